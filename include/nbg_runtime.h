@@ -1,0 +1,355 @@
+/*
+ * nbg_runtime.h - run a compiled NBG on an Amlogic/VeriSilicon NPU through the
+ * vendor's libnnsdk.so, loaded with dlopen() at run time (the build never
+ * links it), plus the device probe the vendor runtime itself performs.
+ *
+ * The binary interface is the one recovered from the stock firmware callers
+ * (doc/runtime.md lists every offset): a 0x8e0-byte create configuration in
+ * NBG-from-memory mode, one input descriptor per input, a 56-byte output
+ * command used twice (perfMode 1 = execute, perfMode 2 = retrieve) and the
+ * returned output object whose first data pointer sits at +0x50.
+ *
+ * Lifecycle:
+ *
+ *   nbg_runtime_open()            probe the device, dlopen, resolve symbols
+ *   nbg_rt_graph_create()         parse + validate the NBG, aml_module_create
+ *   loop:
+ *     nbg_rt_graph_set_inputs()   size checks, aml_module_input_set per input
+ *     nbg_rt_graph_execute()      flush, aml_module_output_get(perfMode 1), flush
+ *     nbg_rt_graph_retrieve()     aml_module_output_get(perfMode 2) + validation
+ *   nbg_rt_graph_destroy()        aml_module_destroy, exactly once
+ *   nbg_runtime_close()
+ *
+ * Thread safety: create and destroy are serialized by one process-wide mutex
+ * (the vendor keeps global parser/backend state around creation).  A graph
+ * must be used by one thread at a time; running two different graphs from two
+ * threads at once is not proven safe on hardware and is the caller's choice.
+ * This layer only ever uses the NBG-from-memory mode, so it cannot mix backend
+ * modes inside one process; do not let other code in the same process drive
+ * libnnsdk in another mode.
+ *
+ * Every function returns an nbg_rt_code; NBG_RT_OK (0) is success.  On
+ * failure the optional nbg_rt_error is filled with the code, a sentence and,
+ * for NBG_RT_E_MODEL_INVALID, the parser's own nbg_error.
+ */
+#ifndef NBG_RUNTIME_H
+#define NBG_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nbg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ errors */
+
+/*
+ * The one list of runtime failure codes: enum suffix, stable kebab-case name,
+ * one sentence.  The enum, nbg_rt_code_name(), nbg_rt_code_text() and the
+ * table in doc/runtime.md come from it.  Codes are appended, never renamed.
+ */
+#define NBG_RT_CODE_LIST(X)                                                                     \
+	X(INVALID_ARGUMENT, "invalid-argument",                                                 \
+	  "A required pointer is NULL, an options struct has a bad size or a count is wrong.")   \
+	X(OUT_OF_MEMORY, "out-of-memory", "A host allocation failed.")                          \
+	X(ABI_UNSUPPORTED, "abi-unsupported",                                                   \
+	  "The recovered libnnsdk ABI is LP64 (AArch64); this host's pointer size differs.")      \
+	X(NO_DEVICE, "no-device",                                                               \
+	  "No NPU device node (galcore, vipcore, adla0) exists under the device root.")           \
+	X(BACKEND_UNSUPPORTED, "backend-unsupported",                                           \
+	  "The device found selects a libnnsdk backend that cannot run a VeriSilicon NBG.")       \
+	X(LIBRARY_MISSING, "library-missing", "libnnsdk.so could not be loaded with dlopen().")  \
+	X(SYMBOL_MISSING, "symbol-missing",                                                     \
+	  "libnnsdk.so lacks one of aml_module_create, _input_set, _output_get, _destroy.")       \
+	X(RUNTIME_CONFLICT, "runtime-conflict",                                                 \
+	  "A different libnnsdk.so is already in use in this process; one per process.")          \
+	X(MODEL_INVALID, "model-invalid",                                                       \
+	  "The NBG failed parsing or validation; the parser's failure code says why.")            \
+	X(MODEL_TOO_LARGE, "model-too-large",                                                   \
+	  "The NBG is larger than the 32-bit signed length field of the create configuration.")   \
+	X(IO_SIZE_UNKNOWN, "io-size-unknown",                                                   \
+	  "An input or output record has a data format whose byte size is not known.")            \
+	X(CREATE_FAILED, "create-failed",                                                       \
+	  "aml_module_create returned NULL: config, hardware, product, graph setup or verify.")   \
+	X(INPUT_COUNT_MISMATCH, "input-count-mismatch",                                         \
+	  "The number of input buffers differs from the number of inputs the NBG declares.")      \
+	X(INPUT_SIZE_MISMATCH, "input-size-mismatch",                                           \
+	  "An input buffer's byte count differs from the byte size of its NBG input record.")     \
+	X(INPUT_SET_FAILED, "input-set-failed", "aml_module_input_set returned non-zero.")      \
+	X(BAD_STATE, "bad-state",                                                               \
+	  "A call came out of order: execute before inputs, retrieve before execute.")            \
+	X(RUN_FAILED, "run-failed",                                                             \
+	  "The runtime reported a failure around execution (a tensor cache flush returned non-zero).") \
+	X(OUTPUT_NULL, "output-null", "aml_module_output_get(perfMode 2) returned NULL.")       \
+	X(OUTPUT_DATA_NULL, "output-data-null",                                                 \
+	  "An output descriptor's data pointer (first at returned object +0x50) is NULL.")        \
+	X(OUTPUT_INVALID, "output-invalid",                                                     \
+	  "The output object lists fewer outputs than the NBG, or a buffer smaller than its record.") \
+	X(DESTROY_FAILED, "destroy-failed",                                                     \
+	  "aml_module_destroy returned non-zero; the vendor keeps its wrapper, it is never retried.") \
+	X(GOLDEN_FORMAT, "golden-format",                                                       \
+	  "An output's data format has no element-wise comparison (packed 4-bit or unknown).")
+
+typedef enum nbg_rt_code {
+	NBG_RT_OK = 0,
+#define NBG_RT_X_ENUM(sym, name, text) NBG_RT_E_##sym,
+	NBG_RT_CODE_LIST(NBG_RT_X_ENUM)
+#undef NBG_RT_X_ENUM
+	NBG_RT_E__COUNT
+} nbg_rt_code;
+
+/* Stable kebab-case name ("create-failed"); "ok" for NBG_RT_OK; NULL if out of
+ * range.  Static storage; thread-safe. */
+NBG_API const char *nbg_rt_code_name(nbg_rt_code code);
+/* One-sentence explanation; NULL if out of range.  Static storage; thread-safe. */
+NBG_API const char *nbg_rt_code_text(nbg_rt_code code);
+/* The process exit code a command should use for `code` (NOTES.md):
+ * 0 ok; 1 model-invalid, model-too-large, io-size-unknown; 2 invalid-argument,
+ * input-count-mismatch, input-size-mismatch, golden-format; 3 none (file I/O is
+ * the caller's); 4 every device, library and runtime failure, and out-of-memory. */
+NBG_API int nbg_rt_code_exit(nbg_rt_code code);
+
+/* What a failed call reports. */
+typedef struct nbg_rt_error {
+	nbg_rt_code code;
+	/* For NBG_RT_E_MODEL_INVALID: the parser's failure, passed through
+	 * unchanged.  Otherwise model.code is NBG_OK. */
+	nbg_error model;
+	/* Input/output index or -1 when no single tensor is involved. */
+	int32_t index;
+	/* A sentence a person can act on (names the symbol, path, sizes...). */
+	char message[512];
+} nbg_rt_error;
+
+/* --------------------------------------------------------------- probe */
+
+/* Backend numbers as the vendor's aml_get_hardware_type selects them. */
+typedef enum nbg_rt_backend {
+	NBG_RT_BACKEND_NONE = -1,
+	NBG_RT_BACKEND_VIPUNIFY = 0, /* /dev/galcore: the proven NBG route */
+	NBG_RT_BACKEND_VIPLITE = 1,  /* /dev/vipcore: NBG capable, not proven live */
+	NBG_RT_BACKEND_ADLA = 2,     /* /dev/adla0: Amlogic ADLA, not a VeriSilicon NBG engine */
+	NBG_RT_BACKEND_GPU = 3,      /* /dev/mali0 without an NPU: TFLite GPU/CPU delegate */
+} nbg_rt_backend;
+
+/* "VIPUNIFY", "VIPLITE", "ADLA", "GPU-DELEGATE", "none"; NULL outside -1..3. */
+NBG_API const char *nbg_rt_backend_name(int backend);
+
+#define NBG_RT_PROBE_NODES 4
+#define NBG_RT_PATH_MAX 4096
+
+typedef struct nbg_rt_probe_node {
+	const char *name;     /* "galcore", "vipcore", "adla0", "mali0" (static) */
+	int backend;          /* the backend this node selects */
+	int present;          /* the path exists (any file type) */
+	int is_char_device;   /* it is a character device (a real driver node) */
+	char path[NBG_RT_PATH_MAX];
+} nbg_rt_probe_node;
+
+typedef struct nbg_rt_probe {
+	char device_root[NBG_RT_PATH_MAX];
+	int backend;          /* nbg_rt_backend the vendor would select; -1 if none */
+	int npu_present;      /* backend 0, 1 or 2 */
+	int nbg_capable;      /* backend 0 or 1: a VeriSilicon NBG can run */
+	nbg_rt_probe_node nodes[NBG_RT_PROBE_NODES]; /* in the vendor's probe order */
+} nbg_rt_probe;
+
+/*
+ * Probes the device nodes in the vendor's order: <root>/galcore -> 0,
+ * <root>/vipcore -> 1, <root>/adla0 -> 2, <root>/mali0 -> 3 (first present
+ * wins).  device_root: the argument if non-NULL, else $NBG_DEVICE_ROOT, else
+ * "/dev".  Presence is tested with stat() and any file type counts, so a test
+ * can use a directory of empty files; is_char_device tells real nodes apart.
+ *
+ * Returns NBG_RT_OK whenever the probe ran (even with nothing found: read
+ * out->backend); NBG_RT_E_INVALID_ARGUMENT if out is NULL or the root path is
+ * too long.  Never opens a device.  Reentrant.
+ */
+NBG_API nbg_rt_code nbg_rt_probe_devices(const char *device_root, nbg_rt_probe *out,
+					 nbg_rt_error *err);
+
+/* ------------------------------------------------------------ runtime */
+
+/* Input kind written at descriptor +0x18: BINARY_RAW_DATA in the vendor enum
+ * that matches the seed's config layout; bytes go to the tensor unchanged. */
+#define NBG_RT_INPUT_KIND_BINARY_RAW 3u
+
+/* Output format written at command +0x0c. */
+#define NBG_RT_OUTPUT_FLOAT32 0u /* the vendor converts every output to FP32 (stock zeroed command) */
+#define NBG_RT_OUTPUT_RAW 1u     /* the bytes as the NBG output record declares them (default) */
+
+/* Flags */
+#define NBG_RT_OPEN_SKIP_PROBE 0x1u /* do not refuse to open when no NPU is found */
+#define NBG_RT_OPEN_NO_FLUSH 0x2u   /* never call aml_util_flushTensorHandle */
+
+/* Options that can grow: set `size` to sizeof(nbg_rt_options); zero the rest
+ * for the defaults.  Strings are copied by nbg_runtime_open(). */
+typedef struct nbg_rt_options {
+	size_t size;
+	const char *nnsdk_path;  /* NULL: $NBG_NNSDK_PATH, else "libnnsdk.so" (dlopen search) */
+	const char *device_root; /* NULL: $NBG_DEVICE_ROOT, else "/dev" */
+	unsigned flags;          /* NBG_RT_OPEN_* */
+	int float32_outputs;     /* 0: NBG_RT_OUTPUT_RAW (default); non-zero: NBG_RT_OUTPUT_FLOAT32,
+				    the stock caller's zeroed command */
+	uint32_t input_kind;     /* 0: NBG_RT_INPUT_KIND_BINARY_RAW */
+} nbg_rt_options;
+
+typedef struct nbg_runtime nbg_runtime;
+
+/*
+ * Probes the device (unless NBG_RT_OPEN_SKIP_PROBE), dlopen()s libnnsdk
+ * (RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE: the vendor keeps global state, so the
+ * library is never unmapped) and resolves aml_module_create,
+ * aml_module_input_set, aml_module_output_get, aml_module_destroy and, when
+ * present, aml_util_flushTensorHandle.  opts may be NULL.
+ *
+ * Returns NBG_RT_OK and *out (close with nbg_runtime_close), or:
+ *   INVALID_ARGUMENT (out NULL, opts->size too small, path too long),
+ *   ABI_UNSUPPORTED (not LP64), NO_DEVICE, BACKEND_UNSUPPORTED (ADLA/GPU only),
+ *   LIBRARY_MISSING (dlerror() text in the message), SYMBOL_MISSING (names the
+ *   symbol), RUNTIME_CONFLICT (a different library path is open in this
+ *   process), OUT_OF_MEMORY.  *out is NULL on failure.
+ * Thread-safe.
+ */
+NBG_API nbg_rt_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out,
+				     nbg_rt_error *err);
+
+/* Releases the handle.  Graphs created from it stay valid; the library
+ * reference is dropped when the last of them is destroyed.  NULL is a no-op. */
+NBG_API void nbg_runtime_close(nbg_runtime *rt);
+
+/* The probe result taken at open (backend -1 with NBG_RT_OPEN_SKIP_PROBE and no
+ * device).  Owned by rt. */
+NBG_API const nbg_rt_probe *nbg_runtime_probe(const nbg_runtime *rt);
+/* The path given to dlopen().  Owned by rt. */
+NBG_API const char *nbg_runtime_library_path(const nbg_runtime *rt);
+/* 1 if aml_util_flushTensorHandle was resolved (and not disabled). */
+NBG_API int nbg_runtime_has_flush(const nbg_runtime *rt);
+
+/* -------------------------------------------------------------- graph */
+
+typedef struct nbg_rt_graph nbg_rt_graph;
+
+/*
+ * Parses and validates the NBG in model[0..size) with nbg_parse(), checks that
+ * every input and output record has a known byte size, copies the bytes into a
+ * buffer the graph owns for its whole life (the caller may free its own copy
+ * when this returns), builds the 0x8e0-byte create configuration (length,
+ * data pointer, modelType 4, nbgType 1 = from memory) and calls
+ * aml_module_create under the process-wide mutex.
+ *
+ * Returns NBG_RT_OK and *out, or INVALID_ARGUMENT, MODEL_INVALID (err->model
+ * holds the parser's failure), MODEL_TOO_LARGE, IO_SIZE_UNKNOWN, OUT_OF_MEMORY,
+ * CREATE_FAILED.  The graph holds a reference on rt.  Thread-safe.
+ */
+NBG_API nbg_rt_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t size,
+					nbg_rt_graph **out, nbg_rt_error *err);
+
+/* The parsed model (inputs/outputs with shapes, formats, byte sizes).  Owned by
+ * the graph; valid until nbg_rt_graph_destroy(). */
+NBG_API const nbg_model *nbg_rt_graph_model(const nbg_rt_graph *g);
+
+/* Size in bytes of output i as retrieve will report it: the record's byte size
+ * (RAW) or element count x 4 (FLOAT32); 0 if i is out of range. */
+NBG_API size_t nbg_rt_graph_output_size(const nbg_rt_graph *g, size_t i);
+/* Data format of output i's bytes: the record's (RAW) or 0 = FP32 (FLOAT32). */
+NBG_API uint32_t nbg_rt_graph_output_format(const nbg_rt_graph *g, size_t i);
+
+/* One input buffer: the bytes of input `index` (raw, already in the record's
+ * data format and innermost-first layout). */
+typedef struct nbg_rt_buffer {
+	const void *data;
+	size_t size;
+} nbg_rt_buffer;
+
+/*
+ * Checks count against the NBG's input count and each size against the input
+ * record's byte_size, copies each buffer into the graph's staging buffer
+ * (the caller's buffers are not referenced after return) and submits one
+ * descriptor per input (+0x04 index, +0x08 byte count, +0x10 data pointer,
+ * +0x18 input kind).  inputs[i] is input i.
+ *
+ * Returns NBG_RT_OK, INVALID_ARGUMENT, INPUT_COUNT_MISMATCH,
+ * INPUT_SIZE_MISMATCH (err->index names the input), INPUT_SET_FAILED.  The
+ * vendor's wrapper hides most backend errors here (it returns 0 after
+ * dispatch): retrieve validates the result.  Not thread-safe per graph.
+ */
+NBG_API nbg_rt_code nbg_rt_graph_set_inputs(nbg_rt_graph *g, const nbg_rt_buffer *inputs,
+					    size_t count, nbg_rt_error *err);
+
+/*
+ * Executes once: aml_util_flushTensorHandle(input) when available,
+ * aml_module_output_get(perfMode 1) (its return is ignored, as the vendor
+ * defines), aml_util_flushTensorHandle(output).
+ * Returns NBG_RT_OK, INVALID_ARGUMENT, BAD_STATE (no inputs set since the last
+ * execute), RUN_FAILED (a flush returned non-zero).  Not thread-safe per graph.
+ */
+NBG_API nbg_rt_code nbg_rt_graph_execute(nbg_rt_graph *g, nbg_rt_error *err);
+
+/* One retrieved output.  data is owned by the vendor runtime and valid until
+ * the next set_inputs/execute/retrieve or destroy on the same graph. */
+typedef struct nbg_rt_output {
+	uint32_t index;
+	const nbg_io *io;       /* the NBG output record (owned by the graph) */
+	uint32_t data_format;   /* format of the bytes (see nbg_rt_graph_output_format) */
+	const void *data;
+	size_t size;            /* from the NBG output record, never from the device */
+	uint32_t reported_size; /* the descriptor's own size word (+0x00), for reports */
+	uint8_t sha256[32];     /* SHA-256 of data[0..size) (OpenSSL EVP) */
+} nbg_rt_output;
+
+/*
+ * Retrieves the outputs of the last execute: aml_module_output_get(perfMode 2),
+ * then validates: object non-NULL (OUTPUT_NULL), output count word (+0x04) at
+ * least the NBG's output count, every descriptor's data pointer non-NULL
+ * (OUTPUT_DATA_NULL) and its size word not smaller than the record's size
+ * (OUTPUT_INVALID).  outs must have room for exactly count ==
+ * model->output_count entries (else INVALID_ARGUMENT).  BAD_STATE before any
+ * execute.  Not thread-safe per graph.
+ */
+NBG_API nbg_rt_code nbg_rt_graph_retrieve(nbg_rt_graph *g, nbg_rt_output *outs, size_t count,
+					  nbg_rt_error *err);
+
+/*
+ * Destroys *pg exactly once and sets *pg to NULL: the native pointer is
+ * cleared before aml_module_destroy runs (under the process-wide mutex), so it
+ * can never be passed twice; all host memory is freed whatever the vendor
+ * returns.  Returns NBG_RT_OK, DESTROY_FAILED (the vendor keeps its wrapper:
+ * a leak by its design, not retried).  pg NULL or *pg NULL: NBG_RT_OK, no-op.
+ */
+NBG_API nbg_rt_code nbg_rt_graph_destroy(nbg_rt_graph **pg, nbg_rt_error *err);
+
+/* -------------------------------------------------------- comparisons */
+
+typedef struct nbg_rt_compare_result {
+	uint64_t elements;
+	uint64_t mismatches;      /* elements with |a - b| > tolerance (or NaN vs number) */
+	uint64_t first_mismatch;  /* element index; valid when mismatches > 0 */
+	double max_abs_diff;      /* over all elements; +inf when a NaN meets a number */
+} nbg_rt_compare_result;
+
+/*
+ * Compares two buffers element by element in data format `fmt` (the NBG
+ * buffer-format enum): FP32, FP16, BFP16 and FP64 as floating point (two NaNs
+ * compare equal); UINT8/INT8/CHAR/BOOL8, UINT16/INT16, UINT32/INT32,
+ * UINT64/INT64 as integers (difference computed exactly, reported as double).
+ * Little-endian.  size must be a whole number of elements.
+ * Returns NBG_RT_OK (read out->mismatches), INVALID_ARGUMENT (NULL pointers,
+ * size not a multiple of the element size), GOLDEN_FORMAT (INT4/UINT4 or an
+ * unknown format).  Reentrant.
+ */
+NBG_API nbg_rt_code nbg_rt_compare(const void *a, const void *b, size_t size, uint32_t fmt,
+				   double tolerance, nbg_rt_compare_result *out,
+				   nbg_rt_error *err);
+
+/* SHA-256 of data[0..size) into out (OpenSSL EVP).  Returns NBG_RT_OK or
+ * OUT_OF_MEMORY when EVP cannot allocate.  Reentrant. */
+NBG_API nbg_rt_code nbg_rt_sha256(const void *data, size_t size, uint8_t out[32]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
