@@ -1,0 +1,390 @@
+/*
+ * nbg.h - libnbg: parse, validate and fingerprint VeriSilicon NBG files.
+ *
+ * Thread safety: every function is reentrant; an nbg_model is immutable after
+ * nbg_parse() returns and may be read from several threads at once.
+ *
+ * Memory: nbg_parse() never copies section payloads.  The model keeps
+ * pointers into the caller's buffer only through the `data`/`size` pair it
+ * was given; the caller keeps that buffer alive while it uses the model (or
+ * until nbg_model_free()).
+ */
+#ifndef NBG_H
+#define NBG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nbg_codes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define NBG_API __attribute__((visibility("default")))
+#else
+#define NBG_API
+#endif
+
+#define NBG_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------ errors */
+
+typedef enum nbg_code {
+	NBG_OK = 0,
+#define NBG_X_ENUM(sym, name, text) NBG_E_##sym,
+	NBG_CODE_LIST(NBG_X_ENUM)
+#undef NBG_X_ENUM
+	NBG_E__COUNT
+} nbg_code;
+
+/* Kebab-case stable name ("section-overlap"); "ok" for NBG_OK; NULL if out of range. */
+NBG_API const char *nbg_code_name(nbg_code code);
+/* One-sentence explanation of the rule behind the code; NULL if out of range. */
+NBG_API const char *nbg_code_text(nbg_code code);
+
+/* What a failed call reports: the code, the byte offset involved, the field
+ * (parser key) and a sentence a person can act on. */
+typedef struct nbg_error {
+	nbg_code code;
+	uint64_t offset;
+	char field[64];
+	char message[320];
+} nbg_error;
+
+/* Process exit codes shared by every command (NOTES.md section 3). */
+enum {
+	NBG_EXIT_OK = 0,
+	NBG_EXIT_INVALID = 1,  /* not a valid NBG, checks failed, diff found differences */
+	NBG_EXIT_USAGE = 2,
+	NBG_EXIT_IO = 3,       /* cannot read input or write output */
+	NBG_EXIT_RUNTIME = 4,  /* NPU runtime or device not available */
+};
+
+/* ------------------------------------------------------------------ files */
+
+/* A read-only mapping of a whole file.  Empty files map to size 0. */
+typedef struct nbg_mapping {
+	const uint8_t *data;
+	size_t size;
+	void *priv_base;
+	size_t priv_len;
+} nbg_mapping;
+
+/* Maps `path` read-only.  Returns 0, or -1 with errno set and `err` filled
+ * (code NBG_OK: an I/O failure is not a format failure). */
+NBG_API int nbg_map_file(const char *path, nbg_mapping *m, nbg_error *err);
+NBG_API void nbg_unmap_file(nbg_mapping *m);
+
+/* ------------------------------------------------------------------ model */
+
+#define NBG_V2_VERSION 0x00020000u
+#define NBG_V2_HEADER_SIZE 48u
+#define NBG_V2_SUB_HEADER_SIZE 12u
+#define NBG_V2_SECTION_HEADER_SIZE 44u
+#define NBG_V2_IO_RECORD_SIZE 112u
+#define NBG_V2_NETWORK_INFO_SIZE 220u
+#define NBG_TAIL_SIZE 512u
+#define NBG_SECTION_TYPE_COUNT 41u
+
+enum nbg_section_type {
+	NBG_SEC_NONE = 0, NBG_SEC_INPUT = 1, NBG_SEC_OUTPUT = 2, NBG_SEC_LAYER = 3,
+	NBG_SEC_OPERATIONS = 4, NBG_SEC_COEF_HEADER_TABLE = 5, NBG_SEC_COEF_HEADER = 6,
+	NBG_SEC_NN = 7, NBG_SEC_TP = 8, NBG_SEC_SH = 9, NBG_SEC_PATCH = 10,
+	NBG_SEC_LAYER_PARAM = 11, NBG_SEC_SW = 12, NBG_SEC_HWINITOPERATIONS = 13,
+	NBG_SEC_ICDT = 14, NBG_SEC_ICD = 15, NBG_SEC_PPU_PARAM = 16, NBG_SEC_OPSYNC = 17,
+	NBG_SEC_DMA_SBI_INFO = 18, NBG_SEC_PPU_INSTR = 19, NBG_SEC_DYNAIO = 20,
+	NBG_SEC_LOADSTATE = 21, NBG_SEC_DMA_SBI_ADDITION = 22, NBG_SEC_COEF_DATA_TABLE = 23,
+	NBG_SEC_COEF_DATA = 24, NBG_SEC_PPU_INSTR_TABLE = 25, NBG_SEC_DYNAIO_TABLE = 26,
+	NBG_SEC_LOADSTATE_TABLE = 27, NBG_SEC_LAYER_DUMP_OPERATION = 28,
+	NBG_SEC_LAYER_DUMP_OUTPUTS = 29, NBG_SEC_LAYER_DUMP_PATCH_DATA = 30,
+	NBG_SEC_LAYER_DUMP_INSTR_TABLE = 31, NBG_SEC_LAYER_DUMP_INSTR = 32,
+	NBG_SEC_LAYER_DUMP_LOADSTATE_TABLE = 33, NBG_SEC_LAYER_DUMP_LOADSTATE = 34,
+	NBG_SEC_NETWORK_INFO = 35, NBG_SEC_CUSTOMER_DATA = 36, NBG_SEC_MEMORY_POOL = 37,
+	NBG_SEC_VIP_SRAM = 38, NBG_SEC_AXI_SRAM = 39, NBG_SEC_CHECKSUM = 40,
+};
+
+/* Public enum name without prefix ("COEF_DATA"); NULL outside 0..40. */
+NBG_API const char *nbg_section_type_name(uint32_t type);
+
+/* How much of a section the parser understands. */
+typedef enum nbg_section_class {
+	NBG_CLASS_DECODED = 0,      /* records decoded field by field */
+	NBG_CLASS_CRC_VERIFIED = 1, /* opaque payload proved by a checksum record */
+	NBG_CLASS_TABLE_BOUNDED = 2,/* DYNAIO region: geometry checked by its table */
+	NBG_CLASS_OPAQUE = 3,       /* named only, fingerprinted */
+} nbg_section_class;
+NBG_API const char *nbg_section_class_name(nbg_section_class c);
+
+typedef struct nbg_section {
+	uint32_t index;        /* position in the directory (or v1 entry index) */
+	uint32_t type;         /* v2 section type (v1: entry index + 1) */
+	uint64_t record_offset;/* file offset of the directory record / v1 entry */
+	uint64_t offset;       /* composed 64-bit payload offset */
+	uint64_t size;         /* composed 64-bit payload size */
+	uint64_t load_address; /* v2 only */
+	uint32_t alignment;    /* sd_alignsize (v2) */
+	uint32_t entry_size;   /* sd_entsize (v2); v1: record stride, 0 if none */
+	uint32_t reserved[2];
+	uint32_t raw[11];      /* the directory record's words as stored (v2) */
+	nbg_section_class cls;
+	uint32_t crc32;        /* CRC-32 (zlib) of the exact payload */
+	uint8_t sha256[32];
+	int has_checksum_record;
+	uint32_t stored_checksum; /* from the CHECKSUM section, when has_checksum_record */
+} nbg_section;
+
+/* Buffer data formats (nbg_buffer_format_e). */
+NBG_API const char *nbg_data_format_name(uint32_t fmt); /* NULL if unknown */
+NBG_API unsigned nbg_data_format_bits(uint32_t fmt);    /* 0 if unknown */
+NBG_API const char *nbg_data_type_name(uint32_t t);
+NBG_API const char *nbg_quant_format_name(uint32_t q);
+
+enum { NBG_QUANT_NONE = 0, NBG_QUANT_DFP = 1, NBG_QUANT_AFFINE = 2 };
+
+typedef struct nbg_io {
+	uint32_t index;
+	uint64_t offset;           /* file offset of the record */
+	uint32_t record_size;      /* 112 for v2; the version's stride for v1 */
+	uint32_t dim_count;
+	uint32_t max_dims;         /* 6, or 4 for old v1 strides */
+	uint32_t dims[6];          /* file order: innermost first */
+	uint32_t data_format;
+	uint32_t data_type;
+	uint32_t quant_format;
+	uint32_t quant_raw[3];     /* v2: the 8-byte union (2 words); v1: dfp, scale, zp */
+	unsigned quant_raw_count;
+	int32_t fixed_point_pos;   /* meaningful for NBG_QUANT_DFP */
+	float scale;               /* meaningful for NBG_QUANT_AFFINE */
+	int32_t zero_point;        /* meaningful for NBG_QUANT_AFFINE */
+	int has_name;
+	char name[65];             /* NUL-terminated copy; bytes after the first NUL dropped */
+	int byte_size_known;       /* 0 for unknown formats or overflow */
+	uint64_t element_count;
+	uint64_t byte_size;        /* ceil(elements * bits / 8) */
+} nbg_io;
+
+typedef struct nbg_network_info {
+	int present;
+	uint64_t offset;
+	char name[65];
+	uint32_t input_count, output_count, layer_count;
+	uint32_t absolute_operation_count, operation_count;
+	uint32_t core_count, address_width, attribute;
+	/* attribute bits decoded */
+	uint32_t change_ppu_param, nn_command_size_code, tp_command_size_code, dma_support_code,
+	    attribute_reserved;
+	uint32_t nn_command_bytes, tp_command_bytes; /* 0 if the code is not public */
+	unsigned vsi_reserved_nonzero;
+	uint8_t vsi_reserved_sha256[32];
+} nbg_network_info;
+
+typedef struct nbg_memory {
+	int has_memory_pool, has_vip_sram, has_axi_sram;
+	uint64_t memory_pool_bytes;
+	uint32_t vip_sram_bytes, axi_sram_bytes;
+	/* v1 only */
+	uint32_t memory_pool_alignment, memory_pool_base;
+	uint32_t axi_sram_base, vip_sram_base;
+} nbg_memory;
+
+typedef struct nbg_checksum_record {
+	uint64_t offset;       /* file offset of the record */
+	uint32_t section_type;
+	uint32_t stored;
+	uint32_t computed;
+} nbg_checksum_record;
+
+typedef struct nbg_file_checksum {
+	uint32_t recorded, computed;
+	uint64_t covered_section_bytes;
+	uint64_t excluded_alignment_gap_bytes;
+	uint32_t normalized_checksum_value_words;
+} nbg_file_checksum;
+
+typedef struct nbg_dynaio_entry {
+	uint64_t record_offset; /* file offset of the table record */
+	uint32_t offset, size;  /* region-relative */
+} nbg_dynaio_entry;
+
+typedef struct nbg_dynaio {
+	int present;
+	uint64_t region_offset, region_size;
+	uint64_t table_offset, table_size;
+	size_t entry_count;
+	nbg_dynaio_entry *entries;
+	uint64_t mapped_bytes, padding_bytes;
+} nbg_dynaio;
+
+typedef enum nbg_tail_cover {
+	NBG_TAIL_NONE = 0,      /* file shorter than 512 bytes: no view */
+	NBG_TAIL_UNCOVERED = 1, /* no section owns any of it */
+	NBG_TAIL_PARTIAL = 2,
+	NBG_TAIL_COVERED = 3,   /* sections own all of it: a section-covered-view */
+} nbg_tail_cover;
+
+typedef struct nbg_tail {
+	nbg_tail_cover cover;
+	uint64_t offset, size;
+	uint64_t covered_bytes;
+	uint8_t sha256[32];
+} nbg_tail;
+
+/* A deviation from the seed corpus' invariants, or a finding: never a failure. */
+typedef struct nbg_note {
+	char id[40];        /* stable, kebab-case */
+	uint64_t offset;
+	char text[200];
+} nbg_note;
+
+/* v1: the version-gated prefix (see doc/format-v1.md). */
+typedef struct nbg_v1_info {
+	char network_name[65];        /* NUL-terminated copy of the 64-byte field */
+	uint32_t layer_count, operation_count, input_count, output_count;
+	int has_feature_db;           /* versions >= 0x10003 */
+	uint64_t feature_db_offset;
+	uint32_t feature_word0;
+	uint32_t nn_command_size_code, nn_command_bytes; /* bytes 0 if the code is not public */
+	uint32_t core_count, axi_bus_width_index, nn_core_count, tp_core_count;
+	uint8_t feature_db_sha256[32];
+	uint64_t memory_offset;       /* start of the memory-pool block */
+	int has_vip_sram;             /* versions >= 0x10008 */
+	uint64_t entries_offset;      /* start of the (offset, size) table */
+	uint32_t entry_count;
+	int entry_count_derived;      /* 1: no sample of this version; count from the rule */
+	uint32_t entry_count_rule;    /* (input table offset - entries_offset) / 8 before clamping */
+	int strides_assumed;          /* 1: version newer than every sample: 0x1001E strides */
+	uint32_t io_stride, layer_stride, operation_stride, patch_stride, sh_stride, sw_stride;
+	int patch_stride_from_data;   /* 1: 0x10010-0x10013, stride chosen from the records;
+				       * patch_stride 0 then means the data could not decide */
+	uint64_t prefix_end;          /* end of the decoded prefix (== end of entries) */
+	/* feature database word 4 (file offset 108), named nbg_crc_sum from 0x10016 */
+	int has_crc_sum;
+	uint32_t crc_sum;
+	uint32_t crc_sum_computed;
+	const char *crc_sum_finding;  /* "zero", "match", "no-match"; NULL without has_crc_sum */
+	/* bytes between the decoded prefix and the first referenced section */
+	uint64_t opaque_offset, opaque_size;
+	uint8_t opaque_sha256[32];
+	/* bytes no entry references between sections (alignment gaps) */
+	uint32_t gap_count;
+	uint64_t gap_bytes, gap_nonzero_bytes;
+	uint8_t gap_sha256[32];       /* of the gap bytes concatenated in file order */
+	/* bytes after the end of the last referenced section */
+	uint64_t trailer_offset, trailer_size;
+	uint8_t trailer_sha256[32];
+} nbg_v1_info;
+
+typedef struct nbg_model {
+	const uint8_t *data; /* the caller's buffer given to nbg_parse (not owned) */
+	uint32_t family; /* 1 or 2 */
+	uint32_t magic, version, target;
+	uint64_t file_size;
+	uint8_t file_sha256[32];
+
+	/* v2 header and sub-header words, as stored */
+	uint32_t header_words[12];
+	uint32_t crc_sum;
+	uint64_t declared_file_size;
+	uint32_t sub_header_offset, sub_header_size, sub_header_count;
+	uint32_t section_headers_offset, section_header_size, section_header_count;
+
+	size_t section_count;
+	nbg_section *sections; /* directory order */
+
+	size_t input_count, output_count;
+	nbg_io *inputs, *outputs;
+
+	nbg_network_info network_info;
+	nbg_memory memory;
+
+	size_t checksum_record_count;
+	nbg_checksum_record *checksum_records;
+	nbg_file_checksum file_checksum;
+	int has_file_checksum;
+
+	nbg_dynaio dynaio;
+	nbg_tail tail;
+	nbg_v1_info v1;
+
+	size_t note_count;
+	nbg_note *notes;
+} nbg_model;
+
+/* Options that can grow: set `size` to sizeof(nbg_parse_options). */
+typedef struct nbg_parse_options {
+	size_t size;
+	unsigned flags;
+} nbg_parse_options;
+/* Skip CRC comparisons (values are still computed).  For fuzzing builds only. */
+#define NBG_PARSE_NO_CRC_CHECK 0x1u
+
+/*
+ * Parses and validates the NBG in data[0..size).  On success returns NBG_OK and
+ * stores a new model in *out (free with nbg_model_free).  On failure returns
+ * the failure code, leaves *out NULL, and fills *err (may be NULL).
+ * Every rule of doc/failure-codes.md is checked; a success never carries a
+ * mismatching checksum.  opts may be NULL.
+ */
+NBG_API nbg_code nbg_parse(const uint8_t *data, size_t size, const nbg_parse_options *opts,
+			   nbg_model **out, nbg_error *err);
+NBG_API void nbg_model_free(nbg_model *m);
+
+/* Finds the section of `type` in a parsed model, or NULL. */
+NBG_API const nbg_section *nbg_model_section(const nbg_model *m, uint32_t type);
+
+/* Dimension i in outermost-first order (NHWC for the corpus). */
+static inline uint32_t nbg_io_dim_outer(const nbg_io *io, uint32_t i)
+{
+	return io->dims[io->dim_count - 1 - i];
+}
+
+/* ------------------------------------------------------------ field map */
+
+/* Evidence codes from the seed's confidence ledger, as a string ("W+P+C"). */
+typedef enum nbg_field_kind {
+	NBG_FIELD_U32 = 0,  /* little-endian u32 */
+	NBG_FIELD_I32,      /* little-endian two's-complement i32 */
+	NBG_FIELD_BITS,     /* bits bit_lo..bit_lo+bit_count-1 of a u32 word */
+	NBG_FIELD_LO,       /* low half of a 64-bit value named by key */
+	NBG_FIELD_HI,       /* high half of a 64-bit value named by key */
+	NBG_FIELD_ASCII,    /* fixed-width NUL-padded text */
+	NBG_FIELD_U32_ARRAY,/* width/4 u32 words */
+	NBG_FIELD_OPAQUE,   /* kept as raw bytes: non-zero count + SHA-256 only */
+	NBG_FIELD_U8,       /* one byte */
+} nbg_field_kind;
+
+typedef struct nbg_field {
+	const char *structure;   /* "header", "sub_header", "section_header", "io", ... */
+	uint32_t offset;         /* relative to the structure */
+	uint32_t width;          /* bytes; for bit fields the containing word's width */
+	uint8_t bit_lo, bit_count; /* bit fields only */
+	nbg_field_kind kind;
+	const char *public_name; /* name in the public VeriSilicon source */
+	const char *key;         /* parser key in the JSON report */
+	const char *alias;       /* compatibility alias of key, or NULL */
+	const char *evidence;    /* W/P/C/L/S/R/D/I/U codes */
+	const char *meaning;
+} nbg_field;
+
+/* The whole field map; *count receives the number of entries. */
+NBG_API const nbg_field *nbg_field_map(size_t *count);
+
+/* ----------------------------------------------------------- reports */
+
+/* Writes the JSON report (one document, parser keys of the seed) to a new
+ * malloc'd NUL-terminated string; NULL on allocation failure. */
+NBG_API char *nbg_report_json(const nbg_model *m, const char *path);
+/* JSON document for a failure. */
+NBG_API char *nbg_error_json(const nbg_error *err, const char *path);
+
+/* Hex of a SHA-256 digest into out[65]. */
+NBG_API void nbg_hex32(const uint8_t digest[32], char out[65]);
+
+NBG_API const char *nbg_version_string(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,88 @@
+/*
+ * internal.h - libnbg private helpers: little-endian loads, checked
+ * arithmetic, error and note reporting, hashing.  Never installed.
+ */
+#ifndef NBG_INTERNAL_H
+#define NBG_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "nbg.h"
+#include "fieldmap.h"
+
+#define NBG_INTERNAL __attribute__((visibility("hidden")))
+
+static inline uint32_t le32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+
+static inline void put_le32(uint8_t *p, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	memcpy(p, &v, 4);
+}
+
+/* true on overflow */
+static inline bool add_overflow_u64(uint64_t a, uint64_t b, uint64_t *r)
+{
+	return __builtin_add_overflow(a, b, r);
+}
+static inline bool mul_overflow_u64(uint64_t a, uint64_t b, uint64_t *r)
+{
+	return __builtin_mul_overflow(a, b, r);
+}
+
+/* [off, off+len) lies inside a buffer of `size` bytes, without overflow. */
+static inline bool range_ok(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off <= size && len <= size - off;
+}
+
+/* Parser state shared by the v1 and v2 decoders. */
+typedef struct nbg_ctx {
+	const uint8_t *data;
+	uint64_t size;
+	unsigned flags;
+	nbg_model *m;
+	nbg_error *err;
+	size_t note_cap;
+} nbg_ctx;
+
+/* Fills ctx->err and returns code.  fmt describes the problem for a person. */
+NBG_INTERNAL nbg_code nbg_fail(nbg_ctx *c, nbg_code code, uint64_t offset, const char *field,
+			       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+NBG_INTERNAL void nbg_set_error(nbg_error *err, nbg_code code, uint64_t offset,
+				const char *field, const char *fmt, va_list ap);
+/* Appends a note; returns false only on allocation failure (then the note is dropped). */
+NBG_INTERNAL bool nbg_note_add(nbg_ctx *c, const char *id, uint64_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+NBG_INTERNAL void nbg_sha256(const uint8_t *p, size_t n, uint8_t out[32]);
+/* zlib-compatible CRC-32 (reflected 0xedb88320), continuing from `crc`. */
+NBG_INTERNAL uint32_t nbg_crc32(uint32_t crc, const uint8_t *p, uint64_t n);
+NBG_INTERNAL uint32_t nbg_crc32_combine(uint32_t a, uint32_t b, uint64_t len_b);
+
+/* Decodes a buffer I/O record common to v1 and v2 once its fields are read. */
+NBG_INTERNAL void nbg_io_derive(nbg_io *io);
+
+/* Computes the final-512-byte view over a model whose sections are set. */
+NBG_INTERNAL void nbg_tail_view(nbg_ctx *c);
+
+NBG_INTERNAL nbg_code nbg_parse_v2(nbg_ctx *c);
+NBG_INTERNAL nbg_code nbg_parse_v1(nbg_ctx *c);
+
+/* Section payload fingerprints (CRC-32 + SHA-256) for every section. */
+NBG_INTERNAL void nbg_fingerprint_sections(nbg_ctx *c);
+
+#endif

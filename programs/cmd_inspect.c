@@ -1,0 +1,207 @@
+/*
+ * cmd_inspect.c - `nbg inspect`, `nbg verify` and `nbg fields`.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int nbg_cmd_inspect(int argc, char **argv)
+{
+	const char *path = NULL;
+	int json = 0, rc;
+	nbg_loaded l;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "nbg inspect: unknown option '%s'\n", argv[i]);
+			return NBG_EXIT_USAGE;
+		} else if (!path)
+			path = argv[i];
+		else {
+			fprintf(stderr, "nbg inspect: one file at a time (got '%s' too)\n", argv[i]);
+			return NBG_EXIT_USAGE;
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "usage: nbg inspect [--json] FILE\n");
+		return NBG_EXIT_USAGE;
+	}
+	rc = nbg_load(path, NULL, &l);
+	if (rc != NBG_EXIT_OK) {
+		nbg_print_error(path, &l);
+		if (json && !l.io_failed) {
+			char *s = nbg_error_json(&l.err, path);
+			if (s)
+				puts(s);
+			free(s);
+		}
+		nbg_loaded_free(&l);
+		return rc;
+	}
+	if (json) {
+		char *s = nbg_report_json(l.model, path);
+		if (!s) {
+			fprintf(stderr, "nbg: out of memory writing the report\n");
+			rc = NBG_EXIT_IO;
+		} else {
+			puts(s);
+			free(s);
+		}
+	} else {
+		nbg_text_report(stdout, l.model, path);
+	}
+	nbg_loaded_free(&l);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "nbg: cannot write the report\n");
+		return NBG_EXIT_IO;
+	}
+	return rc;
+}
+
+/* After an integrity failure, list every mismatching checksum, not just the first. */
+static void list_integrity(const char *path, const nbg_loaded *l)
+{
+	nbg_parse_options o = { sizeof(o), NBG_PARSE_NO_CRC_CHECK };
+	nbg_model *m = NULL;
+
+	if (nbg_parse(l->map.data, l->map.size, &o, &m, NULL) != NBG_OK)
+		return;
+	for (size_t i = 0; i < m->checksum_record_count; i++) {
+		const nbg_checksum_record *r = &m->checksum_records[i];
+		if (r->stored != r->computed)
+			printf("%s:   section %s CRC-32 0x%08x, record says 0x%08x\n", path,
+			       nbg_section_type_name(r->section_type), r->computed, r->stored);
+	}
+	if (m->has_file_checksum && m->file_checksum.recorded != m->file_checksum.computed)
+		printf("%s:   file checksum 0x%08x, header says 0x%08x\n", path,
+		       m->file_checksum.computed, m->file_checksum.recorded);
+	nbg_model_free(m);
+}
+
+int nbg_cmd_verify(int argc, char **argv)
+{
+	int worst = NBG_EXIT_OK, files = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "nbg verify: unknown option '%s'\n", argv[i]);
+			return NBG_EXIT_USAGE;
+		}
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *path = argv[i];
+		nbg_loaded l;
+		int rc = nbg_load(path, NULL, &l);
+
+		files++;
+		if (rc == NBG_EXIT_OK) {
+			const nbg_model *m = l.model;
+			char hex[65];
+			nbg_hex32(m->file_sha256, hex);
+			if (m->family == 2)
+				printf("%s: OK v2 0x%08x target 0x%08x sections %zu crc 0x%08x "
+				       "sha256 %s\n", path, m->version, m->target,
+				       m->section_count, m->file_checksum.computed, hex);
+			else
+				printf("%s: OK v1 0x%08x target 0x%08x entries %zu sha256 %s\n",
+				       path, m->version, m->target, m->section_count, hex);
+		} else if (l.io_failed) {
+			printf("%s: ERROR %s\n", path, l.err.message);
+		} else {
+			printf("%s: FAIL %s at offset %llu: %s\n", path, nbg_code_name(l.err.code),
+			       (unsigned long long)l.err.offset, l.err.message);
+			if (l.err.code == NBG_E_SECTION_CHECKSUM_MISMATCH ||
+			    l.err.code == NBG_E_FILE_CHECKSUM_MISMATCH)
+				list_integrity(path, &l);
+		}
+		/* I/O trouble outranks an invalid file in the exit code. */
+		if (rc == NBG_EXIT_IO || (rc == NBG_EXIT_INVALID && worst == NBG_EXIT_OK))
+			worst = rc;
+		nbg_loaded_free(&l);
+	}
+	if (!files) {
+		fprintf(stderr, "usage: nbg verify FILE...\n");
+		return NBG_EXIT_USAGE;
+	}
+	return worst;
+}
+
+int nbg_cmd_fields(int argc, char **argv)
+{
+	size_t n;
+	const nbg_field *f = nbg_field_map(&n);
+	int json = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else {
+			fprintf(stderr, "usage: nbg fields [--json]\n");
+			return NBG_EXIT_USAGE;
+		}
+	}
+	if (json) {
+		printf("[\n");
+		for (size_t i = 0; i < n; i++) {
+			printf("  {\"structure\": \"%s\", \"offset\": %u, \"width\": %u, ",
+			       f[i].structure, f[i].offset, f[i].width);
+			if (f[i].kind == NBG_FIELD_BITS)
+				printf("\"bits\": [%u, %u], ", f[i].bit_lo,
+				       f[i].bit_lo + f[i].bit_count - 1);
+			printf("\"public_name\": \"%s\", \"key\": \"%s\", ", f[i].public_name,
+			       f[i].key);
+			if (f[i].alias)
+				printf("\"alias\": \"%s\", ", f[i].alias);
+			printf("\"evidence\": \"%s\", \"meaning\": \"%s\"}%s\n", f[i].evidence,
+			       f[i].meaning, i + 1 < n ? "," : "");
+		}
+		printf("]\n");
+		return NBG_EXIT_OK;
+	}
+	const char *cur = "";
+	for (size_t i = 0; i < n; i++) {
+		char where[24], key[96];
+		if (strcmp(cur, f[i].structure)) {
+			cur = f[i].structure;
+			printf("%s%s\n  %-10s %-5s %-24s %-40s %s\n", i ? "\n" : "", cur, "offset",
+			       "width", "public name", "parser key", "evidence  meaning");
+		}
+		if (f[i].kind == NBG_FIELD_BITS)
+			snprintf(where, sizeof(where), "0x%02x.%u-%u", f[i].offset, f[i].bit_lo,
+				 f[i].bit_lo + f[i].bit_count - 1);
+		else
+			snprintf(where, sizeof(where), "0x%02x", f[i].offset);
+		snprintf(key, sizeof(key), "%s%s%s", f[i].key, f[i].alias ? " / " : "",
+			 f[i].alias ? f[i].alias : "");
+		printf("  %-10s %-5u %-24s %-40s %-9s %s\n", where,
+		       f[i].kind == NBG_FIELD_BITS ? f[i].bit_count : f[i].width,
+		       f[i].public_name, key, f[i].evidence, f[i].meaning);
+	}
+	return NBG_EXIT_OK;
+}
+
+/* `nbg codes [--markdown]`: the failure codes, from the one list the library
+ * uses; doc/failure-codes.md embeds the --markdown output (checked by a test). */
+int nbg_cmd_codes(int argc, char **argv)
+{
+	int md = argc > 1 && !strcmp(argv[1], "--markdown");
+
+	if (argc > 2 || (argc == 2 && !md)) {
+		fprintf(stderr, "usage: nbg codes [--markdown]\n");
+		return NBG_EXIT_USAGE;
+	}
+	if (md)
+		printf("| code | rule broken |\n|---|---|\n");
+	for (int c = 1; c < NBG_E__COUNT; c++) {
+		if (md)
+			printf("| `%s` | %s |\n", nbg_code_name((nbg_code)c),
+			       nbg_code_text((nbg_code)c));
+		else
+			printf("%-34s %s\n", nbg_code_name((nbg_code)c),
+			       nbg_code_text((nbg_code)c));
+	}
+	return NBG_EXIT_OK;
+}

@@ -1,0 +1,96 @@
+/*
+ * nbg.c - the nbg command: dispatch to subcommands, shared loading and error
+ * printing.  Exit codes: 0 ok, 1 invalid / checks failed / differences,
+ * 2 usage, 3 cannot read or write, 4 NPU runtime or device unavailable.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd_run.h"
+
+int nbg_load(const char *path, const nbg_parse_options *opts, nbg_loaded *l)
+{
+	memset(l, 0, sizeof(*l));
+	if (nbg_map_file(path, &l->map, &l->err) != 0) {
+		l->io_failed = 1;
+		return NBG_EXIT_IO;
+	}
+	if (nbg_parse(l->map.data, l->map.size, opts, &l->model, &l->err) != NBG_OK)
+		return NBG_EXIT_INVALID;
+	return NBG_EXIT_OK;
+}
+
+void nbg_loaded_free(nbg_loaded *l)
+{
+	nbg_model_free(l->model);
+	nbg_unmap_file(&l->map);
+	l->model = NULL;
+}
+
+void nbg_print_error(const char *path, const nbg_loaded *l)
+{
+	if (l->io_failed)
+		fprintf(stderr, "nbg: %s\n", l->err.message);
+	else
+		fprintf(stderr, "nbg: %s: %s at offset %llu (0x%llx), field %s: %s\n", path,
+			nbg_code_name(l->err.code), (unsigned long long)l->err.offset,
+			(unsigned long long)l->err.offset, l->err.field[0] ? l->err.field : "-",
+			l->err.message);
+}
+
+static void usage(FILE *out)
+{
+	fputs("usage: nbg COMMAND [OPTIONS] FILE...\n"
+	      "\n"
+	      "Inspect, verify and run VeriSilicon NPU compiled models (NBG, *.nb).\n"
+	      "\n"
+	      "commands:\n"
+	      "  inspect [--json] FILE     decode and validate one file; human or JSON report\n"
+	      "  verify FILE...            integrity check, one line per file\n"
+	      "  fields [--json]           the field map: offsets, keys, evidence codes\n"
+	      "  codes [--markdown]        the failure codes and the rule each stands for\n"
+	      "  probe [--json]            which NPU device and backend this machine has\n"
+	      "  run MODEL --input F... --output-dir DIR   run a model through libnnsdk.so\n"
+	      "  help                      this text\n"
+	      "  version                   the nbgkit version\n"
+	      "\n"
+	      "exit codes: 0 ok, 1 invalid file or failed check, 2 usage, 3 cannot read or\n"
+	      "write a file, 4 NPU runtime or device not available.\n"
+	      "Documentation: README.md and doc/ in the nbgkit source tree.\n",
+	      out);
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+
+	if (argc < 2) {
+		usage(stderr);
+		return NBG_EXIT_USAGE;
+	}
+	cmd = argv[1];
+	if (!strcmp(cmd, "inspect"))
+		return nbg_cmd_inspect(argc - 1, argv + 1);
+	if (!strcmp(cmd, "verify"))
+		return nbg_cmd_verify(argc - 1, argv + 1);
+	if (!strcmp(cmd, "fields"))
+		return nbg_cmd_fields(argc - 1, argv + 1);
+	if (!strcmp(cmd, "codes"))
+		return nbg_cmd_codes(argc - 1, argv + 1);
+	if (!strcmp(cmd, "probe"))
+		return nbg_cmd_probe(argc - 1, argv + 1);
+	if (!strcmp(cmd, "run"))
+		return nbg_cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		usage(stdout);
+		return NBG_EXIT_OK;
+	}
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		printf("nbg (nbgkit) %s\n", nbg_version_string());
+		return NBG_EXIT_OK;
+	}
+	fprintf(stderr, "nbg: unknown command '%s'\n\n", cmd);
+	usage(stderr);
+	return NBG_EXIT_USAGE;
+}

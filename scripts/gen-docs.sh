@@ -1,0 +1,20 @@
+#!/bin/sh
+# Regenerates the generated blocks of doc/*.md from the nbg binary, so the
+# docs and the code share one list.  tests/test_codes_doc.c fails when a block
+# is stale.  Usage: scripts/gen-docs.sh [path/to/nbg]
+set -eu
+nbg=${1:-build/nbg}
+cd "$(dirname "$0")/.."
+regen() { # file marker command...
+	file=$1; marker=$2; shift 2
+	tmp=$(mktemp)
+	"$@" > "$tmp.block"
+	awk -v m="$marker" -v blk="$tmp.block" '
+		$0 == "<!-- BEGIN " m " -->" { print; while ((getline l < blk) > 0) print l; skip = 1; next }
+		$0 == "<!-- END " m " -->" { skip = 0 }
+		!skip { print }' "$file" > "$tmp"
+	mv "$tmp" "$file"
+	rm -f "$tmp.block"
+}
+regen doc/failure-codes.md "nbg codes --markdown" "$nbg" codes --markdown
+regen doc/field-map.md "nbg fields" sh -c "echo '\`\`\`'; \"$nbg\" fields; echo '\`\`\`'"

@@ -1,0 +1,24 @@
+#!/bin/sh
+# One command on a fresh Debian 12 machine (as root, or with sudo): installs
+# what is missing, builds nbgkit, and runs the main job on the bundled sample.
+set -eu
+cd "$(dirname "$0")/.."
+
+pkgs="build-essential meson ninja-build pkg-config libssl-dev libisal-dev zlib1g-dev
+      libjansson-dev libcmocka-dev clang lld libclang-rt-14-dev python3"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "installing:$missing"
+	SUDO=""
+	[ "$(id -u)" -eq 0 ] || SUDO=sudo
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+fi
+
+[ -d build ] || meson setup build --buildtype=debugoptimized -Dwerror=true
+meson compile -C build
+./build/nbg inspect samples/sample.nb

@@ -1,0 +1,309 @@
+/*
+ * fixture.c - NBG v2 synthesizer for tests (see fixture.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "fixture.h"
+
+uint32_t fx_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+void fx_put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+void fx_io_record(uint8_t rec[112], uint32_t dim_count, const uint32_t *dims, uint32_t fmt,
+		  uint32_t quant, uint32_t q0, uint32_t q1, const char *name)
+{
+	memset(rec, 0, 112);
+	fx_put32(rec, dim_count);
+	for (int i = 0; i < 6; i++)
+		fx_put32(rec + 4 + 4 * i, i < (int)dim_count ? dims[i] : 1);
+	fx_put32(rec + 0x1c, fmt);
+	fx_put32(rec + 0x20, 0);
+	fx_put32(rec + 0x24, quant);
+	fx_put32(rec + 0x28, q0);
+	fx_put32(rec + 0x2c, q1);
+	snprintf((char *)rec + 0x30, 64, "%s", name);
+}
+
+fx_section *fx_find(fx_spec *s, uint32_t type)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->sec[i].type == type)
+			return &s->sec[i];
+	return NULL;
+}
+
+fx_section *fx_set(fx_spec *s, uint32_t type, const void *data, size_t size, uint32_t align,
+		   uint32_t entsize)
+{
+	fx_section *x = fx_find(s, type);
+	if (!x) {
+		if (s->n == sizeof(s->sec) / sizeof(s->sec[0]))
+			abort();
+		x = &s->sec[s->n++];
+		memset(x, 0, sizeof(*x));
+	} else {
+		free(x->data);
+	}
+	x->type = type;
+	x->size = size;
+	x->align = align;
+	x->entsize = entsize;
+	x->data = calloc(1, size ? size : 1);
+	if (data && size)
+		memcpy(x->data, data, size);
+	return x;
+}
+
+void fx_remove(fx_spec *s, uint32_t type)
+{
+	fx_section *x = fx_find(s, type);
+	if (!x)
+		return;
+	free(x->data);
+	size_t i = (size_t)(x - s->sec);
+	memmove(&s->sec[i], &s->sec[i + 1], (s->n - i - 1) * sizeof(s->sec[0]));
+	s->n--;
+}
+
+void fx_free(fx_spec *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		free(s->sec[i].data);
+	free(s);
+}
+
+static void fill_pattern(uint8_t *p, size_t n, uint32_t seed)
+{
+	for (size_t i = 0; i < n; i++) {
+		seed = seed * 1103515245u + 12345u;
+		p[i] = (uint8_t)(seed >> 16);
+	}
+}
+
+fx_spec *fx_default(void)
+{
+	fx_spec *s = calloc(1, sizeof(*s));
+	uint8_t buf[4096];
+
+	/* NETWORK_INFO */
+	memset(buf, 0, 220);
+	snprintf((char *)buf, 64, "nbgkit_sample_NHWC");
+	fx_put32(buf + 0x40, 1);    /* inputs */
+	fx_put32(buf + 0x44, 2);    /* outputs */
+	fx_put32(buf + 0x48, 3);    /* layers */
+	fx_put32(buf + 0x4c, 5);    /* abs ops */
+	fx_put32(buf + 0x50, 4 + 3);/* operations: OPERATIONS entries + 3 */
+	fx_put32(buf + 0x54, 1);
+	fx_put32(buf + 0x58, 32);
+	fx_put32(buf + 0x5c, 0x0a);
+	fx_set(s, 35, buf, 220, 0, 220);
+	/* MEMORY_POOL, VIP_SRAM */
+	memset(buf, 0, 8);
+	fx_put32(buf, 648448);
+	fx_set(s, 37, buf, 8, 0, 8);
+	fx_put32(buf, 262144);
+	fx_set(s, 38, buf, 4, 0, 4);
+	/* CHECKSUM: 4 records, values filled by fx_build */
+	fx_set(s, 40, NULL, 32, 0, 8);
+	/* INPUT: [1,128,128,3] INT16 dfp fl=15 */
+	{
+		uint32_t d[4] = { 3, 128, 128, 1 };
+		fx_io_record(buf, 4, d, 5, 1, 15, 0, "input/output[0]");
+		fx_set(s, 1, buf, 112, 0, 112);
+	}
+	/* OUTPUT: two records */
+	{
+		uint32_t d0[3] = { 16, 896, 1 }, d1[3] = { 1, 896, 1 };
+		fx_io_record(buf, 3, d0, 5, 1, 7, 0, "uid_90_out_0");
+		fx_io_record(buf + 112, 3, d1, 1, 0, 0x3f800000, 0, "uid_89_out_0");
+		fx_set(s, 2, buf, 224, 0, 112);
+	}
+	fill_pattern(buf, 76 * 3, 3);
+	fx_set(s, 3, buf, 76 * 3, 0, 76);   /* LAYER */
+	fill_pattern(buf, 32 * 4, 4);
+	fx_set(s, 4, buf, 32 * 4, 0, 32);   /* OPERATIONS */
+	fill_pattern(buf, 192 * 2, 7);
+	fx_set(s, 7, buf, 192 * 2, 0, 192); /* NN */
+	fill_pattern(buf, 24, 9);
+	fx_set(s, 9, buf, 24, 0, 8);        /* SH */
+	fill_pattern(buf, 28 * 3, 10);
+	fx_set(s, 10, buf, 28 * 3, 0, 28);  /* PATCH */
+	/* DYNAIO region 192 bytes, entries (0,4) and (64,128) */
+	memset(buf, 0, 192);
+	fx_put32(buf, 0x3f800000);
+	fill_pattern(buf + 64, 128, 20);
+	fx_set(s, 20, buf, 192, 0, 1);
+	fill_pattern(buf, 16, 23);
+	fx_set(s, 23, buf, 16, 0, 8);       /* COEF_DATA_TABLE */
+	fill_pattern(buf, 16, 25);
+	fx_set(s, 25, buf, 16, 0, 8);       /* PPU_INSTR_TABLE */
+	fill_pattern(buf, 16, 27);
+	fx_set(s, 27, buf, 16, 0, 8);       /* LOADSTATE_TABLE */
+	memset(buf, 0, 16);
+	fx_put32(buf + 0, 0);
+	fx_put32(buf + 4, 4);
+	fx_put32(buf + 8, 64);
+	fx_put32(buf + 12, 128);
+	fx_set(s, 26, buf, 16, 0, 8);       /* DYNAIO_TABLE */
+	fill_pattern(buf, 1000, 24);
+	fx_set(s, 24, buf, 1000, 64, 1);    /* COEF_DATA */
+	fill_pattern(buf, 700, 19);
+	fx_set(s, 19, buf, 700, 256, 1);    /* PPU_INSTR */
+	fill_pattern(buf, 600, 21);
+	fx_set(s, 21, buf, 600, 0, 1);      /* LOADSTATE */
+	return s;
+}
+
+static int crc_required(uint32_t t)
+{
+	return t == 7 || t == 8 || t == 19 || t == 21 || t == 24;
+}
+
+uint8_t *fx_build(const fx_spec *s, size_t *size_out)
+{
+	size_t dir = 60, pos = dir + 44 * s->n, total;
+	size_t *offs = calloc(s->n + 1, sizeof(size_t));
+	uint8_t *buf;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const fx_section *x = &s->sec[i];
+		pos += x->gap;
+		if (x->align)
+			pos = (pos + x->align - 1) / x->align * x->align;
+		offs[i] = pos;
+		pos += x->size;
+	}
+	total = pos + s->trailing;
+	buf = calloc(1, total);
+	memcpy(buf, "VPMN", 4);
+	fx_put32(buf + 4, 0x00020000);
+	fx_put32(buf + 8, 0x1000003b);
+	fx_put32(buf + 0x10, (uint32_t)total);
+	fx_put32(buf + 0x14, (uint32_t)((uint64_t)total >> 32));
+	fx_put32(buf + 0x18, 48);
+	fx_put32(buf + 0x1c, 12);
+	fx_put32(buf + 0x20, 1);
+	fx_put32(buf + 48, (uint32_t)dir);
+	fx_put32(buf + 52, 44);
+	fx_put32(buf + 56, (uint32_t)s->n);
+	for (size_t i = 0; i < s->n; i++) {
+		const fx_section *x = &s->sec[i];
+		uint8_t *r = buf + dir + 44 * i;
+		fx_put32(r, x->type);
+		fx_put32(r + 4, (uint32_t)offs[i]);
+		fx_put32(r + 12, (uint32_t)x->size);
+		fx_put32(r + 0x1c, x->align);
+		fx_put32(r + 0x20, x->entsize);
+		memcpy(buf + offs[i], x->data, x->size);
+	}
+	memset(buf + pos, s->trailing_byte, s->trailing);
+
+	if (!s->no_checksums) {
+		/* One record per present CRC-required section, in directory order. */
+		for (size_t i = 0; i < s->n; i++) {
+			if (s->sec[i].type != 40)
+				continue;
+			size_t k = 0;
+			for (size_t j = 0; j < s->n; j++)
+				if (crc_required(s->sec[j].type) && (k + 1) * 8 <= s->sec[i].size) {
+					fx_put32(buf + offs[i] + 8 * k, s->sec[j].type);
+					k++;
+				}
+		}
+	}
+	free(offs);
+	fx_refresh(buf, total);
+	*size_out = total;
+	return buf;
+}
+
+size_t fx_dir_entry(const uint8_t *buf, size_t size, uint32_t type)
+{
+	uint32_t dir = fx_get32(buf + 48), n = fx_get32(buf + 56);
+	for (uint32_t i = 0; i < n && dir + 44ull * (i + 1) <= size; i++)
+		if (fx_get32(buf + dir + 44 * i) == type)
+			return dir + 44 * i;
+	return 0;
+}
+
+static int section_range(const uint8_t *buf, size_t size, size_t rec, uint64_t *off,
+			 uint64_t *len)
+{
+	*off = fx_get32(buf + rec + 4) | (uint64_t)fx_get32(buf + rec + 8) << 32;
+	*len = fx_get32(buf + rec + 12) | (uint64_t)fx_get32(buf + rec + 16) << 32;
+	return *off <= size && *len <= size - *off;
+}
+
+void fx_refresh_header(uint8_t *buf, size_t size)
+{
+	uint32_t dir = fx_get32(buf + 48), n = fx_get32(buf + 56);
+	uLong crc = crc32(0, Z_NULL, 0);
+
+	for (uint32_t i = 0; i < n && dir + 44ull * (i + 1) <= size; i++) {
+		size_t rec = dir + 44 * i;
+		uint64_t off, len;
+		if (!section_range(buf, size, rec, &off, &len))
+			continue;
+		uint8_t *copy = malloc(len ? len : 1);
+		memcpy(copy, buf + off, len);
+		if (fx_get32(buf + rec) == 40)
+			for (uint64_t k = 0; k + 8 <= len; k += 8)
+				memset(copy + k + 4, 0, 4);
+		crc = crc32(crc, copy, (uInt)len);
+		free(copy);
+	}
+	fx_put32(buf + 12, (uint32_t)crc);
+}
+
+void fx_refresh(uint8_t *buf, size_t size)
+{
+	size_t cs = fx_dir_entry(buf, size, 40);
+	uint64_t coff, clen;
+
+	if (cs && section_range(buf, size, cs, &coff, &clen)) {
+		for (uint64_t k = 0; k + 8 <= clen; k += 8) {
+			uint32_t t = fx_get32(buf + coff + k);
+			size_t rec = fx_dir_entry(buf, size, t);
+			uint64_t off, len;
+			if (rec && section_range(buf, size, rec, &off, &len))
+				fx_put32(buf + coff + k + 4,
+					 (uint32_t)crc32(0, buf + off, (uInt)len));
+		}
+	}
+	fx_refresh_header(buf, size);
+}
+
+uint8_t *fx_read_file(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+		buf = malloc((size_t)n + 1);
+		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		}
+		*size = (size_t)n;
+	}
+	fclose(f);
+	return buf;
+}

@@ -1,0 +1,63 @@
+/*
+ * fixture.h - synthesizes NBG v2 files for tests: any section set, alignment,
+ * dynamic-I/O table and trailing bytes, with correct section checksums and
+ * header file checksum.  The checksum code here is written independently of
+ * libnbg (plain zlib crc32 over a normalized copy), so tests compare the
+ * library against a second implementation.
+ */
+#ifndef NBG_FIXTURE_H
+#define NBG_FIXTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fx_section {
+	uint32_t type;
+	uint8_t *data;
+	size_t size;
+	uint32_t align;     /* sd_alignsize */
+	uint32_t entsize;   /* sd_entsize */
+	uint32_t gap;       /* extra zero bytes placed before the section */
+} fx_section;
+
+typedef struct fx_spec {
+	fx_section sec[48];
+	size_t n;
+	size_t trailing;       /* bytes after the last section */
+	uint8_t trailing_byte;
+	int no_checksums;      /* 1: leave CHECKSUM records as given */
+} fx_spec;
+
+/* A valid v2 model with 19 sections in the real corpus order (1 input INT16 dfp,
+ * 2 outputs, dynamic I/O with 2 entries, aligned COEF_DATA and PPU_INSTR). */
+fx_spec *fx_default(void);
+void fx_free(fx_spec *s);
+fx_section *fx_find(fx_spec *s, uint32_t type);
+/* Adds (or replaces) a section with a copy of data (NULL: zeros). */
+fx_section *fx_set(fx_spec *s, uint32_t type, const void *data, size_t size, uint32_t align,
+		   uint32_t entsize);
+void fx_remove(fx_spec *s, uint32_t type);
+
+/* Lays the file out; returns a malloc'd buffer.  Checksum records are made
+ * for every present section of type 7, 8, 19, 21, 24 unless no_checksums. */
+uint8_t *fx_build(const fx_spec *s, size_t *size);
+
+/* Recomputes, from the directory in buf, every CHECKSUM record value and the
+ * header crc_sum (sections out of bounds are skipped). */
+void fx_refresh(uint8_t *buf, size_t size);
+/* Only the header crc_sum. */
+void fx_refresh_header(uint8_t *buf, size_t size);
+
+/* The file offset of directory entry for `type`, or 0. */
+size_t fx_dir_entry(const uint8_t *buf, size_t size, uint32_t type);
+uint32_t fx_get32(const uint8_t *p);
+void fx_put32(uint8_t *p, uint32_t v);
+
+/* Reads a whole file (malloc'd); NULL on failure. */
+uint8_t *fx_read_file(const char *path, size_t *size);
+
+/* A v2 I/O record. */
+void fx_io_record(uint8_t rec[112], uint32_t dim_count, const uint32_t *dims, uint32_t fmt,
+		  uint32_t quant, uint32_t q0, uint32_t q1, const char *name);
+
+#endif

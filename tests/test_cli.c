@@ -1,0 +1,267 @@
+/*
+ * test_cli.c - the nbg command as a user runs it: exit codes, the messages
+ * people act on, and golden output (stdout compared with tests/golden/;
+ * NBG_REGEN_GOLDEN=1 rewrites the golden files after an intended change).
+ * The committed sample (samples/sample.nb) must equal what the fixture
+ * builder makes, so it can always be rebuilt.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "fixture.h"
+#include "nbg.h"
+
+typedef struct run_result {
+	int status;
+	char *out, *err;
+} run_result;
+
+static char *slurp(const char *path)
+{
+	size_t n;
+	char *s = (char *)fx_read_file(path, &n);
+	if (s)
+		s[n] = '\0';
+	return s;
+}
+
+/* Runs nbg with args from the source directory; captures stdout/stderr. */
+static run_result run_nbg(const char *args)
+{
+	char cmd[4096], out[] = "/tmp/nbgcli-outXXXXXX", err[] = "/tmp/nbgcli-errXXXXXX";
+	run_result r;
+	int fo = mkstemp(out), fe = mkstemp(err);
+
+	assert_true(fo >= 0 && fe >= 0);
+	close(fo);
+	close(fe);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s >%s 2>%s", NBG_SOURCE_DIR,
+		 getenv("NBG_BIN"), args, out, err);
+	int st = system(cmd);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	r.out = slurp(out);
+	r.err = slurp(err);
+	unlink(out);
+	unlink(err);
+	return r;
+}
+
+static void free_result(run_result *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static void golden(const char *name, const char *got)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/tests/golden/%s", NBG_SOURCE_DIR, name);
+	if (getenv("NBG_REGEN_GOLDEN")) {
+		FILE *f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(got, f);
+		fclose(f);
+		return;
+	}
+	char *want = slurp(path);
+	if (!want)
+		fail_msg("missing %s (NBG_REGEN_GOLDEN=1 creates it)", path);
+	if (strcmp(want, got))
+		fail_msg("%s differs from the output:\n%s", path, got);
+	free(want);
+}
+
+static void test_sample_is_reproducible(void **state)
+{
+	size_t n, m;
+	fx_spec *s = fx_default();
+	uint8_t *built = fx_build(s, &n);
+	uint8_t *file = fx_read_file(NBG_SOURCE_DIR "/samples/sample.nb", &m);
+	if (getenv("NBG_REGEN_GOLDEN")) {
+		FILE *f = fopen(NBG_SOURCE_DIR "/samples/sample.nb", "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(built, 1, n, f), n);
+		fclose(f);
+	} else {
+		assert_non_null(file);
+		assert_int_equal(n, m);
+		assert_memory_equal(built, file, n);
+	}
+	free(built);
+	free(file);
+	fx_free(s);
+}
+
+static void test_inspect_sample(void **state)
+{
+	run_result r = run_nbg("inspect samples/sample.nb");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "  input 0: dims [1,128,128,3] (file order 3,128,128,1) "
+				      "INT16 dfp fl=15 bytes=98304 name=input/output[0]\n"));
+	assert_non_null(strstr(r.out, "  Version:                   0x00020000 (v2)\n"));
+	assert_string_equal(r.err, "");
+	golden("sample.inspect.txt", r.out);
+	free_result(&r);
+}
+
+static void test_inspect_json(void **state)
+{
+	run_result r = run_nbg("inspect --json samples/sample.nb");
+	json_error_t je;
+	assert_int_equal(r.status, 0);
+	json_t *j = json_loads(r.out, 0, &je);
+	assert_non_null(j);
+	assert_true(json_is_true(json_object_get(j, "valid")));
+	json_t *in0 = json_array_get(json_object_get(j, "inputs"), 0);
+	json_t *outer = json_object_get(in0, "dimensions_outermost_first");
+	assert_int_equal(json_integer_value(json_array_get(outer, 1)), 128);
+	assert_int_equal(json_integer_value(json_array_get(outer, 3)), 3);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(in0, "quantization"),
+							    "fixed_point_position")), 15);
+	assert_string_equal(json_string_value(json_object_get(in0, "data_format_name")), "INT16");
+	json_decref(j);
+	golden("sample.inspect.json", r.out);
+	free_result(&r);
+}
+
+static void test_corpus_inspect(void **state)
+{
+	run_result r = run_nbg("inspect " NBG_CORPUS_DIR "/v2/face_detector_nbg_int16.nb");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "input 0: dims [1,128,128,3] (file order 3,128,128,1) "
+				      "INT16 dfp fl=15"));
+	assert_non_null(strstr(r.out, "output 0: dims [1,896,16] (file order 16,896,1) INT16 "
+				      "dfp fl=7"));
+	assert_non_null(strstr(r.out, "0x52abdff3 (computed 0x52abdff3, matches)"));
+	free_result(&r);
+}
+
+static void write_file(const char *path, const uint8_t *b, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, n, f), n);
+	fclose(f);
+}
+
+static void test_failures(void **state)
+{
+	size_t n;
+	uint8_t *b = fx_read_file(NBG_SOURCE_DIR "/samples/sample.nb", &n);
+	char bad[] = "/tmp/nbgcli-badXXXXXX", args[512];
+	int fd = mkstemp(bad);
+	assert_true(fd >= 0);
+	close(fd);
+	/* flip one byte of the NN section: its checksum record no longer matches */
+	size_t nn = fx_dir_entry(b, n, 7);
+	b[fx_get32(b + nn + 4) + 3] ^= 0x10;
+	write_file(bad, b, n);
+
+	snprintf(args, sizeof(args), "inspect %s", bad);
+	run_result r = run_nbg(args);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "section-checksum-mismatch at offset "));
+	assert_non_null(strstr(r.err, "section NN has CRC-32"));
+	free_result(&r);
+
+	snprintf(args, sizeof(args), "inspect --json %s", bad);
+	r = run_nbg(args);
+	assert_int_equal(r.status, 1);
+	json_t *j = json_loads(r.out, 0, NULL);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "error"), "code")),
+			    "section-checksum-mismatch");
+	json_decref(j);
+	free_result(&r);
+
+	/* verify: one line per file, keeps going, lists every mismatch, exit 1 */
+	snprintf(args, sizeof(args), "verify samples/sample.nb %s", bad);
+	r = run_nbg(args);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.out, "samples/sample.nb: OK v2 0x00020000 target 0x1000003b"));
+	assert_non_null(strstr(r.out, ": FAIL section-checksum-mismatch at offset"));
+	assert_non_null(strstr(r.out, ":   section NN CRC-32 0x"));
+	free_result(&r);
+
+	/* missing file: exit 3, even beside an invalid one */
+	snprintf(args, sizeof(args), "verify %s /nonexistent/x.nb", bad);
+	r = run_nbg(args);
+	assert_int_equal(r.status, 3);
+	assert_non_null(strstr(r.out, "/nonexistent/x.nb: ERROR cannot open"));
+	free_result(&r);
+	r = run_nbg("inspect /nonexistent/x.nb");
+	assert_int_equal(r.status, 3);
+	assert_non_null(strstr(r.err, "No such file or directory"));
+	free_result(&r);
+	r = run_nbg("inspect samples");
+	assert_int_equal(r.status, 3);
+	free_result(&r);
+
+	/* not an NBG at all */
+	r = run_nbg("inspect meson.build");
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "bad-magic at offset 0"));
+	free_result(&r);
+
+	unlink(bad);
+	free(b);
+}
+
+static void test_usage(void **state)
+{
+	const char *cases[] = { "", "inspect", "inspect --bogus samples/sample.nb",
+				"inspect a.nb b.nb", "verify", "fields --x", "frobnicate",
+				"codes --x" };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		run_result r = run_nbg(cases[i]);
+		if (r.status != 2)
+			fail_msg("'nbg %s' exited %d, want 2", cases[i], r.status);
+		assert_true(strlen(r.err) > 0);
+		free_result(&r);
+	}
+	run_result r = run_nbg("help");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "inspect [--json] FILE"));
+	free_result(&r);
+}
+
+static void test_fields(void **state)
+{
+	run_result r = run_nbg("fields --json");
+	assert_int_equal(r.status, 0);
+	json_t *j = json_loads(r.out, 0, NULL);
+	assert_non_null(j);
+	size_t n;
+	nbg_field_map(&n);
+	assert_int_equal(json_array_size(j), n);
+	json_t *first = json_array_get(j, 0);
+	assert_string_equal(json_string_value(json_object_get(first, "key")), "magic");
+	assert_string_equal(json_string_value(json_object_get(first, "evidence")), "W+P+C");
+	json_decref(j);
+	free_result(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sample_is_reproducible),
+		cmocka_unit_test(test_inspect_sample),
+		cmocka_unit_test(test_inspect_json),
+		cmocka_unit_test(test_corpus_inspect),
+		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_fields),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

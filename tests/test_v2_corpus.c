@@ -1,0 +1,256 @@
+/*
+ * test_v2_corpus.c - every real v2 file in ../shared/corpus/v2 parses; its
+ * inputs/outputs match the vendor compiler's *.meta.json (shapes outermost
+ * first, formats, fixed-point positions); its section and file checksums
+ * match values computed here independently with zlib.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+#include <openssl/sha.h>
+#include <zlib.h>
+
+#include "fixture.h"
+#include "nbg.h"
+
+#define V2_DIR NBG_CORPUS_DIR "/v2"
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* Expected data format from the meta.json entry. */
+static uint32_t meta_format(json_t *e)
+{
+	json_t *q = json_object_get(e, "quantize");
+	const char *dt = json_string_value(json_object_get(e, "dtype"));
+	if (q) {
+		const char *qt = json_string_value(json_object_get(q, "qtype"));
+		if (!strcmp(qt, "i16"))
+			return 5;
+		if (!strcmp(qt, "i8"))
+			return 3;
+		if (!strcmp(qt, "u8"))
+			return 2;
+		fail_msg("unknown qtype %s", qt);
+	}
+	if (dt && !strcmp(dt, "float16"))
+		return 1;
+	if (dt && !strcmp(dt, "float32"))
+		return 0;
+	fail_msg("meta entry without dtype or quantize");
+	return 99;
+}
+
+static void check_io_against_meta(const nbg_io *ios, size_t n, json_t *meta)
+{
+	const char *key;
+	json_t *e;
+	size_t i = 0;
+
+	assert_int_equal(json_object_size(meta), n);
+	json_object_foreach(meta, key, e) {
+		const nbg_io *io = &ios[i++];
+		json_t *shape = json_object_get(e, "shape");
+		json_t *q = json_object_get(e, "quantize");
+		size_t d;
+		json_t *v;
+
+		assert_int_equal(json_array_size(shape), io->dim_count);
+		json_array_foreach(shape, d, v)
+			assert_int_equal(json_integer_value(v), nbg_io_dim_outer(io, (uint32_t)d));
+		assert_int_equal(io->data_format, meta_format(e));
+		if (q) {
+			assert_string_equal(json_string_value(json_object_get(e, "quantizer")),
+					    "dynamic_fixed_point");
+			assert_int_equal(io->quant_format, NBG_QUANT_DFP);
+			assert_int_equal(io->fixed_point_pos,
+					 json_integer_value(json_object_get(q, "fl")));
+		} else {
+			assert_int_equal(io->quant_format, NBG_QUANT_NONE);
+			assert_int_equal(io->quant_raw[0], 0x3f800000); /* 1.0f kept raw */
+		}
+		assert_true(io->byte_size_known);
+		assert_int_equal(io->byte_size,
+				 io->element_count * nbg_data_format_bits(io->data_format) / 8);
+	}
+}
+
+/* The seed's file checksum, computed here from the raw bytes with zlib. */
+static uint32_t independent_file_crc(const uint8_t *b, size_t size)
+{
+	uint32_t dir = fx_get32(b + 48), n = fx_get32(b + 56);
+	uLong crc = crc32(0, Z_NULL, 0);
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *r = b + dir + 44 * i;
+		uint32_t off = fx_get32(r + 4), len = fx_get32(r + 12);
+		assert_true((size_t)off + len <= size);
+		if (fx_get32(r) == 40) {
+			for (uint32_t k = 0; k < len; k += 8) {
+				static const uint8_t z[4];
+				crc = crc32(crc, b + off + k, 4);
+				crc = crc32(crc, z, 4);
+			}
+		} else {
+			crc = crc32(crc, b + off, len);
+		}
+	}
+	return (uint32_t)crc;
+}
+
+static void check_file(const char *name)
+{
+	char path[1024], meta_path[1024];
+	size_t size;
+	nbg_model *m = NULL;
+	nbg_error err;
+
+	snprintf(path, sizeof(path), "%s/%s", V2_DIR, name);
+	uint8_t *b = fx_read_file(path, &size);
+	assert_non_null(b);
+	nbg_code rc = nbg_parse(b, size, NULL, &m, &err);
+	if (rc != NBG_OK)
+		fail_msg("%s: %s: %s", name, nbg_code_name(rc), err.message);
+	assert_int_equal(m->family, 2);
+	assert_int_equal(m->version, 0x00020000);
+	assert_int_equal(m->target, 0x1000003b);
+	assert_int_equal(m->file_size, size);
+
+	/* whole-file SHA-256 against OpenSSL's one-shot API */
+	uint8_t sha[32];
+	SHA256(b, size, sha);
+	assert_memory_equal(sha, m->file_sha256, 32);
+
+	/* file checksum: header value, library value and independent value agree */
+	uint32_t indep = independent_file_crc(b, size);
+	assert_int_equal(m->file_checksum.recorded, fx_get32(b + 12));
+	assert_int_equal(m->file_checksum.computed, indep);
+	assert_int_equal(indep, fx_get32(b + 12));
+
+	/* section checksums: 4 records (no TP in this corpus), each independently */
+	assert_int_equal(m->checksum_record_count, 4);
+	for (size_t i = 0; i < m->checksum_record_count; i++) {
+		const nbg_checksum_record *r = &m->checksum_records[i];
+		const nbg_section *s = nbg_model_section(m, r->section_type);
+		assert_non_null(s);
+		uint32_t c = (uint32_t)crc32(0, b + s->offset, (uInt)s->size);
+		assert_int_equal(r->stored, c);
+		assert_int_equal(r->computed, c);
+		SHA256(b + s->offset, s->size, sha);
+		assert_memory_equal(sha, s->sha256, 32);
+	}
+	assert_true(m->section_count == 17 || m->section_count == 18);
+	assert_true(m->network_info.present);
+	assert_int_equal(m->network_info.core_count, 1);
+	assert_int_equal(m->network_info.address_width, 32);
+	assert_int_equal(m->network_info.attribute, 0x0a);
+	assert_int_equal(m->network_info.nn_command_bytes, 192);
+	assert_int_equal(m->network_info.vsi_reserved_nonzero, 0);
+	assert_int_equal(m->network_info.input_count, m->input_count);
+	assert_int_equal(m->network_info.output_count, m->output_count);
+	/* the three implicit run operations (NOTES.md section 1) */
+	const nbg_section *ops = nbg_model_section(m, NBG_SEC_OPERATIONS);
+	assert_non_null(ops);
+	assert_int_equal(m->network_info.operation_count, ops->size / ops->entry_size + 3);
+	assert_true(m->memory.has_vip_sram);
+
+	/* dynamic I/O: present in the blendshapes files, two entries */
+	if (nbg_model_section(m, NBG_SEC_DYNAIO)) {
+		assert_true(m->dynaio.present);
+		assert_int_equal(m->dynaio.entry_count, 2);
+		assert_int_equal(m->dynaio.mapped_bytes + m->dynaio.padding_bytes,
+				 m->dynaio.region_size);
+	}
+	/* tail: the last section reaches EOF in every file */
+	assert_int_equal(m->tail.cover, NBG_TAIL_COVERED);
+	SHA256(b + size - 512, 512, sha);
+	assert_memory_equal(sha, m->tail.sha256, 32);
+
+	/* vendor I/O descriptions */
+	snprintf(meta_path, sizeof(meta_path), "%s/%.*s.meta.json", V2_DIR,
+		 (int)(strlen(name) - 3), name);
+	json_error_t je;
+	json_t *meta = json_load_file(meta_path, 0, &je);
+	if (!meta)
+		fail_msg("%s: %s", meta_path, je.text);
+	check_io_against_meta(m->inputs, m->input_count, json_object_get(meta, "Inputs"));
+	check_io_against_meta(m->outputs, m->output_count, json_object_get(meta, "Outputs"));
+	json_decref(meta);
+
+	/* the JSON report is valid JSON and carries the decoded values */
+	char *js = nbg_report_json(m, path);
+	json_t *rep = json_loads(js, 0, &je);
+	assert_non_null(rep);
+	assert_int_equal(json_integer_value(json_object_get(rep, "target")), 0x1000003b);
+	assert_int_equal(json_integer_value(json_object_get(rep, "product")), 0x1000003b);
+	assert_true(json_is_true(json_object_get(json_object_get(rep, "file_checksum"), "matches")));
+	assert_int_equal(json_array_size(json_object_get(rep, "sections")), m->section_count);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(rep, "header"),
+							    "sub_header_count")), 1);
+	json_decref(rep);
+	free(js);
+
+	nbg_model_free(m);
+	free(b);
+}
+
+static void test_corpus_v2(void **state)
+{
+	DIR *d = opendir(V2_DIR);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		fail_msg("cannot open %s: the corpus in ../shared is required", V2_DIR);
+	while ((e = readdir(d)) != NULL) {
+		if (!ends_with(e->d_name, ".nb"))
+			continue;
+		check_file(e->d_name);
+		n++;
+	}
+	closedir(d);
+	assert_int_equal(n, 5);
+}
+
+/* Concrete values read off the files by hand, as a person would check them. */
+static void test_face_detector_int16(void **state)
+{
+	size_t size;
+	nbg_model *m;
+	uint8_t *b = fx_read_file(V2_DIR "/face_detector_nbg_int16.nb", &size);
+	assert_non_null(b);
+	assert_int_equal(nbg_parse(b, size, NULL, &m, NULL), NBG_OK);
+	assert_int_equal(m->crc_sum, 0x52abdff3);
+	assert_int_equal(m->section_count, 17);
+	assert_string_equal(m->network_info.name, "face_detector_NHWC");
+	assert_int_equal(m->network_info.layer_count, 55);
+	assert_int_equal(m->memory.memory_pool_bytes, 0x09e500);
+	assert_int_equal(m->memory.vip_sram_bytes, 0x078a00);
+	assert_int_equal(m->inputs[0].byte_size, 1 * 128 * 128 * 3 * 2);
+	assert_string_equal(m->inputs[0].name, "input/output[0]");
+	assert_string_equal(m->outputs[0].name, "uid_90_out_0");
+	assert_int_equal(m->outputs[0].fixed_point_pos, 7);
+	assert_int_equal(m->outputs[1].fixed_point_pos, 8);
+	assert_false(m->dynaio.present);
+	nbg_model_free(m);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_corpus_v2),
+		cmocka_unit_test(test_face_detector_int16),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
