@@ -78,6 +78,8 @@ int main(int argc, char **argv)
 		return nbg_cmd_fields(argc - 1, argv + 1);
 	if (!strcmp(cmd, "codes"))
 		return nbg_cmd_codes(argc - 1, argv + 1);
+	/* @@dispatch: ledger, reemit, map (issue 5) */
+	/* @@end-dispatch */
 	if (!strcmp(cmd, "probe"))
 		return nbg_cmd_probe(argc - 1, argv + 1);
 	if (!strcmp(cmd, "run"))
