@@ -364,6 +364,8 @@ nbg_rt_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t si
 	}
 	if (size)
 		memcpy(g->model_bytes, model, size);
+	else
+		g->model_bytes[0] = 0; /* never read as model bytes; keeps the buffer defined */
 	g->model_size = size;
 
 	nbg_error perr;

@@ -1,0 +1,799 @@
+/*
+ * cmd_run.c - `nbg probe` and `nbg run`: drive a compiled NBG through the
+ * vendor's libnnsdk.so (see doc/runtime.md).  Outputs are written under
+ * temporary names and renamed only when the whole run succeeded, so a failed
+ * run never leaves partial files behind.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "cmd_run.h"
+#include "nbg_runtime.h"
+
+/* ------------------------------------------------------------ helpers */
+
+static void print_rt_error(const char *cmd, const nbg_rt_error *e)
+{
+	fprintf(stderr, "nbg %s: %s: %s\n", cmd, nbg_rt_code_name(e->code), e->message);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void hex32(const uint8_t d[32], char out[65])
+{
+	static const char digits[] = "0123456789abcdef";
+	for (int i = 0; i < 32; i++) {
+		out[2 * i] = digits[d[i] >> 4];
+		out[2 * i + 1] = digits[d[i] & 15];
+	}
+	out[64] = 0;
+}
+
+static json_t *json_hex32(const uint8_t d[32])
+{
+	char h[65];
+	hex32(d, h);
+	return json_string(h);
+}
+
+static json_t *json_hex_u32(uint32_t v)
+{
+	char b[16];
+	snprintf(b, sizeof(b), "0x%08x", v);
+	return json_string(b);
+}
+
+static json_t *json_shape(const nbg_io *io)
+{
+	json_t *a = json_array();
+	for (uint32_t i = 0; i < io->dim_count; i++)
+		json_array_append_new(a, json_integer(nbg_io_dim_outer(io, i)));
+	return a;
+}
+
+static void print_shape(FILE *f, const nbg_io *io)
+{
+	fputc('[', f);
+	for (uint32_t i = 0; i < io->dim_count; i++)
+		fprintf(f, "%s%u", i ? "," : "", nbg_io_dim_outer(io, i));
+	fputc(']', f);
+}
+
+static const char *format_name(uint32_t fmt)
+{
+	const char *n = nbg_data_format_name(fmt);
+	return n ? n : "unknown";
+}
+
+/* A finite double as a JSON real, NaN/inf as null (JSON has no infinity). */
+static json_t *json_finite(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* ------------------------------------------------------------ probe */
+
+int nbg_cmd_probe(int argc, char **argv)
+{
+	const char *root = NULL, *nnsdk = NULL;
+	int json = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (!strcmp(argv[i], "--device-root") && i + 1 < argc)
+			root = argv[++i];
+		else if (!strcmp(argv[i], "--nnsdk") && i + 1 < argc)
+			nnsdk = argv[++i];
+		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("usage: nbg probe [--device-root DIR] [--nnsdk PATH] [--json]\n");
+			return NBG_EXIT_OK;
+		} else {
+			fprintf(stderr, "nbg probe: unknown or incomplete option '%s'\n"
+					"usage: nbg probe [--device-root DIR] [--nnsdk PATH] [--json]\n",
+				argv[i]);
+			return NBG_EXIT_USAGE;
+		}
+	}
+
+	nbg_rt_probe p;
+	nbg_rt_error e;
+	if (nbg_rt_probe_devices(root, &p, &e) != NBG_RT_OK) {
+		print_rt_error("probe", &e);
+		return NBG_EXIT_USAGE;
+	}
+
+	/* The library is checked too: "ready" means `nbg run` can get as far as
+	 * aml_module_create. */
+	nbg_rt_options o = { .size = sizeof(o), .nnsdk_path = nnsdk, .device_root = p.device_root,
+			     .flags = NBG_RT_OPEN_SKIP_PROBE };
+	nbg_runtime *rt = NULL;
+	nbg_rt_error le;
+	nbg_rt_code lc = nbg_runtime_open(&o, &rt, &le);
+	const char *libpath = rt ? nbg_runtime_library_path(rt) : NULL;
+	int has_flush = nbg_runtime_has_flush(rt);
+	int ready = p.nbg_capable && lc == NBG_RT_OK;
+
+	if (json) {
+		json_t *doc = json_object();
+		json_object_set_new(doc, "device_root", json_string(p.device_root));
+		json_t *nodes = json_array();
+		for (int i = 0; i < NBG_RT_PROBE_NODES; i++) {
+			const nbg_rt_probe_node *n = &p.nodes[i];
+			json_t *jn = json_object();
+			json_object_set_new(jn, "name", json_string(n->name));
+			json_object_set_new(jn, "path", json_string(n->path));
+			json_object_set_new(jn, "present", json_boolean(n->present));
+			json_object_set_new(jn, "char_device", json_boolean(n->is_char_device));
+			json_object_set_new(jn, "backend", json_integer(n->backend));
+			json_object_set_new(jn, "backend_name", json_string(nbg_rt_backend_name(n->backend)));
+			json_array_append_new(nodes, jn);
+		}
+		json_object_set_new(doc, "nodes", nodes);
+		json_object_set_new(doc, "backend", json_integer(p.backend));
+		json_object_set_new(doc, "backend_name", json_string(nbg_rt_backend_name(p.backend)));
+		json_object_set_new(doc, "npu_present", json_boolean(p.npu_present));
+		json_object_set_new(doc, "nbg_capable", json_boolean(p.nbg_capable));
+		json_t *lib = json_object();
+		json_object_set_new(lib, "loaded", json_boolean(lc == NBG_RT_OK));
+		if (lc == NBG_RT_OK) {
+			json_object_set_new(lib, "path", json_string(libpath));
+			json_object_set_new(lib, "flush", json_boolean(has_flush));
+		} else {
+			json_object_set_new(lib, "error", json_string(nbg_rt_code_name(lc)));
+			json_object_set_new(lib, "message", json_string(le.message));
+		}
+		json_object_set_new(doc, "library", lib);
+		json_object_set_new(doc, "ready", json_boolean(ready));
+		char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_decref(doc);
+		if (s)
+			puts(s);
+		free(s);
+	} else {
+		printf("device root: %s\n", p.device_root);
+		for (int i = 0; i < NBG_RT_PROBE_NODES; i++) {
+			const nbg_rt_probe_node *n = &p.nodes[i];
+			printf("  %-8s %-8s backend %d (%s)%s\n", n->name,
+			       n->present ? "present" : "absent", n->backend,
+			       nbg_rt_backend_name(n->backend),
+			       n->present && !n->is_char_device ? ", not a character device" : "");
+		}
+		if (p.backend == NBG_RT_BACKEND_NONE || p.backend == NBG_RT_BACKEND_GPU)
+			printf("NPU: none found under %s%s\n", p.device_root,
+			       p.backend == NBG_RT_BACKEND_GPU ? " (mali0 is a GPU; libnnsdk would "
+								 "use its TFLite delegate)" : "");
+		else
+			printf("NPU: backend %d (%s)%s\n", p.backend, nbg_rt_backend_name(p.backend),
+			       p.nbg_capable ? "" : ", which does not run VeriSilicon NBG files");
+		if (lc == NBG_RT_OK)
+			printf("libnnsdk: %s loaded, all entry points resolved, flush %s\n", libpath,
+			       has_flush ? "available" : "absent");
+		else
+			printf("libnnsdk: %s: %s\n", nbg_rt_code_name(lc), le.message);
+		printf("ready to run NBG files: %s\n", ready ? "yes" : "no");
+	}
+	nbg_runtime_close(rt);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "nbg probe: cannot write the report\n");
+		return NBG_EXIT_IO;
+	}
+	if (!p.npu_present)
+		fprintf(stderr, "nbg probe: no NPU device found under %s\n", p.device_root);
+	return ready ? NBG_EXIT_OK : NBG_EXIT_RUNTIME;
+}
+
+/* -------------------------------------------------------------- run */
+
+typedef struct run_args {
+	const char *model;
+	const char **inputs;
+	size_t input_count;
+	const char **goldens;
+	size_t golden_count;
+	const char *output_dir;
+	const char *nnsdk;
+	const char *device_root;
+	unsigned long loops;
+	double tolerance;
+	int tolerance_given;
+	int float32_outputs;
+} run_args;
+
+/* A file written under a temporary name in the output directory. */
+typedef struct staged_file {
+	char tmp[NBG_RT_PATH_MAX];
+	char final[NBG_RT_PATH_MAX];
+	int written;  /* tmp exists */
+	int renamed;  /* final exists (ours) */
+} staged_file;
+
+static const char run_usage[] =
+	"usage: nbg run MODEL.nb --input FILE... --output-dir DIR [--loops N]\n"
+	"               [--golden FILE... [--tolerance X]] [--nnsdk PATH]\n"
+	"               [--device-root DIR] [--float32-outputs]\n";
+
+static int run_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("nbg run: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fputs(run_usage, stderr);
+	return NBG_EXIT_USAGE;
+}
+
+/* Collects the values after a list option (up to the next option). */
+static int take_list(int argc, char **argv, int *i, const char ***list, size_t *count)
+{
+	int start = *i + 1, end = start;
+	while (end < argc && !(argv[end][0] == '-' && argv[end][1]))
+		end++;
+	if (end == start)
+		return -1;
+	const char **grown = realloc(*list, (*count + (size_t)(end - start)) * sizeof(**list));
+	if (!grown)
+		return -2;
+	*list = grown;
+	for (int k = start; k < end; k++)
+		(*list)[(*count)++] = argv[k];
+	*i = end - 1;
+	return 0;
+}
+
+static int parse_run_args(int argc, char **argv, run_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->loops = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i];
+		int r;
+		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+			fputs(run_usage, stdout);
+			return -1;
+		} else if (!strcmp(s, "--input")) {
+			if ((r = take_list(argc, argv, &i, &a->inputs, &a->input_count)) != 0)
+				return r == -2 ? NBG_EXIT_IO : run_usage_error("%s needs at least one file", s);
+		} else if (!strcmp(s, "--golden")) {
+			if ((r = take_list(argc, argv, &i, &a->goldens, &a->golden_count)) != 0)
+				return r == -2 ? NBG_EXIT_IO : run_usage_error("%s needs at least one file", s);
+		} else if (!strcmp(s, "--float32-outputs")) {
+			a->float32_outputs = 1;
+		} else if (!strcmp(s, "--output-dir") || !strcmp(s, "--loops") ||
+			   !strcmp(s, "--tolerance") || !strcmp(s, "--nnsdk") ||
+			   !strcmp(s, "--device-root")) {
+			if (i + 1 >= argc)
+				return run_usage_error("%s needs a value", s);
+			const char *v = argv[++i];
+			if (!strcmp(s, "--output-dir")) {
+				a->output_dir = v;
+			} else if (!strcmp(s, "--nnsdk")) {
+				a->nnsdk = v;
+			} else if (!strcmp(s, "--device-root")) {
+				a->device_root = v;
+			} else if (!strcmp(s, "--loops")) {
+				char *end;
+				errno = 0;
+				unsigned long n = strtoul(v, &end, 10);
+				if (errno || *end || !*v || v[0] == '-' || n < 1 || n > 1000000)
+					return run_usage_error("--loops wants an integer 1..1000000, got '%s'", v);
+				a->loops = n;
+			} else {
+				char *end;
+				errno = 0;
+				double t = strtod(v, &end);
+				if (errno || *end || !*v || !isfinite(t) || t < 0)
+					return run_usage_error("--tolerance wants a number >= 0, got '%s'", v);
+				a->tolerance = t;
+				a->tolerance_given = 1;
+			}
+		} else if (s[0] == '-' && s[1]) {
+			return run_usage_error("unknown option '%s'", s);
+		} else if (!a->model) {
+			a->model = s;
+		} else {
+			return run_usage_error("one model at a time (got '%s' too; inputs follow --input)", s);
+		}
+	}
+	if (!a->model)
+		return run_usage_error("%s", "no model given");
+	if (!a->input_count)
+		return run_usage_error("%s", "no --input given (one raw file per model input)");
+	if (!a->output_dir)
+		return run_usage_error("%s", "no --output-dir given");
+	if (a->tolerance_given && !a->golden_count)
+		return run_usage_error("%s", "--tolerance only applies with --golden");
+	return 0;
+}
+
+static int ensure_dir(const char *dir)
+{
+	struct stat st;
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "nbg run: cannot create output directory %s: %s\n", dir, strerror(errno));
+		return NBG_EXIT_IO;
+	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "nbg run: %s is not a directory\n", dir);
+		return NBG_EXIT_IO;
+	}
+	return 0;
+}
+
+/* Writes data to a new temporary file next to DIR/name. */
+static int stage_file(const char *dir, const char *name, const void *data, size_t size,
+		      staged_file *f)
+{
+	memset(f, 0, sizeof(*f));
+	int n1 = snprintf(f->final, sizeof(f->final), "%s/%s", dir, name);
+	int n2 = snprintf(f->tmp, sizeof(f->tmp), "%s/.%s.tmp.XXXXXX", dir, name);
+	if (n1 < 0 || n2 < 0 || (size_t)n1 >= sizeof(f->final) || (size_t)n2 >= sizeof(f->tmp)) {
+		fprintf(stderr, "nbg run: output path under %s is too long\n", dir);
+		return NBG_EXIT_IO;
+	}
+	int fd = mkstemp(f->tmp);
+	if (fd < 0) {
+		fprintf(stderr, "nbg run: cannot create a file in %s: %s\n", dir, strerror(errno));
+		return NBG_EXIT_IO;
+	}
+	f->written = 1;
+	const uint8_t *p = data;
+	size_t left = size;
+	while (left) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			fprintf(stderr, "nbg run: cannot write %s: %s\n", f->tmp,
+				w < 0 ? strerror(errno) : "short write");
+			close(fd);
+			return NBG_EXIT_IO;
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	/* mkstemp makes 0600 files; give outputs the usual umask-governed mode. */
+	mode_t um = umask(0);
+	umask(um);
+	if (fchmod(fd, 0666 & ~um) != 0 || fsync(fd) != 0 || close(fd) != 0) {
+		fprintf(stderr, "nbg run: cannot finish %s: %s\n", f->tmp, strerror(errno));
+		return NBG_EXIT_IO;
+	}
+	return 0;
+}
+
+/* Removes every temporary and every file this run already renamed. */
+static void discard_staged(staged_file *files, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (files[i].written)
+			unlink(files[i].tmp);
+		if (files[i].renamed)
+			unlink(files[i].final);
+		files[i].written = files[i].renamed = 0;
+	}
+}
+
+static int commit_staged(staged_file *files, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (rename(files[i].tmp, files[i].final) != 0) {
+			fprintf(stderr, "nbg run: cannot rename %s to %s: %s\n", files[i].tmp,
+				files[i].final, strerror(errno));
+			discard_staged(files, n);
+			return NBG_EXIT_IO;
+		}
+		files[i].written = 0;
+		files[i].renamed = 1;
+	}
+	return 0;
+}
+
+typedef struct stat_acc {
+	double first, min, max, sum;
+	unsigned long n;
+} stat_acc;
+
+static void stat_add(stat_acc *s, double v)
+{
+	if (s->n == 0)
+		s->first = s->min = s->max = v;
+	if (v < s->min)
+		s->min = v;
+	if (v > s->max)
+		s->max = v;
+	s->sum += v;
+	s->n++;
+}
+
+static json_t *stat_json(const stat_acc *s)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "first", json_real(s->first));
+	json_object_set_new(o, "min", json_real(s->min));
+	json_object_set_new(o, "mean", json_real(s->n ? s->sum / (double)s->n : 0));
+	json_object_set_new(o, "max", json_real(s->max));
+	return o;
+}
+
+static int rt_exit(const char *cmd, const nbg_rt_error *e)
+{
+	print_rt_error(cmd, e);
+	if (e->code == NBG_RT_E_MODEL_INVALID)
+		fprintf(stderr, "nbg %s: parser: %s at offset %llu, field %s\n", cmd,
+			nbg_code_name(e->model.code), (unsigned long long)e->model.offset,
+			e->model.field[0] ? e->model.field : "-");
+	return nbg_rt_code_exit(e->code);
+}
+
+int nbg_cmd_run(int argc, char **argv)
+{
+	run_args a;
+	int rc = parse_run_args(argc, argv, &a);
+	if (rc != 0) {
+		free(a.inputs);
+		free(a.goldens);
+		return rc < 0 ? NBG_EXIT_OK : rc;
+	}
+
+	nbg_loaded model;
+	nbg_mapping *in_maps = NULL, *gold_maps = NULL;
+	nbg_rt_buffer *bufs = NULL;
+	nbg_rt_output *outs = NULL;
+	nbg_rt_compare_result *cmp = NULL;
+	uint8_t (*first_digest)[32] = NULL;
+	int *stable = NULL;
+	staged_file *staged = NULL;
+	size_t staged_count = 0;
+	nbg_runtime *rt = NULL;
+	nbg_rt_graph *g = NULL;
+	json_t *summary = NULL;
+	nbg_rt_error e;
+	int golden_ok = 1;
+	int committed = 0;
+
+	/* 1. The model: validated before anything touches the device. */
+	rc = nbg_load(a.model, NULL, &model);
+	if (rc != NBG_EXIT_OK) {
+		nbg_print_error(a.model, &model);
+		if (rc == NBG_EXIT_INVALID)
+			fprintf(stderr, "nbg run: model-invalid: refusing to run a file that fails validation\n");
+		nbg_loaded_free(&model);
+		free(a.inputs);
+		free(a.goldens);
+		return rc;
+	}
+	const nbg_model *m = model.model;
+	size_t n_in = m->input_count, n_out = m->output_count;
+
+	/* 2. Inputs: count and sizes against the NBG records. */
+	if (a.input_count != n_in) {
+		fprintf(stderr, "nbg run: input-count-mismatch: %zu --input file%s given; %s declares %zu input%s\n",
+			a.input_count, a.input_count == 1 ? "" : "s", a.model, n_in, n_in == 1 ? "" : "s");
+		rc = NBG_EXIT_USAGE;
+		goto out;
+	}
+	if (a.golden_count && a.golden_count != n_out) {
+		fprintf(stderr, "nbg run: %zu --golden file%s given; %s declares %zu output%s\n",
+			a.golden_count, a.golden_count == 1 ? "" : "s", a.model, n_out, n_out == 1 ? "" : "s");
+		rc = NBG_EXIT_USAGE;
+		goto out;
+	}
+	in_maps = calloc(n_in ? n_in : 1, sizeof(*in_maps));
+	bufs = calloc(n_in ? n_in : 1, sizeof(*bufs));
+	gold_maps = calloc(n_out ? n_out : 1, sizeof(*gold_maps));
+	outs = calloc(n_out ? n_out : 1, sizeof(*outs));
+	cmp = calloc(n_out ? n_out : 1, sizeof(*cmp));
+	first_digest = calloc(n_out ? n_out : 1, sizeof(*first_digest));
+	stable = calloc(n_out ? n_out : 1, sizeof(*stable));
+	staged = calloc(n_out + 1, sizeof(*staged));
+	if (!in_maps || !bufs || !gold_maps || !outs || !cmp || !first_digest || !stable || !staged) {
+		fprintf(stderr, "nbg run: out of memory\n");
+		rc = NBG_EXIT_RUNTIME;
+		goto out;
+	}
+	for (size_t i = 0; i < n_in; i++) {
+		nbg_error ferr;
+		if (nbg_map_file(a.inputs[i], &in_maps[i], &ferr) != 0) {
+			fprintf(stderr, "nbg run: %s\n", ferr.message);
+			rc = NBG_EXIT_IO;
+			goto out;
+		}
+		const nbg_io *io = &m->inputs[i];
+		if (!io->byte_size_known) {
+			fprintf(stderr, "nbg run: io-size-unknown: input %zu has data format %u, whose byte size is not known\n",
+				i, io->data_format);
+			rc = NBG_EXIT_INVALID;
+			goto out;
+		}
+		if (in_maps[i].size != io->byte_size) {
+			fprintf(stderr, "nbg run: input-size-mismatch: %s has %zu bytes; input %zu (%s ",
+				a.inputs[i], in_maps[i].size, i, format_name(io->data_format));
+			print_shape(stderr, io);
+			fprintf(stderr, ") needs %llu\n", (unsigned long long)io->byte_size);
+			rc = NBG_EXIT_USAGE;
+			goto out;
+		}
+		bufs[i].data = in_maps[i].data;
+		bufs[i].size = in_maps[i].size;
+	}
+
+	/* 3. The runtime: probe, library, graph. */
+	nbg_rt_options o = { .size = sizeof(o), .nnsdk_path = a.nnsdk, .device_root = a.device_root,
+			     .float32_outputs = a.float32_outputs };
+	if (nbg_runtime_open(&o, &rt, &e) != NBG_RT_OK) {
+		rc = rt_exit("run", &e);
+		goto out;
+	}
+	double t0 = now_ms();
+	if (nbg_rt_graph_create(rt, model.map.data, model.map.size, &g, &e) != NBG_RT_OK) {
+		rc = rt_exit("run", &e);
+		goto out;
+	}
+	double create_ms = now_ms() - t0;
+
+	/* 4. Goldens: count, size and format checked before the first run. */
+	for (size_t i = 0; i < a.golden_count; i++) {
+		nbg_error ferr;
+		if (nbg_map_file(a.goldens[i], &gold_maps[i], &ferr) != 0) {
+			fprintf(stderr, "nbg run: %s\n", ferr.message);
+			rc = NBG_EXIT_IO;
+			goto out;
+		}
+		size_t want = nbg_rt_graph_output_size(g, i);
+		if (gold_maps[i].size != want) {
+			fprintf(stderr, "nbg run: golden %s has %zu bytes; output %zu has %zu (%s)\n",
+				a.goldens[i], gold_maps[i].size, i, want,
+				format_name(nbg_rt_graph_output_format(g, i)));
+			rc = NBG_EXIT_USAGE;
+			goto out;
+		}
+		nbg_rt_compare_result probe_cmp;
+		if (nbg_rt_compare(gold_maps[i].data, gold_maps[i].data, 0, nbg_rt_graph_output_format(g, i),
+				   a.tolerance, &probe_cmp, &e) != NBG_RT_OK) {
+			rc = rt_exit("run", &e);
+			goto out;
+		}
+	}
+
+	rc = ensure_dir(a.output_dir);
+	if (rc)
+		goto out;
+
+	/* 5. Loops: set inputs, execute (perfMode 1), retrieve (perfMode 2). */
+	stat_acc st_set = { 0 }, st_run = { 0 }, st_get = { 0 };
+	for (unsigned long loop = 0; loop < a.loops; loop++) {
+		double t1 = now_ms();
+		if (nbg_rt_graph_set_inputs(g, bufs, n_in, &e) != NBG_RT_OK)
+			goto rt_failed;
+		double t2 = now_ms();
+		if (nbg_rt_graph_execute(g, &e) != NBG_RT_OK)
+			goto rt_failed;
+		double t3 = now_ms();
+		if (nbg_rt_graph_retrieve(g, outs, n_out, &e) != NBG_RT_OK)
+			goto rt_failed;
+		double t4 = now_ms();
+		stat_add(&st_set, t2 - t1);
+		stat_add(&st_run, t3 - t2);
+		stat_add(&st_get, t4 - t3);
+		for (size_t i = 0; i < n_out; i++) {
+			if (loop == 0) {
+				memcpy(first_digest[i], outs[i].sha256, 32);
+				stable[i] = 1;
+			} else if (memcmp(first_digest[i], outs[i].sha256, 32) != 0) {
+				stable[i] = 0;
+			}
+		}
+	}
+
+	/* 6. Outputs of the last loop, staged before the vendor memory goes away. */
+	for (size_t i = 0; i < n_out; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "output_%zu.bin", i);
+		rc = stage_file(a.output_dir, name, outs[i].data, outs[i].size, &staged[staged_count]);
+		staged_count++;
+		if (rc)
+			goto out;
+		if (a.golden_count) {
+			if (nbg_rt_compare(outs[i].data, gold_maps[i].data, outs[i].size,
+					   outs[i].data_format, a.tolerance, &cmp[i], &e) != NBG_RT_OK) {
+				rc = rt_exit("run", &e);
+				goto out;
+			}
+			if (cmp[i].mismatches)
+				golden_ok = 0;
+		}
+	}
+
+	/* 7. Destroy before committing anything: a failed destroy fails the run. */
+	nbg_rt_output *kept = outs; /* digests and sizes stay valid; data does not */
+	for (size_t i = 0; i < n_out; i++)
+		kept[i].data = NULL;
+	t0 = now_ms();
+	if (nbg_rt_graph_destroy(&g, &e) != NBG_RT_OK) {
+		rc = rt_exit("run", &e);
+		goto out;
+	}
+	double destroy_ms = now_ms() - t0;
+
+	/* 8. summary.json, then the renames. */
+	summary = json_object();
+	json_object_set_new(summary, "nbgkit_version", json_string(nbg_version_string()));
+	json_t *jm = json_object();
+	json_object_set_new(jm, "path", json_string(a.model));
+	json_object_set_new(jm, "bytes", json_integer((json_int_t)model.map.size));
+	json_object_set_new(jm, "sha256", json_hex32(m->file_sha256));
+	json_object_set_new(jm, "version", json_hex_u32(m->version));
+	json_object_set_new(jm, "target", json_hex_u32(m->target));
+	json_object_set_new(summary, "model", jm);
+	const nbg_rt_probe *pr = nbg_runtime_probe(rt);
+	json_t *jr = json_object();
+	json_object_set_new(jr, "library", json_string(nbg_runtime_library_path(rt)));
+	json_object_set_new(jr, "device_root", json_string(pr->device_root));
+	json_object_set_new(jr, "backend", json_integer(pr->backend));
+	json_object_set_new(jr, "backend_name", json_string(nbg_rt_backend_name(pr->backend)));
+	json_object_set_new(jr, "flush", json_boolean(nbg_runtime_has_flush(rt)));
+	json_object_set_new(jr, "output_format", json_string(a.float32_outputs ? "float32" : "raw"));
+	json_object_set_new(jr, "input_kind", json_integer(NBG_RT_INPUT_KIND_BINARY_RAW));
+	json_object_set_new(summary, "runtime", jr);
+	json_object_set_new(summary, "loops", json_integer((json_int_t)a.loops));
+	json_t *ji = json_array();
+	for (size_t i = 0; i < n_in; i++) {
+		uint8_t d[32];
+		json_t *x = json_object();
+		json_object_set_new(x, "index", json_integer((json_int_t)i));
+		json_object_set_new(x, "file", json_string(a.inputs[i]));
+		json_object_set_new(x, "shape", json_shape(&m->inputs[i]));
+		json_object_set_new(x, "format", json_string(format_name(m->inputs[i].data_format)));
+		json_object_set_new(x, "bytes", json_integer((json_int_t)in_maps[i].size));
+		if (nbg_rt_sha256(in_maps[i].data, in_maps[i].size, d) == NBG_RT_OK)
+			json_object_set_new(x, "sha256", json_hex32(d));
+		json_array_append_new(ji, x);
+	}
+	json_object_set_new(summary, "inputs", ji);
+	json_t *jo = json_array();
+	for (size_t i = 0; i < n_out; i++) {
+		const nbg_rt_output *op = &kept[i];
+		json_t *x = json_object();
+		const char *slash = strrchr(staged[i].final, '/');
+		json_object_set_new(x, "index", json_integer((json_int_t)i));
+		if (m->outputs[i].has_name)
+			json_object_set_new(x, "name", json_string(m->outputs[i].name));
+		json_object_set_new(x, "file", json_string(slash ? slash + 1 : staged[i].final));
+		json_object_set_new(x, "shape", json_shape(&m->outputs[i]));
+		json_object_set_new(x, "format", json_string(format_name(op->data_format)));
+		json_object_set_new(x, "bytes", json_integer((json_int_t)op->size));
+		json_object_set_new(x, "reported_bytes", json_integer(op->reported_size));
+		json_object_set_new(x, "sha256", json_hex32(op->sha256));
+		json_object_set_new(x, "stable_across_loops", json_boolean(stable[i]));
+		json_array_append_new(jo, x);
+	}
+	json_object_set_new(summary, "outputs", jo);
+	json_t *jt = json_object();
+	json_object_set_new(jt, "create", json_real(create_ms));
+	json_object_set_new(jt, "input_set", stat_json(&st_set));
+	json_object_set_new(jt, "run", stat_json(&st_run));
+	json_object_set_new(jt, "retrieve", stat_json(&st_get));
+	json_object_set_new(jt, "destroy", json_real(destroy_ms));
+	json_object_set_new(summary, "timings_ms", jt);
+	if (a.golden_count) {
+		json_t *jg = json_object();
+		json_object_set_new(jg, "tolerance", json_real(a.tolerance));
+		json_object_set_new(jg, "match", json_boolean(golden_ok));
+		json_t *ja = json_array();
+		for (size_t i = 0; i < n_out; i++) {
+			json_t *x = json_object();
+			json_object_set_new(x, "index", json_integer((json_int_t)i));
+			json_object_set_new(x, "file", json_string(a.goldens[i]));
+			json_object_set_new(x, "format", json_string(format_name(kept[i].data_format)));
+			json_object_set_new(x, "elements", json_integer((json_int_t)cmp[i].elements));
+			json_object_set_new(x, "mismatches", json_integer((json_int_t)cmp[i].mismatches));
+			json_object_set_new(x, "first_mismatch", cmp[i].mismatches
+				? json_integer((json_int_t)cmp[i].first_mismatch) : json_null());
+			json_object_set_new(x, "max_abs_diff", json_finite(cmp[i].max_abs_diff));
+			json_object_set_new(x, "match", json_boolean(cmp[i].mismatches == 0));
+			json_array_append_new(ja, x);
+		}
+		json_object_set_new(jg, "outputs", ja);
+		json_object_set_new(summary, "golden", jg);
+	}
+	json_object_set_new(summary, "result", json_string(golden_ok ? "ok" : "golden-mismatch"));
+	char *text = json_dumps(summary, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (!text) {
+		fprintf(stderr, "nbg run: out of memory writing summary.json\n");
+		rc = NBG_EXIT_IO;
+		goto out;
+	}
+	size_t tl = strlen(text);
+	text[tl] = '\n'; /* the file ends with a newline: it takes the NUL's byte */
+	rc = stage_file(a.output_dir, "summary.json", text, tl + 1, &staged[staged_count]);
+	free(text);
+	staged_count++;
+	if (rc)
+		goto out;
+	rc = commit_staged(staged, staged_count);
+	if (rc)
+		goto out;
+	committed = 1;
+
+	/* 9. Report. */
+	printf("model: %s (target 0x%08x), %lu loop%s on %s via %s\n", a.model, m->target, a.loops,
+	       a.loops == 1 ? "" : "s", nbg_rt_backend_name(pr->backend), nbg_runtime_library_path(rt));
+	printf("times: create %.3f ms, run %.3f ms (mean), retrieve %.3f ms (mean), destroy %.3f ms\n",
+	       create_ms, st_run.sum / (double)st_run.n, st_get.sum / (double)st_get.n, destroy_ms);
+	for (size_t i = 0; i < n_out; i++) {
+		char h[65];
+		hex32(kept[i].sha256, h);
+		printf("output %zu: %s ", i, format_name(kept[i].data_format));
+		print_shape(stdout, &m->outputs[i]);
+		printf(" %zu bytes sha256 %s -> %s%s\n", kept[i].size, h, staged[i].final,
+		       stable[i] ? "" : " (differs between loops)");
+		if (a.golden_count)
+			printf("  golden %s: %s, %llu/%llu elements beyond %g, max abs diff %g\n",
+			       a.goldens[i], cmp[i].mismatches ? "MISMATCH" : "match",
+			       (unsigned long long)cmp[i].mismatches, (unsigned long long)cmp[i].elements,
+			       a.tolerance, cmp[i].max_abs_diff);
+	}
+	printf("summary: %s\n", staged[staged_count - 1].final);
+	if (!golden_ok) {
+		fprintf(stderr, "nbg run: golden mismatch (see summary.json)\n");
+		rc = NBG_EXIT_INVALID;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout))
+		rc = rc ? rc : NBG_EXIT_IO;
+	goto out;
+
+rt_failed:
+	rc = rt_exit("run", &e);
+out:
+	if (staged && !committed)
+		discard_staged(staged, staged_count);
+	if (g) {
+		nbg_rt_error de;
+		if (nbg_rt_graph_destroy(&g, &de) != NBG_RT_OK) {
+			print_rt_error("run", &de);
+			if (rc == NBG_EXIT_OK)
+				rc = NBG_EXIT_RUNTIME;
+		}
+	}
+	nbg_runtime_close(rt);
+	json_decref(summary);
+	if (in_maps)
+		for (size_t i = 0; i < n_in; i++)
+			nbg_unmap_file(&in_maps[i]);
+	if (gold_maps)
+		for (size_t i = 0; i < n_out; i++)
+			nbg_unmap_file(&gold_maps[i]);
+	free(in_maps);
+	free(gold_maps);
+	free(bufs);
+	free(outs);
+	free(cmp);
+	free(first_digest);
+	free(stable);
+	free(staged);
+	nbg_loaded_free(&model);
+	free(a.inputs);
+	free(a.goldens);
+	return rc;
+}

@@ -1,0 +1,19 @@
+/*
+ * cmd_run.h - `nbg probe` and `nbg run`: the NPU side of the nbg tool.
+ */
+#ifndef NBG_CMD_RUN_H
+#define NBG_CMD_RUN_H
+
+/* `nbg probe [--device-root DIR] [--nnsdk PATH] [--json]`.  argv[0] is the
+ * subcommand name.  Returns 0 when an NBG-capable NPU is present and libnnsdk
+ * loads with every required symbol, 4 otherwise, 2 on usage errors. */
+int nbg_cmd_probe(int argc, char **argv);
+
+/* `nbg run MODEL --input FILE... --output-dir DIR [--loops N]
+ *  [--golden FILE... [--tolerance X]] [--nnsdk PATH] [--device-root DIR]
+ *  [--float32-outputs]`.  argv[0] is the subcommand name.  Returns 0 ok,
+ * 1 invalid model or golden mismatch, 2 usage (including input count/size
+ * mismatches), 3 file I/O, 4 device, library or runtime failure. */
+int nbg_cmd_run(int argc, char **argv);
+
+#endif
