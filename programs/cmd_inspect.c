@@ -176,9 +176,13 @@ int nbg_cmd_fields(int argc, char **argv)
 			snprintf(where, sizeof(where), "0x%02x", f[i].offset);
 		snprintf(key, sizeof(key), "%s%s%s", f[i].key, f[i].alias ? " / " : "",
 			 f[i].alias ? f[i].alias : "");
-		printf("  %-10s %-5u %-24s %-40s %-9s %s\n", where,
-		       f[i].kind == NBG_FIELD_BITS ? f[i].bit_count : f[i].width,
-		       f[i].public_name, key, f[i].evidence, f[i].meaning);
+		char width[16];
+		if (f[i].kind == NBG_FIELD_BITS)
+			snprintf(width, sizeof(width), "%ub", f[i].bit_count);
+		else
+			snprintf(width, sizeof(width), "%u", f[i].width);
+		printf("  %-10s %-5s %-24s %-40s %-9s %s\n", where, width, f[i].public_name,
+		       key, f[i].evidence, f[i].meaning);
 	}
 	return NBG_EXIT_OK;
 }
