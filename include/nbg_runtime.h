@@ -69,7 +69,7 @@ extern "C" {
 	X(MODEL_INVALID, "model-invalid",                                                       \
 	  "The NBG failed parsing or validation; the parser's failure code says why.")            \
 	X(MODEL_TOO_LARGE, "model-too-large",                                                   \
-	  "The NBG is larger than the 32-bit signed length field of the create configuration.")   \
+	  "The NBG or one of its tensors exceeds a 32-bit size field of the libnnsdk structures.") \
 	X(IO_SIZE_UNKNOWN, "io-size-unknown",                                                   \
 	  "An input or output record has a data format whose byte size is not known.")            \
 	X(CREATE_FAILED, "create-failed",                                                       \
@@ -108,8 +108,9 @@ NBG_API const char *nbg_rt_code_name(nbg_rt_code code);
 NBG_API const char *nbg_rt_code_text(nbg_rt_code code);
 /* The process exit code a command should use for `code` (NOTES.md):
  * 0 ok; 1 model-invalid, model-too-large, io-size-unknown; 2 invalid-argument,
- * input-count-mismatch, input-size-mismatch, golden-format; 3 none (file I/O is
- * the caller's); 4 every device, library and runtime failure, and out-of-memory. */
+ * input-count-mismatch, input-size-mismatch, bad-state, golden-format; 3 none
+ * (file I/O is the caller's); 4 every device, library and runtime failure, and
+ * out-of-memory. */
 NBG_API int nbg_rt_code_exit(nbg_rt_code code);
 
 /* What a failed call reports. */

@@ -232,6 +232,40 @@ static void test_code_table(void **state)
 	assert_int_equal(nbg_rt_code_exit(NBG_RT_E_CREATE_FAILED), NBG_EXIT_RUNTIME);
 }
 
+/* doc/runtime.md carries the table generated from NBG_RT_CODE_LIST. */
+static void test_code_table_doc(void **state)
+{
+	(void)state;
+	file_buf doc = read_all(NBG_SOURCE_DIR "/doc/runtime.md");
+	char *text = malloc(doc.size + 1);
+	assert_non_null(text);
+	memcpy(text, doc.data, doc.size);
+	text[doc.size] = 0;
+	free(doc.data);
+	static const char begin[] = "<!-- BEGIN runtime codes -->\n";
+	char *b = strstr(text, begin), *e = strstr(text, "<!-- END runtime codes -->");
+	assert_non_null(b);
+	assert_non_null(e);
+	b += strlen(begin);
+
+	size_t cap = 16384, len = 0;
+	char *want = malloc(cap);
+	assert_non_null(want);
+	len += (size_t)snprintf(want + len, cap - len, "| code | exit | meaning |\n|---|---|---|\n");
+	for (int i = 1; i < NBG_RT_E__COUNT; i++)
+		len += (size_t)snprintf(want + len, cap - len, "| `%s` | %d | %s |\n",
+					nbg_rt_code_name((nbg_rt_code)i),
+					nbg_rt_code_exit((nbg_rt_code)i),
+					nbg_rt_code_text((nbg_rt_code)i));
+	assert_true(len < cap);
+	*e = 0;
+	if (strcmp(b, want) != 0)
+		fprintf(stderr, "doc/runtime.md error table is stale; expected:\n%s", want);
+	assert_string_equal(b, want);
+	free(want);
+	free(text);
+}
+
 /* ------------------------------------------------------------ probe */
 
 static void test_probe_order(void **state)
@@ -823,6 +857,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_code_table),
+		cmocka_unit_test(test_code_table_doc),
 		cmocka_unit_test_setup(test_probe_order, reset_env),
 		cmocka_unit_test_setup(test_probe_env, reset_env),
 		cmocka_unit_test_setup(test_open_library_missing, reset_env),
