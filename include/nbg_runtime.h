@@ -185,9 +185,11 @@ NBG_API nbg_rt_code nbg_rt_probe_devices(const char *device_root, nbg_rt_probe *
 /* Flags */
 #define NBG_RT_OPEN_SKIP_PROBE 0x1u /* do not refuse to open when no NPU is found */
 #define NBG_RT_OPEN_NO_FLUSH 0x2u   /* never call aml_util_flushTensorHandle */
+#define NBG_RT_OPEN_INPUT_KIND 0x4u /* use nbg_rt_options.input_kind (0 included) */
 
 /* Options that can grow: set `size` to sizeof(nbg_rt_options); zero the rest
- * for the defaults.  Strings are copied by nbg_runtime_open(). */
+ * for the defaults.  A smaller `size` from an older caller reads the missing
+ * fields as zero.  Strings are copied by nbg_runtime_open(). */
 typedef struct nbg_rt_options {
 	size_t size;
 	const char *nnsdk_path;  /* NULL: $NBG_NNSDK_PATH, else "libnnsdk.so" (dlopen search) */
@@ -195,7 +197,9 @@ typedef struct nbg_rt_options {
 	unsigned flags;          /* NBG_RT_OPEN_* */
 	int float32_outputs;     /* 0: NBG_RT_OUTPUT_RAW (default); non-zero: NBG_RT_OUTPUT_FLOAT32,
 				    the stock caller's zeroed command */
-	uint32_t input_kind;     /* 0: NBG_RT_INPUT_KIND_BINARY_RAW */
+	uint32_t input_kind;     /* descriptor +0x18, only with NBG_RT_OPEN_INPUT_KIND; otherwise
+				    NBG_RT_INPUT_KIND_BINARY_RAW (for SDKs numbering the enum
+				    differently) */
 } nbg_rt_options;
 
 typedef struct nbg_runtime nbg_runtime;
@@ -208,7 +212,8 @@ typedef struct nbg_runtime nbg_runtime;
  * present, aml_util_flushTensorHandle.  opts may be NULL.
  *
  * Returns NBG_RT_OK and *out (close with nbg_runtime_close), or:
- *   INVALID_ARGUMENT (out NULL, opts->size too small, path too long),
+ *   INVALID_ARGUMENT (out NULL, opts->size below sizeof(size_t), unknown flags,
+ *   path too long),
  *   ABI_UNSUPPORTED (not LP64), NO_DEVICE, BACKEND_UNSUPPORTED (ADLA/GPU only),
  *   LIBRARY_MISSING (dlerror() text in the message), SYMBOL_MISSING (names the
  *   symbol), RUNTIME_CONFLICT (a different library path is open in this
@@ -229,6 +234,8 @@ NBG_API const nbg_rt_probe *nbg_runtime_probe(const nbg_runtime *rt);
 NBG_API const char *nbg_runtime_library_path(const nbg_runtime *rt);
 /* 1 if aml_util_flushTensorHandle was resolved (and not disabled). */
 NBG_API int nbg_runtime_has_flush(const nbg_runtime *rt);
+/* The input kind written at descriptor +0x18; 0 if rt is NULL. */
+NBG_API uint32_t nbg_runtime_input_kind(const nbg_runtime *rt);
 
 /* -------------------------------------------------------------- graph */
 

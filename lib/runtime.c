@@ -155,15 +155,18 @@ nbg_rt_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out, nbg_
 	if (!out)
 		return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1, "open: no output pointer given");
 	*out = NULL;
-	nbg_rt_options o = { .size = sizeof(o) };
+	nbg_rt_options o;
+	memset(&o, 0, sizeof(o));
 	if (opts) {
-		if (opts->size < offsetof(nbg_rt_options, input_kind) + sizeof(opts->input_kind))
+		if (opts->size < sizeof(opts->size))
 			return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1,
-					   "open: options size %zu is smaller than this library's %zu",
-					   opts->size, sizeof(nbg_rt_options));
-		o = *opts;
+					   "open: options size %zu; set it to sizeof(nbg_rt_options)",
+					   opts->size);
+		/* An older, shorter struct leaves the newer fields zero (defaults). */
+		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
 	}
-	if (o.flags & ~(NBG_RT_OPEN_SKIP_PROBE | NBG_RT_OPEN_NO_FLUSH))
+	o.size = sizeof(o);
+	if (o.flags & ~(NBG_RT_OPEN_SKIP_PROBE | NBG_RT_OPEN_NO_FLUSH | NBG_RT_OPEN_INPUT_KIND))
 		return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1, "open: unknown flags 0x%x",
 				   o.flags);
 
@@ -178,7 +181,8 @@ nbg_rt_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out, nbg_
 		return nbg_rt_fail(err, NBG_RT_E_OUT_OF_MEMORY, -1, "open: out of memory");
 	rt->flags = o.flags;
 	rt->output_format = o.float32_outputs ? NBG_RT_OUTPUT_FLOAT32 : NBG_RT_OUTPUT_RAW;
-	rt->input_kind = o.input_kind ? o.input_kind : NBG_RT_INPUT_KIND_BINARY_RAW;
+	rt->input_kind = (o.flags & NBG_RT_OPEN_INPUT_KIND) ? o.input_kind
+							   : NBG_RT_INPUT_KIND_BINARY_RAW;
 
 	nbg_rt_code rc = nbg_rt_probe_devices(o.device_root, &rt->probe, err);
 	if (rc != NBG_RT_OK)
@@ -277,6 +281,11 @@ const char *nbg_runtime_library_path(const nbg_runtime *rt)
 int nbg_runtime_has_flush(const nbg_runtime *rt)
 {
 	return rt && rt->flush ? 1 : 0;
+}
+
+uint32_t nbg_runtime_input_kind(const nbg_runtime *rt)
+{
+	return rt ? rt->input_kind : 0;
 }
 
 /* -------------------------------------------------------------- graph */

@@ -215,6 +215,8 @@ typedef struct run_args {
 	double tolerance;
 	int tolerance_given;
 	int float32_outputs;
+	int input_kind_given;
+	uint32_t input_kind;
 } run_args;
 
 /* A file written under a temporary name in the output directory. */
@@ -228,7 +230,7 @@ typedef struct staged_file {
 static const char run_usage[] =
 	"usage: nbg run MODEL.nb --input FILE... --output-dir DIR [--loops N]\n"
 	"               [--golden FILE... [--tolerance X]] [--nnsdk PATH]\n"
-	"               [--device-root DIR] [--float32-outputs]\n";
+	"               [--device-root DIR] [--float32-outputs] [--input-kind N]\n";
 
 static int run_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int run_usage_error(const char *fmt, ...)
@@ -281,7 +283,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 			a->float32_outputs = 1;
 		} else if (!strcmp(s, "--output-dir") || !strcmp(s, "--loops") ||
 			   !strcmp(s, "--tolerance") || !strcmp(s, "--nnsdk") ||
-			   !strcmp(s, "--device-root")) {
+			   !strcmp(s, "--device-root") || !strcmp(s, "--input-kind")) {
 			if (i + 1 >= argc)
 				return run_usage_error("%s needs a value", s);
 			const char *v = argv[++i];
@@ -298,6 +300,14 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 				if (errno || *end || !*v || v[0] == '-' || n < 1 || n > 1000000)
 					return run_usage_error("--loops wants an integer 1..1000000, got '%s'", v);
 				a->loops = n;
+			} else if (!strcmp(s, "--input-kind")) {
+				char *end;
+				errno = 0;
+				unsigned long k = strtoul(v, &end, 0);
+				if (errno || *end || !*v || v[0] == '-' || k > 255)
+					return run_usage_error("--input-kind wants an integer 0..255, got '%s'", v);
+				a->input_kind = (uint32_t)k;
+				a->input_kind_given = 1;
 			} else {
 				char *end;
 				errno = 0;
@@ -540,7 +550,8 @@ int nbg_cmd_run(int argc, char **argv)
 
 	/* 3. The runtime: probe, library, graph. */
 	nbg_rt_options o = { .size = sizeof(o), .nnsdk_path = a.nnsdk, .device_root = a.device_root,
-			     .float32_outputs = a.float32_outputs };
+			     .float32_outputs = a.float32_outputs, .input_kind = a.input_kind,
+			     .flags = a.input_kind_given ? NBG_RT_OPEN_INPUT_KIND : 0 };
 	if (nbg_runtime_open(&o, &rt, &e) != NBG_RT_OK) {
 		rc = rt_exit("run", &e);
 		goto out;
@@ -654,7 +665,7 @@ int nbg_cmd_run(int argc, char **argv)
 	json_object_set_new(jr, "backend_name", json_string(nbg_rt_backend_name(pr->backend)));
 	json_object_set_new(jr, "flush", json_boolean(nbg_runtime_has_flush(rt)));
 	json_object_set_new(jr, "output_format", json_string(a.float32_outputs ? "float32" : "raw"));
-	json_object_set_new(jr, "input_kind", json_integer(NBG_RT_INPUT_KIND_BINARY_RAW));
+	json_object_set_new(jr, "input_kind", json_integer(nbg_runtime_input_kind(rt)));
 	json_object_set_new(summary, "runtime", jr);
 	json_object_set_new(summary, "loops", json_integer((json_int_t)a.loops));
 	json_t *ji = json_array();

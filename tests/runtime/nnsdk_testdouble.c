@@ -20,6 +20,7 @@
  *   size-short      perfMode 2: output 0's size word is one byte short
  *   destroy-fail    aml_module_destroy returns -1 and keeps its context, as the
  *                   vendor keeps its wrapper when the backend destroy fails
+ * NNSDK_TESTDOUBLE_INPUT_KIND sets the input kind it expects (default 3).
  *
  * Variants built from this file: -DTD_OMIT_DESTROY (no aml_module_destroy,
  * for symbol-missing) and -DTD_OMIT_FLUSH (no aml_util_flushTensorHandle).
@@ -29,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "nbg.h"
 
@@ -87,6 +89,33 @@ static void violation(const char *what)
 	fprintf(stderr, "nnsdk-testdouble: ABI violation: %s\n", what);
 	fflush(stderr);
 	abort();
+}
+
+/* The caller must serialize create and destroy (the vendor keeps global state
+ * around them): two of them overlapping is a violation.  A short sleep inside
+ * widens the window so a missing lock shows up in threaded tests. */
+static int in_native;
+
+static void native_enter(const char *fn)
+{
+	static char msg[128];
+	pthread_mutex_lock(&td_lock);
+	int busy = in_native;
+	in_native = 1;
+	pthread_mutex_unlock(&td_lock);
+	if (busy) {
+		snprintf(msg, sizeof(msg), "%s overlaps another create/destroy (not serialized)", fn);
+		violation(msg);
+	}
+	struct timespec ts = { 0, 200 * 1000 };
+	nanosleep(&ts, NULL);
+}
+
+static void native_leave(void)
+{
+	pthread_mutex_lock(&td_lock);
+	in_native = 0;
+	pthread_mutex_unlock(&td_lock);
 }
 
 static int failing(const char *mode)
@@ -167,13 +196,8 @@ static void ctx_free(td_ctx *c)
 	free(c);
 }
 
-TD_EXPORT void *aml_module_create(void *config);
-TD_EXPORT void *aml_module_create(void *config)
+static void *create_impl(const uint8_t *cfg)
 {
-	const uint8_t *cfg = config;
-	pthread_mutex_lock(&td_lock);
-	n_create++;
-	pthread_mutex_unlock(&td_lock);
 	if (!cfg)
 		violation("aml_module_create(NULL)");
 	uint64_t word0 = rd64(cfg);
@@ -211,7 +235,11 @@ TD_EXPORT void *aml_module_create(void *config)
 	}
 	memcpy(c->model, data, len);
 	c->model_len = len;
-	if (nbg_parse(c->model, len, NULL, &c->m, NULL) != NBG_OK) {
+	nbg_error perr;
+	nbg_code pc = nbg_parse(c->model, len, NULL, &c->m, &perr);
+	if (pc == NBG_E_FILE_SIZE_MISMATCH || pc == NBG_E_TRUNCATED)
+		violation("config +0x04: the model length does not match the NBG's own size");
+	if (pc != NBG_OK) {
 		/* the vendor's own parser refuses the file: create returns NULL */
 		c->m = NULL;
 		ctx_free(c);
@@ -244,6 +272,18 @@ TD_EXPORT void *aml_module_create(void *config)
 	return c;
 }
 
+TD_EXPORT void *aml_module_create(void *config);
+TD_EXPORT void *aml_module_create(void *config)
+{
+	pthread_mutex_lock(&td_lock);
+	n_create++;
+	pthread_mutex_unlock(&td_lock);
+	native_enter("aml_module_create");
+	void *r = create_impl(config);
+	native_leave();
+	return r;
+}
+
 TD_EXPORT int aml_module_input_set(void *context, void *input);
 TD_EXPORT int aml_module_input_set(void *context, void *input)
 {
@@ -264,8 +304,10 @@ TD_EXPORT int aml_module_input_set(void *context, void *input)
 	const uint8_t *data = rdptr(d + IN_DATA);
 	if (!data)
 		violation("input +0x10: data pointer is NULL");
-	if (rd32(d + IN_KIND) != IN_KIND_BINARY_RAW)
-		violation("input +0x18: input kind is not BINARY_RAW_DATA (3)");
+	const char *kind_env = getenv("NNSDK_TESTDOUBLE_INPUT_KIND");
+	uint32_t want_kind = kind_env && *kind_env ? (uint32_t)strtoul(kind_env, NULL, 0) : IN_KIND_BINARY_RAW;
+	if (rd32(d + IN_KIND) != want_kind)
+		violation("input +0x18: input kind is not the expected one (BINARY_RAW_DATA, 3, by default)");
 	if (!all_zero(d + 0x0c, 4) || !all_zero(d + 0x1c, IN_SIZE - 0x1c))
 		violation("input: padding or preprocessing block is not zero");
 	if (failing("input-set-fail"))
@@ -409,8 +451,18 @@ TD_EXPORT void *aml_module_output_get(void *context, td_cmd cmd)
 }
 
 #ifndef TD_OMIT_DESTROY
+static int destroy_impl(void *context);
+
 TD_EXPORT int aml_module_destroy(void *context);
 TD_EXPORT int aml_module_destroy(void *context)
+{
+	native_enter("aml_module_destroy");
+	int r = destroy_impl(context);
+	native_leave();
+	return r;
+}
+
+static int destroy_impl(void *context)
 {
 	pthread_mutex_lock(&td_lock);
 	n_destroy++;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -424,7 +425,19 @@ static void test_open_arguments(void **state)
 	assert_int_equal(nbg_runtime_open(NULL, NULL, &e), NBG_RT_E_INVALID_ARGUMENT);
 	nbg_rt_options o = { .size = 4, .nnsdk_path = TD_LIB, .device_root = dev_root };
 	assert_int_equal(nbg_runtime_open(&o, &rt, &e), NBG_RT_E_INVALID_ARGUMENT);
+	/* An older, shorter struct: the fields it lacks take their defaults. */
+	o.size = offsetof(nbg_rt_options, flags);
+	o.flags = NBG_RT_OPEN_NO_FLUSH; /* beyond the given size: must be ignored */
+	assert_int_equal(nbg_runtime_open(&o, &rt, &e), NBG_RT_OK);
+	assert_true(nbg_runtime_has_flush(rt));
+	assert_int_equal(nbg_runtime_input_kind(rt), NBG_RT_INPUT_KIND_BINARY_RAW);
+	nbg_runtime_close(rt);
 	o.size = sizeof(o);
+	o.flags = NBG_RT_OPEN_INPUT_KIND;
+	o.input_kind = 0;
+	assert_int_equal(nbg_runtime_open(&o, &rt, &e), NBG_RT_OK);
+	assert_int_equal(nbg_runtime_input_kind(rt), 0);
+	nbg_runtime_close(rt);
 	o.flags = 0x80;
 	assert_int_equal(nbg_runtime_open(&o, &rt, &e), NBG_RT_E_INVALID_ARGUMENT);
 	nbg_runtime_close(NULL);
@@ -770,6 +783,56 @@ static void test_many_graphs(void **state)
 	nbg_runtime_close(rt);
 }
 
+/* Create/destroy from several threads at once: the process mutex must
+ * serialize them (the test double aborts on any overlap). */
+typedef struct thread_job {
+	nbg_runtime *rt;
+	const file_buf *model;
+	int failures;
+} thread_job;
+
+static void *thread_main(void *arg)
+{
+	thread_job *j = arg;
+	for (int i = 0; i < 4; i++) {
+		nbg_rt_graph *g = NULL;
+		nbg_rt_output outs[2];
+		nbg_rt_error e;
+		if (nbg_rt_graph_create(j->rt, j->model->data, j->model->size, &g, &e) != NBG_RT_OK) {
+			j->failures++;
+			continue;
+		}
+		if (run_once(g, outs, &e) != NBG_RT_OK)
+			j->failures++;
+		if (nbg_rt_graph_destroy(&g, &e) != NBG_RT_OK)
+			j->failures++;
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	(void)state;
+	nbg_runtime *rt = open_rt(TD_LIB, dev_root, 0);
+	file_buf model = read_all(MODEL_INT16);
+	pthread_t th[4];
+	thread_job jobs[4];
+	unsigned c0 = td_count(TD_LIB, "create-ok"), d0 = td_count(TD_LIB, "destroy");
+	for (int i = 0; i < 4; i++) {
+		jobs[i] = (thread_job){ rt, &model, 0 };
+		assert_int_equal(pthread_create(&th[i], NULL, thread_main, &jobs[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+		assert_int_equal(jobs[i].failures, 0);
+	}
+	assert_int_equal(td_count(TD_LIB, "create-ok") - c0, 16);
+	assert_int_equal(td_count(TD_LIB, "destroy") - d0, 16);
+	assert_int_equal(td_count(TD_LIB, "live"), 0);
+	free(model.data);
+	nbg_runtime_close(rt);
+}
+
 /* ------------------------------------------------------------ comparisons */
 
 static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
@@ -880,6 +943,7 @@ int main(void)
 		cmocka_unit_test_setup(test_output_size_short, reset_env),
 		cmocka_unit_test_setup(test_destroy_failed, reset_env),
 		cmocka_unit_test_setup(test_many_graphs, reset_env),
+		cmocka_unit_test_setup(test_threads, reset_env),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_sha256),
 	};

@@ -699,6 +699,26 @@ static void test_run_usage(void **state)
 	result_free(&r);
 }
 
+/* An SDK numbering the input kind enum differently: --input-kind reaches +0x18. */
+static void test_input_kind(void **state)
+{
+	(void)state;
+	char out[160];
+	fresh_dir(out, sizeof(out), "out_kind");
+	result r = run_nbg("NNSDK_TESTDOUBLE_INPUT_KIND=0", "run", MODEL_INT16, "--input", input_ok,
+			   "--output-dir", out, "--nnsdk", TD_LIB, "--device-root", dev_root,
+			   "--input-kind", "0", NULL);
+	expect_status(&r, NBG_EXIT_OK);
+	result_free(&r);
+	json_t *s = load_summary(out);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(s, "runtime"), "input_kind")), 0);
+	json_decref(s);
+	r = run_nbg(NULL, "run", MODEL_INT16, "--input", input_ok, "--output-dir", out,
+		    "--input-kind", "256", NULL);
+	expect_status(&r, NBG_EXIT_USAGE);
+	result_free(&r);
+}
+
 static void test_output_dir_is_file(void **state)
 {
 	(void)state;
@@ -720,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_run_failures),
 		cmocka_unit_test(test_run_input_count),
 		cmocka_unit_test(test_run_usage),
+		cmocka_unit_test(test_input_kind),
 		cmocka_unit_test(test_output_dir_is_file),
 	};
 	return cmocka_run_group_tests(tests, setup_all, teardown_all);
