@@ -214,10 +214,31 @@ nbg_rt_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out, nbg_
 	}
 	memcpy(rt->path, path, strlen(path) + 1);
 
+	/* Load, resolve and register under state_lock so two opens cannot race to
+	 * load two different libraries. */
+	pthread_mutex_lock(&state_lock);
 	dlerror();
-	rt->dl = dlopen(rt->path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	if (loaded_dl) {
+		/* One libnnsdk per process: anything but the loaded file is refused
+		 * before its code is mapped (RTLD_NOLOAD also matches the same file
+		 * reached through another name). */
+		rt->dl = dlopen(rt->path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+		if (rt->dl != loaded_dl) {
+			if (rt->dl)
+				dlclose(rt->dl);
+			pthread_mutex_unlock(&state_lock);
+			rc = nbg_rt_fail(err, NBG_RT_E_RUNTIME_CONFLICT, -1,
+					 "%s is not the libnnsdk already in use in this process; "
+					 "close every runtime and graph first",
+					 rt->path);
+			goto fail;
+		}
+	} else {
+		rt->dl = dlopen(rt->path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	}
 	if (!rt->dl) {
 		const char *why = dlerror();
+		pthread_mutex_unlock(&state_lock);
 		rc = nbg_rt_fail(err, NBG_RT_E_LIBRARY_MISSING, -1, "cannot load %s: %s", rt->path,
 				 why ? why : "unknown dlopen error");
 		goto fail;
@@ -230,6 +251,7 @@ nbg_rt_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out, nbg_
 				      sizeof(rt->output_get), sizeof(rt->destroy) };
 	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
 		if (resolve(rt->dl, required[i], slots[i], slot_sizes[i]) != 0) {
+			pthread_mutex_unlock(&state_lock);
 			rc = nbg_rt_fail(err, NBG_RT_E_SYMBOL_MISSING, -1, "%s has no symbol %s",
 					 rt->path, required[i]);
 			goto fail_dl;
@@ -239,15 +261,6 @@ nbg_rt_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out, nbg_
 	    resolve(rt->dl, "aml_util_flushTensorHandle", &rt->flush, sizeof(rt->flush)) != 0)
 		rt->flush = NULL; /* optional: older SDKs have no explicit flush */
 
-	pthread_mutex_lock(&state_lock);
-	if (loaded_dl && loaded_dl != rt->dl) {
-		pthread_mutex_unlock(&state_lock);
-		rc = nbg_rt_fail(err, NBG_RT_E_RUNTIME_CONFLICT, -1,
-				 "%s is a different library from the libnnsdk already in use in "
-				 "this process; close every runtime and graph first",
-				 rt->path);
-		goto fail_dl;
-	}
 	loaded_dl = rt->dl;
 	loaded_refs++;
 	rt->refs = 1;

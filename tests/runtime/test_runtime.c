@@ -454,6 +454,9 @@ static void test_open_conflict(void **state)
 	nbg_rt_error e;
 	assert_int_equal(nbg_runtime_open(&o, &b, &e), NBG_RT_E_RUNTIME_CONFLICT);
 	assert_null(b);
+	/* Refused before its code was mapped (no earlier test loads this variant). */
+	void *probe = dlopen(TD_LIB_NOFLUSH, RTLD_NOW | RTLD_NOLOAD);
+	assert_null(probe);
 	/* The same library twice is fine. */
 	nbg_runtime *c = open_rt(TD_LIB, dev_root, 0);
 	nbg_runtime_close(c);
