@@ -250,8 +250,10 @@ typedef struct nbg_rt_graph nbg_rt_graph;
  * aml_module_create under the process-wide mutex.
  *
  * Returns NBG_RT_OK and *out, or INVALID_ARGUMENT, MODEL_INVALID (err->model
- * holds the parser's failure), MODEL_TOO_LARGE, IO_SIZE_UNKNOWN, OUT_OF_MEMORY,
- * CREATE_FAILED.  The graph holds a reference on rt.  Thread-safe.
+ * holds the parser's failure), MODEL_TOO_LARGE (the file, or a tensor, beyond
+ * the vendor's 32-bit fields; err->index names the tensor), IO_SIZE_UNKNOWN,
+ * OUT_OF_MEMORY, CREATE_FAILED (the message prints the NBG's version and
+ * target).  The graph holds a reference on rt.  Thread-safe.
  */
 NBG_API nbg_rt_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t size,
 					nbg_rt_graph **out, nbg_rt_error *err);
@@ -316,7 +318,8 @@ typedef struct nbg_rt_output {
  * (OUTPUT_DATA_NULL) and its size word not smaller than the record's size
  * (OUTPUT_INVALID).  outs must have room for exactly count ==
  * model->output_count entries (else INVALID_ARGUMENT).  BAD_STATE before any
- * execute.  Not thread-safe per graph.
+ * execute; OUT_OF_MEMORY when the digest cannot be computed.  After any
+ * failure the graph needs fresh inputs.  Not thread-safe per graph.
  */
 NBG_API nbg_rt_code nbg_rt_graph_retrieve(nbg_rt_graph *g, nbg_rt_output *outs, size_t count,
 					  nbg_rt_error *err);
