@@ -88,6 +88,8 @@ int main(int argc, char **argv)
 	       *t_copy = calloc(rounds, sizeof(double)), *t_sha = calloc(rounds, sizeof(double));
 	volatile uint32_t sink = 0;
 
+	(void)sink;
+
 	for (int r = 0; r < rounds; r++) {
 		double t0 = now();
 		sha(buf, size, d);

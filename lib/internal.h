@@ -63,7 +63,8 @@ typedef struct nbg_ctx {
 NBG_INTERNAL nbg_code nbg_fail(nbg_ctx *c, nbg_code code, uint64_t offset, const char *field,
 			       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 NBG_INTERNAL void nbg_set_error(nbg_error *err, nbg_code code, uint64_t offset,
-				const char *field, const char *fmt, va_list ap);
+				const char *field, const char *fmt, va_list ap)
+	__attribute__((format(printf, 5, 0)));
 /* Appends a note; returns false only on allocation failure (then the note is dropped). */
 NBG_INTERNAL bool nbg_note_add(nbg_ctx *c, const char *id, uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
