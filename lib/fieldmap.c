@@ -225,6 +225,117 @@ static const nbg_field fields[F__COUNT] = {
 	[F_V1PATCH_HIGH_WORDS] = K("v1_patch", 0x1c, 12, NBG_FIELD_U32_ARRAY,
 				   "dest_offset_h, src_offset_h, mask_h", "high_words", "C",
 				   "40-byte records only: zero in every corpus record"),
+
+	/* LAYER record (nbg_section_layer_t; vx_binary_layers_info_s before uid):
+	 * 72 bytes, 76 with uid (v1 from 0x10008, every v2 file) */
+	[F_LAYER_NAME] = K("layer", 0x00, 64, NBG_FIELD_ASCII, "name", "name", "P+C",
+			   "layer name, NUL padded (printable in every corpus file)"),
+	[F_LAYER_NODE_ID] = W("layer", 0x40, 4, "node_id", "node_id", "P+C",
+			      "graph node id (v1: equals the record index in every file)"),
+	[F_LAYER_OP_COUNT] = W("layer", 0x44, 4, "operation_count", "operation_count", "P+C",
+			       "layer operations; v2: distinct abs_op_id of its records"),
+	[F_LAYER_UID] = W("layer", 0x48, 4, "uid", "uid", "P+C",
+			  "layer uid (76-byte records only)"),
+
+	/* OPERATIONS record (nbg_section_operation_t; vx_binary_operation_info_s):
+	 * 24 bytes, 28 with the preempt word, 32 with abs_op_id */
+	[F_OP_TYPE] = W("operation", 0x00, 4, "type", "type", "P+C",
+			"engine: 1 SH, 2 NN, 3 TP, 4 SW, 5 SC, 6 SP, 7 NN_LUT, 8 NT, 0xFFFE END, "
+			"0xFFFF INIT"),
+	[F_OP_INDEX] = W("operation", 0x04, 4, "index", "index", "P+C+I",
+			 "record index in its engine's section (SH, NN, TP, SW): inferred"),
+	[F_OP_LAYER_ID] = W("operation", 0x08, 4, "layer_id", "layer_id", "P+C",
+			    "index of the owning LAYER record (INIT/END: 0xFFFF or 0xFFFFFFFF)"),
+	[F_OP_STATE_ID] = W("operation", 0x0c, 4, "state_id", "state_id", "P+C",
+			    "entry in the load-state table (v1 before LOADSTATE_TABLE: LCDT)"),
+	[F_OP_PATCH_INDEX] = W("operation", 0x10, 4, "patch_index", "patch_index", "P+C",
+			       "first PATCH record (SW operations: LAYER_PARAM record)"),
+	[F_OP_PATCH_COUNT] = W("operation", 0x14, 4, "patch_count", "patch_count", "P+C",
+			       "number of PATCH records from patch_index"),
+	[F_OP_PREEMPT_WORD] = W("operation", 0x18, 4, "preempt:4 | abs_share_id:28",
+				"preempt_word", "P+C", "28/32-byte records; zero in every corpus file"),
+	[F_OP_PREEMPT] = B("operation", 0x18, 0, 4, "preempt", "preempt", "P+C",
+			   "preemption bits"),
+	[F_OP_ABS_SHARE_ID] = B("operation", 0x18, 4, 28, "abs_share_id", "abs_share_id", "P",
+				"coefficient sharing id between networks (from 0x0001001f)"),
+	[F_OP_ABS_OP_ID] = W("operation", 0x1c, 4, "abs_op_id", "abs_op_id", "P+C",
+			     "absolute operation index (32-byte records); < abs_op_count"),
+
+	/* PATCH record (nbg_section_patch_table_t; vx_binary_patch_info_s):
+	 * 24 bytes, 28 with name, 40 with the 40-bit high words */
+	[F_PATCH_TYPE] = W("patch", 0x00, 4, "type", "type", "P+C",
+			   "0 state stream, 1 command, 2 kernel"),
+	[F_PATCH_DEST_OFFSET] = W("patch", 0x04, 4, "dest_offset", "dest_offset", "P+C",
+				  "byte offset inside the operation's state or command"),
+	[F_PATCH_SOURCE_TYPE] = W("patch", 0x08, 4, "source_type", "source_type", "P+C",
+				  "0 command, 1 input, 2 output, 3 memory pool, 4 AXI-SRAM, 5-7 "
+				  "misc dynamic, 8 VIP-SRAM, 9 kernel, 10 layer dump"),
+	[F_PATCH_INDEX] = K("patch", 0x0c, 4, NBG_FIELD_I32, "index", "index", "P+C+I",
+			    "source entry (input/output number; -1 none); others inferred"),
+	[F_PATCH_SRC_OFFSET] = W("patch", 0x10, 4, "src_offset", "src_offset", "P+C",
+				 "offset added to the source address (originalBaseAddress in 24-B)"),
+	[F_PATCH_TRANSFORMED] = W("patch", 0x14, 4, "transformed", "transformed", "P+C",
+				  "0 original, 1 right shift by 6"),
+	[F_PATCH_NAME] = W("patch", 0x18, 4, "name", "name", "P+C",
+			   "28/40-byte records; zero in every corpus record"),
+	[F_PATCH_DEST_OFFSET_H] = W("patch", 0x1c, 4, "dest_offset_h", "dest_offset_h", "P+C",
+				    "40-byte records: high bits of dest_offset"),
+	[F_PATCH_SRC_OFFSET_H] = W("patch", 0x20, 4, "src_offset_h", "src_offset_h", "P+C",
+				   "40-byte records: high bits of src_offset"),
+	[F_PATCH_MASK_H] = W("patch", 0x24, 4, "mask_h", "mask_h", "P+C",
+			     "40-byte records: high address mask"),
+
+	/* SH record (nbg_section_sh_operation_t; vx_binary_sh_operation_info_s): 4 or 8 bytes */
+	[F_SH_INSTR_INDEX] = W("sh_operation", 0x00, 4, "instr_index", "instr_index", "P+C",
+			       "PPU_INSTR_TABLE entry (v1 without it: LCDT entry)"),
+	[F_SH_PPU_PARAM_INDEX] = W("sh_operation", 0x04, 4, "ppu_param_index", "ppu_param_index",
+				   "P+C", "8-byte records: PPU_PARAM record for changed parameters"),
+
+	/* SW record (nbg_section_sw_operation_t): 4 bytes, 68 with name */
+	[F_SW_TYPE] = W("sw_operation", 0x00, 4, "sw_peration_type", "sw_operation_type", "P",
+			"CPU operation type (0 none, 1 RPN); absent in every corpus file"),
+	[F_SW_NAME] = K("sw_operation", 0x04, 64, NBG_FIELD_ASCII, "name", "name", "P",
+			"68-byte records: operation name"),
+
+	/* HWINITOPERATIONS record (nbg_section_hw_init_operation_t), 12 bytes */
+	[F_HWI_STATE_ID] = W("hw_init_operation", 0x00, 4, "state_id", "state_id", "P+C",
+			     "entry in the load-state table"),
+	[F_HWI_PATCH_INDEX] = W("hw_init_operation", 0x04, 4, "patch_index", "patch_index", "P+C",
+				"first PATCH record"),
+	[F_HWI_PATCH_COUNT] = W("hw_init_operation", 0x08, 4, "patch_count", "patch_count", "P+C",
+				"number of PATCH records"),
+
+	/* PPU_PARAM record (nbg_section_ppu_param_t), 48 bytes; absent in every corpus file */
+	[F_PPU_GLOBAL_OFFSET_X] = W("ppu_param", 0x00, 4, "global_offset_x", "global_offset_x", "P",
+				    "PPU global offset"),
+	[F_PPU_GLOBAL_OFFSET_Y] = W("ppu_param", 0x04, 4, "global_offset_y", "global_offset_y", "P",
+				    "PPU global offset"),
+	[F_PPU_GLOBAL_OFFSET_Z] = W("ppu_param", 0x08, 4, "global_offset_z", "global_offset_z", "P",
+				    "PPU global offset"),
+	[F_PPU_GLOBAL_SCALE_X] = W("ppu_param", 0x0c, 4, "global_scale_x", "global_scale_x", "P",
+				   "PPU global scale"),
+	[F_PPU_GLOBAL_SCALE_Y] = W("ppu_param", 0x10, 4, "global_scale_y", "global_scale_y", "P",
+				   "PPU global scale"),
+	[F_PPU_GLOBAL_SCALE_Z] = W("ppu_param", 0x14, 4, "global_scale_z", "global_scale_z", "P",
+				   "PPU global scale"),
+	[F_PPU_GROUP_SIZE_X] = W("ppu_param", 0x18, 4, "group_size_x", "group_size_x", "P",
+				 "PPU work-group size"),
+	[F_PPU_GROUP_SIZE_Y] = W("ppu_param", 0x1c, 4, "group_size_y", "group_size_y", "P",
+				 "PPU work-group size"),
+	[F_PPU_GROUP_SIZE_Z] = W("ppu_param", 0x20, 4, "group_size_z", "group_size_z", "P",
+				 "PPU work-group size"),
+	[F_PPU_GROUP_COUNT_X] = W("ppu_param", 0x24, 4, "group_count_x", "group_count_x", "P",
+				  "PPU work-group count"),
+	[F_PPU_GROUP_COUNT_Y] = W("ppu_param", 0x28, 4, "group_count_y", "group_count_y", "P",
+				  "PPU work-group count"),
+	[F_PPU_GROUP_COUNT_Z] = W("ppu_param", 0x2c, 4, "group_count_z", "group_count_z", "P",
+				  "PPU work-group count"),
+
+	/* (offset, size) entry of COEF_DATA_TABLE, PPU_INSTR_TABLE, LOADSTATE_TABLE,
+	 * ICDT and the v1 LCDT (nbg_section_entry_32bit_t) */
+	[F_TAB_OFFSET] = W("table_entry", 0x00, 4, "offset", "offset", "P+C",
+			   "offset inside the table's data section"),
+	[F_TAB_SIZE] = W("table_entry", 0x04, 4, "size", "size", "P+C", "bytes"),
 };
 
 const nbg_field *nbg_field_map(size_t *count)
