@@ -78,6 +78,17 @@ void fx_remove(fx_spec *s, uint32_t type)
 	s->n--;
 }
 
+void fx_resize(fx_section *x, size_t size)
+{
+	uint8_t *d = realloc(x->data, size ? size : 1);
+	if (!d)
+		abort();
+	if (size > x->size)
+		memset(d + x->size, 0, size - x->size);
+	x->data = d;
+	x->size = size;
+}
+
 void fx_free(fx_spec *s)
 {
 	if (!s)

@@ -37,6 +37,8 @@ fx_section *fx_find(fx_spec *s, uint32_t type);
 fx_section *fx_set(fx_spec *s, uint32_t type, const void *data, size_t size, uint32_t align,
 		   uint32_t entsize);
 void fx_remove(fx_spec *s, uint32_t type);
+/* Changes a section's size, keeping its bytes; new bytes are zero. */
+void fx_resize(fx_section *x, size_t size);
 
 /* Lays the file out; returns a malloc'd buffer.  Checksum records are made
  * for every present section of type 7, 8, 19, 21, 24 unless no_checksums. */

@@ -319,11 +319,11 @@ static void test_io_records(void **state)
 	uint8_t *b;
 	fx_section *in = fx_find(s, 1);
 
-	in->size = 100;
+	fx_resize(in, 100);
 	b = fx_build(s, &size);
 	expect_fail(b, size, NBG_E_IO_RECORD_SIZE, fx_dir_entry(b, size, 1) + 12);
 	free(b);
-	in->size = 112;
+	fx_resize(in, 112);
 
 	b = fx_build(s, &size);
 	size_t off = fx_get32(b + fx_dir_entry(b, size, 1) + 4);
@@ -344,22 +344,22 @@ static void test_network_info_and_memory(void **state)
 	size_t size;
 	uint8_t *b;
 
-	fx_find(s, 35)->size = 216;
+	fx_resize(fx_find(s, 35), 216);
 	b = fx_build(s, &size);
 	expect_fail(b, size, NBG_E_NETWORK_INFO_SIZE, fx_dir_entry(b, size, 35) + 12);
 	free(b);
-	fx_find(s, 35)->size = 220;
+	fx_resize(fx_find(s, 35), 220);
 
-	fx_find(s, 37)->size = 4;
+	fx_resize(fx_find(s, 37), 4);
 	b = fx_build(s, &size);
 	expect_fail(b, size, NBG_E_MEMORY_SECTION_SIZE, fx_dir_entry(b, size, 37) + 12);
 	free(b);
-	fx_find(s, 37)->size = 8;
-	fx_find(s, 38)->size = 8;
+	fx_resize(fx_find(s, 37), 8);
+	fx_resize(fx_find(s, 38), 8);
 	b = fx_build(s, &size);
 	expect_fail(b, size, NBG_E_MEMORY_SECTION_SIZE, fx_dir_entry(b, size, 38) + 12);
 	free(b);
-	fx_find(s, 38)->size = 4;
+	fx_resize(fx_find(s, 38), 4);
 	uint8_t four[4] = { 1, 0, 0, 0 };
 	fx_set(s, 39, four, 2, 0, 4);
 	b = fx_build(s, &size);
@@ -489,16 +489,16 @@ static void test_dynaio(void **state)
 	fx_free(s);
 
 	s = fx_default();
-	fx_find(s, 20)->size = 190;
+	fx_resize(fx_find(s, 20), 190);
 	b = fx_build(s, &size);
 	expect_fail(b, size, NBG_E_DYNAIO_REGION_SIZE, fx_dir_entry(b, size, 20) + 12);
 	free(b);
-	fx_find(s, 20)->size = 192;
-	fx_find(s, 26)->size = 12;
+	fx_resize(fx_find(s, 20), 192);
+	fx_resize(fx_find(s, 26), 12);
 	b = fx_build(s, &size);
 	expect_fail(b, size, NBG_E_DYNAIO_TABLE_SIZE, fx_dir_entry(b, size, 26) + 12);
 	free(b);
-	fx_find(s, 26)->size = 16;
+	fx_resize(fx_find(s, 26), 16);
 
 	uint8_t *t = fx_find(s, 26)->data;
 	struct {
