@@ -50,6 +50,9 @@ static void usage(FILE *out)
 	      "  verify FILE...            integrity check, one line per file\n"
 	      "  fields [--json]           the field map: offsets, keys, evidence codes\n"
 	      "  codes [--markdown]        the failure codes and the rule each stands for\n"
+	      "  ledger [--json] FILE      who owns every byte: class, owner, SHA-256 per range\n"
+	      "  reemit FILE OUT [--ledger L.json]   rewrite FILE from its ledger, byte-identical\n"
+	      "  map FILE --svg OUT.svg    a picture of the file: owner ranges, colored by class\n"
 	      "  probe [--json]            which NPU device and backend this machine has\n"
 	      "  run MODEL --input F... --output-dir DIR   run a model through libnnsdk.so\n"
 	      "  help                      this text\n"
@@ -79,6 +82,13 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "codes"))
 		return nbg_cmd_codes(argc - 1, argv + 1);
 	/* @@dispatch: ledger, reemit, map (issue 5) */
+#include "cmd_ledger.h" /* prototypes only; kept inside the marked block */
+	if (!strcmp(cmd, "ledger"))
+		return nbg_cmd_ledger(argc - 1, argv + 1);
+	if (!strcmp(cmd, "reemit"))
+		return nbg_cmd_reemit(argc - 1, argv + 1);
+	if (!strcmp(cmd, "map"))
+		return nbg_cmd_map(argc - 1, argv + 1);
 	/* @@end-dispatch */
 	if (!strcmp(cmd, "probe"))
 		return nbg_cmd_probe(argc - 1, argv + 1);

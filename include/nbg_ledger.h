@@ -1,0 +1,227 @@
+/*
+ * nbg_ledger.h - libnbg byte-ownership ledger, lossless re-emission and a
+ * picture of the file (doc/ledger.md).
+ *
+ * A ledger assigns every byte of a successfully parsed NBG file to exactly
+ * one owner range: continuous, non-overlapping ranges from offset 0 to the
+ * file size, each with a byte class, the structure it belongs to and the
+ * SHA-256 of its bytes.  Views (the final 512-byte connection region when
+ * something else owns it, dynamic-I/O entries inside their region, entries
+ * nested in other entries, empty sections) are listed apart and never own
+ * bytes.
+ *
+ * Re-emission writes a file from the ledger's ranges alone and refuses
+ * (NBG_E_SEMANTIC_CHANGE_REFUSED) whenever the bytes about to be written are
+ * not the bytes the ledger fingerprinted: nbgkit never serializes a change.
+ *
+ * Thread safety: a ledger is immutable after it is built and may be read
+ * from several threads at once; every function is reentrant.
+ *
+ * Errors: functions return NBG_OK, a failure code of nbg.h, or one of the
+ * three NBG_LEDGER_E_* values below, which are not format failures and so
+ * are kept out of the stable failure-code list.  nbg_ledger_code_name()
+ * names all of them.
+ */
+#ifndef NBG_LEDGER_H
+#define NBG_LEDGER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nbg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ledger's own invariant (no gap, no overlap, sizes summing to the file
+ * size) does not hold: a bug in libnbg, or a ledger document that was
+ * edited.  Never returned silently and never papered over. */
+#define NBG_LEDGER_E_INVARIANT ((nbg_code)0x200)
+/* A file could not be created, written, synced or renamed (errno is kept in
+ * the message). */
+#define NBG_LEDGER_E_IO ((nbg_code)0x201)
+/* Out of memory, or a ledger document that is not a ledger. */
+#define NBG_LEDGER_E_RESOURCE ((nbg_code)0x202)
+
+/* "ledger-invariant-broken", "io-error", "resource-error" for the three
+ * values above; nbg_code_name() for every other code. */
+NBG_API const char *nbg_ledger_code_name(nbg_code code);
+
+/* Byte classes of owner ranges. */
+typedef enum nbg_ledger_class {
+	NBG_LEDGER_DECODED_RECORD = 0,   /* header, sub-header, directory, decoded sections */
+	NBG_LEDGER_ALIGNMENT = 1,        /* minimum pre-section bytes an alignment requires */
+	NBG_LEDGER_PADDING = 2,          /* every other byte no structure claims */
+	NBG_LEDGER_PRESERVED_OPAQUE = 3, /* section payloads without a proved codec */
+	NBG_LEDGER_CONNECTION_TAIL = 4,  /* the final 512 bytes, when nothing else owns any */
+	NBG_LEDGER_OPAQUE_FIXED_EXTENSION = 5, /* v1: bytes between prefix and first section */
+	NBG_LEDGER_CLASS_COUNT = 6
+} nbg_ledger_class;
+
+/* "decoded-record", "alignment", ... ; NULL out of range. */
+NBG_API const char *nbg_ledger_class_name(nbg_ledger_class c);
+
+/* Kinds of views: fingerprints over bytes that other ranges own. */
+typedef enum nbg_ledger_view_kind {
+	/* the final 512 bytes, all owned by other structures */
+	NBG_VIEW_SECTION_COVERED = 0,
+	/* the final 512 bytes, partly owned by other structures; the rest is padding */
+	NBG_VIEW_PARTLY_COVERED = 1,
+	/* the final 512 bytes, owned by the connection-tail range of the same extent */
+	NBG_VIEW_CONNECTION_TAIL = 2,
+	/* one dynamic-I/O table entry inside the DYNAIO region */
+	NBG_VIEW_DYNAIO_ENTRY = 3,
+	/* a v1 entry that lies inside (or overlaps) bytes another structure owns */
+	NBG_VIEW_NESTED_ENTRY = 4,
+	/* a section of size zero: it owns no bytes (offset as declared) */
+	NBG_VIEW_EMPTY_SECTION = 5,
+	NBG_VIEW_KIND_COUNT = 6
+} nbg_ledger_view_kind;
+
+/* "section-covered-view", "partly-covered-view", "connection-tail-view",
+ * "dynaio-entry-view", "nested-entry-view", "empty-section"; NULL out of range. */
+NBG_API const char *nbg_ledger_view_kind_name(nbg_ledger_view_kind k);
+
+#define NBG_LEDGER_NAME_MAX 64
+
+/* One owner range.  `owner` names the structure: "header", "sub-header",
+ * "directory entry 5", "section 24 COEF_DATA", "alignment of section 24
+ * COEF_DATA", "end of file", ... (doc/ledger.md lists them). */
+typedef struct nbg_ledger_range {
+	uint64_t offset, size;
+	nbg_ledger_class cls;
+	char owner[NBG_LEDGER_NAME_MAX];
+	int32_t section;       /* index into nbg_model.sections, -1 if none */
+	uint32_t section_type; /* v2 type (v1: entry index + 1); 0 if section < 0 */
+	uint8_t sha256[32];
+} nbg_ledger_range;
+
+typedef struct nbg_ledger_view {
+	nbg_ledger_view_kind kind;
+	uint64_t offset, size;
+	uint64_t covered_bytes; /* tail views: bytes other structures own */
+	char name[NBG_LEDGER_NAME_MAX];
+	int32_t section;        /* index into nbg_model.sections, -1 if none */
+	uint8_t sha256[32];
+} nbg_ledger_view;
+
+typedef struct nbg_ledger nbg_ledger;
+
+/*
+ * Builds the ledger of a model returned by nbg_parse() (v1 or v2).  The
+ * model's buffer (m->data) must still be alive; the ledger copies what it
+ * needs and does not keep a pointer to it or to the model.
+ *
+ * Returns NBG_OK and a new ledger in *out (free with nbg_ledger_free), or
+ * NBG_LEDGER_E_INVARIANT when the ranges it derived do not tile the file
+ * exactly (a bug: the error names the first offset where they break), or
+ * NBG_LEDGER_E_RESOURCE when memory runs out.  On failure *out is NULL and
+ * *err (may be NULL) says why.
+ */
+NBG_API nbg_code nbg_ledger_build(const nbg_model *m, nbg_ledger **out, nbg_error *err);
+NBG_API void nbg_ledger_free(nbg_ledger *l);
+
+/* NBG family (1 or 2) and version word of the file the ledger describes. */
+NBG_API uint32_t nbg_ledger_family(const nbg_ledger *l);
+NBG_API uint32_t nbg_ledger_version(const nbg_ledger *l);
+/* Size and SHA-256 of the whole source file. */
+NBG_API uint64_t nbg_ledger_file_size(const nbg_ledger *l);
+NBG_API const uint8_t *nbg_ledger_file_sha256(const nbg_ledger *l);
+
+/* Owner ranges in file order; nbg_ledger_range_at returns NULL past the end. */
+NBG_API size_t nbg_ledger_range_count(const nbg_ledger *l);
+NBG_API const nbg_ledger_range *nbg_ledger_range_at(const nbg_ledger *l, size_t i);
+/* The range owning byte `offset` (binary search), or NULL past the end. */
+NBG_API const nbg_ledger_range *nbg_ledger_owner_of(const nbg_ledger *l, uint64_t offset);
+
+/* Views, in file order (by offset, then kind). */
+NBG_API size_t nbg_ledger_view_count(const nbg_ledger *l);
+NBG_API const nbg_ledger_view *nbg_ledger_view_at(const nbg_ledger *l, size_t i);
+
+/* Bytes and number of ranges of one class (0 for an out-of-range class). */
+NBG_API uint64_t nbg_ledger_class_bytes(const nbg_ledger *l, nbg_ledger_class c);
+NBG_API size_t nbg_ledger_class_ranges(const nbg_ledger *l, nbg_ledger_class c);
+
+/*
+ * Checks that `count` ranges tile [0, file_size) exactly: sorted, first at 0,
+ * each starting where the one before ends, none empty, the last ending at
+ * file_size.  Every ledger is checked with this when it is built or loaded;
+ * it is public so the rule can be tested on its own.  Returns NBG_OK or
+ * NBG_LEDGER_E_INVARIANT with the offset where the tiling breaks.
+ */
+NBG_API nbg_code nbg_ledger_check_tiling(const nbg_ledger_range *r, size_t count,
+					 uint64_t file_size, nbg_error *err);
+
+/* --------------------------------------------------------- documents */
+
+/* The ledger as one JSON document (ranges, views, per-class totals, file
+ * SHA-256); `path` is recorded as given (may be NULL).  Returns a malloc'd
+ * NUL-terminated string, NULL on allocation failure. */
+NBG_API char *nbg_ledger_json(const nbg_ledger *l, const char *path);
+
+/*
+ * Reads a ledger back from the document nbg_ledger_json() wrote, so a file
+ * can later be checked against the fingerprints taken from its original.
+ * The document is untrusted: every field is type- and range-checked and the
+ * ranges must tile the declared file size.  Returns NBG_OK and a new ledger,
+ * NBG_LEDGER_E_RESOURCE for a document that is not a ledger (or no memory),
+ * or NBG_LEDGER_E_INVARIANT for ranges that do not tile.
+ */
+NBG_API nbg_code nbg_ledger_from_json(const char *text, size_t len, nbg_ledger **out,
+				      nbg_error *err);
+
+/* The picture of the file as an SVG document (doc/ledger.md, "The map"):
+ * one band to scale, one log-scaled band where small structures stay
+ * visible, bands colored by class and labeled with owners, the final-512
+ * view marked, a legend with per-class totals.  `title` (may be NULL) is
+ * shown at the top.  Returns a malloc'd string, NULL on allocation failure. */
+NBG_API char *nbg_ledger_svg(const nbg_ledger *l, const char *title);
+
+/* Writes nbg_ledger_svg() to `path` atomically (temporary file in the same
+ * directory, fsync, rename; the temporary is removed on any failure).
+ * Returns NBG_OK, NBG_LEDGER_E_IO or NBG_LEDGER_E_RESOURCE. */
+NBG_API nbg_code nbg_ledger_svg_file(const nbg_ledger *l, const char *title, const char *path,
+				     nbg_error *err);
+
+/* ------------------------------------------------------ re-emission */
+
+/*
+ * Verifies that data[0..size) is byte for byte what the ledger fingerprinted:
+ * size equal to the ledger's file size, every range's SHA-256 equal, and the
+ * SHA-256 of the ranges' concatenation (what would be written) equal to the
+ * source file's.  Returns NBG_OK, or NBG_E_SEMANTIC_CHANGE_REFUSED with
+ * err->offset at the start of the first range whose bytes changed and
+ * err->field naming its owner (offset = the smaller size when the sizes
+ * differ).
+ */
+NBG_API nbg_code nbg_reemit_check(const nbg_ledger *l, const uint8_t *data, size_t size,
+				  nbg_error *err);
+
+/*
+ * Re-emits data[0..size) to the open descriptor `fd`, range by range in
+ * ledger order, after nbg_reemit_check() passes; the bytes written are hashed
+ * again as they go out and compared with the source SHA-256.  Nothing is
+ * written when the check fails.  The caller decides when the output becomes
+ * visible (nbg_reemit_file does that for paths).  Returns NBG_OK,
+ * NBG_E_SEMANTIC_CHANGE_REFUSED, or NBG_LEDGER_E_IO (short or failed write).
+ */
+NBG_API nbg_code nbg_reemit_write(const nbg_ledger *l, const uint8_t *data, size_t size, int fd,
+				  nbg_error *err);
+
+/*
+ * Re-emits data[0..size) to `path` so that it appears complete or not at all:
+ * the check runs first, then the ranges go to a temporary file made with
+ * mkstemp in the same directory, which is fsync'd and renamed over `path`
+ * only when every write succeeded and the emitted SHA-256 equals the
+ * source's.  On every failure the temporary file is unlinked and `path` is
+ * left as it was.  Returns NBG_OK, NBG_E_SEMANTIC_CHANGE_REFUSED,
+ * NBG_LEDGER_E_IO or NBG_LEDGER_E_RESOURCE.
+ */
+NBG_API nbg_code nbg_reemit_file(const nbg_ledger *l, const uint8_t *data, size_t size,
+				 const char *path, nbg_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

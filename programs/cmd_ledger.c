@@ -1,0 +1,290 @@
+/*
+ * cmd_ledger.c - `nbg ledger`, `nbg reemit` and `nbg map`: the byte-ownership
+ * ledger as a table or JSON, lossless re-emission from it, and its picture.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd_ledger.h"
+#include "nbg_ledger.h"
+
+/* Exit code for a ledger-layer failure (NOTES.md section 3). */
+static int exit_for(nbg_code rc)
+{
+	if (rc == NBG_LEDGER_E_IO || rc == NBG_LEDGER_E_RESOURCE)
+		return NBG_EXIT_IO;
+	return NBG_EXIT_INVALID;
+}
+
+static void print_ledger_error(const char *path, const nbg_error *err)
+{
+	fprintf(stderr, "nbg: %s: %s at offset %llu (0x%llx), field %s: %s\n", path,
+		nbg_ledger_code_name(err->code), (unsigned long long)err->offset,
+		(unsigned long long)err->offset, err->field[0] ? err->field : "-", err->message);
+	if (err->code == NBG_LEDGER_E_INVARIANT)
+		fprintf(stderr, "nbg: this is a bug in nbgkit (the ledger must tile every file "
+				"it accepts); please report it with the file\n");
+}
+
+/* Parses `path` and builds its ledger; returns an exit code (0 on success). */
+static int load_ledger(const char *path, nbg_loaded *ld, nbg_ledger **out)
+{
+	nbg_error err;
+	nbg_code rc;
+	int x = nbg_load(path, NULL, ld);
+
+	*out = NULL;
+	if (x != NBG_EXIT_OK) {
+		nbg_print_error(path, ld);
+		return x;
+	}
+	rc = nbg_ledger_build(ld->model, out, &err);
+	if (rc != NBG_OK) {
+		print_ledger_error(path, &err);
+		return exit_for(rc);
+	}
+	return NBG_EXIT_OK;
+}
+
+static void human_table(FILE *out, const nbg_ledger *l, const char *path)
+{
+	size_t n = nbg_ledger_range_count(l), nv = nbg_ledger_view_count(l);
+	uint64_t size = nbg_ledger_file_size(l);
+	int ow = 5, vw = 4;
+	char hex[65];
+
+	for (size_t i = 0; i < n; i++) {
+		int k = (int)strlen(nbg_ledger_range_at(l, i)->owner);
+		ow = k > ow ? k : ow;
+	}
+	for (size_t i = 0; i < nv; i++) {
+		int k = (int)strlen(nbg_ledger_view_at(l, i)->name);
+		vw = k > vw ? k : vw;
+	}
+	nbg_hex32(nbg_ledger_file_sha256(l), hex);
+	fprintf(out, "%s: NBG v%u 0x%08x, %llu bytes, sha256 %s\n", path, nbg_ledger_family(l),
+		nbg_ledger_version(l), (unsigned long long)size, hex);
+	fprintf(out, "%zu owner ranges tile [0, %llu): no gap, no overlap\n\n", n,
+		(unsigned long long)size);
+	fprintf(out, "%-10s  %-10s  %10s  %-22s  %-*s  %s\n", "offset", "end", "size", "class",
+		ow, "owner", "sha256");
+	for (size_t i = 0; i < n; i++) {
+		const nbg_ledger_range *r = nbg_ledger_range_at(l, i);
+		nbg_hex32(r->sha256, hex);
+		fprintf(out, "0x%08llx  0x%08llx  %10llu  %-22s  %-*s  %.16s\n",
+			(unsigned long long)r->offset, (unsigned long long)(r->offset + r->size),
+			(unsigned long long)r->size, nbg_ledger_class_name(r->cls), ow, r->owner,
+			hex);
+	}
+	fprintf(out, "\nviews (never own bytes): %zu\n", nv);
+	if (nv) {
+		fprintf(out, "%-20s  %-10s  %10s  %7s  %-*s  %s\n", "kind", "offset", "size",
+			"covered", vw, "name", "sha256");
+		for (size_t i = 0; i < nv; i++) {
+			const nbg_ledger_view *v = nbg_ledger_view_at(l, i);
+			char cov[24] = "-";
+			if (v->kind <= NBG_VIEW_CONNECTION_TAIL)
+				snprintf(cov, sizeof(cov), "%llu",
+					 (unsigned long long)v->covered_bytes);
+			nbg_hex32(v->sha256, hex);
+			fprintf(out, "%-20s  0x%08llx  %10llu  %7s  %-*s  %.16s\n",
+				nbg_ledger_view_kind_name(v->kind), (unsigned long long)v->offset,
+				(unsigned long long)v->size, cov, vw, v->name,
+				v->size ? hex : "-");
+		}
+	}
+	fprintf(out, "\ntotals\n%-22s  %6s  %12s  %8s\n", "class", "ranges", "bytes", "share");
+	for (int c = 0; c < NBG_LEDGER_CLASS_COUNT; c++) {
+		uint64_t b = nbg_ledger_class_bytes(l, (nbg_ledger_class)c);
+		fprintf(out, "%-22s  %6zu  %12llu  %7.3f%%\n",
+			nbg_ledger_class_name((nbg_ledger_class)c),
+			nbg_ledger_class_ranges(l, (nbg_ledger_class)c), (unsigned long long)b,
+			size ? 100.0 * (double)b / (double)size : 0.0);
+	}
+	fprintf(out, "%-22s  %6zu  %12llu  %7.3f%%\n", "total", n, (unsigned long long)size,
+		100.0);
+}
+
+int nbg_cmd_ledger(int argc, char **argv)
+{
+	const char *path = NULL;
+	int json = 0, x;
+	nbg_loaded ld;
+	nbg_ledger *l;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "nbg ledger: unknown option '%s'\n", argv[i]);
+			return NBG_EXIT_USAGE;
+		} else if (!path)
+			path = argv[i];
+		else {
+			fprintf(stderr, "nbg ledger: one file at a time (got '%s' too)\n", argv[i]);
+			return NBG_EXIT_USAGE;
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "usage: nbg ledger [--json] FILE\n");
+		return NBG_EXIT_USAGE;
+	}
+	x = load_ledger(path, &ld, &l);
+	if (x == NBG_EXIT_OK) {
+		if (json) {
+			char *s = nbg_ledger_json(l, path);
+			if (!s) {
+				fprintf(stderr, "nbg: out of memory writing the ledger\n");
+				x = NBG_EXIT_IO;
+			} else {
+				puts(s);
+				free(s);
+			}
+		} else {
+			human_table(stdout, l, path);
+		}
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "nbg: cannot write the ledger\n");
+			x = NBG_EXIT_IO;
+		}
+	}
+	nbg_ledger_free(l);
+	nbg_loaded_free(&ld);
+	return x;
+}
+
+/* Reads a ledger document written by `nbg ledger --json`. */
+static int read_ledger_doc(const char *path, nbg_ledger **out)
+{
+	nbg_mapping map;
+	nbg_error err;
+	nbg_code rc;
+
+	*out = NULL;
+	if (nbg_map_file(path, &map, &err) != 0) {
+		fprintf(stderr, "nbg: %s\n", err.message);
+		return NBG_EXIT_IO;
+	}
+	rc = nbg_ledger_from_json((const char *)map.data, map.size, out, &err);
+	nbg_unmap_file(&map);
+	if (rc != NBG_OK) {
+		fprintf(stderr, "nbg: %s: %s: %s\n", path, nbg_ledger_code_name(rc), err.message);
+		return NBG_EXIT_INVALID;
+	}
+	return NBG_EXIT_OK;
+}
+
+int nbg_cmd_reemit(int argc, char **argv)
+{
+	const char *in = NULL, *out = NULL, *ledger_doc = NULL;
+	nbg_loaded ld;
+	nbg_ledger *l = NULL;
+	nbg_error err;
+	nbg_code rc;
+	int x;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--ledger") && i + 1 < argc)
+			ledger_doc = argv[++i];
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "nbg reemit: unknown option '%s'\n", argv[i]);
+			return NBG_EXIT_USAGE;
+		} else if (!in)
+			in = argv[i];
+		else if (!out)
+			out = argv[i];
+		else {
+			fprintf(stderr, "nbg reemit: FILE and OUT only (got '%s' too)\n", argv[i]);
+			return NBG_EXIT_USAGE;
+		}
+	}
+	if (!in || !out) {
+		fprintf(stderr, "usage: nbg reemit FILE OUT [--ledger LEDGER.json]\n");
+		return NBG_EXIT_USAGE;
+	}
+	/* A full disk or a file-size limit must end in a clean failure that
+	 * removes the temporary file, not in a signal that leaves it behind. */
+	signal(SIGXFSZ, SIG_IGN);
+
+	if (ledger_doc) {
+		/* The fingerprints come from the document: FILE need not even parse,
+		 * it only has to be byte for byte what the ledger was taken from. */
+		memset(&ld, 0, sizeof(ld));
+		if ((x = read_ledger_doc(ledger_doc, &l)) != NBG_EXIT_OK)
+			return x;
+		if (nbg_map_file(in, &ld.map, &ld.err) != 0) {
+			fprintf(stderr, "nbg: %s\n", ld.err.message);
+			nbg_ledger_free(l);
+			return NBG_EXIT_IO;
+		}
+	} else if ((x = load_ledger(in, &ld, &l)) != NBG_EXIT_OK) {
+		nbg_ledger_free(l);
+		nbg_loaded_free(&ld);
+		return x;
+	}
+
+	rc = nbg_reemit_file(l, ld.map.data, ld.map.size, out, &err);
+	if (rc == NBG_OK) {
+		char hex[65];
+		nbg_hex32(nbg_ledger_file_sha256(l), hex);
+		printf("%s -> %s: %llu bytes from %zu ledger ranges, sha256 %s (identical)\n", in,
+		       out, (unsigned long long)nbg_ledger_file_size(l),
+		       nbg_ledger_range_count(l), hex);
+		x = NBG_EXIT_OK;
+	} else {
+		print_ledger_error(in, &err);
+		x = exit_for(rc);
+	}
+	nbg_ledger_free(l);
+	nbg_loaded_free(&ld);
+	return x;
+}
+
+int nbg_cmd_map(int argc, char **argv)
+{
+	const char *in = NULL, *svg = NULL, *title = NULL;
+	nbg_loaded ld;
+	nbg_ledger *l;
+	nbg_error err;
+	nbg_code rc;
+	int x;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--svg") && i + 1 < argc)
+			svg = argv[++i];
+		else if (!strcmp(argv[i], "--title") && i + 1 < argc)
+			title = argv[++i];
+		else if (!strcmp(argv[i], "--png")) {
+			fprintf(stderr, "nbg map: PNG output is not built in; convert the SVG "
+					"with any SVG viewer or converter (doc/ledger.md)\n");
+			return NBG_EXIT_USAGE;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "nbg map: unknown option '%s'\n", argv[i]);
+			return NBG_EXIT_USAGE;
+		} else if (!in)
+			in = argv[i];
+		else {
+			fprintf(stderr, "nbg map: one file at a time (got '%s' too)\n", argv[i]);
+			return NBG_EXIT_USAGE;
+		}
+	}
+	if (!in || !svg) {
+		fprintf(stderr, "usage: nbg map FILE --svg OUT.svg [--title TEXT]\n");
+		return NBG_EXIT_USAGE;
+	}
+	signal(SIGXFSZ, SIG_IGN);
+	x = load_ledger(in, &ld, &l);
+	if (x == NBG_EXIT_OK) {
+		const char *base = strrchr(in, '/');
+		rc = nbg_ledger_svg_file(l, title ? title : base ? base + 1 : in, svg, &err);
+		if (rc != NBG_OK) {
+			print_ledger_error(in, &err);
+			x = exit_for(rc);
+		}
+	}
+	nbg_ledger_free(l);
+	nbg_loaded_free(&ld);
+	return x;
+}
