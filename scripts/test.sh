@@ -19,4 +19,9 @@ if [ "${NBG_SKIP_SANITIZERS:-0}" != 1 ]; then
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		meson test -C build-asan --print-errorlogs
 fi
+
+# Bounded libFuzzer runs (clang): 40 s per harness, fails on any crash.
+if [ "${NBG_SKIP_FUZZ:-0}" != 1 ]; then
+	sh fuzz/run.sh 40
+fi
 echo "all test suites passed"

@@ -1,0 +1,31 @@
+/*
+ * fuzz_common.h - shared by every harness: parse with the invariants of a
+ * result checked (a violated invariant aborts, which libFuzzer and the
+ * replay driver report as a crash).
+ */
+#ifndef NBG_FUZZ_COMMON_H
+#define NBG_FUZZ_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nbg.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FZ_CHECK(cond) ((cond) ? (void)0 : fz_fail(#cond, __FILE__, __LINE__))
+void fz_fail(const char *what, const char *file, int line) __attribute__((noreturn));
+
+/* nbg_parse with NBG_PARSE_NO_CRC_CHECK (the fuzzing build forces it anyway),
+ * then: a failure has a named code, *m NULL and a filled error; a success
+ * satisfies every invariant of fz_check_model. */
+nbg_code fz_parse(const uint8_t *data, size_t size, nbg_model **m, nbg_error *err);
+
+/* What every successful parse promises, whatever the input: ranges inside the
+ * file, records inside their sections, counts consistent, strings terminated. */
+void fz_check_model(const nbg_model *m, const uint8_t *data, size_t size);
+
+/* String is NUL-terminated within n bytes. */
+int fz_terminated(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,61 @@
+#!/bin/sh
+# fuzz/run.sh SECONDS [HARNESS...] - builds the libFuzzer targets with clang
+# (build-fuzz, -Dfuzzing=true) and runs each harness for SECONDS seconds
+# (default 60; every harness when none is named).  Fails on any crash, leak,
+# timeout, out-of-memory or violated invariant, leaving the input in
+# fuzz/out/crashes/HARNESS/ (copy it to fuzz/regressions/HARNESS/ with the fix).
+#
+# Corpora grow in fuzz/out/corpus/HARNESS/ (ignored by git) and are reused by
+# the next run and by the replay tests.  Seeds are regenerated every run into
+# fuzz/out/seeds/: the synthesized ones and shrunk copies of ../shared/corpus.
+# Figures (execs, execs/s, coverage) go to fuzz/out/logs/HARNESS.log and are
+# summarized at the end.
+set -eu
+cd "$(dirname "$0")/.."
+
+secs=${1:-60}
+[ $# -gt 0 ] && shift
+harnesses=${*:-"parse report_json report_text"}
+out=fuzz/out
+corpus=${NBG_CORPUS:-../shared/corpus}
+
+if [ ! -d build-fuzz ]; then
+	CC=clang meson setup build-fuzz -Dfuzzing=true --buildtype=debugoptimized >/dev/null
+fi
+meson compile -C build-fuzz >/dev/null
+mkdir -p "$out/seeds" "$out/logs"
+build-fuzz/fuzz/nbg-fuzz-seeds "$out/seeds" "$corpus/v2" "$corpus/v1" >/dev/null
+
+fail=0
+for h in $harnesses; do
+	bin=build-fuzz/fuzz/fuzz_$h
+	if [ ! -x "$bin" ]; then
+		echo "fuzz: no harness '$h' (build-fuzz/fuzz/fuzz_*)" >&2
+		exit 2
+	fi
+	mkdir -p "$out/corpus/$h" "$out/crashes/$h" fuzz/regressions/"$h"
+	log=$out/logs/$h.log
+	# Regressions first: a fixed bug must stay fixed before new inputs count.
+	# Corpus order: the first directory receives new inputs; seeds and
+	# regressions are read only.
+	if ASAN_OPTIONS=detect_leaks=1 \
+	   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	   "$bin" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
+		-max_len=65536 -dict=fuzz/nbg.dict -print_final_stats=1 \
+		-artifact_prefix="$out/crashes/$h/" \
+		"$out/corpus/$h" "$out/seeds" fuzz/regressions >"$log" 2>&1; then
+		status=ok
+	else
+		status=FAILED
+		fail=1
+	fi
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+	cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1)
+	units=$(find "$out/corpus/$h" -type f | wc -l)
+	echo "fuzz $h: $status, ${secs}s, ${execs:-?} execs (${rate:-?}/s), $cov, corpus $units"
+	if [ $status = FAILED ]; then
+		grep -E 'ERROR|SUMMARY|invariant|Test unit written' "$log" | head -20 >&2
+	fi
+done
+exit $fail

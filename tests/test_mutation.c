@@ -1,0 +1,862 @@
+/*
+ * test_mutation.c - hostile input in the normal suite: thousands of
+ * deterministic mutations of real corpus files (v2 and v1, full size and
+ * shrunk), and of synthesized files.  Every result must be a success or a
+ * named failure code with a filled error; a success must satisfy every model
+ * invariant (fuzz/fuzz_common.c); with the CRC check on, a v2 file with a
+ * changed byte inside a section payload must fail; a truncated or extended v2
+ * file must fail.  The failure codes the mutations produce are counted, and
+ * every code of the list must have been produced (except the ones only the
+ * ledger can produce, listed below).
+ *
+ * Then resource bounds: counts taken from the file never drive an allocation
+ * or a loop beyond what the file's size allows (a directory declaring 2^32-1
+ * records fails fast, before allocating; large tables parse in linear time).
+ *
+ * NBG_MUTATION_SCALE (default 1.0) scales the number of mutations of the
+ * full-size real files and of the random flips; the structural sweeps of the
+ * shrunk and synthesized files always run in full.
+ */
+#include <errno.h>
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "fixture.h"
+#include "fuzz_common.h"
+#include "nbg.h"
+#include "seeds.h"
+
+/* Codes no mutation of a file can produce through nbg_parse: they belong to
+ * re-emission (the ledger suite and `nbg reemit` produce them). */
+static const nbg_code ledger_only_codes[] = { NBG_E_SEMANTIC_CHANGE_REFUSED };
+
+static unsigned long code_count[NBG_E__COUNT];
+static unsigned long n_mutants, n_parses, n_ok, n_crc_property, n_size_property;
+static double scale = 1.0;
+
+/* ------------------------------------------------------------ plumbing */
+
+static uint64_t rng_state;
+
+static void rng_seed(const char *name)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a of the input's name */
+	for (; *name; name++)
+		h = (h ^ (uint8_t)*name) * 1099511628211ull;
+	rng_state = h ? h : 1;
+}
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static uint64_t rng_below(uint64_t n)
+{
+	return n ? rng() % n : 0;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return fx_get32(p);
+}
+
+/* Parses and checks the result's form; returns the code. */
+static nbg_code parse_checked(const uint8_t *buf, size_t size, int crc_check)
+{
+	nbg_parse_options o = { sizeof(o), crc_check ? 0u : NBG_PARSE_NO_CRC_CHECK };
+	nbg_model *m = (nbg_model *)&o; /* must be reset to NULL on failure */
+	nbg_error err;
+	nbg_code rc = nbg_parse(buf, size, &o, &m, &err);
+
+	n_parses++;
+	assert_true((unsigned)rc < NBG_E__COUNT);
+	assert_non_null(nbg_code_name(rc));
+	code_count[rc]++;
+	if (rc != NBG_OK) {
+		assert_null(m);
+		assert_int_equal(err.code, rc);
+		assert_true(fz_terminated(err.message, sizeof(err.message)));
+		assert_true(fz_terminated(err.field, sizeof(err.field)));
+		assert_true(strlen(err.message) > 10);
+		return rc;
+	}
+	n_ok++;
+	fz_check_model(m, buf, size);
+	if (crc_check && m->family == 2) {
+		/* one strict result: a success never carries a mismatch */
+		assert_int_equal(m->file_checksum.recorded, m->file_checksum.computed);
+		for (size_t i = 0; i < m->checksum_record_count; i++)
+			assert_int_equal(m->checksum_records[i].stored,
+					 m->checksum_records[i].computed);
+	}
+	nbg_model_free(m);
+	return rc;
+}
+
+/* ---------------------------------------------------------- mutations */
+
+enum mkind { M_FIELD, M_FLIP, M_BYTE, M_TRUNC, M_EXTEND };
+
+typedef struct mutation {
+	enum mkind kind;
+	uint64_t off;  /* byte offset (FIELD: of the u32), or the new size (TRUNC) */
+	uint32_t val;  /* FIELD: new word; FLIP: bit; BYTE: new byte; EXTEND: bytes */
+} mutation;
+
+typedef struct mlist {
+	mutation *v;
+	size_t n, cap;
+} mlist;
+
+static void add(mlist *l, enum mkind k, uint64_t off, uint32_t val)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 1024;
+		l->v = realloc(l->v, l->cap * sizeof(*l->v));
+		assert_non_null(l->v);
+	}
+	l->v[l->n].kind = k;
+	l->v[l->n].off = off;
+	l->v[l->n].val = val;
+	l->n++;
+}
+
+/* The value set tried on every structural word: the edges of the type, the
+ * neighbours of the current value (off by one, by a record, by a word), the
+ * file size and its neighbours. */
+static void add_field(mlist *l, const uint8_t *buf, size_t size, uint64_t off)
+{
+	uint32_t v, vals[24];
+	size_t n = 0;
+
+	if (off + 4 > size)
+		return;
+	v = get32(buf + off);
+	vals[n++] = 0;
+	vals[n++] = 1;
+	vals[n++] = 0xffffffffu;
+	vals[n++] = 0x7fffffffu;
+	vals[n++] = 0x80000000u;
+	vals[n++] = v + 1;
+	vals[n++] = v - 1;
+	vals[n++] = v + 4;
+	vals[n++] = v - 4;
+	vals[n++] = v + 8;
+	vals[n++] = v - 8;
+	vals[n++] = v + 44;
+	vals[n++] = v + 64;
+	vals[n++] = v - 64;
+	vals[n++] = v * 2;
+	vals[n++] = (uint32_t)size;
+	vals[n++] = (uint32_t)size - 1;
+	vals[n++] = (uint32_t)size + 1;
+	for (size_t i = 0; i < n; i++)
+		if (vals[i] != v)
+			add(l, M_FIELD, off, vals[i]);
+}
+
+static void add_value(mlist *l, const uint8_t *buf, size_t size, uint64_t off, uint32_t val)
+{
+	if (off + 4 <= size && get32(buf + off) != val)
+		add(l, M_FIELD, off, val);
+}
+
+/* Ranges of one input, from a parse of the unmutated bytes. */
+typedef struct layout {
+	int family;
+	size_t nsec;
+	uint64_t off[48], len[48], rec[48];
+	uint32_t type[48];
+} layout;
+
+static void v2_candidates(mlist *l, const uint8_t *buf, size_t size, const layout *lay)
+{
+	uint32_t sub = get32(buf + 0x18);
+
+	for (uint64_t o = 0; o < 48; o += 4)
+		add_field(l, buf, size, o);
+	for (uint64_t o = 0; o < 12; o += 4)
+		add_field(l, buf, size, (uint64_t)sub + o);
+	for (size_t i = 0; i < lay->nsec; i++) {
+		uint64_t r = lay->rec[i];
+		for (uint64_t o = 0; o < 44; o += 4)
+			add_field(l, buf, size, r + o);
+		/* a type repeated, overlaps with every neighbour, the header, the
+		 * sub-header and the directory */
+		for (size_t j = 0; j < lay->nsec; j++) {
+			if (j == i)
+				continue;
+			add_value(l, buf, size, r, lay->type[j]);
+			add_value(l, buf, size, r + 4, (uint32_t)lay->off[j]);
+			if (lay->off[j] > lay->off[i] && lay->off[j] - lay->off[i] < lay->len[i] + 64)
+				add_value(l, buf, size, r + 12,
+					  (uint32_t)(lay->off[j] - lay->off[i] + 1));
+		}
+		add_value(l, buf, size, r + 4, 0);
+		add_value(l, buf, size, r + 4, 40);
+		add_value(l, buf, size, r + 4, sub);
+		add_value(l, buf, size, r + 4, (uint32_t)lay->rec[0]);
+		add_value(l, buf, size, r + 0x1c, 3);
+		add_value(l, buf, size, r + 0x1c, 0x1000);
+
+		/* the records the parser decodes */
+		uint64_t p = lay->off[i], n = lay->len[i];
+		switch (lay->type[i]) {
+		case NBG_SEC_INPUT:
+		case NBG_SEC_OUTPUT:
+			for (uint64_t k = 0; k < n && k < 3 * 112; k += 112)
+				for (uint64_t o = 0; o < 48; o += 4)
+					add_field(l, buf, size, p + k + o);
+			break;
+		case NBG_SEC_NETWORK_INFO:
+			for (uint64_t o = 0x40; o < 0x60; o += 4)
+				add_field(l, buf, size, p + o);
+			break;
+		case NBG_SEC_MEMORY_POOL:
+		case NBG_SEC_VIP_SRAM:
+		case NBG_SEC_AXI_SRAM:
+			add_field(l, buf, size, p);
+			break;
+		case NBG_SEC_CHECKSUM:
+			for (uint64_t k = 0; k + 8 <= n; k += 8) {
+				add_field(l, buf, size, p + k);
+				add_field(l, buf, size, p + k + 4);
+				for (size_t j = 0; j < lay->nsec; j++)
+					add_value(l, buf, size, p + k, lay->type[j]);
+			}
+			break;
+		case NBG_SEC_DYNAIO_TABLE:
+			for (uint64_t k = 0; k + 8 <= n && k < 8 * 8; k += 8) {
+				add_field(l, buf, size, p + k);
+				add_field(l, buf, size, p + k + 4);
+			}
+			break;
+		case NBG_SEC_DYNAIO: {
+			/* each byte no entry maps (a gap or the trailing padding) */
+			size_t t = 0;
+			while (t < lay->nsec && lay->type[t] != NBG_SEC_DYNAIO_TABLE)
+				t++;
+			if (t == lay->nsec)
+				break;
+			uint64_t pos = 0;
+			for (uint64_t k = 0; k + 8 <= lay->len[t]; k += 8) {
+				uint32_t eo = get32(buf + lay->off[t] + k);
+				uint32_t es = get32(buf + lay->off[t] + k + 4);
+				if (eo > pos)
+					add(l, M_BYTE, p + pos, 0x5a);
+				pos = (uint64_t)eo + es;
+			}
+			if (pos < n)
+				add(l, M_BYTE, p + n - 1, 0x01);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+}
+
+static void v1_candidates(mlist *l, const uint8_t *buf, size_t size, const layout *lay)
+{
+	uint32_t v = get32(buf + 4), es = seed_v1_entries_offset(v);
+	seed_v1_strides st;
+
+	seed_v1_strides_of(v, &st);
+	for (uint64_t o = 4; o < 12; o += 4)
+		add_field(l, buf, size, o);
+	for (uint64_t o = 0x4c; o < 0x5c; o += 4)
+		add_field(l, buf, size, o);
+	if (v >= 0x10003u) {
+		add_field(l, buf, size, 92);      /* feature word 0 */
+		add_field(l, buf, size, 92 + 16); /* nbg_crc_sum */
+	}
+	for (uint64_t o = es - 28; o < es; o += 4)
+		add_field(l, buf, size, o);
+	for (size_t i = 0; i < lay->nsec; i++) {
+		uint64_t r = lay->rec[i];
+		add_field(l, buf, size, r);
+		add_field(l, buf, size, r + 4);
+		for (size_t j = 0; j < lay->nsec; j += 5)
+			add_value(l, buf, size, r, (uint32_t)lay->off[j]);
+		/* offset + size overflowing 32 bits, one past the end */
+		add_value(l, buf, size, r, 0xffffffffu - (uint32_t)lay->len[i] / 2);
+		if (lay->off[i] < size)
+			add_value(l, buf, size, r + 4, (uint32_t)(size - lay->off[i] + 1));
+	}
+	/* the I/O records and the first patch record */
+	for (size_t i = 0; i < 2 && i < lay->nsec; i++)
+		for (uint64_t k = 0; k < lay->len[i] && k < 2 * st.io; k += st.io)
+			for (uint64_t o = 0; o < 48; o += 4)
+				add_field(l, buf, size, lay->off[i] + k + o);
+	if (lay->nsec > 9 && lay->len[9] >= 40)
+		for (uint64_t o = 0; o < 40; o += 4)
+			add_field(l, buf, size, lay->off[9] + o);
+}
+
+static void boundary_truncations(mlist *l, size_t size, const layout *lay)
+{
+	for (uint64_t n = 0; n < 96 && n < size; n++)
+		add(l, M_TRUNC, n, 0);
+	for (size_t i = 0; i < lay->nsec; i++) {
+		uint64_t cut[4] = { lay->off[i], lay->off[i] + 1, lay->off[i] + lay->len[i],
+				    lay->off[i] + lay->len[i] - 1 };
+		for (int k = 0; k < 4; k++)
+			if (cut[k] < size)
+				add(l, M_TRUNC, cut[k], 0);
+	}
+	if (size)
+		add(l, M_TRUNC, size - 1, 0);
+	add(l, M_EXTEND, 0, 1);
+	add(l, M_EXTEND, 0, 8);
+	add(l, M_EXTEND, 0, 512);
+}
+
+static void random_mutations(mlist *l, size_t size, size_t flips)
+{
+	for (size_t i = 0; i < flips && size; i++) {
+		/* half in the first 4 KiB, where the structures are */
+		uint64_t off = (i & 1) ? rng_below(size < 4096 ? size : 4096) : rng_below(size);
+		add(l, M_FLIP, off, (uint32_t)rng_below(8));
+	}
+	for (size_t i = 0; i < flips / 4 && size; i++)
+		add(l, M_BYTE, rng_below(size), (uint32_t)rng_below(256));
+	for (size_t i = 0; i < 16 && size; i++)
+		add(l, M_TRUNC, rng_below(size), 0);
+}
+
+static int in_payload(const layout *lay, uint64_t off, uint64_t len)
+{
+	for (size_t i = 0; i < lay->nsec; i++)
+		if (lay->len[i] && off < lay->off[i] + lay->len[i] && off + len > lay->off[i])
+			return 1;
+	return 0;
+}
+
+static void get_layout(const uint8_t *buf, size_t size, layout *lay)
+{
+	nbg_model *m = NULL;
+	nbg_error err;
+	nbg_code rc = nbg_parse(buf, size, NULL, &m, &err);
+
+	if (rc != NBG_OK)
+		print_error("base input does not parse: %s: %s\n", nbg_code_name(rc), err.message);
+	assert_int_equal(rc, NBG_OK);
+	memset(lay, 0, sizeof(*lay));
+	lay->family = (int)m->family;
+	lay->nsec = m->section_count < 48 ? m->section_count : 48;
+	for (size_t i = 0; i < lay->nsec; i++) {
+		lay->off[i] = m->sections[i].offset;
+		lay->len[i] = m->sections[i].size;
+		lay->rec[i] = m->sections[i].record_offset;
+		lay->type[i] = m->sections[i].type;
+	}
+	nbg_model_free(m);
+}
+
+/* Runs one mutation of `work` (a private exact-size copy of base). */
+static void run_mutation(uint8_t *work, const uint8_t *base, size_t size, const layout *lay,
+			 const mutation *mu)
+{
+	uint8_t saved[4];
+	int v2 = lay->family == 2, payload_changed = 0;
+	nbg_code on, off;
+
+	n_mutants++;
+	switch (mu->kind) {
+	case M_TRUNC:
+	case M_EXTEND: {
+		size_t n = mu->kind == M_TRUNC ? (size_t)mu->off : size + mu->val;
+		uint8_t *b = malloc(n ? n : 1);
+		assert_non_null(b);
+		memcpy(b, base, n < size ? n : size);
+		if (n > size)
+			memset(b + size, 0, n - size);
+		on = parse_checked(b, n, 1);
+		off = parse_checked(b, n, 0);
+		if (v2) {
+			/* the header declares the size: any other size fails */
+			assert_int_not_equal(on, NBG_OK);
+			assert_int_not_equal(off, NBG_OK);
+			n_size_property++;
+		}
+		free(b);
+		return;
+	}
+	case M_FIELD:
+		memcpy(saved, work + mu->off, 4);
+		fx_put32(work + mu->off, mu->val);
+		payload_changed = in_payload(lay, mu->off, 4);
+		break;
+	case M_FLIP:
+		saved[0] = work[mu->off];
+		work[mu->off] ^= (uint8_t)(1u << mu->val);
+		payload_changed = in_payload(lay, mu->off, 1);
+		break;
+	case M_BYTE:
+		saved[0] = work[mu->off];
+		if (work[mu->off] == (uint8_t)mu->val)
+			return;
+		work[mu->off] = (uint8_t)mu->val;
+		payload_changed = in_payload(lay, mu->off, 1);
+		break;
+	}
+	on = parse_checked(work, size, 1);
+	off = parse_checked(work, size, 0);
+	if (v2 && payload_changed) {
+		/* every byte of every section is covered by a CRC: the section's
+		 * checksum record and/or the header file checksum */
+		if (on == NBG_OK)
+			print_error("changed section byte at %llu parsed with the CRC check on\n",
+				    (unsigned long long)mu->off);
+		assert_int_not_equal(on, NBG_OK);
+		n_crc_property++;
+		/* with the checksums made to match again, the structural rule
+		 * behind the change (if any) must show with the CRC check on */
+		if (off != NBG_OK || (mu->off & 7) == 0) {
+			uint8_t *b = malloc(size);
+			assert_non_null(b);
+			memcpy(b, work, size);
+			fx_refresh(b, size);
+			parse_checked(b, size, 1);
+			free(b);
+		}
+	}
+	(void)off;
+	if (mu->kind == M_FIELD)
+		memcpy(work + mu->off, saved, 4);
+	else
+		work[mu->off] = saved[0];
+}
+
+/* Every structural candidate, then random flips; `budget` (0: all) keeps a
+ * deterministic sample of that many. */
+static void mutate_input(const char *name, const uint8_t *base, size_t size, size_t flips,
+			 size_t budget)
+{
+	layout lay;
+	mlist l = { 0 };
+	uint8_t *work = malloc(size ? size : 1);
+
+	assert_non_null(work);
+	memcpy(work, base, size);
+	rng_seed(name);
+	get_layout(base, size, &lay);
+	if (lay.family == 2)
+		v2_candidates(&l, base, size, &lay);
+	else
+		v1_candidates(&l, base, size, &lay);
+	boundary_truncations(&l, size, &lay);
+	random_mutations(&l, size, flips);
+	if (budget && budget < l.n) {
+		for (size_t i = 0; i < budget; i++) { /* partial Fisher-Yates */
+			size_t j = i + (size_t)rng_below(l.n - i);
+			mutation t = l.v[i];
+			l.v[i] = l.v[j];
+			l.v[j] = t;
+		}
+		l.n = budget;
+	}
+	for (size_t i = 0; i < l.n; i++)
+		run_mutation(work, base, size, &lay, &l.v[i]);
+	/* the work copy is back to the original bytes */
+	assert_memory_equal(work, base, size);
+	free(l.v);
+	free(work);
+}
+
+/* ------------------------------------------------------------- inputs */
+
+static char **list_corpus(const char *sub, size_t *count)
+{
+	char dir[4096];
+	DIR *d;
+	struct dirent *e;
+	char **v = NULL;
+	size_t n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/%s", NBG_CORPUS_DIR, sub);
+	d = opendir(dir);
+	if (!d)
+		print_error("cannot open %s: %s\n", dir, strerror(errno));
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		if (len < 3 || strcmp(e->d_name + len - 3, ".nb") != 0)
+			continue;
+		v = realloc(v, (n + 1) * sizeof(*v));
+		v[n] = malloc(strlen(dir) + len + 2);
+		sprintf(v[n], "%s/%s", dir, e->d_name);
+		n++;
+	}
+	closedir(d);
+	for (size_t i = 1; i < n; i++) /* sorted: the same order everywhere */
+		for (size_t j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
+			char *t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	*count = n;
+	return v;
+}
+
+static void free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Full-size real files: a sample sized so each file costs about the same
+ * number of bytes parsed; then the complete sweep of shrunk copies. */
+static void corpus_family(const char *sub, double bytes_per_file, int shrunk_caps)
+{
+	size_t n;
+	char **files = list_corpus(sub, &n);
+	unsigned long before = n_mutants;
+
+	assert_true(n > 0);
+	for (size_t i = 0; i < n; i++) {
+		size_t size, ssize;
+		uint8_t *buf = seed_read_file(files[i], &size);
+		assert_non_null(buf);
+		double want = bytes_per_file * scale / (double)size / 2.0;
+		size_t budget = want < 40 ? 40 : want > 4000 ? 4000 : (size_t)want;
+		mutate_input(files[i], buf, size, 400, budget);
+		for (size_t cap = 64; cap <= 512 && shrunk_caps; cap *= 8, shrunk_caps--) {
+			uint8_t *s = seed_shrink(buf, size, cap, &ssize);
+			char name[4200];
+			assert_non_null(s);
+			snprintf(name, sizeof(name), "%s#%zu", files[i], cap);
+			mutate_input(name, s, ssize, (size_t)(200 * scale), 0);
+			free(s);
+		}
+		free(buf);
+	}
+	print_message("%s: %zu files, %lu mutants\n", sub, n, n_mutants - before);
+	free_list(files, n);
+}
+
+static void test_mutate_corpus_v2(void **state)
+{
+	(void)state;
+	corpus_family("v2", 600e6, 2);
+}
+
+static void test_mutate_corpus_v1(void **state)
+{
+	(void)state;
+	corpus_family("v1", 40e6, 1);
+}
+
+static void test_mutate_synthesized(void **state)
+{
+	size_t n;
+	seed_file *s = seed_synth_all(&n);
+	unsigned long before = n_mutants;
+
+	(void)state;
+	for (size_t i = 0; i < n; i++)
+		mutate_input(s[i].name, s[i].data, s[i].size, (size_t)(300 * scale), 0);
+	print_message("synthesized: %zu files, %lu mutants\n", n, n_mutants - before);
+	seed_free_all(s, n);
+}
+
+/* Inputs no mutation of a valid file reaches by chance. */
+static void test_targeted(void **state)
+{
+	static const uint8_t junk[16] = "NOT AN NBG FILE";
+	uint8_t b[64];
+
+	(void)state;
+	parse_checked(junk, 0, 1);
+	parse_checked(junk, 3, 1);
+	parse_checked(junk, sizeof(junk), 1);
+	static const uint32_t versions[] = { 0, 0x10000, 0x30000, 0xffffffffu, 0x00020001 };
+	memcpy(b, "VPMN", 4);
+	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+		memset(b + 4, 0, sizeof(b) - 4);
+		fx_put32(b + 4, versions[i]);
+		parse_checked(b, 11, 1);
+		parse_checked(b, sizeof(b), 1);
+	}
+}
+
+static void test_codes_covered(void **state)
+{
+	int missing = 0;
+
+	(void)state;
+	print_message("%lu mutants, %lu parses (%lu ok), %lu CRC-property and %lu size-property "
+		      "checks\n", n_mutants, n_parses, n_ok, n_crc_property, n_size_property);
+	for (int c = 0; c < NBG_E__COUNT; c++) {
+		int excluded = 0;
+		for (size_t k = 0; k < sizeof(ledger_only_codes) / sizeof(ledger_only_codes[0]); k++)
+			excluded |= ledger_only_codes[k] == (nbg_code)c;
+		print_message("  %-34s %8lu%s\n", nbg_code_name((nbg_code)c), code_count[c],
+			      excluded ? "  (ledger only: not expected here)" : "");
+		if (!excluded && code_count[c] == 0) {
+			print_error("no mutation produced %s\n", nbg_code_name((nbg_code)c));
+			missing++;
+		}
+	}
+	assert_int_equal(missing, 0);
+	assert_true(n_mutants >= 5000);
+}
+
+/* ----------------------------------------------------- resource bounds */
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+/* Parses in a child whose address space may grow by at most `extra_mb`
+ * (skipped under ASan, whose shadow memory needs terabytes of it).  Returns
+ * the code, and the error field through `field`. */
+static nbg_code parse_limited(const uint8_t *buf, size_t size, size_t extra_mb, char field[64])
+{
+	nbg_model *m = NULL;
+	nbg_error err;
+	nbg_code rc;
+#ifndef UNDER_ASAN
+	int fds[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit r;
+		unsigned long vm_pages = 0;
+		FILE *f = fopen("/proc/self/statm", "r");
+		if (!f || fscanf(f, "%lu", &vm_pages) != 1)
+			_exit(99);
+		fclose(f);
+		r.rlim_cur = r.rlim_max = vm_pages * (rlim_t)sysconf(_SC_PAGESIZE) +
+					  (rlim_t)extra_mb * 1024 * 1024;
+		if (setrlimit(RLIMIT_AS, &r) != 0)
+			_exit(98);
+		rc = nbg_parse(buf, size, NULL, &m, &err);
+		nbg_model_free(m);
+		if (write(fds[1], &rc, sizeof(rc)) != sizeof(rc) ||
+		    write(fds[1], err.field, 64) != 64)
+			_exit(97);
+		_exit(0);
+	}
+	close(fds[1]);
+	int status = 0;
+	assert_int_equal(read(fds[0], &rc, sizeof(rc)), sizeof(rc));
+	assert_int_equal(read(fds[0], field, 64), 64);
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	(void)extra_mb;
+	return rc;
+#else
+	(void)extra_mb;
+	rc = nbg_parse(buf, size, NULL, &m, &err);
+	nbg_model_free(m);
+	memcpy(field, err.field, 64);
+	return rc;
+#endif
+}
+
+static uint8_t *build_default(size_t *size)
+{
+	fx_spec *s = fx_default();
+	uint8_t *b = fx_build(s, size);
+	fx_free(s);
+	return b;
+}
+
+/* A directory declaring 2^32-1 records: the extent is checked against the
+ * file before anything is allocated, and the failure is the truncation of
+ * the directory, not an out-of-memory report. */
+static void test_bounds_directory_count(void **state)
+{
+	size_t size;
+	uint8_t *b = build_default(&size);
+	char field[64];
+	double t0;
+
+	static const uint32_t counts[] = { 0xffffffffu, 0x80000000u, 0x05d1745du, 1u << 24 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		fx_put32(b + 56, counts[i]);
+		t0 = now_ms();
+		nbg_code rc = parse_limited(b, size, 16, field);
+		assert_int_equal(rc, NBG_E_TRUNCATED);
+		assert_string_equal(field, "section_headers_offset");
+		assert_true(now_ms() - t0 < 2000);
+	}
+	free(b);
+}
+
+/* v1 header counts of 2^32-1 and an entry table the input-table rule makes
+ * huge: the counts are compared with the tables' sizes (which the file
+ * bounds) before any record array is allocated. */
+static void test_bounds_v1_counts(void **state)
+{
+	size_t size;
+	uint8_t *b = seed_v1_build(0x1000e, 0, &size);
+	char field[64];
+	uint32_t es = seed_v1_entries_offset(0x1000e);
+
+	(void)state;
+	for (uint32_t at = 0x4c; at <= 0x58; at += 4) {
+		uint32_t saved = get32(b + at);
+		fx_put32(b + at, 0xffffffffu);
+		assert_int_equal(parse_limited(b, size, 16, field), NBG_E_V1_COUNT_MISMATCH);
+		fx_put32(b + at, saved);
+	}
+	free(b);
+	/* a version with no sample: the entry count comes from the input offset */
+	b = seed_v1_build(0x10020, 0, &size);
+	es = seed_v1_entries_offset(0x10020);
+	fx_put32(b + es, 0xfffffff0u);
+	assert_int_equal(parse_limited(b, size, 16, field), NBG_E_TRUNCATED);
+	assert_string_equal(field, "entries");
+	free(b);
+}
+
+/* Time of the fastest of three parses. */
+static double parse_ms(const uint8_t *b, size_t size, nbg_code want)
+{
+	double best = 1e30;
+	for (int k = 0; k < 3; k++) {
+		nbg_model *m = NULL;
+		nbg_error err;
+		double t0 = now_ms();
+		nbg_code rc = nbg_parse(b, size, NULL, &m, &err);
+		double t = now_ms() - t0;
+		if (rc != want)
+			print_error("%s: %s\n", nbg_code_name(rc), err.message);
+		assert_int_equal(rc, want);
+		nbg_model_free(m);
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+/* A v2 file whose DYNAIO_TABLE has `n` entries (region n * 64 bytes). */
+static uint8_t *build_dynaio(uint32_t n, size_t *size)
+{
+	fx_spec *s = fx_default();
+	uint8_t *tab = malloc((size_t)n * 8), *reg = calloc(n, 64);
+	for (uint32_t i = 0; i < n; i++) {
+		fx_put32(tab + 8 * i, 64 * i);
+		fx_put32(tab + 8 * i + 4, 1 + i % 64);
+		reg[64 * (size_t)i] = (uint8_t)(i | 1);
+	}
+	fx_set(s, 26, tab, (size_t)n * 8, 0, 8);
+	fx_set(s, 20, reg, (size_t)n * 64, 0, 1);
+	free(tab);
+	free(reg);
+	uint8_t *b = fx_build(s, size);
+	fx_free(s);
+	return b;
+}
+
+/* A v2 file with `n` input records (NETWORK_INFO agreeing). */
+static uint8_t *build_inputs(uint32_t n, size_t *size)
+{
+	fx_spec *s = fx_default();
+	uint8_t *rec = malloc((size_t)n * 112);
+	uint32_t d[4] = { 3, 8, 8, 1 };
+	for (uint32_t i = 0; i < n; i++)
+		fx_io_record(rec + 112 * (size_t)i, 4, d, i % 20, i % 4, 7, 0, "in");
+	fx_set(s, 1, rec, (size_t)n * 112, 0, 112);
+	fx_put32(fx_find(s, 35)->data + 0x40, n);
+	free(rec);
+	uint8_t *b = fx_build(s, size);
+	fx_free(s);
+	return b;
+}
+
+/* Linear time in the table sizes: 8 times the entries may cost at most ~20
+ * times as long (quadratic would be 64 times); generous for a shared machine. */
+static void check_linear(uint8_t *(*build)(uint32_t, size_t *), uint32_t n, const char *what)
+{
+	size_t s1, s8;
+	uint8_t *b1 = build(n, &s1), *b8 = build(8 * n, &s8);
+	double t1 = parse_ms(b1, s1, NBG_OK), t8 = parse_ms(b8, s8, NBG_OK);
+
+	print_message("%s: %u entries %.2f ms, %u entries %.2f ms (x%.1f)\n", what, n, t1, 8 * n,
+		      t8, t8 / (t1 > 0.01 ? t1 : 0.01));
+	assert_true(t8 < 20 * (t1 > 0.05 ? t1 : 0.05));
+	free(b1);
+	free(b8);
+}
+
+static void test_bounds_linear(void **state)
+{
+	(void)state;
+	check_linear(build_dynaio, 1u << 14, "dynamic-I/O table");
+	check_linear(build_inputs, 1u << 12, "input records");
+}
+
+/* Notes are capped: a file that earns one note per record does not grow
+ * the model without bound. */
+static void test_bounds_notes(void **state)
+{
+	size_t size;
+	uint8_t *b = build_inputs(1u << 14, &size);
+	nbg_model *m = NULL;
+	nbg_error err;
+
+	(void)state;
+	assert_int_equal(nbg_parse(b, size, NULL, &m, &err), NBG_OK);
+	assert_true(m->note_count > 1000 && m->note_count <= 4096);
+	nbg_model_free(m);
+	free(b);
+}
+
+int main(void)
+{
+	const char *sc = getenv("NBG_MUTATION_SCALE");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mutate_synthesized),
+		cmocka_unit_test(test_mutate_corpus_v2),
+		cmocka_unit_test(test_mutate_corpus_v1),
+		cmocka_unit_test(test_targeted),
+		cmocka_unit_test(test_codes_covered),
+		cmocka_unit_test(test_bounds_directory_count),
+		cmocka_unit_test(test_bounds_v1_counts),
+		cmocka_unit_test(test_bounds_linear),
+		cmocka_unit_test(test_bounds_notes),
+	};
+
+	if (sc && atof(sc) > 0)
+		scale = atof(sc);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
