@@ -18,3 +18,4 @@ regen() { # file marker command...
 }
 regen doc/failure-codes.md "nbg codes --markdown" "$nbg" codes --markdown
 regen doc/field-map.md "nbg fields" sh -c "echo '\`\`\`'; \"$nbg\" fields; echo '\`\`\`'"
+regen doc/ledger.md "nbg ledger ../shared/corpus/v2/face_detector_nbg_int16.nb" sh -c "echo '\`\`\`'; \"$nbg\" ledger ../shared/corpus/v2/face_detector_nbg_int16.nb; echo '\`\`\`'"
