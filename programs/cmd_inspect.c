@@ -4,17 +4,54 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "cli.h"
+#include "report_graph.h"
+
+/* The core report with the graph keys `what` selects merged in; NULL on
+ * allocation failure.  Graph decoding never fails on file contents. */
+static char *inspect_json(const nbg_model *m, const char *path, unsigned what)
+{
+	char *core = nbg_report_json(m, path), *gs = NULL, *out = NULL;
+	json_t *root = NULL, *graph = NULL;
+	nbg_graph *g = NULL;
+	nbg_error err;
+
+	if (!what || !core)
+		return core;
+	if (nbg_graph_decode(m, &g, &err) != NBG_OK)
+		goto done;
+	gs = nbg_graph_json(m, g, what);
+	root = json_loads(core, 0, NULL);
+	graph = gs ? json_loads(gs, 0, NULL) : NULL;
+	if (root && graph && json_object_update(root, graph) == 0)
+		out = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+done:
+	json_decref(root);
+	json_decref(graph);
+	free(gs);
+	free(core);
+	nbg_graph_free(g);
+	return out;
+}
 
 int nbg_cmd_inspect(int argc, char **argv)
 {
 	const char *path = NULL;
 	int json = 0, rc;
+	unsigned graph = 0;
 	nbg_loaded l;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			json = 1;
+		else if (!strcmp(argv[i], "--layers"))
+			graph |= NBG_TEXT_GRAPH_LAYERS;
+		else if (!strcmp(argv[i], "--operations"))
+			graph |= NBG_TEXT_GRAPH_OPERATIONS;
+		else if (!strcmp(argv[i], "--patches"))
+			graph |= NBG_TEXT_GRAPH_PATCHES;
 		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "nbg inspect: unknown option '%s'\n", argv[i]);
 			return NBG_EXIT_USAGE;
@@ -26,7 +63,8 @@ int nbg_cmd_inspect(int argc, char **argv)
 		}
 	}
 	if (!path) {
-		fprintf(stderr, "usage: nbg inspect [--json] FILE\n");
+		fprintf(stderr, "usage: nbg inspect [--json] [--layers] [--operations] [--patches] "
+			"FILE\n");
 		return NBG_EXIT_USAGE;
 	}
 	rc = nbg_load(path, NULL, &l);
@@ -42,13 +80,28 @@ int nbg_cmd_inspect(int argc, char **argv)
 		return rc;
 	}
 	if (json) {
-		char *s = nbg_report_json(l.model, path);
+		/* Any graph flag adds the summary, tables and findings too. */
+		char *s = inspect_json(l.model, path,
+				       graph ? graph | NBG_GRAPH_JSON_SUMMARY | NBG_GRAPH_JSON_TABLES |
+						       NBG_GRAPH_JSON_FINDINGS
+					     : 0);
 		if (!s) {
 			fprintf(stderr, "nbg: out of memory writing the report\n");
 			rc = NBG_EXIT_IO;
 		} else {
 			puts(s);
 			free(s);
+		}
+	} else if (graph) {
+		nbg_graph *g = NULL;
+		nbg_error gerr;
+		if (nbg_graph_decode(l.model, &g, &gerr) != NBG_OK) {
+			fprintf(stderr, "nbg: %s: %s\n", path, gerr.message);
+			rc = NBG_EXIT_IO;
+		} else {
+			printf("NBG file: %s\n", path);
+			nbg_text_graph(stdout, l.model, g, graph);
+			nbg_graph_free(g);
 		}
 	} else {
 		nbg_text_report(stdout, l.model, path);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "report_graph.h"
 #include "report_text_v1.h"
 
 #define KV(out, key, ...)                                  \
@@ -176,4 +177,5 @@ void nbg_text_report(FILE *out, const nbg_model *m, const char *path)
 			fprintf(out, "  %-30s @%-8" PRIu64 " %s\n", m->notes[i].id,
 				m->notes[i].offset, m->notes[i].text);
 	}
+	nbg_text_graph_summary(out, m);
 }

@@ -1,0 +1,291 @@
+/*
+ * report_graph.c - nbg_graph_json(): the decoded graph as JSON.  Record
+ * fields are emitted from the file bytes through the field map, so their keys
+ * are the field map's parser keys; derived values (names of enum values,
+ * owners, coverage) are added next to them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "nbg_graph.h"
+#include "report.h"
+
+static json_t *name_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *records_json(const nbg_graph_records *r)
+{
+	if (!r->present)
+		return json_null();
+	return json_pack("{s:I,s:s?,s:I,s:I,s:I,s:b,s:I,s:I}", "section_type",
+			 (json_int_t)r->section_type, "section_name",
+			 nbg_section_type_name(r->section_type), "offset", (json_int_t)r->offset,
+			 "size", (json_int_t)r->size, "record_size", (json_int_t)r->record_size,
+			 "decoded", r->decoded, "count", (json_int_t)r->count, "trailing_bytes",
+			 (json_int_t)r->trailing_bytes);
+}
+
+/* A record object: its position, its file offset, then its fields. */
+static json_t *record_object(size_t i, uint64_t offset)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "record_index", json_integer((json_int_t)i));
+	json_object_set_new(o, "record_offset", json_integer((json_int_t)offset));
+	return o;
+}
+
+static json_t *summary_json(const nbg_graph *g)
+{
+	static const char *const type_keys[12] = { "NONE", "SH", "NN", "TP", "SW", "SC",
+						    "SP", "NN_LUT", "NT", "END", "INIT",
+						    "other" };
+	json_t *o = json_object(), *recs = json_object(), *bytype = json_object(),
+	       *rels = json_array();
+
+	json_object_set_new(recs, "layer", records_json(&g->layer_records));
+	json_object_set_new(recs, "operation", records_json(&g->operation_records));
+	json_object_set_new(recs, "patch", records_json(&g->patch_records));
+	json_object_set_new(recs, "sh_operation", records_json(&g->sh_records));
+	json_object_set_new(recs, "sw_operation", records_json(&g->sw_records));
+	json_object_set_new(recs, "hw_init_operation", records_json(&g->hw_init_records));
+	json_object_set_new(recs, "ppu_param", records_json(&g->ppu_param_records));
+	json_object_set_new(recs, "layer_param", records_json(&g->layer_param_records));
+
+	json_object_set_new(o, "layer_count", json_integer((json_int_t)g->layer_count));
+	json_object_set_new(o, "operation_count", json_integer((json_int_t)g->operation_count));
+	json_object_set_new(o, "patch_count", json_integer((json_int_t)g->patch_count));
+	json_object_set_new(o, "sh_operation_count", json_integer((json_int_t)g->sh_count));
+	json_object_set_new(o, "sw_operation_count", json_integer((json_int_t)g->sw_count));
+	json_object_set_new(o, "hw_init_operation_count",
+			    json_integer((json_int_t)g->hw_init_count));
+	json_object_set_new(o, "ppu_param_count", json_integer((json_int_t)g->ppu_param_count));
+	json_object_set_new(o, "records", recs);
+	for (int t = 0; t < 12; t++)
+		if (g->ops_by_type[t])
+			json_object_set_new(bytype, type_keys[t],
+					    json_integer((json_int_t)g->ops_by_type[t]));
+	json_object_set_new(o, "operations_by_type", bytype);
+	json_object_set_new(o, "distinct_abs_op_ids", json_integer((json_int_t)g->abs_op_ids));
+	json_object_set_new(o, "patches_unreferenced",
+			    json_integer((json_int_t)g->patches_unreferenced));
+	json_object_set_new(o, "patches_shared", json_integer((json_int_t)g->patches_shared));
+	json_object_set_new(o, "state_table",
+			    g->state_table >= 0 ? json_string(g->tables[g->state_table].name)
+						: json_null());
+	json_object_set_new(o, "instr_table",
+			    g->instr_table >= 0 ? json_string(g->tables[g->instr_table].name)
+						: json_null());
+	for (size_t r = 0; r < g->relation_count; r++) {
+		const nbg_graph_relation *x = &g->relations[r];
+		json_array_append_new(rels, json_pack("{s:s,s:s,s:s,s:I,s:I,s:b}", "id", x->id,
+						      "text", x->text, "evidence", x->evidence,
+						      "checked", (json_int_t)x->checked, "held",
+						      (json_int_t)x->held, "holds",
+						      x->checked == x->held));
+	}
+	json_object_set_new(o, "relations", rels);
+	json_object_set_new(o, "finding_count", json_integer((json_int_t)g->finding_count));
+	json_object_set_new(o, "findings_dropped", json_integer((json_int_t)g->findings_dropped));
+	return o;
+}
+
+static json_t *layers_json(const nbg_model *m, const nbg_graph *g)
+{
+	json_t *a = json_array();
+	bool abs = g->operation_count && g->operations[0].has_abs_op_id;
+
+	for (size_t i = 0; i < g->layer_count; i++) {
+		const nbg_graph_layer *l = &g->layers[i];
+		json_t *o = record_object(i, l->record_offset);
+		nbg_json_emit_fields(o, m->data + l->record_offset, F_LAYER_NAME,
+				     l->has_uid ? F_LAYER_UID : F_LAYER_OP_COUNT, 0, F_LAYER_NAME);
+		json_object_set_new(o, "name_printable", json_boolean(l->name_printable));
+		json_object_set_new(o, "operation_records", json_integer(l->operation_records));
+		json_object_set_new(o, "distinct_abs_op_ids",
+				    abs ? json_integer(l->distinct_abs_ops) : json_null());
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *operations_json(const nbg_model *m, const nbg_graph *g)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < g->operation_count; i++) {
+		const nbg_graph_operation *op = &g->operations[i];
+		const uint8_t *p = m->data + op->record_offset;
+		json_t *o = record_object(i, op->record_offset);
+		nbg_json_emit_fields(o, p, F_OP_TYPE, F_OP_PATCH_COUNT, 0, F_OP_TYPE);
+		json_object_set_new(o, "type_name", name_or_null(nbg_graph_op_type_name(op->type)));
+		if (op->has_preempt)
+			nbg_json_emit_fields(o, p, F_OP_PREEMPT_WORD, F_OP_ABS_SHARE_ID, 0,
+					     F_OP_PREEMPT_WORD);
+		if (op->has_abs_op_id)
+			nbg_json_emit_fields(o, p, F_OP_ABS_OP_ID, F_OP_ABS_OP_ID, 0,
+					     F_OP_ABS_OP_ID);
+		json_object_set_new(o, "layer_name",
+				    op->layer_id < g->layer_count
+					    ? nbg_json_text(g->layers[op->layer_id].name, 64)
+					    : json_null());
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *patches_json(const nbg_model *m, const nbg_graph *g)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < g->patch_count; i++) {
+		const nbg_graph_patch *x = &g->patches[i];
+		const uint8_t *p = m->data + x->record_offset;
+		json_t *o = record_object(i, x->record_offset);
+		enum nbg_fid last = x->has_high ? F_PATCH_MASK_H
+				  : x->has_name ? F_PATCH_NAME : F_PATCH_TRANSFORMED;
+		nbg_json_emit_fields(o, p, F_PATCH_TYPE, last, 0, F_PATCH_TYPE);
+		json_object_set_new(o, "type_name", name_or_null(nbg_graph_patch_type_name(x->type)));
+		json_object_set_new(o, "source_type_name",
+				    name_or_null(nbg_graph_source_type_name(x->source_type)));
+		json_object_set_new(o, "operation", x->operation >= 0
+							    ? json_integer((json_int_t)x->operation)
+							    : json_null());
+		json_object_set_new(o, "hw_init", json_boolean(x->hw_init));
+		json_object_set_new(o, "references", json_integer(x->references));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static void small_records_json(json_t *root, const nbg_model *m, const nbg_graph *g)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < g->sh_count; i++) {
+		const nbg_graph_sh_operation *s = &g->sh_operations[i];
+		json_t *o = record_object(i, s->record_offset);
+		nbg_json_emit_fields(o, m->data + s->record_offset, F_SH_INSTR_INDEX,
+				     s->has_ppu_param_index ? F_SH_PPU_PARAM_INDEX : F_SH_INSTR_INDEX,
+				     0, F_SH_INSTR_INDEX);
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(root, "sh_operations", a);
+
+	a = json_array();
+	for (size_t i = 0; i < g->sw_count; i++) {
+		const nbg_graph_sw_operation *s = &g->sw_operations[i];
+		json_t *o = record_object(i, s->record_offset);
+		nbg_json_emit_fields(o, m->data + s->record_offset, F_SW_TYPE,
+				     s->has_name ? F_SW_NAME : F_SW_TYPE, 0, F_SW_TYPE);
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(root, "sw_operations", a);
+
+	a = json_array();
+	for (size_t i = 0; i < g->hw_init_count; i++) {
+		const nbg_graph_hw_init *h = &g->hw_inits[i];
+		json_t *o = record_object(i, h->record_offset);
+		nbg_json_emit_fields(o, m->data + h->record_offset, F_HWI_STATE_ID,
+				     F_HWI_PATCH_COUNT, 0, F_HWI_STATE_ID);
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(root, "hw_init_operations", a);
+
+	a = json_array();
+	for (size_t i = 0; i < g->ppu_param_count; i++) {
+		const nbg_graph_ppu_param *q = &g->ppu_params[i];
+		json_t *o = record_object(i, q->record_offset);
+		nbg_json_emit_fields(o, m->data + q->record_offset, F_PPU_GLOBAL_OFFSET_X,
+				     F_PPU_GROUP_COUNT_Z, 0, F_PPU_GLOBAL_OFFSET_X);
+		json_array_append_new(a, o);
+	}
+	json_object_set_new(root, "ppu_params", a);
+}
+
+static json_t *tables_json(const nbg_model *m, const nbg_graph *g)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < NBG_GRAPH_TABLE_COUNT; i++) {
+		const nbg_graph_table *t = &g->tables[i];
+		json_t *o, *ents;
+
+		if (!t->present && !t->data_present)
+			continue;
+		o = json_pack("{s:s,s:s,s:I,s:I,s:b,s:b}", "name", t->name, "data_name",
+			      t->data_name, "table_type", (json_int_t)t->table_type, "data_type",
+			      (json_int_t)t->data_type, "present", t->present, "data_present",
+			      t->data_present);
+		json_object_set_new(o, "table_offset", json_integer((json_int_t)t->table_offset));
+		json_object_set_new(o, "table_size", json_integer((json_int_t)t->table_size));
+		json_object_set_new(o, "data_offset", json_integer((json_int_t)t->data_offset));
+		json_object_set_new(o, "data_size", json_integer((json_int_t)t->data_size));
+		json_object_set_new(o, "entry_size", json_integer(t->entry_size));
+		json_object_set_new(o, "decoded", json_boolean(t->decoded));
+		json_object_set_new(o, "trailing_bytes", json_integer((json_int_t)t->trailing_bytes));
+		json_object_set_new(o, "entry_count", json_integer((json_int_t)t->entry_count));
+		json_object_set_new(o, "out_of_bounds", json_integer((json_int_t)t->out_of_bounds));
+		json_object_set_new(o, "empty_entries", json_integer((json_int_t)t->empty_entries));
+		json_object_set_new(o, "covered_bytes", json_integer((json_int_t)t->covered_bytes));
+		json_object_set_new(o, "uncovered_bytes",
+				    json_integer((json_int_t)t->uncovered_bytes));
+		json_object_set_new(o, "uncovered_ranges", json_integer(t->uncovered_ranges));
+		json_object_set_new(o, "uncovered_nonzero_bytes",
+				    json_integer((json_int_t)t->uncovered_nonzero_bytes));
+		json_object_set_new(o, "overlap_bytes", json_integer((json_int_t)t->overlap_bytes));
+		ents = json_array();
+		for (size_t k = 0; k < t->entry_count; k++) {
+			const nbg_graph_table_entry *e = &t->entries[k];
+			json_t *eo = record_object(k, e->record_offset);
+			nbg_json_emit_fields(eo, m->data + e->record_offset, F_TAB_OFFSET,
+					     F_TAB_SIZE, 0, F_TAB_OFFSET);
+			json_object_set_new(eo, "in_bounds", json_boolean(e->in_bounds));
+			json_array_append_new(ents, eo);
+		}
+		json_object_set_new(o, "entries", ents);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *findings_json(const nbg_graph *g)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < g->finding_count; i++)
+		json_array_append_new(a, json_pack("{s:s,s:I,s:s}", "id", g->findings[i].id,
+						   "offset", (json_int_t)g->findings[i].offset,
+						   "text", g->findings[i].text));
+	return a;
+}
+
+char *nbg_graph_json(const nbg_model *m, const nbg_graph *g, unsigned what)
+{
+	json_t *root;
+	char *s;
+
+	if (!m || !g)
+		return NULL;
+	if (what == 0)
+		what = NBG_GRAPH_JSON_ALL;
+	root = json_object();
+	if (!root)
+		return NULL;
+	if (what & NBG_GRAPH_JSON_SUMMARY)
+		json_object_set_new(root, "graph", summary_json(g));
+	if (what & NBG_GRAPH_JSON_LAYERS)
+		json_object_set_new(root, "layers", layers_json(m, g));
+	if (what & NBG_GRAPH_JSON_OPERATIONS) {
+		json_object_set_new(root, "operations", operations_json(m, g));
+		small_records_json(root, m, g);
+	}
+	if (what & NBG_GRAPH_JSON_PATCHES)
+		json_object_set_new(root, "patches", patches_json(m, g));
+	if (what & NBG_GRAPH_JSON_TABLES)
+		json_object_set_new(root, "tables", tables_json(m, g));
+	if (what & NBG_GRAPH_JSON_FINDINGS)
+		json_object_set_new(root, "graph_findings", findings_json(g));
+	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	return s;
+}
