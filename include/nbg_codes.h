@@ -84,6 +84,8 @@
 	X(DIRECTORY_OVERLAP, "directory-overlap",                                               \
 	  "The sub-header or section directory overlaps the header or each other.")               \
 	X(V1_ENTRY_COUNT, "v1-entry-count",                                                     \
-	  "A v1 file's (offset, size) entry table does not end where its input table begins.")
+	  "A v1 file's (offset, size) entry table does not end where its input table begins.") \
+	X(OUT_OF_MEMORY, "out-of-memory",                                                       \
+	  "Memory for the decoded model could not be allocated (not a property of the file).")
 
 #endif

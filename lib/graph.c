@@ -1028,7 +1028,7 @@ nbg_code nbg_graph_decode(const nbg_model *m, nbg_graph **out, nbg_error *err)
 				    (unsigned long long)m->file_size);
 	}
 	if (!(g = calloc(1, sizeof(*g))))
-		return fail(err, NBG_E_TRUNCATED, 0, "memory", "out of memory");
+		return fail(err, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
 	memset(&c, 0, sizeof(c));
 	c.m = m;
 	c.g = g;
@@ -1056,7 +1056,7 @@ nbg_code nbg_graph_decode(const nbg_model *m, nbg_graph **out, nbg_error *err)
 	}
 	if (c.oom) {
 		nbg_graph_free(g);
-		return fail(err, NBG_E_TRUNCATED, 0, "memory", "out of memory");
+		return fail(err, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
 	}
 	*out = g;
 	return NBG_OK;

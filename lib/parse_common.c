@@ -188,7 +188,7 @@ nbg_code nbg_parse(const uint8_t *data, size_t size, const nbg_parse_options *op
 
 	m = calloc(1, sizeof(*m));
 	if (!m)
-		return nbg_fail(&c, NBG_E_TRUNCATED, 0, "memory", "out of memory");
+		return nbg_fail(&c, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
 	c.m = m;
 	m->data = data;
 	m->magic = le32(data);

@@ -275,7 +275,7 @@ static nbg_code read_entries(nbg_ctx *c)
 	m->section_count = v1->entry_count;
 	m->sections = calloc(v1->entry_count, sizeof(nbg_section));
 	if (!m->sections)
-		return nbg_fail(c, NBG_E_TRUNCATED, 0, "memory", "out of memory");
+		return nbg_fail(c, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
 	for (uint32_t i = 0; i < v1->entry_count; i++) {
 		uint64_t ro = v1->entries_offset + (uint64_t)i * V1_ENTRY_SIZE;
 		const uint8_t *r = c->data + ro;
@@ -358,7 +358,7 @@ static nbg_code parse_io(nbg_ctx *c, uint32_t entry, nbg_io **out, size_t *count
 
 	*out = calloc(n ? n : 1, sizeof(nbg_io));
 	if (!*out)
-		return nbg_fail(c, NBG_E_TRUNCATED, 0, "memory", "out of memory");
+		return nbg_fail(c, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
 	*count = n;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t ro = s->offset + i * stride;

@@ -131,7 +131,7 @@ static nbg_code parse_directory(nbg_ctx *c)
 	m->section_count = m->section_header_count;
 	m->sections = calloc(m->section_count ? m->section_count : 1, sizeof(nbg_section));
 	if (!m->sections)
-		return nbg_fail(c, NBG_E_TRUNCATED, 0, "memory", "out of memory");
+		return nbg_fail(c, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
 
 	uint64_t seen_types = 0;
 	for (uint32_t i = 0; i < m->section_header_count; i++) {
@@ -265,7 +265,7 @@ static nbg_code parse_io(nbg_ctx *c, const nbg_section *s, nbg_io **out, size_t 
 	n = (size_t)(s->size / NBG_V2_IO_RECORD_SIZE);
 	*out = calloc(n ? n : 1, sizeof(nbg_io));
 	if (!*out)
-		return nbg_fail(c, NBG_E_TRUNCATED, 0, "memory", "out of memory");
+		return nbg_fail(c, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
 	*count = n;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t ro = s->offset + i * NBG_V2_IO_RECORD_SIZE;
@@ -432,7 +432,7 @@ static nbg_code parse_checksums(nbg_ctx *c, const nbg_section *cs)
 								      : 1,
 					     sizeof(nbg_checksum_record));
 		if (!m->checksum_records)
-			return nbg_fail(c, NBG_E_TRUNCATED, 0, "memory", "out of memory");
+			return nbg_fail(c, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
 		for (size_t i = 0; i < m->checksum_record_count; i++) {
 			uint64_t ro = cs->offset + i * 8;
 			const uint8_t *r = c->data + ro;
@@ -559,7 +559,7 @@ static nbg_code parse_dynaio(nbg_ctx *c)
 	d->entry_count = (size_t)(tab->size / 8);
 	d->entries = calloc(d->entry_count ? d->entry_count : 1, sizeof(nbg_dynaio_entry));
 	if (!d->entries)
-		return nbg_fail(c, NBG_E_TRUNCATED, 0, "memory", "out of memory");
+		return nbg_fail(c, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
 
 	const uint8_t *region = c->data + reg->offset;
 	for (size_t i = 0; i <= d->entry_count; i++) {
@@ -617,7 +617,7 @@ nbg_code nbg_parse_v2(nbg_ctx *c)
 
 	sorted = malloc((m->section_count ? m->section_count : 1) * sizeof(*sorted));
 	if (!sorted)
-		return nbg_fail(c, NBG_E_TRUNCATED, 0, "memory", "out of memory");
+		return nbg_fail(c, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
 	for (size_t i = 0; i < m->section_count; i++)
 		sorted[i] = &m->sections[i];
 	qsort(sorted, m->section_count, sizeof(*sorted), cmp_by_offset);

@@ -17,7 +17,7 @@ int nbg_load(const char *path, const nbg_parse_options *opts, nbg_loaded *l)
 		return NBG_EXIT_IO;
 	}
 	if (nbg_parse(l->map.data, l->map.size, opts, &l->model, &l->err) != NBG_OK)
-		return NBG_EXIT_INVALID;
+		return l->err.code == NBG_E_OUT_OF_MEMORY ? NBG_EXIT_IO : NBG_EXIT_INVALID;
 	return NBG_EXIT_OK;
 }
 
@@ -50,6 +50,7 @@ static void usage(FILE *out)
 	      "  verify FILE...            integrity check, one line per file\n"
 	      "  fields [--json]           the field map: offsets, keys, evidence codes\n"
 	      "  codes [--markdown]        the failure codes and the rule each stands for\n"
+	      "  diff [--json] A B         what changed between two files, by structure\n"
 	      "  ledger [--json] FILE      who owns every byte: class, owner, SHA-256 per range\n"
 	      "  reemit FILE OUT [--ledger L.json]   rewrite FILE from its ledger, byte-identical\n"
 	      "  map FILE --svg OUT.svg    a picture of the file: owner ranges, colored by class\n"
@@ -79,6 +80,8 @@ int main(int argc, char **argv)
 		return nbg_cmd_verify(argc - 1, argv + 1);
 	if (!strcmp(cmd, "fields"))
 		return nbg_cmd_fields(argc - 1, argv + 1);
+	if (!strcmp(cmd, "diff"))
+		return nbg_cmd_diff(argc - 1, argv + 1);
 	if (!strcmp(cmd, "codes"))
 		return nbg_cmd_codes(argc - 1, argv + 1);
 	/* @@dispatch: ledger, reemit, map (issue 5) */

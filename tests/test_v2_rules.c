@@ -569,6 +569,8 @@ static void test_every_v2_code_covered(void **state)
 		const char *n = nbg_code_name((nbg_code)c);
 		if (!strncmp(n, "v1-", 3) || c == NBG_E_SEMANTIC_CHANGE_REFUSED)
 			continue; /* tested by the v1 and ledger suites */
+		if (c == NBG_E_OUT_OF_MEMORY)
+			continue; /* a property of the machine, not of a file */
 		if (!codes_hit[c])
 			print_error("no test produced %s\n", n);
 		assert_true(codes_hit[c]);
