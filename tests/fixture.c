@@ -106,6 +106,39 @@ static void fill_pattern(uint8_t *p, size_t n, uint32_t seed)
 	}
 }
 
+static void put_layer(uint8_t *r, const char *name, uint32_t node, uint32_t ops, uint32_t uid)
+{
+	memset(r, 0, 76);
+	snprintf((char *)r, 64, "%s", name);
+	fx_put32(r + 64, node);
+	fx_put32(r + 68, ops);
+	fx_put32(r + 72, uid);
+}
+
+static void put_op(uint8_t *r, uint32_t type, uint32_t index, uint32_t layer, uint32_t state,
+		   uint32_t pidx, uint32_t pcnt, uint32_t abs)
+{
+	const uint32_t w[8] = { type, index, layer, state, pidx, pcnt, 0, abs };
+	for (int i = 0; i < 8; i++)
+		fx_put32(r + 4 * i, w[i]);
+}
+
+static void put_patch(uint8_t *r, uint32_t type, uint32_t dest, uint32_t src, int32_t index,
+		      uint32_t src_offset, uint32_t transformed)
+{
+	const uint32_t w[7] = { type, dest, src, (uint32_t)index, src_offset, transformed, 0 };
+	for (int i = 0; i < 7; i++)
+		fx_put32(r + 4 * i, w[i]);
+}
+
+static void put_entries(fx_spec *s, uint32_t type, const uint32_t *pairs, size_t n)
+{
+	uint8_t buf[64];
+	for (size_t i = 0; i < 2 * n; i++)
+		fx_put32(buf + 4 * i, pairs[i]);
+	fx_set(s, type, buf, 8 * n, 0, 8);
+}
+
 fx_spec *fx_default(void)
 {
 	fx_spec *s = calloc(1, sizeof(*s));
@@ -117,7 +150,7 @@ fx_spec *fx_default(void)
 	fx_put32(buf + 0x40, 1);    /* inputs */
 	fx_put32(buf + 0x44, 2);    /* outputs */
 	fx_put32(buf + 0x48, 3);    /* layers */
-	fx_put32(buf + 0x4c, 5);    /* abs ops */
+	fx_put32(buf + 0x4c, 3);    /* abs ops */
 	fx_put32(buf + 0x50, 4 + 3);/* operations: OPERATIONS entries + 3 */
 	fx_put32(buf + 0x54, 1);
 	fx_put32(buf + 0x58, 32);
@@ -144,27 +177,40 @@ fx_spec *fx_default(void)
 		fx_io_record(buf + 112, 3, d1, 1, 0, 0x3f800000, 0, "uid_89_out_0");
 		fx_set(s, 2, buf, 224, 0, 112);
 	}
-	fill_pattern(buf, 76 * 3, 3);
-	fx_set(s, 3, buf, 76 * 3, 0, 76);   /* LAYER */
-	fill_pattern(buf, 32 * 4, 4);
-	fx_set(s, 4, buf, 32 * 4, 0, 32);   /* OPERATIONS */
+	/* A graph whose records agree with each other (issue 4's relations):
+	 * INIT + an NN, an SH and an NT operation over 3 layers, 5 patches. */
+	put_layer(buf, "ConvolutionReluPoolingLayer2", 208, 1, 2);
+	put_layer(buf + 76, "TensorPadOperation2", 103, 1, 9);
+	put_layer(buf + 152, "TensorTranspose", 185, 1, 97);
+	fx_set(s, 3, buf, 3 * 76, 0, 76);   /* LAYER */
+	put_op(buf, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0, 0, 1, 0xFFFFFFFF); /* INIT */
+	put_op(buf + 32, 2, 0, 0, 1, 1, 2, 0);                          /* NN */
+	put_op(buf + 64, 1, 0, 1, 2, 3, 1, 1);                          /* SH */
+	put_op(buf + 96, 8, 1, 2, 3, 4, 1, 2);                          /* NT */
+	fx_set(s, 4, buf, 4 * 32, 0, 32);   /* OPERATIONS */
 	fill_pattern(buf, 192 * 2, 7);
 	fx_set(s, 7, buf, 192 * 2, 0, 192); /* NN */
-	fill_pattern(buf, 24, 9);
-	fx_set(s, 9, buf, 24, 0, 8);        /* SH */
-	fill_pattern(buf, 28 * 3, 10);
-	fx_set(s, 10, buf, 28 * 3, 0, 28);  /* PATCH */
+	memset(buf, 0, 24);
+	fx_set(s, 9, buf, 8, 0, 8);         /* SH: instr_index 0, ppu_param_index 0 */
+	put_patch(buf, 1, 20, 8, -1, 0, 0);      /* VIP-SRAM */
+	put_patch(buf + 28, 0, 20, 0, 0, 0, 1);  /* command */
+	put_patch(buf + 56, 1, 24, 1, 0, 0, 0);  /* input 0 */
+	put_patch(buf + 84, 0, 8, 5, 1, 0, 0);   /* dynamic generic, COEF_DATA_TABLE 1 */
+	put_patch(buf + 112, 1, 28, 2, 1, 0, 0); /* output 1 */
+	fx_set(s, 10, buf, 5 * 28, 0, 28);  /* PATCH */
 	/* DYNAIO region 192 bytes, entries (0,4) and (64,128) */
 	memset(buf, 0, 192);
 	fx_put32(buf, 0x3f800000);
 	fill_pattern(buf + 64, 128, 20);
 	fx_set(s, 20, buf, 192, 0, 1);
-	fill_pattern(buf, 16, 23);
-	fx_set(s, 23, buf, 16, 0, 8);       /* COEF_DATA_TABLE */
-	fill_pattern(buf, 16, 25);
-	fx_set(s, 25, buf, 16, 0, 8);       /* PPU_INSTR_TABLE */
-	fill_pattern(buf, 16, 27);
-	fx_set(s, 27, buf, 16, 0, 8);       /* LOADSTATE_TABLE */
+	/* (offset, size) tables into COEF_DATA (1000 bytes), PPU_INSTR (700),
+	 * LOADSTATE (600) */
+	static const uint32_t cd[] = { 0, 500, 512, 400 };
+	static const uint32_t pi[] = { 0, 672 };
+	static const uint32_t ls[] = { 0, 40, 40, 32, 72, 104, 176, 64 };
+	put_entries(s, 23, cd, 2);          /* COEF_DATA_TABLE */
+	put_entries(s, 25, pi, 1);          /* PPU_INSTR_TABLE */
+	put_entries(s, 27, ls, 4);          /* LOADSTATE_TABLE */
 	memset(buf, 0, 16);
 	fx_put32(buf + 0, 0);
 	fx_put32(buf + 4, 4);

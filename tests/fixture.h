@@ -28,7 +28,8 @@ typedef struct fx_spec {
 	int no_checksums;      /* 1: leave CHECKSUM records as given */
 } fx_spec;
 
-/* A valid v2 model with 19 sections in the real corpus order (1 input INT16 dfp,
+/* A valid v2 model with 19 sections in the real corpus order and a graph
+ * whose layers, operations, patches and tables agree (1 input INT16 dfp,
  * 2 outputs, dynamic I/O with 2 entries, aligned COEF_DATA and PPU_INSTR). */
 fx_spec *fx_default(void);
 void fx_free(fx_spec *s);

@@ -353,90 +353,12 @@ static void test_known_values(void **state)
 
 /* ----------------------------------------------------- synthesized files */
 
-static void put_layer(uint8_t *r, const char *name, uint32_t node, uint32_t ops, uint32_t uid)
-{
-	memset(r, 0, 76);
-	snprintf((char *)r, 64, "%s", name);
-	fx_put32(r + 64, node);
-	fx_put32(r + 68, ops);
-	fx_put32(r + 72, uid);
-}
-
-static void put_op(uint8_t *r, uint32_t type, uint32_t index, uint32_t layer, uint32_t state,
-		   uint32_t pidx, uint32_t pcnt, uint32_t abs)
-{
-	fx_put32(r, type);
-	fx_put32(r + 4, index);
-	fx_put32(r + 8, layer);
-	fx_put32(r + 12, state);
-	fx_put32(r + 16, pidx);
-	fx_put32(r + 20, pcnt);
-	fx_put32(r + 24, 0);
-	fx_put32(r + 28, abs);
-}
-
-static void put_patch(uint8_t *r, uint32_t type, uint32_t dest, uint32_t src, int32_t index,
-		      uint32_t src_offset, uint32_t transformed)
-{
-	fx_put32(r, type);
-	fx_put32(r + 4, dest);
-	fx_put32(r + 8, src);
-	fx_put32(r + 12, (uint32_t)index);
-	fx_put32(r + 16, src_offset);
-	fx_put32(r + 20, transformed);
-	fx_put32(r + 24, 0);
-}
-
-static void put_entries(fx_spec *s, uint32_t type, const uint32_t *pairs, size_t n)
-{
-	uint8_t buf[64];
-	for (size_t i = 0; i < 2 * n; i++)
-		fx_put32(buf + 4 * i, pairs[i]);
-	fx_set(s, type, buf, 8 * n, 0, 8);
-}
-
-/* The sample model (fixture default) with a graph of real field values:
- * INIT + an NN, an SH and an NT operation over 3 layers, 5 patches, load
- * states, coefficient and PPU tables that all agree. */
+/* The fixture's default model (the bundled sample) carries a graph whose
+ * records agree: INIT + an NN, an SH and an NT operation over 3 layers,
+ * 5 patches, load states, coefficient and PPU tables (tests/fixture.c). */
 static fx_spec *graph_spec(void)
 {
-	fx_spec *s = fx_default();
-	uint8_t buf[512];
-	fx_section *ni = fx_find(s, NBG_SEC_NETWORK_INFO);
-
-	fx_put32(ni->data + 0x48, 3); /* layer_count */
-	fx_put32(ni->data + 0x4c, 3); /* abs_op_count */
-	fx_put32(ni->data + 0x50, 4 + 3);
-
-	put_layer(buf, "ConvolutionReluPoolingLayer2", 208, 1, 2);
-	put_layer(buf + 76, "TensorPadOperation2", 103, 1, 9);
-	put_layer(buf + 152, "TensorTranspose", 185, 1, 97);
-	fx_set(s, NBG_SEC_LAYER, buf, 3 * 76, 0, 76);
-
-	put_op(buf, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0, 0, 1, 0xFFFFFFFF);
-	put_op(buf + 32, NBG_GRAPH_OP_NN, 0, 0, 1, 1, 2, 0);
-	put_op(buf + 64, NBG_GRAPH_OP_SH, 0, 1, 2, 3, 1, 1);
-	put_op(buf + 96, NBG_GRAPH_OP_NT, 1, 2, 3, 4, 1, 2);
-	fx_set(s, NBG_SEC_OPERATIONS, buf, 4 * 32, 0, 32);
-
-	put_patch(buf, 1, 20, NBG_GRAPH_SRC_VIP_SRAM, -1, 0, 0);
-	put_patch(buf + 28, 0, 20, NBG_GRAPH_SRC_COMMAND, 0, 0, 1);
-	put_patch(buf + 56, 1, 24, NBG_GRAPH_SRC_INPUT, 0, 0, 0);
-	put_patch(buf + 84, 0, 8, NBG_GRAPH_SRC_MISC_DYNA_GENERIC, 1, 0, 0);
-	put_patch(buf + 112, 1, 28, NBG_GRAPH_SRC_OUTPUT, 1, 0, 0);
-	fx_set(s, NBG_SEC_PATCH, buf, 5 * 28, 0, 28);
-
-	memset(buf, 0, 8);
-	fx_set(s, NBG_SEC_SH, buf, 8, 0, 8); /* instr_index 0, ppu_param_index 0 */
-
-	/* LOADSTATE is 600 bytes, COEF_DATA 1000, PPU_INSTR 700 (fixture default) */
-	static const uint32_t ls[] = { 0, 40, 40, 32, 72, 104, 176, 64 };
-	static const uint32_t cd[] = { 0, 500, 512, 400 };
-	static const uint32_t pi[] = { 0, 672 };
-	put_entries(s, NBG_SEC_LOADSTATE_TABLE, ls, 4);
-	put_entries(s, NBG_SEC_COEF_DATA_TABLE, cd, 2);
-	put_entries(s, NBG_SEC_PPU_INSTR_TABLE, pi, 1);
-	return s;
+	return fx_default();
 }
 
 static loaded load_spec(const fx_spec *s)

@@ -285,7 +285,7 @@ static void test_overlap_and_alignment(void **state)
 	size_t sh = fx_dir_entry(b, size, 9), patch = fx_dir_entry(b, size, 10);
 	uint32_t sh_off = fx_get32(b + sh + 4);
 	/* PATCH starts inside SH */
-	fx_put32(b + patch + 4, sh_off + 8);
+	fx_put32(b + patch + 4, sh_off + 4);
 	fx_refresh(b, size);
 	expect_fail(b, size, NBG_E_SECTION_OVERLAP, patch + 4);
 	free(b);
