@@ -51,6 +51,7 @@ static void usage(FILE *out)
 	      "  fields [--json]           the field map: offsets, keys, evidence codes\n"
 	      "  codes [--markdown]        the failure codes and the rule each stands for\n"
 	      "  diff [--json] A B         what changed between two files, by structure\n"
+	      "  corpus [--json] PATH...   invariants across many files (directories walked)\n"
 	      "  ledger [--json] FILE      who owns every byte: class, owner, SHA-256 per range\n"
 	      "  reemit FILE OUT [--ledger L.json]   rewrite FILE from its ledger, byte-identical\n"
 	      "  map FILE --svg OUT.svg    a picture of the file: owner ranges, colored by class\n"
@@ -82,6 +83,8 @@ int main(int argc, char **argv)
 		return nbg_cmd_fields(argc - 1, argv + 1);
 	if (!strcmp(cmd, "diff"))
 		return nbg_cmd_diff(argc - 1, argv + 1);
+	if (!strcmp(cmd, "corpus"))
+		return nbg_cmd_corpus(argc - 1, argv + 1);
 	if (!strcmp(cmd, "codes"))
 		return nbg_cmd_codes(argc - 1, argv + 1);
 	/* @@dispatch: ledger, reemit, map (issue 5) */
