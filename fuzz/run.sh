@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-harnesses=${*:-"parse report_json report_text"}
+harnesses=${*:-"parse report_json report_text ledger ledger_doc"}
 out=fuzz/out
 corpus=${NBG_CORPUS:-../shared/corpus}
 
@@ -25,6 +25,12 @@ fi
 meson compile -C build-fuzz >/dev/null
 mkdir -p "$out/seeds" "$out/logs"
 build-fuzz/fuzz/nbg-fuzz-seeds "$out/seeds" "$corpus/v2" "$corpus/v1" >/dev/null
+# Ledger documents of the seeds, for the ledger-document reader.
+mkdir -p "$out/seeds-json"
+for f in "$out"/seeds/*.nb; do
+	j=$out/seeds-json/$(basename "$f" .nb).json
+	build-fuzz/nbg ledger --json "$f" >"$j" 2>/dev/null || rm -f "$j"
+done
 
 fail=0
 for h in $harnesses; do
@@ -34,16 +40,20 @@ for h in $harnesses; do
 		exit 2
 	fi
 	mkdir -p "$out/corpus/$h" "$out/crashes/$h" fuzz/regressions/"$h"
+	case $h in
+	ledger_doc) seeds="$out/seeds-json $out/seeds" dict=fuzz/ledger_doc.dict ;;
+	*) seeds=$out/seeds dict=fuzz/nbg.dict ;;
+	esac
 	log=$out/logs/$h.log
-	# Regressions first: a fixed bug must stay fixed before new inputs count.
-	# Corpus order: the first directory receives new inputs; seeds and
-	# regressions are read only.
+	# libFuzzer first runs every input of every directory (so a fixed bug
+	# that comes back fails at once); new inputs go to the first directory,
+	# the seeds and fuzz/regressions/ (read recursively) are only read.
 	if ASAN_OPTIONS=detect_leaks=1 \
 	   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	   "$bin" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
-		-max_len=65536 -dict=fuzz/nbg.dict -print_final_stats=1 \
+		-max_len=65536 -dict="$dict" -print_final_stats=1 \
 		-artifact_prefix="$out/crashes/$h/" \
-		"$out/corpus/$h" "$out/seeds" fuzz/regressions >"$log" 2>&1; then
+		"$out/corpus/$h" $seeds fuzz/regressions >"$log" 2>&1; then
 		status=ok
 	else
 		status=FAILED
