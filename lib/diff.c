@@ -331,7 +331,12 @@ static void locate(const nbg_model *m, const nbg_ledger_range *r, uint64_t off, 
 		f = field_at(F_SEC_TYPE, F_SEC_RESERVED2, off - r->offset);
 		fixed = 1;
 	}
-	if (fixed || r->section < 0) {
+	/* Owners that name a section without lying inside it (the alignment
+	 * before a section, a v1 table entry) are located relative to themselves. */
+	const nbg_section *sec = r->section >= 0 ? &m->sections[r->section] : NULL;
+	if (sec && (off < sec->offset || off - sec->offset >= sec->size))
+		sec = NULL;
+	if (fixed || !sec) {
 		if (f)
 			snprintf(out, n, "%s +%" PRIu64, f->key,
 				 off - r->offset - f->offset);
@@ -339,7 +344,7 @@ static void locate(const nbg_model *m, const nbg_ledger_range *r, uint64_t off, 
 			snprintf(out, n, "+%" PRIu64, off - r->offset);
 		return;
 	}
-	const nbg_section *s = &m->sections[r->section];
+	const nbg_section *s = sec;
 	uint64_t rel = off - s->offset;
 	uint64_t es = s->entry_size;
 
@@ -540,7 +545,7 @@ void nbg_diff_free(nbg_diff *d)
 
 static json_t *side(const nbg_model *m, const char *path)
 {
-	return json_pack("{s:s?,s:i,s:I,s:I,s:I,s:o}", "path", path, "family", (json_int_t)m->family,
+	return json_pack("{s:o,s:i,s:I,s:I,s:I,s:o}", "path", nbg_json_str(path), "family", (json_int_t)m->family,
 			 "version", (json_int_t)m->version, "target", (json_int_t)m->target,
 			 "file_size", (json_int_t)m->file_size, "sha256",
 			 nbg_json_sha(m->file_sha256));

@@ -22,6 +22,7 @@
 
 #include "internal.h"
 #include "nbg_ledger.h"
+#include "report.h"
 
 struct nbg_ledger {
 	uint32_t family, version;
@@ -582,7 +583,7 @@ char *nbg_ledger_json(const nbg_ledger *l, const char *path)
 	}
 	snprintf(ver, sizeof(ver), "0x%08x", l->version);
 	if (path)
-		json_object_set_new(root, "path", json_string(path));
+		json_object_set_new(root, "path", nbg_json_str(path));
 	json_object_set_new(root, "family", json_integer(l->family));
 	json_object_set_new(root, "version", json_string(ver));
 	json_object_set_new(root, "file_size", json_integer((json_int_t)l->file_size));

@@ -106,16 +106,36 @@ void nbg_tail_view(nbg_ctx *c)
 	t->size = NBG_TAIL_SIZE;
 	nbg_sha256(c->data + t->offset, NBG_TAIL_SIZE, t->sha256);
 
-	/* Union of the section ranges clipped to the tail (v1 entries may nest). */
-	r = malloc((m->section_count + 1) * sizeof(*r));
+	/* Union, clipped to the tail, of every other owner: the sections (v1
+	 * entries may nest) and the fixed structures in front of them (v2
+	 * header, sub-header and directory; the v1 prefix).  NOTES.md: the tail
+	 * owns bytes only where nothing else does. */
+	r = malloc((m->section_count + 3) * sizeof(*r));
 	if (!r) {
 		t->cover = NBG_TAIL_PARTIAL;
 		return;
 	}
-	for (size_t i = 0; i < m->section_count; i++) {
-		const nbg_section *s = &m->sections[i];
-		uint64_t lo = s->offset, hi = s->offset + s->size;
-		if (hi <= t->offset || s->size == 0)
+	uint64_t fixed[3][2] = { { 0, 0 }, { 0, 0 }, { 0, 0 } };
+	if (m->family == 2) {
+		fixed[0][1] = NBG_V2_HEADER_SIZE;
+		fixed[1][0] = m->sub_header_offset;
+		fixed[1][1] = (uint64_t)m->sub_header_offset + NBG_V2_SUB_HEADER_SIZE;
+		fixed[2][0] = m->section_headers_offset;
+		fixed[2][1] = m->section_headers_offset +
+			      (uint64_t)m->section_header_count * NBG_V2_SECTION_HEADER_SIZE;
+	} else {
+		fixed[0][1] = m->v1.prefix_end;
+	}
+	for (size_t i = 0; i < m->section_count + 3; i++) {
+		uint64_t lo, hi;
+		if (i < m->section_count) {
+			lo = m->sections[i].offset;
+			hi = lo + m->sections[i].size;
+		} else {
+			lo = fixed[i - m->section_count][0];
+			hi = fixed[i - m->section_count][1];
+		}
+		if (hi <= t->offset || hi == lo)
 			continue;
 		r[n][0] = lo < t->offset ? t->offset : lo;
 		r[n][1] = hi;

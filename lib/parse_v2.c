@@ -93,9 +93,25 @@ static nbg_code parse_header(nbg_ctx *c)
 	return NBG_OK;
 }
 
+/* A directory record's type: inside the public enum, and not seen before. */
+static nbg_code check_type(nbg_ctx *c, uint32_t i, uint64_t ro, uint32_t type, uint64_t *seen)
+{
+	if (type >= NBG_SECTION_TYPE_COUNT)
+		return nbg_fail(c, NBG_E_UNKNOWN_SECTION_TYPE, ro, "type",
+				"directory entry %u names section type %u; v2 0x00020000 defines "
+				"types 0-40 only", i, type);
+	if (*seen & ((uint64_t)1 << type))
+		return nbg_fail(c, NBG_E_DUPLICATE_SECTION, ro, "type",
+				"directory entry %u repeats section type %u (%s); a file holds "
+				"at most one of each", i, type, nbg_section_type_name(type));
+	*seen |= (uint64_t)1 << type;
+	return NBG_OK;
+}
+
 static nbg_code parse_directory(nbg_ctx *c)
 {
 	nbg_model *m = c->m;
+	nbg_code rc;
 	const uint8_t *sh = c->data + m->sub_header_offset;
 	uint64_t dir_bytes, dir_end;
 
@@ -128,6 +144,18 @@ static nbg_code parse_directory(nbg_ctx *c)
 				"the directory [%u, %llu) overlaps the header or the sub-header",
 				m->section_headers_offset, (unsigned long long)dir_end);
 
+	/* More records than there are types: one repeats or is unknown.  Find it
+	 * before allocating anything sized by the file's count. */
+	if (m->section_header_count > NBG_SECTION_TYPE_COUNT) {
+		uint64_t seen = 0;
+		for (uint32_t i = 0; i < m->section_header_count; i++) {
+			uint64_t ro = m->section_headers_offset +
+				      (uint64_t)i * NBG_V2_SECTION_HEADER_SIZE;
+			rc = check_type(c, i, ro, nbg_fid_u32(c->data + ro, F_SEC_TYPE), &seen);
+			if (rc != NBG_OK)
+				return rc;
+		}
+	}
 	m->section_count = m->section_header_count;
 	m->sections = calloc(m->section_count ? m->section_count : 1, sizeof(nbg_section));
 	if (!m->sections)
@@ -153,16 +181,8 @@ static nbg_code parse_directory(nbg_ctx *c)
 		s->reserved[1] = nbg_fid_u32(r, F_SEC_RESERVED2);
 		s->cls = NBG_CLASS_OPAQUE;
 
-		if (s->type >= NBG_SECTION_TYPE_COUNT)
-			return nbg_fail(c, NBG_E_UNKNOWN_SECTION_TYPE, ro, "type",
-					"directory entry %u names section type %u; v2 "
-					"0x00020000 defines types 0-40 only", i, s->type);
-		if (seen_types & ((uint64_t)1 << s->type))
-			return nbg_fail(c, NBG_E_DUPLICATE_SECTION, ro, "type",
-					"directory entry %u repeats section type %u (%s); a file "
-					"holds at most one of each", i, s->type,
-					nbg_section_type_name(s->type));
-		seen_types |= (uint64_t)1 << s->type;
+		if ((rc = check_type(c, i, ro, s->type, &seen_types)) != NBG_OK)
+			return rc;
 		if (!range_ok(s->offset, s->size, c->size))
 			return nbg_fail(c, NBG_E_SECTION_OUT_OF_BOUNDS, ro + 4, "offset",
 					"section %s [offset %llu, size %llu] reaches past the "

@@ -18,6 +18,9 @@ NBG_INTERNAL void nbg_json_emit_fields(json_t *obj, const uint8_t *base, enum nb
 				       enum nbg_fid shift_from);
 NBG_INTERNAL json_t *nbg_json_sha(const uint8_t d[32]);
 NBG_INTERNAL json_t *nbg_json_text(const char *s, size_t max);
+/* A JSON string for any C string of any length (paths): kept as is when it
+ * is valid UTF-8, else every byte >= 0x80 becomes \xNN.  NULL -> null. */
+NBG_INTERNAL json_t *nbg_json_str(const char *s);
 NBG_INTERNAL json_t *nbg_json_io(const nbg_io *io);
 NBG_INTERNAL json_t *nbg_json_section(const nbg_model *m, const nbg_section *s);
 /* Adds the v1 part of the report (report_json_v1.c). */

@@ -51,6 +51,33 @@ json_t *nbg_json_text(const char *s, size_t max)
 	return json_string(buf);
 }
 
+json_t *nbg_json_str(const char *s)
+{
+	json_t *j;
+	char *buf;
+	size_t n, o = 0;
+
+	if (!s)
+		return json_null();
+	if ((j = json_string(s)) != NULL)
+		return j;
+	n = strlen(s);
+	buf = malloc(4 * n + 1);
+	if (!buf)
+		return json_null();
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch < 0x80)
+			buf[o++] = (char)ch;
+		else
+			o += (size_t)snprintf(buf + o, 5, "\\x%02x", ch);
+	}
+	buf[o] = '\0';
+	j = json_string(buf);
+	free(buf);
+	return j ? j : json_null();
+}
+
 json_t *nbg_json_sha(const uint8_t d[32])
 {
 	char hex[65];
@@ -319,7 +346,7 @@ static json_t *report_object(const nbg_model *m, const char *path)
 	char ver[16];
 
 	json_object_set_new(root, "nbgkit_version", json_string(NBG_VERSION_STRING));
-	json_object_set_new(root, "path", path ? json_string(path) : json_null());
+	json_object_set_new(root, "path", nbg_json_str(path));
 	json_object_set_new(root, "valid", json_true());
 	json_object_set_new(root, "family", json_integer(m->family));
 	json_object_set_new(root, "magic", json_string("VPMN"));
@@ -370,7 +397,7 @@ char *nbg_error_json(const nbg_error *err, const char *path)
 {
 	json_t *root = json_pack("{s:s,s:o,s:b,s:{s:s,s:I,s:s,s:s}}", "nbgkit_version",
 				 NBG_VERSION_STRING, "path",
-				 path ? json_string(path) : json_null(), "valid", 0, "error",
+				 nbg_json_str(path), "valid", 0, "error",
 				 "code", nbg_code_name(err->code) ? nbg_code_name(err->code) : "io",
 				 "offset", (json_int_t)err->offset, "field", err->field,
 				 "message", err->message);

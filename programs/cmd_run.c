@@ -60,6 +60,30 @@ static json_t *json_hex_u32(uint32_t v)
 	return json_string(b);
 }
 
+/* Names come from the model file and paths from the command line: neither is
+ * guaranteed UTF-8, and json_string() rejects what is not.  Bytes outside
+ * printable ASCII become \xNN so the key is never dropped. */
+static json_t *json_text(const char *s)
+{
+	size_t n = strlen(s), o = 0;
+	char *buf = malloc(4 * n + 1);
+	json_t *j;
+
+	if (!buf)
+		return json_null();
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch >= 0x20 && ch < 0x7f && ch != '\\')
+			buf[o++] = (char)ch;
+		else
+			o += (size_t)snprintf(buf + o, 5, "\\x%02x", ch);
+	}
+	buf[o] = '\0';
+	j = json_string(buf);
+	free(buf);
+	return j ? j : json_null();
+}
+
 static json_t *json_shape(const nbg_io *io)
 {
 	json_t *a = json_array();
@@ -689,8 +713,8 @@ int nbg_cmd_run(int argc, char **argv)
 		const char *slash = strrchr(staged[i].final, '/');
 		json_object_set_new(x, "index", json_integer((json_int_t)i));
 		if (m->outputs[i].has_name)
-			json_object_set_new(x, "name", json_string(m->outputs[i].name));
-		json_object_set_new(x, "file", json_string(slash ? slash + 1 : staged[i].final));
+			json_object_set_new(x, "name", json_text(m->outputs[i].name));
+		json_object_set_new(x, "file", json_text(slash ? slash + 1 : staged[i].final));
 		json_object_set_new(x, "shape", json_shape(&m->outputs[i]));
 		json_object_set_new(x, "format", json_string(format_name(op->data_format)));
 		json_object_set_new(x, "bytes", json_integer((json_int_t)op->size));

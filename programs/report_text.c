@@ -127,8 +127,8 @@ static void v2_header(FILE *out, const nbg_model *m)
 
 void nbg_text_report(FILE *out, const nbg_model *m, const char *path)
 {
-	static const char *const cover[] = { "none", "not covered by a section",
-					     "partly covered by sections",
+	static const char *const cover[] = { "none", "owned by no other structure",
+					     "partly covered by other structures",
 					     "section-covered-view" };
 	char hex[65];
 

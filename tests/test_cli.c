@@ -208,6 +208,20 @@ static void test_failures(void **state)
 	assert_int_equal(r.status, 3);
 	free_result(&r);
 
+	/* a path that is not UTF-8 still gets a complete JSON document */
+	char odd[64];
+	snprintf(odd, sizeof(odd), "/tmp/nbgcli-\xff-%d.nb", (int)getpid());
+	write_file(odd, (const uint8_t *)"XXXX", 4);
+	snprintf(args, sizeof(args), "inspect --json '%s'", odd);
+	r = run_nbg(args);
+	assert_int_equal(r.status, 1);
+	j = json_loads(r.out, 0, NULL);
+	assert_non_null(j);
+	assert_non_null(strstr(json_string_value(json_object_get(j, "path")), "\\xff"));
+	json_decref(j);
+	free_result(&r);
+	unlink(odd);
+
 	/* not an NBG at all */
 	r = run_nbg("inspect meson.build");
 	assert_int_equal(r.status, 1);

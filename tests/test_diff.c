@@ -147,6 +147,42 @@ static void test_added_section(void **state)
 	fx_free(s);
 }
 
+/* A changed byte in the alignment before a section is located relative to
+ * the alignment range, not to the section it precedes. */
+static void test_alignment_byte(void **state)
+{
+	size_t na, nb;
+	uint8_t *a = fx_read_file(NBG_SOURCE_DIR "/samples/sample.nb", &na);
+	uint8_t *b = fx_read_file(NBG_SOURCE_DIR "/samples/sample.nb", &nb);
+	nbg_model *ma = parse(a, na);
+	const nbg_section *coef = nbg_model_section(ma, NBG_SEC_COEF_DATA);
+	b[coef->offset - 1] ^= 0xff; /* gap bytes are outside every checksum */
+	nbg_model *mb = parse(b, nb);
+	nbg_diff *d;
+	nbg_error err;
+
+	assert_int_equal(nbg_diff_models(ma, mb, &d, &err), NBG_OK);
+	assert_int_equal(d->bytes_changed, 1);
+	const nbg_diff_item *it = NULL;
+	for (size_t i = 0; i < d->count; i++)
+		if (d->items[i].kind == NBG_DIFF_BYTES)
+			it = &d->items[i];
+	assert_non_null(it);
+	assert_string_equal(it->path, "alignment of section 24 COEF_DATA");
+	assert_int_equal(it->offset_a, coef->offset - 1);
+	char want[32];
+	/* "+k" with k < 64: inside the alignment range */
+	assert_true(it->detail[0] == '+');
+	assert_true(strtoull(it->detail + 1, NULL, 10) < 64);
+	snprintf(want, sizeof(want), "%02x", a[coef->offset - 1]);
+	assert_string_equal(it->a, want);
+	nbg_diff_free(d);
+	nbg_model_free(ma);
+	nbg_model_free(mb);
+	free(a);
+	free(b);
+}
+
 static void test_corpus_pair(void **state)
 {
 	size_t na, nb;
@@ -225,6 +261,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_controlled_ab),
 		cmocka_unit_test(test_added_section),
+		cmocka_unit_test(test_alignment_byte),
 		cmocka_unit_test(test_corpus_pair),
 		cmocka_unit_test(test_cli),
 	};

@@ -262,6 +262,24 @@ static void test_unknown_and_duplicate(void **state)
 	free(b);
 }
 
+/* More directory records than types: refused before anything sized by the
+ * count is allocated, with the code of the first bad record. */
+static void test_directory_count_beyond_types(void **state)
+{
+	size_t size;
+	uint8_t *b = build_default(&size);
+	uint32_t n = (uint32_t)((size - 60) / 44);
+	fx_put32(b + 56, n);
+	/* record 19 is the start of NETWORK_INFO: "nbgk" is no section type */
+	expect_fail(b, size, NBG_E_UNKNOWN_SECTION_TYPE, 60 + 19 * 44);
+	/* all records the same type: the second one is the duplicate */
+	for (uint32_t i = 0; i < 42; i++)
+		memcpy(b + 60 + 44 * i, b + 60 + 44 * 9, 44);
+	fx_put32(b + 56, 42);
+	expect_fail(b, size, NBG_E_DUPLICATE_SECTION, 60 + 44);
+	free(b);
+}
+
 static void test_out_of_bounds(void **state)
 {
 	size_t size;
@@ -589,6 +607,7 @@ int main(void)
 		cmocka_unit_test(test_file_size),
 		cmocka_unit_test(test_sub_header),
 		cmocka_unit_test(test_unknown_and_duplicate),
+		cmocka_unit_test(test_directory_count_beyond_types),
 		cmocka_unit_test(test_out_of_bounds),
 		cmocka_unit_test(test_overlap_and_alignment),
 		cmocka_unit_test(test_io_records),
