@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-harnesses=${*:-"parse report_json report_text ledger ledger_doc"}
+harnesses=${*:-"parse report_json report_text ledger ledger_doc graph diff"}
 out=fuzz/out
 corpus=${NBG_CORPUS:-../shared/corpus}
 
