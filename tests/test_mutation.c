@@ -38,6 +38,8 @@
 #include "fixture.h"
 #include "fuzz_common.h"
 #include "nbg.h"
+#include "nbg_diff.h"
+#include "nbg_graph.h"
 #include "nbg_ledger.h"
 #include "seeds.h"
 
@@ -950,6 +952,35 @@ static void test_bounds_directory_count(void **state)
 	free(b);
 }
 
+/* A directory of 2^18 records that all lie inside the file: more records
+ * than there are section types, so one repeats; that is found before the
+ * ~60 MB a model of that many sections would take is allocated. */
+static void test_bounds_directory_in_file(void **state)
+{
+	const uint32_t n = 1u << 18;
+	size_t size = 60 + (size_t)n * 44;
+	uint8_t *b = calloc(1, size);
+	char field[64];
+
+	(void)state;
+	memcpy(b, "VPMN", 4);
+	fx_put32(b + 4, 0x00020000);
+	fx_put32(b + 0x10, (uint32_t)size);
+	fx_put32(b + 0x18, 48);
+	fx_put32(b + 0x1c, 12);
+	fx_put32(b + 0x20, 1);
+	fx_put32(b + 48, 60);
+	fx_put32(b + 52, 44);
+	fx_put32(b + 56, n);
+	for (uint32_t i = 0; i < n; i++)
+		fx_put32(b + 60 + 44 * (size_t)i, i % 41); /* type; empty sections */
+	assert_int_equal(parse_limited(b, size, 16, field), NBG_E_DUPLICATE_SECTION);
+	assert_string_equal(field, "type");
+	fx_put32(b + 60 + 44 * 7, 41);
+	assert_int_equal(parse_limited(b, size, 16, field), NBG_E_UNKNOWN_SECTION_TYPE);
+	free(b);
+}
+
 /* v1 header counts of 2^32-1 and an entry table the input-table rule makes
  * huge: the counts are compared with the tables' sizes (which the file
  * bounds) before any record array is allocated. */
@@ -1032,16 +1063,95 @@ static uint8_t *build_inputs(uint32_t n, size_t *size)
 	return b;
 }
 
+/* A v2 file with n layers, n operations (one per layer, one patch each) and
+ * n patches: the graph's relations all hold. */
+static uint8_t *build_graph(uint32_t n, size_t *size)
+{
+	fx_spec *s = fx_default();
+	uint8_t *ops = calloc(n, 32), *pat = calloc(n, 28), *lay = calloc(n, 76);
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t *o = ops + 32 * (size_t)i;
+		fx_put32(o, 2);          /* NN */
+		fx_put32(o + 4, i);      /* index */
+		fx_put32(o + 8, i);      /* layer_id */
+		fx_put32(o + 16, i);     /* patch_index */
+		fx_put32(o + 20, 1);     /* patch_count */
+		fx_put32(o + 28, i);     /* abs_op_id */
+		fx_put32(pat + 28 * (size_t)i, 1);
+		fx_put32(pat + 28 * (size_t)i + 8, 3);
+		fx_put32(lay + 76 * (size_t)i + 64, i);
+		fx_put32(lay + 76 * (size_t)i + 68, 1);
+	}
+	fx_set(s, 4, ops, (size_t)n * 32, 0, 32);
+	fx_set(s, 10, pat, (size_t)n * 28, 0, 28);
+	fx_set(s, 3, lay, (size_t)n * 76, 0, 76);
+	free(ops);
+	free(pat);
+	free(lay);
+	uint8_t *b = fx_build(s, size);
+	fx_free(s);
+	return b;
+}
+
+enum stage { ST_PARSE, ST_LEDGER, ST_GRAPH, ST_DIFF };
+static const char *const stage_names[] = { "parse", "ledger", "graph", "diff" };
+
+/* Time of the fastest of three runs of one stage on a file. */
+static double stage_ms(const uint8_t *b, size_t size, enum stage st)
+{
+	double best = 1e30;
+	nbg_model *m = NULL, *m2 = NULL;
+	nbg_error err;
+	uint8_t *c = NULL;
+
+	if (st == ST_PARSE)
+		return parse_ms(b, size, NBG_OK);
+	assert_int_equal(nbg_parse(b, size, NULL, &m, &err), NBG_OK);
+	if (st == ST_DIFF) { /* against the same file with its last byte changed */
+		nbg_parse_options o = { sizeof(o), NBG_PARSE_NO_CRC_CHECK };
+		c = malloc(size);
+		memcpy(c, b, size);
+		c[size - 1] ^= 1;
+		assert_int_equal(nbg_parse(c, size, &o, &m2, &err), NBG_OK);
+	}
+	for (int k = 0; k < 3; k++) {
+		double t0 = now_ms(), t;
+		if (st == ST_LEDGER) {
+			nbg_ledger *l = NULL;
+			assert_int_equal(nbg_ledger_build(m, &l, &err), NBG_OK);
+			t = now_ms() - t0;
+			nbg_ledger_free(l);
+		} else if (st == ST_GRAPH) {
+			nbg_graph *g = NULL;
+			assert_int_equal(nbg_graph_decode(m, &g, &err), NBG_OK);
+			t = now_ms() - t0;
+			nbg_graph_free(g);
+		} else {
+			nbg_diff *d = NULL;
+			assert_int_equal(nbg_diff_models(m, m2, &d, &err), NBG_OK);
+			t = now_ms() - t0;
+			nbg_diff_free(d);
+		}
+		if (t < best)
+			best = t;
+	}
+	nbg_model_free(m);
+	nbg_model_free(m2);
+	free(c);
+	return best;
+}
+
 /* Linear time in the table sizes: 8 times the entries may cost at most ~20
  * times as long (quadratic would be 64 times); generous for a shared machine. */
-static void check_linear(uint8_t *(*build)(uint32_t, size_t *), uint32_t n, const char *what)
+static void check_linear(uint8_t *(*build)(uint32_t, size_t *), uint32_t n, const char *what,
+			 enum stage st)
 {
 	size_t s1, s8;
 	uint8_t *b1 = build(n, &s1), *b8 = build(8 * n, &s8);
-	double t1 = parse_ms(b1, s1, NBG_OK), t8 = parse_ms(b8, s8, NBG_OK);
+	double t1 = stage_ms(b1, s1, st), t8 = stage_ms(b8, s8, st);
 
-	print_message("%s: %u entries %.2f ms, %u entries %.2f ms (x%.1f)\n", what, n, t1, 8 * n,
-		      t8, t8 / (t1 > 0.01 ? t1 : 0.01));
+	print_message("%s of %s: %u entries %.2f ms, %u entries %.2f ms (x%.1f)\n",
+		      stage_names[st], what, n, t1, 8 * n, t8, t8 / (t1 > 0.01 ? t1 : 0.01));
 	assert_true(t8 < 20 * (t1 > 0.05 ? t1 : 0.05));
 	free(b1);
 	free(b8);
@@ -1050,8 +1160,11 @@ static void check_linear(uint8_t *(*build)(uint32_t, size_t *), uint32_t n, cons
 static void test_bounds_linear(void **state)
 {
 	(void)state;
-	check_linear(build_dynaio, 1u << 14, "dynamic-I/O table");
-	check_linear(build_inputs, 1u << 12, "input records");
+	check_linear(build_dynaio, 1u << 14, "a dynamic-I/O table", ST_PARSE);
+	check_linear(build_inputs, 1u << 12, "input records", ST_PARSE);
+	check_linear(build_dynaio, 1u << 12, "a dynamic-I/O table", ST_LEDGER);
+	check_linear(build_dynaio, 1u << 12, "a dynamic-I/O table", ST_DIFF);
+	check_linear(build_graph, 1u << 11, "operations and patches", ST_GRAPH);
 }
 
 /* Notes are capped: a file that earns one note per record does not grow
@@ -1106,6 +1219,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_targeted),
 		cmocka_unit_test(test_reemit),
 		cmocka_unit_test(test_bounds_directory_count),
+		cmocka_unit_test(test_bounds_directory_in_file),
 		cmocka_unit_test(test_bounds_v1_counts),
 		cmocka_unit_test(test_bounds_linear),
 		cmocka_unit_test(test_bounds_notes),
