@@ -379,6 +379,11 @@ NBG_API char *nbg_report_json(const nbg_model *m, const char *path);
 /* JSON document for a failure. */
 NBG_API char *nbg_error_json(const nbg_error *err, const char *path);
 
+/* A printable copy of at most `max` bytes of s (stops at NUL): printable
+ * ASCII except backslash kept, every other byte as \xNN.  malloc'd; NULL on
+ * allocation failure.  Names in NBG files are not guaranteed to be text. */
+NBG_API char *nbg_text_escape(const char *s, size_t max);
+
 /* Hex of a SHA-256 digest into out[65]. */
 NBG_API void nbg_hex32(const uint8_t digest[32], char out[65]);
 

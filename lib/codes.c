@@ -42,6 +42,17 @@ void nbg_set_error(nbg_error *err, nbg_code code, uint64_t offset, const char *f
 	vsnprintf(err->message, sizeof(err->message), fmt, ap);
 }
 
+nbg_code nbg_error_set(nbg_error *err, nbg_code code, uint64_t offset, const char *field,
+		       const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	nbg_set_error(err, code, offset, field, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
 nbg_code nbg_fail(nbg_ctx *c, nbg_code code, uint64_t offset, const char *field,
 		  const char *fmt, ...)
 {

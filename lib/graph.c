@@ -9,7 +9,6 @@
  * reference become findings.  Each relation is registered up front (stable
  * order in the reports) and counts how often it was checked and held.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -995,18 +994,6 @@ void nbg_graph_free(nbg_graph *g)
 	free(g);
 }
 
-static nbg_code fail(nbg_error *err, nbg_code code, uint64_t offset, const char *field,
-		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static nbg_code fail(nbg_error *err, nbg_code code, uint64_t offset, const char *field,
-		     const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	nbg_set_error(err, code, offset, field, fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 nbg_code nbg_graph_decode(const nbg_model *m, nbg_graph **out, nbg_error *err)
 {
@@ -1016,19 +1003,19 @@ nbg_code nbg_graph_decode(const nbg_model *m, nbg_graph **out, nbg_error *err)
 	if (out)
 		*out = NULL;
 	if (!m || !out || (!m->data && m->file_size))
-		return fail(err, NBG_E_TRUNCATED, 0, "model", "no parsed model to decode");
+		return nbg_error_set(err, NBG_E_TRUNCATED, 0, "model", "no parsed model to decode");
 	/* A model from nbg_parse() always passes; a hand-made one may not. */
 	for (size_t i = 0; i < m->section_count; i++) {
 		const nbg_section *s = &m->sections[i];
 		if (!range_ok(s->offset, s->size, m->file_size))
-			return fail(err, NBG_E_SECTION_OUT_OF_BOUNDS, s->record_offset, "offset",
+			return nbg_error_set(err, NBG_E_SECTION_OUT_OF_BOUNDS, s->record_offset, "offset",
 				    "section %s [offset %llu, size %llu] lies outside the "
 				    "%llu-byte file", tname(s->type),
 				    (unsigned long long)s->offset, (unsigned long long)s->size,
 				    (unsigned long long)m->file_size);
 	}
 	if (!(g = calloc(1, sizeof(*g))))
-		return fail(err, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
+		return nbg_error_set(err, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
 	memset(&c, 0, sizeof(c));
 	c.m = m;
 	c.g = g;
@@ -1056,7 +1043,7 @@ nbg_code nbg_graph_decode(const nbg_model *m, nbg_graph **out, nbg_error *err)
 	}
 	if (c.oom) {
 		nbg_graph_free(g);
-		return fail(err, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
+		return nbg_error_set(err, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
 	}
 	*out = g;
 	return NBG_OK;

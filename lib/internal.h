@@ -60,6 +60,11 @@ typedef struct nbg_ctx {
 } nbg_ctx;
 
 /* Fills ctx->err and returns code.  fmt describes the problem for a person. */
+/* Fills err (may be NULL) and returns code: the one error setter of every
+ * libnbg component. */
+NBG_INTERNAL nbg_code nbg_error_set(nbg_error *err, nbg_code code, uint64_t offset,
+				    const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 NBG_INTERNAL nbg_code nbg_fail(nbg_ctx *c, nbg_code code, uint64_t offset, const char *field,
 			       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 NBG_INTERNAL void nbg_set_error(nbg_error *err, nbg_code code, uint64_t offset,

@@ -67,18 +67,6 @@ const char *nbg_ledger_code_name(nbg_code code)
 	return nbg_code_name(code);
 }
 
-static nbg_code lfail(nbg_error *err, nbg_code code, uint64_t offset, const char *field,
-		      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static nbg_code lfail(nbg_error *err, nbg_code code, uint64_t offset, const char *field,
-		      const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	nbg_set_error(err, code, offset, field, fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 /* ------------------------------------------------------------ building */
 
@@ -331,7 +319,7 @@ static uint64_t tail_coverage(const builder *b, uint64_t t, uint64_t end)
 	return covered;
 }
 
-#define OOM(b) lfail((b)->err, NBG_LEDGER_E_RESOURCE, 0, "memory", "out of memory building the ledger")
+#define OOM(b) nbg_error_set((b)->err, NBG_LEDGER_E_RESOURCE, 0, "memory", "out of memory building the ledger")
 
 static nbg_code build(builder *b)
 {
@@ -344,7 +332,7 @@ static nbg_code build(builder *b)
 		return OOM(b);
 	for (size_t i = 0; i < b->n; i++)
 		if (!range_ok(b->c[i].offset, b->c[i].size, size))
-			return lfail(b->err, NBG_LEDGER_E_INVARIANT, b->c[i].offset, b->c[i].owner,
+			return nbg_error_set(b->err, NBG_LEDGER_E_INVARIANT, b->c[i].offset, b->c[i].owner,
 				     "%s [%llu, +%llu) lies outside the %llu-byte file the model "
 				     "describes: the model and its buffer disagree", b->c[i].owner,
 				     (unsigned long long)b->c[i].offset,
@@ -359,7 +347,7 @@ static nbg_code build(builder *b)
 								    : NBG_VIEW_PARTLY_COVERED;
 		/* The parser's view counts section bytes only; every one is a claim. */
 		if (m->tail.cover != NBG_TAIL_NONE && covered < m->tail.covered_bytes)
-			return lfail(b->err, NBG_LEDGER_E_INVARIANT, t, "tail",
+			return nbg_error_set(b->err, NBG_LEDGER_E_INVARIANT, t, "tail",
 				     "the ledger sees %llu owned bytes in the final 512, the "
 				     "parser's view %llu", (unsigned long long)covered,
 				     (unsigned long long)m->tail.covered_bytes);
@@ -379,7 +367,7 @@ static nbg_code build(builder *b)
 		if (c->offset < cur) {
 			/* v2 forbids overlaps outright: one here means the model lies. */
 			if (m->family == 2)
-				return lfail(b->err, NBG_LEDGER_E_INVARIANT, c->offset, c->owner,
+				return nbg_error_set(b->err, NBG_LEDGER_E_INVARIANT, c->offset, c->owner,
 					     "%s [%llu, %llu) overlaps bytes already owned up to "
 					     "%llu, which the v2 parser rules out", c->owner,
 					     (unsigned long long)c->offset, (unsigned long long)end,
@@ -424,7 +412,7 @@ static nbg_code build(builder *b)
 			const nbg_dynaio_entry *e = &m->dynaio.entries[i];
 			uint64_t off = m->dynaio.region_offset + e->offset;
 			if (!range_ok(off, e->size, size))
-				return lfail(b->err, NBG_LEDGER_E_INVARIANT, off, "dynaio",
+				return nbg_error_set(b->err, NBG_LEDGER_E_INVARIANT, off, "dynaio",
 					     "dynaio entry %zu lies outside the file", i);
 			snprintf(name, sizeof(name), "dynaio entry %zu", i);
 			if (!push_view(l, m->data, NBG_VIEW_DYNAIO_ENTRY, off, e->size, 0, si,
@@ -451,7 +439,7 @@ nbg_code nbg_ledger_build(const nbg_model *m, nbg_ledger **out, nbg_error *err)
 	if (err)
 		memset(err, 0, sizeof(*err));
 	if (!m || !m->data || (m->family != 1 && m->family != 2))
-		return lfail(err, NBG_LEDGER_E_INVARIANT, 0, "model",
+		return nbg_error_set(err, NBG_LEDGER_E_INVARIANT, 0, "model",
 			     "not a model returned by nbg_parse (or its buffer is gone)");
 	b.m = m;
 	b.err = err;
@@ -488,25 +476,25 @@ nbg_code nbg_ledger_check_tiling(const nbg_ledger_range *r, size_t count, uint64
 
 	for (size_t i = 0; i < count; i++) {
 		if (r[i].size == 0)
-			return lfail(err, NBG_LEDGER_E_INVARIANT, r[i].offset, r[i].owner,
+			return nbg_error_set(err, NBG_LEDGER_E_INVARIANT, r[i].offset, r[i].owner,
 				     "ledger range %zu (%s) is empty", i, r[i].owner);
 		if (r[i].offset > cur)
-			return lfail(err, NBG_LEDGER_E_INVARIANT, cur, r[i].owner,
+			return nbg_error_set(err, NBG_LEDGER_E_INVARIANT, cur, r[i].owner,
 				     "no range owns bytes [%llu, %llu): the ledger has a gap "
 				     "before %s", (unsigned long long)cur,
 				     (unsigned long long)r[i].offset, r[i].owner);
 		if (r[i].offset < cur)
-			return lfail(err, NBG_LEDGER_E_INVARIANT, r[i].offset, r[i].owner,
+			return nbg_error_set(err, NBG_LEDGER_E_INVARIANT, r[i].offset, r[i].owner,
 				     "%s starts at %llu, inside bytes already owned up to %llu: "
 				     "two ranges overlap", r[i].owner,
 				     (unsigned long long)r[i].offset, (unsigned long long)cur);
 		if (add_overflow_u64(cur, r[i].size, &cur) || cur > file_size)
-			return lfail(err, NBG_LEDGER_E_INVARIANT, r[i].offset, r[i].owner,
+			return nbg_error_set(err, NBG_LEDGER_E_INVARIANT, r[i].offset, r[i].owner,
 				     "%s reaches past the end of the %llu-byte file", r[i].owner,
 				     (unsigned long long)file_size);
 	}
 	if (cur != file_size)
-		return lfail(err, NBG_LEDGER_E_INVARIANT, cur, "end",
+		return nbg_error_set(err, NBG_LEDGER_E_INVARIANT, cur, "end",
 			     "the ranges own %llu bytes of a %llu-byte file",
 			     (unsigned long long)cur, (unsigned long long)file_size);
 	return NBG_OK;
@@ -669,7 +657,7 @@ static int lookup(const char *const *names, int n, const char *s)
 	return -1;
 }
 
-#define BADDOC(...) lfail(err, NBG_LEDGER_E_RESOURCE, 0, "ledger", __VA_ARGS__)
+#define BADDOC(...) nbg_error_set(err, NBG_LEDGER_E_RESOURCE, 0, "ledger", __VA_ARGS__)
 
 static nbg_code load_doc(json_t *root, nbg_ledger *l, nbg_error *err)
 {
@@ -763,13 +751,13 @@ nbg_code nbg_ledger_from_json(const char *text, size_t len, nbg_ledger **out, nb
 		memset(err, 0, sizeof(*err));
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
-		return lfail(err, NBG_LEDGER_E_RESOURCE, (uint64_t)jerr.position, "ledger",
+		return nbg_error_set(err, NBG_LEDGER_E_RESOURCE, (uint64_t)jerr.position, "ledger",
 			     "the ledger document is not JSON: %s (line %d)", jerr.text,
 			     jerr.line);
 	l = calloc(1, sizeof(*l));
 	if (!l) {
 		json_decref(root);
-		return lfail(err, NBG_LEDGER_E_RESOURCE, 0, "memory", "out of memory");
+		return nbg_error_set(err, NBG_LEDGER_E_RESOURCE, 0, "memory", "out of memory");
 	}
 	rc = load_doc(root, l, err);
 	json_decref(root);
@@ -816,7 +804,7 @@ static bool sha_end(sha_ctx *s, uint8_t out[32])
 
 static nbg_code refuse(nbg_error *err, const nbg_ledger_range *r)
 {
-	return lfail(err, NBG_E_SEMANTIC_CHANGE_REFUSED, r->offset, r->owner,
+	return nbg_error_set(err, NBG_E_SEMANTIC_CHANGE_REFUSED, r->offset, r->owner,
 		     "the bytes of %s [%llu, %llu) (%s) are not the bytes the ledger "
 		     "fingerprinted: re-emitting them would serialize a change, which nbgkit "
 		     "refuses", r->owner, (unsigned long long)r->offset,
@@ -831,7 +819,7 @@ nbg_code nbg_reemit_check(const nbg_ledger *l, const uint8_t *data, size_t size,
 	if (err)
 		memset(err, 0, sizeof(*err));
 	if ((uint64_t)size != l->file_size)
-		return lfail(err, NBG_E_SEMANTIC_CHANGE_REFUSED,
+		return nbg_error_set(err, NBG_E_SEMANTIC_CHANGE_REFUSED,
 			     (uint64_t)size < l->file_size ? (uint64_t)size : l->file_size,
 			     "file_size",
 			     "the bytes to emit are %llu long; the ledger fingerprinted %llu: "
@@ -846,7 +834,7 @@ nbg_code nbg_reemit_check(const nbg_ledger *l, const uint8_t *data, size_t size,
 		sha_update(&whole, data + r->offset, r->size);
 		if (!sha_end(&one, d)) {
 			sha_end(&whole, d);
-			return lfail(err, NBG_LEDGER_E_RESOURCE, r->offset, "sha256",
+			return nbg_error_set(err, NBG_LEDGER_E_RESOURCE, r->offset, "sha256",
 				     "SHA-256 could not be computed");
 		}
 		if (memcmp(d, r->sha256, 32)) {
@@ -855,10 +843,10 @@ nbg_code nbg_reemit_check(const nbg_ledger *l, const uint8_t *data, size_t size,
 		}
 	}
 	if (!sha_end(&whole, d))
-		return lfail(err, NBG_LEDGER_E_RESOURCE, 0, "sha256",
+		return nbg_error_set(err, NBG_LEDGER_E_RESOURCE, 0, "sha256",
 			     "SHA-256 could not be computed");
 	if (memcmp(d, l->file_sha256, 32))
-		return lfail(err, NBG_E_SEMANTIC_CHANGE_REFUSED, 0, "sha256",
+		return nbg_error_set(err, NBG_E_SEMANTIC_CHANGE_REFUSED, 0, "sha256",
 			     "every range matches but the whole output's SHA-256 is not the "
 			     "source's: the ledger is inconsistent; re-emission refused");
 	return NBG_OK;
@@ -903,16 +891,16 @@ nbg_code nbg_reemit_write(const nbg_ledger *l, const uint8_t *data, size_t size,
 		if (!write_all(fd, data + r->offset, r->size)) {
 			int e = errno;
 			sha_end(&out, d);
-			return lfail(err, NBG_LEDGER_E_IO, r->offset, r->owner,
+			return nbg_error_set(err, NBG_LEDGER_E_IO, r->offset, r->owner,
 				     "writing %s [%llu, %llu) failed: %s", r->owner,
 				     (unsigned long long)r->offset,
 				     (unsigned long long)(r->offset + r->size), strerror(e));
 		}
 	}
 	if (!sha_end(&out, d))
-		return lfail(err, NBG_LEDGER_E_RESOURCE, 0, "sha256", "SHA-256 could not be computed");
+		return nbg_error_set(err, NBG_LEDGER_E_RESOURCE, 0, "sha256", "SHA-256 could not be computed");
 	if (memcmp(d, l->file_sha256, 32))
-		return lfail(err, NBG_E_SEMANTIC_CHANGE_REFUSED, 0, "sha256",
+		return nbg_error_set(err, NBG_E_SEMANTIC_CHANGE_REFUSED, 0, "sha256",
 			     "the bytes written do not hash to the source's SHA-256 (the input "
 			     "changed while it was being written): output refused");
 	return NBG_OK;
@@ -958,14 +946,14 @@ static nbg_code atomic_write(const char *path, emit_fn emit, verify_fn verify, v
 	int fd, e;
 
 	if (!tmp)
-		return lfail(err, NBG_LEDGER_E_RESOURCE, 0, "memory", "out of memory");
+		return nbg_error_set(err, NBG_LEDGER_E_RESOURCE, 0, "memory", "out of memory");
 	/* Hidden name next to the target: same file system, so rename is atomic. */
 	memcpy(tmp, path, dlen);
 	snprintf(tmp + dlen, n + 16 - dlen, ".%s.XXXXXX", path + dlen);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		e = errno;
-		rc = lfail(err, NBG_LEDGER_E_IO, 0, "output",
+		rc = nbg_error_set(err, NBG_LEDGER_E_IO, 0, "output",
 			   "cannot create a temporary file next to %s: %s", path, strerror(e));
 		free(tmp);
 		return rc;
@@ -973,24 +961,24 @@ static nbg_code atomic_write(const char *path, emit_fn emit, verify_fn verify, v
 	rc = emit(fd, ctx, err);
 	if (rc == NBG_OK && fsync(fd) != 0) {
 		e = errno;
-		rc = lfail(err, NBG_LEDGER_E_IO, 0, "output", "cannot sync %s: %s", tmp,
+		rc = nbg_error_set(err, NBG_LEDGER_E_IO, 0, "output", "cannot sync %s: %s", tmp,
 			   strerror(e));
 	}
 	if (rc == NBG_OK && verify)
 		rc = verify(fd, ctx, err);
 	if (rc == NBG_OK && fchmod(fd, output_mode(path)) != 0) {
 		e = errno;
-		rc = lfail(err, NBG_LEDGER_E_IO, 0, "output", "cannot set the mode of %s: %s",
+		rc = nbg_error_set(err, NBG_LEDGER_E_IO, 0, "output", "cannot set the mode of %s: %s",
 			   tmp, strerror(e));
 	}
 	if (close(fd) != 0 && rc == NBG_OK) {
 		e = errno;
-		rc = lfail(err, NBG_LEDGER_E_IO, 0, "output", "cannot close %s: %s", tmp,
+		rc = nbg_error_set(err, NBG_LEDGER_E_IO, 0, "output", "cannot close %s: %s", tmp,
 			   strerror(e));
 	}
 	if (rc == NBG_OK && rename(tmp, path) != 0) {
 		e = errno;
-		rc = lfail(err, NBG_LEDGER_E_IO, 0, "output", "cannot rename %s to %s: %s", tmp,
+		rc = nbg_error_set(err, NBG_LEDGER_E_IO, 0, "output", "cannot rename %s to %s: %s", tmp,
 			   path, strerror(e));
 	}
 	if (rc != NBG_OK) {
@@ -1039,7 +1027,7 @@ static nbg_code reemit_verify(int fd, void *ctx, nbg_error *err)
 	ssize_t k;
 
 	if (lseek(fd, 0, SEEK_SET) != 0)
-		return lfail(err, NBG_LEDGER_E_IO, 0, "output", "cannot re-read the output: %s",
+		return nbg_error_set(err, NBG_LEDGER_E_IO, 0, "output", "cannot re-read the output: %s",
 			     strerror(errno));
 	sha_begin(&s);
 	while ((k = read(fd, buf, sizeof(buf))) != 0) {
@@ -1048,16 +1036,16 @@ static nbg_code reemit_verify(int fd, void *ctx, nbg_error *err)
 				continue;
 			int e = errno;
 			sha_end(&s, d);
-			return lfail(err, NBG_LEDGER_E_IO, total, "output",
+			return nbg_error_set(err, NBG_LEDGER_E_IO, total, "output",
 				     "cannot re-read the output: %s", strerror(e));
 		}
 		sha_update(&s, buf, (uint64_t)k);
 		total += (uint64_t)k;
 	}
 	if (!sha_end(&s, d))
-		return lfail(err, NBG_LEDGER_E_RESOURCE, 0, "sha256", "SHA-256 could not be computed");
+		return nbg_error_set(err, NBG_LEDGER_E_RESOURCE, 0, "sha256", "SHA-256 could not be computed");
 	if (total != r->l->file_size || memcmp(d, r->l->file_sha256, 32))
-		return lfail(err, NBG_LEDGER_E_IO, total, "output",
+		return nbg_error_set(err, NBG_LEDGER_E_IO, total, "output",
 			     "the written file (%llu bytes) does not read back as the source "
 			     "(%llu bytes, same SHA-256): output discarded",
 			     (unsigned long long)total, (unsigned long long)r->l->file_size);
@@ -1085,7 +1073,7 @@ static nbg_code buf_emit(int fd, void *ctx, nbg_error *err)
 {
 	buf_ctx *b = ctx;
 	if (!write_all(fd, (const uint8_t *)b->p, b->n))
-		return lfail(err, NBG_LEDGER_E_IO, 0, "output", "writing the picture failed: %s",
+		return nbg_error_set(err, NBG_LEDGER_E_IO, 0, "output", "writing the picture failed: %s",
 			     strerror(errno));
 	return NBG_OK;
 }
@@ -1100,7 +1088,7 @@ nbg_code nbg_ledger_svg_file(const nbg_ledger *l, const char *title, const char 
 	if (err)
 		memset(err, 0, sizeof(*err));
 	if (!svg)
-		return lfail(err, NBG_LEDGER_E_RESOURCE, 0, "memory",
+		return nbg_error_set(err, NBG_LEDGER_E_RESOURCE, 0, "memory",
 			     "out of memory drawing the map");
 	b.p = svg;
 	b.n = strlen(svg);

@@ -32,50 +32,42 @@ void nbg_json_set_path(json_t *obj, const char *key, json_t *v)
 	json_object_set_new(obj, key, v);
 }
 
-/* Text from the file as JSON: printable ASCII kept, anything else \xNN. */
-json_t *nbg_json_text(const char *s, size_t max)
+char *nbg_text_escape(const char *s, size_t max)
 {
-	char buf[4 * 64 + 1];
-	size_t o = 0;
+	size_t n = strnlen(s, max), o = 0;
+	char *buf = malloc(4 * n + 1);
 
-	if (max > 64)
-		max = 64;
-	for (size_t i = 0; i < max && s[i]; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (ch >= 0x20 && ch < 0x7f && ch != '\\')
-			buf[o++] = (char)ch;
-		else
-			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "\\x%02x", ch);
-	}
-	buf[o] = '\0';
-	return json_string(buf);
-}
-
-json_t *nbg_json_str(const char *s)
-{
-	json_t *j;
-	char *buf;
-	size_t n, o = 0;
-
-	if (!s)
-		return json_null();
-	if ((j = json_string(s)) != NULL)
-		return j;
-	n = strlen(s);
-	buf = malloc(4 * n + 1);
 	if (!buf)
-		return json_null();
+		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)s[i];
-		if (ch < 0x80)
+		if (ch >= 0x20 && ch < 0x7f && ch != '\\')
 			buf[o++] = (char)ch;
 		else
 			o += (size_t)snprintf(buf + o, 5, "\\x%02x", ch);
 	}
 	buf[o] = '\0';
-	j = json_string(buf);
-	free(buf);
+	return buf;
+}
+
+/* Text from the file as JSON: printable ASCII kept, anything else \xNN. */
+json_t *nbg_json_text(const char *s, size_t max)
+{
+	char *e = nbg_text_escape(s, max);
+	json_t *j = e ? json_string(e) : NULL;
+	free(e);
 	return j ? j : json_null();
+}
+
+json_t *nbg_json_str(const char *s)
+{
+	json_t *j;
+
+	if (!s)
+		return json_null();
+	if ((j = json_string(s)) != NULL)
+		return j;
+	return nbg_json_text(s, SIZE_MAX);
 }
 
 json_t *nbg_json_sha(const uint8_t d[32])

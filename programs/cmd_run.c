@@ -61,26 +61,12 @@ static json_t *json_hex_u32(uint32_t v)
 }
 
 /* Names come from the model file and paths from the command line: neither is
- * guaranteed UTF-8, and json_string() rejects what is not.  Bytes outside
- * printable ASCII become \xNN so the key is never dropped. */
+ * guaranteed UTF-8, and json_string() rejects what is not. */
 static json_t *json_text(const char *s)
 {
-	size_t n = strlen(s), o = 0;
-	char *buf = malloc(4 * n + 1);
-	json_t *j;
-
-	if (!buf)
-		return json_null();
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (ch >= 0x20 && ch < 0x7f && ch != '\\')
-			buf[o++] = (char)ch;
-		else
-			o += (size_t)snprintf(buf + o, 5, "\\x%02x", ch);
-	}
-	buf[o] = '\0';
-	j = json_string(buf);
-	free(buf);
+	char *e = nbg_text_escape(s, SIZE_MAX);
+	json_t *j = e ? json_string(e) : NULL;
+	free(e);
 	return j ? j : json_null();
 }
 

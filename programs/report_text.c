@@ -8,26 +8,9 @@
 
 #include "cli.h"
 #include "report_graph.h"
+#include "report_text.h"
 #include "report_text_v1.h"
 
-#define KV(out, key, ...)                                  \
-	do {                                               \
-		fprintf(out, "  %-26s ", key ":");        \
-		fprintf(out, __VA_ARGS__);                 \
-		fputc('\n', out);                          \
-	} while (0)
-
-/* Prints file text as printable ASCII; anything else as \xNN. */
-static void put_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c >= 0x20 && c < 0x7f)
-			fputc(c, out);
-		else
-			fprintf(out, "\\x%02x", c);
-	}
-}
 
 static void io_line(FILE *out, const char *what, const nbg_io *io)
 {
@@ -66,7 +49,7 @@ static void io_line(FILE *out, const char *what, const nbg_io *io)
 		fprintf(out, " bytes=?");
 	if (io->has_name) {
 		fprintf(out, " name=");
-		put_text(out, io->name);
+		nbg_text_put(out, io->name);
 	}
 	fputc('\n', out);
 }
@@ -89,7 +72,7 @@ static void v2_header(FILE *out, const nbg_model *m)
 	   m->section_headers_offset, m->section_header_count, m->section_header_size);
 	if (ni->present) {
 		fprintf(out, "  %-26s ", "Network name:");
-		put_text(out, ni->name);
+		nbg_text_put(out, ni->name);
 		fputc('\n', out);
 		KV(out, "Inputs / outputs", "%u / %u", ni->input_count, ni->output_count);
 		KV(out, "Layers", "%u", ni->layer_count);

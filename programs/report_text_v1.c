@@ -6,26 +6,9 @@
  */
 #include <inttypes.h>
 
+#include "report_text.h"
 #include "report_text_v1.h"
 
-/* Same layout as report_text.c: two spaces, key and colon padded to 27. */
-#define KV(out, key, ...)                          \
-	do {                                       \
-		fprintf(out, "  %-26s ", key ":"); \
-		fprintf(out, __VA_ARGS__);         \
-		fputc('\n', out);                  \
-	} while (0)
-
-static void put_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c >= 0x20 && c < 0x7f)
-			fputc(c, out);
-		else
-			fprintf(out, "\\x%02x", c);
-	}
-}
 
 static void put_stride(FILE *out, const char *name, uint32_t stride, int first)
 {
@@ -43,7 +26,7 @@ void nbg_text_v1(FILE *out, const nbg_model *m)
 	char hex[65];
 
 	fprintf(out, "  %-26s ", "Network name:");
-	put_text(out, v1->network_name);
+	nbg_text_put(out, v1->network_name);
 	fputc('\n', out);
 	KV(out, "Inputs / outputs", "%u / %u", v1->input_count, v1->output_count);
 	KV(out, "Layers", "%u", v1->layer_count);
