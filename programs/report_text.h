@@ -1,0 +1,30 @@
+/*
+ * report_text.h - the look of the human reports, shared by the v2, v1 and
+ * graph parts: aligned "  Key:  value" lines, file text shown as printable
+ * ASCII with every other byte as \xNN.
+ */
+#ifndef NBG_REPORT_TEXT_H
+#define NBG_REPORT_TEXT_H
+
+#include <stdio.h>
+
+/* Two spaces, key and colon padded to 27 columns, the value. */
+#define KV(out, key, ...)                          \
+	do {                                       \
+		fprintf(out, "  %-26s ", key ":"); \
+		fprintf(out, __VA_ARGS__);         \
+		fputc('\n', out);                  \
+	} while (0)
+
+static inline void nbg_text_put(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c >= 0x20 && c < 0x7f)
+			fputc(c, out);
+		else
+			fprintf(out, "\\x%02x", c);
+	}
+}
+
+#endif
