@@ -1,9 +1,12 @@
 /*
  * fixture.c - NBG v2 synthesizer for tests (see fixture.h).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <zlib.h>
 
@@ -363,4 +366,46 @@ uint8_t *fx_read_file(const char *path, size_t *size)
 	}
 	fclose(f);
 	return buf;
+}
+
+static char *slurp_text(const char *path)
+{
+	size_t n;
+	char *s = (char *)fx_read_file(path, &n);
+	if (s)
+		s[n] = '\0';
+	return s;
+}
+
+fx_run_result fx_run_nbg(const char *prefix, const char *fmt, ...)
+{
+	char args[4096], cmd[8192], out[] = "/tmp/nbgrun-outXXXXXX", err[] = "/tmp/nbgrun-errXXXXXX";
+	fx_run_result r = { -1, NULL, NULL };
+	const char *bin = getenv("NBG_BIN");
+	va_list ap;
+	int fo = mkstemp(out), fe = mkstemp(err);
+
+	if (fo < 0 || fe < 0 || !bin)
+		abort();
+	close(fo);
+	close(fe);
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "%s '%s' %s >'%s' 2>'%s'", prefix ? prefix : "", bin, args, out,
+		 err);
+	int st = system(cmd);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	r.out = slurp_text(out);
+	r.err = slurp_text(err);
+	unlink(out);
+	unlink(err);
+	return r;
+}
+
+void fx_run_free(fx_run_result *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
 }

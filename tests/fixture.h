@@ -59,6 +59,20 @@ void fx_put32(uint8_t *p, uint32_t v);
 /* Reads a whole file (malloc'd); NULL on failure. */
 uint8_t *fx_read_file(const char *path, size_t *size);
 
+/* The nbg command as a user runs it: "PREFIX $NBG_BIN ARGS" through sh,
+ * stdout and stderr captured (NUL-terminated, malloc'd), exit status decoded
+ * (-1 when killed by a signal). */
+typedef struct fx_run_result {
+	int status;
+	char *out, *err;
+} fx_run_result;
+
+fx_run_result fx_run_nbg(const char *prefix, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void fx_run_free(fx_run_result *r);
+/* Prefix that runs the command from the source directory. */
+#define FX_IN_SOURCE "cd '" NBG_SOURCE_DIR "' &&"
+
 /* A v2 I/O record. */
 void fx_io_record(uint8_t rec[112], uint32_t dim_count, const uint32_t *dims, uint32_t fmt,
 		  uint32_t quant, uint32_t q0, uint32_t q1, const char *name);

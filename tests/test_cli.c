@@ -21,11 +21,6 @@
 #include "fixture.h"
 #include "nbg.h"
 
-typedef struct run_result {
-	int status;
-	char *out, *err;
-} run_result;
-
 static char *slurp(const char *path)
 {
 	size_t n;
@@ -33,33 +28,6 @@ static char *slurp(const char *path)
 	if (s)
 		s[n] = '\0';
 	return s;
-}
-
-/* Runs nbg with args from the source directory; captures stdout/stderr. */
-static run_result run_nbg(const char *args)
-{
-	char cmd[4096], out[] = "/tmp/nbgcli-outXXXXXX", err[] = "/tmp/nbgcli-errXXXXXX";
-	run_result r;
-	int fo = mkstemp(out), fe = mkstemp(err);
-
-	assert_true(fo >= 0 && fe >= 0);
-	close(fo);
-	close(fe);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s >%s 2>%s", NBG_SOURCE_DIR,
-		 getenv("NBG_BIN"), args, out, err);
-	int st = system(cmd);
-	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	r.out = slurp(out);
-	r.err = slurp(err);
-	unlink(out);
-	unlink(err);
-	return r;
-}
-
-static void free_result(run_result *r)
-{
-	free(r->out);
-	free(r->err);
 }
 
 static void golden(const char *name, const char *got)
@@ -104,19 +72,19 @@ static void test_sample_is_reproducible(void **state)
 
 static void test_inspect_sample(void **state)
 {
-	run_result r = run_nbg("inspect samples/sample.nb");
+	fx_run_result r = fx_run_nbg(FX_IN_SOURCE, "%s", "inspect samples/sample.nb");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "  input 0: dims [1,128,128,3] (file order 3,128,128,1) "
 				      "INT16 dfp fl=15 bytes=98304 name=input/output[0]\n"));
 	assert_non_null(strstr(r.out, "  Version:                   0x00020000 (v2)\n"));
 	assert_string_equal(r.err, "");
 	golden("sample.inspect.txt", r.out);
-	free_result(&r);
+	fx_run_free(&r);
 }
 
 static void test_inspect_json(void **state)
 {
-	run_result r = run_nbg("inspect --json samples/sample.nb");
+	fx_run_result r = fx_run_nbg(FX_IN_SOURCE, "%s", "inspect --json samples/sample.nb");
 	json_error_t je;
 	assert_int_equal(r.status, 0);
 	json_t *j = json_loads(r.out, 0, &je);
@@ -131,19 +99,19 @@ static void test_inspect_json(void **state)
 	assert_string_equal(json_string_value(json_object_get(in0, "data_format_name")), "INT16");
 	json_decref(j);
 	golden("sample.inspect.json", r.out);
-	free_result(&r);
+	fx_run_free(&r);
 }
 
 static void test_corpus_inspect(void **state)
 {
-	run_result r = run_nbg("inspect " NBG_CORPUS_DIR "/v2/face_detector_nbg_int16.nb");
+	fx_run_result r = fx_run_nbg(FX_IN_SOURCE, "%s", "inspect " NBG_CORPUS_DIR "/v2/face_detector_nbg_int16.nb");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "input 0: dims [1,128,128,3] (file order 3,128,128,1) "
 				      "INT16 dfp fl=15"));
 	assert_non_null(strstr(r.out, "output 0: dims [1,896,16] (file order 16,896,1) INT16 "
 				      "dfp fl=7"));
 	assert_non_null(strstr(r.out, "0x52abdff3 (computed 0x52abdff3, matches)"));
-	free_result(&r);
+	fx_run_free(&r);
 }
 
 static void write_file(const char *path, const uint8_t *b, size_t n)
@@ -168,65 +136,65 @@ static void test_failures(void **state)
 	write_file(bad, b, n);
 
 	snprintf(args, sizeof(args), "inspect %s", bad);
-	run_result r = run_nbg(args);
+	fx_run_result r = fx_run_nbg(FX_IN_SOURCE, "%s", args);
 	assert_int_equal(r.status, 1);
 	assert_string_equal(r.out, "");
 	assert_non_null(strstr(r.err, "section-checksum-mismatch at offset "));
 	assert_non_null(strstr(r.err, "section NN has CRC-32"));
-	free_result(&r);
+	fx_run_free(&r);
 
 	snprintf(args, sizeof(args), "inspect --json %s", bad);
-	r = run_nbg(args);
+	r = fx_run_nbg(FX_IN_SOURCE, "%s", args);
 	assert_int_equal(r.status, 1);
 	json_t *j = json_loads(r.out, 0, NULL);
 	assert_non_null(j);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "error"), "code")),
 			    "section-checksum-mismatch");
 	json_decref(j);
-	free_result(&r);
+	fx_run_free(&r);
 
 	/* verify: one line per file, keeps going, lists every mismatch, exit 1 */
 	snprintf(args, sizeof(args), "verify samples/sample.nb %s", bad);
-	r = run_nbg(args);
+	r = fx_run_nbg(FX_IN_SOURCE, "%s", args);
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.out, "samples/sample.nb: OK v2 0x00020000 target 0x1000003b"));
 	assert_non_null(strstr(r.out, ": FAIL section-checksum-mismatch at offset"));
 	assert_non_null(strstr(r.out, ":   section NN CRC-32 0x"));
-	free_result(&r);
+	fx_run_free(&r);
 
 	/* missing file: exit 3, even beside an invalid one */
 	snprintf(args, sizeof(args), "verify %s /nonexistent/x.nb", bad);
-	r = run_nbg(args);
+	r = fx_run_nbg(FX_IN_SOURCE, "%s", args);
 	assert_int_equal(r.status, 3);
 	assert_non_null(strstr(r.out, "/nonexistent/x.nb: ERROR cannot open"));
-	free_result(&r);
-	r = run_nbg("inspect /nonexistent/x.nb");
+	fx_run_free(&r);
+	r = fx_run_nbg(FX_IN_SOURCE, "%s", "inspect /nonexistent/x.nb");
 	assert_int_equal(r.status, 3);
 	assert_non_null(strstr(r.err, "No such file or directory"));
-	free_result(&r);
-	r = run_nbg("inspect samples");
+	fx_run_free(&r);
+	r = fx_run_nbg(FX_IN_SOURCE, "%s", "inspect samples");
 	assert_int_equal(r.status, 3);
-	free_result(&r);
+	fx_run_free(&r);
 
 	/* a path that is not UTF-8 still gets a complete JSON document */
 	char odd[64];
 	snprintf(odd, sizeof(odd), "/tmp/nbgcli-\xff-%d.nb", (int)getpid());
 	write_file(odd, (const uint8_t *)"XXXX", 4);
 	snprintf(args, sizeof(args), "inspect --json '%s'", odd);
-	r = run_nbg(args);
+	r = fx_run_nbg(FX_IN_SOURCE, "%s", args);
 	assert_int_equal(r.status, 1);
 	j = json_loads(r.out, 0, NULL);
 	assert_non_null(j);
 	assert_non_null(strstr(json_string_value(json_object_get(j, "path")), "\\xff"));
 	json_decref(j);
-	free_result(&r);
+	fx_run_free(&r);
 	unlink(odd);
 
 	/* not an NBG at all */
-	r = run_nbg("inspect meson.build");
+	r = fx_run_nbg(FX_IN_SOURCE, "%s", "inspect meson.build");
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, "bad-magic at offset 0"));
-	free_result(&r);
+	fx_run_free(&r);
 
 	unlink(bad);
 	free(b);
@@ -238,21 +206,21 @@ static void test_usage(void **state)
 				"inspect a.nb b.nb", "verify", "fields --x", "frobnicate",
 				"codes --x" };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		run_result r = run_nbg(cases[i]);
+		fx_run_result r = fx_run_nbg(FX_IN_SOURCE, "%s", cases[i]);
 		if (r.status != 2)
 			fail_msg("'nbg %s' exited %d, want 2", cases[i], r.status);
 		assert_true(strlen(r.err) > 0);
-		free_result(&r);
+		fx_run_free(&r);
 	}
-	run_result r = run_nbg("help");
+	fx_run_result r = fx_run_nbg(FX_IN_SOURCE, "%s", "help");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "inspect [--json] FILE"));
-	free_result(&r);
+	fx_run_free(&r);
 }
 
 static void test_fields(void **state)
 {
-	run_result r = run_nbg("fields --json");
+	fx_run_result r = fx_run_nbg(FX_IN_SOURCE, "%s", "fields --json");
 	assert_int_equal(r.status, 0);
 	json_t *j = json_loads(r.out, 0, NULL);
 	assert_non_null(j);
@@ -263,7 +231,7 @@ static void test_fields(void **state)
 	assert_string_equal(json_string_value(json_object_get(first, "key")), "magic");
 	assert_string_equal(json_string_value(json_object_get(first, "evidence")), "W+P+C");
 	json_decref(j);
-	free_result(&r);
+	fx_run_free(&r);
 }
 
 int main(void)

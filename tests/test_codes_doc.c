@@ -19,27 +19,10 @@
 
 static char *run_capture(const char *args)
 {
-	char cmd[2048];
-	const char *bin = getenv("NBG_BIN");
-	size_t cap = 1 << 16, n = 0;
-	char *out = malloc(cap);
-	FILE *p;
-
-	assert_non_null(bin);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s", NBG_SOURCE_DIR, bin, args);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	for (;;) {
-		if (n + 4096 > cap)
-			out = realloc(out, cap *= 2);
-		size_t r = fread(out + n, 1, 4096, p);
-		if (r == 0)
-			break;
-		n += r;
-	}
-	out[n] = '\0';
-	assert_int_equal(pclose(p), 0);
-	return out;
+	fx_run_result r = fx_run_nbg(FX_IN_SOURCE, "%s", args);
+	assert_int_equal(r.status, 0);
+	free(r.err);
+	return r.out;
 }
 
 /* The text between the BEGIN/END markers of `marker` in a doc file. */

@@ -80,18 +80,10 @@ static void scan_dir(expect *e, const char *dir)
 
 static int run(const char *args, char **out)
 {
-	char cmd[2048], tmp[] = "/tmp/nbgcorpus-XXXXXX";
-	int fd = mkstemp(tmp);
-	assert_true(fd >= 0);
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s > %s 2>/dev/null", NBG_SOURCE_DIR,
-		 getenv("NBG_BIN"), args, tmp);
-	int st = system(cmd);
-	size_t n;
-	*out = (char *)fx_read_file(tmp, &n);
-	(*out)[n] = '\0';
-	unlink(tmp);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	fx_run_result r = fx_run_nbg(FX_IN_SOURCE, "%s", args);
+	*out = r.out;
+	free(r.err);
+	return r.status;
 }
 
 static json_int_t geti(json_t *o, const char *a, const char *b)

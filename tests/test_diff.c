@@ -219,17 +219,13 @@ static void test_corpus_pair(void **state)
 
 static int run(const char *args, char **out)
 {
-	char cmd[2048];
-	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s > /tmp/nbgdiff.out 2>/dev/null",
-		 NBG_SOURCE_DIR, getenv("NBG_BIN"), args);
-	int st = system(cmd);
-	size_t n;
-	if (out) {
-		*out = (char *)fx_read_file("/tmp/nbgdiff.out", &n);
-		(*out)[n] = '\0';
-	}
-	remove("/tmp/nbgdiff.out");
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	fx_run_result r = fx_run_nbg(FX_IN_SOURCE, "%s", args);
+	if (out)
+		*out = r.out;
+	else
+		free(r.out);
+	free(r.err);
+	return r.status;
 }
 
 static void test_cli(void **state)

@@ -25,11 +25,6 @@
 
 static char tmpdir[] = "/tmp/nbgledgercli-XXXXXX";
 
-typedef struct run_result {
-	int status;
-	char *out, *err;
-} run_result;
-
 static char *slurp(const char *path)
 {
 	size_t n;
@@ -37,42 +32,6 @@ static char *slurp(const char *path)
 	if (s)
 		s[n] = '\0';
 	return s;
-}
-
-/* Runs `prefix nbg args` through sh; captures stdout and stderr. */
-static run_result run_sh(const char *prefix, const char *args)
-{
-	char cmd[8192], out[600], err[600];
-	run_result r;
-
-	snprintf(out, sizeof(out), "%s/.stdout", tmpdir);
-	snprintf(err, sizeof(err), "%s/.stderr", tmpdir);
-	snprintf(cmd, sizeof(cmd), "%s '%s' %s >'%s' 2>'%s'", prefix, getenv("NBG_BIN"), args,
-		 out, err);
-	int st = system(cmd);
-	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	r.out = slurp(out);
-	r.err = slurp(err);
-	unlink(out);
-	unlink(err);
-	return r;
-}
-
-static run_result run_nbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static run_result run_nbg(const char *fmt, ...)
-{
-	char args[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	return run_sh("", args);
-}
-
-static void free_result(run_result *r)
-{
-	free(r->out);
-	free(r->err);
 }
 
 static char *tmp(const char *name)
@@ -116,7 +75,7 @@ static int same_file(const char *a, const char *b)
 
 static void test_ledger_table(void **state)
 {
-	run_result r = run_nbg("ledger '%s'", REAL);
+	fx_run_result r = fx_run_nbg(NULL, "ledger '%s'", REAL);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.err, "");
 	assert_non_null(strstr(r.out, "38 owner ranges tile [0, 237840): no gap, no overlap"));
@@ -124,22 +83,22 @@ static void test_ledger_table(void **state)
 	assert_non_null(strstr(r.out, "section-covered-view  0x00039f10         512      512"));
 	assert_non_null(strstr(r.out, "alignment                    2           248"));
 	assert_non_null(strstr(r.out, "total                       38        237840  100.000%"));
-	free_result(&r);
+	fx_run_free(&r);
 
-	r = run_nbg("ledger");
+	r = fx_run_nbg(NULL, "ledger");
 	assert_int_equal(r.status, 2);
-	free_result(&r);
-	r = run_nbg("ledger '%s'", tmp("missing.nb"));
+	fx_run_free(&r);
+	r = fx_run_nbg(NULL, "ledger '%s'", tmp("missing.nb"));
 	assert_int_equal(r.status, 3);
-	free_result(&r);
+	fx_run_free(&r);
 	/* not an NBG: exit 1 with the parser's code */
 	FILE *f = fopen(tmp("junk.nb"), "wb");
 	fputs("this is not an NBG file at all", f);
 	fclose(f);
-	r = run_nbg("ledger '%s'", tmp("junk.nb"));
+	r = fx_run_nbg(NULL, "ledger '%s'", tmp("junk.nb"));
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, "bad-magic"));
-	free_result(&r);
+	fx_run_free(&r);
 	unlink(tmp("junk.nb"));
 }
 
@@ -147,7 +106,7 @@ static void test_ledger_json(void **state)
 {
 	const char *files[] = { REAL, REAL_V1 };
 	for (int k = 0; k < 2; k++) {
-		run_result r = run_nbg("ledger --json '%s'", files[k]);
+		fx_run_result r = fx_run_nbg(NULL, "ledger --json '%s'", files[k]);
 		json_error_t je;
 		size_t i;
 		json_t *e, *j;
@@ -167,34 +126,34 @@ static void test_ledger_json(void **state)
 			sum += (uint64_t)json_integer_value(json_object_get(e, "bytes"));
 		assert_int_equal(sum, cur);
 		json_decref(j);
-		free_result(&r);
+		fx_run_free(&r);
 	}
 }
 
 static void test_reemit_identical(void **state)
 {
-	run_result r = run_nbg("reemit '%s' '%s'", REAL, tmp("out.nb"));
+	fx_run_result r = fx_run_nbg(NULL, "reemit '%s' '%s'", REAL, tmp("out.nb"));
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "(identical)"));
 	assert_true(same_file(REAL, tmp("out.nb")));
-	free_result(&r);
+	fx_run_free(&r);
 	/* over an existing file, too */
-	r = run_nbg("reemit '%s' '%s'", REAL_V1, tmp("out.nb"));
+	r = fx_run_nbg(NULL, "reemit '%s' '%s'", REAL_V1, tmp("out.nb"));
 	assert_int_equal(r.status, 0);
 	assert_true(same_file(REAL_V1, tmp("out.nb")));
-	free_result(&r);
+	fx_run_free(&r);
 	unlink(tmp("out.nb"));
 	assert_int_equal(dir_entries(tmpdir), 0);
-	r = run_nbg("reemit '%s'", REAL);
+	r = fx_run_nbg(NULL, "reemit '%s'", REAL);
 	assert_int_equal(r.status, 2);
-	free_result(&r);
+	fx_run_free(&r);
 }
 
 /* The ledger of the original, a copy with one byte changed: refused, exit 1,
  * the code on stderr, no output and no temporary file. */
 static void test_reemit_refused(void **state)
 {
-	run_result r;
+	fx_run_result r;
 	char cmd[2048];
 	snprintf(cmd, sizeof(cmd), "'%s' ledger --json '%s' > '%s'", getenv("NBG_BIN"), REAL,
 		 tmp("orig.ledger.json"));
@@ -208,7 +167,7 @@ static void test_reemit_refused(void **state)
 	fclose(f);
 	free(buf);
 
-	r = run_nbg("reemit '%s' '%s' --ledger '%s'", tmp("changed.nb"), tmp("out.nb"),
+	r = fx_run_nbg(NULL, "reemit '%s' '%s' --ledger '%s'", tmp("changed.nb"), tmp("out.nb"),
 		    tmp("orig.ledger.json"));
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, "semantic-change-refused"));
@@ -216,22 +175,22 @@ static void test_reemit_refused(void **state)
 	assert_non_null(strstr(r.err, "section 24 COEF_DATA"));
 	assert_false(exists(tmp("out.nb")));
 	assert_int_equal(dir_entries(tmpdir), 2); /* only the two inputs */
-	free_result(&r);
+	fx_run_free(&r);
 
 	/* the unchanged original passes against the same ledger */
-	r = run_nbg("reemit '%s' '%s' --ledger '%s'", REAL, tmp("out.nb"),
+	r = fx_run_nbg(NULL, "reemit '%s' '%s' --ledger '%s'", REAL, tmp("out.nb"),
 		    tmp("orig.ledger.json"));
 	assert_int_equal(r.status, 0);
 	assert_true(same_file(REAL, tmp("out.nb")));
-	free_result(&r);
+	fx_run_free(&r);
 	/* a ledger document that is not one */
 	f = fopen(tmp("bad.json"), "wb");
 	fputs("{\"family\": 2}", f);
 	fclose(f);
-	r = run_nbg("reemit '%s' '%s' --ledger '%s'", REAL, tmp("out2.nb"), tmp("bad.json"));
+	r = fx_run_nbg(NULL, "reemit '%s' '%s' --ledger '%s'", REAL, tmp("out2.nb"), tmp("bad.json"));
 	assert_int_equal(r.status, 1);
 	assert_false(exists(tmp("out2.nb")));
-	free_result(&r);
+	fx_run_free(&r);
 	unlink(tmp("bad.json"));
 	unlink(tmp("out.nb"));
 	unlink(tmp("changed.nb"));
@@ -242,49 +201,49 @@ static void test_reemit_refused(void **state)
 /* Output that cannot be written: exit 3 and nothing left behind. */
 static void test_reemit_unwritable(void **state)
 {
-	run_result r;
+	fx_run_result r;
 
 	/* a directory that does not exist */
-	r = run_nbg("reemit '%s' '%s'", REAL, tmp("nodir/out.nb"));
+	r = fx_run_nbg(NULL, "reemit '%s' '%s'", REAL, tmp("nodir/out.nb"));
 	assert_int_equal(r.status, 3);
 	assert_non_null(strstr(r.err, "io-error"));
-	free_result(&r);
+	fx_run_free(&r);
 
 	/* a read-only directory (mode bits stop everyone but root; /proc stops root) */
 	assert_int_equal(mkdir(tmp("ro"), 0555), 0);
 	if (geteuid() != 0) {
-		r = run_nbg("reemit '%s' '%s'", REAL, tmp("ro/out.nb"));
+		r = fx_run_nbg(NULL, "reemit '%s' '%s'", REAL, tmp("ro/out.nb"));
 		assert_int_equal(r.status, 3);
-		free_result(&r);
+		fx_run_free(&r);
 	}
 	assert_int_equal(dir_entries(tmp("ro")), 0);
 	rmdir(tmp("ro"));
-	r = run_nbg("reemit '%s' /proc/nbgkit-reemit-test.nb", REAL);
+	r = fx_run_nbg(NULL, "reemit '%s' /proc/nbgkit-reemit-test.nb", REAL);
 	assert_int_equal(r.status, 3);
 	assert_false(exists("/proc/nbgkit-reemit-test.nb"));
-	free_result(&r);
+	fx_run_free(&r);
 
 	/* a write that fails half-way (file-size limit of 16 KiB): the partial
 	 * temporary file is removed and OUT never appears */
 	char args[2048];
 	snprintf(args, sizeof(args), "reemit '%s' '%s'", REAL, tmp("big.nb"));
-	r = run_sh("ulimit -f 32;", args);
+	r = fx_run_nbg("ulimit -f 32;", "%s", args);
 	assert_int_equal(r.status, 3);
 	assert_non_null(strstr(r.err, "io-error"));
 	assert_false(exists(tmp("big.nb")));
 	assert_int_equal(dir_entries(tmpdir), 0);
-	free_result(&r);
+	fx_run_free(&r);
 
 	/* the map goes through the same path */
-	r = run_nbg("map '%s' --svg '%s'", REAL, tmp("nodir/m.svg"));
+	r = fx_run_nbg(NULL, "map '%s' --svg '%s'", REAL, tmp("nodir/m.svg"));
 	assert_int_equal(r.status, 3);
-	free_result(&r);
+	fx_run_free(&r);
 	assert_int_equal(dir_entries(tmpdir), 0);
 }
 
 static void test_map(void **state)
 {
-	run_result r = run_nbg("map '%s' --svg '%s'", REAL, tmp("m.svg"));
+	fx_run_result r = fx_run_nbg(NULL, "map '%s' --svg '%s'", REAL, tmp("m.svg"));
 	assert_int_equal(r.status, 0);
 	char *svg = slurp(tmp("m.svg"));
 	assert_non_null(svg);
@@ -292,15 +251,15 @@ static void test_map(void **state)
 	assert_non_null(strstr(svg, "section 24 COEF_DATA"));
 	assert_non_null(strstr(svg, "section-covered-view"));
 	free(svg);
-	free_result(&r);
+	fx_run_free(&r);
 	unlink(tmp("m.svg"));
-	r = run_nbg("map '%s'", REAL);
+	r = fx_run_nbg(NULL, "map '%s'", REAL);
 	assert_int_equal(r.status, 2);
-	free_result(&r);
-	r = run_nbg("map '%s' --png '%s'", REAL, tmp("m.png"));
+	fx_run_free(&r);
+	r = fx_run_nbg(NULL, "map '%s' --png '%s'", REAL, tmp("m.png"));
 	assert_int_equal(r.status, 2);
 	assert_false(exists(tmp("m.png")));
-	free_result(&r);
+	fx_run_free(&r);
 	assert_int_equal(dir_entries(tmpdir), 0);
 }
 
@@ -313,8 +272,8 @@ static void test_doc_block(void **state)
 	static const char end[] =
 		"<!-- END nbg ledger ../shared/corpus/v2/face_detector_nbg_int16.nb -->\n";
 	const char *doc_path = NBG_SOURCE_DIR "/doc/ledger.md";
-	run_result r = run_sh("cd '" NBG_SOURCE_DIR "' &&",
-			      "ledger ../shared/corpus/v2/face_detector_nbg_int16.nb");
+	fx_run_result r = fx_run_nbg(FX_IN_SOURCE,
+				     "ledger ../shared/corpus/v2/face_detector_nbg_int16.nb");
 	char *doc = slurp(doc_path), *b, *e, *want;
 	size_t n;
 
@@ -341,7 +300,7 @@ static void test_doc_block(void **state)
 	}
 	free(want);
 	free(doc);
-	free_result(&r);
+	fx_run_free(&r);
 }
 
 static int setup(void **state)
