@@ -68,9 +68,11 @@ static void field_u64(dctx *c, const char *path, uint64_t va, uint64_t vb, int h
 	snprintf(it->b, sizeof(it->b), hex ? "0x%08" PRIx64 : "%" PRIu64, vb);
 }
 
-static void field_str(dctx *c, const char *path, const char *va, const char *vb)
+/* A difference decided by the caller on the raw values (display strings may
+ * be truncated or escaped, so they are never what is compared). */
+static void field_text(dctx *c, const char *path, int differ, const char *va, const char *vb)
 {
-	if (!strcmp(va, vb))
+	if (!differ)
 		return;
 	nbg_diff_item *it = add_item(c, NBG_DIFF_FIELD, path);
 	if (!it)
@@ -79,17 +81,20 @@ static void field_str(dctx *c, const char *path, const char *va, const char *vb)
 	snprintf(it->b, sizeof(it->b), "%s", vb);
 }
 
-/* Printable copy of file text, as the reports show it. */
+/* Printable copy of file text, as the reports show it; "..." marks a copy
+ * cut short to fit (display only: comparisons use the raw text). */
 static void printable(char *out, size_t n, const char *s)
 {
 	size_t o = 0;
-	for (; *s && o + 5 < n; s++) {
+	for (; *s && o + 8 < n; s++) {
 		unsigned char ch = (unsigned char)*s;
 		if (ch >= 0x20 && ch < 0x7f)
 			out[o++] = (char)ch;
 		else
 			o += (size_t)snprintf(out + o, n - o, "\\x%02x", ch);
 	}
+	if (*s)
+		o += (size_t)snprintf(out + o, n - o, "...");
 	out[o] = '\0';
 }
 
@@ -118,7 +123,7 @@ static void fields_range(dctx *c, const char *prefix, const uint8_t *base_a,
 			memcpy(sb, pb, n);
 			printable(pa_s, sizeof(pa_s), sa);
 			printable(pb_s, sizeof(pb_s), sb);
-			field_str(c, path, pa_s, pb_s);
+			field_text(c, path, strcmp(sa, sb) != 0, pa_s, pb_s);
 			break;
 		}
 		case NBG_FIELD_U32_ARRAY:
@@ -169,7 +174,7 @@ static void io_records(dctx *c, const char *what, const nbg_io *ia, size_t na,
 {
 	size_t n = na > nb ? na : nb;
 	for (size_t i = 0; i < n; i++) {
-		char path[128], va[72], vb[96], fa[24], fb[24];
+		char path[128], va[72], vb[72], fa[24], fb[24];
 		if (i >= na || i >= nb) {
 			snprintf(path, sizeof(path), "%s %zu", what, i);
 			const nbg_io *io = i < na ? &ia[i] : &ib[i];
@@ -191,10 +196,14 @@ static void io_records(dctx *c, const char *what, const nbg_io *ia, size_t na,
 		snprintf(path, sizeof(path), "%s %zu.dimensions", what, i);
 		dims_text(x, va, sizeof(va));
 		dims_text(y, vb, sizeof(vb));
-		field_str(c, path, va, vb);
+		field_text(c, path,
+			   x->dim_count != y->dim_count ||
+				   memcmp(x->dims, y->dims, x->dim_count * sizeof(x->dims[0])),
+			   va, vb);
 		snprintf(path, sizeof(path), "%s %zu.data_format", what, i);
-		field_str(c, path, fmt_name(x->data_format, fa, sizeof(fa)),
-			  fmt_name(y->data_format, fb, sizeof(fb)));
+		field_text(c, path, x->data_format != y->data_format,
+			   fmt_name(x->data_format, fa, sizeof(fa)),
+			   fmt_name(y->data_format, fb, sizeof(fb)));
 		snprintf(path, sizeof(path), "%s %zu.data_type", what, i);
 		field_u64(c, path, x->data_type, y->data_type, 0);
 		snprintf(path, sizeof(path), "%s %zu.quantization.format", what, i);
@@ -206,7 +215,7 @@ static void io_records(dctx *c, const char *what, const nbg_io *ia, size_t na,
 		snprintf(path, sizeof(path), "%s %zu.name", what, i);
 		printable(va, sizeof(va), x->name);
 		printable(vb, sizeof(vb), y->name);
-		field_str(c, path, va, vb);
+		field_text(c, path, strcmp(x->name, y->name) != 0, va, vb);
 	}
 }
 
