@@ -15,14 +15,24 @@ cd "$(dirname "$0")/.."
 
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-harnesses=${*:-"parse report_json report_text ledger ledger_doc graph diff"}
+all="parse report_json report_text ledger ledger_doc graph diff"
+harnesses=${*:-$all}
+for h in $harnesses; do
+	case " $all " in
+	*" $h "*) ;;
+	*) echo "fuzz: no harness '$h' (one of: $all)" >&2; exit 2 ;;
+	esac
+done
 out=fuzz/out
 corpus=${NBG_CORPUS:-../shared/corpus}
 
 if [ ! -d build-fuzz ]; then
 	CC=clang meson setup build-fuzz -Dfuzzing=true --buildtype=debugoptimized >/dev/null
 fi
-meson compile -C build-fuzz >/dev/null
+# Only what a run needs (not the coverage replays of fuzz/coverage.sh).
+targets="nbg:executable fuzz/nbg-fuzz-seeds"
+for h in $harnesses; do targets="$targets fuzz/fuzz_$h"; done
+meson compile -C build-fuzz $targets >/dev/null
 mkdir -p "$out/seeds" "$out/logs"
 build-fuzz/fuzz/nbg-fuzz-seeds "$out/seeds" "$corpus/v2" "$corpus/v1" >/dev/null
 # Ledger documents of the seeds, for the ledger-document reader.
@@ -35,10 +45,6 @@ done
 fail=0
 for h in $harnesses; do
 	bin=build-fuzz/fuzz/fuzz_$h
-	if [ ! -x "$bin" ]; then
-		echo "fuzz: no harness '$h' (build-fuzz/fuzz/fuzz_*)" >&2
-		exit 2
-	fi
 	mkdir -p "$out/corpus/$h" "$out/crashes/$h" fuzz/regressions/"$h"
 	case $h in
 	ledger_doc) seeds="$out/seeds-json $out/seeds" dict=fuzz/ledger_doc.dict ;;

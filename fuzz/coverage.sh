@@ -1,0 +1,54 @@
+#!/bin/sh
+# fuzz/coverage.sh [HARNESS...] - source coverage (clang -fcoverage-mapping)
+# of what each harness's inputs reach: the synthesized seeds, the shrunk and
+# full real corpus, fuzz/regressions/ and the corpus fuzz/run.sh grew in
+# fuzz/out/corpus/HARNESS/.  Prints, per harness, line / region / function
+# coverage of the files that harness exists for, and writes the full
+# llvm-cov report to fuzz/out/cov/HARNESS.txt.
+set -eu
+cd "$(dirname "$0")/.."
+
+harnesses=${*:-"parse report_json report_text ledger ledger_doc graph diff"}
+out=fuzz/out
+corpus=${NBG_CORPUS:-../shared/corpus}
+profdata=$(command -v llvm-profdata-14 || command -v llvm-profdata)
+llvmcov=$(command -v llvm-cov-14 || command -v llvm-cov)
+
+if [ ! -d build-fuzz ]; then
+	CC=clang meson setup build-fuzz -Dfuzzing=true --buildtype=debugoptimized >/dev/null
+fi
+targets=""
+for h in $harnesses; do targets="$targets fuzz/nbg-cov-$h"; done
+meson compile -C build-fuzz $targets >/dev/null
+mkdir -p "$out/cov"
+
+for h in $harnesses; do
+	case $h in
+	parse) files="lib/parse_common.c lib/parse_v1.c lib/parse_v2.c" ;;
+	report_json) files="lib/report_json.c lib/report_json_v1.c" ;;
+	report_text) files="programs/report_text.c programs/report_text_v1.c" ;;
+	ledger) files="lib/ledger.c" ;;
+	ledger_doc) files="lib/ledger.c" ;;
+	graph) files="lib/graph.c lib/report_graph.c programs/report_graph.c" ;;
+	diff) files="lib/diff.c" ;;
+	*) files="lib" ;;
+	esac
+	extra=""
+	[ $h = ledger_doc ] && extra="$out/seeds-json"
+	rm -f "$out/cov/$h.profraw"
+	LLVM_PROFILE_FILE="$out/cov/$h.profraw" build-fuzz/fuzz/nbg-cov-$h --synth --shrink \
+		fuzz/regressions "$corpus/v2" "$corpus/v1" "$out/corpus/$h" $extra >/dev/null 2>&1
+	"$profdata" merge -sparse "$out/cov/$h.profraw" -o "$out/cov/$h.profdata"
+	"$llvmcov" report build-fuzz/fuzz/nbg-cov-$h -instr-profile="$out/cov/$h.profdata" \
+		>"$out/cov/$h.txt"
+	# columns: file, regions, missed, %, functions, missed, %, lines, missed, %
+	awk -v h="$h" -v files=" $files " '
+		index(files, " " $1 " ") {
+			r += $2; rm += $3; f += $5; fm += $6; l += $8; lm += $9
+			printf "  %-28s lines %5d/%-5d (%s)  regions %s  functions %s\n", $1, $8 - $9, $8, $10, $4, $7
+		}
+		END {
+			printf "%s: lines %d/%d (%.1f%%), regions %d/%d (%.1f%%), functions %d/%d\n",
+				h, l - lm, l, l ? 100 * (l - lm) / l : 0, r - rm, r, r ? 100 * (r - rm) / r : 0, f - fm, f
+		}' "$out/cov/$h.txt"
+done
