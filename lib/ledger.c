@@ -396,9 +396,16 @@ static nbg_code build(builder *b)
 		}
 		if (c->offset > cur && !emit_gap(b, cur, c->offset, c))
 			return OOM(b);
-		if (!push_range(l, m->data, c->offset, c->size, c->cls, c->section,
+		/* A claim that is a whole section payload takes the fingerprint the
+		 * parser already computed for exactly those bytes: hash them once. */
+		const nbg_section *whole = c->section >= 0 ? &m->sections[c->section] : NULL;
+		if (whole && (whole->offset != c->offset || whole->size != c->size))
+			whole = NULL;
+		if (!push_range(l, whole ? NULL : m->data, c->offset, c->size, c->cls, c->section,
 				c->section_type, c->owner))
 			return OOM(b);
+		if (whole)
+			memcpy(l->ranges[l->nranges - 1].sha256, whole->sha256, 32);
 		cur = end;
 	}
 	if (cur < size && !emit_gap(b, cur, size, NULL))
