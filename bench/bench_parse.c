@@ -23,7 +23,7 @@
 #include <openssl/evp.h>
 
 #include "fixture.h"
-#include "nbg.h"
+#include "nbg/nbg.h"
 
 static double now(void)
 {

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nbg.h"
+#include "nbg/nbg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

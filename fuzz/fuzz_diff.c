@@ -13,7 +13,7 @@
 #include <jansson.h>
 
 #include "fuzz_common.h"
-#include "nbg_diff.h"
+#include "nbg/diff.h"
 
 static nbg_diff *diff_checked(const nbg_model *a, const nbg_model *b)
 {

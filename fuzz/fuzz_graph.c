@@ -13,8 +13,8 @@
 #include <jansson.h>
 
 #include "fuzz_common.h"
-#include "nbg_graph.h"
-#include "report_graph.h"
+#include "nbg/graph.h"
+#include "nbg/report.h"
 
 /* `first` points at the record_offset of the first of n elements that are
  * `stride_bytes` apart. */

@@ -16,7 +16,7 @@
 #include <openssl/evp.h>
 
 #include "fuzz_common.h"
-#include "nbg_ledger.h"
+#include "nbg/ledger.h"
 
 /* One memory file for every run: truncated before each use. */
 static int out_fd = -1;

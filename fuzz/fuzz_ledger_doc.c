@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "nbg_ledger.h"
+#include "nbg/ledger.h"
 
 static void check_loaded(const nbg_ledger *l, const uint8_t *other, size_t other_size)
 {

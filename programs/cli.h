@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "nbg.h"
+#include "nbg/nbg.h"
 
 /* A parsed input file: mapping + model, or the failure. */
 typedef struct nbg_loaded {
@@ -22,7 +22,6 @@ void nbg_loaded_free(nbg_loaded *l);
 /* Prints "nbg: PATH: code at offset N (0x..): message" to stderr. */
 void nbg_print_error(const char *path, const nbg_loaded *l);
 
-void nbg_text_report(FILE *out, const nbg_model *m, const char *path);
 
 int nbg_cmd_inspect(int argc, char **argv);
 int nbg_cmd_verify(int argc, char **argv);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "nbg_diff.h"
+#include "nbg/diff.h"
 
 static void print_side(const char *tag, const char *path, const nbg_model *m)
 {

@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 #include "cli.h"
-#include "report_graph.h"
+#include "nbg/report.h"
 
 /* The core report with the graph keys `what` selects merged in; NULL on
  * allocation failure.  Graph decoding never fails on file contents. */

@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "cmd_ledger.h"
-#include "nbg_ledger.h"
+#include "nbg/ledger.h"
 
 /* Exit code for a ledger-layer failure (NOTES.md section 3). */
 static int exit_for(nbg_code rc)

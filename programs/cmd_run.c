@@ -20,7 +20,7 @@
 
 #include "cli.h"
 #include "cmd_run.h"
-#include "nbg_runtime.h"
+#include "nbg/runtime.h"
 
 /* ------------------------------------------------------------ helpers */
 

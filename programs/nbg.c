@@ -1,6 +1,5 @@
 /*
- * nbg.c - the nbg command: dispatch to subcommands, shared loading and error
- * printing.  Exit codes: 0 ok, 1 invalid / checks failed / differences,
+ * nbg.c - the nbg command: dispatch to subcommands.  Exit codes: 0 ok, 1 invalid / checks failed / differences,
  * 2 usage, 3 cannot read or write, 4 NPU runtime or device unavailable.
  */
 #include <errno.h>
@@ -8,36 +7,6 @@
 
 #include "cli.h"
 #include "cmd_run.h"
-
-int nbg_load(const char *path, const nbg_parse_options *opts, nbg_loaded *l)
-{
-	memset(l, 0, sizeof(*l));
-	if (nbg_map_file(path, &l->map, &l->err) != 0) {
-		l->io_failed = 1;
-		return NBG_EXIT_IO;
-	}
-	if (nbg_parse(l->map.data, l->map.size, opts, &l->model, &l->err) != NBG_OK)
-		return l->err.code == NBG_E_OUT_OF_MEMORY ? NBG_EXIT_IO : NBG_EXIT_INVALID;
-	return NBG_EXIT_OK;
-}
-
-void nbg_loaded_free(nbg_loaded *l)
-{
-	nbg_model_free(l->model);
-	nbg_unmap_file(&l->map);
-	l->model = NULL;
-}
-
-void nbg_print_error(const char *path, const nbg_loaded *l)
-{
-	if (l->io_failed)
-		fprintf(stderr, "nbg: %s\n", l->err.message);
-	else
-		fprintf(stderr, "nbg: %s: %s at offset %llu (0x%llx), field %s: %s\n", path,
-			nbg_code_name(l->err.code), (unsigned long long)l->err.offset,
-			(unsigned long long)l->err.offset, l->err.field[0] ? l->err.field : "-",
-			l->err.message);
-}
 
 static void usage(FILE *out)
 {

@@ -19,7 +19,7 @@
 #include <jansson.h>
 
 #include "fixture.h"
-#include "nbg.h"
+#include "nbg/nbg.h"
 
 static char *slurp(const char *path)
 {

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
-#include "nbg.h"
+#include "nbg/nbg.h"
 
 static char *run_capture(const char *args)
 {

@@ -18,8 +18,8 @@
 #include <jansson.h>
 
 #include "fixture.h"
-#include "nbg.h"
-#include "nbg_diff.h"
+#include "nbg/nbg.h"
+#include "nbg/diff.h"
 
 static nbg_model *parse(const uint8_t *b, size_t n)
 {

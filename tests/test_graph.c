@@ -19,8 +19,8 @@
 #include <jansson.h>
 
 #include "fixture.h"
-#include "nbg.h"
-#include "nbg_graph.h"
+#include "nbg/nbg.h"
+#include "nbg/graph.h"
 
 #define V1_DIR NBG_CORPUS_DIR "/v1"
 #define V2_DIR NBG_CORPUS_DIR "/v2"

@@ -24,8 +24,8 @@
 #include <openssl/sha.h>
 
 #include "fixture.h"
-#include "nbg.h"
-#include "nbg_ledger.h"
+#include "nbg/nbg.h"
+#include "nbg/ledger.h"
 
 static char tmpdir[] = "/tmp/nbgledger-XXXXXX";
 

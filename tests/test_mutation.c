@@ -37,10 +37,10 @@
 
 #include "fixture.h"
 #include "fuzz_common.h"
-#include "nbg.h"
-#include "nbg_diff.h"
-#include "nbg_graph.h"
-#include "nbg_ledger.h"
+#include "nbg/nbg.h"
+#include "nbg/diff.h"
+#include "nbg/graph.h"
+#include "nbg/ledger.h"
 #include "seeds.h"
 
 #if defined(__SANITIZE_ADDRESS__)

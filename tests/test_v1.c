@@ -22,8 +22,8 @@
 #include <openssl/sha.h>
 #include <zlib.h>
 
-#include "nbg.h"
-#include "report_text_v1.h"
+#include "nbg/nbg.h"
+#include "nbg/report.h"
 
 #define V1_DIR NBG_CORPUS_DIR "/v1"
 

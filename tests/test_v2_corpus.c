@@ -19,7 +19,7 @@
 #include <zlib.h>
 
 #include "fixture.h"
-#include "nbg.h"
+#include "nbg/nbg.h"
 
 #define V2_DIR NBG_CORPUS_DIR "/v2"
 

@@ -14,7 +14,7 @@
 #include <zlib.h>
 
 #include "fixture.h"
-#include "nbg.h"
+#include "nbg/nbg.h"
 
 static int codes_hit[NBG_E__COUNT];
 

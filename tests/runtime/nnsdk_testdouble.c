@@ -32,7 +32,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "nbg.h"
+#include "nbg/nbg.h"
 
 #define TD_EXPORT __attribute__((visibility("default")))
 

@@ -21,8 +21,8 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "nbg.h"
-#include "nbg_runtime.h"
+#include "nbg/nbg.h"
+#include "nbg/runtime.h"
 
 #define MODEL_INT16 NBG_CORPUS_DIR "/v2/face_detector_nbg_int16.nb"
 #define MODEL_FP16 NBG_CORPUS_DIR "/v2/face_detector_nbg_fp16.nb"

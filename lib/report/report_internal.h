@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "internal.h"
+#include "common/internal.h"
 
 /* Sets obj[dotted.key] = v, creating nested objects; steals v. */
 NBG_INTERNAL void nbg_json_set_path(json_t *obj, const char *key, json_t *v);

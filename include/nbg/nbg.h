@@ -15,7 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nbg_codes.h"
+#include "codes.h"
+#include "nbg/version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,7 +28,6 @@ extern "C" {
 #define NBG_API
 #endif
 
-#define NBG_VERSION_STRING "0.1.0"
 
 /* ------------------------------------------------------------------ errors */
 
@@ -387,7 +387,11 @@ NBG_API char *nbg_text_escape(const char *s, size_t max);
 /* Hex of a SHA-256 digest into out[65]. */
 NBG_API void nbg_hex32(const uint8_t digest[32], char out[65]);
 
+/* The library's version as a string ("0.1.0") and as NBG_VERSION_NUMBER
+ * (major * 10000 + minor * 100 + patch): the version of the library that is
+ * loaded, which may differ from the NBG_VERSION_* a caller compiled against. */
 NBG_API const char *nbg_version_string(void);
+NBG_API unsigned nbg_version_number(void);
 
 #ifdef __cplusplus
 }

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "nbg_graph.h"
-#include "report.h"
+#include "nbg/graph.h"
+#include "report/report_internal.h"
 
 static json_t *name_or_null(const char *s)
 {

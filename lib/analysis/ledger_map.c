@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nbg_ledger.h"
+#include "nbg/ledger.h"
 
 typedef struct sbuf {
 	char *p;

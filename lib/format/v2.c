@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "common/internal.h"
 
 /* Section types whose payloads are integrity-checked by CHECKSUM records. */
 static bool crc_required(uint32_t type)

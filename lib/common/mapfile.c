@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "common/internal.h"
 
 static int map_fail(nbg_error *err, const char *path, const char *what)
 {

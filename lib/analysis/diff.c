@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "nbg_diff.h"
-#include "nbg_ledger.h"
-#include "report.h"
+#include "nbg/diff.h"
+#include "nbg/ledger.h"
+#include "report/report_internal.h"
 
 typedef struct dctx {
 	const nbg_model *a, *b;

@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "nbg.h"
-#include "fieldmap.h"
+#include "nbg/nbg.h"
+#include "common/fieldmap.h"
 
 #define NBG_INTERNAL __attribute__((visibility("hidden")))
 

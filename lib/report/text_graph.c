@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "report_graph.h"
+#include "nbg/report.h"
 
 #define SUMMARY_LAYERS 8
 

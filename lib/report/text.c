@@ -6,10 +6,9 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "cli.h"
-#include "report_graph.h"
-#include "report_text.h"
-#include "report_text_v1.h"
+#include "common/internal.h"
+#include "nbg/report.h"
+#include "report/text_internal.h"
 
 
 static void io_line(FILE *out, const char *what, const nbg_io *io)

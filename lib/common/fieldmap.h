@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "nbg.h"
+#include "nbg/nbg.h"
 
 enum nbg_fid {
 	/* v2 nbg_format_header_t */

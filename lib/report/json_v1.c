@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 
-#include "report.h"
+#include "report/report_internal.h"
 
 static json_t *sha_or_null(uint64_t size, const uint8_t d[32])
 {

@@ -2,7 +2,7 @@
  * names.c - public enum names: section types, buffer formats, data types,
  * quantization formats, section classes.
  */
-#include "internal.h"
+#include "common/internal.h"
 
 static const char *const section_names[NBG_SECTION_TYPE_COUNT] = {
 	"NONE", "INPUT", "OUTPUT", "LAYER", "OPERATIONS", "COEF_HEADER_TABLE", "COEF_HEADER",
@@ -68,4 +68,9 @@ const char *nbg_section_class_name(nbg_section_class c)
 const char *nbg_version_string(void)
 {
 	return NBG_VERSION_STRING;
+}
+
+unsigned nbg_version_number(void)
+{
+	return NBG_VERSION_NUMBER;
 }

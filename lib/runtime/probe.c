@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "nbg_runtime.h"
-#include "runtime_internal.h"
+#include "nbg/runtime.h"
+#include "runtime/runtime_internal.h"
 
 static const struct {
 	const char *name;

@@ -13,9 +13,9 @@
 
 #include <openssl/evp.h>
 
-#include "nbg_runtime.h"
-#include "nnsdk_abi.h"
-#include "runtime_internal.h"
+#include "nbg/runtime.h"
+#include "runtime/nnsdk_abi.h"
+#include "runtime/runtime_internal.h"
 
 /* ------------------------------------------------------------------ errors */
 

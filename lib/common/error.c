@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "common/internal.h"
 
 static const char *const code_names[NBG_E__COUNT] = {
 	"ok",

@@ -5,7 +5,7 @@
 #ifndef NBG_RUNTIME_INTERNAL_H
 #define NBG_RUNTIME_INTERNAL_H
 
-#include "nbg_runtime.h"
+#include "nbg/runtime.h"
 
 #define NBG_RT_INTERNAL __attribute__((visibility("hidden")))
 

@@ -6,8 +6,8 @@
  */
 #include <inttypes.h>
 
-#include "report_text.h"
-#include "report_text_v1.h"
+#include "report/text_internal.h"
+#include "nbg/report.h"
 
 
 static void put_stride(FILE *out, const char *name, uint32_t stride, int first)

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
-#include "nbg_graph.h"
+#include "common/internal.h"
+#include "nbg/graph.h"
 
 /* ------------------------------------------------------------------ names */
 

@@ -6,7 +6,7 @@
  */
 #include <stddef.h>
 
-#include "internal.h"
+#include "common/internal.h"
 
 #define W(st, off, width, pub, key, ev, what) \
 	{ st, off, width, 0, 0, NBG_FIELD_U32, pub, key, NULL, ev, what }

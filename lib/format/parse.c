@@ -11,7 +11,7 @@
 #include <openssl/evp.h>
 #include <zlib.h>
 
-#include "internal.h"
+#include "common/internal.h"
 
 static const uint8_t nbg_magic[4] = { 'V', 'P', 'M', 'N' };
 

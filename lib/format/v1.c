@@ -16,7 +16,7 @@
 
 #include <openssl/evp.h>
 
-#include "internal.h"
+#include "common/internal.h"
 
 #define V1_HEADER_SIZE 92u     /* magic .. output_count */
 #define V1_FEATURE_DB_SIZE 256u

@@ -20,9 +20,9 @@
 #include <jansson.h>
 #include <openssl/evp.h>
 
-#include "internal.h"
-#include "nbg_ledger.h"
-#include "report.h"
+#include "common/internal.h"
+#include "nbg/ledger.h"
+#include "report/report_internal.h"
 
 struct nbg_ledger {
 	uint32_t family, version;
