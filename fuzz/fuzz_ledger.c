@@ -137,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	rc = nbg_ledger_build(m, &l, &err);
 	if (rc != NBG_OK)
-		fprintf(stderr, "ledger: %s: %s\n", nbg_ledger_code_name(rc), err.message);
+		fprintf(stderr, "ledger: %s: %s\n", nbg_code_name(rc), err.message);
 	FZ_CHECK(rc == NBG_OK);
 	/* the ledger keeps no pointer to the model or its buffer */
 	nbg_model_free(m);

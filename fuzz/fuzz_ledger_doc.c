@@ -32,7 +32,7 @@ static void check_loaded(const nbg_ledger *l, const uint8_t *other, size_t other
 	FZ_CHECK(doc != NULL);
 	rc = nbg_ledger_from_json(doc, strlen(doc), &again, &err);
 	if (rc != NBG_OK)
-		fprintf(stderr, "reload: %s: %s\n", nbg_ledger_code_name(rc), err.message);
+		fprintf(stderr, "reload: %s: %s\n", nbg_code_name(rc), err.message);
 	FZ_CHECK(rc == NBG_OK);
 	FZ_CHECK(nbg_ledger_range_count(again) == n);
 	FZ_CHECK(nbg_ledger_file_size(again) == nbg_ledger_file_size(l));
@@ -45,7 +45,7 @@ static void check_loaded(const nbg_ledger *l, const uint8_t *other, size_t other
 	/* other bytes: any answer but a crash; OK only if they really match */
 	rc = nbg_reemit_check(l, other, other_size, &err);
 	FZ_CHECK(rc == NBG_OK || rc == NBG_E_SEMANTIC_CHANGE_REFUSED ||
-		 rc == NBG_LEDGER_E_RESOURCE);
+		 rc == NBG_E_RESOURCE);
 	if (rc == NBG_OK)
 		FZ_CHECK(nbg_ledger_file_size(l) == other_size);
 }
@@ -56,10 +56,10 @@ static void load(const char *text, size_t len, const uint8_t *other, size_t othe
 	nbg_error err;
 	nbg_code rc = nbg_ledger_from_json(text, len, &l, &err);
 
-	FZ_CHECK(nbg_ledger_code_name(rc) != NULL);
+	FZ_CHECK(nbg_code_name(rc) != NULL);
 	if (rc != NBG_OK) {
 		FZ_CHECK(l == NULL);
-		FZ_CHECK(rc == NBG_LEDGER_E_RESOURCE || rc == NBG_LEDGER_E_INVARIANT);
+		FZ_CHECK(rc == NBG_E_RESOURCE || rc == NBG_E_LEDGER_INVARIANT);
 		FZ_CHECK(fz_terminated(err.message, sizeof(err.message)) && err.message[0]);
 		return;
 	}

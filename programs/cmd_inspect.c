@@ -251,14 +251,14 @@ int nbg_cmd_codes(int argc, char **argv)
 		return NBG_EXIT_USAGE;
 	}
 	if (md)
-		printf("| code | rule broken |\n|---|---|\n");
+		printf("| code | exit | meaning |\n|---|---|---|\n");
 	for (int c = 1; c < NBG_E__COUNT; c++) {
 		if (md)
-			printf("| `%s` | %s |\n", nbg_code_name((nbg_code)c),
-			       nbg_code_text((nbg_code)c));
+			printf("| `%s` | %d | %s |\n", nbg_code_name((nbg_code)c),
+			       nbg_code_exit((nbg_code)c), nbg_code_text((nbg_code)c));
 		else
-			printf("%-34s %s\n", nbg_code_name((nbg_code)c),
-			       nbg_code_text((nbg_code)c));
+			printf("%-34s %d  %s\n", nbg_code_name((nbg_code)c),
+			       nbg_code_exit((nbg_code)c), nbg_code_text((nbg_code)c));
 	}
 	return NBG_EXIT_OK;
 }

@@ -10,20 +10,13 @@
 #include "cmd_ledger.h"
 #include "nbg/ledger.h"
 
-/* Exit code for a ledger-layer failure (NOTES.md section 3). */
-static int exit_for(nbg_code rc)
-{
-	if (rc == NBG_LEDGER_E_IO || rc == NBG_LEDGER_E_RESOURCE)
-		return NBG_EXIT_IO;
-	return NBG_EXIT_INVALID;
-}
 
 static void print_ledger_error(const char *path, const nbg_error *err)
 {
 	fprintf(stderr, "nbg: %s: %s at offset %llu (0x%llx), field %s: %s\n", path,
-		nbg_ledger_code_name(err->code), (unsigned long long)err->offset,
+		nbg_code_name(err->code), (unsigned long long)err->offset,
 		(unsigned long long)err->offset, err->field[0] ? err->field : "-", err->message);
-	if (err->code == NBG_LEDGER_E_INVARIANT)
+	if (err->code == NBG_E_LEDGER_INVARIANT)
 		fprintf(stderr, "nbg: this is a bug in nbgkit (the ledger must tile every file "
 				"it accepts); please report it with the file\n");
 }
@@ -43,7 +36,7 @@ static int load_ledger(const char *path, nbg_loaded *ld, nbg_ledger **out)
 	rc = nbg_ledger_build(ld->model, out, &err);
 	if (rc != NBG_OK) {
 		print_ledger_error(path, &err);
-		return exit_for(rc);
+		return nbg_code_exit(rc);
 	}
 	return NBG_EXIT_OK;
 }
@@ -170,7 +163,7 @@ static int read_ledger_doc(const char *path, nbg_ledger **out)
 	rc = nbg_ledger_from_json((const char *)map.data, map.size, out, &err);
 	nbg_unmap_file(&map);
 	if (rc != NBG_OK) {
-		fprintf(stderr, "nbg: %s: %s: %s\n", path, nbg_ledger_code_name(rc), err.message);
+		fprintf(stderr, "nbg: %s: %s: %s\n", path, nbg_code_name(rc), err.message);
 		return NBG_EXIT_INVALID;
 	}
 	return NBG_EXIT_OK;
@@ -235,7 +228,7 @@ int nbg_cmd_reemit(int argc, char **argv)
 		x = NBG_EXIT_OK;
 	} else {
 		print_ledger_error(in, &err);
-		x = exit_for(rc);
+		x = nbg_code_exit(rc);
 	}
 	nbg_ledger_free(l);
 	nbg_loaded_free(&ld);
@@ -281,7 +274,7 @@ int nbg_cmd_map(int argc, char **argv)
 		rc = nbg_ledger_svg_file(l, title ? title : base ? base + 1 : in, svg, &err);
 		if (rc != NBG_OK) {
 			print_ledger_error(in, &err);
-			x = exit_for(rc);
+			x = nbg_code_exit(rc);
 		}
 	}
 	nbg_ledger_free(l);

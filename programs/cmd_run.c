@@ -24,9 +24,9 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static void print_rt_error(const char *cmd, const nbg_rt_error *e)
+static void print_rt_error(const char *cmd, const nbg_error *e)
 {
-	fprintf(stderr, "nbg %s: %s: %s\n", cmd, nbg_rt_code_name(e->code), e->message);
+	fprintf(stderr, "nbg %s: %s: %s\n", cmd, nbg_code_name(e->code), e->message);
 }
 
 static double now_ms(void)
@@ -124,8 +124,8 @@ int nbg_cmd_probe(int argc, char **argv)
 	}
 
 	nbg_rt_probe p;
-	nbg_rt_error e;
-	if (nbg_rt_probe_devices(root, &p, &e) != NBG_RT_OK) {
+	nbg_error e;
+	if (nbg_rt_probe_devices(root, &p, &e) != NBG_OK) {
 		print_rt_error("probe", &e);
 		return NBG_EXIT_USAGE;
 	}
@@ -135,11 +135,11 @@ int nbg_cmd_probe(int argc, char **argv)
 	nbg_rt_options o = { .size = sizeof(o), .nnsdk_path = nnsdk, .device_root = p.device_root,
 			     .flags = NBG_RT_OPEN_SKIP_PROBE };
 	nbg_runtime *rt = NULL;
-	nbg_rt_error le;
-	nbg_rt_code lc = nbg_runtime_open(&o, &rt, &le);
+	nbg_error le;
+	nbg_code lc = nbg_runtime_open(&o, &rt, &le);
 	const char *libpath = rt ? nbg_runtime_library_path(rt) : NULL;
 	int has_flush = nbg_runtime_has_flush(rt);
-	int ready = p.nbg_capable && lc == NBG_RT_OK;
+	int ready = p.nbg_capable && lc == NBG_OK;
 
 	if (json) {
 		json_t *doc = json_object();
@@ -162,12 +162,12 @@ int nbg_cmd_probe(int argc, char **argv)
 		json_object_set_new(doc, "npu_present", json_boolean(p.npu_present));
 		json_object_set_new(doc, "nbg_capable", json_boolean(p.nbg_capable));
 		json_t *lib = json_object();
-		json_object_set_new(lib, "loaded", json_boolean(lc == NBG_RT_OK));
-		if (lc == NBG_RT_OK) {
+		json_object_set_new(lib, "loaded", json_boolean(lc == NBG_OK));
+		if (lc == NBG_OK) {
 			json_object_set_new(lib, "path", json_string(libpath));
 			json_object_set_new(lib, "flush", json_boolean(has_flush));
 		} else {
-			json_object_set_new(lib, "error", json_string(nbg_rt_code_name(lc)));
+			json_object_set_new(lib, "error", json_string(nbg_code_name(lc)));
 			json_object_set_new(lib, "message", json_string(le.message));
 		}
 		json_object_set_new(doc, "library", lib);
@@ -193,11 +193,11 @@ int nbg_cmd_probe(int argc, char **argv)
 		else
 			printf("NPU: backend %d (%s)%s\n", p.backend, nbg_rt_backend_name(p.backend),
 			       p.nbg_capable ? "" : ", which does not run VeriSilicon NBG files");
-		if (lc == NBG_RT_OK)
+		if (lc == NBG_OK)
 			printf("libnnsdk: %s loaded, all entry points resolved, flush %s\n", libpath,
 			       has_flush ? "available" : "absent");
 		else
-			printf("libnnsdk: %s: %s\n", nbg_rt_code_name(lc), le.message);
+			printf("libnnsdk: %s: %s\n", nbg_code_name(lc), le.message);
 		printf("ready to run NBG files: %s\n", ready ? "yes" : "no");
 	}
 	nbg_runtime_close(rt);
@@ -456,14 +456,14 @@ static json_t *stat_json(const stat_acc *s)
 	return o;
 }
 
-static int rt_exit(const char *cmd, const nbg_rt_error *e)
+static int rt_exit(const char *cmd, const nbg_error *e)
 {
 	print_rt_error(cmd, e);
-	if (e->code == NBG_RT_E_MODEL_INVALID)
+	if (e->code == NBG_E_MODEL_INVALID)
 		fprintf(stderr, "nbg %s: parser: %s at offset %llu, field %s\n", cmd,
-			nbg_code_name(e->model.code), (unsigned long long)e->model.offset,
-			e->model.field[0] ? e->model.field : "-");
-	return nbg_rt_code_exit(e->code);
+			nbg_code_name(e->cause), (unsigned long long)e->offset,
+			e->field[0] ? e->field : "-");
+	return nbg_code_exit(e->code);
 }
 
 int nbg_cmd_run(int argc, char **argv)
@@ -488,7 +488,7 @@ int nbg_cmd_run(int argc, char **argv)
 	nbg_runtime *rt = NULL;
 	nbg_rt_graph *g = NULL;
 	json_t *summary = NULL;
-	nbg_rt_error e;
+	nbg_error e;
 	int golden_ok = 1;
 	int committed = 0;
 
@@ -510,7 +510,7 @@ int nbg_cmd_run(int argc, char **argv)
 	if (a.input_count != n_in) {
 		fprintf(stderr, "nbg run: input-count-mismatch: %zu --input file%s given; %s declares %zu input%s\n",
 			a.input_count, a.input_count == 1 ? "" : "s", a.model, n_in, n_in == 1 ? "" : "s");
-		rc = NBG_EXIT_USAGE;
+		rc = nbg_code_exit(NBG_E_INPUT_COUNT_MISMATCH);
 		goto out;
 	}
 	if (a.golden_count && a.golden_count != n_out) {
@@ -551,7 +551,7 @@ int nbg_cmd_run(int argc, char **argv)
 				a.inputs[i], in_maps[i].size, i, format_name(io->data_format));
 			print_shape(stderr, io);
 			fprintf(stderr, ") needs %llu\n", (unsigned long long)io->byte_size);
-			rc = NBG_EXIT_USAGE;
+			rc = nbg_code_exit(NBG_E_INPUT_SIZE_MISMATCH);
 			goto out;
 		}
 		bufs[i].data = in_maps[i].data;
@@ -562,12 +562,12 @@ int nbg_cmd_run(int argc, char **argv)
 	nbg_rt_options o = { .size = sizeof(o), .nnsdk_path = a.nnsdk, .device_root = a.device_root,
 			     .float32_outputs = a.float32_outputs, .input_kind = a.input_kind,
 			     .flags = a.input_kind_given ? NBG_RT_OPEN_INPUT_KIND : 0 };
-	if (nbg_runtime_open(&o, &rt, &e) != NBG_RT_OK) {
+	if (nbg_runtime_open(&o, &rt, &e) != NBG_OK) {
 		rc = rt_exit("run", &e);
 		goto out;
 	}
 	double t0 = now_ms();
-	if (nbg_rt_graph_create(rt, model.map.data, model.map.size, &g, &e) != NBG_RT_OK) {
+	if (nbg_rt_graph_create(rt, model.map.data, model.map.size, &g, &e) != NBG_OK) {
 		rc = rt_exit("run", &e);
 		goto out;
 	}
@@ -591,7 +591,7 @@ int nbg_cmd_run(int argc, char **argv)
 		}
 		nbg_rt_compare_result probe_cmp;
 		if (nbg_rt_compare(gold_maps[i].data, gold_maps[i].data, 0, nbg_rt_graph_output_format(g, i),
-				   a.tolerance, &probe_cmp, &e) != NBG_RT_OK) {
+				   a.tolerance, &probe_cmp, &e) != NBG_OK) {
 			rc = rt_exit("run", &e);
 			goto out;
 		}
@@ -605,13 +605,13 @@ int nbg_cmd_run(int argc, char **argv)
 	stat_acc st_set = { 0 }, st_run = { 0 }, st_get = { 0 };
 	for (unsigned long loop = 0; loop < a.loops; loop++) {
 		double t1 = now_ms();
-		if (nbg_rt_graph_set_inputs(g, bufs, n_in, &e) != NBG_RT_OK)
+		if (nbg_rt_graph_set_inputs(g, bufs, n_in, &e) != NBG_OK)
 			goto rt_failed;
 		double t2 = now_ms();
-		if (nbg_rt_graph_execute(g, &e) != NBG_RT_OK)
+		if (nbg_rt_graph_execute(g, &e) != NBG_OK)
 			goto rt_failed;
 		double t3 = now_ms();
-		if (nbg_rt_graph_retrieve(g, outs, n_out, &e) != NBG_RT_OK)
+		if (nbg_rt_graph_retrieve(g, outs, n_out, &e) != NBG_OK)
 			goto rt_failed;
 		double t4 = now_ms();
 		stat_add(&st_set, t2 - t1);
@@ -637,7 +637,7 @@ int nbg_cmd_run(int argc, char **argv)
 			goto out;
 		if (a.golden_count) {
 			if (nbg_rt_compare(outs[i].data, gold_maps[i].data, outs[i].size,
-					   outs[i].data_format, a.tolerance, &cmp[i], &e) != NBG_RT_OK) {
+					   outs[i].data_format, a.tolerance, &cmp[i], &e) != NBG_OK) {
 				rc = rt_exit("run", &e);
 				goto out;
 			}
@@ -651,7 +651,7 @@ int nbg_cmd_run(int argc, char **argv)
 	for (size_t i = 0; i < n_out; i++)
 		kept[i].data = NULL;
 	t0 = now_ms();
-	if (nbg_rt_graph_destroy(&g, &e) != NBG_RT_OK) {
+	if (nbg_rt_graph_destroy(&g, &e) != NBG_OK) {
 		rc = rt_exit("run", &e);
 		goto out;
 	}
@@ -687,7 +687,7 @@ int nbg_cmd_run(int argc, char **argv)
 		json_object_set_new(x, "shape", json_shape(&m->inputs[i]));
 		json_object_set_new(x, "format", json_string(format_name(m->inputs[i].data_format)));
 		json_object_set_new(x, "bytes", json_integer((json_int_t)in_maps[i].size));
-		if (nbg_rt_sha256(in_maps[i].data, in_maps[i].size, d) == NBG_RT_OK)
+		if (nbg_rt_sha256(in_maps[i].data, in_maps[i].size, d) == NBG_OK)
 			json_object_set_new(x, "sha256", json_hex32(d));
 		json_array_append_new(ji, x);
 	}
@@ -790,8 +790,8 @@ out:
 	if (staged && !committed)
 		discard_staged(staged, staged_count);
 	if (g) {
-		nbg_rt_error de;
-		if (nbg_rt_graph_destroy(&g, &de) != NBG_RT_OK) {
+		nbg_error de;
+		if (nbg_rt_graph_destroy(&g, &de) != NBG_OK) {
 			print_rt_error("run", &de);
 			if (rc == NBG_EXIT_OK)
 				rc = NBG_EXIT_RUNTIME;

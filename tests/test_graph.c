@@ -641,7 +641,7 @@ static void test_decode_refuses_bad_model(void **state)
 	assert_null(g);
 	assert_int_equal(err.code, NBG_E_SECTION_OUT_OF_BOUNDS);
 	l.m->sections[0] = saved;
-	assert_int_equal(nbg_graph_decode(NULL, &g, &err), NBG_E_TRUNCATED);
+	assert_int_equal(nbg_graph_decode(NULL, &g, &err), NBG_E_INVALID_ARGUMENT);
 	nbg_graph_free(NULL);
 	unload(&l);
 	fx_free(s);

@@ -49,7 +49,7 @@ static nbg_ledger *ledger_ok(const nbg_model *m)
 	nbg_error err;
 	nbg_code rc = nbg_ledger_build(m, &l, &err);
 	if (rc != NBG_OK)
-		fail_msg("ledger failed: %s at %llu: %s", nbg_ledger_code_name(rc),
+		fail_msg("ledger failed: %s at %llu: %s", nbg_code_name(rc),
 			 (unsigned long long)err.offset, err.message);
 	return l;
 }
@@ -684,32 +684,33 @@ static void test_invariant_checker(void **state)
 	}
 	assert_int_equal(nbg_ledger_check_tiling(r, 3, 30, &err), NBG_OK);
 	/* sum short of the file */
-	assert_int_equal(nbg_ledger_check_tiling(r, 3, 31, &err), NBG_LEDGER_E_INVARIANT);
+	assert_int_equal(nbg_ledger_check_tiling(r, 3, 31, &err), NBG_E_LEDGER_INVARIANT);
 	assert_int_equal(err.offset, 30);
 	/* gap */
 	r[2].offset = 21;
 	r[2].size = 9;
-	assert_int_equal(nbg_ledger_check_tiling(r, 3, 30, &err), NBG_LEDGER_E_INVARIANT);
+	assert_int_equal(nbg_ledger_check_tiling(r, 3, 30, &err), NBG_E_LEDGER_INVARIANT);
 	assert_int_equal(err.offset, 20);
 	assert_non_null(strstr(err.message, "gap"));
 	/* overlap */
 	r[2].offset = 19;
 	r[2].size = 11;
-	assert_int_equal(nbg_ledger_check_tiling(r, 3, 30, &err), NBG_LEDGER_E_INVARIANT);
+	assert_int_equal(nbg_ledger_check_tiling(r, 3, 30, &err), NBG_E_LEDGER_INVARIANT);
 	assert_int_equal(err.offset, 19);
 	assert_non_null(strstr(err.message, "overlap"));
 	/* past the end */
 	r[2].offset = 20;
 	r[2].size = 11;
-	assert_int_equal(nbg_ledger_check_tiling(r, 3, 30, &err), NBG_LEDGER_E_INVARIANT);
+	assert_int_equal(nbg_ledger_check_tiling(r, 3, 30, &err), NBG_E_LEDGER_INVARIANT);
 	/* empty range */
 	r[2].size = 0;
-	assert_int_equal(nbg_ledger_check_tiling(r, 3, 20, &err), NBG_LEDGER_E_INVARIANT);
-	/* a distinct code, outside the format failure codes, with its own name */
-	assert_true((int)NBG_LEDGER_E_INVARIANT >= (int)NBG_E__COUNT);
-	assert_string_equal(nbg_ledger_code_name(NBG_LEDGER_E_INVARIANT),
+	assert_int_equal(nbg_ledger_check_tiling(r, 3, 20, &err), NBG_E_LEDGER_INVARIANT);
+	/* a code of the one list, with its own name and exit code (1: a check failed) */
+	assert_true((int)NBG_E_LEDGER_INVARIANT > 0 && (int)NBG_E_LEDGER_INVARIANT < (int)NBG_E__COUNT);
+	assert_int_equal(nbg_code_exit(NBG_E_LEDGER_INVARIANT), NBG_EXIT_INVALID);
+	assert_string_equal(nbg_code_name(NBG_E_LEDGER_INVARIANT),
 			    "ledger-invariant-broken");
-	assert_string_equal(nbg_ledger_code_name(NBG_E_SEMANTIC_CHANGE_REFUSED),
+	assert_string_equal(nbg_code_name(NBG_E_SEMANTIC_CHANGE_REFUSED),
 			    "semantic-change-refused");
 
 	/* a model whose buffer disagrees with it is refused loudly */
@@ -719,11 +720,11 @@ static void test_invariant_checker(void **state)
 	nbg_model *m = parse_ok(buf, size);
 	nbg_ledger *l = (nbg_ledger *)1;
 	m->file_size = 100; /* as if the model described a shorter file */
-	assert_int_equal(nbg_ledger_build(m, &l, &err), NBG_LEDGER_E_INVARIANT);
+	assert_int_equal(nbg_ledger_build(m, &l, &err), NBG_E_LEDGER_INVARIANT);
 	assert_null(l);
 	m->file_size = size;
 	m->sections[3].offset = m->sections[2].offset; /* two owners of the same bytes */
-	assert_int_equal(nbg_ledger_build(m, &l, &err), NBG_LEDGER_E_INVARIANT);
+	assert_int_equal(nbg_ledger_build(m, &l, &err), NBG_E_LEDGER_INVARIANT);
 	assert_null(l);
 	assert_non_null(strstr(err.message, "overlaps"));
 	nbg_model_free(m);
@@ -766,12 +767,12 @@ static void test_json_round_trip(void **state)
 	assert_non_null(p);
 	memcpy(p, "\"size\": 49", 10);
 	assert_int_equal(nbg_ledger_from_json(doc, strlen(doc), &l2, &err),
-			 NBG_LEDGER_E_INVARIANT);
+			 NBG_E_LEDGER_INVARIANT);
 	assert_null(l2);
 	/* not a ledger at all */
 	assert_int_equal(nbg_ledger_from_json("{\"family\": 2}", 13, &l2, &err),
-			 NBG_LEDGER_E_RESOURCE);
-	assert_int_equal(nbg_ledger_from_json("not json", 8, &l2, &err), NBG_LEDGER_E_RESOURCE);
+			 NBG_E_RESOURCE);
+	assert_int_equal(nbg_ledger_from_json("not json", 8, &l2, &err), NBG_E_RESOURCE);
 	free(doc);
 	free_built(&b);
 	fx_free(s);
@@ -785,19 +786,19 @@ static void test_io_failures(void **state)
 
 	/* no such directory: nothing anywhere */
 	assert_int_equal(nbg_reemit_file(b.l, b.buf, b.size, tmp_path("no/such/dir/x.nb"), &err),
-			 NBG_LEDGER_E_IO);
+			 NBG_E_IO);
 	assert_non_null(strstr(err.message, "temporary"));
 	/* a device that is always full: the write fails and says so */
 	int fd = open("/dev/full", O_WRONLY);
 	if (fd >= 0) {
-		assert_int_equal(nbg_reemit_write(b.l, b.buf, b.size, fd, &err), NBG_LEDGER_E_IO);
+		assert_int_equal(nbg_reemit_write(b.l, b.buf, b.size, fd, &err), NBG_E_IO);
 		close(fd);
 	}
 	/* a directory in the target's place: rename fails, the temp file goes */
 	assert_int_equal(mkdir(tmp_path("taken"), 0700), 0);
 	assert_int_equal(nbg_reemit_file(b.l, b.buf, b.size, tmp_path("taken"), &err),
-			 NBG_LEDGER_E_IO);
-	assert_int_equal(nbg_ledger_svg_file(b.l, "t", tmp_path("taken"), &err), NBG_LEDGER_E_IO);
+			 NBG_E_IO);
+	assert_int_equal(nbg_ledger_svg_file(b.l, "t", tmp_path("taken"), &err), NBG_E_IO);
 	assert_int_equal(rmdir(tmp_path("taken")), 0);
 	assert_int_equal(dir_entries(tmpdir), 0);
 	free_built(&b);

@@ -267,7 +267,7 @@ typedef struct nbg_graph {
  * filling *err (may be NULL), only when a section of the model lies outside
  * m->data (NBG_E_SECTION_OUT_OF_BOUNDS; impossible for a model from
  * nbg_parse), memory runs out (NBG_E_OUT_OF_MEMORY, field "memory"), or m /
- * out is NULL (NBG_E_TRUNCATED, field "model").
+ * out is NULL (NBG_E_INVALID_ARGUMENT, field "model").
  */
 NBG_API nbg_code nbg_graph_decode(const nbg_model *m, nbg_graph **out, nbg_error *err);
 

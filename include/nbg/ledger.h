@@ -17,10 +17,12 @@
  * Thread safety: a ledger is immutable after it is built and may be read
  * from several threads at once; every function is reentrant.
  *
- * Errors: functions return NBG_OK, a failure code of nbg.h, or one of the
- * three NBG_LEDGER_E_* values below, which are not format failures and so
- * are kept out of the stable failure-code list.  nbg_ledger_code_name()
- * names all of them.
+ * Errors: functions return NBG_OK or a code of the one list (nbg/codes.h):
+ * NBG_E_LEDGER_INVARIANT (the ranges do not tile the file: a bug, or an
+ * edited ledger document), NBG_E_IO (a file could not be created, written,
+ * synced or renamed; err->sys_errno is set), NBG_E_RESOURCE (a ledger
+ * document that is not a ledger, or a digest that could not be computed),
+ * NBG_E_OUT_OF_MEMORY, and NBG_E_SEMANTIC_CHANGE_REFUSED for re-emission.
  */
 #ifndef NBG_LEDGER_H
 #define NBG_LEDGER_H
@@ -33,20 +35,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The ledger's own invariant (no gap, no overlap, sizes summing to the file
- * size) does not hold: a bug in libnbg, or a ledger document that was
- * edited.  Never returned silently and never papered over. */
-#define NBG_LEDGER_E_INVARIANT ((nbg_code)0x200)
-/* A file could not be created, written, synced or renamed (errno is kept in
- * the message). */
-#define NBG_LEDGER_E_IO ((nbg_code)0x201)
-/* Out of memory, or a ledger document that is not a ledger. */
-#define NBG_LEDGER_E_RESOURCE ((nbg_code)0x202)
-
-/* "ledger-invariant-broken", "io-error", "resource-error" for the three
- * values above; nbg_code_name() for every other code. */
-NBG_API const char *nbg_ledger_code_name(nbg_code code);
 
 /* Byte classes of owner ranges. */
 typedef enum nbg_ledger_class {
@@ -114,9 +102,9 @@ typedef struct nbg_ledger nbg_ledger;
  * needs and does not keep a pointer to it or to the model.
  *
  * Returns NBG_OK and a new ledger in *out (free with nbg_ledger_free), or
- * NBG_LEDGER_E_INVARIANT when the ranges it derived do not tile the file
+ * NBG_E_LEDGER_INVARIANT when the ranges it derived do not tile the file
  * exactly (a bug: the error names the first offset where they break), or
- * NBG_LEDGER_E_RESOURCE when memory runs out.  On failure *out is NULL and
+ * NBG_E_RESOURCE when memory runs out.  On failure *out is NULL and
  * *err (may be NULL) says why.
  */
 NBG_API nbg_code nbg_ledger_build(const nbg_model *m, nbg_ledger **out, nbg_error *err);
@@ -148,7 +136,7 @@ NBG_API size_t nbg_ledger_class_ranges(const nbg_ledger *l, nbg_ledger_class c);
  * each starting where the one before ends, none empty, the last ending at
  * file_size.  Every ledger is checked with this when it is built or loaded;
  * it is public so the rule can be tested on its own.  Returns NBG_OK or
- * NBG_LEDGER_E_INVARIANT with the offset where the tiling breaks.
+ * NBG_E_LEDGER_INVARIANT with the offset where the tiling breaks.
  */
 NBG_API nbg_code nbg_ledger_check_tiling(const nbg_ledger_range *r, size_t count,
 					 uint64_t file_size, nbg_error *err);
@@ -165,8 +153,8 @@ NBG_API char *nbg_ledger_json(const nbg_ledger *l, const char *path);
  * can later be checked against the fingerprints taken from its original.
  * The document is untrusted: every field is type- and range-checked and the
  * ranges must tile the declared file size.  Returns NBG_OK and a new ledger,
- * NBG_LEDGER_E_RESOURCE for a document that is not a ledger (or no memory),
- * or NBG_LEDGER_E_INVARIANT for ranges that do not tile.
+ * NBG_E_RESOURCE for a document that is not a ledger (or no memory),
+ * or NBG_E_LEDGER_INVARIANT for ranges that do not tile.
  */
 NBG_API nbg_code nbg_ledger_from_json(const char *text, size_t len, nbg_ledger **out,
 				      nbg_error *err);
@@ -180,7 +168,7 @@ NBG_API char *nbg_ledger_svg(const nbg_ledger *l, const char *title);
 
 /* Writes nbg_ledger_svg() to `path` atomically (temporary file in the same
  * directory, fsync, rename; the temporary is removed on any failure).
- * Returns NBG_OK, NBG_LEDGER_E_IO or NBG_LEDGER_E_RESOURCE. */
+ * Returns NBG_OK, NBG_E_IO or NBG_E_RESOURCE. */
 NBG_API nbg_code nbg_ledger_svg_file(const nbg_ledger *l, const char *title, const char *path,
 				     nbg_error *err);
 
@@ -204,7 +192,7 @@ NBG_API nbg_code nbg_reemit_check(const nbg_ledger *l, const uint8_t *data, size
  * again as they go out and compared with the source SHA-256.  Nothing is
  * written when the check fails.  The caller decides when the output becomes
  * visible (nbg_reemit_file does that for paths).  Returns NBG_OK,
- * NBG_E_SEMANTIC_CHANGE_REFUSED, or NBG_LEDGER_E_IO (short or failed write).
+ * NBG_E_SEMANTIC_CHANGE_REFUSED, or NBG_E_IO (short or failed write).
  */
 NBG_API nbg_code nbg_reemit_write(const nbg_ledger *l, const uint8_t *data, size_t size, int fd,
 				  nbg_error *err);
@@ -216,7 +204,7 @@ NBG_API nbg_code nbg_reemit_write(const nbg_ledger *l, const uint8_t *data, size
  * only when every write succeeded and the emitted SHA-256 equals the
  * source's.  On every failure the temporary file is unlinked and `path` is
  * left as it was.  Returns NBG_OK, NBG_E_SEMANTIC_CHANGE_REFUSED,
- * NBG_LEDGER_E_IO or NBG_LEDGER_E_RESOURCE.
+ * NBG_E_IO or NBG_E_RESOURCE.
  */
 NBG_API nbg_code nbg_reemit_file(const nbg_ledger *l, const uint8_t *data, size_t size,
 				 const char *path, nbg_error *err);

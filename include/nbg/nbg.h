@@ -33,7 +33,7 @@ extern "C" {
 
 typedef enum nbg_code {
 	NBG_OK = 0,
-#define NBG_X_ENUM(sym, name, text) NBG_E_##sym,
+#define NBG_X_ENUM(sym, name, exit, text) NBG_E_##sym,
 	NBG_CODE_LIST(NBG_X_ENUM)
 #undef NBG_X_ENUM
 	NBG_E__COUNT
@@ -43,17 +43,32 @@ typedef enum nbg_code {
 NBG_API const char *nbg_code_name(nbg_code code);
 /* One-sentence explanation of the rule behind the code; NULL if out of range. */
 NBG_API const char *nbg_code_text(nbg_code code);
+/* The process exit code for `code` (the NBG_EXIT_* values below): 0 for
+ * NBG_OK, the list's column otherwise, NBG_EXIT_USAGE if out of range. */
+NBG_API int nbg_code_exit(nbg_code code);
 
-/* What a failed call reports: the code, the byte offset involved, the field
- * (parser key) and a sentence a person can act on. */
+/*
+ * What a failed call reports, in every part of the library: the code, the
+ * byte offset involved, the field (parser key), a sentence a person can act
+ * on, and where it applies the saved errno, the tensor index and the
+ * underlying cause.  Callers allocate it; functions that fail fill every
+ * member.  Its size is fixed: members are only ever added in place of
+ * `reserved` words (see doc/api.md).
+ */
 typedef struct nbg_error {
 	nbg_code code;
 	uint64_t offset;
 	char field[64];
-	char message[320];
+	char message[512];
+	int sys_errno;   /* errno of the failed system call for I/O failures, else 0 */
+	int32_t index;   /* input/output index involved, or -1 */
+	nbg_code cause;  /* NBG_E_MODEL_INVALID: the parser's code; else NBG_OK */
+	uint32_t reserved[13];
 } nbg_error;
+_Static_assert(sizeof(nbg_error) == 656,
+	       "nbg_error has a fixed size: grow it only in place of reserved words");
 
-/* Process exit codes shared by every command (NOTES.md section 3). */
+/* Process exit codes shared by every command. */
 enum {
 	NBG_EXIT_OK = 0,
 	NBG_EXIT_INVALID = 1,  /* not a valid NBG, checks failed, diff found differences */
@@ -72,9 +87,9 @@ typedef struct nbg_mapping {
 	size_t priv_len;
 } nbg_mapping;
 
-/* Maps `path` read-only.  Returns 0, or -1 with errno set and `err` filled
- * (code NBG_OK: an I/O failure is not a format failure). */
-NBG_API int nbg_map_file(const char *path, nbg_mapping *m, nbg_error *err);
+/* Maps `path` read-only.  Returns NBG_OK, or NBG_E_IO with err->sys_errno
+ * and a message naming the path (NBG_E_OUT_OF_MEMORY if memory runs out). */
+NBG_API nbg_code nbg_map_file(const char *path, nbg_mapping *m, nbg_error *err);
 NBG_API void nbg_unmap_file(nbg_mapping *m);
 
 /* ------------------------------------------------------------------ model */

@@ -28,9 +28,9 @@
  * modes inside one process; do not let other code in the same process drive
  * libnnsdk in another mode.
  *
- * Every function returns an nbg_rt_code; NBG_RT_OK (0) is success.  On
- * failure the optional nbg_rt_error is filled with the code, a sentence and,
- * for NBG_RT_E_MODEL_INVALID, the parser's own nbg_error.
+ * Every function returns an nbg_code; NBG_OK (0) is success.  On failure the
+ * optional nbg_error is filled with the code, a sentence and, for
+ * NBG_E_MODEL_INVALID, the parser's own failure as its cause.
  */
 #ifndef NBG_RUNTIME_H
 #define NBG_RUNTIME_H
@@ -47,83 +47,12 @@ extern "C" {
 /* ------------------------------------------------------------------ errors */
 
 /*
- * The one list of runtime failure codes: enum suffix, stable kebab-case name,
- * one sentence.  The enum, nbg_rt_code_name(), nbg_rt_code_text() and the
- * table in doc/runtime.md come from it.  Codes are appended, never renamed.
+ * Every function returns an nbg_code from the one list in nbg/codes.h (the
+ * runtime's codes are "invalid-argument" to "golden-format" there) and fills
+ * the optional nbg_error: code, message, index (the input or output involved,
+ * or -1), and for NBG_E_MODEL_INVALID the parser's failure: cause, offset and
+ * field are the parser's.  nbg_code_exit() gives the exit code a command uses.
  */
-#define NBG_RT_CODE_LIST(X)                                                                     \
-	X(INVALID_ARGUMENT, "invalid-argument",                                                 \
-	  "A required pointer is NULL, an options struct has a bad size or a count is wrong.")   \
-	X(OUT_OF_MEMORY, "out-of-memory", "A host allocation failed.")                          \
-	X(ABI_UNSUPPORTED, "abi-unsupported",                                                   \
-	  "The recovered libnnsdk ABI is LP64 (AArch64); this host's pointer size differs.")      \
-	X(NO_DEVICE, "no-device",                                                               \
-	  "No NPU device node (galcore, vipcore, adla0) exists under the device root.")           \
-	X(BACKEND_UNSUPPORTED, "backend-unsupported",                                           \
-	  "The device found selects a libnnsdk backend that cannot run a VeriSilicon NBG.")       \
-	X(LIBRARY_MISSING, "library-missing", "libnnsdk.so could not be loaded with dlopen().")  \
-	X(SYMBOL_MISSING, "symbol-missing",                                                     \
-	  "libnnsdk.so lacks one of aml_module_create, _input_set, _output_get, _destroy.")       \
-	X(RUNTIME_CONFLICT, "runtime-conflict",                                                 \
-	  "A different libnnsdk.so is already in use in this process; one per process.")          \
-	X(MODEL_INVALID, "model-invalid",                                                       \
-	  "The NBG failed parsing or validation; the parser's failure code says why.")            \
-	X(MODEL_TOO_LARGE, "model-too-large",                                                   \
-	  "The NBG or one of its tensors exceeds a 32-bit size field of the libnnsdk structures.") \
-	X(IO_SIZE_UNKNOWN, "io-size-unknown",                                                   \
-	  "An input or output record has a data format whose byte size is not known.")            \
-	X(CREATE_FAILED, "create-failed",                                                       \
-	  "aml_module_create returned NULL: config, hardware, product, graph setup or verify.")   \
-	X(INPUT_COUNT_MISMATCH, "input-count-mismatch",                                         \
-	  "The number of input buffers differs from the number of inputs the NBG declares.")      \
-	X(INPUT_SIZE_MISMATCH, "input-size-mismatch",                                           \
-	  "An input buffer's byte count differs from the byte size of its NBG input record.")     \
-	X(INPUT_SET_FAILED, "input-set-failed", "aml_module_input_set returned non-zero.")      \
-	X(BAD_STATE, "bad-state",                                                               \
-	  "A call came out of order: execute before inputs, retrieve before execute.")            \
-	X(RUN_FAILED, "run-failed",                                                             \
-	  "The runtime reported a failure around execution (a tensor cache flush returned non-zero).") \
-	X(OUTPUT_NULL, "output-null", "aml_module_output_get(perfMode 2) returned NULL.")       \
-	X(OUTPUT_DATA_NULL, "output-data-null",                                                 \
-	  "An output descriptor's data pointer (first at returned object +0x50) is NULL.")        \
-	X(OUTPUT_INVALID, "output-invalid",                                                     \
-	  "The output object lists fewer outputs than the NBG, or a buffer smaller than its record.") \
-	X(DESTROY_FAILED, "destroy-failed",                                                     \
-	  "aml_module_destroy returned non-zero; the vendor keeps its wrapper, it is never retried.") \
-	X(GOLDEN_FORMAT, "golden-format",                                                       \
-	  "An output's data format has no element-wise comparison (packed 4-bit or unknown).")
-
-typedef enum nbg_rt_code {
-	NBG_RT_OK = 0,
-#define NBG_RT_X_ENUM(sym, name, text) NBG_RT_E_##sym,
-	NBG_RT_CODE_LIST(NBG_RT_X_ENUM)
-#undef NBG_RT_X_ENUM
-	NBG_RT_E__COUNT
-} nbg_rt_code;
-
-/* Stable kebab-case name ("create-failed"); "ok" for NBG_RT_OK; NULL if out of
- * range.  Static storage; thread-safe. */
-NBG_API const char *nbg_rt_code_name(nbg_rt_code code);
-/* One-sentence explanation; NULL if out of range.  Static storage; thread-safe. */
-NBG_API const char *nbg_rt_code_text(nbg_rt_code code);
-/* The process exit code a command should use for `code` (NOTES.md):
- * 0 ok; 1 model-invalid, model-too-large, io-size-unknown; 2 invalid-argument,
- * input-count-mismatch, input-size-mismatch, bad-state, golden-format; 3 none
- * (file I/O is the caller's); 4 every device, library and runtime failure, and
- * out-of-memory. */
-NBG_API int nbg_rt_code_exit(nbg_rt_code code);
-
-/* What a failed call reports. */
-typedef struct nbg_rt_error {
-	nbg_rt_code code;
-	/* For NBG_RT_E_MODEL_INVALID: the parser's failure, passed through
-	 * unchanged.  Otherwise model.code is NBG_OK. */
-	nbg_error model;
-	/* Input/output index or -1 when no single tensor is involved. */
-	int32_t index;
-	/* A sentence a person can act on (names the symbol, path, sizes...). */
-	char message[512];
-} nbg_rt_error;
 
 /* --------------------------------------------------------------- probe */
 
@@ -165,12 +94,12 @@ typedef struct nbg_rt_probe {
  * "/dev".  Presence is tested with stat() and any file type counts, so a test
  * can use a directory of empty files; is_char_device tells real nodes apart.
  *
- * Returns NBG_RT_OK whenever the probe ran (even with nothing found: read
- * out->backend); NBG_RT_E_INVALID_ARGUMENT if out is NULL or the root path is
+ * Returns NBG_OK whenever the probe ran (even with nothing found: read
+ * out->backend); NBG_E_INVALID_ARGUMENT if out is NULL or the root path is
  * too long.  Never opens a device.  Reentrant.
  */
-NBG_API nbg_rt_code nbg_rt_probe_devices(const char *device_root, nbg_rt_probe *out,
-					 nbg_rt_error *err);
+NBG_API nbg_code nbg_rt_probe_devices(const char *device_root, nbg_rt_probe *out,
+					 nbg_error *err);
 
 /* ------------------------------------------------------------ runtime */
 
@@ -211,7 +140,7 @@ typedef struct nbg_runtime nbg_runtime;
  * aml_module_input_set, aml_module_output_get, aml_module_destroy and, when
  * present, aml_util_flushTensorHandle.  opts may be NULL.
  *
- * Returns NBG_RT_OK and *out (close with nbg_runtime_close), or:
+ * Returns NBG_OK and *out (close with nbg_runtime_close), or:
  *   INVALID_ARGUMENT (out NULL, opts->size below sizeof(size_t), unknown flags,
  *   path too long),
  *   ABI_UNSUPPORTED (not LP64), NO_DEVICE, BACKEND_UNSUPPORTED (ADLA/GPU only),
@@ -220,8 +149,8 @@ typedef struct nbg_runtime nbg_runtime;
  *   process), OUT_OF_MEMORY.  *out is NULL on failure.
  * Thread-safe.
  */
-NBG_API nbg_rt_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out,
-				     nbg_rt_error *err);
+NBG_API nbg_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out,
+				     nbg_error *err);
 
 /* Releases the handle.  Graphs created from it stay valid; the library
  * reference is dropped when the last of them is destroyed.  NULL is a no-op. */
@@ -249,14 +178,14 @@ typedef struct nbg_rt_graph nbg_rt_graph;
  * data pointer, modelType 4, nbgType 1 = from memory) and calls
  * aml_module_create under the process-wide mutex.
  *
- * Returns NBG_RT_OK and *out, or INVALID_ARGUMENT, MODEL_INVALID (err->model
+ * Returns NBG_OK and *out, or INVALID_ARGUMENT, MODEL_INVALID (err->model
  * holds the parser's failure), MODEL_TOO_LARGE (the file, or a tensor, beyond
  * the vendor's 32-bit fields; err->index names the tensor), IO_SIZE_UNKNOWN,
  * OUT_OF_MEMORY, CREATE_FAILED (the message prints the NBG's version and
  * target).  The graph holds a reference on rt.  Thread-safe.
  */
-NBG_API nbg_rt_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t size,
-					nbg_rt_graph **out, nbg_rt_error *err);
+NBG_API nbg_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t size,
+					nbg_rt_graph **out, nbg_error *err);
 
 /* The parsed model (inputs/outputs with shapes, formats, byte sizes).  Owned by
  * the graph; valid until nbg_rt_graph_destroy(). */
@@ -282,22 +211,22 @@ typedef struct nbg_rt_buffer {
  * descriptor per input (+0x04 index, +0x08 byte count, +0x10 data pointer,
  * +0x18 input kind).  inputs[i] is input i.
  *
- * Returns NBG_RT_OK, INVALID_ARGUMENT, INPUT_COUNT_MISMATCH,
+ * Returns NBG_OK, INVALID_ARGUMENT, INPUT_COUNT_MISMATCH,
  * INPUT_SIZE_MISMATCH (err->index names the input), INPUT_SET_FAILED.  The
  * vendor's wrapper hides most backend errors here (it returns 0 after
  * dispatch): retrieve validates the result.  Not thread-safe per graph.
  */
-NBG_API nbg_rt_code nbg_rt_graph_set_inputs(nbg_rt_graph *g, const nbg_rt_buffer *inputs,
-					    size_t count, nbg_rt_error *err);
+NBG_API nbg_code nbg_rt_graph_set_inputs(nbg_rt_graph *g, const nbg_rt_buffer *inputs,
+					    size_t count, nbg_error *err);
 
 /*
  * Executes once: aml_util_flushTensorHandle(input) when available,
  * aml_module_output_get(perfMode 1) (its return is ignored, as the vendor
  * defines), aml_util_flushTensorHandle(output).
- * Returns NBG_RT_OK, INVALID_ARGUMENT, BAD_STATE (no inputs set since the last
+ * Returns NBG_OK, INVALID_ARGUMENT, BAD_STATE (no inputs set since the last
  * execute), RUN_FAILED (a flush returned non-zero).  Not thread-safe per graph.
  */
-NBG_API nbg_rt_code nbg_rt_graph_execute(nbg_rt_graph *g, nbg_rt_error *err);
+NBG_API nbg_code nbg_rt_graph_execute(nbg_rt_graph *g, nbg_error *err);
 
 /* One retrieved output.  data is owned by the vendor runtime and valid until
  * the next set_inputs/execute/retrieve or destroy on the same graph. */
@@ -321,17 +250,17 @@ typedef struct nbg_rt_output {
  * execute; OUT_OF_MEMORY when the digest cannot be computed.  After any
  * failure the graph needs fresh inputs.  Not thread-safe per graph.
  */
-NBG_API nbg_rt_code nbg_rt_graph_retrieve(nbg_rt_graph *g, nbg_rt_output *outs, size_t count,
-					  nbg_rt_error *err);
+NBG_API nbg_code nbg_rt_graph_retrieve(nbg_rt_graph *g, nbg_rt_output *outs, size_t count,
+					  nbg_error *err);
 
 /*
  * Destroys *pg exactly once and sets *pg to NULL: the native pointer is
  * cleared before aml_module_destroy runs (under the process-wide mutex), so it
  * can never be passed twice; all host memory is freed whatever the vendor
- * returns.  Returns NBG_RT_OK, DESTROY_FAILED (the vendor keeps its wrapper:
- * a leak by its design, not retried).  pg NULL or *pg NULL: NBG_RT_OK, no-op.
+ * returns.  Returns NBG_OK, DESTROY_FAILED (the vendor keeps its wrapper:
+ * a leak by its design, not retried).  pg NULL or *pg NULL: NBG_OK, no-op.
  */
-NBG_API nbg_rt_code nbg_rt_graph_destroy(nbg_rt_graph **pg, nbg_rt_error *err);
+NBG_API nbg_code nbg_rt_graph_destroy(nbg_rt_graph **pg, nbg_error *err);
 
 /* -------------------------------------------------------- comparisons */
 
@@ -348,17 +277,17 @@ typedef struct nbg_rt_compare_result {
  * compare equal); UINT8/INT8/CHAR/BOOL8, UINT16/INT16, UINT32/INT32,
  * UINT64/INT64 as integers (difference computed exactly, reported as double).
  * Little-endian.  size must be a whole number of elements.
- * Returns NBG_RT_OK (read out->mismatches), INVALID_ARGUMENT (NULL pointers,
+ * Returns NBG_OK (read out->mismatches), INVALID_ARGUMENT (NULL pointers,
  * size not a multiple of the element size), GOLDEN_FORMAT (INT4/UINT4 or an
  * unknown format).  Reentrant.
  */
-NBG_API nbg_rt_code nbg_rt_compare(const void *a, const void *b, size_t size, uint32_t fmt,
+NBG_API nbg_code nbg_rt_compare(const void *a, const void *b, size_t size, uint32_t fmt,
 				   double tolerance, nbg_rt_compare_result *out,
-				   nbg_rt_error *err);
+				   nbg_error *err);
 
-/* SHA-256 of data[0..size) into out (OpenSSL EVP).  Returns NBG_RT_OK or
+/* SHA-256 of data[0..size) into out (OpenSSL EVP).  Returns NBG_OK or
  * OUT_OF_MEMORY when EVP cannot allocate.  Reentrant. */
-NBG_API nbg_rt_code nbg_rt_sha256(const void *data, size_t size, uint8_t out[32]);
+NBG_API nbg_code nbg_rt_sha256(const void *data, size_t size, uint8_t out[32]);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/hash.h"
 #include "nbg/diff.h"
 #include "nbg/ledger.h"
 #include "report/report_internal.h"

@@ -1003,7 +1003,7 @@ nbg_code nbg_graph_decode(const nbg_model *m, nbg_graph **out, nbg_error *err)
 	if (out)
 		*out = NULL;
 	if (!m || !out || (!m->data && m->file_size))
-		return nbg_error_set(err, NBG_E_TRUNCATED, 0, "model", "no parsed model to decode");
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "model", "no parsed model to decode");
 	/* A model from nbg_parse() always passes; a hand-made one may not. */
 	for (size_t i = 0; i < m->section_count; i++) {
 		const nbg_section *s = &m->sections[i];

@@ -65,6 +65,11 @@ typedef struct nbg_ctx {
 NBG_INTERNAL nbg_code nbg_error_set(nbg_error *err, nbg_code code, uint64_t offset,
 				    const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* NBG_E_IO with err->sys_errno = sys_errno and ": strerror(sys_errno)" after
+ * the sentence. */
+NBG_INTERNAL nbg_code nbg_error_io(nbg_error *err, int sys_errno, uint64_t offset,
+				   const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 NBG_INTERNAL nbg_code nbg_fail(nbg_ctx *c, nbg_code code, uint64_t offset, const char *field,
 			       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 NBG_INTERNAL void nbg_set_error(nbg_error *err, nbg_code code, uint64_t offset,
@@ -74,10 +79,6 @@ NBG_INTERNAL void nbg_set_error(nbg_error *err, nbg_code code, uint64_t offset,
 NBG_INTERNAL bool nbg_note_add(nbg_ctx *c, const char *id, uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-NBG_INTERNAL void nbg_sha256(const uint8_t *p, size_t n, uint8_t out[32]);
-/* zlib-compatible CRC-32 (reflected 0xedb88320), continuing from `crc`. */
-NBG_INTERNAL uint32_t nbg_crc32(uint32_t crc, const uint8_t *p, uint64_t n);
-NBG_INTERNAL uint32_t nbg_crc32_combine(uint32_t a, uint32_t b, uint64_t len_b);
 
 /* Decodes a buffer I/O record common to v1 and v2 once its fields are read. */
 NBG_INTERNAL void nbg_io_derive(nbg_io *io);

@@ -11,22 +11,16 @@
 
 #include "common/internal.h"
 
-static int map_fail(nbg_error *err, const char *path, const char *what)
+static nbg_code map_fail(nbg_error *err, const char *path, const char *what)
 {
 	int e = errno;
 
-	if (err) {
-		err->code = NBG_OK;
-		err->offset = 0;
-		snprintf(err->field, sizeof(err->field), "file");
-		snprintf(err->message, sizeof(err->message), "cannot %s %s: %s", what, path,
-			 strerror(e));
-	}
+	nbg_error_io(err, e, 0, "file", "cannot %s %s", what, path);
 	errno = e;
-	return -1;
+	return NBG_E_IO;
 }
 
-int nbg_map_file(const char *path, nbg_mapping *m, nbg_error *err)
+nbg_code nbg_map_file(const char *path, nbg_mapping *m, nbg_error *err)
 {
 	struct stat st;
 	int fd;
@@ -36,9 +30,9 @@ int nbg_map_file(const char *path, nbg_mapping *m, nbg_error *err)
 	if (fd < 0)
 		return map_fail(err, path, "open");
 	if (fstat(fd, &st) != 0) {
-		map_fail(err, path, "stat");
+		nbg_code rc = map_fail(err, path, "stat");
 		close(fd);
-		return -1;
+		return rc;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
@@ -53,9 +47,9 @@ int nbg_map_file(const char *path, nbg_mapping *m, nbg_error *err)
 		}
 		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (p == MAP_FAILED) {
-			map_fail(err, path, "map");
+			nbg_code rc = map_fail(err, path, "map");
 			close(fd);
-			return -1;
+			return rc;
 		}
 		madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
 		m->priv_base = p;
@@ -67,7 +61,7 @@ int nbg_map_file(const char *path, nbg_mapping *m, nbg_error *err)
 		m->data = empty;
 	}
 	close(fd);
-	return 0;
+	return NBG_OK;
 }
 
 void nbg_unmap_file(nbg_mapping *m)

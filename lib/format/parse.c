@@ -7,48 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <isa-l/crc.h>
-#include <openssl/evp.h>
-#include <zlib.h>
-
+#include "common/hash.h"
 #include "common/internal.h"
 
 static const uint8_t nbg_magic[4] = { 'V', 'P', 'M', 'N' };
-
-void nbg_sha256(const uint8_t *p, size_t n, uint8_t out[32])
-{
-	unsigned int len = 32;
-
-	/* EVP picks the SHA-NI / AVX2 implementation at run time. */
-	if (!EVP_Digest(p, n, out, &len, EVP_sha256(), NULL))
-		memset(out, 0, 32);
-}
-
-uint32_t nbg_crc32(uint32_t crc, const uint8_t *p, uint64_t n)
-{
-	return n ? crc32_gzip_refl(crc, p, n) : crc;
-}
-
-uint32_t nbg_crc32_combine(uint32_t a, uint32_t b, uint64_t len_b)
-{
-	/* crc32_combine takes z_off_t; split lengths it cannot represent. */
-	const uint64_t max_chunk = (uint64_t)1 << 62;
-	while (len_b > max_chunk) {
-		a = (uint32_t)crc32_combine(a, 0, (z_off_t)max_chunk);
-		len_b -= max_chunk;
-	}
-	return (uint32_t)crc32_combine(a, b, (z_off_t)len_b);
-}
-
-void nbg_hex32(const uint8_t d[32], char out[65])
-{
-	static const char hx[] = "0123456789abcdef";
-	for (int i = 0; i < 32; i++) {
-		out[2 * i] = hx[d[i] >> 4];
-		out[2 * i + 1] = hx[d[i] & 15];
-	}
-	out[64] = '\0';
-}
 
 void nbg_io_derive(nbg_io *io)
 {

@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <openssl/evp.h>
 
+#include "common/hash.h"
 #include "common/internal.h"
 
 #define V1_HEADER_SIZE 92u     /* magic .. output_count */
@@ -493,8 +493,8 @@ static void unreferenced_bytes(nbg_ctx *c)
 		v1->opaque_offset = v1->prefix_end;
 	}
 
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	bool hashing = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+	nbg_sha256_ctx gap_hash;
+	nbg_sha256_begin(&gap_hash);
 	uint64_t cur = n ? r[0][0] : c->size, first_nonzero = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (r[i][0] > cur) {
@@ -505,8 +505,7 @@ static void unreferenced_bytes(nbg_ctx *c)
 			for (uint64_t k = 0; k < len; k++)
 				if (g[k] && !v1->gap_nonzero_bytes++)
 					first_nonzero = cur + k;
-			if (hashing)
-				hashing = EVP_DigestUpdate(md, g, (size_t)len);
+			nbg_sha256_update(&gap_hash, g, len);
 		} else if (r[i][0] < cur) {
 			nbg_note_add(c, "v1-entry-overlap", r[i][0],
 				     "a section [%llu, %llu) overlaps the one before it, which ends "
@@ -516,10 +515,7 @@ static void unreferenced_bytes(nbg_ctx *c)
 		if (r[i][1] > cur)
 			cur = r[i][1];
 	}
-	unsigned int len = 32;
-	if (!hashing || !EVP_DigestFinal_ex(md, v1->gap_sha256, &len))
-		memset(v1->gap_sha256, 0, 32);
-	EVP_MD_CTX_free(md);
+	nbg_sha256_end(&gap_hash, v1->gap_sha256);
 	if (v1->gap_nonzero_bytes)
 		nbg_note_add(c, "v1-gap-nonzero", first_nonzero,
 			     "%llu of the %llu bytes between sections are not zero (zero in every "

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/hash.h"
 #include "common/internal.h"
 
 /* Section types whose payloads are integrity-checked by CHECKSUM records. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/hash.h"
 #include "report/report_internal.h"
 
 void nbg_json_set_path(json_t *obj, const char *key, json_t *v)

@@ -42,12 +42,12 @@ const char *nbg_rt_env(const char *name)
 	return v && *v ? v : NULL;
 }
 
-nbg_rt_code nbg_rt_probe_devices(const char *device_root, nbg_rt_probe *out, nbg_rt_error *err)
+nbg_code nbg_rt_probe_devices(const char *device_root, nbg_rt_probe *out, nbg_error *err)
 {
 	if (err)
 		nbg_rt_error_clear(err);
 	if (!out)
-		return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1, "probe: no result struct given");
+		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1, "probe: no result struct given");
 	memset(out, 0, sizeof(*out));
 	out->backend = NBG_RT_BACKEND_NONE;
 
@@ -55,7 +55,7 @@ nbg_rt_code nbg_rt_probe_devices(const char *device_root, nbg_rt_probe *out, nbg
 	if (!root)
 		root = "/dev";
 	if (strlen(root) >= sizeof(out->device_root))
-		return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1,
+		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1,
 				   "device root is longer than %d bytes", NBG_RT_PATH_MAX - 1);
 	memcpy(out->device_root, root, strlen(root) + 1);
 
@@ -65,7 +65,7 @@ nbg_rt_code nbg_rt_probe_devices(const char *device_root, nbg_rt_probe *out, nbg
 		n->backend = probe_order[i].backend;
 		int len = snprintf(n->path, sizeof(n->path), "%s/%s", root, n->name);
 		if (len < 0 || (size_t)len >= sizeof(n->path))
-			return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1,
+			return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1,
 					   "device path under '%s' is too long", root);
 		struct stat st;
 		if (stat(n->path, &st) == 0) {
@@ -84,5 +84,5 @@ nbg_rt_code nbg_rt_probe_devices(const char *device_root, nbg_rt_probe *out, nbg
 	}
 	out->npu_present = out->backend >= NBG_RT_BACKEND_VIPUNIFY && out->backend <= NBG_RT_BACKEND_ADLA;
 	out->nbg_capable = out->backend == NBG_RT_BACKEND_VIPUNIFY || out->backend == NBG_RT_BACKEND_VIPLITE;
-	return NBG_RT_OK;
+	return NBG_OK;
 }

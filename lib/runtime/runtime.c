@@ -11,84 +11,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
+#include "common/hash.h"
 #include "nbg/runtime.h"
 #include "runtime/nnsdk_abi.h"
 #include "runtime/runtime_internal.h"
 
 /* ------------------------------------------------------------------ errors */
 
-static const struct {
-	const char *name;
-	const char *text;
-} rt_codes[NBG_RT_E__COUNT] = {
-	[NBG_RT_OK] = { "ok", "Success." },
-#define NBG_RT_X_TABLE(sym, name, text) [NBG_RT_E_##sym] = { name, text },
-	NBG_RT_CODE_LIST(NBG_RT_X_TABLE)
-#undef NBG_RT_X_TABLE
-};
-
-const char *nbg_rt_code_name(nbg_rt_code code)
-{
-	return (unsigned)code < NBG_RT_E__COUNT ? rt_codes[code].name : NULL;
-}
-
-const char *nbg_rt_code_text(nbg_rt_code code)
-{
-	return (unsigned)code < NBG_RT_E__COUNT ? rt_codes[code].text : NULL;
-}
-
-int nbg_rt_code_exit(nbg_rt_code code)
-{
-	switch (code) {
-	case NBG_RT_OK:
-		return NBG_EXIT_OK;
-	case NBG_RT_E_MODEL_INVALID:
-	case NBG_RT_E_MODEL_TOO_LARGE:
-	case NBG_RT_E_IO_SIZE_UNKNOWN:
-		return NBG_EXIT_INVALID;
-	case NBG_RT_E_INVALID_ARGUMENT:
-	case NBG_RT_E_INPUT_COUNT_MISMATCH:
-	case NBG_RT_E_INPUT_SIZE_MISMATCH:
-	case NBG_RT_E_BAD_STATE:
-	case NBG_RT_E_GOLDEN_FORMAT:
-		return NBG_EXIT_USAGE;
-	default:
-		return NBG_EXIT_RUNTIME;
-	}
-}
-
-void nbg_rt_error_clear(nbg_rt_error *err)
+void nbg_rt_error_clear(nbg_error *err)
 {
 	memset(err, 0, sizeof(*err));
 	err->index = -1;
 }
 
-nbg_rt_code nbg_rt_fail(nbg_rt_error *err, nbg_rt_code code, int32_t index, const char *fmt, ...)
+nbg_code nbg_rt_fail(nbg_error *err, nbg_code code, int32_t index, const char *fmt, ...)
 {
-	if (!err)
-		return code;
-	err->code = code;
-	err->index = index;
 	va_list ap;
+
 	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	nbg_set_error(err, code, 0, "runtime", fmt, ap);
 	va_end(ap);
+	if (err)
+		err->index = index;
 	return code;
 }
 
 /* ------------------------------------------------------------ helpers */
 
-nbg_rt_code nbg_rt_sha256(const void *data, size_t size, uint8_t out[32])
+nbg_code nbg_rt_sha256(const void *data, size_t size, uint8_t out[32])
 {
-	static const uint8_t empty = 0;
-	unsigned len = 0;
-	if (!data)
-		data = &empty; /* EVP wants a pointer even for zero bytes */
-	if (!out || EVP_Digest(data, size, out, &len, EVP_sha256(), NULL) != 1 || len != 32)
-		return NBG_RT_E_OUT_OF_MEMORY;
-	return NBG_RT_OK;
+	if (!out || !nbg_sha256(data, size, out))
+		return NBG_E_OUT_OF_MEMORY;
+	return NBG_OK;
 }
 
 /* -------------------------------------------------------- process state */
@@ -148,18 +102,18 @@ static int resolve(void *dl, const char *name, void *fn, size_t fn_size)
 	return 0;
 }
 
-nbg_rt_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out, nbg_rt_error *err)
+nbg_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out, nbg_error *err)
 {
 	if (err)
 		nbg_rt_error_clear(err);
 	if (!out)
-		return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1, "open: no output pointer given");
+		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1, "open: no output pointer given");
 	*out = NULL;
 	nbg_rt_options o;
 	memset(&o, 0, sizeof(o));
 	if (opts) {
 		if (opts->size < sizeof(opts->size))
-			return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1,
+			return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1,
 					   "open: options size %zu; set it to sizeof(nbg_rt_options)",
 					   opts->size);
 		/* An older, shorter struct leaves the newer fields zero (defaults). */
@@ -167,29 +121,29 @@ nbg_rt_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out, nbg_
 	}
 	o.size = sizeof(o);
 	if (o.flags & ~(NBG_RT_OPEN_SKIP_PROBE | NBG_RT_OPEN_NO_FLUSH | NBG_RT_OPEN_INPUT_KIND))
-		return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1, "open: unknown flags 0x%x",
+		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1, "open: unknown flags 0x%x",
 				   o.flags);
 
 	if (!NNSDK_ABI_LP64)
-		return nbg_rt_fail(err, NBG_RT_E_ABI_UNSUPPORTED, -1,
+		return nbg_rt_fail(err, NBG_E_ABI_UNSUPPORTED, -1,
 				   "the libnnsdk structures are recovered for LP64 (AArch64); this "
 				   "build has %zu-byte pointers",
 				   sizeof(void *));
 
 	nbg_runtime *rt = calloc(1, sizeof(*rt));
 	if (!rt)
-		return nbg_rt_fail(err, NBG_RT_E_OUT_OF_MEMORY, -1, "open: out of memory");
+		return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "open: out of memory");
 	rt->flags = o.flags;
 	rt->output_format = o.float32_outputs ? NBG_RT_OUTPUT_FLOAT32 : NBG_RT_OUTPUT_RAW;
 	rt->input_kind = (o.flags & NBG_RT_OPEN_INPUT_KIND) ? o.input_kind
 							   : NBG_RT_INPUT_KIND_BINARY_RAW;
 
-	nbg_rt_code rc = nbg_rt_probe_devices(o.device_root, &rt->probe, err);
-	if (rc != NBG_RT_OK)
+	nbg_code rc = nbg_rt_probe_devices(o.device_root, &rt->probe, err);
+	if (rc != NBG_OK)
 		goto fail;
 	if (!(o.flags & NBG_RT_OPEN_SKIP_PROBE)) {
 		if (!rt->probe.npu_present) {
-			rc = nbg_rt_fail(err, NBG_RT_E_NO_DEVICE, -1,
+			rc = nbg_rt_fail(err, NBG_E_NO_DEVICE, -1,
 					 "no NPU device under %s (looked for galcore, vipcore, adla0%s)",
 					 rt->probe.device_root,
 					 rt->probe.backend == NBG_RT_BACKEND_GPU
@@ -197,7 +151,7 @@ nbg_rt_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out, nbg_
 			goto fail;
 		}
 		if (!rt->probe.nbg_capable) {
-			rc = nbg_rt_fail(err, NBG_RT_E_BACKEND_UNSUPPORTED, -1,
+			rc = nbg_rt_fail(err, NBG_E_BACKEND_UNSUPPORTED, -1,
 					 "%s/adla0 selects the ADLA backend, which does not run "
 					 "VeriSilicon NBG files",
 					 rt->probe.device_root);
@@ -209,7 +163,7 @@ nbg_rt_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out, nbg_
 	if (!path)
 		path = "libnnsdk.so";
 	if (strlen(path) >= sizeof(rt->path)) {
-		rc = nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1, "libnnsdk path is too long");
+		rc = nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1, "libnnsdk path is too long");
 		goto fail;
 	}
 	memcpy(rt->path, path, strlen(path) + 1);
@@ -227,7 +181,7 @@ nbg_rt_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out, nbg_
 			if (rt->dl)
 				dlclose(rt->dl);
 			pthread_mutex_unlock(&state_lock);
-			rc = nbg_rt_fail(err, NBG_RT_E_RUNTIME_CONFLICT, -1,
+			rc = nbg_rt_fail(err, NBG_E_RUNTIME_CONFLICT, -1,
 					 "%s is not the libnnsdk already in use in this process; "
 					 "close every runtime and graph first",
 					 rt->path);
@@ -239,7 +193,7 @@ nbg_rt_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out, nbg_
 	if (!rt->dl) {
 		const char *why = dlerror();
 		pthread_mutex_unlock(&state_lock);
-		rc = nbg_rt_fail(err, NBG_RT_E_LIBRARY_MISSING, -1, "cannot load %s: %s", rt->path,
+		rc = nbg_rt_fail(err, NBG_E_LIBRARY_MISSING, -1, "cannot load %s: %s", rt->path,
 				 why ? why : "unknown dlopen error");
 		goto fail;
 	}
@@ -252,7 +206,7 @@ nbg_rt_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out, nbg_
 	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
 		if (resolve(rt->dl, required[i], slots[i], slot_sizes[i]) != 0) {
 			pthread_mutex_unlock(&state_lock);
-			rc = nbg_rt_fail(err, NBG_RT_E_SYMBOL_MISSING, -1, "%s has no symbol %s",
+			rc = nbg_rt_fail(err, NBG_E_SYMBOL_MISSING, -1, "%s has no symbol %s",
 					 rt->path, required[i]);
 			goto fail_dl;
 		}
@@ -266,7 +220,7 @@ nbg_rt_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out, nbg_
 	rt->refs = 1;
 	pthread_mutex_unlock(&state_lock);
 	*out = rt;
-	return NBG_RT_OK;
+	return NBG_OK;
 
 fail_dl:
 	dlclose(rt->dl);
@@ -359,21 +313,21 @@ static nnsdk_output_cmd output_cmd(const nbg_rt_graph *g, uint32_t perf_mode)
 	return cmd;
 }
 
-nbg_rt_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t size,
-				nbg_rt_graph **out, nbg_rt_error *err)
+nbg_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t size,
+				nbg_rt_graph **out, nbg_error *err)
 {
 	if (err)
 		nbg_rt_error_clear(err);
 	if (!out)
-		return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1, "create: no output pointer given");
+		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1, "create: no output pointer given");
 	*out = NULL;
 	if (!rt || (!model && size))
-		return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1,
+		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1,
 				   "create: runtime or model pointer is NULL");
 
 	nbg_rt_graph *g = calloc(1, sizeof(*g));
 	if (!g)
-		return nbg_rt_fail(err, NBG_RT_E_OUT_OF_MEMORY, -1, "create: out of memory");
+		return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "create: out of memory");
 	g->rt = rt;
 	/* Our own copy: the vendor consumes the bytes synchronously, but the graph
 	 * keeps them for its whole life anyway, and the parsed model points into
@@ -381,7 +335,7 @@ nbg_rt_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t si
 	g->model_bytes = malloc(size ? size : 1);
 	if (!g->model_bytes) {
 		graph_free(g);
-		return nbg_rt_fail(err, NBG_RT_E_OUT_OF_MEMORY, -1,
+		return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1,
 				   "create: cannot allocate %zu bytes for the model", size);
 	}
 	if (size)
@@ -397,43 +351,44 @@ nbg_rt_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t si
 		g->model = NULL;
 		graph_free(g);
 		if (err) {
-			nbg_rt_fail(err, NBG_RT_E_MODEL_INVALID, -1,
+			nbg_rt_fail(err, NBG_E_MODEL_INVALID, -1,
 				    "the NBG failed validation (%s at offset %llu%s%s): %s",
 				    nbg_code_name(pc) ? nbg_code_name(pc) : "?",
 				    (unsigned long long)perr.offset, perr.field[0] ? ", field " : "",
 				    perr.field, perr.message);
-			err->model = perr;
-			err->model.code = pc;
+			err->cause = pc;
+			err->offset = perr.offset;
+			memcpy(err->field, perr.field, sizeof(err->field));
 		}
-		return NBG_RT_E_MODEL_INVALID;
+		return NBG_E_MODEL_INVALID;
 	}
 	const nbg_model *m = g->model;
 	if (size > INT32_MAX) {
 		graph_free(g);
-		return nbg_rt_fail(err, NBG_RT_E_MODEL_TOO_LARGE, -1,
+		return nbg_rt_fail(err, NBG_E_MODEL_TOO_LARGE, -1,
 				   "the NBG has %zu bytes; the create configuration's length is a "
 				   "signed 32-bit field",
 				   size);
 	}
 
-	nbg_rt_code rc = NBG_RT_OK;
+	nbg_code rc = NBG_OK;
 	g->staging = calloc(m->input_count ? m->input_count : 1, sizeof(*g->staging));
 	g->out_size = calloc(m->output_count ? m->output_count : 1, sizeof(*g->out_size));
 	g->out_format = calloc(m->output_count ? m->output_count : 1, sizeof(*g->out_format));
 	if (!g->staging || !g->out_size || !g->out_format) {
-		rc = nbg_rt_fail(err, NBG_RT_E_OUT_OF_MEMORY, -1, "create: out of memory");
+		rc = nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "create: out of memory");
 		goto fail;
 	}
 	for (size_t i = 0; i < m->input_count; i++) {
 		const nbg_io *io = &m->inputs[i];
 		if (!io->byte_size_known) {
-			rc = nbg_rt_fail(err, NBG_RT_E_IO_SIZE_UNKNOWN, (int32_t)i,
+			rc = nbg_rt_fail(err, NBG_E_IO_SIZE_UNKNOWN, (int32_t)i,
 					 "input %zu has data format %u, whose byte size is not known",
 					 i, io->data_format);
 			goto fail;
 		}
 		if (io->byte_size > INT32_MAX) {
-			rc = nbg_rt_fail(err, NBG_RT_E_MODEL_TOO_LARGE, (int32_t)i,
+			rc = nbg_rt_fail(err, NBG_E_MODEL_TOO_LARGE, (int32_t)i,
 					 "input %zu needs %llu bytes; the input descriptor's byte "
 					 "count is a signed 32-bit field",
 					 i, (unsigned long long)io->byte_size);
@@ -441,7 +396,7 @@ nbg_rt_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t si
 		}
 		g->staging[i] = malloc(io->byte_size ? (size_t)io->byte_size : 1);
 		if (!g->staging[i]) {
-			rc = nbg_rt_fail(err, NBG_RT_E_OUT_OF_MEMORY, (int32_t)i,
+			rc = nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, (int32_t)i,
 					 "create: cannot allocate %llu bytes for input %zu",
 					 (unsigned long long)io->byte_size, i);
 			goto fail;
@@ -453,14 +408,14 @@ nbg_rt_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t si
 		if (rt->output_format == NBG_RT_OUTPUT_FLOAT32) {
 			if (__builtin_mul_overflow(io->element_count, (uint64_t)4, &bytes) ||
 			    io->element_count == 0) {
-				rc = nbg_rt_fail(err, NBG_RT_E_IO_SIZE_UNKNOWN, (int32_t)i,
+				rc = nbg_rt_fail(err, NBG_E_IO_SIZE_UNKNOWN, (int32_t)i,
 						 "output %zu has no usable element count", i);
 				goto fail;
 			}
 			g->out_format[i] = 0; /* FP32 */
 		} else {
 			if (!io->byte_size_known) {
-				rc = nbg_rt_fail(err, NBG_RT_E_IO_SIZE_UNKNOWN, (int32_t)i,
+				rc = nbg_rt_fail(err, NBG_E_IO_SIZE_UNKNOWN, (int32_t)i,
 						 "output %zu has data format %u, whose byte size is "
 						 "not known",
 						 i, io->data_format);
@@ -470,7 +425,7 @@ nbg_rt_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t si
 			g->out_format[i] = io->data_format;
 		}
 		if (bytes > SIZE_MAX || bytes > UINT32_MAX) {
-			rc = nbg_rt_fail(err, NBG_RT_E_MODEL_TOO_LARGE, (int32_t)i,
+			rc = nbg_rt_fail(err, NBG_E_MODEL_TOO_LARGE, (int32_t)i,
 					 "output %zu has %llu bytes, more than the descriptor's "
 					 "32-bit size word",
 					 i, (unsigned long long)bytes);
@@ -481,7 +436,7 @@ nbg_rt_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t si
 
 	nnsdk_create_config *cfg = calloc(1, sizeof(*cfg));
 	if (!cfg) {
-		rc = nbg_rt_fail(err, NBG_RT_E_OUT_OF_MEMORY, -1, "create: out of memory");
+		rc = nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "create: out of memory");
 		goto fail;
 	}
 	cfg->type_size = NNSDK_CONFIG_TYPE_SIZE;
@@ -504,7 +459,7 @@ nbg_rt_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t si
 	free(cfg);
 
 	if (!g->native) {
-		rc = nbg_rt_fail(err, NBG_RT_E_CREATE_FAILED, -1,
+		rc = nbg_rt_fail(err, NBG_E_CREATE_FAILED, -1,
 				 "aml_module_create returned NULL for this NBG (version 0x%08x, target "
 				 "0x%08x); the runtime refuses at config validation, hardware "
 				 "detection, backend loading, NBG parsing, product selection (the "
@@ -518,34 +473,34 @@ nbg_rt_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t si
 	}
 	g->state = GRAPH_CREATED;
 	*out = g;
-	return NBG_RT_OK;
+	return NBG_OK;
 
 fail:
 	graph_free(g);
 	return rc;
 }
 
-nbg_rt_code nbg_rt_graph_set_inputs(nbg_rt_graph *g, const nbg_rt_buffer *inputs, size_t count,
-				    nbg_rt_error *err)
+nbg_code nbg_rt_graph_set_inputs(nbg_rt_graph *g, const nbg_rt_buffer *inputs, size_t count,
+				    nbg_error *err)
 {
 	if (err)
 		nbg_rt_error_clear(err);
 	if (!g || !g->native || (!inputs && count))
-		return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1,
+		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1,
 				   "set inputs: graph or input array is NULL");
 	const nbg_model *m = g->model;
 	if (count != m->input_count)
-		return nbg_rt_fail(err, NBG_RT_E_INPUT_COUNT_MISMATCH, -1,
+		return nbg_rt_fail(err, NBG_E_INPUT_COUNT_MISMATCH, -1,
 				   "%zu input buffer%s given; the NBG declares %zu input%s", count,
 				   count == 1 ? "" : "s", m->input_count,
 				   m->input_count == 1 ? "" : "s");
 	/* Check every buffer before the first native call. */
 	for (size_t i = 0; i < count; i++) {
 		if (!inputs[i].data && inputs[i].size)
-			return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, (int32_t)i,
+			return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, (int32_t)i,
 					   "input %zu has a NULL data pointer", i);
 		if (inputs[i].size != m->inputs[i].byte_size)
-			return nbg_rt_fail(err, NBG_RT_E_INPUT_SIZE_MISMATCH, (int32_t)i,
+			return nbg_rt_fail(err, NBG_E_INPUT_SIZE_MISMATCH, (int32_t)i,
 					   "input %zu has %zu bytes; its NBG record (%s, %u dims) "
 					   "needs %llu",
 					   i, inputs[i].size,
@@ -568,28 +523,28 @@ nbg_rt_code nbg_rt_graph_set_inputs(nbg_rt_graph *g, const nbg_rt_buffer *inputs
 		d.kind = g->rt->input_kind;
 		int r = g->rt->input_set(g->native, &d);
 		if (r != 0)
-			return nbg_rt_fail(err, NBG_RT_E_INPUT_SET_FAILED, (int32_t)i,
+			return nbg_rt_fail(err, NBG_E_INPUT_SET_FAILED, (int32_t)i,
 					   "aml_module_input_set returned %d for input %zu", r, i);
 	}
 	g->state = GRAPH_INPUTS_SET;
-	return NBG_RT_OK;
+	return NBG_OK;
 }
 
-nbg_rt_code nbg_rt_graph_execute(nbg_rt_graph *g, nbg_rt_error *err)
+nbg_code nbg_rt_graph_execute(nbg_rt_graph *g, nbg_error *err)
 {
 	if (err)
 		nbg_rt_error_clear(err);
 	if (!g || !g->native)
-		return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1, "execute: graph is NULL");
+		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1, "execute: graph is NULL");
 	if (g->state != GRAPH_INPUTS_SET)
-		return nbg_rt_fail(err, NBG_RT_E_BAD_STATE, -1,
+		return nbg_rt_fail(err, NBG_E_BAD_STATE, -1,
 				   "execute: set the inputs first (each execute consumes one "
 				   "nbg_rt_graph_set_inputs)");
 	g->state = GRAPH_CREATED;
 	if (g->rt->flush) {
 		int r = g->rt->flush(g->native, NNSDK_FLUSH_INPUT);
 		if (r != 0)
-			return nbg_rt_fail(err, NBG_RT_E_RUN_FAILED, -1,
+			return nbg_rt_fail(err, NBG_E_RUN_FAILED, -1,
 					   "aml_util_flushTensorHandle(input) returned %d", r);
 	}
 	/* perfMode 1 runs the graph; the vendor returns NULL or an ignorable
@@ -598,40 +553,40 @@ nbg_rt_code nbg_rt_graph_execute(nbg_rt_graph *g, nbg_rt_error *err)
 	if (g->rt->flush) {
 		int r = g->rt->flush(g->native, NNSDK_FLUSH_OUTPUT);
 		if (r != 0)
-			return nbg_rt_fail(err, NBG_RT_E_RUN_FAILED, -1,
+			return nbg_rt_fail(err, NBG_E_RUN_FAILED, -1,
 					   "aml_util_flushTensorHandle(output) returned %d", r);
 	}
 	g->state = GRAPH_EXECUTED;
-	return NBG_RT_OK;
+	return NBG_OK;
 }
 
-nbg_rt_code nbg_rt_graph_retrieve(nbg_rt_graph *g, nbg_rt_output *outs, size_t count,
-				  nbg_rt_error *err)
+nbg_code nbg_rt_graph_retrieve(nbg_rt_graph *g, nbg_rt_output *outs, size_t count,
+				  nbg_error *err)
 {
 	if (err)
 		nbg_rt_error_clear(err);
 	if (!g || !g->native || (!outs && count))
-		return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1,
+		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1,
 				   "retrieve: graph or output array is NULL");
 	const nbg_model *m = g->model;
 	if (count != m->output_count)
-		return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1,
+		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1,
 				   "retrieve: room for %zu outputs given; the NBG declares %zu", count,
 				   m->output_count);
 	if (g->state != GRAPH_EXECUTED)
-		return nbg_rt_fail(err, NBG_RT_E_BAD_STATE, -1,
+		return nbg_rt_fail(err, NBG_E_BAD_STATE, -1,
 				   "retrieve: execute first (one retrieve per execute)");
 	g->state = GRAPH_CREATED;
 	memset(outs, 0, count * sizeof(*outs));
 
 	const uint8_t *obj = g->rt->output_get(g->native, output_cmd(g, NNSDK_PERF_RETRIEVE));
 	if (!obj)
-		return nbg_rt_fail(err, NBG_RT_E_OUTPUT_NULL, -1,
+		return nbg_rt_fail(err, NBG_E_OUTPUT_NULL, -1,
 				   "aml_module_output_get(perfMode 2) returned NULL");
 	uint32_t listed;
 	memcpy(&listed, obj + offsetof(nnsdk_output_object, count), sizeof(listed));
 	if (listed < m->output_count)
-		return nbg_rt_fail(err, NBG_RT_E_OUTPUT_INVALID, -1,
+		return nbg_rt_fail(err, NBG_E_OUTPUT_INVALID, -1,
 				   "the output object lists %u output%s; the NBG declares %zu", listed,
 				   listed == 1 ? "" : "s", m->output_count);
 
@@ -642,12 +597,12 @@ nbg_rt_code nbg_rt_graph_retrieve(nbg_rt_graph *g, nbg_rt_output *outs, size_t c
 		memcpy(&data, desc + NNSDK_OUTPUT_DESC_DATA, sizeof(data));
 		memcpy(&reported, desc + offsetof(nnsdk_output_desc, size), sizeof(reported));
 		if (!data)
-			return nbg_rt_fail(err, NBG_RT_E_OUTPUT_DATA_NULL, (int32_t)i,
+			return nbg_rt_fail(err, NBG_E_OUTPUT_DATA_NULL, (int32_t)i,
 					   "output %zu: the data pointer at object +0x%zx is NULL", i,
 					   (size_t)(NNSDK_OUTPUT_FIRST_DESC + i * NNSDK_OUTPUT_DESC_STRIDE +
 						    NNSDK_OUTPUT_DESC_DATA));
 		if (reported < g->out_size[i])
-			return nbg_rt_fail(err, NBG_RT_E_OUTPUT_INVALID, (int32_t)i,
+			return nbg_rt_fail(err, NBG_E_OUTPUT_INVALID, (int32_t)i,
 					   "output %zu: the runtime reports %u bytes; the NBG record "
 					   "needs %zu",
 					   i, reported, g->out_size[i]);
@@ -658,19 +613,19 @@ nbg_rt_code nbg_rt_graph_retrieve(nbg_rt_graph *g, nbg_rt_output *outs, size_t c
 		o->data = data;
 		o->size = g->out_size[i];
 		o->reported_size = reported;
-		if (nbg_rt_sha256(data, o->size, o->sha256) != NBG_RT_OK)
-			return nbg_rt_fail(err, NBG_RT_E_OUT_OF_MEMORY, (int32_t)i,
+		if (nbg_rt_sha256(data, o->size, o->sha256) != NBG_OK)
+			return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, (int32_t)i,
 					   "output %zu: SHA-256 failed", i);
 	}
-	return NBG_RT_OK;
+	return NBG_OK;
 }
 
-nbg_rt_code nbg_rt_graph_destroy(nbg_rt_graph **pg, nbg_rt_error *err)
+nbg_code nbg_rt_graph_destroy(nbg_rt_graph **pg, nbg_error *err)
 {
 	if (err)
 		nbg_rt_error_clear(err);
 	if (!pg || !*pg)
-		return NBG_RT_OK;
+		return NBG_OK;
 	nbg_rt_graph *g = *pg;
 	*pg = NULL;
 	nbg_runtime *rt = g->rt;
@@ -687,11 +642,11 @@ nbg_rt_code nbg_rt_graph_destroy(nbg_rt_graph **pg, nbg_rt_error *err)
 	graph_free(g);
 	runtime_unref(rt);
 	if (r != 0)
-		return nbg_rt_fail(err, NBG_RT_E_DESTROY_FAILED, -1,
+		return nbg_rt_fail(err, NBG_E_DESTROY_FAILED, -1,
 				   "aml_module_destroy returned %d; the runtime keeps its wrapper and "
 				   "it is not retried",
 				   r);
-	return NBG_RT_OK;
+	return NBG_OK;
 }
 
 /* -------------------------------------------------------- comparisons */
@@ -778,25 +733,25 @@ static double load_float(const uint8_t *p, uint32_t fmt)
 	return fmt == 1 ? half_to_double((uint16_t)v) : bf16_to_double((uint16_t)v);
 }
 
-nbg_rt_code nbg_rt_compare(const void *a, const void *b, size_t size, uint32_t fmt,
-			   double tolerance, nbg_rt_compare_result *out, nbg_rt_error *err)
+nbg_code nbg_rt_compare(const void *a, const void *b, size_t size, uint32_t fmt,
+			   double tolerance, nbg_rt_compare_result *out, nbg_error *err)
 {
 	if (err)
 		nbg_rt_error_clear(err);
 	if (!out || (size && (!a || !b)))
-		return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1, "compare: NULL pointer");
+		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1, "compare: NULL pointer");
 	memset(out, 0, sizeof(*out));
 	if (!(tolerance >= 0)) /* also refuses NaN */
-		return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1,
+		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1,
 				   "compare: the tolerance must be a number >= 0");
 	unsigned esz;
 	enum elem_kind kind;
 	if (format_layout(fmt, &esz, &kind) != 0)
-		return nbg_rt_fail(err, NBG_RT_E_GOLDEN_FORMAT, -1,
+		return nbg_rt_fail(err, NBG_E_GOLDEN_FORMAT, -1,
 				   "data format %u (%s) has no element-wise comparison", fmt,
 				   nbg_data_format_name(fmt) ? nbg_data_format_name(fmt) : "unknown");
 	if (size % esz)
-		return nbg_rt_fail(err, NBG_RT_E_INVALID_ARGUMENT, -1,
+		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1,
 				   "compare: %zu bytes is not a whole number of %u-byte elements",
 				   size, esz);
 
@@ -836,5 +791,5 @@ nbg_rt_code nbg_rt_compare(const void *a, const void *b, size_t size, uint32_t f
 			out->mismatches++;
 		}
 	}
-	return NBG_RT_OK;
+	return NBG_OK;
 }

@@ -353,7 +353,7 @@ static void check_output_file(const char *dir, int i, size_t want, json_t *jo)
 	assert_int_equal(n, want);
 	uint8_t d[32];
 	char hex[65];
-	assert_int_equal(nbg_rt_sha256(data, n, d), NBG_RT_OK);
+	assert_int_equal(nbg_rt_sha256(data, n, d), NBG_OK);
 	nbg_hex32(d, hex);
 	assert_string_equal(json_string_value(json_object_get(jo, "sha256")), hex);
 	free(data);
@@ -621,7 +621,7 @@ static void test_run_failures(void **state)
 		       "output-invalid", MODEL_INT16, input_ok, TD_LIB, dev_root);
 	expect_failure("f_destroy", "NNSDK_TESTDOUBLE_FAIL=destroy-fail", NBG_EXIT_RUNTIME,
 		       "destroy-failed", MODEL_INT16, input_ok, TD_LIB, dev_root);
-	expect_failure("f_inputsize", NULL, NBG_EXIT_USAGE, "input-size-mismatch", MODEL_INT16,
+	expect_failure("f_inputsize", NULL, NBG_EXIT_INVALID, "input-size-mismatch", MODEL_INT16,
 		       input_short, TD_LIB, dev_root);
 	expect_failure("f_badmodel", NULL, NBG_EXIT_INVALID, "model-invalid", bad_model, input_ok,
 		       TD_LIB, dev_root);
@@ -649,13 +649,14 @@ static void test_run_input_count(void **state)
 	fresh_dir(out, sizeof(out), "f_inputcount");
 	result r = run_nbg(NULL, "run", MODEL_INT16, "--input", input_ok, input_ok, "--output-dir",
 			   out, "--nnsdk", TD_LIB, "--device-root", dev_root, NULL);
-	expect_status(&r, NBG_EXIT_USAGE);
+	/* Inputs that do not fit the model are a check that failed, not a usage error. */
+	expect_status(&r, NBG_EXIT_INVALID);
 	assert_non_null(strstr(r.err, "input-count-mismatch"));
 	result_free(&r);
 	/* --input given twice collects both. */
 	r = run_nbg(NULL, "run", MODEL_INT16, "--input", input_ok, "--input", input_ok,
 		    "--output-dir", out, "--nnsdk", TD_LIB, "--device-root", dev_root, NULL);
-	expect_status(&r, NBG_EXIT_USAGE);
+	expect_status(&r, NBG_EXIT_INVALID);
 	assert_non_null(strstr(r.err, "2 --input files given"));
 	result_free(&r);
 	assert_true(dir_entries(out) <= 0);

@@ -1,0 +1,83 @@
+/*
+ * hash.c - SHA-256 (OpenSSL EVP) and CRC-32 (ISA-L, combined with zlib).
+ */
+#include <string.h>
+
+#include <isa-l/crc.h>
+#include <openssl/evp.h>
+#include <zlib.h>
+
+#include "common/hash.h"
+
+bool nbg_sha256(const void *p, size_t n, uint8_t out[32])
+{
+	static const uint8_t empty;
+	unsigned int len = 32;
+
+	/* EVP picks the SHA-NI / AVX2 implementation at run time; it wants a
+	 * pointer even for zero bytes. */
+	if (EVP_Digest(p ? p : &empty, n, out, &len, EVP_sha256(), NULL) == 1 && len == 32)
+		return true;
+	memset(out, 0, 32);
+	return false;
+}
+
+void nbg_sha256_begin(nbg_sha256_ctx *s)
+{
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+
+	s->md = md;
+	s->ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+}
+
+void nbg_sha256_update(nbg_sha256_ctx *s, const void *p, uint64_t n)
+{
+	const uint8_t *b = p;
+
+	/* EVP takes size_t; feed huge ranges in pieces. */
+	while (s->ok && n) {
+		size_t k = n > ((size_t)1 << 30) ? (size_t)1 << 30 : (size_t)n;
+		s->ok = EVP_DigestUpdate(s->md, b, k);
+		b += k;
+		n -= k;
+	}
+}
+
+bool nbg_sha256_end(nbg_sha256_ctx *s, uint8_t out[32])
+{
+	unsigned int len = 32;
+	bool ok = s->ok && EVP_DigestFinal_ex(s->md, out, &len);
+
+	EVP_MD_CTX_free(s->md);
+	s->md = NULL;
+	s->ok = false;
+	if (!ok)
+		memset(out, 0, 32);
+	return ok;
+}
+
+uint32_t nbg_crc32(uint32_t crc, const uint8_t *p, uint64_t n)
+{
+	return n ? crc32_gzip_refl(crc, p, n) : crc;
+}
+
+uint32_t nbg_crc32_combine(uint32_t a, uint32_t b, uint64_t len_b)
+{
+	/* crc32_combine takes z_off_t; split lengths it cannot represent. */
+	const uint64_t max_chunk = (uint64_t)1 << 62;
+	while (len_b > max_chunk) {
+		a = (uint32_t)crc32_combine(a, 0, (z_off_t)max_chunk);
+		len_b -= max_chunk;
+	}
+	return (uint32_t)crc32_combine(a, b, (z_off_t)len_b);
+}
+
+void nbg_hex32(const uint8_t d[32], char out[65])
+{
+	static const char hx[] = "0123456789abcdef";
+	for (int i = 0; i < 32; i++) {
+		out[2 * i] = hx[d[i] >> 4];
+		out[2 * i + 1] = hx[d[i] & 15];
+	}
+	out[64] = '\0';
+}

@@ -1,0 +1,35 @@
+/*
+ * hash.h - the digests libnbg uses: SHA-256 through OpenSSL's EVP (SHA-NI /
+ * AVX2 chosen at run time) and zlib-compatible CRC-32 through ISA-L.  Every
+ * part of the library hashes through these; nothing else calls EVP or
+ * crc32_gzip_refl.  Private to libnbg.
+ */
+#ifndef NBG_COMMON_HASH_H
+#define NBG_COMMON_HASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/internal.h"
+
+/* One-shot SHA-256; all-zero digest (never reached in practice) when OpenSSL
+ * fails.  Returns false then. */
+NBG_INTERNAL bool nbg_sha256(const void *p, size_t n, uint8_t out[32]);
+
+/* Incremental SHA-256.  `ok` turns false on the first OpenSSL failure and
+ * stays false; nbg_sha256_end reports it and frees the context. */
+typedef struct nbg_sha256_ctx {
+	void *md;
+	bool ok;
+} nbg_sha256_ctx;
+NBG_INTERNAL void nbg_sha256_begin(nbg_sha256_ctx *s);
+NBG_INTERNAL void nbg_sha256_update(nbg_sha256_ctx *s, const void *p, uint64_t n);
+NBG_INTERNAL bool nbg_sha256_end(nbg_sha256_ctx *s, uint8_t out[32]);
+
+/* zlib-compatible CRC-32 (reflected 0xedb88320), continuing from `crc`. */
+NBG_INTERNAL uint32_t nbg_crc32(uint32_t crc, const uint8_t *p, uint64_t n);
+/* CRC-32 of A||B from crc(A), crc(B) and len(B). */
+NBG_INTERNAL uint32_t nbg_crc32_combine(uint32_t a, uint32_t b, uint64_t len_b);
+
+#endif

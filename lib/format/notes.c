@@ -1,0 +1,47 @@
+/*
+ * notes.c - how the family parsers report: a failure (fills the caller's
+ * error) or a note (a finding that is not a failure, kept in the model).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/internal.h"
+
+nbg_code nbg_fail(nbg_ctx *c, nbg_code code, uint64_t offset, const char *field,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	nbg_set_error(c->err, code, offset, field, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+bool nbg_note_add(nbg_ctx *c, const char *id, uint64_t offset, const char *fmt, ...)
+{
+	nbg_model *m = c->m;
+	va_list ap;
+
+	if (m->note_count == c->note_cap) {
+		size_t cap = c->note_cap ? c->note_cap * 2 : 16;
+		nbg_note *n;
+
+		/* Notes are per rule and per structure; a hostile file could
+		 * still ask for many, so they are capped. */
+		if (cap > 4096)
+			return false;
+		n = realloc(m->notes, cap * sizeof(*n));
+		if (!n)
+			return false;
+		m->notes = n;
+		c->note_cap = cap;
+	}
+	nbg_note *n = &m->notes[m->note_count++];
+	snprintf(n->id, sizeof(n->id), "%s", id);
+	n->offset = offset;
+	va_start(ap, fmt);
+	vsnprintf(n->text, sizeof(n->text), fmt, ap);
+	va_end(ap);
+	return true;
+}
