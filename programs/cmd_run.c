@@ -466,355 +466,415 @@ static int rt_exit(const char *cmd, const nbg_error *e)
 	return nbg_code_exit(e->code);
 }
 
-int nbg_cmd_run(int argc, char **argv)
-{
+/* Everything one nbg run holds, released by run_cleanup(). */
+typedef struct run_state {
 	run_args a;
-	int rc = parse_run_args(argc, argv, &a);
-	if (rc != 0) {
-		free(a.inputs);
-		free(a.goldens);
-		return rc < 0 ? NBG_EXIT_OK : rc;
-	}
-
 	nbg_loaded model;
-	nbg_mapping *in_maps = NULL, *gold_maps = NULL;
-	nbg_rt_buffer *bufs = NULL;
-	nbg_rt_output *outs = NULL;
-	nbg_rt_compare_result *cmp = NULL;
-	uint8_t (*first_digest)[32] = NULL;
-	int *stable = NULL;
-	staged_file *staged = NULL;
-	size_t staged_count = 0;
-	nbg_runtime *rt = NULL;
-	nbg_rt_graph *g = NULL;
-	json_t *summary = NULL;
+	const nbg_model *m;
+	size_t n_in, n_out;
+	nbg_mapping *in_maps, *gold_maps;
+	nbg_rt_buffer *bufs;
+	nbg_rt_output *outs, *kept; /* kept: outs after destroy (digests, sizes; no data) */
+	nbg_rt_compare_result *cmp;
+	uint8_t (*first_digest)[32];
+	int *stable;
+	staged_file *staged;
+	size_t staged_count;
+	nbg_runtime *rt;
+	const nbg_rt_probe *pr;
+	nbg_rt_graph *g;
+	json_t *summary;
 	nbg_error e;
-	int golden_ok = 1;
-	int committed = 0;
+	int golden_ok, committed;
+	double create_ms, destroy_ms;
+	stat_acc st_set, st_run, st_get;
+} run_state;
 
-	/* 1. The model: validated before anything touches the device. */
-	rc = nbg_load(a.model, NULL, &model);
-	if (rc != NBG_EXIT_OK) {
-		nbg_print_error(a.model, &model);
-		if (rc == NBG_EXIT_INVALID)
-			fprintf(stderr, "nbg run: model-invalid: refusing to run a file that fails validation\n");
-		nbg_loaded_free(&model);
-		free(a.inputs);
-		free(a.goldens);
-		return rc;
-	}
-	const nbg_model *m = model.model;
-	size_t n_in = m->input_count, n_out = m->output_count;
+/* Inputs: count and sizes against the NBG records, mapped. */
+static int run_inputs(run_state *s)
+{
+	int rc = NBG_EXIT_OK;
 
 	/* 2. Inputs: count and sizes against the NBG records. */
-	if (a.input_count != n_in) {
+	if (s->a.input_count != s->n_in) {
 		fprintf(stderr, "nbg run: input-count-mismatch: %zu --input file%s given; %s declares %zu input%s\n",
-			a.input_count, a.input_count == 1 ? "" : "s", a.model, n_in, n_in == 1 ? "" : "s");
+			s->a.input_count, s->a.input_count == 1 ? "" : "s", s->a.model, s->n_in, s->n_in == 1 ? "" : "s");
 		rc = nbg_code_exit(NBG_E_INPUT_COUNT_MISMATCH);
-		goto out;
+		return rc;
 	}
-	if (a.golden_count && a.golden_count != n_out) {
+	if (s->a.golden_count && s->a.golden_count != s->n_out) {
 		fprintf(stderr, "nbg run: %zu --golden file%s given; %s declares %zu output%s\n",
-			a.golden_count, a.golden_count == 1 ? "" : "s", a.model, n_out, n_out == 1 ? "" : "s");
+			s->a.golden_count, s->a.golden_count == 1 ? "" : "s", s->a.model, s->n_out, s->n_out == 1 ? "" : "s");
 		rc = NBG_EXIT_USAGE;
-		goto out;
+		return rc;
 	}
-	in_maps = calloc(n_in ? n_in : 1, sizeof(*in_maps));
-	bufs = calloc(n_in ? n_in : 1, sizeof(*bufs));
-	gold_maps = calloc(n_out ? n_out : 1, sizeof(*gold_maps));
-	outs = calloc(n_out ? n_out : 1, sizeof(*outs));
-	cmp = calloc(n_out ? n_out : 1, sizeof(*cmp));
-	first_digest = calloc(n_out ? n_out : 1, sizeof(*first_digest));
-	stable = calloc(n_out ? n_out : 1, sizeof(*stable));
-	staged = calloc(n_out + 1, sizeof(*staged));
-	if (!in_maps || !bufs || !gold_maps || !outs || !cmp || !first_digest || !stable || !staged) {
+	s->in_maps = calloc(s->n_in ? s->n_in : 1, sizeof(*s->in_maps));
+	s->bufs = calloc(s->n_in ? s->n_in : 1, sizeof(*s->bufs));
+	s->gold_maps = calloc(s->n_out ? s->n_out : 1, sizeof(*s->gold_maps));
+	s->outs = calloc(s->n_out ? s->n_out : 1, sizeof(*s->outs));
+	s->cmp = calloc(s->n_out ? s->n_out : 1, sizeof(*s->cmp));
+	s->first_digest = calloc(s->n_out ? s->n_out : 1, sizeof(*s->first_digest));
+	s->stable = calloc(s->n_out ? s->n_out : 1, sizeof(*s->stable));
+	s->staged = calloc(s->n_out + 1, sizeof(*s->staged));
+	if (!s->in_maps || !s->bufs || !s->gold_maps || !s->outs || !s->cmp || !s->first_digest || !s->stable || !s->staged) {
 		fprintf(stderr, "nbg run: out of memory\n");
 		rc = NBG_EXIT_RUNTIME;
-		goto out;
+		return rc;
 	}
-	for (size_t i = 0; i < n_in; i++) {
+	for (size_t i = 0; i < s->n_in; i++) {
 		nbg_error ferr;
-		if (nbg_map_file(a.inputs[i], &in_maps[i], &ferr) != 0) {
+		if (nbg_map_file(s->a.inputs[i], &s->in_maps[i], &ferr) != 0) {
 			fprintf(stderr, "nbg run: %s\n", ferr.message);
 			rc = NBG_EXIT_IO;
-			goto out;
+			return rc;
 		}
-		const nbg_io *io = &m->inputs[i];
+		const nbg_io *io = &s->m->inputs[i];
 		if (!io->byte_size_known) {
 			fprintf(stderr, "nbg run: io-size-unknown: input %zu has data format %u, whose byte size is not known\n",
 				i, io->data_format);
 			rc = NBG_EXIT_INVALID;
-			goto out;
+			return rc;
 		}
-		if (in_maps[i].size != io->byte_size) {
+		if (s->in_maps[i].size != io->byte_size) {
 			fprintf(stderr, "nbg run: input-size-mismatch: %s has %zu bytes; input %zu (%s ",
-				a.inputs[i], in_maps[i].size, i, format_name(io->data_format));
+				s->a.inputs[i], s->in_maps[i].size, i, format_name(io->data_format));
 			print_shape(stderr, io);
 			fprintf(stderr, ") needs %llu\n", (unsigned long long)io->byte_size);
 			rc = nbg_code_exit(NBG_E_INPUT_SIZE_MISMATCH);
-			goto out;
+			return rc;
 		}
-		bufs[i].data = in_maps[i].data;
-		bufs[i].size = in_maps[i].size;
+		s->bufs[i].data = s->in_maps[i].data;
+		s->bufs[i].size = s->in_maps[i].size;
 	}
+	return rc;
+}
+
+/* The runtime, the graph, the goldens and the output directory. */
+static int run_create(run_state *s)
+{
+	int rc = NBG_EXIT_OK;
 
 	/* 3. The runtime: probe, library, graph. */
-	nbg_rt_options o = { .size = sizeof(o), .nnsdk_path = a.nnsdk, .device_root = a.device_root,
-			     .float32_outputs = a.float32_outputs, .input_kind = a.input_kind,
-			     .flags = a.input_kind_given ? NBG_RT_OPEN_INPUT_KIND : 0 };
-	if (nbg_runtime_open(&o, &rt, &e) != NBG_OK) {
-		rc = rt_exit("run", &e);
-		goto out;
+	nbg_rt_options o = { .size = sizeof(o), .nnsdk_path = s->a.nnsdk, .device_root = s->a.device_root,
+			     .float32_outputs = s->a.float32_outputs, .input_kind = s->a.input_kind,
+			     .flags = s->a.input_kind_given ? NBG_RT_OPEN_INPUT_KIND : 0 };
+	if (nbg_runtime_open(&o, &s->rt, &s->e) != NBG_OK) {
+		return rt_exit("run", &s->e);
 	}
 	double t0 = now_ms();
-	if (nbg_rt_graph_create(rt, model.map.data, model.map.size, &g, &e) != NBG_OK) {
-		rc = rt_exit("run", &e);
-		goto out;
+	if (nbg_rt_graph_create(s->rt, s->model.map.data, s->model.map.size, &s->g, &s->e) != NBG_OK) {
+		return rt_exit("run", &s->e);
 	}
-	double create_ms = now_ms() - t0;
+	s->create_ms = now_ms() - t0;
 
 	/* 4. Goldens: count, size and format checked before the first run. */
-	for (size_t i = 0; i < a.golden_count; i++) {
+	for (size_t i = 0; i < s->a.golden_count; i++) {
 		nbg_error ferr;
-		if (nbg_map_file(a.goldens[i], &gold_maps[i], &ferr) != 0) {
+		if (nbg_map_file(s->a.goldens[i], &s->gold_maps[i], &ferr) != 0) {
 			fprintf(stderr, "nbg run: %s\n", ferr.message);
 			rc = NBG_EXIT_IO;
-			goto out;
+			return rc;
 		}
-		size_t want = nbg_rt_graph_output_size(g, i);
-		if (gold_maps[i].size != want) {
+		size_t want = nbg_rt_graph_output_size(s->g, i);
+		if (s->gold_maps[i].size != want) {
 			fprintf(stderr, "nbg run: golden %s has %zu bytes; output %zu has %zu (%s)\n",
-				a.goldens[i], gold_maps[i].size, i, want,
-				format_name(nbg_rt_graph_output_format(g, i)));
+				s->a.goldens[i], s->gold_maps[i].size, i, want,
+				format_name(nbg_rt_graph_output_format(s->g, i)));
 			rc = NBG_EXIT_USAGE;
-			goto out;
+			return rc;
 		}
 		nbg_rt_compare_result probe_cmp;
-		if (nbg_rt_compare(gold_maps[i].data, gold_maps[i].data, 0, nbg_rt_graph_output_format(g, i),
-				   a.tolerance, &probe_cmp, &e) != NBG_OK) {
-			rc = rt_exit("run", &e);
-			goto out;
+		if (nbg_rt_compare(s->gold_maps[i].data, s->gold_maps[i].data, 0, nbg_rt_graph_output_format(s->g, i),
+				   s->a.tolerance, &probe_cmp, &s->e) != NBG_OK) {
+			return rt_exit("run", &s->e);
 		}
 	}
 
-	rc = ensure_dir(a.output_dir);
+	rc = ensure_dir(s->a.output_dir);
 	if (rc)
-		goto out;
+		return rc;
+	return rc;
+}
+
+/* The loops; timings and output digests per loop. */
+static int run_loops(run_state *s)
+{
+	int rc = NBG_EXIT_OK;
 
 	/* 5. Loops: set inputs, execute (perfMode 1), retrieve (perfMode 2). */
-	stat_acc st_set = { 0 }, st_run = { 0 }, st_get = { 0 };
-	for (unsigned long loop = 0; loop < a.loops; loop++) {
+	for (unsigned long loop = 0; loop < s->a.loops; loop++) {
 		double t1 = now_ms();
-		if (nbg_rt_graph_set_inputs(g, bufs, n_in, &e) != NBG_OK)
-			goto rt_failed;
+		if (nbg_rt_graph_set_inputs(s->g, s->bufs, s->n_in, &s->e) != NBG_OK)
+			return rt_exit("run", &s->e);
 		double t2 = now_ms();
-		if (nbg_rt_graph_execute(g, &e) != NBG_OK)
-			goto rt_failed;
+		if (nbg_rt_graph_execute(s->g, &s->e) != NBG_OK)
+			return rt_exit("run", &s->e);
 		double t3 = now_ms();
-		if (nbg_rt_graph_retrieve(g, outs, n_out, &e) != NBG_OK)
-			goto rt_failed;
+		if (nbg_rt_graph_retrieve(s->g, s->outs, s->n_out, &s->e) != NBG_OK)
+			return rt_exit("run", &s->e);
 		double t4 = now_ms();
-		stat_add(&st_set, t2 - t1);
-		stat_add(&st_run, t3 - t2);
-		stat_add(&st_get, t4 - t3);
-		for (size_t i = 0; i < n_out; i++) {
+		stat_add(&s->st_set, t2 - t1);
+		stat_add(&s->st_run, t3 - t2);
+		stat_add(&s->st_get, t4 - t3);
+		for (size_t i = 0; i < s->n_out; i++) {
 			if (loop == 0) {
-				memcpy(first_digest[i], outs[i].sha256, 32);
-				stable[i] = 1;
-			} else if (memcmp(first_digest[i], outs[i].sha256, 32) != 0) {
-				stable[i] = 0;
+				memcpy(s->first_digest[i], s->outs[i].sha256, 32);
+				s->stable[i] = 1;
+			} else if (memcmp(s->first_digest[i], s->outs[i].sha256, 32) != 0) {
+				s->stable[i] = 0;
 			}
 		}
 	}
+	return rc;
+}
+
+/* Outputs staged and compared, then the graph destroyed. */
+static int run_outputs(run_state *s)
+{
+	int rc = NBG_EXIT_OK;
 
 	/* 6. Outputs of the last loop, staged before the vendor memory goes away. */
-	for (size_t i = 0; i < n_out; i++) {
+	for (size_t i = 0; i < s->n_out; i++) {
 		char name[64];
 		snprintf(name, sizeof(name), "output_%zu.bin", i);
-		rc = stage_file(a.output_dir, name, outs[i].data, outs[i].size, &staged[staged_count]);
-		staged_count++;
+		rc = stage_file(s->a.output_dir, name, s->outs[i].data, s->outs[i].size, &s->staged[s->staged_count]);
+		s->staged_count++;
 		if (rc)
-			goto out;
-		if (a.golden_count) {
-			if (nbg_rt_compare(outs[i].data, gold_maps[i].data, outs[i].size,
-					   outs[i].data_format, a.tolerance, &cmp[i], &e) != NBG_OK) {
-				rc = rt_exit("run", &e);
-				goto out;
+			return rc;
+		if (s->a.golden_count) {
+			if (nbg_rt_compare(s->outs[i].data, s->gold_maps[i].data, s->outs[i].size,
+					   s->outs[i].data_format, s->a.tolerance, &s->cmp[i], &s->e) != NBG_OK) {
+				return rt_exit("run", &s->e);
 			}
-			if (cmp[i].mismatches)
-				golden_ok = 0;
+			if (s->cmp[i].mismatches)
+				s->golden_ok = 0;
 		}
 	}
 
 	/* 7. Destroy before committing anything: a failed destroy fails the run. */
-	nbg_rt_output *kept = outs; /* digests and sizes stay valid; data does not */
-	for (size_t i = 0; i < n_out; i++)
-		kept[i].data = NULL;
-	t0 = now_ms();
-	if (nbg_rt_graph_destroy(&g, &e) != NBG_OK) {
-		rc = rt_exit("run", &e);
-		goto out;
+	s->kept = s->outs;
+	for (size_t i = 0; i < s->n_out; i++)
+		s->kept[i].data = NULL;
+	double t0 = now_ms();
+	if (nbg_rt_graph_destroy(&s->g, &s->e) != NBG_OK) {
+		return rt_exit("run", &s->e);
 	}
-	double destroy_ms = now_ms() - t0;
+	s->destroy_ms = now_ms() - t0;
+	return rc;
+}
 
+/* summary.json: model, runtime, inputs, outputs, timings, goldens. */
+static json_t *summary_json(const run_state *s)
+{
 	/* 8. summary.json, then the renames. */
-	summary = json_object();
+	json_t *summary = json_object();
 	json_object_set_new(summary, "nbgkit_version", json_string(nbg_version_string()));
 	json_t *jm = json_object();
-	json_object_set_new(jm, "path", json_string(a.model));
-	json_object_set_new(jm, "bytes", json_integer((json_int_t)model.map.size));
-	json_object_set_new(jm, "sha256", json_hex32(m->file_sha256));
-	json_object_set_new(jm, "version", json_hex_u32(m->version));
-	json_object_set_new(jm, "target", json_hex_u32(m->target));
+	json_object_set_new(jm, "path", json_string(s->a.model));
+	json_object_set_new(jm, "bytes", json_integer((json_int_t)s->model.map.size));
+	json_object_set_new(jm, "sha256", json_hex32(s->m->file_sha256));
+	json_object_set_new(jm, "version", json_hex_u32(s->m->version));
+	json_object_set_new(jm, "target", json_hex_u32(s->m->target));
 	json_object_set_new(summary, "model", jm);
-	const nbg_rt_probe *pr = nbg_runtime_probe(rt);
 	json_t *jr = json_object();
-	json_object_set_new(jr, "library", json_string(nbg_runtime_library_path(rt)));
-	json_object_set_new(jr, "device_root", json_string(pr->device_root));
-	json_object_set_new(jr, "backend", json_integer(pr->backend));
-	json_object_set_new(jr, "backend_name", json_string(nbg_rt_backend_name(pr->backend)));
-	json_object_set_new(jr, "flush", json_boolean(nbg_runtime_has_flush(rt)));
-	json_object_set_new(jr, "output_format", json_string(a.float32_outputs ? "float32" : "raw"));
-	json_object_set_new(jr, "input_kind", json_integer(nbg_runtime_input_kind(rt)));
+	json_object_set_new(jr, "library", json_string(nbg_runtime_library_path(s->rt)));
+	json_object_set_new(jr, "device_root", json_string(s->pr->device_root));
+	json_object_set_new(jr, "backend", json_integer(s->pr->backend));
+	json_object_set_new(jr, "backend_name", json_string(nbg_rt_backend_name(s->pr->backend)));
+	json_object_set_new(jr, "flush", json_boolean(nbg_runtime_has_flush(s->rt)));
+	json_object_set_new(jr, "output_format", json_string(s->a.float32_outputs ? "float32" : "raw"));
+	json_object_set_new(jr, "input_kind", json_integer(nbg_runtime_input_kind(s->rt)));
 	json_object_set_new(summary, "runtime", jr);
-	json_object_set_new(summary, "loops", json_integer((json_int_t)a.loops));
+	json_object_set_new(summary, "loops", json_integer((json_int_t)s->a.loops));
 	json_t *ji = json_array();
-	for (size_t i = 0; i < n_in; i++) {
+	for (size_t i = 0; i < s->n_in; i++) {
 		uint8_t d[32];
 		json_t *x = json_object();
 		json_object_set_new(x, "index", json_integer((json_int_t)i));
-		json_object_set_new(x, "file", json_string(a.inputs[i]));
-		json_object_set_new(x, "shape", json_shape(&m->inputs[i]));
-		json_object_set_new(x, "format", json_string(format_name(m->inputs[i].data_format)));
-		json_object_set_new(x, "bytes", json_integer((json_int_t)in_maps[i].size));
-		if (nbg_rt_sha256(in_maps[i].data, in_maps[i].size, d) == NBG_OK)
+		json_object_set_new(x, "file", json_string(s->a.inputs[i]));
+		json_object_set_new(x, "shape", json_shape(&s->m->inputs[i]));
+		json_object_set_new(x, "format", json_string(format_name(s->m->inputs[i].data_format)));
+		json_object_set_new(x, "bytes", json_integer((json_int_t)s->in_maps[i].size));
+		if (nbg_rt_sha256(s->in_maps[i].data, s->in_maps[i].size, d) == NBG_OK)
 			json_object_set_new(x, "sha256", json_hex32(d));
 		json_array_append_new(ji, x);
 	}
 	json_object_set_new(summary, "inputs", ji);
 	json_t *jo = json_array();
-	for (size_t i = 0; i < n_out; i++) {
-		const nbg_rt_output *op = &kept[i];
+	for (size_t i = 0; i < s->n_out; i++) {
+		const nbg_rt_output *op = &s->kept[i];
 		json_t *x = json_object();
-		const char *slash = strrchr(staged[i].final, '/');
+		const char *slash = strrchr(s->staged[i].final, '/');
 		json_object_set_new(x, "index", json_integer((json_int_t)i));
-		if (m->outputs[i].has_name)
-			json_object_set_new(x, "name", json_text(m->outputs[i].name));
-		json_object_set_new(x, "file", json_text(slash ? slash + 1 : staged[i].final));
-		json_object_set_new(x, "shape", json_shape(&m->outputs[i]));
+		if (s->m->outputs[i].has_name)
+			json_object_set_new(x, "name", json_text(s->m->outputs[i].name));
+		json_object_set_new(x, "file", json_text(slash ? slash + 1 : s->staged[i].final));
+		json_object_set_new(x, "shape", json_shape(&s->m->outputs[i]));
 		json_object_set_new(x, "format", json_string(format_name(op->data_format)));
 		json_object_set_new(x, "bytes", json_integer((json_int_t)op->size));
 		json_object_set_new(x, "reported_bytes", json_integer(op->reported_size));
 		json_object_set_new(x, "sha256", json_hex32(op->sha256));
-		json_object_set_new(x, "stable_across_loops", json_boolean(stable[i]));
+		json_object_set_new(x, "stable_across_loops", json_boolean(s->stable[i]));
 		json_array_append_new(jo, x);
 	}
 	json_object_set_new(summary, "outputs", jo);
 	json_t *jt = json_object();
-	json_object_set_new(jt, "create", json_real(create_ms));
-	json_object_set_new(jt, "input_set", stat_json(&st_set));
-	json_object_set_new(jt, "run", stat_json(&st_run));
-	json_object_set_new(jt, "retrieve", stat_json(&st_get));
-	json_object_set_new(jt, "destroy", json_real(destroy_ms));
+	json_object_set_new(jt, "create", json_real(s->create_ms));
+	json_object_set_new(jt, "input_set", stat_json(&s->st_set));
+	json_object_set_new(jt, "run", stat_json(&s->st_run));
+	json_object_set_new(jt, "retrieve", stat_json(&s->st_get));
+	json_object_set_new(jt, "destroy", json_real(s->destroy_ms));
 	json_object_set_new(summary, "timings_ms", jt);
-	if (a.golden_count) {
+	if (s->a.golden_count) {
 		json_t *jg = json_object();
-		json_object_set_new(jg, "tolerance", json_real(a.tolerance));
-		json_object_set_new(jg, "match", json_boolean(golden_ok));
+		json_object_set_new(jg, "tolerance", json_real(s->a.tolerance));
+		json_object_set_new(jg, "match", json_boolean(s->golden_ok));
 		json_t *ja = json_array();
-		for (size_t i = 0; i < n_out; i++) {
+		for (size_t i = 0; i < s->n_out; i++) {
 			json_t *x = json_object();
 			json_object_set_new(x, "index", json_integer((json_int_t)i));
-			json_object_set_new(x, "file", json_string(a.goldens[i]));
-			json_object_set_new(x, "format", json_string(format_name(kept[i].data_format)));
-			json_object_set_new(x, "elements", json_integer((json_int_t)cmp[i].elements));
-			json_object_set_new(x, "mismatches", json_integer((json_int_t)cmp[i].mismatches));
-			json_object_set_new(x, "first_mismatch", cmp[i].mismatches
-				? json_integer((json_int_t)cmp[i].first_mismatch) : json_null());
-			json_object_set_new(x, "max_abs_diff", json_finite(cmp[i].max_abs_diff));
-			json_object_set_new(x, "match", json_boolean(cmp[i].mismatches == 0));
+			json_object_set_new(x, "file", json_string(s->a.goldens[i]));
+			json_object_set_new(x, "format", json_string(format_name(s->kept[i].data_format)));
+			json_object_set_new(x, "elements", json_integer((json_int_t)s->cmp[i].elements));
+			json_object_set_new(x, "mismatches", json_integer((json_int_t)s->cmp[i].mismatches));
+			json_object_set_new(x, "first_mismatch", s->cmp[i].mismatches
+				? json_integer((json_int_t)s->cmp[i].first_mismatch) : json_null());
+			json_object_set_new(x, "max_abs_diff", json_finite(s->cmp[i].max_abs_diff));
+			json_object_set_new(x, "match", json_boolean(s->cmp[i].mismatches == 0));
 			json_array_append_new(ja, x);
 		}
 		json_object_set_new(jg, "outputs", ja);
 		json_object_set_new(summary, "golden", jg);
 	}
-	json_object_set_new(summary, "result", json_string(golden_ok ? "ok" : "golden-mismatch"));
-	char *text = json_dumps(summary, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_object_set_new(summary, "result", json_string(s->golden_ok ? "ok" : "golden-mismatch"));
+	return summary;
+}
+
+/* summary.json staged, then every staged file renamed into place. */
+static int run_commit(run_state *s)
+{
+	int rc;
+
+	char *text = json_dumps(s->summary, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (!text) {
 		fprintf(stderr, "nbg run: out of memory writing summary.json\n");
 		rc = NBG_EXIT_IO;
-		goto out;
+		return rc;
 	}
 	size_t tl = strlen(text);
 	text[tl] = '\n'; /* the file ends with a newline: it takes the NUL's byte */
-	rc = stage_file(a.output_dir, "summary.json", text, tl + 1, &staged[staged_count]);
+	rc = stage_file(s->a.output_dir, "summary.json", text, tl + 1, &s->staged[s->staged_count]);
 	free(text);
-	staged_count++;
+	s->staged_count++;
 	if (rc)
-		goto out;
-	rc = commit_staged(staged, staged_count);
+		return rc;
+	rc = commit_staged(s->staged, s->staged_count);
 	if (rc)
-		goto out;
-	committed = 1;
+		return rc;
+	s->committed = 1;
+	return rc;
+}
 
+/* What the run did, on stdout. */
+static int run_report(run_state *s, int rc)
+{
 	/* 9. Report. */
-	printf("model: %s (target 0x%08x), %lu loop%s on %s via %s\n", a.model, m->target, a.loops,
-	       a.loops == 1 ? "" : "s", nbg_rt_backend_name(pr->backend), nbg_runtime_library_path(rt));
+	printf("model: %s (target 0x%08x), %lu loop%s on %s via %s\n", s->a.model, s->m->target, s->a.loops,
+	       s->a.loops == 1 ? "" : "s", nbg_rt_backend_name(s->pr->backend), nbg_runtime_library_path(s->rt));
 	printf("times: create %.3f ms, run %.3f ms (mean), retrieve %.3f ms (mean), destroy %.3f ms\n",
-	       create_ms, st_run.sum / (double)st_run.n, st_get.sum / (double)st_get.n, destroy_ms);
-	for (size_t i = 0; i < n_out; i++) {
+	       s->create_ms, s->st_run.sum / (double)s->st_run.n, s->st_get.sum / (double)s->st_get.n, s->destroy_ms);
+	for (size_t i = 0; i < s->n_out; i++) {
 		char h[65];
-		hex32(kept[i].sha256, h);
-		printf("output %zu: %s ", i, format_name(kept[i].data_format));
-		print_shape(stdout, &m->outputs[i]);
-		printf(" %zu bytes sha256 %s -> %s%s\n", kept[i].size, h, staged[i].final,
-		       stable[i] ? "" : " (differs between loops)");
-		if (a.golden_count)
+		hex32(s->kept[i].sha256, h);
+		printf("output %zu: %s ", i, format_name(s->kept[i].data_format));
+		print_shape(stdout, &s->m->outputs[i]);
+		printf(" %zu bytes sha256 %s -> %s%s\n", s->kept[i].size, h, s->staged[i].final,
+		       s->stable[i] ? "" : " (differs between loops)");
+		if (s->a.golden_count)
 			printf("  golden %s: %s, %llu/%llu elements beyond %g, max abs diff %g\n",
-			       a.goldens[i], cmp[i].mismatches ? "MISMATCH" : "match",
-			       (unsigned long long)cmp[i].mismatches, (unsigned long long)cmp[i].elements,
-			       a.tolerance, cmp[i].max_abs_diff);
+			       s->a.goldens[i], s->cmp[i].mismatches ? "MISMATCH" : "match",
+			       (unsigned long long)s->cmp[i].mismatches, (unsigned long long)s->cmp[i].elements,
+			       s->a.tolerance, s->cmp[i].max_abs_diff);
 	}
-	printf("summary: %s\n", staged[staged_count - 1].final);
-	if (!golden_ok) {
+	printf("summary: %s\n", s->staged[s->staged_count - 1].final);
+	if (!s->golden_ok) {
 		fprintf(stderr, "nbg run: golden mismatch (see summary.json)\n");
 		rc = NBG_EXIT_INVALID;
 	}
 	if (fflush(stdout) != 0 || ferror(stdout))
 		rc = rc ? rc : NBG_EXIT_IO;
-	goto out;
+	return rc;
+}
 
-rt_failed:
-	rc = rt_exit("run", &e);
-out:
-	if (staged && !committed)
-		discard_staged(staged, staged_count);
-	if (g) {
+static int run_cleanup(run_state *s, int rc)
+{
+	if (s->staged && !s->committed)
+		discard_staged(s->staged, s->staged_count);
+	if (s->g) {
 		nbg_error de;
-		if (nbg_rt_graph_destroy(&g, &de) != NBG_OK) {
+		if (nbg_rt_graph_destroy(&s->g, &de) != NBG_OK) {
 			print_rt_error("run", &de);
 			if (rc == NBG_EXIT_OK)
 				rc = NBG_EXIT_RUNTIME;
 		}
 	}
-	nbg_runtime_close(rt);
-	json_decref(summary);
-	if (in_maps)
-		for (size_t i = 0; i < n_in; i++)
-			nbg_unmap_file(&in_maps[i]);
-	if (gold_maps)
-		for (size_t i = 0; i < n_out; i++)
-			nbg_unmap_file(&gold_maps[i]);
-	free(in_maps);
-	free(gold_maps);
-	free(bufs);
-	free(outs);
-	free(cmp);
-	free(first_digest);
-	free(stable);
-	free(staged);
-	nbg_loaded_free(&model);
-	free(a.inputs);
-	free(a.goldens);
+	nbg_runtime_close(s->rt);
+	json_decref(s->summary);
+	if (s->in_maps)
+		for (size_t i = 0; i < s->n_in; i++)
+			nbg_unmap_file(&s->in_maps[i]);
+	if (s->gold_maps)
+		for (size_t i = 0; i < s->n_out; i++)
+			nbg_unmap_file(&s->gold_maps[i]);
+	free(s->in_maps);
+	free(s->gold_maps);
+	free(s->bufs);
+	free(s->outs);
+	free(s->cmp);
+	free(s->first_digest);
+	free(s->stable);
+	free(s->staged);
+	nbg_loaded_free(&s->model);
+	free(s->a.inputs);
+	free(s->a.goldens);
 	return rc;
+}
+
+int nbg_cmd_run(int argc, char **argv)
+{
+	run_state st, *s = &st;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->golden_ok = 1;
+	rc = parse_run_args(argc, argv, &s->a);
+	if (rc != 0) {
+		free(s->a.inputs);
+		free(s->a.goldens);
+		return rc < 0 ? NBG_EXIT_OK : rc;
+	}
+
+	/* 1. The model: validated before anything touches the device. */
+	rc = nbg_load(s->a.model, NULL, &s->model);
+	if (rc != NBG_EXIT_OK) {
+		nbg_print_error(s->a.model, &s->model);
+		if (rc == NBG_EXIT_INVALID)
+			fprintf(stderr, "nbg run: model-invalid: refusing to run a file that fails validation\n");
+		nbg_loaded_free(&s->model);
+		free(s->a.inputs);
+		free(s->a.goldens);
+		return rc;
+	}
+	s->m = s->model.model;
+	s->n_in = s->m->input_count;
+	s->n_out = s->m->output_count;
+
+	if ((rc = run_inputs(s)) == NBG_EXIT_OK && (rc = run_create(s)) == NBG_EXIT_OK &&
+	    (rc = run_loops(s)) == NBG_EXIT_OK && (rc = run_outputs(s)) == NBG_EXIT_OK) {
+		s->pr = nbg_runtime_probe(s->rt);
+		s->summary = summary_json(s);
+		if ((rc = run_commit(s)) == NBG_EXIT_OK)
+			rc = run_report(s, rc);
+	}
+	return run_cleanup(s, rc);
 }

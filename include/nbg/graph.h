@@ -220,6 +220,9 @@ typedef struct nbg_graph_finding {
 } nbg_graph_finding;
 
 #define NBG_GRAPH_MAX_FINDINGS 1000u /* more are counted in findings_dropped */
+/* Room for relations: the library checks at compile time that its own count
+ * fits (relation_count says how many are filled). */
+#define NBG_GRAPH_RELATION_MAX 24
 
 typedef struct nbg_graph {
 	uint32_t family, version;
@@ -253,7 +256,7 @@ typedef struct nbg_graph {
 	size_t patches_unreferenced, patches_shared;
 
 	size_t relation_count;
-	nbg_graph_relation relations[24];
+	nbg_graph_relation relations[NBG_GRAPH_RELATION_MAX];
 
 	size_t finding_count;
 	nbg_graph_finding *findings;
@@ -273,6 +276,23 @@ NBG_API nbg_code nbg_graph_decode(const nbg_model *m, nbg_graph **out, nbg_error
 
 /* Frees a graph; NULL is allowed. */
 NBG_API void nbg_graph_free(nbg_graph *g);
+
+/* The graph's records, element i, or NULL past the end.  Callers reach the
+ * arrays through these, never g->layers[i]: records may grow new members at
+ * their end in a later version (doc/api.md). */
+NBG_API const nbg_graph_layer *nbg_graph_layer_at(const nbg_graph *g, size_t i);
+NBG_API const nbg_graph_operation *nbg_graph_operation_at(const nbg_graph *g, size_t i);
+NBG_API const nbg_graph_patch *nbg_graph_patch_at(const nbg_graph *g, size_t i);
+NBG_API const nbg_graph_sh_operation *nbg_graph_sh_operation_at(const nbg_graph *g, size_t i);
+NBG_API const nbg_graph_sw_operation *nbg_graph_sw_operation_at(const nbg_graph *g, size_t i);
+NBG_API const nbg_graph_hw_init *nbg_graph_hw_init_at(const nbg_graph *g, size_t i);
+NBG_API const nbg_graph_ppu_param *nbg_graph_ppu_param_at(const nbg_graph *g, size_t i);
+NBG_API const nbg_graph_finding *nbg_graph_finding_at(const nbg_graph *g, size_t i);
+NBG_API const nbg_graph_relation *nbg_graph_relation_at(const nbg_graph *g, size_t i);
+/* Table t (enum nbg_graph_table_id), and entry i of it; NULL out of range. */
+NBG_API const nbg_graph_table *nbg_graph_table_at(const nbg_graph *g, size_t t);
+NBG_API const nbg_graph_table_entry *nbg_graph_table_entry_at(const nbg_graph *g, size_t t,
+							      size_t i);
 
 /* What nbg_graph_json() writes (OR them; 0 means NBG_GRAPH_JSON_ALL). */
 #define NBG_GRAPH_JSON_SUMMARY 0x01u    /* "graph": counts, record sizes, relations */

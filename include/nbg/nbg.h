@@ -349,6 +349,19 @@ NBG_API void nbg_model_free(nbg_model *m);
 /* Finds the section of `type` in a parsed model, or NULL. */
 NBG_API const nbg_section *nbg_model_section(const nbg_model *m, uint32_t type);
 
+/*
+ * The model's records, element i, or NULL when i is past the end.  Callers
+ * reach every array of the model through these (never m->sections[i]): the
+ * records may grow new members at their end in a later version, which moves
+ * element i of a raw array but not what these return (doc/api.md).
+ */
+NBG_API const nbg_section *nbg_model_section_at(const nbg_model *m, size_t i);
+NBG_API const nbg_io *nbg_model_input_at(const nbg_model *m, size_t i);
+NBG_API const nbg_io *nbg_model_output_at(const nbg_model *m, size_t i);
+NBG_API const nbg_note *nbg_model_note_at(const nbg_model *m, size_t i);
+NBG_API const nbg_checksum_record *nbg_model_checksum_record_at(const nbg_model *m, size_t i);
+NBG_API const nbg_dynaio_entry *nbg_model_dynaio_entry_at(const nbg_model *m, size_t i);
+
 /* Dimension i in outermost-first order (NHWC for the corpus). */
 static inline uint32_t nbg_io_dim_outer(const nbg_io *io, uint32_t i)
 {

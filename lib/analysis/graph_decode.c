@@ -167,6 +167,8 @@ static void finding(gctx *c, const char *id, uint64_t offset, const char *fmt, .
 }
 
 /* Counts one check of relation r; false (and the caller reports) when it fails. */
+_Static_assert(R__COUNT <= NBG_GRAPH_RELATION_MAX, "nbg_graph.relations has no room");
+
 static bool check(gctx *c, enum rel r, bool ok)
 {
 	c->g->relations[r].checked++;
@@ -1047,4 +1049,31 @@ nbg_code nbg_graph_decode(const nbg_model *m, nbg_graph **out, nbg_error *err)
 	}
 	*out = g;
 	return NBG_OK;
+}
+
+#define AT(fn, type, count, arr)                                       \
+	const type *fn(const nbg_graph *g, size_t i)                    \
+	{                                                               \
+		return g && i < g->count ? &g->arr[i] : NULL;           \
+	}
+AT(nbg_graph_layer_at, nbg_graph_layer, layer_count, layers)
+AT(nbg_graph_operation_at, nbg_graph_operation, operation_count, operations)
+AT(nbg_graph_patch_at, nbg_graph_patch, patch_count, patches)
+AT(nbg_graph_sh_operation_at, nbg_graph_sh_operation, sh_count, sh_operations)
+AT(nbg_graph_sw_operation_at, nbg_graph_sw_operation, sw_count, sw_operations)
+AT(nbg_graph_hw_init_at, nbg_graph_hw_init, hw_init_count, hw_inits)
+AT(nbg_graph_ppu_param_at, nbg_graph_ppu_param, ppu_param_count, ppu_params)
+AT(nbg_graph_finding_at, nbg_graph_finding, finding_count, findings)
+AT(nbg_graph_relation_at, nbg_graph_relation, relation_count, relations)
+#undef AT
+
+const nbg_graph_table *nbg_graph_table_at(const nbg_graph *g, size_t t)
+{
+	return g && t < NBG_GRAPH_TABLE_COUNT ? &g->tables[t] : NULL;
+}
+
+const nbg_graph_table_entry *nbg_graph_table_entry_at(const nbg_graph *g, size_t t, size_t i)
+{
+	const nbg_graph_table *tb = nbg_graph_table_at(g, t);
+	return tb && i < tb->entry_count ? &tb->entries[i] : NULL;
 }

@@ -23,6 +23,7 @@
 #include "report/report_internal.h"
 
 #include "analysis/ledger_internal.h"
+#include "format/regions.h"
 
 const char *const nbg_ledger_class_names[NBG_LEDGER_CLASS_COUNT] = {
 	"decoded-record", "alignment", "padding", "preserved-opaque", "connection-tail",
@@ -183,45 +184,30 @@ static bool claim_sections(builder *b)
 	return true;
 }
 
-static bool claim_v2(builder *b)
+/* The fixed regions (format/regions.c), the records inside the directory or
+ * entry table one by one, then the sections. */
+static bool claim_fixed(builder *b)
 {
 	const nbg_model *m = b->m;
+	nbg_region fixed[NBG_FIXED_REGIONS_MAX];
+	size_t nf = nbg_fixed_regions(m, fixed);
 
-	if (!add_claim(b, 0, NBG_V2_HEADER_SIZE, NBG_LEDGER_DECODED_RECORD, -1, 0, 0, "header") ||
-	    !add_claim(b, m->sub_header_offset, NBG_V2_SUB_HEADER_SIZE, NBG_LEDGER_DECODED_RECORD,
-		       -1, 0, 0, "sub-header"))
-		return false;
+	for (size_t f = 0; f < nf; f++) {
+		const nbg_region *r = &fixed[f];
+		int records = !strcmp(r->owner, "directory") || !strcmp(r->owner, "entry table");
+		if (records)
+			continue; /* claimed record by record below */
+		if (!add_claim(b, r->offset, r->size,
+			       r->opaque ? NBG_LEDGER_OPAQUE_FIXED_EXTENSION : NBG_LEDGER_DECODED_RECORD,
+			       -1, 0, 0, "%s", r->owner))
+			return false;
+	}
 	for (size_t i = 0; i < m->section_count; i++)
-		if (!add_claim(b, m->sections[i].record_offset, NBG_V2_SECTION_HEADER_SIZE,
+		if (!add_claim(b, m->sections[i].record_offset,
+			       m->family == 2 ? NBG_V2_SECTION_HEADER_SIZE : 8,
 			       NBG_LEDGER_DECODED_RECORD, (int32_t)i, m->sections[i].type, 0,
-			       "directory entry %zu", i))
+			       m->family == 2 ? "directory entry %zu" : "table entry %zu", i))
 			return false;
-	return claim_sections(b);
-}
-
-static bool claim_v1(builder *b)
-{
-	const nbg_model *m = b->m;
-	const nbg_v1_info *v1 = &m->v1;
-	uint64_t header_end = v1->has_feature_db ? v1->feature_db_offset : v1->memory_offset;
-
-	if (!add_claim(b, 0, header_end, NBG_LEDGER_DECODED_RECORD, -1, 0, 0, "header"))
-		return false;
-	if (v1->has_feature_db &&
-	    !add_claim(b, v1->feature_db_offset, v1->memory_offset - v1->feature_db_offset,
-		       NBG_LEDGER_DECODED_RECORD, -1, 0, 0, "feature database"))
-		return false;
-	if (!add_claim(b, v1->memory_offset, v1->entries_offset - v1->memory_offset,
-		       NBG_LEDGER_DECODED_RECORD, -1, 0, 0, "memory requirements"))
-		return false;
-	for (size_t i = 0; i < m->section_count; i++)
-		if (!add_claim(b, m->sections[i].record_offset, 8, NBG_LEDGER_DECODED_RECORD,
-			       (int32_t)i, m->sections[i].type, 0, "table entry %zu", i))
-			return false;
-	if (v1->opaque_size &&
-	    !add_claim(b, v1->opaque_offset, v1->opaque_size, NBG_LEDGER_OPAQUE_FIXED_EXTENSION,
-		       -1, 0, 0, "opaque fixed extension"))
-		return false;
 	return claim_sections(b);
 }
 
@@ -278,23 +264,6 @@ static bool emit_gap(builder *b, uint64_t lo, uint64_t hi, const claim *next)
 }
 
 /* Bytes of [t, end) that claims own (claims sorted). */
-static uint64_t tail_coverage(const builder *b, uint64_t t, uint64_t end)
-{
-	uint64_t covered = 0, cur = t;
-	for (size_t i = 0; i < b->n; i++) {
-		uint64_t lo = b->c[i].offset, hi = b->c[i].offset + b->c[i].size;
-		if (hi > end)
-			hi = end;
-		if (lo < cur)
-			lo = cur;
-		if (hi > lo) {
-			covered += hi - lo;
-			cur = hi;
-		}
-	}
-	return covered;
-}
-
 #define OOM(b) nbg_error_set((b)->err, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory building the ledger")
 
 static nbg_code build(builder *b)
@@ -304,7 +273,7 @@ static nbg_code build(builder *b)
 	uint64_t size = m->file_size, cur = 0;
 	char name[NBG_LEDGER_NAME_MAX];
 
-	if (!(m->family == 2 ? claim_v2(b) : claim_v1(b)))
+	if (!claim_fixed(b))
 		return OOM(b);
 	for (size_t i = 0; i < b->n; i++)
 		if (!range_ok(b->c[i].offset, b->c[i].size, size))
@@ -317,16 +286,12 @@ static nbg_code build(builder *b)
 
 	/* The final 512 bytes: always a view; an owner only when nothing else is. */
 	if (size >= NBG_TAIL_SIZE) {
-		uint64_t t = size - NBG_TAIL_SIZE, covered = tail_coverage(b, t, size);
+		/* Who else owns the final 512 bytes is the parser's fact (the tail
+		 * view); a tail claim that overlaps a claim breaks the tiling. */
+		uint64_t t = size - NBG_TAIL_SIZE, covered = m->tail.covered_bytes;
 		nbg_ledger_view_kind k = covered == 0		    ? NBG_VIEW_CONNECTION_TAIL
 					 : covered == NBG_TAIL_SIZE ? NBG_VIEW_SECTION_COVERED
 								    : NBG_VIEW_PARTLY_COVERED;
-		/* The parser's view counts section bytes only; every one is a claim. */
-		if (m->tail.cover != NBG_TAIL_NONE && covered < m->tail.covered_bytes)
-			return nbg_error_set(b->err, NBG_E_LEDGER_INVARIANT, t, "tail",
-				     "the ledger sees %llu owned bytes in the final 512, the "
-				     "parser's view %llu", (unsigned long long)covered,
-				     (unsigned long long)m->tail.covered_bytes);
 		if (!push_view(l, m->data, k, t, NBG_TAIL_SIZE, covered, -1, "connection tail"))
 			return OOM(b);
 		if (covered == 0 &&

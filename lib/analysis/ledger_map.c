@@ -152,13 +152,25 @@ static double log_x(const nbg_ledger *l, const double *x0, const double *w, uint
 	return x0[i] + w[i] * (double)(off - r->offset) / (double)r->size;
 }
 
-static void draw(sbuf *b, const nbg_ledger *l, const char *title, double pw, double *x0,
-		 double *w, double *height_out)
+/* What every part of the picture needs: the ledger, the printable width
+ * and the log band's x position and width of each range. */
+typedef struct picture {
+	sbuf *b;
+	const nbg_ledger *l;
+	double pw, *x0, *w;
+	size_t n, nv;
+	uint64_t size;
+} picture;
+
+static void draw_linear(const picture *p, const char *title)
 {
-	size_t n = nbg_ledger_range_count(l), nv = nbg_ledger_view_count(l);
-	uint64_t size = nbg_ledger_file_size(l);
-	double y;
-	char num[32], num2[32], hex[65], label[160];
+	sbuf *b = p->b;
+	const nbg_ledger *l = p->l;
+	size_t n = p->n, nv = p->nv;
+	uint64_t size = p->size;
+	double pw = p->pw, *x0 = p->x0, *w = p->w;
+	char num[32], num2[32];
+	char hex[65];
 
 	/* title */
 	nbg_hex32(nbg_ledger_file_sha256(l), hex);
@@ -198,6 +210,15 @@ static void draw(sbuf *b, const nbg_ledger *l, const char *title, double pw, dou
 			  LOG_Y - 30, x0[i], LOG_Y - 30, class_color[r->cls]);
 	}
 	sb_printf(b, "</g>\n");
+}
+
+static void draw_log(const picture *p)
+{
+	sbuf *b = p->b;
+	const nbg_ledger *l = p->l;
+	size_t n = p->n, nv = p->nv;
+	double *x0 = p->x0, *w = p->w;
+	char num[32], num2[32];
 
 	/* band 2: log-scaled */
 	sb_printf(b, "<text x=\"%.0f\" y=\"%.0f\" class=\"band\">log-scaled: width grows "
@@ -230,6 +251,16 @@ static void draw(sbuf *b, const nbg_ledger *l, const char *title, double pw, dou
 			  commas(v->size, num2));
 	}
 	sb_printf(b, "</g>\n");
+}
+
+static void draw_tail(const picture *p)
+{
+	sbuf *b = p->b;
+	const nbg_ledger *l = p->l;
+	size_t nv = p->nv;
+	uint64_t size = p->size;
+	double pw = p->pw, *x0 = p->x0, *w = p->w;
+	char num[32];
 
 	/* the final-512 view, in both bands */
 	for (size_t i = 0; i < nv; i++) {
@@ -251,6 +282,16 @@ static void draw(sbuf *b, const nbg_ledger *l, const char *title, double pw, dou
 			  lc, LOG_Y - 12, nbg_ledger_view_kind_name(v->kind),
 			  commas(v->covered_bytes, num));
 	}
+}
+
+static double draw_labels(const picture *p)
+{
+	sbuf *b = p->b;
+	const nbg_ledger *l = p->l;
+	size_t n = p->n;
+	double *x0 = p->x0, *w = p->w;
+	char label[160];
+	double y;
 
 	/* labels under the log band, slanted */
 	y = LOG_Y + LOG_H + 10;
@@ -269,6 +310,16 @@ static void draw(sbuf *b, const nbg_ledger *l, const char *title, double pw, dou
 	}
 	sb_printf(b, "</g>\n");
 	y += longest * CHAR_W * SIN_A + 30;
+
+	return y;
+}
+
+static double draw_legend(const picture *p, double y)
+{
+	sbuf *b = p->b;
+	const nbg_ledger *l = p->l;
+	uint64_t size = p->size;
+	char num[32];
 
 	/* legend: classes with totals */
 	sb_printf(b, "<g id=\"legend\">\n<text x=\"%.0f\" y=\"%.0f\" class=\"head\">byte classes"
@@ -298,6 +349,16 @@ static void draw(sbuf *b, const nbg_ledger *l, const char *title, double pw, dou
 		  MARGIN + 22, y);
 	sb_printf(b, "</g>\n");
 
+	return y;
+}
+
+static double draw_views(const picture *p, double y)
+{
+	sbuf *b = p->b;
+	const nbg_ledger *l = p->l;
+	size_t nv = p->nv;
+	char num[32], num2[32];
+
 	/* views, listed */
 	y += 30;
 	sb_printf(b, "<g id=\"views\">\n<text x=\"%.0f\" y=\"%.0f\" class=\"head\">views "
@@ -324,6 +385,22 @@ static void draw(sbuf *b, const nbg_ledger *l, const char *title, double pw, dou
 			  dyn_hidden);
 	}
 	sb_printf(b, "</g>\n");
+	return y;
+}
+
+static void draw(sbuf *b, const nbg_ledger *l, const char *title, double pw, double *x0,
+		 double *w, double *height_out)
+{
+	picture p = { b, l, pw, x0, w, nbg_ledger_range_count(l), nbg_ledger_view_count(l),
+		      nbg_ledger_file_size(l) };
+	double y;
+
+	draw_linear(&p, title);
+	draw_log(&p);
+	draw_tail(&p);
+	y = draw_labels(&p);
+	y = draw_legend(&p, y);
+	y = draw_views(&p, y);
 	*height_out = y + 24;
 }
 

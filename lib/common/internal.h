@@ -83,8 +83,6 @@ NBG_INTERNAL bool nbg_note_add(nbg_ctx *c, const char *id, uint64_t offset, cons
 /* Decodes a buffer I/O record common to v1 and v2 once its fields are read. */
 NBG_INTERNAL void nbg_io_derive(nbg_io *io);
 
-/* Computes the final-512-byte view over a model whose sections are set. */
-NBG_INTERNAL void nbg_tail_view(nbg_ctx *c);
 
 NBG_INTERNAL nbg_code nbg_parse_v2(nbg_ctx *c);
 NBG_INTERNAL nbg_code nbg_parse_v1(nbg_ctx *c);

@@ -1,7 +1,7 @@
 /*
- * parse_common.c - the entry point shared by both families: the common
- * envelope (magic, version, target), fingerprints, derived I/O sizes, the
- * final 512-byte view, and freeing a model.
+ * parse.c - the entry point shared by both families: the common envelope
+ * (magic, version, target), dispatch to the v1 or v2 parser, the whole-file
+ * fingerprint, freeing a model and reaching its records.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -9,114 +9,9 @@
 
 #include "common/hash.h"
 #include "common/internal.h"
+#include "format/regions.h"
 
 static const uint8_t nbg_magic[4] = { 'V', 'P', 'M', 'N' };
-
-void nbg_io_derive(nbg_io *io)
-{
-	unsigned bits = nbg_data_format_bits(io->data_format);
-	uint64_t n = 1, total_bits;
-
-	io->byte_size_known = 0;
-	io->byte_size = 0;
-	/* v2 keeps an 8-byte union; v1 records carry the three values apart. */
-	if (io->quant_raw_count == 2) {
-		if (io->quant_format == NBG_QUANT_DFP) {
-			io->fixed_point_pos = (int32_t)io->quant_raw[0];
-		} else if (io->quant_format == NBG_QUANT_AFFINE) {
-			memcpy(&io->scale, &io->quant_raw[0], 4);
-			io->zero_point = (int32_t)io->quant_raw[1];
-		}
-	}
-	for (uint32_t i = 0; i < io->dim_count; i++)
-		if (mul_overflow_u64(n, io->dims[i], &n))
-			return;
-	io->element_count = n;
-	if (bits == 0 || mul_overflow_u64(n, bits, &total_bits))
-		return;
-	io->byte_size = total_bits / 8 + (total_bits % 8 != 0);
-	io->byte_size_known = 1;
-}
-
-void nbg_fingerprint_sections(nbg_ctx *c)
-{
-	for (size_t i = 0; i < c->m->section_count; i++) {
-		nbg_section *s = &c->m->sections[i];
-		const uint8_t *p = c->data + s->offset;
-		s->crc32 = nbg_crc32(0, p, s->size);
-		nbg_sha256(p, (size_t)s->size, s->sha256);
-	}
-}
-
-static int cmp_range(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-	return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
-void nbg_tail_view(nbg_ctx *c)
-{
-	nbg_model *m = c->m;
-	nbg_tail *t = &m->tail;
-	uint64_t (*r)[2];
-	size_t n = 0;
-
-	memset(t, 0, sizeof(*t));
-	if (c->size < NBG_TAIL_SIZE)
-		return;
-	t->offset = c->size - NBG_TAIL_SIZE;
-	t->size = NBG_TAIL_SIZE;
-	nbg_sha256(c->data + t->offset, NBG_TAIL_SIZE, t->sha256);
-
-	/* Union, clipped to the tail, of every other owner: the sections (v1
-	 * entries may nest) and the fixed structures in front of them (v2
-	 * header, sub-header and directory; the v1 prefix).  NOTES.md: the tail
-	 * owns bytes only where nothing else does. */
-	r = malloc((m->section_count + 3) * sizeof(*r));
-	if (!r) {
-		t->cover = NBG_TAIL_PARTIAL;
-		return;
-	}
-	uint64_t fixed[3][2] = { { 0, 0 }, { 0, 0 }, { 0, 0 } };
-	if (m->family == 2) {
-		fixed[0][1] = NBG_V2_HEADER_SIZE;
-		fixed[1][0] = m->sub_header_offset;
-		fixed[1][1] = (uint64_t)m->sub_header_offset + NBG_V2_SUB_HEADER_SIZE;
-		fixed[2][0] = m->section_headers_offset;
-		fixed[2][1] = m->section_headers_offset +
-			      (uint64_t)m->section_header_count * NBG_V2_SECTION_HEADER_SIZE;
-	} else {
-		fixed[0][1] = m->v1.prefix_end;
-	}
-	for (size_t i = 0; i < m->section_count + 3; i++) {
-		uint64_t lo, hi;
-		if (i < m->section_count) {
-			lo = m->sections[i].offset;
-			hi = lo + m->sections[i].size;
-		} else {
-			lo = fixed[i - m->section_count][0];
-			hi = fixed[i - m->section_count][1];
-		}
-		if (hi <= t->offset || hi == lo)
-			continue;
-		r[n][0] = lo < t->offset ? t->offset : lo;
-		r[n][1] = hi;
-		n++;
-	}
-	qsort(r, n, sizeof(*r), cmp_range);
-	uint64_t covered = 0, cur = t->offset;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t lo = r[i][0] < cur ? cur : r[i][0];
-		if (r[i][1] > lo) {
-			covered += r[i][1] - lo;
-			cur = r[i][1];
-		}
-	}
-	free(r);
-	t->covered_bytes = covered;
-	t->cover = covered == 0 ? NBG_TAIL_UNCOVERED
-		 : covered == NBG_TAIL_SIZE ? NBG_TAIL_COVERED : NBG_TAIL_PARTIAL;
-}
 
 /* The whole-file SHA-256 is independent of the structure walk, which hashes
  * and CRCs each section: on large files it runs on a second thread, so a
@@ -202,28 +97,10 @@ nbg_code nbg_parse(const uint8_t *data, size_t size, const nbg_parse_options *op
 	}
 	if (!threaded)
 		nbg_sha256(data, size, m->file_sha256);
-	nbg_tail_view(&c);
+	if (!nbg_tail_view(c.m, c.data, c.size)) {
+		nbg_model_free(m);
+		return nbg_fail(&c, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
+	}
 	*out = m;
 	return NBG_OK;
-}
-
-void nbg_model_free(nbg_model *m)
-{
-	if (!m)
-		return;
-	free(m->sections);
-	free(m->inputs);
-	free(m->outputs);
-	free(m->checksum_records);
-	free(m->dynaio.entries);
-	free(m->notes);
-	free(m);
-}
-
-const nbg_section *nbg_model_section(const nbg_model *m, uint32_t type)
-{
-	for (size_t i = 0; i < m->section_count; i++)
-		if (m->sections[i].type == type)
-			return &m->sections[i];
-	return NULL;
 }

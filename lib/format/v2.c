@@ -13,6 +13,7 @@
 
 #include "common/hash.h"
 #include "common/internal.h"
+#include "format/regions.h"
 
 /* Section types whose payloads are integrity-checked by CHECKSUM records. */
 static bool crc_required(uint32_t type)
@@ -231,30 +232,25 @@ static int cmp_by_offset(const void *a, const void *b)
 static nbg_code check_overlaps(nbg_ctx *c, const nbg_section **sorted)
 {
 	nbg_model *m = c->m;
-	const uint64_t fixed[3][2] = {
-		{ 0, NBG_V2_HEADER_SIZE },
-		{ m->sub_header_offset, (uint64_t)m->sub_header_offset + NBG_V2_SUB_HEADER_SIZE },
-		{ m->section_headers_offset,
-		  m->section_headers_offset +
-			  (uint64_t)m->section_header_count * NBG_V2_SECTION_HEADER_SIZE },
-	};
-	static const char *const fixed_names[3] = { "header", "sub-header", "directory" };
+	nbg_region fixed[NBG_FIXED_REGIONS_MAX];
+	size_t nf = nbg_fixed_regions(m, fixed);
 	const nbg_section *prev = NULL;
 
 	for (size_t i = 0; i < m->section_count; i++) {
 		const nbg_section *s = sorted[i];
 		if (s->size == 0)
 			continue;
-		for (int f = 0; f < 3; f++)
-			if (s->offset < fixed[f][1] && s->offset + s->size > fixed[f][0])
+		for (size_t f = 0; f < nf; f++)
+			if (s->offset < fixed[f].offset + fixed[f].size &&
+			    s->offset + s->size > fixed[f].offset)
 				return nbg_fail(c, NBG_E_SECTION_OVERLAP, s->record_offset + 4,
 						"offset",
 						"section %s [%llu, %llu) overlaps the %s [%llu, %llu)",
 						nbg_section_type_name(s->type),
 						(unsigned long long)s->offset,
 						(unsigned long long)(s->offset + s->size),
-						fixed_names[f], (unsigned long long)fixed[f][0],
-						(unsigned long long)fixed[f][1]);
+						fixed[f].owner, (unsigned long long)fixed[f].offset,
+						(unsigned long long)(fixed[f].offset + fixed[f].size));
 		if (prev && s->offset < prev->offset + prev->size)
 			return nbg_fail(c, NBG_E_SECTION_OVERLAP, s->record_offset + 4, "offset",
 					"section %s [%llu, %llu) overlaps section %s [%llu, %llu)",

@@ -18,24 +18,6 @@
 
 /* ------------------------------------------------------------------ errors */
 
-void nbg_rt_error_clear(nbg_error *err)
-{
-	memset(err, 0, sizeof(*err));
-	err->index = -1;
-}
-
-nbg_code nbg_rt_fail(nbg_error *err, nbg_code code, int32_t index, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	nbg_set_error(err, code, 0, "runtime", fmt, ap);
-	va_end(ap);
-	if (err)
-		err->index = index;
-	return code;
-}
-
 /* ------------------------------------------------------------ helpers */
 
 nbg_code nbg_rt_sha256(const void *data, size_t size, uint8_t out[32])
@@ -313,6 +295,79 @@ static nnsdk_output_cmd output_cmd(const nbg_rt_graph *g, uint32_t perf_mode)
 	return cmd;
 }
 
+/* Host-side buffers of a new graph: one staging buffer per input and the
+ * byte size and format of each output, every size checked against the
+ * 32-bit fields of the vendor structures. */
+static nbg_code size_buffers(nbg_rt_graph *g, nbg_error *err)
+{
+	const nbg_model *m = g->model;
+	const nbg_runtime *rt = g->rt;
+	nbg_code rc = NBG_OK;
+
+	g->staging = calloc(m->input_count ? m->input_count : 1, sizeof(*g->staging));
+	g->out_size = calloc(m->output_count ? m->output_count : 1, sizeof(*g->out_size));
+	g->out_format = calloc(m->output_count ? m->output_count : 1, sizeof(*g->out_format));
+	if (!g->staging || !g->out_size || !g->out_format) {
+		rc = nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "create: out of memory");
+		return rc;
+	}
+	for (size_t i = 0; i < m->input_count; i++) {
+		const nbg_io *io = &m->inputs[i];
+		if (!io->byte_size_known) {
+			rc = nbg_rt_fail(err, NBG_E_IO_SIZE_UNKNOWN, (int32_t)i,
+					 "input %zu has data format %u, whose byte size is not known",
+					 i, io->data_format);
+			return rc;
+		}
+		if (io->byte_size > INT32_MAX) {
+			rc = nbg_rt_fail(err, NBG_E_MODEL_TOO_LARGE, (int32_t)i,
+					 "input %zu needs %llu bytes; the input descriptor's byte "
+					 "count is a signed 32-bit field",
+					 i, (unsigned long long)io->byte_size);
+			return rc;
+		}
+		g->staging[i] = malloc(io->byte_size ? (size_t)io->byte_size : 1);
+		if (!g->staging[i]) {
+			rc = nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, (int32_t)i,
+					 "create: cannot allocate %llu bytes for input %zu",
+					 (unsigned long long)io->byte_size, i);
+			return rc;
+		}
+	}
+	for (size_t i = 0; i < m->output_count; i++) {
+		const nbg_io *io = &m->outputs[i];
+		uint64_t bytes;
+		if (rt->output_format == NBG_RT_OUTPUT_FLOAT32) {
+			if (__builtin_mul_overflow(io->element_count, (uint64_t)4, &bytes) ||
+			    io->element_count == 0) {
+				rc = nbg_rt_fail(err, NBG_E_IO_SIZE_UNKNOWN, (int32_t)i,
+						 "output %zu has no usable element count", i);
+				return rc;
+			}
+			g->out_format[i] = 0; /* FP32 */
+		} else {
+			if (!io->byte_size_known) {
+				rc = nbg_rt_fail(err, NBG_E_IO_SIZE_UNKNOWN, (int32_t)i,
+						 "output %zu has data format %u, whose byte size is "
+						 "not known",
+						 i, io->data_format);
+				return rc;
+			}
+			bytes = io->byte_size;
+			g->out_format[i] = io->data_format;
+		}
+		if (bytes > SIZE_MAX || bytes > UINT32_MAX) {
+			rc = nbg_rt_fail(err, NBG_E_MODEL_TOO_LARGE, (int32_t)i,
+					 "output %zu has %llu bytes, more than the descriptor's "
+					 "32-bit size word",
+					 i, (unsigned long long)bytes);
+			return rc;
+		}
+		g->out_size[i] = (size_t)bytes;
+	}
+	return NBG_OK;
+}
+
 nbg_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t size,
 				nbg_rt_graph **out, nbg_error *err)
 {
@@ -371,68 +426,9 @@ nbg_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t size,
 				   size);
 	}
 
-	nbg_code rc = NBG_OK;
-	g->staging = calloc(m->input_count ? m->input_count : 1, sizeof(*g->staging));
-	g->out_size = calloc(m->output_count ? m->output_count : 1, sizeof(*g->out_size));
-	g->out_format = calloc(m->output_count ? m->output_count : 1, sizeof(*g->out_format));
-	if (!g->staging || !g->out_size || !g->out_format) {
-		rc = nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "create: out of memory");
+	nbg_code rc = size_buffers(g, err);
+	if (rc != NBG_OK)
 		goto fail;
-	}
-	for (size_t i = 0; i < m->input_count; i++) {
-		const nbg_io *io = &m->inputs[i];
-		if (!io->byte_size_known) {
-			rc = nbg_rt_fail(err, NBG_E_IO_SIZE_UNKNOWN, (int32_t)i,
-					 "input %zu has data format %u, whose byte size is not known",
-					 i, io->data_format);
-			goto fail;
-		}
-		if (io->byte_size > INT32_MAX) {
-			rc = nbg_rt_fail(err, NBG_E_MODEL_TOO_LARGE, (int32_t)i,
-					 "input %zu needs %llu bytes; the input descriptor's byte "
-					 "count is a signed 32-bit field",
-					 i, (unsigned long long)io->byte_size);
-			goto fail;
-		}
-		g->staging[i] = malloc(io->byte_size ? (size_t)io->byte_size : 1);
-		if (!g->staging[i]) {
-			rc = nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, (int32_t)i,
-					 "create: cannot allocate %llu bytes for input %zu",
-					 (unsigned long long)io->byte_size, i);
-			goto fail;
-		}
-	}
-	for (size_t i = 0; i < m->output_count; i++) {
-		const nbg_io *io = &m->outputs[i];
-		uint64_t bytes;
-		if (rt->output_format == NBG_RT_OUTPUT_FLOAT32) {
-			if (__builtin_mul_overflow(io->element_count, (uint64_t)4, &bytes) ||
-			    io->element_count == 0) {
-				rc = nbg_rt_fail(err, NBG_E_IO_SIZE_UNKNOWN, (int32_t)i,
-						 "output %zu has no usable element count", i);
-				goto fail;
-			}
-			g->out_format[i] = 0; /* FP32 */
-		} else {
-			if (!io->byte_size_known) {
-				rc = nbg_rt_fail(err, NBG_E_IO_SIZE_UNKNOWN, (int32_t)i,
-						 "output %zu has data format %u, whose byte size is "
-						 "not known",
-						 i, io->data_format);
-				goto fail;
-			}
-			bytes = io->byte_size;
-			g->out_format[i] = io->data_format;
-		}
-		if (bytes > SIZE_MAX || bytes > UINT32_MAX) {
-			rc = nbg_rt_fail(err, NBG_E_MODEL_TOO_LARGE, (int32_t)i,
-					 "output %zu has %llu bytes, more than the descriptor's "
-					 "32-bit size word",
-					 i, (unsigned long long)bytes);
-			goto fail;
-		}
-		g->out_size[i] = (size_t)bytes;
-	}
 
 	nnsdk_create_config *cfg = calloc(1, sizeof(*cfg));
 	if (!cfg) {

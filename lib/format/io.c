@@ -1,0 +1,43 @@
+/*
+ * io.c - what the v1 and v2 parsers share once a record's fields are read:
+ * an I/O record's derived values (quantization, element count, byte size)
+ * and each section's fingerprints.
+ */
+#include "common/hash.h"
+#include "common/internal.h"
+
+void nbg_io_derive(nbg_io *io)
+{
+	unsigned bits = nbg_data_format_bits(io->data_format);
+	uint64_t n = 1, total_bits;
+
+	io->byte_size_known = 0;
+	io->byte_size = 0;
+	/* v2 keeps an 8-byte union; v1 records carry the three values apart. */
+	if (io->quant_raw_count == 2) {
+		if (io->quant_format == NBG_QUANT_DFP) {
+			io->fixed_point_pos = (int32_t)io->quant_raw[0];
+		} else if (io->quant_format == NBG_QUANT_AFFINE) {
+			memcpy(&io->scale, &io->quant_raw[0], 4);
+			io->zero_point = (int32_t)io->quant_raw[1];
+		}
+	}
+	for (uint32_t i = 0; i < io->dim_count; i++)
+		if (mul_overflow_u64(n, io->dims[i], &n))
+			return;
+	io->element_count = n;
+	if (bits == 0 || mul_overflow_u64(n, bits, &total_bits))
+		return;
+	io->byte_size = total_bits / 8 + (total_bits % 8 != 0);
+	io->byte_size_known = 1;
+}
+
+void nbg_fingerprint_sections(nbg_ctx *c)
+{
+	for (size_t i = 0; i < c->m->section_count; i++) {
+		nbg_section *s = &c->m->sections[i];
+		const uint8_t *p = c->data + s->offset;
+		s->crc32 = nbg_crc32(0, p, s->size);
+		nbg_sha256(p, (size_t)s->size, s->sha256);
+	}
+}
