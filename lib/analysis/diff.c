@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/grow.h"
 #include "common/hash.h"
 #include "nbg/diff.h"
 #include "nbg/ledger.h"
@@ -41,16 +42,12 @@ static nbg_diff_item *add_item(dctx *c, nbg_diff_kind kind, const char *path)
 		d->truncated = 1;
 		return NULL;
 	}
-	if (d->count == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 32;
-		nbg_diff_item *n = realloc(d->items, cap * sizeof(*n));
-		if (!n) {
-			c->oom = 1;
-			return NULL;
-		}
-		d->items = n;
-		c->cap = cap;
+	nbg_diff_item *grown = nbg_grow(d->items, &c->cap, d->count + 1, sizeof(*grown), 32);
+	if (!grown) {
+		c->oom = 1;
+		return NULL;
 	}
+	d->items = grown;
 	nbg_diff_item *it = &d->items[d->count++];
 	memset(it, 0, sizeof(*it));
 	it->kind = kind;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/grow.h"
 #include "common/internal.h"
 #include "nbg/graph.h"
 
@@ -147,16 +148,13 @@ static void finding(gctx *c, const char *id, uint64_t offset, const char *fmt, .
 		g->findings_dropped++;
 		return;
 	}
-	if (g->finding_count == c->finding_cap) {
-		size_t cap = c->finding_cap ? 2 * c->finding_cap : 16;
-		void *p = realloc(g->findings, cap * sizeof(*g->findings));
-		if (!p) {
-			c->oom = 1;
-			return;
-		}
-		g->findings = p;
-		c->finding_cap = cap;
+	nbg_graph_finding *grown = nbg_grow(g->findings, &c->finding_cap, g->finding_count + 1,
+					    sizeof(*grown), 16);
+	if (!grown) {
+		c->oom = 1;
+		return;
 	}
+	g->findings = grown;
 	f = &g->findings[g->finding_count++];
 	memset(f, 0, sizeof(*f));
 	snprintf(f->id, sizeof(f->id), "%s", id);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/hash.h"
+#include "common/grow.h"
 #include "common/internal.h"
 #include "nbg/ledger.h"
 #include "report/report_internal.h"
@@ -76,14 +77,10 @@ static bool add_claim(builder *b, uint64_t off, uint64_t size, nbg_ledger_class 
 
 	if (size == 0)
 		return true;
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
-		claim *p = realloc(b->c, cap * sizeof(*p));
-		if (!p)
-			return false;
-		b->c = p;
-		b->cap = cap;
-	}
+	claim *grown = nbg_grow(b->c, &b->cap, b->n + 1, sizeof(*grown), 64);
+	if (!grown)
+		return false;
+	b->c = grown;
 	c = &b->c[b->n];
 	c->offset = off;
 	c->size = size;
@@ -104,14 +101,10 @@ static bool push_range(nbg_ledger *l, const uint8_t *data, uint64_t off, uint64_
 {
 	nbg_ledger_range *r;
 
-	if (l->nranges == l->rcap) {
-		size_t cap = l->rcap ? l->rcap * 2 : 64;
-		nbg_ledger_range *p = realloc(l->ranges, cap * sizeof(*p));
-		if (!p)
-			return false;
-		l->ranges = p;
-		l->rcap = cap;
-	}
+	nbg_ledger_range *grown = nbg_grow(l->ranges, &l->rcap, l->nranges + 1, sizeof(*grown), 64);
+	if (!grown)
+		return false;
+	l->ranges = grown;
 	r = &l->ranges[l->nranges++];
 	memset(r, 0, sizeof(*r));
 	r->offset = off;
@@ -131,14 +124,10 @@ static bool push_view(nbg_ledger *l, const uint8_t *data, nbg_ledger_view_kind k
 {
 	nbg_ledger_view *v;
 
-	if (l->nviews == l->vcap) {
-		size_t cap = l->vcap ? l->vcap * 2 : 16;
-		nbg_ledger_view *p = realloc(l->views, cap * sizeof(*p));
-		if (!p)
-			return false;
-		l->views = p;
-		l->vcap = cap;
-	}
+	nbg_ledger_view *grown = nbg_grow(l->views, &l->vcap, l->nviews + 1, sizeof(*grown), 16);
+	if (!grown)
+		return false;
+	l->views = grown;
 	v = &l->views[l->nviews++];
 	memset(v, 0, sizeof(*v));
 	v->kind = kind;

@@ -16,6 +16,7 @@
 #include <errno.h>
 
 #include "common/atomic.h"
+#include "common/grow.h"
 #include "nbg/ledger.h"
 
 typedef struct sbuf {
@@ -45,14 +46,12 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
 			b->n += (size_t)k;
 			return;
 		}
-		size_t cap = (b->cap ? b->cap * 2 : 8192) + (size_t)k;
-		char *p = realloc(b->p, cap);
+		char *p = nbg_grow(b->p, &b->cap, b->n + (size_t)k + 1, 1, 8192);
 		if (!p) {
 			b->oom = true;
 			return;
 		}
 		b->p = p;
-		b->cap = cap;
 	}
 }
 

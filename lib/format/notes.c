@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/grow.h"
 #include "common/internal.h"
 
 nbg_code nbg_fail(nbg_ctx *c, nbg_code code, uint64_t offset, const char *field,
@@ -23,20 +24,14 @@ bool nbg_note_add(nbg_ctx *c, const char *id, uint64_t offset, const char *fmt, 
 	nbg_model *m = c->m;
 	va_list ap;
 
-	if (m->note_count == c->note_cap) {
-		size_t cap = c->note_cap ? c->note_cap * 2 : 16;
-		nbg_note *n;
-
-		/* Notes are per rule and per structure; a hostile file could
-		 * still ask for many, so they are capped. */
-		if (cap > 4096)
-			return false;
-		n = realloc(m->notes, cap * sizeof(*n));
-		if (!n)
-			return false;
-		m->notes = n;
-		c->note_cap = cap;
-	}
+	/* Notes are per rule and per structure; a hostile file could still ask
+	 * for many, so they are capped. */
+	if (m->note_count == 4096)
+		return false;
+	nbg_note *grown = nbg_grow(m->notes, &c->note_cap, m->note_count + 1, sizeof(*grown), 16);
+	if (!grown)
+		return false;
+	m->notes = grown;
 	nbg_note *n = &m->notes[m->note_count++];
 	snprintf(n->id, sizeof(n->id), "%s", id);
 	n->offset = offset;
