@@ -70,6 +70,9 @@ enum nbg_graph_source {
 /* Public name without prefix ("NN_LUT", "INIT"); NULL for values the public
  * enum does not define (the value is kept as a number). */
 NBG_API const char *nbg_graph_op_type_name(uint32_t type);
+/* Name of entry b of nbg_graph.ops_by_type: the public type names for 0..8,
+ * "END", "INIT", then "other"; NULL for b >= NBG_GRAPH_OP_BUCKETS. */
+NBG_API const char *nbg_graph_op_bucket_name(size_t b);
 /* "STATE", "COMMAND", "KERNEL"; NULL otherwise. */
 NBG_API const char *nbg_graph_patch_type_name(uint32_t type);
 /* "COMMAND", "INPUT", "OUTPUT", "MEMORY_POOL", "AXI_SRAM", "MISC_DYNA_GENERIC",
@@ -219,6 +222,7 @@ typedef struct nbg_graph_finding {
 	char text[200];
 } nbg_graph_finding;
 
+#define NBG_GRAPH_OP_BUCKETS 12 /* entries of nbg_graph.ops_by_type */
 #define NBG_GRAPH_MAX_FINDINGS 1000u /* more are counted in findings_dropped */
 /* Room for relations: the library checks at compile time that its own count
  * fits (relation_count says how many are filled). */
@@ -250,8 +254,8 @@ typedef struct nbg_graph {
 	int state_table, instr_table;
 
 	/* operations per engine type: [0..8] public types, [9] END, [10] INIT,
-	 * [11] any other value */
-	size_t ops_by_type[12];
+	 * [11] any other value (nbg_graph_op_bucket_name names each) */
+	size_t ops_by_type[NBG_GRAPH_OP_BUCKETS];
 	uint64_t abs_op_ids;     /* distinct abs_op_id values (records with abs_op_id) */
 	size_t patches_unreferenced, patches_shared;
 

@@ -31,6 +31,13 @@ const char *nbg_graph_op_type_name(uint32_t type)
 	return NULL;
 }
 
+const char *nbg_graph_op_bucket_name(size_t b)
+{
+	if (b < 9)
+		return nbg_graph_op_type_name((uint32_t)b);
+	return b == 9 ? "END" : b == 10 ? "INIT" : b == 11 ? "other" : NULL;
+}
+
 const char *nbg_graph_patch_type_name(uint32_t type)
 {
 	static const char *const names[] = { "STATE", "COMMAND", "KERNEL" };

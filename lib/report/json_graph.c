@@ -38,9 +38,6 @@ static json_t *record_object(size_t i, uint64_t offset)
 
 static json_t *summary_json(const nbg_graph *g)
 {
-	static const char *const type_keys[12] = { "NONE", "SH", "NN", "TP", "SW", "SC",
-						    "SP", "NN_LUT", "NT", "END", "INIT",
-						    "other" };
 	json_t *o = json_object(), *recs = json_object(), *bytype = json_object(),
 	       *rels = json_array();
 
@@ -62,9 +59,9 @@ static json_t *summary_json(const nbg_graph *g)
 			    json_integer((json_int_t)g->hw_init_count));
 	json_object_set_new(o, "ppu_param_count", json_integer((json_int_t)g->ppu_param_count));
 	json_object_set_new(o, "records", recs);
-	for (int t = 0; t < 12; t++)
+	for (size_t t = 0; t < NBG_GRAPH_OP_BUCKETS; t++)
 		if (g->ops_by_type[t])
-			json_object_set_new(bytype, type_keys[t],
+			json_object_set_new(bytype, nbg_graph_op_bucket_name(t),
 					    json_integer((json_int_t)g->ops_by_type[t]));
 	json_object_set_new(o, "operations_by_type", bytype);
 	json_object_set_new(o, "distinct_abs_op_ids", json_integer((json_int_t)g->abs_op_ids));

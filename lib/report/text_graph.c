@@ -295,9 +295,6 @@ void nbg_text_graph(FILE *out, const nbg_model *m, const nbg_graph *g, unsigned 
 
 void nbg_text_graph_summary(FILE *out, const nbg_model *m)
 {
-	static const char *const type_keys[12] = { "NONE", "SH", "NN", "TP", "SW", "SC",
-						    "SP", "NN_LUT", "NT", "END", "INIT",
-						    "other" };
 	nbg_graph *g = NULL;
 	nbg_error err;
 	uint64_t checks, failed;
@@ -315,9 +312,9 @@ void nbg_text_graph_summary(FILE *out, const nbg_model *m)
 	fprintf(out, "\n  %-26s %zu", "Operations:", g->operation_count);
 	if (g->operation_records.decoded)
 		fprintf(out, " (%u-byte records)", g->operation_records.record_size);
-	for (int t = 0; t < 12; t++)
+	for (size_t t = 0; t < NBG_GRAPH_OP_BUCKETS; t++)
 		if (g->ops_by_type[t]) {
-			fprintf(out, "%s%s %zu", sep, type_keys[t], g->ops_by_type[t]);
+			fprintf(out, "%s%s %zu", sep, nbg_graph_op_bucket_name(t), g->ops_by_type[t]);
 			sep = ", ";
 		}
 	fprintf(out, "\n  %-26s %zu", "Patches:", g->patch_count);
