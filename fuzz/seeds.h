@@ -4,8 +4,8 @@
  * builder here) and "shrunk" copies of real files (every structure kept,
  * opaque payloads cut short) so a fuzzer spends its mutations on structure.
  *
- * Nothing here uses libnbg: the layouts are written from NOTES.md and the
- * seed documents, so the seeds are a second opinion on the parser.
+ * Nothing here uses libnbg: the layouts are written from doc/format-v1.md and
+ * doc/format-v2.md, so the seeds are a second opinion on the parser.
  */
 #ifndef NBG_FUZZ_SEEDS_H
 #define NBG_FUZZ_SEEDS_H
@@ -31,7 +31,7 @@ void seed_free_all(seed_file *s, size_t count);
  * table has 20 entries (the input table begins after them).  malloc'd. */
 uint8_t *seed_v1_build(uint32_t version, int variant, size_t *size);
 
-/* Record strides of a v1 version (NOTES.md section 2); patch 0 for
+/* Record strides of a v1 version (doc/format-v1.md); patch 0 for
  * 0x10010-0x10013, where either 28 or 40 may be used. */
 typedef struct seed_v1_strides {
 	uint32_t io, layer, operation, patch, sh, sw;

@@ -12,8 +12,8 @@ int nbg_cmd_probe(int argc, char **argv);
 /* `nbg run MODEL --input FILE... --output-dir DIR [--loops N]
  *  [--golden FILE... [--tolerance X]] [--nnsdk PATH] [--device-root DIR]
  *  [--float32-outputs] [--input-kind N]`.  argv[0] is the subcommand name.  Returns 0 ok,
- * 1 invalid model or golden mismatch, 2 usage (including input count/size
- * mismatches), 3 file I/O, 4 device, library or runtime failure. */
+ * 1 invalid model, inputs that do not fit it or golden mismatch, 2 usage,
+ * 3 file I/O, 4 device, library or runtime failure. */
 int nbg_cmd_run(int argc, char **argv);
 
 #endif

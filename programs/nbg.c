@@ -1,11 +1,12 @@
 /*
- * nbg.c - the nbg command: dispatch to subcommands.  Exit codes: 0 ok, 1 invalid / checks failed / differences,
- * 2 usage, 3 cannot read or write, 4 NPU runtime or device unavailable.
+ * nbg.c - the nbg command: dispatch to subcommands.  Exit codes: 0 ok,
+ * 1 invalid / checks failed / differences, 2 usage, 3 cannot read or write,
+ * 4 NPU runtime or device unavailable.
  */
-#include <errno.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_ledger.h"
 #include "cmd_run.h"
 
 static void usage(FILE *out)
@@ -35,6 +36,19 @@ static void usage(FILE *out)
 	      out);
 }
 
+/* Every command, in the order of the help text. */
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "inspect", nbg_cmd_inspect }, { "verify", nbg_cmd_verify },
+	{ "fields", nbg_cmd_fields },   { "codes", nbg_cmd_codes },
+	{ "diff", nbg_cmd_diff },       { "corpus", nbg_cmd_corpus },
+	{ "ledger", nbg_cmd_ledger },   { "reemit", nbg_cmd_reemit },
+	{ "map", nbg_cmd_map },         { "probe", nbg_cmd_probe },
+	{ "run", nbg_cmd_run },
+};
+
 int main(int argc, char **argv)
 {
 	const char *cmd;
@@ -44,31 +58,9 @@ int main(int argc, char **argv)
 		return NBG_EXIT_USAGE;
 	}
 	cmd = argv[1];
-	if (!strcmp(cmd, "inspect"))
-		return nbg_cmd_inspect(argc - 1, argv + 1);
-	if (!strcmp(cmd, "verify"))
-		return nbg_cmd_verify(argc - 1, argv + 1);
-	if (!strcmp(cmd, "fields"))
-		return nbg_cmd_fields(argc - 1, argv + 1);
-	if (!strcmp(cmd, "diff"))
-		return nbg_cmd_diff(argc - 1, argv + 1);
-	if (!strcmp(cmd, "corpus"))
-		return nbg_cmd_corpus(argc - 1, argv + 1);
-	if (!strcmp(cmd, "codes"))
-		return nbg_cmd_codes(argc - 1, argv + 1);
-	/* @@dispatch: ledger, reemit, map (issue 5) */
-#include "cmd_ledger.h" /* prototypes only; kept inside the marked block */
-	if (!strcmp(cmd, "ledger"))
-		return nbg_cmd_ledger(argc - 1, argv + 1);
-	if (!strcmp(cmd, "reemit"))
-		return nbg_cmd_reemit(argc - 1, argv + 1);
-	if (!strcmp(cmd, "map"))
-		return nbg_cmd_map(argc - 1, argv + 1);
-	/* @@end-dispatch */
-	if (!strcmp(cmd, "probe"))
-		return nbg_cmd_probe(argc - 1, argv + 1);
-	if (!strcmp(cmd, "run"))
-		return nbg_cmd_run(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(cmd, commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		usage(stdout);
 		return NBG_EXIT_OK;

@@ -1,7 +1,7 @@
 /*
  * test_codes_doc.c - the docs and the code share one list: the generated
  * blocks of doc/failure-codes.md and doc/field-map.md equal what the nbg
- * binary prints now, and every code name NOTES.md fixed still exists with
+ * binary prints now, and every code name fixed so far still exists with
  * the same spelling (codes are never renamed).
  */
 #include <setjmp.h>

@@ -57,7 +57,7 @@ static void scan_file(expect *e, const char *path)
 		}
 	} else {
 		e->v1++;
-		e->io_records += (int)(fx_get32(b + 84) + fx_get32(b + 88)); /* NOTES.md section 2 */
+		e->io_records += (int)(fx_get32(b + 84) + fx_get32(b + 88)); /* doc/format-v1.md */
 	}
 	free(b);
 }

@@ -1,5 +1,5 @@
 /*
- * test_diff.c - controlled differentials: the seed's A/B pair (one byte of
+ * test_diff.c - controlled differentials: the field map's A/B pair (one byte of
  * dynamic-I/O entry 0 changed, 00 01 02 03 -> 00 01 02 04) is located at
  * region +3 of entry 0 and nothing else but the checksums it implies changes;
  * identical files are identical; added sections, real corpus pairs and the

@@ -1,7 +1,7 @@
 /*
  * test_v1.c - NBG v1: every real file in ../shared/corpus/v1 parses, and what
  * the library decodes is compared with a second decoder written here from
- * the plain offsets of NOTES.md section 2 (no field map, no library code),
+ * the plain offsets of doc/format-v1.md (no field map, no library code),
  * with zlib and OpenSSL for checksums.  Each v1 failure code is provoked by
  * changing exactly one thing in a copy of a real file, and the exact code and
  * byte offset are asserted.  Versions with no sample (below 0x10003, in the
@@ -115,7 +115,7 @@ static int has_note(const nbg_model *m, const char *id)
 
 /* ------------------------------------------- the independent decoder */
 
-/* NOTES.md section 2, written out with plain offsets. */
+/* doc/format-v1.md's layout, written out with plain offsets. */
 typedef struct ref_io {
 	uint32_t dim_count, dims[6], fmt, type, quant, fp_raw, scale_raw, zp_raw;
 	int has_name;
@@ -196,7 +196,7 @@ static void ref_parse(const uint8_t *b, size_t size, ref_v1 *r)
 		ref_io_read(b + r->off[1] + i * r->io_stride, r->io_stride, &r->out[i]);
 }
 
-/* Entry counts as measured (NOTES.md section 2). */
+/* Entry counts as measured (doc/format-v1.md). */
 static uint32_t ref_entry_count(uint32_t v)
 {
 	switch (v) {
@@ -497,7 +497,7 @@ static void test_crc_sum_match(void **state)
 	assert_int_equal(m->v1.crc_sum_computed, (uint32_t)crc);
 	assert_string_equal(m->v1.crc_sum_finding, "match");
 	assert_true(has_note(m, "v1-crc-sum-match"));
-	/* 27 entries: the seed's "eight opaque bytes" are the 27th (LOADSTATE_TABLE). */
+	/* 27 entries: the field map's "eight opaque bytes" are the 27th (LOADSTATE_TABLE). */
 	assert_int_equal(m->v1.entry_count, 27);
 	assert_int_equal(m->sections[26].type, NBG_SEC_LOADSTATE_TABLE);
 	assert_int_equal(m->sections[26].offset, 2028);

@@ -86,7 +86,7 @@ static void check_io_against_meta(const nbg_io *ios, size_t n, json_t *meta)
 	}
 }
 
-/* The seed's file checksum, computed here from the raw bytes with zlib. */
+/* The file checksum rule (doc/format-v2.md), computed here from the raw bytes with zlib. */
 static uint32_t independent_file_crc(const uint8_t *b, size_t size)
 {
 	uint32_t dir = fx_get32(b + 48), n = fx_get32(b + 56);
@@ -158,7 +158,7 @@ static void check_file(const char *name)
 	assert_int_equal(m->network_info.vsi_reserved_nonzero, 0);
 	assert_int_equal(m->network_info.input_count, m->input_count);
 	assert_int_equal(m->network_info.output_count, m->output_count);
-	/* the three implicit run operations (NOTES.md section 1) */
+	/* the three implicit run operations (doc/format-v2.md) */
 	const nbg_section *ops = nbg_model_section(m, NBG_SEC_OPERATIONS);
 	assert_non_null(ops);
 	assert_int_equal(m->network_info.operation_count, ops->size / ops->entry_size + 3);

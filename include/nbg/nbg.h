@@ -246,7 +246,8 @@ typedef struct nbg_tail {
 	uint8_t sha256[32];
 } nbg_tail;
 
-/* A deviation from the seed corpus' invariants, or a finding: never a failure. */
+/* A deviation from the invariants of the 138-file reference corpus of the
+ * field map (doc/reference-corpus.md), or a finding: never a failure. */
 typedef struct nbg_note {
 	char id[40];        /* stable, kebab-case */
 	uint64_t offset;
@@ -370,7 +371,8 @@ static inline uint32_t nbg_io_dim_outer(const nbg_io *io, uint32_t i)
 
 /* ------------------------------------------------------------ field map */
 
-/* Evidence codes from the seed's confidence ledger, as a string ("W+P+C"). */
+/* Evidence codes of the field map's confidence ledger, as a string ("W+P+C");
+ * doc/field-map.md lists them. */
 typedef enum nbg_field_kind {
 	NBG_FIELD_U32 = 0,  /* little-endian u32 */
 	NBG_FIELD_I32,      /* little-endian two's-complement i32 */
@@ -401,7 +403,7 @@ NBG_API const nbg_field *nbg_field_map(size_t *count);
 
 /* ----------------------------------------------------------- reports */
 
-/* Writes the JSON report (one document, parser keys of the seed) to a new
+/* Writes the JSON report (one document, parser keys of the field map) to a new
  * malloc'd NUL-terminated string; NULL on allocation failure. */
 NBG_API char *nbg_report_json(const nbg_model *m, const char *path);
 /* JSON document for a failure. */

@@ -104,7 +104,7 @@ NBG_API nbg_code nbg_rt_probe_devices(const char *device_root, nbg_rt_probe *out
 /* ------------------------------------------------------------ runtime */
 
 /* Input kind written at descriptor +0x18: BINARY_RAW_DATA in the vendor enum
- * that matches the seed's config layout; bytes go to the tensor unchanged. */
+ * that matches the recovered config layout (doc/runtime.md); bytes go to the tensor unchanged. */
 #define NBG_RT_INPUT_KIND_BINARY_RAW 3u
 
 /* Output format written at command +0x0c. */

@@ -2,7 +2,7 @@
  * fieldmap.c - the NBG field map as data.  One descriptor per field drives
  * the decoders (through nbg_fid_u32), the JSON report and `nbg fields`.
  * Offsets are relative to the structure named in the first column; evidence
- * codes are those of the seed's confidence ledger (doc/field-map.md).
+ * codes are those of the field map's confidence ledger (doc/field-map.md).
  */
 #include <stddef.h>
 

@@ -37,7 +37,7 @@ enum {
 	E_SW = 11,
 };
 
-/* Entry counts measured on real files (NOTES.md section 2); 0: no sample. */
+/* Entry counts measured on real files (doc/format-v1.md); 0: no sample. */
 static uint32_t measured_entry_count(uint32_t v)
 {
 	if (v >= 0x10003u && v < 0x1000Cu)

@@ -22,7 +22,8 @@ static bool crc_required(uint32_t type)
 	       type == NBG_SEC_LOADSTATE || type == NBG_SEC_COEF_DATA;
 }
 
-/* Types present in the seed's corpus (deviations are notes, not failures). */
+/* Types present in the 138-file reference corpus of the field map
+ * (doc/reference-corpus.md); others are notes, not failures. */
 static bool seen_in_seed_corpus(uint32_t type)
 {
 	static const uint8_t seen[] = { 1, 2, 3, 4, 7, 8, 9, 10, 19, 20, 21, 23, 24, 25, 26, 27,
@@ -499,7 +500,7 @@ static nbg_code parse_checksums(nbg_ctx *c, const nbg_section *cs)
 	return NBG_OK;
 }
 
-/* The seed's file checksum: section CRCs combined in directory order, each
+/* The file checksum (doc/format-v2.md): section CRCs combined in directory order, each
  * CHECKSUM value word taken as zero; gaps, header and directory excluded. */
 static nbg_code check_file_checksum(nbg_ctx *c, const nbg_section **sorted)
 {
@@ -683,7 +684,7 @@ nbg_code nbg_parse_v2(nbg_ctx *c)
 
 	if (m->section_count != 18 && m->section_count != 20)
 		nbg_note_add(c, "section-count-unseen", m->sub_header_offset + 8,
-			     "%zu sections (18 or 20 in the seed's corpus)", m->section_count);
+			     "%zu sections (18 or 20 in the 138-file reference corpus of the field map)", m->section_count);
 out:
 	free(sorted);
 	return rc;

@@ -1,7 +1,7 @@
 /*
  * nnsdk_abi.h - the libnnsdk.so binary interface as the stock firmware callers
  * use it (seed 003, "Stock CTC NPU Call Graph").  Private to libnbg; every
- * offset and size the seed pins is checked at compile time below, and
+ * offset and size the recovered call graph pins is checked at compile time below, and
  * doc/runtime.md carries the same table.
  *
  * The layouts are LP64 (AArch64, the boards that ship libnnsdk.so).  On other
@@ -87,9 +87,9 @@ typedef struct nnsdk_output_cmd {
 } nnsdk_output_cmd;
 
 /*
- * Returned output object.  Pinned by the seed: first descriptor at +0x08, its
+ * Returned output object.  Pinned by the recovered call graph: first descriptor at +0x08, its
  * data pointer at descriptor +0x48 = object +0x50.  Derived from the same
- * descriptor layout (not pinned by the seed, so only read, and checked): the
+ * descriptor layout (not pinned by the call graph, so only read, and checked): the
  * output count word at +0x04, the size word at descriptor +0x00 (+0x04 name,
  * +0x50 params, +0x58 format) and the 0x60-byte stride between descriptors.
  * The size used is the NBG output record's; the size word is only checked.

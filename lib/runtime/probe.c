@@ -1,7 +1,8 @@
 /*
  * probe.c - the NPU device probe of libnnsdk's aml_get_hardware_type,
  * redone on the host side so a tool can say "no NPU" before loading vendor
- * code.  Order and backend numbers follow the seed exactly.
+ * code.  Order and backend numbers follow the recovered call graph exactly
+ * (doc/runtime.md).
  */
 #include <errno.h>
 #include <stdio.h>
