@@ -1,6 +1,6 @@
 /*
  * fuzz_graph.c - libFuzzer harness: graph decoding (nbg_graph_decode), its
- * JSON (nbg_graph_json) and its text tables (programs/report_graph.c).
+ * JSON (nbg_graph_json) and its text tables (lib/report/text_graph.c).
  * Whenever the parse succeeds the graph must decode (findings, never a
  * failure), every record it kept must lie inside its section, record and
  * table counts must follow from the section sizes, table coverage must add up,
