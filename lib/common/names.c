@@ -1,8 +1,10 @@
 /*
  * names.c - public enum names: section types, buffer formats, data types,
- * quantization formats, section classes.
+ * quantization formats, section classes, graph operation, patch and source
+ * types.
  */
 #include "common/internal.h"
+#include "nbg/graph.h"
 
 static const char *const section_names[NBG_SECTION_TYPE_COUNT] = {
 	"NONE", "INPUT", "OUTPUT", "LAYER", "OPERATIONS", "COEF_HEADER_TABLE", "COEF_HEADER",
@@ -73,4 +75,48 @@ const char *nbg_version_string(void)
 unsigned nbg_version_number(void)
 {
 	return NBG_VERSION_NUMBER;
+}
+
+/* ------------------------------------------------------------ graph names */
+
+const char *nbg_graph_op_type_name(uint32_t type)
+{
+	static const char *const names[] = { "NONE", "SH", "NN", "TP", "SW",
+					     "SC", "SP", "NN_LUT", "NT" };
+	if (type < sizeof(names) / sizeof(names[0]))
+		return names[type];
+	if (type == NBG_GRAPH_OP_END)
+		return "END";
+	if (type == NBG_GRAPH_OP_INIT)
+		return "INIT";
+	return NULL;
+}
+
+const char *nbg_graph_op_bucket_name(size_t b)
+{
+	if (b < 9)
+		return nbg_graph_op_type_name((uint32_t)b);
+	return b == 9 ? "END" : b == 10 ? "INIT" : b == 11 ? "other" : NULL;
+}
+
+const char *nbg_graph_patch_type_name(uint32_t type)
+{
+	static const char *const names[] = { "STATE", "COMMAND", "KERNEL" };
+	return type < 3 ? names[type] : NULL;
+}
+
+const char *nbg_graph_source_type_name(uint32_t st)
+{
+	static const char *const names[] = {
+		"COMMAND", "INPUT", "OUTPUT", "MEMORY_POOL", "AXI_SRAM", "MISC_DYNA_GENERIC",
+		"MISC_DYNA_INPUT", "MISC_DYNA_OUTPUT", "VIP_SRAM", "KERNEL_BITSTREAM",
+		"LAYER_DUMP_OUTPUT",
+	};
+	if (st < sizeof(names) / sizeof(names[0]))
+		return names[st];
+	if (st == NBG_GRAPH_SRC_MULTIVIP_CHIPID)
+		return "MULTIVIP_CHIPID";
+	if (st == NBG_GRAPH_SRC_MULTIVIP_SYNC_CMDS)
+		return "MULTIVIP_SYNC_CMDS";
+	return NULL;
 }
