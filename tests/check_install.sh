@@ -1,0 +1,45 @@
+#!/bin/sh
+# Installs the build into a temporary prefix (meson install --destdir), then
+# builds README.md's library example against the *installed* library with
+# `pkg-config --cflags --libs libnbg` and runs it on the bundled sample,
+# expecting the input size the sample declares.  Also checks that the
+# installed tree has the shared library with its soname, the static library
+# and every public header.
+# Usage: check_install.sh BUILD_DIR SOURCE_ROOT
+set -eu
+build=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+meson install -C "$build" --destdir "$tmp/root" --no-rebuild >"$tmp/install.log" 2>&1 ||
+	{ cat "$tmp/install.log"; echo "meson install failed"; exit 1; }
+pc=$(find "$tmp/root" -name libnbg.pc | head -n 1)
+[ -n "$pc" ] || { echo "no libnbg.pc installed"; exit 1; }
+libdir=$(dirname "$(dirname "$pc")")
+for f in libnbg.so libnbg.so.0 libnbg.a; do
+	[ -e "$libdir/$f" ] || { echo "missing $libdir/$f"; exit 1; }
+done
+incdir=$(find "$tmp/root" -type d -path '*/include/nbg' | head -n 1)
+for h in "$src"/include/nbg/*.h; do
+	[ -f "$incdir/$(basename "$h")" ] || { echo "header $(basename "$h") not installed"; exit 1; }
+done
+[ -f "$incdir/version.h" ] || { echo "generated version.h not installed"; exit 1; }
+soname=$(objdump -p "$libdir/libnbg.so.0" | awk '$1 == "SONAME" { print $2 }')
+[ "$soname" = libnbg.so.0 ] || { echo "soname is '$soname', not libnbg.so.0"; exit 1; }
+
+# The example, exactly as README.md shows it.
+awk '/^## Library/ { f = 1 } f && /^```c/ { g = 1; next } g && /^```/ { exit } g { print }' \
+	"$src/README.md" >"$tmp/example.c"
+[ -s "$tmp/example.c" ] || { echo "no C example under '## Library' in README.md"; exit 1; }
+flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$tmp/root" \
+	pkg-config --cflags --libs libnbg)
+echo "pkg-config --cflags --libs libnbg: $flags"
+# shellcheck disable=SC2086
+${CC:-cc} -std=c11 -Wall -Wextra -Werror -o "$tmp/example" "$tmp/example.c" $flags
+out=$(LD_LIBRARY_PATH="$libdir" "$tmp/example" "$src/samples/sample.nb")
+echo "example: $out"
+# The sample's one input is INT16 [1,128,128,3]: 98304 bytes (README's report).
+[ "$out" = "input 0: 98304 bytes" ] || { echo "unexpected example output"; exit 1; }
+LD_LIBRARY_PATH="$libdir" "$tmp/example" /nonexistent.nb && { echo "example accepted a missing file"; exit 1; }
+echo "installed library, headers and pkg-config file work"
