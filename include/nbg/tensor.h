@@ -150,6 +150,15 @@ NBG_API nbg_code nbg_tensor_from_raw(const nbg_io *io, nbg_tensor_kind kind, int
 				     const void *raw, size_t raw_size, uint8_t **out,
 				     size_t *out_size, nbg_error *err);
 
+/*
+ * A file's content -> the record's values as float (*out malloc'ed,
+ * io->element_count of them): a float .npy is taken by value (shape checked
+ * as in nbg_tensor_to_raw, no quantization); anything else goes through
+ * nbg_tensor_to_raw and nbg_tensor_dequantize.  For goldens.
+ */
+NBG_API nbg_code nbg_tensor_floats(const nbg_io *io, nbg_tensor_kind kind, const uint8_t *buf,
+				   size_t size, float **out, nbg_error *err);
+
 /* ------------------------------------------------------------ results */
 
 typedef struct nbg_tensor_top_entry {

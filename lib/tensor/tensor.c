@@ -389,3 +389,27 @@ nbg_code nbg_tensor_from_raw(const nbg_io *io, nbg_tensor_kind kind, int keep_dt
 	free(v);
 	return rc;
 }
+
+nbg_code nbg_tensor_floats(const nbg_io *io, nbg_tensor_kind kind, const uint8_t *buf, size_t size,
+			   float **out, nbg_error *err)
+{
+	if (!io || !out || (!buf && size))
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "", "tensor: NULL pointer");
+	*out = NULL;
+	nbg_io fio = *io;
+	nbg_npy a;
+	if (kind == NBG_TENSOR_NPY && nbg_npy_parse(buf, size, &a, NULL) == NBG_OK && a.kind == 'f') {
+		fio.data_format = 0; /* FP32, unquantized: the values as they are */
+		fio.quant_format = NBG_QUANT_NONE;
+		fio.byte_size = fio.element_count * 4;
+		fio.byte_size_known = 1;
+	}
+	uint8_t *raw;
+	size_t rs;
+	nbg_code rc = nbg_tensor_to_raw(&fio, kind, buf, size, &raw, &rs, err);
+	if (rc != NBG_OK)
+		return rc;
+	rc = to_floats(&fio, raw, rs, out, err);
+	free(raw);
+	return rc;
+}
