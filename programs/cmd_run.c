@@ -730,6 +730,7 @@ static json_t *golden_json(const run_state *s)
 		json_t *x = json_object();
 		json_object_set_new(x, "index", json_integer((json_int_t)i));
 		json_object_set_new(x, "file", json_text(s->a.goldens[i]));
+		json_object_set_new(x, "format", json_string(format_name(s->res->outputs[i].data_format)));
 		json_object_set_new(x, "elements", json_integer((json_int_t)s->cmp[i].elements));
 		json_object_set_new(x, "mismatches", json_integer((json_int_t)s->cmp[i].mismatches));
 		json_object_set_new(x, "first_mismatch", s->cmp[i].mismatches
