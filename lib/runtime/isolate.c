@@ -105,8 +105,13 @@ nbg_code nbg_rt_isolate(int isolate, size_t shared_size, uint32_t timeout_ms, nb
 	if (pid < 0)
 		return nbg_error_io(err, errno, 0, "", "cannot fork the runtime process");
 	if (pid == 0) {
-		/* The child: vendor chatter on stdout goes to stderr. */
+		/* The child: vendor chatter on stdout goes to stderr, and a fatal
+		 * signal ends it (a handler the caller installed must not resume
+		 * a crashed vendor call). */
 		dup2(STDERR_FILENO, STDOUT_FILENO);
+		static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS };
+		for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+			signal(fatal[i], SIG_DFL);
 		crumb = h->call;
 		fn(h, arg);
 		nbg_rt_crumb("(done)");
