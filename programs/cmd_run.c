@@ -21,19 +21,15 @@
 #include "cli.h"
 #include "cmd_run.h"
 #include "nbg/runtime.h"
+#include "nbg/session.h"
+#include "nbg/targets.h"
+#include "nbg/tensor.h"
 
 /* ------------------------------------------------------------ helpers */
 
 static void print_rt_error(const char *cmd, const nbg_error *e)
 {
 	fprintf(stderr, "nbg %s: %s: %s\n", cmd, nbg_code_name(e->code), e->message);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static void hex32(const uint8_t d[32], char out[65])
@@ -227,6 +223,14 @@ typedef struct run_args {
 	int float32_outputs;
 	int input_kind_given;
 	uint32_t input_kind;
+	int backend;             /* nbg_rt_select */
+	const char *lib;         /* --lib (or --nnsdk) */
+	int force_target, no_isolate;
+	unsigned long top;       /* --top N, 0: none */
+	unsigned long timeout_s; /* --timeout, 0: the default */
+	const char *sample;      /* --sample FILE */
+	char **out_names;        /* raw output file names ([output] of sample.txt) */
+	size_t out_name_count;
 } run_args;
 
 /* A file written under a temporary name in the output directory. */
@@ -239,8 +243,12 @@ typedef struct staged_file {
 
 static const char run_usage[] =
 	"usage: nbg run MODEL.nb --input FILE... --output-dir DIR [--loops N]\n"
-	"               [--golden FILE... [--tolerance X]] [--nnsdk PATH]\n"
-	"               [--device-root DIR] [--float32-outputs] [--input-kind N]\n";
+	"               [--golden FILE... [--tolerance X]] [--top N]\n"
+	"               [--backend auto|nnsdk|viplite] [--lib PATH] [--nnsdk PATH]\n"
+	"               [--force-target] [--device-root DIR] [--timeout SECONDS]\n"
+	"               [--float32-outputs] [--input-kind N] [--no-isolate]\n"
+	"       nbg run --sample sample.txt --output-dir DIR [options above]\n"
+	"inputs and goldens: raw (.bin, .dat), NumPy .npy, or text .tensor/.txt\n";
 
 static int run_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int run_usage_error(const char *fmt, ...)
@@ -273,6 +281,42 @@ static int take_list(int argc, char **argv, int *i, const char ***list, size_t *
 	return 0;
 }
 
+static int parse_number(const char *opt, const char *v, unsigned long lo, unsigned long hi,
+			unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long n = strtoul(v, &end, 10);
+	if (errno || *end || !*v || v[0] == '-' || n < lo || n > hi)
+		return run_usage_error("%s wants an integer %lu..%lu, got '%s'", opt, lo, hi, v);
+	*out = n;
+	return 0;
+}
+
+/* The options this layer added: backend, library, top, timeout, sample. */
+static int parse_extra(const char *s, const char *v, run_args *a)
+{
+	if (!strcmp(s, "--backend")) {
+		for (int b = NBG_RT_SELECT_AUTO; b <= NBG_RT_SELECT_VIPLITE; b++)
+			if (!strcmp(v, nbg_rt_select_name(b))) {
+				a->backend = b;
+				return 0;
+			}
+		return run_usage_error("--backend is auto, nnsdk or viplite, not '%s'", v);
+	}
+	if (!strcmp(s, "--lib")) {
+		a->lib = v;
+		return 0;
+	}
+	if (!strcmp(s, "--sample")) {
+		a->sample = v;
+		return 0;
+	}
+	if (!strcmp(s, "--top"))
+		return parse_number(s, v, 1, 1000, &a->top);
+	return parse_number(s, v, 1, 86400, &a->timeout_s);
+}
+
 static int parse_run_args(int argc, char **argv, run_args *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -291,6 +335,16 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 				return r == -2 ? NBG_EXIT_IO : run_usage_error("%s needs at least one file", s);
 		} else if (!strcmp(s, "--float32-outputs")) {
 			a->float32_outputs = 1;
+		} else if (!strcmp(s, "--force-target")) {
+			a->force_target = 1;
+		} else if (!strcmp(s, "--no-isolate")) {
+			a->no_isolate = 1;
+		} else if (!strcmp(s, "--backend") || !strcmp(s, "--lib") || !strcmp(s, "--top") ||
+			   !strcmp(s, "--timeout") || !strcmp(s, "--sample")) {
+			if (i + 1 >= argc)
+				return run_usage_error("%s needs a value", s);
+			if ((r = parse_extra(s, argv[++i], a)) != 0)
+				return r;
 		} else if (!strcmp(s, "--output-dir") || !strcmp(s, "--loops") ||
 			   !strcmp(s, "--tolerance") || !strcmp(s, "--nnsdk") ||
 			   !strcmp(s, "--device-root") || !strcmp(s, "--input-kind")) {
@@ -301,6 +355,9 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 				a->output_dir = v;
 			} else if (!strcmp(s, "--nnsdk")) {
 				a->nnsdk = v;
+				a->lib = v;
+				if (!a->backend)
+					a->backend = NBG_RT_SELECT_NNSDK;
 			} else if (!strcmp(s, "--device-root")) {
 				a->device_root = v;
 			} else if (!strcmp(s, "--loops")) {
@@ -335,10 +392,16 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 			return run_usage_error("one model at a time (got '%s' too; inputs follow --input)", s);
 		}
 	}
+	if (a->sample && (a->model || a->input_count || a->golden_count))
+		return run_usage_error("%s", "--sample names the model, inputs and goldens itself");
+	if (a->sample && !a->output_dir)
+		return run_usage_error("%s", "no --output-dir given");
+	if (a->sample)
+		return 0;
 	if (!a->model)
 		return run_usage_error("%s", "no model given");
 	if (!a->input_count)
-		return run_usage_error("%s", "no --input given (one raw file per model input)");
+		return run_usage_error("%s", "no --input given (one file per model input)");
 	if (!a->output_dir)
 		return run_usage_error("%s", "no --output-dir given");
 	if (a->tolerance_given && !a->golden_count)
@@ -429,33 +492,6 @@ static int commit_staged(staged_file *files, size_t n)
 	return 0;
 }
 
-typedef struct stat_acc {
-	double first, min, max, sum;
-	unsigned long n;
-} stat_acc;
-
-static void stat_add(stat_acc *s, double v)
-{
-	if (s->n == 0)
-		s->first = s->min = s->max = v;
-	if (v < s->min)
-		s->min = v;
-	if (v > s->max)
-		s->max = v;
-	s->sum += v;
-	s->n++;
-}
-
-static json_t *stat_json(const stat_acc *s)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "first", json_real(s->first));
-	json_object_set_new(o, "min", json_real(s->min));
-	json_object_set_new(o, "mean", json_real(s->n ? s->sum / (double)s->n : 0));
-	json_object_set_new(o, "max", json_real(s->max));
-	return o;
-}
-
 static int rt_exit(const char *cmd, const nbg_error *e)
 {
 	print_rt_error(cmd, e);
@@ -472,280 +508,289 @@ typedef struct run_state {
 	nbg_loaded model;
 	const nbg_model *m;
 	size_t n_in, n_out;
-	nbg_mapping *in_maps, *gold_maps;
+	uint8_t **in_raw;           /* each input as the record's raw bytes */
 	nbg_rt_buffer *bufs;
-	nbg_rt_output *outs, *kept; /* kept: outs after destroy (digests, sizes; no data) */
-	nbg_rt_compare_result *cmp;
-	uint8_t (*first_digest)[32];
-	int *stable;
+	nbg_io *out_io;             /* each output as the runtime reports it */
+	float **out_f, **gold_f;    /* dequantized outputs and goldens */
+	nbg_tensor_diff *cmp;
 	staged_file *staged;
 	size_t staged_count;
-	nbg_runtime *rt;
-	const nbg_rt_probe *pr;
-	nbg_rt_graph *g;
+	nbg_rt_session_result *res;
 	json_t *summary;
 	nbg_error e;
 	int golden_ok, committed;
-	double create_ms, destroy_ms;
-	stat_acc st_set, st_run, st_get;
 } run_state;
 
-/* Inputs: count and sizes against the NBG records, mapped. */
+static int tensor_fail(const char *path, const char *what, const nbg_error *e)
+{
+	fprintf(stderr, "nbg run: %s: %s %s: %s\n", nbg_code_name(e->code), what, path, e->message);
+	return nbg_code_exit(e->code);
+}
+
+/* Reads a whole file into a tensor of the record io. */
+static int load_tensor(const char *path, const nbg_io *io, uint8_t **raw, float **vals)
+{
+	nbg_mapping map;
+	nbg_error e;
+	if (nbg_map_file(path, &map, &e) != 0) {
+		fprintf(stderr, "nbg run: %s\n", e.message);
+		return NBG_EXIT_IO;
+	}
+	size_t rs;
+	nbg_code rc = raw ? nbg_tensor_to_raw(io, nbg_tensor_kind_of(path), map.data, map.size, raw, &rs, &e)
+			  : nbg_tensor_floats(io, nbg_tensor_kind_of(path), map.data, map.size, vals, &e);
+	nbg_unmap_file(&map);
+	return rc == NBG_OK ? 0 : tensor_fail(path, raw ? "input" : "golden", &e);
+}
+
+/* Inputs (raw, .npy or text) converted to the records' bytes; goldens read
+ * as float; all before the device is touched. */
 static int run_inputs(run_state *s)
 {
-	int rc = NBG_EXIT_OK;
-
-	/* 2. Inputs: count and sizes against the NBG records. */
 	if (s->a.input_count != s->n_in) {
 		fprintf(stderr, "nbg run: input-count-mismatch: %zu --input file%s given; %s declares %zu input%s\n",
 			s->a.input_count, s->a.input_count == 1 ? "" : "s", s->a.model, s->n_in, s->n_in == 1 ? "" : "s");
-		rc = nbg_code_exit(NBG_E_INPUT_COUNT_MISMATCH);
-		return rc;
+		return nbg_code_exit(NBG_E_INPUT_COUNT_MISMATCH);
 	}
 	if (s->a.golden_count && s->a.golden_count != s->n_out) {
 		fprintf(stderr, "nbg run: %zu --golden file%s given; %s declares %zu output%s\n",
 			s->a.golden_count, s->a.golden_count == 1 ? "" : "s", s->a.model, s->n_out, s->n_out == 1 ? "" : "s");
-		rc = NBG_EXIT_USAGE;
-		return rc;
+		return NBG_EXIT_USAGE;
 	}
-	s->in_maps = calloc(s->n_in ? s->n_in : 1, sizeof(*s->in_maps));
-	s->bufs = calloc(s->n_in ? s->n_in : 1, sizeof(*s->bufs));
-	s->gold_maps = calloc(s->n_out ? s->n_out : 1, sizeof(*s->gold_maps));
-	s->outs = calloc(s->n_out ? s->n_out : 1, sizeof(*s->outs));
-	s->cmp = calloc(s->n_out ? s->n_out : 1, sizeof(*s->cmp));
-	s->first_digest = calloc(s->n_out ? s->n_out : 1, sizeof(*s->first_digest));
-	s->stable = calloc(s->n_out ? s->n_out : 1, sizeof(*s->stable));
-	s->staged = calloc(s->n_out + 1, sizeof(*s->staged));
-	if (!s->in_maps || !s->bufs || !s->gold_maps || !s->outs || !s->cmp || !s->first_digest || !s->stable || !s->staged) {
+	size_t ni = s->n_in ? s->n_in : 1, no = s->n_out ? s->n_out : 1;
+	s->in_raw = calloc(ni, sizeof(*s->in_raw));
+	s->bufs = calloc(ni, sizeof(*s->bufs));
+	s->out_io = calloc(no, sizeof(*s->out_io));
+	s->out_f = calloc(no, sizeof(*s->out_f));
+	s->gold_f = calloc(no, sizeof(*s->gold_f));
+	s->cmp = calloc(no, sizeof(*s->cmp));
+	s->staged = calloc(2 * s->n_out + 1, sizeof(*s->staged));
+	if (!s->in_raw || !s->bufs || !s->out_io || !s->out_f || !s->gold_f || !s->cmp || !s->staged) {
 		fprintf(stderr, "nbg run: out of memory\n");
-		rc = NBG_EXIT_RUNTIME;
-		return rc;
+		return NBG_EXIT_IO;
 	}
 	for (size_t i = 0; i < s->n_in; i++) {
-		nbg_error ferr;
-		if (nbg_map_file(s->a.inputs[i], &s->in_maps[i], &ferr) != 0) {
-			fprintf(stderr, "nbg run: %s\n", ferr.message);
-			rc = NBG_EXIT_IO;
-			return rc;
-		}
-		const nbg_io *io = &s->m->inputs[i];
-		if (!io->byte_size_known) {
-			fprintf(stderr, "nbg run: io-size-unknown: input %zu has data format %u, whose byte size is not known\n",
-				i, io->data_format);
-			rc = NBG_EXIT_INVALID;
-			return rc;
-		}
-		if (s->in_maps[i].size != io->byte_size) {
-			fprintf(stderr, "nbg run: input-size-mismatch: %s has %zu bytes; input %zu (%s ",
-				s->a.inputs[i], s->in_maps[i].size, i, format_name(io->data_format));
-			print_shape(stderr, io);
-			fprintf(stderr, ") needs %llu\n", (unsigned long long)io->byte_size);
-			rc = nbg_code_exit(NBG_E_INPUT_SIZE_MISMATCH);
-			return rc;
-		}
-		s->bufs[i].data = s->in_maps[i].data;
-		s->bufs[i].size = s->in_maps[i].size;
-	}
-	return rc;
-}
-
-/* The runtime, the graph, the goldens and the output directory. */
-static int run_create(run_state *s)
-{
-	int rc = NBG_EXIT_OK;
-
-	/* 3. The runtime: probe, library, graph. */
-	nbg_rt_options o = { .size = sizeof(o), .nnsdk_path = s->a.nnsdk, .device_root = s->a.device_root,
-			     .float32_outputs = s->a.float32_outputs, .input_kind = s->a.input_kind,
-			     .flags = s->a.input_kind_given ? NBG_RT_OPEN_INPUT_KIND : 0 };
-	if (nbg_runtime_open(&o, &s->rt, &s->e) != NBG_OK) {
-		return rt_exit("run", &s->e);
-	}
-	double t0 = now_ms();
-	if (nbg_rt_graph_create(s->rt, s->model.map.data, s->model.map.size, &s->g, &s->e) != NBG_OK) {
-		return rt_exit("run", &s->e);
-	}
-	s->create_ms = now_ms() - t0;
-
-	/* 4. Goldens: count, size and format checked before the first run. */
-	for (size_t i = 0; i < s->a.golden_count; i++) {
-		nbg_error ferr;
-		if (nbg_map_file(s->a.goldens[i], &s->gold_maps[i], &ferr) != 0) {
-			fprintf(stderr, "nbg run: %s\n", ferr.message);
-			rc = NBG_EXIT_IO;
-			return rc;
-		}
-		size_t want = nbg_rt_graph_output_size(s->g, i);
-		if (s->gold_maps[i].size != want) {
-			fprintf(stderr, "nbg run: golden %s has %zu bytes; output %zu has %zu (%s)\n",
-				s->a.goldens[i], s->gold_maps[i].size, i, want,
-				format_name(nbg_rt_graph_output_format(s->g, i)));
-			rc = NBG_EXIT_USAGE;
-			return rc;
-		}
-		nbg_rt_compare_result probe_cmp;
-		if (nbg_rt_compare(s->gold_maps[i].data, s->gold_maps[i].data, 0, nbg_rt_graph_output_format(s->g, i),
-				   s->a.tolerance, &probe_cmp, &s->e) != NBG_OK) {
-			return rt_exit("run", &s->e);
-		}
-	}
-
-	rc = ensure_dir(s->a.output_dir);
-	if (rc)
-		return rc;
-	return rc;
-}
-
-/* The loops; timings and output digests per loop. */
-static int run_loops(run_state *s)
-{
-	int rc = NBG_EXIT_OK;
-
-	/* 5. Loops: set inputs, execute (perfMode 1), retrieve (perfMode 2). */
-	for (unsigned long loop = 0; loop < s->a.loops; loop++) {
-		double t1 = now_ms();
-		if (nbg_rt_graph_set_inputs(s->g, s->bufs, s->n_in, &s->e) != NBG_OK)
-			return rt_exit("run", &s->e);
-		double t2 = now_ms();
-		if (nbg_rt_graph_execute(s->g, &s->e) != NBG_OK)
-			return rt_exit("run", &s->e);
-		double t3 = now_ms();
-		if (nbg_rt_graph_retrieve(s->g, s->outs, s->n_out, &s->e) != NBG_OK)
-			return rt_exit("run", &s->e);
-		double t4 = now_ms();
-		stat_add(&s->st_set, t2 - t1);
-		stat_add(&s->st_run, t3 - t2);
-		stat_add(&s->st_get, t4 - t3);
-		for (size_t i = 0; i < s->n_out; i++) {
-			if (loop == 0) {
-				memcpy(s->first_digest[i], s->outs[i].sha256, 32);
-				s->stable[i] = 1;
-			} else if (memcmp(s->first_digest[i], s->outs[i].sha256, 32) != 0) {
-				s->stable[i] = 0;
-			}
-		}
-	}
-	return rc;
-}
-
-/* Outputs staged and compared, then the graph destroyed. */
-static int run_outputs(run_state *s)
-{
-	int rc = NBG_EXIT_OK;
-
-	/* 6. Outputs of the last loop, staged before the vendor memory goes away. */
-	for (size_t i = 0; i < s->n_out; i++) {
-		char name[64];
-		snprintf(name, sizeof(name), "output_%zu.bin", i);
-		rc = stage_file(s->a.output_dir, name, s->outs[i].data, s->outs[i].size, &s->staged[s->staged_count]);
-		s->staged_count++;
+		const nbg_io *io = nbg_model_input_at(s->m, i);
+		int rc = load_tensor(s->a.inputs[i], io, &s->in_raw[i], NULL);
 		if (rc)
 			return rc;
-		if (s->a.golden_count) {
-			if (nbg_rt_compare(s->outs[i].data, s->gold_maps[i].data, s->outs[i].size,
-					   s->outs[i].data_format, s->a.tolerance, &s->cmp[i], &s->e) != NBG_OK) {
-				return rt_exit("run", &s->e);
+		s->bufs[i].data = s->in_raw[i];
+		s->bufs[i].size = (size_t)io->byte_size;
+	}
+	for (size_t i = 0; i < s->n_out; i++) {
+		nbg_io *io = &s->out_io[i];
+		*io = *nbg_model_output_at(s->m, i);
+		if (s->a.float32_outputs) { /* libnnsdk converts to FP32 itself */
+			io->data_format = 0;
+			io->quant_format = NBG_QUANT_NONE;
+			io->byte_size = io->element_count * 4;
+		}
+		int rc = i < s->a.golden_count ? load_tensor(s->a.goldens[i], io, NULL, &s->gold_f[i]) : 0;
+		if (rc)
+			return rc;
+	}
+	return ensure_dir(s->a.output_dir);
+}
+
+static int run_session(run_state *s)
+{
+	nbg_rt_session_options o = { .size = sizeof(o), .backend = s->a.backend, .lib_path = s->a.lib,
+				     .device_root = s->a.device_root, .loops = s->a.loops,
+				     .input_kind = s->a.input_kind,
+				     .timeout_ms = (uint32_t)(s->a.timeout_s * 1000) };
+	o.flags = (s->a.force_target ? NBG_RT_SESSION_FORCE_TARGET : 0) |
+		  (s->a.no_isolate ? NBG_RT_SESSION_NO_ISOLATE : 0) |
+		  (s->a.float32_outputs ? NBG_RT_SESSION_FLOAT32_OUTPUTS : 0) |
+		  (s->a.input_kind_given ? NBG_RT_SESSION_INPUT_KIND : 0);
+	if (nbg_rt_session_run(&o, s->model.map.data, s->model.map.size, s->bufs, s->n_in, &s->res,
+			       &s->e) != NBG_OK)
+		return rt_exit("run", &s->e);
+	return 0;
+}
+
+/* output_<i>.bin (raw) and output_<i>.npy (float32), staged; goldens compared. */
+static int run_outputs(run_state *s)
+{
+	for (size_t i = 0; i < s->n_out; i++) {
+		const nbg_rt_session_output *o = &s->res->outputs[i];
+		char name[300];
+		if (i < s->a.out_name_count) {
+			const char *slash = strrchr(s->a.out_names[i], '/');
+			snprintf(name, sizeof(name), "%s", slash ? slash + 1 : s->a.out_names[i]);
+		} else {
+			snprintf(name, sizeof(name), "output_%zu.bin", i);
+		}
+		int rc = stage_file(s->a.output_dir, name, o->data, o->size, &s->staged[s->staged_count++]);
+		if (rc)
+			return rc;
+		uint8_t *npy;
+		size_t nsz;
+		nbg_error e;
+		s->out_f[i] = malloc((size_t)s->out_io[i].element_count * sizeof(float) + 1);
+		if (!s->out_f[i] ||
+		    nbg_tensor_dequantize(&s->out_io[i], o->data, o->size, s->out_f[i],
+					  s->out_io[i].element_count, &e) != NBG_OK ||
+		    nbg_tensor_from_raw(&s->out_io[i], NBG_TENSOR_NPY, 0, o->data, o->size, &npy, &nsz, &e) != NBG_OK) {
+			free(s->out_f[i]);
+			s->out_f[i] = NULL; /* 4-bit outputs: raw only */
+		} else {
+			snprintf(name, sizeof(name), "output_%zu.npy", i);
+			rc = stage_file(s->a.output_dir, name, npy, nsz, &s->staged[s->staged_count++]);
+			free(npy);
+			if (rc)
+				return rc;
+		}
+		if (i < s->a.golden_count) {
+			if (!s->out_f[i]) {
+				fprintf(stderr, "nbg run: golden-format: output %zu has no float form\n", i);
+				return nbg_code_exit(NBG_E_GOLDEN_FORMAT);
 			}
+			nbg_tensor_compare(s->out_f[i], s->gold_f[i], s->out_io[i].element_count,
+					   s->a.tolerance, &s->cmp[i], &e);
 			if (s->cmp[i].mismatches)
 				s->golden_ok = 0;
 		}
 	}
+	return 0;
+}
 
-	/* 7. Destroy before committing anything: a failed destroy fails the run. */
-	s->kept = s->outs;
-	for (size_t i = 0; i < s->n_out; i++)
-		s->kept[i].data = NULL;
-	double t0 = now_ms();
-	if (nbg_rt_graph_destroy(&s->g, &s->e) != NBG_OK) {
-		return rt_exit("run", &s->e);
+static json_t *rstat_json(const nbg_rt_stat *st)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "first", json_real(st->first));
+	json_object_set_new(o, "min", json_real(st->min));
+	json_object_set_new(o, "mean", json_real(st->n ? st->sum / (double)st->n : 0));
+	json_object_set_new(o, "max", json_real(st->max));
+	return o;
+}
+
+static json_t *runtime_json(const run_state *s)
+{
+	const nbg_rt_session_result *r = s->res;
+	char t[200];
+	json_t *jr = json_object();
+	json_object_set_new(jr, "backend_selected", json_string(nbg_rt_select_name(r->backend)));
+	json_object_set_new(jr, "library", json_text(r->library));
+	json_object_set_new(jr, "device_root", json_text(r->probe.device_root));
+	json_object_set_new(jr, "backend", json_integer(r->probe.backend));
+	json_object_set_new(jr, "backend_name", json_string(nbg_rt_backend_name(r->probe.backend)));
+	if (r->backend == NBG_RT_SELECT_NNSDK) {
+		json_object_set_new(jr, "flush", json_boolean(r->flush));
+		json_object_set_new(jr, "output_format", json_string(s->a.float32_outputs ? "float32" : "raw"));
+		json_object_set_new(jr, "input_kind", json_integer(r->input_kind));
 	}
-	s->destroy_ms = now_ms() - t0;
-	return rc;
+	if (r->has_version)
+		json_object_set_new(jr, "version", json_hex_u32(r->version_word));
+	json_t *jt = json_object();
+	json_object_set_new(jt, "model", json_string(nbg_target_describe(s->m->target, t, sizeof(t))));
+	json_object_set_new(jt, "device_cid", r->cid_known ? json_string(nbg_target_describe(r->cid, t, sizeof(t)))
+							  : json_null());
+	json_object_set_new(jt, "checked", json_boolean(r->cid_known));
+	json_object_set_new(jt, "forced", json_boolean(r->target_forced));
+	json_object_set_new(jr, "target_check", jt);
+	return jr;
+}
+
+static json_t *outputs_json(const run_state *s)
+{
+	json_t *jo = json_array();
+	for (size_t i = 0; i < s->n_out; i++) {
+		const nbg_rt_session_output *op = &s->res->outputs[i];
+		const nbg_io *io = nbg_model_output_at(s->m, i);
+		json_t *x = json_object();
+		const char *slash = strrchr(s->staged[i].final, '/');
+		json_object_set_new(x, "index", json_integer((json_int_t)i));
+		if (io->has_name)
+			json_object_set_new(x, "name", json_text(io->name));
+		json_object_set_new(x, "file", json_text(slash ? slash + 1 : s->staged[i].final));
+		if (s->out_f[i]) {
+			char n[64];
+			snprintf(n, sizeof(n), "output_%zu.npy", i);
+			json_object_set_new(x, "npy", json_string(n));
+		}
+		json_object_set_new(x, "shape", json_shape(io));
+		json_object_set_new(x, "format", json_string(format_name(op->data_format)));
+		json_object_set_new(x, "bytes", json_integer((json_int_t)op->size));
+		json_object_set_new(x, "reported_bytes", json_integer(op->reported_size));
+		json_object_set_new(x, "sha256", json_hex32(op->sha256));
+		json_object_set_new(x, "stable_across_loops", json_boolean(op->stable));
+		json_array_append_new(jo, x);
+	}
+	return jo;
+}
+
+static json_t *golden_json(const run_state *s)
+{
+	json_t *jg = json_object();
+	json_object_set_new(jg, "tolerance", json_real(s->a.tolerance));
+	json_object_set_new(jg, "compared_as", json_string("float32 (dequantized)"));
+	json_object_set_new(jg, "match", json_boolean(s->golden_ok));
+	json_t *ja = json_array();
+	for (size_t i = 0; i < s->n_out; i++) {
+		json_t *x = json_object();
+		json_object_set_new(x, "index", json_integer((json_int_t)i));
+		json_object_set_new(x, "file", json_text(s->a.goldens[i]));
+		json_object_set_new(x, "format", json_string(format_name(s->res->outputs[i].data_format)));
+		json_object_set_new(x, "elements", json_integer((json_int_t)s->cmp[i].elements));
+		json_object_set_new(x, "mismatches", json_integer((json_int_t)s->cmp[i].mismatches));
+		json_object_set_new(x, "first_mismatch", s->cmp[i].mismatches
+			? json_integer((json_int_t)s->cmp[i].first_mismatch) : json_null());
+		json_object_set_new(x, "max_abs_diff", json_finite(s->cmp[i].max_abs_diff));
+		json_object_set_new(x, "match", json_boolean(s->cmp[i].mismatches == 0));
+		json_array_append_new(ja, x);
+	}
+	json_object_set_new(jg, "outputs", ja);
+	return jg;
 }
 
 /* summary.json: model, runtime, inputs, outputs, timings, goldens. */
 static json_t *summary_json(const run_state *s)
 {
-	/* 8. summary.json, then the renames. */
+	const nbg_rt_session_result *r = s->res;
 	json_t *summary = json_object();
 	json_object_set_new(summary, "nbgkit_version", json_string(nbg_version_string()));
 	json_t *jm = json_object();
-	json_object_set_new(jm, "path", json_string(s->a.model));
+	json_object_set_new(jm, "path", json_text(s->a.model));
 	json_object_set_new(jm, "bytes", json_integer((json_int_t)s->model.map.size));
 	json_object_set_new(jm, "sha256", json_hex32(s->m->file_sha256));
 	json_object_set_new(jm, "version", json_hex_u32(s->m->version));
 	json_object_set_new(jm, "target", json_hex_u32(s->m->target));
 	json_object_set_new(summary, "model", jm);
-	json_t *jr = json_object();
-	json_object_set_new(jr, "library", json_string(nbg_runtime_library_path(s->rt)));
-	json_object_set_new(jr, "device_root", json_string(s->pr->device_root));
-	json_object_set_new(jr, "backend", json_integer(s->pr->backend));
-	json_object_set_new(jr, "backend_name", json_string(nbg_rt_backend_name(s->pr->backend)));
-	json_object_set_new(jr, "flush", json_boolean(nbg_runtime_has_flush(s->rt)));
-	json_object_set_new(jr, "output_format", json_string(s->a.float32_outputs ? "float32" : "raw"));
-	json_object_set_new(jr, "input_kind", json_integer(nbg_runtime_input_kind(s->rt)));
-	json_object_set_new(summary, "runtime", jr);
-	json_object_set_new(summary, "loops", json_integer((json_int_t)s->a.loops));
+	json_object_set_new(summary, "runtime", runtime_json(s));
+	json_object_set_new(summary, "loops", json_integer((json_int_t)r->loops));
 	json_t *ji = json_array();
 	for (size_t i = 0; i < s->n_in; i++) {
 		uint8_t d[32];
+		const nbg_io *io = nbg_model_input_at(s->m, i);
 		json_t *x = json_object();
 		json_object_set_new(x, "index", json_integer((json_int_t)i));
-		json_object_set_new(x, "file", json_string(s->a.inputs[i]));
-		json_object_set_new(x, "shape", json_shape(&s->m->inputs[i]));
-		json_object_set_new(x, "format", json_string(format_name(s->m->inputs[i].data_format)));
-		json_object_set_new(x, "bytes", json_integer((json_int_t)s->in_maps[i].size));
-		if (nbg_rt_sha256(s->in_maps[i].data, s->in_maps[i].size, d) == NBG_OK)
+		json_object_set_new(x, "file", json_text(s->a.inputs[i]));
+		json_object_set_new(x, "file_kind", json_string(nbg_tensor_kind_name(nbg_tensor_kind_of(s->a.inputs[i]))));
+		json_object_set_new(x, "shape", json_shape(io));
+		json_object_set_new(x, "format", json_string(format_name(io->data_format)));
+		json_object_set_new(x, "bytes", json_integer((json_int_t)s->bufs[i].size));
+		if (nbg_rt_sha256(s->bufs[i].data, s->bufs[i].size, d) == NBG_OK)
 			json_object_set_new(x, "sha256", json_hex32(d));
 		json_array_append_new(ji, x);
 	}
 	json_object_set_new(summary, "inputs", ji);
-	json_t *jo = json_array();
-	for (size_t i = 0; i < s->n_out; i++) {
-		const nbg_rt_output *op = &s->kept[i];
-		json_t *x = json_object();
-		const char *slash = strrchr(s->staged[i].final, '/');
-		json_object_set_new(x, "index", json_integer((json_int_t)i));
-		if (s->m->outputs[i].has_name)
-			json_object_set_new(x, "name", json_text(s->m->outputs[i].name));
-		json_object_set_new(x, "file", json_text(slash ? slash + 1 : s->staged[i].final));
-		json_object_set_new(x, "shape", json_shape(&s->m->outputs[i]));
-		json_object_set_new(x, "format", json_string(format_name(op->data_format)));
-		json_object_set_new(x, "bytes", json_integer((json_int_t)op->size));
-		json_object_set_new(x, "reported_bytes", json_integer(op->reported_size));
-		json_object_set_new(x, "sha256", json_hex32(op->sha256));
-		json_object_set_new(x, "stable_across_loops", json_boolean(s->stable[i]));
-		json_array_append_new(jo, x);
-	}
-	json_object_set_new(summary, "outputs", jo);
+	json_object_set_new(summary, "outputs", outputs_json(s));
 	json_t *jt = json_object();
-	json_object_set_new(jt, "create", json_real(s->create_ms));
-	json_object_set_new(jt, "input_set", stat_json(&s->st_set));
-	json_object_set_new(jt, "run", stat_json(&s->st_run));
-	json_object_set_new(jt, "retrieve", stat_json(&s->st_get));
-	json_object_set_new(jt, "destroy", json_real(s->destroy_ms));
+	json_object_set_new(jt, "create", json_real(r->create_ms));
+	if (r->backend == NBG_RT_SELECT_NNSDK)
+		json_object_set_new(jt, "input_set", rstat_json(&r->input_set));
+	json_object_set_new(jt, "run", rstat_json(&r->run));
+	json_object_set_new(jt, "retrieve", rstat_json(&r->retrieve));
+	json_object_set_new(jt, "destroy", json_real(r->destroy_ms));
 	json_object_set_new(summary, "timings_ms", jt);
-	if (s->a.golden_count) {
-		json_t *jg = json_object();
-		json_object_set_new(jg, "tolerance", json_real(s->a.tolerance));
-		json_object_set_new(jg, "match", json_boolean(s->golden_ok));
-		json_t *ja = json_array();
-		for (size_t i = 0; i < s->n_out; i++) {
-			json_t *x = json_object();
-			json_object_set_new(x, "index", json_integer((json_int_t)i));
-			json_object_set_new(x, "file", json_string(s->a.goldens[i]));
-			json_object_set_new(x, "format", json_string(format_name(s->kept[i].data_format)));
-			json_object_set_new(x, "elements", json_integer((json_int_t)s->cmp[i].elements));
-			json_object_set_new(x, "mismatches", json_integer((json_int_t)s->cmp[i].mismatches));
-			json_object_set_new(x, "first_mismatch", s->cmp[i].mismatches
-				? json_integer((json_int_t)s->cmp[i].first_mismatch) : json_null());
-			json_object_set_new(x, "max_abs_diff", json_finite(s->cmp[i].max_abs_diff));
-			json_object_set_new(x, "match", json_boolean(s->cmp[i].mismatches == 0));
-			json_array_append_new(ja, x);
-		}
-		json_object_set_new(jg, "outputs", ja);
-		json_object_set_new(summary, "golden", jg);
+	if (r->profile_known) {
+		json_t *jp = json_object();
+		json_object_set_new(jp, "inference_time_us", rstat_json(&r->inference_us));
+		json_object_set_new(jp, "total_cycles", rstat_json(&r->cycles));
+		json_object_set_new(summary, "profile", jp);
 	}
+	if (s->a.golden_count)
+		json_object_set_new(summary, "golden", golden_json(s));
 	json_object_set_new(summary, "result", json_string(s->golden_ok ? "ok" : "golden-mismatch"));
 	return summary;
 }
@@ -753,17 +798,14 @@ static json_t *summary_json(const run_state *s)
 /* summary.json staged, then every staged file renamed into place. */
 static int run_commit(run_state *s)
 {
-	int rc;
-
 	char *text = json_dumps(s->summary, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (!text) {
 		fprintf(stderr, "nbg run: out of memory writing summary.json\n");
-		rc = NBG_EXIT_IO;
-		return rc;
+		return NBG_EXIT_IO;
 	}
 	size_t tl = strlen(text);
 	text[tl] = '\n'; /* the file ends with a newline: it takes the NUL's byte */
-	rc = stage_file(s->a.output_dir, "summary.json", text, tl + 1, &s->staged[s->staged_count]);
+	int rc = stage_file(s->a.output_dir, "summary.json", text, tl + 1, &s->staged[s->staged_count]);
 	free(text);
 	s->staged_count++;
 	if (rc)
@@ -772,29 +814,55 @@ static int run_commit(run_state *s)
 	if (rc)
 		return rc;
 	s->committed = 1;
-	return rc;
+	return 0;
+}
+
+static void print_top(const run_state *s, size_t i)
+{
+	size_t k = s->a.top;
+	nbg_tensor_top_entry *t = calloc(k, sizeof(*t));
+	if (!t || !s->out_f[i]) {
+		free(t);
+		return;
+	}
+	size_t n = nbg_tensor_top(s->out_f[i], s->out_io[i].element_count, k, t);
+	printf("--- Top%zu ---\n", k);
+	for (size_t j = 0; j < n; j++)
+		printf("%6llu: %.6f\n", (unsigned long long)t[j].index, (double)t[j].value);
+	free(t);
 }
 
 /* What the run did, on stdout. */
 static int run_report(run_state *s, int rc)
 {
-	/* 9. Report. */
-	printf("model: %s (target 0x%08x), %lu loop%s on %s via %s\n", s->a.model, s->m->target, s->a.loops,
-	       s->a.loops == 1 ? "" : "s", nbg_rt_backend_name(s->pr->backend), nbg_runtime_library_path(s->rt));
+	const nbg_rt_session_result *r = s->res;
+	char t[200];
+	printf("model: %s (target 0x%08x), %lu loop%s on %s via %s (%s)\n", s->a.model, s->m->target,
+	       r->loops, r->loops == 1 ? "" : "s", nbg_rt_backend_name(r->probe.backend), r->library,
+	       nbg_rt_select_name(r->backend));
+	if (r->cid_known)
+		printf("target: device CID %s%s\n", nbg_target_describe(r->cid, t, sizeof(t)),
+		       r->target_forced ? " differs from the model's: run anyway (--force-target)" : ", matches");
 	printf("times: create %.3f ms, run %.3f ms (mean), retrieve %.3f ms (mean), destroy %.3f ms\n",
-	       s->create_ms, s->st_run.sum / (double)s->st_run.n, s->st_get.sum / (double)s->st_get.n, s->destroy_ms);
+	       r->create_ms, r->run.sum / (double)r->run.n, r->retrieve.sum / (double)r->retrieve.n, r->destroy_ms);
+	if (r->profile_known)
+		printf("profile: inference %.0f us (mean), %.0f cycles (mean)\n",
+		       r->inference_us.sum / (double)r->inference_us.n, r->cycles.sum / (double)r->cycles.n);
 	for (size_t i = 0; i < s->n_out; i++) {
 		char h[65];
-		hex32(s->kept[i].sha256, h);
-		printf("output %zu: %s ", i, format_name(s->kept[i].data_format));
-		print_shape(stdout, &s->m->outputs[i]);
-		printf(" %zu bytes sha256 %s -> %s%s\n", s->kept[i].size, h, s->staged[i].final,
-		       s->stable[i] ? "" : " (differs between loops)");
+		const nbg_rt_session_output *o = &r->outputs[i];
+		hex32(o->sha256, h);
+		printf("output %zu: %s ", i, format_name(o->data_format));
+		print_shape(stdout, nbg_model_output_at(s->m, i));
+		printf(" %zu bytes sha256 %s -> %s%s\n", o->size, h, s->staged[i].final,
+		       o->stable ? "" : " (differs between loops)");
 		if (s->a.golden_count)
 			printf("  golden %s: %s, %llu/%llu elements beyond %g, max abs diff %g\n",
 			       s->a.goldens[i], s->cmp[i].mismatches ? "MISMATCH" : "match",
 			       (unsigned long long)s->cmp[i].mismatches, (unsigned long long)s->cmp[i].elements,
 			       s->a.tolerance, s->cmp[i].max_abs_diff);
+		if (s->a.top)
+			print_top(s, i);
 	}
 	printf("summary: %s\n", s->staged[s->staged_count - 1].final);
 	if (!s->golden_ok) {
@@ -810,71 +878,104 @@ static int run_cleanup(run_state *s, int rc)
 {
 	if (s->staged && !s->committed)
 		discard_staged(s->staged, s->staged_count);
-	if (s->g) {
-		nbg_error de;
-		if (nbg_rt_graph_destroy(&s->g, &de) != NBG_OK) {
-			print_rt_error("run", &de);
-			if (rc == NBG_EXIT_OK)
-				rc = NBG_EXIT_RUNTIME;
-		}
-	}
-	nbg_runtime_close(s->rt);
+	nbg_rt_session_free(s->res);
 	json_decref(s->summary);
-	if (s->in_maps)
-		for (size_t i = 0; i < s->n_in; i++)
-			nbg_unmap_file(&s->in_maps[i]);
-	if (s->gold_maps)
-		for (size_t i = 0; i < s->n_out; i++)
-			nbg_unmap_file(&s->gold_maps[i]);
-	free(s->in_maps);
-	free(s->gold_maps);
+	for (size_t i = 0; s->in_raw && i < s->n_in; i++)
+		free(s->in_raw[i]);
+	for (size_t i = 0; s->out_f && i < s->n_out; i++) {
+		free(s->out_f[i]);
+		free(s->gold_f[i]);
+	}
+	free(s->in_raw);
 	free(s->bufs);
-	free(s->outs);
+	free(s->out_io);
+	free(s->out_f);
+	free(s->gold_f);
 	free(s->cmp);
-	free(s->first_digest);
-	free(s->stable);
 	free(s->staged);
 	nbg_loaded_free(&s->model);
-	free(s->a.inputs);
-	free(s->a.goldens);
 	return rc;
 }
 
-int nbg_cmd_run(int argc, char **argv)
+/* One model with its inputs: validate, convert, run, write, report. */
+static int run_one(const run_args *a)
 {
 	run_state st, *s = &st;
-	int rc;
-
 	memset(s, 0, sizeof(*s));
+	s->a = *a;
 	s->golden_ok = 1;
-	rc = parse_run_args(argc, argv, &s->a);
-	if (rc != 0) {
-		free(s->a.inputs);
-		free(s->a.goldens);
-		return rc < 0 ? NBG_EXIT_OK : rc;
-	}
-
-	/* 1. The model: validated before anything touches the device. */
-	rc = nbg_load(s->a.model, NULL, &s->model);
+	int rc = nbg_load(s->a.model, NULL, &s->model);
 	if (rc != NBG_EXIT_OK) {
 		nbg_print_error(s->a.model, &s->model);
 		if (rc == NBG_EXIT_INVALID)
 			fprintf(stderr, "nbg run: model-invalid: refusing to run a file that fails validation\n");
 		nbg_loaded_free(&s->model);
-		free(s->a.inputs);
-		free(s->a.goldens);
 		return rc;
 	}
 	s->m = s->model.model;
 	s->n_in = s->m->input_count;
 	s->n_out = s->m->output_count;
-
-	if ((rc = run_inputs(s)) == NBG_EXIT_OK && (rc = run_create(s)) == NBG_EXIT_OK &&
-	    (rc = run_loops(s)) == NBG_EXIT_OK && (rc = run_outputs(s)) == NBG_EXIT_OK) {
-		s->pr = nbg_runtime_probe(s->rt);
+	if ((rc = run_inputs(s)) == 0 && (rc = run_session(s)) == 0 && (rc = run_outputs(s)) == 0) {
 		s->summary = summary_json(s);
-		if ((rc = run_commit(s)) == NBG_EXIT_OK)
+		if ((rc = run_commit(s)) == 0)
 			rc = run_report(s, rc);
 	}
 	return run_cleanup(s, rc);
+}
+
+/* vpm_run's sample.txt: each [network] in turn, into DIR (one network) or
+ * DIR/network_<n>; stops at the first failure other than a golden mismatch. */
+static int run_sample(run_args *a)
+{
+	nbg_mapping map;
+	nbg_error e;
+	nbg_sample *smp = NULL;
+	if (nbg_map_file(a->sample, &map, &e) != 0) {
+		fprintf(stderr, "nbg run: %s\n", e.message);
+		return NBG_EXIT_IO;
+	}
+	nbg_code c = nbg_sample_parse((const char *)map.data, map.size, &smp, &e);
+	nbg_unmap_file(&map);
+	if (c != NBG_OK) {
+		fprintf(stderr, "nbg run: %s: %s: %s\n", nbg_code_name(c), a->sample, e.message);
+		return nbg_code_exit(c);
+	}
+	int worst = 0, rc = ensure_dir(a->output_dir);
+	for (size_t k = 0; rc == 0 && k < smp->network_count; k++) {
+		const nbg_sample_network *w = &smp->networks[k];
+		run_args one = *a;
+		char dir[NBG_RT_PATH_MAX];
+		if (smp->network_count > 1) {
+			snprintf(dir, sizeof(dir), "%s/network_%zu", a->output_dir, k);
+			one.output_dir = dir;
+		}
+		one.model = w->model;
+		one.inputs = (const char **)w->inputs;
+		one.input_count = w->input_count;
+		one.goldens = (const char **)w->goldens;
+		one.golden_count = w->golden_count;
+		one.out_names = w->outputs;
+		one.out_name_count = w->output_count;
+		printf("network %zu of %zu: %s\n", k + 1, smp->network_count, w->model);
+		rc = run_one(&one);
+		if (rc == NBG_EXIT_INVALID && w->golden_count) {
+			worst = rc; /* a golden mismatch: the next network still runs */
+			rc = 0;
+		}
+	}
+	nbg_sample_free(smp);
+	return rc ? rc : worst;
+}
+
+int nbg_cmd_run(int argc, char **argv)
+{
+	run_args a;
+	int rc = parse_run_args(argc, argv, &a);
+	if (rc == 0)
+		rc = a.sample ? run_sample(&a) : run_one(&a);
+	else if (rc < 0)
+		rc = NBG_EXIT_OK;
+	free(a.inputs);
+	free(a.goldens);
+	return rc;
 }

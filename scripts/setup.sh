@@ -5,7 +5,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 pkgs="build-essential meson ninja-build pkg-config libssl-dev libisal-dev zlib1g-dev
-      libjansson-dev libcmocka-dev clang lld libclang-rt-14-dev python3"
+      libjansson-dev libcmocka-dev clang lld libclang-rt-14-dev python3 python3-numpy"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -108,6 +108,10 @@ static void test_stable_names(void **state)
 		"model-too-large", "io-size-unknown", "create-failed", "input-count-mismatch",
 		"input-size-mismatch", "input-set-failed", "bad-state", "run-failed", "output-null",
 		"output-data-null", "output-invalid", "destroy-failed", "golden-format",
+		"target-mismatch", "runtime-crashed", "descriptor-invalid", "init-failed",
+		"query-failed", "prepare-failed", "buffer-failed", "run-timeout",
+		"runtime-io-mismatch", "npy-invalid", "tensor-shape-mismatch", "tensor-type-mismatch",
+		"tensor-text-invalid", "tensor-format-unsupported", "sample-invalid",
 	};
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
 		assert_string_equal(nbg_code_name((nbg_code)(i + 1)), fixed[i]);

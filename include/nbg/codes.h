@@ -107,9 +107,10 @@
 	  "No NPU device node (galcore, vipcore, adla0) exists under the device root.")             \
 	X(BACKEND_UNSUPPORTED, "backend-unsupported", 4,                                           \
 	  "The device found selects a libnnsdk backend that cannot run a VeriSilicon NBG.")         \
-	X(LIBRARY_MISSING, "library-missing", 4, "libnnsdk.so could not be loaded with dlopen().") \
+	X(LIBRARY_MISSING, "library-missing", 4,                                                   \
+	  "The vendor runtime (libnnsdk.so, libVIPlite.so, libNBGlinker.so) failed to dlopen().")   \
 	X(SYMBOL_MISSING, "symbol-missing", 4,                                                     \
-	  "libnnsdk.so lacks one of aml_module_create, _input_set, _output_get, _destroy.")         \
+	  "The vendor library lacks an entry point the runner calls (the message names it).")       \
 	X(RUNTIME_CONFLICT, "runtime-conflict", 4,                                                 \
 	  "A different libnnsdk.so is already in use in this process; one per process.")            \
 	X(MODEL_INVALID, "model-invalid", 1,                                                       \
@@ -119,7 +120,7 @@
 	X(IO_SIZE_UNKNOWN, "io-size-unknown", 1,                                                   \
 	  "An input or output record has a data format whose byte size is not known.")              \
 	X(CREATE_FAILED, "create-failed", 4,                                                       \
-	  "aml_module_create returned NULL: config, hardware, product, graph setup or verify.")     \
+	  "aml_module_create returned NULL, or vip_create_network a failure status (decoded).")     \
 	X(INPUT_COUNT_MISMATCH, "input-count-mismatch", 1,                                         \
 	  "The number of input buffers differs from the number of inputs the NBG declares.")        \
 	X(INPUT_SIZE_MISMATCH, "input-size-mismatch", 1,                                           \
@@ -137,6 +138,36 @@
 	X(DESTROY_FAILED, "destroy-failed", 4,                                                     \
 	  "aml_module_destroy returned non-zero; the vendor keeps its wrapper, it is never retried.") \
 	X(GOLDEN_FORMAT, "golden-format", 2,                                                       \
-	  "An output's data format has no element-wise comparison (packed 4-bit or unknown).")
+	  "An output's data format has no element-wise comparison (packed 4-bit or unknown).")     \
+	X(TARGET_MISMATCH, "target-mismatch", 1,                                                   \
+	  "The NBG was compiled for another target than the device's CID; refused before create.")  \
+	X(RUNTIME_CRASHED, "runtime-crashed", 4,                                                   \
+	  "The vendor library crashed, exited or hung inside a call (the message names the call).") \
+	X(DESCRIPTOR_INVALID, "descriptor-invalid", 4,                                             \
+	  "The runtime returned a pointer that cannot be a valid object (such as 0x1); refused.")   \
+	X(INIT_FAILED, "init-failed", 4,                                                           \
+	  "vip_init returned a failure status (-2, I/O: the device node cannot be opened).")        \
+	X(QUERY_FAILED, "query-failed", 4,                                                         \
+	  "A vip_query_hardware/network/input/output call returned a failure status.")              \
+	X(PREPARE_FAILED, "prepare-failed", 4,                                                     \
+	  "vip_set_network or vip_prepare_network returned a failure status.")                      \
+	X(BUFFER_FAILED, "buffer-failed", 4,                                                       \
+	  "A VIPLite buffer could not be created, mapped, flushed or bound, or is too small.")      \
+	X(RUN_TIMEOUT, "run-timeout", 4,                                                           \
+	  "The network did not finish in time (VIP_ERROR_TIMEOUT, or the isolated run's limit).")   \
+	X(RUNTIME_IO_MISMATCH, "runtime-io-mismatch", 4,                                           \
+	  "The runtime's own view of the inputs or outputs differs from the NBG's I/O records.")    \
+	X(NPY_INVALID, "npy-invalid", 1,                                                           \
+	  "A .npy file breaks the NumPy format: magic, version, header dictionary or data size.")   \
+	X(TENSOR_SHAPE_MISMATCH, "tensor-shape-mismatch", 1,                                       \
+	  "A tensor's shape matches its I/O record in neither dimension order.")                    \
+	X(TENSOR_TYPE_MISMATCH, "tensor-type-mismatch", 1,                                         \
+	  "A .npy dtype is neither the record's own data format nor float32.")                      \
+	X(TENSOR_TEXT_INVALID, "tensor-text-invalid", 1,                                           \
+	  "A .tensor text file has a line that is no number, or another value count than needed.")  \
+	X(TENSOR_FORMAT_UNSUPPORTED, "tensor-format-unsupported", 1,                               \
+	  "The record's data format has no float conversion (packed 4-bit or unknown).")            \
+	X(SAMPLE_INVALID, "sample-invalid", 2,                                                     \
+	  "A vpm_run sample.txt has an unknown section, a path outside a section or no network.")
 
 #endif

@@ -170,6 +170,7 @@ nbg_code nbg_runtime_open(const nbg_rt_options *opts, nbg_runtime **out, nbg_err
 			goto fail;
 		}
 	} else {
+		nbg_rt_crumb("dlopen(libnnsdk)");
 		rt->dl = dlopen(rt->path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	}
 	if (!rt->dl) {
@@ -450,6 +451,7 @@ nbg_code nbg_rt_graph_create(nbg_runtime *rt, const uint8_t *model, size_t size,
 	pthread_mutex_unlock(&state_lock);
 
 	pthread_mutex_lock(&native_lock);
+	nbg_rt_crumb("aml_module_create");
 	g->native = rt->create(cfg);
 	pthread_mutex_unlock(&native_lock);
 	free(cfg);
@@ -517,6 +519,7 @@ nbg_code nbg_rt_graph_set_inputs(nbg_rt_graph *g, const nbg_rt_buffer *inputs, s
 		d.size = (uint32_t)inputs[i].size;
 		d.data = g->staging[i];
 		d.kind = g->rt->input_kind;
+		nbg_rt_crumb("aml_module_input_set");
 		int r = g->rt->input_set(g->native, &d);
 		if (r != 0)
 			return nbg_rt_fail(err, NBG_E_INPUT_SET_FAILED, (int32_t)i,
@@ -538,6 +541,7 @@ nbg_code nbg_rt_graph_execute(nbg_rt_graph *g, nbg_error *err)
 				   "nbg_rt_graph_set_inputs)");
 	g->state = GRAPH_CREATED;
 	if (g->rt->flush) {
+		nbg_rt_crumb("aml_util_flushTensorHandle(input)");
 		int r = g->rt->flush(g->native, NNSDK_FLUSH_INPUT);
 		if (r != 0)
 			return nbg_rt_fail(err, NBG_E_RUN_FAILED, -1,
@@ -545,8 +549,10 @@ nbg_code nbg_rt_graph_execute(nbg_rt_graph *g, nbg_error *err)
 	}
 	/* perfMode 1 runs the graph; the vendor returns NULL or an ignorable
 	 * value here by definition. */
+	nbg_rt_crumb("aml_module_output_get(perfMode 1)");
 	(void)g->rt->output_get(g->native, output_cmd(g, NNSDK_PERF_EXECUTE));
 	if (g->rt->flush) {
+		nbg_rt_crumb("aml_util_flushTensorHandle(output)");
 		int r = g->rt->flush(g->native, NNSDK_FLUSH_OUTPUT);
 		if (r != 0)
 			return nbg_rt_fail(err, NBG_E_RUN_FAILED, -1,
@@ -575,10 +581,21 @@ nbg_code nbg_rt_graph_retrieve(nbg_rt_graph *g, nbg_rt_output *outs, size_t coun
 	g->state = GRAPH_CREATED;
 	memset(outs, 0, count * sizeof(*outs));
 
+	nbg_rt_crumb("aml_module_output_get(perfMode 2)");
 	const uint8_t *obj = g->rt->output_get(g->native, output_cmd(g, NNSDK_PERF_RETRIEVE));
+	nbg_rt_crumb("reading the aml_module_output_get(perfMode 2) result");
 	if (!obj)
 		return nbg_rt_fail(err, NBG_E_OUTPUT_NULL, -1,
 				   "aml_module_output_get(perfMode 2) returned NULL");
+	/* The real library with a failed backend returns small integers such as
+	 * 0x1 here: refuse anything that cannot be the object before reading it. */
+	size_t obj_bytes = NNSDK_OUTPUT_FIRST_DESC + count * NNSDK_OUTPUT_DESC_STRIDE;
+	if (!nbg_rt_plausible(obj, obj_bytes, sizeof(void *)))
+		return nbg_rt_fail(err, NBG_E_DESCRIPTOR_INVALID, -1,
+				   "aml_module_output_get(perfMode 2) returned %p, which cannot be "
+				   "an output object of %zu bytes (the runtime's backend failed; "
+				   "its log says why)",
+				   (const void *)obj, obj_bytes);
 	uint32_t listed;
 	memcpy(&listed, obj + offsetof(nnsdk_output_object, count), sizeof(listed));
 	if (listed < m->output_count)
@@ -597,6 +614,11 @@ nbg_code nbg_rt_graph_retrieve(nbg_rt_graph *g, nbg_rt_output *outs, size_t coun
 					   "output %zu: the data pointer at object +0x%zx is NULL", i,
 					   (size_t)(NNSDK_OUTPUT_FIRST_DESC + i * NNSDK_OUTPUT_DESC_STRIDE +
 						    NNSDK_OUTPUT_DESC_DATA));
+		if (!nbg_rt_plausible(data, g->out_size[i], 1))
+			return nbg_rt_fail(err, NBG_E_DESCRIPTOR_INVALID, (int32_t)i,
+					   "output %zu: the data pointer %p cannot be a buffer of %zu "
+					   "bytes",
+					   i, data, g->out_size[i]);
 		if (reported < g->out_size[i])
 			return nbg_rt_fail(err, NBG_E_OUTPUT_INVALID, (int32_t)i,
 					   "output %zu: the runtime reports %u bytes; the NBG record "
@@ -632,6 +654,7 @@ nbg_code nbg_rt_graph_destroy(nbg_rt_graph **pg, nbg_error *err)
 	int r = 0;
 	if (native) {
 		pthread_mutex_lock(&native_lock);
+		nbg_rt_crumb("aml_module_destroy");
 		r = rt->destroy(native);
 		pthread_mutex_unlock(&native_lock);
 	}

@@ -20,12 +20,18 @@
  *   size-short      perfMode 2: output 0's size word is one byte short
  *   destroy-fail    aml_module_destroy returns -1 and keeps its context, as the
  *                   vendor keeps its wrapper when the backend destroy fails
+ *   real-failed-backend  the real library with a failed backend: create returns
+ *                   a non-NULL context, input_set 1, output_get the pointer
+ *                   0x1 (both perfModes), destroy 1 (and keeps the context)
+ *   output-one      input_set succeeds, perfMode 2 returns the pointer 0x1
+ *   crash-output-get  perfMode 2 dies with SIGSEGV inside the call
  * NNSDK_TESTDOUBLE_INPUT_KIND sets the input kind it expects (default 3).
  *
  * Variants built from this file: -DTD_OMIT_DESTROY (no aml_module_destroy,
  * for symbol-missing) and -DTD_OMIT_FLUSH (no aml_util_flushTensorHandle).
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,6 +318,8 @@ TD_EXPORT int aml_module_input_set(void *context, void *input)
 		violation("input: padding or preprocessing block is not zero");
 	if (failing("input-set-fail"))
 		return -1;
+	if (failing("real-failed-backend"))
+		return 1;
 	uint64_t sum = 0;
 	for (uint32_t i = 0; i < rd32(d + IN_BYTES); i++)
 		sum += data[i];
@@ -402,6 +410,14 @@ TD_EXPORT void *aml_module_output_get(void *context, td_cmd cmd)
 	if (format > 1)
 		violation("command +0x0c: output format is neither 0 (float32) nor 1 (raw)");
 
+	if (failing("real-failed-backend"))
+		return (void *)(uintptr_t)1;
+	if (mode == 2 && failing("crash-output-get"))
+		raise(SIGSEGV);
+	if (mode == 2 && failing("output-one")) {
+		c->executed = 0;
+		return (void *)(uintptr_t)1;
+	}
 	if (mode == 1) {
 		pthread_mutex_lock(&td_lock);
 		n_execute++;
@@ -475,7 +491,7 @@ static int destroy_impl(void *context)
 		violation("aml_module_destroy of a context that is not live (NULL or destroyed twice)");
 	}
 	live[slot] = NULL;
-	if (failing("destroy-fail")) {
+	if (failing("destroy-fail") || failing("real-failed-backend")) {
 		/* The vendor frees its wrapper only after backend success. */
 		for (int i = 0; i < TD_MAX_LIVE; i++)
 			if (!kept[i]) {
@@ -483,7 +499,7 @@ static int destroy_impl(void *context)
 				break;
 			}
 		pthread_mutex_unlock(&td_lock);
-		return -1;
+		return failing("real-failed-backend") ? 1 : -1;
 	}
 	pthread_mutex_unlock(&td_lock);
 	ctx_free(context);

@@ -201,7 +201,7 @@ static void test_code_table(void **state)
 	assert_string_equal(nbg_code_name(NBG_OK), "ok");
 	assert_null(nbg_code_name(NBG_E__COUNT));
 	assert_null(nbg_code_text((nbg_code)-1));
-	for (int i = NBG_E_INVALID_ARGUMENT; i <= NBG_E_GOLDEN_FORMAT; i++) {
+	for (int i = NBG_E_INVALID_ARGUMENT; i <= NBG_E_SAMPLE_INVALID; i++) {
 		const char *n = nbg_code_name((nbg_code)i);
 		const char *t = nbg_code_text((nbg_code)i);
 		assert_non_null(n);
@@ -236,8 +236,9 @@ static void test_code_table(void **state)
 	assert_int_equal(nbg_code_exit(NBG_E_CREATE_FAILED), NBG_EXIT_RUNTIME);
 }
 
-/* doc/runtime.md carries the table of the runtime's codes (invalid-argument
- * to golden-format in the one list of nbg/codes.h, and out-of-memory). */
+/* doc/runtime.md carries the table of the runtime's and the tensors' codes
+ * (invalid-argument to sample-invalid in the one list of nbg/codes.h, and
+ * out-of-memory). */
 static void test_code_table_doc(void **state)
 {
 	(void)state;
@@ -257,8 +258,8 @@ static void test_code_table_doc(void **state)
 	char *want = malloc(cap);
 	assert_non_null(want);
 	len += (size_t)snprintf(want + len, cap - len, "| code | exit | meaning |\n|---|---|---|\n");
-	for (int i = NBG_E_INVALID_ARGUMENT; i <= NBG_E_GOLDEN_FORMAT + 1; i++) {
-		nbg_code c = i > NBG_E_GOLDEN_FORMAT ? NBG_E_OUT_OF_MEMORY : (nbg_code)i;
+	for (int i = NBG_E_INVALID_ARGUMENT; i <= NBG_E_SAMPLE_INVALID + 1; i++) {
+		nbg_code c = i > NBG_E_SAMPLE_INVALID ? NBG_E_OUT_OF_MEMORY : (nbg_code)i;
 		len += (size_t)snprintf(want + len, cap - len, "| `%s` | %d | %s |\n",
 					nbg_code_name(c), nbg_code_exit(c), nbg_code_text(c));
 	}

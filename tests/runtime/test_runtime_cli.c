@@ -370,7 +370,8 @@ static void test_run_ok(void **state)
 	assert_non_null(strstr(r.out, "output 0: INT16 [1,896,16] 28672 bytes"));
 	assert_non_null(strstr(r.out, "output 1: INT16 [1,896,1] 1792 bytes"));
 	result_free(&r);
-	assert_int_equal(dir_entries(out), 3); /* output_0.bin, output_1.bin, summary.json */
+	/* output_<i>.bin and output_<i>.npy for both outputs, summary.json */
+	assert_int_equal(dir_entries(out), 5);
 
 	json_t *s = load_summary(out);
 	assert_string_equal(json_string_value(json_object_get(s, "result")), "ok");
@@ -471,8 +472,21 @@ static void make_goldens(const char *model, const char *tag, char g0[160], char 
 static void test_golden_int16(void **state)
 {
 	(void)state;
-	char g0[160], g1[160], out[160];
+	char g0[160], g1[160], out[160], tol[32];
 	make_goldens(MODEL_INT16, "i16", g0, g1);
+	/* Goldens are compared dequantized: one step of output k is 2^-fl_k, with
+	 * fl the records' fixed point positions (both outputs INT16 dfp). */
+	size_t mn;
+	uint8_t *mb = read_file(MODEL_INT16, &mn);
+	nbg_model *mm;
+	nbg_error me;
+	assert_int_equal(nbg_parse(mb, mn, NULL, &mm, &me), NBG_OK);
+	assert_int_equal(nbg_model_output_at(mm, 0)->quant_format, NBG_QUANT_DFP);
+	double lsb0 = ldexp(1.0, -nbg_model_output_at(mm, 0)->fixed_point_pos);
+	double lsb1 = ldexp(1.0, -nbg_model_output_at(mm, 1)->fixed_point_pos);
+	nbg_model_free(mm);
+	free(mb);
+	snprintf(tol, sizeof(tol), "%.17g", lsb0 > lsb1 ? lsb0 : lsb1);
 
 	fresh_dir(out, sizeof(out), "out_gold_match");
 	result r = run_nbg(NULL, "run", MODEL_INT16, "--input", input_ok, "--output-dir", out,
@@ -504,7 +518,7 @@ static void test_golden_int16(void **state)
 	go0 = json_array_get(json_object_get(g, "outputs"), 0);
 	assert_int_equal(json_integer_value(json_object_get(go0, "mismatches")), 1);
 	assert_int_equal(json_integer_value(json_object_get(go0, "first_mismatch")), 100);
-	assert_true(json_number_value(json_object_get(go0, "max_abs_diff")) == 1.0);
+	assert_true(json_number_value(json_object_get(go0, "max_abs_diff")) == lsb0);
 	json_t *go1 = json_array_get(json_object_get(g, "outputs"), 1);
 	assert_true(json_is_true(json_object_get(go1, "match")));
 	json_decref(s);
@@ -512,7 +526,7 @@ static void test_golden_int16(void **state)
 	/* ...and within tolerance 1. */
 	fresh_dir(out, sizeof(out), "out_gold_tol");
 	r = run_nbg(NULL, "run", MODEL_INT16, "--input", input_ok, "--output-dir", out, "--nnsdk",
-		    TD_LIB, "--device-root", dev_root, "--golden", g0, g1, "--tolerance", "1", NULL);
+		    TD_LIB, "--device-root", dev_root, "--golden", g0, g1, "--tolerance", tol, NULL);
 	expect_status(&r, NBG_EXIT_OK);
 	result_free(&r);
 
@@ -520,13 +534,13 @@ static void test_golden_int16(void **state)
 	flip_low_bit(g1, 1);
 	flip_low_bit(g1, 1 + 2);
 	r = run_nbg(NULL, "run", MODEL_INT16, "--input", input_ok, "--output-dir", out, "--nnsdk",
-		    TD_LIB, "--device-root", dev_root, "--golden", g0, g1, "--tolerance", "1", NULL);
+		    TD_LIB, "--device-root", dev_root, "--golden", g0, g1, "--tolerance", tol, NULL);
 	expect_status(&r, NBG_EXIT_INVALID);
 	result_free(&r);
 	s = load_summary(out);
 	go1 = json_array_get(json_object_get(json_object_get(s, "golden"), "outputs"), 1);
 	assert_int_equal(json_integer_value(json_object_get(go1, "mismatches")), 2);
-	assert_true(json_number_value(json_object_get(go1, "max_abs_diff")) == 256.0);
+	assert_true(json_number_value(json_object_get(go1, "max_abs_diff")) == 256.0 * lsb1);
 	json_decref(s);
 
 	/* Golden usage errors: wrong count, wrong size, tolerance alone. */
@@ -537,7 +551,7 @@ static void test_golden_int16(void **state)
 	result_free(&r);
 	r = run_nbg(NULL, "run", MODEL_INT16, "--input", input_ok, "--output-dir", out, "--nnsdk",
 		    TD_LIB, "--device-root", dev_root, "--golden", g1, g0, NULL);
-	expect_status(&r, NBG_EXIT_USAGE);
+	expect_status(&r, NBG_EXIT_INVALID); /* a golden of another size: a wrong file */
 	assert_non_null(strstr(r.err, "golden"));
 	result_free(&r);
 	r = run_nbg(NULL, "run", MODEL_INT16, "--input", input_ok, "--output-dir", out, "--nnsdk",

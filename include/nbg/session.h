@@ -1,0 +1,161 @@
+/*
+ * session.h - one whole run of an NBG on the board, through either vendor
+ * runtime: Amlogic's libnnsdk.so (nbg/runtime.h) or VeriSilicon's VIPLite
+ * (libVIPlite.so 1.x, libNBGlinker.so 2.x), chosen from the device nodes and
+ * which library loads.  doc/runtime.md describes both lifecycles.
+ *
+ * Isolation.  Unless NBG_RT_SESSION_NO_ISOLATE, every vendor call runs in a
+ * child process (fork) that writes its results into shared memory: a crash,
+ * an exit() or a hang inside the vendor library becomes runtime-crashed (or
+ * run-timeout after timeout_ms), naming the vendor call it was in and the
+ * signal, and the caller's process is untouched.  The child's stdout is
+ * sent to stderr, so vendor log lines never mix with a command's report.
+ *
+ * Target check.  With VIPLite the device's CID (vip_query_hardware) is
+ * compared with the NBG header's target before vip_create_network, and a
+ * mismatch is refused with target-mismatch naming both targets, unless
+ * NBG_RT_SESSION_FORCE_TARGET.  libnnsdk exposes no CID query, so the check
+ * is not made there (result->cid_known == 0).
+ */
+#ifndef NBG_SESSION_H
+#define NBG_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nbg.h"
+#include "runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which runtime runs the NBG. */
+typedef enum nbg_rt_select {
+	NBG_RT_SELECT_AUTO = 0,    /* vipcore: VIPLite if a VIPLite library loads, else libnnsdk;
+				      galcore: libnnsdk */
+	NBG_RT_SELECT_NNSDK = 1,
+	NBG_RT_SELECT_VIPLITE = 2,
+} nbg_rt_select;
+
+/* "auto", "nnsdk", "viplite"; NULL outside the enum. */
+NBG_API const char *nbg_rt_select_name(int select);
+
+#define NBG_RT_SESSION_FORCE_TARGET 0x1u    /* create even when the CID differs */
+#define NBG_RT_SESSION_NO_ISOLATE 0x2u      /* call the vendor in this process (debugging) */
+#define NBG_RT_SESSION_FLOAT32_OUTPUTS 0x4u /* libnnsdk: ask for FP32 outputs */
+#define NBG_RT_SESSION_INPUT_KIND 0x8u      /* libnnsdk: use input_kind */
+#define NBG_RT_SESSION_SKIP_PROBE 0x10u     /* do not refuse when no device node exists */
+
+typedef struct nbg_rt_session_options {
+	size_t size;             /* sizeof(nbg_rt_session_options) */
+	int backend;             /* nbg_rt_select */
+	const char *lib_path;    /* the chosen backend's library.  NULL: $NBG_NNSDK_PATH or
+				    "libnnsdk.so"; $NBG_VIPLITE_PATH, else "libNBGlinker.so"
+				    then "libVIPlite.so" */
+	const char *device_root; /* NULL: $NBG_DEVICE_ROOT, else "/dev" */
+	unsigned long loops;     /* 0 means 1 */
+	unsigned flags;          /* NBG_RT_SESSION_* */
+	uint32_t input_kind;     /* with NBG_RT_SESSION_INPUT_KIND */
+	uint32_t timeout_ms;     /* the isolated child's limit; 0: 600000 */
+	uint32_t run_timeout_ms; /* VIPLite's own network time-out (property 68); 0: its default */
+} nbg_rt_session_options;
+
+typedef struct nbg_rt_stat {
+	double first, min, max, sum;
+	unsigned long n;
+} nbg_rt_stat;
+
+typedef struct nbg_rt_session_output {
+	uint32_t data_format;   /* format of the bytes (FP32 with float32 outputs) */
+	size_t size;            /* from the NBG record */
+	uint32_t reported_size; /* the runtime's own size (descriptor word, vip_get_buffer_size) */
+	uint8_t sha256[32];     /* of the last loop's bytes */
+	int stable;             /* every loop gave the same bytes */
+	const uint8_t *data;    /* the last loop's bytes; owned by the result */
+} nbg_rt_session_output;
+
+typedef struct nbg_rt_session_result {
+	int backend;                  /* NBG_RT_SELECT_NNSDK or _VIPLITE: what ran */
+	char library[NBG_RT_PATH_MAX];
+	nbg_rt_probe probe;           /* the device probe */
+	int has_version;
+	uint32_t version_word;        /* vip_get_version() */
+	int cid_known;
+	uint32_t cid;                 /* vip_query_hardware(CID) */
+	uint32_t device_count;
+	uint32_t cores;               /* of device 0 */
+	int target_forced;            /* the CID differed and FORCE_TARGET was given */
+	int flush;                    /* libnnsdk: aml_util_flushTensorHandle used */
+	uint32_t input_kind;          /* libnnsdk's descriptor +0x18 */
+	unsigned long loops;
+	double create_ms, destroy_ms;
+	nbg_rt_stat input_set, run, retrieve; /* milliseconds per loop */
+	int profile_known;
+	nbg_rt_stat inference_us, cycles;     /* VIPLite profiling per loop */
+	size_t output_count;
+	nbg_rt_session_output *outputs;
+	void *priv;
+} nbg_rt_session_result;
+
+/*
+ * Runs the NBG model[0..size) once per loop with inputs[0..count) (raw
+ * bytes in the records' formats): probe, select and load the runtime, (VIPLite)
+ * init and check the target, create, run `loops` times, read the outputs,
+ * destroy everything in reverse order on every path.  model must already be
+ * valid (it is parsed again here; failures are model-invalid).
+ *
+ * Returns NBG_OK and *out (free with nbg_rt_session_free), or any runtime
+ * code of nbg/codes.h: the libnnsdk ones of nbg/runtime.h, and
+ * target-mismatch, init-failed, query-failed, prepare-failed, buffer-failed,
+ * run-timeout, run-failed, runtime-io-mismatch, descriptor-invalid,
+ * destroy-failed, runtime-crashed.  err->message names the vendor call.
+ * *out is NULL on failure.  One session at a time per process.
+ */
+NBG_API nbg_code nbg_rt_session_run(const nbg_rt_session_options *opts, const uint8_t *model,
+				    size_t size, const nbg_rt_buffer *inputs, size_t count,
+				    nbg_rt_session_result **out, nbg_error *err);
+NBG_API void nbg_rt_session_free(nbg_rt_session_result *r);
+
+/* What `nbg probe` reports for one backend. */
+typedef struct nbg_rt_backend_report {
+	int backend;                /* NBG_RT_SELECT_NNSDK or _VIPLITE */
+	char library[NBG_RT_PATH_MAX];
+	int library_found;
+	unsigned symbols_wanted, symbols_resolved;
+	char symbol_missing[64];    /* the first one missing */
+	int has_version;
+	uint32_t version_word;
+	unsigned version_major, version_minor, version_patch; /* decoded guess */
+	int init_called;
+	int32_t init_status;        /* vip_init's status */
+	int hw_known;
+	uint32_t cid, device_count, cores;
+	nbg_code code;              /* NBG_OK when the backend is usable */
+	char message[512];
+} nbg_rt_backend_report;
+
+/*
+ * Probes one backend: loads its library (lib_path, or the defaults above),
+ * resolves every entry point a run needs, and for VIPLite reads the version,
+ * calls vip_init, queries CID, device count and cores, and vip_destroy.
+ * Isolated as a session is (flags: NBG_RT_SESSION_NO_ISOLATE).  Returns
+ * NBG_OK when the probe ran (read out->code), INVALID_ARGUMENT.
+ */
+NBG_API nbg_code nbg_rt_backend_probe(int backend, const char *lib_path, unsigned flags,
+				      nbg_rt_backend_report *out, nbg_error *err);
+
+/* The decoded guess of a vip_get_version() word: major, minor, patch in
+ * bytes 2, 1, 0 (0x00010d00 -> 1.13.0 for "1.13.0.1", 0x00020003 -> 2.0.3
+ * for "2.0.3.2"; the fourth part of the vendor's string is not in it). */
+NBG_API void nbg_rt_version_decode(uint32_t word, unsigned *major, unsigned *minor,
+				   unsigned *patch);
+
+/* A VIPLite status as a name: "VIP_ERROR_TIMEOUT" ...; "unknown status"
+ * outside -17..0. */
+NBG_API const char *nbg_vip_status_name(int32_t status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

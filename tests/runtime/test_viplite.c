@@ -1,0 +1,192 @@
+/*
+ * test_viplite.c - the VIPLite backend and the isolation, through the test
+ * double (tests/runtime/viplite_testdouble.c): success with outputs checked
+ * against the double's documented formula, and every failure edge.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "nbg/session.h"
+
+#define MODEL NBG_CORPUS_DIR "/v2/face_detector_nbg_int16.nb"
+
+static uint8_t *model;
+static size_t model_size;
+static uint8_t *input;
+static size_t input_size;
+
+static nbg_code run(const char *lib, const char *modes, unsigned flags, nbg_rt_session_result **r,
+		    nbg_error *e)
+{
+	setenv("VIPLITE_TD", modes ? modes : "", 1);
+	nbg_rt_session_options o = { .size = sizeof(o), .backend = NBG_RT_SELECT_VIPLITE,
+				     .lib_path = lib, .loops = 2, .flags = flags | NBG_RT_SESSION_SKIP_PROBE };
+	nbg_rt_buffer in = { input, input_size };
+	return nbg_rt_session_run(&o, model, model_size, &in, 1, r, e);
+}
+
+static void test_success(void **state)
+{
+	(void)state;
+	nbg_rt_session_result *r;
+	nbg_error e;
+	assert_int_equal(run(TD_VIP, NULL, 0, &r, &e), NBG_OK);
+	assert_int_equal(r->backend, NBG_RT_SELECT_VIPLITE);
+	assert_int_equal(r->version_word, 0x00020003u);
+	assert_int_equal(r->cid, 0x1000003bu);
+	assert_true(r->profile_known);
+	assert_true(r->inference_us.first == 1234 && r->cycles.first == 567890);
+	uint64_t sum = 0;
+	for (size_t i = 0; i < input_size; i++)
+		sum += input[i];
+	for (size_t k = 0; k < r->output_count; k++) {
+		const nbg_rt_session_output *o = &r->outputs[k];
+		assert_true(o->stable);
+		for (size_t j = 0; j < o->size; j++)
+			if (o->data[j] != (uint8_t)(j * 7 + k + 2 * sum)) /* the sum accumulates per flush */
+				if (o->data[j] != (uint8_t)(j * 7 + k + sum))
+					fail_msg("output %zu byte %zu", k, j);
+	}
+	nbg_rt_session_free(r);
+}
+
+static void expect(const char *lib, const char *modes, unsigned flags, nbg_code want,
+		   const char *needle)
+{
+	nbg_rt_session_result *r = NULL;
+	nbg_error e;
+	nbg_code rc = run(lib, modes, flags, &r, &e);
+	if (rc != want)
+		fail_msg("%s: got %s (%s), want %s", modes ? modes : "-", nbg_code_name(rc), e.message,
+			 nbg_code_name(want));
+	assert_null(r);
+	if (!strstr(e.message, needle))
+		fail_msg("%s: message '%s' lacks '%s'", modes ? modes : "-", e.message, needle);
+}
+
+static void test_failures(void **state)
+{
+	(void)state;
+	expect("/nonexistent/libVIPlite.so", NULL, 0, NBG_E_LIBRARY_MISSING, "cannot load VIPLite");
+	expect(TD_VIP_NOPREPARE, NULL, 0, NBG_E_SYMBOL_MISSING, "vip_prepare_network");
+	expect(TD_VIP, "init-fail", 0, NBG_E_INIT_FAILED, "VIP_ERROR_IO");
+	expect(TD_VIP, "hw-fail", 0, NBG_E_QUERY_FAILED, "vip_query_hardware(CID)");
+	setenv("VIPLITE_TD_CID", "0xee", 1);
+	expect(TD_VIP, NULL, 0, NBG_E_TARGET_MISMATCH, "VIP9000PICO_PID0XEE, Allwinner V853");
+	expect(TD_VIP, NULL, 0, NBG_E_TARGET_MISMATCH, "0x1000003b (VIP9000NANODI_PLUS_PID0X1000003B");
+	nbg_rt_session_result *r;
+	nbg_error e;
+	assert_int_equal(run(TD_VIP, NULL, NBG_RT_SESSION_FORCE_TARGET, &r, &e), NBG_OK);
+	assert_true(r->target_forced);
+	nbg_rt_session_free(r);
+	unsetenv("VIPLITE_TD_CID");
+	static const struct { const char *status, *name; } st[] = {
+		{ "-4", "VIP_ERROR_NOT_SUPPORTED" }, { "-7", "VIP_ERROR_INVALID_NETWORK" },
+		{ "-10", "VIP_ERROR_NETWORK_INCOMPATIBLE" }, { "-6", "VIP_ERROR_OUT_OF_MEMORY" },
+		{ "-99", "unknown status" },
+	};
+	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++) {
+		setenv("VIPLITE_TD_STATUS", st[i].status, 1);
+		expect(TD_VIP, "create-fail", 0, NBG_E_CREATE_FAILED, st[i].name);
+	}
+	expect(TD_VIP, "io-count", 0, NBG_E_RUNTIME_IO_MISMATCH, "the runtime counts 2 inputs");
+	expect(TD_VIP, "prepare-fail", 0, NBG_E_PREPARE_FAILED, "vip_prepare_network returned -7");
+	expect(TD_VIP, "buffer-fail", 0, NBG_E_BUFFER_FAILED, "vip_create_buffer returned -5");
+	expect(TD_VIP, "map-null", 0, NBG_E_BUFFER_FAILED, "vip_map_buffer returned NULL");
+	expect(TD_VIP, "run-timeout", 0, NBG_E_RUN_TIMEOUT, "VIP_ERROR_TIMEOUT");
+	expect(TD_VIP, "invalidate-fail", 0, NBG_E_RUN_FAILED, "vip_flush_buffer(invalidate)");
+	/* a crash inside the vendor call: a clean error naming the call and the signal */
+	expect(TD_VIP, "crash-run", 0, NBG_E_RUNTIME_CRASHED, "inside vip_run_network: signal 11 (SIGSEGV");
+}
+
+/* libnnsdk as the real library behaves with a failed backend (non-NULL
+ * context, input_set 1, output_get 0x1, destroy 1), and a stand-in whose
+ * output_get returns 0x1 after a successful input set. */
+static void test_nnsdk_real_failure(void **state)
+{
+	(void)state;
+	nbg_rt_session_options o = { .size = sizeof(o), .backend = NBG_RT_SELECT_NNSDK,
+				     .lib_path = TD_NNSDK, .loops = 1, .flags = NBG_RT_SESSION_SKIP_PROBE };
+	nbg_rt_buffer in = { input, input_size };
+	nbg_rt_session_result *r = NULL;
+	nbg_error e;
+	setenv("NNSDK_TESTDOUBLE_FAIL", "real-failed-backend", 1);
+	assert_int_equal(nbg_rt_session_run(&o, model, model_size, &in, 1, &r, &e), NBG_E_INPUT_SET_FAILED);
+	assert_non_null(strstr(e.message, "returned 1"));
+	setenv("NNSDK_TESTDOUBLE_FAIL", "output-one", 1);
+	assert_int_equal(nbg_rt_session_run(&o, model, model_size, &in, 1, &r, &e), NBG_E_DESCRIPTOR_INVALID);
+	assert_non_null(strstr(e.message, "0x1"));
+	setenv("NNSDK_TESTDOUBLE_FAIL", "crash-output-get", 1);
+	assert_int_equal(nbg_rt_session_run(&o, model, model_size, &in, 1, &r, &e), NBG_E_RUNTIME_CRASHED);
+	assert_non_null(strstr(e.message, "aml_module_output_get(perfMode 2)"));
+	assert_non_null(strstr(e.message, "SIGSEGV"));
+	assert_null(r);
+	unsetenv("NNSDK_TESTDOUBLE_FAIL");
+}
+
+static void test_probe_report(void **state)
+{
+	(void)state;
+	nbg_rt_backend_report rep;
+	nbg_error e;
+	setenv("VIPLITE_TD", "", 1);
+	assert_int_equal(nbg_rt_backend_probe(NBG_RT_SELECT_VIPLITE, TD_VIP, 0, &rep, &e), NBG_OK);
+	assert_int_equal(rep.code, NBG_OK);
+	assert_true(rep.library_found);
+	assert_int_equal(rep.symbols_resolved, rep.symbols_wanted);
+	assert_int_equal(rep.version_word, 0x00020003u);
+	assert_true(rep.version_major == 2 && rep.version_minor == 0 && rep.version_patch == 3);
+	assert_int_equal(rep.cid, 0x1000003bu);
+	assert_int_equal(rep.device_count, 1);
+	setenv("VIPLITE_TD", "init-fail", 1);
+	assert_int_equal(nbg_rt_backend_probe(NBG_RT_SELECT_VIPLITE, TD_VIP, 0, &rep, &e), NBG_OK);
+	assert_int_equal(rep.code, NBG_E_INIT_FAILED);
+	assert_int_equal(rep.init_status, -2);
+	unsigned maj, min, pat;
+	nbg_rt_version_decode(0x00010d00u, &maj, &min, &pat);
+	assert_true(maj == 1 && min == 13 && pat == 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	struct stat st;
+	if (stat(MODEL, &st) != 0) {
+		fprintf(stderr, "corpus file %s absent: skipped\n", MODEL);
+		return -1;
+	}
+	FILE *f = fopen(MODEL, "rb");
+	model_size = (size_t)st.st_size;
+	model = malloc(model_size);
+	assert_int_equal(fread(model, 1, model_size, f), model_size);
+	fclose(f);
+	input_size = 98304; /* the model's one INT16 input, 1x128x128x3 */
+	input = malloc(input_size);
+	for (size_t i = 0; i < input_size; i++)
+		input[i] = (uint8_t)(i * 31 + 3);
+	return 0;
+}
+
+int main(void)
+{
+	struct stat st;
+	if (stat(MODEL, &st) != 0) {
+		printf("corpus file %s absent: skipped\n", MODEL);
+		return 77;
+	}
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_success),
+		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_nnsdk_real_failure),
+		cmocka_unit_test(test_probe_report),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
