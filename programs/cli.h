@@ -23,6 +23,19 @@ void nbg_loaded_free(nbg_loaded *l);
 void nbg_print_error(const char *path, const nbg_loaded *l);
 
 
+/* The command table (commands.c): runs argv[0] as a command, or `nbg
+ * argv[0] --help`; *handled is 0 when argv[0] names no command. */
+int nbg_cli_dispatch(int argc, char **argv, int *handled);
+/* Top-level help: every command and every option. */
+void nbg_cli_usage(FILE *out);
+/* One command's help; NBG_EXIT_USAGE for an unknown name. */
+int nbg_cli_help(FILE *out, const char *name);
+/* The man page nbg(1) in roff, the bash completion script, and one line
+ * "COMMAND OPTION" per documented option. */
+void nbg_cli_man(FILE *out);
+void nbg_cli_completion(FILE *out);
+void nbg_cli_option_list(FILE *out);
+
 int nbg_cmd_inspect(int argc, char **argv);
 int nbg_cmd_verify(int argc, char **argv);
 int nbg_cmd_fields(int argc, char **argv);

@@ -214,7 +214,7 @@ static void test_usage(void **state)
 	}
 	fx_run_result r = fx_run_nbg(FX_IN_SOURCE, "%s", "help");
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "inspect [--json] FILE"));
+	assert_non_null(strstr(r.out, "nbg inspect [--json]"));
 	fx_run_free(&r);
 }
 

@@ -1,0 +1,342 @@
+/*
+ * commands.c - the one table of nbg's commands and options.  The top-level
+ * help, `nbg COMMAND --help`, `nbg help COMMAND`, the man page nbg(1) and
+ * the bash completion are all printed from it (doc/nbg.1 and
+ * completion/nbg are generated files, checked by tests/test_codes_doc.c).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd_ledger.h"
+#include "cmd_run.h"
+
+#define OPT_MAX 24
+
+typedef struct option_doc {
+	const char *name; /* "--json" */
+	const char *arg;  /* "N", or NULL for a flag */
+	const char *help;
+} option_doc;
+
+typedef struct command_doc {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *operands; /* "FILE...", shown after the options */
+	const char *summary;  /* one line */
+	const char *text;     /* a paragraph for --help and the man page */
+	option_doc options[OPT_MAX];
+} command_doc;
+
+static const command_doc commands[] = {
+	{ "inspect", nbg_cmd_inspect, "FILE", "decode and validate a file: human or JSON report",
+	  "Decodes every structure of an NBG file (v1 or v2), checks every rule and checksum, "
+	  "and prints the report: header, inputs and outputs, sections, notes and a summary "
+	  "of the graph.  Exit 1 when the file is not a valid NBG.",
+	  { { "--json", NULL, "one JSON document instead of text" },
+	    { "--layers", NULL, "the layer table" },
+	    { "--operations", NULL, "the operation table and SH/SW/hardware-init records" },
+	    { "--patches", NULL, "the patch table" } } },
+	{ "verify", nbg_cmd_verify, "FILE...", "integrity check, one line per file",
+	  "Checks structure and every checksum the format carries; one line per file, "
+	  "every mismatching checksum listed.  Exit 1 when any file fails.",
+	  { { NULL, NULL, NULL } } },
+	{ "fields", nbg_cmd_fields, "", "the field map: offsets, keys, evidence codes",
+	  "Prints every field nbgkit decodes: structure, offset, width, public name, parser "
+	  "key and the evidence behind it.",
+	  { { "--json", NULL, "as a JSON array" } } },
+	{ "codes", nbg_cmd_codes, "", "every error code, its exit code and the rule behind it",
+	  "Prints the stable error codes, the exit code each one gives and the rule it "
+	  "stands for.",
+	  { { "--markdown", NULL, "as a Markdown table" } } },
+	{ "diff", nbg_cmd_diff, "A B", "what changed between two files, by structure",
+	  "Compares two NBG files field by field and owner range by owner range, and locates "
+	  "each changed byte inside its structure.",
+	  { { "--json", NULL, "one JSON document instead of text" } } },
+	{ "corpus", nbg_cmd_corpus, "PATH...", "invariants across many files",
+	  "Walks files and directories and aggregates the field map's corpus tables: "
+	  "families, versions, targets, section sets, value ranges, failures by code.",
+	  { { "--json", NULL, "one JSON document instead of text" },
+	    { "--quiet", NULL, "no line per file" } } },
+	{ "ledger", nbg_cmd_ledger, "FILE", "who owns every byte: class, owner, SHA-256",
+	  "Splits a valid file into owner ranges that tile it with no gap and no overlap, "
+	  "each with its class, owner and SHA-256, plus the views that own no bytes.",
+	  { { "--json", NULL, "the ledger document (input of reemit --ledger)" } } },
+	{ "reemit", nbg_cmd_reemit, "FILE OUT", "rewrite FILE from its ledger, byte-identical",
+	  "Writes OUT from the ledger's ranges after every range and the whole output hash "
+	  "to what the ledger recorded; OUT appears complete or not at all.  A changed byte "
+	  "is refused (semantic-change-refused, exit 1).",
+	  { { "--ledger", "L.json", "check against a ledger saved from the original" } } },
+	{ "map", nbg_cmd_map, "FILE", "a picture of the file's owner ranges (SVG)",
+	  "Draws the ledger: one band to scale, one log-scaled band where small structures "
+	  "stay visible, colored by class, labeled by owner.",
+	  { { "--svg", "OUT.svg", "where to write the picture (required)" },
+	    { "--title", "TEXT", "the picture's title" },
+	    { "--png", NULL, "refused: convert the SVG with any converter" } } },
+	{ "probe", nbg_cmd_probe, "", "which NPU device and runtime this machine has",
+	  "Looks for the NPU device nodes and the vendor runtime libraries and reports what "
+	  "was found.  Exit 4 when no NBG-capable runtime is available.",
+	  { { "--json", NULL, "one JSON document instead of text" },
+	    { "--device-root", "DIR", "look for device nodes under DIR instead of /" },
+	    { "--nnsdk", "PATH", "the libnnsdk.so to load" } } },
+	{ "run", nbg_cmd_run, "MODEL", "run a model on the NPU through the vendor runtime",
+	  "Validates the model, checks its target against the device, runs it through NNSDK "
+	  "or VIPLite (vendor calls in a child process), writes output_<i>.bin, "
+	  "output_<i>.npy and summary.json, and compares goldens.",
+	  { { "--input", "FILE...", "one input per NBG input: raw, .npy or .tensor" },
+	    { "--output-dir", "DIR", "where outputs and summary.json go (required)" },
+	    { "--loops", "N", "run N times (timings, output stability)" },
+	    { "--golden", "FILE...", "expected outputs, compared in float" },
+	    { "--tolerance", "X", "largest accepted difference from a golden" },
+	    { "--top", "N", "print the N largest values of each output" },
+	    { "--backend", "auto|nnsdk|viplite", "which vendor runtime" },
+	    { "--lib", "PATH", "the chosen backend's library" },
+	    { "--nnsdk", "PATH", "the libnnsdk.so to load" },
+	    { "--force-target", NULL, "run even when the model's target is not the device's" },
+	    { "--device-root", "DIR", "look for device nodes under DIR instead of /" },
+	    { "--timeout", "SECONDS", "give up on a vendor call after this long" },
+	    { "--float32-outputs", NULL, "ask the runtime for float32 outputs" },
+	    { "--input-kind", "N", "the NNSDK input descriptor kind" },
+	    { "--no-isolate", NULL, "call the vendor library in this process" },
+	    { "--sample", "sample.txt", "read inputs, goldens and outputs from vpm_run's file" } } },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const command_doc *find(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int nbg_cli_dispatch(int argc, char **argv, int *handled)
+{
+	const command_doc *c = find(argv[0]);
+
+	*handled = c != NULL;
+	if (!c)
+		return NBG_EXIT_USAGE;
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return nbg_cli_help(stdout, c->name);
+	return c->run(argc, argv);
+}
+
+static void wrap(FILE *out, const char *text, const char *first, const char *indent);
+
+/* "nbg NAME [--opt ARG]... OPERANDS", wrapped, continuation lines indented. */
+static void synopsis(FILE *out, const command_doc *c, const char *lead)
+{
+	char line[2048], cont[64];
+	size_t n = (size_t)snprintf(line, sizeof(line), "nbg %s", c->name);
+
+	for (const option_doc *o = c->options; o->name && n < sizeof(line); o++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, o->arg ? " [%s\x01%s]" : " [%s]",
+				      o->name, o->arg);
+	if (*c->operands && n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n, " %s", c->operands);
+	snprintf(cont, sizeof(cont), "%*s", (int)(strlen(lead) + strlen(c->name) + 5), "");
+	wrap(out, line, lead, cont);
+}
+
+static void options(FILE *out, const command_doc *c, const char *indent)
+{
+	for (const option_doc *o = c->options; o->name; o++) {
+		char head[64];
+		snprintf(head, sizeof(head), "%s%s%s", o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+		fprintf(out, "%s%-28s %s\n", indent, head, o->help);
+	}
+	fprintf(out, "%s%-28s %s\n", indent, "-h, --help", "this help");
+}
+
+void nbg_cli_usage(FILE *out)
+{
+	fputs("usage: nbg COMMAND [OPTIONS] [--] FILE...\n"
+	      "       nbg help [COMMAND]    nbg COMMAND --help    nbg version\n"
+	      "\n"
+	      "Inspect, verify and run VeriSilicon NPU compiled models (NBG, *.nb).\n"
+	      "\ncommands:\n",
+	      out);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fputs("\noptions:\n", out);
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		fputc('\n', out);
+		synopsis(out, &commands[i], "  ");
+		options(out, &commands[i], "      ");
+	}
+	fputs("\nexit codes: 0 ok, 1 invalid file or failed check, 2 usage, 3 cannot read or\n"
+	      "write a file, 4 NPU runtime or device not available (nbg codes lists the code\n"
+	      "behind each).  Manual: man nbg; documentation: README.md and doc/.\n",
+	      out);
+}
+
+/* A paragraph wrapped at 78 columns: the first line after `first`, the
+ * others after `indent`.  \x01 is a space that never breaks. */
+static void wrap(FILE *out, const char *text, const char *first, const char *indent)
+{
+	size_t col = 0;
+	int line = 0;
+
+	while (*text) {
+		size_t n = strcspn(text, " ");
+		if (col && col + 1 + n > 78) {
+			fputc('\n', out);
+			col = 0;
+		}
+		if (!col) {
+			fputs(line++ ? indent : first, out);
+			col = strlen(line > 1 ? indent : first);
+		} else {
+			fputc(' ', out);
+			col++;
+		}
+		for (size_t k = 0; k < n; k++)
+			fputc(text[k] == '\x01' ? ' ' : text[k], out);
+		col += n;
+		text += n;
+		text += strspn(text, " ");
+	}
+	fputc('\n', out);
+}
+
+int nbg_cli_help(FILE *out, const char *name)
+{
+	const command_doc *c = find(name);
+
+	if (!c) {
+		fprintf(stderr, "nbg: unknown command '%s'\n", name);
+		return NBG_EXIT_USAGE;
+	}
+	synopsis(out, c, "usage: ");
+	fputc('\n', out);
+	wrap(out, c->text, "", "");
+	fputs("\noptions:\n", out);
+	options(out, c, "  ");
+	return NBG_EXIT_OK;
+}
+
+/* roff with every backslash and leading dot or quote made literal. */
+static void roff(FILE *out, const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", out);
+	for (; *s; s++)
+		if (*s == '\\')
+			fputs("\\e", out);
+		else if (*s == '-')
+			fputs("\\-", out);
+		else
+			fputc(*s, out);
+}
+
+static void man_command(FILE *out, const command_doc *c)
+{
+	fprintf(out, ".SS \"nbg %s\"\n.B nbg %s\n", c->name, c->name);
+	for (const option_doc *o = c->options; o->name; o++) {
+		fputs("[\\fB", out);
+		roff(out, o->name);
+		fputs("\\fR", out);
+		if (o->arg) {
+			fputs(" \\fI", out);
+			roff(out, o->arg);
+			fputs("\\fR", out);
+		}
+		fputs("]\n", out);
+	}
+	if (*c->operands) {
+		fputs(".I ", out);
+		roff(out, c->operands);
+		fputc('\n', out);
+	}
+	fputs(".PP\n", out);
+	roff(out, c->text);
+	fputc('\n', out);
+	for (const option_doc *o = c->options; o->name; o++) {
+		fputs(".TP\n.B ", out);
+		roff(out, o->name);
+		if (o->arg) {
+			fputs(" \\fI", out);
+			roff(out, o->arg);
+			fputs("\\fR", out);
+		}
+		fputc('\n', out);
+		roff(out, o->help);
+		fputc('\n', out);
+	}
+}
+
+void nbg_cli_man(FILE *out)
+{
+	fprintf(out, ".\\\" nbg(1), generated by `nbg help --man` from programs/commands.c\n"
+		     ".TH NBG 1 \"\" \"nbgkit %s\" \"User Commands\"\n"
+		     ".SH NAME\nnbg \\- inspect, verify and run VeriSilicon NPU compiled models (NBG)\n"
+		     ".SH SYNOPSIS\n.B nbg\n.I COMMAND\n[\\fIOPTIONS\\fR] [\\fB\\-\\-\\fR] "
+		     "\\fIFILE\\fR...\n.br\n.B nbg help\n[\\fICOMMAND\\fR]\n"
+		     ".SH DESCRIPTION\nnbg reads NBG files (\"Network Binary Graph\", magic VPMN), "
+		     "the compiled models that VeriSilicon VIP NPUs run: it proves each file's "
+		     "integrity, explains every byte, compares files and runs a model through the "
+		     "vendor runtime.\n"
+		     "Every command answers \\fB\\-\\-help\\fR; \\fB\\-\\-\\fR ends the options.\n"
+		     ".SH COMMANDS\n",
+		nbg_version_string());
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		man_command(out, &commands[i]);
+	fputs(".SH \"EXIT STATUS\"\n.TP\n0\nsuccess\n.TP\n1\nthe file is not a valid NBG, a "
+	      "check failed, or a comparison found differences\n.TP\n2\na usage error\n.TP\n3\n"
+	      "an input cannot be read or an output written\n.TP\n4\nthe NPU runtime or device "
+	      "is not available\n.SH \"ERROR CODES\"\nEvery failure has a stable code; the "
+	      "exit status follows from it.\n",
+	      out);
+	for (int code = 1; code < NBG_E__COUNT; code++) {
+		fputs(".TP\n.B ", out);
+		roff(out, nbg_code_name((nbg_code)code));
+		fprintf(out, "\n(exit %d) ", nbg_code_exit((nbg_code)code));
+		roff(out, nbg_code_text((nbg_code)code));
+		fputc('\n', out);
+	}
+	fputs(".SH \"SEE ALSO\"\nThe nbgkit documentation: README.md and doc/ in its source "
+	      "tree.\n",
+	      out);
+}
+
+void nbg_cli_completion(FILE *out)
+{
+	fputs("# bash completion for nbg, generated by `nbg help --completion` from\n"
+	      "# programs/commands.c: commands, each command's options, *.nb files.\n"
+	      "_nbg()\n{\n"
+	      "\tlocal cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]} opts\n"
+	      "\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n"
+	      "\t\tCOMPREPLY=($(compgen -W \"",
+	      out);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "%s ", commands[i].name);
+	fputs("help version\" -- \"$cur\"))\n\t\treturn\n\tfi\n\tcase $cmd in\n", out);
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		fprintf(out, "\t%s) opts=\"", commands[i].name);
+		for (const option_doc *o = commands[i].options; o->name; o++)
+			fprintf(out, "%s ", o->name);
+		fputs("--help\" ;;\n", out);
+	}
+	fputs("\thelp) COMPREPLY=($(compgen -W \"", out);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "%s%s", i ? " " : "", commands[i].name);
+	fputs("\" -- \"$cur\")); return ;;\n"
+	      "\t*) return ;;\n\tesac\n"
+	      "\tif [[ $cur == -* ]]; then\n"
+	      "\t\tCOMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
+	      "\telse\n"
+	      "\t\tCOMPREPLY=($(compgen -f -X '!*.nb' -- \"$cur\") $(compgen -d -- \"$cur\"))\n"
+	      "\tfi\n}\ncomplete -o filenames -F _nbg nbg\n",
+	      out);
+}
+
+void nbg_cli_option_list(FILE *out)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		for (const option_doc *o = commands[i].options; o->name; o++)
+			fprintf(out, "%s %s\n", commands[i].name, o->name);
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""The command-line help, checked against the code.
+
+- every command answers `nbg CMD --help`, `nbg CMD -h` and `nbg help CMD`
+  with exit 0 and its usage and every documented option on stdout;
+- the top-level help lists every command and every option;
+- the documented options (`nbg help --options`, from programs/commands.c)
+  are exactly the option strings the commands' parsers compare against
+  (string literals "--name" in programs/cmd_*.c);
+- doc/nbg.1 and completion/nbg are what `nbg help --man` and
+  `nbg help --completion` print now (scripts/gen-docs.sh regenerates them);
+- the man page renders with man(1) when it is installed.
+Usage: check_cli_help.py NBG SOURCE_ROOT
+"""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+nbg, root = sys.argv[1], sys.argv[2]
+bad = []
+
+
+def run(*args):
+    return subprocess.run([nbg, *args], capture_output=True, text=True)
+
+
+table = {}
+for line in run('help', '--options').stdout.splitlines():
+    cmd, opt = line.split()
+    table.setdefault(cmd, set()).add(opt)
+top = run('help')
+if top.returncode != 0:
+    bad.append('nbg help exits %d' % top.returncode)
+commands = re.findall(r'^  ([a-z]+) ', top.stdout.split('\noptions:')[0], re.M)
+if len(commands) < 10:
+    bad.append('nbg help lists only %d commands' % len(commands))
+for cmd in commands:
+    for args in ([cmd, '--help'], [cmd, '-h'], ['help', cmd]):
+        r = run(*args)
+        if r.returncode != 0 or not r.stdout.startswith('usage: nbg ' + cmd):
+            bad.append('nbg %s: exit %d, stdout %r' % (' '.join(args), r.returncode,
+                                                        r.stdout[:60]))
+            continue
+        for opt in table.get(cmd, ()):
+            if opt not in r.stdout:
+                bad.append('nbg %s does not mention %s' % (' '.join(args), opt))
+    for opt in table.get(cmd, ()):
+        if opt not in top.stdout:
+            bad.append('top-level help lacks %s %s' % (cmd, opt))
+documented = set().union(*table.values())
+in_code = set()
+for path in glob.glob(os.path.join(root, 'programs', 'cmd_*.c')):
+    in_code |= set(re.findall(r'"(--[a-z0-9][a-z0-9-]*)"', open(path).read()))
+in_code -= {'--help'}
+for opt in sorted(in_code - documented):
+    bad.append('option %s is parsed but not in programs/commands.c' % opt)
+for opt in sorted(documented - in_code):
+    bad.append('option %s is documented but no command parses it' % opt)
+for args, path in ((['help', '--man'], 'doc/nbg.1'), (['help', '--completion'], 'completion/nbg')):
+    want = run(*args).stdout
+    have = open(os.path.join(root, path)).read()
+    if want != have:
+        bad.append('%s is stale: run scripts/gen-docs.sh' % path)
+if shutil.which('man'):
+    r = subprocess.run(['man', '-l', os.path.join(root, 'doc/nbg.1')], capture_output=True,
+                       text=True, env=dict(os.environ, MANWIDTH='80', MAN_KEEP_FORMATTING=''))
+    if r.returncode != 0 or 'EXIT STATUS' not in r.stdout:
+        bad.append('man -l doc/nbg.1 failed: %s' % r.stderr[:200])
+for b in bad:
+    print(b)
+print('%d commands, %d documented options, %d parsed; %d problem(s)'
+      % (len(commands), len(documented), len(in_code), len(bad)))
+sys.exit(1 if bad else 0)
