@@ -136,21 +136,34 @@ static void list_integrity(const char *path, const nbg_loaded *l)
 
 int nbg_cmd_verify(int argc, char **argv)
 {
-	int worst = NBG_EXIT_OK, files = 0;
+	int worst = NBG_EXIT_OK, files = 0, quiet = 0, status = 0;
 
+	/* as sha256sum: --quiet prints no line for a file that passes, --status
+	 * prints nothing at all (the exit code says it) */
 	for (int i = 1; i < argc; i++) {
-		if (argv[i][0] == '-' && argv[i][1]) {
+		if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
+			quiet = 1;
+		else if (!strcmp(argv[i], "--status"))
+			status = 1;
+		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "nbg verify: unknown option '%s'\n", argv[i]);
 			return NBG_EXIT_USAGE;
 		}
 	}
+	if (status && freopen("/dev/null", "w", stdout) == NULL)
+		return NBG_EXIT_IO;
 	for (int i = 1; i < argc; i++) {
 		const char *path = argv[i];
 		nbg_loaded l;
-		int rc = nbg_load(path, NULL, &l);
+		int rc;
 
+		if (!strcmp(path, "--quiet") || !strcmp(path, "-q") || !strcmp(path, "--status"))
+			continue;
+		rc = nbg_load(path, NULL, &l);
 		files++;
-		if (rc == NBG_EXIT_OK) {
+		if (rc == NBG_EXIT_OK && quiet) {
+			/* nothing to say */
+		} else if (rc == NBG_EXIT_OK) {
 			const nbg_model *m = l.model;
 			char hex[65];
 			nbg_hex32(m->file_sha256, hex);

@@ -5,6 +5,7 @@
  * completion/nbg are generated files, checked by tests/test_codes_doc.c).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -40,7 +41,8 @@ static const command_doc commands[] = {
 	{ "verify", nbg_cmd_verify, "FILE...", "integrity check, one line per file",
 	  "Checks structure and every checksum the format carries; one line per file, "
 	  "every mismatching checksum listed.  Exit 1 when any file fails.",
-	  { { NULL, NULL, NULL } } },
+	  { { "--quiet", NULL, "no line for a file that passes (also -q)" },
+	    { "--status", NULL, "print nothing; the exit code says it" } } },
 	{ "fields", nbg_cmd_fields, "", "the field map: offsets, keys, evidence codes",
 	  "Prints every field nbgkit decodes: structure, offset, width, public name, parser "
 	  "key and the evidence behind it.",
@@ -111,9 +113,77 @@ static const command_doc *find(const char *name)
 	return NULL;
 }
 
+static const option_doc *find_option(const command_doc *c, const char *name, size_t len)
+{
+	for (const option_doc *o = c->options; o->name; o++)
+		if (strlen(o->name) == len && !strncmp(o->name, name, len))
+			return o;
+	return NULL;
+}
+
+/*
+ * The conventions every command shares, applied before it parses: --help or
+ * -h anywhere before `--` prints its help; `--opt=value` becomes `--opt
+ * value` for a documented option that takes a value; `--` ends the options,
+ * and an operand after it that starts with '-' (other than "-" itself, which
+ * means standard input or output) is passed as "./NAME", the same file,
+ * which no parser takes for an option.
+ */
+static void free_normalized(char **v, int argc)
+{
+	for (char **p = v + (size_t)argc * 2 + 1; *p; p++)
+		free(*p);
+	free(v);
+}
+
+static char **normalize(const command_doc *c, int argc, char **argv, int *out_argc)
+{
+	/* Each argument becomes at most two; after the argv[] copy comes the
+	 * list (NULL-terminated) of the "./NAME" strings allocated here. */
+	char **v = calloc((size_t)argc * 3 + 2, sizeof(*v));
+	char **owned;
+	int n = 0, ended = 0;
+
+	if (!v)
+		return NULL;
+	owned = v + (size_t)argc * 2 + 1;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *eq;
+		const option_doc *o;
+		if (i > 0 && !ended && !strcmp(a, "--")) {
+			ended = 1;
+			continue;
+		}
+		if (i > 0 && ended && a[0] == '-' && a[1]) {
+			size_t len = strlen(a) + 3;
+			char *p = malloc(len);
+			if (!p)
+				goto oom;
+			snprintf(p, len, "./%s", a);
+			*owned++ = p;
+			v[n++] = p;
+			continue;
+		}
+		if (i > 0 && !ended && !strncmp(a, "--", 2) && (eq = strchr(a, '=')) &&
+		    (o = find_option(c, a, (size_t)(eq - a))) && o->arg) {
+			v[n++] = (char *)o->name;
+			v[n++] = (char *)(eq + 1);
+			continue;
+		}
+		v[n++] = (char *)a;
+	}
+	*out_argc = n;
+	return v;
+oom:
+	free_normalized(v, argc);
+	return NULL;
+}
+
 int nbg_cli_dispatch(int argc, char **argv, int *handled)
 {
 	const command_doc *c = find(argv[0]);
+	char **v;
+	int n, rc;
 
 	*handled = c != NULL;
 	if (!c)
@@ -121,7 +191,14 @@ int nbg_cli_dispatch(int argc, char **argv, int *handled)
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
 			return nbg_cli_help(stdout, c->name);
-	return c->run(argc, argv);
+	v = normalize(c, argc, argv, &n);
+	if (!v) {
+		fprintf(stderr, "nbg %s: out of memory\n", c->name);
+		return NBG_EXIT_IO;
+	}
+	rc = c->run(n, v);
+	free_normalized(v, argc);
+	return rc;
 }
 
 static void wrap(FILE *out, const char *text, const char *first, const char *indent);

@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 
-nbg, root = sys.argv[1], sys.argv[2]
+nbg, root = os.path.abspath(sys.argv[1]), sys.argv[2]
 bad = []
 
 
@@ -69,6 +69,35 @@ if shutil.which('man'):
                        text=True, env=dict(os.environ, MANWIDTH='80', MAN_KEEP_FORMATTING=''))
     if r.returncode != 0 or 'EXIT STATUS' not in r.stdout:
         bad.append('man -l doc/nbg.1 failed: %s' % r.stderr[:200])
+# The shared conventions: --quiet/--status, --opt=value, -- before an operand
+# that starts with '-'.
+import tempfile
+sample = os.path.join(root, 'samples', 'sample.nb')
+with tempfile.TemporaryDirectory() as tmp:
+    notnbg = os.path.join(tmp, 'not.nb')
+    open(notnbg, 'wb').write(b'PK\x03\x04' + bytes(60))
+    r = run('verify', '--quiet', sample)
+    if r.returncode != 0 or r.stdout:
+        bad.append('verify --quiet on a good file: exit %d, %r' % (r.returncode, r.stdout))
+    r = run('verify', '-q', sample, notnbg)
+    if r.returncode != 1 or sample in r.stdout or 'not.nb: FAIL bad-magic' not in r.stdout:
+        bad.append('verify -q with a bad file: exit %d, %r' % (r.returncode, r.stdout))
+    r = run('verify', '--status', sample, notnbg)
+    if r.returncode != 1 or r.stdout:
+        bad.append('verify --status: exit %d, %r' % (r.returncode, r.stdout))
+    dash = os.path.join(tmp, '-model.nb')
+    shutil.copy(sample, dash)
+    r = subprocess.run([nbg, 'verify', '--', '-model.nb'], cwd=tmp, capture_output=True,
+                       text=True)
+    if r.returncode != 0 or './-model.nb: OK' not in r.stdout:
+        bad.append('verify -- -model.nb: exit %d, %r %r' % (r.returncode, r.stdout, r.stderr))
+    r = subprocess.run([nbg, 'verify', '-model.nb'], cwd=tmp, capture_output=True, text=True)
+    if r.returncode != 2:
+        bad.append('verify -model.nb without --: exit %d, want 2' % r.returncode)
+    svg = os.path.join(tmp, 'm.svg')
+    r = run('map', sample, '--svg=' + svg)
+    if r.returncode != 0 or not open(svg).read().startswith('<?xml'):
+        bad.append('map --svg=OUT: exit %d %r' % (r.returncode, r.stderr))
 for b in bad:
     print(b)
 print('%d commands, %d documented options, %d parsed; %d problem(s)'
