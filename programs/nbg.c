@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_graph.h"
 #include "cmd_ledger.h"
 #include "cmd_run.h"
 
@@ -17,6 +18,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "commands:\n"
 	      "  inspect [--json] FILE     decode and validate one file; human or JSON report\n"
+	      "                            (--commands: what each NN / TP operation computes)\n"
 	      "  verify FILE...            integrity check, one line per file\n"
 	      "  fields [--json]           the field map: offsets, keys, evidence codes\n"
 	      "  codes [--markdown]        the failure codes and the rule each stands for\n"
@@ -25,6 +27,8 @@ static void usage(FILE *out)
 	      "  ledger [--json] FILE      who owns every byte: class, owner, SHA-256 per range\n"
 	      "  reemit FILE OUT [--ledger L.json]   rewrite FILE from its ledger, byte-identical\n"
 	      "  map FILE --svg OUT.svg    a picture of the file: owner ranges, colored by class\n"
+	      "  graph FILE [--svg OUT]    the network its NN / TP commands compute (DOT; SVG\n"
+	      "                            with Graphviz's dot)\n"
 	      "  probe [--json]            which NPU device and backend this machine has\n"
 	      "  run MODEL --input F... --output-dir DIR   run a model through libnnsdk.so\n"
 	      "  help                      this text\n"
@@ -45,7 +49,8 @@ static const struct command {
 	{ "fields", nbg_cmd_fields },   { "codes", nbg_cmd_codes },
 	{ "diff", nbg_cmd_diff },       { "corpus", nbg_cmd_corpus },
 	{ "ledger", nbg_cmd_ledger },   { "reemit", nbg_cmd_reemit },
-	{ "map", nbg_cmd_map },         { "probe", nbg_cmd_probe },
+	{ "map", nbg_cmd_map },         { "graph", nbg_cmd_graph },
+	{ "probe", nbg_cmd_probe },
 	{ "run", nbg_cmd_run },
 };
 
