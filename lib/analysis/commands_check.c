@@ -334,22 +334,26 @@ static nbg_code chain_one(nbg_commands *c, size_t k)
 	size_t stop = k > NBG_CMD_CHAIN_WINDOW ? k - NBG_CMD_CHAIN_WINDOW : 0, edges = 0;
 	cover cv = { 0 };
 
-	for (size_t p = k; p-- > stop && edges < NBG_CMD_MAX_PRODUCERS;) {
+	for (size_t p = k; p-- > stop;) {
 		const nbg_cmd_op *q = &c->ops[p];
 		uint64_t plo = q->out_ref.offset, phi = plo + (q->out_bytes ? q->out_bytes : 1);
 		uint64_t ilo = plo > lo ? plo : lo, ihi = phi < hi ? phi : hi;
 
-		/* The anchor ilo (the producer's first byte inside the input, or the
-		 * input's first byte) must not be written by a more recent producer. */
-		if (!same_memory(&q->out_ref, &op->in_ref) || ilo >= ihi || covered(&cv, ilo, ilo + 1))
+		if (!same_memory(&q->out_ref, &op->in_ref) || ilo >= ihi)
 			continue;
-		if (op->producer < 0 && plo <= lo && lo < phi && !covered(&cv, lo, lo + 1))
+		/* Walking back, the first output holding the input's first byte is
+		 * its most recent writer (no more recent one can cover that byte). */
+		if (op->producer < 0 && plo <= lo && lo < phi)
 			op->producer = (int64_t)p;
-		if (add_edge(c, NBG_CMD_EDGE_OP, p, k) != NBG_OK)
-			return NBG_E_OUT_OF_MEMORY;
-		edges++;
-		cover_add(&cv, ilo, ihi);
-		if (covered(&cv, lo, hi))
+		/* An edge when the anchor ilo (the producer's first byte inside the
+		 * input, or the input's first byte) no more recent producer wrote. */
+		if (edges < NBG_CMD_MAX_PRODUCERS && !covered(&cv, ilo, ilo + 1)) {
+			if (add_edge(c, NBG_CMD_EDGE_OP, p, k) != NBG_OK)
+				return NBG_E_OUT_OF_MEMORY;
+			edges++;
+			cover_add(&cv, ilo, ihi);
+		}
+		if (op->producer >= 0 && (edges >= NBG_CMD_MAX_PRODUCERS || covered(&cv, lo, hi)))
 			break;
 	}
 	return NBG_OK;
