@@ -276,6 +276,7 @@ static const char *const rel_ids[NREL] = {
 /* An operation as this test reads it from the raw words. */
 typedef struct rop {
 	int engine;               /* 0 NN, 1 TP */
+	uint32_t type;            /* OPERATIONS type */
 	uint32_t in[3], out[3], in_t, out_t;
 	int in_p, out_p;          /* patched */
 	int from_input;           /* patched from an existing INPUT record */
@@ -436,16 +437,16 @@ static void io_relations(const loaded *l, const rop *r, counts *k)
 	const nbg_model *m = l->m;
 	if (r->in_p && r->in_st == 1 && r->in_ix >= 0 && (size_t)r->in_ix < m->input_count) {
 		const nbg_io *io = &m->inputs[r->in_ix];
-		if (r->engine == 0)
+		if (r->type == 2)
 			count(k, IN_DIMS, dims_ok(io, r->in));
-		if (fmt_code(io->data_format) >= 0)
+		if (fmt_code(io->data_format) >= 0 && r->type != 8)
 			count(k, IN_TYPE, (int)r->in_t == fmt_code(io->data_format));
 	}
 	if (r->out_p && r->out_st == 2 && r->out_ix >= 0 && (size_t)r->out_ix < m->output_count) {
 		const nbg_io *io = &m->outputs[r->out_ix];
-		if (r->engine == 0)
+		if (r->type == 2)
 			count(k, OUT_DIMS, dims_ok(io, r->out));
-		if (fmt_code(io->data_format) >= 0)
+		if (fmt_code(io->data_format) >= 0 && r->type != 8)
 			count(k, OUT_TYPE, (int)r->out_t == fmt_code(io->data_format));
 	}
 }
@@ -471,8 +472,9 @@ static void chain(const rop *ops, size_t n, counts *k)
 		count(k, PROD, p >= 0);
 		if (p < 0)
 			continue;
-		count(k, CH_TYPE, ops[p].out_t == r->in_t);
-		if (ops[p].engine == 0 && r->engine == 0 && ops[p].out_off == r->in_off)
+		if (ops[p].type != 8 && r->type != 8) /* NT leaves its data-type bits 0 */
+			count(k, CH_TYPE, ops[p].out_t == r->in_t);
+		if (ops[p].type == 2 && r->type == 2 && ops[p].out_off == r->in_off)
 			count(k, CH_SHAPE, (uint64_t)ops[p].out[0] * ops[p].out[1] * ops[p].out[2] ==
 						   (uint64_t)r->in[0] * r->in[1] * r->in[2]);
 	}
@@ -490,16 +492,19 @@ static void recompute(const loaded *l, counts *k)
 	assert_non_null(ops);
 	for (size_t i = 0; i < g->operation_count; i++) {
 		const nbg_graph_operation *o = &g->operations[i];
-		int e = o->type == 2 ? 0 : o->type == 3 ? 1 : -1;
+		/* NN, SP, NN_LUT, NT run NN commands; TP runs TP commands */
+		int e = o->type == 2 || o->type == 6 || o->type == 7 || o->type == 8 ? 0
+		      : o->type == 3 ? 1 : -1;
 		const nbg_section *s;
 		if (e < 0 || !(s = sec(m, e ? 8 : 7)) || !sz[e] || o->index >= s->size / sz[e])
 			continue;
 		for (uint32_t w = 0; w < sz[e] / 4; w++)
 			words[w] = word(l, e ? 8 : 7, sz[e], o->index, w);
+		ops[n].type = o->type;
 		one_op(l, o, words, sz[e] / 4, e, &ops[n], k);
 		ops[n].from_input = ops[n].in_p && ops[n].in_st == 1 && ops[n].in_ix >= 0 &&
 				    (size_t)ops[n].in_ix < m->input_count;
-		if (e == 0 && first && m->input_count) {
+		if (o->type == 2 && first && m->input_count) {
 			const nbg_io *io = &m->inputs[0];
 			first = 0;
 			count(k, FIRST_IN, dims_ok(io, ops[n].in));
@@ -690,6 +695,56 @@ static void test_table_positions(void **state)
 	assert_null(nbg_command_data_type_name(3));
 }
 
+/* doc/commands.md's field tables are the library's tables, row by row. */
+static void test_doc_tables(void **state)
+{
+	size_t n = 0, nf[2];
+	char *doc = (char *)fx_read_file(NBG_SOURCE_DIR "/doc/commands.md", &n), *p, *end;
+	const nbg_cmd_field *t[2] = { nbg_command_fields(0, &nf[0]), nbg_command_fields(1, &nf[1]) };
+	size_t row[2] = { 0, 0 };
+	int e = -1;
+
+	assert_non_null(doc);
+	doc = realloc(doc, n + 1);
+	doc[n] = '\0';
+	p = strstr(doc, "<!-- BEGIN command fields -->");
+	end = strstr(doc, "<!-- END command fields -->");
+	assert_true(p && end && p < end);
+	while ((p = strchr(p, '\n')) && p < end) {
+		char key[96], stored[16], ev[16];
+		unsigned w, lo, hi, width;
+		p++;
+		if (!strncmp(p, "### NN", 6))
+			e = 0;
+		else if (!strncmp(p, "### TP", 6))
+			e = 1;
+		if (strncmp(p, "| `", 3) || e < 0)
+			continue;
+		if (sscanf(p, "| `%95[^`]` | %u | %u-%u | %u | %15[^|]| %*[^|]| %15[^ |]", key, &w, &lo,
+			   &hi, &width, stored, ev) != 7) {
+			if (sscanf(p, "| `%95[^`]` | %u | %u | %u | %15[^|]| %*[^|]| %15[^ |]", key, &w,
+				   &lo, &width, stored, ev) != 6)
+				fail_msg("unreadable row: %.80s", p);
+			hi = lo;
+		}
+		if (row[e] >= nf[e])
+			fail_msg("doc has more %s rows than the table", e ? "TP" : "NN");
+		{
+			const nbg_cmd_field *f = &t[e][row[e]++];
+			assert_string_equal(key, f->key);
+			assert_int_equal(w, f->word);
+			assert_int_equal(lo, f->bit_lo);
+			assert_int_equal(hi, f->bit_lo + f->bit_count - 1u);
+			assert_int_equal(width, f->bit_count);
+			assert_int_equal(!strncmp(stored, ">> 6", 4), f->shift == 6);
+			assert_string_equal(ev, f->evidence);
+		}
+	}
+	assert_int_equal(row[0], nf[0]);
+	assert_int_equal(row[1], nf[1]);
+	free(doc);
+}
+
 /* A synthesized NN operation: its patches resolve, its shapes summarize. */
 static void test_synth_operation(void **state)
 {
@@ -835,6 +890,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_positions),
+		cmocka_unit_test(test_doc_tables),
 		cmocka_unit_test(test_each_field_alone),
 		cmocka_unit_test(test_synth_operation),
 		cmocka_unit_test(test_synth_bad_sizes),

@@ -111,14 +111,18 @@ typedef struct nbg_cmd_ref {
 	uint64_t offset;         /* src_offset + (stored field value << shift) */
 } nbg_cmd_ref;
 
-/* One NN or TP operation (OPERATIONS order), read from its command. */
+/* One operation (OPERATIONS order) of type NN, SP, NN_LUT or NT (NN
+ * commands) or TP (TP commands), read from its command. */
 typedef struct nbg_cmd_op {
 	size_t operation;        /* OPERATIONS record index */
+	uint32_t type;           /* its OPERATIONS type: NN, TP, or the NN-engine types
+				  * SP, NN_LUT, NT (enum nbg_graph_op_type) */
 	uint32_t layer_id;
 	unsigned engine;
 	uint32_t command;        /* index of its command in the engine's section */
-	const char *kind;        /* "conv", "depthwise conv", "fully connected",
-				  * "pool", "lut", "layout" (doc/commands.md) */
+	const char *kind;        /* NN: "conv", "depthwise conv", "fully connected";
+				  * SP "sp", NN_LUT "lut", NT "transpose"; TP "pool",
+				  * "lut", "layout" (doc/commands.md) */
 	uint32_t kernel[3];      /* NN: x, y, z; TP: 0 */
 	uint32_t in[3];          /* x, y, z (NN z: kernel z, or output z when depthwise) */
 	uint32_t out[3];         /* NN: x, y, z; TP: 0 (not in the layout) */

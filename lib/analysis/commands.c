@@ -191,9 +191,22 @@ static nbg_code decode_commands(nbg_commands *c, const nbg_model *m, unsigned en
 
 /* ------------------------------------------------------------- operations */
 
+/* NN, SP, NN_LUT and NT operations run NN commands (nbg_operation_is_nn_engine
+ * in the public header; their patches land on the same words), TP ones TP
+ * commands. */
 static int engine_of(uint32_t type)
 {
-	return type == NBG_GRAPH_OP_NN ? NBG_CMD_NN : type == NBG_GRAPH_OP_TP ? NBG_CMD_TP : -1;
+	switch (type) {
+	case NBG_GRAPH_OP_NN:
+	case NBG_GRAPH_OP_SP:
+	case NBG_GRAPH_OP_NN_LUT:
+	case NBG_GRAPH_OP_NT:
+		return NBG_CMD_NN;
+	case NBG_GRAPH_OP_TP:
+		return NBG_CMD_TP;
+	default:
+		return -1;
+	}
 }
 
 /* The COMMAND patch of operation o that targets byte `dest` of its command. */
@@ -255,7 +268,10 @@ static void summarize_nn(nbg_cmd_op *op, const nbg_cmd *cmd)
 	op->relu = nbg_command_value(cmd, "relu") != 0;
 	op->pooling = nbg_command_value(cmd, "pooling");
 	op->pooling_size = nbg_command_value(cmd, "pooling_xy_size") ? 3 : 2;
-	op->kind = nbg_command_value(cmd, "layer_type") ? "fully connected"
+	op->kind = op->type == NBG_GRAPH_OP_SP ? "sp"
+		 : op->type == NBG_GRAPH_OP_NN_LUT ? "lut"
+		 : op->type == NBG_GRAPH_OP_NT ? "transpose"
+		 : nbg_command_value(cmd, "layer_type") ? "fully connected"
 		 : dw ? "depthwise conv" : "conv";
 	op->in_bytes = mul3(op->in[0], op->in[1], op->in[2], nbg_command_type_bytes(op->in_type));
 	op->out_bytes = mul3(op->out[0], op->out[1], op->out[2], nbg_command_type_bytes(op->out_type));
@@ -316,6 +332,7 @@ static nbg_code build_ops(nbg_commands *c, const nbg_model *m, const nbg_graph *
 			cmd->operation = (int64_t)i;
 		op = &c->ops[c->op_count++];
 		op->operation = i;
+		op->type = o->type;
 		op->layer_id = o->layer_id;
 		op->engine = (unsigned)e;
 		op->command = o->index;

@@ -27,30 +27,32 @@ static const struct {
 				    "(COEF_DATA_TABLE; v1: LCDT) that holds its src_offset",
 				    "O+I" },
 	[NBG_CMDR_FIRST_INPUT] = { "first-nn-input-differs",
-				   "the first NN operation reads input 0's W x H x C (x, y, "
+				   "the first NN-type operation reads input 0's W x H x C (x, y, "
 				   "kernel z; record order C,W,H or W,H,C)", "O" },
 	[NBG_CMDR_INPUT_DIMS] = { "nn-input-dims-differ",
-				  "an NN operation whose input is patched from INPUT k reads "
-				  "record k's W x H x C", "O+P" },
+				  "an NN-type operation whose input is patched from INPUT k "
+				  "reads record k's W x H x C", "O+P" },
 	[NBG_CMDR_INPUT_TYPE] = { "input-data-type-differs",
-				  "an NN/TP operation reading INPUT k: input data-type code == "
-				  "record k's format (uint8 0, fp16 1, int8 2, int16 4, bf16 7)",
+				  "an operation other than NT reading INPUT k: input data-type "
+				  "code == record k's format (uint8 0, fp16 1, int8 2, int16 4, "
+				  "bf16 7)",
 				  "O+P" },
 	[NBG_CMDR_OUTPUT_DIMS] = { "nn-output-dims-differ",
-				   "an NN operation whose output is patched to OUTPUT k writes "
-				   "record k's W x H x C", "O+P" },
+				   "an NN-type operation whose output is patched to OUTPUT k "
+				   "writes record k's W x H x C", "O+P" },
 	[NBG_CMDR_OUTPUT_TYPE] = { "output-data-type-differs",
-				   "an NN/TP operation writing OUTPUT k: output data-type code "
-				   "== record k's format", "O+P" },
+				   "an operation other than NT writing OUTPUT k: output "
+				   "data-type code == record k's format", "O+P" },
 	[NBG_CMDR_PRODUCER] = { "image-producer-missing",
-				"an NN/TP input that is not an INPUT starts inside the output "
-				"of an earlier NN/TP operation in the same memory", "O+I" },
+				"an input that is not an INPUT record starts inside the output "
+				"of an earlier NN-engine or TP operation in the same memory",
+				"O+I" },
 	[NBG_CMDR_CHAIN_TYPE] = { "chain-data-type-differs",
 				  "a chained image: the producer's output data type == the "
-				  "consumer's input data type", "O+I" },
+				  "consumer's input data type (neither an NT operation)", "O+I" },
 	[NBG_CMDR_CHAIN_SHAPE] = { "chain-shape-differs",
-				   "an NN output starting where an NN input starts: out x*y*z "
-				   "== in x*y*z", "O+I" },
+				   "an NN-type output starting where an NN-type input starts: "
+				   "out x*y*z == in x*y*z", "O+I" },
 };
 
 void nbg_command_relations_init(nbg_commands *c)
@@ -109,7 +111,8 @@ static const nbg_cmd *op_cmd(const nbg_commands *c, const nbg_cmd_op *op)
 
 static const char *ename(const nbg_cmd_op *op)
 {
-	return nbg_command_engine_name(op->engine);
+	const char *n = nbg_graph_op_type_name(op->type);
+	return n ? n : nbg_command_engine_name(op->engine);
 }
 
 /* ------------------------------------------------------------ patch words */
@@ -218,14 +221,15 @@ static void check_record(nbg_commands *c, const nbg_cmd_op *op, const nbg_io *io
 	uint32_t code = out ? op->out_type : op->in_type;
 	int want = nbg_command_format_code(io->data_format);
 
-	if (op->engine == NBG_CMD_NN && !check(c, rd, dims_match(io, v)))
+	if (op->type == NBG_GRAPH_OP_NN && !check(c, rd, dims_match(io, v)))
 		nbg_command_finding(c, rel_defs[rd].id, io->offset,
 				"NN %u %s %ux%ux%u; %s %u holds dims %u,%u,%u", op->command,
 				out ? "writes" : "reads", v[0], v[1], v[2],
 				out ? "output" : "input", io->index, io->dims[0],
 				io->dim_count > 1 ? io->dims[1] : 1,
 				io->dim_count > 2 ? io->dims[2] : 1);
-	if (want >= 0 && !check(c, rt, code == (uint32_t)want))
+	/* NT commands leave the data-type bits 0 whatever the data: not checked */
+	if (want >= 0 && op->type != NBG_GRAPH_OP_NT && !check(c, rt, code == (uint32_t)want))
 		nbg_command_finding(c, rel_defs[rt].id, io->offset,
 				"%s %u data-type code %u; %s %u is %s (code %d)", ename(op),
 				op->command, code, out ? "output" : "input", io->index,
@@ -238,7 +242,7 @@ static void check_records(nbg_commands *c, const nbg_model *m)
 
 	for (size_t k = 0; k < c->op_count; k++) {
 		const nbg_cmd_op *op = &c->ops[k];
-		if (op->engine == NBG_CMD_NN && first && m->input_count) {
+		if (op->type == NBG_GRAPH_OP_NN && first && m->input_count) {
 			first = false;
 			if (!check(c, NBG_CMDR_FIRST_INPUT, dims_match(&m->inputs[0], op->in)))
 				nbg_command_finding(c, rel_defs[NBG_CMDR_FIRST_INPUT].id,
@@ -376,11 +380,12 @@ static void check_chain(nbg_commands *c, size_t k)
 		return;
 	}
 	q = &c->ops[op->producer];
-	if (!check(c, NBG_CMDR_CHAIN_TYPE, q->out_type == op->in_type))
+	if (q->type != NBG_GRAPH_OP_NT && op->type != NBG_GRAPH_OP_NT &&
+	    !check(c, NBG_CMDR_CHAIN_TYPE, q->out_type == op->in_type))
 		nbg_command_finding(c, rel_defs[NBG_CMDR_CHAIN_TYPE].id, at,
 				"%s %u writes data-type code %u; %s %u reads it as %u", ename(q),
 				q->command, q->out_type, ename(op), op->command, op->in_type);
-	if (q->engine == NBG_CMD_NN && op->engine == NBG_CMD_NN &&
+	if (q->type == NBG_GRAPH_OP_NN && op->type == NBG_GRAPH_OP_NN &&
 	    q->out_ref.offset == op->in_ref.offset) {
 		uint64_t a = (uint64_t)q->out[0] * q->out[1] * q->out[2];
 		uint64_t b = (uint64_t)op->in[0] * op->in[1] * op->in[2];

@@ -70,14 +70,15 @@ static void box(FILE *out, const nbg_graph *g, const nbg_commands *c, const size
 		const nbg_cmd_op *op = &c->ops[ix[i]];
 		size_t run = 1;
 		nbg_command_describe(op, d, sizeof(d));
-		while (i + run < n && c->ops[ix[i + run]].engine == op->engine &&
+		while (i + run < n && c->ops[ix[i + run]].type == op->type &&
 		       !strcmp(nbg_command_describe(&c->ops[ix[i + run]], next, sizeof(next)), d))
 			run++;
 		if (lines++ == MAX_LINES) {
 			fprintf(out, "\\n...");
 			break;
 		}
-		fprintf(out, "\\n%s %u: ", nbg_command_engine_name(op->engine), op->command);
+		fprintf(out, "\\n%s %u: ", nbg_graph_op_type_name(op->type) ? nbg_graph_op_type_name(op->type)
+						: nbg_command_engine_name(op->engine), op->command);
 		put_dot(out, d, sizeof(d));
 		if (run > 1)
 			fprintf(out, " (x%zu)", run);

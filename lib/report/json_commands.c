@@ -111,6 +111,8 @@ static json_t *op_json(const nbg_graph *g, const nbg_cmd_op *op)
 
 	json_object_set_new(o, "operation", json_integer((json_int_t)op->operation));
 	json_object_set_new(o, "engine", json_string(nbg_command_engine_name(op->engine)));
+	json_object_set_new(o, "type", json_integer(op->type));
+	json_object_set_new(o, "type_name", name_or_null(nbg_graph_op_type_name(op->type)));
 	json_object_set_new(o, "command", json_integer(op->command));
 	json_object_set_new(o, "layer_id", json_integer(op->layer_id));
 	json_object_set_new(o, "layer_name", op->layer_id < g->layer_count

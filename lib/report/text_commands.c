@@ -12,6 +12,13 @@
 #include "analysis/commands_internal.h"
 #include "report/text_internal.h"
 
+/* "NN", "TP", "SP", "NN_LUT", "NT": the operation's type. */
+static const char *op_label(const nbg_cmd_op *op)
+{
+	const char *n = nbg_graph_op_type_name(op->type);
+	return n ? n : nbg_command_engine_name(op->engine);
+}
+
 static void type_name(uint32_t code, char *buf, size_t size)
 {
 	const char *n = nbg_command_data_type_name(code);
@@ -32,7 +39,10 @@ char *nbg_command_describe(const nbg_cmd_op *op, char *buf, size_t size)
 		buf[0] = '\0';
 		return buf;
 	}
-	if (op->engine == NBG_CMD_NN)
+	if (op->engine == NBG_CMD_NN && op->type != NBG_GRAPH_OP_NN)
+		n = (size_t)snprintf(buf, size, "%s %ux%ux%u -> %ux%ux%u", op->kind, op->in[0],
+				     op->in[1], op->in[2], op->out[0], op->out[1], op->out[2]);
+	else if (op->engine == NBG_CMD_NN)
 		n = (size_t)snprintf(buf, size, "%s %ux%ux%u -> %u, %ux%u -> %ux%u", op->kind,
 				     op->kernel[0], op->kernel[1], op->kernel[2], op->out[2],
 				     op->in[0], op->in[1], op->out[0], op->out[1]);
@@ -47,7 +57,7 @@ char *nbg_command_describe(const nbg_cmd_op *op, char *buf, size_t size)
 		n += (size_t)snprintf(buf + n, size - n, ", relu");
 	type_name(op->in_type, in, sizeof(in));
 	type_name(op->out_type, out, sizeof(out));
-	if (n < size) {
+	if (n < size && op->type != NBG_GRAPH_OP_NT) { /* NT: data-type bits unused */
 		if (op->in_type == op->out_type)
 			snprintf(buf + n, size - n, ", %s", in);
 		else
@@ -72,7 +82,7 @@ static void source_text(const nbg_commands *c, const nbg_cmd_op *op, char *buf, 
 		snprintf(buf, size, "%s", producers ? "part of earlier outputs" : "?");
 		return;
 	}
-	snprintf(buf, size, "%s %u%s", nbg_command_engine_name(c->ops[op->producer].engine),
+	snprintf(buf, size, "%s %u%s", op_label(&c->ops[op->producer]),
 		 c->ops[op->producer].command, producers > 1 ? " +more" : "");
 }
 
@@ -121,11 +131,11 @@ void nbg_text_commands(FILE *out, const nbg_model *m, const nbg_graph *g, const 
 	fprintf(out, "\nCommands (layout of the open etnaviv driver; evidence in doc/commands.md):\n");
 	section_line(out, c, NBG_CMD_NN);
 	section_line(out, c, NBG_CMD_TP);
-	fprintf(out, "\nOperations (%zu NN / TP, execution order):\n", c->op_count);
+	fprintf(out, "\nOperations (%zu NN-engine and TP operations, execution order):\n", c->op_count);
 	for (size_t i = 0; i < c->op_count; i++) {
 		const nbg_cmd_op *op = &c->ops[i];
 		source_text(c, op, src, sizeof(src));
-		fprintf(out, "  %s %u: %s  [op %zu, layer %u", nbg_command_engine_name(op->engine),
+		fprintf(out, "  %s %u: %s  [op %zu, layer %u", op_label(op),
 			op->command, nbg_command_describe(op, desc, sizeof(desc)), op->operation,
 			op->layer_id);
 		if (op->layer_id < g->layer_count) {
@@ -151,19 +161,19 @@ static void dims(char *buf, size_t size, const uint32_t v[3])
 static void layer_line(FILE *out, const nbg_graph *g, const nbg_cmd_op *ops, size_t first,
 		       size_t last)
 {
-	const nbg_cmd_op *nn = NULL, *lastnn = NULL;
-	size_t tp = 0;
+	const nbg_cmd_op *nn = NULL, *lastout = NULL, *other = NULL;
+	size_t others = 0;
 	char what[96] = "", in[40], outd[40] = "?", shape[96];
-	const char *tpkind = NULL;
 	uint32_t id = ops[first].layer_id;
 
 	for (size_t i = first; i <= last; i++) {
-		if (ops[i].engine == NBG_CMD_NN) {
+		if (ops[i].engine == NBG_CMD_NN)
+			lastout = &ops[i];
+		if (ops[i].type == NBG_GRAPH_OP_NN) {
 			nn = nn ? nn : &ops[i];
-			lastnn = &ops[i];
 		} else {
-			tp++;
-			tpkind = tpkind ? tpkind : ops[i].kind;
+			others++;
+			other = other ? other : &ops[i];
 		}
 	}
 	if (nn)
@@ -171,12 +181,12 @@ static void layer_line(FILE *out, const nbg_graph *g, const nbg_cmd_op *ops, siz
 			 nn->kernel[1], nn->kernel[2], nn->out[2], nn->relu ? ", relu" : "",
 			 nn->pooling ? ", pool " : "",
 			 nn->pooling ? nbg_command_pooling_name(nn->pooling) : "");
-	if (tp)
-		snprintf(what + strlen(what), sizeof(what) - strlen(what), "%sTP %s x%zu",
-			 nn ? "; " : "", tpkind, tp);
+	if (other)
+		snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s%s %s x%zu",
+			 nn ? "; " : "", op_label(other), other->kind, others);
 	dims(in, sizeof(in), ops[first].in);
-	if (lastnn)
-		dims(outd, sizeof(outd), lastnn->out);
+	if (lastout)
+		dims(outd, sizeof(outd), lastout->out);
 	fprintf(out, "  [%4u] ", id);
 	if (id < g->layer_count) {
 		char *name = nbg_text_escape(g->layers[id].name, 32);
