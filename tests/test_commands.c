@@ -451,7 +451,7 @@ static void io_relations(const loaded *l, const rop *r, counts *k)
 	}
 }
 
-/* Producer: the most recent earlier operation (at most 4096 back) in the
+/* Producer: the most recent earlier operation (at most 1024 back) in the
  * same memory whose output holds the input's first byte. */
 static void chain(const rop *ops, size_t n, counts *k)
 {
@@ -460,7 +460,7 @@ static void chain(const rop *ops, size_t n, counts *k)
 		int64_t p = -1;
 		if (r->from_input)
 			continue; /* reads an input record */
-		for (size_t q = c; q-- > (c > 4096 ? c - 4096 : 0);) {
+		for (size_t q = c; q-- > (c > 1024 ? c - 1024 : 0);) {
 			const rop *x = &ops[q];
 			uint64_t hi = x->out_off + (x->out_b ? x->out_b : 1);
 			if (same_mem(x->out_st, x->out_ix, r->in_st, r->in_ix) &&

@@ -18,29 +18,6 @@
 
 /* ------------------------------------------------------------ small helpers */
 
-int nbg_command_format_code(uint32_t data_format)
-{
-	switch (data_format) {
-	case 1: return 1; /* FP16 */
-	case 2: return 0; /* UINT8 */
-	case 3: return 2; /* INT8 */
-	case 5: return 4; /* INT16 */
-	case 7: return 7; /* BFP16 */
-	default: return -1;
-	}
-}
-
-unsigned nbg_command_type_bytes(uint32_t code)
-{
-	return code == 1 || code == 4 || code == 7 ? 2u : 1u;
-}
-
-uint32_t nbg_command_value(const nbg_cmd *cmd, const char *key)
-{
-	int i = nbg_command_field_index(cmd->engine, key);
-	return i < 0 ? 0 : cmd->values[i];
-}
-
 /* The section of `type`; in v1 an empty entry means no such section. */
 static const nbg_section *section(const nbg_model *m, uint32_t type)
 {

@@ -22,7 +22,7 @@
  */
 #include <string.h>
 
-#include "nbg/commands.h"
+#include "analysis/commands_internal.h"
 
 #define F(k, w, lo, n, sh, role, ev, text) { k, w, lo, n, sh, role, ev, text }
 
@@ -431,4 +431,29 @@ const char *nbg_command_pooling_name(uint32_t code)
 {
 	static const char *const names[] = { "none", "max", "avg", "first-pixel" };
 	return code < 4 ? names[code] : NULL;
+}
+
+/* ------------------------------------------------ helpers of the decoder */
+
+int nbg_command_format_code(uint32_t data_format)
+{
+	switch (data_format) {
+	case 1: return 1; /* FP16 */
+	case 2: return 0; /* UINT8 */
+	case 3: return 2; /* INT8 */
+	case 5: return 4; /* INT16 */
+	case 7: return 7; /* BFP16 */
+	default: return -1;
+	}
+}
+
+unsigned nbg_command_type_bytes(uint32_t code)
+{
+	return code == 1 || code == 4 || code == 7 ? 2u : 1u;
+}
+
+uint32_t nbg_command_value(const nbg_cmd *cmd, const char *key)
+{
+	int i = nbg_command_field_index(cmd->engine, key);
+	return i < 0 ? 0 : cmd->values[i];
 }

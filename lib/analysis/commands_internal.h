@@ -18,7 +18,7 @@ enum nbg_cmd_rel {
 };
 
 /* Operations looked back over when chaining images (doc/commands.md). */
-#define NBG_CMD_CHAIN_WINDOW 4096u
+#define NBG_CMD_CHAIN_WINDOW 1024u
 /* Producers recorded per consumer. */
 #define NBG_CMD_MAX_PRODUCERS 32u
 
