@@ -99,9 +99,11 @@ static uint32_t bits(uint32_t w, unsigned lo, unsigned n)
 
 static const nbg_section *sec(const nbg_model *m, uint32_t type)
 {
-	for (size_t i = 0; i < m->section_count; i++)
-		if (m->sections[i].type == type && (m->family == 2 || m->sections[i].size))
-			return &m->sections[i];
+	for (size_t i = 0; i < m->section_count; i++) {
+		const nbg_section *s = nbg_model_section_at(m, i);
+		if (s->type == type && (m->family == 2 || s->size))
+			return s;
+	}
 	return NULL;
 }
 
@@ -365,13 +367,13 @@ static void read_tp(rop *r, const uint32_t *w)
 	r->out_b = ext * eb(r->out_t);
 }
 
-static const nbg_graph_table *coef(const nbg_graph *g)
+static int coef(const nbg_graph *g)
 {
-	const nbg_graph_table *t = &g->tables[NBG_GRAPH_TABLE_COEF_DATA];
+	const nbg_graph_table *t = nbg_graph_table_at(g, NBG_GRAPH_TABLE_COEF_DATA);
 	if (t->present && t->decoded)
-		return t;
-	t = &g->tables[NBG_GRAPH_TABLE_LCD];
-	return t->present && t->decoded ? t : NULL;
+		return NBG_GRAPH_TABLE_COEF_DATA;
+	t = nbg_graph_table_at(g, NBG_GRAPH_TABLE_LCD);
+	return t->present && t->decoded ? NBG_GRAPH_TABLE_LCD : -1;
 }
 
 /* The patch of operation o onto byte `dest`, or NULL. */
@@ -380,8 +382,8 @@ static const nbg_graph_patch *patch_at(const nbg_graph *g, const nbg_graph_opera
 {
 	for (uint64_t i = o->patch_index; i < (uint64_t)o->patch_index + o->patch_count &&
 	     i < g->patch_count; i++)
-		if (g->patches[i].type == 1 && g->patches[i].dest_offset == dest)
-			return &g->patches[i];
+		if (nbg_graph_patch_at(g, i)->type == 1 && nbg_graph_patch_at(g, i)->dest_offset == dest)
+			return nbg_graph_patch_at(g, i);
 	return NULL;
 }
 
@@ -408,7 +410,7 @@ static void one_op(const loaded *l, const nbg_graph_operation *o, const uint32_t
 
 	for (uint64_t i = o->patch_index; i < (uint64_t)o->patch_index + o->patch_count &&
 	     i < g->patch_count; i++) {
-		const nbg_graph_patch *p = &g->patches[i];
+		const nbg_graph_patch *p = nbg_graph_patch_at(g, i);
 		int s6 = 0;
 		if (p->type != 1)
 			continue;
@@ -426,9 +428,10 @@ static void one_op(const loaded *l, const nbg_graph_operation *o, const uint32_t
 		return;
 	count(k, K_ADDR, ((uint64_t)bits(w[5], 0, 26) << 6) == kp->src_offset);
 	if (kp->source_type == 5) {
-		const nbg_graph_table *t = coef(g);
-		count(k, K_ENTRY, t && kp->index >= 0 && (size_t)kp->index < t->entry_count &&
-				  kp->src_offset < t->entries[kp->index].size);
+		int t = coef(g);
+		const nbg_graph_table_entry *en =
+			t >= 0 && kp->index >= 0 ? nbg_graph_table_entry_at(g, t, kp->index) : NULL;
+		count(k, K_ENTRY, en && kp->src_offset < en->size);
 	}
 }
 
@@ -436,14 +439,14 @@ static void io_relations(const loaded *l, const rop *r, counts *k)
 {
 	const nbg_model *m = l->m;
 	if (r->in_p && r->in_st == 1 && r->in_ix >= 0 && (size_t)r->in_ix < m->input_count) {
-		const nbg_io *io = &m->inputs[r->in_ix];
+		const nbg_io *io = nbg_model_input_at(m, r->in_ix);
 		if (r->type == 2)
 			count(k, IN_DIMS, dims_ok(io, r->in));
 		if (fmt_code(io->data_format) >= 0 && r->type != 8)
 			count(k, IN_TYPE, (int)r->in_t == fmt_code(io->data_format));
 	}
 	if (r->out_p && r->out_st == 2 && r->out_ix >= 0 && (size_t)r->out_ix < m->output_count) {
-		const nbg_io *io = &m->outputs[r->out_ix];
+		const nbg_io *io = nbg_model_output_at(m, r->out_ix);
 		if (r->type == 2)
 			count(k, OUT_DIMS, dims_ok(io, r->out));
 		if (fmt_code(io->data_format) >= 0 && r->type != 8)
@@ -491,7 +494,7 @@ static void recompute(const loaded *l, counts *k)
 
 	assert_non_null(ops);
 	for (size_t i = 0; i < g->operation_count; i++) {
-		const nbg_graph_operation *o = &g->operations[i];
+		const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
 		/* NN, SP, NN_LUT, NT run NN commands; TP runs TP commands */
 		int e = o->type == 2 || o->type == 6 || o->type == 7 || o->type == 8 ? 0
 		      : o->type == 3 ? 1 : -1;
@@ -505,7 +508,7 @@ static void recompute(const loaded *l, counts *k)
 		ops[n].from_input = ops[n].in_p && ops[n].in_st == 1 && ops[n].in_ix >= 0 &&
 				    (size_t)ops[n].in_ix < m->input_count;
 		if (o->type == 2 && first && m->input_count) {
-			const nbg_io *io = &m->inputs[0];
+			const nbg_io *io = nbg_model_input_at(m, 0);
 			first = 0;
 			count(k, FIRST_IN, dims_ok(io, ops[n].in));
 			k->first_cwh += bits(words[1], 6, 13) == io->dims[1] &&

@@ -202,7 +202,7 @@ static void find_ref(const nbg_graph *g, const nbg_graph_operation *o, const nbg
 	if (end > g->patch_count)
 		end = g->patch_count;
 	for (uint64_t i = o->patch_index; i < end; i++) {
-		const nbg_graph_patch *p = &g->patches[i];
+		const nbg_graph_patch *p = nbg_graph_patch_at(g, (size_t)i);
 		if (p->type != 1 || p->dest_offset != 4u * f->word)
 			continue;
 		r->patched = 1;
@@ -287,8 +287,9 @@ static nbg_code build_ops(nbg_commands *c, const nbg_model *m, const nbg_graph *
 	size_t n = 0;
 
 	for (size_t i = 0; i < g->operation_count; i++) {
-		int e = engine_of(g->operations[i].type);
-		if (e >= 0 && g->operations[i].index < c->cmd_count[e])
+		const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
+		int e = engine_of(o->type);
+		if (e >= 0 && o->index < c->cmd_count[e])
 			n++;
 	}
 	if (!n)
@@ -297,7 +298,7 @@ static nbg_code build_ops(nbg_commands *c, const nbg_model *m, const nbg_graph *
 	if (!c->ops)
 		return NBG_E_OUT_OF_MEMORY;
 	for (size_t i = 0; i < g->operation_count; i++) {
-		const nbg_graph_operation *o = &g->operations[i];
+		const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
 		int e = engine_of(o->type);
 		nbg_cmd_op *op;
 		nbg_cmd *cmd;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "analysis/commands_check.h"
+#include "common/grow.h"
 
 static const struct {
 	const char *id, *text, *evidence;
@@ -78,15 +79,14 @@ void nbg_command_finding(nbg_commands *c, const char *id, uint64_t offset, const
 		c->findings_dropped++;
 		return;
 	}
-	if (c->finding_count == c->finding_cap) {
-		size_t cap = c->finding_cap ? 2 * c->finding_cap : 16;
-		void *p = realloc(c->findings, cap * sizeof(*c->findings));
+	{
+		void *p = nbg_grow(c->findings, &c->finding_cap, c->finding_count + 1,
+				   sizeof(*c->findings), 16);
 		if (!p) {
 			c->oom = 1;
 			return;
 		}
 		c->findings = p;
-		c->finding_cap = cap;
 	}
 	f = &c->findings[c->finding_count++];
 	memset(f, 0, sizeof(*f));
@@ -121,7 +121,7 @@ static void check_patches(nbg_commands *c, const nbg_graph *g)
 {
 	for (size_t k = 0; k < c->op_count; k++) {
 		const nbg_cmd_op *op = &c->ops[k];
-		const nbg_graph_operation *o = &g->operations[op->operation];
+		const nbg_graph_operation *o = nbg_graph_operation_at(g, op->operation);
 		nbg_cmd *cmd = &c->cmds[op->engine][op->command];
 		size_t nf;
 		const nbg_cmd_field *t = nbg_command_fields(op->engine, &nf);
@@ -130,7 +130,7 @@ static void check_patches(nbg_commands *c, const nbg_graph *g)
 		if (end > g->patch_count)
 			end = g->patch_count;
 		for (uint64_t i = o->patch_index; i < end; i++) {
-			const nbg_graph_patch *p = &g->patches[i];
+			const nbg_graph_patch *p = nbg_graph_patch_at(g, (size_t)i);
 			uint32_t w = p->dest_offset / 4;
 			const nbg_cmd_field *f = NULL;
 
@@ -158,24 +158,28 @@ static void check_patches(nbg_commands *c, const nbg_graph *g)
 
 /* ---------------------------------------------------------------- kernels */
 
-static const nbg_graph_table *coef_table(const nbg_graph *g)
+/* The coefficient table kernels are patched from: COEF_DATA_TABLE, else
+ * (v1) the LCDT; -1 when the file has neither. */
+static int coef_table(const nbg_graph *g)
 {
-	const nbg_graph_table *t = &g->tables[NBG_GRAPH_TABLE_COEF_DATA];
-	if (t->present && t->decoded)
-		return t;
-	t = &g->tables[NBG_GRAPH_TABLE_LCD];
-	return t->present && t->decoded ? t : NULL;
+	const nbg_graph_table *t = nbg_graph_table_at(g, NBG_GRAPH_TABLE_COEF_DATA);
+	if (t && t->present && t->decoded)
+		return NBG_GRAPH_TABLE_COEF_DATA;
+	t = nbg_graph_table_at(g, NBG_GRAPH_TABLE_LCD);
+	return t && t->present && t->decoded ? NBG_GRAPH_TABLE_LCD : -1;
 }
 
 static void check_kernels(nbg_commands *c, const nbg_graph *g)
 {
-	const nbg_graph_table *t = coef_table(g);
+	int ti = coef_table(g);
+	const nbg_graph_table *t = ti >= 0 ? nbg_graph_table_at(g, (size_t)ti) : NULL;
 
 	for (size_t k = 0; k < c->op_count; k++) {
 		nbg_cmd_op *op = &c->ops[k];
 		const nbg_cmd_ref *r = &op->kernel_ref;
 		uint32_t ka = nbg_command_value(op_cmd(c, op), "kernel_address");
 		uint64_t at = op_cmd(c, op)->offset + 20;
+		const nbg_graph_table_entry *e;
 		bool ok;
 
 		if (op->engine != NBG_CMD_NN || !r->patched)
@@ -187,10 +191,11 @@ static void check_kernels(nbg_commands *c, const nbg_graph *g)
 					(unsigned long long)ka << 6, r->src_offset);
 		if (r->source_type != NBG_GRAPH_SRC_MISC_DYNA_GENERIC)
 			continue;
-		ok = t && r->index >= 0 && (size_t)r->index < t->entry_count &&
-		     r->src_offset < t->entries[r->index].size;
+		e = t && r->index >= 0 ? nbg_graph_table_entry_at(g, (size_t)ti, (size_t)r->index)
+				       : NULL;
+		ok = e && r->src_offset < e->size;
 		if (ok)
-			op->kernel_bytes = t->entries[r->index].size - r->src_offset;
+			op->kernel_bytes = e->size - r->src_offset;
 		if (!check(c, NBG_CMDR_KERNEL_ENTRY, ok))
 			nbg_command_finding(c, rel_defs[NBG_CMDR_KERNEL_ENTRY].id, at,
 					"NN %u: the kernel patch names entry %d at offset %u; %s "
@@ -244,19 +249,20 @@ static void check_records(nbg_commands *c, const nbg_model *m)
 		const nbg_cmd_op *op = &c->ops[k];
 		if (op->type == NBG_GRAPH_OP_NN && first && m->input_count) {
 			first = false;
-			if (!check(c, NBG_CMDR_FIRST_INPUT, dims_match(&m->inputs[0], op->in)))
+			const nbg_io *in0 = nbg_model_input_at(m, 0);
+			if (!check(c, NBG_CMDR_FIRST_INPUT, dims_match(in0, op->in)))
 				nbg_command_finding(c, rel_defs[NBG_CMDR_FIRST_INPUT].id,
 						op_cmd(c, op)->offset,
 						"the first NN operation (NN %u) reads %ux%ux%u; "
 						"input 0 holds dims %u,%u,%u", op->command, op->in[0],
-						op->in[1], op->in[2], m->inputs[0].dims[0],
-						m->inputs[0].dim_count > 1 ? m->inputs[0].dims[1] : 1,
-						m->inputs[0].dim_count > 2 ? m->inputs[0].dims[2] : 1);
+						op->in[1], op->in[2], in0->dims[0],
+						in0->dim_count > 1 ? in0->dims[1] : 1,
+						in0->dim_count > 2 ? in0->dims[2] : 1);
 		}
 		if (op->input_record >= 0 && (size_t)op->input_record < m->input_count)
-			check_record(c, op, &m->inputs[op->input_record], 0);
+			check_record(c, op, nbg_model_input_at(m, (size_t)op->input_record), 0);
 		if (op->output_record >= 0 && (size_t)op->output_record < m->output_count)
-			check_record(c, op, &m->outputs[op->output_record], 1);
+			check_record(c, op, nbg_model_output_at(m, (size_t)op->output_record), 1);
 	}
 }
 
@@ -278,14 +284,11 @@ static bool same_memory(const nbg_cmd_ref *a, const nbg_cmd_ref *b)
 
 static nbg_code add_edge(nbg_commands *c, unsigned kind, size_t from, size_t to)
 {
-	if (c->edge_count == c->edge_cap) {
-		size_t cap = c->edge_cap ? 2 * c->edge_cap : 64;
-		void *p = realloc(c->edges, cap * sizeof(*c->edges));
-		if (!p)
-			return NBG_E_OUT_OF_MEMORY;
-		c->edges = p;
-		c->edge_cap = cap;
-	}
+	void *p = nbg_grow(c->edges, &c->edge_cap, c->edge_count + 1, sizeof(*c->edges), 64);
+
+	if (!p)
+		return NBG_E_OUT_OF_MEMORY;
+	c->edges = p;
 	c->edges[c->edge_count].kind = kind;
 	c->edges[c->edge_count].from = from;
 	c->edges[c->edge_count].to = to;

@@ -62,7 +62,7 @@ static void box(FILE *out, const nbg_graph *g, const nbg_commands *c, const size
 	fprintf(out, " [label=\"");
 	if (op0->layer_id < g->layer_count) {
 		fprintf(out, "layer %u ", op0->layer_id);
-		put_dot(out, g->layers[op0->layer_id].name, 64);
+		put_dot(out, nbg_graph_layer_at(g, op0->layer_id)->name, 64);
 	} else {
 		fprintf(out, "operation %zu", op0->operation);
 	}
@@ -202,13 +202,13 @@ int nbg_commands_dot(FILE *out, const nbg_model *m, const nbg_graph *g, const nb
 	fprintf(out, ")\";\n  labelloc=t;\n  node [fontname=\"monospace\", fontsize=10];\n");
 	for (size_t i = 0; i < m->input_count; i++) {
 		fprintf(out, "  ");
-		io_node(out, K_IN, i, &m->inputs[i]);
+		io_node(out, K_IN, i, nbg_model_input_at(m, i));
 	}
 	if (boxes(out, g, c) != 0)
 		return -1;
 	for (size_t i = 0; i < m->output_count; i++) {
 		fprintf(out, "  ");
-		io_node(out, K_OUT, i, &m->outputs[i]);
+		io_node(out, K_OUT, i, nbg_model_output_at(m, i));
 	}
 	if (edges(out, m, g, c) != 0)
 		return -1;

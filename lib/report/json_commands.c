@@ -47,19 +47,18 @@ static json_t *command_json(const nbg_commands *c, const nbg_graph *g, const nbg
 		json_object_set_new(fields, t[f].key, json_integer(cmd->values[f]));
 		if (t[f].role == NBG_CMDF_ADDRESS && t[f].word < 64 &&
 		    (cmd->patched_words >> t[f].word & 1) && cmd->operation >= 0) {
-			const nbg_graph_operation *op = &g->operations[cmd->operation];
+			const nbg_graph_operation *op = nbg_graph_operation_at(g, (size_t)cmd->operation);
 			for (uint64_t i = op->patch_index;
-			     i < (uint64_t)op->patch_index + op->patch_count && i < g->patch_count; i++)
-				if (g->patches[i].type == 1 &&
-				    g->patches[i].dest_offset == 4u * t[f].word)
+			     i < (uint64_t)op->patch_index + op->patch_count && i < g->patch_count; i++) {
+				const nbg_graph_patch *p = nbg_graph_patch_at(g, (size_t)i);
+				if (p->type == 1 && p->dest_offset == 4u * t[f].word)
 					json_object_set_new(patched, t[f].key,
 							    json_pack("{s:I,s:s?,s:I,s:I}", "patch",
 								      (json_int_t)i, "source_type_name",
-								      nbg_graph_source_type_name(
-									      g->patches[i].source_type),
-								      "index", (json_int_t)g->patches[i].index,
-								      "src_offset",
-								      (json_int_t)g->patches[i].src_offset));
+								      nbg_graph_source_type_name(p->source_type),
+								      "index", (json_int_t)p->index,
+								      "src_offset", (json_int_t)p->src_offset));
+			}
 		}
 	}
 	for (uint32_t w = 0; w < cmd->word_count; w++) {
@@ -116,7 +115,7 @@ static json_t *op_json(const nbg_graph *g, const nbg_cmd_op *op)
 	json_object_set_new(o, "command", json_integer(op->command));
 	json_object_set_new(o, "layer_id", json_integer(op->layer_id));
 	json_object_set_new(o, "layer_name", op->layer_id < g->layer_count
-				? nbg_json_text(g->layers[op->layer_id].name, 64) : json_null());
+				? nbg_json_text(nbg_graph_layer_at(g, op->layer_id)->name, 64) : json_null());
 	json_object_set_new(o, "kind", json_string(op->kind));
 	json_object_set_new(o, "description",
 			    json_string(nbg_command_describe(op, desc, sizeof(desc))));

@@ -140,7 +140,7 @@ void nbg_text_commands(FILE *out, const nbg_model *m, const nbg_graph *g, const 
 			op->layer_id);
 		if (op->layer_id < g->layer_count) {
 			fputc(' ', out);
-			nbg_text_put(out, g->layers[op->layer_id].name);
+			nbg_text_put(out, nbg_graph_layer_at(g, op->layer_id)->name);
 		}
 		fprintf(out, "] <- %s", src);
 		if (op->output_record >= 0)
@@ -189,7 +189,7 @@ static void layer_line(FILE *out, const nbg_graph *g, const nbg_cmd_op *ops, siz
 		dims(outd, sizeof(outd), lastout->out);
 	fprintf(out, "  [%4u] ", id);
 	if (id < g->layer_count) {
-		char *name = nbg_text_escape(g->layers[id].name, 32);
+		char *name = nbg_text_escape(nbg_graph_layer_at(g, id)->name, 32);
 		fprintf(out, "%-32.32s", name ? name : "");
 		free(name);
 	} else {
