@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "nbg/commands.h"
 #include "nbg/report.h"
 
 /* The core report with the graph keys `what` selects merged in; NULL on
@@ -36,10 +37,57 @@ done:
 	return out;
 }
 
+/* The report `json` with the "commands" object merged in; frees `json`.
+ * NULL on allocation failure. */
+static char *add_commands_json(const nbg_model *m, char *json)
+{
+	nbg_graph *g = NULL;
+	nbg_commands *c = NULL;
+	char *cs = NULL, *out = NULL;
+	json_t *root = NULL, *part = NULL;
+
+	if (!json || nbg_graph_decode(m, &g, NULL) != NBG_OK ||
+	    nbg_commands_decode(m, g, &c, NULL) != NBG_OK)
+		goto done;
+	cs = nbg_commands_json(m, g, c);
+	root = json_loads(json, 0, NULL);
+	part = cs ? json_loads(cs, 0, NULL) : NULL;
+	if (root && part && json_object_update(root, part) == 0)
+		out = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+done:
+	json_decref(root);
+	json_decref(part);
+	free(cs);
+	free(json);
+	nbg_commands_free(c);
+	nbg_graph_free(g);
+	return out;
+}
+
+/* `--commands` as text: one line per NN / TP operation, relations, findings. */
+static int print_commands(const nbg_model *m, const char *path, int header)
+{
+	nbg_graph *g = NULL;
+	nbg_commands *c = NULL;
+	nbg_error err;
+
+	if (nbg_graph_decode(m, &g, &err) != NBG_OK || nbg_commands_decode(m, g, &c, &err) != NBG_OK) {
+		fprintf(stderr, "nbg: %s: %s\n", path, err.message);
+		nbg_graph_free(g);
+		return NBG_EXIT_IO;
+	}
+	if (header)
+		printf("NBG file: %s\n", path);
+	nbg_text_commands(stdout, m, g, c);
+	nbg_commands_free(c);
+	nbg_graph_free(g);
+	return NBG_EXIT_OK;
+}
+
 int nbg_cmd_inspect(int argc, char **argv)
 {
 	const char *path = NULL;
-	int json = 0, rc;
+	int json = 0, rc, commands = 0;
 	unsigned graph = 0;
 	nbg_loaded l;
 
@@ -52,6 +100,8 @@ int nbg_cmd_inspect(int argc, char **argv)
 			graph |= NBG_TEXT_GRAPH_OPERATIONS;
 		else if (!strcmp(argv[i], "--patches"))
 			graph |= NBG_TEXT_GRAPH_PATCHES;
+		else if (!strcmp(argv[i], "--commands"))
+			commands = 1;
 		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "nbg inspect: unknown option '%s'\n", argv[i]);
 			return NBG_EXIT_USAGE;
@@ -64,7 +114,7 @@ int nbg_cmd_inspect(int argc, char **argv)
 	}
 	if (!path) {
 		fprintf(stderr, "usage: nbg inspect [--json] [--layers] [--operations] [--patches] "
-			"FILE\n");
+			"[--commands] FILE\n");
 		return NBG_EXIT_USAGE;
 	}
 	rc = nbg_load(path, NULL, &l);
@@ -85,6 +135,8 @@ int nbg_cmd_inspect(int argc, char **argv)
 				       graph ? graph | NBG_GRAPH_JSON_SUMMARY | NBG_GRAPH_JSON_TABLES |
 						       NBG_GRAPH_JSON_FINDINGS
 					     : 0);
+		if (commands)
+			s = add_commands_json(l.model, s);
 		if (!s) {
 			fprintf(stderr, "nbg: out of memory writing the report\n");
 			rc = NBG_EXIT_IO;
@@ -103,6 +155,10 @@ int nbg_cmd_inspect(int argc, char **argv)
 			nbg_text_graph(stdout, l.model, g, graph);
 			nbg_graph_free(g);
 		}
+		if (rc == NBG_EXIT_OK && commands)
+			rc = print_commands(l.model, path, 0);
+	} else if (commands) {
+		rc = print_commands(l.model, path, 1);
 	} else {
 		nbg_text_report(stdout, l.model, path);
 	}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_graph.h"
 #include "cmd_ledger.h"
 #include "cmd_run.h"
 
@@ -37,7 +38,8 @@ static const command_doc commands[] = {
 	  { { "--json", NULL, "one JSON document instead of text" },
 	    { "--layers", NULL, "the layer table" },
 	    { "--operations", NULL, "the operation table and SH/SW/hardware-init records" },
-	    { "--patches", NULL, "the patch table" } } },
+	    { "--patches", NULL, "the patch table" },
+	    { "--commands", NULL, "what each NN and TP operation computes, and the relations" } } },
 	{ "verify", nbg_cmd_verify, "FILE...", "integrity check, one line per file",
 	  "Checks structure and every checksum the format carries; one line per file, "
 	  "every mismatching checksum listed.  Exit 1 when any file fails.",
@@ -75,6 +77,13 @@ static const command_doc commands[] = {
 	  { { "--svg", "OUT.svg", "where to write the picture (required)" },
 	    { "--title", "TEXT", "the picture's title" },
 	    { "--png", NULL, "refused: convert the SVG with any converter" } } },
+	{ "graph", nbg_cmd_graph, "FILE", "the network the NN and TP commands compute (DOT, SVG)",
+	  "Draws the recovered network: layers as boxes with their operation types and shapes, "
+	  "edges from the chained images.  DOT on standard output by default; SVG through "
+	  "Graphviz's dot program.",
+	  { { "--dot", "OUT.dot", "write the DOT document to OUT.dot" },
+	    { "--svg", "OUT.svg", "draw it with Graphviz's dot into OUT.svg" },
+	    { "--title", "TEXT", "the picture's title" } } },
 	{ "probe", nbg_cmd_probe, "", "which NPU device and runtime this machine has",
 	  "Looks for the NPU device nodes and the vendor runtime libraries and reports what "
 	  "was found.  Exit 4 when no NBG-capable runtime is available.",

@@ -4,8 +4,10 @@
 set -eu
 cd "$(dirname "$0")/.."
 
+# graphviz is only needed at run time, by `nbg graph --svg` and its test.
 pkgs="build-essential meson ninja-build pkg-config libssl-dev libisal-dev zlib1g-dev
-      libjansson-dev libcmocka-dev clang lld libclang-rt-14-dev python3 python3-numpy"
+      libjansson-dev libcmocka-dev clang lld libclang-rt-14-dev python3 python3-numpy
+      graphviz"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/internal.h"
+#include "nbg/commands.h"
 #include "nbg/report.h"
 #include "report/text_internal.h"
 
@@ -160,4 +161,5 @@ void nbg_text_report(FILE *out, const nbg_model *m, const char *path)
 				m->notes[i].offset, m->notes[i].text);
 	}
 	nbg_text_graph_summary(out, m);
+	nbg_text_commands_summary(out, m);
 }

@@ -1,0 +1,147 @@
+/*
+ * fuzz_commands.c - libFuzzer harness: NN / TP command decoding
+ * (nbg_commands_decode), its JSON, its text and its DOT document.  Whenever
+ * the parse succeeds the commands must decode (findings, never a failure),
+ * every command must lie inside its section, every operation must name an
+ * existing command and OPERATIONS record, every edge must join existing
+ * nodes, relation counts must be consistent, the JSON must read back with
+ * one entry per operation and finding, and the text and DOT must be text.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "fuzz_common.h"
+#include "nbg/commands.h"
+#include "nbg/graph.h"
+
+static void check_sections(const nbg_commands *c, size_t size)
+{
+	for (unsigned e = 0; e < NBG_CMD_ENGINE_COUNT; e++) {
+		const nbg_cmd_section *s = nbg_commands_section(c, e);
+		size_t n = nbg_commands_count(c, e);
+		FZ_CHECK(s != NULL);
+		if (!s->present || !s->decoded) {
+			FZ_CHECK(n == 0);
+			continue;
+		}
+		FZ_CHECK(s->offset <= size && s->size <= size - s->offset);
+		FZ_CHECK(s->command_size >= 104 && s->command_size <= NBG_CMD_MAX_BYTES &&
+			 s->command_size % 4 == 0);
+		FZ_CHECK(n == s->size / s->command_size && s->trailing_bytes == s->size % s->command_size);
+		for (size_t i = 0; i < n; i++) {
+			const nbg_cmd *cmd = nbg_commands_at(c, e, i);
+			FZ_CHECK(cmd && cmd->index == i && cmd->engine == e);
+			FZ_CHECK(cmd->offset == s->offset + i * s->command_size);
+			FZ_CHECK(cmd->word_count == s->command_size / 4);
+		}
+		FZ_CHECK(nbg_commands_at(c, e, n) == NULL);
+	}
+}
+
+static void check_ops(const nbg_model *m, const nbg_graph *g, const nbg_commands *c)
+{
+	size_t n = nbg_commands_op_count(c);
+	char d[160];
+
+	for (size_t i = 0; i < n; i++) {
+		const nbg_cmd_op *op = nbg_commands_op_at(c, i);
+		FZ_CHECK(op->engine < NBG_CMD_ENGINE_COUNT);
+		FZ_CHECK(op->command < nbg_commands_count(c, op->engine));
+		FZ_CHECK(op->operation < g->operation_count);
+		FZ_CHECK(op->producer < (int64_t)i);
+		FZ_CHECK(op->input_record < 0 || (size_t)op->input_record < m->input_count);
+		FZ_CHECK(op->output_record < 0 || (size_t)op->output_record < m->output_count);
+		FZ_CHECK(!op->in_ref.patched || op->in_ref.patch < g->patch_count);
+		nbg_command_describe(op, d, sizeof(d));
+		FZ_CHECK(fz_terminated(d, sizeof(d)));
+	}
+	for (size_t i = 0; i < nbg_commands_edge_count(c); i++) {
+		const nbg_cmd_edge *e = nbg_commands_edge_at(c, i);
+		FZ_CHECK(e->kind <= NBG_CMD_EDGE_OUTPUT);
+		if (e->kind == NBG_CMD_EDGE_OP)
+			FZ_CHECK(e->from < e->to && e->to < n);
+		else if (e->kind == NBG_CMD_EDGE_INPUT)
+			FZ_CHECK(e->from < m->input_count && e->to < n);
+		else
+			FZ_CHECK(e->from < n && e->to < m->output_count);
+	}
+	for (size_t r = 0; r < nbg_commands_relation_count(c); r++) {
+		const nbg_graph_relation *rel = nbg_commands_relation_at(c, r);
+		FZ_CHECK(rel && rel->id && rel->held <= rel->checked);
+	}
+	FZ_CHECK(nbg_commands_finding_count(c) <= NBG_GRAPH_MAX_FINDINGS);
+	for (size_t i = 0; i < nbg_commands_finding_count(c); i++) {
+		const nbg_graph_finding *f = nbg_commands_finding_at(c, i);
+		FZ_CHECK(fz_terminated(f->id, sizeof(f->id)) && fz_terminated(f->text, sizeof(f->text)));
+	}
+}
+
+static void check_printable(const char *buf, size_t len)
+{
+	FZ_CHECK(strlen(buf) == len);
+	for (size_t i = 0; i < len; i++)
+		FZ_CHECK(buf[i] == '\n' || ((unsigned char)buf[i] >= 0x20 &&
+					    (unsigned char)buf[i] < 0x7f));
+}
+
+static void check_outputs(const nbg_model *m, const nbg_graph *g, const nbg_commands *c)
+{
+	char *buf = NULL, *s;
+	size_t len = 0;
+	json_error_t jerr;
+	json_t *doc, *o;
+	FILE *out = open_memstream(&buf, &len);
+
+	FZ_CHECK(out != NULL);
+	nbg_text_commands(out, m, g, c);
+	nbg_text_commands_summary(out, m);
+	FZ_CHECK(fclose(out) == 0);
+	check_printable(buf, len);
+	free(buf);
+
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	FZ_CHECK(out != NULL);
+	FZ_CHECK(nbg_commands_dot(out, m, g, c, "fuzz \"title\" \\ \x01") == 0);
+	FZ_CHECK(fclose(out) == 0);
+	check_printable(buf, len);
+	FZ_CHECK(!strncmp(buf, "digraph nbg {\n", 14) && len >= 2 && !strcmp(buf + len - 2, "}\n"));
+	free(buf);
+
+	s = nbg_commands_json(m, g, c);
+	FZ_CHECK(s != NULL);
+	doc = json_loads(s, 0, &jerr);
+	FZ_CHECK(doc != NULL);
+	o = json_object_get(doc, "commands");
+	FZ_CHECK(json_array_size(json_object_get(o, "operations")) == nbg_commands_op_count(c));
+	FZ_CHECK(json_array_size(json_object_get(o, "findings")) == nbg_commands_finding_count(c));
+	json_decref(doc);
+	free(s);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	nbg_model *m = NULL;
+	nbg_graph *g = NULL;
+	nbg_commands *c = NULL;
+	nbg_error err;
+	nbg_code rc;
+
+	if (fz_parse(data, size, &m, &err) != NBG_OK)
+		return 0;
+	FZ_CHECK(nbg_graph_decode(m, &g, &err) == NBG_OK);
+	rc = nbg_commands_decode(m, g, &c, &err);
+	if (rc != NBG_OK)
+		fprintf(stderr, "commands: %s: %s\n", nbg_code_name(rc), err.message);
+	FZ_CHECK(rc == NBG_OK && c != NULL);
+	check_sections(c, size);
+	check_ops(m, g, c);
+	check_outputs(m, g, c);
+	nbg_commands_free(c);
+	nbg_graph_free(g);
+	nbg_model_free(m);
+	return 0;
+}

@@ -1,0 +1,428 @@
+/*
+ * commands_check.c - relations between the decoded NN / TP commands and the
+ * rest of the file (PATCH records, coefficient tables, I/O records), and the
+ * image chain: which earlier operation wrote the image an operation reads.
+ *
+ * Every relation counts how often it was checked and held; each time one
+ * does not hold a finding with its id is added.  None is a failure: the
+ * layout is an open driver's, and doc/commands.md reports how far it holds.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analysis/commands_check.h"
+#include "common/grow.h"
+
+static const struct {
+	const char *id, *text, *evidence;
+} rel_defs[NBG_CMDR__COUNT] = {
+	[NBG_CMDR_PATCH_FIELD] = { "command-patch-not-address-field",
+				   "every COMMAND patch of an NN/TP operation lands on an "
+				   "address field of the layout, transformed exactly where the "
+				   "field holds address >> 6", "O+P" },
+	[NBG_CMDR_KERNEL_ADDRESS] = { "kernel-address-differs",
+				      "NN kernel_address << 6 == src_offset of the patch "
+				      "relocating it", "O+P" },
+	[NBG_CMDR_KERNEL_ENTRY] = { "kernel-entry-missing",
+				    "the NN kernel patch names a coefficient table entry "
+				    "(COEF_DATA_TABLE; v1: LCDT) that holds its src_offset",
+				    "O+I" },
+	[NBG_CMDR_FIRST_INPUT] = { "first-nn-input-differs",
+				   "the first NN-type operation reads input 0's W x H x C (x, y, "
+				   "kernel z; record order C,W,H or W,H,C)", "O" },
+	[NBG_CMDR_INPUT_DIMS] = { "nn-input-dims-differ",
+				  "an NN-type operation whose input is patched from INPUT k "
+				  "reads record k's W x H x C", "O+P" },
+	[NBG_CMDR_INPUT_TYPE] = { "input-data-type-differs",
+				  "an operation other than NT reading INPUT k: input data-type "
+				  "code == record k's format (uint8 0, fp16 1, int8 2, int16 4, "
+				  "bf16 7)",
+				  "O+P" },
+	[NBG_CMDR_OUTPUT_DIMS] = { "nn-output-dims-differ",
+				   "an NN-type operation whose output is patched to OUTPUT k "
+				   "writes record k's W x H x C", "O+P" },
+	[NBG_CMDR_OUTPUT_TYPE] = { "output-data-type-differs",
+				   "an operation other than NT writing OUTPUT k: output "
+				   "data-type code == record k's format", "O+P" },
+	[NBG_CMDR_PRODUCER] = { "image-producer-missing",
+				"an input that is not an INPUT record starts inside the output "
+				"of an earlier NN-engine or TP operation in the same memory",
+				"O+I" },
+	[NBG_CMDR_CHAIN_TYPE] = { "chain-data-type-differs",
+				  "a chained image: the producer's output data type == the "
+				  "consumer's input data type (neither an NT operation)", "O+I" },
+	[NBG_CMDR_CHAIN_SHAPE] = { "chain-shape-differs",
+				   "an NN-type output starting where an NN-type input starts: "
+				   "out x*y*z == in x*y*z", "O+I" },
+};
+
+void nbg_command_relations_init(nbg_commands *c)
+{
+	for (int r = 0; r < NBG_CMDR__COUNT; r++) {
+		c->relations[r].id = rel_defs[r].id;
+		c->relations[r].text = rel_defs[r].text;
+		c->relations[r].evidence = rel_defs[r].evidence;
+	}
+}
+
+int nbg_command_oom(const nbg_commands *c)
+{
+	return c->oom;
+}
+
+void nbg_command_finding(nbg_commands *c, const char *id, uint64_t offset, const char *fmt, ...)
+{
+	nbg_graph_finding *f;
+	va_list ap;
+
+	if (c->finding_count >= NBG_GRAPH_MAX_FINDINGS) {
+		c->findings_dropped++;
+		return;
+	}
+	{
+		void *p = nbg_grow(c->findings, &c->finding_cap, c->finding_count + 1,
+				   sizeof(*c->findings), 16);
+		if (!p) {
+			c->oom = 1;
+			return;
+		}
+		c->findings = p;
+	}
+	f = &c->findings[c->finding_count++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->id, sizeof(f->id), "%s", id);
+	f->offset = offset;
+	va_start(ap, fmt);
+	vsnprintf(f->text, sizeof(f->text), fmt, ap);
+	va_end(ap);
+}
+
+static bool check(nbg_commands *c, enum nbg_cmd_rel r, bool ok)
+{
+	c->relations[r].checked++;
+	c->relations[r].held += ok;
+	return ok;
+}
+
+static const nbg_cmd *op_cmd(const nbg_commands *c, const nbg_cmd_op *op)
+{
+	return &c->cmds[op->engine][op->command];
+}
+
+static const char *ename(const nbg_cmd_op *op)
+{
+	const char *n = nbg_graph_op_type_name(op->type);
+	return n ? n : nbg_command_engine_name(op->engine);
+}
+
+/* ------------------------------------------------------------ patch words */
+
+static void check_patches(nbg_commands *c, const nbg_graph *g)
+{
+	for (size_t k = 0; k < c->op_count; k++) {
+		const nbg_cmd_op *op = &c->ops[k];
+		const nbg_graph_operation *o = nbg_graph_operation_at(g, op->operation);
+		nbg_cmd *cmd = &c->cmds[op->engine][op->command];
+		size_t nf;
+		const nbg_cmd_field *t = nbg_command_fields(op->engine, &nf);
+		uint64_t end = (uint64_t)o->patch_index + o->patch_count;
+
+		if (end > g->patch_count)
+			end = g->patch_count;
+		for (uint64_t i = o->patch_index; i < end; i++) {
+			const nbg_graph_patch *p = nbg_graph_patch_at(g, (size_t)i);
+			uint32_t w = p->dest_offset / 4;
+			const nbg_cmd_field *f = NULL;
+
+			if (p->type != 1)
+				continue;
+			if (p->dest_offset % 4 == 0 && w < cmd->word_count) {
+				cmd->patched_words |= 1ull << w;
+				for (size_t j = 0; j < nf && !f; j++)
+					if (t[j].word == w && t[j].role == NBG_CMDF_ADDRESS)
+						f = &t[j];
+			}
+			if (!check(c, NBG_CMDR_PATCH_FIELD,
+				   f && (p->transformed != 0) == (f->shift == 6)))
+				nbg_command_finding(c, rel_defs[NBG_CMDR_PATCH_FIELD].id,
+						p->record_offset,
+						"operation %zu (%s %u): COMMAND patch %llu writes "
+						"byte %u (word %u, transformed %u)%s%s",
+						op->operation, ename(op), op->command,
+						(unsigned long long)i, p->dest_offset, w,
+						p->transformed, f ? ", the layout's " : ", which the "
+						"layout names no address field", f ? f->key : "");
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+/* The coefficient table kernels are patched from: COEF_DATA_TABLE, else
+ * (v1) the LCDT; -1 when the file has neither. */
+static int coef_table(const nbg_graph *g)
+{
+	const nbg_graph_table *t = nbg_graph_table_at(g, NBG_GRAPH_TABLE_COEF_DATA);
+	if (t && t->present && t->decoded)
+		return NBG_GRAPH_TABLE_COEF_DATA;
+	t = nbg_graph_table_at(g, NBG_GRAPH_TABLE_LCD);
+	return t && t->present && t->decoded ? NBG_GRAPH_TABLE_LCD : -1;
+}
+
+static void check_kernels(nbg_commands *c, const nbg_graph *g)
+{
+	int ti = coef_table(g);
+	const nbg_graph_table *t = ti >= 0 ? nbg_graph_table_at(g, (size_t)ti) : NULL;
+
+	for (size_t k = 0; k < c->op_count; k++) {
+		nbg_cmd_op *op = &c->ops[k];
+		const nbg_cmd_ref *r = &op->kernel_ref;
+		uint32_t ka = nbg_command_value(op_cmd(c, op), "kernel_address");
+		uint64_t at = op_cmd(c, op)->offset + 20;
+		const nbg_graph_table_entry *e;
+		bool ok;
+
+		if (op->engine != NBG_CMD_NN || !r->patched)
+			continue;
+		if (!check(c, NBG_CMDR_KERNEL_ADDRESS, ((uint64_t)ka << 6) == r->src_offset))
+			nbg_command_finding(c, rel_defs[NBG_CMDR_KERNEL_ADDRESS].id, at,
+					"NN %u: kernel_address 0x%x << 6 is 0x%llx; its patch's "
+					"src_offset is 0x%x", op->command, ka,
+					(unsigned long long)ka << 6, r->src_offset);
+		if (r->source_type != NBG_GRAPH_SRC_MISC_DYNA_GENERIC)
+			continue;
+		e = t && r->index >= 0 ? nbg_graph_table_entry_at(g, (size_t)ti, (size_t)r->index)
+				       : NULL;
+		ok = e && r->src_offset < e->size;
+		if (ok)
+			op->kernel_bytes = e->size - r->src_offset;
+		if (!check(c, NBG_CMDR_KERNEL_ENTRY, ok))
+			nbg_command_finding(c, rel_defs[NBG_CMDR_KERNEL_ENTRY].id, at,
+					"NN %u: the kernel patch names entry %d at offset %u; %s "
+					"holds %zu entries%s", op->command, r->index, r->src_offset,
+					t ? t->name : "no coefficient table",
+					t ? t->entry_count : 0,
+					t && r->index >= 0 && (size_t)r->index < t->entry_count
+						? " and that entry is smaller" : "");
+	}
+}
+
+/* ------------------------------------------------------------ I/O records */
+
+static bool dims_match(const nbg_io *io, const uint32_t v[3])
+{
+	uint32_t d[3];
+	for (unsigned i = 0; i < 3; i++)
+		d[i] = i < io->dim_count && i < 6 ? io->dims[i] : 1;
+	return (v[0] == d[1] && v[1] == d[2] && v[2] == d[0]) ||
+	       (v[0] == d[0] && v[1] == d[1] && v[2] == d[2]);
+}
+
+static void check_record(nbg_commands *c, const nbg_cmd_op *op, const nbg_io *io, int out)
+{
+	enum nbg_cmd_rel rd = out ? NBG_CMDR_OUTPUT_DIMS : NBG_CMDR_INPUT_DIMS;
+	enum nbg_cmd_rel rt = out ? NBG_CMDR_OUTPUT_TYPE : NBG_CMDR_INPUT_TYPE;
+	const uint32_t *v = out ? op->out : op->in;
+	uint32_t code = out ? op->out_type : op->in_type;
+	int want = nbg_command_format_code(io->data_format);
+
+	if (op->type == NBG_GRAPH_OP_NN && !check(c, rd, dims_match(io, v)))
+		nbg_command_finding(c, rel_defs[rd].id, io->offset,
+				"NN %u %s %ux%ux%u; %s %u holds dims %u,%u,%u", op->command,
+				out ? "writes" : "reads", v[0], v[1], v[2],
+				out ? "output" : "input", io->index, io->dims[0],
+				io->dim_count > 1 ? io->dims[1] : 1,
+				io->dim_count > 2 ? io->dims[2] : 1);
+	/* NT commands leave the data-type bits 0 whatever the data: not checked */
+	if (want >= 0 && op->type != NBG_GRAPH_OP_NT && !check(c, rt, code == (uint32_t)want))
+		nbg_command_finding(c, rel_defs[rt].id, io->offset,
+				"%s %u data-type code %u; %s %u is %s (code %d)", ename(op),
+				op->command, code, out ? "output" : "input", io->index,
+				nbg_data_format_name(io->data_format), want);
+}
+
+static void check_records(nbg_commands *c, const nbg_model *m)
+{
+	bool first = true;
+
+	for (size_t k = 0; k < c->op_count; k++) {
+		const nbg_cmd_op *op = &c->ops[k];
+		if (op->type == NBG_GRAPH_OP_NN && first && m->input_count) {
+			first = false;
+			const nbg_io *in0 = nbg_model_input_at(m, 0);
+			if (!check(c, NBG_CMDR_FIRST_INPUT, dims_match(in0, op->in)))
+				nbg_command_finding(c, rel_defs[NBG_CMDR_FIRST_INPUT].id,
+						op_cmd(c, op)->offset,
+						"the first NN operation (NN %u) reads %ux%ux%u; "
+						"input 0 holds dims %u,%u,%u", op->command, op->in[0],
+						op->in[1], op->in[2], in0->dims[0],
+						in0->dim_count > 1 ? in0->dims[1] : 1,
+						in0->dim_count > 2 ? in0->dims[2] : 1);
+		}
+		if (op->input_record >= 0 && (size_t)op->input_record < m->input_count)
+			check_record(c, op, nbg_model_input_at(m, (size_t)op->input_record), 0);
+		if (op->output_record >= 0 && (size_t)op->output_record < m->output_count)
+			check_record(c, op, nbg_model_output_at(m, (size_t)op->output_record), 1);
+	}
+}
+
+/* ------------------------------------------------------------ image chain */
+
+static bool same_memory(const nbg_cmd_ref *a, const nbg_cmd_ref *b)
+{
+	if (a->source_type != b->source_type)
+		return false;
+	switch (a->source_type) {
+	case NBG_GRAPH_SRC_MEMORY_POOL:
+	case NBG_GRAPH_SRC_AXI_SRAM:
+	case NBG_GRAPH_SRC_VIP_SRAM:
+		return true; /* one region each: the index carries nothing */
+	default:
+		return a->index == b->index;
+	}
+}
+
+static nbg_code add_edge(nbg_commands *c, unsigned kind, size_t from, size_t to)
+{
+	void *p = nbg_grow(c->edges, &c->edge_cap, c->edge_count + 1, sizeof(*c->edges), 64);
+
+	if (!p)
+		return NBG_E_OUT_OF_MEMORY;
+	c->edges = p;
+	c->edges[c->edge_count].kind = kind;
+	c->edges[c->edge_count].from = from;
+	c->edges[c->edge_count].to = to;
+	c->edge_count++;
+	return NBG_OK;
+}
+
+/* Intervals [lo, hi) of a consumer's input already written by a more recent
+ * producer, sorted and disjoint. */
+typedef struct cover {
+	size_t n;
+	uint64_t lo[NBG_CMD_MAX_PRODUCERS], hi[NBG_CMD_MAX_PRODUCERS];
+} cover;
+
+static bool covered(const cover *cv, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < cv->n && lo < hi; i++)
+		if (cv->lo[i] <= lo && lo < cv->hi[i])
+			lo = cv->hi[i];
+	return lo >= hi;
+}
+
+static void cover_add(cover *cv, uint64_t lo, uint64_t hi)
+{
+	size_t i = 0, j;
+
+	while (i < cv->n && cv->hi[i] < lo)
+		i++;
+	for (j = i; j < cv->n && cv->lo[j] <= hi; j++) {
+		lo = cv->lo[j] < lo ? cv->lo[j] : lo;
+		hi = cv->hi[j] > hi ? cv->hi[j] : hi;
+	}
+	if (j == i && cv->n == NBG_CMD_MAX_PRODUCERS)
+		return;
+	memmove(&cv->lo[i + 1], &cv->lo[j], (cv->n - j) * sizeof(cv->lo[0]));
+	memmove(&cv->hi[i + 1], &cv->hi[j], (cv->n - j) * sizeof(cv->hi[0]));
+	cv->n = cv->n - (j - i) + 1;
+	cv->lo[i] = lo;
+	cv->hi[i] = hi;
+}
+
+/* Earlier operations whose outputs hold parts of op k's input, most recent
+ * first: an edge from each whose first byte inside the input (or whose byte
+ * at the input's start) no more recent one wrote; the producer is the one
+ * holding the input's first byte. */
+static nbg_code chain_one(nbg_commands *c, size_t k)
+{
+	nbg_cmd_op *op = &c->ops[k];
+	uint64_t lo = op->in_ref.offset, hi = lo + (op->in_bytes ? op->in_bytes : 1);
+	size_t stop = k > NBG_CMD_CHAIN_WINDOW ? k - NBG_CMD_CHAIN_WINDOW : 0, edges = 0;
+	cover cv = { 0 };
+
+	for (size_t p = k; p-- > stop;) {
+		const nbg_cmd_op *q = &c->ops[p];
+		uint64_t plo = q->out_ref.offset, phi = plo + (q->out_bytes ? q->out_bytes : 1);
+		uint64_t ilo = plo > lo ? plo : lo, ihi = phi < hi ? phi : hi;
+
+		if (!same_memory(&q->out_ref, &op->in_ref) || ilo >= ihi)
+			continue;
+		/* Walking back, the first output holding the input's first byte is
+		 * its most recent writer (no more recent one can cover that byte). */
+		if (op->producer < 0 && plo <= lo && lo < phi)
+			op->producer = (int64_t)p;
+		/* An edge when the anchor ilo (the producer's first byte inside the
+		 * input, or the input's first byte) no more recent producer wrote. */
+		if (edges < NBG_CMD_MAX_PRODUCERS && !covered(&cv, ilo, ilo + 1)) {
+			if (add_edge(c, NBG_CMD_EDGE_OP, p, k) != NBG_OK)
+				return NBG_E_OUT_OF_MEMORY;
+			edges++;
+			cover_add(&cv, ilo, ihi);
+		}
+		if (op->producer >= 0 && (edges >= NBG_CMD_MAX_PRODUCERS || covered(&cv, lo, hi)))
+			break;
+	}
+	return NBG_OK;
+}
+
+static void check_chain(nbg_commands *c, size_t k)
+{
+	const nbg_cmd_op *op = &c->ops[k], *q;
+	uint64_t at = op_cmd(c, op)->offset;
+
+	if (!check(c, NBG_CMDR_PRODUCER, op->producer >= 0)) {
+		nbg_command_finding(c, rel_defs[NBG_CMDR_PRODUCER].id, at,
+				"operation %zu (%s %u) reads %s+0x%llx, which no earlier NN/TP "
+				"output holds (an SH or SW operation may write it)",
+				op->operation, ename(op), op->command,
+				op->in_ref.patched && nbg_graph_source_type_name(op->in_ref.source_type)
+					? nbg_graph_source_type_name(op->in_ref.source_type)
+					: "unpatched",
+				(unsigned long long)op->in_ref.offset);
+		return;
+	}
+	q = &c->ops[op->producer];
+	if (q->type != NBG_GRAPH_OP_NT && op->type != NBG_GRAPH_OP_NT &&
+	    !check(c, NBG_CMDR_CHAIN_TYPE, q->out_type == op->in_type))
+		nbg_command_finding(c, rel_defs[NBG_CMDR_CHAIN_TYPE].id, at,
+				"%s %u writes data-type code %u; %s %u reads it as %u", ename(q),
+				q->command, q->out_type, ename(op), op->command, op->in_type);
+	if (q->type == NBG_GRAPH_OP_NN && op->type == NBG_GRAPH_OP_NN &&
+	    q->out_ref.offset == op->in_ref.offset) {
+		uint64_t a = (uint64_t)q->out[0] * q->out[1] * q->out[2];
+		uint64_t b = (uint64_t)op->in[0] * op->in[1] * op->in[2];
+		if (!check(c, NBG_CMDR_CHAIN_SHAPE, a == b))
+			nbg_command_finding(c, rel_defs[NBG_CMDR_CHAIN_SHAPE].id, at,
+					"NN %u writes %ux%ux%u; NN %u reads %ux%ux%u from the "
+					"same address", q->command, q->out[0], q->out[1],
+					q->out[2], op->command, op->in[0], op->in[1], op->in[2]);
+	}
+}
+
+static nbg_code build_chain(nbg_commands *c)
+{
+	for (size_t k = 0; k < c->op_count; k++) {
+		nbg_cmd_op *op = &c->ops[k];
+		if (op->input_record >= 0) {
+			if (add_edge(c, NBG_CMD_EDGE_INPUT, (size_t)op->input_record, k) != NBG_OK)
+				return NBG_E_OUT_OF_MEMORY;
+		} else {
+			if (chain_one(c, k) != NBG_OK)
+				return NBG_E_OUT_OF_MEMORY;
+			check_chain(c, k);
+		}
+		if (op->output_record >= 0 &&
+		    add_edge(c, NBG_CMD_EDGE_OUTPUT, k, (size_t)op->output_record) != NBG_OK)
+			return NBG_E_OUT_OF_MEMORY;
+	}
+	return NBG_OK;
+}
+
+nbg_code nbg_command_check(nbg_commands *c, const nbg_model *m, const nbg_graph *g)
+{
+	check_patches(c, g);
+	check_kernels(c, g);
+	check_records(c, m);
+	return build_chain(c);
+}

@@ -1,0 +1,49 @@
+/*
+ * commands_internal.h - the layout of a decoded command set (nbg_commands),
+ * shared by the decoder (commands.c) and its JSON, text and DOT writers.
+ * Private to libnbg.
+ */
+#ifndef NBG_COMMANDS_INTERNAL_H
+#define NBG_COMMANDS_INTERNAL_H
+
+#include "common/internal.h"
+#include "nbg/commands.h"
+
+/* Relations, in report order. */
+enum nbg_cmd_rel {
+	NBG_CMDR_PATCH_FIELD, NBG_CMDR_KERNEL_ADDRESS, NBG_CMDR_KERNEL_ENTRY,
+	NBG_CMDR_FIRST_INPUT, NBG_CMDR_INPUT_DIMS, NBG_CMDR_INPUT_TYPE, NBG_CMDR_OUTPUT_DIMS,
+	NBG_CMDR_OUTPUT_TYPE, NBG_CMDR_PRODUCER, NBG_CMDR_CHAIN_TYPE, NBG_CMDR_CHAIN_SHAPE,
+	NBG_CMDR__COUNT
+};
+
+/* Operations looked back over when chaining images (doc/commands.md). */
+#define NBG_CMD_CHAIN_WINDOW 1024u
+/* Producers recorded per consumer. */
+#define NBG_CMD_MAX_PRODUCERS 32u
+
+struct nbg_commands {
+	uint32_t family, version;
+	nbg_cmd_section sec[NBG_CMD_ENGINE_COUNT];
+	size_t cmd_count[NBG_CMD_ENGINE_COUNT];
+	nbg_cmd *cmds[NBG_CMD_ENGINE_COUNT];
+	uint32_t *words[NBG_CMD_ENGINE_COUNT];  /* cmd_count * word_count */
+	uint32_t *values[NBG_CMD_ENGINE_COUNT]; /* cmd_count * field count */
+	size_t op_count;
+	nbg_cmd_op *ops;
+	size_t edge_count, edge_cap;
+	nbg_cmd_edge *edges;
+	nbg_graph_relation relations[NBG_CMDR__COUNT];
+	size_t finding_count, finding_cap, findings_dropped;
+	nbg_graph_finding *findings;
+	int oom;
+};
+
+/* The hardware data-type code of an I/O record's buffer format; -1: none. */
+NBG_INTERNAL int nbg_command_format_code(uint32_t data_format);
+/* Bytes per element of a hardware data-type code (unknown codes: 1). */
+NBG_INTERNAL unsigned nbg_command_type_bytes(uint32_t code);
+/* The value of field `key` of command `cmd` (0 if the table has no such key). */
+NBG_INTERNAL uint32_t nbg_command_value(const nbg_cmd *cmd, const char *key);
+
+#endif

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""check_graph_svg.py - `nbg graph` draws the network its commands compute.
+
+For each file (every *.nb under the directories given, plus single files):
+- `nbg graph FILE --dot OUT` writes a DOT document with one box per layer
+  that has NN / TP operations (the layers of `nbg inspect --json --commands`),
+  one ellipse per input and output record, and edges between existing nodes;
+- with Graphviz's dot installed, `nbg graph FILE --svg OUT` writes SVG that
+  parses as XML with an <svg> root and holds one node per box and ellipse,
+  one edge per DOT edge, and every box's "layer N" title in visible text;
+- without dot on PATH the SVG request fails with exit 3, names the graphviz
+  package, and leaves no file (checked for every file, dot installed or not).
+
+usage: check_graph_svg.py NBG_BIN PATH...
+Prints 'N passed, N failed' and exits non-zero on any failure.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def files_of(paths):
+    for p in paths:
+        if os.path.isdir(p):
+            for root, _, names in sorted(os.walk(p)):
+                for n in sorted(names):
+                    if n.endswith(".nb"):
+                        yield os.path.join(root, n)
+        elif os.path.exists(p):
+            yield p
+
+
+def run(args, env=None):
+    return subprocess.run(args, capture_output=True, text=True, env=env)
+
+
+def check(nbg, path, tmp, have_dot):
+    doc = json.loads(run([nbg, "inspect", "--json", "--commands", path]).stdout)
+    ops = doc["commands"]["operations"]
+    layers = len(doc.get("layers", [])) or doc["layer_count"]
+    boxes = set()
+    for o in ops:
+        boxes.add(("L", o["layer_id"]) if o["layer_id"] < layers else ("op", o["operation"]))
+    dot_path = os.path.join(tmp, "g.dot")
+    r = run([nbg, "graph", path, "--dot", dot_path])
+    if r.returncode != 0:
+        return "--dot exit %d: %s" % (r.returncode, r.stderr)
+    text = open(dot_path, encoding="ascii").read()
+    nodes = re.findall(r"^  (\w+) \[label=", text, re.M)
+    edges = re.findall(r"^  (\w+) -> (\w+);$", text, re.M)
+    want = {"%s%d" % b for b in boxes}
+    want |= {"in%d" % i for i in range(doc["input_count"])}
+    want |= {"out%d" % i for i in range(doc["output_count"])}
+    if sorted(nodes) != sorted(want):
+        return "DOT nodes %s, expected %s" % (sorted(nodes)[:5], sorted(want)[:5])
+    if any(a not in want or b not in want or a == b for a, b in edges):
+        return "an edge names a missing node or loops"
+    if len(set(edges)) != len(edges):
+        return "duplicate edges"
+
+    svg_path = os.path.join(tmp, "g.svg")
+    # Without dot on PATH: exit 3, a sentence naming the package, no file.
+    r = run([nbg, "graph", path, "--svg", svg_path], env={"PATH": "/nonexistent"})
+    if r.returncode != 3 or "graphviz" not in r.stderr or os.listdir(tmp) != ["g.dot"]:
+        return "without dot: exit %d, %r, files %s" % (r.returncode, r.stderr, os.listdir(tmp))
+    if not have_dot:
+        return None
+    r = run([nbg, "graph", path, "--svg", svg_path])
+    if r.returncode != 0:
+        return "--svg exit %d: %s" % (r.returncode, r.stderr)
+    root = ET.parse(svg_path).getroot()
+    if root.tag != SVG + "svg":
+        return "root element is %s" % root.tag
+    gs = list(root.iter(SVG + "g"))
+    n_nodes = sum(1 for g in gs if g.get("class") == "node")
+    n_edges = sum(1 for g in gs if g.get("class") == "edge")
+    if n_nodes != len(want) or n_edges != len(edges):
+        return "SVG has %d nodes, %d edges; DOT %d, %d" % (n_nodes, n_edges, len(want), len(edges))
+    alltext = "\n".join("".join(t.itertext()) for t in root.iter(SVG + "text"))
+    for kind, v in boxes:
+        if kind == "L" and ("layer %d " % v) not in alltext:
+            return "layer %d has no visible title" % v
+    if sorted(os.listdir(tmp)) != ["g.dot", "g.svg"]:
+        return "files left behind: %s" % os.listdir(tmp)
+    return None
+
+
+def main():
+    nbg, paths = sys.argv[1], sys.argv[2:]
+    have_dot = shutil.which("dot") is not None
+    print("Graphviz dot: %s" % ("found, SVG drawn and parsed" if have_dot
+                                else "not installed, only the DOT document is checked"))
+    passed = failed = 0
+    for path in files_of(paths):
+        with tempfile.TemporaryDirectory() as tmp:
+            why = check(nbg, path, tmp, have_dot)
+        if why:
+            failed += 1
+            print("FAIL %s: %s" % (path, why))
+        else:
+            passed += 1
+    # An output directory that does not exist: exit 3, nothing written.
+    with tempfile.TemporaryDirectory() as tmp:
+        for flag in ("--dot", "--svg"):
+            out = os.path.join(tmp, "missing", "g.out")
+            r = run([nbg, "graph", paths[-1], flag, out])
+            if r.returncode != 3 or os.listdir(tmp):
+                failed += 1
+                print("FAIL %s into a missing directory: exit %d" % (flag, r.returncode))
+            else:
+                passed += 1
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed or passed < 3 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
