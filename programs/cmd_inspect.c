@@ -39,7 +39,7 @@ done:
 int nbg_cmd_inspect(int argc, char **argv)
 {
 	const char *path = NULL;
-	int json = 0, rc;
+	int json = 0, memory = 0, rc;
 	unsigned graph = 0;
 	nbg_loaded l;
 
@@ -52,6 +52,8 @@ int nbg_cmd_inspect(int argc, char **argv)
 			graph |= NBG_TEXT_GRAPH_OPERATIONS;
 		else if (!strcmp(argv[i], "--patches"))
 			graph |= NBG_TEXT_GRAPH_PATCHES;
+		else if (!strcmp(argv[i], "--memory"))
+			memory = 1;
 		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "nbg inspect: unknown option '%s'\n", argv[i]);
 			return NBG_EXIT_USAGE;
@@ -64,7 +66,7 @@ int nbg_cmd_inspect(int argc, char **argv)
 	}
 	if (!path) {
 		fprintf(stderr, "usage: nbg inspect [--json] [--layers] [--operations] [--patches] "
-			"FILE\n");
+			"[--memory] FILE\n");
 		return NBG_EXIT_USAGE;
 	}
 	rc = nbg_load(path, NULL, &l);
@@ -85,6 +87,8 @@ int nbg_cmd_inspect(int argc, char **argv)
 				       graph ? graph | NBG_GRAPH_JSON_SUMMARY | NBG_GRAPH_JSON_TABLES |
 						       NBG_GRAPH_JSON_FINDINGS
 					     : 0);
+		if (memory)
+			s = nbg_inspect_memory_json(l.model, s);
 		if (!s) {
 			fprintf(stderr, "nbg: out of memory writing the report\n");
 			rc = NBG_EXIT_IO;
@@ -106,6 +110,8 @@ int nbg_cmd_inspect(int argc, char **argv)
 	} else {
 		nbg_text_report(stdout, l.model, path);
 	}
+	if (!json && memory && rc == NBG_EXIT_OK)
+		rc = nbg_inspect_memory_text(stdout, l.model);
 	nbg_loaded_free(&l);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "nbg: cannot write the report\n");
