@@ -72,7 +72,7 @@ static const nbg_mem_rule rules[NBG_MEM__COUNT] = {
 	  "C+I" },
 	{ NBG_MEM_HEAP_RESERVE, "heap_reserve", "Heap node reserve", 1,
 	  "Video memory heap node reserved (bytes)",
-	  "the runtime's video-memory heap reserve, the constant heap_reserve: not in the file",
+	  "the runtime's video-memory heap reserve, the constant heap_node_reserve: not in the file",
 	  "C" },
 	{ NBG_MEM_SYSTEM_TOTAL, "system_total", "Total system memory", 0,
 	  "Total System Memory (bytes)", "NBG header + allocated", "C" },
@@ -113,7 +113,7 @@ static const nbg_mem_constant constants[] = {
 	  "gcdVIP_SH_ALIGN_SIZE); the PPU_INSTR sections of the corpus use it" },
 	{ "video_total_alignment", NBG_MEM_TOTAL_ALIGN, "unit of the total video memory",
 	  "measured: reproduces the vendor's inspector on the reference corpus" },
-	{ "heap_reserve", NBG_MEM_HEAP_RESERVE_BYTES,
+	{ "heap_node_reserve", NBG_MEM_HEAP_RESERVE_BYTES,
 	  "video memory the runtime keeps for its heap nodes",
 	  "a runtime constant, not in the file: the vendor's inspector prints it for every "
 	  "reference file" },
