@@ -253,7 +253,7 @@ static size_t render_summary(const loaded *l, char out[][160], size_t cap)
 		if (!x->output && n < cap)
 			snprintf(out[n++], 160, "input[%u] layer[%u] name=%s, output into memory pool",
 				 x->io_index, x->layer_id, x->layer_id < l->g->layer_count
-				 ? l->g->layers[x->layer_id].name : "?");
+				 ? nbg_graph_layer_at(l->g, x->layer_id)->name : "?");
 	}
 	if (s->analysed && s->verdict != NBG_MEM_SHARE_CONFLICT) {
 		snprintf(out[n++], 160, "memory pool size=%llubytes",
@@ -407,9 +407,9 @@ static void check_io(const char *what, const loaded *l, const char *a, counts *c
 		const char *x;
 		p = trimmed_line(p, buf, sizeof(buf));
 		if (sscanf(buf, "Input %u", &i) == 1 && !strchr(buf, ':'))
-			io = i < l->m->input_count ? &l->m->inputs[i] : NULL;
+			io = nbg_model_input_at(l->m, i);
 		else if (sscanf(buf, "Output %u", &i) == 1 && !strchr(buf, ':'))
-			io = i < l->m->output_count ? &l->m->outputs[i] : NULL;
+			io = nbg_model_output_at(l->m, i);
 		else if ((x = value_of(buf, "Memory Size (bytes)"))) {
 			if (!io || !io->byte_size_known)
 				fail_msg("%s: \"%s\" for a record nbgkit has no size for", what, buf);

@@ -115,7 +115,7 @@ typedef struct nbg_mem_report nbg_mem_report;
  * (nbg_graph_decode).  On success returns NBG_OK and stores a new report in
  * *out.  Fails, leaving *out NULL and filling *err (may be NULL), only when
  * memory runs out (NBG_E_OUT_OF_MEMORY) or an argument is NULL
- * (NBG_E_TRUNCATED, field "model").  File contents never make it fail:
+ * (NBG_E_INVALID_ARGUMENT, field "model").  File contents never make it fail:
  * a record that names a table entry that does not exist counts 0 bytes.
  */
 NBG_API nbg_code nbg_mem_analyze(const nbg_model *m, const nbg_graph *g, nbg_mem_report **out,

@@ -44,7 +44,7 @@ typedef struct mctx {
 	const nbg_model *m;
 	const nbg_graph *g;
 	nbg_mem_report *r;
-	const nbg_graph_table *state, *instr, *coef;
+	int state, instr, coef; /* enum nbg_graph_table_id, -1: none */
 	uint64_t *dyn;       /* dynamic-buffer entry sizes (DYNAIO_TABLE, or the LCDT) */
 	size_t dyn_count;
 	uint32_t nn_bytes, tp_bytes;
@@ -98,9 +98,18 @@ static uint64_t sec_size(const nbg_model *m, uint32_t type)
 	return s ? s->size : 0;
 }
 
-static uint64_t entry_size(const nbg_graph_table *t, uint64_t i)
+static size_t entry_count(const nbg_graph *g, int t)
 {
-	return t && i < t->entry_count ? t->entries[i].size : 0;
+	const nbg_graph_table *x = t >= 0 ? nbg_graph_table_at(g, (size_t)t) : NULL;
+	return x && x->decoded ? x->entry_count : 0;
+}
+
+/* Size of entry i of table t; 0 when the table or the entry is missing. */
+static uint64_t entry_size(const nbg_graph *g, int t, uint64_t i)
+{
+	if (i >= entry_count(g, t))
+		return 0;
+	return nbg_graph_table_entry_at(g, (size_t)t, (size_t)i)->size;
 }
 
 /* The operation's patch range clamped to the PATCH records. */
@@ -113,24 +122,24 @@ static void op_range(const nbg_graph *g, const nbg_graph_operation *o, size_t *a
 
 static int is_generic(const mctx *c, const nbg_graph_patch *p)
 {
-	return p->source_type == NBG_GRAPH_SRC_MISC_DYNA_GENERIC && p->index >= 0 && c->coef &&
-	       (uint64_t)p->index < c->coef->entry_count;
+	return p->source_type == NBG_GRAPH_SRC_MISC_DYNA_GENERIC && p->index >= 0 &&
+	       (uint64_t)p->index < entry_count(c->g, c->coef);
 }
 
 static void pick_sources(mctx *c)
 {
 	const nbg_model *m = c->m;
 	const nbg_graph *g = c->g;
-	const nbg_graph_table *cd = &g->tables[NBG_GRAPH_TABLE_COEF_DATA],
-			      *lcd = &g->tables[NBG_GRAPH_TABLE_LCD];
 
 	c->r->layout = m->family == 1 && !sec_size(m, NBG_SEC_COEF_DATA) &&
 				       !sec_size(m, NBG_SEC_LOADSTATE)
 			       ? NBG_MEM_LAYOUT_LCD
 			       : NBG_MEM_LAYOUT_SECTIONS;
-	c->state = g->state_table >= 0 ? &g->tables[g->state_table] : NULL;
-	c->instr = g->instr_table >= 0 ? &g->tables[g->instr_table] : NULL;
-	c->coef = cd->decoded ? cd : lcd->decoded ? lcd : NULL;
+	c->state = g->state_table;
+	c->instr = g->instr_table;
+	c->coef = nbg_graph_table_at(g, NBG_GRAPH_TABLE_COEF_DATA)->decoded ? NBG_GRAPH_TABLE_COEF_DATA
+		: nbg_graph_table_at(g, NBG_GRAPH_TABLE_LCD)->decoded	    ? NBG_GRAPH_TABLE_LCD
+									    : -1;
 	if (m->family == 1) {
 		c->nn_bytes = m->v1.nn_command_bytes;
 		c->tp_bytes = m->v1.tp_command_bytes;
@@ -146,12 +155,11 @@ static void dynamic_entries(mctx *c)
 	const nbg_section *t = nbg_model_section(c->m, NBG_SEC_DYNAIO_TABLE);
 
 	if (c->r->layout == NBG_MEM_LAYOUT_LCD) {
-		const nbg_graph_table *lcd = &c->g->tables[NBG_GRAPH_TABLE_LCD];
-		c->dyn_count = lcd->entry_count;
+		c->dyn_count = entry_count(c->g, NBG_GRAPH_TABLE_LCD);
 		if (!(c->dyn = cnew(c, c->dyn_count, sizeof(uint64_t))))
 			return;
 		for (size_t i = 0; i < c->dyn_count; i++)
-			c->dyn[i] = lcd->entries[i].size;
+			c->dyn[i] = entry_size(c->g, NBG_GRAPH_TABLE_LCD, i);
 		return;
 	}
 	c->dyn_count = t ? (size_t)(t->size / 8) : 0;
@@ -188,14 +196,14 @@ static void build_prefix(mctx *c)
 	if (c->oom)
 		return;
 	for (size_t k = 0; k < n; k++) {
-		const nbg_graph_patch *q = &g->patches[k];
+		const nbg_graph_patch *q = nbg_graph_patch_at(g, k);
 		int gen = is_generic(c, q);
 		p->input[k + 1] = p->input[k] + (q->source_type == NBG_GRAPH_SRC_INPUT);
 		p->output[k + 1] = p->output[k] + (q->source_type == NBG_GRAPH_SRC_OUTPUT);
 		p->pool[k + 1] = p->pool[k] + (q->source_type == NBG_GRAPH_SRC_MEMORY_POOL);
 		p->generic[k + 1] = p->generic[k] + (size_t)gen;
 		p->generic_bytes[k + 1] =
-			sadd(p->generic_bytes[k], gen ? entry_size(c->coef, (uint64_t)q->index) : 0);
+			sadd(p->generic_bytes[k], gen ? entry_size(g, c->coef, (uint64_t)q->index) : 0);
 	}
 	p->next_input = next_of(c, p->input, n);
 	p->next_output = next_of(c, p->output, n);
@@ -232,7 +240,8 @@ static uint64_t instruction_bytes(const mctx *c, const nbg_graph_operation *o)
 		return c->tp_bytes;
 	case NBG_GRAPH_OP_SH:
 		if (o->index < g->sh_count)
-			return entry_size(c->instr, g->sh_operations[o->index].instr_index);
+			return entry_size(g, c->instr,
+					  nbg_graph_sh_operation_at(g, o->index)->instr_index);
 		return 0;
 	default:
 		return 0;
@@ -243,7 +252,7 @@ static void operation_sizes(mctx *c)
 {
 	const nbg_graph *g = c->g;
 	nbg_mem_report *r = c->r;
-	size_t ne = c->coef ? c->coef->entry_count : 0;
+	size_t ne = entry_count(g, c->coef);
 	size_t *owner = cnew(c, ne, sizeof(size_t));
 
 	r->op_count = g->operation_count;
@@ -256,21 +265,21 @@ static void operation_sizes(mctx *c)
 	for (size_t e = 0; e < ne; e++)
 		owner[e] = SIZE_MAX;
 	for (size_t k = 0; k < g->patch_count; k++) {
-		const nbg_graph_patch *q = &g->patches[k];
+		const nbg_graph_patch *q = nbg_graph_patch_at(g, k);
 		if (is_generic(c, q) && q->operation >= 0 &&
 		    (size_t)q->operation < owner[q->index])
 			owner[q->index] = (size_t)q->operation;
 	}
 	for (size_t i = 0; i < r->op_count; i++) {
-		const nbg_graph_operation *o = &g->operations[i];
+		const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
 		nbg_mem_operation *x = &r->ops[i];
 		size_t a, b;
 
 		x->record = i;
 		x->type = o->type;
 		x->layer_id = o->layer_id;
-		x->command_known = c->state && o->state_id < c->state->entry_count;
-		x->command_bytes = entry_size(c->state, o->state_id);
+		x->command_known = o->state_id < entry_count(g, c->state);
+		x->command_bytes = entry_size(g, c->state, o->state_id);
 		x->instruction_bytes = instruction_bytes(c, o);
 		x->instruction_bytes_vendor =
 			o->type == NBG_GRAPH_OP_NT || o->type == NBG_GRAPH_OP_NN_LUT
@@ -280,12 +289,12 @@ static void operation_sizes(mctx *c)
 		x->coefficient_bytes = c->p.generic_bytes[b] - c->p.generic_bytes[a];
 		if (x->coefficient_patches)
 			x->coefficient_bytes_vendor = entry_size(
-				c->coef, (uint64_t)g->patches[c->p.next_generic[a]].index);
+				g, c->coef, (uint64_t)nbg_graph_patch_at(g, c->p.next_generic[a])->index);
 	}
 	for (size_t e = 0; e < ne; e++)
 		if (owner[e] < r->op_count)
 			r->ops[owner[e]].coefficient_bytes_owned =
-				sadd(r->ops[owner[e]].coefficient_bytes_owned, entry_size(c->coef, e));
+				sadd(r->ops[owner[e]].coefficient_bytes_owned, entry_size(g, c->coef, e));
 	free(owner);
 }
 
@@ -356,14 +365,14 @@ static void io_figures(mctx *c)
 
 	for (int out = 0; out < 2; out++) {
 		size_t n = out ? m->output_count : m->input_count;
-		const nbg_io *io = out ? m->outputs : m->inputs;
 		for (size_t i = 0; i < n; i++) {
-			if (!io[i].byte_size_known) {
+			const nbg_io *io = out ? nbg_model_output_at(m, i) : nbg_model_input_at(m, i);
+			if (!io->byte_size_known) {
 				c->r->io_incomplete = 1;
 				continue;
 			}
-			x[out] = sadd(x[out], io[i].byte_size);
-			v[out] = sadd(v[out], nbg_mem_aligned_buffer(io[i].byte_size));
+			x[out] = sadd(x[out], io->byte_size);
+			v[out] = sadd(v[out], nbg_mem_aligned_buffer(io->byte_size));
 		}
 	}
 	set(c->r, NBG_MEM_INPUTS, v[0], x[0], 1);
@@ -380,7 +389,7 @@ static void dynamic_figures(mctx *c)
 	if (!mark)
 		return;
 	for (size_t k = 0; k < g->patch_count; k++) {
-		const nbg_graph_patch *q = &g->patches[k];
+		const nbg_graph_patch *q = nbg_graph_patch_at(g, k);
 		if (q->operation < 0 || q->type != 0 || q->index < 0 ||
 		    (uint64_t)q->index >= c->dyn_count)
 			continue;
@@ -456,8 +465,8 @@ static uint64_t io_patches(const nbg_graph *g)
 {
 	uint64_t n = 0;
 	for (size_t k = 0; k < g->patch_count; k++)
-		n += g->patches[k].source_type == NBG_GRAPH_SRC_INPUT ||
-		     g->patches[k].source_type == NBG_GRAPH_SRC_OUTPUT;
+		n += nbg_graph_patch_at(g, k)->source_type == NBG_GRAPH_SRC_INPUT ||
+		     nbg_graph_patch_at(g, k)->source_type == NBG_GRAPH_SRC_OUTPUT;
 	return n;
 }
 
@@ -519,7 +528,7 @@ static void add_conflict(mctx *c, int output, const nbg_graph_operation *o, size
 	if (r->conflict_count >= NBG_MEM_MAX_CONFLICTS)
 		return;
 	r->conflicts[r->conflict_count++] = (nbg_mem_conflict){
-		output, (uint32_t)c->g->patches[patch].index, op, o->layer_id, patch, pool_patch
+		output, (uint32_t)nbg_graph_patch_at(c->g, patch)->index, op, o->layer_id, patch, pool_patch
 	};
 }
 
@@ -533,7 +542,7 @@ static void find_conflicts(mctx *c, int64_t *cover)
 	nbg_mem_sharing *s = &c->r->sharing;
 
 	for (size_t i = 0; i < g->operation_count; i++) {
-		const nbg_graph_operation *o = &g->operations[i];
+		const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
 		size_t a, b;
 		op_range(g, o, &a, &b);
 		if (p->pool[b] == p->pool[a])
@@ -578,15 +587,15 @@ static void sharing(mctx *c)
 	find_conflicts(c, cover);
 	for (size_t i = 0; i < r->buffer_count; i++) {
 		nbg_mem_share_buffer *b = &r->buffers[i];
-		const nbg_io *io = i < m->input_count ? &m->inputs[i]
-						      : &m->outputs[i - m->input_count];
+		const nbg_io *io = i < m->input_count ? nbg_model_input_at(m, i)
+						      : nbg_model_output_at(m, i - m->input_count);
 		b->output = i >= m->input_count;
 		b->index = (uint32_t)(b->output ? i - m->input_count : i);
 		b->bytes = io->byte_size_known ? io->byte_size : 0;
 		b->aligned_bytes = nbg_mem_aligned_buffer(b->bytes);
 	}
 	for (size_t k = 0; k < g->patch_count; k++) {
-		const nbg_graph_patch *q = &g->patches[k];
+		const nbg_graph_patch *q = nbg_graph_patch_at(g, k);
 		int out = q->source_type == NBG_GRAPH_SRC_OUTPUT;
 		size_t n = out ? m->output_count : m->input_count;
 		depth += cover[k];
@@ -629,7 +638,7 @@ nbg_code nbg_mem_analyze(const nbg_model *m, const nbg_graph *g, nbg_mem_report 
 	if (out)
 		*out = NULL;
 	if (!m || !g || !out)
-		return nbg_error_set(err, NBG_E_TRUNCATED, 0, "model",
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "model",
 				     "no model, graph or result pointer was given");
 	c.m = m;
 	c.g = g;

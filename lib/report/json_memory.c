@@ -113,7 +113,7 @@ static json_t *layer_json(const nbg_graph *g, const nbg_mem_layer *l)
 	} else {
 		json_object_set_new(o, "layer", json_integer((json_int_t)l->layer));
 		json_object_set_new(o, "name", l->layer < g->layer_count
-					       ? nbg_json_text(g->layers[l->layer].name, 64)
+					       ? nbg_json_text(nbg_graph_layer_at(g, l->layer)->name, 64)
 					       : json_null());
 	}
 	json_object_set_new(o, "operations", json_integer((json_int_t)l->operations));

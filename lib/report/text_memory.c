@@ -17,7 +17,7 @@ static void put_layer_name(FILE *out, const nbg_graph *g, size_t layer, int widt
 	size_t n;
 
 	if (layer < g->layer_count)
-		snprintf(name, sizeof(name), "%s", g->layers[layer].name);
+		snprintf(name, sizeof(name), "%s", nbg_graph_layer_at(g, layer)->name);
 	n = strlen(name);
 	nbg_text_put(out, name);
 	for (; (int)n < width; n++)
