@@ -18,7 +18,7 @@ int nbg_inspect_memory_text(FILE *out, const nbg_model *m)
 	if (nbg_graph_decode(m, &g, &err) != NBG_OK || nbg_mem_analyze(m, g, &r, &err) != NBG_OK) {
 		fprintf(stderr, "nbg: memory analysis: %s\n", err.message);
 		nbg_graph_free(g);
-		return NBG_EXIT_IO;
+		return nbg_code_exit(err.code);
 	}
 	nbg_text_memory(out, m, g, r);
 	nbg_mem_free(r);
