@@ -437,7 +437,8 @@ static void operation_figures(mctx *c)
 	}
 	if (r->layout == NBG_MEM_LAYOUT_LCD) {
 		uint64_t lcd = sec_size(m, NBG_SEC_COEF_HEADER);
-		cf.vendor = ssub(ssub(ssub(lcd, nbg_mem_aligned_buffer(cmd)), sh64), dyn.vendor);
+		cf.vendor = ssub(ssub(ssub(nbg_mem_aligned_buffer(lcd), nbg_mem_aligned_buffer(cmd)),
+				      sh64), dyn.vendor);
 		cf.exact = owned;
 		states = cmd;
 	} else {

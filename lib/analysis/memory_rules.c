@@ -33,7 +33,7 @@ static const nbg_mem_rule rules[NBG_MEM__COUNT] = {
 	{ NBG_MEM_COEFFICIENTS, "coefficients", "Read-only coefficients", 2,
 	  "Total Read Only(Coeff) Memory (bytes)",
 	  "sections layout: the COEF_DATA section rounded up to 64 (exact: its size); LCD "
-	  "layout: the LCD less the load states of the operations (their LCDT entries summed, "
+	  "layout: the LCD rounded up to 64 less the load states of the operations (their LCDT entries summed, "
 	  "rounded up to 64), less the PPU-instruction entry of every SH operation rounded up "
 	  "to 64, less the dynamic buffers; exact: the distinct LCDT entries the operations' "
 	  "MISC_DYNA_GENERIC patches name",
