@@ -8,7 +8,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-harnesses=${*:-"parse report_json report_text ledger ledger_doc graph diff"}
+harnesses=${*:-"parse report_json report_text ledger ledger_doc graph diff memory"}
 out=fuzz/out
 corpus=${NBG_CORPUS:-../shared/corpus}
 profdata=$(command -v llvm-profdata-14 || command -v llvm-profdata)
@@ -31,6 +31,7 @@ for h in $harnesses; do
 	ledger_doc) files="lib/ledger.c" ;;
 	graph) files="lib/graph.c lib/report_graph.c programs/report_graph.c" ;;
 	diff) files="lib/diff.c" ;;
+	memory) files="lib/analysis/memory.c lib/report/json_memory.c lib/report/text_memory.c" ;;
 	*) files="lib" ;;
 	esac
 	extra=""

@@ -35,6 +35,11 @@ int nbg_cli_help(FILE *out, const char *name);
 void nbg_cli_man(FILE *out);
 void nbg_cli_completion(FILE *out);
 void nbg_cli_option_list(FILE *out);
+/* `nbg inspect --memory` (inspect_memory.c): the memory section after a text
+ * report (returns an exit code), the "memory" object merged into a JSON
+ * report (takes doc, returns a new document or NULL on allocation failure). */
+int nbg_inspect_memory_text(FILE *out, const nbg_model *m);
+char *nbg_inspect_memory_json(const nbg_model *m, char *doc);
 
 int nbg_cmd_inspect(int argc, char **argv);
 int nbg_cmd_verify(int argc, char **argv);

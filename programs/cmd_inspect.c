@@ -87,7 +87,7 @@ static int print_commands(const nbg_model *m, const char *path, int header)
 int nbg_cmd_inspect(int argc, char **argv)
 {
 	const char *path = NULL;
-	int json = 0, rc, commands = 0;
+	int json = 0, rc, commands = 0, memory = 0;
 	unsigned graph = 0;
 	nbg_loaded l;
 
@@ -102,6 +102,8 @@ int nbg_cmd_inspect(int argc, char **argv)
 			graph |= NBG_TEXT_GRAPH_PATCHES;
 		else if (!strcmp(argv[i], "--commands"))
 			commands = 1;
+		else if (!strcmp(argv[i], "--memory"))
+			memory = 1;
 		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "nbg inspect: unknown option '%s'\n", argv[i]);
 			return NBG_EXIT_USAGE;
@@ -114,7 +116,7 @@ int nbg_cmd_inspect(int argc, char **argv)
 	}
 	if (!path) {
 		fprintf(stderr, "usage: nbg inspect [--json] [--layers] [--operations] [--patches] "
-			"[--commands] FILE\n");
+			"[--commands] [--memory] FILE\n");
 		return NBG_EXIT_USAGE;
 	}
 	rc = nbg_load(path, NULL, &l);
@@ -137,6 +139,8 @@ int nbg_cmd_inspect(int argc, char **argv)
 					     : 0);
 		if (commands)
 			s = add_commands_json(l.model, s);
+		if (memory)
+			s = nbg_inspect_memory_json(l.model, s);
 		if (!s) {
 			fprintf(stderr, "nbg: out of memory writing the report\n");
 			rc = NBG_EXIT_IO;
@@ -162,6 +166,8 @@ int nbg_cmd_inspect(int argc, char **argv)
 	} else {
 		nbg_text_report(stdout, l.model, path);
 	}
+	if (!json && memory && rc == NBG_EXIT_OK)
+		rc = nbg_inspect_memory_text(stdout, l.model);
 	nbg_loaded_free(&l);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "nbg: cannot write the report\n");

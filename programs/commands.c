@@ -39,7 +39,9 @@ static const command_doc commands[] = {
 	    { "--layers", NULL, "the layer table" },
 	    { "--operations", NULL, "the operation table and SH/SW/hardware-init records" },
 	    { "--patches", NULL, "the patch table" },
-	    { "--commands", NULL, "what each NN and TP operation computes, and the relations" } } },
+	    { "--commands", NULL, "what each NN and TP operation computes, and the relations" },
+	    { "--memory", NULL, "the video and system memory a runtime needs, per figure with "
+	      "its rule, input / memory-pool sharing, the largest layers" } } },
 	{ "verify", nbg_cmd_verify, "FILE...", "integrity check, one line per file",
 	  "Checks structure and every checksum the format carries; one line per file, "
 	  "every mismatching checksum listed.  Exit 1 when any file fails.",

@@ -19,6 +19,7 @@ regen() { # file marker command...
 regen doc/failure-codes.md "nbg codes --markdown" "$nbg" codes --markdown
 regen doc/field-map.md "nbg fields" sh -c "echo '\`\`\`'; \"$nbg\" fields; echo '\`\`\`'"
 regen doc/ledger.md "nbg ledger ../shared/corpus/v2/face_detector_nbg_int16.nb" sh -c "echo '\`\`\`'; \"$nbg\" ledger ../shared/corpus/v2/face_detector_nbg_int16.nb; echo '\`\`\`'"
+regen doc/memory.md "nbg inspect --memory face_detector_nbg_int16" sh -c "echo '\`\`\`'; echo '\$ nbg inspect --memory ../shared/corpus/v2/face_detector_nbg_int16.nb'; echo '...'; \"$nbg\" inspect --memory ../shared/corpus/v2/face_detector_nbg_int16.nb | sed -n '/^Memory:/,\$p'; echo '\`\`\`'"
 regen README.md "nbg inspect samples/sample.nb" sh -c "echo '\`\`\`'; echo '\$ nbg inspect samples/sample.nb'; \"$nbg\" inspect samples/sample.nb; echo '\`\`\`'"
 "$nbg" help --man > doc/nbg.1
 "$nbg" help --completion > completion/nbg

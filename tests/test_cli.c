@@ -75,7 +75,7 @@ static void test_inspect_sample(void **state)
 	fx_run_result r = fx_run_nbg(FX_IN_SOURCE, "%s", "inspect samples/sample.nb");
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "  input 0: dims [1,128,128,3] (file order 3,128,128,1) "
-				      "INT16 dfp fl=15 bytes=98304 name=input/output[0]\n"));
+				      "INT16 dfp fl=15 bytes=98304 aligned=98304 name=input/output[0]\n"));
 	assert_non_null(strstr(r.out, "  Version:                   0x00020000 (v2)\n"));
 	assert_string_equal(r.err, "");
 	golden("sample.inspect.txt", r.out);

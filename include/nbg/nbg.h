@@ -262,6 +262,8 @@ typedef struct nbg_v1_info {
 	uint64_t feature_db_offset;
 	uint32_t feature_word0;
 	uint32_t nn_command_size_code, nn_command_bytes; /* bytes 0 if the code is not public */
+	uint32_t change_ppu_param;    /* feature word 0 bit 4 */
+	uint32_t tp_command_size_code, tp_command_bytes; /* bits 5-6; bytes 0 if not public */
 	uint32_t core_count, axi_bus_width_index, nn_core_count, tp_core_count;
 	uint8_t feature_db_sha256[32];
 	uint64_t memory_offset;       /* start of the memory-pool block */

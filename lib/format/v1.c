@@ -162,6 +162,10 @@ static nbg_code parse_prefix(nbg_ctx *c)
 		v1->nn_command_size_code = nbg_fid_u32(f, F_V1_FDB_NN_CMD);
 		v1->nn_command_bytes = v1->nn_command_size_code == 0 ? 128
 				     : v1->nn_command_size_code == 1 ? 192 : 0;
+		v1->change_ppu_param = nbg_fid_u32(f, F_V1_FDB_PPU);
+		v1->tp_command_size_code = nbg_fid_u32(f, F_V1_FDB_TP_CMD);
+		v1->tp_command_bytes = v1->tp_command_size_code == 0 ? 128
+				     : v1->tp_command_size_code == 1 ? 192 : 0;
 		v1->core_count = nbg_fid_u32(f, F_V1_FDB_CORE_COUNT);
 		v1->axi_bus_width_index = nbg_fid_u32(f, F_V1_FDB_AXI_WIDTH);
 		v1->nn_core_count = nbg_fid_u32(f, F_V1_FDB_NN_CORES);

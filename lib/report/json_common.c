@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "common/hash.h"
+#include "nbg/memory.h"
 #include "report/report_internal.h"
 
 static json_t *str_or_null(const char *s)
@@ -116,6 +117,9 @@ json_t *nbg_json_io(const nbg_io *io)
 				? json_integer((json_int_t)io->element_count) : json_null());
 	json_object_set_new(o, "byte_size", io->byte_size_known
 				? json_integer((json_int_t)io->byte_size) : json_null());
+	json_object_set_new(o, "aligned_byte_size", io->byte_size_known
+				? json_integer((json_int_t)nbg_mem_aligned_buffer(io->byte_size))
+				: json_null());
 	json_object_set_new(o, "name", io->has_name ? nbg_json_text(io->name, 64) : json_null());
 	return o;
 }

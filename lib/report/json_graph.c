@@ -273,7 +273,9 @@ char *nbg_graph_json(const nbg_model *m, const nbg_graph *g, unsigned what)
 	if (what & NBG_GRAPH_JSON_LAYERS)
 		json_object_set_new(root, "layers", layers_json(m, g));
 	if (what & NBG_GRAPH_JSON_OPERATIONS) {
-		json_object_set_new(root, "operations", operations_json(m, g));
+		json_t *ops = operations_json(m, g);
+		nbg_json_memory_operation_sizes(ops, m, g);
+		json_object_set_new(root, "operations", ops);
 		small_records_json(root, m, g);
 	}
 	if (what & NBG_GRAPH_JSON_PATCHES)

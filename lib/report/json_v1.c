@@ -35,6 +35,8 @@ static json_t *json_feature_db(const nbg_model *m)
 	json_object_set_new(fdb, "size", json_integer(256));
 	json_object_set_new(fdb, "nn_command_bytes", v1->nn_command_bytes
 				? json_integer(v1->nn_command_bytes) : json_null());
+	json_object_set_new(fdb, "tp_command_bytes", v1->tp_command_bytes
+				? json_integer(v1->tp_command_bytes) : json_null());
 	json_object_set_new(fdb, "sha256", nbg_json_sha(v1->feature_db_sha256));
 	return fdb;
 }

@@ -9,6 +9,7 @@
 
 #include "common/internal.h"
 #include "common/json.h"
+#include "nbg/graph.h"
 
 /* Emits fields first..last (inclusive) of the field map read at `base`
  * (+shift bytes for fields after a variable-width part) under their keys. */
@@ -17,6 +18,10 @@ NBG_INTERNAL void nbg_json_emit_fields(json_t *obj, const uint8_t *base, enum nb
 				       enum nbg_fid shift_from);
 NBG_INTERNAL json_t *nbg_json_io(const nbg_io *io);
 NBG_INTERNAL json_t *nbg_json_section(const nbg_model *m, const nbg_section *s);
+/* Adds a "sizes" object (command, instruction and coefficient bytes) to each
+ * element of the graph report's "operations" array (json_memory.c). */
+NBG_INTERNAL void nbg_json_memory_operation_sizes(json_t *ops, const nbg_model *m,
+						  const nbg_graph *g);
 /* Adds the v1 part of the report (json_v1.c). */
 NBG_INTERNAL void nbg_json_v1(json_t *root, const nbg_model *m);
 

@@ -8,6 +8,7 @@
 
 #include "common/internal.h"
 #include "nbg/commands.h"
+#include "nbg/memory.h"
 #include "nbg/report.h"
 #include "report/text_internal.h"
 
@@ -44,7 +45,8 @@ static void io_line(FILE *out, const char *what, const nbg_io *io)
 		fprintf(out, " type=%s", nbg_data_type_name(io->data_type)
 						 ? nbg_data_type_name(io->data_type) : "?");
 	if (io->byte_size_known)
-		fprintf(out, " bytes=%" PRIu64, io->byte_size);
+		fprintf(out, " bytes=%" PRIu64 " aligned=%" PRIu64, io->byte_size,
+			nbg_mem_aligned_buffer(io->byte_size));
 	else
 		fprintf(out, " bytes=?");
 	if (io->has_name) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nbg/report.h"
+#include "report/text_internal.h"
 
 #define SUMMARY_LAYERS 8
 
@@ -272,7 +273,6 @@ static void print_findings(FILE *out, const nbg_graph *g)
 
 void nbg_text_graph(FILE *out, const nbg_model *m, const nbg_graph *g, unsigned what)
 {
-	(void)m;
 	if (what & NBG_TEXT_GRAPH_LAYERS) {
 		fputc('\n', out);
 		records_line(out, "Layers", g->layer_count, &g->layer_records);
@@ -282,6 +282,7 @@ void nbg_text_graph(FILE *out, const nbg_model *m, const nbg_graph *g, unsigned 
 	if (what & NBG_TEXT_GRAPH_OPERATIONS) {
 		fputc('\n', out);
 		print_operations(out, g);
+		nbg_text_graph_sizes(out, m, g);
 		print_other_operations(out, g);
 	}
 	if (what & NBG_TEXT_GRAPH_PATCHES) {

@@ -8,6 +8,12 @@
 
 #include <stdio.h>
 
+#include "nbg/graph.h"
+
+/* The per-operation sizes table printed after the operations (text_memory.c). */
+void nbg_text_graph_sizes(FILE *out, const nbg_model *m, const nbg_graph *g)
+	__attribute__((visibility("hidden")));
+
 /* Two spaces, key and colon padded to 27 columns, the value. */
 #define KV(out, key, ...)                          \
 	do {                                       \

@@ -39,6 +39,12 @@ void nbg_text_v1(FILE *out, const nbg_model *m)
 			   v1->nn_command_size_code);
 		else
 			KV(out, "NN command size", "code %u (not public)", v1->nn_command_size_code);
+		if (v1->tp_command_bytes)
+			KV(out, "TP command size", "%u B (code %u)", v1->tp_command_bytes,
+			   v1->tp_command_size_code);
+		else
+			KV(out, "TP command size", "code %u (not public)", v1->tp_command_size_code);
+		KV(out, "Change PPU param", "%u", v1->change_ppu_param);
 		KV(out, "Cores", "%u (NN %u, TP %u), AXI bus width index %u", v1->core_count,
 		   v1->nn_core_count, v1->tp_core_count, v1->axi_bus_width_index);
 		nbg_hex32(v1->feature_db_sha256, hex);

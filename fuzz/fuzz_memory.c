@@ -1,0 +1,115 @@
+/*
+ * fuzz_memory.c - libFuzzer harness: the memory analysis (nbg_mem_analyze),
+ * its JSON (nbg_mem_json) and its text (nbg_text_memory and the
+ * per-operation table).  Whenever the parse succeeds the analysis must
+ * succeed; the figures must add up the way doc/memory.md says (unless a sum
+ * saturated), the rounded figures must be multiples of their unit and never
+ * below the exact ones, the lists must have the lengths of the records they
+ * come from, the JSON must read back, and the text must be text.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "fuzz_common.h"
+#include "nbg/memory.h"
+
+static uint64_t vend(const nbg_mem_report *r, nbg_mem_figure f)
+{
+	return nbg_mem_value_of(r, f).vendor;
+}
+
+static int sat(uint64_t v)
+{
+	return v == UINT64_MAX;
+}
+
+static void check_figures(const nbg_model *m, const nbg_graph *g, const nbg_mem_report *r)
+{
+	static const nbg_mem_figure aligned64[] = { NBG_MEM_INPUTS, NBG_MEM_OUTPUTS,
+						    NBG_MEM_COEFFICIENTS, NBG_MEM_LOAD_STATES,
+						    NBG_MEM_NN_TP_INSTRUCTIONS,
+						    NBG_MEM_DYNAMIC_INPUTS };
+	uint64_t cb = vend(r, NBG_MEM_LOAD_STATES) + vend(r, NBG_MEM_NN_TP_INSTRUCTIONS) +
+		      vend(r, NBG_MEM_PPU_INSTRUCTIONS);
+
+	for (size_t i = 0; i < sizeof(aligned64) / sizeof(aligned64[0]); i++) {
+		nbg_mem_value v = nbg_mem_value_of(r, aligned64[i]);
+		FZ_CHECK(sat(v.vendor) || v.vendor % 64 == 0);
+		FZ_CHECK(sat(v.vendor) || aligned64[i] == NBG_MEM_COEFFICIENTS ||
+			 v.vendor >= v.exact);
+	}
+	FZ_CHECK(sat(vend(r, NBG_MEM_PPU_INSTRUCTIONS)) || vend(r, NBG_MEM_PPU_INSTRUCTIONS) % 256 == 0);
+	FZ_CHECK(sat(vend(r, NBG_MEM_VIDEO_TOTAL)) || vend(r, NBG_MEM_VIDEO_TOTAL) % 256 == 0);
+	if (!sat(cb))
+		FZ_CHECK(vend(r, NBG_MEM_COMMAND_BUFFER) == cb);
+	FZ_CHECK(vend(r, NBG_MEM_DYNAMIC) ==
+		 vend(r, NBG_MEM_DYNAMIC_INPUTS) + vend(r, NBG_MEM_DYNAMIC_OUTPUTS) ||
+		 sat(vend(r, NBG_MEM_DYNAMIC)));
+	FZ_CHECK(vend(r, NBG_MEM_HEAP_RESERVE) == 20480);
+	FZ_CHECK(vend(r, NBG_MEM_POOL) == m->memory.memory_pool_bytes);
+	FZ_CHECK(vend(r, NBG_MEM_SYSTEM_TOTAL) ==
+		 vend(r, NBG_MEM_NBG_HEADER) + vend(r, NBG_MEM_ALLOCATED) ||
+		 sat(vend(r, NBG_MEM_SYSTEM_TOTAL)));
+	FZ_CHECK(vend(r, NBG_MEM_FLASH_VIDEO_TOTAL) <= vend(r, NBG_MEM_VIDEO_TOTAL));
+	FZ_CHECK(nbg_mem_operation_count(r) == g->operation_count);
+	FZ_CHECK(nbg_mem_layer_count(r) == g->layer_count);
+	FZ_CHECK(nbg_mem_share_buffer_count(r) == m->input_count + m->output_count);
+	FZ_CHECK(nbg_mem_conflict_count(r) <= 1000);
+	for (size_t k = 1; k < nbg_mem_layer_count(r); k++)
+		FZ_CHECK(nbg_mem_layer_ranked(r, k - 1)->total_bytes >=
+			 nbg_mem_layer_ranked(r, k)->total_bytes);
+	for (size_t i = 0; i < nbg_mem_operation_count(r); i++) {
+		const nbg_mem_operation *x = nbg_mem_operation_at(r, i);
+		FZ_CHECK(x->coefficient_bytes_vendor <= x->coefficient_bytes ||
+			 sat(x->coefficient_bytes));
+		FZ_CHECK(x->coefficient_patches || !x->coefficient_bytes);
+	}
+}
+
+static void check_text(const nbg_model *m, const nbg_graph *g, const nbg_mem_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	FZ_CHECK(out != NULL);
+	nbg_text_memory(out, m, g, r);
+	nbg_text_memory_operations(out, g, r);
+	FZ_CHECK(fclose(out) == 0);
+	FZ_CHECK(strlen(buf) == len);
+	for (size_t i = 0; i < len; i++)
+		FZ_CHECK(buf[i] == '\n' || ((unsigned char)buf[i] >= 0x20 &&
+					    (unsigned char)buf[i] < 0x7f));
+	free(buf);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	nbg_model *m = NULL;
+	nbg_graph *g = NULL;
+	nbg_mem_report *r = NULL;
+	nbg_error err;
+	json_error_t jerr;
+
+	if (fz_parse(data, size, &m, &err) != NBG_OK)
+		return 0;
+	FZ_CHECK(nbg_graph_decode(m, &g, &err) == NBG_OK);
+	FZ_CHECK(nbg_mem_analyze(m, g, &r, &err) == NBG_OK);
+	check_figures(m, g, r);
+
+	char *s = nbg_mem_json(m, g, r, 0);
+	FZ_CHECK(s != NULL);
+	json_t *doc = json_loads(s, 0, &jerr);
+	FZ_CHECK(doc != NULL && json_is_object(json_object_get(doc, "memory")));
+	json_decref(doc);
+	free(s);
+
+	check_text(m, g, r);
+	nbg_mem_free(r);
+	nbg_graph_free(g);
+	nbg_model_free(m);
+	return 0;
+}
