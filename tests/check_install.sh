@@ -35,8 +35,13 @@ awk '/^## Library/ { f = 1 } f && /^```c/ { g = 1; next } g && /^```/ { exit } g
 flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$tmp/root" \
 	pkg-config --cflags --libs libnbg)
 echo "pkg-config --cflags --libs libnbg: $flags"
+# A sanitizer build of the library needs its runtime in the program too.
+san=""
+if nm -D "$libdir/libnbg.so.0" 2>/dev/null | grep -q ' U __asan_init'; then
+	san="-fsanitize=address,undefined"
+fi
 # shellcheck disable=SC2086
-${CC:-cc} -std=c11 -Wall -Wextra -Werror -o "$tmp/example" "$tmp/example.c" $flags
+${CC:-cc} -std=c11 -Wall -Wextra -Werror $san -o "$tmp/example" "$tmp/example.c" $flags
 out=$(LD_LIBRARY_PATH="$libdir" "$tmp/example" "$src/samples/sample.nb")
 echo "example: $out"
 # The sample's one input is INT16 [1,128,128,3]: 98304 bytes (README's report).
