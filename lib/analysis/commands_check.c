@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "analysis/commands_check.h"
+#include "analysis/graph_internal.h"
 #include "common/grow.h"
 
 static const struct {
@@ -72,28 +73,12 @@ int nbg_command_oom(const nbg_commands *c)
 
 void nbg_command_finding(nbg_commands *c, const char *id, uint64_t offset, const char *fmt, ...)
 {
-	nbg_graph_finding *f;
 	va_list ap;
 
-	if (c->finding_count >= NBG_GRAPH_MAX_FINDINGS) {
-		c->findings_dropped++;
-		return;
-	}
-	{
-		void *p = nbg_grow(c->findings, &c->finding_cap, c->finding_count + 1,
-				   sizeof(*c->findings), 16);
-		if (!p) {
-			c->oom = 1;
-			return;
-		}
-		c->findings = p;
-	}
-	f = &c->findings[c->finding_count++];
-	memset(f, 0, sizeof(*f));
-	snprintf(f->id, sizeof(f->id), "%s", id);
-	f->offset = offset;
 	va_start(ap, fmt);
-	vsnprintf(f->text, sizeof(f->text), fmt, ap);
+	if (!nbg_findings_vadd(&c->findings, &c->finding_count, &c->finding_cap,
+			       &c->findings_dropped, id, offset, fmt, ap))
+		c->oom = 1;
 	va_end(ap);
 }
 

@@ -66,29 +66,36 @@ const nbg_graph_rel_def nbg_graph_rel_defs[R__COUNT] = {
 			    "P+C" },
 };
 
-void nbg_graph_finding_add(gctx *c, const char *id, uint64_t offset, const char *fmt, ...)
+bool nbg_findings_vadd(nbg_graph_finding **list, size_t *count, size_t *cap, size_t *dropped,
+		       const char *id, uint64_t offset, const char *fmt, va_list ap)
 {
-	nbg_graph *g = c->g;
-	nbg_graph_finding *f;
-	va_list ap;
+	nbg_graph_finding *grown, *f;
 
-	if (g->finding_count >= NBG_GRAPH_MAX_FINDINGS) {
-		g->findings_dropped++;
-		return;
+	if (*count >= NBG_GRAPH_MAX_FINDINGS) {
+		(*dropped)++;
+		return true;
 	}
-	nbg_graph_finding *grown = nbg_grow(g->findings, &c->finding_cap, g->finding_count + 1,
-					    sizeof(*grown), 16);
-	if (!grown) {
-		c->oom = 1;
-		return;
-	}
-	g->findings = grown;
-	f = &g->findings[g->finding_count++];
+	grown = nbg_grow(*list, cap, *count + 1, sizeof(*grown), 16);
+	if (!grown)
+		return false;
+	*list = grown;
+	f = &grown[(*count)++];
 	memset(f, 0, sizeof(*f));
 	snprintf(f->id, sizeof(f->id), "%s", id);
 	f->offset = offset;
-	va_start(ap, fmt);
 	vsnprintf(f->text, sizeof(f->text), fmt, ap);
+	return true;
+}
+
+void nbg_graph_finding_add(gctx *c, const char *id, uint64_t offset, const char *fmt, ...)
+{
+	nbg_graph *g = c->g;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (!nbg_findings_vadd(&g->findings, &g->finding_count, &c->finding_cap,
+			       &g->findings_dropped, id, offset, fmt, ap))
+		c->oom = 1;
 	va_end(ap);
 }
 

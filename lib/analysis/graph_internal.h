@@ -7,6 +7,7 @@
 #ifndef NBG_ANALYSIS_GRAPH_INTERNAL_H
 #define NBG_ANALYSIS_GRAPH_INTERNAL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 
 #include "common/internal.h"
@@ -36,6 +37,12 @@ typedef struct gctx {
 /* Offset of a field inside its record, for findings. */
 #define FOFF(id) ((uint64_t)nbg_fid_desc(id)->offset)
 
+/* Appends a finding to a list of *count (capacity *cap), or counts it in
+ * *dropped past NBG_GRAPH_MAX_FINDINGS; false when memory runs out.  The
+ * graph's and the command decoder's findings both go through it. */
+NBG_INTERNAL bool nbg_findings_vadd(nbg_graph_finding **list, size_t *count, size_t *cap,
+				    size_t *dropped, const char *id, uint64_t offset,
+				    const char *fmt, va_list ap) __attribute__((format(printf, 7, 0)));
 /* Adds a finding (capped at NBG_GRAPH_MAX_FINDINGS, then counted). */
 NBG_INTERNAL void nbg_graph_finding_add(gctx *c, const char *id, uint64_t offset,
 					const char *fmt, ...) __attribute__((format(printf, 4, 5)));
