@@ -40,15 +40,28 @@ typedef struct nbg_diff_item {
 	char detail[128];   /* where inside the owner: "dynaio entry 0 +3", "record 2 data_format" */
 } nbg_diff_item;
 
+/* One owner range that differs, with exact counts. */
+typedef struct nbg_diff_owner {
+	nbg_diff_kind kind;         /* BYTES (in both), ADDED or REMOVED */
+	char owner[64];
+	uint64_t offset_a, offset_b;/* where it starts in A / B (0 when absent) */
+	uint64_t size_a, size_b;    /* 0 when absent */
+	uint64_t bytes_changed;     /* same size: bytes that differ; else 0 */
+	size_t runs;                /* same size: runs of differing bytes */
+	uint64_t first_change;      /* same size: A's offset of the first differing byte */
+} nbg_diff_owner;
+
 typedef struct nbg_diff {
 	int identical;           /* 1: the two files are byte-identical */
 	size_t count;
-	nbg_diff_item *items;
+	nbg_diff_item *items;    /* fields in model order, then owner ranges by file offset */
 	size_t field_count;      /* items of kind FIELD */
 	size_t owners_changed;   /* owner ranges in both whose bytes differ */
 	size_t owners_added, owners_removed;
 	uint64_t bytes_changed;  /* changed bytes inside owners present in both (same size) */
 	int truncated;           /* 1: more items than NBG_DIFF_MAX_ITEMS; counts stay exact */
+	size_t owner_count;      /* every differing owner, by file offset (A's, else B's) */
+	nbg_diff_owner *owners;
 } nbg_diff;
 
 #define NBG_DIFF_MAX_ITEMS 4096
@@ -61,7 +74,8 @@ NBG_API nbg_code nbg_diff_models(const nbg_model *a, const nbg_model *b, nbg_dif
 				 nbg_error *err);
 NBG_API void nbg_diff_free(nbg_diff *d);
 
-/* The result as one JSON document (malloc'd), NULL on allocation failure. */
+/* The result as one JSON document (malloc'd), NULL on allocation failure:
+ * a, b, identical, summary, owners, differences. */
 NBG_API char *nbg_diff_json(const nbg_diff *d, const nbg_model *a, const char *path_a,
 			    const nbg_model *b, const char *path_b);
 
