@@ -2,7 +2,8 @@
  * diff.c - controlled differentials between two NBG files (diff.h): decoded
  * fields compared by parser key, then the byte-ownership ledgers of both
  * files matched owner by owner, every changed byte run located inside its
- * owner and listed in file order.
+ * owner and listed in file order, then the reconstruction (reconstruct.c).
+ * The JSON report is written by lib/report/json_diff.c.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,7 +12,6 @@
 #include "analysis/diff_internal.h"
 #include "common/grow.h"
 #include "common/hash.h"
-#include "report/report_internal.h"
 
 typedef struct dctx {
 	const nbg_model *a, *b;
@@ -502,8 +502,11 @@ static nbg_code diff_all(dctx *c, nbg_error *err)
 	    (rc = nbg_ledger_build(c->b, &lb, err)) != NBG_OK)
 		goto out;
 	compare_owners(c, la, lb);
-	if (c->oom)
+	if (c->oom) {
 		rc = NBG_E_OUT_OF_MEMORY;
+		goto out;
+	}
+	rc = nbg_reconstruct_with(c->a, c->b, la, &c->d->reconstruction, err);
 out:
 	nbg_ledger_free(la);
 	nbg_ledger_free(lb);
@@ -525,7 +528,13 @@ nbg_code nbg_diff_models(const nbg_model *a, const nbg_model *b, nbg_diff **out,
 	c.d->identical = a->file_size == b->file_size &&
 			 !memcmp(a->file_sha256, b->file_sha256, 32) &&
 			 !memcmp(a->data, b->data, (size_t)a->file_size);
-	if (!c.d->identical && (rc = diff_all(&c, err)) != NBG_OK) {
+	c.d->checksums_match_a = nbg_model_checksums_match(a);
+	c.d->checksums_match_b = nbg_model_checksums_match(b);
+	if (c.d->identical) {
+		snprintf(c.d->reconstruction.reason, sizeof(c.d->reconstruction.reason),
+			 "the files are identical: there is nothing to explain");
+		memcpy(c.d->reconstruction.sha256_b, b->file_sha256, 32);
+	} else if ((rc = diff_all(&c, err)) != NBG_OK) {
 		nbg_diff_free(c.d);
 		if (rc == NBG_E_OUT_OF_MEMORY)
 			goto oom;
@@ -543,76 +552,15 @@ void nbg_diff_free(nbg_diff *d)
 {
 	if (!d)
 		return;
+	nbg_reconstruction_clear(&d->reconstruction);
 	free(d->items);
 	free(d->owners);
 	free(d);
 }
 
-static json_t *side(const nbg_model *m, const char *path)
+const char *nbg_diff_verdict(const nbg_diff *d)
 {
-	return json_pack("{s:o,s:i,s:I,s:I,s:I,s:o}", "path", nbg_json_str(path), "family", (json_int_t)m->family,
-			 "version", (json_int_t)m->version, "target", (json_int_t)m->target,
-			 "file_size", (json_int_t)m->file_size, "sha256",
-			 nbg_json_sha(m->file_sha256));
-}
-
-static json_t *owners_json(const nbg_diff *d)
-{
-	json_t *a = json_array();
-	for (size_t i = 0; i < d->owner_count; i++) {
-		const nbg_diff_owner *o = &d->owners[i];
-		json_t *x = json_pack("{s:s,s:s}", "kind", nbg_diff_kind_name(o->kind), "owner",
-				      o->owner);
-		if (o->kind != NBG_DIFF_ADDED) {
-			json_object_set_new(x, "offset_a", json_integer((json_int_t)o->offset_a));
-			json_object_set_new(x, "size_a", json_integer((json_int_t)o->size_a));
-		}
-		if (o->kind != NBG_DIFF_REMOVED) {
-			json_object_set_new(x, "offset_b", json_integer((json_int_t)o->offset_b));
-			json_object_set_new(x, "size_b", json_integer((json_int_t)o->size_b));
-		}
-		if (o->kind == NBG_DIFF_BYTES && o->size_a == o->size_b) {
-			json_object_set_new(x, "bytes_changed",
-					    json_integer((json_int_t)o->bytes_changed));
-			json_object_set_new(x, "runs", json_integer((json_int_t)o->runs));
-		}
-		json_array_append_new(a, x);
-	}
-	return a;
-}
-
-char *nbg_diff_json(const nbg_diff *d, const nbg_model *a, const char *path_a,
-		    const nbg_model *b, const char *path_b)
-{
-	json_t *items = json_array();
-	for (size_t i = 0; i < d->count; i++) {
-		const nbg_diff_item *it = &d->items[i];
-		json_t *o = json_pack("{s:s,s:s}", "kind", nbg_diff_kind_name(it->kind), "path",
-				      it->path);
-		if (it->kind != NBG_DIFF_ADDED)
-			json_object_set_new(o, "a", json_string(it->a));
-		if (it->kind != NBG_DIFF_REMOVED)
-			json_object_set_new(o, "b", json_string(it->b));
-		if (it->kind != NBG_DIFF_FIELD) {
-			if (it->kind != NBG_DIFF_ADDED)
-				json_object_set_new(o, "offset_a", json_integer((json_int_t)it->offset_a));
-			if (it->kind != NBG_DIFF_REMOVED)
-				json_object_set_new(o, "offset_b", json_integer((json_int_t)it->offset_b));
-			json_object_set_new(o, "length", json_integer((json_int_t)it->length));
-		}
-		if (it->detail[0])
-			json_object_set_new(o, "detail", json_string(it->detail));
-		json_array_append_new(items, o);
-	}
-	json_t *root = json_pack(
-		"{s:s,s:o,s:o,s:b,s:{s:I,s:I,s:I,s:I,s:I,s:b},s:o,s:o}", "nbgkit_version",
-		NBG_VERSION_STRING, "a", side(a, path_a), "b", side(b, path_b), "identical",
-		d->identical, "summary", "fields_changed", (json_int_t)d->field_count,
-		"owners_changed", (json_int_t)d->owners_changed, "owners_added",
-		(json_int_t)d->owners_added, "owners_removed", (json_int_t)d->owners_removed,
-		"bytes_changed", (json_int_t)d->bytes_changed, "truncated", d->truncated,
-		"owners", owners_json(d), "differences", items);
-	char *s = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
-	json_decref(root);
-	return s;
+	if (d->identical)
+		return "identical";
+	return d->reconstruction.explained ? "explained" : "different";
 }

@@ -1,6 +1,6 @@
 /*
  * diff_internal.h - what the differential pieces share (diff.c,
- * diff_locate.c).  Private to libnbg.
+ * reconstruct.c, diff_locate.c).  Private to libnbg.
  */
 #ifndef NBG_DIFF_INTERNAL_H
 #define NBG_DIFF_INTERNAL_H
@@ -17,5 +17,10 @@ NBG_INTERNAL void nbg_diff_locate(const nbg_model *m, const nbg_ledger_range *r,
 
 /* Hex of p[0..len) into out (nothing when len > 8). */
 NBG_INTERNAL void nbg_diff_hex(char *out, size_t n, const uint8_t *p, uint64_t len);
+
+/* nbg_reconstruct with A's ledger already built (la may be NULL: built here). */
+NBG_INTERNAL nbg_code nbg_reconstruct_with(const nbg_model *a, const nbg_model *b,
+					   const nbg_ledger *la, nbg_reconstruction *r,
+					   nbg_error *err);
 
 #endif
