@@ -24,6 +24,8 @@
 #ifndef NBG_DIFF_H
 #define NBG_DIFF_H
 
+#include <stdio.h>
+
 #include "nbg.h"
 
 #ifdef __cplusplus
@@ -163,9 +165,21 @@ NBG_API void nbg_diff_free(nbg_diff *d);
 NBG_API char *nbg_diff_json(const nbg_diff *d, const nbg_model *a, const char *path_a,
 			    const nbg_model *b, const char *path_b);
 
+/* The JSON document for a comparison that could not be made:
+ * {"nbgkit_version", "error": {"file": "a"|"b", "path", "code", "offset",
+ * "field", "message"}}; code "io-error" when io_failed.  malloc'd. */
+NBG_API char *nbg_diff_error_json(const char *which, const char *path, const nbg_error *err,
+				  int io_failed);
+
 /* The verdict in one word: "identical", "explained" (a dynamic-I/O
  * substitution reproduces B) or "different". */
 NBG_API const char *nbg_diff_verdict(const nbg_diff *d);
+
+/* The text report: the summary first (verdict, changed owners, the
+ * reconstruction), then the details (fields, byte runs).  Paths and file
+ * text are printed escaped. */
+NBG_API void nbg_text_diff(FILE *out, const nbg_diff *d, const nbg_model *a, const char *path_a,
+			   const nbg_model *b, const char *path_b);
 
 #ifdef __cplusplus
 }

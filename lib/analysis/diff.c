@@ -3,7 +3,7 @@
  * fields compared by parser key, then the byte-ownership ledgers of both
  * files matched owner by owner, every changed byte run located inside its
  * owner and listed in file order, then the reconstruction (reconstruct.c).
- * The JSON report is written by lib/report/json_diff.c.
+ * The reports are written by lib/report/json_diff.c and text_diff.c.
  */
 #include <inttypes.h>
 #include <stdio.h>
