@@ -118,7 +118,7 @@ static void check_recon_independent(const uint8_t *a, const uint8_t *b, size_t s
 	FZ_CHECK(x != NULL);
 	memcpy(x, a, size);
 	for (size_t i = 0; i < ma->dynaio.entry_count; i++) {
-		const nbg_dynaio_entry *e = &ma->dynaio.entries[i];
+		const nbg_dynaio_entry *e = nbg_model_dynaio_entry_at(ma, i);
 		uint64_t fo = ma->dynaio.region_offset + e->offset;
 		if (!memcmp(a + fo, b + fo, e->size))
 			continue;
@@ -147,7 +147,8 @@ static void reconstruction_variant(const uint8_t *ca, uint8_t *cb, size_t size,
 	memcpy(cb, ca, size);
 	for (int k = 0; k < 1 + (int)(h & 3); k++) {
 		h = h * 6364136223846793005ull + 1442695040888963407ull;
-		const nbg_dynaio_entry *e = &a->dynaio.entries[(h >> 8) % a->dynaio.entry_count];
+		const nbg_dynaio_entry *e =
+			nbg_model_dynaio_entry_at(a, (h >> 8) % a->dynaio.entry_count);
 		cb[a->dynaio.region_offset + e->offset + (h >> 24) % e->size] ^=
 			(uint8_t)(1 + (h >> 40) % 255);
 	}

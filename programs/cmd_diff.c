@@ -44,7 +44,7 @@ static int load_side(const char *which, const char *path, int json, nbg_loaded *
 	}
 	nbg_print_error(path, l);
 	if (json) {
-		char *s = nbg_diff_error_json(which, path, &l->err, l->io_failed);
+		char *s = nbg_diff_error_json(which, path, &l->err);
 		if (s)
 			puts(s);
 		free(s);
@@ -63,7 +63,7 @@ static int compare(const char *const paths[2], int json, nbg_loaded *la, nbg_loa
 	if (nbg_diff_models(la->model, lb->model, &d, &err) != NBG_OK) {
 		fprintf(stderr, "nbg diff: %s\n", err.message);
 		if (json) {
-			char *s = nbg_diff_error_json("a", paths[0], &err, 0);
+			char *s = nbg_diff_error_json(NULL, NULL, &err);
 			if (s)
 				puts(s);
 			free(s);

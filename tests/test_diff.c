@@ -873,8 +873,9 @@ static void test_cli_exit_codes(void **state)
 	assert_int_equal(r.status, 2);
 	j = json_loads(r.out, 0, NULL);
 	assert_non_null(j);
-	assert_string_equal(
-		json_string_value(json_object_get(json_object_get(j, "error"), "file")), "a");
+	e = json_object_get(j, "error");
+	assert_string_equal(json_string_value(json_object_get(e, "file")), "a");
+	assert_string_equal(json_string_value(json_object_get(e, "code")), "io-error");
 	json_decref(j);
 	fx_run_free(&r);
 	write_file(dir, "text.nb", (const uint8_t *)"hello\n", 6);

@@ -167,9 +167,10 @@ NBG_API char *nbg_diff_json(const nbg_diff *d, const nbg_model *a, const char *p
 
 /* The JSON document for a comparison that could not be made:
  * {"nbgkit_version", "error": {"file": "a"|"b", "path", "code", "offset",
- * "field", "message"}}; code "io-error" when io_failed.  malloc'd. */
-NBG_API char *nbg_diff_error_json(const char *which, const char *path, const nbg_error *err,
-				  int io_failed);
+ * "field", "message"}}, code as nbg_code_name names it ("io-error" for a
+ * file that cannot be read); which NULL (a failure of neither file, such as
+ * out of memory) leaves "file" out.  malloc'd; NULL on allocation failure. */
+NBG_API char *nbg_diff_error_json(const char *which, const char *path, const nbg_error *err);
 
 /* The verdict in one word: "identical", "explained" (a dynamic-I/O
  * substitution reproduces B) or "different". */

@@ -36,7 +36,7 @@ static const nbg_field *field_at(enum nbg_fid first, enum nbg_fid last, uint64_t
 static void locate_dynaio(const nbg_model *m, uint64_t rel, char *out, size_t n)
 {
 	for (size_t i = 0; i < m->dynaio.entry_count; i++) {
-		const nbg_dynaio_entry *e = &m->dynaio.entries[i];
+		const nbg_dynaio_entry *e = nbg_model_dynaio_entry_at(m, i);
 		if (rel >= e->offset && rel < (uint64_t)e->offset + e->size) {
 			snprintf(out, n, "region +%" PRIu64 ", dynaio entry %zu +%" PRIu64, rel, i,
 				 rel - e->offset);
@@ -96,9 +96,8 @@ void nbg_diff_locate(const nbg_model *m, const nbg_ledger_range *r, uint64_t off
 	}
 	/* Owners that name a section without lying inside it (the alignment
 	 * before a section, a v1 table entry) are located relative to themselves. */
-	const nbg_section *sec = r->section >= 0 && (size_t)r->section < m->section_count
-					 ? &m->sections[r->section]
-					 : NULL;
+	const nbg_section *sec = r->section >= 0 ? nbg_model_section_at(m, (size_t)r->section)
+						  : NULL;
 	if (sec && (off < sec->offset || off - sec->offset >= sec->size))
 		sec = NULL;
 	if (fixed || !sec) {

@@ -21,9 +21,11 @@ int nbg_model_checksums_match(const nbg_model *m)
 {
 	if (m->family != 2)
 		return 1;
-	for (size_t i = 0; i < m->checksum_record_count; i++)
-		if (m->checksum_records[i].stored != m->checksum_records[i].computed)
+	for (size_t i = 0; i < m->checksum_record_count; i++) {
+		const nbg_checksum_record *c = nbg_model_checksum_record_at(m, i);
+		if (c->stored != c->computed)
 			return 0;
+	}
 	return !m->has_file_checksum || m->file_checksum.recorded == m->file_checksum.computed;
 }
 
@@ -41,7 +43,7 @@ void nbg_reconstruction_clear(nbg_reconstruction *r)
 static void first_bad_checksum(const nbg_model *m, char *out, size_t n)
 {
 	for (size_t i = 0; i < m->checksum_record_count; i++) {
-		const nbg_checksum_record *c = &m->checksum_records[i];
+		const nbg_checksum_record *c = nbg_model_checksum_record_at(m, i);
 		if (c->stored != c->computed) {
 			const char *t = nbg_section_type_name(c->section_type);
 			snprintf(out, n, "the CHECKSUM record of section %s", t ? t : "?");
@@ -71,12 +73,12 @@ static int same_layout(const nbg_model *a, const nbg_model *b, char *why, size_t
 		return 0;
 	}
 	for (size_t i = 0; i < a->section_count; i++) {
-		const uint8_t *ra = a->data + a->sections[i].record_offset;
-		const uint8_t *rb = b->data + b->sections[i].record_offset;
+		const nbg_section *sa = nbg_model_section_at(a, i), *sb = nbg_model_section_at(b, i);
+		const uint8_t *ra = a->data + sa->record_offset, *rb = b->data + sb->record_offset;
 		for (uint64_t k = 0; k < NBG_V2_SECTION_HEADER_SIZE; k++) {
 			if (ra[k] == rb[k])
 				continue;
-			nbg_ledger_range rec = { .offset = a->sections[i].record_offset,
+			nbg_ledger_range rec = { .offset = sa->record_offset,
 						 .size = NBG_V2_SECTION_HEADER_SIZE,
 						 .section = -1 };
 			char where[128];
@@ -140,7 +142,7 @@ static int substitute(const nbg_model *a, const nbg_model *b, uint8_t *res,
 	if (!r->entries)
 		return 0;
 	for (size_t i = 0; i < d->entry_count; i++) {
-		const nbg_dynaio_entry *e = &d->entries[i];
+		const nbg_dynaio_entry *e = nbg_model_dynaio_entry_at(a, i);
 		uint64_t fo = d->region_offset + e->offset, changed = 0;
 		for (uint64_t k = 0; k < e->size; k++)
 			changed += a->data[fo + k] != b->data[fo + k];
@@ -182,7 +184,7 @@ static int recompute(const nbg_model *a, const nbg_model *b, uint8_t *res,
 	if (!r->checksums)
 		return 0;
 	for (size_t i = 0; i < a->checksum_record_count; i++) {
-		const nbg_checksum_record *rec = &a->checksum_records[i];
+		const nbg_checksum_record *rec = nbg_model_checksum_record_at(a, i);
 		const nbg_section *t = nbg_model_section(a, rec->section_type);
 		const char *name = nbg_section_type_name(rec->section_type);
 		if (!t)

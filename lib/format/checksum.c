@@ -25,11 +25,13 @@ bool nbg_v2_file_checksum(const uint8_t *data, uint64_t size, const nbg_model *m
 	uint32_t crc = 0, words = 0;
 	uint64_t covered = 0;
 
-	for (size_t i = 0; i < m->section_count; i++)
-		if (!range_ok(m->sections[i].offset, m->sections[i].size, size))
-			return false;
 	for (size_t i = 0; i < m->section_count; i++) {
-		const nbg_section *s = &m->sections[i];
+		const nbg_section *s = nbg_model_section_at(m, i);
+		if (!range_ok(s->offset, s->size, size))
+			return false;
+	}
+	for (size_t i = 0; i < m->section_count; i++) {
+		const nbg_section *s = nbg_model_section_at(m, i);
 		uint32_t sc;
 
 		if (s->type == NBG_SEC_CHECKSUM)

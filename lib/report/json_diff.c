@@ -139,15 +139,18 @@ char *nbg_diff_json(const nbg_diff *d, const nbg_model *a, const char *path_a,
 	return s;
 }
 
-char *nbg_diff_error_json(const char *which, const char *path, const nbg_error *err,
-			  int io_failed)
+char *nbg_diff_error_json(const char *which, const char *path, const nbg_error *err)
 {
-	const char *code = io_failed ? "io-error" : nbg_code_name(err->code);
-	json_t *root = json_pack("{s:s,s:{s:s,s:o,s:s,s:I,s:s,s:o}}", "nbgkit_version",
-				 NBG_VERSION_STRING, "error", "file", which, "path",
-				 nbg_json_str(path), "code", code ? code : "unknown", "offset",
-				 (json_int_t)err->offset, "field", err->field, "message",
-				 nbg_json_str(err->message));
+	const char *code = nbg_code_name(err->code);
+	json_t *e = json_object();
+	if (which)
+		json_object_set_new(e, "file", json_string(which));
+	json_object_set_new(e, "path", nbg_json_str(path));
+	json_object_set_new(e, "code", json_string(code ? code : "unknown"));
+	json_object_set_new(e, "offset", json_integer((json_int_t)err->offset));
+	json_object_set_new(e, "field", nbg_json_str(err->field));
+	json_object_set_new(e, "message", nbg_json_str(err->message));
+	json_t *root = json_pack("{s:s,s:o}", "nbgkit_version", NBG_VERSION_STRING, "error", e);
 	char *s = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(root);
 	return s;
