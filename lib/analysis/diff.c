@@ -530,11 +530,11 @@ nbg_code nbg_diff_models(const nbg_model *a, const nbg_model *b, nbg_diff **out,
 			 !memcmp(a->data, b->data, (size_t)a->file_size);
 	c.d->checksums_match_a = nbg_model_checksums_match(a);
 	c.d->checksums_match_b = nbg_model_checksums_match(b);
-	if (c.d->identical) {
-		snprintf(c.d->reconstruction.reason, sizeof(c.d->reconstruction.reason),
-			 "the files are identical: there is nothing to explain");
-		memcpy(c.d->reconstruction.sha256_b, b->file_sha256, 32);
-	} else if ((rc = diff_all(&c, err)) != NBG_OK) {
+	if (c.d->identical)
+		rc = nbg_reconstruct_with(a, b, NULL, &c.d->reconstruction, err); /* says why not */
+	else
+		rc = diff_all(&c, err);
+	if (rc != NBG_OK) {
 		nbg_diff_free(c.d);
 		if (rc == NBG_E_OUT_OF_MEMORY)
 			goto oom;
