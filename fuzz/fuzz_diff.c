@@ -38,7 +38,7 @@ static nbg_diff *diff_checked(const nbg_model *a, const nbg_model *b)
 	FZ_CHECK(rc == NBG_OK && d != NULL);
 	FZ_CHECK(d->count <= NBG_DIFF_MAX_ITEMS);
 	for (size_t i = 0; i < d->count; i++) {
-		const nbg_diff_item *it = &d->items[i];
+		const nbg_diff_item *it = nbg_diff_item_at(d, i);
 		FZ_CHECK(nbg_diff_kind_name(it->kind) != NULL);
 		FZ_CHECK(fz_terminated(it->path, sizeof(it->path)));
 		FZ_CHECK(fz_terminated(it->a, sizeof(it->a)) && fz_terminated(it->b, sizeof(it->b)));
@@ -75,9 +75,11 @@ static nbg_diff *diff_checked(const nbg_model *a, const nbg_model *b)
 /* What every reconstruction promises, whatever the files. */
 static void check_recon_shape(const nbg_model *a, const nbg_model *b, const nbg_reconstruction *r)
 {
+	FZ_CHECK(r != NULL);
 	FZ_CHECK(fz_terminated(r->reason, sizeof(r->reason)) && r->reason[0]);
 	if (!r->attempted) {
-		FZ_CHECK(!r->explained && r->entry_count == 0 && r->checksum_count == 0);
+		FZ_CHECK(!r->explained && r->entry_count == 0 && r->checksum_count == 0 &&
+			 !r->first);
 		return;
 	}
 	FZ_CHECK(a->family == 2 && b->family == 2 && a->file_size == b->file_size);
@@ -85,26 +87,29 @@ static void check_recon_shape(const nbg_model *a, const nbg_model *b, const nbg_
 	FZ_CHECK(r->checksum_count == a->checksum_record_count + 1);
 	FZ_CHECK(r->entry_count <= a->dynaio.entry_count);
 	for (size_t i = 0; i < r->entry_count; i++) {
-		const nbg_recon_entry *e = &r->entries[i];
+		const nbg_recon_entry *e = nbg_reconstruction_entry_at(r, i);
 		FZ_CHECK(e->index < a->dynaio.entry_count && e->bytes_changed > 0 &&
 			 e->bytes_changed <= e->size);
-		FZ_CHECK(i == 0 || e->index > r->entries[i - 1].index);
+		FZ_CHECK(i == 0 || e->index > nbg_reconstruction_entry_at(r, i - 1)->index);
 	}
 	FZ_CHECK(r->explained == !memcmp(r->sha256, b->file_sha256, 32));
 	if (r->explained) {
-		FZ_CHECK(!r->has_first && r->unexplained_bytes == 0 && r->checksum_bytes == 0);
+		FZ_CHECK(!r->first && r->unexplained_bytes == 0 && r->checksum_bytes == 0);
 		return;
 	}
-	FZ_CHECK(r->has_first && r->unexplained_bytes + r->checksum_bytes > 0);
-	FZ_CHECK(r->range_count <= NBG_RECON_MAX_RANGES);
-	for (size_t i = 0; i <= r->range_count; i++) {
-		const nbg_recon_range *x = i < r->range_count ? &r->ranges[i] : &r->first;
+	FZ_CHECK(r->first && r->unexplained_bytes + r->checksum_bytes > 0);
+	FZ_CHECK(r->range_count >= 1 && r->range_count <= NBG_RECON_MAX_RANGES);
+	int first_listed = 0;
+	for (size_t i = 0; i < r->range_count; i++) {
+		const nbg_recon_range *x = nbg_reconstruction_range_at(r, i);
+		first_listed |= x == r->first;
 		FZ_CHECK(x->length >= 1 && x->length <= x->bytes);
 		FZ_CHECK(x->offset < a->file_size && x->length <= a->file_size - x->offset);
 		FZ_CHECK(fz_terminated(x->owner, sizeof(x->owner)) &&
 			 fz_terminated(x->detail, sizeof(x->detail)));
 	}
-	FZ_CHECK(r->first.checksum_word == (r->unexplained_bytes == 0));
+	FZ_CHECK(first_listed);
+	FZ_CHECK(r->first->checksum_word == (r->unexplained_bytes == 0));
 }
 
 /* The reconstruction of b from a, done here with the fixture's checksum
@@ -122,8 +127,8 @@ static void check_recon_independent(const uint8_t *a, const uint8_t *b, size_t s
 		uint64_t fo = ma->dynaio.region_offset + e->offset;
 		if (!memcmp(a + fo, b + fo, e->size))
 			continue;
-		FZ_CHECK(k < r->entry_count && r->entries[k].index == i &&
-			 r->entries[k].file_offset == fo);
+		FZ_CHECK(k < r->entry_count && nbg_reconstruction_entry_at(r, k)->index == i &&
+			 nbg_reconstruction_entry_at(r, k)->file_offset == fo);
 		memcpy(x + fo, b + fo, e->size);
 		k++;
 	}
@@ -158,17 +163,17 @@ static void reconstruction_variant(const uint8_t *ca, uint8_t *cb, size_t size,
 		fx_refresh(cb, size);
 	if (fz_parse(cb, size, &b, &err) != NBG_OK)
 		return;
-	nbg_reconstruction r;
+	nbg_reconstruction *r = NULL;
 	FZ_CHECK(nbg_reconstruct(a, b, &r, &err) == NBG_OK);
-	check_recon_shape(a, b, &r);
-	if (r.attempted)
-		check_recon_independent(ca, cb, size, a, &r);
+	check_recon_shape(a, b, r);
+	if (r->attempted)
+		check_recon_independent(ca, cb, size, a, r);
 	/* payload bytes only, checksums refreshed: always explained */
-	FZ_CHECK(extra || !refresh || r.explained || !memcmp(ca, cb, size));
-	int explained = r.explained;
-	nbg_reconstruction_clear(&r);
+	FZ_CHECK(extra || !refresh || r->explained || !memcmp(ca, cb, size));
+	int explained = r->explained;
+	nbg_reconstruction_free(r);
 	nbg_diff *d = diff_checked(a, b);
-	FZ_CHECK(d->identical || d->reconstruction.explained == explained);
+	FZ_CHECK(d->identical || d->reconstruction->explained == explained);
 	nbg_diff_free(d);
 	nbg_model_free(b);
 }
@@ -225,8 +230,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fz_parse(copy, size, &b, &err) == NBG_OK) {
 		d = diff_checked(a, b);
 		e = diff_checked(b, a);
-		check_recon_shape(a, b, &d->reconstruction);
-		check_recon_shape(b, a, &e->reconstruction);
+		check_recon_shape(a, b, d->reconstruction);
+		check_recon_shape(b, a, e->reconstruction);
 		FZ_CHECK(d->identical == (differ == 0) && e->identical == d->identical);
 		/* owners are matched by name, so one that moved is compared at its
 		 * new place: bytes_changed may exceed the bytes that differ, but

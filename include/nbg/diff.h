@@ -19,7 +19,9 @@
  * with; the result is compared with B.  Equal SHA-256: B is A with those
  * payloads substituted ("explained").  Nothing is ever written to a file.
  *
- * Thread safety: reentrant.  Memory: results are owned by the caller.
+ * Thread safety: reentrant.  Memory: results are allocated by the library
+ * and freed by the caller (nbg_diff_free, nbg_reconstruction_free); their
+ * arrays are read through the *_at accessors (doc/api.md).
  */
 #ifndef NBG_DIFF_H
 #define NBG_DIFF_H
@@ -80,24 +82,32 @@ typedef struct nbg_reconstruction {
 	nbg_recon_range *ranges;   /* at most NBG_RECON_MAX_RANGES; counts stay exact */
 	int ranges_truncated;
 	/* The first range the substitution cannot account for: the first range
-	 * outside checksum words, else the first checksum word. */
-	int has_first;
-	nbg_recon_range first;
+	 * outside checksum words, else the first checksum word; one of ranges.
+	 * NULL when explained or not attempted. */
+	const nbg_recon_range *first;
 } nbg_reconstruction;
 
 /*
- * Attempts the reconstruction of B from A (see the top of this file).  Not
- * attempted (attempted 0, reason set, NBG_OK) when the files are identical,
- * either is v1 (v1 has no dynamic-I/O table), A's stored checksums do not
- * match its bytes, the sizes or section directories differ, or the files
- * have no dynamic-I/O sections.  B's checksums need not match its bytes
- * (then B is never explained).  Returns NBG_OK, or NBG_E_OUT_OF_MEMORY (or a
- * ledger failure) with *r cleared and err filled.
+ * Attempts the reconstruction of B from A (see the top of this file) and
+ * stores a new result in *out.  Not attempted (attempted 0, reason set,
+ * NBG_OK) when the files are identical, either is v1 (v1 has no dynamic-I/O
+ * table), A's stored checksums do not match its bytes, the sizes or section
+ * directories differ, or the files have no dynamic-I/O sections.  B's
+ * checksums need not match its bytes (then B is never explained).  Returns
+ * NBG_OK, or NBG_E_OUT_OF_MEMORY (or a ledger failure) with *out NULL and
+ * err filled.
  */
-NBG_API nbg_code nbg_reconstruct(const nbg_model *a, const nbg_model *b, nbg_reconstruction *r,
-				 nbg_error *err);
-/* Frees what r holds and zeroes it. */
-NBG_API void nbg_reconstruction_clear(nbg_reconstruction *r);
+NBG_API nbg_code nbg_reconstruct(const nbg_model *a, const nbg_model *b,
+				 nbg_reconstruction **out, nbg_error *err);
+NBG_API void nbg_reconstruction_free(nbg_reconstruction *r);
+
+/* Element i of the result's arrays, or NULL past the end. */
+NBG_API const nbg_recon_entry *nbg_reconstruction_entry_at(const nbg_reconstruction *r,
+							   size_t i);
+NBG_API const nbg_recon_checksum *nbg_reconstruction_checksum_at(const nbg_reconstruction *r,
+								 size_t i);
+NBG_API const nbg_recon_range *nbg_reconstruction_range_at(const nbg_reconstruction *r,
+							   size_t i);
 
 /* 1 when every stored checksum of a v2 model (section records and header
  * crc_sum) equals the one its bytes give; always 1 for v1. */
@@ -146,7 +156,7 @@ typedef struct nbg_diff {
 	size_t owner_count;      /* every differing owner, by file offset (A's, else B's) */
 	nbg_diff_owner *owners;
 	int checksums_match_a, checksums_match_b; /* nbg_model_checksums_match */
-	nbg_reconstruction reconstruction;
+	nbg_reconstruction *reconstruction;       /* never NULL in a result */
 } nbg_diff;
 
 #define NBG_DIFF_MAX_ITEMS 4096
@@ -159,6 +169,10 @@ typedef struct nbg_diff {
 NBG_API nbg_code nbg_diff_models(const nbg_model *a, const nbg_model *b, nbg_diff **out,
 				 nbg_error *err);
 NBG_API void nbg_diff_free(nbg_diff *d);
+
+/* Element i of the items and of the owners, or NULL past the end. */
+NBG_API const nbg_diff_item *nbg_diff_item_at(const nbg_diff *d, size_t i);
+NBG_API const nbg_diff_owner *nbg_diff_owner_at(const nbg_diff *d, size_t i);
 
 /* The result as one JSON document (malloc'd), NULL on allocation failure:
  * a, b, identical, verdict, summary, reconstruction, owners, differences. */

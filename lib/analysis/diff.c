@@ -552,15 +552,25 @@ void nbg_diff_free(nbg_diff *d)
 {
 	if (!d)
 		return;
-	nbg_reconstruction_clear(&d->reconstruction);
+	nbg_reconstruction_free(d->reconstruction);
 	free(d->items);
 	free(d->owners);
 	free(d);
+}
+
+const nbg_diff_item *nbg_diff_item_at(const nbg_diff *d, size_t i)
+{
+	return d && i < d->count ? &d->items[i] : NULL;
+}
+
+const nbg_diff_owner *nbg_diff_owner_at(const nbg_diff *d, size_t i)
+{
+	return d && i < d->owner_count ? &d->owners[i] : NULL;
 }
 
 const char *nbg_diff_verdict(const nbg_diff *d)
 {
 	if (d->identical)
 		return "identical";
-	return d->reconstruction.explained ? "explained" : "different";
+	return d->reconstruction && d->reconstruction->explained ? "explained" : "different";
 }

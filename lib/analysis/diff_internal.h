@@ -20,7 +20,7 @@ NBG_INTERNAL void nbg_diff_hex(char *out, size_t n, const uint8_t *p, uint64_t l
 
 /* nbg_reconstruct with A's ledger already built (la may be NULL: built here). */
 NBG_INTERNAL nbg_code nbg_reconstruct_with(const nbg_model *a, const nbg_model *b,
-					   const nbg_ledger *la, nbg_reconstruction *r,
+					   const nbg_ledger *la, nbg_reconstruction **out,
 					   nbg_error *err);
 
 #endif

@@ -29,14 +29,29 @@ int nbg_model_checksums_match(const nbg_model *m)
 	return !m->has_file_checksum || m->file_checksum.recorded == m->file_checksum.computed;
 }
 
-void nbg_reconstruction_clear(nbg_reconstruction *r)
+void nbg_reconstruction_free(nbg_reconstruction *r)
 {
 	if (!r)
 		return;
 	free(r->entries);
 	free(r->checksums);
 	free(r->ranges);
-	memset(r, 0, sizeof(*r));
+	free(r);
+}
+
+const nbg_recon_entry *nbg_reconstruction_entry_at(const nbg_reconstruction *r, size_t i)
+{
+	return r && i < r->entry_count ? &r->entries[i] : NULL;
+}
+
+const nbg_recon_checksum *nbg_reconstruction_checksum_at(const nbg_reconstruction *r, size_t i)
+{
+	return r && i < r->checksum_count ? &r->checksums[i] : NULL;
+}
+
+const nbg_recon_range *nbg_reconstruction_range_at(const nbg_reconstruction *r, size_t i)
+{
+	return r && i < r->range_count ? &r->ranges[i] : NULL;
 }
 
 /* The first stored checksum of m that its bytes do not give, by name. */
@@ -243,10 +258,6 @@ static void acc_flush(nbg_reconstruction *r, const nbg_model *a, const nbg_ledge
 		r->checksum_bytes += g->x.bytes;
 	else
 		r->unexplained_bytes += g->x.bytes;
-	if (!r->has_first || (r->first.checksum_word && !g->x.checksum_word)) {
-		r->first = g->x;
-		r->has_first = 1;
-	}
 	if (r->range_count < NBG_RECON_MAX_RANGES)
 		r->ranges[r->range_count++] = g->x;
 	else
@@ -279,6 +290,13 @@ static void attribute(nbg_reconstruction *r, const nbg_model *a, const nbg_model
 		acc_flush(r, a, o, &g[swap], res, b->data);
 		acc_flush(r, a, o, &g[!swap], res, b->data);
 	}
+	/* Only the header and the CHECKSUM section hold checksum words, so the
+	 * first range outside them is among the first three listed. */
+	for (size_t i = 0; i < r->range_count && !r->first; i++)
+		if (!r->ranges[i].checksum_word)
+			r->first = &r->ranges[i];
+	if (!r->first && r->range_count)
+		r->first = &r->ranges[0];
 }
 
 static void verdict(nbg_reconstruction *r)
@@ -307,29 +325,35 @@ static void verdict(nbg_reconstruction *r)
 			 "first is in %s",
 			 r->unexplained_bytes, r->unexplained_bytes == 1 ? "" : "s", owners,
 			 r->ranges_truncated ? " or more" : "", owners == 1 ? "" : "s",
-			 r->first.owner);
+			 r->first ? r->first->owner : "?");
 	} else {
 		snprintf(r->reason, n,
 			 "not explained: only checksum words differ (the first in %s): B's "
 			 "stored checksum is not the one its own bytes give, so B is corrupt or "
 			 "was edited without refreshing its checksums",
-			 r->first.owner);
+			 r->first ? r->first->owner : "?");
 	}
 }
 
 nbg_code nbg_reconstruct_with(const nbg_model *a, const nbg_model *b, const nbg_ledger *la,
-			      nbg_reconstruction *r, nbg_error *err)
+			      nbg_reconstruction **out, nbg_error *err)
 {
 	nbg_ledger *own = NULL;
 	uint8_t *res = NULL;
 	nbg_code rc = NBG_OK;
+	nbg_reconstruction *r;
 
-	memset(r, 0, sizeof(*r));
+	*out = NULL;
 	if (err)
 		memset(err, 0, sizeof(*err));
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		goto oom;
 	memcpy(r->sha256_b, b->file_sha256, 32);
-	if (!applicable(a, b, r))
+	if (!applicable(a, b, r)) {
+		*out = r;
 		return NBG_OK;
+	}
 	if (!la) {
 		if ((rc = nbg_ledger_build(a, &own, err)) != NBG_OK)
 			goto fail;
@@ -351,6 +375,7 @@ nbg_code nbg_reconstruct_with(const nbg_model *a, const nbg_model *b, const nbg_
 	verdict(r);
 	free(res);
 	nbg_ledger_free(own);
+	*out = r;
 	return NBG_OK;
 oom:
 	rc = nbg_error_set(err, NBG_E_OUT_OF_MEMORY, 0, "memory",
@@ -359,12 +384,12 @@ oom:
 fail:
 	free(res);
 	nbg_ledger_free(own);
-	nbg_reconstruction_clear(r);
+	nbg_reconstruction_free(r);
 	return rc;
 }
 
-nbg_code nbg_reconstruct(const nbg_model *a, const nbg_model *b, nbg_reconstruction *r,
+nbg_code nbg_reconstruct(const nbg_model *a, const nbg_model *b, nbg_reconstruction **out,
 			 nbg_error *err)
 {
-	return nbg_reconstruct_with(a, b, NULL, r, err);
+	return nbg_reconstruct_with(a, b, NULL, out, err);
 }

@@ -34,6 +34,8 @@ static json_t *recon_range(const nbg_recon_range *x)
 
 static json_t *recon_json(const nbg_reconstruction *r)
 {
+	if (!r)
+		return json_null();
 	json_t *o = json_pack("{s:b,s:b,s:o}", "attempted", r->attempted, "explained",
 			      r->explained, "reason", nbg_json_str(r->reason));
 	if (!r->attempted || !o)
@@ -64,7 +66,7 @@ static json_t *recon_json(const nbg_reconstruction *r)
 	json_object_set_new(o, "sha256_b", nbg_json_sha(r->sha256_b));
 	json_object_set_new(o, "unexplained_bytes", json_integer((json_int_t)r->unexplained_bytes));
 	json_object_set_new(o, "checksum_word_bytes", json_integer((json_int_t)r->checksum_bytes));
-	json_object_set_new(o, "first_unexplained", r->has_first ? recon_range(&r->first)
+	json_object_set_new(o, "first_unexplained", r->first ? recon_range(r->first)
 								  : json_null());
 	json_object_set_new(o, "unexplained_ranges", ranges);
 	json_object_set_new(o, "unexplained_ranges_truncated", json_boolean(r->ranges_truncated));
@@ -132,7 +134,7 @@ char *nbg_diff_json(const nbg_diff *d, const nbg_model *a, const char *path_a,
 		"owners_changed", (json_int_t)d->owners_changed, "owners_added",
 		(json_int_t)d->owners_added, "owners_removed", (json_int_t)d->owners_removed,
 		"bytes_changed", (json_int_t)d->bytes_changed, "truncated", d->truncated,
-		"reconstruction", recon_json(&d->reconstruction), "owners", owners_json(d),
+		"reconstruction", recon_json(d->reconstruction), "owners", owners_json(d),
 		"differences", items_json(d));
 	char *s = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(root);

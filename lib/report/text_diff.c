@@ -44,9 +44,9 @@ static const nbg_recon_range *recon_find(const nbg_reconstruction *r, const char
 /* What the reconstruction says about one changed owner. */
 static const char *owner_status(const nbg_diff *d, const nbg_diff_owner *o)
 {
-	const nbg_reconstruction *r = &d->reconstruction;
+	const nbg_reconstruction *r = d->reconstruction;
 
-	if (!r->attempted || o->kind != NBG_DIFF_BYTES)
+	if (!r || !r->attempted || o->kind != NBG_DIFF_BYTES)
 		return "";
 	if (recon_find(r, o->owner, 0))
 		return "NOT EXPLAINED";
@@ -91,7 +91,8 @@ static void owner_line(FILE *out, const nbg_diff *d, const nbg_diff_owner *o)
 
 static void summary(FILE *out, const nbg_diff *d)
 {
-	const nbg_reconstruction *r = &d->reconstruction;
+	static const nbg_reconstruction none = { .reason = "-" };
+	const nbg_reconstruction *r = d->reconstruction ? d->reconstruction : &none;
 	char hex[65];
 
 	if (d->identical) {
@@ -104,12 +105,13 @@ static void summary(FILE *out, const nbg_diff *d)
 		fprintf(out, "summary: different: %s\n", r->reason);
 	else
 		fprintf(out, "summary: different: reconstruction not attempted: %s\n", r->reason);
-	if (r->attempted && !r->explained && r->has_first)
+	const nbg_recon_range *f = r->first;
+	if (r->attempted && !r->explained && f)
 		fprintf(out,
 			"  first unexplained: %s @%" PRIu64 " %" PRIu64 " byte%s%s%s%s%s [%s]\n",
-			r->first.owner, r->first.offset, r->first.length,
-			r->first.length == 1 ? "" : "s", r->first.result[0] ? ", result " : "",
-			r->first.result, r->first.b[0] ? ", B " : "", r->first.b, r->first.detail);
+			f->owner, f->offset, f->length, f->length == 1 ? "" : "s",
+			f->result[0] ? ", result " : "", f->result, f->b[0] ? ", B " : "", f->b,
+			f->detail);
 	fprintf(out,
 		"  %zu field%s, %zu owner range%s changed, %zu only in A, %zu only in B, "
 		"%" PRIu64 " byte%s changed in place%s\n",
@@ -137,7 +139,7 @@ static void recon_details(FILE *out, const nbg_reconstruction *r)
 {
 	char hex[65];
 
-	if (!r->attempted)
+	if (!r || !r->attempted)
 		return;
 	fprintf(out, "\nReconstruction (in memory; nothing is written):\n");
 	fprintf(out, "  entries substituted (%zu):\n", r->entry_count);
@@ -218,7 +220,7 @@ void nbg_text_diff(FILE *out, const nbg_diff *d, const nbg_model *a, const char 
 	summary(out, d);
 	if (d->identical)
 		return;
-	recon_details(out, &d->reconstruction);
+	recon_details(out, d->reconstruction);
 	fprintf(out, "\nFields (%zu):\n", d->field_count);
 	for (size_t i = 0; i < d->count; i++) {
 		const nbg_diff_item *it = &d->items[i];
