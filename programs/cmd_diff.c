@@ -1,74 +1,88 @@
 /*
- * cmd_diff.c - `nbg diff A B [--json]`: what changed between two NBG files,
- * mapped to the structures that changed.  Exit 0 identical, 1 different (or
- * a file is not a valid NBG), 2 usage, 3 cannot read a file.
+ * cmd_diff.c - `nbg diff [--json] A B`: what changed between two NBG files,
+ * mapped to the structures that changed, and whether B is exactly A with
+ * dynamic-I/O payloads substituted (doc/diff.md).
+ *
+ * Exit codes as cmp(1): 0 identical, 1 different, 2 trouble (usage, a file
+ * that cannot be read or is not a valid NBG, out of memory, output that
+ * cannot be written).  A file whose only failures are stored checksums that
+ * do not match its bytes is still compared: that is a difference to report,
+ * not trouble.
  */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "nbg/diff.h"
 
-static void print_side(const char *tag, const char *path, const nbg_model *m)
+enum { DIFF_SAME = 0, DIFF_DIFFERENT = 1, DIFF_TROUBLE = 2 };
+
+static int checksum_failure(nbg_code c)
 {
-	char hex[65];
-	nbg_hex32(m->file_sha256, hex);
-	printf("  %s: %s  v%u 0x%08x target 0x%08x  %" PRIu64 " bytes  sha256 %.16s\n", tag,
-	       path, m->family, m->version, m->target, m->file_size, hex);
+	return c == NBG_E_SECTION_CHECKSUM_MISMATCH || c == NBG_E_FILE_CHECKSUM_MISMATCH;
 }
 
-static void print_text(const nbg_diff *d, const char *pa, const nbg_model *a, const char *pb,
-		       const nbg_model *b)
+/* Loads one side.  A file that fails only on its checksums is parsed again
+ * with the comparisons off (every other rule still holds) and a note goes to
+ * stderr.  Returns 0, or prints the failure and returns -1. */
+static int load_side(const char *which, const char *path, int json, nbg_loaded *l)
 {
-	printf("nbg diff\n");
-	print_side("A", pa, a);
-	print_side("B", pb, b);
-	if (d->identical) {
-		printf("identical: the files are byte for byte the same\n");
-		return;
-	}
-	printf("\nFields (%zu):\n", d->field_count);
-	for (size_t i = 0; i < d->count; i++) {
-		const nbg_diff_item *it = &d->items[i];
-		if (it->kind == NBG_DIFF_FIELD)
-			printf("  %-44s %s -> %s\n", it->path, it->a, it->b);
-	}
-	printf("\nOwner ranges (%zu changed, %zu only in A, %zu only in B):\n", d->owners_changed,
-	       d->owners_removed, d->owners_added);
-	for (size_t i = 0; i < d->count; i++) {
-		const nbg_diff_item *it = &d->items[i];
-		switch (it->kind) {
-		case NBG_DIFF_REMOVED:
-			printf("  - %-40s @%-9" PRIu64 " only in A (%s)\n", it->path, it->offset_a,
-			       it->a);
-			break;
-		case NBG_DIFF_ADDED:
-			printf("  + %-40s @%-9" PRIu64 " only in B (%s)\n", it->path, it->offset_b,
-			       it->b);
-			break;
-		case NBG_DIFF_BYTES:
-			printf("  ~ %-40s @%" PRIu64 "", it->path, it->offset_a);
-			if (it->offset_b != it->offset_a)
-				printf(" (B @%" PRIu64 ")", it->offset_b);
-			if (!strncmp(it->detail, "size differs", 12))
-				printf(" %s -> %s", it->a, it->b);
-			else
-				printf(" %" PRIu64 " byte%s", it->length, it->length == 1 ? "" : "s");
-			if (it->a[0] && strncmp(it->detail, "size differs", 12))
-				printf(" %s -> %s", it->a, it->b);
-			if (it->detail[0])
-				printf(" [%s]", it->detail);
-			putchar('\n');
-			break;
-		default:
-			break;
+	if (nbg_load(path, NULL, l) == NBG_EXIT_OK)
+		return 0;
+	if (!l->io_failed && checksum_failure(l->err.code)) {
+		nbg_parse_options o = { sizeof(o), NBG_PARSE_NO_CRC_CHECK };
+		nbg_error strict = l->err, e2;
+		if (nbg_parse(l->map.data, l->map.size, &o, &l->model, &e2) == NBG_OK) {
+			fprintf(stderr,
+				"nbg diff: %s: %s at offset %llu: %s; compared as it is (every "
+				"other rule holds)\n",
+				path, nbg_code_name(strict.code), (unsigned long long)strict.offset,
+				strict.message);
+			return 0;
 		}
+		l->err = e2;
 	}
-	printf("\nsummary: files differ: %zu field(s), %zu owner range(s) changed, %zu added, "
-	       "%zu removed, %" PRIu64 " byte(s) changed in place%s\n",
-	       d->field_count, d->owners_changed, d->owners_added, d->owners_removed,
-	       d->bytes_changed, d->truncated ? " (listing truncated; counts exact)" : "");
+	nbg_print_error(path, l);
+	if (json) {
+		char *s = nbg_diff_error_json(which, path, &l->err);
+		if (s)
+			puts(s);
+		free(s);
+	}
+	return -1;
+}
+
+static int compare(const char *const paths[2], int json, nbg_loaded *la, nbg_loaded *lb)
+{
+	nbg_diff *d = NULL;
+	nbg_error err;
+	int rc;
+
+	if (load_side("a", paths[0], json, la) || load_side("b", paths[1], json, lb))
+		return DIFF_TROUBLE;
+	if (nbg_diff_models(la->model, lb->model, &d, &err) != NBG_OK) {
+		fprintf(stderr, "nbg diff: %s\n", err.message);
+		if (json) {
+			char *s = nbg_diff_error_json(NULL, NULL, &err);
+			if (s)
+				puts(s);
+			free(s);
+		}
+		return DIFF_TROUBLE;
+	}
+	rc = d->identical ? DIFF_SAME : DIFF_DIFFERENT;
+	if (json) {
+		char *s = nbg_diff_json(d, la->model, paths[0], lb->model, paths[1]);
+		if (s)
+			puts(s);
+		else
+			rc = DIFF_TROUBLE;
+		free(s);
+	} else {
+		nbg_text_diff(stdout, d, la->model, paths[0], lb->model, paths[1]);
+	}
+	nbg_diff_free(d);
+	return rc;
 }
 
 int nbg_cmd_diff(int argc, char **argv)
@@ -81,50 +95,27 @@ int nbg_cmd_diff(int argc, char **argv)
 			json = 1;
 		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "nbg diff: unknown option '%s'\n", argv[i]);
-			return NBG_EXIT_USAGE;
+			return DIFF_TROUBLE;
 		} else if (n < 2)
 			paths[n++] = argv[i];
 		else {
 			fprintf(stderr, "nbg diff: two files only (got '%s' too)\n", argv[i]);
-			return NBG_EXIT_USAGE;
+			return DIFF_TROUBLE;
 		}
 	}
 	if (n != 2) {
 		fprintf(stderr, "usage: nbg diff [--json] A.nb B.nb\n");
-		return NBG_EXIT_USAGE;
+		return DIFF_TROUBLE;
 	}
 	nbg_loaded la, lb;
-	int ra = nbg_load(paths[0], NULL, &la);
-	int rb = nbg_load(paths[1], NULL, &lb);
-	if (ra != NBG_EXIT_OK || rb != NBG_EXIT_OK) {
-		if (ra != NBG_EXIT_OK)
-			nbg_print_error(paths[0], &la);
-		if (rb != NBG_EXIT_OK)
-			nbg_print_error(paths[1], &lb);
-		nbg_loaded_free(&la);
-		nbg_loaded_free(&lb);
-		return ra == NBG_EXIT_IO || rb == NBG_EXIT_IO ? NBG_EXIT_IO : NBG_EXIT_INVALID;
-	}
-	nbg_diff *d = NULL;
-	nbg_error err;
-	if (nbg_diff_models(la.model, lb.model, &d, &err) != NBG_OK) {
-		fprintf(stderr, "nbg diff: %s\n", err.message);
-		rc = NBG_EXIT_IO;
-	} else {
-		if (json) {
-			char *s = nbg_diff_json(d, la.model, paths[0], lb.model, paths[1]);
-			if (s)
-				puts(s);
-			free(s);
-		} else {
-			print_text(d, paths[0], la.model, paths[1], lb.model);
-		}
-		rc = d->identical ? NBG_EXIT_OK : NBG_EXIT_INVALID;
-	}
-	nbg_diff_free(d);
+	memset(&la, 0, sizeof(la));
+	memset(&lb, 0, sizeof(lb));
+	rc = compare(paths, json, &la, &lb);
 	nbg_loaded_free(&la);
 	nbg_loaded_free(&lb);
-	if (fflush(stdout) != 0)
-		return NBG_EXIT_IO;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "nbg diff: cannot write the report\n");
+		return DIFF_TROUBLE;
+	}
 	return rc;
 }

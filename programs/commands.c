@@ -55,9 +55,12 @@ static const command_doc commands[] = {
 	  "Prints the stable error codes, the exit code each one gives and the rule it "
 	  "stands for.",
 	  { { "--markdown", NULL, "as a Markdown table" } } },
-	{ "diff", nbg_cmd_diff, "A B", "what changed between two files, by structure",
-	  "Compares two NBG files field by field and owner range by owner range, and locates "
-	  "each changed byte inside its structure.",
+	{ "diff", nbg_cmd_diff, "A B", "what changed between two files, and whether it is explained",
+	  "Compares two NBG files field by field and owner range by owner range, locates "
+	  "each changed byte inside its structure, and tests whether B is exactly A with "
+	  "dynamic-I/O payloads substituted (in memory; nothing is written).  The summary "
+	  "comes first.  Exit as cmp: 0 identical, 1 different, 2 trouble (usage, a file "
+	  "unreadable or invalid); a file whose only failures are its checksums is compared.",
 	  { { "--json", NULL, "one JSON document instead of text" } } },
 	{ "corpus", nbg_cmd_corpus, "PATH...", "invariants across many files",
 	  "Walks files and directories and aggregates the field map's corpus tables: "
@@ -258,7 +261,8 @@ void nbg_cli_usage(FILE *out)
 	}
 	fputs("\nexit codes: 0 ok, 1 invalid file or failed check, 2 usage, 3 cannot read or\n"
 	      "write a file, 4 NPU runtime or device not available (nbg codes lists the code\n"
-	      "behind each).  Manual: man nbg; documentation: README.md and doc/.\n",
+	      "behind each); diff as cmp: 0 identical, 1 different, 2 trouble.\n"
+	      "Manual: man nbg; documentation: README.md and doc/.\n",
 	      out);
 }
 
@@ -373,10 +377,12 @@ void nbg_cli_man(FILE *out)
 		nbg_version_string());
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		man_command(out, &commands[i]);
-	fputs(".SH \"EXIT STATUS\"\n.TP\n0\nsuccess\n.TP\n1\nthe file is not a valid NBG, a "
-	      "check failed, or a comparison found differences\n.TP\n2\na usage error\n.TP\n3\n"
+	fputs(".SH \"EXIT STATUS\"\n.TP\n0\nsuccess\n.TP\n1\nthe file is not a valid NBG, or a "
+	      "check failed\n.TP\n2\na usage error\n.TP\n3\n"
 	      "an input cannot be read or an output written\n.TP\n4\nthe NPU runtime or device "
-	      "is not available\n.SH \"ERROR CODES\"\nEvery failure has a stable code; the "
+	      "is not available\n.PP\n\\fBnbg diff\\fR exits as \\fBcmp\\fR(1): 0 the files are "
+	      "identical, 1 they differ, 2 trouble (a usage error, a file that cannot be read "
+	      "or is not a valid NBG).\n.SH \"ERROR CODES\"\nEvery failure has a stable code; the "
 	      "exit status follows from it.\n",
 	      out);
 	for (int code = 1; code < NBG_E__COUNT; code++) {

@@ -20,6 +20,14 @@ regen doc/failure-codes.md "nbg codes --markdown" "$nbg" codes --markdown
 regen doc/field-map.md "nbg fields" sh -c "echo '\`\`\`'; \"$nbg\" fields; echo '\`\`\`'"
 regen doc/ledger.md "nbg ledger ../shared/corpus/v2/face_detector_nbg_int16.nb" sh -c "echo '\`\`\`'; \"$nbg\" ledger ../shared/corpus/v2/face_detector_nbg_int16.nb; echo '\`\`\`'"
 regen doc/memory.md "nbg inspect --memory face_detector_nbg_int16" sh -c "echo '\`\`\`'; echo '\$ nbg inspect --memory ../shared/corpus/v2/face_detector_nbg_int16.nb'; echo '...'; \"$nbg\" inspect --memory ../shared/corpus/v2/face_detector_nbg_int16.nb | sed -n '/^Memory:/,\$p'; echo '\`\`\`'"
+# doc/diff.md: nbg diff on the controlled pair the fixture builds, in a
+# temporary directory (the pair writer is built next to the tests)
+pair_tool=$(dirname "$nbg")/tests/nbg-fixture-pair
+nbg_abs=$(cd "$(dirname "$nbg")" && pwd)/$(basename "$nbg")
+pair=$(mktemp -d)
+"$pair_tool" "$pair"
+regen doc/diff.md "nbg diff A.nb B.nb" sh -c "echo '\`\`\`'; echo '\$ nbg diff A.nb B.nb'; cd '$pair' && '$nbg_abs' diff A.nb B.nb; echo '\`\`\`'"
+rm -rf "$pair"
 regen README.md "nbg inspect samples/sample.nb" sh -c "echo '\`\`\`'; echo '\$ nbg inspect samples/sample.nb'; \"$nbg\" inspect samples/sample.nb; echo '\`\`\`'"
 "$nbg" help --man > doc/nbg.1
 "$nbg" help --completion > completion/nbg

@@ -292,6 +292,15 @@ uint8_t *fx_build(const fx_spec *s, size_t *size_out)
 	return buf;
 }
 
+uint8_t *fx_dynaio_constant(const uint8_t v[4], size_t *size)
+{
+	fx_spec *s = fx_default();
+	memcpy(fx_find(s, 20)->data, v, 4);
+	uint8_t *b = fx_build(s, size);
+	fx_free(s);
+	return b;
+}
+
 size_t fx_dir_entry(const uint8_t *buf, size_t size, uint32_t type)
 {
 	uint32_t dir = fx_get32(buf + 48), n = fx_get32(buf + 56);

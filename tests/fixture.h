@@ -41,6 +41,11 @@ void fx_remove(fx_spec *s, uint32_t type);
 /* Changes a section's size, keeping its bytes; new bytes are zero. */
 void fx_resize(fx_section *x, size_t size);
 
+/* The controlled pair of doc/diff.md: the fixture default with dynamic-I/O
+ * entry 0 (region +0, 4 bytes) holding v[0..3] (00 01 02 03 for A,
+ * 00 01 02 04 for B), checksums made by fx_build.  malloc'd. */
+uint8_t *fx_dynaio_constant(const uint8_t v[4], size_t *size);
+
 /* Lays the file out; returns a malloc'd buffer.  Checksum records are made
  * for every present section of type 7, 8, 19, 21, 24 unless no_checksums. */
 uint8_t *fx_build(const fx_spec *s, size_t *size);

@@ -1,23 +1,22 @@
 /*
- * diff.c - controlled differentials between two NBG files (nbg_diff.h):
- * decoded fields compared by parser key, then the byte-ownership ledgers of
- * both files matched owner by owner and every changed byte run located
- * inside its owner.
+ * diff.c - controlled differentials between two NBG files (diff.h): decoded
+ * fields compared by parser key, then the byte-ownership ledgers of both
+ * files matched owner by owner, every changed byte run located inside its
+ * owner and listed in file order, then the reconstruction (reconstruct.c).
+ * The reports are written by lib/report/json_diff.c and text_diff.c.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "analysis/diff_internal.h"
 #include "common/grow.h"
 #include "common/hash.h"
-#include "nbg/diff.h"
-#include "nbg/ledger.h"
-#include "report/report_internal.h"
 
 typedef struct dctx {
 	const nbg_model *a, *b;
 	nbg_diff *d;
-	size_t cap;
+	size_t cap, owner_cap;
 	int oom;
 } dctx;
 
@@ -104,9 +103,15 @@ static void fields_range(dctx *c, const char *prefix, const uint8_t *base_a,
 	for (int id = (int)first; id <= (int)last; id++) {
 		const nbg_field *f = nbg_fid_desc((enum nbg_fid)id);
 		const uint8_t *pa = base_a + f->offset, *pb = base_b + f->offset;
+		size_t pl = strlen(prefix);
 		char path[128];
 
-		snprintf(path, sizeof(path), "%s.%s", prefix, f->key);
+		/* a key that already names its structure ("network_info.name") is
+		 * not prefixed twice */
+		if (!strncmp(f->key, prefix, pl) && f->key[pl] == '.')
+			snprintf(path, sizeof(path), "%s", f->key);
+		else
+			snprintf(path, sizeof(path), "%s.%s", prefix, f->key);
 		switch (f->kind) {
 		case NBG_FIELD_HI:
 			break;
@@ -305,85 +310,6 @@ static void model_fields(dctx *c)
 	}
 }
 
-/* Names the field of a fixed structure that holds byte `rel`. */
-static const nbg_field *field_at(enum nbg_fid first, enum nbg_fid last, uint64_t rel)
-{
-	for (int id = (int)first; id <= (int)last; id++) {
-		const nbg_field *f = nbg_fid_desc((enum nbg_fid)id);
-		if (f->kind != NBG_FIELD_BITS && rel >= f->offset && rel < f->offset + f->width)
-			return f;
-	}
-	return NULL;
-}
-
-/* Where byte `off` of model m lies inside the ledger owner r. */
-static void locate(const nbg_model *m, const nbg_ledger_range *r, uint64_t off, char *out,
-		   size_t n)
-{
-	const nbg_field *f = NULL;
-
-	uint32_t k;
-	int fixed = 0;
-
-	out[0] = '\0';
-	/* Header, sub-header and directory records are named by their owner
-	 * (a directory record also carries the index of the section it describes). */
-	if (m->family == 2 && !strcmp(r->owner, "header")) {
-		f = field_at(F_HDR_MAGIC, F_HDR_RESERVED3, off - r->offset);
-		fixed = 1;
-	} else if (m->family == 2 && !strcmp(r->owner, "sub-header")) {
-		f = field_at(F_SUB_SH_OFFSET, F_SUB_SH_COUNT, off - r->offset);
-		fixed = 1;
-	} else if (m->family == 2 && sscanf(r->owner, "directory entry %u", &k) == 1) {
-		f = field_at(F_SEC_TYPE, F_SEC_RESERVED2, off - r->offset);
-		fixed = 1;
-	}
-	/* Owners that name a section without lying inside it (the alignment
-	 * before a section, a v1 table entry) are located relative to themselves. */
-	const nbg_section *sec = r->section >= 0 ? &m->sections[r->section] : NULL;
-	if (sec && (off < sec->offset || off - sec->offset >= sec->size))
-		sec = NULL;
-	if (fixed || !sec) {
-		if (f)
-			snprintf(out, n, "%s +%" PRIu64, f->key,
-				 off - r->offset - f->offset);
-		else
-			snprintf(out, n, "+%" PRIu64, off - r->offset);
-		return;
-	}
-	const nbg_section *s = sec;
-	uint64_t rel = off - s->offset;
-	uint64_t es = s->entry_size;
-
-	if (m->family == 2 && (s->type == NBG_SEC_INPUT || s->type == NBG_SEC_OUTPUT)) {
-		f = field_at(F_IO_DIM_COUNT, F_IO_NAME, rel % NBG_V2_IO_RECORD_SIZE);
-		snprintf(out, n, "record %" PRIu64 " %s", rel / NBG_V2_IO_RECORD_SIZE,
-			 f ? f->key : "?");
-	} else if (m->family == 2 && s->type == NBG_SEC_NETWORK_INFO) {
-		f = field_at(F_NI_NAME, F_NI_VSI_RESERVED, rel);
-		snprintf(out, n, "%s", f ? f->key : "?");
-	} else if (m->family == 2 && s->type == NBG_SEC_CHECKSUM) {
-		snprintf(out, n, "record %" PRIu64 " %s", rel / 8,
-			 rel % 8 < 4 ? "section_type" : "checksum_value");
-	} else if (m->family == 2 && s->type == NBG_SEC_DYNAIO_TABLE) {
-		snprintf(out, n, "entry %" PRIu64 " %s", rel / 8, rel % 8 < 4 ? "offset" : "size");
-	} else if (m->family == 2 && s->type == NBG_SEC_DYNAIO && m->dynaio.present) {
-		for (size_t i = 0; i < m->dynaio.entry_count; i++) {
-			const nbg_dynaio_entry *e = &m->dynaio.entries[i];
-			if (rel >= e->offset && rel < (uint64_t)e->offset + e->size) {
-				snprintf(out, n, "region +%" PRIu64 ", dynaio entry %zu +%" PRIu64,
-					 rel, i, rel - e->offset);
-				return;
-			}
-		}
-		snprintf(out, n, "region +%" PRIu64 ", padding", rel);
-	} else if (es > 1 && s->size % es == 0) {
-		snprintf(out, n, "record %" PRIu64 " +%" PRIu64, rel / es, rel % es);
-	} else {
-		snprintf(out, n, "+%" PRIu64, rel);
-	}
-}
-
 static int cmp_owner(const void *x, const void *y)
 {
 	const nbg_ledger_range *a = *(const nbg_ledger_range *const *)x;
@@ -406,6 +332,51 @@ static const nbg_ledger_range **sorted_ranges(const nbg_ledger *l)
 	return v;
 }
 
+/* An owner of A matched with the owner of B of the same name (either NULL
+ * when only the other file has it), in the order the report lists them. */
+typedef struct owner_pair {
+	const nbg_ledger_range *x, *y;
+} owner_pair;
+
+/* File order: by A's offset, an owner only B has by B's offset; at equal
+ * offsets A's owners first. */
+static int cmp_pair(const void *p, const void *q)
+{
+	const owner_pair *u = p, *v = q;
+	uint64_t ou = u->x ? u->x->offset : u->y->offset, ov = v->x ? v->x->offset : v->y->offset;
+	if (ou != ov)
+		return ou < ov ? -1 : 1;
+	if (!u->x != !v->x)
+		return u->x ? -1 : 1;
+	return strcmp(u->x ? u->x->owner : u->y->owner, v->x ? v->x->owner : v->y->owner);
+}
+
+static nbg_diff_owner *add_owner(dctx *c, nbg_diff_kind kind, const nbg_ledger_range *x,
+				 const nbg_ledger_range *y)
+{
+	nbg_diff *d = c->d;
+	nbg_diff_owner *grown =
+		nbg_grow(d->owners, &c->owner_cap, d->owner_count + 1, sizeof(*grown), 16);
+	if (!grown) {
+		c->oom = 1;
+		return NULL;
+	}
+	d->owners = grown;
+	nbg_diff_owner *o = &d->owners[d->owner_count++];
+	memset(o, 0, sizeof(*o));
+	o->kind = kind;
+	snprintf(o->owner, sizeof(o->owner), "%s", x ? x->owner : y->owner);
+	if (x) {
+		o->offset_a = x->offset;
+		o->size_a = x->size;
+	}
+	if (y) {
+		o->offset_b = y->offset;
+		o->size_b = y->size;
+	}
+	return o;
+}
+
 static void owner_presence(dctx *c, const nbg_ledger_range *r, int added)
 {
 	nbg_diff_item *it = add_item(c, added ? NBG_DIFF_ADDED : NBG_DIFF_REMOVED, r->owner);
@@ -413,6 +384,8 @@ static void owner_presence(dctx *c, const nbg_ledger_range *r, int added)
 		c->d->owners_added++;
 	else
 		c->d->owners_removed++;
+	add_owner(c, added ? NBG_DIFF_ADDED : NBG_DIFF_REMOVED, added ? NULL : r,
+		  added ? r : NULL);
 	if (!it)
 		return;
 	snprintf(added ? it->b : it->a, sizeof(it->a), "%" PRIu64 " bytes, %s", r->size,
@@ -424,14 +397,29 @@ static void owner_presence(dctx *c, const nbg_ledger_range *r, int added)
 	it->length = r->size;
 }
 
+static void byte_run(dctx *c, const nbg_ledger_range *x, const nbg_ledger_range *y, uint64_t i,
+		     uint64_t j)
+{
+	nbg_diff_item *it = add_item(c, NBG_DIFF_BYTES, x->owner);
+	if (!it)
+		return;
+	it->offset_a = x->offset + i;
+	it->offset_b = y->offset + i;
+	it->length = j - i;
+	nbg_diff_locate(c->a, x, x->offset + i, it->detail, sizeof(it->detail));
+	nbg_diff_hex(it->a, sizeof(it->a), c->a->data + x->offset + i, j - i);
+	nbg_diff_hex(it->b, sizeof(it->b), c->b->data + y->offset + i, j - i);
+}
+
 static void owner_bytes(dctx *c, const nbg_ledger_range *x, const nbg_ledger_range *y)
 {
 	const uint8_t *pa = c->a->data + x->offset, *pb = c->b->data + y->offset;
-	size_t runs = 0;
+	nbg_diff_owner *o;
 
 	if (!memcmp(x->sha256, y->sha256, 32) && x->size == y->size)
 		return;
 	c->d->owners_changed++;
+	o = add_owner(c, NBG_DIFF_BYTES, x, y);
 	if (x->size != y->size) {
 		nbg_diff_item *it = add_item(c, NBG_DIFF_BYTES, x->owner);
 		if (it) {
@@ -444,6 +432,7 @@ static void owner_bytes(dctx *c, const nbg_ledger_range *x, const nbg_ledger_ran
 		}
 		return;
 	}
+	size_t runs = 0;
 	for (uint64_t i = 0; i < x->size;) {
 		if (pa[i] == pb[i]) {
 			i++;
@@ -453,56 +442,72 @@ static void owner_bytes(dctx *c, const nbg_ledger_range *x, const nbg_ledger_ran
 		while (j < x->size && pa[j] != pb[j])
 			j++;
 		c->d->bytes_changed += j - i;
-		if (runs++ < NBG_DIFF_MAX_RUNS_PER_OWNER) {
-			nbg_diff_item *it = add_item(c, NBG_DIFF_BYTES, x->owner);
-			if (it) {
-				it->offset_a = x->offset + i;
-				it->offset_b = y->offset + i;
-				it->length = j - i;
-				locate(c->a, x, x->offset + i, it->detail, sizeof(it->detail));
-				if (j - i <= 8) {
-					size_t o = 0, p = 0;
-					for (uint64_t k = i; k < j; k++) {
-						o += (size_t)snprintf(it->a + o, sizeof(it->a) - o, "%02x", pa[k]);
-						p += (size_t)snprintf(it->b + p, sizeof(it->b) - p, "%02x", pb[k]);
-					}
-				}
-			}
-		} else if (runs == NBG_DIFF_MAX_RUNS_PER_OWNER + 1) {
-			c->d->truncated = 1;
+		if (o) {
+			if (!o->runs)
+				o->first_change = x->offset + i;
+			o->bytes_changed += j - i;
+			o->runs++;
 		}
+		if (runs++ < NBG_DIFF_MAX_RUNS_PER_OWNER)
+			byte_run(c, x, y, i, j);
+		else if (runs == NBG_DIFF_MAX_RUNS_PER_OWNER + 1)
+			c->d->truncated = 1;
 		i = j;
 	}
 }
 
-static nbg_code compare_owners(dctx *c, nbg_error *err)
+/* Matches the owners of both ledgers by name (the k-th of a name in A with
+ * the k-th in B), then reports them in file order. */
+static void compare_owners(dctx *c, const nbg_ledger *la, const nbg_ledger *lb)
 {
-	nbg_ledger *la = NULL, *lb = NULL;
-	const nbg_ledger_range **ra = NULL, **rb = NULL;
-	nbg_code rc;
+	size_t na = nbg_ledger_range_count(la), nb = nbg_ledger_range_count(lb), i = 0, j = 0,
+	       np = 0;
+	const nbg_ledger_range **ra = sorted_ranges(la), **rb = sorted_ranges(lb);
+	owner_pair *pairs = malloc((na + nb ? na + nb : 1) * sizeof(*pairs));
 
-	if ((rc = nbg_ledger_build(c->a, &la, err)) != NBG_OK ||
-	    (rc = nbg_ledger_build(c->b, &lb, err)) != NBG_OK)
-		goto out;
-	ra = sorted_ranges(la);
-	rb = sorted_ranges(lb);
-	if (!ra || !rb) {
+	if (!ra || !rb || !pairs) {
 		c->oom = 1;
 		goto out;
 	}
-	size_t na = nbg_ledger_range_count(la), nb = nbg_ledger_range_count(lb), i = 0, j = 0;
-	while ((i < na || j < nb) && !c->oom) {
+	while (i < na || j < nb) {
 		int r = i >= na ? 1 : j >= nb ? -1 : strcmp(ra[i]->owner, rb[j]->owner);
-		if (r < 0)
-			owner_presence(c, ra[i++], 0);
-		else if (r > 0)
-			owner_presence(c, rb[j++], 1);
+		pairs[np].x = r <= 0 ? ra[i++] : NULL;
+		pairs[np].y = r >= 0 ? rb[j++] : NULL;
+		np++;
+	}
+	qsort(pairs, np, sizeof(*pairs), cmp_pair);
+	for (size_t k = 0; k < np && !c->oom; k++) {
+		if (!pairs[k].y)
+			owner_presence(c, pairs[k].x, 0);
+		else if (!pairs[k].x)
+			owner_presence(c, pairs[k].y, 1);
 		else
-			owner_bytes(c, ra[i++], rb[j++]);
+			owner_bytes(c, pairs[k].x, pairs[k].y);
 	}
 out:
+	free(pairs);
 	free(ra);
 	free(rb);
+}
+
+static nbg_code diff_all(dctx *c, nbg_error *err)
+{
+	nbg_ledger *la = NULL, *lb = NULL;
+	nbg_code rc;
+
+	model_fields(c);
+	if (c->oom)
+		return NBG_E_OUT_OF_MEMORY;
+	if ((rc = nbg_ledger_build(c->a, &la, err)) != NBG_OK ||
+	    (rc = nbg_ledger_build(c->b, &lb, err)) != NBG_OK)
+		goto out;
+	compare_owners(c, la, lb);
+	if (c->oom) {
+		rc = NBG_E_OUT_OF_MEMORY;
+		goto out;
+	}
+	rc = nbg_reconstruct_with(c->a, c->b, la, &c->d->reconstruction, err);
+out:
 	nbg_ledger_free(la);
 	nbg_ledger_free(lb);
 	return rc;
@@ -511,85 +516,61 @@ out:
 nbg_code nbg_diff_models(const nbg_model *a, const nbg_model *b, nbg_diff **out,
 			 nbg_error *err)
 {
-	dctx c = { a, b, NULL, 0, 0 };
+	dctx c = { a, b, NULL, 0, 0, 0 };
 	nbg_code rc = NBG_OK;
 
 	*out = NULL;
+	if (err)
+		memset(err, 0, sizeof(*err));
 	c.d = calloc(1, sizeof(*c.d));
 	if (!c.d)
 		goto oom;
 	c.d->identical = a->file_size == b->file_size &&
 			 !memcmp(a->file_sha256, b->file_sha256, 32) &&
 			 !memcmp(a->data, b->data, (size_t)a->file_size);
-	if (!c.d->identical) {
-		model_fields(&c);
-		if (!c.oom && (rc = compare_owners(&c, err)) != NBG_OK) {
-			nbg_diff_free(c.d);
-			return rc;
-		}
+	c.d->checksums_match_a = nbg_model_checksums_match(a);
+	c.d->checksums_match_b = nbg_model_checksums_match(b);
+	if (c.d->identical)
+		rc = nbg_reconstruct_with(a, b, NULL, &c.d->reconstruction, err); /* says why not */
+	else
+		rc = diff_all(&c, err);
+	if (rc != NBG_OK) {
+		nbg_diff_free(c.d);
+		if (rc == NBG_E_OUT_OF_MEMORY)
+			goto oom;
+		return rc;
 	}
-	if (c.oom)
-		goto oom;
 	*out = c.d;
 	return NBG_OK;
 oom:
 	nbg_diff_free(c.d);
-	if (err) {
-		memset(err, 0, sizeof(*err));
-		err->code = NBG_E_OUT_OF_MEMORY;
-		snprintf(err->message, sizeof(err->message), "out of memory comparing the files");
-	}
-	return NBG_E_OUT_OF_MEMORY;
+	return nbg_error_set(err, NBG_E_OUT_OF_MEMORY, 0, "memory",
+			     "out of memory comparing the files");
 }
 
 void nbg_diff_free(nbg_diff *d)
 {
 	if (!d)
 		return;
+	nbg_reconstruction_free(d->reconstruction);
 	free(d->items);
+	free(d->owners);
 	free(d);
 }
 
-static json_t *side(const nbg_model *m, const char *path)
+const nbg_diff_item *nbg_diff_item_at(const nbg_diff *d, size_t i)
 {
-	return json_pack("{s:o,s:i,s:I,s:I,s:I,s:o}", "path", nbg_json_str(path), "family", (json_int_t)m->family,
-			 "version", (json_int_t)m->version, "target", (json_int_t)m->target,
-			 "file_size", (json_int_t)m->file_size, "sha256",
-			 nbg_json_sha(m->file_sha256));
+	return d && i < d->count ? &d->items[i] : NULL;
 }
 
-char *nbg_diff_json(const nbg_diff *d, const nbg_model *a, const char *path_a,
-		    const nbg_model *b, const char *path_b)
+const nbg_diff_owner *nbg_diff_owner_at(const nbg_diff *d, size_t i)
 {
-	json_t *items = json_array();
-	for (size_t i = 0; i < d->count; i++) {
-		const nbg_diff_item *it = &d->items[i];
-		json_t *o = json_pack("{s:s,s:s}", "kind", nbg_diff_kind_name(it->kind), "path",
-				      it->path);
-		if (it->kind != NBG_DIFF_ADDED)
-			json_object_set_new(o, "a", json_string(it->a));
-		if (it->kind != NBG_DIFF_REMOVED)
-			json_object_set_new(o, "b", json_string(it->b));
-		if (it->kind != NBG_DIFF_FIELD) {
-			if (it->kind != NBG_DIFF_ADDED)
-				json_object_set_new(o, "offset_a", json_integer((json_int_t)it->offset_a));
-			if (it->kind != NBG_DIFF_REMOVED)
-				json_object_set_new(o, "offset_b", json_integer((json_int_t)it->offset_b));
-			json_object_set_new(o, "length", json_integer((json_int_t)it->length));
-		}
-		if (it->detail[0])
-			json_object_set_new(o, "detail", json_string(it->detail));
-		json_array_append_new(items, o);
-	}
-	json_t *root = json_pack(
-		"{s:s,s:o,s:o,s:b,s:{s:I,s:I,s:I,s:I,s:I,s:b},s:o}", "nbgkit_version",
-		NBG_VERSION_STRING, "a", side(a, path_a), "b", side(b, path_b), "identical",
-		d->identical, "summary", "fields_changed", (json_int_t)d->field_count,
-		"owners_changed", (json_int_t)d->owners_changed, "owners_added",
-		(json_int_t)d->owners_added, "owners_removed", (json_int_t)d->owners_removed,
-		"bytes_changed", (json_int_t)d->bytes_changed, "truncated", d->truncated,
-		"differences", items);
-	char *s = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
-	json_decref(root);
-	return s;
+	return d && i < d->owner_count ? &d->owners[i] : NULL;
+}
+
+const char *nbg_diff_verdict(const nbg_diff *d)
+{
+	if (d->identical)
+		return "identical";
+	return d->reconstruction && d->reconstruction->explained ? "explained" : "different";
 }

@@ -5,6 +5,7 @@
  */
 #include "common/hash.h"
 #include "common/internal.h"
+#include "format/checksum.h"
 
 void nbg_io_derive(nbg_io *io)
 {
@@ -36,8 +37,7 @@ void nbg_fingerprint_sections(nbg_ctx *c)
 {
 	for (size_t i = 0; i < c->m->section_count; i++) {
 		nbg_section *s = &c->m->sections[i];
-		const uint8_t *p = c->data + s->offset;
-		s->crc32 = nbg_crc32(0, p, s->size);
-		nbg_sha256(p, (size_t)s->size, s->sha256);
+		s->crc32 = nbg_section_crc32(c->data, c->size, s);
+		nbg_sha256(c->data + s->offset, (size_t)s->size, s->sha256);
 	}
 }

@@ -13,6 +13,7 @@
 
 #include "common/hash.h"
 #include "common/internal.h"
+#include "format/checksum.h"
 #include "format/regions.h"
 
 /* Section types whose payloads are integrity-checked by CHECKSUM records. */
@@ -500,34 +501,18 @@ static nbg_code parse_checksums(nbg_ctx *c, const nbg_section *cs)
 	return NBG_OK;
 }
 
-/* The file checksum (doc/format-v2.md): section CRCs combined in directory order, each
- * CHECKSUM value word taken as zero; gaps, header and directory excluded. */
+/* The file checksum (doc/format-v2.md), computed by format/checksum.c:
+ * section CRCs combined in directory order, each CHECKSUM value word taken
+ * as zero; gaps, header and directory excluded. */
 static nbg_code check_file_checksum(nbg_ctx *c, const nbg_section **sorted)
 {
 	nbg_model *m = c->m;
 	nbg_file_checksum *fc = &m->file_checksum;
 	uint32_t crc = 0;
 
-	for (size_t i = 0; i < m->section_count; i++) {
-		const nbg_section *s = &m->sections[i];
-		uint32_t sc = s->crc32;
-
-		if (s->type == NBG_SEC_CHECKSUM) {
-			/* Value words read as zero: CRC the 8-byte records one by one. */
-			static const uint8_t zero4[4];
-			const uint8_t *p = c->data + s->offset;
-			uint64_t k;
-			sc = 0;
-			for (k = 0; k + 8 <= s->size; k += 8) {
-				sc = nbg_crc32(sc, p + k, 4);
-				sc = nbg_crc32(sc, zero4, 4);
-				fc->normalized_checksum_value_words++;
-			}
-			sc = nbg_crc32(sc, p + k, s->size - k);
-		}
-		crc = nbg_crc32_combine(crc, sc, s->size);
-		fc->covered_section_bytes += s->size;
-	}
+	if (!nbg_v2_file_checksum(c->data, c->size, m, 1, &crc, fc))
+		return nbg_fail(c, NBG_E_SECTION_OUT_OF_BOUNDS, 0, "file_checksum",
+				"a section reaches past the end of the file");
 	for (size_t i = 1; i < m->section_count; i++) {
 		uint64_t prev_end = sorted[i - 1]->offset + sorted[i - 1]->size;
 		if (sorted[i]->offset > prev_end)
