@@ -224,7 +224,8 @@ typedef struct run_args {
 	int input_kind_given;
 	uint32_t input_kind;
 	int backend;             /* nbg_rt_select */
-	const char *lib;         /* --lib (or --nnsdk) */
+	int backend_given;       /* --backend was given */
+	const char *lib;         /* --lib: the chosen backend's library */
 	int force_target, no_isolate;
 	unsigned long top;       /* --top N, 0: none */
 	unsigned long timeout_s; /* --timeout, 0: the default */
@@ -300,6 +301,7 @@ static int parse_extra(const char *s, const char *v, run_args *a)
 		for (int b = NBG_RT_SELECT_AUTO; b <= NBG_RT_SELECT_VIPLITE; b++)
 			if (!strcmp(v, nbg_rt_select_name(b))) {
 				a->backend = b;
+				a->backend_given = 1;
 				return 0;
 			}
 		return run_usage_error("--backend is auto, nnsdk or viplite, not '%s'", v);
@@ -354,10 +356,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 			if (!strcmp(s, "--output-dir")) {
 				a->output_dir = v;
 			} else if (!strcmp(s, "--nnsdk")) {
-				a->nnsdk = v;
-				a->lib = v;
-				if (!a->backend)
-					a->backend = NBG_RT_SELECT_NNSDK;
+				a->nnsdk = v; /* libnnsdk's library only, never VIPLite's */
 			} else if (!strcmp(s, "--device-root")) {
 				a->device_root = v;
 			} else if (!strcmp(s, "--loops")) {
@@ -392,6 +391,13 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 			return run_usage_error("one model at a time (got '%s' too; inputs follow --input)", s);
 		}
 	}
+	/* --nnsdk alone asks for libnnsdk, as it did before VIPLite existed;
+	 * with --backend it only names libnnsdk's library. */
+	if (a->nnsdk && !a->backend_given && !a->lib)
+		a->backend = NBG_RT_SELECT_NNSDK;
+	if (a->nnsdk && a->backend == NBG_RT_SELECT_VIPLITE)
+		fprintf(stderr, "nbg run: note: --nnsdk names the libnnsdk library, which --backend "
+				"viplite does not load; --lib names the VIPLite library\n");
 	if (a->sample && (a->model || a->input_count || a->golden_count))
 		return run_usage_error("%s", "--sample names the model, inputs and goldens itself");
 	if (a->sample && !a->output_dir)
@@ -595,7 +601,7 @@ static int run_inputs(run_state *s)
 static int run_session(run_state *s)
 {
 	nbg_rt_session_options o = { .size = sizeof(o), .backend = s->a.backend, .lib_path = s->a.lib,
-				     .device_root = s->a.device_root, .loops = s->a.loops,
+				     .nnsdk_path = s->a.nnsdk, .device_root = s->a.device_root, .loops = s->a.loops,
 				     .input_kind = s->a.input_kind,
 				     .timeout_ms = (uint32_t)(s->a.timeout_s * 1000) };
 	o.flags = (s->a.force_target ? NBG_RT_SESSION_FORCE_TARGET : 0) |

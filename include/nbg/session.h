@@ -50,15 +50,21 @@ NBG_API const char *nbg_rt_select_name(int select);
 typedef struct nbg_rt_session_options {
 	size_t size;             /* sizeof(nbg_rt_session_options) */
 	int backend;             /* nbg_rt_select */
-	const char *lib_path;    /* the chosen backend's library.  NULL: $NBG_NNSDK_PATH or
-				    "libnnsdk.so"; $NBG_VIPLITE_PATH, else "libNBGlinker.so"
-				    then "libVIPlite.so" */
+	const char *lib_path;    /* the chosen backend's library.  NULL: for libnnsdk
+				    nnsdk_path, else $NBG_NNSDK_PATH, else "libnnsdk.so"; for
+				    VIPLite $NBG_VIPLITE_PATH, else "libNBGlinker.so" then
+				    "libVIPlite.so".  With AUTO, a lib_path exporting vip_init
+				    selects VIPLite, any other libnnsdk */
 	const char *device_root; /* NULL: $NBG_DEVICE_ROOT, else "/dev" */
 	unsigned long loops;     /* 0 means 1 */
 	unsigned flags;          /* NBG_RT_SESSION_* */
 	uint32_t input_kind;     /* with NBG_RT_SESSION_INPUT_KIND */
 	uint32_t timeout_ms;     /* the isolated child's limit; 0: 600000 */
 	uint32_t run_timeout_ms; /* VIPLite's own network time-out (property 68); 0: its default */
+	const char *nnsdk_path;  /* libnnsdk's library when libnnsdk runs and lib_path does not
+				    name it (NBG_RT_SELECT_NNSDK without lib_path, or AUTO choosing
+				    libnnsdk); never loaded as VIPLite.  NULL: $NBG_NNSDK_PATH or
+				    "libnnsdk.so" */
 } nbg_rt_session_options;
 
 typedef struct nbg_rt_stat {
