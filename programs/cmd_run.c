@@ -521,6 +521,7 @@ typedef struct run_state {
 	nbg_tensor_diff *cmp;
 	staged_file *staged;
 	size_t staged_count;
+	size_t *raw_staged;         /* output i's raw file is staged[raw_staged[i]] */
 	nbg_rt_session_result *res;
 	json_t *summary;
 	nbg_error e;
@@ -571,7 +572,9 @@ static int run_inputs(run_state *s)
 	s->gold_f = calloc(no, sizeof(*s->gold_f));
 	s->cmp = calloc(no, sizeof(*s->cmp));
 	s->staged = calloc(2 * s->n_out + 1, sizeof(*s->staged));
-	if (!s->in_raw || !s->bufs || !s->out_io || !s->out_f || !s->gold_f || !s->cmp || !s->staged) {
+	s->raw_staged = calloc(no, sizeof(*s->raw_staged));
+	if (!s->in_raw || !s->bufs || !s->out_io || !s->out_f || !s->gold_f || !s->cmp || !s->staged ||
+	    !s->raw_staged) {
 		fprintf(stderr, "nbg run: out of memory\n");
 		return NBG_EXIT_IO;
 	}
@@ -626,6 +629,7 @@ static int run_outputs(run_state *s)
 		} else {
 			snprintf(name, sizeof(name), "output_%zu.bin", i);
 		}
+		s->raw_staged[i] = s->staged_count;
 		int rc = stage_file(s->a.output_dir, name, o->data, o->size, &s->staged[s->staged_count++]);
 		if (rc)
 			return rc;
@@ -704,11 +708,11 @@ static json_t *outputs_json(const run_state *s)
 		const nbg_rt_session_output *op = &s->res->outputs[i];
 		const nbg_io *io = nbg_model_output_at(s->m, i);
 		json_t *x = json_object();
-		const char *slash = strrchr(s->staged[i].final, '/');
+		const char *final = s->staged[s->raw_staged[i]].final, *slash = strrchr(final, '/');
 		json_object_set_new(x, "index", json_integer((json_int_t)i));
 		if (io->has_name)
 			json_object_set_new(x, "name", json_text(io->name));
-		json_object_set_new(x, "file", json_text(slash ? slash + 1 : s->staged[i].final));
+		json_object_set_new(x, "file", json_text(slash ? slash + 1 : final));
 		if (s->out_f[i]) {
 			char n[64];
 			snprintf(n, sizeof(n), "output_%zu.npy", i);
@@ -860,7 +864,7 @@ static int run_report(run_state *s, int rc)
 		hex32(o->sha256, h);
 		printf("output %zu: %s ", i, format_name(o->data_format));
 		print_shape(stdout, nbg_model_output_at(s->m, i));
-		printf(" %zu bytes sha256 %s -> %s%s\n", o->size, h, s->staged[i].final,
+		printf(" %zu bytes sha256 %s -> %s%s\n", o->size, h, s->staged[s->raw_staged[i]].final,
 		       o->stable ? "" : " (differs between loops)");
 		if (s->a.golden_count)
 			printf("  golden %s: %s, %llu/%llu elements beyond %g, max abs diff %g\n",
@@ -899,6 +903,7 @@ static int run_cleanup(run_state *s, int rc)
 	free(s->gold_f);
 	free(s->cmp);
 	free(s->staged);
+	free(s->raw_staged);
 	nbg_loaded_free(&s->model);
 	return rc;
 }
