@@ -87,11 +87,15 @@ static const command_doc commands[] = {
 	    { "--svg", "OUT.svg", "draw it with Graphviz's dot into OUT.svg" },
 	    { "--title", "TEXT", "the picture's title" } } },
 	{ "probe", nbg_cmd_probe, "", "which NPU device and runtime this machine has",
-	  "Looks for the NPU device nodes and the vendor runtime libraries and reports what "
-	  "was found.  Exit 4 when no NBG-capable runtime is available.",
+	  "Looks for the NPU device nodes and, for each vendor runtime (libnnsdk, VIPLite 2.x "
+	  "libNBGlinker.so, VIPLite 1.x libVIPlite.so), whether its library loads, its version, "
+	  "the entry points resolved, vip_init's result, devices, cores and CID; then names the "
+	  "runtime nbg run would choose.  Exit 4 when that runtime is not usable.",
 	  { { "--json", NULL, "one JSON document instead of text" },
-	    { "--device-root", "DIR", "look for device nodes under DIR instead of /" },
-	    { "--nnsdk", "PATH", "the libnnsdk.so to load" } } },
+	    { "--device-root", "DIR", "look for device nodes under DIR instead of /dev" },
+	    { "--nnsdk", "PATH", "the libnnsdk.so to load" },
+	    { "--viplite", "PATH", "the one VIPLite library to load instead of both defaults" },
+	    { "--no-isolate", NULL, "call the vendor libraries in this process" } } },
 	{ "run", nbg_cmd_run, "MODEL", "run a model on the NPU through the vendor runtime",
 	  "Validates the model, checks its target against the device, runs it through NNSDK "
 	  "or VIPLite (vendor calls in a child process), writes output_<i>.bin, "
