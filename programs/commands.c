@@ -12,6 +12,7 @@
 #include "cmd_graph.h"
 #include "cmd_ledger.h"
 #include "cmd_run.h"
+#include "cmd_tensor.h"
 
 #define OPT_MAX 24
 
@@ -108,14 +109,26 @@ static const command_doc commands[] = {
 	    { "--top", "N", "print the N largest values of each output" },
 	    { "--backend", "auto|nnsdk|viplite", "which vendor runtime" },
 	    { "--lib", "PATH", "the chosen backend's library" },
-	    { "--nnsdk", "PATH", "the libnnsdk.so to load" },
+	    { "--nnsdk", "PATH", "the libnnsdk.so to load when libnnsdk runs (never VIPLite)" },
 	    { "--force-target", NULL, "run even when the model's target is not the device's" },
-	    { "--device-root", "DIR", "look for device nodes under DIR instead of /" },
+	    { "--device-root", "DIR", "look for device nodes under DIR instead of /dev" },
 	    { "--timeout", "SECONDS", "give up on a vendor call after this long" },
 	    { "--float32-outputs", NULL, "ask the runtime for float32 outputs" },
 	    { "--input-kind", "N", "the NNSDK input descriptor kind" },
 	    { "--no-isolate", NULL, "call the vendor library in this process" },
 	    { "--sample", "sample.txt", "read inputs, goldens and outputs from vpm_run's file" } } },
+	{ "tensor", nbg_cmd_tensor, "FILE", "convert tensors with a model's I/O record",
+	  "Converts between NumPy .npy, vpm_run's .tensor text and raw bytes with one of the "
+	  "model's input or output records: .npy or text to the exact bytes the record needs "
+	  "(quantized with its own parameters), or raw outputs to float32 .npy (outermost "
+	  "dimension first) or text.  Without --input or --output it lists the records.",
+	  { { "--model", "MODEL.nb", "the model whose records describe the tensor (required)" },
+	    { "--input", "N", "convert with input record N" },
+	    { "--output", "N", "convert with output record N" },
+	    { "--out", "OUT", "where to write the result (also -o), all or nothing" },
+	    { "--from", "raw|npy|text", "how FILE is read, instead of by its extension" },
+	    { "--to", "raw|npy|text", "how OUT is written, instead of by its extension" },
+	    { "--keep-dtype", NULL, ".npy in the record's own dtype instead of float32" } } },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
