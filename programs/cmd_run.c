@@ -27,9 +27,22 @@
 
 /* ------------------------------------------------------------ helpers */
 
+/* Paths (from the command line or a sample.txt) and vendor messages as they
+ * may be shown on a terminal: printable ASCII kept, every other byte \xNN.
+ * The result lives until four more calls. */
+static const char *shown(const char *s)
+{
+	static char ring[4][4 * NBG_RT_PATH_MAX + 1];
+	static unsigned k;
+	char *b = ring[k++ % 4], *e = nbg_text_escape(s ? s : "", NBG_RT_PATH_MAX);
+	snprintf(b, sizeof(ring[0]), "%s", e ? e : "?");
+	free(e);
+	return b;
+}
+
 static void print_rt_error(const char *cmd, const nbg_error *e)
 {
-	fprintf(stderr, "nbg %s: %s: %s\n", cmd, nbg_code_name(e->code), e->message);
+	fprintf(stderr, "nbg %s: %s: %s\n", cmd, nbg_code_name(e->code), shown(e->message));
 }
 
 static void hex32(const uint8_t d[32], char out[65])
@@ -307,11 +320,11 @@ static int ensure_dir(const char *dir)
 {
 	struct stat st;
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "nbg run: cannot create output directory %s: %s\n", dir, strerror(errno));
+		fprintf(stderr, "nbg run: cannot create output directory %s: %s\n", shown(dir), strerror(errno));
 		return NBG_EXIT_IO;
 	}
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "nbg run: %s is not a directory\n", dir);
+		fprintf(stderr, "nbg run: %s is not a directory\n", shown(dir));
 		return NBG_EXIT_IO;
 	}
 	return 0;
@@ -325,12 +338,12 @@ static int stage_file(const char *dir, const char *name, const void *data, size_
 	int n1 = snprintf(f->final, sizeof(f->final), "%s/%s", dir, name);
 	int n2 = snprintf(f->tmp, sizeof(f->tmp), "%s/.%s.tmp.XXXXXX", dir, name);
 	if (n1 < 0 || n2 < 0 || (size_t)n1 >= sizeof(f->final) || (size_t)n2 >= sizeof(f->tmp)) {
-		fprintf(stderr, "nbg run: output path under %s is too long\n", dir);
+		fprintf(stderr, "nbg run: output path under %s is too long\n", shown(dir));
 		return NBG_EXIT_IO;
 	}
 	int fd = mkstemp(f->tmp);
 	if (fd < 0) {
-		fprintf(stderr, "nbg run: cannot create a file in %s: %s\n", dir, strerror(errno));
+		fprintf(stderr, "nbg run: cannot create a file in %s: %s\n", shown(dir), strerror(errno));
 		return NBG_EXIT_IO;
 	}
 	f->written = 1;
@@ -341,7 +354,7 @@ static int stage_file(const char *dir, const char *name, const void *data, size_
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			fprintf(stderr, "nbg run: cannot write %s: %s\n", f->tmp,
+			fprintf(stderr, "nbg run: cannot write %s: %s\n", shown(f->tmp),
 				w < 0 ? strerror(errno) : "short write");
 			close(fd);
 			return NBG_EXIT_IO;
@@ -353,7 +366,7 @@ static int stage_file(const char *dir, const char *name, const void *data, size_
 	mode_t um = umask(0);
 	umask(um);
 	if (fchmod(fd, 0666 & ~um) != 0 || fsync(fd) != 0 || close(fd) != 0) {
-		fprintf(stderr, "nbg run: cannot finish %s: %s\n", f->tmp, strerror(errno));
+		fprintf(stderr, "nbg run: cannot finish %s: %s\n", shown(f->tmp), strerror(errno));
 		return NBG_EXIT_IO;
 	}
 	return 0;
@@ -375,8 +388,8 @@ static int commit_staged(staged_file *files, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (rename(files[i].tmp, files[i].final) != 0) {
-			fprintf(stderr, "nbg run: cannot rename %s to %s: %s\n", files[i].tmp,
-				files[i].final, strerror(errno));
+			fprintf(stderr, "nbg run: cannot rename %s to %s: %s\n", shown(files[i].tmp),
+				shown(files[i].final), strerror(errno));
 			discard_staged(files, n);
 			return NBG_EXIT_IO;
 		}
@@ -418,7 +431,8 @@ typedef struct run_state {
 
 static int tensor_fail(const char *path, const char *what, const nbg_error *e)
 {
-	fprintf(stderr, "nbg run: %s: %s %s: %s\n", nbg_code_name(e->code), what, path, e->message);
+	fprintf(stderr, "nbg run: %s: %s %s: %s\n", nbg_code_name(e->code), what, shown(path),
+		shown(e->message));
 	return nbg_code_exit(e->code);
 }
 
@@ -428,7 +442,7 @@ static int load_tensor(const char *path, const nbg_io *io, uint8_t **raw, float 
 	nbg_mapping map;
 	nbg_error e;
 	if (nbg_map_file(path, &map, &e) != 0) {
-		fprintf(stderr, "nbg run: %s\n", e.message);
+		fprintf(stderr, "nbg run: %s\n", shown(e.message));
 		return NBG_EXIT_IO;
 	}
 	size_t rs;
@@ -444,12 +458,12 @@ static int run_inputs(run_state *s)
 {
 	if (s->a.input_count != s->n_in) {
 		fprintf(stderr, "nbg run: input-count-mismatch: %zu --input file%s given; %s declares %zu input%s\n",
-			s->a.input_count, s->a.input_count == 1 ? "" : "s", s->a.model, s->n_in, s->n_in == 1 ? "" : "s");
+			s->a.input_count, s->a.input_count == 1 ? "" : "s", shown(s->a.model), s->n_in, s->n_in == 1 ? "" : "s");
 		return nbg_code_exit(NBG_E_INPUT_COUNT_MISMATCH);
 	}
 	if (s->a.golden_count && s->a.golden_count != s->n_out) {
 		fprintf(stderr, "nbg run: %zu --golden file%s given; %s declares %zu output%s\n",
-			s->a.golden_count, s->a.golden_count == 1 ? "" : "s", s->a.model, s->n_out, s->n_out == 1 ? "" : "s");
+			s->a.golden_count, s->a.golden_count == 1 ? "" : "s", shown(s->a.model), s->n_out, s->n_out == 1 ? "" : "s");
 		return NBG_EXIT_USAGE;
 	}
 	size_t ni = s->n_in ? s->n_in : 1, no = s->n_out ? s->n_out : 1;
@@ -735,8 +749,9 @@ static int run_report(run_state *s, int rc)
 {
 	const nbg_rt_session_result *r = s->res;
 	char t[200];
-	printf("model: %s (target 0x%08x), %lu loop%s on %s via %s (%s)\n", s->a.model, s->m->target,
-	       r->loops, r->loops == 1 ? "" : "s", nbg_rt_backend_name(r->probe.backend), r->library,
+	printf("model: %s (target 0x%08x), %lu loop%s on %s via %s (%s)\n", shown(s->a.model),
+	       s->m->target, r->loops, r->loops == 1 ? "" : "s", nbg_rt_backend_name(r->probe.backend),
+	       shown(r->library),
 	       nbg_rt_select_name(r->backend));
 	if (r->cid_known)
 		printf("target: device CID %s%s\n", nbg_target_describe(r->cid, t, sizeof(t)),
@@ -752,17 +767,17 @@ static int run_report(run_state *s, int rc)
 		hex32(o->sha256, h);
 		printf("output %zu: %s ", i, format_name(o->data_format));
 		print_shape(stdout, nbg_model_output_at(s->m, i));
-		printf(" %zu bytes sha256 %s -> %s%s\n", o->size, h, s->staged[s->raw_staged[i]].final,
+		printf(" %zu bytes sha256 %s -> %s%s\n", o->size, h, shown(s->staged[s->raw_staged[i]].final),
 		       o->stable ? "" : " (differs between loops)");
 		if (s->a.golden_count)
 			printf("  golden %s: %s, %llu/%llu elements beyond %g, max abs diff %g\n",
-			       s->a.goldens[i], s->cmp[i].mismatches ? "MISMATCH" : "match",
+			       shown(s->a.goldens[i]), s->cmp[i].mismatches ? "MISMATCH" : "match",
 			       (unsigned long long)s->cmp[i].mismatches, (unsigned long long)s->cmp[i].elements,
 			       s->a.tolerance, s->cmp[i].max_abs_diff);
 		if (s->a.top)
 			print_top(s, i);
 	}
-	printf("summary: %s\n", s->staged[s->staged_count - 1].final);
+	printf("summary: %s\n", shown(s->staged[s->staged_count - 1].final));
 	if (!s->golden_ok) {
 		fprintf(stderr, "nbg run: golden mismatch (see summary.json)\n");
 		rc = NBG_EXIT_INVALID;
@@ -830,13 +845,14 @@ static int run_sample(run_args *a)
 	nbg_error e;
 	nbg_sample *smp = NULL;
 	if (nbg_map_file(a->sample, &map, &e) != 0) {
-		fprintf(stderr, "nbg run: %s\n", e.message);
+		fprintf(stderr, "nbg run: %s\n", shown(e.message));
 		return NBG_EXIT_IO;
 	}
 	nbg_code c = nbg_sample_parse((const char *)map.data, map.size, &smp, &e);
 	nbg_unmap_file(&map);
 	if (c != NBG_OK) {
-		fprintf(stderr, "nbg run: %s: %s: %s\n", nbg_code_name(c), a->sample, e.message);
+		fprintf(stderr, "nbg run: %s: %s: %s\n", nbg_code_name(c), shown(a->sample),
+			shown(e.message));
 		return nbg_code_exit(c);
 	}
 	int worst = 0, rc = ensure_dir(a->output_dir);
@@ -855,7 +871,7 @@ static int run_sample(run_args *a)
 		one.golden_count = w->golden_count;
 		one.out_names = w->outputs;
 		one.out_name_count = w->output_count;
-		printf("network %zu of %zu: %s\n", k + 1, smp->network_count, w->model);
+		printf("network %zu of %zu: %s\n", k + 1, smp->network_count, shown(w->model));
 		rc = run_one(&one);
 		if (rc == NBG_EXIT_INVALID && w->golden_count) {
 			worst = rc; /* a golden mismatch: the next network still runs */
