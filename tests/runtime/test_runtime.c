@@ -1,6 +1,6 @@
 /*
  * test_runtime.c - the runtime layer (nbg_runtime.h) driven through the
- * libnnsdk test double: every failure edge of the seed's list, the lifecycle
+ * libnnsdk test double: every failure edge of the recovered call graph, the lifecycle
  * order, destroy-once, the device probe, the error table and comparisons.
  */
 #include <dlfcn.h>
