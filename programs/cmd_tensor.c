@@ -83,16 +83,11 @@ static int tensor_option(const char *o, const char *v, tensor_args *a)
 static int parse_tensor_args(int argc, char **argv, tensor_args *a)
 {
 	memset(a, 0, sizeof(*a));
-	int operands = 0; /* after "--" */
+	/* "--" never arrives: the dispatcher passes an operand after it that
+	 * starts with '-' as "./NAME". */
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
-		if (operands) {
-			if (a->file)
-				return tensor_usage_error("one tensor file at a time; also got", s);
-			a->file = s;
-		} else if (!strcmp(s, "--")) {
-			operands = 1;
-		} else if (!strcmp(s, "--keep-dtype")) {
+		if (!strcmp(s, "--keep-dtype")) {
 			a->keep_dtype = 1;
 		} else if (!strcmp(s, "--model") || !strcmp(s, "--out") || !strcmp(s, "-o") ||
 			   !strcmp(s, "--from") || !strcmp(s, "--to") || !strcmp(s, "--input") ||
