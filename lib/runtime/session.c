@@ -275,6 +275,8 @@ nbg_code nbg_rt_session_run(const nbg_rt_session_options *opts, const uint8_t *m
 {
 	if (err)
 		nbg_rt_error_clear(err);
+	if (out)
+		*out = NULL; /* on every failure, as the header promises */
 	/* The options struct grows at its end: a caller built before nnsdk_path
 	 * existed passes the smaller size, and the members past it read as zero. */
 	if (!out || !opts || opts->size < offsetof(nbg_rt_session_options, nnsdk_path) || !model ||
