@@ -3,6 +3,8 @@
  * printing a load failure.
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -28,11 +30,17 @@ void nbg_loaded_free(nbg_loaded *l)
 
 void nbg_print_error(const char *path, const nbg_loaded *l)
 {
+	/* The path may come from a file (vpm_run's sample.txt): escaped, as
+	 * the message that may repeat it. */
+	char *p = nbg_text_escape(path ? path : "", SIZE_MAX);
+	char *m = nbg_text_escape(l->err.message, sizeof(l->err.message));
 	if (l->io_failed)
-		fprintf(stderr, "nbg: %s\n", l->err.message);
+		fprintf(stderr, "nbg: %s\n", m ? m : l->err.message);
 	else
-		fprintf(stderr, "nbg: %s: %s at offset %llu (0x%llx), field %s: %s\n", path,
+		fprintf(stderr, "nbg: %s: %s at offset %llu (0x%llx), field %s: %s\n", p ? p : "?",
 			nbg_code_name(l->err.code), (unsigned long long)l->err.offset,
 			(unsigned long long)l->err.offset, l->err.field[0] ? l->err.field : "-",
-			l->err.message);
+			m ? m : l->err.message);
+	free(p);
+	free(m);
 }

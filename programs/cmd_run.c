@@ -27,9 +27,22 @@
 
 /* ------------------------------------------------------------ helpers */
 
+/* Paths (from the command line or a sample.txt) and vendor messages as they
+ * may be shown on a terminal: printable ASCII kept, every other byte \xNN.
+ * The result lives until four more calls. */
+static const char *shown(const char *s)
+{
+	static char ring[4][4 * NBG_RT_PATH_MAX + 1];
+	static unsigned k;
+	char *b = ring[k++ % 4], *e = nbg_text_escape(s ? s : "", NBG_RT_PATH_MAX);
+	snprintf(b, sizeof(ring[0]), "%s", e ? e : "?");
+	free(e);
+	return b;
+}
+
 static void print_rt_error(const char *cmd, const nbg_error *e)
 {
-	fprintf(stderr, "nbg %s: %s: %s\n", cmd, nbg_code_name(e->code), e->message);
+	fprintf(stderr, "nbg %s: %s: %s\n", cmd, nbg_code_name(e->code), shown(e->message));
 }
 
 static void hex32(const uint8_t d[32], char out[65])
@@ -94,118 +107,6 @@ static json_t *json_finite(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* ------------------------------------------------------------ probe */
-
-int nbg_cmd_probe(int argc, char **argv)
-{
-	const char *root = NULL, *nnsdk = NULL;
-	int json = 0;
-
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (!strcmp(argv[i], "--device-root") && i + 1 < argc)
-			root = argv[++i];
-		else if (!strcmp(argv[i], "--nnsdk") && i + 1 < argc)
-			nnsdk = argv[++i];
-		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: nbg probe [--device-root DIR] [--nnsdk PATH] [--json]\n");
-			return NBG_EXIT_OK;
-		} else {
-			fprintf(stderr, "nbg probe: unknown or incomplete option '%s'\n"
-					"usage: nbg probe [--device-root DIR] [--nnsdk PATH] [--json]\n",
-				argv[i]);
-			return NBG_EXIT_USAGE;
-		}
-	}
-
-	nbg_rt_probe p;
-	nbg_error e;
-	if (nbg_rt_probe_devices(root, &p, &e) != NBG_OK) {
-		print_rt_error("probe", &e);
-		return NBG_EXIT_USAGE;
-	}
-
-	/* The library is checked too: "ready" means `nbg run` can get as far as
-	 * aml_module_create. */
-	nbg_rt_options o = { .size = sizeof(o), .nnsdk_path = nnsdk, .device_root = p.device_root,
-			     .flags = NBG_RT_OPEN_SKIP_PROBE };
-	nbg_runtime *rt = NULL;
-	nbg_error le;
-	nbg_code lc = nbg_runtime_open(&o, &rt, &le);
-	const char *libpath = rt ? nbg_runtime_library_path(rt) : NULL;
-	int has_flush = nbg_runtime_has_flush(rt);
-	int ready = p.nbg_capable && lc == NBG_OK;
-
-	if (json) {
-		json_t *doc = json_object();
-		json_object_set_new(doc, "device_root", json_string(p.device_root));
-		json_t *nodes = json_array();
-		for (int i = 0; i < NBG_RT_PROBE_NODES; i++) {
-			const nbg_rt_probe_node *n = &p.nodes[i];
-			json_t *jn = json_object();
-			json_object_set_new(jn, "name", json_string(n->name));
-			json_object_set_new(jn, "path", json_string(n->path));
-			json_object_set_new(jn, "present", json_boolean(n->present));
-			json_object_set_new(jn, "char_device", json_boolean(n->is_char_device));
-			json_object_set_new(jn, "backend", json_integer(n->backend));
-			json_object_set_new(jn, "backend_name", json_string(nbg_rt_backend_name(n->backend)));
-			json_array_append_new(nodes, jn);
-		}
-		json_object_set_new(doc, "nodes", nodes);
-		json_object_set_new(doc, "backend", json_integer(p.backend));
-		json_object_set_new(doc, "backend_name", json_string(nbg_rt_backend_name(p.backend)));
-		json_object_set_new(doc, "npu_present", json_boolean(p.npu_present));
-		json_object_set_new(doc, "nbg_capable", json_boolean(p.nbg_capable));
-		json_t *lib = json_object();
-		json_object_set_new(lib, "loaded", json_boolean(lc == NBG_OK));
-		if (lc == NBG_OK) {
-			json_object_set_new(lib, "path", json_string(libpath));
-			json_object_set_new(lib, "flush", json_boolean(has_flush));
-		} else {
-			json_object_set_new(lib, "error", json_string(nbg_code_name(lc)));
-			json_object_set_new(lib, "message", json_string(le.message));
-		}
-		json_object_set_new(doc, "library", lib);
-		json_object_set_new(doc, "ready", json_boolean(ready));
-		char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		json_decref(doc);
-		if (s)
-			puts(s);
-		free(s);
-	} else {
-		printf("device root: %s\n", p.device_root);
-		for (int i = 0; i < NBG_RT_PROBE_NODES; i++) {
-			const nbg_rt_probe_node *n = &p.nodes[i];
-			printf("  %-8s %-8s backend %d (%s)%s\n", n->name,
-			       n->present ? "present" : "absent", n->backend,
-			       nbg_rt_backend_name(n->backend),
-			       n->present && !n->is_char_device ? ", not a character device" : "");
-		}
-		if (p.backend == NBG_RT_BACKEND_NONE || p.backend == NBG_RT_BACKEND_GPU)
-			printf("NPU: none found under %s%s\n", p.device_root,
-			       p.backend == NBG_RT_BACKEND_GPU ? " (mali0 is a GPU; libnnsdk would "
-								 "use its TFLite delegate)" : "");
-		else
-			printf("NPU: backend %d (%s)%s\n", p.backend, nbg_rt_backend_name(p.backend),
-			       p.nbg_capable ? "" : ", which does not run VeriSilicon NBG files");
-		if (lc == NBG_OK)
-			printf("libnnsdk: %s loaded, all entry points resolved, flush %s\n", libpath,
-			       has_flush ? "available" : "absent");
-		else
-			printf("libnnsdk: %s: %s\n", nbg_code_name(lc), le.message);
-		printf("ready to run NBG files: %s\n", ready ? "yes" : "no");
-	}
-	nbg_runtime_close(rt);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "nbg probe: cannot write the report\n");
-		return NBG_EXIT_IO;
-	}
-	if (!p.npu_present)
-		fprintf(stderr, "nbg probe: no NPU device found under %s\n", p.device_root);
-	return ready ? NBG_EXIT_OK : NBG_EXIT_RUNTIME;
-}
-
 /* -------------------------------------------------------------- run */
 
 typedef struct run_args {
@@ -224,7 +125,8 @@ typedef struct run_args {
 	int input_kind_given;
 	uint32_t input_kind;
 	int backend;             /* nbg_rt_select */
-	const char *lib;         /* --lib (or --nnsdk) */
+	int backend_given;       /* --backend was given */
+	const char *lib;         /* --lib: the chosen backend's library */
 	int force_target, no_isolate;
 	unsigned long top;       /* --top N, 0: none */
 	unsigned long timeout_s; /* --timeout, 0: the default */
@@ -300,6 +202,7 @@ static int parse_extra(const char *s, const char *v, run_args *a)
 		for (int b = NBG_RT_SELECT_AUTO; b <= NBG_RT_SELECT_VIPLITE; b++)
 			if (!strcmp(v, nbg_rt_select_name(b))) {
 				a->backend = b;
+				a->backend_given = 1;
 				return 0;
 			}
 		return run_usage_error("--backend is auto, nnsdk or viplite, not '%s'", v);
@@ -354,10 +257,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 			if (!strcmp(s, "--output-dir")) {
 				a->output_dir = v;
 			} else if (!strcmp(s, "--nnsdk")) {
-				a->nnsdk = v;
-				a->lib = v;
-				if (!a->backend)
-					a->backend = NBG_RT_SELECT_NNSDK;
+				a->nnsdk = v; /* libnnsdk's library only, never VIPLite's */
 			} else if (!strcmp(s, "--device-root")) {
 				a->device_root = v;
 			} else if (!strcmp(s, "--loops")) {
@@ -392,6 +292,13 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 			return run_usage_error("one model at a time (got '%s' too; inputs follow --input)", s);
 		}
 	}
+	/* --nnsdk alone asks for libnnsdk, as it did before VIPLite existed;
+	 * with --backend it only names libnnsdk's library. */
+	if (a->nnsdk && !a->backend_given && !a->lib)
+		a->backend = NBG_RT_SELECT_NNSDK;
+	if (a->nnsdk && a->backend == NBG_RT_SELECT_VIPLITE)
+		fprintf(stderr, "nbg run: note: --nnsdk names the libnnsdk library, which --backend "
+				"viplite does not load; --lib names the VIPLite library\n");
 	if (a->sample && (a->model || a->input_count || a->golden_count))
 		return run_usage_error("%s", "--sample names the model, inputs and goldens itself");
 	if (a->sample && !a->output_dir)
@@ -413,11 +320,11 @@ static int ensure_dir(const char *dir)
 {
 	struct stat st;
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "nbg run: cannot create output directory %s: %s\n", dir, strerror(errno));
+		fprintf(stderr, "nbg run: cannot create output directory %s: %s\n", shown(dir), strerror(errno));
 		return NBG_EXIT_IO;
 	}
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "nbg run: %s is not a directory\n", dir);
+		fprintf(stderr, "nbg run: %s is not a directory\n", shown(dir));
 		return NBG_EXIT_IO;
 	}
 	return 0;
@@ -431,12 +338,12 @@ static int stage_file(const char *dir, const char *name, const void *data, size_
 	int n1 = snprintf(f->final, sizeof(f->final), "%s/%s", dir, name);
 	int n2 = snprintf(f->tmp, sizeof(f->tmp), "%s/.%s.tmp.XXXXXX", dir, name);
 	if (n1 < 0 || n2 < 0 || (size_t)n1 >= sizeof(f->final) || (size_t)n2 >= sizeof(f->tmp)) {
-		fprintf(stderr, "nbg run: output path under %s is too long\n", dir);
+		fprintf(stderr, "nbg run: output path under %s is too long\n", shown(dir));
 		return NBG_EXIT_IO;
 	}
 	int fd = mkstemp(f->tmp);
 	if (fd < 0) {
-		fprintf(stderr, "nbg run: cannot create a file in %s: %s\n", dir, strerror(errno));
+		fprintf(stderr, "nbg run: cannot create a file in %s: %s\n", shown(dir), strerror(errno));
 		return NBG_EXIT_IO;
 	}
 	f->written = 1;
@@ -447,7 +354,7 @@ static int stage_file(const char *dir, const char *name, const void *data, size_
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			fprintf(stderr, "nbg run: cannot write %s: %s\n", f->tmp,
+			fprintf(stderr, "nbg run: cannot write %s: %s\n", shown(f->tmp),
 				w < 0 ? strerror(errno) : "short write");
 			close(fd);
 			return NBG_EXIT_IO;
@@ -459,7 +366,7 @@ static int stage_file(const char *dir, const char *name, const void *data, size_
 	mode_t um = umask(0);
 	umask(um);
 	if (fchmod(fd, 0666 & ~um) != 0 || fsync(fd) != 0 || close(fd) != 0) {
-		fprintf(stderr, "nbg run: cannot finish %s: %s\n", f->tmp, strerror(errno));
+		fprintf(stderr, "nbg run: cannot finish %s: %s\n", shown(f->tmp), strerror(errno));
 		return NBG_EXIT_IO;
 	}
 	return 0;
@@ -481,8 +388,8 @@ static int commit_staged(staged_file *files, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (rename(files[i].tmp, files[i].final) != 0) {
-			fprintf(stderr, "nbg run: cannot rename %s to %s: %s\n", files[i].tmp,
-				files[i].final, strerror(errno));
+			fprintf(stderr, "nbg run: cannot rename %s to %s: %s\n", shown(files[i].tmp),
+				shown(files[i].final), strerror(errno));
 			discard_staged(files, n);
 			return NBG_EXIT_IO;
 		}
@@ -515,6 +422,7 @@ typedef struct run_state {
 	nbg_tensor_diff *cmp;
 	staged_file *staged;
 	size_t staged_count;
+	size_t *raw_staged;         /* output i's raw file is staged[raw_staged[i]] */
 	nbg_rt_session_result *res;
 	json_t *summary;
 	nbg_error e;
@@ -523,7 +431,8 @@ typedef struct run_state {
 
 static int tensor_fail(const char *path, const char *what, const nbg_error *e)
 {
-	fprintf(stderr, "nbg run: %s: %s %s: %s\n", nbg_code_name(e->code), what, path, e->message);
+	fprintf(stderr, "nbg run: %s: %s %s: %s\n", nbg_code_name(e->code), what, shown(path),
+		shown(e->message));
 	return nbg_code_exit(e->code);
 }
 
@@ -533,7 +442,7 @@ static int load_tensor(const char *path, const nbg_io *io, uint8_t **raw, float 
 	nbg_mapping map;
 	nbg_error e;
 	if (nbg_map_file(path, &map, &e) != 0) {
-		fprintf(stderr, "nbg run: %s\n", e.message);
+		fprintf(stderr, "nbg run: %s\n", shown(e.message));
 		return NBG_EXIT_IO;
 	}
 	size_t rs;
@@ -549,12 +458,12 @@ static int run_inputs(run_state *s)
 {
 	if (s->a.input_count != s->n_in) {
 		fprintf(stderr, "nbg run: input-count-mismatch: %zu --input file%s given; %s declares %zu input%s\n",
-			s->a.input_count, s->a.input_count == 1 ? "" : "s", s->a.model, s->n_in, s->n_in == 1 ? "" : "s");
+			s->a.input_count, s->a.input_count == 1 ? "" : "s", shown(s->a.model), s->n_in, s->n_in == 1 ? "" : "s");
 		return nbg_code_exit(NBG_E_INPUT_COUNT_MISMATCH);
 	}
 	if (s->a.golden_count && s->a.golden_count != s->n_out) {
 		fprintf(stderr, "nbg run: %zu --golden file%s given; %s declares %zu output%s\n",
-			s->a.golden_count, s->a.golden_count == 1 ? "" : "s", s->a.model, s->n_out, s->n_out == 1 ? "" : "s");
+			s->a.golden_count, s->a.golden_count == 1 ? "" : "s", shown(s->a.model), s->n_out, s->n_out == 1 ? "" : "s");
 		return NBG_EXIT_USAGE;
 	}
 	size_t ni = s->n_in ? s->n_in : 1, no = s->n_out ? s->n_out : 1;
@@ -565,7 +474,9 @@ static int run_inputs(run_state *s)
 	s->gold_f = calloc(no, sizeof(*s->gold_f));
 	s->cmp = calloc(no, sizeof(*s->cmp));
 	s->staged = calloc(2 * s->n_out + 1, sizeof(*s->staged));
-	if (!s->in_raw || !s->bufs || !s->out_io || !s->out_f || !s->gold_f || !s->cmp || !s->staged) {
+	s->raw_staged = calloc(no, sizeof(*s->raw_staged));
+	if (!s->in_raw || !s->bufs || !s->out_io || !s->out_f || !s->gold_f || !s->cmp || !s->staged ||
+	    !s->raw_staged) {
 		fprintf(stderr, "nbg run: out of memory\n");
 		return NBG_EXIT_IO;
 	}
@@ -595,7 +506,7 @@ static int run_inputs(run_state *s)
 static int run_session(run_state *s)
 {
 	nbg_rt_session_options o = { .size = sizeof(o), .backend = s->a.backend, .lib_path = s->a.lib,
-				     .device_root = s->a.device_root, .loops = s->a.loops,
+				     .nnsdk_path = s->a.nnsdk, .device_root = s->a.device_root, .loops = s->a.loops,
 				     .input_kind = s->a.input_kind,
 				     .timeout_ms = (uint32_t)(s->a.timeout_s * 1000) };
 	o.flags = (s->a.force_target ? NBG_RT_SESSION_FORCE_TARGET : 0) |
@@ -620,6 +531,7 @@ static int run_outputs(run_state *s)
 		} else {
 			snprintf(name, sizeof(name), "output_%zu.bin", i);
 		}
+		s->raw_staged[i] = s->staged_count;
 		int rc = stage_file(s->a.output_dir, name, o->data, o->size, &s->staged[s->staged_count++]);
 		if (rc)
 			return rc;
@@ -698,11 +610,11 @@ static json_t *outputs_json(const run_state *s)
 		const nbg_rt_session_output *op = &s->res->outputs[i];
 		const nbg_io *io = nbg_model_output_at(s->m, i);
 		json_t *x = json_object();
-		const char *slash = strrchr(s->staged[i].final, '/');
+		const char *final = s->staged[s->raw_staged[i]].final, *slash = strrchr(final, '/');
 		json_object_set_new(x, "index", json_integer((json_int_t)i));
 		if (io->has_name)
 			json_object_set_new(x, "name", json_text(io->name));
-		json_object_set_new(x, "file", json_text(slash ? slash + 1 : s->staged[i].final));
+		json_object_set_new(x, "file", json_text(slash ? slash + 1 : final));
 		if (s->out_f[i]) {
 			char n[64];
 			snprintf(n, sizeof(n), "output_%zu.npy", i);
@@ -837,8 +749,9 @@ static int run_report(run_state *s, int rc)
 {
 	const nbg_rt_session_result *r = s->res;
 	char t[200];
-	printf("model: %s (target 0x%08x), %lu loop%s on %s via %s (%s)\n", s->a.model, s->m->target,
-	       r->loops, r->loops == 1 ? "" : "s", nbg_rt_backend_name(r->probe.backend), r->library,
+	printf("model: %s (target 0x%08x), %lu loop%s on %s via %s (%s)\n", shown(s->a.model),
+	       s->m->target, r->loops, r->loops == 1 ? "" : "s", nbg_rt_backend_name(r->probe.backend),
+	       shown(r->library),
 	       nbg_rt_select_name(r->backend));
 	if (r->cid_known)
 		printf("target: device CID %s%s\n", nbg_target_describe(r->cid, t, sizeof(t)),
@@ -854,17 +767,17 @@ static int run_report(run_state *s, int rc)
 		hex32(o->sha256, h);
 		printf("output %zu: %s ", i, format_name(o->data_format));
 		print_shape(stdout, nbg_model_output_at(s->m, i));
-		printf(" %zu bytes sha256 %s -> %s%s\n", o->size, h, s->staged[i].final,
+		printf(" %zu bytes sha256 %s -> %s%s\n", o->size, h, shown(s->staged[s->raw_staged[i]].final),
 		       o->stable ? "" : " (differs between loops)");
 		if (s->a.golden_count)
 			printf("  golden %s: %s, %llu/%llu elements beyond %g, max abs diff %g\n",
-			       s->a.goldens[i], s->cmp[i].mismatches ? "MISMATCH" : "match",
+			       shown(s->a.goldens[i]), s->cmp[i].mismatches ? "MISMATCH" : "match",
 			       (unsigned long long)s->cmp[i].mismatches, (unsigned long long)s->cmp[i].elements,
 			       s->a.tolerance, s->cmp[i].max_abs_diff);
 		if (s->a.top)
 			print_top(s, i);
 	}
-	printf("summary: %s\n", s->staged[s->staged_count - 1].final);
+	printf("summary: %s\n", shown(s->staged[s->staged_count - 1].final));
 	if (!s->golden_ok) {
 		fprintf(stderr, "nbg run: golden mismatch (see summary.json)\n");
 		rc = NBG_EXIT_INVALID;
@@ -893,6 +806,7 @@ static int run_cleanup(run_state *s, int rc)
 	free(s->gold_f);
 	free(s->cmp);
 	free(s->staged);
+	free(s->raw_staged);
 	nbg_loaded_free(&s->model);
 	return rc;
 }
@@ -931,13 +845,14 @@ static int run_sample(run_args *a)
 	nbg_error e;
 	nbg_sample *smp = NULL;
 	if (nbg_map_file(a->sample, &map, &e) != 0) {
-		fprintf(stderr, "nbg run: %s\n", e.message);
+		fprintf(stderr, "nbg run: %s\n", shown(e.message));
 		return NBG_EXIT_IO;
 	}
 	nbg_code c = nbg_sample_parse((const char *)map.data, map.size, &smp, &e);
 	nbg_unmap_file(&map);
 	if (c != NBG_OK) {
-		fprintf(stderr, "nbg run: %s: %s: %s\n", nbg_code_name(c), a->sample, e.message);
+		fprintf(stderr, "nbg run: %s: %s: %s\n", nbg_code_name(c), shown(a->sample),
+			shown(e.message));
 		return nbg_code_exit(c);
 	}
 	int worst = 0, rc = ensure_dir(a->output_dir);
@@ -956,7 +871,7 @@ static int run_sample(run_args *a)
 		one.golden_count = w->golden_count;
 		one.out_names = w->outputs;
 		one.out_name_count = w->output_count;
-		printf("network %zu of %zu: %s\n", k + 1, smp->network_count, w->model);
+		printf("network %zu of %zu: %s\n", k + 1, smp->network_count, shown(w->model));
 		rc = run_one(&one);
 		if (rc == NBG_EXIT_INVALID && w->golden_count) {
 			worst = rc; /* a golden mismatch: the next network still runs */

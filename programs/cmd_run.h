@@ -4,9 +4,10 @@
 #ifndef NBG_CMD_RUN_H
 #define NBG_CMD_RUN_H
 
-/* `nbg probe [--device-root DIR] [--nnsdk PATH] [--json]`.  argv[0] is the
- * subcommand name.  Returns 0 when an NBG-capable NPU is present and libnnsdk
- * loads with every required symbol, 4 otherwise, 2 on usage errors. */
+/* `nbg probe [--device-root DIR] [--nnsdk PATH] [--viplite PATH]
+ * [--no-isolate] [--json]` (cmd_probe.c).  argv[0] is the subcommand name.
+ * Returns 0 when an NBG-capable NPU node exists and the runtime `nbg run`
+ * would choose for it is usable, 4 otherwise, 2 on usage errors. */
 int nbg_cmd_probe(int argc, char **argv);
 
 /* `nbg run MODEL --input FILE... --output-dir DIR [--loops N]

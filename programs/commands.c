@@ -12,6 +12,7 @@
 #include "cmd_graph.h"
 #include "cmd_ledger.h"
 #include "cmd_run.h"
+#include "cmd_tensor.h"
 
 #define OPT_MAX 24
 
@@ -90,11 +91,15 @@ static const command_doc commands[] = {
 	    { "--svg", "OUT.svg", "draw it with Graphviz's dot into OUT.svg" },
 	    { "--title", "TEXT", "the picture's title" } } },
 	{ "probe", nbg_cmd_probe, "", "which NPU device and runtime this machine has",
-	  "Looks for the NPU device nodes and the vendor runtime libraries and reports what "
-	  "was found.  Exit 4 when no NBG-capable runtime is available.",
+	  "Looks for the NPU device nodes and, for each vendor runtime (libnnsdk, VIPLite 2.x "
+	  "libNBGlinker.so, VIPLite 1.x libVIPlite.so), whether its library loads, its version, "
+	  "the entry points resolved, vip_init's result, devices, cores and CID; then names the "
+	  "runtime nbg run would choose.  Exit 4 when that runtime is not usable.",
 	  { { "--json", NULL, "one JSON document instead of text" },
-	    { "--device-root", "DIR", "look for device nodes under DIR instead of /" },
-	    { "--nnsdk", "PATH", "the libnnsdk.so to load" } } },
+	    { "--device-root", "DIR", "look for device nodes under DIR instead of /dev" },
+	    { "--nnsdk", "PATH", "the libnnsdk.so to load" },
+	    { "--viplite", "PATH", "the one VIPLite library to load instead of both defaults" },
+	    { "--no-isolate", NULL, "call the vendor libraries in this process" } } },
 	{ "run", nbg_cmd_run, "MODEL", "run a model on the NPU through the vendor runtime",
 	  "Validates the model, checks its target against the device, runs it through NNSDK "
 	  "or VIPLite (vendor calls in a child process), writes output_<i>.bin, "
@@ -107,14 +112,26 @@ static const command_doc commands[] = {
 	    { "--top", "N", "print the N largest values of each output" },
 	    { "--backend", "auto|nnsdk|viplite", "which vendor runtime" },
 	    { "--lib", "PATH", "the chosen backend's library" },
-	    { "--nnsdk", "PATH", "the libnnsdk.so to load" },
+	    { "--nnsdk", "PATH", "the libnnsdk.so to load when libnnsdk runs (never VIPLite)" },
 	    { "--force-target", NULL, "run even when the model's target is not the device's" },
-	    { "--device-root", "DIR", "look for device nodes under DIR instead of /" },
+	    { "--device-root", "DIR", "look for device nodes under DIR instead of /dev" },
 	    { "--timeout", "SECONDS", "give up on a vendor call after this long" },
 	    { "--float32-outputs", NULL, "ask the runtime for float32 outputs" },
 	    { "--input-kind", "N", "the NNSDK input descriptor kind" },
 	    { "--no-isolate", NULL, "call the vendor library in this process" },
 	    { "--sample", "sample.txt", "read inputs, goldens and outputs from vpm_run's file" } } },
+	{ "tensor", nbg_cmd_tensor, "FILE", "convert tensors with a model's I/O record",
+	  "Converts between NumPy .npy, vpm_run's .tensor text and raw bytes with one of the "
+	  "model's input or output records: .npy or text to the exact bytes the record needs "
+	  "(quantized with its own parameters), or raw outputs to float32 .npy (outermost "
+	  "dimension first) or text.  Without --input or --output it lists the records.",
+	  { { "--model", "MODEL.nb", "the model whose records describe the tensor (required)" },
+	    { "--input", "N", "convert with input record N" },
+	    { "--output", "N", "convert with output record N" },
+	    { "--out", "OUT", "where to write the result (also -o), all or nothing" },
+	    { "--from", "raw|npy|text", "how FILE is read, instead of by its extension" },
+	    { "--to", "raw|npy|text", "how OUT is written, instead of by its extension" },
+	    { "--keep-dtype", NULL, ".npy in the record's own dtype instead of float32" } } },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

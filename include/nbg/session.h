@@ -50,15 +50,21 @@ NBG_API const char *nbg_rt_select_name(int select);
 typedef struct nbg_rt_session_options {
 	size_t size;             /* sizeof(nbg_rt_session_options) */
 	int backend;             /* nbg_rt_select */
-	const char *lib_path;    /* the chosen backend's library.  NULL: $NBG_NNSDK_PATH or
-				    "libnnsdk.so"; $NBG_VIPLITE_PATH, else "libNBGlinker.so"
-				    then "libVIPlite.so" */
+	const char *lib_path;    /* the chosen backend's library.  NULL: for libnnsdk
+				    nnsdk_path, else $NBG_NNSDK_PATH, else "libnnsdk.so"; for
+				    VIPLite $NBG_VIPLITE_PATH, else "libNBGlinker.so" then
+				    "libVIPlite.so".  With AUTO, a lib_path exporting vip_init
+				    selects VIPLite, any other libnnsdk */
 	const char *device_root; /* NULL: $NBG_DEVICE_ROOT, else "/dev" */
 	unsigned long loops;     /* 0 means 1 */
 	unsigned flags;          /* NBG_RT_SESSION_* */
 	uint32_t input_kind;     /* with NBG_RT_SESSION_INPUT_KIND */
 	uint32_t timeout_ms;     /* the isolated child's limit; 0: 600000 */
 	uint32_t run_timeout_ms; /* VIPLite's own network time-out (property 68); 0: its default */
+	const char *nnsdk_path;  /* libnnsdk's library when libnnsdk runs and lib_path does not
+				    name it (NBG_RT_SELECT_NNSDK without lib_path, or AUTO choosing
+				    libnnsdk); never loaded as VIPLite.  NULL: $NBG_NNSDK_PATH or
+				    "libnnsdk.so" */
 } nbg_rt_session_options;
 
 typedef struct nbg_rt_stat {
@@ -133,6 +139,7 @@ typedef struct nbg_rt_backend_report {
 	uint32_t cid, device_count, cores;
 	nbg_code code;              /* NBG_OK when the backend is usable */
 	char message[512];
+	int has_flush;              /* libnnsdk: aml_util_flushTensorHandle exported */
 } nbg_rt_backend_report;
 
 /*
@@ -144,6 +151,41 @@ typedef struct nbg_rt_backend_report {
  */
 NBG_API nbg_code nbg_rt_backend_probe(int backend, const char *lib_path, unsigned flags,
 				      nbg_rt_backend_report *out, nbg_error *err);
+
+/* ------------------------------------------------------ the whole machine */
+
+#define NBG_RT_MACHINE_REPORTS 3
+
+/* What `nbg probe` reports: the device nodes, every backend, and which one
+ * `nbg run --backend auto` would use. */
+typedef struct nbg_rt_machine {
+	nbg_rt_probe devices;
+	size_t report_count;
+	/* libnnsdk first, then VIPLite 2.x (libNBGlinker.so) and 1.x
+	 * (libVIPlite.so); a single VIPLite report when a VIPLite path was
+	 * given or $NBG_VIPLITE_PATH is set. */
+	nbg_rt_backend_report reports[NBG_RT_MACHINE_REPORTS];
+	const char *generation[NBG_RT_MACHINE_REPORTS]; /* "libnnsdk", "VIPLite 2.x", ... */
+	int selected; /* index into reports, -1 when no NBG-capable device node exists */
+	int ready;    /* an NBG-capable node exists and reports[selected].code is NBG_OK */
+} nbg_rt_machine;
+
+/*
+ * Probes the device nodes under device_root (NULL: $NBG_DEVICE_ROOT, else
+ * /dev) and every backend (nnsdk_path and viplite_path may be NULL for the
+ * defaults; flags: NBG_RT_SESSION_NO_ISOLATE), and selects as a session with
+ * NBG_RT_SELECT_AUTO does: galcore -> libnnsdk; vipcore -> the first VIPLite
+ * library that loads with every entry point, else libnnsdk; no node or
+ * adla0 -> none.  Returns NBG_OK (read out->ready), INVALID_ARGUMENT.
+ */
+NBG_API nbg_code nbg_rt_machine_probe(const char *device_root, const char *nnsdk_path,
+				      const char *viplite_path, unsigned flags,
+				      nbg_rt_machine *out, nbg_error *err);
+
+/* The probe as one JSON document (doc/runtime.md, "nbg probe"), paths and
+ * messages that are not UTF-8 kept readable as \xNN escapes.  Returns
+ * malloc'd text ending in a newline, NULL when out of memory. */
+NBG_API char *nbg_rt_machine_json(const nbg_rt_machine *m);
 
 /* The decoded guess of a vip_get_version() word: major, minor, patch in
  * bytes 2, 1, 0 (0x00010d00 -> 1.13.0 for "1.13.0.1", 0x00020003 -> 2.0.3

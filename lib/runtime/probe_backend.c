@@ -34,6 +34,7 @@ static void probe_nnsdk(const char *lib, nbg_rt_backend_report *rep)
 		snprintf(rep->message, sizeof(rep->message), "%s", e.message);
 	const char *path = lib && *lib ? lib : nbg_rt_env("NBG_NNSDK_PATH");
 	snprintf(rep->library, sizeof(rep->library), "%s", path ? path : "libnnsdk.so");
+	rep->has_flush = nbg_runtime_has_flush(rt);
 	nbg_rt_crumb("dlopen(libnnsdk)");
 	void *dl = rep->code == NBG_E_ABI_UNSUPPORTED ? NULL : dlopen(rep->library, RTLD_NOW | RTLD_LOCAL);
 	rep->library_found = dl != NULL;

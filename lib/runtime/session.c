@@ -4,6 +4,7 @@
  * isolated child process; and the per-backend probe of `nbg probe`.
  */
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,7 +89,10 @@ static nbg_code nnsdk_loops(nbg_rt_graph *g, const sess_arg *a, nbg_rt_sink *sin
 static nbg_code nnsdk_session(const sess_arg *a, nbg_rt_sink *sink, nbg_error *err)
 {
 	const nbg_rt_session_options *o = &a->o;
-	nbg_rt_options ro = { .size = sizeof(ro), .nnsdk_path = o->lib_path,
+	/* lib_path names the chosen backend's library; nnsdk_path only ever
+	 * names libnnsdk's. */
+	const char *lib = o->lib_path && *o->lib_path ? o->lib_path : o->nnsdk_path;
+	nbg_rt_options ro = { .size = sizeof(ro), .nnsdk_path = lib,
 			      .device_root = o->device_root, .flags = NBG_RT_OPEN_SKIP_PROBE,
 			      .float32_outputs = (o->flags & NBG_RT_SESSION_FLOAT32_OUTPUTS) != 0,
 			      .input_kind = o->input_kind };
@@ -271,13 +275,19 @@ nbg_code nbg_rt_session_run(const nbg_rt_session_options *opts, const uint8_t *m
 {
 	if (err)
 		nbg_rt_error_clear(err);
-	if (!out || !opts || opts->size < sizeof(*opts) || !model || (count && !inputs))
+	if (out)
+		*out = NULL; /* on every failure, as the header promises */
+	/* The options struct grows at its end: a caller built before nnsdk_path
+	 * existed passes the smaller size, and the members past it read as zero. */
+	if (!out || !opts || opts->size < offsetof(nbg_rt_session_options, nnsdk_path) || !model ||
+	    (count && !inputs))
 		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1,
 				   "session: NULL pointer or options size not sizeof(nbg_rt_session_options)");
 	*out = NULL;
 	sess_arg a;
 	memset(&a, 0, sizeof(a));
-	a.o = *opts;
+	memcpy(&a.o, opts, opts->size < sizeof(a.o) ? opts->size : sizeof(a.o));
+	a.o.size = sizeof(a.o);
 	a.model = model;
 	a.size = size;
 	a.inputs = inputs;
@@ -295,7 +305,7 @@ nbg_code nbg_rt_session_run(const nbg_rt_session_options *opts, const uint8_t *m
 	nbg_code rc = count != m->input_count
 			      ? nbg_rt_fail(err, NBG_E_INPUT_COUNT_MISMATCH, -1,
 					    "%zu inputs given; the NBG declares %zu", count, m->input_count)
-			      : check_probe(opts, &probe, err);
+			      : check_probe(&a.o, &probe, err);
 	for (size_t i = 0; rc == NBG_OK && i < count; i++)
 		if (inputs[i].size != nbg_model_input_at(m, i)->byte_size)
 			rc = nbg_rt_fail(err, NBG_E_INPUT_SIZE_MISMATCH, (int32_t)i,
@@ -310,8 +320,8 @@ nbg_code nbg_rt_session_run(const nbg_rt_session_options *opts, const uint8_t *m
 	nbg_rt_shared_head *h = NULL;
 	if (rc == NBG_OK) {
 		a.seed.probe = probe;
-		a.seed.loops = opts->loops ? opts->loops : 1;
-		rc = nbg_rt_isolate(!(opts->flags & NBG_RT_SESSION_NO_ISOLATE), total, opts->timeout_ms,
+		a.seed.loops = a.o.loops ? a.o.loops : 1;
+		rc = nbg_rt_isolate(!(a.o.flags & NBG_RT_SESSION_NO_ISOLATE), total, a.o.timeout_ms,
 				    session_child, &a, &h, err);
 	}
 	if (rc == NBG_OK && h->rc != NBG_OK) {

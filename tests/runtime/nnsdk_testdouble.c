@@ -1,7 +1,7 @@
 /*
  * nnsdk_testdouble.c - a TEST DOUBLE standing in for the vendor's libnnsdk.so
  * on machines without an NPU.  It is not vendor code and runs nothing: it
- * exports the same four entry points with the seed's ABI, checks every byte
+ * exports the same four entry points with the recovered libnnsdk ABI, checks every byte
  * it is handed against the documented layouts (reading raw offsets, not
  * libnbg's structs, so the two sides are independent), copies the model as the
  * real runtime does, and returns deterministic outputs of the sizes the NBG
@@ -42,7 +42,7 @@
 
 #define TD_EXPORT __attribute__((visibility("default")))
 
-/* The layouts, as offsets (seed 003 and doc/runtime.md). */
+/* The layouts, as offsets (the recovered libnnsdk call graph, doc/runtime.md). */
 #define CFG_SIZE 0x8e0u
 #define CFG_PATH 0x08u
 #define CFG_DATA 0x10u

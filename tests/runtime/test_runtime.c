@@ -1,6 +1,6 @@
 /*
  * test_runtime.c - the runtime layer (nbg_runtime.h) driven through the
- * libnnsdk test double: every failure edge of the seed's list, the lifecycle
+ * libnnsdk test double: every failure edge of the recovered call graph, the lifecycle
  * order, destroy-once, the device probe, the error table and comparisons.
  */
 #include <dlfcn.h>
@@ -22,6 +22,7 @@
 
 #include "nbg/nbg.h"
 #include "nbg/runtime.h"
+#include "nbg/targets.h"
 
 #define MODEL_INT16 NBG_CORPUS_DIR "/v2/face_detector_nbg_int16.nb"
 #define MODEL_FP16 NBG_CORPUS_DIR "/v2/face_detector_nbg_fp16.nb"
@@ -268,6 +269,48 @@ static void test_code_table_doc(void **state)
 	if (strcmp(b, want) != 0)
 		fprintf(stderr, "doc/runtime.md error table is stale; expected:\n%s", want);
 	assert_string_equal(b, want);
+	free(want);
+	free(text);
+}
+
+/* doc/runtime.md lists the known-target table of lib/common/targets.c, and
+ * nbg_target_lookup finds every entry it lists. */
+static void test_target_table_doc(void **state)
+{
+	(void)state;
+	file_buf doc = read_all(NBG_SOURCE_DIR "/doc/runtime.md");
+	char *text = malloc(doc.size + 1);
+	assert_non_null(text);
+	memcpy(text, doc.data, doc.size);
+	text[doc.size] = 0;
+	free(doc.data);
+	static const char begin[] = "<!-- BEGIN known targets -->\n";
+	char *b = strstr(text, begin), *e = strstr(text, "<!-- END known targets -->");
+	assert_non_null(b);
+	assert_non_null(e);
+	b += strlen(begin);
+	size_t cap = 8192, len = 0;
+	char *want = malloc(cap);
+	assert_non_null(want);
+	len += (size_t)snprintf(want, cap, "| target | VeriSilicon configuration | SoC / board where "
+					   "a source states it |\n|---|---|---|\n");
+	const nbg_target_info *t;
+	uint32_t prev = 0;
+	for (size_t i = 0; (t = nbg_target_at(i)) != NULL; i++) {
+		assert_true(i == 0 || t->target > prev); /* ascending, no duplicates */
+		prev = t->target;
+		assert_ptr_equal(nbg_target_lookup(t->target), t);
+		len += (size_t)snprintf(want + len, cap - len, "| 0x%08x | %s | %s |\n", t->target,
+					t->config ? t->config : "—", t->soc ? t->soc : "—");
+	}
+	assert_true(len < cap);
+	*e = 0;
+	if (strcmp(b, want) != 0)
+		fprintf(stderr, "doc/runtime.md target table is stale; expected:\n%s", want);
+	assert_string_equal(b, want);
+	assert_null(nbg_target_lookup(0x15)); /* the driver's own example of an unknown target */
+	char d[128];
+	assert_string_equal(nbg_target_describe(0x15, d, sizeof(d)), "0x00000015 (unknown target)");
 	free(want);
 	free(text);
 }
@@ -929,6 +972,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_code_table),
 		cmocka_unit_test(test_code_table_doc),
+		cmocka_unit_test(test_target_table_doc),
 		cmocka_unit_test_setup(test_probe_order, reset_env),
 		cmocka_unit_test_setup(test_probe_env, reset_env),
 		cmocka_unit_test_setup(test_open_library_missing, reset_env),

@@ -280,9 +280,14 @@ static void test_probe_galcore(void **state)
 	assert_string_equal(json_string_value(json_object_get(j, "backend_name")), "VIPUNIFY");
 	assert_true(json_is_true(json_object_get(j, "nbg_capable")));
 	assert_true(json_is_true(json_object_get(j, "ready")));
-	json_t *lib = json_object_get(j, "library");
-	assert_true(json_is_true(json_object_get(lib, "loaded")));
+	json_t *lib = json_array_get(json_object_get(j, "backends"), 0); /* libnnsdk's report */
+	assert_string_equal(json_string_value(json_object_get(lib, "backend")), "nnsdk");
+	assert_string_equal(json_string_value(json_object_get(lib, "library")), TD_LIB);
+	assert_true(json_is_true(json_object_get(lib, "found")));
+	assert_string_equal(json_string_value(json_object_get(lib, "code")), "ok");
 	assert_true(json_is_true(json_object_get(lib, "flush")));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "selected"), "backend")),
+			    "nnsdk");
 	json_decref(j);
 	result_free(&r);
 

@@ -132,6 +132,36 @@ static void test_nnsdk_real_failure(void **state)
 	unsetenv("NNSDK_TESTDOUBLE_FAIL");
 }
 
+/* The options struct grows at its end: a caller compiled before nnsdk_path
+ * existed passes the smaller size and still runs; a size short of that is
+ * refused. */
+static void test_options_size(void **state)
+{
+	(void)state;
+	setenv("VIPLITE_TD", "", 1);
+	nbg_rt_session_options o;
+	memset(&o, 0xa5, sizeof(o)); /* bytes past the given size must not be read */
+	o.size = offsetof(nbg_rt_session_options, nnsdk_path);
+	o.backend = NBG_RT_SELECT_VIPLITE;
+	o.lib_path = TD_VIP;
+	o.device_root = NULL;
+	o.loops = 1;
+	o.flags = NBG_RT_SESSION_SKIP_PROBE;
+	o.input_kind = 0;
+	o.timeout_ms = 0;
+	o.run_timeout_ms = 0;
+	nbg_rt_buffer in = { input, input_size };
+	nbg_rt_session_result *r = NULL;
+	nbg_error e;
+	assert_int_equal(nbg_rt_session_run(&o, model, model_size, &in, 1, &r, &e), NBG_OK);
+	assert_int_equal(r->backend, NBG_RT_SELECT_VIPLITE);
+	nbg_rt_session_free(r);
+	o.size = offsetof(nbg_rt_session_options, run_timeout_ms);
+	assert_int_equal(nbg_rt_session_run(&o, model, model_size, &in, 1, &r, &e),
+			 NBG_E_INVALID_ARGUMENT);
+	assert_null(r);
+}
+
 static void test_probe_report(void **state)
 {
 	(void)state;
@@ -186,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_success),
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_nnsdk_real_failure),
+		cmocka_unit_test(test_options_size),
 		cmocka_unit_test(test_probe_report),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

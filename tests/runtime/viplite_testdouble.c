@@ -10,15 +10,20 @@
  * Outputs: byte j of output k is (j * 7 + k + sum of all input bytes) & 0xff.
  * VIPLITE_TD (comma list) picks failures: init-fail, hw-fail, create-fail
  * (status from VIPLITE_TD_STATUS, default -4), prepare-fail, buffer-fail,
- * map-null, run-timeout, invalidate-fail, io-count, crash-run.
- * VIPLITE_TD_CID sets the CID (default 0x1000003b).
- * -DTD_OMIT_PREPARE builds a variant without vip_prepare_network.
+ * map-null, run-timeout, invalidate-fail, io-count, crash-run (SIGSEGV inside
+ * vip_run_network), hang-run (vip_run_network never returns).
+ * VIPLITE_TD_CID sets the CID (default 0x1000003b).  vip_query_hardware
+ * reports 1 device with 1 core.
+ * -DTD_OMIT_PREPARE builds a variant without vip_prepare_network;
+ * -DTD_VERSION=0x00010d00u one that reports VIPLite 1.13's version word
+ * (default 0x00020003, 2.0.3).
  */
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nbg/nbg.h"
 
@@ -54,8 +59,12 @@ static int mode(const char *m)
 	return 0;
 }
 
+#ifndef TD_VERSION
+#define TD_VERSION 0x00020003u
+#endif
+
 X uint32_t vip_get_version(void);
-uint32_t vip_get_version(void) { return 0x00020003u; }
+uint32_t vip_get_version(void) { return TD_VERSION; }
 
 X int32_t vip_init(void);
 int32_t vip_init(void)
@@ -310,6 +319,8 @@ int32_t vip_run_network(void *net)
 		violation("run before prepare or before every input and output was bound");
 	if (mode("crash-run"))
 		raise(SIGSEGV);
+	while (mode("hang-run"))
+		sleep(1); /* a driver that never answers: only the caller's time-out ends this */
 	if (mode("run-timeout"))
 		return -1;
 	ran = 1;

@@ -1,0 +1,161 @@
+/*
+ * cmd_probe.c - `nbg probe`: the NPU device nodes, and for each vendor
+ * runtime (libnnsdk, VIPLite 2.x libNBGlinker.so, VIPLite 1.x
+ * libVIPlite.so) whether its library loads, its version word, the entry
+ * points resolved, vip_init's result, devices, cores and CID; then the
+ * runtime `nbg run` would choose (doc/runtime.md, "nbg probe").
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd_run.h"
+#include "nbg/runtime.h"
+#include "nbg/session.h"
+#include "nbg/targets.h"
+
+static const char probe_usage[] =
+	"usage: nbg probe [--device-root DIR] [--nnsdk PATH] [--viplite PATH] [--no-isolate] "
+	"[--json]\n";
+
+/* A path or vendor message: printable ASCII as is, other bytes as \xNN. */
+static void put_text(const char *s)
+{
+	char *e = nbg_text_escape(s, SIZE_MAX);
+	fputs(e ? e : "?", stdout);
+	free(e);
+}
+
+static void print_nodes(const nbg_rt_probe *p)
+{
+	fputs("device root: ", stdout);
+	put_text(p->device_root);
+	fputc('\n', stdout);
+	for (int i = 0; i < NBG_RT_PROBE_NODES; i++) {
+		const nbg_rt_probe_node *n = &p->nodes[i];
+		printf("  %-8s %-8s backend %d (%s)%s\n", n->name, n->present ? "present" : "absent",
+		       n->backend, nbg_rt_backend_name(n->backend),
+		       n->present && !n->is_char_device ? ", not a character device" : "");
+	}
+	if (p->backend == NBG_RT_BACKEND_NONE || p->backend == NBG_RT_BACKEND_GPU) {
+		fputs("NPU: none found under ", stdout);
+		put_text(p->device_root);
+		puts(p->backend == NBG_RT_BACKEND_GPU
+			     ? " (mali0 is a GPU; libnnsdk would use its TFLite delegate)" : "");
+	} else {
+		printf("NPU: backend %d (%s)%s\n", p->backend, nbg_rt_backend_name(p->backend),
+		       p->nbg_capable ? "" : ", which does not run VeriSilicon NBG files");
+	}
+}
+
+/* "VIPLite 2.x (libNBGlinker.so): found, 21/21 entry points, ..." */
+static void print_report(const nbg_rt_backend_report *r, const char *generation)
+{
+	char t[200];
+	printf("%s (", generation);
+	put_text(r->library);
+	printf("): %s", r->library_found ? "found" : "not found");
+	if (r->library_found) {
+		printf(", %u/%u entry points", r->symbols_resolved, r->symbols_wanted);
+		if (r->symbol_missing[0]) {
+			fputs(" (missing ", stdout);
+			put_text(r->symbol_missing);
+			fputc(')', stdout);
+		}
+	}
+	if (r->backend == NBG_RT_SELECT_NNSDK && r->code == NBG_OK)
+		printf(", flush %s", r->has_flush ? "available" : "absent");
+	if (r->has_version)
+		printf(", version 0x%08x (%u.%u.%u)", r->version_word, r->version_major,
+		       r->version_minor, r->version_patch);
+	if (r->init_called)
+		printf(", vip_init %d (%s)", r->init_status, nbg_vip_status_name(r->init_status));
+	if (r->hw_known)
+		printf(", %u device%s, %u core%s, CID %s", r->device_count,
+		       r->device_count == 1 ? "" : "s", r->cores, r->cores == 1 ? "" : "s",
+		       nbg_target_describe(r->cid, t, sizeof(t)));
+	fputc('\n', stdout);
+	if (r->code != NBG_OK) {
+		printf("  %s: ", nbg_code_name(r->code));
+		put_text(r->message);
+		fputc('\n', stdout);
+	}
+}
+
+static void print_machine(const nbg_rt_machine *m)
+{
+	print_nodes(&m->devices);
+	for (size_t i = 0; i < m->report_count; i++)
+		print_report(&m->reports[i], m->generation[i]);
+	if (m->selected >= 0) {
+		const nbg_rt_backend_report *r = &m->reports[m->selected];
+		printf("nbg run --backend auto would use: %s (", nbg_rt_select_name(r->backend));
+		put_text(r->library);
+		puts(")");
+	} else {
+		puts("nbg run --backend auto would use: nothing (no NBG-capable device node)");
+	}
+	printf("ready to run NBG files: %s\n", m->ready ? "yes" : "no");
+}
+
+static int probe_args(int argc, char **argv, const char **root, const char **nnsdk,
+		      const char **vip, int *json, unsigned *flags)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--json")) {
+			*json = 1;
+		} else if (!strcmp(a, "--no-isolate")) {
+			*flags |= NBG_RT_SESSION_NO_ISOLATE;
+		} else if (!strcmp(a, "--device-root") && i + 1 < argc) {
+			*root = argv[++i];
+		} else if (!strcmp(a, "--nnsdk") && i + 1 < argc) {
+			*nnsdk = argv[++i];
+		} else if (!strcmp(a, "--viplite") && i + 1 < argc) {
+			*vip = argv[++i];
+		} else {
+			fprintf(stderr, "nbg probe: unknown or incomplete option '%s'\n%s", a,
+				probe_usage);
+			return NBG_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+int nbg_cmd_probe(int argc, char **argv)
+{
+	const char *root = NULL, *nnsdk = NULL, *vip = NULL;
+	int json = 0;
+	unsigned flags = 0;
+	int rc = probe_args(argc, argv, &root, &nnsdk, &vip, &json, &flags);
+	if (rc)
+		return rc;
+	static nbg_rt_machine m; /* about 35 KB: not on the stack */
+	nbg_error e;
+	if (nbg_rt_machine_probe(root, nnsdk, vip, flags, &m, &e) != NBG_OK) {
+		fprintf(stderr, "nbg probe: %s: %s\n", nbg_code_name(e.code), e.message);
+		return NBG_EXIT_USAGE;
+	}
+	if (json) {
+		char *s = nbg_rt_machine_json(&m);
+		if (!s) {
+			fprintf(stderr, "nbg probe: out of memory writing the report\n");
+			return NBG_EXIT_IO;
+		}
+		fputs(s, stdout);
+		free(s);
+	} else {
+		print_machine(&m);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "nbg probe: cannot write the report\n");
+		return NBG_EXIT_IO;
+	}
+	if (!m.devices.npu_present) {
+		char *d = nbg_text_escape(m.devices.device_root, SIZE_MAX);
+		fprintf(stderr, "nbg probe: no NPU device found under %s\n", d ? d : "?");
+		free(d);
+	}
+	return m.ready ? NBG_EXIT_OK : NBG_EXIT_RUNTIME;
+}
