@@ -1,156 +1,229 @@
 /*
- * cmd_corpus.c - `nbg corpus PATH... [--json]`: corpus-wide invariants.
+ * cmd_corpus.c - `nbg corpus`: corpus-wide invariants, one record per file,
+ * manifests and mergeable parts (doc/corpus.md).
  *
- * Parses every file given (directories are walked for *.nb, recursively)
- * and feeds each to a corpus aggregate of libnbg (nbg/corpus.h), which
- * holds the tables and prints them.  This file is the command: arguments
- * and the walk.
- * Exit 0 when every file is a valid NBG, 1 when any is not, 3 when a path
- * cannot be read.
+ *   nbg corpus [--json] [--quiet] [--jobs N] [--records FILE|-]
+ *              [--write-manifest FILE] [--follow] PATH...
+ *   nbg corpus --merge [--json] PART.json...
+ *
+ * The files of every PATH (a file, a directory walked for *.nb, or a
+ * manifest in sha256sum format) are listed first, in walk order, then
+ * measured on N threads into a corpus aggregate of libnbg (nbg/corpus.h),
+ * which holds the tables and prints them.  This file is the command:
+ * arguments, the order of the steps, the report and the exit code.
  */
-#include <dirent.h>
-#include <inttypes.h>
+#include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
-#include "nbg/corpus.h"
+#include "corpus_cli.h"
 
-static int visit_file(nbg_corpus *c, const char *path, int quiet)
+typedef struct opts {
+	int json, quiet, follow, merge, jobs;
+	const char *records, *manifest;
+	char **paths;
+	int npaths;
+} opts;
+
+static int usage(const char *why, const char *what)
 {
-	nbg_loaded l;
-	int rc = nbg_load(path, NULL, &l);
+	if (why)
+		fprintf(stderr, "nbg corpus: %s%s%s%s\n", why, what ? " '" : "", what ? what : "",
+			what ? "'" : "");
+	fprintf(stderr,
+		"usage: nbg corpus [--json] [--quiet] [--jobs N] [--records FILE|-]\n"
+		"                  [--write-manifest FILE] [--follow] PATH...\n"
+		"       nbg corpus --merge [--json] PART.json...\n");
+	return NBG_EXIT_USAGE;
+}
 
-	if (rc == NBG_EXIT_OK) {
-		nbg_corpus_add_model(c, l.model);
-	} else if (l.io_failed) {
-		nbg_corpus_add_failure(c, NBG_E_IO);
-		fprintf(stderr, "nbg corpus: %s\n", l.err.message);
-	} else {
-		nbg_corpus_add_failure(c, l.err.code);
-		if (!quiet)
-			fprintf(stderr, "nbg corpus: %s: %s at offset %" PRIu64 ": %s\n", path,
-				nbg_code_name(l.err.code), l.err.offset, l.err.message);
+static int default_jobs(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)(n < 256 ? n : 256) : 1;
+}
+
+/* "--name VALUE" or "--name=VALUE"; NULL when argv[*i] is not --name. */
+static const char *value_of(int argc, char **argv, int *i, const char *name, int *missing)
+{
+	size_t n = strlen(name);
+	if (strncmp(argv[*i], name, n) != 0)
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n] != '\0')
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = 1;
+		return NULL;
 	}
-	nbg_loaded_free(&l);
+	return argv[++*i];
+}
+
+static int parse_args(int argc, char **argv, opts *o)
+{
+	int dashdash = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->paths = calloc((size_t)argc, sizeof(*o->paths));
+	if (!o->paths)
+		return usage("out of memory", NULL);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		int missing = 0;
+		if (dashdash || a[0] != '-' || !a[1])
+			o->paths[o->npaths++] = argv[i];
+		else if (!strcmp(a, "--"))
+			dashdash = 1;
+		else if (!strcmp(a, "--json"))
+			o->json = 1;
+		else if (!strcmp(a, "--quiet"))
+			o->quiet = 1;
+		else if (!strcmp(a, "--follow"))
+			o->follow = 1;
+		else if (!strcmp(a, "--merge"))
+			o->merge = 1;
+		else if ((v = value_of(argc, argv, &i, "--records", &missing)))
+			o->records = v;
+		else if ((v = value_of(argc, argv, &i, "--write-manifest", &missing)))
+			o->manifest = v;
+		else if ((v = value_of(argc, argv, &i, "--jobs", &missing))) {
+			char *end;
+			long n = strtol(v, &end, 10);
+			if (*end || end == v || n < 1 || n > 256)
+				return usage("--jobs takes a number from 1 to 256, not", v);
+			o->jobs = (int)n;
+		} else
+			return usage(missing ? "a value is missing after" : "unknown option", a);
+	}
+	if (!o->npaths)
+		return usage(o->merge ? "--merge needs at least one part" : "no PATH given", NULL);
+	if (o->merge && (o->records || o->manifest || o->jobs || o->follow))
+		return usage("--merge combines parts; it takes only --json and --quiet", NULL);
+	if (o->json && o->records && !strcmp(o->records, "-"))
+		return usage("--json and --records - both want standard output", NULL);
+	if (o->records && o->manifest && !strcmp(o->records, o->manifest))
+		return usage("--records and --write-manifest name the same file", o->records);
+	return NBG_EXIT_OK;
+}
+
+/* The report to `out`; 0, or NBG_EXIT_IO with a message when it could not
+ * be written. */
+static int report(const nbg_corpus *c, int json, FILE *out)
+{
+	int failed, e = 0;
+
+	errno = 0;
+	if (json) {
+		char *s = nbg_corpus_json(c);
+		if (!s) {
+			corpus_warn("out of memory for the JSON report");
+			return NBG_EXIT_IO;
+		}
+		failed = fputs(s, out) == EOF || fputc('\n', out) == EOF;
+		free(s);
+	} else {
+		nbg_text_corpus(out, c);
+		failed = ferror(out);
+	}
+	e = errno;
+	if (fflush(out) != 0 || failed || ferror(out)) {
+		corpus_warn("cannot write the report to %s: %s",
+			    out == stdout ? "standard output" : "standard error",
+			    strerror(errno ? errno : e ? e : EIO));
+		return NBG_EXIT_IO;
+	}
+	return NBG_EXIT_OK;
+}
+
+static int worst(int a, int b)
+{
+	return a > b ? a : b; /* 3 (cannot read/write) > 1 (invalid) > 0 */
+}
+
+static int cmd_merge(const opts *o)
+{
+	nbg_corpus *all = nbg_corpus_new();
+	int rc = all ? NBG_EXIT_OK : NBG_EXIT_IO;
+
+	for (int i = 0; i < o->npaths && rc == NBG_EXIT_OK; i++) {
+		char *text;
+		size_t len;
+		nbg_corpus *part = NULL;
+		nbg_error err;
+		int e = corpus_read_file(o->paths[i], &text, &len);
+		if (e) {
+			corpus_warn("cannot read part %s: %s", o->paths[i],
+				    e == EINVAL ? "not a regular file" : strerror(e));
+			rc = NBG_EXIT_IO;
+			break;
+		}
+		if (nbg_corpus_from_json(text, len, o->paths[i], &part, &err) != NBG_OK) {
+			corpus_warn("%s: %s", nbg_code_name(err.code), err.message);
+			rc = nbg_code_exit(err.code);
+		} else if (nbg_corpus_merge(all, part) != NBG_OK) {
+			corpus_warn("out of memory merging %s", o->paths[i]);
+			rc = NBG_EXIT_IO;
+		}
+		nbg_corpus_free(part);
+		free(text);
+	}
+	if (rc == NBG_EXIT_OK)
+		rc = worst(report(all, o->json, stdout), nbg_corpus_exit(all));
+	nbg_corpus_free(all);
 	return rc;
 }
 
-static int ends_with(const char *s, const char *suf)
+static int cmd_run(const opts *o)
 {
-	size_t a = strlen(s), b = strlen(suf);
-	return a >= b && !strcmp(s + a - b, suf);
-}
+	corpus_list list;
+	corpus_out records, manifest;
+	nbg_corpus *agg = nbg_corpus_new();
+	int rc = NBG_EXIT_OK, to_stdout = o->records && !strcmp(o->records, "-");
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Walks a directory for *.nb in name order (stable reports). */
-static int visit_path(nbg_corpus *c, const char *path, int depth, int quiet)
-{
-	struct stat st;
-	int worst = NBG_EXIT_OK;
-
-	if (stat(path, &st) != 0) {
-		fprintf(stderr, "nbg corpus: cannot read %s\n", path);
-		nbg_corpus_add_unreadable_path(c);
+	memset(&list, 0, sizeof(list));
+	memset(&records, 0, sizeof(records));
+	memset(&manifest, 0, sizeof(manifest));
+	if (!agg) {
+		corpus_warn("out of memory");
 		return NBG_EXIT_IO;
 	}
-	if (!S_ISDIR(st.st_mode))
-		return visit_file(c, path, quiet);
-	if (depth > 16)
-		return NBG_EXIT_OK;
-	DIR *d = opendir(path);
-	if (!d) {
-		fprintf(stderr, "nbg corpus: cannot open directory %s\n", path);
-		nbg_corpus_add_unreadable_path(c);
-		return NBG_EXIT_IO;
+	corpus_walk w = { &list, agg, o->follow, o->quiet };
+	for (int i = 0; i < o->npaths; i++)
+		corpus_walk_path(&w, o->paths[i]);
+	if ((o->records && corpus_out_open(&records, o->records)) ||
+	    (o->manifest && corpus_out_open(&manifest, o->manifest)))
+		rc = NBG_EXIT_IO;
+	if (rc == NBG_EXIT_OK) {
+		corpus_run run = { &list, o->jobs ? o->jobs : default_jobs(), o->quiet,
+				   !o->quiet && isatty(STDERR_FILENO), o->records ? &records : NULL,
+				   o->manifest ? &manifest : NULL, agg };
+		rc = corpus_run_files(&run);
 	}
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			char **nn = realloc(names, cap * sizeof(*names));
-			if (!nn)
-				break;
-			names = nn;
-		}
-		size_t len = strlen(path) + strlen(e->d_name) + 2;
-		names[n] = malloc(len);
-		if (!names[n])
-			break;
-		snprintf(names[n++], len, "%s/%s", path, e->d_name);
-	}
-	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
-	for (size_t i = 0; i < n; i++) {
-		struct stat cs;
-		int rc = NBG_EXIT_OK;
-		if (stat(names[i], &cs) == 0 && S_ISDIR(cs.st_mode))
-			rc = visit_path(c, names[i], depth + 1, quiet);
-		else if (ends_with(names[i], ".nb"))
-			rc = visit_file(c, names[i], quiet);
-		if (rc == NBG_EXIT_IO || (rc == NBG_EXIT_INVALID && worst == NBG_EXIT_OK))
-			worst = rc;
-		free(names[i]);
-	}
-	free(names);
-	return worst;
+	rc = worst(rc, corpus_out_close(&records, rc == NBG_EXIT_OK));
+	rc = worst(rc, corpus_out_close(&manifest, rc == NBG_EXIT_OK));
+	if (rc == NBG_EXIT_OK)
+		rc = worst(report(agg, o->json, to_stdout ? stderr : stdout), nbg_corpus_exit(agg));
+	corpus_list_free(&list);
+	nbg_corpus_free(agg);
+	return rc;
 }
 
 int nbg_cmd_corpus(int argc, char **argv)
 {
-	int json = 0, quiet = 0, paths = 0, worst = NBG_EXIT_OK;
-	nbg_corpus *c;
+	opts o;
+	int rc = parse_args(argc, argv, &o);
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (!strcmp(argv[i], "--quiet"))
-			quiet = 1;
-		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "nbg corpus: unknown option '%s'\n", argv[i]);
-			return NBG_EXIT_USAGE;
-		} else
-			paths++;
-	}
-	if (!paths) {
-		fprintf(stderr, "usage: nbg corpus [--json] [--quiet] FILE|DIR...\n");
-		return NBG_EXIT_USAGE;
-	}
-	c = nbg_corpus_new();
-	if (!c) {
-		fprintf(stderr, "nbg corpus: out of memory\n");
-		return NBG_EXIT_IO;
-	}
-	for (int i = 1; i < argc; i++) {
-		if (argv[i][0] == '-' && argv[i][1])
-			continue;
-		int rc = visit_path(c, argv[i], 0, quiet);
-		if (rc == NBG_EXIT_IO || (rc == NBG_EXIT_INVALID && worst == NBG_EXIT_OK))
-			worst = rc;
-	}
-	if (json) {
-		char *s = nbg_corpus_json(c);
-		if (!s) {
-			nbg_corpus_free(c);
-			fprintf(stderr, "nbg corpus: out of memory\n");
-			return NBG_EXIT_IO;
-		}
-		puts(s);
-		free(s);
-	} else {
-		nbg_text_corpus(stdout, c);
-	}
-	nbg_corpus_free(c);
-	if (fflush(stdout) != 0)
-		return NBG_EXIT_IO;
-	return worst;
+	if (rc == NBG_EXIT_OK)
+		rc = o.merge ? cmd_merge(&o) : cmd_run(&o);
+	free(o.paths);
+	return rc;
 }

@@ -1,24 +1,35 @@
 /*
  * text_corpus.c - the human report of a corpus aggregate (`nbg corpus`): the
- * corpus tables, one aligned line per value set or range.
+ * corpus tables, one aligned line per value set or range, values ascending.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "analysis/corpus_internal.h"
 
 static void print_vs(FILE *out, const char *key, const nbg_valset *s, nbg_corpus_namer f)
 {
+	size_t n;
+	nbg_vs_pair *p = nbg_valset_sorted(s, &n);
 	char buf[48];
+
 	fprintf(out, "  %-30s ", key);
-	if (!s->count)
-		fprintf(out, "-");
-	for (size_t i = 0; i < s->count; i++) {
-		const char *name = f ? f(s->v[i], buf, sizeof(buf))
-				     : (snprintf(buf, sizeof(buf), "%" PRIu64, s->v[i]), buf);
-		fprintf(out, "%s%s x%" PRIu64, i ? ", " : "", name, s->n[i]);
+	if (n == SIZE_MAX) {
+		fprintf(out, "(out of memory)\n");
+		return;
 	}
-	fprintf(out, "%s\n", s->overflow ? ", ... (more than 16 values)" : "");
+	if (!n)
+		fprintf(out, "-");
+	for (size_t i = 0; i < n && i < NBG_CORPUS_TEXT_VALUES; i++) {
+		const char *name = f ? f(p[i].v, buf, sizeof(buf))
+				     : (snprintf(buf, sizeof(buf), "%" PRIu64, p[i].v), buf);
+		fprintf(out, "%s%s x%" PRIu64, i ? ", " : "", name, p[i].n);
+	}
+	if (n > NBG_CORPUS_TEXT_VALUES)
+		fprintf(out, ", ... (%zu distinct values; --json lists all)", n);
+	fputc('\n', out);
+	free(p);
 }
 
 static void print_rg(FILE *out, const char *key, const nbg_range64 *r)
@@ -29,6 +40,18 @@ static void print_rg(FILE *out, const char *key, const nbg_range64 *r)
 		fprintf(out, "  %-30s -\n", key);
 }
 
+/* "v1,v2,..." of a set's values, ascending, cut to fit `size`. */
+static void value_list(char *buf, size_t size, const nbg_valset *s)
+{
+	size_t n, o = 0;
+	nbg_vs_pair *p = nbg_valset_sorted(s, &n);
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && n != SIZE_MAX && o < size; i++)
+		o += (size_t)snprintf(buf + o, size - o, "%s%" PRIu64, i ? "," : "", p[i].v);
+	free(p);
+}
+
 static void print_types(FILE *out, const nbg_corpus *c)
 {
 	fprintf(out, "  %-30s %-8s %-22s %s\n", "section type", "files", "entry sizes",
@@ -36,15 +59,10 @@ static void print_types(FILE *out, const nbg_corpus *c)
 	for (uint32_t t = 0; t < NBG_SECTION_TYPE_COUNT; t++) {
 		if (!c->type_files[t])
 			continue;
-		char name[48], es[64] = "", al[64] = "";
-		size_t o = 0, p = 0;
+		char name[48], es[64], al[64];
 		snprintf(name, sizeof(name), "%s(%u)", nbg_section_type_name(t), t);
-		for (size_t i = 0; i < c->type_entsize[t].count && o < sizeof(es); i++)
-			o += (size_t)snprintf(es + o, sizeof(es) - o, "%s%" PRIu64, i ? "," : "",
-					      c->type_entsize[t].v[i]);
-		for (size_t i = 0; i < c->type_align[t].count && p < sizeof(al); i++)
-			p += (size_t)snprintf(al + p, sizeof(al) - p, "%s%" PRIu64, i ? "," : "",
-					      c->type_align[t].v[i]);
+		value_list(es, sizeof(es), &c->type_entsize[t]);
+		value_list(al, sizeof(al), &c->type_align[t]);
 		fprintf(out, "    %-28s %-8" PRIu64 " %-22s %s\n", name, c->type_files[t], es, al);
 	}
 }
@@ -75,16 +93,43 @@ static void print_v2(FILE *out, const nbg_corpus *c)
 	print_rg(out, "memory_pool_bytes", &c->mem_pool);
 }
 
-void nbg_text_corpus(FILE *out, const nbg_corpus *c)
+static void print_failures(FILE *out, const nbg_corpus *c)
 {
-	fprintf(out, "Corpus: %" PRIu64 " files, %" PRIu64 " valid, %" PRIu64
-		" bytes in valid files\n", c->files, c->valid, c->bytes);
 	for (int k = 1; k < NBG_E__COUNT; k++)
 		if (c->fail_by_code[k])
 			fprintf(out, "  invalid: %-28s %" PRIu64 "\n", nbg_code_name((nbg_code)k),
 				c->fail_by_code[k]);
-	if (c->unreadable)
-		fprintf(out, "  unreadable paths: %" PRIu64 "\n", c->unreadable);
+	for (int k = NBG_CORPUS_UNREADABLE; k < NBG_CORPUS_STATUS_COUNT; k++)
+		if (c->not_measured[k])
+			fprintf(out, "  not measured: %-23s %" PRIu64 "\n",
+				nbg_corpus_status_name((nbg_corpus_status)k), c->not_measured[k]);
+	for (int k = 0; k < NBG_CORPUS_SKIP_COUNT; k++)
+		if (c->skipped[k])
+			fprintf(out, "  skipped: %-28s %" PRIu64 "\n",
+				nbg_corpus_skip_name((nbg_corpus_skip)k), c->skipped[k]);
+}
+
+static void print_notes(FILE *out, const nbg_corpus *c)
+{
+	size_t n;
+	nbg_note_count *p = nbg_corpus_notes_sorted(c, &n);
+
+	if (n && n != SIZE_MAX) {
+		fprintf(out, "\nNotes (deviations from the 138-file reference corpus of the field "
+			     "map, not failures):\n");
+		for (size_t i = 0; i < n; i++)
+			fprintf(out, "  %-34s %" PRIu64 "\n", p[i].id, p[i].n);
+	}
+	free(p);
+}
+
+void nbg_text_corpus(FILE *out, const nbg_corpus *c)
+{
+	fprintf(out, "Corpus: %" PRIu64 " files, %" PRIu64 " valid, %" PRIu64
+		" bytes in valid files\n", c->files, c->valid, c->bytes);
+	if (c->oom)
+		fprintf(out, "  INCOMPLETE: memory ran out; some values are missing\n");
+	print_failures(out, c);
 	print_vs(out, "families", &c->family, NULL);
 	print_vs(out, "versions", &c->version, nbg_corpus_hex_name);
 	print_vs(out, "targets", &c->target, nbg_corpus_hex_name);
@@ -105,9 +150,5 @@ void nbg_text_corpus(FILE *out, const nbg_corpus *c)
 	print_vs(out, "dimension counts", &c->io_dim_count, NULL);
 	fprintf(out, "\nConnection tails: %zu distinct SHA-256 values\n", c->tails.count);
 	print_vs(out, "coverage", &c->tail_cover, nbg_corpus_cover_name);
-	if (c->note_kinds) {
-		fprintf(out, "\nNotes (deviations from the seed corpus, not failures):\n");
-		for (size_t i = 0; i < c->note_kinds; i++)
-			fprintf(out, "  %-34s %" PRIu64 "\n", c->notes[i].id, c->notes[i].n);
-	}
+	print_notes(out, c);
 }
