@@ -63,11 +63,19 @@ static const command_doc commands[] = {
 	  "comes first.  Exit as cmp: 0 identical, 1 different, 2 trouble (usage, a file "
 	  "unreadable or invalid); a file whose only failures are its checksums is compared.",
 	  { { "--json", NULL, "one JSON document instead of text" } } },
-	{ "corpus", nbg_cmd_corpus, "PATH...", "invariants across many files",
-	  "Walks files and directories and aggregates the field map's corpus tables: "
-	  "families, versions, targets, section sets, value ranges, failures by code.",
-	  { { "--json", NULL, "one JSON document instead of text" },
-	    { "--quiet", NULL, "no line per file" } } },
+	{ "corpus", nbg_cmd_corpus, "PATH...", "invariants across many files, one record each",
+	  "Walks files, directories (for *.nb) and sha256sum manifests, measures every file "
+	  "on N threads and aggregates the field map's corpus tables: families, versions, "
+	  "targets, section sets, value ranges, failures by code.  The --json document is a "
+	  "part that --merge combines with others into what one run over all their files "
+	  "gives.  Exit 1 when a file is invalid, 3 when one cannot be read.",
+	  { { "--json", NULL, "one JSON document (a mergeable part) instead of text" },
+	    { "--quiet", NULL, "no line per file and no progress: only the report" },
+	    { "--jobs", "N", "measure files on N threads (default: the CPUs)" },
+	    { "--records", "FILE", "one JSON line per file (- for standard output)" },
+	    { "--write-manifest", "FILE", "a sha256sum manifest of the files measured" },
+	    { "--follow", NULL, "follow symbolic links to directories" },
+	    { "--merge", NULL, "combine parts (PART.json...) written by --json" } } },
 	{ "ledger", nbg_cmd_ledger, "FILE", "who owns every byte: class, owner, SHA-256",
 	  "Splits a valid file into owner ranges that tile it with no gap and no overlap, "
 	  "each with its class, owner and SHA-256, plus the views that own no bytes.",

@@ -85,6 +85,11 @@ static const struct {
 	TENSOR_CODE(TENSOR_TEXT_INVALID) TENSOR_CODE(TENSOR_FORMAT_UNSUPPORTED)
 	TENSOR_CODE(SAMPLE_INVALID)
 #undef TENSOR_CODE
+	/* corpus runs: files and parts, not file content (tests/test_corpus_scale.c) */
+	{ NBG_E_FILE_CHANGED, "corpus runs (tests/test_corpus_scale.c)" },
+	{ NBG_E_DIGEST_MISMATCH, "corpus manifests (tests/test_corpus_scale.c)" },
+	{ NBG_E_NOT_REGULAR_FILE, "corpus walks (tests/test_corpus_scale.c)" },
+	{ NBG_E_CORPUS_PART, "corpus parts (tests/test_corpus_scale.c)" },
 	{ NBG_OK, NULL },
 };
 

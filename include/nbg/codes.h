@@ -168,6 +168,14 @@
 	X(TENSOR_FORMAT_UNSUPPORTED, "tensor-format-unsupported", 1,                               \
 	  "The record's data format has no float conversion (packed 4-bit or unknown).")            \
 	X(SAMPLE_INVALID, "sample-invalid", 2,                                                     \
-	  "A vpm_run sample.txt has an unknown section, a path outside a section or no network.")
+	  "A vpm_run sample.txt has an unknown section, a path outside a section or no network.") \
+	X(FILE_CHANGED, "file-changed", 3,                                                         \
+	  "A file's size changed between the directory walk and reading it, or while it was read.") \
+	X(DIGEST_MISMATCH, "digest-mismatch", 1,                                                   \
+	  "A file's SHA-256 differs from the one its manifest lists.")                              \
+	X(NOT_REGULAR_FILE, "not-regular-file", 3,                                                 \
+	  "The path is a FIFO, device, socket or directory, not a regular file; it is not opened.") \
+	X(CORPUS_PART, "corpus-part", 2,                                                           \
+	  "A corpus part is not a document nbg corpus --json wrote, or another nbgkit version wrote it.")
 
 #endif

@@ -1,0 +1,357 @@
+/*
+ * corpus.c - the corpus aggregate: what every valid file adds to the corpus
+ * tables (families, versions and targets; section sets, entry sizes and
+ * alignments; checksum records and file checksums; dynamic-I/O totals;
+ * distinct connection tails; I/O formats and quantization; notes), how
+ * failures are counted, and how two aggregates merge.  A corpus invariant
+ * is not a format rule: the aggregate says what was seen.
+ */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analysis/corpus_internal.h"
+
+#define VS(c, s, v) nbg_valset_add((c), (s), (v), 1)
+#define RG(r, v) nbg_range_add((r), (v), (v))
+
+static void add_io(nbg_corpus *c, const nbg_model *m, int outputs)
+{
+	size_t n = outputs ? m->output_count : m->input_count;
+
+	for (size_t i = 0; i < n; i++) {
+		const nbg_io *io = outputs ? nbg_model_output_at(m, i) : nbg_model_input_at(m, i);
+		c->io_records++;
+		VS(c, &c->io_format, io->data_format);
+		VS(c, &c->io_quant, io->quant_format);
+		VS(c, &c->io_type, io->data_type);
+		VS(c, &c->io_dim_count, io->dim_count);
+	}
+}
+
+static void add_network_info(nbg_corpus *c, const nbg_model *m)
+{
+	const nbg_network_info *ni = &m->network_info;
+
+	if (!ni->present)
+		return;
+	VS(c, &c->core_count, ni->core_count);
+	VS(c, &c->address_width, ni->address_width);
+	VS(c, &c->attribute, ni->attribute);
+	VS(c, &c->vsi_nonzero, ni->vsi_reserved_nonzero);
+	RG(&c->ni_inputs, ni->input_count);
+	RG(&c->ni_outputs, ni->output_count);
+	RG(&c->ni_layers, ni->layer_count);
+	RG(&c->ni_opcount, ni->operation_count);
+	const nbg_section *ops = nbg_model_section(m, NBG_SEC_OPERATIONS);
+	if (ops && ops->entry_size) {
+		c->opcount_checked++;
+		c->opcount_plus3_holds += ni->operation_count == ops->size / ops->entry_size + 3;
+	}
+}
+
+static void add_v2(nbg_corpus *c, const nbg_model *m)
+{
+	c->v2_files++;
+	VS(c, &c->section_count, m->section_count);
+	for (size_t i = 0; i < m->section_count; i++) {
+		const nbg_section *s = nbg_model_section_at(m, i);
+		if (s->type >= NBG_SECTION_TYPE_COUNT)
+			continue;
+		c->type_files[s->type]++;
+		VS(c, &c->type_entsize[s->type], s->entry_size);
+		VS(c, &c->type_align[s->type], s->alignment);
+	}
+	for (size_t i = 0; i < m->checksum_record_count; i++) {
+		const nbg_checksum_record *r = nbg_model_checksum_record_at(m, i);
+		c->checksum_records++;
+		c->checksum_match += r->stored == r->computed;
+	}
+	c->file_checksum_match += m->file_checksum.recorded == m->file_checksum.computed;
+	c->covered_section_bytes += m->file_checksum.covered_section_bytes;
+	if (m->dynaio.present) {
+		c->dyn_files++;
+		c->dyn_entries += m->dynaio.entry_count;
+		RG(&c->dyn_entry_count, m->dynaio.entry_count);
+		c->dyn_region += m->dynaio.region_size;
+		c->dyn_mapped += m->dynaio.mapped_bytes;
+		c->dyn_padding += m->dynaio.padding_bytes;
+	}
+	add_network_info(c, m);
+	if (m->memory.has_memory_pool)
+		RG(&c->mem_pool, m->memory.memory_pool_bytes);
+}
+
+nbg_corpus *nbg_corpus_new(void)
+{
+	return calloc(1, sizeof(nbg_corpus));
+}
+
+static void vs_free(nbg_valset *s)
+{
+	free(s->v);
+	free(s->n);
+}
+
+void nbg_corpus_free(nbg_corpus *c)
+{
+	size_t n;
+	const nbg_corpus_field *f = nbg_corpus_fields(&n);
+
+	if (!c)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (f[i].kind == NBG_CF_VALSET)
+			vs_free(nbg_corpus_member(c, &f[i]));
+	for (uint32_t t = 0; t < NBG_SECTION_TYPE_COUNT; t++) {
+		vs_free(&c->type_entsize[t]);
+		vs_free(&c->type_align[t]);
+	}
+	free(c->tails.d);
+	free(c->tails.used);
+	free(c->notes);
+	free(c);
+}
+
+static nbg_code result(const nbg_corpus *c)
+{
+	return c->oom ? NBG_E_OUT_OF_MEMORY : NBG_OK;
+}
+
+nbg_code nbg_corpus_add_model(nbg_corpus *c, const nbg_model *m)
+{
+	c->files++;
+	c->bytes += m->file_size;
+	c->valid++;
+	VS(c, &c->family, m->family);
+	VS(c, &c->version, m->version);
+	VS(c, &c->target, m->target);
+	add_io(c, m, 0);
+	add_io(c, m, 1);
+	if (m->tail.cover != NBG_TAIL_NONE) {
+		nbg_shaset_add(c, &c->tails, m->tail.sha256);
+		VS(c, &c->tail_cover, m->tail.cover);
+	}
+	for (size_t i = 0; i < m->note_count; i++)
+		nbg_corpus_note_add(c, nbg_model_note_at(m, i)->id, 1);
+
+	if (m->family == 1) {
+		c->v1_files++;
+		VS(c, &c->v1_entry_count, m->v1.entry_count);
+		VS(c, &c->v1_io_stride, m->v1.io_stride);
+		if (m->v1.crc_sum_finding)
+			VS(c, &c->crc_finding, (unsigned char)m->v1.crc_sum_finding[0]);
+	} else {
+		add_v2(c, m);
+	}
+	return result(c);
+}
+
+nbg_code nbg_corpus_add_failure(nbg_corpus *c, nbg_code code)
+{
+	c->files++;
+	c->fail_by_code[code > NBG_OK && code < NBG_E__COUNT ? code : 0]++;
+	return result(c);
+}
+
+nbg_code nbg_corpus_add_unmeasured(nbg_corpus *c, nbg_corpus_status status)
+{
+	if (status <= NBG_CORPUS_INVALID || status >= NBG_CORPUS_STATUS_COUNT)
+		return NBG_E_INVALID_ARGUMENT;
+	c->files++;
+	c->not_measured[status]++;
+	return result(c);
+}
+
+nbg_code nbg_corpus_add_skipped(nbg_corpus *c, nbg_corpus_skip reason)
+{
+	if (reason >= NBG_CORPUS_SKIP_COUNT)
+		return NBG_E_INVALID_ARGUMENT;
+	c->skipped[reason]++;
+	return result(c);
+}
+
+static void merge_types(nbg_corpus *dst, const nbg_corpus *src)
+{
+	for (uint32_t t = 0; t < NBG_SECTION_TYPE_COUNT; t++) {
+		const nbg_valset *pair[2] = { &src->type_entsize[t], &src->type_align[t] };
+		nbg_valset *into[2] = { &dst->type_entsize[t], &dst->type_align[t] };
+		dst->type_files[t] += src->type_files[t];
+		for (int k = 0; k < 2; k++)
+			for (size_t i = 0; i < pair[k]->cap; i++)
+				if (pair[k]->n[i])
+					nbg_valset_add(dst, into[k], pair[k]->v[i], pair[k]->n[i]);
+	}
+}
+
+nbg_code nbg_corpus_merge(nbg_corpus *dst, const nbg_corpus *src)
+{
+	size_t n;
+	const nbg_corpus_field *f = nbg_corpus_fields(&n);
+
+	dst->oom |= src->oom;
+	for (int k = 0; k < NBG_E__COUNT; k++)
+		dst->fail_by_code[k] += src->fail_by_code[k];
+	for (int k = 0; k < NBG_CORPUS_STATUS_COUNT; k++)
+		dst->not_measured[k] += src->not_measured[k];
+	for (int k = 0; k < NBG_CORPUS_SKIP_COUNT; k++)
+		dst->skipped[k] += src->skipped[k];
+	for (size_t i = 0; i < n; i++) {
+		void *d = nbg_corpus_member(dst, &f[i]);
+		const void *s = nbg_corpus_cmember(src, &f[i]);
+		if (f[i].kind == NBG_CF_U64) {
+			uint64_t *into = d;
+			const uint64_t *from = s;
+			*into += *from;
+		} else if (f[i].kind == NBG_CF_RANGE) {
+			const nbg_range64 *r = s;
+			if (r->seen)
+				nbg_range_add(d, r->lo, r->hi);
+		} else if (f[i].kind == NBG_CF_VALSET) {
+			const nbg_valset *vs = s;
+			for (size_t j = 0; j < vs->cap; j++)
+				if (vs->n[j])
+					nbg_valset_add(dst, d, vs->v[j], vs->n[j]);
+		}
+	}
+	merge_types(dst, src);
+	for (size_t i = 0; i < src->tails.cap; i++)
+		if (src->tails.used[i])
+			nbg_shaset_add(dst, &dst->tails, src->tails.d[i]);
+	for (size_t i = 0; i < src->note_kinds; i++)
+		nbg_corpus_note_add(dst, src->notes[i].id, src->notes[i].n);
+	return result(dst);
+}
+
+int nbg_corpus_ok(const nbg_corpus *c)
+{
+	return !c->oom;
+}
+
+uint64_t nbg_corpus_file_count(const nbg_corpus *c)
+{
+	return c->files;
+}
+
+uint64_t nbg_corpus_unreadable(const nbg_corpus *c)
+{
+	return c->not_measured[NBG_CORPUS_UNREADABLE] + c->not_measured[NBG_CORPUS_VANISHED] +
+	       c->not_measured[NBG_CORPUS_CHANGED] + c->not_measured[NBG_CORPUS_NOT_REGULAR] +
+	       c->skipped[NBG_CORPUS_SKIP_UNREADABLE];
+}
+
+int nbg_corpus_exit(const nbg_corpus *c)
+{
+	uint64_t invalid = c->not_measured[NBG_CORPUS_DIGEST_MISMATCH] +
+			   c->skipped[NBG_CORPUS_SKIP_MANIFEST_LINE];
+
+	if (c->oom || nbg_corpus_unreadable(c) || c->fail_by_code[NBG_E_OUT_OF_MEMORY])
+		return NBG_EXIT_IO;
+	for (int k = 0; k < NBG_E__COUNT; k++)
+		invalid += c->fail_by_code[k];
+	return invalid ? NBG_EXIT_INVALID : NBG_EXIT_OK;
+}
+
+const char *nbg_corpus_status_name(nbg_corpus_status s)
+{
+	static const char *const names[NBG_CORPUS_STATUS_COUNT] = {
+		"valid", "invalid", "unreadable", "vanished", "changed", "digest-mismatch",
+		"not-regular",
+	};
+	return (unsigned)s < NBG_CORPUS_STATUS_COUNT ? names[s] : NULL;
+}
+
+const char *nbg_corpus_skip_name(nbg_corpus_skip s)
+{
+	static const char *const names[NBG_CORPUS_SKIP_COUNT] = {
+		"unreadable", "directory-symlink", "directory-revisited", "manifest-line",
+	};
+	return (unsigned)s < NBG_CORPUS_SKIP_COUNT ? names[s] : NULL;
+}
+
+const char *nbg_corpus_hex_name(uint64_t v, char *buf, size_t n)
+{
+	snprintf(buf, n, "0x%08" PRIx64, v);
+	return buf;
+}
+
+const char *nbg_corpus_format_name(uint64_t v, char *buf, size_t n)
+{
+	const char *s = v <= UINT32_MAX ? nbg_data_format_name((uint32_t)v) : NULL;
+	if (s)
+		return s;
+	snprintf(buf, n, "format(%" PRIu64 ")", v);
+	return buf;
+}
+
+const char *nbg_corpus_quant_name(uint64_t v, char *buf, size_t n)
+{
+	const char *s = v <= UINT32_MAX ? nbg_quant_format_name((uint32_t)v) : NULL;
+	if (s)
+		return s;
+	snprintf(buf, n, "quant(%" PRIu64 ")", v);
+	return buf;
+}
+
+const char *nbg_corpus_cover_name(uint64_t v, char *buf, size_t n)
+{
+	static const char *const names[] = { "none", "uncovered", "partly covered",
+					     "section-covered-view" };
+	return v < 4 ? names[v] : (snprintf(buf, n, "%" PRIu64, v), buf);
+}
+
+const char *nbg_corpus_finding_name(uint64_t v, char *buf, size_t n)
+{
+	return v == 'z' ? "zero" : v == 'm' ? "match" : v == 'n' ? "no-match"
+							 : (snprintf(buf, n, "?"), buf);
+}
+
+#define U(key, m) { key, NBG_CF_U64, offsetof(nbg_corpus, m), NULL }
+#define V(key, m, f) { key, NBG_CF_VALSET, offsetof(nbg_corpus, m), f }
+#define R(key, m) { key, NBG_CF_RANGE, offsetof(nbg_corpus, m), NULL }
+#define K(key, kind) { key, kind, 0, NULL }
+
+static const nbg_corpus_field fields[] = {
+	U("files", files), U("valid", valid), K("unreadable", NBG_CF_UNREADABLE),
+	U("bytes", bytes), K("invalid_by_code", NBG_CF_CODES),
+	K("not_measured", NBG_CF_STATUSES), K("skipped", NBG_CF_SKIPS),
+	V("families", family, NULL), V("versions", version, nbg_corpus_hex_name),
+	V("targets", target, nbg_corpus_hex_name),
+	U("v2.files", v2_files), V("v2.section_counts", section_count, NULL),
+	K("v2.section_types", NBG_CF_TYPES),
+	U("v2.section_checksums.records", checksum_records),
+	U("v2.section_checksums.match", checksum_match),
+	U("v2.file_checksums.match", file_checksum_match),
+	U("v2.file_checksums.covered_section_bytes", covered_section_bytes),
+	U("v2.dynamic_io.paired_files", dyn_files), U("v2.dynamic_io.entries", dyn_entries),
+	U("v2.dynamic_io.region_bytes", dyn_region), U("v2.dynamic_io.mapped_bytes", dyn_mapped),
+	U("v2.dynamic_io.padding_bytes", dyn_padding),
+	R("v2.dynamic_io.entries_per_file", dyn_entry_count),
+	V("v2.core_count", core_count, NULL), V("v2.address_width", address_width, NULL),
+	V("v2.attribute", attribute, nbg_corpus_hex_name),
+	V("v2.vsi_reserved_nonzero_words", vsi_nonzero, NULL),
+	U("v2.operation_count_plus_3.holds", opcount_plus3_holds),
+	U("v2.operation_count_plus_3.checked", opcount_checked),
+	R("v2.input_count", ni_inputs), R("v2.output_count", ni_outputs),
+	R("v2.layer_count", ni_layers), R("v2.operation_count", ni_opcount),
+	R("v2.memory_pool_bytes", mem_pool),
+	U("v1.files", v1_files), V("v1.entry_counts", v1_entry_count, NULL),
+	V("v1.io_strides", v1_io_stride, NULL),
+	V("v1.crc_sum_findings", crc_finding, nbg_corpus_finding_name),
+	U("io_records.count", io_records),
+	V("io_records.data_formats", io_format, nbg_corpus_format_name),
+	V("io_records.quantization", io_quant, nbg_corpus_quant_name),
+	V("io_records.data_types", io_type, NULL),
+	V("io_records.dimension_counts", io_dim_count, NULL),
+	K("connection_tails.distinct_sha256", NBG_CF_TAILS),
+	V("connection_tails.coverage", tail_cover, nbg_corpus_cover_name),
+	K("connection_tails.sha256", NBG_CF_TAIL_LIST),
+	K("notes", NBG_CF_NOTES),
+};
+
+const nbg_corpus_field *nbg_corpus_fields(size_t *count)
+{
+	*count = sizeof(fields) / sizeof(fields[0]);
+	return fields;
+}

@@ -1,0 +1,254 @@
+/*
+ * corpus_file.c - one file of a corpus, measured: stat first (a path that is
+ * not a regular file is never opened), open without blocking or taking a
+ * terminal, read whole into the item's buffer (a read, not a mapping, so a
+ * file truncated by someone else is a short read and never a SIGBUS), check
+ * the size the walk saw and the digest a manifest lists, parse.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis/corpus_internal.h"
+#include "common/hash.h"
+
+/* A buffer kept between files is given back when it is this much larger
+ * than the file at hand. */
+#define KEEP_LIMIT (64u << 20)
+
+static nbg_code set_status(nbg_corpus_item *it, nbg_corpus_status st, nbg_code code)
+{
+	it->status = st;
+	it->err.code = code;
+	return code;
+}
+
+static nbg_code io_fail(nbg_corpus_item *it, const char *path, const char *what)
+{
+	int e = errno;
+	nbg_error_io(&it->err, e, 0, "file", "cannot %s %s", what, path);
+	return set_status(it, e == ENOENT || e == ENOTDIR ? NBG_CORPUS_VANISHED
+							  : NBG_CORPUS_UNREADABLE,
+			  NBG_E_IO);
+}
+
+static nbg_code changed(nbg_corpus_item *it, const char *path, uint64_t was, uint64_t now,
+			const char *when)
+{
+	nbg_error_set(&it->err, NBG_E_FILE_CHANGED, 0, "file",
+		      "%s changed %s: %" PRIu64 " bytes before, %" PRIu64 " bytes now; measure it "
+		      "again once nothing writes to it", path, when, was, now);
+	return set_status(it, NBG_CORPUS_CHANGED, NBG_E_FILE_CHANGED);
+}
+
+static const char *kind_of(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+	     : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+static int ensure_buffer(nbg_corpus_item *it, size_t need)
+{
+	if (it->cap >= need && !(it->cap > KEEP_LIMIT && it->cap / 4 > need))
+		return 1;
+	void *p = realloc(it->buf, need);
+	if (!p && it->cap < need)
+		return 0;
+	if (p) {
+		it->buf = p;
+		it->cap = need;
+	}
+	return 1;
+}
+
+/* Reads up to `want` bytes; returns how many, or -1 with errno. */
+static int64_t read_all(int fd, uint8_t *buf, size_t want)
+{
+	size_t got = 0;
+	while (got < want) {
+		ssize_t r = read(fd, buf + got, want - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (int64_t)got;
+}
+
+/* Opens and reads the regular file `st` describes into the item's buffer. */
+static nbg_code read_file(nbg_corpus_item *it, const char *path, const struct stat *st)
+{
+	struct stat fst;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return io_fail(it, path, "open");
+	if (fstat(fd, &fst) != 0) {
+		nbg_code rc = io_fail(it, path, "stat");
+		close(fd);
+		return rc;
+	}
+	if (fst.st_dev != st->st_dev || fst.st_ino != st->st_ino || !S_ISREG(fst.st_mode) ||
+	    fst.st_size != st->st_size) {
+		close(fd);
+		return changed(it, path, (uint64_t)st->st_size,
+			       S_ISREG(fst.st_mode) ? (uint64_t)fst.st_size : 0,
+			       "(was replaced) between stat and open");
+	}
+	/* One byte more than the size: a file that grows is seen to grow. */
+	if ((uint64_t)fst.st_size >= SIZE_MAX || !ensure_buffer(it, (size_t)fst.st_size + 1)) {
+		close(fd);
+		nbg_error_set(&it->err, NBG_E_OUT_OF_MEMORY, 0, "file",
+			      "%s: no memory for its %" PRIu64 " bytes", path, (uint64_t)fst.st_size);
+		return set_status(it, NBG_CORPUS_UNREADABLE, NBG_E_OUT_OF_MEMORY);
+	}
+	int64_t got = read_all(fd, it->buf, (size_t)fst.st_size + 1);
+	if (got < 0) {
+		nbg_code rc = io_fail(it, path, "read");
+		close(fd);
+		return rc;
+	}
+	close(fd);
+	if ((uint64_t)got != (uint64_t)fst.st_size)
+		return changed(it, path, (uint64_t)fst.st_size, (uint64_t)got, "while it was read");
+	it->size = (uint64_t)got;
+	return NBG_OK;
+}
+
+static void digest_mismatch(nbg_corpus_item *it, const char *path, const uint8_t want[32])
+{
+	char have_hex[65], want_hex[65];
+	nbg_hex32(it->sha256, have_hex);
+	nbg_hex32(want, want_hex);
+	nbg_model_free(it->model);
+	it->model = NULL;
+	nbg_error_set(&it->err, NBG_E_DIGEST_MISMATCH, 0, "file",
+		      "%s has SHA-256 %s, the manifest lists %s: these are not the bytes it pins",
+		      path, have_hex, want_hex);
+	set_status(it, NBG_CORPUS_DIGEST_MISMATCH, NBG_E_DIGEST_MISMATCH);
+}
+
+/* The caller's expectations, reading only the members its struct has. */
+static nbg_corpus_expect expected(const nbg_corpus_expect *exp)
+{
+	nbg_corpus_expect e;
+
+	memset(&e, 0, sizeof(e));
+	if (exp && exp->size >= offsetof(nbg_corpus_expect, sha256) + sizeof(exp->sha256))
+		e = *exp;
+	else if (exp && exp->size >= offsetof(nbg_corpus_expect, has_sha256))
+		memcpy(&e, exp, offsetof(nbg_corpus_expect, has_sha256));
+	return e;
+}
+
+nbg_corpus_item *nbg_corpus_item_new(void)
+{
+	return calloc(1, sizeof(nbg_corpus_item));
+}
+
+nbg_code nbg_corpus_measure(nbg_corpus_item *it, const char *path,
+			    const nbg_corpus_expect *expect)
+{
+	void *buf = it->buf;
+	size_t cap = it->cap;
+	nbg_corpus_expect e = expected(expect);
+	const nbg_corpus_expect *exp = &e;
+	struct stat st;
+	nbg_code rc;
+
+	nbg_model_free(it->model);
+	memset(it, 0, sizeof(*it));
+	it->buf = buf;
+	it->cap = cap;
+	it->err.index = -1;
+	if (stat(path, &st) != 0)
+		return io_fail(it, path, "stat");
+	if (!S_ISREG(st.st_mode)) {
+		nbg_error_set(&it->err, NBG_E_NOT_REGULAR_FILE, 0, "file",
+			      "%s is %s, not a regular file: it is not opened", path,
+			      kind_of(st.st_mode));
+		return set_status(it, NBG_CORPUS_NOT_REGULAR, NBG_E_NOT_REGULAR_FILE);
+	}
+	it->has_size = 1;
+	it->size = (uint64_t)st.st_size;
+	if (exp->has_size && exp->file_size != (uint64_t)st.st_size)
+		return changed(it, path, exp->file_size, (uint64_t)st.st_size,
+			       "between the walk and reading it");
+	if ((rc = read_file(it, path, &st)) != NBG_OK)
+		return rc;
+
+	rc = nbg_parse(it->buf, (size_t)it->size, NULL, &it->model, &it->err);
+	if (rc == NBG_OK)
+		memcpy(it->sha256, it->model->file_sha256, 32);
+	else if (!nbg_sha256(it->buf, (size_t)it->size, it->sha256))
+		return set_status(it, NBG_CORPUS_UNREADABLE, nbg_error_set(&it->err, NBG_E_RESOURCE,
+			0, "file", "%s: its SHA-256 could not be computed", path));
+	it->has_sha256 = 1;
+	it->status = rc == NBG_OK ? NBG_CORPUS_VALID : NBG_CORPUS_INVALID;
+	if (exp->has_sha256 && memcmp(exp->sha256, it->sha256, 32))
+		digest_mismatch(it, path, exp->sha256);
+	return it->err.code;
+}
+
+nbg_code nbg_corpus_add_item(nbg_corpus *c, const nbg_corpus_item *it)
+{
+	if (it->status == NBG_CORPUS_VALID)
+		return nbg_corpus_add_model(c, it->model);
+	if (it->status == NBG_CORPUS_INVALID)
+		return nbg_corpus_add_failure(c, it->err.code);
+	return nbg_corpus_add_unmeasured(c, it->status);
+}
+
+int nbg_corpus_item_exit(const nbg_corpus_item *it)
+{
+	if (it->status == NBG_CORPUS_VALID)
+		return NBG_EXIT_OK;
+	if (it->status == NBG_CORPUS_INVALID || it->status == NBG_CORPUS_DIGEST_MISMATCH)
+		return it->err.code == NBG_E_OUT_OF_MEMORY ? NBG_EXIT_IO : NBG_EXIT_INVALID;
+	return NBG_EXIT_IO;
+}
+
+void nbg_corpus_item_free(nbg_corpus_item *it)
+{
+	if (!it)
+		return;
+	nbg_model_free(it->model);
+	free(it->buf);
+	free(it);
+}
+
+nbg_corpus_status nbg_corpus_item_status(const nbg_corpus_item *it)
+{
+	return it->status;
+}
+
+const nbg_error *nbg_corpus_item_error(const nbg_corpus_item *it)
+{
+	return &it->err;
+}
+
+int nbg_corpus_item_size(const nbg_corpus_item *it, uint64_t *size)
+{
+	if (it->has_size && size)
+		*size = it->size;
+	return it->has_size;
+}
+
+int nbg_corpus_item_sha256(const nbg_corpus_item *it, uint8_t out[32])
+{
+	if (it->has_sha256 && out)
+		memcpy(out, it->sha256, 32);
+	return it->has_sha256;
+}
+
+const nbg_model *nbg_corpus_item_model(const nbg_corpus_item *it)
+{
+	return it->status == NBG_CORPUS_VALID ? it->model : NULL;
+}

@@ -1,0 +1,338 @@
+/*
+ * corpus_part.c - reading back a document nbg_corpus_json() wrote (a part)
+ * into an aggregate, so that parts of a corpus measured apart merge into
+ * exactly what one run over all their files gives.  Everything is checked:
+ * the version that wrote it, every key the field table names, the types,
+ * and that the counts add up; a document that fails is refused whole.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "analysis/corpus_internal.h"
+
+typedef struct reader {
+	nbg_corpus *c;
+	nbg_error *err;
+	const char *name;
+	int failed;
+} reader;
+
+static int refuse(reader *r, const char *key, const char *fmt, const char *what)
+{
+	if (r->failed++)
+		return 0;
+	nbg_error_set(r->err, NBG_E_CORPUS_PART, 0, key ? key : "", "%s: %s%s%s%s", r->name,
+		      fmt, what ? what : "", key ? " at key " : "", key ? key : "");
+	return 0;
+}
+
+static json_t *at_path(json_t *o, const char *key)
+{
+	char part[64];
+	const char *dot;
+
+	while (o && (dot = strchr(key, '.')) != NULL) {
+		size_t n = (size_t)(dot - key) < sizeof(part) - 1 ? (size_t)(dot - key)
+								  : sizeof(part) - 1;
+		memcpy(part, key, n);
+		part[n] = '\0';
+		o = json_object_get(o, part);
+		key = dot + 1;
+	}
+	return o ? json_object_get(o, key) : NULL;
+}
+
+/* A count or value: a non-negative integer, or decimal digits in a string
+ * (how values above INT64_MAX are written). */
+static int to_u64(reader *r, json_t *j, const char *key, uint64_t *out)
+{
+	if (json_is_integer(j) && json_integer_value(j) >= 0) {
+		*out = (uint64_t)json_integer_value(j);
+		return 1;
+	}
+	if (json_is_string(j)) {
+		const char *s = json_string_value(j);
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(s, &end, 10);
+		if (*s >= '0' && *s <= '9' && !*end && !errno) {
+			*out = v;
+			return 1;
+		}
+	}
+	refuse(r, key, "not a corpus part (a count is missing or not a non-negative integer)",
+	       NULL);
+	return 0;
+}
+
+static int read_valset(reader *r, json_t *a, const char *key, nbg_valset *s, int named)
+{
+	size_t i;
+	json_t *e;
+
+	if (!json_is_array(a))
+		return refuse(r, key, "not a corpus part (a value list is missing)", NULL);
+	json_array_foreach(a, i, e) {
+		uint64_t v, n;
+		json_t *value = json_object_get(e, named ? "raw" : "value");
+		if (!to_u64(r, value, key, &v) ||
+		    !to_u64(r, json_object_get(e, "files_or_records"), key, &n))
+			return 0;
+		if (!n)
+			return refuse(r, key, "not a corpus part (a value seen 0 times)", NULL);
+		nbg_valset_add(r->c, s, v, n);
+	}
+	if (s->count != json_array_size(a))
+		return refuse(r, key, "not a corpus part (a value is listed twice)", NULL);
+	return 1;
+}
+
+static int read_range(reader *r, json_t *j, const char *key, nbg_range64 *g)
+{
+	uint64_t lo, hi;
+
+	if (json_is_null(j))
+		return 1;
+	if (!json_is_array(j) || json_array_size(j) != 2)
+		return refuse(r, key, "not a corpus part (a range is not [low, high] or null)", NULL);
+	if (!to_u64(r, json_array_get(j, 0), key, &lo) ||
+	    !to_u64(r, json_array_get(j, 1), key, &hi))
+		return 0;
+	if (lo > hi)
+		return refuse(r, key, "not a corpus part (a range's low end is above its high end)",
+			      NULL);
+	nbg_range_add(g, lo, hi);
+	return 1;
+}
+
+/* {name: count} into n[k], where name(k) names slot k. */
+static int read_counts(reader *r, json_t *o, const char *key, uint64_t *n, int count,
+			const char *(*name)(int))
+{
+	const char *k;
+	json_t *v;
+
+	if (!json_is_object(o))
+		return refuse(r, key, "not a corpus part (a table of counts is missing)", NULL);
+	json_object_foreach(o, k, v) {
+		int slot = -1;
+		for (int i = 0; i < count && slot < 0; i++)
+			if (name(i) && !strcmp(name(i), k))
+				slot = i;
+		if (slot < 0)
+			return refuse(r, key, "not a corpus part (unknown name ", k);
+		if (!to_u64(r, v, key, &n[slot]))
+			return 0;
+	}
+	return 1;
+}
+
+static const char *code_name(int k)
+{
+	return k ? nbg_code_name((nbg_code)k) : NULL;
+}
+
+static const char *status_name(int k)
+{
+	return k > NBG_CORPUS_INVALID ? nbg_corpus_status_name((nbg_corpus_status)k) : NULL;
+}
+
+static const char *skip_name(int k)
+{
+	return nbg_corpus_skip_name((nbg_corpus_skip)k);
+}
+
+static int read_types(reader *r, json_t *a, const char *key)
+{
+	size_t i;
+	json_t *e;
+
+	if (!json_is_array(a))
+		return refuse(r, key, "not a corpus part (the section-type table is missing)", NULL);
+	json_array_foreach(a, i, e) {
+		uint64_t t, files;
+		if (!to_u64(r, json_object_get(e, "type"), key, &t) ||
+		    !to_u64(r, json_object_get(e, "files"), key, &files))
+			return 0;
+		if (t >= NBG_SECTION_TYPE_COUNT || r->c->type_files[t] || !files)
+			return refuse(r, key, "not a corpus part (a section type out of range, "
+					      "repeated or seen in no file)", NULL);
+		r->c->type_files[t] = files;
+		if (!read_valset(r, json_object_get(e, "entry_sizes"), key, &r->c->type_entsize[t], 0) ||
+		    !read_valset(r, json_object_get(e, "alignments"), key, &r->c->type_align[t], 0))
+			return 0;
+	}
+	return 1;
+}
+
+static int hex_digit(char ch)
+{
+	return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+}
+
+static int read_tails(reader *r, json_t *a, const char *key)
+{
+	size_t i;
+	json_t *e;
+
+	if (!json_is_array(a))
+		return refuse(r, key, "not a corpus part (the connection-tail digests are missing)",
+			      NULL);
+	json_array_foreach(a, i, e) {
+		const char *s = json_string_value(e);
+		uint8_t d[32];
+		int ok = s && strlen(s) == 64;
+		for (int k = 0; ok && k < 32; k++) {
+			int hi = hex_digit(s[2 * k]), lo = hex_digit(s[2 * k + 1]);
+			ok = hi >= 0 && lo >= 0;
+			d[k] = (uint8_t)(hi << 4 | lo);
+		}
+		if (!ok)
+			return refuse(r, key, "not a corpus part (a digest is not 64 lowercase hex "
+					      "digits)", NULL);
+		nbg_shaset_add(r->c, &r->c->tails, d);
+	}
+	if (r->c->tails.count != json_array_size(a))
+		return refuse(r, key, "not a corpus part (a digest is listed twice)", NULL);
+	return 1;
+}
+
+static int read_notes(reader *r, json_t *o, const char *key)
+{
+	const char *k;
+	json_t *v;
+
+	if (!json_is_object(o))
+		return refuse(r, key, "not a corpus part (the notes are missing)", NULL);
+	json_object_foreach(o, k, v) {
+		uint64_t n;
+		if (strlen(k) >= sizeof(r->c->notes[0].id) || !to_u64(r, v, key, &n) || !n)
+			return refuse(r, key, "not a corpus part (a note id or count is wrong)", NULL);
+		nbg_corpus_note_add(r->c, k, n);
+	}
+	return 1;
+}
+
+static int read_field(reader *r, json_t *root, const nbg_corpus_field *f)
+{
+	json_t *j = at_path(root, f->key);
+	void *m = nbg_corpus_member(r->c, f);
+	uint64_t v;
+
+	if (!j)
+		return refuse(r, f->key, "not a corpus part nbg corpus --json wrote (missing key)",
+			      NULL);
+	switch (f->kind) {
+	case NBG_CF_U64:
+		return to_u64(r, j, f->key, m);
+	case NBG_CF_VALSET:
+		return read_valset(r, j, f->key, m, f->namer != NULL);
+	case NBG_CF_RANGE:
+		return read_range(r, j, f->key, m);
+	case NBG_CF_CODES:
+		return read_counts(r, j, f->key, r->c->fail_by_code, NBG_E__COUNT, code_name);
+	case NBG_CF_STATUSES:
+		return read_counts(r, j, f->key, r->c->not_measured, NBG_CORPUS_STATUS_COUNT,
+				   status_name);
+	case NBG_CF_SKIPS:
+		return read_counts(r, j, f->key, r->c->skipped, NBG_CORPUS_SKIP_COUNT, skip_name);
+	case NBG_CF_TYPES:
+		return read_types(r, j, f->key);
+	case NBG_CF_TAIL_LIST:
+		return read_tails(r, j, f->key);
+	case NBG_CF_NOTES:
+		return read_notes(r, j, f->key);
+	case NBG_CF_UNREADABLE: /* derived: checked once everything is read */
+	case NBG_CF_TAILS:
+		return to_u64(r, j, f->key, &v);
+	}
+	return 0;
+}
+
+/* The counts a writer derives must agree with what was read. */
+static int check_sums(reader *r, json_t *root)
+{
+	const nbg_corpus *c = r->c;
+	uint64_t sum = c->valid, unreadable = 0, tails = 0;
+
+	for (int k = 0; k < NBG_E__COUNT; k++)
+		sum += c->fail_by_code[k];
+	for (int k = 0; k < NBG_CORPUS_STATUS_COUNT; k++)
+		sum += c->not_measured[k];
+	if (sum != c->files)
+		return refuse(r, "files", "counts do not add up (files is not valid + invalid + "
+					  "not measured)", NULL);
+	if (c->v1_files + c->v2_files != c->valid)
+		return refuse(r, "valid", "counts do not add up (valid is not v1 + v2 files)", NULL);
+	to_u64(r, json_object_get(root, "unreadable"), "unreadable", &unreadable);
+	if (unreadable != nbg_corpus_unreadable(c))
+		return refuse(r, "unreadable", "counts do not add up (unreadable is not the sum of "
+					       "its reasons)", NULL);
+	to_u64(r, at_path(root, "connection_tails.distinct_sha256"),
+	       "connection_tails.distinct_sha256", &tails);
+	if (tails != c->tails.count)
+		return refuse(r, "connection_tails.distinct_sha256",
+			      "counts do not add up (not the number of digests listed)", NULL);
+	return 1;
+}
+
+static int check_version(reader *r, json_t *root)
+{
+	const char *v = json_string_value(json_object_get(root, "nbgkit_version"));
+
+	if (!json_is_object(root) || !v) {
+		refuse(r, NULL, "not a corpus part: no nbgkit_version (parts are the documents "
+				"`nbg corpus --json` writes)", NULL);
+		return 0;
+	}
+	if (strcmp(v, nbg_version_string()) != 0) {
+		nbg_error_set(r->err, NBG_E_CORPUS_PART, 0, "nbgkit_version",
+			      "%s was written by nbgkit %.32s and this is nbgkit %s: parts merge "
+			      "only within one version; measure that part again with this version",
+			      r->name, v, nbg_version_string());
+		r->failed = 1;
+		return 0;
+	}
+	return 1;
+}
+
+nbg_code nbg_corpus_from_json(const char *text, size_t len, const char *name,
+			      nbg_corpus **out, nbg_error *err)
+{
+	reader r = { nbg_corpus_new(), err, name ? name : "corpus part", 0 };
+	json_error_t jerr;
+	json_t *root;
+	size_t n;
+	const nbg_corpus_field *f = nbg_corpus_fields(&n);
+
+	*out = NULL;
+	if (!r.c)
+		return nbg_error_set(err, NBG_E_OUT_OF_MEMORY, 0, "", "no memory for a corpus part");
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		nbg_corpus_free(r.c);
+		return nbg_error_set(err, NBG_E_CORPUS_PART, (uint64_t)jerr.position, "",
+				     "%s is not JSON: %s (line %d); parts are the documents "
+				     "`nbg corpus --json` writes", r.name, jerr.text, jerr.line);
+	}
+	if (check_version(&r, root)) {
+		for (size_t i = 0; i < n && !r.failed; i++)
+			read_field(&r, root, &f[i]);
+		if (!r.failed)
+			check_sums(&r, root);
+	}
+	json_decref(root);
+	if (!r.failed && r.c->oom) {
+		nbg_corpus_free(r.c);
+		return nbg_error_set(err, NBG_E_OUT_OF_MEMORY, 0, "", "no memory for %s", r.name);
+	}
+	if (r.failed) {
+		nbg_corpus_free(r.c);
+		return NBG_E_CORPUS_PART;
+	}
+	*out = r.c;
+	return NBG_OK;
+}

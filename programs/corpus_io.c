@@ -1,0 +1,207 @@
+/*
+ * corpus_io.c - the file list of `nbg corpus`, whole-file reads that never
+ * open a FIFO or device, and output files that are complete or absent.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "corpus_cli.h"
+
+int corpus_list_add(corpus_list *l, const char *path, size_t len, const uint64_t *size,
+		    const uint8_t *sha256)
+{
+	if (l->n == l->cap_e) {
+		size_t cap = l->cap_e ? l->cap_e * 2 : 1024;
+		corpus_entry *e = realloc(l->e, cap * sizeof(*e));
+		if (!e)
+			return !(l->oom = 1);
+		l->e = e;
+		l->cap_e = cap;
+	}
+	if (l->cap - l->used < len + 1) {
+		size_t cap = l->cap ? l->cap : 65536;
+		while (cap - l->used < len + 1)
+			cap *= 2;
+		char *a = realloc(l->arena, cap);
+		if (!a)
+			return !(l->oom = 1);
+		l->arena = a;
+		l->cap = cap;
+	}
+	corpus_entry *e = &l->e[l->n++];
+	memset(e, 0, sizeof(*e));
+	e->path = l->used;
+	memcpy(l->arena + l->used, path, len);
+	l->arena[l->used + len] = '\0';
+	l->used += len + 1;
+	if (size) {
+		e->has_size = 1;
+		e->size = *size;
+		l->bytes += *size;
+	}
+	if (sha256) {
+		e->has_sha256 = 1;
+		memcpy(e->sha256, sha256, 32);
+	}
+	return 1;
+}
+
+const char *corpus_list_path(const corpus_list *l, size_t i)
+{
+	return l->arena + l->e[i].path;
+}
+
+void corpus_list_free(corpus_list *l)
+{
+	free(l->arena);
+	free(l->e);
+	memset(l, 0, sizeof(*l));
+}
+
+int corpus_read_file(const char *path, char **data, size_t *len)
+{
+	struct stat st;
+	int fd, e;
+
+	*data = NULL;
+	*len = 0;
+	if (stat(path, &st) != 0)
+		return errno;
+	if (!S_ISREG(st.st_mode))
+		return EINVAL;
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
+		return errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= SIZE_MAX / 2) {
+		e = errno ? errno : EINVAL;
+		close(fd);
+		return e;
+	}
+	size_t cap = (size_t)st.st_size + 1, n = 0;
+	char *buf = malloc(cap + 1);
+	while (buf) {
+		if (n == cap) {
+			char *b = realloc(buf, cap * 2 + 1);
+			if (!b)
+				break;
+			buf = b;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			e = r < 0 ? errno : 0;
+			close(fd);
+			if (e) {
+				free(buf);
+				return e;
+			}
+			buf[n] = '\0';
+			*data = buf;
+			*len = n;
+			return 0;
+		}
+		n += (size_t)r;
+	}
+	free(buf);
+	close(fd);
+	return ENOMEM;
+}
+
+/* A target that exists and is not a regular file (a FIFO, a terminal,
+ * /dev/null) is written directly: renaming over it would replace it. */
+static int open_direct(corpus_out *o, const char *path, const struct stat *st)
+{
+	int fd;
+
+	if (S_ISDIR(st->st_mode)) {
+		corpus_warn("cannot create %s: it is a directory", path);
+		return NBG_EXIT_IO;
+	}
+	fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+		corpus_warn("cannot open %s for writing: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NBG_EXIT_IO;
+	}
+	return 0;
+}
+
+int corpus_out_open(corpus_out *o, const char *path)
+{
+	struct stat st;
+
+	memset(o, 0, sizeof(*o));
+	o->name = path;
+	o->failed = -1;
+	if (!strcmp(path, "-")) {
+		o->f = stdout;
+		return 0;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return open_direct(o, path, &st);
+	const char *slash = strrchr(path, '/');
+	size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+	if (asprintf(&o->tmp, "%.*s.%s.XXXXXX", (int)dir, path, path + dir) < 0) {
+		o->tmp = NULL;
+		corpus_warn("cannot create %s: out of memory", path);
+		return NBG_EXIT_IO;
+	}
+	int fd = mkstemp(o->tmp);
+	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+		corpus_warn("cannot create %s (temporary %s): %s", path, o->tmp, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(o->tmp);
+		}
+		free(o->tmp);
+		o->tmp = NULL;
+		return NBG_EXIT_IO;
+	}
+	/* mkstemp makes 0600 files; give outputs the usual umask-governed mode. */
+	mode_t um = umask(0);
+	umask(um);
+	if (fchmod(fd, 0666 & ~um) != 0)
+		o->failed = errno;
+	return 0;
+}
+
+void corpus_out_write(corpus_out *o, const char *s, size_t n)
+{
+	if (o->failed < 0 && fwrite(s, 1, n, o->f) != n)
+		o->failed = errno ? errno : EIO;
+}
+
+int corpus_out_close(corpus_out *o, int commit)
+{
+	int e = o->failed;
+
+	if (!o->f)
+		return 0;
+	if (e < 0 && fflush(o->f) != 0)
+		e = errno ? errno : EIO;
+	if (e < 0 && o->tmp && fsync(fileno(o->f)) != 0)
+		e = errno;
+	if (o->f != stdout && fclose(o->f) != 0 && e < 0)
+		e = errno ? errno : EIO;
+	if (o->tmp) {
+		if (e < 0 && commit && rename(o->tmp, o->name) != 0)
+			e = errno;
+		if (e >= 0 || !commit)
+			unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+	o->f = NULL;
+	if (e >= 0) {
+		corpus_warn("cannot write %s: %s", !strcmp(o->name, "-") ? "standard output" : o->name,
+			    strerror(e));
+		return NBG_EXIT_IO;
+	}
+	return 0;
+}
