@@ -35,6 +35,7 @@
 
 #include <cmocka.h>
 
+#include "exe_wrapper.h"
 #include "fixture.h"
 #include "fuzz_common.h"
 #include "nbg.h"
@@ -664,7 +665,7 @@ static int run_nbg(const char *a1, const char *a2, const char *a3, const char *a
 	if (pid == 0) {
 		FILE *nul = freopen("/dev/null", "w", stdout);
 		nul = nul ? freopen("/dev/null", "w", stderr) : NULL;
-		execv(bin, argv);
+		nbg_execv(bin, argv);
 		_exit(127);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -896,9 +897,19 @@ static nbg_code parse_limited(const uint8_t *buf, size_t size, size_t extra_mb, 
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		char *argv[] = { "test_mutation", "--limited-parse", path, mb, NULL };
+		char self[4096];
+		ssize_t k;
 		dup2(fds[1], 1);
 		close(fds[0]);
-		execv("/proc/self/exe", argv);
+		if (!nbg_exe_wrapper())
+			execv("/proc/self/exe", argv);
+		/* under the wrapper, /proc/self/exe of the shell or the emulator is
+		 * not this program: its path, as the emulator reports it */
+		k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (k > 0) {
+			self[k] = '\0';
+			nbg_execv(self, argv);
+		}
 		_exit(127);
 	}
 	close(fds[1]);
