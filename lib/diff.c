@@ -554,7 +554,7 @@ void nbg_diff_free(nbg_diff *d)
 
 static json_t *side(const nbg_model *m, const char *path)
 {
-	return json_pack("{s:o,s:i,s:I,s:I,s:I,s:o}", "path", nbg_json_str(path), "family", (json_int_t)m->family,
+	return json_pack("{s:o,s:I,s:I,s:I,s:I,s:o}", "path", nbg_json_str(path), "family", (json_int_t)m->family,
 			 "version", (json_int_t)m->version, "target", (json_int_t)m->target,
 			 "file_size", (json_int_t)m->file_size, "sha256",
 			 nbg_json_sha(m->file_sha256));
