@@ -109,7 +109,7 @@ static uint32_t get32(const uint8_t *p)
 static nbg_code parse_checked(const uint8_t *buf, size_t size, int crc_check)
 {
 	nbg_parse_options o = { sizeof(o), crc_check ? 0u : NBG_PARSE_NO_CRC_CHECK };
-	nbg_model *m = (nbg_model *)&o; /* must be reset to NULL on failure */
+	nbg_model *m = (void *)&o; /* must be reset to NULL on failure */
 	nbg_error err;
 	nbg_code rc = nbg_parse(buf, size, &o, &m, &err);
 
