@@ -3,8 +3,9 @@
 # with -fvisibility=hidden and NBG_API on the public functions).
 set -eu
 lib=$1
-bad=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | grep -v '^nbg_' || true)
-count=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/' | wc -l)
+nm=${NM:-nm} # the cross build's nm, from tests/meson.build
+bad=$($nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | grep -v '^nbg_' || true)
+count=$($nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/' | wc -l)
 if [ -n "$bad" ]; then
 	echo "exported without the nbg_ prefix:"; echo "$bad"
 	echo "0 passed, 1 failed"

@@ -9,10 +9,12 @@ files of 512 bytes or more, and show every section name (sections that own
 bytes and empty ones) in visible text.
 
 usage: check_ledger_map.py NBG_BIN PATH...
+In a cross build nbg runs through the words of MESON_EXE_WRAPPER (qemu-user).
 Prints 'N passed, N failed' and exits non-zero on any failure.
 """
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -33,10 +35,10 @@ def files_of(paths):
 
 
 def check(nbg, path, tmp):
-    ledger = json.loads(subprocess.run([nbg, "ledger", "--json", path], check=True,
+    ledger = json.loads(subprocess.run([*nbg, "ledger", "--json", path], check=True,
                                        capture_output=True, text=True).stdout)
     out = os.path.join(tmp, "map.svg")
-    subprocess.run([nbg, "map", path, "--svg", out], check=True, capture_output=True)
+    subprocess.run([*nbg, "map", path, "--svg", out], check=True, capture_output=True)
     root = ET.parse(out).getroot()
     if root.tag != SVG + "svg":
         return "root element is %s, not svg" % root.tag
@@ -68,7 +70,7 @@ def main():
     if len(sys.argv) < 3:
         print(__doc__)
         return 2
-    nbg = sys.argv[1]
+    nbg = shlex.split(os.environ.get("MESON_EXE_WRAPPER", "")) + [sys.argv[1]]
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for path in files_of(sys.argv[2:]):

@@ -10,6 +10,7 @@
 
 #include <zlib.h>
 
+#include "exe_wrapper.h"
 #include "fixture.h"
 
 uint32_t fx_get32(const uint8_t *p)
@@ -401,8 +402,8 @@ fx_run_result fx_run_nbg(const char *prefix, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "%s '%s' %s >'%s' 2>'%s'", prefix ? prefix : "", bin, args, out,
-		 err);
+	snprintf(cmd, sizeof(cmd), "%s %s'%s' %s >'%s' 2>'%s'", prefix ? prefix : "",
+		 nbg_exe_wrapper_prefix(), bin, args, out, err);
 	int st = system(cmd);
 	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	r.out = slurp_text(out);

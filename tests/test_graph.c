@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "exe_wrapper.h"
 #include "fixture.h"
 #include "nbg/nbg.h"
 #include "nbg/graph.h"
@@ -673,7 +674,7 @@ static char *run(const char *args, int *status)
 	FILE *p;
 
 	assert_non_null(bin);
-	snprintf(cmd, sizeof(cmd), "'%s' %s 2>/dev/null", bin, args);
+	snprintf(cmd, sizeof(cmd), "%s'%s' %s 2>/dev/null", nbg_exe_wrapper_prefix(), bin, args);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	for (;;) {

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "exe_wrapper.h"
 #include "fixture.h"
 
 #define REAL NBG_CORPUS_DIR "/v2/face_detector_nbg_int16.nb"
@@ -155,8 +156,8 @@ static void test_reemit_refused(void **state)
 {
 	fx_run_result r;
 	char cmd[2048];
-	snprintf(cmd, sizeof(cmd), "'%s' ledger --json '%s' > '%s'", getenv("NBG_BIN"), REAL,
-		 tmp("orig.ledger.json"));
+	snprintf(cmd, sizeof(cmd), "%s'%s' ledger --json '%s' > '%s'", nbg_exe_wrapper_prefix(),
+		 getenv("NBG_BIN"), REAL, tmp("orig.ledger.json"));
 	assert_int_equal(system(cmd), 0);
 
 	size_t n;

@@ -57,7 +57,7 @@ void nbg_json_emit_fields(json_t *obj, const uint8_t *base, enum nbg_fid first,
 			for (uint32_t w = 0; w < f->width / 4; w++)
 				nz += le32(p + 4 * w) != 0;
 			nbg_sha256(p, f->width, d);
-			v = json_pack("{s:i,s:i,s:o}", "bytes", (json_int_t)f->width,
+			v = json_pack("{s:I,s:I,s:o}", "bytes", (json_int_t)f->width,
 				      "nonzero_words", (json_int_t)nz, "sha256", nbg_json_sha(d));
 			break;
 		}
@@ -137,7 +137,7 @@ json_t *nbg_json_section(const nbg_model *m, const nbg_section *s)
 		json_object_del(o, "reserved_words[0]");
 		json_object_del(o, "reserved_words[1]");
 		json_object_set_new(o, "reserved_words",
-				    json_pack("[i,i]", (json_int_t)s->reserved[0],
+				    json_pack("[I,I]", (json_int_t)s->reserved[0],
 					      (json_int_t)s->reserved[1]));
 	} else {
 		json_object_set_new(o, "type", json_integer(s->type));

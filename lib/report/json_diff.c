@@ -11,7 +11,7 @@
 
 static json_t *side(const nbg_model *m, const char *path, int checksums_match)
 {
-	return json_pack("{s:o,s:i,s:I,s:I,s:I,s:o,s:b}", "path", nbg_json_str(path), "family",
+	return json_pack("{s:o,s:I,s:I,s:I,s:I,s:o,s:b}", "path", nbg_json_str(path), "family",
 			 (json_int_t)m->family, "version", (json_int_t)m->version, "target",
 			 (json_int_t)m->target, "file_size", (json_int_t)m->file_size, "sha256",
 			 nbg_json_sha(m->file_sha256), "checksums_match", checksums_match);

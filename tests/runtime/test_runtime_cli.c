@@ -21,6 +21,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "../exe_wrapper.h"
 #include "nbg/nbg.h"
 #include "nbg/runtime.h"
 
@@ -149,7 +150,7 @@ static result run_nbg(const char *env, ...)
 			snprintf(name, sizeof(name), "%.*s", (int)(eq - env), env);
 			setenv(name, eq + 1, 1);
 		}
-		execv(NBG_BIN, (char *const *)argv);
+		nbg_execv(NBG_BIN, (char *const *)argv);
 		_exit(127);
 	}
 	int st;

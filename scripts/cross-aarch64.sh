@@ -1,0 +1,174 @@
+#!/bin/sh
+# scripts/cross-aarch64.sh - one command: nbgkit built for aarch64 (arm64)
+# with Debian 12's cross toolchain, and its whole test suite run under
+# qemu-user.  As root (or with sudo) on a fresh Debian 12 it:
+#
+#  1. runs scripts/setup.sh (the native packages and build/, needed for the
+#     native-against-aarch64 comparison in step 6);
+#  2. adds the arm64 architecture (dpkg --add-architecture arm64) and
+#     installs what is missing: gcc-aarch64-linux-gnu,
+#     binutils-aarch64-linux-gnu, qemu-user (without its binfmt_misc
+#     recommendation: nothing here needs binfmt), strace, and the arm64
+#     -dev packages of nbgkit's dependencies with their runtime libraries.
+#     A package that Debian cannot install beside its native one (not
+#     Multi-Arch: same; libisal-dev and libisal2 in Debian 12) is unpacked
+#     from its .deb into the overlay directory that the cross file names,
+#     so the native build keeps its own;
+#  3. configures build-aarch64/ with cross/aarch64-linux-gnu.ini and
+#     -Dwerror=true, and builds it;
+#  4. checks that nbg under qemu loads the arm64 dynamic loader and
+#     libraries (each file it opens after itself is an AArch64 ELF);
+#  5. runs `meson test` there: meson starts each test under the cross
+#     file's exe_wrapper (qemu-aarch64 -L OVERLAY), and tests that start nbg
+#     go through the same wrapper (tests/exe_wrapper.h);
+#  6. runs tests/check_cross_reports.sh: the native and the aarch64 nbg print
+#     the same bytes and exit codes for every corpus file (skipped, exit 77
+#     inside, without ../shared/corpus).
+#
+# Environment: NBG_CROSS_TESTS="NAME..." runs only those meson tests in
+# step 5 (all by default); NBG_CROSS_TIMEOUT_MULTIPLIER (default 5:
+# emulation is slower) scales their timeouts; NBG_CROSS_SKIP_REPORTS=1
+# leaves out step 6.  doc/cross.md says what it costs.
+set -eu
+cd "$(dirname "$0")/.."
+
+arch=arm64 triplet=aarch64-linux-gnu qemu=qemu-aarch64 machine=AArch64 build=build-aarch64
+crossfile=cross/$triplet.ini
+overlay=$(sed -n "s/^overlay = '\(.*\)'\$/\1/p" "$crossfile")
+[ -n "$overlay" ] || { echo "$crossfile names no overlay" >&2; exit 1; }
+wrapper="$qemu -L $overlay"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+t0=$(date +%s)
+step() { echo "== $(($(date +%s) - t0)) s: $*"; }
+
+step "native packages and build (scripts/setup.sh)"
+sh scripts/setup.sh >/dev/null
+
+# ---------------------------------------------------------------- packages
+step "packages for $arch"
+updated=""
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+	echo "dpkg --add-architecture $arch"
+	$SUDO dpkg --add-architecture "$arch"
+	$SUDO apt-get update -qq
+	updated=1
+fi
+tools="gcc-$triplet binutils-$triplet qemu-user strace"
+devs="libssl-dev zlib1g-dev libjansson-dev libcmocka-dev libisal-dev"
+missing=""
+for p in $tools; do
+	installed "$p" || missing="$missing $p"
+done
+# The ARCH records of some packages, in one apt-cache call (each call reads
+# every package list: seconds).
+records() {
+	for p in "$@"; do echo "$p:$arch"; done | xargs apt-cache show --no-all-versions 2>/dev/null || true
+}
+# field RECORDS PACKAGE NAME: that field of the package's record.
+field() {
+	printf '%s\n' "$1" | awk -v p="$2" -v f="$3: " '
+		/^Package: / { cur = substr($0, 10) }
+		cur == p && index($0, f) == 1 { print substr($0, length(f) + 1); exit }'
+}
+# shellcheck disable=SC2086 # package names are words
+recs=$(records $devs)
+if [ -z "$updated" ] && { [ -n "$missing" ] || [ -z "$recs" ]; }; then
+	$SUDO apt-get update -qq
+	# shellcheck disable=SC2086
+	recs=$(records $devs)
+fi
+# Multi-Arch: same packages install beside the native ones; the others are
+# unpacked into the overlay, with the libraries they depend on that are not
+# Multi-Arch: same either.
+unpack=""
+for p in $devs; do
+	if [ "$(field "$recs" "$p" Multi-Arch)" = same ]; then
+		installed "$p:$arch" || missing="$missing $p:$arch"
+		continue
+	fi
+	unpack="$unpack $p"
+	deps=$(field "$recs" "$p" Depends | tr ',' '\n' | sed 's/^ *//; s/[ (|].*//')
+	# shellcheck disable=SC2086 # package names are words
+	drecs=$(records $deps)
+	recs="$recs
+$drecs"
+	for d in $deps; do
+		if [ "$(field "$drecs" "$d" Multi-Arch)" = same ]; then
+			installed "$d:$arch" || missing="$missing $d:$arch"
+		else
+			unpack="$unpack $d"
+		fi
+	done
+done
+if [ -n "$missing" ]; then
+	echo "installing:$missing"
+	# shellcheck disable=SC2086 # package names are words
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+for p in $unpack; do
+	v=$(field "$recs" "$p" Version)
+	stamp="$overlay/.nbgkit/$p"
+	[ "$(cat "$stamp" 2>/dev/null)" = "$v" ] && continue
+	echo "unpacking $p:$arch $v into $overlay (not co-installable with $p)"
+	dl=$(mktemp -d)
+	(cd "$dl" && apt-get download -qq -o APT::Sandbox::User=root "$p:$arch")
+	$SUDO mkdir -p "$overlay/.nbgkit"
+	$SUDO dpkg-deb -x "$dl"/*.deb "$overlay"
+	rm -rf "$dl"
+	# .pc files name /usr (prefix=/usr, or -L/usr/..., -I/usr/...): the overlay
+	for pc in "$overlay/usr/lib/$triplet/pkgconfig"/*.pc "$overlay/usr/share/pkgconfig"/*.pc; do
+		[ -f "$pc" ] && $SUDO sed -i -e "s#^\([a-z_]*\)=/usr\(/\|\$\)#\1=$overlay/usr\2#" \
+			-e "s#-\([IL]\)/usr/#-\1$overlay/usr/#g" "$pc"
+	done
+	# an absolute symlink (libz.so -> /lib/...) would leave the overlay
+	find "$overlay" -type l -lname '/*' | while IFS= read -r l; do
+		$SUDO ln -sf "$overlay$(readlink "$l")" "$l"
+	done
+	echo "$v" | $SUDO tee "$stamp" >/dev/null
+done
+
+# ------------------------------------------------------------------- build
+step "configure and build $build"
+[ -d "$build" ] || meson setup "$build" --cross-file "$crossfile" \
+	--buildtype=debugoptimized -Dwerror=true
+meson compile -C "$build"
+file_machine() { readelf -h "$1" 2>/dev/null | sed -n 's/^ *Machine: *//p'; }
+[ "$(file_machine "$build/nbg")" = "$machine" ] || {
+	echo "$build/nbg is not a $machine ELF" >&2
+	exit 1
+}
+
+# Which files the emulated nbg opens: those after qemu opened nbg itself are
+# the program's (qemu's own x86-64 libraries come before).
+step "libraries nbg loads under $qemu"
+log=$(mktemp)
+# shellcheck disable=SC2086 # the wrapper is words
+strace -f -e trace=openat -o "$log" $wrapper "$build/nbg" inspect samples/sample.nb >/dev/null
+bad=0
+# shellcheck disable=SC2013 # paths without spaces
+for f in $(sed -n "/\"[^\"]*$build\\/nbg\"/,\$p" "$log" | grep -v ENOENT |
+	sed -n 's/.*openat([^"]*"\([^"]*\.so[.0-9]*\)".*/\1/p' | sort -u); do
+	m=$(file_machine "$f")
+	printf '  %-70s %s\n' "$f" "$m"
+	[ "$m" = "$machine" ] || bad=1
+done
+rm -f "$log"
+[ "$bad" -eq 0 ] || { echo "a library nbg loaded is not $machine" >&2; exit 1; }
+
+# -------------------------------------------------------------------- tests
+step "meson test under $qemu"
+# shellcheck disable=SC2086 # test names are words
+meson test -C "$build" --print-errorlogs \
+	--timeout-multiplier "${NBG_CROSS_TIMEOUT_MULTIPLIER:-5}" ${NBG_CROSS_TESTS:-}
+
+if [ "${NBG_CROSS_SKIP_REPORTS:-0}" != 1 ]; then
+	step "native and $arch nbg reports"
+	set +e
+	MESON_EXE_WRAPPER="$wrapper" sh tests/check_cross_reports.sh build/nbg "$build/nbg"
+	rc=$?
+	set -e
+	[ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || exit "$rc"
+fi
+step "$arch build and tests passed"
