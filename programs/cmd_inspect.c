@@ -179,7 +179,8 @@ int nbg_cmd_inspect(int argc, char **argv)
 /* After an integrity failure, list every mismatching checksum, not just the first. */
 static void list_integrity(const char *path, const nbg_loaded *l)
 {
-	nbg_parse_options o = { sizeof(o), NBG_PARSE_NO_CRC_CHECK };
+	nbg_parse_options o = { sizeof(o), NBG_PARSE_NO_CRC_CHECK | NBG_PARSE_NO_FILE_SHA256 |
+					      NBG_PARSE_NO_SECTION_SHA256 };
 	nbg_model *m = NULL;
 
 	if (nbg_parse(l->map.data, l->map.size, &o, &m, NULL) != NBG_OK)
@@ -196,9 +197,35 @@ static void list_integrity(const char *path, const nbg_loaded *l)
 	nbg_model_free(m);
 }
 
+/* The verdict line of a file that passed; the whole-file SHA-256 only when
+ * it was asked for (--sha256). */
+static void print_verified(const char *path, const nbg_model *m, int sha)
+{
+	char hex[65] = "";
+
+	if (m->family == 2)
+		printf("%s: OK v2 0x%08x target 0x%08x sections %zu crc 0x%08x", path, m->version,
+		       m->target, m->section_count, m->file_checksum.computed);
+	else
+		printf("%s: OK v1 0x%08x target 0x%08x entries %zu", path, m->version, m->target,
+		       m->section_count);
+	if (sha)
+		nbg_hex32(m->file_sha256, hex);
+	printf("%s%s\n", sha ? " sha256 " : "", hex);
+}
+
+static int verify_option(const char *a)
+{
+	return !strcmp(a, "--quiet") || !strcmp(a, "-q") || !strcmp(a, "--status") ||
+	       !strcmp(a, "--sha256");
+}
+
 int nbg_cmd_verify(int argc, char **argv)
 {
-	int worst = NBG_EXIT_OK, files = 0, quiet = 0, status = 0;
+	int worst = NBG_EXIT_OK, files = 0, quiet = 0, status = 0, sha = 0;
+	/* Structure and CRCs only: the SHA-256 fingerprints are not checks the
+	 * format carries, and the whole-file one only when asked for. */
+	nbg_parse_options o = { sizeof(o), NBG_PARSE_NO_SECTION_SHA256 };
 
 	/* as sha256sum: --quiet prints no line for a file that passes, --status
 	 * prints nothing at all (the exit code says it) */
@@ -207,11 +234,15 @@ int nbg_cmd_verify(int argc, char **argv)
 			quiet = 1;
 		else if (!strcmp(argv[i], "--status"))
 			status = 1;
+		else if (!strcmp(argv[i], "--sha256"))
+			sha = 1;
 		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "nbg verify: unknown option '%s'\n", argv[i]);
 			return NBG_EXIT_USAGE;
 		}
 	}
+	if (!sha || quiet || status)
+		o.flags |= NBG_PARSE_NO_FILE_SHA256;
 	if (status && freopen("/dev/null", "w", stdout) == NULL)
 		return NBG_EXIT_IO;
 	for (int i = 1; i < argc; i++) {
@@ -219,23 +250,14 @@ int nbg_cmd_verify(int argc, char **argv)
 		nbg_loaded l;
 		int rc;
 
-		if (!strcmp(path, "--quiet") || !strcmp(path, "-q") || !strcmp(path, "--status"))
+		if (verify_option(path))
 			continue;
-		rc = nbg_load(path, NULL, &l);
+		rc = nbg_load(path, &o, &l);
 		files++;
 		if (rc == NBG_EXIT_OK && quiet) {
 			/* nothing to say */
 		} else if (rc == NBG_EXIT_OK) {
-			const nbg_model *m = l.model;
-			char hex[65];
-			nbg_hex32(m->file_sha256, hex);
-			if (m->family == 2)
-				printf("%s: OK v2 0x%08x target 0x%08x sections %zu crc 0x%08x "
-				       "sha256 %s\n", path, m->version, m->target,
-				       m->section_count, m->file_checksum.computed, hex);
-			else
-				printf("%s: OK v1 0x%08x target 0x%08x entries %zu sha256 %s\n",
-				       path, m->version, m->target, m->section_count, hex);
+			print_verified(path, l.model, sha);
 		} else if (l.io_failed) {
 			printf("%s: ERROR %s\n", path, l.err.message);
 		} else {
@@ -251,7 +273,7 @@ int nbg_cmd_verify(int argc, char **argv)
 		nbg_loaded_free(&l);
 	}
 	if (!files) {
-		fprintf(stderr, "usage: nbg verify FILE...\n");
+		fprintf(stderr, "usage: nbg verify [--sha256] FILE...\n");
 		return NBG_EXIT_USAGE;
 	}
 	return worst;

@@ -44,10 +44,12 @@ static const command_doc commands[] = {
 	    { "--memory", NULL, "the video and system memory a runtime needs, per figure with "
 	      "its rule, input / memory-pool sharing, the largest layers" } } },
 	{ "verify", nbg_cmd_verify, "FILE...", "integrity check, one line per file",
-	  "Checks structure and every checksum the format carries; one line per file, "
-	  "every mismatching checksum listed.  Exit 1 when any file fails.",
+	  "Checks structure and every checksum the format carries (section CRCs, the "
+	  "header's file checksum, the v1 nbg_crc_sum) and nothing else; one line per "
+	  "file, every mismatching checksum listed.  Exit 1 when any file fails.",
 	  { { "--quiet", NULL, "no line for a file that passes (also -q)" },
-	    { "--status", NULL, "print nothing; the exit code says it" } } },
+	    { "--status", NULL, "print nothing; the exit code says it" },
+	    { "--sha256", NULL, "also compute the whole-file SHA-256 and print it on the line" } } },
 	{ "fields", nbg_cmd_fields, "", "the field map: offsets, keys, evidence codes",
 	  "Prints every field nbgkit decodes: structure, offset, width, public name, parser "
 	  "key and the evidence behind it.",

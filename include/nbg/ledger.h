@@ -188,8 +188,9 @@ NBG_API nbg_code nbg_reemit_check(const nbg_ledger *l, const uint8_t *data, size
 
 /*
  * Re-emits data[0..size) to the open descriptor `fd`, range by range in
- * ledger order, after nbg_reemit_check() passes; the bytes written are hashed
- * again as they go out and compared with the source SHA-256.  Nothing is
+ * ledger order, after the checks of nbg_reemit_check() pass (it runs them);
+ * the bytes written are CRC'd as they go out and compared with the CRC-32 of
+ * the bytes checked, so an input changing under us is refused.  Nothing is
  * written when the check fails.  The caller decides when the output becomes
  * visible (nbg_reemit_file does that for paths).  Returns NBG_OK,
  * NBG_E_SEMANTIC_CHANGE_REFUSED, or NBG_E_IO (short or failed write).
@@ -201,8 +202,9 @@ NBG_API nbg_code nbg_reemit_write(const nbg_ledger *l, const uint8_t *data, size
  * Re-emits data[0..size) to `path` so that it appears complete or not at all:
  * the check runs first, then the ranges go to a temporary file made with
  * mkstemp in the same directory, which is fsync'd and renamed over `path`
- * only when every write succeeded and the emitted SHA-256 equals the
- * source's.  On every failure the temporary file is unlinked and `path` is
+ * only when every write succeeded and the file reads back with the size and
+ * CRC-32 of the checked bytes (the checks run once, before the temporary
+ * file exists).  On every failure the temporary file is unlinked and `path` is
  * left as it was.  Returns NBG_OK, NBG_E_SEMANTIC_CHANGE_REFUSED,
  * NBG_E_IO or NBG_E_RESOURCE.
  */

@@ -328,6 +328,10 @@ typedef struct nbg_model {
 
 	size_t note_count;
 	nbg_note *notes;
+
+	/* The NBG_PARSE_NO_*_SHA256 bits the parse honoured: each names digests
+	 * that were not computed (left all zero), 0 when every one was. */
+	unsigned sha256_skipped;
 } nbg_model;
 
 /* Options that can grow: set `size` to sizeof(nbg_parse_options). */
@@ -337,6 +341,16 @@ typedef struct nbg_parse_options {
 } nbg_parse_options;
 /* Skip CRC comparisons (values are still computed).  For fuzzing builds only. */
 #define NBG_PARSE_NO_CRC_CHECK 0x1u
+/* Do not compute the whole-file SHA-256: file_sha256 is then all zero and
+ * sha256_skipped has this bit.  Structure and every CRC are checked as ever
+ * (what `nbg verify` needs). */
+#define NBG_PARSE_NO_FILE_SHA256 0x2u
+/* Do not compute the per-region SHA-256 fingerprints: every section's sha256,
+ * the tail's, the network info's reserved block's and, in v1, the feature
+ * DB's, opaque prefix's, gaps' and trailer's are then all zero and
+ * sha256_skipped has this bit.  CRCs are unaffected.  A model parsed with
+ * either bit cannot make a ledger (nbg_ledger_build refuses it). */
+#define NBG_PARSE_NO_SECTION_SHA256 0x4u
 
 /*
  * Parses and validates the NBG in data[0..size).  On success returns NBG_OK and

@@ -378,6 +378,11 @@ nbg_code nbg_ledger_build(const nbg_model *m, nbg_ledger **out, nbg_error *err)
 	if (!m || !m->data || (m->family != 1 && m->family != 2))
 		return nbg_error_set(err, NBG_E_LEDGER_INVARIANT, 0, "model",
 			     "not a model returned by nbg_parse (or its buffer is gone)");
+	if (m->sha256_skipped)
+		return nbg_error_set(err, NBG_E_LEDGER_INVARIANT, 0, "model",
+			     "the model was parsed without its SHA-256 fingerprints "
+			     "(NBG_PARSE_NO_FILE_SHA256 / NBG_PARSE_NO_SECTION_SHA256): parse it "
+			     "again without them to build a ledger");
 	b.m = m;
 	b.err = err;
 	b.l = calloc(1, sizeof(*b.l));

@@ -1,11 +1,12 @@
 /*
  * io.c - what the v1 and v2 parsers share once a record's fields are read:
  * an I/O record's derived values (quantization, element count, byte size)
- * and each section's fingerprints.
+ * and each section's fingerprints (skipped on request).
  */
 #include "common/hash.h"
 #include "common/internal.h"
 #include "format/checksum.h"
+#include "format/regions.h"
 
 void nbg_io_derive(nbg_io *io)
 {
@@ -38,6 +39,14 @@ void nbg_fingerprint_sections(nbg_ctx *c)
 	for (size_t i = 0; i < c->m->section_count; i++) {
 		nbg_section *s = &c->m->sections[i];
 		s->crc32 = nbg_section_crc32(c->data, c->size, s);
-		nbg_sha256(c->data + s->offset, (size_t)s->size, s->sha256);
+		nbg_region_sha256(c->m, c->data + s->offset, s->size, s->sha256);
 	}
+}
+
+void nbg_region_sha256(const nbg_model *m, const uint8_t *p, uint64_t n, uint8_t out[32])
+{
+	if (m->sha256_skipped & NBG_PARSE_NO_SECTION_SHA256)
+		memset(out, 0, 32);
+	else
+		nbg_sha256(p, (size_t)n, out);
 }

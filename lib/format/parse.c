@@ -72,10 +72,12 @@ nbg_code nbg_parse(const uint8_t *data, size_t size, const nbg_parse_options *op
 	m->version = le32(data + 4);
 	m->target = le32(data + 8);
 	m->file_size = size;
+	m->sha256_skipped = c.flags & (NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256);
 
+	int file_sha = !(c.flags & NBG_PARSE_NO_FILE_SHA256);
 	file_sha_job job = { data, size, m->file_sha256 };
 	pthread_t sha_thread;
-	int threaded = size >= NBG_PARALLEL_SHA_MIN &&
+	int threaded = file_sha && size >= NBG_PARALLEL_SHA_MIN &&
 		       pthread_create(&sha_thread, NULL, file_sha_thread, &job) == 0;
 
 	if (m->version == NBG_V2_VERSION) {
@@ -95,7 +97,7 @@ nbg_code nbg_parse(const uint8_t *data, size_t size, const nbg_parse_options *op
 		nbg_model_free(m);
 		return rc;
 	}
-	if (!threaded)
+	if (file_sha && !threaded)
 		nbg_sha256(data, size, m->file_sha256);
 	if (!nbg_tail_view(c.m, c.data, c.size)) {
 		nbg_model_free(m);

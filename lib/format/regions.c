@@ -92,7 +92,7 @@ bool nbg_tail_view(nbg_model *m, const uint8_t *data, uint64_t size)
 		return true;
 	t->offset = size - NBG_TAIL_SIZE;
 	t->size = NBG_TAIL_SIZE;
-	nbg_sha256(data + t->offset, NBG_TAIL_SIZE, t->sha256);
+	nbg_region_sha256(m, data + t->offset, NBG_TAIL_SIZE, t->sha256);
 	/* The tail owns bytes only where nothing else does. */
 	covered = nbg_owned_bytes(m, t->offset, size);
 	if (covered == UINT64_MAX)

@@ -35,4 +35,9 @@ NBG_INTERNAL uint64_t nbg_owned_bytes(const nbg_model *m, uint64_t lo, uint64_t 
  * Returns false when memory runs out. */
 NBG_INTERNAL bool nbg_tail_view(nbg_model *m, const uint8_t *data, uint64_t size);
 
+/* SHA-256 of a region's n bytes at p into out, or all zero when m was parsed
+ * with NBG_PARSE_NO_SECTION_SHA256 (io.c). */
+NBG_INTERNAL void nbg_region_sha256(const nbg_model *m, const uint8_t *p, uint64_t n,
+				    uint8_t out[32]);
+
 #endif

@@ -17,6 +17,7 @@
 
 #include "common/hash.h"
 #include "common/internal.h"
+#include "format/regions.h"
 
 #define V1_HEADER_SIZE 92u     /* magic .. output_count */
 #define V1_FEATURE_DB_SIZE 256u
@@ -170,7 +171,7 @@ static nbg_code parse_prefix(nbg_ctx *c)
 		v1->axi_bus_width_index = nbg_fid_u32(f, F_V1_FDB_AXI_WIDTH);
 		v1->nn_core_count = nbg_fid_u32(f, F_V1_FDB_NN_CORES);
 		v1->tp_core_count = nbg_fid_u32(f, F_V1_FDB_TP_CORES);
-		nbg_sha256(f, V1_FEATURE_DB_SIZE, v1->feature_db_sha256);
+		nbg_region_sha256(c->m, f, V1_FEATURE_DB_SIZE, v1->feature_db_sha256);
 		pos += V1_FEATURE_DB_SIZE;
 	} else {
 		nbg_note_add(c, "v1-no-feature-db", 4,
@@ -488,7 +489,8 @@ static void unreferenced_bytes(nbg_ctx *c)
 	if (first > v1->prefix_end) {
 		v1->opaque_offset = v1->prefix_end;
 		v1->opaque_size = first - v1->prefix_end;
-		nbg_sha256(c->data + v1->opaque_offset, (size_t)v1->opaque_size, v1->opaque_sha256);
+		nbg_region_sha256(c->m, c->data + v1->opaque_offset, v1->opaque_size,
+				  v1->opaque_sha256);
 		nbg_note_add(c, "v1-opaque-prefix-bytes", v1->opaque_offset,
 			     "%llu bytes between the decoded prefix and the first section are "
 			     "kept opaque (fingerprinted, not decoded)",
@@ -497,8 +499,10 @@ static void unreferenced_bytes(nbg_ctx *c)
 		v1->opaque_offset = v1->prefix_end;
 	}
 
-	nbg_sha256_ctx gap_hash;
-	nbg_sha256_begin(&gap_hash);
+	/* a context that never began ignores updates and ends all zero */
+	nbg_sha256_ctx gap_hash = { 0 };
+	if (!(c->m->sha256_skipped & NBG_PARSE_NO_SECTION_SHA256))
+		nbg_sha256_begin(&gap_hash);
 	uint64_t cur = n ? r[0][0] : c->size, first_nonzero = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (r[i][0] > cur) {
@@ -530,7 +534,7 @@ static void unreferenced_bytes(nbg_ctx *c)
 		cur = v1->prefix_end;
 	v1->trailer_offset = cur;
 	v1->trailer_size = c->size - cur;
-	nbg_sha256(c->data + cur, (size_t)v1->trailer_size, v1->trailer_sha256);
+	nbg_region_sha256(c->m, c->data + cur, v1->trailer_size, v1->trailer_sha256);
 }
 
 nbg_code nbg_parse_v1(nbg_ctx *c)

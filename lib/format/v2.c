@@ -366,7 +366,7 @@ static nbg_code parse_network_info(nbg_ctx *c, const nbg_section *s)
 			     : ni->tp_command_size_code == 1 ? 192 : 0;
 	for (uint32_t w = 0; w < fv->width / 4; w++)
 		ni->vsi_reserved_nonzero += le32(p + fv->offset + 4 * w) != 0;
-	nbg_sha256(p + fv->offset, fv->width, ni->vsi_reserved_sha256);
+	nbg_region_sha256(c->m, p + fv->offset, fv->width, ni->vsi_reserved_sha256);
 	return NBG_OK;
 }
 

@@ -1,0 +1,215 @@
+/*
+ * test_digests.c - the parse flags that leave out the SHA-256 digests, and
+ * `nbg verify` with and without --sha256.
+ *
+ * How many SHA-256 computations a parse starts is counted by interposing
+ * OpenSSL's two entry points that libnbg hashes through (EVP_Digest and
+ * EVP_DigestInit_ex): this executable defines them, the dynamic linker binds
+ * libnbg's calls to them, and they forward to libcrypto (dlsym RTLD_NEXT).
+ * Expected digests are computed here with OpenSSL on the raw file bytes.
+ */
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <openssl/evp.h>
+
+#include "fixture.h"
+#include "nbg/ledger.h"
+#include "nbg/nbg.h"
+
+static unsigned long sha_calls;
+
+__attribute__((visibility("default")))
+int EVP_Digest(const void *data, size_t count, unsigned char *md, unsigned int *size,
+	       const EVP_MD *type, ENGINE *impl)
+{
+	static int (*real)(const void *, size_t, unsigned char *, unsigned int *,
+			   const EVP_MD *, ENGINE *);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "EVP_Digest");
+	__atomic_add_fetch(&sha_calls, 1, __ATOMIC_SEQ_CST);
+	return real(data, count, md, size, type, impl);
+}
+
+__attribute__((visibility("default")))
+int EVP_DigestInit_ex(EVP_MD_CTX *ctx, const EVP_MD *type, ENGINE *impl)
+{
+	static int (*real)(EVP_MD_CTX *, const EVP_MD *, ENGINE *);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "EVP_DigestInit_ex");
+	__atomic_add_fetch(&sha_calls, 1, __ATOMIC_SEQ_CST);
+	return real(ctx, type, impl);
+}
+
+/* SHA-256 with OpenSSL, not counted. */
+static void openssl_sha256(const uint8_t *p, size_t n, uint8_t out[32])
+{
+	unsigned long before = sha_calls;
+	unsigned len = 32;
+	assert_int_equal(EVP_Digest(p, n, out, &len, EVP_sha256(), NULL), 1);
+	sha_calls = before;
+}
+
+static int all_zero(const uint8_t *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (d[i])
+			return 0;
+	return 1;
+}
+
+/* Parses buf with `flags` and checks the digests: computed and equal to
+ * OpenSSL's when asked for, all zero, marked and not computed when not. */
+static void check_flags(const uint8_t *buf, size_t size, unsigned flags)
+{
+	nbg_parse_options o = { sizeof(o), flags };
+	nbg_model *m = NULL;
+	nbg_error err;
+	uint8_t want[32];
+
+	sha_calls = 0;
+	assert_int_equal(nbg_parse(buf, size, &o, &m, &err), NBG_OK);
+	unsigned long calls = sha_calls;
+	assert_int_equal(m->sha256_skipped,
+			 flags & (NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256));
+	openssl_sha256(buf, size, want);
+	if (flags & NBG_PARSE_NO_FILE_SHA256)
+		assert_true(all_zero(m->file_sha256, 32));
+	else
+		assert_memory_equal(m->file_sha256, want, 32);
+	for (size_t i = 0; i < m->section_count; i++) {
+		const nbg_section *s = nbg_model_section_at(m, i);
+		if (flags & NBG_PARSE_NO_SECTION_SHA256) {
+			assert_true(all_zero(s->sha256, 32));
+		} else {
+			openssl_sha256(buf + s->offset, (size_t)s->size, want);
+			assert_memory_equal(s->sha256, want, 32);
+		}
+	}
+	if ((flags & NBG_PARSE_NO_SECTION_SHA256) && (flags & NBG_PARSE_NO_FILE_SHA256))
+		assert_int_equal(calls, 0);
+	else if (!flags)
+		/* at least the file and one digest per section */
+		assert_true(calls >= 1 + m->section_count);
+	/* a model without its fingerprints makes no ledger */
+	nbg_ledger *l = NULL;
+	nbg_code lrc = nbg_ledger_build(m, &l, &err);
+	if (flags)
+		assert_int_equal(lrc, NBG_E_LEDGER_INVARIANT);
+	else
+		assert_int_equal(lrc, NBG_OK);
+	nbg_ledger_free(l);
+	nbg_model_free(m);
+}
+
+static void check_all_flags(const uint8_t *buf, size_t size)
+{
+	check_flags(buf, size, 0);
+	check_flags(buf, size, NBG_PARSE_NO_FILE_SHA256);
+	check_flags(buf, size, NBG_PARSE_NO_SECTION_SHA256);
+	check_flags(buf, size, NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256);
+}
+
+static void test_flags_fixture(void **state)
+{
+	(void)state;
+	size_t n;
+	fx_spec *s = fx_default();
+	/* 2 MiB of coefficients: the whole-file hash runs on its own thread */
+	fx_resize(fx_find(s, 24), (size_t)2 << 20);
+	uint8_t *buf = fx_build(s, &n);
+	check_all_flags(buf, n);
+	free(buf);
+	fx_free(s);
+}
+
+static void corpus_files(const char *family, void (*fn)(const char *path), int *done)
+{
+	char list[1024];
+	snprintf(list, sizeof(list), "ls %s/%s/*.nb 2>/dev/null", NBG_CORPUS_DIR, family);
+	FILE *p = popen(list, "r");
+	char path[1024];
+	while (p && fgets(path, sizeof(path), p)) {
+		path[strcspn(path, "\n")] = '\0';
+		fn(path);
+		++*done;
+	}
+	if (p)
+		pclose(p);
+}
+
+static void flags_on_file(const char *path)
+{
+	size_t n;
+	uint8_t *buf = fx_read_file(path, &n);
+	assert_non_null(buf);
+	check_all_flags(buf, n);
+	free(buf);
+}
+
+static void test_flags_corpus(void **state)
+{
+	(void)state;
+	int done = 0;
+	if (access(NBG_CORPUS_DIR, R_OK) != 0)
+		skip();
+	corpus_files("v2", flags_on_file, &done);
+	corpus_files("v1", flags_on_file, &done);
+	assert_true(done > 0);
+}
+
+/* verify prints no sha256 field by default; --sha256 prints OpenSSL's digest. */
+static void verify_on_file(const char *path)
+{
+	size_t n;
+	uint8_t *buf = fx_read_file(path, &n), d[32];
+	char want[80] = " sha256 ";
+	assert_non_null(buf);
+	openssl_sha256(buf, n, d);
+	for (int i = 0; i < 32; i++)
+		snprintf(want + 8 + 2 * i, 3, "%02x", d[i]);
+	strcat(want, "\n");
+
+	fx_run_result r = fx_run_nbg("", "verify '%s'", path);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, ": OK v"));
+	assert_null(strstr(r.out, "sha256"));
+	fx_run_free(&r);
+	r = fx_run_nbg("", "verify --sha256 '%s'", path);
+	assert_int_equal(r.status, 0);
+	size_t lo = strlen(r.out), lw = strlen(want);
+	assert_true(lo > lw);
+	assert_string_equal(r.out + lo - lw, want);
+	fx_run_free(&r);
+	free(buf);
+}
+
+static void test_verify_sha256_option(void **state)
+{
+	(void)state;
+	int done = 0;
+	verify_on_file(NBG_SOURCE_DIR "/samples/sample.nb");
+	if (access(NBG_CORPUS_DIR, R_OK) != 0)
+		return; /* the sample alone; the corpus part is skipped */
+	corpus_files("v2", verify_on_file, &done);
+	corpus_files("v1", verify_on_file, &done);
+	assert_true(done > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flags_fixture),
+		cmocka_unit_test(test_flags_corpus),
+		cmocka_unit_test(test_verify_sha256_option),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
