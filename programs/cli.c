@@ -34,6 +34,8 @@ void nbg_print_error(const char *path, const nbg_loaded *l)
 	 * the message that may repeat it. */
 	char *p = nbg_text_escape(path ? path : "", SIZE_MAX);
 	char *m = nbg_text_escape(l->err.message, sizeof(l->err.message));
+	size_t n = path ? strlen(path) : 0;
+
 	if (l->io_failed)
 		fprintf(stderr, "nbg: %s\n", m ? m : l->err.message);
 	else
@@ -41,6 +43,13 @@ void nbg_print_error(const char *path, const nbg_loaded *l)
 			nbg_code_name(l->err.code), (unsigned long long)l->err.offset,
 			(unsigned long long)l->err.offset, l->err.field[0] ? l->err.field : "-",
 			m ? m : l->err.message);
+	/* No public description of the Amlogic ADLA header exists to recognize
+	 * its bytes by (doc/lookalikes.md): the hint comes from the name alone. */
+	if (!l->io_failed && l->err.code == NBG_E_BAD_MAGIC && n > 5 &&
+	    !strcmp(path + n - 5, ".adla") && !strstr(l->err.message, "appears to be"))
+		fprintf(stderr, "nbg: %s: the name ends in .adla: Amlogic ADLA models (the ADLA "
+				"NPU of newer Amlogic SoCs such as the A311D2, S928X and C308L) are "
+				"not NBG files, and nbgkit does not read them\n", p ? p : "?");
 	free(p);
 	free(m);
 }
