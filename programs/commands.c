@@ -424,7 +424,14 @@ void nbg_cli_man(FILE *out)
 		     "the compiled models that VeriSilicon VIP NPUs run: it proves each file's "
 		     "integrity, explains every byte, compares files and runs a model through the "
 		     "vendor runtime.\n"
-		     "Every command answers \\fB\\-\\-help\\fR; \\fB\\-\\-\\fR ends the options.\n"
+		     "Every command answers \\fB\\-\\-help\\fR; \\fB\\-\\-\\fR ends the options; "
+		     "\\fB\\-\\-opt=value\\fR is \\fB\\-\\-opt value\\fR.\n"
+		     ".PP\nA \\fIFILE\\fR of \\fB\\-\\fR is standard input, read into memory, at "
+		     "most \\fBNBG_MAX_STDIN\\fR bytes (default 1G; K, M, G, T suffixes), once per "
+		     "command and never from a terminal; an \\fIOUT\\fR of \\fB\\-\\fR is "
+		     "standard output.  Commands that take \\fIFILE\\fR... treat each file in "
+		     "turn and exit with the worst status; with \\fB\\-\\-json\\fR they print "
+		     "one array.\n"
 		     ".SH COMMANDS\n",
 		nbg_version_string());
 	for (size_t i = 0; i < NCOMMANDS; i++)
