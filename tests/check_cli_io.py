@@ -167,7 +167,7 @@ def several_files(tmp):
 def tables_add():
     report = text(run('inspect', sample))
     head = 'NBG file: %s\n' % sample
-    for flags in (['--layers'], ['--operations'], ['--patches'], ['--commands'],
+    for flags in (['--layers'], ['--operations'], ['--patches'], ['--commands'], ['--memory'],
                   ['--layers', '--patches', '--commands']):
         full, only = run('inspect', *flags, sample), run('inspect', '--only', *flags, sample)
         t, o = text(full), text(only)
