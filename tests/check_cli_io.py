@@ -50,7 +50,7 @@ def stdin_reads():
     check(r.returncode == 0 and text(r) == single.replace('NBG file: ' + sample, 'NBG file: -'),
           'inspect - differs from inspect FILE')
     sha = hashlib.sha256(sample_bytes).hexdigest()
-    r = run('verify', '-', stdin=sample_bytes)
+    r = run('verify', '--sha256', '-', stdin=sample_bytes)
     check(r.returncode == 0 and text(r).startswith('-: OK v2') and sha in text(r),
           'verify -: %r' % text(r))
     r = run('ledger', '--json', '-', stdin=sample_bytes)
