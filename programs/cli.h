@@ -16,11 +16,50 @@ typedef struct nbg_loaded {
 	int io_failed; /* 1: the file could not be read (exit 3) */
 } nbg_loaded;
 
-/* Maps and parses `path`; returns the exit code the failure calls for (0 on success). */
+/* An input, "-" meaning standard input: a file is mapped (nbg_map_file),
+ * standard input read into memory, at most nbg_stdin_max() bytes, and only
+ * once per process.  Returns NBG_OK or NBG_E_IO with err filled. */
+nbg_code nbg_input_open(const char *path, nbg_mapping *m, nbg_error *err);
+void nbg_input_close(nbg_mapping *m);
+/* The bound for standard input: NBG_MAX_STDIN (bytes, optional K/M/G/T
+ * suffix), NBG_STDIN_DEFAULT_MAX when unset or not a number. */
+#define NBG_STDIN_DEFAULT_MAX ((uint64_t)1 << 30)
+uint64_t nbg_stdin_max(void);
+
+/* nbg_load, after checking that the header's target word (offset 8) is
+ * *target (when target is not NULL): else NBG_EXIT_INVALID with a
+ * target-mismatch error naming both targets, before the file is parsed. */
+int nbg_load_expect(const char *path, const nbg_parse_options *opts, const uint32_t *target,
+		    nbg_loaded *out);
+/* `nbg targets` and --expect-target (cmd_targets.c): a value (0x1000003b,
+ * decimal) or a configuration name from the table; -1 with a message on
+ * stderr otherwise.  nbg_target_mismatch fills err (target-mismatch, offset
+ * 8, field target) with both targets and their names. */
+int nbg_cmd_targets(int argc, char **argv);
+int nbg_target_parse(const char *arg, uint32_t *out);
+void nbg_target_mismatch(nbg_error *err, uint32_t have, uint32_t want);
+
+/* Maps and parses `path` ("-": standard input); returns the exit code the failure calls for (0 on success). */
 int nbg_load(const char *path, const nbg_parse_options *opts, nbg_loaded *out);
 void nbg_loaded_free(nbg_loaded *l);
 /* Prints "nbg: PATH: code at offset N (0x..): message" to stderr. */
 void nbg_print_error(const char *path, const nbg_loaded *l);
+
+/* The exit code of several files: the most severe (I/O, 3, outranks an
+ * invalid file, 1). */
+static inline int nbg_exit_worst(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* JSON documents of several files as one array, in operand order; one file's
+ * document alone when `many` is 0 (as before, for one operand). */
+typedef struct nbg_json_list {
+	int many;
+	size_t count;
+} nbg_json_list;
+void nbg_json_list_item(nbg_json_list *list, const char *doc);
+void nbg_json_list_end(const nbg_json_list *list);
 
 
 /* The command table (commands.c): runs argv[0] as a command, or `nbg
@@ -40,6 +79,20 @@ void nbg_cli_option_list(FILE *out);
  * report (takes doc, returns a new document or NULL on allocation failure). */
 int nbg_inspect_memory_text(FILE *out, const nbg_model *m);
 char *nbg_inspect_memory_json(const nbg_model *m, char *doc);
+
+/* `nbg inspect --format` (inspect_export.c): the form a name selects
+ * (NBG_EXPORT_NONE with a message for an unknown one), and one file's
+ * inputs and outputs in it (JSON through `list`, text headed by the file's
+ * name when `many`). */
+typedef enum nbg_export_form {
+	NBG_EXPORT_NONE = 0,
+	NBG_EXPORT_META,
+	NBG_EXPORT_VPM,
+	NBG_EXPORT_JEVOIS,
+} nbg_export_form;
+nbg_export_form nbg_export_form_parse(const char *name);
+int nbg_inspect_export(const nbg_model *m, const char *path, nbg_export_form form, int many,
+		       nbg_json_list *list);
 
 int nbg_cmd_inspect(int argc, char **argv);
 int nbg_cmd_verify(int argc, char **argv);

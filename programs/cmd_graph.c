@@ -8,6 +8,7 @@
  *
  * Output files appear whole or not at all: everything is written to a hidden
  * file beside the target, which is renamed over it only when complete.
+ * "-" as OUT is standard output.
  */
 #include <errno.h>
 #include <signal.h>
@@ -90,11 +91,16 @@ static char *find_dot(void)
 	return NULL;
 }
 
-/* Runs `dot -Tsvg -o SVG DOT`; 0 when it succeeded. */
+/* Runs `dot -Tsvg -o SVG DOT` (out NULL: `dot -Tsvg DOT`, onto standard
+ * output); 0 when it succeeded. */
 static int run_dot(const char *dot, const char *in, const char *out)
 {
 	char *argv[] = { (char *)"dot", (char *)"-Tsvg", (char *)"-o", (char *)out, (char *)in,
 			 NULL };
+	if (!out) {
+		argv[2] = (char *)in;
+		argv[3] = NULL;
+	}
 	pid_t pid;
 	int st;
 
@@ -106,6 +112,34 @@ static int run_dot(const char *dot, const char *in, const char *out)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
+/* `--svg -`: dot draws onto our standard output; the DOT document waits in
+ * a temporary file under $TMPDIR (the working directory may be read-only). */
+static int svg_stdout(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
+		      const char *title, const char *dot)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char beside[4096], *in;
+	int x = NBG_EXIT_IO;
+
+	snprintf(beside, sizeof(beside), "%s/nbg-graph", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	in = write_dot_temp(m, g, c, title, beside);
+	if (!in) {
+		fprintf(stderr, "nbg graph: cannot write a temporary file in %s: %s\n",
+			tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+		return NBG_EXIT_IO;
+	}
+	if (fflush(stdout) != 0)
+		fprintf(stderr, "nbg graph: cannot write to standard output\n");
+	else if (run_dot(dot, in, NULL) != 0)
+		fprintf(stderr, "nbg graph: %s failed to draw the network; the DOT document "
+				"is still available with --dot\n", dot);
+	else
+		x = NBG_EXIT_OK;
+	unlink(in);
+	free(in);
+	return x;
+}
+
 static int svg_file(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
 		    const char *title, const char *out)
 {
@@ -115,8 +149,14 @@ static int svg_file(const nbg_model *m, const nbg_graph *g, const nbg_commands *
 	if (!dot) {
 		fprintf(stderr, "nbg graph: Graphviz's dot program is not installed (Debian: "
 				"apt-get install graphviz); use --dot %s.dot for the DOT "
-				"document, which any Graphviz viewer draws\n", out);
+				"document, which any Graphviz viewer draws\n",
+			strcmp(out, "-") ? out : "OUT");
 		return NBG_EXIT_IO;
+	}
+	if (!strcmp(out, "-")) {
+		x = svg_stdout(m, g, c, title, dot);
+		free(dot);
+		return x;
 	}
 	in = write_dot_temp(m, g, c, title, out);
 	svg = temp_beside(out, "svg");
@@ -177,6 +217,8 @@ static int draw(const nbg_model *m, const char *in, const char *title, const cha
 		nbg_graph_free(g);
 		return NBG_EXIT_IO;
 	}
+	if (dot && !strcmp(dot, "-"))
+		dot = NULL; /* standard output, as without --dot */
 	if (svg)
 		x = svg_file(m, g, c, title, svg);
 	else if (dot)

@@ -10,170 +10,229 @@
 #include "nbg/commands.h"
 #include "nbg/report.h"
 
-/* The core report with the graph keys `what` selects merged in; NULL on
- * allocation failure.  Graph decoding never fails on file contents. */
-static char *inspect_json(const nbg_model *m, const char *path, unsigned what)
-{
-	char *core = nbg_report_json(m, path), *gs = NULL, *out = NULL;
-	json_t *root = NULL, *graph = NULL;
-	nbg_graph *g = NULL;
-	nbg_error err;
+/* What `nbg inspect` was asked for. */
+typedef struct inspect_opts {
+	int json;           /* --json */
+	int only;           /* --only: the requested tables without the report */
+	int commands;       /* --commands */
+	int memory;         /* --memory */
+	unsigned graph;     /* --layers, --operations, --patches */
+	nbg_export_form format; /* --format, or NBG_EXPORT_NONE */
+	int has_target;     /* --expect-target */
+	uint32_t target;
+	int many;           /* more than one FILE */
+} inspect_opts;
 
-	if (!what || !core)
-		return core;
-	if (nbg_graph_decode(m, &g, &err) != NBG_OK)
-		goto done;
-	gs = nbg_graph_json(m, g, what);
-	root = json_loads(core, 0, NULL);
-	graph = gs ? json_loads(gs, 0, NULL) : NULL;
-	if (root && graph && json_object_update(root, graph) == 0)
-		out = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-done:
-	json_decref(root);
-	json_decref(graph);
-	free(gs);
-	free(core);
-	nbg_graph_free(g);
-	return out;
+/* Merges the JSON document `part` (malloc'd, freed here) into root; -1 when
+ * it is missing or does not parse (allocation failure). */
+static int merge_part(json_t *root, char *part)
+{
+	json_t *j = part ? json_loads(part, 0, NULL) : NULL;
+	int rc = j && json_object_update(root, j) == 0 ? 0 : -1;
+
+	json_decref(j);
+	free(part);
+	return rc;
 }
 
-/* The report `json` with the "commands" object merged in; frees `json`.
- * NULL on allocation failure. */
-static char *add_commands_json(const nbg_model *m, char *json)
+/* The JSON report: the core report (or, with --only, just the version and
+ * path) with the graph and commands keys the options ask for merged in.
+ * NULL on allocation failure; graph decoding never fails on file contents. */
+static char *inspect_json(const nbg_model *m, const char *path, const inspect_opts *o)
 {
+	json_t *root;
 	nbg_graph *g = NULL;
 	nbg_commands *c = NULL;
-	char *cs = NULL, *out = NULL;
-	json_t *root = NULL, *part = NULL;
+	char *out = NULL;
+	int bad = 0;
 
-	if (!json || nbg_graph_decode(m, &g, NULL) != NBG_OK ||
-	    nbg_commands_decode(m, g, &c, NULL) != NBG_OK)
-		goto done;
-	cs = nbg_commands_json(m, g, c);
-	root = json_loads(json, 0, NULL);
-	part = cs ? json_loads(cs, 0, NULL) : NULL;
-	if (root && part && json_object_update(root, part) == 0)
+	char *core = nbg_report_json(m, path);
+
+	root = core ? json_loads(core, 0, NULL) : NULL;
+	free(core);
+	if (root && o->only) {
+		/* the report's own version and (escaped) path, nothing else */
+		json_t *full = root;
+		root = json_object();
+		if (root && (json_object_set(root, "nbgkit_version",
+					     json_object_get(full, "nbgkit_version")) ||
+			     json_object_set(root, "path", json_object_get(full, "path")))) {
+			json_decref(root);
+			root = NULL;
+		}
+		json_decref(full);
+	}
+	if (!root)
+		return NULL;
+	if ((o->graph || o->commands) && nbg_graph_decode(m, &g, NULL) != NBG_OK)
+		bad = 1;
+	/* Any graph flag adds the summary, tables and findings too. */
+	if (!bad && o->graph)
+		bad = merge_part(root, nbg_graph_json(m, g, o->graph | NBG_GRAPH_JSON_SUMMARY |
+							   NBG_GRAPH_JSON_TABLES |
+							   NBG_GRAPH_JSON_FINDINGS));
+	if (!bad && o->commands)
+		bad = nbg_commands_decode(m, g, &c, NULL) != NBG_OK ||
+		      merge_part(root, nbg_commands_json(m, g, c));
+	if (!bad)
 		out = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-done:
 	json_decref(root);
-	json_decref(part);
-	free(cs);
-	free(json);
 	nbg_commands_free(c);
 	nbg_graph_free(g);
-	return out;
+	return out && o->memory ? nbg_inspect_memory_json(m, out) : out;
 }
 
-/* `--commands` as text: one line per NN / TP operation, relations, findings. */
-static int print_commands(const nbg_model *m, const char *path, int header)
+/* The text report: the default report, then the tables asked for (with
+ * --only, the tables alone under the file's name). */
+static int inspect_text(const nbg_model *m, const char *path, const inspect_opts *o)
 {
 	nbg_graph *g = NULL;
 	nbg_commands *c = NULL;
 	nbg_error err;
 
-	if (nbg_graph_decode(m, &g, &err) != NBG_OK || nbg_commands_decode(m, g, &c, &err) != NBG_OK) {
+	if (o->only)
+		printf("NBG file: %s\n", path);
+	else
+		nbg_text_report(stdout, m, path);
+	if (!o->graph && !o->commands)
+		return o->memory ? nbg_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
+	if (nbg_graph_decode(m, &g, &err) != NBG_OK ||
+	    (o->commands && nbg_commands_decode(m, g, &c, &err) != NBG_OK)) {
 		fprintf(stderr, "nbg: %s: %s\n", path, err.message);
 		nbg_graph_free(g);
-		return NBG_EXIT_IO;
+		return nbg_code_exit(err.code);
 	}
-	if (header)
-		printf("NBG file: %s\n", path);
-	nbg_text_commands(stdout, m, g, c);
+	if (o->graph)
+		nbg_text_graph(stdout, m, g, o->graph);
+	if (o->commands)
+		nbg_text_commands(stdout, m, g, c);
 	nbg_commands_free(c);
 	nbg_graph_free(g);
-	return NBG_EXIT_OK;
+	return o->memory ? nbg_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
 }
 
-int nbg_cmd_inspect(int argc, char **argv)
+/* One file's report; `list` collects JSON documents in operand order. */
+static int inspect_one(const char *path, const inspect_opts *o, nbg_json_list *list)
 {
-	const char *path = NULL;
-	int json = 0, rc, commands = 0, memory = 0;
-	unsigned graph = 0;
+	int json_out = o->json || o->format == NBG_EXPORT_META, rc;
 	nbg_loaded l;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (!strcmp(argv[i], "--layers"))
-			graph |= NBG_TEXT_GRAPH_LAYERS;
-		else if (!strcmp(argv[i], "--operations"))
-			graph |= NBG_TEXT_GRAPH_OPERATIONS;
-		else if (!strcmp(argv[i], "--patches"))
-			graph |= NBG_TEXT_GRAPH_PATCHES;
-		else if (!strcmp(argv[i], "--commands"))
-			commands = 1;
-		else if (!strcmp(argv[i], "--memory"))
-			memory = 1;
-		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "nbg inspect: unknown option '%s'\n", argv[i]);
-			return NBG_EXIT_USAGE;
-		} else if (!path)
-			path = argv[i];
-		else {
-			fprintf(stderr, "nbg inspect: one file at a time (got '%s' too)\n", argv[i]);
-			return NBG_EXIT_USAGE;
-		}
-	}
-	if (!path) {
-		fprintf(stderr, "usage: nbg inspect [--json] [--layers] [--operations] [--patches] "
-			"[--commands] [--memory] FILE\n");
-		return NBG_EXIT_USAGE;
-	}
-	rc = nbg_load(path, NULL, &l);
+	rc = nbg_load_expect(path, NULL, o->has_target ? &o->target : NULL, &l);
 	if (rc != NBG_EXIT_OK) {
 		nbg_print_error(path, &l);
-		if (json && !l.io_failed) {
+		/* one file: the error document only for a file that was read */
+		if (json_out && (o->many || !l.io_failed)) {
 			char *s = nbg_error_json(&l.err, path);
 			if (s)
-				puts(s);
+				nbg_json_list_item(list, s);
 			free(s);
 		}
 		nbg_loaded_free(&l);
 		return rc;
 	}
-	if (json) {
-		/* Any graph flag adds the summary, tables and findings too. */
-		char *s = inspect_json(l.model, path,
-				       graph ? graph | NBG_GRAPH_JSON_SUMMARY | NBG_GRAPH_JSON_TABLES |
-						       NBG_GRAPH_JSON_FINDINGS
-					     : 0);
-		if (commands)
-			s = add_commands_json(l.model, s);
-		if (memory)
-			s = nbg_inspect_memory_json(l.model, s);
+	if (o->format != NBG_EXPORT_NONE) {
+		rc = nbg_inspect_export(l.model, path, o->format, o->many, list);
+	} else if (o->json) {
+		char *s = inspect_json(l.model, path, o);
 		if (!s) {
 			fprintf(stderr, "nbg: out of memory writing the report\n");
 			rc = NBG_EXIT_IO;
 		} else {
-			puts(s);
+			nbg_json_list_item(list, s);
 			free(s);
 		}
-	} else if (graph) {
-		nbg_graph *g = NULL;
-		nbg_error gerr;
-		if (nbg_graph_decode(l.model, &g, &gerr) != NBG_OK) {
-			fprintf(stderr, "nbg: %s: %s\n", path, gerr.message);
-			rc = NBG_EXIT_IO;
-		} else {
-			printf("NBG file: %s\n", path);
-			nbg_text_graph(stdout, l.model, g, graph);
-			nbg_graph_free(g);
-		}
-		if (rc == NBG_EXIT_OK && commands)
-			rc = print_commands(l.model, path, 0);
-	} else if (commands) {
-		rc = print_commands(l.model, path, 1);
 	} else {
-		nbg_text_report(stdout, l.model, path);
+		if (list->count++)
+			putchar('\n');
+		rc = inspect_text(l.model, path, o);
 	}
-	if (!json && memory && rc == NBG_EXIT_OK)
-		rc = nbg_inspect_memory_text(stdout, l.model);
 	nbg_loaded_free(&l);
+	return rc;
+}
+
+/* Parses the options; fills o and the FILE operands.  Returns -1 after a
+ * usage message, else the number of files. */
+static int inspect_args(int argc, char **argv, inspect_opts *o, const char **files)
+{
+	int n = 0;
+
+	memset(o, 0, sizeof(*o));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--json"))
+			o->json = 1;
+		else if (!strcmp(a, "--only"))
+			o->only = 1;
+		else if (!strcmp(a, "--layers"))
+			o->graph |= NBG_TEXT_GRAPH_LAYERS;
+		else if (!strcmp(a, "--operations"))
+			o->graph |= NBG_TEXT_GRAPH_OPERATIONS;
+		else if (!strcmp(a, "--patches"))
+			o->graph |= NBG_TEXT_GRAPH_PATCHES;
+		else if (!strcmp(a, "--commands"))
+			o->commands = 1;
+		else if (!strcmp(a, "--memory"))
+			o->memory = 1;
+		else if (!strcmp(a, "--format") && i + 1 < argc) {
+			if ((o->format = nbg_export_form_parse(argv[++i])) == NBG_EXPORT_NONE)
+				return -1;
+		} else if (!strcmp(a, "--expect-target") && i + 1 < argc) {
+			if (nbg_target_parse(argv[++i], &o->target) != 0)
+				return -1;
+			o->has_target = 1;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "nbg inspect: unknown option '%s'\n", a);
+			return -1;
+		} else
+			files[n++] = a;
+	}
+	if (o->only && !o->graph && !o->commands && !o->memory) {
+		fprintf(stderr, "nbg inspect: --only keeps just the tables asked for: add "
+				"--layers, --operations, --patches, --commands or --memory\n");
+		return -1;
+	}
+	if (o->format != NBG_EXPORT_NONE &&
+	    (o->json || o->only || o->graph || o->commands || o->memory)) {
+		fprintf(stderr, "nbg inspect: --format prints only the inputs and outputs; it "
+				"takes no --json, --only or tables\n");
+		return -1;
+	}
+	o->many = n > 1;
+	return n;
+}
+
+int nbg_cmd_inspect(int argc, char **argv)
+{
+	const char **files = calloc((size_t)argc, sizeof(*files));
+	int n, worst = NBG_EXIT_OK;
+	inspect_opts o;
+	nbg_json_list list = { 0 };
+
+	if (!files) {
+		fprintf(stderr, "nbg inspect: out of memory\n");
+		return NBG_EXIT_IO;
+	}
+	n = inspect_args(argc, argv, &o, files);
+	if (n == 0)
+		fprintf(stderr, "usage: nbg inspect [--json] [--layers] [--operations] [--patches] "
+			"[--commands] [--memory] [--only] [--format meta|vpm|jevois] "
+			"[--expect-target T] "
+			"FILE...\n");
+	if (n <= 0) {
+		free(files);
+		return NBG_EXIT_USAGE;
+	}
+	list.many = o.many;
+	for (int i = 0; i < n; i++)
+		worst = nbg_exit_worst(worst, inspect_one(files[i], &o, &list));
+	if (o.json || o.format == NBG_EXPORT_META)
+		nbg_json_list_end(&list);
+	free(files);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "nbg: cannot write the report\n");
 		return NBG_EXIT_IO;
 	}
-	return rc;
+	return worst;
 }
 
 /* After an integrity failure, list every mismatching checksum, not just the first. */
@@ -220,27 +279,42 @@ static int verify_option(const char *a)
 	       !strcmp(a, "--sha256");
 }
 
+/* Parses verify's options; -1 after a usage message. */
+static int verify_args(int argc, char **argv, int *quiet, int *status, int *sha,
+		       const uint32_t **target, uint32_t *value)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
+			*quiet = 1;
+		else if (!strcmp(argv[i], "--status"))
+			*status = 1;
+		else if (!strcmp(argv[i], "--sha256"))
+			*sha = 1;
+		else if (!strcmp(argv[i], "--expect-target") && i + 1 < argc) {
+			if (nbg_target_parse(argv[++i], value) != 0)
+				return -1;
+			*target = value;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "nbg verify: unknown option '%s'\n", argv[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int nbg_cmd_verify(int argc, char **argv)
 {
 	int worst = NBG_EXIT_OK, files = 0, quiet = 0, status = 0, sha = 0;
+	const uint32_t *target = NULL;
+	uint32_t value = 0;
 	/* Structure and CRCs only: the SHA-256 fingerprints are not checks the
 	 * format carries, and the whole-file one only when asked for. */
 	nbg_parse_options o = { sizeof(o), NBG_PARSE_NO_SECTION_SHA256 };
 
 	/* as sha256sum: --quiet prints no line for a file that passes, --status
 	 * prints nothing at all (the exit code says it) */
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
-			quiet = 1;
-		else if (!strcmp(argv[i], "--status"))
-			status = 1;
-		else if (!strcmp(argv[i], "--sha256"))
-			sha = 1;
-		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "nbg verify: unknown option '%s'\n", argv[i]);
-			return NBG_EXIT_USAGE;
-		}
-	}
+	if (verify_args(argc, argv, &quiet, &status, &sha, &target, &value) != 0)
+		return NBG_EXIT_USAGE;
 	if (!sha || quiet || status)
 		o.flags |= NBG_PARSE_NO_FILE_SHA256;
 	if (status && freopen("/dev/null", "w", stdout) == NULL)
@@ -252,7 +326,11 @@ int nbg_cmd_verify(int argc, char **argv)
 
 		if (verify_option(path))
 			continue;
-		rc = nbg_load(path, &o, &l);
+		if (!strcmp(path, "--expect-target")) {
+			i++;
+			continue;
+		}
+		rc = nbg_load_expect(path, &o, target, &l);
 		files++;
 		if (rc == NBG_EXIT_OK && quiet) {
 			/* nothing to say */
@@ -273,7 +351,7 @@ int nbg_cmd_verify(int argc, char **argv)
 		nbg_loaded_free(&l);
 	}
 	if (!files) {
-		fprintf(stderr, "usage: nbg verify [--sha256] FILE...\n");
+		fprintf(stderr, "usage: nbg verify [--sha256] [--expect-target T] FILE...\n");
 		return NBG_EXIT_USAGE;
 	}
 	return worst;

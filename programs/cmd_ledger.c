@@ -2,9 +2,12 @@
  * cmd_ledger.c - `nbg ledger`, `nbg reemit` and `nbg map`: the byte-ownership
  * ledger as a table or JSON, lossless re-emission from it, and its picture.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmd_ledger.h"
@@ -100,31 +103,13 @@ static void human_table(FILE *out, const nbg_ledger *l, const char *path)
 		100.0);
 }
 
-int nbg_cmd_ledger(int argc, char **argv)
+/* One file's ledger, as a table or (json) a document in the list `list`. */
+static int ledger_one(const char *path, int json, nbg_json_list *list)
 {
-	const char *path = NULL;
-	int json = 0, x;
 	nbg_loaded ld;
 	nbg_ledger *l;
+	int x = load_ledger(path, &ld, &l);
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "nbg ledger: unknown option '%s'\n", argv[i]);
-			return NBG_EXIT_USAGE;
-		} else if (!path)
-			path = argv[i];
-		else {
-			fprintf(stderr, "nbg ledger: one file at a time (got '%s' too)\n", argv[i]);
-			return NBG_EXIT_USAGE;
-		}
-	}
-	if (!path) {
-		fprintf(stderr, "usage: nbg ledger [--json] FILE\n");
-		return NBG_EXIT_USAGE;
-	}
-	x = load_ledger(path, &ld, &l);
 	if (x == NBG_EXIT_OK) {
 		if (json) {
 			char *s = nbg_ledger_json(l, path);
@@ -132,20 +117,55 @@ int nbg_cmd_ledger(int argc, char **argv)
 				fprintf(stderr, "nbg: out of memory writing the ledger\n");
 				x = NBG_EXIT_IO;
 			} else {
-				puts(s);
+				nbg_json_list_item(list, s);
 				free(s);
 			}
 		} else {
+			if (list->count++)
+				putchar('\n');
 			human_table(stdout, l, path);
 		}
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			fprintf(stderr, "nbg: cannot write the ledger\n");
-			x = NBG_EXIT_IO;
-		}
+	} else if (json && list->many) {
+		/* keep the array in operand order: a failed file is its error */
+		char *s = nbg_error_json(&ld.err, path);
+		if (s)
+			nbg_json_list_item(list, s);
+		free(s);
 	}
 	nbg_ledger_free(l);
 	nbg_loaded_free(&ld);
 	return x;
+}
+
+int nbg_cmd_ledger(int argc, char **argv)
+{
+	int json = 0, files = 0, worst = NBG_EXIT_OK;
+	nbg_json_list list = { 0 };
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "nbg ledger: unknown option '%s'\n", argv[i]);
+			return NBG_EXIT_USAGE;
+		} else
+			files++;
+	}
+	if (!files) {
+		fprintf(stderr, "usage: nbg ledger [--json] FILE...\n");
+		return NBG_EXIT_USAGE;
+	}
+	list.many = files > 1;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--json"))
+			worst = nbg_exit_worst(worst, ledger_one(argv[i], json, &list));
+	if (json)
+		nbg_json_list_end(&list);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "nbg: cannot write the ledger\n");
+		return NBG_EXIT_IO;
+	}
+	return worst;
 }
 
 /* Reads a ledger document written by `nbg ledger --json`. */
@@ -156,12 +176,12 @@ static int read_ledger_doc(const char *path, nbg_ledger **out)
 	nbg_code rc;
 
 	*out = NULL;
-	if (nbg_map_file(path, &map, &err) != 0) {
+	if (nbg_input_open(path, &map, &err) != NBG_OK) {
 		fprintf(stderr, "nbg: %s\n", err.message);
 		return NBG_EXIT_IO;
 	}
 	rc = nbg_ledger_from_json((const char *)map.data, map.size, out, &err);
-	nbg_unmap_file(&map);
+	nbg_input_close(&map);
 	if (rc != NBG_OK) {
 		fprintf(stderr, "nbg: %s: %s: %s\n", path, nbg_code_name(rc), err.message);
 		return NBG_EXIT_INVALID;
@@ -197,6 +217,11 @@ int nbg_cmd_reemit(int argc, char **argv)
 		fprintf(stderr, "usage: nbg reemit FILE OUT [--ledger LEDGER.json]\n");
 		return NBG_EXIT_USAGE;
 	}
+	if (!strcmp(out, "-") && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "nbg reemit: standard output is a terminal, and an NBG is binary: "
+				"redirect it (nbg reemit FILE - > OUT.nb) or name OUT\n");
+		return NBG_EXIT_USAGE;
+	}
 	/* A full disk or a file-size limit must end in a clean failure that
 	 * removes the temporary file, not in a signal that leaves it behind. */
 	signal(SIGXFSZ, SIG_IGN);
@@ -207,7 +232,7 @@ int nbg_cmd_reemit(int argc, char **argv)
 		memset(&ld, 0, sizeof(ld));
 		if ((x = read_ledger_doc(ledger_doc, &l)) != NBG_EXIT_OK)
 			return x;
-		if (nbg_map_file(in, &ld.map, &ld.err) != 0) {
+		if (nbg_input_open(in, &ld.map, &ld.err) != NBG_OK) {
 			fprintf(stderr, "nbg: %s\n", ld.err.message);
 			nbg_ledger_free(l);
 			return NBG_EXIT_IO;
@@ -218,13 +243,23 @@ int nbg_cmd_reemit(int argc, char **argv)
 		return x;
 	}
 
-	rc = nbg_reemit_file(l, ld.map.data, ld.map.size, out, &err);
+	if (strcmp(out, "-"))
+		rc = nbg_reemit_file(l, ld.map.data, ld.map.size, out, &err);
+	else if ((rc = nbg_reemit_write(l, ld.map.data, ld.map.size, STDOUT_FILENO, &err)) ==
+		 NBG_OK && fsync(STDOUT_FILENO) != 0 && errno != EINVAL && errno != EROFS) {
+		/* EINVAL: a pipe or terminal, nothing to sync; a file must reach disk */
+		fprintf(stderr, "nbg reemit: cannot sync standard output: %s\n", strerror(errno));
+		rc = NBG_E_IO;
+		err.code = NBG_E_IO;
+	}
 	if (rc == NBG_OK) {
 		char hex[65];
 		nbg_hex32(nbg_ledger_file_sha256(l), hex);
-		printf("%s -> %s: %llu bytes from %zu ledger ranges, sha256 %s (identical)\n", in,
-		       out, (unsigned long long)nbg_ledger_file_size(l),
-		       nbg_ledger_range_count(l), hex);
+		/* the summary goes to stderr when the bytes go to stdout */
+		fprintf(strcmp(out, "-") ? stdout : stderr,
+			"%s -> %s: %llu bytes from %zu ledger ranges, sha256 %s (identical)\n", in,
+			strcmp(out, "-") ? out : "standard output",
+			(unsigned long long)nbg_ledger_file_size(l), nbg_ledger_range_count(l), hex);
 		x = NBG_EXIT_OK;
 	} else {
 		print_ledger_error(in, &err);
@@ -235,15 +270,85 @@ int nbg_cmd_reemit(int argc, char **argv)
 	return x;
 }
 
-int nbg_cmd_map(int argc, char **argv)
+/* Where `nbg map` draws input `in`: `svg` itself, or inside the directory
+ * `svg` the input's name with .nb replaced by (or .svg appended). */
+static char *map_target(const char *in, const char *svg, int into_dir)
 {
-	const char *in = NULL, *svg = NULL, *title = NULL;
+	const char *base = strrchr(in, '/');
+	size_t n, cap;
+	char *t;
+
+	if (!into_dir)
+		return strdup(svg);
+	base = !strcmp(in, "-") ? "stdin" : base ? base + 1 : in;
+	n = strlen(base);
+	if (n > 3 && !strcmp(base + n - 3, ".nb"))
+		n -= 3;
+	cap = strlen(svg) + n + 6;
+	t = malloc(cap);
+	if (t)
+		snprintf(t, cap, "%s/%.*s.svg", svg, (int)n, base);
+	return t;
+}
+
+static int map_one(const char *in, const char *out, const char *title)
+{
+	const char *base = strrchr(in, '/');
 	nbg_loaded ld;
 	nbg_ledger *l;
 	nbg_error err;
-	nbg_code rc;
-	int x;
+	nbg_code rc = NBG_OK;
+	int x = load_ledger(in, &ld, &l);
 
+	if (!title)
+		title = base ? base + 1 : in;
+	if (x == NBG_EXIT_OK && !strcmp(out, "-")) {
+		char *doc = nbg_ledger_svg(l, title);
+		if (!doc || fputs(doc, stdout) < 0 || fflush(stdout) != 0) {
+			fprintf(stderr, "nbg map: %s\n", doc ? "cannot write to standard output"
+							    : "out of memory drawing the map");
+			x = NBG_EXIT_IO;
+		}
+		free(doc);
+	} else if (x == NBG_EXIT_OK) {
+		rc = nbg_ledger_svg_file(l, title, out, &err);
+		if (rc != NBG_OK) {
+			print_ledger_error(in, &err);
+			x = nbg_code_exit(rc);
+		}
+	}
+	nbg_ledger_free(l);
+	nbg_loaded_free(&ld);
+	return x;
+}
+
+/* Two inputs that would be drawn into the same file: usage error. */
+static int map_targets_clash(char **targets, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if (!strcmp(targets[i], targets[j])) {
+				fprintf(stderr, "nbg map: two inputs would both be drawn into %s; "
+						"map them one at a time\n", targets[i]);
+				return 1;
+			}
+	return 0;
+}
+
+int nbg_cmd_map(int argc, char **argv)
+{
+	const char *svg = NULL, *title = NULL;
+	const char **in = calloc((size_t)argc, sizeof(*in));
+	char **targets = calloc((size_t)argc, sizeof(*targets));
+	int n = 0, x = NBG_EXIT_USAGE, into_dir;
+	struct stat st;
+
+	if (!in || !targets) {
+		fprintf(stderr, "nbg map: out of memory\n");
+		free(in);
+		free(targets);
+		return NBG_EXIT_IO;
+	}
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--svg") && i + 1 < argc)
 			svg = argv[++i];
@@ -252,32 +357,40 @@ int nbg_cmd_map(int argc, char **argv)
 		else if (!strcmp(argv[i], "--png")) {
 			fprintf(stderr, "nbg map: PNG output is not built in; convert the SVG "
 					"with any SVG viewer or converter (doc/ledger.md)\n");
-			return NBG_EXIT_USAGE;
+			goto done;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "nbg map: unknown option '%s'\n", argv[i]);
-			return NBG_EXIT_USAGE;
-		} else if (!in)
-			in = argv[i];
-		else {
-			fprintf(stderr, "nbg map: one file at a time (got '%s' too)\n", argv[i]);
-			return NBG_EXIT_USAGE;
+			goto done;
+		} else
+			in[n++] = argv[i];
+	}
+	if (!n || !svg) {
+		fprintf(stderr, "usage: nbg map FILE --svg OUT.svg|- [--title TEXT]\n"
+				"       nbg map FILE... --svg DIR [--title TEXT]\n");
+		goto done;
+	}
+	into_dir = strcmp(svg, "-") && stat(svg, &st) == 0 && S_ISDIR(st.st_mode);
+	if (n > 1 && !into_dir) {
+		fprintf(stderr, "nbg map: several inputs need --svg DIR, an existing directory "
+				"(each drawn into DIR/NAME.svg); '%s' is not one\n", svg);
+		goto done;
+	}
+	for (int i = 0; i < n; i++)
+		if (!(targets[i] = map_target(in[i], svg, into_dir))) {
+			fprintf(stderr, "nbg map: out of memory\n");
+			x = NBG_EXIT_IO;
+			goto done;
 		}
-	}
-	if (!in || !svg) {
-		fprintf(stderr, "usage: nbg map FILE --svg OUT.svg [--title TEXT]\n");
-		return NBG_EXIT_USAGE;
-	}
+	if (map_targets_clash(targets, n))
+		goto done;
 	signal(SIGXFSZ, SIG_IGN);
-	x = load_ledger(in, &ld, &l);
-	if (x == NBG_EXIT_OK) {
-		const char *base = strrchr(in, '/');
-		rc = nbg_ledger_svg_file(l, title ? title : base ? base + 1 : in, svg, &err);
-		if (rc != NBG_OK) {
-			print_ledger_error(in, &err);
-			x = nbg_code_exit(rc);
-		}
-	}
-	nbg_ledger_free(l);
-	nbg_loaded_free(&ld);
+	x = NBG_EXIT_OK;
+	for (int i = 0; i < n; i++)
+		x = nbg_exit_worst(x, map_one(in[i], targets[i], title));
+done:
+	for (int i = 0; i < n; i++)
+		free(targets[i]);
+	free(targets);
+	free(in);
 	return x;
 }

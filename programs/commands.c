@@ -32,24 +32,45 @@ typedef struct command_doc {
 } command_doc;
 
 static const command_doc commands[] = {
-	{ "inspect", nbg_cmd_inspect, "FILE", "decode and validate a file: human or JSON report",
+	{ "inspect", nbg_cmd_inspect, "FILE...", "decode and validate files: human or JSON report",
 	  "Decodes every structure of an NBG file (v1 or v2), checks every rule and checksum, "
 	  "and prints the report: header, inputs and outputs, sections, notes and a summary "
-	  "of the graph.  Exit 1 when the file is not a valid NBG.",
-	  { { "--json", NULL, "one JSON document instead of text" },
-	    { "--layers", NULL, "the layer table" },
-	    { "--operations", NULL, "the operation table and SH/SW/hardware-init records" },
-	    { "--patches", NULL, "the patch table" },
-	    { "--commands", NULL, "what each NN and TP operation computes, and the relations" },
-	    { "--memory", NULL, "the video and system memory a runtime needs, per figure with "
-	      "its rule, input / memory-pool sharing, the largest layers" } } },
+	  "of the graph.  The table options (and --memory: the video and system memory a "
+	  "runtime needs, per figure with its rule, input / memory-pool sharing, the "
+	  "largest layers) add their tables after the report; --only "
+	  "prints the tables alone.  Several files give one report each, in order, each "
+	  "headed by its name (with --json, one array); the exit code is the worst.  "
+	  "--format meta|vpm|jevois prints the inputs and outputs as ACUITY's "
+	  "nbg_meta.json, vpm_run's lines or JeVois-Pro tensor specs (doc/export.md).  "
+	  "--expect-target fails a file compiled for another target (target-mismatch, "
+	  "exit 1) before it is parsed; VALUE is a number, NAME one that nbg targets "
+	  "lists.  FILE - is standard input.  Exit 1 when a file is not a valid NBG.",
+	  { { "--json", NULL, "one JSON document (an array for several files)" },
+	    { "--layers", NULL, "add the layer table" },
+	    { "--operations", NULL, "add the operation table and SH/SW/hardware-init records" },
+	    { "--patches", NULL, "add the patch table" },
+	    { "--commands", NULL, "add what each NN and TP operation computes" },
+	    { "--memory", NULL, "add the memory a runtime needs, figure by figure" },
+	    { "--only", NULL, "the tables asked for without the report" },
+	    { "--format", "meta|vpm|jevois",
+	      "only the I/O records, as other tools read them" },
+	    { "--expect-target", "VALUE|NAME",
+	      "fail unless compiled for this target" } } },
 	{ "verify", nbg_cmd_verify, "FILE...", "integrity check, one line per file",
 	  "Checks structure and every checksum the format carries (section CRCs, the "
 	  "header's file checksum, the v1 nbg_crc_sum) and nothing else; one line per "
-	  "file, every mismatching checksum listed.  Exit 1 when any file fails.",
+	  "file, every mismatching checksum listed.  FILE - is standard input.  Exit 1 "
+	  "when any file fails.",
 	  { { "--quiet", NULL, "no line for a file that passes (also -q)" },
 	    { "--status", NULL, "print nothing; the exit code says it" },
-	    { "--sha256", NULL, "also compute the whole-file SHA-256 and print it on the line" } } },
+	    { "--sha256", NULL, "also compute the whole-file SHA-256 and print it on the line" },
+	    { "--expect-target", "VALUE|NAME",
+	      "fail unless compiled for this target" } } },
+	{ "targets", nbg_cmd_targets, "", "the known NPU targets: value, configuration, SoC",
+	  "Lists the header target values that public sources name: the VeriSilicon "
+	  "configuration name and the SoC or board where a source states it (unknown "
+	  "otherwise).  inspect shows the same names beside a file's target.",
+	  { { "--json", NULL, "as a JSON array" } } },
 	{ "fields", nbg_cmd_fields, "", "the field map: offsets, keys, evidence codes",
 	  "Prints every field nbgkit decodes: structure, offset, width, public name, parser "
 	  "key and the evidence behind it.",
@@ -78,25 +99,29 @@ static const command_doc commands[] = {
 	    { "--write-manifest", "FILE", "a sha256sum manifest of the files measured" },
 	    { "--follow", NULL, "follow symbolic links to directories" },
 	    { "--merge", NULL, "combine parts (PART.json...) written by --json" } } },
-	{ "ledger", nbg_cmd_ledger, "FILE", "who owns every byte: class, owner, SHA-256",
+	{ "ledger", nbg_cmd_ledger, "FILE...", "who owns every byte: class, owner, SHA-256",
 	  "Splits a valid file into owner ranges that tile it with no gap and no overlap, "
-	  "each with its class, owner and SHA-256, plus the views that own no bytes.",
+	  "each with its class, owner and SHA-256, plus the views that own no bytes.  "
+	  "Several files give one ledger each (with --json, one array).",
 	  { { "--json", NULL, "the ledger document (input of reemit --ledger)" } } },
 	{ "reemit", nbg_cmd_reemit, "FILE OUT", "rewrite FILE from its ledger, byte-identical",
 	  "Writes OUT from the ledger's ranges after every range and the whole output hash "
-	  "to what the ledger recorded; OUT appears complete or not at all.  A changed byte "
-	  "is refused (semantic-change-refused, exit 1).",
+	  "to what the ledger recorded; OUT appears complete or not at all (OUT - is "
+	  "standard output, never a terminal).  A changed byte is refused "
+	  "(semantic-change-refused, exit 1).",
 	  { { "--ledger", "L.json", "check against a ledger saved from the original" } } },
-	{ "map", nbg_cmd_map, "FILE", "a picture of the file's owner ranges (SVG)",
+	{ "map", nbg_cmd_map, "FILE...", "a picture of the file's owner ranges (SVG)",
 	  "Draws the ledger: one band to scale, one log-scaled band where small structures "
-	  "stay visible, colored by class, labeled by owner.",
-	  { { "--svg", "OUT.svg", "where to write the picture (required)" },
+	  "stay visible, colored by class, labeled by owner.  One FILE: --svg OUT (- for "
+	  "standard output).  Several: --svg DIR, an existing directory, where each is drawn "
+	  "into NAME.svg (NAME.nb's name).",
+	  { { "--svg", "OUT.svg|DIR", "where to write the picture (required)" },
 	    { "--title", "TEXT", "the picture's title" },
 	    { "--png", NULL, "refused: convert the SVG with any converter" } } },
 	{ "graph", nbg_cmd_graph, "FILE", "the network the NN and TP commands compute (DOT, SVG)",
 	  "Draws the recovered network: layers as boxes with their operation types and shapes, "
 	  "edges from the chained images.  DOT on standard output by default; SVG through "
-	  "Graphviz's dot program.",
+	  "Graphviz's dot program.  OUT - is standard output.",
 	  { { "--dot", "OUT.dot", "write the DOT document to OUT.dot" },
 	    { "--svg", "OUT.svg", "draw it with Graphviz's dot into OUT.svg" },
 	    { "--title", "TEXT", "the picture's title" } } },
@@ -399,7 +424,14 @@ void nbg_cli_man(FILE *out)
 		     "the compiled models that VeriSilicon VIP NPUs run: it proves each file's "
 		     "integrity, explains every byte, compares files and runs a model through the "
 		     "vendor runtime.\n"
-		     "Every command answers \\fB\\-\\-help\\fR; \\fB\\-\\-\\fR ends the options.\n"
+		     "Every command answers \\fB\\-\\-help\\fR; \\fB\\-\\-\\fR ends the options; "
+		     "\\fB\\-\\-opt=value\\fR is \\fB\\-\\-opt value\\fR.\n"
+		     ".PP\nA \\fIFILE\\fR of \\fB\\-\\fR is standard input, read into memory, at "
+		     "most \\fBNBG_MAX_STDIN\\fR bytes (default 1G; K, M, G, T suffixes), once per "
+		     "command and never from a terminal; an \\fIOUT\\fR of \\fB\\-\\fR is "
+		     "standard output.  Commands that take \\fIFILE\\fR... treat each file in "
+		     "turn and exit with the worst status; with \\fB\\-\\-json\\fR they print "
+		     "one array.\n"
 		     ".SH COMMANDS\n",
 		nbg_version_string());
 	for (size_t i = 0; i < NCOMMANDS; i++)

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 # graphviz is only needed at run time, by `nbg graph --svg` and its test.
 pkgs="build-essential meson ninja-build pkg-config libssl-dev libisal-dev zlib1g-dev
       libjansson-dev libcmocka-dev clang lld libclang-rt-14-dev python3 python3-numpy
-      graphviz"
+      python3-yaml graphviz"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
@@ -19,6 +19,17 @@ if [ -n "$missing" ]; then
 	[ "$(id -u)" -eq 0 ] || SUDO=sudo
 	$SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+fi
+
+# The Kaitai Struct compiler (JavaScript, from npm; no dependencies) for the
+# test that decodes the corpus with doc/nbg_v2.ksy.  Optional: without node
+# and npm, or when the install fails, that test is skipped and says why.
+kaitai=build-tools/kaitai
+if command -v npm >/dev/null 2>&1 &&
+	[ ! -f "$kaitai/node_modules/kaitai-struct-compiler/package.json" ]; then
+	npm install --silent --no-audit --no-fund --prefix "$kaitai" \
+		kaitai-struct-compiler@0.11.0 kaitai-struct@0.11.0 ||
+		echo "note: the Kaitai Struct compiler did not install; ksy-decode will skip"
 fi
 
 [ -d build ] || meson setup build --buildtype=debugoptimized -Dwerror=true

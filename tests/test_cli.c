@@ -203,8 +203,12 @@ static void test_failures(void **state)
 static void test_usage(void **state)
 {
 	const char *cases[] = { "", "inspect", "inspect --bogus samples/sample.nb",
-				"inspect a.nb b.nb", "verify", "fields --x", "frobnicate",
-				"codes --x" };
+				"inspect --only samples/sample.nb",
+				"inspect --format xml samples/sample.nb",
+				"inspect --format vpm --layers samples/sample.nb",
+				"inspect --expect-target NOSUCH samples/sample.nb",
+				"verify --expect-target 0x1x samples/sample.nb", "targets --x",
+				"verify", "fields --x", "frobnicate", "codes --x" };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		fx_run_result r = fx_run_nbg(FX_IN_SOURCE, "%s", cases[i]);
 		if (r.status != 2)

@@ -140,7 +140,7 @@
 	X(GOLDEN_FORMAT, "golden-format", 2,                                                       \
 	  "An output's data format has no element-wise comparison (packed 4-bit or unknown).")     \
 	X(TARGET_MISMATCH, "target-mismatch", 1,                                                   \
-	  "The NBG was compiled for another target than the device's CID; refused before create.")  \
+	  "The NBG was compiled for another target than the device's CID or --expect-target.")      \
 	X(RUNTIME_CRASHED, "runtime-crashed", 4,                                                   \
 	  "The vendor library crashed, exited or hung inside a call (the message names the call).") \
 	X(DESCRIPTOR_INVALID, "descriptor-invalid", 4,                                             \

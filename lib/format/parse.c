@@ -9,6 +9,7 @@
 
 #include "common/hash.h"
 #include "common/internal.h"
+#include "format/lookalike.h"
 #include "format/regions.h"
 
 static const uint8_t nbg_magic[4] = { 'V', 'P', 'M', 'N' };
@@ -53,11 +54,17 @@ nbg_code nbg_parse(const uint8_t *data, size_t size, const nbg_parse_options *op
 	if (size < 4)
 		return nbg_fail(&c, NBG_E_TRUNCATED, 0, "magic",
 				"the file is %zu bytes; an NBG starts with a 4-byte magic", size);
-	if (memcmp(data, nbg_magic, 4) != 0)
+	if (memcmp(data, nbg_magic, 4) != 0) {
+		/* Still bad-magic, so scripts keep working; the sentence names
+		 * what the file appears to be when its header says so. */
+		char kind[320];
+		nbg_lookalike(data, size, kind, sizeof(kind));
 		return nbg_fail(&c, NBG_E_BAD_MAGIC, 0, "magic",
 				"the file starts with %02x %02x %02x %02x, not \"VPMN\": "
-				"this is not an NBG file",
-				data[0], data[1], data[2], data[3]);
+				"this is not an NBG file%s%s",
+				data[0], data[1], data[2], data[3], kind[0] ? "; it appears to be " : "",
+				kind);
+	}
 	if (size < 12)
 		return nbg_fail(&c, NBG_E_TRUNCATED, size, "version",
 				"the file is %zu bytes; the magic, version and target words "

@@ -97,6 +97,20 @@ char *nbg_export_meta_json(const nbg_model *m)
 	return s;
 }
 
+/* A name on a vpm line: printable ASCII kept but for '\\' and ',' (which
+ * would end the field), every other byte as \xNN, so the line stays one
+ * line of the grammar in doc/export.md. */
+static void vpm_name(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c >= 0x20 && c < 0x7f && c != '\\' && c != ',')
+			fputc(c, f);
+		else
+			fprintf(f, "\\x%02x", c);
+	}
+}
+
 static void vpm_side(FILE *f, const nbg_model *m, int outputs)
 {
 	size_t count = outputs ? m->output_count : m->input_count;
@@ -108,7 +122,7 @@ static void vpm_side(FILE *f, const nbg_model *m, int outputs)
 			fprintf(f, " %" PRIu32, io->dims[d]);
 		fprintf(f, ", data_format=%" PRIu32 ", quant_format=%" PRIu32 ", name=",
 			io->data_format, io->quant_format);
-		nbg_text_put(f, io->has_name ? io->name : "");
+		vpm_name(f, io->has_name ? io->name : "");
 		if (io->quant_format == NBG_QUANT_DFP)
 			fprintf(f, ", dfp=%" PRId32, io->fixed_point_pos);
 		else if (io->quant_format == NBG_QUANT_AFFINE)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "common/hash.h"
+#include "nbg/targets.h"
 #include "report/report_internal.h"
 
 static json_t *hex32(uint32_t v)
@@ -129,6 +130,10 @@ static json_t *report_object(const nbg_model *m, const char *path)
 	snprintf(ver, sizeof(ver), "0x%08x", m->version);
 	json_object_set_new(root, "version_hex", json_string(ver));
 	json_object_set_new(root, "target", json_integer(m->target));
+	/* what public sources name the target (nbg targets); null when none does */
+	const nbg_target_info *ti = nbg_target_lookup(m->target);
+	json_object_set_new(root, "target_name", nbg_json_str(ti ? ti->config : NULL));
+	json_object_set_new(root, "target_soc", nbg_json_str(ti ? ti->soc : NULL));
 	json_object_set_new(root, "product", json_integer(m->target));
 	json_object_set_new(root, "file_size", json_integer((json_int_t)m->file_size));
 	json_object_set_new(root, "sha256", nbg_json_sha(m->file_sha256));

@@ -10,6 +10,7 @@
 #include "nbg/commands.h"
 #include "nbg/memory.h"
 #include "nbg/report.h"
+#include "nbg/targets.h"
 #include "report/text_internal.h"
 
 
@@ -120,7 +121,8 @@ void nbg_text_report(FILE *out, const nbg_model *m, const char *path)
 	fprintf(out, "NBG file: %s\n", path);
 	KV(out, "Magic", "VPMN");
 	KV(out, "Version", "0x%08x (v%u)", m->version, m->family);
-	KV(out, "Target (product)", "0x%08x", m->target);
+	char target[256];
+	KV(out, "Target (product)", "%s", nbg_target_describe(m->target, target, sizeof(target)));
 	KV(out, "File size", "%" PRIu64 " bytes", m->file_size);
 	nbg_hex32(m->file_sha256, hex);
 	KV(out, "SHA-256", "%s", hex);
