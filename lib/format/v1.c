@@ -553,7 +553,7 @@ nbg_code nbg_parse_v1(nbg_ctx *c)
 			     "of 0x%05x assumed and checked against the header counts",
 			     m->version, V1_NEWEST_KNOWN);
 	}
-	if ((rc = check_tables(c)))
+	if ((rc = check_tables(c)) || (rc = nbg_structure_checked(c)))
 		return rc;
 
 	nbg_fingerprint_sections(c);
