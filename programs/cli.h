@@ -21,6 +21,14 @@ int nbg_load(const char *path, const nbg_parse_options *opts, nbg_loaded *out);
 void nbg_loaded_free(nbg_loaded *l);
 /* Prints "nbg: PATH: code at offset N (0x..): message" to stderr. */
 void nbg_print_error(const char *path, const nbg_loaded *l);
+/* `path` escaped for text output (nbg_path_escape); valid until eight more
+ * calls.  Every path a command prints in text goes through this. */
+const char *nbg_esc(const char *path);
+/* A byte-count limit from the environment variable `name` (0: unset). */
+uint64_t nbg_env_limit(const char *name);
+/* Flushes and closes standard output: rc, or NBG_EXIT_IO with a message when
+ * any write to it failed. */
+int nbg_finish_stdout(int rc);
 
 
 /* The command table (commands.c): runs argv[0] as a command, or `nbg

@@ -13,7 +13,7 @@
 
 static void print_ledger_error(const char *path, const nbg_error *err)
 {
-	fprintf(stderr, "nbg: %s: %s at offset %llu (0x%llx), field %s: %s\n", path,
+	fprintf(stderr, "nbg: %s: %s at offset %llu (0x%llx), field %s: %s\n", nbg_esc(path),
 		nbg_code_name(err->code), (unsigned long long)err->offset,
 		(unsigned long long)err->offset, err->field[0] ? err->field : "-", err->message);
 	if (err->code == NBG_E_LEDGER_INVARIANT)
@@ -57,7 +57,7 @@ static void human_table(FILE *out, const nbg_ledger *l, const char *path)
 		vw = k > vw ? k : vw;
 	}
 	nbg_hex32(nbg_ledger_file_sha256(l), hex);
-	fprintf(out, "%s: NBG v%u 0x%08x, %llu bytes, sha256 %s\n", path, nbg_ledger_family(l),
+	fprintf(out, "%s: NBG v%u 0x%08x, %llu bytes, sha256 %s\n", nbg_esc(path), nbg_ledger_family(l),
 		nbg_ledger_version(l), (unsigned long long)size, hex);
 	fprintf(out, "%zu owner ranges tile [0, %llu): no gap, no overlap\n\n", n,
 		(unsigned long long)size);
@@ -138,10 +138,6 @@ int nbg_cmd_ledger(int argc, char **argv)
 		} else {
 			human_table(stdout, l, path);
 		}
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			fprintf(stderr, "nbg: cannot write the ledger\n");
-			x = NBG_EXIT_IO;
-		}
 	}
 	nbg_ledger_free(l);
 	nbg_loaded_free(&ld);
@@ -156,14 +152,14 @@ static int read_ledger_doc(const char *path, nbg_ledger **out)
 	nbg_code rc;
 
 	*out = NULL;
-	if (nbg_map_file(path, &map, &err) != 0) {
+	if (nbg_read_input(path, nbg_env_limit("NBG_MAX_STDIN"), &map, &err) != NBG_OK) {
 		fprintf(stderr, "nbg: %s\n", err.message);
 		return NBG_EXIT_IO;
 	}
 	rc = nbg_ledger_from_json((const char *)map.data, map.size, out, &err);
 	nbg_unmap_file(&map);
 	if (rc != NBG_OK) {
-		fprintf(stderr, "nbg: %s: %s: %s\n", path, nbg_code_name(rc), err.message);
+		fprintf(stderr, "nbg: %s: %s: %s\n", nbg_esc(path), nbg_code_name(rc), err.message);
 		return NBG_EXIT_INVALID;
 	}
 	return NBG_EXIT_OK;
@@ -207,10 +203,10 @@ int nbg_cmd_reemit(int argc, char **argv)
 		memset(&ld, 0, sizeof(ld));
 		if ((x = read_ledger_doc(ledger_doc, &l)) != NBG_EXIT_OK)
 			return x;
-		if (nbg_map_file(in, &ld.map, &ld.err) != 0) {
+		if (nbg_read_input(in, nbg_env_limit("NBG_MAX_STDIN"), &ld.map, &ld.err) != NBG_OK) {
 			fprintf(stderr, "nbg: %s\n", ld.err.message);
 			nbg_ledger_free(l);
-			return NBG_EXIT_IO;
+			return nbg_code_exit(ld.err.code);
 		}
 	} else if ((x = load_ledger(in, &ld, &l)) != NBG_EXIT_OK) {
 		nbg_ledger_free(l);
@@ -219,11 +215,20 @@ int nbg_cmd_reemit(int argc, char **argv)
 	}
 
 	rc = nbg_reemit_file(l, ld.map.data, ld.map.size, out, &err);
-	if (rc == NBG_OK) {
+	if (nbg_mapping_changed(&ld.map)) {
+		/* The bytes written were checked against zeros, not the file. */
+		fprintf(stderr, "nbg: %s shrank while it was being read (another process "
+				"truncated it): %s is not its re-emission\n", nbg_esc(in),
+			nbg_esc(out));
+		x = NBG_EXIT_IO;
+	} else if (rc == NBG_OK) {
 		char hex[65];
 		nbg_hex32(nbg_ledger_file_sha256(l), hex);
-		printf("%s -> %s: %llu bytes from %zu ledger ranges, sha256 %s (identical)\n", in,
-		       out, (unsigned long long)nbg_ledger_file_size(l),
+		/* With OUT "-" the file went to standard output: the line goes
+		 * to standard error. */
+		fprintf(strcmp(out, "-") ? stdout : stderr,
+		       "%s -> %s: %llu bytes from %zu ledger ranges, sha256 %s (identical)\n",
+		       nbg_esc(in), nbg_esc(out), (unsigned long long)nbg_ledger_file_size(l),
 		       nbg_ledger_range_count(l), hex);
 		x = NBG_EXIT_OK;
 	} else {
