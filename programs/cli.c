@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -34,6 +35,17 @@ uint64_t nbg_env_limit(const char *name)
 	return (uint64_t)n << shift;
 }
 
+int nbg_input_shrank(const char *path, const nbg_mapping *m)
+{
+	struct stat st;
+
+	/* A fault past the new end is caught by the guard; a shrink that ends
+	 * inside the last page read faults nowhere (the page reads zeros), so
+	 * the size is asked again too. */
+	return nbg_mapping_changed(m) || (strcmp(path, "-") && stat(path, &st) == 0 &&
+					  (uint64_t)st.st_size < m->size);
+}
+
 int nbg_load(const char *path, const nbg_parse_options *opts, nbg_loaded *l)
 {
 	nbg_parse_options o = { .size = sizeof(o) };
@@ -50,7 +62,7 @@ int nbg_load(const char *path, const nbg_parse_options *opts, nbg_loaded *l)
 		return nbg_code_exit(rc);
 	}
 	rc = nbg_parse(l->map.data, l->map.size, &o, &l->model, &l->err);
-	if (nbg_mapping_changed(&l->map)) {
+	if (nbg_input_shrank(path, &l->map)) {
 		/* Truncated under us: whatever the parse said is about zeros. */
 		char *e = nbg_path_escape(path);
 		nbg_model_free(l->model);

@@ -24,6 +24,9 @@ void nbg_print_error(const char *path, const nbg_loaded *l);
 /* `path` escaped for text output (nbg_path_escape); valid until eight more
  * calls.  Every path a command prints in text goes through this. */
 const char *nbg_esc(const char *path);
+/* 1 when the file `path` was mapped into m and shrank since (results from
+ * it must be dropped). */
+int nbg_input_shrank(const char *path, const nbg_mapping *m);
 /* A byte-count limit from the environment variable `name` (0: unset). */
 uint64_t nbg_env_limit(const char *name);
 /* Flushes and closes standard output: rc, or NBG_EXIT_IO with a message when

@@ -215,7 +215,7 @@ int nbg_cmd_reemit(int argc, char **argv)
 	}
 
 	rc = nbg_reemit_file(l, ld.map.data, ld.map.size, out, &err);
-	if (nbg_mapping_changed(&ld.map)) {
+	if (nbg_input_shrank(in, &ld.map)) {
 		/* The bytes written were checked against zeros, not the file. */
 		fprintf(stderr, "nbg: %s shrank while it was being read (another process "
 				"truncated it): %s is not its re-emission\n", nbg_esc(in),

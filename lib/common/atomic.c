@@ -192,6 +192,13 @@ static nbg_code write_stdout(nbg_emit_fn emit, void *ctx, nbg_error *err)
 {
 	nbg_code rc = emit(STDOUT_FILENO, ctx, err);
 
+	if (rc != NBG_OK && err) {
+		static const char pre[] = "cannot write to standard output: ";
+		size_t k = sizeof(pre) - 1, n = strnlen(err->message, sizeof(err->message) - 1 - k);
+		memmove(err->message + k, err->message, n);
+		memcpy(err->message, pre, k);
+		err->message[k + n] = '\0';
+	}
 	/* A pipe or terminal cannot be synced; a file can and is. */
 	if (rc == NBG_OK && fsync(STDOUT_FILENO) != 0 && errno != EINVAL && errno != EROFS)
 		rc = nbg_error_io(err, errno, 0, "output", "cannot sync standard output");
