@@ -782,6 +782,14 @@ static json_t *json_of(const run_result *r)
 	return j;
 }
 
+/* The string at j (a failed lookup fails the test, not the process). */
+static const char *str_at(json_t *j)
+{
+	const char *s = json_string_value(j);
+	assert_non_null(s);
+	return s;
+}
+
 static void test_json_raw_paths(void **state)
 {
 	(void)state;
@@ -793,7 +801,7 @@ static void test_json_raw_paths(void **state)
 	run_result r = run(i);
 	expect(&r, 0);
 	json_t *j = json_of(&r);
-	assert_string_equal(json_string_value(json_object_get(j, "path")), want);
+	assert_string_equal(str_at(json_object_get(j, "path")), want);
 	json_decref(j);
 	run_free(&r);
 
@@ -801,7 +809,7 @@ static void test_json_raw_paths(void **state)
 	r = run(l);
 	expect(&r, 0);
 	j = json_of(&r);
-	assert_string_equal(json_string_value(json_object_get(j, "path")), want);
+	assert_string_equal(str_at(json_object_get(j, "path")), want);
 	json_decref(j);
 	run_free(&r);
 
@@ -809,7 +817,7 @@ static void test_json_raw_paths(void **state)
 	r = run(d);
 	expect(&r, 0);
 	j = json_of(&r);
-	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "a"), "path")),
+	assert_string_equal(str_at(json_object_get(json_object_get(j, "a"), "path")),
 			    want);
 	json_decref(j);
 	run_free(&r);
@@ -821,7 +829,7 @@ static void test_json_raw_paths(void **state)
 	r = run(e);
 	expect(&r, 1);
 	j = json_of(&r);
-	assert_string_equal(json_string_value(json_object_get(j, "path")), "\\xfd.nb");
+	assert_string_equal(str_at(json_object_get(j, "path")), "\\xfd.nb");
 	json_decref(j);
 	run_free(&r);
 }
@@ -838,7 +846,7 @@ static void test_json_raw_paths_runtime(void **state)
 	run_result r = run(p);
 	expect(&r, 0);
 	json_t *j = json_of(&r);
-	assert_string_equal(json_string_value(json_object_get(j, "device_root")), "dev\\xfc");
+	assert_string_equal(str_at(json_object_get(j, "device_root")), "dev\\xfc");
 	json_decref(j);
 	run_free(&r);
 
@@ -862,13 +870,13 @@ static void test_json_raw_paths_runtime(void **state)
 	json_error_t je;
 	j = json_load_file(in_work("out/summary.json"), 0, &je);
 	assert_non_null(j);
-	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "model"), "path")),
+	assert_string_equal(str_at(json_object_get(json_object_get(j, "model"), "path")),
 			    "m\\xfb.nb");
 	assert_string_equal(
-		json_string_value(json_object_get(json_object_get(j, "runtime"), "device_root")),
+		str_at(json_object_get(json_object_get(j, "runtime"), "device_root")),
 		"dev\\xfc");
 	json_t *inputs = json_object_get(j, "inputs");
-	assert_string_equal(json_string_value(json_object_get(json_array_get(inputs, 0), "file")),
+	assert_string_equal(str_at(json_object_get(json_array_get(inputs, 0), "file")),
 			    "in\\xfa.bin");
 	json_decref(j);
 }
