@@ -226,7 +226,7 @@ int nbg_cmd_reemit(int argc, char **argv)
 		nbg_hex32(nbg_ledger_file_sha256(l), hex);
 		/* With OUT "-" the file went to standard output: the line goes
 		 * to standard error. */
-		fprintf(strcmp(out, "-") ? stdout : stderr,
+		fprintf(strcmp(out, "-") && strcmp(out, "/dev/stdout") ? stdout : stderr,
 		       "%s -> %s: %llu bytes from %zu ledger ranges, sha256 %s (identical)\n",
 		       nbg_esc(in), nbg_esc(out), (unsigned long long)nbg_ledger_file_size(l),
 		       nbg_ledger_range_count(l), hex);

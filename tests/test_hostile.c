@@ -319,6 +319,12 @@ static void test_out_special_and_links(void **state)
 	assert_non_null(strstr(r.err, "(identical)"));
 	run_free(&r);
 	assert_true(same_as_sample(in_work("stdout.nb")));
+	const char *ds[] = { "reemit", "sample.nb", "/dev/stdout", NULL };
+	r = run_env(NULL, NULL, in_work("devstdout.nb"), ds);
+	expect(&r, 0);
+	run_free(&r);
+	assert_true(same_as_sample(in_work("devstdout.nb")));
+	assert_int_equal(count_prefix(".devstdout.nb."), 0);
 	assert_int_equal(count_prefix(".mode.nb."), 0);
 	assert_int_equal(count_prefix(".target.nb."), 0);
 	assert_int_equal(count_prefix(".hard1.nb."), 0);

@@ -10,8 +10,8 @@
  * a symbolic link to a regular file, which is written through (the file it
  * names is replaced, the link stays).  Anything else -- a device node, FIFO,
  * socket, directory, a link to one of those or a dangling link -- is refused
- * with NBG_E_NOT_REGULAR_FILE and left as it is.  "-" writes standard
- * output.
+ * with NBG_E_NOT_REGULAR_FILE and left as it is.  "-" and /dev/stdout write
+ * standard output.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -214,7 +214,9 @@ nbg_code nbg_atomic_write(const char *path, nbg_emit_fn emit, nbg_emit_fn verify
 	nbg_code rc;
 	int fd, slot;
 
-	if (!strcmp(path, "-"))
+	/* /dev/stdout names a pipe or terminal as often as a file: the same
+	 * as "-", written in place, never resolved and replaced. */
+	if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
 		return write_stdout(emit, ctx, err);
 	if (!(target = output_target(path, &st, err)))
 		return err ? err->code : NBG_E_NOT_REGULAR_FILE;
