@@ -72,12 +72,12 @@ static int print_commands(const nbg_model *m, const char *path, int header)
 	nbg_error err;
 
 	if (nbg_graph_decode(m, &g, &err) != NBG_OK || nbg_commands_decode(m, g, &c, &err) != NBG_OK) {
-		fprintf(stderr, "nbg: %s: %s\n", path, err.message);
+		fprintf(stderr, "nbg: %s: %s\n", nbg_esc(path), err.message);
 		nbg_graph_free(g);
 		return NBG_EXIT_IO;
 	}
 	if (header)
-		printf("NBG file: %s\n", path);
+		printf("NBG file: %s\n", nbg_esc(path));
 	nbg_text_commands(stdout, m, g, c);
 	nbg_commands_free(c);
 	nbg_graph_free(g);
