@@ -228,6 +228,11 @@ static void test_out_device_node(void **state)
 	r = run(map);
 	expect(&r, 3);
 	run_free(&r);
+	const char *graph[] = { "graph", "sample.nb", "--dot", "devnull", NULL };
+	r = run(graph);
+	expect(&r, 3);
+	assert_non_null(strstr(r.err, "devnull is a character device"));
+	run_free(&r);
 	/* a link to the device is refused too, and both are left as they are */
 	assert_int_equal(symlink("devnull", in_work("to-dev")), 0);
 	const char *via[] = { "reemit", "sample.nb", "to-dev", NULL };
@@ -260,6 +265,10 @@ static void test_out_special_and_links(void **state)
 	run_free(&r);
 	const char *d[] = { "map", "sample.nb", "--svg", "dir.out", NULL };
 	r = run(d);
+	expect(&r, 3);
+	run_free(&r);
+	const char *gf[] = { "graph", "sample.nb", "--dot", "fifo.out", NULL };
+	r = run(gf);
 	expect(&r, 3);
 	run_free(&r);
 	assert_int_equal(lstat(in_work("fifo.out"), &st), 0);
@@ -905,6 +914,10 @@ static void test_long_names(void **state)
 		assert_true(same_as_sample(in_work(name)));
 		const char *m[] = { "map", "sample.nb", "--svg", name, NULL };
 		r = run(m);
+		expect(&r, 0);
+		run_free(&r);
+		const char *g[] = { "graph", "sample.nb", "--dot", name, NULL };
+		r = run(g);
 		expect(&r, 0);
 		run_free(&r);
 		unlink(in_work(name));

@@ -124,6 +124,18 @@ NBG_API char *nbg_path_escape(const char *path);
 /* 1 when nbg_path_escape(path) differs from path. */
 NBG_API int nbg_path_needs_escape(const char *path);
 
+/* For a program that writes an output file itself: the file to replace for
+ * OUT `path` under the rules of doc/security.md (the path, or the regular
+ * file a symbolic link names; malloc'd into *target), or
+ * NBG_E_NOT_REGULAR_FILE for a device, FIFO, socket, directory or dangling
+ * link, NBG_E_IO when it cannot be examined. */
+NBG_API nbg_code nbg_output_target(const char *path, char **target, nbg_error *err);
+/* Registers a temporary file to be removed when SIGINT, SIGTERM or SIGHUP
+ * ends the process (after nbg_install_signal_guards); returns the slot to
+ * give nbg_temp_unregister once the file is renamed or removed, or -1. */
+NBG_API int nbg_temp_register(const char *path);
+NBG_API void nbg_temp_unregister(int slot);
+
 /* ------------------------------------------------------------------ model */
 
 #define NBG_V2_VERSION 0x00020000u

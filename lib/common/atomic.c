@@ -116,6 +116,27 @@ static char *output_target(const char *path, struct stat *st, nbg_error *err)
 	return target;
 }
 
+nbg_code nbg_output_target(const char *path, char **target, nbg_error *err)
+{
+	struct stat st;
+
+	if (!path || !target)
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "output",
+				     "nbg_output_target needs a path and a result pointer");
+	*target = output_target(path, &st, err);
+	return *target ? NBG_OK : err ? err->code : NBG_E_NOT_REGULAR_FILE;
+}
+
+int nbg_temp_register(const char *path)
+{
+	return path ? nbg_guard_temp_add(path) : -1;
+}
+
+void nbg_temp_unregister(int slot)
+{
+	nbg_guard_temp_remove(slot);
+}
+
 /* ".NAME.XXXXXX" next to target, NAME cut so the whole fits NAME_MAX. */
 static char *temp_name(const char *target)
 {
