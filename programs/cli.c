@@ -68,7 +68,7 @@ int nbg_load(const char *path, const nbg_parse_options *opts, nbg_loaded *l)
 		nbg_model_free(l->model);
 		l->model = NULL;
 		memset(&l->err, 0, sizeof(l->err));
-		l->err.code = NBG_E_INPUT_CHANGED;
+		l->err.code = NBG_E_FILE_CHANGED;
 		l->err.index = -1;
 		snprintf(l->err.message, sizeof(l->err.message),
 			 "%s shrank while it was being read (another process truncated it): "

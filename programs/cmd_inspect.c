@@ -175,8 +175,7 @@ int nbg_cmd_inspect(int argc, char **argv)
 /* After an integrity failure, list every mismatching checksum, not just the first. */
 static void list_integrity(const char *shown, const nbg_loaded *l)
 {
-	nbg_parse_options o = { sizeof(o), NBG_PARSE_NO_CRC_CHECK | NBG_PARSE_NO_FILE_SHA256 |
-					      NBG_PARSE_NO_SECTION_SHA256 };
+	nbg_parse_options o = { .size = sizeof(o), .flags = NBG_PARSE_NO_CRC_CHECK | NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256 };
 	nbg_model *m = NULL;
 
 	if (nbg_parse(l->map.data, l->map.size, &o, &m, NULL) != NBG_OK)
@@ -221,7 +220,7 @@ int nbg_cmd_verify(int argc, char **argv)
 	int worst = NBG_EXIT_OK, files = 0, quiet = 0, status = 0, sha = 0;
 	/* Structure and CRCs only: the SHA-256 fingerprints are not checks the
 	 * format carries, and the whole-file one only when asked for. */
-	nbg_parse_options o = { sizeof(o), NBG_PARSE_NO_SECTION_SHA256 };
+	nbg_parse_options o = { .size = sizeof(o), .flags = NBG_PARSE_NO_SECTION_SHA256 };
 
 	/* as sha256sum: --quiet prints no line for a file that passes, --status
 	 * prints nothing at all (the exit code says it) */

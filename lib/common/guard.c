@@ -10,7 +10,7 @@
  * faulting instruction then re-runs and reads zeros, whichever thread it is
  * on (the parser's or the whole-file hash thread), nothing unwinds and
  * nothing leaks; the caller asks nbg_mapping_changed() afterwards and drops
- * whatever it computed (NBG_E_INPUT_CHANGED).  A fault anywhere else goes to
+ * whatever it computed (NBG_E_FILE_CHANGED).  A fault anywhere else goes to
  * the handler that was there before (by default: the process dies as it
  * would have).
  *
