@@ -194,7 +194,7 @@ void fz_check_model(const nbg_model *m, const uint8_t *data, size_t size)
 
 nbg_code fz_parse(const uint8_t *data, size_t size, nbg_model **m, nbg_error *err)
 {
-	nbg_parse_options o = { sizeof(o), NBG_PARSE_NO_CRC_CHECK };
+	nbg_parse_options o = { .size = sizeof(o), .flags = NBG_PARSE_NO_CRC_CHECK };
 	nbg_code rc = nbg_parse(data, size, &o, m, err);
 
 	FZ_CHECK((unsigned)rc < NBG_E__COUNT);

@@ -5,9 +5,21 @@
 # timeout, out-of-memory or violated invariant, leaving the input in
 # fuzz/out/crashes/HARNESS/ (copy it to fuzz/regressions/HARNESS/ with the fix).
 #
-# Corpora grow in fuzz/out/corpus/HARNESS/ (ignored by git) and are reused by
-# the next run and by the replay tests.  Seeds are regenerated every run into
-# fuzz/out/seeds/: the synthesized ones and shrunk copies of ../shared/corpus.
+# Seeds: the synthesized ones only, so that everything a run finds descends
+# from bytes written by this project and may be committed.  With
+# NBG_FUZZ_REAL_SEEDS=1 the shrunk copies of ../shared/corpus join them;
+# such a run keeps its finds in fuzz/out/corpus-real/HARNESS/ and commits
+# nothing (the real files are never copied into the project).
+#
+# Corpora grow in fuzz/out/corpus/HARNESS/ (ignored by git).  After each run
+# the committed corpus fuzz/corpus/HARNESS/ and what the run found are merged
+# (libFuzzer -merge=1: the smallest set of inputs with the same coverage,
+# none over 16 KB) back into fuzz/corpus/HARNESS/, so every long run grows
+# the corpus that the next run and the replay tests start from.  Each run
+# appends a line to fuzz/runs.tsv (date, harness, seconds, execs, result,
+# coverage, corpus size, seeds); the totals per harness are printed at the
+# end.  NBG_FUZZ_RECORD=0 (scripts/test.sh's short run) merges and records
+# nothing.  Seeds are regenerated every run into fuzz/out/seeds/.
 # Figures (execs, execs/s, coverage) go to fuzz/out/logs/HARNESS.log and are
 # summarized at the end.
 set -eu
@@ -15,7 +27,7 @@ cd "$(dirname "$0")/.."
 
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-all="parse report_json report_text ledger ledger_doc graph diff commands memory"
+all="parse report_json report_text ledger ledger_doc graph diff commands memory escape"
 harnesses=${*:-$all}
 for h in $harnesses; do
 	case " $all " in
@@ -32,9 +44,21 @@ fi
 # Only what a run needs (not the coverage replays of fuzz/coverage.sh).
 targets="nbg:executable fuzz/nbg-fuzz-seeds"
 for h in $harnesses; do targets="$targets fuzz/fuzz_$h"; done
+# Regenerate first when a meson.build changed (a new harness is otherwise
+# an unknown target to meson compile).
+ninja -C build-fuzz build.ninja >/dev/null
 meson compile -C build-fuzz $targets >/dev/null
 mkdir -p "$out/seeds" "$out/logs"
-build-fuzz/fuzz/nbg-fuzz-seeds "$out/seeds" "$corpus/v2" "$corpus/v1" >/dev/null
+real=${NBG_FUZZ_REAL_SEEDS:-0}
+record=${NBG_FUZZ_RECORD:-1}
+rm -rf "$out/seeds" "$out/seeds-json"
+if [ "$real" = 1 ]; then
+	build-fuzz/fuzz/nbg-fuzz-seeds "$out/seeds" "$corpus/v2" "$corpus/v1" >/dev/null
+	kind=real
+else
+	build-fuzz/fuzz/nbg-fuzz-seeds "$out/seeds" >/dev/null
+	kind=synthesized
+fi
 # Ledger documents of the seeds, for the ledger-document reader.
 mkdir -p "$out/seeds-json"
 for f in "$out"/seeds/*.nb; do
@@ -45,7 +69,9 @@ done
 fail=0
 for h in $harnesses; do
 	bin=build-fuzz/fuzz/fuzz_$h
-	mkdir -p "$out/corpus/$h" "$out/crashes/$h" fuzz/regressions/"$h"
+	work=$out/corpus/$h
+	[ "$real" = 1 ] && work=$out/corpus-real/$h
+	mkdir -p "$work" "$out/crashes/$h" fuzz/regressions/"$h" fuzz/corpus/"$h"
 	case $h in
 	ledger_doc) seeds="$out/seeds-json $out/seeds" dict=fuzz/ledger_doc.dict ;;
 	*) seeds=$out/seeds dict=fuzz/nbg.dict ;;
@@ -59,7 +85,7 @@ for h in $harnesses; do
 	   "$bin" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
 		-max_len=65536 -dict="$dict" -print_final_stats=1 \
 		-artifact_prefix="$out/crashes/$h/" \
-		"$out/corpus/$h" $seeds fuzz/regressions >"$log" 2>&1; then
+		"$work" fuzz/corpus/"$h" $seeds fuzz/regressions >"$log" 2>&1; then
 		status=ok
 	else
 		status=FAILED
@@ -68,10 +94,28 @@ for h in $harnesses; do
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
 	cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1)
-	units=$(find "$out/corpus/$h" -type f | wc -l)
+	# Fold what the run found into the committed, minimized corpus.
+	merged=$out/merge/$h
+	rm -rf "$merged"
+	mkdir -p "$merged"
+	if [ "$real" != 1 ] && [ "$record" = 1 ] && "$bin" -merge=1 -max_len=16384 -rss_limit_mb=2048 -timeout=10 "$merged" \
+		fuzz/corpus/"$h" "$out/corpus/$h" >"$out/logs/$h.merge.log" 2>&1; then
+		find "$merged" -type f -size +16k -delete
+		rm -rf fuzz/corpus/"$h"
+		mv "$merged" fuzz/corpus/"$h"
+	fi
+	units=$(find fuzz/corpus/"$h" -type f | wc -l)
 	echo "fuzz $h: $status, ${secs}s, ${execs:-?} execs (${rate:-?}/s), $cov, corpus $units"
 	if [ $status = FAILED ]; then
 		grep -E 'ERROR|SUMMARY|invariant|Test unit written' "$log" | head -20 >&2
 	fi
+	[ "$record" = 1 ] || continue
+	[ -f fuzz/runs.tsv ] || printf 'date\tharness\tseconds\texecs\tresult\tcoverage\tcorpus\tseeds\n' >fuzz/runs.tsv
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%MZ)" "$h" "$secs" \
+		"${execs:-0}" "$status" "${cov:-?}" "$units" "$kind" >>fuzz/runs.tsv
 done
+# Cumulative figures per harness, from every run recorded.
+[ -f fuzz/runs.tsv ] && awk -F'\t' 'NR > 1 { t[$2] += $3; e[$2] += $4; if ($5 != "ok") f[$2]++ }
+	END { for (h in t) printf "total %s: %.2f h, %d execs, %d failed runs\n",
+		h, t[h] / 3600, e[h], f[h] }' fuzz/runs.tsv | sort
 exit $fail

@@ -1,6 +1,7 @@
 /*
  * cli.c - what every command shares: reading an input (a file, or standard
- * input for "-"), loading it into a model and printing a load failure.
+ * input for "-"), loading it into a model, printing a load failure,
+ * printing paths escaped and checking standard output.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -8,120 +9,79 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
-static __attribute__((format(printf, 3, 4))) nbg_code input_error(nbg_error *err, int e,
-								    const char *fmt, ...)
+/* A byte count from the environment: digits with an optional K/M/G/T
+ * suffix (powers of 1024), or "none" for no limit; 0 when unset or bad
+ * (the library's default then applies). */
+uint64_t nbg_env_limit(const char *name)
 {
-	va_list ap;
-	size_t n;
-
-	memset(err, 0, sizeof(*err));
-	err->code = NBG_E_IO;
-	err->sys_errno = e;
-	err->index = -1;
-	snprintf(err->field, sizeof(err->field), "file");
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	n = strlen(err->message);
-	if (e)
-		snprintf(err->message + n, sizeof(err->message) - n, ": %s", strerror(e));
-	return NBG_E_IO;
-}
-
-uint64_t nbg_stdin_max(void)
-{
-	const char *v = getenv("NBG_MAX_STDIN");
+	const char *v = getenv(name);
 	char *end;
 	unsigned long long n;
-	int shift = 0;
 
 	if (!v || !*v)
-		return NBG_STDIN_DEFAULT_MAX;
+		return 0;
+	if (!strcmp(v, "none"))
+		return UINT64_MAX;
 	errno = 0;
 	n = strtoull(v, &end, 10);
-	if (*end == 'K' || *end == 'M' || *end == 'G' || *end == 'T')
-		shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 40;
-	if (errno || end == v || end[shift ? 1 : 0] || n > (UINT64_MAX >> shift))
-		return NBG_STDIN_DEFAULT_MAX;
+	if (errno || end == v)
+		return 0;
+	int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : *end == 'T' ? 40 : 0;
+	if (shift)
+		end++;
+	if (*end || n > (UINT64_MAX >> shift))
+		return 0;
 	return (uint64_t)n << shift;
 }
 
-/* Standard input read whole into memory, at most `max` bytes. */
-static nbg_code read_stdin(uint64_t max, nbg_mapping *m, nbg_error *err)
+int nbg_input_shrank(const char *path, const nbg_mapping *m)
 {
-	static int consumed;
-	uint8_t *buf = NULL;
-	size_t len = 0, cap = 0;
+	struct stat st;
 
-	if (consumed)
-		return input_error(err, 0, "standard input was read already: '-' can stand for "
-					   "one input only");
-	consumed = 1;
-	if (isatty(STDIN_FILENO))
-		return input_error(err, 0, "standard input is a terminal: give the file's path, or "
-					   "pipe or redirect the file into nbg ('-' reads standard "
-					   "input)");
-	for (;;) {
-		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : (size_t)1 << 16;
-			uint8_t *nb = realloc(buf, ncap);
-			if (!nb) {
-				free(buf);
-				return input_error(err, ENOMEM, "cannot read standard input");
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		ssize_t r = read(STDIN_FILENO, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-			free(buf);
-			return input_error(err, e, "cannot read standard input");
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-		if (len > max) {
-			free(buf);
-			return input_error(err, EFBIG, "standard input holds more than %llu bytes, "
-						       "the bound for an input read into memory (set "
-						       "NBG_MAX_STDIN, e.g. 8G, or give the file's path)",
-					   (unsigned long long)max);
-		}
-	}
-	if (!len) {
-		static const uint8_t empty[1];
-		free(buf);
-		m->data = empty;
-		return NBG_OK;
-	}
-	m->priv_base = buf; /* priv_len 0: heap memory, freed by nbg_input_close */
-	m->data = buf;
-	m->size = len;
-	return NBG_OK;
+	/* A fault past the new end is caught by the guard; a shrink that ends
+	 * inside the last page read faults nowhere (the page reads zeros), so
+	 * the size is asked again too. */
+	return nbg_mapping_changed(m) || (strcmp(path, "-") && stat(path, &st) == 0 &&
+					  (uint64_t)st.st_size < m->size);
 }
 
+static nbg_code input_refused(nbg_error *err, const char *msg)
+{
+	memset(err, 0, sizeof(*err));
+	err->code = NBG_E_IO;
+	err->index = -1;
+	snprintf(err->field, sizeof(err->field), "file");
+	snprintf(err->message, sizeof(err->message), "%s", msg);
+	return NBG_E_IO;
+}
+
+/* Standard input once per process, and never from a terminal (a person
+ * typing is not a model); the bytes through nbg_read_input. */
 nbg_code nbg_input_open(const char *path, nbg_mapping *m, nbg_error *err)
 {
+	static int consumed;
+
 	memset(m, 0, sizeof(*m));
 	if (strcmp(path, "-"))
-		return nbg_map_file(path, m, err);
-	return read_stdin(nbg_stdin_max(), m, err);
+		return nbg_read_input(path, 0, m, err);
+	if (consumed)
+		return input_refused(err, "standard input was read already: '-' can stand for "
+					  "one input only");
+	consumed = 1;
+	if (isatty(STDIN_FILENO))
+		return input_refused(err, "standard input is a terminal: give the file's path, or "
+					  "pipe or redirect the file into nbg ('-' reads standard "
+					  "input)");
+	return nbg_read_input(path, nbg_env_limit("NBG_MAX_STDIN"), m, err);
 }
 
 void nbg_input_close(nbg_mapping *m)
 {
-	if (m->priv_base && !m->priv_len) {
-		free(m->priv_base);
-		memset(m, 0, sizeof(*m));
-	} else {
-		nbg_unmap_file(m);
-	}
+	nbg_unmap_file(m);
 }
 
 int nbg_load(const char *path, const nbg_parse_options *opts, nbg_loaded *l)
@@ -129,15 +89,38 @@ int nbg_load(const char *path, const nbg_parse_options *opts, nbg_loaded *l)
 	return nbg_load_expect(path, opts, NULL, l);
 }
 
+/* After a parse of a mapping that shrank under us: whatever the parse said
+ * is about zeros, so it is replaced by a file-changed failure. */
+static int load_shrank(const char *path, nbg_loaded *l)
+{
+	nbg_model_free(l->model);
+	l->model = NULL;
+	memset(&l->err, 0, sizeof(l->err));
+	l->err.code = NBG_E_FILE_CHANGED;
+	l->err.index = -1;
+	snprintf(l->err.message, sizeof(l->err.message),
+		 "%s shrank while it was being read (another process truncated it): "
+		 "nothing read from it is reported", nbg_esc(path));
+	l->io_failed = 1;
+	return NBG_EXIT_IO;
+}
+
 int nbg_load_expect(const char *path, const nbg_parse_options *opts, const uint32_t *target,
 		    nbg_loaded *l)
 {
+	nbg_parse_options o = { .size = sizeof(o) };
 	const uint8_t *d;
+	nbg_code rc;
 
 	memset(l, 0, sizeof(*l));
-	if (nbg_input_open(path, &l->map, &l->err) != NBG_OK) {
+	if (opts)
+		o.flags = opts->flags;
+	o.max_file_size = nbg_env_limit("NBG_MAX_FILE_SIZE");
+	o.max_undescribed = nbg_env_limit("NBG_MAX_UNDESCRIBED");
+	rc = nbg_input_open(path, &l->map, &l->err);
+	if (rc != NBG_OK) {
 		l->io_failed = 1;
-		return NBG_EXIT_IO;
+		return nbg_code_exit(rc);
 	}
 	/* Before the parse hashes the whole file: both families keep the
 	 * target word at offset 8, after the magic and the version. */
@@ -150,8 +133,11 @@ int nbg_load_expect(const char *path, const nbg_parse_options *opts, const uint3
 			return NBG_EXIT_INVALID;
 		}
 	}
-	if (nbg_parse(l->map.data, l->map.size, opts, &l->model, &l->err) != NBG_OK)
-		return l->err.code == NBG_E_OUT_OF_MEMORY ? NBG_EXIT_IO : NBG_EXIT_INVALID;
+	rc = nbg_parse(l->map.data, l->map.size, &o, &l->model, &l->err);
+	if (nbg_input_shrank(path, &l->map))
+		return load_shrank(path, l);
+	if (rc != NBG_OK)
+		return nbg_code_exit(rc) == NBG_EXIT_IO ? NBG_EXIT_IO : NBG_EXIT_INVALID;
 	return NBG_EXIT_OK;
 }
 
@@ -162,12 +148,35 @@ void nbg_loaded_free(nbg_loaded *l)
 	l->model = NULL;
 }
 
+const char *nbg_esc(const char *path)
+{
+	/* A ring of buffers: several escaped paths can stand in one printf. */
+	static char *ring[8];
+	static unsigned next;
+	char **slot = &ring[next++ % 8];
+
+	free(*slot);
+	*slot = nbg_path_escape(path);
+	return *slot ? *slot : "(out of memory)";
+}
+
+/* A message that holds a control byte (one that repeats bytes of a file,
+ * such as a path from vpm_run's sample.txt) is escaped; library messages
+ * that name a path already escaped it and are printed as they are. */
+static char *safe_message(const char *msg, size_t max)
+{
+	for (size_t i = 0; i < max && msg[i]; i++)
+		if ((unsigned char)msg[i] < 0x20 || msg[i] == 0x7f)
+			return nbg_text_escape(msg, max);
+	return strndup(msg, max);
+}
+
 void nbg_print_error(const char *path, const nbg_loaded *l)
 {
 	/* The path may come from a file (vpm_run's sample.txt): escaped, as
 	 * the message that may repeat it. */
-	char *p = nbg_text_escape(path ? path : "", SIZE_MAX);
-	char *m = nbg_text_escape(l->err.message, sizeof(l->err.message));
+	const char *p = nbg_esc(path ? path : "");
+	char *m = safe_message(l->err.message, sizeof(l->err.message));
 	size_t n = path ? strlen(path) : 0;
 
 	if (l->io_failed)
@@ -184,7 +193,6 @@ void nbg_print_error(const char *path, const nbg_loaded *l)
 		fprintf(stderr, "nbg: %s: the name ends in .adla: Amlogic ADLA models (the ADLA "
 				"NPU of newer Amlogic SoCs such as the A311D2, S928X and C308L) are "
 				"not NBG files, and nbgkit does not read them\n", p ? p : "?");
-	free(p);
 	free(m);
 }
 
@@ -202,4 +210,19 @@ void nbg_json_list_end(const nbg_json_list *list)
 {
 	if (list->many)
 		fputs(list->count ? "\n]\n" : "[]\n", stdout);
+}
+
+int nbg_finish_stdout(int rc)
+{
+	int e;
+
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout) && fclose(stdout) == 0)
+		return rc;
+	e = errno;
+	if (e)
+		fprintf(stderr, "nbg: cannot write to standard output: %s\n", strerror(e));
+	else
+		fprintf(stderr, "nbg: cannot write to standard output (a write failed)\n");
+	return NBG_EXIT_IO;
 }

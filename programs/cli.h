@@ -16,15 +16,11 @@ typedef struct nbg_loaded {
 	int io_failed; /* 1: the file could not be read (exit 3) */
 } nbg_loaded;
 
-/* An input, "-" meaning standard input: a file is mapped (nbg_map_file),
- * standard input read into memory, at most nbg_stdin_max() bytes, and only
- * once per process.  Returns NBG_OK or NBG_E_IO with err filled. */
+/* An input, "-" meaning standard input (nbg_read_input): standard input
+ * at most NBG_MAX_STDIN bytes, once per process and never from a terminal.
+ * Returns NBG_OK or the failure's code with err filled. */
 nbg_code nbg_input_open(const char *path, nbg_mapping *m, nbg_error *err);
 void nbg_input_close(nbg_mapping *m);
-/* The bound for standard input: NBG_MAX_STDIN (bytes, optional K/M/G/T
- * suffix), NBG_STDIN_DEFAULT_MAX when unset or not a number. */
-#define NBG_STDIN_DEFAULT_MAX ((uint64_t)1 << 30)
-uint64_t nbg_stdin_max(void);
 
 /* nbg_load, after checking that the header's target word (offset 8) is
  * *target (when target is not NULL): else NBG_EXIT_INVALID with a
@@ -44,6 +40,17 @@ int nbg_load(const char *path, const nbg_parse_options *opts, nbg_loaded *out);
 void nbg_loaded_free(nbg_loaded *l);
 /* Prints "nbg: PATH: code at offset N (0x..): message" to stderr. */
 void nbg_print_error(const char *path, const nbg_loaded *l);
+/* `path` escaped for text output (nbg_path_escape); valid until eight more
+ * calls.  Every path a command prints in text goes through this. */
+const char *nbg_esc(const char *path);
+/* 1 when the file `path` was mapped into m and shrank since (results from
+ * it must be dropped). */
+int nbg_input_shrank(const char *path, const nbg_mapping *m);
+/* A byte-count limit from the environment variable `name` (0: unset). */
+uint64_t nbg_env_limit(const char *name);
+/* Flushes and closes standard output: rc, or NBG_EXIT_IO with a message when
+ * any write to it failed. */
+int nbg_finish_stdout(int rc);
 
 /* The exit code of several files: the most severe (I/O, 3, outranks an
  * invalid file, 1). */

@@ -30,7 +30,7 @@ static int load_side(const char *which, const char *path, int json, nbg_loaded *
 	if (nbg_load(path, NULL, l) == NBG_EXIT_OK)
 		return 0;
 	if (!l->io_failed && checksum_failure(l->err.code)) {
-		nbg_parse_options o = { sizeof(o), NBG_PARSE_NO_CRC_CHECK };
+		nbg_parse_options o = { .size = sizeof(o), .flags = NBG_PARSE_NO_CRC_CHECK };
 		nbg_error strict = l->err, e2;
 		if (nbg_parse(l->map.data, l->map.size, &o, &l->model, &e2) == NBG_OK) {
 			fprintf(stderr,

@@ -7,9 +7,13 @@
  * (Debian package graphviz; nbgkit does not need it to build).
  *
  * Output files appear whole or not at all: everything is written to a hidden
- * file beside the target, which is renamed over it only when complete.
+ * file beside the target, which is renamed over it only when complete.  OUT
+ * follows the rules of doc/security.md (nbg_output_target): a device, FIFO
+ * or directory is refused, a link to a regular file is written through; the
+ * temporaries fit NAME_MAX and are removed when a signal ends the process.
  * "-" as OUT is standard output.
  */
+#include <limits.h>
 #include <errno.h>
 #include <signal.h>
 #include <spawn.h>
@@ -25,16 +29,31 @@
 
 extern char **environ;
 
-/* A hidden name beside `path` (same directory, so rename is atomic). */
+/* A hidden name beside `path` (same directory, so rename is atomic), cut
+ * to fit NAME_MAX. */
 static char *temp_beside(const char *path, const char *tag)
 {
 	const char *slash = strrchr(path, '/');
 	size_t dlen = slash ? (size_t)(slash - path) + 1 : 0, n = strlen(path) + 32;
+	int keep = NAME_MAX - (int)strlen(tag) - 9;
 	char *t = malloc(n);
 
 	if (t)
-		snprintf(t, n, "%.*s.%s.%s.XXXXXX", (int)dlen, path, path + dlen, tag);
+		snprintf(t, n, "%.*s.%.*s.%s.XXXXXX", (int)dlen, path, keep, path + dlen, tag);
 	return t;
+}
+
+/* mkstemp, the name registered for removal if a signal ends the process
+ * (until the command ends: by then each temporary is renamed or removed). */
+static int temp_slots[4], temp_count;
+
+static int temp_create(char *tmp)
+{
+	int fd = mkstemp(tmp);
+
+	if (fd >= 0 && temp_count < 4)
+		temp_slots[temp_count++] = nbg_temp_register(tmp);
+	return fd;
 }
 
 /* Writes the DOT document to a new temporary file beside `target`; returns
@@ -48,7 +67,7 @@ static char *write_dot_temp(const nbg_model *m, const nbg_graph *g, const nbg_co
 
 	if (!tmp)
 		return NULL;
-	fd = mkstemp(tmp);
+	fd = temp_create(tmp);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		e = errno;
 		if (fd >= 0) {
@@ -150,7 +169,7 @@ static int svg_file(const nbg_model *m, const nbg_graph *g, const nbg_commands *
 		fprintf(stderr, "nbg graph: Graphviz's dot program is not installed (Debian: "
 				"apt-get install graphviz); use --dot %s.dot for the DOT "
 				"document, which any Graphviz viewer draws\n",
-			strcmp(out, "-") ? out : "OUT");
+			strcmp(out, "-") ? nbg_esc(out) : "OUT");
 		return NBG_EXIT_IO;
 	}
 	if (!strcmp(out, "-")) {
@@ -160,8 +179,9 @@ static int svg_file(const nbg_model *m, const nbg_graph *g, const nbg_commands *
 	}
 	in = write_dot_temp(m, g, c, title, out);
 	svg = temp_beside(out, "svg");
-	if (!in || !svg || (fd = mkstemp(svg)) < 0) {
-		fprintf(stderr, "nbg graph: cannot write beside %s: %s\n", out, strerror(errno));
+	if (!in || !svg || (fd = temp_create(svg)) < 0) {
+		fprintf(stderr, "nbg graph: cannot write beside %s: %s\n", nbg_esc(out),
+			strerror(errno));
 		free(svg);
 		svg = NULL;
 		goto done;
@@ -171,7 +191,7 @@ static int svg_file(const nbg_model *m, const nbg_graph *g, const nbg_commands *
 		fprintf(stderr, "nbg graph: %s failed to draw the network; the DOT document "
 				"is still available with --dot\n", dot);
 	} else if (chmod(svg, 0644) != 0 || rename(svg, out) != 0) {
-		fprintf(stderr, "nbg graph: cannot write %s: %s\n", out, strerror(errno));
+		fprintf(stderr, "nbg graph: cannot write %s: %s\n", nbg_esc(out), strerror(errno));
 	} else {
 		x = NBG_EXIT_OK;
 		free(svg);
@@ -194,7 +214,7 @@ static int dot_file(const nbg_model *m, const nbg_graph *g, const nbg_commands *
 	char *tmp = write_dot_temp(m, g, c, title, out);
 
 	if (!tmp || chmod(tmp, 0644) != 0 || rename(tmp, out) != 0) {
-		fprintf(stderr, "nbg graph: cannot write %s: %s\n", out, strerror(errno));
+		fprintf(stderr, "nbg graph: cannot write %s: %s\n", nbg_esc(out), strerror(errno));
 		if (tmp)
 			unlink(tmp);
 		free(tmp);
@@ -213,7 +233,7 @@ static int draw(const nbg_model *m, const char *in, const char *title, const cha
 	int x;
 
 	if (nbg_graph_decode(m, &g, &err) != NBG_OK || nbg_commands_decode(m, g, &c, &err) != NBG_OK) {
-		fprintf(stderr, "nbg: %s: %s\n", in, err.message);
+		fprintf(stderr, "nbg: %s: %s\n", nbg_esc(in), err.message);
 		nbg_graph_free(g);
 		return NBG_EXIT_IO;
 	}
@@ -262,13 +282,25 @@ int nbg_cmd_graph(int argc, char **argv)
 		return NBG_EXIT_USAGE;
 	}
 	signal(SIGXFSZ, SIG_IGN);
+	/* OUT: a regular file, a new name or a link to a regular file (then
+	 * the file it names is replaced); anything else is refused as is. */
+	char *target = NULL;
+	nbg_error oerr;
+	if ((svg || dot) && nbg_output_target(svg ? svg : dot, &target, &oerr) != NBG_OK) {
+		fprintf(stderr, "nbg graph: %s\n", oerr.message);
+		return nbg_code_exit(oerr.code);
+	}
 	x = nbg_load(in, NULL, &ld);
 	if (x != NBG_EXIT_OK) {
 		nbg_print_error(in, &ld);
 	} else {
 		const char *base = strrchr(in, '/');
-		x = draw(ld.model, in, title ? title : base ? base + 1 : in, dot, svg);
+		x = draw(ld.model, in, title ? title : base ? base + 1 : in, dot ? target : NULL,
+			 svg ? target : NULL);
 	}
 	nbg_loaded_free(&ld);
+	for (int i = 0; i < temp_count; i++)
+		nbg_temp_unregister(temp_slots[i]);
+	free(target);
 	return x;
 }

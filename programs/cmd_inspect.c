@@ -91,14 +91,14 @@ static int inspect_text(const nbg_model *m, const char *path, const inspect_opts
 	nbg_error err;
 
 	if (o->only)
-		printf("NBG file: %s\n", path);
+		printf("NBG file: %s\n", nbg_esc(path));
 	else
 		nbg_text_report(stdout, m, path);
 	if (!o->graph && !o->commands)
 		return o->memory ? nbg_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
 	if (nbg_graph_decode(m, &g, &err) != NBG_OK ||
 	    (o->commands && nbg_commands_decode(m, g, &c, &err) != NBG_OK)) {
-		fprintf(stderr, "nbg: %s: %s\n", path, err.message);
+		fprintf(stderr, "nbg: %s: %s\n", nbg_esc(path), err.message);
 		nbg_graph_free(g);
 		return nbg_code_exit(err.code);
 	}
@@ -228,18 +228,13 @@ int nbg_cmd_inspect(int argc, char **argv)
 	if (o.json || o.format == NBG_EXPORT_META)
 		nbg_json_list_end(&list);
 	free(files);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "nbg: cannot write the report\n");
-		return NBG_EXIT_IO;
-	}
-	return worst;
+	return worst; /* main checks every write to standard output */
 }
 
 /* After an integrity failure, list every mismatching checksum, not just the first. */
-static void list_integrity(const char *path, const nbg_loaded *l)
+static void list_integrity(const char *shown, const nbg_loaded *l)
 {
-	nbg_parse_options o = { sizeof(o), NBG_PARSE_NO_CRC_CHECK | NBG_PARSE_NO_FILE_SHA256 |
-					      NBG_PARSE_NO_SECTION_SHA256 };
+	nbg_parse_options o = { .size = sizeof(o), .flags = NBG_PARSE_NO_CRC_CHECK | NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256 };
 	nbg_model *m = NULL;
 
 	if (nbg_parse(l->map.data, l->map.size, &o, &m, NULL) != NBG_OK)
@@ -247,27 +242,27 @@ static void list_integrity(const char *path, const nbg_loaded *l)
 	for (size_t i = 0; i < m->checksum_record_count; i++) {
 		const nbg_checksum_record *r = &m->checksum_records[i];
 		if (r->stored != r->computed)
-			printf("%s:   section %s CRC-32 0x%08x, record says 0x%08x\n", path,
+			printf("%s:   section %s CRC-32 0x%08x, record says 0x%08x\n", shown,
 			       nbg_section_type_name(r->section_type), r->computed, r->stored);
 	}
 	if (m->has_file_checksum && m->file_checksum.recorded != m->file_checksum.computed)
-		printf("%s:   file checksum 0x%08x, header says 0x%08x\n", path,
+		printf("%s:   file checksum 0x%08x, header says 0x%08x\n", shown,
 		       m->file_checksum.computed, m->file_checksum.recorded);
 	nbg_model_free(m);
 }
 
 /* The verdict line of a file that passed; the whole-file SHA-256 only when
  * it was asked for (--sha256). */
-static void print_verified(const char *path, const nbg_model *m, int sha)
+static void print_verified(const char *mark, const char *shown, const nbg_model *m, int sha)
 {
 	char hex[65] = "";
 
 	if (m->family == 2)
-		printf("%s: OK v2 0x%08x target 0x%08x sections %zu crc 0x%08x", path, m->version,
-		       m->target, m->section_count, m->file_checksum.computed);
+		printf("%s%s: OK v2 0x%08x target 0x%08x sections %zu crc 0x%08x", mark, shown,
+		       m->version, m->target, m->section_count, m->file_checksum.computed);
 	else
-		printf("%s: OK v1 0x%08x target 0x%08x entries %zu", path, m->version, m->target,
-		       m->section_count);
+		printf("%s%s: OK v1 0x%08x target 0x%08x entries %zu", mark, shown, m->version,
+		       m->target, m->section_count);
 	if (sha)
 		nbg_hex32(m->file_sha256, hex);
 	printf("%s%s\n", sha ? " sha256 " : "", hex);
@@ -309,7 +304,7 @@ int nbg_cmd_verify(int argc, char **argv)
 	uint32_t value = 0;
 	/* Structure and CRCs only: the SHA-256 fingerprints are not checks the
 	 * format carries, and the whole-file one only when asked for. */
-	nbg_parse_options o = { sizeof(o), NBG_PARSE_NO_SECTION_SHA256 };
+	nbg_parse_options o = { .size = sizeof(o), .flags = NBG_PARSE_NO_SECTION_SHA256 };
 
 	/* as sha256sum: --quiet prints no line for a file that passes, --status
 	 * prints nothing at all (the exit code says it) */
@@ -323,6 +318,10 @@ int nbg_cmd_verify(int argc, char **argv)
 		const char *path = argv[i];
 		nbg_loaded l;
 		int rc;
+		/* As sha256sum does: a line whose name needed escaping starts
+		 * with a backslash, so no name can pass for another line. */
+		const char *shown = nbg_esc(path);
+		const char *mark = nbg_path_needs_escape(path) ? "\\" : "";
 
 		if (verify_option(path))
 			continue;
@@ -335,15 +334,16 @@ int nbg_cmd_verify(int argc, char **argv)
 		if (rc == NBG_EXIT_OK && quiet) {
 			/* nothing to say */
 		} else if (rc == NBG_EXIT_OK) {
-			print_verified(path, l.model, sha);
+			print_verified(mark, shown, l.model, sha);
 		} else if (l.io_failed) {
-			printf("%s: ERROR %s\n", path, l.err.message);
+			printf("%s%s: ERROR %s\n", mark, shown, l.err.message);
 		} else {
-			printf("%s: FAIL %s at offset %llu: %s\n", path, nbg_code_name(l.err.code),
+			printf("%s%s: FAIL %s at offset %llu: %s\n", mark, shown,
+			       nbg_code_name(l.err.code),
 			       (unsigned long long)l.err.offset, l.err.message);
 			if (l.err.code == NBG_E_SECTION_CHECKSUM_MISMATCH ||
 			    l.err.code == NBG_E_FILE_CHECKSUM_MISMATCH)
-				list_integrity(path, &l);
+				list_integrity(shown, &l);
 		}
 		/* I/O trouble outranks an invalid file in the exit code. */
 		if (rc == NBG_EXIT_IO || (rc == NBG_EXIT_INVALID && worst == NBG_EXIT_OK))

@@ -16,7 +16,7 @@
 
 static void print_ledger_error(const char *path, const nbg_error *err)
 {
-	fprintf(stderr, "nbg: %s: %s at offset %llu (0x%llx), field %s: %s\n", path,
+	fprintf(stderr, "nbg: %s: %s at offset %llu (0x%llx), field %s: %s\n", nbg_esc(path),
 		nbg_code_name(err->code), (unsigned long long)err->offset,
 		(unsigned long long)err->offset, err->field[0] ? err->field : "-", err->message);
 	if (err->code == NBG_E_LEDGER_INVARIANT)
@@ -60,7 +60,7 @@ static void human_table(FILE *out, const nbg_ledger *l, const char *path)
 		vw = k > vw ? k : vw;
 	}
 	nbg_hex32(nbg_ledger_file_sha256(l), hex);
-	fprintf(out, "%s: NBG v%u 0x%08x, %llu bytes, sha256 %s\n", path, nbg_ledger_family(l),
+	fprintf(out, "%s: NBG v%u 0x%08x, %llu bytes, sha256 %s\n", nbg_esc(path), nbg_ledger_family(l),
 		nbg_ledger_version(l), (unsigned long long)size, hex);
 	fprintf(out, "%zu owner ranges tile [0, %llu): no gap, no overlap\n\n", n,
 		(unsigned long long)size);
@@ -183,7 +183,7 @@ static int read_ledger_doc(const char *path, nbg_ledger **out)
 	rc = nbg_ledger_from_json((const char *)map.data, map.size, out, &err);
 	nbg_input_close(&map);
 	if (rc != NBG_OK) {
-		fprintf(stderr, "nbg: %s: %s: %s\n", path, nbg_code_name(rc), err.message);
+		fprintf(stderr, "nbg: %s: %s: %s\n", nbg_esc(path), nbg_code_name(rc), err.message);
 		return NBG_EXIT_INVALID;
 	}
 	return NBG_EXIT_OK;
@@ -235,7 +235,7 @@ int nbg_cmd_reemit(int argc, char **argv)
 		if (nbg_input_open(in, &ld.map, &ld.err) != NBG_OK) {
 			fprintf(stderr, "nbg: %s\n", ld.err.message);
 			nbg_ledger_free(l);
-			return NBG_EXIT_IO;
+			return nbg_code_exit(ld.err.code);
 		}
 	} else if ((x = load_ledger(in, &ld, &l)) != NBG_EXIT_OK) {
 		nbg_ledger_free(l);
@@ -243,23 +243,23 @@ int nbg_cmd_reemit(int argc, char **argv)
 		return x;
 	}
 
-	if (strcmp(out, "-"))
-		rc = nbg_reemit_file(l, ld.map.data, ld.map.size, out, &err);
-	else if ((rc = nbg_reemit_write(l, ld.map.data, ld.map.size, STDOUT_FILENO, &err)) ==
-		 NBG_OK && fsync(STDOUT_FILENO) != 0 && errno != EINVAL && errno != EROFS) {
-		/* EINVAL: a pipe or terminal, nothing to sync; a file must reach disk */
-		fprintf(stderr, "nbg reemit: cannot sync standard output: %s\n", strerror(errno));
-		rc = NBG_E_IO;
-		err.code = NBG_E_IO;
-	}
-	if (rc == NBG_OK) {
+	rc = nbg_reemit_file(l, ld.map.data, ld.map.size, out, &err);
+	if (nbg_input_shrank(in, &ld.map)) {
+		/* The bytes written were checked against zeros, not the file. */
+		fprintf(stderr, "nbg: %s shrank while it was being read (another process "
+				"truncated it): %s is not its re-emission\n", nbg_esc(in),
+			nbg_esc(out));
+		x = NBG_EXIT_IO;
+	} else if (rc == NBG_OK) {
 		char hex[65];
 		nbg_hex32(nbg_ledger_file_sha256(l), hex);
-		/* the summary goes to stderr when the bytes go to stdout */
-		fprintf(strcmp(out, "-") ? stdout : stderr,
-			"%s -> %s: %llu bytes from %zu ledger ranges, sha256 %s (identical)\n", in,
-			strcmp(out, "-") ? out : "standard output",
-			(unsigned long long)nbg_ledger_file_size(l), nbg_ledger_range_count(l), hex);
+		/* With OUT "-" the file went to standard output: the line goes
+		 * to standard error. */
+		fprintf(strcmp(out, "-") && strcmp(out, "/dev/stdout") ? stdout : stderr,
+		       "%s -> %s: %llu bytes from %zu ledger ranges, sha256 %s (identical)\n",
+		       nbg_esc(in),
+		       strcmp(out, "-") ? nbg_esc(out) : "standard output", (unsigned long long)nbg_ledger_file_size(l),
+		       nbg_ledger_range_count(l), hex);
 		x = NBG_EXIT_OK;
 	} else {
 		print_ledger_error(in, &err);

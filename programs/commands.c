@@ -451,6 +451,13 @@ void nbg_cli_man(FILE *out)
 		roff(out, nbg_code_text((nbg_code)code));
 		fputc('\n', out);
 	}
+	fputs(".SH ENVIRONMENT\nByte counts take an optional K, M, G or T suffix; \\fBnone\\fR "
+	      "lifts the limit.\n.TP\n.B NBG_MAX_FILE_SIZE\nlargest input file read (default "
+	      "64G); larger files fail with work\\-limit before any byte is hashed\n.TP\n"
+	      ".B NBG_MAX_UNDESCRIBED\nmost bytes of a file that no header, directory or "
+	      "section owns (default 256M)\n.TP\n.B NBG_MAX_STDIN\nmost bytes read from "
+	      "standard input for the file name \\- (default 1G)\n",
+	      out);
 	fputs(".SH \"SEE ALSO\"\nThe nbgkit documentation: README.md and doc/ in its source "
 	      "tree.\n",
 	      out);

@@ -31,7 +31,17 @@ static int help(int argc, char **argv)
 	return NBG_EXIT_USAGE;
 }
 
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+	/* A truncated input must not kill the process; an interrupted write
+	 * must not leave its temporary (doc/security.md). */
+	nbg_install_signal_guards();
+	return nbg_finish_stdout(dispatch(argc, argv));
+}
+
+static int dispatch(int argc, char **argv)
 {
 	const char *cmd;
 	int handled, rc;
@@ -50,7 +60,7 @@ int main(int argc, char **argv)
 		printf("nbg (nbgkit) %s\n", nbg_version_string());
 		return NBG_EXIT_OK;
 	}
-	fprintf(stderr, "nbg: unknown command '%s'\n\n", cmd);
+	fprintf(stderr, "nbg: unknown command '%s'\n\n", nbg_esc(cmd));
 	nbg_cli_usage(stderr);
 	return NBG_EXIT_USAGE;
 }

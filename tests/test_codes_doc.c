@@ -112,6 +112,8 @@ static void test_stable_names(void **state)
 		"query-failed", "prepare-failed", "buffer-failed", "run-timeout",
 		"runtime-io-mismatch", "npy-invalid", "tensor-shape-mismatch", "tensor-type-mismatch",
 		"tensor-text-invalid", "tensor-format-unsupported", "sample-invalid",
+		"file-changed", "digest-mismatch", "not-regular-file", "corpus-part", "work-limit",
+		"input-too-large",
 	};
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
 		assert_string_equal(nbg_code_name((nbg_code)(i + 1)), fixed[i]);

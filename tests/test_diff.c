@@ -51,7 +51,7 @@ static nbg_model *parse(const uint8_t *b, size_t n)
 /* A parse that leaves checksum mismatches to the caller. */
 static nbg_model *parse_lenient(const uint8_t *b, size_t n)
 {
-	nbg_parse_options o = { sizeof(o), NBG_PARSE_NO_CRC_CHECK };
+	nbg_parse_options o = { .size = sizeof(o), .flags = NBG_PARSE_NO_CRC_CHECK };
 	nbg_model *m = NULL;
 	nbg_error err;
 	if (nbg_parse(b, n, &o, &m, &err) != NBG_OK)

@@ -70,7 +70,7 @@ static int all_zero(const uint8_t *d, size_t n)
  * OpenSSL's when asked for, all zero, marked and not computed when not. */
 static void check_flags(const uint8_t *buf, size_t size, unsigned flags)
 {
-	nbg_parse_options o = { sizeof(o), flags };
+	nbg_parse_options o = { .size = sizeof(o), .flags = flags };
 	nbg_model *m = NULL;
 	nbg_error err;
 	uint8_t want[32];

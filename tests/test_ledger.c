@@ -794,11 +794,13 @@ static void test_io_failures(void **state)
 		assert_int_equal(nbg_reemit_write(b.l, b.buf, b.size, fd, &err), NBG_E_IO);
 		close(fd);
 	}
-	/* a directory in the target's place: rename fails, the temp file goes */
+	/* a directory in the target's place: refused before any temporary
+	 * exists, the directory left as it is */
 	assert_int_equal(mkdir(tmp_path("taken"), 0700), 0);
 	assert_int_equal(nbg_reemit_file(b.l, b.buf, b.size, tmp_path("taken"), &err),
-			 NBG_E_IO);
-	assert_int_equal(nbg_ledger_svg_file(b.l, "t", tmp_path("taken"), &err), NBG_E_IO);
+			 NBG_E_NOT_REGULAR_FILE);
+	assert_int_equal(nbg_ledger_svg_file(b.l, "t", tmp_path("taken"), &err),
+			 NBG_E_NOT_REGULAR_FILE);
 	assert_int_equal(rmdir(tmp_path("taken")), 0);
 	assert_int_equal(dir_entries(tmpdir), 0);
 	free_built(&b);

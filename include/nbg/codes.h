@@ -176,6 +176,10 @@
 	X(NOT_REGULAR_FILE, "not-regular-file", 3,                                                 \
 	  "The path is a FIFO, device, socket or directory, not a regular file; it is not opened.") \
 	X(CORPUS_PART, "corpus-part", 2,                                                           \
-	  "A corpus part is not a document nbg corpus --json wrote, or another nbgkit version wrote it.")
+	  "A corpus part is not a document nbg corpus --json wrote, or another nbgkit version wrote it.") \
+	X(WORK_LIMIT, "work-limit", 1,                                                             \
+	  "The file is over the size limit or holds more undescribed bytes than allowed; not hashed.") \
+	X(INPUT_TOO_LARGE, "input-too-large", 3,                                                   \
+	  "Standard input holds more bytes than the in-memory bound (NBG_MAX_STDIN).")
 
 #endif

@@ -87,10 +87,54 @@ typedef struct nbg_mapping {
 	size_t priv_len;
 } nbg_mapping;
 
-/* Maps `path` read-only.  Returns NBG_OK, or NBG_E_IO with err->sys_errno
- * and a message naming the path (NBG_E_OUT_OF_MEMORY if memory runs out). */
+/* Maps `path` read-only.  Only a regular file is opened: the path is
+ * stat()ed first, so a FIFO, device, socket or directory is refused with
+ * NBG_E_NOT_REGULAR_FILE without being opened (nothing blocks, no terminal
+ * is attached).  Returns NBG_OK, NBG_E_NOT_REGULAR_FILE, or NBG_E_IO with
+ * err->sys_errno; messages name the path escaped (nbg_path_escape). */
 NBG_API nbg_code nbg_map_file(const char *path, nbg_mapping *m, nbg_error *err);
+/* Frees what nbg_map_file or nbg_read_input gave (priv_* are private). */
 NBG_API void nbg_unmap_file(nbg_mapping *m);
+
+/* Like nbg_map_file, and "-" reads standard input into memory, at most
+ * max_stdin bytes (0: NBG_DEFAULT_MAX_STDIN); more is NBG_E_INPUT_TOO_LARGE. */
+#define NBG_DEFAULT_MAX_STDIN ((uint64_t)1 << 30) /* 1 GiB */
+NBG_API nbg_code nbg_read_input(const char *path, uint64_t max_stdin, nbg_mapping *m,
+				nbg_error *err);
+
+/*
+ * For programs that read untrusted files; call once, early.  Installs a
+ * SIGBUS handler that keeps a mapped input that another process truncates
+ * from killing the process (the bytes past the new end read as zero and
+ * nbg_mapping_changed() turns true), and SIGINT/SIGTERM/SIGHUP handlers
+ * that remove the temporaries of outputs being written before the signal
+ * takes its course.  Handlers installed before are chained; ignored signals
+ * stay ignored.  Returns NBG_OK or NBG_E_IO.  doc/security.md.
+ */
+NBG_API nbg_code nbg_install_signal_guards(void);
+/* 1 when the file behind m shrank while it was mapped (any result computed
+ * from it must be dropped: NBG_E_FILE_CHANGED), else 0. */
+NBG_API int nbg_mapping_changed(const nbg_mapping *m);
+
+/* A printable copy of a file name (malloc'd; NULL when memory runs out):
+ * printable ASCII and valid UTF-8 kept, backslash doubled, \a \b \t \n \v
+ * \f \r, and \ooo (octal) for every other control byte, invalid UTF-8
+ * byte and text-hiding code point, as `ls -b` does.  doc/security.md. */
+NBG_API char *nbg_path_escape(const char *path);
+/* 1 when nbg_path_escape(path) differs from path. */
+NBG_API int nbg_path_needs_escape(const char *path);
+
+/* For a program that writes an output file itself: the file to replace for
+ * OUT `path` under the rules of doc/security.md (the path, or the regular
+ * file a symbolic link names; malloc'd into *target), or
+ * NBG_E_NOT_REGULAR_FILE for a device, FIFO, socket, directory or dangling
+ * link, NBG_E_IO when it cannot be examined. */
+NBG_API nbg_code nbg_output_target(const char *path, char **target, nbg_error *err);
+/* Registers a temporary file to be removed when SIGINT, SIGTERM or SIGHUP
+ * ends the process (after nbg_install_signal_guards); returns the slot to
+ * give nbg_temp_unregister once the file is renamed or removed, or -1. */
+NBG_API int nbg_temp_register(const char *path);
+NBG_API void nbg_temp_unregister(int slot);
 
 /* ------------------------------------------------------------------ model */
 
@@ -338,6 +382,12 @@ typedef struct nbg_model {
 typedef struct nbg_parse_options {
 	size_t size;
 	unsigned flags;
+	/* Work limits (doc/security.md), checked before any byte is hashed; a
+	 * file over one fails with NBG_E_WORK_LIMIT.  0 takes the default,
+	 * UINT64_MAX turns the limit off. */
+	uint64_t max_file_size;    /* whole file; default NBG_DEFAULT_MAX_FILE_SIZE */
+	uint64_t max_undescribed;  /* bytes no header, directory or section owns
+				    * (v1 trailer, gaps); default NBG_DEFAULT_MAX_UNDESCRIBED */
 } nbg_parse_options;
 /* Skip CRC comparisons (values are still computed).  For fuzzing builds only. */
 #define NBG_PARSE_NO_CRC_CHECK 0x1u
@@ -351,6 +401,15 @@ typedef struct nbg_parse_options {
  * sha256_skipped has this bit.  CRCs are unaffected.  A model parsed with
  * either bit cannot make a ledger (nbg_ledger_build refuses it). */
 #define NBG_PARSE_NO_SECTION_SHA256 0x4u
+#define NBG_DEFAULT_MAX_FILE_SIZE ((uint64_t)64 << 30)   /* 64 GiB */
+#define NBG_DEFAULT_MAX_UNDESCRIBED ((uint64_t)256 << 20) /* 256 MiB */
+
+/*
+ * Bytes this process has fed to SHA-256 and CRC-32 through libnbg so far (all
+ * threads).  A diagnostic for benchmarks and tests: it shows that a file the
+ * structure refuses is never hashed.
+ */
+NBG_API uint64_t nbg_bytes_digested(void);
 
 /*
  * Parses and validates the NBG in data[0..size).  On success returns NBG_OK and

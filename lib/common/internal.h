@@ -57,6 +57,8 @@ typedef struct nbg_ctx {
 	nbg_model *m;
 	nbg_error *err;
 	size_t note_cap;
+	uint64_t max_undescribed;   /* work limit, resolved from the options */
+	struct nbg_file_hash *file_hash; /* the whole-file SHA-256, once started */
 } nbg_ctx;
 
 /* Fills ctx->err and returns code.  fmt describes the problem for a person. */
@@ -86,6 +88,15 @@ NBG_INTERNAL void nbg_io_derive(nbg_io *io);
 
 NBG_INTERNAL nbg_code nbg_parse_v2(nbg_ctx *c);
 NBG_INTERNAL nbg_code nbg_parse_v1(nbg_ctx *c);
+
+/* The family parser calls this once the header and directory proved the
+ * structure sound, before any section byte is hashed: it enforces the
+ * undescribed-bytes limit (NBG_E_WORK_LIMIT) and only then starts the
+ * whole-file SHA-256.  A file refused earlier is never hashed. */
+NBG_INTERNAL nbg_code nbg_structure_checked(nbg_ctx *c);
+/* Ends the whole-file hash started there: cancelled when rc failed, else
+ * completed (on this thread when none was started).  parse.c. */
+NBG_INTERNAL void nbg_file_hash_finish(nbg_ctx *c, nbg_code rc);
 
 /* Section payload fingerprints (CRC-32 + SHA-256) for every section. */
 NBG_INTERNAL void nbg_fingerprint_sections(nbg_ctx *c);

@@ -3,33 +3,18 @@
  * (magic, version, target), dispatch to the v1 or v2 parser, the whole-file
  * fingerprint, freeing a model and reaching its records.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "common/hash.h"
 #include "common/internal.h"
 #include "format/lookalike.h"
 #include "format/regions.h"
 
 static const uint8_t nbg_magic[4] = { 'V', 'P', 'M', 'N' };
 
-/* The whole-file SHA-256 is independent of the structure walk, which hashes
- * and CRCs each section: on large files it runs on a second thread, so a
- * parse costs about one pass of SHA-256 instead of two. */
-#define NBG_PARALLEL_SHA_MIN ((size_t)1 << 20)
-
-typedef struct file_sha_job {
-	const uint8_t *data;
-	size_t size;
-	uint8_t *out;
-} file_sha_job;
-
-static void *file_sha_thread(void *arg)
+static uint64_t limit_or(uint64_t v, uint64_t dflt)
 {
-	file_sha_job *j = arg;
-	nbg_sha256(j->data, j->size, j->out);
-	return NULL;
+	return v ? v : dflt;
 }
 
 nbg_code nbg_parse(const uint8_t *data, size_t size, const nbg_parse_options *opts,
@@ -45,8 +30,15 @@ nbg_code nbg_parse(const uint8_t *data, size_t size, const nbg_parse_options *op
 	c.data = data;
 	c.size = size;
 	c.err = err;
+	uint64_t max_file = NBG_DEFAULT_MAX_FILE_SIZE;
+	c.max_undescribed = NBG_DEFAULT_MAX_UNDESCRIBED;
 	if (opts && opts->size >= offsetof(nbg_parse_options, flags) + sizeof(opts->flags))
 		c.flags = opts->flags;
+	if (opts && opts->size >= offsetof(nbg_parse_options, max_undescribed) +
+				  sizeof(opts->max_undescribed)) {
+		max_file = limit_or(opts->max_file_size, NBG_DEFAULT_MAX_FILE_SIZE);
+		c.max_undescribed = limit_or(opts->max_undescribed, NBG_DEFAULT_MAX_UNDESCRIBED);
+	}
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 	c.flags |= NBG_PARSE_NO_CRC_CHECK;
 #endif
@@ -65,6 +57,11 @@ nbg_code nbg_parse(const uint8_t *data, size_t size, const nbg_parse_options *op
 				data[0], data[1], data[2], data[3], kind[0] ? "; it appears to be " : "",
 				kind);
 	}
+	if (size > max_file)
+		return nbg_fail(&c, NBG_E_WORK_LIMIT, 0, "file_size",
+				"the file is %zu bytes, over the %llu-byte limit: refused "
+				"before hashing; raise the limit (NBG_MAX_FILE_SIZE, "
+				"doc/security.md) to read it", size, (unsigned long long)max_file);
 	if (size < 12)
 		return nbg_fail(&c, NBG_E_TRUNCATED, size, "version",
 				"the file is %zu bytes; the magic, version and target words "
@@ -81,12 +78,6 @@ nbg_code nbg_parse(const uint8_t *data, size_t size, const nbg_parse_options *op
 	m->file_size = size;
 	m->sha256_skipped = c.flags & (NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256);
 
-	int file_sha = !(c.flags & NBG_PARSE_NO_FILE_SHA256);
-	file_sha_job job = { data, size, m->file_sha256 };
-	pthread_t sha_thread;
-	int threaded = file_sha && size >= NBG_PARALLEL_SHA_MIN &&
-		       pthread_create(&sha_thread, NULL, file_sha_thread, &job) == 0;
-
 	if (m->version == NBG_V2_VERSION) {
 		m->family = 2;
 		rc = nbg_parse_v2(&c);
@@ -98,14 +89,13 @@ nbg_code nbg_parse(const uint8_t *data, size_t size, const nbg_parse_options *op
 			      "version 0x%08x is neither NBG v1 (0x0001xxxx) nor v2 "
 			      "(0x00020000)", m->version);
 	}
-	if (threaded)
-		pthread_join(sha_thread, NULL);
+	if (rc == NBG_OK && !c.file_hash)
+		rc = nbg_structure_checked(&c); /* a parser that never reached it */
+	nbg_file_hash_finish(&c, rc);
 	if (rc != NBG_OK) {
 		nbg_model_free(m);
 		return rc;
 	}
-	if (file_sha && !threaded)
-		nbg_sha256(data, size, m->file_sha256);
 	if (!nbg_tail_view(c.m, c.data, c.size)) {
 		nbg_model_free(m);
 		return nbg_fail(&c, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");

@@ -171,8 +171,7 @@ static nbg_code parse_prefix(nbg_ctx *c)
 		v1->axi_bus_width_index = nbg_fid_u32(f, F_V1_FDB_AXI_WIDTH);
 		v1->nn_core_count = nbg_fid_u32(f, F_V1_FDB_NN_CORES);
 		v1->tp_core_count = nbg_fid_u32(f, F_V1_FDB_TP_CORES);
-		nbg_region_sha256(c->m, f, V1_FEATURE_DB_SIZE, v1->feature_db_sha256);
-		pos += V1_FEATURE_DB_SIZE;
+		pos += V1_FEATURE_DB_SIZE; /* fingerprinted once the structure passed */
 	} else {
 		nbg_note_add(c, "v1-no-feature-db", 4,
 			     "version 0x%05x predates the feature database (0x10003); none "
@@ -553,8 +552,11 @@ nbg_code nbg_parse_v1(nbg_ctx *c)
 			     "of 0x%05x assumed and checked against the header counts",
 			     m->version, V1_NEWEST_KNOWN);
 	}
-	if ((rc = check_tables(c)))
+	if ((rc = check_tables(c)) || (rc = nbg_structure_checked(c)))
 		return rc;
+	if (v1->has_feature_db)
+		nbg_region_sha256(m, c->data + v1->feature_db_offset, V1_FEATURE_DB_SIZE,
+				  v1->feature_db_sha256);
 
 	nbg_fingerprint_sections(c);
 	if ((rc = parse_io(c, E_INPUT, &m->inputs, &m->input_count)) ||

@@ -624,7 +624,7 @@ nbg_code nbg_parse_v2(nbg_ctx *c)
 	for (size_t i = 0; i < m->section_count; i++)
 		sorted[i] = &m->sections[i];
 	qsort(sorted, m->section_count, sizeof(*sorted), cmp_by_offset);
-	if ((rc = check_overlaps(c, sorted)))
+	if ((rc = check_overlaps(c, sorted)) || (rc = nbg_structure_checked(c)))
 		goto out;
 
 	/* Every byte of section data is CRC'd (and hashed) exactly once here. */

@@ -4,6 +4,7 @@
  * identifiers and checksums, one line per input/output, a section table.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/internal.h"
@@ -116,9 +117,10 @@ void nbg_text_report(FILE *out, const nbg_model *m, const char *path)
 	static const char *const cover[] = { "none", "owned by no other structure",
 					     "partly covered by other structures",
 					     "section-covered-view" };
-	char hex[65];
+	char hex[65], *shown = nbg_path_escape(path);
 
-	fprintf(out, "NBG file: %s\n", path);
+	fprintf(out, "NBG file: %s\n", shown ? shown : "(out of memory)");
+	free(shown);
 	KV(out, "Magic", "VPMN");
 	KV(out, "Version", "0x%08x (v%u)", m->version, m->family);
 	char target[256];

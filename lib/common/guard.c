@@ -1,0 +1,201 @@
+/*
+ * guard.c - the process-level guards a program that reads untrusted files
+ * installs once (nbg_install_signal_guards):
+ *
+ * SIGBUS.  A mapped input that another process truncates turns every later
+ * access past the new end into SIGBUS, which kills the process.  Every
+ * mapping nbg_map_file makes is registered here; the handler, on a fault
+ * inside a registered mapping, maps anonymous zero pages over the rest of it
+ * (mmap MAP_FIXED, a plain system call) and marks the mapping changed.  The
+ * faulting instruction then re-runs and reads zeros, whichever thread it is
+ * on (the parser's or the whole-file hash thread), nothing unwinds and
+ * nothing leaks; the caller asks nbg_mapping_changed() afterwards and drops
+ * whatever it computed (NBG_E_FILE_CHANGED).  A fault anywhere else goes to
+ * the handler that was there before (by default: the process dies as it
+ * would have).
+ *
+ * SIGINT, SIGTERM, SIGHUP.  An atomic output's temporary is registered while
+ * it exists; the handler unlinks every registered temporary, then lets the
+ * signal take its previous course (by default the process ends by it).
+ * Signals that were ignored when the guards were installed stay ignored.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common/guard.h"
+
+#define MAP_SLOTS 256
+#define TEMP_SLOTS 16
+
+static struct map_slot {
+	uintptr_t base; /* atomic; 0 = free */
+	size_t len;
+	int changed;    /* atomic */
+} maps[MAP_SLOTS];
+
+static struct temp_slot {
+	int used;       /* atomic: 0 free, 1 claimed, 2 holds a path */
+	char path[PATH_MAX];
+} temps[TEMP_SLOTS];
+
+static size_t page_size = 4096;
+static struct sigaction old_bus, old_term[3];
+static const int term_signals[3] = { SIGINT, SIGTERM, SIGHUP };
+static int installed; /* atomic */
+
+void nbg_guard_map_add(const void *base, size_t len)
+{
+	for (size_t i = 0; i < MAP_SLOTS; i++) {
+		uintptr_t zero = 0;
+		if (__atomic_load_n(&maps[i].base, __ATOMIC_RELAXED))
+			continue;
+		/* Claim with a sentinel, fill in, then publish the base. */
+		if (!__atomic_compare_exchange_n(&maps[i].base, &zero, (uintptr_t)1, 0,
+						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			continue;
+		maps[i].len = len;
+		__atomic_store_n(&maps[i].changed, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&maps[i].base, (uintptr_t)base, __ATOMIC_RELEASE);
+		return;
+	}
+	/* More than MAP_SLOTS mappings at once: this one is unguarded. */
+}
+
+static struct map_slot *find_map(const void *base)
+{
+	for (size_t i = 0; i < MAP_SLOTS; i++)
+		if (__atomic_load_n(&maps[i].base, __ATOMIC_ACQUIRE) == (uintptr_t)base)
+			return &maps[i];
+	return NULL;
+}
+
+int nbg_guard_map_remove(const void *base)
+{
+	struct map_slot *s = base ? find_map(base) : NULL;
+	int changed;
+
+	if (!s)
+		return 0;
+	changed = __atomic_load_n(&s->changed, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->base, (uintptr_t)0, __ATOMIC_RELEASE);
+	return changed;
+}
+
+int nbg_mapping_changed(const nbg_mapping *m)
+{
+	struct map_slot *s = m && m->priv_base && m->priv_len ? find_map(m->priv_base) : NULL;
+
+	return s ? __atomic_load_n(&s->changed, __ATOMIC_RELAXED) : 0;
+}
+
+/* Passes a signal on to the disposition that was there before. */
+static void chain(const struct sigaction *old, int sig, siginfo_t *si, void *uc)
+{
+	if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
+		old->sa_sigaction(sig, si, uc);
+	} else if (old->sa_handler == SIG_IGN) {
+		return;
+	} else if (old->sa_handler != SIG_DFL && old->sa_handler) {
+		old->sa_handler(sig);
+	} else {
+		/* Default action: restore it and let the signal happen again (a
+		 * fault re-runs the access on return; a termination signal is
+		 * raised, delivered once this handler returns). */
+		signal(sig, SIG_DFL);
+		if (sig != SIGBUS || !si || si->si_code == SI_USER || si->si_code == SI_TKILL)
+			raise(sig);
+	}
+}
+
+static void on_bus(int sig, siginfo_t *si, void *uc)
+{
+	uintptr_t a = (uintptr_t)si->si_addr;
+	int e = errno;
+
+	for (size_t i = 0; i < MAP_SLOTS; i++) {
+		uintptr_t base = __atomic_load_n(&maps[i].base, __ATOMIC_ACQUIRE);
+		if (base <= 1 || a < base || a - base >= maps[i].len)
+			continue;
+		uintptr_t page = a & ~(uintptr_t)(page_size - 1);
+		uintptr_t end = (base + maps[i].len + page_size - 1) & ~(uintptr_t)(page_size - 1);
+		if (mmap((void *)page, end - page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			 -1, 0) != MAP_FAILED) {
+			__atomic_store_n(&maps[i].changed, 1, __ATOMIC_RELAXED);
+			errno = e;
+			return;
+		}
+		break;
+	}
+	errno = e;
+	chain(&old_bus, sig, si, uc);
+}
+
+int nbg_guard_temp_add(const char *path)
+{
+	size_t n = strlen(path);
+
+	if (n >= PATH_MAX)
+		return -1;
+	for (int i = 0; i < TEMP_SLOTS; i++) {
+		int zero = 0;
+		if (!__atomic_compare_exchange_n(&temps[i].used, &zero, 1, 0, __ATOMIC_ACQUIRE,
+						 __ATOMIC_RELAXED))
+			continue;
+		memcpy(temps[i].path, path, n + 1);
+		__atomic_store_n(&temps[i].used, 2, __ATOMIC_RELEASE);
+		return i;
+	}
+	return -1;
+}
+
+void nbg_guard_temp_remove(int slot)
+{
+	if (slot >= 0 && slot < TEMP_SLOTS)
+		__atomic_store_n(&temps[slot].used, 0, __ATOMIC_RELEASE);
+}
+
+static void on_term(int sig, siginfo_t *si, void *uc)
+{
+	int e = errno;
+
+	for (int i = 0; i < TEMP_SLOTS; i++)
+		if (__atomic_load_n(&temps[i].used, __ATOMIC_ACQUIRE) == 2)
+			unlink(temps[i].path); /* async-signal-safe */
+	errno = e;
+	for (int i = 0; i < 3; i++)
+		if (term_signals[i] == sig)
+			chain(&old_term[i], sig, si, uc);
+}
+
+nbg_code nbg_install_signal_guards(void)
+{
+	struct sigaction sa;
+	long ps = sysconf(_SC_PAGESIZE);
+
+	if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL))
+		return NBG_OK;
+	if (ps > 0)
+		page_size = (size_t)ps;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sa.sa_sigaction = on_bus;
+	if (sigaction(SIGBUS, &sa, &old_bus) != 0)
+		return NBG_E_IO;
+	sa.sa_sigaction = on_term;
+	sa.sa_flags = SA_SIGINFO;
+	for (int i = 0; i < 3; i++) {
+		if (sigaction(term_signals[i], NULL, &old_term[i]) != 0)
+			return NBG_E_IO;
+		if (!(old_term[i].sa_flags & SA_SIGINFO) && old_term[i].sa_handler == SIG_IGN)
+			continue; /* e.g. SIGHUP under nohup */
+		if (sigaction(term_signals[i], &sa, NULL) != 0)
+			return NBG_E_IO;
+	}
+	return NBG_OK;
+}

@@ -1,0 +1,22 @@
+/*
+ * guard.h - mapped inputs that survive truncation and temporaries removed on
+ * SIGINT/SIGTERM/SIGHUP (guard.c).  Private to libnbg; programs call
+ * nbg_install_signal_guards() and nbg_mapping_changed() from nbg/nbg.h.
+ */
+#ifndef NBG_COMMON_GUARD_H
+#define NBG_COMMON_GUARD_H
+
+#include <stddef.h>
+
+#include "common/internal.h"
+
+/* A new read-only mapping [base, base+len) to protect. */
+NBG_INTERNAL void nbg_guard_map_add(const void *base, size_t len);
+/* Forgets the mapping at base (before munmap); returns whether it changed. */
+NBG_INTERNAL int nbg_guard_map_remove(const void *base);
+/* Registers a temporary to unlink if the process is ended by a signal;
+ * returns the slot for nbg_guard_temp_remove, or -1 (then unguarded). */
+NBG_INTERNAL int nbg_guard_temp_add(const char *path);
+NBG_INTERNAL void nbg_guard_temp_remove(int slot);
+
+#endif

@@ -1,0 +1,979 @@
+/*
+ * test_hostile.c - a hostile environment, not hostile file contents: device
+ * nodes, FIFOs and links where files are expected, huge sparse files, file
+ * names built to forge output or drive the terminal, signals during a
+ * write, a full disk on standard output, files truncated while mapped, long
+ * names and paths that are not UTF-8.  One test per promise of
+ * doc/security.md ("The file system and the terminal").
+ *
+ * The nbg command runs without a shell (argv as given, so any byte can be
+ * in a name); expected escapes are written out by hand from the rules of
+ * doc/security.md, never taken from the program's output.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "fixture.h"
+#include "nbg/nbg.h"
+
+#define SAMPLE NBG_SOURCE_DIR "/samples/sample.nb"
+#define TB5 ((off_t)5 << 40)
+
+static char work[64];
+static uint8_t *sample;
+static size_t sample_size;
+
+/* ------------------------------------------------------------ plumbing */
+
+static const char *in_work(const char *name)
+{
+	static char ring[8][4096];
+	static unsigned k;
+	char *p = ring[k++ % 8];
+	snprintf(p, 4096, "%s/%s", work, name);
+	return p;
+}
+
+static void put_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+typedef struct run_result {
+	int status; /* exit status; -1 killed by a signal; 124 still running after 30 s */
+	char *out, *err;
+	size_t out_len;
+} run_result;
+
+static char *slurp(const char *path, size_t *len)
+{
+	size_t n = 0;
+	uint8_t *b = fx_read_file(path, &n);
+	char *s = malloc(n + 1);
+	assert_non_null(s);
+	if (b)
+		memcpy(s, b, n);
+	s[n] = '\0';
+	free(b);
+	if (len)
+		*len = n;
+	return s;
+}
+
+/* Runs $NBG_BIN with argv[] (NULL-terminated) in `work`, standard input
+ * from `in` (NULL: /dev/null) and standard output to `out` (NULL: captured);
+ * env: "NAME=VALUE" or NULL.  A run still going after 30 s is killed and
+ * reported as 124: a hang is a failure, not a stuck suite. */
+static run_result run_env(const char *env, const char *in, const char *out, const char **argv)
+{
+	const char *bin = getenv("NBG_BIN");
+	const char *args[64];
+	char out_path[128], err_path[128];
+	int n = 0;
+	run_result r = { -1, NULL, NULL, 0 };
+
+	assert_non_null(bin);
+	args[n++] = bin;
+	for (int i = 0; argv[i] && n < 63; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	snprintf(out_path, sizeof(out_path), "%s/.stdout", work);
+	snprintf(err_path, sizeof(err_path), "%s/.stderr", work);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fi = open(in ? in : "/dev/null", O_RDONLY);
+		int fo = open(out ? out : out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fi < 0 || fo < 0 || fe < 0 || chdir(work) != 0)
+			_exit(127);
+		dup2(fi, 0);
+		dup2(fo, 1);
+		dup2(fe, 2);
+		setsid(); /* no controlling terminal: /dev/tty cannot be one */
+		if (env) {
+			char name[64];
+			const char *eq = strchr(env, '=');
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - env), env);
+			setenv(name, eq + 1, 1);
+		}
+		execv(bin, (char *const *)args);
+		_exit(127);
+	}
+	int st = 0;
+	for (int waited = 0;; waited++) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		if (w == pid)
+			break;
+		if (waited > 30000) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			r.status = 124;
+			break;
+		}
+		usleep(1000);
+	}
+	if (r.status != 124)
+		r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	r.out = out ? strdup("") : slurp(out_path, &r.out_len);
+	r.err = slurp(err_path, NULL);
+	return r;
+}
+
+static run_result run(const char **argv)
+{
+	return run_env(NULL, NULL, NULL, argv);
+}
+
+static void run_free(run_result *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static void expect(const run_result *r, int status)
+{
+	if (r->status != status)
+		print_error("exit %d (wanted %d)\nstdout:\n%s\nstderr:\n%s\n", r->status, status,
+			    r->out, r->err);
+	assert_int_equal(r->status, status);
+}
+
+/* Entries of `work` whose name starts with `prefix` (temporaries). */
+static int count_prefix(const char *prefix)
+{
+	DIR *d = opendir(work);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL)
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}
+
+static int has_byte(const char *s, char c)
+{
+	return strchr(s, c) != NULL;
+}
+
+static int same_as_sample(const char *path)
+{
+	size_t n = 0;
+	uint8_t *b = fx_read_file(path, &n);
+	int same = b && n == sample_size && !memcmp(b, sample, n);
+	free(b);
+	return same;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(work, sizeof(work), "/tmp/nbghostile.XXXXXX");
+	assert_non_null(mkdtemp(work));
+	sample = fx_read_file(SAMPLE, &sample_size);
+	assert_non_null(sample);
+	put_file(in_work("sample.nb"), sample, sample_size);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", work);
+	(void)!system(cmd);
+	free(sample);
+	return 0;
+}
+
+/* ------------------------------------- 1. what OUT may be */
+
+static void test_out_device_node(void **state)
+{
+	struct stat st;
+	(void)state;
+
+	if (geteuid() != 0)
+		skip(); /* mknod needs root: the device-node case is not tested here */
+	assert_int_equal(mknod(in_work("devnull"), S_IFCHR | 0666, makedev(1, 3)), 0);
+	const char *reemit[] = { "reemit", "sample.nb", "devnull", NULL };
+	run_result r = run(reemit);
+	expect(&r, 3);
+	assert_non_null(strstr(r.err, "not-regular-file"));
+	assert_non_null(strstr(r.err, "devnull is a character device"));
+	run_free(&r);
+	const char *map[] = { "map", "sample.nb", "--svg", "devnull", NULL };
+	r = run(map);
+	expect(&r, 3);
+	run_free(&r);
+	const char *graph[] = { "graph", "sample.nb", "--dot", "devnull", NULL };
+	r = run(graph);
+	expect(&r, 3);
+	assert_non_null(strstr(r.err, "devnull is a character device"));
+	run_free(&r);
+	/* a link to the device is refused too, and both are left as they are */
+	assert_int_equal(symlink("devnull", in_work("to-dev")), 0);
+	const char *via[] = { "reemit", "sample.nb", "to-dev", NULL };
+	r = run(via);
+	expect(&r, 3);
+	assert_non_null(strstr(r.err, "symbolic link to a character device"));
+	run_free(&r);
+	assert_int_equal(lstat(in_work("devnull"), &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_int_equal(st.st_rdev, makedev(1, 3));
+	assert_int_equal(lstat(in_work("to-dev"), &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(count_prefix(".devnull"), 0);
+	unlink(in_work("to-dev"));
+	unlink(in_work("devnull"));
+}
+
+static void test_out_special_and_links(void **state)
+{
+	struct stat st, st2;
+	(void)state;
+
+	/* FIFO and directory: refused, never opened (no hang), left alone */
+	assert_int_equal(mkfifo(in_work("fifo.out"), 0644), 0);
+	assert_int_equal(mkdir(in_work("dir.out"), 0755), 0);
+	const char *f[] = { "reemit", "sample.nb", "fifo.out", NULL };
+	run_result r = run(f);
+	expect(&r, 3);
+	assert_non_null(strstr(r.err, "fifo.out is a FIFO"));
+	run_free(&r);
+	/* (map --svg DIR draws into the directory, a documented form) */
+	const char *d[] = { "reemit", "sample.nb", "dir.out", NULL };
+	r = run(d);
+	expect(&r, 3);
+	run_free(&r);
+	const char *gf[] = { "graph", "sample.nb", "--dot", "fifo.out", NULL };
+	r = run(gf);
+	expect(&r, 3);
+	run_free(&r);
+	assert_int_equal(lstat(in_work("fifo.out"), &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+
+	/* a regular OUT: replaced, its mode kept */
+	put_file(in_work("mode.nb"), "old", 3);
+	assert_int_equal(chmod(in_work("mode.nb"), 0604), 0);
+	const char *m[] = { "reemit", "sample.nb", "mode.nb", NULL };
+	r = run(m);
+	expect(&r, 0);
+	run_free(&r);
+	assert_true(same_as_sample(in_work("mode.nb")));
+	assert_int_equal(stat(in_work("mode.nb"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0604);
+
+	/* a link to a regular file: written through, the link stays */
+	put_file(in_work("target.nb"), "old", 3);
+	assert_int_equal(chmod(in_work("target.nb"), 0640), 0);
+	assert_int_equal(symlink("target.nb", in_work("link.nb")), 0);
+	const char *l[] = { "reemit", "sample.nb", "link.nb", NULL };
+	r = run(l);
+	expect(&r, 0);
+	run_free(&r);
+	assert_int_equal(lstat(in_work("link.nb"), &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_true(same_as_sample(in_work("target.nb")));
+	assert_int_equal(stat(in_work("target.nb"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+
+	/* a dangling link: refused, nothing created where it points */
+	assert_int_equal(symlink("nowhere.nb", in_work("dangling.nb")), 0);
+	const char *g[] = { "reemit", "sample.nb", "dangling.nb", NULL };
+	r = run(g);
+	expect(&r, 3);
+	assert_non_null(strstr(r.err, "symbolic link to nothing"));
+	run_free(&r);
+	assert_int_equal(access(in_work("nowhere.nb"), F_OK), -1);
+
+	/* a hard link: the name given gets the new file, the other keeps the old */
+	put_file(in_work("hard1.nb"), "old", 3);
+	assert_int_equal(link(in_work("hard1.nb"), in_work("hard2.nb")), 0);
+	const char *h[] = { "reemit", "sample.nb", "hard1.nb", NULL };
+	r = run(h);
+	expect(&r, 0);
+	run_free(&r);
+	assert_true(same_as_sample(in_work("hard1.nb")));
+	assert_int_equal(stat(in_work("hard1.nb"), &st), 0);
+	assert_int_equal(stat(in_work("hard2.nb"), &st2), 0);
+	assert_int_equal(st2.st_size, 3);
+	assert_true(st.st_ino != st2.st_ino);
+
+	/* "-": the file on standard output, the summary on standard error */
+	const char *s[] = { "reemit", "sample.nb", "-", NULL };
+	r = run_env(NULL, NULL, in_work("stdout.nb"), s);
+	expect(&r, 0);
+	assert_non_null(strstr(r.err, "(identical)"));
+	run_free(&r);
+	assert_true(same_as_sample(in_work("stdout.nb")));
+	const char *ds[] = { "reemit", "sample.nb", "/dev/stdout", NULL };
+	r = run_env(NULL, NULL, in_work("devstdout.nb"), ds);
+	expect(&r, 0);
+	run_free(&r);
+	assert_true(same_as_sample(in_work("devstdout.nb")));
+	assert_int_equal(count_prefix(".devstdout.nb."), 0);
+	assert_int_equal(count_prefix(".mode.nb."), 0);
+	assert_int_equal(count_prefix(".target.nb."), 0);
+	assert_int_equal(count_prefix(".hard1.nb."), 0);
+}
+
+/* ------------------------------------- 3. FIFOs and devices as input */
+
+static void test_input_not_regular(void **state)
+{
+	(void)state;
+	assert_int_equal(mkdir(in_work("walk"), 0755), 0);
+	assert_int_equal(mkfifo(in_work("walk/fifo.nb"), 0644), 0);
+	assert_int_equal(symlink("/dev/tty", in_work("walk/tty.nb")), 0);
+	put_file(in_work("walk/good.nb"), sample, sample_size);
+
+	/* Each command refuses the FIFO at once (a blocked open would hang). */
+	const char *cmds[][5] = {
+		{ "verify", "walk/fifo.nb", NULL },
+		{ "inspect", "walk/fifo.nb", NULL },
+		{ "ledger", "walk/fifo.nb", NULL },
+		{ "diff", "walk/fifo.nb", "sample.nb", NULL },
+		{ "reemit", "walk/fifo.nb", "x.nb", NULL },
+		{ "verify", "walk/tty.nb", NULL },
+	};
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		run_result r = run(cmds[i]);
+		/* nbg diff says "trouble" with 2, as cmp does (doc/diff.md) */
+		expect(&r, strcmp(cmds[i][0], "diff") ? 3 : 2);
+		assert_true(strstr(r.out, "not a regular file") || strstr(r.err, "not a regular file"));
+		run_free(&r);
+	}
+	const char *v[] = { "verify", "walk/tty.nb", NULL };
+	run_result r = run(v);
+	assert_non_null(strstr(r.out, "walk/tty.nb is a character device"));
+	run_free(&r);
+
+	/* A walk meets both, reports them and goes on with the regular file. */
+	const char *c[] = { "corpus", "walk", NULL };
+	r = run(c);
+	expect(&r, 3);
+	assert_non_null(strstr(r.err, "walk/fifo.nb is a FIFO"));
+	assert_non_null(strstr(r.err, "walk/tty.nb is a character device"));
+	assert_non_null(strstr(r.out, "Corpus: 3 files, 1 valid"));
+	run_free(&r);
+
+	/* "-" is standard input, read into memory, bounded */
+	const char *s[] = { "verify", "-", NULL };
+	r = run_env(NULL, SAMPLE, NULL, s);
+	expect(&r, 0);
+	assert_non_null(strstr(r.out, "-: OK v2"));
+	run_free(&r);
+	r = run_env("NBG_MAX_STDIN=1K", SAMPLE, NULL, s);
+	expect(&r, 3);
+	assert_non_null(strstr(r.out, "more than 1024 bytes"));
+	run_free(&r);
+}
+
+/* ------------------------------------- 4. no hashing before the structure passed */
+
+static nbg_code parse_counted(const char *path, const nbg_parse_options *o, uint64_t *hashed,
+			      nbg_error *err)
+{
+	nbg_mapping map;
+	nbg_model *m = NULL;
+	nbg_code rc;
+
+	assert_int_equal(nbg_map_file(path, &map, err), NBG_OK);
+	uint64_t before = nbg_bytes_digested();
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = nbg_parse(map.data, map.size, o, &m, err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*hashed = nbg_bytes_digested() - before;
+	print_message("%s: %s, %zu bytes, %llu hashed, %.3f ms\n", strrchr(path, '/') + 1,
+		      nbg_code_name(rc), map.size, (unsigned long long)*hashed,
+		      (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	nbg_model_free(m);
+	nbg_unmap_file(&map);
+	return rc;
+}
+
+static void make_sparse(const char *path, const uint8_t *head, size_t n, off_t size)
+{
+	put_file(path, head, n);
+	assert_int_equal(truncate(path, size), 0);
+}
+
+static void test_sparse_refused_unhashed(void **state)
+{
+	nbg_error err;
+	uint64_t hashed;
+	(void)state;
+
+	/* The counter counts: a valid file is hashed at least once in full. */
+	assert_int_equal(parse_counted(in_work("sample.nb"), NULL, &hashed, &err), NBG_OK);
+	assert_true(hashed >= sample_size);
+
+	/* v2 declaring its real size, extended to 5 TB: over the file-size
+	 * limit; with the limit off, the header proves it invalid.  Neither
+	 * hashes anything. */
+	nbg_parse_options nolimit = { .size = sizeof(nolimit), .max_file_size = UINT64_MAX };
+	make_sparse(in_work("mismatch5t.nb"), sample, sample_size, TB5);
+	assert_int_equal(parse_counted(in_work("mismatch5t.nb"), NULL, &hashed, &err),
+			 NBG_E_WORK_LIMIT);
+	assert_int_equal(hashed, 0);
+	assert_int_equal(parse_counted(in_work("mismatch5t.nb"), &nolimit, &hashed, &err),
+			 NBG_E_FILE_SIZE_MISMATCH);
+	assert_int_equal(hashed, 0);
+
+	/* v2 declaring 5 TB (header words 0x10, 0x14), sections in the first
+	 * 5 KB: structurally sound, 5 TB undescribed -> the limit, unhashed. */
+	uint8_t *b = malloc(sample_size);
+	assert_non_null(b);
+	memcpy(b, sample, sample_size);
+	fx_put32(b + 0x10, (uint32_t)((uint64_t)TB5 & 0xffffffffu));
+	fx_put32(b + 0x14, (uint32_t)((uint64_t)TB5 >> 32));
+	make_sparse(in_work("declared5t.nb"), b, sample_size, TB5);
+	assert_int_equal(parse_counted(in_work("declared5t.nb"), &nolimit, &hashed, &err),
+			 NBG_E_WORK_LIMIT);
+	assert_int_equal(hashed, 0);
+	assert_string_equal(err.field, "undescribed_bytes");
+	assert_true(err.offset <= sample_size);
+	free(b);
+
+	/* The file-size limit, lowered: refused before anything is hashed. */
+	nbg_parse_options o = { .size = sizeof(o), .max_file_size = 1000 };
+	assert_int_equal(parse_counted(in_work("sample.nb"), &o, &hashed, &err), NBG_E_WORK_LIMIT);
+	assert_int_equal(hashed, 0);
+
+	/* A directory entry past the end: refused by the directory, unhashed. */
+	b = malloc(sample_size);
+	memcpy(b, sample, sample_size);
+	size_t e = fx_dir_entry(b, sample_size, 24 /* COEF_DATA */);
+	assert_true(e > 0);
+	fx_put32(b + e + 0x0c, 0x7fffffffu); /* sd_size_low */
+	put_file(in_work("oob.nb"), b, sample_size);
+	free(b);
+	assert_int_equal(parse_counted(in_work("oob.nb"), NULL, &hashed, &err),
+			 NBG_E_SECTION_OUT_OF_BOUNDS);
+	assert_int_equal(hashed, 0);
+
+	/* The command line: a benchmark figure, not a timed assertion. */
+	struct timespec t0, t1;
+	const char *v[] = { "verify", "declared5t.nb", "mismatch5t.nb", NULL };
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	run_result r = run(v);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	expect(&r, 1);
+	assert_non_null(strstr(r.out, "declared5t.nb: FAIL work-limit"));
+	assert_non_null(strstr(r.out, "mismatch5t.nb: FAIL work-limit"));
+	print_message("nbg verify of two 5 TB sparse files: %.3f s\n",
+		      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	run_free(&r);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = run_env("NBG_MAX_FILE_SIZE=none", NULL, NULL, v);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	expect(&r, 1);
+	assert_non_null(strstr(r.out, "declared5t.nb: FAIL work-limit"));
+	assert_non_null(strstr(r.out, "mismatch5t.nb: FAIL file-size-mismatch"));
+	print_message("the same with no file-size limit: %.3f s\n",
+		      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	run_free(&r);
+	const char *lim[] = { "verify", "sample.nb", NULL };
+	r = run_env("NBG_MAX_FILE_SIZE=1K", NULL, NULL, lim);
+	expect(&r, 1);
+	assert_non_null(strstr(r.out, "FAIL work-limit"));
+	run_free(&r);
+	unlink(in_work("mismatch5t.nb"));
+	unlink(in_work("declared5t.nb"));
+}
+
+/* A v1 file declares no total size: 5 TB of trailer is structurally valid. */
+static void test_sparse_v1_trailer(void **state)
+{
+	char path[1024];
+	nbg_error err;
+	uint64_t hashed;
+	size_t n;
+	(void)state;
+
+	snprintf(path, sizeof(path), "%s/v1/10003_88_face_age_88.nb", NBG_CORPUS_DIR);
+	uint8_t *v1 = fx_read_file(path, &n);
+	if (!v1) {
+		print_message("skipped: the reference corpus (%s) is absent\n", NBG_CORPUS_DIR);
+		skip();
+	}
+	put_file(in_work("v1.nb"), v1, n);
+	assert_int_equal(parse_counted(in_work("v1.nb"), NULL, &hashed, &err), NBG_OK);
+
+	make_sparse(in_work("v1-5t.nb"), v1, n, TB5);
+	assert_int_equal(parse_counted(in_work("v1-5t.nb"), NULL, &hashed, &err), NBG_E_WORK_LIMIT);
+	assert_int_equal(hashed, 0);
+	nbg_parse_options nolimit = { .size = sizeof(nolimit), .max_file_size = UINT64_MAX };
+	assert_int_equal(parse_counted(in_work("v1-5t.nb"), &nolimit, &hashed, &err),
+			 NBG_E_WORK_LIMIT);
+	assert_int_equal(hashed, 0);
+	assert_string_equal(err.field, "undescribed_bytes");
+	assert_true(err.offset <= n);
+
+	/* 1 MiB of trailer: under the default, over a lowered limit, and
+	 * accepted again when the limit is raised. */
+	make_sparse(in_work("v1-1m.nb"), v1, n, (off_t)n + (1 << 20));
+	assert_int_equal(parse_counted(in_work("v1-1m.nb"), NULL, &hashed, &err), NBG_OK);
+	nbg_parse_options o = { .size = sizeof(o), .max_undescribed = 64 << 10 };
+	assert_int_equal(parse_counted(in_work("v1-1m.nb"), &o, &hashed, &err), NBG_E_WORK_LIMIT);
+	assert_int_equal(hashed, 0);
+	o.max_undescribed = UINT64_MAX;
+	assert_int_equal(parse_counted(in_work("v1-1m.nb"), &o, &hashed, &err), NBG_OK);
+	const char *v[] = { "verify", "v1-1m.nb", NULL };
+	run_result r = run_env("NBG_MAX_UNDESCRIBED=64K", NULL, NULL, v);
+	expect(&r, 1);
+	assert_non_null(strstr(r.out, "FAIL work-limit"));
+	run_free(&r);
+	unlink(in_work("v1-5t.nb"));
+	free(v1);
+}
+
+/* ------------------------------------- 5. names that forge output or drive the terminal */
+
+#define FORGED "a\nmodel.nb: OK v2 forged"
+#define FORGED_SHOWN "a\\nmodel.nb: OK v2 forged"
+#define OSC "esc\033]0;pwned\007.nb"
+#define OSC_SHOWN "esc\\033]0;pwned\\a.nb"
+#define OSC_XNN "esc\\x1b]0;pwned\\x07.nb"
+#define RAW "\xff\xfe.nb"
+#define RAW_SHOWN "\\377\\376.nb"
+
+static void no_terminal_bytes(const run_result *r)
+{
+	for (const char *s = r->out; *s; s++)
+		assert_true(*s == '\n' || (unsigned char)*s >= 0x20);
+	assert_false(has_byte(r->err, '\033'));
+	assert_false(has_byte(r->err, '\007'));
+	assert_false(has_byte(r->out, '\033'));
+}
+
+static void test_forged_names(void **state)
+{
+	(void)state;
+	put_file(in_work(FORGED), sample, sample_size);
+	put_file(in_work(OSC), sample, sample_size);
+	put_file(in_work(RAW), sample, sample_size);
+
+	/* verify: one line per file, escaped names marked with a backslash */
+	const char *v[] = { "verify", FORGED, OSC, RAW, NULL };
+	run_result r = run(v);
+	expect(&r, 0);
+	no_terminal_bytes(&r);
+	size_t lines = 0;
+	for (const char *s = r.out; *s; s++)
+		lines += *s == '\n';
+	assert_int_equal(lines, 3);
+	assert_memory_equal(r.out, "\\" FORGED_SHOWN ": OK v2 0x", strlen(FORGED_SHOWN) + 11);
+	assert_non_null(strstr(r.out, "\n\\" OSC_SHOWN ": OK v2"));
+	assert_non_null(strstr(r.out, "\n\\" RAW_SHOWN ": OK v2"));
+	run_free(&r);
+
+	const char *cmds[][6] = {
+		{ "inspect", OSC, NULL },
+		{ "inspect", "--layers", OSC, NULL },
+		{ "ledger", OSC, NULL },
+		{ "diff", OSC, "sample.nb", NULL },
+		{ "reemit", "sample.nb", OSC ".out", NULL },
+		{ "verify", "/nonexistent/" OSC, NULL },
+		{ "inspect", "/nonexistent/" OSC, NULL },
+		{ "corpus", OSC, "/nonexistent/" OSC, NULL },
+	};
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		r = run(cmds[i]);
+		no_terminal_bytes(&r);
+		/* diff and corpus write names as \xNN, the form used for names
+		 * inside files; the others as ls -b does */
+		assert_true(strstr(r.out, OSC_SHOWN) || strstr(r.err, OSC_SHOWN) ||
+			    strstr(r.out, OSC_XNN) || strstr(r.err, OSC_XNN));
+		run_free(&r);
+	}
+	unlink(in_work(OSC ".out"));
+
+	/* An invalid file under such a name: the failure line escapes it too. */
+	uint8_t *bad = malloc(sample_size);
+	memcpy(bad, sample, sample_size);
+	bad[sample_size - 100] ^= 1;
+	put_file(in_work("bad" OSC), bad, sample_size);
+	free(bad);
+	const char *c[] = { "corpus", "bad" OSC, NULL };
+	r = run(c);
+	expect(&r, 1);
+	no_terminal_bytes(&r);
+	assert_true(strstr(r.err, "bad" OSC_SHOWN) || strstr(r.err, "bad" OSC_XNN));
+	run_free(&r);
+}
+
+/* ------------------------------------- 6. a signal during a write */
+
+static void test_signal_during_write(void **state)
+{
+	(void)state;
+	fx_spec *s = fx_default();
+	fx_section *coef = fx_find(s, 24);
+	assert_non_null(coef);
+	fx_resize(coef, (size_t)96 << 20);
+	size_t n;
+	uint8_t *big = fx_build(s, &n);
+	fx_free(s);
+	put_file(in_work("big.nb"), big, n);
+	free(big);
+	put_file(in_work("keep.nb"), "previous", 8);
+
+	const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	int caught = 0;
+	for (int attempt = 0; attempt < 12 && caught < 3; attempt++) {
+		int sig = sigs[caught];
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			int nul = open("/dev/null", O_RDWR);
+			dup2(nul, 1);
+			dup2(nul, 2);
+			if (chdir(work) != 0)
+				_exit(127);
+			execl(getenv("NBG_BIN"), "nbg", "reemit", "big.nb", "keep.nb", (char *)NULL);
+			_exit(127);
+		}
+		int seen = 0, st;
+		for (int k = 0; k < 200000 && !seen; k++) {
+			if (waitpid(pid, &st, WNOHANG) == pid)
+				break;
+			seen = count_prefix(".keep.nb.") > 0;
+			if (!seen)
+				usleep(50);
+		}
+		if (seen) {
+			kill(pid, sig);
+			assert_int_equal(waitpid(pid, &st, 0), pid);
+			assert_true(WIFSIGNALED(st));
+			assert_int_equal(WTERMSIG(st), sig);
+			caught++;
+		} else if (!WIFEXITED(st)) {
+			waitpid(pid, &st, 0);
+		}
+		/* whatever happened: no temporary left, OUT whole (old or new) */
+		assert_int_equal(count_prefix(".keep.nb."), 0);
+		size_t kn;
+		uint8_t *k = fx_read_file(in_work("keep.nb"), &kn);
+		assert_non_null(k);
+		assert_true(kn == 8 || kn == n);
+		free(k);
+		if (kn != 8)
+			put_file(in_work("keep.nb"), "previous", 8);
+	}
+	print_message("signals delivered during the write: %d of 3\n", caught);
+	assert_int_equal(caught, 3);
+	unlink(in_work("big.nb"));
+}
+
+/* ------------------------------------- 7. a full disk on standard output */
+
+static void test_stdout_full(void **state)
+{
+	(void)state;
+	if (access("/dev/full", W_OK) != 0)
+		skip(); /* no /dev/full on this system */
+	put_file(in_work("walk2.nb"), sample, sample_size);
+	const char *cmds[][5] = {
+		{ "verify", "sample.nb", NULL },
+		{ "inspect", "sample.nb", NULL },
+		{ "inspect", "--json", "sample.nb", NULL },
+		{ "ledger", "sample.nb", NULL },
+		{ "ledger", "--json", "sample.nb", NULL },
+		{ "fields", NULL },
+		{ "fields", "--json", NULL },
+		{ "codes", NULL },
+		{ "corpus", "sample.nb", NULL },
+		{ "corpus", "--json", "sample.nb", NULL },
+		{ "diff", "sample.nb", "walk2.nb", NULL },
+		{ "diff", "--json", "sample.nb", "walk2.nb", NULL },
+		{ "reemit", "sample.nb", "-", NULL },
+		{ "help", NULL },
+	};
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		run_result r = run_env(NULL, NULL, "/dev/full", cmds[i]);
+		if (r.status != 3)
+			print_error("nbg %s %s\n", cmds[i][0], cmds[i][1] ? cmds[i][1] : "");
+		expect(&r, 3);
+		assert_true(strstr(r.err, "cannot write to standard output") ||
+			    strstr(r.err, "standard output"));
+		run_free(&r);
+	}
+}
+
+/* ------------------------------------- 8. truncated while mapped */
+
+static void test_truncated_while_mapped(void **state)
+{
+	nbg_mapping map;
+	nbg_model *m = NULL;
+	nbg_error err;
+	(void)state;
+
+	/* 8 MiB so the whole-file hash runs on its own thread and faults there */
+	fx_spec *s = fx_default();
+	fx_resize(fx_find(s, 24), (size_t)8 << 20);
+	size_t n;
+	uint8_t *b = fx_build(s, &n);
+	fx_free(s);
+	put_file(in_work("trunc.nb"), b, n);
+	free(b);
+
+	assert_int_equal(nbg_install_signal_guards(), NBG_OK);
+	assert_int_equal(nbg_map_file(in_work("trunc.nb"), &map, &err), NBG_OK);
+	assert_int_equal(nbg_mapping_changed(&map), 0);
+	assert_int_equal(truncate(in_work("trunc.nb"), 4096), 0);
+	/* Without the guard this parse dies of SIGBUS. */
+	nbg_code rc = nbg_parse(map.data, map.size, NULL, &m, &err);
+	print_message("parse of the truncated mapping: %s\n", nbg_code_name(rc));
+	assert_int_equal(nbg_mapping_changed(&map), 1);
+	nbg_model_free(m);
+	nbg_unmap_file(&map);
+
+	/* An untouched mapping stays unchanged. */
+	assert_int_equal(nbg_map_file(in_work("sample.nb"), &map, &err), NBG_OK);
+	assert_int_equal(nbg_parse(map.data, map.size, NULL, &m, &err), NBG_OK);
+	assert_int_equal(nbg_mapping_changed(&map), 0);
+	nbg_model_free(m);
+	nbg_unmap_file(&map);
+}
+
+/* The command line, with a shim that truncates *shrink.nb right after nbg
+ * maps it: the file is its own failure, the run goes on. */
+static void test_truncated_cli(void **state)
+{
+	char env[1024];
+	(void)state;
+
+	snprintf(env, sizeof(env), "LD_PRELOAD=%s", SHRINK_PRELOAD);
+	setenv("ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=1", 1);
+	assert_int_equal(mkdir(in_work("tw"), 0755), 0);
+	put_file(in_work("tw/a.nb"), sample, sample_size);
+	put_file(in_work("tw/shrink.nb"), sample, sample_size);
+	put_file(in_work("tw/z.nb"), sample, sample_size);
+	/* (nbg corpus reads files its own way; doc/corpus.md) */
+	const char *v[] = { "verify", "tw/a.nb", "tw/shrink.nb", "tw/z.nb", NULL };
+	run_result r = run_env(env, NULL, NULL, v);
+	expect(&r, 3);
+	assert_non_null(strstr(r.out, "tw/a.nb: OK v2"));
+	assert_non_null(strstr(r.out, "tw/shrink.nb: ERROR tw/shrink.nb shrank"));
+	assert_non_null(strstr(r.out, "tw/z.nb: OK v2"));
+	run_free(&r);
+	unsetenv("ASAN_OPTIONS");
+}
+
+/* ------------------------------------- 9. paths that are not UTF-8, in JSON */
+
+static json_t *json_of(const run_result *r)
+{
+	json_error_t je;
+	json_t *j = json_loads(r->out, 0, &je);
+	if (!j)
+		print_error("not JSON (%s):\n%s\n", je.text, r->out);
+	assert_non_null(j);
+	return j;
+}
+
+/* The string at j (a failed lookup fails the test, not the process). */
+static const char *str_at(json_t *j)
+{
+	const char *s = json_string_value(j);
+	assert_non_null(s);
+	return s;
+}
+
+static void test_json_raw_paths(void **state)
+{
+	(void)state;
+	/* the JSON form of such a path: \xNN per byte (doc/json-report.md) */
+	const char *want = "\\xff\\xfe.nb";
+	put_file(in_work(RAW), sample, sample_size);
+
+	const char *i[] = { "inspect", "--json", RAW, NULL };
+	run_result r = run(i);
+	expect(&r, 0);
+	json_t *j = json_of(&r);
+	assert_string_equal(str_at(json_object_get(j, "path")), want);
+	json_decref(j);
+	run_free(&r);
+
+	const char *l[] = { "ledger", "--json", RAW, NULL };
+	r = run(l);
+	expect(&r, 0);
+	j = json_of(&r);
+	assert_string_equal(str_at(json_object_get(j, "path")), want);
+	json_decref(j);
+	run_free(&r);
+
+	const char *d[] = { "diff", "--json", RAW, "sample.nb", NULL };
+	r = run(d);
+	expect(&r, 0);
+	j = json_of(&r);
+	assert_string_equal(str_at(json_object_get(json_object_get(j, "a"), "path")),
+			    want);
+	json_decref(j);
+	run_free(&r);
+
+	/* the failure document of an invalid file */
+	uint8_t bad[64] = { 'V', 'P', 'M', 'N' };
+	put_file(in_work("\xfd.nb"), bad, sizeof(bad));
+	const char *e[] = { "inspect", "--json", "\xfd.nb", NULL };
+	r = run(e);
+	expect(&r, 1);
+	j = json_of(&r);
+	assert_string_equal(str_at(json_object_get(j, "path")), "\\xfd.nb");
+	json_decref(j);
+	run_free(&r);
+}
+
+/* nbg probe --json and nbg run's summary.json, through the test double. */
+static void test_json_raw_paths_runtime(void **state)
+{
+	char model[1024];
+	(void)state;
+
+	assert_int_equal(mkdir(in_work("dev\xfc"), 0755), 0);
+	put_file(in_work("dev\xfc/galcore"), "", 0);
+	const char *p[] = { "probe", "--json", "--device-root", "dev\xfc", "--nnsdk", TD_LIB, NULL };
+	run_result r = run(p);
+	expect(&r, 0);
+	json_t *j = json_of(&r);
+	assert_string_equal(str_at(json_object_get(j, "device_root")), "dev\\xfc");
+	json_decref(j);
+	run_free(&r);
+
+	snprintf(model, sizeof(model), "%s/v2/face_detector_nbg_int16.nb", NBG_CORPUS_DIR);
+	size_t n;
+	uint8_t *mb = fx_read_file(model, &n);
+	if (!mb) {
+		print_message("skipped run: the reference corpus (%s) is absent\n", NBG_CORPUS_DIR);
+		return;
+	}
+	put_file(in_work("m\xfb.nb"), mb, n);
+	free(mb);
+	uint8_t *in = calloc(98304, 1);
+	put_file(in_work("in\xfa.bin"), in, 98304);
+	free(in);
+	const char *rr[] = { "run", "m\xfb.nb", "--input", "in\xfa.bin", "--output-dir", "out",
+			     "--nnsdk", TD_LIB, "--device-root", "dev\xfc", NULL };
+	r = run(rr);
+	expect(&r, 0);
+	run_free(&r);
+	json_error_t je;
+	j = json_load_file(in_work("out/summary.json"), 0, &je);
+	assert_non_null(j);
+	assert_string_equal(str_at(json_object_get(json_object_get(j, "model"), "path")),
+			    "m\\xfb.nb");
+	assert_string_equal(
+		str_at(json_object_get(json_object_get(j, "runtime"), "device_root")),
+		"dev\\xfc");
+	json_t *inputs = json_object_get(j, "inputs");
+	assert_string_equal(str_at(json_object_get(json_array_get(inputs, 0), "file")),
+			    "in\\xfa.bin");
+	json_decref(j);
+}
+
+/* ------------------------------------- 10. long names */
+
+static void test_long_names(void **state)
+{
+	char name[256];
+	(void)state;
+
+	for (size_t len = 250; len <= 255; len += 5) {
+		memset(name, 'n', len);
+		memcpy(name + len - 3, ".nb", 3);
+		name[len] = '\0';
+		const char *c[] = { "reemit", "sample.nb", name, NULL };
+		run_result r = run(c);
+		expect(&r, 0);
+		run_free(&r);
+		assert_true(same_as_sample(in_work(name)));
+		const char *m[] = { "map", "sample.nb", "--svg", name, NULL };
+		r = run(m);
+		expect(&r, 0);
+		run_free(&r);
+		const char *g[] = { "graph", "sample.nb", "--dot", name, NULL };
+		r = run(g);
+		expect(&r, 0);
+		run_free(&r);
+		unlink(in_work(name));
+	}
+	assert_int_equal(count_prefix(".nnn"), 0);
+}
+
+/* ------------------------------------- the escaper itself */
+
+static void test_escape_rules(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain name.nb", "plain name.nb" },
+		{ "back\\slash", "back\\\\slash" },
+		{ "t\tn\nr\r", "t\\tn\\nr\\r" },
+		{ "\033[2J", "\\033[2J" },
+		{ "del\177", "del\\177" },
+		{ "caf\xc3\xa9.nb", "caf\xc3\xa9.nb" },           /* UTF-8 kept */
+		{ "\xc3(", "\\303(" },                             /* cut sequence */
+		{ "\xc0\xaf", "\\300\\257" },                      /* overlong '/' */
+		{ "\xed\xa0\x80", "\\355\\240\\200" },             /* surrogate */
+		{ "\xc2\x9b" "31m", "\\302\\23331m" },             /* C1 CSI */
+		{ "a\xe2\x80\xae" "b", "a\\342\\200\\256b" },      /* RIGHT-TO-LEFT OVERRIDE */
+		{ "\xe2\x80\xa8", "\\342\\200\\250" },             /* LINE SEPARATOR */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *e = nbg_path_escape(cases[i].in);
+		assert_non_null(e);
+		assert_string_equal(e, cases[i].out);
+		assert_int_equal(nbg_path_needs_escape(cases[i].in),
+				 strcmp(cases[i].in, cases[i].out) != 0);
+		free(e);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_escape_rules),
+		cmocka_unit_test(test_out_device_node),
+		cmocka_unit_test(test_out_special_and_links),
+		cmocka_unit_test(test_input_not_regular),
+		cmocka_unit_test(test_sparse_refused_unhashed),
+		cmocka_unit_test(test_sparse_v1_trailer),
+		cmocka_unit_test(test_forged_names),
+		cmocka_unit_test(test_signal_during_write),
+		cmocka_unit_test(test_stdout_full),
+		cmocka_unit_test(test_truncated_while_mapped),
+		cmocka_unit_test(test_truncated_cli),
+		cmocka_unit_test(test_json_raw_paths),
+		cmocka_unit_test(test_json_raw_paths_runtime),
+		cmocka_unit_test(test_long_names),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
