@@ -208,21 +208,26 @@ static void test_unknown(void **state)
 /* The command line: same code and exit status, the kind named on stderr;
  * and the .adla hint, which comes from the name only (no public description
  * of the ADLA header exists to recognize its bytes by). */
+static void put_bytes(const char *path, const uint8_t *b, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
 static void test_cli(void **state)
 {
 	char dir[] = "/tmp/nbglook-XXXXXX", path[600];
 	uint8_t b[128] = { 'P', 'K', 3, 4 };
-	FILE *f;
 	fx_run_result r;
 
 	assert_non_null(mkdtemp(dir));
 	put16(b + 26, 4);
 	memcpy(b + 30, "x.nb", 4);
 	snprintf(path, sizeof(path), "%s/model.nb", dir);
-	f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(b, 1, sizeof(b), f), sizeof(b));
-	fclose(f);
+	put_bytes(path, b, sizeof(b));
 	r = fx_run_nbg("", "inspect %s", path);
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, "bad-magic at offset 0"));
@@ -235,10 +240,7 @@ static void test_cli(void **state)
 
 	memset(b, 0x5a, sizeof(b));
 	snprintf(path, sizeof(path), "%s/model.adla", dir);
-	f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(b, 1, sizeof(b), f), sizeof(b));
-	fclose(f);
+	put_bytes(path, b, sizeof(b));
 	r = fx_run_nbg("", "inspect %s", path);
 	assert_int_equal(r.status, 1);
 	assert_non_null(strstr(r.err, "bad-magic at offset 0"));
@@ -247,10 +249,7 @@ static void test_cli(void **state)
 	fx_run_free(&r);
 	/* the same bytes under another name: nothing is claimed */
 	snprintf(path, sizeof(path), "%s/model.nb", dir);
-	f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(b, 1, sizeof(b), f), sizeof(b));
-	fclose(f);
+	put_bytes(path, b, sizeof(b));
 	r = fx_run_nbg("", "inspect %s", path);
 	assert_int_equal(r.status, 1);
 	assert_null(strstr(r.err, "adla"));
