@@ -160,6 +160,18 @@ const char *nbg_esc(const char *path)
 	return *slot ? *slot : "(out of memory)";
 }
 
+const char *nbg_esc_msg(const char *msg)
+{
+	size_t backslashes = 0, len = strlen(msg);
+	const char *e = nbg_esc(msg);
+
+	for (size_t i = 0; i < len; i++)
+		backslashes += msg[i] == '\\';
+	/* every other escape lengthens the text too: equal lengths mean only
+	 * the backslashes were doubled */
+	return strlen(e) == len + backslashes ? msg : e;
+}
+
 /* A message that holds a control byte (one that repeats bytes of a file,
  * such as a path from vpm_run's sample.txt) is escaped; library messages
  * that name a path already escaped it and are printed as they are. */

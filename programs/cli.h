@@ -43,6 +43,17 @@ void nbg_print_error(const char *path, const nbg_loaded *l);
 /* `path` escaped for text output (nbg_path_escape); valid until eight more
  * calls.  Every path a command prints in text goes through this. */
 const char *nbg_esc(const char *path);
+/* A message for text output: as it is when the only bytes nbg_path_escape
+ * would change are backslashes (a library message, whose paths are escaped
+ * already), else escaped whole; valid until eight more nbg_esc calls. */
+const char *nbg_esc_msg(const char *msg);
+/* A hidden temporary name beside `path` (malloc'd): ".NAME.TAG.XXXXXX" in
+ * the same directory, NAME cut so the whole fits NAME_MAX (cli_temp.c). */
+char *nbg_temp_beside(const char *path, const char *tag);
+/* mkstemp(tmp) with SIGINT/SIGTERM/SIGHUP blocked until the name is
+ * registered for removal (nbg_temp_register; *slot, -1 when it could not
+ * be); the descriptor or -1 with errno. */
+int nbg_temp_create(char *tmp, int *slot);
 /* 1 when the file `path` was mapped into m and shrank since (results from
  * it must be dropped). */
 int nbg_input_shrank(const char *path, const nbg_mapping *m);

@@ -13,7 +13,6 @@
  * temporaries fit NAME_MAX and are removed when a signal ends the process.
  * "-" as OUT is standard output.
  */
-#include <limits.h>
 #include <errno.h>
 #include <signal.h>
 #include <spawn.h>
@@ -29,30 +28,16 @@
 
 extern char **environ;
 
-/* A hidden name beside `path` (same directory, so rename is atomic), cut
- * to fit NAME_MAX. */
-static char *temp_beside(const char *path, const char *tag)
-{
-	const char *slash = strrchr(path, '/');
-	size_t dlen = slash ? (size_t)(slash - path) + 1 : 0, n = strlen(path) + 32;
-	int keep = NAME_MAX - (int)strlen(tag) - 9;
-	char *t = malloc(n);
-
-	if (t)
-		snprintf(t, n, "%.*s.%.*s.%s.XXXXXX", (int)dlen, path, keep, path + dlen, tag);
-	return t;
-}
-
-/* mkstemp, the name registered for removal if a signal ends the process
+/* The temporaries' registrations for removal if a signal ends the process
  * (until the command ends: by then each temporary is renamed or removed). */
 static int temp_slots[4], temp_count;
 
 static int temp_create(char *tmp)
 {
-	int fd = mkstemp(tmp);
+	int slot, fd = nbg_temp_create(tmp, &slot);
 
 	if (fd >= 0 && temp_count < 4)
-		temp_slots[temp_count++] = nbg_temp_register(tmp);
+		temp_slots[temp_count++] = slot;
 	return fd;
 }
 
@@ -61,7 +46,7 @@ static int temp_create(char *tmp)
 static char *write_dot_temp(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
 			    const char *title, const char *target)
 {
-	char *tmp = temp_beside(target, "dot");
+	char *tmp = nbg_temp_beside(target, "dot");
 	int fd, e;
 	FILE *f;
 
@@ -144,7 +129,7 @@ static int svg_stdout(const nbg_model *m, const nbg_graph *g, const nbg_commands
 	in = write_dot_temp(m, g, c, title, beside);
 	if (!in) {
 		fprintf(stderr, "nbg graph: cannot write a temporary file in %s: %s\n",
-			tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+			nbg_esc(tmpdir && *tmpdir ? tmpdir : "/tmp"), strerror(errno));
 		return NBG_EXIT_IO;
 	}
 	if (fflush(stdout) != 0)
@@ -178,7 +163,7 @@ static int svg_file(const nbg_model *m, const nbg_graph *g, const nbg_commands *
 		return x;
 	}
 	in = write_dot_temp(m, g, c, title, out);
-	svg = temp_beside(out, "svg");
+	svg = nbg_temp_beside(out, "svg");
 	if (!in || !svg || (fd = temp_create(svg)) < 0) {
 		fprintf(stderr, "nbg graph: cannot write beside %s: %s\n", nbg_esc(out),
 			strerror(errno));
@@ -267,12 +252,12 @@ int nbg_cmd_graph(int argc, char **argv)
 		else if (!strcmp(argv[i], "--title") && i + 1 < argc)
 			title = argv[++i];
 		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "nbg graph: unknown option '%s'\n", argv[i]);
+			fprintf(stderr, "nbg graph: unknown option '%s'\n", nbg_esc(argv[i]));
 			return NBG_EXIT_USAGE;
 		} else if (!in)
 			in = argv[i];
 		else {
-			fprintf(stderr, "nbg graph: one file at a time (got '%s' too)\n", argv[i]);
+			fprintf(stderr, "nbg graph: one file at a time (got '%s' too)\n", nbg_esc(argv[i]));
 			return NBG_EXIT_USAGE;
 		}
 	}
