@@ -27,22 +27,12 @@
 
 /* ------------------------------------------------------------ helpers */
 
-/* Paths (from the command line or a sample.txt) and vendor messages as they
- * may be shown on a terminal: printable ASCII kept, every other byte \xNN.
- * The result lives until four more calls. */
-static const char *shown(const char *s)
-{
-	static char ring[4][4 * NBG_RT_PATH_MAX + 1];
-	static unsigned k;
-	char *b = ring[k++ % 4], *e = nbg_text_escape(s ? s : "", NBG_RT_PATH_MAX);
-	snprintf(b, sizeof(ring[0]), "%s", e ? e : "?");
-	free(e);
-	return b;
-}
-
+/* Paths (from the command line or a sample.txt) are printed as every
+ * command prints them (nbg_esc, doc/security.md); messages through
+ * nbg_esc_msg, which keeps the paths a library message escaped already. */
 static void print_rt_error(const char *cmd, const nbg_error *e)
 {
-	fprintf(stderr, "nbg %s: %s: %s\n", cmd, nbg_code_name(e->code), shown(e->message));
+	fprintf(stderr, "nbg %s: %s: %s\n", cmd, nbg_code_name(e->code), nbg_esc_msg(e->message));
 }
 
 static void hex32(const uint8_t d[32], char out[65])
@@ -77,6 +67,14 @@ static json_t *json_text(const char *s)
 	json_t *j = e ? json_string(e) : NULL;
 	free(e);
 	return j ? j : json_null();
+}
+
+/* A path in JSON: as it is when it is UTF-8, else the \\xNN text of
+ * json_text (as every JSON report writes paths; doc/json-report.md). */
+static json_t *json_path(const char *s)
+{
+	json_t *j = s ? json_string(s) : NULL;
+	return j ? j : s ? json_text(s) : json_null();
 }
 
 static json_t *json_shape(const nbg_io *io)
@@ -135,12 +133,13 @@ typedef struct run_args {
 	size_t out_name_count;
 } run_args;
 
-/* A file written under a temporary name in the output directory. */
+/* A file written under a temporary name beside the file it replaces. */
 typedef struct staged_file {
-	char tmp[NBG_RT_PATH_MAX];
-	char final[NBG_RT_PATH_MAX];
-	int written;  /* tmp exists */
-	int renamed;  /* final exists (ours) */
+	char final[NBG_RT_PATH_MAX]; /* DIR/NAME, as reported */
+	char *target; /* the file to replace: final, or the file a link there names */
+	char *tmp;    /* the temporary while it exists, else NULL */
+	int slot;     /* its registration for removal on a signal */
+	int renamed;  /* target is ours now */
 } staged_file;
 
 static const char run_usage[] =
@@ -155,12 +154,12 @@ static const char run_usage[] =
 static int run_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int run_usage_error(const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
-	fputs("nbg run: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap); /* may quote an argument: escaped */
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "nbg run: %s\n", nbg_esc_msg(msg));
 	fputs(run_usage, stderr);
 	return NBG_EXIT_USAGE;
 }
@@ -320,80 +319,111 @@ static int ensure_dir(const char *dir)
 {
 	struct stat st;
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "nbg run: cannot create output directory %s: %s\n", shown(dir), strerror(errno));
+		fprintf(stderr, "nbg run: cannot create output directory %s: %s\n", nbg_esc(dir), strerror(errno));
 		return NBG_EXIT_IO;
 	}
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "nbg run: %s is not a directory\n", shown(dir));
+		fprintf(stderr, "nbg run: %s is not a directory\n", nbg_esc(dir));
 		return NBG_EXIT_IO;
 	}
 	return 0;
 }
 
-/* Writes data to a new temporary file next to DIR/name. */
+/* The file DIR/name replaces (under the OUT rules of doc/security.md) and
+ * a registered temporary beside it; the descriptor, or -1 with the exit code
+ * in *rc and a message printed. */
+static int stage_open(const char *dir, const char *name, staged_file *f, int *rc)
+{
+	nbg_error e;
+	int n = snprintf(f->final, sizeof(f->final), "%s/%s", dir, name), fd = -1;
+
+	*rc = NBG_EXIT_IO;
+	if (n < 0 || (size_t)n >= sizeof(f->final)) {
+		fprintf(stderr, "nbg run: output path under %s is too long\n", nbg_esc(dir));
+		return -1;
+	}
+	if (nbg_output_target(f->final, &f->target, &e) != NBG_OK) {
+		fprintf(stderr, "nbg run: %s: %s\n", nbg_code_name(e.code), nbg_esc_msg(e.message));
+		*rc = nbg_code_exit(e.code);
+		return -1;
+	}
+	f->tmp = nbg_temp_beside(f->target, "tmp");
+	if (!f->tmp || (fd = nbg_temp_create(f->tmp, &f->slot)) < 0) {
+		fprintf(stderr, "nbg run: cannot create a file in %s: %s\n", nbg_esc(dir),
+			f->tmp ? strerror(errno) : "out of memory");
+		free(f->tmp);
+		f->tmp = NULL;
+	}
+	return fd;
+}
+
+/* Writes data to a new temporary file for DIR/name: the mode (and, as
+ * root, the owner) of the file it replaces, or 0666 less the umask. */
 static int stage_file(const char *dir, const char *name, const void *data, size_t size,
 		      staged_file *f)
 {
-	memset(f, 0, sizeof(*f));
-	int n1 = snprintf(f->final, sizeof(f->final), "%s/%s", dir, name);
-	int n2 = snprintf(f->tmp, sizeof(f->tmp), "%s/.%s.tmp.XXXXXX", dir, name);
-	if (n1 < 0 || n2 < 0 || (size_t)n1 >= sizeof(f->final) || (size_t)n2 >= sizeof(f->tmp)) {
-		fprintf(stderr, "nbg run: output path under %s is too long\n", shown(dir));
-		return NBG_EXIT_IO;
-	}
-	int fd = mkstemp(f->tmp);
-	if (fd < 0) {
-		fprintf(stderr, "nbg run: cannot create a file in %s: %s\n", shown(dir), strerror(errno));
-		return NBG_EXIT_IO;
-	}
-	f->written = 1;
-	const uint8_t *p = data;
-	size_t left = size;
-	while (left) {
-		ssize_t w = write(fd, p, left);
+	struct stat st;
+	int rc, fd = stage_open(dir, name, f, &rc);
+
+	if (fd < 0)
+		return rc;
+	for (const uint8_t *p = data; size;) {
+		ssize_t w = write(fd, p, size);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			fprintf(stderr, "nbg run: cannot write %s: %s\n", shown(f->tmp),
+			fprintf(stderr, "nbg run: cannot write %s: %s\n", nbg_esc(f->tmp),
 				w < 0 ? strerror(errno) : "short write");
 			close(fd);
 			return NBG_EXIT_IO;
 		}
 		p += w;
-		left -= (size_t)w;
+		size -= (size_t)w;
 	}
-	/* mkstemp makes 0600 files; give outputs the usual umask-governed mode. */
 	mode_t um = umask(0);
 	umask(um);
-	if (fchmod(fd, 0666 & ~um) != 0 || fsync(fd) != 0 || close(fd) != 0) {
-		fprintf(stderr, "nbg run: cannot finish %s: %s\n", shown(f->tmp), strerror(errno));
+	if (stat(f->target, &st) != 0)
+		st.st_mode = 0666 & ~um; /* a new file */
+	else if (geteuid() == 0)
+		(void)fchown(fd, st.st_uid, st.st_gid); /* before fchmod: chown clears set-id bits */
+	if (fchmod(fd, st.st_mode & 07777) != 0 || fsync(fd) != 0 || close(fd) != 0) {
+		fprintf(stderr, "nbg run: cannot finish %s: %s\n", nbg_esc(f->tmp), strerror(errno));
 		return NBG_EXIT_IO;
 	}
 	return 0;
+}
+
+static void unstage_temp(staged_file *f)
+{
+	nbg_temp_unregister(f->slot);
+	free(f->tmp);
+	f->tmp = NULL;
 }
 
 /* Removes every temporary and every file this run already renamed. */
 static void discard_staged(staged_file *files, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (files[i].written)
+		if (files[i].tmp) {
 			unlink(files[i].tmp);
+			unstage_temp(&files[i]);
+		}
 		if (files[i].renamed)
-			unlink(files[i].final);
-		files[i].written = files[i].renamed = 0;
+			unlink(files[i].target);
+		files[i].renamed = 0;
 	}
 }
 
 static int commit_staged(staged_file *files, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (rename(files[i].tmp, files[i].final) != 0) {
-			fprintf(stderr, "nbg run: cannot rename %s to %s: %s\n", shown(files[i].tmp),
-				shown(files[i].final), strerror(errno));
+		if (rename(files[i].tmp, files[i].target) != 0) {
+			fprintf(stderr, "nbg run: cannot rename %s to %s: %s\n", nbg_esc(files[i].tmp),
+				nbg_esc(files[i].target), strerror(errno));
 			discard_staged(files, n);
 			return NBG_EXIT_IO;
 		}
-		files[i].written = 0;
+		unstage_temp(&files[i]);
 		files[i].renamed = 1;
 	}
 	return 0;
@@ -431,9 +461,19 @@ typedef struct run_state {
 
 static int tensor_fail(const char *path, const char *what, const nbg_error *e)
 {
-	fprintf(stderr, "nbg run: %s: %s %s: %s\n", nbg_code_name(e->code), what, shown(path),
-		shown(e->message));
+	fprintf(stderr, "nbg run: %s: %s %s: %s\n", nbg_code_name(e->code), what, nbg_esc(path),
+		nbg_esc_msg(e->message));
 	return nbg_code_exit(e->code);
+}
+
+/* A file that shrank while it was read: what was read from it is zeros
+ * (doc/security.md), so nothing computed from it may be run or written. */
+static int file_changed(const char *path, const char *what)
+{
+	fprintf(stderr, "nbg run: %s: %s %s shrank while it was being read (another process "
+			"truncated it): nothing is run or written\n",
+		nbg_code_name(NBG_E_FILE_CHANGED), what, nbg_esc(path));
+	return nbg_code_exit(NBG_E_FILE_CHANGED);
 }
 
 /* Reads a whole file into a tensor of the record io. */
@@ -442,13 +482,16 @@ static int load_tensor(const char *path, const nbg_io *io, uint8_t **raw, float 
 	nbg_mapping map;
 	nbg_error e;
 	if (nbg_map_file(path, &map, &e) != 0) {
-		fprintf(stderr, "nbg run: %s\n", shown(e.message));
+		fprintf(stderr, "nbg run: %s\n", nbg_esc_msg(e.message));
 		return NBG_EXIT_IO;
 	}
 	size_t rs;
 	nbg_code rc = raw ? nbg_tensor_to_raw(io, nbg_tensor_kind_of(path), map.data, map.size, raw, &rs, &e)
 			  : nbg_tensor_floats(io, nbg_tensor_kind_of(path), map.data, map.size, vals, &e);
+	int shrank = nbg_input_shrank(path, &map);
 	nbg_unmap_file(&map);
+	if (shrank)
+		return file_changed(path, raw ? "input" : "golden");
 	return rc == NBG_OK ? 0 : tensor_fail(path, raw ? "input" : "golden", &e);
 }
 
@@ -458,12 +501,12 @@ static int run_inputs(run_state *s)
 {
 	if (s->a.input_count != s->n_in) {
 		fprintf(stderr, "nbg run: input-count-mismatch: %zu --input file%s given; %s declares %zu input%s\n",
-			s->a.input_count, s->a.input_count == 1 ? "" : "s", shown(s->a.model), s->n_in, s->n_in == 1 ? "" : "s");
+			s->a.input_count, s->a.input_count == 1 ? "" : "s", nbg_esc(s->a.model), s->n_in, s->n_in == 1 ? "" : "s");
 		return nbg_code_exit(NBG_E_INPUT_COUNT_MISMATCH);
 	}
 	if (s->a.golden_count && s->a.golden_count != s->n_out) {
 		fprintf(stderr, "nbg run: %zu --golden file%s given; %s declares %zu output%s\n",
-			s->a.golden_count, s->a.golden_count == 1 ? "" : "s", shown(s->a.model), s->n_out, s->n_out == 1 ? "" : "s");
+			s->a.golden_count, s->a.golden_count == 1 ? "" : "s", nbg_esc(s->a.model), s->n_out, s->n_out == 1 ? "" : "s");
 		return NBG_EXIT_USAGE;
 	}
 	size_t ni = s->n_in ? s->n_in : 1, no = s->n_out ? s->n_out : 1;
@@ -513,10 +556,12 @@ static int run_session(run_state *s)
 		  (s->a.no_isolate ? NBG_RT_SESSION_NO_ISOLATE : 0) |
 		  (s->a.float32_outputs ? NBG_RT_SESSION_FLOAT32_OUTPUTS : 0) |
 		  (s->a.input_kind_given ? NBG_RT_SESSION_INPUT_KIND : 0);
-	if (nbg_rt_session_run(&o, s->model.map.data, s->model.map.size, s->bufs, s->n_in, &s->res,
-			       &s->e) != NBG_OK)
-		return rt_exit("run", &s->e);
-	return 0;
+	nbg_code c = nbg_rt_session_run(&o, s->model.map.data, s->model.map.size, s->bufs, s->n_in,
+					&s->res, &s->e);
+	/* the runtime read the mapping: a model cut meanwhile was zeros to it */
+	if (nbg_input_shrank(s->a.model, &s->model.map))
+		return file_changed(s->a.model, "model");
+	return c == NBG_OK ? 0 : rt_exit("run", &s->e);
 }
 
 /* output_<i>.bin (raw) and output_<i>.npy (float32), staged; goldens compared. */
@@ -582,8 +627,8 @@ static json_t *runtime_json(const run_state *s)
 	char t[200];
 	json_t *jr = json_object();
 	json_object_set_new(jr, "backend_selected", json_string(nbg_rt_select_name(r->backend)));
-	json_object_set_new(jr, "library", json_text(r->library));
-	json_object_set_new(jr, "device_root", json_text(r->probe.device_root));
+	json_object_set_new(jr, "library", json_path(r->library));
+	json_object_set_new(jr, "device_root", json_path(r->probe.device_root));
 	json_object_set_new(jr, "backend", json_integer(r->probe.backend));
 	json_object_set_new(jr, "backend_name", json_string(nbg_rt_backend_name(r->probe.backend)));
 	if (r->backend == NBG_RT_SELECT_NNSDK) {
@@ -614,7 +659,7 @@ static json_t *outputs_json(const run_state *s)
 		json_object_set_new(x, "index", json_integer((json_int_t)i));
 		if (io->has_name)
 			json_object_set_new(x, "name", json_text(io->name));
-		json_object_set_new(x, "file", json_text(slash ? slash + 1 : final));
+		json_object_set_new(x, "file", json_path(slash ? slash + 1 : final));
 		if (s->out_f[i]) {
 			char n[64];
 			snprintf(n, sizeof(n), "output_%zu.npy", i);
@@ -641,7 +686,7 @@ static json_t *golden_json(const run_state *s)
 	for (size_t i = 0; i < s->n_out; i++) {
 		json_t *x = json_object();
 		json_object_set_new(x, "index", json_integer((json_int_t)i));
-		json_object_set_new(x, "file", json_text(s->a.goldens[i]));
+		json_object_set_new(x, "file", json_path(s->a.goldens[i]));
 		json_object_set_new(x, "format", json_string(format_name(s->res->outputs[i].data_format)));
 		json_object_set_new(x, "elements", json_integer((json_int_t)s->cmp[i].elements));
 		json_object_set_new(x, "mismatches", json_integer((json_int_t)s->cmp[i].mismatches));
@@ -662,7 +707,7 @@ static json_t *summary_json(const run_state *s)
 	json_t *summary = json_object();
 	json_object_set_new(summary, "nbgkit_version", json_string(nbg_version_string()));
 	json_t *jm = json_object();
-	json_object_set_new(jm, "path", json_text(s->a.model));
+	json_object_set_new(jm, "path", json_path(s->a.model));
 	json_object_set_new(jm, "bytes", json_integer((json_int_t)s->model.map.size));
 	json_object_set_new(jm, "sha256", json_hex32(s->m->file_sha256));
 	json_object_set_new(jm, "version", json_hex_u32(s->m->version));
@@ -676,7 +721,7 @@ static json_t *summary_json(const run_state *s)
 		const nbg_io *io = nbg_model_input_at(s->m, i);
 		json_t *x = json_object();
 		json_object_set_new(x, "index", json_integer((json_int_t)i));
-		json_object_set_new(x, "file", json_text(s->a.inputs[i]));
+		json_object_set_new(x, "file", json_path(s->a.inputs[i]));
 		json_object_set_new(x, "file_kind", json_string(nbg_tensor_kind_name(nbg_tensor_kind_of(s->a.inputs[i]))));
 		json_object_set_new(x, "shape", json_shape(io));
 		json_object_set_new(x, "format", json_string(format_name(io->data_format)));
@@ -749,9 +794,9 @@ static int run_report(run_state *s, int rc)
 {
 	const nbg_rt_session_result *r = s->res;
 	char t[200];
-	printf("model: %s (target 0x%08x), %lu loop%s on %s via %s (%s)\n", shown(s->a.model),
+	printf("model: %s (target 0x%08x), %lu loop%s on %s via %s (%s)\n", nbg_esc(s->a.model),
 	       s->m->target, r->loops, r->loops == 1 ? "" : "s", nbg_rt_backend_name(r->probe.backend),
-	       shown(r->library),
+	       nbg_esc(r->library),
 	       nbg_rt_select_name(r->backend));
 	if (r->cid_known)
 		printf("target: device CID %s%s\n", nbg_target_describe(r->cid, t, sizeof(t)),
@@ -767,17 +812,17 @@ static int run_report(run_state *s, int rc)
 		hex32(o->sha256, h);
 		printf("output %zu: %s ", i, format_name(o->data_format));
 		print_shape(stdout, nbg_model_output_at(s->m, i));
-		printf(" %zu bytes sha256 %s -> %s%s\n", o->size, h, shown(s->staged[s->raw_staged[i]].final),
+		printf(" %zu bytes sha256 %s -> %s%s\n", o->size, h, nbg_esc(s->staged[s->raw_staged[i]].final),
 		       o->stable ? "" : " (differs between loops)");
 		if (s->a.golden_count)
 			printf("  golden %s: %s, %llu/%llu elements beyond %g, max abs diff %g\n",
-			       shown(s->a.goldens[i]), s->cmp[i].mismatches ? "MISMATCH" : "match",
+			       nbg_esc(s->a.goldens[i]), s->cmp[i].mismatches ? "MISMATCH" : "match",
 			       (unsigned long long)s->cmp[i].mismatches, (unsigned long long)s->cmp[i].elements,
 			       s->a.tolerance, s->cmp[i].max_abs_diff);
 		if (s->a.top)
 			print_top(s, i);
 	}
-	printf("summary: %s\n", shown(s->staged[s->staged_count - 1].final));
+	printf("summary: %s\n", nbg_esc(s->staged[s->staged_count - 1].final));
 	if (!s->golden_ok) {
 		fprintf(stderr, "nbg run: golden mismatch (see summary.json)\n");
 		rc = NBG_EXIT_INVALID;
@@ -791,6 +836,8 @@ static int run_cleanup(run_state *s, int rc)
 {
 	if (s->staged && !s->committed)
 		discard_staged(s->staged, s->staged_count);
+	for (size_t i = 0; s->staged && i < s->staged_count; i++)
+		free(s->staged[i].target);
 	nbg_rt_session_free(s->res);
 	json_decref(s->summary);
 	for (size_t i = 0; s->in_raw && i < s->n_in; i++)
@@ -845,14 +892,14 @@ static int run_sample(run_args *a)
 	nbg_error e;
 	nbg_sample *smp = NULL;
 	if (nbg_map_file(a->sample, &map, &e) != 0) {
-		fprintf(stderr, "nbg run: %s\n", shown(e.message));
+		fprintf(stderr, "nbg run: %s\n", nbg_esc_msg(e.message));
 		return NBG_EXIT_IO;
 	}
 	nbg_code c = nbg_sample_parse((const char *)map.data, map.size, &smp, &e);
 	nbg_unmap_file(&map);
 	if (c != NBG_OK) {
-		fprintf(stderr, "nbg run: %s: %s: %s\n", nbg_code_name(c), shown(a->sample),
-			shown(e.message));
+		fprintf(stderr, "nbg run: %s: %s: %s\n", nbg_code_name(c), nbg_esc(a->sample),
+			nbg_esc_msg(e.message));
 		return nbg_code_exit(c);
 	}
 	int worst = 0, rc = ensure_dir(a->output_dir);
@@ -871,7 +918,7 @@ static int run_sample(run_args *a)
 		one.golden_count = w->golden_count;
 		one.out_names = w->outputs;
 		one.out_name_count = w->output_count;
-		printf("network %zu of %zu: %s\n", k + 1, smp->network_count, shown(w->model));
+		printf("network %zu of %zu: %s\n", k + 1, smp->network_count, nbg_esc(w->model));
 		rc = run_one(&one);
 		if (rc == NBG_EXIT_INVALID && w->golden_count) {
 			worst = rc; /* a golden mismatch: the next network still runs */
