@@ -31,7 +31,7 @@ typedef struct opts {
 static int usage(const char *why, const char *what)
 {
 	if (why)
-		fprintf(stderr, "nbg corpus: %s%s%s%s\n", why, what ? " '" : "", what ? what : "",
+		fprintf(stderr, "nbg corpus: %s%s%s%s\n", why, what ? " '" : "", what ? nbg_esc(what) : "",
 			what ? "'" : "");
 	fprintf(stderr,
 		"usage: nbg corpus [--json] [--quiet] [--jobs N] [--records FILE|-]\n"

@@ -94,12 +94,12 @@ int nbg_cmd_diff(int argc, char **argv)
 		if (!strcmp(argv[i], "--json"))
 			json = 1;
 		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "nbg diff: unknown option '%s'\n", argv[i]);
+			fprintf(stderr, "nbg diff: unknown option '%s'\n", nbg_esc(argv[i]));
 			return DIFF_TROUBLE;
 		} else if (n < 2)
 			paths[n++] = argv[i];
 		else {
-			fprintf(stderr, "nbg diff: two files only (got '%s' too)\n", argv[i]);
+			fprintf(stderr, "nbg diff: two files only (got '%s' too)\n", nbg_esc(argv[i]));
 			return DIFF_TROUBLE;
 		}
 	}

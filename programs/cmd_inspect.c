@@ -181,7 +181,7 @@ static int inspect_args(int argc, char **argv, inspect_opts *o, const char **fil
 				return -1;
 			o->has_target = 1;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "nbg inspect: unknown option '%s'\n", a);
+			fprintf(stderr, "nbg inspect: unknown option '%s'\n", nbg_esc(a));
 			return -1;
 		} else
 			files[n++] = a;
@@ -290,7 +290,7 @@ static int verify_args(int argc, char **argv, int *quiet, int *status, int *sha,
 				return -1;
 			*target = value;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "nbg verify: unknown option '%s'\n", argv[i]);
+			fprintf(stderr, "nbg verify: unknown option '%s'\n", nbg_esc(argv[i]));
 			return -1;
 		}
 	}

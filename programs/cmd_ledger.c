@@ -146,7 +146,7 @@ int nbg_cmd_ledger(int argc, char **argv)
 		if (!strcmp(argv[i], "--json"))
 			json = 1;
 		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "nbg ledger: unknown option '%s'\n", argv[i]);
+			fprintf(stderr, "nbg ledger: unknown option '%s'\n", nbg_esc(argv[i]));
 			return NBG_EXIT_USAGE;
 		} else
 			files++;
@@ -202,14 +202,14 @@ int nbg_cmd_reemit(int argc, char **argv)
 		if (!strcmp(argv[i], "--ledger") && i + 1 < argc)
 			ledger_doc = argv[++i];
 		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "nbg reemit: unknown option '%s'\n", argv[i]);
+			fprintf(stderr, "nbg reemit: unknown option '%s'\n", nbg_esc(argv[i]));
 			return NBG_EXIT_USAGE;
 		} else if (!in)
 			in = argv[i];
 		else if (!out)
 			out = argv[i];
 		else {
-			fprintf(stderr, "nbg reemit: FILE and OUT only (got '%s' too)\n", argv[i]);
+			fprintf(stderr, "nbg reemit: FILE and OUT only (got '%s' too)\n", nbg_esc(argv[i]));
 			return NBG_EXIT_USAGE;
 		}
 	}
@@ -359,7 +359,7 @@ int nbg_cmd_map(int argc, char **argv)
 					"with any SVG viewer or converter (doc/ledger.md)\n");
 			goto done;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "nbg map: unknown option '%s'\n", argv[i]);
+			fprintf(stderr, "nbg map: unknown option '%s'\n", nbg_esc(argv[i]));
 			goto done;
 		} else
 			in[n++] = argv[i];
@@ -372,7 +372,7 @@ int nbg_cmd_map(int argc, char **argv)
 	into_dir = strcmp(svg, "-") && stat(svg, &st) == 0 && S_ISDIR(st.st_mode);
 	if (n > 1 && !into_dir) {
 		fprintf(stderr, "nbg map: several inputs need --svg DIR, an existing directory "
-				"(each drawn into DIR/NAME.svg); '%s' is not one\n", svg);
+				"(each drawn into DIR/NAME.svg); '%s' is not one\n", nbg_esc(svg));
 		goto done;
 	}
 	for (int i = 0; i < n; i++)

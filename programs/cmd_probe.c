@@ -115,7 +115,7 @@ static int probe_args(int argc, char **argv, const char **root, const char **nns
 		} else if (!strcmp(a, "--viplite") && i + 1 < argc) {
 			*vip = argv[++i];
 		} else {
-			fprintf(stderr, "nbg probe: unknown or incomplete option '%s'\n%s", a,
+			fprintf(stderr, "nbg probe: unknown or incomplete option '%s'\n%s", nbg_esc(a),
 				probe_usage);
 			return NBG_EXIT_USAGE;
 		}
@@ -134,7 +134,7 @@ int nbg_cmd_probe(int argc, char **argv)
 	static nbg_rt_machine m; /* about 35 KB: not on the stack */
 	nbg_error e;
 	if (nbg_rt_machine_probe(root, nnsdk, vip, flags, &m, &e) != NBG_OK) {
-		fprintf(stderr, "nbg probe: %s: %s\n", nbg_code_name(e.code), e.message);
+		fprintf(stderr, "nbg probe: %s: %s\n", nbg_code_name(e.code), nbg_esc_msg(e.message));
 		return NBG_EXIT_USAGE;
 	}
 	if (json) {

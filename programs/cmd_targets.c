@@ -71,8 +71,11 @@ int nbg_target_parse(const char *arg, uint32_t *out)
 			*out = t->target;
 			return 0;
 		}
+	/* nbg_path_escape, not nbg_esc: cli.c calls into this file */
+	char *shown = nbg_path_escape(arg);
 	fprintf(stderr, "nbg: --expect-target '%s' is neither a number (0x1000003b) nor a "
-			"configuration name that nbg targets lists\n", arg);
+			"configuration name that nbg targets lists\n", shown ? shown : "?");
+	free(shown);
 	return -1;
 }
 

@@ -352,7 +352,7 @@ int nbg_cli_help(FILE *out, const char *name)
 	const command_doc *c = find(name);
 
 	if (!c) {
-		fprintf(stderr, "nbg: unknown command '%s'\n", name);
+		fprintf(stderr, "nbg: unknown command '%s'\n", nbg_esc(name));
 		return NBG_EXIT_USAGE;
 	}
 	synopsis(out, c, "usage: ");

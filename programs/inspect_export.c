@@ -19,7 +19,7 @@ nbg_export_form nbg_export_form_parse(const char *name)
 		return NBG_EXPORT_JEVOIS;
 	fprintf(stderr, "nbg inspect: --format takes meta (ACUITY's nbg_meta.json), vpm "
 			"(vpm_run's I/O lines) or jevois (JeVois-Pro tensor specs), not '%s'\n",
-		name);
+		nbg_esc(name));
 	return NBG_EXPORT_NONE;
 }
 
@@ -62,7 +62,7 @@ static int export_meta(const nbg_model *m, const char *path, nbg_json_list *list
 	const char *fname = nbg_data_format_name(io->data_format);
 	fprintf(stderr, "nbg: %s: %s %zu has data format %s (%u), which ACUITY's nbg_meta.json "
 			"has no dtype for: use --format vpm, which gives the format's number\n",
-		path, side, index, fname ? fname : "unknown", io->data_format);
+		nbg_esc(path), side, index, fname ? fname : "unknown", io->data_format);
 	return NBG_EXIT_INVALID;
 }
 
@@ -74,9 +74,7 @@ int nbg_inspect_export(const nbg_model *m, const char *path, nbg_export_form for
 	/* Several files: each block under a comment line naming its file (a
 	 * YAML comment for JeVois; vpm_run lines never start with '#'). */
 	if (many) {
-		char *shown = nbg_text_escape(path, strlen(path));
-		printf("%s# NBG file: %s\n", list->count ? "\n" : "", shown ? shown : "?");
-		free(shown);
+		printf("%s# NBG file: %s\n", list->count ? "\n" : "", nbg_esc(path));
 	}
 	list->count++;
 	if (form == NBG_EXPORT_VPM)
