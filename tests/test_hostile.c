@@ -268,6 +268,11 @@ static void test_out_special_and_links(void **state)
 	r = run(d);
 	expect(&r, 3);
 	run_free(&r);
+	const char *mf[] = { "map", "sample.nb", "--svg", "fifo.out", NULL };
+	r = run(mf);
+	expect(&r, 3);
+	assert_non_null(strstr(r.err, "fifo.out is a FIFO"));
+	run_free(&r);
 	const char *gf[] = { "graph", "sample.nb", "--dot", "fifo.out", NULL };
 	r = run(gf);
 	expect(&r, 3);
@@ -713,6 +718,18 @@ static void test_stdout_full(void **state)
 		{ "diff", "--json", "sample.nb", "walk2.nb", NULL },
 		{ "reemit", "sample.nb", "-", NULL },
 		{ "help", NULL },
+		{ "help", "run", NULL },
+		{ "version", NULL },
+		{ "codes", "--markdown", NULL },
+		{ "targets", NULL },
+		{ "targets", "--json", NULL },
+		{ "inspect", "--format", "meta", "sample.nb", NULL },
+		{ "inspect", "--format", "vpm", "sample.nb", NULL },
+		{ "inspect", "--memory", "sample.nb", NULL },
+		{ "graph", "sample.nb", NULL },
+		{ "tensor", "--model", "sample.nb", NULL },
+		{ "probe", "--nnsdk", TD_LIB, NULL },
+		{ "probe", "--json", "--nnsdk", TD_LIB, NULL },
 	};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		run_result r = run_env(NULL, NULL, "/dev/full", cmds[i]);
@@ -798,103 +815,498 @@ static json_t *json_of(const run_result *r)
 	return j;
 }
 
-/* The string at j (a failed lookup fails the test, not the process). */
-static const char *str_at(json_t *j)
+/* The JSON forms of a path (doc/security.md): UTF-8 as it is, any other
+ * as \xNN per byte; written out by hand here. */
+#define UTF "caf\xc3\xa9"
+#define BAD "\xff\xfe"
+#define BAD_JSON "\\xff\\xfe"
+
+static void want_str(json_t *j, const char *what, const char *want)
 {
 	const char *s = json_string_value(j);
-	assert_non_null(s);
-	return s;
+	if (!s || strcmp(s, want))
+		fail_msg("%s: %s (wanted %s)", what, s ? s : "(missing)", want);
 }
 
-static void test_json_raw_paths(void **state)
+static json_t *run_json(const char **argv, int status)
+{
+	run_result r = run(argv);
+	expect(&r, status);
+	json_t *j = json_of(&r);
+	run_free(&r);
+	return j;
+}
+
+/* No string anywhere in j holds `needle` (a document that holds no path). */
+static void no_string_with(json_t *j, const char *needle)
+{
+	char *s = json_dumps(j, JSON_ENSURE_ASCII);
+	assert_non_null(s);
+	assert_null(strstr(s, needle));
+	free(s);
+}
+
+/* How many members named `key` anywhere in j are the string `want`. */
+static int count_values(json_t *j, const char *key, const char *want)
+{
+	int n = 0;
+	const char *k;
+	json_t *v;
+	size_t i;
+	if (json_is_object(j)) {
+		json_object_foreach(j, k, v) {
+			if (!strcmp(k, key) && json_is_string(v) && !strcmp(json_string_value(v), want))
+				n++;
+			n += count_values(v, key, want);
+		}
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, v)
+			n += count_values(v, key, want);
+	}
+	return n;
+}
+
+static uint8_t *corpus_model(size_t *n)
+{
+	char model[1024];
+	snprintf(model, sizeof(model), "%s/v2/face_detector_nbg_int16.nb", NBG_CORPUS_DIR);
+	return fx_read_file(model, n);
+}
+
+/* summary.json of nbg run, by the command line and by a sample.txt. */
+static void json_paths_of_run(void)
+{
+	size_t n;
+	uint8_t *mb = corpus_model(&n);
+	if (!mb) {
+		print_message("run: skipped, the corpus directory %s is absent\n", NBG_CORPUS_DIR);
+		return;
+	}
+	put_file(in_work("m" BAD ".nb"), mb, n);
+	free(mb);
+	uint8_t *in = calloc(98304, 1);
+	put_file(in_work("in" UTF ".bin"), in, 98304);
+	put_file(in_work("g" BAD "0.bin"), in, 28672);
+	put_file(in_work("g" UTF "1.bin"), in, 1792);
+	free(in);
+	assert_int_equal(symlink(TD_LIB, in_work("lib" BAD ".so")), 0);
+	const char *rr[] = { "run", "m" BAD ".nb", "--input", "in" UTF ".bin", "--golden",
+			     "g" BAD "0.bin", "g" UTF "1.bin", "--output-dir", "out", "--nnsdk",
+			     "./lib" BAD ".so", "--device-root", "dev" BAD, NULL };
+	run_result r = run(rr);
+	assert_true(r.status == 0 || r.status == 1); /* the goldens are zeros: may mismatch */
+	run_free(&r);
+	json_error_t je;
+	json_t *j = json_load_file(in_work("out/summary.json"), 0, &je);
+	assert_non_null(j);
+	want_str(json_object_get(json_object_get(j, "model"), "path"), "model", "m" BAD_JSON ".nb");
+	json_t *rt = json_object_get(j, "runtime");
+	want_str(json_object_get(rt, "device_root"), "device_root", "dev" BAD_JSON);
+	want_str(json_object_get(rt, "library"), "library", "./lib" BAD_JSON ".so");
+	want_str(json_object_get(json_array_get(json_object_get(j, "inputs"), 0), "file"), "input",
+		 "in" UTF ".bin");
+	json_t *g = json_object_get(json_object_get(j, "golden"), "outputs");
+	want_str(json_object_get(json_array_get(g, 0), "file"), "golden 0", "g" BAD_JSON "0.bin");
+	want_str(json_object_get(json_array_get(g, 1), "file"), "golden 1", "g" UTF "1.bin");
+	json_decref(j);
+
+	/* output names from a sample.txt's [output] */
+	FILE *f = fopen(in_work("sample.txt"), "w");
+	assert_non_null(f);
+	fprintf(f, "[network]\nm" BAD ".nb\n[input]\nin" UTF ".bin\n[output]\no" BAD ".dat\n"
+		   "o" UTF ".dat\n");
+	assert_int_equal(fclose(f), 0);
+	const char *rs[] = { "run", "--sample", "sample.txt", "--output-dir", "out2", "--nnsdk",
+			     TD_LIB, "--device-root", "dev" BAD, NULL };
+	r = run(rs);
+	expect(&r, 0);
+	run_free(&r);
+	j = json_load_file(in_work("out2/summary.json"), 0, &je);
+	assert_non_null(j);
+	json_t *o = json_object_get(j, "outputs");
+	want_str(json_object_get(json_array_get(o, 0), "file"), "output 0", "o" BAD_JSON ".dat");
+	want_str(json_object_get(json_array_get(o, 1), "file"), "output 1", "o" UTF ".dat");
+	json_decref(j);
+}
+
+/* Every JSON document nbg writes keeps a path that is not UTF-8 (as \xNN)
+ * and one that is (as it is); none drops one. */
+static void test_json_paths_everywhere(void **state)
 {
 	(void)state;
-	/* the JSON form of such a path: \xNN per byte (doc/json-report.md) */
-	const char *want = "\\xff\\xfe.nb";
-	put_file(in_work(RAW), sample, sample_size);
+	put_file(in_work(BAD ".nb"), sample, sample_size);
+	put_file(in_work(UTF ".nb"), sample, sample_size);
 
-	const char *i[] = { "inspect", "--json", RAW, NULL };
-	run_result r = run(i);
-	expect(&r, 0);
-	json_t *j = json_of(&r);
-	assert_string_equal(str_at(json_object_get(j, "path")), want);
+	const char *i1[] = { "inspect", "--json", BAD ".nb", NULL };
+	json_t *j = run_json(i1, 0);
+	want_str(json_object_get(j, "path"), "inspect", BAD_JSON ".nb");
 	json_decref(j);
-	run_free(&r);
-
-	const char *l[] = { "ledger", "--json", RAW, NULL };
-	r = run(l);
-	expect(&r, 0);
-	j = json_of(&r);
-	assert_string_equal(str_at(json_object_get(j, "path")), want);
+	const char *i2[] = { "inspect", "--json", "--memory", BAD ".nb", UTF ".nb", NULL };
+	j = run_json(i2, 0);
+	want_str(json_object_get(json_array_get(j, 0), "path"), "inspect[0]", BAD_JSON ".nb");
+	want_str(json_object_get(json_array_get(j, 1), "path"), "inspect[1]", UTF ".nb");
 	json_decref(j);
-	run_free(&r);
-
-	const char *d[] = { "diff", "--json", RAW, "sample.nb", NULL };
-	r = run(d);
-	expect(&r, 0);
-	j = json_of(&r);
-	assert_string_equal(str_at(json_object_get(json_object_get(j, "a"), "path")),
-			    want);
-	json_decref(j);
-	run_free(&r);
-
 	/* the failure document of an invalid file */
 	uint8_t bad[64] = { 'V', 'P', 'M', 'N' };
 	put_file(in_work("\xfd.nb"), bad, sizeof(bad));
 	const char *e[] = { "inspect", "--json", "\xfd.nb", NULL };
-	r = run(e);
-	expect(&r, 1);
-	j = json_of(&r);
-	assert_string_equal(str_at(json_object_get(j, "path")), "\\xfd.nb");
+	j = run_json(e, 1);
+	want_str(json_object_get(j, "path"), "failure", "\\xfd.nb");
 	json_decref(j);
+	/* --format meta holds no path at all */
+	const char *m[] = { "inspect", "--format", "meta", BAD ".nb", UTF ".nb", NULL };
+	j = run_json(m, 0);
+	assert_int_equal(json_array_size(j), 2);
+	no_string_with(j, "\\u00e9.nb");
+	no_string_with(j, "fe.nb");
+	json_decref(j);
+
+	const char *l[] = { "ledger", "--json", BAD ".nb", NULL };
+	j = run_json(l, 0);
+	want_str(json_object_get(j, "path"), "ledger", BAD_JSON ".nb");
+	json_decref(j);
+	const char *d[] = { "diff", "--json", BAD ".nb", UTF ".nb", NULL };
+	j = run_json(d, 0);
+	want_str(json_object_get(json_object_get(j, "a"), "path"), "diff a", BAD_JSON ".nb");
+	want_str(json_object_get(json_object_get(j, "b"), "path"), "diff b", UTF ".nb");
+	json_decref(j);
+	const char *de[] = { "diff", "--json", BAD ".nb", "\xfd.nb", NULL };
+	j = run_json(de, 2);
+	want_str(json_object_get(json_object_get(j, "error"), "path"), "diff error", "\\xfd.nb");
+	json_decref(j);
+
+	/* corpus: the records name each file; the summary names none */
+	const char *c[] = { "corpus", "--quiet", "--records", "-", BAD ".nb", UTF ".nb", NULL };
+	run_result r = run(c);
+	expect(&r, 0);
+	char *nl = strchr(r.out, '\n');
+	assert_non_null(nl);
+	json_t *r0 = json_loadb(r.out, (size_t)(nl - r.out), 0, NULL);
+	json_t *r1 = json_loads(nl + 1, 0, NULL);
+	assert_non_null(r0);
+	assert_non_null(r1);
+	want_str(json_object_get(r0, "path"), "record 0", BAD_JSON ".nb");
+	want_str(json_object_get(r1, "path"), "record 1", UTF ".nb");
+	json_decref(r0);
+	json_decref(r1);
+	run_free(&r);
+	const char *cj[] = { "corpus", "--json", BAD ".nb", UTF ".nb", NULL };
+	j = run_json(cj, 0);
+	assert_int_equal(json_integer_value(json_object_get(j, "files")), 2);
+	no_string_with(j, "\\u00e9.nb");
+	no_string_with(j, "fe.nb");
+	json_decref(j);
+
+	/* probe: the device root, each node's path, the library (a path with
+	 * a slash, or dlopen would search the library path for it) */
+	assert_int_equal(mkdir(in_work("dev" BAD), 0755), 0);
+	put_file(in_work("dev" BAD "/galcore"), "", 0);
+	assert_int_equal(symlink(TD_LIB, in_work(UTF ".so")), 0);
+	const char *p[] = { "probe", "--json", "--device-root", "dev" BAD, "--nnsdk",
+			    "./" UTF ".so", NULL };
+	j = run_json(p, 0);
+	want_str(json_object_get(j, "device_root"), "device_root", "dev" BAD_JSON);
+	want_str(json_object_get(json_array_get(json_object_get(j, "nodes"), 0), "path"), "node",
+		 "dev" BAD_JSON "/galcore");
+	assert_int_equal(count_values(j, "library", "./" UTF ".so"), 2); /* report and selection */
+	json_decref(j);
+
+	json_paths_of_run();
+}
+
+/* ------------------------------------- nbg run: paths, shrinking inputs, OUT, exits */
+
+#define ESC_M "m\033]0;pwned\007.nb"
+#define ESC_M_SHOWN "m\\033]0;pwned\\a.nb"
+
+/* The corpus model under `name` in work, and a zero input for it; 0 when
+ * the corpus is absent (the caller skips). */
+static int run_fixture(const char *name, const char *input)
+{
+	size_t n;
+	uint8_t *mb = corpus_model(&n);
+	if (!mb) {
+		print_message("skipped: the corpus directory %s is absent\n", NBG_CORPUS_DIR);
+		return 0;
+	}
+	put_file(in_work(name), mb, n);
+	free(mb);
+	uint8_t *in = calloc(98304, 1);
+	assert_non_null(in);
+	put_file(in_work(input), in, 98304);
+	free(in);
+	if (access(in_work("dev"), F_OK) != 0) {
+		assert_int_equal(mkdir(in_work("dev"), 0755), 0);
+		put_file(in_work("dev/galcore"), "", 0);
+	}
+	return 1;
+}
+
+/* Entries of directory `dir` under work (-1: it does not exist). */
+static int entries_in(const char *dir)
+{
+	DIR *d = opendir(in_work(dir));
+	struct dirent *e;
+	int n = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* Every path nbg run prints -- model, inputs, goldens, output directory
+ * and files, sample.txt entries -- is escaped once, as ls -b does. */
+static void test_run_paths_escaped(void **state)
+{
+	(void)state;
+	if (!run_fixture(ESC_M, "in\033[2J.bin"))
+		skip();
+	uint8_t *z = calloc(28672, 1);
+	put_file(in_work("g\033[1m0.bin"), z, 28672);
+	put_file(in_work("g1.bin"), z, 1792);
+	free(z);
+	const char *a[] = { "run", ESC_M, "--input", "in\033[2J.bin", "--golden", "g\033[1m0.bin",
+			    "g1.bin", "--output-dir", "o\033d", "--nnsdk", TD_LIB,
+			    "--device-root", "dev", NULL };
+	run_result r = run(a);
+	assert_true(r.status == 0 || r.status == 1); /* zero goldens may mismatch */
+	no_terminal_bytes(&r);
+	assert_non_null(strstr(r.out, "model: " ESC_M_SHOWN " (target"));
+	assert_non_null(strstr(r.out, "-> o\\033d/output_0.bin"));
+	assert_non_null(strstr(r.out, "golden g\\033[1m0.bin: "));
+	assert_non_null(strstr(r.out, "summary: o\\033d/summary.json"));
+	run_free(&r);
+
+	/* a library message names the path escaped already: not twice */
+	const char *b[] = { "run", ESC_M, "--input", "no\033such.bin", "--output-dir", "o2",
+			    "--nnsdk", TD_LIB, "--device-root", "dev", NULL };
+	r = run(b);
+	expect(&r, 3);
+	no_terminal_bytes(&r);
+	assert_non_null(strstr(r.err, "cannot open no\\033such.bin: "));
+	assert_null(strstr(r.err, "\\x5c"));
+	assert_null(strstr(r.err, "\\\\"));
+	run_free(&r);
+
+	/* a sample.txt: its model, input and output names */
+	FILE *f = fopen(in_work("esc.txt"), "w");
+	assert_non_null(f);
+	fprintf(f, "[network]\n" ESC_M "\n[input]\nin\033[2J.bin\n[output]\nr\033[5m.dat\nc.dat\n"
+		   "[network]\nno\033[3J.nb\n[input]\nin\033[2J.bin\n");
+	assert_int_equal(fclose(f), 0);
+	const char *c[] = { "run", "--sample", "esc.txt", "--output-dir", "o3", "--nnsdk", TD_LIB,
+			    "--device-root", "dev", NULL };
+	r = run(c);
+	expect(&r, 3); /* the second model does not exist */
+	no_terminal_bytes(&r);
+	assert_non_null(strstr(r.out, "network 1 of 2: " ESC_M_SHOWN "\n"));
+	assert_non_null(strstr(r.out, "-> o3/network_0/r\\033[5m.dat\n"));
+	assert_non_null(strstr(r.out, "network 2 of 2: no\\033[3J.nb\n"));
+	assert_non_null(strstr(r.err, "no\\033[3J.nb"));
+	run_free(&r);
+	/* usage errors quote the argument escaped */
+	const char *d[] = { "run", ESC_M, "--loops", "x\033[1m", NULL };
+	r = run(d);
+	expect(&r, 2);
+	no_terminal_bytes(&r);
+	assert_non_null(strstr(r.err, "got 'x\\033[1m'"));
 	run_free(&r);
 }
 
-/* nbg probe --json and nbg run's summary.json, through the test double. */
-static void test_json_raw_paths_runtime(void **state)
+/* An input, a golden or the model cut while nbg run reads it: file-changed
+ * (exit 3), nothing run on the zeros and nothing written (the preloaded
+ * shim truncates *shrink.nb right after nbg maps it). */
+static void test_run_input_changed(void **state)
 {
-	char model[1024];
+	char env[1024];
 	(void)state;
-
-	assert_int_equal(mkdir(in_work("dev\xfc"), 0755), 0);
-	put_file(in_work("dev\xfc/galcore"), "", 0);
-	const char *p[] = { "probe", "--json", "--device-root", "dev\xfc", "--nnsdk", TD_LIB, NULL };
-	run_result r = run(p);
-	expect(&r, 0);
-	json_t *j = json_of(&r);
-	assert_string_equal(str_at(json_object_get(j, "device_root")), "dev\\xfc");
-	json_decref(j);
-	run_free(&r);
-
-	snprintf(model, sizeof(model), "%s/v2/face_detector_nbg_int16.nb", NBG_CORPUS_DIR);
+	if (!run_fixture("m.nb", "in-shrink.nb"))
+		skip();
+	snprintf(env, sizeof(env), "LD_PRELOAD=%s", SHRINK_PRELOAD);
+	setenv("ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=1", 1);
+	uint8_t *z = calloc(98304, 1);
+	put_file(in_work("in.bin"), z, 98304);
+	put_file(in_work("g-shrink.nb"), z, 28672);
+	put_file(in_work("g1.bin"), z, 1792);
+	free(z);
 	size_t n;
-	uint8_t *mb = fx_read_file(model, &n);
-	if (!mb) {
-		print_message("skipped run: the reference corpus (%s) is absent\n", NBG_CORPUS_DIR);
-		return;
-	}
-	put_file(in_work("m\xfb.nb"), mb, n);
+	uint8_t *mb = corpus_model(&n);
+	put_file(in_work("m-shrink.nb"), mb, n);
 	free(mb);
-	uint8_t *in = calloc(98304, 1);
-	put_file(in_work("in\xfa.bin"), in, 98304);
-	free(in);
-	const char *rr[] = { "run", "m\xfb.nb", "--input", "in\xfa.bin", "--output-dir", "out",
-			     "--nnsdk", TD_LIB, "--device-root", "dev\xfc", NULL };
-	r = run(rr);
+	static const struct {
+		const char *model, *input, *golden, *what;
+	} cases[] = {
+		{ "m.nb", "in-shrink.nb", NULL, "file-changed: input in-shrink.nb shrank" },
+		{ "m.nb", "in.bin", "g-shrink.nb", "file-changed: golden g-shrink.nb shrank" },
+		{ "m-shrink.nb", "in.bin", NULL, "m-shrink.nb shrank" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *a[] = { "run", cases[i].model, "--input", cases[i].input,
+				    "--output-dir", "oc", "--nnsdk", TD_LIB, "--device-root", "dev",
+				    cases[i].golden ? "--golden" : NULL, cases[i].golden, "g1.bin",
+				    NULL };
+		run_result r = run_env(env, NULL, NULL, a);
+		expect(&r, 3);
+		assert_non_null(strstr(r.err, cases[i].what));
+		run_free(&r);
+		assert_true(entries_in("oc") <= 0); /* absent or empty */
+		/* the shim cut it: put it back for the next case */
+		z = calloc(98304, 1);
+		put_file(in_work("in-shrink.nb"), z, 98304);
+		put_file(in_work("g-shrink.nb"), z, 28672);
+		free(z);
+		mb = corpus_model(&n);
+		put_file(in_work("m-shrink.nb"), mb, n);
+		free(mb);
+	}
+	unsetenv("ASAN_OPTIONS");
+}
+
+/* The files nbg run writes follow the OUT rules of every output: a FIFO
+ * (or, as root, a device node) is refused and left alone, a link to a
+ * regular file is written through with the file's mode kept. */
+static void test_run_outputs(void **state)
+{
+	struct stat st;
+	(void)state;
+	if (!run_fixture("m.nb", "in.bin"))
+		skip();
+	const char *ok[] = { "run", "m.nb", "--input", "in.bin", "--output-dir", "plain", "--nnsdk",
+			     TD_LIB, "--device-root", "dev", NULL };
+	run_result r = run(ok);
 	expect(&r, 0);
 	run_free(&r);
-	json_error_t je;
-	j = json_load_file(in_work("out/summary.json"), 0, &je);
-	assert_non_null(j);
-	assert_string_equal(str_at(json_object_get(json_object_get(j, "model"), "path")),
-			    "m\\xfb.nb");
-	assert_string_equal(
-		str_at(json_object_get(json_object_get(j, "runtime"), "device_root")),
-		"dev\\xfc");
-	json_t *inputs = json_object_get(j, "inputs");
-	assert_string_equal(str_at(json_object_get(json_array_get(inputs, 0), "file")),
-			    "in\\xfa.bin");
-	json_decref(j);
+
+	assert_int_equal(mkdir(in_work("of"), 0755), 0);
+	assert_int_equal(mkfifo(in_work("of/output_1.bin"), 0644), 0);
+	const char *a[] = { "run", "m.nb", "--input", "in.bin", "--output-dir", "of", "--nnsdk",
+			    TD_LIB, "--device-root", "dev", NULL };
+	r = run(a);
+	expect(&r, 3);
+	assert_non_null(strstr(r.err, "not-regular-file: of/output_1.bin is a FIFO"));
+	run_free(&r);
+	assert_int_equal(entries_in("of"), 1); /* the FIFO alone: no output, no temporary */
+	assert_int_equal(lstat(in_work("of/output_1.bin"), &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	if (geteuid() == 0) {
+		assert_int_equal(unlink(in_work("of/output_1.bin")), 0);
+		assert_int_equal(mknod(in_work("of/output_0.npy"), S_IFCHR | 0666, makedev(1, 3)), 0);
+		r = run(a);
+		expect(&r, 3);
+		assert_non_null(strstr(r.err, "of/output_0.npy is a character device"));
+		run_free(&r);
+		assert_int_equal(lstat(in_work("of/output_0.npy"), &st), 0);
+		assert_true(S_ISCHR(st.st_mode));
+		assert_int_equal(st.st_rdev, makedev(1, 3));
+		assert_int_equal(entries_in("of"), 1);
+	}
+
+	assert_int_equal(mkdir(in_work("ol"), 0755), 0);
+	put_file(in_work("kept.bin"), "old", 3);
+	assert_int_equal(chmod(in_work("kept.bin"), 0640), 0);
+	assert_int_equal(symlink("../kept.bin", in_work("ol/output_1.bin")), 0);
+	const char *l[] = { "run", "m.nb", "--input", "in.bin", "--output-dir", "ol", "--nnsdk",
+			    TD_LIB, "--device-root", "dev", NULL };
+	r = run(l);
+	expect(&r, 0);
+	run_free(&r);
+	assert_int_equal(lstat(in_work("ol/output_1.bin"), &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(stat(in_work("kept.bin"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	size_t n1, n2;
+	uint8_t *want = fx_read_file(in_work("plain/output_1.bin"), &n1);
+	uint8_t *got = fx_read_file(in_work("kept.bin"), &n2);
+	assert_non_null(want);
+	assert_non_null(got);
+	assert_int_equal(n1, 1792);
+	assert_int_equal(n2, n1);
+	assert_memory_equal(got, want, n1);
+	free(want);
+	free(got);
+	assert_int_equal(entries_in("ol"), 5); /* 2 x (bin, npy), summary.json: no temporary */
+	assert_int_equal(count_prefix(".kept.bin."), 0);
+}
+
+/* nbg run's exits: a wrong input is a failed check (1), not a usage error. */
+static void test_run_exit_codes(void **state)
+{
+	(void)state;
+	if (!run_fixture("m.nb", "in.bin"))
+		skip();
+	put_file(in_work("short.bin"), sample, 100);
+	assert_int_equal(mkfifo(in_work("in.fifo"), 0644), 0);
+	static const struct {
+		const char *input, *extra, *code;
+		int status;
+	} cases[] = {
+		{ "short.bin", NULL, "input-size-mismatch", 1 },
+		{ "in.bin", "in.bin", "input-count-mismatch", 1 },
+		{ "missing.bin", NULL, "No such file", 3 },
+		{ "in.fifo", NULL, "is a FIFO", 3 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *a[] = { "run", "m.nb", "--output-dir", "ox", "--nnsdk", TD_LIB,
+				    "--device-root", "dev", "--input", cases[i].input, cases[i].extra,
+				    NULL };
+		run_result r = run(a);
+		expect(&r, cases[i].status);
+		assert_non_null(strstr(r.err, cases[i].code));
+		run_free(&r);
+		assert_true(entries_in("ox") <= 0);
+	}
+	const char *u[] = { "run", "m.nb", "--input", "in.bin", NULL };
+	run_result r = run(u);
+	expect(&r, 2);
+	run_free(&r);
+	assert_int_equal(mkdir(in_work("nodev"), 0755), 0);
+	const char *nd[] = { "run", "m.nb", "--input", "in.bin", "--output-dir", "ox", "--nnsdk",
+			     TD_LIB, "--device-root", "nodev", NULL };
+	r = run(nd);
+	expect(&r, 4);
+	assert_non_null(strstr(r.err, "no-device"));
+	run_free(&r);
+}
+
+/* ------------------------------------- arguments quoted in messages */
+
+/* A usage error quotes the argument it refuses: escaped, like any path. */
+static void test_args_escaped(void **state)
+{
+	(void)state;
+	const char *cmds[][7] = {
+		{ "inspect", "--" OSC, NULL },
+		{ "inspect", "--format", OSC, "sample.nb", NULL },
+		{ "inspect", "--expect-target", OSC, "sample.nb", NULL },
+		{ "verify", "--" OSC, NULL },
+		{ "diff", "sample.nb", "sample.nb", OSC, NULL },
+		{ "diff", "--" OSC, "sample.nb", "sample.nb", NULL },
+		{ "ledger", "--" OSC, NULL },
+		{ "reemit", "sample.nb", "x.nb", OSC, NULL },
+		{ "reemit", "--" OSC, "sample.nb", "x.nb", NULL },
+		{ "map", "--" OSC, NULL },
+		{ "map", "sample.nb", "sample.nb", "--svg", OSC, NULL },
+		{ "graph", "sample.nb", OSC, NULL },
+		{ "graph", "--" OSC, NULL },
+		{ "probe", "--" OSC, NULL },
+		{ "corpus", "--jobs", OSC, "sample.nb", NULL },
+		{ "run", "sample.nb", OSC, NULL },
+		{ "help", OSC, NULL },
+		{ OSC, NULL },
+	};
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		run_result r = run(cmds[i]);
+		if (r.status != 2)
+			print_error("nbg %s %s\n", cmds[i][0], cmds[i][1] ? cmds[i][1] : "");
+		expect(&r, 2);
+		no_terminal_bytes(&r);
+		if (!strstr(r.err, OSC_SHOWN))
+			fail_msg("nbg %s %s: the argument is not quoted escaped:\n%s", cmds[i][0],
+				 cmds[i][1] ? cmds[i][1] : "", r.err);
+		run_free(&r);
+	}
 }
 
 /* ------------------------------------- 10. long names */
@@ -971,9 +1383,13 @@ int main(void)
 		cmocka_unit_test(test_stdout_full),
 		cmocka_unit_test(test_truncated_while_mapped),
 		cmocka_unit_test(test_truncated_cli),
-		cmocka_unit_test(test_json_raw_paths),
-		cmocka_unit_test(test_json_raw_paths_runtime),
+		cmocka_unit_test(test_json_paths_everywhere),
 		cmocka_unit_test(test_long_names),
+		cmocka_unit_test(test_run_paths_escaped),
+		cmocka_unit_test(test_run_input_changed),
+		cmocka_unit_test(test_run_outputs),
+		cmocka_unit_test(test_run_exit_codes),
+		cmocka_unit_test(test_args_escaped),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
