@@ -171,8 +171,7 @@ static int tensor_fail(const char *path, nbg_tensor_kind kind, const nbg_error *
 	put_escaped(stderr, path);
 	fprintf(stderr, " (as %s) at offset %llu: ", nbg_tensor_kind_name(kind),
 		(unsigned long long)e->offset);
-	put_escaped(stderr, e->message);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s\n", nbg_esc_msg(e->message));
 	return nbg_code_exit(e->code);
 }
 
@@ -184,9 +183,7 @@ static int convert(const tensor_args *a, const nbg_io *io)
 	nbg_mapping map;
 	nbg_error e;
 	if (nbg_map_file(a->file, &map, &e) != NBG_OK) {
-		fputs("nbg tensor: ", stderr);
-		put_escaped(stderr, e.message);
-		fputc('\n', stderr);
+		fprintf(stderr, "nbg tensor: %s\n", nbg_esc_msg(e.message));
 		return NBG_EXIT_IO;
 	}
 	uint8_t *raw = NULL, *bytes = NULL;
@@ -198,9 +195,7 @@ static int convert(const tensor_args *a, const nbg_io *io)
 		 NBG_OK)
 		rc = tensor_fail(a->out, to, &e);
 	else if (nbg_tensor_write_file(a->out, bytes, size, &e) != NBG_OK) {
-		fputs("nbg tensor: ", stderr);
-		put_escaped(stderr, e.message);
-		fprintf(stderr, ": %s\n", strerror(e.sys_errno));
+		fprintf(stderr, "nbg tensor: %s\n", nbg_esc_msg(e.message));
 		rc = NBG_EXIT_IO;
 	}
 	nbg_unmap_file(&map);
