@@ -597,7 +597,7 @@ static void test_forged_names(void **state)
 	assert_non_null(strstr(r.out, "\n\\" RAW_SHOWN ": OK v2"));
 	run_free(&r);
 
-	const char *cmds[][6] = {
+	const char *cmds[][9] = {
 		{ "inspect", OSC, NULL },
 		{ "inspect", "--layers", OSC, NULL },
 		{ "ledger", OSC, NULL },
@@ -606,6 +606,9 @@ static void test_forged_names(void **state)
 		{ "verify", "/nonexistent/" OSC, NULL },
 		{ "inspect", "/nonexistent/" OSC, NULL },
 		{ "corpus", OSC, "/nonexistent/" OSC, NULL },
+		{ "tensor", "--model", "sample.nb", "--input", "0", "/nonexistent/" OSC, "-o", "t.bin",
+		  NULL },
+		{ "run", "sample.nb", "--input", "/nonexistent/" OSC, "--output-dir", "o", NULL },
 	};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		r = run(cmds[i]);
