@@ -84,7 +84,8 @@ static const command_doc commands[] = {
 	  "each changed byte inside its structure, and tests whether B is exactly A with "
 	  "dynamic-I/O payloads substituted (in memory; nothing is written).  The summary "
 	  "comes first.  Exit as cmp: 0 identical, 1 different, 2 trouble (usage, a file "
-	  "unreadable or invalid); a file whose only failures are its checksums is compared.",
+	  "unreadable or invalid, a failed write); a file whose only failures are its "
+	  "checksums is compared.",
 	  { { "--json", NULL, "one JSON document instead of text" } } },
 	{ "corpus", nbg_cmd_corpus, "PATH...", "invariants across many files, one record each",
 	  "Walks files, directories (for *.nb) and sha256sum manifests, measures every file "
@@ -441,7 +442,7 @@ void nbg_cli_man(FILE *out)
 	      "an input cannot be read or an output written\n.TP\n4\nthe NPU runtime or device "
 	      "is not available\n.PP\n\\fBnbg diff\\fR exits as \\fBcmp\\fR(1): 0 the files are "
 	      "identical, 1 they differ, 2 trouble (a usage error, a file that cannot be read "
-	      "or is not a valid NBG).\n.SH \"ERROR CODES\"\nEvery failure has a stable code; the "
+	      "or is not a valid NBG, a report that cannot be written).\n.SH \"ERROR CODES\"\nEvery failure has a stable code; the "
 	      "exit status follows from it.\n",
 	      out);
 	for (int code = 1; code < NBG_E__COUNT; code++) {

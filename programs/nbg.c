@@ -38,7 +38,11 @@ int main(int argc, char **argv)
 	/* A truncated input must not kill the process; an interrupted write
 	 * must not leave its temporary (doc/security.md). */
 	nbg_install_signal_guards();
-	return nbg_finish_stdout(dispatch(argc, argv));
+	int rc = nbg_finish_stdout(dispatch(argc, argv));
+	/* nbg diff follows cmp: any trouble, a failed write included, is 2 */
+	if (rc == NBG_EXIT_IO && argc > 1 && !strcmp(argv[1], "diff"))
+		rc = NBG_EXIT_USAGE;
+	return rc;
 }
 
 static int dispatch(int argc, char **argv)
