@@ -378,6 +378,26 @@ uint8_t *fx_read_file(const char *path, size_t *size)
 	return buf;
 }
 
+char *fx_tmpdir(const char *prefix)
+{
+	char *d = malloc(strlen(prefix) + 16);
+
+	if (!d)
+		abort();
+	sprintf(d, "/tmp/%s-XXXXXX", prefix);
+	if (!mkdtemp(d))
+		abort();
+	return d;
+}
+
+int fx_rmtree(const char *dir)
+{
+	char cmd[2200];
+
+	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
+	return system(cmd);
+}
+
 static char *slurp_text(const char *path)
 {
 	size_t n;

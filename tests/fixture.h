@@ -61,8 +61,12 @@ size_t fx_dir_entry(const uint8_t *buf, size_t size, uint32_t type);
 uint32_t fx_get32(const uint8_t *p);
 void fx_put32(uint8_t *p, uint32_t v);
 
-/* Reads a whole file (malloc'd); NULL on failure. */
+/* Reads a whole file (malloc'd, one byte more than *size); NULL on failure. */
 uint8_t *fx_read_file(const char *path, size_t *size);
+/* A new directory /tmp/PREFIX-XXXXXX (malloc'd); aborts when none can be made. */
+char *fx_tmpdir(const char *prefix);
+/* Removes the tree at dir whatever the modes inside it; 0 when it is gone. */
+int fx_rmtree(const char *dir);
 
 /* The nbg command as a user runs it: "PREFIX $NBG_BIN ARGS" through sh,
  * stdout and stderr captured (NUL-terminated, malloc'd), exit status decoded

@@ -51,16 +51,12 @@ static int have_corpus(void)
 
 static char *tmpdir(void)
 {
-	char *d = strdup("/tmp/nbgscale-XXXXXX");
-	assert_non_null(mkdtemp(d));
-	return d;
+	return fx_tmpdir("nbgscale");
 }
 
 static void rmtree(const char *dir)
 {
-	char cmd[1100];
-	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fx_rmtree(dir), 0);
 }
 
 static void write_file(const char *path, const void *p, size_t n)

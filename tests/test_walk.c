@@ -33,16 +33,12 @@
 
 static char *tmpdir(void)
 {
-	char *d = strdup("/tmp/nbgwalk-XXXXXX");
-	assert_non_null(mkdtemp(d));
-	return d;
+	return fx_tmpdir("nbgwalk");
 }
 
 static void rmtree(const char *dir)
 {
-	char cmd[1100];
-	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(fx_rmtree(dir), 0);
 }
 
 static void copy_sample(const char *to)
@@ -62,28 +58,18 @@ static char *text_of(const char *path)
 {
 	size_t n;
 	char *t = (char *)fx_read_file(path, &n);
-	if (t) {
-		t = realloc(t, n + 1);
-		assert_non_null(t);
-		t[n] = '\0';
-	}
+	if (t)
+		t[n] = '\0'; /* fx_read_file leaves room for it */
 	return t;
 }
 
-/* The integer at a dotted key of the summary document. */
-static json_int_t geti(json_t *o, const char *dotted)
+/* The integer `key` of the summary document, or of its member `group`. */
+static json_int_t count_at(json_t *j, const char *group, const char *key)
 {
-	char key[128];
-	snprintf(key, sizeof(key), "%s", dotted);
-	for (char *k = key, *dot; k; k = dot) {
-		dot = strchr(k, '.');
-		if (dot)
-			*dot++ = '\0';
-		o = json_object_get(o, k);
-	}
-	if (!json_is_integer(o))
-		fail_msg("no integer at %s", dotted);
-	return json_integer_value(o);
+	json_t *v = json_object_get(group ? json_object_get(j, group) : j, key);
+	if (!json_is_integer(v))
+		fail_msg("no integer %s%s%s", group ? group : "", group ? "." : "", key);
+	return json_integer_value(v);
 }
 
 static json_t *json_doc(const char *text)
@@ -163,10 +149,10 @@ static void test_up_links(void **state)
 	fx_run_result r = fx_run_nbg(NULL, "corpus --json '%s'", dir);
 	assert_int_equal(r.status, 0);
 	json_t *j = json_doc(r.out);
-	assert_int_equal(geti(j, "files"), 1);
-	assert_int_equal(geti(j, "valid"), 1);
-	assert_int_equal(geti(j, "skipped.directory-symlink"), 5);
-	assert_int_equal(geti(j, "skipped.directory-revisited"), 0);
+	assert_int_equal(count_at(j, NULL, "files"), 1);
+	assert_int_equal(count_at(j, NULL, "valid"), 1);
+	assert_int_equal(count_at(j, "skipped", "directory-symlink"), 5);
+	assert_int_equal(count_at(j, "skipped", "directory-revisited"), 0);
 	json_decref(j);
 	assert_int_equal(count_lines(r.err, "symbolic link to a directory, not followed "
 					   "(--follow follows)"), 5);
@@ -176,9 +162,9 @@ static void test_up_links(void **state)
 	r = fx_run_nbg(NULL, "corpus --follow --json --records '%s/r.jsonl' '%s'", dir, dir);
 	assert_int_equal(r.status, 0);
 	j = json_doc(r.out);
-	assert_int_equal(geti(j, "files"), 1);
-	assert_int_equal(geti(j, "skipped.directory-symlink"), 0);
-	assert_int_equal(geti(j, "skipped.directory-revisited"), 5);
+	assert_int_equal(count_at(j, NULL, "files"), 1);
+	assert_int_equal(count_at(j, "skipped", "directory-symlink"), 0);
+	assert_int_equal(count_at(j, "skipped", "directory-revisited"), 5);
 	json_decref(j);
 	assert_int_equal(count_lines(r.err, "directory already walked"), 5);
 	fx_run_free(&r);
@@ -217,11 +203,11 @@ static void test_deeper_than_path_max(void **state)
 	fx_run_result r = fx_run_nbg(NULL, "corpus --json '%s'", dir);
 	assert_int_equal(r.status, 3);
 	json_t *j = json_doc(r.out);
-	assert_int_equal(geti(j, "files"), 1); /* the file at level 100 */
-	assert_int_equal(geti(j, "valid"), 1);
+	assert_int_equal(count_at(j, NULL, "files"), 1); /* the file at level 100 */
+	assert_int_equal(count_at(j, NULL, "valid"), 1);
 	/* the first directory whose path does not fit; the ones below it are
 	 * never listed */
-	assert_int_equal(geti(j, "skipped.unreadable"), 1);
+	assert_int_equal(count_at(j, "skipped", "unreadable"), 1);
 	json_decref(j);
 	/* (lstat of the entry fails first: "cannot examine PATH: REASON") */
 	assert_true(strstr(r.err, "cannot examine ") || strstr(r.err, "cannot open directory "));
@@ -269,10 +255,10 @@ static void test_unreadable_entries(void **state)
 	fx_run_result r = fx_run_nbg(prefix, "corpus --json '%s'", dir);
 	assert_int_equal(r.status, 3);
 	json_t *j = json_doc(r.out);
-	assert_int_equal(geti(j, "files"), 2);
-	assert_int_equal(geti(j, "valid"), 1);
-	assert_int_equal(geti(j, "not_measured.unreadable"), 1);
-	assert_int_equal(geti(j, "skipped.unreadable"), 1);
+	assert_int_equal(count_at(j, NULL, "files"), 2);
+	assert_int_equal(count_at(j, NULL, "valid"), 1);
+	assert_int_equal(count_at(j, "not_measured", "unreadable"), 1);
+	assert_int_equal(count_at(j, "skipped", "unreadable"), 1);
 	json_decref(j);
 	const char *denied = strerror(EACCES);
 	snprintf(want, sizeof(want), "cannot open directory %s/closed: %s", dir, denied);
@@ -366,13 +352,13 @@ static void test_links_into_corpus(void **state)
 				     tree, tree);
 	assert_int_equal(r.status, 3);
 	json_t *j = json_doc(r.out);
-	assert_int_equal(geti(j, "files"), (json_int_t)n + 3);
-	assert_int_equal(geti(j, "valid"), (json_int_t)n);
-	assert_int_equal(geti(j, "not_measured.not-regular"), 2);
-	assert_int_equal(geti(j, "not_measured.vanished"), 1);
-	assert_int_equal(geti(j, "skipped.directory-symlink"), 2);
-	assert_int_equal(geti(j, "v1.files"), (json_int_t)n1);
-	assert_int_equal(geti(j, "v2.files"), (json_int_t)n2);
+	assert_int_equal(count_at(j, NULL, "files"), (json_int_t)n + 3);
+	assert_int_equal(count_at(j, NULL, "valid"), (json_int_t)n);
+	assert_int_equal(count_at(j, "not_measured", "not-regular"), 2);
+	assert_int_equal(count_at(j, "not_measured", "vanished"), 1);
+	assert_int_equal(count_at(j, "skipped", "directory-symlink"), 2);
+	assert_int_equal(count_at(j, "v1", "files"), (json_int_t)n1);
+	assert_int_equal(count_at(j, "v2", "files"), (json_int_t)n2);
 	json_decref(j);
 	assert_non_null(strstr(r.err, "tty.nb is a character device"));
 	assert_non_null(strstr(r.err, "fifo.nb is a FIFO"));
@@ -402,10 +388,10 @@ static void test_links_into_corpus(void **state)
 	r = fx_run_nbg("timeout 300", "corpus --follow --quiet --json '%s'", tree);
 	assert_int_equal(r.status, 3);
 	j = json_doc(r.out);
-	assert_int_equal(geti(j, "files"), (json_int_t)(n + n2) + 3);
-	assert_int_equal(geti(j, "valid"), (json_int_t)(n + n2));
-	assert_int_equal(geti(j, "skipped.directory-symlink"), 0);
-	assert_int_equal(geti(j, "skipped.directory-revisited"), 1);
+	assert_int_equal(count_at(j, NULL, "files"), (json_int_t)(n + n2) + 3);
+	assert_int_equal(count_at(j, NULL, "valid"), (json_int_t)(n + n2));
+	assert_int_equal(count_at(j, "skipped", "directory-symlink"), 0);
+	assert_int_equal(count_at(j, "skipped", "directory-revisited"), 1);
 	json_decref(j);
 	fx_run_free(&r);
 	/* nothing was copied: every entry of files/ is still a link */
