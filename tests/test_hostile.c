@@ -30,8 +30,11 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "corpus.h"
 #include "fixture.h"
 #include "nbg/nbg.h"
+#include "rt_models.h"
+#include "seeds.h"
 
 #define SAMPLE NBG_SOURCE_DIR "/samples/sample.nb"
 #define TB5 ((off_t)5 << 40)
@@ -506,21 +509,13 @@ static void test_sparse_refused_unhashed(void **state)
 	unlink(in_work("declared5t.nb"));
 }
 
-/* A v1 file declares no total size: 5 TB of trailer is structurally valid. */
-static void test_sparse_v1_trailer(void **state)
+/* A v1 file declares no total size: 5 TB of trailer is structurally valid.
+ * v1 is a synthesized file (fuzz/seeds.c) or a real one. */
+static void sparse_v1_trailer(uint8_t *v1, size_t n)
 {
-	char path[1024];
 	nbg_error err;
 	uint64_t hashed;
-	size_t n;
-	(void)state;
 
-	snprintf(path, sizeof(path), "%s/v1/10003_88_face_age_88.nb", NBG_CORPUS_DIR);
-	uint8_t *v1 = fx_read_file(path, &n);
-	if (!v1) {
-		print_message("skipped: the reference corpus (%s) is absent\n", NBG_CORPUS_DIR);
-		skip();
-	}
 	put_file(in_work("v1.nb"), v1, n);
 	assert_int_equal(parse_counted(in_work("v1.nb"), NULL, &hashed, &err), NBG_OK);
 
@@ -549,7 +544,30 @@ static void test_sparse_v1_trailer(void **state)
 	assert_non_null(strstr(r.out, "FAIL work-limit"));
 	run_free(&r);
 	unlink(in_work("v1-5t.nb"));
+	unlink(in_work("v1-1m.nb"));
+	unlink(in_work("v1.nb"));
 	free(v1);
+}
+
+static void test_sparse_v1_trailer(void **state)
+{
+	size_t n;
+	uint8_t *v1 = seed_v1_build(0x10003, 0, &n);
+	(void)state;
+	assert_non_null(v1);
+	sparse_v1_trailer(v1, n);
+}
+
+static void test_sparse_v1_trailer_corpus(void **state)
+{
+	char path[1024];
+	size_t n;
+	(void)state;
+	snprintf(path, sizeof(path), "%s/v1/10003_88_face_age_88.nb", NBG_CORPUS_DIR);
+	uint8_t *v1 = fx_read_file(path, &n);
+	if (!v1)
+		fail_msg("%s is missing: the corpus is incomplete", path);
+	sparse_v1_trailer(v1, n);
 }
 
 /* ------------------------------------- 5. names that forge output or drive the terminal */
@@ -850,41 +868,39 @@ static void test_json_raw_paths(void **state)
 	run_free(&r);
 }
 
-/* nbg probe --json and nbg run's summary.json, through the test double. */
-static void test_json_raw_paths_runtime(void **state)
+/* A device root whose name is not UTF-8, with a galcore node. */
+static void make_raw_device_root(void)
 {
-	char model[1024];
-	(void)state;
-
-	assert_int_equal(mkdir(in_work("dev\xfc"), 0755), 0);
+	struct stat st;
+	if (stat(in_work("dev\xfc"), &st) != 0)
+		assert_int_equal(mkdir(in_work("dev\xfc"), 0755), 0);
 	put_file(in_work("dev\xfc/galcore"), "", 0);
-	const char *p[] = { "probe", "--json", "--device-root", "dev\xfc", "--nnsdk", TD_LIB, NULL };
-	run_result r = run(p);
-	expect(&r, 0);
-	json_t *j = json_of(&r);
-	assert_string_equal(str_at(json_object_get(j, "device_root")), "dev\\xfc");
-	json_decref(j);
-	run_free(&r);
+}
 
-	snprintf(model, sizeof(model), "%s/v2/face_detector_nbg_int16.nb", NBG_CORPUS_DIR);
+/* nbg run of `model` (the face detector's I/O: one INT16 [1,128,128,3]
+ * input) under a name that is not UTF-8, into `outdir`: summary.json keeps
+ * the raw names escaped. */
+static void run_raw_paths(const char *model, const char *outdir)
+{
+	char summary[300];
 	size_t n;
 	uint8_t *mb = fx_read_file(model, &n);
-	if (!mb) {
-		print_message("skipped run: the reference corpus (%s) is absent\n", NBG_CORPUS_DIR);
-		return;
-	}
+	if (!mb)
+		fail_msg("%s is not readable", model);
+	make_raw_device_root();
 	put_file(in_work("m\xfb.nb"), mb, n);
 	free(mb);
 	uint8_t *in = calloc(98304, 1);
 	put_file(in_work("in\xfa.bin"), in, 98304);
 	free(in);
-	const char *rr[] = { "run", "m\xfb.nb", "--input", "in\xfa.bin", "--output-dir", "out",
+	const char *rr[] = { "run", "m\xfb.nb", "--input", "in\xfa.bin", "--output-dir", outdir,
 			     "--nnsdk", TD_LIB, "--device-root", "dev\xfc", NULL };
-	r = run(rr);
+	run_result r = run(rr);
 	expect(&r, 0);
 	run_free(&r);
 	json_error_t je;
-	j = json_load_file(in_work("out/summary.json"), 0, &je);
+	snprintf(summary, sizeof(summary), "%s/summary.json", outdir);
+	json_t *j = json_load_file(in_work(summary), 0, &je);
 	assert_non_null(j);
 	assert_string_equal(str_at(json_object_get(json_object_get(j, "model"), "path")),
 			    "m\\xfb.nb");
@@ -895,6 +911,36 @@ static void test_json_raw_paths_runtime(void **state)
 	assert_string_equal(str_at(json_object_get(json_array_get(inputs, 0), "file")),
 			    "in\\xfa.bin");
 	json_decref(j);
+}
+
+/* nbg probe --json and nbg run's summary.json, through the test double, on
+ * a model synthesized with the face detector's inputs and outputs. */
+static void test_json_raw_paths_runtime(void **state)
+{
+	rt_models m;
+	(void)state;
+
+	make_raw_device_root();
+	const char *p[] = { "probe", "--json", "--device-root", "dev\xfc", "--nnsdk", TD_LIB, NULL };
+	run_result r = run(p);
+	expect(&r, 0);
+	json_t *j = json_of(&r);
+	assert_string_equal(str_at(json_object_get(j, "device_root")), "dev\\xfc");
+	json_decref(j);
+	run_free(&r);
+
+	assert_int_equal(rt_models_synthesize(&m), 0);
+	run_raw_paths(m.int16, "out");
+	rt_models_close(&m);
+}
+
+/* The same run on the real face detector. */
+static void test_json_raw_paths_runtime_corpus(void **state)
+{
+	char model[1024];
+	(void)state;
+	snprintf(model, sizeof(model), "%s/v2/face_detector_nbg_int16.nb", NBG_CORPUS_DIR);
+	run_raw_paths(model, "out-real");
 }
 
 /* ------------------------------------- 10. long names */
@@ -957,7 +1003,7 @@ static void test_escape_rules(void **state)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escape_rules),
@@ -975,5 +1021,11 @@ int main(void)
 		cmocka_unit_test(test_json_raw_paths_runtime),
 		cmocka_unit_test(test_long_names),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	/* The v1 trailer and the run on real files. */
+	const struct CMUnitTest corpus[] = {
+		cmocka_unit_test(test_sparse_v1_trailer_corpus),
+		cmocka_unit_test(test_json_raw_paths_runtime_corpus),
+	};
+	return tc_main(argc, argv, "test_hostile", tests, TC_COUNT(tests), corpus,
+		       TC_COUNT(corpus), setup, teardown);
 }

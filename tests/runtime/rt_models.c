@@ -83,6 +83,12 @@ int rt_models_open(int argc, char **argv, const char *program, rt_models *m)
 			 "%s/v2/face_detector_nbg_int16.meta.json", NBG_CORPUS_DIR);
 		return 0;
 	}
+	return rt_models_synthesize(m);
+}
+
+int rt_models_synthesize(rt_models *m)
+{
+	memset(m, 0, sizeof(*m));
 	snprintf(m->dir, sizeof(m->dir), "/tmp/nbgrtmodels.XXXXXX");
 	if (!mkdtemp(m->dir)) {
 		perror("mkdtemp");

@@ -22,6 +22,9 @@ typedef struct rt_models {
  * Returns 0, or TC_SKIP with the reason printed when --corpus finds no
  * corpus, or 1 when the synthesized files cannot be written. */
 int rt_models_open(int argc, char **argv, const char *program, rt_models *m);
+/* The synthesized pair whatever argv says (for a test that runs the real
+ * one in a case of its own): 0, or 1 when the files cannot be written. */
+int rt_models_synthesize(rt_models *m);
 /* Removes the synthesized files. */
 void rt_models_close(rt_models *m);
 
