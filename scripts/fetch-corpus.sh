@@ -51,18 +51,24 @@ command -v curl >/dev/null 2>&1 ||
 command -v sha256sum >/dev/null 2>&1 || die "needs sha256sum (coreutils) to check the files."
 [ -r "$lists/MANIFEST.tsv" ] || die "cannot read the file list $lists/MANIFEST.tsv."
 
+# The outermost directory this run creates (the staging directory, or a
+# parent of it that did not exist): on failure it goes away if it holds no
+# downloaded file.
+made=
 if [ -d "$dest" ]; then
 	work=$dest
 else
 	work=$dest.partial
+	made=$work
+	while [ ! -d "$(dirname "$made")" ]; do made=$(dirname "$made"); done
+	[ -d "$made" ] && made=
 	mkdir -p "$work" || die "cannot create $work."
 fi
 
-# On failure: a staging directory that holds no downloaded file goes away.
 cleanup() {
-	[ "$work" = "$dest" ] && return 0
+	[ -n "$made" ] || return 0
 	find "$work" -name '*.part' -type f -exec rm -f {} + 2>/dev/null || true
-	find "$work" -depth -type d -empty -exec rmdir {} \; 2>/dev/null || true
+	find "$made" -depth -type d -empty -exec rmdir {} \; 2>/dev/null || true
 }
 
 # Both lists, columns found by name: file sha256 bytes repo commit path.

@@ -8,7 +8,8 @@ hashlib.  Checked: a fetch into a new directory gives byte-identical files
 and the manifest, and leaves no staging directory; a second run keeps them;
 a wrong SHA-256, a file the mirror lacks, an unreachable host (a closed
 port on 127.0.0.1) and a file name outside the directory each fail with
-exit 1 and a sentence naming the file, and never create the directory.
+exit 1 and a sentence naming the file, and leave no directory behind (nor
+the parent the script had to create).
 
 usage: check_fetch_corpus.py SOURCE_ROOT
 Prints 'N passed, N failed' and exits non-zero on any failure.
@@ -94,10 +95,12 @@ def checks(src, tmp):
         r.returncode == 0 and "(0 downloaded, 2 already there)" in r.stdout, r.stdout + r.stderr
 
     def fails(what, lists, base, words):
-        d = os.path.join(tmp, "out-" + what.replace(" ", "-"))
+        # DIR in a parent that does not exist yet: neither may be left behind.
+        parent = os.path.join(tmp, "out-" + what.replace(" ", "-"))
+        d = os.path.join(parent, "corpus")
         r = fetch(src, lists, d, base)
         ok = (r.returncode == 1 and all(w in r.stderr for w in words)
-              and not os.path.exists(d) and not os.path.exists(d + ".partial"))
+              and not os.path.exists(parent))
         return "%s: exit 1, a sentence, no directory" % what, ok, \
             "exit %d, stderr: %s" % (r.returncode, r.stderr)
 
