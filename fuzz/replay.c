@@ -5,15 +5,18 @@
  * normal test suite.  Each input is read into an exact-size buffer, so a read
  * past its end is a sanitizer report.
  *
- *   nbg-replay-HARNESS [--synth] [--shrink] [--min N] PATH...
+ *   nbg-replay-HARNESS [--synth] [--shrink] [--min N] [--need DIR] PATH...
  *
  *   --synth    also every synthesized seed (fuzz/seeds.c), built in memory
  *   --shrink   also the shrunk copies (64- and 512-byte payload caps) of
- *              every file run
+ *              every input run, synthesized seeds included; a copy equal to
+ *              its original is not run again
  *   --min N    fail unless at least N inputs ran (a wrong path would
  *              otherwise test nothing)
- *   A path that does not exist is skipped with a message: fuzz/out/ exists
- *   only after a local fuzzing run.
+ *   --need DIR exit 77 (skipped) with a message when DIR does not exist: the
+ *              real corpus is optional on a clone (tests/corpus.h)
+ *   Options apply wherever they stand.  A path that does not exist is
+ *   skipped with a message: fuzz/out/ exists only after a local fuzzing run.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "corpus.h"
 #include "fuzz_common.h"
 #include "seeds.h"
 
@@ -46,22 +50,40 @@ static void run(const char *name, const uint8_t *data, size_t size)
 	bytes += size;
 }
 
+/* The input, then (with --shrink) each shrunk copy that differs from it and
+ * from the copy before. */
+static void run_with_shrunk(const char *name, const uint8_t *data, size_t size)
+{
+	uint8_t *s, *prev = NULL;
+	size_t ssize, psize = 0;
+
+	run(name, data, size);
+	if (!shrink)
+		return;
+	for (size_t cap = 64; cap <= 512; cap *= 8) {
+		s = seed_shrink(data, size, cap, &ssize);
+		if (!s)
+			continue;
+		if ((ssize != size || memcmp(s, data, size)) &&
+		    (!prev || ssize != psize || memcmp(s, prev, ssize)))
+			run(name, s, ssize);
+		free(prev);
+		prev = s;
+		psize = ssize;
+	}
+	free(prev);
+}
+
 static void run_file(const char *path)
 {
-	size_t size, ssize;
-	uint8_t *data = seed_read_file(path, &size), *s;
+	size_t size;
+	uint8_t *data = seed_read_file(path, &size);
 
 	if (!data) {
 		fprintf(stderr, "replay: cannot read %s: %s\n", path, strerror(errno));
 		exit(3);
 	}
-	run(path, data, size);
-	if (shrink)
-		for (size_t cap = 64; cap <= 512; cap *= 8)
-			if ((s = seed_shrink(data, size, cap, &ssize)) != NULL) {
-				run(path, s, ssize);
-				free(s);
-			}
+	run_with_shrunk(path, data, size);
 	free(data);
 }
 
@@ -113,21 +135,36 @@ static void run_path(const char *path)
 int main(int argc, char **argv)
 {
 	size_t min_runs = 0;
+	int synth = 0;
+	struct stat st;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--synth")) {
-			size_t count;
-			seed_file *s = seed_synth_all(&count);
-			for (size_t k = 0; k < count; k++)
-				run(s[k].name, s[k].data, s[k].size);
-			seed_free_all(s, count);
+			synth = 1;
 		} else if (!strcmp(argv[i], "--shrink")) {
 			shrink = 1;
 		} else if (!strcmp(argv[i], "--min") && i + 1 < argc) {
 			min_runs = strtoul(argv[++i], NULL, 10);
-		} else {
-			run_path(argv[i]);
+		} else if (!strcmp(argv[i], "--need") && i + 1 < argc) {
+			if (stat(argv[++i], &st) != 0 || !S_ISDIR(st.st_mode)) {
+				printf(TC_CORPUS_SKIP, "replay", "real-corpus inputs", argv[i],
+				       argv[i]);
+				return TC_SKIP;
+			}
 		}
+	}
+	if (synth) {
+		size_t count;
+		seed_file *s = seed_synth_all(&count);
+		for (size_t k = 0; k < count; k++)
+			run_with_shrunk(s[k].name, s[k].data, s[k].size);
+		seed_free_all(s, count);
+	}
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--min") || !strcmp(argv[i], "--need"))
+			i++;
+		else if (strcmp(argv[i], "--synth") && strcmp(argv[i], "--shrink"))
+			run_path(argv[i]);
 	}
 	printf("replay: %zu inputs, %zu bytes, no crash\n", runs, bytes);
 	if (runs < min_runs) {

@@ -22,8 +22,9 @@
 #     file's exe_wrapper (qemu-aarch64 -L OVERLAY), and tests that start nbg
 #     go through the same wrapper (tests/exe_wrapper.h);
 #  6. runs tests/check_cross_reports.sh: the native and the aarch64 nbg print
-#     the same bytes and exit codes for every corpus file (skipped, exit 77
-#     inside, without ../shared/corpus).
+#     the same bytes and exit codes for the sample, the synthesized fuzz
+#     seeds and every corpus file (the corpus files skipped, with a message,
+#     when the corpus directory is absent).
 #
 # Environment: NBG_CROSS_TESTS="NAME..." runs only those meson tests in
 # step 5 (all by default); NBG_CROSS_TIMEOUT_MULTIPLIER (default 5:

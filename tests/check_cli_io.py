@@ -9,7 +9,13 @@ corpus MANIFEST.tsv (the value each file's source gives), XML from the
 Python parser; elsewhere the check is that two routes to the same output
 agree (a file read from a path and from standard input, one file alone
 and among several, a table with and without the report).
-Usage: check_cli_io.py NBG SOURCE_ROOT CORPUS_DIR
+--synthesized runs every check on the committed sample and files derived
+from it here (any clone; the target is the word at offset 8 of the sample,
+read here); --corpus runs the checks that need real files (a v1 file among
+v2 ones, a real file re-emitted to standard output, every corpus file's
+target against MANIFEST.tsv), exit 77 (skipped, with how to get the files)
+when CORPUS_DIR is absent.
+Usage: check_cli_io.py NBG SOURCE_ROOT --synthesized|--corpus CORPUS_DIR
 """
 import hashlib
 import json
@@ -21,7 +27,9 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-nbg, root, corpus = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
+import tc_corpus
+
+nbg, root, part, corpus = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 sample = os.path.join(root, 'samples', 'sample.nb')
 sample_bytes = open(sample, 'rb').read()
 bad = []
@@ -87,16 +95,18 @@ def stdin_reads():
     os.close(slave)
 
 
+def reemit_real():
+    real = os.path.join(corpus, 'v2', 'face_detector_nbg_int16.nb')
+    r = run('reemit', real, '-')
+    check(r.returncode == 0 and r.stdout == open(real, 'rb').read(),
+          'reemit of a corpus file to stdout is not the file')
+
+
 def stdout_writes(tmp):
     r = run('reemit', sample, '-')
     check(r.returncode == 0 and r.stdout == sample_bytes and
           b'-> standard output: %d bytes' % len(sample_bytes) in r.stderr,
           'reemit FILE -: exit %d' % r.returncode)
-    real = os.path.join(corpus, 'v2', 'face_detector_nbg_int16.nb')
-    if os.path.exists(real):
-        r = run('reemit', real, '-')
-        check(r.returncode == 0 and r.stdout == open(real, 'rb').read(),
-              'reemit of a corpus file to stdout is not the file')
     out = os.path.join(tmp, 'm.svg')
     r1, r2 = run('map', sample, '--svg', '-'), run('map', sample, '--svg', out)
     check(r1.returncode == 0 and r2.returncode == 0 and r1.stdout == open(out, 'rb').read(),
@@ -114,12 +124,8 @@ def stdout_writes(tmp):
         print('note: graphviz absent, graph --svg - not checked')
 
 
-def several_files(tmp):
-    v1dir = os.path.join(corpus, 'v1')
-    v1 = sorted(os.listdir(v1dir)) if os.path.isdir(v1dir) else []
-    other = os.path.join(v1dir, v1[0]) if v1 else os.path.join(tmp, 'other.nb')
-    if not v1:
-        shutil.copy(sample, other)
+def several_files(tmp, other):
+    """The sample and `other` (a copy of the sample, or a real v1 file)."""
     a, b = text(run('inspect', sample)), text(run('inspect', other))
     r = run('inspect', sample, other)
     check(r.returncode == 0 and text(r) == a + '\n' + b, 'inspect A B is not A, blank, B')
@@ -187,15 +193,18 @@ def tables_add():
 
 
 def manifest():
+    """{path: target} of every corpus file MANIFEST.tsv lists."""
     rows = {}
     path = os.path.join(corpus, 'MANIFEST.tsv')
     for line in open(path).read().splitlines()[1:]:
         f = line.split('\t')
         rows[os.path.join(corpus, f[0])] = int(f[4], 16)
+    check(rows, '%s lists no file' % path)
     return rows
 
 
-def targets(tmp):
+def targets(rows):
+    """The target table, and each file of rows {path: target} against it."""
     r = run('targets', '--json')
     table = {t['target']: t for t in json.loads(r.stdout)}
     check(r.returncode == 0 and len(table) > 10, 'nbg targets --json')
@@ -204,9 +213,9 @@ def targets(tmp):
         check('0x%08x  %-34s  %s' % (t['target'], t['config'] or 'unknown',
                                     t['soc'] or 'unknown') in listing,
               'nbg targets text lacks 0x%x' % t['target'])
-    rows = manifest()
     known = sorted(table)
     for path, target in sorted(rows.items()):
+        check(os.path.exists(path), '%s is listed but absent' % path)
         if not os.path.exists(path):
             continue
         doc = json.loads(run('inspect', '--json', path).stdout)
@@ -230,6 +239,9 @@ def targets(tmp):
         check(r.returncode == 1 and ': FAIL target-mismatch at offset 8:' in out and
               '0x%08x' % target in out and '0x%08x' % other in out and
               (table[other]['config'] or '') in out, '%s: mismatch line %r' % (path, out))
+
+
+def targets_synthesized(tmp):
     # an unknown target, and the check made before the parse: a file whose
     # NN section is damaged fails on the target first
     b = bytearray(sample_bytes)
@@ -259,14 +271,21 @@ def targets(tmp):
 
 
 with tempfile.TemporaryDirectory() as tmp:
-    stdin_reads()
-    stdout_writes(tmp)
-    several_files(tmp)
-    tables_add()
-    if os.path.exists(os.path.join(corpus, 'MANIFEST.tsv')):
-        targets(tmp)
+    if part == '--corpus':
+        tc_corpus.need('check_cli_io.py', 'real-file checks', corpus)
+        reemit_real()
+        v1dir = os.path.join(corpus, 'v1')
+        several_files(tmp, os.path.join(v1dir, sorted(os.listdir(v1dir))[0]))
+        targets(manifest())
     else:
-        print('note: no corpus at %s; targets checked on no real file' % corpus)
+        stdin_reads()
+        stdout_writes(tmp)
+        other = os.path.join(tmp, 'other.nb')
+        shutil.copy(sample, other)
+        several_files(tmp, other)
+        tables_add()
+        targets({sample: int.from_bytes(sample_bytes[8:12], 'little')})
+        targets_synthesized(tmp)
 for b in bad:
     print(b)
 print('%d checks, %d problem(s)' % (checks, len(bad)))

@@ -13,7 +13,10 @@ Expected values never come from nbgkit:
   (v2: section directory, 112-byte records; v1: entry table, 44/108/116-byte
   records, doc/format-v1.md).  The meta shapes and quantizers are checked
   against the same raw records on every file.
-Usage: check_export.py NBG CORPUS_DIR
+On any clone the same checks run on the files named (samples/sample.nb, no
+vendor file beside it); with --corpus DIR on every real file of DIR/v2 and
+DIR/v1, exit 77 (skipped, with how to get them) when DIR is absent.
+Usage: check_export.py NBG --corpus CORPUS_DIR | NBG FILE...
 """
 import glob
 import json
@@ -23,10 +26,16 @@ import struct
 import subprocess
 import sys
 
-nbg, corpus = sys.argv[1], sys.argv[2]
-if not os.path.isdir(os.path.join(corpus, 'v2')):
-    print('SKIP: no corpus at %s' % corpus)
-    sys.exit(77)
+import tc_corpus
+
+nbg, args = sys.argv[1], sys.argv[2:]
+if args[:1] == ['--corpus']:
+    corpus = args[1]
+    tc_corpus.need('check_export.py', 'real-file checks', corpus)
+    files = sorted(glob.glob(os.path.join(corpus, 'v2', '*.nb'))) + \
+        sorted(glob.glob(os.path.join(corpus, 'v1', '*.nb')))
+else:
+    files = args
 bad = []
 
 
@@ -263,8 +272,8 @@ def check_meta_vendor(path, doc):
     return 1
 
 
-files = sorted(glob.glob(os.path.join(corpus, 'v2', '*.nb'))) + \
-    sorted(glob.glob(os.path.join(corpus, 'v1', '*.nb')))
+if not files:
+    bad.append('no NBG file to check')
 vendor = 0
 for path in files:
     b = open(path, 'rb').read()
@@ -276,9 +285,12 @@ for path in files:
     if doc is not None and family == 2 and os.path.exists(path[:-3] + '.meta.json'):
         vendor += check_meta_vendor(path, doc)
 
+if args[:1] == ['--corpus'] and not vendor:
+    bad.append('no vendor nbg_meta.json beside the v2 files of %s' % corpus)
+
 # Several files: vpm blocks under "# NBG file:" comments, meta as one array,
 # each equal to the single-file output.
-two = files[:2]
+two = (files * 2)[:2]
 r = run('--format', 'vpm', *two)
 blocks = r.stdout.decode().split('\n\n')
 singles = [run('--format', 'vpm', p).stdout.decode() for p in two]

@@ -11,7 +11,9 @@ For each file (every *.nb under the directories given, plus single files):
 - without dot on PATH the SVG request fails with exit 3, names the graphviz
   package, and leaves no file (checked for every file, dot installed or not).
 
-usage: check_graph_svg.py NBG_BIN PATH...
+usage: check_graph_svg.py NBG_BIN [--corpus DIR] PATH...
+--corpus DIR adds DIR/v2 and DIR/v1 (the real corpus); when DIR does not
+exist the check is skipped: exit 77 with the reason and how to get the files.
 Prints 'N passed, N failed' and exits non-zero on any failure.
 """
 import json
@@ -22,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+
+import tc_corpus
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -94,6 +98,7 @@ def check(nbg, path, tmp, have_dot):
 
 def main():
     nbg, paths = sys.argv[1], sys.argv[2:]
+    paths = tc_corpus.corpus_paths("check_graph_svg.py", paths)
     have_dot = shutil.which("dot") is not None
     print("Graphviz dot: %s" % ("found, SVG drawn and parsed" if have_dot
                                 else "not installed, only the DOT document is checked"))

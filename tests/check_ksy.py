@@ -9,12 +9,14 @@ fields: the field table the .ksy declares (each type's -nbg-structure; each
   row invented.
 decode: the Kaitai compiler (npm package kaitai-struct-compiler, runtime
   kaitai-struct, run by node) compiles the .ksy and the generated parser
-  decodes every v2 corpus file and the sample; every header, sub-header,
+  decodes the sample (--synthesized) or every v2 corpus file (--corpus,
+  exit 77 with how to get them when CORPUS_DIR is absent); every header, sub-header,
   directory, I/O, NETWORK_INFO, memory, checksum, dynamic-I/O and graph
   record it reads must equal what `nbg inspect --json` reports: two
   independent decoders of the same bytes.  Exit 77 (skipped) with the
   reason when node, the packages or PyYAML are missing.
-Usage: check_ksy.py fields|decode NBG SOURCE_ROOT CORPUS_DIR
+Usage: check_ksy.py fields NBG SOURCE_ROOT
+       check_ksy.py decode NBG SOURCE_ROOT --synthesized|--corpus CORPUS_DIR
 """
 import glob
 import json
@@ -25,7 +27,12 @@ import subprocess
 import sys
 import tempfile
 
-mode, nbg, root, corpus = sys.argv[1:5]
+import tc_corpus
+
+mode, nbg, root = sys.argv[1:4]
+part, corpus = (sys.argv[4:6] + ['--synthesized', ''])[:2]
+if mode == 'decode' and part == '--corpus':
+    tc_corpus.need('check_ksy.py', 'decoding the real files', corpus)
 try:
     import yaml
 except ImportError:
@@ -228,8 +235,13 @@ def check_decode():
               'packages kaitai-struct-compiler and kaitai-struct (scripts/setup.sh puts them '
               'in build-tools/kaitai, or set NBG_KAITAI_NODE_MODULES)')
         sys.exit(77)
-    files = [os.path.join(root, 'samples', 'sample.nb')] + \
-        sorted(glob.glob(os.path.join(corpus, 'v2', '*.nb')))
+    if part == '--corpus':
+        files = sorted(glob.glob(os.path.join(corpus, 'v2', '*.nb')))
+    else:
+        files = [os.path.join(root, 'samples', 'sample.nb')]
+    if not files:
+        bad.append('no v2 file in %s' % corpus)
+        return
     with tempfile.NamedTemporaryFile('w', suffix='.json', delete=False) as f:
         json.dump(ksy, f)
     try:

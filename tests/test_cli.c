@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "corpus.h"
 #include "fixture.h"
 #include "nbg/nbg.h"
 
@@ -238,16 +239,19 @@ static void test_fields(void **state)
 	fx_run_free(&r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample_is_reproducible),
 		cmocka_unit_test(test_inspect_sample),
 		cmocka_unit_test(test_inspect_json),
-		cmocka_unit_test(test_corpus_inspect),
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_fields),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	const struct CMUnitTest corpus[] = {
+		cmocka_unit_test(test_corpus_inspect),
+	};
+	return tc_main(argc, argv, "test_cli", tests, TC_COUNT(tests), corpus, TC_COUNT(corpus),
+		       NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /*
- * test_corpus_cmd.c - `nbg corpus` over ../shared/corpus: its totals equal
+ * test_corpus_cmd.c - `nbg corpus` over the real corpus: its totals equal
  * values computed here independently from the raw bytes (file counts by
  * family, I/O record counts from the headers, distinct final-512 SHA-256
  * values, v2 checksum records, dynamic-I/O entries); invalid and unreadable
@@ -20,6 +20,7 @@
 #include <jansson.h>
 #include <openssl/sha.h>
 
+#include "corpus.h"
 #include "fixture.h"
 
 typedef struct expect {
@@ -165,11 +166,14 @@ static void test_corpus_failures(void **state)
 	rmdir(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_corpus_totals),
 		cmocka_unit_test(test_corpus_failures),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	const struct CMUnitTest corpus[] = {
+		cmocka_unit_test(test_corpus_totals),
+	};
+	return tc_main(argc, argv, "test_corpus_cmd", tests, TC_COUNT(tests), corpus,
+		       TC_COUNT(corpus), NULL, NULL);
 }

@@ -28,6 +28,7 @@
 #include <jansson.h>
 #include <openssl/sha.h>
 
+#include "corpus.h"
 #include "fixture.h"
 #include "nbg/corpus.h"
 
@@ -41,12 +42,12 @@ static int have_corpus(void)
 	return d != NULL;
 }
 
+/* The cases that use this run only when the corpus directory exists
+ * (tests/corpus.h): without v2/ in it the corpus is incomplete. */
 #define NEED_CORPUS()                                                                   \
 	do {                                                                            \
-		if (!have_corpus()) {                                                   \
-			print_message("corpus directory " NBG_CORPUS_DIR " is absent\n"); \
-			skip();                                                         \
-		}                                                                       \
+		if (!have_corpus())                                                     \
+			fail_msg(NBG_CORPUS_DIR " lacks v2/: the corpus is incomplete"); \
 	} while (0)
 
 static char *tmpdir(void)
@@ -504,14 +505,13 @@ static void make_set(const char *dir)
 	}
 }
 
-static void test_jobs_identical(void **state)
+/* The synthesized set alone, or (corpus part) the real corpus beside it. */
+static void jobs_identical(const char *corpus)
 {
 	char *dir = tmpdir(), *first[3] = { NULL }, *recs[3] = { NULL };
 	char rec[600];
 	int status = -1;
-	(void)state;
 	make_set(dir);
-	const char *corpus = have_corpus() ? NBG_CORPUS_DIR : "";
 	for (int mode = 0; mode < 2; mode++) {
 		const int jobs[] = { 1, 2, 4 };
 		for (int i = 0; i < 3; i++) {
@@ -544,6 +544,19 @@ static void test_jobs_identical(void **state)
 	free(dir);
 }
 
+static void test_jobs_identical(void **state)
+{
+	(void)state;
+	jobs_identical("");
+}
+
+static void test_jobs_identical_corpus(void **state)
+{
+	(void)state;
+	NEED_CORPUS();
+	jobs_identical(NBG_CORPUS_DIR);
+}
+
 /* ------------------------------------------------------------ merging */
 
 /* Writes lines [from, to) of text to path. */
@@ -572,12 +585,11 @@ static char *part_of(const char *dir, const char *name, const char *manifest)
 	return strdup(p);
 }
 
-static void test_merge(void **state)
+/* The synthesized set alone, or (corpus part) the real corpus beside it. */
+static void merge(const char *corpus)
 {
 	char *dir = tmpdir(), man[600], chunk[600];
-	(void)state;
 	make_set(dir);
-	const char *corpus = have_corpus() ? NBG_CORPUS_DIR : "";
 
 	/* the whole run, which also writes the manifest of its files */
 	snprintf(man, sizeof(man), "%s/all.sha256", dir);
@@ -661,6 +673,19 @@ static void test_merge(void **state)
 	fx_run_free(&whole_text);
 	rmtree(dir);
 	free(dir);
+}
+
+static void test_merge(void **state)
+{
+	(void)state;
+	merge("");
+}
+
+static void test_merge_corpus(void **state)
+{
+	(void)state;
+	NEED_CORPUS();
+	merge(NBG_CORPUS_DIR);
 }
 
 /* ----------------------------------------------------------- manifests */
@@ -1184,10 +1209,9 @@ static void test_library(void **state)
 	free(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_aggregate_and_records),
 		cmocka_unit_test(test_jobs_identical),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_manifest),
@@ -1197,5 +1221,13 @@ int main(void)
 		cmocka_unit_test(test_progress),
 		cmocka_unit_test(test_library),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	/* The aggregate against the raw words of every real file; --jobs and
+	 * merging with the real corpus beside the synthesized set. */
+	const struct CMUnitTest corpus[] = {
+		cmocka_unit_test(test_aggregate_and_records),
+		cmocka_unit_test(test_jobs_identical_corpus),
+		cmocka_unit_test(test_merge_corpus),
+	};
+	return tc_main(argc, argv, "test_corpus_scale", tests, TC_COUNT(tests), corpus,
+		       TC_COUNT(corpus), NULL, NULL);
 }

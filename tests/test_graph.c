@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "corpus.h"
 #include "exe_wrapper.h"
 #include "fixture.h"
 #include "nbg/nbg.h"
@@ -787,22 +788,25 @@ static void test_cli_summary(void **state)
 	free(out);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_v2_corpus),
-		cmocka_unit_test(test_v1_corpus),
-		cmocka_unit_test(test_known_values),
 		cmocka_unit_test(test_synth_valid),
 		cmocka_unit_test(test_synth_broken_references),
 		cmocka_unit_test(test_synth_unknown_values_kept),
 		cmocka_unit_test(test_synth_record_sizes),
 		cmocka_unit_test(test_synth_odd_sections),
 		cmocka_unit_test(test_decode_refuses_bad_model),
+	};
+	const struct CMUnitTest corpus[] = {
+		cmocka_unit_test(test_v2_corpus),
+		cmocka_unit_test(test_v1_corpus),
+		cmocka_unit_test(test_known_values),
 		cmocka_unit_test(test_cli_tables),
 		cmocka_unit_test(test_cli_json),
 		cmocka_unit_test(test_cli_summary),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tc_main(argc, argv, "test_graph", tests, TC_COUNT(tests), corpus, TC_COUNT(corpus),
+		       NULL, NULL);
 }

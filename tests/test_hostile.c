@@ -30,14 +30,22 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "corpus.h"
 #include "fixture.h"
 #include "nbg/nbg.h"
+#include "rt_models.h"
+#include "seeds.h"
 
 #define SAMPLE NBG_SOURCE_DIR "/samples/sample.nb"
 #define TB5 ((off_t)5 << 40)
 
-static char work[64];
+static char work[96], base[sizeof(work)];
 static uint8_t *sample;
+/* The model nbg run runs: synthesized with the real face detector's
+ * inputs and outputs (one INT16 [1,128,128,3] input, INT16 outputs of
+ * 28,672 and 1,792 bytes), or in the corpus part the real file. */
+static rt_models models;
+static const char *run_model;
 static size_t sample_size;
 
 /* ------------------------------------------------------------ plumbing */
@@ -195,6 +203,33 @@ static int setup(void **state)
 	sample = fx_read_file(SAMPLE, &sample_size);
 	assert_non_null(sample);
 	put_file(in_work("sample.nb"), sample, sample_size);
+	memcpy(base, work, sizeof(base));
+	assert_int_equal(rt_models_synthesize(&models), 0);
+	run_model = models.int16;
+	return 0;
+}
+
+/* A corpus case: the real model, in a fresh directory of its own, so a
+ * run of every part in one process does not meet the files of another. */
+static int use_real(void **state)
+{
+	static char real[1024];
+	static unsigned k;
+	(void)state;
+	int w = snprintf(work, sizeof(work), "%s/real%u", base, k++);
+	assert_true(w > 0 && (size_t)w < sizeof(work));
+	assert_int_equal(mkdir(work, 0755), 0);
+	put_file(in_work("sample.nb"), sample, sample_size);
+	snprintf(real, sizeof(real), "%s/v2/face_detector_nbg_int16.nb", NBG_CORPUS_DIR);
+	run_model = real;
+	return 0;
+}
+
+static int use_synthesized(void **state)
+{
+	(void)state;
+	memcpy(work, base, sizeof(work));
+	run_model = models.int16;
 	return 0;
 }
 
@@ -205,6 +240,7 @@ static int teardown(void **state)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", work);
 	(void)!system(cmd);
 	free(sample);
+	rt_models_close(&models);
 	return 0;
 }
 
@@ -512,20 +548,12 @@ static void test_sparse_refused_unhashed(void **state)
 }
 
 /* A v1 file declares no total size: 5 TB of trailer is structurally valid. */
-static void test_sparse_v1_trailer(void **state)
+/* v1 is a synthesized file (fuzz/seeds.c) or a real one. */
+static void sparse_v1_trailer(uint8_t *v1, size_t n)
 {
-	char path[1024];
 	nbg_error err;
 	uint64_t hashed;
-	size_t n;
-	(void)state;
 
-	snprintf(path, sizeof(path), "%s/v1/10003_88_face_age_88.nb", NBG_CORPUS_DIR);
-	uint8_t *v1 = fx_read_file(path, &n);
-	if (!v1) {
-		print_message("skipped: the reference corpus (%s) is absent\n", NBG_CORPUS_DIR);
-		skip();
-	}
 	put_file(in_work("v1.nb"), v1, n);
 	assert_int_equal(parse_counted(in_work("v1.nb"), NULL, &hashed, &err), NBG_OK);
 
@@ -554,7 +582,30 @@ static void test_sparse_v1_trailer(void **state)
 	assert_non_null(strstr(r.out, "FAIL work-limit"));
 	run_free(&r);
 	unlink(in_work("v1-5t.nb"));
+	unlink(in_work("v1-1m.nb"));
+	unlink(in_work("v1.nb"));
 	free(v1);
+}
+
+static void test_sparse_v1_trailer(void **state)
+{
+	size_t n;
+	uint8_t *v1 = seed_v1_build(0x10003, 0, &n);
+	(void)state;
+	assert_non_null(v1);
+	sparse_v1_trailer(v1, n);
+}
+
+static void test_sparse_v1_trailer_corpus(void **state)
+{
+	char path[1024];
+	size_t n;
+	(void)state;
+	snprintf(path, sizeof(path), "%s/v1/10003_88_face_age_88.nb", NBG_CORPUS_DIR);
+	uint8_t *v1 = fx_read_file(path, &n);
+	if (!v1)
+		fail_msg("%s is missing: the corpus is incomplete", path);
+	sparse_v1_trailer(v1, n);
 }
 
 /* ------------------------------------- 5. names that forge output or drive the terminal */
@@ -873,9 +924,11 @@ static int count_values(json_t *j, const char *key, const char *want)
 
 static uint8_t *corpus_model(size_t *n)
 {
-	char model[1024];
-	snprintf(model, sizeof(model), "%s/v2/face_detector_nbg_int16.nb", NBG_CORPUS_DIR);
-	return fx_read_file(model, n);
+	uint8_t *b = fx_read_file(run_model, n);
+	if (!b)
+		fail_msg("%s is not readable (in the corpus part: the corpus is incomplete)",
+			 run_model);
+	return b;
 }
 
 /* summary.json of nbg run, by the command line and by a sample.txt. */
@@ -883,10 +936,6 @@ static void json_paths_of_run(void)
 {
 	size_t n;
 	uint8_t *mb = corpus_model(&n);
-	if (!mb) {
-		print_message("run: skipped, the corpus directory %s is absent\n", NBG_CORPUS_DIR);
-		return;
-	}
 	put_file(in_work("m" BAD ".nb"), mb, n);
 	free(mb);
 	uint8_t *in = calloc(98304, 1);
@@ -932,6 +981,15 @@ static void json_paths_of_run(void)
 	want_str(json_object_get(json_array_get(o, 0), "file"), "output 0", "o" BAD_JSON ".dat");
 	want_str(json_object_get(json_array_get(o, 1), "file"), "output 1", "o" UTF ".dat");
 	json_decref(j);
+}
+
+/* summary.json under raw names, with the real model. */
+static void test_json_paths_of_run(void **state)
+{
+	(void)state;
+	assert_int_equal(mkdir(in_work("dev" BAD), 0755), 0);
+	put_file(in_work("dev" BAD "/galcore"), "", 0);
+	json_paths_of_run();
 }
 
 /* Every JSON document nbg writes keeps a path that is not UTF-8 (as \xNN)
@@ -1024,16 +1082,11 @@ static void test_json_paths_everywhere(void **state)
 #define ESC_M "m\033]0;pwned\007.nb"
 #define ESC_M_SHOWN "m\\033]0;pwned\\a.nb"
 
-/* The corpus model under `name` in work, and a zero input for it; 0 when
- * the corpus is absent (the caller skips). */
-static int run_fixture(const char *name, const char *input)
+/* The model nbg run runs under `name` in work, and a zero input for it. */
+static void run_fixture(const char *name, const char *input)
 {
 	size_t n;
 	uint8_t *mb = corpus_model(&n);
-	if (!mb) {
-		print_message("skipped: the corpus directory %s is absent\n", NBG_CORPUS_DIR);
-		return 0;
-	}
 	put_file(in_work(name), mb, n);
 	free(mb);
 	uint8_t *in = calloc(98304, 1);
@@ -1044,7 +1097,6 @@ static int run_fixture(const char *name, const char *input)
 		assert_int_equal(mkdir(in_work("dev"), 0755), 0);
 		put_file(in_work("dev/galcore"), "", 0);
 	}
-	return 1;
 }
 
 /* Entries of directory `dir` under work (-1: it does not exist). */
@@ -1066,8 +1118,7 @@ static int entries_in(const char *dir)
 static void test_run_paths_escaped(void **state)
 {
 	(void)state;
-	if (!run_fixture(ESC_M, "in\033[2J.bin"))
-		skip();
+	run_fixture(ESC_M, "in\033[2J.bin");
 	uint8_t *z = calloc(28672, 1);
 	put_file(in_work("g\033[1m0.bin"), z, 28672);
 	put_file(in_work("g1.bin"), z, 1792);
@@ -1127,8 +1178,7 @@ static void test_run_input_changed(void **state)
 {
 	char env[1024];
 	(void)state;
-	if (!run_fixture("m.nb", "in-shrink.nb"))
-		skip();
+	run_fixture("m.nb", "in-shrink.nb");
 	snprintf(env, sizeof(env), "LD_PRELOAD=%s", SHRINK_PRELOAD);
 	setenv("ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=1", 1);
 	uint8_t *z = calloc(98304, 1);
@@ -1176,8 +1226,7 @@ static void test_run_outputs(void **state)
 {
 	struct stat st;
 	(void)state;
-	if (!run_fixture("m.nb", "in.bin"))
-		skip();
+	run_fixture("m.nb", "in.bin");
 	const char *ok[] = { "run", "m.nb", "--input", "in.bin", "--output-dir", "plain", "--nnsdk",
 			     TD_LIB, "--device-root", "dev", NULL };
 	run_result r = run(ok);
@@ -1239,8 +1288,7 @@ static void test_run_outputs(void **state)
 static void test_run_exit_codes(void **state)
 {
 	(void)state;
-	if (!run_fixture("m.nb", "in.bin"))
-		skip();
+	run_fixture("m.nb", "in.bin");
 	put_file(in_work("short.bin"), sample, 100);
 	assert_int_equal(mkfifo(in_work("in.fifo"), 0644), 0);
 	static const struct {
@@ -1374,7 +1422,7 @@ static void test_escape_rules(void **state)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escape_rules),
@@ -1396,5 +1444,13 @@ int main(void)
 		cmocka_unit_test(test_run_exit_codes),
 		cmocka_unit_test(test_args_escaped),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	/* The v1 trailer and nbg run on the real files. */
+#define REAL(t) cmocka_unit_test_setup_teardown(t, use_real, use_synthesized)
+	const struct CMUnitTest corpus[] = {
+		REAL(test_sparse_v1_trailer_corpus), REAL(test_json_paths_of_run),
+		REAL(test_run_paths_escaped),        REAL(test_run_input_changed),
+		REAL(test_run_outputs),              REAL(test_run_exit_codes),
+	};
+	return tc_main(argc, argv, "test_hostile", tests, TC_COUNT(tests), corpus,
+		       TC_COUNT(corpus), setup, teardown);
 }

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 #include <openssl/sha.h>
 
+#include "corpus.h"
 #include "fixture.h"
 #include "nbg/nbg.h"
 #include "nbg/ledger.h"
@@ -839,24 +840,27 @@ static int teardown(void **state)
 	return rmdir(tmpdir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
+	const struct CMUnitTest corpus[] = {
 		cmocka_unit_test(test_corpus_v2),
 		cmocka_unit_test(test_corpus_v1),
 		cmocka_unit_test(test_totals_real_file),
 		cmocka_unit_test(test_v1_nested_entries),
+		cmocka_unit_test(test_refuse_real_file),
+	};
+	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_fixture),
 		cmocka_unit_test(test_gap_padding),
 		cmocka_unit_test(test_tail_uncovered),
 		cmocka_unit_test(test_tail_partly_covered),
 		cmocka_unit_test(test_small_files),
 		cmocka_unit_test(test_refuse_every_range),
-		cmocka_unit_test(test_refuse_real_file),
 		cmocka_unit_test(test_invariant_checker),
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_io_failures),
 		cmocka_unit_test(test_svg),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return tc_main(argc, argv, "test_ledger", tests, TC_COUNT(tests), corpus,
+		       TC_COUNT(corpus), setup, teardown);
 }

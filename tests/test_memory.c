@@ -9,7 +9,9 @@
  * library's, synthesized v2 files change one component at a time (expected
  * values derived by hand from the bytes the test writes), and the CLI.
  *
- * Tests that need the corpus or the reference skip when either is absent.
+ * The synthesized cases run everywhere; those on real files are the part
+ * --corpus, those also on the vendor's output the part --reference, each
+ * skipped when its directory is absent (tests/corpus.h).
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -25,6 +27,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "corpus.h"
 #include "fixture.h"
 #include "nbg/graph.h"
 #include "nbg/memory.h"
@@ -69,13 +72,11 @@ static int is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* The reference part runs only when both directories exist (tests/corpus.h). */
 static void need_reference(void)
 {
-	if (!is_dir(NBG_REFERENCE_DIR) || !is_dir(NBG_CORPUS_DIR)) {
-		print_message("skipped: reference %s or corpus %s absent\n", NBG_REFERENCE_DIR,
-			      NBG_CORPUS_DIR);
-		skip();
-	}
+	if (!is_dir(NBG_REFERENCE_DIR) || !is_dir(NBG_CORPUS_DIR))
+		fail_msg("reference %s or corpus %s absent", NBG_REFERENCE_DIR, NBG_CORPUS_DIR);
 }
 
 static char *slurp(const char *path)
@@ -855,11 +856,9 @@ static void test_v1_feature_bits(void **state)
 	size_t tps = 0;
 
 	(void)state;
-	if (!is_dir(NBG_CORPUS_DIR))
-		skip();
 	l.buf = fx_read_file(NBG_CORPUS_DIR "/v1/1000f_ee_lenet_model.nb", &l.size);
 	if (!l.buf)
-		skip();
+		fail_msg("v1/1000f_ee_lenet_model.nb is missing: the corpus is incomplete");
 	load_buf(&l);
 	w = fx_get32(l.buf + 92);
 	assert_int_equal(l.m->v1.tp_command_bytes, ((w >> 5) & 3) ? 192 : 128);
@@ -975,7 +974,6 @@ static void test_doc_example(void **state)
 	fx_run_result r;
 
 	(void)state;
-	need_reference();
 	assert_non_null(doc);
 	b = strstr(doc, begin);
 	assert_non_null(b);
@@ -1008,7 +1006,8 @@ static void test_cli_memory(void **state)
 	need_reference();
 	md = slurp(NBG_REFERENCE_DIR FDET ".md.txt");
 	if (!md)
-		skip();
+		fail_msg("%s is missing: the reference output is incomplete",
+			 NBG_REFERENCE_DIR FDET ".md.txt");
 	r = fx_run_nbg(NULL, "inspect --memory '%s'", NBG_CORPUS_DIR FDET ".nb");
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.err, "");
@@ -1057,7 +1056,6 @@ static void test_cli_operations(void **state)
 	fx_run_result r;
 
 	(void)state;
-	need_reference();
 	/* nbinfo -a, operation 1: Command Size 24, Instr Size 192, Coeff data 0xe80 */
 	r = fx_run_nbg(NULL, "inspect --operations '%s'", NBG_CORPUS_DIR FDET ".nb");
 	assert_int_equal(r.status, 0);
@@ -1103,21 +1101,27 @@ static void test_cli_failures(void **state)
 	unlink(path);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reference_memory),
-		cmocka_unit_test(test_reference_operations),
 		cmocka_unit_test(test_synth_default),
 		cmocka_unit_test(test_synth_components),
 		cmocka_unit_test(test_synth_conflict),
 		cmocka_unit_test(test_conflicts_capped),
-		cmocka_unit_test(test_v1_feature_bits),
 		cmocka_unit_test(test_doc_rules),
-		cmocka_unit_test(test_doc_example),
-		cmocka_unit_test(test_cli_memory),
-		cmocka_unit_test(test_cli_operations),
 		cmocka_unit_test(test_cli_failures),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	const struct CMUnitTest corpus[] = {
+		cmocka_unit_test(test_v1_feature_bits),
+		cmocka_unit_test(test_doc_example),
+		cmocka_unit_test(test_cli_operations),
+	};
+	/* Real files against the vendor inspector's output (NBG_REFERENCE_DIR). */
+	const struct CMUnitTest reference[] = {
+		cmocka_unit_test(test_reference_memory),
+		cmocka_unit_test(test_reference_operations),
+		cmocka_unit_test(test_cli_memory),
+	};
+	return tc_run(argc, argv, "test_memory", TC_GROUP(tests), TC_GROUP(corpus),
+		      TC_GROUP(reference), NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /*
- * test_v2_corpus.c - every real v2 file in ../shared/corpus/v2 parses; its
+ * test_v2_corpus.c - every real v2 file of the corpus (v2/) parses; its
  * inputs/outputs match the vendor compiler's *.meta.json (shapes outermost
  * first, formats, fixed-point positions); its section and file checksums
  * match values computed here independently with zlib.
@@ -18,6 +18,7 @@
 #include <openssl/sha.h>
 #include <zlib.h>
 
+#include "corpus.h"
 #include "fixture.h"
 #include "nbg/nbg.h"
 
@@ -211,7 +212,7 @@ static void test_corpus_v2(void **state)
 	int n = 0;
 
 	if (!d)
-		fail_msg("cannot open %s: the corpus in ../shared is required", V2_DIR);
+		fail_msg("cannot open %s: the corpus is incomplete", V2_DIR);
 	while ((e = readdir(d)) != NULL) {
 		if (!ends_with(e->d_name, ".nb"))
 			continue;
@@ -246,11 +247,12 @@ static void test_face_detector_int16(void **state)
 	free(b);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
+	const struct CMUnitTest corpus[] = {
 		cmocka_unit_test(test_corpus_v2),
 		cmocka_unit_test(test_face_detector_int16),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return tc_main(argc, argv, "test_v2_corpus", NULL, 0, corpus, TC_COUNT(corpus), NULL,
+		       NULL);
 }

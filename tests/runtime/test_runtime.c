@@ -23,9 +23,12 @@
 #include "nbg/nbg.h"
 #include "nbg/runtime.h"
 #include "nbg/targets.h"
+#include "rt_models.h"
 
-#define MODEL_INT16 NBG_CORPUS_DIR "/v2/face_detector_nbg_int16.nb"
-#define MODEL_FP16 NBG_CORPUS_DIR "/v2/face_detector_nbg_fp16.nb"
+/* Synthesized, or the real face detector pair with --corpus (rt_models.h). */
+static rt_models models;
+#define MODEL_INT16 models.int16
+#define MODEL_FP16 models.fp16
 #define INPUT_BYTES 98304u  /* INT16 [1,128,128,3] */
 #define OUT0_BYTES 28672u   /* INT16 [1,896,16] */
 #define OUT1_BYTES 1792u    /* INT16 [1,896,1] */
@@ -967,7 +970,7 @@ static void test_sha256(void **state)
 	assert_int_equal(nbg_rt_sha256(NULL, 0, d), NBG_OK);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_code_table),
@@ -999,5 +1002,11 @@ int main(void)
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_sha256),
 	};
-	return cmocka_run_group_tests(tests, setup_all, teardown_all);
+	int rc = rt_models_open(argc, argv, "test_runtime", &models);
+
+	if (rc)
+		return rc;
+	rc = cmocka_run_group_tests(tests, setup_all, teardown_all);
+	rt_models_close(&models);
+	return rc;
 }

@@ -24,9 +24,12 @@
 #include "../exe_wrapper.h"
 #include "nbg/nbg.h"
 #include "nbg/runtime.h"
+#include "rt_models.h"
 
-#define MODEL_INT16 NBG_CORPUS_DIR "/v2/face_detector_nbg_int16.nb"
-#define MODEL_FP16 NBG_CORPUS_DIR "/v2/face_detector_nbg_fp16.nb"
+/* Synthesized, or the real face detector pair with --corpus (rt_models.h). */
+static rt_models models;
+#define MODEL_INT16 models.int16
+#define MODEL_FP16 models.fp16
 
 static char work[64];      /* scratch directory for this run */
 static char dev_root[128]; /* galcore present */
@@ -219,7 +222,7 @@ static int setup_all(void **state)
 	write_file(input_short, in, 98300);
 	free(in);
 
-	/* An invalid model derived from a real one: one payload byte flipped. */
+	/* An invalid model derived from a valid one: one payload byte flipped. */
 	size_t n;
 	uint8_t *m = read_file(MODEL_INT16, &n);
 	assert_non_null(m);
@@ -749,7 +752,7 @@ static void test_output_dir_is_file(void **state)
 	result_free(&r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe_no_npu),
@@ -764,5 +767,11 @@ int main(void)
 		cmocka_unit_test(test_input_kind),
 		cmocka_unit_test(test_output_dir_is_file),
 	};
-	return cmocka_run_group_tests(tests, setup_all, teardown_all);
+	int rc = rt_models_open(argc, argv, "test_runtime_cli", &models);
+
+	if (rc)
+		return rc;
+	rc = cmocka_run_group_tests(tests, setup_all, teardown_all);
+	rt_models_close(&models);
+	return rc;
 }
