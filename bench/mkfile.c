@@ -1,14 +1,23 @@
 /*
- * mkfile.c - writes a synthesized v2 NBG of about MiB mebibytes for
- * bench/run.sh, with the section mix of the public corpus's largest model
- * (face_landmarks_detector_nbg_fp16.nb): COEF_DATA about 89 % of the bytes,
- * PPU_INSTR about 6 %, LOADSTATE about 5 %, the decoded records and the
- * tables of the fixture builder around them.  The payload bytes are a fixed
- * pseudo-random sequence, so every run builds the same file.
- * Usage: bench_mkfile MiB OUT.nb
+ * mkfile.c - writes a synthesized v2 NBG for bench/run.sh.
+ *
+ *   bench_mkfile MiB OUT.nb
+ *     about MiB mebibytes with the section mix of the public corpus's
+ *     largest model (face_landmarks_detector_nbg_fp16.nb): COEF_DATA about
+ *     89 % of the bytes, PPU_INSTR about 6 %, LOADSTATE about 5 %, the
+ *     decoded records and the tables of the fixture builder around them.
+ *
+ *   bench_mkfile --records K OUT.nb
+ *     the fixture's graph K times over (fx_many_records: about 850 bytes of
+ *     records per group) with small payloads: a file that is almost all
+ *     records, for the memory the graph reports need per byte.
+ *
+ * The payload bytes are a fixed pseudo-random sequence, so every run builds
+ * the same file.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fixture.h"
 
@@ -26,20 +35,30 @@ static void fill(fx_spec *s, uint32_t type, size_t size, uint32_t seed)
 
 int main(int argc, char **argv)
 {
-	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 0, size;
-	if (argc != 3 || mib == 0) {
-		fprintf(stderr, "usage: bench_mkfile MiB OUT.nb\n");
+	size_t n = argc == 3 ? strtoul(argv[1], NULL, 10) : 0, size;
+	int records = argc == 4 && !strcmp(argv[1], "--records");
+	fx_spec *s;
+
+	if (records)
+		n = strtoul(argv[2], NULL, 10);
+	if ((argc != 3 && !records) || n == 0) {
+		fprintf(stderr, "usage: bench_mkfile MiB OUT.nb | bench_mkfile --records K OUT.nb\n");
 		return 2;
 	}
-	size_t total = mib << 20;
-	fx_spec *s = fx_default();
-	fill(s, 24, total / 100 * 89, 1);
-	fill(s, 19, total / 100 * 6 / 256 * 256, 2);
-	fill(s, 21, total / 100 * 5, 3);
+	s = fx_default();
+	if (records) {
+		fx_many_records(s, n);
+	} else {
+		size_t total = n << 20;
+		fill(s, 24, total / 100 * 89, 1);
+		fill(s, 19, total / 100 * 6 / 256 * 256, 2);
+		fill(s, 21, total / 100 * 5, 3);
+	}
 	uint8_t *buf = fx_build(s, &size);
-	FILE *f = fopen(argv[2], "wb");
+	const char *out = argv[argc - 1];
+	FILE *f = fopen(out, "wb");
 	if (!f || fwrite(buf, 1, size, f) != size || fclose(f) != 0) {
-		perror(argv[2]);
+		perror(out);
 		return 3;
 	}
 	free(buf);

@@ -230,6 +230,70 @@ fx_spec *fx_default(void)
 	return s;
 }
 
+static fx_section *need(fx_spec *s, uint32_t type)
+{
+	fx_section *x = fx_find(s, type);
+	if (!x)
+		abort();
+	return x;
+}
+
+/* Group g of fx_many_records: an NN, an SH and an NT operation on three
+ * layers with four patches, numbered after the fixture's first records. */
+static void put_group(fx_spec *s, size_t g)
+{
+	static const char *const names[3] = { "ConvolutionReluPoolingLayer2",
+					      "TensorPadOperation2", "TensorTranspose" };
+	static const uint32_t nodes[3] = { 208, 103, 185 };
+	uint8_t *lay = need(s, 3)->data + 3 * 76 * g, *op = need(s, 4)->data + 32 * (1 + 3 * g);
+	uint8_t *pa = need(s, 10)->data + 28 * (1 + 4 * g);
+	uint32_t l0 = (uint32_t)(3 * g), st = (uint32_t)(1 + 3 * g), p0 = (uint32_t)(1 + 4 * g);
+	char name[64];
+
+	for (int k = 0; k < 3; k++) {
+		snprintf(name, sizeof(name), "%s_%zu", names[k], g);
+		put_layer(lay + 76 * k, name, nodes[k], 1, l0 + (uint32_t)k + 1);
+	}
+	put_op(op, 2, (uint32_t)(2 * g), l0, st, p0, 2, l0);                       /* NN */
+	put_op(op + 32, 1, (uint32_t)g, l0 + 1, st + 1, p0 + 2, 1, l0 + 1);         /* SH */
+	put_op(op + 64, 8, (uint32_t)(2 * g + 1), l0 + 2, st + 2, p0 + 3, 1, l0 + 2); /* NT */
+	put_patch(pa, 0, 20, 0, 0, 0, 1);       /* command */
+	put_patch(pa + 28, 1, 24, 1, 0, 0, 0);  /* input 0 */
+	put_patch(pa + 56, 0, 8, 5, 1, 0, 0);   /* dynamic generic, COEF_DATA_TABLE 1 */
+	put_patch(pa + 84, 1, 28, 2, 1, 0, 0);  /* output 1 */
+}
+
+void fx_many_records(fx_spec *s, size_t groups)
+{
+	fx_section *t;
+	size_t states = 1 + 3 * groups;
+
+	fx_resize(need(s, 3), 3 * 76 * groups);
+	fx_resize(need(s, 4), 32 * (1 + 3 * groups));
+	fx_resize(need(s, 10), 28 * (1 + 4 * groups));
+	for (size_t g = 0; g < groups; g++)
+		put_group(s, g);
+	t = need(s, 7); /* NN: two 192-byte commands per group */
+	fx_resize(t, 192 * 2 * groups);
+	fill_pattern(t->data, t->size, 7);
+	fx_resize(need(s, 9), 8 * groups); /* SH: instr_index 0, ppu_param_index 0 */
+	/* LOADSTATE_TABLE: one 32-byte state per operation, in LOADSTATE */
+	t = need(s, 27);
+	fx_resize(t, 8 * states);
+	for (size_t i = 0; i < states; i++) {
+		fx_put32(t->data + 8 * i, (uint32_t)(32 * i));
+		fx_put32(t->data + 8 * i + 4, 32);
+	}
+	t = need(s, 21);
+	fx_resize(t, 32 * states);
+	fill_pattern(t->data, t->size, 21);
+	/* NETWORK_INFO: layers, absolute operations, operations */
+	uint8_t *ni = need(s, 35)->data;
+	fx_put32(ni + 0x48, (uint32_t)(3 * groups));
+	fx_put32(ni + 0x4c, (uint32_t)(3 * groups));
+	fx_put32(ni + 0x50, (uint32_t)(states + 3));
+}
+
 static int crc_required(uint32_t t)
 {
 	return t == 7 || t == 8 || t == 19 || t == 21 || t == 24;

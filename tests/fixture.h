@@ -32,6 +32,11 @@ typedef struct fx_spec {
  * whose layers, operations, patches and tables agree (1 input INT16 dfp,
  * 2 outputs, dynamic I/O with 2 entries, aligned COEF_DATA and PPU_INSTR). */
 fx_spec *fx_default(void);
+/* The default's graph `groups` times over, for files that are mostly
+ * records: 3G layers, 3G+1 operations (the INIT first), 4G+1 patches, 2G NN
+ * commands, G SH records and 3G+1 LOADSTATE states, every cross-reference
+ * holding (about 850 bytes of records per group). */
+void fx_many_records(fx_spec *s, size_t groups);
 void fx_free(fx_spec *s);
 fx_section *fx_find(fx_spec *s, uint32_t type);
 /* Adds (or replaces) a section with a copy of data (NULL: zeros). */
