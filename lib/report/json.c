@@ -173,6 +173,11 @@ char *nbg_report_json(const nbg_model *m, const char *path)
 	return s;
 }
 
+void nbg_report_json_write(nbg_jw *w, const nbg_model *m, const char *path)
+{
+	nbg_jw_members(w, report_object(m, path));
+}
+
 char *nbg_error_json(const nbg_error *err, const char *path)
 {
 	json_t *root = json_pack("{s:s,s:o,s:b,s:{s:s,s:I,s:s,s:s}}", "nbgkit_version",

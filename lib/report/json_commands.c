@@ -2,7 +2,8 @@
  * json_commands.c - nbg_commands_json(): the decoded NN and TP commands, the
  * per-operation summaries, the chained images and the relations as JSON.
  * Field keys are the open driver's field names (commands_fields.c); every
- * command also keeps its raw words, so nothing unknown is lost.
+ * command also keeps its raw words, so nothing unknown is lost.  The
+ * command and operation arrays are streamed (json_stream.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,30 +78,34 @@ static json_t *command_json(const nbg_commands *c, const nbg_graph *g, const nbg
 	return o;
 }
 
-static json_t *section_json(const nbg_commands *c, const nbg_graph *g, unsigned e)
+static void section_json(nbg_jw *w, const char *key, const nbg_commands *c, const nbg_graph *g,
+			 unsigned e)
 {
 	const nbg_cmd_section *s = &c->sec[e];
-	json_t *o, *cmds = json_array(), *ev = json_object();
+	json_t *o, *ev;
 	size_t nf;
 	const nbg_cmd_field *t = nbg_command_fields(e, &nf);
 
 	if (!s->present) {
-		json_decref(cmds);
-		json_decref(ev);
-		return json_null();
+		nbg_jw_put(w, key, json_null());
+		return;
 	}
 	o = json_pack("{s:I,s:I,s:I,s:s,s:b,s:I,s:I}", "offset", (json_int_t)s->offset, "size",
 		      (json_int_t)s->size, "command_size", (json_int_t)s->command_size,
 		      "command_size_source", s->size_source ? s->size_source : "unknown",
 		      "decoded", s->decoded, "count", (json_int_t)s->count, "trailing_bytes",
 		      (json_int_t)s->trailing_bytes);
+	ev = json_object();
 	for (size_t f = 0; f < nf; f++)
 		json_object_set_new(ev, t[f].key, json_string(t[f].evidence));
 	json_object_set_new(o, "field_evidence", ev);
+	nbg_jw_object(w, key);
+	nbg_jw_members(w, o);
+	nbg_jw_array(w, "commands");
 	for (size_t i = 0; i < c->cmd_count[e]; i++)
-		json_array_append_new(cmds, command_json(c, g, &c->cmds[e][i]));
-	json_object_set_new(o, "commands", cmds);
-	return o;
+		nbg_jw_put(w, NULL, command_json(c, g, &c->cmds[e][i]));
+	nbg_jw_end(w);
+	nbg_jw_end(w);
 }
 
 static json_t *op_json(const nbg_graph *g, const nbg_cmd_op *op)
@@ -147,70 +152,80 @@ static json_t *op_json(const nbg_graph *g, const nbg_cmd_op *op)
 	return o;
 }
 
-static json_t *edges_json(const nbg_commands *c)
+static void edges_json(nbg_jw *w, const nbg_commands *c)
 {
 	static const char *const kinds[] = { "operation", "input", "output" };
-	json_t *a = json_array();
+
+	nbg_jw_array(w, "edges");
 	for (size_t i = 0; i < c->edge_count; i++) {
 		const nbg_cmd_edge *e = &c->edges[i];
-		json_array_append_new(a, json_pack("{s:s,s:I,s:I}", "kind", kinds[e->kind % 3],
-						   "from", (json_int_t)e->from, "to",
-						   (json_int_t)e->to));
+		nbg_jw_put(w, NULL, json_pack("{s:s,s:I,s:I}", "kind", kinds[e->kind % 3], "from",
+					      (json_int_t)e->from, "to", (json_int_t)e->to));
 	}
-	return a;
+	nbg_jw_end(w);
 }
 
-static json_t *relations_findings(const nbg_commands *c, json_t *o)
+static void relations_findings(nbg_jw *w, const nbg_commands *c)
 {
-	json_t *rels = json_array(), *f = json_array();
+	nbg_jw_array(w, "relations");
 	for (int r = 0; r < NBG_CMDR__COUNT; r++) {
 		const nbg_graph_relation *rel = &c->relations[r];
-		json_array_append_new(rels, json_pack("{s:s,s:s,s:s,s:I,s:I}", "id", rel->id,
-						      "text", rel->text, "basis", rel->evidence,
-						      "checked", (json_int_t)rel->checked, "held",
-						      (json_int_t)rel->held));
+		nbg_jw_put(w, NULL, json_pack("{s:s,s:s,s:s,s:I,s:I}", "id", rel->id, "text",
+					      rel->text, "basis", rel->evidence, "checked",
+					      (json_int_t)rel->checked, "held", (json_int_t)rel->held));
 	}
+	nbg_jw_end(w);
+	nbg_jw_array(w, "findings");
 	for (size_t i = 0; i < c->finding_count; i++)
-		json_array_append_new(f, json_pack("{s:s,s:I,s:s}", "id", c->findings[i].id,
-						   "offset", (json_int_t)c->findings[i].offset,
-						   "text", c->findings[i].text));
-	json_object_set_new(o, "relations", rels);
-	json_object_set_new(o, "findings", f);
-	json_object_set_new(o, "findings_dropped", json_integer((json_int_t)c->findings_dropped));
-	return o;
+		nbg_jw_put(w, NULL, json_pack("{s:s,s:I,s:s}", "id", c->findings[i].id, "offset",
+					      (json_int_t)c->findings[i].offset, "text",
+					      c->findings[i].text));
+	nbg_jw_end(w);
+	nbg_jw_put(w, "findings_dropped", json_integer((json_int_t)c->findings_dropped));
+}
+
+void nbg_commands_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
+			     const nbg_commands *c)
+{
+	nbg_jw_object(w, "commands");
+	nbg_jw_put(w, "layout_source",
+		   json_pack("{s:s,s:s,s:s,s:s,s:s}", "repository", "bminor/mesa-mesa", "nn_path",
+			     "src/gallium/drivers/etnaviv/etnaviv_ml_nn.c", "nn_commit",
+			     "0ef5aa5fb6e32626f03053d0e5f7a2fb7fc08412", "tp_path",
+			     "src/gallium/drivers/etnaviv/etnaviv_ml_tp.c", "tp_commit",
+			     "104309ede383b8ca328b7405d28e707998fa6dae"));
+	section_json(w, "nn", c, g, NBG_CMD_NN);
+	section_json(w, "tp", c, g, NBG_CMD_TP);
+	nbg_jw_array(w, "operations");
+	for (size_t i = 0; i < c->op_count; i++)
+		nbg_jw_put(w, NULL, op_json(g, &c->ops[i]));
+	nbg_jw_end(w);
+	edges_json(w, c);
+	relations_findings(w, c);
+	nbg_jw_end(w);
+	(void)m;
+}
+
+typedef struct commands_doc {
+	const nbg_model *m;
+	const nbg_graph *g;
+	const nbg_commands *c;
+} commands_doc;
+
+static void commands_document(nbg_jw *w, const void *arg)
+{
+	const commands_doc *d = arg;
+
+	nbg_jw_object(w, NULL);
+	nbg_commands_json_write(w, d->m, d->g, d->c);
+	nbg_jw_end(w);
 }
 
 char *nbg_commands_json(const nbg_model *m, const nbg_graph *g, const nbg_commands *c)
 {
-	json_t *root, *o, *ops;
-	char *s;
+	commands_doc d = { m, g, c };
 
 	if (!m || !g || !c)
 		return NULL;
-	root = json_object();
-	o = json_object();
-	ops = json_array();
-	if (!root || !o || !ops) {
-		json_decref(root);
-		json_decref(o);
-		json_decref(ops);
-		return NULL;
-	}
-	json_object_set_new(o, "layout_source",
-			    json_pack("{s:s,s:s,s:s,s:s,s:s}", "repository", "bminor/mesa-mesa",
-				      "nn_path", "src/gallium/drivers/etnaviv/etnaviv_ml_nn.c",
-				      "nn_commit", "0ef5aa5fb6e32626f03053d0e5f7a2fb7fc08412",
-				      "tp_path", "src/gallium/drivers/etnaviv/etnaviv_ml_tp.c",
-				      "tp_commit", "104309ede383b8ca328b7405d28e707998fa6dae"));
-	json_object_set_new(o, "nn", section_json(c, g, NBG_CMD_NN));
-	json_object_set_new(o, "tp", section_json(c, g, NBG_CMD_TP));
-	for (size_t i = 0; i < c->op_count; i++)
-		json_array_append_new(ops, op_json(g, &c->ops[i]));
-	json_object_set_new(o, "operations", ops);
-	json_object_set_new(o, "edges", edges_json(c));
-	relations_findings(c, o);
-	json_object_set_new(root, "commands", o);
-	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(root);
-	return s;
+	return nbg_jw_string(commands_document, &d);
 }

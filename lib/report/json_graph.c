@@ -1,13 +1,15 @@
 /*
- * report_graph.c - nbg_graph_json(): the decoded graph as JSON.  Record
+ * json_graph.c - nbg_graph_json(): the decoded graph as JSON.  Record
  * fields are emitted from the file bytes through the field map, so their keys
  * are the field map's parser keys; derived values (names of enum values,
- * owners, coverage) are added next to them.
+ * owners, coverage) are added next to them.  The record arrays are streamed
+ * (json_stream.h): one record's value exists at a time.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "nbg/graph.h"
+#include "nbg/memory.h"
 #include "report/report_internal.h"
 
 static json_t *name_or_null(const char *s)
@@ -88,203 +90,245 @@ static json_t *summary_json(const nbg_graph *g)
 	return o;
 }
 
-static json_t *layers_json(const nbg_model *m, const nbg_graph *g)
+static json_t *layer_json(const nbg_model *m, const nbg_graph *g, size_t i, bool abs)
 {
-	json_t *a = json_array();
+	const nbg_graph_layer *l = &g->layers[i];
+	json_t *o = record_object(i, l->record_offset);
+
+	nbg_json_emit_fields(o, m->data + l->record_offset, F_LAYER_NAME,
+			     l->has_uid ? F_LAYER_UID : F_LAYER_OP_COUNT, 0, F_LAYER_NAME);
+	json_object_set_new(o, "name_printable", json_boolean(l->name_printable));
+	json_object_set_new(o, "operation_records", json_integer(l->operation_records));
+	json_object_set_new(o, "distinct_abs_op_ids",
+			    abs ? json_integer(l->distinct_abs_ops) : json_null());
+	return o;
+}
+
+static void layers_json(nbg_jw *w, const nbg_model *m, const nbg_graph *g)
+{
 	bool abs = g->operation_count && g->operations[0].has_abs_op_id;
 
-	for (size_t i = 0; i < g->layer_count; i++) {
-		const nbg_graph_layer *l = &g->layers[i];
-		json_t *o = record_object(i, l->record_offset);
-		nbg_json_emit_fields(o, m->data + l->record_offset, F_LAYER_NAME,
-				     l->has_uid ? F_LAYER_UID : F_LAYER_OP_COUNT, 0, F_LAYER_NAME);
-		json_object_set_new(o, "name_printable", json_boolean(l->name_printable));
-		json_object_set_new(o, "operation_records", json_integer(l->operation_records));
-		json_object_set_new(o, "distinct_abs_op_ids",
-				    abs ? json_integer(l->distinct_abs_ops) : json_null());
-		json_array_append_new(a, o);
-	}
-	return a;
+	nbg_jw_array(w, "layers");
+	for (size_t i = 0; i < g->layer_count; i++)
+		nbg_jw_put(w, NULL, layer_json(m, g, i, abs));
+	nbg_jw_end(w);
 }
 
-static json_t *operations_json(const nbg_model *m, const nbg_graph *g)
+/* One operation record; `r` (may be NULL) adds its "sizes". */
+static json_t *operation_json(const nbg_model *m, const nbg_graph *g, size_t i,
+			      const nbg_mem_report *r)
 {
-	json_t *a = json_array();
+	const nbg_graph_operation *op = &g->operations[i];
+	const uint8_t *p = m->data + op->record_offset;
+	json_t *o = record_object(i, op->record_offset);
 
-	for (size_t i = 0; i < g->operation_count; i++) {
-		const nbg_graph_operation *op = &g->operations[i];
-		const uint8_t *p = m->data + op->record_offset;
-		json_t *o = record_object(i, op->record_offset);
-		nbg_json_emit_fields(o, p, F_OP_TYPE, F_OP_PATCH_COUNT, 0, F_OP_TYPE);
-		json_object_set_new(o, "type_name", name_or_null(nbg_graph_op_type_name(op->type)));
-		if (op->has_preempt)
-			nbg_json_emit_fields(o, p, F_OP_PREEMPT_WORD, F_OP_ABS_SHARE_ID, 0,
-					     F_OP_PREEMPT_WORD);
-		if (op->has_abs_op_id)
-			nbg_json_emit_fields(o, p, F_OP_ABS_OP_ID, F_OP_ABS_OP_ID, 0,
-					     F_OP_ABS_OP_ID);
-		json_object_set_new(o, "layer_name",
-				    op->layer_id < g->layer_count
-					    ? nbg_json_text(g->layers[op->layer_id].name, 64)
-					    : json_null());
-		json_array_append_new(a, o);
-	}
-	return a;
+	nbg_json_emit_fields(o, p, F_OP_TYPE, F_OP_PATCH_COUNT, 0, F_OP_TYPE);
+	json_object_set_new(o, "type_name", name_or_null(nbg_graph_op_type_name(op->type)));
+	if (op->has_preempt)
+		nbg_json_emit_fields(o, p, F_OP_PREEMPT_WORD, F_OP_ABS_SHARE_ID, 0,
+				     F_OP_PREEMPT_WORD);
+	if (op->has_abs_op_id)
+		nbg_json_emit_fields(o, p, F_OP_ABS_OP_ID, F_OP_ABS_OP_ID, 0, F_OP_ABS_OP_ID);
+	json_object_set_new(o, "layer_name",
+			    op->layer_id < g->layer_count
+				    ? nbg_json_text(g->layers[op->layer_id].name, 64)
+				    : json_null());
+	if (r && i < nbg_mem_operation_count(r))
+		json_object_set_new(o, "sizes", nbg_json_memory_operation_sizes(r, i));
+	return o;
 }
 
-static json_t *patches_json(const nbg_model *m, const nbg_graph *g)
+static void operations_json(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
+			    const nbg_mem_report *r)
 {
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < g->patch_count; i++) {
-		const nbg_graph_patch *x = &g->patches[i];
-		const uint8_t *p = m->data + x->record_offset;
-		json_t *o = record_object(i, x->record_offset);
-		enum nbg_fid last = x->has_high ? F_PATCH_MASK_H
-				  : x->has_name ? F_PATCH_NAME : F_PATCH_TRANSFORMED;
-		nbg_json_emit_fields(o, p, F_PATCH_TYPE, last, 0, F_PATCH_TYPE);
-		json_object_set_new(o, "type_name", name_or_null(nbg_graph_patch_type_name(x->type)));
-		json_object_set_new(o, "source_type_name",
-				    name_or_null(nbg_graph_source_type_name(x->source_type)));
-		json_object_set_new(o, "operation", x->operation >= 0
-							    ? json_integer((json_int_t)x->operation)
-							    : json_null());
-		json_object_set_new(o, "hw_init", json_boolean(x->hw_init));
-		json_object_set_new(o, "references", json_integer(x->references));
-		json_array_append_new(a, o);
-	}
-	return a;
+	nbg_jw_array(w, "operations");
+	for (size_t i = 0; i < g->operation_count; i++)
+		nbg_jw_put(w, NULL, operation_json(m, g, i, r));
+	nbg_jw_end(w);
 }
 
-static void small_records_json(json_t *root, const nbg_model *m, const nbg_graph *g)
+static json_t *patch_json(const nbg_model *m, const nbg_graph *g, size_t i)
 {
-	json_t *a = json_array();
+	const nbg_graph_patch *x = &g->patches[i];
+	const uint8_t *p = m->data + x->record_offset;
+	json_t *o = record_object(i, x->record_offset);
+	enum nbg_fid last = x->has_high ? F_PATCH_MASK_H
+			  : x->has_name ? F_PATCH_NAME : F_PATCH_TRANSFORMED;
+
+	nbg_json_emit_fields(o, p, F_PATCH_TYPE, last, 0, F_PATCH_TYPE);
+	json_object_set_new(o, "type_name", name_or_null(nbg_graph_patch_type_name(x->type)));
+	json_object_set_new(o, "source_type_name",
+			    name_or_null(nbg_graph_source_type_name(x->source_type)));
+	json_object_set_new(o, "operation", x->operation >= 0
+						    ? json_integer((json_int_t)x->operation)
+						    : json_null());
+	json_object_set_new(o, "hw_init", json_boolean(x->hw_init));
+	json_object_set_new(o, "references", json_integer(x->references));
+	return o;
+}
+
+static void patches_json(nbg_jw *w, const nbg_model *m, const nbg_graph *g)
+{
+	nbg_jw_array(w, "patches");
+	for (size_t i = 0; i < g->patch_count; i++)
+		nbg_jw_put(w, NULL, patch_json(m, g, i));
+	nbg_jw_end(w);
+}
+
+/* Records of a small kind: record_index, record_offset, then the fields
+ * first..last read at the record. */
+static json_t *small_record(const nbg_model *m, size_t i, uint64_t offset, enum nbg_fid first,
+			    enum nbg_fid last)
+{
+	json_t *o = record_object(i, offset);
+	nbg_json_emit_fields(o, m->data + offset, first, last, 0, first);
+	return o;
+}
+
+static void small_records_json(nbg_jw *w, const nbg_model *m, const nbg_graph *g)
+{
+	nbg_jw_array(w, "sh_operations");
 	for (size_t i = 0; i < g->sh_count; i++) {
 		const nbg_graph_sh_operation *s = &g->sh_operations[i];
-		json_t *o = record_object(i, s->record_offset);
-		nbg_json_emit_fields(o, m->data + s->record_offset, F_SH_INSTR_INDEX,
-				     s->has_ppu_param_index ? F_SH_PPU_PARAM_INDEX : F_SH_INSTR_INDEX,
-				     0, F_SH_INSTR_INDEX);
-		json_array_append_new(a, o);
+		nbg_jw_put(w, NULL, small_record(m, i, s->record_offset, F_SH_INSTR_INDEX,
+						 s->has_ppu_param_index ? F_SH_PPU_PARAM_INDEX
+									: F_SH_INSTR_INDEX));
 	}
-	json_object_set_new(root, "sh_operations", a);
+	nbg_jw_end(w);
 
-	a = json_array();
+	nbg_jw_array(w, "sw_operations");
 	for (size_t i = 0; i < g->sw_count; i++) {
 		const nbg_graph_sw_operation *s = &g->sw_operations[i];
-		json_t *o = record_object(i, s->record_offset);
-		nbg_json_emit_fields(o, m->data + s->record_offset, F_SW_TYPE,
-				     s->has_name ? F_SW_NAME : F_SW_TYPE, 0, F_SW_TYPE);
-		json_array_append_new(a, o);
+		nbg_jw_put(w, NULL, small_record(m, i, s->record_offset, F_SW_TYPE,
+						 s->has_name ? F_SW_NAME : F_SW_TYPE));
 	}
-	json_object_set_new(root, "sw_operations", a);
+	nbg_jw_end(w);
 
-	a = json_array();
-	for (size_t i = 0; i < g->hw_init_count; i++) {
-		const nbg_graph_hw_init *h = &g->hw_inits[i];
-		json_t *o = record_object(i, h->record_offset);
-		nbg_json_emit_fields(o, m->data + h->record_offset, F_HWI_STATE_ID,
-				     F_HWI_PATCH_COUNT, 0, F_HWI_STATE_ID);
-		json_array_append_new(a, o);
-	}
-	json_object_set_new(root, "hw_init_operations", a);
+	nbg_jw_array(w, "hw_init_operations");
+	for (size_t i = 0; i < g->hw_init_count; i++)
+		nbg_jw_put(w, NULL, small_record(m, i, g->hw_inits[i].record_offset,
+						 F_HWI_STATE_ID, F_HWI_PATCH_COUNT));
+	nbg_jw_end(w);
 
-	a = json_array();
-	for (size_t i = 0; i < g->ppu_param_count; i++) {
-		const nbg_graph_ppu_param *q = &g->ppu_params[i];
-		json_t *o = record_object(i, q->record_offset);
-		nbg_json_emit_fields(o, m->data + q->record_offset, F_PPU_GLOBAL_OFFSET_X,
-				     F_PPU_GROUP_COUNT_Z, 0, F_PPU_GLOBAL_OFFSET_X);
-		json_array_append_new(a, o);
-	}
-	json_object_set_new(root, "ppu_params", a);
+	nbg_jw_array(w, "ppu_params");
+	for (size_t i = 0; i < g->ppu_param_count; i++)
+		nbg_jw_put(w, NULL, small_record(m, i, g->ppu_params[i].record_offset,
+						 F_PPU_GLOBAL_OFFSET_X, F_PPU_GROUP_COUNT_Z));
+	nbg_jw_end(w);
 }
 
-static json_t *tables_json(const nbg_model *m, const nbg_graph *g)
+/* A table without its entries. */
+static json_t *table_json(const nbg_graph_table *t)
 {
-	json_t *a = json_array();
-
-	for (int i = 0; i < NBG_GRAPH_TABLE_COUNT; i++) {
-		const nbg_graph_table *t = &g->tables[i];
-		json_t *o, *ents;
-
-		if (!t->present && !t->data_present)
-			continue;
-		o = json_pack("{s:s,s:s,s:I,s:I,s:b,s:b}", "name", t->name, "data_name",
+	json_t *o = json_pack("{s:s,s:s,s:I,s:I,s:b,s:b}", "name", t->name, "data_name",
 			      t->data_name, "table_type", (json_int_t)t->table_type, "data_type",
 			      (json_int_t)t->data_type, "present", t->present, "data_present",
 			      t->data_present);
-		json_object_set_new(o, "table_offset", json_integer((json_int_t)t->table_offset));
-		json_object_set_new(o, "table_size", json_integer((json_int_t)t->table_size));
-		json_object_set_new(o, "data_offset", json_integer((json_int_t)t->data_offset));
-		json_object_set_new(o, "data_size", json_integer((json_int_t)t->data_size));
-		json_object_set_new(o, "entry_size", json_integer(t->entry_size));
-		json_object_set_new(o, "decoded", json_boolean(t->decoded));
-		json_object_set_new(o, "trailing_bytes", json_integer((json_int_t)t->trailing_bytes));
-		json_object_set_new(o, "entry_count", json_integer((json_int_t)t->entry_count));
-		json_object_set_new(o, "out_of_bounds", json_integer((json_int_t)t->out_of_bounds));
-		json_object_set_new(o, "empty_entries", json_integer((json_int_t)t->empty_entries));
-		json_object_set_new(o, "covered_bytes", json_integer((json_int_t)t->covered_bytes));
-		json_object_set_new(o, "uncovered_bytes",
-				    json_integer((json_int_t)t->uncovered_bytes));
-		json_object_set_new(o, "uncovered_ranges", json_integer(t->uncovered_ranges));
-		json_object_set_new(o, "uncovered_nonzero_bytes",
-				    json_integer((json_int_t)t->uncovered_nonzero_bytes));
-		json_object_set_new(o, "overlap_bytes", json_integer((json_int_t)t->overlap_bytes));
-		ents = json_array();
+
+	json_object_set_new(o, "table_offset", json_integer((json_int_t)t->table_offset));
+	json_object_set_new(o, "table_size", json_integer((json_int_t)t->table_size));
+	json_object_set_new(o, "data_offset", json_integer((json_int_t)t->data_offset));
+	json_object_set_new(o, "data_size", json_integer((json_int_t)t->data_size));
+	json_object_set_new(o, "entry_size", json_integer(t->entry_size));
+	json_object_set_new(o, "decoded", json_boolean(t->decoded));
+	json_object_set_new(o, "trailing_bytes", json_integer((json_int_t)t->trailing_bytes));
+	json_object_set_new(o, "entry_count", json_integer((json_int_t)t->entry_count));
+	json_object_set_new(o, "out_of_bounds", json_integer((json_int_t)t->out_of_bounds));
+	json_object_set_new(o, "empty_entries", json_integer((json_int_t)t->empty_entries));
+	json_object_set_new(o, "covered_bytes", json_integer((json_int_t)t->covered_bytes));
+	json_object_set_new(o, "uncovered_bytes", json_integer((json_int_t)t->uncovered_bytes));
+	json_object_set_new(o, "uncovered_ranges", json_integer(t->uncovered_ranges));
+	json_object_set_new(o, "uncovered_nonzero_bytes",
+			    json_integer((json_int_t)t->uncovered_nonzero_bytes));
+	json_object_set_new(o, "overlap_bytes", json_integer((json_int_t)t->overlap_bytes));
+	return o;
+}
+
+static void tables_json(nbg_jw *w, const nbg_model *m, const nbg_graph *g)
+{
+	nbg_jw_array(w, "tables");
+	for (int i = 0; i < NBG_GRAPH_TABLE_COUNT; i++) {
+		const nbg_graph_table *t = &g->tables[i];
+
+		if (!t->present && !t->data_present)
+			continue;
+		nbg_jw_object(w, NULL);
+		nbg_jw_members(w, table_json(t));
+		nbg_jw_array(w, "entries");
 		for (size_t k = 0; k < t->entry_count; k++) {
 			const nbg_graph_table_entry *e = &t->entries[k];
 			json_t *eo = record_object(k, e->record_offset);
 			nbg_json_emit_fields(eo, m->data + e->record_offset, F_TAB_OFFSET,
 					     F_TAB_SIZE, 0, F_TAB_OFFSET);
 			json_object_set_new(eo, "in_bounds", json_boolean(e->in_bounds));
-			json_array_append_new(ents, eo);
+			nbg_jw_put(w, NULL, eo);
 		}
-		json_object_set_new(o, "entries", ents);
-		json_array_append_new(a, o);
+		nbg_jw_end(w);
+		nbg_jw_end(w);
 	}
-	return a;
+	nbg_jw_end(w);
 }
 
-static json_t *findings_json(const nbg_graph *g)
+static void findings_json(nbg_jw *w, const nbg_graph *g)
 {
-	json_t *a = json_array();
+	nbg_jw_array(w, "graph_findings");
 	for (size_t i = 0; i < g->finding_count; i++)
-		json_array_append_new(a, json_pack("{s:s,s:I,s:s}", "id", g->findings[i].id,
-						   "offset", (json_int_t)g->findings[i].offset,
-						   "text", g->findings[i].text));
-	return a;
+		nbg_jw_put(w, NULL, json_pack("{s:s,s:I,s:s}", "id", g->findings[i].id, "offset",
+					      (json_int_t)g->findings[i].offset, "text",
+					      g->findings[i].text));
+	nbg_jw_end(w);
+}
+
+void nbg_graph_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g, unsigned what,
+			  const nbg_mem_report *sizes)
+{
+	if (what == 0)
+		what = NBG_GRAPH_JSON_ALL;
+	if (what & NBG_GRAPH_JSON_SUMMARY)
+		nbg_jw_put(w, "graph", summary_json(g));
+	if (what & NBG_GRAPH_JSON_LAYERS)
+		layers_json(w, m, g);
+	if (what & NBG_GRAPH_JSON_OPERATIONS) {
+		operations_json(w, m, g, sizes);
+		small_records_json(w, m, g);
+	}
+	if (what & NBG_GRAPH_JSON_PATCHES)
+		patches_json(w, m, g);
+	if (what & NBG_GRAPH_JSON_TABLES)
+		tables_json(w, m, g);
+	if (what & NBG_GRAPH_JSON_FINDINGS)
+		findings_json(w, g);
+}
+
+typedef struct graph_doc {
+	const nbg_model *m;
+	const nbg_graph *g;
+	unsigned what;
+	const nbg_mem_report *sizes;
+} graph_doc;
+
+static void graph_document(nbg_jw *w, const void *arg)
+{
+	const graph_doc *d = arg;
+
+	nbg_jw_object(w, NULL);
+	nbg_graph_json_write(w, d->m, d->g, d->what, d->sizes);
+	nbg_jw_end(w);
 }
 
 char *nbg_graph_json(const nbg_model *m, const nbg_graph *g, unsigned what)
 {
-	json_t *root;
+	nbg_mem_report *r = NULL;
+	graph_doc d = { m, g, what, NULL };
 	char *s;
 
 	if (!m || !g)
 		return NULL;
-	if (what == 0)
-		what = NBG_GRAPH_JSON_ALL;
-	root = json_object();
-	if (!root)
-		return NULL;
-	if (what & NBG_GRAPH_JSON_SUMMARY)
-		json_object_set_new(root, "graph", summary_json(g));
-	if (what & NBG_GRAPH_JSON_LAYERS)
-		json_object_set_new(root, "layers", layers_json(m, g));
-	if (what & NBG_GRAPH_JSON_OPERATIONS) {
-		json_t *ops = operations_json(m, g);
-		nbg_json_memory_operation_sizes(ops, m, g);
-		json_object_set_new(root, "operations", ops);
-		small_records_json(root, m, g);
-	}
-	if (what & NBG_GRAPH_JSON_PATCHES)
-		json_object_set_new(root, "patches", patches_json(m, g));
-	if (what & NBG_GRAPH_JSON_TABLES)
-		json_object_set_new(root, "tables", tables_json(m, g));
-	if (what & NBG_GRAPH_JSON_FINDINGS)
-		json_object_set_new(root, "graph_findings", findings_json(g));
-	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(root);
+	/* the operations carry their sizes; without the analysis, none */
+	if ((what == 0 || (what & NBG_GRAPH_JSON_OPERATIONS)) &&
+	    nbg_mem_analyze(m, g, &r, NULL) == NBG_OK)
+		d.sizes = r;
+	s = nbg_jw_string(graph_document, &d);
+	nbg_mem_free(r);
 	return s;
 }

@@ -1,7 +1,8 @@
 /*
  * json_memory.c - nbg_mem_json(): the memory analysis as JSON (the "memory"
  * object of `nbg inspect --json --memory`), and the per-operation sizes the
- * graph report's "operations" carry.
+ * graph report's "operations" carry.  The per-layer and per-operation arrays
+ * are streamed (json_stream.h).
  */
 #include <stdlib.h>
 
@@ -59,10 +60,27 @@ static const char *verdict_name(nbg_mem_share_verdict v)
 	}
 }
 
-static json_t *sharing_json(const nbg_mem_report *r)
+static json_t *buffer_json(const nbg_mem_share_buffer *x)
+{
+	return json_pack("{s:s,s:I,s:I,s:I,s:I,s:b,s:o}", "kind", x->output ? "output" : "input",
+			 "index", (json_int_t)x->index, "bytes", (json_int_t)x->bytes,
+			 "aligned_bytes", (json_int_t)x->aligned_bytes, "conflicts",
+			 (json_int_t)x->conflicts, "can_share", x->can_share, "allocation",
+			 x->can_share ? json_integer((json_int_t)x->allocation) : json_null());
+}
+
+static json_t *conflict_json(const nbg_mem_conflict *x)
+{
+	return json_pack("{s:s,s:I,s:I,s:I,s:I,s:I}", "kind", x->output ? "output" : "input",
+			 "index", (json_int_t)x->io_index, "operation", (json_int_t)x->operation,
+			 "layer_id", (json_int_t)x->layer_id, "io_patch", (json_int_t)x->io_patch,
+			 "pool_patch", (json_int_t)x->pool_patch);
+}
+
+static void sharing_json(nbg_jw *w, const nbg_mem_report *r)
 {
 	const nbg_mem_sharing *s = nbg_mem_sharing_of(r);
-	json_t *o = json_object(), *b = json_array(), *c = json_array();
+	json_t *o = json_object();
 
 	json_object_set_new(o, "analysed_by_vendor", json_boolean(s->analysed));
 	json_object_set_new(o, "pool_bytes", json_integer((json_int_t)s->pool_bytes));
@@ -78,29 +96,17 @@ static json_t *sharing_json(const nbg_mem_report *r)
 	json_object_set_new(o, "evidence", json_string(s->evidence));
 	json_object_set_new(o, "conflicts_total", json_integer((json_int_t)s->conflicts_total));
 	json_object_set_new(o, "output_conflicts", json_integer((json_int_t)s->output_conflicts));
-	for (size_t i = 0; i < nbg_mem_share_buffer_count(r); i++) {
-		const nbg_mem_share_buffer *x = nbg_mem_share_buffer_at(r, i);
-		json_array_append_new(
-			b, json_pack("{s:s,s:I,s:I,s:I,s:I,s:b,s:o}", "kind",
-				     x->output ? "output" : "input", "index", (json_int_t)x->index,
-				     "bytes", (json_int_t)x->bytes, "aligned_bytes",
-				     (json_int_t)x->aligned_bytes, "conflicts",
-				     (json_int_t)x->conflicts, "can_share", x->can_share,
-				     "allocation", x->can_share
-					     ? json_integer((json_int_t)x->allocation) : json_null()));
-	}
-	for (size_t i = 0; i < nbg_mem_conflict_count(r); i++) {
-		const nbg_mem_conflict *x = nbg_mem_conflict_at(r, i);
-		json_array_append_new(
-			c, json_pack("{s:s,s:I,s:I,s:I,s:I,s:I}", "kind", x->output ? "output" : "input",
-				     "index", (json_int_t)x->io_index, "operation",
-				     (json_int_t)x->operation, "layer_id", (json_int_t)x->layer_id,
-				     "io_patch", (json_int_t)x->io_patch, "pool_patch",
-				     (json_int_t)x->pool_patch));
-	}
-	json_object_set_new(o, "buffers", b);
-	json_object_set_new(o, "conflicts", c);
-	return o;
+	nbg_jw_object(w, "sharing");
+	nbg_jw_members(w, o);
+	nbg_jw_array(w, "buffers");
+	for (size_t i = 0; i < nbg_mem_share_buffer_count(r); i++)
+		nbg_jw_put(w, NULL, buffer_json(nbg_mem_share_buffer_at(r, i)));
+	nbg_jw_end(w);
+	nbg_jw_array(w, "conflicts");
+	for (size_t i = 0; i < nbg_mem_conflict_count(r); i++)
+		nbg_jw_put(w, NULL, conflict_json(nbg_mem_conflict_at(r, i)));
+	nbg_jw_end(w);
+	nbg_jw_end(w);
 }
 
 static json_t *layer_json(const nbg_graph *g, const nbg_mem_layer *l)
@@ -124,18 +130,19 @@ static json_t *layer_json(const nbg_graph *g, const nbg_mem_layer *l)
 	return o;
 }
 
-static void layers_json(json_t *root, const nbg_graph *g, const nbg_mem_report *r)
+static void layers_json(nbg_jw *w, const nbg_graph *g, const nbg_mem_report *r)
 {
-	json_t *a = json_array(), *top = json_array();
+	json_t *top = json_array();
 	size_t n = nbg_mem_layer_count(r);
 
+	nbg_jw_array(w, "layers");
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, layer_json(g, nbg_mem_layer_at(r, i)));
+		nbg_jw_put(w, NULL, layer_json(g, nbg_mem_layer_at(r, i)));
+	nbg_jw_end(w);
 	for (size_t k = 0; k < n && k < 10; k++)
 		json_array_append_new(top, json_integer((json_int_t)nbg_mem_layer_ranked(r, k)->layer));
-	json_object_set_new(root, "layers", a);
-	json_object_set_new(root, "largest_layers", top);
-	json_object_set_new(root, "outside_layers", layer_json(g, nbg_mem_layer_outside(r)));
+	nbg_jw_put(w, "largest_layers", top);
+	nbg_jw_put(w, "outside_layers", layer_json(g, nbg_mem_layer_outside(r)));
 }
 
 static json_t *operation_json(const nbg_mem_operation *x)
@@ -157,10 +164,9 @@ static json_t *operation_json(const nbg_mem_operation *x)
 	return o;
 }
 
-static json_t *operations_json(const nbg_mem_report *r)
+static void operations_json(nbg_jw *w, const nbg_mem_report *r)
 {
-	json_t *a = json_array();
-
+	nbg_jw_array(w, "operations");
 	for (size_t i = 0; i < nbg_mem_operation_count(r); i++) {
 		const nbg_mem_operation *x = nbg_mem_operation_at(r, i);
 		json_t *o = json_object();
@@ -170,51 +176,61 @@ static json_t *operations_json(const nbg_mem_report *r)
 		json_t *sizes = operation_json(x);
 		json_object_update(o, sizes);
 		json_decref(sizes);
-		json_array_append_new(a, o);
+		nbg_jw_put(w, NULL, o);
 	}
-	return a;
+	nbg_jw_end(w);
+}
+
+void nbg_mem_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
+			const nbg_mem_report *r, unsigned what)
+{
+	if (!what)
+		what = NBG_MEM_JSON_FIGURES | NBG_MEM_JSON_SHARING | NBG_MEM_JSON_LAYERS |
+		       NBG_MEM_JSON_OPERATIONS;
+	nbg_jw_object(w, "memory");
+	if (what & NBG_MEM_JSON_FIGURES) {
+		json_t *o = json_object();
+		if (o)
+			figures_json(o, r);
+		nbg_jw_members(w, o);
+	}
+	if (what & NBG_MEM_JSON_SHARING)
+		sharing_json(w, r);
+	if (what & NBG_MEM_JSON_LAYERS)
+		layers_json(w, g, r);
+	if (what & NBG_MEM_JSON_OPERATIONS)
+		operations_json(w, r);
+	nbg_jw_end(w);
+	(void)m;
+}
+
+typedef struct mem_doc {
+	const nbg_model *m;
+	const nbg_graph *g;
+	const nbg_mem_report *r;
+	unsigned what;
+} mem_doc;
+
+static void mem_document(nbg_jw *w, const void *arg)
+{
+	const mem_doc *d = arg;
+
+	nbg_jw_object(w, NULL);
+	nbg_mem_json_write(w, d->m, d->g, d->r, d->what);
+	nbg_jw_end(w);
 }
 
 char *nbg_mem_json(const nbg_model *m, const nbg_graph *g, const nbg_mem_report *r,
 		   unsigned what)
 {
-	json_t *root, *o;
-	char *s;
+	mem_doc d = { m, g, r, what };
 
 	if (!m || !g || !r)
 		return NULL;
-	if (!what)
-		what = NBG_MEM_JSON_FIGURES | NBG_MEM_JSON_SHARING | NBG_MEM_JSON_LAYERS |
-		       NBG_MEM_JSON_OPERATIONS;
-	root = json_object();
-	o = json_object();
-	if (!root || !o) {
-		json_decref(root);
-		json_decref(o);
-		return NULL;
-	}
-	if (what & NBG_MEM_JSON_FIGURES)
-		figures_json(o, r);
-	if (what & NBG_MEM_JSON_SHARING)
-		json_object_set_new(o, "sharing", sharing_json(r));
-	if (what & NBG_MEM_JSON_LAYERS)
-		layers_json(o, g, r);
-	if (what & NBG_MEM_JSON_OPERATIONS)
-		json_object_set_new(o, "operations", operations_json(r));
-	json_object_set_new(root, "memory", o);
-	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(root);
-	return s;
+	return nbg_jw_string(mem_document, &d);
 }
 
-void nbg_json_memory_operation_sizes(json_t *ops, const nbg_model *m, const nbg_graph *g)
+json_t *nbg_json_memory_operation_sizes(const nbg_mem_report *r, size_t i)
 {
-	nbg_mem_report *r = NULL;
-
-	if (nbg_mem_analyze(m, g, &r, NULL) != NBG_OK)
-		return;
-	for (size_t i = 0; i < json_array_size(ops) && i < nbg_mem_operation_count(r); i++)
-		json_object_set_new(json_array_get(ops, i), "sizes",
-				    operation_json(nbg_mem_operation_at(r, i)));
-	nbg_mem_free(r);
+	return i < nbg_mem_operation_count(r) ? operation_json(nbg_mem_operation_at(r, i)) : NULL;
 }

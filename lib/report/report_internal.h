@@ -9,7 +9,10 @@
 
 #include "common/internal.h"
 #include "common/json.h"
+#include "nbg/commands.h"
 #include "nbg/graph.h"
+#include "nbg/memory.h"
+#include "report/json_stream.h"
 
 /* Emits fields first..last (inclusive) of the field map read at `base`
  * (+shift bytes for fields after a variable-width part) under their keys. */
@@ -18,10 +21,25 @@ NBG_INTERNAL void nbg_json_emit_fields(json_t *obj, const uint8_t *base, enum nb
 				       enum nbg_fid shift_from);
 NBG_INTERNAL json_t *nbg_json_io(const nbg_io *io);
 NBG_INTERNAL json_t *nbg_json_section(const nbg_model *m, const nbg_section *s);
-/* Adds a "sizes" object (command, instruction and coefficient bytes) to each
- * element of the graph report's "operations" array (json_memory.c). */
-NBG_INTERNAL void nbg_json_memory_operation_sizes(json_t *ops, const nbg_model *m,
-						  const nbg_graph *g);
+/* The "sizes" object (command, instruction and coefficient bytes) of
+ * operation i, which the graph report's "operations" carry (json_memory.c). */
+NBG_INTERNAL json_t *nbg_json_memory_operation_sizes(const nbg_mem_report *r, size_t i);
+
+/* The members of each part of the JSON report, written into the object open
+ * in w (json_stream.h); the char * functions of the public headers write the
+ * same members into a document of their own.
+ *   core report (json.c)       nbg_report_json
+ *   graph (json_graph.c)       nbg_graph_json; `sizes` (may be NULL) adds
+ *                              each operation's "sizes"
+ *   commands (json_commands.c) nbg_commands_json: the member "commands"
+ *   memory (json_memory.c)     nbg_mem_json: the member "memory" */
+NBG_INTERNAL void nbg_report_json_write(nbg_jw *w, const nbg_model *m, const char *path);
+NBG_INTERNAL void nbg_graph_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
+				       unsigned what, const nbg_mem_report *sizes);
+NBG_INTERNAL void nbg_commands_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
+					  const nbg_commands *c);
+NBG_INTERNAL void nbg_mem_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
+				     const nbg_mem_report *r, unsigned what);
 /* Adds the v1 part of the report (json_v1.c). */
 NBG_INTERNAL void nbg_json_v1(json_t *root, const nbg_model *m);
 
