@@ -208,14 +208,24 @@ void nbg_print_error(const char *path, const nbg_loaded *l)
 	free(m);
 }
 
-void nbg_json_list_item(nbg_json_list *list, const char *doc)
+void nbg_json_list_open(const nbg_json_list *list)
 {
 	if (list->many)
 		fputs(list->count ? ",\n" : "[\n", stdout);
-	fputs(doc, stdout);
+}
+
+void nbg_json_list_close(nbg_json_list *list)
+{
 	if (!list->many)
 		fputc('\n', stdout);
 	list->count++;
+}
+
+void nbg_json_list_item(nbg_json_list *list, const char *doc)
+{
+	nbg_json_list_open(list);
+	fputs(doc, stdout);
+	nbg_json_list_close(list);
 }
 
 void nbg_json_list_end(const nbg_json_list *list)

@@ -77,6 +77,10 @@ typedef struct nbg_json_list {
 	size_t count;
 } nbg_json_list;
 void nbg_json_list_item(nbg_json_list *list, const char *doc);
+/* The same for a document written to standard output between the two
+ * calls (streamed). */
+void nbg_json_list_open(const nbg_json_list *list);
+void nbg_json_list_close(nbg_json_list *list);
 void nbg_json_list_end(const nbg_json_list *list);
 
 
@@ -93,10 +97,9 @@ void nbg_cli_man(FILE *out);
 void nbg_cli_completion(FILE *out);
 void nbg_cli_option_list(FILE *out);
 /* `nbg inspect --memory` (inspect_memory.c): the memory section after a text
- * report (returns an exit code), the "memory" object merged into a JSON
- * report (takes doc, returns a new document or NULL on allocation failure). */
+ * report (returns an exit code); the JSON report's "memory" object is
+ * nbg_json_document_write's. */
 int nbg_inspect_memory_text(FILE *out, const nbg_model *m);
-char *nbg_inspect_memory_json(const nbg_model *m, char *doc);
 
 /* `nbg inspect --format` (inspect_export.c): the form a name selects
  * (NBG_EXPORT_NONE with a message for an unknown one), and one file's

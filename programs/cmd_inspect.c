@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "cli.h"
 #include "nbg/commands.h"
 #include "nbg/report.h"
@@ -23,63 +21,33 @@ typedef struct inspect_opts {
 	int many;           /* more than one FILE */
 } inspect_opts;
 
-/* Merges the JSON document `part` (malloc'd, freed here) into root; -1 when
- * it is missing or does not parse (allocation failure). */
-static int merge_part(json_t *root, char *part)
+/* The JSON report, streamed to standard output: the core report (or, with
+ * --only, just the version and path) and the tables the options ask for. */
+static int inspect_json(const nbg_model *m, const char *path, const inspect_opts *o,
+			nbg_json_list *list)
 {
-	json_t *j = part ? json_loads(part, 0, NULL) : NULL;
-	int rc = j && json_object_update(root, j) == 0 ? 0 : -1;
+	unsigned what = 0;
+	nbg_error err;
 
-	json_decref(j);
-	free(part);
-	return rc;
-}
-
-/* The JSON report: the core report (or, with --only, just the version and
- * path) with the graph and commands keys the options ask for merged in.
- * NULL on allocation failure; graph decoding never fails on file contents. */
-static char *inspect_json(const nbg_model *m, const char *path, const inspect_opts *o)
-{
-	json_t *root;
-	nbg_graph *g = NULL;
-	nbg_commands *c = NULL;
-	char *out = NULL;
-	int bad = 0;
-
-	char *core = nbg_report_json(m, path);
-
-	root = core ? json_loads(core, 0, NULL) : NULL;
-	free(core);
-	if (root && o->only) {
-		/* the report's own version and (escaped) path, nothing else */
-		json_t *full = root;
-		root = json_object();
-		if (root && (json_object_set(root, "nbgkit_version",
-					     json_object_get(full, "nbgkit_version")) ||
-			     json_object_set(root, "path", json_object_get(full, "path")))) {
-			json_decref(root);
-			root = NULL;
-		}
-		json_decref(full);
-	}
-	if (!root)
-		return NULL;
-	if ((o->graph || o->commands) && nbg_graph_decode(m, &g, NULL) != NBG_OK)
-		bad = 1;
+	if (o->only)
+		what |= NBG_JSON_DOC_NO_CORE;
 	/* Any graph flag adds the summary, tables and findings too. */
-	if (!bad && o->graph)
-		bad = merge_part(root, nbg_graph_json(m, g, o->graph | NBG_GRAPH_JSON_SUMMARY |
-							   NBG_GRAPH_JSON_TABLES |
-							   NBG_GRAPH_JSON_FINDINGS));
-	if (!bad && o->commands)
-		bad = nbg_commands_decode(m, g, &c, NULL) != NBG_OK ||
-		      merge_part(root, nbg_commands_json(m, g, c));
-	if (!bad)
-		out = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(root);
-	nbg_commands_free(c);
-	nbg_graph_free(g);
-	return out && o->memory ? nbg_inspect_memory_json(m, out) : out;
+	if (o->graph)
+		what |= o->graph | NBG_GRAPH_JSON_SUMMARY | NBG_GRAPH_JSON_TABLES |
+			NBG_GRAPH_JSON_FINDINGS;
+	if (o->commands)
+		what |= NBG_JSON_DOC_COMMANDS;
+	if (o->memory)
+		what |= NBG_JSON_DOC_MEMORY;
+	nbg_json_list_open(list);
+	if (nbg_json_document_write(stdout, m, path, what, &err) != NBG_OK) {
+		/* a failed standard output is reported once, by main */
+		if (err.code != NBG_E_IO)
+			fprintf(stderr, "nbg: %s: %s\n", nbg_esc(path), err.message);
+		return NBG_EXIT_IO;
+	}
+	nbg_json_list_close(list);
+	return NBG_EXIT_OK;
 }
 
 /* The text report: the default report, then the tables asked for (with
@@ -133,14 +101,7 @@ static int inspect_one(const char *path, const inspect_opts *o, nbg_json_list *l
 	if (o->format != NBG_EXPORT_NONE) {
 		rc = nbg_inspect_export(l.model, path, o->format, o->many, list);
 	} else if (o->json) {
-		char *s = inspect_json(l.model, path, o);
-		if (!s) {
-			fprintf(stderr, "nbg: out of memory writing the report\n");
-			rc = NBG_EXIT_IO;
-		} else {
-			nbg_json_list_item(list, s);
-			free(s);
-		}
+		rc = inspect_json(l.model, path, o, list);
 	} else {
 		if (list->count++)
 			putchar('\n');

@@ -6,8 +6,9 @@
  * and paths are printed escaped: printable ASCII kept, every other byte as
  * \xNN, so nothing a file holds reaches a terminal raw.
  *
- * The JSON reports are declared in nbg.h (nbg_report_json) and graph.h
- * (nbg_graph_json).
+ * The JSON reports are declared in nbg.h (nbg_report_json), graph.h
+ * (nbg_graph_json), commands.h and memory.h; nbg_json_document_write, at the
+ * end, writes them as one document.
  */
 #ifndef NBG_REPORT_H
 #define NBG_REPORT_H
@@ -40,6 +41,28 @@ NBG_API void nbg_text_graph_summary(FILE *out, const nbg_model *m);
 
 /* The tables `what` selects, then the tables' coverage and every finding. */
 NBG_API void nbg_text_graph(FILE *out, const nbg_model *m, const nbg_graph *g, unsigned what);
+
+/* What nbg_json_document_write puts in the document besides the
+ * NBG_GRAPH_JSON_* bits (graph.h), which add those graph keys. */
+#define NBG_JSON_DOC_NO_CORE 0x100u  /* only "nbgkit_version" and "path" instead
+				      * of the whole core report */
+#define NBG_JSON_DOC_COMMANDS 0x200u /* "commands", as nbg_commands_json */
+#define NBG_JSON_DOC_MEMORY 0x400u   /* "memory", as nbg_mem_json */
+
+/*
+ * Writes one JSON document to `out`: the core report of nbg_report_json (or,
+ * with NBG_JSON_DOC_NO_CORE, its version and path), then the keys of
+ * nbg_graph_json(m, g, what & NBG_GRAPH_JSON_ALL), of nbg_commands_json and
+ * of nbg_mem_json as `what` selects, in that order: the bytes
+ * json_dumps(JSON_INDENT(2) | JSON_PRESERVE_ORDER) gives for the object
+ * holding all of them, no newline after it.  The document is streamed: the
+ * memory it needs is that of the decoded graph, not of the document (what
+ * `nbg inspect --json` writes).  Returns NBG_OK, NBG_E_OUT_OF_MEMORY, or
+ * NBG_E_IO when `out` failed (err filled); on a failure part of the
+ * document may have been written.
+ */
+NBG_API nbg_code nbg_json_document_write(FILE *out, const nbg_model *m, const char *path,
+					 unsigned what, nbg_error *err);
 
 #ifdef __cplusplus
 }
