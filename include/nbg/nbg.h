@@ -410,6 +410,9 @@ typedef struct nbg_parse_options {
  * structure refuses is never hashed.
  */
 NBG_API uint64_t nbg_bytes_digested(void);
+/* The same, SHA-256 and CRC-32 apart (either pointer may be NULL): what
+ * shows that a command hashes each byte once per check. */
+NBG_API void nbg_digest_counts(uint64_t *sha256_bytes, uint64_t *crc32_bytes);
 
 /*
  * Parses and validates the NBG in data[0..size).  On success returns NBG_OK and

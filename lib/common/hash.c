@@ -9,18 +9,32 @@
 
 #include "common/hash.h"
 
-/* Bytes digested by this process (nbg_bytes_digested): one relaxed atomic
- * add per call, not per byte. */
-static uint64_t digested;
+/* Bytes digested by this process (nbg_bytes_digested, nbg_digest_counts):
+ * one relaxed atomic add per call, not per byte. */
+static uint64_t sha_bytes, crc_bytes;
 
 static void count(uint64_t n)
 {
-	__atomic_fetch_add(&digested, n, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&sha_bytes, n, __ATOMIC_RELAXED);
+}
+
+static void count_crc(uint64_t n)
+{
+	__atomic_fetch_add(&crc_bytes, n, __ATOMIC_RELAXED);
 }
 
 uint64_t nbg_bytes_digested(void)
 {
-	return __atomic_load_n(&digested, __ATOMIC_RELAXED);
+	return __atomic_load_n(&sha_bytes, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&crc_bytes, __ATOMIC_RELAXED);
+}
+
+void nbg_digest_counts(uint64_t *sha256, uint64_t *crc32)
+{
+	if (sha256)
+		*sha256 = __atomic_load_n(&sha_bytes, __ATOMIC_RELAXED);
+	if (crc32)
+		*crc32 = __atomic_load_n(&crc_bytes, __ATOMIC_RELAXED);
 }
 
 bool nbg_sha256(const void *p, size_t n, uint8_t out[32])
@@ -75,7 +89,7 @@ bool nbg_sha256_end(nbg_sha256_ctx *s, uint8_t out[32])
 
 uint32_t nbg_crc32(uint32_t crc, const uint8_t *p, uint64_t n)
 {
-	count(n);
+	count_crc(n);
 	return n ? crc32_gzip_refl(crc, p, n) : crc;
 }
 
