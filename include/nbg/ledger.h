@@ -198,18 +198,64 @@ NBG_API nbg_code nbg_reemit_check(const nbg_ledger *l, const uint8_t *data, size
 NBG_API nbg_code nbg_reemit_write(const nbg_ledger *l, const uint8_t *data, size_t size, int fd,
 				  nbg_error *err);
 
+/* nbg_reemit_file_flags, nbg_reemit_model: no read-back of the written file
+ * (fsync, the CRC of every range as it is written and the size are still
+ * checked). */
+#define NBG_REEMIT_NO_READBACK 0x1u
+
 /*
  * Re-emits data[0..size) to `path` so that it appears complete or not at all:
  * the check runs first, then the ranges go to a temporary file made with
  * mkstemp in the same directory, which is fsync'd and renamed over `path`
- * only when every write succeeded and the file reads back with the size and
- * CRC-32 of the checked bytes (the checks run once, before the temporary
- * file exists).  On every failure the temporary file is unlinked and `path` is
+ * only when every write succeeded and the file reads back from the device
+ * with the size and CRC-32 of the checked bytes (the checks run once, before
+ * the temporary file exists; the read-back as nbg_reemit_model's).  On every failure the temporary file is unlinked and `path` is
  * left as it was.  Returns NBG_OK, NBG_E_SEMANTIC_CHANGE_REFUSED,
  * NBG_E_IO or NBG_E_RESOURCE.
  */
 NBG_API nbg_code nbg_reemit_file(const nbg_ledger *l, const uint8_t *data, size_t size,
 				 const char *path, nbg_error *err);
+/* nbg_reemit_file with NBG_REEMIT_* flags (NBG_REEMIT_NO_READBACK). */
+NBG_API nbg_code nbg_reemit_file_flags(const nbg_ledger *l, const uint8_t *data, size_t size,
+				       const char *path, unsigned flags, nbg_error *err);
+
+/* How the written file was read back. */
+typedef enum nbg_readback {
+	NBG_READBACK_NONE = 0,   /* not read back: standard output, NBG_REEMIT_NO_READBACK */
+	NBG_READBACK_DEVICE = 1, /* every byte read from the device: its pages dropped
+				  * from the page cache first, or read with O_DIRECT */
+	NBG_READBACK_CACHE = 2,  /* some from the page cache: a file system that keeps
+				  * files in memory (tmpfs), where that is the storage */
+} nbg_readback;
+
+/* What nbg_reemit_model wrote; set `size` to sizeof(nbg_reemit_info). */
+typedef struct nbg_reemit_info {
+	size_t size;
+	uint64_t bytes;       /* written */
+	size_t ranges;        /* ledger ranges they came from */
+	uint8_t sha256[32];   /* SHA-256 of what was written */
+	nbg_readback readback;
+} nbg_reemit_info;
+
+/*
+ * Re-emits the file `m` was parsed from (m->data, m->file_size bytes) to
+ * `path` ("-" or /dev/stdout: standard output) from its own ledger, as
+ * nbg_reemit_file does, hashing each byte once: the model may be parsed
+ * with NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256 (what
+ * `nbg reemit` does).  The ranges' fingerprints are the CRC-32s the parser
+ * computed; each range is CRC'd as it is written and compared with them
+ * (NBG_E_SEMANTIC_CHANGE_REFUSED when the input changed since the parse);
+ * the SHA-256 of the output is computed on a second thread while it is
+ * written; a file is read back from the device window by window behind the
+ * writer and after the fsync (doc/ledger.md, section 5; not with
+ * NBG_REEMIT_NO_READBACK), and renamed over `path` only when every window
+ * reads back as written.  info (may be NULL) receives the byte and range
+ * counts, the SHA-256 and how the file was read back.  Returns NBG_OK,
+ * NBG_E_SEMANTIC_CHANGE_REFUSED, NBG_E_IO, NBG_E_OUT_OF_MEMORY or
+ * NBG_E_RESOURCE; on failure `path` is untouched.
+ */
+NBG_API nbg_code nbg_reemit_model(const nbg_model *m, const char *path, unsigned flags,
+				  nbg_reemit_info *info, nbg_error *err);
 
 #ifdef __cplusplus
 }

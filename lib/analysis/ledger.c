@@ -64,6 +64,7 @@ typedef struct builder {
 	claim *c;
 	size_t n, cap;
 	nbg_error *err;
+	const uint8_t *hash; /* the bytes ranges and views are hashed from; NULL: none */
 } builder;
 
 static bool add_claim(builder *b, uint64_t off, uint64_t size, nbg_ledger_class cls,
@@ -161,7 +162,7 @@ static bool claim_sections(builder *b)
 								  : NBG_LEDGER_PRESERVED_OPAQUE;
 		section_label(s, label, sizeof(label));
 		if (s->size == 0) {
-			if (!push_view(b->l, m->data, NBG_VIEW_EMPTY_SECTION, s->offset, 0, 0,
+			if (!push_view(b->l, b->hash, NBG_VIEW_EMPTY_SECTION, s->offset, 0, 0,
 				       (int32_t)i, label))
 				return false;
 			continue;
@@ -239,13 +240,13 @@ static bool emit_gap(builder *b, uint64_t lo, uint64_t hi, const claim *next)
 			snprintf(name, sizeof(name), "gap before %.50s", next->owner);
 		else
 			snprintf(name, sizeof(name), "end of file");
-		if (!push_range(b->l, b->m->data, lo, hi - lo - need, NBG_LEDGER_PADDING, -1, 0,
+		if (!push_range(b->l, b->hash, lo, hi - lo - need, NBG_LEDGER_PADDING, -1, 0,
 				name))
 			return false;
 	}
 	if (need) {
 		snprintf(name, sizeof(name), "alignment of %.50s", next->owner);
-		if (!push_range(b->l, b->m->data, hi - need, need, NBG_LEDGER_ALIGNMENT,
+		if (!push_range(b->l, b->hash, hi - need, need, NBG_LEDGER_ALIGNMENT,
 				next->section, next->section_type, name))
 			return false;
 	}
@@ -281,7 +282,7 @@ static nbg_code build(builder *b)
 		nbg_ledger_view_kind k = covered == 0		    ? NBG_VIEW_CONNECTION_TAIL
 					 : covered == NBG_TAIL_SIZE ? NBG_VIEW_SECTION_COVERED
 								    : NBG_VIEW_PARTLY_COVERED;
-		if (!push_view(l, m->data, k, t, NBG_TAIL_SIZE, covered, -1, "connection tail"))
+		if (!push_view(l, b->hash, k, t, NBG_TAIL_SIZE, covered, -1, "connection tail"))
 			return OOM(b);
 		if (covered == 0 &&
 		    !add_claim(b, t, NBG_TAIL_SIZE, NBG_LEDGER_CONNECTION_TAIL, -1, 0, 0,
@@ -306,7 +307,7 @@ static nbg_code build(builder *b)
 			 * first keeps the shared bytes and this one becomes a view.
 			 * What it reaches beyond them it owns, up to where the next
 			 * structure starts (that one is no less a structure). */
-			if (!push_view(l, m->data, NBG_VIEW_NESTED_ENTRY, c->offset, c->size, 0,
+			if (!push_view(l, b->hash, NBG_VIEW_NESTED_ENTRY, c->offset, c->size, 0,
 				       c->section, c->owner))
 				return OOM(b);
 			uint64_t stop = end;
@@ -317,7 +318,7 @@ static nbg_code build(builder *b)
 				}
 			if (stop > cur) {
 				snprintf(name, sizeof(name), "%.40s beyond overlap", c->owner);
-				if (!push_range(l, m->data, cur, stop - cur, c->cls, c->section,
+				if (!push_range(l, b->hash, cur, stop - cur, c->cls, c->section,
 						c->section_type, name))
 					return OOM(b);
 				cur = stop;
@@ -331,7 +332,7 @@ static nbg_code build(builder *b)
 		const nbg_section *whole = c->section >= 0 ? &m->sections[c->section] : NULL;
 		if (whole && (whole->offset != c->offset || whole->size != c->size))
 			whole = NULL;
-		if (!push_range(l, whole ? NULL : m->data, c->offset, c->size, c->cls, c->section,
+		if (!push_range(l, whole ? NULL : b->hash, c->offset, c->size, c->cls, c->section,
 				c->section_type, c->owner))
 			return OOM(b);
 		if (whole)
@@ -352,7 +353,7 @@ static nbg_code build(builder *b)
 				return nbg_error_set(b->err, NBG_E_LEDGER_INVARIANT, off, "dynaio",
 					     "dynaio entry %zu lies outside the file", i);
 			snprintf(name, sizeof(name), "dynaio entry %zu", i);
-			if (!push_view(l, m->data, NBG_VIEW_DYNAIO_ENTRY, off, e->size, 0, si,
+			if (!push_view(l, b->hash, NBG_VIEW_DYNAIO_ENTRY, off, e->size, 0, si,
 				       name))
 				return OOM(b);
 		}
@@ -367,7 +368,29 @@ static nbg_code build(builder *b)
 	return nbg_ledger_check_tiling(l->ranges, l->nranges, size, b->err);
 }
 
-nbg_code nbg_ledger_build(const nbg_model *m, nbg_ledger **out, nbg_error *err)
+/* The CRC-32 of every range (the re-emission ledger's fingerprints): the
+ * parser's for a range that is a whole section payload, computed for the
+ * rest (headers, records, gaps: small). */
+static nbg_code range_crcs(builder *b)
+{
+	const nbg_model *m = b->m;
+	nbg_ledger *l = b->l;
+
+	l->crc = malloc((l->nranges ? l->nranges : 1) * sizeof(*l->crc));
+	if (!l->crc)
+		return OOM(b);
+	for (size_t i = 0; i < l->nranges; i++) {
+		const nbg_ledger_range *r = &l->ranges[i];
+		const nbg_section *s = r->section >= 0 ? &m->sections[r->section] : NULL;
+		l->crc[i] = s && s->offset == r->offset && s->size == r->size
+				    ? s->crc32
+				    : nbg_crc32(0, m->data + r->offset, r->size);
+	}
+	return NBG_OK;
+}
+
+/* crc_mode 0: nbg_ledger_build; 1: nbg_ledger_build_crc. */
+static nbg_code ledger_build(const nbg_model *m, int crc_mode, nbg_ledger **out, nbg_error *err)
 {
 	builder b = { 0 };
 	nbg_code rc;
@@ -378,21 +401,25 @@ nbg_code nbg_ledger_build(const nbg_model *m, nbg_ledger **out, nbg_error *err)
 	if (!m || !m->data || (m->family != 1 && m->family != 2))
 		return nbg_error_set(err, NBG_E_LEDGER_INVARIANT, 0, "model",
 			     "not a model returned by nbg_parse (or its buffer is gone)");
-	if (m->sha256_skipped)
+	if (m->sha256_skipped && !crc_mode)
 		return nbg_error_set(err, NBG_E_LEDGER_INVARIANT, 0, "model",
 			     "the model was parsed without its SHA-256 fingerprints "
 			     "(NBG_PARSE_NO_FILE_SHA256 / NBG_PARSE_NO_SECTION_SHA256): parse it "
 			     "again without them to build a ledger");
 	b.m = m;
 	b.err = err;
+	b.hash = crc_mode ? NULL : m->data;
 	b.l = calloc(1, sizeof(*b.l));
 	if (!b.l)
 		return OOM(&b);
 	b.l->family = m->family;
 	b.l->version = m->version;
 	b.l->file_size = m->file_size;
-	memcpy(b.l->file_sha256, m->file_sha256, 32);
+	if (!crc_mode)
+		memcpy(b.l->file_sha256, m->file_sha256, 32);
 	rc = build(&b);
+	if (rc == NBG_OK && crc_mode)
+		rc = range_crcs(&b);
 	free(b.c);
 	if (rc != NBG_OK) {
 		nbg_ledger_free(b.l);
@@ -402,12 +429,23 @@ nbg_code nbg_ledger_build(const nbg_model *m, nbg_ledger **out, nbg_error *err)
 	return NBG_OK;
 }
 
+nbg_code nbg_ledger_build(const nbg_model *m, nbg_ledger **out, nbg_error *err)
+{
+	return ledger_build(m, 0, out, err);
+}
+
+nbg_code nbg_ledger_build_crc(const nbg_model *m, nbg_ledger **out, nbg_error *err)
+{
+	return ledger_build(m, 1, out, err);
+}
+
 void nbg_ledger_free(nbg_ledger *l)
 {
 	if (!l)
 		return;
 	free(l->ranges);
 	free(l->views);
+	free(l->crc);
 	free(l);
 }
 

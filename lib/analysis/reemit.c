@@ -1,10 +1,19 @@
 /*
- * reemit.c - lossless re-emission from the ledger.  Each byte is hashed once
- * per check that needs it: one pass over the input computes every range's
- * SHA-256 (against the ledger's fingerprints) and a CRC-32 of what will be
- * written, while the SHA-256 of the whole output (against the source's) runs
- * beside it on a second thread.  Writing and the read-back of a file output
- * then only recompute that CRC-32 to prove the bytes did not change.
+ * reemit.c - lossless re-emission from the ledger (doc/ledger.md, section
+ * 5).  Each byte is hashed once per check that needs it.
+ *
+ * With a ledger of fingerprints (nbg_reemit_check/_write/_file): one pass
+ * over the input before anything is written computes every range's SHA-256
+ * (against the ledger's) and its CRC-32, while the SHA-256 of the whole
+ * output (against the source's) runs beside it on a second thread.
+ *
+ * A file's own bytes (nbg_reemit_model, what `nbg reemit FILE OUT` does):
+ * the parser CRC'd every section; the ledger takes those CRCs as the ranges'
+ * fingerprints (nbg_ledger_build_crc), and the only SHA-256 is the whole
+ * output's, on a second thread while the output is written.
+ *
+ * Writing (reemit_out.c) CRCs each range once as it goes out, against the
+ * CRC of the checked bytes, and reads the file back from the device.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -12,12 +21,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "analysis/ledger_internal.h"
+#include "analysis/reemit_internal.h"
 #include "common/atomic.h"
 #include "common/hash.h"
 
-/* Pieces the ranges are CRC'd, hashed and written in; also the size from
- * which the whole-output hash gets its own thread. */
+/* Pieces the ranges are CRC'd and hashed in; also the size from which the
+ * whole-output hash gets its own thread. */
 #define REEMIT_CHUNK ((uint64_t)1 << 20)
 
 static nbg_code refuse(nbg_error *err, const nbg_ledger_range *r)
@@ -54,7 +63,7 @@ static void *whole_sha(void *arg)
 	return NULL;
 }
 
-/* One range: CRC-32 continued into *crc and SHA-256 compared with the
+/* One range: its CRC-32 into *crc and its SHA-256 compared with the
  * ledger's, chunk by chunk.  The CRC sees each chunk first, so a byte that
  * changes after it is seen changed by the SHA-256 (and refused); one that
  * changes later is caught by the CRC when written or read back.
@@ -64,6 +73,7 @@ static int scan_range(const nbg_ledger_range *r, const uint8_t *data, uint32_t *
 	nbg_sha256_ctx s;
 	uint8_t d[32];
 
+	*crc = 0;
 	nbg_sha256_begin(&s);
 	for (uint64_t k = 0; k < r->size; k += REEMIT_CHUNK) {
 		const uint8_t *p = data + r->offset + k;
@@ -76,7 +86,8 @@ static int scan_range(const nbg_ledger_range *r, const uint8_t *data, uint32_t *
 	return memcmp(d, r->sha256, 32) != 0;
 }
 
-/* nbg_reemit_check, also giving the CRC-32 of the output to be written. */
+/* nbg_reemit_check, also giving each range's CRC-32 (crc: nranges
+ * entries, may be NULL). */
 static nbg_code reemit_scan(const nbg_ledger *l, const uint8_t *data, size_t size,
 			    uint32_t *crc, nbg_error *err)
 {
@@ -85,7 +96,6 @@ static nbg_code reemit_scan(const nbg_ledger *l, const uint8_t *data, size_t siz
 	pthread_t thread;
 	int threaded;
 
-	*crc = 0;
 	if ((uint64_t)size != l->file_size)
 		return nbg_error_set(err, NBG_E_SEMANTIC_CHANGE_REFUSED,
 			     (uint64_t)size < l->file_size ? (uint64_t)size : l->file_size,
@@ -95,7 +105,10 @@ static nbg_code reemit_scan(const nbg_ledger *l, const uint8_t *data, size_t siz
 			     (unsigned long long)l->file_size);
 	threaded = size >= REEMIT_CHUNK && pthread_create(&thread, NULL, whole_sha, &job) == 0;
 	for (size_t i = 0; i < l->nranges && rc == NBG_OK; i++) {
-		int x = scan_range(&l->ranges[i], data, crc);
+		uint32_t c;
+		int x = scan_range(&l->ranges[i], data, &c);
+		if (crc)
+			crc[i] = c;
 		if (x < 0)
 			rc = no_sha(err, l->ranges[i].offset);
 		else if (x > 0)
@@ -118,111 +131,84 @@ static nbg_code reemit_scan(const nbg_ledger *l, const uint8_t *data, size_t siz
 
 nbg_code nbg_reemit_check(const nbg_ledger *l, const uint8_t *data, size_t size, nbg_error *err)
 {
-	uint32_t crc;
+	if (err)
+		memset(err, 0, sizeof(*err));
+	return reemit_scan(l, data, size, NULL, err);
+}
+
+/* The checks, then the ranges through reemit_out.c: onto fd (path NULL)
+ * or atomically to path. */
+static nbg_code checked_write(const nbg_ledger *l, const uint8_t *data, size_t size, int fd,
+			      const char *path, unsigned flags, nbg_error *err)
+{
+	uint32_t *crc = malloc((l->nranges ? l->nranges : 1) * sizeof(*crc));
+	nbg_reemit_out o;
+	nbg_code rc, end;
 
 	if (err)
 		memset(err, 0, sizeof(*err));
-	return reemit_scan(l, data, size, &crc, err);
-}
-
-/* Writes the ranges in ledger order, CRC'ing what goes out: a CRC other
- * than the checked bytes' means the input changed under us (a mapped file
- * being rewritten). */
-static nbg_code emit_ranges(const nbg_ledger *l, const uint8_t *data, int fd, uint32_t want,
-			    nbg_error *err)
-{
-	uint32_t crc = 0;
-
-	for (size_t i = 0; i < l->nranges; i++) {
-		const nbg_ledger_range *r = &l->ranges[i];
-		for (uint64_t k = 0; k < r->size; k += REEMIT_CHUNK) {
-			const uint8_t *p = data + r->offset + k;
-			uint64_t n = r->size - k < REEMIT_CHUNK ? r->size - k : REEMIT_CHUNK;
-			crc = nbg_crc32(crc, p, n);
-			if (!nbg_write_all(fd, p, n)) {
-				int e = errno;
-				return nbg_error_io(err, e, r->offset + k, r->owner,
-						    "writing %s [%llu, %llu) failed", r->owner,
-						    (unsigned long long)r->offset,
-						    (unsigned long long)(r->offset + r->size));
-			}
-		}
+	if (!crc)
+		return nbg_error_set(err, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
+	/* Refuse before anything, not even a temporary file, exists. */
+	if ((rc = reemit_scan(l, data, size, crc, err)) != NBG_OK) {
+		free(crc);
+		return rc;
 	}
-	if (crc != want)
-		return nbg_error_set(err, NBG_E_SEMANTIC_CHANGE_REFUSED, 0, "crc32",
-			     "the bytes written are not the bytes checked (CRC-32 0x%08x, "
-			     "checked 0x%08x): the input changed while it was being written; "
-			     "output refused", crc, want);
-	return NBG_OK;
+	nbg_reemit_out_init(&o, l, data, crc, 0, path && !(flags & NBG_REEMIT_NO_READBACK));
+	rc = path ? nbg_atomic_write(path, nbg_reemit_out_emit, nbg_reemit_out_verify, &o, err)
+		  : nbg_reemit_out_emit(fd, &o, err);
+	end = nbg_reemit_out_finish(&o, rc == NBG_OK ? err : NULL);
+	free(crc);
+	return rc != NBG_OK ? rc : end;
 }
 
 nbg_code nbg_reemit_write(const nbg_ledger *l, const uint8_t *data, size_t size, int fd,
 			  nbg_error *err)
 {
-	uint32_t crc;
-	nbg_code rc;
-
-	if (err)
-		memset(err, 0, sizeof(*err));
-	if ((rc = reemit_scan(l, data, size, &crc, err)) != NBG_OK)
-		return rc;
-	return emit_ranges(l, data, fd, crc, err);
-}
-
-typedef struct reemit_ctx {
-	const nbg_ledger *l;
-	const uint8_t *data;
-	uint32_t crc; /* of the checked bytes */
-} reemit_ctx;
-
-static nbg_code reemit_emit(int fd, void *ctx, nbg_error *err)
-{
-	reemit_ctx *r = ctx;
-	return emit_ranges(r->l, r->data, fd, r->crc, err);
-}
-
-/* What the file system returns for the written file, read back after fsync,
- * must have the checked bytes' size and CRC-32.  The read is served from the
- * page cache (see doc/ledger.md, section 5). */
-static nbg_code reemit_verify(int fd, void *ctx, nbg_error *err)
-{
-	reemit_ctx *r = ctx;
-	uint8_t buf[1 << 16];
-	uint64_t total = 0;
-	uint32_t crc = 0;
-	ssize_t k;
-
-	if (lseek(fd, 0, SEEK_SET) != 0)
-		return nbg_error_io(err, errno, 0, "output", "cannot re-read the output");
-	while ((k = read(fd, buf, sizeof(buf))) != 0) {
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return nbg_error_io(err, errno, total, "output",
-					    "cannot re-read the output");
-		}
-		crc = nbg_crc32(crc, buf, (uint64_t)k);
-		total += (uint64_t)k;
-	}
-	if (total != r->l->file_size || crc != r->crc)
-		return nbg_error_set(err, NBG_E_IO, total, "output",
-			     "the written file (%llu bytes, CRC-32 0x%08x) does not read back as "
-			     "the checked bytes (%llu bytes, CRC-32 0x%08x): output discarded",
-			     (unsigned long long)total, crc,
-			     (unsigned long long)r->l->file_size, r->crc);
-	return NBG_OK;
+	return checked_write(l, data, size, fd, NULL, 0, err);
 }
 
 nbg_code nbg_reemit_file(const nbg_ledger *l, const uint8_t *data, size_t size, const char *path,
 			 nbg_error *err)
 {
-	reemit_ctx ctx = { l, data, 0 };
-	nbg_code rc;
+	return checked_write(l, data, size, -1, path, 0, err);
+}
+
+nbg_code nbg_reemit_file_flags(const nbg_ledger *l, const uint8_t *data, size_t size,
+			       const char *path, unsigned flags, nbg_error *err)
+{
+	return checked_write(l, data, size, -1, path, flags, err);
+}
+
+nbg_code nbg_reemit_model(const nbg_model *m, const char *path, unsigned flags,
+			  nbg_reemit_info *info, nbg_error *err)
+{
+	nbg_ledger *l = NULL;
+	nbg_reemit_out o;
+	nbg_code rc, end;
+	int to_stdout;
 
 	if (err)
 		memset(err, 0, sizeof(*err));
-	/* Refuse before anything, not even a temporary file, exists. */
-	if ((rc = reemit_scan(l, data, size, &ctx.crc, err)) != NBG_OK)
+	if (!m || !path)
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "model",
+				     "nbg_reemit_model needs a model and an output path");
+	if ((rc = nbg_ledger_build_crc(m, &l, err)) != NBG_OK)
 		return rc;
-	return nbg_atomic_write(path, reemit_emit, reemit_verify, &ctx, err);
+	to_stdout = !strcmp(path, "-") || !strcmp(path, "/dev/stdout");
+	nbg_reemit_out_init(&o, l, m->data, l->crc, 1,
+			    !to_stdout && !(flags & NBG_REEMIT_NO_READBACK));
+	rc = nbg_atomic_write(path, nbg_reemit_out_emit, nbg_reemit_out_verify, &o, err);
+	end = nbg_reemit_out_finish(&o, rc == NBG_OK ? err : NULL);
+	if (rc == NBG_OK)
+		rc = end;
+	if (rc == NBG_OK && info && info->size >= sizeof(*info)) {
+		memcpy(info->sha256, o.sha256, 32);
+		info->ranges = l->nranges;
+		info->bytes = l->file_size;
+		info->readback = !o.readback ? NBG_READBACK_NONE
+			       : o.cache_only ? NBG_READBACK_CACHE : NBG_READBACK_DEVICE;
+	}
+	nbg_ledger_free(l);
+	return rc;
 }
