@@ -189,18 +189,103 @@ static int read_ledger_doc(const char *path, nbg_ledger **out)
 	return NBG_EXIT_OK;
 }
 
-int nbg_cmd_reemit(int argc, char **argv)
+/* The line of a re-emission that succeeded; with OUT "-" the file went to
+ * standard output and the line goes to standard error. */
+static void print_reemitted(const char *in, const char *out, uint64_t bytes, size_t ranges,
+			    const uint8_t sha[32])
 {
-	const char *in = NULL, *out = NULL, *ledger_doc = NULL;
+	char hex[65];
+
+	nbg_hex32(sha, hex);
+	fprintf(strcmp(out, "-") && strcmp(out, "/dev/stdout") ? stdout : stderr,
+		"%s -> %s: %llu bytes from %zu ledger ranges, sha256 %s (identical)\n",
+		nbg_esc(in), strcmp(out, "-") ? nbg_esc(out) : "standard output",
+		(unsigned long long)bytes, ranges, hex);
+}
+
+/* FILE re-emitted from its own ledger: parsed without SHA-256 (the
+ * re-emission computes the one it needs while writing). */
+static int reemit_own(const char *in, const char *out, unsigned flags)
+{
+	nbg_parse_options po = { .size = sizeof(po),
+				 .flags = NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256 };
+	nbg_reemit_info info = { .size = sizeof(info) };
 	nbg_loaded ld;
+	nbg_error err;
+	nbg_code rc;
+	int x = nbg_load(in, &po, &ld);
+
+	if (x != NBG_EXIT_OK) {
+		nbg_print_error(in, &ld);
+		nbg_loaded_free(&ld);
+		return x;
+	}
+	rc = nbg_reemit_model(ld.model, out, flags, &info, &err);
+	if (nbg_input_shrank(in, &ld.map)) {
+		fprintf(stderr, "nbg: %s shrank while it was being read (another process "
+				"truncated it): %s is not its re-emission\n", nbg_esc(in),
+			nbg_esc(out));
+		x = NBG_EXIT_IO;
+	} else if (rc == NBG_OK) {
+		print_reemitted(in, out, info.bytes, info.ranges, info.sha256);
+		x = NBG_EXIT_OK;
+	} else {
+		print_ledger_error(in, &err);
+		x = nbg_code_exit(rc);
+	}
+	nbg_loaded_free(&ld);
+	return x;
+}
+
+/* FILE re-emitted after the check against the fingerprints of a ledger
+ * document: FILE need not even parse, it only has to be byte for byte what
+ * the ledger was taken from. */
+static int reemit_with(const char *in, const char *out, const char *ledger_doc,
+		       unsigned flags)
+{
+	nbg_mapping map;
 	nbg_ledger *l = NULL;
 	nbg_error err;
 	nbg_code rc;
 	int x;
 
+	if ((x = read_ledger_doc(ledger_doc, &l)) != NBG_EXIT_OK)
+		return x;
+	if (nbg_input_open(in, &map, &err) != NBG_OK) {
+		fprintf(stderr, "nbg: %s\n", err.message);
+		nbg_ledger_free(l);
+		return nbg_code_exit(err.code);
+	}
+	rc = nbg_reemit_file_flags(l, map.data, map.size, out, flags, &err);
+	if (nbg_input_shrank(in, &map)) {
+		/* The bytes written were checked against zeros, not the file. */
+		fprintf(stderr, "nbg: %s shrank while it was being read (another process "
+				"truncated it): %s is not its re-emission\n", nbg_esc(in),
+			nbg_esc(out));
+		x = NBG_EXIT_IO;
+	} else if (rc == NBG_OK) {
+		print_reemitted(in, out, nbg_ledger_file_size(l), nbg_ledger_range_count(l),
+				nbg_ledger_file_sha256(l));
+		x = NBG_EXIT_OK;
+	} else {
+		print_ledger_error(in, &err);
+		x = nbg_code_exit(rc);
+	}
+	nbg_ledger_free(l);
+	nbg_input_close(&map);
+	return x;
+}
+
+int nbg_cmd_reemit(int argc, char **argv)
+{
+	const char *in = NULL, *out = NULL, *ledger_doc = NULL;
+	unsigned flags = 0;
+
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--ledger") && i + 1 < argc)
 			ledger_doc = argv[++i];
+		else if (!strcmp(argv[i], "--no-readback"))
+			flags |= NBG_REEMIT_NO_READBACK;
 		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "nbg reemit: unknown option '%s'\n", nbg_esc(argv[i]));
 			return NBG_EXIT_USAGE;
@@ -214,7 +299,7 @@ int nbg_cmd_reemit(int argc, char **argv)
 		}
 	}
 	if (!in || !out) {
-		fprintf(stderr, "usage: nbg reemit FILE OUT [--ledger LEDGER.json]\n");
+		fprintf(stderr, "usage: nbg reemit FILE OUT [--ledger LEDGER.json] [--no-readback]\n");
 		return NBG_EXIT_USAGE;
 	}
 	if (!strcmp(out, "-") && isatty(STDOUT_FILENO)) {
@@ -225,49 +310,7 @@ int nbg_cmd_reemit(int argc, char **argv)
 	/* A full disk or a file-size limit must end in a clean failure that
 	 * removes the temporary file, not in a signal that leaves it behind. */
 	signal(SIGXFSZ, SIG_IGN);
-
-	if (ledger_doc) {
-		/* The fingerprints come from the document: FILE need not even parse,
-		 * it only has to be byte for byte what the ledger was taken from. */
-		memset(&ld, 0, sizeof(ld));
-		if ((x = read_ledger_doc(ledger_doc, &l)) != NBG_EXIT_OK)
-			return x;
-		if (nbg_input_open(in, &ld.map, &ld.err) != NBG_OK) {
-			fprintf(stderr, "nbg: %s\n", ld.err.message);
-			nbg_ledger_free(l);
-			return nbg_code_exit(ld.err.code);
-		}
-	} else if ((x = load_ledger(in, &ld, &l)) != NBG_EXIT_OK) {
-		nbg_ledger_free(l);
-		nbg_loaded_free(&ld);
-		return x;
-	}
-
-	rc = nbg_reemit_file(l, ld.map.data, ld.map.size, out, &err);
-	if (nbg_input_shrank(in, &ld.map)) {
-		/* The bytes written were checked against zeros, not the file. */
-		fprintf(stderr, "nbg: %s shrank while it was being read (another process "
-				"truncated it): %s is not its re-emission\n", nbg_esc(in),
-			nbg_esc(out));
-		x = NBG_EXIT_IO;
-	} else if (rc == NBG_OK) {
-		char hex[65];
-		nbg_hex32(nbg_ledger_file_sha256(l), hex);
-		/* With OUT "-" the file went to standard output: the line goes
-		 * to standard error. */
-		fprintf(strcmp(out, "-") && strcmp(out, "/dev/stdout") ? stdout : stderr,
-		       "%s -> %s: %llu bytes from %zu ledger ranges, sha256 %s (identical)\n",
-		       nbg_esc(in),
-		       strcmp(out, "-") ? nbg_esc(out) : "standard output", (unsigned long long)nbg_ledger_file_size(l),
-		       nbg_ledger_range_count(l), hex);
-		x = NBG_EXIT_OK;
-	} else {
-		print_ledger_error(in, &err);
-		x = nbg_code_exit(rc);
-	}
-	nbg_ledger_free(l);
-	nbg_loaded_free(&ld);
-	return x;
+	return ledger_doc ? reemit_with(in, out, ledger_doc, flags) : reemit_own(in, out, flags);
 }
 
 /* Where `nbg map` draws input `in`: `svg` itself, or inside the directory

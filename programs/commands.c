@@ -108,9 +108,11 @@ static const command_doc commands[] = {
 	{ "reemit", nbg_cmd_reemit, "FILE OUT", "rewrite FILE from its ledger, byte-identical",
 	  "Writes OUT from the ledger's ranges after every range and the whole output hash "
 	  "to what the ledger recorded; OUT appears complete or not at all (OUT - is "
-	  "standard output, never a terminal).  A changed byte is refused "
-	  "(semantic-change-refused, exit 1).",
-	  { { "--ledger", "L.json", "check against a ledger saved from the original" } } },
+	  "standard output, never a terminal) and is read back from the device before it "
+	  "replaces anything.  A changed byte is refused (semantic-change-refused, exit 1).",
+	  { { "--ledger", "L.json", "check against a ledger saved from the original" },
+	    { "--no-readback", NULL, "skip reading OUT back from the device (fsync and the "
+				     "write's checks stay)" } } },
 	{ "map", nbg_cmd_map, "FILE...", "a picture of the file's owner ranges (SVG)",
 	  "Draws the ledger: one band to scale, one log-scaled band where small structures "
 	  "stay visible, colored by class, labeled by owner.  One FILE: --svg OUT (- for "
