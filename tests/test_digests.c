@@ -206,11 +206,47 @@ static void test_verify_sha256_corpus(void **state)
 	assert_true(done > 0);
 }
 
+/* nbg initializes OpenSSL for SHA-256 alone (nbg_init_standalone): no
+ * configuration file is read.  One that would make OpenSSL's default
+ * library context fail (a provider that does not exist, with diagnostics
+ * on) changes nothing: the SHA-256 is still the file's. */
+static void test_no_openssl_config(void **state)
+{
+	static const char conf[] = "config_diagnostics = 1\nopenssl_conf = init\n"
+				   "[init]\nproviders = prov\n[prov]\nnosuch = nosuch\n"
+				   "[nosuch]\nactivate = 1\n";
+	char path[] = "/tmp/nbg-test-openssl-XXXXXX", want[80] = " sha256 ";
+	const char *file = NBG_SOURCE_DIR "/samples/sample.nb";
+	size_t n;
+	uint8_t *buf = fx_read_file(file, &n), d[32];
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, conf, sizeof(conf) - 1), (ssize_t)sizeof(conf) - 1);
+	close(fd);
+	openssl_sha256(buf, n, d);
+	for (int i = 0; i < 32; i++)
+		snprintf(want + 8 + 2 * i, 3, "%02x", d[i]);
+	strcat(want, "\n");
+	char env[128];
+	snprintf(env, sizeof(env), "OPENSSL_CONF='%s'", path);
+	fx_run_result r = fx_run_nbg(env, "verify --sha256 '%s'", file);
+	unlink(path);
+	assert_int_equal(r.status, 0);
+	size_t lo = strlen(r.out), lw = strlen(want);
+	assert_true(lo > lw);
+	assert_string_equal(r.out + lo - lw, want);
+	fx_run_free(&r);
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flags_fixture),
 		cmocka_unit_test(test_verify_sha256_option),
+		cmocka_unit_test(test_no_openssl_config),
 	};
 	const struct CMUnitTest corpus[] = {
 		cmocka_unit_test(test_flags_corpus),

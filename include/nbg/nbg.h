@@ -415,6 +415,17 @@ NBG_API uint64_t nbg_bytes_digested(void);
 NBG_API void nbg_digest_counts(uint64_t *sha256_bytes, uint64_t *crc32_bytes);
 
 /*
+ * For a program that uses OpenSSL only through libnbg (the nbg tool calls
+ * it first thing): OpenSSL is then initialized at the first SHA-256, for
+ * SHA-256 alone, without reading its configuration file (OPENSSL_CONF,
+ * openssl.cnf) or building its cipher and digest name tables, which cost
+ * more than a small file's parse.  The digests are the same.  A library, or
+ * a program that uses OpenSSL itself, must not call it: OpenSSL would then
+ * never load its configuration.
+ */
+NBG_API void nbg_init_standalone(void);
+
+/*
  * Parses and validates the NBG in data[0..size).  On success returns NBG_OK and
  * stores a new model in *out (free with nbg_model_free).  On failure returns
  * the failure code, leaves *out NULL, and fills *err (may be NULL).

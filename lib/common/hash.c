@@ -1,9 +1,11 @@
 /*
  * hash.c - SHA-256 (OpenSSL EVP) and CRC-32 (ISA-L, combined with zlib).
  */
+#include <pthread.h>
 #include <string.h>
 
 #include <isa-l/crc.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <zlib.h>
 
@@ -21,6 +23,28 @@ static void count(uint64_t n)
 static void count_crc(uint64_t n)
 {
 	__atomic_fetch_add(&crc_bytes, n, __ATOMIC_RELAXED);
+}
+
+/* nbg_init_standalone: OpenSSL is initialized at the first digest, for
+ * SHA-256 alone.  Commands that hash nothing never initialize it. */
+static int standalone;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void init_openssl(void)
+{
+	/* SHA-256 through EVP needs the default provider only: no
+	 * configuration file, no cipher and digest name tables, which cost a
+	 * small file more than hashing it does. */
+	if (__atomic_load_n(&standalone, __ATOMIC_RELAXED))
+		(void)OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG |
+						  OPENSSL_INIT_NO_ADD_ALL_CIPHERS |
+						  OPENSSL_INIT_NO_ADD_ALL_DIGESTS,
+					  NULL);
+}
+
+void nbg_init_standalone(void)
+{
+	__atomic_store_n(&standalone, 1, __ATOMIC_RELAXED);
 }
 
 uint64_t nbg_bytes_digested(void)
@@ -43,6 +67,7 @@ bool nbg_sha256(const void *p, size_t n, uint8_t out[32])
 	unsigned int len = 32;
 
 	count(n);
+	pthread_once(&init_once, init_openssl);
 	/* EVP picks the SHA-NI / AVX2 implementation at run time; it wants a
 	 * pointer even for zero bytes. */
 	if (EVP_Digest(p ? p : &empty, n, out, &len, EVP_sha256(), NULL) == 1 && len == 32)
@@ -53,7 +78,10 @@ bool nbg_sha256(const void *p, size_t n, uint8_t out[32])
 
 void nbg_sha256_begin(nbg_sha256_ctx *s)
 {
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	EVP_MD_CTX *md;
+
+	pthread_once(&init_once, init_openssl);
+	md = EVP_MD_CTX_new();
 
 	s->md = md;
 	s->ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL);
