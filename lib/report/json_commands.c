@@ -216,9 +216,7 @@ static void commands_document(nbg_jw *w, const void *arg)
 {
 	const commands_doc *d = arg;
 
-	nbg_jw_object(w, NULL);
 	nbg_commands_json_write(w, d->m, d->g, d->c);
-	nbg_jw_end(w);
 }
 
 char *nbg_commands_json(const nbg_model *m, const nbg_graph *g, const nbg_commands *c)

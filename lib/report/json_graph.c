@@ -311,9 +311,7 @@ static void graph_document(nbg_jw *w, const void *arg)
 {
 	const graph_doc *d = arg;
 
-	nbg_jw_object(w, NULL);
 	nbg_graph_json_write(w, d->m, d->g, d->what, d->sizes);
-	nbg_jw_end(w);
 }
 
 char *nbg_graph_json(const nbg_model *m, const nbg_graph *g, unsigned what)

@@ -215,9 +215,7 @@ static void mem_document(nbg_jw *w, const void *arg)
 {
 	const mem_doc *d = arg;
 
-	nbg_jw_object(w, NULL);
 	nbg_mem_json_write(w, d->m, d->g, d->r, d->what);
-	nbg_jw_end(w);
 }
 
 char *nbg_mem_json(const nbg_model *m, const nbg_graph *g, const nbg_mem_report *r,

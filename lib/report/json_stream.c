@@ -192,7 +192,9 @@ char *nbg_jw_string(void (*write)(nbg_jw *w, const void *arg), const void *arg)
 	if (!f)
 		return NULL;
 	nbg_jw_init(&w, f);
+	nbg_jw_object(&w, NULL);
 	write(&w, arg);
+	nbg_jw_end(&w);
 	flush(&w);
 	ok = !w.failed && !ferror(f);
 	if (fclose(f) != 0)
