@@ -1,6 +1,7 @@
 /*
  * corpus.c - see corpus.h.
  */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -48,6 +49,29 @@ int tc_have_corpus(void)
 int tc_have_reference(void)
 {
 	return tc_have_dir(NBG_REFERENCE_DIR);
+}
+
+unsigned tc_each_corpus_file(const char *family, void (*fn)(const char *path, void *arg),
+			     void *arg)
+{
+	char dir[4096], path[4400];
+	struct dirent *e;
+	unsigned n = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/%s", NBG_CORPUS_DIR, family);
+	if (!(d = opendir(dir)))
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		if (len < 4 || strcmp(e->d_name + len - 3, ".nb"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		fn(path, arg);
+		n++;
+	}
+	closedir(d);
+	return n;
 }
 
 int tc_skip_corpus(const char *program, const char *what)

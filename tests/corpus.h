@@ -50,6 +50,11 @@ int tc_have_dir(const char *dir);
 int tc_have_corpus(void);    /* NBG_CORPUS_DIR */
 int tc_have_reference(void); /* NBG_REFERENCE_DIR */
 
+/* Calls fn(path, arg) for every *.nb file of NBG_CORPUS_DIR/family ("v1",
+ * "v2"); returns how many (0 when the directory is absent). */
+unsigned tc_each_corpus_file(const char *family, void (*fn)(const char *path, void *arg),
+			     void *arg);
+
 /* Print TC_CORPUS_SKIP for NBG_CORPUS_DIR, or "PROGRAM: WHAT skipped: DIR
  * does not exist. HOWTO" for another directory (the reference output), and
  * return TC_SKIP, for `return tc_skip...(...)` from main. */

@@ -13,7 +13,6 @@
  * combination; then the memory the streamed document needs, measured while
  * it is written.
  */
-#include <dirent.h>
 #include <malloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -173,31 +172,24 @@ static unsigned compare_buffer(const uint8_t *b, size_t size, const char *path,
 
 /* ------------------------------------------------------------ tests */
 
+static void corpus_one(const char *path, void *arg)
+{
+	unsigned *docs = arg;
+	size_t size;
+	uint8_t *b = fx_read_file(path, &size);
+
+	assert_non_null(b);
+	*docs += compare_buffer(b, size, path, path, 0);
+	free(b);
+}
+
 static void test_corpus(void **state)
 {
-	static const char *const dirs[] = { NBG_CORPUS_DIR "/v1", NBG_CORPUS_DIR "/v2" };
-	unsigned files = 0, docs = 0;
+	unsigned docs = 0, files;
 
 	(void)state;
-	for (size_t d = 0; d < 2; d++) {
-		DIR *dir = opendir(dirs[d]);
-		struct dirent *e;
-		if (!dir)
-			skip(); /* no corpus on this machine */
-		while ((e = readdir(dir)) != NULL) {
-			size_t n = strlen(e->d_name), size;
-			char path[4096];
-			if (n < 4 || strcmp(e->d_name + n - 3, ".nb"))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", dirs[d], e->d_name);
-			uint8_t *b = fx_read_file(path, &size);
-			assert_non_null(b);
-			docs += compare_buffer(b, size, path, path, 0);
-			free(b);
-			files++;
-		}
-		closedir(dir);
-	}
+	files = tc_each_corpus_file("v1", corpus_one, &docs) +
+		tc_each_corpus_file("v2", corpus_one, &docs);
 	print_message("%u real files, %u documents identical\n", files, docs);
 	assert_true(files > 0);
 }
