@@ -134,8 +134,16 @@ static void dir_names(const char *dir, char *out, size_t n)
 				memcpy(names[i], names[j], sizeof(t));
 				memcpy(names[j], t, sizeof(t));
 			}
-	for (int i = 0; i < k; i++)
-		snprintf(out + strlen(out), n - strlen(out), "%s%s", i ? " " : "", names[i]);
+	size_t len = 0;
+	for (int i = 0; i < k; i++) {
+		size_t m = strlen(names[i]);
+		if (len + (i ? 1 : 0) + m >= n)
+			fail_msg("the names in %s do not fit in %zu bytes", dir, n);
+		if (i)
+			out[len++] = ' ';
+		memcpy(out + len, names[i], m + 1);
+		len += m;
+	}
 }
 
 static void expect_names(const char *dir, const char *want)
