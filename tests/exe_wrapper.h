@@ -9,6 +9,14 @@
  * starts is an aarch64 binary too, and the kernel runs it only where
  * binfmt_misc has qemu registered for it; going through the wrapper works
  * without.  In a native build the variable is unset and nothing changes.
+ *
+ * LD_PRELOAD (the shims some tests put in front of nbg) is meant for the
+ * program, not for the emulator: qemu-user is a host program, and the host
+ * loader would try the aarch64 shim on it first and print "cannot be
+ * preloaded".  Going through the wrapper, LD_PRELOAD is handed to qemu as
+ * QEMU_SET_ENV=LD_PRELOAD=... (which qemu sets in the program's environment
+ * only) and removed from the emulator's own.  QEMU_SET_ENV separates
+ * variables with commas, so such a shim's path must not hold one.
  */
 #ifndef NBG_TESTS_EXE_WRAPPER_H
 #define NBG_TESTS_EXE_WRAPPER_H
@@ -24,8 +32,15 @@ static inline const char *nbg_exe_wrapper(void)
 	return w && *w ? w : NULL;
 }
 
+/* A shell snippet: LD_PRELOAD, if set, moves into QEMU_SET_ENV (above). */
+#define NBG_EXE_WRAPPER_MOVE_PRELOAD                                                     \
+	"if [ -n \"${LD_PRELOAD:-}\" ]; then "                                            \
+	"QEMU_SET_ENV=\"LD_PRELOAD=$LD_PRELOAD${QEMU_SET_ENV:+,$QEMU_SET_ENV}\"; "        \
+	"export QEMU_SET_ENV; unset LD_PRELOAD; fi; "
+
 /* The wrapper and a space, to put before a program in a shell command line
- * (system, popen); "" in a native build. */
+ * (system, popen); "" in a native build.  The words only: for a command
+ * line that is itself quoted (script -c "..."), with no LD_PRELOAD. */
 static inline const char *nbg_exe_wrapper_prefix(void)
 {
 	static char *prefix;
@@ -43,9 +58,32 @@ static inline const char *nbg_exe_wrapper_prefix(void)
 	return prefix;
 }
 
+/* As nbg_exe_wrapper_prefix(), for a command line that may set LD_PRELOAD
+ * before the program ("LD_PRELOAD=shim.so <this>'nbg' ..."): the wrapper's
+ * words behind a shell that moves LD_PRELOAD out of the emulator's way. */
+static inline const char *nbg_exe_wrapper_shell(void)
+{
+	static char *prefix;
+	static const char head[] = "sh -c '" NBG_EXE_WRAPPER_MOVE_PRELOAD "exec \"$@\"' sh ";
+	const char *w = nbg_exe_wrapper();
+	if (!w)
+		return "";
+	if (!prefix) {
+		size_t n = strlen(w);
+		prefix = malloc(sizeof(head) + n + 1);
+		if (!prefix)
+			abort();
+		memcpy(prefix, head, sizeof(head) - 1);
+		memcpy(prefix + sizeof(head) - 1, w, n);
+		memcpy(prefix + sizeof(head) - 1 + n, " ", 2);
+	}
+	return prefix;
+}
+
 /* execv(path, argv), through the wrapper if there is one: the shell splits
  * the wrapper's words as meson quoted them and passes path and argv[1..] on
- * unchanged.  Returns only on failure, as execv does. */
+ * unchanged (LD_PRELOAD moved as above).  Returns only on failure, as execv
+ * does. */
 static inline int nbg_execv(const char *path, char *const argv[])
 {
 	const char *w = nbg_exe_wrapper();
@@ -61,7 +99,7 @@ static inline int nbg_execv(const char *path, char *const argv[])
 		return -1;
 	a[0] = "sh";
 	a[1] = "-c";
-	a[2] = "eval \"exec $MESON_EXE_WRAPPER \\\"\\$@\\\"\"";
+	a[2] = NBG_EXE_WRAPPER_MOVE_PRELOAD "eval \"exec $MESON_EXE_WRAPPER \\\"\\$@\\\"\"";
 	a[3] = "sh";
 	a[4] = (char *)path;
 	for (size_t i = 1; i < n; i++)

@@ -487,7 +487,7 @@ fx_run_result fx_run_nbg(const char *prefix, const char *fmt, ...)
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
 	snprintf(cmd, sizeof(cmd), "%s %s'%s' %s >'%s' 2>'%s'", prefix ? prefix : "",
-		 nbg_exe_wrapper_prefix(), bin, args, out, err);
+		 nbg_exe_wrapper_shell(), bin, args, out, err);
 	int st = system(cmd);
 	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	r.out = slurp_text(out);
