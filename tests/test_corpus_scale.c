@@ -29,6 +29,7 @@
 #include <openssl/sha.h>
 
 #include "corpus.h"
+#include "exe_wrapper.h"
 #include "fixture.h"
 #include "nbg/corpus.h"
 
@@ -1107,8 +1108,8 @@ static void test_progress(void **state)
 	}
 	/* stderr a terminal (script gives the command a pseudo-terminal) */
 	snprintf(log, sizeof(log), "%s/tty.log", dir);
-	snprintf(cmd, sizeof(cmd), "script -qec \"'%s' corpus '%s' >/dev/null\" '%s' >/dev/null",
-		 getenv("NBG_BIN"), dir, log);
+	snprintf(cmd, sizeof(cmd), "script -qec \"%s'%s' corpus '%s' >/dev/null\" '%s' >/dev/null",
+		 nbg_exe_wrapper_prefix(), getenv("NBG_BIN"), dir, log);
 	assert_int_equal(system(cmd), 0);
 	char *t = slurp(log, NULL);
 	assert_non_null(strstr(t, "40/40 files, "));
@@ -1119,8 +1120,8 @@ static void test_progress(void **state)
 	assert_true(last > t && last[-1] == ' ');
 	free(t);
 	/* --quiet: no progress */
-	snprintf(cmd, sizeof(cmd), "script -qec \"'%s' corpus --quiet '%s' >/dev/null\" '%s' "
-		 ">/dev/null", getenv("NBG_BIN"), dir, log);
+	snprintf(cmd, sizeof(cmd), "script -qec \"%s'%s' corpus --quiet '%s' >/dev/null\" '%s' "
+		 ">/dev/null", nbg_exe_wrapper_prefix(), getenv("NBG_BIN"), dir, log);
 	assert_int_equal(system(cmd), 0);
 	t = slurp(log, NULL);
 	assert_null(strstr(t, "files, "));

@@ -41,6 +41,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "../exe_wrapper.h"
 #include "rt_models.h"
 
 /* Synthesized, or the real face detector pair with --corpus (rt_models.h). */
@@ -233,7 +234,7 @@ static result run_env(const char *const *env, const char *cwd, ...)
 			unsetenv(vars[i]);
 		for (size_t i = 0; env && env[i]; i++)
 			putenv((char *)env[i]);
-		execv(NBG_BIN, (char *const *)argv);
+		nbg_execv(NBG_BIN, (char *const *)argv);
 		_exit(127);
 	}
 	int st;
