@@ -19,12 +19,14 @@ import shutil
 import subprocess
 import sys
 
-nbg, root = os.path.abspath(sys.argv[1]), sys.argv[2]
+from exe_wrapper import command
+
+nbg, root = command(sys.argv[1]), sys.argv[2]
 bad = []
 
 
 def run(*args):
-    return subprocess.run([nbg, *args], capture_output=True, text=True)
+    return subprocess.run([*nbg, *args], capture_output=True, text=True)
 
 
 table = {}
@@ -87,11 +89,11 @@ with tempfile.TemporaryDirectory() as tmp:
         bad.append('verify --status: exit %d, %r' % (r.returncode, r.stdout))
     dash = os.path.join(tmp, '-model.nb')
     shutil.copy(sample, dash)
-    r = subprocess.run([nbg, 'verify', '--', '-model.nb'], cwd=tmp, capture_output=True,
+    r = subprocess.run([*nbg, 'verify', '--', '-model.nb'], cwd=tmp, capture_output=True,
                        text=True)
     if r.returncode != 0 or './-model.nb: OK' not in r.stdout:
         bad.append('verify -- -model.nb: exit %d, %r %r' % (r.returncode, r.stdout, r.stderr))
-    r = subprocess.run([nbg, 'verify', '-model.nb'], cwd=tmp, capture_output=True, text=True)
+    r = subprocess.run([*nbg, 'verify', '-model.nb'], cwd=tmp, capture_output=True, text=True)
     if r.returncode != 2:
         bad.append('verify -model.nb without --: exit %d, want 2' % r.returncode)
     svg = os.path.join(tmp, 'm.svg')

@@ -28,8 +28,9 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 import tc_corpus
+from exe_wrapper import command
 
-nbg, root, part, corpus = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+nbg, root, part, corpus = command(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 sample = os.path.join(root, 'samples', 'sample.nb')
 sample_bytes = open(sample, 'rb').read()
 bad = []
@@ -37,7 +38,7 @@ checks = 0
 
 
 def run(*args, stdin=None, env=None, cwd=None):
-    return subprocess.run([nbg, *args], input=stdin, capture_output=True, cwd=cwd,
+    return subprocess.run([*nbg, *args], input=stdin, capture_output=True, cwd=cwd,
                           env=dict(os.environ, **(env or {})))
 
 
@@ -84,10 +85,10 @@ def stdin_reads():
     check(r.returncode == 3 and b'more than 4096 bytes' in r.stderr, 'NBG_MAX_STDIN=4K')
     # a terminal is never read as a model, nor written a binary to
     master, slave = pty.openpty()
-    r = subprocess.run([nbg, 'inspect', '-'], stdin=slave, capture_output=True, timeout=30)
+    r = subprocess.run([*nbg, 'inspect', '-'], stdin=slave, capture_output=True, timeout=30)
     check(r.returncode == 3 and b'standard input is a terminal' in r.stderr,
           'inspect - from a terminal: exit %d %r' % (r.returncode, r.stderr))
-    r = subprocess.run([nbg, 'reemit', sample, '-'], stdout=slave, stderr=subprocess.PIPE,
+    r = subprocess.run([*nbg, 'reemit', sample, '-'], stdout=slave, stderr=subprocess.PIPE,
                        timeout=30)
     check(r.returncode == 2 and b'standard output is a terminal' in r.stderr,
           'reemit FILE - to a terminal: exit %d %r' % (r.returncode, r.stderr))

@@ -27,8 +27,9 @@ import subprocess
 import sys
 
 import tc_corpus
+from exe_wrapper import command
 
-nbg, args = sys.argv[1], sys.argv[2:]
+nbg, args = command(sys.argv[1]), sys.argv[2:]
 if args[:1] == ['--corpus']:
     corpus = args[1]
     tc_corpus.need('check_export.py', 'real-file checks', corpus)
@@ -127,7 +128,7 @@ def unescape(s):
 
 
 def run(*args):
-    return subprocess.run([nbg, 'inspect', *args], capture_output=True)
+    return subprocess.run([*nbg, 'inspect', *args], capture_output=True)
 
 
 def f32_bytes(text):

@@ -26,6 +26,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 import tc_corpus
+from exe_wrapper import command
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -46,14 +47,14 @@ def run(args, env=None):
 
 
 def check(nbg, path, tmp, have_dot):
-    doc = json.loads(run([nbg, "inspect", "--json", "--commands", path]).stdout)
+    doc = json.loads(run([*nbg, "inspect", "--json", "--commands", path]).stdout)
     ops = doc["commands"]["operations"]
     layers = len(doc.get("layers", [])) or doc["layer_count"]
     boxes = set()
     for o in ops:
         boxes.add(("L", o["layer_id"]) if o["layer_id"] < layers else ("op", o["operation"]))
     dot_path = os.path.join(tmp, "g.dot")
-    r = run([nbg, "graph", path, "--dot", dot_path])
+    r = run([*nbg, "graph", path, "--dot", dot_path])
     if r.returncode != 0:
         return "--dot exit %d: %s" % (r.returncode, r.stderr)
     text = open(dot_path, encoding="ascii").read()
@@ -71,12 +72,12 @@ def check(nbg, path, tmp, have_dot):
 
     svg_path = os.path.join(tmp, "g.svg")
     # Without dot on PATH: exit 3, a sentence naming the package, no file.
-    r = run([nbg, "graph", path, "--svg", svg_path], env={"PATH": "/nonexistent"})
+    r = run([*nbg, "graph", path, "--svg", svg_path], env={"PATH": "/nonexistent"})
     if r.returncode != 3 or "graphviz" not in r.stderr or os.listdir(tmp) != ["g.dot"]:
         return "without dot: exit %d, %r, files %s" % (r.returncode, r.stderr, os.listdir(tmp))
     if not have_dot:
         return None
-    r = run([nbg, "graph", path, "--svg", svg_path])
+    r = run([*nbg, "graph", path, "--svg", svg_path])
     if r.returncode != 0:
         return "--svg exit %d: %s" % (r.returncode, r.stderr)
     root = ET.parse(svg_path).getroot()
@@ -97,7 +98,7 @@ def check(nbg, path, tmp, have_dot):
 
 
 def main():
-    nbg, paths = sys.argv[1], sys.argv[2:]
+    nbg, paths = command(sys.argv[1]), sys.argv[2:]
     paths = tc_corpus.corpus_paths("check_graph_svg.py", paths)
     have_dot = shutil.which("dot") is not None
     print("Graphviz dot: %s" % ("found, SVG drawn and parsed" if have_dot
@@ -115,7 +116,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for flag in ("--dot", "--svg"):
             out = os.path.join(tmp, "missing", "g.out")
-            r = run([nbg, "graph", paths[-1], flag, out])
+            r = run([*nbg, "graph", paths[-1], flag, out])
             if r.returncode != 3 or os.listdir(tmp):
                 failed += 1
                 print("FAIL %s into a missing directory: exit %d" % (flag, r.returncode))

@@ -6,6 +6,9 @@
 # installed tree has the shared library with its soname, the static library
 # and every public header.
 # Usage: check_install.sh BUILD_DIR SOURCE_ROOT
+# Environment: CC, NBG_LDFLAGS (extra link arguments) and NM for the machine
+# the build is for; MESON_EXE_WRAPPER (shell words) runs the example in a
+# cross build (qemu-user).  Unset: cc, nm, run directly.
 set -eu
 build=$1
 src=$2
@@ -37,14 +40,18 @@ flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$tmp/root" \
 echo "pkg-config --cflags --libs libnbg: $flags"
 # A sanitizer build of the library needs its runtime in the program too.
 san=""
-if nm -D "$libdir/libnbg.so.0" 2>/dev/null | grep -q ' U __asan_init'; then
+if "${NM:-nm}" -D "$libdir/libnbg.so.0" 2>/dev/null | grep -q ' U __asan_init'; then
 	san="-fsanitize=address,undefined"
 fi
 # shellcheck disable=SC2086
-${CC:-cc} -std=c11 -Wall -Wextra -Werror $san -o "$tmp/example" "$tmp/example.c" $flags
-out=$(LD_LIBRARY_PATH="$libdir" "$tmp/example" "$src/samples/sample.nb")
+${CC:-cc} -std=c11 -Wall -Wextra -Werror $san -o "$tmp/example" "$tmp/example.c" $flags \
+	${NBG_LDFLAGS:-}
+# shellcheck disable=SC2086 # the wrapper is words
+out=$(LD_LIBRARY_PATH="$libdir" ${MESON_EXE_WRAPPER:-} "$tmp/example" "$src/samples/sample.nb")
 echo "example: $out"
 # The sample's one input is INT16 [1,128,128,3]: 98304 bytes (README's report).
 [ "$out" = "input 0: 98304 bytes" ] || { echo "unexpected example output"; exit 1; }
-LD_LIBRARY_PATH="$libdir" "$tmp/example" /nonexistent.nb && { echo "example accepted a missing file"; exit 1; }
+# shellcheck disable=SC2086
+LD_LIBRARY_PATH="$libdir" ${MESON_EXE_WRAPPER:-} "$tmp/example" /nonexistent.nb &&
+	{ echo "example accepted a missing file"; exit 1; }
 echo "installed library, headers and pkg-config file work"

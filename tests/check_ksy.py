@@ -28,8 +28,10 @@ import sys
 import tempfile
 
 import tc_corpus
+from exe_wrapper import command
 
 mode, nbg, root = sys.argv[1:4]
+nbg = command(nbg)
 part, corpus = (sys.argv[4:6] + ['--synthesized', ''])[:2]
 if mode == 'decode' and part == '--corpus':
     tc_corpus.need('check_ksy.py', 'decoding the real files', corpus)
@@ -107,7 +109,7 @@ def ksy_rows():
 
 
 def check_fields():
-    fm = json.loads(subprocess.run([nbg, 'fields', '--json'], capture_output=True,
+    fm = json.loads(subprocess.run([*nbg, 'fields', '--json'], capture_output=True,
                                    check=True).stdout)
     lib = list((r['structure'], r['offset'], r['width'],
                   tuple(r['bits']) if 'bits' in r else None, r['public_name'], r['key'],
@@ -141,7 +143,7 @@ def words(b):
 
 def compare(path, k, n):
     """One file: the Kaitai decode k against nbg's report n (and tables t)."""
-    t = json.loads(subprocess.run([nbg, 'inspect', '--json', '--only', '--layers',
+    t = json.loads(subprocess.run([*nbg, 'inspect', '--json', '--only', '--layers',
                                    '--operations', '--patches', path],
                                   capture_output=True, check=True).stdout)
     h, nh = k['header'], n['header']
@@ -255,7 +257,7 @@ def check_decode():
     decoded = json.loads(r.stdout)
     groups = 0
     for path, k in zip(files, decoded):
-        n = json.loads(subprocess.run([nbg, 'inspect', '--json', path], capture_output=True,
+        n = json.loads(subprocess.run([*nbg, 'inspect', '--json', path], capture_output=True,
                                       check=True).stdout)
         groups += compare(path, k, n)
     print('%d files decoded by the Kaitai parser, %d record groups compared with nbg'

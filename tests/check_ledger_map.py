@@ -16,13 +16,13 @@ Prints 'N passed, N failed' and exits non-zero on any failure.
 """
 import json
 import os
-import shlex
 import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
 import tc_corpus
+from exe_wrapper import command
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -74,7 +74,7 @@ def main():
     if len(sys.argv) < 3:
         print(__doc__)
         return 2
-    nbg = shlex.split(os.environ.get("MESON_EXE_WRAPPER", "")) + [sys.argv[1]]
+    nbg = command(sys.argv[1])
     paths = tc_corpus.corpus_paths("check_ledger_map.py", sys.argv[2:])
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
