@@ -91,15 +91,27 @@ static void test_failures(void **state)
 	assert_true(r->target_forced);
 	nbg_rt_session_free(r);
 	unsetenv("VIPLITE_TD_CID");
+	/* every status of vip_status_e (1.13 and 2.0; -16 and -17 are 2.0's),
+	 * named as the API documents them, and values outside the list */
 	static const struct { const char *status, *name; } st[] = {
-		{ "-4", "VIP_ERROR_NOT_SUPPORTED" }, { "-7", "VIP_ERROR_INVALID_NETWORK" },
-		{ "-10", "VIP_ERROR_NETWORK_INCOMPATIBLE" }, { "-6", "VIP_ERROR_OUT_OF_MEMORY" },
-		{ "-99", "unknown status" },
+		{ "-1", "-1 (VIP_ERROR_TIMEOUT)" }, { "-2", "-2 (VIP_ERROR_IO)" },
+		{ "-3", "-3 (VIP_ERROR_INVALID_ARGUMENTS)" }, { "-4", "-4 (VIP_ERROR_NOT_SUPPORTED)" },
+		{ "-5", "-5 (VIP_ERROR_OUT_OF_RESOURCE)" }, { "-6", "-6 (VIP_ERROR_OUT_OF_MEMORY)" },
+		{ "-7", "-7 (VIP_ERROR_INVALID_NETWORK)" },
+		{ "-8", "-8 (VIP_ERROR_MISSING_INPUT_OUTPUT)" },
+		{ "-9", "-9 (VIP_ERROR_NETWORK_NOT_PREPARED)" },
+		{ "-10", "-10 (VIP_ERROR_NETWORK_INCOMPATIBLE)" }, { "-11", "-11 (VIP_ERROR_FAILURE)" },
+		{ "-12", "-12 (VIP_ERROR_POWER_OFF)" }, { "-13", "-13 (VIP_ERROR_POWER_STOP)" },
+		{ "-14", "-14 (VIP_ERROR_RECOVERY)" }, { "-15", "-15 (VIP_ERROR_CANCELED)" },
+		{ "-16", "-16 (VIP_ERROR_NAN_INF)" }, { "-17", "-17 (VIP_ERROR_FUSA)" },
+		{ "-18", "-18 (unknown status)" }, { "-99", "-99 (unknown status)" },
+		{ "7", "7 (unknown status)" },
 	};
 	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++) {
 		setenv("VIPLITE_TD_STATUS", st[i].status, 1);
 		expect(TD_VIP, "create-fail", 0, NBG_E_CREATE_FAILED, st[i].name);
 	}
+	unsetenv("VIPLITE_TD_STATUS");
 	expect(TD_VIP, "io-count", 0, NBG_E_RUNTIME_IO_MISMATCH, "the runtime counts 2 inputs");
 	expect(TD_VIP, "prepare-fail", 0, NBG_E_PREPARE_FAILED, "vip_prepare_network returned -7");
 	expect(TD_VIP, "buffer-fail", 0, NBG_E_BUFFER_FAILED, "vip_create_buffer returned -5");
