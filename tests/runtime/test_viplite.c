@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -25,15 +26,38 @@ static uint8_t *model;
 static size_t model_size;
 static uint8_t *input;
 static size_t input_size;
+static char state_path[64]; /* the double's VIPLITE_TD_STATE file */
 
 static nbg_code run(const char *lib, const char *modes, unsigned flags, nbg_rt_session_result **r,
 		    nbg_error *e)
 {
 	setenv("VIPLITE_TD", modes ? modes : "", 1);
+	setenv("VIPLITE_TD_STATE", state_path, 1);
+	unlink(state_path);
 	nbg_rt_session_options o = { .size = sizeof(o), .backend = NBG_RT_SELECT_VIPLITE,
 				     .lib_path = lib, .loops = 2, .flags = flags | NBG_RT_SESSION_SKIP_PROBE };
 	nbg_rt_buffer in = { input, input_size };
 	return nbg_rt_session_run(&o, model, model_size, &in, 1, r, e);
+}
+
+/* After a run: everything the double handed out was given back (network,
+ * buffers, mappings, vip_init paired with vip_destroy; the double itself
+ * aborts on a release out of order).  `inited`: vip_init succeeded, so the
+ * double must have written its state. */
+static void expect_released(const char *modes, int inited)
+{
+	char line[128] = "";
+	FILE *f = fopen(state_path, "r");
+	if (!f) {
+		if (inited)
+			fail_msg("%s: the double recorded no state after vip_init", modes ? modes : "-");
+		return;
+	}
+	if (!fgets(line, sizeof(line), f))
+		line[0] = 0;
+	fclose(f);
+	if (strcmp(line, "init=0 net=0 buffers=0 mapped=0\n"))
+		fail_msg("%s: after the run the double still holds: %s", modes ? modes : "-", line);
 }
 
 static void test_success(void **state)
@@ -59,6 +83,7 @@ static void test_success(void **state)
 					fail_msg("output %zu byte %zu", k, j);
 	}
 	nbg_rt_session_free(r);
+	expect_released(NULL, 1);
 }
 
 static void expect(const char *lib, const char *modes, unsigned flags, nbg_code want,
@@ -73,6 +98,10 @@ static void expect(const char *lib, const char *modes, unsigned flags, nbg_code 
 	assert_null(r);
 	if (!strstr(e.message, needle))
 		fail_msg("%s: message '%s' lacks '%s'", modes ? modes : "-", e.message, needle);
+	/* a crash ends the child that held it all: nothing to give back */
+	if (want != NBG_E_RUNTIME_CRASHED)
+		expect_released(modes, want != NBG_E_LIBRARY_MISSING && want != NBG_E_SYMBOL_MISSING &&
+					       want != NBG_E_INIT_FAILED);
 }
 
 static void test_failures(void **state)
@@ -90,6 +119,7 @@ static void test_failures(void **state)
 	assert_int_equal(run(TD_VIP, NULL, NBG_RT_SESSION_FORCE_TARGET, &r, &e), NBG_OK);
 	assert_true(r->target_forced);
 	nbg_rt_session_free(r);
+	expect_released("--force-target", 1);
 	unsetenv("VIPLITE_TD_CID");
 	/* every status of vip_status_e (1.13 and 2.0; -16 and -17 are 2.0's),
 	 * named as the API documents them, and values outside the list */
@@ -217,6 +247,19 @@ static int setup(void **state)
 	input = malloc(input_size);
 	for (size_t i = 0; i < input_size; i++)
 		input[i] = (uint8_t)(i * 31 + 3);
+	snprintf(state_path, sizeof(state_path), "/tmp/nbgvipstate.XXXXXX");
+	int fd = mkstemp(state_path);
+	assert_true(fd >= 0);
+	close(fd);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(state_path);
+	free(model);
+	free(input);
 	return 0;
 }
 
@@ -233,7 +276,7 @@ int main(int argc, char **argv)
 
 	if (rc)
 		return rc;
-	rc = cmocka_run_group_tests(tests, setup, NULL);
+	rc = cmocka_run_group_tests(tests, setup, teardown);
 	rt_models_close(&models);
 	return rc;
 }

@@ -14,6 +14,9 @@
  * vip_run_network), hang-run (vip_run_network never returns).
  * VIPLITE_TD_CID sets the CID (default 0x1000003b).  vip_query_hardware
  * reports 1 device with 1 core.
+ * VIPLITE_TD_STATE=FILE: after every call that takes or releases something,
+ * FILE is rewritten with what is held ("init=I net=N buffers=B mapped=M"),
+ * so a test sees after the run that everything taken was given back.
  * -DTD_OMIT_PREPARE builds a variant without vip_prepare_network;
  * -DTD_VERSION=0x00010d00u one that reports VIPLite 1.13's version word
  * (default 0x00020003, 2.0.3).
@@ -32,7 +35,7 @@
 static int inited, prepared, ran, bound_in, bound_out;
 static nbg_model *model;
 static uint8_t *model_copy;
-static int live_buffers, live_net;
+static int live_buffers, live_net, live_maps;
 static uint64_t input_sum;
 
 typedef struct tbuf {
@@ -47,6 +50,20 @@ static void violation(const char *what)
 {
 	fprintf(stderr, "viplite-testdouble: violation: %s\n", what);
 	abort();
+}
+
+/* What is held, for the test (VIPLITE_TD_STATE above). */
+static void record(void)
+{
+	const char *path = getenv("VIPLITE_TD_STATE");
+	if (!path || !*path)
+		return;
+	FILE *f = fopen(path, "w");
+	if (!f)
+		violation("VIPLITE_TD_STATE cannot be written");
+	fprintf(f, "init=%d net=%d buffers=%d mapped=%d\n", inited, live_net, live_buffers, live_maps);
+	if (fclose(f) != 0)
+		violation("VIPLITE_TD_STATE cannot be written");
 }
 
 static int mode(const char *m)
@@ -74,6 +91,7 @@ int32_t vip_init(void)
 	if (mode("init-fail"))
 		return -2;
 	inited = 1;
+	record();
 	return 0;
 }
 
@@ -85,6 +103,7 @@ int32_t vip_destroy(void)
 	if (live_buffers || live_net)
 		violation("vip_destroy with live buffers or a live network");
 	inited = 0;
+	record();
 	return 0;
 }
 
@@ -119,6 +138,7 @@ int32_t vip_create_network(const void *data, uint32_t size, int32_t type, void *
 		violation("vip_create_network: the bytes are not a valid NBG");
 	live_net = 1;
 	*net = &live_net;
+	record();
 	return 0;
 }
 
@@ -228,6 +248,7 @@ int32_t vip_create_buffer(const uint8_t *p, uint32_t size, void **out)
 			b->data = calloc(1, b->size + 1);
 			live_buffers++;
 			*out = b;
+			record();
 			return 0;
 		}
 	violation("vip_create_buffer: the params match no I/O record of the NBG");
@@ -249,7 +270,10 @@ void *vip_map_buffer(void *b)
 {
 	if (mode("map-null"))
 		return NULL; /* not mapped */
+	if (!buf(b)->mapped)
+		live_maps++;
 	buf(b)->mapped = 1;
+	record();
 	return buf(b)->data;
 }
 X int32_t vip_unmap_buffer(void *b);
@@ -258,6 +282,8 @@ int32_t vip_unmap_buffer(void *b)
 	if (!buf(b)->mapped)
 		violation("unmap of a buffer that is not mapped");
 	buf(b)->mapped = 0;
+	live_maps--;
+	record();
 	return 0;
 }
 X int32_t vip_destroy_buffer(void *b);
@@ -270,6 +296,7 @@ int32_t vip_destroy_buffer(void *b)
 	free(t->data);
 	free(t);
 	live_buffers--;
+	record();
 	return 0;
 }
 
@@ -347,5 +374,6 @@ int32_t vip_destroy_network(void *net)
 	nbg_model_free(model);
 	free(model_copy);
 	model = NULL;
+	record();
 	return 0;
 }
