@@ -24,6 +24,7 @@
 #include "nbg/runtime.h"
 #include "nbg/targets.h"
 #include "rt_models.h"
+#include "lp64.h"
 
 /* Synthesized, or the real face detector pair with --corpus (rt_models.h). */
 static rt_models models;
@@ -393,6 +394,7 @@ static void test_probe_env(void **state)
 static void test_open_library_missing(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	nbg_rt_options o = { .size = sizeof(o), .nnsdk_path = "/nonexistent/libnnsdk.so",
 			     .device_root = dev_root };
 	nbg_runtime *rt = (nbg_runtime *)&o; /* must be reset to NULL */
@@ -422,6 +424,7 @@ static void test_open_library_missing(void **state)
 static void test_open_symbol_missing(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	nbg_rt_options o = { .size = sizeof(o), .nnsdk_path = TD_LIB_NODESTROY,
 			     .device_root = dev_root };
 	nbg_runtime *rt = NULL;
@@ -434,6 +437,7 @@ static void test_open_symbol_missing(void **state)
 static void test_open_no_device(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	nbg_rt_options o = { .size = sizeof(o), .nnsdk_path = TD_LIB, .device_root = empty_root };
 	nbg_runtime *rt = NULL;
 	nbg_error e;
@@ -471,6 +475,7 @@ static void test_open_no_device(void **state)
 static void test_open_arguments(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	nbg_error e;
 	nbg_runtime *rt = NULL;
 	assert_int_equal(nbg_runtime_open(NULL, NULL, &e), NBG_E_INVALID_ARGUMENT);
@@ -499,6 +504,7 @@ static void test_open_arguments(void **state)
 static void test_open_conflict(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	nbg_runtime *a = open_rt(TD_LIB, dev_root, 0);
 	nbg_rt_options o = { .size = sizeof(o), .nnsdk_path = TD_LIB_NOFLUSH, .device_root = dev_root };
 	nbg_runtime *b = NULL;
@@ -525,6 +531,7 @@ static void test_open_conflict(void **state)
 static void test_run_int16(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	unsigned c0 = td_count(TD_LIB, "create"), d0 = td_count(TD_LIB, "destroy");
 	unsigned f0 = td_count(TD_LIB, "flush");
 	nbg_runtime *rt = open_rt(TD_LIB, dev_root, 0);
@@ -574,6 +581,7 @@ static void test_run_int16(void **state)
 static void test_run_fp16_and_float32(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	nbg_runtime *rt = open_rt(TD_LIB, dev_root, 0);
 	nbg_rt_graph *g = create_graph(rt, MODEL_FP16);
 	nbg_rt_output outs[2];
@@ -600,6 +608,7 @@ static void test_run_fp16_and_float32(void **state)
 static void test_no_flush_variant(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	nbg_runtime *rt = open_rt(TD_LIB_NOFLUSH, dev_root, 0);
 	assert_false(nbg_runtime_has_flush(rt));
 	nbg_rt_graph *g = create_graph(rt, MODEL_INT16);
@@ -627,6 +636,7 @@ static void test_no_flush_variant(void **state)
 static void test_model_invalid(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	nbg_runtime *rt = open_rt(TD_LIB, dev_root, 0);
 	file_buf b = read_all(MODEL_INT16);
 	unsigned c0 = td_count(TD_LIB, "create");
@@ -662,6 +672,7 @@ static void test_model_invalid(void **state)
 static void test_create_null(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	nbg_runtime *rt = open_rt(TD_LIB, dev_root, 0);
 	file_buf b = read_all(MODEL_INT16);
 	nbg_rt_graph *g = NULL;
@@ -681,6 +692,7 @@ static void test_create_null(void **state)
 static void test_input_count_and_size(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	nbg_runtime *rt = open_rt(TD_LIB, dev_root, 0);
 	nbg_rt_graph *g = create_graph(rt, MODEL_INT16);
 	unsigned s0 = td_count(TD_LIB, "input-set");
@@ -712,6 +724,7 @@ static void test_input_count_and_size(void **state)
 static void test_input_set_failed(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	nbg_runtime *rt = open_rt(TD_LIB, dev_root, 0);
 	nbg_rt_graph *g = create_graph(rt, MODEL_INT16);
 	nbg_rt_output outs[2];
@@ -730,6 +743,7 @@ static void test_input_set_failed(void **state)
 static void test_order(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	nbg_runtime *rt = open_rt(TD_LIB, dev_root, 0);
 	nbg_rt_graph *g = create_graph(rt, MODEL_INT16);
 	nbg_rt_output outs[2];
@@ -773,36 +787,42 @@ static void expect_retrieve_failure(const char *mode, nbg_code want, int32_t ind
 static void test_flush_failed(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	expect_retrieve_failure("flush-fail", NBG_E_RUN_FAILED, -1);
 }
 
 static void test_output_null(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	expect_retrieve_failure("output-null", NBG_E_OUTPUT_NULL, -1);
 }
 
 static void test_output_data_null(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	expect_retrieve_failure("data-null", NBG_E_OUTPUT_DATA_NULL, 0);
 }
 
 static void test_output_count_short(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	expect_retrieve_failure("count-short", NBG_E_OUTPUT_INVALID, -1);
 }
 
 static void test_output_size_short(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	expect_retrieve_failure("size-short", NBG_E_OUTPUT_INVALID, 0);
 }
 
 static void test_destroy_failed(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	nbg_runtime *rt = open_rt(TD_LIB, dev_root, 0);
 	nbg_rt_graph *g = create_graph(rt, MODEL_INT16);
 	nbg_error e;
@@ -822,6 +842,7 @@ static void test_destroy_failed(void **state)
 static void test_many_graphs(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	nbg_runtime *rt = open_rt(TD_LIB, dev_root, 0);
 	nbg_rt_graph *g[4];
 	nbg_rt_output outs[2];
@@ -867,6 +888,7 @@ static void *thread_main(void *arg)
 static void test_threads(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	nbg_runtime *rt = open_rt(TD_LIB, dev_root, 0);
 	file_buf model = read_all(MODEL_INT16);
 	pthread_t th[4];
@@ -970,6 +992,24 @@ static void test_sha256(void **state)
 	assert_int_equal(nbg_rt_sha256(NULL, 0, d), NBG_OK);
 }
 
+#if !NBG_TEST_NNSDK_ABI
+/* Not LP64: libnnsdk is refused before anything is loaded, saying why. */
+static void test_abi_refused(void **state)
+{
+	(void)state;
+	nbg_rt_options o = { .size = sizeof(o), .nnsdk_path = TD_LIB, .device_root = dev_root };
+	nbg_runtime *rt = NULL;
+	nbg_error e;
+	assert_int_equal(nbg_runtime_open(&o, &rt, &e), NBG_E_ABI_UNSUPPORTED);
+	assert_null(rt);
+	assert_non_null(strstr(e.message, "LP64"));
+	assert_non_null(strstr(e.message, "4-byte pointers"));
+	o.nnsdk_path = "/nonexistent/libnnsdk.so"; /* before the library is looked for */
+	assert_int_equal(nbg_runtime_open(&o, &rt, &e), NBG_E_ABI_UNSUPPORTED);
+	assert_null(rt);
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1001,6 +1041,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_threads, reset_env),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_sha256),
+#if !NBG_TEST_NNSDK_ABI
+		cmocka_unit_test_setup(test_abi_refused, reset_env),
+#endif
 	};
 	int rc = rt_models_open(argc, argv, "test_runtime", &models);
 

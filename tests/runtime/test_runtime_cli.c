@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "../exe_wrapper.h"
+#include "lp64.h"
 #include "nbg/nbg.h"
 #include "nbg/runtime.h"
 #include "rt_models.h"
@@ -276,6 +277,7 @@ static void test_probe_no_npu(void **state)
 static void test_probe_galcore(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	result r = run_nbg(NULL, "probe", "--device-root", dev_root, "--nnsdk", TD_LIB, "--json", NULL);
 	expect_status(&r, NBG_EXIT_OK);
 	json_t *j = json_loads(r.out, 0, NULL);
@@ -317,6 +319,7 @@ static void test_probe_galcore(void **state)
 static void test_probe_other_backends(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	char root[160], p[200];
 	fresh_dir(root, sizeof(root), "adla");
 	assert_int_equal(mkdir(root, 0755), 0);
@@ -371,6 +374,7 @@ static void check_output_file(const char *dir, int i, size_t want, json_t *jo)
 static void test_run_ok(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	char out[160];
 	fresh_dir(out, sizeof(out), "out_ok");
 	result r = run_nbg(NULL, "run", MODEL_INT16, "--input", input_ok, "--output-dir", out,
@@ -481,6 +485,7 @@ static void make_goldens(const char *model, const char *tag, char g0[160], char 
 static void test_golden_int16(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	char g0[160], g1[160], out[160], tol[32];
 	make_goldens(MODEL_INT16, "i16", g0, g1);
 	/* Goldens are compared dequantized: one step of output k is 2^-fl_k, with
@@ -577,6 +582,7 @@ static void test_golden_int16(void **state)
 static void test_golden_fp16(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	char g0[160], g1[160], out[160];
 	make_goldens(MODEL_FP16, "f16", g0, g1);
 	flip_low_bit(g0, 0); /* one ulp of an FP16 element */
@@ -622,6 +628,7 @@ static void expect_failure(const char *tag, const char *env, int status, const c
 static void test_run_failures(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	expect_failure("f_libmissing", NULL, NBG_EXIT_RUNTIME, "library-missing", MODEL_INT16,
 		       input_ok, "/nonexistent/libnnsdk.so", dev_root);
 	expect_failure("f_symbol", NULL, NBG_EXIT_RUNTIME, "symbol-missing", MODEL_INT16, input_ok,
@@ -727,6 +734,7 @@ static void test_run_usage(void **state)
 static void test_input_kind(void **state)
 {
 	(void)state;
+	NEEDS_NNSDK_ABI();
 	char out[160];
 	fresh_dir(out, sizeof(out), "out_kind");
 	result r = run_nbg("NNSDK_TESTDOUBLE_INPUT_KIND=0", "run", MODEL_INT16, "--input", input_ok,
@@ -752,6 +760,23 @@ static void test_output_dir_is_file(void **state)
 	result_free(&r);
 }
 
+#if !NBG_TEST_NNSDK_ABI
+/* Not LP64: nbg run on libnnsdk ends with abi-unsupported (exit 4) and
+ * writes nothing. */
+static void test_abi_refused(void **state)
+{
+	(void)state;
+	char out[160];
+	fresh_dir(out, sizeof(out), "out_abi");
+	result r = run_nbg(NULL, "run", MODEL_INT16, "--input", input_ok, "--output-dir", out,
+			   "--nnsdk", TD_LIB, "--device-root", dev_root, NULL);
+	expect_status(&r, NBG_EXIT_RUNTIME);
+	assert_non_null(strstr(r.err, "abi-unsupported"));
+	assert_int_equal(dir_entries(out), 0);
+	result_free(&r);
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -766,6 +791,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_run_usage),
 		cmocka_unit_test(test_input_kind),
 		cmocka_unit_test(test_output_dir_is_file),
+#if !NBG_TEST_NNSDK_ABI
+		cmocka_unit_test(test_abi_refused),
+#endif
 	};
 	int rc = rt_models_open(argc, argv, "test_runtime_cli", &models);
 

@@ -17,6 +17,7 @@
 
 #include "nbg/session.h"
 #include "rt_models.h"
+#include "lp64.h"
 
 /* Synthesized, or the real face detector with --corpus (rt_models.h). */
 static rt_models models;
@@ -163,6 +164,12 @@ static void test_nnsdk_real_failure(void **state)
 	nbg_rt_buffer in = { input, input_size };
 	nbg_rt_session_result *r = NULL;
 	nbg_error e;
+#if !NBG_TEST_NNSDK_ABI
+	assert_int_equal(nbg_rt_session_run(&o, model, model_size, &in, 1, &r, &e),
+			 NBG_E_ABI_UNSUPPORTED);
+	assert_null(r);
+#endif
+	NEEDS_NNSDK_ABI();
 	setenv("NNSDK_TESTDOUBLE_FAIL", "real-failed-backend", 1);
 	assert_int_equal(nbg_rt_session_run(&o, model, model_size, &in, 1, &r, &e), NBG_E_INPUT_SET_FAILED);
 	assert_non_null(strstr(e.message, "returned 1"));
