@@ -25,6 +25,7 @@
 #     the same bytes and exit codes for the sample, the synthesized fuzz
 #     seeds and every corpus file (the corpus files skipped, with a message,
 #     when the corpus directory is absent).
+# Steps 3 to 6 are scripts/cross-test.sh, shared with scripts/cross-armhf.sh.
 #
 # Environment: NBG_CROSS_TESTS="NAME..." runs only those meson tests in
 # step 5 (all by default); NBG_CROSS_TIMEOUT_MULTIPLIER (default 5:
@@ -123,53 +124,14 @@ for p in $unpack; do
 		[ -f "$pc" ] && $SUDO sed -i -e "s#^\([a-z_]*\)=/usr\(/\|\$\)#\1=$overlay/usr\2#" \
 			-e "s#-\([IL]\)/usr/#-\1$overlay/usr/#g" "$pc"
 	done
-	# an absolute symlink (libz.so -> /lib/...) would leave the overlay
-	find "$overlay" -type l -lname '/*' | while IFS= read -r l; do
+	# an absolute symlink (libz.so -> /lib/...) would leave the overlay (one
+	# that already points into it was fixed by an earlier run)
+	find "$overlay" -type l -lname '/*' ! -lname "$overlay/*" | while IFS= read -r l; do
 		$SUDO ln -sf "$overlay$(readlink "$l")" "$l"
 	done
 	echo "$v" | $SUDO tee "$stamp" >/dev/null
 done
 
-# ------------------------------------------------------------------- build
-step "configure and build $build"
-[ -d "$build" ] || meson setup "$build" --cross-file "$crossfile" \
-	--buildtype=debugoptimized -Dwerror=true
-meson compile -C "$build"
-file_machine() { readelf -h "$1" 2>/dev/null | sed -n 's/^ *Machine: *//p'; }
-[ "$(file_machine "$build/nbg")" = "$machine" ] || {
-	echo "$build/nbg is not a $machine ELF" >&2
-	exit 1
-}
-
-# Which files the emulated nbg opens: those after qemu opened nbg itself are
-# the program's (qemu's own x86-64 libraries come before).
-step "libraries nbg loads under $qemu"
-log=$(mktemp)
-# shellcheck disable=SC2086 # the wrapper is words
-strace -f -e trace=openat -o "$log" $wrapper "$build/nbg" inspect samples/sample.nb >/dev/null
-bad=0
-# shellcheck disable=SC2013 # paths without spaces
-for f in $(sed -n "/\"[^\"]*$build\\/nbg\"/,\$p" "$log" | grep -v ENOENT |
-	sed -n 's/.*openat([^"]*"\([^"]*\.so[.0-9]*\)".*/\1/p' | sort -u); do
-	m=$(file_machine "$f")
-	printf '  %-70s %s\n' "$f" "$m"
-	[ "$m" = "$machine" ] || bad=1
-done
-rm -f "$log"
-[ "$bad" -eq 0 ] || { echo "a library nbg loaded is not $machine" >&2; exit 1; }
-
-# -------------------------------------------------------------------- tests
-step "meson test under $qemu"
-# shellcheck disable=SC2086 # test names are words
-meson test -C "$build" --print-errorlogs \
-	--timeout-multiplier "${NBG_CROSS_TIMEOUT_MULTIPLIER:-5}" ${NBG_CROSS_TESTS:-}
-
-if [ "${NBG_CROSS_SKIP_REPORTS:-0}" != 1 ]; then
-	step "native and $arch nbg reports"
-	set +e
-	MESON_EXE_WRAPPER="$wrapper" sh tests/check_cross_reports.sh build/nbg "$build/nbg"
-	rc=$?
-	set -e
-	[ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || exit "$rc"
-fi
-step "$arch build and tests passed"
+# ------------------------------------- build, library check, tests, reports
+# shellcheck source=scripts/cross-test.sh
+. scripts/cross-test.sh
