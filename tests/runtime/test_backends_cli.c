@@ -40,6 +40,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include <openssl/evp.h>
 
 #include "../exe_wrapper.h"
 #include "rt_models.h"
@@ -60,6 +61,7 @@ static char lib_all[128], lib_v1[128], lib_nn[128], lib_noprep[128], lib_empty[1
 static char in_i16[160];
 static uint64_t sum_i16; /* sum of the input file's bytes */
 static int fl_out[2];    /* the outputs' fixed point positions, from .meta.json */
+static int fl_in;        /* the input's, from the same file */
 
 /* ------------------------------------------------------------ files */
 
@@ -350,6 +352,11 @@ static int read_meta(void)
 		 json_integer_value(json_array_get(json_object_get(o0, "shape"), 2)) == 16;
 	fl_out[0] = (int)json_integer_value(f0);
 	fl_out[1] = (int)json_integer_value(f1);
+	json_t *in = json_object_get(json_object_get(m, "Inputs"), "input_0");
+	json_t *fi = json_object_get(json_object_get(in, "quantize"), "fl");
+	const char *qz = json_string_value(json_object_get(in, "quantizer"));
+	ok = ok && json_is_integer(fi) && qz && !strcmp(qz, "dynamic_fixed_point");
+	fl_in = (int)json_integer_value(fi);
 	json_decref(m);
 	return ok ? 0 : -1;
 }
@@ -1088,6 +1095,124 @@ static void test_sample(void **state)
 	result_free(&r);
 }
 
+/* ------------------------------------------------------------ .npy in, .npy goldens */
+
+/* A float32 .npy file as the NumPy format (version 1.0) lays it out: magic,
+ * header length, a dict padded with spaces to a 64-byte boundary, data. */
+static void write_npy_f32(const char *path, const float *v, size_t n, const unsigned *dims, int nd)
+{
+	char h[192];
+	int len = snprintf(h, sizeof(h), "{'descr': '<f4', 'fortran_order': False, 'shape': (");
+	for (int d = 0; d < nd; d++)
+		len += snprintf(h + len, sizeof(h) - (size_t)len, d ? ", %u" : "%u", dims[d]);
+	len += snprintf(h + len, sizeof(h) - (size_t)len, "%s), }", nd == 1 ? "," : "");
+	while ((10 + len + 1) % 64)
+		h[len++] = ' ';
+	h[len++] = '\n';
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	uint8_t head[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (uint8_t)len, (uint8_t)(len >> 8) };
+	assert_int_equal(fwrite(head, 1, 10, f), 10);
+	assert_int_equal(fwrite(h, 1, (size_t)len, f), (size_t)len);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u;
+		memcpy(&u, &v[i], 4);
+		uint8_t le[4] = { (uint8_t)u, (uint8_t)(u >> 8), (uint8_t)(u >> 16), (uint8_t)(u >> 24) };
+		assert_int_equal(fwrite(le, 1, 4, f), 4);
+	}
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The VIPLite double's output k for input sum `sum`, dequantized, as .npy. */
+static float *vip_golden_npy(const char *path, unsigned k, size_t elems, uint64_t sum)
+{
+	float *g = malloc(elems * sizeof(float));
+	assert_non_null(g);
+	for (size_t e = 0; e < elems; e++)
+		g[e] = (float)vip_value(k, e, sum);
+	const unsigned dims[] = { 1, 896, k ? 1u : 16u };
+	write_npy_f32(path, g, elems, dims, 3);
+	return g;
+}
+
+/* nbg run --input x.npy (float32, quantized with the input record's own
+ * fixed point position) and --golden g.npy (compared in float).  The input
+ * values are q / 2^fl, so dynamic fixed point gives back q exactly: the
+ * bytes handed to the runtime are computed here and their SHA-256 (OpenSSL)
+ * checked against summary.json; the goldens are the double's formula for
+ * their sum, dequantized with the outputs' positions from .meta.json. */
+static void test_npy_input_and_golden(void **state)
+{
+	(void)state;
+	const char *all[] = { ld(lib_all, 0), NULL };
+	size_t ne = IN_BYTES / 2;
+	float *v = malloc(ne * sizeof(float));
+	uint8_t *raw = malloc(IN_BYTES);
+	assert_true(v && raw);
+	uint64_t sum = 0;
+	for (size_t i = 0; i < ne; i++) {
+		int16_t q = (int16_t)((int)((i * 37) % 4001) - 2000);
+		v[i] = (float)ldexp((double)q, -fl_in);
+		raw[2 * i] = (uint8_t)(uint16_t)q;
+		raw[2 * i + 1] = (uint8_t)((uint16_t)q >> 8);
+		sum += raw[2 * i] + raw[2 * i + 1];
+	}
+	char in_npy[200], g0[200], g1[200], dir[160], hex[65];
+	path_in(in_npy, sizeof(in_npy), "in.npy");
+	path_in(g0, sizeof(g0), "gold0.npy");
+	path_in(g1, sizeof(g1), "gold1.npy");
+	static const unsigned in_dims[] = { 1, 128, 128, 3 };
+	write_npy_f32(in_npy, v, ne, in_dims, 4);
+	unsigned char md[32];
+	unsigned int mdlen = 0;
+	assert_int_equal(EVP_Digest(raw, IN_BYTES, md, &mdlen, EVP_sha256(), NULL), 1);
+	for (int i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	float *gv0 = vip_golden_npy(g0, 0, OUT0_ELEMS, sum);
+	free(vip_golden_npy(g1, 1, OUT1_ELEMS, sum));
+
+	fresh(dir, sizeof(dir), "npy_io");
+	result r = run_env(all, NULL, "run", MODEL_I16, "--input", in_npy, "--output-dir", dir,
+			   "--device-root", dev_v, "--golden", g0, g1, NULL);
+	expect_status(&r, 0);
+	result_free(&r);
+	json_t *s = summary_of(dir);
+	json_t *in0 = json_array_get(json_object_get(s, "inputs"), 0);
+	assert_string_equal(jstr(in0, "file_kind"), "npy");
+	assert_string_equal(jstr(in0, "sha256"), hex);
+	assert_true(json_is_true(json_object_get(json_object_get(s, "golden"), "match")));
+	json_decref(s);
+	char p[256];
+	snprintf(p, sizeof(p), "%s/output_0.bin", dir);
+	expect_vip_output(p, 0, OUT0_ELEMS * 2, sum);
+
+	/* element 100 of golden 0 three steps off: a mismatch there, accepted
+	 * under a tolerance of four steps */
+	double lsb = ldexp(1.0, -fl_out[0]);
+	gv0[100] += (float)(3 * lsb);
+	static const unsigned d0[] = { 1, 896, 16 };
+	write_npy_f32(g0, gv0, OUT0_ELEMS, d0, 3);
+	r = run_env(all, NULL, "run", MODEL_I16, "--input", in_npy, "--output-dir", dir,
+		    "--device-root", dev_v, "--golden", g0, g1, NULL);
+	expect_status(&r, 1);
+	result_free(&r);
+	s = summary_of(dir);
+	json_t *go0 = json_array_get(json_object_get(json_object_get(s, "golden"), "outputs"), 0);
+	assert_int_equal(json_integer_value(json_object_get(go0, "mismatches")), 1);
+	assert_int_equal(json_integer_value(json_object_get(go0, "first_mismatch")), 100);
+	assert_true(json_number_value(json_object_get(go0, "max_abs_diff")) == 3 * lsb);
+	json_decref(s);
+	char tol[32];
+	snprintf(tol, sizeof(tol), "%.17g", 4 * lsb);
+	r = run_env(all, NULL, "run", MODEL_I16, "--input", in_npy, "--output-dir", dir,
+		    "--device-root", dev_v, "--golden", g0, g1, "--tolerance", tol, NULL);
+	expect_status(&r, 0);
+	result_free(&r);
+	free(gv0);
+	free(v);
+	free(raw);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1100,6 +1225,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_top),
 		cmocka_unit_test(test_timeout_and_crash),
 		cmocka_unit_test(test_sample),
+		cmocka_unit_test(test_npy_input_and_golden),
 	};
 	int rc = rt_models_open(argc, argv, "test_backends_cli", &models);
 
