@@ -35,17 +35,8 @@ set -eu
 cd "$(dirname "$0")/.."
 
 arch=arm64 triplet=aarch64-linux-gnu qemu=qemu-aarch64 machine=AArch64 build=build-aarch64
-crossfile=cross/$triplet.ini
-overlay=$(sed -n "s/^overlay = '\(.*\)'\$/\1/p" "$crossfile")
-[ -n "$overlay" ] || { echo "$crossfile names no overlay" >&2; exit 1; }
-wrapper="$qemu -L $overlay"
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
-t0=$(date +%s)
-step() { echo "== $(($(date +%s) - t0)) s: $*"; }
-
-step "native packages and build (scripts/setup.sh)"
-sh scripts/setup.sh >/dev/null
+# shellcheck source=scripts/cross-start.sh
+. scripts/cross-start.sh
 
 # ---------------------------------------------------------------- packages
 step "packages for $arch"

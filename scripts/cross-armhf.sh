@@ -25,17 +25,8 @@ set -eu
 cd "$(dirname "$0")/.."
 
 arch=armhf triplet=arm-linux-gnueabihf qemu=qemu-arm machine=ARM build=build-armhf
-crossfile=cross/$triplet.ini
-overlay=$(sed -n "s/^overlay = '\(.*\)'\$/\1/p" "$crossfile")
-[ -n "$overlay" ] || { echo "$crossfile names no overlay" >&2; exit 1; }
-wrapper="$qemu -L $overlay"
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
-t0=$(date +%s)
-step() { echo "== $(($(date +%s) - t0)) s: $*"; }
-
-step "native packages and build (scripts/setup.sh)"
-sh scripts/setup.sh >/dev/null
+# shellcheck source=scripts/cross-start.sh
+. scripts/cross-start.sh
 
 # ---------------------------------------------------------------- packages
 step "host tools for $arch"
