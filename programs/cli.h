@@ -48,12 +48,9 @@ const char *nbg_esc(const char *path);
  * already), else escaped whole; valid until eight more nbg_esc calls. */
 const char *nbg_esc_msg(const char *msg);
 /* A hidden temporary name beside `path` (malloc'd): ".NAME.TAG.XXXXXX" in
- * the same directory, NAME cut so the whole fits NAME_MAX (cli_temp.c). */
+ * the same directory, NAME cut so the whole fits NAME_MAX (cli_temp.c),
+ * to be created with nbg_temp_create (nbg/nbg.h). */
 char *nbg_temp_beside(const char *path, const char *tag);
-/* mkstemp(tmp) with SIGINT/SIGTERM/SIGHUP blocked until the name is
- * registered for removal (nbg_temp_register; *slot, -1 when it could not
- * be); the descriptor or -1 with errno. */
-int nbg_temp_create(char *tmp, int *slot);
 /* 1 when the file `path` was mapped into m and shrank since (results from
  * it must be dropped). */
 int nbg_input_shrank(const char *path, const nbg_mapping *m);

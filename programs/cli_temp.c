@@ -1,15 +1,14 @@
 /*
- * cli_temp.c - temporaries of the commands that write their output files
- * themselves (`nbg graph`, `nbg run`): a hidden name beside the file to
- * replace, cut to fit NAME_MAX, created with SIGINT/SIGTERM/SIGHUP blocked
- * until it is registered for removal, so that no signal leaves one behind.
+ * cli_temp.c - the temporaries' names for the commands that write their
+ * output files themselves (`nbg graph`, `nbg run`): a hidden name beside the
+ * file to replace, cut to fit NAME_MAX.  They are created with the
+ * library's nbg_temp_create, registered for removal before any signal can
+ * leave one behind.
  */
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -23,20 +22,4 @@ char *nbg_temp_beside(const char *path, const char *tag)
 	if (t)
 		snprintf(t, n, "%.*s.%.*s.%s.XXXXXX", (int)dlen, path, keep, path + dlen, tag);
 	return t;
-}
-
-int nbg_temp_create(char *tmp, int *slot)
-{
-	sigset_t block, old;
-	int fd;
-
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	fd = mkstemp(tmp);
-	*slot = fd >= 0 ? nbg_temp_register(tmp) : -1;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	return fd;
 }

@@ -135,6 +135,11 @@ NBG_API nbg_code nbg_output_target(const char *path, char **target, nbg_error *e
  * give nbg_temp_unregister once the file is renamed or removed, or -1. */
 NBG_API int nbg_temp_register(const char *path);
 NBG_API void nbg_temp_unregister(int slot);
+/* mkstemp(tmp) with SIGINT, SIGTERM and SIGHUP blocked until the name is
+ * registered (nbg_temp_register; *slot, -1 when it could not be), so that
+ * no signal between the two leaves the file behind; the descriptor, or -1
+ * with errno. */
+NBG_API int nbg_temp_create(char *tmp, int *slot);
 
 /* ------------------------------------------------------------------ model */
 

@@ -155,7 +155,7 @@ static char *temp_name(const char *target)
 
 /* mkstemp with INT/TERM/HUP held off until the name is registered, so no
  * signal can end the process between the two and leave the file. */
-static int create_temp(char *tmp, int *slot)
+int nbg_temp_create(char *tmp, int *slot)
 {
 	sigset_t block, old;
 	int fd, e;
@@ -246,7 +246,7 @@ nbg_code nbg_atomic_write(const char *path, nbg_emit_fn emit, nbg_emit_fn verify
 		free(target);
 		return nbg_error_set(err, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
 	}
-	fd = create_temp(tmp, &slot);
+	fd = nbg_temp_create(tmp, &slot);
 	if (fd < 0) {
 		rc = nbg_error_io(err, errno, 0, "output", "cannot create a temporary file next to %s",
 				  nbg_path_text_of(&t, path));
