@@ -6,7 +6,8 @@
  * OpenSSL's two entry points that libnbg hashes through (EVP_Digest and
  * EVP_DigestInit_ex): this executable defines them, the dynamic linker binds
  * libnbg's calls to them, and they forward to libcrypto (dlsym RTLD_NEXT).
- * Expected digests are computed here with OpenSSL on the raw file bytes.
+ * Expected digests are computed here with OpenSSL on the raw file bytes,
+ * expected CRC-32s with zlib.
  */
 #include <dlfcn.h>
 #include <setjmp.h>
@@ -20,6 +21,8 @@
 
 #include <cmocka.h>
 #include <openssl/evp.h>
+#include <pthread.h>
+#include <zlib.h>
 
 #include "corpus.h"
 #include "fixture.h"
@@ -132,6 +135,82 @@ static void test_flags_fixture(void **state)
 	fx_free(s);
 }
 
+static unsigned long threads_started;
+
+/* Counts the threads libnbg starts (the same interposition as above). */
+__attribute__((visibility("default")))
+int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
+	__atomic_add_fetch(&threads_started, 1, __ATOMIC_SEQ_CST);
+	return real(t, attr, fn, arg);
+}
+
+/* Parses buf with flags; every section's CRC-32 must be zlib's over its
+ * bytes here, each byte CRC'd once (the CHECKSUM section twice: as it is,
+ * and with its value words read as zero for the header checksum), and
+ * `threads` threads started. */
+static void check_crcs(const uint8_t *buf, size_t size, unsigned flags, unsigned long threads)
+{
+	nbg_parse_options o = { .size = sizeof(o), .flags = flags };
+	nbg_model *m = NULL;
+	nbg_error err;
+	uint64_t crc0, crc1, want = 0;
+
+	nbg_digest_counts(NULL, &crc0);
+	threads_started = 0;
+	assert_int_equal(nbg_parse(buf, size, &o, &m, &err), NBG_OK);
+	assert_int_equal(threads_started, threads);
+	nbg_digest_counts(NULL, &crc1);
+	for (size_t i = 0; i < m->section_count; i++) {
+		const nbg_section *s = nbg_model_section_at(m, i);
+		assert_int_equal(s->crc32, (uint32_t)crc32(0, buf + s->offset, (uInt)s->size));
+		want += s->size * (s->type == NBG_SEC_CHECKSUM ? 2 : 1);
+	}
+	assert_int_equal(crc1 - crc0, want);
+	nbg_model_free(m);
+}
+
+/* With the whole-file SHA-256 not wanted, a parse of 1 MiB or more CRCs
+ * half the bytes on a second thread, wherever the half falls (within the
+ * coefficients, within the PPU instructions, near their boundary); the
+ * CRCs are the same as on one thread, and NBG_PARSE_ONE_THREAD starts no
+ * thread at all. */
+static void test_crc_split(void **state)
+{
+	static const size_t coef[] = { 1u << 20, (1u << 20) + 1, (3u << 20) + 7, 600000, 4096 };
+	static const size_t ppu[] = { 4096, 12345, (1u << 20) + 3, 700001, (2u << 20) + 5 };
+	const unsigned verify = NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256;
+
+	(void)state;
+	srand(7);
+	for (size_t k = 0; k < sizeof(coef) / sizeof(coef[0]); k++) {
+		fx_spec *s = fx_default();
+		uint8_t *a = malloc(coef[k]), *b = malloc(ppu[k]);
+		size_t n;
+		assert_true(a && b);
+		for (size_t i = 0; i < coef[k]; i++)
+			a[i] = (uint8_t)rand();
+		for (size_t i = 0; i < ppu[k]; i++)
+			b[i] = (uint8_t)rand();
+		fx_set(s, NBG_SEC_COEF_DATA, a, coef[k], fx_find(s, NBG_SEC_COEF_DATA)->align, 0);
+		fx_set(s, NBG_SEC_PPU_INSTR, b, ppu[k], fx_find(s, NBG_SEC_PPU_INSTR)->align, 0);
+		uint8_t *buf = fx_build(s, &n);
+		assert_true(n >= (1u << 20));
+		check_crcs(buf, n, verify, 1);
+		check_crcs(buf, n, verify | NBG_PARSE_ONE_THREAD, 0);
+		/* the whole-file hash takes the second core: CRCs stay on this one */
+		check_crcs(buf, n, 0, 1);
+		check_crcs(buf, n, NBG_PARSE_ONE_THREAD, 0);
+		free(buf);
+		free(a);
+		free(b);
+		fx_free(s);
+	}
+}
+
 static void corpus_files(const char *family, void (*fn)(const char *path), int *done)
 {
 	char list[1024];
@@ -239,6 +318,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flags_fixture),
+		cmocka_unit_test(test_crc_split),
 		cmocka_unit_test(test_verify_sha256_option),
 		cmocka_unit_test(test_no_openssl_config),
 	};

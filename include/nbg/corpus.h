@@ -145,7 +145,9 @@ NBG_API void nbg_corpus_item_free(nbg_corpus_item *it);
  * opened; then opened with O_NONBLOCK | O_NOCTTY | O_CLOEXEC, read whole,
  * checked against the expected size and digest, and parsed.  Returns the
  * item's error code (NBG_OK when the file is valid); the status says which
- * kind of result it is.
+ * kind of result it is.  All of it runs on the calling thread
+ * (NBG_PARSE_ONE_THREAD): measure items on several threads to use several
+ * cores, as nbg corpus --jobs does.
  */
 NBG_API nbg_code nbg_corpus_measure(nbg_corpus_item *it, const char *path,
 				    const nbg_corpus_expect *exp);

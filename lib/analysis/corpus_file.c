@@ -158,6 +158,7 @@ nbg_code nbg_corpus_measure(nbg_corpus_item *it, const char *path,
 {
 	void *buf = it->buf;
 	size_t cap = it->cap;
+	static const nbg_parse_options one_thread = { sizeof(one_thread), NBG_PARSE_ONE_THREAD, 0, 0 };
 	nbg_corpus_expect e = expected(expect);
 	const nbg_corpus_expect *exp = &e;
 	struct stat st;
@@ -184,7 +185,7 @@ nbg_code nbg_corpus_measure(nbg_corpus_item *it, const char *path,
 	if ((rc = read_file(it, path, &st)) != NBG_OK)
 		return rc;
 
-	rc = nbg_parse(it->buf, (size_t)it->size, NULL, &it->model, &it->err);
+	rc = nbg_parse(it->buf, (size_t)it->size, &one_thread, &it->model, &it->err);
 	if (rc == NBG_OK)
 		memcpy(it->sha256, it->model->file_sha256, 32);
 	else if (!nbg_sha256(it->buf, (size_t)it->size, it->sha256))

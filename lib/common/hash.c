@@ -132,6 +132,56 @@ uint32_t nbg_crc32_combine(uint32_t a, uint32_t b, uint64_t len_b)
 	return (uint32_t)crc32_combine(a, b, (z_off_t)len_b);
 }
 
+/* The second half of nbg_crc32_ranges: ranges [first, n), the first of
+ * them from byte `skip` on (its CRC in `head`, the rest's in place). */
+typedef struct crc_half {
+	nbg_crc_range *r;
+	size_t first, n;
+	uint64_t skip;
+	uint32_t head;
+} crc_half;
+
+static void *crc_half_run(void *arg)
+{
+	crc_half *h = arg;
+
+	h->head = nbg_crc32(0, h->r[h->first].p + h->skip, h->r[h->first].n - h->skip);
+	for (size_t i = h->first + 1; i < h->n; i++)
+		h->r[i].crc = nbg_crc32(0, h->r[i].p, h->r[i].n);
+	return NULL;
+}
+
+void nbg_crc32_ranges(nbg_crc_range *r, size_t n, int two_cores)
+{
+	uint64_t total = 0, half, at = 0;
+	crc_half h = { r, 0, n, 0, 0 };
+	pthread_t t;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += r[i].n;
+	if (!two_cores || total < NBG_CRC_SPLIT_MIN) {
+		for (size_t i = 0; i < n; i++)
+			r[i].crc = nbg_crc32(0, r[i].p, r[i].n);
+		return;
+	}
+	/* The range holding byte total/2 of the stream is cut there. */
+	half = total / 2;
+	while (at + r[k].n <= half)
+		at += r[k++].n;
+	h.first = k;
+	h.skip = half - at;
+	if (pthread_create(&t, NULL, crc_half_run, &h) != 0) {
+		nbg_crc32_ranges(r, n, 0);
+		return;
+	}
+	for (size_t i = 0; i < k; i++)
+		r[i].crc = nbg_crc32(0, r[i].p, r[i].n);
+	uint32_t lead = nbg_crc32(0, r[k].p, h.skip);
+	pthread_join(t, NULL);
+	r[k].crc = nbg_crc32_combine(lead, h.head, r[k].n - h.skip);
+}
+
 void nbg_hex32(const uint8_t d[32], char out[65])
 {
 	static const char hx[] = "0123456789abcdef";

@@ -32,4 +32,18 @@ NBG_INTERNAL uint32_t nbg_crc32(uint32_t crc, const uint8_t *p, uint64_t n);
 /* CRC-32 of A||B from crc(A), crc(B) and len(B). */
 NBG_INTERNAL uint32_t nbg_crc32_combine(uint32_t a, uint32_t b, uint64_t len_b);
 
+/* The CRC-32 (from 0) of each of n byte ranges, into its crc.  With
+ * two_cores and NBG_CRC_SPLIT_MIN bytes or more in all, the ranges are
+ * treated as one stream cut in half by bytes: a second thread CRCs the
+ * second half (the range cut in two is joined with nbg_crc32_combine), so
+ * each byte is still CRC'd once.  Where the thread cannot start, all of it
+ * runs here.  The results do not depend on two_cores. */
+typedef struct nbg_crc_range {
+	const uint8_t *p;
+	uint64_t n;
+	uint32_t crc;
+} nbg_crc_range;
+#define NBG_CRC_SPLIT_MIN ((uint64_t)1 << 20)
+NBG_INTERNAL void nbg_crc32_ranges(nbg_crc_range *r, size_t n, int two_cores);
+
 #endif

@@ -59,6 +59,7 @@ typedef struct nbg_ctx {
 	size_t note_cap;
 	uint64_t max_undescribed;   /* work limit, resolved from the options */
 	struct nbg_file_hash *file_hash; /* the whole-file SHA-256, once started */
+	int hash_thread;                 /* ... on a second thread */
 } nbg_ctx;
 
 /* Fills ctx->err and returns code.  fmt describes the problem for a person. */
@@ -97,6 +98,14 @@ NBG_INTERNAL nbg_code nbg_structure_checked(nbg_ctx *c);
 /* Ends the whole-file hash started there: cancelled when rc failed, else
  * completed (on this thread when none was started).  parse.c. */
 NBG_INTERNAL void nbg_file_hash_finish(nbg_ctx *c, nbg_code rc);
+
+/* 1 when the parse may start a thread of its own now: not
+ * NBG_PARSE_ONE_THREAD, and the whole-file SHA-256 is not running on a
+ * second thread already. */
+static inline int nbg_second_core_free(const nbg_ctx *c)
+{
+	return !(c->flags & NBG_PARSE_ONE_THREAD) && !c->hash_thread;
+}
 
 /* Section payload fingerprints (CRC-32 + SHA-256) for every section. */
 NBG_INTERNAL void nbg_fingerprint_sections(nbg_ctx *c);

@@ -82,9 +82,10 @@ nbg_code nbg_structure_checked(nbg_ctx *c)
 	j->data = c->data;
 	j->size = (size_t)c->size;
 	j->out = c->m->file_sha256;
-	j->threaded = j->size >= NBG_PARALLEL_SHA_MIN &&
+	j->threaded = j->size >= NBG_PARALLEL_SHA_MIN && !(c->flags & NBG_PARSE_ONE_THREAD) &&
 		      pthread_create(&j->thread, NULL, file_sha_thread, j) == 0;
 	c->file_hash = j;
+	c->hash_thread = j->threaded;
 	return NBG_OK;
 }
 
@@ -104,5 +105,6 @@ void nbg_file_hash_finish(nbg_ctx *c, nbg_code rc)
 		file_sha_thread(j);
 	free(j);
 	c->file_hash = NULL;
+	c->hash_thread = 0;
 }
 

@@ -427,10 +427,10 @@ static void crc_sum_finding(nbg_ctx *c)
 		return;
 	v1->has_crc_sum = 1;
 	v1->crc_sum = nbg_fid_u32(c->data + v1->feature_db_offset, F_V1_FDB_CRC_SUM);
-	crc = nbg_crc32(0, c->data, at);
-	crc = nbg_crc32(crc, zero4, 4);
-	crc = nbg_crc32_combine(crc, nbg_crc32(0, c->data + at + 4, c->size - at - 4),
-				c->size - at - 4);
+	nbg_crc_range r[3] = { { c->data, at, 0 }, { zero4, 4, 0 },
+			       { c->data + at + 4, c->size - at - 4, 0 } };
+	nbg_crc32_ranges(r, 3, nbg_second_core_free(c));
+	crc = nbg_crc32_combine(nbg_crc32_combine(r[0].crc, r[1].crc, 4), r[2].crc, r[2].n);
 	v1->crc_sum_computed = crc;
 	if (v1->crc_sum == 0) {
 		v1->crc_sum_finding = "zero";
