@@ -109,4 +109,24 @@ static inline int nbg_execv(const char *path, char *const argv[])
 	return -1;
 }
 
+/* Runs this test program again with argv (argv[0] its name), as the
+ * current process: natively /proc/self/exe, under the wrapper the path the
+ * emulator reports for it (the kernel's /proc/self/exe is the emulator).
+ * Returns only on failure. */
+static inline void nbg_exec_self(char *const argv[])
+{
+	char self[4096];
+	ssize_t k;
+
+	if (!nbg_exe_wrapper()) {
+		execv("/proc/self/exe", argv);
+		return;
+	}
+	k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (k > 0) {
+		self[k] = '\0';
+		nbg_execv(self, argv);
+	}
+}
+
 #endif

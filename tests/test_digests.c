@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -25,6 +26,7 @@
 #include <zlib.h>
 
 #include "corpus.h"
+#include "exe_wrapper.h"
 #include "fixture.h"
 #include "nbg/ledger.h"
 #include "nbg/nbg.h"
@@ -211,6 +213,94 @@ static void test_crc_split(void **state)
 	}
 }
 
+static int fail_libcrypto;
+static unsigned long libcrypto_loads;
+
+/* Counts libnbg's loads of OpenSSL's library, and makes them fail on
+ * demand (the same interposition as above). */
+__attribute__((visibility("default")))
+void *dlopen(const char *file, int mode)
+{
+	static void *(*real)(const char *, int);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "dlopen");
+	if (file && strstr(file, "libcrypto")) {
+		__atomic_add_fetch(&libcrypto_loads, 1, __ATOMIC_SEQ_CST);
+		if (fail_libcrypto)
+			return NULL;
+	}
+	return real(file, mode);
+}
+
+/* The child of test_libcrypto_lazy, a fresh process (libnbg loads OpenSSL
+ * once per process): `fail` says whether the load fails.  Exits 0 when
+ * every check held, else the number of the first that did not. */
+static int lazy_child(int fail)
+{
+	const unsigned verify = NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256;
+	nbg_parse_options o = { .size = sizeof(o), .flags = verify };
+	nbg_model *m = NULL;
+	nbg_error err;
+	size_t n;
+	uint8_t *buf = fx_read_file(NBG_SOURCE_DIR "/samples/sample.nb", &n);
+
+	fail_libcrypto = fail;
+	if (!buf)
+		return 10;
+	/* what nbg verify parses with: OpenSSL is not loaded */
+	if (nbg_parse(buf, n, &o, &m, &err) != NBG_OK)
+		return 11;
+	nbg_model_free(m);
+	if (libcrypto_loads != 0)
+		return 12;
+	nbg_code rc = nbg_parse(buf, n, NULL, &m, &err);
+	nbg_model_free(m);
+	if (libcrypto_loads != 1)
+		return 13;
+	if (fail) {
+		/* a named failure, not a file of zero fingerprints */
+		if (rc != NBG_E_RESOURCE || strcmp(err.field, "sha256") ||
+		    !strstr(err.message, "libcrypto.so."))
+			return 14;
+		/* and verify still works */
+		if (nbg_parse(buf, n, &o, &m, &err) != NBG_OK)
+			return 15;
+		nbg_model_free(m);
+		return 0;
+	}
+	if (rc != NBG_OK)
+		return 16;
+	/* loaded once, then kept */
+	if (nbg_parse(buf, n, NULL, &m, &err) != NBG_OK || libcrypto_loads != 1)
+		return 17;
+	nbg_model_free(m);
+	free(buf);
+	return 0;
+}
+
+/* OpenSSL is loaded at the first SHA-256 and not before; when it cannot
+ * be, a parse that needs the fingerprints fails with resource-error naming
+ * the library, and one that does not (nbg verify) still passes. */
+static void test_libcrypto_lazy(void **state)
+{
+	(void)state;
+	for (int fail = 0; fail <= 1; fail++) {
+		char *argv[] = { "test_digests", "--lazy-child", fail ? "1" : "0", NULL };
+		int status = 0;
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			nbg_exec_self(argv);
+			_exit(127);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));
+		if (WEXITSTATUS(status))
+			print_error("lazy child (fail=%d): check %d failed\n", fail, WEXITSTATUS(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+}
+
 static void corpus_files(const char *family, void (*fn)(const char *path), int *done)
 {
 	char list[1024];
@@ -319,6 +409,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flags_fixture),
 		cmocka_unit_test(test_crc_split),
+		cmocka_unit_test(test_libcrypto_lazy),
 		cmocka_unit_test(test_verify_sha256_option),
 		cmocka_unit_test(test_no_openssl_config),
 	};
@@ -326,6 +417,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_flags_corpus),
 		cmocka_unit_test(test_verify_sha256_corpus),
 	};
+	if (argc == 3 && !strcmp(argv[1], "--lazy-child"))
+		return lazy_child(argv[2][0] == '1');
 	return tc_main(argc, argv, "test_digests", tests, TC_COUNT(tests), corpus,
 		       TC_COUNT(corpus), NULL, NULL);
 }

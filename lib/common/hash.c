@@ -1,12 +1,16 @@
 /*
- * hash.c - SHA-256 (OpenSSL EVP) and CRC-32 (ISA-L, combined with zlib).
+ * hash.c - SHA-256 (OpenSSL EVP, loaded at first use) and CRC-32 (ISA-L,
+ * combined with zlib).
  */
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <isa-l/crc.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/opensslv.h>
 #include <zlib.h>
 
 #include "common/hash.h"
@@ -25,21 +29,79 @@ static void count_crc(uint64_t n)
 	__atomic_fetch_add(&crc_bytes, n, __ATOMIC_RELAXED);
 }
 
+/*
+ * OpenSSL is loaded at the first SHA-256, not when the program starts:
+ * mapping and relocating libcrypto costs a process about 1.5 ms here, more
+ * than a small file's whole parse, and commands that hash nothing (verify,
+ * targets, help) never need it.  Its functions are looked up in the
+ * process's global scope after loading it there, so a program that links
+ * OpenSSL itself, or defines one of them, is served by its own.  The
+ * library name is the one of the headers this was compiled with.
+ */
+#define NBG_STR_(x) #x
+#define NBG_STR(x) NBG_STR_(x)
+#define NBG_LIBCRYPTO "libcrypto.so." NBG_STR(OPENSSL_SHLIB_VERSION)
+
+static struct {
+	int (*init_crypto)(uint64_t, const OPENSSL_INIT_SETTINGS *);
+	int (*digest)(const void *, size_t, unsigned char *, unsigned int *, const EVP_MD *,
+		      ENGINE *);
+	const EVP_MD *(*sha256)(void);
+	EVP_MD_CTX *(*ctx_new)(void);
+	int (*init_ex)(EVP_MD_CTX *, const EVP_MD *, ENGINE *);
+	int (*update)(EVP_MD_CTX *, const void *, size_t);
+	int (*final_ex)(EVP_MD_CTX *, unsigned char *, unsigned int *);
+	void (*ctx_free)(EVP_MD_CTX *);
+	int ok;
+	char why[200];
+} ossl;
+
 /* nbg_init_standalone: OpenSSL is initialized at the first digest, for
  * SHA-256 alone.  Commands that hash nothing never initialize it. */
 static int standalone;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
+static int resolve(void *fp, const char *name)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+
+	memcpy(fp, &p, sizeof(p));
+	if (!p)
+		snprintf(ossl.why, sizeof(ossl.why), "%s has no %s", NBG_LIBCRYPTO, name);
+	return p != NULL;
+}
+
 static void init_openssl(void)
 {
+	const char *e;
+
+	if (!dlopen(NBG_LIBCRYPTO, RTLD_LAZY | RTLD_GLOBAL)) {
+		e = dlerror();
+		snprintf(ossl.why, sizeof(ossl.why), "%s", e ? e : NBG_LIBCRYPTO " cannot be loaded");
+		return;
+	}
+	if (!resolve(&ossl.init_crypto, "OPENSSL_init_crypto") ||
+	    !resolve(&ossl.digest, "EVP_Digest") || !resolve(&ossl.sha256, "EVP_sha256") ||
+	    !resolve(&ossl.ctx_new, "EVP_MD_CTX_new") ||
+	    !resolve(&ossl.init_ex, "EVP_DigestInit_ex") ||
+	    !resolve(&ossl.update, "EVP_DigestUpdate") ||
+	    !resolve(&ossl.final_ex, "EVP_DigestFinal_ex") ||
+	    !resolve(&ossl.ctx_free, "EVP_MD_CTX_free"))
+		return;
 	/* SHA-256 through EVP needs the default provider only: no
 	 * configuration file, no cipher and digest name tables, which cost a
 	 * small file more than hashing it does. */
 	if (__atomic_load_n(&standalone, __ATOMIC_RELAXED))
-		(void)OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG |
-						  OPENSSL_INIT_NO_ADD_ALL_CIPHERS |
-						  OPENSSL_INIT_NO_ADD_ALL_DIGESTS,
-					  NULL);
+		(void)ossl.init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_ADD_ALL_CIPHERS |
+					       OPENSSL_INIT_NO_ADD_ALL_DIGESTS,
+				       NULL);
+	ossl.ok = 1;
+}
+
+const char *nbg_sha256_unavailable(void)
+{
+	pthread_once(&init_once, init_openssl);
+	return ossl.ok ? NULL : ossl.why;
 }
 
 void nbg_init_standalone(void)
@@ -67,10 +129,10 @@ bool nbg_sha256(const void *p, size_t n, uint8_t out[32])
 	unsigned int len = 32;
 
 	count(n);
-	pthread_once(&init_once, init_openssl);
 	/* EVP picks the SHA-NI / AVX2 implementation at run time; it wants a
 	 * pointer even for zero bytes. */
-	if (EVP_Digest(p ? p : &empty, n, out, &len, EVP_sha256(), NULL) == 1 && len == 32)
+	if (!nbg_sha256_unavailable() &&
+	    ossl.digest(p ? p : &empty, n, out, &len, ossl.sha256(), NULL) == 1 && len == 32)
 		return true;
 	memset(out, 0, 32);
 	return false;
@@ -78,13 +140,10 @@ bool nbg_sha256(const void *p, size_t n, uint8_t out[32])
 
 void nbg_sha256_begin(nbg_sha256_ctx *s)
 {
-	EVP_MD_CTX *md;
-
-	pthread_once(&init_once, init_openssl);
-	md = EVP_MD_CTX_new();
+	EVP_MD_CTX *md = nbg_sha256_unavailable() ? NULL : ossl.ctx_new();
 
 	s->md = md;
-	s->ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+	s->ok = md && ossl.init_ex(md, ossl.sha256(), NULL);
 }
 
 void nbg_sha256_update(nbg_sha256_ctx *s, const void *p, uint64_t n)
@@ -96,7 +155,7 @@ void nbg_sha256_update(nbg_sha256_ctx *s, const void *p, uint64_t n)
 	/* EVP takes size_t; feed huge ranges in pieces. */
 	while (s->ok && n) {
 		size_t k = n > ((size_t)1 << 30) ? (size_t)1 << 30 : (size_t)n;
-		s->ok = EVP_DigestUpdate(s->md, b, k);
+		s->ok = ossl.update(s->md, b, k);
 		b += k;
 		n -= k;
 	}
@@ -105,9 +164,10 @@ void nbg_sha256_update(nbg_sha256_ctx *s, const void *p, uint64_t n)
 bool nbg_sha256_end(nbg_sha256_ctx *s, uint8_t out[32])
 {
 	unsigned int len = 32;
-	bool ok = s->ok && EVP_DigestFinal_ex(s->md, out, &len);
+	bool ok = s->ok && ossl.final_ex(s->md, out, &len);
 
-	EVP_MD_CTX_free(s->md);
+	if (s->md)
+		ossl.ctx_free(s->md);
 	s->md = NULL;
 	s->ok = false;
 	if (!ok)

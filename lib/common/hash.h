@@ -1,8 +1,9 @@
 /*
  * hash.h - the digests libnbg uses: SHA-256 through OpenSSL's EVP (SHA-NI /
- * AVX2 chosen at run time) and zlib-compatible CRC-32 through ISA-L.  Every
- * part of the library hashes through these; nothing else calls EVP or
- * crc32_gzip_refl.  Private to libnbg.
+ * AVX2 chosen at run time; libcrypto loaded at the first digest) and
+ * zlib-compatible CRC-32 through ISA-L.  Every part of the library hashes
+ * through these; nothing else calls EVP or crc32_gzip_refl.  Private to
+ * libnbg.
  */
 #ifndef NBG_COMMON_HASH_H
 #define NBG_COMMON_HASH_H
@@ -12,6 +13,10 @@
 #include <stdint.h>
 
 #include "common/internal.h"
+
+/* NULL when SHA-256 can be computed; else why not (OpenSSL's library could
+ * not be loaded, or lacks a function).  The first call loads it. */
+NBG_INTERNAL const char *nbg_sha256_unavailable(void);
 
 /* One-shot SHA-256; all-zero digest (never reached in practice) when OpenSSL
  * fails.  Returns false then. */

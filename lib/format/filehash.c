@@ -74,6 +74,13 @@ nbg_code nbg_structure_checked(nbg_ctx *c)
 				"limit (NBG_MAX_UNDESCRIBED, doc/security.md) to read it",
 				(unsigned long long)(c->size - owned), (unsigned long long)c->size,
 				(unsigned long long)c->max_undescribed);
+	const char *why;
+	if ((~c->flags & (NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256)) &&
+	    (why = nbg_sha256_unavailable()))
+		return nbg_fail(c, NBG_E_RESOURCE, 0, "sha256",
+				"the SHA-256 fingerprints cannot be computed: %s; install "
+				"OpenSSL's library (Debian: libssl3), or leave the digests out "
+				"as nbg verify does", why);
 	if (c->file_hash || (c->flags & NBG_PARSE_NO_FILE_SHA256))
 		return NBG_OK; /* started already, or not wanted (nbg verify) */
 	j = calloc(1, sizeof(*j));
