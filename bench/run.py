@@ -114,13 +114,13 @@ def records(a, rss_file):
     return [r]
 
 
-def small_set(a, tmp):
-    """The small files: copies of the sample, a.small of them."""
-    d = os.path.join(tmp, 'small')
+def small_set(a, tmp, count, name='small'):
+    """The small files: `count` copies of the sample."""
+    d = os.path.join(tmp, name)
     os.makedirs(d)
     data = open(a.sample, 'rb').read()
     files = []
-    for i in range(a.small):
+    for i in range(count):
         p = os.path.join(d, 'f%05d.nb' % i)
         with open(p, 'wb') as f:
             f.write(data)
@@ -204,6 +204,8 @@ def main():
         p.add_argument('--' + k, default='')
     p.add_argument('--runs', type=int, default=5)
     p.add_argument('--small', type=int, default=200)
+    p.add_argument('--corpus-small', type=int, default=5000)
+    p.add_argument('--corpus-repeat', type=int, default=4)
     a = p.parse_args()
     rss_file = os.path.join(a.work, 'rss.txt')
     t_start = time.monotonic()
@@ -211,14 +213,20 @@ def main():
     results = big_files(a, rss_file) + records(a, rss_file)
     tmp = tempfile.mkdtemp(prefix='nbg-bench-small-', dir=a.work)
     try:
-        d, files = small_set(a, tmp)
+        d, files = small_set(a, tmp, a.small)
         results += per_file(a, 'sample.nb copies', files)
         real = real_files(a.corpus) if a.corpus and os.path.isdir(a.corpus) else []
         if real:
             results += per_file(a, 'real corpus', real)
+        # nbg corpus runs long enough that its start (one process, the
+        # threads) is not what is timed: many small files, and the real
+        # directory named several times over.
+        d, files = small_set(a, tmp, a.corpus_small, 'corpus-small')
         results += corpus_jobs(a, 'sample.nb copies', [d], len(files), rss_file)
         if real:
-            results += corpus_jobs(a, 'real corpus', [a.corpus], len(real), rss_file)
+            results += corpus_jobs(a, 'real corpus ×%d' % a.corpus_repeat,
+                                   [a.corpus] * a.corpus_repeat,
+                                   len(real) * a.corpus_repeat, rss_file)
     finally:
         shutil.rmtree(tmp)
     load = os.getloadavg()

@@ -17,8 +17,9 @@
 #  3. Per-file cost over a directory of small files, one process per file
 #     (what a user's script does): nbg inspect and nbg verify beside cat, and
 #     the vendor's inspector (nbinfo -a) when BENCH_NBINFO names it.
-#  4. nbg corpus --jobs 1 vs --jobs 2 over the small files (and the real
-#     files of BENCH_CORPUS).
+#  4. nbg corpus --jobs 1 vs --jobs 2 over BENCH_CORPUS_SMALL copies of the
+#     sample (and the real files of BENCH_CORPUS, the directory named
+#     BENCH_CORPUS_REPEAT times), so that a run is long beside its start.
 #
 # Peak RSS is GNU time's %M (ru_maxrss of the command's process tree; a
 # mapped input's pages count).  The page cache is warm: every figure is CPU
@@ -26,9 +27,11 @@
 #
 # Usage: bench/run.sh [--quick] [BUILD_DIR]      (default: build)
 #   --quick: 16 and 256 MiB, 3 rounds, 5000 record groups, 100 small files
-#   (about a minute on an idle 2-core machine; the full run about three).
+#   (1000 for corpus; about a minute on an idle 2-core machine, the full run
+#   about two).
 # Environment: BENCH_RUNS (5), BENCH_SIZES ("16 256 1024", MiB),
 # BENCH_RECORDS (20000 record groups, about 19 MB), BENCH_SMALL (200 files),
+# BENCH_CORPUS_SMALL (5000 files), BENCH_CORPUS_REPEAT (4),
 # BENCH_CORPUS (a directory of real .nb files for sections 3 and 4),
 # BENCH_NBINFO (the vendor's nbinfo), BENCH_DIR (where the files go, default
 # ${TMPDIR:-/tmp}/nbg-bench), BENCH_JSON (default $BENCH_DIR/results.json).
@@ -43,10 +46,10 @@ build=$(cd "${1:-$src/build}" && pwd)
 work=${BENCH_DIR:-${TMPDIR:-/tmp}/nbg-bench}
 if [ $quick = 1 ]; then
 	runs=${BENCH_RUNS:-3} sizes=${BENCH_SIZES:-16 256} records=${BENCH_RECORDS:-5000}
-	small=${BENCH_SMALL:-100}
+	small=${BENCH_SMALL:-100} corpus_small=${BENCH_CORPUS_SMALL:-1000}
 else
 	runs=${BENCH_RUNS:-5} sizes=${BENCH_SIZES:-16 256 1024} records=${BENCH_RECORDS:-20000}
-	small=${BENCH_SMALL:-200}
+	small=${BENCH_SMALL:-200} corpus_small=${BENCH_CORPUS_SMALL:-5000}
 fi
 mkdir -p "$work"
 meson compile -C "$build" nbg:executable tests/bench_mkfile >/dev/null
@@ -57,5 +60,6 @@ done
 	"$build/tests/bench_mkfile" --records "$records" "$work/records-$records.nb"
 exec python3 "$src/bench/run.py" --nbg "$build/nbg" --work "$work" --runs "$runs" \
 	--sizes "$sizes" --records "$work/records-$records.nb" --small "$small" \
+	--corpus-small "$corpus_small" --corpus-repeat "${BENCH_CORPUS_REPEAT:-4}" \
 	--sample "$src/samples/sample.nb" --corpus "${BENCH_CORPUS:-}" \
 	--nbinfo "${BENCH_NBINFO:-}" --json "${BENCH_JSON:-$work/results.json}"
