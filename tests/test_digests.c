@@ -232,28 +232,24 @@ void *dlopen(const char *file, int mode)
 	return real(file, mode);
 }
 
-/* The child of test_libcrypto_lazy, a fresh process (libnbg loads OpenSSL
- * once per process): `fail` says whether the load fails.  Exits 0 when
- * every check held, else the number of the first that did not. */
-static int lazy_child(int fail)
+/* The checks of lazy_child, in order; 0 or the number of the first that
+ * did not hold. */
+static int lazy_checks(int fail, const uint8_t *buf, size_t n)
 {
 	const unsigned verify = NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256;
 	nbg_parse_options o = { .size = sizeof(o), .flags = verify };
 	nbg_model *m = NULL;
 	nbg_error err;
-	size_t n;
-	uint8_t *buf = fx_read_file(NBG_SOURCE_DIR "/samples/sample.nb", &n);
+	nbg_code rc;
 
-	fail_libcrypto = fail;
-	if (!buf)
-		return 10;
 	/* what nbg verify parses with: OpenSSL is not loaded */
-	if (nbg_parse(buf, n, &o, &m, &err) != NBG_OK)
-		return 11;
+	rc = nbg_parse(buf, n, &o, &m, &err);
 	nbg_model_free(m);
+	if (rc != NBG_OK)
+		return 11;
 	if (libcrypto_loads != 0)
 		return 12;
-	nbg_code rc = nbg_parse(buf, n, NULL, &m, &err);
+	rc = nbg_parse(buf, n, NULL, &m, &err);
 	nbg_model_free(m);
 	if (libcrypto_loads != 1)
 		return 13;
@@ -263,19 +259,33 @@ static int lazy_child(int fail)
 		    !strstr(err.message, "libcrypto.so."))
 			return 14;
 		/* and verify still works */
-		if (nbg_parse(buf, n, &o, &m, &err) != NBG_OK)
-			return 15;
+		rc = nbg_parse(buf, n, &o, &m, &err);
 		nbg_model_free(m);
-		return 0;
+		return rc == NBG_OK ? 0 : 15;
 	}
 	if (rc != NBG_OK)
 		return 16;
 	/* loaded once, then kept */
-	if (nbg_parse(buf, n, NULL, &m, &err) != NBG_OK || libcrypto_loads != 1)
-		return 17;
+	rc = nbg_parse(buf, n, NULL, &m, &err);
 	nbg_model_free(m);
+	return rc == NBG_OK && libcrypto_loads == 1 ? 0 : 17;
+}
+
+/* The child of test_libcrypto_lazy, a fresh process (libnbg loads OpenSSL
+ * once per process): `fail` says whether the load fails.  Exits 0 when
+ * every check held, else the number of the first that did not. */
+static int lazy_child(int fail)
+{
+	size_t n;
+	uint8_t *buf = fx_read_file(NBG_SOURCE_DIR "/samples/sample.nb", &n);
+	int r;
+
+	if (!buf)
+		return 10;
+	fail_libcrypto = fail;
+	r = lazy_checks(fail, buf, n);
 	free(buf);
-	return 0;
+	return r;
 }
 
 /* OpenSSL is loaded at the first SHA-256 and not before; when it cannot
