@@ -406,10 +406,12 @@ typedef struct nbg_parse_options {
  * sha256_skipped has this bit.  CRCs are unaffected.  A model parsed with
  * either bit cannot make a ledger (nbg_ledger_build refuses it). */
 #define NBG_PARSE_NO_SECTION_SHA256 0x4u
-/* Do all the work on the calling thread.  Without it a parse of 1 MiB or
- * more uses a second thread: for the whole-file SHA-256 beside the section
- * digests, or, when that hash is not wanted, for half of the CRC-32 bytes.
- * For a program that runs parses in parallel itself (nbg corpus --jobs). */
+/* Do all the work on the calling thread.  Without it a parse uses a second
+ * thread: for the whole-file SHA-256 beside the section digests on a file
+ * of 1 MiB or more, or, when that hash is not wanted, for half of the
+ * CRC-32 bytes where the sections (or a v1 file's nbg_crc_sum) hold 1 MiB
+ * or more.  For a program that runs parses in parallel itself (nbg corpus
+ * --jobs). */
 #define NBG_PARSE_ONE_THREAD 0x8u
 #define NBG_DEFAULT_MAX_FILE_SIZE ((uint64_t)64 << 30)   /* 64 GiB */
 #define NBG_DEFAULT_MAX_UNDESCRIBED ((uint64_t)256 << 20) /* 256 MiB */

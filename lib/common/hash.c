@@ -36,7 +36,10 @@ static void count_crc(uint64_t n)
  * targets, help) never need it.  Its functions are looked up in the
  * process's global scope after loading it there, so a program that links
  * OpenSSL itself, or defines one of them, is served by its own.  The
- * library name is the one of the headers this was compiled with.
+ * library name is the one of the headers this was compiled with (3.x: the
+ * build requires it).  A program linking the static libnbg.a needs the
+ * shared library at run time all the same, or OpenSSL's functions in its
+ * own global scope.
  */
 #define NBG_STR_(x) #x
 #define NBG_STR(x) NBG_STR_(x)
@@ -75,10 +78,15 @@ static void init_openssl(void)
 {
 	const char *e;
 
+	/* Where the library cannot be loaded, a process that has OpenSSL's
+	 * functions already (linked under another name) is served by those. */
+	(void)dlerror();
 	if (!dlopen(NBG_LIBCRYPTO, RTLD_LAZY | RTLD_GLOBAL)) {
 		e = dlerror();
-		snprintf(ossl.why, sizeof(ossl.why), "%s", e ? e : NBG_LIBCRYPTO " cannot be loaded");
-		return;
+		snprintf(ossl.why, sizeof(ossl.why), "%s",
+			 e && strstr(e, NBG_LIBCRYPTO) ? e : NBG_LIBCRYPTO " cannot be loaded");
+		if (!dlsym(RTLD_DEFAULT, "EVP_Digest"))
+			return;
 	}
 	if (!resolve(&ossl.init_crypto, "OPENSSL_init_crypto") ||
 	    !resolve(&ossl.digest, "EVP_Digest") || !resolve(&ossl.sha256, "EVP_sha256") ||

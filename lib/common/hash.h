@@ -18,8 +18,9 @@
  * not be loaded, or lacks a function).  The first call loads it. */
 NBG_INTERNAL const char *nbg_sha256_unavailable(void);
 
-/* One-shot SHA-256; all-zero digest (never reached in practice) when OpenSSL
- * fails.  Returns false then. */
+/* One-shot SHA-256; all-zero digest when OpenSSL fails or cannot be loaded
+ * (nbg_sha256_unavailable; a parse that needs the digests refuses to start
+ * then).  Returns false then. */
 NBG_INTERNAL bool nbg_sha256(const void *p, size_t n, uint8_t out[32]);
 
 /* Incremental SHA-256.  `ok` turns false on the first OpenSSL failure and
