@@ -110,18 +110,9 @@ for p in $unpack; do
 	$SUDO mkdir -p "$overlay/.nbgkit"
 	$SUDO dpkg-deb -x "$dl"/*.deb "$overlay"
 	rm -rf "$dl"
-	# .pc files name /usr (prefix=/usr, or -L/usr/..., -I/usr/...): the overlay
-	for pc in "$overlay/usr/lib/$triplet/pkgconfig"/*.pc "$overlay/usr/share/pkgconfig"/*.pc; do
-		[ -f "$pc" ] && $SUDO sed -i -e "s#^\([a-z_]*\)=/usr\(/\|\$\)#\1=$overlay/usr\2#" \
-			-e "s#-\([IL]\)/usr/#-\1$overlay/usr/#g" "$pc"
-	done
-	# an absolute symlink (libz.so -> /lib/...) would leave the overlay (one
-	# that already points into it was fixed by an earlier run)
-	find "$overlay" -type l -lname '/*' ! -lname "$overlay/*" | while IFS= read -r l; do
-		$SUDO ln -sf "$overlay$(readlink "$l")" "$l"
-	done
 	echo "$v" | $SUDO tee "$stamp" >/dev/null
 done
+fix_overlay
 
 # ------------------------------------- build, library check, tests, reports
 # shellcheck source=scripts/cross-test.sh

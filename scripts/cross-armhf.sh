@@ -73,16 +73,7 @@ for p in $libs; do
 	rm -rf "$dl"
 	echo "$v" | $SUDO tee "$stamp" >/dev/null
 done
-# .pc files name /usr (prefix=/usr, or -L/usr/..., -I/usr/...): the overlay
-for pc in "$overlay/usr/lib/$triplet/pkgconfig"/*.pc "$overlay/usr/share/pkgconfig"/*.pc; do
-	[ -f "$pc" ] && $SUDO sed -i -e "s#^\([a-z_]*\)=/usr\(/\|\$\)#\1=$overlay/usr\2#" \
-		-e "s#-\([IL]\)/usr/#-\1$overlay/usr/#g" "$pc"
-done
-# an absolute symlink (libz.so -> /lib/...) would leave the overlay (one
-# that already points into it was fixed by an earlier run)
-find "$overlay" -type l -lname '/*' ! -lname "$overlay/*" | while IFS= read -r l; do
-	$SUDO ln -sf "$overlay$(readlink "$l")" "$l"
-done
+fix_overlay
 # The emulated loader reads /etc/ld.so.cache, the overlay's or else the
 # host's, whose entries (i386 ones under /lib32, say) it would try before
 # its own directories.  An empty cache in the overlay is none: it searches

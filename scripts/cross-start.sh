@@ -1,8 +1,9 @@
 # scripts/cross-start.sh - the start every cross build shares, sourced by
 # scripts/cross-aarch64.sh and scripts/cross-armhf.sh before their package
 # steps: the overlay directory and exe wrapper from the cross file, sudo
-# when not root, the timed step() printer, and scripts/setup.sh (the native
-# packages and build/, which the report comparison needs).
+# when not root, the timed step() printer, fix_overlay (for after the
+# unpacking), and scripts/setup.sh (the native packages and build/, which
+# the report comparison needs).
 #
 # The caller sets: triplet and qemu, from the checkout's root.
 # shellcheck shell=sh disable=SC2154,SC2034 # triplet and qemu come from the caller; the rest is for it
@@ -14,6 +15,19 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 t0=$(date +%s)
 step() { echo "== $(($(date +%s) - t0)) s: $*"; }
+# After the packages are unpacked into the overlay, and idempotent, so it
+# runs every time: .pc files name /usr (prefix=/usr, or -L/usr/...,
+# -I/usr/...), which becomes the overlay's; an absolute symlink (libz.so ->
+# /lib/...) would leave the overlay (one already pointing into it is left).
+fix_overlay() {
+	for pc in "$overlay/usr/lib/$triplet/pkgconfig"/*.pc "$overlay/usr/share/pkgconfig"/*.pc; do
+		[ -f "$pc" ] && $SUDO sed -i -e "s#^\([a-z_]*\)=/usr\(/\|\$\)#\1=$overlay/usr\2#" \
+			-e "s#-\([IL]\)/usr/#-\1$overlay/usr/#g" "$pc"
+	done
+	find "$overlay" -type l -lname '/*' ! -lname "$overlay/*" | while IFS= read -r l; do
+		$SUDO ln -sf "$overlay$(readlink "$l")" "$l"
+	done
+}
 
 step "native packages and build (scripts/setup.sh)"
 sh scripts/setup.sh >/dev/null
