@@ -6,7 +6,6 @@
  * its named finding; `nbg inspect --layers --operations` prints rows read off
  * the files by hand.
  */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -103,33 +102,6 @@ static void assert_failures_reported(const nbg_graph *g)
 	}
 }
 
-static int ends_with(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-	return a >= b && !strcmp(s + a - b, suf);
-}
-
-/* Calls fn on every *.nb in dir; returns how many. */
-static size_t each_file(const char *dir, void (*fn)(const char *path, void *ctx), void *ctx)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	size_t n = 0;
-
-	if (!d)
-		fail_msg("cannot open %s", dir);
-	while ((e = readdir(d)) != NULL) {
-		char path[1024];
-		if (!ends_with(e->d_name, ".nb"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		fn(path, ctx);
-		n++;
-	}
-	closedir(d);
-	return n;
-}
-
 /* ---------------------------------------------------------- real files */
 
 typedef struct corpus_totals {
@@ -219,7 +191,7 @@ static void v2_file(const char *path, void *ctx)
 static void test_v2_corpus(void **state)
 {
 	corpus_totals t = { 0 };
-	assert_int_equal(each_file(V2_DIR, v2_file, &t), 5);
+	assert_int_equal(tc_each_corpus_file("v2", v2_file, &t), 5);
 	print_message("v2: %zu files, %zu layers, %zu operations, %zu patches, %zu table "
 		      "entries, %zu findings\n", t.files, t.layers, t.operations, t.patches,
 		      t.table_entries, t.findings);
@@ -255,7 +227,7 @@ static void v1_file(const char *path, void *ctx)
 static void test_v1_corpus(void **state)
 {
 	corpus_totals t = { 0 };
-	assert_int_equal(each_file(V1_DIR, v1_file, &t), 48);
+	assert_int_equal(tc_each_corpus_file("v1", v1_file, &t), 48);
 	print_message("v1: %zu files, %zu layers, %zu operations, %zu patches, %zu table "
 		      "entries, %zu findings (layer-operation-records-differ)\n", t.files,
 		      t.layers, t.operations, t.patches, t.table_entries, t.findings);
