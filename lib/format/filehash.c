@@ -15,7 +15,11 @@
  * parse costs about one pass of SHA-256 instead of two.  It starts only
  * once the header and directory passed (nbg_structure_checked) and is
  * cancelled when a later rule fails, so a file the structure refuses costs
- * constant time whatever its size. */
+ * constant time whatever its size.
+ *
+ * The thread also loads OpenSSL (about 2 ms): the parser checks that it
+ * loaded only once it needs SHA-256 itself, after the sections' CRCs, so
+ * that the load and the CRCs run side by side (nbg_sha256_checked). */
 #define NBG_PARALLEL_SHA_MIN ((size_t)1 << 20)
 #define NBG_SHA_CHUNK ((size_t)8 << 20)
 
@@ -74,23 +78,24 @@ nbg_code nbg_structure_checked(nbg_ctx *c)
 				"limit (NBG_MAX_UNDESCRIBED, doc/security.md) to read it",
 				(unsigned long long)(c->size - owned), (unsigned long long)c->size,
 				(unsigned long long)c->max_undescribed);
-	const char *why;
-	if ((~c->flags & (NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256)) &&
-	    (why = nbg_sha256_unavailable()))
-		return nbg_fail(c, NBG_E_RESOURCE, 0, "sha256",
-				"the SHA-256 fingerprints cannot be computed: %s; install "
-				"OpenSSL's library (Debian: libssl3), or leave the digests out "
-				"as nbg verify does", why);
-	if (c->file_hash || (c->flags & NBG_PARSE_NO_FILE_SHA256))
-		return NBG_OK; /* started already, or not wanted (nbg verify) */
+	if (c->file_hash)
+		return NBG_OK; /* started already */
+	if (~c->flags & (NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256))
+		c->sha_check_pending = 1;
+	int thread = !(c->flags & (NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_ONE_THREAD)) &&
+		     c->size >= NBG_PARALLEL_SHA_MIN;
+	nbg_code rc;
+	if (!thread && (rc = nbg_sha256_checked(c)) != NBG_OK)
+		return rc;
+	if (c->flags & NBG_PARSE_NO_FILE_SHA256)
+		return NBG_OK; /* not wanted (nbg verify) */
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return nbg_fail(c, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
 	j->data = c->data;
 	j->size = (size_t)c->size;
 	j->out = c->m->file_sha256;
-	j->threaded = j->size >= NBG_PARALLEL_SHA_MIN && !(c->flags & NBG_PARSE_ONE_THREAD) &&
-		      pthread_create(&j->thread, NULL, file_sha_thread, j) == 0;
+	j->threaded = thread && pthread_create(&j->thread, NULL, file_sha_thread, j) == 0;
 	c->file_hash = j;
 	c->hash_thread = j->threaded;
 	return NBG_OK;

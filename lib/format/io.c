@@ -36,14 +36,35 @@ void nbg_io_derive(nbg_io *io)
 	io->byte_size_known = 1;
 }
 
+/* Once per parse, by the first caller that needs SHA-256 (the library
+ * may still be loading on the whole-file hash thread until then). */
+nbg_code nbg_sha256_checked(nbg_ctx *c)
+{
+	const char *why;
+
+	if (!c->sha_check_pending)
+		return NBG_OK;
+	c->sha_check_pending = 0;
+	if (!(why = nbg_sha256_unavailable()))
+		return NBG_OK;
+	return nbg_fail(c, NBG_E_RESOURCE, 0, "sha256",
+			"the SHA-256 fingerprints cannot be computed: %s; install OpenSSL's "
+			"library (Debian: libssl3), or leave the digests out as nbg verify "
+			"does", why);
+}
+
 /* Each section's CRC-32, and SHA-256 unless skipped.  When the second core
  * is free (nbg verify: no whole-file hash beside) the CRC bytes are shared
- * between the two; else each section is CRC'd and hashed in turn, while
- * its bytes are in cache. */
-void nbg_fingerprint_sections(nbg_ctx *c)
+ * between the two.  When the whole-file hash thread is still loading
+ * OpenSSL (nbg_sha256_checked pending), every CRC is done first, beside
+ * that load.  Else each section is CRC'd and hashed in turn, while its
+ * bytes are in cache. */
+nbg_code nbg_fingerprint_sections(nbg_ctx *c)
 {
 	size_t n = c->m->section_count;
-	nbg_crc_range *r = nbg_second_core_free(c) && n ? calloc(n, sizeof(*r)) : NULL;
+	int crc_first = nbg_second_core_free(c) || c->sha_check_pending;
+	nbg_crc_range *r = crc_first && n ? calloc(n, sizeof(*r)) : NULL;
+	nbg_code rc;
 
 	if (r) {
 		for (size_t i = 0; i < n; i++) {
@@ -53,7 +74,11 @@ void nbg_fingerprint_sections(nbg_ctx *c)
 				r[i].n = s->size;
 			}
 		}
-		nbg_crc32_ranges(r, n, 1);
+		nbg_crc32_ranges(r, n, nbg_second_core_free(c));
+	}
+	if ((rc = nbg_sha256_checked(c)) != NBG_OK) {
+		free(r);
+		return rc;
 	}
 	for (size_t i = 0; i < n; i++) {
 		nbg_section *s = &c->m->sections[i];
@@ -61,6 +86,7 @@ void nbg_fingerprint_sections(nbg_ctx *c)
 		nbg_region_sha256(c->m, c->data + s->offset, s->size, s->sha256);
 	}
 	free(r);
+	return NBG_OK;
 }
 
 void nbg_region_sha256(const nbg_model *m, const uint8_t *p, uint64_t n, uint8_t out[32])

@@ -552,13 +552,12 @@ nbg_code nbg_parse_v1(nbg_ctx *c)
 			     "of 0x%05x assumed and checked against the header counts",
 			     m->version, V1_NEWEST_KNOWN);
 	}
-	if ((rc = check_tables(c)) || (rc = nbg_structure_checked(c)))
+	if ((rc = check_tables(c)) || (rc = nbg_structure_checked(c)) ||
+	    (rc = nbg_fingerprint_sections(c)))
 		return rc;
 	if (v1->has_feature_db)
 		nbg_region_sha256(m, c->data + v1->feature_db_offset, V1_FEATURE_DB_SIZE,
 				  v1->feature_db_sha256);
-
-	nbg_fingerprint_sections(c);
 	if ((rc = parse_io(c, E_INPUT, &m->inputs, &m->input_count)) ||
 	    (rc = parse_io(c, E_OUTPUT, &m->outputs, &m->output_count)))
 		return rc;
