@@ -10,7 +10,11 @@
 #       nbg reemit FILE OUT            vs  cp FILE OUT && sync OUT
 #       nbg reemit --no-readback ...   vs  the same
 #     GB/s (10^9 file bytes per second of the median) shows whether the cost
-#     is linear in the size.
+#     is linear in the size.  A size under 256 MiB gets proportionally more
+#     rounds (16 MiB: 16 times as many).  Every write (cp, reemit) is preceded,
+#     untimed, by a file of the same size written with dd and removed
+#     (bench/run.py, settle), so that no write pays for memory the command
+#     before it freed.
 #  2. The graph JSON's memory: nbg inspect --json --layers --operations
 #     --patches on a file that is almost all records (bench_mkfile --records),
 #     peak RSS over the file's size.
