@@ -234,47 +234,91 @@ void *dlopen(const char *file, int mode)
 	return real(file, mode);
 }
 
+/* A parse of buf with every digest, each compared with OpenSSL's (linked
+ * into this program); 0 when they all match. */
+static int digests_match(const uint8_t *buf, size_t n)
+{
+	nbg_model *m = NULL;
+	nbg_error err;
+	uint8_t want[32];
+	int bad;
+
+	if (nbg_parse(buf, n, NULL, &m, &err) != NBG_OK)
+		return 1;
+	openssl_sha256(buf, n, want);
+	bad = memcmp(m->file_sha256, want, 32) != 0;
+	for (size_t i = 0; i < m->section_count && !bad; i++) {
+		const nbg_section *s = nbg_model_section_at(m, i);
+		openssl_sha256(buf + s->offset, (size_t)s->size, want);
+		bad = memcmp(s->sha256, want, 32) != 0;
+	}
+	nbg_model_free(m);
+	return bad;
+}
+
+/* A 2 MiB synthesized file: more than the portable SHA-256 is given. */
+static uint8_t *big_file(size_t *n)
+{
+	fx_spec *s = fx_default();
+	fx_resize(fx_find(s, 24), (size_t)2 << 20);
+	uint8_t *b = fx_build(s, n);
+	fx_free(s);
+	return b;
+}
+
 /* The checks of lazy_child, in order; 0 or the number of the first that
- * did not hold. */
-static int lazy_checks(int fail, const uint8_t *buf, size_t n)
+ * did not hold.  big_first: the first parse with digests is of a 2 MiB
+ * file, else of the sample (5 KiB). */
+static int lazy_checks(int big_first, const uint8_t *buf, size_t n)
 {
 	const unsigned verify = NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256;
 	nbg_parse_options o = { .size = sizeof(o), .flags = verify };
 	nbg_model *m = NULL;
 	nbg_error err;
-	uint8_t want[32];
-	int same;
+	size_t big_n;
+	uint8_t *big = big_file(&big_n);
+	int r = 0;
 
+	if (!big)
+		return 18;
 	/* what nbg verify parses with: OpenSSL is not loaded */
 	if (nbg_parse(buf, n, &o, &m, &err) != NBG_OK)
-		return 11;
+		r = 11;
 	nbg_model_free(m);
-	if (libcrypto_loads != 0)
-		return 12;
-	/* the first parse with digests loads it, and its digest is the one
-	 * computed here; with fail, the library is not there but this process
-	 * has OpenSSL's functions (it links libcrypto), and they serve
-	 * (test_no_libcrypto.c is a process without them) */
-	openssl_sha256(buf, n, want);
-	if (nbg_parse(buf, n, NULL, &m, &err) != NBG_OK)
-		return 13;
-	same = !memcmp(m->file_sha256, want, 32);
-	nbg_model_free(m);
-	if (!same)
-		return 14;
-	if (libcrypto_loads != 1)
-		return 15;
-	/* once, then kept (or given up on) */
-	if (nbg_parse(buf, n, NULL, &m, &err) != NBG_OK)
-		return 16;
-	nbg_model_free(m);
-	return libcrypto_loads == 1 ? 0 : 17;
+	if (!r && libcrypto_loads != 0)
+		r = 12;
+	if (!r && big_first) {
+		/* a parse that hashes more than the portable allowance loads
+		 * OpenSSL at once, and only once */
+		if (digests_match(big, big_n) || digests_match(big, big_n))
+			r = 13;
+		else if (libcrypto_loads != 1)
+			r = 14;
+	} else if (!r) {
+		/* the sample's digests (about 10 KiB) are the portable ones:
+		 * OpenSSL is not loaded */
+		if (digests_match(buf, n))
+			r = 15;
+		else if (libcrypto_loads != 0)
+			r = 16;
+		/* parse after parse, the allowance (128 KiB) runs out: then
+		 * OpenSSL is loaded, once; every digest is right either way */
+		for (int i = 0; i < 30 && !r; i++)
+			if (digests_match(buf, n))
+				r = 17;
+		if (!r && (digests_match(big, big_n) || libcrypto_loads != 1))
+			r = 19;
+	}
+	free(big);
+	return r;
 }
 
 /* The child of test_libcrypto_lazy, a fresh process (libnbg loads OpenSSL
- * once per process): `fail` says whether the load fails.  Exits 0 when
- * every check held, else the number of the first that did not. */
-static int lazy_child(int fail)
+ * once per process): `fail` says whether the load fails (the process has
+ * OpenSSL's functions all the same: it links libcrypto, and they serve;
+ * test_no_libcrypto.c is a process without them).  Exits 0 when every
+ * check held, else the number of the first that did not. */
+static int lazy_child(int fail, int big_first)
 {
 	size_t n;
 	uint8_t *buf = fx_read_file(NBG_SOURCE_DIR "/samples/sample.nb", &n);
@@ -283,19 +327,21 @@ static int lazy_child(int fail)
 	if (!buf)
 		return 10;
 	fail_libcrypto = fail;
-	r = lazy_checks(fail, buf, n);
+	r = lazy_checks(big_first, buf, n);
 	free(buf);
 	return r;
 }
 
-/* OpenSSL is loaded at the first SHA-256 and not before, and once; when
- * the library cannot be loaded, OpenSSL's functions already in the process
- * serve. */
+/* OpenSSL is loaded when a process has hashed more than the portable
+ * implementation's allowance, or is about to, and not before, and once;
+ * when its library cannot be loaded, OpenSSL's functions already in the
+ * process serve.  Each case is a fresh process. */
 static void test_libcrypto_lazy(void **state)
 {
 	(void)state;
-	for (int fail = 0; fail <= 1; fail++) {
-		char *argv[] = { "test_digests", "--lazy-child", fail ? "1" : "0", NULL };
+	for (int k = 0; k < 4; k++) {
+		char mode[3] = { (char)('0' + (k & 1)), (char)('0' + (k >> 1)), 0 };
+		char *argv[] = { "test_digests", "--lazy-child", mode, NULL };
 		int status = 0;
 		pid_t pid = fork();
 		assert_true(pid >= 0);
@@ -306,7 +352,8 @@ static void test_libcrypto_lazy(void **state)
 		assert_int_equal(waitpid(pid, &status, 0), pid);
 		assert_true(WIFEXITED(status));
 		if (WEXITSTATUS(status))
-			print_error("lazy child (fail=%d): check %d failed\n", fail, WEXITSTATUS(status));
+			print_error("lazy child (fail=%d, big first=%d): check %d failed\n", k & 1,
+				    k >> 1, WEXITSTATUS(status));
 		assert_int_equal(WEXITSTATUS(status), 0);
 	}
 }
@@ -411,6 +458,18 @@ static void test_no_openssl_config(void **state)
 	close(fd);
 	snprintf(env, sizeof(env), "OPENSSL_CONF='%s'", path);
 	check_verify_sha256(env, NBG_SOURCE_DIR "/samples/sample.nb");
+	/* 2 MiB: hashed by OpenSSL, loaded without that configuration */
+	size_t n;
+	uint8_t *big = big_file(&n);
+	char big_path[] = "/tmp/nbg-test-big-XXXXXX";
+	int bfd = mkstemp(big_path);
+	assert_non_null(big);
+	assert_true(bfd >= 0);
+	assert_int_equal(write(bfd, big, n), (ssize_t)n);
+	close(bfd);
+	check_verify_sha256(env, big_path);
+	unlink(big_path);
+	free(big);
 	unlink(path);
 }
 
@@ -428,7 +487,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_verify_sha256_corpus),
 	};
 	if (argc == 3 && !strcmp(argv[1], "--lazy-child"))
-		return lazy_child(argv[2][0] == '1');
+		return lazy_child(argv[2][0] == '1', argv[2][1] == '1');
 	return tc_main(argc, argv, "test_digests", tests, TC_COUNT(tests), corpus,
 		       TC_COUNT(corpus), NULL, NULL);
 }

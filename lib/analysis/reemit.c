@@ -56,7 +56,7 @@ static void *whole_sha(void *arg)
 	whole_job *j = arg;
 	nbg_sha256_ctx s;
 
-	nbg_sha256_begin(&s);
+	nbg_sha256_begin(&s, j->l->file_size);
 	for (size_t i = 0; i < j->l->nranges; i++)
 		nbg_sha256_update(&s, j->data + j->l->ranges[i].offset, j->l->ranges[i].size);
 	j->ok = nbg_sha256_end(&s, j->d);
@@ -74,7 +74,7 @@ static int scan_range(const nbg_ledger_range *r, const uint8_t *data, uint32_t *
 	uint8_t d[32];
 
 	*crc = 0;
-	nbg_sha256_begin(&s);
+	nbg_sha256_begin(&s, r->size);
 	for (uint64_t k = 0; k < r->size; k += REEMIT_CHUNK) {
 		const uint8_t *p = data + r->offset + k;
 		uint64_t n = r->size - k < REEMIT_CHUNK ? r->size - k : REEMIT_CHUNK;

@@ -60,7 +60,7 @@ static void *sha_thread(void *arg)
 	uint64_t size = o->l->file_size;
 	nbg_sha256_ctx s;
 
-	nbg_sha256_begin(&s);
+	nbg_sha256_begin(&s, size);
 	for (uint64_t at = 0; at < size; at += SHA_PIECE) {
 		if (__atomic_load_n(&o->stop, __ATOMIC_RELAXED))
 			break;
@@ -324,7 +324,7 @@ nbg_code nbg_reemit_out_emit(int fd, void *ctx, nbg_error *err)
 		return rc;
 	int inline_sha = o->sha && !o->sha_running;
 	if (inline_sha)
-		nbg_sha256_begin(&s);
+		nbg_sha256_begin(&s, o->l->file_size);
 	for (size_t i = 0; i < o->l->nranges && rc == NBG_OK; i++)
 		rc = write_range(o, i, &out, &wcrc, inline_sha ? &s : NULL, err);
 	if (inline_sha)

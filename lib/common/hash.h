@@ -1,9 +1,10 @@
 /*
  * hash.h - the digests libnbg uses: SHA-256 through OpenSSL's EVP (SHA-NI /
- * AVX2 chosen at run time; libcrypto loaded at the first digest) and
- * zlib-compatible CRC-32 through ISA-L.  Every part of the library hashes
- * through these; nothing else calls EVP or crc32_gzip_refl.  Private to
- * libnbg.
+ * AVX2 chosen at run time; libcrypto loaded when first worth it) or, for
+ * small inputs and where OpenSSL cannot be loaded, the portable
+ * implementation of sha256.c; and zlib-compatible CRC-32 through ISA-L.
+ * Every part of the library hashes through these; nothing else calls EVP,
+ * sha256.c or crc32_gzip_refl.  Private to libnbg.
  */
 #ifndef NBG_COMMON_HASH_H
 #define NBG_COMMON_HASH_H
@@ -14,22 +15,33 @@
 
 #include "common/internal.h"
 
-/* NULL when SHA-256 can be computed; else why not (OpenSSL's library could
- * not be loaded, or lacks a function).  The first call loads it. */
+#include "common/sha256.h"
+
+/* NULL when OpenSSL's SHA-256 can be used; else why not (its library could
+ * not be loaded, or lacks a function), and every digest is the portable
+ * one.  The first call loads it. */
 NBG_INTERNAL const char *nbg_sha256_unavailable(void);
 
-/* One-shot SHA-256; all-zero digest when OpenSSL fails or cannot be loaded
- * (nbg_sha256_unavailable; a parse that needs the digests refuses to start
- * then).  Returns false then. */
+/* A caller about to hash `total` bytes in several digests (a parse: about
+ * twice the file): when that is more than the portable implementation's
+ * allowance has left, OpenSSL is used for all of them, even the small ones,
+ * instead of a portable start followed by the load anyway. */
+NBG_INTERNAL void nbg_sha256_expect(uint64_t total);
+
+/* One-shot SHA-256.  False, with an all-zero digest, only where OpenSSL
+ * reported a failure. */
 NBG_INTERNAL bool nbg_sha256(const void *p, size_t n, uint8_t out[32]);
 
-/* Incremental SHA-256.  `ok` turns false on the first OpenSSL failure and
- * stays false; nbg_sha256_end reports it and frees the context. */
+/* Incremental SHA-256 of about `total` bytes (which decides the
+ * implementation; UINT64_MAX when not known).  `ok` turns false on the
+ * first OpenSSL failure and stays false; nbg_sha256_end reports it and
+ * frees the context. */
 typedef struct nbg_sha256_ctx {
-	void *md;
+	void *md; /* OpenSSL's, or NULL for the portable one */
 	bool ok;
+	nbg_sha256_portable portable;
 } nbg_sha256_ctx;
-NBG_INTERNAL void nbg_sha256_begin(nbg_sha256_ctx *s);
+NBG_INTERNAL void nbg_sha256_begin(nbg_sha256_ctx *s, uint64_t total);
 NBG_INTERNAL void nbg_sha256_update(nbg_sha256_ctx *s, const void *p, uint64_t n);
 NBG_INTERNAL bool nbg_sha256_end(nbg_sha256_ctx *s, uint8_t out[32]);
 

@@ -60,7 +60,6 @@ typedef struct nbg_ctx {
 	uint64_t max_undescribed;   /* work limit, resolved from the options */
 	struct nbg_file_hash *file_hash; /* the whole-file SHA-256, once started */
 	int hash_thread;                 /* ... on a second thread */
-	int sha_check_pending;           /* digests wanted, the library not checked */
 } nbg_ctx;
 
 /* Fills ctx->err and returns code.  fmt describes the problem for a person. */
@@ -99,10 +98,6 @@ NBG_INTERNAL nbg_code nbg_structure_checked(nbg_ctx *c);
 /* Ends the whole-file hash started there: cancelled when rc failed, else
  * completed (on this thread when none was started).  parse.c. */
 NBG_INTERNAL void nbg_file_hash_finish(nbg_ctx *c, nbg_code rc);
-/* The parse's SHA-256 refused (NBG_E_RESOURCE, field "sha256") where the
- * library cannot be loaded; checked once, by the first caller after
- * nbg_structure_checked.  io.c. */
-NBG_INTERNAL nbg_code nbg_sha256_checked(nbg_ctx *c);
 
 /* 1 when the parse may start a thread of its own now: not
  * NBG_PARSE_ONE_THREAD, and the whole-file SHA-256 is not running on a
@@ -112,8 +107,7 @@ static inline int nbg_second_core_free(const nbg_ctx *c)
 	return !(c->flags & NBG_PARSE_ONE_THREAD) && !c->hash_thread;
 }
 
-/* Section payload fingerprints (CRC-32 + SHA-256) for every section;
- * fails only where SHA-256 cannot be computed (nbg_sha256_checked). */
-NBG_INTERNAL nbg_code nbg_fingerprint_sections(nbg_ctx *c);
+/* Section payload fingerprints (CRC-32 + SHA-256) for every section. */
+NBG_INTERNAL void nbg_fingerprint_sections(nbg_ctx *c);
 
 #endif

@@ -17,9 +17,8 @@
  * cancelled when a later rule fails, so a file the structure refuses costs
  * constant time whatever its size.
  *
- * The thread also loads OpenSSL (about 2 ms): the parser checks that it
- * loaded only once it needs SHA-256 itself, after the sections' CRCs, so
- * that the load and the CRCs run side by side (nbg_sha256_checked). */
+ * The thread also loads OpenSSL (about 2 ms) while the parser CRCs the
+ * sections (nbg_fingerprint_sections). */
 #define NBG_PARALLEL_SHA_MIN ((size_t)1 << 20)
 #define NBG_SHA_CHUNK ((size_t)8 << 20)
 
@@ -37,7 +36,7 @@ static void *file_sha_thread(void *arg)
 	nbg_file_hash *j = arg;
 	nbg_sha256_ctx s;
 
-	nbg_sha256_begin(&s);
+	nbg_sha256_begin(&s, j->size);
 	for (size_t at = 0; at < j->size; at += NBG_SHA_CHUNK) {
 		if (__atomic_load_n(&j->cancel, __ATOMIC_RELAXED))
 			break;
@@ -80,13 +79,9 @@ nbg_code nbg_structure_checked(nbg_ctx *c)
 				(unsigned long long)c->max_undescribed);
 	if (c->file_hash)
 		return NBG_OK; /* started already */
-	if (~c->flags & (NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256))
-		c->sha_check_pending = 1;
-	int thread = !(c->flags & (NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_ONE_THREAD)) &&
-		     c->size >= NBG_PARALLEL_SHA_MIN;
-	nbg_code rc;
-	if (!thread && (rc = nbg_sha256_checked(c)) != NBG_OK)
-		return rc;
+	/* the file, and the sections (most of it again) */
+	nbg_sha256_expect((c->flags & NBG_PARSE_NO_FILE_SHA256 ? 0 : c->size) +
+			  (c->flags & NBG_PARSE_NO_SECTION_SHA256 ? 0 : c->size));
 	if (c->flags & NBG_PARSE_NO_FILE_SHA256)
 		return NBG_OK; /* not wanted (nbg verify) */
 	j = calloc(1, sizeof(*j));
@@ -95,7 +90,8 @@ nbg_code nbg_structure_checked(nbg_ctx *c)
 	j->data = c->data;
 	j->size = (size_t)c->size;
 	j->out = c->m->file_sha256;
-	j->threaded = thread && pthread_create(&j->thread, NULL, file_sha_thread, j) == 0;
+	j->threaded = j->size >= NBG_PARALLEL_SHA_MIN && !(c->flags & NBG_PARSE_ONE_THREAD) &&
+		      pthread_create(&j->thread, NULL, file_sha_thread, j) == 0;
 	c->file_hash = j;
 	c->hash_thread = j->threaded;
 	return NBG_OK;

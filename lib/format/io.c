@@ -36,35 +36,15 @@ void nbg_io_derive(nbg_io *io)
 	io->byte_size_known = 1;
 }
 
-/* Once per parse, by the first caller that needs SHA-256 (the library
- * may still be loading on the whole-file hash thread until then). */
-nbg_code nbg_sha256_checked(nbg_ctx *c)
-{
-	const char *why;
-
-	if (!c->sha_check_pending)
-		return NBG_OK;
-	c->sha_check_pending = 0;
-	if (!(why = nbg_sha256_unavailable()))
-		return NBG_OK;
-	return nbg_fail(c, NBG_E_RESOURCE, 0, "sha256",
-			"the SHA-256 fingerprints cannot be computed: %s; install OpenSSL's "
-			"library (Debian: libssl3), or leave the digests out as nbg verify "
-			"does", why);
-}
-
-/* Each section's CRC-32, and SHA-256 unless skipped.  When the second core
- * is free (nbg verify: no whole-file hash beside) the CRC bytes are shared
- * between the two.  When the whole-file hash thread is still loading
- * OpenSSL (nbg_sha256_checked pending), every CRC is done first, beside
- * that load.  Else each section is CRC'd and hashed in turn, while its
- * bytes are in cache. */
-nbg_code nbg_fingerprint_sections(nbg_ctx *c)
+/* Each section's CRC-32, and SHA-256 unless skipped: every CRC first, so
+ * that on a large file they run while the whole-file hash thread loads
+ * OpenSSL, which the section hashes then use.  When the second core is
+ * free (nbg verify: no whole-file hash beside) the CRC bytes are shared
+ * between the two. */
+void nbg_fingerprint_sections(nbg_ctx *c)
 {
 	size_t n = c->m->section_count;
-	int crc_first = nbg_second_core_free(c) || c->sha_check_pending;
-	nbg_crc_range *r = crc_first && n ? calloc(n, sizeof(*r)) : NULL;
-	nbg_code rc;
+	nbg_crc_range *r = n ? calloc(n, sizeof(*r)) : NULL;
 
 	if (r) {
 		for (size_t i = 0; i < n; i++) {
@@ -76,17 +56,12 @@ nbg_code nbg_fingerprint_sections(nbg_ctx *c)
 		}
 		nbg_crc32_ranges(r, n, nbg_second_core_free(c));
 	}
-	if ((rc = nbg_sha256_checked(c)) != NBG_OK) {
-		free(r);
-		return rc;
-	}
 	for (size_t i = 0; i < n; i++) {
 		nbg_section *s = &c->m->sections[i];
 		s->crc32 = r ? r[i].crc : nbg_section_crc32(c->data, c->size, s);
 		nbg_region_sha256(c->m, c->data + s->offset, s->size, s->sha256);
 	}
 	free(r);
-	return NBG_OK;
 }
 
 void nbg_region_sha256(const nbg_model *m, const uint8_t *p, uint64_t n, uint8_t out[32])

@@ -91,8 +91,6 @@ nbg_code nbg_parse(const uint8_t *data, size_t size, const nbg_parse_options *op
 	}
 	if (rc == NBG_OK && !c.file_hash)
 		rc = nbg_structure_checked(&c); /* a parser that never reached it */
-	if (rc == NBG_OK)
-		rc = nbg_sha256_checked(&c); /* before the hash's result is taken */
 	nbg_file_hash_finish(&c, rc);
 	if (rc != NBG_OK) {
 		nbg_model_free(m);

@@ -501,7 +501,7 @@ static void unreferenced_bytes(nbg_ctx *c)
 	/* a context that never began ignores updates and ends all zero */
 	nbg_sha256_ctx gap_hash = { 0 };
 	if (!(c->m->sha256_skipped & NBG_PARSE_NO_SECTION_SHA256))
-		nbg_sha256_begin(&gap_hash);
+		nbg_sha256_begin(&gap_hash, c->size);
 	uint64_t cur = n ? r[0][0] : c->size, first_nonzero = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (r[i][0] > cur) {
@@ -552,9 +552,9 @@ nbg_code nbg_parse_v1(nbg_ctx *c)
 			     "of 0x%05x assumed and checked against the header counts",
 			     m->version, V1_NEWEST_KNOWN);
 	}
-	if ((rc = check_tables(c)) || (rc = nbg_structure_checked(c)) ||
-	    (rc = nbg_fingerprint_sections(c)))
+	if ((rc = check_tables(c)) || (rc = nbg_structure_checked(c)))
 		return rc;
+	nbg_fingerprint_sections(c);
 	if (v1->has_feature_db)
 		nbg_region_sha256(m, c->data + v1->feature_db_offset, V1_FEATURE_DB_SIZE,
 				  v1->feature_db_sha256);
