@@ -126,7 +126,9 @@ const char *nbg_sha256_unavailable(void)
 
 void nbg_sha256_expect(uint64_t total)
 {
-	if (__atomic_load_n(&portable_used, __ATOMIC_RELAXED) + total > NBG_PORTABLE_ALLOWANCE)
+	uint64_t used = __atomic_load_n(&portable_used, __ATOMIC_RELAXED);
+
+	if (used >= NBG_PORTABLE_ALLOWANCE || total > NBG_PORTABLE_ALLOWANCE - used)
 		__atomic_store_n(&want_openssl, 1, __ATOMIC_RELAXED);
 }
 
