@@ -4,7 +4,6 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <string.h>
 
 #include <isa-l/crc.h>
@@ -62,7 +61,6 @@ static struct {
 	int (*final_ex)(EVP_MD_CTX *, unsigned char *, unsigned int *);
 	void (*ctx_free)(EVP_MD_CTX *);
 	int ok;
-	char why[200];
 } ossl;
 
 /* nbg_init_standalone: OpenSSL is initialized at the first digest, for
@@ -81,25 +79,16 @@ static int resolve(void *fp, const char *name)
 	void *p = dlsym(RTLD_DEFAULT, name);
 
 	memcpy(fp, &p, sizeof(p));
-	if (!p)
-		snprintf(ossl.why, sizeof(ossl.why), "%s has no %s", NBG_LIBCRYPTO, name);
 	return p != NULL;
 }
 
 static void init_openssl(void)
 {
-	const char *e;
-
 	/* Where the library cannot be loaded, a process that has OpenSSL's
-	 * functions already (linked under another name) is served by those. */
-	(void)dlerror();
-	if (!dlopen(NBG_LIBCRYPTO, RTLD_LAZY | RTLD_GLOBAL)) {
-		e = dlerror();
-		snprintf(ossl.why, sizeof(ossl.why), "%s",
-			 e && strstr(e, NBG_LIBCRYPTO) ? e : NBG_LIBCRYPTO " cannot be loaded");
-		if (!dlsym(RTLD_DEFAULT, "EVP_Digest"))
-			return;
-	}
+	 * functions already (linked under another name) is served by those;
+	 * one with none, by the portable SHA-256. */
+	if (!dlopen(NBG_LIBCRYPTO, RTLD_LAZY | RTLD_GLOBAL) && !dlsym(RTLD_DEFAULT, "EVP_Digest"))
+		return;
 	if (!resolve(&ossl.init_crypto, "OPENSSL_init_crypto") ||
 	    !resolve(&ossl.digest, "EVP_Digest") || !resolve(&ossl.sha256, "EVP_sha256") ||
 	    !resolve(&ossl.ctx_new, "EVP_MD_CTX_new") ||
@@ -118,10 +107,12 @@ static void init_openssl(void)
 	ossl.ok = 1;
 }
 
-const char *nbg_sha256_unavailable(void)
+/* Whether OpenSSL's SHA-256 can be used (else its library could not be
+ * loaded, or lacks a function); the first call loads it. */
+static bool openssl_loaded(void)
 {
 	pthread_once(&init_once, init_openssl);
-	return ossl.ok ? NULL : ossl.why;
+	return ossl.ok;
 }
 
 void nbg_sha256_expect(uint64_t total)
@@ -142,7 +133,7 @@ static bool use_openssl(uint64_t n)
 			return false;
 		__atomic_store_n(&want_openssl, 1, __ATOMIC_RELAXED);
 	}
-	return nbg_sha256_unavailable() == NULL;
+	return openssl_loaded();
 }
 
 void nbg_init_standalone(void)

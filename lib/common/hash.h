@@ -17,11 +17,6 @@
 
 #include "common/sha256.h"
 
-/* NULL when OpenSSL's SHA-256 can be used; else why not (its library could
- * not be loaded, or lacks a function), and every digest is the portable
- * one.  The first call loads it. */
-NBG_INTERNAL const char *nbg_sha256_unavailable(void);
-
 /* A caller about to hash `total` bytes in several digests (a parse: about
  * twice the file): when that is more than the portable implementation's
  * allowance has left, OpenSSL is used for all of them, even the small ones,
