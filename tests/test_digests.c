@@ -301,7 +301,7 @@ static int lazy_checks(int big_first, const uint8_t *buf, size_t n)
 			r = 15;
 		else if (libcrypto_loads != 0)
 			r = 16;
-		/* parse after parse, the allowance (128 KiB) runs out: then
+		/* parse after parse, the allowance (256 KiB) runs out: then
 		 * OpenSSL is loaded, once; every digest is right either way */
 		for (int i = 0; i < 30 && !r; i++)
 			if (digests_match(buf, n))

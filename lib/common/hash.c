@@ -35,8 +35,9 @@ static void count_crc(uint64_t n)
  * parse, and commands that hash nothing (verify, targets, help) never need
  * it.  Until then, digests of up to NBG_PORTABLE_ALLOWANCE bytes in all are
  * computed by sha256.c (about 110-160 MB/s here, against about 1.1-2 GB/s
- * for OpenSSL with SHA-NI): a process that hashes one small file never
- * loads OpenSSL, and one that hashes more spends at most about 1 ms before
+ * for OpenSSL with SHA-NI), 256 KiB being about what the load costs in
+ * time: a process that parses one file of up to about 100 KB never loads
+ * OpenSSL, and one that hashes more spends at most about that long before
  * it does.  Where the library cannot be loaded, every digest is the
  * portable one: slower, never wrong.  Its functions are looked up in the
  * process's global scope after loading it there, so a program that links
@@ -68,7 +69,7 @@ static struct {
 static int standalone;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
-#define NBG_PORTABLE_ALLOWANCE ((uint64_t)128 << 10)
+#define NBG_PORTABLE_ALLOWANCE ((uint64_t)256 << 10)
 /* atomics: bytes given to the portable implementation before OpenSSL was
  * loaded; 1 once OpenSSL is to be used from now on */
 static uint64_t portable_used;
@@ -119,6 +120,10 @@ void nbg_sha256_expect(uint64_t total)
 {
 	uint64_t used = __atomic_load_n(&portable_used, __ATOMIC_RELAXED);
 
+	/* A quarter more room than asked for: callers estimate (a v1 parse
+	 * hashes a little more than twice the file), and running out in the
+	 * middle would cost the portable work and the load both. */
+	total = total > UINT64_MAX / 2 ? UINT64_MAX : total + total / 4;
 	if (used >= NBG_PORTABLE_ALLOWANCE || total > NBG_PORTABLE_ALLOWANCE - used)
 		__atomic_store_n(&want_openssl, 1, __ATOMIC_RELAXED);
 }
@@ -186,6 +191,7 @@ void nbg_sha256_begin(nbg_sha256_ctx *s, uint64_t total)
 	}
 	if (!s->md)
 		nbg_sha256_portable_init(&s->portable);
+	s->promised = total;
 	s->ok = true;
 }
 
@@ -196,6 +202,12 @@ void nbg_sha256_update(nbg_sha256_ctx *s, const void *p, uint64_t n)
 	if (s->ok)
 		count(n);
 	if (s->ok && !s->md) {
+		/* bytes past those promised at the start count against the
+		 * allowance too (the context stays portable) */
+		uint64_t over = n > s->promised ? n - s->promised : 0;
+		s->promised -= n - over;
+		if (over)
+			__atomic_fetch_add(&portable_used, over, __ATOMIC_RELAXED);
 		nbg_sha256_portable_update(&s->portable, p, n);
 		return;
 	}

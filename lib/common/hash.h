@@ -27,13 +27,14 @@ NBG_INTERNAL void nbg_sha256_expect(uint64_t total);
  * reported a failure. */
 NBG_INTERNAL bool nbg_sha256(const void *p, size_t n, uint8_t out[32]);
 
-/* Incremental SHA-256 of about `total` bytes (which decides the
- * implementation; UINT64_MAX when not known).  `ok` turns false on the
- * first OpenSSL failure and stays false; nbg_sha256_end reports it and
- * frees the context. */
+/* Incremental SHA-256 of at least `total` bytes (which decides the
+ * implementation with what nbg_sha256_expect said; 0 when not known).
+ * `ok` turns false on the first OpenSSL failure and stays false;
+ * nbg_sha256_end reports it and frees the context. */
 typedef struct nbg_sha256_ctx {
 	void *md; /* OpenSSL's, or NULL for the portable one */
 	bool ok;
+	uint64_t promised; /* of total, the bytes not fed yet */
 	nbg_sha256_portable portable;
 } nbg_sha256_ctx;
 NBG_INTERNAL void nbg_sha256_begin(nbg_sha256_ctx *s, uint64_t total);
