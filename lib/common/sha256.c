@@ -92,6 +92,8 @@ void nbg_sha256_portable_update(nbg_sha256_portable *s, const void *data, uint64
 {
 	const uint8_t *p = data;
 
+	if (!n)
+		return; /* data may be NULL then */
 	s->bytes += n;
 	if (s->fill) {
 		size_t k = 64 - s->fill < n ? 64 - s->fill : (size_t)n;
