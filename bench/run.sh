@@ -4,7 +4,8 @@
 #
 #  1. Synthesized v2 files of 16 MiB, 256 MiB and 1 GiB (bench/mkfile.c: the
 #     section mix of the public corpus's largest model), each pair timed in
-#     interleaved rounds so that machine noise hits both alike:
+#     interleaved rounds so that machine noise hits both alike (the reading
+#     commands in rounds of their own, then the writing ones):
 #       nbg verify FILE                vs  cat FILE >/dev/null   (reading the bytes)
 #       nbg inspect --json FILE        vs  openssl dgst -sha256  (one SHA-256 pass)
 #       nbg reemit FILE OUT            vs  cp FILE OUT && sync OUT
