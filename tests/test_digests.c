@@ -301,9 +301,9 @@ static int lazy_checks(int big_first, const uint8_t *buf, size_t n)
 			r = 15;
 		else if (libcrypto_loads != 0)
 			r = 16;
-		/* parse after parse, the allowance (256 KiB) runs out: then
+		/* parse after parse, the allowance (512 KiB) runs out: then
 		 * OpenSSL is loaded, once; every digest is right either way */
-		for (int i = 0; i < 30 && !r; i++)
+		for (int i = 0; i < 80 && !r; i++)
 			if (digests_match(buf, n))
 				r = 17;
 		if (!r && (digests_match(big, big_n) || libcrypto_loads != 1))
