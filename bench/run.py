@@ -259,11 +259,16 @@ def main():
                'sha_ni': any('sha_ni' in l for l in open('/proc/cpuinfo') if l.startswith('flags')),
                'loadavg_at_start': [round(x, 2) for x in load_start],
                'loadavg_at_end': [round(x, 2) for x in load],
-               'seconds': round(time.monotonic() - t_start, 1)}
+               'seconds': round(time.monotonic() - t_start, 1),
+               # OpenSSL's capability mask (OPENSSL_ia32cap=':~0x20000000'
+               # hides SHA-NI from openssl and nbg alike)
+               'openssl_ia32cap': os.environ.get('OPENSSL_ia32cap')}
     table(results)
+    cap = machine['openssl_ia32cap']
     print('\n%s, %d cores%s, Linux %s; load average %.1f at the start, %.1f at the end; '
           '%d rounds; %.0f s' % (machine['cpu'], machine['cores'],
-                                 ', SHA-NI' if machine['sha_ni'] else ', no SHA-NI',
+                                 (', SHA-NI' if machine['sha_ni'] else ', no SHA-NI') +
+                                 (' (OPENSSL_ia32cap=%s)' % cap if cap is not None else ''),
                                  machine['kernel'], load_start[0], load[0], a.runs,
                                  machine['seconds']))
     with open(a.json, 'w') as j:

@@ -34,6 +34,8 @@
 #   --quick: 16 and 256 MiB, 3 rounds, 5000 record groups, 100 small files
 #   (1000 for corpus; about a minute on an idle 2-core machine, the full run
 #   about two).
+# OPENSSL_ia32cap=':~0x20000000' runs it as on a CPU without SHA-NI: OpenSSL
+# (openssl dgst, and nbg's libcrypto) then takes its AVX2 code.
 # Environment: BENCH_RUNS (5), BENCH_SIZES ("16 256 1024", MiB),
 # BENCH_RECORDS (20000 record groups, about 19 MB), BENCH_SMALL (200 files),
 # BENCH_CORPUS_SMALL (5000 files), BENCH_CORPUS_REPEAT (4),
