@@ -37,7 +37,8 @@ static void count_crc(uint64_t n)
  * computed by sha256.c (about 240 MB/s here, against about 1.1-2 GB/s for
  * OpenSSL with SHA-NI), 512 KiB being about what the load costs in time: a
  * process that parses one file of up to about 200 KB never loads OpenSSL,
- * and one that hashes more spends at most about that long before it does.  Where the library cannot be loaded, every digest is the
+ * and one that hashes more spends at most about that long before it does.
+ * Where the library cannot be loaded, or fails, every digest is the
  * portable one: slower, never wrong.  Its functions are looked up in the
  * process's global scope after loading it there, so a program that links
  * OpenSSL itself, or defines one of them, is served by its own.  The
@@ -159,25 +160,23 @@ void nbg_digest_counts(uint64_t *sha256, uint64_t *crc32)
 		*crc32 = __atomic_load_n(&crc_bytes, __ATOMIC_RELAXED);
 }
 
-bool nbg_sha256(const void *p, size_t n, uint8_t out[32])
+void nbg_sha256(const void *p, size_t n, uint8_t out[32])
 {
 	static const uint8_t empty;
 	unsigned int len = 32;
 
 	count(n);
-	if (!use_openssl(n)) {
-		nbg_sha256_portable s;
-		nbg_sha256_portable_init(&s);
-		nbg_sha256_portable_update(&s, p, n);
-		nbg_sha256_portable_final(&s, out);
-		return true;
-	}
 	/* EVP picks the SHA-NI / AVX2 implementation at run time; it wants a
-	 * pointer even for zero bytes. */
-	if (ossl.digest(p ? p : &empty, n, out, &len, ossl.sha256(), NULL) == 1 && len == 32)
-		return true;
-	memset(out, 0, 32);
-	return false;
+	 * pointer even for zero bytes.  Where it fails (a library context its
+	 * configuration broke), the portable code serves, as in
+	 * nbg_sha256_begin. */
+	if (use_openssl(n) &&
+	    ossl.digest(p ? p : &empty, n, out, &len, ossl.sha256(), NULL) == 1 && len == 32)
+		return;
+	nbg_sha256_portable s;
+	nbg_sha256_portable_init(&s);
+	nbg_sha256_portable_update(&s, p, n);
+	nbg_sha256_portable_final(&s, out);
 }
 
 void nbg_sha256_begin(nbg_sha256_ctx *s, uint64_t total)

@@ -23,14 +23,16 @@
  * instead of a portable start followed by the load anyway. */
 NBG_INTERNAL void nbg_sha256_expect(uint64_t total);
 
-/* One-shot SHA-256.  False, with an all-zero digest, only where OpenSSL
- * reported a failure. */
-NBG_INTERNAL bool nbg_sha256(const void *p, size_t n, uint8_t out[32]);
+/* One-shot SHA-256; where OpenSSL fails, the portable code computes it. */
+NBG_INTERNAL void nbg_sha256(const void *p, size_t n, uint8_t out[32]);
 
 /* Incremental SHA-256 of at least `total` bytes (which decides the
- * implementation with what nbg_sha256_expect said; 0 when not known).
- * `ok` turns false on the first OpenSSL failure and stays false;
- * nbg_sha256_end reports it and frees the context. */
+ * implementation with what nbg_sha256_expect said; 0 when not known).  A
+ * context keeps the implementation it began with: a portable one stays
+ * portable past the allowance (the bytes still count against it), which is
+ * why a caller that knows its size says it.  `ok` turns false on the first
+ * OpenSSL failure after a successful start and stays false; nbg_sha256_end
+ * reports it and frees the context. */
 typedef struct nbg_sha256_ctx {
 	void *md; /* OpenSSL's, or NULL for the portable one */
 	bool ok;

@@ -554,11 +554,11 @@ nbg_code nbg_parse_v1(nbg_ctx *c)
 	}
 	if ((rc = check_tables(c)) || (rc = nbg_structure_checked(c)))
 		return rc;
+	/* the CRCs first, beside the whole-file hash thread's OpenSSL load */
+	nbg_fingerprint_sections(c);
 	if (v1->has_feature_db)
 		nbg_region_sha256(m, c->data + v1->feature_db_offset, V1_FEATURE_DB_SIZE,
 				  v1->feature_db_sha256);
-
-	nbg_fingerprint_sections(c);
 	if ((rc = parse_io(c, E_INPUT, &m->inputs, &m->input_count)) ||
 	    (rc = parse_io(c, E_OUTPUT, &m->outputs, &m->output_count)))
 		return rc;

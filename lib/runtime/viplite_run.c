@@ -236,8 +236,7 @@ static nbg_code read_outputs(vsess *v, unsigned long loop, nbg_error *err)
 		nbg_rt_crumb("reading a mapped VIPLite output buffer");
 		memcpy(v->sink->dst[i], v->map[v->nin + i], o->size);
 		uint8_t d[32];
-		if (!nbg_sha256(v->sink->dst[i], o->size, d))
-			return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, (int32_t)i, "SHA-256 failed");
+		nbg_sha256(v->sink->dst[i], o->size, d);
 		if (loop == 0)
 			o->stable = 1;
 		else if (memcmp(d, o->sha256, 32) != 0)
