@@ -503,3 +503,24 @@ void fx_run_free(fx_run_result *r)
 	free(r->err);
 	r->out = r->err = NULL;
 }
+
+int fx_sha256sum_is(const uint8_t d[32], const void *p, size_t n)
+{
+	char path[] = "/tmp/nbg-sha256sum-XXXXXX", cmd[128], want[65] = "", got[65];
+	int fd = mkstemp(path), ok;
+	FILE *f;
+
+	if (fd < 0)
+		return 0;
+	ok = write(fd, p, n) == (ssize_t)n;
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "sha256sum '%s'", path);
+	f = ok ? popen(cmd, "r") : NULL;
+	ok = f && fscanf(f, "%64s", want) == 1 && strlen(want) == 64;
+	if (f)
+		pclose(f);
+	unlink(path);
+	for (int i = 0; i < 32; i++)
+		snprintf(got + 2 * i, 3, "%02x", d[i]);
+	return ok && !strcmp(got, want);
+}

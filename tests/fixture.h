@@ -68,6 +68,9 @@ void fx_put32(uint8_t *p, uint32_t v);
 
 /* Reads a whole file (malloc'd, one byte more than *size); NULL on failure. */
 uint8_t *fx_read_file(const char *path, size_t *size);
+/* 1 when d is the SHA-256 of the n bytes at p as coreutils' sha256sum
+ * computes it (an implementation independent of libnbg's and OpenSSL's). */
+int fx_sha256sum_is(const uint8_t d[32], const void *p, size_t n);
 /* A new directory /tmp/PREFIX-XXXXXX (malloc'd); aborts when none can be made. */
 char *fx_tmpdir(const char *prefix);
 /* Removes the tree at dir whatever the modes inside it; 0 when it is gone. */

@@ -34,38 +34,6 @@ void *dlopen(const char *file, int mode)
 	return real(file, mode);
 }
 
-/* The SHA-256 of n bytes at p as sha256sum prints it, into hex (65 bytes);
- * 0 on success. */
-static int sha256sum(const uint8_t *p, size_t n, char hex[65])
-{
-	char path[] = "/tmp/nbg-nocrypto-XXXXXX", cmd[128];
-	int fd = mkstemp(path), ok;
-	FILE *f;
-
-	if (fd < 0)
-		return 1;
-	ok = write(fd, p, n) == (ssize_t)n;
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "sha256sum '%s'", path);
-	f = ok ? popen(cmd, "r") : NULL;
-	ok = f && fscanf(f, "%64s", hex) == 1 && strlen(hex) == 64;
-	if (f)
-		pclose(f);
-	unlink(path);
-	return !ok;
-}
-
-static int same(const uint8_t d[32], const uint8_t *p, size_t n)
-{
-	char want[65], got[65];
-
-	if (sha256sum(p, n, want))
-		return 0;
-	for (int i = 0; i < 32; i++)
-		snprintf(got + 2 * i, 3, "%02x", d[i]);
-	return !strcmp(got, want);
-}
-
 static int all_zero(const uint8_t d[32])
 {
 	for (int i = 0; i < 32; i++)
@@ -86,13 +54,13 @@ static int parse_as_expected(const uint8_t *buf, size_t n, unsigned flags)
 	if (nbg_parse(buf, n, &o, &m, &err) != NBG_OK)
 		return 1;
 	if (flags & NBG_PARSE_NO_FILE_SHA256 ? !all_zero(m->file_sha256)
-					     : !same(m->file_sha256, buf, n))
+					     : !fx_sha256sum_is(m->file_sha256, buf, n))
 		r = 2;
 	for (size_t i = 0; i < m->section_count && !r; i++) {
 		const nbg_section *s = nbg_model_section_at(m, i);
 		if (flags & NBG_PARSE_NO_SECTION_SHA256 ? !all_zero(s->sha256)
-							: !same(s->sha256, buf + s->offset,
-								(size_t)s->size))
+							: !fx_sha256sum_is(s->sha256, buf + s->offset,
+									(size_t)s->size))
 			r = 3;
 	}
 	nbg_model_free(m);
