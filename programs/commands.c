@@ -100,6 +100,21 @@ static const command_doc commands[] = {
 	    { "--write-manifest", "FILE", "a sha256sum manifest of the files measured" },
 	    { "--follow", NULL, "follow symbolic links to directories" },
 	    { "--merge", NULL, "combine parts (PART.json...) written by --json" } } },
+	{ "weights", nbg_cmd_weights, "FILE", "the weights and biases decoded from the kernel streams",
+	  "Decodes every NN-engine operation's kernel (coefficient) stream with the format of its "
+	  "target (v7, v8a, v8b: Mesa etnaviv's encoders and what the data shows beyond them, "
+	  "doc/weights.md) and prints per operation its kernel shape, whether its stream "
+	  "decoded (or why not: the check that failed and its bit offset), the zero point, the "
+	  "range of the stored codes and the share of zero weights.  --out DIR writes, per "
+	  "decoded operation N, opN_weights.npy (the stored codes, [out, z, ky, kx]), "
+	  "opN_bias.npy (int32, the zero-point correction undone), opN_scale.npy where the "
+	  "stream carries per-channel floats, and DIR/weights.json; each file whole or not at "
+	  "all.  Exit 1 when the file is not a valid NBG, or when --op names an operation whose "
+	  "stream did not decode.",
+	  { { "--out", "DIR", "write the arrays as .npy files and weights.json into DIR" },
+	    { "--json", NULL, "the weights document instead of the table" },
+	    { "--op", "N", "only operation N (its OPERATIONS record)" },
+	    { "--float", NULL, "with --out: float32 (q - zp) x scale where a scale is known" } } },
 	{ "ledger", nbg_cmd_ledger, "FILE...", "who owns every byte: class, owner, SHA-256",
 	  "Splits a valid file into owner ranges that tile it with no gap and no overlap, "
 	  "each with its class, owner and SHA-256, plus the views that own no bytes.  "
