@@ -7,12 +7,14 @@
 #include "cli.h"
 #include "nbg/commands.h"
 #include "nbg/report.h"
+#include "nbg/weights.h"
 
 /* What `nbg inspect` was asked for. */
 typedef struct inspect_opts {
 	int json;           /* --json */
 	int only;           /* --only: the requested tables without the report */
 	int commands;       /* --commands */
+	int weights;        /* --weights */
 	int memory;         /* --memory */
 	unsigned graph;     /* --layers, --operations, --patches */
 	nbg_export_form format; /* --format, or NBG_EXPORT_NONE */
@@ -39,6 +41,8 @@ static int inspect_json(const nbg_model *m, const char *path, const inspect_opts
 		what |= NBG_JSON_DOC_COMMANDS;
 	if (o->memory)
 		what |= NBG_JSON_DOC_MEMORY;
+	if (o->weights)
+		what |= NBG_JSON_DOC_WEIGHTS;
 	nbg_json_list_open(list);
 	if (nbg_json_document_write(stdout, m, path, what, &err) != NBG_OK) {
 		/* a failed standard output is reported once, by main */
@@ -56,17 +60,20 @@ static int inspect_text(const nbg_model *m, const char *path, const inspect_opts
 {
 	nbg_graph *g = NULL;
 	nbg_commands *c = NULL;
+	nbg_weights *w = NULL;
 	nbg_error err;
 
 	if (o->only)
 		printf("NBG file: %s\n", nbg_esc(path));
 	else
 		nbg_text_report(stdout, m, path);
-	if (!o->graph && !o->commands)
+	if (!o->graph && !o->commands && !o->weights)
 		return o->memory ? nbg_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
 	if (nbg_graph_decode(m, &g, &err) != NBG_OK ||
-	    (o->commands && nbg_commands_decode(m, g, &c, &err) != NBG_OK)) {
+	    ((o->commands || o->weights) && nbg_commands_decode(m, g, &c, &err) != NBG_OK) ||
+	    (o->weights && nbg_weights_decode(m, g, c, &w, &err) != NBG_OK)) {
 		fprintf(stderr, "nbg: %s: %s\n", nbg_esc(path), err.message);
+		nbg_commands_free(c);
 		nbg_graph_free(g);
 		return nbg_code_exit(err.code);
 	}
@@ -74,6 +81,9 @@ static int inspect_text(const nbg_model *m, const char *path, const inspect_opts
 		nbg_text_graph(stdout, m, g, o->graph);
 	if (o->commands)
 		nbg_text_commands(stdout, m, g, c);
+	if (o->weights)
+		nbg_text_weights(stdout, m, g, c, w);
+	nbg_weights_free(w);
 	nbg_commands_free(c);
 	nbg_graph_free(g);
 	return o->memory ? nbg_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
@@ -134,6 +144,8 @@ static int inspect_args(int argc, char **argv, inspect_opts *o, const char **fil
 			o->commands = 1;
 		else if (!strcmp(a, "--memory"))
 			o->memory = 1;
+		else if (!strcmp(a, "--weights"))
+			o->weights = 1;
 		else if (!strcmp(a, "--format") && i + 1 < argc) {
 			if ((o->format = nbg_export_form_parse(argv[++i])) == NBG_EXPORT_NONE)
 				return -1;
@@ -147,13 +159,14 @@ static int inspect_args(int argc, char **argv, inspect_opts *o, const char **fil
 		} else
 			files[n++] = a;
 	}
-	if (o->only && !o->graph && !o->commands && !o->memory) {
+	if (o->only && !o->graph && !o->commands && !o->memory && !o->weights) {
 		fprintf(stderr, "nbg inspect: --only keeps just the tables asked for: add "
-				"--layers, --operations, --patches, --commands or --memory\n");
+				"--layers, --operations, --patches, --commands, --memory or "
+				"--weights\n");
 		return -1;
 	}
 	if (o->format != NBG_EXPORT_NONE &&
-	    (o->json || o->only || o->graph || o->commands || o->memory)) {
+	    (o->json || o->only || o->graph || o->commands || o->memory || o->weights)) {
 		fprintf(stderr, "nbg inspect: --format prints only the inputs and outputs; it "
 				"takes no --json, --only or tables\n");
 		return -1;
@@ -176,7 +189,7 @@ int nbg_cmd_inspect(int argc, char **argv)
 	n = inspect_args(argc, argv, &o, files);
 	if (n == 0)
 		fprintf(stderr, "usage: nbg inspect [--json] [--layers] [--operations] [--patches] "
-			"[--commands] [--memory] [--only] [--format meta|vpm|jevois] "
+			"[--commands] [--memory] [--weights] [--only] [--format meta|vpm|jevois] "
 			"[--expect-target T] "
 			"FILE...\n");
 	if (n <= 0) {

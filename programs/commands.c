@@ -51,6 +51,7 @@ static const command_doc commands[] = {
 	    { "--patches", NULL, "add the patch table" },
 	    { "--commands", NULL, "add what each NN and TP operation computes" },
 	    { "--memory", NULL, "add the memory a runtime needs, figure by figure" },
+	    { "--weights", NULL, "add what each NN operation's kernel stream decodes to" },
 	    { "--only", NULL, "the tables asked for without the report" },
 	    { "--format", "meta|vpm|jevois",
 	      "only the I/O records, as other tools read them" },
