@@ -9,7 +9,7 @@
 #include "coef/coef_internal.h"
 
 static const char *const order_names[NBG_COEF_ORDER_COUNT] = {
-	"none", "blocks of 9", "interleaved", "sequential", "sequential, whole rows", "six",
+	"none", "blocks of 9", "interleaved", "sequential", "six",
 };
 
 const char *nbg_coef_order_name(unsigned order)
@@ -70,6 +70,11 @@ int nbg_coef_decode(const uint8_t *p, size_t n, const nbg_coef_shape *s, nbg_wei
 		return nbg_coef_reject(o, "descriptor-invalid", UINT64_MAX,
 				       "kernel %ux%ux%u, %u kernels: beyond the command's fields",
 				       s->kx, s->ky, s->kz, s->out);
+	if (s->kx > 3 && fmt != NBG_WEIGHTS_FORMAT_V8A)
+		return nbg_coef_reject(o, "unsupported-kernel-shape", UINT64_MAX,
+				       "unsupported (a %ux%u kernel in a %s stream: no sample fixes "
+				       "the order of the values beyond 3x3)", s->kx, s->ky,
+				       nbg_weights_format_name(fmt));
 	if (s->depthwise && fmt != NBG_WEIGHTS_FORMAT_V8A)
 		return nbg_coef_reject(o, "unsupported-kernel-shape", UINT64_MAX,
 				       "unsupported (a depthwise kernel in a %s stream: no sample)",

@@ -23,7 +23,6 @@ typedef struct nbg_coef_shape {
 	int per_channel;       /* per_channel_post_mul: (bias, float) pairs (v8a) */
 	uint32_t plane[2];     /* output planes an offset word counts in: x*y and
 				* x_stride*y_stride (0: not known) */
-	uint32_t in_y;         /* in_image_y_size (Mesa's sequential order) */
 	uint32_t v7_cores;     /* cores a v7 header has words for (16 unless the
 				* file names more) */
 	int six_first;         /* 1x1 kernels: Mesa's write_core_6 order first */
@@ -34,8 +33,7 @@ enum nbg_coef_order {
 	NBG_COEF_ORDER_NONE = 0,
 	NBG_COEF_ORDER_BLOCKS9,     /* v8a: blocks of 9 across a superblock */
 	NBG_COEF_ORDER_INTERLEAVED, /* write_core_interleaved */
-	NBG_COEF_ORDER_SEQUENTIAL,  /* write_core_sequential, 3-wide rows beyond 3 */
-	NBG_COEF_ORDER_SEQUENTIAL_FULL, /* write_core_sequential, whole rows */
+	NBG_COEF_ORDER_SEQUENTIAL,  /* write_core_sequential */
 	NBG_COEF_ORDER_SIX,         /* write_core_6 */
 	NBG_COEF_ORDER_COUNT
 };
@@ -129,7 +127,8 @@ NBG_INTERNAL bool nbg_coef_buf_reserve(nbg_coef_buf *b, uint64_t more);
 
 /* The v7 layout (v7 bit streams and v8b bytes): per core, kernels in
  * superblocks, each kernel's bias and output offset words placed at the
- * first and last of its values in the writer's order. */
+ * first and last of its values in the writer's order.  Kernels are at most
+ * 3x3 here, where Mesa's writers keep each z slice's values in order. */
 typedef struct nbg_coef_event {
 	uint64_t pos;            /* value index within the core */
 	uint32_t slot;           /* kernel, counted over all cores */
@@ -139,7 +138,6 @@ typedef struct nbg_coef_event {
 typedef struct nbg_coef_layout {
 	const nbg_coef_shape *s;
 	unsigned order;
-	uint32_t perm[225];      /* spatial order of the writer: value t is index perm[t] */
 	nbg_coef_event *ev;      /* one core's events, 2 per kernel */
 	nbg_coef_buf sv;         /* one core's values in stream order */
 	uint32_t *off;           /* per slot: the output offset word */

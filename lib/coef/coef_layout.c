@@ -12,24 +12,6 @@
 
 #include "coef/coef_internal.h"
 
-/* Writer's spatial order of one z slice of a k x k kernel: rows in pairs,
- * each row's first `stride` values (3 beyond 3x3 kernels, unless whole rows),
- * then the rest of the pair's rows (Mesa's loops over x, y). */
-static void spatial_order(uint32_t *perm, uint32_t k, int whole_rows)
-{
-	uint32_t stride = k > 3 && !whole_rows ? 3 : k, t = 0;
-
-	for (uint32_t block = 0; block < (k + 1) / 2; block++) {
-		for (uint32_t a = 2 * block; a < 2 * block + 2 && a < k; a++)
-			for (uint32_t b = 0; b < stride; b++)
-				perm[t++] = a * k + b;
-		if (stride < k)
-			for (uint32_t a = 2 * block; a < 2 * block + 2 && a < k; a++)
-				for (uint32_t b = stride; b < k; b++)
-					perm[t++] = a * k + b;
-	}
-}
-
 bool nbg_coef_layout_init(nbg_coef_layout *l, const nbg_coef_shape *s, unsigned order)
 {
 	size_t out = s->out;
@@ -37,7 +19,6 @@ bool nbg_coef_layout_init(nbg_coef_layout *l, const nbg_coef_shape *s, unsigned 
 	memset(l, 0, sizeof(*l));
 	l->s = s;
 	l->order = order;
-	spatial_order(l->perm, s->kx, order == NBG_COEF_ORDER_SEQUENTIAL_FULL);
 	l->ev = malloc(2 * out * sizeof(*l->ev));
 	l->off = calloc(out, sizeof(*l->off));
 	l->bias = calloc(out, sizeof(*l->bias));
@@ -166,13 +147,10 @@ void nbg_coef_layout_scatter(nbg_coef_layout *l, uint32_t kpc, uint32_t first_sl
 		} else if (l->order == NBG_COEF_ORDER_INTERLEAVED) {
 			for (uint32_t z = 0; z < s->kz; z++)
 				for (uint32_t k = 0; k < n; k++, src += sp)
-					for (uint32_t t = 0; t < sp; t++)
-						dst[(size_t)k * ks + z * sp + l->perm[t]] = src[t];
+					memcpy(dst + (size_t)k * ks + z * sp, src, sp);
 		} else {
-			for (uint32_t k = 0; k < n; k++)
-				for (uint32_t z = 0; z < s->kz; z++, src += sp)
-					for (uint32_t t = 0; t < sp; t++)
-						dst[(size_t)k * ks + z * sp + l->perm[t]] = src[t];
+			memcpy(dst, src, (size_t)n * ks);
+			src += (size_t)n * ks;
 		}
 		done += n;
 	}

@@ -181,8 +181,9 @@ static int attempt(void *ctx, const nbg_coef_shape *s, unsigned order, nbg_coef_
 
 /* The writers to try, in order: 1x1 kernels over several input channels
  * are write_core_6's blocks of six on some targets and interleaved on
- * others; single-channel kernels beyond 3x3 are sequential with or without
- * Mesa's 3-wide rows (its rule: input height over 64). */
+ * others (their bias and offset words fall at different values, so the
+ * checks tell them apart); other kernels over several channels are
+ * interleaved; single-channel kernels sequential. */
 static size_t orders(const nbg_coef_shape *s, unsigned *o)
 {
 	if (s->kz > 1 && s->kx == 1 && s->ky == 1) {
@@ -190,17 +191,8 @@ static size_t orders(const nbg_coef_shape *s, unsigned *o)
 		o[1] = s->six_first ? NBG_COEF_ORDER_INTERLEAVED : NBG_COEF_ORDER_SIX;
 		return 2;
 	}
-	if (s->kz > 1) {
-		o[0] = NBG_COEF_ORDER_INTERLEAVED;
-		return 1;
-	}
-	if (s->kx <= 3) {
-		o[0] = NBG_COEF_ORDER_SEQUENTIAL;
-		return 1;
-	}
-	o[0] = s->in_y > 64 ? NBG_COEF_ORDER_SEQUENTIAL : NBG_COEF_ORDER_SEQUENTIAL_FULL;
-	o[1] = s->in_y > 64 ? NBG_COEF_ORDER_SEQUENTIAL_FULL : NBG_COEF_ORDER_SEQUENTIAL;
-	return 2;
+	o[0] = s->kz > 1 ? NBG_COEF_ORDER_INTERLEAVED : NBG_COEF_ORDER_SEQUENTIAL;
+	return 1;
 }
 
 /* Tries each writer; the first whose stream is exactly consistent wins.

@@ -154,7 +154,6 @@ static void shape_of(const nbg_model *m, const nbg_cmd *cmd, nbg_coef_shape *s, 
 		      nbg_command_value(cmd, "out_image_y_size");
 	s->plane[1] = nbg_command_value(cmd, "out_image_x_stride") *
 		      nbg_command_value(cmd, "out_image_y_stride");
-	s->in_y = nbg_command_value(cmd, "in_image_y_size");
 	/* the v7 header holds a word per core: 16 fit its 64 bytes */
 	s->v7_cores = m->family == 1 && m->v1.nn_core_count > 16 ? m->v1.nn_core_count : 16;
 	s->six_first = six_first(m->target);
