@@ -8,38 +8,6 @@
 
 #include "coef/coef_internal.h"
 
-static const char *const order_names[NBG_COEF_ORDER_COUNT] = {
-	"none", "blocks of 9", "interleaved", "sequential", "six",
-};
-
-const char *nbg_coef_order_name(unsigned order)
-{
-	return order < NBG_COEF_ORDER_COUNT ? order_names[order] : NULL;
-}
-
-int nbg_coef_reject(nbg_coef_out *o, const char *id, uint64_t bit, const char *fmt, ...)
-{
-	va_list ap;
-
-	o->reason_id = id;
-	o->bit = bit;
-	va_start(ap, fmt);
-	vsnprintf(o->reason, sizeof(o->reason), fmt, ap);
-	va_end(ap);
-	return NBG_COEF_REJECTED;
-}
-
-void nbg_coef_out_free(nbg_coef_out *o)
-{
-	free(o->codes);
-	free(o->bias_stored);
-	free(o->bias);
-	free(o->scale);
-	o->codes = NULL;
-	o->bias_stored = o->bias = NULL;
-	o->scale = NULL;
-}
-
 /*
  * The most values a stream of n bytes can carry, so that a descriptor's
  * counts are checked before anything is allocated: v7 tokens take at least

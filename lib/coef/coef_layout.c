@@ -26,22 +26,6 @@ bool nbg_coef_layout_init(nbg_coef_layout *l, const nbg_coef_shape *s, unsigned 
 	return l->ev && l->off && l->bias && l->chan_of;
 }
 
-bool nbg_coef_buf_reserve(nbg_coef_buf *b, uint64_t more)
-{
-	uint64_t need = b->len + more, cap = b->cap ? b->cap : 4096;
-	uint8_t *q;
-
-	if (need <= b->cap)
-		return true;
-	while (cap < need)
-		cap *= 2;
-	if (cap != (size_t)cap || !(q = realloc(b->p, (size_t)cap)))
-		return false;
-	b->p = q;
-	b->cap = cap;
-	return true;
-}
-
 bool nbg_coef_layout_reserve(nbg_coef_layout *l, uint32_t kpc, uint32_t first_slot)
 {
 	uint64_t ks = nbg_coef_ksize(l->s), end = ((uint64_t)first_slot + kpc) * ks;

@@ -12,23 +12,6 @@
 #include "coef/coef_internal.h"
 #include "coef/weights_internal.h"
 
-static const char *const status_names[NBG_WEIGHTS_STATUS_COUNT] = {
-	"decoded", "not-decoded", "unsupported", "no-stream",
-};
-static const char *const format_names[NBG_WEIGHTS_FORMAT_COUNT] = {
-	"none", "v7", "v8a", "v8b",
-};
-
-const char *nbg_weights_status_name(nbg_weights_status s)
-{
-	return (unsigned)s < NBG_WEIGHTS_STATUS_COUNT ? status_names[s] : NULL;
-}
-
-const char *nbg_weights_format_name(nbg_weights_format f)
-{
-	return (unsigned)f < NBG_WEIGHTS_FORMAT_COUNT ? format_names[f] : NULL;
-}
-
 /* The targets whose family the corpus establishes: every stream of theirs
  * that decodes does so with this format (doc/weights.md). */
 static const struct {
