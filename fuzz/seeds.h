@@ -19,10 +19,22 @@ typedef struct seed_file {
 	size_t size;
 } seed_file;
 
-/* Every synthesized seed (v2 and v1 shapes); *count receives the number.
+/* Every synthesized seed (v2 and v1 shapes, and v2 files carrying kernel
+ * streams of every format); *count receives the number.
  * All of them parse with the CRC check on.  Free with seed_free_all. */
 seed_file *seed_synth_all(size_t *count);
 void seed_free_all(seed_file *s, size_t count);
+
+/* The kernel-stream seeds: layers written by tests/coef_encode.c in the
+ * v7, v8a and v8b formats.  seed_coef_file(i) is the fixture's v2 file
+ * carrying stream i (one of seed_synth_all's seeds); seed_coef_raw(i) is
+ * the raw input of the coef harness: "COEF", what the NN command would say
+ * (SEED_COEF_HEADER bytes, fuzz/fuzz_coef.c), then the stream.  Both
+ * malloc'd, with their names. */
+#define SEED_COEF_HEADER 19
+size_t seed_coef_count(void);
+uint8_t *seed_coef_file(size_t i, char *name, size_t name_size, size_t *size);
+uint8_t *seed_coef_raw(size_t i, char *name, size_t name_size, size_t *size);
 
 /* A v1 file of `version` with 1 input, 2 outputs, 2 layers, 3 operations,
  * 2 SH and 2 PATCH records, 1 SW record and small opaque tables.  variant 0:

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "coef_encode.h"
+#include "fixture.h"
 
 /* ------------------------------------------------------------- bits */
 
@@ -573,3 +574,67 @@ uint8_t *ce_encode(const ce_layer *l, const ce_opts *o, size_t *size)
 	assert(l->cores >= 1 && l->cores <= 9 && l->superblocks >= 1);
 	return o->format == CE_V7 ? encode_v7(l, o, size) : encode_v8(l, o, size);
 }
+
+/* ------------------------------------------------------------ a file */
+
+static void put32le(uint8_t *p, uint32_t v)
+{
+	for (int k = 0; k < 4; k++)
+		p[k] = (uint8_t)(v >> (8 * k));
+}
+
+static uint32_t get32le(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put_bits(uint8_t *cmd, unsigned w, unsigned lo, unsigned n, uint32_t v)
+{
+	uint32_t x = get32le(cmd + 4 * w), mask = ((n >= 32 ? 0u : 1u << n) - 1u) << lo;
+	put32le(cmd + 4 * w, (x & ~mask) | ((v << lo) & mask));
+}
+
+/* The fixture's v2 file with its NN command describing l, its kernel patch
+ * naming COEF_DATA_TABLE entry 1 and that entry holding the stream. */
+uint8_t *ce_nbg_file(const ce_layer *l, const uint8_t *stream, size_t n, uint32_t target,
+			   size_t *size)
+{
+	fx_spec *s = fx_default();
+	uint8_t nn[384] = { 0 }, *b, pat[5 * 28];
+	fx_section *patch = fx_find(s, 10), *coef;
+	uint32_t table[4] = { 0, 500, 512, (uint32_t)n };
+
+	put_bits(nn, 0, 2, 4, l->kx);
+	put_bits(nn, 0, 6, 14, l->kz);
+	put_bits(nn, 0, 20, 7, ce_superblock(l));
+	put_bits(nn, 1, 19, 13, 10);              /* in_image_y_size */
+	put_bits(nn, 3, 6, 13, l->plane);         /* out x */
+	put_bits(nn, 3, 19, 13, 1);               /* out y */
+	put_bits(nn, 4, 0, 14, l->out);
+	put_bits(nn, 15, 2, 16, (uint32_t)l->in_zp);
+	put_bits(nn, 18, 26, 1, l->scale != NULL);
+	put_bits(nn, 22, 0, 8, l->zp);
+	put_bits(nn, 22, 17, 1, (uint32_t)l->depthwise);
+	fx_set(s, 7, nn, sizeof(nn), 0, 192);
+	/* patch 1 (the NN operation's first): kernel_address from entry 1 */
+	memcpy(pat, patch->data, sizeof(pat));
+	put32le(pat + 28, 1);      /* COMMAND */
+	put32le(pat + 32, 20);     /* word 5 */
+	put32le(pat + 36, 5);      /* MISC_DYNA_GENERIC */
+	put32le(pat + 40, 1);      /* entry 1 */
+	put32le(pat + 44, 0);
+	put32le(pat + 48, 1);      /* transformed: address >> 6 */
+	fx_set(s, 10, pat, sizeof(pat), 0, 28);
+	for (int i = 0; i < 4; i++)
+		put32le((uint8_t *)&table[i], table[i]);
+	fx_set(s, 23, table, sizeof(table), 0, 8);
+	coef = fx_find(s, 24);
+	fx_resize(coef, 512 + n + 64);
+	memcpy(coef->data + 512, stream, n);
+	memset(coef->data + 512 + n, 0xEE, 64); /* not the entry's: opaque bytes after it */
+	b = fx_build(s, size);
+	fx_free(s);
+	put32le(b + 8, target); /* the header's target (outside the file checksum) */
+	return b;
+}
+

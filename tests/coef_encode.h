@@ -53,4 +53,11 @@ uint8_t *ce_encode(const ce_layer *l, const ce_opts *o, size_t *size);
  * sum((w - zp) * in_zp), v8a adds sum((w - zp) * (128 - in_zp)). */
 int32_t ce_stored_bias(const ce_layer *l, int format, uint32_t c);
 
+/* The fixture's v2 file (tests/fixture.h) with its NN command describing l,
+ * its kernel patch naming COEF_DATA_TABLE entry 1 and that entry holding
+ * the stream, 64 bytes of 0xEE after it; the header's target word set to
+ * `target`.  malloc'd. */
+uint8_t *ce_nbg_file(const ce_layer *l, const uint8_t *stream, size_t n, uint32_t target,
+		     size_t *size);
+
 #endif

@@ -302,7 +302,6 @@ static void put32(uint8_t *p, uint32_t v)
 	for (int k = 0; k < 4; k++)
 		p[k] = (uint8_t)(v >> (8 * k));
 }
-
 static uint32_t get32(const uint8_t *p)
 {
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
@@ -453,56 +452,6 @@ static void test_bit_flips(void **state)
 
 /* ------------------------------------------------ a synthesized file */
 
-static void put_bits(uint8_t *cmd, unsigned w, unsigned lo, unsigned n, uint32_t v)
-{
-	uint32_t x = get32(cmd + 4 * w), mask = ((n >= 32 ? 0u : 1u << n) - 1u) << lo;
-	put32(cmd + 4 * w, (x & ~mask) | ((v << lo) & mask));
-}
-
-/* The fixture's v2 file with its NN command describing l, its kernel patch
- * naming COEF_DATA_TABLE entry 1 and that entry holding the stream. */
-static uint8_t *synth_file(const ce_layer *l, const uint8_t *stream, size_t n, uint32_t target,
-			   size_t *size)
-{
-	fx_spec *s = fx_default();
-	uint8_t nn[384] = { 0 }, *b, pat[5 * 28];
-	fx_section *patch = fx_find(s, 10), *coef;
-	uint32_t table[4] = { 0, 500, 512, (uint32_t)n };
-
-	put_bits(nn, 0, 2, 4, l->kx);
-	put_bits(nn, 0, 6, 14, l->kz);
-	put_bits(nn, 0, 20, 7, ce_superblock(l));
-	put_bits(nn, 1, 19, 13, 10);              /* in_image_y_size */
-	put_bits(nn, 3, 6, 13, l->plane);         /* out x */
-	put_bits(nn, 3, 19, 13, 1);               /* out y */
-	put_bits(nn, 4, 0, 14, l->out);
-	put_bits(nn, 15, 2, 16, (uint32_t)l->in_zp);
-	put_bits(nn, 18, 26, 1, l->scale != NULL);
-	put_bits(nn, 22, 0, 8, l->zp);
-	put_bits(nn, 22, 17, 1, (uint32_t)l->depthwise);
-	fx_set(s, 7, nn, sizeof(nn), 0, 192);
-	/* patch 1 (the NN operation's first): kernel_address from entry 1 */
-	memcpy(pat, patch->data, sizeof(pat));
-	put32(pat + 28, 1);      /* COMMAND */
-	put32(pat + 32, 20);     /* word 5 */
-	put32(pat + 36, 5);      /* MISC_DYNA_GENERIC */
-	put32(pat + 40, 1);      /* entry 1 */
-	put32(pat + 44, 0);
-	put32(pat + 48, 1);      /* transformed: address >> 6 */
-	fx_set(s, 10, pat, sizeof(pat), 0, 28);
-	for (int i = 0; i < 4; i++)
-		put32((uint8_t *)&table[i], table[i]);
-	fx_set(s, 23, table, sizeof(table), 0, 8);
-	coef = fx_find(s, 24);
-	fx_resize(coef, 512 + n + 64);
-	memcpy(coef->data + 512, stream, n);
-	memset(coef->data + 512 + n, 0xEE, 64); /* not the entry's: opaque bytes after it */
-	b = fx_build(s, size);
-	fx_free(s);
-	put32(b + 8, target); /* the header's target (outside the file checksum) */
-	return b;
-}
-
 typedef struct decoded_file {
 	nbg_model *m;
 	nbg_graph *g;
@@ -545,7 +494,7 @@ static void test_synth_file(void **state)
 		ce_opts o = { .format = cases[i].format, .order = cases[i].order, .zrl_bits = 2,
 			      .zrl = 1, .map_seed = 5 };
 		size_t n, size, count;
-		uint8_t *st = ce_encode(&L.l, &o, &n), *b = synth_file(&L.l, st, n, cases[i].target,
+		uint8_t *st = ce_encode(&L.l, &o, &n), *b = ce_nbg_file(&L.l, st, n, cases[i].target,
 								       &size);
 		decoded_file d;
 		nbg_ledger *l;
@@ -606,7 +555,7 @@ static void test_synth_file_rejected(void **state)
 	nbg_error e;
 
 	put32(st + 28, get32(st + 28) + 1); /* core 0: one bit more */
-	b = synth_file(&L.l, st, n, 0x1000003b, &size);
+	b = ce_nbg_file(&L.l, st, n, 0x1000003b, &size);
 	decode_buf(b, size, &d);
 	w = nbg_weights_at(d.w, 0);
 	assert_int_equal(nbg_weights_op_status(w), NBG_WEIGHTS_NOT_DECODED);
@@ -631,7 +580,7 @@ static void test_synth_unsupported(void **state)
 	tlayer L = make_layer(8, 2, 3, 2, 1, 0, 0);
 	ce_opts o = { .format = CE_V8A };
 	size_t n, size;
-	uint8_t *st = ce_encode(&L.l, &o, &n), *b = synth_file(&L.l, st, n, 0x1000003b, &size);
+	uint8_t *st = ce_encode(&L.l, &o, &n), *b = ce_nbg_file(&L.l, st, n, 0x1000003b, &size);
 	decoded_file d;
 	nbg_section const *sec;
 	nbg_model *m;
@@ -661,7 +610,7 @@ static void test_cli_out(void **state)
 	tlayer L = make_layer(6, 3, 3, 3, 1, 0, 0);
 	ce_opts o = { .format = CE_V8A, .zrl = 1 };
 	size_t n, size, len;
-	uint8_t *st = ce_encode(&L.l, &o, &n), *b = synth_file(&L.l, st, n, 0x1000003b, &size);
+	uint8_t *st = ce_encode(&L.l, &o, &n), *b = ce_nbg_file(&L.l, st, n, 0x1000003b, &size);
 	char *dir = fx_tmpdir("nbg-weights"), path[512];
 	FILE *f;
 	fx_run_result r;
