@@ -118,83 +118,111 @@ static int core_done(const uint8_t *got, uint64_t have, uint64_t target, const u
 	return NBG_COEF_DECODED;
 }
 
-/* Room for the most one step writes (two runs). */
+/* The most one step writes: two runs. */
 #define STEP_MAX 512u
+
+/* The decoder's state: the codes of the last three pairs in a ring of six
+ * slots (pair s in slots 2s mod 6 and the next), their first parts (for the
+ * flush check), where the next byte goes. */
+typedef struct hstate {
+	const nbg_huff *h;
+	uint32_t first[8], second[4];
+	uint32_t c[6];
+	uint8_t p0[6];
+	uint8_t *w;
+} hstate;
+
+/* One step, the pair in slot i read, the second parts of slot j, the values
+ * of slot k (constants once inlined: the ring stays in registers); returns
+ * the bits it used. */
+static inline unsigned step(hstate *st, uint64_t v, unsigned i, unsigned j, unsigned k,
+			    int seconds, int values)
+{
+	const nbg_huff *h = st->h;
+	unsigned used = 6;
+
+	st->p0[i] = v & 7;
+	st->p0[i + 1] = v >> 3 & 7;
+	st->c[i] = st->first[v & 7];
+	st->c[i + 1] = st->first[v >> 3 & 7];
+	v >>= 6;
+	for (unsigned t = j; seconds && t < j + 2; t++) {
+		unsigned more = st->c[t] == 8 ? 2 : 0;
+		st->c[t] = more ? st->second[v & 3] : st->c[t];
+		v >>= more;
+		used += more;
+	}
+	for (unsigned t = k; values && t < k + 2; t++) {
+		uint32_t c = st->c[t];
+		unsigned sym = c & 0xff, nb = c >> 8 & 0xff;
+		uint32_t f = (uint32_t)((v & ((1ull << nb) - 1)) << (c >> 16 & 0xff) | c >> 24);
+		v >>= nb;
+		used += nb;
+		if (!h->run[sym]) {
+			*st->w++ = h->value[sym][f];
+		} else {
+			unsigned run = h->table[h->run[sym] == 1 ? (f & 1) : 2 + f] + 1u;
+			memset(st->w, 0, run);
+			st->w += run;
+		}
+	}
+	return used;
+}
 
 int nbg_huff_core(const nbg_huff *h, const uint8_t *p, uint64_t nbits, uint64_t base,
 		  nbg_coef_buf *buf, nbg_huff_want_fn want, void *ctx, nbg_coef_out *o)
 {
-	/* a code takes at least 3 bits for at most 256 bytes */
-	uint64_t start = buf->len, limit = (nbits / 3 + 2) * 256, target = UINT64_MAX;
 	nbg_bits b = { p, (nbits + 7) / 8, nbits, 0 };
-	uint8_t p0[6] = { 0 };
-	uint32_t c[6] = { 0 }, first[8], second[4];
-	uint8_t *w;
-	unsigned i = 0; /* ring slot of code 2s */
+	uint64_t start = buf->len, target;
+	hstate st;
+	uint8_t *end;
+	unsigned last;
 
 	if (!nbg_coef_buf_reserve(buf, STEP_MAX))
 		return NBG_COEF_NO_MEMORY;
-	code_tables(h, first, second);
-	w = buf->p + buf->len;
-	for (uint64_t s = 0;; s++, i = i == 4 ? 0 : i + 2) {
-		uint64_t v = nbg_bits_peek(&b), have;
-		unsigned used = 6, j = i == 0 ? 4 : i - 2, k = i == 4 ? 0 : i + 2;
-		p0[i] = v & 7;
-		p0[i + 1] = v >> 3 & 7;
-		c[i] = first[p0[i]];
-		c[i + 1] = first[p0[i + 1]];
-		v >>= 6;
-		/* step s-1's codes (slot j): second parts after a first part 010 */
-		if (s >= 1) {
-			for (unsigned t = j; t < j + 2; t++) {
-				unsigned more = c[t] == 8 ? 2 : 0;
-				c[t] = more ? second[v & 3] : c[t];
-				v >>= more;
-				used += more;
-			}
-		}
-		/* step s-2's codes (slot k): their values */
-		for (unsigned t = k; s >= 2 && t < k + 2; t++) {
-			unsigned sym = c[t] & 0xff, nb = c[t] >> 8 & 0xff;
-			uint32_t f = (uint32_t)((v & ((1ull << nb) - 1)) << (c[t] >> 16 & 0xff) |
-						c[t] >> 24);
-			v >>= nb;
-			used += nb;
-			if (!h->run[sym]) {
-				*w++ = h->value[sym][f];
-			} else {
-				unsigned run = h->table[h->run[sym] == 1 ? (f & 1) : 2 + f] + 1u;
-				memset(w, 0, run);
-				w += run;
-			}
-		}
-		b.pos += used;
-		have = (uint64_t)(w - buf->p) - start;
-		if (b.pos > nbits)
-			return nbg_coef_reject(o, "stream-overrun", base + nbits,
-					       "the core's codes pass its %llu bits",
-					       (unsigned long long)nbits);
-		if (target == UINT64_MAX && have >= 2) {
-			target = want(ctx, buf->p + start);
-			if (target == UINT64_MAX || target > limit)
-				return nbg_coef_reject(o, "kernel-count-mismatch", base + b.pos,
-						       "the core's kernel count does not fit the "
-						       "command's kernels or the core's bits");
-			limit = target + 2 * 256;
-		}
-		if (have > limit)
-			return nbg_coef_reject(o, "run-past-end", base + b.pos,
-					       "the core's codes give more bytes than its kernels hold");
-		if (have >= target) {
-			int r = core_done(buf->p + start, have, target, p0, i, b.pos, nbits, base, o);
-			buf->len = start + target;
-			return r;
-		}
-		buf->len = start + have;
-		if (buf->len + STEP_MAX > buf->cap) {
-			if (!nbg_coef_buf_reserve(buf, STEP_MAX))
-				return NBG_COEF_NO_MEMORY;
-			w = buf->p + buf->len;
-		}
+	memset(&st, 0, sizeof(st));
+	st.h = h;
+	code_tables(h, st.first, st.second);
+	st.w = buf->p + start;
+	/* steps 0-2: the pipeline fills; step 2 completes the first two bytes */
+	b.pos += step(&st, nbg_bits_peek(&b), 0, 4, 2, 0, 0);
+	b.pos += step(&st, nbg_bits_peek(&b), 2, 0, 4, 1, 0);
+	b.pos += step(&st, nbg_bits_peek(&b), 4, 2, 0, 1, 1);
+	if (b.pos > nbits)
+		return nbg_coef_reject(o, "stream-overrun", base + nbits,
+				       "the core's codes pass its %llu bits",
+				       (unsigned long long)nbits);
+	/* a code takes at least 3 bits for at most 256 bytes */
+	target = want(ctx, buf->p + start);
+	if (target == UINT64_MAX || target > (nbits / 3 + 2) * 256)
+		return nbg_coef_reject(o, "kernel-count-mismatch", base + b.pos,
+				       "the core's kernel count does not fit the command's kernels "
+				       "or the core's bits");
+	/* room for every byte and the most a last step can add past them */
+	buf->len = (uint64_t)(st.w - buf->p);
+	if (!nbg_coef_buf_reserve(buf, target + STEP_MAX))
+		return NBG_COEF_NO_MEMORY;
+	st.w = buf->p + buf->len;
+	end = buf->p + start + target;
+	last = 4;
+	while (st.w < end && b.pos <= nbits) {
+		b.pos += step(&st, nbg_bits_peek(&b), 0, 4, 2, 1, 1);
+		last = 0;
+		if (st.w >= end || b.pos > nbits)
+			break;
+		b.pos += step(&st, nbg_bits_peek(&b), 2, 0, 4, 1, 1);
+		last = 2;
+		if (st.w >= end || b.pos > nbits)
+			break;
+		b.pos += step(&st, nbg_bits_peek(&b), 4, 2, 0, 1, 1);
+		last = 4;
 	}
+	if (b.pos > nbits)
+		return nbg_coef_reject(o, "stream-overrun", base + nbits,
+				       "the core's codes pass its %llu bits",
+				       (unsigned long long)nbits);
+	int r = core_done(buf->p + start, (uint64_t)(st.w - buf->p) - start, target, st.p0, last,
+			  b.pos, nbits, base, o);
+	buf->len = start + target;
+	return r;
 }

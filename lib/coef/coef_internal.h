@@ -75,6 +75,29 @@ NBG_INTERNAL void nbg_coef_out_free(nbg_coef_out *o);
 NBG_INTERNAL int nbg_coef_reject(nbg_coef_out *o, const char *id, uint64_t bit,
 				 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* The sum of n codes (a kernel's), for the bias corrections: eight bytes
+ * at a time in four 16-bit lanes, folded before a lane can overflow. */
+static inline uint32_t nbg_coef_sum(const uint8_t *w, size_t n)
+{
+	const uint64_t m = 0x00FF00FF00FF00FFull;
+	uint32_t sum = 0;
+	size_t i = 0;
+
+	while (n - i >= 8) {
+		uint64_t lanes = 0;
+		for (unsigned k = 0; k < 128 && n - i >= 8; k++, i += 8) {
+			uint64_t x;
+			memcpy(&x, w + i, 8);
+			lanes += (x & m) + (x >> 8 & m);
+		}
+		lanes = (lanes & 0x0000FFFF0000FFFFull) + (lanes >> 16 & 0x0000FFFF0000FFFFull);
+		sum += (uint32_t)lanes + (uint32_t)(lanes >> 32);
+	}
+	for (; i < n; i++)
+		sum += w[i];
+	return sum;
+}
+
 /* Kernel values: kz * ky * kx (fits 32 bits: checked by nbg_coef_decode). */
 static inline uint32_t nbg_coef_ksize(const nbg_coef_shape *s)
 {

@@ -185,13 +185,11 @@ int nbg_coef_layout_finish(nbg_coef_layout *l, nbg_coef_out *o)
 	if (!o->codes || !o->bias_stored || !o->bias)
 		return NBG_COEF_NO_MEMORY;
 	for (uint32_t i = 0; i < out; i++) {
-		uint32_t c = l->chan_of[i], corr = 0;
+		uint32_t c = l->chan_of[i];
 		const uint8_t *w = l->slot_codes.p + (size_t)i * ks;
 		memcpy(o->codes + (size_t)c * ks, w, ks);
 		/* stored = bias - sum((w - zp) * in_zp), modulo 2^32 */
-		for (uint32_t j = 0; j < ks; j++)
-			corr += (uint32_t)((int32_t)w[j] - (int32_t)s->zero_point) *
-				(uint32_t)s->in_zero_point;
+		uint32_t corr = (nbg_coef_sum(w, ks) - ks * s->zero_point) * (uint32_t)s->in_zero_point;
 		o->bias_stored[c] = (int32_t)l->bias[i];
 		o->bias[c] = (int32_t)(l->bias[i] + corr);
 	}

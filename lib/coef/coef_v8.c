@@ -142,10 +142,14 @@ static int cores(v8_ctx *c, const nbg_huff *h, nbg_coef_out *o)
 		r = nbg_huff_core(h, c->p + k->at, k->nbits, k->at * 8, &c->bytes, want, c, o);
 		if (r != NBG_COEF_DECODED || (r = core_padding(c, k, o)) != NBG_COEF_DECODED)
 			return r;
-		uint8_t *b = c->bytes.p + start, prev = 0;
-		for (uint64_t j = 0; j < c->bytes.len - start; j++) {
-			uint8_t x = (uint8_t)(b[j] + c->avg);
-			b[j] = c->precode ? (prev = (uint8_t)(prev + x)) : x;
+		uint8_t *b = c->bytes.p + start, prev = 0, avg = c->avg;
+		uint64_t len = c->bytes.len - start;
+		if (c->precode) {
+			for (uint64_t j = 0; j < len; j++)
+				b[j] = prev = (uint8_t)(prev + b[j] + avg);
+		} else if (avg) {
+			for (uint64_t j = 0; j < len; j++)
+				b[j] = (uint8_t)(b[j] + avg);
 		}
 		k->start = start;
 		k->kpc = b[0] | (uint32_t)b[1] << 8;
@@ -175,33 +179,33 @@ static int64_t v8a_channel(const v8_ctx *c, uint32_t ci, uint32_t sb, uint32_t k
 	return oc;
 }
 
-/* A superblock's n kernels (channels ch) from its bytes v: blocks of 9
- * across the kernels, a depthwise kernel whole; the padding after the
- * kernel's values must be zero (the zero point, stored as w - zp). */
+/* A superblock's n kernels (channels ch) from its values v (the zero
+ * point added back): blocks of 9 across the kernels, a depthwise kernel
+ * whole; the padding after a kernel's values must be the zero point. */
 static int v8a_superblock(const v8_ctx *c, const uint8_t *v, uint32_t n, const int64_t *ch,
 			  nbg_coef_out *o)
 {
 	const nbg_coef_shape *s = c->s;
-	uint32_t ks = nbg_coef_ksize(s), per = (ks + 8) / 9 * 9, zp = s->zero_point;
-	uint8_t pad = 0;
+	uint32_t ks = nbg_coef_ksize(s), per = (ks + 8) / 9 * 9;
+	uint8_t zp = (uint8_t)s->zero_point, pad = 0;
 
 	for (uint32_t kk = 0; kk < n; kk++) {
 		uint8_t *dst = o->codes + (size_t)ch[kk] * ks;
 		if (s->depthwise) {
 			const uint8_t *src = v + (size_t)kk * per;
-			for (uint32_t j = 0; j < ks; j++)
-				dst[j] = (uint8_t)(src[j] + zp);
+			memcpy(dst, src, ks);
 			for (uint32_t j = ks; j < per; j++)
-				pad |= src[j];
+				pad |= src[j] ^ zp;
 			continue;
 		}
-		for (uint32_t b = 0; b < per / 9; b++) {
+		uint32_t full = ks / 9, b;
+		for (b = 0; b < full; b++)
+			memcpy(dst + b * 9, v + ((size_t)b * n + kk) * 9, 9);
+		if (ks % 9) {
 			const uint8_t *src = v + ((size_t)b * n + kk) * 9;
-			uint32_t m = ks - b * 9 < 9 ? ks - b * 9 : 9;
-			for (uint32_t j = 0; j < m; j++)
-				dst[b * 9 + j] = (uint8_t)(src[j] + zp);
-			for (uint32_t j = m; j < 9; j++)
-				pad |= src[j];
+			memcpy(dst + b * 9, src, ks % 9);
+			for (uint32_t j = ks % 9; j < 9; j++)
+				pad |= src[j] ^ zp;
 		}
 	}
 	return pad ? nbg_coef_reject(o, "nonzero-block-padding", UINT64_MAX,
@@ -218,7 +222,10 @@ static int v8a_place(v8_ctx *c, uint8_t *taken, uint32_t *next, nbg_coef_out *o)
 
 	for (uint32_t ci = 0; ci < c->ncores; ci++) {
 		const v8_core *k = &c->core[ci];
-		const uint8_t *v = c->bytes.p + k->start + 2;
+		uint8_t *v = c->bytes.p + k->start + 2, zp = (uint8_t)s->zero_point;
+		/* the stored values are w - zp */
+		for (size_t j = 0; j < (size_t)k->kpc * per; j++)
+			v[j] = (uint8_t)(v[j] + zp);
 		for (uint32_t done = 0, sb = 0; done < k->kpc; sb++) {
 			uint32_t n = k->kpc - done < S ? k->kpc - done : S;
 			int r;
@@ -260,9 +267,8 @@ static int v8a_biases(const v8_ctx *c, nbg_coef_out *o)
 					       (unsigned long long)i);
 	for (uint32_t ch = 0; ch < s->out; ch++) {
 		const uint8_t *w = o->codes + (size_t)ch * ks;
-		uint32_t stored = le32(c->p + at + ch * step), corr = 0;
-		for (uint64_t j = 0; j < ks; j++)
-			corr += (uint32_t)((int32_t)w[j] - (int32_t)s->zero_point) *
+		uint32_t stored = le32(c->p + at + ch * step);
+		uint32_t corr = (nbg_coef_sum(w, ks) - (uint32_t)ks * s->zero_point) *
 				(uint32_t)(128 - s->in_zero_point);
 		/* stored = bias + sum((w - zp) * (128 - in_zp)), modulo 2^32 */
 		o->bias_stored[ch] = (int32_t)stored;

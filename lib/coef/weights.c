@@ -194,13 +194,7 @@ static void take(nbg_weights_op *w, nbg_coef_out *o, const nbg_coef_shape *s)
 	w->bias_stored = o->bias_stored;
 	w->bias = o->bias;
 	w->scale = o->scale;
-	w->min = 255;
-	for (uint64_t i = 0; i < n; i++) {
-		uint8_t c = w->codes[i];
-		w->min = c < w->min ? c : w->min;
-		w->max = c > w->max ? c : w->max;
-		w->zero_points += c == s->zero_point;
-	}
+	(void)n;
 }
 
 /* Decodes with the target's format, or every format in turn; false only
@@ -411,15 +405,27 @@ const uint8_t *nbg_weights_op_codes(const nbg_weights_op *o, size_t *count)
 	return o->codes;
 }
 
+/* Computed when asked (the reports), not while decoding. */
 void nbg_weights_op_stats(const nbg_weights_op *o, uint32_t *min, uint32_t *max,
 			  uint64_t *zero_points)
 {
-	int d = o->status == NBG_WEIGHTS_DECODED;
+	uint8_t lo = 255, hi = 0, zp = (uint8_t)o->zero_point;
+	uint64_t zeros = 0, n = 0;
 
+	if (o->status == NBG_WEIGHTS_DECODED)
+		n = (uint64_t)o->shape[0] * o->shape[1] * o->shape[2] * o->shape[3];
+	else
+		lo = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		uint8_t c = o->codes[i];
+		lo = c < lo ? c : lo;
+		hi = c > hi ? c : hi;
+		zeros += c == zp;
+	}
 	if (min)
-		*min = d ? o->min : 0;
+		*min = lo;
 	if (max)
-		*max = d ? o->max : 0;
+		*max = hi;
 	if (zero_points)
-		*zero_points = d ? o->zero_points : 0;
+		*zero_points = zeros;
 }

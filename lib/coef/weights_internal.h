@@ -25,8 +25,6 @@ struct nbg_weights_op {
 	uint8_t *codes;
 	int32_t *bias_stored, *bias;
 	float *scale;
-	uint32_t min, max;
-	uint64_t zero_points;
 };
 
 /* Bytes the decoded streams explain, merged, in file order. */

@@ -83,11 +83,14 @@ static json_t *op_json(const nbg_graph *g, const nbg_commands *c, const nbg_weig
 	json_object_set_new(j, "format", json_string(nbg_weights_format_name(o->format)));
 	json_object_set_new(j, "order", json_string(nbg_weights_op_order(o)));
 	json_object_set_new(j, "cores", json_integer(o->cores));
+	uint32_t st_min, st_max;
+	uint64_t st_zero;
+	nbg_weights_op_stats(o, &st_min, &st_max, &st_zero);
 	json_object_set_new(j, "codes",
-			    json_pack("{s:I,s:I,s:I,s:f}", "min", (json_int_t)o->min, "max",
-				      (json_int_t)o->max, "zero_points", (json_int_t)o->zero_points,
+			    json_pack("{s:I,s:I,s:I,s:f}", "min", (json_int_t)st_min, "max",
+				      (json_int_t)st_max, "zero_points", (json_int_t)st_zero,
 				      "zero_point_fraction",
-				      (double)o->zero_points /
+				      (double)st_zero /
 					      ((double)o->shape[0] * o->shape[1] * o->shape[2] *
 					       o->shape[3])));
 	json_object_set_new(j, "per_channel_scale", json_boolean(o->scale != NULL));

@@ -35,11 +35,13 @@ void nbg_text_weights_op(FILE *out, const nbg_graph *g, const nbg_weights_op *o)
 		fputc('\n', out);
 		return;
 	}
-	uint64_t n = (uint64_t)o->shape[0] * o->shape[1] * o->shape[2] * o->shape[3];
+	uint64_t n = (uint64_t)o->shape[0] * o->shape[1] * o->shape[2] * o->shape[3], st_zero;
+	uint32_t st_min, st_max;
+	nbg_weights_op_stats(o, &st_min, &st_max, &st_zero);
 	fprintf(out, "decoded %s (%s, %u core%s), zero point %d, codes %u..%u, %.1f%% zero "
 		"weights%s\n", nbg_weights_format_name(o->format), nbg_weights_op_order(o), o->cores,
-		o->cores == 1 ? "" : "s", o->zero_point, o->min, o->max,
-		n ? 100.0 * (double)o->zero_points / (double)n : 0.0,
+		o->cores == 1 ? "" : "s", o->zero_point, st_min, st_max,
+		n ? 100.0 * (double)st_zero / (double)n : 0.0,
 		o->scale ? ", per-channel floats" : "");
 }
 
