@@ -947,6 +947,43 @@ static void test_emotion_targets(void **state)
 	assert_int_equal(apart, 16);
 }
 
+/* README's example is `nbg weights` on a corpus file, as scripts/gen-docs.sh
+ * writes it (the path as the docs name it). */
+static void test_readme_block(void **state)
+{
+	static const char shown[] = "../shared/corpus/v1/1000f_ee_lenet_model.nb";
+	char marker[160], *doc, *b, *e, *want, *out, *at;
+	size_t len, n;
+	fx_run_result r = fx_run_nbg("", "weights '%s/1000f_ee_lenet_model.nb'", V1_DIR);
+
+	assert_int_equal(r.status, 0);
+	/* the path as the docs show it */
+	at = strstr(r.out, V1_DIR "/1000f_ee_lenet_model.nb");
+	assert_non_null(at);
+	n = strlen(r.out) + sizeof(shown) + 64;
+	out = malloc(n);
+	snprintf(out, n, "%.*s%s%s", (int)(at - r.out), r.out, shown,
+		 at + strlen(V1_DIR "/1000f_ee_lenet_model.nb"));
+	n += 2 * sizeof(shown) + 16;
+	want = malloc(n);
+	snprintf(want, n, "```\n$ nbg weights %s\n%s```\n", shown, out);
+	doc = (char *)fx_read_file(NBG_SOURCE_DIR "/README.md", &len);
+	assert_non_null(doc);
+	snprintf(marker, sizeof(marker), "<!-- BEGIN nbg weights %s -->\n", shown);
+	b = strstr(doc, marker);
+	assert_non_null(b);
+	b += strlen(marker);
+	snprintf(marker, sizeof(marker), "<!-- END nbg weights %s -->\n", shown);
+	e = strstr(b, marker);
+	assert_non_null(e);
+	if ((size_t)(e - b) != strlen(want) || memcmp(b, want, strlen(want)))
+		fail_msg("README.md's nbg weights example is stale: run scripts/gen-docs.sh");
+	free(doc);
+	free(want);
+	free(out);
+	fx_run_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -961,6 +998,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest corpus[] = {
 		cmocka_unit_test(test_corpus_counts),
 		cmocka_unit_test(test_emotion_targets),
+		cmocka_unit_test(test_readme_block),
 	};
 	return tc_main(argc, argv, "test_weights", tests, TC_COUNT(tests), corpus,
 		       TC_COUNT(corpus), NULL, NULL);
