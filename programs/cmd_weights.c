@@ -219,7 +219,14 @@ static json_t *document(const nbg_model *m, const nbg_graph *g, const nbg_comman
 		return NULL;
 	}
 	json_object_set_new(root, "nbgkit_version", json_string(nbg_version_string()));
-	json_object_set_new(root, "path", json_string(a->file));
+	/* a name that is not UTF-8 goes in escaped (ls -b rules) */
+	json_t *path = json_string(a->file);
+	if (!path) {
+		char *e = nbg_text_escape(a->file, SIZE_MAX);
+		path = e ? json_string(e) : json_null();
+		free(e);
+	}
+	json_object_set_new(root, "path", path);
 	json_object_update(root, doc);
 	json_decref(doc);
 	ops = json_object_get(json_object_get(root, "weights"), "operations");

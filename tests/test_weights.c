@@ -660,6 +660,20 @@ static void test_cli_out(void **state)
 	for (int c = 0; c < 6; c++)
 		assert_int_equal((int32_t)get32(npy.data + 4 * c), L.bias[c]);
 	free(buf);
+	/* inspect --weights: the same table in the report, the member in JSON */
+	r = fx_run_nbg("", "inspect --weights --only '%s/m.nb'", dir);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "6x3x3x3 uint8, decoded v8a (blocks of 9, 3 cores)"));
+	fx_run_free(&r);
+	r = fx_run_nbg("", "inspect --json --weights --only '%s/m.nb'", dir);
+	assert_int_equal(r.status, 0);
+	doc = json_loads(r.out, 0, NULL);
+	assert_non_null(doc);
+	op = json_array_get(json_object_get(json_object_get(doc, "weights"), "operations"), 0);
+	assert_string_equal(json_string_value(json_object_get(op, "status")), "decoded");
+	assert_string_equal(json_string_value(json_object_get(op, "format")), "v8a");
+	json_decref(doc);
+	fx_run_free(&r);
 	/* --op names no operation: usage, exit 2; --float without --out: 2 */
 	r = fx_run_nbg("", "weights '%s/m.nb' --op 7", dir);
 	assert_int_equal(r.status, 2);
