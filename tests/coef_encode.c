@@ -27,7 +27,7 @@ static void bw_put(bw *b, uint64_t v, unsigned n)
 			memset(b->p + b->cap, 0, cap - b->cap);
 			b->cap = cap;
 		}
-		if (v >> i & 1)
+		if (i < 64 && (v >> i & 1))
 			b->p[at] |= (uint8_t)(1u << (b->bits & 7));
 	}
 }

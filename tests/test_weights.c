@@ -82,7 +82,7 @@ static tlayer make_layer(uint32_t out, uint32_t kz, uint32_t k, uint32_t cores,
 		}
 	}
 	for (uint32_t c = 0; c < out; c++) {
-		L.bias[c] = (int32_t)(rnd() << 8) - 0x40000000;
+		L.bias[c] = (int32_t)((rnd() << 8) - 0x40000000u);
 		if (L.scale)
 			L.scale[c] = 0.001f * (float)(c + 1);
 	}
