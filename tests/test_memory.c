@@ -248,15 +248,14 @@ static size_t render_summary(const loaded *l, char out[][160], size_t cap)
 	const nbg_mem_sharing *s = nbg_mem_sharing_of(l->r);
 	size_t n = 0;
 
-	for (size_t i = 0; s->verdict == NBG_MEM_SHARE_CONFLICT && i < nbg_mem_conflict_count(l->r);
-	     i++) {
+	for (size_t i = 0; i < nbg_mem_conflict_count(l->r); i++) {
 		const nbg_mem_conflict *x = nbg_mem_conflict_at(l->r, i);
-		if (!x->output && n < cap)
+		if (!x->output && x->command && n < cap)
 			snprintf(out[n++], 160, "input[%u] layer[%u] name=%s, output into memory pool",
 				 x->io_index, x->layer_id, x->layer_id < l->g->layer_count
 				 ? nbg_graph_layer_at(l->g, x->layer_id)->name : "?");
 	}
-	if (s->analysed && s->verdict != NBG_MEM_SHARE_CONFLICT) {
+	if (s->inputs_clear) {
 		snprintf(out[n++], 160, "memory pool size=%llubytes",
 			 (unsigned long long)s->pool_bytes);
 		snprintf(out[n++], 160, "Not overlap input:");
@@ -608,8 +607,14 @@ static void test_synth_default(void **state)
 	assert_int_equal(nbg_mem_layer_outside(l.r)->command_bytes, 40);
 	/* sharing: operation 1 reads input 0 (patch 2) and names no pool */
 	const nbg_mem_sharing *sh = nbg_mem_sharing_of(l.r);
-	assert_true(sh->analysed);
+	const nbg_mem_share_buffer *in = nbg_mem_share_buffer_at(l.r, 0);
 	assert_int_equal(sh->verdict, NBG_MEM_SHARE_POSSIBLE);
+	assert_true(sh->inputs_clear);
+	assert_int_equal(in->reads, 1);
+	assert_int_equal(in->layer_low, 0);
+	assert_int_equal(in->layer_high, 0);
+	assert_true(in->clear);
+	assert_true(in->can_share);
 	assert_int_equal(sh->allocation, fx_pool);
 	assert_int_equal(sh->input_patches, 1);
 	assert_int_equal(sh->output_patches, 1);
@@ -787,10 +792,13 @@ static void test_synth_conflict(void **state)
 	const nbg_mem_sharing *sh = nbg_mem_sharing_of(l.r);
 	assert_int_equal(sh->verdict, NBG_MEM_SHARE_CONFLICT);
 	assert_int_equal(sh->conflicts_total, 1);
+	assert_int_equal(sh->input_other_conflicts, 0);
+	assert_false(sh->inputs_clear);
 	assert_int_equal(sh->allocation, 0);
 	assert_int_equal(nbg_mem_conflict_count(l.r), 1);
 	const nbg_mem_conflict *c = nbg_mem_conflict_at(l.r, 0);
 	assert_int_equal(c->output, 0);
+	assert_int_equal(c->command, 1);
 	assert_int_equal(c->io_index, 0);
 	assert_int_equal(c->operation, 1);
 	assert_int_equal(c->layer_id, 0);
@@ -800,17 +808,113 @@ static void test_synth_conflict(void **state)
 	assert_true(nbg_mem_share_buffer_at(l.r, 1)->can_share); /* output 0: no conflict */
 	unload(&l);
 
-	/* No MEMORY_POOL section: the vendor does not analyse, the pool is empty. */
+	/* No MEMORY_POOL section: the pool is empty; the input is still clear (one
+	 * layer reads it), so the vendor would list it as not overlapping. */
 	fx_free(s);
 	s = fx_default();
 	fx_remove(s, 37);
 	spec_figures(s, &l);
 	sh = nbg_mem_sharing_of(l.r);
-	assert_false(sh->analysed);
+	assert_true(sh->inputs_clear);
 	assert_int_equal(sh->verdict, NBG_MEM_SHARE_POOL_EMPTY);
 	assert_int_equal(nbg_mem_value_of(l.r, NBG_MEM_POOL).vendor, 0);
 	unload(&l);
 	fx_free(s);
+}
+
+/* The readers of an input (nbg/memory.h): the operations whose range holds an
+ * INPUT patch naming it; one layer and no conflict make the input clear, and
+ * only COMMAND patches make conflicts the vendor names.  In the default file
+ * operation 1 (NN, layer 0) reads input 0 through patch 2 (COMMAND),
+ * operation 3 (NT, layer 2) holds patch 4 (OUTPUT 1, COMMAND). */
+typedef struct reader_case {
+	const char *what;
+	void (*edit)(fx_spec *s);
+	nbg_mem_share_verdict verdict;
+	size_t reads;
+	uint32_t low, high;
+	size_t conflicts_total, other_conflicts;
+} reader_case;
+
+static void rd_two_layers(fx_spec *s)
+{
+	uint8_t *pa = fx_find(s, 10)->data;
+	fx_put32(pa + 4 * 28 + 8, 1); /* patch 4: OUTPUT 1 -> INPUT 0 */
+	fx_put32(pa + 4 * 28 + 12, 0);
+}
+static void rd_two_layers_no_pool(fx_spec *s)
+{
+	rd_two_layers(s);
+	fx_remove(s, 37);
+}
+static void rd_state_only(fx_spec *s)
+{
+	fx_put32(fx_find(s, 10)->data + 2 * 28, 0); /* patch 2: COMMAND -> STATE */
+}
+static void rd_state_and_pool(fx_spec *s)
+{
+	rd_state_only(s);
+	fx_put32(fx_find(s, 10)->data + 1 * 28 + 8, 3); /* patch 1: COMMAND -> MEMORY_POOL */
+}
+static void rd_overlap(fx_spec *s)
+{
+	uint8_t *op3 = fx_find(s, 4)->data + 3 * 32;
+	fx_put32(op3 + 16, 2); /* operation 3 (layer 2): patches [2, 5), over patch 2 too */
+	fx_put32(op3 + 20, 3);
+}
+static void rd_other_layer(fx_spec *s)
+{
+	fx_put32(fx_find(s, 4)->data + 1 * 32 + 8, 2); /* operation 1: layer 0 -> 2 */
+}
+
+static void test_synth_readers(void **state)
+{
+	static const reader_case cs[] = {
+		{ "read by two layers", rd_two_layers, NBG_MEM_SHARE_NOT_SUPPORTED, 2, 0, 2, 0, 0 },
+		{ "two layers, no pool", rd_two_layers_no_pool, NBG_MEM_SHARE_POOL_EMPTY, 2, 0, 2, 0,
+		  0 },
+		/* no reference file decides this one: nbgkit counts a STATE read as a read */
+		{ "read through a STATE patch", rd_state_only, NBG_MEM_SHARE_POSSIBLE, 1, 0, 0, 0,
+		  0 },
+		/* the 0x1001E file of the corpus: not supported, no conflict named */
+		{ "STATE read in an operation naming the pool", rd_state_and_pool,
+		  NBG_MEM_SHARE_NOT_SUPPORTED, 1, 0, 0, 0, 1 },
+		{ "overlapping ranges of two layers", rd_overlap, NBG_MEM_SHARE_NOT_SUPPORTED, 1, 0,
+		  2, 0, 0 },
+		{ "read by one layer, not the first", rd_other_layer, NBG_MEM_SHARE_POSSIBLE, 1, 2, 2,
+		  0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		fx_spec *s = fx_default();
+		loaded l;
+		cs[i].edit(s);
+		spec_figures(s, &l);
+		const nbg_mem_sharing *sh = nbg_mem_sharing_of(l.r);
+		const nbg_mem_share_buffer *in = nbg_mem_share_buffer_at(l.r, 0);
+		int clear = cs[i].reads && cs[i].low == cs[i].high && !cs[i].other_conflicts;
+		if (sh->verdict != cs[i].verdict || in->reads != cs[i].reads ||
+		    (in->reads && (in->layer_low != cs[i].low ||
+					     in->layer_high != cs[i].high)) ||
+		    in->clear != clear || sh->inputs_clear != clear ||
+		    sh->conflicts_total != cs[i].conflicts_total ||
+		    sh->input_other_conflicts != cs[i].other_conflicts ||
+		    in->can_share != (clear && sh->pool_bytes))
+			fail_msg("%s: verdict %d, %zu reads, layers %u-%u, clear %d/%d, "
+				 "conflicts %zu+%zu, can_share %d", cs[i].what, sh->verdict,
+				 in->reads, in->layer_low, in->layer_high, in->clear,
+				 sh->inputs_clear, sh->conflicts_total, sh->input_other_conflicts,
+				 in->can_share);
+		assert_int_equal(in->conflicts, cs[i].other_conflicts);
+		assert_int_equal(sh->allocation, clear && sh->pool_bytes ? fx_pool : 0);
+		if (cs[i].other_conflicts) { /* listed, not a vendor line */
+			assert_int_equal(nbg_mem_conflict_count(l.r), 1);
+			assert_int_equal(nbg_mem_conflict_at(l.r, 0)->command, 0);
+		}
+		unload(&l);
+		fx_free(s);
+	}
 }
 
 /* n operations over the same n patches, half INPUT, half MEMORY_POOL: n*n/2
@@ -1107,6 +1211,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_synth_default),
 		cmocka_unit_test(test_synth_components),
 		cmocka_unit_test(test_synth_conflict),
+		cmocka_unit_test(test_synth_readers),
 		cmocka_unit_test(test_conflicts_capped),
 		cmocka_unit_test(test_doc_rules),
 		cmocka_unit_test(test_cli_failures),
