@@ -26,12 +26,14 @@
 
 #include <cmocka.h>
 #include <jansson.h>
+#include <zlib.h>
 
 #include "corpus.h"
 #include "fixture.h"
 #include "nbg/graph.h"
 #include "nbg/memory.h"
 #include "nbg/nbg.h"
+#include "seeds.h"
 
 #define A64(x) (((uint64_t)(x) + 63) / 64 * 64)
 #define A256(x) (((uint64_t)(x) + 255) / 256 * 256)
@@ -917,6 +919,78 @@ static void test_synth_readers(void **state)
 	}
 }
 
+/* v1: the version plays no part.  A file of the seed builder (fuzz/seeds.h:
+ * 1 input [3,32,32,1] UINT8 = 3072 bytes, 2 layers, 3 operations, 2 patches,
+ * memory pool 4096) with its graph rewritten: INIT; operation 1 (NN, layer 0)
+ * over patches [0, op1_count); operation 2 (TP, layer 1) over patch 1.
+ * Patch 0 is a COMMAND patch naming input 0, patch 1 a COMMAND patch of
+ * source src1 naming index idx1.  Versions from 0x10016 get their
+ * nbg_crc_sum back (CRC-32 of the file with the word zero). */
+static void v1_sharing(uint32_t version, uint32_t op1_count, uint32_t src1, int32_t idx1,
+		       loaded *l)
+{
+	seed_v1_strides st;
+	uint32_t es = seed_v1_entries_offset(version);
+	uint8_t *ops, *pa;
+	static const uint32_t rec[3][6] = {
+		{ 0xFFFF, 0, 0xFFFF, 0, 0, 0 }, /* type, index, layer, state, patch range */
+		{ 2, 0, 0, 1, 0, 0 },
+		{ 3, 0, 1, 2, 1, 1 },
+	};
+
+	memset(l, 0, sizeof(*l));
+	l->buf = seed_v1_build(version, 0, &l->size);
+	seed_v1_strides_of(version, &st);
+	ops = l->buf + fx_get32(l->buf + es + 8 * 3);
+	pa = l->buf + fx_get32(l->buf + es + 8 * 9);
+	for (int i = 0; i < 3; i++)
+		for (int k = 0; k < 6; k++)
+			fx_put32(ops + i * st.operation + 4 * k, rec[i][k]);
+	fx_put32(ops + st.operation + 20, op1_count);
+	fx_put32(pa + 8, 1); /* patch 0: source INPUT, index 0 */
+	fx_put32(pa + 12, 0);
+	fx_put32(pa + (st.patch ? st.patch : 40) + 8, src1);
+	fx_put32(pa + (st.patch ? st.patch : 40) + 12, (uint32_t)idx1);
+	if (version >= 0x10016u) {
+		fx_put32(l->buf + 108, 0);
+		fx_put32(l->buf + 108, (uint32_t)crc32(0, l->buf, (uInt)l->size));
+	}
+	load_buf(l);
+}
+
+static void test_synth_v1_versions(void **state)
+{
+	static const uint32_t versions[] = { 0x10003, 0x1000e, 0x10014, 0x1001e };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+		loaded l;
+		const nbg_mem_sharing *sh;
+
+		v1_sharing(versions[i], 1, 3, -1, &l); /* patch 1: the pool, in layer 1 */
+		sh = nbg_mem_sharing_of(l.r);
+		assert_int_equal(sh->pool_bytes, 4096);
+		assert_int_equal(nbg_mem_share_buffer_at(l.r, 0)->aligned_bytes, 3072);
+		if (sh->verdict != NBG_MEM_SHARE_POSSIBLE || sh->allocation != 4096)
+			fail_msg("v1 0x%05x: verdict %d allocation %llu, expected can share in 4096",
+				 versions[i], sh->verdict, (unsigned long long)sh->allocation);
+		unload(&l);
+
+		v1_sharing(versions[i], 1, 1, 0, &l); /* patch 1: input 0 again, in layer 1 */
+		sh = nbg_mem_sharing_of(l.r);
+		assert_int_equal(sh->verdict, NBG_MEM_SHARE_NOT_SUPPORTED);
+		assert_int_equal(nbg_mem_share_buffer_at(l.r, 0)->layer_high, 1);
+		unload(&l);
+
+		v1_sharing(versions[i], 2, 3, -1, &l); /* operation 1 also names the pool */
+		sh = nbg_mem_sharing_of(l.r);
+		assert_int_equal(sh->verdict, NBG_MEM_SHARE_CONFLICT);
+		assert_int_equal(sh->conflicts_total, 1);
+		assert_int_equal(nbg_mem_conflict_at(l.r, 0)->layer_id, 0);
+		unload(&l);
+	}
+}
+
 /* n operations over the same n patches, half INPUT, half MEMORY_POOL: n*n/2
  * conflicting pairs; the list stops at 1000, the total counts them all. */
 static void test_conflicts_capped(void **state)
@@ -1212,6 +1286,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_synth_components),
 		cmocka_unit_test(test_synth_conflict),
 		cmocka_unit_test(test_synth_readers),
+		cmocka_unit_test(test_synth_v1_versions),
 		cmocka_unit_test(test_conflicts_capped),
 		cmocka_unit_test(test_doc_rules),
 		cmocka_unit_test(test_cli_failures),
