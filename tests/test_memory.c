@@ -492,6 +492,206 @@ static void test_reference_operations(void **state)
 	assert_int_equal(c.features, c.files);
 }
 
+/* ------------------------------------- the command against the reference */
+
+/* The Bytes column of figure `f` in the text report's Memory section;
+ * UINT64_MAX when the line is missing. */
+static uint64_t text_figure(const char *out, nbg_mem_figure f)
+{
+	const nbg_mem_rule *u = nbg_mem_rule_of(f);
+	const char *mem = strstr(out, "\nMemory:\n");
+	char want[128];
+	const char *p;
+
+	snprintf(want, sizeof(want), "\n  %*s%s ", 2 * (int)u->depth, "", u->label);
+	if (!mem || !(p = strstr(mem, want)))
+		return UINT64_MAX;
+	return strtoull(p + strlen(want), NULL, 10);
+}
+
+/* The JSON sharing object's input buffer i, or NULL. */
+static json_t *json_input(json_t *sharing, unsigned i)
+{
+	json_t *b = json_object_get(sharing, "buffers");
+	for (size_t k = 0; k < json_array_size(b); k++) {
+		json_t *x = json_array_get(b, k);
+		if (!strcmp(json_string_value(json_object_get(x, "kind")), "input") &&
+		    json_integer_value(json_object_get(x, "index")) == (json_int_t)i)
+			return x;
+	}
+	return NULL;
+}
+
+static json_int_t jint(json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+/* The vendor's conclusion from its overlap lines: the verdict (a "not
+ * support" summary is a conflict when lines name one), whether it printed the
+ * "Not overlap input" block, how many conflict lines. */
+static const char *vendor_verdict(char lines[][160], size_t n, int *block, size_t *named)
+{
+	const char *verdict = NULL;
+
+	*block = 0;
+	*named = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (strstr(lines[k], ", output into memory pool"))
+			++*named;
+		else if (!strcmp(lines[k], "Not overlap input:"))
+			*block = 1;
+		else if (!strcmp(lines[k], "memory pool size is 0, don't need the reuse optimization"))
+			verdict = "pool-empty";
+		else if (!strcmp(lines[k], "not support share buffer between input and memory pool."))
+			verdict = *named ? "conflict" : "not-supported";
+		else if (strstr(lines[k], "can share with memory pool"))
+			verdict = "can-share";
+	}
+	return verdict;
+}
+
+/* The vendor's overlap lines against the JSON sharing object: its verdict,
+ * inputs_clear and conflict count, then line by line its conflicts (COMMAND
+ * input conflicts, in order), its "Not overlap input" block (the pool, the
+ * aligned sizes of clear inputs) and its allocations. */
+static void check_overlap_json(const char *what, const char *md, json_t *doc)
+{
+	json_t *sh = json_object_get(json_object_get(doc, "memory"), "sharing");
+	json_t *conf = json_object_get(sh, "conflicts"), *layers = json_object_get(doc, "layers");
+	char lines[64][160], name[160];
+	size_t n = section_lines(md, "Input and memory_pool overlap info", lines, 64), named,
+	       next = 0;
+	int block;
+	const char *verdict = vendor_verdict(lines, n, &block, &named);
+	const char *got = json_string_value(json_object_get(sh, "verdict"));
+	unsigned i, layer;
+	unsigned long long bytes;
+
+	if (!verdict)
+		fail_msg("%s: the reference has no summary", what);
+	if (!got || strcmp(got, verdict))
+		fail_msg("%s: the reference concludes %s, nbgkit %s", what, verdict,
+			 got ? got : "(nothing)");
+	if (json_is_true(json_object_get(sh, "inputs_clear")) != block)
+		fail_msg("%s: the reference %s the \"Not overlap input\" block, nbgkit's "
+			 "inputs_clear is not %s", what, block ? "has" : "has not",
+			 block ? "true" : "false");
+	if (jint(sh, "conflicts_total") != (json_int_t)named)
+		fail_msg("%s: the reference names %zu conflicts, nbgkit %lld", what, named,
+			 (long long)jint(sh, "conflicts_total"));
+	for (size_t k = 0; k < n; k++) {
+		const char *v = lines[k];
+		json_t *x;
+		if (sscanf(v, "input[%u] layer[%u] name=%159[^\n]", &i, &layer, name) == 3) {
+			*strstr(name, ", output into memory pool") = '\0';
+			while ((x = json_array_get(conf, next++)) &&
+			       (strcmp(json_string_value(json_object_get(x, "kind")), "input") ||
+				!json_is_true(json_object_get(x, "command"))))
+				;
+			if (!x || jint(x, "index") != i || jint(x, "layer_id") != layer ||
+			    strcmp(json_string_value(json_object_get(
+					   json_array_get(layers, layer), "name")), name))
+				fail_msg("%s: the reference's conflict \"%s\" is not nbgkit's next "
+					 "COMMAND input conflict", what, v);
+		} else if (sscanf(v, "memory pool size=%llubytes", &bytes) == 1) {
+			assert_int_equal(jint(sh, "pool_bytes"), bytes);
+		} else if (sscanf(v, "input[%u], size=%llubytes", &i, &bytes) == 2) {
+			assert_non_null(x = json_input(sh, i));
+			assert_true(json_is_true(json_object_get(x, "clear")));
+			assert_int_equal(jint(x, "aligned_bytes"), bytes);
+		} else if (sscanf(v, "input[%u] can share with memory pool, should allocate "
+				  "%llubytes", &i, &bytes) == 2) {
+			assert_non_null(x = json_input(sh, i));
+			assert_int_equal(jint(x, "allocation"), bytes);
+		} else if (strcmp(v, "Summary:") && strcmp(v, "Not overlap input:") &&
+			   strcmp(v, "for share buffer.") &&
+			   strcmp(v, "memory pool size is 0, don't need the reuse optimization") &&
+			   strcmp(v, "not support share buffer between input and memory pool.")) {
+			fail_msg("%s: reference line \"%s\" not understood", what, v);
+		}
+	}
+}
+
+/* One corpus file: `nbg inspect --json --memory --layers` and `nbg inspect
+ * --memory` against the vendor's -m -d output. */
+static void check_cli_file(const char *nb, const char *md_path, counts *c)
+{
+	char *md = slurp(md_path);
+	char lines[64][160];
+	fx_run_result r;
+	json_t *doc;
+	size_t n;
+
+	if (!md)
+		fail_msg("%s has no reference output %s", nb, md_path);
+	n = section_lines(md, "Memory Info", lines, 64);
+	r = fx_run_nbg(NULL, "inspect --json --memory --layers '%s'", nb);
+	assert_int_equal(r.status, 0);
+	assert_non_null(doc = json_loads(r.out, 0, NULL));
+	fx_run_free(&r);
+	r = fx_run_nbg(NULL, "inspect --memory '%s'", nb);
+	assert_int_equal(r.status, 0);
+	for (size_t i = 0; i < N_VENDOR_LABELS; i++) {
+		const nbg_mem_rule *u = nbg_mem_rule_of(vendor_labels[i].f);
+		const char *v = NULL;
+		json_t *fig = json_object_get(json_object_get(json_object_get(doc, "memory"),
+							      "figures"), u->key);
+		for (size_t k = 0; k < n && !v; k++)
+			v = value_of(lines[k], vendor_labels[i].label);
+		if (!v)
+			fail_msg("%s: no \"%s\" in the reference", md_path, vendor_labels[i].label);
+		uint64_t want = strtoull(v, NULL, 10), js = (uint64_t)jint(fig, "vendor_bytes"),
+			 tx = text_figure(r.out, vendor_labels[i].f);
+		if (js != want || tx != want)
+			fail_msg("%s: \"%s\" is %llu in the reference; --json says %llu, the text "
+				 "%llu", nb, vendor_labels[i].label, (unsigned long long)want,
+				 (unsigned long long)js, (unsigned long long)tx);
+		c->figures++;
+	}
+	check_overlap_json(nb, md, doc);
+	c->summaries++;
+	json_decref(doc);
+	fx_run_free(&r);
+	free(md);
+}
+
+/* Every NBG of the corpus has a reference, and the command's memory report
+ * (JSON and text) equals it: the 17 figures and the overlap verdict with
+ * the facts behind its lines. */
+static void test_reference_cli(void **state)
+{
+	static const char *const fams[] = { "v1", "v2" };
+	counts c = { 0 };
+
+	(void)state;
+	need_reference();
+	for (int f = 0; f < 2; f++) {
+		char dir[1024];
+		DIR *d;
+		struct dirent *e;
+		snprintf(dir, sizeof(dir), "%s/%s", NBG_CORPUS_DIR, fams[f]);
+		assert_non_null(d = opendir(dir));
+		while ((e = readdir(d)) != NULL) {
+			size_t len = strlen(e->d_name);
+			char nb[1600], md[1600];
+			if (len < 4 || strcmp(e->d_name + len - 3, ".nb"))
+				continue;
+			snprintf(nb, sizeof(nb), "%s/%s", dir, e->d_name);
+			snprintf(md, sizeof(md), "%s/%s/%.*s.md.txt", NBG_REFERENCE_DIR, fams[f],
+				 (int)(len - 3), e->d_name);
+			check_cli_file(nb, md, &c);
+			c.files++;
+		}
+		closedir(d);
+	}
+	print_message("%zu corpus files: nbg inspect --memory (text and JSON) gives the "
+		      "vendor's %zu figures and %zu overlap verdicts\n", c.files, c.figures,
+		      c.summaries);
+	assert_true(c.files > 0);
+	assert_int_equal(c.figures, c.files * N_VENDOR_LABELS);
+}
+
 /* ------------------------------------------------------ synthesized files */
 
 /* The vendor-equivalent figures of the fixture's default v2 file, derived by
@@ -1300,6 +1500,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest reference[] = {
 		cmocka_unit_test(test_reference_memory),
 		cmocka_unit_test(test_reference_operations),
+		cmocka_unit_test(test_reference_cli),
 		cmocka_unit_test(test_cli_memory),
 	};
 	return tc_run(argc, argv, "test_memory", TC_GROUP(tests), TC_GROUP(corpus),
