@@ -305,17 +305,18 @@ static void operation_sizes(mctx *c)
 
 /* ------------------------------------------------------------ per layer */
 
+/* Records ordered by key, largest first; ties: lower index first. */
 typedef struct rank_key {
-	uint64_t total;
-	size_t layer;
+	uint64_t key;
+	size_t index;
 } rank_key;
 
 static int cmp_rank(const void *x, const void *y)
 {
 	const rank_key *a = x, *b = y;
-	if (a->total != b->total)
-		return a->total > b->total ? -1 : 1;
-	return (a->layer > b->layer) - (a->layer < b->layer);
+	if (a->key != b->key)
+		return a->key > b->key ? -1 : 1;
+	return (a->index > b->index) - (a->index < b->index);
 }
 
 static void layer_sizes(mctx *c)
@@ -351,7 +352,7 @@ static void layer_sizes(mctx *c)
 		k[i] = (rank_key){ r->layers[i].total_bytes, i };
 	qsort(k, r->layer_count, sizeof(rank_key), cmp_rank);
 	for (size_t i = 0; i < r->layer_count; i++)
-		r->rank[i] = k[i].layer;
+		r->rank[i] = k[i].index;
 	free(k);
 }
 
@@ -563,20 +564,6 @@ static void find_conflicts(mctx *c, int64_t *cover)
 	}
 }
 
-/* Operations in order of layer_id (then record). */
-typedef struct op_key {
-	uint32_t layer;
-	size_t op;
-} op_key;
-
-static int cmp_op_key(const void *x, const void *y)
-{
-	const op_key *a = x, *b = y;
-	if (a->layer != b->layer)
-		return a->layer < b->layer ? -1 : 1;
-	return (a->op > b->op) - (a->op < b->op);
-}
-
 /* The first position at or after k not painted yet (nx: union-find with
  * path halving; nx[n] == n). */
 static size_t unpainted(size_t *nx, size_t k)
@@ -589,10 +576,11 @@ static size_t unpainted(size_t *nx, size_t k)
 }
 
 /* Gives every PATCH record the layer_id of the first operation, in the
- * order of keys (reversed when `last`), whose range holds it: the lowest
- * layer holding it, or the highest.  Each record is painted once, so the
- * work stays linear however the ranges overlap. */
-static void paint_layers(const nbg_graph *g, const op_key *keys, int last, size_t *nx,
+ * order of keys (operations by layer_id, largest first; reversed when
+ * `lowest`), whose range holds it: the highest layer holding it, or the
+ * lowest.  Each record is painted once, so the work stays linear however the
+ * ranges overlap. */
+static void paint_layers(const nbg_graph *g, const rank_key *keys, int lowest, size_t *nx,
 			 uint32_t *layer, uint8_t *covered)
 {
 	size_t n = g->patch_count, m = g->operation_count;
@@ -600,11 +588,11 @@ static void paint_layers(const nbg_graph *g, const op_key *keys, int last, size_
 	for (size_t k = 0; k <= n; k++)
 		nx[k] = k;
 	for (size_t j = 0; j < m; j++) {
-		const op_key *e = &keys[last ? m - 1 - j : j];
+		const rank_key *e = &keys[lowest ? m - 1 - j : j];
 		size_t a, b;
-		op_range(g, nbg_graph_operation_at(g, e->op), &a, &b);
+		op_range(g, nbg_graph_operation_at(g, e->index), &a, &b);
 		for (size_t k = unpainted(nx, a); k < b; k = unpainted(nx, k)) {
-			layer[k] = e->layer;
+			layer[k] = (uint32_t)e->key;
 			covered[k] = 1;
 			nx[k] = k + 1;
 		}
@@ -617,17 +605,17 @@ static void input_readers(mctx *c)
 {
 	const nbg_graph *g = c->g;
 	size_t n = g->patch_count, m = g->operation_count;
-	op_key *keys = cnew(c, m, sizeof(op_key));
+	rank_key *keys = cnew(c, m, sizeof(rank_key));
 	size_t *nx = cnew(c, n + 1, sizeof(size_t));
 	uint32_t *lo = cnew(c, n, sizeof(uint32_t)), *hi = cnew(c, n, sizeof(uint32_t));
 	uint8_t *covered = cnew(c, n, 1);
 
 	if (!c->oom) {
 		for (size_t i = 0; i < m; i++)
-			keys[i] = (op_key){ nbg_graph_operation_at(g, i)->layer_id, i };
-		qsort(keys, m, sizeof(op_key), cmp_op_key);
-		paint_layers(g, keys, 0, nx, lo, covered);
-		paint_layers(g, keys, 1, nx, hi, covered);
+			keys[i] = (rank_key){ nbg_graph_operation_at(g, i)->layer_id, i };
+		qsort(keys, m, sizeof(rank_key), cmp_rank);
+		paint_layers(g, keys, 1, nx, lo, covered);
+		paint_layers(g, keys, 0, nx, hi, covered);
 		for (size_t k = 0; k < n; k++) {
 			const nbg_graph_patch *q = nbg_graph_patch_at(g, k);
 			nbg_mem_share_buffer *b;
