@@ -244,6 +244,10 @@ static void check_memory_info(const char *what, const loaded *l, const char *tex
 	c->figures += found;
 }
 
+/* The vendor's two fixed summaries. */
+#define VENDOR_POOL_EMPTY "memory pool size is 0, don't need the reuse optimization"
+#define VENDOR_NOT_SUPPORTED "not support share buffer between input and memory pool."
+
 /* The vendor's overlap summary, rendered here from the library's values. */
 static size_t render_summary(const loaded *l, char out[][160], size_t cap)
 {
@@ -267,9 +271,9 @@ static size_t render_summary(const loaded *l, char out[][160], size_t cap)
 	}
 	snprintf(out[n++], 160, "Summary:");
 	if (s->verdict == NBG_MEM_SHARE_POOL_EMPTY)
-		snprintf(out[n++], 160, "memory pool size is 0, don't need the reuse optimization");
+		snprintf(out[n++], 160, VENDOR_POOL_EMPTY);
 	else if (s->verdict != NBG_MEM_SHARE_POSSIBLE)
-		snprintf(out[n++], 160, "not support share buffer between input and memory pool.");
+		snprintf(out[n++], 160, VENDOR_NOT_SUPPORTED);
 	else
 		for (size_t i = 0; i < l->m->input_count && n + 1 < cap; i++) {
 			snprintf(out[n++], 160, "input[%zu] can share with memory pool, should "
@@ -541,9 +545,9 @@ static const char *vendor_verdict(char lines[][160], size_t n, int *block, size_
 			++*named;
 		else if (!strcmp(lines[k], "Not overlap input:"))
 			*block = 1;
-		else if (!strcmp(lines[k], "memory pool size is 0, don't need the reuse optimization"))
+		else if (!strcmp(lines[k], VENDOR_POOL_EMPTY))
 			verdict = "pool-empty";
-		else if (!strcmp(lines[k], "not support share buffer between input and memory pool."))
+		else if (!strcmp(lines[k], VENDOR_NOT_SUPPORTED))
 			verdict = *named ? "conflict" : "not-supported";
 		else if (strstr(lines[k], "can share with memory pool"))
 			verdict = "can-share";
@@ -606,8 +610,7 @@ static void check_overlap_json(const char *what, const char *md, json_t *doc)
 			assert_int_equal(jint(x, "allocation"), bytes);
 		} else if (strcmp(v, "Summary:") && strcmp(v, "Not overlap input:") &&
 			   strcmp(v, "for share buffer.") &&
-			   strcmp(v, "memory pool size is 0, don't need the reuse optimization") &&
-			   strcmp(v, "not support share buffer between input and memory pool.")) {
+			   strcmp(v, VENDOR_POOL_EMPTY) && strcmp(v, VENDOR_NOT_SUPPORTED)) {
 			fail_msg("%s: reference line \"%s\" not understood", what, v);
 		}
 	}
@@ -1073,8 +1076,8 @@ static void test_synth_readers(void **state)
 {
 	static const reader_case cs[] = {
 		{ "read by two layers", rd_two_layers, NBG_MEM_SHARE_NOT_SUPPORTED, 2, 0, 2, 0, 0 },
-		{ "two layers, no pool", rd_two_layers_no_pool, NBG_MEM_SHARE_POOL_EMPTY, 2, 0, 2, 0,
-		  0 },
+		{ "two layers, no pool", rd_two_layers_no_pool, NBG_MEM_SHARE_POOL_EMPTY, 2, 0, 2,
+		  0, 0 },
 		/* no reference file decides this one: nbgkit counts a STATE read as a read */
 		{ "read through a STATE patch", rd_state_only, NBG_MEM_SHARE_POSSIBLE, 1, 0, 0, 0,
 		  0 },
@@ -1083,8 +1086,8 @@ static void test_synth_readers(void **state)
 		  NBG_MEM_SHARE_NOT_SUPPORTED, 1, 0, 0, 0, 1 },
 		{ "overlapping ranges of two layers", rd_overlap, NBG_MEM_SHARE_NOT_SUPPORTED, 1, 0,
 		  2, 0, 0 },
-		{ "read by one layer, not the first", rd_other_layer, NBG_MEM_SHARE_POSSIBLE, 1, 2, 2,
-		  0, 0 },
+		{ "read by one layer, not the first", rd_other_layer, NBG_MEM_SHARE_POSSIBLE, 1, 2,
+		  2, 0, 0 },
 	};
 
 	(void)state;
@@ -1172,8 +1175,8 @@ static void test_synth_v1_versions(void **state)
 		assert_int_equal(sh->pool_bytes, 4096);
 		assert_int_equal(nbg_mem_share_buffer_at(l.r, 0)->aligned_bytes, 3072);
 		if (sh->verdict != NBG_MEM_SHARE_POSSIBLE || sh->allocation != 4096)
-			fail_msg("v1 0x%05x: verdict %d allocation %llu, expected can share in 4096",
-				 versions[i], sh->verdict, (unsigned long long)sh->allocation);
+			fail_msg("v1 0x%05x: verdict %d allocation %llu, expected can share in "
+				 "4096", versions[i], sh->verdict, (unsigned long long)sh->allocation);
 		unload(&l);
 
 		v1_sharing(versions[i], 1, 1, 0, &l); /* patch 1: input 0 again, in layer 1 */

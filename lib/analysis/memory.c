@@ -553,7 +553,8 @@ static void find_conflicts(mctx *c, int64_t *cover)
 		cover[a]++;
 		cover[b]--;
 		s->conflicts_total += p->cinput[b] - p->cinput[a];
-		s->input_other_conflicts += (p->input[b] - p->input[a]) - (p->cinput[b] - p->cinput[a]);
+		s->input_other_conflicts +=
+			(p->input[b] - p->input[a]) - (p->cinput[b] - p->cinput[a]);
 		s->output_conflicts += p->output[b] - p->output[a];
 		for (int out = 0; out < 2; out++) {
 			const size_t *nx = out ? p->next_output : p->next_input;

@@ -124,8 +124,8 @@ static void sharing(FILE *out, const nbg_graph *g, const nbg_mem_report *r)
 		if (!b->output)
 			input_readers(out, b);
 		else if (b->can_share)
-			fprintf(out, "can share, allocate %" PRIu64 " bytes for both (nbgkit only, I)",
-				b->allocation);
+			fprintf(out, "can share, allocate %" PRIu64
+				" bytes for both (nbgkit only, I)", b->allocation);
 		else if (b->conflicts)
 			fprintf(out, "cannot share: %zu of its patches sit in operations that also "
 				"name the pool (nbgkit only, I)", b->conflicts);
@@ -135,12 +135,14 @@ static void sharing(FILE *out, const nbg_graph *g, const nbg_mem_report *r)
 	}
 	for (size_t i = 0; i < nbg_mem_conflict_count(r); i++) {
 		const nbg_mem_conflict *c = nbg_mem_conflict_at(r, i);
+		const char *type = c->io_patch < g->patch_count
+			? nbg_graph_patch_type_name(nbg_graph_patch_at(g, c->io_patch)->type) : NULL;
 		fprintf(out, "  %-26s %s %u: operation %zu (layer %u ", i ? "" : "Conflicts:",
 			c->output ? "output" : "input", c->io_index, c->operation, c->layer_id);
 		put_layer_name(out, g, c->layer_id, 0);
-		fprintf(out, ") %s it through %s patch %zu and names the pool through patch %zu%s\n",
-			c->output ? "writes" : "reads", c->command ? "COMMAND" : "non-COMMAND",
-			c->io_patch, c->pool_patch,
+		fprintf(out, ") %s it through %s patch %zu and names the pool through patch "
+			"%zu%s\n", c->output ? "writes" : "reads", type ? type : "a", c->io_patch,
+			c->pool_patch,
 			c->output || c->command ? "" : " (the vendor names no conflict for it)");
 	}
 	if (s->conflicts_total + s->input_other_conflicts + s->output_conflicts >
