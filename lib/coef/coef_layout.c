@@ -112,6 +112,25 @@ size_t nbg_coef_layout_events(nbg_coef_layout *l, uint32_t kpc, uint32_t first_s
 	return ne;
 }
 
+/* A z slice of a kernel: 9, 4 or 1 values in the corpus' kernels, copied
+ * inline rather than through a library call per slice. */
+static inline void copy_slice(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	switch (n) {
+	case 9:
+		memcpy(dst, src, 9);
+		break;
+	case 4:
+		memcpy(dst, src, 4);
+		break;
+	case 1:
+		*dst = *src;
+		break;
+	default:
+		memcpy(dst, src, n);
+	}
+}
+
 void nbg_coef_layout_scatter(nbg_coef_layout *l, uint32_t kpc, uint32_t first_slot)
 {
 	const nbg_coef_shape *s = l->s;
@@ -126,12 +145,13 @@ void nbg_coef_layout_scatter(nbg_coef_layout *l, uint32_t kpc, uint32_t first_sl
 			for (uint32_t b = 0; b < blocks; b++) {
 				uint32_t c = b + 1 < blocks ? stride : s->kz - b * stride;
 				for (uint32_t k = 0; k < n; k++, src += c)
-					memcpy(dst + (size_t)k * ks + b * stride, src, c);
+					for (uint32_t t = 0; t < c; t++)
+						dst[(size_t)k * ks + b * stride + t] = src[t];
 			}
 		} else if (l->order == NBG_COEF_ORDER_INTERLEAVED) {
 			for (uint32_t z = 0; z < s->kz; z++)
 				for (uint32_t k = 0; k < n; k++, src += sp)
-					memcpy(dst + (size_t)k * ks + z * sp, src, sp);
+					copy_slice(dst + (size_t)k * ks + z * sp, src, sp);
 		} else {
 			memcpy(dst, src, (size_t)n * ks);
 			src += (size_t)n * ks;
