@@ -16,26 +16,57 @@
 /* A byte count from the environment: digits with an optional K/M/G/T
  * suffix (powers of 1024), or "none" for no limit; 0 when unset or bad
  * (the library's default then applies). */
-uint64_t nbg_env_limit(const char *name)
+/* The byte count v states: digits with an optional K, M, G or T suffix, or
+ * "none" (no limit, UINT64_MAX); -1 for anything else. */
+static int parse_limit(const char *v, uint64_t *out)
 {
-	const char *v = getenv(name);
 	char *end;
 	unsigned long long n;
 
-	if (!v || !*v)
+	if (!strcmp(v, "none")) {
+		*out = UINT64_MAX;
 		return 0;
-	if (!strcmp(v, "none"))
-		return UINT64_MAX;
+	}
+	if (*v < '0' || *v > '9')
+		return -1;
 	errno = 0;
 	n = strtoull(v, &end, 10);
 	if (errno || end == v)
-		return 0;
+		return -1;
 	int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : *end == 'T' ? 40 : 0;
 	if (shift)
 		end++;
 	if (*end || n > (UINT64_MAX >> shift))
-		return 0;
-	return (uint64_t)n << shift;
+		return -1;
+	*out = (uint64_t)n << shift;
+	return 0;
+}
+
+uint64_t nbg_env_limit(const char *name)
+{
+	const char *v = getenv(name);
+	uint64_t n;
+
+	return v && *v && parse_limit(v, &n) == 0 ? n : 0;
+}
+
+/* The environment variables that set limits (doc/security.md). */
+static const char *const limit_vars[] = { "NBG_MAX_STDIN", "NBG_MAX_FILE_SIZE",
+					  "NBG_MAX_UNDESCRIBED" };
+
+int nbg_env_limits_check(void)
+{
+	for (size_t i = 0; i < sizeof(limit_vars) / sizeof(limit_vars[0]); i++) {
+		const char *v = getenv(limit_vars[i]);
+		uint64_t n;
+		if (v && *v && parse_limit(v, &n) != 0) {
+			fprintf(stderr, "nbg: %s='%s' is not a byte count: give digits with an "
+					"optional K, M, G or T suffix (1G), or none\n",
+				limit_vars[i], nbg_esc(v));
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int nbg_input_shrank(const char *path, const nbg_mapping *m)
