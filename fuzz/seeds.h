@@ -19,15 +19,15 @@ typedef struct seed_file {
 	size_t size;
 } seed_file;
 
-/* Every synthesized seed (v2 and v1 shapes, and v2 files carrying kernel
- * streams of every format); *count receives the number.
+/* Every synthesized seed (v2 and v1 shapes); *count receives the number.
  * All of them parse with the CRC check on.  Free with seed_free_all. */
 seed_file *seed_synth_all(size_t *count);
 void seed_free_all(seed_file *s, size_t count);
 
-/* The kernel-stream seeds: layers written by tests/coef_encode.c in the
- * v7, v8a and v8b formats.  seed_coef_file(i) is the fixture's v2 file
- * carrying stream i (one of seed_synth_all's seeds); seed_coef_raw(i) is
+/* The kernel-stream seeds (seeds_coef.c, with tests/coef_encode.c and
+ * tests/fixture.c): layers written in the v7, v8a and v8b formats.
+ * seed_coef_file(i) is the fixture's v2 file carrying stream i (it parses
+ * with the CRC check on); seed_coef_raw(i) is
  * the raw input of the coef harness: "COEF", what the NN command would say
  * (SEED_COEF_HEADER bytes, fuzz/fuzz_coef.c), then the stream.  Both
  * malloc'd, with their names. */
