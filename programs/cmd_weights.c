@@ -20,64 +20,36 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "nbg/tensor.h"
 #include "nbg/weights.h"
 
-static const char weights_usage[] =
-	"usage: nbg weights FILE [--out DIR] [--json] [--op N] [--float]\n";
-
 typedef struct weights_args {
-	const char *file, *out;
-	int json, dequantize, has_op;
-	unsigned long op;
+	cli_weights_opts o;
+	const char *file;
 } weights_args;
 
-static int usage_error(const char *what, const char *arg)
-{
-	char *e = arg ? nbg_text_escape(arg, 200) : NULL;
-	fprintf(stderr, "nbg weights: %s%s%s%s\n%s", what, e ? " '" : "", e ? e : "", e ? "'" : "",
-		weights_usage);
-	free(e);
-	return NBG_EXIT_USAGE;
-}
-
+/* The options from the table (cli_table.c); 0, or the usage exit code. */
 static int parse_args(int argc, char **argv, weights_args *a)
 {
+	const char **files = calloc((size_t)argc + 1, sizeof(*files));
+	int n = 0, rc = 0;
+
 	memset(a, 0, sizeof(*a));
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		if (!strcmp(s, "--json")) {
-			a->json = 1;
-		} else if (!strcmp(s, "--float")) {
-			a->dequantize = 1;
-		} else if (!strcmp(s, "--out") || !strcmp(s, "--op")) {
-			if (i + 1 >= argc)
-				return usage_error("this option needs a value:", s);
-			const char *v = argv[++i];
-			if (s[2] == 'o' && s[3] == 'u') {
-				a->out = v;
-				continue;
-			}
-			char *end;
-			errno = 0;
-			a->op = strtoul(v, &end, 10);
-			if (errno || *end || !*v || v[0] == '-' || a->op > 0xFFFFFFFFul)
-				return usage_error("an operation is a number (an OPERATIONS record), not",
-						   v);
-			a->has_op = 1;
-		} else if (s[0] == '-' && s[1]) {
-			return usage_error("unknown option", s);
-		} else if (!a->file) {
-			a->file = s;
-		} else {
-			return usage_error("one file at a time; also got", s);
-		}
+	if (!files) {
+		fprintf(stderr, "nbg weights: out of memory\n");
+		return NBG_EXIT_IO;
 	}
-	if (!a->file)
-		return usage_error("no FILE given", NULL);
-	if (a->dequantize && !a->out)
-		return usage_error("--float writes files: give --out DIR", NULL);
-	return 0;
+	if (cli_parse_command("weights", argc, argv, &a->o, files, &n) != 0)
+		rc = NBG_EXIT_USAGE;
+	else if (n != 1)
+		rc = n ? cli_usage("weights", "one file at a time; also got '%s'", nbg_esc(files[1]))
+		       : cli_usage("weights", "no FILE given (- reads standard input)");
+	else if (a->o.dequantize && !a->o.out)
+		rc = cli_usage("weights", "--float writes files: give --out DIR");
+	a->file = n ? files[0] : NULL;
+	free(files);
+	return rc;
 }
 
 /* ------------------------------------------------------------- files */
@@ -230,9 +202,9 @@ static json_t *document(const nbg_model *m, const nbg_graph *g, const nbg_comman
 	json_object_update(root, doc);
 	json_decref(doc);
 	ops = json_object_get(json_object_get(root, "weights"), "operations");
-	for (size_t i = json_array_size(ops); a->has_op && i-- > 0;)
+	for (size_t i = json_array_size(ops); a->o.op.set && i-- > 0;)
 		if (json_integer_value(json_object_get(json_array_get(ops, i), "operation")) !=
-		    (json_int_t)a->op)
+		    (json_int_t)a->o.op.value)
 			json_array_remove(ops, i);
 	return root;
 }
@@ -242,7 +214,7 @@ static int write_out(const nbg_model *m, const nbg_graph *g, const nbg_commands 
 {
 	json_t *doc = document(m, g, c, w, a), *ops;
 	char *text, path[4096];
-	int rc = ensure_dir(a->out);
+	int rc = ensure_dir(a->o.out);
 	nbg_error e;
 
 	if (!doc) {
@@ -252,18 +224,18 @@ static int write_out(const nbg_model *m, const nbg_graph *g, const nbg_commands 
 	ops = json_object_get(json_object_get(doc, "weights"), "operations");
 	for (size_t i = 0, k = 0; !rc && i < nbg_weights_count(w); i++) {
 		const nbg_weights_op *o = nbg_weights_at(w, i);
-		if (a->has_op && nbg_weights_op_operation(o) != a->op)
+		if (a->o.op.set && nbg_weights_op_operation(o) != a->o.op.value)
 			continue;
 		json_t *files = json_object();
 		if (nbg_weights_op_status(o) == NBG_WEIGHTS_DECODED)
-			rc = write_op(a->out, o, a->dequantize, files);
+			rc = write_op(a->o.out, o, a->o.dequantize, files);
 		json_object_set_new(json_array_get(ops, k++), "files", files);
 	}
 	text = rc ? NULL : json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(doc);
 	if (rc)
 		return rc;
-	snprintf(path, sizeof(path), "%s/weights.json", a->out);
+	snprintf(path, sizeof(path), "%s/weights.json", a->o.out);
 	if (!text || nbg_tensor_write_file(path, text, strlen(text), &e) != NBG_OK) {
 		fprintf(stderr, "nbg weights: %s\n", text ? nbg_esc_msg(e.message) : "out of memory");
 		free(text);
@@ -277,7 +249,7 @@ static int write_out(const nbg_model *m, const nbg_graph *g, const nbg_commands 
 static int report(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
 		  const nbg_weights *w, const weights_args *a)
 {
-	if (a->json) {
+	if (a->o.json) {
 		json_t *doc = document(m, g, c, w, a);
 		if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
 			json_decref(doc);
@@ -288,12 +260,12 @@ static int report(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
 		return 0;
 	}
 	printf("NBG file: %s\n", nbg_esc(a->file));
-	if (!a->has_op) {
+	if (!a->o.op.set) {
 		nbg_text_weights(stdout, m, g, c, w);
 		return 0;
 	}
 	for (size_t i = 0; i < nbg_weights_count(w); i++)
-		if (nbg_weights_op_operation(nbg_weights_at(w, i)) == a->op)
+		if (nbg_weights_op_operation(nbg_weights_at(w, i)) == a->o.op.value)
 			nbg_text_weights_op(stdout, g, nbg_weights_at(w, i));
 	return 0;
 }
@@ -302,10 +274,10 @@ static int report(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
 static const nbg_weights_op *selected(const nbg_weights *w, const weights_args *a)
 {
 	for (size_t i = 0; i < nbg_weights_count(w); i++)
-		if (nbg_weights_op_operation(nbg_weights_at(w, i)) == a->op)
+		if (nbg_weights_op_operation(nbg_weights_at(w, i)) == a->o.op.value)
 			return nbg_weights_at(w, i);
-	fprintf(stderr, "nbg weights: %s has no NN-engine operation %lu; its NN-engine "
-			"operations are:", nbg_esc(a->file), a->op);
+	fprintf(stderr, "nbg weights: %s has no NN-engine operation %u; its NN-engine "
+			"operations are:", nbg_esc(a->file), a->o.op.value);
 	for (size_t i = 0; i < nbg_weights_count(w) && i < 64; i++)
 		fprintf(stderr, " %zu", nbg_weights_op_operation(nbg_weights_at(w, i)));
 	fprintf(stderr, "%s\n", nbg_weights_count(w) > 64 ? " ..." : nbg_weights_count(w) ? "" : " none");
@@ -335,10 +307,10 @@ int nbg_cmd_weights(int argc, char **argv)
 	    nbg_weights_decode(l.model, g, c, &w, &err) != NBG_OK) {
 		fprintf(stderr, "nbg weights: %s: %s\n", nbg_esc(a.file), nbg_esc_msg(err.message));
 		rc = nbg_code_exit(err.code);
-	} else if (a.has_op && !(one = selected(w, &a))) {
+	} else if (a.o.op.set && !(one = selected(w, &a))) {
 		rc = NBG_EXIT_USAGE;
 	} else {
-		rc = a.out ? write_out(l.model, g, c, w, &a) : report(l.model, g, c, w, &a);
+		rc = a.o.out ? write_out(l.model, g, c, w, &a) : report(l.model, g, c, w, &a);
 		/* the one operation asked for was not decoded: a check failed */
 		if (!rc && one && nbg_weights_op_status(one) != NBG_WEIGHTS_DECODED)
 			rc = NBG_EXIT_INVALID;
