@@ -26,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 
+from exe_wrapper import command
+
 SKIP = 77
 DEBIAN_PYTHON = "/usr/bin/python3"
 
@@ -124,7 +126,7 @@ def main():
     fitted = set()
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "w")
-        r = subprocess.run([nbg, "weights", os.path.join(lenet, "lenet_v2_0x10016.nb"),
+        r = subprocess.run([*command(nbg), "weights", os.path.join(lenet, "lenet_v2_0x10016.nb"),
                             "--out", out], capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit("nbg weights failed (%d): %s" % (r.returncode, r.stderr))
