@@ -179,7 +179,8 @@ NBG_API const char *nbg_section_name(uint32_t family, uint32_t type);
 
 /* How much of a section the parser understands. */
 typedef enum nbg_section_class {
-	NBG_CLASS_DECODED = 0,      /* records decoded field by field */
+	NBG_CLASS_DECODED = 0,      /* records decoded field by field (by the
+	                               parser or the graph layer) */
 	NBG_CLASS_CRC_VERIFIED = 1, /* opaque payload proved by a checksum record */
 	NBG_CLASS_TABLE_BOUNDED = 2,/* DYNAIO region: geometry checked by its table */
 	NBG_CLASS_OPAQUE = 3,       /* named only, fingerprinted */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "analysis/graph_internal.h"
+#include "format/records.h"
 
 /* ---------------------------------------------------------------- records */
 
@@ -22,8 +23,9 @@
  * layouts has (`known`, 0-terminated) is reported but decoded as far as the
  * fields fit. */
 static void setup_records(gctx *c, nbg_graph_records *r, uint32_t type, uint32_t v1_size,
-			  uint32_t min, const uint32_t *known)
+			  uint32_t min)
 {
+	const uint32_t *known = nbg_record_layouts(type);
 	const nbg_section *s = nbg_graph_section(c, type);
 
 	r->section_type = type;
@@ -72,12 +74,11 @@ static int printable(const char *s)
 
 static void decode_layers(gctx *c)
 {
-	static const uint32_t known[] = { 72, 76, 0 };
 	nbg_graph *g = c->g;
 	nbg_graph_records *r = &g->layer_records;
 	const uint32_t v1 = c->m->v1.layer_stride;
 
-	setup_records(c, r, NBG_SEC_LAYER, v1, 72, known);
+	setup_records(c, r, NBG_SEC_LAYER, v1, 72);
 	if (!r->decoded || !(g->layers = nbg_graph_alloc(c, r->count, sizeof(*g->layers))))
 		return;
 	g->layer_count = r->count;
@@ -96,11 +97,10 @@ static void decode_layers(gctx *c)
 
 static void decode_operations(gctx *c)
 {
-	static const uint32_t known[] = { 24, 28, 32, 0 };
 	nbg_graph *g = c->g;
 	nbg_graph_records *r = &g->operation_records;
 
-	setup_records(c, r, NBG_SEC_OPERATIONS, c->m->v1.operation_stride, 24, known);
+	setup_records(c, r, NBG_SEC_OPERATIONS, c->m->v1.operation_stride, 24);
 	if (!r->decoded ||
 	    !(g->operations = nbg_graph_alloc(c, r->count, sizeof(*g->operations))))
 		return;
@@ -135,11 +135,10 @@ static void decode_operations(gctx *c)
 
 static void decode_patches(gctx *c)
 {
-	static const uint32_t known[] = { 24, 28, 40, 0 };
 	nbg_graph *g = c->g;
 	nbg_graph_records *r = &g->patch_records;
 
-	setup_records(c, r, NBG_SEC_PATCH, c->m->v1.patch_stride, 24, known);
+	setup_records(c, r, NBG_SEC_PATCH, c->m->v1.patch_stride, 24);
 	if (!r->decoded || !(g->patches = nbg_graph_alloc(c, r->count, sizeof(*g->patches))))
 		return;
 	g->patch_count = r->count;
@@ -166,13 +165,11 @@ static void decode_patches(gctx *c)
 
 static void decode_small_records(gctx *c)
 {
-	static const uint32_t sh_known[] = { 4, 8, 0 }, sw_known[] = { 4, 68, 0 },
-			      hwi_known[] = { 12, 0 }, ppu_known[] = { 48, 0 };
 	nbg_graph *g = c->g;
 	nbg_graph_records *r;
 
 	r = &g->sh_records;
-	setup_records(c, r, NBG_SEC_SH, c->m->v1.sh_stride, 4, sh_known);
+	setup_records(c, r, NBG_SEC_SH, c->m->v1.sh_stride, 4);
 	if (r->decoded && (g->sh_operations = nbg_graph_alloc(c, r->count, sizeof(*g->sh_operations)))) {
 		g->sh_count = r->count;
 		for (size_t i = 0; i < r->count; i++) {
@@ -186,7 +183,7 @@ static void decode_small_records(gctx *c)
 	}
 
 	r = &g->sw_records;
-	setup_records(c, r, NBG_SEC_SW, c->m->v1.sw_stride, 4, sw_known);
+	setup_records(c, r, NBG_SEC_SW, c->m->v1.sw_stride, 4);
 	if (r->decoded && (g->sw_operations = nbg_graph_alloc(c, r->count, sizeof(*g->sw_operations)))) {
 		g->sw_count = r->count;
 		for (size_t i = 0; i < r->count; i++) {
@@ -201,7 +198,7 @@ static void decode_small_records(gctx *c)
 
 	/* v1 has no per-version stride for these: the public structures' sizes. */
 	r = &g->hw_init_records;
-	setup_records(c, r, NBG_SEC_HWINITOPERATIONS, 12, 12, hwi_known);
+	setup_records(c, r, NBG_SEC_HWINITOPERATIONS, 12, 12);
 	if (r->decoded && (g->hw_inits = nbg_graph_alloc(c, r->count, sizeof(*g->hw_inits)))) {
 		g->hw_init_count = r->count;
 		for (size_t i = 0; i < r->count; i++) {
@@ -215,7 +212,7 @@ static void decode_small_records(gctx *c)
 	}
 
 	r = &g->ppu_param_records;
-	setup_records(c, r, NBG_SEC_PPU_PARAM, 48, 48, ppu_known);
+	setup_records(c, r, NBG_SEC_PPU_PARAM, 48, 48);
 	if (r->decoded && (g->ppu_params = nbg_graph_alloc(c, r->count, sizeof(*g->ppu_params)))) {
 		g->ppu_param_count = r->count;
 		for (size_t i = 0; i < r->count; i++) {

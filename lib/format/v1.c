@@ -18,6 +18,7 @@
 #include "common/hash.h"
 #include "common/internal.h"
 #include "format/checksum.h"
+#include "format/records.h"
 #include "format/regions.h"
 
 #define V1_HEADER_SIZE 92u     /* magic .. output_count */
@@ -619,5 +620,6 @@ nbg_code nbg_parse_v1(nbg_ctx *c)
 	if ((rc = crc_sum_check(c)))
 		return rc;
 	unreferenced_bytes(c);
+	nbg_class_record_sections(m);
 	return NBG_OK;
 }

@@ -14,6 +14,7 @@
 #include "common/hash.h"
 #include "common/internal.h"
 #include "format/checksum.h"
+#include "format/records.h"
 #include "format/regions.h"
 
 /* Section types whose payloads are integrity-checked by CHECKSUM records. */
@@ -658,6 +659,7 @@ nbg_code nbg_parse_v2(nbg_ctx *c)
 	    (rc = check_file_checksum(c, sorted)))
 		goto out;
 
+	nbg_class_record_sections(m);
 	if (m->section_count != 18 && m->section_count != 20)
 		nbg_note_add(c, "section-count-unseen", m->sub_header_offset + 8,
 			     "%zu sections (18 or 20 in the 138-file reference corpus of the field map)", m->section_count);
