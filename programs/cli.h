@@ -47,10 +47,6 @@ const char *nbg_esc(const char *path);
  * would change are backslashes (a library message, whose paths are escaped
  * already), else escaped whole; valid until eight more nbg_esc calls. */
 const char *nbg_esc_msg(const char *msg);
-/* A hidden temporary name beside `path` (malloc'd): ".NAME.TAG.XXXXXX" in
- * the same directory, NAME cut so the whole fits NAME_MAX (cli_temp.c),
- * to be created with nbg_temp_create (nbg/nbg.h). */
-char *nbg_temp_beside(const char *path, const char *tag);
 /* 1 when the file `path` was mapped into m and shrank since (results from
  * it must be dropped). */
 int nbg_input_shrank(const char *path, const nbg_mapping *m);

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_out.h"
 #include "cmd_run.h"
 #include "nbg/runtime.h"
 #include "nbg/session.h"
@@ -133,13 +134,11 @@ typedef struct run_args {
 	size_t out_name_count;
 } run_args;
 
-/* A file written under a temporary name beside the file it replaces. */
+/* An output file, staged through the one output writer (cli_out.c) and
+ * renamed with the others once the run succeeded. */
 typedef struct staged_file {
 	char final[NBG_RT_PATH_MAX]; /* DIR/NAME, as reported */
-	char *target; /* the file to replace: final, or the file a link there names */
-	char *tmp;    /* the temporary while it exists, else NULL */
-	int slot;     /* its registration for removal on a signal */
-	int renamed;  /* target is ours now */
+	cli_out out;
 } staged_file;
 
 static const char run_usage[] =
@@ -329,102 +328,35 @@ static int ensure_dir(const char *dir)
 	return 0;
 }
 
-/* The file DIR/name replaces (under the OUT rules of doc/security.md) and
- * a registered temporary beside it; the descriptor, or -1 with the exit code
- * in *rc and a message printed. */
-static int stage_open(const char *dir, const char *name, staged_file *f, int *rc)
-{
-	nbg_error e;
-	int n = snprintf(f->final, sizeof(f->final), "%s/%s", dir, name), fd = -1;
-
-	*rc = NBG_EXIT_IO;
-	if (n < 0 || (size_t)n >= sizeof(f->final)) {
-		fprintf(stderr, "nbg run: output path under %s is too long\n", nbg_esc(dir));
-		return -1;
-	}
-	if (nbg_output_target(f->final, &f->target, &e) != NBG_OK) {
-		fprintf(stderr, "nbg run: %s: %s\n", nbg_code_name(e.code), nbg_esc_msg(e.message));
-		*rc = nbg_code_exit(e.code);
-		return -1;
-	}
-	f->tmp = nbg_temp_beside(f->target, "tmp");
-	if (!f->tmp || (fd = nbg_temp_create(f->tmp, &f->slot)) < 0) {
-		fprintf(stderr, "nbg run: cannot create a file in %s: %s\n", nbg_esc(dir),
-			f->tmp ? strerror(errno) : "out of memory");
-		free(f->tmp);
-		f->tmp = NULL;
-	}
-	return fd;
-}
-
-/* Writes data to a new temporary file for DIR/name: the mode (and, as
- * root, the owner) of the file it replaces, or 0666 less the umask. */
+/* Stages DIR/name as files[*n] (the OUT rules of doc/security.md; never
+ * standard output, where the report goes) and writes data to it.  Two
+ * outputs of one run that are the same file -- the same name, or links to
+ * one file -- are refused before anything is renamed.  0 or the exit code,
+ * with the reason printed. */
 static int stage_file(const char *dir, const char *name, const void *data, size_t size,
-		      staged_file *f)
+		      staged_file *files, size_t *n)
 {
-	struct stat st;
-	int rc, fd = stage_open(dir, name, f, &rc);
+	staged_file *f = &files[*n];
+	int k = snprintf(f->final, sizeof(f->final), "%s/%s", dir, name), rc;
 
-	if (fd < 0)
-		return rc;
-	for (const uint8_t *p = data; size;) {
-		ssize_t w = write(fd, p, size);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			fprintf(stderr, "nbg run: cannot write %s: %s\n", nbg_esc(f->tmp),
-				w < 0 ? strerror(errno) : "short write");
-			close(fd);
-			return NBG_EXIT_IO;
-		}
-		p += w;
-		size -= (size_t)w;
-	}
-	mode_t um = umask(0);
-	umask(um);
-	if (stat(f->target, &st) != 0)
-		st.st_mode = 0666 & ~um; /* a new file */
-	else if (geteuid() == 0)
-		(void)fchown(fd, st.st_uid, st.st_gid); /* before fchmod: chown clears set-id bits */
-	if (fchmod(fd, st.st_mode & 07777) != 0 || fsync(fd) != 0 || close(fd) != 0) {
-		fprintf(stderr, "nbg run: cannot finish %s: %s\n", nbg_esc(f->tmp), strerror(errno));
+	if (k < 0 || (size_t)k >= sizeof(f->final)) {
+		fprintf(stderr, "nbg run: output path under %s is too long\n", nbg_esc(dir));
 		return NBG_EXIT_IO;
 	}
-	return 0;
-}
-
-static void unstage_temp(staged_file *f)
-{
-	nbg_temp_unregister(f->slot);
-	free(f->tmp);
-	f->tmp = NULL;
-}
-
-/* Removes every temporary and every file this run already renamed. */
-static void discard_staged(staged_file *files, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (files[i].tmp) {
-			unlink(files[i].tmp);
-			unstage_temp(&files[i]);
-		}
-		if (files[i].renamed)
-			unlink(files[i].target);
-		files[i].renamed = 0;
-	}
-}
-
-static int commit_staged(staged_file *files, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (rename(files[i].tmp, files[i].target) != 0) {
-			fprintf(stderr, "nbg run: cannot rename %s to %s: %s\n", nbg_esc(files[i].tmp),
-				nbg_esc(files[i].target), strerror(errno));
-			discard_staged(files, n);
+	if ((rc = cli_out_open(&f->out, "run", f->final, 0)) != 0)
+		return rc;
+	++*n;
+	for (size_t i = 0; i + 1 < *n; i++)
+		if (cli_out_same(&files[i].out, &f->out)) {
+			fprintf(stderr, "nbg run: %s and ", nbg_esc(files[i].final));
+			fprintf(stderr, "%s are the same file: one output would replace the other; "
+					"nothing is written\n", nbg_esc(f->final));
 			return NBG_EXIT_IO;
 		}
-		unstage_temp(&files[i]);
-		files[i].renamed = 1;
+	if (cli_out_write(&f->out, data, size) != 0) {
+		fprintf(stderr, "nbg run: cannot write %s: %s\n", nbg_esc(f->final),
+			strerror(f->out.err));
+		return NBG_EXIT_IO;
 	}
 	return 0;
 }
@@ -456,7 +388,7 @@ typedef struct run_state {
 	nbg_rt_session_result *res;
 	json_t *summary;
 	nbg_error e;
-	int golden_ok, committed;
+	int golden_ok;
 } run_state;
 
 static int tensor_fail(const char *path, const char *what, const nbg_error *e)
@@ -577,7 +509,7 @@ static int run_outputs(run_state *s)
 			snprintf(name, sizeof(name), "output_%zu.bin", i);
 		}
 		s->raw_staged[i] = s->staged_count;
-		int rc = stage_file(s->a.output_dir, name, o->data, o->size, &s->staged[s->staged_count++]);
+		int rc = stage_file(s->a.output_dir, name, o->data, o->size, s->staged, &s->staged_count);
 		if (rc)
 			return rc;
 		uint8_t *npy;
@@ -592,7 +524,7 @@ static int run_outputs(run_state *s)
 			s->out_f[i] = NULL; /* 4-bit outputs: raw only */
 		} else {
 			snprintf(name, sizeof(name), "output_%zu.npy", i);
-			rc = stage_file(s->a.output_dir, name, npy, nsz, &s->staged[s->staged_count++]);
+			rc = stage_file(s->a.output_dir, name, npy, nsz, s->staged, &s->staged_count);
 			free(npy);
 			if (rc)
 				return rc;
@@ -762,15 +694,21 @@ static int run_commit(run_state *s)
 	}
 	size_t tl = strlen(text);
 	text[tl] = '\n'; /* the file ends with a newline: it takes the NUL's byte */
-	int rc = stage_file(s->a.output_dir, "summary.json", text, tl + 1, &s->staged[s->staged_count]);
+	int rc = stage_file(s->a.output_dir, "summary.json", text, tl + 1, s->staged, &s->staged_count);
 	free(text);
-	s->staged_count++;
 	if (rc)
 		return rc;
-	rc = commit_staged(s->staged, s->staged_count);
+	cli_out **outs = calloc(s->staged_count, sizeof(*outs));
+	if (!outs) {
+		fprintf(stderr, "nbg run: out of memory\n");
+		return NBG_EXIT_IO;
+	}
+	for (size_t i = 0; i < s->staged_count; i++)
+		outs[i] = &s->staged[i].out;
+	rc = cli_out_commit_all(outs, s->staged_count);
+	free(outs);
 	if (rc)
 		return rc;
-	s->committed = 1;
 	return 0;
 }
 
@@ -834,10 +772,8 @@ static int run_report(run_state *s, int rc)
 
 static int run_cleanup(run_state *s, int rc)
 {
-	if (s->staged && !s->committed)
-		discard_staged(s->staged, s->staged_count);
 	for (size_t i = 0; s->staged && i < s->staged_count; i++)
-		free(s->staged[i].target);
+		cli_out_free(&s->staged[i].out); /* a temporary not renamed is removed */
 	nbg_rt_session_free(s->res);
 	json_decref(s->summary);
 	for (size_t i = 0; s->in_raw && i < s->n_in; i++)

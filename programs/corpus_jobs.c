@@ -181,15 +181,14 @@ static int consume(pool *p)
 		if (s.message)
 			corpus_warn("%s", s.message);
 		if (r->records && s.record) {
-			corpus_out_write(r->records, s.record, strlen(s.record));
-			corpus_out_write(r->records, "\n", 1);
+			cli_out_write(r->records, s.record, strlen(s.record));
+			cli_out_write(r->records, "\n", 1);
 		}
 		if (r->manifest && s.manifest)
-			corpus_out_write(r->manifest, s.manifest, strlen(s.manifest));
+			cli_out_write(r->manifest, s.manifest, strlen(s.manifest));
 		free_slot(&s);
 		corpus_progress_update(k + 1, bytes);
-		if (oom || (r->records && r->records->failed >= 0) ||
-		    (r->manifest && r->manifest->failed >= 0)) {
+		if (oom || (r->records && r->records->err) || (r->manifest && r->manifest->err)) {
 			if (oom)
 				corpus_warn("out of memory for the record or manifest line of %s",
 					    corpus_list_path(r->list, k));

@@ -159,16 +159,6 @@ NBG_API nbg_code nbg_tensor_from_raw(const nbg_io *io, nbg_tensor_kind kind, int
 NBG_API nbg_code nbg_tensor_floats(const nbg_io *io, nbg_tensor_kind kind, const uint8_t *buf,
 				   size_t size, float **out, nbg_error *err);
 
-/*
- * Writes data[0..size) to path all or nothing: a hidden temporary in the
- * same directory, fsync, the mode of an existing target (else 0666 less the
- * umask), rename.  On any failure the temporary is removed and an existing
- * path is untouched.  Returns NBG_OK, INVALID_ARGUMENT, IO (err->sys_errno
- * set), OUT_OF_MEMORY.
- */
-NBG_API nbg_code nbg_tensor_write_file(const char *path, const void *data, size_t size,
-				       nbg_error *err);
-
 /* ------------------------------------------------------------ results */
 
 typedef struct nbg_tensor_top_entry {
