@@ -1528,6 +1528,81 @@ static void test_long_names(void **state)
 	assert_int_equal(count_prefix(".nnn"), 0);
 }
 
+/* ------------------------------------- second sweep: names drawn by Graphviz */
+
+/* 1 when `prog` is on PATH. */
+static int on_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char cand[4096];
+
+	for (const char *p = path; p && *p;) {
+		const char *end = strchr(p, ':');
+		int len = end ? (int)(end - p) : (int)strlen(p);
+		snprintf(cand, sizeof(cand), "%.*s/%s", len, p, prog);
+		if (len && access(cand, X_OK) == 0)
+			return 1;
+		p = end ? end + 1 : p + len;
+	}
+	return 0;
+}
+
+/* Text that is well-formed XML as far as bytes go: no control byte but tab,
+ * newline and carriage return, and no character reference to one (XML 1.0
+ * allows neither). */
+static void xml_chars_only(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		assert_true(ch >= 0x20 || ch == '\t' || ch == '\n' || ch == '\r');
+		if (ch == '&' && i + 2 < n && s[i + 1] == '#') {
+			int hex = s[i + 2] == 'x';
+			unsigned long v = strtoul(s + i + 2 + hex, NULL, hex ? 16 : 10);
+			if (!(v >= 0x20 || v == 9 || v == 10 || v == 13))
+				fail_msg("a character reference to U+%04lX at byte %zu", v, i);
+		}
+	}
+}
+
+/* Graphviz decodes entities in labels: a file, layer or I/O name holding
+ * "&#x1b;" or "&#1;" became a raw ESC or 0x01 in the SVG (not XML, and
+ * `--svg -` sent ESC to the terminal).  '&' is written as &amp;. */
+static void test_graph_entities(void **state)
+{
+	(void)state;
+	uint8_t *b = malloc(sample_size);
+	memcpy(b, sample, sample_size);
+	uint8_t *name = memmem(b, sample_size, "input/output[0]", 15);
+	assert_non_null(name);
+	memcpy(name, "in&#27;&#x9b;", 14); /* the record's 64-byte name, NUL-padded */
+	fx_refresh(b, sample_size);
+#define ENT "g&#x1b;[2J&#1;.nb"
+	put_file(in_work(ENT), b, sample_size);
+	free(b);
+	const char *d[] = { "graph", ENT, "--dot", "-", NULL };
+	run_result r = run(d);
+	expect(&r, 0);
+	/* every '&' of the names is "&amp;", so no entity is left to decode */
+	assert_null(strstr(r.out, "&#"));
+	assert_non_null(strstr(r.out, "g&amp;#x1b;[2J&amp;#1;.nb"));
+	assert_non_null(strstr(r.out, "in&amp;#27;&amp;#x9b;"));
+	run_free(&r);
+	if (!on_path("dot")) {
+		print_message("Graphviz's dot is not installed: the SVG half is not checked\n");
+	} else {
+		const char *v[] = { "graph", ENT, "--svg", "-", NULL };
+		r = run(v);
+		expect(&r, 0);
+		assert_non_null(strstr(r.out, "</svg>"));
+		xml_chars_only(r.out, r.out_len);
+		assert_non_null(strstr(r.out, "g&amp;#x1b;[2J&amp;#1;.nb"));
+		assert_non_null(strstr(r.out, "in&amp;#27;&amp;#x9b;"));
+		run_free(&r);
+	}
+	unlink(in_work(ENT));
+#undef ENT
+}
+
 /* ------------------------------------- the escaper itself */
 
 static void test_escape_rules(void **state)
@@ -1580,6 +1655,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_run_outputs),
 		cmocka_unit_test(test_run_exit_codes),
 		cmocka_unit_test(test_args_escaped),
+		cmocka_unit_test(test_graph_entities),
 	};
 	/* The v1 trailer and nbg run on the real files. */
 #define REAL(t) cmocka_unit_test_setup_teardown(t, use_real, use_synthesized)
