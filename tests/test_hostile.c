@@ -1603,6 +1603,89 @@ static void test_graph_entities(void **state)
 #undef ENT
 }
 
+/* ------------------------------------- second sweep: one output policy */
+
+/* The commands that write a file, each with OUT where "OUT" stands. */
+static const char *const writers[][12] = {
+	{ "reemit", "sample.nb", "OUT", NULL },
+	{ "map", "sample.nb", "--svg", "OUT", NULL },
+	{ "graph", "sample.nb", "--dot", "OUT", NULL },
+	{ "graph", "sample.nb", "--svg", "OUT", NULL },
+	{ "tensor", "--model", "sample.nb", "--input", "0", "zero.bin", "-o", "OUT", NULL },
+	{ "corpus", "--records", "OUT", "sample.nb", NULL },
+	{ "corpus", "--write-manifest", "OUT", "sample.nb", NULL },
+};
+#define WRITERS (sizeof(writers) / sizeof(writers[0]))
+
+/* Runs writer k with OUT `out`; 0 when it was skipped (graph --svg without
+ * Graphviz). */
+static int run_writer(size_t k, const char *out, int status)
+{
+	const char *argv[12];
+	int svg = 0;
+	for (int i = 0; i < 12; i++) {
+		argv[i] = writers[k][i] && !strcmp(writers[k][i], "OUT") ? out : writers[k][i];
+		svg |= writers[k][i] && !strcmp(writers[k][i], "--svg");
+	}
+	if (svg && !strcmp(argv[0], "graph") && !on_path("dot"))
+		return 0;
+	run_result r = run(argv);
+	if (r.status != status)
+		print_error("nbg %s %s -> %s\n", argv[0], argv[1], out);
+	expect(&r, status);
+	run_free(&r);
+	return 1;
+}
+
+/* `nbg graph --dot/--svg` made every output 0644: an existing 0600 file of
+ * another user became world-readable and root's, and new files ignored the
+ * umask.  Every command now keeps the mode (and, as root, the owner and
+ * group) of the file it replaces and gives a new one 0666 less the umask. */
+static void test_out_mode_owner_umask(void **state)
+{
+	struct stat st;
+	int root = geteuid() == 0;
+	(void)state;
+	uint8_t *z = calloc(98304, 1);
+	put_file(in_work("zero.bin"), z, 98304);
+	free(z);
+	if (!root)
+		print_message("not root: another user's file cannot be made here; the owner is "
+			      "not checked\n");
+	for (size_t k = 0; k < WRITERS; k++) {
+		/* a new file under umask 027 */
+		unlink(in_work("new.out"));
+		mode_t old = umask(027);
+		int ran = run_writer(k, "new.out", 0);
+		umask(old);
+		if (!ran)
+			continue;
+		assert_int_equal(stat(in_work("new.out"), &st), 0);
+		if ((st.st_mode & 07777) != 0640)
+			fail_msg("nbg %s %s: a new file has mode %o under umask 027", writers[k][0],
+				 writers[k][1], st.st_mode & 07777);
+		/* another user's 0600 file */
+		put_file(in_work("theirs.out"), "old", 3);
+		assert_int_equal(chmod(in_work("theirs.out"), 0600), 0);
+		if (root)
+			assert_int_equal(chown(in_work("theirs.out"), 65534, 65533), 0);
+		run_writer(k, "theirs.out", 0);
+		assert_int_equal(stat(in_work("theirs.out"), &st), 0);
+		assert_true(st.st_size > 3);
+		if ((st.st_mode & 07777) != 0600)
+			fail_msg("nbg %s %s: the file replaced had mode 0600, it has %o",
+				 writers[k][0], writers[k][1], st.st_mode & 07777);
+		if (root && (st.st_uid != 65534 || st.st_gid != 65533))
+			fail_msg("nbg %s %s: the file replaced was 65534:65533's, it is %u:%u's",
+				 writers[k][0], writers[k][1], (unsigned)st.st_uid,
+				 (unsigned)st.st_gid);
+	}
+	unlink(in_work("new.out"));
+	unlink(in_work("theirs.out"));
+	assert_int_equal(count_prefix(".theirs.out."), 0);
+	assert_int_equal(count_prefix(".new.out."), 0);
+}
+
 /* ------------------------------------- the escaper itself */
 
 static void test_escape_rules(void **state)
@@ -1656,6 +1739,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_run_exit_codes),
 		cmocka_unit_test(test_args_escaped),
 		cmocka_unit_test(test_graph_entities),
+		cmocka_unit_test(test_out_mode_owner_umask),
 	};
 	/* The v1 trailer and nbg run on the real files. */
 #define REAL(t) cmocka_unit_test_setup_teardown(t, use_real, use_synthesized)
