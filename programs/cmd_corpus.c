@@ -170,7 +170,11 @@ static int cmd_merge(const opts *o)
 		if (nbg_corpus_from_json(text, len, o->paths[i], &part, &err) != NBG_OK) {
 			corpus_warn("%s: %s", nbg_code_name(err.code), err.message);
 			rc = nbg_code_exit(err.code);
-		} else if (nbg_corpus_merge(all, part) != NBG_OK) {
+		} else if ((e = nbg_corpus_merge(all, part)) == NBG_E_CORPUS_PART) {
+			corpus_warn("%s: %s: counts do not add up: with the parts before it a count "
+				    "passes 2^64-1", nbg_code_name(NBG_E_CORPUS_PART), o->paths[i]);
+			rc = nbg_code_exit(NBG_E_CORPUS_PART);
+		} else if (e != NBG_OK) {
 			corpus_warn("out of memory merging %s", o->paths[i]);
 			rc = NBG_EXIT_IO;
 		}

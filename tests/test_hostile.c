@@ -1686,6 +1686,79 @@ static void test_out_mode_owner_umask(void **state)
 	assert_int_equal(count_prefix(".new.out."), 0);
 }
 
+/* ------------------------------------- second sweep: merge parts */
+
+/* `nbg corpus --json sample.nb` as a jansson document. */
+static json_t *sample_part(void)
+{
+	const char *a[] = { "corpus", "--json", "sample.nb", NULL };
+	run_result r = run(a);
+	expect(&r, 0);
+	json_t *j = json_loads(r.out, 0, NULL);
+	assert_non_null(j);
+	run_free(&r);
+	return j;
+}
+
+static void write_part(const char *name, json_t *j)
+{
+	char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	assert_non_null(text);
+	put_file(in_work(name), text, strlen(text));
+	free(text);
+	json_decref(j);
+}
+
+/* A part is untrusted: note ids from one were printed raw by the text
+ * report (an ESC]0;...BEL ESC[2J reached the terminal), and its counts
+ * added up modulo 2^64 (0 files = 2^64-1 valid + 1 invalid passed). */
+static void test_merge_hostile_parts(void **state)
+{
+	(void)state;
+	json_t *j = sample_part();
+	json_t *notes = json_object_get(j, "notes");
+	assert_non_null(notes);
+	json_object_set_new(notes, "x\033]0;pwned\007\033[2J", json_integer(1));
+	write_part("esc-part.json", j);
+	const char *m[] = { "corpus", "--merge", "esc-part.json", NULL };
+	run_result r = run(m);
+	expect(&r, 2);
+	no_terminal_bytes(&r);
+	assert_non_null(strstr(r.err, "corpus-part"));
+	assert_non_null(strstr(r.err, "note id"));
+	run_free(&r);
+
+	/* 0 files = (2^64 - 1) valid + 1 invalid, modulo 2^64 */
+	j = sample_part();
+	json_object_set_new(j, "files", json_integer(0));
+	json_object_set_new(j, "valid", json_string("18446744073709551615"));
+	json_object_set_new(json_object_get(j, "v2"), "files", json_string("18446744073709551615"));
+	json_object_set_new(json_object_get(j, "invalid_by_code"), "bad-magic", json_integer(1));
+	write_part("wrap-part.json", j);
+	const char *w[] = { "corpus", "--merge", "wrap-part.json", NULL };
+	r = run(w);
+	expect(&r, 2);
+	assert_non_null(strstr(r.err, "counts do not add up"));
+	assert_string_equal(r.out, "");
+	run_free(&r);
+
+	/* two parts that are each consistent, whose sum wraps */
+	j = sample_part();
+	json_object_set_new(j, "files", json_string("9223372036854775808"));
+	json_object_set_new(j, "valid", json_string("9223372036854775808"));
+	json_object_set_new(json_object_get(j, "v2"), "files", json_string("9223372036854775808"));
+	write_part("half-part.json", j);
+	const char *h[] = { "corpus", "--merge", "half-part.json", "half-part.json", NULL };
+	r = run(h);
+	expect(&r, 2);
+	assert_non_null(strstr(r.err, "passes 2^64-1"));
+	assert_string_equal(r.out, "");
+	run_free(&r);
+	unlink(in_work("esc-part.json"));
+	unlink(in_work("wrap-part.json"));
+	unlink(in_work("half-part.json"));
+}
+
 /* ------------------------------------- the escaper itself */
 
 static void test_escape_rules(void **state)
@@ -1740,6 +1813,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_args_escaped),
 		cmocka_unit_test(test_graph_entities),
 		cmocka_unit_test(test_out_mode_owner_umask),
+		cmocka_unit_test(test_merge_hostile_parts),
 	};
 	/* The v1 trailer and nbg run on the real files. */
 #define REAL(t) cmocka_unit_test_setup_teardown(t, use_real, use_synthesized)

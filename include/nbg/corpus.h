@@ -87,7 +87,9 @@ NBG_API nbg_code nbg_corpus_add_unmeasured(nbg_corpus *c, nbg_corpus_status stat
 /* One entry of a walk that is not a file of the corpus. */
 NBG_API nbg_code nbg_corpus_add_skipped(nbg_corpus *c, nbg_corpus_skip reason);
 /* Adds everything in src to dst: dst becomes the aggregate of both files'
- * sets (src is unchanged). */
+ * sets (src is unchanged).  NBG_E_CORPUS_PART when a count of the sum
+ * would pass 2^64-1 (parts read back can claim such counts; the count
+ * stays at 2^64-1), NBG_E_OUT_OF_MEMORY when a value could not be kept. */
 NBG_API nbg_code nbg_corpus_merge(nbg_corpus *dst, const nbg_corpus *src);
 /* 1 when nothing was lost to a memory failure. */
 NBG_API int nbg_corpus_ok(const nbg_corpus *c);
