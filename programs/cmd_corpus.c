@@ -251,7 +251,8 @@ static int cmd_run(const opts *o)
 		corpus_walk_path(&w, o->paths[i]);
 	corpus_run run = { &list, o->jobs ? o->jobs : default_jobs(), o->quiet,
 			   !o->quiet && isatty(STDERR_FILENO), o->records ? &records : NULL,
-			   o->manifest ? &manifest : NULL, agg };
+			   o->manifest ? &manifest : NULL, agg, nbg_env_limit("NBG_MAX_FILE_SIZE"),
+			   nbg_env_limit("NBG_MAX_UNDESCRIBED") };
 	rc = corpus_run_files(&run);
 	rc = close_outputs(rc, &records, &manifest);
 	if (rc == NBG_EXIT_OK)

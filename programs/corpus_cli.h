@@ -80,6 +80,7 @@ typedef struct corpus_run {
 	cli_out *records;       /* NULL: none */
 	cli_out *manifest;      /* NULL: none */
 	nbg_corpus *agg;        /* every file's measurement is added here */
+	uint64_t max_file_size, max_undescribed; /* NBG_MAX_FILE_SIZE, ..._UNDESCRIBED */
 } corpus_run;
 
 /* Measures every file of the list on `jobs` threads; records, manifest

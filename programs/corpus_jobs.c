@@ -105,7 +105,10 @@ static void *work(void *arg)
 
 		const corpus_entry *e = &p->run->list->e[i];
 		const char *path = corpus_list_path(p->run->list, i);
-		nbg_corpus_expect exp = { sizeof(exp), e->has_size, e->size, e->has_sha256, { 0 } };
+		nbg_corpus_expect exp = { .size = sizeof(exp), .has_size = e->has_size,
+					  .file_size = e->size, .has_sha256 = e->has_sha256,
+					  .max_file_size = p->run->max_file_size,
+					  .max_undescribed = p->run->max_undescribed };
 		memcpy(exp.sha256, e->sha256, 32);
 		nbg_corpus_measure(it, path, &exp);
 		nbg_corpus_add_item(w->agg, it);

@@ -1166,7 +1166,7 @@ static void test_library(void **state)
 		char hex[65], got[65];
 		snprintf(p, sizeof(p), "%s/l%d.nb", dir, k);
 		write_file(p, b, n);
-		nbg_corpus_expect exp = { sizeof(exp), 1, n, 0, { 0 } };
+		nbg_corpus_expect exp = { .size = sizeof(exp), .has_size = 1, .file_size = n };
 		assert_int_equal(nbg_corpus_measure(it, p, &exp), NBG_OK);
 		assert_int_equal(nbg_corpus_item_status(it), NBG_CORPUS_VALID);
 		assert_true(nbg_corpus_item_size(it, &size));

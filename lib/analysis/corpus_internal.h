@@ -20,6 +20,7 @@ struct nbg_corpus_item {
 	nbg_model *model;       /* VALID only */
 	void *buf;              /* the file's bytes (the model points into them) */
 	size_t cap;
+	nbg_mapping map;        /* or, for a large file, its mapping */
 };
 
 /* The text report lists at most this many values of a set. */

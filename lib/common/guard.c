@@ -190,6 +190,11 @@ static void on_term(int sig, siginfo_t *si, void *uc)
 			chain(&old_term[i], sig, si, uc);
 }
 
+int nbg_guard_installed(void)
+{
+	return __atomic_load_n(&installed, __ATOMIC_ACQUIRE);
+}
+
 nbg_code nbg_install_signal_guards(void)
 {
 	struct sigaction sa;
