@@ -430,6 +430,66 @@ static void test_npy_shape_orders(void **state)
 	free(npy);
 }
 
+/* A Fortran-order array whose shape reads the same both ways once size-1
+ * dimensions are dropped -- (1, 28, 28, 1), what np.asfortranarray(img)
+ * saves -- is taken outermost first like any shape, so its storage order
+ * is reversed: it was handed to the model transposed.  The file is written
+ * here byte by byte (Fortran order: element (0, i, j, 0) at i + 28 j), and,
+ * when NumPy is there, by NumPy itself. */
+static void test_npy_fortran_palindrome(void **state)
+{
+	(void)state;
+	uint32_t dims[4] = { 1, 28, 28, 1 };
+	nbg_io io = rec(5, NBG_QUANT_NONE, 0, 0, 0, 4, dims);
+	uint64_t shape[4] = { 1, 28, 28, 1 };
+	int16_t f[784];
+	for (int i = 0; i < 28; i++)
+		for (int j = 0; j < 28; j++)
+			f[i + 28 * j] = (int16_t)(i * 28 + j); /* the value is its C-order index */
+	uint8_t *npy, *raw;
+	size_t nsz, rs;
+	nbg_error e;
+	assert_int_equal(nbg_npy_encode("<i2", shape, 4, f, sizeof(f), &npy, &nsz, &e), NBG_OK);
+	char *order = memmem(npy, nsz, "False", 5);
+	assert_non_null(order);
+	memcpy(order, "True ", 5);
+	nbg_npy a;
+	assert_int_equal(nbg_npy_parse(npy, nsz, &a, &e), NBG_OK);
+	assert_true(a.fortran_order);
+	assert_int_equal(nbg_tensor_to_raw(&io, NBG_TENSOR_NPY, npy, nsz, &raw, &rs, &e), NBG_OK);
+	assert_int_equal(rs, sizeof(f));
+	for (int k = 0; k < 784; k++) {
+		int16_t v;
+		memcpy(&v, raw + 2 * k, 2);
+		if (v != k)
+			fail_msg("element %d is %d: the Fortran-order array was not transposed", k, v);
+	}
+	free(raw);
+	free(npy);
+	if (!have_numpy)
+		return;
+	char cmd[600], p[300];
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && /usr/bin/python3 -c \"import numpy as np\n"
+		 "img = np.arange(784, dtype='<i2').reshape(1, 28, 28, 1)\n"
+		 "np.save('fpal.npy', np.asfortranarray(img))\"", workdir);
+	assert_int_equal(run(cmd), 0);
+	snprintf(p, sizeof(p), "%s/fpal.npy", workdir);
+	size_t n;
+	uint8_t *b = fx_read_file(p, &n);
+	assert_non_null(b);
+	assert_int_equal(nbg_npy_parse(b, n, &a, &e), NBG_OK);
+	assert_true(a.fortran_order);
+	assert_int_equal(nbg_tensor_to_raw(&io, NBG_TENSOR_NPY, b, n, &raw, &rs, &e), NBG_OK);
+	for (int k = 0; k < 784; k++) {
+		int16_t v;
+		memcpy(&v, raw + 2 * k, 2);
+		assert_int_equal(v, k);
+	}
+	free(raw);
+	free(b);
+}
+
 static void test_npy_malformed(void **state)
 {
 	(void)state;
@@ -665,6 +725,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_npy_written_loads),
 		cmocka_unit_test(test_npy_numpy_files),
 		cmocka_unit_test(test_npy_shape_orders),
+		cmocka_unit_test(test_npy_fortran_palindrome),
 		cmocka_unit_test(test_npy_malformed),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_top_and_compare),
