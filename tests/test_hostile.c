@@ -1840,6 +1840,68 @@ static void test_corpus_sparse_unread(void **state)
 	rmdir(in_work("sparse"));
 }
 
+/* ------------------------------------- second sweep: corpus outputs */
+
+/* nbg corpus made its --records and --write-manifest temporaries with a
+ * plain mkstemp, registered with nothing: after SIGTERM .r.jsonl.XXXXXX and
+ * .m.sha256.XXXXXX stayed behind.  Each signal now removes both, and the
+ * process still dies by it. */
+static void test_signal_during_corpus(void **state)
+{
+	(void)state;
+	fx_spec *sp = fx_default();
+	fx_resize(fx_find(sp, 24), (size_t)32 << 20);
+	size_t n;
+	uint8_t *big = fx_build(sp, &n);
+	fx_free(sp);
+	assert_int_equal(mkdir(in_work("slow"), 0755), 0);
+	put_file(in_work("slow/f000.nb"), big, n);
+	free(big);
+	for (int i = 1; i < 64; i++) { /* a minute of hashing would be needed to end */
+		char name[64];
+		snprintf(name, sizeof(name), "slow/f%03d.nb", i);
+		assert_int_equal(link(in_work("slow/f000.nb"), in_work(name)), 0);
+	}
+	const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	for (int k = 0; k < 3; k++) {
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			int nul = open("/dev/null", O_RDWR);
+			dup2(nul, 1);
+			dup2(nul, 2);
+			if (chdir(work) != 0)
+				_exit(127);
+			char *const args[] = { "nbg", "corpus", "--jobs", "1", "--records", "r.jsonl",
+					       "--write-manifest", "m.sha256", "slow", NULL };
+			nbg_execv(getenv("NBG_BIN"), args);
+			_exit(127);
+		}
+		int st, seen = 0;
+		for (int t = 0; t < 200000 && !seen; t++) {
+			seen = count_prefix(".r.jsonl.") > 0 && count_prefix(".m.sha256.") > 0;
+			if (!seen)
+				usleep(50);
+		}
+		assert_true(seen);
+		usleep(100 * 1000); /* into the measuring */
+		kill(pid, sigs[k]);
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_true(WIFSIGNALED(st));
+		assert_int_equal(WTERMSIG(st), sigs[k]);
+		assert_int_equal(count_prefix(".r.jsonl."), 0);
+		assert_int_equal(count_prefix(".m.sha256."), 0);
+		assert_int_equal(access(in_work("r.jsonl"), F_OK), -1);
+		assert_int_equal(access(in_work("m.sha256"), F_OK), -1);
+	}
+	for (int i = 0; i < 64; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "slow/f%03d.nb", i);
+		unlink(in_work(name));
+	}
+	rmdir(in_work("slow"));
+}
+
 /* ------------------------------------- the escaper itself */
 
 static void test_escape_rules(void **state)
@@ -1896,6 +1958,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_out_mode_owner_umask),
 		cmocka_unit_test(test_merge_hostile_parts),
 		cmocka_unit_test(test_corpus_sparse_unread),
+		cmocka_unit_test(test_signal_during_corpus),
 	};
 	/* The v1 trailer and nbg run on the real files. */
 #define REAL(t) cmocka_unit_test_setup_teardown(t, use_real, use_synthesized)
