@@ -1902,6 +1902,122 @@ static void test_signal_during_corpus(void **state)
 	rmdir(in_work("slow"));
 }
 
+/* corpus --records followed policies of its own: a FIFO there blocked
+ * forever (opened without O_NONBLOCK), a 250-byte name failed "File name too
+ * long" (the temporary's name was not cut to NAME_MAX), and a symbolic link
+ * to a file was replaced by a regular file instead of written through. */
+static void test_corpus_records_out(void **state)
+{
+	struct stat st;
+	(void)state;
+	assert_int_equal(mkfifo(in_work("rec.fifo"), 0644), 0);
+	const char *f[] = { "corpus", "--records", "rec.fifo", "sample.nb", NULL };
+	run_result r = run(f); /* 124 when it hangs */
+	expect(&r, 3);
+	assert_non_null(strstr(r.err, "not-regular-file: rec.fifo is a FIFO"));
+	run_free(&r);
+	assert_int_equal(lstat(in_work("rec.fifo"), &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	unlink(in_work("rec.fifo"));
+
+	char name[256];
+	memset(name, 'r', 250);
+	strcpy(name + 244, ".jsonl");
+	const char *l[] = { "corpus", "--records", name, "--write-manifest", "m.sha256", "sample.nb",
+			    NULL };
+	r = run(l);
+	expect(&r, 0);
+	run_free(&r);
+	char *rec = slurp(in_work(name), NULL);
+	assert_non_null(strstr(rec, "\"path\":\"sample.nb\""));
+	free(rec);
+	unlink(in_work(name));
+	unlink(in_work("m.sha256"));
+	assert_int_equal(count_prefix(".rrrr"), 0);
+
+	put_file(in_work("target.jsonl"), "old", 3);
+	assert_int_equal(chmod(in_work("target.jsonl"), 0640), 0);
+	assert_int_equal(symlink("target.jsonl", in_work("link.jsonl")), 0);
+	const char *k[] = { "corpus", "--records", "link.jsonl", "sample.nb", NULL };
+	r = run(k);
+	expect(&r, 0);
+	run_free(&r);
+	assert_int_equal(lstat(in_work("link.jsonl"), &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(stat(in_work("target.jsonl"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	rec = slurp(in_work("target.jsonl"), NULL);
+	assert_non_null(strstr(rec, "\"path\":\"sample.nb\""));
+	free(rec);
+	unlink(in_work("link.jsonl"));
+	unlink(in_work("target.jsonl"));
+	assert_int_equal(count_prefix(".target.jsonl."), 0);
+}
+
+/* "Same file" was a string comparison: --records same.out --write-manifest
+ * ./same.out lost the records with exit 0, and --json --records /dev/stdout
+ * passed the refusal of "-".  Outputs are compared by device and inode (by
+ * directory and name for new files), and standard output by what it is. */
+static void test_same_file_outputs(void **state)
+{
+	(void)state;
+	const char *a[] = { "corpus", "--records", "same.out", "--write-manifest", "./same.out",
+			    "sample.nb", NULL };
+	run_result r = run(a);
+	expect(&r, 2);
+	assert_non_null(strstr(r.err, "name the same file"));
+	run_free(&r);
+	assert_int_equal(access(in_work("same.out"), F_OK), -1);
+	assert_int_equal(count_prefix(".same.out."), 0);
+
+	/* a link to the other one, existing */
+	put_file(in_work("exists.out"), "old", 3);
+	assert_int_equal(symlink("exists.out", in_work("alias.out")), 0);
+	const char *b[] = { "corpus", "--records", "exists.out", "--write-manifest", "alias.out",
+			    "sample.nb", NULL };
+	r = run(b);
+	expect(&r, 2);
+	run_free(&r);
+	size_t n;
+	char *old = slurp(in_work("exists.out"), &n);
+	assert_int_equal(n, 3);
+	free(old);
+	unlink(in_work("alias.out"));
+	unlink(in_work("exists.out"));
+
+	/* standard output by any of its names, or the file it goes to */
+	const char *stdouts[] = { "-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", ".stdout" };
+	for (size_t i = 0; i < sizeof(stdouts) / sizeof(stdouts[0]); i++) {
+		const char *c[] = { "corpus", "--json", "--records", stdouts[i], "sample.nb", NULL };
+		r = run(c);
+		if (r.status != 2)
+			print_error("--records %s\n", stdouts[i]);
+		expect(&r, 2);
+		assert_non_null(strstr(r.err, "both want standard output"));
+		run_free(&r);
+	}
+	/* without --json the records go there and the report to stderr */
+	const char *d[] = { "corpus", "--records", "/dev/stdout", "sample.nb", NULL };
+	r = run(d);
+	expect(&r, 0);
+	assert_memory_equal(r.out, "{\"path\":\"sample.nb\"", 19);
+	assert_non_null(strstr(r.err, "Corpus: 1 files, 1 valid"));
+	run_free(&r);
+
+	/* nbg tensor -o /dev/stdout is standard output too: the data there, the
+	 * line that says what was done on stderr (defect 9's other name) */
+	uint8_t *z = calloc(98304, 1);
+	put_file(in_work("zero.bin"), z, 98304);
+	free(z);
+	const char *t[] = { "tensor", "--model", "sample.nb", "--input", "0", "zero.bin", "-o",
+			    "/dev/stdout", NULL };
+	r = run(t);
+	expect(&r, 0);
+	assert_int_equal(r.out_len, 98304);
+	assert_non_null(strstr(r.err, "-> standard output (raw, 98304 bytes)"));
+	run_free(&r);
+}
+
 /* ------------------------------------- the escaper itself */
 
 static void test_escape_rules(void **state)
@@ -1959,6 +2075,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_merge_hostile_parts),
 		cmocka_unit_test(test_corpus_sparse_unread),
 		cmocka_unit_test(test_signal_during_corpus),
+		cmocka_unit_test(test_corpus_records_out),
+		cmocka_unit_test(test_same_file_outputs),
 	};
 	/* The v1 trailer and nbg run on the real files. */
 #define REAL(t) cmocka_unit_test_setup_teardown(t, use_real, use_synthesized)
