@@ -795,12 +795,15 @@ static int run_cleanup(run_state *s, int rc)
 }
 
 /* One model with its inputs: validate, convert, run, write, report. */
-static int run_one(const run_args *a)
+/* One model with its inputs: validate, convert, run, write, report.
+ * *mismatch: 1 when the run completed and only a golden mismatched. */
+static int run_one(const run_args *a, int *mismatch)
 {
 	run_state st, *s = &st;
 	memset(s, 0, sizeof(*s));
 	s->a = *a;
 	s->golden_ok = 1;
+	*mismatch = 0;
 	int rc = nbg_load(s->a.model, NULL, &s->model);
 	if (rc != NBG_EXIT_OK) {
 		nbg_print_error(s->a.model, &s->model);
@@ -814,10 +817,80 @@ static int run_one(const run_args *a)
 	s->n_out = s->m->output_count;
 	if ((rc = run_inputs(s)) == 0 && (rc = run_session(s)) == 0 && (rc = run_outputs(s)) == 0) {
 		s->summary = summary_json(s);
-		if ((rc = run_commit(s)) == 0)
+		if ((rc = run_commit(s)) == 0) {
 			rc = run_report(s, rc);
+			*mismatch = rc == NBG_EXIT_INVALID && !s->golden_ok;
+		}
 	}
 	return run_cleanup(s, rc);
+}
+
+/* The file name output i of a sample's network is written under: its
+ * [output] name without directories, or output_<i>.bin. */
+static const char *out_base(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	return slash ? slash + 1 : name;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(out_base(*(char *const *)a), out_base(*(char *const *)b));
+}
+
+/* A name nbg run writes itself for some output: summary.json,
+ * output_<n>.npy, or output_<n>.bin for an output the sample names no file
+ * for (n >= named). */
+static int reserved_name(const char *base, size_t named)
+{
+	unsigned long long n;
+	int end = 0;
+
+	if (!strcmp(base, "summary.json"))
+		return 1;
+	if (sscanf(base, "output_%llu.npy%n", &n, &end) == 1 && end && !base[end])
+		return 1;
+	end = 0;
+	return sscanf(base, "output_%llu.bin%n", &n, &end) == 1 && end && !base[end] && n >= named;
+}
+
+/* [output] names that would land on the same file in DIR -- two equal
+ * names, or the name of a file nbg run writes itself -- are refused before
+ * any network runs: one output would silently replace another. */
+static int check_output_names(const char *sample, const nbg_sample *smp)
+{
+	for (size_t k = 0; k < smp->network_count; k++) {
+		const nbg_sample_network *w = &smp->networks[k];
+		char **sorted = w->output_count ? malloc(w->output_count * sizeof(*sorted)) : NULL;
+		const char *clash = NULL, *why = NULL;
+		if (w->output_count && !sorted) {
+			fprintf(stderr, "nbg run: out of memory\n");
+			return NBG_EXIT_IO;
+		}
+		for (size_t i = 0; i < w->output_count; i++) {
+			sorted[i] = w->outputs[i];
+			const char *b = out_base(w->outputs[i]);
+			if (!clash && (!*b || !strcmp(b, ".") || !strcmp(b, "..")))
+				clash = b, why = "is not a file name";
+			else if (!clash && reserved_name(b, w->output_count))
+				clash = b, why = "is a file nbg run writes itself (summary.json, "
+						 "output_<n>.npy, output_<n>.bin)";
+		}
+		if (w->output_count)
+			qsort(sorted, w->output_count, sizeof(*sorted), cmp_names);
+		for (size_t i = 1; !clash && i < w->output_count; i++)
+			if (!cmp_names(&sorted[i - 1], &sorted[i]))
+				clash = out_base(sorted[i]), why = "names two outputs";
+		free(sorted);
+		if (clash) {
+			fprintf(stderr, "nbg run: %s: %s: the network at line %u: [output] '%s' %s: "
+					"one output would replace another; nothing is run\n",
+				nbg_code_name(NBG_E_SAMPLE_INVALID), nbg_esc(sample), w->line,
+				nbg_esc(clash), why);
+			return nbg_code_exit(NBG_E_SAMPLE_INVALID);
+		}
+	}
+	return 0;
 }
 
 /* vpm_run's sample.txt: each [network] in turn, into DIR (one network) or
@@ -838,11 +911,14 @@ static int run_sample(run_args *a)
 			nbg_esc_msg(e.message));
 		return nbg_code_exit(c);
 	}
-	int worst = 0, rc = ensure_dir(a->output_dir);
+	int worst = 0, rc = check_output_names(a->sample, smp);
+	if (rc == 0)
+		rc = ensure_dir(a->output_dir);
 	for (size_t k = 0; rc == 0 && k < smp->network_count; k++) {
 		const nbg_sample_network *w = &smp->networks[k];
 		run_args one = *a;
 		char dir[NBG_RT_PATH_MAX];
+		int mismatch;
 		if (smp->network_count > 1) {
 			snprintf(dir, sizeof(dir), "%s/network_%zu", a->output_dir, k);
 			one.output_dir = dir;
@@ -855,9 +931,9 @@ static int run_sample(run_args *a)
 		one.out_names = w->outputs;
 		one.out_name_count = w->output_count;
 		printf("network %zu of %zu: %s\n", k + 1, smp->network_count, nbg_esc(w->model));
-		rc = run_one(&one);
-		if (rc == NBG_EXIT_INVALID && w->golden_count) {
-			worst = rc; /* a golden mismatch: the next network still runs */
+		rc = run_one(&one, &mismatch);
+		if (mismatch) {
+			worst = rc; /* only a golden mismatched: the next network still runs */
 			rc = 0;
 		}
 	}
@@ -868,9 +944,10 @@ static int run_sample(run_args *a)
 int nbg_cmd_run(int argc, char **argv)
 {
 	run_args a;
+	int mismatch;
 	int rc = parse_run_args(argc, argv, &a);
 	if (rc == 0)
-		rc = a.sample ? run_sample(&a) : run_one(&a);
+		rc = a.sample ? run_sample(&a) : run_one(&a, &mismatch);
 	else if (rc < 0)
 		rc = NBG_EXIT_OK;
 	free(a.inputs);

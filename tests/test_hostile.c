@@ -1483,6 +1483,110 @@ static void test_run_exit_codes(void **state)
 	run_free(&r);
 }
 
+/* A sample.txt, written as given. */
+static void put_sample(const char *name, const char *text)
+{
+	put_file(in_work(name), text, strlen(text));
+}
+
+/* sample.txt [output] names that collide -- two equal names, a name nbg
+ * run writes itself (summary.json, output_<i>.npy) -- lost outputs with
+ * exit 0, and summary.json listed files that held something else.  They are
+ * refused (sample-invalid) before anything runs; two names that are links
+ * to one file are refused before anything is renamed. */
+static void test_run_sample_names(void **state)
+{
+	(void)state;
+	NEEDS_NNSDK_ABI();
+	run_fixture("m.nb", "in.bin");
+	static const char *const clashes[] = {
+		"[output]\nsame.bin\nsame.bin\n",
+		"[output]\nsummary.json\nb.bin\n",
+		"[output]\na.bin\noutput_0.npy\n",
+		"[output]\nx/dup.bin\ny/dup.bin\n", /* directories are dropped */
+	};
+	for (size_t i = 0; i < sizeof(clashes) / sizeof(clashes[0]); i++) {
+		char text[256];
+		snprintf(text, sizeof(text), "[network]\nm.nb\n[input]\nin.bin\n%s", clashes[i]);
+		put_sample("clash.txt", text);
+		const char *a[] = { "run", "--sample", "clash.txt", "--output-dir", "oc", "--nnsdk",
+				    TD_LIB, "--device-root", "dev", NULL };
+		run_result r = run(a);
+		if (r.status != 2)
+			print_error("[output] case %zu\n", i);
+		expect(&r, 2);
+		assert_non_null(strstr(r.err, "sample-invalid"));
+		assert_non_null(strstr(r.err, "nothing is run"));
+		run_free(&r);
+		assert_true(entries_in("oc") <= 0); /* absent or empty */
+	}
+	/* a name for output 0 that is output 1's own raw file */
+	put_sample("clash.txt", "[network]\nm.nb\n[input]\nin.bin\n[output]\noutput_1.bin\n");
+	const char *b[] = { "run", "--sample", "clash.txt", "--output-dir", "oc", "--nnsdk", TD_LIB,
+			    "--device-root", "dev", NULL };
+	run_result r = run(b);
+	expect(&r, 2);
+	run_free(&r);
+
+	/* two names, one file: b.bin is a link to a.bin */
+	assert_int_equal(mkdir(in_work("ol2"), 0755), 0);
+	put_file(in_work("ol2/a.bin"), "old", 3);
+	assert_int_equal(symlink("a.bin", in_work("ol2/b.bin")), 0);
+	put_sample("alias.txt", "[network]\nm.nb\n[input]\nin.bin\n[output]\na.bin\nb.bin\n");
+	const char *c[] = { "run", "--sample", "alias.txt", "--output-dir", "ol2", "--nnsdk", TD_LIB,
+			    "--device-root", "dev", NULL };
+	r = run(c);
+	expect(&r, 3);
+	assert_non_null(strstr(r.err, "are the same file"));
+	run_free(&r);
+	size_t n;
+	char *old = slurp(in_work("ol2/a.bin"), &n);
+	assert_int_equal(n, 3);
+	free(old);
+	assert_int_equal(entries_in("ol2"), 2); /* a.bin and the link: no temporary */
+}
+
+/* A failure of a network that has [golden] files, other than a golden
+ * mismatch (here input-size-mismatch, exit 1 too), did not stop the next
+ * network: only a golden mismatch lets the run go on. */
+static void test_run_sample_stops(void **state)
+{
+	(void)state;
+	NEEDS_NNSDK_ABI();
+	run_fixture("m.nb", "in.bin");
+	put_file(in_work("short.bin"), sample, 100);
+	uint8_t *z = calloc(28672, 1);
+	put_file(in_work("g0.bin"), z, 28672);
+	put_file(in_work("g1.bin"), z, 1792);
+	free(z);
+	put_sample("stops.txt", "[network]\nm.nb\n[input]\nshort.bin\n[golden]\ng0.bin\ng1.bin\n"
+				"[network]\nm.nb\n[input]\nin.bin\n");
+	const char *a[] = { "run", "--sample", "stops.txt", "--output-dir", "os", "--nnsdk", TD_LIB,
+			    "--device-root", "dev", NULL };
+	run_result r = run(a);
+	expect(&r, 1);
+	assert_non_null(strstr(r.err, "input-size-mismatch"));
+	assert_null(strstr(r.out, "network 2 of 2"));
+	run_free(&r);
+	assert_int_equal(access(in_work("os/network_1"), F_OK), -1);
+
+	/* a golden mismatch does not stop it: both networks run, exit 1 */
+	uint8_t *o = malloc(28672);
+	memset(o, 0x55, 28672);
+	put_file(in_work("g0.bin"), o, 28672);
+	free(o);
+	put_sample("goes.txt", "[network]\nm.nb\n[input]\nin.bin\n[golden]\ng0.bin\ng1.bin\n"
+			       "[network]\nm.nb\n[input]\nin.bin\n");
+	const char *b[] = { "run", "--sample", "goes.txt", "--output-dir", "og", "--nnsdk", TD_LIB,
+			    "--device-root", "dev", NULL };
+	r = run(b);
+	expect(&r, 1);
+	assert_non_null(strstr(r.err, "golden mismatch"));
+	assert_non_null(strstr(r.out, "network 2 of 2"));
+	run_free(&r);
+	assert_int_equal(access(in_work("og/network_1/summary.json"), F_OK), 0);
+}
+
 /* ------------------------------------- arguments quoted in messages */
 
 /* A usage error quotes the argument it refuses: escaped, like any path. */
@@ -2077,6 +2181,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_signal_during_corpus),
 		cmocka_unit_test(test_corpus_records_out),
 		cmocka_unit_test(test_same_file_outputs),
+		cmocka_unit_test(test_run_sample_names),
+		cmocka_unit_test(test_run_sample_stops),
 	};
 	/* The v1 trailer and nbg run on the real files. */
 #define REAL(t) cmocka_unit_test_setup_teardown(t, use_real, use_synthesized)
