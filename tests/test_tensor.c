@@ -170,6 +170,46 @@ static void test_dequantize_by_hand(void **state)
 
 /* Many values against NumPy: np.rint (half to even), clip, astype, and
  * float16 conversion.  The test writes the floats; python writes the bytes. */
+/* Absurd fixed-point positions: INT32_MIN overflowed when negated (UBSan),
+ * and 2000 made 0 x 2^2000 a NaN that passed the clamp and was cast (INT64
+ * got 0x8000000000000000 for every 0.0).  Positions outside -128..127 are
+ * refused; the ends of that range convert (values worked by hand). */
+static void test_dfp_positions(void **state)
+{
+	(void)state;
+	uint32_t one = 1;
+	nbg_error e;
+	float zero = 0.0f, f;
+	uint8_t out[8], raw[8] = { 0 };
+	static const int32_t bad[] = { INT32_MIN, -129, 128, 2000, INT32_MAX };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		nbg_io io = rec(10, NBG_QUANT_DFP, bad[i], 0, 0, 1, &one); /* INT64 */
+		memset(out, 0xee, sizeof(out));
+		assert_int_equal(nbg_tensor_quantize(&io, &zero, 1, out, 8, &e),
+				 NBG_E_TENSOR_FORMAT_UNSUPPORTED);
+		assert_non_null(strstr(e.message, "fixed-point position"));
+		assert_int_equal(out[7], 0xee); /* nothing written */
+		assert_int_equal(nbg_tensor_dequantize(&io, raw, 8, &f, 1, &e),
+				 NBG_E_TENSOR_FORMAT_UNSUPPORTED);
+	}
+	/* 127: 2^-127 (a float32 subnormal, exact) is q = 1; 0 is 0 */
+	nbg_io hi = rec(3, NBG_QUANT_DFP, 127, 0, 0, 1, &one); /* INT8 */
+	float tiny = ldexpf(1.0f, -127);
+	assert_int_equal(nbg_tensor_quantize(&hi, &tiny, 1, out, 1, &e), NBG_OK);
+	assert_int_equal(out[0], 1);
+	assert_int_equal(nbg_tensor_quantize(&hi, &zero, 1, out, 1, &e), NBG_OK);
+	assert_int_equal(out[0], 0);
+	/* -128: q = 1 is 2^128, past float32: infinity, by the formula */
+	nbg_io lo = rec(3, NBG_QUANT_DFP, -128, 0, 0, 1, &one);
+	raw[0] = 1;
+	assert_int_equal(nbg_tensor_dequantize(&lo, raw, 1, &f, 1, &e), NBG_OK);
+	assert_true(isinf(f) && f > 0);
+	nbg_io lo64 = rec(10, NBG_QUANT_DFP, -128, 0, 0, 1, &one);
+	assert_int_equal(nbg_tensor_quantize(&lo64, &zero, 1, out, 8, &e), NBG_OK);
+	for (int b = 0; b < 8; b++)
+		assert_int_equal(out[b], 0);
+}
+
 static void test_quantize_vs_numpy(void **state)
 {
 	(void)state;
@@ -721,6 +761,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quantize_by_hand),
 		cmocka_unit_test(test_dequantize_by_hand),
+		cmocka_unit_test(test_dfp_positions),
 		cmocka_unit_test(test_quantize_vs_numpy),
 		cmocka_unit_test(test_npy_written_loads),
 		cmocka_unit_test(test_npy_numpy_files),
