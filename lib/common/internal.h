@@ -82,6 +82,10 @@ NBG_INTERNAL void nbg_set_error(nbg_error *err, nbg_code code, uint64_t offset,
 /* Appends a note; returns false only on allocation failure (then the note is dropped). */
 NBG_INTERNAL bool nbg_note_add(nbg_ctx *c, const char *id, uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The note io-scale-not-finite for an affine record whose scale is NaN or
+ * infinite (its word at file offset `at`); the reports write null for it. */
+NBG_INTERNAL void nbg_note_scale(nbg_ctx *c, const nbg_io *io, uint64_t at, const char *what,
+				 size_t i);
 
 
 /* Decodes a buffer I/O record common to v1 and v2 once its fields are read. */
