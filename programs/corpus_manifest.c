@@ -3,8 +3,9 @@
  * `sha256sum -c` checks: one "<sha256>  <path>" line per file (a '*' in
  * place of the second space marks binary mode and means the same here); a
  * line that starts with a backslash has its path escaped (\\ for a
- * backslash, \n for a newline, \r for a carriage return).  Paths are
- * relative to the current directory, as for sha256sum -c.
+ * backslash, \n for a newline, \r for a carriage return).  Lines may end
+ * in CRLF.  Paths are relative to the current directory, as for
+ * sha256sum -c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -136,9 +137,13 @@ void corpus_manifest_read(corpus_walk *w, const char *path)
 	}
 	for (size_t at = 0; at < len;) {
 		char *nl = memchr(data + at, '\n', len - at);
-		size_t n = nl ? (size_t)(nl - (data + at)) : len - at;
+		size_t n = nl ? (size_t)(nl - (data + at)) : len - at, next = at + n + 1;
+		/* CRLF, as sha256sum -c accepts: a carriage return in a name is
+		 * written escaped (\r), never raw at the end of a line */
+		if (n && data[at + n - 1] == '\r')
+			n--;
 		manifest_entry(w, path, ++no, data + at, n);
-		at += n + 1;
+		at = next;
 	}
 	free(data);
 }

@@ -811,6 +811,19 @@ static void test_manifest(void **state)
 	assert_int_equal(geti(j, "valid"), 3);
 	json_decref(j);
 	fx_run_free(&r);
+
+	/* with CRLF line ends, which sha256sum -c accepts, every file is found
+	 * (each was `vanished`: the name kept its carriage return) */
+	snprintf(p, sizeof(p), "cd '%s' && sed 's/$/\r/' out.sha256 > crlf.sha256 && "
+		 "sha256sum --quiet --strict -c crlf.sha256", dir);
+	assert_int_equal(system(p), 0);
+	r = fx_run_nbg(prefix, "corpus --json crlf.sha256");
+	assert_int_equal(r.status, 0);
+	j = json_loads(r.out, 0, NULL);
+	assert_int_equal(geti(j, "valid"), 3);
+	assert_int_equal(geti(j, "not_measured.vanished"), 0);
+	json_decref(j);
+	fx_run_free(&r);
 	rmtree(dir);
 	free(dir);
 }
