@@ -13,29 +13,39 @@
 
 #include "cli.h"
 
-/* A byte count from the environment: digits with an optional K/M/G/T
- * suffix (powers of 1024), or "none" for no limit; 0 when unset or bad
- * (the library's default then applies). */
-uint64_t nbg_env_limit(const char *name)
+int nbg_size_parse(const char *v, uint64_t *out)
 {
-	const char *v = getenv(name);
 	char *end;
 	unsigned long long n;
 
 	if (!v || !*v)
+		return -1;
+	if (!strcmp(v, "none")) {
+		*out = UINT64_MAX;
 		return 0;
-	if (!strcmp(v, "none"))
-		return UINT64_MAX;
+	}
+	if (*v < '0' || *v > '9')
+		return -1;
 	errno = 0;
 	n = strtoull(v, &end, 10);
 	if (errno || end == v)
-		return 0;
+		return -1;
 	int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : *end == 'T' ? 40 : 0;
 	if (shift)
 		end++;
 	if (*end || n > (UINT64_MAX >> shift))
-		return 0;
-	return (uint64_t)n << shift;
+		return -1;
+	*out = (uint64_t)n << shift;
+	return 0;
+}
+
+/* A byte count from the environment (nbg_size_parse); 0 when unset or bad
+ * (the library's default then applies). */
+uint64_t nbg_env_limit(const char *name)
+{
+	uint64_t v;
+
+	return nbg_size_parse(getenv(name), &v) == 0 ? v : 0;
 }
 
 int nbg_input_shrank(const char *path, const nbg_mapping *m)

@@ -50,6 +50,9 @@ const char *nbg_esc_msg(const char *msg);
 /* 1 when the file `path` was mapped into m and shrank since (results from
  * it must be dropped). */
 int nbg_input_shrank(const char *path, const nbg_mapping *m);
+/* A byte count: digits with an optional K, M, G or T suffix (powers of
+ * 1024), or "none" (UINT64_MAX).  0 with *out set, or -1. */
+int nbg_size_parse(const char *v, uint64_t *out);
 /* A byte-count limit from the environment variable `name` (0: unset). */
 uint64_t nbg_env_limit(const char *name);
 /* Flushes and closes standard output: rc, or NBG_EXIT_IO with a message when

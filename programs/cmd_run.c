@@ -132,7 +132,15 @@ typedef struct run_args {
 	const char *sample;      /* --sample FILE */
 	char **out_names;        /* raw output file names ([output] of sample.txt) */
 	size_t out_name_count;
+	uint64_t max_output;     /* --max-output: bytes the run may write */
+	uint64_t max_memory;     /* --max-memory: bytes it may hold for tensors */
 } run_args;
+
+/* What a run may write and hold unless --max-output / --max-memory say
+ * otherwise (doc/runtime.md, "nbg run"): far above any model seen, far
+ * below what a declared size can claim (an output record may declare 4 GiB). */
+#define RUN_MAX_OUTPUT ((uint64_t)1 << 30)
+#define RUN_MAX_MEMORY ((uint64_t)2 << 30)
 
 /* An output file, staged through the one output writer (cli_out.c) and
  * renamed with the others once the run succeeded. */
@@ -147,6 +155,7 @@ static const char run_usage[] =
 	"               [--backend auto|nnsdk|viplite] [--lib PATH] [--nnsdk PATH]\n"
 	"               [--force-target] [--device-root DIR] [--timeout SECONDS]\n"
 	"               [--float32-outputs] [--input-kind N] [--no-isolate]\n"
+	"               [--max-output SIZE] [--max-memory SIZE]\n"
 	"       nbg run --sample sample.txt --output-dir DIR [options above]\n"
 	"inputs and goldens: raw (.bin, .dat), NumPy .npy, or text .tensor/.txt\n";
 
@@ -215,6 +224,12 @@ static int parse_extra(const char *s, const char *v, run_args *a)
 	}
 	if (!strcmp(s, "--top"))
 		return parse_number(s, v, 1, 1000, &a->top);
+	if (!strcmp(s, "--max-output") || !strcmp(s, "--max-memory")) {
+		if (nbg_size_parse(v, s[6] == 'o' ? &a->max_output : &a->max_memory) != 0)
+			return run_usage_error("%s wants a byte count (a number with an optional K, M, "
+					       "G or T suffix, or none), got '%s'", s, v);
+		return 0;
+	}
 	return parse_number(s, v, 1, 86400, &a->timeout_s);
 }
 
@@ -222,6 +237,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->loops = 1;
+	a->max_output = RUN_MAX_OUTPUT;
+	a->max_memory = RUN_MAX_MEMORY;
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
 		int r;
@@ -241,7 +258,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 		} else if (!strcmp(s, "--no-isolate")) {
 			a->no_isolate = 1;
 		} else if (!strcmp(s, "--backend") || !strcmp(s, "--lib") || !strcmp(s, "--top") ||
-			   !strcmp(s, "--timeout") || !strcmp(s, "--sample")) {
+			   !strcmp(s, "--timeout") || !strcmp(s, "--sample") ||
+			   !strcmp(s, "--max-output") || !strcmp(s, "--max-memory")) {
 			if (i + 1 >= argc)
 				return run_usage_error("%s needs a value", s);
 			if ((r = parse_extra(s, argv[++i], a)) != 0)
@@ -427,6 +445,60 @@ static int load_tensor(const char *path, const nbg_io *io, uint8_t **raw, float 
 	return rc == NBG_OK ? 0 : tensor_fail(path, raw ? "input" : "golden", &e);
 }
 
+static void add_sat(uint64_t *a, uint64_t b)
+{
+	if (__builtin_add_overflow(*a, b, a))
+		*a = UINT64_MAX;
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+/* What the run would write and hold for its tensors, from the records the
+ * model declares, checked against --max-output and --max-memory before
+ * anything is read, allocated or run: each output's bytes as the runtime
+ * returns them (R), its float32 copy and .npy (4 bytes an element each, F),
+ * a golden's floats; each input's bytes and the floats a .npy or text file
+ * is converted through. */
+static int check_budget(const run_state *s)
+{
+	uint64_t written = 0, memory = 0;
+
+	for (size_t i = 0; i < s->n_in; i++) {
+		const nbg_io *io = nbg_model_input_at(s->m, i);
+		add_sat(&memory, io->byte_size);
+		add_sat(&memory, mul_sat(io->element_count, 4));
+	}
+	for (size_t i = 0; i < s->n_out; i++) {
+		const nbg_io *io = nbg_model_output_at(s->m, i);
+		uint64_t f = mul_sat(io->element_count, 4);
+		uint64_t r = s->a.float32_outputs ? f : io->byte_size;
+		uint64_t npy = s->a.float32_outputs || nbg_tensor_element_size(io->data_format)
+			       ? f : 0; /* 4-bit outputs: the raw file only */
+		add_sat(&written, r);
+		add_sat(&written, npy ? npy + 128 : 0);
+		add_sat(&written, 1024); /* its lines in summary.json */
+		add_sat(&memory, r);
+		add_sat(&memory, npy ? 2 * npy + 128 : 0);
+		add_sat(&memory, i < s->a.golden_count ? f : 0);
+	}
+	const char *what = written > s->a.max_output ? "--max-output"
+			 : memory > s->a.max_memory ? "--max-memory" : NULL;
+	if (!what)
+		return 0;
+	fprintf(stderr, "nbg run: %s: %s's records declare outputs that would make this run "
+			"write %llu bytes (raw, float32 .npy and summary.json) and hold about %llu "
+			"bytes of tensors, over %s %llu: refused before anything is read, "
+			"allocated or run; %s SIZE raises the limit (K, M, G, T; none lifts it)\n",
+		nbg_code_name(NBG_E_WORK_LIMIT), nbg_esc(s->a.model), (unsigned long long)written,
+		(unsigned long long)memory, what,
+		(unsigned long long)(what[6] == 'o' ? s->a.max_output : s->a.max_memory), what);
+	return nbg_code_exit(NBG_E_WORK_LIMIT);
+}
+
 /* Inputs (raw, .npy or text) converted to the records' bytes; goldens read
  * as float; all before the device is touched. */
 static int run_inputs(run_state *s)
@@ -441,6 +513,9 @@ static int run_inputs(run_state *s)
 			s->a.golden_count, s->a.golden_count == 1 ? "" : "s", nbg_esc(s->a.model), s->n_out, s->n_out == 1 ? "" : "s");
 		return NBG_EXIT_USAGE;
 	}
+	int refused = check_budget(s);
+	if (refused)
+		return refused;
 	size_t ni = s->n_in ? s->n_in : 1, no = s->n_out ? s->n_out : 1;
 	s->in_raw = calloc(ni, sizeof(*s->in_raw));
 	s->bufs = calloc(ni, sizeof(*s->bufs));
@@ -515,11 +590,18 @@ static int run_outputs(run_state *s)
 		uint8_t *npy;
 		size_t nsz;
 		nbg_error e;
-		s->out_f[i] = malloc((size_t)s->out_io[i].element_count * sizeof(float) + 1);
+		const nbg_io *io = &s->out_io[i];
+		uint64_t shape[6];
+		for (uint32_t d = 0; d < io->dim_count && d < 6; d++)
+			shape[d] = nbg_io_dim_outer(io, d);
+		/* the .npy is the float32 copy itself (what nbg_tensor_from_raw
+		 * writes), not a second dequantization */
+		s->out_f[i] = malloc((size_t)io->element_count * sizeof(float) + 1);
 		if (!s->out_f[i] ||
-		    nbg_tensor_dequantize(&s->out_io[i], o->data, o->size, s->out_f[i],
-					  s->out_io[i].element_count, &e) != NBG_OK ||
-		    nbg_tensor_from_raw(&s->out_io[i], NBG_TENSOR_NPY, 0, o->data, o->size, &npy, &nsz, &e) != NBG_OK) {
+		    nbg_tensor_dequantize(io, o->data, o->size, s->out_f[i], io->element_count, &e) !=
+			    NBG_OK ||
+		    nbg_npy_encode("<f4", shape, io->dim_count, s->out_f[i],
+				   (size_t)io->element_count * sizeof(float), &npy, &nsz, &e) != NBG_OK) {
 			free(s->out_f[i]);
 			s->out_f[i] = NULL; /* 4-bit outputs: raw only */
 		} else {

@@ -157,7 +157,9 @@ static const command_doc commands[] = {
 	    { "--float32-outputs", NULL, "ask the runtime for float32 outputs" },
 	    { "--input-kind", "N", "the NNSDK input descriptor kind" },
 	    { "--no-isolate", NULL, "call the vendor library in this process" },
-	    { "--sample", "sample.txt", "read inputs, goldens and outputs from vpm_run's file" } } },
+	    { "--sample", "sample.txt", "read inputs, goldens and outputs from vpm_run's file" },
+	    { "--max-output", "SIZE", "most bytes the run may write (default 1G; K M G T, none)" },
+	    { "--max-memory", "SIZE", "most bytes of tensors it may hold (default 2G; none)" } } },
 	{ "tensor", nbg_cmd_tensor, "FILE", "convert tensors with a model's I/O record",
 	  "Converts between NumPy .npy, vpm_run's .tensor text and raw bytes with one of the "
 	  "model's input or output records: .npy or text to the exact bytes the record needs "

@@ -1587,6 +1587,65 @@ static void test_run_sample_stops(void **state)
 	assert_int_equal(access(in_work("og/network_1/summary.json"), F_OK), 0);
 }
 
+/* A 71 KB model declaring one 1 GiB FP16 output made nbg run hold 7.3 GB
+ * and write 3 GB (the cap was 4 GiB per output, no total).  What a run may
+ * write and hold is capped (--max-output 1 GiB, --max-memory 2 GiB by
+ * default) and checked from the declared records before anything is read,
+ * allocated or run. */
+static void test_run_output_cap(void **state)
+{
+	(void)state;
+	NEEDS_NNSDK_ABI();
+	run_fixture("m.nb", "in.bin");
+	/* the sample with output 0 declared FP16 of 512 Mi elements: 1 GiB */
+	uint8_t *b = malloc(sample_size);
+	memcpy(b, sample, sample_size);
+	uint8_t *out0 = memmem(b, sample_size, "uid_90_out_0", 12);
+	assert_non_null(out0);
+	uint8_t *rec = out0 - 0x30; /* the name is at +0x30 of the 112-byte record */
+	uint32_t dims[3] = { 1024, 1024, 512 };
+	for (int d = 0; d < 3; d++)
+		fx_put32(rec + 4 + 4 * d, dims[d]);
+	fx_put32(rec + 0x1c, 1);    /* FP16 */
+	fx_put32(rec + 0x24, 0);    /* not quantized */
+	fx_refresh(b, sample_size);
+	put_file(in_work("huge.nb"), b, sample_size);
+	free(b);
+	const char *a[] = { "run", "huge.nb", "--input", "in.bin", "--output-dir", "oh", "--nnsdk",
+			    TD_LIB, "--device-root", "dev", NULL };
+	run_result r = run(a);
+	expect(&r, 1);
+	assert_non_null(strstr(r.err, "work-limit"));
+	assert_non_null(strstr(r.err, "over --max-output 1073741824"));
+	print_message("a 1 GiB output refused: peak RSS %ld KiB\n", r.maxrss_kb);
+	assert_true(r.maxrss_kb < 256 * 1024); /* nothing of the 7 GB was allocated */
+	run_free(&r);
+	assert_true(entries_in("oh") <= 0);
+
+	/* the limits on the model nbg run does run: its outputs are 28,672 and
+	 * 1,792 bytes (INT16 and FP16 of 14,336 and 896 elements) */
+	static const struct {
+		const char *opt, *val;
+		int status;
+	} lim[] = {
+		{ "--max-output", "64K", 1 },  { "--max-output", "1M", 0 },
+		{ "--max-output", "none", 0 }, { "--max-memory", "64K", 1 },
+		{ "--max-memory", "4M", 0 },   { "--max-output", "12Q", 2 },
+	};
+	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++) {
+		const char *c[] = { "run", "m.nb", "--input", "in.bin", "--output-dir", "ol3",
+				    "--nnsdk", TD_LIB, "--device-root", "dev", lim[i].opt, lim[i].val,
+				    NULL };
+		r = run(c);
+		if (r.status != lim[i].status)
+			print_error("%s %s\n", lim[i].opt, lim[i].val);
+		expect(&r, lim[i].status);
+		if (lim[i].status == 1)
+			assert_non_null(strstr(r.err, lim[i].opt));
+		run_free(&r);
+	}
+}
+
 /* ------------------------------------- arguments quoted in messages */
 
 /* A usage error quotes the argument it refuses: escaped, like any path. */
@@ -2183,6 +2242,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_same_file_outputs),
 		cmocka_unit_test(test_run_sample_names),
 		cmocka_unit_test(test_run_sample_stops),
+		cmocka_unit_test(test_run_output_cap),
 	};
 	/* The v1 trailer and nbg run on the real files. */
 #define REAL(t) cmocka_unit_test_setup_teardown(t, use_real, use_synthesized)
