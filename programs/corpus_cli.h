@@ -58,11 +58,6 @@ void corpus_walk_path(corpus_walk *w, const char *path);
 int corpus_manifest_sniff(const char *path);
 /* Adds every file the manifest lists, with its digest. */
 void corpus_manifest_read(corpus_walk *w, const char *path);
-/* One "<sha256>  <path>\n" line (malloc'd; NULL when memory runs out),
- * escaped the way sha256sum escapes names holding a backslash, newline or
- * carriage return. */
-char *corpus_manifest_line(const uint8_t sha256[32], const char *path);
-
 /* -------------------------------------------------------- files, output */
 
 /* Reads a whole regular file (stat first; FIFOs and devices are never

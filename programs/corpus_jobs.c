@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "corpus_cli.h"
+#include "manifest.h"
 
 #define WINDOW_PER_JOB 32
 
@@ -75,7 +76,7 @@ static void fill_slot(slot *s, const corpus_run *r, const nbg_corpus_item *it, c
 		s->message = message_for(it, path);
 	if (r->manifest && nbg_corpus_item_sha256(it, sha) &&
 	    (st == NBG_CORPUS_VALID || st == NBG_CORPUS_INVALID) &&
-	    !(s->manifest = corpus_manifest_line(sha, path)))
+	    !(s->manifest = manifest_line(sha, path)))
 		s->oom = 1;
 }
 
