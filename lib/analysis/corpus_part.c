@@ -188,7 +188,7 @@ static int read_tails(reader *r, json_t *a, const char *key)
 		for (int k = 0; ok && k < 32; k++) {
 			int hi = hex_digit(s[2 * k]), lo = hex_digit(s[2 * k + 1]);
 			ok = hi >= 0 && lo >= 0;
-			d[k] = (uint8_t)(hi << 4 | lo);
+			d[k] = ok ? (uint8_t)(hi << 4 | lo) : 0; /* never -1 << 4 */
 		}
 		if (!ok)
 			return refuse(r, key, "not a corpus part (a digest is not 64 lowercase hex "
