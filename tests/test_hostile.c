@@ -752,6 +752,23 @@ static void test_forged_names(void **state)
 
 /* ------------------------------------- 6. a signal during a write */
 
+/* nbg with argv (argv[0] "nbg") in `work`, its output thrown away; the pid. */
+static pid_t spawn_quiet(char *const *args)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR);
+		dup2(nul, 1);
+		dup2(nul, 2);
+		if (chdir(work) != 0)
+			_exit(127);
+		nbg_execv(getenv("NBG_BIN"), args);
+		_exit(127);
+	}
+	return pid;
+}
+
 static void test_signal_during_write(void **state)
 {
 	(void)state;
@@ -770,18 +787,8 @@ static void test_signal_during_write(void **state)
 	int caught = 0;
 	for (int attempt = 0; attempt < 12 && caught < 3; attempt++) {
 		int sig = sigs[caught];
-		pid_t pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			int nul = open("/dev/null", O_RDWR);
-			dup2(nul, 1);
-			dup2(nul, 2);
-			if (chdir(work) != 0)
-				_exit(127);
-			char *const args[] = { "nbg", "reemit", "big.nb", "keep.nb", NULL };
-			nbg_execv(getenv("NBG_BIN"), args);
-			_exit(127);
-		}
+		char *const args[] = { "nbg", "reemit", "big.nb", "keep.nb", NULL };
+		pid_t pid = spawn_quiet(args);
 		int seen = 0, st;
 		for (int k = 0; k < 200000 && !seen; k++) {
 			if (waitpid(pid, &st, WNOHANG) == pid)
@@ -2027,19 +2034,9 @@ static void test_signal_during_corpus(void **state)
 	}
 	const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	for (int k = 0; k < 3; k++) {
-		pid_t pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			int nul = open("/dev/null", O_RDWR);
-			dup2(nul, 1);
-			dup2(nul, 2);
-			if (chdir(work) != 0)
-				_exit(127);
-			char *const args[] = { "nbg", "corpus", "--jobs", "1", "--records", "r.jsonl",
-					       "--write-manifest", "m.sha256", "slow", NULL };
-			nbg_execv(getenv("NBG_BIN"), args);
-			_exit(127);
-		}
+		char *const args[] = { "nbg", "corpus", "--jobs", "1", "--records", "r.jsonl",
+				       "--write-manifest", "m.sha256", "slow", NULL };
+		pid_t pid = spawn_quiet(args);
 		int st, seen = 0;
 		for (int t = 0; t < 200000 && !seen; t++) {
 			seen = count_prefix(".r.jsonl.") > 0 && count_prefix(".m.sha256.") > 0;

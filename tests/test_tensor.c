@@ -339,6 +339,17 @@ static void test_npy_written_loads(void **state)
 	free(npy);
 }
 
+/* raw holds the int16 values 0, 1, ..., n - 1 in order. */
+static void expect_ascending_i16(const uint8_t *raw, int n)
+{
+	for (int k = 0; k < n; k++) {
+		int16_t v;
+		memcpy(&v, raw + 2 * k, 2);
+		if (v != k)
+			fail_msg("element %d is %d: not transposed into the record's order", k, v);
+	}
+}
+
 /* Files NumPy writes: every dtype, Fortran order, big-endian, 0-d, 2.0. */
 static void test_npy_numpy_files(void **state)
 {
@@ -399,11 +410,7 @@ static void test_npy_numpy_files(void **state)
 	size_t rs;
 	nbg_error e;
 	assert_int_equal(nbg_tensor_to_raw(&io, NBG_TENSOR_NPY, b, n, &raw, &rs, &e), NBG_OK);
-	for (int k = 0; k < 24; k++) {
-		int16_t v;
-		memcpy(&v, raw + 2 * k, 2);
-		assert_int_equal(v, k);
-	}
+	expect_ascending_i16(raw, 24);
 	free(raw);
 	free(b);
 	snprintf(p, sizeof(p), "%s/scalar.npy", workdir);
@@ -498,12 +505,7 @@ static void test_npy_fortran_palindrome(void **state)
 	assert_true(a.fortran_order);
 	assert_int_equal(nbg_tensor_to_raw(&io, NBG_TENSOR_NPY, npy, nsz, &raw, &rs, &e), NBG_OK);
 	assert_int_equal(rs, sizeof(f));
-	for (int k = 0; k < 784; k++) {
-		int16_t v;
-		memcpy(&v, raw + 2 * k, 2);
-		if (v != k)
-			fail_msg("element %d is %d: the Fortran-order array was not transposed", k, v);
-	}
+	expect_ascending_i16(raw, 784);
 	free(raw);
 	free(npy);
 	if (!have_numpy)
@@ -521,11 +523,7 @@ static void test_npy_fortran_palindrome(void **state)
 	assert_int_equal(nbg_npy_parse(b, n, &a, &e), NBG_OK);
 	assert_true(a.fortran_order);
 	assert_int_equal(nbg_tensor_to_raw(&io, NBG_TENSOR_NPY, b, n, &raw, &rs, &e), NBG_OK);
-	for (int k = 0; k < 784; k++) {
-		int16_t v;
-		memcpy(&v, raw + 2 * k, 2);
-		assert_int_equal(v, k);
-	}
+	expect_ascending_i16(raw, 784);
 	free(raw);
 	free(b);
 }
