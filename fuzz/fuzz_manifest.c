@@ -1,13 +1,15 @@
 /*
  * fuzz_manifest.c - libFuzzer harness: sha256sum manifests as `nbg corpus`
- * reads and writes them (programs/manifest.c).  The input is a manifest.
- * Checked beyond memory safety, line by line:
- *  - a line read as a manifest line has 64 hex digits and a separator, and
- *    a path without a NUL;
- *  - the line nbg writes for that digest and path (manifest_line) is one
- *    line, ends in "\n", and reads back to the same digest and path, also
- *    with CRLF;
- *  - manifest_head agrees with the parse on the lines it accepts.
+ * and `nbg verify --manifest` read them and `nbg corpus --write-manifest`
+ * writes them (programs/manifest.c).  The input is a manifest, cut into
+ * lines as cli_manifest_load cuts it.  Checked beyond memory safety, line
+ * by line:
+ *  - a line read as a manifest line starts with 64 hex digits and a
+ *    separator (cli_manifest_head agrees, with the digest), and its path
+ *    holds no NUL;
+ *  - the line nbg writes for that digest and path (cli_manifest_line) is
+ *    one line ending in "\n", and reads back to the same digest and path,
+ *    with LF and with CRLF.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,18 +17,13 @@
 #include "fuzz_common.h"
 #include "manifest.h"
 
-typedef struct seen {
-	size_t lines, good;
-} seen;
-
-static void reread(const uint8_t d[32], const char *name, size_t len, int crlf)
+static void reread(const uint8_t d[32], const char *name, int crlf)
 {
-	char *line = manifest_line(d, name);
+	char *line = cli_manifest_line(d, name);
 	FZ_CHECK(line != NULL);
 	size_t n = strlen(line);
 	FZ_CHECK(n > 66 && line[n - 1] == '\n' && memchr(line, '\n', n) == line + n - 1);
-	/* room for the CR, and for the NUL the parse writes */
-	char *copy = malloc(n + 2);
+	char *copy = malloc(n + 2); /* the line, maybe a CR, and room for the NUL */
 	FZ_CHECK(copy != NULL);
 	memcpy(copy, line, n - 1);
 	size_t m = n - 1;
@@ -34,48 +31,33 @@ static void reread(const uint8_t d[32], const char *name, size_t len, int crlf)
 		copy[m++] = '\r';
 	copy[m] = '\n';
 	uint8_t d2[32];
-	char *name2;
-	size_t len2;
-	/* the line end as manifest_each_line hands it: no "\n", no final "\r" */
-	FZ_CHECK(manifest_line_parse(copy, n - 1, d2, &name2, &len2) == 1);
-	FZ_CHECK(!memcmp(d, d2, 32) && len2 == len && !memcmp(name2, name, len));
+	char *name2 = cli_manifest_parse_line(copy, m, d2);
+	FZ_CHECK(name2 != NULL && !memcmp(d, d2, 32) && !strcmp(name2, name));
 	free(copy);
 	free(line);
-}
-
-static void one_line(void *ctx, size_t no, char *p, size_t n)
-{
-	seen *s = ctx;
-	uint8_t d[32], h[32];
-	char *name;
-	size_t len;
-	int escaped = n && p[0] == '\\';
-	int head = manifest_head(p + escaped, n - (size_t)escaped, h);
-
-	FZ_CHECK(no == ++s->lines);
-	FZ_CHECK(!memchr(p, '\n', n));
-	if (!manifest_line_parse(p, n, d, &name, &len))
-		return;
-	s->good++;
-	FZ_CHECK(head && !memcmp(d, h, 32));
-	FZ_CHECK(strlen(name) == len);
-	reread(d, name, len, (int)(no & 1));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1);
-	seen s = { 0, 0 };
 
 	FZ_CHECK(text != NULL);
 	memcpy(text, data, size);
 	text[size] = '\0';
-	manifest_each_line(text, size, one_line, &s);
-	FZ_CHECK(s.good <= s.lines);
-	size_t newlines = 0;
-	for (size_t i = 0; i < size; i++)
-		newlines += data[i] == '\n';
-	FZ_CHECK(s.lines == newlines + (size && data[size - 1] != '\n'));
+	for (size_t at = 0, no = 0; at < size; no++) {
+		char *p = text + at, *nl = memchr(p, '\n', size - at);
+		size_t n = nl ? (size_t)(nl - p) : size - at;
+		int escaped = n && p[0] == '\\';
+		uint8_t d[32], h[32];
+		int head = n > (size_t)escaped && cli_manifest_head(p + escaped, n - (size_t)escaped, h);
+		char *name = cli_manifest_parse_line(p, n, d);
+		at += n + 1;
+		if (!name)
+			continue;
+		FZ_CHECK(head && !memcmp(d, h, 32));
+		FZ_CHECK(name > p && name + strlen(name) <= p + n);
+		reread(d, name, (int)(no & 1));
+	}
 	free(text);
 	return 0;
 }

@@ -58,6 +58,21 @@ static void check_figures(const nbg_model *m, const nbg_graph *g, const nbg_mem_
 	FZ_CHECK(nbg_mem_layer_count(r) == g->layer_count);
 	FZ_CHECK(nbg_mem_share_buffer_count(r) == m->input_count + m->output_count);
 	FZ_CHECK(nbg_mem_conflict_count(r) <= 1000);
+	{
+		const nbg_mem_sharing *s = nbg_mem_sharing_of(r);
+		int clear = 1;
+		for (size_t i = 0; i < m->input_count; i++) {
+			const nbg_mem_share_buffer *b = nbg_mem_share_buffer_at(r, i);
+			FZ_CHECK(!b->clear || (b->reads && b->layer_low == b->layer_high &&
+					       !b->conflicts));
+			FZ_CHECK(!b->can_share || (b->clear && s->pool_bytes));
+			clear &= b->clear;
+		}
+		FZ_CHECK(s->inputs_clear == clear);
+		FZ_CHECK((s->verdict == NBG_MEM_SHARE_POOL_EMPTY) == !s->pool_bytes);
+		FZ_CHECK(!s->pool_bytes || (s->verdict == NBG_MEM_SHARE_POSSIBLE) == clear);
+		FZ_CHECK(s->verdict != NBG_MEM_SHARE_CONFLICT || s->conflicts_total);
+	}
 	for (size_t k = 1; k < nbg_mem_layer_count(r); k++)
 		FZ_CHECK(nbg_mem_layer_ranked(r, k - 1)->total_bytes >=
 			 nbg_mem_layer_ranked(r, k)->total_bytes);

@@ -123,6 +123,21 @@ static void v1_io(uint8_t *r, uint32_t stride, uint32_t dim_count, const uint32_
 		snprintf((char *)r + 4 * (w + 6), 64, "%s", name);
 }
 
+void seed_v1_crc_sum(uint8_t *b, size_t n, uint32_t version)
+{
+	uint32_t es = seed_v1_entries_offset(version), end = fx_get32(b + es), first = (uint32_t)n;
+
+	fx_put32(b + V1_HEADER + 16, 0);
+	if (version != 0x10020u) {
+		fx_put32(b + V1_HEADER + 16, (uint32_t)crc32(0, b, (uInt)n));
+		return;
+	}
+	for (uint32_t at = es; at + 8 <= end && at + 8 <= n; at += 8)
+		if (fx_get32(b + at + 4) && fx_get32(b + at) < first)
+			first = fx_get32(b + at);
+	fx_put32(b + V1_HEADER + 16, (uint32_t)crc32(0, b + first, (uInt)(n - first)));
+}
+
 uint8_t *seed_v1_build(uint32_t version, int variant, size_t *size)
 {
 	seed_v1_strides st;
@@ -215,11 +230,8 @@ uint8_t *seed_v1_build(uint32_t version, int variant, size_t *size)
 		fx_put32(b.p + es + 8 * i, (uint32_t)ent[2 * i]);
 		fx_put32(b.p + es + 8 * i + 4, (uint32_t)ent[2 * i + 1]);
 	}
-	if (version >= 0x10016u && version >= 0x10003u && variant != 1) {
-		/* nbg_crc_sum: CRC-32 of the file with the word itself zero. */
-		fx_put32(b.p + V1_HEADER + 16, 0);
-		fx_put32(b.p + V1_HEADER + 16, (uint32_t)crc32(0, b.p, (uInt)b.n));
-	}
+	if (version >= 0x10016u && version >= 0x10003u && variant != 1)
+		seed_v1_crc_sum(b.p, b.n, version);
 	free(ent);
 	*size = b.n;
 	return b.p;
@@ -571,10 +583,8 @@ static uint8_t *shrink_v1(const uint8_t *d, size_t size, size_t cap, size_t *out
 	}
 	fx_put32(b + 0x4c, counts[0]);
 	fx_put32(b + 0x50, counts[1]);
-	if (v >= 0x10016u && fx_get32(d + V1_HEADER + 16)) {
-		fx_put32(b + V1_HEADER + 16, 0);
-		fx_put32(b + V1_HEADER + 16, (uint32_t)crc32(0, b, (uInt)total));
-	}
+	if (v >= 0x10016u && fx_get32(d + V1_HEADER + 16))
+		seed_v1_crc_sum(b, total, v);
 	free(iv);
 	*out_size = total;
 	return b;

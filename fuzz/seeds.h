@@ -31,6 +31,12 @@ void seed_free_all(seed_file *s, size_t count);
  * table has 20 entries (the input table begins after them).  malloc'd. */
 uint8_t *seed_v1_build(uint32_t version, int variant, size_t *size);
 
+/* Writes the nbg_crc_sum of a v1 file of `version` (from 0x10016) under
+ * its version's rule (doc/format-v1.md): CRC-32 of the file from its first
+ * section on for 0x10020, of the whole file with the word read as zero for
+ * every other version. */
+void seed_v1_crc_sum(uint8_t *b, size_t n, uint32_t version);
+
 /* Record strides of a v1 version (doc/format-v1.md); patch 0 for
  * 0x10010-0x10013, where either 28 or 40 may be used. */
 typedef struct seed_v1_strides {

@@ -35,6 +35,13 @@ int nbg_cmd_targets(int argc, char **argv);
 int nbg_target_parse(const char *arg, uint32_t *out);
 void nbg_target_mismatch(nbg_error *err, uint32_t have, uint32_t want);
 
+/* After nbg_load or nbg_load_expect failed on a checksum mismatch (and
+ * only then): parses the same bytes again without the checksum checks, into
+ * l->model (integrity NBG_INTEGRITY_FAILED), so that what can be decoded is
+ * still shown, marked unverified; l->err keeps the failure.  1 when a
+ * model was made, 0 otherwise (another failure, or a structural failure
+ * behind the checksum one: nothing is shown then). */
+int nbg_load_unverified(const char *path, const nbg_parse_options *opts, nbg_loaded *l);
 /* Maps and parses `path` ("-": standard input); returns the exit code the failure calls for (0 on success). */
 int nbg_load(const char *path, const nbg_parse_options *opts, nbg_loaded *out);
 void nbg_loaded_free(nbg_loaded *l);

@@ -1,10 +1,12 @@
 /*
  * cmd_inspect.c - `nbg inspect`, `nbg verify` and `nbg fields`.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "manifest.h"
 #include "nbg/commands.h"
 #include "nbg/report.h"
 
@@ -86,6 +88,22 @@ static int inspect_one(const char *path, const inspect_opts *o, nbg_json_list *l
 	nbg_loaded l;
 
 	rc = nbg_load_expect(path, NULL, o->has_target ? &o->target : NULL, &l);
+	/* A checksum that does not match: the failure, then everything that
+	 * can still be decoded, marked unverified (the exit code stays 1).  An
+	 * export is never made from such bytes. */
+	if (rc == NBG_EXIT_INVALID && o->format == NBG_EXPORT_NONE &&
+	    nbg_load_unverified(path, NULL, &l)) {
+		nbg_print_error(path, &l);
+		if (o->json) {
+			inspect_json(l.model, path, o, list);
+		} else {
+			if (list->count++)
+				putchar('\n');
+			inspect_text(l.model, path, o);
+		}
+		nbg_loaded_free(&l);
+		return rc;
+	}
 	if (rc != NBG_EXIT_OK) {
 		nbg_print_error(path, &l);
 		/* one file: the error document only for a file that was read */
@@ -212,11 +230,23 @@ static void list_integrity(const char *shown, const nbg_loaded *l)
 	nbg_model_free(m);
 }
 
-/* The verdict line of a file that passed; the whole-file SHA-256 only when
- * it was asked for (--sha256). */
-static void print_verified(const char *mark, const char *shown, const nbg_model *m, int sha)
+/* What `nbg verify` was asked for. */
+typedef struct verify_opts {
+	int quiet, status, sha, require;
+	const uint32_t *target;
+	uint32_t target_value;
+	int has_expect;           /* --sha256-expect */
+	uint8_t expect[32];
+	const char *manifest_path;/* --manifest */
+	cli_manifest manifest;
+} verify_opts;
+
+/* What proved a file that passed, after the in-file checksums: the SHA-256
+ * the caller expected (1), none was given (0). */
+static void print_verified(const char *mark, const char *shown, const nbg_model *m,
+			   const verify_opts *o, int sha_checked)
 {
-	char hex[65] = "";
+	char hex[65] = "", why[200];
 
 	if (m->family == 2)
 		printf("%s%s: OK v2 0x%08x target 0x%08x sections %zu crc 0x%08x", mark, shown,
@@ -224,98 +254,208 @@ static void print_verified(const char *mark, const char *shown, const nbg_model 
 	else
 		printf("%s%s: OK v1 0x%08x target 0x%08x entries %zu", mark, shown, m->version,
 		       m->target, m->section_count);
-	if (sha)
+	if (o->sha)
 		nbg_hex32(m->file_sha256, hex);
-	printf("%s%s\n", sha ? " sha256 " : "", hex);
+	nbg_integrity_describe(m, why, sizeof(why));
+	if (sha_checked)
+		printf("%s%s (verified: the SHA-256 matches %s; in the file: %s)\n",
+		       o->sha ? " sha256 " : "", hex,
+		       o->has_expect ? "--sha256-expect" : "the manifest", why);
+	else
+		printf("%s%s (%s%s)\n", o->sha ? " sha256 " : "", hex,
+		       m->integrity == NBG_INTEGRITY_VERIFIED ? "verified: " : "", why);
 }
 
-static int verify_option(const char *a)
+static int hex_digest(const char *s, uint8_t d[32])
 {
-	return !strcmp(a, "--quiet") || !strcmp(a, "-q") || !strcmp(a, "--status") ||
-	       !strcmp(a, "--sha256");
-}
-
-/* Parses verify's options; -1 after a usage message. */
-static int verify_args(int argc, char **argv, int *quiet, int *status, int *sha,
-		       const uint32_t **target, uint32_t *value)
-{
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
-			*quiet = 1;
-		else if (!strcmp(argv[i], "--status"))
-			*status = 1;
-		else if (!strcmp(argv[i], "--sha256"))
-			*sha = 1;
-		else if (!strcmp(argv[i], "--expect-target") && i + 1 < argc) {
-			if (nbg_target_parse(argv[++i], value) != 0)
-				return -1;
-			*target = value;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "nbg verify: unknown option '%s'\n", nbg_esc(argv[i]));
+	if (strlen(s) != 64)
+		return -1;
+	for (int i = 0; i < 32; i++) {
+		unsigned v;
+		if (sscanf(s + 2 * i, "%2x", &v) != 1 || !isxdigit((unsigned char)s[2 * i]) ||
+		    !isxdigit((unsigned char)s[2 * i + 1]))
 			return -1;
-		}
+		d[i] = (uint8_t)v;
 	}
 	return 0;
 }
 
+/* Parses verify's options, leaving the FILE operands in files[]; -1 after a
+ * usage message, else their number. */
+static int verify_args(int argc, char **argv, verify_opts *o, const char **files)
+{
+	int n = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
+			o->quiet = 1;
+		else if (!strcmp(a, "--status"))
+			o->status = 1;
+		else if (!strcmp(a, "--sha256"))
+			o->sha = 1;
+		else if (!strcmp(a, "--require-checksum"))
+			o->require = 1;
+		else if (!strcmp(a, "--expect-target") && i + 1 < argc) {
+			if (nbg_target_parse(argv[++i], &o->target_value) != 0)
+				return -1;
+			o->target = &o->target_value;
+		} else if (!strcmp(a, "--sha256-expect") && i + 1 < argc) {
+			if (hex_digest(argv[++i], o->expect) != 0) {
+				fprintf(stderr, "nbg verify: --sha256-expect takes 64 hexadecimal "
+						"digits (what sha256sum prints), not '%s'\n",
+					nbg_esc(argv[i]));
+				return -1;
+			}
+			o->has_expect = 1;
+		} else if (!strcmp(a, "--manifest") && i + 1 < argc) {
+			o->manifest_path = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "nbg verify: unknown option '%s'\n", nbg_esc(a));
+			return -1;
+		} else
+			files[n++] = a;
+	}
+	if (o->has_expect && (n != 1 || o->manifest_path)) {
+		fprintf(stderr, "nbg verify: --sha256-expect checks exactly one FILE (for "
+				"several, use --manifest)\n");
+		return -1;
+	}
+	return n;
+}
+
+/* The whole-file SHA-256 against the expected one, when one was given: 1
+ * matched, 0 none expected; else NBG_EXIT_INVALID with l->err filled. */
+static int check_expected(const char *path, nbg_loaded *l, const verify_opts *o)
+{
+	const uint8_t *want = o->has_expect ? o->expect : NULL;
+	char have[65], exp[65];
+
+	if (o->manifest_path) {
+		const cli_manifest_entry *e = cli_manifest_find(&o->manifest, path);
+		if (!e) {
+			l->err.code = NBG_E_NOT_IN_MANIFEST;
+			l->err.offset = 0;
+			snprintf(l->err.message, sizeof(l->err.message),
+				 "the manifest %s lists no line for this path, so its SHA-256 was "
+				 "not compared", nbg_esc(o->manifest_path));
+			return -NBG_EXIT_INVALID;
+		}
+		want = e->sha256;
+	}
+	if (!want)
+		return 0;
+	if (!memcmp(want, l->model->file_sha256, 32))
+		return 1;
+	nbg_hex32(l->model->file_sha256, have);
+	nbg_hex32(want, exp);
+	l->err.code = NBG_E_DIGEST_MISMATCH;
+	l->err.offset = 0;
+	snprintf(l->err.message, sizeof(l->err.message),
+		 "the file's SHA-256 is %s, but %s expects %s", have,
+		 o->has_expect ? "--sha256-expect" : "the manifest", exp);
+	return -NBG_EXIT_INVALID;
+}
+
+/* One file: its line (unless quiet) and its exit code. */
+static int verify_one(const char *path, const nbg_parse_options *po, const verify_opts *o)
+{
+	/* As sha256sum does: a line whose name needed escaping starts with a
+	 * backslash, so no name can pass for another line. */
+	const char *shown = nbg_esc(path);
+	const char *mark = nbg_path_needs_escape(path) ? "\\" : "";
+	nbg_loaded l;
+	int rc = nbg_load_expect(path, po, o->target, &l), sha_checked = 0;
+
+	if (rc == NBG_EXIT_OK) {
+		sha_checked = check_expected(path, &l, o);
+		if (sha_checked < 0)
+			rc = -sha_checked;
+	}
+	if (rc == NBG_EXIT_OK && o->require && !sha_checked &&
+	    l.model->integrity != NBG_INTEGRITY_VERIFIED) {
+		char why[200];
+		l.err.code = NBG_E_INTEGRITY_UNVERIFIED;
+		l.err.offset = 0;
+		snprintf(l.err.message, sizeof(l.err.message),
+			 "--require-checksum: %s; give its SHA-256 (--sha256-expect or "
+			 "--manifest) to verify it",
+			 nbg_integrity_describe(l.model, why, sizeof(why)));
+		rc = NBG_EXIT_INVALID;
+	}
+	if (rc == NBG_EXIT_OK && !o->quiet) {
+		print_verified(mark, shown, l.model, o, sha_checked);
+	} else if (rc == NBG_EXIT_OK) {
+		/* nothing to say */
+	} else if (l.io_failed) {
+		printf("%s%s: ERROR %s\n", mark, shown, l.err.message);
+	} else {
+		printf("%s%s: FAIL %s at offset %llu: %s\n", mark, shown,
+		       nbg_code_name(l.err.code), (unsigned long long)l.err.offset,
+		       l.err.message);
+		if (l.err.code == NBG_E_SECTION_CHECKSUM_MISMATCH ||
+		    l.err.code == NBG_E_FILE_CHECKSUM_MISMATCH)
+			list_integrity(shown, &l);
+	}
+	nbg_loaded_free(&l);
+	return rc;
+}
+
+static int verify_files(const char **files, int n, verify_opts *o)
+{
+	int worst = NBG_EXIT_OK;
+	/* Structure and CRCs only: the SHA-256 fingerprints are not checks the
+	 * format carries, and the whole-file one only when asked for or
+	 * compared. */
+	nbg_parse_options po = { .size = sizeof(po), .flags = NBG_PARSE_NO_SECTION_SHA256 };
+
+	if ((!o->sha || o->quiet || o->status) && !o->has_expect && !o->manifest_path)
+		po.flags |= NBG_PARSE_NO_FILE_SHA256;
+	if (o->status && freopen("/dev/null", "w", stdout) == NULL)
+		return NBG_EXIT_IO;
+	for (int i = 0; i < n; i++)
+		worst = nbg_exit_worst(worst, verify_one(files[i], &po, o));
+	if (!n)
+		for (size_t i = 0; i < o->manifest.count; i++)
+			worst = nbg_exit_worst(worst,
+					       verify_one(o->manifest.entries[i].name, &po, o));
+	return worst;
+}
+
 int nbg_cmd_verify(int argc, char **argv)
 {
-	int worst = NBG_EXIT_OK, files = 0, quiet = 0, status = 0, sha = 0;
-	const uint32_t *target = NULL;
-	uint32_t value = 0;
-	/* Structure and CRCs only: the SHA-256 fingerprints are not checks the
-	 * format carries, and the whole-file one only when asked for. */
-	nbg_parse_options o = { .size = sizeof(o), .flags = NBG_PARSE_NO_SECTION_SHA256 };
+	const char **files = calloc((size_t)argc, sizeof(*files));
+	verify_opts o = { 0 };
+	int n, rc, e;
 
-	/* as sha256sum: --quiet prints no line for a file that passes, --status
-	 * prints nothing at all (the exit code says it) */
-	if (verify_args(argc, argv, &quiet, &status, &sha, &target, &value) != 0)
-		return NBG_EXIT_USAGE;
-	if (!sha || quiet || status)
-		o.flags |= NBG_PARSE_NO_FILE_SHA256;
-	if (status && freopen("/dev/null", "w", stdout) == NULL)
-		return NBG_EXIT_IO;
-	for (int i = 1; i < argc; i++) {
-		const char *path = argv[i];
-		nbg_loaded l;
-		int rc;
-		/* As sha256sum does: a line whose name needed escaping starts
-		 * with a backslash, so no name can pass for another line. */
-		const char *shown = nbg_esc(path);
-		const char *mark = nbg_path_needs_escape(path) ? "\\" : "";
-
-		if (verify_option(path))
-			continue;
-		if (!strcmp(path, "--expect-target")) {
-			i++;
-			continue;
-		}
-		rc = nbg_load_expect(path, &o, target, &l);
-		files++;
-		if (rc == NBG_EXIT_OK && quiet) {
-			/* nothing to say */
-		} else if (rc == NBG_EXIT_OK) {
-			print_verified(mark, shown, l.model, sha);
-		} else if (l.io_failed) {
-			printf("%s%s: ERROR %s\n", mark, shown, l.err.message);
-		} else {
-			printf("%s%s: FAIL %s at offset %llu: %s\n", mark, shown,
-			       nbg_code_name(l.err.code),
-			       (unsigned long long)l.err.offset, l.err.message);
-			if (l.err.code == NBG_E_SECTION_CHECKSUM_MISMATCH ||
-			    l.err.code == NBG_E_FILE_CHECKSUM_MISMATCH)
-				list_integrity(shown, &l);
-		}
-		/* I/O trouble outranks an invalid file in the exit code. */
-		if (rc == NBG_EXIT_IO || (rc == NBG_EXIT_INVALID && worst == NBG_EXIT_OK))
-			worst = rc;
-		nbg_loaded_free(&l);
-	}
 	if (!files) {
-		fprintf(stderr, "usage: nbg verify [--sha256] [--expect-target T] FILE...\n");
+		fprintf(stderr, "nbg verify: out of memory\n");
+		return NBG_EXIT_IO;
+	}
+	n = verify_args(argc, argv, &o, files);
+	if (n == 0 && !o.manifest_path)
+		fprintf(stderr, "usage: nbg verify [-q] [--status] [--sha256] [--sha256-expect HEX] "
+				"[--manifest FILE] [--require-checksum] [--expect-target T] "
+				"FILE...\n");
+	if (n < 0 || (n == 0 && !o.manifest_path)) {
+		free(files);
 		return NBG_EXIT_USAGE;
 	}
-	return worst;
+	if (o.manifest_path && (e = cli_manifest_load(o.manifest_path, &o.manifest, NULL, NULL))) {
+		fprintf(stderr, "nbg verify: cannot read manifest %s: %s\n",
+			nbg_esc(o.manifest_path), strerror(e));
+		free(files);
+		return NBG_EXIT_IO;
+	}
+	if (o.manifest_path && o.manifest.bad_lines && !o.status)
+		fprintf(stderr, "nbg verify: %s: %zu line%s (the first is line %zu) not "
+				"\"<sha256>  <path>\" as sha256sum writes it; ignored\n",
+			nbg_esc(o.manifest_path), o.manifest.bad_lines,
+			o.manifest.bad_lines == 1 ? "" : "s", o.manifest.first_bad_line);
+	rc = verify_files(files, n, &o);
+	cli_manifest_free(&o.manifest);
+	free(files);
+	return rc;
 }
 
 int nbg_cmd_fields(int argc, char **argv)

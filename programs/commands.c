@@ -58,12 +58,22 @@ static const command_doc commands[] = {
 	      "fail unless compiled for this target" } } },
 	{ "verify", nbg_cmd_verify, "FILE...", "integrity check, one line per file",
 	  "Checks structure and every checksum the format carries (section CRCs, the "
-	  "header's file checksum, the v1 nbg_crc_sum) and nothing else; one line per "
-	  "file, every mismatching checksum listed.  FILE - is standard input.  Exit 1 "
-	  "when any file fails.",
+	  "header's file checksum, the v1 nbg_crc_sum where its version's rule is known) "
+	  "and nothing else; one line per file, every mismatching checksum listed, and "
+	  "in brackets what proved the bytes: \"verified: ...\" when checksums matched, "
+	  "\"structure only: ...\" when the version carries no checksum, \"checksum "
+	  "present, algorithm unknown: not checked\" otherwise.  --sha256-expect and "
+	  "--manifest verify any version by its whole-file SHA-256.  FILE - is standard "
+	  "input.  Exit 1 when any file fails.",
 	  { { "--quiet", NULL, "no line for a file that passes (also -q)" },
 	    { "--status", NULL, "print nothing; the exit code says it" },
 	    { "--sha256", NULL, "also compute the whole-file SHA-256 and print it on the line" },
+	    { "--sha256-expect", "HEX", "fail unless the file's SHA-256 is HEX (one FILE)" },
+	    { "--manifest", "FILE",
+	      "fail unless each file's SHA-256 is the one this sha256sum manifest lists; "
+	      "with no FILE operand, every file it lists" },
+	    { "--require-checksum", NULL,
+	      "fail a file that no checksum (in the file or expected) proved" },
 	    { "--expect-target", "VALUE|NAME",
 	      "fail unless compiled for this target" } } },
 	{ "targets", nbg_cmd_targets, "", "the known NPU targets: value, configuration, SoC",

@@ -58,6 +58,7 @@ void corpus_walk_path(corpus_walk *w, const char *path);
 int corpus_manifest_sniff(const char *path);
 /* Adds every file the manifest lists, with its digest. */
 void corpus_manifest_read(corpus_walk *w, const char *path);
+
 /* -------------------------------------------------------- files, output */
 
 /* Reads a whole regular file (stat first; FIFOs and devices are never

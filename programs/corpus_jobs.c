@@ -76,7 +76,7 @@ static void fill_slot(slot *s, const corpus_run *r, const nbg_corpus_item *it, c
 		s->message = message_for(it, path);
 	if (r->manifest && nbg_corpus_item_sha256(it, sha) &&
 	    (st == NBG_CORPUS_VALID || st == NBG_CORPUS_INVALID) &&
-	    !(s->manifest = manifest_line(sha, path)))
+	    !(s->manifest = cli_manifest_line(sha, path)))
 		s->oom = 1;
 }
 

@@ -1,8 +1,8 @@
 /*
- * corpus_manifest.c - manifests as `nbg corpus` reads them: a file whose
- * first line is a sha256sum line is a manifest, and every line lists one
- * file with its digest (manifest.c parses the lines).  Paths are relative
- * to the current directory, as for sha256sum -c.
+ * corpus_manifest.c - `nbg corpus` and manifests (manifest.c reads and
+ * writes their lines): recognizing one among the operands and listing the
+ * files it names.  Paths are relative to the current directory,
+ * as for sha256sum -c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,48 +34,31 @@ int corpus_manifest_sniff(const char *path)
 	close(fd);
 	if (n <= 0)
 		return 0;
-	return buf[0] == '\\' ? manifest_head(buf + 1, (size_t)n - 1, d) : manifest_head(buf, (size_t)n, d);
+	return buf[0] == '\\' ? cli_manifest_head(buf + 1, (size_t)n - 1, d)
+			      : cli_manifest_head(buf, (size_t)n, d);
 }
 
-static void bad_line(corpus_walk *w, const char *path, size_t line)
-{
-	nbg_corpus_add_skipped(w->agg, NBG_CORPUS_SKIP_MANIFEST_LINE);
-	if (!w->quiet)
-		corpus_warn("%s line %zu: not \"<sha256>  <path>\" as sha256sum writes it; skipped",
-			    path, line);
-}
-
-typedef struct reading {
+/* What a manifest's lines are checked against while it is read. */
+typedef struct manifest_read {
 	corpus_walk *w;
 	const char *path;
-} reading;
+} manifest_read;
 
-/* One line (without its line end): adds the file it lists, or reports it. */
-static void manifest_entry(void *ctx, size_t no, char *p, size_t n)
+static void bad_line(void *ctx, size_t line)
 {
-	reading *rd = ctx;
-	uint8_t d[32];
-	char *name;
-	size_t len;
-	struct stat st;
+	const manifest_read *r = ctx;
 
-	if (!manifest_line_parse(p, n, d, &name, &len)) {
-		bad_line(rd->w, rd->path, no);
-		return;
-	}
-	int known = stat(name, &st) == 0 && S_ISREG(st.st_mode);
-	uint64_t size = known ? (uint64_t)st.st_size : 0;
-	if (!corpus_list_add(rd->w->list, name, len, known ? &size : NULL, d)) {
-		nbg_corpus_add_skipped(rd->w->agg, NBG_CORPUS_SKIP_UNREADABLE);
-		corpus_warn("%s line %zu: out of memory for the file list", rd->path, no);
-	}
+	nbg_corpus_add_skipped(r->w->agg, NBG_CORPUS_SKIP_MANIFEST_LINE);
+	if (!r->w->quiet)
+		corpus_warn("%s line %zu: not \"<sha256>  <path>\" as sha256sum writes it; skipped",
+			    r->path, line);
 }
 
 void corpus_manifest_read(corpus_walk *w, const char *path)
 {
-	char *data;
-	size_t len;
-	int e = corpus_read_file(path, &data, &len);
+	manifest_read r = { w, path };
+	cli_manifest mf;
+	int e = cli_manifest_load(path, &mf, bad_line, &r);
 
 	if (e) {
 		nbg_corpus_add_skipped(w->agg, NBG_CORPUS_SKIP_UNREADABLE);
@@ -83,8 +66,17 @@ void corpus_manifest_read(corpus_walk *w, const char *path)
 			corpus_warn("cannot read manifest %s: %s", path, strerror(e));
 		return;
 	}
-	reading rd = { w, path };
-	manifest_each_line(data, len, manifest_entry, &rd);
-	free(data);
-}
+	for (size_t i = 0; i < mf.count; i++) {
+		const cli_manifest_entry *en = &mf.entries[i];
+		struct stat st;
+		int known = stat(en->name, &st) == 0 && S_ISREG(st.st_mode);
+		uint64_t size = known ? (uint64_t)st.st_size : 0;
 
+		if (!corpus_list_add(w->list, en->name, strlen(en->name), known ? &size : NULL,
+				     en->sha256)) {
+			nbg_corpus_add_skipped(w->agg, NBG_CORPUS_SKIP_UNREADABLE);
+			corpus_warn("%s: out of memory for the file list", path);
+		}
+	}
+	cli_manifest_free(&mf);
+}

@@ -1,12 +1,18 @@
 /*
- * manifest.c - the lines of a sha256sum manifest (manifest.h): parsed and
- * written as text, with no file access.
+ * manifest.c - reading and writing manifests in the format sha256sum writes
+ * and `sha256sum -c` checks, shared by `nbg corpus --manifest` and `nbg
+ * verify --manifest`: one "<sha256>  <path>" line per file (a '*' in place of the
+ * second space marks binary mode and means the same here); a line that
+ * starts with a backslash has its path escaped (\\ for a backslash, \n for
+ * a newline, \r for a carriage return); a line may end in CR LF, as
+ * `sha256sum -c` accepts.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus_cli.h"
 #include "manifest.h"
-#include "nbg/nbg.h"
 
 static int hexval(unsigned char ch)
 {
@@ -15,9 +21,7 @@ static int hexval(unsigned char ch)
 	     : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
 }
 
-/* The digest and the separator of a line: 1 when p[0..66) is
- * "<64 hex>  " or "<64 hex> *". */
-int manifest_head(const char *p, size_t n, uint8_t d[32])
+int cli_manifest_head(const char *p, size_t n, uint8_t d[32])
 {
 	if (n < 66 || p[64] != ' ' || (p[65] != ' ' && p[65] != '*'))
 		return 0;
@@ -54,42 +58,86 @@ static size_t unescape(char *s, size_t n)
 	return o;
 }
 
-int manifest_line_parse(char *p, size_t n, uint8_t d[32], char **name, size_t *len)
+char *cli_manifest_parse_line(char *p, size_t n, uint8_t d[32])
 {
 	int escaped = n && p[0] == '\\';
 
+	/* CR LF: sha256sum escapes a CR that belongs to a name (\r), so a raw
+	 * CR at the end of a line is always the line ending's. */
+	if (n && p[n - 1] == '\r')
+		n--;
 	if (escaped) {
 		p++;
 		n--;
 	}
-	if (!manifest_head(p, n, d) || n == 66 || memchr(p, '\0', n))
-		return 0;
-	*name = p + 66;
-	*len = n - 66;
-	if (escaped && (*len = unescape(*name, *len)) == SIZE_MAX)
-		return 0;
-	(*name)[*len] = '\0';
-	return 1;
+	if (!cli_manifest_head(p, n, d) || n == 66 || memchr(p, '\0', n))
+		return NULL;
+	char *name = p + 66;
+	size_t len = n - 66;
+	if (escaped && (len = unescape(name, len)) == SIZE_MAX)
+		return NULL;
+	name[len] = '\0';
+	return name;
 }
 
-void manifest_each_line(char *text, size_t len,
-			void (*fn)(void *ctx, size_t no, char *line, size_t n), void *ctx)
+int cli_manifest_load(const char *path, cli_manifest *mf, void (*bad)(void *ctx, size_t line),
+		      void *ctx)
 {
-	size_t no = 0;
+	size_t len, cap = 0;
+	int e;
 
-	for (size_t at = 0; at < len;) {
-		char *nl = memchr(text + at, '\n', len - at);
-		size_t n = nl ? (size_t)(nl - (text + at)) : len - at, next = at + n + 1;
-		/* CRLF, as sha256sum -c accepts: a carriage return in a name is
-		 * written escaped (\r), never raw at the end of a line */
-		if (n && text[at + n - 1] == '\r')
-			n--;
-		fn(ctx, ++no, text + at, n);
-		at = next;
+	memset(mf, 0, sizeof(*mf));
+	if ((e = corpus_read_file(path, &mf->data, &len)) != 0)
+		return e;
+	for (size_t at = 0, no = 0; at < len; no++) {
+		char *nl = memchr(mf->data + at, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - (mf->data + at)) : len - at;
+		uint8_t d[32];
+		char *name = cli_manifest_parse_line(mf->data + at, n, d);
+
+		at += n + 1;
+		if (!name) {
+			if (!mf->bad_lines++)
+				mf->first_bad_line = no + 1;
+			if (bad)
+				bad(ctx, no + 1);
+			continue;
+		}
+		if (mf->count == cap) {
+			size_t c2 = cap ? cap * 2 : 16;
+			cli_manifest_entry *ne = realloc(mf->entries, c2 * sizeof(*ne));
+			if (!ne) {
+				cli_manifest_free(mf);
+				return ENOMEM;
+			}
+			mf->entries = ne;
+			cap = c2;
+		}
+		mf->entries[mf->count].name = name;
+		memcpy(mf->entries[mf->count].sha256, d, 32);
+		mf->count++;
 	}
+	return 0;
 }
 
-char *manifest_line(const uint8_t sha256[32], const char *path)
+const cli_manifest_entry *cli_manifest_find(const cli_manifest *mf, const char *name)
+{
+	/* the last line naming a file wins, as a later line of sha256sum -c
+	 * would be checked last */
+	for (size_t i = mf->count; i-- > 0;)
+		if (!strcmp(mf->entries[i].name, name))
+			return &mf->entries[i];
+	return NULL;
+}
+
+void cli_manifest_free(cli_manifest *mf)
+{
+	free(mf->entries);
+	free(mf->data);
+	memset(mf, 0, sizeof(*mf));
+}
+
+char *cli_manifest_line(const uint8_t sha256[32], const char *path)
 {
 	int escape = strpbrk(path, "\\\n\r") != NULL;
 	size_t n = strlen(path);

@@ -1,33 +1,42 @@
 /*
- * manifest.h - the lines of a sha256sum manifest, as `sha256sum` writes them
- * and `sha256sum -c` reads them: "<64 hex digits>  <path>" ('*' in place of
- * the second space: binary mode, the same here); a line that starts with a
- * backslash has its path escaped (\\ a backslash, \n a newline, \r a
- * carriage return); a line may end in CRLF.  Text in, text out, no file
- * access: `nbg corpus` reads and writes manifests through these
- * (corpus_manifest.c), and the fuzz harness `manifest` drives them.
+ * manifest.h - sha256sum manifests (manifest.c).
  */
-#ifndef NBG_MANIFEST_H
-#define NBG_MANIFEST_H
+#ifndef NBG_CLI_MANIFEST_H
+#define NBG_CLI_MANIFEST_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* 1 when p[0..n) starts like a manifest line ("<64 hex>  " or "<64 hex> *"),
- * with the digest in d. */
-int manifest_head(const char *p, size_t n, uint8_t d[32]);
-/* One line p[0..n) without its line end: 1 with the digest in d and the
- * path unescaped in place (*name points into p, NUL-terminated at
- * (*name)[*len], which writes p[n]: the caller's buffer has that byte), or
- * 0 for a line that is not a manifest line. */
-int manifest_line_parse(char *p, size_t n, uint8_t d[32], char **name, size_t *len);
-/* Calls fn(ctx, number, line, length) for every line of text[0..len), line
- * numbers from 1, the "\n" and a final "\r" not included. */
-void manifest_each_line(char *text, size_t len,
-			void (*fn)(void *ctx, size_t no, char *line, size_t n), void *ctx);
+/* 1 when p[0..66) is "<64 hex>  " or "<64 hex> *", with the digest in d. */
+int cli_manifest_head(const char *p, size_t n, uint8_t d[32]);
+/* One line p[0..n) without its '\n' (a trailing CR is dropped), parsed in
+ * place: the NUL-terminated path inside p, with the digest in d, or NULL
+ * for a line that is not "<sha256>  <path>" as sha256sum writes it. */
+char *cli_manifest_parse_line(char *p, size_t n, uint8_t d[32]);
+
+typedef struct cli_manifest_entry {
+	const char *name;
+	uint8_t sha256[32];
+} cli_manifest_entry;
+
+typedef struct cli_manifest {
+	char *data;
+	cli_manifest_entry *entries;
+	size_t count;
+	size_t bad_lines, first_bad_line;
+} cli_manifest;
+
+/* Reads a whole manifest (a regular file; never blocks); 0, or an errno.
+ * Lines that are not "<sha256>  <path>" are counted in bad_lines and, when
+ * `bad` is given, passed to it by number (from 1). */
+int cli_manifest_load(const char *path, cli_manifest *mf, void (*bad)(void *ctx, size_t line),
+		      void *ctx);
+/* The entry naming `name` exactly, or NULL. */
+const cli_manifest_entry *cli_manifest_find(const cli_manifest *mf, const char *name);
+void cli_manifest_free(cli_manifest *mf);
 /* One "<sha256>  <path>\n" line (malloc'd; NULL when memory runs out),
  * escaped the way sha256sum escapes a path holding a backslash, newline or
  * carriage return. */
-char *manifest_line(const uint8_t sha256[32], const char *path);
+char *cli_manifest_line(const uint8_t sha256[32], const char *path);
 
 #endif

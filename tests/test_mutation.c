@@ -96,6 +96,9 @@ static const struct {
 	 * reaches them (tests/test_hostile.c) */
 	{ NBG_E_WORK_LIMIT, "sparse huge files (tests/test_hostile.c)" },
 	{ NBG_E_INPUT_TOO_LARGE, "standard input bound (tests/test_hostile.c)" },
+	/* verify's own checks: options, not file content (tests/test_integrity.c) */
+	{ NBG_E_NOT_IN_MANIFEST, "verify --manifest (tests/test_integrity.c)" },
+	{ NBG_E_INTEGRITY_UNVERIFIED, "verify --require-checksum (tests/test_integrity.c)" },
 	{ NBG_OK, NULL },
 };
 
@@ -497,6 +500,18 @@ static void run_mutation(uint8_t *work, const uint8_t *base, size_t size, const 
 			parse_checked(b, size, 1);
 			free(b);
 		}
+	}
+	/* 0x1001e: nbg_crc_sum is the CRC-32 of the whole file with the word
+	 * read as zero (doc/format-v1.md), enforced.  Every mutation here
+	 * changes at most 4 adjacent bytes, a burst CRC-32 always detects: the
+	 * file must fail, unless the word itself became 0 (no checksum). */
+	if (!v2 && size > 112 && fx_get32(work + 4) == 0x1001e && fx_get32(base + 108) &&
+	    fx_get32(work + 108)) {
+		if (on == NBG_OK)
+			print_error("changed byte at %llu of a 0x1001e file parsed with the CRC "
+				    "check on\n", (unsigned long long)mu->off);
+		assert_int_not_equal(on, NBG_OK);
+		n_crc_property++;
 	}
 	(void)off;
 	if (mu->kind == M_FIELD)

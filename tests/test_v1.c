@@ -511,12 +511,10 @@ static void test_crc_sum_match(void **state)
 	assert_int_equal(m->inputs[0].byte_size, 64 * 64 * 3 * 4);
 	nbg_model_free(m);
 
-	/* One changed byte anywhere else: still a valid file, the finding says so. */
+	/* One changed byte anywhere else: 0x1001e's rule is enforced, so the
+	 * file fails at the word (a corrupted file, not a finding). */
 	b[size - 1] ^= 1;
-	m = parse_ok(b, size);
-	assert_string_equal(m->v1.crc_sum_finding, "no-match");
-	assert_true(has_note(m, "v1-crc-sum-no-match"));
-	nbg_model_free(m);
+	expect_fail(b, size, NBG_E_V1_CRC_SUM_MISMATCH, 108);
 	b[size - 1] ^= 1;
 
 	wr32(b + 108, 0);
@@ -907,7 +905,8 @@ static void test_text_report(void **state)
 	assert_non_null(strstr(text, "  Network name:              dummy_network_name\n"));
 	assert_non_null(strstr(text, "  Entry table:               offset 376, 27 entries"));
 	assert_non_null(strstr(text, "I/O 116, layer 76, operation 32, patch 40, SH 8, SW 68"));
-	assert_non_null(strstr(text, "0x48739b09 (file CRC-32 with the word zeroed 0x48739b09: match)"));
+	assert_non_null(strstr(text, "0x48739b09 (CRC-32 of the file with the word zeroed 0x48739b09: match; "
+				   "this version's rule, enforced)"));
 	assert_non_null(strstr(text, "  VIP SRAM:                  131584 bytes"));
 	free(text);
 	nbg_model_free(m);
@@ -919,7 +918,7 @@ static void test_every_v1_code_covered(void **state)
 	static const nbg_code want[] = {
 		NBG_E_V1_ENTRY_OUT_OF_BOUNDS, NBG_E_V1_RECORD_STRIDE, NBG_E_V1_COUNT_MISMATCH,
 		NBG_E_V1_ENTRY_COUNT, NBG_E_IO_DIMENSION_COUNT, NBG_E_IO_DIMENSION_ZERO,
-		NBG_E_TRUNCATED,
+		NBG_E_TRUNCATED, NBG_E_V1_CRC_SUM_MISMATCH,
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		if (!codes_hit[want[i]])

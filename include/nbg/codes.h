@@ -180,6 +180,12 @@
 	X(WORK_LIMIT, "work-limit", 1,                                                             \
 	  "The file is over the size limit or holds more undescribed bytes than allowed; not hashed.") \
 	X(INPUT_TOO_LARGE, "input-too-large", 3,                                                   \
-	  "Standard input holds more bytes than the in-memory bound (NBG_MAX_STDIN).")
+	  "Standard input holds more bytes than the in-memory bound (NBG_MAX_STDIN).")              \
+	X(V1_CRC_SUM_MISMATCH, "v1-crc-sum-mismatch", 1,                                           \
+	  "A v1 nbg_crc_sum differs from the CRC-32 its version's rule gives (doc/format-v1.md).")  \
+	X(NOT_IN_MANIFEST, "not-in-manifest", 1,                                                   \
+	  "verify --manifest: the file is not listed in the manifest, so it was not compared.")     \
+	X(INTEGRITY_UNVERIFIED, "integrity-unverified", 1,                                         \
+	  "verify --require-checksum: no checksum, in the file or given, proved the file's bytes.")
 
 #endif

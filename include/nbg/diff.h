@@ -109,8 +109,11 @@ NBG_API const nbg_recon_checksum *nbg_reconstruction_checksum_at(const nbg_recon
 NBG_API const nbg_recon_range *nbg_reconstruction_range_at(const nbg_reconstruction *r,
 							   size_t i);
 
-/* 1 when every stored checksum of a v2 model (section records and header
- * crc_sum) equals the one its bytes give; always 1 for v1. */
+/* 1 when every checksum the model's file carries and its version's rules
+ * check (v2 section records and header crc_sum, a v1 nbg_crc_sum under its
+ * version's rule) equals the one its bytes give: its integrity is not
+ * NBG_INTEGRITY_FAILED (possible only for a model parsed with
+ * NBG_PARSE_NO_CRC_CHECK). */
 NBG_API int nbg_model_checksums_match(const nbg_model *m);
 
 /* ------------------------------------------------------------------ diff */

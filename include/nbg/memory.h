@@ -181,20 +181,36 @@ NBG_API const nbg_mem_layer *nbg_mem_layer_outside(const nbg_mem_report *r);
 
 /* --------------------------------------- inputs, outputs and the pool */
 
+/*
+ * The vendor's inspector decides per input, from the patch records (doc/memory.md,
+ * evidence C+I: it reproduces the vendor on every reference file; the rule was
+ * inferred from them):
+ *   - the input's readers are the operations whose patch range holds an INPUT
+ *     patch naming it;
+ *   - a reader whose range also names the memory pool is a conflict; the vendor
+ *     prints one line "input[i] layer[l] name=..., output into memory pool" per
+ *     such pair whose INPUT patch is a COMMAND patch, none for a STATE patch;
+ *   - the input is clear when its readers all belong to one layer and none is a
+ *     conflict.  Read by several layers (or by none) it is not clear, and the
+ *     vendor names no conflict for it.
+ * The version of the file plays no part.
+ */
 typedef enum nbg_mem_share_verdict {
 	NBG_MEM_SHARE_POOL_EMPTY = 0,    /* the memory pool is 0 bytes: nothing to share */
-	NBG_MEM_SHARE_NOT_ANALYSED = 1,  /* the vendor does not analyse this file and
-					  * reports sharing as not supported */
-	NBG_MEM_SHARE_CONFLICT = 2,      /* an operation reads an input and writes the pool */
-	NBG_MEM_SHARE_POSSIBLE = 3,      /* every input can live inside the pool */
+	NBG_MEM_SHARE_NOT_SUPPORTED = 1, /* an input is not clear and the vendor names no
+					  * conflict: read by several layers, or its only
+					  * conflicts are through STATE patches */
+	NBG_MEM_SHARE_CONFLICT = 2,      /* an operation reads an input through a COMMAND
+					  * patch and names the pool */
+	NBG_MEM_SHARE_POSSIBLE = 3,      /* every input is clear: each can live inside the pool */
 } nbg_mem_share_verdict;
 
 typedef struct nbg_mem_sharing {
-	int analysed;              /* the vendor's inspector analyses this file: a v1 file
-				    * of 0x10004..0x10014 or a v2 file with a MEMORY_POOL
-				    * section */
 	uint64_t pool_bytes;
 	nbg_mem_share_verdict verdict; /* for the inputs, as the vendor concludes */
+	int inputs_clear;          /* every input is clear: the vendor prints its "memory
+				    * pool size" and "Not overlap input" lines (also when
+				    * the pool is empty) */
 	uint64_t allocation;       /* POSSIBLE: bytes a runtime allocates for the pool and
 				    * the inputs together (the largest of them) */
 	/* the records the conclusion rests on */
@@ -202,18 +218,21 @@ typedef struct nbg_mem_sharing {
 	size_t input_patches;      /* INPUT patches inside those ranges */
 	size_t output_patches;     /* OUTPUT patches inside them */
 	size_t pool_patches;       /* MEMORY_POOL patches inside them */
-	size_t conflicts_total;    /* (operation, INPUT patch) pairs in conflict: one line
-				    * each in the vendor's output */
+	size_t conflicts_total;    /* (operation, INPUT COMMAND patch) pairs in conflict: one
+				    * line each in the vendor's output */
+	size_t input_other_conflicts; /* (operation, INPUT patch of another type) pairs in
+				    * conflict: nbgkit's analysis, the vendor prints none */
 	size_t output_conflicts;   /* (operation, OUTPUT patch) pairs, nbgkit's analysis */
 	const char *evidence;      /* "C+I": reproduces the vendor on the reference corpus;
-				    * that a reader of the input writing the pool forbids
-				    * sharing is inferred */
+				    * the rule is inferred from it */
 } nbg_mem_sharing;
 
 /* An operation whose patch range reads an input (or writes an output) and
  * also names the memory pool: that buffer cannot live inside the pool. */
 typedef struct nbg_mem_conflict {
 	int output;                /* 0 input, 1 output */
+	int command;               /* the INPUT / OUTPUT patch is a COMMAND patch (for an
+				    * input: the vendor prints a line for it) */
 	uint32_t io_index;
 	size_t operation;          /* OPERATIONS record */
 	uint32_t layer_id;
@@ -227,8 +246,13 @@ typedef struct nbg_mem_share_buffer {
 	uint32_t index;
 	uint64_t bytes;            /* exact tensor bytes */
 	uint64_t aligned_bytes;    /* rounded up to 64 as a runtime allocates it */
-	size_t conflicts;          /* conflicts naming this buffer */
-	int can_share;             /* pool non-empty and no conflict */
+	/* inputs (0 for outputs): */
+	size_t reads;              /* INPUT patches naming it inside operation ranges */
+	uint32_t layer_low, layer_high; /* lowest and highest layer_id of the operations
+				    * holding them (reads > 0) */
+	int clear;                 /* read by one layer, no conflict */
+	size_t conflicts;          /* conflicts naming this buffer, every patch type */
+	int can_share;             /* pool non-empty, no conflict, and for an input clear */
 	uint64_t allocation;       /* can_share: the larger of the pool and aligned_bytes */
 } nbg_mem_share_buffer;
 

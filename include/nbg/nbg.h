@@ -295,6 +295,22 @@ typedef struct nbg_note {
 	char text[200];
 } nbg_note;
 
+/* What proved a parsed file's bytes.  A parse succeeds only when every
+ * checksum it could check matched, so a model from a normal parse is one of
+ * the first three; NBG_INTEGRITY_FAILED is only seen with
+ * NBG_PARSE_NO_CRC_CHECK. */
+typedef enum nbg_integrity {
+	NBG_INTEGRITY_VERIFIED = 0,         /* every checksum the file carries matches */
+	NBG_INTEGRITY_STRUCTURE_ONLY = 1,   /* the file carries no checksum (v1 before
+					     * 0x10016, or nbg_crc_sum left 0): only the
+					     * structure was checked */
+	NBG_INTEGRITY_CHECKSUM_UNKNOWN = 2, /* a checksum word is present, but no rule known
+					     * for this version gives it: not checked */
+	NBG_INTEGRITY_FAILED = 3,           /* a checksum does not match */
+} nbg_integrity;
+/* "verified", "structure-only", "checksum-unknown", "failed"; NULL otherwise. */
+NBG_API const char *nbg_integrity_name(nbg_integrity i);
+
 /* v1: the version-gated prefix (see doc/format-v1.md). */
 typedef struct nbg_v1_info {
 	char network_name[65];        /* NUL-terminated copy of the 64-byte field */
@@ -318,11 +334,21 @@ typedef struct nbg_v1_info {
 	int patch_stride_from_data;   /* 1: 0x10010-0x10013, stride chosen from the records;
 				       * patch_stride 0 then means the data could not decide */
 	uint64_t prefix_end;          /* end of the decoded prefix (== end of entries) */
-	/* feature database word 4 (file offset 108), named nbg_crc_sum from 0x10016 */
+	/* feature database word 4 (file offset 108), named nbg_crc_sum from
+	 * 0x10016.  Two rules are known (doc/format-v1.md): CRC-32 of the whole
+	 * file with the word read as zero (0x1001e), and CRC-32 from the first
+	 * section to the end of the file (0x10020).  A version with a rule has
+	 * the word enforced: a mismatch fails the parse (v1-crc-sum-mismatch). */
 	int has_crc_sum;
 	uint32_t crc_sum;
-	uint32_t crc_sum_computed;
+	uint32_t crc_sum_computed;    /* under crc_sum_rule, or the whole-file rule when none */
 	const char *crc_sum_finding;  /* "zero", "match", "no-match"; NULL without has_crc_sum */
+	const char *crc_sum_rule;     /* "whole-file" or "from-first-section": the version's
+				       * rule, else the rule that matched; NULL when neither */
+	int crc_sum_enforced;         /* 1: the version's rule is established (see above) */
+	uint64_t crc_sum_from;        /* first byte the rule covers (0 for whole-file) */
+	uint32_t crc_sum_whole_file;  /* both candidates, as computed */
+	uint32_t crc_sum_from_first_section;
 	/* bytes between the decoded prefix and the first referenced section */
 	uint64_t opaque_offset, opaque_size;
 	uint8_t opaque_sha256[32];
@@ -373,6 +399,10 @@ typedef struct nbg_model {
 	/* The NBG_PARSE_NO_*_SHA256 bits the parse honoured: each names digests
 	 * that were not computed (left all zero), 0 when every one was. */
 	unsigned sha256_skipped;
+
+	/* What the bytes were checked with (nbg_integrity_describe says it in
+	 * a sentence). */
+	nbg_integrity integrity;
 } nbg_model;
 
 /* Options that can grow: set `size` to sizeof(nbg_parse_options). */
@@ -439,6 +469,19 @@ NBG_API void nbg_init_standalone(void);
 NBG_API nbg_code nbg_parse(const uint8_t *data, size_t size, const nbg_parse_options *opts,
 			   nbg_model **out, nbg_error *err);
 NBG_API void nbg_model_free(nbg_model *m);
+
+/* What the model's integrity rests on, as one sentence into buf (always
+ * NUL-terminated when size > 0): "4 section CRC-32s and the file checksum
+ * match", "structure only: this version carries no checksum", ...  Returns
+ * buf. */
+NBG_API char *nbg_integrity_describe(const nbg_model *m, char *buf, size_t size);
+
+/* For a model parsed with NBG_PARSE_NO_CRC_CHECK: the failure a normal
+ * parse reports for its first checksum that does not match (the same code,
+ * offset, field and sentence) into *err, and its code; NBG_OK, with *err
+ * cleared, when every checksum it carries matches.  NBG_E_INVALID_ARGUMENT
+ * for a NULL model. */
+NBG_API nbg_code nbg_integrity_failure(const nbg_model *m, nbg_error *err);
 
 /* Finds the section of `type` in a parsed model, or NULL. */
 NBG_API const nbg_section *nbg_model_section(const nbg_model *m, uint32_t type);

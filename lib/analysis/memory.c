@@ -33,9 +33,10 @@ struct nbg_mem_report {
 	nbg_mem_share_buffer *buffers;
 };
 
-/* Prefix sums over the PATCH records: pre[k] = count (or bytes) in [0, k). */
+/* Prefix sums over the PATCH records: pre[k] = count (or bytes) in [0, k).
+ * cinput: INPUT patches of type COMMAND. */
 typedef struct prefix {
-	size_t *input, *output, *pool, *generic;
+	size_t *input, *cinput, *output, *pool, *generic;
 	uint64_t *generic_bytes;
 	size_t *next_input, *next_output, *next_pool, *next_generic; /* first at or after k */
 } prefix;
@@ -189,6 +190,7 @@ static void build_prefix(mctx *c)
 	prefix *p = &c->p;
 
 	p->input = cnew(c, n + 1, sizeof(size_t));
+	p->cinput = cnew(c, n + 1, sizeof(size_t));
 	p->output = cnew(c, n + 1, sizeof(size_t));
 	p->pool = cnew(c, n + 1, sizeof(size_t));
 	p->generic = cnew(c, n + 1, sizeof(size_t));
@@ -199,6 +201,8 @@ static void build_prefix(mctx *c)
 		const nbg_graph_patch *q = nbg_graph_patch_at(g, k);
 		int gen = is_generic(c, q);
 		p->input[k + 1] = p->input[k] + (q->source_type == NBG_GRAPH_SRC_INPUT);
+		p->cinput[k + 1] = p->cinput[k] + (q->source_type == NBG_GRAPH_SRC_INPUT &&
+						   q->type == NBG_MEM_PATCH_COMMAND);
 		p->output[k + 1] = p->output[k] + (q->source_type == NBG_GRAPH_SRC_OUTPUT);
 		p->pool[k + 1] = p->pool[k] + (q->source_type == NBG_GRAPH_SRC_MEMORY_POOL);
 		p->generic[k + 1] = p->generic[k] + (size_t)gen;
@@ -214,6 +218,7 @@ static void build_prefix(mctx *c)
 static void free_prefix(prefix *p)
 {
 	free(p->input);
+	free(p->cinput);
 	free(p->output);
 	free(p->pool);
 	free(p->generic);
@@ -300,17 +305,18 @@ static void operation_sizes(mctx *c)
 
 /* ------------------------------------------------------------ per layer */
 
+/* Records ordered by key, largest first; ties: lower index first. */
 typedef struct rank_key {
-	uint64_t total;
-	size_t layer;
+	uint64_t key;
+	size_t index;
 } rank_key;
 
 static int cmp_rank(const void *x, const void *y)
 {
 	const rank_key *a = x, *b = y;
-	if (a->total != b->total)
-		return a->total > b->total ? -1 : 1;
-	return (a->layer > b->layer) - (a->layer < b->layer);
+	if (a->key != b->key)
+		return a->key > b->key ? -1 : 1;
+	return (a->index > b->index) - (a->index < b->index);
 }
 
 static void layer_sizes(mctx *c)
@@ -346,7 +352,7 @@ static void layer_sizes(mctx *c)
 		k[i] = (rank_key){ r->layers[i].total_bytes, i };
 	qsort(k, r->layer_count, sizeof(rank_key), cmp_rank);
 	for (size_t i = 0; i < r->layer_count; i++)
-		r->rank[i] = k[i].layer;
+		r->rank[i] = k[i].index;
 	free(k);
 }
 
@@ -390,7 +396,7 @@ static void dynamic_figures(mctx *c)
 		return;
 	for (size_t k = 0; k < g->patch_count; k++) {
 		const nbg_graph_patch *q = nbg_graph_patch_at(g, k);
-		if (q->operation < 0 || q->type != 0 || q->index < 0 ||
+		if (q->operation < 0 || q->type != NBG_MEM_PATCH_STATE || q->index < 0 ||
 		    (uint64_t)q->index >= c->dyn_count)
 			continue;
 		if (q->source_type == NBG_GRAPH_SRC_MISC_DYNA_INPUT)
@@ -515,21 +521,17 @@ static void total_figures(mctx *c)
 
 /* ---------------------------------------------- inputs, outputs, the pool */
 
-static int vendor_analyses(const nbg_model *m)
-{
-	if (m->family == 1)
-		return m->version >= 0x10004u && m->version <= 0x10014u;
-	return m->memory.has_memory_pool;
-}
-
 static void add_conflict(mctx *c, int output, const nbg_graph_operation *o, size_t op,
 			 size_t patch, size_t pool_patch)
 {
 	nbg_mem_report *r = c->r;
+	const nbg_graph_patch *q = nbg_graph_patch_at(c->g, patch);
+
 	if (r->conflict_count >= NBG_MEM_MAX_CONFLICTS)
 		return;
 	r->conflicts[r->conflict_count++] = (nbg_mem_conflict){
-		output, (uint32_t)nbg_graph_patch_at(c->g, patch)->index, op, o->layer_id, patch, pool_patch
+		output, q->type == NBG_MEM_PATCH_COMMAND, (uint32_t)q->index, op, o->layer_id,
+		patch, pool_patch
 	};
 }
 
@@ -550,19 +552,89 @@ static void find_conflicts(mctx *c, int64_t *cover)
 			continue;
 		cover[a]++;
 		cover[b]--;
+		s->conflicts_total += p->cinput[b] - p->cinput[a];
+		s->input_other_conflicts +=
+			(p->input[b] - p->input[a]) - (p->cinput[b] - p->cinput[a]);
+		s->output_conflicts += p->output[b] - p->output[a];
 		for (int out = 0; out < 2; out++) {
-			const size_t *pre = out ? p->output : p->input;
 			const size_t *nx = out ? p->next_output : p->next_input;
-			size_t n = pre[b] - pre[a];
-			if (out)
-				s->output_conflicts += n;
-			else
-				s->conflicts_total += n;
 			for (size_t k = nx[a]; k < b && c->r->conflict_count < NBG_MEM_MAX_CONFLICTS;
 			     k = nx[k + 1])
 				add_conflict(c, out, o, i, k, p->next_pool[a]);
 		}
 	}
+}
+
+/* The first position at or after k not painted yet (nx: union-find with
+ * path halving; nx[n] == n). */
+static size_t unpainted(size_t *nx, size_t k)
+{
+	while (nx[k] != k) {
+		nx[k] = nx[nx[k]];
+		k = nx[k];
+	}
+	return k;
+}
+
+/* Gives every PATCH record the layer_id of the first operation, in the
+ * order of keys (operations by layer_id, largest first; reversed when
+ * `lowest`), whose range holds it: the highest layer holding it, or the
+ * lowest.  Each record is painted once, so the work stays linear however the
+ * ranges overlap. */
+static void paint_layers(const nbg_graph *g, const rank_key *keys, int lowest, size_t *nx,
+			 uint32_t *layer, uint8_t *covered)
+{
+	size_t n = g->patch_count, m = g->operation_count;
+
+	for (size_t k = 0; k <= n; k++)
+		nx[k] = k;
+	for (size_t j = 0; j < m; j++) {
+		const rank_key *e = &keys[lowest ? m - 1 - j : j];
+		size_t a, b;
+		op_range(g, nbg_graph_operation_at(g, e->index), &a, &b);
+		for (size_t k = unpainted(nx, a); k < b; k = unpainted(nx, k)) {
+			layer[k] = (uint32_t)e->key;
+			covered[k] = 1;
+			nx[k] = k + 1;
+		}
+	}
+}
+
+/* The readers of each input: the operations whose range holds an INPUT
+ * patch naming it; their lowest and highest layer_id. */
+static void input_readers(mctx *c)
+{
+	const nbg_graph *g = c->g;
+	size_t n = g->patch_count, m = g->operation_count;
+	rank_key *keys = cnew(c, m, sizeof(rank_key));
+	size_t *nx = cnew(c, n + 1, sizeof(size_t));
+	uint32_t *lo = cnew(c, n, sizeof(uint32_t)), *hi = cnew(c, n, sizeof(uint32_t));
+	uint8_t *covered = cnew(c, n, 1);
+
+	if (!c->oom) {
+		for (size_t i = 0; i < m; i++)
+			keys[i] = (rank_key){ nbg_graph_operation_at(g, i)->layer_id, i };
+		qsort(keys, m, sizeof(rank_key), cmp_rank);
+		paint_layers(g, keys, 1, nx, lo, covered);
+		paint_layers(g, keys, 0, nx, hi, covered);
+		for (size_t k = 0; k < n; k++) {
+			const nbg_graph_patch *q = nbg_graph_patch_at(g, k);
+			nbg_mem_share_buffer *b;
+			if (!covered[k] || q->source_type != NBG_GRAPH_SRC_INPUT || q->index < 0 ||
+			    (uint64_t)q->index >= c->m->input_count)
+				continue;
+			b = &c->r->buffers[q->index];
+			if (!b->reads++ || lo[k] < b->layer_low)
+				b->layer_low = lo[k];
+			if (b->reads == 1 || hi[k] > b->layer_high)
+				b->layer_high = hi[k];
+		}
+	}
+	free(keys);
+	free(nx);
+	free(lo);
+	free(hi);
+	free(covered);
 }
 
 static void sharing(mctx *c)
@@ -581,7 +653,6 @@ static void sharing(mctx *c)
 		free(cover);
 		return;
 	}
-	s->analysed = vendor_analyses(m);
 	s->pool_bytes = m->memory.memory_pool_bytes;
 	s->operations_checked = g->operation_count;
 	s->evidence = "C+I";
@@ -595,6 +666,7 @@ static void sharing(mctx *c)
 		b->bytes = io->byte_size_known ? io->byte_size : 0;
 		b->aligned_bytes = nbg_mem_aligned_buffer(b->bytes);
 	}
+	input_readers(c);
 	for (size_t k = 0; k < g->patch_count; k++) {
 		const nbg_graph_patch *q = nbg_graph_patch_at(g, k);
 		int out = q->source_type == NBG_GRAPH_SRC_OUTPUT;
@@ -610,21 +682,28 @@ static void sharing(mctx *c)
 			r->buffers[(out ? m->input_count : 0) + (size_t)q->index].conflicts++;
 	}
 	free(cover);
+	s->inputs_clear = 1;
 	for (size_t i = 0; i < r->buffer_count; i++) {
 		nbg_mem_share_buffer *b = &r->buffers[i];
-		b->can_share = s->pool_bytes && !b->conflicts;
+		b->clear = !b->output && b->reads && b->layer_low == b->layer_high &&
+			   !b->conflicts;
+		b->can_share = s->pool_bytes && !b->conflicts && (b->output || b->clear);
 		if (b->can_share)
 			b->allocation = b->aligned_bytes > s->pool_bytes ? b->aligned_bytes
 									 : s->pool_bytes;
+		if (!b->output && !b->clear)
+			s->inputs_clear = 0;
 		if (!b->output && b->can_share && b->allocation > s->allocation)
 			s->allocation = b->allocation;
 	}
-	if (!s->analysed)
-		s->verdict = s->pool_bytes ? NBG_MEM_SHARE_NOT_ANALYSED : NBG_MEM_SHARE_POOL_EMPTY;
+	if (!s->pool_bytes)
+		s->verdict = NBG_MEM_SHARE_POOL_EMPTY;
+	else if (s->inputs_clear)
+		s->verdict = NBG_MEM_SHARE_POSSIBLE;
 	else if (s->conflicts_total)
 		s->verdict = NBG_MEM_SHARE_CONFLICT;
 	else
-		s->verdict = s->pool_bytes ? NBG_MEM_SHARE_POSSIBLE : NBG_MEM_SHARE_POOL_EMPTY;
+		s->verdict = NBG_MEM_SHARE_NOT_SUPPORTED;
 	if (s->verdict != NBG_MEM_SHARE_POSSIBLE)
 		s->allocation = 0;
 }

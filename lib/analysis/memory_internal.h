@@ -19,6 +19,10 @@
 #define NBG_MEM_ALLOC_PER_IO 176u
 #define NBG_MEM_ALLOC_PER_IO_PATCH 16u
 
+/* Patch record types (nbg_graph_patch.type). */
+#define NBG_MEM_PATCH_STATE 0u
+#define NBG_MEM_PATCH_COMMAND 1u
+
 /* Conflicts listed one by one; more are counted, not listed. */
 #define NBG_MEM_MAX_CONFLICTS 1000u
 

@@ -19,14 +19,7 @@
 
 int nbg_model_checksums_match(const nbg_model *m)
 {
-	if (m->family != 2)
-		return 1;
-	for (size_t i = 0; i < m->checksum_record_count; i++) {
-		const nbg_checksum_record *c = nbg_model_checksum_record_at(m, i);
-		if (c->stored != c->computed)
-			return 0;
-	}
-	return !m->has_file_checksum || m->file_checksum.recorded == m->file_checksum.computed;
+	return m->integrity != NBG_INTEGRITY_FAILED;
 }
 
 void nbg_reconstruction_free(nbg_reconstruction *r)

@@ -184,8 +184,9 @@ static const nbg_field fields[F__COUNT] = {
 	[F_V1_FDB_TP_CORES] = K("v1_feature_db", 0x0d, 1, NBG_FIELD_U8, "tp_core_count",
 				"feature_db.tp_core_count", "P+C", "TP core count"),
 	[F_V1_FDB_CRC_SUM] = W("v1_feature_db", 0x10, 4, "nbg_crc_sum", "nbg_crc_sum", "C",
-			       "from 0x10016: zlib CRC-32 of the file with this word zeroed "
-			       "(a finding, 1 of 1 sample matches)"),
+			       "from 0x10016: zlib CRC-32, 0x1001e of the whole file with this "
+			       "word zeroed, 0x10020 from the first section on; enforced for "
+			       "those two (every file seen matches), else not checked"),
 	[F_V1_POOL_SIZE] = W("v1_memory", 0x00, 4, "pool_size", "memory_pool.size", "P+C",
 			     "memory pool bytes"),
 	[F_V1_POOL_ALIGN] = W("v1_memory", 0x04, 4, "pool_alignment", "memory_pool.alignment",

@@ -41,4 +41,13 @@ static inline uint32_t nbg_section_crc32(const uint8_t *data, uint64_t size,
 NBG_INTERNAL bool nbg_v2_file_checksum(const uint8_t *data, uint64_t size, const nbg_model *m,
 				       int from_model, uint32_t *out, nbg_file_checksum *fc);
 
+/* The failures a strict parse reports for a checksum that does not match,
+ * built in one place so that nbg_integrity_failure() (for a model parsed
+ * with NBG_PARSE_NO_CRC_CHECK) says exactly what the parse would have said.
+ * Each fills err (may be NULL) and returns its code. */
+NBG_INTERNAL nbg_code nbg_section_crc_error(nbg_error *err, const nbg_checksum_record *r);
+NBG_INTERNAL nbg_code nbg_file_crc_error(nbg_error *err, const nbg_file_checksum *fc,
+					 uint64_t offset);
+NBG_INTERNAL nbg_code nbg_v1_crc_sum_error(nbg_error *err, const nbg_model *m, uint64_t offset);
+
 #endif

@@ -17,6 +17,84 @@ static uint64_t limit_or(uint64_t v, uint64_t dflt)
 	return v ? v : dflt;
 }
 
+/* What the parse proved the bytes with (every mismatch already failed it,
+ * unless NBG_PARSE_NO_CRC_CHECK). */
+static nbg_integrity integrity_of(const nbg_model *m)
+{
+	const nbg_v1_info *v1 = &m->v1;
+
+	if (m->family == 2) {
+		for (size_t i = 0; i < m->checksum_record_count; i++)
+			if (m->checksum_records[i].stored != m->checksum_records[i].computed)
+				return NBG_INTEGRITY_FAILED;
+		return m->file_checksum.recorded == m->file_checksum.computed
+			       ? NBG_INTEGRITY_VERIFIED : NBG_INTEGRITY_FAILED;
+	}
+	if (!v1->has_crc_sum || v1->crc_sum == 0)
+		return NBG_INTEGRITY_STRUCTURE_ONLY;
+	if (v1->crc_sum == v1->crc_sum_computed)
+		return NBG_INTEGRITY_VERIFIED;
+	return v1->crc_sum_enforced ? NBG_INTEGRITY_FAILED : NBG_INTEGRITY_CHECKSUM_UNKNOWN;
+}
+
+const char *nbg_integrity_name(nbg_integrity i)
+{
+	static const char *const names[] = { "verified", "structure-only", "checksum-unknown",
+					      "failed" };
+	return (unsigned)i < sizeof(names) / sizeof(names[0]) ? names[i] : NULL;
+}
+
+char *nbg_integrity_describe(const nbg_model *m, char *buf, size_t size)
+{
+	const nbg_v1_info *v1 = &m->v1;
+	size_t bad = 0;
+
+	if (!size)
+		return buf;
+	if (m->family == 2) {
+		for (size_t i = 0; i < m->checksum_record_count; i++)
+			bad += m->checksum_records[i].stored != m->checksum_records[i].computed;
+		int file_ok = m->file_checksum.recorded == m->file_checksum.computed;
+		if (m->integrity != NBG_INTEGRITY_FAILED)
+			snprintf(buf, size, "%zu section CRC-32%s and the file checksum match",
+				 m->checksum_record_count,
+				 m->checksum_record_count == 1 ? "" : "s");
+		else if (bad)
+			snprintf(buf, size, "%zu of %zu section CRC-32s do not match; the file "
+				 "checksum %s", bad, m->checksum_record_count,
+				 file_ok ? "matches" : "does not match either");
+		else
+			snprintf(buf, size, "the file checksum does not match; the %zu section "
+				 "CRC-32s do", m->checksum_record_count);
+		return buf;
+	}
+	switch (m->integrity) {
+	case NBG_INTEGRITY_STRUCTURE_ONLY:
+		snprintf(buf, size, "%s", v1->has_crc_sum
+				? "structure only: nbg_crc_sum is 0, the file carries no checksum"
+				: "structure only: this version carries no checksum");
+		break;
+	case NBG_INTEGRITY_CHECKSUM_UNKNOWN:
+		snprintf(buf, size, "checksum present, algorithm unknown: not checked "
+			 "(nbg_crc_sum matches no rule known for version 0x%05x)", m->version);
+		break;
+	default:
+		if (v1->crc_sum_from)
+			snprintf(buf, size, "nbg_crc_sum %s: CRC-32 from offset %llu (the first "
+				 "section) to the end; the %llu bytes before it are checked for "
+				 "structure only",
+				 m->integrity == NBG_INTEGRITY_FAILED ? "does not match" : "matches",
+				 (unsigned long long)v1->crc_sum_from,
+				 (unsigned long long)v1->crc_sum_from);
+		else
+			snprintf(buf, size, "nbg_crc_sum %s: CRC-32 of the whole file with the "
+				 "word read as zero",
+				 m->integrity == NBG_INTEGRITY_FAILED ? "does not match" : "matches");
+		break;
+	}
+	return buf;
+}
+
 nbg_code nbg_parse(const uint8_t *data, size_t size, const nbg_parse_options *opts,
 		   nbg_model **out, nbg_error *err)
 {
@@ -106,6 +184,7 @@ nbg_code nbg_parse_reached(const uint8_t *data, size_t size, const nbg_parse_opt
 		nbg_model_free(m);
 		return rc;
 	}
+	m->integrity = integrity_of(m);
 	if (!nbg_tail_view(c.m, c.data, c.size)) {
 		nbg_model_free(m);
 		return nbg_fail(&c, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");

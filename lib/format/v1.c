@@ -17,6 +17,7 @@
 
 #include "common/hash.h"
 #include "common/internal.h"
+#include "format/checksum.h"
 #include "format/regions.h"
 
 #define V1_HEADER_SIZE 92u     /* magic .. output_count */
@@ -29,7 +30,7 @@
 
 #define V1_FEATURE_DB_FROM 0x10003u
 #define V1_VIP_SRAM_FROM 0x10008u
-#define V1_CRC_SUM_FROM 0x10016u /* the vendor runtime checks the word from here on */
+#define V1_CRC_SUM_FROM 0x10016u /* the word is named nbg_crc_sum from here on */
 #define V1_NEWEST_KNOWN 0x1001Fu /* newest version whose record layouts are known */
 
 /* Entries that hold records; entry i names v2 section type i + 1. */
@@ -415,40 +416,93 @@ static nbg_code parse_io(nbg_ctx *c, uint32_t entry, nbg_io **out, size_t *count
 	return NBG_OK;
 }
 
-/* Feature database word 4 from 0x10016: CRC-32 of the file with the word
- * itself read as zero, computed over the mapping in place. */
-static void crc_sum_finding(nbg_ctx *c)
+/* The nbg_crc_sum rule of a version, established on every real file of that
+ * version seen (doc/format-v1.md): NULL for a version with no rule. */
+static const char *crc_sum_rule_of(uint32_t version)
+{
+	switch (version) {
+	case 0x1001Eu: return "whole-file";
+	case 0x10020u: return "from-first-section";
+	default: return NULL;
+	}
+}
+
+/* The first byte of the first section that holds bytes (the file's size
+ * when none does). */
+static uint64_t first_section_offset(const nbg_model *m)
+{
+	uint64_t first = m->file_size;
+	for (size_t i = 0; i < m->section_count; i++)
+		if (m->sections[i].size && m->sections[i].offset < first)
+			first = m->sections[i].offset;
+	return first;
+}
+
+/* Feature database word 4 from 0x10016: both known rules computed in one
+ * pass over the mapping (the whole file with the word read as zero, and
+ * the file from its first section on), the version's rule enforced. */
+static nbg_code crc_sum_check(nbg_ctx *c)
 {
 	nbg_v1_info *v1 = &c->m->v1;
 	static const uint8_t zero4[4];
 	uint64_t at = v1->feature_db_offset + nbg_fid_desc(F_V1_FDB_CRC_SUM)->offset;
-	uint32_t crc;
+	uint64_t from = first_section_offset(c->m);
+	const char *rule;
 
 	if (!v1->has_feature_db || c->m->version < V1_CRC_SUM_FROM)
-		return;
+		return NBG_OK;
 	v1->has_crc_sum = 1;
 	v1->crc_sum = nbg_fid_u32(c->data + v1->feature_db_offset, F_V1_FDB_CRC_SUM);
-	nbg_crc_range r[3] = { { c->data, at, 0 }, { zero4, 4, 0 },
-			       { c->data + at + 4, c->size - at - 4, 0 } };
-	nbg_crc32_ranges(r, 3, nbg_second_core_free(c));
-	crc = nbg_crc32_combine(nbg_crc32_combine(r[0].crc, r[1].crc, 4), r[2].crc, r[2].n);
-	v1->crc_sum_computed = crc;
+	/* A first section that starts inside the word's own bytes leaves the
+	 * second rule undefined: it then covers the whole file like the first. */
+	if (from < at + 4)
+		from = at + 4;
+	nbg_crc_range r[4] = { { c->data, at, 0 }, { zero4, 4, 0 },
+			       { c->data + at + 4, from - at - 4, 0 },
+			       { c->data + from, c->size - from, 0 } };
+	nbg_crc32_ranges(r, 4, nbg_second_core_free(c));
+	v1->crc_sum_whole_file = nbg_crc32_combine(
+		nbg_crc32_combine(nbg_crc32_combine(r[0].crc, r[1].crc, 4), r[2].crc, r[2].n),
+		r[3].crc, r[3].n);
+	v1->crc_sum_from_first_section = r[3].crc;
+
+	rule = crc_sum_rule_of(c->m->version);
+	v1->crc_sum_enforced = rule != NULL;
+	if (!rule && v1->crc_sum && v1->crc_sum == v1->crc_sum_whole_file)
+		rule = "whole-file";
+	else if (!rule && v1->crc_sum && v1->crc_sum == v1->crc_sum_from_first_section)
+		rule = "from-first-section";
+	v1->crc_sum_rule = rule;
+	v1->crc_sum_from = rule && !strcmp(rule, "from-first-section") ? from : 0;
+	v1->crc_sum_computed = v1->crc_sum_from ? v1->crc_sum_from_first_section
+						: v1->crc_sum_whole_file;
 	if (v1->crc_sum == 0) {
 		v1->crc_sum_finding = "zero";
 		nbg_note_add(c, "v1-crc-sum-zero", at,
-			     "nbg_crc_sum is 0 (not filled in; CRC-32 of the file would be "
-			     "0x%08x)", crc);
-	} else if (v1->crc_sum == crc) {
+			     "nbg_crc_sum is 0 (not filled in): the file carries no checksum, "
+			     "only its structure is checked");
+	} else if (v1->crc_sum == v1->crc_sum_computed) {
 		v1->crc_sum_finding = "match";
 		nbg_note_add(c, "v1-crc-sum-match", at,
-			     "nbg_crc_sum 0x%08x equals CRC-32 of the file with the word zeroed",
-			     crc);
-	} else {
+			     "nbg_crc_sum 0x%08x equals the CRC-32 of %s%s", v1->crc_sum,
+			     v1->crc_sum_from ? "the file from its first section on"
+					      : "the file with the word read as zero",
+			     v1->crc_sum_enforced ? "" : " (no rule is established for this "
+							 "version; this one matched)");
+	} else if (!v1->crc_sum_enforced) {
 		v1->crc_sum_finding = "no-match";
 		nbg_note_add(c, "v1-crc-sum-no-match", at,
-			     "nbg_crc_sum 0x%08x differs from CRC-32 of the file with the word "
-			     "zeroed (0x%08x): a finding, not a failure", v1->crc_sum, crc);
+			     "nbg_crc_sum 0x%08x matches neither known rule (whole file 0x%08x, "
+			     "from offset %llu 0x%08x): no rule is established for version "
+			     "0x%05x, so it is not checked", v1->crc_sum, v1->crc_sum_whole_file,
+			     (unsigned long long)from, v1->crc_sum_from_first_section,
+			     c->m->version);
+	} else {
+		v1->crc_sum_finding = "no-match";
+		if (!(c->flags & NBG_PARSE_NO_CRC_CHECK))
+			return nbg_v1_crc_sum_error(c->err, c->m, at);
 	}
+	return NBG_OK;
 }
 
 static int cmp_range(const void *a, const void *b)
@@ -563,7 +617,8 @@ nbg_code nbg_parse_v1(nbg_ctx *c)
 	if ((rc = parse_io(c, E_INPUT, &m->inputs, &m->input_count)) ||
 	    (rc = parse_io(c, E_OUTPUT, &m->outputs, &m->output_count)))
 		return rc;
-	crc_sum_finding(c);
+	if ((rc = crc_sum_check(c)))
+		return rc;
 	unreferenced_bytes(c);
 	return NBG_OK;
 }

@@ -482,12 +482,7 @@ static nbg_code parse_checksums(nbg_ctx *c, const nbg_section *cs)
 			if (target->cls == NBG_CLASS_OPAQUE)
 				target->cls = NBG_CLASS_CRC_VERIFIED;
 			if (rec->stored != rec->computed && !(c->flags & NBG_PARSE_NO_CRC_CHECK))
-				return nbg_fail(c, NBG_E_SECTION_CHECKSUM_MISMATCH, ro + 4,
-						"checksum_value",
-						"section %s has CRC-32 0x%08x but its checksum "
-						"record says 0x%08x: the section bytes changed",
-						nbg_section_type_name(rec->section_type),
-						rec->computed, rec->stored);
+				return nbg_section_crc_error(c->err, rec);
 		}
 	}
 	for (size_t i = 0; i < m->section_count; i++) {
@@ -523,11 +518,7 @@ static nbg_code check_file_checksum(nbg_ctx *c, const nbg_section **sorted)
 	fc->computed = crc;
 	m->has_file_checksum = 1;
 	if (fc->recorded != fc->computed && !(c->flags & NBG_PARSE_NO_CRC_CHECK))
-		return nbg_fail(c, NBG_E_FILE_CHECKSUM_MISMATCH,
-				nbg_fid_desc(F_HDR_CRC_SUM)->offset, "file_checksum",
-				"the header crc_sum is 0x%08x but the section payloads give "
-				"0x%08x: the file was changed after it was written",
-				fc->recorded, fc->computed);
+		return nbg_file_crc_error(c->err, fc, nbg_fid_desc(F_HDR_CRC_SUM)->offset);
 	return NBG_OK;
 }
 

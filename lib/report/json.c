@@ -116,6 +116,24 @@ static void json_v2(json_t *root, const nbg_model *m)
 	}
 }
 
+/* "integrity" (nbg_integrity_name), "integrity_detail" (the sentence),
+ * and for a model whose checksums failed (parsed without the checks) the
+ * "error" a normal parse reports. */
+static void json_integrity(json_t *root, const nbg_model *m)
+{
+	char why[256];
+	nbg_error err;
+
+	json_object_set_new(root, "integrity", json_string(nbg_integrity_name(m->integrity)));
+	json_object_set_new(root, "integrity_detail",
+			    json_string(nbg_integrity_describe(m, why, sizeof(why))));
+	if (m->integrity == NBG_INTEGRITY_FAILED && nbg_integrity_failure(m, &err) != NBG_OK)
+		json_object_set_new(root, "error",
+				    json_pack("{s:s,s:I,s:s,s:s}", "code", nbg_code_name(err.code),
+					      "offset", (json_int_t)err.offset, "field", err.field,
+					      "message", err.message));
+}
+
 static json_t *report_object(const nbg_model *m, const char *path)
 {
 	json_t *root = json_object(), *arr;
@@ -123,7 +141,7 @@ static json_t *report_object(const nbg_model *m, const char *path)
 
 	json_object_set_new(root, "nbgkit_version", json_string(NBG_VERSION_STRING));
 	json_object_set_new(root, "path", nbg_json_str(path));
-	json_object_set_new(root, "valid", json_true());
+	json_object_set_new(root, "valid", json_boolean(m->integrity != NBG_INTEGRITY_FAILED));
 	json_object_set_new(root, "family", json_integer(m->family));
 	json_object_set_new(root, "magic", json_string("VPMN"));
 	json_object_set_new(root, "version", json_integer(m->version));
@@ -137,6 +155,7 @@ static json_t *report_object(const nbg_model *m, const char *path)
 	json_object_set_new(root, "product", json_integer(m->target));
 	json_object_set_new(root, "file_size", json_integer((json_int_t)m->file_size));
 	json_object_set_new(root, "sha256", nbg_json_sha(m->file_sha256));
+	json_integrity(root, m);
 
 	if (m->family == 2)
 		json_v2(root, m);

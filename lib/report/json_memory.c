@@ -51,8 +51,8 @@ static const char *verdict_name(nbg_mem_share_verdict v)
 	switch (v) {
 	case NBG_MEM_SHARE_POOL_EMPTY:
 		return "pool-empty";
-	case NBG_MEM_SHARE_NOT_ANALYSED:
-		return "not-analysed";
+	case NBG_MEM_SHARE_NOT_SUPPORTED:
+		return "not-supported";
 	case NBG_MEM_SHARE_CONFLICT:
 		return "conflict";
 	default:
@@ -62,17 +62,29 @@ static const char *verdict_name(nbg_mem_share_verdict v)
 
 static json_t *buffer_json(const nbg_mem_share_buffer *x)
 {
-	return json_pack("{s:s,s:I,s:I,s:I,s:I,s:b,s:o}", "kind", x->output ? "output" : "input",
-			 "index", (json_int_t)x->index, "bytes", (json_int_t)x->bytes,
-			 "aligned_bytes", (json_int_t)x->aligned_bytes, "conflicts",
-			 (json_int_t)x->conflicts, "can_share", x->can_share, "allocation",
-			 x->can_share ? json_integer((json_int_t)x->allocation) : json_null());
+	json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:b,s:o}", "kind",
+			      x->output ? "output" : "input", "index", (json_int_t)x->index,
+			      "bytes", (json_int_t)x->bytes, "aligned_bytes",
+			      (json_int_t)x->aligned_bytes, "conflicts", (json_int_t)x->conflicts,
+			      "can_share", x->can_share, "allocation",
+			      x->can_share ? json_integer((json_int_t)x->allocation) : json_null());
+
+	if (o && !x->output) {
+		json_object_set_new(o, "reads", json_integer((json_int_t)x->reads));
+		json_object_set_new(o, "layers", x->reads
+					? json_pack("[I,I]", (json_int_t)x->layer_low,
+						    (json_int_t)x->layer_high)
+					: json_null());
+		json_object_set_new(o, "clear", json_boolean(x->clear));
+	}
+	return o;
 }
 
 static json_t *conflict_json(const nbg_mem_conflict *x)
 {
-	return json_pack("{s:s,s:I,s:I,s:I,s:I,s:I}", "kind", x->output ? "output" : "input",
-			 "index", (json_int_t)x->io_index, "operation", (json_int_t)x->operation,
+	return json_pack("{s:s,s:b,s:I,s:I,s:I,s:I,s:I}", "kind", x->output ? "output" : "input",
+			 "command", x->command, "index", (json_int_t)x->io_index,
+			 "operation", (json_int_t)x->operation,
 			 "layer_id", (json_int_t)x->layer_id, "io_patch", (json_int_t)x->io_patch,
 			 "pool_patch", (json_int_t)x->pool_patch);
 }
@@ -82,9 +94,9 @@ static void sharing_json(nbg_jw *w, const nbg_mem_report *r)
 	const nbg_mem_sharing *s = nbg_mem_sharing_of(r);
 	json_t *o = json_object();
 
-	json_object_set_new(o, "analysed_by_vendor", json_boolean(s->analysed));
 	json_object_set_new(o, "pool_bytes", json_integer((json_int_t)s->pool_bytes));
 	json_object_set_new(o, "verdict", json_string(verdict_name(s->verdict)));
+	json_object_set_new(o, "inputs_clear", json_boolean(s->inputs_clear));
 	json_object_set_new(o, "allocation", s->allocation
 				? json_integer((json_int_t)s->allocation) : json_null());
 	json_object_set_new(o, "rests_on",
@@ -95,6 +107,8 @@ static void sharing_json(nbg_jw *w, const nbg_mem_report *r)
 				      (json_int_t)s->pool_patches));
 	json_object_set_new(o, "evidence", json_string(s->evidence));
 	json_object_set_new(o, "conflicts_total", json_integer((json_int_t)s->conflicts_total));
+	json_object_set_new(o, "input_other_conflicts",
+			    json_integer((json_int_t)s->input_other_conflicts));
 	json_object_set_new(o, "output_conflicts", json_integer((json_int_t)s->output_conflicts));
 	nbg_jw_object(w, "sharing");
 	nbg_jw_members(w, o);

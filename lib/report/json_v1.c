@@ -49,12 +49,17 @@ static json_t *json_crc_sum(const nbg_v1_info *v1)
 		return json_null();
 	snprintf(stored, sizeof(stored), "0x%08x", v1->crc_sum);
 	snprintf(computed, sizeof(computed), "0x%08x", v1->crc_sum_computed);
-	return json_pack("{s:I,s:I,s:s,s:I,s:s,s:s,s:s}", "offset",
+	return json_pack("{s:I,s:I,s:s,s:I,s:s,s:s,s:s?,s:b,s:I,s:I,s:I,s:s}", "offset",
 			 (json_int_t)(v1->feature_db_offset +
 				      nbg_fid_desc(F_V1_FDB_CRC_SUM)->offset),
 			 "stored", (json_int_t)v1->crc_sum, "stored_hex", stored, "computed",
 			 (json_int_t)v1->crc_sum_computed, "computed_hex", computed, "algorithm",
-			 "crc32-ieee over the whole file, this word read as zero", "finding",
+			 v1->crc_sum_from ? "crc32-ieee from the first section to the end of the file"
+					  : "crc32-ieee over the whole file, this word read as zero",
+			 "rule", v1->crc_sum_rule, "enforced", v1->crc_sum_enforced,
+			 "covered_from", (json_int_t)v1->crc_sum_from, "whole_file",
+			 (json_int_t)v1->crc_sum_whole_file, "from_first_section",
+			 (json_int_t)v1->crc_sum_from_first_section, "finding",
 			 v1->crc_sum_finding ? v1->crc_sum_finding : "zero");
 }
 

@@ -112,6 +112,22 @@ static void v2_header(FILE *out, const nbg_model *m)
 		KV(out, "Dynamic I/O", "(none)");
 }
 
+/* What proved the bytes; for a model parsed without the checksum checks
+ * whose checksums failed, the failure, and that nothing below is verified. */
+static void integrity_line(FILE *out, const nbg_model *m)
+{
+	char why[256];
+	nbg_error err;
+
+	nbg_integrity_describe(m, why, sizeof(why));
+	if (m->integrity == NBG_INTEGRITY_FAILED && nbg_integrity_failure(m, &err) != NBG_OK)
+		KV(out, "Integrity", "FAILED, %s at offset %" PRIu64 ": %s; this report is "
+		   "unverified", nbg_code_name(err.code), err.offset, why);
+	else
+		KV(out, "Integrity", "%s%s", m->integrity == NBG_INTEGRITY_VERIFIED
+						     ? "verified: " : "", why);
+}
+
 void nbg_text_report(FILE *out, const nbg_model *m, const char *path)
 {
 	static const char *const cover[] = { "none", "owned by no other structure",
@@ -121,6 +137,7 @@ void nbg_text_report(FILE *out, const nbg_model *m, const char *path)
 
 	fprintf(out, "NBG file: %s\n", shown ? shown : "(out of memory)");
 	free(shown);
+	integrity_line(out, m);
 	KV(out, "Magic", "VPMN");
 	KV(out, "Version", "0x%08x (v%u)", m->version, m->family);
 	char target[256];
@@ -158,7 +175,8 @@ void nbg_text_report(FILE *out, const nbg_model *m, const char *path)
 		fprintf(out, "  [%2zu] %-24s %10" PRIu64 " %10" PRIu64 " %5u %6u %-13s 0x%08x %.16s%s\n",
 			i, tname, s->offset, s->size, s->alignment, s->entry_size,
 			nbg_section_class_name(s->cls), s->crc32, hex,
-			s->has_checksum_record ? "  crc ok" : "");
+			!s->has_checksum_record ? ""
+			: s->stored_checksum == s->crc32 ? "  crc ok" : "  crc MISMATCH");
 	}
 	if (m->note_count) {
 		fprintf(out, "\nNotes (%zu, not failures):\n", m->note_count);

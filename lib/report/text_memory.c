@@ -69,7 +69,7 @@ static void vendor_summary(FILE *out, const nbg_mem_report *r)
 	case NBG_MEM_SHARE_POOL_EMPTY:
 		fprintf(out, "memory pool size is 0, don't need the reuse optimization\n");
 		return;
-	case NBG_MEM_SHARE_NOT_ANALYSED:
+	case NBG_MEM_SHARE_NOT_SUPPORTED:
 	case NBG_MEM_SHARE_CONFLICT:
 		fprintf(out, "not support share buffer between input and memory pool.\n");
 		return;
@@ -87,47 +87,68 @@ static void vendor_summary(FILE *out, const nbg_mem_report *r)
 	}
 }
 
-static void sharing(FILE *out, const nbg_model *m, const nbg_graph *g,
-		    const nbg_mem_report *r)
+/* Which layers read an input, and what follows for sharing. */
+static void input_readers(FILE *out, const nbg_mem_share_buffer *b)
+{
+	if (!b->reads)
+		fprintf(out, "read by no operation");
+	else if (b->layer_low == b->layer_high)
+		fprintf(out, "read by layer %u", b->layer_low);
+	else
+		fprintf(out, "read by several layers (%u to %u)", b->layer_low, b->layer_high);
+	fprintf(out, ": ");
+	if (b->can_share)
+		fprintf(out, "can share, allocate %" PRIu64 " bytes for both", b->allocation);
+	else if (b->conflicts)
+		fprintf(out, "cannot share: %zu of its patches sit in operations that also name "
+			"the pool", b->conflicts);
+	else if (!b->clear)
+		fprintf(out, "cannot share: %s", b->reads ? "more than one layer reads it"
+							  : "no operation reads it");
+	else
+		fprintf(out, "nothing to share (the pool is empty)");
+}
+
+static void sharing(FILE *out, const nbg_graph *g, const nbg_mem_report *r)
 {
 	const nbg_mem_sharing *s = nbg_mem_sharing_of(r);
 
 	fprintf(out, "\nInputs, outputs and the memory pool:\n");
 	KV(out, "Memory pool", "%" PRIu64 " bytes", s->pool_bytes);
-	if (s->analysed)
-		KV(out, "Vendor analysis", "yes (it analyses v1 0x10004-0x10014 and v2 files with "
-		   "a MEMORY_POOL section)");
-	else if (m->family == 1)
-		KV(out, "Vendor analysis", "no: version 0x%05x is outside 0x10004-0x10014, the v1 "
-		   "versions it analyses", m->version);
-	else
-		KV(out, "Vendor analysis", "no: the file has no MEMORY_POOL section");
 	for (size_t i = 0; i < nbg_mem_share_buffer_count(r); i++) {
 		const nbg_mem_share_buffer *b = nbg_mem_share_buffer_at(r, i);
 		char key[32];
 		snprintf(key, sizeof(key), "%s %u", b->output ? "output" : "input", b->index);
-		fprintf(out, "  %-26s %" PRIu64 " bytes (aligned %" PRIu64 "): ", key, b->bytes,
+		fprintf(out, "  %-26s %" PRIu64 " bytes (aligned %" PRIu64 "), ", key, b->bytes,
 			b->aligned_bytes);
-		if (b->can_share)
-			fprintf(out, "can share, allocate %" PRIu64 " bytes for both", b->allocation);
+		if (!b->output)
+			input_readers(out, b);
+		else if (b->can_share)
+			fprintf(out, "can share, allocate %" PRIu64
+				" bytes for both (nbgkit only, I)", b->allocation);
 		else if (b->conflicts)
-			fprintf(out, "cannot share: %zu of its patches sit in operations that "
-				"also name the pool", b->conflicts);
+			fprintf(out, "cannot share: %zu of its patches sit in operations that also "
+				"name the pool (nbgkit only, I)", b->conflicts);
 		else
-			fprintf(out, "nothing to share (the pool is empty)");
-		fprintf(out, "%s\n", b->output ? " (nbgkit only, I)" : "");
+			fprintf(out, "nothing to share (the pool is empty) (nbgkit only, I)");
+		fputc('\n', out);
 	}
 	for (size_t i = 0; i < nbg_mem_conflict_count(r); i++) {
 		const nbg_mem_conflict *c = nbg_mem_conflict_at(r, i);
+		const char *type = c->io_patch < g->patch_count
+			? nbg_graph_patch_type_name(nbg_graph_patch_at(g, c->io_patch)->type) : NULL;
 		fprintf(out, "  %-26s %s %u: operation %zu (layer %u ", i ? "" : "Conflicts:",
 			c->output ? "output" : "input", c->io_index, c->operation, c->layer_id);
 		put_layer_name(out, g, c->layer_id, 0);
-		fprintf(out, ") %s it through patch %zu and names the pool through patch %zu\n",
-			c->output ? "writes" : "reads", c->io_patch, c->pool_patch);
+		fprintf(out, ") %s it through %s patch %zu and names the pool through patch "
+			"%zu%s\n", c->output ? "writes" : "reads", type ? type : "a", c->io_patch,
+			c->pool_patch,
+			c->output || c->command ? "" : " (the vendor names no conflict for it)");
 	}
-	if (s->conflicts_total + s->output_conflicts > nbg_mem_conflict_count(r))
+	if (s->conflicts_total + s->input_other_conflicts + s->output_conflicts >
+	    nbg_mem_conflict_count(r))
 		fprintf(out, "  %-26s (%zu conflicts in all)\n", "",
-			s->conflicts_total + s->output_conflicts);
+			s->conflicts_total + s->input_other_conflicts + s->output_conflicts);
 	vendor_summary(out, r);
 	KV(out, "Rests on", "the patch ranges of %zu operations: %zu INPUT, %zu OUTPUT and %zu "
 	   "MEMORY_POOL patches (evidence %s)", s->operations_checked, s->input_patches,
@@ -168,7 +189,7 @@ void nbg_text_memory(FILE *out, const nbg_model *m, const nbg_graph *g,
 	     "the LCDT)"
 	   : "sections (COEF_DATA, LOADSTATE, PPU_INSTR, DYNAIO and their tables)");
 	figures(out, r);
-	sharing(out, m, g, r);
+	sharing(out, g, r);
 	largest_layers(out, g, r);
 }
 

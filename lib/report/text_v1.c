@@ -80,9 +80,11 @@ void nbg_text_v1(FILE *out, const nbg_model *m)
 	fputc('\n', out);
 
 	if (v1->has_crc_sum)
-		KV(out, "nbg_crc_sum", "0x%08x (file CRC-32 with the word zeroed 0x%08x: %s)",
-		   v1->crc_sum, v1->crc_sum_computed,
-		   v1->crc_sum_finding ? v1->crc_sum_finding : "zero");
+		KV(out, "nbg_crc_sum", "0x%08x (CRC-32 %s 0x%08x: %s; %s)", v1->crc_sum,
+		   v1->crc_sum_from ? "from the first section on" : "of the file with the word zeroed",
+		   v1->crc_sum_computed, v1->crc_sum_finding ? v1->crc_sum_finding : "zero",
+		   v1->crc_sum_enforced ? "this version's rule, enforced"
+					: "no rule is established for this version");
 	if (v1->opaque_size) {
 		nbg_hex32(v1->opaque_sha256, hex);
 		KV(out, "Opaque prefix bytes", "%" PRIu64 " at offset %" PRIu64 ", SHA-256 %s",
