@@ -180,13 +180,14 @@ static nbg_corpus_expect expected(const nbg_corpus_expect *exp)
 	return e;
 }
 
-/* A mapped file that shrank while it was parsed: what was read is zeros. */
-static int shrank(const nbg_corpus_item *it, const char *path)
+/* A mapped file whose size changed while it was parsed: what was read past
+ * a new end is zeros, and a file that grew was not read whole. */
+static int resized(const nbg_corpus_item *it, const char *path)
 {
 	struct stat st;
 
 	return nbg_mapping_changed(&it->map) ||
-	       (stat(path, &st) == 0 && (uint64_t)st.st_size < it->size);
+	       (stat(path, &st) == 0 && (uint64_t)st.st_size != it->size);
 }
 
 nbg_corpus_item *nbg_corpus_item_new(void)
@@ -233,10 +234,12 @@ nbg_code nbg_corpus_measure(nbg_corpus_item *it, const char *path,
 	const uint8_t *data = it->map.data ? it->map.data : it->buf;
 
 	rc = nbg_parse_reached(data, (size_t)it->size, &po, &it->model, &it->err, &read_whole);
-	if (it->map.data && shrank(it, path)) {
+	if (it->map.data && resized(it, path)) {
+		struct stat now;
 		nbg_model_free(it->model);
 		it->model = NULL;
-		return changed(it, path, it->size, 0, "(it shrank) while it was read");
+		return changed(it, path, it->size,
+			       stat(path, &now) == 0 ? (uint64_t)now.st_size : 0, "while it was read");
 	}
 	it->status = rc == NBG_OK ? NBG_CORPUS_VALID : NBG_CORPUS_INVALID;
 	if (rc == NBG_OK) {
