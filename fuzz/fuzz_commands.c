@@ -51,23 +51,36 @@ static void check_ops(const nbg_model *m, const nbg_graph *g, const nbg_commands
 		FZ_CHECK(op->engine < NBG_CMD_ENGINE_COUNT);
 		FZ_CHECK(op->command < nbg_commands_count(c, op->engine));
 		FZ_CHECK(op->operation < g->operation_count);
-		FZ_CHECK(op->producer < (int64_t)i);
+		FZ_CHECK(op->producer < (int64_t)op->operation);
+		FZ_CHECK(nbg_commands_op_of(c, op->operation) == op);
+		FZ_CHECK(op->unexplained_bytes <= op->read_bytes);
 		FZ_CHECK(op->input_record < 0 || (size_t)op->input_record < m->input_count);
 		FZ_CHECK(op->output_record < 0 || (size_t)op->output_record < m->output_count);
 		FZ_CHECK(!op->in_ref.patched || op->in_ref.patch < g->patch_count);
 		nbg_command_describe(op, d, sizeof(d));
 		FZ_CHECK(fz_terminated(d, sizeof(d)));
 	}
+	/* edges join operations (records) in execution order, input and output
+	 * records; each carries bytes */
+	size_t ops = g->operation_count;
 	for (size_t i = 0; i < nbg_commands_edge_count(c); i++) {
 		const nbg_cmd_edge *e = nbg_commands_edge_at(c, i);
-		FZ_CHECK(e->kind <= NBG_CMD_EDGE_OUTPUT);
+		FZ_CHECK(e->kind <= NBG_CMD_EDGE_OUTPUT && e->basis <= NBG_CMD_EDGE_REFERENCE);
+		FZ_CHECK(e->bytes > 0);
 		if (e->kind == NBG_CMD_EDGE_OP)
-			FZ_CHECK(e->from < e->to && e->to < n);
+			FZ_CHECK(e->from < e->to && e->to < ops);
 		else if (e->kind == NBG_CMD_EDGE_INPUT)
-			FZ_CHECK(e->from < m->input_count && e->to < n);
+			FZ_CHECK(e->from < m->input_count && e->to < ops);
 		else
-			FZ_CHECK(e->from < n && e->to < m->output_count);
+			FZ_CHECK(e->from < ops && e->to < m->output_count);
 	}
+	for (size_t i = 0; i < nbg_commands_other_count(c); i++) {
+		const nbg_cmd_other *x = nbg_commands_other_at(c, i);
+		FZ_CHECK(x->operation < ops && !nbg_commands_op_of(c, x->operation));
+		FZ_CHECK(x->ref_count > 0 && x->ref_count <= NBG_CMD_MAX_REFS);
+		FZ_CHECK(i == 0 || x->operation > nbg_commands_other_at(c, i - 1)->operation);
+	}
+	FZ_CHECK(nbg_commands_other_at(c, nbg_commands_other_count(c)) == NULL);
 	for (size_t r = 0; r < nbg_commands_relation_count(c); r++) {
 		const nbg_graph_relation *rel = nbg_commands_relation_at(c, r);
 		FZ_CHECK(rel && rel->id && rel->held <= rel->checked);

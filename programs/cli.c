@@ -40,12 +40,32 @@ int nbg_size_parse(const char *v, uint64_t *out)
 }
 
 /* A byte count from the environment (nbg_size_parse); 0 when unset or bad
- * (the library's default then applies). */
+ * (the library's default then applies; nbg_env_limits_check refused a bad
+ * one before any command ran). */
 uint64_t nbg_env_limit(const char *name)
 {
 	uint64_t v;
 
 	return nbg_size_parse(getenv(name), &v) == 0 ? v : 0;
+}
+
+/* The environment variables that set limits (doc/security.md). */
+static const char *const limit_vars[] = { "NBG_MAX_STDIN", "NBG_MAX_FILE_SIZE",
+					  "NBG_MAX_UNDESCRIBED" };
+
+int nbg_env_limits_check(void)
+{
+	for (size_t i = 0; i < sizeof(limit_vars) / sizeof(limit_vars[0]); i++) {
+		const char *v = getenv(limit_vars[i]);
+		uint64_t n;
+		if (v && *v && nbg_size_parse(v, &n) != 0) {
+			fprintf(stderr, "nbg: %s='%s' is not a byte count: give digits with an "
+					"optional K, M, G or T suffix (1G), or none\n",
+				limit_vars[i], nbg_esc(v));
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int nbg_input_shrank(const char *path, const nbg_mapping *m)

@@ -62,6 +62,9 @@ int nbg_input_shrank(const char *path, const nbg_mapping *m);
 int nbg_size_parse(const char *v, uint64_t *out);
 /* A byte-count limit from the environment variable `name` (0: unset). */
 uint64_t nbg_env_limit(const char *name);
+/* 0 when every limit variable that is set holds a byte count; else -1
+ * after a sentence on standard error (main then exits 2). */
+int nbg_env_limits_check(void);
 /* Flushes and closes standard output: rc, or NBG_EXIT_IO with a message when
  * any write to it failed. */
 int nbg_finish_stdout(int rc);

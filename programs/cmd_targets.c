@@ -4,6 +4,7 @@
  * value or a configuration name, checked against a file's header before it
  * is parsed.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,25 @@ int nbg_cmd_targets(int argc, char **argv)
 	return NBG_EXIT_OK;
 }
 
+/* 1 when `name` is one of the words (letters and digits) of a SoC text,
+ * any case: "A311D" in "Amlogic A311D (Khadas VIM3, JeVois-Pro); T931 rev B". */
+static int soc_names(const char *soc, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!soc || !n)
+		return 0;
+	for (const char *p = soc; *p;) {
+		size_t w = 0;
+		while (p[w] && isalnum((unsigned char)p[w]))
+			w++;
+		if (w == n && !strncasecmp(p, name, n))
+			return 1;
+		p += w ? w : 1;
+	}
+	return 0;
+}
+
 int nbg_target_parse(const char *arg, uint32_t *out)
 {
 	const nbg_target_info *t;
@@ -73,8 +93,28 @@ int nbg_target_parse(const char *arg, uint32_t *out)
 		}
 	/* nbg_path_escape, not nbg_esc: cli.c calls into this file */
 	char *shown = nbg_path_escape(arg);
-	fprintf(stderr, "nbg: --expect-target '%s' is neither a number (0x1000003b) nor a "
-			"configuration name that nbg targets lists\n", shown ? shown : "?");
+	size_t hits = 0;
+	uint32_t hit = 0;
+	for (size_t i = 0; (t = nbg_target_at(i)) != NULL; i++)
+		if (soc_names(t->soc, arg) && (hits++ == 0 || hit != t->target))
+			hit = t->target;
+	if (hits == 1) {
+		free(shown);
+		*out = hit;
+		return 0;
+	}
+	if (hits > 1) {
+		fprintf(stderr, "nbg: --expect-target '%s' names the SoC of %zu targets:",
+			shown ? shown : "?", hits);
+		for (size_t i = 0; (t = nbg_target_at(i)) != NULL; i++)
+			if (soc_names(t->soc, arg))
+				fprintf(stderr, " 0x%08x (%s)", t->target, t->soc);
+		fprintf(stderr, "; give the target value or configuration name (nbg targets)\n");
+	} else {
+		fprintf(stderr, "nbg: --expect-target '%s' is neither a number (0x1000003b), a "
+				"configuration name nor a SoC name that nbg targets lists\n",
+			shown ? shown : "?");
+	}
 	free(shown);
 	return -1;
 }

@@ -41,6 +41,8 @@ int main(int argc, char **argv)
 	/* A truncated input must not kill the process; an interrupted write
 	 * must not leave its temporary (doc/security.md). */
 	nbg_install_signal_guards();
+	if (nbg_env_limits_check() != 0)
+		return NBG_EXIT_USAGE;
 	int rc = nbg_finish_stdout(dispatch(argc, argv));
 	/* nbg diff follows cmp: any trouble, a failed write included, is 2 */
 	if (rc == NBG_EXIT_IO && argc > 1 && !strcmp(argv[1], "diff"))

@@ -3,8 +3,13 @@
 
 For each file (every *.nb under the directories given, plus single files):
 - `nbg graph FILE --dot OUT` writes a DOT document with one box per layer
-  that has NN / TP operations (the layers of `nbg inspect --json --commands`),
-  one ellipse per input and output record, and edges between existing nodes;
+  that has operations in the data flow (the layers of the NN / TP and other
+  operations of `nbg inspect --json --commands`), one ellipse per input and
+  output record, and edges between existing nodes, each labelled with the
+  bytes that flow (a positive count); on the real files (--corpus) every
+  output record is reached from an input record and every input record
+  reaches an output (the data flow leaves no output floating and no input
+  unused);
 - with Graphviz's dot installed, `nbg graph FILE --svg OUT` writes SVG that
   parses as XML with an <svg> root and holds one node per box and ellipse,
   one edge per DOT edge, and every box's "layer N" title in visible text;
@@ -46,12 +51,12 @@ def run(args, env=None):
     return subprocess.run(args, capture_output=True, text=True, env=env)
 
 
-def check(nbg, path, tmp, have_dot):
+def check(nbg, path, tmp, have_dot, real):
     doc = json.loads(run([*nbg, "inspect", "--json", "--commands", path]).stdout)
     ops = doc["commands"]["operations"]
     layers = len(doc.get("layers", [])) or doc["layer_count"]
     boxes = set()
-    for o in ops:
+    for o in ops + doc["commands"]["other_operations"]:
         boxes.add(("L", o["layer_id"]) if o["layer_id"] < layers else ("op", o["operation"]))
     dot_path = os.path.join(tmp, "g.dot")
     r = run([*nbg, "graph", path, "--dot", dot_path])
@@ -59,7 +64,13 @@ def check(nbg, path, tmp, have_dot):
         return "--dot exit %d: %s" % (r.returncode, r.stderr)
     text = open(dot_path, encoding="ascii").read()
     nodes = re.findall(r"^  (\w+) \[label=", text, re.M)
-    edges = re.findall(r"^  (\w+) -> (\w+);$", text, re.M)
+    labelled = re.findall(r'^  (\w+) -> (\w+) \[label="(operand )?(\d+) (B|KiB|MiB)"'
+                          r'(, style=dashed)?\];$', text, re.M)
+    edges = [(a, b) for a, b, *_ in labelled]
+    if len(edges) != len(re.findall(r"^  \w+ -> \w+", text, re.M)):
+        return "an edge without its byte label"
+    if any(int(n) <= 0 for *_, n, _, _ in labelled):
+        return "an edge carries no bytes"
     want = {"%s%d" % b for b in boxes}
     want |= {"in%d" % i for i in range(doc["input_count"])}
     want |= {"out%d" % i for i in range(doc["output_count"])}
@@ -69,7 +80,33 @@ def check(nbg, path, tmp, have_dot):
         return "an edge names a missing node or loops"
     if len(set(edges)) != len(edges):
         return "duplicate edges"
+    nxt = {}
+    for a, b in edges:
+        nxt.setdefault(a, set()).add(b)
 
+    def reach(start):
+        seen, todo = set(), [start]
+        while todo:
+            for b in nxt.get(todo.pop(), ()):
+                if b not in seen:
+                    seen.add(b)
+                    todo.append(b)
+        return seen
+    if not real:
+        return svg_checks(nbg, path, tmp, have_dot, want, edges, boxes)
+    ins = ["in%d" % i for i in range(doc["input_count"])]
+    outs = ["out%d" % i for i in range(doc["output_count"])]
+    reached = set().union(*[reach(i) for i in ins]) if ins else set()
+    for o in outs:
+        if o not in reached:
+            return "%s is reached from no input" % o
+    for i in ins:
+        if not reach(i) & set(outs):
+            return "%s reaches no output" % i
+    return svg_checks(nbg, path, tmp, have_dot, want, edges, boxes)
+
+
+def svg_checks(nbg, path, tmp, have_dot, want, edges, boxes):
     svg_path = os.path.join(tmp, "g.svg")
     # Without dot on PATH: exit 3, a sentence naming the package, no file.
     r = run([*nbg, "graph", path, "--svg", svg_path], env={"PATH": "/nonexistent"})
@@ -99,6 +136,7 @@ def check(nbg, path, tmp, have_dot):
 
 def main():
     nbg, paths = command(sys.argv[1]), sys.argv[2:]
+    real = len(paths) >= 2 and paths[0] == "--corpus"
     paths = tc_corpus.corpus_paths("check_graph_svg.py", paths)
     have_dot = shutil.which("dot") is not None
     print("Graphviz dot: %s" % ("found, SVG drawn and parsed" if have_dot
@@ -106,7 +144,7 @@ def main():
     passed = failed = 0
     for path in files_of(paths):
         with tempfile.TemporaryDirectory() as tmp:
-            why = check(nbg, path, tmp, have_dot)
+            why = check(nbg, path, tmp, have_dot, real)
         if why:
             failed += 1
             print("FAIL %s: %s" % (path, why))

@@ -754,6 +754,8 @@ static void test_cli_summary(void **state)
 	assert_non_null(strstr(sq, "Operations: 57 (32-byte records): SH 11, NN 40, NT 5, INIT 1\n"));
 	assert_non_null(strstr(sq, "First 8 of 55 layers:"));
 	assert_non_null(strstr(sq, "[ 7] Max Pooling 108 1 1 13\n"));
+	/* the layer table stops at 8 (the network table, after it, lists them all) */
+	*strstr(sq, "Network (") = '\0';
 	assert_null(strstr(sq, "[ 8] TensorPadOperation2"));
 	assert_non_null(strstr(sq, "nbg inspect --layers"));
 	free(sq);

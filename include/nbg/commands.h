@@ -125,7 +125,9 @@ typedef struct nbg_cmd_op {
 				  * "lut", "layout" (doc/commands.md) */
 	uint32_t kernel[3];      /* NN: x, y, z; TP: 0 */
 	uint32_t in[3];          /* x, y, z (NN z: kernel z, or output z when depthwise) */
-	uint32_t out[3];         /* NN: x, y, z; TP: 0 (not in the layout) */
+	uint32_t out[3];         /* the tensor the operation writes, x, y, z: NN after its
+				  * pooling or stride (out_conv / out_subsample); TP from its
+				  * output loops (0 where they do not say) */
 	uint32_t in_type, out_type, kernel_type; /* hardware data-type codes */
 	int relu;
 	uint32_t pooling, pooling_size; /* NN pooling code and 2 / 3 */
@@ -134,20 +136,74 @@ typedef struct nbg_cmd_op {
 	uint64_t kernel_bytes;   /* NN: coefficient entry bytes from the kernel's offset; 0 unknown */
 	int32_t input_record;    /* INPUT record its input is patched from, or -1 */
 	int32_t output_record;   /* OUTPUT record its output is patched to, or -1 */
-	int64_t producer;        /* most recent earlier op (index into the ops)
-				  * whose output holds this op's first input byte; -1 */
+	int64_t producer;        /* the operation (OPERATIONS record index, any type) that
+				  * last wrote this op's first input byte; -1: none, or an
+				  * input record */
+	/* NN: the output size the command states (out_image_x/y/z_size), before
+	 * the pooling or stride that makes `out`; TP: 0 */
+	uint32_t out_conv[3];
+	uint32_t out_subsample;  /* out_conv / out in x and y: 1, or 2 for a 2x2 / 3x3 pooling
+				  * or a stride */
+	int out_subsample_inferred; /* 1: no pooling field says it; the output row pitch
+				  * cannot hold a wider row (doc/commands.md) */
+	/* The data flow (doc/commands.md, "Data flow"): bytes this op reads, of
+	 * them the ones no earlier operation and no input record wrote, and the
+	 * bytes it writes. */
+	uint64_t read_bytes, unexplained_bytes, write_bytes;
+	int footprint_approximate; /* 1: a footprint was cut to its bounding range */
+	/* Where its images lie: row and slice strides in bytes and bytes per
+	 * element of what it reads and writes (0: the command does not say;
+	 * TP output loops that are not an image). */
+	uint64_t in_row_stride, in_slice_stride, out_row_stride, out_slice_stride;
+	uint32_t in_element_bytes, out_element_bytes;
 } nbg_cmd_op;
 
-/* An edge of the recovered network. */
+/* An edge of the recovered network: bytes that one operation (any type:
+ * NN, TP, SH, SW, ...) reads and another wrote last, before it.  Operations
+ * are named by their OPERATIONS record index. */
 enum nbg_cmd_edge_kind {
-	NBG_CMD_EDGE_OP = 0,     /* op `from` -> op `to` */
-	NBG_CMD_EDGE_INPUT = 1,  /* INPUT record `from` -> op `to` */
-	NBG_CMD_EDGE_OUTPUT = 2, /* op `from` -> OUTPUT record `to` */
+	NBG_CMD_EDGE_OP = 0,     /* operation `from` -> operation `to` */
+	NBG_CMD_EDGE_INPUT = 1,  /* INPUT record `from` -> operation `to` */
+	NBG_CMD_EDGE_OUTPUT = 2, /* operation `from` -> OUTPUT record `to` */
+};
+/* What an edge rests on. */
+enum nbg_cmd_edge_basis {
+	NBG_CMD_EDGE_FOOTPRINT = 0, /* both ends decoded: the bytes read and written,
+				     * from the commands' addresses, sizes and strides */
+	NBG_CMD_EDGE_OPERAND = 1,   /* the reader's second operand (an address at a
+				     * command word the layout does not name, read in
+				     * the shape of its output) */
+	NBG_CMD_EDGE_REFERENCE = 2, /* an end is an SH or SW operation, not decoded: only
+				     * the addresses its patches reference are known */
 };
 typedef struct nbg_cmd_edge {
 	unsigned kind;
 	size_t from, to;
+	uint64_t bytes;          /* bytes that flow along it */
+	unsigned basis;          /* enum nbg_cmd_edge_basis */
 } nbg_cmd_edge;
+/* An operation that is not an NN or TP one with a decodable command (SH,
+ * SW, ...), with the memory its patches reference: the last reference is
+ * what it writes, the others what it reads (doc/commands.md). */
+#define NBG_CMD_MAX_REFS 8u
+typedef struct nbg_cmd_mem_ref {
+	uint32_t source_type;    /* enum nbg_graph_source */
+	int32_t index;           /* the patch's index (INPUT/OUTPUT record, ...) */
+	uint64_t offset;         /* address within that memory */
+	size_t patch;            /* the PATCH record */
+} nbg_cmd_mem_ref;
+typedef struct nbg_cmd_other {
+	size_t operation;        /* OPERATIONS record index */
+	uint32_t type;           /* its type (enum nbg_graph_op_type) */
+	uint32_t layer_id;
+	size_t ref_count;        /* references to memory, in patch order (at most
+				  * NBG_CMD_MAX_REFS kept) */
+	nbg_cmd_mem_ref refs[NBG_CMD_MAX_REFS];
+	int writes;              /* 1: refs[ref_count - 1] is written */
+	uint64_t write_bytes;    /* the extent given to that write: the output record's
+				  * size, else what the next reader of that address
+				  * reads (0: none known) */
+} nbg_cmd_other;
 
 typedef struct nbg_commands nbg_commands;
 
@@ -169,6 +225,11 @@ NBG_API size_t nbg_commands_op_count(const nbg_commands *c);
 NBG_API const nbg_cmd_op *nbg_commands_op_at(const nbg_commands *c, size_t i);
 NBG_API size_t nbg_commands_edge_count(const nbg_commands *c);
 NBG_API const nbg_cmd_edge *nbg_commands_edge_at(const nbg_commands *c, size_t i);
+/* The NN / TP operation of OPERATIONS record `operation`, or NULL. */
+NBG_API const nbg_cmd_op *nbg_commands_op_of(const nbg_commands *c, size_t operation);
+/* The other operations that reference memory (SH, SW, ...), in order. */
+NBG_API size_t nbg_commands_other_count(const nbg_commands *c);
+NBG_API const nbg_cmd_other *nbg_commands_other_at(const nbg_commands *c, size_t i);
 /* Relations in report order; each that does not hold adds findings with its id. */
 NBG_API size_t nbg_commands_relation_count(const nbg_commands *c);
 NBG_API const nbg_graph_relation *nbg_commands_relation_at(const nbg_commands *c, size_t i);

@@ -160,6 +160,7 @@ typedef struct nbg_diff {
 	nbg_diff_owner *owners;
 	int checksums_match_a, checksums_match_b; /* nbg_model_checksums_match */
 	nbg_reconstruction *reconstruction;       /* never NULL in a result */
+	size_t records_added, records_removed;    /* I/O records only in B / only in A */
 } nbg_diff;
 
 #define NBG_DIFF_MAX_ITEMS 4096

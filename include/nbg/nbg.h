@@ -163,6 +163,11 @@ enum nbg_section_type {
 
 /* Public enum name without prefix ("COEF_DATA"); NULL outside 0..40. */
 NBG_API const char *nbg_section_type_name(uint32_t type);
+/* The name a report gives a section of a model of `family`: the public
+ * enum name, except the v1 coefficient table and data, which sit in v2's
+ * COEF_HEADER_TABLE and COEF_HEADER slots and are named "LCDT" and "LCD"
+ * everywhere (doc/format-v1.md); NULL outside 0..40. */
+NBG_API const char *nbg_section_name(uint32_t family, uint32_t type);
 
 /* How much of a section the parser understands. */
 typedef enum nbg_section_class {

@@ -210,7 +210,8 @@ static void find_ref(const nbg_graph *g, const nbg_graph_operation *o, const nbg
 		r->source_type = p->source_type;
 		r->index = p->index;
 		r->src_offset = p->src_offset;
-		r->offset = (uint64_t)p->src_offset + ((uint64_t)v << f->shift);
+		r->offset = nbg_command_patched_offset(g->version, p->src_offset,
+						       (uint64_t)v << f->shift);
 		return;
 	}
 }
@@ -230,12 +231,13 @@ static void summarize_nn(nbg_cmd_op *op, const nbg_cmd *cmd)
 	op->kernel[0] = nbg_command_value(cmd, "kernel_xy_size");
 	op->kernel[1] = ky ? ky : op->kernel[0];
 	op->kernel[2] = kz;
-	op->out[0] = nbg_command_value(cmd, "out_image_x_size");
-	op->out[1] = nbg_command_value(cmd, "out_image_y_size");
-	op->out[2] = nbg_command_value(cmd, "out_image_z_size");
+	op->out_conv[0] = op->out[0] = nbg_command_value(cmd, "out_image_x_size");
+	op->out_conv[1] = op->out[1] = nbg_command_value(cmd, "out_image_y_size");
+	op->out_conv[2] = op->out[2] = nbg_command_value(cmd, "out_image_z_size");
+	op->out_subsample = 1; /* the data flow settles it (dataflow.c) */
 	op->in[0] = nbg_command_value(cmd, "in_image_x_size");
 	op->in[1] = nbg_command_value(cmd, "in_image_y_size");
-	op->in[2] = dw ? op->out[2] : kz;
+	op->in[2] = dw ? op->out[2] : kz ? kz : 1;
 	op->kernel_type = nbg_command_value(cmd, "kernel_data_type") |
 			  (nbg_command_value(cmd, "kernel_data_type_bit_2") << 2);
 	op->in_type = nbg_command_value(cmd, "in_image_data_type") |
@@ -386,6 +388,10 @@ void nbg_commands_free(nbg_commands *c)
 	}
 	free(c->ops);
 	free(c->edges);
+	free(c->op_of);
+	free(c->others);
+	free(c->writers);
+	free(c->written);
 	free(c->findings);
 	free(c);
 }
@@ -423,6 +429,23 @@ size_t nbg_commands_edge_count(const nbg_commands *c)
 const nbg_cmd_edge *nbg_commands_edge_at(const nbg_commands *c, size_t i)
 {
 	return c && i < c->edge_count ? &c->edges[i] : NULL;
+}
+
+const nbg_cmd_op *nbg_commands_op_of(const nbg_commands *c, size_t operation)
+{
+	if (!c || operation >= c->op_of_count || c->op_of[operation] < 0)
+		return NULL;
+	return &c->ops[c->op_of[operation]];
+}
+
+size_t nbg_commands_other_count(const nbg_commands *c)
+{
+	return c ? c->other_count : 0;
+}
+
+const nbg_cmd_other *nbg_commands_other_at(const nbg_commands *c, size_t i)
+{
+	return c && i < c->other_count ? &c->others[i] : NULL;
 }
 
 size_t nbg_commands_relation_count(const nbg_commands *c)

@@ -1,7 +1,7 @@
 /*
  * commands_check.c - relations between the decoded NN / TP commands and the
- * rest of the file (PATCH records, coefficient tables, I/O records), and the
- * image chain: which earlier operation wrote the image an operation reads.
+ * rest of the file (PATCH records, coefficient tables, I/O records), and
+ * the checks of the data flow dataflow.c recovers.
  *
  * Every relation counts how often it was checked and held; each time one
  * does not hold a finding with its id is added.  None is a failure: the
@@ -46,15 +46,18 @@ static const struct {
 				   "an operation other than NT writing OUTPUT k: output "
 				   "data-type code == record k's format", "O+P" },
 	[NBG_CMDR_PRODUCER] = { "image-producer-missing",
-				"an input that is not an INPUT record starts inside the output "
-				"of an earlier NN-engine or TP operation in the same memory",
-				"O+I" },
+				"every byte an NN/TP operation reads (not from an INPUT record) "
+				"was written by an earlier operation", "O+C" },
 	[NBG_CMDR_CHAIN_TYPE] = { "chain-data-type-differs",
-				  "a chained image: the producer's output data type == the "
-				  "consumer's input data type (neither an NT operation)", "O+I" },
+				  "an edge between NN/TP operations: the producer's output data "
+				  "type == the consumer's input data type (neither an NT "
+				  "operation)", "O+C" },
 	[NBG_CMDR_CHAIN_SHAPE] = { "chain-shape-differs",
-				   "an NN-type output starting where an NN-type input starts: "
-				   "out x*y*z == in x*y*z", "O+I" },
+				   "an NN-type output read from its start by an NN-type "
+				   "operation: written x*y*z == read x*y*z", "O+C" },
+	[NBG_CMDR_DEAD_END] = { "output-never-read",
+				"every operation's written bytes are read by a later operation "
+				"or belong to an OUTPUT record", "O+C" },
 };
 
 void nbg_command_relations_init(nbg_commands *c)
@@ -87,6 +90,12 @@ static bool check(nbg_commands *c, enum nbg_cmd_rel r, bool ok)
 	c->relations[r].checked++;
 	c->relations[r].held += ok;
 	return ok;
+}
+
+/* The NN / TP operation of OPERATIONS record i, or NULL. */
+static const nbg_cmd_op *decoded(const nbg_commands *c, size_t i)
+{
+	return i < c->op_of_count && c->op_of[i] >= 0 ? &c->ops[c->op_of[i]] : NULL;
 }
 
 static const nbg_cmd *op_cmd(const nbg_commands *c, const nbg_cmd_op *op)
@@ -253,161 +262,85 @@ static void check_records(nbg_commands *c, const nbg_model *m)
 
 /* ------------------------------------------------------------ image chain */
 
-static bool same_memory(const nbg_cmd_ref *a, const nbg_cmd_ref *b)
-{
-	if (a->source_type != b->source_type)
-		return false;
-	switch (a->source_type) {
-	case NBG_GRAPH_SRC_MEMORY_POOL:
-	case NBG_GRAPH_SRC_AXI_SRAM:
-	case NBG_GRAPH_SRC_VIP_SRAM:
-		return true; /* one region each: the index carries nothing */
-	default:
-		return a->index == b->index;
-	}
-}
-
-static nbg_code add_edge(nbg_commands *c, unsigned kind, size_t from, size_t to)
-{
-	void *p = nbg_grow(c->edges, &c->edge_cap, c->edge_count + 1, sizeof(*c->edges), 64);
-
-	if (!p)
-		return NBG_E_OUT_OF_MEMORY;
-	c->edges = p;
-	c->edges[c->edge_count].kind = kind;
-	c->edges[c->edge_count].from = from;
-	c->edges[c->edge_count].to = to;
-	c->edge_count++;
-	return NBG_OK;
-}
-
-/* Intervals [lo, hi) of a consumer's input already written by a more recent
- * producer, sorted and disjoint. */
-typedef struct cover {
-	size_t n;
-	uint64_t lo[NBG_CMD_MAX_PRODUCERS], hi[NBG_CMD_MAX_PRODUCERS];
-} cover;
-
-static bool covered(const cover *cv, uint64_t lo, uint64_t hi)
-{
-	for (size_t i = 0; i < cv->n && lo < hi; i++)
-		if (cv->lo[i] <= lo && lo < cv->hi[i])
-			lo = cv->hi[i];
-	return lo >= hi;
-}
-
-static void cover_add(cover *cv, uint64_t lo, uint64_t hi)
-{
-	size_t i = 0, j;
-
-	while (i < cv->n && cv->hi[i] < lo)
-		i++;
-	for (j = i; j < cv->n && cv->lo[j] <= hi; j++) {
-		lo = cv->lo[j] < lo ? cv->lo[j] : lo;
-		hi = cv->hi[j] > hi ? cv->hi[j] : hi;
-	}
-	if (j == i && cv->n == NBG_CMD_MAX_PRODUCERS)
-		return;
-	memmove(&cv->lo[i + 1], &cv->lo[j], (cv->n - j) * sizeof(cv->lo[0]));
-	memmove(&cv->hi[i + 1], &cv->hi[j], (cv->n - j) * sizeof(cv->hi[0]));
-	cv->n = cv->n - (j - i) + 1;
-	cv->lo[i] = lo;
-	cv->hi[i] = hi;
-}
-
-/* Earlier operations whose outputs hold parts of op k's input, most recent
- * first: an edge from each whose first byte inside the input (or whose byte
- * at the input's start) no more recent one wrote; the producer is the one
- * holding the input's first byte. */
-static nbg_code chain_one(nbg_commands *c, size_t k)
-{
-	nbg_cmd_op *op = &c->ops[k];
-	uint64_t lo = op->in_ref.offset, hi = lo + (op->in_bytes ? op->in_bytes : 1);
-	size_t stop = k > NBG_CMD_CHAIN_WINDOW ? k - NBG_CMD_CHAIN_WINDOW : 0, edges = 0;
-	cover cv = { 0 };
-
-	for (size_t p = k; p-- > stop;) {
-		const nbg_cmd_op *q = &c->ops[p];
-		uint64_t plo = q->out_ref.offset, phi = plo + (q->out_bytes ? q->out_bytes : 1);
-		uint64_t ilo = plo > lo ? plo : lo, ihi = phi < hi ? phi : hi;
-
-		if (!same_memory(&q->out_ref, &op->in_ref) || ilo >= ihi)
-			continue;
-		/* Walking back, the first output holding the input's first byte is
-		 * its most recent writer (no more recent one can cover that byte). */
-		if (op->producer < 0 && plo <= lo && lo < phi)
-			op->producer = (int64_t)p;
-		/* An edge when the anchor ilo (the producer's first byte inside the
-		 * input, or the input's first byte) no more recent producer wrote. */
-		if (edges < NBG_CMD_MAX_PRODUCERS && !covered(&cv, ilo, ilo + 1)) {
-			if (add_edge(c, NBG_CMD_EDGE_OP, p, k) != NBG_OK)
-				return NBG_E_OUT_OF_MEMORY;
-			edges++;
-			cover_add(&cv, ilo, ihi);
-		}
-		if (op->producer >= 0 && (edges >= NBG_CMD_MAX_PRODUCERS || covered(&cv, lo, hi)))
-			break;
-	}
-	return NBG_OK;
-}
-
-static void check_chain(nbg_commands *c, size_t k)
-{
-	const nbg_cmd_op *op = &c->ops[k], *q;
-	uint64_t at = op_cmd(c, op)->offset;
-
-	if (!check(c, NBG_CMDR_PRODUCER, op->producer >= 0)) {
-		nbg_command_finding(c, rel_defs[NBG_CMDR_PRODUCER].id, at,
-				"operation %zu (%s %u) reads %s+0x%llx, which no earlier NN/TP "
-				"output holds (an SH or SW operation may write it)",
-				op->operation, ename(op), op->command,
-				op->in_ref.patched && nbg_graph_source_type_name(op->in_ref.source_type)
-					? nbg_graph_source_type_name(op->in_ref.source_type)
-					: "unpatched",
-				(unsigned long long)op->in_ref.offset);
-		return;
-	}
-	q = &c->ops[op->producer];
-	if (q->type != NBG_GRAPH_OP_NT && op->type != NBG_GRAPH_OP_NT &&
-	    !check(c, NBG_CMDR_CHAIN_TYPE, q->out_type == op->in_type))
-		nbg_command_finding(c, rel_defs[NBG_CMDR_CHAIN_TYPE].id, at,
-				"%s %u writes data-type code %u; %s %u reads it as %u", ename(q),
-				q->command, q->out_type, ename(op), op->command, op->in_type);
-	if (q->type == NBG_GRAPH_OP_NN && op->type == NBG_GRAPH_OP_NN &&
-	    q->out_ref.offset == op->in_ref.offset) {
-		uint64_t a = (uint64_t)q->out[0] * q->out[1] * q->out[2];
-		uint64_t b = (uint64_t)op->in[0] * op->in[1] * op->in[2];
-		if (!check(c, NBG_CMDR_CHAIN_SHAPE, a == b))
-			nbg_command_finding(c, rel_defs[NBG_CMDR_CHAIN_SHAPE].id, at,
-					"NN %u writes %ux%ux%u; NN %u reads %ux%ux%u from the "
-					"same address", q->command, q->out[0], q->out[1],
-					q->out[2], op->command, op->in[0], op->in[1], op->in[2]);
-	}
-}
-
-static nbg_code build_chain(nbg_commands *c)
+/* The relations of the data flow (dataflow.c) on NN / TP operations: every
+ * byte read explained, and each edge between two of them consistent. */
+static void check_chain(nbg_commands *c)
 {
 	for (size_t k = 0; k < c->op_count; k++) {
-		nbg_cmd_op *op = &c->ops[k];
-		if (op->input_record >= 0) {
-			if (add_edge(c, NBG_CMD_EDGE_INPUT, (size_t)op->input_record, k) != NBG_OK)
-				return NBG_E_OUT_OF_MEMORY;
-		} else {
-			if (chain_one(c, k) != NBG_OK)
-				return NBG_E_OUT_OF_MEMORY;
-			check_chain(c, k);
-		}
-		if (op->output_record >= 0 &&
-		    add_edge(c, NBG_CMD_EDGE_OUTPUT, k, (size_t)op->output_record) != NBG_OK)
-			return NBG_E_OUT_OF_MEMORY;
+		const nbg_cmd_op *op = &c->ops[k];
+		if (op->input_record >= 0 || !op->in_ref.patched)
+			continue;
+		if (!check(c, NBG_CMDR_PRODUCER, op->unexplained_bytes == 0))
+			nbg_command_finding(c, rel_defs[NBG_CMDR_PRODUCER].id, op_cmd(c, op)->offset,
+					"operation %zu (%s %u) reads %llu of its %llu bytes at "
+					"%s+0x%llx that no earlier operation is known to write",
+					op->operation, ename(op), op->command,
+					(unsigned long long)op->unexplained_bytes,
+					(unsigned long long)op->read_bytes,
+					nbg_graph_source_type_name(op->in_ref.source_type)
+						? nbg_graph_source_type_name(op->in_ref.source_type) : "?",
+					(unsigned long long)op->in_ref.offset);
 	}
-	return NBG_OK;
+	for (size_t i = 0; i < c->edge_count; i++) {
+		const nbg_cmd_edge *e = &c->edges[i];
+		const nbg_cmd_op *q, *op;
+		if (e->kind != NBG_CMD_EDGE_OP || e->basis != NBG_CMD_EDGE_FOOTPRINT)
+			continue;
+		q = decoded(c, e->from);
+		op = decoded(c, e->to);
+		if (!q || !op)
+			continue;
+		uint64_t at = op_cmd(c, op)->offset;
+		if (q->type != NBG_GRAPH_OP_NT && op->type != NBG_GRAPH_OP_NT &&
+		    !check(c, NBG_CMDR_CHAIN_TYPE, q->out_type == op->in_type))
+			nbg_command_finding(c, rel_defs[NBG_CMDR_CHAIN_TYPE].id, at,
+					"%s %u writes data-type code %u; %s %u reads it as %u",
+					ename(q), q->command, q->out_type, ename(op), op->command,
+					op->in_type);
+		if (q->type == NBG_GRAPH_OP_NN && op->type == NBG_GRAPH_OP_NN &&
+		    q->out_ref.source_type == op->in_ref.source_type &&
+		    q->out_ref.offset == op->in_ref.offset) {
+			uint64_t a = (uint64_t)q->out[0] * q->out[1] * q->out[2];
+			uint64_t b = (uint64_t)op->in[0] * op->in[1] * op->in[2];
+			if (!check(c, NBG_CMDR_CHAIN_SHAPE, a == b))
+				nbg_command_finding(c, rel_defs[NBG_CMDR_CHAIN_SHAPE].id, at,
+						"NN %u writes %ux%ux%u; NN %u reads %ux%ux%u from "
+						"the same address", q->command, q->out[0], q->out[1],
+						q->out[2], op->command, op->in[0], op->in[1],
+						op->in[2]);
+		}
+	}
+}
+
+/* Every operation's written bytes reach a later operation or an output. */
+static void check_dead_ends(nbg_commands *c, const nbg_graph *g)
+{
+	for (size_t i = 0; i < c->writer_count; i++) {
+		const struct nbg_cmd_writer *w = &c->writers[i];
+		const nbg_graph_operation *o = nbg_graph_operation_at(g, w->operation);
+		if (!check(c, NBG_CMDR_DEAD_END, w->consumed > 0))
+			nbg_command_finding(c, rel_defs[NBG_CMDR_DEAD_END].id, o->record_offset,
+					"operation %zu (%s, layer %u) writes %llu bytes no later "
+					"operation reads and no output record holds", w->operation,
+					nbg_graph_op_type_name(o->type)
+						? nbg_graph_op_type_name(o->type) : "?",
+					o->layer_id, (unsigned long long)w->bytes);
+	}
+	if (c->dataflow_stopped)
+		nbg_command_finding(c, "dataflow-work-limit", 0,
+				"the data flow was followed until its work limit; the edges of "
+				"later operations are missing");
 }
 
 nbg_code nbg_command_check(nbg_commands *c, const nbg_model *m, const nbg_graph *g)
 {
 	check_patches(c, g);
 	check_kernels(c, g);
+	nbg_code rc = nbg_command_dataflow(c, m, g);
+	if (rc == NBG_OK) {
+		check_chain(c);
+		check_dead_ends(c, g);
+	}
 	check_records(c, m);
-	return build_chain(c);
+	return rc;
 }

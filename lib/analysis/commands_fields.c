@@ -457,3 +457,15 @@ uint32_t nbg_command_value(const nbg_cmd *cmd, const char *key)
 	int i = nbg_command_field_index(cmd->engine, key);
 	return i < 0 ? 0 : cmd->values[i];
 }
+
+/* The address a patch gives: its source offset plus the value stored at
+ * the patched word, except in 0x10003 files, where the word holds the
+ * compile-time address and the source offset that buffer's compile-time
+ * base (so the offset is their difference; every reference of the three
+ * 0x10003 files has value >= base, and equality at a buffer's start). */
+uint64_t nbg_command_patched_offset(uint32_t version, uint32_t src_offset, uint64_t value)
+{
+	if (version < 0x10009u && src_offset && value >= src_offset)
+		return value - src_offset;
+	return (uint64_t)src_offset + value;
+}

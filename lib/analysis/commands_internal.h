@@ -14,13 +14,9 @@ enum nbg_cmd_rel {
 	NBG_CMDR_PATCH_FIELD, NBG_CMDR_KERNEL_ADDRESS, NBG_CMDR_KERNEL_ENTRY,
 	NBG_CMDR_FIRST_INPUT, NBG_CMDR_INPUT_DIMS, NBG_CMDR_INPUT_TYPE, NBG_CMDR_OUTPUT_DIMS,
 	NBG_CMDR_OUTPUT_TYPE, NBG_CMDR_PRODUCER, NBG_CMDR_CHAIN_TYPE, NBG_CMDR_CHAIN_SHAPE,
+	NBG_CMDR_DEAD_END,
 	NBG_CMDR__COUNT
 };
-
-/* Operations looked back over when chaining images (doc/commands.md). */
-#define NBG_CMD_CHAIN_WINDOW 1024u
-/* Producers recorded per consumer. */
-#define NBG_CMD_MAX_PRODUCERS 32u
 
 struct nbg_commands {
 	uint32_t family, version;
@@ -33,6 +29,19 @@ struct nbg_commands {
 	nbg_cmd_op *ops;
 	size_t edge_count, edge_cap;
 	nbg_cmd_edge *edges;
+	int64_t *op_of;          /* per OPERATIONS record: index into ops, or -1 */
+	size_t op_of_count;
+	size_t other_count, other_cap;
+	nbg_cmd_other *others;
+	/* every operation that writes memory other than an output record: the
+	 * span it writes and how many of those bytes later operations read */
+	struct nbg_cmd_writer {
+		size_t operation;
+		uint64_t bytes, consumed;
+	} *writers;
+	size_t writer_count, writer_cap;
+	int dataflow_stopped;    /* the data flow's work limit was reached */
+	uint64_t *written;       /* per OPERATIONS record: bytes it writes */
 	nbg_graph_relation relations[NBG_CMDR__COUNT];
 	size_t finding_count, finding_cap, findings_dropped;
 	nbg_graph_finding *findings;
@@ -41,6 +50,10 @@ struct nbg_commands {
 
 /* The hardware data-type code of an I/O record's buffer format; -1: none. */
 NBG_INTERNAL int nbg_command_format_code(uint32_t data_format);
+/* The offset a patch of src_offset gives a field holding `value`
+ * (doc/commands.md: 0x10003 files subtract, every other version adds). */
+NBG_INTERNAL uint64_t nbg_command_patched_offset(uint32_t version, uint32_t src_offset,
+						 uint64_t value);
 /* Bytes per element of a hardware data-type code (unknown codes: 1). */
 NBG_INTERNAL unsigned nbg_command_type_bytes(uint32_t code);
 /* The value of field `key` of command `cmd` (0 if the table has no such key). */

@@ -183,6 +183,10 @@ static void io_records(dctx *c, const char *what, const nbg_io *ia, size_t na,
 			const nbg_io *io = i < na ? &ia[i] : &ib[i];
 			nbg_diff_item *it = add_item(c, i < na ? NBG_DIFF_REMOVED : NBG_DIFF_ADDED,
 						     path);
+			if (i < na)
+				c->d->records_removed++;
+			else
+				c->d->records_added++;
 			if (it) {
 				dims_text(io, va, sizeof(va));
 				snprintf(i < na ? it->a : it->b, sizeof(it->a), "%s %s", va,

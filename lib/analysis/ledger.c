@@ -142,9 +142,9 @@ static bool push_view(nbg_ledger *l, const uint8_t *data, nbg_ledger_view_kind k
 	return true;
 }
 
-static void section_label(const nbg_section *s, char *out, size_t n)
+static void section_label(uint32_t family, const nbg_section *s, char *out, size_t n)
 {
-	const char *name = nbg_section_type_name(s->type);
+	const char *name = nbg_section_name(family, s->type);
 	if (name)
 		snprintf(out, n, "section %u %s", s->type, name);
 	else
@@ -160,7 +160,7 @@ static bool claim_sections(builder *b)
 		const nbg_section *s = &m->sections[i];
 		nbg_ledger_class cls = s->cls == NBG_CLASS_DECODED ? NBG_LEDGER_DECODED_RECORD
 								  : NBG_LEDGER_PRESERVED_OPAQUE;
-		section_label(s, label, sizeof(label));
+		section_label(m->family, s, label, sizeof(label));
 		if (s->size == 0) {
 			if (!push_view(b->l, b->hash, NBG_VIEW_EMPTY_SECTION, s->offset, 0, 0,
 				       (int32_t)i, label))

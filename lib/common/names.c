@@ -22,6 +22,15 @@ const char *nbg_section_type_name(uint32_t type)
 	return type < NBG_SECTION_TYPE_COUNT ? section_names[type] : NULL;
 }
 
+const char *nbg_section_name(uint32_t family, uint32_t type)
+{
+	if (family == 1 && type == NBG_SEC_COEF_HEADER_TABLE)
+		return "LCDT";
+	if (family == 1 && type == NBG_SEC_COEF_HEADER)
+		return "LCD";
+	return nbg_section_type_name(type);
+}
+
 static const struct {
 	const char *name;
 	unsigned bits;

@@ -1,10 +1,11 @@
 /*
  * dot_commands.c - nbg_commands_dot(): the recovered network as a Graphviz
- * DOT document.  One box per layer that has NN / TP operations (its name and
- * one line per run of operations that compute the same thing), one ellipse
- * per input and output record, and an edge wherever an operation of one box
- * reads an image an operation of another wrote (the chained images of
- * commands_check.c).  Every text from the file is escaped.
+ * DOT document.  One box per layer that has operations in the data flow
+ * (its name and one line per run of operations that compute the same
+ * thing; SH and SW ones "not decoded", dashed), one ellipse per input and
+ * output record, and an edge wherever an operation of one box reads bytes
+ * an operation of another wrote last (dataflow.c), labelled with how many.
+ * Every text from the file is escaped.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,10 +23,11 @@ static uint64_t key(unsigned kind, uint64_t v)
 	return (uint64_t)kind << 60 | (v & ((1ull << 60) - 1));
 }
 
-static uint64_t op_node(const nbg_graph *g, const nbg_commands *c, size_t k)
+/* The node of OPERATIONS record i: its layer's box, or its own. */
+static uint64_t op_node(const nbg_graph *g, size_t i)
 {
-	const nbg_cmd_op *op = &c->ops[k];
-	return op->layer_id < g->layer_count ? key(K_LAYER, op->layer_id) : key(K_OP, k);
+	const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
+	return o && o->layer_id < g->layer_count ? key(K_LAYER, o->layer_id) : key(K_OP, i);
 }
 
 static void node_name(FILE *out, uint64_t k)
@@ -53,43 +55,71 @@ static void put_dot(FILE *out, const char *s, size_t max)
 	}
 }
 
-/* The box of the operations ix[0..n), all of one layer (or one lone op). */
+/* Is OPERATIONS record i drawn (a decoded NN / TP operation, or another
+ * one that references memory)? */
+static const nbg_cmd_other *other_of(const nbg_commands *c, size_t i)
+{
+	for (size_t x = 0; x < c->other_count; x++)
+		if (c->others[x].operation == i)
+			return &c->others[x];
+	return NULL;
+}
+
+/* The box of operations ix[0..n) (OPERATIONS record indices, one layer or
+ * one lone operation): a line per run of decoded operations computing the
+ * same thing, a line per run of operations that are not decoded. */
 static void box(FILE *out, const nbg_graph *g, const nbg_commands *c, const size_t *ix, size_t n)
 {
-	const nbg_cmd_op *op0 = &c->ops[ix[0]];
-	size_t lines = 0, nn = 0;
+	const nbg_graph_operation *o0 = nbg_graph_operation_at(g, ix[0]);
+	size_t lines = 0, nn = 0, decoded = 0;
 	char d[160], next[160];
 
-	for (size_t i = 0; i < n; i++)
-		nn += c->ops[ix[i]].engine == NBG_CMD_NN;
-	node_name(out, op_node(g, c, ix[0]));
+	for (size_t i = 0; i < n; i++) {
+		const nbg_cmd_op *op = nbg_commands_op_of(c, ix[i]);
+		decoded += op != NULL;
+		nn += op && op->engine == NBG_CMD_NN;
+	}
+	node_name(out, op_node(g, ix[0]));
 	fprintf(out, " [label=\"");
-	if (op0->layer_id < g->layer_count) {
-		fprintf(out, "layer %u ", op0->layer_id);
-		put_dot(out, nbg_graph_layer_at(g, op0->layer_id)->name, 64);
+	if (o0->layer_id < g->layer_count) {
+		fprintf(out, "layer %u ", o0->layer_id);
+		put_dot(out, nbg_graph_layer_at(g, o0->layer_id)->name, 64);
 	} else {
-		fprintf(out, "operation %zu", op0->operation);
+		fprintf(out, "operation %zu", ix[0]);
 	}
 	for (size_t i = 0; i < n; i++) {
-		const nbg_cmd_op *op = &c->ops[ix[i]];
+		const nbg_cmd_op *op = nbg_commands_op_of(c, ix[i]);
 		size_t run = 1;
-		nbg_command_describe(op, d, sizeof(d));
-		while (i + run < n && c->ops[ix[i + run]].type == op->type &&
-		       !strcmp(nbg_command_describe(&c->ops[ix[i + run]], next, sizeof(next)), d))
-			run++;
 		if (lines++ == MAX_LINES) {
 			fprintf(out, "\\n...");
 			break;
 		}
-		fprintf(out, "\\n%s %u: ", nbg_graph_op_type_name(op->type) ? nbg_graph_op_type_name(op->type)
-						: nbg_command_engine_name(op->engine), op->command);
-		put_dot(out, d, sizeof(d));
+		if (!op) {
+			uint32_t t = nbg_graph_operation_at(g, ix[i])->type;
+			while (i + run < n && !nbg_commands_op_of(c, ix[i + run]) &&
+			       nbg_graph_operation_at(g, ix[i + run])->type == t)
+				run++;
+			fprintf(out, "\\n%s operation, not decoded",
+				nbg_graph_op_type_name(t) ? nbg_graph_op_type_name(t) : "an");
+		} else {
+			nbg_command_describe(op, d, sizeof(d));
+			while (i + run < n && nbg_commands_op_of(c, ix[i + run]) &&
+			       nbg_commands_op_of(c, ix[i + run])->type == op->type &&
+			       !strcmp(nbg_command_describe(nbg_commands_op_of(c, ix[i + run]),
+							    next, sizeof(next)), d))
+				run++;
+			fprintf(out, "\\n%s %u: ", nbg_graph_op_type_name(op->type)
+							   ? nbg_graph_op_type_name(op->type)
+							   : nbg_command_engine_name(op->engine),
+				op->command);
+			put_dot(out, d, sizeof(d));
+		}
 		if (run > 1)
 			fprintf(out, " (x%zu)", run);
 		i += run - 1;
 	}
-	fprintf(out, "\", shape=box, style=\"rounded,filled\", fillcolor=\"%s\"];\n",
-		nn ? "#dbe9f6" : "#fbe5c8");
+	fprintf(out, "\", shape=box, style=\"rounded,filled%s\", fillcolor=\"%s\"];\n",
+		decoded ? "" : ",dashed", !decoded ? "#e8e8e8" : nn ? "#dbe9f6" : "#fbe5c8");
 }
 
 static void io_node(FILE *out, unsigned kind, size_t i, const nbg_io *io)
@@ -108,86 +138,142 @@ static void io_node(FILE *out, unsigned kind, size_t i, const nbg_io *io)
 		kind == K_IN ? "#d5f0d5" : "#f3d6d6");
 }
 
-static int cmp_pair(const void *a, const void *b)
+/* An edge between two nodes: the bytes of all the operation edges it
+ * stands for, and the weakest basis among them. */
+typedef struct node_edge {
+	uint64_t a, b, bytes;
+	unsigned basis;
+	uint64_t from;           /* the producing operation (input record), for sums */
+} node_edge;
+
+static int cmp_edge(const void *x, const void *y)
 {
-	const uint64_t *x = a, *y = b;
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
-	return (x[1] > y[1]) - (x[1] < y[1]);
+	const node_edge *p = x, *q = y;
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return (p->b > q->b) - (p->b < q->b);
 }
 
-/* Edges between distinct nodes, each once, in a stable order. */
+static void put_bytes(FILE *out, uint64_t b)
+{
+	if (b >= 10u << 20)
+		fprintf(out, "%" PRIu64 " MiB", b >> 20);
+	else if (b >= 10u << 10)
+		fprintf(out, "%" PRIu64 " KiB", b >> 10);
+	else
+		fprintf(out, "%" PRIu64 " B", b);
+}
+
+/* The bytes that flow between two nodes, from the operation edges v[0..n)
+ * between them: per producing operation what the consumers read of it,
+ * never more than it wrote (two consumers reading the same bytes count
+ * them once). */
+static uint64_t flow_bytes(const nbg_commands *c, node_edge *v, size_t n)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t read = 0, w = v[i].from;
+		if (w == UINT64_MAX - 1) /* done */
+			continue;
+		for (size_t j = i; j < n; j++)
+			if (v[j].from == w) {
+				read += v[j].bytes;
+				if (j > i)
+					v[j].from = UINT64_MAX - 1;
+			}
+		if (w < c->op_of_count && c->written[w] && read > c->written[w])
+			read = c->written[w];
+		total += read;
+	}
+	return total;
+}
+
+/* Edges between distinct nodes, each once, in a stable order, labelled with
+ * the bytes that flow; dashed where an end is not decoded. */
 static int edges(FILE *out, const nbg_model *m, const nbg_graph *g, const nbg_commands *c)
 {
-	uint64_t *pairs = c->edge_count ? calloc(c->edge_count, 2 * sizeof(uint64_t)) : NULL;
+	node_edge *v = c->edge_count ? calloc(c->edge_count, sizeof(*v)) : NULL;
 	size_t n = 0;
 
-	if (c->edge_count && !pairs)
+	if (c->edge_count && !v)
 		return -1;
 	for (size_t i = 0; i < c->edge_count; i++) {
 		const nbg_cmd_edge *e = &c->edges[i];
 		uint64_t a, b;
 		if (e->kind == NBG_CMD_EDGE_INPUT && e->from < m->input_count) {
 			a = key(K_IN, e->from);
-			b = op_node(g, c, e->to);
+			b = op_node(g, e->to);
 		} else if (e->kind == NBG_CMD_EDGE_OUTPUT && e->to < m->output_count) {
-			a = op_node(g, c, e->from);
+			a = op_node(g, e->from);
 			b = key(K_OUT, e->to);
 		} else if (e->kind == NBG_CMD_EDGE_OP) {
-			a = op_node(g, c, e->from);
-			b = op_node(g, c, e->to);
+			a = op_node(g, e->from);
+			b = op_node(g, e->to);
 		} else {
 			continue;
 		}
 		if (a != b) {
-			pairs[2 * n] = a;
-			pairs[2 * n + 1] = b;
+			v[n].a = a;
+			v[n].b = b;
+			v[n].bytes = e->bytes;
+			v[n].basis = e->basis;
+			v[n].from = e->kind == NBG_CMD_EDGE_INPUT ? UINT64_MAX - e->from : e->from;
 			n++;
 		}
 	}
 	if (n)
-		qsort(pairs, n, 2 * sizeof(uint64_t), cmp_pair);
-	for (size_t i = 0; i < n; i++) {
-		if (i && pairs[2 * i] == pairs[2 * i - 2] && pairs[2 * i + 1] == pairs[2 * i - 1])
-			continue;
+		qsort(v, n, sizeof(*v), cmp_edge);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		uint64_t bytes = 0;
+		unsigned basis = 0;
+		for (; j < n && v[j].a == v[i].a && v[j].b == v[i].b; j++)
+			if (v[j].basis > basis)
+				basis = v[j].basis;
+		bytes = flow_bytes(c, v + i, j - i);
 		fprintf(out, "  ");
-		node_name(out, pairs[2 * i]);
+		node_name(out, v[i].a);
 		fprintf(out, " -> ");
-		node_name(out, pairs[2 * i + 1]);
-		fprintf(out, ";\n");
+		node_name(out, v[i].b);
+		fprintf(out, " [label=\"%s", basis == NBG_CMD_EDGE_OPERAND ? "operand " : "");
+		put_bytes(out, bytes);
+		fprintf(out, "\"%s];\n", basis == NBG_CMD_EDGE_REFERENCE ? ", style=dashed" : "");
+		i = j;
 	}
-	free(pairs);
+	free(v);
 	return 0;
 }
 
-static int cmp_pair(const void *a, const void *b);
-
-/* Operations grouped by node (layer), each group in execution order. */
+/* Operations drawn, grouped by node (layer), each group in execution order. */
 static int boxes(FILE *out, const nbg_graph *g, const nbg_commands *c)
 {
-	uint64_t *pairs = c->op_count ? calloc(c->op_count, 2 * sizeof(uint64_t)) : NULL;
-	size_t *ix = c->op_count ? calloc(c->op_count, sizeof(size_t)) : NULL;
+	size_t n = 0, total = c->op_count + c->other_count;
+	node_edge *v = total ? calloc(total, sizeof(*v)) : NULL; /* (node, operation) */
+	size_t *ix = total ? calloc(total, sizeof(size_t)) : NULL;
 
-	if (c->op_count && (!pairs || !ix)) {
-		free(pairs);
+	if (total && (!v || !ix)) {
+		free(v);
 		free(ix);
 		return -1;
 	}
-	for (size_t i = 0; i < c->op_count; i++) {
-		pairs[2 * i] = op_node(g, c, i);
-		pairs[2 * i + 1] = i;
-	}
-	if (c->op_count)
-		qsort(pairs, c->op_count, 2 * sizeof(uint64_t), cmp_pair);
-	for (size_t i = 0; i < c->op_count; i++)
-		ix[i] = (size_t)pairs[2 * i + 1];
-	for (size_t i = 0, first = 0; i < c->op_count; i++)
-		if (i + 1 == c->op_count || pairs[2 * i + 2] != pairs[2 * i]) {
+	for (size_t i = 0; i < g->operation_count && n < total; i++)
+		if (nbg_commands_op_of(c, i) || other_of(c, i)) {
+			v[n].a = op_node(g, i);
+			v[n].b = i;
+			n++;
+		}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_edge);
+	for (size_t i = 0; i < n; i++)
+		ix[i] = (size_t)v[i].b;
+	for (size_t i = 0, first = 0; i < n; i++)
+		if (i + 1 == n || v[i + 1].a != v[i].a) {
 			fprintf(out, "  ");
 			box(out, g, c, ix + first, i + 1 - first);
 			first = i + 1;
 		}
-	free(pairs);
+	free(v);
 	free(ix);
 	return 0;
 }
@@ -199,11 +285,10 @@ int nbg_commands_dot(FILE *out, const nbg_model *m, const nbg_graph *g, const nb
 		return -1;
 	fprintf(out, "digraph nbg {\n  label=\"");
 	put_dot(out, title ? title : "network", 256);
-	fprintf(out, " (NN / TP operations from their commands");
-	if (g->ops_by_type[NBG_GRAPH_OP_SH] || g->ops_by_type[NBG_GRAPH_OP_SW])
-		fprintf(out, "; %zu SH and %zu SW operations are not decoded, not drawn",
-			g->ops_by_type[NBG_GRAPH_OP_SH], g->ops_by_type[NBG_GRAPH_OP_SW]);
-	fprintf(out, ")\";\n  labelloc=t;\n  node [fontname=\"monospace\", fontsize=10];\n");
+	fprintf(out, " (NN / TP operations from their commands; SH and SW operations, not "
+		     "decoded, from the memory their patches reference: dashed; edges: the bytes "
+		     "that flow)\";\n  labelloc=t;\n  node [fontname=\"monospace\", fontsize=10];\n"
+		     "  edge [fontname=\"monospace\", fontsize=9];\n");
 	for (size_t i = 0; i < m->input_count; i++) {
 		fprintf(out, "  ");
 		io_node(out, K_IN, i, nbg_model_input_at(m, i));

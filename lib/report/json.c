@@ -45,6 +45,8 @@ static void json_v2(json_t *root, const nbg_model *m)
 		const nbg_network_info *ni = &m->network_info;
 		nbg_json_emit_fields(root, d + ni->offset, F_NI_NAME, F_NI_VSI_RESERVED, 0,
 				     F_NI_NAME);
+		/* the name at the key v1 reports use too */
+		json_object_set_new(root, "network_name", nbg_json_text(ni->name, 64));
 		nbg_json_set_path(root, "attribute_bits.nn_command_bytes",
 				  ni->nn_command_bytes ? json_integer(ni->nn_command_bytes)
 						       : json_null());
@@ -53,6 +55,7 @@ static void json_v2(json_t *root, const nbg_model *m)
 						       : json_null());
 	} else {
 		json_object_set_new(root, "network_info", json_null());
+		json_object_set_new(root, "network_name", json_null());
 	}
 
 	const nbg_memory *mem = &m->memory;

@@ -127,6 +127,10 @@ static json_t *op_json(const nbg_graph *g, const nbg_cmd_op *op)
 	if (op->engine == NBG_CMD_NN) {
 		json_object_set_new(o, "kernel", u3(op->kernel));
 		json_object_set_new(o, "output", u3(op->out));
+		json_object_set_new(o, "output_before_pooling", u3(op->out_conv));
+		json_object_set_new(o, "output_subsample", json_integer(op->out_subsample));
+		json_object_set_new(o, "output_subsample_inferred",
+				    json_boolean(op->out_subsample_inferred));
 		json_object_set_new(o, "kernel_data_type", name_or_null(nbg_command_data_type_name(op->kernel_type)));
 		json_object_set_new(o, "pooling", name_or_null(nbg_command_pooling_name(op->pooling)));
 		json_object_set_new(o, "pooling_size", json_integer(op->pooling_size));
@@ -149,18 +153,59 @@ static json_t *op_json(const nbg_graph *g, const nbg_cmd_op *op)
 				? json_integer(op->output_record) : json_null());
 	json_object_set_new(o, "producer", op->producer >= 0
 				? json_integer((json_int_t)op->producer) : json_null());
+	json_object_set_new(o, "dataflow",
+			    json_pack("{s:I,s:I,s:I,s:b,s:I,s:I,s:I,s:I,s:i,s:i}", "read_bytes",
+				      (json_int_t)op->read_bytes, "unexplained_read_bytes",
+				      (json_int_t)op->unexplained_bytes, "write_bytes",
+				      (json_int_t)op->write_bytes, "approximate",
+				      op->footprint_approximate, "input_row_stride",
+				      (json_int_t)op->in_row_stride, "input_slice_stride",
+				      (json_int_t)op->in_slice_stride, "output_row_stride",
+				      (json_int_t)op->out_row_stride, "output_slice_stride",
+				      (json_int_t)op->out_slice_stride, "input_element_bytes",
+				      (int)op->in_element_bytes, "output_element_bytes",
+				      (int)op->out_element_bytes));
+	return o;
+}
+
+static json_t *other_json(const nbg_graph *g, const nbg_cmd_other *x)
+{
+	json_t *o = json_object(), *refs = json_array();
+
+	json_object_set_new(o, "operation", json_integer((json_int_t)x->operation));
+	json_object_set_new(o, "type", json_integer(x->type));
+	json_object_set_new(o, "type_name", name_or_null(nbg_graph_op_type_name(x->type)));
+	json_object_set_new(o, "layer_id", json_integer(x->layer_id));
+	json_object_set_new(o, "layer_name", x->layer_id < g->layer_count
+				? nbg_json_text(nbg_graph_layer_at(g, x->layer_id)->name, 64) : json_null());
+	for (size_t i = 0; i < x->ref_count; i++) {
+		const nbg_cmd_mem_ref *r = &x->refs[i];
+		json_array_append_new(refs, json_pack("{s:I,s:s?,s:I,s:I,s:I,s:s}", "patch",
+						      (json_int_t)r->patch, "source_type_name",
+						      nbg_graph_source_type_name(r->source_type),
+						      "source_type", (json_int_t)r->source_type,
+						      "index", (json_int_t)r->index, "offset",
+						      (json_int_t)r->offset, "role",
+						      x->writes && i + 1 == x->ref_count ? "writes"
+											 : "reads"));
+	}
+	json_object_set_new(o, "references", refs);
+	json_object_set_new(o, "write_bytes", json_integer((json_int_t)x->write_bytes));
 	return o;
 }
 
 static void edges_json(nbg_jw *w, const nbg_commands *c)
 {
 	static const char *const kinds[] = { "operation", "input", "output" };
+	static const char *const bases[] = { "footprint", "operand", "reference" };
 
 	nbg_jw_array(w, "edges");
 	for (size_t i = 0; i < c->edge_count; i++) {
 		const nbg_cmd_edge *e = &c->edges[i];
-		nbg_jw_put(w, NULL, json_pack("{s:s,s:I,s:I}", "kind", kinds[e->kind % 3], "from",
-					      (json_int_t)e->from, "to", (json_int_t)e->to));
+		nbg_jw_put(w, NULL, json_pack("{s:s,s:I,s:I,s:I,s:s}", "kind", kinds[e->kind % 3],
+					      "from", (json_int_t)e->from, "to", (json_int_t)e->to,
+					      "bytes", (json_int_t)e->bytes, "basis",
+					      bases[e->basis % 3]));
 	}
 	nbg_jw_end(w);
 }
@@ -199,6 +244,10 @@ void nbg_commands_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
 	nbg_jw_array(w, "operations");
 	for (size_t i = 0; i < c->op_count; i++)
 		nbg_jw_put(w, NULL, op_json(g, &c->ops[i]));
+	nbg_jw_end(w);
+	nbg_jw_array(w, "other_operations");
+	for (size_t i = 0; i < c->other_count; i++)
+		nbg_jw_put(w, NULL, other_json(g, &c->others[i]));
 	nbg_jw_end(w);
 	edges_json(w, c);
 	relations_findings(w, c);

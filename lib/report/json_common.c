@@ -151,6 +151,7 @@ json_t *nbg_json_section(const nbg_model *m, const nbg_section *s)
 							       : json_null());
 	}
 	json_object_set_new(o, "type_name", str_or_null(nbg_section_type_name(s->type)));
+	json_object_set_new(o, "name", str_or_null(nbg_section_name(m->family, s->type)));
 	json_object_set_new(o, "end", json_integer((json_int_t)(s->offset + s->size)));
 	json_object_set_new(o, "class", json_string(nbg_section_class_name(s->cls)));
 	json_object_set_new(o, "crc32", json_integer(s->crc32));

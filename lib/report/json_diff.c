@@ -127,10 +127,12 @@ char *nbg_diff_json(const nbg_diff *d, const nbg_model *a, const char *path_a,
 		    const nbg_model *b, const char *path_b)
 {
 	json_t *root = json_pack(
-		"{s:s,s:o,s:o,s:b,s:s,s:{s:I,s:I,s:I,s:I,s:I,s:b},s:o,s:o,s:o}", "nbgkit_version",
-		NBG_VERSION_STRING, "a", side(a, path_a, d->checksums_match_a), "b",
-		side(b, path_b, d->checksums_match_b), "identical", d->identical, "verdict",
+		"{s:s,s:o,s:o,s:b,s:s,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b},s:o,s:o,s:o}",
+		"nbgkit_version", NBG_VERSION_STRING, "a", side(a, path_a, d->checksums_match_a),
+		"b", side(b, path_b, d->checksums_match_b), "identical", d->identical, "verdict",
 		nbg_diff_verdict(d), "summary", "fields_changed", (json_int_t)d->field_count,
+		"records_added", (json_int_t)d->records_added, "records_removed",
+		(json_int_t)d->records_removed,
 		"owners_changed", (json_int_t)d->owners_changed, "owners_added",
 		(json_int_t)d->owners_added, "owners_removed", (json_int_t)d->owners_removed,
 		"bytes_changed", (json_int_t)d->bytes_changed, "truncated", d->truncated,

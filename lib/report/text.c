@@ -80,8 +80,15 @@ static void v2_header(FILE *out, const nbg_model *m)
 		fputc('\n', out);
 		KV(out, "Inputs / outputs", "%u / %u", ni->input_count, ni->output_count);
 		KV(out, "Layers", "%u", ni->layer_count);
-		KV(out, "Operations", "%u (absolute %u)", ni->operation_count,
-		   ni->absolute_operation_count);
+		const nbg_section *ops = nbg_model_section(m, NBG_SEC_OPERATIONS);
+		uint64_t recs = ops && ops->entry_size ? ops->size / ops->entry_size : 0;
+		if (ops && ops->entry_size && recs + 3 == ni->operation_count)
+			KV(out, "Operations", "%u (%" PRIu64 " OPERATIONS records + 3 implicit run "
+			   "operations; absolute %u)", ni->operation_count, recs,
+			   ni->absolute_operation_count);
+		else
+			KV(out, "Operations", "%u (absolute %u)", ni->operation_count,
+			   ni->absolute_operation_count);
 		KV(out, "Cores", "%u", ni->core_count);
 		KV(out, "Address width", "%u bits", ni->address_width);
 		KV(out, "Attribute", "0x%08x (NN command %u B, TP command %u B, DMA %u, PPU %u)",
@@ -169,7 +176,7 @@ void nbg_text_report(FILE *out, const nbg_model *m, const char *path)
 	for (size_t i = 0; i < m->section_count; i++) {
 		const nbg_section *s = &m->sections[i];
 		char tname[40];
-		const char *n = nbg_section_type_name(s->type);
+		const char *n = nbg_section_name(m->family, s->type);
 		snprintf(tname, sizeof(tname), "%s(%u)", n ? n : "?", s->type);
 		nbg_hex32(s->sha256, hex);
 		fprintf(out, "  [%2zu] %-24s %10" PRIu64 " %10" PRIu64 " %5u %6u %-13s 0x%08x %.16s%s\n",

@@ -46,6 +46,9 @@ char *nbg_command_describe(const nbg_cmd_op *op, char *buf, size_t size)
 		n = (size_t)snprintf(buf, size, "%s %ux%ux%u -> %u, %ux%u -> %ux%u", op->kind,
 				     op->kernel[0], op->kernel[1], op->kernel[2], op->out[2],
 				     op->in[0], op->in[1], op->out[0], op->out[1]);
+	else if (op->out[0])
+		n = (size_t)snprintf(buf, size, "%s %ux%ux%u -> %ux%ux%u", op->kind, op->in[0],
+				     op->in[1], op->in[2], op->out[0], op->out[1], op->out[2]);
 	else
 		n = (size_t)snprintf(buf, size, "%s %ux%ux%u", op->kind, op->in[0], op->in[1],
 				     op->in[2]);
@@ -66,24 +69,87 @@ char *nbg_command_describe(const nbg_cmd_op *op, char *buf, size_t size)
 	return buf;
 }
 
-/* Where an operation's input comes from: input record, producer, or "?". */
-static void source_text(const nbg_commands *c, const nbg_cmd_op *op, char *buf, size_t size)
+/* "NN 3", "TP 0", "SH op 13": how a line names operation `i`. */
+static void op_name(const nbg_commands *c, const nbg_graph *g, size_t i, char *buf, size_t size)
 {
-	size_t producers = 0;
+	const nbg_cmd_op *op = nbg_commands_op_of(c, i);
+	const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
+	const char *t = o ? nbg_graph_op_type_name(o->type) : NULL;
 
-	if (op->input_record >= 0) {
-		snprintf(buf, size, "input %d", op->input_record);
-		return;
+	if (op)
+		snprintf(buf, size, "%s %u", op_label(op), op->command);
+	else
+		snprintf(buf, size, "%s op %zu", t ? t : "?", i);
+}
+
+/* Where operation i's bytes come from: the input records and operations
+ * that wrote them last, the first three named. */
+static void source_text(const nbg_commands *c, const nbg_graph *g, size_t i, char *buf,
+			size_t size)
+{
+	size_t n = 0, shown = 0, len = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < c->edge_count; k++) {
+		const nbg_cmd_edge *e = &c->edges[k];
+		char one[40];
+		if (e->to != i || e->kind == NBG_CMD_EDGE_OUTPUT)
+			continue;
+		if (n++ >= 3)
+			continue;
+		if (e->kind == NBG_CMD_EDGE_INPUT)
+			snprintf(one, sizeof(one), "input %zu", e->from);
+		else
+			op_name(c, g, e->from, one, sizeof(one));
+		len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s",
+					shown++ ? ", " : "", one);
 	}
-	for (size_t i = 0; i < c->edge_count; i++)
-		producers += c->edges[i].kind == NBG_CMD_EDGE_OP &&
-			     c->edges[i].to == (size_t)(op - c->ops);
-	if (op->producer < 0) {
-		snprintf(buf, size, "%s", producers ? "part of earlier outputs" : "?");
-		return;
+	if (n > 3 && len < size)
+		snprintf(buf + len, size - len, " +%zu more", n - 3);
+	if (!n)
+		snprintf(buf, size, "?");
+}
+
+/* " -> output k" for every output record operation i writes. */
+static void output_text(FILE *out, const nbg_commands *c, size_t i)
+{
+	for (size_t k = 0; k < c->edge_count; k++)
+		if (c->edges[k].kind == NBG_CMD_EDGE_OUTPUT && c->edges[k].from == i)
+			fprintf(out, " -> output %zu", c->edges[k].to);
+}
+
+static void ref_text(FILE *out, const nbg_cmd_mem_ref *r)
+{
+	const char *n = nbg_graph_source_type_name(r->source_type);
+	if (r->source_type == NBG_GRAPH_SRC_INPUT || r->source_type == NBG_GRAPH_SRC_OUTPUT)
+		fprintf(out, "%s %d", r->source_type == NBG_GRAPH_SRC_INPUT ? "input" : "output",
+			r->index);
+	else
+		fprintf(out, "%s+0x%" PRIx64, n ? n : "?", r->offset);
+}
+
+/* An operation that is not decoded: what its patches reference. */
+static void other_line(FILE *out, const nbg_commands *c, const nbg_graph *g,
+		       const nbg_cmd_other *x)
+{
+	char src[128];
+	const char *t = nbg_graph_op_type_name(x->type);
+
+	fprintf(out, "  %s op %zu: not decoded;", t ? t : "?", x->operation);
+	for (size_t r = 0; r < x->ref_count; r++) {
+		fprintf(out, "%s ", r ? "," : "");
+		fprintf(out, "%s ", x->writes && r + 1 == x->ref_count ? "writes" : "reads");
+		ref_text(out, &x->refs[r]);
 	}
-	snprintf(buf, size, "%s %u%s", op_label(&c->ops[op->producer]),
-		 c->ops[op->producer].command, producers > 1 ? " +more" : "");
+	fprintf(out, "  [op %zu, layer %u", x->operation, x->layer_id);
+	if (x->layer_id < g->layer_count) {
+		fputc(' ', out);
+		nbg_text_put(out, nbg_graph_layer_at(g, x->layer_id)->name);
+	}
+	source_text(c, g, x->operation, src, sizeof(src));
+	fprintf(out, "] <- %s", src);
+	output_text(out, c, x->operation);
+	fputc('\n', out);
 }
 
 static void section_line(FILE *out, const nbg_commands *c, unsigned e)
@@ -124,17 +190,23 @@ static void relations(FILE *out, const nbg_commands *c)
 
 void nbg_text_commands(FILE *out, const nbg_model *m, const nbg_graph *g, const nbg_commands *c)
 {
-	char desc[160], src[48];
+	char desc[160], src[128];
 
 	if (!out || !m || !g || !c)
 		return;
 	fprintf(out, "\nCommands (layout of the open etnaviv driver; evidence in doc/commands.md):\n");
 	section_line(out, c, NBG_CMD_NN);
 	section_line(out, c, NBG_CMD_TP);
-	fprintf(out, "\nOperations (%zu NN-engine and TP operations, execution order):\n", c->op_count);
-	for (size_t i = 0; i < c->op_count; i++) {
-		const nbg_cmd_op *op = &c->ops[i];
-		source_text(c, op, src, sizeof(src));
+	fprintf(out, "\nOperations (%zu NN-engine and TP operations, %zu others referencing memory; "
+		"execution order):\n", c->op_count, c->other_count);
+	for (size_t i = 0, x = 0; i < g->operation_count; i++) {
+		const nbg_cmd_op *op = nbg_commands_op_of(c, i);
+		if (!op) {
+			if (x < c->other_count && c->others[x].operation == i)
+				other_line(out, c, g, &c->others[x++]);
+			continue;
+		}
+		source_text(c, g, i, src, sizeof(src));
 		fprintf(out, "  %s %u: %s  [op %zu, layer %u", op_label(op),
 			op->command, nbg_command_describe(op, desc, sizeof(desc)), op->operation,
 			op->layer_id);
@@ -143,8 +215,7 @@ void nbg_text_commands(FILE *out, const nbg_model *m, const nbg_graph *g, const 
 			nbg_text_put(out, nbg_graph_layer_at(g, op->layer_id)->name);
 		}
 		fprintf(out, "] <- %s", src);
-		if (op->output_record >= 0)
-			fprintf(out, " -> output %d", op->output_record);
+		output_text(out, c, i);
 		fputc('\n', out);
 	}
 	relations(out, c);
@@ -152,41 +223,100 @@ void nbg_text_commands(FILE *out, const nbg_model *m, const nbg_graph *g, const 
 
 /* ---------------------------------------------------------------- summary */
 
-static void dims(char *buf, size_t size, const uint32_t v[3])
+/* The image several tiles of one layer read or write together: each tile's
+ * position from its offset and the strides, the extent over all of them
+ * (the tiles' own sizes where the strides are not known). */
+typedef struct tensor {
+	int any;
+	uint32_t space;
+	uint64_t base;
+	uint32_t ext[3];
+} tensor;
+
+static void tensor_add(tensor *t, const nbg_cmd_ref *r, const uint32_t dims[3], uint64_t rp,
+		       uint64_t sp, uint32_t e, uint64_t base)
 {
-	snprintf(buf, size, "%ux%ux%u", v[0], v[1], v[2]);
+	uint64_t rel = r->offset >= base ? r->offset - base : 0, pos[3] = { 0, 0, 0 };
+
+	if (rp && sp && e && r->patched) {
+		pos[2] = rel / sp;
+		pos[1] = (rel % sp) / rp;
+		pos[0] = (rel % rp) / e;
+	}
+	for (int i = 0; i < 3; i++)
+		if (pos[i] + dims[i] > t->ext[i])
+			t->ext[i] = (uint32_t)(pos[i] + dims[i] < UINT32_MAX ? pos[i] + dims[i]
+									      : UINT32_MAX);
+	t->any = 1;
 }
 
-/* One line for the operations [first, last] of one layer. */
-static void layer_line(FILE *out, const nbg_graph *g, const nbg_cmd_op *ops, size_t first,
-		       size_t last)
+/* The input or output image of the layer's NN / TP operations ix[0..n). */
+static void layer_tensor(const nbg_commands *c, const size_t *ix, size_t n, int output,
+			 char *buf, size_t size)
 {
-	const nbg_cmd_op *nn = NULL, *lastout = NULL, *other = NULL;
-	size_t others = 0;
-	char what[96] = "", in[40], outd[40] = "?", shape[96];
-	uint32_t id = ops[first].layer_id;
+	tensor t = { 0 };
+	uint64_t base = UINT64_MAX;
 
-	for (size_t i = first; i <= last; i++) {
-		if (ops[i].engine == NBG_CMD_NN)
-			lastout = &ops[i];
-		if (ops[i].type == NBG_GRAPH_OP_NN) {
-			nn = nn ? nn : &ops[i];
+	for (size_t i = 0; i < n; i++) {
+		const nbg_cmd_op *op = &c->ops[ix[i]];
+		const nbg_cmd_ref *r = output ? &op->out_ref : &op->in_ref;
+		if (r->offset < base)
+			base = r->offset;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const nbg_cmd_op *op = &c->ops[ix[i]];
+		if (output && op->out[0])
+			tensor_add(&t, &op->out_ref, op->out, op->out_row_stride,
+				   op->out_slice_stride, op->out_element_bytes, base);
+		else if (!output)
+			tensor_add(&t, &op->in_ref, op->in, op->in_row_stride, op->in_slice_stride,
+				   op->in_element_bytes, base);
+	}
+	if (t.any)
+		snprintf(buf, size, "%ux%ux%u", t.ext[0], t.ext[1], t.ext[2]);
+	else
+		snprintf(buf, size, "?");
+}
+
+/* One line for a layer: its NN / TP operations ix[0..n) and `others`
+ * operations that are not decoded (first: the first one's type). */
+static void layer_line(FILE *out, const nbg_graph *g, const nbg_commands *c, uint32_t id,
+		       const size_t *ix, size_t n, size_t others, uint32_t other_type)
+{
+	const nbg_cmd_op *nn = NULL, *other = NULL;
+	size_t n_other = 0;
+	char what[128] = "", in[40] = "?", outd[40] = "?", shape[96];
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const nbg_cmd_op *op = &c->ops[ix[i]];
+		if (op->type == NBG_GRAPH_OP_NN) {
+			nn = nn ? nn : op;
 		} else {
-			others++;
-			other = other ? other : &ops[i];
+			n_other++;
+			other = other ? other : op;
 		}
 	}
 	if (nn)
-		snprintf(what, sizeof(what), "NN %s %ux%ux%u -> %u%s%s%s", nn->kind, nn->kernel[0],
-			 nn->kernel[1], nn->kernel[2], nn->out[2], nn->relu ? ", relu" : "",
-			 nn->pooling ? ", pool " : "",
-			 nn->pooling ? nbg_command_pooling_name(nn->pooling) : "");
-	if (other)
-		snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s%s %s x%zu",
-			 nn ? "; " : "", op_label(other), other->kind, others);
-	dims(in, sizeof(in), ops[first].in);
-	if (lastout)
-		dims(outd, sizeof(outd), lastout->out);
+		len += (size_t)snprintf(what, sizeof(what), "NN %s %ux%ux%u -> %u%s%s%s",
+					nn->kind, nn->kernel[0], nn->kernel[1], nn->kernel[2],
+					nn->out[2], nn->relu ? ", relu" : "",
+					nn->pooling ? ", pool " : "",
+					nn->pooling ? nbg_command_pooling_name(nn->pooling) : "");
+	if (nn && n - n_other > 1 && len < sizeof(what))
+		len += (size_t)snprintf(what + len, sizeof(what) - len, " x%zu", n - n_other);
+	if (other && len < sizeof(what))
+		len += (size_t)snprintf(what + len, sizeof(what) - len, "%s%s %s x%zu",
+					len ? "; " : "", op_label(other), other->kind, n_other);
+	if (others && len < sizeof(what)) {
+		const char *t = nbg_graph_op_type_name(other_type);
+		snprintf(what + len, sizeof(what) - len, "%s%s x%zu, not decoded", len ? "; " : "",
+			 t ? t : "?", others);
+	}
+	if (n) {
+		layer_tensor(c, ix, n, 0, in, sizeof(in));
+		layer_tensor(c, ix, n, 1, outd, sizeof(outd));
+	}
 	fprintf(out, "  [%4u] ", id);
 	if (id < g->layer_count) {
 		char *name = nbg_text_escape(nbg_graph_layer_at(g, id)->name, 32);
@@ -196,7 +326,51 @@ static void layer_line(FILE *out, const nbg_graph *g, const nbg_cmd_op *ops, siz
 		fprintf(out, "%-32s", "(no layer)");
 	}
 	snprintf(shape, sizeof(shape), "%s -> %s", in, outd);
-	fprintf(out, " %3zu  %-28s %s\n", last - first + 1, shape, what);
+	fprintf(out, " %3zu  %-28s %s\n", n + others, shape, what);
+}
+
+/* Every layer with NN / TP or other operations, once, in the order its
+ * first operation runs: tiles of two layers that alternate make one line
+ * each. */
+static void layer_table(FILE *out, const nbg_graph *g, const nbg_commands *c)
+{
+	size_t *ix = calloc(c->op_count ? c->op_count : 1, sizeof(size_t));
+	uint8_t *done = calloc(g->layer_count + 1, 1);
+
+	if (!ix || !done) {
+		fprintf(out, "  (out of memory)\n");
+		free(ix);
+		free(done);
+		return;
+	}
+	for (size_t i = 0; i < g->operation_count; i++) {
+		const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
+		uint32_t id = o->layer_id, other_type = 0;
+		size_t n = 0, others = 0;
+		int in_table = id < g->layer_count;
+		if (!nbg_commands_op_of(c, i)) {
+			int found = 0;
+			for (size_t x = 0; x < c->other_count && !found; x++)
+				found = c->others[x].operation == i;
+			if (!found)
+				continue;
+		}
+		if (in_table && done[id])
+			continue;
+		for (size_t k = 0; k < c->op_count; k++)
+			if (in_table ? c->ops[k].layer_id == id : c->ops[k].operation == i)
+				ix[n++] = k;
+		for (size_t x = 0; x < c->other_count; x++)
+			if (in_table ? c->others[x].layer_id == id : c->others[x].operation == i) {
+				if (!others++)
+					other_type = c->others[x].type;
+			}
+		if (in_table)
+			done[id] = 1;
+		layer_line(out, g, c, id, ix, n, others, other_type);
+	}
+	free(ix);
+	free(done);
 }
 
 void nbg_text_commands_summary(FILE *out, const nbg_model *m)
@@ -208,22 +382,18 @@ void nbg_text_commands_summary(FILE *out, const nbg_model *m)
 
 	if (!out || !m)
 		return;
-	fprintf(out, "\nNetwork (NN / TP operations by layer, read from their commands):\n");
+	fprintf(out, "\nNetwork (operations by layer; NN / TP read from their commands):\n");
 	if (nbg_graph_decode(m, &g, &err) != NBG_OK || nbg_commands_decode(m, g, &c, &err) != NBG_OK) {
 		fprintf(out, "  (not decoded: %s)\n", err.message);
 		nbg_graph_free(g);
 		return;
 	}
-	if (!c->op_count) {
+	if (!c->op_count && !c->other_count) {
 		fprintf(out, "  no NN or TP operation with a decodable command\n");
 	} else {
 		fprintf(out, "  [Layer] %-31s %3s  %-28s %s\n", "Name", "Ops", "In -> out (x y z)",
 			"What");
-		for (size_t i = 0, first = 0; i < c->op_count; i++)
-			if (i + 1 == c->op_count || c->ops[i + 1].layer_id != c->ops[i].layer_id) {
-				layer_line(out, g, c->ops, first, i);
-				first = i + 1;
-			}
+		layer_table(out, g, c);
 	}
 	for (int r = 0; r < NBG_CMDR__COUNT; r++) {
 		checks += c->relations[r].checked;

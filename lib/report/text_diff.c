@@ -113,9 +113,11 @@ static void summary(FILE *out, const nbg_diff *d)
 			f->result[0] ? ", result " : "", f->result, f->b[0] ? ", B " : "", f->b,
 			f->detail);
 	fprintf(out,
-		"  %zu field%s, %zu owner range%s changed, %zu only in A, %zu only in B, "
+		"  %zu field%s changed, %zu I/O record%s only in A, %zu only in B; "
+		"%zu owner range%s changed, %zu only in A, %zu only in B; "
 		"%" PRIu64 " byte%s changed in place%s\n",
-		d->field_count, d->field_count == 1 ? "" : "s", d->owners_changed,
+		d->field_count, d->field_count == 1 ? "" : "s", d->records_removed,
+		d->records_removed == 1 ? "" : "s", d->records_added, d->owners_changed,
 		d->owners_changed == 1 ? "" : "s", d->owners_removed, d->owners_added,
 		d->bytes_changed, d->bytes_changed == 1 ? "" : "s",
 		d->truncated ? " (details truncated; counts exact)" : "");

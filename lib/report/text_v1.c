@@ -45,7 +45,8 @@ void nbg_text_v1(FILE *out, const nbg_model *m)
 		else
 			KV(out, "TP command size", "code %u (not public)", v1->tp_command_size_code);
 		KV(out, "Change PPU param", "%u", v1->change_ppu_param);
-		KV(out, "Cores", "%u (NN %u, TP %u), AXI bus width index %u", v1->core_count,
+		KV(out, "Cores", "%u%s (NN %u, TP %u), AXI bus width index %u", v1->core_count,
+		   v1->core_count ? "" : " as stored (the vendor's inspector prints 1)",
 		   v1->nn_core_count, v1->tp_core_count, v1->axi_bus_width_index);
 		nbg_hex32(v1->feature_db_sha256, hex);
 		KV(out, "Feature DB SHA-256", "%s", hex);
