@@ -285,7 +285,7 @@ static void test_face_detector(void **state)
 /* ---------------------------------------------- relations, recomputed */
 
 /* The relations of the data flow (PROD to DEAD) are not recomputed here:
- * tests/test_dataflow.c checks the data flow against the networks the
+ * tests/check_dataflow.py checks the data flow against the networks the
  * files are known to hold. */
 enum { P_FIELD, K_ADDR, K_ENTRY, FIRST_IN, IN_DIMS, IN_TYPE, OUT_DIMS, OUT_TYPE, PROD,
        CH_TYPE, CH_SHAPE, DEAD, NREL, NREL_RECOMPUTED = PROD };

@@ -63,9 +63,8 @@ typedef struct nbg_ctx {
 	int structure_passed;            /* nbg_structure_checked let hashing start */
 } nbg_ctx;
 
-/* Fills ctx->err and returns code.  fmt describes the problem for a person. */
 /* Fills err (may be NULL) and returns code: the one error setter of every
- * libnbg component. */
+ * libnbg component.  fmt describes the problem for a person. */
 NBG_INTERNAL nbg_code nbg_error_set(nbg_error *err, nbg_code code, uint64_t offset,
 				    const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));

@@ -1,5 +1,5 @@
 /*
- * parse_v2.c - NBG v2 (version 0x00020000): header, sub-header, section
+ * v2.c - NBG v2 (version 0x00020000): header, sub-header, section
  * directory, I/O records, network info, memory requirements, section
  * checksums, the header file checksum and the dynamic-I/O table.
  *

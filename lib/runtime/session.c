@@ -1,7 +1,8 @@
 /*
  * session.c - one run on the board through the runtime chosen from the
  * device nodes and the library that loads, every vendor call in an
- * isolated child process; and the per-backend probe of `nbg probe`.
+ * isolated child process (the per-backend probe of `nbg probe` is
+ * probe_backend.c).
  */
 #include <dlfcn.h>
 #include <stddef.h>
