@@ -89,6 +89,21 @@ int main(int argc, char **argv)
 		written++;
 	}
 	seed_free_all(s, count);
+	/* files carrying kernel streams, and the raw streams of the coef
+	 * harness (other harnesses refuse them at the magic) */
+	for (size_t i = 0; i < seed_coef_count(); i++) {
+		char name[80];
+		size_t size;
+		uint8_t *b = seed_coef_file(i, name, sizeof(name) - 4, &size);
+		strcat(name, ".nb");
+		rc |= write_file(argv[1], name, b, size);
+		free(b);
+		b = seed_coef_raw(i, name, sizeof(name) - 4, &size);
+		strcat(name, ".bin");
+		rc |= write_file(argv[1], name, b, size);
+		written += 2;
+		free(b);
+	}
 	for (int i = 2; i < argc; i++)
 		rc |= shrink_dir(argv[1], argv[i], &written);
 	printf("nbg-fuzz-seeds: %zu seeds in %s\n", written, argv[1]);

@@ -7,7 +7,9 @@
  *
  *   nbg-replay-HARNESS [--synth] [--shrink] [--min N] [--need DIR] PATH...
  *
- *   --synth    also every synthesized seed (fuzz/seeds.c), built in memory
+ *   --synth    also every synthesized seed (fuzz/seeds.c, fuzz/seeds_coef.c:
+ *              files carrying kernel streams and the coef harness's raw
+ *              streams), built in memory
  *   --shrink   also the shrunk copies (64- and 512-byte payload caps) of
  *              every input run, synthesized seeds included; a copy equal to
  *              its original is not run again
@@ -159,6 +161,18 @@ int main(int argc, char **argv)
 		for (size_t k = 0; k < count; k++)
 			run_with_shrunk(s[k].name, s[k].data, s[k].size);
 		seed_free_all(s, count);
+		/* files carrying kernel streams, and the raw streams of the coef
+		 * harness (the others refuse them at the magic) */
+		for (size_t k = 0; k < seed_coef_count(); k++) {
+			char name[64];
+			size_t size;
+			uint8_t *b = seed_coef_file(k, name, sizeof(name), &size);
+			run_with_shrunk(name, b, size);
+			free(b);
+			b = seed_coef_raw(k, name, sizeof(name), &size);
+			run(name, b, size);
+			free(b);
+		}
 	}
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--min") || !strcmp(argv[i], "--need"))

@@ -24,6 +24,18 @@ typedef struct seed_file {
 seed_file *seed_synth_all(size_t *count);
 void seed_free_all(seed_file *s, size_t count);
 
+/* The kernel-stream seeds (seeds_coef.c, with tests/coef_encode.c and
+ * tests/fixture.c): layers written in the v7, v8a and v8b formats.
+ * seed_coef_file(i) is the fixture's v2 file carrying stream i (it parses
+ * with the CRC check on); seed_coef_raw(i) is
+ * the raw input of the coef harness: "COEF", what the NN command would say
+ * (SEED_COEF_HEADER bytes, fuzz/fuzz_coef.c), then the stream.  Both
+ * malloc'd, with their names. */
+#define SEED_COEF_HEADER 19
+size_t seed_coef_count(void);
+uint8_t *seed_coef_file(size_t i, char *name, size_t name_size, size_t *size);
+uint8_t *seed_coef_raw(size_t i, char *name, size_t name_size, size_t *size);
+
 /* A v1 file of `version` with 1 input, 2 outputs, 2 layers, 3 operations,
  * 2 SH and 2 PATCH records, 1 SW record and small opaque tables.  variant 0:
  * plain; 1: every table that can be empty is empty; 2: nested/zero-size

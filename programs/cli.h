@@ -127,5 +127,6 @@ int nbg_cmd_fields(int argc, char **argv);
 int nbg_cmd_codes(int argc, char **argv);
 int nbg_cmd_diff(int argc, char **argv);
 int nbg_cmd_corpus(int argc, char **argv);
+int nbg_cmd_weights(int argc, char **argv);
 
 #endif

@@ -18,7 +18,7 @@ typedef struct cli_target {
 int cli_target_arg(const char *value, void *dest);
 
 typedef struct cli_inspect_opts {
-	int json, only, commands, memory;
+	int json, only, commands, memory, weights;
 	unsigned graph;   /* NBG_TEXT_GRAPH_LAYERS | ..._OPERATIONS | ..._PATCHES */
 	int format;       /* 0, or 1 + its place in meta|vpm|jevois (nbg_export_form) */
 	cli_target target;
@@ -46,6 +46,19 @@ typedef struct cli_json_opts {
 typedef struct cli_codes_opts {
 	int markdown;
 } cli_codes_opts;
+
+/* --op N: an OPERATIONS record */
+typedef struct cli_op {
+	int set;
+	uint32_t value;
+} cli_op;
+int cli_op_arg(const char *value, void *dest);
+
+typedef struct cli_weights_opts {
+	int json, dequantize;
+	const char *out;
+	cli_op op;
+} cli_weights_opts;
 
 typedef struct cli_probe_opts {
 	int json, no_isolate;

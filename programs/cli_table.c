@@ -47,6 +47,8 @@ static const cli_command commands[] = {
 		 commands),
 	    FLAG("--memory", "add the memory a runtime needs, figure by figure",
 		 cli_inspect_opts, memory),
+	    FLAG("--weights", "add what each NN operation's kernel stream decodes to",
+		 cli_inspect_opts, weights),
 	    FLAG("--only", "the tables asked for without the report", cli_inspect_opts, only),
 	    CHOICE("--format", "meta|vpm|jevois", "only the I/O records, as other tools read them",
 		   cli_inspect_opts, format),
@@ -109,6 +111,24 @@ static const cli_command commands[] = {
 	    CLI_OPT_LEGACY("--write-manifest", "FILE", "a sha256sum manifest of the files measured"),
 	    CLI_OPT_LEGACY("--follow", NULL, "follow symbolic links to directories"),
 	    CLI_OPT_LEGACY("--merge", NULL, "combine parts (PART.json...) written by --json" ) } },
+	{ "weights", "FILE", "the weights and biases decoded from the kernel streams",
+	  "Decodes every NN-engine operation's kernel (coefficient) stream with the format of its "
+	  "target (v7, v8a, v8b: Mesa etnaviv's encoders and what the data shows beyond them, "
+	  "doc/weights.md) and prints per operation its kernel shape, whether its stream "
+	  "decoded (or why not: the check that failed and its bit offset), the zero point, the "
+	  "range of the stored codes and the share of zero weights.  --out DIR writes, per "
+	  "decoded operation N, opN_weights.npy (the stored codes, [out, z, ky, kx]), "
+	  "opN_bias.npy (int32, the zero-point correction undone), opN_scale.npy where the "
+	  "stream carries per-channel floats, and DIR/weights.json; each file whole or not at "
+	  "all.  FILE - is standard input.  Exit 1 when the file is not a valid NBG, or when "
+	  "--op names an operation whose stream did not decode.",
+	  { STRING("--out", "DIR", "write the arrays as .npy files and weights.json into DIR",
+		   cli_weights_opts, out),
+	    FLAG("--json", "the weights document instead of the table", cli_weights_opts, json),
+	    CLI_OPT_CUSTOM("--op", "N", "only operation N (its OPERATIONS record)",
+			   cli_weights_opts, op, cli_op_arg),
+	    FLAG("--float", "with --out: float32 (q - zp) x scale where a scale is known",
+		 cli_weights_opts, dequantize) } },
 	{ "ledger", "FILE...", "who owns every byte: class, owner, SHA-256",
 	  "Splits a valid file into owner ranges that tile it with no gap and no overlap, "
 	  "each with its class, owner and SHA-256, plus the views that own no bytes.  "

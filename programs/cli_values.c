@@ -2,7 +2,8 @@
  * cli_values.c - the option values that need more than a table entry:
  * --expect-target (a value, a configuration name or a SoC name from the
  * known-target table, lib/common/targets.c) and --sha256-expect (64
- * hexadecimal digits), and the target-mismatch failure.  Paths and values
+ * hexadecimal digits), --op (an OPERATIONS record, nbg weights), and the
+ * target-mismatch failure.  Paths and values
  * are escaped with nbg_path_escape here: cli.c calls into this file.
  */
 #include <ctype.h>
@@ -131,5 +132,25 @@ int cli_digest_arg(const char *value, void *dest)
 		return -1;
 	}
 	d->set = 1;
+	return 0;
+}
+
+int cli_op_arg(const char *value, void *dest)
+{
+	cli_op *op = dest;
+	char *end;
+	unsigned long long n;
+
+	errno = 0;
+	n = strtoull(value, &end, 10);
+	if (errno || *end || !*value || value[0] == '-' || n > 0xFFFFFFFFull) {
+		char *shown = nbg_path_escape(value);
+		fprintf(stderr, "nbg weights: --op takes an operation's number (its OPERATIONS "
+				"record), not '%s'\n", shown ? shown : "?");
+		free(shown);
+		return -1;
+	}
+	op->set = 1;
+	op->value = (uint32_t)n;
 	return 0;
 }

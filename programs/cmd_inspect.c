@@ -10,6 +10,7 @@
 #include "manifest.h"
 #include "nbg/commands.h"
 #include "nbg/report.h"
+#include "nbg/weights.h"
 
 /* What `nbg inspect` was asked for. */
 typedef struct inspect_opts {
@@ -36,6 +37,8 @@ static int inspect_json(const nbg_model *m, const char *path, const inspect_opts
 		what |= NBG_JSON_DOC_COMMANDS;
 	if (o->a.memory)
 		what |= NBG_JSON_DOC_MEMORY;
+	if (o->a.weights)
+		what |= NBG_JSON_DOC_WEIGHTS;
 	nbg_json_list_open(list);
 	if (nbg_json_document_write(stdout, m, path, what, &err) != NBG_OK) {
 		/* a failed standard output is reported once, by main */
@@ -53,17 +56,20 @@ static int inspect_text(const nbg_model *m, const char *path, const inspect_opts
 {
 	nbg_graph *g = NULL;
 	nbg_commands *c = NULL;
+	nbg_weights *w = NULL;
 	nbg_error err;
 
 	if (o->a.only)
 		printf("NBG file: %s\n", nbg_esc(path));
 	else
 		nbg_text_report(stdout, m, path);
-	if (!o->a.graph && !o->a.commands)
+	if (!o->a.graph && !o->a.commands && !o->a.weights)
 		return o->a.memory ? nbg_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
 	if (nbg_graph_decode(m, &g, &err) != NBG_OK ||
-	    (o->a.commands && nbg_commands_decode(m, g, &c, &err) != NBG_OK)) {
+	    ((o->a.commands || o->a.weights) && nbg_commands_decode(m, g, &c, &err) != NBG_OK) ||
+	    (o->a.weights && nbg_weights_decode(m, g, c, &w, &err) != NBG_OK)) {
 		fprintf(stderr, "nbg: %s: %s\n", nbg_esc(path), err.message);
+		nbg_commands_free(c);
 		nbg_graph_free(g);
 		return nbg_code_exit(err.code);
 	}
@@ -71,6 +77,9 @@ static int inspect_text(const nbg_model *m, const char *path, const inspect_opts
 		nbg_text_graph(stdout, m, g, o->a.graph);
 	if (o->a.commands)
 		nbg_text_commands(stdout, m, g, c);
+	if (o->a.weights)
+		nbg_text_weights(stdout, m, g, c, w);
+	nbg_weights_free(w);
 	nbg_commands_free(c);
 	nbg_graph_free(g);
 	return o->a.memory ? nbg_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
@@ -134,13 +143,15 @@ static int inspect_args(int argc, char **argv, inspect_opts *o, const char **fil
 	if (cli_parse_command("inspect", argc, argv, &o->a, files, &n) != 0)
 		return -1;
 	o->format = (nbg_export_form)o->a.format;
-	if (o->a.only && !o->a.graph && !o->a.commands && !o->a.memory) {
+	if (o->a.only && !o->a.graph && !o->a.commands && !o->a.memory && !o->a.weights) {
 		fprintf(stderr, "nbg inspect: --only keeps just the tables asked for: add "
-				"--layers, --operations, --patches, --commands or --memory\n");
+				"--layers, --operations, --patches, --commands, --memory or "
+				"--weights\n");
 		return -1;
 	}
 	if (o->format != NBG_EXPORT_NONE &&
-	    (o->a.json || o->a.only || o->a.graph || o->a.commands || o->a.memory)) {
+	    (o->a.json || o->a.only || o->a.graph || o->a.commands || o->a.memory ||
+	     o->a.weights)) {
 		fprintf(stderr, "nbg inspect: --format prints only the inputs and outputs; it "
 				"takes no --json, --only or tables\n");
 		return -1;

@@ -12,6 +12,7 @@
 #include "cli_out.h"
 #include "cmd_ledger.h"
 #include "nbg/ledger.h"
+#include "nbg/weights.h"
 
 
 static void print_ledger_error(const char *path, const nbg_error *err)
@@ -22,6 +23,27 @@ static void print_ledger_error(const char *path, const nbg_error *err)
 	if (err->code == NBG_E_LEDGER_INVARIANT)
 		fprintf(stderr, "nbg: this is a bug in nbgkit (the ledger must tile every file "
 				"it accepts); please report it with the file\n");
+}
+
+/* The ledger with the bytes of the decoded kernel streams as
+ * decoded-coefficients (doc/weights.md). */
+static nbg_code weights_ledger(const nbg_model *m, nbg_ledger **out, nbg_error *err)
+{
+	nbg_graph *g = NULL;
+	nbg_commands *c = NULL;
+	nbg_weights *w = NULL;
+	nbg_code rc = nbg_graph_decode(m, &g, err);
+
+	if (rc == NBG_OK)
+		rc = nbg_commands_decode(m, g, &c, err);
+	if (rc == NBG_OK)
+		rc = nbg_weights_decode(m, g, c, &w, err);
+	if (rc == NBG_OK)
+		rc = nbg_ledger_build_weights(m, w, out, err);
+	nbg_weights_free(w);
+	nbg_commands_free(c);
+	nbg_graph_free(g);
+	return rc;
 }
 
 /* Parses `path` and builds its ledger; returns an exit code (0 on success). */
@@ -36,7 +58,7 @@ static int load_ledger(const char *path, nbg_loaded *ld, nbg_ledger **out)
 		nbg_print_error(path, ld);
 		return x;
 	}
-	rc = nbg_ledger_build(ld->model, out, &err);
+	rc = weights_ledger(ld->model, out, &err);
 	if (rc != NBG_OK) {
 		print_ledger_error(path, &err);
 		return nbg_code_exit(rc);

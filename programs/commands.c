@@ -36,6 +36,7 @@ static const struct runner {
 	{ "probe", nbg_cmd_probe },
 	{ "run", nbg_cmd_run },
 	{ "tensor", nbg_cmd_tensor },
+	{ "weights", nbg_cmd_weights },
 };
 
 static const struct runner *runner_of(const char *name)

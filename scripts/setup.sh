@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 # graphviz is only needed at run time, by `nbg graph --svg` and its test.
 pkgs="build-essential meson ninja-build pkg-config libssl-dev libisal-dev zlib1g-dev
       libjansson-dev libcmocka-dev clang lld libclang-rt-14-dev python3 python3-numpy
-      python3-yaml graphviz"
+      python3-yaml python3-protobuf graphviz"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

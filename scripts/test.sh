@@ -4,12 +4,13 @@
 # (-fno-sanitize-recover=all).  Run scripts/setup.sh first on a fresh machine.
 #
 # The tests of the suite 'corpus' read the real NBG files of the meson option
-# corpus_dir (default ../shared/corpus beside the checkout) and the vendor
-# inspector's output of reference_dir; they are skipped when the directory
+# corpus_dir (default ../shared/corpus beside the checkout), the vendor
+# inspector's output of reference_dir and the source models of models_dir
+# (the LeNet oracle of the weights); they are skipped when the directory
 # is absent, and every other test runs anywhere (doc/testing.md).  Skipped
 # tests are listed with their reason.  With CI=true or NBG_REQUIRE_CORPUS=1
-# the corpus must be there: the run fails before any test when corpus_dir or
-# reference_dir does not exist, and after each suite when any test was skipped for lack of the real
+# the corpus must be there: the run fails before any test when corpus_dir,
+# reference_dir or models_dir does not exist, and after each suite when any test was skipped for lack of the real
 # files, so CI never passes by skipping them.  A test skipped for another
 # reason (a tool this machine lacks) is listed and does not fail the run.
 set -eu
@@ -32,7 +33,7 @@ with open(sys.argv[1]) as log:
             continue
         out = (t.get("stdout") or "").strip().splitlines()
         why = out[-1] if out else "(no reason printed)"
-        real = "-Dcorpus_dir=DIR" in why or "-Dreference_dir=DIR" in why
+        real = any("-D%s=DIR" % o in why for o in ("corpus_dir", "reference_dir", "models_dir"))
         print("  %s: %s%s" % (t["name"], "[no real files] " if real else "", why))
 PY
 }
@@ -48,7 +49,7 @@ print(os.path.join(os.getcwd(), v[0]) if v else "")' "$2"
 
 need_corpus() {
 	[ $require = 1 ] || return 0
-	for opt in corpus_dir reference_dir; do
+	for opt in corpus_dir reference_dir models_dir; do
 		d=$(option_dir "$1" $opt)
 		if [ -n "$d" ] && [ ! -d "$d" ]; then
 			echo "test.sh: this run must run every test (CI=true or NBG_REQUIRE_CORPUS=1)," \

@@ -47,7 +47,9 @@ typedef enum nbg_ledger_class {
 	NBG_LEDGER_PRESERVED_OPAQUE = 3, /* section payloads without a proved codec */
 	NBG_LEDGER_CONNECTION_TAIL = 4,  /* the final 512 bytes, when nothing else owns any */
 	NBG_LEDGER_OPAQUE_FIXED_EXTENSION = 5, /* v1: bytes between prefix and first section */
-	NBG_LEDGER_CLASS_COUNT = 6
+	NBG_LEDGER_DECODED_COEFFICIENTS = 6, /* kernel streams decoded whole, each check
+					      * holding (nbg_ledger_build_weights) */
+	NBG_LEDGER_CLASS_COUNT = 7
 } nbg_ledger_class;
 
 /* "decoded-record", "alignment", ... ; NULL out of range. */

@@ -48,12 +48,13 @@ NBG_API void nbg_text_graph(FILE *out, const nbg_model *m, const nbg_graph *g, u
 				      * of the whole core report */
 #define NBG_JSON_DOC_COMMANDS 0x200u /* "commands", as nbg_commands_json */
 #define NBG_JSON_DOC_MEMORY 0x400u   /* "memory", as nbg_mem_json */
+#define NBG_JSON_DOC_WEIGHTS 0x800u  /* "weights", as nbg_weights_json (weights.h) */
 
 /*
  * Writes one JSON document to `out`: the core report of nbg_report_json (or,
  * with NBG_JSON_DOC_NO_CORE, its version and path), then the keys of
- * nbg_graph_json(m, g, what & NBG_GRAPH_JSON_ALL), of nbg_commands_json and
- * of nbg_mem_json as `what` selects, in that order: the bytes
+ * nbg_graph_json(m, g, what & NBG_GRAPH_JSON_ALL), of nbg_commands_json, of
+ * nbg_mem_json and of nbg_weights_json as `what` selects, in that order: the bytes
  * json_dumps(JSON_INDENT(2) | JSON_PRESERVE_ORDER) gives for the object
  * holding all of them, no newline after it.  The document is streamed: the
  * memory it needs is that of the decoded graph, not of the document (what

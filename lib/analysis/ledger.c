@@ -28,7 +28,7 @@
 
 const char *const nbg_ledger_class_names[NBG_LEDGER_CLASS_COUNT] = {
 	"decoded-record", "alignment", "padding", "preserved-opaque", "connection-tail",
-	"opaque-fixed-extension",
+	"opaque-fixed-extension", "decoded-coefficients",
 };
 
 const char *const nbg_ledger_view_names[NBG_VIEW_KIND_COUNT] = {
@@ -56,6 +56,8 @@ typedef struct claim {
 	uint32_t section_type;
 	uint32_t align;  /* declared alignment of the section (v2), else 0 */
 	size_t order;    /* insertion order: ties stay stable */
+	char section_owner[NBG_LEDGER_NAME_MAX]; /* a part of a section: the section's owner
+						  * name, for the gap and alignment before it */
 } claim;
 
 typedef struct builder {
@@ -65,6 +67,8 @@ typedef struct builder {
 	size_t n, cap;
 	nbg_error *err;
 	const uint8_t *hash; /* the bytes ranges and views are hashed from; NULL: none */
+	const nbg_ledger_part *parts; /* parts of section payloads proved later, sorted */
+	size_t nparts;
 } builder;
 
 static bool add_claim(builder *b, uint64_t off, uint64_t size, nbg_ledger_class cls,
@@ -90,6 +94,7 @@ static bool add_claim(builder *b, uint64_t off, uint64_t size, nbg_ledger_class 
 	c->section_type = type;
 	c->align = align;
 	c->order = b->n;
+	c->section_owner[0] = '\0';
 	va_start(ap, fmt);
 	vsnprintf(c->owner, sizeof(c->owner), fmt, ap);
 	va_end(ap);
@@ -151,6 +156,39 @@ static void section_label(uint32_t family, const nbg_section *s, char *out, size
 		snprintf(out, n, "section %u", s->type);
 }
 
+/* A section's payload: one claim, or, where parts of it were proved later,
+ * the parts with their classes and owners and the rest as the section. */
+static bool claim_section(builder *b, size_t i, nbg_ledger_class cls, const char *label)
+{
+	const nbg_section *s = &b->m->sections[i];
+	uint32_t align = b->m->family == 2 ? s->alignment : 0;
+	uint64_t cur = s->offset, end = s->offset + s->size;
+
+	for (size_t k = 0; k < b->nparts; k++) {
+		const nbg_ledger_part *p = &b->parts[k];
+		if (p->offset < cur || p->offset >= end || p->size > end - p->offset)
+			continue;
+		if (p->offset > cur) {
+			if (!add_claim(b, cur, p->offset - cur, cls, (int32_t)i, s->type, align, "%s",
+				       label))
+				return false;
+			snprintf(b->c[b->n - 1].section_owner, NBG_LEDGER_NAME_MAX, "%s", label);
+			align = 0;
+		}
+		if (!add_claim(b, p->offset, p->size, p->cls, (int32_t)i, s->type, align, "%s",
+			       p->owner))
+			return false;
+		snprintf(b->c[b->n - 1].section_owner, NBG_LEDGER_NAME_MAX, "%s", label);
+		align = 0;
+		cur = p->offset + p->size;
+	}
+	if (cur < end && !add_claim(b, cur, end - cur, cls, (int32_t)i, s->type, align, "%s", label))
+		return false;
+	if (cur > s->offset && cur < end)
+		snprintf(b->c[b->n - 1].section_owner, NBG_LEDGER_NAME_MAX, "%s", label);
+	return true;
+}
+
 static bool claim_sections(builder *b)
 {
 	const nbg_model *m = b->m;
@@ -167,8 +205,7 @@ static bool claim_sections(builder *b)
 				return false;
 			continue;
 		}
-		if (!add_claim(b, s->offset, s->size, cls, (int32_t)i, s->type,
-			       m->family == 2 ? s->alignment : 0, "%s", label))
+		if (!claim_section(b, i, cls, label))
 			return false;
 	}
 	return true;
@@ -229,6 +266,8 @@ static bool emit_gap(builder *b, uint64_t lo, uint64_t hi, const claim *next)
 {
 	uint64_t need = 0;
 	char name[NBG_LEDGER_NAME_MAX];
+	const char *owner = next && next->section_owner[0] ? next->section_owner
+						      : next ? next->owner : "";
 
 	if (next && next->align > 1) {
 		need = (next->align - lo % next->align) % next->align;
@@ -237,7 +276,7 @@ static bool emit_gap(builder *b, uint64_t lo, uint64_t hi, const claim *next)
 	}
 	if (hi - lo > need) {
 		if (next)
-			snprintf(name, sizeof(name), "gap before %.50s", next->owner);
+			snprintf(name, sizeof(name), "gap before %.50s", owner);
 		else
 			snprintf(name, sizeof(name), "end of file");
 		if (!push_range(b->l, b->hash, lo, hi - lo - need, NBG_LEDGER_PADDING, -1, 0,
@@ -245,7 +284,7 @@ static bool emit_gap(builder *b, uint64_t lo, uint64_t hi, const claim *next)
 			return false;
 	}
 	if (need) {
-		snprintf(name, sizeof(name), "alignment of %.50s", next->owner);
+		snprintf(name, sizeof(name), "alignment of %.50s", owner);
 		if (!push_range(b->l, b->hash, hi - need, need, NBG_LEDGER_ALIGNMENT,
 				next->section, next->section_type, name))
 			return false;
@@ -390,7 +429,8 @@ static nbg_code range_crcs(builder *b)
 }
 
 /* crc_mode 0: nbg_ledger_build; 1: nbg_ledger_build_crc. */
-static nbg_code ledger_build(const nbg_model *m, int crc_mode, nbg_ledger **out, nbg_error *err)
+static nbg_code ledger_build(const nbg_model *m, int crc_mode, const nbg_ledger_part *parts,
+			     size_t nparts, nbg_ledger **out, nbg_error *err)
 {
 	builder b = { 0 };
 	nbg_code rc;
@@ -409,6 +449,8 @@ static nbg_code ledger_build(const nbg_model *m, int crc_mode, nbg_ledger **out,
 	b.m = m;
 	b.err = err;
 	b.hash = crc_mode ? NULL : m->data;
+	b.parts = parts;
+	b.nparts = nparts;
 	b.l = calloc(1, sizeof(*b.l));
 	if (!b.l)
 		return OOM(&b);
@@ -431,12 +473,18 @@ static nbg_code ledger_build(const nbg_model *m, int crc_mode, nbg_ledger **out,
 
 nbg_code nbg_ledger_build(const nbg_model *m, nbg_ledger **out, nbg_error *err)
 {
-	return ledger_build(m, 0, out, err);
+	return ledger_build(m, 0, NULL, 0, out, err);
 }
 
 nbg_code nbg_ledger_build_crc(const nbg_model *m, nbg_ledger **out, nbg_error *err)
 {
-	return ledger_build(m, 1, out, err);
+	return ledger_build(m, 1, NULL, 0, out, err);
+}
+
+nbg_code nbg_ledger_build_parts(const nbg_model *m, const nbg_ledger_part *parts, size_t n,
+				nbg_ledger **out, nbg_error *err)
+{
+	return ledger_build(m, 0, parts, n, out, err);
 }
 
 void nbg_ledger_free(nbg_ledger *l)

@@ -104,6 +104,7 @@ static const char *const class_color[NBG_LEDGER_CLASS_COUNT] = {
 	"#59a14f", /* preserved-opaque: green */
 	"#e15759", /* connection-tail: red */
 	"#b07aa1", /* opaque-fixed-extension: purple */
+	"#76b7b2", /* decoded-coefficients: teal */
 };
 
 #define TAIL_COLOR "#d62728"

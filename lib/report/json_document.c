@@ -1,7 +1,7 @@
 /*
  * json_document.c - nbg_json_document_write(): the one JSON document of
  * `nbg inspect --json` and its tables, written straight to a stream.  The
- * parts (core report, graph, commands, memory) are the members the
+ * parts (core report, graph, commands, memory, weights) are the members the
  * nbg_*_json functions write into documents of their own, in the same order
  * and with the same bytes; the graph is decoded once and shared by them.
  */
@@ -15,6 +15,7 @@ typedef struct doc_parts {
 	nbg_graph *g;
 	nbg_commands *c;
 	nbg_mem_report *r;
+	nbg_weights *w;
 	int sizes; /* r gives the graph's operations their sizes */
 } doc_parts;
 
@@ -23,12 +24,16 @@ static nbg_code decode_parts(const nbg_model *m, unsigned what, doc_parts *p, nb
 	nbg_code rc;
 
 	memset(p, 0, sizeof(*p));
-	if (!(what & (NBG_GRAPH_JSON_ALL | NBG_JSON_DOC_COMMANDS | NBG_JSON_DOC_MEMORY)))
+	if (!(what & (NBG_GRAPH_JSON_ALL | NBG_JSON_DOC_COMMANDS | NBG_JSON_DOC_MEMORY |
+		      NBG_JSON_DOC_WEIGHTS)))
 		return NBG_OK;
 	if ((rc = nbg_graph_decode(m, &p->g, err)) != NBG_OK)
 		return rc;
-	if ((what & NBG_JSON_DOC_COMMANDS) &&
+	if ((what & (NBG_JSON_DOC_COMMANDS | NBG_JSON_DOC_WEIGHTS)) &&
 	    (rc = nbg_commands_decode(m, p->g, &p->c, err)) != NBG_OK)
+		return rc;
+	if ((what & NBG_JSON_DOC_WEIGHTS) &&
+	    (rc = nbg_weights_decode(m, p->g, p->c, &p->w, err)) != NBG_OK)
 		return rc;
 	if (what & NBG_JSON_DOC_MEMORY) {
 		if ((rc = nbg_mem_analyze(m, p->g, &p->r, err)) != NBG_OK)
@@ -44,6 +49,7 @@ static nbg_code decode_parts(const nbg_model *m, unsigned what, doc_parts *p, nb
 static void free_parts(doc_parts *p)
 {
 	nbg_mem_free(p->r);
+	nbg_weights_free(p->w);
 	nbg_commands_free(p->c);
 	nbg_graph_free(p->g);
 }
@@ -78,6 +84,8 @@ nbg_code nbg_json_document_write(FILE *out, const nbg_model *m, const char *path
 		nbg_commands_json_write(&w, m, p.g, p.c);
 	if (what & NBG_JSON_DOC_MEMORY)
 		nbg_mem_json_write(&w, m, p.g, p.r, 0);
+	if (what & NBG_JSON_DOC_WEIGHTS)
+		nbg_weights_json_write(&w, m, p.g, p.c, p.w);
 	nbg_jw_end(&w);
 	free_parts(&p);
 	return nbg_jw_status(&w, err);

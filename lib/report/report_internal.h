@@ -12,6 +12,7 @@
 #include "nbg/commands.h"
 #include "nbg/graph.h"
 #include "nbg/memory.h"
+#include "nbg/weights.h"
 #include "report/json_stream.h"
 
 /* Emits fields first..last (inclusive) of the field map read at `base`
@@ -38,6 +39,9 @@ NBG_INTERNAL void nbg_graph_json_write(nbg_jw *w, const nbg_model *m, const nbg_
 				       unsigned what, const nbg_mem_report *sizes);
 NBG_INTERNAL void nbg_commands_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
 					  const nbg_commands *c);
+/* weights (json_weights.c): the member "weights", as nbg_weights_json. */
+NBG_INTERNAL void nbg_weights_json_write(nbg_jw *jw, const nbg_model *m, const nbg_graph *g,
+					 const nbg_commands *c, const nbg_weights *w);
 NBG_INTERNAL void nbg_mem_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
 				     const nbg_mem_report *r, unsigned what);
 /* Adds the v1 part of the report (json_v1.c). */

@@ -1,0 +1,136 @@
+/*
+ * seeds_coef.c - the kernel-stream seeds (seeds.h): layers written by
+ * tests/coef_encode.c, which follows Mesa etnaviv's encoders, in the v7, v8a
+ * and v8b formats, as the fixture's v2 file carrying each stream and as the
+ * raw inputs of the coef harness.  Apart from seeds.c so that the programs
+ * that only need seed_synth_all do not need the encoder.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coef_encode.h"
+#include "seeds.h"
+
+/* ------------------------------------------------- kernel streams */
+
+/* The layers the kernel-stream seeds carry, each in the formats that can
+ * hold it (tests/coef_encode.c writes them as Mesa's encoders do). */
+static const struct coef_seed {
+	const char *name;
+	uint32_t target;
+	uint32_t out, kz, k, cores, superblocks;
+	int depthwise, format;
+	unsigned order;
+	ce_opts opts;
+} coef_seeds[] = {
+	{ "v8a", 0x1000003b, 12, 4, 3, 3, 2, 0, CE_V8A, 0, { .format = CE_V8A, .zrl = 1, .map_seed = 3 } },
+	{ "v8a-plain", 0xb9, 8, 2, 1, 4, 1, 0, CE_V8A, 0, { .format = CE_V8A, .map_seed = 1 } },
+	{ "v8a-dw", 0xb9, 16, 1, 3, 4, 2, 1, CE_V8A, 0, { .format = CE_V8A, .zrl = 1, .map_seed = 5 } },
+	{ "v7", 0x88, 16, 4, 3, 8, 1, 0, CE_V7, CE_INTERLEAVED,
+	  { .format = CE_V7, .order = CE_INTERLEAVED, .zrl_bits = 3 } },
+	{ "v7-six", 0x88, 16, 8, 1, 8, 1, 0, CE_V7, CE_SIX,
+	  { .format = CE_V7, .order = CE_SIX, .zrl_bits = 0 } },
+	{ "v7-seq", 0x7d, 8, 1, 3, 8, 1, 0, CE_V7, CE_SEQUENTIAL,
+	  { .format = CE_V7, .order = CE_SEQUENTIAL, .zrl_bits = 5 } },
+	{ "v8b", 0x99, 9, 5, 3, 2, 2, 0, CE_V8B, CE_INTERLEAVED,
+	  { .format = CE_V8B, .order = CE_INTERLEAVED, .zrl = 1, .avg_bias = 12, .map_seed = 2 } },
+	{ "v8b-six", 0xa1, 16, 8, 1, 8, 1, 0, CE_V8B, CE_SIX,
+	  { .format = CE_V8B, .order = CE_SIX, .precode = 1, .map_seed = 4 } },
+};
+
+/* Layer i of coef_seeds: kernels with zero-point runs, biases; the arrays
+ * are malloc'd into w and bias. */
+static ce_layer coef_layer(size_t i, uint8_t **w, int32_t **bias)
+{
+	const struct coef_seed *c = &coef_seeds[i];
+	size_t n = (size_t)c->out * c->kz * c->k * c->k;
+	ce_layer l;
+
+	memset(&l, 0, sizeof(l));
+	*w = malloc(n + 1);
+	*bias = malloc(c->out * sizeof(int32_t));
+	if (!*w || !*bias)
+		abort();
+	for (size_t j = 0, x = i + 77; j < n; j++) {
+		x = x * 1103515245u + 12345u;
+		(*w)[j] = (uint8_t)(x >> 16);
+	}
+	for (size_t j = 0; j < n; j++)
+		if ((*w)[j] % 3 == 0)
+			(*w)[j] = 100; /* the zero point, in runs and alone */
+	for (uint32_t ch = 0; ch < c->out; ch++)
+		(*bias)[ch] = (int32_t)(ch * 7919u) - 30000;
+	l.out = c->out;
+	l.kz = c->kz;
+	l.ky = l.kx = c->k;
+	l.zp = 100;
+	l.in_zp = 9;
+	l.w = *w;
+	l.bias = *bias;
+	l.cores = c->cores;
+	l.superblocks = c->superblocks;
+	l.depthwise = c->depthwise;
+	l.plane = 64;
+	l.seed = (uint32_t)i + 1;
+	return l;
+}
+
+size_t seed_coef_count(void)
+{
+	return sizeof(coef_seeds) / sizeof(coef_seeds[0]);
+}
+
+uint8_t *seed_coef_file(size_t i, char *name, size_t name_size, size_t *size)
+{
+	uint8_t *w, *st, *b;
+	int32_t *bias;
+	ce_layer l = coef_layer(i, &w, &bias);
+	size_t n;
+
+	st = ce_encode(&l, &coef_seeds[i].opts, &n);
+	b = ce_nbg_file(&l, st, n, coef_seeds[i].target, size);
+	snprintf(name, name_size, "synth-coef-%s", coef_seeds[i].name);
+	free(st);
+	free(w);
+	free(bias);
+	return b;
+}
+
+uint8_t *seed_coef_raw(size_t i, char *name, size_t name_size, size_t *size)
+{
+	const struct coef_seed *c = &coef_seeds[i];
+	uint8_t *w, *st, *b;
+	int32_t *bias;
+	ce_layer l = coef_layer(i, &w, &bias);
+	size_t n;
+
+	st = ce_encode(&l, &c->opts, &n);
+	b = malloc(SEED_COEF_HEADER + n);
+	if (!b)
+		abort();
+	memcpy(b, "COEF", 4);
+	b[4] = (uint8_t)c->format;
+	b[5] = (uint8_t)c->out;
+	b[6] = (uint8_t)(c->out >> 8);
+	b[7] = (uint8_t)c->kz;
+	b[8] = (uint8_t)(c->kz >> 8);
+	b[9] = (uint8_t)(c->kz >> 16);
+	b[10] = (uint8_t)c->k;
+	b[11] = (uint8_t)ce_superblock(&l);
+	b[12] = l.zp;
+	b[13] = (uint8_t)l.in_zp;
+	b[14] = (uint8_t)(c->depthwise | (c->order == CE_SIX) << 2);
+	b[15] = (uint8_t)l.plane;
+	b[16] = (uint8_t)(l.plane >> 8);
+	b[17] = (uint8_t)(l.plane >> 16);
+	b[18] = (uint8_t)(l.plane >> 24);
+	memcpy(b + SEED_COEF_HEADER, st, n);
+	*size = SEED_COEF_HEADER + n;
+	snprintf(name, name_size, "coef-raw-%s", c->name);
+	free(st);
+	free(w);
+	free(bias);
+	return b;
+}
+

@@ -1,0 +1,431 @@
+/*
+ * weights.c - nbg_weights_decode(): for every NN-engine operation, its
+ * kernel stream located through the kernel patch and the coefficient table,
+ * the descriptor's view of it, the format of its target family (or every
+ * format in turn for a target whose family is not known), and the result's
+ * accessors.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analysis/commands_internal.h"
+#include "coef/coef_internal.h"
+#include "coef/weights_internal.h"
+
+/* The targets whose family the corpus establishes: every stream of theirs
+ * that decodes does so with this format (doc/weights.md). */
+static const struct {
+	uint32_t target;
+	nbg_weights_format format;
+	int six_first; /* 1x1 kernels over several channels: write_core_6 first */
+} families[] = {
+	{ 0x88, NBG_WEIGHTS_FORMAT_V7, 1 },         { 0x7d, NBG_WEIGHTS_FORMAT_V7, 0 },
+	{ 0x99, NBG_WEIGHTS_FORMAT_V8B, 1 },        { 0xa1, NBG_WEIGHTS_FORMAT_V8B, 1 },
+	{ 0xb9, NBG_WEIGHTS_FORMAT_V8A, 0 },        { 0xbe, NBG_WEIGHTS_FORMAT_V8A, 0 },
+	{ 0xe8, NBG_WEIGHTS_FORMAT_V8A, 0 },        { 0xee, NBG_WEIGHTS_FORMAT_V8A, 0 },
+	{ 0x1000000e, NBG_WEIGHTS_FORMAT_V8A, 0 },  { 0x10000016, NBG_WEIGHTS_FORMAT_V8A, 0 },
+	{ 0x1000003b, NBG_WEIGHTS_FORMAT_V8A, 0 },
+};
+
+nbg_weights_format nbg_weights_target_format(uint32_t target)
+{
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		if (families[i].target == target)
+			return families[i].format;
+	return NBG_WEIGHTS_FORMAT_NONE;
+}
+
+static int six_first(uint32_t target)
+{
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		if (families[i].target == target)
+			return families[i].six_first;
+	return 1; /* Mesa's choice */
+}
+
+static void set_reason(nbg_weights_op *w, nbg_weights_status st, const char *id, uint64_t bit,
+		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void set_reason(nbg_weights_op *w, nbg_weights_status st, const char *id, uint64_t bit,
+		       const char *fmt, ...)
+{
+	va_list ap;
+
+	w->status = st;
+	w->reason_id = id;
+	w->bit = bit;
+	va_start(ap, fmt);
+	vsnprintf(w->reason, sizeof(w->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* ----------------------------------------------------------- locating */
+
+/* The coefficient table kernel patches name: COEF_DATA_TABLE, else (v1)
+ * the LCDT. */
+static int coef_table(const nbg_graph *g)
+{
+	static const int order[2] = { NBG_GRAPH_TABLE_COEF_DATA, NBG_GRAPH_TABLE_LCD };
+
+	for (int i = 0; i < 2; i++) {
+		const nbg_graph_table *t = nbg_graph_table_at(g, (size_t)order[i]);
+		if (t && t->present && t->decoded)
+			return order[i];
+	}
+	return -1;
+}
+
+uint64_t nbg_weights_coefficient_bytes(const nbg_graph *g)
+{
+	int ti = coef_table(g);
+	return ti >= 0 ? nbg_graph_table_at(g, (size_t)ti)->data_size : 0;
+}
+
+static bool locate(const nbg_model *m, const nbg_graph *g, const nbg_cmd_op *op,
+		   nbg_weights_op *w)
+{
+	const nbg_cmd_ref *r = &op->kernel_ref;
+	int ti = coef_table(g);
+	const nbg_graph_table *t = ti >= 0 ? nbg_graph_table_at(g, (size_t)ti) : NULL;
+	const nbg_graph_table_entry *e;
+
+	if (!r->patched) {
+		set_reason(w, NBG_WEIGHTS_NO_STREAM, "no-kernel-reference", UINT64_MAX,
+			   "no patch relocates the command's kernel_address");
+		return false;
+	}
+	if (r->source_type != NBG_GRAPH_SRC_MISC_DYNA_GENERIC) {
+		const char *src = nbg_graph_source_type_name(r->source_type);
+		set_reason(w, NBG_WEIGHTS_NO_STREAM, "no-coefficient-entry", UINT64_MAX,
+			   "the kernel patch's source is %s, not a coefficient table entry",
+			   src ? src : "unknown");
+		return false;
+	}
+	e = t && r->index >= 0 ? nbg_graph_table_entry_at(g, (size_t)ti, (size_t)r->index) : NULL;
+	if (!e || !e->in_bounds || r->src_offset >= e->size ||
+	    !range_ok(t->data_offset + e->offset, e->size, m->file_size)) {
+		set_reason(w, NBG_WEIGHTS_NO_STREAM, "no-coefficient-entry", UINT64_MAX,
+			   "the kernel patch names entry %d at offset %u; %s has no such entry "
+			   "inside its data", r->index, r->src_offset,
+			   t ? t->name : "the file has no coefficient table");
+		return false;
+	}
+	w->stream_offset = t->data_offset + e->offset + r->src_offset;
+	w->stream_size = e->size - r->src_offset;
+	return true;
+}
+
+/* ------------------------------------------------------------ shapes */
+
+static void shape_of(const nbg_model *m, const nbg_cmd *cmd, nbg_coef_shape *s, uint32_t *ky_field)
+{
+	uint32_t kx = nbg_command_value(cmd, "kernel_xy_size");
+
+	memset(s, 0, sizeof(*s));
+	*ky_field = nbg_command_value(cmd, "kernel_y_size");
+	s->kx = kx;
+	s->ky = *ky_field ? *ky_field : kx;
+	s->depthwise = nbg_command_value(cmd, "depthwise") != 0;
+	s->kz = s->depthwise ? 1
+			     : nbg_command_value(cmd, "kernel_z_size") |
+				       nbg_command_value(cmd, "kernel_z_size2") << 14;
+	s->out = nbg_command_value(cmd, "out_image_z_size");
+	s->superblock = nbg_command_value(cmd, "kernels_per_core");
+	s->zero_point = nbg_command_value(cmd, "coef_zero_point");
+	s->in_zero_point = (int32_t)nbg_command_value(cmd, "in_image_border_const");
+	s->per_channel = nbg_command_value(cmd, "per_channel_post_mul") != 0;
+	s->plane[0] = nbg_command_value(cmd, "out_image_x_size") *
+		      nbg_command_value(cmd, "out_image_y_size");
+	s->plane[1] = nbg_command_value(cmd, "out_image_x_stride") *
+		      nbg_command_value(cmd, "out_image_y_stride");
+	/* the v7 header holds a word per core: 16 fit its 64 bytes */
+	s->v7_cores = m->family == 1 && m->v1.nn_core_count > 16 ? m->v1.nn_core_count : 16;
+	s->six_first = six_first(m->target);
+}
+
+/* Streams nbgkit does not establish, by what the command says; false when
+ * the operation is one of them. */
+static bool supported(const nbg_model *m, const nbg_cmd_op *op, const nbg_cmd *cmd,
+		      const nbg_coef_shape *s, uint32_t ky_field, nbg_weights_op *w)
+{
+	const char *dt = nbg_command_data_type_name(op->kernel_type);
+
+	if (op->type != NBG_GRAPH_OP_NN) {
+		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-operation-type", UINT64_MAX,
+			   "unsupported (an %s operation: its kernel is not a convolution's)",
+			   nbg_graph_op_type_name(op->type));
+		return false;
+	}
+	if (op->kernel_type != 0) {
+		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-data-type", UINT64_MAX,
+			   "unsupported (%s kernels: %s)", dt ? dt : "unknown",
+			   op->kernel_type == 2 ? "no sample of their stream"
+						: "their stream is not established");
+		return false;
+	}
+	if (m->target == 0x7d && nbg_command_value(cmd, "layer_type") == 1) {
+		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-fully-connected", UINT64_MAX,
+			   "unsupported (a fully connected layer of target 0x7d: its stream is not "
+			   "established)");
+		return false;
+	}
+	if (ky_field && ky_field != s->kx) {
+		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-kernel-shape", UINT64_MAX,
+			   "unsupported (a %ux%u kernel: no non-square sample fixes the axis order)",
+			   s->kx, ky_field);
+		return false;
+	}
+	return true;
+}
+
+/* ----------------------------------------------------------- decoding */
+
+static void take(nbg_weights_op *w, nbg_coef_out *o, const nbg_coef_shape *s)
+{
+	uint64_t n = (uint64_t)s->out * nbg_coef_ksize(s);
+
+	w->status = NBG_WEIGHTS_DECODED;
+	w->reason_id = "";
+	w->reason[0] = '\0';
+	w->bit = UINT64_MAX;
+	w->format = o->format;
+	w->order = o->order;
+	w->cores = o->cores;
+	w->codes = o->codes;
+	w->bias_stored = o->bias_stored;
+	w->bias = o->bias;
+	w->scale = o->scale;
+	(void)n;
+}
+
+/* Decodes with the target's format, or every format in turn; false only
+ * when memory ran out. */
+static bool decode_one(const nbg_model *m, const nbg_coef_shape *s, nbg_weights_op *w)
+{
+	nbg_weights_format fam = nbg_weights_target_format(m->target), tried[3];
+	const uint8_t *p = m->data + w->stream_offset;
+	nbg_coef_out got, first;
+	size_t nt = 0, ok = 0;
+
+	if (fam != NBG_WEIGHTS_FORMAT_NONE)
+		tried[nt++] = fam;
+	else {
+		tried[nt++] = NBG_WEIGHTS_FORMAT_V8A;
+		tried[nt++] = NBG_WEIGHTS_FORMAT_V8B;
+		tried[nt++] = NBG_WEIGHTS_FORMAT_V7;
+	}
+	memset(&got, 0, sizeof(got));
+	for (size_t i = 0; i < nt; i++) {
+		nbg_coef_out o;
+		int r = nbg_coef_decode(p, (size_t)w->stream_size, s, tried[i], &o);
+		if (r == NBG_COEF_NO_MEMORY) {
+			nbg_coef_out_free(&o);
+			nbg_coef_out_free(&got);
+			return false;
+		}
+		if (r == NBG_COEF_DECODED && ok++ == 0)
+			got = o;
+		else
+			nbg_coef_out_free(&o);
+		if (i == 0)
+			first = o;
+	}
+	if (ok == 1) {
+		take(w, &got, s);
+		return true;
+	}
+	nbg_coef_out_free(&got);
+	if (ok > 1)
+		set_reason(w, NBG_WEIGHTS_NOT_DECODED, "ambiguous-format", UINT64_MAX,
+			   "%zu formats decode the stream consistently; none is kept", ok);
+	else if (!strncmp(first.reason_id, "unsupported", 11))
+		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, first.reason_id, first.bit, "%s",
+			   first.reason);
+	else
+		set_reason(w, NBG_WEIGHTS_NOT_DECODED, first.reason_id, first.bit, "%s%s",
+			   nt > 1 ? "every format fails; v8a: " : "", first.reason);
+	return true;
+}
+
+static bool one_op(const nbg_model *m, const nbg_graph *g, const nbg_commands *c, size_t i,
+		   nbg_weights_op *w)
+{
+	const nbg_cmd_op *op = nbg_commands_op_at(c, i);
+	const nbg_cmd *cmd = nbg_commands_at(c, op->engine, op->command);
+	nbg_coef_shape s;
+	uint32_t ky_field;
+
+	w->index = i;
+	w->operation = op->operation;
+	w->command = op->command;
+	w->layer_id = op->layer_id;
+	w->type = op->type;
+	w->bit = UINT64_MAX;
+	w->data_type = op->kernel_type;
+	shape_of(m, cmd, &s, &ky_field);
+	w->shape[0] = s.out;
+	w->shape[1] = s.kz;
+	w->shape[2] = s.ky;
+	w->shape[3] = s.kx;
+	w->zero_point = (int32_t)s.zero_point;
+	w->in_zero_point = s.in_zero_point;
+	if (!locate(m, g, op, w) || !supported(m, op, cmd, &s, ky_field, w))
+		return true;
+	return decode_one(m, &s, w);
+}
+
+/* ------------------------------------------------------------- result */
+
+static int cmp_span(const void *a, const void *b)
+{
+	const nbg_weights_span *x = a, *y = b;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* The bytes decoded streams explain, overlaps merged. */
+static bool spans(nbg_weights *r)
+{
+	size_t n = 0;
+
+	r->spans = malloc((r->count ? r->count : 1) * sizeof(*r->spans));
+	if (!r->spans)
+		return false;
+	for (size_t i = 0; i < r->count; i++)
+		if (r->ops[i].status == NBG_WEIGHTS_DECODED)
+			r->spans[n++] = (nbg_weights_span){ r->ops[i].stream_offset,
+							    r->ops[i].stream_size,
+							    r->ops[i].operation };
+	qsort(r->spans, n, sizeof(*r->spans), cmp_span);
+	r->span_count = 0;
+	for (size_t i = 0; i < n; i++) {
+		nbg_weights_span *last = r->span_count ? &r->spans[r->span_count - 1] : NULL;
+		if (last && r->spans[i].offset < last->offset + last->size) {
+			uint64_t end = r->spans[i].offset + r->spans[i].size;
+			if (end > last->offset + last->size)
+				last->size = end - last->offset;
+			continue;
+		}
+		r->spans[r->span_count++] = r->spans[i];
+	}
+	for (size_t i = 0; i < r->span_count; i++)
+		r->explained += r->spans[i].size;
+	return true;
+}
+
+nbg_code nbg_weights_decode(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
+			    nbg_weights **out, nbg_error *err)
+{
+	nbg_weights *r;
+	size_t n = 0;
+
+	if (out)
+		*out = NULL;
+	if (!m || !m->data || !g || !c || !out)
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "model",
+				     "no model, graph, commands or result pointer was given");
+	for (size_t i = 0; i < nbg_commands_op_count(c); i++)
+		n += nbg_commands_op_at(c, i)->engine == NBG_CMD_NN;
+	if (!(r = calloc(1, sizeof(*r))) || !(r->ops = calloc(n ? n : 1, sizeof(*r->ops))))
+		goto oom;
+	for (size_t i = 0; i < nbg_commands_op_count(c); i++) {
+		if (nbg_commands_op_at(c, i)->engine != NBG_CMD_NN)
+			continue;
+		if (!one_op(m, g, c, i, &r->ops[r->count++]))
+			goto oom;
+		r->status_counts[r->ops[r->count - 1].status]++;
+	}
+	if (!spans(r))
+		goto oom;
+	*out = r;
+	return NBG_OK;
+oom:
+	nbg_weights_free(r);
+	return nbg_error_set(err, NBG_E_OUT_OF_MEMORY, 0, "memory",
+			     "out of memory while decoding the kernel streams");
+}
+
+void nbg_weights_free(nbg_weights *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->count; i++) {
+		free(w->ops[i].codes);
+		free(w->ops[i].bias_stored);
+		free(w->ops[i].bias);
+		free(w->ops[i].scale);
+	}
+	free(w->ops);
+	free(w->spans);
+	free(w);
+}
+
+/* ---------------------------------------------------------- accessors */
+
+size_t nbg_weights_count(const nbg_weights *w) { return w ? w->count : 0; }
+
+const nbg_weights_op *nbg_weights_at(const nbg_weights *w, size_t i)
+{
+	return w && i < w->count ? &w->ops[i] : NULL;
+}
+
+size_t nbg_weights_status_count(const nbg_weights *w, nbg_weights_status s)
+{
+	return w && (unsigned)s < NBG_WEIGHTS_STATUS_COUNT ? w->status_counts[s] : 0;
+}
+
+uint64_t nbg_weights_explained_bytes(const nbg_weights *w) { return w ? w->explained : 0; }
+size_t nbg_weights_op_index(const nbg_weights_op *o) { return o->index; }
+size_t nbg_weights_op_operation(const nbg_weights_op *o) { return o->operation; }
+uint32_t nbg_weights_op_command(const nbg_weights_op *o) { return o->command; }
+nbg_weights_status nbg_weights_op_status(const nbg_weights_op *o) { return o->status; }
+const char *nbg_weights_op_reason_id(const nbg_weights_op *o) { return o->reason_id ? o->reason_id : ""; }
+const char *nbg_weights_op_reason(const nbg_weights_op *o) { return o->reason; }
+uint64_t nbg_weights_op_bit_offset(const nbg_weights_op *o) { return o->bit; }
+uint64_t nbg_weights_op_stream_offset(const nbg_weights_op *o) { return o->stream_offset; }
+uint64_t nbg_weights_op_stream_size(const nbg_weights_op *o) { return o->stream_size; }
+nbg_weights_format nbg_weights_op_format(const nbg_weights_op *o) { return o->format; }
+uint32_t nbg_weights_op_cores(const nbg_weights_op *o) { return o->cores; }
+uint32_t nbg_weights_op_data_type(const nbg_weights_op *o) { return o->data_type; }
+const uint32_t *nbg_weights_op_shape(const nbg_weights_op *o) { return o->shape; }
+int32_t nbg_weights_op_zero_point(const nbg_weights_op *o) { return o->zero_point; }
+int32_t nbg_weights_op_input_zero_point(const nbg_weights_op *o) { return o->in_zero_point; }
+const int32_t *nbg_weights_op_bias_stored(const nbg_weights_op *o) { return o->bias_stored; }
+const int32_t *nbg_weights_op_bias(const nbg_weights_op *o) { return o->bias; }
+const float *nbg_weights_op_scale(const nbg_weights_op *o) { return o->scale; }
+
+const char *nbg_weights_op_order(const nbg_weights_op *o)
+{
+	return nbg_coef_order_name(o->order);
+}
+
+const uint8_t *nbg_weights_op_codes(const nbg_weights_op *o, size_t *count)
+{
+	if (count)
+		*count = o->codes ? (size_t)o->shape[0] * o->shape[1] * o->shape[2] * o->shape[3]
+				  : 0;
+	return o->codes;
+}
+
+/* Computed when asked (the reports), not while decoding. */
+void nbg_weights_op_stats(const nbg_weights_op *o, uint32_t *min, uint32_t *max,
+			  uint64_t *zero_points)
+{
+	uint8_t lo = 255, hi = 0, zp = (uint8_t)o->zero_point;
+	uint64_t zeros = 0, n = 0;
+
+	if (o->status == NBG_WEIGHTS_DECODED)
+		n = (uint64_t)o->shape[0] * o->shape[1] * o->shape[2] * o->shape[3];
+	else
+		lo = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		uint8_t c = o->codes[i];
+		lo = c < lo ? c : lo;
+		hi = c > hi ? c : hi;
+		zeros += c == zp;
+	}
+	if (min)
+		*min = lo;
+	if (max)
+		*max = hi;
+	if (zero_points)
+		*zero_points = zeros;
+}

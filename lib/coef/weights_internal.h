@@ -1,0 +1,49 @@
+/*
+ * weights_internal.h - the layout of a decoded weights result
+ * (nbg_weights), shared by the decoder (weights.c), its JSON and text
+ * writers and the ledger it refines.  Private to libnbg.
+ */
+#ifndef NBG_WEIGHTS_INTERNAL_H
+#define NBG_WEIGHTS_INTERNAL_H
+
+#include "common/internal.h"
+#include "nbg/weights.h"
+
+struct nbg_weights_op {
+	size_t index, operation;
+	uint32_t command, layer_id, type;
+	nbg_weights_status status;
+	const char *reason_id;   /* static; "" when decoded */
+	char reason[200];
+	uint64_t bit;
+	uint64_t stream_offset, stream_size;
+	nbg_weights_format format;
+	unsigned order;
+	uint32_t cores, data_type;
+	uint32_t shape[4];       /* out, z, ky, kx */
+	int32_t zero_point, in_zero_point;
+	uint8_t *codes;
+	int32_t *bias_stored, *bias;
+	float *scale;
+};
+
+/* Bytes the decoded streams explain, merged, in file order. */
+typedef struct nbg_weights_span {
+	uint64_t offset, size;
+	size_t operation;        /* the OPERATIONS record of the first stream in it */
+} nbg_weights_span;
+
+struct nbg_weights {
+	size_t count;
+	nbg_weights_op *ops;
+	size_t status_counts[NBG_WEIGHTS_STATUS_COUNT];
+	size_t span_count;
+	nbg_weights_span *spans;
+	uint64_t explained;
+};
+
+/* Bytes of the coefficient data kernel patches point into (COEF_DATA; v1:
+ * the LCD), 0 when the file has none. */
+NBG_INTERNAL uint64_t nbg_weights_coefficient_bytes(const nbg_graph *g);
+
+#endif

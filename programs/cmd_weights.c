@@ -1,0 +1,341 @@
+/*
+ * cmd_weights.c - `nbg weights FILE [--out DIR] [--json] [--op N] [--float]`:
+ * the weights and biases of every NN-engine operation, decoded from its
+ * kernel stream (doc/weights.md).  Without --out a table (or, with --json,
+ * the "weights" document); with --out DIR, per decoded operation N:
+ *   opN_weights.npy        the stored codes, shape [out, z, ky, kx], uint8
+ *   opN_bias.npy           int32, the bias with the zero-point correction undone
+ *   opN_scale.npy          float32 per channel, where the stream carries one
+ *   opN_weights_float.npy  with --float, float32 (q - zp) x scale, where a
+ *                          scale is known
+ * and DIR/weights.json: the document with each operation's files.  Every file
+ * is written whole or not at all by the one output writer (cli_out.c, the OUT
+ * rules of doc/security.md): never through a device, FIFO or directory.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "cli_opts.h"
+#include "cli_out.h"
+#include "nbg/tensor.h"
+#include "nbg/weights.h"
+
+typedef struct weights_args {
+	cli_weights_opts o;
+	const char *file;
+} weights_args;
+
+/* The options from the table (cli_table.c); 0, or the usage exit code. */
+static int parse_args(int argc, char **argv, weights_args *a)
+{
+	const char **files = calloc((size_t)argc + 1, sizeof(*files));
+	int n = 0, rc = 0;
+
+	memset(a, 0, sizeof(*a));
+	if (!files) {
+		fprintf(stderr, "nbg weights: out of memory\n");
+		return NBG_EXIT_IO;
+	}
+	if (cli_parse_command("weights", argc, argv, &a->o, files, &n) != 0)
+		rc = NBG_EXIT_USAGE;
+	else if (n != 1)
+		rc = n ? cli_usage("weights", "one file at a time; also got '%s'", nbg_esc(files[1]))
+		       : cli_usage("weights", "no FILE given (- reads standard input)");
+	else if (a->o.dequantize && !a->o.out)
+		rc = cli_usage("weights", "--float writes files: give --out DIR");
+	a->file = n ? files[0] : NULL;
+	free(files);
+	return rc;
+}
+
+/* ------------------------------------------------------------- files */
+
+/* data[0..n) as the file `path`, through the one output writer. */
+static int write_file(const char *path, const void *data, size_t n)
+{
+	cli_out o;
+	int rc = cli_out_open(&o, "weights", path, 0);
+
+	if (rc)
+		return rc;
+	cli_out_write(&o, data, n);
+	rc = cli_out_commit(&o);
+	cli_out_free(&o);
+	return rc;
+}
+
+static int write_npy(const char *dir, const char *name, const char *descr, const uint64_t *shape,
+		     uint32_t ndim, const void *data, size_t size)
+{
+	char path[4096];
+	uint8_t *npy = NULL;
+	size_t n = 0;
+	nbg_error e;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path)) {
+		fprintf(stderr, "nbg weights: the path under %s is too long\n", nbg_esc(dir));
+		return NBG_EXIT_IO;
+	}
+	if (nbg_npy_encode(descr, shape, ndim, data, size, &npy, &n, &e) != NBG_OK) {
+		fprintf(stderr, "nbg weights: %s: %s\n", nbg_code_name(e.code), nbg_esc_msg(e.message));
+		return nbg_code_exit(e.code);
+	}
+	int rc = write_file(path, npy, n);
+	free(npy);
+	if (rc)
+		return rc;
+	printf("wrote %s (%zu bytes)\n", nbg_esc(path), n);
+	return 0;
+}
+
+/* n 32-bit values as little-endian bytes (the .npy data of "<i4", "<f4"). */
+static uint8_t *le32_bytes(const void *v, size_t n)
+{
+	uint8_t *b = malloc(n * 4 + 1);
+
+	for (size_t i = 0; b && i < n; i++) {
+		const uint8_t *p = (const uint8_t *)v + 4 * i;
+		uint32_t x;
+		memcpy(&x, p, 4);
+		for (int k = 0; k < 4; k++)
+			b[4 * i + k] = (uint8_t)(x >> (8 * k));
+	}
+	return b;
+}
+
+/* (q - zp) x scale[channel] as float32 little-endian bytes. */
+static uint8_t *dequantized(const nbg_weights_op *o)
+{
+	size_t n;
+	const uint8_t *q = nbg_weights_op_codes(o, &n);
+	const uint32_t *sh = nbg_weights_op_shape(o);
+	const float *scale = nbg_weights_op_scale(o);
+	size_t per = n / sh[0];
+	float *f = malloc(n * sizeof(float) + 1);
+	uint8_t *b;
+
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		f[i] = (float)(q[i] - nbg_weights_op_zero_point(o)) * scale[i / per];
+	b = le32_bytes(f, n);
+	free(f);
+	return b;
+}
+
+/* The files of one decoded operation; their names go into `files`. */
+static int write_op(const char *dir, const nbg_weights_op *o, int dequantize, json_t *files)
+{
+	const uint32_t *sh = nbg_weights_op_shape(o);
+	uint64_t shape[4] = { sh[0], sh[1], sh[2], sh[3] };
+	size_t n, op = nbg_weights_op_operation(o);
+	const uint8_t *codes = nbg_weights_op_codes(o, &n);
+	char name[64];
+	int rc;
+
+	snprintf(name, sizeof(name), "op%zu_weights.npy", op);
+	if ((rc = write_npy(dir, name, "|u1", shape, 4, codes, n)))
+		return rc;
+	json_object_set_new(files, "weights", json_string(name));
+	struct {
+		const char *key, *descr;
+		const void *v;
+		int dequantize;
+	} arrays[3] = { { "bias", "<i4", nbg_weights_op_bias(o), 0 },
+			{ "scale", "<f4", nbg_weights_op_scale(o), 0 },
+			{ "weights_float", "<f4", dequantize ? nbg_weights_op_scale(o) : NULL, 1 } };
+	for (int i = 0; i < 3; i++) {
+		uint8_t *b;
+		json_object_set_new(files, arrays[i].key, json_null());
+		if (!arrays[i].v)
+			continue;
+		b = arrays[i].dequantize ? dequantized(o) : le32_bytes(arrays[i].v, sh[0]);
+		if (!b) {
+			fprintf(stderr, "nbg weights: out of memory\n");
+			return NBG_EXIT_IO;
+		}
+		snprintf(name, sizeof(name), "op%zu_%s.npy", op, arrays[i].key);
+		/* [out, z, ky, kx] for the weights, [out] for the rest */
+		rc = write_npy(dir, name, arrays[i].descr, shape, arrays[i].dequantize ? 4 : 1, b,
+			       arrays[i].dequantize ? n * 4 : sh[0] * 4u);
+		free(b);
+		if (rc)
+			return rc;
+		json_object_set_new(files, arrays[i].key, json_string(name));
+	}
+	if (dequantize && !nbg_weights_op_scale(o))
+		printf("op %zu: no float weights: the stream carries no scale and the file holds "
+		       "no quantization record for its weights\n", op);
+	return 0;
+}
+
+static int ensure_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "nbg weights: cannot create the directory %s: %s\n", nbg_esc(dir),
+			strerror(errno));
+		return NBG_EXIT_IO;
+	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "nbg weights: %s is not a directory\n", nbg_esc(dir));
+		return NBG_EXIT_IO;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------- documents */
+
+/* The library's document, with the path, restricted to the selected
+ * operation when --op was given; NULL when memory runs out. */
+static json_t *document(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
+			const nbg_weights *w, const weights_args *a)
+{
+	char *s = nbg_weights_json(m, g, c, w);
+	json_t *doc = s ? json_loads(s, 0, NULL) : NULL, *root = json_object(), *ops;
+
+	free(s);
+	if (!doc || !root) {
+		json_decref(doc);
+		json_decref(root);
+		return NULL;
+	}
+	json_object_set_new(root, "nbgkit_version", json_string(nbg_version_string()));
+	/* a name that is not UTF-8 goes in escaped (ls -b rules) */
+	json_t *path = json_string(a->file);
+	if (!path) {
+		char *e = nbg_text_escape(a->file, SIZE_MAX);
+		path = e ? json_string(e) : json_null();
+		free(e);
+	}
+	json_object_set_new(root, "path", path);
+	json_object_update(root, doc);
+	json_decref(doc);
+	ops = json_object_get(json_object_get(root, "weights"), "operations");
+	for (size_t i = json_array_size(ops); a->o.op.set && i-- > 0;)
+		if (json_integer_value(json_object_get(json_array_get(ops, i), "operation")) !=
+		    (json_int_t)a->o.op.value)
+			json_array_remove(ops, i);
+	return root;
+}
+
+static int write_out(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
+		     const nbg_weights *w, const weights_args *a)
+{
+	json_t *doc = document(m, g, c, w, a), *ops;
+	char *text, path[4096];
+	int rc = ensure_dir(a->o.out);
+
+	if (!doc) {
+		fprintf(stderr, "nbg weights: out of memory\n");
+		return NBG_EXIT_IO;
+	}
+	ops = json_object_get(json_object_get(doc, "weights"), "operations");
+	for (size_t i = 0, k = 0; !rc && i < nbg_weights_count(w); i++) {
+		const nbg_weights_op *o = nbg_weights_at(w, i);
+		if (a->o.op.set && nbg_weights_op_operation(o) != a->o.op.value)
+			continue;
+		json_t *files = json_object();
+		if (nbg_weights_op_status(o) == NBG_WEIGHTS_DECODED)
+			rc = write_op(a->o.out, o, a->o.dequantize, files);
+		json_object_set_new(json_array_get(ops, k++), "files", files);
+	}
+	text = rc ? NULL : json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(doc);
+	if (rc)
+		return rc;
+	snprintf(path, sizeof(path), "%s/weights.json", a->o.out);
+	if (!text) {
+		fprintf(stderr, "nbg weights: out of memory\n");
+		return NBG_EXIT_IO;
+	}
+	if ((rc = write_file(path, text, strlen(text))) != 0) {
+		free(text);
+		return rc;
+	}
+	printf("wrote %s\n", nbg_esc(path));
+	free(text);
+	return 0;
+}
+
+static int report(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
+		  const nbg_weights *w, const weights_args *a)
+{
+	if (a->o.json) {
+		json_t *doc = document(m, g, c, w, a);
+		if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
+			json_decref(doc);
+			return NBG_EXIT_IO;
+		}
+		json_decref(doc);
+		putchar('\n');
+		return 0;
+	}
+	printf("NBG file: %s\n", nbg_esc(a->file));
+	if (!a->o.op.set) {
+		nbg_text_weights(stdout, m, g, c, w);
+		return 0;
+	}
+	for (size_t i = 0; i < nbg_weights_count(w); i++)
+		if (nbg_weights_op_operation(nbg_weights_at(w, i)) == a->o.op.value)
+			nbg_text_weights_op(stdout, g, nbg_weights_at(w, i));
+	return 0;
+}
+
+/* The operation --op names; NULL (with a message) when there is none. */
+static const nbg_weights_op *selected(const nbg_weights *w, const weights_args *a)
+{
+	for (size_t i = 0; i < nbg_weights_count(w); i++)
+		if (nbg_weights_op_operation(nbg_weights_at(w, i)) == a->o.op.value)
+			return nbg_weights_at(w, i);
+	fprintf(stderr, "nbg weights: %s has no NN-engine operation %u; its NN-engine "
+			"operations are:", nbg_esc(a->file), a->o.op.value);
+	for (size_t i = 0; i < nbg_weights_count(w) && i < 64; i++)
+		fprintf(stderr, " %zu", nbg_weights_op_operation(nbg_weights_at(w, i)));
+	fprintf(stderr, "%s\n", nbg_weights_count(w) > 64 ? " ..." : nbg_weights_count(w) ? "" : " none");
+	return NULL;
+}
+
+int nbg_cmd_weights(int argc, char **argv)
+{
+	weights_args a;
+	nbg_loaded l;
+	nbg_graph *g = NULL;
+	nbg_commands *c = NULL;
+	nbg_weights *w = NULL;
+	const nbg_weights_op *one = NULL;
+	nbg_error err;
+	int rc = parse_args(argc, argv, &a);
+
+	if (rc)
+		return rc;
+	if ((rc = nbg_load(a.file, NULL, &l)) != NBG_EXIT_OK) {
+		nbg_print_error(a.file, &l);
+		nbg_loaded_free(&l);
+		return rc;
+	}
+	if (nbg_graph_decode(l.model, &g, &err) != NBG_OK ||
+	    nbg_commands_decode(l.model, g, &c, &err) != NBG_OK ||
+	    nbg_weights_decode(l.model, g, c, &w, &err) != NBG_OK) {
+		fprintf(stderr, "nbg weights: %s: %s\n", nbg_esc(a.file), nbg_esc_msg(err.message));
+		rc = nbg_code_exit(err.code);
+	} else if (a.o.op.set && !(one = selected(w, &a))) {
+		rc = NBG_EXIT_USAGE;
+	} else {
+		rc = a.o.out ? write_out(l.model, g, c, w, &a) : report(l.model, g, c, w, &a);
+		/* the one operation asked for was not decoded: a check failed */
+		if (!rc && one && nbg_weights_op_status(one) != NBG_WEIGHTS_DECODED)
+			rc = NBG_EXIT_INVALID;
+	}
+	nbg_weights_free(w);
+	nbg_commands_free(c);
+	nbg_graph_free(g);
+	nbg_loaded_free(&l);
+	return rc;
+}

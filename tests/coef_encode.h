@@ -1,0 +1,63 @@
+/*
+ * coef_encode.h - an encoder for kernel streams, written for the tests and
+ * the fuzz seeds from Mesa etnaviv's encoders (etnaviv_ml_nn_v7.c:
+ * write_core_sequential, write_core_interleaved, write_core_6,
+ * wb_stream_write; etnaviv_ml_nn_v8.c: encode_byte, huffman_code,
+ * emit_pair, encoder_flush, encode_superblock, fill_weights, fill_biases)
+ * and the vendor extensions doc/weights.md describes (ZRL runs).  It goes
+ * the other way from the library's decoder, loop for loop as the encoders
+ * do, so a test compares two independent directions.
+ */
+#ifndef NBG_TEST_COEF_ENCODE_H
+#define NBG_TEST_COEF_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Stream formats and writer orders, as the library names them. */
+enum { CE_V7 = 1, CE_V8A = 2, CE_V8B = 3 };
+enum { CE_INTERLEAVED = 2, CE_SEQUENTIAL = 3, CE_SIX = 4 };
+
+/* A layer: its kernels and what the command says about them. */
+typedef struct ce_layer {
+	uint32_t out, kz, ky, kx;  /* kz 1 for a depthwise layer */
+	uint8_t zp;
+	int32_t in_zp;
+	const uint8_t *w;          /* [out][kz][ky][kx] */
+	const int32_t *bias;       /* the true bias per channel */
+	const float *scale;        /* v8a per-channel floats, or NULL */
+	uint32_t cores;
+	uint32_t superblocks;      /* passes (kernels_per_core follows, as in Mesa) */
+	int depthwise;
+	uint32_t plane;            /* output plane: the offset word is channel x plane */
+	uint32_t seed;             /* v7/v8b: the channels' order over the cores */
+} ce_layer;
+
+typedef struct ce_opts {
+	int format;                /* CE_V7, CE_V8A, CE_V8B */
+	unsigned order;            /* v7, v8b: a writer */
+	unsigned zrl_bits;         /* v7 */
+	int zrl;                   /* v8: runs of zeros with a run-length table */
+	uint8_t avg_bias;          /* v8 */
+	int precode;               /* v8 */
+	uint32_t map_seed;         /* v8: which symbol gets which bit length */
+} ce_opts;
+
+/* kernels_per_core of the command for l (Mesa's create_nn_config). */
+uint32_t ce_superblock(const ce_layer *l);
+
+/* The stream (what a coefficient-table entry holds), malloc'd. */
+uint8_t *ce_encode(const ce_layer *l, const ce_opts *o, size_t *size);
+
+/* The stored bias of channel c in format f: v7 and v8b subtract
+ * sum((w - zp) * in_zp), v8a adds sum((w - zp) * (128 - in_zp)). */
+int32_t ce_stored_bias(const ce_layer *l, int format, uint32_t c);
+
+/* The fixture's v2 file (tests/fixture.h) with its NN command describing l,
+ * its kernel patch naming COEF_DATA_TABLE entry 1 and that entry holding
+ * the stream, 64 bytes of 0xEE after it; the header's target word set to
+ * `target`.  malloc'd. */
+uint8_t *ce_nbg_file(const ce_layer *l, const uint8_t *stream, size_t n, uint32_t target,
+		     size_t *size);
+
+#endif
