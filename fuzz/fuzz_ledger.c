@@ -81,7 +81,7 @@ static void check_reemit(const nbg_ledger *l, const uint8_t *data, size_t size)
 
 	FZ_CHECK(nbg_reemit_check(l, data, size, &err) == NBG_OK);
 	out_reset();
-	FZ_CHECK(nbg_reemit_write(l, data, size, out_fd, &err) == NBG_OK);
+	FZ_CHECK(nbg_reemit_write(l, data, size, out_fd, 0, &err) == NBG_OK);
 	FZ_CHECK(out_size() == size);
 	back = malloc(size ? size : 1);
 	FZ_CHECK(back != NULL);
@@ -101,7 +101,7 @@ static void check_reemit(const nbg_ledger *l, const uint8_t *data, size_t size)
 			 NBG_E_SEMANTIC_CHANGE_REFUSED);
 		FZ_CHECK(nbg_ledger_owner_of(l, at) != NULL);
 		out_reset();
-		FZ_CHECK(nbg_reemit_write(l, changed, size, out_fd, &err) ==
+		FZ_CHECK(nbg_reemit_write(l, changed, size, out_fd, 0, &err) ==
 			 NBG_E_SEMANTIC_CHANGE_REFUSED);
 		FZ_CHECK(out_size() == 0);
 		FZ_CHECK(nbg_reemit_check(l, data, size - 1, &err) ==

@@ -28,7 +28,7 @@ cd "$(dirname "$0")/.."
 
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-all="parse report_json report_text ledger ledger_doc graph diff commands coef memory escape"
+all="parse report_json report_text ledger ledger_doc graph diff commands coef memory escape tensor sample manifest corpus_part"
 harnesses=${*:-$all}
 for h in $harnesses; do
 	case " $all " in
@@ -75,6 +75,9 @@ for h in $harnesses; do
 	mkdir -p "$work" "$out/crashes/$h" fuzz/regressions/"$h" fuzz/corpus/"$h"
 	case $h in
 	ledger_doc) seeds="$out/seeds-json $out/seeds" dict=fuzz/ledger_doc.dict ;;
+	# not NBG files: their seeds are the committed corpus alone
+	# (fuzz/mkseeds_inputs.py wrote the first ones)
+	tensor|sample|manifest|corpus_part) seeds= dict=fuzz/$h.dict ;;
 	*) seeds=$out/seeds dict=fuzz/nbg.dict ;;
 	esac
 	log=$out/logs/$h.log

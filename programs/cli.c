@@ -13,16 +13,13 @@
 
 #include "cli.h"
 
-/* A byte count from the environment: digits with an optional K/M/G/T
- * suffix (powers of 1024), or "none" for no limit; 0 when unset or bad
- * (the library's default then applies). */
-/* The byte count v states: digits with an optional K, M, G or T suffix, or
- * "none" (no limit, UINT64_MAX); -1 for anything else. */
-static int parse_limit(const char *v, uint64_t *out)
+int nbg_size_parse(const char *v, uint64_t *out)
 {
 	char *end;
 	unsigned long long n;
 
+	if (!v || !*v)
+		return -1;
 	if (!strcmp(v, "none")) {
 		*out = UINT64_MAX;
 		return 0;
@@ -42,12 +39,14 @@ static int parse_limit(const char *v, uint64_t *out)
 	return 0;
 }
 
+/* A byte count from the environment (nbg_size_parse); 0 when unset or bad
+ * (the library's default then applies; nbg_env_limits_check refused a bad
+ * one before any command ran). */
 uint64_t nbg_env_limit(const char *name)
 {
-	const char *v = getenv(name);
-	uint64_t n;
+	uint64_t v;
 
-	return v && *v && parse_limit(v, &n) == 0 ? n : 0;
+	return nbg_size_parse(getenv(name), &v) == 0 ? v : 0;
 }
 
 /* The environment variables that set limits (doc/security.md). */
@@ -59,7 +58,7 @@ int nbg_env_limits_check(void)
 	for (size_t i = 0; i < sizeof(limit_vars) / sizeof(limit_vars[0]); i++) {
 		const char *v = getenv(limit_vars[i]);
 		uint64_t n;
-		if (v && *v && parse_limit(v, &n) != 0) {
+		if (v && *v && nbg_size_parse(v, &n) != 0) {
 			fprintf(stderr, "nbg: %s='%s' is not a byte count: give digits with an "
 					"optional K, M, G or T suffix (1G), or none\n",
 				limit_vars[i], nbg_esc(v));

@@ -54,13 +54,12 @@ const char *nbg_esc(const char *path);
  * would change are backslashes (a library message, whose paths are escaped
  * already), else escaped whole; valid until eight more nbg_esc calls. */
 const char *nbg_esc_msg(const char *msg);
-/* A hidden temporary name beside `path` (malloc'd): ".NAME.TAG.XXXXXX" in
- * the same directory, NAME cut so the whole fits NAME_MAX (cli_temp.c),
- * to be created with nbg_temp_create (nbg/nbg.h). */
-char *nbg_temp_beside(const char *path, const char *tag);
 /* 1 when the file `path` was mapped into m and shrank since (results from
  * it must be dropped). */
 int nbg_input_shrank(const char *path, const nbg_mapping *m);
+/* A byte count: digits with an optional K, M, G or T suffix (powers of
+ * 1024), or "none" (UINT64_MAX).  0 with *out set, or -1. */
+int nbg_size_parse(const char *v, uint64_t *out);
 /* A byte-count limit from the environment variable `name` (0: unset). */
 uint64_t nbg_env_limit(const char *name);
 /* 0 when every limit variable that is set holds a byte count; else -1

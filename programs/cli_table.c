@@ -189,7 +189,9 @@ static const cli_command commands[] = {
 	    CLI_OPT_LEGACY("--float32-outputs", NULL, "ask the runtime for float32 outputs"),
 	    CLI_OPT_LEGACY("--input-kind", "N", "the NNSDK input descriptor kind"),
 	    CLI_OPT_LEGACY("--no-isolate", NULL, "call the vendor library in this process"),
-	    CLI_OPT_LEGACY("--sample", "sample.txt", "read inputs, goldens and outputs from vpm_run's file") } },
+	    CLI_OPT_LEGACY("--sample", "sample.txt", "read inputs, goldens and outputs from vpm_run's file"),
+	    CLI_OPT_LEGACY("--max-output", "SIZE", "most bytes the run may write (default 1G; K M G T, none)"),
+	    CLI_OPT_LEGACY("--max-memory", "SIZE", "most bytes of tensors it may hold (default 2G; none)") } },
 	{ "tensor", "FILE", "convert tensors with a model's I/O record",
 	  "Converts between NumPy .npy, vpm_run's .tensor text and raw bytes with one of the "
 	  "model's input or output records: .npy or text to the exact bytes the record needs "

@@ -108,10 +108,11 @@ static int parse_args(int argc, char **argv, opts *o)
 		return usage(o->merge ? "--merge needs at least one part" : "no PATH given", NULL);
 	if (o->merge && (o->records || o->manifest || o->jobs || o->follow))
 		return usage("--merge combines parts; it takes only --json and --quiet", NULL);
-	if (o->json && o->records && !strcmp(o->records, "-"))
-		return usage("--json and --records - both want standard output", NULL);
-	if (o->records && o->manifest && !strcmp(o->records, o->manifest))
-		return usage("--records and --write-manifest name the same file", o->records);
+	/* "-", /dev/stdout, /dev/fd/1 or the file standard output goes to */
+	if (o->json && o->records && cli_out_is_stdout(o->records))
+		return usage("--json and --records both want standard output:", o->records);
+	if (o->json && o->manifest && cli_out_is_stdout(o->manifest))
+		return usage("--json and --write-manifest both want standard output:", o->manifest);
 	return NBG_EXIT_OK;
 }
 
@@ -169,7 +170,11 @@ static int cmd_merge(const opts *o)
 		if (nbg_corpus_from_json(text, len, o->paths[i], &part, &err) != NBG_OK) {
 			corpus_warn("%s: %s", nbg_code_name(err.code), err.message);
 			rc = nbg_code_exit(err.code);
-		} else if (nbg_corpus_merge(all, part) != NBG_OK) {
+		} else if ((e = nbg_corpus_merge(all, part)) == NBG_E_CORPUS_PART) {
+			corpus_warn("%s: %s: counts do not add up: with the parts before it a count "
+				    "passes 2^64-1", nbg_code_name(NBG_E_CORPUS_PART), o->paths[i]);
+			rc = nbg_code_exit(NBG_E_CORPUS_PART);
+		} else if (e != NBG_OK) {
 			corpus_warn("out of memory merging %s", o->paths[i]);
 			rc = NBG_EXIT_IO;
 		}
@@ -182,34 +187,74 @@ static int cmd_merge(const opts *o)
 	return rc;
 }
 
+/* The records and manifest files, staged; the same file twice (by device
+ * and inode, as cp compares: "x" and "./x", a link and its file, standard
+ * output twice) is refused before anything is measured. */
+static int open_outputs(const opts *o, cli_out *records, cli_out *manifest)
+{
+	int rc = 0;
+
+	if (o->records)
+		rc = cli_out_open(records, "corpus", o->records, CLI_OUT_STDOUT);
+	if (!rc && o->manifest)
+		rc = cli_out_open(manifest, "corpus", o->manifest, CLI_OUT_STDOUT);
+	if (!rc && o->records && o->manifest && cli_out_same(records, manifest))
+		rc = usage("--records and --write-manifest name the same file:", o->manifest);
+	return rc;
+}
+
+/* The outputs renamed into place together when the run succeeded (and, when
+ * a write to one failed, the failure reported and both removed); removed
+ * otherwise. */
+static int close_outputs(int rc, cli_out *records, cli_out *manifest)
+{
+	cli_out *outs[2];
+	size_t n = 0;
+
+	if (records->name)
+		outs[n++] = records;
+	if (manifest->name)
+		outs[n++] = manifest;
+	if (rc == NBG_EXIT_OK || records->err || manifest->err)
+		rc = worst(rc, cli_out_commit_all(outs, n));
+	cli_out_free(records);
+	cli_out_free(manifest);
+	return rc;
+}
+
 static int cmd_run(const opts *o)
 {
 	corpus_list list;
-	corpus_out records, manifest;
+	cli_out records, manifest;
 	nbg_corpus *agg = nbg_corpus_new();
-	int rc = NBG_EXIT_OK, to_stdout = o->records && !strcmp(o->records, "-");
+	int rc, to_stdout;
 
 	memset(&list, 0, sizeof(list));
 	memset(&records, 0, sizeof(records));
 	memset(&manifest, 0, sizeof(manifest));
+	records.fd = manifest.fd = -1;
+	records.slot = manifest.slot = -1;
 	if (!agg) {
 		corpus_warn("out of memory");
 		return NBG_EXIT_IO;
 	}
+	if ((rc = open_outputs(o, &records, &manifest)) != 0) {
+		cli_out_free(&records);
+		cli_out_free(&manifest);
+		nbg_corpus_free(agg);
+		return rc;
+	}
+	/* an output on standard output sends the text report to stderr */
+	to_stdout = records.to_stdout || manifest.to_stdout;
 	corpus_walk w = { &list, agg, o->follow, o->quiet };
 	for (int i = 0; i < o->npaths; i++)
 		corpus_walk_path(&w, o->paths[i]);
-	if ((o->records && corpus_out_open(&records, o->records)) ||
-	    (o->manifest && corpus_out_open(&manifest, o->manifest)))
-		rc = NBG_EXIT_IO;
-	if (rc == NBG_EXIT_OK) {
-		corpus_run run = { &list, o->jobs ? o->jobs : default_jobs(), o->quiet,
-				   !o->quiet && isatty(STDERR_FILENO), o->records ? &records : NULL,
-				   o->manifest ? &manifest : NULL, agg };
-		rc = corpus_run_files(&run);
-	}
-	rc = worst(rc, corpus_out_close(&records, rc == NBG_EXIT_OK));
-	rc = worst(rc, corpus_out_close(&manifest, rc == NBG_EXIT_OK));
+	corpus_run run = { &list, o->jobs ? o->jobs : default_jobs(), o->quiet,
+			   !o->quiet && isatty(STDERR_FILENO), o->records ? &records : NULL,
+			   o->manifest ? &manifest : NULL, agg, nbg_env_limit("NBG_MAX_FILE_SIZE"),
+			   nbg_env_limit("NBG_MAX_UNDESCRIBED") };
+	rc = corpus_run_files(&run);
+	rc = close_outputs(rc, &records, &manifest);
 	if (rc == NBG_EXIT_OK)
 		rc = worst(report(agg, o->json, to_stdout ? stderr : stdout), nbg_corpus_exit(agg));
 	corpus_list_free(&list);

@@ -6,74 +6,26 @@
  * file, or drawn as SVG by Graphviz's `dot` program when it is installed
  * (Debian package graphviz; nbgkit does not need it to build).
  *
- * Output files appear whole or not at all: everything is written to a hidden
- * file beside the target, which is renamed over it only when complete.  OUT
- * follows the rules of doc/security.md (nbg_output_target): a device, FIFO
- * or directory is refused, a link to a regular file is written through; the
- * temporaries fit NAME_MAX and are removed when a signal ends the process.
- * "-" as OUT is standard output.
+ * OUT is written through the one output writer (cli_out.c, the rules of
+ * doc/security.md): whole or not at all, its mode and owner kept, a device,
+ * FIFO or directory refused, a link to a regular file written through; "-"
+ * is standard output.  For --svg, Graphviz draws into OUT's temporary from
+ * a DOT document in a scratch file beside it; both are removed when a
+ * signal ends the process.
  */
 #include <errno.h>
-#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_out.h"
 #include "cmd_graph.h"
 #include "nbg/commands.h"
 
 extern char **environ;
-
-/* The temporaries' registrations for removal if a signal ends the process
- * (until the command ends: by then each temporary is renamed or removed). */
-static int temp_slots[4], temp_count;
-
-static int temp_create(char *tmp)
-{
-	int slot, fd = nbg_temp_create(tmp, &slot);
-
-	if (fd >= 0 && temp_count < 4)
-		temp_slots[temp_count++] = slot;
-	return fd;
-}
-
-/* Writes the DOT document to a new temporary file beside `target`; returns
- * its name (malloc'd) or NULL with errno set. */
-static char *write_dot_temp(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
-			    const char *title, const char *target)
-{
-	char *tmp = nbg_temp_beside(target, "dot");
-	int fd, e;
-	FILE *f;
-
-	if (!tmp)
-		return NULL;
-	fd = temp_create(tmp);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		e = errno;
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		free(tmp);
-		errno = e;
-		return NULL;
-	}
-	e = nbg_commands_dot(f, m, g, c, title) != 0 ? EIO : 0;
-	if (fclose(f) != 0 && !e)
-		e = errno ? errno : EIO;
-	if (e) {
-		unlink(tmp);
-		free(tmp);
-		errno = e;
-		return NULL;
-	}
-	return tmp;
-}
 
 /* The `dot` program on PATH, or NULL. */
 static char *find_dot(void)
@@ -116,97 +68,70 @@ static int run_dot(const char *dot, const char *in, const char *out)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
-/* `--svg -`: dot draws onto our standard output; the DOT document waits in
- * a temporary file under $TMPDIR (the working directory may be read-only). */
-static int svg_stdout(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
-		      const char *title, const char *dot)
+/* The DOT document in a scratch file beside `beside` for Graphviz to read
+ * (registered with the signal guards); 0, or -1 with errno. */
+static int dot_scratch(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
+		       const char *title, const char *beside, char **name, int *slot)
 {
-	const char *tmpdir = getenv("TMPDIR");
-	char beside[4096], *in;
-	int x = NBG_EXIT_IO;
+	int fd = cli_scratch_create(beside, "dot", name, slot), e = 0;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 
-	snprintf(beside, sizeof(beside), "%s/nbg-graph", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	in = write_dot_temp(m, g, c, title, beside);
-	if (!in) {
-		fprintf(stderr, "nbg graph: cannot write a temporary file in %s: %s\n",
-			nbg_esc(tmpdir && *tmpdir ? tmpdir : "/tmp"), strerror(errno));
-		return NBG_EXIT_IO;
+	if (!f) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+	} else {
+		e = nbg_commands_dot(f, m, g, c, title) != 0 ? EIO : 0;
+		if (fclose(f) != 0 && !e)
+			e = errno ? errno : EIO;
 	}
-	if (fflush(stdout) != 0)
-		fprintf(stderr, "nbg graph: cannot write to standard output\n");
-	else if (run_dot(dot, in, NULL) != 0)
-		fprintf(stderr, "nbg graph: %s failed to draw the network; the DOT document "
-				"is still available with --dot\n", dot);
-	else
-		x = NBG_EXIT_OK;
-	unlink(in);
-	free(in);
-	return x;
+	if (e) {
+		cli_scratch_remove(*name, *slot);
+		*name = NULL;
+		errno = e;
+		return -1;
+	}
+	return 0;
 }
 
-static int svg_file(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
-		    const char *title, const char *out)
+/* `--svg OUT`: Graphviz's dot draws the DOT document into OUT's temporary
+ * (or onto standard output), which is then committed like any output. */
+static int svg_out(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
+		   const char *title, cli_out *o)
 {
-	char *dot = find_dot(), *in = NULL, *svg = NULL;
-	int x = NBG_EXIT_IO, fd;
+	const char *tmpdir = getenv("TMPDIR");
+	char beside[4096], *in = NULL, *dot = find_dot();
+	int slot = -1;
 
 	if (!dot) {
 		fprintf(stderr, "nbg graph: Graphviz's dot program is not installed (Debian: "
 				"apt-get install graphviz); use --dot %s.dot for the DOT "
 				"document, which any Graphviz viewer draws\n",
-			strcmp(out, "-") ? nbg_esc(out) : "OUT");
+			o->to_stdout ? "OUT" : nbg_esc(o->name));
+		cli_out_discard(o);
 		return NBG_EXIT_IO;
 	}
-	if (!strcmp(out, "-")) {
-		x = svg_stdout(m, g, c, title, dot);
+	/* for standard output the DOT document waits under $TMPDIR (the
+	 * working directory may be read-only), else beside OUT */
+	snprintf(beside, sizeof(beside), "%s/nbg-graph", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (dot_scratch(m, g, c, title, o->to_stdout ? beside : o->target, &in, &slot) != 0) {
+		fprintf(stderr, "nbg graph: cannot write a temporary file beside %s: %s\n",
+			nbg_esc(o->to_stdout ? beside : o->target), strerror(errno));
+		cli_out_discard(o);
 		free(dot);
-		return x;
+		return NBG_EXIT_IO;
 	}
-	in = write_dot_temp(m, g, c, title, out);
-	svg = nbg_temp_beside(out, "svg");
-	if (!in || !svg || (fd = temp_create(svg)) < 0) {
-		fprintf(stderr, "nbg graph: cannot write beside %s: %s\n", nbg_esc(out),
-			strerror(errno));
-		free(svg);
-		svg = NULL;
-		goto done;
-	}
-	close(fd);
-	if (run_dot(dot, in, svg) != 0) {
+	int x = run_dot(dot, in, o->to_stdout ? NULL : o->tmp);
+	cli_scratch_remove(in, slot);
+	if (x != 0) {
 		fprintf(stderr, "nbg graph: %s failed to draw the network; the DOT document "
 				"is still available with --dot\n", dot);
-	} else if (chmod(svg, 0644) != 0 || rename(svg, out) != 0) {
-		fprintf(stderr, "nbg graph: cannot write %s: %s\n", nbg_esc(out), strerror(errno));
-	} else {
-		x = NBG_EXIT_OK;
-		free(svg);
-		svg = NULL;
-	}
-done:
-	if (svg)
-		unlink(svg);
-	if (in)
-		unlink(in);
-	free(svg);
-	free(in);
-	free(dot);
-	return x;
-}
-
-static int dot_file(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
-		    const char *title, const char *out)
-{
-	char *tmp = write_dot_temp(m, g, c, title, out);
-
-	if (!tmp || chmod(tmp, 0644) != 0 || rename(tmp, out) != 0) {
-		fprintf(stderr, "nbg graph: cannot write %s: %s\n", nbg_esc(out), strerror(errno));
-		if (tmp)
-			unlink(tmp);
-		free(tmp);
+		cli_out_discard(o);
+		free(dot);
 		return NBG_EXIT_IO;
 	}
-	free(tmp);
-	return NBG_EXIT_OK;
+	free(dot);
+	return cli_out_commit(o);
 }
 
 static int draw(const nbg_model *m, const char *in, const char *title, const char *dot,
@@ -215,6 +140,7 @@ static int draw(const nbg_model *m, const char *in, const char *title, const cha
 	nbg_graph *g = NULL;
 	nbg_commands *c = NULL;
 	nbg_error err;
+	cli_out o;
 	int x;
 
 	if (nbg_graph_decode(m, &g, &err) != NBG_OK || nbg_commands_decode(m, g, &c, &err) != NBG_OK) {
@@ -222,17 +148,19 @@ static int draw(const nbg_model *m, const char *in, const char *title, const cha
 		nbg_graph_free(g);
 		return NBG_EXIT_IO;
 	}
-	if (dot && !strcmp(dot, "-"))
-		dot = NULL; /* standard output, as without --dot */
-	if (svg)
-		x = svg_file(m, g, c, title, svg);
-	else if (dot)
-		x = dot_file(m, g, c, title, dot);
-	else
-		x = nbg_commands_dot(stdout, m, g, c, title) == 0 && fflush(stdout) == 0
-			? NBG_EXIT_OK : NBG_EXIT_IO;
-	if (x == NBG_EXIT_IO && !svg && !dot)
-		fprintf(stderr, "nbg graph: cannot write the DOT document\n");
+	/* without --dot or --svg the DOT document goes to standard output */
+	x = cli_out_open(&o, "graph", svg ? svg : dot ? dot : "-", CLI_OUT_STDOUT);
+	if (x) {
+		/* refused: the reason is printed */
+	} else if (svg) {
+		x = svg_out(m, g, c, title, &o);
+	} else {
+		FILE *f = cli_out_stream(&o);
+		if (f && nbg_commands_dot(f, m, g, c, title) != 0 && !o.err)
+			o.err = EIO;
+		x = cli_out_commit(&o);
+	}
+	cli_out_free(&o);
 	nbg_commands_free(c);
 	nbg_graph_free(g);
 	return x;
@@ -266,26 +194,13 @@ int nbg_cmd_graph(int argc, char **argv)
 				"[--title TEXT]\n");
 		return NBG_EXIT_USAGE;
 	}
-	signal(SIGXFSZ, SIG_IGN);
-	/* OUT: a regular file, a new name or a link to a regular file (then
-	 * the file it names is replaced); anything else is refused as is. */
-	char *target = NULL;
-	nbg_error oerr;
-	if ((svg || dot) && nbg_output_target(svg ? svg : dot, &target, &oerr) != NBG_OK) {
-		fprintf(stderr, "nbg graph: %s\n", oerr.message);
-		return nbg_code_exit(oerr.code);
-	}
 	x = nbg_load(in, NULL, &ld);
 	if (x != NBG_EXIT_OK) {
 		nbg_print_error(in, &ld);
 	} else {
 		const char *base = strrchr(in, '/');
-		x = draw(ld.model, in, title ? title : base ? base + 1 : in, dot ? target : NULL,
-			 svg ? target : NULL);
+		x = draw(ld.model, in, title ? title : base ? base + 1 : in, dot, svg);
 	}
 	nbg_loaded_free(&ld);
-	for (int i = 0; i < temp_count; i++)
-		nbg_temp_unregister(temp_slots[i]);
-	free(target);
 	return x;
 }

@@ -3,13 +3,13 @@
  * ledger as a table or JSON, lossless re-emission from it, and its picture.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_out.h"
 #include "cmd_ledger.h"
 #include "nbg/ledger.h"
 #include "nbg/weights.h"
@@ -211,30 +211,69 @@ static int read_ledger_doc(const char *path, nbg_ledger **out)
 	return NBG_EXIT_OK;
 }
 
-/* The line of a re-emission that succeeded; with OUT "-" the file went to
- * standard output and the line goes to standard error. */
-static void print_reemitted(const char *in, const char *out, uint64_t bytes, size_t ranges,
+/* The line of a re-emission that succeeded; with OUT standard output the
+ * file went there and the line goes to standard error. */
+static void print_reemitted(const char *in, const cli_out *o, uint64_t bytes, size_t ranges,
 			    const uint8_t sha[32])
 {
 	char hex[65];
 
 	nbg_hex32(sha, hex);
-	fprintf(strcmp(out, "-") && strcmp(out, "/dev/stdout") ? stdout : stderr,
+	fprintf(o->to_stdout ? stderr : stdout,
 		"%s -> %s: %llu bytes from %zu ledger ranges, sha256 %s (identical)\n",
-		nbg_esc(in), strcmp(out, "-") ? nbg_esc(out) : "standard output",
+		nbg_esc(in), o->to_stdout ? "standard output" : nbg_esc(o->name),
 		(unsigned long long)bytes, ranges, hex);
+}
+
+/* OUT for a re-emission: the file is read back from the device unless it
+ * is standard output or --no-readback was given. */
+static int reemit_open(const char *out, int readback, cli_out *o, unsigned *flags)
+{
+	int x = cli_out_open(o, "reemit", out, CLI_OUT_STDOUT);
+
+	*flags = !x && readback && !o->to_stdout ? NBG_REEMIT_READBACK : 0;
+	return x;
+}
+
+/* After the re-emission: the output committed, or discarded when the input
+ * shrank (the bytes written were checked against zeros, not the file) or
+ * the re-emission failed. */
+static int reemit_end(const char *in, int shrank, nbg_code rc, const nbg_error *err, cli_out *o)
+{
+	int x = NBG_EXIT_OK;
+
+	if (shrank) {
+		fprintf(stderr, "nbg: %s shrank while it was being read (another process "
+				"truncated it): %s is not its re-emission\n", nbg_esc(in),
+			nbg_esc(o->name));
+		x = NBG_EXIT_IO;
+	} else if (rc == NBG_E_IO && o->to_stdout) {
+		fprintf(stderr, "nbg reemit: %s: cannot write to standard output: %s\n",
+			nbg_code_name(rc), err->message);
+		x = NBG_EXIT_IO;
+	} else if (rc != NBG_OK) {
+		print_ledger_error(in, err);
+		x = nbg_code_exit(rc);
+	}
+	if (x != NBG_EXIT_OK)
+		cli_out_discard(o);
+	else
+		x = cli_out_commit(o);
+	return x;
 }
 
 /* FILE re-emitted from its own ledger: parsed without SHA-256 (the
  * re-emission computes the one it needs while writing). */
-static int reemit_own(const char *in, const char *out, unsigned flags)
+static int reemit_own(const char *in, const char *out, int readback)
 {
 	nbg_parse_options po = { .size = sizeof(po),
 				 .flags = NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256 };
 	nbg_reemit_info info = { .size = sizeof(info) };
 	nbg_loaded ld;
 	nbg_error err;
-	nbg_code rc;
+	nbg_code rc = NBG_OK;
+	unsigned flags;
+	cli_out o;
 	int x = nbg_load(in, &po, &ld);
 
 	if (x != NBG_EXIT_OK) {
@@ -242,18 +281,12 @@ static int reemit_own(const char *in, const char *out, unsigned flags)
 		nbg_loaded_free(&ld);
 		return x;
 	}
-	rc = nbg_reemit_model(ld.model, out, flags, &info, &err);
-	if (nbg_input_shrank(in, &ld.map)) {
-		fprintf(stderr, "nbg: %s shrank while it was being read (another process "
-				"truncated it): %s is not its re-emission\n", nbg_esc(in),
-			nbg_esc(out));
-		x = NBG_EXIT_IO;
-	} else if (rc == NBG_OK) {
-		print_reemitted(in, out, info.bytes, info.ranges, info.sha256);
-		x = NBG_EXIT_OK;
-	} else {
-		print_ledger_error(in, &err);
-		x = nbg_code_exit(rc);
+	if ((x = reemit_open(out, readback, &o, &flags)) == NBG_EXIT_OK) {
+		rc = nbg_reemit_model(ld.model, o.fd, flags, &info, &err);
+		x = reemit_end(in, nbg_input_shrank(in, &ld.map), rc, &err, &o);
+		if (x == NBG_EXIT_OK)
+			print_reemitted(in, &o, info.bytes, info.ranges, info.sha256);
+		cli_out_free(&o);
 	}
 	nbg_loaded_free(&ld);
 	return x;
@@ -262,13 +295,13 @@ static int reemit_own(const char *in, const char *out, unsigned flags)
 /* FILE re-emitted after the check against the fingerprints of a ledger
  * document: FILE need not even parse, it only has to be byte for byte what
  * the ledger was taken from. */
-static int reemit_with(const char *in, const char *out, const char *ledger_doc,
-		       unsigned flags)
+static int reemit_with(const char *in, const char *out, const char *ledger_doc, int readback)
 {
 	nbg_mapping map;
 	nbg_ledger *l = NULL;
 	nbg_error err;
-	nbg_code rc;
+	unsigned flags;
+	cli_out o;
 	int x;
 
 	if ((x = read_ledger_doc(ledger_doc, &l)) != NBG_EXIT_OK)
@@ -278,20 +311,13 @@ static int reemit_with(const char *in, const char *out, const char *ledger_doc,
 		nbg_ledger_free(l);
 		return nbg_code_exit(err.code);
 	}
-	rc = nbg_reemit_file_flags(l, map.data, map.size, out, flags, &err);
-	if (nbg_input_shrank(in, &map)) {
-		/* The bytes written were checked against zeros, not the file. */
-		fprintf(stderr, "nbg: %s shrank while it was being read (another process "
-				"truncated it): %s is not its re-emission\n", nbg_esc(in),
-			nbg_esc(out));
-		x = NBG_EXIT_IO;
-	} else if (rc == NBG_OK) {
-		print_reemitted(in, out, nbg_ledger_file_size(l), nbg_ledger_range_count(l),
-				nbg_ledger_file_sha256(l));
-		x = NBG_EXIT_OK;
-	} else {
-		print_ledger_error(in, &err);
-		x = nbg_code_exit(rc);
+	if ((x = reemit_open(out, readback, &o, &flags)) == NBG_EXIT_OK) {
+		nbg_code rc = nbg_reemit_write(l, map.data, map.size, o.fd, flags, &err);
+		x = reemit_end(in, nbg_input_shrank(in, &map), rc, &err, &o);
+		if (x == NBG_EXIT_OK)
+			print_reemitted(in, &o, nbg_ledger_file_size(l), nbg_ledger_range_count(l),
+					nbg_ledger_file_sha256(l));
+		cli_out_free(&o);
 	}
 	nbg_ledger_free(l);
 	nbg_input_close(&map);
@@ -301,13 +327,13 @@ static int reemit_with(const char *in, const char *out, const char *ledger_doc,
 int nbg_cmd_reemit(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *ledger_doc = NULL;
-	unsigned flags = 0;
+	int readback = 1;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--ledger") && i + 1 < argc)
 			ledger_doc = argv[++i];
 		else if (!strcmp(argv[i], "--no-readback"))
-			flags |= NBG_REEMIT_NO_READBACK;
+			readback = 0;
 		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "nbg reemit: unknown option '%s'\n", nbg_esc(argv[i]));
 			return NBG_EXIT_USAGE;
@@ -324,15 +350,13 @@ int nbg_cmd_reemit(int argc, char **argv)
 		fprintf(stderr, "usage: nbg reemit FILE OUT [--ledger LEDGER.json] [--no-readback]\n");
 		return NBG_EXIT_USAGE;
 	}
-	if (!strcmp(out, "-") && isatty(STDOUT_FILENO)) {
+	if (cli_out_is_stdout(out) && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "nbg reemit: standard output is a terminal, and an NBG is binary: "
 				"redirect it (nbg reemit FILE - > OUT.nb) or name OUT\n");
 		return NBG_EXIT_USAGE;
 	}
-	/* A full disk or a file-size limit must end in a clean failure that
-	 * removes the temporary file, not in a signal that leaves it behind. */
-	signal(SIGXFSZ, SIG_IGN);
-	return ledger_doc ? reemit_with(in, out, ledger_doc, flags) : reemit_own(in, out, flags);
+	return ledger_doc ? reemit_with(in, out, ledger_doc, readback)
+			  : reemit_own(in, out, readback);
 }
 
 /* Where `nbg map` draws input `in`: `svg` itself, or inside the directory
@@ -361,26 +385,23 @@ static int map_one(const char *in, const char *out, const char *title)
 	const char *base = strrchr(in, '/');
 	nbg_loaded ld;
 	nbg_ledger *l;
-	nbg_error err;
-	nbg_code rc = NBG_OK;
+	cli_out o;
 	int x = load_ledger(in, &ld, &l);
 
 	if (!title)
 		title = base ? base + 1 : in;
-	if (x == NBG_EXIT_OK && !strcmp(out, "-")) {
+	if (x == NBG_EXIT_OK && (x = cli_out_open(&o, "map", out, CLI_OUT_STDOUT)) == NBG_EXIT_OK) {
 		char *doc = nbg_ledger_svg(l, title);
-		if (!doc || fputs(doc, stdout) < 0 || fflush(stdout) != 0) {
-			fprintf(stderr, "nbg map: %s\n", doc ? "cannot write to standard output"
-							    : "out of memory drawing the map");
+		if (!doc) {
+			fprintf(stderr, "nbg map: out of memory drawing the map\n");
+			cli_out_discard(&o);
 			x = NBG_EXIT_IO;
+		} else {
+			cli_out_write(&o, doc, strlen(doc));
+			x = cli_out_commit(&o);
 		}
 		free(doc);
-	} else if (x == NBG_EXIT_OK) {
-		rc = nbg_ledger_svg_file(l, title, out, &err);
-		if (rc != NBG_OK) {
-			print_ledger_error(in, &err);
-			x = nbg_code_exit(rc);
-		}
+		cli_out_free(&o);
 	}
 	nbg_ledger_free(l);
 	nbg_loaded_free(&ld);
@@ -448,7 +469,6 @@ int nbg_cmd_map(int argc, char **argv)
 		}
 	if (map_targets_clash(targets, n))
 		goto done;
-	signal(SIGXFSZ, SIG_IGN);
 	x = NBG_EXIT_OK;
 	for (int i = 0; i < n; i++)
 		x = nbg_exit_worst(x, map_one(in[i], targets[i], title));

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_out.h"
 #include "cmd_run.h"
 #include "nbg/runtime.h"
 #include "nbg/session.h"
@@ -131,15 +132,21 @@ typedef struct run_args {
 	const char *sample;      /* --sample FILE */
 	char **out_names;        /* raw output file names ([output] of sample.txt) */
 	size_t out_name_count;
+	uint64_t max_output;     /* --max-output: bytes the run may write */
+	uint64_t max_memory;     /* --max-memory: bytes it may hold for tensors */
 } run_args;
 
-/* A file written under a temporary name beside the file it replaces. */
+/* What a run may write and hold unless --max-output / --max-memory say
+ * otherwise (doc/runtime.md, "nbg run"): far above any model seen, far
+ * below what a declared size can claim (an output record may declare 4 GiB). */
+#define RUN_MAX_OUTPUT ((uint64_t)1 << 30)
+#define RUN_MAX_MEMORY ((uint64_t)2 << 30)
+
+/* An output file, staged through the one output writer (cli_out.c) and
+ * renamed with the others once the run succeeded. */
 typedef struct staged_file {
 	char final[NBG_RT_PATH_MAX]; /* DIR/NAME, as reported */
-	char *target; /* the file to replace: final, or the file a link there names */
-	char *tmp;    /* the temporary while it exists, else NULL */
-	int slot;     /* its registration for removal on a signal */
-	int renamed;  /* target is ours now */
+	cli_out out;
 } staged_file;
 
 static const char run_usage[] =
@@ -148,6 +155,7 @@ static const char run_usage[] =
 	"               [--backend auto|nnsdk|viplite] [--lib PATH] [--nnsdk PATH]\n"
 	"               [--force-target] [--device-root DIR] [--timeout SECONDS]\n"
 	"               [--float32-outputs] [--input-kind N] [--no-isolate]\n"
+	"               [--max-output SIZE] [--max-memory SIZE]\n"
 	"       nbg run --sample sample.txt --output-dir DIR [options above]\n"
 	"inputs and goldens: raw (.bin, .dat), NumPy .npy, or text .tensor/.txt\n";
 
@@ -216,6 +224,12 @@ static int parse_extra(const char *s, const char *v, run_args *a)
 	}
 	if (!strcmp(s, "--top"))
 		return parse_number(s, v, 1, 1000, &a->top);
+	if (!strcmp(s, "--max-output") || !strcmp(s, "--max-memory")) {
+		if (nbg_size_parse(v, s[6] == 'o' ? &a->max_output : &a->max_memory) != 0)
+			return run_usage_error("%s wants a byte count (a number with an optional K, M, "
+					       "G or T suffix, or none), got '%s'", s, v);
+		return 0;
+	}
 	return parse_number(s, v, 1, 86400, &a->timeout_s);
 }
 
@@ -223,6 +237,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->loops = 1;
+	a->max_output = RUN_MAX_OUTPUT;
+	a->max_memory = RUN_MAX_MEMORY;
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
 		int r;
@@ -242,7 +258,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 		} else if (!strcmp(s, "--no-isolate")) {
 			a->no_isolate = 1;
 		} else if (!strcmp(s, "--backend") || !strcmp(s, "--lib") || !strcmp(s, "--top") ||
-			   !strcmp(s, "--timeout") || !strcmp(s, "--sample")) {
+			   !strcmp(s, "--timeout") || !strcmp(s, "--sample") ||
+			   !strcmp(s, "--max-output") || !strcmp(s, "--max-memory")) {
 			if (i + 1 >= argc)
 				return run_usage_error("%s needs a value", s);
 			if ((r = parse_extra(s, argv[++i], a)) != 0)
@@ -329,102 +346,35 @@ static int ensure_dir(const char *dir)
 	return 0;
 }
 
-/* The file DIR/name replaces (under the OUT rules of doc/security.md) and
- * a registered temporary beside it; the descriptor, or -1 with the exit code
- * in *rc and a message printed. */
-static int stage_open(const char *dir, const char *name, staged_file *f, int *rc)
-{
-	nbg_error e;
-	int n = snprintf(f->final, sizeof(f->final), "%s/%s", dir, name), fd = -1;
-
-	*rc = NBG_EXIT_IO;
-	if (n < 0 || (size_t)n >= sizeof(f->final)) {
-		fprintf(stderr, "nbg run: output path under %s is too long\n", nbg_esc(dir));
-		return -1;
-	}
-	if (nbg_output_target(f->final, &f->target, &e) != NBG_OK) {
-		fprintf(stderr, "nbg run: %s: %s\n", nbg_code_name(e.code), nbg_esc_msg(e.message));
-		*rc = nbg_code_exit(e.code);
-		return -1;
-	}
-	f->tmp = nbg_temp_beside(f->target, "tmp");
-	if (!f->tmp || (fd = nbg_temp_create(f->tmp, &f->slot)) < 0) {
-		fprintf(stderr, "nbg run: cannot create a file in %s: %s\n", nbg_esc(dir),
-			f->tmp ? strerror(errno) : "out of memory");
-		free(f->tmp);
-		f->tmp = NULL;
-	}
-	return fd;
-}
-
-/* Writes data to a new temporary file for DIR/name: the mode (and, as
- * root, the owner) of the file it replaces, or 0666 less the umask. */
+/* Stages DIR/name as files[*n] (the OUT rules of doc/security.md; never
+ * standard output, where the report goes) and writes data to it.  Two
+ * outputs of one run that are the same file -- the same name, or links to
+ * one file -- are refused before anything is renamed.  0 or the exit code,
+ * with the reason printed. */
 static int stage_file(const char *dir, const char *name, const void *data, size_t size,
-		      staged_file *f)
+		      staged_file *files, size_t *n)
 {
-	struct stat st;
-	int rc, fd = stage_open(dir, name, f, &rc);
+	staged_file *f = &files[*n];
+	int k = snprintf(f->final, sizeof(f->final), "%s/%s", dir, name), rc;
 
-	if (fd < 0)
-		return rc;
-	for (const uint8_t *p = data; size;) {
-		ssize_t w = write(fd, p, size);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			fprintf(stderr, "nbg run: cannot write %s: %s\n", nbg_esc(f->tmp),
-				w < 0 ? strerror(errno) : "short write");
-			close(fd);
-			return NBG_EXIT_IO;
-		}
-		p += w;
-		size -= (size_t)w;
-	}
-	mode_t um = umask(0);
-	umask(um);
-	if (stat(f->target, &st) != 0)
-		st.st_mode = 0666 & ~um; /* a new file */
-	else if (geteuid() == 0)
-		(void)fchown(fd, st.st_uid, st.st_gid); /* before fchmod: chown clears set-id bits */
-	if (fchmod(fd, st.st_mode & 07777) != 0 || fsync(fd) != 0 || close(fd) != 0) {
-		fprintf(stderr, "nbg run: cannot finish %s: %s\n", nbg_esc(f->tmp), strerror(errno));
+	if (k < 0 || (size_t)k >= sizeof(f->final)) {
+		fprintf(stderr, "nbg run: output path under %s is too long\n", nbg_esc(dir));
 		return NBG_EXIT_IO;
 	}
-	return 0;
-}
-
-static void unstage_temp(staged_file *f)
-{
-	nbg_temp_unregister(f->slot);
-	free(f->tmp);
-	f->tmp = NULL;
-}
-
-/* Removes every temporary and every file this run already renamed. */
-static void discard_staged(staged_file *files, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (files[i].tmp) {
-			unlink(files[i].tmp);
-			unstage_temp(&files[i]);
-		}
-		if (files[i].renamed)
-			unlink(files[i].target);
-		files[i].renamed = 0;
-	}
-}
-
-static int commit_staged(staged_file *files, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (rename(files[i].tmp, files[i].target) != 0) {
-			fprintf(stderr, "nbg run: cannot rename %s to %s: %s\n", nbg_esc(files[i].tmp),
-				nbg_esc(files[i].target), strerror(errno));
-			discard_staged(files, n);
+	if ((rc = cli_out_open(&f->out, "run", f->final, 0)) != 0)
+		return rc;
+	++*n;
+	for (size_t i = 0; i + 1 < *n; i++)
+		if (cli_out_same(&files[i].out, &f->out)) {
+			fprintf(stderr, "nbg run: %s and ", nbg_esc(files[i].final));
+			fprintf(stderr, "%s are the same file: one output would replace the other; "
+					"nothing is written\n", nbg_esc(f->final));
 			return NBG_EXIT_IO;
 		}
-		unstage_temp(&files[i]);
-		files[i].renamed = 1;
+	if (cli_out_write(&f->out, data, size) != 0) {
+		fprintf(stderr, "nbg run: cannot write %s: %s\n", nbg_esc(f->final),
+			strerror(f->out.err));
+		return NBG_EXIT_IO;
 	}
 	return 0;
 }
@@ -456,7 +406,7 @@ typedef struct run_state {
 	nbg_rt_session_result *res;
 	json_t *summary;
 	nbg_error e;
-	int golden_ok, committed;
+	int golden_ok;
 } run_state;
 
 static int tensor_fail(const char *path, const char *what, const nbg_error *e)
@@ -495,6 +445,60 @@ static int load_tensor(const char *path, const nbg_io *io, uint8_t **raw, float 
 	return rc == NBG_OK ? 0 : tensor_fail(path, raw ? "input" : "golden", &e);
 }
 
+static void add_sat(uint64_t *a, uint64_t b)
+{
+	if (__builtin_add_overflow(*a, b, a))
+		*a = UINT64_MAX;
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+/* What the run would write and hold for its tensors, from the records the
+ * model declares, checked against --max-output and --max-memory before
+ * anything is read, allocated or run: each output's bytes as the runtime
+ * returns them (R), its float32 copy and .npy (4 bytes an element each, F),
+ * a golden's floats; each input's bytes and the floats a .npy or text file
+ * is converted through. */
+static int check_budget(const run_state *s)
+{
+	uint64_t written = 0, memory = 0;
+
+	for (size_t i = 0; i < s->n_in; i++) {
+		const nbg_io *io = nbg_model_input_at(s->m, i);
+		add_sat(&memory, io->byte_size);
+		add_sat(&memory, mul_sat(io->element_count, 4));
+	}
+	for (size_t i = 0; i < s->n_out; i++) {
+		const nbg_io *io = nbg_model_output_at(s->m, i);
+		uint64_t f = mul_sat(io->element_count, 4);
+		uint64_t r = s->a.float32_outputs ? f : io->byte_size;
+		uint64_t npy = s->a.float32_outputs || nbg_tensor_element_size(io->data_format)
+			       ? f : 0; /* 4-bit outputs: the raw file only */
+		add_sat(&written, r);
+		add_sat(&written, npy ? npy + 128 : 0);
+		add_sat(&written, 1024); /* its lines in summary.json */
+		add_sat(&memory, r);
+		add_sat(&memory, npy ? 2 * npy + 128 : 0);
+		add_sat(&memory, i < s->a.golden_count ? f : 0);
+	}
+	const char *what = written > s->a.max_output ? "--max-output"
+			 : memory > s->a.max_memory ? "--max-memory" : NULL;
+	if (!what)
+		return 0;
+	fprintf(stderr, "nbg run: %s: %s's records declare outputs that would make this run "
+			"write %llu bytes (raw, float32 .npy and summary.json) and hold about %llu "
+			"bytes of tensors, over %s %llu: refused before anything is read, "
+			"allocated or run; %s SIZE raises the limit (K, M, G, T; none lifts it)\n",
+		nbg_code_name(NBG_E_WORK_LIMIT), nbg_esc(s->a.model), (unsigned long long)written,
+		(unsigned long long)memory, what,
+		(unsigned long long)(what[6] == 'o' ? s->a.max_output : s->a.max_memory), what);
+	return nbg_code_exit(NBG_E_WORK_LIMIT);
+}
+
 /* Inputs (raw, .npy or text) converted to the records' bytes; goldens read
  * as float; all before the device is touched. */
 static int run_inputs(run_state *s)
@@ -509,6 +513,9 @@ static int run_inputs(run_state *s)
 			s->a.golden_count, s->a.golden_count == 1 ? "" : "s", nbg_esc(s->a.model), s->n_out, s->n_out == 1 ? "" : "s");
 		return NBG_EXIT_USAGE;
 	}
+	int refused = check_budget(s);
+	if (refused)
+		return refused;
 	size_t ni = s->n_in ? s->n_in : 1, no = s->n_out ? s->n_out : 1;
 	s->in_raw = calloc(ni, sizeof(*s->in_raw));
 	s->bufs = calloc(ni, sizeof(*s->bufs));
@@ -577,22 +584,29 @@ static int run_outputs(run_state *s)
 			snprintf(name, sizeof(name), "output_%zu.bin", i);
 		}
 		s->raw_staged[i] = s->staged_count;
-		int rc = stage_file(s->a.output_dir, name, o->data, o->size, &s->staged[s->staged_count++]);
+		int rc = stage_file(s->a.output_dir, name, o->data, o->size, s->staged, &s->staged_count);
 		if (rc)
 			return rc;
 		uint8_t *npy;
 		size_t nsz;
 		nbg_error e;
-		s->out_f[i] = malloc((size_t)s->out_io[i].element_count * sizeof(float) + 1);
+		const nbg_io *io = &s->out_io[i];
+		uint64_t shape[6];
+		for (uint32_t d = 0; d < io->dim_count && d < 6; d++)
+			shape[d] = nbg_io_dim_outer(io, d);
+		/* the .npy is the float32 copy itself (what nbg_tensor_from_raw
+		 * writes), not a second dequantization */
+		s->out_f[i] = malloc((size_t)io->element_count * sizeof(float) + 1);
 		if (!s->out_f[i] ||
-		    nbg_tensor_dequantize(&s->out_io[i], o->data, o->size, s->out_f[i],
-					  s->out_io[i].element_count, &e) != NBG_OK ||
-		    nbg_tensor_from_raw(&s->out_io[i], NBG_TENSOR_NPY, 0, o->data, o->size, &npy, &nsz, &e) != NBG_OK) {
+		    nbg_tensor_dequantize(io, o->data, o->size, s->out_f[i], io->element_count, &e) !=
+			    NBG_OK ||
+		    nbg_npy_encode("<f4", shape, io->dim_count, s->out_f[i],
+				   (size_t)io->element_count * sizeof(float), &npy, &nsz, &e) != NBG_OK) {
 			free(s->out_f[i]);
 			s->out_f[i] = NULL; /* 4-bit outputs: raw only */
 		} else {
 			snprintf(name, sizeof(name), "output_%zu.npy", i);
-			rc = stage_file(s->a.output_dir, name, npy, nsz, &s->staged[s->staged_count++]);
+			rc = stage_file(s->a.output_dir, name, npy, nsz, s->staged, &s->staged_count);
 			free(npy);
 			if (rc)
 				return rc;
@@ -762,15 +776,21 @@ static int run_commit(run_state *s)
 	}
 	size_t tl = strlen(text);
 	text[tl] = '\n'; /* the file ends with a newline: it takes the NUL's byte */
-	int rc = stage_file(s->a.output_dir, "summary.json", text, tl + 1, &s->staged[s->staged_count]);
+	int rc = stage_file(s->a.output_dir, "summary.json", text, tl + 1, s->staged, &s->staged_count);
 	free(text);
-	s->staged_count++;
 	if (rc)
 		return rc;
-	rc = commit_staged(s->staged, s->staged_count);
+	cli_out **outs = calloc(s->staged_count, sizeof(*outs));
+	if (!outs) {
+		fprintf(stderr, "nbg run: out of memory\n");
+		return NBG_EXIT_IO;
+	}
+	for (size_t i = 0; i < s->staged_count; i++)
+		outs[i] = &s->staged[i].out;
+	rc = cli_out_commit_all(outs, s->staged_count);
+	free(outs);
 	if (rc)
 		return rc;
-	s->committed = 1;
 	return 0;
 }
 
@@ -834,10 +854,8 @@ static int run_report(run_state *s, int rc)
 
 static int run_cleanup(run_state *s, int rc)
 {
-	if (s->staged && !s->committed)
-		discard_staged(s->staged, s->staged_count);
 	for (size_t i = 0; s->staged && i < s->staged_count; i++)
-		free(s->staged[i].target);
+		cli_out_free(&s->staged[i].out); /* a temporary not renamed is removed */
 	nbg_rt_session_free(s->res);
 	json_decref(s->summary);
 	for (size_t i = 0; s->in_raw && i < s->n_in; i++)
@@ -859,12 +877,15 @@ static int run_cleanup(run_state *s, int rc)
 }
 
 /* One model with its inputs: validate, convert, run, write, report. */
-static int run_one(const run_args *a)
+/* One model with its inputs: validate, convert, run, write, report.
+ * *mismatch: 1 when the run completed and only a golden mismatched. */
+static int run_one(const run_args *a, int *mismatch)
 {
 	run_state st, *s = &st;
 	memset(s, 0, sizeof(*s));
 	s->a = *a;
 	s->golden_ok = 1;
+	*mismatch = 0;
 	int rc = nbg_load(s->a.model, NULL, &s->model);
 	if (rc != NBG_EXIT_OK) {
 		nbg_print_error(s->a.model, &s->model);
@@ -878,10 +899,80 @@ static int run_one(const run_args *a)
 	s->n_out = s->m->output_count;
 	if ((rc = run_inputs(s)) == 0 && (rc = run_session(s)) == 0 && (rc = run_outputs(s)) == 0) {
 		s->summary = summary_json(s);
-		if ((rc = run_commit(s)) == 0)
+		if ((rc = run_commit(s)) == 0) {
 			rc = run_report(s, rc);
+			*mismatch = rc == NBG_EXIT_INVALID && !s->golden_ok;
+		}
 	}
 	return run_cleanup(s, rc);
+}
+
+/* The file name output i of a sample's network is written under: its
+ * [output] name without directories, or output_<i>.bin. */
+static const char *out_base(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	return slash ? slash + 1 : name;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(out_base(*(char *const *)a), out_base(*(char *const *)b));
+}
+
+/* A name nbg run writes itself for some output: summary.json,
+ * output_<n>.npy, or output_<n>.bin for an output the sample names no file
+ * for (n >= named). */
+static int reserved_name(const char *base, size_t named)
+{
+	unsigned long long n;
+	int end = 0;
+
+	if (!strcmp(base, "summary.json"))
+		return 1;
+	if (sscanf(base, "output_%llu.npy%n", &n, &end) == 1 && end && !base[end])
+		return 1;
+	end = 0;
+	return sscanf(base, "output_%llu.bin%n", &n, &end) == 1 && end && !base[end] && n >= named;
+}
+
+/* [output] names that would land on the same file in DIR -- two equal
+ * names, or the name of a file nbg run writes itself -- are refused before
+ * any network runs: one output would silently replace another. */
+static int check_output_names(const char *sample, const nbg_sample *smp)
+{
+	for (size_t k = 0; k < smp->network_count; k++) {
+		const nbg_sample_network *w = &smp->networks[k];
+		char **sorted = w->output_count ? malloc(w->output_count * sizeof(*sorted)) : NULL;
+		const char *clash = NULL, *why = NULL;
+		if (w->output_count && !sorted) {
+			fprintf(stderr, "nbg run: out of memory\n");
+			return NBG_EXIT_IO;
+		}
+		for (size_t i = 0; i < w->output_count; i++) {
+			sorted[i] = w->outputs[i];
+			const char *b = out_base(w->outputs[i]);
+			if (!clash && (!*b || !strcmp(b, ".") || !strcmp(b, "..")))
+				clash = b, why = "is not a file name";
+			else if (!clash && reserved_name(b, w->output_count))
+				clash = b, why = "is a file nbg run writes itself (summary.json, "
+						 "output_<n>.npy, output_<n>.bin)";
+		}
+		if (w->output_count)
+			qsort(sorted, w->output_count, sizeof(*sorted), cmp_names);
+		for (size_t i = 1; !clash && i < w->output_count; i++)
+			if (!cmp_names(&sorted[i - 1], &sorted[i]))
+				clash = out_base(sorted[i]), why = "names two outputs";
+		free(sorted);
+		if (clash) {
+			fprintf(stderr, "nbg run: %s: %s: the network at line %u: [output] '%s' %s: "
+					"one output would replace another; nothing is run\n",
+				nbg_code_name(NBG_E_SAMPLE_INVALID), nbg_esc(sample), w->line,
+				nbg_esc(clash), why);
+			return nbg_code_exit(NBG_E_SAMPLE_INVALID);
+		}
+	}
+	return 0;
 }
 
 /* vpm_run's sample.txt: each [network] in turn, into DIR (one network) or
@@ -902,11 +993,14 @@ static int run_sample(run_args *a)
 			nbg_esc_msg(e.message));
 		return nbg_code_exit(c);
 	}
-	int worst = 0, rc = ensure_dir(a->output_dir);
+	int worst = 0, rc = check_output_names(a->sample, smp);
+	if (rc == 0)
+		rc = ensure_dir(a->output_dir);
 	for (size_t k = 0; rc == 0 && k < smp->network_count; k++) {
 		const nbg_sample_network *w = &smp->networks[k];
 		run_args one = *a;
 		char dir[NBG_RT_PATH_MAX];
+		int mismatch;
 		if (smp->network_count > 1) {
 			snprintf(dir, sizeof(dir), "%s/network_%zu", a->output_dir, k);
 			one.output_dir = dir;
@@ -919,9 +1013,9 @@ static int run_sample(run_args *a)
 		one.out_names = w->outputs;
 		one.out_name_count = w->output_count;
 		printf("network %zu of %zu: %s\n", k + 1, smp->network_count, nbg_esc(w->model));
-		rc = run_one(&one);
-		if (rc == NBG_EXIT_INVALID && w->golden_count) {
-			worst = rc; /* a golden mismatch: the next network still runs */
+		rc = run_one(&one, &mismatch);
+		if (mismatch) {
+			worst = rc; /* only a golden mismatched: the next network still runs */
 			rc = 0;
 		}
 	}
@@ -932,9 +1026,10 @@ static int run_sample(run_args *a)
 int nbg_cmd_run(int argc, char **argv)
 {
 	run_args a;
+	int mismatch;
 	int rc = parse_run_args(argc, argv, &a);
 	if (rc == 0)
-		rc = a.sample ? run_sample(&a) : run_one(&a);
+		rc = a.sample ? run_sample(&a) : run_one(&a, &mismatch);
 	else if (rc < 0)
 		rc = NBG_EXIT_OK;
 	free(a.inputs);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_out.h"
 #include "cmd_tensor.h"
 #include "nbg/tensor.h"
 
@@ -175,6 +176,39 @@ static int tensor_fail(const char *path, nbg_tensor_kind kind, const nbg_error *
 	return nbg_code_exit(e->code);
 }
 
+/* The line that says what was done: on standard output, or on standard
+ * error when the tensor itself went to standard output. */
+static int summary(const tensor_args *a, const nbg_io *io, nbg_tensor_kind from,
+		   nbg_tensor_kind to, size_t size, int to_stdout)
+{
+	FILE *f = to_stdout ? stderr : stdout;
+
+	record_head(f, a->side, a->index, io);
+	fputs(" (", f);
+	describe_record(f, io);
+	fputs("): ", f);
+	put_escaped(f, a->file);
+	fprintf(f, " (%s) -> ", nbg_tensor_kind_name(from));
+	if (to_stdout)
+		fputs("standard output", f);
+	else
+		put_escaped(f, a->out);
+	fprintf(f, " (%s%s, %zu bytes)\n", nbg_tensor_kind_name(to),
+		to == NBG_TENSOR_NPY ? (a->keep_dtype ? " in the record's dtype" : " float32") : "",
+		size);
+	return ferror(f) ? NBG_EXIT_IO : NBG_EXIT_OK;
+}
+
+/* FILE shrank while it was read: what was converted is zeros. */
+static int tensor_changed(const char *path)
+{
+	fprintf(stderr, "nbg tensor: %s: ", nbg_code_name(NBG_E_FILE_CHANGED));
+	put_escaped(stderr, path);
+	fputs(" shrank while it was being read (another process truncated it): nothing is "
+	      "written\n", stderr);
+	return nbg_code_exit(NBG_E_FILE_CHANGED);
+}
+
 /* FILE -> the record's raw bytes -> OUT. */
 static int convert(const tensor_args *a, const nbg_io *io)
 {
@@ -188,32 +222,25 @@ static int convert(const tensor_args *a, const nbg_io *io)
 	}
 	uint8_t *raw = NULL, *bytes = NULL;
 	size_t raw_size = 0, size = 0;
-	int rc = 0;
+	int rc = 0, to_stdout = 0;
+	cli_out o;
 	if (nbg_tensor_to_raw(io, from, map.data, map.size, &raw, &raw_size, &e) != NBG_OK)
 		rc = tensor_fail(a->file, from, &e);
 	else if (nbg_tensor_from_raw(io, to, a->keep_dtype, raw, raw_size, &bytes, &size, &e) !=
 		 NBG_OK)
 		rc = tensor_fail(a->out, to, &e);
-	else if (nbg_tensor_write_file(a->out, bytes, size, &e) != NBG_OK) {
-		fprintf(stderr, "nbg tensor: %s\n", nbg_esc_msg(e.message));
-		rc = NBG_EXIT_IO;
+	else if (nbg_input_shrank(a->file, &map))
+		rc = tensor_changed(a->file);
+	else if ((rc = cli_out_open(&o, "tensor", a->out, CLI_OUT_STDOUT)) == 0) {
+		to_stdout = o.to_stdout;
+		cli_out_write(&o, bytes, size);
+		rc = cli_out_commit(&o);
+		cli_out_free(&o);
 	}
 	nbg_unmap_file(&map);
 	free(raw);
 	free(bytes);
-	if (rc)
-		return rc;
-	record_head(stdout, a->side, a->index, io);
-	fputs(" (", stdout);
-	describe_record(stdout, io);
-	fputs("): ", stdout);
-	put_escaped(stdout, a->file);
-	printf(" (%s) -> ", nbg_tensor_kind_name(from));
-	put_escaped(stdout, a->out);
-	printf(" (%s%s, %zu bytes)\n", nbg_tensor_kind_name(to),
-	       to == NBG_TENSOR_NPY ? (a->keep_dtype ? " in the record's dtype" : " float32") : "",
-	       size);
-	return ferror(stdout) ? NBG_EXIT_IO : NBG_EXIT_OK;
+	return rc ? rc : summary(a, io, from, to, size, to_stdout);
 }
 
 int nbg_cmd_tensor(int argc, char **argv)

@@ -9,8 +9,8 @@
  *   opN_weights_float.npy  with --float, float32 (q - zp) x scale, where a
  *                          scale is known
  * and DIR/weights.json: the document with each operation's files.  Every file
- * is written whole or not at all (a temporary beside it, renamed), under the
- * OUT rules of doc/security.md: never through a device, FIFO or directory.
+ * is written whole or not at all by the one output writer (cli_out.c, the OUT
+ * rules of doc/security.md): never through a device, FIFO or directory.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "cli_opts.h"
+#include "cli_out.h"
 #include "nbg/tensor.h"
 #include "nbg/weights.h"
 
@@ -54,6 +55,20 @@ static int parse_args(int argc, char **argv, weights_args *a)
 
 /* ------------------------------------------------------------- files */
 
+/* data[0..n) as the file `path`, through the one output writer. */
+static int write_file(const char *path, const void *data, size_t n)
+{
+	cli_out o;
+	int rc = cli_out_open(&o, "weights", path, 0);
+
+	if (rc)
+		return rc;
+	cli_out_write(&o, data, n);
+	rc = cli_out_commit(&o);
+	cli_out_free(&o);
+	return rc;
+}
+
 static int write_npy(const char *dir, const char *name, const char *descr, const uint64_t *shape,
 		     uint32_t ndim, const void *data, size_t size)
 {
@@ -66,13 +81,14 @@ static int write_npy(const char *dir, const char *name, const char *descr, const
 		fprintf(stderr, "nbg weights: the path under %s is too long\n", nbg_esc(dir));
 		return NBG_EXIT_IO;
 	}
-	if (nbg_npy_encode(descr, shape, ndim, data, size, &npy, &n, &e) != NBG_OK ||
-	    nbg_tensor_write_file(path, npy, n, &e) != NBG_OK) {
+	if (nbg_npy_encode(descr, shape, ndim, data, size, &npy, &n, &e) != NBG_OK) {
 		fprintf(stderr, "nbg weights: %s: %s\n", nbg_code_name(e.code), nbg_esc_msg(e.message));
-		free(npy);
 		return nbg_code_exit(e.code);
 	}
+	int rc = write_file(path, npy, n);
 	free(npy);
+	if (rc)
+		return rc;
 	printf("wrote %s (%zu bytes)\n", nbg_esc(path), n);
 	return 0;
 }
@@ -215,7 +231,6 @@ static int write_out(const nbg_model *m, const nbg_graph *g, const nbg_commands 
 	json_t *doc = document(m, g, c, w, a), *ops;
 	char *text, path[4096];
 	int rc = ensure_dir(a->o.out);
-	nbg_error e;
 
 	if (!doc) {
 		fprintf(stderr, "nbg weights: out of memory\n");
@@ -236,10 +251,13 @@ static int write_out(const nbg_model *m, const nbg_graph *g, const nbg_commands 
 	if (rc)
 		return rc;
 	snprintf(path, sizeof(path), "%s/weights.json", a->o.out);
-	if (!text || nbg_tensor_write_file(path, text, strlen(text), &e) != NBG_OK) {
-		fprintf(stderr, "nbg weights: %s\n", text ? nbg_esc_msg(e.message) : "out of memory");
+	if (!text) {
+		fprintf(stderr, "nbg weights: out of memory\n");
+		return NBG_EXIT_IO;
+	}
+	if ((rc = write_file(path, text, strlen(text))) != 0) {
 		free(text);
-		return text ? nbg_code_exit(e.code) : NBG_EXIT_IO;
+		return rc;
 	}
 	printf("wrote %s\n", nbg_esc(path));
 	free(text);

@@ -1,7 +1,7 @@
 /*
  * corpus_cli.h - the parts of `nbg corpus`: the file list and the walk that
- * fills it (corpus_walk.c), manifests (corpus_manifest.c), output files and
- * safe reads (corpus_io.c), the parallel run (corpus_jobs.c), and stderr:
+ * fills it (corpus_walk.c), manifests (corpus_manifest.c), safe reads
+ * (corpus_io.c), the parallel run (corpus_jobs.c), and stderr:
  * warnings and the progress line (corpus_progress.c).
  */
 #ifndef NBG_CORPUS_CLI_H
@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "cli_out.h"
 #include "nbg/corpus.h"
 
 /* ------------------------------------------------------- the file list */
@@ -57,10 +58,6 @@ void corpus_walk_path(corpus_walk *w, const char *path);
 int corpus_manifest_sniff(const char *path);
 /* Adds every file the manifest lists, with its digest. */
 void corpus_manifest_read(corpus_walk *w, const char *path);
-/* One "<sha256>  <path>\n" line (malloc'd; NULL when memory runs out),
- * escaped the way sha256sum escapes names holding a backslash, newline or
- * carriage return. */
-char *corpus_manifest_line(const uint8_t sha256[32], const char *path);
 
 /* -------------------------------------------------------- files, output */
 
@@ -69,24 +66,6 @@ char *corpus_manifest_line(const uint8_t sha256[32], const char *path);
  * value (EINVAL for a path that is not a regular file). */
 int corpus_read_file(const char *path, char **data, size_t *len);
 
-/* An output file written whole or not at all: a temporary beside the target,
- * renamed over it when the run succeeded.  "-" is standard output; a target
- * that exists and is not a regular file (FIFO, device) is written directly. */
-typedef struct corpus_out {
-	const char *name;       /* as the user gave it, for messages */
-	FILE *f;
-	char *tmp;              /* NULL for standard output and direct targets */
-	int failed;             /* errno of the first failed write, or -1 */
-} corpus_out;
-
-int corpus_out_open(corpus_out *o, const char *path);
-/* Writes s (n bytes); on failure keeps the error for corpus_out_close. */
-void corpus_out_write(corpus_out *o, const char *s, size_t n);
-/* Flushes, syncs and renames into place when `commit`, else removes the
- * temporary.  Returns 0, or prints what failed (naming the output) and
- * returns NBG_EXIT_IO. */
-int corpus_out_close(corpus_out *o, int commit);
-
 /* -------------------------------------------------------------- the run */
 
 typedef struct corpus_run {
@@ -94,9 +73,10 @@ typedef struct corpus_run {
 	int jobs;
 	int quiet;
 	int progress;           /* show the progress line */
-	corpus_out *records;    /* NULL: none */
-	corpus_out *manifest;   /* NULL: none */
+	cli_out *records;       /* NULL: none */
+	cli_out *manifest;      /* NULL: none */
 	nbg_corpus *agg;        /* every file's measurement is added here */
+	uint64_t max_file_size, max_undescribed; /* NBG_MAX_FILE_SIZE, ..._UNDESCRIBED */
 } corpus_run;
 
 /* Measures every file of the list on `jobs` threads; records, manifest

@@ -1,6 +1,7 @@
 /*
- * corpus_io.c - the file list of `nbg corpus`, whole-file reads that never
- * open a FIFO or device, and output files that are complete or absent.
+ * corpus_io.c - the file list of `nbg corpus` and whole-file reads that
+ * never open a FIFO or device.  Its output files (records, manifests) are
+ * written through the one output writer (cli_out.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -110,98 +111,4 @@ int corpus_read_file(const char *path, char **data, size_t *len)
 	free(buf);
 	close(fd);
 	return ENOMEM;
-}
-
-/* A target that exists and is not a regular file (a FIFO, a terminal,
- * /dev/null) is written directly: renaming over it would replace it. */
-static int open_direct(corpus_out *o, const char *path, const struct stat *st)
-{
-	int fd;
-
-	if (S_ISDIR(st->st_mode)) {
-		corpus_warn("cannot create %s: it is a directory", path);
-		return NBG_EXIT_IO;
-	}
-	fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-		corpus_warn("cannot open %s for writing: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return NBG_EXIT_IO;
-	}
-	return 0;
-}
-
-int corpus_out_open(corpus_out *o, const char *path)
-{
-	struct stat st;
-
-	memset(o, 0, sizeof(*o));
-	o->name = path;
-	o->failed = -1;
-	if (!strcmp(path, "-")) {
-		o->f = stdout;
-		return 0;
-	}
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return open_direct(o, path, &st);
-	const char *slash = strrchr(path, '/');
-	size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
-	if (asprintf(&o->tmp, "%.*s.%s.XXXXXX", (int)dir, path, path + dir) < 0) {
-		o->tmp = NULL;
-		corpus_warn("cannot create %s: out of memory", path);
-		return NBG_EXIT_IO;
-	}
-	int fd = mkstemp(o->tmp);
-	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-		corpus_warn("cannot create %s (temporary %s): %s", path, o->tmp, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(o->tmp);
-		}
-		free(o->tmp);
-		o->tmp = NULL;
-		return NBG_EXIT_IO;
-	}
-	/* mkstemp makes 0600 files; give outputs the usual umask-governed mode. */
-	mode_t um = umask(0);
-	umask(um);
-	if (fchmod(fd, 0666 & ~um) != 0)
-		o->failed = errno;
-	return 0;
-}
-
-void corpus_out_write(corpus_out *o, const char *s, size_t n)
-{
-	if (o->failed < 0 && fwrite(s, 1, n, o->f) != n)
-		o->failed = errno ? errno : EIO;
-}
-
-int corpus_out_close(corpus_out *o, int commit)
-{
-	int e = o->failed;
-
-	if (!o->f)
-		return 0;
-	if (e < 0 && fflush(o->f) != 0)
-		e = errno ? errno : EIO;
-	if (e < 0 && o->tmp && fsync(fileno(o->f)) != 0)
-		e = errno;
-	if (o->f != stdout && fclose(o->f) != 0 && e < 0)
-		e = errno ? errno : EIO;
-	if (o->tmp) {
-		if (e < 0 && commit && rename(o->tmp, o->name) != 0)
-			e = errno;
-		if (e >= 0 || !commit)
-			unlink(o->tmp);
-		free(o->tmp);
-		o->tmp = NULL;
-	}
-	o->f = NULL;
-	if (e >= 0) {
-		corpus_warn("cannot write %s: %s", !strcmp(o->name, "-") ? "standard output" : o->name,
-			    strerror(e));
-		return NBG_EXIT_IO;
-	}
-	return 0;
 }

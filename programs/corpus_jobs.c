@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "corpus_cli.h"
+#include "manifest.h"
 
 #define WINDOW_PER_JOB 32
 
@@ -75,7 +76,7 @@ static void fill_slot(slot *s, const corpus_run *r, const nbg_corpus_item *it, c
 		s->message = message_for(it, path);
 	if (r->manifest && nbg_corpus_item_sha256(it, sha) &&
 	    (st == NBG_CORPUS_VALID || st == NBG_CORPUS_INVALID) &&
-	    !(s->manifest = corpus_manifest_line(sha, path)))
+	    !(s->manifest = cli_manifest_line(sha, path)))
 		s->oom = 1;
 }
 
@@ -105,7 +106,10 @@ static void *work(void *arg)
 
 		const corpus_entry *e = &p->run->list->e[i];
 		const char *path = corpus_list_path(p->run->list, i);
-		nbg_corpus_expect exp = { sizeof(exp), e->has_size, e->size, e->has_sha256, { 0 } };
+		nbg_corpus_expect exp = { .size = sizeof(exp), .has_size = e->has_size,
+					  .file_size = e->size, .has_sha256 = e->has_sha256,
+					  .max_file_size = p->run->max_file_size,
+					  .max_undescribed = p->run->max_undescribed };
 		memcpy(exp.sha256, e->sha256, 32);
 		nbg_corpus_measure(it, path, &exp);
 		nbg_corpus_add_item(w->agg, it);
@@ -181,15 +185,14 @@ static int consume(pool *p)
 		if (s.message)
 			corpus_warn("%s", s.message);
 		if (r->records && s.record) {
-			corpus_out_write(r->records, s.record, strlen(s.record));
-			corpus_out_write(r->records, "\n", 1);
+			cli_out_write(r->records, s.record, strlen(s.record));
+			cli_out_write(r->records, "\n", 1);
 		}
 		if (r->manifest && s.manifest)
-			corpus_out_write(r->manifest, s.manifest, strlen(s.manifest));
+			cli_out_write(r->manifest, s.manifest, strlen(s.manifest));
 		free_slot(&s);
 		corpus_progress_update(k + 1, bytes);
-		if (oom || (r->records && r->records->failed >= 0) ||
-		    (r->manifest && r->manifest->failed >= 0)) {
+		if (oom || (r->records && r->records->err) || (r->manifest && r->manifest->err)) {
 			if (oom)
 				corpus_warn("out of memory for the record or manifest line of %s",
 					    corpus_list_path(r->list, k));

@@ -1,7 +1,7 @@
 /*
- * corpus_manifest.c - `nbg corpus` and manifests (manifest.c reads them):
- * recognizing one among the operands, listing the files it names, and
- * writing the lines of one.  Paths are relative to the current directory,
+ * corpus_manifest.c - `nbg corpus` and manifests (manifest.c reads and
+ * writes their lines): recognizing one among the operands and listing the
+ * files it names.  Paths are relative to the current directory,
  * as for sha256sum -c.
  */
 #include <errno.h>
@@ -79,32 +79,4 @@ void corpus_manifest_read(corpus_walk *w, const char *path)
 		}
 	}
 	cli_manifest_free(&mf);
-}
-
-char *corpus_manifest_line(const uint8_t sha256[32], const char *path)
-{
-	int escape = strpbrk(path, "\\\n\r") != NULL;
-	size_t n = strlen(path);
-	char *line = malloc(2 * n + 70), *o = line;
-
-	if (!line)
-		return NULL;
-	if (escape)
-		*o++ = '\\';
-	nbg_hex32(sha256, o);
-	o += 64;
-	*o++ = ' ';
-	*o++ = ' ';
-	for (const char *p = path; *p; p++) {
-		char rep = !escape ? 0 : *p == '\\' ? '\\' : *p == '\n' ? 'n' : *p == '\r' ? 'r' : 0;
-		if (rep) {
-			*o++ = '\\';
-			*o++ = rep;
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o++ = '\n';
-	*o = '\0';
-	return line;
 }

@@ -1,7 +1,7 @@
 /*
- * manifest.c - reading manifests in the format sha256sum writes and
- * `sha256sum -c` checks, shared by `nbg corpus --manifest` and `nbg verify
- * --manifest`: one "<sha256>  <path>" line per file (a '*' in place of the
+ * manifest.c - reading and writing manifests in the format sha256sum writes
+ * and `sha256sum -c` checks, shared by `nbg corpus --manifest` and `nbg
+ * verify --manifest`: one "<sha256>  <path>" line per file (a '*' in place of the
  * second space marks binary mode and means the same here); a line that
  * starts with a backslash has its path escaped (\\ for a backslash, \n for
  * a newline, \r for a carriage return); a line may end in CR LF, as
@@ -135,4 +135,32 @@ void cli_manifest_free(cli_manifest *mf)
 	free(mf->entries);
 	free(mf->data);
 	memset(mf, 0, sizeof(*mf));
+}
+
+char *cli_manifest_line(const uint8_t sha256[32], const char *path)
+{
+	int escape = strpbrk(path, "\\\n\r") != NULL;
+	size_t n = strlen(path);
+	char *line = malloc(2 * n + 70), *o = line;
+
+	if (!line)
+		return NULL;
+	if (escape)
+		*o++ = '\\';
+	nbg_hex32(sha256, o);
+	o += 64;
+	*o++ = ' ';
+	*o++ = ' ';
+	for (const char *p = path; *p; p++) {
+		char rep = !escape ? 0 : *p == '\\' ? '\\' : *p == '\n' ? 'n' : *p == '\r' ? 'r' : 0;
+		if (rep) {
+			*o++ = '\\';
+			*o++ = rep;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o++ = '\n';
+	*o = '\0';
+	return line;
 }

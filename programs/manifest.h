@@ -34,5 +34,9 @@ int cli_manifest_load(const char *path, cli_manifest *mf, void (*bad)(void *ctx,
 /* The entry naming `name` exactly, or NULL. */
 const cli_manifest_entry *cli_manifest_find(const cli_manifest *mf, const char *name);
 void cli_manifest_free(cli_manifest *mf);
+/* One "<sha256>  <path>\n" line (malloc'd; NULL when memory runs out),
+ * escaped the way sha256sum escapes a path holding a backslash, newline or
+ * carriage return. */
+char *cli_manifest_line(const uint8_t sha256[32], const char *path);
 
 #endif

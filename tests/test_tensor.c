@@ -170,6 +170,46 @@ static void test_dequantize_by_hand(void **state)
 
 /* Many values against NumPy: np.rint (half to even), clip, astype, and
  * float16 conversion.  The test writes the floats; python writes the bytes. */
+/* Absurd fixed-point positions: INT32_MIN overflowed when negated (UBSan),
+ * and 2000 made 0 x 2^2000 a NaN that passed the clamp and was cast (INT64
+ * got 0x8000000000000000 for every 0.0).  Positions outside -128..127 are
+ * refused; the ends of that range convert (values worked by hand). */
+static void test_dfp_positions(void **state)
+{
+	(void)state;
+	uint32_t one = 1;
+	nbg_error e;
+	float zero = 0.0f, f;
+	uint8_t out[8], raw[8] = { 0 };
+	static const int32_t bad[] = { INT32_MIN, -129, 128, 2000, INT32_MAX };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		nbg_io io = rec(10, NBG_QUANT_DFP, bad[i], 0, 0, 1, &one); /* INT64 */
+		memset(out, 0xee, sizeof(out));
+		assert_int_equal(nbg_tensor_quantize(&io, &zero, 1, out, 8, &e),
+				 NBG_E_TENSOR_FORMAT_UNSUPPORTED);
+		assert_non_null(strstr(e.message, "fixed-point position"));
+		assert_int_equal(out[7], 0xee); /* nothing written */
+		assert_int_equal(nbg_tensor_dequantize(&io, raw, 8, &f, 1, &e),
+				 NBG_E_TENSOR_FORMAT_UNSUPPORTED);
+	}
+	/* 127: 2^-127 (a float32 subnormal, exact) is q = 1; 0 is 0 */
+	nbg_io hi = rec(3, NBG_QUANT_DFP, 127, 0, 0, 1, &one); /* INT8 */
+	float tiny = ldexpf(1.0f, -127);
+	assert_int_equal(nbg_tensor_quantize(&hi, &tiny, 1, out, 1, &e), NBG_OK);
+	assert_int_equal(out[0], 1);
+	assert_int_equal(nbg_tensor_quantize(&hi, &zero, 1, out, 1, &e), NBG_OK);
+	assert_int_equal(out[0], 0);
+	/* -128: q = 1 is 2^128, past float32: infinity, by the formula */
+	nbg_io lo = rec(3, NBG_QUANT_DFP, -128, 0, 0, 1, &one);
+	raw[0] = 1;
+	assert_int_equal(nbg_tensor_dequantize(&lo, raw, 1, &f, 1, &e), NBG_OK);
+	assert_true(isinf(f) && f > 0);
+	nbg_io lo64 = rec(10, NBG_QUANT_DFP, -128, 0, 0, 1, &one);
+	assert_int_equal(nbg_tensor_quantize(&lo64, &zero, 1, out, 8, &e), NBG_OK);
+	for (int b = 0; b < 8; b++)
+		assert_int_equal(out[b], 0);
+}
+
 static void test_quantize_vs_numpy(void **state)
 {
 	(void)state;
@@ -299,6 +339,17 @@ static void test_npy_written_loads(void **state)
 	free(npy);
 }
 
+/* raw holds the int16 values 0, 1, ..., n - 1 in order. */
+static void expect_ascending_i16(const uint8_t *raw, int n)
+{
+	for (int k = 0; k < n; k++) {
+		int16_t v;
+		memcpy(&v, raw + 2 * k, 2);
+		if (v != k)
+			fail_msg("element %d is %d: not transposed into the record's order", k, v);
+	}
+}
+
 /* Files NumPy writes: every dtype, Fortran order, big-endian, 0-d, 2.0. */
 static void test_npy_numpy_files(void **state)
 {
@@ -359,11 +410,7 @@ static void test_npy_numpy_files(void **state)
 	size_t rs;
 	nbg_error e;
 	assert_int_equal(nbg_tensor_to_raw(&io, NBG_TENSOR_NPY, b, n, &raw, &rs, &e), NBG_OK);
-	for (int k = 0; k < 24; k++) {
-		int16_t v;
-		memcpy(&v, raw + 2 * k, 2);
-		assert_int_equal(v, k);
-	}
+	expect_ascending_i16(raw, 24);
 	free(raw);
 	free(b);
 	snprintf(p, sizeof(p), "%s/scalar.npy", workdir);
@@ -428,6 +475,57 @@ static void test_npy_shape_orders(void **state)
 	assert_int_equal(nbg_tensor_to_raw(&io, NBG_TENSOR_NPY, npy, nsz, &raw, &rs, &e),
 			 NBG_E_TENSOR_TYPE_MISMATCH);
 	free(npy);
+}
+
+/* A Fortran-order array whose shape reads the same both ways once size-1
+ * dimensions are dropped -- (1, 28, 28, 1), what np.asfortranarray(img)
+ * saves -- is taken outermost first like any shape, so its storage order
+ * is reversed: it was handed to the model transposed.  The file is written
+ * here byte by byte (Fortran order: element (0, i, j, 0) at i + 28 j), and,
+ * when NumPy is there, by NumPy itself. */
+static void test_npy_fortran_palindrome(void **state)
+{
+	(void)state;
+	uint32_t dims[4] = { 1, 28, 28, 1 };
+	nbg_io io = rec(5, NBG_QUANT_NONE, 0, 0, 0, 4, dims);
+	uint64_t shape[4] = { 1, 28, 28, 1 };
+	int16_t f[784];
+	for (int i = 0; i < 28; i++)
+		for (int j = 0; j < 28; j++)
+			f[i + 28 * j] = (int16_t)(i * 28 + j); /* the value is its C-order index */
+	uint8_t *npy, *raw;
+	size_t nsz, rs;
+	nbg_error e;
+	assert_int_equal(nbg_npy_encode("<i2", shape, 4, f, sizeof(f), &npy, &nsz, &e), NBG_OK);
+	char *order = memmem(npy, nsz, "False", 5);
+	assert_non_null(order);
+	memcpy(order, "True ", 5);
+	nbg_npy a;
+	assert_int_equal(nbg_npy_parse(npy, nsz, &a, &e), NBG_OK);
+	assert_true(a.fortran_order);
+	assert_int_equal(nbg_tensor_to_raw(&io, NBG_TENSOR_NPY, npy, nsz, &raw, &rs, &e), NBG_OK);
+	assert_int_equal(rs, sizeof(f));
+	expect_ascending_i16(raw, 784);
+	free(raw);
+	free(npy);
+	if (!have_numpy)
+		return;
+	char cmd[600], p[300];
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && /usr/bin/python3 -c \"import numpy as np\n"
+		 "img = np.arange(784, dtype='<i2').reshape(1, 28, 28, 1)\n"
+		 "np.save('fpal.npy', np.asfortranarray(img))\"", workdir);
+	assert_int_equal(run(cmd), 0);
+	snprintf(p, sizeof(p), "%s/fpal.npy", workdir);
+	size_t n;
+	uint8_t *b = fx_read_file(p, &n);
+	assert_non_null(b);
+	assert_int_equal(nbg_npy_parse(b, n, &a, &e), NBG_OK);
+	assert_true(a.fortran_order);
+	assert_int_equal(nbg_tensor_to_raw(&io, NBG_TENSOR_NPY, b, n, &raw, &rs, &e), NBG_OK);
+	expect_ascending_i16(raw, 784);
+	free(raw);
+	free(b);
 }
 
 static void test_npy_malformed(void **state)
@@ -661,10 +759,12 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quantize_by_hand),
 		cmocka_unit_test(test_dequantize_by_hand),
+		cmocka_unit_test(test_dfp_positions),
 		cmocka_unit_test(test_quantize_vs_numpy),
 		cmocka_unit_test(test_npy_written_loads),
 		cmocka_unit_test(test_npy_numpy_files),
 		cmocka_unit_test(test_npy_shape_orders),
+		cmocka_unit_test(test_npy_fortran_palindrome),
 		cmocka_unit_test(test_npy_malformed),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_top_and_compare),

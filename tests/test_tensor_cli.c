@@ -829,6 +829,35 @@ static void test_kinds_and_listing(void **state)
 	expect_exit(&res, 0, "listing");
 }
 
+/* `-o -` (and /dev/stdout) put the tensor on standard output: then only the
+ * tensor goes there, and the line that says what was done goes to standard
+ * error (it used to follow the data on stdout, corrupting a pipe). */
+static void test_out_stdout(void **state)
+{
+	(void)state;
+	char x[300], y[300], e[300];
+	path_in(x, sizeof(x), "twelve.dat");
+	path_in(y, sizeof(y), "piped.bin");
+	path_in(e, sizeof(e), "piped.err");
+	write_file(x, "abcdefghijkl", 12); /* record 0: UINT8, 12 elements */
+	const char *outs[] = { "-", "/dev/stdout" };
+	for (int i = 0; i < 2; i++) {
+		fx_run_result r = tensor("--model '%s' --input 0 '%s' -o %s > '%s' 2> '%s'; exit $?",
+					 model, x, outs[i], y, e);
+		expect_exit(&r, 0, outs[i]);
+		expect_file(y, (const uint8_t *)"abcdefghijkl", 12, "standard output: the tensor alone");
+		size_t n;
+		char *err = (char *)fx_read_file(e, &n);
+		assert_non_null(err);
+		err[n] = '\0';
+		assert_non_null(strstr(err, "input 0 \"in0\" (UINT8"));
+		assert_non_null(strstr(err, "-> standard output (raw, 12 bytes)"));
+		free(err);
+	}
+	unlink(y);
+	unlink(e);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -857,6 +886,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_synthesized_records),
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_kinds_and_listing),
+		cmocka_unit_test(test_out_stdout),
 	};
 	const struct CMUnitTest corpus[] = {
 		cmocka_unit_test(test_corpus_records),

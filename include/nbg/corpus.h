@@ -87,7 +87,9 @@ NBG_API nbg_code nbg_corpus_add_unmeasured(nbg_corpus *c, nbg_corpus_status stat
 /* One entry of a walk that is not a file of the corpus. */
 NBG_API nbg_code nbg_corpus_add_skipped(nbg_corpus *c, nbg_corpus_skip reason);
 /* Adds everything in src to dst: dst becomes the aggregate of both files'
- * sets (src is unchanged). */
+ * sets (src is unchanged).  NBG_E_CORPUS_PART when a count of the sum
+ * would pass 2^64-1 (parts read back can claim such counts; the count
+ * stays at 2^64-1), NBG_E_OUT_OF_MEMORY when a value could not be kept. */
 NBG_API nbg_code nbg_corpus_merge(nbg_corpus *dst, const nbg_corpus *src);
 /* 1 when nothing was lost to a memory failure. */
 NBG_API int nbg_corpus_ok(const nbg_corpus *c);
@@ -128,6 +130,8 @@ typedef struct nbg_corpus_expect {
 	uint64_t file_size;
 	int has_sha256;        /* 1: the digest a manifest lists */
 	uint8_t sha256[32];
+	uint64_t max_file_size;   /* the parse's work limits (nbg_parse_options; */
+	uint64_t max_undescribed; /* 0: the defaults) */
 } nbg_corpus_expect;
 
 /* One file's measurement: opaque, read through the accessors below.  One
@@ -143,7 +147,12 @@ NBG_API void nbg_corpus_item_free(nbg_corpus_item *it);
  * Measures the file at `path` into `it` (exp may be NULL), replacing what
  * the item held: stat first, and a path that is not a regular file is never
  * opened; then opened with O_NONBLOCK | O_NOCTTY | O_CLOEXEC, read whole,
- * checked against the expected size and digest, and parsed.  Returns the
+ * checked against the expected size and digest, and parsed.  A file over
+ * 1 MiB is mapped instead of read when the program installed the signal
+ * guards (nbg_install_signal_guards: a file cut meanwhile is `changed`, not
+ * a SIGBUS), so the size limit and the header come first: a file they
+ * refuse is not read, has no SHA-256 (nbg_corpus_item_sha256 says 0) and
+ * its manifest digest is not checked -- it is invalid either way.  Returns the
  * item's error code (NBG_OK when the file is valid); the status says which
  * kind of result it is.  All of it runs on the calling thread
  * (NBG_PARSE_ONE_THREAD): measure items on several threads to use several

@@ -13,14 +13,17 @@
  * Re-emission writes a file from the ledger's ranges alone and refuses
  * (NBG_E_SEMANTIC_CHANGE_REFUSED) whenever the bytes about to be written are
  * not the bytes the ledger fingerprinted: nbgkit never serializes a change.
+ * It writes to a descriptor the caller opened; which file that becomes, and
+ * how it replaces an existing one, is the caller's (`nbg reemit` writes a
+ * temporary and renames it, doc/security.md).
  *
  * Thread safety: a ledger is immutable after it is built and may be read
  * from several threads at once; every function is reentrant.
  *
  * Errors: functions return NBG_OK or a code of the one list (nbg/codes.h):
  * NBG_E_LEDGER_INVARIANT (the ranges do not tile the file: a bug, or an
- * edited ledger document), NBG_E_IO (a file could not be created, written,
- * synced or renamed; err->sys_errno is set), NBG_E_RESOURCE (a ledger
+ * edited ledger document), NBG_E_IO (a write, sync or read-back of the
+ * caller's descriptor failed; err->sys_errno is set), NBG_E_RESOURCE (a ledger
  * document that is not a ledger, or a digest that could not be computed),
  * NBG_E_OUT_OF_MEMORY, and NBG_E_SEMANTIC_CHANGE_REFUSED for re-emission.
  */
@@ -168,12 +171,6 @@ NBG_API nbg_code nbg_ledger_from_json(const char *text, size_t len, nbg_ledger *
  * shown at the top.  Returns a malloc'd string, NULL on allocation failure. */
 NBG_API char *nbg_ledger_svg(const nbg_ledger *l, const char *title);
 
-/* Writes nbg_ledger_svg() to `path` atomically (temporary file in the same
- * directory, fsync, rename; the temporary is removed on any failure).
- * Returns NBG_OK, NBG_E_IO or NBG_E_RESOURCE. */
-NBG_API nbg_code nbg_ledger_svg_file(const nbg_ledger *l, const char *title, const char *path,
-				     nbg_error *err);
-
 /* ------------------------------------------------------ re-emission */
 
 /*
@@ -188,42 +185,30 @@ NBG_API nbg_code nbg_ledger_svg_file(const nbg_ledger *l, const char *title, con
 NBG_API nbg_code nbg_reemit_check(const nbg_ledger *l, const uint8_t *data, size_t size,
 				  nbg_error *err);
 
+/* nbg_reemit_write, nbg_reemit_model: after the last byte, fsync the
+ * descriptor (a regular file opened for reading and writing) and read the
+ * file back from the device, window by window behind the writer and the
+ * rest after the fsync: NBG_E_IO unless every window has the size and
+ * CRC-32 written there (doc/ledger.md, section 5). */
+#define NBG_REEMIT_READBACK 0x2u
+
 /*
  * Re-emits data[0..size) to the open descriptor `fd`, range by range in
- * ledger order, after the checks of nbg_reemit_check() pass (it runs them);
- * the bytes written are CRC'd as they go out and compared with the CRC-32 of
- * the bytes checked, so an input changing under us is refused.  Nothing is
- * written when the check fails.  The caller decides when the output becomes
- * visible (nbg_reemit_file does that for paths).  Returns NBG_OK,
- * NBG_E_SEMANTIC_CHANGE_REFUSED, or NBG_E_IO (short or failed write).
+ * ledger order, after the checks of nbg_reemit_check() pass (it runs them,
+ * before the first byte is written); the bytes written are CRC'd as they go
+ * out and compared with the CRC-32 of the bytes checked, so an input
+ * changing under us is refused.  Nothing is written when the check fails.
+ * flags: 0 or NBG_REEMIT_READBACK.  The caller decides when the output
+ * becomes visible.  Returns NBG_OK, NBG_E_SEMANTIC_CHANGE_REFUSED, NBG_E_IO
+ * (short or failed write, or a read-back that differs), NBG_E_RESOURCE or
+ * NBG_E_OUT_OF_MEMORY.
  */
 NBG_API nbg_code nbg_reemit_write(const nbg_ledger *l, const uint8_t *data, size_t size, int fd,
-				  nbg_error *err);
-
-/* nbg_reemit_file_flags, nbg_reemit_model: no read-back of the written file
- * (fsync, the CRC of every range as it is written and the size are still
- * checked). */
-#define NBG_REEMIT_NO_READBACK 0x1u
-
-/*
- * Re-emits data[0..size) to `path` so that it appears complete or not at all:
- * the check runs first, then the ranges go to a temporary file made with
- * mkstemp in the same directory, which is fsync'd and renamed over `path`
- * only when every write succeeded and the file reads back from the device
- * with the size and CRC-32 of the checked bytes (the checks run once, before
- * the temporary file exists; the read-back as nbg_reemit_model's).  On every failure the temporary file is unlinked and `path` is
- * left as it was.  Returns NBG_OK, NBG_E_SEMANTIC_CHANGE_REFUSED,
- * NBG_E_IO or NBG_E_RESOURCE.
- */
-NBG_API nbg_code nbg_reemit_file(const nbg_ledger *l, const uint8_t *data, size_t size,
-				 const char *path, nbg_error *err);
-/* nbg_reemit_file with NBG_REEMIT_* flags (NBG_REEMIT_NO_READBACK). */
-NBG_API nbg_code nbg_reemit_file_flags(const nbg_ledger *l, const uint8_t *data, size_t size,
-				       const char *path, unsigned flags, nbg_error *err);
+				  unsigned flags, nbg_error *err);
 
 /* How the written file was read back. */
 typedef enum nbg_readback {
-	NBG_READBACK_NONE = 0,   /* not read back: standard output, NBG_REEMIT_NO_READBACK */
+	NBG_READBACK_NONE = 0,   /* not read back: no NBG_REEMIT_READBACK */
 	NBG_READBACK_DEVICE = 1, /* every byte read from the device: its pages dropped
 				  * from the page cache first, or read with O_DIRECT */
 	NBG_READBACK_CACHE = 2,  /* some from the page cache: a file system that keeps
@@ -240,23 +225,21 @@ typedef struct nbg_reemit_info {
 } nbg_reemit_info;
 
 /*
- * Re-emits the file `m` was parsed from (m->data, m->file_size bytes) to
- * `path` ("-" or /dev/stdout: standard output) from its own ledger, as
- * nbg_reemit_file does, hashing each byte once: the model may be parsed
- * with NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256 (what
- * `nbg reemit` does).  The ranges' fingerprints are the CRC-32s the parser
- * computed; each range is CRC'd as it is written and compared with them
- * (NBG_E_SEMANTIC_CHANGE_REFUSED when the input changed since the parse);
- * the SHA-256 of the output is computed on a second thread while it is
- * written; a file is read back from the device window by window behind the
- * writer and after the fsync (doc/ledger.md, section 5; not with
- * NBG_REEMIT_NO_READBACK), and renamed over `path` only when every window
- * reads back as written.  info (may be NULL) receives the byte and range
- * counts, the SHA-256 and how the file was read back.  Returns NBG_OK,
- * NBG_E_SEMANTIC_CHANGE_REFUSED, NBG_E_IO, NBG_E_OUT_OF_MEMORY or
- * NBG_E_RESOURCE; on failure `path` is untouched.
+ * Re-emits the file `m` was parsed from (m->data, m->file_size bytes) to the
+ * open descriptor `fd` from its own ledger, hashing each byte once: the
+ * model may be parsed with NBG_PARSE_NO_FILE_SHA256 |
+ * NBG_PARSE_NO_SECTION_SHA256 (what `nbg reemit` does).  The ranges'
+ * fingerprints are the CRC-32s the parser computed; each range is CRC'd as
+ * it is written and compared with them (NBG_E_SEMANTIC_CHANGE_REFUSED when
+ * the input changed since the parse); the SHA-256 of the output is computed
+ * on a second thread while it is written; with NBG_REEMIT_READBACK the file
+ * is synced and read back (doc/ledger.md, section 5).  info (may be NULL)
+ * receives the byte and range counts, the SHA-256 and how the file was read
+ * back.  Returns NBG_OK, NBG_E_SEMANTIC_CHANGE_REFUSED, NBG_E_IO,
+ * NBG_E_OUT_OF_MEMORY or NBG_E_RESOURCE; what was written is then not the
+ * file, and the caller discards it.
  */
-NBG_API nbg_code nbg_reemit_model(const nbg_model *m, const char *path, unsigned flags,
+NBG_API nbg_code nbg_reemit_model(const nbg_model *m, int fd, unsigned flags,
 				  nbg_reemit_info *info, nbg_error *err);
 
 #ifdef __cplusplus

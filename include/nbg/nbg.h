@@ -124,22 +124,14 @@ NBG_API char *nbg_path_escape(const char *path);
 /* 1 when nbg_path_escape(path) differs from path. */
 NBG_API int nbg_path_needs_escape(const char *path);
 
-/* For a program that writes an output file itself: the file to replace for
- * OUT `path` under the rules of doc/security.md (the path, or the regular
- * file a symbolic link names; malloc'd into *target), or
- * NBG_E_NOT_REGULAR_FILE for a device, FIFO, socket, directory or dangling
- * link, NBG_E_IO when it cannot be examined. */
-NBG_API nbg_code nbg_output_target(const char *path, char **target, nbg_error *err);
 /* Registers a temporary file to be removed when SIGINT, SIGTERM or SIGHUP
  * ends the process (after nbg_install_signal_guards); returns the slot to
- * give nbg_temp_unregister once the file is renamed or removed, or -1. */
+ * give nbg_temp_unregister once the file is renamed or removed, or -1.  The
+ * library writes no file itself: a program that replaces files registers
+ * its temporaries here, with the three signals blocked between creating
+ * the file and registering it (nbg: programs/cli_out.c). */
 NBG_API int nbg_temp_register(const char *path);
 NBG_API void nbg_temp_unregister(int slot);
-/* mkstemp(tmp) with SIGINT, SIGTERM and SIGHUP blocked until the name is
- * registered (nbg_temp_register; *slot, -1 when it could not be), so that
- * no signal between the two leaves the file behind; the descriptor, or -1
- * with errno. */
-NBG_API int nbg_temp_create(char *tmp, int *slot);
 
 /* ------------------------------------------------------------------ model */
 

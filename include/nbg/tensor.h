@@ -17,7 +17,9 @@
  *   none                 q = round(f),                       f = q
  * Float formats (FP32, FP16, BFP16, FP64) convert by value (FP16 and BFP16
  * round half to even) and ignore quantization parameters.  Packed 4-bit
- * formats and unknown formats have no conversion (tensor-format-unsupported).
+ * formats, unknown formats, an affine scale that is zero or not finite and a
+ * fixed-point position outside NBG_DFP_POS_MIN..NBG_DFP_POS_MAX have no
+ * conversion (tensor-format-unsupported).
  *
  * Every function returns an nbg_code and fills the optional nbg_error.
  * Allocated results are freed with free().  All functions are reentrant.
@@ -36,6 +38,11 @@ extern "C" {
 
 /* ------------------------------------------------------------ elements */
 
+/* The dynamic fixed-point positions that convert: 2^fl beyond them is
+ * outside float32's range. */
+#define NBG_DFP_POS_MIN (-128)
+#define NBG_DFP_POS_MAX 127
+
 /* Bytes per element of an NBG data format, 0 for packed 4-bit or unknown
  * formats (they have no element-wise conversion). */
 NBG_API unsigned nbg_tensor_element_size(uint32_t data_format);
@@ -44,8 +51,9 @@ NBG_API unsigned nbg_tensor_element_size(uint32_t data_format);
  * values[0..count) -> out (the record's raw bytes, little-endian), with the
  * record's data format and quantization.  count must equal
  * io->element_count and out_size io->byte_size.  Returns NBG_OK,
- * INVALID_ARGUMENT, TENSOR_FORMAT_UNSUPPORTED (4-bit, unknown, or an affine
- * scale that is zero or not finite).
+ * INVALID_ARGUMENT, TENSOR_FORMAT_UNSUPPORTED (4-bit, unknown, an affine
+ * scale that is zero or not finite, a fixed-point position outside
+ * NBG_DFP_POS_MIN..NBG_DFP_POS_MAX).
  */
 NBG_API nbg_code nbg_tensor_quantize(const nbg_io *io, const float *values, uint64_t count,
 				     void *out, size_t out_size, nbg_error *err);
@@ -158,16 +166,6 @@ NBG_API nbg_code nbg_tensor_from_raw(const nbg_io *io, nbg_tensor_kind kind, int
  */
 NBG_API nbg_code nbg_tensor_floats(const nbg_io *io, nbg_tensor_kind kind, const uint8_t *buf,
 				   size_t size, float **out, nbg_error *err);
-
-/*
- * Writes data[0..size) to path all or nothing: a hidden temporary in the
- * same directory, fsync, the mode of an existing target (else 0666 less the
- * umask), rename.  On any failure the temporary is removed and an existing
- * path is untouched.  Returns NBG_OK, INVALID_ARGUMENT, IO (err->sys_errno
- * set), OUT_OF_MEMORY.
- */
-NBG_API nbg_code nbg_tensor_write_file(const char *path, const void *data, size_t size,
-				       nbg_error *err);
 
 /* ------------------------------------------------------------ results */
 

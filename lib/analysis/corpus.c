@@ -177,7 +177,7 @@ static void merge_types(nbg_corpus *dst, const nbg_corpus *src)
 	for (uint32_t t = 0; t < NBG_SECTION_TYPE_COUNT; t++) {
 		const nbg_valset *pair[2] = { &src->type_entsize[t], &src->type_align[t] };
 		nbg_valset *into[2] = { &dst->type_entsize[t], &dst->type_align[t] };
-		dst->type_files[t] += src->type_files[t];
+		nbg_corpus_count(dst, &dst->type_files[t], src->type_files[t]);
 		for (int k = 0; k < 2; k++)
 			for (size_t i = 0; i < pair[k]->cap; i++)
 				if (pair[k]->n[i])
@@ -191,19 +191,18 @@ nbg_code nbg_corpus_merge(nbg_corpus *dst, const nbg_corpus *src)
 	const nbg_corpus_field *f = nbg_corpus_fields(&n);
 
 	dst->oom |= src->oom;
+	dst->overflow |= src->overflow;
 	for (int k = 0; k < NBG_E__COUNT; k++)
-		dst->fail_by_code[k] += src->fail_by_code[k];
+		nbg_corpus_count(dst, &dst->fail_by_code[k], src->fail_by_code[k]);
 	for (int k = 0; k < NBG_CORPUS_STATUS_COUNT; k++)
-		dst->not_measured[k] += src->not_measured[k];
+		nbg_corpus_count(dst, &dst->not_measured[k], src->not_measured[k]);
 	for (int k = 0; k < NBG_CORPUS_SKIP_COUNT; k++)
-		dst->skipped[k] += src->skipped[k];
+		nbg_corpus_count(dst, &dst->skipped[k], src->skipped[k]);
 	for (size_t i = 0; i < n; i++) {
 		void *d = nbg_corpus_member(dst, &f[i]);
 		const void *s = nbg_corpus_cmember(src, &f[i]);
 		if (f[i].kind == NBG_CF_U64) {
-			uint64_t *into = d;
-			const uint64_t *from = s;
-			*into += *from;
+			nbg_corpus_count(dst, d, *(const uint64_t *)s);
 		} else if (f[i].kind == NBG_CF_RANGE) {
 			const nbg_range64 *r = s;
 			if (r->seen)
@@ -221,6 +220,8 @@ nbg_code nbg_corpus_merge(nbg_corpus *dst, const nbg_corpus *src)
 			nbg_shaset_add(dst, &dst->tails, src->tails.d[i]);
 	for (size_t i = 0; i < src->note_kinds; i++)
 		nbg_corpus_note_add(dst, src->notes[i].id, src->notes[i].n);
+	if (dst->overflow)
+		return NBG_E_CORPUS_PART; /* the sum of the parts passes 2^64-1 */
 	return result(dst);
 }
 

@@ -20,6 +20,7 @@ struct nbg_corpus_item {
 	nbg_model *model;       /* VALID only */
 	void *buf;              /* the file's bytes (the model points into them) */
 	size_t cap;
+	nbg_mapping map;        /* or, for a large file, its mapping */
 };
 
 /* The text report lists at most this many values of a set. */
@@ -82,7 +83,18 @@ struct nbg_corpus {
 	nbg_note_count *notes;
 	size_t note_kinds, note_cap;
 	int oom; /* a value could not be stored: the aggregate is incomplete */
+	int overflow; /* a count passed 2^64-1 (only parts can claim so many) */
 };
+
+/* *into += n; on 64-bit wraparound *into stays UINT64_MAX and c->overflow
+ * is set. */
+static inline void nbg_corpus_count(nbg_corpus *c, uint64_t *into, uint64_t n)
+{
+	if (__builtin_add_overflow(*into, n, into)) {
+		*into = UINT64_MAX;
+		c->overflow = 1;
+	}
+}
 
 NBG_INTERNAL nbg_code nbg_valset_add(nbg_corpus *c, nbg_valset *s, uint64_t v, uint64_t n);
 /* The distinct values in ascending order (malloc'd; *count set); NULL with

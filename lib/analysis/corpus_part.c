@@ -188,7 +188,7 @@ static int read_tails(reader *r, json_t *a, const char *key)
 		for (int k = 0; ok && k < 32; k++) {
 			int hi = hex_digit(s[2 * k]), lo = hex_digit(s[2 * k + 1]);
 			ok = hi >= 0 && lo >= 0;
-			d[k] = (uint8_t)(hi << 4 | lo);
+			d[k] = ok ? (uint8_t)(hi << 4 | lo) : 0; /* never -1 << 4 */
 		}
 		if (!ok)
 			return refuse(r, key, "not a corpus part (a digest is not 64 lowercase hex "
@@ -197,6 +197,18 @@ static int read_tails(reader *r, json_t *a, const char *key)
 	}
 	if (r->c->tails.count != json_array_size(a))
 		return refuse(r, key, "not a corpus part (a digest is listed twice)", NULL);
+	return 1;
+}
+
+/* A note id as the parsers write them: lowercase letters, digits and '-'
+ * (a part is untrusted: an id is printed by the text report). */
+static int note_id_ok(const char *k)
+{
+	if (!*k || strlen(k) >= sizeof(((nbg_corpus *)0)->notes[0].id))
+		return 0;
+	for (; *k; k++)
+		if (!((*k >= 'a' && *k <= 'z') || (*k >= '0' && *k <= '9') || *k == '-'))
+			return 0;
 	return 1;
 }
 
@@ -209,7 +221,10 @@ static int read_notes(reader *r, json_t *o, const char *key)
 		return refuse(r, key, "not a corpus part (the notes are missing)", NULL);
 	json_object_foreach(o, k, v) {
 		uint64_t n;
-		if (strlen(k) >= sizeof(r->c->notes[0].id) || !to_u64(r, v, key, &n) || !n)
+		if (!note_id_ok(k))
+			return refuse(r, key, "not a corpus part (a note id holds a character no "
+					      "note id has: only a-z, 0-9 and '-')", NULL);
+		if (!to_u64(r, v, key, &n) || !n)
 			return refuse(r, key, "not a corpus part (a note id or count is wrong)", NULL);
 		nbg_corpus_note_add(r->c, k, n);
 	}
@@ -252,23 +267,36 @@ static int read_field(reader *r, json_t *root, const nbg_corpus_field *f)
 	return 0;
 }
 
-/* The counts a writer derives must agree with what was read. */
+/* a + b into *sum; 0 when it does not fit in 64 bits. */
+static int add_ok(uint64_t a, uint64_t b, uint64_t *sum)
+{
+	return !__builtin_add_overflow(a, b, sum);
+}
+
+/* The counts a writer derives must agree with what was read.  Every sum is
+ * checked for 64-bit wraparound: "0 files = 2^64-1 valid + 1 invalid" adds
+ * up modulo 2^64 and is refused. */
 static int check_sums(reader *r, json_t *root)
 {
 	const nbg_corpus *c = r->c;
-	uint64_t sum = c->valid, unreadable = 0, tails = 0;
+	uint64_t sum = c->valid, versions, unreadable = 0, reasons = 0, tails = 0;
+	int ok = 1;
 
 	for (int k = 0; k < NBG_E__COUNT; k++)
-		sum += c->fail_by_code[k];
+		ok &= add_ok(sum, c->fail_by_code[k], &sum);
 	for (int k = 0; k < NBG_CORPUS_STATUS_COUNT; k++)
-		sum += c->not_measured[k];
-	if (sum != c->files)
+		ok &= add_ok(sum, c->not_measured[k], &sum);
+	if (!ok || sum != c->files)
 		return refuse(r, "files", "counts do not add up (files is not valid + invalid + "
 					  "not measured)", NULL);
-	if (c->v1_files + c->v2_files != c->valid)
+	if (!add_ok(c->v1_files, c->v2_files, &versions) || versions != c->valid)
 		return refuse(r, "valid", "counts do not add up (valid is not v1 + v2 files)", NULL);
+	ok = add_ok(reasons, c->skipped[NBG_CORPUS_SKIP_UNREADABLE], &reasons);
+	for (int k = NBG_CORPUS_UNREADABLE; k < NBG_CORPUS_STATUS_COUNT; k++)
+		if (k != NBG_CORPUS_DIGEST_MISMATCH)
+			ok &= add_ok(reasons, c->not_measured[k], &reasons);
 	to_u64(r, json_object_get(root, "unreadable"), "unreadable", &unreadable);
-	if (unreadable != nbg_corpus_unreadable(c))
+	if (!ok || unreadable != reasons || reasons != nbg_corpus_unreadable(c))
 		return refuse(r, "unreadable", "counts do not add up (unreadable is not the sum of "
 					       "its reasons)", NULL);
 	to_u64(r, at_path(root, "connection_tails.distinct_sha256"),
@@ -321,6 +349,9 @@ nbg_code nbg_corpus_from_json(const char *text, size_t len, const char *name,
 	if (check_version(&r, root)) {
 		for (size_t i = 0; i < n && !r.failed; i++)
 			read_field(&r, root, &f[i]);
+		if (!r.failed && r.c->overflow)
+			refuse(&r, NULL, "counts do not add up (a value or note is counted more "
+					 "than 2^64-1 times)", NULL);
 		if (!r.failed)
 			check_sums(&r, root);
 	}

@@ -51,7 +51,7 @@ nbg_code nbg_valset_add(nbg_corpus *c, nbg_valset *s, uint64_t v, uint64_t n)
 	if (s->cap) {
 		for (size_t j = slot_of(v, s->cap); s->n[j]; j = (j + 1) & (s->cap - 1))
 			if (s->v[j] == v) {
-				s->n[j] += n;
+				nbg_corpus_count(c, &s->n[j], n);
 				return NBG_OK;
 			}
 	}
@@ -185,7 +185,7 @@ nbg_code nbg_corpus_note_add(nbg_corpus *c, const char *id, uint64_t n)
 {
 	for (size_t i = 0; i < c->note_kinds; i++)
 		if (!strcmp(c->notes[i].id, id)) {
-			c->notes[i].n += n;
+			nbg_corpus_count(c, &c->notes[i].n, n);
 			return NBG_OK;
 		}
 	if (c->note_kinds == c->note_cap) {

@@ -15,7 +15,6 @@
 
 #include <errno.h>
 
-#include "common/atomic.h"
 #include "common/grow.h"
 #include "nbg/ledger.h"
 
@@ -468,38 +467,4 @@ char *nbg_ledger_svg(const nbg_ledger *l, const char *title)
 		return NULL;
 	}
 	return doc.p;
-}
-
-/* ------------------------------------------------------------ the file */
-
-typedef struct buf_ctx {
-	const char *p;
-	size_t n;
-} buf_ctx;
-
-static nbg_code buf_emit(int fd, void *ctx, nbg_error *err)
-{
-	buf_ctx *b = ctx;
-	if (!nbg_write_all(fd, (const uint8_t *)b->p, b->n))
-		return nbg_error_io(err, errno, 0, "output", "writing the picture failed");
-	return NBG_OK;
-}
-
-nbg_code nbg_ledger_svg_file(const nbg_ledger *l, const char *title, const char *path,
-			     nbg_error *err)
-{
-	char *svg = nbg_ledger_svg(l, title);
-	buf_ctx b;
-	nbg_code rc;
-
-	if (err)
-		memset(err, 0, sizeof(*err));
-	if (!svg)
-		return nbg_error_set(err, NBG_E_OUT_OF_MEMORY, 0, "memory",
-			     "out of memory drawing the map");
-	b.p = svg;
-	b.n = strlen(svg);
-	rc = nbg_atomic_write(path, buf_emit, NULL, &b, err);
-	free(svg);
-	return rc;
 }

@@ -2,7 +2,7 @@
  * reemit.c - lossless re-emission from the ledger (doc/ledger.md, section
  * 5).  Each byte is hashed once per check that needs it.
  *
- * With a ledger of fingerprints (nbg_reemit_check/_write/_file): one pass
+ * With a ledger of fingerprints (nbg_reemit_check/_write): one pass
  * over the input before anything is written computes every range's SHA-256
  * (against the ledger's) and its CRC-32, while the SHA-256 of the whole
  * output (against the source's) runs beside it on a second thread.
@@ -13,7 +13,9 @@
  * output's, on a second thread while the output is written.
  *
  * Writing (reemit_out.c) CRCs each range once as it goes out, against the
- * CRC of the checked bytes, and reads the file back from the device.
+ * CRC of the checked bytes, and reads the file back from the device.  The
+ * output is the caller's descriptor: `nbg reemit` gives a temporary that it
+ * renames over OUT once this returned NBG_OK (programs/cli_out.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -22,7 +24,7 @@
 #include <unistd.h>
 
 #include "analysis/reemit_internal.h"
-#include "common/atomic.h"
+#include "common/fdio.h"
 #include "common/hash.h"
 
 /* Pieces the ranges are CRC'd and hashed in; also the size from which the
@@ -136,69 +138,61 @@ nbg_code nbg_reemit_check(const nbg_ledger *l, const uint8_t *data, size_t size,
 	return reemit_scan(l, data, size, NULL, err);
 }
 
-/* The checks, then the ranges through reemit_out.c: onto fd (path NULL)
- * or atomically to path. */
-static nbg_code checked_write(const nbg_ledger *l, const uint8_t *data, size_t size, int fd,
-			      const char *path, unsigned flags, nbg_error *err)
+/* The ranges through reemit_out.c onto fd; with a read-back, the file is
+ * synced before the last windows are read back from the device. */
+static nbg_code write_out(nbg_reemit_out *o, int fd, nbg_error *err)
 {
-	uint32_t *crc = malloc((l->nranges ? l->nranges : 1) * sizeof(*crc));
+	nbg_code rc = nbg_reemit_out_emit(fd, o, err);
+
+	if (rc == NBG_OK && o->readback && fsync(fd) != 0)
+		rc = nbg_error_io(err, errno, 0, "output", "cannot sync the output");
+	if (rc == NBG_OK && o->readback)
+		rc = nbg_reemit_out_verify(fd, o, err);
+	return rc;
+}
+
+nbg_code nbg_reemit_write(const nbg_ledger *l, const uint8_t *data, size_t size, int fd,
+			  unsigned flags, nbg_error *err)
+{
+	uint32_t *crc;
 	nbg_reemit_out o;
 	nbg_code rc, end;
 
 	if (err)
 		memset(err, 0, sizeof(*err));
-	if (!crc)
+	if (!l || (!data && size) || fd < 0)
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "ledger",
+				     "nbg_reemit_write needs a ledger, the bytes and a descriptor");
+	if (!(crc = malloc((l->nranges ? l->nranges : 1) * sizeof(*crc))))
 		return nbg_error_set(err, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
-	/* Refuse before anything, not even a temporary file, exists. */
+	/* Refuse before anything is written. */
 	if ((rc = reemit_scan(l, data, size, crc, err)) != NBG_OK) {
 		free(crc);
 		return rc;
 	}
-	nbg_reemit_out_init(&o, l, data, crc, 0, path && !(flags & NBG_REEMIT_NO_READBACK));
-	rc = path ? nbg_atomic_write(path, nbg_reemit_out_emit, nbg_reemit_out_verify, &o, err)
-		  : nbg_reemit_out_emit(fd, &o, err);
+	nbg_reemit_out_init(&o, l, data, crc, 0, (flags & NBG_REEMIT_READBACK) != 0);
+	rc = write_out(&o, fd, err);
 	end = nbg_reemit_out_finish(&o, rc == NBG_OK ? err : NULL);
 	free(crc);
 	return rc != NBG_OK ? rc : end;
 }
 
-nbg_code nbg_reemit_write(const nbg_ledger *l, const uint8_t *data, size_t size, int fd,
+nbg_code nbg_reemit_model(const nbg_model *m, int fd, unsigned flags, nbg_reemit_info *info,
 			  nbg_error *err)
-{
-	return checked_write(l, data, size, fd, NULL, 0, err);
-}
-
-nbg_code nbg_reemit_file(const nbg_ledger *l, const uint8_t *data, size_t size, const char *path,
-			 nbg_error *err)
-{
-	return checked_write(l, data, size, -1, path, 0, err);
-}
-
-nbg_code nbg_reemit_file_flags(const nbg_ledger *l, const uint8_t *data, size_t size,
-			       const char *path, unsigned flags, nbg_error *err)
-{
-	return checked_write(l, data, size, -1, path, flags, err);
-}
-
-nbg_code nbg_reemit_model(const nbg_model *m, const char *path, unsigned flags,
-			  nbg_reemit_info *info, nbg_error *err)
 {
 	nbg_ledger *l = NULL;
 	nbg_reemit_out o;
 	nbg_code rc, end;
-	int to_stdout;
 
 	if (err)
 		memset(err, 0, sizeof(*err));
-	if (!m || !path)
+	if (!m || fd < 0)
 		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "model",
-				     "nbg_reemit_model needs a model and an output path");
+				     "nbg_reemit_model needs a model and a descriptor");
 	if ((rc = nbg_ledger_build_crc(m, &l, err)) != NBG_OK)
 		return rc;
-	to_stdout = !strcmp(path, "-") || !strcmp(path, "/dev/stdout");
-	nbg_reemit_out_init(&o, l, m->data, l->crc, 1,
-			    !to_stdout && !(flags & NBG_REEMIT_NO_READBACK));
-	rc = nbg_atomic_write(path, nbg_reemit_out_emit, nbg_reemit_out_verify, &o, err);
+	nbg_reemit_out_init(&o, l, m->data, l->crc, 1, (flags & NBG_REEMIT_READBACK) != 0);
+	rc = write_out(&o, fd, err);
 	end = nbg_reemit_out_finish(&o, rc == NBG_OK ? err : NULL);
 	if (rc == NBG_OK)
 		rc = end;

@@ -44,11 +44,11 @@ typedef struct nbg_reemit_out {
 NBG_INTERNAL void nbg_reemit_out_init(nbg_reemit_out *o, const nbg_ledger *l,
 				      const uint8_t *data, const uint32_t *want, int sha,
 				      int readback);
-/* nbg_emit_fn: writes every range to fd, each CRC'd as it goes out and
+/* Writes every range to fd, each CRC'd as it goes out and
  * compared with want (NBG_E_SEMANTIC_CHANGE_REFUSED when the input changed),
  * the SHA-256 and the read-back running beside it. */
 NBG_INTERNAL nbg_code nbg_reemit_out_emit(int fd, void *ctx, nbg_error *err);
-/* nbg_emit_fn, after fsync: waits for the read-back of every window (and
+/* After the caller's fsync: waits for the read-back of every window (and
  * the SHA-256); NBG_E_IO when the file does not read back as written. */
 NBG_INTERNAL nbg_code nbg_reemit_out_verify(int fd, void *ctx, nbg_error *err);
 /* Stops and joins whatever still runs, frees; the SHA-256's verdict when

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "analysis/reemit_internal.h"
-#include "common/atomic.h"
+#include "common/fdio.h"
 #include "common/hash.h"
 
 #define NBG_REEMIT_THREADED_MIN ((uint64_t)4 << 20)

@@ -14,8 +14,8 @@
  * the handler that was there before (by default: the process dies as it
  * would have).
  *
- * SIGINT, SIGTERM, SIGHUP.  An atomic output's temporary is registered while
- * it exists; the handler unlinks every registered temporary, then lets the
+ * SIGINT, SIGTERM, SIGHUP.  An output's temporary is registered while it
+ * exists (nbg_temp_register, by the program that writes it); the handler unlinks every registered temporary, then lets the
  * signal take its previous course (by default the process ends by it).
  * Signals that were ignored when the guards were installed stay ignored.
  */
@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -30,7 +31,10 @@
 #include "common/guard.h"
 
 #define MAP_SLOTS 256
-#define TEMP_SLOTS 16
+/* Temporaries registered at once: nbg run stages two files per output and a
+ * summary.  Each slot's path buffer is allocated at its first use and kept
+ * (a handler may be reading it), so the table itself stays small. */
+#define TEMP_SLOTS 4096
 
 static struct map_slot {
 	uintptr_t base; /* atomic; 0 = free */
@@ -40,7 +44,7 @@ static struct map_slot {
 
 static struct temp_slot {
 	int used;       /* atomic: 0 free, 1 claimed, 2 holds a path */
-	char path[PATH_MAX];
+	char *path;     /* PATH_MAX bytes once used, never freed */
 } temps[TEMP_SLOTS];
 
 static size_t page_size = 4096;
@@ -146,6 +150,10 @@ int nbg_guard_temp_add(const char *path)
 		if (!__atomic_compare_exchange_n(&temps[i].used, &zero, 1, 0, __ATOMIC_ACQUIRE,
 						 __ATOMIC_RELAXED))
 			continue;
+		if (!temps[i].path && !(temps[i].path = malloc(PATH_MAX))) {
+			__atomic_store_n(&temps[i].used, 0, __ATOMIC_RELEASE);
+			return -1;
+		}
 		memcpy(temps[i].path, path, n + 1);
 		__atomic_store_n(&temps[i].used, 2, __ATOMIC_RELEASE);
 		return i;
@@ -159,6 +167,16 @@ void nbg_guard_temp_remove(int slot)
 		__atomic_store_n(&temps[slot].used, 0, __ATOMIC_RELEASE);
 }
 
+int nbg_temp_register(const char *path)
+{
+	return path ? nbg_guard_temp_add(path) : -1;
+}
+
+void nbg_temp_unregister(int slot)
+{
+	nbg_guard_temp_remove(slot);
+}
+
 static void on_term(int sig, siginfo_t *si, void *uc)
 {
 	int e = errno;
@@ -170,6 +188,11 @@ static void on_term(int sig, siginfo_t *si, void *uc)
 	for (int i = 0; i < 3; i++)
 		if (term_signals[i] == sig)
 			chain(&old_term[i], sig, si, uc);
+}
+
+int nbg_guard_installed(void)
+{
+	return __atomic_load_n(&installed, __ATOMIC_ACQUIRE);
 }
 
 nbg_code nbg_install_signal_guards(void)

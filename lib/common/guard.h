@@ -17,6 +17,9 @@ NBG_INTERNAL int nbg_guard_map_remove(const void *base);
 /* Registers a temporary to unlink if the process is ended by a signal;
  * returns the slot for nbg_guard_temp_remove, or -1 (then unguarded). */
 NBG_INTERNAL int nbg_guard_temp_add(const char *path);
+/* 1 once nbg_install_signal_guards() ran: a mapping that shrinks reads
+ * zeros instead of raising SIGBUS. */
+NBG_INTERNAL int nbg_guard_installed(void);
 NBG_INTERNAL void nbg_guard_temp_remove(int slot);
 
 #endif

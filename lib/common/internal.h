@@ -60,6 +60,7 @@ typedef struct nbg_ctx {
 	uint64_t max_undescribed;   /* work limit, resolved from the options */
 	struct nbg_file_hash *file_hash; /* the whole-file SHA-256, once started */
 	int hash_thread;                 /* ... on a second thread */
+	int structure_passed;            /* nbg_structure_checked let hashing start */
 } nbg_ctx;
 
 /* Fills err (may be NULL) and returns code: the one error setter of every
@@ -80,6 +81,10 @@ NBG_INTERNAL void nbg_set_error(nbg_error *err, nbg_code code, uint64_t offset,
 /* Appends a note; returns false only on allocation failure (then the note is dropped). */
 NBG_INTERNAL bool nbg_note_add(nbg_ctx *c, const char *id, uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The note io-scale-not-finite for an affine record whose scale is NaN or
+ * infinite (its word at file offset `at`); the reports write null for it. */
+NBG_INTERNAL void nbg_note_scale(nbg_ctx *c, const nbg_io *io, uint64_t at, const char *what,
+				 size_t i);
 
 
 /* Decodes a buffer I/O record common to v1 and v2 once its fields are read. */
@@ -94,6 +99,12 @@ NBG_INTERNAL nbg_code nbg_parse_v1(nbg_ctx *c);
  * undescribed-bytes limit (NBG_E_WORK_LIMIT) and only then starts the
  * whole-file SHA-256.  A file refused earlier is never hashed. */
 NBG_INTERNAL nbg_code nbg_structure_checked(nbg_ctx *c);
+/* nbg_parse, also telling whether the header and directory passed, so that
+ * the file's bytes were read (*structure_passed 1) or only its structure
+ * (0: refused before hashing, doc/security.md). */
+NBG_INTERNAL nbg_code nbg_parse_reached(const uint8_t *data, size_t size,
+					const nbg_parse_options *opts, nbg_model **out,
+					nbg_error *err, int *structure_passed);
 /* Ends the whole-file hash started there: cancelled when rc failed, else
  * completed (on this thread when none was started).  parse.c. */
 NBG_INTERNAL void nbg_file_hash_finish(nbg_ctx *c, nbg_code rc);

@@ -77,6 +77,7 @@ nbg_code nbg_structure_checked(nbg_ctx *c)
 				"limit (NBG_MAX_UNDESCRIBED, doc/security.md) to read it",
 				(unsigned long long)(c->size - owned), (unsigned long long)c->size,
 				(unsigned long long)c->max_undescribed);
+	c->structure_passed = 1; /* from here on the file's bytes are read */
 	if (c->file_hash)
 		return NBG_OK; /* started already */
 	/* the file, and the sections (most of it again) */

@@ -3,6 +3,7 @@
  * an I/O record's derived values (quantization, element count, byte size)
  * and each section's fingerprints (skipped on request).
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "common/hash.h"
@@ -34,6 +35,16 @@ void nbg_io_derive(nbg_io *io)
 		return;
 	io->byte_size = total_bits / 8 + (total_bits % 8 != 0);
 	io->byte_size_known = 1;
+}
+
+void nbg_note_scale(nbg_ctx *c, const nbg_io *io, uint64_t at, const char *what, size_t i)
+{
+	if (io->quant_format == NBG_QUANT_AFFINE && !isfinite(io->scale))
+		nbg_note_add(c, "io-scale-not-finite", at,
+			     "%s %zu affine scale is %s (word 0x%08x): not a number a tensor can "
+			     "be scaled by; reports write null for it", what, i,
+			     isnan(io->scale) ? "NaN" : io->scale > 0 ? "+infinity" : "-infinity",
+			     io->quant_raw[io->quant_raw_count == 3 ? 1 : 0]);
 }
 
 /* Each section's CRC-32, and SHA-256 unless skipped: every CRC first, so

@@ -98,11 +98,19 @@ char *nbg_integrity_describe(const nbg_model *m, char *buf, size_t size)
 nbg_code nbg_parse(const uint8_t *data, size_t size, const nbg_parse_options *opts,
 		   nbg_model **out, nbg_error *err)
 {
+	return nbg_parse_reached(data, size, opts, out, err, NULL);
+}
+
+nbg_code nbg_parse_reached(const uint8_t *data, size_t size, const nbg_parse_options *opts,
+			   nbg_model **out, nbg_error *err, int *structure_passed)
+{
 	nbg_ctx c = { 0 };
 	nbg_code rc;
 	nbg_model *m;
 
 	*out = NULL;
+	if (structure_passed)
+		*structure_passed = 0;
 	if (err)
 		memset(err, 0, sizeof(*err));
 	c.data = data;
@@ -170,6 +178,8 @@ nbg_code nbg_parse(const uint8_t *data, size_t size, const nbg_parse_options *op
 	if (rc == NBG_OK && !c.file_hash)
 		rc = nbg_structure_checked(&c); /* a parser that never reached it */
 	nbg_file_hash_finish(&c, rc);
+	if (structure_passed)
+		*structure_passed = c.structure_passed;
 	if (rc != NBG_OK) {
 		nbg_model_free(m);
 		return rc;

@@ -412,6 +412,7 @@ static nbg_code parse_io(nbg_ctx *c, uint32_t entry, nbg_io **out, size_t *count
 			nbg_note_add(c, "io-quant-unknown", ro + 12 + 4 * max_dims,
 				     "%s %zu quantization format %u is not public; raw words kept",
 				     what, i, io->quant_format);
+		nbg_note_scale(c, io, ro + nbg_fid_desc(F_V1IO_SCALE)->offset + shift, what, i);
 	}
 	return NBG_OK;
 }

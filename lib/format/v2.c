@@ -330,6 +330,7 @@ static nbg_code parse_io(nbg_ctx *c, const nbg_section *s, nbg_io **out, size_t 
 			nbg_note_add(c, "io-quant-unknown", ro + 0x24,
 				     "%s %zu quantization format %u is not public; raw words "
 				     "kept", what, i, io->quant_format);
+		nbg_note_scale(c, io, ro + fq->offset, what, i);
 	}
 	return NBG_OK;
 }

@@ -37,13 +37,17 @@ static void node_name(FILE *out, uint64_t k)
 }
 
 /* Text inside a DOT string: printable ASCII, quotes and backslashes escaped,
- * any other byte as the four characters \xNN (the backslash doubled). */
+ * '&' as the entity &amp; (Graphviz decodes entities in labels: a name
+ * holding "&#27;" would otherwise draw a raw ESC into the SVG), any other
+ * byte as the four characters \xNN (the backslash doubled). */
 static void put_dot(FILE *out, const char *s, size_t max)
 {
 	for (size_t i = 0; i < max && s[i]; i++) {
 		unsigned char ch = (unsigned char)s[i];
 		if (ch == '"' || ch == '\\')
 			fprintf(out, "\\%c", ch);
+		else if (ch == '&')
+			fputs("&amp;", out);
 		else if (ch >= 0x20 && ch < 0x7f)
 			fputc(ch, out);
 		else

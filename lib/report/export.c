@@ -3,6 +3,7 @@
  * lines and JeVois tensor specifications.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -52,7 +53,8 @@ static json_t *meta_tensor(const nbg_io *io, const struct fmt_names *n)
 		if (io->quant_format == NBG_QUANT_DFP) {
 			json_object_set_new(q, "fl", json_integer(io->fixed_point_pos));
 		} else {
-			json_object_set_new(q, "scale", json_real(io->scale));
+			json_object_set_new(q, "scale", isfinite(io->scale) ? json_real(io->scale)
+									  : json_null());
 			json_object_set_new(q, "zero_point", json_integer(io->zero_point));
 		}
 		json_object_set_new(o, "quantize", q);

@@ -2,6 +2,7 @@
  * json_common.c - the parts of the JSON report the v2 and v1 writers share:
  * field-map driven fields, I/O records and section records.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -105,7 +106,10 @@ json_t *nbg_json_io(const nbg_io *io)
 		break;
 	case NBG_QUANT_AFFINE:
 		json_object_set_new(q, "interpretation", json_string("affine"));
-		json_object_set_new(q, "scale", json_real(io->scale));
+		/* JSON has no NaN or infinity: null, and the note
+		 * io-scale-not-finite says why */
+		json_object_set_new(q, "scale", isfinite(io->scale) ? json_real(io->scale)
+								  : json_null());
 		json_object_set_new(q, "zero_point", json_integer(io->zero_point));
 		break;
 	default:

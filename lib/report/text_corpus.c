@@ -117,8 +117,11 @@ static void print_notes(FILE *out, const nbg_corpus *c)
 	if (n && n != SIZE_MAX) {
 		fprintf(out, "\nNotes (deviations from the 138-file reference corpus of the field "
 			     "map, not failures):\n");
-		for (size_t i = 0; i < n; i++)
-			fprintf(out, "  %-34s %" PRIu64 "\n", p[i].id, p[i].n);
+		for (size_t i = 0; i < n; i++) {
+			char *id = nbg_text_escape(p[i].id, sizeof(p[i].id)); /* never raw */
+			fprintf(out, "  %-34s %" PRIu64 "\n", id ? id : "?", p[i].n);
+			free(id);
+		}
 	}
 	free(p);
 }

@@ -138,6 +138,15 @@ static nbg_code check_record(const nbg_io *io, uint64_t count, size_t raw_size, 
 		return nbg_error_set(err, NBG_E_TENSOR_FORMAT_UNSUPPORTED, 0, "scale",
 				     "the record's affine scale is %g; values cannot be quantized",
 				     (double)io->scale);
+	/* 2^fl for |fl| past 127 leaves float32's range: no element value would
+	 * mean anything (and -fl overflows for INT32_MIN). */
+	if (!is_float_format(io->data_format) && io->quant_format == NBG_QUANT_DFP &&
+	    (io->fixed_point_pos < NBG_DFP_POS_MIN || io->fixed_point_pos > NBG_DFP_POS_MAX))
+		return nbg_error_set(err, NBG_E_TENSOR_FORMAT_UNSUPPORTED, 0, "fixed_point_pos",
+				     "the record's dynamic fixed-point position is %d, outside "
+				     "%d..%d: 2^%d is outside float32's range, so no value can be "
+				     "converted", io->fixed_point_pos, NBG_DFP_POS_MIN,
+				     NBG_DFP_POS_MAX, io->fixed_point_pos);
 	if (count != io->element_count || (uint64_t)raw_size != count * *esz)
 		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "",
 				     "%llu values in %zu bytes given; the record has %llu elements "
@@ -147,16 +156,12 @@ static nbg_code check_record(const nbg_io *io, uint64_t count, size_t raw_size, 
 	return NBG_OK;
 }
 
-/* 2^e as a double, exact for the exponents a record can hold. */
-static double pow2(int32_t e)
-{
-	return ldexp(1.0, e);
-}
-
 static double real_to_quantized(const nbg_io *io, double f)
 {
+	/* ldexp: f x 2^fl, exact, and 0 stays 0 (0 x 2^fl as a product of
+	 * doubles is NaN once 2^fl overflows); check_record bounds fl */
 	if (io->quant_format == NBG_QUANT_DFP)
-		return nearbyint(f * pow2(io->fixed_point_pos));
+		return nearbyint(ldexp(f, io->fixed_point_pos));
 	if (io->quant_format == NBG_QUANT_AFFINE)
 		return nearbyint(f / (double)io->scale) + (double)io->zero_point;
 	return nearbyint(f);
@@ -165,7 +170,7 @@ static double real_to_quantized(const nbg_io *io, double f)
 static double quantized_to_real(const nbg_io *io, double q)
 {
 	if (io->quant_format == NBG_QUANT_DFP)
-		return q * pow2(-io->fixed_point_pos);
+		return ldexp(q, -io->fixed_point_pos);
 	if (io->quant_format == NBG_QUANT_AFFINE)
 		return (q - (double)io->zero_point) * (double)io->scale;
 	return q;
@@ -221,6 +226,8 @@ nbg_code nbg_tensor_quantize(const nbg_io *io, const float *values, uint64_t cou
 					    : real_to_quantized(io, values[i]);
 		if (fmt == 16)
 			q = q != 0.0;
+		if (isnan(q)) /* never cast: NaN maps to the zero point */
+			q = io->quant_format == NBG_QUANT_AFFINE ? (double)io->zero_point : 0.0;
 		q = q < lo ? lo : q > hi ? hi : q;
 		uint64_t bits = is_signed_format(fmt) ? (uint64_t)(int64_t)q : (uint64_t)q;
 		store_le(o, bits, esz);

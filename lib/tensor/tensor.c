@@ -127,9 +127,12 @@ static nbg_code check_shape(const nbg_io *io, const nbg_npy *a, int *transpose, 
 				     "dimension order",
 				     got, want);
 	}
-	/* C order + outermost first, or Fortran order + innermost first: the
-	 * record's layout as it is.  Otherwise the storage order is reversed. */
-	int direct = a->fortran_order ? m_inner : m_outer;
+	/* The shape is read outermost first (NumPy's convention) when it
+	 * matches so, even when it also matches innermost first (a palindrome
+	 * once size-1 dimensions are dropped, such as (1, 28, 28, 1)).  C order
+	 * + outermost first, or Fortran order + innermost first, is the
+	 * record's layout as it is; otherwise the storage order is reversed. */
+	int direct = m_outer ? !a->fortran_order : a->fortran_order;
 	*transpose = !direct;
 	memcpy(sq, sa, na * sizeof(*sq));
 	*sqn = na;
