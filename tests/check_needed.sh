@@ -11,6 +11,11 @@ forbidden='libcrypto|libssl|libz\.|libisal'
 [ "$3" = portable ] && forbidden="$forbidden|libdeflate"
 passed=0 failed=0
 for f in "$1" "$2"; do
+	if ! $readelf -h "$f" >/dev/null; then
+		echo "$f: not an ELF file"
+		failed=$((failed + 2))
+		continue
+	fi
 	needed=$($readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 	bad=$(printf '%s\n' "$needed" | grep -E "^($forbidden)" || true)
 	if [ -n "$bad" ]; then
