@@ -252,7 +252,7 @@ def table(results):
 def main():
     p = argparse.ArgumentParser()
     for k in ('nbg', 'work', 'sizes', 'records', 'sample', 'corpus', 'nbinfo', 'json',
-              'bench_hash'):
+              'bench-hash'):
         p.add_argument('--' + k, default='')
     p.add_argument('--runs', type=int, default=5)
     p.add_argument('--small', type=int, default=200)
