@@ -5,8 +5,8 @@
  *   SHA-256: each block function of libnbg this CPU runs (sha256.h: SHA-NI
  *            or ARMv8 CE, portable C), and OpenSSL's EVP (what linking
  *            OpenSSL would give);
- *   CRC-32:  libdeflate, libnbg's portable slicing-by-8, zlib, and ISA-L
- *            where it was found at build time.
+ *   CRC-32:  libnbg's portable slicing-by-8 and zlib, and libdeflate and
+ *            ISA-L where they were found at build time.
  * One thread: pin it to a core (taskset -c 0) for figures per core.  It
  * prints each one's median MB/s (10^6 bytes per second) and its ratio to
  * OpenSSL's SHA-256 or zlib's CRC-32.
@@ -19,11 +19,13 @@
 #include <string.h>
 #include <time.h>
 
-#include <libdeflate.h>
 #include <openssl/evp.h>
 #include <zlib.h>
 #ifdef NBG_BENCH_ISAL
 #include <isa-l/crc.h>
+#endif
+#ifdef NBG_BENCH_LIBDEFLATE
+#include <libdeflate.h>
 #endif
 
 #include "common/crc32.h"
@@ -61,11 +63,13 @@ static void run_openssl(const bench *b, const uint8_t *p, size_t n)
 	sink ^= d[0];
 }
 
+#ifdef NBG_BENCH_LIBDEFLATE
 static void run_libdeflate(const bench *b, const uint8_t *p, size_t n)
 {
 	(void)b;
 	sink ^= libdeflate_crc32(0, p, n);
 }
+#endif
 
 static void run_portable_crc(const bench *b, const uint8_t *p, size_t n)
 {
@@ -148,7 +152,9 @@ int main(int argc, char **argv)
 			sha[ns++] = (bench){ .name = impls[i].name, .run = run_ours,
 					     .blocks = impls[i].blocks };
 	crc[nc++] = (bench){ .name = "zlib", .run = run_zlib };
+#ifdef NBG_BENCH_LIBDEFLATE
 	crc[nc++] = (bench){ .name = "libdeflate", .run = run_libdeflate };
+#endif
 #ifdef NBG_BENCH_ISAL
 	crc[nc++] = (bench){ .name = "ISA-L", .run = run_isal };
 #endif
