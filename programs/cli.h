@@ -91,7 +91,7 @@ void nbg_json_list_close(nbg_json_list *list);
 void nbg_json_list_end(const nbg_json_list *list);
 
 
-/* The command table (commands.c): runs argv[0] as a command, or `nbg
+/* The command table (cli_table.c, run by commands.c): runs argv[0] as a command, or `nbg
  * argv[0] --help`; *handled is 0 when argv[0] names no command. */
 int nbg_cli_dispatch(int argc, char **argv, int *handled);
 /* Top-level help: every command and every option. */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "nbg/diff.h"
 
 enum { DIFF_SAME = 0, DIFF_DIFFERENT = 1, DIFF_TROUBLE = 2 };
@@ -87,30 +88,26 @@ static int compare(const char *const paths[2], int json, nbg_loaded *la, nbg_loa
 
 int nbg_cmd_diff(int argc, char **argv)
 {
-	const char *paths[2] = { NULL, NULL };
-	int json = 0, n = 0, rc;
+	const char **paths = calloc((size_t)argc, sizeof(*paths));
+	cli_json_opts o = { 0 };
+	int n, rc, json;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "nbg diff: unknown option '%s'\n", nbg_esc(argv[i]));
-			return DIFF_TROUBLE;
-		} else if (n < 2)
-			paths[n++] = argv[i];
-		else {
-			fprintf(stderr, "nbg diff: two files only (got '%s' too)\n", nbg_esc(argv[i]));
-			return DIFF_TROUBLE;
-		}
-	}
-	if (n != 2) {
-		fprintf(stderr, "usage: nbg diff [--json] A.nb B.nb\n");
+	if (!paths) {
+		fprintf(stderr, "nbg diff: out of memory\n");
 		return DIFF_TROUBLE;
 	}
+	if (cli_parse_command("diff", argc, argv, &o, paths, &n) != 0 ||
+	    (n < 2 && cli_usage("diff", "give two files, A and B (%d given)", n)) ||
+	    (n > 2 && cli_usage("diff", "two files only, not also '%s'", nbg_esc(paths[2])))) {
+		free(paths);
+		return DIFF_TROUBLE;
+	}
+	json = o.json;
 	nbg_loaded la, lb;
 	memset(&la, 0, sizeof(la));
 	memset(&lb, 0, sizeof(lb));
 	rc = compare(paths, json, &la, &lb);
+	free(paths);
 	nbg_loaded_free(&la);
 	nbg_loaded_free(&lb);
 	if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -6,20 +6,15 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "manifest.h"
 #include "nbg/commands.h"
 #include "nbg/report.h"
 
 /* What `nbg inspect` was asked for. */
 typedef struct inspect_opts {
-	int json;           /* --json */
-	int only;           /* --only: the requested tables without the report */
-	int commands;       /* --commands */
-	int memory;         /* --memory */
-	unsigned graph;     /* --layers, --operations, --patches */
+	cli_inspect_opts a; /* the options */
 	nbg_export_form format; /* --format, or NBG_EXPORT_NONE */
-	int has_target;     /* --expect-target */
-	uint32_t target;
 	int many;           /* more than one FILE */
 } inspect_opts;
 
@@ -31,15 +26,15 @@ static int inspect_json(const nbg_model *m, const char *path, const inspect_opts
 	unsigned what = 0;
 	nbg_error err;
 
-	if (o->only)
+	if (o->a.only)
 		what |= NBG_JSON_DOC_NO_CORE;
 	/* Any graph flag adds the summary, tables and findings too. */
-	if (o->graph)
-		what |= o->graph | NBG_GRAPH_JSON_SUMMARY | NBG_GRAPH_JSON_TABLES |
+	if (o->a.graph)
+		what |= o->a.graph | NBG_GRAPH_JSON_SUMMARY | NBG_GRAPH_JSON_TABLES |
 			NBG_GRAPH_JSON_FINDINGS;
-	if (o->commands)
+	if (o->a.commands)
 		what |= NBG_JSON_DOC_COMMANDS;
-	if (o->memory)
+	if (o->a.memory)
 		what |= NBG_JSON_DOC_MEMORY;
 	nbg_json_list_open(list);
 	if (nbg_json_document_write(stdout, m, path, what, &err) != NBG_OK) {
@@ -60,41 +55,41 @@ static int inspect_text(const nbg_model *m, const char *path, const inspect_opts
 	nbg_commands *c = NULL;
 	nbg_error err;
 
-	if (o->only)
+	if (o->a.only)
 		printf("NBG file: %s\n", nbg_esc(path));
 	else
 		nbg_text_report(stdout, m, path);
-	if (!o->graph && !o->commands)
-		return o->memory ? nbg_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
+	if (!o->a.graph && !o->a.commands)
+		return o->a.memory ? nbg_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
 	if (nbg_graph_decode(m, &g, &err) != NBG_OK ||
-	    (o->commands && nbg_commands_decode(m, g, &c, &err) != NBG_OK)) {
+	    (o->a.commands && nbg_commands_decode(m, g, &c, &err) != NBG_OK)) {
 		fprintf(stderr, "nbg: %s: %s\n", nbg_esc(path), err.message);
 		nbg_graph_free(g);
 		return nbg_code_exit(err.code);
 	}
-	if (o->graph)
-		nbg_text_graph(stdout, m, g, o->graph);
-	if (o->commands)
+	if (o->a.graph)
+		nbg_text_graph(stdout, m, g, o->a.graph);
+	if (o->a.commands)
 		nbg_text_commands(stdout, m, g, c);
 	nbg_commands_free(c);
 	nbg_graph_free(g);
-	return o->memory ? nbg_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
+	return o->a.memory ? nbg_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
 }
 
 /* One file's report; `list` collects JSON documents in operand order. */
 static int inspect_one(const char *path, const inspect_opts *o, nbg_json_list *list)
 {
-	int json_out = o->json || o->format == NBG_EXPORT_META, rc;
+	int json_out = o->a.json || o->format == NBG_EXPORT_META, rc;
 	nbg_loaded l;
 
-	rc = nbg_load_expect(path, NULL, o->has_target ? &o->target : NULL, &l);
+	rc = nbg_load_expect(path, NULL, o->a.target.set ? &o->a.target.value : NULL, &l);
 	/* A checksum that does not match: the failure, then everything that
 	 * can still be decoded, marked unverified (the exit code stays 1).  An
 	 * export is never made from such bytes. */
 	if (rc == NBG_EXIT_INVALID && o->format == NBG_EXPORT_NONE &&
 	    nbg_load_unverified(path, NULL, &l)) {
 		nbg_print_error(path, &l);
-		if (o->json) {
+		if (o->a.json) {
 			inspect_json(l.model, path, o, list);
 		} else {
 			if (list->count++)
@@ -118,7 +113,7 @@ static int inspect_one(const char *path, const inspect_opts *o, nbg_json_list *l
 	}
 	if (o->format != NBG_EXPORT_NONE) {
 		rc = nbg_inspect_export(l.model, path, o->format, o->many, list);
-	} else if (o->json) {
+	} else if (o->a.json) {
 		rc = inspect_json(l.model, path, o, list);
 	} else {
 		if (list->count++)
@@ -133,45 +128,19 @@ static int inspect_one(const char *path, const inspect_opts *o, nbg_json_list *l
  * usage message, else the number of files. */
 static int inspect_args(int argc, char **argv, inspect_opts *o, const char **files)
 {
-	int n = 0;
+	int n;
 
 	memset(o, 0, sizeof(*o));
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--json"))
-			o->json = 1;
-		else if (!strcmp(a, "--only"))
-			o->only = 1;
-		else if (!strcmp(a, "--layers"))
-			o->graph |= NBG_TEXT_GRAPH_LAYERS;
-		else if (!strcmp(a, "--operations"))
-			o->graph |= NBG_TEXT_GRAPH_OPERATIONS;
-		else if (!strcmp(a, "--patches"))
-			o->graph |= NBG_TEXT_GRAPH_PATCHES;
-		else if (!strcmp(a, "--commands"))
-			o->commands = 1;
-		else if (!strcmp(a, "--memory"))
-			o->memory = 1;
-		else if (!strcmp(a, "--format") && i + 1 < argc) {
-			if ((o->format = nbg_export_form_parse(argv[++i])) == NBG_EXPORT_NONE)
-				return -1;
-		} else if (!strcmp(a, "--expect-target") && i + 1 < argc) {
-			if (nbg_target_parse(argv[++i], &o->target) != 0)
-				return -1;
-			o->has_target = 1;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "nbg inspect: unknown option '%s'\n", nbg_esc(a));
-			return -1;
-		} else
-			files[n++] = a;
-	}
-	if (o->only && !o->graph && !o->commands && !o->memory) {
+	if (cli_parse_command("inspect", argc, argv, &o->a, files, &n) != 0)
+		return -1;
+	o->format = (nbg_export_form)o->a.format;
+	if (o->a.only && !o->a.graph && !o->a.commands && !o->a.memory) {
 		fprintf(stderr, "nbg inspect: --only keeps just the tables asked for: add "
 				"--layers, --operations, --patches, --commands or --memory\n");
 		return -1;
 	}
 	if (o->format != NBG_EXPORT_NONE &&
-	    (o->json || o->only || o->graph || o->commands || o->memory)) {
+	    (o->a.json || o->a.only || o->a.graph || o->a.commands || o->a.memory)) {
 		fprintf(stderr, "nbg inspect: --format prints only the inputs and outputs; it "
 				"takes no --json, --only or tables\n");
 		return -1;
@@ -193,10 +162,7 @@ int nbg_cmd_inspect(int argc, char **argv)
 	}
 	n = inspect_args(argc, argv, &o, files);
 	if (n == 0)
-		fprintf(stderr, "usage: nbg inspect [--json] [--layers] [--operations] [--patches] "
-			"[--commands] [--memory] [--only] [--format meta|vpm|jevois] "
-			"[--expect-target T] "
-			"FILE...\n");
+		cli_usage("inspect", "no FILE given (- reads standard input)");
 	if (n <= 0) {
 		free(files);
 		return NBG_EXIT_USAGE;
@@ -204,7 +170,7 @@ int nbg_cmd_inspect(int argc, char **argv)
 	list.many = o.many;
 	for (int i = 0; i < n; i++)
 		worst = nbg_exit_worst(worst, inspect_one(files[i], &o, &list));
-	if (o.json || o.format == NBG_EXPORT_META)
+	if (o.a.json || o.format == NBG_EXPORT_META)
 		nbg_json_list_end(&list);
 	free(files);
 	return worst; /* main checks every write to standard output */
@@ -232,13 +198,8 @@ static void list_integrity(const char *shown, const nbg_loaded *l)
 
 /* What `nbg verify` was asked for. */
 typedef struct verify_opts {
-	int quiet, status, sha, require;
-	const uint32_t *target;
-	uint32_t target_value;
-	int has_expect;           /* --sha256-expect */
-	uint8_t expect[32];
-	const char *manifest_path;/* --manifest */
-	cli_manifest manifest;
+	cli_verify_opts a;        /* the options */
+	cli_manifest manifest;    /* --manifest's entries */
 } verify_opts;
 
 /* What proved a file that passed, after the in-file checksums: the SHA-256
@@ -254,69 +215,27 @@ static void print_verified(const char *mark, const char *shown, const nbg_model 
 	else
 		printf("%s%s: OK v1 0x%08x target 0x%08x entries %zu", mark, shown, m->version,
 		       m->target, m->section_count);
-	if (o->sha)
+	if (o->a.sha)
 		nbg_hex32(m->file_sha256, hex);
 	nbg_integrity_describe(m, why, sizeof(why));
 	if (sha_checked)
 		printf("%s%s (verified: the SHA-256 matches %s; in the file: %s)\n",
-		       o->sha ? " sha256 " : "", hex,
-		       o->has_expect ? "--sha256-expect" : "the manifest", why);
+		       o->a.sha ? " sha256 " : "", hex,
+		       o->a.expect.set ? "--sha256-expect" : "the manifest", why);
 	else
-		printf("%s%s (%s%s)\n", o->sha ? " sha256 " : "", hex,
+		printf("%s%s (%s%s)\n", o->a.sha ? " sha256 " : "", hex,
 		       m->integrity == NBG_INTEGRITY_VERIFIED ? "verified: " : "", why);
-}
-
-static int hex_digest(const char *s, uint8_t d[32])
-{
-	if (strlen(s) != 64)
-		return -1;
-	for (int i = 0; i < 32; i++) {
-		unsigned v;
-		if (sscanf(s + 2 * i, "%2x", &v) != 1 || !isxdigit((unsigned char)s[2 * i]) ||
-		    !isxdigit((unsigned char)s[2 * i + 1]))
-			return -1;
-		d[i] = (uint8_t)v;
-	}
-	return 0;
 }
 
 /* Parses verify's options, leaving the FILE operands in files[]; -1 after a
  * usage message, else their number. */
 static int verify_args(int argc, char **argv, verify_opts *o, const char **files)
 {
-	int n = 0;
+	int n;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
-			o->quiet = 1;
-		else if (!strcmp(a, "--status"))
-			o->status = 1;
-		else if (!strcmp(a, "--sha256"))
-			o->sha = 1;
-		else if (!strcmp(a, "--require-checksum"))
-			o->require = 1;
-		else if (!strcmp(a, "--expect-target") && i + 1 < argc) {
-			if (nbg_target_parse(argv[++i], &o->target_value) != 0)
-				return -1;
-			o->target = &o->target_value;
-		} else if (!strcmp(a, "--sha256-expect") && i + 1 < argc) {
-			if (hex_digest(argv[++i], o->expect) != 0) {
-				fprintf(stderr, "nbg verify: --sha256-expect takes 64 hexadecimal "
-						"digits (what sha256sum prints), not '%s'\n",
-					nbg_esc(argv[i]));
-				return -1;
-			}
-			o->has_expect = 1;
-		} else if (!strcmp(a, "--manifest") && i + 1 < argc) {
-			o->manifest_path = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "nbg verify: unknown option '%s'\n", nbg_esc(a));
-			return -1;
-		} else
-			files[n++] = a;
-	}
-	if (o->has_expect && (n != 1 || o->manifest_path)) {
+	if (cli_parse_command("verify", argc, argv, &o->a, files, &n) != 0)
+		return -1;
+	if (o->a.expect.set && (n != 1 || o->a.manifest_path)) {
 		fprintf(stderr, "nbg verify: --sha256-expect checks exactly one FILE (for "
 				"several, use --manifest)\n");
 		return -1;
@@ -328,17 +247,17 @@ static int verify_args(int argc, char **argv, verify_opts *o, const char **files
  * matched, 0 none expected; else NBG_EXIT_INVALID with l->err filled. */
 static int check_expected(const char *path, nbg_loaded *l, const verify_opts *o)
 {
-	const uint8_t *want = o->has_expect ? o->expect : NULL;
+	const uint8_t *want = o->a.expect.set ? o->a.expect.bytes : NULL;
 	char have[65], exp[65];
 
-	if (o->manifest_path) {
+	if (o->a.manifest_path) {
 		const cli_manifest_entry *e = cli_manifest_find(&o->manifest, path);
 		if (!e) {
 			l->err.code = NBG_E_NOT_IN_MANIFEST;
 			l->err.offset = 0;
 			snprintf(l->err.message, sizeof(l->err.message),
 				 "the manifest %s lists no line for this path, so its SHA-256 was "
-				 "not compared", nbg_esc(o->manifest_path));
+				 "not compared", nbg_esc(o->a.manifest_path));
 			return -NBG_EXIT_INVALID;
 		}
 		want = e->sha256;
@@ -353,7 +272,7 @@ static int check_expected(const char *path, nbg_loaded *l, const verify_opts *o)
 	l->err.offset = 0;
 	snprintf(l->err.message, sizeof(l->err.message),
 		 "the file's SHA-256 is %s, but %s expects %s", have,
-		 o->has_expect ? "--sha256-expect" : "the manifest", exp);
+		 o->a.expect.set ? "--sha256-expect" : "the manifest", exp);
 	return -NBG_EXIT_INVALID;
 }
 
@@ -365,14 +284,15 @@ static int verify_one(const char *path, const nbg_parse_options *po, const verif
 	const char *shown = nbg_esc(path);
 	const char *mark = nbg_path_needs_escape(path) ? "\\" : "";
 	nbg_loaded l;
-	int rc = nbg_load_expect(path, po, o->target, &l), sha_checked = 0;
+	const uint32_t *target = o->a.target.set ? &o->a.target.value : NULL;
+	int rc = nbg_load_expect(path, po, target, &l), sha_checked = 0;
 
 	if (rc == NBG_EXIT_OK) {
 		sha_checked = check_expected(path, &l, o);
 		if (sha_checked < 0)
 			rc = -sha_checked;
 	}
-	if (rc == NBG_EXIT_OK && o->require && !sha_checked &&
+	if (rc == NBG_EXIT_OK && o->a.require && !sha_checked &&
 	    l.model->integrity != NBG_INTEGRITY_VERIFIED) {
 		char why[200];
 		l.err.code = NBG_E_INTEGRITY_UNVERIFIED;
@@ -383,7 +303,7 @@ static int verify_one(const char *path, const nbg_parse_options *po, const verif
 			 nbg_integrity_describe(l.model, why, sizeof(why)));
 		rc = NBG_EXIT_INVALID;
 	}
-	if (rc == NBG_EXIT_OK && !o->quiet) {
+	if (rc == NBG_EXIT_OK && !o->a.quiet) {
 		print_verified(mark, shown, l.model, o, sha_checked);
 	} else if (rc == NBG_EXIT_OK) {
 		/* nothing to say */
@@ -409,9 +329,9 @@ static int verify_files(const char **files, int n, verify_opts *o)
 	 * compared. */
 	nbg_parse_options po = { .size = sizeof(po), .flags = NBG_PARSE_NO_SECTION_SHA256 };
 
-	if ((!o->sha || o->quiet || o->status) && !o->has_expect && !o->manifest_path)
+	if ((!o->a.sha || o->a.quiet || o->a.status) && !o->a.expect.set && !o->a.manifest_path)
 		po.flags |= NBG_PARSE_NO_FILE_SHA256;
-	if (o->status && freopen("/dev/null", "w", stdout) == NULL)
+	if (o->a.status && freopen("/dev/null", "w", stdout) == NULL)
 		return NBG_EXIT_IO;
 	for (int i = 0; i < n; i++)
 		worst = nbg_exit_worst(worst, verify_one(files[i], &po, o));
@@ -433,24 +353,23 @@ int nbg_cmd_verify(int argc, char **argv)
 		return NBG_EXIT_IO;
 	}
 	n = verify_args(argc, argv, &o, files);
-	if (n == 0 && !o.manifest_path)
-		fprintf(stderr, "usage: nbg verify [-q] [--status] [--sha256] [--sha256-expect HEX] "
-				"[--manifest FILE] [--require-checksum] [--expect-target T] "
-				"FILE...\n");
-	if (n < 0 || (n == 0 && !o.manifest_path)) {
+	if (n == 0 && !o.a.manifest_path)
+		cli_usage("verify", "no FILE given (- reads standard input; --manifest alone "
+				    "verifies every file it lists)");
+	if (n < 0 || (n == 0 && !o.a.manifest_path)) {
 		free(files);
 		return NBG_EXIT_USAGE;
 	}
-	if (o.manifest_path && (e = cli_manifest_load(o.manifest_path, &o.manifest, NULL, NULL))) {
+	if (o.a.manifest_path && (e = cli_manifest_load(o.a.manifest_path, &o.manifest, NULL, NULL))) {
 		fprintf(stderr, "nbg verify: cannot read manifest %s: %s\n",
-			nbg_esc(o.manifest_path), strerror(e));
+			nbg_esc(o.a.manifest_path), strerror(e));
 		free(files);
 		return NBG_EXIT_IO;
 	}
-	if (o.manifest_path && o.manifest.bad_lines && !o.status)
+	if (o.a.manifest_path && o.manifest.bad_lines && !o.a.status)
 		fprintf(stderr, "nbg verify: %s: %zu line%s (the first is line %zu) not "
 				"\"<sha256>  <path>\" as sha256sum writes it; ignored\n",
-			nbg_esc(o.manifest_path), o.manifest.bad_lines,
+			nbg_esc(o.a.manifest_path), o.manifest.bad_lines,
 			o.manifest.bad_lines == 1 ? "" : "s", o.manifest.first_bad_line);
 	rc = verify_files(files, n, &o);
 	cli_manifest_free(&o.manifest);
@@ -462,17 +381,12 @@ int nbg_cmd_fields(int argc, char **argv)
 {
 	size_t n;
 	const nbg_field *f = nbg_field_map(&n);
-	int json = 0;
+	cli_json_opts o = { 0 };
+	int nextra;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else {
-			fprintf(stderr, "usage: nbg fields [--json]\n");
-			return NBG_EXIT_USAGE;
-		}
-	}
-	if (json) {
+	if (cli_parse_command("fields", argc, argv, &o, NULL, &nextra) != 0)
+		return NBG_EXIT_USAGE;
+	if (o.json) {
 		printf("[\n");
 		for (size_t i = 0; i < n; i++) {
 			printf("  {\"structure\": \"%s\", \"offset\": %u, \"width\": %u, ",
@@ -520,12 +434,12 @@ int nbg_cmd_fields(int argc, char **argv)
  * uses; doc/failure-codes.md embeds the --markdown output (checked by a test). */
 int nbg_cmd_codes(int argc, char **argv)
 {
-	int md = argc > 1 && !strcmp(argv[1], "--markdown");
+	cli_codes_opts o = { 0 };
+	int nextra, md;
 
-	if (argc > 2 || (argc == 2 && !md)) {
-		fprintf(stderr, "usage: nbg codes [--markdown]\n");
+	if (cli_parse_command("codes", argc, argv, &o, NULL, &nextra) != 0)
 		return NBG_EXIT_USAGE;
-	}
+	md = o.markdown;
 	if (md)
 		printf("| code | exit | meaning |\n|---|---|---|\n");
 	for (int c = 1; c < NBG_E__COUNT; c++) {

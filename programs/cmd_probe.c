@@ -10,14 +10,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "cmd_run.h"
 #include "nbg/runtime.h"
 #include "nbg/session.h"
 #include "nbg/targets.h"
-
-static const char probe_usage[] =
-	"usage: nbg probe [--device-root DIR] [--nnsdk PATH] [--viplite PATH] [--no-isolate] "
-	"[--json]\n";
 
 /* A path or vendor message: printable ASCII as is, other bytes as \xNN. */
 static void put_text(const char *s)
@@ -99,38 +96,16 @@ static void print_machine(const nbg_rt_machine *m)
 	printf("ready to run NBG files: %s\n", m->ready ? "yes" : "no");
 }
 
-static int probe_args(int argc, char **argv, const char **root, const char **nnsdk,
-		      const char **vip, int *json, unsigned *flags)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--json")) {
-			*json = 1;
-		} else if (!strcmp(a, "--no-isolate")) {
-			*flags |= NBG_RT_SESSION_NO_ISOLATE;
-		} else if (!strcmp(a, "--device-root") && i + 1 < argc) {
-			*root = argv[++i];
-		} else if (!strcmp(a, "--nnsdk") && i + 1 < argc) {
-			*nnsdk = argv[++i];
-		} else if (!strcmp(a, "--viplite") && i + 1 < argc) {
-			*vip = argv[++i];
-		} else {
-			fprintf(stderr, "nbg probe: unknown or incomplete option '%s'\n%s", nbg_esc(a),
-				probe_usage);
-			return NBG_EXIT_USAGE;
-		}
-	}
-	return 0;
-}
-
 int nbg_cmd_probe(int argc, char **argv)
 {
-	const char *root = NULL, *nnsdk = NULL, *vip = NULL;
-	int json = 0;
-	unsigned flags = 0;
-	int rc = probe_args(argc, argv, &root, &nnsdk, &vip, &json, &flags);
-	if (rc)
-		return rc;
+	cli_probe_opts o = { 0 };
+	int n;
+
+	if (cli_parse_command("probe", argc, argv, &o, NULL, &n) != 0)
+		return NBG_EXIT_USAGE;
+	const char *root = o.device_root, *nnsdk = o.nnsdk, *vip = o.viplite;
+	int json = o.json;
+	unsigned flags = o.no_isolate ? NBG_RT_SESSION_NO_ISOLATE : 0;
 	static nbg_rt_machine m; /* about 35 KB: not on the stack */
 	nbg_error e;
 	if (nbg_rt_machine_probe(root, nnsdk, vip, flags, &m, &e) != NBG_OK) {

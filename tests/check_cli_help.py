@@ -4,9 +4,13 @@
 - every command answers `nbg CMD --help`, `nbg CMD -h` and `nbg help CMD`
   with exit 0 and its usage and every documented option on stdout;
 - the top-level help lists every command and every option;
-- the documented options (`nbg help --options`, from programs/commands.c)
-  are exactly the option strings the commands' parsers compare against
-  (string literals "--name" in programs/cmd_*.c);
+- the documented options (`nbg help --options`, from programs/cli_table.c)
+  are parsed: by the table's parser (cli_args.c), or, for an option the
+  table marks as the command's own, by a comparison with the string literal
+  "--name" in programs/cmd_*.c; and no cmd_*.c compares an option the
+  table does not document;
+- an unknown option, a typo, a missing value and a bad choice are refused
+  with exit 2 and a sentence that names the option;
 - doc/nbg.1 and completion/nbg are what `nbg help --man` and
   `nbg help --completion` print now (scripts/gen-docs.sh regenerates them);
 - the man page renders with man(1) when it is installed.
@@ -29,10 +33,12 @@ def run(*args):
     return subprocess.run([*nbg, *args], capture_output=True, text=True)
 
 
-table = {}
+table, own = {}, set()
 for line in run('help', '--options').stdout.splitlines():
-    cmd, opt = line.split()
+    cmd, opt, parser = line.split()
     table.setdefault(cmd, set()).add(opt)
+    if parser == 'command':
+        own.add(opt)
 top = run('help')
 if top.returncode != 0:
     bad.append('nbg help exits %d' % top.returncode)
@@ -58,8 +64,8 @@ for path in glob.glob(os.path.join(root, 'programs', 'cmd_*.c')):
     in_code |= set(re.findall(r'"(--[a-z0-9][a-z0-9-]*)"', open(path).read()))
 in_code -= {'--help'}
 for opt in sorted(in_code - documented):
-    bad.append('option %s is parsed but not in programs/commands.c' % opt)
-for opt in sorted(documented - in_code):
+    bad.append('option %s is parsed but not in programs/cli_table.c' % opt)
+for opt in sorted(own - in_code):
     bad.append('option %s is documented but no command parses it' % opt)
 for args, path in ((['help', '--man'], 'doc/nbg.1'), (['help', '--completion'], 'completion/nbg')):
     want = run(*args).stdout
@@ -100,6 +106,41 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run('map', sample, '--svg=' + svg)
     if r.returncode != 0 or not open(svg).read().startswith('<?xml'):
         bad.append('map --svg=OUT: exit %d %r' % (r.returncode, r.stderr))
+# The table's parser, for every option it parses: an unknown option, a
+# typo (the option without its last letter), a missing value and a bad
+# choice each give exit 2 and a sentence naming the option.
+for cmd in commands:
+    r = run(cmd, '--no-such-option')
+    if r.returncode != 2 or "unknown option '--no-such-option'" not in r.stderr:
+        bad.append('nbg %s --no-such-option: exit %d, %r' % (cmd, r.returncode, r.stderr))
+listing = run('help', '--options').stdout.splitlines()
+values = {}
+for cmd in commands:
+    for line in run(cmd, '--help').stdout.splitlines():
+        m = re.match(r'  (--[a-z0-9-]+)(?: ([^ ]+))? ', line)
+        if m:
+            values[(cmd, m.group(1))] = m.group(2)
+for line in listing:
+    cmd, opt, parser = line.split()
+    if parser != 'table':
+        continue
+    typo = opt[:-1]
+    r = run(cmd, typo)
+    if r.returncode != 2 or 'did you mean %s?' % opt not in r.stderr:
+        bad.append('nbg %s %s: exit %d, %r (no suggestion of %s)'
+                   % (cmd, typo, r.returncode, r.stderr, opt))
+    arg = values.get((cmd, opt))
+    if arg is None:
+        continue
+    r = run(cmd, opt)
+    if r.returncode != 2 or ('%s needs a value' % opt) not in r.stderr:
+        bad.append('nbg %s %s (no value): exit %d, %r' % (cmd, opt, r.returncode, r.stderr))
+    if '|' in arg and arg.islower():
+        r = run(cmd, opt, 'no-such-choice')
+        want = '%s is %s' % (opt, ', '.join(arg.split('|')[:-1]) + ' or ' + arg.split('|')[-1])
+        if r.returncode != 2 or want not in r.stderr:
+            bad.append('nbg %s %s no-such-choice: exit %d, %r, want %r'
+                       % (cmd, opt, r.returncode, r.stderr, want))
 for b in bad:
     print(b)
 print('%d commands, %d documented options, %d parsed; %d problem(s)'

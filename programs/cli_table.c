@@ -1,0 +1,206 @@
+/*
+ * cli_table.c - the one table of nbg's commands and options: each option's
+ * name, value, help and destination.  cli_args.c parses every command's
+ * arguments from it; the top-level help, `nbg COMMAND --help`, the man page
+ * nbg(1) and the bash completion are printed from it (commands.c; doc/nbg.1
+ * and completion/nbg are generated files, checked by
+ * tests/check_cli_help.py).
+ */
+#include <string.h>
+
+#include "cli.h"
+#include "cli_opts.h"
+#include "nbg/report.h"
+
+/* Shorthands for the table below. */
+#define FLAG(name, help, type, field) CLI_OPT_FLAG(name, NULL, help, type, field)
+#define BITS(name, help, type, field, b) CLI_OPT_BITS(name, help, type, field, b)
+#define STRING(name, arg, help, type, field) CLI_OPT_STRING(name, NULL, arg, help, type, field)
+#define CHOICE(name, arg, help, type, field) CLI_OPT_CHOICE(name, arg, help, type, field)
+#define TARGET(type)                                                                      \
+	CLI_OPT_CUSTOM("--expect-target", "VALUE|NAME", "fail unless compiled for this target", \
+		       type, target, cli_target_arg)
+
+static const cli_command commands[] = {
+	{ "inspect", "FILE...", "decode and validate files: human or JSON report",
+	  "Decodes every structure of an NBG file (v1 or v2), checks every rule and checksum, "
+	  "and prints the report: header, inputs and outputs, sections, notes and a summary "
+	  "of the graph.  The table options (and --memory: the video and system memory a "
+	  "runtime needs, per figure with its rule, input / memory-pool sharing, the "
+	  "largest layers) add their tables after the report; --only "
+	  "prints the tables alone.  Several files give one report each, in order, each "
+	  "headed by its name (with --json, one array); the exit code is the worst.  "
+	  "--format meta|vpm|jevois prints the inputs and outputs as ACUITY's "
+	  "nbg_meta.json, vpm_run's lines or JeVois-Pro tensor specs (doc/export.md).  "
+	  "--expect-target fails a file compiled for another target (target-mismatch, "
+	  "exit 1) before it is parsed; VALUE is a number, NAME one that nbg targets "
+	  "lists.  FILE - is standard input.  Exit 1 when a file is not a valid NBG.",
+	  { FLAG("--json", "one JSON document (an array for several files)", cli_inspect_opts,
+		 json),
+	    BITS("--layers", "add the layer table", cli_inspect_opts, graph,
+		 NBG_TEXT_GRAPH_LAYERS),
+	    BITS("--operations", "add the operation table and SH/SW/hardware-init records",
+		 cli_inspect_opts, graph, NBG_TEXT_GRAPH_OPERATIONS),
+	    BITS("--patches", "add the patch table", cli_inspect_opts, graph,
+		 NBG_TEXT_GRAPH_PATCHES),
+	    FLAG("--commands", "add what each NN and TP operation computes", cli_inspect_opts,
+		 commands),
+	    FLAG("--memory", "add the memory a runtime needs, figure by figure",
+		 cli_inspect_opts, memory),
+	    FLAG("--only", "the tables asked for without the report", cli_inspect_opts, only),
+	    CHOICE("--format", "meta|vpm|jevois", "only the I/O records, as other tools read them",
+		   cli_inspect_opts, format),
+	    TARGET(cli_inspect_opts) } },
+	{ "verify", "FILE...", "integrity check, one line per file",
+	  "Checks structure and every checksum the format carries (section CRCs, the "
+	  "header's file checksum, the v1 nbg_crc_sum where its version's rule is known) "
+	  "and nothing else; one line per file, every mismatching checksum listed, and "
+	  "in brackets what proved the bytes: \"verified: ...\" when checksums matched, "
+	  "\"structure only: ...\" when the version carries no checksum, \"checksum "
+	  "present, algorithm unknown: not checked\" otherwise.  --sha256-expect and "
+	  "--manifest verify any version by its whole-file SHA-256.  FILE - is standard "
+	  "input.  Exit 1 when any file fails.",
+	  { CLI_OPT_FLAG("--quiet", "-q", "no line for a file that passes (also -q)",
+			 cli_verify_opts, quiet),
+	    FLAG("--status", "print nothing; the exit code says it", cli_verify_opts, status),
+	    FLAG("--sha256", "also compute the whole-file SHA-256 and print it on the line",
+		 cli_verify_opts, sha),
+	    CLI_OPT_CUSTOM("--sha256-expect", "HEX",
+			   "fail unless the file's SHA-256 is HEX (one FILE)", cli_verify_opts,
+			   expect, cli_digest_arg),
+	    STRING("--manifest", "FILE",
+		   "fail unless each file's SHA-256 is the one this sha256sum manifest lists; "
+		   "with no FILE operand, every file it lists",
+		   cli_verify_opts, manifest_path),
+	    FLAG("--require-checksum", "fail a file that no checksum (in the file or expected) proved",
+		 cli_verify_opts, require),
+	    TARGET(cli_verify_opts) } },
+	{ "targets", "", "the known NPU targets: value, configuration, SoC",
+	  "Lists the header target values that public sources name: the VeriSilicon "
+	  "configuration name and the SoC or board where a source states it (unknown "
+	  "otherwise).  inspect shows the same names beside a file's target.",
+	  { FLAG("--json", "as a JSON array", cli_json_opts, json) } },
+	{ "fields", "", "the field map: offsets, keys, evidence codes",
+	  "Prints every field nbgkit decodes: structure, offset, width, public name, parser "
+	  "key and the evidence behind it.",
+	  { FLAG("--json", "as a JSON array", cli_json_opts, json) } },
+	{ "codes", "", "every error code, its exit code and the rule behind it",
+	  "Prints the stable error codes, the exit code each one gives and the rule it "
+	  "stands for.",
+	  { FLAG("--markdown", "as a Markdown table", cli_codes_opts, markdown) } },
+	{ "diff", "A B", "what changed between two files, and whether it is explained",
+	  "Compares two NBG files field by field and owner range by owner range, locates "
+	  "each changed byte inside its structure, and tests whether B is exactly A with "
+	  "dynamic-I/O payloads substituted (in memory; nothing is written).  The summary "
+	  "comes first.  Exit as cmp: 0 identical, 1 different, 2 trouble (usage, a file "
+	  "unreadable or invalid, a failed write); a file whose only failures are its "
+	  "checksums is compared.",
+	  { FLAG("--json", "one JSON document instead of text", cli_json_opts, json) } },
+	{ "corpus", "PATH...", "invariants across many files, one record each",
+	  "Walks files, directories (for *.nb) and sha256sum manifests, measures every file "
+	  "on N threads and aggregates the field map's corpus tables: families, versions, "
+	  "targets, section sets, value ranges, failures by code.  The --json document is a "
+	  "part that --merge combines with others into what one run over all their files "
+	  "gives.  Exit 1 when a file is invalid, 3 when one cannot be read.",
+	  { CLI_OPT_LEGACY("--json", NULL, "one JSON document (a mergeable part) instead of text" ),
+	    CLI_OPT_LEGACY("--quiet", NULL, "no line per file and no progress: only the report"),
+	    CLI_OPT_LEGACY("--jobs", "N", "measure files on N threads (default: the CPUs)" ),
+	    CLI_OPT_LEGACY("--records", "FILE", "one JSON line per file (- for standard output)" ),
+	    CLI_OPT_LEGACY("--write-manifest", "FILE", "a sha256sum manifest of the files measured"),
+	    CLI_OPT_LEGACY("--follow", NULL, "follow symbolic links to directories"),
+	    CLI_OPT_LEGACY("--merge", NULL, "combine parts (PART.json...) written by --json" ) } },
+	{ "ledger", "FILE...", "who owns every byte: class, owner, SHA-256",
+	  "Splits a valid file into owner ranges that tile it with no gap and no overlap, "
+	  "each with its class, owner and SHA-256, plus the views that own no bytes.  "
+	  "Several files give one ledger each (with --json, one array).",
+	  { CLI_OPT_LEGACY("--json", NULL, "the ledger document (input of reemit --ledger)" ) } },
+	{ "reemit", "FILE OUT", "rewrite FILE from its ledger, byte-identical",
+	  "Writes OUT from the ledger's ranges after every range and the whole output hash "
+	  "to what the ledger recorded; OUT appears complete or not at all (OUT - is "
+	  "standard output, never a terminal) and is read back from the device before it "
+	  "replaces anything.  A changed byte is refused (semantic-change-refused, exit 1).",
+	  { CLI_OPT_LEGACY("--ledger", "L.json", "check against a ledger saved from the original"),
+	    CLI_OPT_LEGACY("--no-readback", NULL, "skip reading OUT back from the device (fsync and the "
+				     "write's checks stay)" ) } },
+	{ "map", "FILE...", "a picture of the file's owner ranges (SVG)",
+	  "Draws the ledger: one band to scale, one log-scaled band where small structures "
+	  "stay visible, colored by class, labeled by owner.  One FILE: --svg OUT (- for "
+	  "standard output).  Several: --svg DIR, an existing directory, where each is drawn "
+	  "into NAME.svg (NAME.nb's name).",
+	  { CLI_OPT_LEGACY("--svg", "OUT.svg|DIR", "where to write the picture (required)" ),
+	    CLI_OPT_LEGACY("--title", "TEXT", "the picture's title"),
+	    CLI_OPT_LEGACY("--png", NULL, "refused: convert the SVG with any converter") } },
+	{ "graph", "FILE", "the network the NN and TP commands compute (DOT, SVG)",
+	  "Draws the recovered network: layers as boxes with their operation types and shapes, "
+	  "edges from the chained images.  DOT on standard output by default; SVG through "
+	  "Graphviz's dot program.  OUT - is standard output.",
+	  { CLI_OPT_LEGACY("--dot", "OUT.dot", "write the DOT document to OUT.dot"),
+	    CLI_OPT_LEGACY("--svg", "OUT.svg", "draw it with Graphviz's dot into OUT.svg"),
+	    CLI_OPT_LEGACY("--title", "TEXT", "the picture's title") } },
+	{ "probe", "", "which NPU device and runtime this machine has",
+	  "Looks for the NPU device nodes and, for each vendor runtime (libnnsdk, VIPLite 2.x "
+	  "libNBGlinker.so, VIPLite 1.x libVIPlite.so), whether its library loads, its version, "
+	  "the entry points resolved, vip_init's result, devices, cores and CID; then names the "
+	  "runtime nbg run would choose.  Exit 4 when that runtime is not usable.",
+	  { FLAG("--json", "one JSON document instead of text", cli_probe_opts, json),
+	    STRING("--device-root", "DIR", "look for device nodes under DIR instead of /dev",
+		   cli_probe_opts, device_root),
+	    STRING("--nnsdk", "PATH", "the libnnsdk.so to load", cli_probe_opts, nnsdk),
+	    STRING("--viplite", "PATH", "the one VIPLite library to load instead of both defaults",
+		   cli_probe_opts, viplite),
+	    FLAG("--no-isolate", "call the vendor libraries in this process", cli_probe_opts,
+		 no_isolate) } },
+	{ "run", "MODEL", "run a model on the NPU through the vendor runtime",
+	  "Validates the model, checks its target against the device, runs it through NNSDK "
+	  "or VIPLite (vendor calls in a child process), writes output_<i>.bin, "
+	  "output_<i>.npy and summary.json, and compares goldens.",
+	  { CLI_OPT_LEGACY("--input", "FILE...", "one input per NBG input: raw, .npy or .tensor"),
+	    CLI_OPT_LEGACY("--output-dir", "DIR", "where outputs and summary.json go (required)" ),
+	    CLI_OPT_LEGACY("--loops", "N", "run N times (timings, output stability)" ),
+	    CLI_OPT_LEGACY("--golden", "FILE...", "expected outputs, compared in float"),
+	    CLI_OPT_LEGACY("--tolerance", "X", "largest accepted difference from a golden"),
+	    CLI_OPT_LEGACY("--top", "N", "print the N largest values of each output"),
+	    CLI_OPT_LEGACY("--backend", "auto|nnsdk|viplite", "which vendor runtime"),
+	    CLI_OPT_LEGACY("--lib", "PATH", "the chosen backend's library"),
+	    CLI_OPT_LEGACY("--nnsdk", "PATH", "the libnnsdk.so to load when libnnsdk runs (never VIPLite)" ),
+	    CLI_OPT_LEGACY("--force-target", NULL, "run even when the model's target is not the device's"),
+	    CLI_OPT_LEGACY("--device-root", "DIR", "look for device nodes under DIR instead of /dev"),
+	    CLI_OPT_LEGACY("--timeout", "SECONDS", "give up on a vendor call after this long"),
+	    CLI_OPT_LEGACY("--float32-outputs", NULL, "ask the runtime for float32 outputs"),
+	    CLI_OPT_LEGACY("--input-kind", "N", "the NNSDK input descriptor kind"),
+	    CLI_OPT_LEGACY("--no-isolate", NULL, "call the vendor library in this process"),
+	    CLI_OPT_LEGACY("--sample", "sample.txt", "read inputs, goldens and outputs from vpm_run's file") } },
+	{ "tensor", "FILE", "convert tensors with a model's I/O record",
+	  "Converts between NumPy .npy, vpm_run's .tensor text and raw bytes with one of the "
+	  "model's input or output records: .npy or text to the exact bytes the record needs "
+	  "(quantized with its own parameters), or raw outputs to float32 .npy (outermost "
+	  "dimension first) or text.  Without --input or --output it lists the records.",
+	  { CLI_OPT_LEGACY("--model", "MODEL.nb", "the model whose records describe the tensor (required)" ),
+	    CLI_OPT_LEGACY("--input", "N", "convert with input record N"),
+	    CLI_OPT_LEGACY("--output", "N", "convert with output record N"),
+	    CLI_OPT_LEGACY("--out", "OUT", "where to write the result (also -o), all or nothing" ),
+	    CLI_OPT_LEGACY("--from", "raw|npy|text", "how FILE is read, instead of by its extension"),
+	    CLI_OPT_LEGACY("--to", "raw|npy|text", "how OUT is written, instead of by its extension"),
+	    CLI_OPT_LEGACY("--keep-dtype", NULL, ".npy in the record's own dtype instead of float32") } },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+size_t cli_command_count(void)
+{
+	return NCOMMANDS;
+}
+
+const cli_command *cli_command_at(size_t i)
+{
+	return i < NCOMMANDS ? &commands[i] : NULL;
+}
+
+const cli_command *cli_command_find(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+

@@ -1,0 +1,135 @@
+/*
+ * cli_values.c - the option values that need more than a table entry:
+ * --expect-target (a value, a configuration name or a SoC name from the
+ * known-target table, lib/common/targets.c) and --sha256-expect (64
+ * hexadecimal digits), and the target-mismatch failure.  Paths and values
+ * are escaped with nbg_path_escape here: cli.c calls into this file.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "cli_opts.h"
+#include "nbg/targets.h"
+
+/* 1 when `name` is one of the words (letters and digits) of a SoC text,
+ * any case: "A311D" in "Amlogic A311D (Khadas VIM3, JeVois-Pro); T931 rev B". */
+static int soc_names(const char *soc, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!soc || !n)
+		return 0;
+	for (const char *p = soc; *p;) {
+		size_t w = 0;
+		while (p[w] && isalnum((unsigned char)p[w]))
+			w++;
+		if (w == n && !strncasecmp(p, name, n))
+			return 1;
+		p += w ? w : 1;
+	}
+	return 0;
+}
+
+int nbg_target_parse(const char *arg, uint32_t *out)
+{
+	const nbg_target_info *t;
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (*arg >= '0' && *arg <= '9' && !*end && !errno && v <= UINT32_MAX) {
+		*out = (uint32_t)v;
+		return 0;
+	}
+	for (size_t i = 0; (t = nbg_target_at(i)) != NULL; i++)
+		if (t->config && !strcasecmp(t->config, arg)) {
+			*out = t->target;
+			return 0;
+		}
+	char *shown = nbg_path_escape(arg);
+	size_t hits = 0;
+	uint32_t hit = 0;
+	for (size_t i = 0; (t = nbg_target_at(i)) != NULL; i++)
+		if (soc_names(t->soc, arg) && (hits++ == 0 || hit != t->target))
+			hit = t->target;
+	if (hits == 1) {
+		free(shown);
+		*out = hit;
+		return 0;
+	}
+	if (hits > 1) {
+		fprintf(stderr, "nbg: --expect-target '%s' names the SoC of %zu targets:",
+			shown ? shown : "?", hits);
+		for (size_t i = 0; (t = nbg_target_at(i)) != NULL; i++)
+			if (soc_names(t->soc, arg))
+				fprintf(stderr, " 0x%08x (%s)", t->target, t->soc);
+		fprintf(stderr, "; give the target value or configuration name (nbg targets)\n");
+	} else {
+		fprintf(stderr, "nbg: --expect-target '%s' is neither a number (0x1000003b), a "
+				"configuration name nor a SoC name that nbg targets lists\n",
+			shown ? shown : "?");
+	}
+	free(shown);
+	return -1;
+}
+
+void nbg_target_mismatch(nbg_error *err, uint32_t have, uint32_t want)
+{
+	char h[256], w[256];
+
+	memset(err, 0, sizeof(*err));
+	err->code = NBG_E_TARGET_MISMATCH;
+	err->offset = 8;
+	err->index = -1;
+	snprintf(err->field, sizeof(err->field), "target");
+	snprintf(err->message, sizeof(err->message),
+		 "the file was compiled for target %s, not the expected %s: a runtime on the "
+		 "expected target refuses it; compile the model for that target",
+		 nbg_target_describe(have, h, sizeof(h)), nbg_target_describe(want, w, sizeof(w)));
+}
+
+int cli_target_arg(const char *value, void *dest)
+{
+	cli_target *t = dest;
+
+	if (nbg_target_parse(value, &t->value) != 0)
+		return -1;
+	t->set = 1;
+	return 0;
+}
+
+static int hex_digest(const char *s, uint8_t d[32])
+{
+	if (strlen(s) != 64)
+		return -1;
+	for (int i = 0; i < 32; i++) {
+		unsigned v;
+		if (sscanf(s + 2 * i, "%2x", &v) != 1 || !isxdigit((unsigned char)s[2 * i]) ||
+		    !isxdigit((unsigned char)s[2 * i + 1]))
+			return -1;
+		d[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+int cli_digest_arg(const char *value, void *dest)
+{
+	cli_digest *d = dest;
+
+	if (hex_digest(value, d->bytes) != 0) {
+		char *shown = nbg_path_escape(value);
+		fprintf(stderr, "nbg verify: --sha256-expect takes 64 hexadecimal digits (what "
+				"sha256sum prints), not '%s'\n",
+			shown ? shown : "?");
+		free(shown);
+		return -1;
+	}
+	d->set = 1;
+	return 0;
+}
