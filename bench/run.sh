@@ -34,8 +34,11 @@
 #   --quick: 16 and 256 MiB, 3 rounds, 5000 record groups, 100 small files
 #   (1000 for corpus; about a minute on an idle 2-core machine, the full run
 #   about two).
-# OPENSSL_ia32cap=':~0x20000000' runs it as on a CPU without SHA-NI: OpenSSL
-# (openssl dgst, and nbg's libcrypto) then takes its AVX2 code.
+#  5. MB/s per core of every SHA-256 and CRC-32 implementation libnbg can
+#     use beside OpenSSL's, zlib's and ISA-L's (bench/bench_hash.c, on core 0).
+# As on a CPU without SHA-NI: OPENSSL_ia32cap=':~0x20000000' makes openssl
+# take its AVX2 code, and a BUILD_DIR configured with -Dsha256=portable
+# gives nbg without the SHA instructions.
 # Environment: BENCH_RUNS (5), BENCH_SIZES ("16 256 1024", MiB),
 # BENCH_RECORDS (20000 record groups, about 19 MB), BENCH_SMALL (200 files),
 # BENCH_CORPUS_SMALL (5000 files), BENCH_CORPUS_REPEAT (4),
@@ -59,7 +62,7 @@ else
 	small=${BENCH_SMALL:-200} corpus_small=${BENCH_CORPUS_SMALL:-5000}
 fi
 mkdir -p "$work"
-meson compile -C "$build" nbg:executable tests/bench_mkfile >/dev/null
+meson compile -C "$build" nbg:executable tests/bench_mkfile tests/bench_hash >/dev/null
 for mib in $sizes; do
 	[ -s "$work/synth-$mib.nb" ] || "$build/tests/bench_mkfile" "$mib" "$work/synth-$mib.nb"
 done
@@ -69,4 +72,5 @@ exec python3 "$src/bench/run.py" --nbg "$build/nbg" --work "$work" --runs "$runs
 	--sizes "$sizes" --records "$work/records-$records.nb" --small "$small" \
 	--corpus-small "$corpus_small" --corpus-repeat "${BENCH_CORPUS_REPEAT:-4}" \
 	--sample "$src/samples/sample.nb" --corpus "${BENCH_CORPUS:-}" \
-	--nbinfo "${BENCH_NBINFO:-}" --json "${BENCH_JSON:-$work/results.json}"
+	--nbinfo "${BENCH_NBINFO:-}" --json "${BENCH_JSON:-$work/results.json}" \
+	--bench-hash "$build/tests/bench_hash"

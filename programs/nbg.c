@@ -35,9 +35,6 @@ static int dispatch(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
-	/* nbg uses OpenSSL for SHA-256 alone: no configuration to read, and
-	 * nothing initialized until a digest is computed. */
-	nbg_init_standalone();
 	/* A truncated input must not kill the process; an interrupted write
 	 * must not leave its temporary (doc/security.md). */
 	nbg_install_signal_guards();

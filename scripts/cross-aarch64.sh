@@ -9,11 +9,9 @@
 #     installs what is missing: gcc-aarch64-linux-gnu,
 #     binutils-aarch64-linux-gnu, qemu-user (without its binfmt_misc
 #     recommendation: nothing here needs binfmt), strace, and the arm64
-#     -dev packages of nbgkit's dependencies with their runtime libraries.
-#     A package that Debian cannot install beside its native one (not
-#     Multi-Arch: same; libisal-dev and libisal2 in Debian 12) is unpacked
-#     from its .deb into the overlay directory that the cross file names,
-#     so the native build keeps its own;
+#     -dev packages of nbgkit's dependencies with their runtime libraries,
+#     all Multi-Arch: same (installed beside the native ones).  A package
+#     that is not would replace its native twin: the script refuses it;
 #  3. configures build-aarch64/ with cross/aarch64-linux-gnu.ini and
 #     -Dwerror=true, and builds it;
 #  4. checks that nbg under qemu loads the arm64 dynamic loader and
@@ -49,21 +47,15 @@ if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
 	updated=1
 fi
 tools="gcc-$triplet binutils-$triplet qemu-user strace"
-devs="libssl-dev zlib1g-dev libjansson-dev libcmocka-dev libisal-dev"
+devs="libssl-dev zlib1g-dev libdeflate-dev libjansson-dev libcmocka-dev"
 missing=""
 for p in $tools; do
 	installed "$p" || missing="$missing $p"
 done
-# The ARCH records of some packages, in one apt-cache call (each call reads
-# every package list: seconds).
+# The ARCH records of the -dev packages, in one apt-cache call (each call
+# reads every package list: seconds).
 records() {
 	for p in "$@"; do echo "$p:$arch"; done | xargs apt-cache show --no-all-versions 2>/dev/null || true
-}
-# field RECORDS PACKAGE NAME: that field of the package's record.
-field() {
-	printf '%s\n' "$1" | awk -v p="$2" -v f="$3: " '
-		/^Package: / { cur = substr($0, 10) }
-		cur == p && index($0, f) == 1 { print substr($0, length(f) + 1); exit }'
 }
 # shellcheck disable=SC2086 # package names are words
 recs=$(records $devs)
@@ -72,47 +64,24 @@ if [ -z "$updated" ] && { [ -n "$missing" ] || [ -z "$recs" ]; }; then
 	# shellcheck disable=SC2086
 	recs=$(records $devs)
 fi
-# Multi-Arch: same packages install beside the native ones; the others are
-# unpacked into the overlay, with the libraries they depend on that are not
-# Multi-Arch: same either.
-unpack=""
+# Only a Multi-Arch: same package installs beside its native twin; any
+# other would remove the amd64 one that the native build needs.
 for p in $devs; do
-	if [ "$(field "$recs" "$p" Multi-Arch)" = same ]; then
-		installed "$p:$arch" || missing="$missing $p:$arch"
-		continue
+	ma=$(printf '%s\n' "$recs" | awk -v p="$p" '
+		/^Package: / { cur = substr($0, 10) }
+		cur == p && /^Multi-Arch: / { print substr($0, 13); exit }')
+	if [ "$ma" != same ]; then
+		echo "$p:$arch is not Multi-Arch: same (${ma:-no such field}): installing it would" \
+			"remove $p for $(dpkg --print-architecture); not installed" >&2
+		exit 1
 	fi
-	unpack="$unpack $p"
-	deps=$(field "$recs" "$p" Depends | tr ',' '\n' | sed 's/^ *//; s/[ (|].*//')
-	# shellcheck disable=SC2086 # package names are words
-	drecs=$(records $deps)
-	recs="$recs
-$drecs"
-	for d in $deps; do
-		if [ "$(field "$drecs" "$d" Multi-Arch)" = same ]; then
-			installed "$d:$arch" || missing="$missing $d:$arch"
-		else
-			unpack="$unpack $d"
-		fi
-	done
+	installed "$p:$arch" || missing="$missing $p:$arch"
 done
 if [ -n "$missing" ]; then
 	echo "installing:$missing"
 	# shellcheck disable=SC2086 # package names are words
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
-for p in $unpack; do
-	v=$(field "$recs" "$p" Version)
-	stamp="$overlay/.nbgkit/$p"
-	[ "$(cat "$stamp" 2>/dev/null)" = "$v" ] && continue
-	echo "unpacking $p:$arch $v into $overlay (not co-installable with $p)"
-	dl=$(mktemp -d)
-	(cd "$dl" && apt-get download -qq -o APT::Sandbox::User=root "$p:$arch")
-	$SUDO mkdir -p "$overlay/.nbgkit"
-	$SUDO dpkg-deb -x "$dl"/*.deb "$overlay"
-	rm -rf "$dl"
-	echo "$v" | $SUDO tee "$stamp" >/dev/null
-done
-fix_overlay
 
 # ------------------------------------- build, library check, tests, reports
 # shellcheck source=scripts/cross-test.sh

@@ -5,7 +5,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 # graphviz is only needed at run time, by `nbg graph --svg` and its test.
-pkgs="build-essential meson ninja-build pkg-config libssl-dev libisal-dev zlib1g-dev
+pkgs="build-essential meson ninja-build pkg-config libssl-dev libdeflate-dev zlib1g-dev
       libjansson-dev libcmocka-dev clang lld libclang-rt-14-dev python3 python3-numpy
       python3-yaml python3-protobuf graphviz"
 missing=""

@@ -20,6 +20,8 @@
  * several read-back windows are used) and, in the part --corpus, every real
  * file.
  */
+#define NBG_STATIC_LINKING_ONLY /* nbg_digest_counts */
+
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>

@@ -445,27 +445,6 @@ typedef struct nbg_parse_options {
 #define NBG_DEFAULT_MAX_UNDESCRIBED ((uint64_t)256 << 20) /* 256 MiB */
 
 /*
- * Bytes this process has fed to SHA-256 and CRC-32 through libnbg so far (all
- * threads).  A diagnostic for benchmarks and tests: it shows that a file the
- * structure refuses is never hashed.
- */
-NBG_API uint64_t nbg_bytes_digested(void);
-/* The same, SHA-256 and CRC-32 apart (either pointer may be NULL): what
- * shows that a command hashes each byte once per check. */
-NBG_API void nbg_digest_counts(uint64_t *sha256_bytes, uint64_t *crc32_bytes);
-
-/*
- * For a program that uses OpenSSL only through libnbg (the nbg tool calls
- * it first thing): OpenSSL is then initialized at the first SHA-256, for
- * SHA-256 alone, without reading its configuration file (OPENSSL_CONF,
- * openssl.cnf) or building its cipher and digest name tables, which cost
- * more than a small file's parse.  The digests are the same.  A library, or
- * a program that uses OpenSSL itself, must not call it: OpenSSL would then
- * never load its configuration.
- */
-NBG_API void nbg_init_standalone(void);
-
-/*
  * Parses and validates the NBG in data[0..size).  On success returns NBG_OK and
  * stores a new model in *out (free with nbg_model_free).  On failure returns
  * the failure code, leaves *out NULL, and fills *err (may be NULL).
@@ -565,6 +544,32 @@ NBG_API void nbg_hex32(const uint8_t digest[32], char out[65]);
 NBG_API const char *nbg_version_string(void);
 NBG_API unsigned nbg_version_number(void);
 
+#ifdef __cplusplus
+}
+#endif
+#endif
+
+/*
+ * Not part of the stable interface: declared only where
+ * NBG_STATIC_LINKING_ONLY is defined before this header is included, for
+ * programs that link libnbg.a (the nbg tool) and for the tests.  These may
+ * change or go in any release, with the same soname (doc/api.md).
+ */
+#if defined(NBG_STATIC_LINKING_ONLY) && !defined(NBG_H_STATIC_LINKING_ONLY)
+#define NBG_H_STATIC_LINKING_ONLY
+#include <stddef.h>
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* SHA-256 of data[0..size) into out, with the implementation the library
+ * chose for this CPU (doc/api.md, "SHA-256 and CRC-32"). */
+NBG_API void nbg_sha256_bytes(const void *data, size_t size, uint8_t out[32]);
+/* Bytes this process has fed to SHA-256 and to CRC-32 through libnbg so far
+ * (all threads; either pointer may be NULL): what shows that a file the
+ * structure refuses is never hashed, and that a command hashes each byte
+ * once per check. */
+NBG_API void nbg_digest_counts(uint64_t *sha256_bytes, uint64_t *crc32_bytes);
 #ifdef __cplusplus
 }
 #endif

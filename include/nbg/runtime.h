@@ -285,11 +285,6 @@ NBG_API nbg_code nbg_rt_compare(const void *a, const void *b, size_t size, uint3
 				   double tolerance, nbg_rt_compare_result *out,
 				   nbg_error *err);
 
-/* SHA-256 of data[0..size) into out (OpenSSL EVP, or libnbg's portable
- * SHA-256 for small inputs and where OpenSSL cannot serve).  Returns NBG_OK,
- * or OUT_OF_MEMORY when out is NULL.  Reentrant. */
-NBG_API nbg_code nbg_rt_sha256(const void *data, size_t size, uint8_t out[32]);
-
 #ifdef __cplusplus
 }
 #endif

@@ -60,13 +60,14 @@ static void *sha_thread(void *arg)
 	uint64_t size = o->l->file_size;
 	nbg_sha256_ctx s;
 
-	nbg_sha256_begin(&s, size);
+	nbg_sha256_begin(&s);
 	for (uint64_t at = 0; at < size; at += SHA_PIECE) {
 		if (__atomic_load_n(&o->stop, __ATOMIC_RELAXED))
 			break;
 		nbg_sha256_update(&s, o->data + at, size - at < SHA_PIECE ? size - at : SHA_PIECE);
 	}
-	o->sha_ok = nbg_sha256_end(&s, o->sha256) && !__atomic_load_n(&o->stop, __ATOMIC_RELAXED);
+	nbg_sha256_end(&s, o->sha256);
+	o->sha_ok = !__atomic_load_n(&o->stop, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -324,11 +325,13 @@ nbg_code nbg_reemit_out_emit(int fd, void *ctx, nbg_error *err)
 		return rc;
 	int inline_sha = o->sha && !o->sha_running;
 	if (inline_sha)
-		nbg_sha256_begin(&s, o->l->file_size);
+		nbg_sha256_begin(&s);
 	for (size_t i = 0; i < o->l->nranges && rc == NBG_OK; i++)
 		rc = write_range(o, i, &out, &wcrc, inline_sha ? &s : NULL, err);
-	if (inline_sha)
-		o->sha_ok = nbg_sha256_end(&s, o->sha256) && rc == NBG_OK;
+	if (inline_sha) {
+		nbg_sha256_end(&s, o->sha256);
+		o->sha_ok = rc == NBG_OK;
+	}
 	pthread_mutex_lock(&o->mu);
 	o->writer_done = 1;
 	if (rc != NBG_OK)

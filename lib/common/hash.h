@@ -1,10 +1,10 @@
 /*
- * hash.h - the digests libnbg uses: SHA-256 through OpenSSL's EVP (SHA-NI /
- * AVX2 chosen at run time; libcrypto loaded when first worth it) or, for
- * small inputs and where OpenSSL cannot be loaded, the portable
- * implementation of sha256.c; and zlib-compatible CRC-32 through ISA-L.
- * Every part of the library hashes through these; nothing else calls EVP,
- * sha256.c or crc32_gzip_refl.  Private to libnbg.
+ * hash.h - the digests libnbg uses: SHA-256 (sha256.c: the CPU's SHA
+ * instructions where it has them, else portable C, chosen once) and
+ * zlib-compatible CRC-32 (crc32.c: libdeflate, or portable C in a build
+ * without it).  Every part of the library hashes through these, which count
+ * the bytes they see (nbg_digest_counts, for tests); nothing else calls
+ * sha256.c or crc32.c.  Private to libnbg.
  */
 #ifndef NBG_COMMON_HASH_H
 #define NBG_COMMON_HASH_H
@@ -13,40 +13,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/crc32.h"
 #include "common/internal.h"
-
 #include "common/sha256.h"
 
-/* A caller about to hash `total` bytes in several digests (a parse: about
- * twice the file): when that is more than the portable implementation's
- * allowance has left, OpenSSL is used for all of them, even the small ones,
- * instead of a portable start followed by the load anyway. */
-NBG_INTERNAL void nbg_sha256_expect(uint64_t total);
-
-/* One-shot SHA-256; where OpenSSL fails, the portable code computes it. */
+/* One-shot SHA-256. */
 NBG_INTERNAL void nbg_sha256(const void *p, size_t n, uint8_t out[32]);
 
-/* Incremental SHA-256 of at least `total` bytes (which decides the
- * implementation with what nbg_sha256_expect said; 0 when not known).  A
- * context keeps the implementation it began with: a portable one stays
- * portable past the allowance (the bytes still count against it), which is
- * why a caller that knows its size says it.  `ok` turns false on the first
- * OpenSSL failure after a successful start and stays false; nbg_sha256_end
- * reports it and frees the context. */
-typedef struct nbg_sha256_ctx {
-	void *md; /* OpenSSL's, or NULL for the portable one */
-	bool ok;
-	uint64_t promised; /* of total, the bytes not fed yet */
-	nbg_sha256_portable portable;
-} nbg_sha256_ctx;
-NBG_INTERNAL void nbg_sha256_begin(nbg_sha256_ctx *s, uint64_t total);
+/* Incremental SHA-256.  A context that never began (all zero) ignores
+ * updates and ends with an all-zero digest. */
+NBG_INTERNAL void nbg_sha256_begin(nbg_sha256_ctx *s);
 NBG_INTERNAL void nbg_sha256_update(nbg_sha256_ctx *s, const void *p, uint64_t n);
-NBG_INTERNAL bool nbg_sha256_end(nbg_sha256_ctx *s, uint8_t out[32]);
+NBG_INTERNAL void nbg_sha256_end(nbg_sha256_ctx *s, uint8_t out[32]);
 
-/* zlib-compatible CRC-32 (reflected 0xedb88320), continuing from `crc`. */
+/* zlib-compatible CRC-32 (reflected 0xedb88320), continuing from `crc`.
+ * Combining two is nbg_crc32_combine (crc32.h). */
 NBG_INTERNAL uint32_t nbg_crc32(uint32_t crc, const uint8_t *p, uint64_t n);
-/* CRC-32 of A||B from crc(A), crc(B) and len(B). */
-NBG_INTERNAL uint32_t nbg_crc32_combine(uint32_t a, uint32_t b, uint64_t len_b);
 
 /* The CRC-32 (from 0) of each of n byte ranges, into its crc.  With
  * two_cores and NBG_CRC_SPLIT_MIN bytes or more in all, the ranges are

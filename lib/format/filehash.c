@@ -15,10 +15,7 @@
  * parse costs about one pass of SHA-256 instead of two.  It starts only
  * once the header and directory passed (nbg_structure_checked) and is
  * cancelled when a later rule fails, so a file the structure refuses costs
- * constant time whatever its size.
- *
- * The thread also loads OpenSSL (about 2 ms) while the parser CRCs the
- * sections (nbg_fingerprint_sections). */
+ * constant time whatever its size. */
 #define NBG_PARALLEL_SHA_MIN ((size_t)1 << 20)
 #define NBG_SHA_CHUNK ((size_t)8 << 20)
 
@@ -36,7 +33,7 @@ static void *file_sha_thread(void *arg)
 	nbg_file_hash *j = arg;
 	nbg_sha256_ctx s;
 
-	nbg_sha256_begin(&s, j->size);
+	nbg_sha256_begin(&s);
 	for (size_t at = 0; at < j->size; at += NBG_SHA_CHUNK) {
 		if (__atomic_load_n(&j->cancel, __ATOMIC_RELAXED))
 			break;
@@ -80,9 +77,6 @@ nbg_code nbg_structure_checked(nbg_ctx *c)
 	c->structure_passed = 1; /* from here on the file's bytes are read */
 	if (c->file_hash)
 		return NBG_OK; /* started already */
-	/* the file, and the sections (most of it again) */
-	nbg_sha256_expect((c->flags & NBG_PARSE_NO_FILE_SHA256 ? 0 : c->size) +
-			  (c->flags & NBG_PARSE_NO_SECTION_SHA256 ? 0 : c->size));
 	if (c->flags & NBG_PARSE_NO_FILE_SHA256)
 		return NBG_OK; /* not wanted (nbg verify) */
 	j = calloc(1, sizeof(*j));

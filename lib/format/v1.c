@@ -557,7 +557,7 @@ static void unreferenced_bytes(nbg_ctx *c)
 	/* a context that never began ignores updates and ends all zero */
 	nbg_sha256_ctx gap_hash = { 0 };
 	if (!(c->m->sha256_skipped & NBG_PARSE_NO_SECTION_SHA256))
-		nbg_sha256_begin(&gap_hash, 0);
+		nbg_sha256_begin(&gap_hash);
 	uint64_t cur = n ? r[0][0] : c->size, first_nonzero = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (r[i][0] > cur) {

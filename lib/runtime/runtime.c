@@ -17,16 +17,6 @@
 
 /* ------------------------------------------------------------------ errors */
 
-/* ------------------------------------------------------------ helpers */
-
-nbg_code nbg_rt_sha256(const void *data, size_t size, uint8_t out[32])
-{
-	if (!out)
-		return NBG_E_OUT_OF_MEMORY;
-	nbg_sha256(data, size, out);
-	return NBG_OK;
-}
-
 /* -------------------------------------------------------- process state */
 
 /*

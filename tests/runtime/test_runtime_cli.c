@@ -20,6 +20,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include <openssl/evp.h>
 
 #include "../exe_wrapper.h"
 #include "lp64.h"
@@ -365,7 +366,9 @@ static void check_output_file(const char *dir, int i, size_t want, json_t *jo)
 	assert_int_equal(n, want);
 	uint8_t d[32];
 	char hex[65];
-	assert_int_equal(nbg_rt_sha256(data, n, d), NBG_OK);
+	unsigned dlen = 0;
+	/* OpenSSL's digest of the bytes: an independent computation */
+	assert_int_equal(EVP_Digest(data, n, d, &dlen, EVP_sha256(), NULL), 1);
 	nbg_hex32(d, hex);
 	assert_string_equal(json_string_value(json_object_get(jo, "sha256")), hex);
 	free(data);
