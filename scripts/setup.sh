@@ -1,8 +1,19 @@
 #!/bin/sh
 # One command on a fresh Debian 12 machine (as root, or with sudo): installs
 # what is missing, builds nbgkit, and runs the main job on the bundled sample.
+#
+# sh scripts/setup.sh --web also installs what the page in the browser needs
+# (web/setup.sh: emscripten, Chromium, the npm packages) and builds it
+# (sh web/build.sh, into build-web/site), so its tests run.
 set -eu
 cd "$(dirname "$0")/.."
+web=0
+for a in "$@"; do
+	case $a in
+	--web) web=1 ;;
+	*) echo "usage: sh scripts/setup.sh [--web]" >&2; exit 2 ;;
+	esac
+done
 
 # graphviz is only needed at run time, by `nbg graph --svg` and its test.
 pkgs="build-essential meson ninja-build pkg-config libssl-dev libdeflate-dev zlib1g-dev
@@ -35,3 +46,7 @@ fi
 [ -d build ] || meson setup build --buildtype=debugoptimized -Dwerror=true
 meson compile -C build
 ./build/nbg inspect samples/sample.nb
+if [ $web = 1 ]; then
+	sh web/setup.sh
+	sh web/build.sh
+fi

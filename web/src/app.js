@@ -219,8 +219,9 @@ function showTables(t) {
 		{ key: 'operation_count', title: 'operations' }, { key: 'record_offset', title: 'record offset' }],
 		t.layers || []));
 	out.appendChild(R.table('t-operations', 'Operations', [
-		{ key: 'index', title: '#', fmt: (o) => R.text(o.index !== undefined ? o.index : o.record_index) },
-		{ key: 'type_name', title: 'type' }, { key: 'layer_id', title: 'layer' },
+		{ key: 'record_index', title: '#' }, { key: 'type_name', title: 'type' },
+		{ key: 'layer_id', title: 'layer', fmt: (o) => o.layer_id > 0xffff ? '—' : String(o.layer_id) },
+		{ key: 'layer_name', title: 'layer name' }, { key: 'patch_count', title: 'patches' },
 		{ key: 'record_offset', title: 'record offset' }], t.operations || []));
 	out.appendChild(R.table('t-findings', 'Graph findings', [
 		{ key: 'id', title: 'finding', fmt: (f) => R.text(f.id || f.rule || f.kind) },
@@ -244,11 +245,19 @@ function showMemory(m) {
 		{ key: 'exact_bytes', title: 'exact', fmt: (f) => R.bytes(f.exact_bytes) },
 		{ key: 'from_file', title: 'from the file' }, { key: 'evidence', title: 'evidence' },
 		{ key: 'rule', title: 'rule' }], figs));
-	if (Array.isArray(m.largest_layers))
-		out.appendChild(R.table('t-memory-layers', 'Largest layers', [
-			{ key: 'name', title: 'layer', fmt: (l) => R.text(l.name !== undefined ? l.name : l.layer) },
-			{ key: 'bytes', title: 'bytes', fmt: (l) => R.bytes(l.bytes !== undefined ? l.bytes : l.total_bytes) }],
-			m.largest_layers));
+	const sh = m.sharing;
+	if (sh)
+		out.appendChild(R.pairs('t-memory-sharing', 'Can the inputs and outputs share the memory pool?', [
+			['verdict', sh.verdict], ['evidence', sh.evidence], ['pool bytes', R.bytes(sh.pool_bytes)],
+			['allocation', R.bytes(sh.allocation)], ['conflicts', sh.conflicts_total]]));
+	const layers = m.layers || [];
+	const ranked = (m.largest_layers || []).map((i) => layers.find((l) => l.layer === i)).filter((l) => l);
+	out.appendChild(R.table('t-memory-layers', 'Largest layers', [
+		{ key: 'layer', title: '#' }, { key: 'name', title: 'layer' }, { key: 'operations', title: 'operations' },
+		{ key: 'coefficient_bytes', title: 'coefficients', fmt: (l) => R.bytes(l.coefficient_bytes) },
+		{ key: 'command_bytes', title: 'commands', fmt: (l) => R.bytes(l.command_bytes) },
+		{ key: 'instruction_bytes', title: 'instructions', fmt: (l) => R.bytes(l.instruction_bytes) },
+		{ key: 'total_bytes', title: 'total', fmt: (l) => R.bytes(l.total_bytes) }], ranked));
 }
 
 /* Search: rows of the report's tables whose text does not hold the query are hidden. */
