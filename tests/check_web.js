@@ -23,7 +23,8 @@ const path = require('path');
 const crypto = require('crypto');
 const { execFileSync, spawnSync } = require('child_process');
 
-const [part, corpus, nbg, fixtureName, root, artifacts] = process.argv.slice(2);
+const [part, corpus, nbg, fixtureName, rootArg, artifacts] = process.argv.slice(2);
+const root = path.resolve(rootArg);
 const SKIP = 77;
 const site = process.env.NBG_WEB_SITE || path.join(root, 'build-web', 'site');
 const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
@@ -222,6 +223,17 @@ async function timeLimit(browser) {
 	await page.close();
 }
 
+/* Page, WebAssembly and Graphviz within 3 MB compressed (gzip -9 of each
+ * file the page loads; what a static host serves compressed). */
+function budget() {
+	const zlib = require('zlib');
+	let gz = 0;
+	for (const f of fs.readdirSync(site))
+		gz += zlib.gzipSync(fs.readFileSync(path.join(site, f)), { level: 9 }).length;
+	check(gz <= 3000000, 'the page is ' + gz + ' bytes compressed, over the 3 MB budget');
+	console.log('page: ' + gz + ' bytes compressed (gzip -9)');
+}
+
 /* The corpus files: the largest v2, the smallest v2, the first v1. */
 function corpusFiles() {
 	const list = (d) => fs.readdirSync(path.join(corpus, d)).filter((f) => f.endsWith('.nb'))
@@ -240,6 +252,7 @@ function corpusFiles() {
 			for (let i = 0; i < files.length; i++)
 				await valid(browser, files[i], 'corpus' + i);
 		} else {
+			budget();
 			await valid(browser, path.join(root, 'samples', 'sample.nb'), 'sample');
 			await truncated(browser, tmp);
 			await hostile(browser, tmp);

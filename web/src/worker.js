@@ -32,7 +32,7 @@ function run(M, req) {
 	const arg = (s) => { const p = cString(M, s || ''); str.push(p); return p; };
 	try {
 		switch (req.op) {
-		case 'ping': return '{"ok":true}';
+		case 'ping': M._nbg_web_warm(); return '{"ok":true}';
 		case 'load': {
 			const bytes = new Uint8Array(req.bytes);
 			const p = M._nbg_web_buffer(req.slot, bytes.length);
