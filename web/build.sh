@@ -2,7 +2,7 @@
 # sh web/build.sh [OUT]: the page (web/README in doc/web.md) in OUT, default
 # build-web/site: libnbg and web/nbg_web.c compiled to WebAssembly with
 # Debian's emscripten, jansson compiled the same way from Debian's source
-# package, and Graphviz for the browser (@viz-js/viz from web/node_modules).
+# package, and Graphviz for the browser (@viz-js/viz, from node_modules in web/).
 # Everything is in OUT, nothing is fetched when the page runs: it works from
 # file:// and from any static host.
 #

@@ -3,7 +3,7 @@
 # root or with sudo: emscripten and make to build it, dpkg-dev to unpack
 # jansson's source package, Chromium for its tests; then the npm packages of
 # web/package-lock.json (Graphviz for the browser, puppeteer-core) into
-# web/node_modules.  Installs only what is missing.  `sh scripts/setup.sh
+# node_modules in web/.  Installs only what is missing.  `sh scripts/setup.sh
 # --web` runs it too.
 set -eu
 cd "$(dirname "$0")"

@@ -321,7 +321,11 @@ async function showGraph() {
 	try {
 		current.dot = await libText({ op: 'dot', slot: 0, name: current.name });
 		R.clear(box).appendChild(R.el('p', {}, 'Laying out the network with Graphviz…'));
-		const answer = await viz.call({ dot: current.dot });
+		/* Graphviz in the browser has no font files: it sizes text from its
+		 * tables of the PostScript fonts, in which "monospace" is unknown
+		 * (sized as Times, narrower than any monospace font) and Courier
+		 * is known; the page draws with the font the box was sized for */
+		const answer = await viz.call({ dot: current.dot.replace(/fontname="monospace"/g, 'fontname="Courier"') });
 		current.graphSvg = answer.svg;
 		const svg = R.svg(answer.svg);
 		place(box, svg);

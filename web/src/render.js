@@ -40,7 +40,7 @@ R.hex = (v, w) => (typeof v === 'number' ? '0x' + v.toString(16).padStart(w || 8
 R.bytes = function (n) {
 	if (typeof n !== 'number')
 		return n === null || n === undefined ? '—' : String(n);
-	return n.toLocaleString('en-US') + (n >= 1024 ? ' (' + (n >= 1048576 ? (n / 1048576).toFixed(2) + ' MiB' : (n / 1024).toFixed(1) + ' KiB') + ')' : '');
+	return n.toLocaleString('en-US') + (n >= 1024 ? '\u00a0(' + (n >= 1048576 ? (n / 1048576).toFixed(2) + '\u00a0MiB' : (n / 1024).toFixed(1) + '\u00a0KiB') + ')' : '');
 };
 
 R.text = function (v) {
