@@ -52,6 +52,13 @@ if (part === '--corpus' && !fs.existsSync(corpus)) {
 	process.exit(SKIP);
 }
 
+/* In a cross build the programs run under the cross file's exe wrapper,
+ * which tests/meson.build names in MESON_EXE_WRAPPER (tests/exe_wrapper.py). */
+const wrapper = (process.env.MESON_EXE_WRAPPER || '').split(/\s+/).filter((w) => w);
+function argv(prog, args) {
+	return wrapper.length ? [wrapper[0], [...wrapper.slice(1), path.resolve(prog), ...args]] : [prog, args];
+}
+
 let checks = 0;
 const bad = [];
 function check(ok, what) {
@@ -61,13 +68,13 @@ function check(ok, what) {
 }
 
 function nbgJson(...args) {
-	const r = spawnSync(nbg, args, { encoding: 'utf8', maxBuffer: 1 << 30 });
+	const r = spawnSync(...argv(nbg, args), { encoding: 'utf8', maxBuffer: 1 << 30 });
 	return JSON.parse(r.stdout);
 }
 
 /* The node statements of nbg graph's DOT document: `  ID [label=...`. */
 function dotNodes(file) {
-	const dot = execFileSync(nbg, ['graph', file, '--dot', '-'], { encoding: 'utf8', maxBuffer: 1 << 30 });
+	const dot = execFileSync(...argv(nbg, ['graph', file, '--dot', '-']), { encoding: 'utf8', maxBuffer: 1 << 30 });
 	return dot.split('\n').filter((l) => /^\s+[A-Za-z_][A-Za-z0-9_]* \[/.test(l) &&
 		!/^\s+(node|edge|graph) \[/.test(l)).length;
 }
@@ -185,7 +192,7 @@ async function hostile(browser, tmp) {
 	const evil = '<img src=x onerror=window.__pwned=1>';
 	const rec = nbgJson('inspect', '--json', '--layers', '--only', sample).layers[0].record_offset;
 	const file = path.join(tmp, 'hostile.nb');
-	execFileSync(fixtureName, [sample, file, String(rec), evil]);
+	execFileSync(...argv(fixtureName, [sample, file, String(rec), evil]));
 	const { page, errors } = await openFile(browser, file);
 	await page.click('button[data-tab=graph]');
 	await new Promise((r) => setTimeout(r, 300));
