@@ -34,7 +34,7 @@ try {
 } catch (e) { /* below */ }
 if (!fs.existsSync(path.join(site, 'index.html')) || !chromium || !puppeteer) {
 	console.log('bench/web.js: skipped: needs the built page (sh web/build.sh), Chromium and ' +
-		'web/node_modules (sh web/setup.sh)');
+		'the npm packages in web/ (sh scripts/setup.sh --web)');
 	process.exit(77);
 }
 

@@ -3,8 +3,10 @@
 # what is missing, builds nbgkit, and runs the main job on the bundled sample.
 #
 # sh scripts/setup.sh --web also installs what the page in the browser needs
-# (web/setup.sh: emscripten, Chromium, the npm packages) and builds it
-# (sh web/build.sh, into build-web/site), so its tests run.
+# (doc/web.md): emscripten, make and dpkg-dev to build it, Chromium for its
+# tests, the npm packages web/package-lock.json pins (Graphviz for the
+# browser, puppeteer-core, which downloads no browser); then builds it (sh
+# web/build.sh, into build-web/site), so its tests run.
 set -eu
 cd "$(dirname "$0")/.."
 web=0
@@ -19,6 +21,9 @@ done
 pkgs="build-essential meson ninja-build pkg-config libssl-dev libdeflate-dev zlib1g-dev
       libjansson-dev libcmocka-dev clang lld libclang-rt-14-dev python3 python3-numpy
       python3-yaml python3-protobuf graphviz"
+[ $web = 0 ] || pkgs="$pkgs emscripten make dpkg-dev chromium"
+# node and npm from elsewhere (nodesource) do as well as Debian's
+[ $web = 0 ] || command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
@@ -47,6 +52,6 @@ fi
 meson compile -C build
 ./build/nbg inspect samples/sample.nb
 if [ $web = 1 ]; then
-	sh web/setup.sh
+	(cd web && { npm ls --silent >/dev/null 2>&1 || npm ci --no-audit --no-fund --silent; })
 	sh web/build.sh
 fi

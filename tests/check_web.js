@@ -35,14 +35,14 @@ function skip(why) {
 	process.exit(SKIP);
 }
 if (!fs.existsSync(path.join(site, 'index.html')))
-	skip(site + '/index.html is not built: run sh web/setup.sh, then sh web/build.sh');
+	skip(site + '/index.html is not built: run sh scripts/setup.sh --web (it builds it), or sh web/build.sh');
 if (!chromium)
-	skip('Chromium is not installed (Debian: apt-get install chromium, or sh web/setup.sh)');
+	skip('Chromium is not installed (Debian: apt-get install chromium, or sh scripts/setup.sh --web)');
 let puppeteer;
 try {
 	puppeteer = require(path.join(root, 'web', 'node_modules', 'puppeteer-core'));
 } catch (e) {
-	skip('puppeteer-core is not in web/node_modules: run sh web/setup.sh (npm ci in web/)');
+	skip('puppeteer-core is not in web/node_modules: run sh scripts/setup.sh --web (npm ci in web/)');
 }
 if (part === '--corpus' && !fs.existsSync(corpus)) {
 	console.log('check_web.js: real-file checks skipped: ' + corpus + ' does not exist. Get the ' +

@@ -6,7 +6,7 @@
 # Everything is in OUT, nothing is fetched when the page runs: it works from
 # file:// and from any static host.
 #
-# Needs what `sh web/setup.sh` installs (emscripten, dpkg-dev, the npm
+# Needs what `sh scripts/setup.sh --web` installs (emscripten, dpkg-dev, the npm
 # packages of web/package-lock.json).  Objects are kept in build-web/obj and
 # rebuilt when a source or header changes (make, -j2).
 set -eu
@@ -18,13 +18,13 @@ out=$(cd "$out" && pwd)
 
 for t in emcc emar make dpkg-source; do
 	command -v $t >/dev/null 2>&1 || {
-		echo "web/build.sh: $t is missing: run sh web/setup.sh" >&2
+		echo "web/build.sh: $t is missing: run sh scripts/setup.sh --web" >&2
 		exit 3
 	}
 done
 viz=$root/web/node_modules/@viz-js/viz/dist/viz-global.js
 [ -f "$viz" ] || {
-	echo "web/build.sh: $viz is missing: run sh web/setup.sh (npm ci in web/)" >&2
+	echo "web/build.sh: $viz is missing: run sh scripts/setup.sh --web (npm ci in web/)" >&2
 	exit 3
 }
 
