@@ -62,12 +62,12 @@ static char *fail_doc(const nbg_error *err)
 	return s;
 }
 
-static char *fail_text(const char *message)
+static char *fail_text(nbg_code code, const char *message)
 {
 	nbg_error err;
 
 	memset(&err, 0, sizeof(err));
-	err.code = NBG_E_OUT_OF_MEMORY;
+	err.code = code;
 	snprintf(err.message, sizeof(err.message), "%s", message);
 	return fail_doc(&err);
 }
@@ -112,7 +112,7 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_parse(int i)
 	slot *s = slot_at(i);
 
 	if (!s || !s->data)
-		return fail_text("no file was handed over");
+		return fail_text(NBG_E_INVALID_ARGUMENT, "no file was handed over");
 	nbg_model_free(s->model);
 	s->model = NULL;
 	s->unverified = 0;
@@ -137,18 +137,21 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_parse(int i)
 	return t;
 }
 
-/* Runs `write` into a memory stream; the text, or NULL. */
-typedef int (*writer)(FILE *f, const slot *s, const char *name);
+/* Runs `write` into a memory stream; the text, or NULL with err filled. */
+typedef int (*writer)(FILE *f, const slot *s, const char *name, nbg_error *err);
 
-static char *capture(writer write, const slot *s, const char *name)
+static char *capture(writer write, const slot *s, const char *name, nbg_error *err)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
+	memset(err, 0, sizeof(*err));
+	err->code = NBG_E_OUT_OF_MEMORY;
+	snprintf(err->message, sizeof(err->message), "the page ran out of memory");
 	if (!f)
 		return NULL;
-	int rc = write(f, s, name);
+	int rc = write(f, s, name, err);
 	if (fclose(f) != 0 || rc != 0) {
 		free(buf);
 		return NULL;
@@ -158,23 +161,25 @@ static char *capture(writer write, const slot *s, const char *name)
 
 static unsigned report_what; /* nbg_web_report's `what` */
 
-static int write_report(FILE *f, const slot *s, const char *name)
+static int write_report(FILE *f, const slot *s, const char *name, nbg_error *err)
 {
-	nbg_error err;
-
-	return nbg_json_document_write(f, s->model, name, report_what, &err) == NBG_OK ? 0 : -1;
+	return nbg_json_document_write(f, s->model, name, report_what, err) == NBG_OK ? 0 : -1;
 }
 
-static int write_dot(FILE *f, const slot *s, const char *name)
+static int write_dot(FILE *f, const slot *s, const char *name, nbg_error *err)
 {
 	nbg_graph *g = NULL;
 	nbg_commands *c = NULL;
-	nbg_error err;
 	int rc = -1;
 
-	if (nbg_graph_decode(s->model, &g, &err) == NBG_OK &&
-	    nbg_commands_decode(s->model, g, &c, &err) == NBG_OK)
+	if (nbg_graph_decode(s->model, &g, err) == NBG_OK &&
+	    nbg_commands_decode(s->model, g, &c, err) == NBG_OK)
 		rc = nbg_commands_dot(f, s->model, g, c, name) != 0 ? -1 : 0;
+	if (rc != 0 && g && c) { /* the stream failed: out of memory */
+		memset(err, 0, sizeof(*err));
+		err->code = NBG_E_OUT_OF_MEMORY;
+		snprintf(err->message, sizeof(err->message), "the page ran out of memory");
+	}
 	nbg_commands_free(c);
 	nbg_graph_free(g);
 	return rc;
@@ -185,7 +190,7 @@ static const slot *loaded(int i, char **failure)
 	const slot *s = slot_at(i);
 
 	if (!s || !s->model) {
-		*failure = fail_text("no file is loaded");
+		*failure = fail_text(NBG_E_INVALID_ARGUMENT, "no file is loaded");
 		return NULL;
 	}
 	return s;
@@ -202,9 +207,10 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_report(int i, const char *name, unsigned what
 
 	if (!s)
 		return failure;
+	nbg_error err;
 	report_what = what;
-	char *doc = capture(write_report, s, name);
-	return doc ? doc : fail_text("out of memory writing the report");
+	char *doc = capture(write_report, s, name, &err);
+	return doc ? doc : fail_doc(&err);
 }
 
 /* `nbg graph FILE --dot -` */
@@ -212,11 +218,12 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_dot(int i, const char *title)
 {
 	char *failure = NULL, *dot, *r;
 	const slot *s = loaded(i, &failure);
+	nbg_error err;
 
 	if (!s)
 		return failure;
-	if (!(dot = capture(write_dot, s, title)))
-		return fail_text("the network could not be recovered (out of memory)");
+	if (!(dot = capture(write_dot, s, title, &err)))
+		return fail_doc(&err);
 	r = text_doc(dot);
 	free(dot);
 	return r;
@@ -240,7 +247,7 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_map(int i, const char *title)
 	svg = nbg_ledger_svg(l, title);
 	nbg_ledger_free(l);
 	if (!svg)
-		return fail_text("out of memory drawing the map");
+		return fail_text(NBG_E_OUT_OF_MEMORY, "out of memory drawing the map");
 	r = text_doc(svg);
 	free(svg);
 	return r;
@@ -257,7 +264,7 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_meta(int i)
 	if (s->unverified)
 		return fail_doc(&s->err);
 	if (!(meta = nbg_export_meta_json(s->model)))
-		return fail_text("out of memory writing nbg_meta.json");
+		return fail_text(NBG_E_OUT_OF_MEMORY, "out of memory writing nbg_meta.json");
 	r = text_doc(meta);
 	free(meta);
 	return r;
@@ -277,7 +284,7 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_diff(const char *name_a, const char *name_b)
 	doc = nbg_diff_json(d, slots[0].model, name_a, slots[1].model, name_b);
 	nbg_diff_free(d);
 	if (!doc)
-		return fail_text("out of memory writing the comparison");
+		return fail_text(NBG_E_OUT_OF_MEMORY, "out of memory writing the comparison");
 	r = text_doc(doc);
 	free(doc);
 	return r;

@@ -19,6 +19,10 @@ const DOC = { SUMMARY: 0x01, LAYERS: 0x02, OPERATIONS: 0x04, TABLES: 0x10, FINDI
 	NO_CORE: 0x100, MEMORY: 0x400 };
 const TABLES_WHAT = DOC.SUMMARY | DOC.LAYERS | DOC.OPERATIONS | DOC.TABLES | DOC.FINDINGS | DOC.MEMORY;
 
+/* The largest file the page reads: the file and what the parse makes of it
+ * live in the worker's WebAssembly memory, at most 2 GiB (web/web.mk). */
+const MAX_FILE = 1 << 30;
+
 class TimeLimit extends Error {}
 
 /* One worker made from a script's text, restarted after a time limit. */
@@ -117,6 +121,14 @@ function crcState(report, section) {
 	return 'no stored CRC' + (typeof section.crc32 === 'number' ? ' (computed ' + R.hex(section.crc32) + ')' : '');
 }
 
+/* The headline of each integrity state (lib/format/parse.c names them);
+ * the sentence under it is the library's own (integrity_detail). */
+const VERDICTS = {
+	'verified': 'Verified',
+	'structure-only': 'Structure valid; no checksum to verify',
+	'checksum-unknown': 'Structure valid; its checksum cannot be checked',
+};
+
 function showVerdict(parse, report, name) {
 	const box = $('verdict-box'), v = $('verdict'), d = $('verdict-detail');
 	const checks = R.clear($('checks'));
@@ -133,8 +145,8 @@ function showVerdict(parse, report, name) {
 	}
 	const unverified = parse.unverified;
 	box.className = 'verdict ' + (unverified ? 'fail' : report.integrity === 'verified' ? 'ok' : 'partial');
-	v.textContent = unverified ? 'Checksum mismatch: shown unverified' :
-		report.integrity === 'verified' ? 'Verified' : 'Structure valid: ' + report.integrity;
+	v.textContent = unverified ? 'Checksum mismatch: shown unverified' : VERDICTS[report.integrity] ||
+		'Structure valid: ' + report.integrity;
 	d.textContent = unverified ? name + ': ' + errorLine({ nbg: parse.error }) + '. Everything below is decoded from bytes whose checksum does not hold; no export is made from them.' :
 		name + ': ' + report.integrity + ': ' + report.integrity_detail;
 	const rows = [];
@@ -373,6 +385,13 @@ async function open(file) {
 	const t0 = performance.now();
 	state.phase = 'loading';
 	state.name = file.name;
+	if (file.size > MAX_FILE) {
+		state.phase = 'error';
+		state.error = { message: 'too large' };
+		status(file.name + ': ' + R.bytes(file.size) + ' is more than this page reads (' + R.bytes(MAX_FILE) +
+			': the WebAssembly memory holds at most 2 GiB); use the nbg command for it.', 'error');
+		return;
+	}
 	status('Reading ' + file.name + ' (' + R.bytes(file.size) + ')…');
 	$('main').hidden = true;
 	current = { name: file.name, size: file.size };
