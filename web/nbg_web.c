@@ -81,6 +81,19 @@ static char *text_doc(const char *text)
 	return s;
 }
 
+/* text_doc of a malloc'd text, which it frees; the failure `what` names
+ * (out of memory) when text is NULL. */
+static char *take_text(char *text, const char *what)
+{
+	char *r;
+
+	if (!text)
+		return fail_text(NBG_E_OUT_OF_MEMORY, what);
+	r = text_doc(text);
+	free(text);
+	return r;
+}
+
 /* The bytes handed over by nbg_web_buffer; NULL when the slot is bad. */
 static slot *slot_at(int i)
 {
@@ -216,7 +229,7 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_report(int i, const char *name, unsigned what
 /* `nbg graph FILE --dot -` */
 EMSCRIPTEN_KEEPALIVE char *nbg_web_dot(int i, const char *title)
 {
-	char *failure = NULL, *dot, *r;
+	char *failure = NULL, *dot;
 	const slot *s = loaded(i, &failure);
 	nbg_error err;
 
@@ -224,16 +237,14 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_dot(int i, const char *title)
 		return failure;
 	if (!(dot = capture(write_dot, s, title, &err)))
 		return fail_doc(&err);
-	r = text_doc(dot);
-	free(dot);
-	return r;
+	return take_text(dot, "out of memory");
 }
 
 /* `nbg map FILE --svg -`: the ledger's picture.  Not for an unverified
  * file (a ledger needs a model whose checksums hold). */
 EMSCRIPTEN_KEEPALIVE char *nbg_web_map(int i, const char *title)
 {
-	char *failure = NULL, *svg, *r;
+	char *failure = NULL, *svg;
 	const slot *s = loaded(i, &failure);
 	nbg_ledger *l = NULL;
 	nbg_error err;
@@ -246,34 +257,26 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_map(int i, const char *title)
 		return fail_doc(&err);
 	svg = nbg_ledger_svg(l, title);
 	nbg_ledger_free(l);
-	if (!svg)
-		return fail_text(NBG_E_OUT_OF_MEMORY, "out of memory drawing the map");
-	r = text_doc(svg);
-	free(svg);
-	return r;
+	return take_text(svg, "out of memory drawing the map");
 }
 
 /* `nbg inspect --format meta FILE`: never from an unverified file. */
 EMSCRIPTEN_KEEPALIVE char *nbg_web_meta(int i)
 {
-	char *failure = NULL, *meta, *r;
+	char *failure = NULL;
 	const slot *s = loaded(i, &failure);
 
 	if (!s)
 		return failure;
 	if (s->unverified)
 		return fail_doc(&s->err);
-	if (!(meta = nbg_export_meta_json(s->model)))
-		return fail_text(NBG_E_OUT_OF_MEMORY, "out of memory writing nbg_meta.json");
-	r = text_doc(meta);
-	free(meta);
-	return r;
+	return take_text(nbg_export_meta_json(s->model), "out of memory writing nbg_meta.json");
 }
 
 /* `nbg diff --json A B` of slots 0 and 1. */
 EMSCRIPTEN_KEEPALIVE char *nbg_web_diff(const char *name_a, const char *name_b)
 {
-	char *failure = NULL, *doc, *r;
+	char *failure = NULL, *doc;
 	nbg_diff *d = NULL;
 	nbg_error err;
 
@@ -283,11 +286,7 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_diff(const char *name_a, const char *name_b)
 		return fail_doc(&err);
 	doc = nbg_diff_json(d, slots[0].model, name_a, slots[1].model, name_b);
 	nbg_diff_free(d);
-	if (!doc)
-		return fail_text(NBG_E_OUT_OF_MEMORY, "out of memory writing the comparison");
-	r = text_doc(doc);
-	free(doc);
-	return r;
+	return take_text(doc, "out of memory writing the comparison");
 }
 
 /* Runs the digests a parse spends its time in, many times over small
