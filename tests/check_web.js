@@ -220,6 +220,17 @@ async function hostile(browser, tmp) {
 	/* the page compares the shown file (A) with the second (B) */
 	const back = nbgJson('diff', '--json', file, sample);
 	check(dv === 'Verdict: ' + back.verdict && back.verdict === want.verdict, 'diff: page "' + dv + '", nbg diff ' + back.verdict);
+	const owners = await page.evaluate(() => Array.from(document.querySelectorAll('#t-diff-owners tbody tr'))
+		.map((tr) => [tr.cells[0].textContent, tr.cells[6] ? tr.cells[6].textContent : '']));
+	check(JSON.stringify(owners) === JSON.stringify(back.owners.map((o) => [o.owner, String(o.bytes_changed)])),
+		'diff: owners ' + JSON.stringify(owners));
+	/* the bytes the crafted name changed in the LAYER record, counted here */
+	const a = fs.readFileSync(sample), b = fs.readFileSync(file);
+	let changed = 0;
+	for (let i = rec; i < rec + 64; i++)
+		changed += a[i] !== b[i] ? 1 : 0;
+	check(owners.some((o) => /LAYER/.test(o[0]) && o[1] === String(changed)),
+		'diff: the LAYER owner does not show the ' + changed + ' bytes the name changed');
 	await shot(page, 'diff');
 	await page.close();
 }

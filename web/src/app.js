@@ -365,14 +365,19 @@ async function showDiff(file) {
 		box.appendChild(R.el('h3', { id: 'diff-verdict' }, 'Verdict: ' + d.verdict));
 		if (d.summary)
 			box.appendChild(R.pairs('t-diff-summary', 'Summary', Object.entries(d.summary).map(([k, v]) => [k, R.text(v)])));
+		const rc = d.reconstruction;
+		if (rc && rc.reason)
+			box.appendChild(R.el('p', { id: 'diff-reason' }, rc.reason));
 		box.appendChild(R.table('t-diff-owners', 'What changed, by owner', [
-			{ key: 'owner', title: 'owner', fmt: (o) => R.text(o.owner || o.name) }, { key: 'class', title: 'class' },
-			{ key: 'bytes', title: 'bytes changed', fmt: (o) => R.text(o.bytes !== undefined ? o.bytes : o.changed_bytes) }],
+			{ key: 'owner', title: 'owner' }, { key: 'kind', title: 'kind' },
+			{ key: 'offset_a', title: 'offset A' }, { key: 'size_a', title: 'size A' },
+			{ key: 'offset_b', title: 'offset B' }, { key: 'size_b', title: 'size B' },
+			{ key: 'bytes_changed', title: 'bytes changed' }, { key: 'runs', title: 'runs' }],
 			d.owners || []));
 		box.appendChild(R.table('t-diff-items', 'Differences', [
-			{ key: 'kind', title: 'kind' }, { key: 'what', title: 'what', fmt: (x) => R.text(x.field || x.owner || x.what) },
-			{ key: 'offset', title: 'offset' }, { key: 'a', title: 'A', fmt: (x) => R.text(x.a) },
-			{ key: 'b', title: 'B', fmt: (x) => R.text(x.b) }], (d.differences || []).slice(0, 2000)));
+			{ key: 'kind', title: 'kind' }, { key: 'path', title: 'what', fmt: (x) => R.text(x.path || x.owner) },
+			{ key: 'a', title: 'A' }, { key: 'b', title: 'B' }], (d.differences || []).slice(0, 2000),
+			(d.differences || []).length > 2000 ? '(the first 2000; the JSON of nbg diff has all)' : ''));
 	} catch (err) {
 		R.clear(box).appendChild(R.el('p', { class: 'error' }, 'Cannot compare: ' + errorLine(err)));
 	}
