@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "cli_out.h"
 #include "cmd_run.h"
+#include "nbg/cpu.h"
 #include "nbg/runtime.h"
 #include "nbg/session.h"
 #include "nbg/targets.h"
@@ -130,6 +131,7 @@ typedef struct run_args {
 	int backend_given;       /* --backend was given */
 	const char *lib;         /* --lib: the chosen backend's library */
 	int force_target, no_isolate;
+	int check;               /* --check: the CPU backend's plan, nothing run */
 	unsigned long top;       /* --top N, 0: none */
 	unsigned long timeout_s; /* --timeout, 0: the default */
 	const char *sample;      /* --sample FILE */
@@ -155,9 +157,9 @@ typedef struct staged_file {
 static const char run_usage[] =
 	"usage: nbg run MODEL.nb --input FILE... --output-dir DIR [--loops N]\n"
 	"               [--golden FILE... [--tolerance X]] [--top N]\n"
-	"               [--backend auto|nnsdk|viplite] [--lib PATH] [--nnsdk PATH]\n"
+	"               [--backend auto|nnsdk|viplite|cpu] [--lib PATH] [--nnsdk PATH]\n"
 	"               [--force-target] [--device-root DIR] [--timeout SECONDS]\n"
-	"               [--float32-outputs] [--input-kind N] [--no-isolate]\n"
+	"               [--float32-outputs] [--input-kind N] [--no-isolate] [--check]\n"
 	"               [--max-output SIZE] [--max-memory SIZE]\n"
 	"       nbg run --sample sample.txt --output-dir DIR [options above]\n"
 	"inputs and goldens: raw (.bin, .dat), NumPy .npy, or text .tensor/.txt\n";
@@ -209,13 +211,13 @@ static int parse_number(const char *opt, const char *v, unsigned long lo, unsign
 static int parse_extra(const char *s, const char *v, run_args *a)
 {
 	if (!strcmp(s, "--backend")) {
-		for (int b = NBG_RT_SELECT_AUTO; b <= NBG_RT_SELECT_VIPLITE; b++)
+		for (int b = NBG_RT_SELECT_AUTO; b <= NBG_RT_SELECT_CPU; b++)
 			if (!strcmp(v, nbg_rt_select_name(b))) {
 				a->backend = b;
 				a->backend_given = 1;
 				return 0;
 			}
-		return run_usage_error("--backend is auto, nnsdk or viplite, not '%s'", v);
+		return run_usage_error("--backend is auto, nnsdk, viplite or cpu, not '%s'", v);
 	}
 	if (!strcmp(s, "--lib")) {
 		a->lib = v;
@@ -260,6 +262,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 			a->force_target = 1;
 		} else if (!strcmp(s, "--no-isolate")) {
 			a->no_isolate = 1;
+		} else if (!strcmp(s, "--check")) {
+			a->check = 1;
 		} else if (!strcmp(s, "--backend") || !strcmp(s, "--lib") || !strcmp(s, "--top") ||
 			   !strcmp(s, "--timeout") || !strcmp(s, "--sample") ||
 			   !strcmp(s, "--max-output") || !strcmp(s, "--max-memory")) {
@@ -326,6 +330,10 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 		return 0;
 	if (!a->model)
 		return run_usage_error("%s", "no model given");
+	if (a->check && a->backend != NBG_RT_SELECT_CPU)
+		return run_usage_error("%s", "--check lists what --backend cpu would run; give --backend cpu");
+	if (a->check)
+		return 0;
 	if (!a->input_count)
 		return run_usage_error("%s", "no --input given (one file per model input)");
 	if (!a->output_dir)
@@ -818,7 +826,8 @@ static int run_report(run_state *s, int rc)
 	const nbg_rt_session_result *r = s->res;
 	char t[200];
 	printf("model: %s (target 0x%08x), %lu loop%s on %s via %s (%s)\n", nbg_esc(s->a.model),
-	       s->m->target, r->loops, r->loops == 1 ? "" : "s", nbg_rt_backend_name(r->probe.backend),
+	       s->m->target, r->loops, r->loops == 1 ? "" : "s",
+	       r->backend == NBG_RT_SELECT_CPU ? "this machine" : nbg_rt_backend_name(r->probe.backend),
 	       nbg_esc(r->library),
 	       nbg_rt_select_name(r->backend));
 	if (r->cid_known)
@@ -1026,12 +1035,38 @@ static int run_sample(run_args *a)
 	return rc ? rc : worst;
 }
 
+/* --backend cpu --check: every operation's verdict; exit 4 when one is refused. */
+static int run_check(const run_args *a)
+{
+	nbg_loaded model;
+	int rc = nbg_load(a->model, NULL, &model);
+	if (rc != NBG_EXIT_OK) {
+		nbg_print_error(a->model, &model);
+		nbg_loaded_free(&model);
+		return rc;
+	}
+	nbg_cpu_plan *p = NULL;
+	nbg_error e;
+	if (nbg_cpu_plan_build(model.map.data, model.map.size, &p, &e) != NBG_OK) {
+		nbg_loaded_free(&model);
+		return rt_exit("check", &e);
+	}
+	printf("model: %s (target 0x%08x)\n", nbg_esc(a->model), model.model->target);
+	nbg_cpu_plan_print(stdout, p);
+	rc = nbg_cpu_plan_first_refused(p) ? NBG_EXIT_RUNTIME : NBG_EXIT_OK;
+	nbg_cpu_plan_free(p);
+	nbg_loaded_free(&model);
+	return rc;
+}
+
 int nbg_cmd_run(int argc, char **argv)
 {
 	run_args a;
 	int mismatch;
 	int rc = parse_run_args(argc, argv, &a);
-	if (rc == 0)
+	if (rc == 0 && a.check)
+		rc = run_check(&a);
+	else if (rc == 0)
 		rc = a.sample ? run_sample(&a) : run_one(&a, &mismatch);
 	else if (rc < 0)
 		rc = NBG_EXIT_OK;
