@@ -277,6 +277,7 @@ def check_lenet(nbg, dumper, models, tmp, failures, figures):
     corr_min = {b: 1.0 for b in blobs.values()}
     err_max = {b: 0.0 for b in blobs.values()}
     saturated = {b: 0 for b in blobs.values()}
+    fitted = {}
     total = {b: 0 for b in blobs.values()}
     top1_equal = top1_yml = 0
     for img, path in zip(imgs, paths):
@@ -298,6 +299,8 @@ def check_lenet(nbg, dumper, models, tmp, failures, figures):
             zp = nn[op["command"]]["fields"].get("out_zero_point", 0)
             s, corr, err, sat = fit(q, zp, ref[blob].reshape(q.shape))
             saturated[blob] += sat
+            if img is imgs[0]:
+                fitted[blob] = s
             total[blob] += q.size
             corr_min[blob] = min(corr_min[blob], corr)
             err_max[blob] = max(err_max[blob], err)
@@ -306,6 +309,31 @@ def check_lenet(nbg, dumper, models, tmp, failures, figures):
                 ip2 = w2.reshape(w2.shape[0], -1) @ (s * (q.ravel() - zp)) + b2
                 top1_equal += int(np.argmax(ip2) == np.argmax(ref["ip2"]))
                 top1_yml += int(np.argmax(ip2) == np.argmax(yml["ip2"]))
+    # The requantization scale the backend reads (mantissa and exponent
+    # fields) against the one the float model implies: output scale =
+    # input scale x kernel scale (fitted to Caffe's weights) / scale.
+    _, weights, wdir = model_info(nbg, model, tmp)
+    s_prev = in_scale
+    for n, blob in blobs.items():
+        f = nn[ops[n]["command"]]["fields"]
+        mant = (f.get("post_multiplier", 0) | f.get("post_multiplier_1_to_6", 0) << 1 |
+                f.get("post_multiplier_7_to_14", 0) << 7 |
+                f.get("post_multiplier_15_to_22", 0) << 15)
+        exp = f.get("post_shift", 0) | f.get("post_shift_bit_5_6", 0) << 5
+        m = (1 + mant / 2.0 ** 23) * 2.0 ** (exp - 127)
+        wo = weights[n]
+        d = (np.load(os.path.join(wdir, wo["files"]["weights"])).astype(np.float64) -
+             wo["zero_point"]).ravel()
+        wf = layers[{"pool1": "conv1", "pool2": "conv2", "ip1": "ip1"}[blob]][0].ravel()
+        s_w = float((d * wf).sum() / (d * d).sum())
+        implied = s_prev * s_w / m
+        figures.append("LeNet %s: output scale implied by the command's scale fields %.6g, "
+                       "fitted to Caffe %.6g (ratio %.5f)" % (blob, implied, fitted[blob],
+                                                             fitted[blob] / implied))
+        if abs(fitted[blob] / implied - 1) > 0.01:
+            failures.append("LeNet %s: the scale fields imply %.6g, Caffe fits %.6g" %
+                            (blob, implied, fitted[blob]))
+        s_prev = implied
     for blob in ("pool1", "pool2", "ip1"):
         figures.append("LeNet %s (NN op, %d inputs): correlation with Caffe >= %.5f, largest "
                        "error %.2f quantization steps (scale fitted per input over the %d of "
