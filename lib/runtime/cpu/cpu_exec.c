@@ -53,36 +53,53 @@ uint8_t nbg_cpu_requant(int64_t acc, uint32_t mantissa, uint32_t exponent, uint3
 	return (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
 }
 
-/* One output channel's convolution at every position, requantized into
- * plane[out_y][out_x]. */
-static void conv_channel(const cpu_conv *cv, const uint8_t *in, uint32_t o, uint8_t *plane)
+/* The output positions [lo, hi) whose input coordinate pos + k + off lies in
+ * [0, size): outside it the input is the constant border, the zero point,
+ * whose term (x - zero point) is 0, so those positions get nothing. */
+static void valid_range(uint32_t out, uint32_t size, int64_t k_off, uint32_t *lo, uint32_t *hi)
+{
+	int64_t l = -k_off, h = (int64_t)size - k_off;
+	l = l < 0 ? 0 : l;
+	h = h > (int64_t)out ? (int64_t)out : h;
+	*lo = (uint32_t)l;
+	*hi = h > l ? (uint32_t)h : (uint32_t)l;
+}
+
+/* One output channel's convolution at every position into acc, then
+ * requantized into plane[out_y][out_x].  Loop order: each kernel tap over a
+ * whole row of outputs, so the inner loop walks contiguous input bytes. */
+static void conv_channel(const cpu_conv *cv, const uint8_t *in, uint32_t o, int64_t *acc,
+			 uint8_t *plane)
 {
 	uint32_t kz = cv->depthwise ? 1 : cv->in_z;
 	const uint8_t *w = cv->codes + (size_t)o * kz * cv->k * cv->k;
 	int32_t wz = (int32_t)cv->w_zp, xz = (int32_t)cv->in_zp;
-	for (uint32_t oy = 0; oy < cv->out_y; oy++)
-		for (uint32_t ox = 0; ox < cv->out_x; ox++) {
-			int64_t acc = cv->bias[o];
-			for (uint32_t z = 0; z < kz; z++) {
-				uint32_t iz = cv->depthwise ? o : z;
-				const uint8_t *wk = w + (size_t)z * cv->k * cv->k;
-				const uint8_t *slice = in + cv->in_base + iz * cv->in_slice;
-				for (uint32_t ky = 0; ky < cv->k; ky++) {
-					int64_t iy = (int64_t)oy + ky + cv->y_off;
-					int32_t sum = 0;
-					for (uint32_t kx = 0; kx < cv->k; kx++) {
-						int64_t ix = (int64_t)ox + kx + cv->x_off;
-						int32_t x = xz; /* the constant border is the zero point */
-						if (iy >= 0 && iy < cv->in_y && ix >= 0 && ix < cv->in_x)
-							x = slice[(uint64_t)iy * cv->in_row + (uint64_t)ix];
-						sum += ((int32_t)wk[ky * cv->k + kx] - wz) * (x - xz);
-					}
-					acc += sum;
+	size_t n = (size_t)cv->out_x * cv->out_y;
+	for (size_t i = 0; i < n; i++)
+		acc[i] = cv->bias[o];
+	for (uint32_t z = 0; z < kz; z++) {
+		const uint8_t *slice = in + cv->in_base + (uint64_t)(cv->depthwise ? o : z) * cv->in_slice;
+		for (uint32_t ky = 0; ky < cv->k; ky++) {
+			uint32_t y0, y1;
+			valid_range(cv->out_y, cv->in_y, (int64_t)ky + cv->y_off, &y0, &y1);
+			for (uint32_t kx = 0; kx < cv->k; kx++) {
+				int32_t wv = (int32_t)w[((size_t)z * cv->k + ky) * cv->k + kx] - wz;
+				uint32_t x0, x1;
+				valid_range(cv->out_x, cv->in_x, (int64_t)kx + cv->x_off, &x0, &x1);
+				if (wv == 0 || x0 >= x1)
+					continue;
+				for (uint32_t oy = y0; oy < y1; oy++) {
+					const uint8_t *row = slice + (uint64_t)((int64_t)oy + ky + cv->y_off) * cv->in_row +
+							     (uint64_t)((int64_t)kx + cv->x_off);
+					int64_t *a = acc + (size_t)oy * cv->out_x;
+					for (uint32_t ox = x0; ox < x1; ox++)
+						a[ox] += wv * ((int32_t)row[ox] - xz);
 				}
 			}
-			plane[(size_t)oy * cv->out_x + ox] =
-				nbg_cpu_requant(acc, cv->mantissa, cv->exponent, cv->out_zp, cv->relu);
 		}
+	}
+	for (size_t i = 0; i < n; i++)
+		plane[i] = nbg_cpu_requant(acc[i], cv->mantissa, cv->exponent, cv->out_zp, cv->relu);
 }
 
 int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
@@ -91,15 +108,17 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 	uint8_t *out = buf[cv->out_region];
 	uint8_t *plane = malloc((size_t)cv->out_x * cv->out_y);
 	uint8_t *stage = malloc((size_t)cv->pool_x * cv->pool_y * cv->out_z);
-	if (!plane || !stage) {
+	int64_t *acc = malloc((size_t)cv->out_x * cv->out_y * sizeof(*acc));
+	if (!plane || !stage || !acc) {
 		free(plane);
 		free(stage);
+		free(acc);
 		return -1;
 	}
 	/* every channel is computed before any byte is written: the operation
 	 * may write over the image it reads */
 	for (uint32_t o = 0; o < cv->out_z; o++) {
-		conv_channel(cv, in, o, plane);
+		conv_channel(cv, in, o, acc, plane);
 		uint8_t *dst = stage + (size_t)o * cv->pool_x * cv->pool_y;
 		for (uint32_t py = 0; py < cv->pool_y; py++)
 			for (uint32_t px = 0; px < cv->pool_x; px++) {
@@ -127,6 +146,7 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 			       stage + ((size_t)o * cv->pool_y + py) * cv->pool_x, cv->pool_x);
 	free(plane);
 	free(stage);
+	free(acc);
 	return 0;
 }
 
