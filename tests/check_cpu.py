@@ -26,7 +26,9 @@ computes.
    must give Caffe's top-1 class.  The figures are printed.
 3. The whole model: 10014_ee_network_binary.nb (NN operations only) runs
    through `nbg run --backend cpu`; its output equals the last operation's
-   reference; `--check` on lenet_v2 names the TP operation it refuses.
+   reference; on lenet_v2 `nbg run --backend cpu` is refused
+   (unsupported-operation, exit 4, no files written) and `--check` names the
+   TP operation it refuses.
 
 Usage: check_cpu.py NBG DUMP --corpus DIR --models DIR (exit 77 when the
 files or Debian's python3-numpy / python3-protobuf are missing).
@@ -349,6 +351,13 @@ def check_lenet(nbg, dumper, models, tmp, failures, figures):
     if top1_equal != len(imgs):
         failures.append("LeNet top-1 differs from Caffe on %d of %d inputs" %
                         (len(imgs) - top1_equal, len(imgs)))
+    out = os.path.join(tmp, "lenet_run")
+    r = run([nbg, "run", "--backend", "cpu", model, "--input", paths[0], "--output-dir", out])
+    if (r.returncode != 4 or "unsupported-operation: operation 4 " not in r.stderr or
+            (os.path.isdir(out) and os.listdir(out))):
+        failures.append("nbg run --backend cpu on LeNet: exit %d, expected 4 "
+                        "(unsupported-operation, operation 4) and no files: %s" %
+                        (r.returncode, r.stderr[-300:]))
     r = run([nbg, "run", "--backend", "cpu", "--check", model])
     if r.returncode != 4 or "op 4 is refused (tp-not-executed)" not in r.stdout:
         failures.append("--check on LeNet: exit %d, expected 4 naming op 4 (TP): %s" %
