@@ -21,9 +21,8 @@ struct nbg_cpu_state {
 };
 
 /*
- * The scale is the float32 whose 23 mantissa bits are post_multiplier |
- * post_multiplier_1_to_6 << 1 | _7_to_14 << 7 | _15_to_22 << 15 and whose
- * biased exponent is post_shift | post_shift_bit_5_6 << 5: acc x (2^23 +
+ * The scale is the float32 of 23 mantissa bits and a biased exponent that
+ * the plan read from the command (cpu_plan.c, scale_fields): acc x (2^23 +
  * mantissa) x 2^(exponent - 150), computed exactly in 128 bits.  Rounding:
  * half away from zero (inferred: rounding_mode 1, no source states the
  * rule).  ReLU clamps at the zero point; the result saturates to 0..255.

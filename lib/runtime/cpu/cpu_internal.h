@@ -29,7 +29,7 @@ typedef struct cpu_conv {
 	uint32_t in_zp;                 /* in_image_border_const: zero point and border */
 	uint32_t out_zp;
 	uint32_t w_zp;                  /* coef_zero_point */
-	uint32_t mantissa, exponent;    /* the requantization scale as float32 fields */
+	uint32_t mantissa, exponent;    /* the requantization scale as a float32's fields */
 	int relu;
 	uint32_t pooling;               /* 0 none, 1 max 2x2, 3 first pixel 2x2 */
 	uint32_t pool_x, pool_y;        /* the written image (after pooling) */

@@ -94,6 +94,40 @@ static uint32_t field(const nbg_cmd *cmd, const char *key)
 	return i < 0 ? 0 : cmd->values[i];
 }
 
+/*
+ * The requantization scale as a float32's 23 mantissa bits and biased
+ * exponent, from the command's post_multiplier and post_shift fields, in
+ * the encoding of the target's family (doc/cpu.md, "The scale"):
+ *   Mesa's: the top 15 mantissa bits in post_multiplier, _1_to_6, _7_to_14
+ *     and post_shift (with _bit_5_6) = 142 - exponent (0x7d, 0x88, 0x99, 0xa1);
+ *   23 mantissa bits (with _15_to_22) and post_shift = 127 - exponent (0xb9, 0xbe);
+ *   23 mantissa bits and post_shift | bit_5_6 << 5 = the exponent itself
+ *     (0xe8, 0xee, 0x1000000e, 0x10000016, 0x1000003b).
+ * 0 for a target whose encoding is not established.
+ */
+static int scale_fields(uint32_t target, const nbg_cmd *cmd, uint32_t *mantissa, uint32_t *exponent)
+{
+	uint32_t m = field(cmd, "post_multiplier") | field(cmd, "post_multiplier_1_to_6") << 1 |
+		     field(cmd, "post_multiplier_7_to_14") << 7;
+	uint32_t sh = field(cmd, "post_shift") | field(cmd, "post_shift_bit_5_6") << 5;
+	switch (target) {
+	case 0x7d: case 0x88: case 0x99: case 0xa1:
+		*mantissa = m << 8;
+		*exponent = sh <= 142 ? 142 - sh : 0;
+		return 1;
+	case 0xb9: case 0xbe:
+		*mantissa = m | field(cmd, "post_multiplier_15_to_22") << 15;
+		*exponent = sh <= 127 ? 127 - sh : 0;
+		return 1;
+	case 0xe8: case 0xee: case 0x1000000e: case 0x10000016: case 0x1000003b:
+		*mantissa = m | field(cmd, "post_multiplier_15_to_22") << 15;
+		*exponent = sh;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op,
 		    const nbg_weights_op *wo)
 {
@@ -177,10 +211,11 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 	}
 	cv->out_zp = field(cmd, "out_zero_point");
 	cv->w_zp = (uint32_t)nbg_weights_op_zero_point(wo);
-	cv->mantissa = field(cmd, "post_multiplier") | field(cmd, "post_multiplier_1_to_6") << 1 |
-		       field(cmd, "post_multiplier_7_to_14") << 7 |
-		       field(cmd, "post_multiplier_15_to_22") << 15;
-	cv->exponent = field(cmd, "post_shift") | field(cmd, "post_shift_bit_5_6") << 5;
+	if (!scale_fields(p->m->target, cmd, &cv->mantissa, &cv->exponent)) {
+		refuse(s, "scale-encoding-unknown", "target 0x%x: which of the three encodings of the "
+		       "requantization scale its commands use is not established", p->m->target);
+		return;
+	}
 	cv->relu = op->relu;
 	cv->pooling = pool;
 	cv->pool_x = op->out[0];
