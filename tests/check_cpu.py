@@ -29,6 +29,14 @@ computes.
    reference; on lenet_v2 `nbg run --backend cpu` is refused
    (unsupported-operation, exit 4, no files written) and `--check` names the
    TP operation it refuses.
+4. Cross-target: the emotion family of corpus/v1 (one network, 30 files,
+   7 targets, 3 encodings of the requantization scale): the first two NN
+   operations give the same images, for the same synthesized inputs, on
+   every file of one file-format version (the versions differ in their
+   quantization: each is a separate compilation): at most one step apart in
+   at most 0.5 % of the values; the
+   first three NN operations of one file per encoding equal the numpy
+   reference.
 
 Usage: check_cpu.py NBG DUMP --corpus DIR --models DIR (exit 77 when the
 files or Debian's python3-numpy / python3-protobuf are missing).
@@ -64,10 +72,14 @@ def model_info(nbg, model, tmp):
     return doc, weights, wdir
 
 
-def dump(dumper, model, stop, inputs, tmp):
+def dump(dumper, model, stop, inputs, tmp, refused_ok=False):
+    """The machine's buffers after the operations below stop; None when one
+    of them is refused and refused_ok."""
     import numpy as np
     out = tempfile.mkdtemp(dir=tmp)
     r = run([dumper, model, str(stop), out, *inputs])
+    if r.returncode == 4 and refused_ok and r.stdout.startswith("unsupported-operation"):
+        return None
     if r.returncode != 0:
         sys.exit("nbg-cpu-dump %s %d failed (%d): %s %s" % (model, stop, r.returncode, r.stdout,
                                                              r.stderr))
@@ -83,14 +95,25 @@ def key(ref):
     return (ref["source_type_name"], ref["index"] if io else -1)
 
 
-def requant(acc, f):
-    """acc * float32(mantissa, exponent) rounded half away from zero, + zp,
-    ReLU, uint8 saturation; Python integers, no float."""
-    mant = (f.get("post_multiplier", 0) | f.get("post_multiplier_1_to_6", 0) << 1 |
-            f.get("post_multiplier_7_to_14", 0) << 7 | f.get("post_multiplier_15_to_22", 0) << 15)
-    exp = f.get("post_shift", 0) | f.get("post_shift_bit_5_6", 0) << 5
-    m = (1 << 23) | mant
-    shift = 150 - exp
+def scale_of(target, f):
+    """The requantization scale as (multiplier, right shift): scale =
+    multiplier / 2^shift, in the target family's encoding of the
+    post_multiplier / post_shift fields (doc/cpu.md)."""
+    m15 = (f.get("post_multiplier", 0) | f.get("post_multiplier_1_to_6", 0) << 1 |
+           f.get("post_multiplier_7_to_14", 0) << 7)
+    m23 = m15 | f.get("post_multiplier_15_to_22", 0) << 15
+    sh = f.get("post_shift", 0) | f.get("post_shift_bit_5_6", 0) << 5
+    if target in (0x7d, 0x88, 0x99, 0xa1):   # (2^15 + m15) / 2^shift
+        return (1 << 15) | m15, sh
+    if target in (0xb9, 0xbe):               # 1.m23 * 2^-shift
+        return (1 << 23) | m23, 23 + sh
+    return (1 << 23) | m23, 150 - sh         # a float32: 1.m23 * 2^(exponent - 127)
+
+
+def requant(acc, f, target):
+    """acc * scale rounded half away from zero, + zp, ReLU, uint8
+    saturation; Python integers, no float."""
+    m, shift = scale_of(target, f)
     out = []
     for a in acc:
         p = int(a) * m
@@ -104,7 +127,7 @@ def requant(acc, f):
     return out
 
 
-def reference_op(op, f, w, bias, before):
+def reference_op(op, f, w, bias, before, target):
     """The operation's written image and where it goes, from the fields."""
     import numpy as np
     ib = before[key(op["input_ref"])]
@@ -143,7 +166,7 @@ def reference_op(op, f, w, bias, before):
             else:
                 acc += np.einsum("oz,zhw->ohw", wd[:, :, ky, kx], win)
     acc += bias.astype(np.int64)[:, None, None]
-    q = np.array(requant(acc.ravel(), f), dtype=np.int64).reshape(acc.shape)
+    q = np.array(requant(acc.ravel(), f, target), dtype=np.int64).reshape(acc.shape)
     px, py = op["output"][0], op["output"][1]
     if op["pooling"] == "max":
         out = np.zeros((o, py, px), dtype=np.int64)
@@ -157,27 +180,30 @@ def reference_op(op, f, w, bias, before):
     return out
 
 
-def check_ops(nbg, dumper, model, inputs_list, tmp, failures, figures):
+def check_ops(nbg, dumper, model, inputs_list, tmp, failures, figures, max_ops=1 << 30):
     import numpy as np
     doc, weights, wdir = model_info(nbg, model, tmp)
     cmds = doc["commands"]
     nn = cmds["nn"]["commands"]
     checked = same = 0
     for inputs in inputs_list:
+        done = 0
         for op in cmds["operations"]:
-            if op["engine"] != "NN" or op["operation"] not in weights:
+            if op["engine"] != "NN" or op["operation"] not in weights or done >= max_ops:
                 continue
             wo = weights[op["operation"]]
             if wo["status"] != "decoded":
                 continue
             n = op["operation"]
+            after = dump(dumper, model, n + 1, inputs, tmp, refused_ok=True)
+            if after is None:  # an operation up to this one is refused
+                break
             before = dump(dumper, model, n, inputs, tmp)
-            after = dump(dumper, model, n + 1, inputs, tmp)
             f = dict(nn[op["command"]]["fields"])
             f["coef_zero_point"] = wo["zero_point"]
             w = np.load(os.path.join(wdir, wo["files"]["weights"]))
             b = np.load(os.path.join(wdir, wo["files"]["bias"]))
-            ref = reference_op(op, f, w, b, before)
+            ref = reference_op(op, f, w, b, before, doc["target"])
             ob = key(op["output_ref"])
             expect = {k: v.copy() for k, v in before.items()}
             df = op["dataflow"]
@@ -196,6 +222,7 @@ def check_ops(nbg, dumper, model, inputs_list, tmp, failures, figures):
                                                           len(diff), diff[0]))
             checked += 1
             same += equal
+            done += 1
     figures.append("%s: %d of %d NN operation runs equal to the numpy reference byte for byte" %
                    (os.path.basename(model), same, checked))
     return doc
@@ -317,12 +344,8 @@ def check_lenet(nbg, dumper, models, tmp, failures, figures):
     _, weights, wdir = model_info(nbg, model, tmp)
     s_prev = in_scale
     for n, blob in blobs.items():
-        f = nn[ops[n]["command"]]["fields"]
-        mant = (f.get("post_multiplier", 0) | f.get("post_multiplier_1_to_6", 0) << 1 |
-                f.get("post_multiplier_7_to_14", 0) << 7 |
-                f.get("post_multiplier_15_to_22", 0) << 15)
-        exp = f.get("post_shift", 0) | f.get("post_shift_bit_5_6", 0) << 5
-        m = (1 + mant / 2.0 ** 23) * 2.0 ** (exp - 127)
+        mult, shift = scale_of(doc["target"], nn[ops[n]["command"]]["fields"])
+        m = mult / 2.0 ** shift
         wo = weights[n]
         d = (np.load(os.path.join(wdir, wo["files"]["weights"])).astype(np.float64) -
              wo["zero_point"]).ravel()
@@ -386,6 +409,82 @@ def check_ee(nbg, dumper, corpus, models, tmp, failures, figures):
         failures.append("summary.json does not name the cpu backend")
 
 
+def read_output(op, bufs):
+    """The image an operation wrote, [z][y][x], from the machine's buffers."""
+    import numpy as np
+    df = op["dataflow"]
+    x, y, z = op["output"]
+    buf = bufs[key(op["output_ref"])]
+    base = op["output_ref"]["offset"]
+    q = np.zeros((z, y, x), dtype=np.int64)
+    for c in range(z):
+        for r in range(y):
+            s = base + c * df["output_slice_stride"] + r * df["output_row_stride"]
+            q[c, r] = buf[s:s + x]
+    return q
+
+
+def check_cross_target(nbg, dumper, corpus, tmp, failures, figures):
+    """The emotion family: one network compiled for 7 targets (3 encodings
+    of the requantization scale, 3 kernel stream formats).  On the same
+    inputs the first two NN operations (conv 3x3x1 -> 8, conv 3x3x8 -> 8,
+    ReLU) must give the same images on every file."""
+    import glob
+    import numpy as np
+    files = sorted(glob.glob(os.path.join(corpus, "v1", "*emotion*.nb")))
+    rng = np.random.default_rng(2027)
+    imgs = [rng.integers(0, 256, (64, 64)).astype(np.uint8),
+            np.add.outer(np.arange(64) * 3, np.arange(64) * 1).clip(0, 255).astype(np.uint8),
+            np.clip(rng.normal(128, 40, (64, 64)), 0, 255).astype(np.uint8)]
+    paths = []
+    for i, im in enumerate(imgs):
+        paths.append(os.path.join(tmp, "emotion_in_%d.bin" % i))
+        im.tofile(paths[-1])
+    refs = {}  # per file-format version: the first file's images
+    targets, groups = set(), set()
+    worst, differing, total, nonzero = 0, 0, 0, 0
+    for f in files:
+        r = run([nbg, "inspect", "--commands", "--json", f])
+        doc = json.loads(r.stdout)
+        nn_ops = [o for o in doc["commands"]["operations"] if o["engine"] == "NN"][:2]
+        if len(nn_ops) < 2 or doc["inputs"][0]["byte_size"] != 64 * 64:
+            failures.append("%s: not the emotion network's first layers" % os.path.basename(f))
+            continue
+        targets.add(doc["target"])
+        outs = []
+        for p in paths:
+            for op in nn_ops:
+                outs.append(read_output(op, dump(dumper, f, op["operation"] + 1, [p], tmp)))
+        group = doc["version"]
+        if group not in refs:
+            refs[group] = outs
+            groups.add(group)
+            nonzero += sum(int((o > 0).sum()) for o in outs)
+            continue
+        for a, b in zip(outs, refs[group]):
+            d = np.abs(a - b)
+            worst = max(worst, int(d.max()))
+            differing += int((d > 0).sum())
+            total += d.size
+    figures.append("emotion family, %d files, %d targets, 3 inputs, compared within each of "
+                   "the %d file-format versions (each compiled by its own toolkit version): the "
+                   "first two NN operations' images differ from the version's first file's in %d "
+                   "of %d values, by at most %d (%d non-zero values in the first files)" %
+                   (len(files), len(targets), len(groups), differing, total, worst, nonzero))
+    if len(files) < 30 or len(targets) < 7:
+        failures.append("emotion family: %d files, %d targets; expected 30 and 7" %
+                        (len(files), len(targets)))
+    if worst > 1 or differing > total // 200:
+        failures.append("emotion family: values differ across targets by up to %d in %d of %d" %
+                        (worst, differing, total))
+    if nonzero < 1000:
+        failures.append("emotion family: only %d non-zero values, too few to compare" % nonzero)
+    for name in ("1000e_88_emotion_88_A311D.nb", "1000e_b9_emotion_b9.nb",
+                 "1000e_e8_emotion_e8.nb"):
+        check_ops(nbg, dumper, os.path.join(corpus, "v1", name), [[paths[0]]], tmp, failures,
+                  figures, max_ops=3)
+
+
 def main():
     if len(sys.argv) != 7 or sys.argv[3] != "--corpus" or sys.argv[5] != "--models":
         sys.exit("usage: check_cpu.py NBG DUMP --corpus DIR --models DIR")
@@ -401,6 +500,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_ee(nbg, dumper, corpus, models, tmp, failures, figures)
         check_lenet(nbg, dumper, models, tmp, failures, figures)
+        check_cross_target(nbg, dumper, corpus, tmp, failures, figures)
     for f in figures:
         print(f)
     for f in failures:
