@@ -60,11 +60,24 @@ int main(int argc, char **argv)
 	size_t nin = (size_t)(argc - 4);
 	nbg_rt_buffer *in = calloc(nin + 1, sizeof(*in));
 	unsigned char **bytes = calloc(nin + 1, sizeof(*bytes));
-	for (size_t i = 0; in && bytes && i < nin; i++) {
+	if (!in || !bytes) {
+		fprintf(stderr, "out of memory\n");
+		free(in);
+		free(bytes);
+		free(model);
+		return 1;
+	}
+	for (size_t i = 0; i < nin; i++) {
 		bytes[i] = slurp(argv[4 + i], &in[i].size);
 		in[i].data = bytes[i];
 		if (!bytes[i]) {
 			fprintf(stderr, "cannot read %s\n", argv[4 + i]);
+			nin = i;
+			free(model);
+			for (size_t j = 0; j < nin; j++)
+				free(bytes[j]);
+			free(bytes);
+			free(in);
 			return 1;
 		}
 	}
@@ -74,15 +87,15 @@ int main(int argc, char **argv)
 	nbg_code rc = nbg_cpu_plan_build(model, msize, &p, &e);
 	if (rc == NBG_OK)
 		rc = nbg_cpu_run(p, in, nin, stop, &st, &e);
+	int status = 0;
 	if (rc != NBG_OK) {
 		printf("%s\n%s\n", nbg_code_name(rc), e.message);
-		nbg_cpu_plan_free(p);
-		return rc == NBG_E_UNSUPPORTED_OPERATION ? 4 : 1;
+		status = rc == NBG_E_UNSUPPORTED_OPERATION ? 4 : 1;
+		goto out;
 	}
 	static const uint32_t types[] = { NBG_GRAPH_SRC_INPUT, NBG_GRAPH_SRC_OUTPUT,
 					  NBG_GRAPH_SRC_MEMORY_POOL, NBG_GRAPH_SRC_AXI_SRAM,
 					  NBG_GRAPH_SRC_VIP_SRAM };
-	int status = 0;
 	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
 		for (int32_t idx = -1; idx < 64; idx++) {
 			int io = types[t] == NBG_GRAPH_SRC_INPUT || types[t] == NBG_GRAPH_SRC_OUTPUT;
@@ -101,6 +114,7 @@ int main(int argc, char **argv)
 			if (f && fclose(f))
 				status = 1;
 		}
+out:
 	nbg_cpu_state_free(st);
 	nbg_cpu_plan_free(p);
 	for (size_t i = 0; i < nin; i++)
