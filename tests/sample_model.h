@@ -12,8 +12,9 @@
  *   -> output 0 [1,10] FP16
  *
  * Its weights are written by tests/coef_encode.c in the v8a stream format.
- * tests/mksample writes the file (and the weights and biases it encoded);
- * test_cli checks the committed file equals what sm_build() makes.
+ * nbg-mksample (tests/mksample.c) writes the file (and the weights and
+ * biases it encoded); test_cli checks the committed file equals what
+ * sm_build() makes.
  */
 #ifndef NBG_TEST_SAMPLE_MODEL_H
 #define NBG_TEST_SAMPLE_MODEL_H
