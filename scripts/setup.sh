@@ -50,6 +50,7 @@ fi
 
 [ -d build ] || meson setup build --buildtype=debugoptimized -Dwerror=true
 meson compile -C build
+echo "samples/sample.nb: a synthesized model (tests/sample_model.c), not a real one"
 ./build/nbg inspect samples/sample.nb
 if [ $web = 1 ]; then
 	(cd web && { npm ls --silent >/dev/null 2>&1 || npm ci --no-audit --no-fund --silent; })
