@@ -15,6 +15,7 @@
 
 #include "analysis/commands_internal.h"
 #include "analysis/commands_check.h"
+#include "analysis/graph_struct.h"
 
 /* ------------------------------------------------------------ small helpers */
 
@@ -199,8 +200,8 @@ static void find_ref(const nbg_graph *g, const nbg_graph_operation *o, const nbg
 	r->source_type = UINT32_MAX; /* not patched: the stored value is all there is */
 	r->index = -1;
 	r->offset = (uint64_t)v << f->shift;
-	if (end > g->patch_count)
-		end = g->patch_count;
+	if (end > g->sum.patch_count)
+		end = g->sum.patch_count;
 	for (uint64_t i = o->patch_index; i < end; i++) {
 		const nbg_graph_patch *p = nbg_graph_patch_at(g, (size_t)i);
 		if (p->type != 1 || p->dest_offset != 4u * f->word)
@@ -210,7 +211,7 @@ static void find_ref(const nbg_graph *g, const nbg_graph_operation *o, const nbg
 		r->source_type = p->source_type;
 		r->index = p->index;
 		r->src_offset = p->src_offset;
-		r->offset = nbg_command_patched_offset(g->version, p->src_offset,
+		r->offset = nbg_command_patched_offset(g->sum.version, p->src_offset,
 						       (uint64_t)v << f->shift);
 		return;
 	}
@@ -288,7 +289,7 @@ static nbg_code build_ops(nbg_commands *c, const nbg_model *m, const nbg_graph *
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < g->operation_count; i++) {
+	for (size_t i = 0; i < g->sum.operation_count; i++) {
 		const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
 		int e = engine_of(o->type);
 		if (e >= 0 && o->index < c->cmd_count[e])
@@ -299,7 +300,7 @@ static nbg_code build_ops(nbg_commands *c, const nbg_model *m, const nbg_graph *
 	c->ops = calloc(n, sizeof(*c->ops));
 	if (!c->ops)
 		return NBG_E_OUT_OF_MEMORY;
-	for (size_t i = 0; i < g->operation_count; i++) {
+	for (size_t i = 0; i < g->sum.operation_count; i++) {
 		const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
 		int e = engine_of(o->type);
 		nbg_cmd_op *op;

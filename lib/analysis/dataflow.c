@@ -240,7 +240,7 @@ static int ring_of(const df *d, const nbg_cmd_op *op, const char *size_key,
 		return 0;
 	raw = nbg_command_value(cmd, end_key);
 	stop = (uint64_t)go->patch_index + go->patch_count;
-	for (uint64_t k = go->patch_index; k < stop && k < d->g->patch_count; k++) {
+	for (uint64_t k = go->patch_index; k < stop && k < d->g->sum.patch_count; k++) {
 		const nbg_graph_patch *p = nbg_graph_patch_at(d->g, (size_t)k);
 		if (p->type == 1 && p->dest_offset == 4u * nbg_command_fields(op->engine, NULL)[fi].word)
 			src = p->src_offset;
@@ -534,14 +534,14 @@ static void tp_footprints(df *d, nbg_cmd_op *op, df_op *o, int64_t in_sp, int64_
  * state table's entry state_id); 0 when it cannot be read. */
 static uint32_t state_word(const df *d, const nbg_graph_operation *o, const nbg_graph_patch *p)
 {
-	const nbg_graph_table *t = d->g->state_table >= 0
-					   ? nbg_graph_table_at(d->g, (size_t)d->g->state_table) : NULL;
+	const nbg_graph_table *t = d->g->sum.state_table >= 0
+					   ? nbg_graph_table_at(d->g, (size_t)d->g->sum.state_table) : NULL;
 	const nbg_graph_table_entry *e;
 	uint64_t at;
 
 	if (!t || o->state_id >= t->entry_count)
 		return 0;
-	e = nbg_graph_table_entry_at(d->g, (size_t)d->g->state_table, o->state_id);
+	e = nbg_graph_table_entry_at(d->g, (size_t)d->g->sum.state_table, o->state_id);
 	if (!e->in_bounds || (uint64_t)p->dest_offset + 4 > e->size)
 		return 0;
 	at = t->data_offset + e->offset + p->dest_offset;
@@ -559,8 +559,8 @@ static void other_refs(df *d, size_t i, nbg_cmd_other *x)
 	x->operation = i;
 	x->type = o->type;
 	x->layer_id = o->layer_id;
-	if (end > d->g->patch_count)
-		end = d->g->patch_count;
+	if (end > d->g->sum.patch_count)
+		end = d->g->sum.patch_count;
 	for (uint64_t k = o->patch_index; k < end && x->ref_count < NBG_CMD_MAX_REFS; k++) {
 		const nbg_graph_patch *p = nbg_graph_patch_at(d->g, (size_t)k);
 		uint64_t v;
@@ -594,8 +594,8 @@ static void operand_refs(df *d, const nbg_cmd_op *op, df_op *o)
 	const nbg_cmd_field *t = nbg_command_fields(op->engine, &nf);
 	uint64_t end = (uint64_t)go->patch_index + go->patch_count;
 
-	if (end > d->g->patch_count)
-		end = d->g->patch_count;
+	if (end > d->g->sum.patch_count)
+		end = d->g->sum.patch_count;
 	for (uint64_t k = go->patch_index; k < end && o->reads < DF_MAX_READS; k++) {
 		const nbg_graph_patch *p = nbg_graph_patch_at(d->g, (size_t)k);
 		uint32_t w = p->dest_offset / 4;
@@ -768,7 +768,7 @@ static void reference_read(df *d, uint32_t sp, uint64_t a, fp *f)
  * it. */
 static uint64_t reference_extent(const df *d, size_t from, uint32_t sp, uint64_t a)
 {
-	for (size_t k = from + 1; k < d->g->operation_count; k++) {
+	for (size_t k = from + 1; k < d->g->sum.operation_count; k++) {
 		const df_op *o = &d->ops[k];
 		for (size_t r = 0; r < o->reads; r++) {
 			const fp *f = &o->read[r];
@@ -1009,7 +1009,7 @@ static nbg_code dead_ends(df *d)
 {
 	nbg_commands *c = d->c;
 
-	for (size_t i = 0; i < d->g->operation_count; i++) {
+	for (size_t i = 0; i < d->g->sum.operation_count; i++) {
 		const df_op *o = &d->ops[i];
 		const space *s;
 		if (!o->has_write || !o->write.n)
@@ -1033,7 +1033,7 @@ static nbg_code dead_ends(df *d)
 
 nbg_code nbg_command_dataflow(nbg_commands *c, const nbg_model *m, const nbg_graph *g)
 {
-	size_t n = g->operation_count;
+	size_t n = g->sum.operation_count;
 	df d = { 0 };
 	nbg_code rc = NBG_OK;
 

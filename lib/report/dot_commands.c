@@ -27,7 +27,7 @@ static uint64_t key(unsigned kind, uint64_t v)
 static uint64_t op_node(const nbg_graph *g, size_t i)
 {
 	const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
-	return o && o->layer_id < g->layer_count ? key(K_LAYER, o->layer_id) : key(K_OP, i);
+	return o && o->layer_id < nbg_graph_summary_of(g)->layer_count ? key(K_LAYER, o->layer_id) : key(K_OP, i);
 }
 
 static void node_name(FILE *out, uint64_t k)
@@ -81,7 +81,7 @@ static void box(FILE *out, const nbg_graph *g, const nbg_commands *c, const size
 	}
 	node_name(out, op_node(g, ix[0]));
 	fprintf(out, " [label=\"");
-	if (o0->layer_id < g->layer_count) {
+	if (o0->layer_id < nbg_graph_summary_of(g)->layer_count) {
 		fprintf(out, "layer %u ", o0->layer_id);
 		put_dot(out, nbg_graph_layer_at(g, o0->layer_id)->name, 64);
 	} else {
@@ -257,7 +257,7 @@ static int boxes(FILE *out, const nbg_graph *g, const nbg_commands *c)
 		free(ix);
 		return -1;
 	}
-	for (size_t i = 0; i < g->operation_count && n < total; i++)
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->operation_count && n < total; i++)
 		if (nbg_commands_op_of(c, i) || other_of(c, i)) {
 			v[n].a = op_node(g, i);
 			v[n].b = i;

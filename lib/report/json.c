@@ -37,7 +37,7 @@ static void json_v2(json_t *root, const nbg_model *m)
 
 	nbg_json_emit_fields(hdr, d, F_HDR_MAGIC, F_HDR_RESERVED3, 0, F_HDR_MAGIC);
 	json_object_set_new(root, "header", hdr);
-	nbg_json_emit_fields(sub, d + m->sub_header_offset, F_SUB_SH_OFFSET, F_SUB_SH_COUNT, 0,
+	nbg_json_emit_fields(sub, d + m->header.sub_header_offset, F_SUB_SH_OFFSET, F_SUB_SH_COUNT, 0,
 			     F_SUB_SH_OFFSET);
 	json_object_set_new(root, "sub_header", sub);
 

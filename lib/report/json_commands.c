@@ -50,7 +50,7 @@ static json_t *command_json(const nbg_commands *c, const nbg_graph *g, const nbg
 		    (cmd->patched_words >> t[f].word & 1) && cmd->operation >= 0) {
 			const nbg_graph_operation *op = nbg_graph_operation_at(g, (size_t)cmd->operation);
 			for (uint64_t i = op->patch_index;
-			     i < (uint64_t)op->patch_index + op->patch_count && i < g->patch_count; i++) {
+			     i < (uint64_t)op->patch_index + op->patch_count && i < nbg_graph_summary_of(g)->patch_count; i++) {
 				const nbg_graph_patch *p = nbg_graph_patch_at(g, (size_t)i);
 				if (p->type == 1 && p->dest_offset == 4u * t[f].word)
 					json_object_set_new(patched, t[f].key,
@@ -119,7 +119,7 @@ static json_t *op_json(const nbg_graph *g, const nbg_cmd_op *op)
 	json_object_set_new(o, "type_name", name_or_null(nbg_graph_op_type_name(op->type)));
 	json_object_set_new(o, "command", json_integer(op->command));
 	json_object_set_new(o, "layer_id", json_integer(op->layer_id));
-	json_object_set_new(o, "layer_name", op->layer_id < g->layer_count
+	json_object_set_new(o, "layer_name", op->layer_id < nbg_graph_summary_of(g)->layer_count
 				? nbg_json_text(nbg_graph_layer_at(g, op->layer_id)->name, 64) : json_null());
 	json_object_set_new(o, "kind", json_string(op->kind));
 	json_object_set_new(o, "description",
@@ -176,7 +176,7 @@ static json_t *other_json(const nbg_graph *g, const nbg_cmd_other *x)
 	json_object_set_new(o, "type", json_integer(x->type));
 	json_object_set_new(o, "type_name", name_or_null(nbg_graph_op_type_name(x->type)));
 	json_object_set_new(o, "layer_id", json_integer(x->layer_id));
-	json_object_set_new(o, "layer_name", x->layer_id < g->layer_count
+	json_object_set_new(o, "layer_name", x->layer_id < nbg_graph_summary_of(g)->layer_count
 				? nbg_json_text(nbg_graph_layer_at(g, x->layer_id)->name, 64) : json_null());
 	for (size_t i = 0; i < x->ref_count; i++) {
 		const nbg_cmd_mem_ref *r = &x->refs[i];

@@ -142,7 +142,7 @@ static void other_line(FILE *out, const nbg_commands *c, const nbg_graph *g,
 		ref_text(out, &x->refs[r]);
 	}
 	fprintf(out, "  [op %zu, layer %u", x->operation, x->layer_id);
-	if (x->layer_id < g->layer_count) {
+	if (x->layer_id < nbg_graph_summary_of(g)->layer_count) {
 		fputc(' ', out);
 		nbg_text_put(out, nbg_graph_layer_at(g, x->layer_id)->name);
 	}
@@ -199,7 +199,7 @@ void nbg_text_commands(FILE *out, const nbg_model *m, const nbg_graph *g, const 
 	section_line(out, c, NBG_CMD_TP);
 	fprintf(out, "\nOperations (%zu NN-engine and TP operations, %zu others referencing memory; "
 		"execution order):\n", c->op_count, c->other_count);
-	for (size_t i = 0, x = 0; i < g->operation_count; i++) {
+	for (size_t i = 0, x = 0; i < nbg_graph_summary_of(g)->operation_count; i++) {
 		const nbg_cmd_op *op = nbg_commands_op_of(c, i);
 		if (!op) {
 			if (x < c->other_count && c->others[x].operation == i)
@@ -210,7 +210,7 @@ void nbg_text_commands(FILE *out, const nbg_model *m, const nbg_graph *g, const 
 		fprintf(out, "  %s %u: %s  [op %zu, layer %u", op_label(op),
 			op->command, nbg_command_describe(op, desc, sizeof(desc)), op->operation,
 			op->layer_id);
-		if (op->layer_id < g->layer_count) {
+		if (op->layer_id < nbg_graph_summary_of(g)->layer_count) {
 			fputc(' ', out);
 			nbg_text_put(out, nbg_graph_layer_at(g, op->layer_id)->name);
 		}
@@ -318,7 +318,7 @@ static void layer_line(FILE *out, const nbg_graph *g, const nbg_commands *c, uin
 		layer_tensor(c, ix, n, 1, outd, sizeof(outd));
 	}
 	fprintf(out, "  [%4u] ", id);
-	if (id < g->layer_count) {
+	if (id < nbg_graph_summary_of(g)->layer_count) {
 		char *name = nbg_text_escape(nbg_graph_layer_at(g, id)->name, 32);
 		fprintf(out, "%-32.32s", name ? name : "");
 		free(name);
@@ -335,7 +335,7 @@ static void layer_line(FILE *out, const nbg_graph *g, const nbg_commands *c, uin
 static void layer_table(FILE *out, const nbg_graph *g, const nbg_commands *c)
 {
 	size_t *ix = calloc(c->op_count ? c->op_count : 1, sizeof(size_t));
-	uint8_t *done = calloc(g->layer_count + 1, 1);
+	uint8_t *done = calloc(nbg_graph_summary_of(g)->layer_count + 1, 1);
 
 	if (!ix || !done) {
 		fprintf(out, "  (out of memory)\n");
@@ -343,11 +343,11 @@ static void layer_table(FILE *out, const nbg_graph *g, const nbg_commands *c)
 		free(done);
 		return;
 	}
-	for (size_t i = 0; i < g->operation_count; i++) {
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->operation_count; i++) {
 		const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
 		uint32_t id = o->layer_id, other_type = 0;
 		size_t n = 0, others = 0;
-		int in_table = id < g->layer_count;
+		int in_table = id < nbg_graph_summary_of(g)->layer_count;
 		if (!nbg_commands_op_of(c, i)) {
 			int found = 0;
 			for (size_t x = 0; x < c->other_count && !found; x++)
