@@ -32,6 +32,6 @@ if command -v npm >/dev/null 2>&1 &&
 		echo "note: the Kaitai Struct compiler did not install; ksy-decode will skip"
 fi
 
-[ -d build ] || meson setup build --buildtype=debugoptimized -Dwerror=true
+[ -d build ] || meson setup build --buildtype=debugoptimized -Dwerror=true -Dtests=true -Dfuzzers=true
 meson compile -C build
 ./build/nbg inspect samples/sample.nb

@@ -809,7 +809,7 @@ static void test_synth_bad_sizes(void **state)
 	{
 		nbg_commands *c = (nbg_commands *)1;
 		nbg_error err;
-		assert_int_equal(nbg_commands_decode(NULL, NULL, &c, &err), NBG_E_TRUNCATED);
+		assert_int_equal(nbg_commands_decode(NULL, NULL, &c, &err), NBG_E_INVALID_ARGUMENT);
 		assert_null(c);
 		assert_null(nbg_commands_op_at(NULL, 0));
 		assert_int_equal(nbg_commands_count(NULL, 0), 0);

@@ -523,9 +523,12 @@ nbg_code nbg_diff_models(const nbg_model *a, const nbg_model *b, nbg_diff **out,
 	dctx c = { a, b, NULL, 0, 0, 0 };
 	nbg_code rc = NBG_OK;
 
-	*out = NULL;
 	if (err)
 		memset(err, 0, sizeof(*err));
+	if (!out || !a || !b)
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "model",
+				     "no models or result pointer were given");
+	*out = NULL;
 	c.d = calloc(1, sizeof(*c.d));
 	if (!c.d)
 		goto oom;

@@ -767,7 +767,7 @@ void nbg_mem_free(nbg_mem_report *r)
 
 nbg_mem_layout nbg_mem_layout_of(const nbg_mem_report *r)
 {
-	return r->layout;
+	return r ? r->layout : NBG_MEM_LAYOUT_SECTIONS;
 }
 
 nbg_mem_value nbg_mem_value_of(const nbg_mem_report *r, nbg_mem_figure f)
@@ -778,60 +778,60 @@ nbg_mem_value nbg_mem_value_of(const nbg_mem_report *r, nbg_mem_figure f)
 
 int nbg_mem_io_incomplete(const nbg_mem_report *r)
 {
-	return r->io_incomplete;
+	return r ? r->io_incomplete : 0;
 }
 
 size_t nbg_mem_operation_count(const nbg_mem_report *r)
 {
-	return r->op_count;
+	return r ? r->op_count : 0;
 }
 
 const nbg_mem_operation *nbg_mem_operation_at(const nbg_mem_report *r, size_t i)
 {
-	return i < r->op_count ? &r->ops[i] : NULL;
+	return r && i < r->op_count ? &r->ops[i] : NULL;
 }
 
 size_t nbg_mem_layer_count(const nbg_mem_report *r)
 {
-	return r->layer_count;
+	return r ? r->layer_count : 0;
 }
 
 const nbg_mem_layer *nbg_mem_layer_at(const nbg_mem_report *r, size_t i)
 {
-	return i < r->layer_count ? &r->layers[i] : NULL;
+	return r && i < r->layer_count ? &r->layers[i] : NULL;
 }
 
 const nbg_mem_layer *nbg_mem_layer_ranked(const nbg_mem_report *r, size_t k)
 {
-	return k < r->layer_count ? &r->layers[r->rank[k]] : NULL;
+	return r && k < r->layer_count ? &r->layers[r->rank[k]] : NULL;
 }
 
 const nbg_mem_layer *nbg_mem_layer_outside(const nbg_mem_report *r)
 {
-	return &r->outside;
+	return r ? &r->outside : NULL;
 }
 
 const nbg_mem_sharing *nbg_mem_sharing_of(const nbg_mem_report *r)
 {
-	return &r->sharing;
+	return r ? &r->sharing : NULL;
 }
 
 size_t nbg_mem_conflict_count(const nbg_mem_report *r)
 {
-	return r->conflict_count;
+	return r ? r->conflict_count : 0;
 }
 
 const nbg_mem_conflict *nbg_mem_conflict_at(const nbg_mem_report *r, size_t i)
 {
-	return i < r->conflict_count ? &r->conflicts[i] : NULL;
+	return r && i < r->conflict_count ? &r->conflicts[i] : NULL;
 }
 
 size_t nbg_mem_share_buffer_count(const nbg_mem_report *r)
 {
-	return r->buffer_count;
+	return r ? r->buffer_count : 0;
 }
 
 const nbg_mem_share_buffer *nbg_mem_share_buffer_at(const nbg_mem_report *r, size_t i)
 {
-	return i < r->buffer_count ? &r->buffers[i] : NULL;
+	return r && i < r->buffer_count ? &r->buffers[i] : NULL;
 }

@@ -19,7 +19,7 @@
 
 int nbg_model_checksums_match(const nbg_model *m)
 {
-	return m->integrity != NBG_INTEGRITY_FAILED;
+	return m && m->integrity != NBG_INTEGRITY_FAILED;
 }
 
 void nbg_reconstruction_free(nbg_reconstruction *r)
@@ -336,9 +336,12 @@ nbg_code nbg_reconstruct_with(const nbg_model *a, const nbg_model *b, const nbg_
 	nbg_code rc = NBG_OK;
 	nbg_reconstruction *r;
 
-	*out = NULL;
 	if (err)
 		memset(err, 0, sizeof(*err));
+	if (!out || !a || !b)
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "model",
+				     "no models or result pointer were given");
+	*out = NULL;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		goto oom;

@@ -108,11 +108,14 @@ nbg_code nbg_parse_reached(const uint8_t *data, size_t size, const nbg_parse_opt
 	nbg_code rc;
 	nbg_model *m;
 
-	*out = NULL;
 	if (structure_passed)
 		*structure_passed = 0;
 	if (err)
 		memset(err, 0, sizeof(*err));
+	if (!out || (!data && size))
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "model",
+				     "no file bytes or result pointer was given");
+	*out = NULL;
 	c.data = data;
 	c.size = size;
 	c.err = err;

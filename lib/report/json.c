@@ -189,6 +189,8 @@ static json_t *report_object(const nbg_model *m, const char *path)
 
 char *nbg_report_json(const nbg_model *m, const char *path)
 {
+	if (!m)
+		return NULL;
 	json_t *root = report_object(m, path);
 	char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);
@@ -202,6 +204,8 @@ void nbg_report_json_write(nbg_jw *w, const nbg_model *m, const char *path)
 
 char *nbg_error_json(const nbg_error *err, const char *path)
 {
+	if (!err)
+		return NULL;
 	json_t *root = json_pack("{s:s,s:o,s:b,s:{s:s,s:I,s:s,s:s}}", "nbgkit_version",
 				 NBG_VERSION_STRING, "path",
 				 nbg_json_str(path), "valid", 0, "error",

@@ -126,6 +126,8 @@ static json_t *items_json(const nbg_diff *d)
 char *nbg_diff_json(const nbg_diff *d, const nbg_model *a, const char *path_a,
 		    const nbg_model *b, const char *path_b)
 {
+	if (!d || !a || !b)
+		return NULL;
 	json_t *root = json_pack(
 		"{s:s,s:o,s:o,s:b,s:s,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b},s:o,s:o,s:o}",
 		"nbgkit_version", NBG_VERSION_STRING, "a", side(a, path_a, nbg_diff_summary_of(d)->checksums_match_a),
@@ -145,6 +147,8 @@ char *nbg_diff_json(const nbg_diff *d, const nbg_model *a, const char *path_a,
 
 char *nbg_diff_error_json(const char *which, const char *path, const nbg_error *err)
 {
+	if (!err)
+		return NULL;
 	const char *code = nbg_code_name(err->code);
 	json_t *e = json_object();
 	if (which)

@@ -137,6 +137,8 @@ static void integrity_line(FILE *out, const nbg_model *m)
 
 void nbg_text_report(FILE *out, const nbg_model *m, const char *path)
 {
+	if (!out || !m)
+		return;
 	static const char *const cover[] = { "none", "owned by no other structure",
 					     "partly covered by other structures",
 					     "section-covered-view" };

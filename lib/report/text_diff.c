@@ -216,6 +216,8 @@ static void item_line(FILE *out, const nbg_diff_item *it)
 void nbg_text_diff(FILE *out, const nbg_diff *d, const nbg_model *a, const char *path_a,
 		   const nbg_model *b, const char *path_b)
 {
+	if (!out || !d || !a || !b)
+		return;
 	fprintf(out, "nbg diff\n");
 	side_line(out, "A", path_a, a, nbg_diff_summary_of(d)->checksums_match_a);
 	side_line(out, "B", path_b, b, nbg_diff_summary_of(d)->checksums_match_b);

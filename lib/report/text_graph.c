@@ -273,6 +273,8 @@ static void print_findings(FILE *out, const nbg_graph *g)
 
 void nbg_text_graph(FILE *out, const nbg_model *m, const nbg_graph *g, unsigned what)
 {
+	if (!out || !m || !g)
+		return;
 	if (what & NBG_TEXT_GRAPH_LAYERS) {
 		fputc('\n', out);
 		records_line(out, "Layers", nbg_graph_summary_of(g)->layer_count, &nbg_graph_summary_of(g)->layer_records);
@@ -296,6 +298,8 @@ void nbg_text_graph(FILE *out, const nbg_model *m, const nbg_graph *g, unsigned 
 
 void nbg_text_graph_summary(FILE *out, const nbg_model *m)
 {
+	if (!out || !m)
+		return;
 	nbg_graph *g = NULL;
 	nbg_error err;
 	uint64_t checks, failed;

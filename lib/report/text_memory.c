@@ -183,6 +183,8 @@ static void largest_layers(FILE *out, const nbg_graph *g, const nbg_mem_report *
 void nbg_text_memory(FILE *out, const nbg_model *m, const nbg_graph *g,
 		     const nbg_mem_report *r)
 {
+	if (!out || !m || !g || !r)
+		return;
 	fprintf(out, "\nMemory:\n");
 	KV(out, "Layout", "%s", nbg_mem_layout_of(r) == NBG_MEM_LAYOUT_LCD
 	   ? "LCD (coefficients, load states and PPU instructions inside the LCD, through "
@@ -205,6 +207,8 @@ static void both(FILE *out, uint64_t exact, uint64_t vendor, int width)
 
 void nbg_text_memory_operations(FILE *out, const nbg_graph *g, const nbg_mem_report *r)
 {
+	if (!out || !g || !r)
+		return;
 	size_t n = nbg_mem_operation_count(r);
 
 	(void)g;

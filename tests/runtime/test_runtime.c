@@ -877,7 +877,7 @@ static void *thread_main(void *arg)
 		nbg_rt_graph *g = NULL;
 		nbg_rt_output outs[2];
 		nbg_error e;
-		if (nbg_rt_graph_create(j->rt, nbg_model_data(j->model), j->model->size, &g, &e) != NBG_OK) {
+		if (nbg_rt_graph_create(j->rt, j->model->data, j->model->size, &g, &e) != NBG_OK) {
 			j->failures++;
 			continue;
 		}
