@@ -193,7 +193,7 @@ static void test_failures(void **state)
 	assert_int_equal(r.status, 1);
 	j = json_loads(r.out, 0, NULL);
 	assert_non_null(j);
-	assert_non_null(strstr(json_string_value(json_object_get(j, "path")), "\\xff"));
+	assert_non_null(strstr(json_string_value(json_object_get(j, "path")), "\\377"));
 	json_decref(j);
 	fx_run_free(&r);
 	unlink(odd);
