@@ -508,7 +508,8 @@ NBG_API char *nbg_error_json(const nbg_error *err, const char *path);
 
 /* A printable copy of at most `max` bytes of s (stops at NUL): printable
  * ASCII except backslash kept, every other byte as \xNN.  malloc'd; NULL on
- * allocation failure.  Names in NBG files are not guaranteed to be text. */
+ * allocation failure or for a NULL s.  Names in NBG files are not
+ * guaranteed to be text. */
 NBG_API char *nbg_text_escape(const char *s, size_t max);
 
 

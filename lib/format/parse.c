@@ -46,11 +46,15 @@ const char *nbg_integrity_name(nbg_integrity i)
 
 char *nbg_integrity_describe(const nbg_model *m, char *buf, size_t size)
 {
-	const nbg_v1_info *v1 = &m->v1;
 	size_t bad = 0;
 
-	if (!size)
+	if (!size || !buf)
 		return buf;
+	if (!m) {
+		snprintf(buf, size, "no model was given");
+		return buf;
+	}
+	const nbg_v1_info *v1 = &m->v1;
 	if (m->family == 2) {
 		for (size_t i = 0; i < m->checksum_record_count; i++)
 			bad += m->checksum_records[i].stored != m->checksum_records[i].computed;
