@@ -71,7 +71,7 @@ static int compare(const char *const paths[2], int json, nbg_loaded *la, nbg_loa
 		}
 		return DIFF_TROUBLE;
 	}
-	rc = d->identical ? DIFF_SAME : DIFF_DIFFERENT;
+	rc = nbg_diff_summary_of(d)->identical ? DIFF_SAME : DIFF_DIFFERENT;
 	if (json) {
 		char *s = nbg_diff_json(d, la->model, paths[0], lb->model, paths[1]);
 		if (s)

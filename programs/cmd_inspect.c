@@ -195,15 +195,15 @@ static void list_integrity(const char *shown, const nbg_loaded *l)
 
 	if (nbg_parse(l->map.data, l->map.size, &o, &m, NULL) != NBG_OK)
 		return;
-	for (size_t i = 0; i < m->checksum_record_count; i++) {
-		const nbg_checksum_record *r = &m->checksum_records[i];
+	for (size_t i = 0; i < nbg_model_checksum_record_count(m); i++) {
+		const nbg_checksum_record *r = nbg_model_checksum_record_at(m, i);
 		if (r->stored != r->computed)
 			printf("%s:   section %s CRC-32 0x%08x, record says 0x%08x\n", shown,
 			       nbg_section_type_name(r->section_type), r->computed, r->stored);
 	}
-	if (m->has_file_checksum && m->file_checksum.recorded != m->file_checksum.computed)
+	if ((nbg_model_file_checksum(m) != NULL) && nbg_model_file_checksum(m)->recorded != nbg_model_file_checksum(m)->computed)
 		printf("%s:   file checksum 0x%08x, header says 0x%08x\n", shown,
-		       m->file_checksum.computed, m->file_checksum.recorded);
+		       nbg_model_file_checksum(m)->computed, nbg_model_file_checksum(m)->recorded);
 	nbg_model_free(m);
 }
 
@@ -220,14 +220,14 @@ static void print_verified(const char *mark, const char *shown, const nbg_model 
 {
 	char hex[65] = "", why[200];
 
-	if (m->family == 2)
+	if (nbg_model_family(m) == 2)
 		printf("%s%s: OK v2 0x%08x target 0x%08x sections %zu crc 0x%08x", mark, shown,
-		       m->version, m->target, m->section_count, m->file_checksum.computed);
+		       nbg_model_version(m), nbg_model_target(m), nbg_model_section_count(m), nbg_model_file_checksum(m)->computed);
 	else
-		printf("%s%s: OK v1 0x%08x target 0x%08x entries %zu", mark, shown, m->version,
-		       m->target, m->section_count);
+		printf("%s%s: OK v1 0x%08x target 0x%08x entries %zu", mark, shown, nbg_model_version(m),
+		       nbg_model_target(m), nbg_model_section_count(m));
 	if (o->a.sha)
-		nbg_hex32(m->file_sha256, hex);
+		nbg_hex32(nbg_model_file_sha256(m), hex);
 	nbg_integrity_describe(m, why, sizeof(why));
 	if (sha_checked)
 		printf("%s%s (verified: the SHA-256 matches %s; in the file: %s)\n",
@@ -235,7 +235,7 @@ static void print_verified(const char *mark, const char *shown, const nbg_model 
 		       o->a.expect.set ? "--sha256-expect" : "the manifest", why);
 	else
 		printf("%s%s (%s%s)\n", o->a.sha ? " sha256 " : "", hex,
-		       m->integrity == NBG_INTEGRITY_VERIFIED ? "verified: " : "", why);
+		       nbg_model_integrity(m) == NBG_INTEGRITY_VERIFIED ? "verified: " : "", why);
 }
 
 /* Parses verify's options, leaving the FILE operands in files[]; -1 after a
@@ -275,9 +275,9 @@ static int check_expected(const char *path, nbg_loaded *l, const verify_opts *o)
 	}
 	if (!want)
 		return 0;
-	if (!memcmp(want, l->model->file_sha256, 32))
+	if (!memcmp(want, nbg_model_file_sha256(l->model), 32))
 		return 1;
-	nbg_hex32(l->model->file_sha256, have);
+	nbg_hex32(nbg_model_file_sha256(l->model), have);
 	nbg_hex32(want, exp);
 	l->err.code = NBG_E_DIGEST_MISMATCH;
 	l->err.offset = 0;
@@ -304,7 +304,7 @@ static int verify_one(const char *path, const nbg_parse_options *po, const verif
 			rc = -sha_checked;
 	}
 	if (rc == NBG_EXIT_OK && o->a.require && !sha_checked &&
-	    l.model->integrity != NBG_INTEGRITY_VERIFIED) {
+	    nbg_model_integrity(l.model) != NBG_INTEGRITY_VERIFIED) {
 		char why[200];
 		l.err.code = NBG_E_INTEGRITY_UNVERIFIED;
 		l.err.offset = 0;

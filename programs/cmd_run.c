@@ -474,7 +474,7 @@ static int run_session(run_state *s)
 static int run_outputs(run_state *s)
 {
 	for (size_t i = 0; i < s->n_out; i++) {
-		const nbg_rt_session_output *o = &s->res->outputs[i];
+		const nbg_rt_session_output *o = nbg_rt_session_output_at(s->res, i);
 		char name[300];
 		if (i < s->a.out_name_count) {
 			const char *slash = strrchr(s->a.out_names[i], '/');
@@ -536,7 +536,7 @@ static json_t *rstat_json(const nbg_rt_stat *st)
 
 static json_t *runtime_json(const run_state *s)
 {
-	const nbg_rt_session_result *r = s->res;
+	const nbg_rt_session_info *r = nbg_rt_session_info_of(s->res);
 	char t[200];
 	json_t *jr = json_object();
 	json_object_set_new(jr, "backend_selected", json_string(nbg_rt_select_name(r->backend)));
@@ -552,7 +552,7 @@ static json_t *runtime_json(const run_state *s)
 	if (r->has_version)
 		json_object_set_new(jr, "version", json_hex_u32(r->version_word));
 	json_t *jt = json_object();
-	json_object_set_new(jt, "model", json_string(nbg_target_describe(s->m->target, t, sizeof(t))));
+	json_object_set_new(jt, "model", json_string(nbg_target_describe(nbg_model_target(s->m), t, sizeof(t))));
 	json_object_set_new(jt, "device_cid", r->cid_known ? json_string(nbg_target_describe(r->cid, t, sizeof(t)))
 							  : json_null());
 	json_object_set_new(jt, "checked", json_boolean(r->cid_known));
@@ -565,7 +565,7 @@ static json_t *outputs_json(const run_state *s)
 {
 	json_t *jo = json_array();
 	for (size_t i = 0; i < s->n_out; i++) {
-		const nbg_rt_session_output *op = &s->res->outputs[i];
+		const nbg_rt_session_output *op = nbg_rt_session_output_at(s->res, i);
 		const nbg_io *io = nbg_model_output_at(s->m, i);
 		json_t *x = json_object();
 		const char *final = s->staged[s->raw_staged[i]].final, *slash = strrchr(final, '/');
@@ -600,7 +600,7 @@ static json_t *golden_json(const run_state *s)
 		json_t *x = json_object();
 		json_object_set_new(x, "index", json_integer((json_int_t)i));
 		json_object_set_new(x, "file", json_path(s->a.goldens[i]));
-		json_object_set_new(x, "format", json_string(format_name(s->res->outputs[i].data_format)));
+		json_object_set_new(x, "format", json_string(format_name(nbg_rt_session_output_at(s->res, i)->data_format)));
 		json_object_set_new(x, "elements", json_integer((json_int_t)s->cmp[i].elements));
 		json_object_set_new(x, "mismatches", json_integer((json_int_t)s->cmp[i].mismatches));
 		json_object_set_new(x, "first_mismatch", s->cmp[i].mismatches
@@ -616,15 +616,15 @@ static json_t *golden_json(const run_state *s)
 /* summary.json: model, runtime, inputs, outputs, timings, goldens. */
 static json_t *summary_json(const run_state *s)
 {
-	const nbg_rt_session_result *r = s->res;
+	const nbg_rt_session_info *r = nbg_rt_session_info_of(s->res);
 	json_t *summary = json_object();
 	json_object_set_new(summary, "nbgkit_version", json_string(nbg_version_string()));
 	json_t *jm = json_object();
 	json_object_set_new(jm, "path", json_path(s->a.model));
 	json_object_set_new(jm, "bytes", json_integer((json_int_t)s->model.map.size));
-	json_object_set_new(jm, "sha256", json_hex32(s->m->file_sha256));
-	json_object_set_new(jm, "version", json_hex_u32(s->m->version));
-	json_object_set_new(jm, "target", json_hex_u32(s->m->target));
+	json_object_set_new(jm, "sha256", json_hex32(nbg_model_file_sha256(s->m)));
+	json_object_set_new(jm, "version", json_hex_u32(nbg_model_version(s->m)));
+	json_object_set_new(jm, "target", json_hex_u32(nbg_model_target(s->m)));
 	json_object_set_new(summary, "model", jm);
 	json_object_set_new(summary, "runtime", runtime_json(s));
 	json_object_set_new(summary, "loops", json_integer((json_int_t)r->loops));
@@ -711,10 +711,10 @@ static void print_top(const run_state *s, size_t i)
 /* What the run did, on stdout. */
 static int run_report(run_state *s, int rc)
 {
-	const nbg_rt_session_result *r = s->res;
+	const nbg_rt_session_info *r = nbg_rt_session_info_of(s->res);
 	char t[200];
 	printf("model: %s (target 0x%08x), %lu loop%s on %s via %s (%s)\n", nbg_esc(s->a.model),
-	       s->m->target, r->loops, r->loops == 1 ? "" : "s",
+	       nbg_model_target(s->m), r->loops, r->loops == 1 ? "" : "s",
 	       r->backend == NBG_RT_SELECT_CPU ? "this machine" : nbg_rt_backend_name(r->probe.backend),
 	       nbg_esc(r->library),
 	       nbg_rt_select_name(r->backend));
@@ -728,7 +728,7 @@ static int run_report(run_state *s, int rc)
 		       r->inference_us.sum / (double)r->inference_us.n, r->cycles.sum / (double)r->cycles.n);
 	for (size_t i = 0; i < s->n_out; i++) {
 		char h[65];
-		const nbg_rt_session_output *o = &r->outputs[i];
+		const nbg_rt_session_output *o = nbg_rt_session_output_at(s->res, i);
 		hex32(o->sha256, h);
 		printf("output %zu: %s ", i, format_name(o->data_format));
 		print_shape(stdout, nbg_model_output_at(s->m, i));
@@ -795,8 +795,8 @@ static int run_one(const run_args *a, int *mismatch)
 		return rc;
 	}
 	s->m = s->model.model;
-	s->n_in = s->m->input_count;
-	s->n_out = s->m->output_count;
+	s->n_in = nbg_model_input_count(s->m);
+	s->n_out = nbg_model_output_count(s->m);
 	if ((rc = run_inputs(s)) == 0 && (rc = run_session(s)) == 0 && (rc = run_outputs(s)) == 0) {
 		s->summary = summary_json(s);
 		if ((rc = run_commit(s)) == 0) {
@@ -939,7 +939,7 @@ static int run_check(const run_args *a)
 		nbg_loaded_free(&model);
 		return rt_exit("check", &e);
 	}
-	printf("model: %s (target 0x%08x)\n", nbg_esc(a->model), model.model->target);
+	printf("model: %s (target 0x%08x)\n", nbg_esc(a->model), nbg_model_target(model.model));
 	nbg_cpu_plan_print(stdout, p);
 	rc = nbg_cpu_plan_first_refused(p) ? NBG_EXIT_RUNTIME : NBG_EXIT_OK;
 	nbg_cpu_plan_free(p);

@@ -102,7 +102,7 @@ static void record_head(FILE *f, int side, size_t i, const nbg_io *io)
 static int list_records(const nbg_model *m)
 {
 	for (int side = 1; side <= 2; side++) {
-		size_t n = side == 1 ? m->input_count : m->output_count;
+		size_t n = side == 1 ? nbg_model_input_count(m) : nbg_model_output_count(m);
 		for (size_t i = 0; i < n; i++) {
 			const nbg_io *io = side == 1 ? nbg_model_input_at(m, i) : nbg_model_output_at(m, i);
 			const char *descr = nbg_npy_descr(io->data_format);
@@ -208,8 +208,8 @@ int nbg_cmd_tensor(int argc, char **argv)
 	const nbg_model *m = l.model;
 	if (!a.side) {
 		rc = list_records(m);
-	} else if (a.index >= (a.side == 1 ? m->input_count : m->output_count)) {
-		size_t n = a.side == 1 ? m->input_count : m->output_count;
+	} else if (a.index >= (a.side == 1 ? nbg_model_input_count(m) : nbg_model_output_count(m))) {
+		size_t n = a.side == 1 ? nbg_model_input_count(m) : nbg_model_output_count(m);
 		fprintf(stderr, "nbg tensor: --%s %lu: the model has %zu %s%s\n",
 			a.side == 1 ? "input" : "output", a.index, n, a.side == 1 ? "input" : "output",
 			n == 1 ? " (index 0)" : n ? "s (indexes from 0)" : "s");

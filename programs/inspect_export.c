@@ -29,7 +29,7 @@ nbg_export_form nbg_export_form_parse(const char *name)
 static const nbg_io *meta_unnamed(const nbg_model *m, const char **side, size_t *index)
 {
 	for (int out = 0; out < 2; out++) {
-		size_t n = out ? m->output_count : m->input_count;
+		size_t n = out ? nbg_model_output_count(m) : nbg_model_input_count(m);
 		for (size_t i = 0; i < n; i++) {
 			const nbg_io *io = out ? nbg_model_output_at(m, i) : nbg_model_input_at(m, i);
 			if (io->data_format > 12 && io->data_format != 16) {

@@ -48,7 +48,7 @@ if command -v npm >/dev/null 2>&1 &&
 		echo "note: the Kaitai Struct compiler did not install; ksy-decode will skip"
 fi
 
-[ -d build ] || meson setup build --buildtype=debugoptimized -Dwerror=true
+[ -d build ] || meson setup build --buildtype=debugoptimized -Dwerror=true -Dtests=true -Dfuzzers=true
 meson compile -C build
 echo "samples/sample.nb: a synthesized model (tests/sample_model.c), not a real one"
 ./build/nbg inspect samples/sample.nb
