@@ -41,20 +41,10 @@ static void print_rt_error(const char *cmd, const nbg_error *e)
 	fprintf(stderr, "nbg %s: %s: %s\n", cmd, nbg_code_name(e->code), cli_esc_msg(e->message));
 }
 
-static void hex32(const uint8_t d[32], char out[65])
-{
-	static const char digits[] = "0123456789abcdef";
-	for (int i = 0; i < 32; i++) {
-		out[2 * i] = digits[d[i] >> 4];
-		out[2 * i + 1] = digits[d[i] & 15];
-	}
-	out[64] = 0;
-}
-
 static json_t *json_hex32(const uint8_t d[32])
 {
 	char h[65];
-	hex32(d, h);
+	nbg_hex32(d, h);
 	return json_string(h);
 }
 
@@ -729,7 +719,7 @@ static int run_report(run_state *s, int rc)
 	for (size_t i = 0; i < s->n_out; i++) {
 		char h[65];
 		const nbg_rt_session_output *o = nbg_rt_session_output_at(s->res, i);
-		hex32(o->sha256, h);
+		nbg_hex32(o->sha256, h);
 		printf("output %zu: %s ", i, format_name(o->data_format));
 		print_shape(stdout, nbg_model_output_at(s->m, i));
 		printf(" %zu bytes sha256 %s -> %s%s\n", o->size, h, cli_esc(s->staged[s->raw_staged[i]].final),
