@@ -213,12 +213,12 @@ nbg_code nbg_cpu_run(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t 
 	for (size_t i = 0; i < st->count; i++) {
 		uint64_t n = st->regions[i].size;
 		if (n > CPU_MAX_BUFFER) {
-			nbg_cpu_state_free(st);
+			const char *what = nbg_graph_source_type_name(st->regions[i].source_type);
+			nbg_cpu_state_free(st); /* st is not read after this */
 			return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1,
 					   "the model declares %s of %llu bytes, more than the CPU backend "
 					   "allocates (%llu)",
-					   nbg_graph_source_type_name(st->regions[i].source_type),
-					   (unsigned long long)n, (unsigned long long)CPU_MAX_BUFFER);
+					   what, (unsigned long long)n, (unsigned long long)CPU_MAX_BUFFER);
 		}
 		st->buf[i] = calloc((size_t)n + 1, 1);
 		if (!st->buf[i]) {
