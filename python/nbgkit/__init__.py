@@ -421,15 +421,18 @@ class Model:
 
     def run(self, inputs: Sequence[Any], backend: str = "auto", *, library: Optional[str] = None,
             device_root: Optional[str] = None, force_target: bool = False,
-            timeout_ms: int = 0, details: bool = False):
+            skip_probe: bool = False, timeout_ms: int = 0, details: bool = False):
         """Runs the model once on the NPU, through the same runtime layer as
         ``nbg run`` (the vendor library is called in an isolated child
         process).  ``inputs``: one array per input record, float (quantized
         with the record) or the record's own dtype; ``backend`` ``"auto"``,
         ``"nnsdk"``, ``"viplite"`` or ``"cpu"``.  Returns the outputs as
         numpy arrays in their records' dtypes and shapes (``details=True``:
-        a :class:`RunResult`).  RuntimeUnavailableError when no runtime or
-        device is there."""
+        a :class:`RunResult`).  ``library``, ``device_root``, ``force_target``
+        and ``timeout_ms`` are ``nbg run``'s ``--lib``, ``--device-root``,
+        ``--force-target`` and ``--timeout``; ``skip_probe`` runs without a
+        device node (a test double).  RuntimeUnavailableError when no
+        runtime or device is there."""
         np = _numpy()
         if backend not in BACKENDS:
             raise _usage("backend must be one of %s" % ", ".join(BACKENDS))
@@ -449,7 +452,8 @@ class Model:
                 raise InvalidFileError._make("tensor-type-mismatch", "input %d: dtype %s is "
                                              "neither float nor the record's %s"
                                              % (t.index, a.dtype, t.numpy_dtype))
-        flags = _nbgkit.SESSION_FORCE_TARGET if force_target else 0
+        flags = ((_nbgkit.SESSION_FORCE_TARGET if force_target else 0) |
+                 (_nbgkit.SESSION_SKIP_PROBE if skip_probe else 0))
         info, outs = self._raw.run(backend, raws, flags, library, device_root, timeout_ms)
         arrays = []
         for t, (data, fmt) in zip(self.outputs, outs):
@@ -510,11 +514,13 @@ def verify(path) -> Report:
 def diff(a, b) -> Dict[str, Any]:
     """Compares two NBG files (paths, bytes or open Models): the document
     ``nbg diff --json A B`` prints (verdict, owners, differences, the
-    dynamic-I/O reconstruction)."""
+    dynamic-I/O reconstruction).  As the command does, a file whose only
+    failure is a checksum is compared all the same (its ``checksums_match``
+    is false); any other failure raises."""
     opened = []
     try:
-        ma = a if isinstance(a, Model) else opened.append(open(a)) or opened[-1]
-        mb = b if isinstance(b, Model) else opened.append(open(b)) or opened[-1]
+        ma = a if isinstance(a, Model) else opened.append(open(a, strict=False)) or opened[-1]
+        mb = b if isinstance(b, Model) else opened.append(open(b, strict=False)) or opened[-1]
         return _json.loads(_nbgkit.diff(ma._raw, mb._raw))
     finally:
         for m in opened:

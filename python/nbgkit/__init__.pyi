@@ -160,12 +160,12 @@ class Model:
     @overload
     def run(self, inputs: Sequence[Any], backend: Backend = ..., *,
             library: Optional[str] = ..., device_root: Optional[str] = ...,
-            force_target: bool = ..., timeout_ms: int = ...,
+            force_target: bool = ..., skip_probe: bool = ..., timeout_ms: int = ...,
             details: Literal[False] = ...) -> List[np.ndarray]: ...
     @overload
     def run(self, inputs: Sequence[Any], backend: Backend = ..., *,
             library: Optional[str] = ..., device_root: Optional[str] = ...,
-            force_target: bool = ..., timeout_ms: int = ...,
+            force_target: bool = ..., skip_probe: bool = ..., timeout_ms: int = ...,
             details: Literal[True]) -> RunResult: ...
 
 def open(source: Source, *, strict: bool = ...) -> Model: ...
