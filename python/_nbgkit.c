@@ -320,10 +320,28 @@ static PyObject *take_string(char *s)
 	return out;
 }
 
-/* ledger_json(): the ledger document `nbg ledger --json` writes. */
+/* The kernel streams of m's NN operations (GIL released by the caller). */
+static nbg_code decode_weights(const nbg_model *m, nbg_weights **w, nbg_error *err)
+{
+	nbg_graph *g = NULL;
+	nbg_commands *c = NULL;
+	nbg_code rc = nbg_graph_decode(m, &g, err);
+
+	if (rc == NBG_OK)
+		rc = nbg_commands_decode(m, g, &c, err);
+	if (rc == NBG_OK)
+		rc = nbg_weights_decode(m, g, c, w, err);
+	nbg_commands_free(c);
+	nbg_graph_free(g);
+	return rc;
+}
+
+/* ledger_json(): the document `nbg ledger --json` writes: the ledger with
+ * the bytes of the decoded kernel streams as decoded-coefficients. */
 static PyObject *model_ledger_json(ModelObject *self, PyObject *unused)
 {
 	nbg_ledger *l = NULL;
+	nbg_weights *w = NULL;
 	nbg_error err;
 	nbg_code rc;
 	char *s = NULL;
@@ -331,10 +349,13 @@ static PyObject *model_ledger_json(ModelObject *self, PyObject *unused)
 	if (enter(self))
 		return NULL;
 	Py_BEGIN_ALLOW_THREADS
-	rc = nbg_ledger_build(self->model, &l, &err);
+	rc = decode_weights(self->model, &w, &err);
+	if (rc == NBG_OK)
+		rc = nbg_ledger_build_weights(self->model, w, &l, &err);
 	if (rc == NBG_OK)
 		s = nbg_ledger_json(l, self->path);
 	nbg_ledger_free(l);
+	nbg_weights_free(w);
 	Py_END_ALLOW_THREADS
 	leave(self);
 	if (rc != NBG_OK)
@@ -404,8 +425,6 @@ static void weights_capsule_free(PyObject *cap)
  * the arrays are zero-copy views (Blob) of the decoded result. */
 static PyObject *model_weights(ModelObject *self, PyObject *unused)
 {
-	nbg_graph *g = NULL;
-	nbg_commands *c = NULL;
 	nbg_weights *w = NULL;
 	nbg_error err;
 	nbg_code rc;
@@ -414,13 +433,7 @@ static PyObject *model_weights(ModelObject *self, PyObject *unused)
 	if (enter(self))
 		return NULL;
 	Py_BEGIN_ALLOW_THREADS
-	rc = nbg_graph_decode(self->model, &g, &err);
-	if (rc == NBG_OK)
-		rc = nbg_commands_decode(self->model, g, &c, &err);
-	if (rc == NBG_OK)
-		rc = nbg_weights_decode(self->model, g, c, &w, &err);
-	nbg_commands_free(c);
-	nbg_graph_free(g);
+	rc = decode_weights(self->model, &w, &err);
 	Py_END_ALLOW_THREADS
 	leave(self);
 	if (rc != NBG_OK)

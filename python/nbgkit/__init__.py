@@ -339,7 +339,8 @@ class Model:
 
     # -- other documents
     def ledger(self) -> Dict[str, Any]:
-        """The byte ledger: every byte's owner and class (``nbg ledger --json``)."""
+        """The byte ledger: every byte's owner and class, the decoded kernel
+        streams' bytes as decoded-coefficients (``nbg ledger --json``)."""
         return _json.loads(self._raw.ledger_json())
 
     def weights(self, op: Optional[int] = None):
