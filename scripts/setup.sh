@@ -5,9 +5,11 @@ set -eu
 cd "$(dirname "$0")/.."
 
 # graphviz is only needed at run time, by `nbg graph --svg` and its test.
+# python3-dev and python3-numpy build the Python package nbgkit (python/);
+# python3-pytest runs its tests.
 pkgs="build-essential meson ninja-build pkg-config libssl-dev libdeflate-dev zlib1g-dev
-      libjansson-dev libcmocka-dev clang lld libclang-rt-14-dev python3 python3-numpy
-      python3-yaml python3-protobuf graphviz"
+      libjansson-dev libcmocka-dev clang lld libclang-rt-14-dev python3 python3-dev
+      python3-numpy python3-pytest python3-yaml python3-protobuf graphviz"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
