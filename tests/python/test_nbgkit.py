@@ -139,6 +139,22 @@ def test_report_text_and_main():
     assert (p.returncode, p.stdout) == (rc, want)
 
 
+def test_main_on_damaged_files(tmp_path):
+    """A checksum failure (the failure, then the report) and a truncated
+    file (the failure alone): the same text, messages and exit code."""
+    data = bytearray(open(SAMPLE, "rb").read())
+    data[2000] ^= 0x01
+    paths = [damaged(tmp_path, "sum.nb", bytes(data)), damaged(tmp_path, "cut.nb", bytes(data[:99])),
+             SAMPLE, str(tmp_path / "missing.nb")]
+    for args in ([p] for p in paths):
+        rc, out, err = cli("inspect", *args)
+        p = subprocess.run([sys.executable, "-m", "nbgkit"] + args, capture_output=True, text=True)
+        assert (p.returncode, p.stdout, p.stderr) == (rc, out, err), args
+    rc, out, err = cli("inspect", *paths)
+    p = subprocess.run([sys.executable, "-m", "nbgkit"] + paths, capture_output=True, text=True)
+    assert (p.returncode, p.stdout, p.stderr) == (rc, out, err)
+
+
 def test_verify_every_checksum():
     """The section CRC-32s from zlib over the raw payloads, the stored values
     from the raw record words."""
