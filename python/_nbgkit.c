@@ -499,8 +499,9 @@ static int io_arg(ModelObject *self, int is_output, Py_ssize_t i, nbgpy_io *io)
 	return 0;
 }
 
-/* quantize(is_output, index, float32 bytes) -> the record's raw bytes. */
-static PyObject *model_quantize(ModelObject *self, PyObject *args)
+/* quantize(is_output, index, float32 bytes) -> the record's raw bytes, or
+ * (quantize 0) dequantize(is_output, index, raw bytes) -> float32 bytes. */
+static PyObject *convert(ModelObject *self, PyObject *args, int quantize)
 {
 	int is_output;
 	Py_ssize_t i;
@@ -508,6 +509,7 @@ static PyObject *model_quantize(ModelObject *self, PyObject *args)
 	nbgpy_io io;
 	nbg_error err;
 	nbg_code rc;
+	uint64_t want_in, out_size;
 	PyObject *out = NULL;
 
 	if (!PyArg_ParseTuple(args, "pny*", &is_output, &i, &in))
@@ -518,24 +520,29 @@ static PyObject *model_quantize(ModelObject *self, PyObject *args)
 	}
 	if (io_arg(self, is_output, i, &io))
 		goto done;
-	if ((uint64_t)in.len != io.element_count * sizeof(float)) {
-		raise_code(NBG_E_INPUT_SIZE_MISMATCH,
-			   "the array holds %zd values; the record holds %llu", in.len / 4,
-			   (unsigned long long)io.element_count);
-		goto done;
-	}
 	if (!io.byte_size_known) {
 		raise_code(NBG_E_IO_SIZE_UNKNOWN, "the record's data format %u has no known size",
 			   (unsigned)io.data_format);
 		goto done;
 	}
-	out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)io.byte_size);
+	want_in = quantize ? io.element_count * sizeof(float) : io.byte_size;
+	out_size = quantize ? io.byte_size : io.element_count * sizeof(float);
+	if ((uint64_t)in.len != want_in) {
+		raise_code(NBG_E_INPUT_SIZE_MISMATCH, "%zd bytes were given; the record needs %llu",
+			   in.len, (unsigned long long)want_in);
+		goto done;
+	}
+	out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)out_size);
 	if (!out)
 		goto done;
 	{
 		char *dst = PyBytes_AS_STRING(out);
 		Py_BEGIN_ALLOW_THREADS
-		rc = nbg_tensor_quantize(io.io, in.buf, io.element_count, dst, io.byte_size, &err);
+		if (quantize)
+			rc = nbg_tensor_quantize(io.io, in.buf, io.element_count, dst, out_size, &err);
+		else
+			rc = nbg_tensor_dequantize(io.io, in.buf, (size_t)in.len, (float *)dst,
+						   io.element_count, &err);
 		Py_END_ALLOW_THREADS
 	}
 	if (rc != NBG_OK) {
@@ -548,47 +555,14 @@ done:
 	return out;
 }
 
-/* dequantize(is_output, index, raw bytes) -> float32 bytes. */
+static PyObject *model_quantize(ModelObject *self, PyObject *args)
+{
+	return convert(self, args, 1);
+}
+
 static PyObject *model_dequantize(ModelObject *self, PyObject *args)
 {
-	int is_output;
-	Py_ssize_t i;
-	Py_buffer in;
-	nbgpy_io io;
-	nbg_error err;
-	nbg_code rc;
-	PyObject *out = NULL;
-
-	if (!PyArg_ParseTuple(args, "pny*", &is_output, &i, &in))
-		return NULL;
-	if (enter(self)) {
-		PyBuffer_Release(&in);
-		return NULL;
-	}
-	if (io_arg(self, is_output, i, &io))
-		goto done;
-	if (!io.byte_size_known || (uint64_t)in.len != io.byte_size) {
-		raise_code(NBG_E_INPUT_SIZE_MISMATCH, "the array holds %zd bytes; the record holds %llu",
-			   in.len, (unsigned long long)io.byte_size);
-		goto done;
-	}
-	out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(io.element_count * sizeof(float)));
-	if (!out)
-		goto done;
-	{
-		float *dst = (float *)PyBytes_AS_STRING(out);
-		Py_BEGIN_ALLOW_THREADS
-		rc = nbg_tensor_dequantize(io.io, in.buf, (size_t)in.len, dst, io.element_count, &err);
-		Py_END_ALLOW_THREADS
-	}
-	if (rc != NBG_OK) {
-		Py_CLEAR(out);
-		raise_error(&err, self->path);
-	}
-done:
-	leave(self);
-	PyBuffer_Release(&in);
-	return out;
+	return convert(self, args, 0);
 }
 
 /* ------------------------------------------------------------ run */
