@@ -13,32 +13,6 @@
 
 #include "cli.h"
 
-int nbg_size_parse(const char *v, uint64_t *out)
-{
-	char *end;
-	unsigned long long n;
-
-	if (!v || !*v)
-		return -1;
-	if (!strcmp(v, "none")) {
-		*out = UINT64_MAX;
-		return 0;
-	}
-	if (*v < '0' || *v > '9')
-		return -1;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno || end == v)
-		return -1;
-	int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : *end == 'T' ? 40 : 0;
-	if (shift)
-		end++;
-	if (*end || n > (UINT64_MAX >> shift))
-		return -1;
-	*out = (uint64_t)n << shift;
-	return 0;
-}
-
 /* A byte count from the environment (nbg_size_parse); 0 when unset or bad
  * (the library's default then applies; nbg_env_limits_check refused a bad
  * one before any command ran). */

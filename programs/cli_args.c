@@ -130,9 +130,8 @@ static int value_of(const char *cmd, const cli_option *o, const char *v, void *d
 			char range[80];
 			snprintf(range, sizeof(range), "%llu to %llu", (unsigned long long)o->min,
 				 (unsigned long long)o->max);
-			fprintf(stderr, "nbg %s: %s takes a whole number from %s, not '%s'\n", cmd,
-				o->name, range, nbg_esc(v));
-			return -1;
+			return refuse(cmd, "%s takes a whole number from %s, not '%s'", o->name, range,
+				      nbg_esc(v));
 		}
 		*(uint64_t *)at = n;
 		return 0;
@@ -149,14 +148,37 @@ static int value_of(const char *cmd, const cli_option *o, const char *v, void *d
 				break;
 		}
 		alternatives(list, sizeof(list), o->arg);
-		fprintf(stderr, "nbg %s: %s is %s, not '%s'\n", cmd, o->name, list, nbg_esc(v));
-		return -1;
+		return refuse(cmd, "%s is %s, not '%s'", o->name, list, nbg_esc(v));
 	}
 	case CLI_CUSTOM:
 		return o->parse(v, at);
 	default:
 		return -1;
 	}
+}
+
+/* The values after the list option at argv[*i], up to the next option,
+ * appended to *l; *i moves to the last.  0, or -1 after a sentence. */
+static int take_list(const char *cmd, const cli_option *o, int argc, char **argv, int *i,
+		     cli_list *l)
+{
+	int end = *i + 1;
+	const char **grown;
+
+	while (end < argc && !(argv[end][0] == '-' && argv[end][1]))
+		end++;
+	if (end == *i + 1)
+		return refuse(cmd, "%s needs a value: %s (one or more)", o->name, o->arg);
+	grown = realloc(l->v, (l->n + (size_t)(end - *i - 1)) * sizeof(*l->v));
+	if (!grown) {
+		fprintf(stderr, "nbg %s: out of memory\n", cmd);
+		return -1;
+	}
+	l->v = grown;
+	while (++*i < end)
+		l->v[l->n++] = argv[*i];
+	--*i;
+	return 0;
 }
 
 int cli_parse(const char *cmd, const cli_option *opts, int argc, char **argv, void *dest,
@@ -173,11 +195,10 @@ int cli_parse(const char *cmd, const cli_option *opts, int argc, char **argv, vo
 			continue;
 		}
 		if (!strncmp(a, "--", 2) && strchr(a, '=') &&
-		    (o = cli_option_find(opts, a, (size_t)(strchr(a, '=') - a))) &&
-		    o->kind != CLI_LEGACY)
+		    (o = cli_option_find(opts, a, (size_t)(strchr(a, '=') - a))))
 			return refuse(cmd, "%s takes no value, not '%s'", o->name,
 				      nbg_esc(strchr(a, '=') + 1));
-		if (!(o = cli_option_find(opts, a, strlen(a))) || o->kind == CLI_LEGACY)
+		if (!(o = cli_option_find(opts, a, strlen(a))))
 			return unknown(cmd, opts, a);
 		if (o->kind == CLI_FLAG) {
 			*(int *)((char *)dest + o->offset) = 1;
@@ -185,6 +206,11 @@ int cli_parse(const char *cmd, const cli_option *opts, int argc, char **argv, vo
 		}
 		if (o->kind == CLI_BITS) {
 			*(unsigned *)((char *)dest + o->offset) |= o->bits;
+			continue;
+		}
+		if (o->kind == CLI_LIST) {
+			if (take_list(cmd, o, argc, argv, &i, (cli_list *)((char *)dest + o->offset)))
+				return -1;
 			continue;
 		}
 		if (i + 1 >= argc) {
@@ -215,6 +241,20 @@ int cli_parse_command(const char *cmd, int argc, char **argv, void *dest, const 
 		      int *n)
 {
 	return cli_parse(cmd, cli_command_find(cmd)->options, argc, argv, dest, operands, n);
+}
+
+int cli_parse_operands(const char *cmd, int argc, char **argv, void *dest, const char ***operands,
+		       int *n)
+{
+	*n = 0;
+	*operands = calloc((size_t)argc + 1, sizeof(**operands));
+	if (!*operands) {
+		fprintf(stderr, "nbg %s: out of memory\n", cmd);
+		return NBG_EXIT_IO;
+	}
+	if (cli_parse_command(cmd, argc, argv, dest, *operands, n) != 0)
+		return NBG_EXIT_USAGE;
+	return NBG_EXIT_OK;
 }
 
 /* "nbg NAME [--opt ARG]... OPERANDS", wrapped, continuation lines indented. */

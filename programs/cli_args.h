@@ -22,8 +22,15 @@ typedef enum cli_kind {
 	CLI_UINT,     /* uint64_t: a decimal number in [min, max] */
 	CLI_CHOICE,   /* int: 1 + the value's place in arg's '|'-separated list */
 	CLI_CUSTOM,   /* parse(value, dest): 0, or -1 after a sentence on stderr */
-	CLI_LEGACY,   /* documented only: the command parses it itself */
+	CLI_LIST,     /* cli_list: every value up to the next option, at least one */
 } cli_kind;
+
+/* The values of a CLI_LIST option, in order, over all its uses; v is
+ * allocated (the caller frees it) and points into argv. */
+typedef struct cli_list {
+	const char **v;
+	size_t n;
+} cli_list;
 
 typedef struct cli_option {
 	const char *name;   /* "--json" */
@@ -49,8 +56,8 @@ typedef struct cli_option {
 	{ name, NULL, arg, help, CLI_CHOICE, offsetof(type, field), 0, 0, 0, NULL }
 #define CLI_OPT_CUSTOM(name, arg, help, type, field, fn) \
 	{ name, NULL, arg, help, CLI_CUSTOM, offsetof(type, field), 0, 0, 0, fn }
-#define CLI_OPT_LEGACY(name, arg, help) \
-	{ name, NULL, arg, help, CLI_LEGACY, 0, 0, 0, 0, NULL }
+#define CLI_OPT_LIST(name, arg, help, type, field) \
+	{ name, NULL, arg, help, CLI_LIST, offsetof(type, field), 0, 0, 0, NULL }
 
 /*
  * Reads argv[1..argc) (already normalized by the dispatcher: no "--", no

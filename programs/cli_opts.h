@@ -73,6 +73,77 @@ typedef struct cli_probe_opts {
 int cli_parse_command(const char *cmd, int argc, char **argv, void *dest, const char **operands,
 		      int *n);
 
+/* cli_parse_command with the operands in a new array *operands (room for
+ * all of argv; the caller frees it, also on failure).  Returns NBG_EXIT_OK,
+ * NBG_EXIT_USAGE after one sentence on standard error, or NBG_EXIT_IO when
+ * memory runs out. */
+int cli_parse_operands(const char *cmd, int argc, char **argv, void *dest, const char ***operands,
+		       int *n);
+
+typedef struct cli_reemit_opts {
+	const char *ledger;
+	int no_readback;
+} cli_reemit_opts;
+
+typedef struct cli_map_opts {
+	const char *svg, *title;
+	int png;
+} cli_map_opts;
+
+typedef struct cli_graph_opts {
+	const char *dot, *svg, *title;
+} cli_graph_opts;
+
+typedef struct cli_corpus_opts {
+	int json, quiet, follow, merge;
+	uint64_t jobs;                 /* 0: one per CPU */
+	const char *records, *manifest;
+	const char **paths;            /* the operands, not from the table */
+	int npaths;
+} cli_corpus_opts;
+
+/* --input N / --output N of nbg tensor: a record index */
+typedef struct cli_record {
+	int set;
+	unsigned long value;
+} cli_record;
+int cli_record_arg(const char *value, void *dest);
+
+typedef struct cli_tensor_opts {
+	const char *model, *out;
+	int from, to;            /* 0, or 1 + its place in raw|npy|text (nbg_tensor_kind) */
+	cli_record input, output;
+	int keep_dtype;
+} cli_tensor_opts;
+
+/* nbg run's --tolerance X (finite, >= 0) */
+typedef struct cli_real {
+	int set;
+	double value;
+} cli_real;
+int cli_tolerance_arg(const char *value, void *dest);
+
+/* nbg run's --max-output / --max-memory SIZE (nbg_size_parse) */
+typedef struct cli_size {
+	int set;
+	uint64_t value;
+} cli_size;
+int cli_size_arg(const char *value, void *dest);
+
+/* nbg run's --input-kind N (0..255, decimal or 0x hex) */
+int cli_input_kind_arg(const char *value, void *dest);
+
+typedef struct cli_run_opts {
+	cli_list inputs, goldens;
+	const char *output_dir, *nnsdk, *device_root, *lib, *sample;
+	uint64_t loops, top, timeout;  /* 0: not given */
+	cli_real tolerance;
+	int float32_outputs, force_target, no_isolate;
+	cli_record input_kind;
+	int backend;                   /* 0, or 1 + its place in auto|nnsdk|viplite */
+	cli_size max_output, max_memory;
+} cli_run_opts;
+
 /* "nbg CMD: MESSAGE" and the command's synopsis on standard error;
  * returns NBG_EXIT_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -2,12 +2,13 @@
  * cli_values.c - the option values that need more than a table entry:
  * --expect-target (a value, a configuration name or a SoC name from the
  * known-target table, lib/common/targets.c) and --sha256-expect (64
- * hexadecimal digits), --op (an OPERATIONS record, nbg weights), and the
- * target-mismatch failure.  Paths and values
+ * hexadecimal digits), --op (an OPERATIONS record, nbg weights), record
+ * indexes, sizes and tolerances, and the target-mismatch failure.  Paths and values
  * are escaped with nbg_path_escape here: cli.c calls into this file.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,18 +120,33 @@ static int hex_digest(const char *s, uint8_t d[32])
 	return 0;
 }
 
+/* "TEXT, not 'VALUE'" (escaped) on standard error; -1. */
+static int refused(const char *text, const char *value)
+{
+	char *shown = nbg_path_escape(value);
+
+	fprintf(stderr, "%s, not '%s'\n", text, shown ? shown : "?");
+	free(shown);
+	return -1;
+}
+
+/* A whole number in [0, max], digits only (0x hex too with base 0). */
+static int whole(const char *v, int base, unsigned long long max, unsigned long long *n)
+{
+	char *end;
+
+	errno = 0;
+	*n = strtoull(v, &end, base);
+	return *v >= '0' && *v <= '9' && !*end && !errno && *n <= max ? 0 : -1;
+}
+
 int cli_digest_arg(const char *value, void *dest)
 {
 	cli_digest *d = dest;
 
-	if (hex_digest(value, d->bytes) != 0) {
-		char *shown = nbg_path_escape(value);
-		fprintf(stderr, "nbg verify: --sha256-expect takes 64 hexadecimal digits (what "
-				"sha256sum prints), not '%s'\n",
-			shown ? shown : "?");
-		free(shown);
-		return -1;
-	}
+	if (hex_digest(value, d->bytes) != 0)
+		return refused("nbg verify: --sha256-expect takes 64 hexadecimal digits (what "
+			       "sha256sum prints)", value);
 	d->set = 1;
 	return 0;
 }
@@ -138,19 +154,90 @@ int cli_digest_arg(const char *value, void *dest)
 int cli_op_arg(const char *value, void *dest)
 {
 	cli_op *op = dest;
+	unsigned long long n;
+
+	if (whole(value, 10, 0xFFFFFFFFull, &n) != 0)
+		return refused("nbg weights: --op takes an operation's number (its OPERATIONS "
+			       "record)", value);
+	op->set = 1;
+	op->value = (uint32_t)n;
+	return 0;
+}
+
+int cli_record_arg(const char *value, void *dest)
+{
+	cli_record *r = dest;
+	unsigned long long n;
+
+	if (whole(value, 10, 65535, &n) != 0)
+		return refused("nbg tensor: a record index is a whole number from 0 to 65535",
+			       value);
+	r->set = 1;
+	r->value = (unsigned long)n;
+	return 0;
+}
+
+int cli_input_kind_arg(const char *value, void *dest)
+{
+	cli_record *r = dest;
+	unsigned long long n;
+
+	if (whole(value, 0, 255, &n) != 0)
+		return refused("nbg run: --input-kind takes a whole number from 0 to 255",
+			       value);
+	r->set = 1;
+	r->value = (unsigned long)n;
+	return 0;
+}
+
+int cli_tolerance_arg(const char *value, void *dest)
+{
+	cli_real *r = dest;
+	char *end;
+	double t;
+
+	errno = 0;
+	t = strtod(value, &end);
+	if (errno || *end || !*value || !isfinite(t) || t < 0)
+		return refused("nbg run: --tolerance takes a number >= 0", value);
+	r->set = 1;
+	r->value = t;
+	return 0;
+}
+
+int nbg_size_parse(const char *v, uint64_t *out)
+{
 	char *end;
 	unsigned long long n;
 
-	errno = 0;
-	n = strtoull(value, &end, 10);
-	if (errno || *end || !*value || value[0] == '-' || n > 0xFFFFFFFFull) {
-		char *shown = nbg_path_escape(value);
-		fprintf(stderr, "nbg weights: --op takes an operation's number (its OPERATIONS "
-				"record), not '%s'\n", shown ? shown : "?");
-		free(shown);
+	if (!v || !*v)
 		return -1;
+	if (!strcmp(v, "none")) {
+		*out = UINT64_MAX;
+		return 0;
 	}
-	op->set = 1;
-	op->value = (uint32_t)n;
+	if (*v < '0' || *v > '9')
+		return -1;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno || end == v)
+		return -1;
+	int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : *end == 'T' ? 40 : 0;
+	if (shift)
+		end++;
+	if (*end || n > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)n << shift;
+	return 0;
+}
+
+int cli_size_arg(const char *value, void *dest)
+{
+	cli_size *z = dest;
+
+	if (nbg_size_parse(value, &z->value) != 0)
+		return refused("nbg run: a size is a byte count (a number with an optional K, M, G "
+			       "or T suffix, or none)", value);
+	z->set = 1;
 	return 0;
 }

@@ -19,25 +19,17 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "corpus_cli.h"
 
-typedef struct opts {
-	int json, quiet, follow, merge, jobs;
-	const char *records, *manifest;
-	char **paths;
-	int npaths;
-} opts;
+typedef cli_corpus_opts opts;
 
+/* "nbg corpus: WHY 'WHAT'" and the synopsis; NBG_EXIT_USAGE. */
 static int usage(const char *why, const char *what)
 {
-	if (why)
-		fprintf(stderr, "nbg corpus: %s%s%s%s\n", why, what ? " '" : "", what ? nbg_esc(what) : "",
-			what ? "'" : "");
-	fprintf(stderr,
-		"usage: nbg corpus [--json] [--quiet] [--jobs N] [--records FILE|-]\n"
-		"                  [--write-manifest FILE] [--follow] PATH...\n"
-		"       nbg corpus --merge [--json] PART.json...\n");
-	return NBG_EXIT_USAGE;
+	if (what)
+		return cli_usage("corpus", "%s '%s'", why, nbg_esc(what));
+	return cli_usage("corpus", "%s", why);
 }
 
 static int default_jobs(void)
@@ -51,59 +43,14 @@ static int default_jobs(void)
 	return n > 0 ? (int)(n < 256 ? n : 256) : 1;
 }
 
-/* "--name VALUE" or "--name=VALUE"; NULL when argv[*i] is not --name. */
-static const char *value_of(int argc, char **argv, int *i, const char *name, int *missing)
-{
-	size_t n = strlen(name);
-	if (strncmp(argv[*i], name, n) != 0)
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n] != '\0')
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = 1;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 static int parse_args(int argc, char **argv, opts *o)
 {
-	int dashdash = 0;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
-	o->paths = calloc((size_t)argc, sizeof(*o->paths));
-	if (!o->paths)
-		return usage("out of memory", NULL);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
-		int missing = 0;
-		if (dashdash || a[0] != '-' || !a[1])
-			o->paths[o->npaths++] = argv[i];
-		else if (!strcmp(a, "--"))
-			dashdash = 1;
-		else if (!strcmp(a, "--json"))
-			o->json = 1;
-		else if (!strcmp(a, "--quiet"))
-			o->quiet = 1;
-		else if (!strcmp(a, "--follow"))
-			o->follow = 1;
-		else if (!strcmp(a, "--merge"))
-			o->merge = 1;
-		else if ((v = value_of(argc, argv, &i, "--records", &missing)))
-			o->records = v;
-		else if ((v = value_of(argc, argv, &i, "--write-manifest", &missing)))
-			o->manifest = v;
-		else if ((v = value_of(argc, argv, &i, "--jobs", &missing))) {
-			char *end;
-			long n = strtol(v, &end, 10);
-			if (*end || end == v || n < 1 || n > 256)
-				return usage("--jobs takes a number from 1 to 256, not", v);
-			o->jobs = (int)n;
-		} else
-			return usage(missing ? "a value is missing after" : "unknown option", a);
-	}
+	rc = cli_parse_operands("corpus", argc, argv, o, &o->paths, &o->npaths);
+	if (rc != NBG_EXIT_OK)
+		return rc;
 	if (!o->npaths)
 		return usage(o->merge ? "--merge needs at least one part" : "no PATH given", NULL);
 	if (o->merge && (o->records || o->manifest || o->jobs || o->follow))
@@ -249,7 +196,7 @@ static int cmd_run(const opts *o)
 	corpus_walk w = { &list, agg, o->follow, o->quiet };
 	for (int i = 0; i < o->npaths; i++)
 		corpus_walk_path(&w, o->paths[i]);
-	corpus_run run = { &list, o->jobs ? o->jobs : default_jobs(), o->quiet,
+	corpus_run run = { &list, o->jobs ? (int)o->jobs : default_jobs(), o->quiet,
 			   !o->quiet && isatty(STDERR_FILENO), o->records ? &records : NULL,
 			   o->manifest ? &manifest : NULL, agg, nbg_env_limit("NBG_MAX_FILE_SIZE"),
 			   nbg_env_limit("NBG_MAX_UNDESCRIBED") };

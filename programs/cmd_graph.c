@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "cli_out.h"
 #include "cmd_graph.h"
 #include "nbg/commands.h"
@@ -168,38 +169,27 @@ static int draw(const nbg_model *m, const char *in, const char *title, const cha
 
 int nbg_cmd_graph(int argc, char **argv)
 {
-	const char *in = NULL, *svg = NULL, *dot = NULL, *title = NULL;
+	cli_graph_opts o = { 0 };
+	const char **ops, *in;
 	nbg_loaded ld;
-	int x;
+	int n, x = cli_parse_operands("graph", argc, argv, &o, &ops, &n);
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--svg") && i + 1 < argc)
-			svg = argv[++i];
-		else if (!strcmp(argv[i], "--dot") && i + 1 < argc)
-			dot = argv[++i];
-		else if (!strcmp(argv[i], "--title") && i + 1 < argc)
-			title = argv[++i];
-		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "nbg graph: unknown option '%s'\n", nbg_esc(argv[i]));
-			return NBG_EXIT_USAGE;
-		} else if (!in)
-			in = argv[i];
-		else {
-			fprintf(stderr, "nbg graph: one file at a time (got '%s' too)\n", nbg_esc(argv[i]));
-			return NBG_EXIT_USAGE;
-		}
-	}
-	if (!in || (svg && dot)) {
-		fprintf(stderr, "usage: nbg graph FILE [--dot OUT.dot | --svg OUT.svg] "
-				"[--title TEXT]\n");
-		return NBG_EXIT_USAGE;
-	}
+	if (x == NBG_EXIT_OK && n != 1)
+		x = n ? cli_usage("graph", "one file at a time; also got '%s'", nbg_esc(ops[1]))
+		      : cli_usage("graph", "no FILE given (- reads standard input)");
+	else if (x == NBG_EXIT_OK && o.svg && o.dot)
+		x = cli_usage("graph", "--dot and --svg each name the one output: give one of them "
+				       "(the SVG is drawn from the DOT)");
+	in = x == NBG_EXIT_OK ? ops[0] : NULL;
+	free(ops);
+	if (x != NBG_EXIT_OK)
+		return x;
 	x = nbg_load(in, NULL, &ld);
 	if (x != NBG_EXIT_OK) {
 		nbg_print_error(in, &ld);
 	} else {
 		const char *base = strrchr(in, '/');
-		x = draw(ld.model, in, title ? title : base ? base + 1 : in, dot, svg);
+		x = draw(ld.model, in, o.title ? o.title : base ? base + 1 : in, o.dot, o.svg);
 	}
 	nbg_loaded_free(&ld);
 	return x;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "cli_out.h"
 #include "cmd_ledger.h"
 #include "nbg/ledger.h"
@@ -161,27 +162,23 @@ static int ledger_one(const char *path, int json, nbg_json_list *list)
 
 int nbg_cmd_ledger(int argc, char **argv)
 {
-	int json = 0, files = 0, worst = NBG_EXIT_OK;
+	cli_json_opts o = { 0 };
+	const char **files;
+	int n, worst;
 	nbg_json_list list = { 0 };
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "nbg ledger: unknown option '%s'\n", nbg_esc(argv[i]));
-			return NBG_EXIT_USAGE;
-		} else
-			files++;
+	worst = cli_parse_operands("ledger", argc, argv, &o, &files, &n);
+	if (worst == NBG_EXIT_OK && !n)
+		worst = cli_usage("ledger", "no FILE given (- reads standard input)");
+	if (worst != NBG_EXIT_OK) {
+		free(files);
+		return worst;
 	}
-	if (!files) {
-		fprintf(stderr, "usage: nbg ledger [--json] FILE...\n");
-		return NBG_EXIT_USAGE;
-	}
-	list.many = files > 1;
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--json"))
-			worst = nbg_exit_worst(worst, ledger_one(argv[i], json, &list));
-	if (json)
+	list.many = n > 1;
+	for (int i = 0; i < n; i++)
+		worst = nbg_exit_worst(worst, ledger_one(files[i], o.json, &list));
+	free(files);
+	if (o.json)
 		nbg_json_list_end(&list);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "nbg: cannot write the ledger\n");
@@ -326,37 +323,25 @@ static int reemit_with(const char *in, const char *out, const char *ledger_doc, 
 
 int nbg_cmd_reemit(int argc, char **argv)
 {
-	const char *in = NULL, *out = NULL, *ledger_doc = NULL;
-	int readback = 1;
+	cli_reemit_opts o = { 0 };
+	const char **ops, *in, *out;
+	int n, x = cli_parse_operands("reemit", argc, argv, &o, &ops, &n);
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--ledger") && i + 1 < argc)
-			ledger_doc = argv[++i];
-		else if (!strcmp(argv[i], "--no-readback"))
-			readback = 0;
-		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "nbg reemit: unknown option '%s'\n", nbg_esc(argv[i]));
-			return NBG_EXIT_USAGE;
-		} else if (!in)
-			in = argv[i];
-		else if (!out)
-			out = argv[i];
-		else {
-			fprintf(stderr, "nbg reemit: FILE and OUT only (got '%s' too)\n", nbg_esc(argv[i]));
-			return NBG_EXIT_USAGE;
-		}
-	}
-	if (!in || !out) {
-		fprintf(stderr, "usage: nbg reemit FILE OUT [--ledger LEDGER.json] [--no-readback]\n");
-		return NBG_EXIT_USAGE;
-	}
+	if (x == NBG_EXIT_OK && n != 2)
+		x = n > 2 ? cli_usage("reemit", "FILE and OUT only; also got '%s'", nbg_esc(ops[2]))
+			  : cli_usage("reemit", "needs FILE and OUT (- for standard output)");
+	in = x == NBG_EXIT_OK ? ops[0] : NULL;
+	out = x == NBG_EXIT_OK ? ops[1] : NULL;
+	free(ops);
+	if (x != NBG_EXIT_OK)
+		return x;
 	if (cli_out_is_stdout(out) && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "nbg reemit: standard output is a terminal, and an NBG is binary: "
 				"redirect it (nbg reemit FILE - > OUT.nb) or name OUT\n");
 		return NBG_EXIT_USAGE;
 	}
-	return ledger_doc ? reemit_with(in, out, ledger_doc, readback)
-			  : reemit_own(in, out, readback);
+	return o.ledger ? reemit_with(in, out, o.ledger, !o.no_readback)
+			: reemit_own(in, out, !o.no_readback);
 }
 
 /* Where `nbg map` draws input `in`: `svg` itself, or inside the directory
@@ -423,36 +408,33 @@ static int map_targets_clash(char **targets, int n)
 
 int nbg_cmd_map(int argc, char **argv)
 {
-	const char *svg = NULL, *title = NULL;
-	const char **in = calloc((size_t)argc, sizeof(*in));
-	char **targets = calloc((size_t)argc, sizeof(*targets));
-	int n = 0, x = NBG_EXIT_USAGE, into_dir;
+	cli_map_opts o = { 0 };
+	const char **in, *svg;
+	char **targets = NULL;
+	int n, x, into_dir;
 	struct stat st;
 
-	if (!in || !targets) {
+	x = cli_parse_operands("map", argc, argv, &o, &in, &n);
+	if (x != NBG_EXIT_OK)
+		goto done;
+	x = NBG_EXIT_USAGE;
+	if (o.png) {
+		fprintf(stderr, "nbg map: PNG output is not built in; convert the SVG "
+				"with any SVG viewer or converter (doc/ledger.md)\n");
+		goto done;
+	}
+	if (!n) {
+		cli_usage("map", "no FILE given");
+		goto done;
+	}
+	if (!(svg = o.svg)) {
+		cli_usage("map", "--svg is required: --svg OUT.svg (- for standard output), or "
+				 "--svg DIR for several files");
+		goto done;
+	}
+	if (!(targets = calloc((size_t)n, sizeof(*targets)))) {
 		fprintf(stderr, "nbg map: out of memory\n");
-		free(in);
-		free(targets);
-		return NBG_EXIT_IO;
-	}
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--svg") && i + 1 < argc)
-			svg = argv[++i];
-		else if (!strcmp(argv[i], "--title") && i + 1 < argc)
-			title = argv[++i];
-		else if (!strcmp(argv[i], "--png")) {
-			fprintf(stderr, "nbg map: PNG output is not built in; convert the SVG "
-					"with any SVG viewer or converter (doc/ledger.md)\n");
-			goto done;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "nbg map: unknown option '%s'\n", nbg_esc(argv[i]));
-			goto done;
-		} else
-			in[n++] = argv[i];
-	}
-	if (!n || !svg) {
-		fprintf(stderr, "usage: nbg map FILE --svg OUT.svg|- [--title TEXT]\n"
-				"       nbg map FILE... --svg DIR [--title TEXT]\n");
+		x = NBG_EXIT_IO;
 		goto done;
 	}
 	into_dir = strcmp(svg, "-") && stat(svg, &st) == 0 && S_ISDIR(st.st_mode);
@@ -471,9 +453,9 @@ int nbg_cmd_map(int argc, char **argv)
 		goto done;
 	x = NBG_EXIT_OK;
 	for (int i = 0; i < n; i++)
-		x = nbg_exit_worst(x, map_one(in[i], targets[i], title));
+		x = nbg_exit_worst(x, map_one(in[i], targets[i], o.title));
 done:
-	for (int i = 0; i < n; i++)
+	for (int i = 0; targets && i < n; i++)
 		free(targets[i]);
 	free(targets);
 	free(in);

@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "cli_out.h"
 #include "cmd_run.h"
 #include "nbg/runtime.h"
@@ -152,165 +153,46 @@ typedef struct staged_file {
 	cli_out out;
 } staged_file;
 
-static const char run_usage[] =
-	"usage: nbg run MODEL.nb --input FILE... --output-dir DIR [--loops N]\n"
-	"               [--golden FILE... [--tolerance X]] [--top N]\n"
-	"               [--backend auto|nnsdk|viplite] [--lib PATH] [--nnsdk PATH]\n"
-	"               [--force-target] [--device-root DIR] [--timeout SECONDS]\n"
-	"               [--float32-outputs] [--input-kind N] [--no-isolate]\n"
-	"               [--max-output SIZE] [--max-memory SIZE]\n"
-	"       nbg run --sample sample.txt --output-dir DIR [options above]\n"
-	"inputs and goldens: raw (.bin, .dat), NumPy .npy, or text .tensor/.txt\n";
-
-static int run_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run_usage_error(const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap); /* may quote an argument: escaped */
-	va_end(ap);
-	fprintf(stderr, "nbg run: %s\n", nbg_esc_msg(msg));
-	fputs(run_usage, stderr);
-	return NBG_EXIT_USAGE;
-}
-
-/* Collects the values after a list option (up to the next option). */
-static int take_list(int argc, char **argv, int *i, const char ***list, size_t *count)
-{
-	int start = *i + 1, end = start;
-	while (end < argc && !(argv[end][0] == '-' && argv[end][1]))
-		end++;
-	if (end == start)
-		return -1;
-	const char **grown = realloc(*list, (*count + (size_t)(end - start)) * sizeof(**list));
-	if (!grown)
-		return -2;
-	*list = grown;
-	for (int k = start; k < end; k++)
-		(*list)[(*count)++] = argv[k];
-	*i = end - 1;
-	return 0;
-}
-
-static int parse_number(const char *opt, const char *v, unsigned long lo, unsigned long hi,
-			unsigned long *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long n = strtoul(v, &end, 10);
-	if (errno || *end || !*v || v[0] == '-' || n < lo || n > hi)
-		return run_usage_error("%s wants an integer %lu..%lu, got '%s'", opt, lo, hi, v);
-	*out = n;
-	return 0;
-}
-
-/* The options this layer added: backend, library, top, timeout, sample. */
-static int parse_extra(const char *s, const char *v, run_args *a)
-{
-	if (!strcmp(s, "--backend")) {
-		for (int b = NBG_RT_SELECT_AUTO; b <= NBG_RT_SELECT_VIPLITE; b++)
-			if (!strcmp(v, nbg_rt_select_name(b))) {
-				a->backend = b;
-				a->backend_given = 1;
-				return 0;
-			}
-		return run_usage_error("--backend is auto, nnsdk or viplite, not '%s'", v);
-	}
-	if (!strcmp(s, "--lib")) {
-		a->lib = v;
-		return 0;
-	}
-	if (!strcmp(s, "--sample")) {
-		a->sample = v;
-		return 0;
-	}
-	if (!strcmp(s, "--top"))
-		return parse_number(s, v, 1, 1000, &a->top);
-	if (!strcmp(s, "--max-output") || !strcmp(s, "--max-memory")) {
-		if (nbg_size_parse(v, s[6] == 'o' ? &a->max_output : &a->max_memory) != 0)
-			return run_usage_error("%s wants a byte count (a number with an optional K, M, "
-					       "G or T suffix, or none), got '%s'", s, v);
-		return 0;
-	}
-	return parse_number(s, v, 1, 86400, &a->timeout_s);
-}
-
+/* The options from the table (cli_table.c) into a; 0, or the exit code of
+ * a usage error.  --backend is 1 + its place in auto|nnsdk|viplite, which
+ * are nbg_rt_select's values. */
 static int parse_run_args(int argc, char **argv, run_args *a)
 {
+	cli_run_opts o = { 0 };
+	const char **ops;
+	int n, rc = cli_parse_operands("run", argc, argv, &o, &ops, &n);
+
 	memset(a, 0, sizeof(*a));
-	a->loops = 1;
-	a->max_output = RUN_MAX_OUTPUT;
-	a->max_memory = RUN_MAX_MEMORY;
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		int r;
-		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-			fputs(run_usage, stdout);
-			return -1;
-		} else if (!strcmp(s, "--input")) {
-			if ((r = take_list(argc, argv, &i, &a->inputs, &a->input_count)) != 0)
-				return r == -2 ? NBG_EXIT_IO : run_usage_error("%s needs at least one file", s);
-		} else if (!strcmp(s, "--golden")) {
-			if ((r = take_list(argc, argv, &i, &a->goldens, &a->golden_count)) != 0)
-				return r == -2 ? NBG_EXIT_IO : run_usage_error("%s needs at least one file", s);
-		} else if (!strcmp(s, "--float32-outputs")) {
-			a->float32_outputs = 1;
-		} else if (!strcmp(s, "--force-target")) {
-			a->force_target = 1;
-		} else if (!strcmp(s, "--no-isolate")) {
-			a->no_isolate = 1;
-		} else if (!strcmp(s, "--backend") || !strcmp(s, "--lib") || !strcmp(s, "--top") ||
-			   !strcmp(s, "--timeout") || !strcmp(s, "--sample") ||
-			   !strcmp(s, "--max-output") || !strcmp(s, "--max-memory")) {
-			if (i + 1 >= argc)
-				return run_usage_error("%s needs a value", s);
-			if ((r = parse_extra(s, argv[++i], a)) != 0)
-				return r;
-		} else if (!strcmp(s, "--output-dir") || !strcmp(s, "--loops") ||
-			   !strcmp(s, "--tolerance") || !strcmp(s, "--nnsdk") ||
-			   !strcmp(s, "--device-root") || !strcmp(s, "--input-kind")) {
-			if (i + 1 >= argc)
-				return run_usage_error("%s needs a value", s);
-			const char *v = argv[++i];
-			if (!strcmp(s, "--output-dir")) {
-				a->output_dir = v;
-			} else if (!strcmp(s, "--nnsdk")) {
-				a->nnsdk = v; /* libnnsdk's library only, never VIPLite's */
-			} else if (!strcmp(s, "--device-root")) {
-				a->device_root = v;
-			} else if (!strcmp(s, "--loops")) {
-				char *end;
-				errno = 0;
-				unsigned long n = strtoul(v, &end, 10);
-				if (errno || *end || !*v || v[0] == '-' || n < 1 || n > 1000000)
-					return run_usage_error("--loops wants an integer 1..1000000, got '%s'", v);
-				a->loops = n;
-			} else if (!strcmp(s, "--input-kind")) {
-				char *end;
-				errno = 0;
-				unsigned long k = strtoul(v, &end, 0);
-				if (errno || *end || !*v || v[0] == '-' || k > 255)
-					return run_usage_error("--input-kind wants an integer 0..255, got '%s'", v);
-				a->input_kind = (uint32_t)k;
-				a->input_kind_given = 1;
-			} else {
-				char *end;
-				errno = 0;
-				double t = strtod(v, &end);
-				if (errno || *end || !*v || !isfinite(t) || t < 0)
-					return run_usage_error("--tolerance wants a number >= 0, got '%s'", v);
-				a->tolerance = t;
-				a->tolerance_given = 1;
-			}
-		} else if (s[0] == '-' && s[1]) {
-			return run_usage_error("unknown option '%s'", s);
-		} else if (!a->model) {
-			a->model = s;
-		} else {
-			return run_usage_error("one model at a time (got '%s' too; inputs follow --input)", s);
-		}
-	}
+	a->inputs = o.inputs.v;
+	a->input_count = o.inputs.n;
+	a->goldens = o.goldens.v;
+	a->golden_count = o.goldens.n;
+	a->model = rc == NBG_EXIT_OK && n ? ops[0] : NULL;
+	if (rc == NBG_EXIT_OK && n > 1)
+		rc = cli_usage("run", "one model at a time; also got '%s' (inputs follow --input)",
+			       nbg_esc(ops[1]));
+	free(ops);
+	if (rc != NBG_EXIT_OK)
+		return rc;
+	a->output_dir = o.output_dir;
+	a->nnsdk = o.nnsdk;
+	a->device_root = o.device_root;
+	a->lib = o.lib;
+	a->sample = o.sample;
+	a->loops = o.loops ? (unsigned long)o.loops : 1;
+	a->top = (unsigned long)o.top;
+	a->timeout_s = (unsigned long)o.timeout;
+	a->tolerance = o.tolerance.value;
+	a->tolerance_given = o.tolerance.set;
+	a->float32_outputs = o.float32_outputs;
+	a->force_target = o.force_target;
+	a->no_isolate = o.no_isolate;
+	a->input_kind = (uint32_t)o.input_kind.value;
+	a->input_kind_given = o.input_kind.set;
+	a->backend = o.backend ? o.backend - 1 : NBG_RT_SELECT_AUTO;
+	a->backend_given = o.backend != 0;
+	a->max_output = o.max_output.set ? o.max_output.value : RUN_MAX_OUTPUT;
+	a->max_memory = o.max_memory.set ? o.max_memory.value : RUN_MAX_MEMORY;
 	/* --nnsdk alone asks for libnnsdk, as it did before VIPLite existed;
 	 * with --backend it only names libnnsdk's library. */
 	if (a->nnsdk && !a->backend_given && !a->lib)
@@ -319,19 +201,19 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 		fprintf(stderr, "nbg run: note: --nnsdk names the libnnsdk library, which --backend "
 				"viplite does not load; --lib names the VIPLite library\n");
 	if (a->sample && (a->model || a->input_count || a->golden_count))
-		return run_usage_error("%s", "--sample names the model, inputs and goldens itself");
+		return cli_usage("run", "--sample names the model, inputs and goldens itself");
 	if (a->sample && !a->output_dir)
-		return run_usage_error("%s", "no --output-dir given");
+		return cli_usage("run", "no --output-dir given");
 	if (a->sample)
 		return 0;
 	if (!a->model)
-		return run_usage_error("%s", "no model given");
+		return cli_usage("run", "no model given");
 	if (!a->input_count)
-		return run_usage_error("%s", "no --input given (one file per model input)");
+		return cli_usage("run", "no --input given (one file per model input)");
 	if (!a->output_dir)
-		return run_usage_error("%s", "no --output-dir given");
+		return cli_usage("run", "no --output-dir given");
 	if (a->tolerance_given && !a->golden_count)
-		return run_usage_error("%s", "--tolerance only applies with --golden");
+		return cli_usage("run", "--tolerance only applies with --golden");
 	return 0;
 }
 
@@ -1033,8 +915,6 @@ int nbg_cmd_run(int argc, char **argv)
 	int rc = parse_run_args(argc, argv, &a);
 	if (rc == 0)
 		rc = a.sample ? run_sample(&a) : run_one(&a, &mismatch);
-	else if (rc < 0)
-		rc = NBG_EXIT_OK;
 	free(a.inputs);
 	free(a.goldens);
 	return rc;

@@ -6,21 +6,15 @@
  * parameters), and an output_<i>.bin from a board becomes float32 .npy or
  * text with the outermost-first shape (doc/runtime.md, "nbg tensor").
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opts.h"
 #include "cli_out.h"
 #include "cmd_tensor.h"
 #include "nbg/tensor.h"
-
-static const char tensor_usage[] =
-	"usage: nbg tensor --model MODEL.nb (--input N | --output N) FILE --out OUT\n"
-	"                  [--from raw|npy|text] [--to raw|npy|text] [--keep-dtype]\n"
-	"       nbg tensor --model MODEL.nb          (lists the I/O records)\n"
-	"FILE and OUT: .npy (NumPy), .tensor/.txt (one number per line), anything else raw\n";
 
 typedef struct tensor_args {
 	const char *model, *file, *out;
@@ -30,15 +24,6 @@ typedef struct tensor_args {
 	int keep_dtype;
 } tensor_args;
 
-static int tensor_usage_error(const char *what, const char *arg)
-{
-	char *e = arg ? nbg_text_escape(arg, 200) : NULL;
-	fprintf(stderr, "nbg tensor: %s%s%s%s\n%s", what, e ? " '" : "", e ? e : "", e ? "'" : "",
-		tensor_usage);
-	free(e);
-	return NBG_EXIT_USAGE;
-}
-
 static void put_escaped(FILE *f, const char *s)
 {
 	char *e = nbg_text_escape(s, SIZE_MAX);
@@ -46,76 +31,40 @@ static void put_escaped(FILE *f, const char *s)
 	free(e);
 }
 
-static int parse_kind(const char *v, nbg_tensor_kind *k)
-{
-	static const nbg_tensor_kind kinds[] = { NBG_TENSOR_RAW, NBG_TENSOR_NPY, NBG_TENSOR_TEXT };
-	for (size_t i = 0; i < 3; i++)
-		if (!strcmp(v, nbg_tensor_kind_name(kinds[i]))) {
-			*k = kinds[i];
-			return 0;
-		}
-	return -1;
-}
-
-/* One option with its value; 0, or the exit code of a usage error. */
-static int tensor_option(const char *o, const char *v, tensor_args *a)
-{
-	if (!strcmp(o, "--model")) {
-		a->model = v;
-	} else if (!strcmp(o, "--out") || !strcmp(o, "-o")) {
-		a->out = v;
-	} else if (!strcmp(o, "--from") || !strcmp(o, "--to")) {
-		if (parse_kind(v, o[2] == 'f' ? &a->from : &a->to) != 0)
-			return tensor_usage_error("a tensor kind is raw, npy or text, not", v);
-	} else { /* --input / --output N */
-		char *end;
-		errno = 0;
-		unsigned long n = strtoul(v, &end, 10);
-		if (errno || *end || !*v || v[0] == '-' || n > 65535)
-			return tensor_usage_error("a record index is an integer 0..65535, not", v);
-		if (a->side)
-			return tensor_usage_error("one record at a time: --input N or --output N", NULL);
-		a->side = !strcmp(o, "--input") ? 1 : 2;
-		a->index = n;
-	}
-	return 0;
-}
-
+/* The options from the table (cli_table.c); 0, or the exit code of a usage
+ * error.  --from and --to are 1 + their place in raw|npy|text, which are
+ * nbg_tensor_kind's values. */
 static int parse_tensor_args(int argc, char **argv, tensor_args *a)
 {
+	cli_tensor_opts o = { 0 };
+	const char **files;
+	int n, rc = cli_parse_operands("tensor", argc, argv, &o, &files, &n);
+
 	memset(a, 0, sizeof(*a));
-	/* "--" never arrives: the dispatcher passes an operand after it that
-	 * starts with '-' as "./NAME". */
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		if (!strcmp(s, "--keep-dtype")) {
-			a->keep_dtype = 1;
-		} else if (!strcmp(s, "--model") || !strcmp(s, "--out") || !strcmp(s, "-o") ||
-			   !strcmp(s, "--from") || !strcmp(s, "--to") || !strcmp(s, "--input") ||
-			   !strcmp(s, "--output")) {
-			if (i + 1 >= argc)
-				return tensor_usage_error("this option needs a value:", s);
-			int rc = tensor_option(s, argv[++i], a);
-			if (rc)
-				return rc;
-		} else if (s[0] == '-' && s[1]) {
-			return tensor_usage_error("unknown option", s);
-		} else if (!a->file) {
-			a->file = s;
-		} else {
-			return tensor_usage_error("one tensor file at a time; also got", s);
-		}
-	}
+	a->file = rc == NBG_EXIT_OK && n ? files[0] : NULL;
+	if (rc == NBG_EXIT_OK && n > 1)
+		rc = cli_usage("tensor", "one tensor file at a time; also got '%s'", nbg_esc(files[1]));
+	free(files);
+	if (rc != NBG_EXIT_OK)
+		return rc;
+	a->model = o.model;
+	a->out = o.out;
+	a->from = (nbg_tensor_kind)o.from;
+	a->to = (nbg_tensor_kind)o.to;
+	a->keep_dtype = o.keep_dtype;
+	a->side = o.input.set ? 1 : o.output.set ? 2 : 0;
+	a->index = o.input.set ? o.input.value : o.output.value;
 	if (!a->model)
-		return tensor_usage_error("no --model given (the records come from it)", NULL);
+		return cli_usage("tensor", "no --model given (the records come from it)");
+	if (o.input.set && o.output.set)
+		return cli_usage("tensor", "one record at a time: --input N or --output N");
 	if (!a->side && (a->file || a->out))
-		return tensor_usage_error("--input N or --output N names the record to convert with",
-					  NULL);
+		return cli_usage("tensor", "--input N or --output N names the record to convert with");
 	if (a->side && (!a->file || !a->out))
-		return tensor_usage_error(a->file ? "no --out given" : "no tensor FILE given", NULL);
+		return cli_usage("tensor", a->file ? "no --out given" : "no tensor FILE given");
 	if (a->keep_dtype && a->side &&
 	    (a->to ? a->to : nbg_tensor_kind_of(a->out)) != NBG_TENSOR_NPY)
-		return tensor_usage_error("--keep-dtype applies to .npy output only", NULL);
+		return cli_usage("tensor", "--keep-dtype applies to .npy output only");
 	return 0;
 }
 

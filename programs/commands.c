@@ -316,6 +316,5 @@ void nbg_cli_option_list(FILE *out)
 {
 	for (size_t i = 0; i < cli_command_count(); i++)
 		for (const cli_option *o = cli_command_at(i)->options; o->name; o++)
-			fprintf(out, "%s %s %s\n", cli_command_at(i)->name, o->name,
-				o->kind == CLI_LEGACY ? "command" : "table");
+			fprintf(out, "%s %s\n", cli_command_at(i)->name, o->name);
 }

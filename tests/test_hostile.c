@@ -1335,7 +1335,7 @@ static void test_run_paths_escaped(void **state)
 	r = run(d);
 	expect(&r, 2);
 	no_terminal_bytes(&r);
-	assert_non_null(strstr(r.err, "got 'x\\033[1m'"));
+	assert_non_null(strstr(r.err, "not 'x\\033[1m'"));
 	run_free(&r);
 }
 
