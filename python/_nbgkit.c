@@ -47,7 +47,13 @@ static PyObject *raise_error(const nbg_error *err, const char *path)
 	const char *name = nbg_code_name(err->code);
 	int bad = 0;
 
-	exc = PyObject_CallFunction(cls, "s", err->message);
+	/* the message as text whatever its bytes (it may quote a file name) */
+	v = PyUnicode_DecodeUTF8(err->message, (Py_ssize_t)strnlen(err->message, sizeof(err->message)),
+				 "replace");
+	if (!v)
+		return NULL;
+	exc = PyObject_CallOneArg(cls, v);
+	Py_DECREF(v);
 	if (!exc)
 		return NULL;
 #define SET(attr, expr)                                                                    \

@@ -489,8 +489,10 @@ def _usage(message: str) -> UsageError:
 
 
 def open(source, *, strict: bool = True) -> Model:
-    """Opens an NBG file: ``source`` is a path (str, bytes or os.PathLike;
-    the file is mapped, not copied) or a bytes-like object (used in place).
+    """Opens an NBG file: ``source`` is a path (str or os.PathLike; the file
+    is mapped, not copied; ``os.fsdecode`` gives a str for a name that is not
+    UTF-8) or a bytes-like object holding the file (bytes, bytearray,
+    memoryview, mmap: used in place, not copied).
     Parses and checks every rule and checksum, as ``nbg inspect`` does.
     ``strict=False`` opens a file whose only failure is a checksum, as
     ``nbg inspect`` still reports it (``valid`` False, integrity

@@ -9,7 +9,8 @@ import numpy as np
 __version__: str
 BACKENDS: Tuple[str, ...]
 
-Source = Union[str, bytes, "os.PathLike[str]", bytearray, memoryview]
+# a path (str, os.PathLike) or the file's bytes (bytes-like)
+Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
 Backend = Literal["auto", "nnsdk", "viplite", "cpu"]
 
 class Error(Exception):

@@ -124,6 +124,25 @@ def test_pathlike_and_context():
     m.close()  # twice is harmless
 
 
+def test_non_utf8_name(tmp_path):
+    """A name that is not UTF-8 (os.fsdecode): the same document and, for a
+    missing file, the same message as the command given the raw bytes."""
+    raw = os.fsencode(str(tmp_path)) + b"/\xff\x1b[31m.nb"
+    with builtins.open(raw, "wb") as f:
+        f.write(open(SAMPLE, "rb").read())
+    p = subprocess.run([NBG, "inspect", "--json", raw], capture_output=True)
+    assert p.returncode == 0
+    with nbgkit.open(os.fsdecode(raw)) as m:
+        assert m.to_dict() == json.loads(p.stdout)
+    os.unlink(raw)
+    p = subprocess.run([NBG, "inspect", raw], capture_output=True)
+    with pytest.raises(nbgkit.ReadError) as ei:
+        nbgkit.open(os.fsdecode(raw))
+    assert p.returncode == ei.value.exit_code == 3
+    assert ei.value.message in p.stderr.decode()
+    assert "\x1b" not in ei.value.message
+
+
 def test_ledger_equals_cli():
     rc, want = cli_json("ledger", "--json", SAMPLE)
     assert rc == 0
