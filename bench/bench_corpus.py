@@ -8,7 +8,7 @@ hits both alike, over two sets:
   real   the real corpus directory, named REPEAT times on the command line
          (each PATH is walked on its own, so every file is measured REPEAT
          times: enough work for a stable time);
-  small  COUNT synthesized files (copies of samples/sample.nb, 5,140 bytes,
+  small  COUNT synthesized files (copies of samples/sample.nb, 15,056 bytes,
          100 to a directory), built in a temporary directory and removed.
 
 For each it prints the best and the median wall time of each job count, the

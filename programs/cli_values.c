@@ -164,30 +164,30 @@ int cli_op_arg(const char *value, void *dest)
 	return 0;
 }
 
-int cli_record_arg(const char *value, void *dest)
+/* A cli_record from a whole number in [0, max]; `text` says what it is. */
+static int record_of(const char *value, void *dest, int base, unsigned long long max,
+		     const char *text)
 {
 	cli_record *r = dest;
 	unsigned long long n;
 
-	if (whole(value, 10, 65535, &n) != 0)
-		return refused("nbg tensor: a record index is a whole number from 0 to 65535",
-			       value);
+	if (whole(value, base, max, &n) != 0)
+		return refused(text, value);
 	r->set = 1;
 	r->value = (unsigned long)n;
 	return 0;
 }
 
+int cli_record_arg(const char *value, void *dest)
+{
+	return record_of(value, dest, 10, 65535,
+			 "nbg tensor: a record index is a whole number from 0 to 65535");
+}
+
 int cli_input_kind_arg(const char *value, void *dest)
 {
-	cli_record *r = dest;
-	unsigned long long n;
-
-	if (whole(value, 0, 255, &n) != 0)
-		return refused("nbg run: --input-kind takes a whole number from 0 to 255",
-			       value);
-	r->set = 1;
-	r->value = (unsigned long)n;
-	return 0;
+	return record_of(value, dest, 0, 255,
+			 "nbg run: --input-kind takes a whole number from 0 to 255");
 }
 
 int cli_tolerance_arg(const char *value, void *dest)

@@ -109,7 +109,7 @@ static int cmd_merge(const opts *o)
 		nbg_error err;
 		int e = corpus_read_file(o->paths[i], &text, &len);
 		if (e) {
-			corpus_warn("cannot read part %s: %s", o->paths[i],
+			corpus_warn("cannot read part %s: %s", nbg_esc(o->paths[i]),
 				    e == EINVAL ? "not a regular file" : strerror(e));
 			rc = NBG_EXIT_IO;
 			break;
@@ -119,10 +119,10 @@ static int cmd_merge(const opts *o)
 			rc = nbg_code_exit(err.code);
 		} else if ((e = nbg_corpus_merge(all, part)) == NBG_E_CORPUS_PART) {
 			corpus_warn("%s: %s: counts do not add up: with the parts before it a count "
-				    "passes 2^64-1", nbg_code_name(NBG_E_CORPUS_PART), o->paths[i]);
+				    "passes 2^64-1", nbg_code_name(NBG_E_CORPUS_PART), nbg_esc(o->paths[i]));
 			rc = nbg_code_exit(NBG_E_CORPUS_PART);
 		} else if (e != NBG_OK) {
-			corpus_warn("out of memory merging %s", o->paths[i]);
+			corpus_warn("out of memory merging %s", nbg_esc(o->paths[i]));
 			rc = NBG_EXIT_IO;
 		}
 		nbg_corpus_free(part);

@@ -16,7 +16,7 @@
 #include "nbg/session.h"
 #include "nbg/targets.h"
 
-/* A path or vendor message: printable ASCII as is, other bytes as \xNN. */
+/* A vendor message or symbol: printable ASCII as is, other bytes as \xNN. */
 static void put_text(const char *s)
 {
 	char *e = nbg_text_escape(s, SIZE_MAX);
@@ -27,7 +27,7 @@ static void put_text(const char *s)
 static void print_nodes(const nbg_rt_probe *p)
 {
 	fputs("device root: ", stdout);
-	put_text(p->device_root);
+	fputs(nbg_esc(p->device_root), stdout);
 	fputc('\n', stdout);
 	for (int i = 0; i < NBG_RT_PROBE_NODES; i++) {
 		const nbg_rt_probe_node *n = &p->nodes[i];
@@ -37,7 +37,7 @@ static void print_nodes(const nbg_rt_probe *p)
 	}
 	if (p->backend == NBG_RT_BACKEND_NONE || p->backend == NBG_RT_BACKEND_GPU) {
 		fputs("NPU: none found under ", stdout);
-		put_text(p->device_root);
+		fputs(nbg_esc(p->device_root), stdout);
 		puts(p->backend == NBG_RT_BACKEND_GPU
 			     ? " (mali0 is a GPU; libnnsdk would use its TFLite delegate)" : "");
 	} else {
@@ -51,7 +51,7 @@ static void print_report(const nbg_rt_backend_report *r, const char *generation)
 {
 	char t[200];
 	printf("%s (", generation);
-	put_text(r->library);
+	fputs(nbg_esc(r->library), stdout);
 	printf("): %s", r->library_found ? "found" : "not found");
 	if (r->library_found) {
 		printf(", %u/%u entry points", r->symbols_resolved, r->symbols_wanted);
@@ -88,7 +88,7 @@ static void print_machine(const nbg_rt_machine *m)
 	if (m->selected >= 0) {
 		const nbg_rt_backend_report *r = &m->reports[m->selected];
 		printf("nbg run --backend auto would use: %s (", nbg_rt_select_name(r->backend));
-		put_text(r->library);
+		fputs(nbg_esc(r->library), stdout);
 		puts(")");
 	} else {
 		puts("nbg run --backend auto would use: nothing (no NBG-capable device node)");
@@ -128,9 +128,8 @@ int nbg_cmd_probe(int argc, char **argv)
 		return NBG_EXIT_IO;
 	}
 	if (!m.devices.npu_present) {
-		char *d = nbg_text_escape(m.devices.device_root, SIZE_MAX);
-		fprintf(stderr, "nbg probe: no NPU device found under %s\n", d ? d : "?");
-		free(d);
+		fprintf(stderr, "nbg probe: no NPU device found under %s\n",
+			nbg_esc(m.devices.device_root));
 	}
 	return m.ready ? NBG_EXIT_OK : NBG_EXIT_RUNTIME;
 }

@@ -74,12 +74,19 @@ static json_t *json_text(const char *s)
 	return j ? j : json_null();
 }
 
-/* A path in JSON: as it is when it is UTF-8, else the \\xNN text of
- * json_text (as every JSON report writes paths; doc/json-report.md). */
+/* A path in JSON: as it is when it is UTF-8, else escaped as
+ * nbg_path_escape does (as every JSON report writes paths). */
 static json_t *json_path(const char *s)
 {
 	json_t *j = s ? json_string(s) : NULL;
-	return j ? j : s ? json_text(s) : json_null();
+	char *e;
+
+	if (j || !s)
+		return j ? j : json_null();
+	e = nbg_path_escape(s);
+	j = e ? json_string(e) : NULL;
+	free(e);
+	return j ? j : json_null();
 }
 
 static json_t *json_shape(const nbg_io *io)

@@ -118,7 +118,7 @@ static int list_records(const nbg_model *m)
 static int tensor_fail(const char *path, nbg_tensor_kind kind, const nbg_error *e)
 {
 	fprintf(stderr, "nbg tensor: %s: ", nbg_code_name(e->code));
-	put_escaped(stderr, path);
+	fputs(nbg_esc(path), stderr);
 	fprintf(stderr, " (as %s) at offset %llu: ", nbg_tensor_kind_name(kind),
 		(unsigned long long)e->offset);
 	fprintf(stderr, "%s\n", nbg_esc_msg(e->message));
@@ -136,12 +136,12 @@ static int summary(const tensor_args *a, const nbg_io *io, nbg_tensor_kind from,
 	fputs(" (", f);
 	describe_record(f, io);
 	fputs("): ", f);
-	put_escaped(f, a->file);
+	fputs(nbg_esc(a->file), f);
 	fprintf(f, " (%s) -> ", nbg_tensor_kind_name(from));
 	if (to_stdout)
 		fputs("standard output", f);
 	else
-		put_escaped(f, a->out);
+		fputs(nbg_esc(a->out), f);
 	fprintf(f, " (%s%s, %zu bytes)\n", nbg_tensor_kind_name(to),
 		to == NBG_TENSOR_NPY ? (a->keep_dtype ? " in the record's dtype" : " float32") : "",
 		size);
@@ -152,7 +152,7 @@ static int summary(const tensor_args *a, const nbg_io *io, nbg_tensor_kind from,
 static int tensor_changed(const char *path)
 {
 	fprintf(stderr, "nbg tensor: %s: ", nbg_code_name(NBG_E_FILE_CHANGED));
-	put_escaped(stderr, path);
+	fputs(nbg_esc(path), stderr);
 	fputs(" shrank while it was being read (another process truncated it): nothing is "
 	      "written\n", stderr);
 	return nbg_code_exit(NBG_E_FILE_CHANGED);

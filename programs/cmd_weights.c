@@ -210,7 +210,7 @@ static json_t *document(const nbg_model *m, const nbg_graph *g, const nbg_comman
 	/* a name that is not UTF-8 goes in escaped (ls -b rules) */
 	json_t *path = json_string(a->file);
 	if (!path) {
-		char *e = nbg_text_escape(a->file, SIZE_MAX);
+		char *e = nbg_path_escape(a->file);
 		path = e ? json_string(e) : json_null();
 		free(e);
 	}

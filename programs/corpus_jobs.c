@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "corpus_cli.h"
 #include "manifest.h"
 
@@ -46,10 +47,15 @@ typedef struct worker {
 	int oom;                /* no memory for the worker's item */
 } worker;
 
-static char *message_for(const nbg_corpus_item *it, const char *path)
+/* On a job's thread: the path escaped with nbg_path_escape, not the
+ * main thread's nbg_esc. */
+static char *message_for(const nbg_corpus_item *it, const char *raw)
 {
-	char *m = NULL;
+	char *m = NULL, *path = nbg_path_escape(raw);
 	int r;
+
+	if (!path)
+		return NULL;
 
 	const nbg_error *err = nbg_corpus_item_error(it);
 	nbg_corpus_status st = nbg_corpus_item_status(it);
@@ -59,6 +65,7 @@ static char *message_for(const nbg_corpus_item *it, const char *path)
 			     err->offset, err->message);
 	else
 		r = asprintf(&m, "%s: %s", nbg_corpus_status_name(st), err->message);
+	free(path);
 	return r < 0 ? NULL : m;
 }
 
@@ -177,7 +184,7 @@ static int consume(pool *p)
 		slot s;
 		if (!take(p, k, &s, k, bytes)) {
 			corpus_warn("out of memory for a job: the run stopped at %s",
-				    corpus_list_path(r->list, k));
+				    nbg_esc(corpus_list_path(r->list, k)));
 			return NBG_EXIT_IO;
 		}
 		bytes += s.bytes;
@@ -195,7 +202,7 @@ static int consume(pool *p)
 		if (oom || (r->records && r->records->err) || (r->manifest && r->manifest->err)) {
 			if (oom)
 				corpus_warn("out of memory for the record or manifest line of %s",
-					    corpus_list_path(r->list, k));
+					    nbg_esc(corpus_list_path(r->list, k)));
 			return NBG_EXIT_IO;
 		}
 	}

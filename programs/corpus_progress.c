@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "corpus_cli.h"
 
 static struct {
@@ -42,19 +43,18 @@ static void clear_line(void)
 
 void corpus_warn(const char *fmt, ...)
 {
-	char *buf = NULL, *e = NULL;
+	char *buf = NULL;
 	va_list ap;
 
+	/* paths arrive escaped (nbg_esc); a control byte left in the text
+	 * escapes the whole of it */
 	va_start(ap, fmt);
 	if (vasprintf(&buf, fmt, ap) < 0)
 		buf = NULL;
 	va_end(ap);
-	if (buf)
-		e = nbg_text_escape(buf, SIZE_MAX);
-	free(buf);
 	clear_line();
-	fprintf(stderr, "nbg corpus: %s\n", e ? e : "(out of memory)");
-	free(e);
+	fprintf(stderr, "nbg corpus: %s\n", buf ? nbg_esc_msg(buf) : "(out of memory)");
+	free(buf);
 	P.last = 0; /* redraw at the next update */
 }
 

@@ -36,4 +36,5 @@ fi
 
 [ -d build ] || meson setup build --buildtype=debugoptimized -Dwerror=true
 meson compile -C build
+echo "samples/sample.nb: a synthesized model (tests/sample_model.c), not a real one"
 ./build/nbg inspect samples/sample.nb

@@ -104,6 +104,12 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run('map', sample, '--svg=' + svg)
     if r.returncode != 0 or not open(svg).read().startswith('<?xml'):
         bad.append('map --svg=OUT: exit %d %r' % (r.returncode, r.stderr))
+    # two outputs for one picture: a sentence, not a bare usage
+    r = run('graph', sample, '--svg', os.path.join(tmp, 'a.svg'), '--dot',
+            os.path.join(tmp, 'a.dot'))
+    if r.returncode != 2 or 'give one of them' not in r.stderr or \
+            sorted(os.listdir(tmp)) != sorted(['not.nb', '-model.nb', 'm.svg']):
+        bad.append('graph --svg A --dot B: exit %d, %r' % (r.returncode, r.stderr))
 # The table's parser, for every option it parses: an unknown option, a
 # typo (the option without its last letter), a missing value and a bad
 # choice each give exit 2 and a sentence naming the option.

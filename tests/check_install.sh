@@ -49,8 +49,8 @@ ${CC:-cc} -std=c11 -Wall -Wextra -Werror $san -o "$tmp/example" "$tmp/example.c"
 # shellcheck disable=SC2086 # the wrapper is words
 out=$(LD_LIBRARY_PATH="$libdir" ${MESON_EXE_WRAPPER:-} "$tmp/example" "$src/samples/sample.nb")
 echo "example: $out"
-# The sample's one input is INT16 [1,128,128,3]: 98304 bytes (README's report).
-[ "$out" = "input 0: 98304 bytes" ] || { echo "unexpected example output"; exit 1; }
+# The sample's one input is UINT8 [1,28,28,1]: 784 bytes (README's report).
+[ "$out" = "input 0: 784 bytes" ] || { echo "unexpected example output"; exit 1; }
 # shellcheck disable=SC2086
 LD_LIBRARY_PATH="$libdir" ${MESON_EXE_WRAPPER:-} "$tmp/example" /nonexistent.nb &&
 	{ echo "example accepted a missing file"; exit 1; }

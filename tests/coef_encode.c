@@ -588,7 +588,7 @@ static uint32_t get32le(const uint8_t *p)
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static void put_bits(uint8_t *cmd, unsigned w, unsigned lo, unsigned n, uint32_t v)
+void ce_put_bits(uint8_t *cmd, unsigned w, unsigned lo, unsigned n, uint32_t v)
 {
 	uint32_t x = get32le(cmd + 4 * w), mask = ((n >= 32 ? 0u : 1u << n) - 1u) << lo;
 	put32le(cmd + 4 * w, (x & ~mask) | ((v << lo) & mask));
@@ -604,17 +604,17 @@ uint8_t *ce_nbg_file(const ce_layer *l, const uint8_t *stream, size_t n, uint32_
 	fx_section *patch = fx_find(s, 10), *coef;
 	uint32_t table[4] = { 0, 500, 512, (uint32_t)n };
 
-	put_bits(nn, 0, 2, 4, l->kx);
-	put_bits(nn, 0, 6, 14, l->kz);
-	put_bits(nn, 0, 20, 7, ce_superblock(l));
-	put_bits(nn, 1, 19, 13, 10);              /* in_image_y_size */
-	put_bits(nn, 3, 6, 13, l->plane);         /* out x */
-	put_bits(nn, 3, 19, 13, 1);               /* out y */
-	put_bits(nn, 4, 0, 14, l->out);
-	put_bits(nn, 15, 2, 16, (uint32_t)l->in_zp);
-	put_bits(nn, 18, 26, 1, l->scale != NULL);
-	put_bits(nn, 22, 0, 8, l->zp);
-	put_bits(nn, 22, 17, 1, (uint32_t)l->depthwise);
+	ce_put_bits(nn, 0, 2, 4, l->kx);
+	ce_put_bits(nn, 0, 6, 14, l->kz);
+	ce_put_bits(nn, 0, 20, 7, ce_superblock(l));
+	ce_put_bits(nn, 1, 19, 13, 10);              /* in_image_y_size */
+	ce_put_bits(nn, 3, 6, 13, l->plane);         /* out x */
+	ce_put_bits(nn, 3, 19, 13, 1);               /* out y */
+	ce_put_bits(nn, 4, 0, 14, l->out);
+	ce_put_bits(nn, 15, 2, 16, (uint32_t)l->in_zp);
+	ce_put_bits(nn, 18, 26, 1, l->scale != NULL);
+	ce_put_bits(nn, 22, 0, 8, l->zp);
+	ce_put_bits(nn, 22, 17, 1, (uint32_t)l->depthwise);
 	fx_set(s, 7, nn, sizeof(nn), 0, 192);
 	/* patch 1 (the NN operation's first): kernel_address from entry 1 */
 	memcpy(pat, patch->data, sizeof(pat));

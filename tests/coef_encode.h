@@ -53,6 +53,9 @@ uint8_t *ce_encode(const ce_layer *l, const ce_opts *o, size_t *size);
  * sum((w - zp) * in_zp), v8a adds sum((w - zp) * (128 - in_zp)). */
 int32_t ce_stored_bias(const ce_layer *l, int format, uint32_t c);
 
+/* Sets bits lo..lo+n-1 of little-endian word w of a command to v. */
+void ce_put_bits(uint8_t *cmd, unsigned w, unsigned lo, unsigned n, uint32_t v);
+
 /* The fixture's v2 file (tests/fixture.h) with its NN command describing l,
  * its kernel patch naming COEF_DATA_TABLE entry 1 and that entry holding
  * the stream, 64 bytes of 0xEE after it; the header's target word set to

@@ -2,8 +2,8 @@
  * test_cli.c - the nbg command as a user runs it: exit codes, the messages
  * people act on, and golden output (stdout compared with tests/golden/;
  * NBG_REGEN_GOLDEN=1 rewrites the golden files after an intended change).
- * The committed sample (samples/sample.nb) must equal what the fixture
- * builder makes, so it can always be rebuilt.
+ * The committed sample (samples/sample.nb) must equal what its builder
+ * (tests/sample_model.c) makes, so it can always be rebuilt.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +21,7 @@
 #include "corpus.h"
 #include "fixture.h"
 #include "nbg/nbg.h"
+#include "sample_model.h"
 
 static char *slurp(const char *path)
 {
@@ -53,8 +54,7 @@ static void golden(const char *name, const char *got)
 static void test_sample_is_reproducible(void **state)
 {
 	size_t n, m;
-	fx_spec *s = fx_default();
-	uint8_t *built = fx_build(s, &n);
+	uint8_t *built = sm_build(&n);
 	uint8_t *file = fx_read_file(NBG_SOURCE_DIR "/samples/sample.nb", &m);
 	if (getenv("NBG_REGEN_GOLDEN")) {
 		FILE *f = fopen(NBG_SOURCE_DIR "/samples/sample.nb", "wb");
@@ -68,16 +68,19 @@ static void test_sample_is_reproducible(void **state)
 	}
 	free(built);
 	free(file);
-	fx_free(s);
 }
 
 static void test_inspect_sample(void **state)
 {
 	fx_run_result r = fx_run_nbg(FX_IN_SOURCE, "%s", "inspect samples/sample.nb");
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "  input 0: dims [1,128,128,3] (file order 3,128,128,1) "
-				      "INT16 dfp fl=15 bytes=98304 aligned=98304 name=input/output[0]\n"));
+	/* the builder's input record (tests/sample_model.c): dims 1,28,28,1
+	 * innermost first, UINT8 affine, scale 1/255, zero point 0 */
+	assert_non_null(strstr(r.out, "  input 0: dims [1,28,28,1] (file order 1,28,28,1) "
+				      "UINT8 affine scale=0.00392157 zp=0 bytes=784 aligned=832 "
+				      "name=input/output[0]\n"));
 	assert_non_null(strstr(r.out, "  Version:                   0x00020000 (v2)\n"));
+	assert_non_null(strstr(r.out, "  Network name:              " SM_NAME "\n"));
 	assert_string_equal(r.err, "");
 	golden("sample.inspect.txt", r.out);
 	fx_run_free(&r);
@@ -93,11 +96,12 @@ static void test_inspect_json(void **state)
 	assert_true(json_is_true(json_object_get(j, "valid")));
 	json_t *in0 = json_array_get(json_object_get(j, "inputs"), 0);
 	json_t *outer = json_object_get(in0, "dimensions_outermost_first");
-	assert_int_equal(json_integer_value(json_array_get(outer, 1)), 128);
-	assert_int_equal(json_integer_value(json_array_get(outer, 3)), 3);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(in0, "quantization"),
-							    "fixed_point_position")), 15);
-	assert_string_equal(json_string_value(json_object_get(in0, "data_format_name")), "INT16");
+	assert_int_equal(json_integer_value(json_array_get(outer, 1)), 28);
+	assert_int_equal(json_integer_value(json_array_get(outer, 3)), 1);
+	json_t *q = json_object_get(in0, "quantization");
+	assert_int_equal(json_integer_value(json_object_get(q, "zero_point")), 0);
+	assert_float_equal(json_real_value(json_object_get(q, "scale")), 1.0 / 255.0, 1e-9);
+	assert_string_equal(json_string_value(json_object_get(in0, "data_format_name")), "UINT8");
 	json_decref(j);
 	golden("sample.inspect.json", r.out);
 	fx_run_free(&r);
@@ -193,7 +197,7 @@ static void test_failures(void **state)
 	assert_int_equal(r.status, 1);
 	j = json_loads(r.out, 0, NULL);
 	assert_non_null(j);
-	assert_non_null(strstr(json_string_value(json_object_get(j, "path")), "\\xff"));
+	assert_non_null(strstr(json_string_value(json_object_get(j, "path")), "\\377"));
 	json_decref(j);
 	fx_run_free(&r);
 	unlink(odd);

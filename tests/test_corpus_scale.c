@@ -1055,12 +1055,12 @@ static void test_hostile_entries(void **state)
 	/* the odd name: escaped in the record, never raw */
 	json_t *odd = json_array_get(all, 1);
 	const char *op = json_string_value(json_object_get(odd, "path"));
-	assert_non_null(strstr(op, "name\\x01\\xff.nb"));
+	assert_non_null(strstr(op, "name\\001\\377.nb"));
 	json_decref(all);
 	/* stderr: the report and the messages, every byte printable */
 	for (const unsigned char *q = (const unsigned char *)r.err; *q; q++)
 		assert_true(*q == '\n' || (*q >= 0x20 && *q < 0x7f));
-	assert_non_null(strstr(r.err, "name\\x01\\xff.nb: bad-magic"));
+	assert_non_null(strstr(r.err, "name\\001\\377.nb: bad-magic"));
 	assert_non_null(strstr(r.err, "is a FIFO, not a regular file"));
 	assert_non_null(strstr(r.err, "is a character device"));
 	fx_run_free(&r);

@@ -35,7 +35,7 @@ char *nbg_ledger_json(const nbg_ledger *l, const char *path)
 	}
 	snprintf(ver, sizeof(ver), "0x%08x", l->version);
 	if (path)
-		json_object_set_new(root, "path", nbg_json_str(path));
+		json_object_set_new(root, "path", nbg_json_path(path));
 	json_object_set_new(root, "family", json_integer(l->family));
 	json_object_set_new(root, "version", json_string(ver));
 	json_object_set_new(root, "file_size", json_integer((json_int_t)l->file_size));

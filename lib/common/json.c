@@ -71,6 +71,21 @@ json_t *nbg_json_str(const char *s)
 	return nbg_json_text(s, SIZE_MAX);
 }
 
+json_t *nbg_json_path(const char *path)
+{
+	json_t *j;
+	char *e;
+
+	if (!path)
+		return json_null();
+	if ((j = json_string(path)) != NULL)
+		return j;
+	e = nbg_path_escape(path);
+	j = e ? json_string(e) : NULL;
+	free(e);
+	return j ? j : json_null();
+}
+
 json_t *nbg_json_sha(const uint8_t d[32])
 {
 	char hex[65];

@@ -19,5 +19,9 @@ NBG_INTERNAL json_t *nbg_json_text(const char *s, size_t max);
 /* A JSON string for any C string of any length (paths): kept as is when it
  * is valid UTF-8, else every byte >= 0x80 becomes \xNN.  NULL -> null. */
 NBG_INTERNAL json_t *nbg_json_str(const char *s);
+/* A file name: kept as is when it is valid UTF-8, else escaped as
+ * nbg_path_escape does (the one form every printed name takes).
+ * NULL -> null. */
+NBG_INTERNAL json_t *nbg_json_path(const char *path);
 
 #endif

@@ -143,7 +143,7 @@ static json_t *report_object(const nbg_model *m, const char *path)
 	char ver[16];
 
 	json_object_set_new(root, "nbgkit_version", json_string(NBG_VERSION_STRING));
-	json_object_set_new(root, "path", nbg_json_str(path));
+	json_object_set_new(root, "path", nbg_json_path(path));
 	json_object_set_new(root, "valid", json_boolean(m->integrity != NBG_INTEGRITY_FAILED));
 	json_object_set_new(root, "family", json_integer(m->family));
 	json_object_set_new(root, "magic", json_string("VPMN"));
@@ -204,7 +204,7 @@ char *nbg_error_json(const nbg_error *err, const char *path)
 {
 	json_t *root = json_pack("{s:s,s:o,s:b,s:{s:s,s:I,s:s,s:s}}", "nbgkit_version",
 				 NBG_VERSION_STRING, "path",
-				 nbg_json_str(path), "valid", 0, "error",
+				 nbg_json_path(path), "valid", 0, "error",
 				 "code", nbg_code_name(err->code) ? nbg_code_name(err->code) : "io",
 				 "offset", (json_int_t)err->offset, "field", err->field,
 				 "message", err->message);

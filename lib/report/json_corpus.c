@@ -215,7 +215,7 @@ char *nbg_corpus_record_json(const nbg_corpus_item *it, const char *path)
 		json_decref(notes);
 		return NULL;
 	}
-	json_object_set_new(o, "path", nbg_json_str(path));
+	json_object_set_new(o, "path", nbg_json_path(path));
 	json_object_set_new(o, "size", it->has_size ? ju64(it->size) : json_null());
 	json_object_set_new(o, "sha256", it->has_sha256 ? nbg_json_sha(it->sha256) : json_null());
 	json_object_set_new(o, "status", json_string(nbg_corpus_status_name(it->status)));

@@ -11,7 +11,7 @@
 
 static json_t *side(const nbg_model *m, const char *path, int checksums_match)
 {
-	return json_pack("{s:o,s:I,s:I,s:I,s:I,s:o,s:b}", "path", nbg_json_str(path), "family",
+	return json_pack("{s:o,s:I,s:I,s:I,s:I,s:o,s:b}", "path", nbg_json_path(path), "family",
 			 (json_int_t)m->family, "version", (json_int_t)m->version, "target",
 			 (json_int_t)m->target, "file_size", (json_int_t)m->file_size, "sha256",
 			 nbg_json_sha(m->file_sha256), "checksums_match", checksums_match);
@@ -149,7 +149,7 @@ char *nbg_diff_error_json(const char *which, const char *path, const nbg_error *
 	json_t *e = json_object();
 	if (which)
 		json_object_set_new(e, "file", json_string(which));
-	json_object_set_new(e, "path", nbg_json_str(path));
+	json_object_set_new(e, "path", nbg_json_path(path));
 	json_object_set_new(e, "code", json_string(code ? code : "unknown"));
 	json_object_set_new(e, "offset", json_integer((json_int_t)err->offset));
 	json_object_set_new(e, "field", nbg_json_str(err->field));

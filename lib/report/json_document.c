@@ -74,7 +74,7 @@ nbg_code nbg_json_document_write(FILE *out, const nbg_model *m, const char *path
 	nbg_jw_object(&w, NULL);
 	if (what & NBG_JSON_DOC_NO_CORE) {
 		nbg_jw_put(&w, "nbgkit_version", json_string(NBG_VERSION_STRING));
-		nbg_jw_put(&w, "path", nbg_json_str(path));
+		nbg_jw_put(&w, "path", nbg_json_path(path));
 	} else {
 		nbg_report_json_write(&w, m, path);
 	}

@@ -28,7 +28,7 @@ static json_t *nodes_json(const nbg_rt_probe *p)
 		const nbg_rt_probe_node *n = &p->nodes[i];
 		json_t *jn = json_object();
 		json_object_set_new(jn, "name", json_string(n->name));
-		json_object_set_new(jn, "path", nbg_json_str(n->path));
+		json_object_set_new(jn, "path", nbg_json_path(n->path));
 		json_object_set_new(jn, "present", json_boolean(n->present));
 		json_object_set_new(jn, "char_device", json_boolean(n->is_char_device));
 		json_object_set_new(jn, "backend", json_integer(n->backend));
@@ -65,7 +65,7 @@ static json_t *report_json(const nbg_rt_backend_report *r, const char *generatio
 	json_t *o = json_object();
 	json_object_set_new(o, "backend", json_string(nbg_rt_select_name(r->backend)));
 	json_object_set_new(o, "generation", json_string(generation ? generation : ""));
-	json_object_set_new(o, "library", nbg_json_str(r->library));
+	json_object_set_new(o, "library", nbg_json_path(r->library));
 	json_object_set_new(o, "found", json_boolean(r->library_found));
 	json_t *sym = json_object();
 	json_object_set_new(sym, "wanted", json_integer(r->symbols_wanted));
@@ -90,7 +90,7 @@ char *nbg_rt_machine_json(const nbg_rt_machine *m)
 		return NULL;
 	const nbg_rt_probe *p = &m->devices;
 	json_t *doc = json_object();
-	json_object_set_new(doc, "device_root", nbg_json_str(p->device_root));
+	json_object_set_new(doc, "device_root", nbg_json_path(p->device_root));
 	json_object_set_new(doc, "nodes", nodes_json(p));
 	json_object_set_new(doc, "backend", json_integer(p->backend));
 	json_object_set_new(doc, "backend_name", json_string(nbg_rt_backend_name(p->backend)));
@@ -106,7 +106,7 @@ char *nbg_rt_machine_json(const nbg_rt_machine *m)
 		const nbg_rt_backend_report *r = &m->reports[m->selected];
 		sel = json_object();
 		json_object_set_new(sel, "backend", json_string(nbg_rt_select_name(r->backend)));
-		json_object_set_new(sel, "library", nbg_json_str(r->library));
+		json_object_set_new(sel, "library", nbg_json_path(r->library));
 	}
 	json_object_set_new(doc, "selected", sel);
 	json_object_set_new(doc, "ready", json_boolean(m->ready));
