@@ -303,29 +303,72 @@ def test_diff_equals_cli(tmp_path):
     assert (ei.value.code, ei.value.offset) == (want["error"]["code"], want["error"]["offset"])
 
 
+def ref_quantize(t, x):
+    """numpy's reading of the record's quantization: affine q = round(x /
+    scale) + zero_point, dynamic fixed point q = round(x * 2^fl), clipped to
+    the type; a float record stores the value itself."""
+    dt = np.dtype(t.numpy_dtype)
+    q = t.quantization
+    if dt.kind == "f":
+        return x.astype(dt)
+    if q.format == "affine":
+        v = np.rint(x.astype(np.float64) / q.scale) + q.zero_point
+    elif q.format == "dynamic_fixed_point":
+        v = np.rint(x.astype(np.float64) * 2.0 ** q.fixed_point_position)
+    else:
+        v = np.rint(x.astype(np.float64))
+    info = np.iinfo(dt)
+    return np.clip(v, info.min, info.max).astype(dt)
+
+
+def ref_dequantize(t, raw):
+    q = t.quantization
+    v = raw.astype(np.float64)
+    if q.format == "affine":
+        v = (v - q.zero_point) * q.scale
+    elif q.format == "dynamic_fixed_point":
+        v = v / 2.0 ** q.fixed_point_position
+    return v.astype(np.float32)
+
+
+def random_stored(rng, t):
+    dt = np.dtype(t.numpy_dtype)
+    if dt.kind == "f":
+        return rng.uniform(-100, 100, size=t.shape).astype(dt)
+    info = np.iinfo(dt)
+    return rng.integers(info.min, info.max + 1, size=t.shape).astype(dt)
+
+
 def test_quantize_dequantize_numpy():
-    """The sample's input is INT16 dynamic fixed point (fl 15) and its output
-    INT8 (fl 7): q = round(x * 2^fl) clipped to the type, x = q / 2^fl."""
+    """Every input and output record of the sample, both ways, against the
+    formulas written above (values past the type's range included)."""
     rng = np.random.default_rng(1)
     with nbgkit.open(SAMPLE) as m:
+        for t in m.inputs + m.outputs:
+            assert t.numpy_dtype is not None
+            x = rng.uniform(-1.5, 1.5, size=t.shape).astype(np.float32)
+            if t.quantization.format == "affine":
+                x = x * np.float32(300 * t.quantization.scale)
+            is_out = t in m.outputs
+            q = np.frombuffer(m._raw.quantize(is_out, t.index, x.tobytes()),
+                              dtype=t.numpy_dtype).reshape(t.shape)
+            assert np.array_equal(q, ref_quantize(t, x)), t
+            raw = random_stored(rng, t)
+            f = np.frombuffer(m._raw.dequantize(is_out, t.index, raw.tobytes()), np.float32)
+            assert np.array_equal(f.reshape(t.shape), ref_dequantize(t, raw)), t
+        # the public methods: inputs quantize, outputs dequantize
         t = m.inputs[0]
-        fl = t.quantization.fixed_point_position
-        assert t.quantization.format == "dynamic_fixed_point"
-        x = rng.uniform(-1.2, 1.2, size=t.shape).astype(np.float32)
+        x = rng.uniform(-1, 1, size=t.shape).astype(np.float32)
         q = m.quantize(x, input=0)
-        info = np.iinfo(np.dtype(t.numpy_dtype))
-        want = np.clip(np.rint(x.astype(np.float64) * 2.0 ** fl), info.min, info.max)
         assert q.dtype == np.dtype(t.numpy_dtype) and q.shape == t.shape
-        assert np.array_equal(q, want.astype(q.dtype))
+        assert np.array_equal(q, ref_quantize(t, x))
         # size-1 dimensions may be left out
-        assert np.array_equal(m.quantize(x[0]), q)
+        assert np.array_equal(m.quantize(x.reshape([d for d in t.shape if d != 1])), q)
         o = m.outputs[0]
-        ofl = o.quantization.fixed_point_position
-        info = np.iinfo(np.dtype(o.numpy_dtype))
-        raw = rng.integers(info.min, info.max + 1, size=o.shape).astype(o.numpy_dtype)
+        raw = random_stored(rng, o)
         f = m.dequantize(raw, output=0)
         assert f.dtype == np.float32 and f.shape == o.shape
-        assert np.array_equal(f, (raw.astype(np.float64) / 2.0 ** ofl).astype(np.float32))
+        assert np.array_equal(f, ref_dequantize(o, raw))
         with pytest.raises(nbgkit.InvalidFileError) as ei:
             m.quantize(np.zeros((2, 2), np.float32))
         assert ei.value.code == "tensor-shape-mismatch"
@@ -333,15 +376,38 @@ def test_quantize_dequantize_numpy():
             m.quantize(x, input=5)
 
 
+def check_weights(ws, ops):
+    """Model.weights() against `nbg weights --json`'s operations: the status
+    of each, and each decoded array's bytes against the SHA-256 the command
+    prints (hashlib here, libnbg's SHA-256 there)."""
+    import hashlib
+    assert [(w.operation, w.status) for w in ws] == [(o["operation"], o["status"]) for o in ops]
+    for w, o in zip(ws, ops):
+        assert w.reason_id == (o["reason_id"] or "")
+        if w.status != "decoded":
+            assert w.codes is None
+            continue
+        assert list(w.shape) == o["shape"] and w.codes.shape == tuple(o["shape"])
+        assert w.codes.dtype == np.uint8 and not w.codes.flags.writeable
+        sums = o["sha256"]
+        assert hashlib.sha256(w.codes.tobytes()).hexdigest() == sums["weights"]
+        assert hashlib.sha256(w.bias.tobytes()).hexdigest() == sums["bias"]
+        assert hashlib.sha256(w.bias_stored.tobytes()).hexdigest() == sums["bias_stored"]
+        if sums["scale"] is None:
+            assert w.scale is None
+        else:
+            assert hashlib.sha256(w.scale.tobytes()).hexdigest() == sums["scale"]
+        assert int(w.codes.min()) == o["codes"]["min"]
+        assert int(w.codes.max()) == o["codes"]["max"]
+        assert int((w.codes == w.zero_point).sum()) == o["codes"]["zero_points"]
+
+
 def test_weights_sample():
-    """The sample's two NN operations have no kernel stream; the CLI says the
-    same per operation."""
     rc, doc = cli_json("weights", "--json", SAMPLE)
+    assert rc == 0
     with nbgkit.open(SAMPLE) as m:
         ws = m.weights()
-        assert [(w.operation, w.status, w.reason_id) for w in ws] == \
-            [(o["operation"], o["status"], o["reason_id"] or "") for o in doc["weights"]["operations"]]
-        assert all(w.codes is None for w in ws)
+        check_weights(ws, doc["weights"]["operations"])
         assert m.weights(ws[0].operation).operation == ws[0].operation
         with pytest.raises(nbgkit.UsageError):
             m.weights(10 ** 6)
