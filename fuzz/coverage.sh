@@ -38,6 +38,7 @@ for h in $harnesses; do
 	tensor) files="lib/tensor/npy.c lib/tensor/tensor.c lib/tensor/quant.c" ;;
 	sample) files="lib/tensor/sample.c" ;;
 	manifest) files="programs/manifest.c" ;;
+	cpu) files="lib/runtime/cpu/" ;;
 	corpus_part) files="lib/analysis/corpus_part.c lib/analysis/corpus.c lib/analysis/corpus_sets.c lib/report/json_corpus.c lib/report/text_corpus.c" ;;
 	*) files="lib/" ;;
 	esac

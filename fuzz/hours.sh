@@ -10,7 +10,7 @@ set -eu
 cd "$(dirname "$0")/.."
 runs=${1:-fuzz/runs.tsv}
 # The harnesses of fuzz/run.sh, in its order; one without a run gets a row too.
-all="parse report_json report_text ledger ledger_doc graph diff commands coef memory escape tensor sample manifest corpus_part"
+all="parse report_json report_text ledger ledger_doc graph diff commands coef memory escape tensor sample manifest corpus_part cpu"
 aim=2
 echo '| harness | runs | total time | total execs | of which synthesized-seed runs | failed runs | last coverage (cov / ft) | committed corpus |'
 echo '|---|---|---|---|---|---|---|---|'

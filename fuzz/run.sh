@@ -28,7 +28,7 @@ cd "$(dirname "$0")/.."
 
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-all="parse report_json report_text ledger ledger_doc graph diff commands coef memory escape tensor sample manifest corpus_part"
+all="parse report_json report_text ledger ledger_doc graph diff commands coef memory escape tensor sample manifest corpus_part cpu"
 harnesses=${*:-$all}
 for h in $harnesses; do
 	case " $all " in

@@ -138,9 +138,9 @@ typedef struct cli_run_opts {
 	const char *output_dir, *nnsdk, *device_root, *lib, *sample;
 	uint64_t loops, top, timeout;  /* 0: not given */
 	cli_real tolerance;
-	int float32_outputs, force_target, no_isolate;
+	int float32_outputs, force_target, no_isolate, check;
 	cli_record input_kind;
-	int backend;                   /* 0, or 1 + its place in auto|nnsdk|viplite */
+	int backend;                   /* 0, or 1 + its place in auto|nnsdk|viplite|cpu */
 	cli_size max_output, max_memory;
 } cli_run_opts;
 

@@ -25,6 +25,7 @@
 #include "cli_opts.h"
 #include "cli_out.h"
 #include "cmd_run.h"
+#include "nbg/cpu.h"
 #include "nbg/runtime.h"
 #include "nbg/session.h"
 #include "nbg/targets.h"
@@ -138,6 +139,7 @@ typedef struct run_args {
 	int backend_given;       /* --backend was given */
 	const char *lib;         /* --lib: the chosen backend's library */
 	int force_target, no_isolate;
+	int check;               /* --check: the CPU backend's plan, nothing run */
 	unsigned long top;       /* --top N, 0: none */
 	unsigned long timeout_s; /* --timeout, 0: the default */
 	const char *sample;      /* --sample FILE */
@@ -161,8 +163,8 @@ typedef struct staged_file {
 } staged_file;
 
 /* The options from the table (cli_table.c) into a; 0, or the exit code of
- * a usage error.  --backend is 1 + its place in auto|nnsdk|viplite, which
- * are nbg_rt_select's values. */
+ * a usage error.  --backend is 1 + its place in auto|nnsdk|viplite|cpu,
+ * which are nbg_rt_select's values. */
 static int parse_run_args(int argc, char **argv, run_args *a)
 {
 	cli_run_opts o = { 0 };
@@ -194,6 +196,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 	a->float32_outputs = o.float32_outputs;
 	a->force_target = o.force_target;
 	a->no_isolate = o.no_isolate;
+	a->check = o.check;
 	a->input_kind = (uint32_t)o.input_kind.value;
 	a->input_kind_given = o.input_kind.set;
 	a->backend = o.backend ? o.backend - 1 : NBG_RT_SELECT_AUTO;
@@ -215,6 +218,10 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 		return 0;
 	if (!a->model)
 		return cli_usage("run", "no model given");
+	if (a->check && a->backend != NBG_RT_SELECT_CPU)
+		return cli_usage("run", "--check lists what --backend cpu would run; give --backend cpu");
+	if (a->check)
+		return 0;
 	if (!a->input_count)
 		return cli_usage("run", "no --input given (one file per model input)");
 	if (!a->output_dir)
@@ -707,7 +714,8 @@ static int run_report(run_state *s, int rc)
 	const nbg_rt_session_result *r = s->res;
 	char t[200];
 	printf("model: %s (target 0x%08x), %lu loop%s on %s via %s (%s)\n", nbg_esc(s->a.model),
-	       s->m->target, r->loops, r->loops == 1 ? "" : "s", nbg_rt_backend_name(r->probe.backend),
+	       s->m->target, r->loops, r->loops == 1 ? "" : "s",
+	       r->backend == NBG_RT_SELECT_CPU ? "this machine" : nbg_rt_backend_name(r->probe.backend),
 	       nbg_esc(r->library),
 	       nbg_rt_select_name(r->backend));
 	if (r->cid_known)
@@ -915,12 +923,38 @@ static int run_sample(run_args *a)
 	return rc ? rc : worst;
 }
 
+/* --backend cpu --check: every operation's verdict; exit 4 when one is refused. */
+static int run_check(const run_args *a)
+{
+	nbg_loaded model;
+	int rc = nbg_load(a->model, NULL, &model);
+	if (rc != NBG_EXIT_OK) {
+		nbg_print_error(a->model, &model);
+		nbg_loaded_free(&model);
+		return rc;
+	}
+	nbg_cpu_plan *p = NULL;
+	nbg_error e;
+	if (nbg_cpu_plan_build(model.map.data, model.map.size, &p, &e) != NBG_OK) {
+		nbg_loaded_free(&model);
+		return rt_exit("check", &e);
+	}
+	printf("model: %s (target 0x%08x)\n", nbg_esc(a->model), model.model->target);
+	nbg_cpu_plan_print(stdout, p);
+	rc = nbg_cpu_plan_first_refused(p) ? NBG_EXIT_RUNTIME : NBG_EXIT_OK;
+	nbg_cpu_plan_free(p);
+	nbg_loaded_free(&model);
+	return rc;
+}
+
 int nbg_cmd_run(int argc, char **argv)
 {
 	run_args a;
 	int mismatch;
 	int rc = parse_run_args(argc, argv, &a);
-	if (rc == 0)
+	if (rc == 0 && a.check)
+		rc = run_check(&a);
+	else if (rc == 0)
 		rc = a.sample ? run_sample(&a) : run_one(&a, &mismatch);
 	free(a.inputs);
 	free(a.goldens);

@@ -98,6 +98,8 @@ static const struct {
 	{ NBG_E_INPUT_TOO_LARGE, "standard input bound (tests/test_hostile.c)" },
 	/* verify's own checks: options, not file content (tests/test_integrity.c) */
 	{ NBG_E_NOT_IN_MANIFEST, "verify --manifest (tests/test_integrity.c)" },
+	/* the CPU backend's refusals: a run, not the parser (tests/check_cpu.py) */
+	{ NBG_E_UNSUPPORTED_OPERATION, "the CPU backend (tests/check_cpu.py)" },
 	{ NBG_E_INTEGRITY_UNVERIFIED, "verify --require-checksum (tests/test_integrity.c)" },
 	{ NBG_OK, NULL },
 };

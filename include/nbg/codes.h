@@ -186,6 +186,8 @@
 	X(NOT_IN_MANIFEST, "not-in-manifest", 1,                                                   \
 	  "verify --manifest: the file is not listed in the manifest, so it was not compared.")     \
 	X(INTEGRITY_UNVERIFIED, "integrity-unverified", 1,                                         \
-	  "verify --require-checksum: no checksum, in the file or given, proved the file's bytes.")
+	  "verify --require-checksum: no checksum, in the file or given, proved the file's bytes.")   \
+	X(UNSUPPORTED_OPERATION, "unsupported-operation", 4,                                       \
+	  "The CPU backend cannot execute an operation of the model (the message names it and why).")
 
 #endif

@@ -36,9 +36,10 @@ typedef enum nbg_rt_select {
 				      galcore: libnnsdk */
 	NBG_RT_SELECT_NNSDK = 1,
 	NBG_RT_SELECT_VIPLITE = 2,
+	NBG_RT_SELECT_CPU = 3,     /* no board: nbgkit's CPU backend (nbg/cpu.h); never chosen by AUTO */
 } nbg_rt_select;
 
-/* "auto", "nnsdk", "viplite"; NULL outside the enum. */
+/* "auto", "nnsdk", "viplite", "cpu"; NULL outside the enum. */
 NBG_API const char *nbg_rt_select_name(int select);
 
 #define NBG_RT_SESSION_FORCE_TARGET 0x1u    /* create even when the CID differs */
@@ -82,7 +83,7 @@ typedef struct nbg_rt_session_output {
 } nbg_rt_session_output;
 
 typedef struct nbg_rt_session_result {
-	int backend;                  /* NBG_RT_SELECT_NNSDK or _VIPLITE: what ran */
+	int backend;                  /* NBG_RT_SELECT_NNSDK, _VIPLITE or _CPU: what ran */
 	char library[NBG_RT_PATH_MAX];
 	nbg_rt_probe probe;           /* the device probe */
 	int has_version;

@@ -1,0 +1,110 @@
+/*
+ * cpu.h - the CPU backend: executes the operations of a compiled model on
+ * this machine, from their decoded NN commands (nbg/commands.h) and kernel
+ * streams (nbg/weights.h), on the integer data the NPU would hold, with no
+ * board and no vendor library.
+ *
+ * What it executes (doc/cpu.md gives the rules and the evidence for each):
+ * NN-engine convolutions (conv, depthwise) with uint8 data and kernels,
+ * their bias, the requantization of the command (post_multiplier /
+ * post_shift fields, out_zero_point), fused ReLU, 2x2 max and first-pixel
+ * pooling, the input offset with a constant border; INIT and END records
+ * (nothing to compute).  Everything else is refused before anything runs:
+ * TP operations, SH and SW operations (shader or software code nbgkit does
+ * not decode), other data types, pooling modes and memory sources, each
+ * with a stable reason id (nbg_cpu_step.reason_id) and a sentence naming
+ * the operation, the field and its value.
+ *
+ * Memory is laid out as the file's patches say: one buffer per input and
+ * output record (their byte sizes), the VIP SRAM, the AXI SRAM and the
+ * memory pool (their sizes from the header); every operation reads and
+ * writes at the relocated addresses of its command, so a wrong recovered
+ * address gives a wrong result rather than a silently right one.  Every
+ * address range an operation touches is checked against its buffer before
+ * the run starts, and the work of each operation is bounded
+ * (NBG_CPU_MAX_MACS).
+ *
+ * Thread safety: a plan is immutable after nbg_cpu_plan_build and may be
+ * run from several threads, each run with its own state.
+ */
+#ifndef NBG_CPU_H
+#define NBG_CPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nbg.h"
+#include "runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the backend does with one OPERATIONS record. */
+typedef enum nbg_cpu_verdict {
+	NBG_CPU_EXECUTE = 0, /* computed from its decoded command and kernels */
+	NBG_CPU_NOTHING = 1, /* INIT / END: nothing to compute */
+	NBG_CPU_REFUSED = 2, /* cannot be executed: reason_id and reason say why */
+} nbg_cpu_verdict;
+
+/* "execute", "nothing", "refused"; NULL otherwise. */
+NBG_API const char *nbg_cpu_verdict_name(int verdict);
+
+/* Multiply-accumulates one operation may take; more is refused (work-limit). */
+#define NBG_CPU_MAX_MACS (1ull << 32)
+
+typedef struct nbg_cpu_step {
+	size_t operation;      /* OPERATIONS record index */
+	uint32_t type;         /* its type (enum nbg_graph_op_type) */
+	uint32_t layer_id;
+	char layer[65];        /* the layer's name, printable ASCII or "?" */
+	char what[96];         /* "NN conv 5x5x1 -> 20", "TP layout", "SH", ... */
+	int verdict;           /* nbg_cpu_verdict */
+	const char *reason_id; /* stable kebab-case id (doc/cpu.md); "" when executed */
+	char reason[256];      /* a sentence naming the field and value; "" when executed */
+	uint64_t macs;         /* multiply-accumulates (executed NN operations) */
+} nbg_cpu_step;
+
+typedef struct nbg_cpu_plan nbg_cpu_plan;
+
+/*
+ * Decodes model[0..size) (graph, commands, weights) and decides every
+ * operation's verdict.  The bytes must stay valid and unchanged while the
+ * plan lives.  Returns NBG_OK and *out (nbg_cpu_plan_free); MODEL_INVALID
+ * when the file does not parse, OUT_OF_MEMORY, INVALID_ARGUMENT.
+ */
+NBG_API nbg_code nbg_cpu_plan_build(const uint8_t *model, size_t size, nbg_cpu_plan **out,
+				    nbg_error *err);
+NBG_API void nbg_cpu_plan_free(nbg_cpu_plan *p);
+NBG_API size_t nbg_cpu_plan_count(const nbg_cpu_plan *p);
+NBG_API const nbg_cpu_step *nbg_cpu_plan_at(const nbg_cpu_plan *p, size_t i);
+/* Steps with a verdict; the first refused step (NULL when none). */
+NBG_API size_t nbg_cpu_plan_verdict_count(const nbg_cpu_plan *p, int verdict);
+NBG_API const nbg_cpu_step *nbg_cpu_plan_first_refused(const nbg_cpu_plan *p);
+/* `nbg run --backend cpu --check`: one line per operation and a verdict line. */
+NBG_API void nbg_cpu_plan_print(FILE *out, const nbg_cpu_plan *p);
+
+typedef struct nbg_cpu_state nbg_cpu_state;
+
+/*
+ * Runs the operations whose OPERATIONS index is below stop_before (SIZE_MAX:
+ * all) on inputs[0..count) (raw bytes in the input records' formats).
+ * Refuses with UNSUPPORTED_OPERATION, before computing anything, when one of
+ * them is refused (err names it); INPUT_COUNT_MISMATCH, INPUT_SIZE_MISMATCH,
+ * OUT_OF_MEMORY, INVALID_ARGUMENT.  On NBG_OK *out holds every buffer
+ * (nbg_cpu_state_free).
+ */
+NBG_API nbg_code nbg_cpu_run(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t count,
+			     size_t stop_before, nbg_cpu_state **out, nbg_error *err);
+NBG_API void nbg_cpu_state_free(nbg_cpu_state *s);
+/* A buffer after the run: source type (enum nbg_graph_source: INPUT, OUTPUT,
+ * MEMORY_POOL, AXI_SRAM, VIP_SRAM) and index (the record for INPUT / OUTPUT,
+ * else ignored); NULL and *size 0 when the model has no such buffer. */
+NBG_API const uint8_t *nbg_cpu_state_buffer(const nbg_cpu_state *s, uint32_t source_type,
+					    int32_t index, size_t *size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,439 @@
+/*
+ * cpu_plan.c - the CPU backend's plan: per OPERATIONS record, execute it
+ * (an NN convolution whose command and kernel stream say everything it
+ * computes), nothing to do (INIT, END), or refuse it with a reason id and a
+ * sentence naming the field and value.  Every address range an executed
+ * operation touches is checked against its buffer here, before any run.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/cpu/cpu_internal.h"
+#include "runtime/runtime_internal.h"
+
+const char *nbg_cpu_verdict_name(int v)
+{
+	switch (v) {
+	case NBG_CPU_EXECUTE: return "execute";
+	case NBG_CPU_NOTHING: return "nothing";
+	case NBG_CPU_REFUSED: return "refused";
+	default: return NULL;
+	}
+}
+
+static void refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	s->verdict = NBG_CPU_REFUSED;
+	s->reason_id = id;
+	vsnprintf(s->reason, sizeof(s->reason), fmt, ap);
+	va_end(ap);
+}
+
+static void add_region(nbg_cpu_plan *p, uint32_t type, int32_t index, uint64_t size)
+{
+	if (p->region_count < sizeof(p->regions) / sizeof(p->regions[0]))
+		p->regions[p->region_count++] = (cpu_region){ type, index, size };
+}
+
+static void build_regions(nbg_cpu_plan *p)
+{
+	const nbg_model *m = p->m;
+	for (size_t i = 0; i < m->input_count && i < 64; i++)
+		add_region(p, NBG_GRAPH_SRC_INPUT, (int32_t)i, nbg_model_input_at(m, i)->byte_size);
+	for (size_t i = 0; i < m->output_count && i < 64; i++)
+		add_region(p, NBG_GRAPH_SRC_OUTPUT, (int32_t)i, nbg_model_output_at(m, i)->byte_size);
+	add_region(p, NBG_GRAPH_SRC_VIP_SRAM, -1, m->memory.vip_sram_bytes);
+	add_region(p, NBG_GRAPH_SRC_AXI_SRAM, -1, m->memory.axi_sram_bytes);
+	add_region(p, NBG_GRAPH_SRC_MEMORY_POOL, -1, m->memory.memory_pool_bytes);
+}
+
+/* The region an address reference lands in, or -1 (with the step refused). */
+static long find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what,
+			const nbg_cmd_ref *r)
+{
+	if (!r->patched) {
+		refuse(s, "address-not-relocated",
+		       "its %s address is relocated by no patch, so where it lies is not known", what);
+		return -1;
+	}
+	for (size_t i = 0; i < p->region_count; i++) {
+		const cpu_region *g = &p->regions[i];
+		if (g->source_type != r->source_type)
+			continue;
+		if ((g->source_type == NBG_GRAPH_SRC_INPUT || g->source_type == NBG_GRAPH_SRC_OUTPUT) &&
+		    g->index != r->index)
+			continue;
+		return (long)i;
+	}
+	const char *name = nbg_graph_source_type_name(r->source_type);
+	refuse(s, "memory-unsupported", "its %s address is in %s %d, a memory the CPU backend does not model",
+	       what, name ? name : "source type", name ? r->index : (int32_t)r->source_type);
+	return -1;
+}
+
+/* The last byte of an image x*y*z at base with its strides lies inside the region. */
+static int image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x, uint64_t y,
+		      uint64_t z, uint64_t row, uint64_t slice, uint64_t *last)
+{
+	/* x, y below 2^13, z below 2^20, the strides bounded: no sum below overflows */
+	if (row >= (1ull << 32) || slice >= (1ull << 40) || z > (1ull << 20))
+		return 0;
+	*last = base + (z - 1) * slice + (y - 1) * row + (x - 1);
+	return *last < p->regions[region].size;
+}
+
+static uint32_t field(const nbg_cmd *cmd, const char *key)
+{
+	int i = nbg_command_field_index(NBG_CMD_NN, key);
+	return i < 0 ? 0 : cmd->values[i];
+}
+
+/*
+ * The requantization scale as a float32's 23 mantissa bits and biased
+ * exponent, from the command's post_multiplier and post_shift fields, in
+ * the encoding of the target's family (doc/cpu.md, "The scale"):
+ *   Mesa's: the top 15 mantissa bits in post_multiplier, _1_to_6, _7_to_14
+ *     and post_shift (with _bit_5_6) = 142 - exponent (0x7d, 0x88, 0x99, 0xa1);
+ *   23 mantissa bits (with _15_to_22) and post_shift = 127 - exponent (0xb9, 0xbe);
+ *   23 mantissa bits and post_shift | bit_5_6 << 5 = the exponent itself
+ *     (0xe8, 0xee, 0x1000000e, 0x10000016, 0x1000003b).
+ * 0 for a target whose encoding is not established.
+ */
+static int scale_fields(uint32_t target, const nbg_cmd *cmd, uint32_t *mantissa, uint32_t *exponent)
+{
+	uint32_t m = field(cmd, "post_multiplier") | field(cmd, "post_multiplier_1_to_6") << 1 |
+		     field(cmd, "post_multiplier_7_to_14") << 7;
+	uint32_t sh = field(cmd, "post_shift") | field(cmd, "post_shift_bit_5_6") << 5;
+	switch (target) {
+	case 0x7d: case 0x88: case 0x99: case 0xa1:
+		*mantissa = m << 8;
+		*exponent = sh <= 142 ? 142 - sh : 0;
+		return 1;
+	case 0xb9: case 0xbe:
+		*mantissa = m | field(cmd, "post_multiplier_15_to_22") << 15;
+		*exponent = sh <= 127 ? 127 - sh : 0;
+		return 1;
+	case 0xe8: case 0xee: case 0x1000000e: case 0x10000016: case 0x1000003b:
+		*mantissa = m | field(cmd, "post_multiplier_15_to_22") << 15;
+		*exponent = sh;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op,
+		    const nbg_weights_op *wo)
+{
+	const nbg_cmd *cmd = nbg_commands_at(p->c, NBG_CMD_NN, op->command);
+	if (op->type != NBG_GRAPH_OP_NN) {
+		refuse(s, "operation-type-unsupported",
+		       "an NN-engine operation of type %s: only convolutions (type NN) are executed",
+		       nbg_graph_op_type_name(op->type) ? nbg_graph_op_type_name(op->type) : "?");
+		return;
+	}
+	if (!cmd) {
+		refuse(s, "command-not-decoded", "its NN command is not decoded");
+		return;
+	}
+	if (strcmp(op->kind, "conv") && strcmp(op->kind, "depthwise conv")) {
+		refuse(s, "operation-kind-unsupported",
+		       "an NN %s (layer_type %u): only conv and depthwise conv are executed", op->kind,
+		       field(cmd, "layer_type"));
+		return;
+	}
+	if (!wo || nbg_weights_op_status(wo) != NBG_WEIGHTS_DECODED) {
+		refuse(s, "weights-not-decoded", "its kernel stream is not decoded (%s: %s)",
+		       wo ? nbg_weights_op_reason_id(wo) : "no stream",
+		       wo ? nbg_weights_op_reason(wo) : "no weights record");
+		return;
+	}
+	const char *types[3] = { "in_image_data_type", "out_image_data_type", "kernel_data_type" };
+	uint32_t codes[3] = { op->in_type, op->out_type, op->kernel_type };
+	for (int i = 0; i < 3; i++)
+		if (codes[i] != 0) {
+			const char *n = nbg_command_data_type_name(codes[i]);
+			refuse(s, "data-type-unsupported", "%s is %u (%s): only uint8 is executed",
+			       types[i], codes[i], n ? n : "unknown");
+			return;
+		}
+	if (field(cmd, "per_channel_post_mul")) {
+		refuse(s, "per-channel-scale-unsupported",
+		       "per_channel_post_mul is 1: per-channel requantization has no sample to fix its rule");
+		return;
+	}
+	if (field(cmd, "in_image_border_mode") != 0) {
+		refuse(s, "border-mode-unsupported",
+		       "in_image_border_mode is %u: only 0 (a constant border) is executed",
+		       field(cmd, "in_image_border_mode"));
+		return;
+	}
+	uint32_t pool = op->pooling;
+	if (pool == 2 || (pool == 1 && op->pooling_size != 2) || (pool == 3 && op->pooling_size != 2)) {
+		refuse(s, "pooling-unsupported", "pooling is %u (%s) with a %ux%u window: executed are none, "
+		       "2x2 max and 2x2 first pixel", pool, nbg_command_pooling_name(pool),
+		       op->pooling_size, op->pooling_size);
+		return;
+	}
+	const uint32_t *shape = nbg_weights_op_shape(wo);
+	cv->depthwise = !strcmp(op->kind, "depthwise conv");
+	cv->k = shape[2];
+	cv->in_x = field(cmd, "in_image_x_size");
+	cv->in_y = field(cmd, "in_image_y_size");
+	cv->out_x = op->out_conv[0];
+	cv->out_y = op->out_conv[1];
+	cv->out_z = op->out_conv[2];
+	cv->in_z = cv->depthwise ? cv->out_z : shape[1];
+	if (shape[2] != shape[3] || shape[0] != cv->out_z || (cv->depthwise && shape[1] != 1)) {
+		refuse(s, "shape-inconsistent", "the kernel shape %ux%ux%ux%u does not match the command's "
+		       "output z %u", shape[0], shape[1], shape[2], shape[3], cv->out_z);
+		return;
+	}
+	if (!cv->in_x || !cv->in_y || !cv->in_z || !cv->out_x || !cv->out_y || !cv->out_z || !cv->k) {
+		refuse(s, "shape-invalid", "a size of the command is 0 (input %ux%ux%u, output %ux%ux%u)",
+		       cv->in_x, cv->in_y, cv->in_z, cv->out_x, cv->out_y, cv->out_z);
+		return;
+	}
+	uint32_t xo = field(cmd, "in_image_x_offset") | field(cmd, "in_image_x_offset_bit_3") << 3;
+	uint32_t yo = field(cmd, "in_image_y_offset") | field(cmd, "in_image_y_offset_bit_3") << 3;
+	cv->x_off = xo >= 8 ? (int32_t)xo - 16 : (int32_t)xo;
+	cv->y_off = yo >= 8 ? (int32_t)yo - 16 : (int32_t)yo;
+	cv->in_zp = field(cmd, "in_image_border_const");
+	if (cv->in_zp > 255) {
+		refuse(s, "zero-point-invalid", "in_image_border_const is %u, outside uint8", cv->in_zp);
+		return;
+	}
+	cv->out_zp = field(cmd, "out_zero_point");
+	cv->w_zp = (uint32_t)nbg_weights_op_zero_point(wo);
+	if (!scale_fields(p->m->target, cmd, &cv->mantissa, &cv->exponent)) {
+		refuse(s, "scale-encoding-unknown", "target 0x%x: which of the three encodings of the "
+		       "requantization scale its commands use is not established", p->m->target);
+		return;
+	}
+	cv->relu = op->relu;
+	cv->pooling = pool;
+	cv->pool_x = op->out[0];
+	cv->pool_y = op->out[1];
+	uint32_t sub = pool ? 2 : 1;
+	if (op->out[2] != cv->out_z || cv->pool_x * sub > cv->out_x + sub - 1 ||
+	    cv->pool_y * sub > cv->out_y + sub - 1 || !cv->pool_x || !cv->pool_y ||
+	    (!pool && (cv->pool_x != cv->out_x || cv->pool_y != cv->out_y))) {
+		refuse(s, "shape-inconsistent", "the written image %ux%ux%u does not follow from the "
+		       "convolution's %ux%ux%u and its pooling", op->out[0], op->out[1], op->out[2],
+		       cv->out_x, cv->out_y, cv->out_z);
+		return;
+	}
+	uint64_t macs = (uint64_t)cv->out_x * cv->out_y * cv->out_z * cv->k * cv->k *
+			(cv->depthwise ? 1 : cv->in_z);
+	if (macs > NBG_CPU_MAX_MACS) {
+		refuse(s, "work-limit", "%llu multiply-accumulates, above the limit of %llu",
+		       (unsigned long long)macs, (unsigned long long)NBG_CPU_MAX_MACS);
+		return;
+	}
+	long ri = find_region(p, s, "input", &op->in_ref);
+	long ro = ri < 0 ? -1 : find_region(p, s, "output", &op->out_ref);
+	if (ri < 0 || ro < 0)
+		return;
+	cv->in_region = (size_t)ri;
+	cv->out_region = (size_t)ro;
+	cv->in_base = op->in_ref.offset;
+	cv->in_row = op->in_row_stride;
+	cv->in_slice = op->in_slice_stride;
+	cv->out_base = op->out_ref.offset;
+	cv->out_row = op->out_row_stride;
+	cv->out_slice = op->out_slice_stride;
+	uint64_t last;
+	if (op->in_element_bytes != 1 || op->out_element_bytes != 1 ||
+	    !image_fits(p, cv->in_region, cv->in_base, cv->in_x, cv->in_y, cv->in_z, cv->in_row,
+			cv->in_slice, &last)) {
+		refuse(s, "address-outside-memory", "its input image %ux%ux%u at %s+0x%llx (row %llu, "
+		       "slice %llu bytes) does not lie inside that memory's %llu bytes",
+		       cv->in_x, cv->in_y, cv->in_z, nbg_graph_source_type_name(op->in_ref.source_type),
+		       (unsigned long long)cv->in_base, (unsigned long long)cv->in_row,
+		       (unsigned long long)cv->in_slice,
+		       (unsigned long long)p->regions[cv->in_region].size);
+		return;
+	}
+	if (!image_fits(p, cv->out_region, cv->out_base, cv->pool_x, cv->pool_y, cv->out_z,
+			cv->out_row, cv->out_slice, &last)) {
+		refuse(s, "address-outside-memory", "its output image %ux%ux%u at %s+0x%llx (row %llu, "
+		       "slice %llu bytes) does not lie inside that memory's %llu bytes",
+		       cv->pool_x, cv->pool_y, cv->out_z,
+		       nbg_graph_source_type_name(op->out_ref.source_type),
+		       (unsigned long long)cv->out_base, (unsigned long long)cv->out_row,
+		       (unsigned long long)cv->out_slice,
+		       (unsigned long long)p->regions[cv->out_region].size);
+		return;
+	}
+	size_t n = 0;
+	cv->codes = nbg_weights_op_codes(wo, &n);
+	cv->bias = nbg_weights_op_bias(wo);
+	s->verdict = NBG_CPU_EXECUTE;
+	s->reason_id = "";
+	s->macs = macs;
+}
+
+static void plan_step(nbg_cpu_plan *p, size_t i, const nbg_weights_op *const *wop)
+{
+	const nbg_graph_operation *go = nbg_graph_operation_at(p->g, i);
+	nbg_cpu_step *s = &p->steps[i];
+	s->operation = i;
+	s->type = go->type;
+	s->layer_id = go->layer_id;
+	const nbg_graph_layer *l = go->layer_id < p->g->layer_count ? nbg_graph_layer_at(p->g, go->layer_id) : NULL;
+	snprintf(s->layer, sizeof(s->layer), "%s", l && l->name_printable ? l->name : "?");
+	const char *tn = nbg_graph_op_type_name(go->type);
+	snprintf(s->what, sizeof(s->what), "%s", tn ? tn : "?");
+	s->reason_id = "";
+	if (go->type == NBG_GRAPH_OP_INIT || go->type == NBG_GRAPH_OP_END) {
+		s->verdict = NBG_CPU_NOTHING;
+		return;
+	}
+	const nbg_cmd_op *op = nbg_commands_op_of(p->c, i);
+	if (op) {
+		char d[160];
+		snprintf(s->what, sizeof(s->what), "%s %s", nbg_command_engine_name(op->engine),
+			 nbg_command_describe(op, d, sizeof(d)));
+	}
+	switch (go->type) {
+	case NBG_GRAPH_OP_SH:
+		refuse(s, "shader-not-executed", "an SH (shader) operation: its code is not decoded and "
+		       "no reference implementation is established for it");
+		return;
+	case NBG_GRAPH_OP_SW:
+		refuse(s, "software-not-executed", "an SW (software) operation: the vendor runtime's CPU "
+		       "code for it is not known");
+		return;
+	case NBG_GRAPH_OP_TP:
+		refuse(s, "tp-not-executed", "a TP operation (%s): no TP kind's arithmetic is established "
+		       "against a reference yet", op ? op->kind : "command not decoded");
+		return;
+	default:
+		break;
+	}
+	if (!op || op->engine != NBG_CMD_NN) {
+		refuse(s, "operation-type-unsupported", "an operation of type %s (%u) the CPU backend does "
+		       "not execute", tn ? tn : "?", go->type);
+		return;
+	}
+	plan_nn(p, s, &p->convs[i], op, wop[i]);
+}
+
+nbg_code nbg_cpu_plan_build(const uint8_t *model, size_t size, nbg_cpu_plan **out, nbg_error *err)
+{
+	if (err)
+		nbg_rt_error_clear(err);
+	if (!out || !model)
+		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1, "cpu plan: NULL argument");
+	*out = NULL;
+	nbg_cpu_plan *p = calloc(1, sizeof(*p));
+	if (!p)
+		return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "out of memory");
+	nbg_error e;
+	if (nbg_parse(model, size, NULL, &p->m, &e) != NBG_OK) {
+		nbg_cpu_plan_free(p);
+		nbg_rt_fail(err, NBG_E_MODEL_INVALID, -1, "the NBG failed validation: %s", e.message);
+		if (err)
+			err->cause = e.code;
+		return NBG_E_MODEL_INVALID;
+	}
+	nbg_code rc = nbg_graph_decode(p->m, &p->g, &e);
+	if (rc == NBG_OK)
+		rc = nbg_commands_decode(p->m, p->g, &p->c, &e);
+	if (rc == NBG_OK)
+		rc = nbg_weights_decode(p->m, p->g, p->c, &p->w, &e);
+	if (rc != NBG_OK) {
+		nbg_cpu_plan_free(p);
+		return nbg_rt_fail(err, rc, -1, "decoding the model: %s", e.message);
+	}
+	p->count = p->g->operation_count;
+	p->steps = calloc(p->count + 1, sizeof(*p->steps));
+	p->convs = calloc(p->count + 1, sizeof(*p->convs));
+	const nbg_weights_op **wop = calloc(p->count + 1, sizeof(*wop));
+	if (!p->steps || !p->convs || !wop) {
+		free(wop);
+		nbg_cpu_plan_free(p);
+		return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "out of memory");
+	}
+	for (size_t i = 0; i < nbg_weights_count(p->w); i++) {
+		const nbg_weights_op *wo = nbg_weights_at(p->w, i);
+		size_t o = nbg_weights_op_operation(wo);
+		if (o < p->count)
+			wop[o] = wo;
+	}
+	build_regions(p);
+	for (size_t i = 0; i < p->count; i++)
+		plan_step(p, i, wop);
+	free(wop);
+	*out = p;
+	return NBG_OK;
+}
+
+void nbg_cpu_plan_free(nbg_cpu_plan *p)
+{
+	if (!p)
+		return;
+	nbg_weights_free(p->w);
+	nbg_commands_free(p->c);
+	nbg_graph_free(p->g);
+	nbg_model_free(p->m);
+	free(p->steps);
+	free(p->convs);
+	free(p);
+}
+
+size_t nbg_cpu_plan_count(const nbg_cpu_plan *p)
+{
+	return p ? p->count : 0;
+}
+
+const nbg_cpu_step *nbg_cpu_plan_at(const nbg_cpu_plan *p, size_t i)
+{
+	return p && i < p->count ? &p->steps[i] : NULL;
+}
+
+size_t nbg_cpu_plan_verdict_count(const nbg_cpu_plan *p, int verdict)
+{
+	size_t n = 0;
+	for (size_t i = 0; p && i < p->count; i++)
+		n += p->steps[i].verdict == verdict;
+	return n;
+}
+
+const nbg_cpu_step *nbg_cpu_plan_first_refused(const nbg_cpu_plan *p)
+{
+	for (size_t i = 0; p && i < p->count; i++)
+		if (p->steps[i].verdict == NBG_CPU_REFUSED)
+			return &p->steps[i];
+	return NULL;
+}
+
+void nbg_cpu_plan_print(FILE *out, const nbg_cpu_plan *p)
+{
+	fprintf(out, "CPU backend plan (doc/cpu.md): %zu operations, %zu executed, %zu with nothing to "
+		"compute, %zu refused\n", p->count, nbg_cpu_plan_verdict_count(p, NBG_CPU_EXECUTE),
+		nbg_cpu_plan_verdict_count(p, NBG_CPU_NOTHING),
+		nbg_cpu_plan_verdict_count(p, NBG_CPU_REFUSED));
+	for (size_t i = 0; i < p->count; i++) {
+		const nbg_cpu_step *s = &p->steps[i];
+		fprintf(out, "  op %zu [layer %u %s] %s: %s", s->operation, s->layer_id, s->layer, s->what,
+			nbg_cpu_verdict_name(s->verdict));
+		if (s->verdict == NBG_CPU_EXECUTE)
+			fprintf(out, " (%llu MACs)", (unsigned long long)s->macs);
+		if (s->verdict == NBG_CPU_REFUSED)
+			fprintf(out, " %s: %s", s->reason_id, s->reason);
+		fputc('\n', out);
+	}
+	const nbg_cpu_step *r = nbg_cpu_plan_first_refused(p);
+	if (r)
+		fprintf(out, "verdict: the CPU backend cannot run this model: op %zu is refused (%s)\n",
+			r->operation, r->reason_id);
+	else
+		fprintf(out, "verdict: the CPU backend runs every operation of this model\n");
+}

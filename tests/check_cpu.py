@@ -1,0 +1,512 @@
+#!/usr/bin/env python3
+"""The CPU backend (nbg run --backend cpu) against references no C code here
+computes.
+
+1. Per operation, against numpy: for every NN operation the backend executes
+   in the models below, the machine's buffers before and after that one
+   operation (nbg-cpu-dump) are compared with a plain numpy/Python-integer
+   evaluation of the same operation from the decoded fields alone
+   (`nbg inspect --commands --json`: sizes, offsets, strides, zero points,
+   ReLU, pooling, the requantization fields; `nbg weights --out`: kernels
+   and corrected biases).  The output image must be equal byte for byte and
+   no other byte of any buffer may change.  Inputs: synthesized images.
+2. LeNet against its Caffe float source (models_dir/lenet-caffe): the
+   backend runs lenet_v2_0x10016.nb's three NN operations (conv1+pool1,
+   conv2+pool2, ip1+ReLU; its ip2 is TP and its softmax SH, which the
+   backend refuses) on lenet.dat and on synthesized variants of it; numpy
+   runs the Caffe network (lenet.caffemodel, read with python3-protobuf as
+   check_weights_lenet.py does) on the input as the file's input record
+   dequantizes it (scale 1, zero point 0: the pixel values; the biases the
+   compiler stored fit Caffe's with the kernel scale alone, which says the
+   same).  lenet_inputmeta.yml's preprocessing (pixel * 0.00392157) is
+   reported too, for top-1 only.  Each NN output, dequantized with a scale fitted by
+   least squares (the file records no float scale for intermediate images)
+   and the zero point of its command, must correlate with the Caffe blob at
+   0.99 or more; Caffe's own ip2 applied to the backend's dequantized ip1
+   must give Caffe's top-1 class.  The figures are printed.
+3. The whole model: 10014_ee_network_binary.nb (NN operations only) runs
+   through `nbg run --backend cpu`; its output equals the last operation's
+   reference; on lenet_v2 `nbg run --backend cpu` is refused
+   (unsupported-operation, exit 4, no files written) and `--check` names the
+   TP operation it refuses.
+4. Cross-target: the emotion family of corpus/v1 (one network, 30 files,
+   7 targets, 3 encodings of the requantization scale): the first two NN
+   operations give the same images, for the same synthesized inputs, on
+   every file of one file-format version (the versions differ in their
+   quantization: each is a separate compilation): at most one step apart in
+   at most 0.5 % of the values; the
+   first three NN operations of one file per encoding equal the numpy
+   reference.
+
+Usage: check_cpu.py NBG DUMP --corpus DIR --models DIR (exit 77 when the
+files or Debian's python3-numpy / python3-protobuf are missing).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from exe_wrapper import command
+
+SKIP = 77
+EE = "v1/10014_ee_network_binary.nb"
+LENET = "lenet-caffe/lenet_v2_0x10016.nb"
+
+
+def run(args, **kw):
+    return subprocess.run([*command(args[0]), *args[1:]], capture_output=True, text=True, **kw)
+
+
+def model_info(nbg, model, tmp):
+    r = run([nbg, "inspect", "--commands", "--json", model])
+    if r.returncode != 0:
+        sys.exit("nbg inspect failed: %s" % r.stderr)
+    doc = json.loads(r.stdout)
+    wdir = os.path.join(tmp, "w_" + os.path.basename(model))
+    r = run([nbg, "weights", model, "--out", wdir])
+    if r.returncode != 0:
+        sys.exit("nbg weights failed: %s" % r.stderr)
+    with open(os.path.join(wdir, "weights.json")) as f:
+        weights = {o["operation"]: o for o in json.load(f)["weights"]["operations"]}
+    return doc, weights, wdir
+
+
+def dump(dumper, model, stop, inputs, tmp, refused_ok=False):
+    """The machine's buffers after the operations below stop; None when one
+    of them is refused and refused_ok."""
+    import numpy as np
+    out = tempfile.mkdtemp(dir=tmp)
+    r = run([dumper, model, str(stop), out, *inputs])
+    if r.returncode == 4 and refused_ok and r.stdout.startswith("unsupported-operation"):
+        return None
+    if r.returncode != 0:
+        sys.exit("nbg-cpu-dump %s %d failed (%d): %s %s" % (model, stop, r.returncode, r.stdout,
+                                                             r.stderr))
+    bufs = {}
+    for name in os.listdir(out):
+        src, idx = name[:-4].rsplit("_", 1)
+        bufs[(src, int(idx))] = np.fromfile(os.path.join(out, name), dtype=np.uint8)
+    return bufs
+
+
+def key(ref):
+    io = ref["source_type_name"] in ("INPUT", "OUTPUT")
+    return (ref["source_type_name"], ref["index"] if io else -1)
+
+
+def scale_of(target, f):
+    """The requantization scale as (multiplier, right shift): scale =
+    multiplier / 2^shift, in the target family's encoding of the
+    post_multiplier / post_shift fields (doc/cpu.md)."""
+    m15 = (f.get("post_multiplier", 0) | f.get("post_multiplier_1_to_6", 0) << 1 |
+           f.get("post_multiplier_7_to_14", 0) << 7)
+    m23 = m15 | f.get("post_multiplier_15_to_22", 0) << 15
+    sh = f.get("post_shift", 0) | f.get("post_shift_bit_5_6", 0) << 5
+    if target in (0x7d, 0x88, 0x99, 0xa1):   # (2^15 + m15) / 2^shift
+        return (1 << 15) | m15, sh
+    if target in (0xb9, 0xbe):               # 1.m23 * 2^-shift
+        return (1 << 23) | m23, 23 + sh
+    return (1 << 23) | m23, 150 - sh         # a float32: 1.m23 * 2^(exponent - 127)
+
+
+def requant(acc, f, target):
+    """acc * scale rounded half away from zero, + zp, ReLU, uint8
+    saturation; Python integers, no float."""
+    m, shift = scale_of(target, f)
+    out = []
+    for a in acc:
+        p = int(a) * m
+        mag = abs(p)
+        q = (mag + (1 << (shift - 1))) >> shift
+        q = -q if p < 0 else q
+        q += f.get("out_zero_point", 0)
+        if f.get("relu", 0):
+            q = max(q, f.get("out_zero_point", 0))
+        out.append(min(max(q, 0), 255))
+    return out
+
+
+def reference_op(op, f, w, bias, before, target):
+    """The operation's written image and where it goes, from the fields."""
+    import numpy as np
+    ib = before[key(op["input_ref"])]
+    df = op["dataflow"]
+    ix, iy = f["in_image_x_size"], f["in_image_y_size"]
+    o, kz, k, _ = w.shape
+    dw = op["kind"] == "depthwise conv"
+    iz = o if dw else kz
+    base = op["input_ref"]["offset"]
+    img = np.zeros((iz, iy, ix), dtype=np.int64)
+    for z in range(iz):
+        for y in range(iy):
+            s = base + z * df["input_slice_stride"] + y * df["input_row_stride"]
+            img[z, y] = ib[s:s + ix]
+    zp_in = f.get("in_image_border_const", 0)
+
+    def signed4(lo, hi):
+        v = lo | hi << 3
+        return v - 16 if v >= 8 else v
+    xo = signed4(f.get("in_image_x_offset", 0), f.get("in_image_x_offset_bit_3", 0))
+    yo = signed4(f.get("in_image_y_offset", 0), f.get("in_image_y_offset_bit_3", 0))
+    cx, cy = f["out_image_x_size"], f["out_image_y_size"]
+    pad = np.full((iz, cy + k + 16, cx + k + 16), zp_in, dtype=np.int64)
+    # place the image so that input (0, 0) lands at (-yo, -xo) of the window origin
+    oy0, ox0 = 8 - yo, 8 - xo
+    hy, hx = min(iy, pad.shape[1] - oy0), min(ix, pad.shape[2] - ox0)
+    pad[:, oy0:oy0 + hy, ox0:ox0 + hx] = img[:, :hy, :hx]
+    x = pad - zp_in
+    wd = w.astype(np.int64) - f["coef_zero_point"] if "coef_zero_point" in f else w.astype(np.int64)
+    acc = np.zeros((o, cy, cx), dtype=np.int64)
+    for ky in range(k):
+        for kx in range(k):
+            win = x[:, 8 + ky:8 + ky + cy, 8 + kx:8 + kx + cx]
+            if dw:
+                acc += wd[:, 0, ky, kx][:, None, None] * win
+            else:
+                acc += np.einsum("oz,zhw->ohw", wd[:, :, ky, kx], win)
+    acc += bias.astype(np.int64)[:, None, None]
+    q = np.array(requant(acc.ravel(), f, target), dtype=np.int64).reshape(acc.shape)
+    px, py = op["output"][0], op["output"][1]
+    if op["pooling"] == "max":
+        out = np.zeros((o, py, px), dtype=np.int64)
+        for y in range(py):
+            for xx in range(px):
+                out[:, y, xx] = q[:, 2 * y:2 * y + 2, 2 * xx:2 * xx + 2].reshape(o, -1).max(axis=1)
+    elif op["pooling"] == "first-pixel":
+        out = q[:, ::2, ::2][:, :py, :px]
+    else:
+        out = q
+    return out
+
+
+def check_ops(nbg, dumper, model, inputs_list, tmp, failures, figures, max_ops=1 << 30):
+    import numpy as np
+    doc, weights, wdir = model_info(nbg, model, tmp)
+    cmds = doc["commands"]
+    nn = cmds["nn"]["commands"]
+    checked = same = 0
+    for inputs in inputs_list:
+        done = 0
+        for op in cmds["operations"]:
+            if op["engine"] != "NN" or op["operation"] not in weights or done >= max_ops:
+                continue
+            wo = weights[op["operation"]]
+            if wo["status"] != "decoded":
+                continue
+            n = op["operation"]
+            after = dump(dumper, model, n + 1, inputs, tmp, refused_ok=True)
+            if after is None:  # an operation up to this one is refused
+                break
+            before = dump(dumper, model, n, inputs, tmp)
+            f = dict(nn[op["command"]]["fields"])
+            f["coef_zero_point"] = wo["zero_point"]
+            w = np.load(os.path.join(wdir, wo["files"]["weights"]))
+            b = np.load(os.path.join(wdir, wo["files"]["bias"]))
+            ref = reference_op(op, f, w, b, before, doc["target"])
+            ob = key(op["output_ref"])
+            expect = {k: v.copy() for k, v in before.items()}
+            df = op["dataflow"]
+            base = op["output_ref"]["offset"]
+            for z in range(ref.shape[0]):
+                for y in range(ref.shape[1]):
+                    s = base + z * df["output_slice_stride"] + y * df["output_row_stride"]
+                    expect[ob][s:s + ref.shape[2]] = ref[z, y]
+            equal = True
+            for k in expect:
+                if not np.array_equal(expect[k], after[k]):
+                    equal = False
+                    diff = np.nonzero(expect[k] != after[k])[0]
+                    failures.append("%s op %d: %s differs from the numpy reference at %d bytes "
+                                    "(first at +0x%x)" % (os.path.basename(model), n, k[0],
+                                                          len(diff), diff[0]))
+            checked += 1
+            same += equal
+            done += 1
+    figures.append("%s: %d of %d NN operation runs equal to the numpy reference byte for byte" %
+                   (os.path.basename(model), same, checked))
+    return doc
+
+
+def synth_inputs(base, tmp, count):
+    """base (uint8 28x28) and count variants: shifted, brightness-scaled,
+    with deterministic noise."""
+    import numpy as np
+    rng = np.random.default_rng(27)
+    imgs = [base]
+    for i in range(count):
+        dy, dx = (i % 5) - 2, ((i // 5) % 5) - 2
+        im = np.roll(np.roll(base.astype(np.int64), dy, axis=0), dx, axis=1)
+        im = im * (0.7 + 0.05 * (i % 7)) + rng.normal(0, 8, im.shape)
+        imgs.append(np.clip(np.rint(im), 0, 255).astype(np.uint8))
+    paths = []
+    for i, im in enumerate(imgs):
+        p = os.path.join(tmp, "in_%d.bin" % i)
+        im.tofile(p)
+        paths.append(p)
+    return imgs, paths
+
+
+def caffe_forward(layers, img, scale, zero_point):
+    """Caffe LeNet in float64 on the input (img - zero_point) * scale: conv1,
+    pool1, conv2, pool2, ip1+ReLU, ip2."""
+    import numpy as np
+
+    def conv(x, w, b):
+        o, z, k, _ = w.shape
+        h = x.shape[1] - k + 1
+        out = np.zeros((o, h, h))
+        for ky in range(k):
+            for kx in range(k):
+                out += np.einsum("oz,zhw->ohw", w[:, :, ky, kx], x[:, ky:ky + h, kx:kx + h])
+        return out + b[:, None, None]
+
+    def pool(x):
+        c, h, _ = x.shape
+        return x.reshape(c, h // 2, 2, h // 2, 2).max(axis=(2, 4))
+    x = (img.astype(np.float64)[None] - zero_point) * scale
+    p1 = pool(conv(x, *layers["conv1"]))
+    p2 = pool(conv(p1, *layers["conv2"]))
+    w1, b1 = layers["ip1"]
+    ip1 = np.maximum(w1.reshape(w1.shape[0], -1) @ p2.reshape(-1) + b1, 0)
+    w2, b2 = layers["ip2"]
+    ip2 = w2.reshape(w2.shape[0], -1) @ ip1 + b2
+    return {"pool1": p1, "pool2": p2, "ip1": ip1, "ip2": ip2}
+
+
+def fit(q, zp, ref):
+    """scale s with ref ~ s * (q - zp), least squares over the outputs that
+    are not saturated (q 0 or 255 stands for anything beyond); correlation;
+    the largest error in units of s; how many are saturated."""
+    import numpy as np
+    d = (q.astype(np.float64) - zp).ravel()
+    r = ref.ravel()
+    ok = (q.ravel() > 0) & (q.ravel() < 255)
+    d, r = d[ok], r[ok]
+    s = float((d * r).sum() / max((d * d).sum(), 1e-30))
+    corr = float(np.corrcoef(d, r)[0, 1])
+    return s, corr, float(np.abs(s * d - r).max() / abs(s)), int((~ok).sum())
+
+
+def check_lenet(nbg, dumper, models, tmp, failures, figures):
+    import numpy as np
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from check_weights_lenet import caffe_layers
+    lenet = os.path.join(models, "lenet-caffe")
+    model = os.path.join(models, LENET)
+    layers = caffe_layers(os.path.join(lenet, "lenet.caffemodel"))
+    base = np.fromfile(os.path.join(lenet, "lenet.dat"), dtype=np.uint8).reshape(28, 28)
+    imgs, paths = synth_inputs(base, tmp, 24)
+    doc = check_ops(nbg, dumper, model, [[paths[0]], [paths[1]]], tmp, failures, figures)
+    quant = doc["inputs"][0]["quantization"]
+    in_scale, in_zp = quant["scale"], quant["zero_point"]
+    ops = {o["operation"]: o for o in doc["commands"]["operations"]}
+    nn = doc["commands"]["nn"]["commands"]
+    blobs = {1: "pool1", 2: "pool2", 3: "ip1"}
+    corr_min = {b: 1.0 for b in blobs.values()}
+    err_max = {b: 0.0 for b in blobs.values()}
+    saturated = {b: 0 for b in blobs.values()}
+    fitted = {}
+    total = {b: 0 for b in blobs.values()}
+    top1_equal = top1_yml = 0
+    for img, path in zip(imgs, paths):
+        ref = caffe_forward(layers, img, in_scale, in_zp)
+        yml = caffe_forward(layers, img, 0.00392157, 0)
+        for n, blob in blobs.items():
+            # the operations reuse memory: each output is read right after it is written
+            bufs = dump(dumper, model, n + 1, [path], tmp)
+            op = ops[n]
+            df = op["dataflow"]
+            x, y, z = op["output"]
+            buf = bufs[key(op["output_ref"])]
+            base_off = op["output_ref"]["offset"]
+            q = np.zeros((z, y, x), dtype=np.int64)
+            for c in range(z):
+                for r in range(y):
+                    s = base_off + c * df["output_slice_stride"] + r * df["output_row_stride"]
+                    q[c, r] = buf[s:s + x]
+            zp = nn[op["command"]]["fields"].get("out_zero_point", 0)
+            s, corr, err, sat = fit(q, zp, ref[blob].reshape(q.shape))
+            saturated[blob] += sat
+            if img is imgs[0]:
+                fitted[blob] = s
+            total[blob] += q.size
+            corr_min[blob] = min(corr_min[blob], corr)
+            err_max[blob] = max(err_max[blob], err)
+            if blob == "ip1":
+                w2, b2 = layers["ip2"]
+                ip2 = w2.reshape(w2.shape[0], -1) @ (s * (q.ravel() - zp)) + b2
+                top1_equal += int(np.argmax(ip2) == np.argmax(ref["ip2"]))
+                top1_yml += int(np.argmax(ip2) == np.argmax(yml["ip2"]))
+    # The requantization scale the backend reads (mantissa and exponent
+    # fields) against the one the float model implies: output scale =
+    # input scale x kernel scale (fitted to Caffe's weights) / scale.
+    _, weights, wdir = model_info(nbg, model, tmp)
+    s_prev = in_scale
+    for n, blob in blobs.items():
+        mult, shift = scale_of(doc["target"], nn[ops[n]["command"]]["fields"])
+        m = mult / 2.0 ** shift
+        wo = weights[n]
+        d = (np.load(os.path.join(wdir, wo["files"]["weights"])).astype(np.float64) -
+             wo["zero_point"]).ravel()
+        wf = layers[{"pool1": "conv1", "pool2": "conv2", "ip1": "ip1"}[blob]][0].ravel()
+        s_w = float((d * wf).sum() / (d * d).sum())
+        implied = s_prev * s_w / m
+        figures.append("LeNet %s: output scale implied by the command's scale fields %.6g, "
+                       "fitted to Caffe %.6g (ratio %.5f)" % (blob, implied, fitted[blob],
+                                                             fitted[blob] / implied))
+        if abs(fitted[blob] / implied - 1) > 0.01:
+            failures.append("LeNet %s: the scale fields imply %.6g, Caffe fits %.6g" %
+                            (blob, implied, fitted[blob]))
+        s_prev = implied
+    for blob in ("pool1", "pool2", "ip1"):
+        figures.append("LeNet %s (NN op, %d inputs): correlation with Caffe >= %.5f, largest "
+                       "error %.2f quantization steps (scale fitted per input over the %d of "
+                       "%d values not at 0 or 255)" % (blob, len(imgs), corr_min[blob],
+                                                      err_max[blob], total[blob] - saturated[blob],
+                                                      total[blob]))
+        if corr_min[blob] < 0.99:
+            failures.append("LeNet %s correlates %.5f with Caffe, below 0.99" %
+                            (blob, corr_min[blob]))
+    figures.append("LeNet top-1 (Caffe ip2 on the backend's ip1 vs Caffe on the input record's "
+                   "scale %g): %d of %d equal; vs Caffe with lenet_inputmeta.yml's scale "
+                   "0.00392157: %d of %d" % (in_scale, top1_equal, len(imgs), top1_yml, len(imgs)))
+    if top1_equal != len(imgs):
+        failures.append("LeNet top-1 differs from Caffe on %d of %d inputs" %
+                        (len(imgs) - top1_equal, len(imgs)))
+    out = os.path.join(tmp, "lenet_run")
+    r = run([nbg, "run", "--backend", "cpu", model, "--input", paths[0], "--output-dir", out])
+    if (r.returncode != 4 or "unsupported-operation: operation 4 " not in r.stderr or
+            (os.path.isdir(out) and os.listdir(out))):
+        failures.append("nbg run --backend cpu on LeNet: exit %d, expected 4 "
+                        "(unsupported-operation, operation 4) and no files: %s" %
+                        (r.returncode, r.stderr[-300:]))
+    r = run([nbg, "run", "--backend", "cpu", "--check", model])
+    if r.returncode != 4 or "op 4 is refused (tp-not-executed)" not in r.stdout:
+        failures.append("--check on LeNet: exit %d, expected 4 naming op 4 (TP): %s" %
+                        (r.returncode, r.stdout[-300:]))
+
+
+def check_ee(nbg, dumper, corpus, models, tmp, failures, figures):
+    import numpy as np
+    model = os.path.join(corpus, EE)
+    base = np.fromfile(os.path.join(models, "lenet-caffe", "lenet.dat"),
+                       dtype=np.uint8).reshape(28, 28)
+    imgs, paths = synth_inputs(base, tmp, 2)
+    check_ops(nbg, dumper, model, [[p] for p in paths], tmp, failures, figures)
+    out = os.path.join(tmp, "ee_run")
+    r = run([nbg, "run", "--backend", "cpu", model, "--input", paths[0], "--output-dir", out])
+    if r.returncode != 0:
+        failures.append("nbg run --backend cpu %s: exit %d: %s" % (EE, r.returncode, r.stderr))
+        return
+    last = dump(dumper, model, 1 << 30, [paths[0]], tmp)[("OUTPUT", 0)]
+    got = np.fromfile(os.path.join(out, "output_0.bin"), dtype=np.uint8)
+    if not np.array_equal(got, last):
+        failures.append("nbg run's output_0.bin differs from the operations' last write")
+    with open(os.path.join(out, "summary.json")) as f:
+        summary = json.load(f)
+    if summary.get("runtime", {}).get("backend_selected", "cpu") != "cpu":
+        failures.append("summary.json does not name the cpu backend")
+
+
+def read_output(op, bufs):
+    """The image an operation wrote, [z][y][x], from the machine's buffers."""
+    import numpy as np
+    df = op["dataflow"]
+    x, y, z = op["output"]
+    buf = bufs[key(op["output_ref"])]
+    base = op["output_ref"]["offset"]
+    q = np.zeros((z, y, x), dtype=np.int64)
+    for c in range(z):
+        for r in range(y):
+            s = base + c * df["output_slice_stride"] + r * df["output_row_stride"]
+            q[c, r] = buf[s:s + x]
+    return q
+
+
+def check_cross_target(nbg, dumper, corpus, tmp, failures, figures):
+    """The emotion family: one network compiled for 7 targets (3 encodings
+    of the requantization scale, 3 kernel stream formats).  On the same
+    inputs the first two NN operations (conv 3x3x1 -> 8, conv 3x3x8 -> 8,
+    ReLU) must give the same images on every file."""
+    import glob
+    import numpy as np
+    files = sorted(glob.glob(os.path.join(corpus, "v1", "*emotion*.nb")))
+    rng = np.random.default_rng(2027)
+    imgs = [rng.integers(0, 256, (64, 64)).astype(np.uint8),
+            np.add.outer(np.arange(64) * 3, np.arange(64) * 1).clip(0, 255).astype(np.uint8),
+            np.clip(rng.normal(128, 40, (64, 64)), 0, 255).astype(np.uint8)]
+    paths = []
+    for i, im in enumerate(imgs):
+        paths.append(os.path.join(tmp, "emotion_in_%d.bin" % i))
+        im.tofile(paths[-1])
+    refs = {}  # per file-format version: the first file's images
+    targets, groups = set(), set()
+    worst, differing, total, nonzero = 0, 0, 0, 0
+    for f in files:
+        r = run([nbg, "inspect", "--commands", "--json", f])
+        doc = json.loads(r.stdout)
+        nn_ops = [o for o in doc["commands"]["operations"] if o["engine"] == "NN"][:2]
+        if len(nn_ops) < 2 or doc["inputs"][0]["byte_size"] != 64 * 64:
+            failures.append("%s: not the emotion network's first layers" % os.path.basename(f))
+            continue
+        targets.add(doc["target"])
+        outs = []
+        for p in paths:
+            for op in nn_ops:
+                outs.append(read_output(op, dump(dumper, f, op["operation"] + 1, [p], tmp)))
+        group = doc["version"]
+        if group not in refs:
+            refs[group] = outs
+            groups.add(group)
+            nonzero += sum(int((o > 0).sum()) for o in outs)
+            continue
+        for a, b in zip(outs, refs[group]):
+            d = np.abs(a - b)
+            worst = max(worst, int(d.max()))
+            differing += int((d > 0).sum())
+            total += d.size
+    figures.append("emotion family, %d files, %d targets, 3 inputs, compared within each of "
+                   "the %d file-format versions (each compiled by its own toolkit version): the "
+                   "first two NN operations' images differ from the version's first file's in %d "
+                   "of %d values, by at most %d (%d non-zero values in the first files)" %
+                   (len(files), len(targets), len(groups), differing, total, worst, nonzero))
+    if len(files) < 30 or len(targets) < 7:
+        failures.append("emotion family: %d files, %d targets; expected 30 and 7" %
+                        (len(files), len(targets)))
+    if worst > 1 or differing > total // 200:
+        failures.append("emotion family: values differ across targets by up to %d in %d of %d" %
+                        (worst, differing, total))
+    if nonzero < 1000:
+        failures.append("emotion family: only %d non-zero values, too few to compare" % nonzero)
+    for name in ("1000e_88_emotion_88_A311D.nb", "1000e_b9_emotion_b9.nb",
+                 "1000e_e8_emotion_e8.nb"):
+        check_ops(nbg, dumper, os.path.join(corpus, "v1", name), [[paths[0]]], tmp, failures,
+                  figures, max_ops=3)
+
+
+def main():
+    if len(sys.argv) != 7 or sys.argv[3] != "--corpus" or sys.argv[5] != "--models":
+        sys.exit("usage: check_cpu.py NBG DUMP --corpus DIR --models DIR")
+    nbg, dumper, corpus, models = sys.argv[1], sys.argv[2], sys.argv[4], sys.argv[6]
+    for need in (os.path.join(corpus, EE), os.path.join(models, LENET)):
+        if not os.path.exists(need):
+            print("check_cpu: skipped: %s does not exist (meson options corpus_dir and "
+                  "models_dir point at the real files)" % need)
+            sys.exit(SKIP)
+    from check_weights_lenet import imports
+    imports()
+    failures, figures = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        check_ee(nbg, dumper, corpus, models, tmp, failures, figures)
+        check_lenet(nbg, dumper, models, tmp, failures, figures)
+        check_cross_target(nbg, dumper, corpus, tmp, failures, figures)
+    for f in figures:
+        print(f)
+    for f in failures:
+        print("FAIL: " + f)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
