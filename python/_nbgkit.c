@@ -577,7 +577,7 @@ static PyObject *model_dequantize(ModelObject *self, PyObject *args)
 static PyThread_type_lock run_lock;
 
 /* run(backend, inputs, flags, lib_path, device_root, timeout_ms):
- * backend "auto", "nnsdk", "viplite" (or "cpu", not in this build), inputs
+ * backend "auto", "nnsdk", "viplite" or "cpu" (nbgkit's CPU backend), inputs
  * a sequence of bytes-like in the records' raw formats.  Returns (info,
  * [(bytes, data_format)...]). */
 static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
@@ -606,9 +606,7 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 	else if (!strcmp(backend, "viplite"))
 		sel = NBG_RT_SELECT_VIPLITE;
 	else if (!strcmp(backend, "cpu"))
-		return raise_code(NBG_E_BACKEND_UNSUPPORTED,
-				  "the cpu backend is not part of this build of libnbg: run on "
-				  "the NPU with backend \"auto\", \"nnsdk\" or \"viplite\"");
+		sel = NBG_RT_SELECT_CPU;
 	else
 		return raise_code(NBG_E_INVALID_ARGUMENT,
 				  "backend must be \"auto\", \"nnsdk\", \"viplite\" or \"cpu\"");

@@ -427,8 +427,8 @@ class Model:
         ``nbg run`` (the vendor library is called in an isolated child
         process).  ``inputs``: one array per input record, float (quantized
         with the record) or the record's own dtype; ``backend`` ``"auto"``,
-        ``"nnsdk"``, ``"viplite"`` or ``"cpu"``.  Returns the outputs as
-        numpy arrays in their records' dtypes and shapes (``details=True``:
+        ``"nnsdk"``, ``"viplite"`` or ``"cpu"`` (nbgkit's CPU backend, no
+        board).  Returns the outputs as numpy arrays in their records' dtypes and shapes (``details=True``:
         a :class:`RunResult`).  ``library``, ``device_root``, ``force_target``
         and ``timeout_ms`` are ``nbg run``'s ``--lib``, ``--device-root``,
         ``--force-target`` and ``--timeout``; ``skip_probe`` runs without a

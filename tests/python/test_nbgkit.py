@@ -413,12 +413,18 @@ def test_weights_sample():
             m.weights(10 ** 6)
 
 
-def test_run_backends():
+def test_run_backends(tmp_path):
+    """The CPU backend refuses the sample (a shader operation) as
+    nbg run --backend cpu does: the same code, sentence and exit code."""
     with nbgkit.open(SAMPLE) as m:
         x = np.zeros(m.inputs[0].shape, np.float32)
+        np.save(str(tmp_path / "x.npy"), x)
+        rc, out, err = cli("run", "--backend", "cpu", "--output-dir", str(tmp_path / "out"),
+                           SAMPLE, "--input", str(tmp_path / "x.npy"))
         with pytest.raises(nbgkit.RuntimeUnavailableError) as ei:
             m.run([x], backend="cpu")
-        assert ei.value.code == "backend-unsupported" and ei.value.exit_code == 4
+        assert ei.value.exit_code == rc == 4
+        assert "%s: %s" % (ei.value.code, ei.value.message) in err
         with pytest.raises(nbgkit.UsageError):
             m.run([x], backend="gpu")
         with pytest.raises(nbgkit.InvalidFileError):
