@@ -51,14 +51,14 @@ static void bench_file(const char *path, const char *name, int rounds)
 	if (!tp || !tr || nbg_parse(map.data, map.size, NULL, &m, &err) != NBG_OK)
 		goto out;
 	uint64_t largest = 0;
-	for (size_t i = 0; i < m->input_count; i++)
+	for (size_t i = 0; i < nbg_model_input_count(m); i++)
 		if (nbg_model_input_at(m, i)->byte_size > largest)
 			largest = nbg_model_input_at(m, i)->byte_size;
-	in = calloc(m->input_count + 1, sizeof(*in));
+	in = calloc(nbg_model_input_count(m) + 1, sizeof(*in));
 	zeros = calloc((size_t)largest + 1, 1);
 	if (!in || !zeros)
 		goto out;
-	for (size_t i = 0; i < m->input_count; i++)
+	for (size_t i = 0; i < nbg_model_input_count(m); i++)
 		in[i] = (nbg_rt_buffer){ zeros, (size_t)nbg_model_input_at(m, i)->byte_size };
 	size_t stop = SIZE_MAX, executed = 0;
 	uint64_t macs = 0;
@@ -82,7 +82,7 @@ static void bench_file(const char *path, const char *name, int rounds)
 	for (int r = 0; r < rounds; r++) {
 		nbg_cpu_state *st = NULL;
 		double t0 = cpu_now();
-		if (nbg_cpu_run(p, in, m->input_count, stop, &st, &err) != NBG_OK)
+		if (nbg_cpu_run(p, in, nbg_model_input_count(m), stop, &st, &err) != NBG_OK)
 			goto out;
 		tr[r] = cpu_now() - t0;
 		nbg_cpu_state_free(st);

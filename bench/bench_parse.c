@@ -75,11 +75,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench: %s: %s\n", nbg_code_name(err.code), err.message);
 		return 1;
 	}
-	size_t nsec = m->section_count;
+	size_t nsec = nbg_model_section_count(m);
 	uint64_t *off = malloc(nsec * sizeof(*off)), *len = malloc(nsec * sizeof(*len));
 	for (size_t i = 0; i < nsec; i++) {
-		off[i] = m->sections[i].offset;
-		len[i] = m->sections[i].size;
+		off[i] = nbg_model_section_at(m, i)->offset;
+		len[i] = nbg_model_section_at(m, i)->size;
 	}
 	nbg_model_free(m);
 

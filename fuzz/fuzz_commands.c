@@ -50,19 +50,19 @@ static void check_ops(const nbg_model *m, const nbg_graph *g, const nbg_commands
 		const nbg_cmd_op *op = nbg_commands_op_at(c, i);
 		FZ_CHECK(op->engine < NBG_CMD_ENGINE_COUNT);
 		FZ_CHECK(op->command < nbg_commands_count(c, op->engine));
-		FZ_CHECK(op->operation < g->operation_count);
+		FZ_CHECK(op->operation < nbg_graph_summary_of(g)->operation_count);
 		FZ_CHECK(op->producer < (int64_t)op->operation);
 		FZ_CHECK(nbg_commands_op_of(c, op->operation) == op);
 		FZ_CHECK(op->unexplained_bytes <= op->read_bytes);
-		FZ_CHECK(op->input_record < 0 || (size_t)op->input_record < m->input_count);
-		FZ_CHECK(op->output_record < 0 || (size_t)op->output_record < m->output_count);
-		FZ_CHECK(!op->in_ref.patched || op->in_ref.patch < g->patch_count);
+		FZ_CHECK(op->input_record < 0 || (size_t)op->input_record < nbg_model_input_count(m));
+		FZ_CHECK(op->output_record < 0 || (size_t)op->output_record < nbg_model_output_count(m));
+		FZ_CHECK(!op->in_ref.patched || op->in_ref.patch < nbg_graph_summary_of(g)->patch_count);
 		nbg_command_describe(op, d, sizeof(d));
 		FZ_CHECK(fz_terminated(d, sizeof(d)));
 	}
 	/* edges join operations (records) in execution order, input and output
 	 * records; each carries bytes */
-	size_t ops = g->operation_count;
+	size_t ops = nbg_graph_summary_of(g)->operation_count;
 	for (size_t i = 0; i < nbg_commands_edge_count(c); i++) {
 		const nbg_cmd_edge *e = nbg_commands_edge_at(c, i);
 		FZ_CHECK(e->kind <= NBG_CMD_EDGE_OUTPUT && e->basis <= NBG_CMD_EDGE_REFERENCE);
@@ -70,9 +70,9 @@ static void check_ops(const nbg_model *m, const nbg_graph *g, const nbg_commands
 		if (e->kind == NBG_CMD_EDGE_OP)
 			FZ_CHECK(e->from < e->to && e->to < ops);
 		else if (e->kind == NBG_CMD_EDGE_INPUT)
-			FZ_CHECK(e->from < m->input_count && e->to < ops);
+			FZ_CHECK(e->from < nbg_model_input_count(m) && e->to < ops);
 		else
-			FZ_CHECK(e->from < ops && e->to < m->output_count);
+			FZ_CHECK(e->from < ops && e->to < nbg_model_output_count(m));
 	}
 	for (size_t i = 0; i < nbg_commands_other_count(c); i++) {
 		const nbg_cmd_other *x = nbg_commands_other_at(c, i);

@@ -29,63 +29,65 @@ static int inside(uint64_t off, uint64_t len, const nbg_section *s)
 	return off >= s->offset && len <= s->size && off - s->offset <= s->size - len;
 }
 
-static void check_io(const nbg_model *m, const nbg_io *io, size_t count, uint32_t type,
-		     size_t size)
+static void check_io(const nbg_model *m, int outputs, uint32_t type, size_t size)
 {
 	const nbg_section *s = nbg_model_section(m, type);
+	size_t count = outputs ? nbg_model_output_count(m) : nbg_model_input_count(m);
 
-	FZ_CHECK(count == 0 || io != NULL);
 	FZ_CHECK(count == 0 || s != NULL);
 	for (size_t i = 0; i < count; i++) {
-		FZ_CHECK(io[i].index == i);
-		FZ_CHECK(io[i].max_dims == 4 || io[i].max_dims == 6);
-		FZ_CHECK(io[i].dim_count >= 1 && io[i].dim_count <= io[i].max_dims);
-		for (uint32_t d = 0; d < io[i].dim_count; d++)
-			FZ_CHECK(io[i].dims[d] != 0);
-		FZ_CHECK(io[i].record_size > 0);
-		FZ_CHECK(in_file(io[i].offset, io[i].record_size, size));
-		FZ_CHECK(inside(io[i].offset, io[i].record_size, s));
-		FZ_CHECK(io[i].name[64] == '\0');
-		FZ_CHECK(io[i].quant_raw_count <= 3);
+		const nbg_io *io = outputs ? nbg_model_output_at(m, i) : nbg_model_input_at(m, i);
+
+		FZ_CHECK(io != NULL);
+		FZ_CHECK(io->index == i);
+		FZ_CHECK(io->max_dims == 4 || io->max_dims == 6);
+		FZ_CHECK(io->dim_count >= 1 && io->dim_count <= io->max_dims);
+		for (uint32_t d = 0; d < io->dim_count; d++)
+			FZ_CHECK(io->dims[d] != 0);
+		FZ_CHECK(io->record_size > 0);
+		FZ_CHECK(in_file(io->offset, io->record_size, size));
+		FZ_CHECK(inside(io->offset, io->record_size, s));
+		FZ_CHECK(io->name[64] == '\0');
+		FZ_CHECK(io->quant_raw_count <= 3);
 		/* a byte size is only claimed when it was computed without overflow */
-		if (io[i].byte_size_known)
-			FZ_CHECK(io[i].element_count > 0);
+		if (io->byte_size_known)
+			FZ_CHECK(io->element_count > 0);
 	}
 }
 
 static void check_v2(const nbg_model *m, size_t size)
 {
-	const uint64_t dir_end = (uint64_t)m->section_headers_offset +
-				 (uint64_t)m->section_header_count * NBG_V2_SECTION_HEADER_SIZE;
+	const uint64_t dir_end = (uint64_t)nbg_model_v2_header(m)->section_headers_offset +
+				 (uint64_t)nbg_model_v2_header(m)->section_header_count * NBG_V2_SECTION_HEADER_SIZE;
 	uint64_t types = 0;
 
-	FZ_CHECK(m->declared_file_size == size);
-	FZ_CHECK(m->sub_header_count == 1 && m->sub_header_size == NBG_V2_SUB_HEADER_SIZE);
-	FZ_CHECK(m->section_header_size == NBG_V2_SECTION_HEADER_SIZE);
-	FZ_CHECK(in_file(m->sub_header_offset, NBG_V2_SUB_HEADER_SIZE, size));
-	FZ_CHECK(m->sub_header_offset >= NBG_V2_HEADER_SIZE);
+	FZ_CHECK(nbg_model_v2_header(m)->declared_file_size == size);
+	FZ_CHECK(nbg_model_v2_header(m)->sub_header_count == 1 && nbg_model_v2_header(m)->sub_header_size == NBG_V2_SUB_HEADER_SIZE);
+	FZ_CHECK(nbg_model_v2_header(m)->section_header_size == NBG_V2_SECTION_HEADER_SIZE);
+	FZ_CHECK(in_file(nbg_model_v2_header(m)->sub_header_offset, NBG_V2_SUB_HEADER_SIZE, size));
+	FZ_CHECK(nbg_model_v2_header(m)->sub_header_offset >= NBG_V2_HEADER_SIZE);
 	FZ_CHECK(dir_end <= size);
-	FZ_CHECK(m->section_count == m->section_header_count);
-	FZ_CHECK(m->section_count <= NBG_SECTION_TYPE_COUNT);
+	FZ_CHECK(nbg_model_section_count(m) == nbg_model_v2_header(m)->section_header_count);
+	FZ_CHECK(nbg_model_section_count(m) <= NBG_SECTION_TYPE_COUNT);
 
-	for (size_t i = 0; i < m->section_count; i++) {
-		const nbg_section *s = &m->sections[i];
+	for (size_t i = 0; i < nbg_model_section_count(m); i++) {
+		const nbg_section *s = nbg_model_section_at(m, i);
 		FZ_CHECK(s->type < NBG_SECTION_TYPE_COUNT);
 		FZ_CHECK(!(types & ((uint64_t)1 << s->type)));
 		types |= (uint64_t)1 << s->type;
 		FZ_CHECK(s->index == i);
-		FZ_CHECK(s->record_offset == m->section_headers_offset + 44ull * i);
+		FZ_CHECK(s->record_offset == nbg_model_v2_header(m)->section_headers_offset + 44ull * i);
 		FZ_CHECK(s->alignment == 0 || s->offset % s->alignment == 0);
 		if (s->size == 0)
 			continue;
 		/* no overlap with the header, sub-header, directory or another section */
 		FZ_CHECK(s->offset >= NBG_V2_HEADER_SIZE);
-		FZ_CHECK(s->offset >= (uint64_t)m->sub_header_offset + NBG_V2_SUB_HEADER_SIZE ||
-			 s->offset + s->size <= m->sub_header_offset);
-		FZ_CHECK(dir_end == m->section_headers_offset || s->offset >= dir_end ||
-			 s->offset + s->size <= m->section_headers_offset);
+		FZ_CHECK(s->offset >= (uint64_t)nbg_model_v2_header(m)->sub_header_offset + NBG_V2_SUB_HEADER_SIZE ||
+			 s->offset + s->size <= nbg_model_v2_header(m)->sub_header_offset);
+		FZ_CHECK(dir_end == nbg_model_v2_header(m)->section_headers_offset || s->offset >= dir_end ||
+			 s->offset + s->size <= nbg_model_v2_header(m)->section_headers_offset);
 		for (size_t j = 0; j < i; j++) {
-			const nbg_section *t = &m->sections[j];
+			const nbg_section *t = nbg_model_section_at(m, j);
 			if (t->size)
 				FZ_CHECK(s->offset >= t->offset + t->size ||
 					 t->offset >= s->offset + s->size);
@@ -93,22 +95,22 @@ static void check_v2(const nbg_model *m, size_t size)
 	}
 
 	const nbg_section *cs = nbg_model_section(m, NBG_SEC_CHECKSUM);
-	FZ_CHECK(cs ? m->checksum_record_count == cs->size / 8 : m->checksum_record_count == 0);
-	for (size_t i = 0; i < m->checksum_record_count; i++) {
-		const nbg_checksum_record *r = &m->checksum_records[i];
+	FZ_CHECK(cs ? nbg_model_checksum_record_count(m) == cs->size / 8 : nbg_model_checksum_record_count(m) == 0);
+	for (size_t i = 0; i < nbg_model_checksum_record_count(m); i++) {
+		const nbg_checksum_record *r = nbg_model_checksum_record_at(m, i);
 		FZ_CHECK(nbg_model_section(m, r->section_type) != NULL);
 		FZ_CHECK(inside(r->offset, 8, cs));
 	}
-	FZ_CHECK(m->has_file_checksum);
+	FZ_CHECK((nbg_model_file_checksum(m) != NULL));
 
-	const nbg_network_info *ni = &m->network_info;
+	const nbg_network_info *ni = nbg_model_network_info(m);
 	if (ni->present) {
-		FZ_CHECK(ni->input_count == m->input_count);
-		FZ_CHECK(ni->output_count == m->output_count);
+		FZ_CHECK(ni->input_count == nbg_model_input_count(m));
+		FZ_CHECK(ni->output_count == nbg_model_output_count(m));
 		FZ_CHECK(ni->name[64] == '\0');
 	}
 
-	const nbg_dynaio *d = &m->dynaio;
+	const nbg_dynaio *d = nbg_model_dynaio(m);
 	if (d->present) {
 		uint64_t pos = 0;
 		const nbg_section *reg = nbg_model_section(m, NBG_SEC_DYNAIO);
@@ -134,20 +136,20 @@ static void check_v2(const nbg_model *m, size_t size)
 
 static void check_v1(const nbg_model *m, size_t size)
 {
-	const nbg_v1_info *v = &m->v1;
+	const nbg_v1_info *v = nbg_model_v1(m);
 
 	FZ_CHECK(v->entry_count >= 12 && v->entry_count <= 34);
-	FZ_CHECK(m->section_count == v->entry_count);
+	FZ_CHECK(nbg_model_section_count(m) == v->entry_count);
 	FZ_CHECK(v->prefix_end == v->entries_offset + 8ull * v->entry_count);
 	FZ_CHECK(v->prefix_end <= size);
 	FZ_CHECK(v->trailer_offset <= size && v->trailer_offset + v->trailer_size == size);
 	FZ_CHECK(in_file(v->opaque_offset, v->opaque_size, size));
 	FZ_CHECK(v->gap_nonzero_bytes <= v->gap_bytes && v->gap_bytes <= size);
 	FZ_CHECK(v->network_name[64] == '\0');
-	FZ_CHECK(m->checksum_record_count == 0);
-	for (size_t i = 0; i < m->section_count; i++) {
-		FZ_CHECK(m->sections[i].type == i + 1);
-		FZ_CHECK(m->sections[i].record_offset == v->entries_offset + 8 * i);
+	FZ_CHECK(nbg_model_checksum_record_count(m) == 0);
+	for (size_t i = 0; i < nbg_model_section_count(m); i++) {
+		FZ_CHECK(nbg_model_section_at(m, i)->type == i + 1);
+		FZ_CHECK(nbg_model_section_at(m, i)->record_offset == v->entries_offset + 8 * i);
 	}
 	if (v->crc_sum_finding)
 		FZ_CHECK(v->has_crc_sum);
@@ -156,39 +158,39 @@ static void check_v1(const nbg_model *m, size_t size)
 void fz_check_model(const nbg_model *m, const uint8_t *data, size_t size)
 {
 	FZ_CHECK(m != NULL);
-	FZ_CHECK(m->data == data);
-	FZ_CHECK(m->file_size == size);
+	FZ_CHECK(nbg_model_data(m) == data);
+	FZ_CHECK(nbg_model_file_size(m) == size);
 	FZ_CHECK(size >= 12 && memcmp(data, "VPMN", 4) == 0);
-	FZ_CHECK(m->family == 1 || m->family == 2);
-	FZ_CHECK((m->family == 2) == (m->version == NBG_V2_VERSION));
-	FZ_CHECK(m->family == 2 || (m->version >> 16) == 1);
-	FZ_CHECK(m->section_count == 0 || m->sections != NULL);
-	for (size_t i = 0; i < m->section_count; i++)
-		FZ_CHECK(in_file(m->sections[i].offset, m->sections[i].size, size));
+	FZ_CHECK(nbg_model_family(m) == 1 || nbg_model_family(m) == 2);
+	FZ_CHECK((nbg_model_family(m) == 2) == (nbg_model_version(m) == NBG_V2_VERSION));
+	FZ_CHECK(nbg_model_family(m) == 2 || (nbg_model_version(m) >> 16) == 1);
+	FZ_CHECK(nbg_model_section_count(m) == 0 || nbg_model_section_at(m, 0) != NULL);
+	for (size_t i = 0; i < nbg_model_section_count(m); i++)
+		FZ_CHECK(in_file(nbg_model_section_at(m, i)->offset, nbg_model_section_at(m, i)->size, size));
 
-	if (m->family == 2)
+	if (nbg_model_family(m) == 2)
 		check_v2(m, size);
 	else
 		check_v1(m, size);
-	check_io(m, m->inputs, m->input_count, NBG_SEC_INPUT, size);
-	check_io(m, m->outputs, m->output_count, NBG_SEC_OUTPUT, size);
+	check_io(m, 0, NBG_SEC_INPUT, size);
+	check_io(m, 1, NBG_SEC_OUTPUT, size);
 
 	if (size < NBG_TAIL_SIZE) {
-		FZ_CHECK(m->tail.cover == NBG_TAIL_NONE);
+		FZ_CHECK(nbg_model_tail(m)->cover == NBG_TAIL_NONE);
 	} else {
-		FZ_CHECK(m->tail.offset == size - NBG_TAIL_SIZE && m->tail.size == NBG_TAIL_SIZE);
-		FZ_CHECK(m->tail.covered_bytes <= NBG_TAIL_SIZE);
-		FZ_CHECK((m->tail.cover == NBG_TAIL_UNCOVERED) == (m->tail.covered_bytes == 0));
-		FZ_CHECK((m->tail.cover == NBG_TAIL_COVERED) ==
-			 (m->tail.covered_bytes == NBG_TAIL_SIZE));
+		FZ_CHECK(nbg_model_tail(m)->offset == size - NBG_TAIL_SIZE && nbg_model_tail(m)->size == NBG_TAIL_SIZE);
+		FZ_CHECK(nbg_model_tail(m)->covered_bytes <= NBG_TAIL_SIZE);
+		FZ_CHECK((nbg_model_tail(m)->cover == NBG_TAIL_UNCOVERED) == (nbg_model_tail(m)->covered_bytes == 0));
+		FZ_CHECK((nbg_model_tail(m)->cover == NBG_TAIL_COVERED) ==
+			 (nbg_model_tail(m)->covered_bytes == NBG_TAIL_SIZE));
 	}
 
-	FZ_CHECK(m->note_count <= 4096);
-	FZ_CHECK(m->note_count == 0 || m->notes != NULL);
-	for (size_t i = 0; i < m->note_count; i++) {
-		FZ_CHECK(fz_terminated(m->notes[i].id, sizeof(m->notes[i].id)));
-		FZ_CHECK(m->notes[i].id[0] != '\0');
-		FZ_CHECK(fz_terminated(m->notes[i].text, sizeof(m->notes[i].text)));
+	FZ_CHECK(nbg_model_note_count(m) <= 4096);
+	FZ_CHECK(nbg_model_note_count(m) == 0 || nbg_model_note_at(m, 0) != NULL);
+	for (size_t i = 0; i < nbg_model_note_count(m); i++) {
+		FZ_CHECK(fz_terminated(nbg_model_note_at(m, i)->id, sizeof(nbg_model_note_at(m, i)->id)));
+		FZ_CHECK(nbg_model_note_at(m, i)->id[0] != '\0');
+		FZ_CHECK(fz_terminated(nbg_model_note_at(m, i)->text, sizeof(nbg_model_note_at(m, i)->text)));
 	}
 }
 

@@ -68,36 +68,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_plan(p);
 	const nbg_cpu_step *r = nbg_cpu_plan_first_refused(p);
 	size_t stop = r ? r->operation : SIZE_MAX;
-	uint64_t macs = 0, bytes = (uint64_t)m->memory.vip_sram_bytes + m->memory.axi_sram_bytes +
-				   m->memory.memory_pool_bytes;
+	uint64_t macs = 0, bytes = (uint64_t)nbg_model_memory(m)->vip_sram_bytes + nbg_model_memory(m)->axi_sram_bytes +
+				   nbg_model_memory(m)->memory_pool_bytes;
 	for (size_t i = 0; i < nbg_cpu_plan_count(p); i++)
 		macs += nbg_cpu_plan_at(p, i)->macs;
-	nbg_rt_buffer *in = calloc(m->input_count + 1, sizeof(*in));
+	nbg_rt_buffer *in = calloc(nbg_model_input_count(m) + 1, sizeof(*in));
 	uint8_t *zeros = NULL;
 	uint64_t largest = 0;
-	for (size_t i = 0; i < m->input_count; i++) {
+	for (size_t i = 0; i < nbg_model_input_count(m); i++) {
 		uint64_t b = nbg_model_input_at(m, i)->byte_size;
 		bytes += b;
 		largest = b > largest ? b : largest;
 	}
-	for (size_t i = 0; i < m->output_count; i++)
+	for (size_t i = 0; i < nbg_model_output_count(m); i++)
 		bytes += nbg_model_output_at(m, i)->byte_size;
 	if (in && macs <= (1u << 24) && bytes <= (64u << 20))
 		zeros = calloc((size_t)largest + 1, 1);
 	if (zeros) {
-		for (size_t i = 0; i < m->input_count; i++)
+		for (size_t i = 0; i < nbg_model_input_count(m); i++)
 			in[i] = (nbg_rt_buffer){ zeros, (size_t)nbg_model_input_at(m, i)->byte_size };
 		nbg_cpu_state *st = NULL;
-		rc = nbg_cpu_run(p, in, m->input_count, stop, &st, &err);
+		rc = nbg_cpu_run(p, in, nbg_model_input_count(m), stop, &st, &err);
 		FZ_CHECK(rc == NBG_OK || rc == NBG_E_OUT_OF_MEMORY);
-		for (size_t i = 0; rc == NBG_OK && i < m->output_count; i++) {
+		for (size_t i = 0; rc == NBG_OK && i < nbg_model_output_count(m); i++) {
 			size_t n = 0;
 			const uint8_t *o = nbg_cpu_state_buffer(st, NBG_GRAPH_SRC_OUTPUT, (int32_t)i, &n);
 			FZ_CHECK(i >= 64 || (o && n == nbg_model_output_at(m, i)->byte_size));
 		}
 		nbg_cpu_state_free(st);
 		if (r) {
-			rc = nbg_cpu_run(p, in, m->input_count, SIZE_MAX, &st, &err);
+			rc = nbg_cpu_run(p, in, nbg_model_input_count(m), SIZE_MAX, &st, &err);
 			FZ_CHECK(rc == NBG_E_UNSUPPORTED_OPERATION && !st);
 		}
 	}

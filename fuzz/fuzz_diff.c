@@ -36,18 +36,18 @@ static nbg_diff *diff_checked(const nbg_model *a, const nbg_model *b)
 	if (rc != NBG_OK)
 		fprintf(stderr, "diff: %s: %s\n", nbg_code_name(rc), err.message);
 	FZ_CHECK(rc == NBG_OK && d != NULL);
-	FZ_CHECK(d->count <= NBG_DIFF_MAX_ITEMS);
-	for (size_t i = 0; i < d->count; i++) {
+	FZ_CHECK(nbg_diff_item_count(d) <= NBG_DIFF_MAX_ITEMS);
+	for (size_t i = 0; i < nbg_diff_item_count(d); i++) {
 		const nbg_diff_item *it = nbg_diff_item_at(d, i);
 		FZ_CHECK(nbg_diff_kind_name(it->kind) != NULL);
 		FZ_CHECK(fz_terminated(it->path, sizeof(it->path)));
 		FZ_CHECK(fz_terminated(it->a, sizeof(it->a)) && fz_terminated(it->b, sizeof(it->b)));
 		FZ_CHECK(fz_terminated(it->detail, sizeof(it->detail)));
 		if (it->kind == NBG_DIFF_BYTES && it->length && !strstr(it->detail, "size differs")) {
-			FZ_CHECK(it->offset_a <= a->file_size &&
-				 it->length <= a->file_size - it->offset_a);
-			FZ_CHECK(it->offset_b <= b->file_size &&
-				 it->length <= b->file_size - it->offset_b);
+			FZ_CHECK(it->offset_a <= nbg_model_file_size(a) &&
+				 it->length <= nbg_model_file_size(a) - it->offset_a);
+			FZ_CHECK(it->offset_b <= nbg_model_file_size(b) &&
+				 it->length <= nbg_model_file_size(b) - it->offset_b);
 		}
 	}
 	FILE *devnull = fopen("/dev/null", "w");
@@ -66,7 +66,7 @@ static nbg_diff *diff_checked(const nbg_model *a, const nbg_model *b)
 		if (json_is_array(v))
 			items = v;
 	/* an item jansson refused (text that is not UTF-8) would be missing */
-	FZ_CHECK(items != NULL && json_array_size(items) == d->count);
+	FZ_CHECK(items != NULL && json_array_size(items) == nbg_diff_item_count(d));
 	json_decref(doc);
 	free(s);
 	return d;
@@ -82,17 +82,17 @@ static void check_recon_shape(const nbg_model *a, const nbg_model *b, const nbg_
 			 !r->first);
 		return;
 	}
-	FZ_CHECK(a->family == 2 && b->family == 2 && a->file_size == b->file_size);
-	FZ_CHECK(a->dynaio.present && nbg_model_checksums_match(a));
-	FZ_CHECK(r->checksum_count == a->checksum_record_count + 1);
-	FZ_CHECK(r->entry_count <= a->dynaio.entry_count);
+	FZ_CHECK(nbg_model_family(a) == 2 && nbg_model_family(b) == 2 && nbg_model_file_size(a) == nbg_model_file_size(b));
+	FZ_CHECK(nbg_model_dynaio(a)->present && nbg_model_checksums_match(a));
+	FZ_CHECK(r->checksum_count == nbg_model_checksum_record_count(a) + 1);
+	FZ_CHECK(r->entry_count <= nbg_model_dynaio(a)->entry_count);
 	for (size_t i = 0; i < r->entry_count; i++) {
 		const nbg_recon_entry *e = nbg_reconstruction_entry_at(r, i);
-		FZ_CHECK(e->index < a->dynaio.entry_count && e->bytes_changed > 0 &&
+		FZ_CHECK(e->index < nbg_model_dynaio(a)->entry_count && e->bytes_changed > 0 &&
 			 e->bytes_changed <= e->size);
 		FZ_CHECK(i == 0 || e->index > nbg_reconstruction_entry_at(r, i - 1)->index);
 	}
-	FZ_CHECK(r->explained == !memcmp(r->sha256, b->file_sha256, 32));
+	FZ_CHECK(r->explained == !memcmp(r->sha256, nbg_model_file_sha256(b), 32));
 	if (r->explained) {
 		FZ_CHECK(!r->first && r->unexplained_bytes == 0 && r->checksum_bytes == 0);
 		return;
@@ -104,7 +104,7 @@ static void check_recon_shape(const nbg_model *a, const nbg_model *b, const nbg_
 		const nbg_recon_range *x = nbg_reconstruction_range_at(r, i);
 		first_listed |= x == r->first;
 		FZ_CHECK(x->length >= 1 && x->length <= x->bytes);
-		FZ_CHECK(x->offset < a->file_size && x->length <= a->file_size - x->offset);
+		FZ_CHECK(x->offset < nbg_model_file_size(a) && x->length <= nbg_model_file_size(a) - x->offset);
 		FZ_CHECK(fz_terminated(x->owner, sizeof(x->owner)) &&
 			 fz_terminated(x->detail, sizeof(x->detail)));
 	}
@@ -122,9 +122,9 @@ static void check_recon_independent(const uint8_t *a, const uint8_t *b, size_t s
 
 	FZ_CHECK(x != NULL);
 	memcpy(x, a, size);
-	for (size_t i = 0; i < ma->dynaio.entry_count; i++) {
+	for (size_t i = 0; i < nbg_model_dynaio(ma)->entry_count; i++) {
 		const nbg_dynaio_entry *e = nbg_model_dynaio_entry_at(ma, i);
-		uint64_t fo = ma->dynaio.region_offset + e->offset;
+		uint64_t fo = nbg_model_dynaio(ma)->region_offset + e->offset;
 		if (!memcmp(a + fo, b + fo, e->size))
 			continue;
 		FZ_CHECK(k < r->entry_count && nbg_reconstruction_entry_at(r, k)->index == i &&
@@ -153,8 +153,8 @@ static void reconstruction_variant(const uint8_t *ca, uint8_t *cb, size_t size,
 	for (int k = 0; k < 1 + (int)(h & 3); k++) {
 		h = h * 6364136223846793005ull + 1442695040888963407ull;
 		const nbg_dynaio_entry *e =
-			nbg_model_dynaio_entry_at(a, (h >> 8) % a->dynaio.entry_count);
-		cb[a->dynaio.region_offset + e->offset + (h >> 24) % e->size] ^=
+			nbg_model_dynaio_entry_at(a, (h >> 8) % nbg_model_dynaio(a)->entry_count);
+		cb[nbg_model_dynaio(a)->region_offset + e->offset + (h >> 24) % e->size] ^=
 			(uint8_t)(1 + (h >> 40) % 255);
 	}
 	if (extra)
@@ -173,7 +173,7 @@ static void reconstruction_variant(const uint8_t *ca, uint8_t *cb, size_t size,
 	int explained = r->explained;
 	nbg_reconstruction_free(r);
 	nbg_diff *d = diff_checked(a, b);
-	FZ_CHECK(d->identical || d->reconstruction->explained == explained);
+	FZ_CHECK(nbg_diff_summary_of(d)->identical || nbg_diff_reconstruction(d)->explained == explained);
 	nbg_diff_free(d);
 	nbg_model_free(b);
 }
@@ -191,8 +191,8 @@ static void reconstruction_pairs(const uint8_t *data, size_t size, uint64_t h)
 	FZ_CHECK(ca && cb);
 	memcpy(ca, data, size);
 	fx_refresh(ca, size);
-	if (fz_parse(ca, size, &a, &err) == NBG_OK && a->dynaio.present &&
-	    a->dynaio.entry_count && nbg_model_checksums_match(a))
+	if (fz_parse(ca, size, &a, &err) == NBG_OK && nbg_model_dynaio(a)->present &&
+	    nbg_model_dynaio(a)->entry_count && nbg_model_checksums_match(a))
 		for (int v = 0; v < 4; v++)
 			reconstruction_variant(ca, cb, size, a, h + 0x9e3779b97f4a7c15ull * v,
 					       v & 1, !(v & 2));
@@ -212,7 +212,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fz_parse(data, size, &a, &err) != NBG_OK)
 		return 0;
 	d = diff_checked(a, a);
-	FZ_CHECK(d->identical && d->count == 0 && d->bytes_changed == 0);
+	FZ_CHECK(nbg_diff_summary_of(d)->identical && nbg_diff_item_count(d) == 0 && nbg_diff_summary_of(d)->bytes_changed == 0);
 	nbg_diff_free(d);
 
 	/* B: up to four bytes changed, where and how taken from the input */
@@ -230,19 +230,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fz_parse(copy, size, &b, &err) == NBG_OK) {
 		d = diff_checked(a, b);
 		e = diff_checked(b, a);
-		check_recon_shape(a, b, d->reconstruction);
-		check_recon_shape(b, a, e->reconstruction);
-		FZ_CHECK(d->identical == (differ == 0) && e->identical == d->identical);
+		check_recon_shape(a, b, nbg_diff_reconstruction(d));
+		check_recon_shape(b, a, nbg_diff_reconstruction(e));
+		FZ_CHECK(nbg_diff_summary_of(d)->identical == (differ == 0) && nbg_diff_summary_of(e)->identical == nbg_diff_summary_of(d)->identical);
 		/* owners are matched by name, so one that moved is compared at its
 		 * new place: bytes_changed may exceed the bytes that differ, but
 		 * never the bytes of the file */
-		FZ_CHECK(d->bytes_changed <= size);
-		FZ_CHECK(d->bytes_changed == e->bytes_changed);
-		FZ_CHECK(d->owners_changed == e->owners_changed);
-		FZ_CHECK(d->owners_added == e->owners_removed && d->owners_removed == e->owners_added);
-		FZ_CHECK(d->field_count == e->field_count);
+		FZ_CHECK(nbg_diff_summary_of(d)->bytes_changed <= size);
+		FZ_CHECK(nbg_diff_summary_of(d)->bytes_changed == nbg_diff_summary_of(e)->bytes_changed);
+		FZ_CHECK(nbg_diff_summary_of(d)->owners_changed == nbg_diff_summary_of(e)->owners_changed);
+		FZ_CHECK(nbg_diff_summary_of(d)->owners_added == nbg_diff_summary_of(e)->owners_removed && nbg_diff_summary_of(d)->owners_removed == nbg_diff_summary_of(e)->owners_added);
+		FZ_CHECK(nbg_diff_summary_of(d)->field_count == nbg_diff_summary_of(e)->field_count);
 		/* a changed byte shows up somewhere */
-		FZ_CHECK(differ == 0 || d->count > 0 || d->field_count > 0);
+		FZ_CHECK(differ == 0 || nbg_diff_item_count(d) > 0 || nbg_diff_summary_of(d)->field_count > 0);
 		nbg_diff_free(d);
 		nbg_diff_free(e);
 		nbg_model_free(b);

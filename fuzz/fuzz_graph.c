@@ -18,8 +18,7 @@
 
 /* `first` points at the record_offset of the first of n elements that are
  * `stride_bytes` apart. */
-static void check_records(const nbg_graph_records *r, const void *first, size_t n,
-			  size_t stride_bytes, size_t size)
+static void check_records(const nbg_graph_records *r, size_t n, size_t size)
 {
 	if (!r->present) {
 		FZ_CHECK(n == 0);
@@ -31,45 +30,50 @@ static void check_records(const nbg_graph_records *r, const void *first, size_t 
 		FZ_CHECK(r->trailing_bytes == r->size % r->record_size);
 	}
 	FZ_CHECK(n <= r->count || !r->decoded);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t o;
-		memcpy(&o, (const uint8_t *)first + i * stride_bytes, sizeof(o));
-		FZ_CHECK(o >= r->offset);
-		FZ_CHECK(r->record_size == 0 ||
-			 (o - r->offset <= r->size && r->record_size <= r->size - (o - r->offset)));
-	}
 }
 
-#define RECORDS(rec, arr, n) \
-	check_records(&g->rec, &g->arr[0].record_offset, g->n, sizeof(g->arr[0]), size)
+static void check_record_offset(const nbg_graph_records *r, uint64_t o)
+{
+	FZ_CHECK(o >= r->offset);
+	FZ_CHECK(r->record_size == 0 ||
+		 (o - r->offset <= r->size && r->record_size <= r->size - (o - r->offset)));
+}
+
+#define RECORDS(rec, at, n)                                                          \
+	do {                                                                         \
+		const nbg_graph_summary *s_ = nbg_graph_summary_of(g);               \
+		check_records(&s_->rec, s_->n, size);                                \
+		for (size_t i_ = 0; i_ < s_->n; i_++)                                \
+			check_record_offset(&s_->rec, at(g, i_)->record_offset);     \
+	} while (0)
 
 static void check_graph(const nbg_model *m, const nbg_graph *g, size_t size)
 {
-	FZ_CHECK(g->family == m->family && g->version == m->version);
-	if (g->layer_count)
-		RECORDS(layer_records, layers, layer_count);
-	if (g->operation_count)
-		RECORDS(operation_records, operations, operation_count);
-	if (g->patch_count)
-		RECORDS(patch_records, patches, patch_count);
-	if (g->sh_count)
-		RECORDS(sh_records, sh_operations, sh_count);
-	if (g->sw_count)
-		RECORDS(sw_records, sw_operations, sw_count);
-	if (g->hw_init_count)
-		RECORDS(hw_init_records, hw_inits, hw_init_count);
-	if (g->ppu_param_count)
-		RECORDS(ppu_param_records, ppu_params, ppu_param_count);
-	for (size_t i = 0; i < g->layer_count; i++)
-		FZ_CHECK(g->layers[i].name[64] == '\0');
-	for (size_t i = 0; i < g->sw_count; i++)
-		FZ_CHECK(g->sw_operations[i].name[64] == '\0');
-	for (size_t i = 0; i < g->patch_count; i++)
-		FZ_CHECK(g->patches[i].operation >= -1 &&
-			 g->patches[i].operation < (int64_t)g->operation_count);
+	FZ_CHECK(nbg_graph_summary_of(g)->family == nbg_model_family(m) && nbg_graph_summary_of(g)->version == nbg_model_version(m));
+	if (nbg_graph_summary_of(g)->layer_count)
+		RECORDS(layer_records, nbg_graph_layer_at, layer_count);
+	if (nbg_graph_summary_of(g)->operation_count)
+		RECORDS(operation_records, nbg_graph_operation_at, operation_count);
+	if (nbg_graph_summary_of(g)->patch_count)
+		RECORDS(patch_records, nbg_graph_patch_at, patch_count);
+	if (nbg_graph_summary_of(g)->sh_count)
+		RECORDS(sh_records, nbg_graph_sh_operation_at, sh_count);
+	if (nbg_graph_summary_of(g)->sw_count)
+		RECORDS(sw_records, nbg_graph_sw_operation_at, sw_count);
+	if (nbg_graph_summary_of(g)->hw_init_count)
+		RECORDS(hw_init_records, nbg_graph_hw_init_at, hw_init_count);
+	if (nbg_graph_summary_of(g)->ppu_param_count)
+		RECORDS(ppu_param_records, nbg_graph_ppu_param_at, ppu_param_count);
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->layer_count; i++)
+		FZ_CHECK(nbg_graph_layer_at(g, i)->name[64] == '\0');
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->sw_count; i++)
+		FZ_CHECK(nbg_graph_sw_operation_at(g, i)->name[64] == '\0');
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->patch_count; i++)
+		FZ_CHECK(nbg_graph_patch_at(g, i)->operation >= -1 &&
+			 nbg_graph_patch_at(g, i)->operation < (int64_t)nbg_graph_summary_of(g)->operation_count);
 
 	for (int t = 0; t < NBG_GRAPH_TABLE_COUNT; t++) {
-		const nbg_graph_table *tb = &g->tables[t];
+		const nbg_graph_table *tb = nbg_graph_table_at(g, t);
 		size_t oob = 0;
 		FZ_CHECK(tb->name != NULL && tb->data_name != NULL);
 		if (!tb->present)
@@ -93,14 +97,14 @@ static void check_graph(const nbg_model *m, const nbg_graph *g, size_t size)
 			FZ_CHECK(tb->uncovered_nonzero_bytes <= tb->uncovered_bytes);
 		}
 	}
-	FZ_CHECK(g->relation_count <= sizeof(g->relations) / sizeof(g->relations[0]));
-	for (size_t i = 0; i < g->relation_count; i++)
-		FZ_CHECK(g->relations[i].id && g->relations[i].held <= g->relations[i].checked);
-	FZ_CHECK(g->finding_count <= NBG_GRAPH_MAX_FINDINGS);
-	FZ_CHECK(g->finding_count == 0 || g->findings != NULL);
-	for (size_t i = 0; i < g->finding_count; i++) {
-		FZ_CHECK(fz_terminated(g->findings[i].id, sizeof(g->findings[i].id)));
-		FZ_CHECK(fz_terminated(g->findings[i].text, sizeof(g->findings[i].text)));
+	FZ_CHECK(nbg_graph_summary_of(g)->relation_count <= NBG_GRAPH_RELATION_MAX);
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->relation_count; i++)
+		FZ_CHECK(nbg_graph_relation_at(g, i)->id && nbg_graph_relation_at(g, i)->held <= nbg_graph_relation_at(g, i)->checked);
+	FZ_CHECK(nbg_graph_summary_of(g)->finding_count <= NBG_GRAPH_MAX_FINDINGS);
+	FZ_CHECK(nbg_graph_summary_of(g)->finding_count == 0 || nbg_graph_finding_at(g, 0) != NULL);
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->finding_count; i++) {
+		FZ_CHECK(fz_terminated(nbg_graph_finding_at(g, i)->id, sizeof(nbg_graph_finding_at(g, i)->id)));
+		FZ_CHECK(fz_terminated(nbg_graph_finding_at(g, i)->text, sizeof(nbg_graph_finding_at(g, i)->text)));
 	}
 }
 
@@ -142,7 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_t *doc = json_loads(s, 0, &jerr);
 	FZ_CHECK(doc != NULL && json_is_object(doc));
 	json_t *f = json_object_get(doc, "graph_findings");
-	FZ_CHECK(f == NULL || json_array_size(f) == g->finding_count);
+	FZ_CHECK(f == NULL || json_array_size(f) == nbg_graph_summary_of(g)->finding_count);
 	json_decref(doc);
 	free(s);
 

@@ -49,19 +49,19 @@ static void check_figures(const nbg_model *m, const nbg_graph *g, const nbg_mem_
 		 vend(r, NBG_MEM_DYNAMIC_INPUTS) + vend(r, NBG_MEM_DYNAMIC_OUTPUTS) ||
 		 sat(vend(r, NBG_MEM_DYNAMIC)));
 	FZ_CHECK(vend(r, NBG_MEM_HEAP_RESERVE) == 20480);
-	FZ_CHECK(vend(r, NBG_MEM_POOL) == m->memory.memory_pool_bytes);
+	FZ_CHECK(vend(r, NBG_MEM_POOL) == nbg_model_memory(m)->memory_pool_bytes);
 	FZ_CHECK(vend(r, NBG_MEM_SYSTEM_TOTAL) ==
 		 vend(r, NBG_MEM_NBG_HEADER) + vend(r, NBG_MEM_ALLOCATED) ||
 		 sat(vend(r, NBG_MEM_SYSTEM_TOTAL)));
 	FZ_CHECK(vend(r, NBG_MEM_FLASH_VIDEO_TOTAL) <= vend(r, NBG_MEM_VIDEO_TOTAL));
-	FZ_CHECK(nbg_mem_operation_count(r) == g->operation_count);
-	FZ_CHECK(nbg_mem_layer_count(r) == g->layer_count);
-	FZ_CHECK(nbg_mem_share_buffer_count(r) == m->input_count + m->output_count);
+	FZ_CHECK(nbg_mem_operation_count(r) == nbg_graph_summary_of(g)->operation_count);
+	FZ_CHECK(nbg_mem_layer_count(r) == nbg_graph_summary_of(g)->layer_count);
+	FZ_CHECK(nbg_mem_share_buffer_count(r) == nbg_model_input_count(m) + nbg_model_output_count(m));
 	FZ_CHECK(nbg_mem_conflict_count(r) <= 1000);
 	{
 		const nbg_mem_sharing *s = nbg_mem_sharing_of(r);
 		int clear = 1;
-		for (size_t i = 0; i < m->input_count; i++) {
+		for (size_t i = 0; i < nbg_model_input_count(m); i++) {
 			const nbg_mem_share_buffer *b = nbg_mem_share_buffer_at(r, i);
 			FZ_CHECK(!b->clear || (b->reads && b->layer_low == b->layer_high &&
 					       !b->conflicts));

@@ -22,9 +22,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc != NBG_OK)
 			FZ_CHECK(err2.offset == err.offset && !strcmp(err2.message, err.message));
 		else
-			FZ_CHECK(m2->section_count == m->section_count &&
-				 m2->note_count == m->note_count &&
-				 !memcmp(m2->file_sha256, m->file_sha256, 32));
+			FZ_CHECK(nbg_model_section_count(m2) == nbg_model_section_count(m) &&
+				 nbg_model_note_count(m2) == nbg_model_note_count(m) &&
+				 !memcmp(nbg_model_file_sha256(m2), nbg_model_file_sha256(m), 32));
 		nbg_model_free(m2);
 	}
 	nbg_model_free(m);

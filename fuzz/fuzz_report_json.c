@@ -31,18 +31,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * checksums fail is reported as such, never as valid */
 		FZ_CHECK(json_is_boolean(json_object_get(doc, "valid")) &&
 			 json_is_true(json_object_get(doc, "valid")) ==
-				 (m->integrity != NBG_INTEGRITY_FAILED));
+				 (nbg_model_integrity(m) != NBG_INTEGRITY_FAILED));
 		FZ_CHECK(!strcmp(json_string_value(json_object_get(doc, "integrity")),
-				 nbg_integrity_name(m->integrity)));
+				 nbg_integrity_name(nbg_model_integrity(m))));
 		FZ_CHECK(json_is_object(json_object_get(doc, "error")) ==
-			 (m->integrity == NBG_INTEGRITY_FAILED));
+			 (nbg_model_integrity(m) == NBG_INTEGRITY_FAILED));
 		FZ_CHECK(!strcmp(json_string_value(json_object_get(doc, "path")), fz_path));
-		FZ_CHECK(json_integer_value(json_object_get(doc, "family")) == m->family);
-		FZ_CHECK(json_array_size(json_object_get(doc, "sections")) == m->section_count);
-		FZ_CHECK(json_array_size(json_object_get(doc, "inputs")) == m->input_count);
-		FZ_CHECK(json_array_size(json_object_get(doc, "outputs")) == m->output_count);
+		FZ_CHECK(json_integer_value(json_object_get(doc, "family")) == nbg_model_family(m));
+		FZ_CHECK(json_array_size(json_object_get(doc, "sections")) == nbg_model_section_count(m));
+		FZ_CHECK(json_array_size(json_object_get(doc, "inputs")) == nbg_model_input_count(m));
+		FZ_CHECK(json_array_size(json_object_get(doc, "outputs")) == nbg_model_output_count(m));
 		/* a note lost to a string jansson refused would show here */
-		FZ_CHECK(json_array_size(json_object_get(doc, "notes")) == m->note_count);
+		FZ_CHECK(json_array_size(json_object_get(doc, "notes")) == nbg_model_note_count(m));
 		nbg_model_free(m);
 	} else {
 		s = nbg_error_json(&err, fz_path);

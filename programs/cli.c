@@ -13,36 +13,36 @@
 
 #include "cli.h"
 
-/* A byte count from the environment (nbg_size_parse); 0 when unset or bad
- * (the library's default then applies; nbg_env_limits_check refused a bad
+/* A byte count from the environment (cli_size_parse); 0 when unset or bad
+ * (the library's default then applies; cli_env_limits_check refused a bad
  * one before any command ran). */
-uint64_t nbg_env_limit(const char *name)
+uint64_t cli_env_limit(const char *name)
 {
 	uint64_t v;
 
-	return nbg_size_parse(getenv(name), &v) == 0 ? v : 0;
+	return cli_size_parse(getenv(name), &v) == 0 ? v : 0;
 }
 
 /* The environment variables that set limits (doc/security.md). */
 static const char *const limit_vars[] = { "NBG_MAX_STDIN", "NBG_MAX_FILE_SIZE",
 					  "NBG_MAX_UNDESCRIBED" };
 
-int nbg_env_limits_check(void)
+int cli_env_limits_check(void)
 {
 	for (size_t i = 0; i < sizeof(limit_vars) / sizeof(limit_vars[0]); i++) {
 		const char *v = getenv(limit_vars[i]);
 		uint64_t n;
-		if (v && *v && nbg_size_parse(v, &n) != 0) {
+		if (v && *v && cli_size_parse(v, &n) != 0) {
 			fprintf(stderr, "nbg: %s='%s' is not a byte count: give digits with an "
 					"optional K, M, G or T suffix (1G), or none\n",
-				limit_vars[i], nbg_esc(v));
+				limit_vars[i], cli_esc(v));
 			return -1;
 		}
 	}
 	return 0;
 }
 
-int nbg_input_shrank(const char *path, const nbg_mapping *m)
+int cli_input_shrank(const char *path, const nbg_mapping *m)
 {
 	struct stat st;
 
@@ -65,7 +65,7 @@ static nbg_code input_refused(nbg_error *err, const char *msg)
 
 /* Standard input once per process, and never from a terminal (a person
  * typing is not a model); the bytes through nbg_read_input. */
-nbg_code nbg_input_open(const char *path, nbg_mapping *m, nbg_error *err)
+nbg_code cli_input_open(const char *path, nbg_mapping *m, nbg_error *err)
 {
 	static int consumed;
 
@@ -80,22 +80,22 @@ nbg_code nbg_input_open(const char *path, nbg_mapping *m, nbg_error *err)
 		return input_refused(err, "standard input is a terminal: give the file's path, or "
 					  "pipe or redirect the file into nbg ('-' reads standard "
 					  "input)");
-	return nbg_read_input(path, nbg_env_limit("NBG_MAX_STDIN"), m, err);
+	return nbg_read_input(path, cli_env_limit("NBG_MAX_STDIN"), m, err);
 }
 
-void nbg_input_close(nbg_mapping *m)
+void cli_input_close(nbg_mapping *m)
 {
 	nbg_unmap_file(m);
 }
 
-int nbg_load(const char *path, const nbg_parse_options *opts, nbg_loaded *l)
+int cli_load(const char *path, const nbg_parse_options *opts, cli_loaded *l)
 {
-	return nbg_load_expect(path, opts, NULL, l);
+	return cli_load_expect(path, opts, NULL, l);
 }
 
 /* After a parse of a mapping that shrank under us: whatever the parse said
  * is about zeros, so it is replaced by a file-changed failure. */
-static int load_shrank(const char *path, nbg_loaded *l)
+static int load_shrank(const char *path, cli_loaded *l)
 {
 	nbg_model_free(l->model);
 	l->model = NULL;
@@ -104,13 +104,13 @@ static int load_shrank(const char *path, nbg_loaded *l)
 	l->err.index = -1;
 	snprintf(l->err.message, sizeof(l->err.message),
 		 "%s shrank while it was being read (another process truncated it): "
-		 "nothing read from it is reported", nbg_esc(path));
+		 "nothing read from it is reported", cli_esc(path));
 	l->io_failed = 1;
 	return NBG_EXIT_IO;
 }
 
-int nbg_load_expect(const char *path, const nbg_parse_options *opts, const uint32_t *target,
-		    nbg_loaded *l)
+int cli_load_expect(const char *path, const nbg_parse_options *opts, const uint32_t *target,
+		    cli_loaded *l)
 {
 	nbg_parse_options o = { .size = sizeof(o) };
 	const uint8_t *d;
@@ -119,9 +119,9 @@ int nbg_load_expect(const char *path, const nbg_parse_options *opts, const uint3
 	memset(l, 0, sizeof(*l));
 	if (opts)
 		o.flags = opts->flags;
-	o.max_file_size = nbg_env_limit("NBG_MAX_FILE_SIZE");
-	o.max_undescribed = nbg_env_limit("NBG_MAX_UNDESCRIBED");
-	rc = nbg_input_open(path, &l->map, &l->err);
+	o.max_file_size = cli_env_limit("NBG_MAX_FILE_SIZE");
+	o.max_undescribed = cli_env_limit("NBG_MAX_UNDESCRIBED");
+	rc = cli_input_open(path, &l->map, &l->err);
 	if (rc != NBG_OK) {
 		l->io_failed = 1;
 		return nbg_code_exit(rc);
@@ -133,19 +133,19 @@ int nbg_load_expect(const char *path, const nbg_parse_options *opts, const uint3
 		uint32_t have = (uint32_t)d[8] | (uint32_t)d[9] << 8 | (uint32_t)d[10] << 16 |
 				(uint32_t)d[11] << 24;
 		if (have != *target) {
-			nbg_target_mismatch(&l->err, have, *target);
+			cli_target_mismatch(&l->err, have, *target);
 			return NBG_EXIT_INVALID;
 		}
 	}
 	rc = nbg_parse(l->map.data, l->map.size, &o, &l->model, &l->err);
-	if (nbg_input_shrank(path, &l->map))
+	if (cli_input_shrank(path, &l->map))
 		return load_shrank(path, l);
 	if (rc != NBG_OK)
 		return nbg_code_exit(rc) == NBG_EXIT_IO ? NBG_EXIT_IO : NBG_EXIT_INVALID;
 	return NBG_EXIT_OK;
 }
 
-int nbg_load_unverified(const char *path, const nbg_parse_options *opts, nbg_loaded *l)
+int cli_load_unverified(const char *path, const nbg_parse_options *opts, cli_loaded *l)
 {
 	nbg_parse_options o = { .size = sizeof(o) };
 	nbg_error err;
@@ -161,12 +161,12 @@ int nbg_load_unverified(const char *path, const nbg_parse_options *opts, nbg_loa
 	if (opts)
 		o.flags = opts->flags;
 	o.flags |= NBG_PARSE_NO_CRC_CHECK;
-	o.max_file_size = nbg_env_limit("NBG_MAX_FILE_SIZE");
-	o.max_undescribed = nbg_env_limit("NBG_MAX_UNDESCRIBED");
+	o.max_file_size = cli_env_limit("NBG_MAX_FILE_SIZE");
+	o.max_undescribed = cli_env_limit("NBG_MAX_UNDESCRIBED");
 	nbg_model_free(l->model);
 	l->model = NULL;
 	if (nbg_parse(l->map.data, l->map.size, &o, &l->model, &err) != NBG_OK ||
-	    nbg_input_shrank(path, &l->map)) {
+	    cli_input_shrank(path, &l->map)) {
 		nbg_model_free(l->model);
 		l->model = NULL;
 		return 0;
@@ -174,14 +174,14 @@ int nbg_load_unverified(const char *path, const nbg_parse_options *opts, nbg_loa
 	return 1;
 }
 
-void nbg_loaded_free(nbg_loaded *l)
+void cli_loaded_free(cli_loaded *l)
 {
 	nbg_model_free(l->model);
-	nbg_input_close(&l->map);
+	cli_input_close(&l->map);
 	l->model = NULL;
 }
 
-const char *nbg_esc(const char *path)
+const char *cli_esc(const char *path)
 {
 	/* A ring of buffers: several escaped paths can stand in one printf. */
 	static char *ring[8];
@@ -193,10 +193,10 @@ const char *nbg_esc(const char *path)
 	return *slot ? *slot : "(out of memory)";
 }
 
-const char *nbg_esc_msg(const char *msg)
+const char *cli_esc_msg(const char *msg)
 {
 	size_t backslashes = 0, len = strlen(msg);
-	const char *e = nbg_esc(msg);
+	const char *e = cli_esc(msg);
 
 	for (size_t i = 0; i < len; i++)
 		backslashes += msg[i] == '\\';
@@ -216,11 +216,11 @@ static char *safe_message(const char *msg, size_t max)
 	return strndup(msg, max);
 }
 
-void nbg_print_error(const char *path, const nbg_loaded *l)
+void cli_print_error(const char *path, const cli_loaded *l)
 {
 	/* The path may come from a file (vpm_run's sample.txt): escaped, as
 	 * the message that may repeat it. */
-	const char *p = nbg_esc(path ? path : "");
+	const char *p = cli_esc(path ? path : "");
 	char *m = safe_message(l->err.message, sizeof(l->err.message));
 	size_t n = path ? strlen(path) : 0;
 
@@ -241,33 +241,33 @@ void nbg_print_error(const char *path, const nbg_loaded *l)
 	free(m);
 }
 
-void nbg_json_list_open(const nbg_json_list *list)
+void cli_json_list_open(const cli_json_list *list)
 {
 	if (list->many)
 		fputs(list->count ? ",\n" : "[\n", stdout);
 }
 
-void nbg_json_list_close(nbg_json_list *list)
+void cli_json_list_close(cli_json_list *list)
 {
 	if (!list->many)
 		fputc('\n', stdout);
 	list->count++;
 }
 
-void nbg_json_list_item(nbg_json_list *list, const char *doc)
+void cli_json_list_item(cli_json_list *list, const char *doc)
 {
-	nbg_json_list_open(list);
+	cli_json_list_open(list);
 	fputs(doc, stdout);
-	nbg_json_list_close(list);
+	cli_json_list_close(list);
 }
 
-void nbg_json_list_end(const nbg_json_list *list)
+void cli_json_list_end(const cli_json_list *list)
 {
 	if (list->many)
 		fputs(list->count ? "\n]\n" : "[]\n", stdout);
 }
 
-int nbg_finish_stdout(int rc)
+int cli_finish_stdout(int rc)
 {
 	int e;
 

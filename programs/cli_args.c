@@ -109,9 +109,9 @@ static int unknown(const char *cmd, const cli_option *opts, const char *given)
 	const cli_option *near = nearest(opts, given);
 
 	if (near)
-		return refuse(cmd, "unknown option '%s'; did you mean %s?", nbg_esc(given),
+		return refuse(cmd, "unknown option '%s'; did you mean %s?", cli_esc(given),
 			      near->name);
-	return refuse(cmd, "unknown option '%s'", nbg_esc(given));
+	return refuse(cmd, "unknown option '%s'", cli_esc(given));
 }
 
 static int value_of(const char *cmd, const cli_option *o, const char *v, void *dest)
@@ -131,7 +131,7 @@ static int value_of(const char *cmd, const cli_option *o, const char *v, void *d
 			snprintf(range, sizeof(range), "%llu to %llu", (unsigned long long)o->min,
 				 (unsigned long long)o->max);
 			return refuse(cmd, "%s takes a whole number from %s, not '%s'", o->name, range,
-				      nbg_esc(v));
+				      cli_esc(v));
 		}
 		*(uint64_t *)at = n;
 		return 0;
@@ -148,7 +148,7 @@ static int value_of(const char *cmd, const cli_option *o, const char *v, void *d
 				break;
 		}
 		alternatives(list, sizeof(list), o->arg);
-		return refuse(cmd, "%s is %s, not '%s'", o->name, list, nbg_esc(v));
+		return refuse(cmd, "%s is %s, not '%s'", o->name, list, cli_esc(v));
 	}
 	case CLI_CUSTOM:
 		return o->parse(v, at);
@@ -190,14 +190,14 @@ int cli_parse(const char *cmd, const cli_option *opts, int argc, char **argv, vo
 		const cli_option *o;
 		if (a[0] != '-' || !a[1]) {
 			if (!operands)
-				return refuse(cmd, "takes no operand, not '%s'", nbg_esc(a));
+				return refuse(cmd, "takes no operand, not '%s'", cli_esc(a));
 			operands[(*n)++] = a;
 			continue;
 		}
 		if (!strncmp(a, "--", 2) && strchr(a, '=') &&
 		    (o = cli_option_find(opts, a, (size_t)(strchr(a, '=') - a))))
 			return refuse(cmd, "%s takes no value, not '%s'", o->name,
-				      nbg_esc(strchr(a, '=') + 1));
+				      cli_esc(strchr(a, '=') + 1));
 		if (!(o = cli_option_find(opts, a, strlen(a))))
 			return unknown(cmd, opts, a);
 		if (o->kind == CLI_FLAG) {

@@ -20,7 +20,7 @@ int cli_target_arg(const char *value, void *dest);
 typedef struct cli_inspect_opts {
 	int json, only, commands, memory, weights;
 	unsigned graph;   /* NBG_TEXT_GRAPH_LAYERS | ..._OPERATIONS | ..._PATCHES */
-	int format;       /* 0, or 1 + its place in meta|vpm|jevois (nbg_export_form) */
+	int format;       /* 0, or 1 + its place in meta|vpm|jevois (cli_export_form) */
 	cli_target target;
 } cli_inspect_opts;
 
@@ -123,7 +123,7 @@ typedef struct cli_real {
 } cli_real;
 int cli_tolerance_arg(const char *value, void *dest);
 
-/* nbg run's --max-output / --max-memory SIZE (nbg_size_parse) */
+/* nbg run's --max-output / --max-memory SIZE (cli_size_parse) */
 typedef struct cli_size {
 	int set;
 	uint64_t value;

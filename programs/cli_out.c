@@ -103,14 +103,14 @@ static const char *kind_of(mode_t m)
 static int refuse(const cli_out *o, const char *why, const char *what)
 {
 	fprintf(stderr, "nbg %s: %s: %s %s%s%s\n", o->cmd, nbg_code_name(NBG_E_NOT_REGULAR_FILE),
-		nbg_esc(o->name), what ? "is a symbolic link to " : "", what ? what : "", why);
+		cli_esc(o->name), what ? "is a symbolic link to " : "", what ? what : "", why);
 	return NBG_EXIT_IO;
 }
 
 static int failed(const cli_out *o, const char *what, const char *path, int e)
 {
 	fprintf(stderr, "nbg %s: %s: %s %s: %s\n", o->cmd, nbg_code_name(NBG_E_IO), what,
-		nbg_esc(path), strerror(e));
+		cli_esc(path), strerror(e));
 	return NBG_EXIT_IO;
 }
 
@@ -141,7 +141,7 @@ static int resolve(cli_out *o)
 	} else {
 		fprintf(stderr, "nbg %s: %s: %s is %s, not a regular file: refused, left as it is "
 				"(nbg writes regular files, or - for standard output)\n", o->cmd,
-			nbg_code_name(NBG_E_NOT_REGULAR_FILE), nbg_esc(o->name), kind_of(st.st_mode));
+			nbg_code_name(NBG_E_NOT_REGULAR_FILE), cli_esc(o->name), kind_of(st.st_mode));
 		return NBG_EXIT_IO;
 	}
 	if (!o->target)
@@ -193,7 +193,7 @@ int cli_out_open(cli_out *o, const char *cmd, const char *path, unsigned flags)
 	if (cli_out_is_stdout(path)) {
 		if (!(flags & CLI_OUT_STDOUT)) {
 			fprintf(stderr, "nbg %s: %s is standard output, where nbg %s writes its "
-					"report: refused (name a file)\n", cmd, nbg_esc(path), cmd);
+					"report: refused (name a file)\n", cmd, cli_esc(path), cmd);
 			return NBG_EXIT_USAGE;
 		}
 		o->to_stdout = 1;
@@ -216,7 +216,7 @@ int cli_out_open(cli_out *o, const char *cmd, const char *path, unsigned flags)
 	if ((o->fd = create_registered(o->tmp, &o->slot)) < 0) {
 		int e = errno;
 		fprintf(stderr, "nbg %s: %s: cannot create a temporary file beside %s: %s\n", cmd,
-			nbg_code_name(NBG_E_IO), nbg_esc(o->target), strerror(e));
+			nbg_code_name(NBG_E_IO), cli_esc(o->target), strerror(e));
 		cli_out_free(o);
 		return NBG_EXIT_IO;
 	}

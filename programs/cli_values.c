@@ -37,7 +37,7 @@ static int soc_names(const char *soc, const char *name)
 	return 0;
 }
 
-int nbg_target_parse(const char *arg, uint32_t *out)
+int cli_target_parse(const char *arg, uint32_t *out)
 {
 	const nbg_target_info *t;
 	char *end;
@@ -81,7 +81,7 @@ int nbg_target_parse(const char *arg, uint32_t *out)
 	return -1;
 }
 
-void nbg_target_mismatch(nbg_error *err, uint32_t have, uint32_t want)
+void cli_target_mismatch(nbg_error *err, uint32_t have, uint32_t want)
 {
 	char h[256], w[256];
 
@@ -100,7 +100,7 @@ int cli_target_arg(const char *value, void *dest)
 {
 	cli_target *t = dest;
 
-	if (nbg_target_parse(value, &t->value) != 0)
+	if (cli_target_parse(value, &t->value) != 0)
 		return -1;
 	t->set = 1;
 	return 0;
@@ -205,7 +205,7 @@ int cli_tolerance_arg(const char *value, void *dest)
 	return 0;
 }
 
-int nbg_size_parse(const char *v, uint64_t *out)
+int cli_size_parse(const char *v, uint64_t *out)
 {
 	char *end;
 	unsigned long long n;
@@ -235,7 +235,7 @@ int cli_size_arg(const char *value, void *dest)
 {
 	cli_size *z = dest;
 
-	if (nbg_size_parse(value, &z->value) != 0)
+	if (cli_size_parse(value, &z->value) != 0)
 		return refused("nbg run: a size is a byte count (a number with an optional K, M, G "
 			       "or T suffix, or none)", value);
 	z->set = 1;

@@ -28,7 +28,7 @@ typedef cli_corpus_opts opts;
 static int usage(const char *why, const char *what)
 {
 	if (what)
-		return cli_usage("corpus", "%s '%s'", why, nbg_esc(what));
+		return cli_usage("corpus", "%s '%s'", why, cli_esc(what));
 	return cli_usage("corpus", "%s", why);
 }
 
@@ -109,7 +109,7 @@ static int cmd_merge(const opts *o)
 		nbg_error err;
 		int e = corpus_read_file(o->paths[i], &text, &len);
 		if (e) {
-			corpus_warn("cannot read part %s: %s", nbg_esc(o->paths[i]),
+			corpus_warn("cannot read part %s: %s", cli_esc(o->paths[i]),
 				    e == EINVAL ? "not a regular file" : strerror(e));
 			rc = NBG_EXIT_IO;
 			break;
@@ -119,10 +119,10 @@ static int cmd_merge(const opts *o)
 			rc = nbg_code_exit(err.code);
 		} else if ((e = nbg_corpus_merge(all, part)) == NBG_E_CORPUS_PART) {
 			corpus_warn("%s: %s: counts do not add up: with the parts before it a count "
-				    "passes 2^64-1", nbg_code_name(NBG_E_CORPUS_PART), nbg_esc(o->paths[i]));
+				    "passes 2^64-1", nbg_code_name(NBG_E_CORPUS_PART), cli_esc(o->paths[i]));
 			rc = nbg_code_exit(NBG_E_CORPUS_PART);
 		} else if (e != NBG_OK) {
-			corpus_warn("out of memory merging %s", nbg_esc(o->paths[i]));
+			corpus_warn("out of memory merging %s", cli_esc(o->paths[i]));
 			rc = NBG_EXIT_IO;
 		}
 		nbg_corpus_free(part);
@@ -198,8 +198,8 @@ static int cmd_run(const opts *o)
 		corpus_walk_path(&w, o->paths[i]);
 	corpus_run run = { &list, o->jobs ? (int)o->jobs : default_jobs(), o->quiet,
 			   !o->quiet && isatty(STDERR_FILENO), o->records ? &records : NULL,
-			   o->manifest ? &manifest : NULL, agg, nbg_env_limit("NBG_MAX_FILE_SIZE"),
-			   nbg_env_limit("NBG_MAX_UNDESCRIBED") };
+			   o->manifest ? &manifest : NULL, agg, cli_env_limit("NBG_MAX_FILE_SIZE"),
+			   cli_env_limit("NBG_MAX_UNDESCRIBED") };
 	rc = corpus_run_files(&run);
 	rc = close_outputs(rc, &records, &manifest);
 	if (rc == NBG_EXIT_OK)
@@ -209,7 +209,7 @@ static int cmd_run(const opts *o)
 	return rc;
 }
 
-int nbg_cmd_corpus(int argc, char **argv)
+int cli_cmd_corpus(int argc, char **argv)
 {
 	opts o;
 	int rc = parse_args(argc, argv, &o);

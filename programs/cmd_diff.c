@@ -26,9 +26,9 @@ static int checksum_failure(nbg_code c)
 /* Loads one side.  A file that fails only on its checksums is parsed again
  * with the comparisons off (every other rule still holds) and a note goes to
  * stderr.  Returns 0, or prints the failure and returns -1. */
-static int load_side(const char *which, const char *path, int json, nbg_loaded *l)
+static int load_side(const char *which, const char *path, int json, cli_loaded *l)
 {
-	if (nbg_load(path, NULL, l) == NBG_EXIT_OK)
+	if (cli_load(path, NULL, l) == NBG_EXIT_OK)
 		return 0;
 	if (!l->io_failed && checksum_failure(l->err.code)) {
 		nbg_parse_options o = { .size = sizeof(o), .flags = NBG_PARSE_NO_CRC_CHECK };
@@ -43,7 +43,7 @@ static int load_side(const char *which, const char *path, int json, nbg_loaded *
 		}
 		l->err = e2;
 	}
-	nbg_print_error(path, l);
+	cli_print_error(path, l);
 	if (json) {
 		char *s = nbg_diff_error_json(which, path, &l->err);
 		if (s)
@@ -53,7 +53,7 @@ static int load_side(const char *which, const char *path, int json, nbg_loaded *
 	return -1;
 }
 
-static int compare(const char *const paths[2], int json, nbg_loaded *la, nbg_loaded *lb)
+static int compare(const char *const paths[2], int json, cli_loaded *la, cli_loaded *lb)
 {
 	nbg_diff *d = NULL;
 	nbg_error err;
@@ -71,7 +71,7 @@ static int compare(const char *const paths[2], int json, nbg_loaded *la, nbg_loa
 		}
 		return DIFF_TROUBLE;
 	}
-	rc = d->identical ? DIFF_SAME : DIFF_DIFFERENT;
+	rc = nbg_diff_summary_of(d)->identical ? DIFF_SAME : DIFF_DIFFERENT;
 	if (json) {
 		char *s = nbg_diff_json(d, la->model, paths[0], lb->model, paths[1]);
 		if (s)
@@ -86,7 +86,7 @@ static int compare(const char *const paths[2], int json, nbg_loaded *la, nbg_loa
 	return rc;
 }
 
-int nbg_cmd_diff(int argc, char **argv)
+int cli_cmd_diff(int argc, char **argv)
 {
 	const char **paths = calloc((size_t)argc, sizeof(*paths));
 	cli_json_opts o = { 0 };
@@ -98,18 +98,18 @@ int nbg_cmd_diff(int argc, char **argv)
 	}
 	if (cli_parse_command("diff", argc, argv, &o, paths, &n) != 0 ||
 	    (n < 2 && cli_usage("diff", "give two files, A and B (%d given)", n)) ||
-	    (n > 2 && cli_usage("diff", "two files only, not also '%s'", nbg_esc(paths[2])))) {
+	    (n > 2 && cli_usage("diff", "two files only, not also '%s'", cli_esc(paths[2])))) {
 		free(paths);
 		return DIFF_TROUBLE;
 	}
 	json = o.json;
-	nbg_loaded la, lb;
+	cli_loaded la, lb;
 	memset(&la, 0, sizeof(la));
 	memset(&lb, 0, sizeof(lb));
 	rc = compare(paths, json, &la, &lb);
 	free(paths);
-	nbg_loaded_free(&la);
-	nbg_loaded_free(&lb);
+	cli_loaded_free(&la);
+	cli_loaded_free(&lb);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "nbg diff: cannot write the report\n");
 		return DIFF_TROUBLE;

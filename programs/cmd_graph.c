@@ -108,7 +108,7 @@ static int svg_out(const nbg_model *m, const nbg_graph *g, const nbg_commands *c
 		fprintf(stderr, "nbg graph: Graphviz's dot program is not installed (Debian: "
 				"apt-get install graphviz); use --dot %s.dot for the DOT "
 				"document, which any Graphviz viewer draws\n",
-			o->to_stdout ? "OUT" : nbg_esc(o->name));
+			o->to_stdout ? "OUT" : cli_esc(o->name));
 		cli_out_discard(o);
 		return NBG_EXIT_IO;
 	}
@@ -117,7 +117,7 @@ static int svg_out(const nbg_model *m, const nbg_graph *g, const nbg_commands *c
 	snprintf(beside, sizeof(beside), "%s/nbg-graph", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	if (dot_scratch(m, g, c, title, o->to_stdout ? beside : o->target, &in, &slot) != 0) {
 		fprintf(stderr, "nbg graph: cannot write a temporary file beside %s: %s\n",
-			nbg_esc(o->to_stdout ? beside : o->target), strerror(errno));
+			cli_esc(o->to_stdout ? beside : o->target), strerror(errno));
 		cli_out_discard(o);
 		free(dot);
 		return NBG_EXIT_IO;
@@ -145,7 +145,7 @@ static int draw(const nbg_model *m, const char *in, const char *title, const cha
 	int x;
 
 	if (nbg_graph_decode(m, &g, &err) != NBG_OK || nbg_commands_decode(m, g, &c, &err) != NBG_OK) {
-		fprintf(stderr, "nbg: %s: %s\n", nbg_esc(in), err.message);
+		fprintf(stderr, "nbg: %s: %s\n", cli_esc(in), err.message);
 		nbg_graph_free(g);
 		return NBG_EXIT_IO;
 	}
@@ -167,15 +167,15 @@ static int draw(const nbg_model *m, const char *in, const char *title, const cha
 	return x;
 }
 
-int nbg_cmd_graph(int argc, char **argv)
+int cli_cmd_graph(int argc, char **argv)
 {
 	cli_graph_opts o = { 0 };
 	const char **ops, *in;
-	nbg_loaded ld;
+	cli_loaded ld;
 	int n, x = cli_parse_operands("graph", argc, argv, &o, &ops, &n);
 
 	if (x == NBG_EXIT_OK && n != 1)
-		x = n ? cli_usage("graph", "one file at a time; also got '%s'", nbg_esc(ops[1]))
+		x = n ? cli_usage("graph", "one file at a time; also got '%s'", cli_esc(ops[1]))
 		      : cli_usage("graph", "no FILE given (- reads standard input)");
 	else if (x == NBG_EXIT_OK && o.svg && o.dot)
 		x = cli_usage("graph", "--dot and --svg each name the one output: give one of them "
@@ -184,13 +184,13 @@ int nbg_cmd_graph(int argc, char **argv)
 	free(ops);
 	if (x != NBG_EXIT_OK)
 		return x;
-	x = nbg_load(in, NULL, &ld);
+	x = cli_load(in, NULL, &ld);
 	if (x != NBG_EXIT_OK) {
-		nbg_print_error(in, &ld);
+		cli_print_error(in, &ld);
 	} else {
 		const char *base = strrchr(in, '/');
 		x = draw(ld.model, in, o.title ? o.title : base ? base + 1 : in, o.dot, o.svg);
 	}
-	nbg_loaded_free(&ld);
+	cli_loaded_free(&ld);
 	return x;
 }

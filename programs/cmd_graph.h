@@ -4,6 +4,6 @@
 #ifndef NBG_CMD_GRAPH_H
 #define NBG_CMD_GRAPH_H
 
-int nbg_cmd_graph(int argc, char **argv);
+int cli_cmd_graph(int argc, char **argv);
 
 #endif

@@ -15,14 +15,14 @@
 /* What `nbg inspect` was asked for. */
 typedef struct inspect_opts {
 	cli_inspect_opts a; /* the options */
-	nbg_export_form format; /* --format, or NBG_EXPORT_NONE */
+	cli_export_form format; /* --format, or NBG_EXPORT_NONE */
 	int many;           /* more than one FILE */
 } inspect_opts;
 
 /* The JSON report, streamed to standard output: the core report (or, with
  * --only, just the version and path) and the tables the options ask for. */
 static int inspect_json(const nbg_model *m, const char *path, const inspect_opts *o,
-			nbg_json_list *list)
+			cli_json_list *list)
 {
 	unsigned what = 0;
 	nbg_error err;
@@ -39,14 +39,14 @@ static int inspect_json(const nbg_model *m, const char *path, const inspect_opts
 		what |= NBG_JSON_DOC_MEMORY;
 	if (o->a.weights)
 		what |= NBG_JSON_DOC_WEIGHTS;
-	nbg_json_list_open(list);
+	cli_json_list_open(list);
 	if (nbg_json_document_write(stdout, m, path, what, &err) != NBG_OK) {
 		/* a failed standard output is reported once, by main */
 		if (err.code != NBG_E_IO)
-			fprintf(stderr, "nbg: %s: %s\n", nbg_esc(path), err.message);
+			fprintf(stderr, "nbg: %s: %s\n", cli_esc(path), err.message);
 		return NBG_EXIT_IO;
 	}
-	nbg_json_list_close(list);
+	cli_json_list_close(list);
 	return NBG_EXIT_OK;
 }
 
@@ -60,15 +60,15 @@ static int inspect_text(const nbg_model *m, const char *path, const inspect_opts
 	nbg_error err;
 
 	if (o->a.only)
-		printf("NBG file: %s\n", nbg_esc(path));
+		printf("NBG file: %s\n", cli_esc(path));
 	else
 		nbg_text_report(stdout, m, path);
 	if (!o->a.graph && !o->a.commands && !o->a.weights)
-		return o->a.memory ? nbg_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
+		return o->a.memory ? cli_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
 	if (nbg_graph_decode(m, &g, &err) != NBG_OK ||
 	    ((o->a.commands || o->a.weights) && nbg_commands_decode(m, g, &c, &err) != NBG_OK) ||
 	    (o->a.weights && nbg_weights_decode(m, g, c, &w, &err) != NBG_OK)) {
-		fprintf(stderr, "nbg: %s: %s\n", nbg_esc(path), err.message);
+		fprintf(stderr, "nbg: %s: %s\n", cli_esc(path), err.message);
 		nbg_commands_free(c);
 		nbg_graph_free(g);
 		return nbg_code_exit(err.code);
@@ -82,22 +82,22 @@ static int inspect_text(const nbg_model *m, const char *path, const inspect_opts
 	nbg_weights_free(w);
 	nbg_commands_free(c);
 	nbg_graph_free(g);
-	return o->a.memory ? nbg_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
+	return o->a.memory ? cli_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
 }
 
 /* One file's report; `list` collects JSON documents in operand order. */
-static int inspect_one(const char *path, const inspect_opts *o, nbg_json_list *list)
+static int inspect_one(const char *path, const inspect_opts *o, cli_json_list *list)
 {
 	int json_out = o->a.json || o->format == NBG_EXPORT_META, rc;
-	nbg_loaded l;
+	cli_loaded l;
 
-	rc = nbg_load_expect(path, NULL, o->a.target.set ? &o->a.target.value : NULL, &l);
+	rc = cli_load_expect(path, NULL, o->a.target.set ? &o->a.target.value : NULL, &l);
 	/* A checksum that does not match: the failure, then everything that
 	 * can still be decoded, marked unverified (the exit code stays 1).  An
 	 * export is never made from such bytes. */
 	if (rc == NBG_EXIT_INVALID && o->format == NBG_EXPORT_NONE &&
-	    nbg_load_unverified(path, NULL, &l)) {
-		nbg_print_error(path, &l);
+	    cli_load_unverified(path, NULL, &l)) {
+		cli_print_error(path, &l);
 		if (o->a.json) {
 			inspect_json(l.model, path, o, list);
 		} else {
@@ -105,23 +105,23 @@ static int inspect_one(const char *path, const inspect_opts *o, nbg_json_list *l
 				putchar('\n');
 			inspect_text(l.model, path, o);
 		}
-		nbg_loaded_free(&l);
+		cli_loaded_free(&l);
 		return rc;
 	}
 	if (rc != NBG_EXIT_OK) {
-		nbg_print_error(path, &l);
+		cli_print_error(path, &l);
 		/* one file: the error document only for a file that was read */
 		if (json_out && (o->many || !l.io_failed)) {
 			char *s = nbg_error_json(&l.err, path);
 			if (s)
-				nbg_json_list_item(list, s);
+				cli_json_list_item(list, s);
 			free(s);
 		}
-		nbg_loaded_free(&l);
+		cli_loaded_free(&l);
 		return rc;
 	}
 	if (o->format != NBG_EXPORT_NONE) {
-		rc = nbg_inspect_export(l.model, path, o->format, o->many, list);
+		rc = cli_inspect_export(l.model, path, o->format, o->many, list);
 	} else if (o->a.json) {
 		rc = inspect_json(l.model, path, o, list);
 	} else {
@@ -129,7 +129,7 @@ static int inspect_one(const char *path, const inspect_opts *o, nbg_json_list *l
 			putchar('\n');
 		rc = inspect_text(l.model, path, o);
 	}
-	nbg_loaded_free(&l);
+	cli_loaded_free(&l);
 	return rc;
 }
 
@@ -142,7 +142,7 @@ static int inspect_args(int argc, char **argv, inspect_opts *o, const char **fil
 	memset(o, 0, sizeof(*o));
 	if (cli_parse_command("inspect", argc, argv, &o->a, files, &n) != 0)
 		return -1;
-	o->format = (nbg_export_form)o->a.format;
+	o->format = (cli_export_form)o->a.format;
 	if (o->a.only && !o->a.graph && !o->a.commands && !o->a.memory && !o->a.weights) {
 		fprintf(stderr, "nbg inspect: --only keeps just the tables asked for: add "
 				"--layers, --operations, --patches, --commands, --memory or "
@@ -160,12 +160,12 @@ static int inspect_args(int argc, char **argv, inspect_opts *o, const char **fil
 	return n;
 }
 
-int nbg_cmd_inspect(int argc, char **argv)
+int cli_cmd_inspect(int argc, char **argv)
 {
 	const char **files = calloc((size_t)argc, sizeof(*files));
 	int n, worst = NBG_EXIT_OK;
 	inspect_opts o;
-	nbg_json_list list = { 0 };
+	cli_json_list list = { 0 };
 
 	if (!files) {
 		fprintf(stderr, "nbg inspect: out of memory\n");
@@ -180,30 +180,30 @@ int nbg_cmd_inspect(int argc, char **argv)
 	}
 	list.many = o.many;
 	for (int i = 0; i < n; i++)
-		worst = nbg_exit_worst(worst, inspect_one(files[i], &o, &list));
+		worst = cli_exit_worst(worst, inspect_one(files[i], &o, &list));
 	if (o.a.json || o.format == NBG_EXPORT_META)
-		nbg_json_list_end(&list);
+		cli_json_list_end(&list);
 	free(files);
 	return worst; /* main checks every write to standard output */
 }
 
 /* After an integrity failure, list every mismatching checksum, not just the first. */
-static void list_integrity(const char *shown, const nbg_loaded *l)
+static void list_integrity(const char *shown, const cli_loaded *l)
 {
 	nbg_parse_options o = { .size = sizeof(o), .flags = NBG_PARSE_NO_CRC_CHECK | NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256 };
 	nbg_model *m = NULL;
 
 	if (nbg_parse(l->map.data, l->map.size, &o, &m, NULL) != NBG_OK)
 		return;
-	for (size_t i = 0; i < m->checksum_record_count; i++) {
-		const nbg_checksum_record *r = &m->checksum_records[i];
+	for (size_t i = 0; i < nbg_model_checksum_record_count(m); i++) {
+		const nbg_checksum_record *r = nbg_model_checksum_record_at(m, i);
 		if (r->stored != r->computed)
 			printf("%s:   section %s CRC-32 0x%08x, record says 0x%08x\n", shown,
 			       nbg_section_type_name(r->section_type), r->computed, r->stored);
 	}
-	if (m->has_file_checksum && m->file_checksum.recorded != m->file_checksum.computed)
+	if ((nbg_model_file_checksum(m) != NULL) && nbg_model_file_checksum(m)->recorded != nbg_model_file_checksum(m)->computed)
 		printf("%s:   file checksum 0x%08x, header says 0x%08x\n", shown,
-		       m->file_checksum.computed, m->file_checksum.recorded);
+		       nbg_model_file_checksum(m)->computed, nbg_model_file_checksum(m)->recorded);
 	nbg_model_free(m);
 }
 
@@ -220,14 +220,14 @@ static void print_verified(const char *mark, const char *shown, const nbg_model 
 {
 	char hex[65] = "", why[200];
 
-	if (m->family == 2)
+	if (nbg_model_family(m) == 2)
 		printf("%s%s: OK v2 0x%08x target 0x%08x sections %zu crc 0x%08x", mark, shown,
-		       m->version, m->target, m->section_count, m->file_checksum.computed);
+		       nbg_model_version(m), nbg_model_target(m), nbg_model_section_count(m), nbg_model_file_checksum(m)->computed);
 	else
-		printf("%s%s: OK v1 0x%08x target 0x%08x entries %zu", mark, shown, m->version,
-		       m->target, m->section_count);
+		printf("%s%s: OK v1 0x%08x target 0x%08x entries %zu", mark, shown, nbg_model_version(m),
+		       nbg_model_target(m), nbg_model_section_count(m));
 	if (o->a.sha)
-		nbg_hex32(m->file_sha256, hex);
+		nbg_hex32(nbg_model_file_sha256(m), hex);
 	nbg_integrity_describe(m, why, sizeof(why));
 	if (sha_checked)
 		printf("%s%s (verified: the SHA-256 matches %s; in the file: %s)\n",
@@ -235,7 +235,7 @@ static void print_verified(const char *mark, const char *shown, const nbg_model 
 		       o->a.expect.set ? "--sha256-expect" : "the manifest", why);
 	else
 		printf("%s%s (%s%s)\n", o->a.sha ? " sha256 " : "", hex,
-		       m->integrity == NBG_INTEGRITY_VERIFIED ? "verified: " : "", why);
+		       nbg_model_integrity(m) == NBG_INTEGRITY_VERIFIED ? "verified: " : "", why);
 }
 
 /* Parses verify's options, leaving the FILE operands in files[]; -1 after a
@@ -256,7 +256,7 @@ static int verify_args(int argc, char **argv, verify_opts *o, const char **files
 
 /* The whole-file SHA-256 against the expected one, when one was given: 1
  * matched, 0 none expected; else NBG_EXIT_INVALID with l->err filled. */
-static int check_expected(const char *path, nbg_loaded *l, const verify_opts *o)
+static int check_expected(const char *path, cli_loaded *l, const verify_opts *o)
 {
 	const uint8_t *want = o->a.expect.set ? o->a.expect.bytes : NULL;
 	char have[65], exp[65];
@@ -268,16 +268,16 @@ static int check_expected(const char *path, nbg_loaded *l, const verify_opts *o)
 			l->err.offset = 0;
 			snprintf(l->err.message, sizeof(l->err.message),
 				 "the manifest %s lists no line for this path, so its SHA-256 was "
-				 "not compared", nbg_esc(o->a.manifest_path));
+				 "not compared", cli_esc(o->a.manifest_path));
 			return -NBG_EXIT_INVALID;
 		}
 		want = e->sha256;
 	}
 	if (!want)
 		return 0;
-	if (!memcmp(want, l->model->file_sha256, 32))
+	if (!memcmp(want, nbg_model_file_sha256(l->model), 32))
 		return 1;
-	nbg_hex32(l->model->file_sha256, have);
+	nbg_hex32(nbg_model_file_sha256(l->model), have);
 	nbg_hex32(want, exp);
 	l->err.code = NBG_E_DIGEST_MISMATCH;
 	l->err.offset = 0;
@@ -292,11 +292,11 @@ static int verify_one(const char *path, const nbg_parse_options *po, const verif
 {
 	/* As sha256sum does: a line whose name needed escaping starts with a
 	 * backslash, so no name can pass for another line. */
-	const char *shown = nbg_esc(path);
+	const char *shown = cli_esc(path);
 	const char *mark = nbg_path_needs_escape(path) ? "\\" : "";
-	nbg_loaded l;
+	cli_loaded l;
 	const uint32_t *target = o->a.target.set ? &o->a.target.value : NULL;
-	int rc = nbg_load_expect(path, po, target, &l), sha_checked = 0;
+	int rc = cli_load_expect(path, po, target, &l), sha_checked = 0;
 
 	if (rc == NBG_EXIT_OK) {
 		sha_checked = check_expected(path, &l, o);
@@ -304,7 +304,7 @@ static int verify_one(const char *path, const nbg_parse_options *po, const verif
 			rc = -sha_checked;
 	}
 	if (rc == NBG_EXIT_OK && o->a.require && !sha_checked &&
-	    l.model->integrity != NBG_INTEGRITY_VERIFIED) {
+	    nbg_model_integrity(l.model) != NBG_INTEGRITY_VERIFIED) {
 		char why[200];
 		l.err.code = NBG_E_INTEGRITY_UNVERIFIED;
 		l.err.offset = 0;
@@ -328,7 +328,7 @@ static int verify_one(const char *path, const nbg_parse_options *po, const verif
 		    l.err.code == NBG_E_FILE_CHECKSUM_MISMATCH)
 			list_integrity(shown, &l);
 	}
-	nbg_loaded_free(&l);
+	cli_loaded_free(&l);
 	return rc;
 }
 
@@ -345,15 +345,15 @@ static int verify_files(const char **files, int n, verify_opts *o)
 	if (o->a.status && freopen("/dev/null", "w", stdout) == NULL)
 		return NBG_EXIT_IO;
 	for (int i = 0; i < n; i++)
-		worst = nbg_exit_worst(worst, verify_one(files[i], &po, o));
+		worst = cli_exit_worst(worst, verify_one(files[i], &po, o));
 	if (!n)
 		for (size_t i = 0; i < o->manifest.count; i++)
-			worst = nbg_exit_worst(worst,
+			worst = cli_exit_worst(worst,
 					       verify_one(o->manifest.entries[i].name, &po, o));
 	return worst;
 }
 
-int nbg_cmd_verify(int argc, char **argv)
+int cli_cmd_verify(int argc, char **argv)
 {
 	const char **files = calloc((size_t)argc, sizeof(*files));
 	verify_opts o = { 0 };
@@ -373,14 +373,14 @@ int nbg_cmd_verify(int argc, char **argv)
 	}
 	if (o.a.manifest_path && (e = cli_manifest_load(o.a.manifest_path, &o.manifest, NULL, NULL))) {
 		fprintf(stderr, "nbg verify: cannot read manifest %s: %s\n",
-			nbg_esc(o.a.manifest_path), strerror(e));
+			cli_esc(o.a.manifest_path), strerror(e));
 		free(files);
 		return NBG_EXIT_IO;
 	}
 	if (o.a.manifest_path && o.manifest.bad_lines && !o.a.status)
 		fprintf(stderr, "nbg verify: %s: %zu line%s (the first is line %zu) not "
 				"\"<sha256>  <path>\" as sha256sum writes it; ignored\n",
-			nbg_esc(o.a.manifest_path), o.manifest.bad_lines,
+			cli_esc(o.a.manifest_path), o.manifest.bad_lines,
 			o.manifest.bad_lines == 1 ? "" : "s", o.manifest.first_bad_line);
 	rc = verify_files(files, n, &o);
 	cli_manifest_free(&o.manifest);
@@ -388,7 +388,7 @@ int nbg_cmd_verify(int argc, char **argv)
 	return rc;
 }
 
-int nbg_cmd_fields(int argc, char **argv)
+int cli_cmd_fields(int argc, char **argv)
 {
 	size_t n;
 	const nbg_field *f = nbg_field_map(&n);
@@ -443,7 +443,7 @@ int nbg_cmd_fields(int argc, char **argv)
 
 /* `nbg codes [--markdown]`: the failure codes, from the one list the library
  * uses; doc/failure-codes.md embeds the --markdown output (checked by a test). */
-int nbg_cmd_codes(int argc, char **argv)
+int cli_cmd_codes(int argc, char **argv)
 {
 	cli_codes_opts o = { 0 };
 	int nextra, md;

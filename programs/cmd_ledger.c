@@ -18,7 +18,7 @@
 
 static void print_ledger_error(const char *path, const nbg_error *err)
 {
-	fprintf(stderr, "nbg: %s: %s at offset %llu (0x%llx), field %s: %s\n", nbg_esc(path),
+	fprintf(stderr, "nbg: %s: %s at offset %llu (0x%llx), field %s: %s\n", cli_esc(path),
 		nbg_code_name(err->code), (unsigned long long)err->offset,
 		(unsigned long long)err->offset, err->field[0] ? err->field : "-", err->message);
 	if (err->code == NBG_E_LEDGER_INVARIANT)
@@ -48,15 +48,15 @@ static nbg_code weights_ledger(const nbg_model *m, nbg_ledger **out, nbg_error *
 }
 
 /* Parses `path` and builds its ledger; returns an exit code (0 on success). */
-static int load_ledger(const char *path, nbg_loaded *ld, nbg_ledger **out)
+static int load_ledger(const char *path, cli_loaded *ld, nbg_ledger **out)
 {
 	nbg_error err;
 	nbg_code rc;
-	int x = nbg_load(path, NULL, ld);
+	int x = cli_load(path, NULL, ld);
 
 	*out = NULL;
 	if (x != NBG_EXIT_OK) {
-		nbg_print_error(path, ld);
+		cli_print_error(path, ld);
 		return x;
 	}
 	rc = weights_ledger(ld->model, out, &err);
@@ -83,7 +83,7 @@ static void human_table(FILE *out, const nbg_ledger *l, const char *path)
 		vw = k > vw ? k : vw;
 	}
 	nbg_hex32(nbg_ledger_file_sha256(l), hex);
-	fprintf(out, "%s: NBG v%u 0x%08x, %llu bytes, sha256 %s\n", nbg_esc(path), nbg_ledger_family(l),
+	fprintf(out, "%s: NBG v%u 0x%08x, %llu bytes, sha256 %s\n", cli_esc(path), nbg_ledger_family(l),
 		nbg_ledger_version(l), (unsigned long long)size, hex);
 	fprintf(out, "%zu owner ranges tile [0, %llu): no gap, no overlap\n\n", n,
 		(unsigned long long)size);
@@ -127,9 +127,9 @@ static void human_table(FILE *out, const nbg_ledger *l, const char *path)
 }
 
 /* One file's ledger, as a table or (json) a document in the list `list`. */
-static int ledger_one(const char *path, int json, nbg_json_list *list)
+static int ledger_one(const char *path, int json, cli_json_list *list)
 {
-	nbg_loaded ld;
+	cli_loaded ld;
 	nbg_ledger *l;
 	int x = load_ledger(path, &ld, &l);
 
@@ -140,7 +140,7 @@ static int ledger_one(const char *path, int json, nbg_json_list *list)
 				fprintf(stderr, "nbg: out of memory writing the ledger\n");
 				x = NBG_EXIT_IO;
 			} else {
-				nbg_json_list_item(list, s);
+				cli_json_list_item(list, s);
 				free(s);
 			}
 		} else {
@@ -152,20 +152,20 @@ static int ledger_one(const char *path, int json, nbg_json_list *list)
 		/* keep the array in operand order: a failed file is its error */
 		char *s = nbg_error_json(&ld.err, path);
 		if (s)
-			nbg_json_list_item(list, s);
+			cli_json_list_item(list, s);
 		free(s);
 	}
 	nbg_ledger_free(l);
-	nbg_loaded_free(&ld);
+	cli_loaded_free(&ld);
 	return x;
 }
 
-int nbg_cmd_ledger(int argc, char **argv)
+int cli_cmd_ledger(int argc, char **argv)
 {
 	cli_json_opts o = { 0 };
 	const char **files;
 	int n, worst;
-	nbg_json_list list = { 0 };
+	cli_json_list list = { 0 };
 
 	worst = cli_parse_operands("ledger", argc, argv, &o, &files, &n);
 	if (worst == NBG_EXIT_OK && !n)
@@ -176,10 +176,10 @@ int nbg_cmd_ledger(int argc, char **argv)
 	}
 	list.many = n > 1;
 	for (int i = 0; i < n; i++)
-		worst = nbg_exit_worst(worst, ledger_one(files[i], o.json, &list));
+		worst = cli_exit_worst(worst, ledger_one(files[i], o.json, &list));
 	free(files);
 	if (o.json)
-		nbg_json_list_end(&list);
+		cli_json_list_end(&list);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "nbg: cannot write the ledger\n");
 		return NBG_EXIT_IO;
@@ -195,14 +195,14 @@ static int read_ledger_doc(const char *path, nbg_ledger **out)
 	nbg_code rc;
 
 	*out = NULL;
-	if (nbg_input_open(path, &map, &err) != NBG_OK) {
+	if (cli_input_open(path, &map, &err) != NBG_OK) {
 		fprintf(stderr, "nbg: %s\n", err.message);
 		return NBG_EXIT_IO;
 	}
 	rc = nbg_ledger_from_json((const char *)map.data, map.size, out, &err);
-	nbg_input_close(&map);
+	cli_input_close(&map);
 	if (rc != NBG_OK) {
-		fprintf(stderr, "nbg: %s: %s: %s\n", nbg_esc(path), nbg_code_name(rc), err.message);
+		fprintf(stderr, "nbg: %s: %s: %s\n", cli_esc(path), nbg_code_name(rc), err.message);
 		return NBG_EXIT_INVALID;
 	}
 	return NBG_EXIT_OK;
@@ -218,7 +218,7 @@ static void print_reemitted(const char *in, const cli_out *o, uint64_t bytes, si
 	nbg_hex32(sha, hex);
 	fprintf(o->to_stdout ? stderr : stdout,
 		"%s -> %s: %llu bytes from %zu ledger ranges, sha256 %s (identical)\n",
-		nbg_esc(in), o->to_stdout ? "standard output" : nbg_esc(o->name),
+		cli_esc(in), o->to_stdout ? "standard output" : cli_esc(o->name),
 		(unsigned long long)bytes, ranges, hex);
 }
 
@@ -241,8 +241,8 @@ static int reemit_end(const char *in, int shrank, nbg_code rc, const nbg_error *
 
 	if (shrank) {
 		fprintf(stderr, "nbg: %s shrank while it was being read (another process "
-				"truncated it): %s is not its re-emission\n", nbg_esc(in),
-			nbg_esc(o->name));
+				"truncated it): %s is not its re-emission\n", cli_esc(in),
+			cli_esc(o->name));
 		x = NBG_EXIT_IO;
 	} else if (rc == NBG_E_IO && o->to_stdout) {
 		fprintf(stderr, "nbg reemit: %s: cannot write to standard output: %s\n",
@@ -266,26 +266,26 @@ static int reemit_own(const char *in, const char *out, int readback)
 	nbg_parse_options po = { .size = sizeof(po),
 				 .flags = NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256 };
 	nbg_reemit_info info = { .size = sizeof(info) };
-	nbg_loaded ld;
+	cli_loaded ld;
 	nbg_error err;
 	nbg_code rc = NBG_OK;
 	unsigned flags;
 	cli_out o;
-	int x = nbg_load(in, &po, &ld);
+	int x = cli_load(in, &po, &ld);
 
 	if (x != NBG_EXIT_OK) {
-		nbg_print_error(in, &ld);
-		nbg_loaded_free(&ld);
+		cli_print_error(in, &ld);
+		cli_loaded_free(&ld);
 		return x;
 	}
 	if ((x = reemit_open(out, readback, &o, &flags)) == NBG_EXIT_OK) {
 		rc = nbg_reemit_model(ld.model, o.fd, flags, &info, &err);
-		x = reemit_end(in, nbg_input_shrank(in, &ld.map), rc, &err, &o);
+		x = reemit_end(in, cli_input_shrank(in, &ld.map), rc, &err, &o);
 		if (x == NBG_EXIT_OK)
 			print_reemitted(in, &o, info.bytes, info.ranges, info.sha256);
 		cli_out_free(&o);
 	}
-	nbg_loaded_free(&ld);
+	cli_loaded_free(&ld);
 	return x;
 }
 
@@ -303,32 +303,32 @@ static int reemit_with(const char *in, const char *out, const char *ledger_doc, 
 
 	if ((x = read_ledger_doc(ledger_doc, &l)) != NBG_EXIT_OK)
 		return x;
-	if (nbg_input_open(in, &map, &err) != NBG_OK) {
+	if (cli_input_open(in, &map, &err) != NBG_OK) {
 		fprintf(stderr, "nbg: %s\n", err.message);
 		nbg_ledger_free(l);
 		return nbg_code_exit(err.code);
 	}
 	if ((x = reemit_open(out, readback, &o, &flags)) == NBG_EXIT_OK) {
 		nbg_code rc = nbg_reemit_write(l, map.data, map.size, o.fd, flags, &err);
-		x = reemit_end(in, nbg_input_shrank(in, &map), rc, &err, &o);
+		x = reemit_end(in, cli_input_shrank(in, &map), rc, &err, &o);
 		if (x == NBG_EXIT_OK)
 			print_reemitted(in, &o, nbg_ledger_file_size(l), nbg_ledger_range_count(l),
 					nbg_ledger_file_sha256(l));
 		cli_out_free(&o);
 	}
 	nbg_ledger_free(l);
-	nbg_input_close(&map);
+	cli_input_close(&map);
 	return x;
 }
 
-int nbg_cmd_reemit(int argc, char **argv)
+int cli_cmd_reemit(int argc, char **argv)
 {
 	cli_reemit_opts o = { 0 };
 	const char **ops, *in, *out;
 	int n, x = cli_parse_operands("reemit", argc, argv, &o, &ops, &n);
 
 	if (x == NBG_EXIT_OK && n != 2)
-		x = n > 2 ? cli_usage("reemit", "FILE and OUT only; also got '%s'", nbg_esc(ops[2]))
+		x = n > 2 ? cli_usage("reemit", "FILE and OUT only; also got '%s'", cli_esc(ops[2]))
 			  : cli_usage("reemit", "needs FILE and OUT (- for standard output)");
 	in = x == NBG_EXIT_OK ? ops[0] : NULL;
 	out = x == NBG_EXIT_OK ? ops[1] : NULL;
@@ -368,7 +368,7 @@ static char *map_target(const char *in, const char *svg, int into_dir)
 static int map_one(const char *in, const char *out, const char *title)
 {
 	const char *base = strrchr(in, '/');
-	nbg_loaded ld;
+	cli_loaded ld;
 	nbg_ledger *l;
 	cli_out o;
 	int x = load_ledger(in, &ld, &l);
@@ -389,7 +389,7 @@ static int map_one(const char *in, const char *out, const char *title)
 		cli_out_free(&o);
 	}
 	nbg_ledger_free(l);
-	nbg_loaded_free(&ld);
+	cli_loaded_free(&ld);
 	return x;
 }
 
@@ -406,7 +406,7 @@ static int map_targets_clash(char **targets, int n)
 	return 0;
 }
 
-int nbg_cmd_map(int argc, char **argv)
+int cli_cmd_map(int argc, char **argv)
 {
 	cli_map_opts o = { 0 };
 	const char **in, *svg;
@@ -440,7 +440,7 @@ int nbg_cmd_map(int argc, char **argv)
 	into_dir = strcmp(svg, "-") && stat(svg, &st) == 0 && S_ISDIR(st.st_mode);
 	if (n > 1 && !into_dir) {
 		fprintf(stderr, "nbg map: several inputs need --svg DIR, an existing directory "
-				"(each drawn into DIR/NAME.svg); '%s' is not one\n", nbg_esc(svg));
+				"(each drawn into DIR/NAME.svg); '%s' is not one\n", cli_esc(svg));
 		goto done;
 	}
 	for (int i = 0; i < n; i++)
@@ -453,7 +453,7 @@ int nbg_cmd_map(int argc, char **argv)
 		goto done;
 	x = NBG_EXIT_OK;
 	for (int i = 0; i < n; i++)
-		x = nbg_exit_worst(x, map_one(in[i], targets[i], o.title));
+		x = cli_exit_worst(x, map_one(in[i], targets[i], o.title));
 done:
 	for (int i = 0; targets && i < n; i++)
 		free(targets[i]);

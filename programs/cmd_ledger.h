@@ -5,10 +5,10 @@
 #define NBG_CMD_LEDGER_H
 
 /* nbg ledger FILE [--json]: the byte-ownership table, views and totals. */
-int nbg_cmd_ledger(int argc, char **argv);
+int cli_cmd_ledger(int argc, char **argv);
 /* nbg reemit FILE OUT [--ledger LEDGER.json]: lossless re-emission, or refusal. */
-int nbg_cmd_reemit(int argc, char **argv);
+int cli_cmd_reemit(int argc, char **argv);
 /* nbg map FILE --svg OUT.svg [--title TEXT]: a picture of the file. */
-int nbg_cmd_map(int argc, char **argv);
+int cli_cmd_map(int argc, char **argv);
 
 #endif

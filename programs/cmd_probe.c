@@ -27,7 +27,7 @@ static void put_text(const char *s)
 static void print_nodes(const nbg_rt_probe *p)
 {
 	fputs("device root: ", stdout);
-	fputs(nbg_esc(p->device_root), stdout);
+	fputs(cli_esc(p->device_root), stdout);
 	fputc('\n', stdout);
 	for (int i = 0; i < NBG_RT_PROBE_NODES; i++) {
 		const nbg_rt_probe_node *n = &p->nodes[i];
@@ -37,7 +37,7 @@ static void print_nodes(const nbg_rt_probe *p)
 	}
 	if (p->backend == NBG_RT_BACKEND_NONE || p->backend == NBG_RT_BACKEND_GPU) {
 		fputs("NPU: none found under ", stdout);
-		fputs(nbg_esc(p->device_root), stdout);
+		fputs(cli_esc(p->device_root), stdout);
 		puts(p->backend == NBG_RT_BACKEND_GPU
 			     ? " (mali0 is a GPU; libnnsdk would use its TFLite delegate)" : "");
 	} else {
@@ -51,7 +51,7 @@ static void print_report(const nbg_rt_backend_report *r, const char *generation)
 {
 	char t[200];
 	printf("%s (", generation);
-	fputs(nbg_esc(r->library), stdout);
+	fputs(cli_esc(r->library), stdout);
 	printf("): %s", r->library_found ? "found" : "not found");
 	if (r->library_found) {
 		printf(", %u/%u entry points", r->symbols_resolved, r->symbols_wanted);
@@ -88,7 +88,7 @@ static void print_machine(const nbg_rt_machine *m)
 	if (m->selected >= 0) {
 		const nbg_rt_backend_report *r = &m->reports[m->selected];
 		printf("nbg run --backend auto would use: %s (", nbg_rt_select_name(r->backend));
-		fputs(nbg_esc(r->library), stdout);
+		fputs(cli_esc(r->library), stdout);
 		puts(")");
 	} else {
 		puts("nbg run --backend auto would use: nothing (no NBG-capable device node)");
@@ -96,7 +96,7 @@ static void print_machine(const nbg_rt_machine *m)
 	printf("ready to run NBG files: %s\n", m->ready ? "yes" : "no");
 }
 
-int nbg_cmd_probe(int argc, char **argv)
+int cli_cmd_probe(int argc, char **argv)
 {
 	cli_probe_opts o = { 0 };
 	int n;
@@ -109,7 +109,7 @@ int nbg_cmd_probe(int argc, char **argv)
 	static nbg_rt_machine m; /* about 35 KB: not on the stack */
 	nbg_error e;
 	if (nbg_rt_machine_probe(root, nnsdk, vip, flags, &m, &e) != NBG_OK) {
-		fprintf(stderr, "nbg probe: %s: %s\n", nbg_code_name(e.code), nbg_esc_msg(e.message));
+		fprintf(stderr, "nbg probe: %s: %s\n", nbg_code_name(e.code), cli_esc_msg(e.message));
 		return NBG_EXIT_USAGE;
 	}
 	if (json) {
@@ -129,7 +129,7 @@ int nbg_cmd_probe(int argc, char **argv)
 	}
 	if (!m.devices.npu_present) {
 		fprintf(stderr, "nbg probe: no NPU device found under %s\n",
-			nbg_esc(m.devices.device_root));
+			cli_esc(m.devices.device_root));
 	}
 	return m.ready ? NBG_EXIT_OK : NBG_EXIT_RUNTIME;
 }

@@ -34,27 +34,17 @@
 /* ------------------------------------------------------------ helpers */
 
 /* Paths (from the command line or a sample.txt) are printed as every
- * command prints them (nbg_esc, doc/security.md); messages through
- * nbg_esc_msg, which keeps the paths a library message escaped already. */
+ * command prints them (cli_esc, doc/security.md); messages through
+ * cli_esc_msg, which keeps the paths a library message escaped already. */
 static void print_rt_error(const char *cmd, const nbg_error *e)
 {
-	fprintf(stderr, "nbg %s: %s: %s\n", cmd, nbg_code_name(e->code), nbg_esc_msg(e->message));
-}
-
-static void hex32(const uint8_t d[32], char out[65])
-{
-	static const char digits[] = "0123456789abcdef";
-	for (int i = 0; i < 32; i++) {
-		out[2 * i] = digits[d[i] >> 4];
-		out[2 * i + 1] = digits[d[i] & 15];
-	}
-	out[64] = 0;
+	fprintf(stderr, "nbg %s: %s: %s\n", cmd, nbg_code_name(e->code), cli_esc_msg(e->message));
 }
 
 static json_t *json_hex32(const uint8_t d[32])
 {
 	char h[65];
-	hex32(d, h);
+	nbg_hex32(d, h);
 	return json_string(h);
 }
 
@@ -179,7 +169,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 	a->model = rc == NBG_EXIT_OK && n ? ops[0] : NULL;
 	if (rc == NBG_EXIT_OK && n > 1)
 		rc = cli_usage("run", "one model at a time; also got '%s' (inputs follow --input)",
-			       nbg_esc(ops[1]));
+			       cli_esc(ops[1]));
 	free(ops);
 	if (rc != NBG_EXIT_OK)
 		return rc;
@@ -235,11 +225,11 @@ static int ensure_dir(const char *dir)
 {
 	struct stat st;
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "nbg run: cannot create output directory %s: %s\n", nbg_esc(dir), strerror(errno));
+		fprintf(stderr, "nbg run: cannot create output directory %s: %s\n", cli_esc(dir), strerror(errno));
 		return NBG_EXIT_IO;
 	}
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "nbg run: %s is not a directory\n", nbg_esc(dir));
+		fprintf(stderr, "nbg run: %s is not a directory\n", cli_esc(dir));
 		return NBG_EXIT_IO;
 	}
 	return 0;
@@ -257,7 +247,7 @@ static int stage_file(const char *dir, const char *name, const void *data, size_
 	int k = snprintf(f->final, sizeof(f->final), "%s/%s", dir, name), rc;
 
 	if (k < 0 || (size_t)k >= sizeof(f->final)) {
-		fprintf(stderr, "nbg run: output path under %s is too long\n", nbg_esc(dir));
+		fprintf(stderr, "nbg run: output path under %s is too long\n", cli_esc(dir));
 		return NBG_EXIT_IO;
 	}
 	if ((rc = cli_out_open(&f->out, "run", f->final, 0)) != 0)
@@ -265,13 +255,13 @@ static int stage_file(const char *dir, const char *name, const void *data, size_
 	++*n;
 	for (size_t i = 0; i + 1 < *n; i++)
 		if (cli_out_same(&files[i].out, &f->out)) {
-			fprintf(stderr, "nbg run: %s and ", nbg_esc(files[i].final));
+			fprintf(stderr, "nbg run: %s and ", cli_esc(files[i].final));
 			fprintf(stderr, "%s are the same file: one output would replace the other; "
-					"nothing is written\n", nbg_esc(f->final));
+					"nothing is written\n", cli_esc(f->final));
 			return NBG_EXIT_IO;
 		}
 	if (cli_out_write(&f->out, data, size) != 0) {
-		fprintf(stderr, "nbg run: cannot write %s: %s\n", nbg_esc(f->final),
+		fprintf(stderr, "nbg run: cannot write %s: %s\n", cli_esc(f->final),
 			strerror(f->out.err));
 		return NBG_EXIT_IO;
 	}
@@ -291,7 +281,7 @@ static int rt_exit(const char *cmd, const nbg_error *e)
 /* Everything one nbg run holds, released by run_cleanup(). */
 typedef struct run_state {
 	run_args a;
-	nbg_loaded model;
+	cli_loaded model;
 	const nbg_model *m;
 	size_t n_in, n_out;
 	uint8_t **in_raw;           /* each input as the record's raw bytes */
@@ -310,8 +300,8 @@ typedef struct run_state {
 
 static int tensor_fail(const char *path, const char *what, const nbg_error *e)
 {
-	fprintf(stderr, "nbg run: %s: %s %s: %s\n", nbg_code_name(e->code), what, nbg_esc(path),
-		nbg_esc_msg(e->message));
+	fprintf(stderr, "nbg run: %s: %s %s: %s\n", nbg_code_name(e->code), what, cli_esc(path),
+		cli_esc_msg(e->message));
 	return nbg_code_exit(e->code);
 }
 
@@ -321,7 +311,7 @@ static int file_changed(const char *path, const char *what)
 {
 	fprintf(stderr, "nbg run: %s: %s %s shrank while it was being read (another process "
 			"truncated it): nothing is run or written\n",
-		nbg_code_name(NBG_E_FILE_CHANGED), what, nbg_esc(path));
+		nbg_code_name(NBG_E_FILE_CHANGED), what, cli_esc(path));
 	return nbg_code_exit(NBG_E_FILE_CHANGED);
 }
 
@@ -331,13 +321,13 @@ static int load_tensor(const char *path, const nbg_io *io, uint8_t **raw, float 
 	nbg_mapping map;
 	nbg_error e;
 	if (nbg_map_file(path, &map, &e) != 0) {
-		fprintf(stderr, "nbg run: %s\n", nbg_esc_msg(e.message));
+		fprintf(stderr, "nbg run: %s\n", cli_esc_msg(e.message));
 		return NBG_EXIT_IO;
 	}
 	size_t rs;
 	nbg_code rc = raw ? nbg_tensor_to_raw(io, nbg_tensor_kind_of(path), map.data, map.size, raw, &rs, &e)
 			  : nbg_tensor_floats(io, nbg_tensor_kind_of(path), map.data, map.size, vals, &e);
-	int shrank = nbg_input_shrank(path, &map);
+	int shrank = cli_input_shrank(path, &map);
 	nbg_unmap_file(&map);
 	if (shrank)
 		return file_changed(path, raw ? "input" : "golden");
@@ -392,7 +382,7 @@ static int check_budget(const run_state *s)
 			"write %llu bytes (raw, float32 .npy and summary.json) and hold about %llu "
 			"bytes of tensors, over %s %llu: refused before anything is read, "
 			"allocated or run; %s SIZE raises the limit (K, M, G, T; none lifts it)\n",
-		nbg_code_name(NBG_E_WORK_LIMIT), nbg_esc(s->a.model), (unsigned long long)written,
+		nbg_code_name(NBG_E_WORK_LIMIT), cli_esc(s->a.model), (unsigned long long)written,
 		(unsigned long long)memory, what,
 		(unsigned long long)(what[6] == 'o' ? s->a.max_output : s->a.max_memory), what);
 	return nbg_code_exit(NBG_E_WORK_LIMIT);
@@ -404,12 +394,12 @@ static int run_inputs(run_state *s)
 {
 	if (s->a.input_count != s->n_in) {
 		fprintf(stderr, "nbg run: input-count-mismatch: %zu --input file%s given; %s declares %zu input%s\n",
-			s->a.input_count, s->a.input_count == 1 ? "" : "s", nbg_esc(s->a.model), s->n_in, s->n_in == 1 ? "" : "s");
+			s->a.input_count, s->a.input_count == 1 ? "" : "s", cli_esc(s->a.model), s->n_in, s->n_in == 1 ? "" : "s");
 		return nbg_code_exit(NBG_E_INPUT_COUNT_MISMATCH);
 	}
 	if (s->a.golden_count && s->a.golden_count != s->n_out) {
 		fprintf(stderr, "nbg run: %zu --golden file%s given; %s declares %zu output%s\n",
-			s->a.golden_count, s->a.golden_count == 1 ? "" : "s", nbg_esc(s->a.model), s->n_out, s->n_out == 1 ? "" : "s");
+			s->a.golden_count, s->a.golden_count == 1 ? "" : "s", cli_esc(s->a.model), s->n_out, s->n_out == 1 ? "" : "s");
 		return NBG_EXIT_USAGE;
 	}
 	int refused = check_budget(s);
@@ -465,7 +455,7 @@ static int run_session(run_state *s)
 	nbg_code c = nbg_rt_session_run(&o, s->model.map.data, s->model.map.size, s->bufs, s->n_in,
 					&s->res, &s->e);
 	/* the runtime read the mapping: a model cut meanwhile was zeros to it */
-	if (nbg_input_shrank(s->a.model, &s->model.map))
+	if (cli_input_shrank(s->a.model, &s->model.map))
 		return file_changed(s->a.model, "model");
 	return c == NBG_OK ? 0 : rt_exit("run", &s->e);
 }
@@ -474,7 +464,7 @@ static int run_session(run_state *s)
 static int run_outputs(run_state *s)
 {
 	for (size_t i = 0; i < s->n_out; i++) {
-		const nbg_rt_session_output *o = &s->res->outputs[i];
+		const nbg_rt_session_output *o = nbg_rt_session_output_at(s->res, i);
 		char name[300];
 		if (i < s->a.out_name_count) {
 			const char *slash = strrchr(s->a.out_names[i], '/');
@@ -536,7 +526,7 @@ static json_t *rstat_json(const nbg_rt_stat *st)
 
 static json_t *runtime_json(const run_state *s)
 {
-	const nbg_rt_session_result *r = s->res;
+	const nbg_rt_session_info *r = nbg_rt_session_info_of(s->res);
 	char t[200];
 	json_t *jr = json_object();
 	json_object_set_new(jr, "backend_selected", json_string(nbg_rt_select_name(r->backend)));
@@ -552,7 +542,7 @@ static json_t *runtime_json(const run_state *s)
 	if (r->has_version)
 		json_object_set_new(jr, "version", json_hex_u32(r->version_word));
 	json_t *jt = json_object();
-	json_object_set_new(jt, "model", json_string(nbg_target_describe(s->m->target, t, sizeof(t))));
+	json_object_set_new(jt, "model", json_string(nbg_target_describe(nbg_model_target(s->m), t, sizeof(t))));
 	json_object_set_new(jt, "device_cid", r->cid_known ? json_string(nbg_target_describe(r->cid, t, sizeof(t)))
 							  : json_null());
 	json_object_set_new(jt, "checked", json_boolean(r->cid_known));
@@ -565,7 +555,7 @@ static json_t *outputs_json(const run_state *s)
 {
 	json_t *jo = json_array();
 	for (size_t i = 0; i < s->n_out; i++) {
-		const nbg_rt_session_output *op = &s->res->outputs[i];
+		const nbg_rt_session_output *op = nbg_rt_session_output_at(s->res, i);
 		const nbg_io *io = nbg_model_output_at(s->m, i);
 		json_t *x = json_object();
 		const char *final = s->staged[s->raw_staged[i]].final, *slash = strrchr(final, '/');
@@ -600,7 +590,7 @@ static json_t *golden_json(const run_state *s)
 		json_t *x = json_object();
 		json_object_set_new(x, "index", json_integer((json_int_t)i));
 		json_object_set_new(x, "file", json_path(s->a.goldens[i]));
-		json_object_set_new(x, "format", json_string(format_name(s->res->outputs[i].data_format)));
+		json_object_set_new(x, "format", json_string(format_name(nbg_rt_session_output_at(s->res, i)->data_format)));
 		json_object_set_new(x, "elements", json_integer((json_int_t)s->cmp[i].elements));
 		json_object_set_new(x, "mismatches", json_integer((json_int_t)s->cmp[i].mismatches));
 		json_object_set_new(x, "first_mismatch", s->cmp[i].mismatches
@@ -616,15 +606,15 @@ static json_t *golden_json(const run_state *s)
 /* summary.json: model, runtime, inputs, outputs, timings, goldens. */
 static json_t *summary_json(const run_state *s)
 {
-	const nbg_rt_session_result *r = s->res;
+	const nbg_rt_session_info *r = nbg_rt_session_info_of(s->res);
 	json_t *summary = json_object();
 	json_object_set_new(summary, "nbgkit_version", json_string(nbg_version_string()));
 	json_t *jm = json_object();
 	json_object_set_new(jm, "path", json_path(s->a.model));
 	json_object_set_new(jm, "bytes", json_integer((json_int_t)s->model.map.size));
-	json_object_set_new(jm, "sha256", json_hex32(s->m->file_sha256));
-	json_object_set_new(jm, "version", json_hex_u32(s->m->version));
-	json_object_set_new(jm, "target", json_hex_u32(s->m->target));
+	json_object_set_new(jm, "sha256", json_hex32(nbg_model_file_sha256(s->m)));
+	json_object_set_new(jm, "version", json_hex_u32(nbg_model_version(s->m)));
+	json_object_set_new(jm, "target", json_hex_u32(nbg_model_target(s->m)));
 	json_object_set_new(summary, "model", jm);
 	json_object_set_new(summary, "runtime", runtime_json(s));
 	json_object_set_new(summary, "loops", json_integer((json_int_t)r->loops));
@@ -711,12 +701,12 @@ static void print_top(const run_state *s, size_t i)
 /* What the run did, on stdout. */
 static int run_report(run_state *s, int rc)
 {
-	const nbg_rt_session_result *r = s->res;
+	const nbg_rt_session_info *r = nbg_rt_session_info_of(s->res);
 	char t[200];
-	printf("model: %s (target 0x%08x), %lu loop%s on %s via %s (%s)\n", nbg_esc(s->a.model),
-	       s->m->target, r->loops, r->loops == 1 ? "" : "s",
+	printf("model: %s (target 0x%08x), %lu loop%s on %s via %s (%s)\n", cli_esc(s->a.model),
+	       nbg_model_target(s->m), r->loops, r->loops == 1 ? "" : "s",
 	       r->backend == NBG_RT_SELECT_CPU ? "this machine" : nbg_rt_backend_name(r->probe.backend),
-	       nbg_esc(r->library),
+	       cli_esc(r->library),
 	       nbg_rt_select_name(r->backend));
 	if (r->cid_known)
 		printf("target: device CID %s%s\n", nbg_target_describe(r->cid, t, sizeof(t)),
@@ -728,21 +718,21 @@ static int run_report(run_state *s, int rc)
 		       r->inference_us.sum / (double)r->inference_us.n, r->cycles.sum / (double)r->cycles.n);
 	for (size_t i = 0; i < s->n_out; i++) {
 		char h[65];
-		const nbg_rt_session_output *o = &r->outputs[i];
-		hex32(o->sha256, h);
+		const nbg_rt_session_output *o = nbg_rt_session_output_at(s->res, i);
+		nbg_hex32(o->sha256, h);
 		printf("output %zu: %s ", i, format_name(o->data_format));
 		print_shape(stdout, nbg_model_output_at(s->m, i));
-		printf(" %zu bytes sha256 %s -> %s%s\n", o->size, h, nbg_esc(s->staged[s->raw_staged[i]].final),
+		printf(" %zu bytes sha256 %s -> %s%s\n", o->size, h, cli_esc(s->staged[s->raw_staged[i]].final),
 		       o->stable ? "" : " (differs between loops)");
 		if (s->a.golden_count)
 			printf("  golden %s: %s, %llu/%llu elements beyond %g, max abs diff %g\n",
-			       nbg_esc(s->a.goldens[i]), s->cmp[i].mismatches ? "MISMATCH" : "match",
+			       cli_esc(s->a.goldens[i]), s->cmp[i].mismatches ? "MISMATCH" : "match",
 			       (unsigned long long)s->cmp[i].mismatches, (unsigned long long)s->cmp[i].elements,
 			       s->a.tolerance, s->cmp[i].max_abs_diff);
 		if (s->a.top)
 			print_top(s, i);
 	}
-	printf("summary: %s\n", nbg_esc(s->staged[s->staged_count - 1].final));
+	printf("summary: %s\n", cli_esc(s->staged[s->staged_count - 1].final));
 	if (!s->golden_ok) {
 		fprintf(stderr, "nbg run: golden mismatch (see summary.json)\n");
 		rc = NBG_EXIT_INVALID;
@@ -772,7 +762,7 @@ static int run_cleanup(run_state *s, int rc)
 	free(s->cmp);
 	free(s->staged);
 	free(s->raw_staged);
-	nbg_loaded_free(&s->model);
+	cli_loaded_free(&s->model);
 	return rc;
 }
 
@@ -786,17 +776,17 @@ static int run_one(const run_args *a, int *mismatch)
 	s->a = *a;
 	s->golden_ok = 1;
 	*mismatch = 0;
-	int rc = nbg_load(s->a.model, NULL, &s->model);
+	int rc = cli_load(s->a.model, NULL, &s->model);
 	if (rc != NBG_EXIT_OK) {
-		nbg_print_error(s->a.model, &s->model);
+		cli_print_error(s->a.model, &s->model);
 		if (rc == NBG_EXIT_INVALID)
 			fprintf(stderr, "nbg run: model-invalid: refusing to run a file that fails validation\n");
-		nbg_loaded_free(&s->model);
+		cli_loaded_free(&s->model);
 		return rc;
 	}
 	s->m = s->model.model;
-	s->n_in = s->m->input_count;
-	s->n_out = s->m->output_count;
+	s->n_in = nbg_model_input_count(s->m);
+	s->n_out = nbg_model_output_count(s->m);
 	if ((rc = run_inputs(s)) == 0 && (rc = run_session(s)) == 0 && (rc = run_outputs(s)) == 0) {
 		s->summary = summary_json(s);
 		if ((rc = run_commit(s)) == 0) {
@@ -867,8 +857,8 @@ static int check_output_names(const char *sample, const nbg_sample *smp)
 		if (clash) {
 			fprintf(stderr, "nbg run: %s: %s: the network at line %u: [output] '%s' %s: "
 					"one output would replace another; nothing is run\n",
-				nbg_code_name(NBG_E_SAMPLE_INVALID), nbg_esc(sample), w->line,
-				nbg_esc(clash), why);
+				nbg_code_name(NBG_E_SAMPLE_INVALID), cli_esc(sample), w->line,
+				cli_esc(clash), why);
 			return nbg_code_exit(NBG_E_SAMPLE_INVALID);
 		}
 	}
@@ -883,14 +873,14 @@ static int run_sample(run_args *a)
 	nbg_error e;
 	nbg_sample *smp = NULL;
 	if (nbg_map_file(a->sample, &map, &e) != 0) {
-		fprintf(stderr, "nbg run: %s\n", nbg_esc_msg(e.message));
+		fprintf(stderr, "nbg run: %s\n", cli_esc_msg(e.message));
 		return NBG_EXIT_IO;
 	}
 	nbg_code c = nbg_sample_parse((const char *)map.data, map.size, &smp, &e);
 	nbg_unmap_file(&map);
 	if (c != NBG_OK) {
-		fprintf(stderr, "nbg run: %s: %s: %s\n", nbg_code_name(c), nbg_esc(a->sample),
-			nbg_esc_msg(e.message));
+		fprintf(stderr, "nbg run: %s: %s: %s\n", nbg_code_name(c), cli_esc(a->sample),
+			cli_esc_msg(e.message));
 		return nbg_code_exit(c);
 	}
 	int worst = 0, rc = check_output_names(a->sample, smp);
@@ -912,7 +902,7 @@ static int run_sample(run_args *a)
 		one.golden_count = w->golden_count;
 		one.out_names = w->outputs;
 		one.out_name_count = w->output_count;
-		printf("network %zu of %zu: %s\n", k + 1, smp->network_count, nbg_esc(w->model));
+		printf("network %zu of %zu: %s\n", k + 1, smp->network_count, cli_esc(w->model));
 		rc = run_one(&one, &mismatch);
 		if (mismatch) {
 			worst = rc; /* only a golden mismatched: the next network still runs */
@@ -926,28 +916,28 @@ static int run_sample(run_args *a)
 /* --backend cpu --check: every operation's verdict; exit 4 when one is refused. */
 static int run_check(const run_args *a)
 {
-	nbg_loaded model;
-	int rc = nbg_load(a->model, NULL, &model);
+	cli_loaded model;
+	int rc = cli_load(a->model, NULL, &model);
 	if (rc != NBG_EXIT_OK) {
-		nbg_print_error(a->model, &model);
-		nbg_loaded_free(&model);
+		cli_print_error(a->model, &model);
+		cli_loaded_free(&model);
 		return rc;
 	}
 	nbg_cpu_plan *p = NULL;
 	nbg_error e;
 	if (nbg_cpu_plan_build(model.map.data, model.map.size, &p, &e) != NBG_OK) {
-		nbg_loaded_free(&model);
+		cli_loaded_free(&model);
 		return rt_exit("check", &e);
 	}
-	printf("model: %s (target 0x%08x)\n", nbg_esc(a->model), model.model->target);
+	printf("model: %s (target 0x%08x)\n", cli_esc(a->model), nbg_model_target(model.model));
 	nbg_cpu_plan_print(stdout, p);
 	rc = nbg_cpu_plan_first_refused(p) ? NBG_EXIT_RUNTIME : NBG_EXIT_OK;
 	nbg_cpu_plan_free(p);
-	nbg_loaded_free(&model);
+	cli_loaded_free(&model);
 	return rc;
 }
 
-int nbg_cmd_run(int argc, char **argv)
+int cli_cmd_run(int argc, char **argv)
 {
 	run_args a;
 	int mismatch;

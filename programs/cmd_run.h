@@ -8,13 +8,13 @@
  * [--no-isolate] [--json]` (cmd_probe.c).  argv[0] is the subcommand name.
  * Returns 0 when an NBG-capable NPU node exists and the runtime `nbg run`
  * would choose for it is usable, 4 otherwise, 2 on usage errors. */
-int nbg_cmd_probe(int argc, char **argv);
+int cli_cmd_probe(int argc, char **argv);
 
 /* `nbg run MODEL --input FILE... --output-dir DIR [--loops N]
  *  [--golden FILE... [--tolerance X]] [--nnsdk PATH] [--device-root DIR]
  *  [--float32-outputs] [--input-kind N]`.  argv[0] is the subcommand name.  Returns 0 ok,
  * 1 invalid model, inputs that do not fit it or golden mismatch, 2 usage,
  * 3 file I/O, 4 device, library or runtime failure. */
-int nbg_cmd_run(int argc, char **argv);
+int cli_cmd_run(int argc, char **argv);
 
 #endif

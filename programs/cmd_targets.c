@@ -11,7 +11,7 @@
 #include "cli_opts.h"
 #include "nbg/targets.h"
 
-int nbg_cmd_targets(int argc, char **argv)
+int cli_cmd_targets(int argc, char **argv)
 {
 	cli_json_opts o = { 0 };
 	const nbg_target_info *t;

@@ -43,7 +43,7 @@ static int parse_tensor_args(int argc, char **argv, tensor_args *a)
 	memset(a, 0, sizeof(*a));
 	a->file = rc == NBG_EXIT_OK && n ? files[0] : NULL;
 	if (rc == NBG_EXIT_OK && n > 1)
-		rc = cli_usage("tensor", "one tensor file at a time; also got '%s'", nbg_esc(files[1]));
+		rc = cli_usage("tensor", "one tensor file at a time; also got '%s'", cli_esc(files[1]));
 	free(files);
 	if (rc != NBG_EXIT_OK)
 		return rc;
@@ -102,7 +102,7 @@ static void record_head(FILE *f, int side, size_t i, const nbg_io *io)
 static int list_records(const nbg_model *m)
 {
 	for (int side = 1; side <= 2; side++) {
-		size_t n = side == 1 ? m->input_count : m->output_count;
+		size_t n = side == 1 ? nbg_model_input_count(m) : nbg_model_output_count(m);
 		for (size_t i = 0; i < n; i++) {
 			const nbg_io *io = side == 1 ? nbg_model_input_at(m, i) : nbg_model_output_at(m, i);
 			const char *descr = nbg_npy_descr(io->data_format);
@@ -118,10 +118,10 @@ static int list_records(const nbg_model *m)
 static int tensor_fail(const char *path, nbg_tensor_kind kind, const nbg_error *e)
 {
 	fprintf(stderr, "nbg tensor: %s: ", nbg_code_name(e->code));
-	fputs(nbg_esc(path), stderr);
+	fputs(cli_esc(path), stderr);
 	fprintf(stderr, " (as %s) at offset %llu: ", nbg_tensor_kind_name(kind),
 		(unsigned long long)e->offset);
-	fprintf(stderr, "%s\n", nbg_esc_msg(e->message));
+	fprintf(stderr, "%s\n", cli_esc_msg(e->message));
 	return nbg_code_exit(e->code);
 }
 
@@ -136,12 +136,12 @@ static int summary(const tensor_args *a, const nbg_io *io, nbg_tensor_kind from,
 	fputs(" (", f);
 	describe_record(f, io);
 	fputs("): ", f);
-	fputs(nbg_esc(a->file), f);
+	fputs(cli_esc(a->file), f);
 	fprintf(f, " (%s) -> ", nbg_tensor_kind_name(from));
 	if (to_stdout)
 		fputs("standard output", f);
 	else
-		fputs(nbg_esc(a->out), f);
+		fputs(cli_esc(a->out), f);
 	fprintf(f, " (%s%s, %zu bytes)\n", nbg_tensor_kind_name(to),
 		to == NBG_TENSOR_NPY ? (a->keep_dtype ? " in the record's dtype" : " float32") : "",
 		size);
@@ -152,7 +152,7 @@ static int summary(const tensor_args *a, const nbg_io *io, nbg_tensor_kind from,
 static int tensor_changed(const char *path)
 {
 	fprintf(stderr, "nbg tensor: %s: ", nbg_code_name(NBG_E_FILE_CHANGED));
-	fputs(nbg_esc(path), stderr);
+	fputs(cli_esc(path), stderr);
 	fputs(" shrank while it was being read (another process truncated it): nothing is "
 	      "written\n", stderr);
 	return nbg_code_exit(NBG_E_FILE_CHANGED);
@@ -166,7 +166,7 @@ static int convert(const tensor_args *a, const nbg_io *io)
 	nbg_mapping map;
 	nbg_error e;
 	if (nbg_map_file(a->file, &map, &e) != NBG_OK) {
-		fprintf(stderr, "nbg tensor: %s\n", nbg_esc_msg(e.message));
+		fprintf(stderr, "nbg tensor: %s\n", cli_esc_msg(e.message));
 		return NBG_EXIT_IO;
 	}
 	uint8_t *raw = NULL, *bytes = NULL;
@@ -178,7 +178,7 @@ static int convert(const tensor_args *a, const nbg_io *io)
 	else if (nbg_tensor_from_raw(io, to, a->keep_dtype, raw, raw_size, &bytes, &size, &e) !=
 		 NBG_OK)
 		rc = tensor_fail(a->out, to, &e);
-	else if (nbg_input_shrank(a->file, &map))
+	else if (cli_input_shrank(a->file, &map))
 		rc = tensor_changed(a->file);
 	else if ((rc = cli_out_open(&o, "tensor", a->out, CLI_OUT_STDOUT)) == 0) {
 		to_stdout = o.to_stdout;
@@ -192,24 +192,24 @@ static int convert(const tensor_args *a, const nbg_io *io)
 	return rc ? rc : summary(a, io, from, to, size, to_stdout);
 }
 
-int nbg_cmd_tensor(int argc, char **argv)
+int cli_cmd_tensor(int argc, char **argv)
 {
 	tensor_args a;
 	int rc = parse_tensor_args(argc, argv, &a);
 	if (rc)
 		return rc;
-	nbg_loaded l;
-	rc = nbg_load(a.model, NULL, &l);
+	cli_loaded l;
+	rc = cli_load(a.model, NULL, &l);
 	if (rc != NBG_EXIT_OK) {
-		nbg_print_error(a.model, &l);
-		nbg_loaded_free(&l);
+		cli_print_error(a.model, &l);
+		cli_loaded_free(&l);
 		return rc;
 	}
 	const nbg_model *m = l.model;
 	if (!a.side) {
 		rc = list_records(m);
-	} else if (a.index >= (a.side == 1 ? m->input_count : m->output_count)) {
-		size_t n = a.side == 1 ? m->input_count : m->output_count;
+	} else if (a.index >= (a.side == 1 ? nbg_model_input_count(m) : nbg_model_output_count(m))) {
+		size_t n = a.side == 1 ? nbg_model_input_count(m) : nbg_model_output_count(m);
 		fprintf(stderr, "nbg tensor: --%s %lu: the model has %zu %s%s\n",
 			a.side == 1 ? "input" : "output", a.index, n, a.side == 1 ? "input" : "output",
 			n == 1 ? " (index 0)" : n ? "s (indexes from 0)" : "s");
@@ -218,6 +218,6 @@ int nbg_cmd_tensor(int argc, char **argv)
 		rc = convert(&a, a.side == 1 ? nbg_model_input_at(m, a.index)
 					     : nbg_model_output_at(m, a.index));
 	}
-	nbg_loaded_free(&l);
+	cli_loaded_free(&l);
 	return rc;
 }

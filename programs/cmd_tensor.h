@@ -10,6 +10,6 @@
  * `nbg tensor --model M.nb` to list the records.  argv[0] is the
  * subcommand name.  Returns 0 ok, 1 invalid model or a tensor file that
  * does not fit the record, 2 usage, 3 file I/O. */
-int nbg_cmd_tensor(int argc, char **argv);
+int cli_cmd_tensor(int argc, char **argv);
 
 #endif

@@ -44,7 +44,7 @@ static int parse_args(int argc, char **argv, weights_args *a)
 	if (cli_parse_command("weights", argc, argv, &a->o, files, &n) != 0)
 		rc = NBG_EXIT_USAGE;
 	else if (n != 1)
-		rc = n ? cli_usage("weights", "one file at a time; also got '%s'", nbg_esc(files[1]))
+		rc = n ? cli_usage("weights", "one file at a time; also got '%s'", cli_esc(files[1]))
 		       : cli_usage("weights", "no FILE given (- reads standard input)");
 	else if (a->o.dequantize && !a->o.out)
 		rc = cli_usage("weights", "--float writes files: give --out DIR");
@@ -78,18 +78,18 @@ static int write_npy(const char *dir, const char *name, const char *descr, const
 	nbg_error e;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path)) {
-		fprintf(stderr, "nbg weights: the path under %s is too long\n", nbg_esc(dir));
+		fprintf(stderr, "nbg weights: the path under %s is too long\n", cli_esc(dir));
 		return NBG_EXIT_IO;
 	}
 	if (nbg_npy_encode(descr, shape, ndim, data, size, &npy, &n, &e) != NBG_OK) {
-		fprintf(stderr, "nbg weights: %s: %s\n", nbg_code_name(e.code), nbg_esc_msg(e.message));
+		fprintf(stderr, "nbg weights: %s: %s\n", nbg_code_name(e.code), cli_esc_msg(e.message));
 		return nbg_code_exit(e.code);
 	}
 	int rc = write_file(path, npy, n);
 	free(npy);
 	if (rc)
 		return rc;
-	printf("wrote %s (%zu bytes)\n", nbg_esc(path), n);
+	printf("wrote %s (%zu bytes)\n", cli_esc(path), n);
 	return 0;
 }
 
@@ -179,12 +179,12 @@ static int ensure_dir(const char *dir)
 	struct stat st;
 
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "nbg weights: cannot create the directory %s: %s\n", nbg_esc(dir),
+		fprintf(stderr, "nbg weights: cannot create the directory %s: %s\n", cli_esc(dir),
 			strerror(errno));
 		return NBG_EXIT_IO;
 	}
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "nbg weights: %s is not a directory\n", nbg_esc(dir));
+		fprintf(stderr, "nbg weights: %s is not a directory\n", cli_esc(dir));
 		return NBG_EXIT_IO;
 	}
 	return 0;
@@ -259,7 +259,7 @@ static int write_out(const nbg_model *m, const nbg_graph *g, const nbg_commands 
 		free(text);
 		return rc;
 	}
-	printf("wrote %s\n", nbg_esc(path));
+	printf("wrote %s\n", cli_esc(path));
 	free(text);
 	return 0;
 }
@@ -277,7 +277,7 @@ static int report(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
 		putchar('\n');
 		return 0;
 	}
-	printf("NBG file: %s\n", nbg_esc(a->file));
+	printf("NBG file: %s\n", cli_esc(a->file));
 	if (!a->o.op.set) {
 		nbg_text_weights(stdout, m, g, c, w);
 		return 0;
@@ -295,17 +295,17 @@ static const nbg_weights_op *selected(const nbg_weights *w, const weights_args *
 		if (nbg_weights_op_operation(nbg_weights_at(w, i)) == a->o.op.value)
 			return nbg_weights_at(w, i);
 	fprintf(stderr, "nbg weights: %s has no NN-engine operation %u; its NN-engine "
-			"operations are:", nbg_esc(a->file), a->o.op.value);
+			"operations are:", cli_esc(a->file), a->o.op.value);
 	for (size_t i = 0; i < nbg_weights_count(w) && i < 64; i++)
 		fprintf(stderr, " %zu", nbg_weights_op_operation(nbg_weights_at(w, i)));
 	fprintf(stderr, "%s\n", nbg_weights_count(w) > 64 ? " ..." : nbg_weights_count(w) ? "" : " none");
 	return NULL;
 }
 
-int nbg_cmd_weights(int argc, char **argv)
+int cli_cmd_weights(int argc, char **argv)
 {
 	weights_args a;
-	nbg_loaded l;
+	cli_loaded l;
 	nbg_graph *g = NULL;
 	nbg_commands *c = NULL;
 	nbg_weights *w = NULL;
@@ -315,15 +315,15 @@ int nbg_cmd_weights(int argc, char **argv)
 
 	if (rc)
 		return rc;
-	if ((rc = nbg_load(a.file, NULL, &l)) != NBG_EXIT_OK) {
-		nbg_print_error(a.file, &l);
-		nbg_loaded_free(&l);
+	if ((rc = cli_load(a.file, NULL, &l)) != NBG_EXIT_OK) {
+		cli_print_error(a.file, &l);
+		cli_loaded_free(&l);
 		return rc;
 	}
 	if (nbg_graph_decode(l.model, &g, &err) != NBG_OK ||
 	    nbg_commands_decode(l.model, g, &c, &err) != NBG_OK ||
 	    nbg_weights_decode(l.model, g, c, &w, &err) != NBG_OK) {
-		fprintf(stderr, "nbg weights: %s: %s\n", nbg_esc(a.file), nbg_esc_msg(err.message));
+		fprintf(stderr, "nbg weights: %s: %s\n", cli_esc(a.file), cli_esc_msg(err.message));
 		rc = nbg_code_exit(err.code);
 	} else if (a.o.op.set && !(one = selected(w, &a))) {
 		rc = NBG_EXIT_USAGE;
@@ -336,6 +336,6 @@ int nbg_cmd_weights(int argc, char **argv)
 	nbg_weights_free(w);
 	nbg_commands_free(c);
 	nbg_graph_free(g);
-	nbg_loaded_free(&l);
+	cli_loaded_free(&l);
 	return rc;
 }

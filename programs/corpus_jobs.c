@@ -48,7 +48,7 @@ typedef struct worker {
 } worker;
 
 /* On a job's thread: the path escaped with nbg_path_escape, not the
- * main thread's nbg_esc. */
+ * main thread's cli_esc. */
 static char *message_for(const nbg_corpus_item *it, const char *raw)
 {
 	char *m = NULL, *path = nbg_path_escape(raw);
@@ -184,7 +184,7 @@ static int consume(pool *p)
 		slot s;
 		if (!take(p, k, &s, k, bytes)) {
 			corpus_warn("out of memory for a job: the run stopped at %s",
-				    nbg_esc(corpus_list_path(r->list, k)));
+				    cli_esc(corpus_list_path(r->list, k)));
 			return NBG_EXIT_IO;
 		}
 		bytes += s.bytes;
@@ -202,7 +202,7 @@ static int consume(pool *p)
 		if (oom || (r->records && r->records->err) || (r->manifest && r->manifest->err)) {
 			if (oom)
 				corpus_warn("out of memory for the record or manifest line of %s",
-					    nbg_esc(corpus_list_path(r->list, k)));
+					    cli_esc(corpus_list_path(r->list, k)));
 			return NBG_EXIT_IO;
 		}
 	}

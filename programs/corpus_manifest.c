@@ -52,7 +52,7 @@ static void bad_line(void *ctx, size_t line)
 	nbg_corpus_add_skipped(r->w->agg, NBG_CORPUS_SKIP_MANIFEST_LINE);
 	if (!r->w->quiet)
 		corpus_warn("%s line %zu: not \"<sha256>  <path>\" as sha256sum writes it; skipped",
-			    nbg_esc(r->path), line);
+			    cli_esc(r->path), line);
 }
 
 void corpus_manifest_read(corpus_walk *w, const char *path)
@@ -64,7 +64,7 @@ void corpus_manifest_read(corpus_walk *w, const char *path)
 	if (e) {
 		nbg_corpus_add_skipped(w->agg, NBG_CORPUS_SKIP_UNREADABLE);
 		if (!w->quiet)
-			corpus_warn("cannot read manifest %s: %s", nbg_esc(path), strerror(e));
+			corpus_warn("cannot read manifest %s: %s", cli_esc(path), strerror(e));
 		return;
 	}
 	for (size_t i = 0; i < mf.count; i++) {
@@ -76,7 +76,7 @@ void corpus_manifest_read(corpus_walk *w, const char *path)
 		if (!corpus_list_add(w->list, en->name, strlen(en->name), known ? &size : NULL,
 				     en->sha256)) {
 			nbg_corpus_add_skipped(w->agg, NBG_CORPUS_SKIP_UNREADABLE);
-			corpus_warn("%s: out of memory for the file list", nbg_esc(path));
+			corpus_warn("%s: out of memory for the file list", cli_esc(path));
 		}
 	}
 	cli_manifest_free(&mf);

@@ -46,14 +46,14 @@ void corpus_warn(const char *fmt, ...)
 	char *buf = NULL;
 	va_list ap;
 
-	/* paths arrive escaped (nbg_esc); a control byte left in the text
+	/* paths arrive escaped (cli_esc); a control byte left in the text
 	 * escapes the whole of it */
 	va_start(ap, fmt);
 	if (vasprintf(&buf, fmt, ap) < 0)
 		buf = NULL;
 	va_end(ap);
 	clear_line();
-	fprintf(stderr, "nbg corpus: %s\n", buf ? nbg_esc_msg(buf) : "(out of memory)");
+	fprintf(stderr, "nbg corpus: %s\n", buf ? cli_esc_msg(buf) : "(out of memory)");
 	free(buf);
 	P.last = 0; /* redraw at the next update */
 }

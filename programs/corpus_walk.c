@@ -237,7 +237,7 @@ static void add_file(corpus_walk *w, const char *path, const struct stat *st)
 	uint64_t size = st && S_ISREG(st->st_mode) ? (uint64_t)st->st_size : 0;
 	if (!corpus_list_add(w->list, path, strlen(path), st && S_ISREG(st->st_mode) ? &size : NULL,
 			     NULL))
-		skip(w, NBG_CORPUS_SKIP_UNREADABLE, "%s: %s", nbg_esc(path), "out of memory for the file list");
+		skip(w, NBG_CORPUS_SKIP_UNREADABLE, "%s: %s", cli_esc(path), "out of memory for the file list");
 }
 
 /* One directory entry: a file to measure, a directory to walk, or neither. */
@@ -283,7 +283,7 @@ static void walk_dir(corpus_walk *w, const char *root)
 		char *name = f->names[f->i++];
 		char *path = join(f->dir, name);
 		if (!path)
-			skip(w, NBG_CORPUS_SKIP_UNREADABLE, "%s/%s: out of memory", nbg_esc(f->dir), nbg_esc(name));
+			skip(w, NBG_CORPUS_SKIP_UNREADABLE, "%s/%s: out of memory", cli_esc(f->dir), cli_esc(name));
 		else
 			visit(&k, path, name); /* may grow the stack: f is not used after */
 		free(path);
@@ -299,7 +299,7 @@ void corpus_walk_path(corpus_walk *w, const char *path)
 
 	if (stat(path, &st) != 0) {
 		int e = errno;
-		skip(w, NBG_CORPUS_SKIP_UNREADABLE, "cannot read %s: %s", nbg_esc(path),
+		skip(w, NBG_CORPUS_SKIP_UNREADABLE, "cannot read %s: %s", cli_esc(path),
 		     lstat(path, &st) == 0 ? "symbolic link to nothing" : strerror(e));
 	} else if (S_ISDIR(st.st_mode)) {
 		walk_dir(w, path);

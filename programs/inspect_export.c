@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "nbg/export.h"
 
-nbg_export_form nbg_export_form_parse(const char *name)
+cli_export_form cli_export_form_parse(const char *name)
 {
 	if (!strcmp(name, "meta"))
 		return NBG_EXPORT_META;
@@ -19,7 +19,7 @@ nbg_export_form nbg_export_form_parse(const char *name)
 		return NBG_EXPORT_JEVOIS;
 	fprintf(stderr, "nbg inspect: --format takes meta (ACUITY's nbg_meta.json), vpm "
 			"(vpm_run's I/O lines) or jevois (JeVois-Pro tensor specs), not '%s'\n",
-		nbg_esc(name));
+		cli_esc(name));
 	return NBG_EXPORT_NONE;
 }
 
@@ -29,7 +29,7 @@ nbg_export_form nbg_export_form_parse(const char *name)
 static const nbg_io *meta_unnamed(const nbg_model *m, const char **side, size_t *index)
 {
 	for (int out = 0; out < 2; out++) {
-		size_t n = out ? m->output_count : m->input_count;
+		size_t n = out ? nbg_model_output_count(m) : nbg_model_input_count(m);
 		for (size_t i = 0; i < n; i++) {
 			const nbg_io *io = out ? nbg_model_output_at(m, i) : nbg_model_input_at(m, i);
 			if (io->data_format > 12 && io->data_format != 16) {
@@ -42,7 +42,7 @@ static const nbg_io *meta_unnamed(const nbg_model *m, const char **side, size_t 
 	return NULL;
 }
 
-static int export_meta(const nbg_model *m, const char *path, nbg_json_list *list)
+static int export_meta(const nbg_model *m, const char *path, cli_json_list *list)
 {
 	char *s = nbg_export_meta_json(m);
 	const char *side;
@@ -50,7 +50,7 @@ static int export_meta(const nbg_model *m, const char *path, nbg_json_list *list
 	const nbg_io *io;
 
 	if (s) {
-		nbg_json_list_item(list, s);
+		cli_json_list_item(list, s);
 		free(s);
 		return NBG_EXIT_OK;
 	}
@@ -62,19 +62,19 @@ static int export_meta(const nbg_model *m, const char *path, nbg_json_list *list
 	const char *fname = nbg_data_format_name(io->data_format);
 	fprintf(stderr, "nbg: %s: %s %zu has data format %s (%u), which ACUITY's nbg_meta.json "
 			"has no dtype for: use --format vpm, which gives the format's number\n",
-		nbg_esc(path), side, index, fname ? fname : "unknown", io->data_format);
+		cli_esc(path), side, index, fname ? fname : "unknown", io->data_format);
 	return NBG_EXIT_INVALID;
 }
 
-int nbg_inspect_export(const nbg_model *m, const char *path, nbg_export_form form, int many,
-		       nbg_json_list *list)
+int cli_inspect_export(const nbg_model *m, const char *path, cli_export_form form, int many,
+		       cli_json_list *list)
 {
 	if (form == NBG_EXPORT_META)
 		return export_meta(m, path, list);
 	/* Several files: each block under a comment line naming its file (a
 	 * YAML comment for JeVois; vpm_run lines never start with '#'). */
 	if (many) {
-		printf("%s# NBG file: %s\n", list->count ? "\n" : "", nbg_esc(path));
+		printf("%s# NBG file: %s\n", list->count ? "\n" : "", cli_esc(path));
 	}
 	list->count++;
 	if (form == NBG_EXPORT_VPM)

@@ -5,7 +5,7 @@
 #include "cli.h"
 #include "nbg/memory.h"
 
-int nbg_inspect_memory_text(FILE *out, const nbg_model *m)
+int cli_inspect_memory_text(FILE *out, const nbg_model *m)
 {
 	nbg_graph *g = NULL;
 	nbg_mem_report *r = NULL;

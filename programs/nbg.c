@@ -10,23 +10,23 @@
 static int help(int argc, char **argv)
 {
 	if (argc < 2) {
-		nbg_cli_usage(stdout);
+		cli_commands_usage(stdout);
 		return NBG_EXIT_OK;
 	}
 	if (argc == 2 && !strcmp(argv[1], "--man")) {
-		nbg_cli_man(stdout);
+		cli_man(stdout);
 		return NBG_EXIT_OK;
 	}
 	if (argc == 2 && !strcmp(argv[1], "--completion")) {
-		nbg_cli_completion(stdout);
+		cli_completion(stdout);
 		return NBG_EXIT_OK;
 	}
 	if (argc == 2 && !strcmp(argv[1], "--options")) {
-		nbg_cli_option_list(stdout);
+		cli_option_list(stdout);
 		return NBG_EXIT_OK;
 	}
 	if (argc == 2)
-		return nbg_cli_help(stdout, argv[1]);
+		return cli_help(stdout, argv[1]);
 	fprintf(stderr, "usage: nbg help [COMMAND | --man | --completion | --options]\n");
 	return NBG_EXIT_USAGE;
 }
@@ -38,9 +38,9 @@ int main(int argc, char **argv)
 	/* A truncated input must not kill the process; an interrupted write
 	 * must not leave its temporary (doc/security.md). */
 	nbg_install_signal_guards();
-	if (nbg_env_limits_check() != 0)
+	if (cli_env_limits_check() != 0)
 		return NBG_EXIT_USAGE;
-	int rc = nbg_finish_stdout(dispatch(argc, argv));
+	int rc = cli_finish_stdout(dispatch(argc, argv));
 	/* nbg diff follows cmp: any trouble, a failed write included, is 2 */
 	if (rc == NBG_EXIT_IO && argc > 1 && !strcmp(argv[1], "diff"))
 		rc = NBG_EXIT_USAGE;
@@ -53,11 +53,11 @@ static int dispatch(int argc, char **argv)
 	int handled, rc;
 
 	if (argc < 2) {
-		nbg_cli_usage(stderr);
+		cli_commands_usage(stderr);
 		return NBG_EXIT_USAGE;
 	}
 	cmd = argv[1];
-	rc = nbg_cli_dispatch(argc - 1, argv + 1, &handled);
+	rc = cli_dispatch(argc - 1, argv + 1, &handled);
 	if (handled)
 		return rc;
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
@@ -66,7 +66,7 @@ static int dispatch(int argc, char **argv)
 		printf("nbg (nbgkit) %s\n", nbg_version_string());
 		return NBG_EXIT_OK;
 	}
-	fprintf(stderr, "nbg: unknown command '%s'\n\n", nbg_esc(cmd));
-	nbg_cli_usage(stderr);
+	fprintf(stderr, "nbg: unknown command '%s'\n\n", cli_esc(cmd));
+	cli_commands_usage(stderr);
 	return NBG_EXIT_USAGE;
 }

@@ -15,7 +15,7 @@
 # ------------------------------------------------------------------- build
 step "configure and build $build"
 [ -d "$build" ] || meson setup "$build" --cross-file "$crossfile" \
-	--buildtype=debugoptimized -Dwerror=true
+	--buildtype=debugoptimized -Dwerror=true -Dtests=true -Dfuzzers=true
 meson compile -C "$build"
 file_machine() { readelf -h "$1" 2>/dev/null | sed -n 's/^ *Machine: *//p'; }
 [ "$(file_machine "$build/nbg")" = "$machine" ] || {

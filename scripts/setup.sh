@@ -1,8 +1,21 @@
 #!/bin/sh
 # One command on a fresh Debian 12 machine (as root, or with sudo): installs
 # what is missing, builds nbgkit, and runs the main job on the bundled sample.
+#
+# sh scripts/setup.sh --web also installs what the page in the browser needs
+# (doc/web.md): emscripten, make and dpkg-dev to build it, Chromium for its
+# tests, the npm packages web/package-lock.json pins (Graphviz for the
+# browser, puppeteer-core, which downloads no browser); then builds it (sh
+# web/build.sh, into build-web/site), so its tests run.
 set -eu
 cd "$(dirname "$0")/.."
+web=0
+for a in "$@"; do
+	case $a in
+	--web) web=1 ;;
+	*) echo "usage: sh scripts/setup.sh [--web]" >&2; exit 2 ;;
+	esac
+done
 
 # graphviz is only needed at run time, by `nbg graph --svg` and its test.
 # python3-dev and python3-numpy build the Python package nbgkit (python/);
@@ -10,6 +23,9 @@ cd "$(dirname "$0")/.."
 pkgs="build-essential meson ninja-build pkg-config libssl-dev libdeflate-dev zlib1g-dev
       libjansson-dev libcmocka-dev clang lld libclang-rt-14-dev python3 python3-dev
       python3-numpy python3-pytest python3-yaml python3-protobuf graphviz"
+[ $web = 0 ] || pkgs="$pkgs emscripten make dpkg-dev chromium"
+# node and npm from elsewhere (nodesource) do as well as Debian's
+[ $web = 0 ] || command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
@@ -34,7 +50,11 @@ if command -v npm >/dev/null 2>&1 &&
 		echo "note: the Kaitai Struct compiler did not install; ksy-decode will skip"
 fi
 
-[ -d build ] || meson setup build --buildtype=debugoptimized -Dwerror=true
+[ -d build ] || meson setup build --buildtype=debugoptimized -Dwerror=true -Dtests=true -Dfuzzers=true
 meson compile -C build
 echo "samples/sample.nb: a synthesized model (tests/sample_model.c), not a real one"
 ./build/nbg inspect samples/sample.nb
+if [ $web = 1 ]; then
+	(cd web && { npm ls --silent >/dev/null 2>&1 || npm ci --no-audit --no-fund --silent; })
+	sh web/build.sh
+fi

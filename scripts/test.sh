@@ -79,13 +79,13 @@ run_suite() {
 	fi
 }
 
-[ -d build ] || meson setup build --buildtype=debugoptimized -Dwerror=true
+[ -d build ] || meson setup build --buildtype=debugoptimized -Dwerror=true -Dtests=true -Dfuzzers=true
 meson compile -C build
 need_corpus build
 run_suite build
 
 if [ "${NBG_SKIP_SANITIZERS:-0}" != 1 ]; then
-	[ -d build-asan ] || meson setup build-asan --buildtype=debug -Dwerror=true \
+	[ -d build-asan ] || meson setup build-asan --buildtype=debug -Dwerror=true -Dtests=true -Dfuzzers=true \
 		-Db_sanitize=address,undefined -Db_lundef=false \
 		-Dc_args=-fno-sanitize-recover=all
 	meson compile -C build-asan

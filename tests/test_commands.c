@@ -100,9 +100,9 @@ static uint32_t bits(uint32_t w, unsigned lo, unsigned n)
 
 static const nbg_section *sec(const nbg_model *m, uint32_t type)
 {
-	for (size_t i = 0; i < m->section_count; i++) {
+	for (size_t i = 0; i < nbg_model_section_count(m); i++) {
 		const nbg_section *s = nbg_model_section_at(m, i);
-		if (s->type == type && (m->family == 2 || s->size))
+		if (s->type == type && (nbg_model_family(m) == 2 || s->size))
 			return s;
 	}
 	return NULL;
@@ -113,18 +113,18 @@ static const nbg_section *sec(const nbg_model *m, uint32_t type)
 static uint32_t nn_size(const nbg_model *m)
 {
 	const nbg_section *s = sec(m, 7);
-	if (m->family == 2)
-		return s && s->entry_size > 1 ? s->entry_size : m->network_info.nn_command_bytes;
-	return m->v1.nn_command_bytes;
+	if (nbg_model_family(m) == 2)
+		return s && s->entry_size > 1 ? s->entry_size : nbg_model_network_info(m)->nn_command_bytes;
+	return nbg_model_v1(m)->nn_command_bytes;
 }
 
 static uint32_t tp_size(const nbg_model *m)
 {
 	const nbg_section *s = sec(m, 8);
 	uint32_t a, b;
-	if (m->family == 2)
-		return s && s->entry_size > 1 ? s->entry_size : m->network_info.tp_command_bytes;
-	a = m->version >= 0x10014 ? 192 : 128;
+	if (nbg_model_family(m) == 2)
+		return s && s->entry_size > 1 ? s->entry_size : nbg_model_network_info(m)->tp_command_bytes;
+	a = nbg_model_version(m) >= 0x10014 ? 192 : 128;
 	b = 320 - a;
 	return s && s->size % a && s->size % b == 0 ? b : a;
 }
@@ -402,7 +402,7 @@ static const nbg_graph_patch *patch_at(const nbg_graph *g, const nbg_graph_opera
 				       uint32_t dest)
 {
 	for (uint64_t i = o->patch_index; i < (uint64_t)o->patch_index + o->patch_count &&
-	     i < g->patch_count; i++)
+	     i < nbg_graph_summary_of(g)->patch_count; i++)
 		if (nbg_graph_patch_at(g, i)->type == 1 && nbg_graph_patch_at(g, i)->dest_offset == dest)
 			return nbg_graph_patch_at(g, i);
 	return NULL;
@@ -425,7 +425,7 @@ static void one_op(const loaded *l, const nbg_graph_operation *o, const uint32_t
 	const nbg_graph_patch *kp;
 
 	for (uint64_t i = o->patch_index; i < (uint64_t)o->patch_index + o->patch_count &&
-	     i < g->patch_count; i++) {
+	     i < nbg_graph_summary_of(g)->patch_count; i++) {
 		const nbg_graph_patch *p = nbg_graph_patch_at(g, i);
 		int s6 = 0;
 		if (p->type != 1)
@@ -454,14 +454,14 @@ static void one_op(const loaded *l, const nbg_graph_operation *o, const uint32_t
 static void io_relations(const loaded *l, const rop *r, counts *k)
 {
 	const nbg_model *m = l->m;
-	if (r->in_p && r->in_st == 1 && r->in_ix >= 0 && (size_t)r->in_ix < m->input_count) {
+	if (r->in_p && r->in_st == 1 && r->in_ix >= 0 && (size_t)r->in_ix < nbg_model_input_count(m)) {
 		const nbg_io *io = nbg_model_input_at(m, r->in_ix);
 		if (r->type == 2)
 			count(k, IN_DIMS, dims_ok(io, r->in));
 		if (fmt_code(io->data_format) >= 0 && r->type != 8)
 			count(k, IN_TYPE, (int)r->in_t == fmt_code(io->data_format));
 	}
-	if (r->out_p && r->out_st == 2 && r->out_ix >= 0 && (size_t)r->out_ix < m->output_count) {
+	if (r->out_p && r->out_st == 2 && r->out_ix >= 0 && (size_t)r->out_ix < nbg_model_output_count(m)) {
 		const nbg_io *io = nbg_model_output_at(m, r->out_ix);
 		if (r->type == 2)
 			count(k, OUT_DIMS, dims_ok(io, r->out));
@@ -475,12 +475,12 @@ static void recompute(const loaded *l, counts *k)
 	const nbg_graph *g = l->g;
 	const nbg_model *m = l->m;
 	uint32_t sz[2] = { nn_size(m), tp_size(m) }, words[64];
-	rop *ops = calloc(g->operation_count + 1, sizeof(rop));
+	rop *ops = calloc(nbg_graph_summary_of(g)->operation_count + 1, sizeof(rop));
 	size_t n = 0;
 	int first = 1;
 
 	assert_non_null(ops);
-	for (size_t i = 0; i < g->operation_count; i++) {
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->operation_count; i++) {
 		const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
 		/* NN, SP, NN_LUT, NT run NN commands; TP runs TP commands */
 		int e = o->type == 2 || o->type == 6 || o->type == 7 || o->type == 8 ? 0
@@ -493,8 +493,8 @@ static void recompute(const loaded *l, counts *k)
 		ops[n].type = o->type;
 		one_op(l, o, words, sz[e] / 4, e, &ops[n], k);
 		ops[n].from_input = ops[n].in_p && ops[n].in_st == 1 && ops[n].in_ix >= 0 &&
-				    (size_t)ops[n].in_ix < m->input_count;
-		if (o->type == 2 && first && m->input_count) {
+				    (size_t)ops[n].in_ix < nbg_model_input_count(m);
+		if (o->type == 2 && first && nbg_model_input_count(m)) {
 			const nbg_io *io = nbg_model_input_at(m, 0);
 			first = 0;
 			count(k, FIRST_IN, dims_ok(io, ops[n].in));
@@ -809,7 +809,7 @@ static void test_synth_bad_sizes(void **state)
 	{
 		nbg_commands *c = (nbg_commands *)1;
 		nbg_error err;
-		assert_int_equal(nbg_commands_decode(NULL, NULL, &c, &err), NBG_E_TRUNCATED);
+		assert_int_equal(nbg_commands_decode(NULL, NULL, &c, &err), NBG_E_INVALID_ARGUMENT);
 		assert_null(c);
 		assert_null(nbg_commands_op_at(NULL, 0));
 		assert_int_equal(nbg_commands_count(NULL, 0), 0);

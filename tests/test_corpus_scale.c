@@ -10,6 +10,7 @@
  * uses tests/corpus_shim.c (LD_PRELOAD) to change it at a known moment.
  * Outputs are compared across --jobs and across merges byte for byte.
  */
+#define NBG_STATIC_LINKING_ONLY /* nbg_hex32 */
 #include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>

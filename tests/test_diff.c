@@ -73,7 +73,7 @@ static uint8_t *corpus(const char *path, size_t *n)
 
 static const nbg_diff_item *find(const nbg_diff *d, nbg_diff_kind k, const char *path)
 {
-	for (size_t i = 0; i < d->count; i++)
+	for (size_t i = 0; i < nbg_diff_item_count(d); i++)
 		if (nbg_diff_item_at(d, i)->kind == k && !strcmp(nbg_diff_item_at(d, i)->path, path))
 			return nbg_diff_item_at(d, i);
 	return NULL;
@@ -81,7 +81,7 @@ static const nbg_diff_item *find(const nbg_diff *d, nbg_diff_kind k, const char 
 
 static const nbg_diff_owner *find_owner(const nbg_diff *d, const char *owner)
 {
-	for (size_t i = 0; i < d->owner_count; i++)
+	for (size_t i = 0; i < nbg_diff_owner_count(d); i++)
 		if (!strcmp(nbg_diff_owner_at(d, i)->owner, owner))
 			return nbg_diff_owner_at(d, i);
 	return NULL;
@@ -199,12 +199,12 @@ static void test_controlled_ab(void **state)
 
 	assert_int_equal(na, nb);
 	nbg_diff *d = diff_of(ma, mb);
-	assert_false(d->identical);
+	assert_false(nbg_diff_summary_of(d)->identical);
 	assert_string_equal(nbg_diff_verdict(d), "explained");
 
 	/* every changed byte, counted independently */
 	uint64_t changed = bytes_differ(a, b, na);
-	assert_int_equal(d->bytes_changed, changed);
+	assert_int_equal(nbg_diff_summary_of(d)->bytes_changed, changed);
 
 	/* table entry 0 is (offset 0, size 4); the changed byte is region +3 */
 	uint64_t region = sec_offset(a, na, NBG_SEC_DYNAIO);
@@ -219,9 +219,9 @@ static void test_controlled_ab(void **state)
 	assert_string_equal(it->detail, "region +3, dynaio entry 0 +3");
 
 	/* the only other owner that changed is the header, in its crc32 word */
-	assert_int_equal(d->owners_changed, 2);
-	assert_int_equal(d->owner_count, 2);
-	assert_int_equal(d->owners_added + d->owners_removed, 0);
+	assert_int_equal(nbg_diff_summary_of(d)->owners_changed, 2);
+	assert_int_equal(nbg_diff_owner_count(d), 2);
+	assert_int_equal(nbg_diff_summary_of(d)->owners_added + nbg_diff_summary_of(d)->owners_removed, 0);
 	it = find(d, NBG_DIFF_BYTES, "header");
 	assert_non_null(it);
 	assert_true(it->offset_a >= 12 && it->offset_a + it->length <= 16);
@@ -237,10 +237,10 @@ static void test_controlled_ab(void **state)
 	assert_string_equal(it->b, want_b);
 	assert_non_null(find(d, NBG_DIFF_FIELD, "file_checksum.computed_crc32"));
 	assert_non_null(find(d, NBG_DIFF_FIELD, "section 20 DYNAIO.crc32"));
-	assert_int_equal(d->field_count, 3);
+	assert_int_equal(nbg_diff_summary_of(d)->field_count, 3);
 
 	/* the reconstruction: entry 0 substituted, checksums recomputed, B */
-	const nbg_reconstruction *r = d->reconstruction;
+	const nbg_reconstruction *r = nbg_diff_reconstruction(d);
 	assert_result_is_b(r, b, nb);
 	assert_int_equal(r->entry_count, 1);
 	assert_int_equal(nbg_reconstruction_entry_at(r, 0)->index, 0);
@@ -273,7 +273,7 @@ static void test_controlled_ab(void **state)
 
 	/* B to A is the same substitution the other way */
 	d = diff_of(mb, ma);
-	assert_result_is_b(d->reconstruction, a, na);
+	assert_result_is_b(nbg_diff_reconstruction(d), a, na);
 	nbg_diff_free(d);
 	nbg_model_free(ma);
 	nbg_model_free(mb);
@@ -325,7 +325,7 @@ static void test_real_one_payload_byte(void **state)
 		 67 - table_word(a, n, 1, 0));
 	assert_string_equal(it->detail, want);
 
-	const nbg_reconstruction *r = d->reconstruction;
+	const nbg_reconstruction *r = nbg_diff_reconstruction(d);
 	assert_result_is_b(r, b, n);
 	assert_int_equal(r->entry_count, 1);
 	assert_int_equal(nbg_reconstruction_entry_at(r, 0)->index, 1);
@@ -335,8 +335,8 @@ static void test_real_one_payload_byte(void **state)
 	assert_int_equal(nbg_reconstruction_entry_at(r, 0)->bytes_changed, 1);
 	assert_checksums(r, a, b, n);
 	assert_int_equal(nbg_reconstruction_checksum_at(r, 0)->recomputed, fx_get32(b + 12));
-	assert_int_equal(d->checksums_match_a, 1);
-	assert_int_equal(d->checksums_match_b, 1);
+	assert_int_equal(nbg_diff_summary_of(d)->checksums_match_a, 1);
+	assert_int_equal(nbg_diff_summary_of(d)->checksums_match_b, 1);
 	nbg_diff_free(d);
 	nbg_model_free(ma);
 	nbg_model_free(mb);
@@ -357,7 +357,7 @@ static void test_real_two_entries(void **state)
 	uint8_t *b = mutate(a, n, offs, x, 3, 1);
 	nbg_model *ma = parse(a, n), *mb = parse(b, n);
 	nbg_diff *d = diff_of(ma, mb);
-	const nbg_reconstruction *r = d->reconstruction;
+	const nbg_reconstruction *r = nbg_diff_reconstruction(d);
 
 	assert_result_is_b(r, b, n);
 	assert_int_equal(r->entry_count, 2);
@@ -390,7 +390,7 @@ static void test_real_payload_and_coefficient(void **state)
 	uint8_t *only = mutate(a, n, offs, x, 1, 1);
 	nbg_model *ma = parse(a, n), *mb = parse(b, n);
 	nbg_diff *d = diff_of(ma, mb);
-	const nbg_reconstruction *r = d->reconstruction;
+	const nbg_reconstruction *r = nbg_diff_reconstruction(d);
 	char ha[3], hb[3];
 
 	assert_true(r->attempted);
@@ -447,10 +447,10 @@ static void test_real_checksum_word_alone(void **state)
 	assert_int_equal(nbg_parse(b, n, NULL, &mb, &err), NBG_E_SECTION_CHECKSUM_MISMATCH);
 	mb = parse_lenient(b, n);
 	nbg_diff *d = diff_of(ma, mb);
-	const nbg_reconstruction *r = d->reconstruction;
+	const nbg_reconstruction *r = nbg_diff_reconstruction(d);
 
-	assert_int_equal(d->checksums_match_a, 1);
-	assert_int_equal(d->checksums_match_b, 0);
+	assert_int_equal(nbg_diff_summary_of(d)->checksums_match_a, 1);
+	assert_int_equal(nbg_diff_summary_of(d)->checksums_match_b, 0);
 	assert_true(r->attempted);
 	assert_false(r->explained);
 	assert_int_equal(r->entry_count, 0);
@@ -470,8 +470,8 @@ static void test_real_checksum_word_alone(void **state)
 	/* the other way round A is the file whose checksums fail: the
 	 * substitution starts from a valid A, so it is not attempted */
 	d = diff_of(mb, ma);
-	assert_false(d->reconstruction->attempted);
-	assert_non_null(strstr(d->reconstruction->reason, "A's stored checksums do not match"));
+	assert_false(nbg_diff_reconstruction(d)->attempted);
+	assert_non_null(strstr(nbg_diff_reconstruction(d)->reason, "A's stored checksums do not match"));
 	nbg_diff_free(d);
 	nbg_model_free(mb);
 	free(b);
@@ -482,10 +482,10 @@ static void test_real_checksum_word_alone(void **state)
 	assert_int_equal(nbg_parse(b, n, NULL, &mb, &err), NBG_E_FILE_CHECKSUM_MISMATCH);
 	mb = parse_lenient(b, n);
 	d = diff_of(ma, mb);
-	assert_false(d->reconstruction->explained);
-	assert_string_equal(d->reconstruction->first->owner, "header");
-	assert_string_equal(d->reconstruction->first->detail, "crc32 +0");
-	assert_int_equal(d->reconstruction->first->offset, 12);
+	assert_false(nbg_diff_reconstruction(d)->explained);
+	assert_string_equal(nbg_diff_reconstruction(d)->first->owner, "header");
+	assert_string_equal(nbg_diff_reconstruction(d)->first->detail, "crc32 +0");
+	assert_int_equal(nbg_diff_reconstruction(d)->first->offset, 12);
 	nbg_diff_free(d);
 	nbg_model_free(ma);
 	nbg_model_free(mb);
@@ -503,14 +503,14 @@ static void test_structural(void **state)
 	nbg_diff *d = diff_of(ma, mb);
 
 	assert_true(sec_size(a, na, NBG_SEC_COEF_DATA) != sec_size(b, nb, NBG_SEC_COEF_DATA));
-	assert_false(d->reconstruction->attempted);
-	assert_false(d->reconstruction->explained);
-	assert_non_null(strstr(d->reconstruction->reason, "differ in size"));
+	assert_false(nbg_diff_reconstruction(d)->attempted);
+	assert_false(nbg_diff_reconstruction(d)->explained);
+	assert_non_null(strstr(nbg_diff_reconstruction(d)->reason, "differ in size"));
 	assert_string_equal(nbg_diff_verdict(d), "different");
 
 	/* owners and byte runs in file order: directory entry 2 before 10 */
 	size_t i5 = SIZE_MAX, i10 = SIZE_MAX;
-	for (size_t i = 0; i < d->owner_count; i++) {
+	for (size_t i = 0; i < nbg_diff_owner_count(d); i++) {
 		const nbg_diff_owner *o = nbg_diff_owner_at(d, i);
 		if (i) {
 			const nbg_diff_owner *p = nbg_diff_owner_at(d, i - 1);
@@ -525,7 +525,7 @@ static void test_structural(void **state)
 	}
 	assert_true(i5 != SIZE_MAX && i10 != SIZE_MAX && i5 < i10);
 	uint64_t last = 0;
-	for (size_t i = 0; i < d->count; i++) {
+	for (size_t i = 0; i < nbg_diff_item_count(d); i++) {
 		const nbg_diff_item *it = nbg_diff_item_at(d, i);
 		if (it->kind == NBG_DIFF_BYTES && it->offset_a == it->offset_b) {
 			assert_true(it->offset_a >= last);
@@ -546,8 +546,8 @@ static void test_structural(void **state)
 	char want[64];
 	snprintf(want, sizeof(want), "directory entry %zu, load_address +0",
 		 (rec - fx_get32(b + 48)) / 44);
-	assert_false(d->reconstruction->attempted);
-	assert_non_null(strstr(d->reconstruction->reason, want));
+	assert_false(nbg_diff_reconstruction(d)->attempted);
+	assert_non_null(strstr(nbg_diff_reconstruction(d)->reason, want));
 	nbg_diff_free(d);
 	nbg_model_free(ma);
 	nbg_model_free(mb);
@@ -563,16 +563,16 @@ static void test_identical(void **state)
 	nbg_model *ma = parse(a, na), *mb = parse(b, nb);
 	nbg_diff *d = diff_of(ma, mb);
 
-	assert_true(d->identical);
-	assert_int_equal(d->count, 0);
-	assert_int_equal(d->owner_count, 0);
+	assert_true(nbg_diff_summary_of(d)->identical);
+	assert_int_equal(nbg_diff_item_count(d), 0);
+	assert_int_equal(nbg_diff_owner_count(d), 0);
 	assert_string_equal(nbg_diff_verdict(d), "identical");
-	assert_false(d->reconstruction->attempted);
-	assert_non_null(strstr(d->reconstruction->reason, "identical"));
+	assert_false(nbg_diff_reconstruction(d)->attempted);
+	assert_non_null(strstr(nbg_diff_reconstruction(d)->reason, "identical"));
 	nbg_diff_free(d);
 	d = diff_of(ma, ma);
-	assert_true(d->identical);
-	assert_int_equal(d->count, 0);
+	assert_true(nbg_diff_summary_of(d)->identical);
+	assert_int_equal(nbg_diff_item_count(d), 0);
 	nbg_diff_free(d);
 	/* nbg_reconstruct on its own agrees */
 	nbg_reconstruction *r = NULL;
@@ -598,8 +598,8 @@ static void test_no_dynaio(void **state)
 	nbg_diff *d = diff_of(ma, mb);
 
 	assert_int_equal(fx_dir_entry(a, n, NBG_SEC_DYNAIO), 0);
-	assert_false(d->reconstruction->attempted);
-	assert_non_null(strstr(d->reconstruction->reason, "no dynamic-I/O sections"));
+	assert_false(nbg_diff_reconstruction(d)->attempted);
+	assert_non_null(strstr(nbg_diff_reconstruction(d)->reason, "no dynamic-I/O sections"));
 	assert_non_null(find_owner(d, "section 24 COEF_DATA"));
 	nbg_diff_free(d);
 	nbg_model_free(ma);
@@ -616,10 +616,10 @@ static void test_v1(void **state)
 	nbg_model *ma = parse(a, na), *mb = parse(b, nb);
 	nbg_diff *d = diff_of(ma, mb);
 
-	assert_false(d->identical);
-	assert_false(d->reconstruction->attempted);
-	assert_non_null(strstr(d->reconstruction->reason, "v1 has no dynamic-I/O table"));
-	assert_true(d->owner_count > 0);
+	assert_false(nbg_diff_summary_of(d)->identical);
+	assert_false(nbg_diff_reconstruction(d)->attempted);
+	assert_non_null(strstr(nbg_diff_reconstruction(d)->reason, "v1 has no dynamic-I/O table"));
+	assert_true(nbg_diff_owner_count(d) > 0);
 	nbg_diff_free(d);
 	nbg_model_free(mb);
 	free(b);
@@ -633,11 +633,11 @@ static void test_v1(void **state)
 	nbg_ledger *l = NULL;
 	nbg_error err;
 	assert_int_equal(nbg_ledger_build(ma, &l, &err), NBG_OK);
-	assert_int_equal(d->bytes_changed, 1);
-	assert_int_equal(d->owner_count, 1);
+	assert_int_equal(nbg_diff_summary_of(d)->bytes_changed, 1);
+	assert_int_equal(nbg_diff_owner_count(d), 1);
 	assert_string_equal(nbg_diff_owner_at(d, 0)->owner, nbg_ledger_owner_of(l, mid)->owner);
 	assert_int_equal(nbg_diff_owner_at(d, 0)->first_change, mid);
-	assert_false(d->reconstruction->attempted);
+	assert_false(nbg_diff_reconstruction(d)->attempted);
 	nbg_ledger_free(l);
 	nbg_diff_free(d);
 	nbg_model_free(ma);
@@ -666,8 +666,8 @@ static void test_added_section(void **state)
 	assert_string_equal(it->a, "0");
 	assert_string_equal(it->b, "65536");
 	assert_non_null(find(d, NBG_DIFF_FIELD, "sub_header.section_header_count"));
-	assert_true(d->owners_added >= 2); /* the section and its directory record */
-	assert_false(d->reconstruction->attempted);
+	assert_true(nbg_diff_summary_of(d)->owners_added >= 2); /* the section and its directory record */
+	assert_false(nbg_diff_reconstruction(d)->attempted);
 	nbg_diff_free(d);
 	nbg_model_free(ma);
 	nbg_model_free(mb);
@@ -691,7 +691,7 @@ static void test_network_name_key(void **state)
 	assert_non_null(it);
 	assert_string_equal(it->a, "nbgkit_sample_NHWC");
 	assert_string_equal(it->b, "another_name");
-	for (size_t i = 0; i < d->count; i++)
+	for (size_t i = 0; i < nbg_diff_item_count(d); i++)
 		assert_null(strstr(nbg_diff_item_at(d, i)->path, "network_info.network_info"));
 	nbg_diff_free(d);
 	nbg_model_free(ma);
@@ -716,9 +716,9 @@ static void test_alignment_byte(void **state)
 	nbg_model *mb = parse(b, nb);
 	nbg_diff *d = diff_of(ma, mb);
 
-	assert_int_equal(d->bytes_changed, 1);
+	assert_int_equal(nbg_diff_summary_of(d)->bytes_changed, 1);
 	const nbg_diff_item *it = NULL;
-	for (size_t i = 0; i < d->count; i++)
+	for (size_t i = 0; i < nbg_diff_item_count(d); i++)
 		if (nbg_diff_item_at(d, i)->kind == NBG_DIFF_BYTES)
 			it = nbg_diff_item_at(d, i);
 	assert_non_null(it);
@@ -731,10 +731,10 @@ static void test_alignment_byte(void **state)
 	snprintf(want, sizeof(want), "%02x", a[coef->offset - 1]);
 	assert_string_equal(it->a, want);
 	/* not explained: an alignment byte is no dynamic-I/O payload */
-	assert_true(d->reconstruction->attempted);
-	assert_false(d->reconstruction->explained);
-	assert_non_null(d->reconstruction->first);
-	assert_string_equal(d->reconstruction->first->owner, "alignment of section 24 COEF_DATA");
+	assert_true(nbg_diff_reconstruction(d)->attempted);
+	assert_false(nbg_diff_reconstruction(d)->explained);
+	assert_non_null(nbg_diff_reconstruction(d)->first);
+	assert_string_equal(nbg_diff_reconstruction(d)->first->owner, "alignment of section 24 COEF_DATA");
 	nbg_diff_free(d);
 	nbg_model_free(ma);
 	nbg_model_free(mb);
@@ -759,7 +759,7 @@ static void test_corpus_pair(void **state)
 	assert_null(find(d, NBG_DIFF_FIELD, "input 0.dimensions"));
 	/* record-level location of a changed byte in the INPUT record */
 	int located = 0;
-	for (size_t i = 0; i < d->count; i++)
+	for (size_t i = 0; i < nbg_diff_item_count(d); i++)
 		located += nbg_diff_item_at(d, i)->kind == NBG_DIFF_BYTES &&
 			   !strcmp(nbg_diff_item_at(d, i)->path, "section 1 INPUT") &&
 			   !strcmp(nbg_diff_item_at(d, i)->detail, "record 0 data_format");

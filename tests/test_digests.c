@@ -59,14 +59,14 @@ static void check_flags(const uint8_t *buf, size_t size, unsigned flags)
 	nbg_digest_counts(&before, NULL);
 	assert_int_equal(nbg_parse(buf, size, &o, &m, &err), NBG_OK);
 	nbg_digest_counts(&after, NULL);
-	assert_int_equal(m->sha256_skipped,
+	assert_int_equal(nbg_model_sha256_skipped(m),
 			 flags & (NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256));
 	openssl_sha256(buf, size, want);
 	if (flags & NBG_PARSE_NO_FILE_SHA256)
-		assert_true(all_zero(m->file_sha256, 32));
+		assert_true(all_zero(nbg_model_file_sha256(m), 32));
 	else
-		assert_memory_equal(m->file_sha256, want, 32);
-	for (size_t i = 0; i < m->section_count; i++) {
+		assert_memory_equal(nbg_model_file_sha256(m), want, 32);
+	for (size_t i = 0; i < nbg_model_section_count(m); i++) {
 		const nbg_section *s = nbg_model_section_at(m, i);
 		if (flags & NBG_PARSE_NO_SECTION_SHA256) {
 			assert_true(all_zero(s->sha256, 32));
@@ -75,7 +75,7 @@ static void check_flags(const uint8_t *buf, size_t size, unsigned flags)
 			assert_memory_equal(s->sha256, want, 32);
 		}
 	}
-	for (size_t i = 0; i < m->section_count; i++)
+	for (size_t i = 0; i < nbg_model_section_count(m); i++)
 		sections += nbg_model_section_at(m, i)->size;
 	/* the bytes SHA-256 saw: none when both are skipped, at least the file and every section when neither is */
 	if ((flags & NBG_PARSE_NO_SECTION_SHA256) && (flags & NBG_PARSE_NO_FILE_SHA256))
@@ -143,7 +143,7 @@ static void check_crcs(const uint8_t *buf, size_t size, unsigned flags, unsigned
 	assert_int_equal(nbg_parse(buf, size, &o, &m, &err), NBG_OK);
 	assert_int_equal(threads_started, threads);
 	nbg_digest_counts(NULL, &crc1);
-	for (size_t i = 0; i < m->section_count; i++) {
+	for (size_t i = 0; i < nbg_model_section_count(m); i++) {
 		const nbg_section *s = nbg_model_section_at(m, i);
 		assert_int_equal(s->crc32, (uint32_t)crc32(0, buf + s->offset, (uInt)s->size));
 		want += s->size * (s->type == NBG_SEC_CHECKSUM ? 2 : 1);

@@ -22,6 +22,7 @@
 #include "fixture.h"
 #include "nbg/nbg.h"
 #include "nbg/graph.h"
+#include "common/model.h" /* a tampered model: the library refuses it */
 
 #define V1_DIR NBG_CORPUS_DIR "/v1"
 #define V2_DIR NBG_CORPUS_DIR "/v2"
@@ -69,34 +70,34 @@ static void unload(loaded *l)
 static size_t count_findings(const nbg_graph *g, const char *id)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < g->finding_count; i++)
-		n += !strcmp(g->findings[i].id, id);
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->finding_count; i++)
+		n += !strcmp(nbg_graph_finding_at(g, i)->id, id);
 	return n;
 }
 
 static const nbg_graph_relation *relation(const nbg_graph *g, const char *id)
 {
-	for (size_t r = 0; r < g->relation_count; r++)
-		if (!strcmp(g->relations[r].id, id))
-			return &g->relations[r];
+	for (size_t r = 0; r < nbg_graph_summary_of(g)->relation_count; r++)
+		if (!strcmp(nbg_graph_relation_at(g, r)->id, id))
+			return nbg_graph_relation_at(g, r);
 	fail_msg("no relation %s", id);
 	return NULL;
 }
 
 static void print_findings(const nbg_graph *g)
 {
-	for (size_t i = 0; i < g->finding_count; i++)
-		print_message("  finding %s @%llu %s\n", g->findings[i].id,
-			      (unsigned long long)g->findings[i].offset, g->findings[i].text);
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->finding_count; i++)
+		print_message("  finding %s @%llu %s\n", nbg_graph_finding_at(g, i)->id,
+			      (unsigned long long)nbg_graph_finding_at(g, i)->offset, nbg_graph_finding_at(g, i)->text);
 }
 
 /* Every relation that does not hold has at least one finding of its id. */
 static void assert_failures_reported(const nbg_graph *g)
 {
-	for (size_t r = 0; r < g->relation_count; r++) {
-		const nbg_graph_relation *x = &g->relations[r];
+	for (size_t r = 0; r < nbg_graph_summary_of(g)->relation_count; r++) {
+		const nbg_graph_relation *x = nbg_graph_relation_at(g, r);
 		assert_true(x->held <= x->checked);
-		if (x->held < x->checked && !g->findings_dropped && !count_findings(g, x->id))
+		if (x->held < x->checked && !nbg_graph_summary_of(g)->findings_dropped && !count_findings(g, x->id))
 			fail_msg("relation %s fails %llu times without a finding", x->id,
 				 (unsigned long long)(x->checked - x->held));
 	}
@@ -113,78 +114,78 @@ static void check_common(const char *path, const loaded *l, corpus_totals *t)
 {
 	const nbg_graph *g = l->g;
 
-	assert_true(g->layer_records.decoded);
-	assert_true(g->operation_records.decoded);
-	assert_int_equal(g->layer_records.trailing_bytes, 0);
-	assert_int_equal(g->operation_records.trailing_bytes, 0);
-	for (size_t i = 0; i < g->layer_count; i++)
-		if (!g->layers[i].name_printable)
+	assert_true(nbg_graph_summary_of(g)->layer_records.decoded);
+	assert_true(nbg_graph_summary_of(g)->operation_records.decoded);
+	assert_int_equal(nbg_graph_summary_of(g)->layer_records.trailing_bytes, 0);
+	assert_int_equal(nbg_graph_summary_of(g)->operation_records.trailing_bytes, 0);
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->layer_count; i++)
+		if (!nbg_graph_layer_at(g, i)->name_printable)
 			fail_msg("%s: layer %zu name not printable", path, i);
-	assert_int_equal(relation(g, "layer-name-unprintable")->held, g->layer_count);
+	assert_int_equal(relation(g, "layer-name-unprintable")->held, nbg_graph_summary_of(g)->layer_count);
 	/* Counts equal the section sizes over the record size (never a guess). */
-	assert_int_equal(g->operation_count,
-			 g->operation_records.size / g->operation_records.record_size);
-	assert_int_equal(g->layer_count, g->layer_records.size / g->layer_records.record_size);
-	if (g->patch_records.present)
-		assert_int_equal(g->patch_count,
-				 g->patch_records.size / g->patch_records.record_size);
+	assert_int_equal(nbg_graph_summary_of(g)->operation_count,
+			 nbg_graph_summary_of(g)->operation_records.size / nbg_graph_summary_of(g)->operation_records.record_size);
+	assert_int_equal(nbg_graph_summary_of(g)->layer_count, nbg_graph_summary_of(g)->layer_records.size / nbg_graph_summary_of(g)->layer_records.record_size);
+	if (nbg_graph_summary_of(g)->patch_records.present)
+		assert_int_equal(nbg_graph_summary_of(g)->patch_count,
+				 nbg_graph_summary_of(g)->patch_records.size / nbg_graph_summary_of(g)->patch_records.record_size);
 	for (int i = 0; i < NBG_GRAPH_TABLE_COUNT; i++) {
-		assert_int_equal(g->tables[i].out_of_bounds, 0);
-		assert_int_equal(g->tables[i].covered_bytes + g->tables[i].uncovered_bytes,
-				 g->tables[i].data_size);
-		t->table_entries += g->tables[i].entry_count;
+		assert_int_equal(nbg_graph_table_at(g, i)->out_of_bounds, 0);
+		assert_int_equal(nbg_graph_table_at(g, i)->covered_bytes + nbg_graph_table_at(g, i)->uncovered_bytes,
+				 nbg_graph_table_at(g, i)->data_size);
+		t->table_entries += nbg_graph_table_at(g, i)->entry_count;
 	}
 	assert_failures_reported(g);
-	assert_int_equal(g->findings_dropped, 0);
+	assert_int_equal(nbg_graph_summary_of(g)->findings_dropped, 0);
 	/* The JSON parses and carries the arrays with one element per record. */
 	char *s = nbg_graph_json(l->m, g, 0);
 	assert_non_null(s);
 	json_t *j = json_loads(s, 0, NULL);
 	assert_non_null(j);
-	assert_int_equal(json_array_size(json_object_get(j, "layers")), g->layer_count);
-	assert_int_equal(json_array_size(json_object_get(j, "operations")), g->operation_count);
-	assert_int_equal(json_array_size(json_object_get(j, "patches")), g->patch_count);
-	assert_int_equal(json_array_size(json_object_get(j, "graph_findings")), g->finding_count);
+	assert_int_equal(json_array_size(json_object_get(j, "layers")), nbg_graph_summary_of(g)->layer_count);
+	assert_int_equal(json_array_size(json_object_get(j, "operations")), nbg_graph_summary_of(g)->operation_count);
+	assert_int_equal(json_array_size(json_object_get(j, "patches")), nbg_graph_summary_of(g)->patch_count);
+	assert_int_equal(json_array_size(json_object_get(j, "graph_findings")), nbg_graph_summary_of(g)->finding_count);
 	json_decref(j);
 	free(s);
 	t->files++;
-	t->layers += g->layer_count;
-	t->operations += g->operation_count;
-	t->patches += g->patch_count;
-	t->findings += g->finding_count;
+	t->layers += nbg_graph_summary_of(g)->layer_count;
+	t->operations += nbg_graph_summary_of(g)->operation_count;
+	t->patches += nbg_graph_summary_of(g)->patch_count;
+	t->findings += nbg_graph_summary_of(g)->finding_count;
 }
 
 static void v2_file(const char *path, void *ctx)
 {
 	loaded l = load_file(path);
 	const nbg_graph *g = l.g;
-	const nbg_network_info *ni = &l.m->network_info;
+	const nbg_network_info *ni = nbg_model_network_info(l.m);
 
 	check_common(path, &l, ctx);
 	assert_true(ni->present);
 	/* LAYER entries == NETWORK_INFO layer_count; operation_count counts run
 	 * instructions: OPERATIONS entries + 3 on every file. */
-	assert_int_equal(g->layer_count, ni->layer_count);
-	assert_int_equal(ni->operation_count, g->operation_count + 3);
-	assert_int_equal(g->abs_op_ids, ni->absolute_operation_count);
-	assert_int_equal(g->operation_records.record_size, 32);
-	assert_int_equal(g->layer_records.record_size, 76);
-	assert_int_equal(g->ops_by_type[10], 1); /* one INIT */
-	assert_int_equal(g->operations[0].type, NBG_GRAPH_OP_INIT);
-	assert_int_equal(g->patches_unreferenced, 0);
-	assert_int_equal(g->patches_shared, 0);
-	assert_int_equal(g->state_table, NBG_GRAPH_TABLE_LOADSTATE);
-	assert_int_equal(g->tables[NBG_GRAPH_TABLE_LOADSTATE].entry_count, g->operation_count);
+	assert_int_equal(nbg_graph_summary_of(g)->layer_count, ni->layer_count);
+	assert_int_equal(ni->operation_count, nbg_graph_summary_of(g)->operation_count + 3);
+	assert_int_equal(nbg_graph_summary_of(g)->abs_op_ids, ni->absolute_operation_count);
+	assert_int_equal(nbg_graph_summary_of(g)->operation_records.record_size, 32);
+	assert_int_equal(nbg_graph_summary_of(g)->layer_records.record_size, 76);
+	assert_int_equal(nbg_graph_summary_of(g)->ops_by_type[10], 1); /* one INIT */
+	assert_int_equal(nbg_graph_operation_at(g, 0)->type, NBG_GRAPH_OP_INIT);
+	assert_int_equal(nbg_graph_summary_of(g)->patches_unreferenced, 0);
+	assert_int_equal(nbg_graph_summary_of(g)->patches_shared, 0);
+	assert_int_equal(nbg_graph_summary_of(g)->state_table, NBG_GRAPH_TABLE_LOADSTATE);
+	assert_int_equal(nbg_graph_table_at(g, NBG_GRAPH_TABLE_LOADSTATE)->entry_count, nbg_graph_summary_of(g)->operation_count);
 	/* Every relation holds on the v2 corpus. */
-	if (g->finding_count) {
+	if (nbg_graph_summary_of(g)->finding_count) {
 		print_findings(g);
-		fail_msg("%s: %zu findings", path, g->finding_count);
+		fail_msg("%s: %zu findings", path, nbg_graph_summary_of(g)->finding_count);
 	}
-	for (size_t r = 0; r < g->relation_count; r++)
-		assert_int_equal(g->relations[r].held, g->relations[r].checked);
-	assert_true(relation(g, "operation-layer-missing")->checked >= g->operation_count - 1);
-	assert_int_equal(relation(g, "operation-state-missing")->checked, g->operation_count);
-	assert_int_equal(relation(g, "layer-operation-count-mismatch")->checked, g->layer_count);
+	for (size_t r = 0; r < nbg_graph_summary_of(g)->relation_count; r++)
+		assert_int_equal(nbg_graph_relation_at(g, r)->held, nbg_graph_relation_at(g, r)->checked);
+	assert_true(relation(g, "operation-layer-missing")->checked >= nbg_graph_summary_of(g)->operation_count - 1);
+	assert_int_equal(relation(g, "operation-state-missing")->checked, nbg_graph_summary_of(g)->operation_count);
+	assert_int_equal(relation(g, "layer-operation-count-mismatch")->checked, nbg_graph_summary_of(g)->layer_count);
 	unload(&l);
 }
 
@@ -202,24 +203,24 @@ static void v1_file(const char *path, void *ctx)
 {
 	loaded l = load_file(path);
 	const nbg_graph *g = l.g;
-	const nbg_v1_info *v1 = &l.m->v1;
+	const nbg_v1_info *v1 = nbg_model_v1(l.m);
 
 	check_common(path, &l, ctx);
-	assert_int_equal(g->layer_count, v1->layer_count);
-	assert_int_equal(g->operation_count, v1->operation_count);
-	assert_int_equal(g->layer_records.record_size, v1->layer_stride);
-	assert_int_equal(g->operation_records.record_size, v1->operation_stride);
-	assert_int_equal(g->patch_records.record_size, v1->patch_stride);
-	assert_int_equal(g->operations[0].type, NBG_GRAPH_OP_INIT);
-	assert_int_equal(g->layers[0].has_uid, l.m->version >= 0x10008);
-	assert_int_equal(g->operations[0].has_abs_op_id, l.m->version >= 0x10017);
-	assert_true(g->state_table >= 0);
+	assert_int_equal(nbg_graph_summary_of(g)->layer_count, v1->layer_count);
+	assert_int_equal(nbg_graph_summary_of(g)->operation_count, v1->operation_count);
+	assert_int_equal(nbg_graph_summary_of(g)->layer_records.record_size, v1->layer_stride);
+	assert_int_equal(nbg_graph_summary_of(g)->operation_records.record_size, v1->operation_stride);
+	assert_int_equal(nbg_graph_summary_of(g)->patch_records.record_size, v1->patch_stride);
+	assert_int_equal(nbg_graph_operation_at(g, 0)->type, NBG_GRAPH_OP_INIT);
+	assert_int_equal(nbg_graph_layer_at(g, 0)->has_uid, nbg_model_version(l.m) >= 0x10008);
+	assert_int_equal(nbg_graph_operation_at(g, 0)->has_abs_op_id, nbg_model_version(l.m) >= 0x10017);
+	assert_true(nbg_graph_summary_of(g)->state_table >= 0);
 	/* Only the per-layer record count may differ (one operation can span
 	 * several records, e.g. TP split); every reference holds. */
-	for (size_t i = 0; i < g->finding_count; i++)
-		if (strcmp(g->findings[i].id, "layer-operation-records-differ")) {
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->finding_count; i++)
+		if (strcmp(nbg_graph_finding_at(g, i)->id, "layer-operation-records-differ")) {
 			print_findings(g);
-			fail_msg("%s: unexpected finding %s", path, g->findings[i].id);
+			fail_msg("%s: unexpected finding %s", path, nbg_graph_finding_at(g, i)->id);
 		}
 	unload(&l);
 }
@@ -239,89 +240,89 @@ static void test_known_values(void **state)
 	loaded l = load_file(V2_DIR "/face_detector_nbg_int16.nb");
 	const nbg_graph *g = l.g;
 
-	assert_int_equal(g->layer_count, 55);
-	assert_int_equal(g->operation_count, 57);
-	assert_int_equal(g->patch_count, 315);
-	assert_int_equal(g->sh_count, 11);
-	assert_string_equal(g->layers[0].name, "ConvolutionReluPoolingLayer2");
-	assert_int_equal(g->layers[0].record_offset, 1408);
-	assert_int_equal(g->layers[0].node_id, 208);
-	assert_int_equal(g->layers[0].operation_count, 1);
-	assert_int_equal(g->layers[0].uid, 2);
-	assert_string_equal(g->layers[54].name, "TensorTranspose");
-	assert_int_equal(g->layers[54].uid, 97);
+	assert_int_equal(nbg_graph_summary_of(g)->layer_count, 55);
+	assert_int_equal(nbg_graph_summary_of(g)->operation_count, 57);
+	assert_int_equal(nbg_graph_summary_of(g)->patch_count, 315);
+	assert_int_equal(nbg_graph_summary_of(g)->sh_count, 11);
+	assert_string_equal(nbg_graph_layer_at(g, 0)->name, "ConvolutionReluPoolingLayer2");
+	assert_int_equal(nbg_graph_layer_at(g, 0)->record_offset, 1408);
+	assert_int_equal(nbg_graph_layer_at(g, 0)->node_id, 208);
+	assert_int_equal(nbg_graph_layer_at(g, 0)->operation_count, 1);
+	assert_int_equal(nbg_graph_layer_at(g, 0)->uid, 2);
+	assert_string_equal(nbg_graph_layer_at(g, 54)->name, "TensorTranspose");
+	assert_int_equal(nbg_graph_layer_at(g, 54)->uid, 97);
 	/* INIT: [0xFFFF, 0xFFFF, 0xFFFFFFFF, 0, 0, 1, 0, 0xFFFFFFFF] */
-	assert_int_equal(g->operations[0].layer_id, 0xFFFFFFFFu);
-	assert_int_equal(g->operations[0].patch_count, 1);
-	assert_int_equal(g->operations[0].abs_op_id, 0xFFFFFFFFu);
+	assert_int_equal(nbg_graph_operation_at(g, 0)->layer_id, 0xFFFFFFFFu);
+	assert_int_equal(nbg_graph_operation_at(g, 0)->patch_count, 1);
+	assert_int_equal(nbg_graph_operation_at(g, 0)->abs_op_id, 0xFFFFFFFFu);
 	/* [2, 0, 0, 1, 1, 5, 0, 0] */
-	assert_int_equal(g->operations[1].type, NBG_GRAPH_OP_NN);
-	assert_int_equal(g->operations[1].state_id, 1);
-	assert_int_equal(g->operations[1].patch_index, 1);
-	assert_int_equal(g->operations[1].patch_count, 5);
+	assert_int_equal(nbg_graph_operation_at(g, 1)->type, NBG_GRAPH_OP_NN);
+	assert_int_equal(nbg_graph_operation_at(g, 1)->state_id, 1);
+	assert_int_equal(nbg_graph_operation_at(g, 1)->patch_index, 1);
+	assert_int_equal(nbg_graph_operation_at(g, 1)->patch_count, 5);
 	/* [1, 0, 4, 5, 23, 3, 0, 4]: the first SH operation */
-	assert_int_equal(g->operations[5].type, NBG_GRAPH_OP_SH);
-	assert_int_equal(g->operations[5].layer_id, 4);
-	assert_int_equal(g->operations[5].patch_index, 23);
-	assert_int_equal(g->operations[5].abs_op_id, 4);
-	assert_int_equal(g->ops_by_type[NBG_GRAPH_OP_NN], 40);
-	assert_int_equal(g->ops_by_type[NBG_GRAPH_OP_SH], 11);
-	assert_int_equal(g->ops_by_type[NBG_GRAPH_OP_NT], 5);
+	assert_int_equal(nbg_graph_operation_at(g, 5)->type, NBG_GRAPH_OP_SH);
+	assert_int_equal(nbg_graph_operation_at(g, 5)->layer_id, 4);
+	assert_int_equal(nbg_graph_operation_at(g, 5)->patch_index, 23);
+	assert_int_equal(nbg_graph_operation_at(g, 5)->abs_op_id, 4);
+	assert_int_equal(nbg_graph_summary_of(g)->ops_by_type[NBG_GRAPH_OP_NN], 40);
+	assert_int_equal(nbg_graph_summary_of(g)->ops_by_type[NBG_GRAPH_OP_SH], 11);
+	assert_int_equal(nbg_graph_summary_of(g)->ops_by_type[NBG_GRAPH_OP_NT], 5);
 	/* patch 3: [1, 28, 8, -1, 98304, 0, 0] */
-	assert_int_equal(g->patches[3].type, 1);
-	assert_int_equal(g->patches[3].dest_offset, 28);
-	assert_int_equal(g->patches[3].source_type, NBG_GRAPH_SRC_VIP_SRAM);
-	assert_int_equal(g->patches[3].index, -1);
-	assert_int_equal(g->patches[3].src_offset, 98304);
-	assert_int_equal(g->patches[3].operation, 1);
-	assert_true(g->patches[3].has_name);
-	assert_false(g->patches[3].has_high);
+	assert_int_equal(nbg_graph_patch_at(g, 3)->type, 1);
+	assert_int_equal(nbg_graph_patch_at(g, 3)->dest_offset, 28);
+	assert_int_equal(nbg_graph_patch_at(g, 3)->source_type, NBG_GRAPH_SRC_VIP_SRAM);
+	assert_int_equal(nbg_graph_patch_at(g, 3)->index, -1);
+	assert_int_equal(nbg_graph_patch_at(g, 3)->src_offset, 98304);
+	assert_int_equal(nbg_graph_patch_at(g, 3)->operation, 1);
+	assert_true(nbg_graph_patch_at(g, 3)->has_name);
+	assert_false(nbg_graph_patch_at(g, 3)->has_high);
 	/* PPU_INSTR_TABLE: 11 entries of 320 bytes at 512-byte steps in 5632 bytes */
-	const nbg_graph_table *pt = &g->tables[NBG_GRAPH_TABLE_PPU_INSTR];
+	const nbg_graph_table *pt = nbg_graph_table_at(g, NBG_GRAPH_TABLE_PPU_INSTR);
 	assert_int_equal(pt->entry_count, 11);
 	assert_int_equal(pt->entries[1].offset, 512);
 	assert_int_equal(pt->entries[1].size, 320);
 	assert_int_equal(pt->uncovered_bytes, 2112);
 	assert_int_equal(pt->uncovered_ranges, 11);
-	assert_int_equal(g->tables[NBG_GRAPH_TABLE_COEF_DATA].entry_count, 37);
+	assert_int_equal(nbg_graph_table_at(g, NBG_GRAPH_TABLE_COEF_DATA)->entry_count, 37);
 	unload(&l);
 
 	/* v1 0x10003: 24-byte operations, LCDT holds the load states */
 	l = load_file(V1_DIR "/10003_88_face_age_88.nb");
 	g = l.g;
-	assert_int_equal(g->layer_count, 66);
-	assert_int_equal(g->layer_records.record_size, 72);
-	assert_int_equal(g->operation_count, 93);
-	assert_int_equal(g->operation_records.record_size, 24);
-	assert_false(g->operations[1].has_preempt);
+	assert_int_equal(nbg_graph_summary_of(g)->layer_count, 66);
+	assert_int_equal(nbg_graph_summary_of(g)->layer_records.record_size, 72);
+	assert_int_equal(nbg_graph_summary_of(g)->operation_count, 93);
+	assert_int_equal(nbg_graph_summary_of(g)->operation_records.record_size, 24);
+	assert_false(nbg_graph_operation_at(g, 1)->has_preempt);
 	/* [3, 0, 0, 43, 2, 4] */
-	assert_int_equal(g->operations[1].type, NBG_GRAPH_OP_TP);
-	assert_int_equal(g->operations[1].state_id, 43);
-	assert_int_equal(g->operations[1].patch_index, 2);
-	assert_int_equal(g->operations[1].patch_count, 4);
-	assert_int_equal(g->operations[92].type, NBG_GRAPH_OP_END);
-	assert_int_equal(g->state_table, NBG_GRAPH_TABLE_LCD);
-	assert_int_equal(g->tables[NBG_GRAPH_TABLE_LCD].entry_count, 252);
-	assert_int_equal(g->patch_records.record_size, 24);
+	assert_int_equal(nbg_graph_operation_at(g, 1)->type, NBG_GRAPH_OP_TP);
+	assert_int_equal(nbg_graph_operation_at(g, 1)->state_id, 43);
+	assert_int_equal(nbg_graph_operation_at(g, 1)->patch_index, 2);
+	assert_int_equal(nbg_graph_operation_at(g, 1)->patch_count, 4);
+	assert_int_equal(nbg_graph_operation_at(g, 92)->type, NBG_GRAPH_OP_END);
+	assert_int_equal(nbg_graph_summary_of(g)->state_table, NBG_GRAPH_TABLE_LCD);
+	assert_int_equal(nbg_graph_table_at(g, NBG_GRAPH_TABLE_LCD)->entry_count, 252);
+	assert_int_equal(nbg_graph_summary_of(g)->patch_records.record_size, 24);
 	/* Layer 2 (ActivationLayer) declares 1 operation; 4 TP records name it. */
-	assert_int_equal(g->layers[2].operation_count, 1);
-	assert_int_equal(g->layers[2].operation_records, 4);
+	assert_int_equal(nbg_graph_layer_at(g, 2)->operation_count, 1);
+	assert_int_equal(nbg_graph_layer_at(g, 2)->operation_records, 4);
 	assert_int_equal(count_findings(g, "layer-operation-records-differ"), 8);
 	unload(&l);
 
 	/* v1 0x1001E: 32-byte operations with abs_op_id, 40-byte patches */
 	l = load_file(V1_DIR "/1001e_ba_conv2d_relu_maxpool2d_fp32.nb");
 	g = l.g;
-	assert_int_equal(g->layer_count, 3);
-	assert_string_equal(g->layers[2].name, "Max Pooling");
-	assert_int_equal(g->operation_count, 5);
-	assert_true(g->operations[1].has_abs_op_id);
-	assert_int_equal(g->patch_count, 15);
-	assert_true(g->patches[0].has_high);
-	assert_int_equal(g->state_table, NBG_GRAPH_TABLE_LOADSTATE);
-	assert_int_equal(g->instr_table, NBG_GRAPH_TABLE_PPU_INSTR);
-	assert_int_equal(g->tables[NBG_GRAPH_TABLE_LOADSTATE].entry_count, 5);
-	assert_int_equal(g->finding_count, 0);
+	assert_int_equal(nbg_graph_summary_of(g)->layer_count, 3);
+	assert_string_equal(nbg_graph_layer_at(g, 2)->name, "Max Pooling");
+	assert_int_equal(nbg_graph_summary_of(g)->operation_count, 5);
+	assert_true(nbg_graph_operation_at(g, 1)->has_abs_op_id);
+	assert_int_equal(nbg_graph_summary_of(g)->patch_count, 15);
+	assert_true(nbg_graph_patch_at(g, 0)->has_high);
+	assert_int_equal(nbg_graph_summary_of(g)->state_table, NBG_GRAPH_TABLE_LOADSTATE);
+	assert_int_equal(nbg_graph_summary_of(g)->instr_table, NBG_GRAPH_TABLE_PPU_INSTR);
+	assert_int_equal(nbg_graph_table_at(g, NBG_GRAPH_TABLE_LOADSTATE)->entry_count, 5);
+	assert_int_equal(nbg_graph_summary_of(g)->finding_count, 0);
 	unload(&l);
 }
 
@@ -349,30 +350,30 @@ static void test_synth_valid(void **state)
 	loaded l = load_spec(s);
 	const nbg_graph *g = l.g;
 
-	if (g->finding_count)
+	if (nbg_graph_summary_of(g)->finding_count)
 		print_findings(g);
-	assert_int_equal(g->finding_count, 0);
-	assert_int_equal(g->layer_count, 3);
-	assert_int_equal(g->operation_count, 4);
-	assert_int_equal(g->patch_count, 5);
-	assert_int_equal(g->sh_count, 1);
-	assert_string_equal(g->layers[1].name, "TensorPadOperation2");
-	assert_int_equal(g->layers[2].uid, 97);
-	assert_int_equal(g->operations[3].type, NBG_GRAPH_OP_NT);
-	assert_int_equal(g->operations[3].abs_op_id, 2);
-	assert_int_equal(g->patches[3].source_type, NBG_GRAPH_SRC_MISC_DYNA_GENERIC);
-	assert_int_equal(g->patches[3].operation, 2);
-	assert_int_equal(g->patches[0].operation, 0);
-	assert_int_equal(g->patches_unreferenced, 0);
-	assert_int_equal(g->abs_op_ids, 3);
+	assert_int_equal(nbg_graph_summary_of(g)->finding_count, 0);
+	assert_int_equal(nbg_graph_summary_of(g)->layer_count, 3);
+	assert_int_equal(nbg_graph_summary_of(g)->operation_count, 4);
+	assert_int_equal(nbg_graph_summary_of(g)->patch_count, 5);
+	assert_int_equal(nbg_graph_summary_of(g)->sh_count, 1);
+	assert_string_equal(nbg_graph_layer_at(g, 1)->name, "TensorPadOperation2");
+	assert_int_equal(nbg_graph_layer_at(g, 2)->uid, 97);
+	assert_int_equal(nbg_graph_operation_at(g, 3)->type, NBG_GRAPH_OP_NT);
+	assert_int_equal(nbg_graph_operation_at(g, 3)->abs_op_id, 2);
+	assert_int_equal(nbg_graph_patch_at(g, 3)->source_type, NBG_GRAPH_SRC_MISC_DYNA_GENERIC);
+	assert_int_equal(nbg_graph_patch_at(g, 3)->operation, 2);
+	assert_int_equal(nbg_graph_patch_at(g, 0)->operation, 0);
+	assert_int_equal(nbg_graph_summary_of(g)->patches_unreferenced, 0);
+	assert_int_equal(nbg_graph_summary_of(g)->abs_op_ids, 3);
 	/* coverage: LOADSTATE 600 - 240 covered; COEF_DATA 1000 - 900 in 2 ranges */
-	assert_int_equal(g->tables[NBG_GRAPH_TABLE_LOADSTATE].uncovered_bytes, 360);
-	assert_int_equal(g->tables[NBG_GRAPH_TABLE_COEF_DATA].uncovered_bytes, 100);
-	assert_int_equal(g->tables[NBG_GRAPH_TABLE_COEF_DATA].uncovered_ranges, 2);
-	assert_int_equal(g->tables[NBG_GRAPH_TABLE_PPU_INSTR].covered_bytes, 672);
+	assert_int_equal(nbg_graph_table_at(g, NBG_GRAPH_TABLE_LOADSTATE)->uncovered_bytes, 360);
+	assert_int_equal(nbg_graph_table_at(g, NBG_GRAPH_TABLE_COEF_DATA)->uncovered_bytes, 100);
+	assert_int_equal(nbg_graph_table_at(g, NBG_GRAPH_TABLE_COEF_DATA)->uncovered_ranges, 2);
+	assert_int_equal(nbg_graph_table_at(g, NBG_GRAPH_TABLE_PPU_INSTR)->covered_bytes, 672);
 	/* every relation was exercised */
-	for (size_t r = 0; r < g->relation_count; r++) {
-		const nbg_graph_relation *x = &g->relations[r];
+	for (size_t r = 0; r < nbg_graph_summary_of(g)->relation_count; r++) {
+		const nbg_graph_relation *x = nbg_graph_relation_at(g, r);
 		if (!strcmp(x->id, "operation-count-mismatch") ||
 		    !strcmp(x->id, "layer-operation-records-differ") ||
 		    !strncmp(x->id, "hw-init", 7) || !strcmp(x->id, "sh-ppu-param-missing"))
@@ -399,13 +400,13 @@ static void expect_finding(mutator mut, const char *id)
 		print_findings(g);
 		fail_msg("no %s finding", id);
 	}
-	for (size_t i = 0; i < g->finding_count; i++) {
-		if (strcmp(g->findings[i].id, id)) {
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->finding_count; i++) {
+		if (strcmp(nbg_graph_finding_at(g, i)->id, id)) {
 			print_findings(g);
-			fail_msg("wanted only %s, got %s", id, g->findings[i].id);
+			fail_msg("wanted only %s, got %s", id, nbg_graph_finding_at(g, i)->id);
 		}
-		assert_true(strlen(g->findings[i].text) > 10);
-		assert_true(g->findings[i].offset > 0 && g->findings[i].offset < l.size);
+		assert_true(strlen(nbg_graph_finding_at(g, i)->text) > 10);
+		assert_true(nbg_graph_finding_at(g, i)->offset > 0 && nbg_graph_finding_at(g, i)->offset < l.size);
 	}
 	assert_failures_reported(g);
 	assert_true(relation(g, id)->held < relation(g, id)->checked);
@@ -475,10 +476,10 @@ static void test_synth_unknown_values_kept(void **state)
 	m_op_type(s);
 	m_patch_source(s);
 	loaded l = load_spec(s);
-	assert_int_equal(l.g->operations[3].type, 0x1234);
-	assert_null(nbg_graph_op_type_name(l.g->operations[3].type));
-	assert_int_equal(l.g->ops_by_type[11], 1);
-	assert_int_equal(l.g->patches[0].source_type, 55);
+	assert_int_equal(nbg_graph_operation_at(l.g, 3)->type, 0x1234);
+	assert_null(nbg_graph_op_type_name(nbg_graph_operation_at(l.g, 3)->type));
+	assert_int_equal(nbg_graph_summary_of(l.g)->ops_by_type[11], 1);
+	assert_int_equal(nbg_graph_patch_at(l.g, 0)->source_type, 55);
 	char *js = nbg_graph_json(l.m, l.g, NBG_GRAPH_JSON_OPERATIONS | NBG_GRAPH_JSON_PATCHES);
 	json_t *j = json_loads(js, 0, NULL);
 	json_t *op = json_array_get(json_object_get(j, "operations"), 3);
@@ -515,18 +516,18 @@ static void test_synth_record_sizes(void **state)
 	fx_set(s, NBG_SEC_LAYER, layers72, sizeof(layers72), 0, 72);
 	loaded l = load_spec(s);
 	const nbg_graph *g = l.g;
-	if (g->finding_count)
+	if (nbg_graph_summary_of(g)->finding_count)
 		print_findings(g);
-	assert_int_equal(g->finding_count, 0);
-	assert_int_equal(g->operation_count, 4);
-	assert_false(g->operations[1].has_preempt);
-	assert_false(g->operations[1].has_abs_op_id);
-	assert_int_equal(g->operations[3].patch_index, 4);
-	assert_true(g->patches[2].has_high);
-	assert_int_equal(g->patches[2].mask_h, 0xff);
-	assert_int_equal(g->patches[2].source_type, NBG_GRAPH_SRC_INPUT);
-	assert_false(g->layers[0].has_uid);
-	assert_string_equal(g->layers[0].name, "ConvolutionReluPoolingLayer2");
+	assert_int_equal(nbg_graph_summary_of(g)->finding_count, 0);
+	assert_int_equal(nbg_graph_summary_of(g)->operation_count, 4);
+	assert_false(nbg_graph_operation_at(g, 1)->has_preempt);
+	assert_false(nbg_graph_operation_at(g, 1)->has_abs_op_id);
+	assert_int_equal(nbg_graph_operation_at(g, 3)->patch_index, 4);
+	assert_true(nbg_graph_patch_at(g, 2)->has_high);
+	assert_int_equal(nbg_graph_patch_at(g, 2)->mask_h, 0xff);
+	assert_int_equal(nbg_graph_patch_at(g, 2)->source_type, NBG_GRAPH_SRC_INPUT);
+	assert_false(nbg_graph_layer_at(g, 0)->has_uid);
+	assert_string_equal(nbg_graph_layer_at(g, 0)->name, "ConvolutionReluPoolingLayer2");
 	/* without abs_op_id the layer relation counts records */
 	assert_int_equal(relation(g, "layer-operation-records-differ")->checked, 3);
 	assert_int_equal(relation(g, "layer-operation-count-mismatch")->checked, 0);
@@ -545,10 +546,10 @@ static void test_synth_odd_sections(void **state)
 	memset(big + 3 * 76, 0x41, 10);
 	fx_set(s, NBG_SEC_LAYER, big, sizeof(big), 0, 76);
 	loaded l = load_spec(s);
-	assert_int_equal(l.g->layer_count, 3);
-	assert_int_equal(l.g->layer_records.trailing_bytes, 10);
+	assert_int_equal(nbg_graph_summary_of(l.g)->layer_count, 3);
+	assert_int_equal(nbg_graph_summary_of(l.g)->layer_records.trailing_bytes, 10);
 	assert_int_equal(count_findings(l.g, "section-size-not-multiple"), 1);
-	assert_int_equal(l.g->finding_count, 1);
+	assert_int_equal(nbg_graph_summary_of(l.g)->finding_count, 1);
 	unload(&l);
 	fx_free(s);
 
@@ -556,8 +557,8 @@ static void test_synth_odd_sections(void **state)
 	s = graph_spec();
 	fx_find(s, NBG_SEC_LAYER)->entsize = 40;
 	l = load_spec(s);
-	assert_false(l.g->layer_records.decoded);
-	assert_int_equal(l.g->layer_count, 0);
+	assert_false(nbg_graph_summary_of(l.g)->layer_records.decoded);
+	assert_int_equal(nbg_graph_summary_of(l.g)->layer_count, 0);
 	assert_int_equal(count_findings(l.g, "record-size-unusable"), 1);
 	assert_true(count_findings(l.g, "operation-layer-missing") >= 3);
 	unload(&l);
@@ -574,11 +575,11 @@ static void test_synth_odd_sections(void **state)
 		fx_set(s, NBG_SEC_OPERATIONS, ops36, sizeof(ops36), 0, 36);
 	}
 	l = load_spec(s);
-	assert_int_equal(l.g->operation_count, 4);
-	assert_true(l.g->operations[2].has_abs_op_id);
-	assert_int_equal(l.g->operations[2].abs_op_id, 1);
+	assert_int_equal(nbg_graph_summary_of(l.g)->operation_count, 4);
+	assert_true(nbg_graph_operation_at(l.g, 2)->has_abs_op_id);
+	assert_int_equal(nbg_graph_operation_at(l.g, 2)->abs_op_id, 1);
 	assert_int_equal(count_findings(l.g, "record-size-unexpected"), 1);
-	assert_int_equal(l.g->finding_count, 1);
+	assert_int_equal(nbg_graph_summary_of(l.g)->finding_count, 1);
 	unload(&l);
 	fx_free(s);
 
@@ -595,7 +596,7 @@ static void test_synth_odd_sections(void **state)
 	fx_remove(s, NBG_SEC_PPU_INSTR);
 	fx_set(s, NBG_SEC_CHECKSUM, NULL, 24, 0, 8); /* one CRC-checked section fewer */
 	l = load_spec(s);
-	assert_int_equal(l.g->tables[NBG_GRAPH_TABLE_PPU_INSTR].out_of_bounds, 1);
+	assert_int_equal(nbg_graph_table_at(l.g, NBG_GRAPH_TABLE_PPU_INSTR)->out_of_bounds, 1);
 	assert_int_equal(count_findings(l.g, "table-entry-out-of-bounds"), 1);
 	unload(&l);
 	fx_free(s);

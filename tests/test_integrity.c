@@ -118,8 +118,8 @@ static void fails_then_unverified(const uint8_t *b, size_t n, nbg_code code, uin
 	assert_int_equal(strict.offset, offset);
 	m = parse(b, n, NBG_PARSE_NO_CRC_CHECK, &again);
 	assert_non_null(m);
-	assert_int_equal(m->integrity, NBG_INTEGRITY_FAILED);
-	assert_string_equal(nbg_integrity_name(m->integrity), "failed");
+	assert_int_equal(nbg_model_integrity(m), NBG_INTEGRITY_FAILED);
+	assert_string_equal(nbg_integrity_name(nbg_model_integrity(m)), "failed");
 	assert_int_equal(nbg_integrity_failure(m, &again), code);
 	assert_int_equal(again.offset, strict.offset);
 	assert_string_equal(again.field, strict.field);
@@ -190,7 +190,7 @@ static void test_v2_verified_and_failed(void **state)
 	assert_non_null(b);
 	assert_true(cks && coef);
 	m = parse_ok(b, n);
-	assert_int_equal(m->integrity, NBG_INTEGRITY_VERIFIED);
+	assert_int_equal(nbg_model_integrity(m), NBG_INTEGRITY_VERIFIED);
 	/* CHECKSUM records are 8 bytes: the directory record's size word / 8 */
 	snprintf(want, sizeof(want), "%u section CRC-32s and the file checksum match",
 		 rd32(b + cks + 12) / 8);
@@ -217,13 +217,13 @@ static void test_v1_no_checksum(void **state)
 	uint8_t *b = seed_v1_build(0x10009, 0, &n);
 	nbg_model *m = parse_ok(b, n);
 
-	assert_int_equal(m->integrity, NBG_INTEGRITY_STRUCTURE_ONLY);
-	assert_string_equal(nbg_integrity_name(m->integrity), "structure-only");
+	assert_int_equal(nbg_model_integrity(m), NBG_INTEGRITY_STRUCTURE_ONLY);
+	assert_string_equal(nbg_integrity_name(nbg_model_integrity(m)), "structure-only");
 	assert_string_equal(describe(m), "structure only: this version carries no checksum");
 	nbg_model_free(m);
 	b[n - 1] ^= 1;
 	m = parse_ok(b, n);
-	assert_int_equal(m->integrity, NBG_INTEGRITY_STRUCTURE_ONLY);
+	assert_int_equal(nbg_model_integrity(m), NBG_INTEGRITY_STRUCTURE_ONLY);
 	nbg_model_free(m);
 	free(b);
 }
@@ -237,16 +237,16 @@ static void test_v1_1001e_rule(void **state)
 
 	wr32(b + CRC_AT, 0); /* not filled in */
 	m = parse_ok(b, n);
-	assert_int_equal(m->integrity, NBG_INTEGRITY_STRUCTURE_ONLY);
+	assert_int_equal(nbg_model_integrity(m), NBG_INTEGRITY_STRUCTURE_ONLY);
 	assert_string_equal(describe(m),
 			    "structure only: nbg_crc_sum is 0, the file carries no checksum");
 	nbg_model_free(m);
 
 	wr32(b + CRC_AT, crc_whole(b, n));
 	m = parse_ok(b, n);
-	assert_int_equal(m->integrity, NBG_INTEGRITY_VERIFIED);
-	assert_true(m->v1.crc_sum_enforced);
-	assert_string_equal(m->v1.crc_sum_rule, "whole-file");
+	assert_int_equal(nbg_model_integrity(m), NBG_INTEGRITY_VERIFIED);
+	assert_true(nbg_model_v1(m)->crc_sum_enforced);
+	assert_string_equal(nbg_model_v1(m)->crc_sum_rule, "whole-file");
 	assert_string_equal(describe(m),
 			    "nbg_crc_sum matches: CRC-32 of the whole file with the word read as zero");
 	nbg_model_free(m);
@@ -271,9 +271,9 @@ static void test_v1_10020_rule(void **state)
 
 	wr32(b + CRC_AT, crc_from(b, n, first));
 	m = parse_ok(b, n);
-	assert_int_equal(m->integrity, NBG_INTEGRITY_VERIFIED);
-	assert_string_equal(m->v1.crc_sum_rule, "from-first-section");
-	assert_int_equal(m->v1.crc_sum_from, first);
+	assert_int_equal(nbg_model_integrity(m), NBG_INTEGRITY_VERIFIED);
+	assert_string_equal(nbg_model_v1(m)->crc_sum_rule, "from-first-section");
+	assert_int_equal(nbg_model_v1(m)->crc_sum_from, first);
 	snprintf(want, sizeof(want), "nbg_crc_sum matches: CRC-32 from offset %u (the first "
 		 "section) to the end; the %u bytes before it are checked for structure only",
 		 first, first);
@@ -282,7 +282,7 @@ static void test_v1_10020_rule(void **state)
 
 	b[20] ^= 1; /* the network name: before the first section, not covered */
 	m = parse_ok(b, n);
-	assert_int_equal(m->integrity, NBG_INTEGRITY_VERIFIED);
+	assert_int_equal(nbg_model_integrity(m), NBG_INTEGRITY_VERIFIED);
 	nbg_model_free(m);
 	b[20] ^= 1;
 
@@ -302,23 +302,23 @@ static void test_v1_unruled_version(void **state)
 
 	wr32(b + CRC_AT, crc_whole(b, n));
 	m = parse_ok(b, n);
-	assert_int_equal(m->integrity, NBG_INTEGRITY_VERIFIED);
-	assert_false(m->v1.crc_sum_enforced);
-	assert_string_equal(m->v1.crc_sum_rule, "whole-file");
+	assert_int_equal(nbg_model_integrity(m), NBG_INTEGRITY_VERIFIED);
+	assert_false(nbg_model_v1(m)->crc_sum_enforced);
+	assert_string_equal(nbg_model_v1(m)->crc_sum_rule, "whole-file");
 	nbg_model_free(m);
 
 	wr32(b + CRC_AT, crc_from(b, n, first));
 	m = parse_ok(b, n);
-	assert_int_equal(m->integrity, NBG_INTEGRITY_VERIFIED);
-	assert_string_equal(m->v1.crc_sum_rule, "from-first-section");
+	assert_int_equal(nbg_model_integrity(m), NBG_INTEGRITY_VERIFIED);
+	assert_string_equal(nbg_model_v1(m)->crc_sum_rule, "from-first-section");
 	nbg_model_free(m);
 
 	b[n - 1] ^= 1;
 	m = parse_ok(b, n);
-	assert_int_equal(m->integrity, NBG_INTEGRITY_CHECKSUM_UNKNOWN);
-	assert_string_equal(nbg_integrity_name(m->integrity), "checksum-unknown");
+	assert_int_equal(nbg_model_integrity(m), NBG_INTEGRITY_CHECKSUM_UNKNOWN);
+	assert_string_equal(nbg_integrity_name(nbg_model_integrity(m)), "checksum-unknown");
 	assert_non_null(strstr(describe(m), "checksum present, algorithm unknown: not checked"));
-	assert_null(m->v1.crc_sum_rule);
+	assert_null(nbg_model_v1(m)->crc_sum_rule);
 	nbg_model_free(m);
 	free(b);
 }
@@ -489,12 +489,12 @@ static void check_corpus_file(const char *path, void *arg)
 	unsigned *count = arg;
 
 	if (version == 0x00020000)
-		assert_int_equal(m->integrity, NBG_INTEGRITY_VERIFIED);
+		assert_int_equal(nbg_model_integrity(m), NBG_INTEGRITY_VERIFIED);
 	else if (version < 0x10016)
-		assert_int_equal(m->integrity, NBG_INTEGRITY_STRUCTURE_ONLY);
+		assert_int_equal(nbg_model_integrity(m), NBG_INTEGRITY_STRUCTURE_ONLY);
 	else if (version == 0x1001e) {
 		assert_int_equal(rd32(b + CRC_AT), crc_whole(b, n));
-		assert_int_equal(m->integrity, NBG_INTEGRITY_VERIFIED);
+		assert_int_equal(nbg_model_integrity(m), NBG_INTEGRITY_VERIFIED);
 	} else
 		fail_msg("%s: a corpus version this test does not know (0x%x)", path, version);
 	nbg_model_free(m);
@@ -542,8 +542,8 @@ static void test_lenet_files(void **state)
 	assert_int_equal(rd32(b + CRC_AT), crc_from(b, n, 920));
 	assert_int_not_equal(rd32(b + CRC_AT), crc_whole(b, n));
 	m = parse_ok(b, n);
-	assert_int_equal(m->integrity, NBG_INTEGRITY_VERIFIED);
-	assert_int_equal(m->v1.crc_sum_from, 920);
+	assert_int_equal(nbg_model_integrity(m), NBG_INTEGRITY_VERIFIED);
+	assert_int_equal(nbg_model_v1(m)->crc_sum_from, 920);
 	nbg_model_free(m);
 	b[n - 5] ^= 1;
 	fails_then_unverified(b, n, NBG_E_V1_CRC_SUM_MISMATCH, CRC_AT);
@@ -553,7 +553,7 @@ static void test_lenet_files(void **state)
 	assert_non_null(b);
 	assert_int_equal(rd32(b + CRC_AT), 0);
 	m = parse_ok(b, n);
-	assert_int_equal(m->integrity, NBG_INTEGRITY_STRUCTURE_ONLY);
+	assert_int_equal(nbg_model_integrity(m), NBG_INTEGRITY_STRUCTURE_ONLY);
 	nbg_model_free(m);
 	free(b);
 }

@@ -258,14 +258,14 @@ static size_t render_summary(const loaded *l, char out[][160], size_t cap)
 		const nbg_mem_conflict *x = nbg_mem_conflict_at(l->r, i);
 		if (!x->output && x->command && n < cap)
 			snprintf(out[n++], 160, "input[%u] layer[%u] name=%s, output into memory pool",
-				 x->io_index, x->layer_id, x->layer_id < l->g->layer_count
+				 x->io_index, x->layer_id, x->layer_id < nbg_graph_summary_of(l->g)->layer_count
 				 ? nbg_graph_layer_at(l->g, x->layer_id)->name : "?");
 	}
 	if (s->inputs_clear) {
 		snprintf(out[n++], 160, "memory pool size=%llubytes",
 			 (unsigned long long)s->pool_bytes);
 		snprintf(out[n++], 160, "Not overlap input:");
-		for (size_t i = 0; i < l->m->input_count && n < cap; i++)
+		for (size_t i = 0; i < nbg_model_input_count(l->m) && n < cap; i++)
 			snprintf(out[n++], 160, "input[%zu], size=%llubytes", i,
 				 (unsigned long long)nbg_mem_share_buffer_at(l->r, i)->aligned_bytes);
 	}
@@ -275,7 +275,7 @@ static size_t render_summary(const loaded *l, char out[][160], size_t cap)
 	else if (s->verdict != NBG_MEM_SHARE_POSSIBLE)
 		snprintf(out[n++], 160, VENDOR_NOT_SUPPORTED);
 	else
-		for (size_t i = 0; i < l->m->input_count && n + 1 < cap; i++) {
+		for (size_t i = 0; i < nbg_model_input_count(l->m) && n + 1 < cap; i++) {
 			snprintf(out[n++], 160, "input[%zu] can share with memory pool, should "
 				 "allocate %llubytes memory", i, (unsigned long long)
 				 nbg_mem_share_buffer_at(l->r, i)->allocation);
@@ -361,9 +361,9 @@ static void compare_op(const char *what, const loaded *l, size_t k, const vendor
 static void check_operations(const char *what, const loaded *l, const char *a, counts *c)
 {
 	const char *p = strstr(a, "\nOperation Table"), *end = strstr(a, "\nInput Table");
-	const char *coef = l->m->family == 1 ? "Coeff header Size (bytes)"
+	const char *coef = nbg_model_family(l->m) == 1 ? "Coeff header Size (bytes)"
 					     : "Coeff data Size (bytes)";
-	const char *other = l->m->family == 1 ? "Coeff data Size (bytes)"
+	const char *other = nbg_model_family(l->m) == 1 ? "Coeff data Size (bytes)"
 					      : "Coeff header Size (bytes)";
 	vendor_op v;
 	size_t k = 0;
@@ -389,7 +389,7 @@ static void check_operations(const char *what, const loaded *l, const char *a, c
 			v.coefficient = strtoull(x, NULL, 16);
 			v.has_coefficient = 1;
 		} else if (value_of(buf, other)) {
-			fail_msg("%s: \"%s\" in a v%u file", what, other, l->m->family);
+			fail_msg("%s: \"%s\" in a v%u file", what, other, nbg_model_family(l->m));
 		}
 	}
 	if (have)
@@ -427,7 +427,7 @@ static void check_io(const char *what, const loaded *l, const char *a, counts *c
 			seen++;
 		}
 	}
-	assert_int_equal(seen, l->m->input_count + l->m->output_count);
+	assert_int_equal(seen, nbg_model_input_count(l->m) + nbg_model_output_count(l->m));
 	c->io += seen;
 }
 
@@ -450,13 +450,13 @@ static void check_features(const char *what, const loaded *l, const char *a, cou
 	trimmed_line(p, buf, sizeof(buf));
 	assert_non_null((x = value_of(buf, "change ppu param")));
 	ppu = (uint32_t)strtoul(x, NULL, 10);
-	if (l->m->family == 2) {
-		const nbg_network_info *ni = &l->m->network_info;
+	if (nbg_model_family(l->m) == 2) {
+		const nbg_network_info *ni = nbg_model_network_info(l->m);
 		if (ni->nn_command_bytes != nn || ni->tp_command_bytes != tp ||
 		    ni->change_ppu_param != ppu)
 			fail_msg("%s: reference nn %u tp %u ppu %u", what, nn, tp, ppu);
 	} else {
-		const nbg_v1_info *v1 = &l->m->v1;
+		const nbg_v1_info *v1 = nbg_model_v1(l->m);
 		assert_true(v1->has_feature_db);
 		w = fx_get32(l->buf + v1->feature_db_offset);
 		if (v1->nn_command_bytes != nn || v1->tp_command_bytes != tp ||
@@ -1242,8 +1242,8 @@ static void test_v1_feature_bits(void **state)
 		fail_msg("v1/1000f_ee_lenet_model.nb is missing: the corpus is incomplete");
 	load_buf(&l);
 	w = fx_get32(l.buf + 92);
-	assert_int_equal(l.m->v1.tp_command_bytes, ((w >> 5) & 3) ? 192 : 128);
-	assert_int_equal(l.m->v1.change_ppu_param, (w >> 4) & 1);
+	assert_int_equal(nbg_model_v1(l.m)->tp_command_bytes, ((w >> 5) & 3) ? 192 : 128);
+	assert_int_equal(nbg_model_v1(l.m)->change_ppu_param, (w >> 4) & 1);
 	for (size_t i = 0; i < nbg_mem_operation_count(l.r); i++)
 		if (nbg_mem_operation_at(l.r, i)->type == NBG_GRAPH_OP_TP) {
 			tp_before += nbg_mem_operation_at(l.r, i)->instruction_bytes;
@@ -1259,9 +1259,9 @@ static void test_v1_feature_bits(void **state)
 	l.buf = copy;
 	l.size = size;
 	load_buf(&l);
-	assert_int_equal(l.m->v1.change_ppu_param, 1);
-	assert_int_equal(l.m->v1.tp_command_size_code, 1);
-	assert_int_equal(l.m->v1.tp_command_bytes, 192);
+	assert_int_equal(nbg_model_v1(l.m)->change_ppu_param, 1);
+	assert_int_equal(nbg_model_v1(l.m)->tp_command_size_code, 1);
+	assert_int_equal(nbg_model_v1(l.m)->tp_command_bytes, 192);
 	uint64_t tp_after = 0;
 	for (size_t i = 0; i < nbg_mem_operation_count(l.r); i++)
 		if (nbg_mem_operation_at(l.r, i)->type == NBG_GRAPH_OP_TP)

@@ -164,12 +164,12 @@ static nbg_code parse_checked(const uint8_t *buf, size_t size, int crc_check)
 	}
 	n_ok++;
 	fz_check_model(m, buf, size);
-	if (crc_check && m->family == 2) {
+	if (crc_check && nbg_model_family(m) == 2) {
 		/* one strict result: a success never carries a mismatch */
-		assert_int_equal(m->file_checksum.recorded, m->file_checksum.computed);
-		for (size_t i = 0; i < m->checksum_record_count; i++)
-			assert_int_equal(m->checksum_records[i].stored,
-					 m->checksum_records[i].computed);
+		assert_int_equal(nbg_model_file_checksum(m)->recorded, nbg_model_file_checksum(m)->computed);
+		for (size_t i = 0; i < nbg_model_checksum_record_count(m); i++)
+			assert_int_equal(nbg_model_checksum_record_at(m, i)->stored,
+					 nbg_model_checksum_record_at(m, i)->computed);
 	}
 	nbg_model_free(m);
 	return rc;
@@ -424,13 +424,13 @@ static void get_layout(const uint8_t *buf, size_t size, layout *lay)
 		print_error("base input does not parse: %s: %s\n", nbg_code_name(rc), err.message);
 	assert_int_equal(rc, NBG_OK);
 	memset(lay, 0, sizeof(*lay));
-	lay->family = (int)m->family;
-	lay->nsec = m->section_count < 48 ? m->section_count : 48;
+	lay->family = (int)nbg_model_family(m);
+	lay->nsec = nbg_model_section_count(m) < 48 ? nbg_model_section_count(m) : 48;
 	for (size_t i = 0; i < lay->nsec; i++) {
-		lay->off[i] = m->sections[i].offset;
-		lay->len[i] = m->sections[i].size;
-		lay->rec[i] = m->sections[i].record_offset;
-		lay->type[i] = m->sections[i].type;
+		lay->off[i] = nbg_model_section_at(m, i)->offset;
+		lay->len[i] = nbg_model_section_at(m, i)->size;
+		lay->rec[i] = nbg_model_section_at(m, i)->record_offset;
+		lay->type[i] = nbg_model_section_at(m, i)->type;
 	}
 	nbg_model_free(m);
 }
@@ -1264,7 +1264,7 @@ static void test_bounds_notes(void **state)
 
 	(void)state;
 	assert_int_equal(nbg_parse(b, size, NULL, &m, &err), NBG_OK);
-	assert_true(m->note_count > 1000 && m->note_count <= 4096);
+	assert_true(nbg_model_note_count(m) > 1000 && nbg_model_note_count(m) <= 4096);
 	nbg_model_free(m);
 	free(b);
 }

@@ -627,9 +627,9 @@ static void test_corpus_round_trip(void **state)
 		nbg_model *m;
 		nbg_error e;
 		assert_int_equal(nbg_parse(b, n, NULL, &m, &e), NBG_OK);
-		for (size_t k = 0; k < m->input_count + m->output_count; k++) {
-			const nbg_io *io = k < m->input_count ? nbg_model_input_at(m, k)
-							      : nbg_model_output_at(m, k - m->input_count);
+		for (size_t k = 0; k < nbg_model_input_count(m) + nbg_model_output_count(m); k++) {
+			const nbg_io *io = k < nbg_model_input_count(m) ? nbg_model_input_at(m, k)
+							      : nbg_model_output_at(m, k - nbg_model_input_count(m));
 			uint8_t *raw = malloc((size_t)io->byte_size), *npy, *back;
 			size_t nsz, bsz;
 			unsigned esz = nbg_tensor_element_size(io->data_format);

@@ -697,9 +697,9 @@ static void test_corpus_records(void **state)
 		nbg_model *m;
 		nbg_error e;
 		assert_int_equal(nbg_parse(b, size, NULL, &m, &e), NBG_OK);
-		for (size_t k = 0; k < m->input_count + m->output_count; k++) {
-			int out = k >= m->input_count;
-			size_t i = out ? k - m->input_count : k;
+		for (size_t k = 0; k < nbg_model_input_count(m) + nbg_model_output_count(m); k++) {
+			int out = k >= nbg_model_input_count(m);
+			size_t i = out ? k - nbg_model_input_count(m) : k;
 			const nbg_io *io = out ? nbg_model_output_at(m, i) : nbg_model_input_at(m, i);
 			rspec r;
 			decode_record(b, io->offset, files[f][1] == '1', io->record_size, &r);

@@ -108,8 +108,8 @@ static void expect_fail(const uint8_t *buf, size_t size, nbg_code want, uint64_t
 
 static int has_note(const nbg_model *m, const char *id)
 {
-	for (size_t i = 0; i < m->note_count; i++)
-		if (!strcmp(m->notes[i].id, id))
+	for (size_t i = 0; i < nbg_model_note_count(m); i++)
+		if (!strcmp(nbg_model_note_at(m, i)->id, id))
 			return 1;
 	return 0;
 }
@@ -282,12 +282,12 @@ static void check_corpus_file(const char *name, const uint8_t *b, size_t size)
 
 	/* The file name says "<version>_<target>_..." (hex). */
 	assert_int_equal(sscanf(name, "%x_%x%c", &fv, &ft, &fmt_end), 3);
-	assert_int_equal(m->family, 1);
-	assert_int_equal(m->version, fv);
-	assert_int_equal(m->target, ft);
-	assert_int_equal(m->version, r.version);
+	assert_int_equal(nbg_model_family(m), 1);
+	assert_int_equal(nbg_model_version(m), fv);
+	assert_int_equal(nbg_model_target(m), ft);
+	assert_int_equal(nbg_model_version(m), r.version);
 
-	const nbg_v1_info *v1 = &m->v1;
+	const nbg_v1_info *v1 = nbg_model_v1(m);
 	assert_int_equal(v1->layer_count, r.layers);
 	assert_int_equal(v1->operation_count, r.ops);
 	assert_int_equal(v1->input_count, r.inputs);
@@ -295,9 +295,9 @@ static void check_corpus_file(const char *name, const uint8_t *b, size_t size)
 	assert_int_equal(v1->has_feature_db, 1);
 	assert_int_equal(v1->feature_db_offset, 92);
 	assert_int_equal(v1->has_vip_sram, r.version >= 0x10008);
-	assert_int_equal(m->memory.memory_pool_bytes, r.pool_size);
-	assert_int_equal(m->memory.axi_sram_bytes, r.axi_size);
-	assert_int_equal(m->memory.vip_sram_bytes, r.vip_size);
+	assert_int_equal(nbg_model_memory(m)->memory_pool_bytes, r.pool_size);
+	assert_int_equal(nbg_model_memory(m)->axi_sram_bytes, r.axi_size);
+	assert_int_equal(nbg_model_memory(m)->vip_sram_bytes, r.vip_size);
 
 	/* Entry table: the measured count, confirmed by where the inputs begin. */
 	assert_int_equal(v1->entries_offset, r.entries_start);
@@ -306,9 +306,9 @@ static void check_corpus_file(const char *name, const uint8_t *b, size_t size)
 	assert_int_equal(v1->entry_count_rule, r.n);
 	assert_int_equal(v1->entry_count_derived, 0);
 	assert_int_equal(v1->prefix_end, r.entries_start + 8 * r.n);
-	assert_int_equal(m->section_count, r.n);
+	assert_int_equal(nbg_model_section_count(m), r.n);
 	for (uint32_t i = 0; i < r.n; i++) {
-		const nbg_section *s = &m->sections[i];
+		const nbg_section *s = nbg_model_section_at(m, i);
 		assert_int_equal(s->index, i);
 		assert_int_equal(s->type, i + 1);
 		assert_int_equal(s->record_offset, r.entries_start + 8 * i);
@@ -338,21 +338,21 @@ static void check_corpus_file(const char *name, const uint8_t *b, size_t size)
 	assert_int_equal(r.size[8] % r.sh_stride, 0);
 	assert_int_equal(r.size[9] % r.patch_stride, 0);
 	assert_int_equal(r.size[11] % r.sw_stride, 0);
-	assert_int_equal(m->sections[0].entry_size, r.io_stride);
-	assert_int_equal(m->sections[2].entry_size, r.layer_stride);
-	assert_int_equal(m->sections[3].entry_size, r.op_stride);
-	assert_int_equal(m->sections[8].entry_size, r.sh_stride);
-	assert_int_equal(m->sections[9].entry_size, r.patch_stride);
-	assert_int_equal(m->sections[11].entry_size, r.sw_stride);
-	assert_int_equal(m->sections[4].entry_size, 0);
+	assert_int_equal(nbg_model_section_at(m, 0)->entry_size, r.io_stride);
+	assert_int_equal(nbg_model_section_at(m, 2)->entry_size, r.layer_stride);
+	assert_int_equal(nbg_model_section_at(m, 3)->entry_size, r.op_stride);
+	assert_int_equal(nbg_model_section_at(m, 8)->entry_size, r.sh_stride);
+	assert_int_equal(nbg_model_section_at(m, 9)->entry_size, r.patch_stride);
+	assert_int_equal(nbg_model_section_at(m, 11)->entry_size, r.sw_stride);
+	assert_int_equal(nbg_model_section_at(m, 4)->entry_size, 0);
 
 	/* I/O records against the second decoder. */
-	assert_int_equal(m->input_count, r.inputs);
-	assert_int_equal(m->output_count, r.outputs);
+	assert_int_equal(nbg_model_input_count(m), r.inputs);
+	assert_int_equal(nbg_model_output_count(m), r.outputs);
 	for (uint32_t i = 0; i < r.n_in; i++)
-		compare_io(&m->inputs[i], &r.in[i], r.io_stride, i);
+		compare_io(nbg_model_input_at(m, i), &r.in[i], r.io_stride, i);
 	for (uint32_t i = 0; i < r.n_out; i++)
-		compare_io(&m->outputs[i], &r.out[i], r.io_stride, i);
+		compare_io(nbg_model_output_at(m, i), &r.out[i], r.io_stride, i);
 
 	/* Every byte after the prefix: sections, zero gaps, bytes after the last one. */
 	uint64_t last_end = 0;
@@ -366,7 +366,7 @@ static void check_corpus_file(const char *name, const uint8_t *b, size_t size)
 
 	/* nbg_crc_sum exists from 0x10016; only the 0x1001E file has one. */
 	assert_int_equal(v1->has_crc_sum, r.version >= 0x10016);
-	assert_int_equal(m->note_count, r.version >= 0x10016 ? 1 : 0);
+	assert_int_equal(nbg_model_note_count(m), r.version >= 0x10016 ? 1 : 0);
 	nbg_model_free(m);
 }
 
@@ -412,10 +412,10 @@ static void test_emotion_inputs(void **state)
 		size_t size;
 		uint8_t *b = load(names[k], &size, 0);
 		nbg_model *m = parse_ok(b, size);
-		const nbg_io *in = &m->inputs[0], *out = &m->outputs[0];
+		const nbg_io *in = nbg_model_input_at(m, 0), *out = nbg_model_output_at(m, 0);
 
-		assert_int_equal(m->input_count, 1);
-		assert_int_equal(m->output_count, 1);
+		assert_int_equal(nbg_model_input_count(m), 1);
+		assert_int_equal(nbg_model_output_count(m), 1);
 		/* NHWC [1, 64, 64, 1] grey face, UINT8 affine scale 1/128 zero point 128 */
 		assert_int_equal(in->dim_count, 4);
 		assert_int_equal(nbg_io_dim_outer(in, 0), 1);
@@ -444,16 +444,16 @@ static void test_face_age_outputs(void **state)
 	uint8_t *b = load(F_10003_FACE_AGE, &size, 0);
 	nbg_model *m = parse_ok(b, size);
 
-	assert_string_equal(m->v1.network_name, "age_NHWC");
-	assert_int_equal(m->v1.io_stride, 44);
-	assert_int_equal(m->input_count, 1);
-	assert_int_equal(m->output_count, 9);
+	assert_string_equal(nbg_model_v1(m)->network_name, "age_NHWC");
+	assert_int_equal(nbg_model_v1(m)->io_stride, 44);
+	assert_int_equal(nbg_model_input_count(m), 1);
+	assert_int_equal(nbg_model_output_count(m), 9);
 	/* input NHWC [1, 64, 64, 3] UINT8; 44-byte records carry no name */
-	assert_int_equal(nbg_io_dim_outer(&m->inputs[0], 3), 3);
-	assert_int_equal(m->inputs[0].byte_size, 64 * 64 * 3);
-	assert_int_equal(m->inputs[0].has_name, 0);
+	assert_int_equal(nbg_io_dim_outer(nbg_model_input_at(m, 0), 3), 3);
+	assert_int_equal(nbg_model_input_at(m, 0)->byte_size, 64 * 64 * 3);
+	assert_int_equal(nbg_model_input_at(m, 0)->has_name, 0);
 	for (int i = 0; i < 9; i++) {
-		const nbg_io *o = &m->outputs[i];
+		const nbg_io *o = nbg_model_output_at(m, i);
 		assert_int_equal(o->dim_count, 2);
 		assert_int_equal(o->dims[0], i < 6 ? 3 : 1);
 		assert_int_equal(o->dims[1], 1);
@@ -461,11 +461,11 @@ static void test_face_age_outputs(void **state)
 		assert_int_equal(o->quant_format, i < 3 ? NBG_QUANT_AFFINE : NBG_QUANT_NONE);
 		assert_int_equal(o->has_name, 0);
 	}
-	assert_true(m->outputs[0].scale > 0.000215f && m->outputs[0].scale < 0.000217f);
-	assert_int_equal(m->v1.layer_stride, 72);
-	assert_int_equal(m->v1.patch_stride, 24);
-	assert_int_equal(m->v1.entries_offset, 368);
-	assert_int_equal(m->memory.has_vip_sram, 0);
+	assert_true(nbg_model_output_at(m, 0)->scale > 0.000215f && nbg_model_output_at(m, 0)->scale < 0.000217f);
+	assert_int_equal(nbg_model_v1(m)->layer_stride, 72);
+	assert_int_equal(nbg_model_v1(m)->patch_stride, 24);
+	assert_int_equal(nbg_model_v1(m)->entries_offset, 368);
+	assert_int_equal(nbg_model_memory(m)->has_vip_sram, 0);
 	nbg_model_free(m);
 	free(b);
 }
@@ -478,28 +478,28 @@ static void test_yolo_and_classify(void **state)
 	static const uint32_t grid[3] = { 80, 40, 20 };
 
 	/* an NCHW model: file order [640, 640, 3, 1] */
-	assert_int_equal(m->inputs[0].dims[0], 640);
-	assert_int_equal(m->inputs[0].dims[1], 640);
-	assert_int_equal(nbg_io_dim_outer(&m->inputs[0], 1), 3);
-	assert_int_equal(m->output_count, 3);
+	assert_int_equal(nbg_model_input_at(m, 0)->dims[0], 640);
+	assert_int_equal(nbg_model_input_at(m, 0)->dims[1], 640);
+	assert_int_equal(nbg_io_dim_outer(nbg_model_input_at(m, 0), 1), 3);
+	assert_int_equal(nbg_model_output_count(m), 3);
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(m->outputs[i].dims[0], grid[i]);
-		assert_int_equal(m->outputs[i].dims[2], 144);
+		assert_int_equal(nbg_model_output_at(m, i)->dims[0], grid[i]);
+		assert_int_equal(nbg_model_output_at(m, i)->dims[2], 144);
 	}
 	nbg_model_free(m);
 	free(b);
 
 	b = load(F_10014_99, &size, 0);
 	m = parse_ok(b, size);
-	assert_int_equal(m->outputs[0].dims[0], 1001);
-	assert_int_equal(m->v1.operation_stride, 28);
-	assert_int_equal(m->v1.patch_stride, 40);
-	assert_int_equal(m->v1.axi_bus_width_index, 2);
-	assert_int_equal(m->v1.nn_core_count, 2);
-	assert_int_equal(m->v1.tp_core_count, 1);
-	assert_int_equal(m->v1.has_crc_sum, 0);
-	assert_int_equal(m->section_count, 18);
-	assert_int_equal(m->sections[17].type, NBG_SEC_DMA_SBI_INFO);
+	assert_int_equal(nbg_model_output_at(m, 0)->dims[0], 1001);
+	assert_int_equal(nbg_model_v1(m)->operation_stride, 28);
+	assert_int_equal(nbg_model_v1(m)->patch_stride, 40);
+	assert_int_equal(nbg_model_v1(m)->axi_bus_width_index, 2);
+	assert_int_equal(nbg_model_v1(m)->nn_core_count, 2);
+	assert_int_equal(nbg_model_v1(m)->tp_core_count, 1);
+	assert_int_equal(nbg_model_v1(m)->has_crc_sum, 0);
+	assert_int_equal(nbg_model_section_count(m), 18);
+	assert_int_equal(nbg_model_section_at(m, 17)->type, NBG_SEC_DMA_SBI_INFO);
 	nbg_model_free(m);
 	free(b);
 }
@@ -517,22 +517,22 @@ static void test_crc_sum_match(void **state)
 	crc = crc32(crc, b + 112, (uInt)(size - 112));
 	assert_int_equal(stored, 0x48739b09);
 	assert_int_equal((uint32_t)crc, stored);
-	assert_int_equal(m->v1.has_crc_sum, 1);
-	assert_int_equal(m->v1.crc_sum, stored);
-	assert_int_equal(m->v1.crc_sum_computed, (uint32_t)crc);
-	assert_string_equal(m->v1.crc_sum_finding, "match");
+	assert_int_equal(nbg_model_v1(m)->has_crc_sum, 1);
+	assert_int_equal(nbg_model_v1(m)->crc_sum, stored);
+	assert_int_equal(nbg_model_v1(m)->crc_sum_computed, (uint32_t)crc);
+	assert_string_equal(nbg_model_v1(m)->crc_sum_finding, "match");
 	assert_true(has_note(m, "v1-crc-sum-match"));
 	/* 27 entries: the field map's "eight opaque bytes" are the 27th (LOADSTATE_TABLE). */
-	assert_int_equal(m->v1.entry_count, 27);
-	assert_int_equal(m->sections[26].type, NBG_SEC_LOADSTATE_TABLE);
-	assert_int_equal(m->sections[26].offset, 2028);
-	assert_int_equal(m->sections[26].size, 40);
-	assert_int_equal(m->v1.opaque_size, 0);
-	assert_int_equal(m->v1.gap_count, 2);
-	assert_int_equal(m->v1.gap_bytes, 300);
-	assert_int_equal(m->v1.operation_stride, 32);
-	assert_int_equal(m->inputs[0].data_format, 0);
-	assert_int_equal(m->inputs[0].byte_size, 64 * 64 * 3 * 4);
+	assert_int_equal(nbg_model_v1(m)->entry_count, 27);
+	assert_int_equal(nbg_model_section_at(m, 26)->type, NBG_SEC_LOADSTATE_TABLE);
+	assert_int_equal(nbg_model_section_at(m, 26)->offset, 2028);
+	assert_int_equal(nbg_model_section_at(m, 26)->size, 40);
+	assert_int_equal(nbg_model_v1(m)->opaque_size, 0);
+	assert_int_equal(nbg_model_v1(m)->gap_count, 2);
+	assert_int_equal(nbg_model_v1(m)->gap_bytes, 300);
+	assert_int_equal(nbg_model_v1(m)->operation_stride, 32);
+	assert_int_equal(nbg_model_input_at(m, 0)->data_format, 0);
+	assert_int_equal(nbg_model_input_at(m, 0)->byte_size, 64 * 64 * 3 * 4);
 	nbg_model_free(m);
 
 	/* One changed byte anywhere else: 0x1001e's rule is enforced, so the
@@ -543,8 +543,8 @@ static void test_crc_sum_match(void **state)
 
 	wr32(b + 108, 0);
 	m = parse_ok(b, size);
-	assert_string_equal(m->v1.crc_sum_finding, "zero");
-	assert_int_equal(m->v1.crc_sum_computed, (uint32_t)crc);
+	assert_string_equal(nbg_model_v1(m)->crc_sum_finding, "zero");
+	assert_int_equal(nbg_model_v1(m)->crc_sum_computed, (uint32_t)crc);
 	nbg_model_free(m);
 	free(b);
 }
@@ -556,12 +556,12 @@ static void test_trailer_bytes(void **state)
 	nbg_model *m = parse_ok(b, size);
 	uint8_t d[32];
 
-	assert_int_equal(m->v1.trailer_size, 90);
-	assert_int_equal(m->v1.trailer_offset, size - 90);
+	assert_int_equal(nbg_model_v1(m)->trailer_size, 90);
+	assert_int_equal(nbg_model_v1(m)->trailer_offset, size - 90);
 	SHA256(b + size - 90, 90, d);
-	assert_memory_equal(m->v1.trailer_sha256, d, 32);
-	assert_int_equal(m->v1.gap_count, 1);
-	assert_int_equal(m->v1.gap_bytes, 220);
+	assert_memory_equal(nbg_model_v1(m)->trailer_sha256, d, 32);
+	assert_int_equal(nbg_model_v1(m)->gap_count, 1);
+	assert_int_equal(nbg_model_v1(m)->gap_bytes, 220);
 	nbg_model_free(m);
 	free(b);
 }
@@ -662,8 +662,8 @@ static void test_io_dimension_count(void **state)
 	expect_fail(b, size, NBG_E_IO_DIMENSION_COUNT, 512);
 	wr32(b + 512, 6); /* legal: the unused dims are stored as 1 */
 	nbg_model *m = parse_ok(b, size);
-	assert_int_equal(m->inputs[0].dim_count, 6);
-	assert_int_equal(m->inputs[0].dims[5], 1);
+	assert_int_equal(nbg_model_input_at(m, 0)->dim_count, 6);
+	assert_int_equal(nbg_model_input_at(m, 0)->dims[5], 1);
 	nbg_model_free(m);
 	wr32(b + 512, 0);
 	expect_fail(b, size, NBG_E_IO_DIMENSION_COUNT, 512);
@@ -720,18 +720,18 @@ static void test_future_version(void **state)
 
 	wr32(b + 4, 0x10025);
 	m = parse_ok(b, size);
-	assert_int_equal(m->version, 0x10025);
-	assert_int_equal(m->v1.entry_count_derived, 1);
-	assert_int_equal(m->v1.entry_count, 27);
-	assert_int_equal(m->v1.entry_count_rule, 27);
-	assert_int_equal(m->v1.strides_assumed, 1);
-	assert_int_equal(m->v1.operation_stride, 32);
-	assert_int_equal(m->v1.patch_stride, 40);
+	assert_int_equal(nbg_model_version(m), 0x10025);
+	assert_int_equal(nbg_model_v1(m)->entry_count_derived, 1);
+	assert_int_equal(nbg_model_v1(m)->entry_count, 27);
+	assert_int_equal(nbg_model_v1(m)->entry_count_rule, 27);
+	assert_int_equal(nbg_model_v1(m)->strides_assumed, 1);
+	assert_int_equal(nbg_model_v1(m)->operation_stride, 32);
+	assert_int_equal(nbg_model_v1(m)->patch_stride, 40);
 	assert_true(has_note(m, "v1-entry-count-derived"));
 	assert_true(has_note(m, "v1-version-unsampled"));
 	/* the version word is covered by the CRC: the finding changes, parsing does not */
-	assert_string_equal(m->v1.crc_sum_finding, "no-match");
-	assert_int_equal(m->inputs[0].dims[0], 64);
+	assert_string_equal(nbg_model_v1(m)->crc_sum_finding, "no-match");
+	assert_int_equal(nbg_model_input_at(m, 0)->dims[0], 64);
 	nbg_model_free(m);
 
 	/* Derived rule refused: the input table is not whole entries away. */
@@ -767,18 +767,18 @@ static void test_clamped_entry_count(void **state)
 	for (int i = 0; i < 27; i++)
 		wr32(b + 376 + 8 * i, rd32(b + 376 + 8 * i) + 80);
 	m = parse_ok(b, nsize);
-	assert_int_equal(m->v1.entry_count_rule, 37);
-	assert_int_equal(m->v1.entry_count, 34);
-	assert_int_equal(m->section_count, 34);
-	assert_int_equal(m->sections[33].type, 34);
-	assert_int_equal(m->sections[33].size, 0);
-	assert_int_equal(m->v1.prefix_end, 376 + 34 * 8);
-	assert_int_equal(m->v1.opaque_offset, 648);
-	assert_int_equal(m->v1.opaque_size, 24);
+	assert_int_equal(nbg_model_v1(m)->entry_count_rule, 37);
+	assert_int_equal(nbg_model_v1(m)->entry_count, 34);
+	assert_int_equal(nbg_model_section_count(m), 34);
+	assert_int_equal(nbg_model_section_at(m, 33)->type, 34);
+	assert_int_equal(nbg_model_section_at(m, 33)->size, 0);
+	assert_int_equal(nbg_model_v1(m)->prefix_end, 376 + 34 * 8);
+	assert_int_equal(nbg_model_v1(m)->opaque_offset, 648);
+	assert_int_equal(nbg_model_v1(m)->opaque_size, 24);
 	SHA256(b + 648, 24, d);
-	assert_memory_equal(m->v1.opaque_sha256, d, 32);
+	assert_memory_equal(nbg_model_v1(m)->opaque_sha256, d, 32);
 	assert_true(has_note(m, "v1-opaque-prefix-bytes"));
-	assert_int_equal(m->inputs[0].offset, 672);
+	assert_int_equal(nbg_model_input_at(m, 0)->offset, 672);
 	nbg_model_free(m);
 	free(b);
 	free(src);
@@ -803,17 +803,17 @@ static void test_before_feature_db(void **state)
 	}
 	m = parse_ok(b, nsize);
 	ref = parse_ok(src, size);
-	assert_int_equal(m->v1.has_feature_db, 0);
-	assert_int_equal(m->v1.memory_offset, 92);
-	assert_int_equal(m->v1.entries_offset, 112);
-	assert_int_equal(m->v1.entry_count, 12);
-	assert_int_equal(m->v1.entry_count_derived, 1);
+	assert_int_equal(nbg_model_v1(m)->has_feature_db, 0);
+	assert_int_equal(nbg_model_v1(m)->memory_offset, 92);
+	assert_int_equal(nbg_model_v1(m)->entries_offset, 112);
+	assert_int_equal(nbg_model_v1(m)->entry_count, 12);
+	assert_int_equal(nbg_model_v1(m)->entry_count_derived, 1);
 	assert_true(has_note(m, "v1-no-feature-db"));
-	assert_int_equal(m->output_count, 9);
+	assert_int_equal(nbg_model_output_count(m), 9);
 	for (int i = 0; i < 9; i++)
-		assert_memory_equal(m->outputs[i].dims, ref->outputs[i].dims, sizeof(uint32_t) * 4);
+		assert_memory_equal(nbg_model_output_at(m, i)->dims, nbg_model_output_at(ref, i)->dims, sizeof(uint32_t) * 4);
 	for (int i = 0; i < 12; i++)
-		assert_memory_equal(m->sections[i].sha256, ref->sections[i].sha256, 32);
+		assert_memory_equal(nbg_model_section_at(m, i)->sha256, nbg_model_section_at(ref, i)->sha256, 32);
 	nbg_model_free(m);
 	nbg_model_free(ref);
 	free(b);
@@ -830,10 +830,10 @@ static void test_patch_stride_from_data(void **state)
 	/* 12520 bytes: only 40 divides */
 	wr32(b + 4, 0x10012);
 	m = parse_ok(b, size);
-	assert_int_equal(m->v1.entry_count_derived, 1);
-	assert_int_equal(m->v1.patch_stride_from_data, 1);
-	assert_int_equal(m->v1.patch_stride, 40);
-	assert_int_equal(m->sections[9].entry_size, 40);
+	assert_int_equal(nbg_model_v1(m)->entry_count_derived, 1);
+	assert_int_equal(nbg_model_v1(m)->patch_stride_from_data, 1);
+	assert_int_equal(nbg_model_v1(m)->patch_stride, 40);
+	assert_int_equal(nbg_model_section_at(m, 9)->entry_size, 40);
 	assert_true(has_note(m, "v1-patch-stride-from-data"));
 	nbg_model_free(m);
 	free(b);
@@ -844,14 +844,14 @@ static void test_patch_stride_from_data(void **state)
 	assert_int_equal(psize % 280, 0);
 	wr32(b + 4, 0x10012);
 	m = parse_ok(b, size);
-	assert_int_equal(m->v1.patch_stride, 40);
+	assert_int_equal(nbg_model_v1(m)->patch_stride, 40);
 	nbg_model_free(m);
 
 	/* all-zero records fit both: the stride is left unknown, with a note */
 	memset(b + poff, 0, psize);
 	m = parse_ok(b, size);
-	assert_int_equal(m->v1.patch_stride, 0);
-	assert_int_equal(m->sections[9].entry_size, 0);
+	assert_int_equal(nbg_model_v1(m)->patch_stride, 0);
+	assert_int_equal(nbg_model_section_at(m, 9)->entry_size, 0);
 	assert_true(has_note(m, "v1-patch-stride-undecided"));
 	nbg_model_free(m);
 

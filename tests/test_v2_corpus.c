@@ -53,15 +53,17 @@ static uint32_t meta_format(json_t *e)
 	return 99;
 }
 
-static void check_io_against_meta(const nbg_io *ios, size_t n, json_t *meta)
+static void check_io_against_meta(const nbg_model *m, int outputs, json_t *meta)
 {
 	const char *key;
 	json_t *e;
 	size_t i = 0;
+	size_t n = outputs ? nbg_model_output_count(m) : nbg_model_input_count(m);
 
 	assert_int_equal(json_object_size(meta), n);
 	json_object_foreach(meta, key, e) {
-		const nbg_io *io = &ios[i++];
+		const nbg_io *io = outputs ? nbg_model_output_at(m, i) : nbg_model_input_at(m, i);
+		i++;
 		json_t *shape = json_object_get(e, "shape");
 		json_t *q = json_object_get(e, "quantize");
 		size_t d;
@@ -122,26 +124,26 @@ static void check_file(const char *name)
 	nbg_code rc = nbg_parse(b, size, NULL, &m, &err);
 	if (rc != NBG_OK)
 		fail_msg("%s: %s: %s", name, nbg_code_name(rc), err.message);
-	assert_int_equal(m->family, 2);
-	assert_int_equal(m->version, 0x00020000);
-	assert_int_equal(m->target, 0x1000003b);
-	assert_int_equal(m->file_size, size);
+	assert_int_equal(nbg_model_family(m), 2);
+	assert_int_equal(nbg_model_version(m), 0x00020000);
+	assert_int_equal(nbg_model_target(m), 0x1000003b);
+	assert_int_equal(nbg_model_file_size(m), size);
 
 	/* whole-file SHA-256 against OpenSSL's one-shot API */
 	uint8_t sha[32];
 	SHA256(b, size, sha);
-	assert_memory_equal(sha, m->file_sha256, 32);
+	assert_memory_equal(sha, nbg_model_file_sha256(m), 32);
 
 	/* file checksum: header value, library value and independent value agree */
 	uint32_t indep = independent_file_crc(b, size);
-	assert_int_equal(m->file_checksum.recorded, fx_get32(b + 12));
-	assert_int_equal(m->file_checksum.computed, indep);
+	assert_int_equal(nbg_model_file_checksum(m)->recorded, fx_get32(b + 12));
+	assert_int_equal(nbg_model_file_checksum(m)->computed, indep);
 	assert_int_equal(indep, fx_get32(b + 12));
 
 	/* section checksums: 4 records (no TP in this corpus), each independently */
-	assert_int_equal(m->checksum_record_count, 4);
-	for (size_t i = 0; i < m->checksum_record_count; i++) {
-		const nbg_checksum_record *r = &m->checksum_records[i];
+	assert_int_equal(nbg_model_checksum_record_count(m), 4);
+	for (size_t i = 0; i < nbg_model_checksum_record_count(m); i++) {
+		const nbg_checksum_record *r = nbg_model_checksum_record_at(m, i);
 		const nbg_section *s = nbg_model_section(m, r->section_type);
 		assert_non_null(s);
 		uint32_t c = (uint32_t)crc32(0, b + s->offset, (uInt)s->size);
@@ -150,32 +152,32 @@ static void check_file(const char *name)
 		SHA256(b + s->offset, s->size, sha);
 		assert_memory_equal(sha, s->sha256, 32);
 	}
-	assert_true(m->section_count == 17 || m->section_count == 18);
-	assert_true(m->network_info.present);
-	assert_int_equal(m->network_info.core_count, 1);
-	assert_int_equal(m->network_info.address_width, 32);
-	assert_int_equal(m->network_info.attribute, 0x0a);
-	assert_int_equal(m->network_info.nn_command_bytes, 192);
-	assert_int_equal(m->network_info.vsi_reserved_nonzero, 0);
-	assert_int_equal(m->network_info.input_count, m->input_count);
-	assert_int_equal(m->network_info.output_count, m->output_count);
+	assert_true(nbg_model_section_count(m) == 17 || nbg_model_section_count(m) == 18);
+	assert_true(nbg_model_network_info(m)->present);
+	assert_int_equal(nbg_model_network_info(m)->core_count, 1);
+	assert_int_equal(nbg_model_network_info(m)->address_width, 32);
+	assert_int_equal(nbg_model_network_info(m)->attribute, 0x0a);
+	assert_int_equal(nbg_model_network_info(m)->nn_command_bytes, 192);
+	assert_int_equal(nbg_model_network_info(m)->vsi_reserved_nonzero, 0);
+	assert_int_equal(nbg_model_network_info(m)->input_count, nbg_model_input_count(m));
+	assert_int_equal(nbg_model_network_info(m)->output_count, nbg_model_output_count(m));
 	/* the three implicit run operations (doc/format-v2.md) */
 	const nbg_section *ops = nbg_model_section(m, NBG_SEC_OPERATIONS);
 	assert_non_null(ops);
-	assert_int_equal(m->network_info.operation_count, ops->size / ops->entry_size + 3);
-	assert_true(m->memory.has_vip_sram);
+	assert_int_equal(nbg_model_network_info(m)->operation_count, ops->size / ops->entry_size + 3);
+	assert_true(nbg_model_memory(m)->has_vip_sram);
 
 	/* dynamic I/O: present in the blendshapes files, two entries */
 	if (nbg_model_section(m, NBG_SEC_DYNAIO)) {
-		assert_true(m->dynaio.present);
-		assert_int_equal(m->dynaio.entry_count, 2);
-		assert_int_equal(m->dynaio.mapped_bytes + m->dynaio.padding_bytes,
-				 m->dynaio.region_size);
+		assert_true(nbg_model_dynaio(m)->present);
+		assert_int_equal(nbg_model_dynaio(m)->entry_count, 2);
+		assert_int_equal(nbg_model_dynaio(m)->mapped_bytes + nbg_model_dynaio(m)->padding_bytes,
+				 nbg_model_dynaio(m)->region_size);
 	}
 	/* tail: the last section reaches EOF in every file */
-	assert_int_equal(m->tail.cover, NBG_TAIL_COVERED);
+	assert_int_equal(nbg_model_tail(m)->cover, NBG_TAIL_COVERED);
 	SHA256(b + size - 512, 512, sha);
-	assert_memory_equal(sha, m->tail.sha256, 32);
+	assert_memory_equal(sha, nbg_model_tail(m)->sha256, 32);
 
 	/* vendor I/O descriptions */
 	snprintf(meta_path, sizeof(meta_path), "%s/%.*s.meta.json", V2_DIR,
@@ -184,8 +186,8 @@ static void check_file(const char *name)
 	json_t *meta = json_load_file(meta_path, 0, &je);
 	if (!meta)
 		fail_msg("%s: %s", meta_path, je.text);
-	check_io_against_meta(m->inputs, m->input_count, json_object_get(meta, "Inputs"));
-	check_io_against_meta(m->outputs, m->output_count, json_object_get(meta, "Outputs"));
+	check_io_against_meta(m, 0, json_object_get(meta, "Inputs"));
+	check_io_against_meta(m, 1, json_object_get(meta, "Outputs"));
 	json_decref(meta);
 
 	/* the JSON report is valid JSON and carries the decoded values */
@@ -195,7 +197,7 @@ static void check_file(const char *name)
 	assert_int_equal(json_integer_value(json_object_get(rep, "target")), 0x1000003b);
 	assert_int_equal(json_integer_value(json_object_get(rep, "product")), 0x1000003b);
 	assert_true(json_is_true(json_object_get(json_object_get(rep, "file_checksum"), "matches")));
-	assert_int_equal(json_array_size(json_object_get(rep, "sections")), m->section_count);
+	assert_int_equal(json_array_size(json_object_get(rep, "sections")), nbg_model_section_count(m));
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(rep, "header"),
 							    "sub_header_count")), 1);
 	json_decref(rep);
@@ -231,18 +233,18 @@ static void test_face_detector_int16(void **state)
 	uint8_t *b = fx_read_file(V2_DIR "/face_detector_nbg_int16.nb", &size);
 	assert_non_null(b);
 	assert_int_equal(nbg_parse(b, size, NULL, &m, NULL), NBG_OK);
-	assert_int_equal(m->crc_sum, 0x52abdff3);
-	assert_int_equal(m->section_count, 17);
-	assert_string_equal(m->network_info.name, "face_detector_NHWC");
-	assert_int_equal(m->network_info.layer_count, 55);
-	assert_int_equal(m->memory.memory_pool_bytes, 0x09e500);
-	assert_int_equal(m->memory.vip_sram_bytes, 0x078a00);
-	assert_int_equal(m->inputs[0].byte_size, 1 * 128 * 128 * 3 * 2);
-	assert_string_equal(m->inputs[0].name, "input/output[0]");
-	assert_string_equal(m->outputs[0].name, "uid_90_out_0");
-	assert_int_equal(m->outputs[0].fixed_point_pos, 7);
-	assert_int_equal(m->outputs[1].fixed_point_pos, 8);
-	assert_false(m->dynaio.present);
+	assert_int_equal(nbg_model_v2_header(m)->crc_sum, 0x52abdff3);
+	assert_int_equal(nbg_model_section_count(m), 17);
+	assert_string_equal(nbg_model_network_info(m)->name, "face_detector_NHWC");
+	assert_int_equal(nbg_model_network_info(m)->layer_count, 55);
+	assert_int_equal(nbg_model_memory(m)->memory_pool_bytes, 0x09e500);
+	assert_int_equal(nbg_model_memory(m)->vip_sram_bytes, 0x078a00);
+	assert_int_equal(nbg_model_input_at(m, 0)->byte_size, 1 * 128 * 128 * 3 * 2);
+	assert_string_equal(nbg_model_input_at(m, 0)->name, "input/output[0]");
+	assert_string_equal(nbg_model_output_at(m, 0)->name, "uid_90_out_0");
+	assert_int_equal(nbg_model_output_at(m, 0)->fixed_point_pos, 7);
+	assert_int_equal(nbg_model_output_at(m, 1)->fixed_point_pos, 8);
+	assert_false(nbg_model_dynaio(m)->present);
 	nbg_model_free(m);
 	free(b);
 }

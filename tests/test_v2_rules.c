@@ -63,51 +63,51 @@ static void test_default_valid(void **state)
 	uint8_t *b = build_default(&size);
 	nbg_model *m = parse_ok(b, size);
 
-	assert_int_equal(m->family, 2);
-	assert_int_equal(m->version, 0x00020000);
-	assert_int_equal(m->target, 0x1000003b);
-	assert_int_equal(m->section_count, 19);
-	assert_int_equal(m->input_count, 1);
-	assert_int_equal(m->output_count, 2);
+	assert_int_equal(nbg_model_family(m), 2);
+	assert_int_equal(nbg_model_version(m), 0x00020000);
+	assert_int_equal(nbg_model_target(m), 0x1000003b);
+	assert_int_equal(nbg_model_section_count(m), 19);
+	assert_int_equal(nbg_model_input_count(m), 1);
+	assert_int_equal(nbg_model_output_count(m), 2);
 	/* input 0: [1,128,128,3] INT16 dfp fl=15 */
-	assert_int_equal(m->inputs[0].dim_count, 4);
-	assert_int_equal(nbg_io_dim_outer(&m->inputs[0], 0), 1);
-	assert_int_equal(nbg_io_dim_outer(&m->inputs[0], 3), 3);
-	assert_int_equal(m->inputs[0].data_format, 5);
-	assert_int_equal(m->inputs[0].quant_format, NBG_QUANT_DFP);
-	assert_int_equal(m->inputs[0].fixed_point_pos, 15);
-	assert_int_equal(m->inputs[0].byte_size, 128 * 128 * 3 * 2);
-	assert_string_equal(m->inputs[0].name, "input/output[0]");
-	assert_int_equal(m->outputs[1].data_format, 1);
-	assert_int_equal(m->outputs[1].quant_raw[0], 0x3f800000);
-	assert_int_equal(m->outputs[1].byte_size, 896 * 2);
-	assert_true(m->network_info.present);
-	assert_string_equal(m->network_info.name, "nbgkit_sample_NHWC");
-	assert_int_equal(m->network_info.nn_command_bytes, 192);
-	assert_int_equal(m->network_info.tp_command_bytes, 192);
-	assert_int_equal(m->memory.memory_pool_bytes, 648448);
-	assert_int_equal(m->memory.vip_sram_bytes, 262144);
-	assert_false(m->memory.has_axi_sram);
+	assert_int_equal(nbg_model_input_at(m, 0)->dim_count, 4);
+	assert_int_equal(nbg_io_dim_outer(nbg_model_input_at(m, 0), 0), 1);
+	assert_int_equal(nbg_io_dim_outer(nbg_model_input_at(m, 0), 3), 3);
+	assert_int_equal(nbg_model_input_at(m, 0)->data_format, 5);
+	assert_int_equal(nbg_model_input_at(m, 0)->quant_format, NBG_QUANT_DFP);
+	assert_int_equal(nbg_model_input_at(m, 0)->fixed_point_pos, 15);
+	assert_int_equal(nbg_model_input_at(m, 0)->byte_size, 128 * 128 * 3 * 2);
+	assert_string_equal(nbg_model_input_at(m, 0)->name, "input/output[0]");
+	assert_int_equal(nbg_model_output_at(m, 1)->data_format, 1);
+	assert_int_equal(nbg_model_output_at(m, 1)->quant_raw[0], 0x3f800000);
+	assert_int_equal(nbg_model_output_at(m, 1)->byte_size, 896 * 2);
+	assert_true(nbg_model_network_info(m)->present);
+	assert_string_equal(nbg_model_network_info(m)->name, "nbgkit_sample_NHWC");
+	assert_int_equal(nbg_model_network_info(m)->nn_command_bytes, 192);
+	assert_int_equal(nbg_model_network_info(m)->tp_command_bytes, 192);
+	assert_int_equal(nbg_model_memory(m)->memory_pool_bytes, 648448);
+	assert_int_equal(nbg_model_memory(m)->vip_sram_bytes, 262144);
+	assert_false(nbg_model_memory(m)->has_axi_sram);
 	/* checksum records: NN, COEF_DATA, PPU_INSTR, LOADSTATE */
-	assert_int_equal(m->checksum_record_count, 4);
-	for (size_t i = 0; i < m->checksum_record_count; i++) {
-		const nbg_checksum_record *r = &m->checksum_records[i];
+	assert_int_equal(nbg_model_checksum_record_count(m), 4);
+	for (size_t i = 0; i < nbg_model_checksum_record_count(m); i++) {
+		const nbg_checksum_record *r = nbg_model_checksum_record_at(m, i);
 		const nbg_section *s = nbg_model_section(m, r->section_type);
 		assert_non_null(s);
 		assert_int_equal(r->stored, (uint32_t)crc32(0, b + s->offset, (uInt)s->size));
 		assert_int_equal(s->cls, NBG_CLASS_CRC_VERIFIED);
 	}
-	assert_int_equal(m->file_checksum.recorded, fx_get32(b + 12));
-	assert_int_equal(m->file_checksum.computed, fx_get32(b + 12));
-	assert_int_equal(m->file_checksum.normalized_checksum_value_words, 4);
+	assert_int_equal(nbg_model_file_checksum(m)->recorded, fx_get32(b + 12));
+	assert_int_equal(nbg_model_file_checksum(m)->computed, fx_get32(b + 12));
+	assert_int_equal(nbg_model_file_checksum(m)->normalized_checksum_value_words, 4);
 	/* dynamic I/O */
-	assert_true(m->dynaio.present);
-	assert_int_equal(m->dynaio.entry_count, 2);
-	assert_int_equal(m->dynaio.mapped_bytes, 132);
-	assert_int_equal(m->dynaio.padding_bytes, 60);
+	assert_true(nbg_model_dynaio(m)->present);
+	assert_int_equal(nbg_model_dynaio(m)->entry_count, 2);
+	assert_int_equal(nbg_model_dynaio(m)->mapped_bytes, 132);
+	assert_int_equal(nbg_model_dynaio(m)->padding_bytes, 60);
 	/* the last section reaches EOF: the tail is a section-covered view */
-	assert_int_equal(m->tail.cover, NBG_TAIL_COVERED);
-	assert_int_equal(m->tail.offset, size - 512);
+	assert_int_equal(nbg_model_tail(m)->cover, NBG_TAIL_COVERED);
+	assert_int_equal(nbg_model_tail(m)->offset, size - 512);
 	nbg_model_free(m);
 	free(b);
 }
@@ -136,15 +136,15 @@ static void test_shapes_valid(void **state)
 	uint8_t *b = fx_build(s, &size);
 	nbg_model *m = parse_ok(b, size);
 
-	assert_int_equal(m->outputs[0].byte_size, 4); /* 7 x 4 bits = 28 bits -> 4 bytes */
-	assert_true(m->outputs[0].byte_size_known);
-	assert_false(m->outputs[1].byte_size_known);
-	assert_int_equal(m->outputs[2].quant_format, NBG_QUANT_AFFINE);
-	assert_true(m->outputs[2].scale == 0.5f);
-	assert_int_equal(m->outputs[2].zero_point, -3);
-	assert_int_equal(m->outputs[2].byte_size, 720);
-	assert_int_equal(m->tail.cover, NBG_TAIL_UNCOVERED);
-	assert_true(m->file_checksum.excluded_alignment_gap_bytes >= 100);
+	assert_int_equal(nbg_model_output_at(m, 0)->byte_size, 4); /* 7 x 4 bits = 28 bits -> 4 bytes */
+	assert_true(nbg_model_output_at(m, 0)->byte_size_known);
+	assert_false(nbg_model_output_at(m, 1)->byte_size_known);
+	assert_int_equal(nbg_model_output_at(m, 2)->quant_format, NBG_QUANT_AFFINE);
+	assert_true(nbg_model_output_at(m, 2)->scale == 0.5f);
+	assert_int_equal(nbg_model_output_at(m, 2)->zero_point, -3);
+	assert_int_equal(nbg_model_output_at(m, 2)->byte_size, 720);
+	assert_int_equal(nbg_model_tail(m)->cover, NBG_TAIL_UNCOVERED);
+	assert_true(nbg_model_file_checksum(m)->excluded_alignment_gap_bytes >= 100);
 	/* the JSON report carries null for the unknown size */
 	char *j = nbg_report_json(m, "x.nb");
 	assert_non_null(j);
@@ -168,9 +168,9 @@ static void test_minimal_valid(void **state)
 	size_t size;
 	uint8_t *b = fx_build(s, &size);
 	nbg_model *m = parse_ok(b, size);
-	assert_int_equal(m->section_count, 2);
-	assert_false(m->network_info.present);
-	assert_int_equal(m->tail.cover, NBG_TAIL_NONE); /* smaller than 512 bytes */
+	assert_int_equal(nbg_model_section_count(m), 2);
+	assert_false(nbg_model_network_info(m)->present);
+	assert_int_equal(nbg_model_tail(m)->cover, NBG_TAIL_NONE); /* smaller than 512 bytes */
 	nbg_model_free(m);
 	free(b);
 	fx_free(s);
@@ -480,7 +480,7 @@ static void test_file_checksum(void **state)
 	assert_true(coef_off > tab_end);
 	b[coef_off - 1] ^= 0xff;
 	nbg_model *m = parse_ok(b, size);
-	assert_int_equal(m->file_checksum.excluded_alignment_gap_bytes, coef_off - tab_end +
+	assert_int_equal(nbg_model_file_checksum(m)->excluded_alignment_gap_bytes, coef_off - tab_end +
 			 /* PPU_INSTR alignment gap */
 			 (fx_get32(b + fx_dir_entry(b, size, 19) + 4) -
 			  (coef_off + fx_get32(b + coef + 12))));
@@ -568,10 +568,10 @@ static void test_notes_not_failures(void **state)
 	fx_put32(b + 0x28, 1);            /* header reserved2 */
 	nbg_model *m = parse_ok(b, size);
 	int load = 0, res = 0, hdr = 0;
-	for (size_t i = 0; i < m->note_count; i++) {
-		load += !strcmp(m->notes[i].id, "load-address-nonzero");
-		res += !strcmp(m->notes[i].id, "section-reserved-nonzero");
-		hdr += !strcmp(m->notes[i].id, "header-reserved-nonzero");
+	for (size_t i = 0; i < nbg_model_note_count(m); i++) {
+		load += !strcmp(nbg_model_note_at(m, i)->id, "load-address-nonzero");
+		res += !strcmp(nbg_model_note_at(m, i)->id, "section-reserved-nonzero");
+		hdr += !strcmp(nbg_model_note_at(m, i)->id, "header-reserved-nonzero");
 	}
 	assert_int_equal(load, 1);
 	assert_int_equal(res, 1);

@@ -776,7 +776,7 @@ static void walk_file(const char *path, void *arg)
 	assert_non_null(b);
 	decode_buf(b, size, &d);
 	for (size_t i = 0; i < NPINNED; i++)
-		if (pinned[i].target == d.m->target)
+		if (pinned[i].target == nbg_model_target(d.m))
 			t = i;
 	cw->files++;
 	for (size_t i = 0; i < nbg_weights_count(d.w); i++) {
@@ -923,7 +923,7 @@ static void test_emotion_targets(void **state)
 				continue;
 			decode_buf(f.buf, size, &f.d);
 			files++;
-			formats |= 1u << nbg_weights_target_format(f.d.m->target);
+			formats |= 1u << nbg_weights_target_format(nbg_model_target(f.d.m));
 			for (size_t i = 0; i < nbg_weights_count(f.d.w); i++) {
 				const nbg_weights_op *o = nbg_weights_at(f.d.w, i), *r;
 				if (nbg_weights_op_status(o) != NBG_WEIGHTS_DECODED)

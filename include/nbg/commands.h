@@ -227,6 +227,9 @@ NBG_API size_t nbg_commands_edge_count(const nbg_commands *c);
 NBG_API const nbg_cmd_edge *nbg_commands_edge_at(const nbg_commands *c, size_t i);
 /* The NN / TP operation of OPERATIONS record `operation`, or NULL. */
 NBG_API const nbg_cmd_op *nbg_commands_op_of(const nbg_commands *c, size_t operation);
+/* Bytes OPERATIONS record `operation` writes to memory other than an output
+ * record, as the data flow measured them; 0 when none or unknown. */
+NBG_API uint64_t nbg_commands_bytes_written(const nbg_commands *c, size_t operation);
 /* The other operations that reference memory (SH, SW, ...), in order. */
 NBG_API size_t nbg_commands_other_count(const nbg_commands *c);
 NBG_API const nbg_cmd_other *nbg_commands_other_at(const nbg_commands *c, size_t i);

@@ -147,21 +147,20 @@ typedef struct nbg_diff_owner {
 	uint64_t first_change;      /* same size: A's offset of the first differing byte */
 } nbg_diff_owner;
 
-typedef struct nbg_diff {
+/* The counts of a comparison (nbg_diff_summary_of). */
+typedef struct nbg_diff_summary {
 	int identical;           /* 1: the two files are byte-identical */
-	size_t count;
-	nbg_diff_item *items;    /* fields in model order, then owner ranges by file offset */
 	size_t field_count;      /* items of kind FIELD */
 	size_t owners_changed;   /* owner ranges in both whose bytes differ */
 	size_t owners_added, owners_removed;
 	uint64_t bytes_changed;  /* changed bytes inside owners present in both (same size) */
 	int truncated;           /* 1: more items than NBG_DIFF_MAX_ITEMS; counts stay exact */
-	size_t owner_count;      /* every differing owner, by file offset (A's, else B's) */
-	nbg_diff_owner *owners;
 	int checksums_match_a, checksums_match_b; /* nbg_model_checksums_match */
-	nbg_reconstruction *reconstruction;       /* never NULL in a result */
 	size_t records_added, records_removed;    /* I/O records only in B / only in A */
-} nbg_diff;
+} nbg_diff_summary;
+
+/* A comparison: opaque, read through the nbg_diff_* accessors below. */
+typedef struct nbg_diff nbg_diff;
 
 #define NBG_DIFF_MAX_ITEMS 4096
 #define NBG_DIFF_MAX_RUNS_PER_OWNER 32
@@ -174,9 +173,18 @@ NBG_API nbg_code nbg_diff_models(const nbg_model *a, const nbg_model *b, nbg_dif
 				 nbg_error *err);
 NBG_API void nbg_diff_free(nbg_diff *d);
 
-/* Element i of the items and of the owners, or NULL past the end. */
+/* Element i of the items and of the owners, or NULL past the end.  Items:
+ * fields in model order, then owner ranges by file offset; owners: every
+ * differing owner, by file offset (A's, else B's). */
+NBG_API size_t nbg_diff_item_count(const nbg_diff *d);
 NBG_API const nbg_diff_item *nbg_diff_item_at(const nbg_diff *d, size_t i);
+NBG_API size_t nbg_diff_owner_count(const nbg_diff *d);
 NBG_API const nbg_diff_owner *nbg_diff_owner_at(const nbg_diff *d, size_t i);
+/* The counts; NULL for a NULL result. */
+NBG_API const nbg_diff_summary *nbg_diff_summary_of(const nbg_diff *d);
+/* The reconstruction attempted with the comparison (never NULL in a result;
+ * NULL for a NULL result).  It lives as long as d. */
+NBG_API const nbg_reconstruction *nbg_diff_reconstruction(const nbg_diff *d);
 
 /* The result as one JSON document (malloc'd), NULL on allocation failure:
  * a, b, identical, verdict, summary, reconstruction, owners, differences. */
@@ -191,7 +199,7 @@ NBG_API char *nbg_diff_json(const nbg_diff *d, const nbg_model *a, const char *p
 NBG_API char *nbg_diff_error_json(const char *which, const char *path, const nbg_error *err);
 
 /* The verdict in one word: "identical", "explained" (a dynamic-I/O
- * substitution reproduces B) or "different". */
+ * substitution reproduces B) or "different"; NULL for a NULL result. */
 NBG_API const char *nbg_diff_verdict(const nbg_diff *d);
 
 /* The text report: the summary first (verdict, changed owners, the

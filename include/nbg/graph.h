@@ -70,7 +70,7 @@ enum nbg_graph_source {
 /* Public name without prefix ("NN_LUT", "INIT"); NULL for values the public
  * enum does not define (the value is kept as a number). */
 NBG_API const char *nbg_graph_op_type_name(uint32_t type);
-/* Name of entry b of nbg_graph.ops_by_type: the public type names for 0..8,
+/* Name of entry b of nbg_graph_summary.ops_by_type: the public type names for 0..8,
  * "END", "INIT", then "other"; NULL for b >= NBG_GRAPH_OP_BUCKETS. */
 NBG_API const char *nbg_graph_op_bucket_name(size_t b);
 /* "STATE", "COMMAND", "KERNEL"; NULL otherwise. */
@@ -222,34 +222,23 @@ typedef struct nbg_graph_finding {
 	char text[200];
 } nbg_graph_finding;
 
-#define NBG_GRAPH_OP_BUCKETS 12 /* entries of nbg_graph.ops_by_type */
+#define NBG_GRAPH_OP_BUCKETS 12 /* entries of nbg_graph_summary.ops_by_type */
 #define NBG_GRAPH_MAX_FINDINGS 1000u /* more are counted in findings_dropped */
 /* Room for relations: the library checks at compile time that its own count
  * fits (relation_count says how many are filled). */
 #define NBG_GRAPH_RELATION_MAX 24
 
-typedef struct nbg_graph {
+/* What a decoded graph holds, in numbers (nbg_graph_summary_of). */
+typedef struct nbg_graph_summary {
 	uint32_t family, version;
 
 	nbg_graph_records layer_records, operation_records, patch_records, sh_records,
 		sw_records, hw_init_records, ppu_param_records, layer_param_records;
 
-	size_t layer_count;
-	nbg_graph_layer *layers;
-	size_t operation_count;
-	nbg_graph_operation *operations;
-	size_t patch_count;
-	nbg_graph_patch *patches;
-	size_t sh_count;
-	nbg_graph_sh_operation *sh_operations;
-	size_t sw_count;
-	nbg_graph_sw_operation *sw_operations;
-	size_t hw_init_count;
-	nbg_graph_hw_init *hw_inits;
-	size_t ppu_param_count;
-	nbg_graph_ppu_param *ppu_params;
+	/* elements of the arrays the *_at accessors below read */
+	size_t layer_count, operation_count, patch_count, sh_count, sw_count, hw_init_count,
+		ppu_param_count;
 
-	nbg_graph_table tables[NBG_GRAPH_TABLE_COUNT];
 	/* which table operations' state_id and SH instr_index name (-1: none) */
 	int state_table, instr_table;
 
@@ -259,13 +248,13 @@ typedef struct nbg_graph {
 	uint64_t abs_op_ids;     /* distinct abs_op_id values (records with abs_op_id) */
 	size_t patches_unreferenced, patches_shared;
 
-	size_t relation_count;
-	nbg_graph_relation relations[NBG_GRAPH_RELATION_MAX];
+	size_t relation_count;   /* relations filled (nbg_graph_relation_at) */
+	size_t finding_count;    /* findings kept (nbg_graph_finding_at) */
+	size_t findings_dropped; /* findings past NBG_GRAPH_MAX_FINDINGS, counted only */
+} nbg_graph_summary;
 
-	size_t finding_count;
-	nbg_graph_finding *findings;
-	size_t findings_dropped;
-} nbg_graph;
+/* A decoded graph: opaque, read through the nbg_graph_* accessors below. */
+typedef struct nbg_graph nbg_graph;
 
 /*
  * Decodes the graph records of a parsed model (m->data, m->sections).
@@ -293,6 +282,8 @@ NBG_API const nbg_graph_hw_init *nbg_graph_hw_init_at(const nbg_graph *g, size_t
 NBG_API const nbg_graph_ppu_param *nbg_graph_ppu_param_at(const nbg_graph *g, size_t i);
 NBG_API const nbg_graph_finding *nbg_graph_finding_at(const nbg_graph *g, size_t i);
 NBG_API const nbg_graph_relation *nbg_graph_relation_at(const nbg_graph *g, size_t i);
+/* The counts and record geometry; NULL for a NULL graph. */
+NBG_API const nbg_graph_summary *nbg_graph_summary_of(const nbg_graph *g);
 /* Table t (enum nbg_graph_table_id), and entry i of it; NULL out of range. */
 NBG_API const nbg_graph_table *nbg_graph_table_at(const nbg_graph *g, size_t t);
 NBG_API const nbg_graph_table_entry *nbg_graph_table_entry_at(const nbg_graph *g, size_t t,

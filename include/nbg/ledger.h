@@ -141,7 +141,8 @@ NBG_API size_t nbg_ledger_class_ranges(const nbg_ledger *l, nbg_ledger_class c);
  * each starting where the one before ends, none empty, the last ending at
  * file_size.  Every ledger is checked with this when it is built or loaded;
  * it is public so the rule can be tested on its own.  Returns NBG_OK or
- * NBG_E_LEDGER_INVARIANT with the offset where the tiling breaks.
+ * NBG_E_LEDGER_INVARIANT with the offset where the tiling breaks
+ * (NBG_E_INVALID_ARGUMENT for r NULL with count > 0).
  */
 NBG_API nbg_code nbg_ledger_check_tiling(const nbg_ledger_range *r, size_t count,
 					 uint64_t file_size, nbg_error *err);

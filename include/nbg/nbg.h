@@ -102,36 +102,7 @@ NBG_API void nbg_unmap_file(nbg_mapping *m);
 NBG_API nbg_code nbg_read_input(const char *path, uint64_t max_stdin, nbg_mapping *m,
 				nbg_error *err);
 
-/*
- * For programs that read untrusted files; call once, early.  Installs a
- * SIGBUS handler that keeps a mapped input that another process truncates
- * from killing the process (the bytes past the new end read as zero and
- * nbg_mapping_changed() turns true), and SIGINT/SIGTERM/SIGHUP handlers
- * that remove the temporaries of outputs being written before the signal
- * takes its course.  Handlers installed before are chained; ignored signals
- * stay ignored.  Returns NBG_OK or NBG_E_IO.  doc/security.md.
- */
-NBG_API nbg_code nbg_install_signal_guards(void);
-/* 1 when the file behind m shrank while it was mapped (any result computed
- * from it must be dropped: NBG_E_FILE_CHANGED), else 0. */
-NBG_API int nbg_mapping_changed(const nbg_mapping *m);
 
-/* A printable copy of a file name (malloc'd; NULL when memory runs out):
- * printable ASCII and valid UTF-8 kept, backslash doubled, \a \b \t \n \v
- * \f \r, and \ooo (octal) for every other control byte, invalid UTF-8
- * byte and text-hiding code point, as `ls -b` does.  doc/security.md. */
-NBG_API char *nbg_path_escape(const char *path);
-/* 1 when nbg_path_escape(path) differs from path. */
-NBG_API int nbg_path_needs_escape(const char *path);
-
-/* Registers a temporary file to be removed when SIGINT, SIGTERM or SIGHUP
- * ends the process (after nbg_install_signal_guards); returns the slot to
- * give nbg_temp_unregister once the file is renamed or removed, or -1.  The
- * library writes no file itself: a program that replaces files registers
- * its temporaries here, with the three signals blocked between creating
- * the file and registering it (nbg: programs/cli_out.c). */
-NBG_API int nbg_temp_register(const char *path);
-NBG_API void nbg_temp_unregister(int slot);
 
 /* ------------------------------------------------------------------ model */
 
@@ -367,49 +338,17 @@ typedef struct nbg_v1_info {
 	uint8_t trailer_sha256[32];
 } nbg_v1_info;
 
-typedef struct nbg_model {
-	const uint8_t *data; /* the caller's buffer given to nbg_parse (not owned) */
-	uint32_t family; /* 1 or 2 */
-	uint32_t magic, version, target;
-	uint64_t file_size;
-	uint8_t file_sha256[32];
-
-	/* v2 header and sub-header words, as stored */
-	uint32_t header_words[12];
-	uint32_t crc_sum;
+/* The v2 header and sub-header words as stored (all zero for v1). */
+typedef struct nbg_v2_header {
+	uint32_t words[12];        /* the 48-byte header */
+	uint32_t crc_sum;          /* the file checksum word */
 	uint64_t declared_file_size;
 	uint32_t sub_header_offset, sub_header_size, sub_header_count;
 	uint32_t section_headers_offset, section_header_size, section_header_count;
+} nbg_v2_header;
 
-	size_t section_count;
-	nbg_section *sections; /* directory order */
-
-	size_t input_count, output_count;
-	nbg_io *inputs, *outputs;
-
-	nbg_network_info network_info;
-	nbg_memory memory;
-
-	size_t checksum_record_count;
-	nbg_checksum_record *checksum_records;
-	nbg_file_checksum file_checksum;
-	int has_file_checksum;
-
-	nbg_dynaio dynaio;
-	nbg_tail tail;
-	nbg_v1_info v1;
-
-	size_t note_count;
-	nbg_note *notes;
-
-	/* The NBG_PARSE_NO_*_SHA256 bits the parse honoured: each names digests
-	 * that were not computed (left all zero), 0 when every one was. */
-	unsigned sha256_skipped;
-
-	/* What the bytes were checked with (nbg_integrity_describe says it in
-	 * a sentence). */
-	nbg_integrity integrity;
-} nbg_model;
+/* A parsed model: opaque, read through the nbg_model_* accessors below. */
+typedef struct nbg_model nbg_model;
 
 /* Options that can grow: set `size` to sizeof(nbg_parse_options). */
 typedef struct nbg_parse_options {
@@ -484,6 +423,43 @@ NBG_API const nbg_note *nbg_model_note_at(const nbg_model *m, size_t i);
 NBG_API const nbg_checksum_record *nbg_model_checksum_record_at(const nbg_model *m, size_t i);
 NBG_API const nbg_dynaio_entry *nbg_model_dynaio_entry_at(const nbg_model *m, size_t i);
 
+/*
+ * The model's scalars and records.  Every accessor takes a model from
+ * nbg_parse (NULL gives 0, or NULL for a pointer); the records they point
+ * to live as long as the model.
+ */
+NBG_API uint32_t nbg_model_family(const nbg_model *m);  /* 1 or 2 */
+NBG_API uint32_t nbg_model_magic(const nbg_model *m);
+NBG_API uint32_t nbg_model_version(const nbg_model *m);
+NBG_API uint32_t nbg_model_target(const nbg_model *m);
+NBG_API uint64_t nbg_model_file_size(const nbg_model *m);
+/* The caller's buffer given to nbg_parse (not owned). */
+NBG_API const uint8_t *nbg_model_data(const nbg_model *m);
+/* SHA-256 of the whole file, 32 bytes (all zero under NBG_PARSE_NO_FILE_SHA256). */
+NBG_API const uint8_t *nbg_model_file_sha256(const nbg_model *m);
+/* What the bytes were checked with (nbg_integrity_describe says it in a
+ * sentence). */
+NBG_API nbg_integrity nbg_model_integrity(const nbg_model *m);
+/* The NBG_PARSE_NO_*_SHA256 bits the parse honoured: each names digests
+ * that were not computed (left all zero), 0 when every one was. */
+NBG_API unsigned nbg_model_sha256_skipped(const nbg_model *m);
+/* Element counts of the arrays the *_at accessors above read. */
+NBG_API size_t nbg_model_section_count(const nbg_model *m);  /* directory order */
+NBG_API size_t nbg_model_input_count(const nbg_model *m);
+NBG_API size_t nbg_model_output_count(const nbg_model *m);
+NBG_API size_t nbg_model_note_count(const nbg_model *m);
+NBG_API size_t nbg_model_checksum_record_count(const nbg_model *m);
+NBG_API const nbg_v2_header *nbg_model_v2_header(const nbg_model *m);
+NBG_API const nbg_network_info *nbg_model_network_info(const nbg_model *m);
+NBG_API const nbg_memory *nbg_model_memory(const nbg_model *m);
+/* The header file checksum (v2), or NULL when the file carries none. */
+NBG_API const nbg_file_checksum *nbg_model_file_checksum(const nbg_model *m);
+/* The DYNAIO region; its entries through nbg_model_dynaio_entry_at. */
+NBG_API const nbg_dynaio *nbg_model_dynaio(const nbg_model *m);
+NBG_API const nbg_tail *nbg_model_tail(const nbg_model *m);
+/* v1: the version-gated prefix (all zero for v2). */
+NBG_API const nbg_v1_info *nbg_model_v1(const nbg_model *m);
+
 /* Dimension i in outermost-first order (NHWC for the corpus). */
 static inline uint32_t nbg_io_dim_outer(const nbg_io *io, uint32_t i)
 {
@@ -532,11 +508,10 @@ NBG_API char *nbg_error_json(const nbg_error *err, const char *path);
 
 /* A printable copy of at most `max` bytes of s (stops at NUL): printable
  * ASCII except backslash kept, every other byte as \xNN.  malloc'd; NULL on
- * allocation failure.  Names in NBG files are not guaranteed to be text. */
+ * allocation failure or for a NULL s.  Names in NBG files are not
+ * guaranteed to be text. */
 NBG_API char *nbg_text_escape(const char *s, size_t max);
 
-/* Hex of a SHA-256 digest into out[65]. */
-NBG_API void nbg_hex32(const uint8_t digest[32], char out[65]);
 
 /* The library's version as a string ("0.1.0") and as NBG_VERSION_NUMBER
  * (major * 10000 + minor * 100 + patch): the version of the library that is
@@ -562,6 +537,44 @@ NBG_API unsigned nbg_version_number(void);
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* ---------------------------------------- process policy (nbg, the tests) */
+
+/*
+ * For programs that read untrusted files; call once, early.  Installs a
+ * SIGBUS handler that keeps a mapped input that another process truncates
+ * from killing the process (the bytes past the new end read as zero and
+ * nbg_mapping_changed() turns true), and SIGINT/SIGTERM/SIGHUP handlers
+ * that remove the temporaries of outputs being written before the signal
+ * takes its course.  Handlers installed before are chained; ignored signals
+ * stay ignored.  Returns NBG_OK or NBG_E_IO.  doc/security.md.
+ */
+NBG_API nbg_code nbg_install_signal_guards(void);
+/* 1 when the file behind m shrank while it was mapped (any result computed
+ * from it must be dropped: NBG_E_FILE_CHANGED), else 0. */
+NBG_API int nbg_mapping_changed(const nbg_mapping *m);
+
+/* A printable copy of a file name (malloc'd; NULL when memory runs out):
+ * printable ASCII and valid UTF-8 kept, backslash doubled, \a \b \t \n \v
+ * \f \r, and \ooo (octal) for every other control byte, invalid UTF-8
+ * byte and text-hiding code point, as `ls -b` does.  doc/security.md. */
+NBG_API char *nbg_path_escape(const char *path);
+/* 1 when nbg_path_escape(path) differs from path. */
+NBG_API int nbg_path_needs_escape(const char *path);
+
+/* Registers a temporary file to be removed when SIGINT, SIGTERM or SIGHUP
+ * ends the process (after nbg_install_signal_guards); returns the slot to
+ * give nbg_temp_unregister once the file is renamed or removed, or -1.  The
+ * library writes no file itself: a program that replaces files registers
+ * its temporaries here, with the three signals blocked between creating
+ * the file and registering it (nbg: programs/cli_out.c). */
+NBG_API int nbg_temp_register(const char *path);
+NBG_API void nbg_temp_unregister(int slot);
+
+/* Hex of a SHA-256 digest into out[65]. */
+NBG_API void nbg_hex32(const uint8_t digest[32], char out[65]);
+
+/* ------------------------------------------------------------- digests */
+
 /* SHA-256 of data[0..size) into out, with the implementation the library
  * chose for this CPU (doc/api.md, "SHA-256 and CRC-32"). */
 NBG_API void nbg_sha256_bytes(const void *data, size_t size, uint8_t out[32]);

@@ -82,7 +82,8 @@ typedef struct nbg_rt_session_output {
 	const uint8_t *data;    /* the last loop's bytes; owned by the result */
 } nbg_rt_session_output;
 
-typedef struct nbg_rt_session_result {
+/* What a session measured and found (nbg_rt_session_info_of). */
+typedef struct nbg_rt_session_info {
 	int backend;                  /* NBG_RT_SELECT_NNSDK, _VIPLITE or _CPU: what ran */
 	char library[NBG_RT_PATH_MAX];
 	nbg_rt_probe probe;           /* the device probe */
@@ -100,10 +101,10 @@ typedef struct nbg_rt_session_result {
 	nbg_rt_stat input_set, run, retrieve; /* milliseconds per loop */
 	int profile_known;
 	nbg_rt_stat inference_us, cycles;     /* VIPLite profiling per loop */
-	size_t output_count;
-	nbg_rt_session_output *outputs;
-	void *priv;
-} nbg_rt_session_result;
+} nbg_rt_session_info;
+
+/* A session's result: opaque, read through the accessors below. */
+typedef struct nbg_rt_session_result nbg_rt_session_result;
 
 /*
  * Runs the NBG model[0..size) once per loop with inputs[0..count) (raw
@@ -123,6 +124,13 @@ NBG_API nbg_code nbg_rt_session_run(const nbg_rt_session_options *opts, const ui
 				    size_t size, const nbg_rt_buffer *inputs, size_t count,
 				    nbg_rt_session_result **out, nbg_error *err);
 NBG_API void nbg_rt_session_free(nbg_rt_session_result *r);
+/* The measurements; NULL for a NULL result. */
+NBG_API const nbg_rt_session_info *nbg_rt_session_info_of(const nbg_rt_session_result *r);
+/* The outputs, one per output record: count, and element i (NULL past the
+ * end).  Their bytes live as long as r. */
+NBG_API size_t nbg_rt_session_output_count(const nbg_rt_session_result *r);
+NBG_API const nbg_rt_session_output *nbg_rt_session_output_at(const nbg_rt_session_result *r,
+								size_t i);
 
 /* What `nbg probe` reports for one backend. */
 typedef struct nbg_rt_backend_report {

@@ -15,6 +15,7 @@
 
 #include "analysis/commands_internal.h"
 #include "analysis/commands_check.h"
+#include "analysis/graph_struct.h"
 
 /* ------------------------------------------------------------ small helpers */
 
@@ -186,11 +187,11 @@ static int engine_of(uint32_t type)
 	}
 }
 
-/* The COMMAND patch of operation o that targets byte `dest` of its command. */
+/* The COMMAND patch of operation o that targets the word of field fi (an
+ * enum nbg_nn_fid or nbg_tp_fid, as cmd's engine) of its command. */
 static void find_ref(const nbg_graph *g, const nbg_graph_operation *o, const nbg_cmd *cmd,
-		     const char *key, nbg_cmd_ref *r)
+		     int fi, nbg_cmd_ref *r)
 {
-	int fi = nbg_command_field_index(cmd->engine, key);
 	const nbg_cmd_field *f = nbg_command_fields(cmd->engine, NULL) + fi;
 	uint64_t end = (uint64_t)o->patch_index + o->patch_count;
 	uint32_t v = cmd->values[fi];
@@ -199,8 +200,8 @@ static void find_ref(const nbg_graph *g, const nbg_graph_operation *o, const nbg
 	r->source_type = UINT32_MAX; /* not patched: the stored value is all there is */
 	r->index = -1;
 	r->offset = (uint64_t)v << f->shift;
-	if (end > g->patch_count)
-		end = g->patch_count;
+	if (end > g->sum.patch_count)
+		end = g->sum.patch_count;
 	for (uint64_t i = o->patch_index; i < end; i++) {
 		const nbg_graph_patch *p = nbg_graph_patch_at(g, (size_t)i);
 		if (p->type != 1 || p->dest_offset != 4u * f->word)
@@ -210,7 +211,7 @@ static void find_ref(const nbg_graph *g, const nbg_graph_operation *o, const nbg
 		r->source_type = p->source_type;
 		r->index = p->index;
 		r->src_offset = p->src_offset;
-		r->offset = nbg_command_patched_offset(g->version, p->src_offset,
+		r->offset = nbg_command_patched_offset(g->sum.version, p->src_offset,
 						       (uint64_t)v << f->shift);
 		return;
 	}
@@ -223,34 +224,34 @@ static uint64_t mul3(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 
 static void summarize_nn(nbg_cmd_op *op, const nbg_cmd *cmd)
 {
-	uint32_t kz = nbg_command_value(cmd, "kernel_z_size") |
-		      (nbg_command_value(cmd, "kernel_z_size2") << 14);
-	uint32_t ky = nbg_command_value(cmd, "kernel_y_size");
-	int dw = nbg_command_value(cmd, "depthwise") != 0;
+	uint32_t kz = nbg_cmd_nn(cmd, NBG_NNF_KERNEL_Z_SIZE) |
+		      (nbg_cmd_nn(cmd, NBG_NNF_KERNEL_Z_SIZE2) << 14);
+	uint32_t ky = nbg_cmd_nn(cmd, NBG_NNF_KERNEL_Y_SIZE);
+	int dw = nbg_cmd_nn(cmd, NBG_NNF_DEPTHWISE) != 0;
 
-	op->kernel[0] = nbg_command_value(cmd, "kernel_xy_size");
+	op->kernel[0] = nbg_cmd_nn(cmd, NBG_NNF_KERNEL_XY_SIZE);
 	op->kernel[1] = ky ? ky : op->kernel[0];
 	op->kernel[2] = kz;
-	op->out_conv[0] = op->out[0] = nbg_command_value(cmd, "out_image_x_size");
-	op->out_conv[1] = op->out[1] = nbg_command_value(cmd, "out_image_y_size");
-	op->out_conv[2] = op->out[2] = nbg_command_value(cmd, "out_image_z_size");
+	op->out_conv[0] = op->out[0] = nbg_cmd_nn(cmd, NBG_NNF_OUT_IMAGE_X_SIZE);
+	op->out_conv[1] = op->out[1] = nbg_cmd_nn(cmd, NBG_NNF_OUT_IMAGE_Y_SIZE);
+	op->out_conv[2] = op->out[2] = nbg_cmd_nn(cmd, NBG_NNF_OUT_IMAGE_Z_SIZE);
 	op->out_subsample = 1; /* the data flow settles it (dataflow.c) */
-	op->in[0] = nbg_command_value(cmd, "in_image_x_size");
-	op->in[1] = nbg_command_value(cmd, "in_image_y_size");
+	op->in[0] = nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_X_SIZE);
+	op->in[1] = nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_Y_SIZE);
 	op->in[2] = dw ? op->out[2] : kz ? kz : 1;
-	op->kernel_type = nbg_command_value(cmd, "kernel_data_type") |
-			  (nbg_command_value(cmd, "kernel_data_type_bit_2") << 2);
-	op->in_type = nbg_command_value(cmd, "in_image_data_type") |
-		      (nbg_command_value(cmd, "in_image_data_type_bit_2") << 2);
-	op->out_type = nbg_command_value(cmd, "out_image_data_type") |
-		       (nbg_command_value(cmd, "out_image_data_type_bit_2") << 2);
-	op->relu = nbg_command_value(cmd, "relu") != 0;
-	op->pooling = nbg_command_value(cmd, "pooling");
-	op->pooling_size = nbg_command_value(cmd, "pooling_xy_size") ? 3 : 2;
+	op->kernel_type = nbg_cmd_nn(cmd, NBG_NNF_KERNEL_DATA_TYPE) |
+			  (nbg_cmd_nn(cmd, NBG_NNF_KERNEL_DATA_TYPE_BIT_2) << 2);
+	op->in_type = nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_DATA_TYPE) |
+		      (nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_DATA_TYPE_BIT_2) << 2);
+	op->out_type = nbg_cmd_nn(cmd, NBG_NNF_OUT_IMAGE_DATA_TYPE) |
+		       (nbg_cmd_nn(cmd, NBG_NNF_OUT_IMAGE_DATA_TYPE_BIT_2) << 2);
+	op->relu = nbg_cmd_nn(cmd, NBG_NNF_RELU) != 0;
+	op->pooling = nbg_cmd_nn(cmd, NBG_NNF_POOLING);
+	op->pooling_size = nbg_cmd_nn(cmd, NBG_NNF_POOLING_XY_SIZE) ? 3 : 2;
 	op->kind = op->type == NBG_GRAPH_OP_SP ? "sp"
 		 : op->type == NBG_GRAPH_OP_NN_LUT ? "lut"
 		 : op->type == NBG_GRAPH_OP_NT ? "transpose"
-		 : nbg_command_value(cmd, "layer_type") ? "fully connected"
+		 : nbg_cmd_nn(cmd, NBG_NNF_LAYER_TYPE) ? "fully connected"
 		 : dw ? "depthwise conv" : "conv";
 	op->in_bytes = mul3(op->in[0], op->in[1], op->in[2], nbg_command_type_bytes(op->in_type));
 	op->out_bytes = mul3(op->out[0], op->out[1], op->out[2], nbg_command_type_bytes(op->out_type));
@@ -258,27 +259,22 @@ static void summarize_nn(nbg_cmd_op *op, const nbg_cmd *cmd)
 
 static void summarize_tp(nbg_cmd_op *op, const nbg_cmd *cmd)
 {
-	static const char *const counts[] = { "out_loop_0_count", "out_loop_1_count",
-					      "out_loop_2_count", "out_loop_3_count",
-					      "out_loop_4_count", "out_loop_5_count" };
-	static const char *const incs[] = { "out_loop_0_inc", "out_loop_1_inc", "out_loop_2_inc",
-					    "out_loop_3_inc", "out_loop_4_inc", "out_loop_5_inc" };
 	uint64_t extent = 1;
 
-	op->in[0] = nbg_command_value(cmd, "in_image_x_size");
-	op->in[1] = nbg_command_value(cmd, "in_image_y_size");
-	op->in[2] = nbg_command_value(cmd, "in_image_z_size");
-	op->in_type = nbg_command_value(cmd, "in_image_data_type");
-	op->out_type = nbg_command_value(cmd, "out_image_data_type");
-	op->relu = nbg_command_value(cmd, "alu_relu_enable") != 0;
-	op->kind = nbg_command_value(cmd, "alu_pwl_enable") ? "lut"
-		 : (nbg_command_value(cmd, "alu_horz_processing") ||
-		    nbg_command_value(cmd, "alu_vert_processing")) ? "pool" : "layout";
+	op->in[0] = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_X_SIZE);
+	op->in[1] = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Y_SIZE);
+	op->in[2] = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Z_SIZE);
+	op->in_type = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_DATA_TYPE);
+	op->out_type = nbg_cmd_tp(cmd, NBG_TPF_OUT_IMAGE_DATA_TYPE);
+	op->relu = nbg_cmd_tp(cmd, NBG_TPF_ALU_RELU_ENABLE) != 0;
+	op->kind = nbg_cmd_tp(cmd, NBG_TPF_ALU_PWL_ENABLE) ? "lut"
+		 : (nbg_cmd_tp(cmd, NBG_TPF_ALU_HORZ_PROCESSING) ||
+		    nbg_cmd_tp(cmd, NBG_TPF_ALU_VERT_PROCESSING)) ? "pool" : "layout";
 	/* The output extent the loops address: 1 + sum (count - 1) * increment. */
 	for (int i = 0; i < 6; i++) {
-		uint32_t n = nbg_command_value(cmd, counts[i]);
+		uint32_t n = nbg_cmd_tp(cmd, nbg_tp_loop_counts[i]);
 		if (n > 1)
-			extent += (uint64_t)(n - 1) * nbg_command_value(cmd, incs[i]);
+			extent += (uint64_t)(n - 1) * nbg_cmd_tp(cmd, nbg_tp_loop_incs[i]);
 	}
 	op->in_bytes = mul3(op->in[0], op->in[1], op->in[2], nbg_command_type_bytes(op->in_type));
 	op->out_bytes = extent * nbg_command_type_bytes(op->out_type);
@@ -288,7 +284,7 @@ static nbg_code build_ops(nbg_commands *c, const nbg_model *m, const nbg_graph *
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < g->operation_count; i++) {
+	for (size_t i = 0; i < g->sum.operation_count; i++) {
 		const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
 		int e = engine_of(o->type);
 		if (e >= 0 && o->index < c->cmd_count[e])
@@ -299,7 +295,7 @@ static nbg_code build_ops(nbg_commands *c, const nbg_model *m, const nbg_graph *
 	c->ops = calloc(n, sizeof(*c->ops));
 	if (!c->ops)
 		return NBG_E_OUT_OF_MEMORY;
-	for (size_t i = 0; i < g->operation_count; i++) {
+	for (size_t i = 0; i < g->sum.operation_count; i++) {
 		const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
 		int e = engine_of(o->type);
 		nbg_cmd_op *op;
@@ -320,13 +316,13 @@ static nbg_code build_ops(nbg_commands *c, const nbg_model *m, const nbg_graph *
 		op->producer = -1;
 		if (e == NBG_CMD_NN) {
 			summarize_nn(op, cmd);
-			find_ref(g, o, cmd, "in_image_address", &op->in_ref);
-			find_ref(g, o, cmd, "out_image_address", &op->out_ref);
-			find_ref(g, o, cmd, "kernel_address", &op->kernel_ref);
+			find_ref(g, o, cmd, NBG_NNF_IN_IMAGE_ADDRESS, &op->in_ref);
+			find_ref(g, o, cmd, NBG_NNF_OUT_IMAGE_ADDRESS, &op->out_ref);
+			find_ref(g, o, cmd, NBG_NNF_KERNEL_ADDRESS, &op->kernel_ref);
 		} else {
 			summarize_tp(op, cmd);
-			find_ref(g, o, cmd, "in_image_base_address", &op->in_ref);
-			find_ref(g, o, cmd, "out_image_base_address", &op->out_ref);
+			find_ref(g, o, cmd, NBG_TPF_IN_IMAGE_BASE_ADDRESS, &op->in_ref);
+			find_ref(g, o, cmd, NBG_TPF_OUT_IMAGE_BASE_ADDRESS, &op->out_ref);
 			op->kernel_ref.source_type = UINT32_MAX;
 			op->kernel_ref.index = -1;
 		}
@@ -351,7 +347,7 @@ nbg_code nbg_commands_decode(const nbg_model *m, const nbg_graph *g, nbg_command
 	if (out)
 		*out = NULL;
 	if (!m || !g || !out)
-		return nbg_error_set(err, NBG_E_TRUNCATED, 0, "model",
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "model",
 				     "no model, graph or result pointer was given");
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -446,6 +442,11 @@ size_t nbg_commands_other_count(const nbg_commands *c)
 const nbg_cmd_other *nbg_commands_other_at(const nbg_commands *c, size_t i)
 {
 	return c && i < c->other_count ? &c->others[i] : NULL;
+}
+
+uint64_t nbg_commands_bytes_written(const nbg_commands *c, size_t operation)
+{
+	return c && c->written && operation < c->op_of_count ? c->written[operation] : 0;
 }
 
 size_t nbg_commands_relation_count(const nbg_commands *c)

@@ -121,8 +121,8 @@ static void check_patches(nbg_commands *c, const nbg_graph *g)
 		const nbg_cmd_field *t = nbg_command_fields(op->engine, &nf);
 		uint64_t end = (uint64_t)o->patch_index + o->patch_count;
 
-		if (end > g->patch_count)
-			end = g->patch_count;
+		if (end > g->sum.patch_count)
+			end = g->sum.patch_count;
 		for (uint64_t i = o->patch_index; i < end; i++) {
 			const nbg_graph_patch *p = nbg_graph_patch_at(g, (size_t)i);
 			uint32_t w = p->dest_offset / 4;
@@ -171,7 +171,7 @@ static void check_kernels(nbg_commands *c, const nbg_graph *g)
 	for (size_t k = 0; k < c->op_count; k++) {
 		nbg_cmd_op *op = &c->ops[k];
 		const nbg_cmd_ref *r = &op->kernel_ref;
-		uint32_t ka = nbg_command_value(op_cmd(c, op), "kernel_address");
+		uint32_t ka = nbg_cmd_nn(op_cmd(c, op), NBG_NNF_KERNEL_ADDRESS);
 		uint64_t at = op_cmd(c, op)->offset + 20;
 		const nbg_graph_table_entry *e;
 		bool ok;

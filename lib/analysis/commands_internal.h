@@ -6,8 +6,18 @@
 #ifndef NBG_COMMANDS_INTERNAL_H
 #define NBG_COMMANDS_INTERNAL_H
 
+#include "analysis/commands_fields.h"
 #include "common/internal.h"
 #include "nbg/commands.h"
+
+/* Field ids: index of each field in nbg_command_fields(NBG_CMD_NN) and
+ * nbg_command_fields(NBG_CMD_TP), from the lists of commands_fields.h. */
+#define NBG_CMD_NN_ID(id, ...) NBG_NNF_##id,
+#define NBG_CMD_TP_ID(id, ...) NBG_TPF_##id,
+enum nbg_nn_fid { NBG_NN_FIELDS(NBG_CMD_NN_ID) NBG_NNF__COUNT };
+enum nbg_tp_fid { NBG_TP_FIELDS(NBG_CMD_TP_ID) NBG_TPF__COUNT };
+#undef NBG_CMD_NN_ID
+#undef NBG_CMD_TP_ID
 
 /* Relations, in report order. */
 enum nbg_cmd_rel {
@@ -48,6 +58,8 @@ struct nbg_commands {
 	int oom;
 };
 
+/* The six output loops of a TP command: counts and increments, loop 0 first. */
+NBG_INTERNAL extern const enum nbg_tp_fid nbg_tp_loop_counts[6], nbg_tp_loop_incs[6];
 /* The hardware data-type code of an I/O record's buffer format; -1: none. */
 NBG_INTERNAL int nbg_command_format_code(uint32_t data_format);
 /* The offset a patch of src_offset gives a field holding `value`
@@ -56,7 +68,16 @@ NBG_INTERNAL uint64_t nbg_command_patched_offset(uint32_t version, uint32_t src_
 						 uint64_t value);
 /* Bytes per element of a hardware data-type code (unknown codes: 1). */
 NBG_INTERNAL unsigned nbg_command_type_bytes(uint32_t code);
-/* The value of field `key` of command `cmd` (0 if the table has no such key). */
-NBG_INTERNAL uint32_t nbg_command_value(const nbg_cmd *cmd, const char *key);
+/* The value of NN field f of an NN command, of TP field f of a TP command;
+ * 0 for a command of the other engine.  Fields are named by id (a typo does
+ * not compile), never by key. */
+static inline uint32_t nbg_cmd_nn(const nbg_cmd *cmd, enum nbg_nn_fid f)
+{
+	return cmd->engine == NBG_CMD_NN ? cmd->values[f] : 0;
+}
+static inline uint32_t nbg_cmd_tp(const nbg_cmd *cmd, enum nbg_tp_fid f)
+{
+	return cmd->engine == NBG_CMD_TP ? cmd->values[f] : 0;
+}
 
 #endif

@@ -121,6 +121,8 @@ static nbg_code result(const nbg_corpus *c)
 
 nbg_code nbg_corpus_add_model(nbg_corpus *c, const nbg_model *m)
 {
+	if (!c || !m)
+		return NBG_E_INVALID_ARGUMENT;
 	c->files++;
 	c->bytes += m->file_size;
 	c->valid++;
@@ -150,6 +152,8 @@ nbg_code nbg_corpus_add_model(nbg_corpus *c, const nbg_model *m)
 
 nbg_code nbg_corpus_add_failure(nbg_corpus *c, nbg_code code)
 {
+	if (!c)
+		return NBG_E_INVALID_ARGUMENT;
 	c->files++;
 	c->fail_by_code[code > NBG_OK && code < NBG_E__COUNT ? code : 0]++;
 	return result(c);
@@ -157,6 +161,8 @@ nbg_code nbg_corpus_add_failure(nbg_corpus *c, nbg_code code)
 
 nbg_code nbg_corpus_add_unmeasured(nbg_corpus *c, nbg_corpus_status status)
 {
+	if (!c)
+		return NBG_E_INVALID_ARGUMENT;
 	if (status <= NBG_CORPUS_INVALID || status >= NBG_CORPUS_STATUS_COUNT)
 		return NBG_E_INVALID_ARGUMENT;
 	c->files++;
@@ -166,6 +172,8 @@ nbg_code nbg_corpus_add_unmeasured(nbg_corpus *c, nbg_corpus_status status)
 
 nbg_code nbg_corpus_add_skipped(nbg_corpus *c, nbg_corpus_skip reason)
 {
+	if (!c)
+		return NBG_E_INVALID_ARGUMENT;
 	if (reason >= NBG_CORPUS_SKIP_COUNT)
 		return NBG_E_INVALID_ARGUMENT;
 	c->skipped[reason]++;
@@ -190,6 +198,8 @@ nbg_code nbg_corpus_merge(nbg_corpus *dst, const nbg_corpus *src)
 	size_t n;
 	const nbg_corpus_field *f = nbg_corpus_fields(&n);
 
+	if (!dst || !src)
+		return NBG_E_INVALID_ARGUMENT;
 	dst->oom |= src->oom;
 	dst->overflow |= src->overflow;
 	for (int k = 0; k < NBG_E__COUNT; k++)
@@ -227,12 +237,12 @@ nbg_code nbg_corpus_merge(nbg_corpus *dst, const nbg_corpus *src)
 
 int nbg_corpus_ok(const nbg_corpus *c)
 {
-	return !c->oom;
+	return c ? !c->oom : 0;
 }
 
 uint64_t nbg_corpus_file_count(const nbg_corpus *c)
 {
-	return c->files;
+	return c ? c->files : 0;
 }
 
 uint64_t nbg_corpus_unreadable(const nbg_corpus *c)
@@ -244,6 +254,8 @@ uint64_t nbg_corpus_unreadable(const nbg_corpus *c)
 
 int nbg_corpus_exit(const nbg_corpus *c)
 {
+	if (!c)
+		return NBG_EXIT_USAGE;
 	uint64_t invalid = c->not_measured[NBG_CORPUS_DIGEST_MISMATCH] +
 			   c->skipped[NBG_CORPUS_SKIP_MANIFEST_LINE];
 

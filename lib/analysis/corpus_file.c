@@ -198,6 +198,11 @@ nbg_corpus_item *nbg_corpus_item_new(void)
 nbg_code nbg_corpus_measure(nbg_corpus_item *it, const char *path,
 			    const nbg_corpus_expect *expect)
 {
+	if (!it || !path) {
+		if (it)
+			nbg_error_set(&it->err, NBG_E_INVALID_ARGUMENT, 0, "path", "no path was given");
+		return NBG_E_INVALID_ARGUMENT;
+	}
 	void *buf = it->buf;
 	size_t cap = it->cap;
 	static const nbg_parse_options one_thread = { sizeof(one_thread), NBG_PARSE_ONE_THREAD, 0, 0 };
@@ -257,6 +262,8 @@ nbg_code nbg_corpus_measure(nbg_corpus_item *it, const char *path,
 
 nbg_code nbg_corpus_add_item(nbg_corpus *c, const nbg_corpus_item *it)
 {
+	if (!c)
+		return NBG_E_INVALID_ARGUMENT;
 	if (it->status == NBG_CORPUS_VALID)
 		return nbg_corpus_add_model(c, it->model);
 	if (it->status == NBG_CORPUS_INVALID)
@@ -266,6 +273,8 @@ nbg_code nbg_corpus_add_item(nbg_corpus *c, const nbg_corpus_item *it)
 
 int nbg_corpus_item_exit(const nbg_corpus_item *it)
 {
+	if (!it)
+		return NBG_EXIT_USAGE;
 	if (it->status == NBG_CORPUS_VALID)
 		return NBG_EXIT_OK;
 	if (it->status == NBG_CORPUS_INVALID || it->status == NBG_CORPUS_DIGEST_MISMATCH)
@@ -285,16 +294,18 @@ void nbg_corpus_item_free(nbg_corpus_item *it)
 
 nbg_corpus_status nbg_corpus_item_status(const nbg_corpus_item *it)
 {
-	return it->status;
+	return it ? it->status : NBG_CORPUS_STATUS_COUNT;
 }
 
 const nbg_error *nbg_corpus_item_error(const nbg_corpus_item *it)
 {
-	return &it->err;
+	return it ? &it->err : NULL;
 }
 
 int nbg_corpus_item_size(const nbg_corpus_item *it, uint64_t *size)
 {
+	if (!it)
+		return 0;
 	if (it->has_size && size)
 		*size = it->size;
 	return it->has_size;
@@ -302,6 +313,8 @@ int nbg_corpus_item_size(const nbg_corpus_item *it, uint64_t *size)
 
 int nbg_corpus_item_sha256(const nbg_corpus_item *it, uint8_t out[32])
 {
+	if (!it)
+		return 0;
 	if (it->has_sha256 && out)
 		memcpy(out, it->sha256, 32);
 	return it->has_sha256;
@@ -309,5 +322,5 @@ int nbg_corpus_item_sha256(const nbg_corpus_item *it, uint8_t out[32])
 
 const nbg_model *nbg_corpus_item_model(const nbg_corpus_item *it)
 {
-	return it->status == NBG_CORPUS_VALID ? it->model : NULL;
+	return it && it->status == NBG_CORPUS_VALID ? it->model : NULL;
 }

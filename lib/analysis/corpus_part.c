@@ -330,6 +330,9 @@ static int check_version(reader *r, json_t *root)
 nbg_code nbg_corpus_from_json(const char *text, size_t len, const char *name,
 			      nbg_corpus **out, nbg_error *err)
 {
+	if (!out || !text)
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "",
+				     "no corpus part or result pointer was given");
 	reader r = { nbg_corpus_new(), err, name ? name : "corpus part", 0 };
 	json_error_t jerr;
 	json_t *root;

@@ -227,22 +227,21 @@ static void rect(df *d, fp *f, uint64_t base, uint64_t rows, uint64_t rowbytes, 
  * patch's base, like their other addresses).  On every file the image's
  * start lies in the range so computed (doc/commands.md).  0 when the
  * command sets no buffer. */
-static int ring_of(const df *d, const nbg_cmd_op *op, const char *size_key,
-		   const char *end_key, uint64_t *lo, uint64_t *hi)
+static int ring_of(const df *d, const nbg_cmd_op *op, int size_fi, int end_fi,
+		   uint64_t *lo, uint64_t *hi)
 {
 	const nbg_cmd *cmd = &d->c->cmds[op->engine][op->command];
 	const nbg_graph_operation *go = nbg_graph_operation_at(d->g, op->operation);
-	int fi = nbg_command_field_index(op->engine, end_key);
-	uint64_t size = (uint64_t)nbg_command_value(cmd, size_key) << 6, raw, end = 0, stop;
+	uint64_t size = (uint64_t)cmd->values[size_fi] << 6, raw, end = 0, stop;
 	uint32_t src = 0;
 
-	if (!size || fi < 0)
+	if (!size)
 		return 0;
-	raw = nbg_command_value(cmd, end_key);
+	raw = cmd->values[end_fi];
 	stop = (uint64_t)go->patch_index + go->patch_count;
-	for (uint64_t k = go->patch_index; k < stop && k < d->g->patch_count; k++) {
+	for (uint64_t k = go->patch_index; k < stop && k < d->g->sum.patch_count; k++) {
 		const nbg_graph_patch *p = nbg_graph_patch_at(d->g, (size_t)k);
-		if (p->type == 1 && p->dest_offset == 4u * nbg_command_fields(op->engine, NULL)[fi].word)
+		if (p->type == 1 && p->dest_offset == 4u * nbg_command_fields(op->engine, NULL)[end_fi].word)
 			src = p->src_offset;
 	}
 	if (d->m->version < 0x10009u && src && (raw << 6) >= src)
@@ -305,16 +304,21 @@ static void wrap(df *d, fp *f, uint64_t lo, uint64_t hi)
 
 /* ---------------------------------------------------------- NN commands */
 
-static uint64_t value(const nbg_commands *c, const nbg_cmd_op *op, const char *key)
+static uint64_t nn_value(const nbg_commands *c, const nbg_cmd_op *op, enum nbg_nn_fid f)
 {
-	return nbg_command_value(&c->cmds[op->engine][op->command], key);
+	return nbg_cmd_nn(&c->cmds[op->engine][op->command], f);
+}
+
+static uint64_t tp_value(const nbg_commands *c, const nbg_cmd_op *op, enum nbg_tp_fid f)
+{
+	return nbg_cmd_tp(&c->cmds[op->engine][op->command], f);
 }
 
 /* Bytes per element of an NT command: its input row stride over its width
  * (the data-type bits of NT commands are left 0). */
 static uint64_t nt_element(const nbg_commands *c, const nbg_cmd_op *op)
 {
-	uint64_t x = value(c, op, "in_image_x_size"), s = value(c, op, "in_image_x_stride");
+	uint64_t x = nn_value(c, op, NBG_NNF_IN_IMAGE_X_SIZE), s = nn_value(c, op, NBG_NNF_IN_IMAGE_X_STRIDE);
 	if (x && s % x == 0 && (s / x == 1 || s / x == 2 || s / x == 4))
 		return s / x;
 	return nbg_command_type_bytes(op->in_type);
@@ -342,22 +346,22 @@ static void nn_footprints(df *d, nbg_cmd_op *op, df_op *o, int64_t in_sp, int64_
 	}
 	if (in_sp >= 0) {
 		fp *f = &o->read[o->reads++];
-		uint64_t xs = value(c, op, "in_image_x_stride"), ys = value(c, op, "in_image_y_stride");
+		uint64_t xs = nn_value(c, op, NBG_NNF_IN_IMAGE_X_STRIDE), ys = nn_value(c, op, NBG_NNF_IN_IMAGE_Y_STRIDE);
 		uint64_t z = op->type == NBG_GRAPH_OP_NT ? 1
-			   : value(c, op, "depthwise") ? oz : (kz ? kz : 1);
+			   : nn_value(c, op, NBG_NNF_DEPTHWISE) ? oz : (kz ? kz : 1);
 		uint64_t lo, hi;
 		f->space = (uint32_t)in_sp;
 		rect(d, f, op->in_ref.offset, op->in[1], op->in[0] * ein, xs, z,
 		     slice_stride(d, xs, ys));
-		if (ring_of(d, op, "in_image_circular_buf_size",
-			    "in_image_circular_buf_end_addr_plus_1", &lo, &hi))
+		if (ring_of(d, op, NBG_NNF_IN_IMAGE_CIRCULAR_BUF_SIZE,
+			    NBG_NNF_IN_IMAGE_CIRCULAR_BUF_END_ADDR_PLUS_1, &lo, &hi))
 			wrap(d, f, lo, hi);
 	}
-	op->in_row_stride = value(c, op, "in_image_x_stride");
-	op->in_slice_stride = slice_stride(d, op->in_row_stride, value(c, op, "in_image_y_stride"));
+	op->in_row_stride = nn_value(c, op, NBG_NNF_IN_IMAGE_X_STRIDE);
+	op->in_slice_stride = slice_stride(d, op->in_row_stride, nn_value(c, op, NBG_NNF_IN_IMAGE_Y_STRIDE));
 	op->in_element_bytes = (uint32_t)ein;
-	rp = value(c, op, "out_image_x_stride");
-	sp = slice_stride(d, rp, value(c, op, "out_image_y_stride"));
+	rp = nn_value(c, op, NBG_NNF_OUT_IMAGE_X_STRIDE);
+	sp = slice_stride(d, rp, nn_value(c, op, NBG_NNF_OUT_IMAGE_Y_STRIDE));
 	/* Pooling (2x2 or 3x3, stride 2) makes a smaller image; where no field
 	 * says so but a row of the stated width cannot fit the output row
 	 * stride, the output is subsampled by the smallest power of two that
@@ -387,8 +391,8 @@ static void nn_footprints(df *d, nbg_cmd_op *op, df_op *o, int64_t in_sp, int64_
 		o->has_write = 1;
 		o->write.space = (uint32_t)out_sp;
 		rect(d, &o->write, op->out_ref.offset, hy, wx * eout, rp, oz ? oz : 1, sp);
-		if (ring_of(d, op, "out_image_circular_buf_size",
-			    "out_image_circular_buf_end_addr_plus_1", &lo, &hi))
+		if (ring_of(d, op, NBG_NNF_OUT_IMAGE_CIRCULAR_BUF_SIZE,
+			    NBG_NNF_OUT_IMAGE_CIRCULAR_BUF_END_ADDR_PLUS_1, &lo, &hi))
 			wrap(d, &o->write, lo, hi);
 	}
 }
@@ -445,31 +449,26 @@ static void tp_footprints(df *d, nbg_cmd_op *op, df_op *o, int64_t in_sp, int64_
 	nbg_commands *c = d->c;
 	uint64_t ein = nbg_command_type_bytes(op->in_type), eout = nbg_command_type_bytes(op->out_type);
 	uint64_t ix = op->in[0], iy = op->in[1], iz = op->in[2] ? op->in[2] : 1;
-	uint64_t cnt[6], inc[6], zinc = value(c, op, "out_loop_6_inc");
-	static const char *const counts[] = { "out_loop_0_count", "out_loop_1_count",
-					      "out_loop_2_count", "out_loop_3_count",
-					      "out_loop_4_count", "out_loop_5_count" };
-	static const char *const incs[] = { "out_loop_0_inc", "out_loop_1_inc", "out_loop_2_inc",
-					    "out_loop_3_inc", "out_loop_4_inc", "out_loop_5_inc" };
+	uint64_t cnt[6], inc[6], zinc = tp_value(c, op, NBG_TPF_OUT_LOOP_6_INC);
 	int image = 0;
 
 	if (in_sp >= 0) {
 		fp *f = &o->read[o->reads++];
 		f->space = (uint32_t)in_sp;
 		uint64_t lo, hi;
-		rect(d, f, op->in_ref.offset, iy, ix * ein, value(c, op, "in_image_stride") * ein, iz,
-		     value(c, op, "in_image_slice") * ein);
-		if (ring_of(d, op, "in_image_circular_buf_size",
-			    "in_image_circular_buf_end_address_plus_1", &lo, &hi))
+		rect(d, f, op->in_ref.offset, iy, ix * ein, tp_value(c, op, NBG_TPF_IN_IMAGE_STRIDE) * ein, iz,
+		     tp_value(c, op, NBG_TPF_IN_IMAGE_SLICE) * ein);
+		if (ring_of(d, op, NBG_TPF_IN_IMAGE_CIRCULAR_BUF_SIZE,
+			    NBG_TPF_IN_IMAGE_CIRCULAR_BUF_END_ADDRESS_PLUS_1, &lo, &hi))
 			wrap(d, f, lo, hi);
 	}
-	op->in_row_stride = value(c, op, "in_image_stride") * ein;
-	op->in_slice_stride = value(c, op, "in_image_slice") * ein;
+	op->in_row_stride = tp_value(c, op, NBG_TPF_IN_IMAGE_STRIDE) * ein;
+	op->in_slice_stride = tp_value(c, op, NBG_TPF_IN_IMAGE_SLICE) * ein;
 	op->in_element_bytes = (uint32_t)ein;
 	op->out_element_bytes = (uint32_t)eout;
 	for (int i = 0; i < 6; i++) {
-		cnt[i] = value(c, op, counts[i]);
-		inc[i] = value(c, op, incs[i]);
+		cnt[i] = tp_value(c, op, nbg_tp_loop_counts[i]);
+		inc[i] = tp_value(c, op, nbg_tp_loop_incs[i]);
 		image |= cnt[i] == 0;
 	}
 	if (out_sp < 0)
@@ -480,10 +479,10 @@ static void tp_footprints(df *d, nbg_cmd_op *op, df_op *o, int64_t in_sp, int64_
 		/* Loops 1 and 2 follow the image inside each input tile: the output
 		 * is an image of the window's size (halved by pooling), rows loop 2's
 		 * increment apart, slices loop 6's. */
-		int64_t ww = signed16(value(c, op, "in_window_x_end")) -
-			     signed16(value(c, op, "in_window_x_start")) + 1;
-		int64_t wh = signed16(value(c, op, "in_window_y_end")) -
-			     signed16(value(c, op, "in_window_y_start")) + 1;
+		int64_t ww = signed16(tp_value(c, op, NBG_TPF_IN_WINDOW_X_END)) -
+			     signed16(tp_value(c, op, NBG_TPF_IN_WINDOW_X_START)) + 1;
+		int64_t wh = signed16(tp_value(c, op, NBG_TPF_IN_WINDOW_Y_END)) -
+			     signed16(tp_value(c, op, NBG_TPF_IN_WINDOW_Y_START)) + 1;
 		uint64_t rp = inc[2], w, h;
 		if (ww < 1)
 			ww = 1;
@@ -509,10 +508,10 @@ static void tp_footprints(df *d, nbg_cmd_op *op, df_op *o, int64_t in_sp, int64_
 	}
 	/* Explicit loops: one output element per input element of the window
 	 * (padding included), per input slice unless they cover the slices too. */
-	int64_t ww = signed16(value(c, op, "in_window_x_end")) -
-		     signed16(value(c, op, "in_window_x_start")) + 1;
-	int64_t wh = signed16(value(c, op, "in_window_y_end")) -
-		     signed16(value(c, op, "in_window_y_start")) + 1;
+	int64_t ww = signed16(tp_value(c, op, NBG_TPF_IN_WINDOW_X_END)) -
+		     signed16(tp_value(c, op, NBG_TPF_IN_WINDOW_X_START)) + 1;
+	int64_t wh = signed16(tp_value(c, op, NBG_TPF_IN_WINDOW_Y_END)) -
+		     signed16(tp_value(c, op, NBG_TPF_IN_WINDOW_Y_START)) + 1;
 	uint64_t n = 1;
 	for (int i = 0; i < 6; i++)
 		n *= cnt[i];
@@ -534,14 +533,14 @@ static void tp_footprints(df *d, nbg_cmd_op *op, df_op *o, int64_t in_sp, int64_
  * state table's entry state_id); 0 when it cannot be read. */
 static uint32_t state_word(const df *d, const nbg_graph_operation *o, const nbg_graph_patch *p)
 {
-	const nbg_graph_table *t = d->g->state_table >= 0
-					   ? nbg_graph_table_at(d->g, (size_t)d->g->state_table) : NULL;
+	const nbg_graph_table *t = d->g->sum.state_table >= 0
+					   ? nbg_graph_table_at(d->g, (size_t)d->g->sum.state_table) : NULL;
 	const nbg_graph_table_entry *e;
 	uint64_t at;
 
 	if (!t || o->state_id >= t->entry_count)
 		return 0;
-	e = nbg_graph_table_entry_at(d->g, (size_t)d->g->state_table, o->state_id);
+	e = nbg_graph_table_entry_at(d->g, (size_t)d->g->sum.state_table, o->state_id);
 	if (!e->in_bounds || (uint64_t)p->dest_offset + 4 > e->size)
 		return 0;
 	at = t->data_offset + e->offset + p->dest_offset;
@@ -559,8 +558,8 @@ static void other_refs(df *d, size_t i, nbg_cmd_other *x)
 	x->operation = i;
 	x->type = o->type;
 	x->layer_id = o->layer_id;
-	if (end > d->g->patch_count)
-		end = d->g->patch_count;
+	if (end > d->g->sum.patch_count)
+		end = d->g->sum.patch_count;
 	for (uint64_t k = o->patch_index; k < end && x->ref_count < NBG_CMD_MAX_REFS; k++) {
 		const nbg_graph_patch *p = nbg_graph_patch_at(d->g, (size_t)k);
 		uint64_t v;
@@ -594,8 +593,8 @@ static void operand_refs(df *d, const nbg_cmd_op *op, df_op *o)
 	const nbg_cmd_field *t = nbg_command_fields(op->engine, &nf);
 	uint64_t end = (uint64_t)go->patch_index + go->patch_count;
 
-	if (end > d->g->patch_count)
-		end = d->g->patch_count;
+	if (end > d->g->sum.patch_count)
+		end = d->g->sum.patch_count;
 	for (uint64_t k = go->patch_index; k < end && o->reads < DF_MAX_READS; k++) {
 		const nbg_graph_patch *p = nbg_graph_patch_at(d->g, (size_t)k);
 		uint32_t w = p->dest_offset / 4;
@@ -768,7 +767,7 @@ static void reference_read(df *d, uint32_t sp, uint64_t a, fp *f)
  * it. */
 static uint64_t reference_extent(const df *d, size_t from, uint32_t sp, uint64_t a)
 {
-	for (size_t k = from + 1; k < d->g->operation_count; k++) {
+	for (size_t k = from + 1; k < d->g->sum.operation_count; k++) {
 		const df_op *o = &d->ops[k];
 		for (size_t r = 0; r < o->reads; r++) {
 			const fp *f = &o->read[r];
@@ -928,8 +927,8 @@ static void decoded_footprints(df *d)
 			nn_footprints(d, op, o, in_sp, out_sp);
 		} else {
 			tp_footprints(d, op, o, in_sp, out_sp);
-			if (o->has_write && ring_of(d, op, "out_image_circular_buf_size",
-						    "out_image_circular_buf_end_address_plus_1",
+			if (o->has_write && ring_of(d, op, NBG_TPF_OUT_IMAGE_CIRCULAR_BUF_SIZE,
+						    NBG_TPF_OUT_IMAGE_CIRCULAR_BUF_END_ADDRESS_PLUS_1,
 						    &lo, &hi))
 				wrap(d, &o->write, lo, hi);
 		}
@@ -1009,7 +1008,7 @@ static nbg_code dead_ends(df *d)
 {
 	nbg_commands *c = d->c;
 
-	for (size_t i = 0; i < d->g->operation_count; i++) {
+	for (size_t i = 0; i < d->g->sum.operation_count; i++) {
 		const df_op *o = &d->ops[i];
 		const space *s;
 		if (!o->has_write || !o->write.n)
@@ -1033,7 +1032,7 @@ static nbg_code dead_ends(df *d)
 
 nbg_code nbg_command_dataflow(nbg_commands *c, const nbg_model *m, const nbg_graph *g)
 {
-	size_t n = g->operation_count;
+	size_t n = g->sum.operation_count;
 	df d = { 0 };
 	nbg_code rc = NBG_OK;
 

@@ -36,9 +36,9 @@ static nbg_diff_item *add_item(dctx *c, nbg_diff_kind kind, const char *path)
 	nbg_diff *d = c->d;
 
 	if (kind == NBG_DIFF_FIELD)
-		d->field_count++;
+		d->sum.field_count++;
 	if (d->count == NBG_DIFF_MAX_ITEMS) {
-		d->truncated = 1;
+		d->sum.truncated = 1;
 		return NULL;
 	}
 	nbg_diff_item *grown = nbg_grow(d->items, &c->cap, d->count + 1, sizeof(*grown), 32);
@@ -184,9 +184,9 @@ static void io_records(dctx *c, const char *what, const nbg_io *ia, size_t na,
 			nbg_diff_item *it = add_item(c, i < na ? NBG_DIFF_REMOVED : NBG_DIFF_ADDED,
 						     path);
 			if (i < na)
-				c->d->records_removed++;
+				c->d->sum.records_removed++;
 			else
-				c->d->records_added++;
+				c->d->sum.records_added++;
 			if (it) {
 				dims_text(io, va, sizeof(va));
 				snprintf(i < na ? it->a : it->b, sizeof(it->a), "%s %s", va,
@@ -263,8 +263,8 @@ static void model_fields(dctx *c)
 		return;
 	if (a->family == 2) {
 		fields_range(c, "header", a->data, b->data, F_HDR_VERSION, F_HDR_RESERVED3);
-		fields_range(c, "sub_header", a->data + a->sub_header_offset,
-			     b->data + b->sub_header_offset, F_SUB_SH_OFFSET, F_SUB_SH_COUNT);
+		fields_range(c, "sub_header", a->data + a->header.sub_header_offset,
+			     b->data + b->header.sub_header_offset, F_SUB_SH_OFFSET, F_SUB_SH_COUNT);
 		if (a->network_info.present && b->network_info.present)
 			fields_range(c, "network_info", a->data + a->network_info.offset,
 				     b->data + b->network_info.offset, F_NI_NAME,
@@ -385,9 +385,9 @@ static void owner_presence(dctx *c, const nbg_ledger_range *r, int added)
 {
 	nbg_diff_item *it = add_item(c, added ? NBG_DIFF_ADDED : NBG_DIFF_REMOVED, r->owner);
 	if (added)
-		c->d->owners_added++;
+		c->d->sum.owners_added++;
 	else
-		c->d->owners_removed++;
+		c->d->sum.owners_removed++;
 	add_owner(c, added ? NBG_DIFF_ADDED : NBG_DIFF_REMOVED, added ? NULL : r,
 		  added ? r : NULL);
 	if (!it)
@@ -422,7 +422,7 @@ static void owner_bytes(dctx *c, const nbg_ledger_range *x, const nbg_ledger_ran
 
 	if (!memcmp(x->sha256, y->sha256, 32) && x->size == y->size)
 		return;
-	c->d->owners_changed++;
+	c->d->sum.owners_changed++;
 	o = add_owner(c, NBG_DIFF_BYTES, x, y);
 	if (x->size != y->size) {
 		nbg_diff_item *it = add_item(c, NBG_DIFF_BYTES, x->owner);
@@ -445,7 +445,7 @@ static void owner_bytes(dctx *c, const nbg_ledger_range *x, const nbg_ledger_ran
 		uint64_t j = i;
 		while (j < x->size && pa[j] != pb[j])
 			j++;
-		c->d->bytes_changed += j - i;
+		c->d->sum.bytes_changed += j - i;
 		if (o) {
 			if (!o->runs)
 				o->first_change = x->offset + i;
@@ -455,7 +455,7 @@ static void owner_bytes(dctx *c, const nbg_ledger_range *x, const nbg_ledger_ran
 		if (runs++ < NBG_DIFF_MAX_RUNS_PER_OWNER)
 			byte_run(c, x, y, i, j);
 		else if (runs == NBG_DIFF_MAX_RUNS_PER_OWNER + 1)
-			c->d->truncated = 1;
+			c->d->sum.truncated = 1;
 		i = j;
 	}
 }
@@ -523,18 +523,21 @@ nbg_code nbg_diff_models(const nbg_model *a, const nbg_model *b, nbg_diff **out,
 	dctx c = { a, b, NULL, 0, 0, 0 };
 	nbg_code rc = NBG_OK;
 
-	*out = NULL;
 	if (err)
 		memset(err, 0, sizeof(*err));
+	if (!out || !a || !b)
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "model",
+				     "no models or result pointer were given");
+	*out = NULL;
 	c.d = calloc(1, sizeof(*c.d));
 	if (!c.d)
 		goto oom;
-	c.d->identical = a->file_size == b->file_size &&
+	c.d->sum.identical = a->file_size == b->file_size &&
 			 !memcmp(a->file_sha256, b->file_sha256, 32) &&
 			 !memcmp(a->data, b->data, (size_t)a->file_size);
-	c.d->checksums_match_a = nbg_model_checksums_match(a);
-	c.d->checksums_match_b = nbg_model_checksums_match(b);
-	if (c.d->identical)
+	c.d->sum.checksums_match_a = nbg_model_checksums_match(a);
+	c.d->sum.checksums_match_b = nbg_model_checksums_match(b);
+	if (c.d->sum.identical)
 		rc = nbg_reconstruct_with(a, b, NULL, &c.d->reconstruction, err); /* says why not */
 	else
 		rc = diff_all(&c, err);
@@ -572,9 +575,31 @@ const nbg_diff_owner *nbg_diff_owner_at(const nbg_diff *d, size_t i)
 	return d && i < d->owner_count ? &d->owners[i] : NULL;
 }
 
+size_t nbg_diff_item_count(const nbg_diff *d)
+{
+	return d ? d->count : 0;
+}
+
+size_t nbg_diff_owner_count(const nbg_diff *d)
+{
+	return d ? d->owner_count : 0;
+}
+
+const nbg_diff_summary *nbg_diff_summary_of(const nbg_diff *d)
+{
+	return d ? &d->sum : NULL;
+}
+
+const nbg_reconstruction *nbg_diff_reconstruction(const nbg_diff *d)
+{
+	return d ? d->reconstruction : NULL;
+}
+
 const char *nbg_diff_verdict(const nbg_diff *d)
 {
-	if (d->identical)
+	if (!d)
+		return NULL;
+	if (d->sum.identical)
 		return "identical";
 	return d->reconstruction && d->reconstruction->explained ? "explained" : "different";
 }

@@ -17,7 +17,7 @@ static bool is_marker_op(uint32_t type)
 
 static bool layer_ok(const nbg_graph *g, uint32_t id)
 {
-	return id < g->layer_count;
+	return id < g->sum.layer_count;
 }
 
 static int cmp_u64(const void *x, const void *y)
@@ -31,28 +31,28 @@ void nbg_graph_check_counts(gctx *c)
 	const nbg_model *m = c->m;
 	nbg_graph *g = c->g;
 
-	if (g->layer_records.decoded) {
+	if (g->sum.layer_records.decoded) {
 		if (m->family == 2 && m->network_info.present) {
-			if (!nbg_graph_check(c, R_LAYER_COUNT, m->network_info.layer_count == g->layer_count))
+			if (!nbg_graph_check(c, R_LAYER_COUNT, m->network_info.layer_count == g->sum.layer_count))
 				nbg_graph_finding_add(c, nbg_graph_rel_defs[R_LAYER_COUNT].id,
 					m->network_info.offset +
 						nbg_fid_desc(F_NI_LAYER_COUNT)->offset,
 					"NETWORK_INFO declares %u layers but LAYER holds %zu "
-					"records", m->network_info.layer_count, g->layer_count);
+					"records", m->network_info.layer_count, g->sum.layer_count);
 		} else if (m->family == 1) {
-			if (!nbg_graph_check(c, R_LAYER_COUNT, m->v1.layer_count == g->layer_count))
+			if (!nbg_graph_check(c, R_LAYER_COUNT, m->v1.layer_count == g->sum.layer_count))
 				nbg_graph_finding_add(c, nbg_graph_rel_defs[R_LAYER_COUNT].id,
 					nbg_fid_desc(F_V1_LAYER_COUNT)->offset,
 					"the header declares %u layers but LAYER holds %zu "
-					"records", m->v1.layer_count, g->layer_count);
+					"records", m->v1.layer_count, g->sum.layer_count);
 		}
 	}
-	if (g->operation_records.decoded && m->family == 1 &&
-	    !nbg_graph_check(c, R_OPERATION_COUNT, m->v1.operation_count == g->operation_count))
+	if (g->sum.operation_records.decoded && m->family == 1 &&
+	    !nbg_graph_check(c, R_OPERATION_COUNT, m->v1.operation_count == g->sum.operation_count))
 		nbg_graph_finding_add(c, nbg_graph_rel_defs[R_OPERATION_COUNT].id, nbg_fid_desc(F_V1_OP_COUNT)->offset,
 			"the header declares %u operations but OPERATIONS holds %zu records",
-			m->v1.operation_count, g->operation_count);
-	for (size_t i = 0; i < g->layer_count; i++)
+			m->v1.operation_count, g->sum.operation_count);
+	for (size_t i = 0; i < g->sum.layer_count; i++)
 		if (!nbg_graph_check(c, R_LAYER_NAME, g->layers[i].name_printable))
 			nbg_graph_finding_add(c, nbg_graph_rel_defs[R_LAYER_NAME].id, g->layers[i].record_offset,
 				"layer %zu name holds bytes outside printable ASCII", i);
@@ -68,11 +68,11 @@ static int64_t engine_records(const gctx *c, uint32_t type)
 
 	switch (type) {
 	case NBG_GRAPH_OP_SH:
-		return !g->sh_records.present ? 0 : g->sh_records.decoded
-			? (int64_t)g->sh_records.count : -1;
+		return !g->sum.sh_records.present ? 0 : g->sum.sh_records.decoded
+			? (int64_t)g->sum.sh_records.count : -1;
 	case NBG_GRAPH_OP_SW:
-		return !g->sw_records.present ? 0 : g->sw_records.decoded
-			? (int64_t)g->sw_records.count : -1;
+		return !g->sum.sw_records.present ? 0 : g->sum.sw_records.decoded
+			? (int64_t)g->sum.sw_records.count : -1;
 	case NBG_GRAPH_OP_NN:
 	case NBG_GRAPH_OP_SP:
 	case NBG_GRAPH_OP_NN_LUT:
@@ -99,7 +99,7 @@ static int64_t engine_records(const gctx *c, uint32_t type)
 
 static const nbg_graph_table *state_table(const nbg_graph *g)
 {
-	return g->state_table >= 0 ? &g->tables[g->state_table] : NULL;
+	return g->sum.state_table >= 0 ? &g->tables[g->sum.state_table] : NULL;
 }
 
 void nbg_graph_check_operations(gctx *c)
@@ -109,7 +109,7 @@ void nbg_graph_check_operations(gctx *c)
 	const nbg_graph_table *st = state_table(g);
 	int no_state_reported = 0;
 
-	for (size_t i = 0; i < g->operation_count; i++) {
+	for (size_t i = 0; i < g->sum.operation_count; i++) {
 		const nbg_graph_operation *o = &g->operations[i];
 		const char *tn = nbg_graph_op_type_name(o->type);
 		bool marker = is_marker_op(o->type);
@@ -124,12 +124,12 @@ void nbg_graph_check_operations(gctx *c)
 		    !nbg_graph_check(c, R_OP_LAYER, layer_ok(g, o->layer_id)))
 			nbg_graph_finding_add(c, nbg_graph_rel_defs[R_OP_LAYER].id, o->record_offset + FOFF(F_OP_LAYER_ID),
 				"operation %zu (%s) names layer %u; LAYER holds %zu records", i,
-				tn ? tn : "?", o->layer_id, g->layer_count);
+				tn ? tn : "?", o->layer_id, g->sum.layer_count);
 
 		if (o->patch_count) {
 			bool sw = o->type == NBG_GRAPH_OP_SW;
-			const nbg_graph_records *pr = sw ? &g->layer_param_records
-							 : &g->patch_records;
+			const nbg_graph_records *pr = sw ? &g->sum.layer_param_records
+							 : &g->sum.patch_records;
 			if (!sw || pr->decoded || !pr->present) {
 				uint64_t end = (uint64_t)o->patch_index + o->patch_count;
 				if (!nbg_graph_check(c, R_OP_PATCH, pr->decoded && end <= pr->count))
@@ -177,19 +177,19 @@ void nbg_graph_check_layer_operations(gctx *c)
 	nbg_graph *g = c->g;
 	size_t n = 0, nall = 0;
 	uint64_t *pairs, *all;
-	bool have_abs = g->operation_records.decoded && g->operation_count &&
+	bool have_abs = g->sum.operation_records.decoded && g->sum.operation_count &&
 			g->operations[0].has_abs_op_id;
 
-	if (!g->layer_records.decoded || !g->operation_records.decoded)
+	if (!g->sum.layer_records.decoded || !g->sum.operation_records.decoded)
 		return;
-	pairs = nbg_graph_alloc(c, g->operation_count, sizeof(uint64_t));
-	all = nbg_graph_alloc(c, g->operation_count, sizeof(uint64_t));
+	pairs = nbg_graph_alloc(c, g->sum.operation_count, sizeof(uint64_t));
+	all = nbg_graph_alloc(c, g->sum.operation_count, sizeof(uint64_t));
 	if (!pairs || !all) {
 		free(pairs);
 		free(all);
 		return;
 	}
-	for (size_t i = 0; i < g->operation_count; i++) {
+	for (size_t i = 0; i < g->sum.operation_count; i++) {
 		const nbg_graph_operation *o = &g->operations[i];
 		if (is_marker_op(o->type))
 			continue;
@@ -208,19 +208,19 @@ void nbg_graph_check_layer_operations(gctx *c)
 		qsort(all, nall, sizeof(uint64_t), cmp_u64);
 		for (size_t i = 0; i < nall; i++)
 			if (i == 0 || all[i] != all[i - 1])
-				g->abs_op_ids++;
+				g->sum.abs_op_ids++;
 		if (m->family == 2 && m->network_info.present &&
-		    !nbg_graph_check(c, R_ABS_OP_COUNT, g->abs_op_ids == m->network_info.absolute_operation_count))
+		    !nbg_graph_check(c, R_ABS_OP_COUNT, g->sum.abs_op_ids == m->network_info.absolute_operation_count))
 			nbg_graph_finding_add(c, nbg_graph_rel_defs[R_ABS_OP_COUNT].id,
 				m->network_info.offset + nbg_fid_desc(F_NI_ABS_OP_COUNT)->offset,
 				"operations carry %llu distinct abs_op_id values; NETWORK_INFO "
-				"abs_op_count is %u", (unsigned long long)g->abs_op_ids,
+				"abs_op_count is %u", (unsigned long long)g->sum.abs_op_ids,
 				m->network_info.absolute_operation_count);
 	}
 	free(pairs);
 	free(all);
 
-	for (size_t i = 0; i < g->layer_count; i++) {
+	for (size_t i = 0; i < g->sum.layer_count; i++) {
 		const nbg_graph_layer *l = &g->layers[i];
 		uint32_t have = have_abs ? l->distinct_abs_ops : l->operation_records;
 		enum rel r = have_abs ? R_LAYER_OPS : R_LAYER_RECS;
@@ -267,15 +267,15 @@ void nbg_graph_check_patches(gctx *c)
 	const nbg_graph_table *st = state_table(g);
 	const nbg_graph_table *coef = &g->tables[NBG_GRAPH_TABLE_COEF_DATA];
 	const nbg_section *dyn = nbg_graph_section(c, NBG_SEC_DYNAIO_TABLE);
-	size_t np = g->patch_count;
+	size_t np = g->sum.patch_count;
 	size_t *next;
 	int64_t *diff;
 
 	/* Hardware-init operations first: their ranges are checked like operations'. */
-	for (size_t i = 0; i < g->hw_init_count; i++) {
+	for (size_t i = 0; i < g->sum.hw_init_count; i++) {
 		const nbg_graph_hw_init *h = &g->hw_inits[i];
 		if (h->patch_count &&
-		    !nbg_graph_check(c, R_HWI_PATCH, g->patch_records.decoded &&
+		    !nbg_graph_check(c, R_HWI_PATCH, g->sum.patch_records.decoded &&
 						   (uint64_t)h->patch_index + h->patch_count <= np))
 			nbg_graph_finding_add(c, nbg_graph_rel_defs[R_HWI_PATCH].id, h->record_offset + FOFF(F_HWI_PATCH_INDEX),
 				"hardware-init operation %zu patches [%u, +%u) reach past the %zu "
@@ -285,7 +285,7 @@ void nbg_graph_check_patches(gctx *c)
 				"hardware-init operation %zu state_id %u; the load-state table "
 				"holds %zu entries", i, h->state_id, st ? st->entry_count : 0);
 	}
-	if (!g->patch_records.decoded)
+	if (!g->sum.patch_records.decoded)
 		return;
 
 	next = nbg_graph_alloc(c, np + 1, sizeof(size_t));
@@ -297,13 +297,13 @@ void nbg_graph_check_patches(gctx *c)
 	}
 	for (size_t k = 0; k <= np; k++)
 		next[k] = k;
-	for (size_t i = 0; i < g->operation_count; i++) {
+	for (size_t i = 0; i < g->sum.operation_count; i++) {
 		const nbg_graph_operation *o = &g->operations[i];
 		if (o->type != NBG_GRAPH_OP_SW && o->patch_count &&
 		    (uint64_t)o->patch_index + o->patch_count <= np)
 			assign_range(g, next, diff, o->patch_index, o->patch_count, (int64_t)i, 0);
 	}
-	for (size_t i = 0; i < g->hw_init_count; i++) {
+	for (size_t i = 0; i < g->sum.hw_init_count; i++) {
 		const nbg_graph_hw_init *h = &g->hw_inits[i];
 		if (h->patch_count && (uint64_t)h->patch_index + h->patch_count <= np)
 			assign_range(g, next, diff, h->patch_index, h->patch_count, -1, 1);
@@ -313,8 +313,8 @@ void nbg_graph_check_patches(gctx *c)
 		nbg_graph_patch *x = &g->patches[k];
 		refs += diff[k];
 		x->references = (uint32_t)refs;
-		g->patches_unreferenced += refs == 0;
-		g->patches_shared += refs > 1;
+		g->sum.patches_unreferenced += refs == 0;
+		g->sum.patches_shared += refs > 1;
 
 		if (!nbg_graph_check(c, R_PATCH_TYPE, nbg_graph_patch_type_name(x->type) != NULL))
 			nbg_graph_finding_add(c, nbg_graph_rel_defs[R_PATCH_TYPE].id, x->record_offset,
@@ -366,11 +366,11 @@ void nbg_graph_check_patches(gctx *c)
 void nbg_graph_check_sh(gctx *c)
 {
 	nbg_graph *g = c->g;
-	const nbg_graph_table *it = g->instr_table >= 0 ? &g->tables[g->instr_table] : NULL;
-	const nbg_graph_records *pp = &g->ppu_param_records;
+	const nbg_graph_table *it = g->sum.instr_table >= 0 ? &g->tables[g->sum.instr_table] : NULL;
+	const nbg_graph_records *pp = &g->sum.ppu_param_records;
 	int no_table_reported = 0;
 
-	for (size_t i = 0; i < g->sh_count; i++) {
+	for (size_t i = 0; i < g->sum.sh_count; i++) {
 		const nbg_graph_sh_operation *s = &g->sh_operations[i];
 		if (!nbg_graph_check(c, R_SH_INSTR, it && s->instr_index < it->entry_count)) {
 			if (it)

@@ -93,8 +93,8 @@ void nbg_graph_finding_add(gctx *c, const char *id, uint64_t offset, const char 
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (!nbg_findings_vadd(&g->findings, &g->finding_count, &c->finding_cap,
-			       &g->findings_dropped, id, offset, fmt, ap))
+	if (!nbg_findings_vadd(&g->findings, &g->sum.finding_count, &c->finding_cap,
+			       &g->sum.findings_dropped, id, offset, fmt, ap))
 		c->oom = 1;
 	va_end(ap);
 }

@@ -75,13 +75,13 @@ static int printable(const char *s)
 static void decode_layers(gctx *c)
 {
 	nbg_graph *g = c->g;
-	nbg_graph_records *r = &g->layer_records;
+	nbg_graph_records *r = &g->sum.layer_records;
 	const uint32_t v1 = c->m->v1.layer_stride;
 
 	setup_records(c, r, NBG_SEC_LAYER, v1, 72);
 	if (!r->decoded || !(g->layers = nbg_graph_alloc(c, r->count, sizeof(*g->layers))))
 		return;
-	g->layer_count = r->count;
+	g->sum.layer_count = r->count;
 	for (size_t i = 0; i < r->count; i++) {
 		const uint8_t *p = nbg_graph_rec(c, r, i);
 		nbg_graph_layer *l = &g->layers[i];
@@ -98,13 +98,13 @@ static void decode_layers(gctx *c)
 static void decode_operations(gctx *c)
 {
 	nbg_graph *g = c->g;
-	nbg_graph_records *r = &g->operation_records;
+	nbg_graph_records *r = &g->sum.operation_records;
 
 	setup_records(c, r, NBG_SEC_OPERATIONS, c->m->v1.operation_stride, 24);
 	if (!r->decoded ||
 	    !(g->operations = nbg_graph_alloc(c, r->count, sizeof(*g->operations))))
 		return;
-	g->operation_count = r->count;
+	g->sum.operation_count = r->count;
 	for (size_t i = 0; i < r->count; i++) {
 		const uint8_t *p = nbg_graph_rec(c, r, i);
 		nbg_graph_operation *o = &g->operations[i];
@@ -123,25 +123,25 @@ static void decode_operations(gctx *c)
 		if ((o->has_abs_op_id = nbg_graph_fits(r, F_OP_ABS_OP_ID)))
 			o->abs_op_id = nbg_fid_u32(p, F_OP_ABS_OP_ID);
 		if (o->type <= NBG_GRAPH_OP_NT)
-			g->ops_by_type[o->type]++;
+			g->sum.ops_by_type[o->type]++;
 		else if (o->type == NBG_GRAPH_OP_END)
-			g->ops_by_type[9]++;
+			g->sum.ops_by_type[9]++;
 		else if (o->type == NBG_GRAPH_OP_INIT)
-			g->ops_by_type[10]++;
+			g->sum.ops_by_type[10]++;
 		else
-			g->ops_by_type[11]++;
+			g->sum.ops_by_type[11]++;
 	}
 }
 
 static void decode_patches(gctx *c)
 {
 	nbg_graph *g = c->g;
-	nbg_graph_records *r = &g->patch_records;
+	nbg_graph_records *r = &g->sum.patch_records;
 
 	setup_records(c, r, NBG_SEC_PATCH, c->m->v1.patch_stride, 24);
 	if (!r->decoded || !(g->patches = nbg_graph_alloc(c, r->count, sizeof(*g->patches))))
 		return;
-	g->patch_count = r->count;
+	g->sum.patch_count = r->count;
 	for (size_t i = 0; i < r->count; i++) {
 		const uint8_t *p = nbg_graph_rec(c, r, i);
 		nbg_graph_patch *x = &g->patches[i];
@@ -168,10 +168,10 @@ static void decode_small_records(gctx *c)
 	nbg_graph *g = c->g;
 	nbg_graph_records *r;
 
-	r = &g->sh_records;
+	r = &g->sum.sh_records;
 	setup_records(c, r, NBG_SEC_SH, c->m->v1.sh_stride, 4);
 	if (r->decoded && (g->sh_operations = nbg_graph_alloc(c, r->count, sizeof(*g->sh_operations)))) {
-		g->sh_count = r->count;
+		g->sum.sh_count = r->count;
 		for (size_t i = 0; i < r->count; i++) {
 			const uint8_t *p = nbg_graph_rec(c, r, i);
 			nbg_graph_sh_operation *s = &g->sh_operations[i];
@@ -182,10 +182,10 @@ static void decode_small_records(gctx *c)
 		}
 	}
 
-	r = &g->sw_records;
+	r = &g->sum.sw_records;
 	setup_records(c, r, NBG_SEC_SW, c->m->v1.sw_stride, 4);
 	if (r->decoded && (g->sw_operations = nbg_graph_alloc(c, r->count, sizeof(*g->sw_operations)))) {
-		g->sw_count = r->count;
+		g->sum.sw_count = r->count;
 		for (size_t i = 0; i < r->count; i++) {
 			const uint8_t *p = nbg_graph_rec(c, r, i);
 			nbg_graph_sw_operation *s = &g->sw_operations[i];
@@ -197,10 +197,10 @@ static void decode_small_records(gctx *c)
 	}
 
 	/* v1 has no per-version stride for these: the public structures' sizes. */
-	r = &g->hw_init_records;
+	r = &g->sum.hw_init_records;
 	setup_records(c, r, NBG_SEC_HWINITOPERATIONS, 12, 12);
 	if (r->decoded && (g->hw_inits = nbg_graph_alloc(c, r->count, sizeof(*g->hw_inits)))) {
-		g->hw_init_count = r->count;
+		g->sum.hw_init_count = r->count;
 		for (size_t i = 0; i < r->count; i++) {
 			const uint8_t *p = nbg_graph_rec(c, r, i);
 			nbg_graph_hw_init *h = &g->hw_inits[i];
@@ -211,10 +211,10 @@ static void decode_small_records(gctx *c)
 		}
 	}
 
-	r = &g->ppu_param_records;
+	r = &g->sum.ppu_param_records;
 	setup_records(c, r, NBG_SEC_PPU_PARAM, 48, 48);
 	if (r->decoded && (g->ppu_params = nbg_graph_alloc(c, r->count, sizeof(*g->ppu_params)))) {
-		g->ppu_param_count = r->count;
+		g->sum.ppu_param_count = r->count;
 		for (size_t i = 0; i < r->count; i++) {
 			const uint8_t *p = nbg_graph_rec(c, r, i);
 			nbg_graph_ppu_param *q = &g->ppu_params[i];
@@ -230,7 +230,7 @@ static void decode_small_records(gctx *c)
 
 	/* LAYER_PARAM is only counted (SW operations' patch ranges name it); v1
 	 * gives no stride for it, so there it stays uncounted. */
-	r = &g->layer_param_records;
+	r = &g->sum.layer_param_records;
 	{
 		const nbg_section *s = nbg_graph_section(c, NBG_SEC_LAYER_PARAM);
 		r->section_type = NBG_SEC_LAYER_PARAM;
@@ -386,10 +386,10 @@ static void decode_tables(gctx *c)
 	}
 	/* Load states and SH instructions: the v2-era tables; v1 files before
 	 * them keep both in the LCDT. */
-	g->state_table = g->tables[NBG_GRAPH_TABLE_LOADSTATE].decoded ? NBG_GRAPH_TABLE_LOADSTATE
+	g->sum.state_table = g->tables[NBG_GRAPH_TABLE_LOADSTATE].decoded ? NBG_GRAPH_TABLE_LOADSTATE
 		       : g->tables[NBG_GRAPH_TABLE_LCD].decoded	    ? NBG_GRAPH_TABLE_LCD
 								    : -1;
-	g->instr_table = g->tables[NBG_GRAPH_TABLE_PPU_INSTR].decoded ? NBG_GRAPH_TABLE_PPU_INSTR
+	g->sum.instr_table = g->tables[NBG_GRAPH_TABLE_PPU_INSTR].decoded ? NBG_GRAPH_TABLE_PPU_INSTR
 		       : g->tables[NBG_GRAPH_TABLE_LCD].decoded	    ? NBG_GRAPH_TABLE_LCD
 								    : -1;
 }
@@ -438,10 +438,10 @@ nbg_code nbg_graph_decode(const nbg_model *m, nbg_graph **out, nbg_error *err)
 	memset(&c, 0, sizeof(c));
 	c.m = m;
 	c.g = g;
-	g->family = m->family;
-	g->version = m->version;
-	g->state_table = g->instr_table = -1;
-	g->relation_count = R__COUNT;
+	g->sum.family = m->family;
+	g->sum.version = m->version;
+	g->sum.state_table = g->sum.instr_table = -1;
+	g->sum.relation_count = R__COUNT;
 	for (int r = 0; r < R__COUNT; r++) {
 		g->relations[r].id = nbg_graph_rel_defs[r].id;
 		g->relations[r].text = nbg_graph_rel_defs[r].text;
@@ -471,7 +471,7 @@ nbg_code nbg_graph_decode(const nbg_model *m, nbg_graph **out, nbg_error *err)
 #define AT(fn, type, count, arr)                                       \
 	const type *fn(const nbg_graph *g, size_t i)                    \
 	{                                                               \
-		return g && i < g->count ? &g->arr[i] : NULL;           \
+		return g && i < g->sum.count ? &g->arr[i] : NULL;       \
 	}
 AT(nbg_graph_layer_at, nbg_graph_layer, layer_count, layers)
 AT(nbg_graph_operation_at, nbg_graph_operation, operation_count, operations)
@@ -483,6 +483,11 @@ AT(nbg_graph_ppu_param_at, nbg_graph_ppu_param, ppu_param_count, ppu_params)
 AT(nbg_graph_finding_at, nbg_graph_finding, finding_count, findings)
 AT(nbg_graph_relation_at, nbg_graph_relation, relation_count, relations)
 #undef AT
+
+const nbg_graph_summary *nbg_graph_summary_of(const nbg_graph *g)
+{
+	return g ? &g->sum : NULL;
+}
 
 const nbg_graph_table *nbg_graph_table_at(const nbg_graph *g, size_t t)
 {

@@ -21,7 +21,6 @@
 #include "common/grow.h"
 #include "common/internal.h"
 #include "nbg/ledger.h"
-#include "report/report_internal.h"
 
 #include "analysis/ledger_internal.h"
 #include "format/regions.h"
@@ -435,10 +434,13 @@ static nbg_code ledger_build(const nbg_model *m, int crc_mode, const nbg_ledger_
 	builder b = { 0 };
 	nbg_code rc;
 
-	*out = NULL;
 	if (err)
 		memset(err, 0, sizeof(*err));
-	if (!m || !m->data || (m->family != 1 && m->family != 2))
+	if (!out || !m || (!parts && nparts))
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "model",
+				     "no model, part list or result pointer was given");
+	*out = NULL;
+	if (!m->data || (m->family != 1 && m->family != 2))
 		return nbg_error_set(err, NBG_E_LEDGER_INVARIANT, 0, "model",
 			     "not a model returned by nbg_parse (or its buffer is gone)");
 	if (m->sha256_skipped && !crc_mode)
@@ -502,6 +504,9 @@ nbg_code nbg_ledger_check_tiling(const nbg_ledger_range *r, size_t count, uint64
 {
 	uint64_t cur = 0;
 
+	if (!r && count)
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "ranges",
+				     "no ranges were given for a count of %zu", count);
 	for (size_t i = 0; i < count; i++) {
 		if (r[i].size == 0)
 			return nbg_error_set(err, NBG_E_LEDGER_INVARIANT, r[i].offset, r[i].owner,
@@ -530,25 +535,27 @@ nbg_code nbg_ledger_check_tiling(const nbg_ledger_range *r, size_t count, uint64
 
 /* ------------------------------------------------------------ accessors */
 
-uint32_t nbg_ledger_family(const nbg_ledger *l) { return l->family; }
-uint32_t nbg_ledger_version(const nbg_ledger *l) { return l->version; }
-uint64_t nbg_ledger_file_size(const nbg_ledger *l) { return l->file_size; }
-const uint8_t *nbg_ledger_file_sha256(const nbg_ledger *l) { return l->file_sha256; }
-size_t nbg_ledger_range_count(const nbg_ledger *l) { return l->nranges; }
-size_t nbg_ledger_view_count(const nbg_ledger *l) { return l->nviews; }
+uint32_t nbg_ledger_family(const nbg_ledger *l) { return l ? l->family : 0; }
+uint32_t nbg_ledger_version(const nbg_ledger *l) { return l ? l->version : 0; }
+uint64_t nbg_ledger_file_size(const nbg_ledger *l) { return l ? l->file_size : 0; }
+const uint8_t *nbg_ledger_file_sha256(const nbg_ledger *l) { return l ? l->file_sha256 : NULL; }
+size_t nbg_ledger_range_count(const nbg_ledger *l) { return l ? l->nranges : 0; }
+size_t nbg_ledger_view_count(const nbg_ledger *l) { return l ? l->nviews : 0; }
 
 const nbg_ledger_range *nbg_ledger_range_at(const nbg_ledger *l, size_t i)
 {
-	return i < l->nranges ? &l->ranges[i] : NULL;
+	return l && i < l->nranges ? &l->ranges[i] : NULL;
 }
 
 const nbg_ledger_view *nbg_ledger_view_at(const nbg_ledger *l, size_t i)
 {
-	return i < l->nviews ? &l->views[i] : NULL;
+	return l && i < l->nviews ? &l->views[i] : NULL;
 }
 
 const nbg_ledger_range *nbg_ledger_owner_of(const nbg_ledger *l, uint64_t offset)
 {
+	if (!l)
+		return NULL;
 	size_t lo = 0, hi = l->nranges;
 
 	while (lo < hi) {
@@ -566,11 +573,11 @@ const nbg_ledger_range *nbg_ledger_owner_of(const nbg_ledger *l, uint64_t offset
 
 uint64_t nbg_ledger_class_bytes(const nbg_ledger *l, nbg_ledger_class c)
 {
-	return (unsigned)c < NBG_LEDGER_CLASS_COUNT ? l->class_bytes[c] : 0;
+	return l && (unsigned)c < NBG_LEDGER_CLASS_COUNT ? l->class_bytes[c] : 0;
 }
 
 size_t nbg_ledger_class_ranges(const nbg_ledger *l, nbg_ledger_class c)
 {
-	return (unsigned)c < NBG_LEDGER_CLASS_COUNT ? l->class_ranges[c] : 0;
+	return l && (unsigned)c < NBG_LEDGER_CLASS_COUNT ? l->class_ranges[c] : 0;
 }
 

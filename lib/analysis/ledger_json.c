@@ -26,7 +26,7 @@ char *nbg_ledger_json(const nbg_ledger *l, const char *path)
 	char ver[16];
 	char *s;
 
-	if (!root || !ranges || !views || !totals) {
+	if (!l || !root || !ranges || !views || !totals) {
 		json_decref(root);
 		json_decref(ranges);
 		json_decref(views);
@@ -210,9 +210,12 @@ nbg_code nbg_ledger_from_json(const char *text, size_t len, nbg_ledger **out, nb
 	nbg_ledger *l;
 	nbg_code rc;
 
-	*out = NULL;
 	if (err)
 		memset(err, 0, sizeof(*err));
+	if (!out || !text)
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "ledger",
+				     "no ledger document or result pointer was given");
+	*out = NULL;
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
 		return nbg_error_set(err, NBG_E_RESOURCE, (uint64_t)jerr.position, "ledger",

@@ -19,7 +19,7 @@
 
 int nbg_model_checksums_match(const nbg_model *m)
 {
-	return m->integrity != NBG_INTEGRITY_FAILED;
+	return m && m->integrity != NBG_INTEGRITY_FAILED;
 }
 
 void nbg_reconstruction_free(nbg_reconstruction *r)
@@ -72,8 +72,8 @@ static int same_layout(const nbg_model *a, const nbg_model *b, char *why, size_t
 			 "explain the difference", a->file_size, b->file_size);
 		return 0;
 	}
-	if (a->sub_header_offset != b->sub_header_offset ||
-	    memcmp(a->data + a->sub_header_offset, b->data + b->sub_header_offset,
+	if (a->header.sub_header_offset != b->header.sub_header_offset ||
+	    memcmp(a->data + a->header.sub_header_offset, b->data + b->header.sub_header_offset,
 		   NBG_V2_SUB_HEADER_SIZE)) {
 		snprintf(why, n,
 			 "the sub-headers differ: the section directory lies elsewhere or holds "
@@ -203,10 +203,10 @@ static int recompute(const nbg_model *a, const nbg_model *b, uint8_t *res,
 		set_checksum(&r->checksums[n++], word, rec->offset + 4, rec->stored, crc, b);
 	}
 	if (!nbg_v2_file_checksum(res, a->file_size, a, 0, &crc, NULL))
-		crc = a->crc_sum; /* never for a parsed model */
+		crc = a->header.crc_sum; /* never for a parsed model */
 	put_le32(res + crc_at, crc);
 	snprintf(word, sizeof(word), "header.%s", nbg_fid_desc(F_HDR_CRC_SUM)->key);
-	set_checksum(&r->checksums[0], word, crc_at, a->crc_sum, crc, b);
+	set_checksum(&r->checksums[0], word, crc_at, a->header.crc_sum, crc, b);
 	r->checksum_count = n;
 	return 1;
 }
@@ -336,9 +336,12 @@ nbg_code nbg_reconstruct_with(const nbg_model *a, const nbg_model *b, const nbg_
 	nbg_code rc = NBG_OK;
 	nbg_reconstruction *r;
 
-	*out = NULL;
 	if (err)
 		memset(err, 0, sizeof(*err));
+	if (!out || !a || !b)
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "model",
+				     "no models or result pointer were given");
+	*out = NULL;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		goto oom;

@@ -124,6 +124,9 @@ nbg_code nbg_reemit_check(const nbg_ledger *l, const uint8_t *data, size_t size,
 {
 	if (err)
 		memset(err, 0, sizeof(*err));
+	if (!l || (!data && size))
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "ledger",
+				     "no ledger or file bytes were given");
 	return reemit_scan(l, data, size, NULL, err);
 }
 

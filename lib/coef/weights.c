@@ -118,25 +118,25 @@ static bool locate(const nbg_model *m, const nbg_graph *g, const nbg_cmd_op *op,
 
 static void shape_of(const nbg_model *m, const nbg_cmd *cmd, nbg_coef_shape *s, uint32_t *ky_field)
 {
-	uint32_t kx = nbg_command_value(cmd, "kernel_xy_size");
+	uint32_t kx = nbg_cmd_nn(cmd, NBG_NNF_KERNEL_XY_SIZE);
 
 	memset(s, 0, sizeof(*s));
-	*ky_field = nbg_command_value(cmd, "kernel_y_size");
+	*ky_field = nbg_cmd_nn(cmd, NBG_NNF_KERNEL_Y_SIZE);
 	s->kx = kx;
 	s->ky = *ky_field ? *ky_field : kx;
-	s->depthwise = nbg_command_value(cmd, "depthwise") != 0;
+	s->depthwise = nbg_cmd_nn(cmd, NBG_NNF_DEPTHWISE) != 0;
 	s->kz = s->depthwise ? 1
-			     : nbg_command_value(cmd, "kernel_z_size") |
-				       nbg_command_value(cmd, "kernel_z_size2") << 14;
-	s->out = nbg_command_value(cmd, "out_image_z_size");
-	s->superblock = nbg_command_value(cmd, "kernels_per_core");
-	s->zero_point = nbg_command_value(cmd, "coef_zero_point");
-	s->in_zero_point = (int32_t)nbg_command_value(cmd, "in_image_border_const");
-	s->per_channel = nbg_command_value(cmd, "per_channel_post_mul") != 0;
-	s->plane[0] = nbg_command_value(cmd, "out_image_x_size") *
-		      nbg_command_value(cmd, "out_image_y_size");
-	s->plane[1] = nbg_command_value(cmd, "out_image_x_stride") *
-		      nbg_command_value(cmd, "out_image_y_stride");
+			     : nbg_cmd_nn(cmd, NBG_NNF_KERNEL_Z_SIZE) |
+				       nbg_cmd_nn(cmd, NBG_NNF_KERNEL_Z_SIZE2) << 14;
+	s->out = nbg_cmd_nn(cmd, NBG_NNF_OUT_IMAGE_Z_SIZE);
+	s->superblock = nbg_cmd_nn(cmd, NBG_NNF_KERNELS_PER_CORE);
+	s->zero_point = nbg_cmd_nn(cmd, NBG_NNF_COEF_ZERO_POINT);
+	s->in_zero_point = (int32_t)nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_BORDER_CONST);
+	s->per_channel = nbg_cmd_nn(cmd, NBG_NNF_PER_CHANNEL_POST_MUL) != 0;
+	s->plane[0] = nbg_cmd_nn(cmd, NBG_NNF_OUT_IMAGE_X_SIZE) *
+		      nbg_cmd_nn(cmd, NBG_NNF_OUT_IMAGE_Y_SIZE);
+	s->plane[1] = nbg_cmd_nn(cmd, NBG_NNF_OUT_IMAGE_X_STRIDE) *
+		      nbg_cmd_nn(cmd, NBG_NNF_OUT_IMAGE_Y_STRIDE);
 	/* the v7 header holds a word per core: 16 fit its 64 bytes */
 	s->v7_cores = m->family == 1 && m->v1.nn_core_count > 16 ? m->v1.nn_core_count : 16;
 	s->six_first = six_first(m->target);
@@ -162,7 +162,7 @@ static bool supported(const nbg_model *m, const nbg_cmd_op *op, const nbg_cmd *c
 						: "their stream is not established");
 		return false;
 	}
-	if (m->target == 0x7d && nbg_command_value(cmd, "layer_type") == 1) {
+	if (m->target == 0x7d && nbg_cmd_nn(cmd, NBG_NNF_LAYER_TYPE) == 1) {
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-fully-connected", UINT64_MAX,
 			   "unsupported (a fully connected layer of target 0x7d: its stream is not "
 			   "established)");
@@ -373,32 +373,51 @@ size_t nbg_weights_status_count(const nbg_weights *w, nbg_weights_status s)
 }
 
 uint64_t nbg_weights_explained_bytes(const nbg_weights *w) { return w ? w->explained : 0; }
-size_t nbg_weights_op_index(const nbg_weights_op *o) { return o->index; }
-size_t nbg_weights_op_operation(const nbg_weights_op *o) { return o->operation; }
-uint32_t nbg_weights_op_command(const nbg_weights_op *o) { return o->command; }
-nbg_weights_status nbg_weights_op_status(const nbg_weights_op *o) { return o->status; }
-const char *nbg_weights_op_reason_id(const nbg_weights_op *o) { return o->reason_id ? o->reason_id : ""; }
-const char *nbg_weights_op_reason(const nbg_weights_op *o) { return o->reason; }
-uint64_t nbg_weights_op_bit_offset(const nbg_weights_op *o) { return o->bit; }
-uint64_t nbg_weights_op_stream_offset(const nbg_weights_op *o) { return o->stream_offset; }
-uint64_t nbg_weights_op_stream_size(const nbg_weights_op *o) { return o->stream_size; }
-nbg_weights_format nbg_weights_op_format(const nbg_weights_op *o) { return o->format; }
-uint32_t nbg_weights_op_cores(const nbg_weights_op *o) { return o->cores; }
-uint32_t nbg_weights_op_data_type(const nbg_weights_op *o) { return o->data_type; }
-const uint32_t *nbg_weights_op_shape(const nbg_weights_op *o) { return o->shape; }
-int32_t nbg_weights_op_zero_point(const nbg_weights_op *o) { return o->zero_point; }
-int32_t nbg_weights_op_input_zero_point(const nbg_weights_op *o) { return o->in_zero_point; }
-const int32_t *nbg_weights_op_bias_stored(const nbg_weights_op *o) { return o->bias_stored; }
-const int32_t *nbg_weights_op_bias(const nbg_weights_op *o) { return o->bias; }
-const float *nbg_weights_op_scale(const nbg_weights_op *o) { return o->scale; }
+size_t nbg_weights_op_index(const nbg_weights_op *o) { return o ? o->index : 0; }
+size_t nbg_weights_op_operation(const nbg_weights_op *o) { return o ? o->operation : 0; }
+uint32_t nbg_weights_op_command(const nbg_weights_op *o) { return o ? o->command : 0; }
+nbg_weights_status nbg_weights_op_status(const nbg_weights_op *o)
+{
+	return o ? o->status : NBG_WEIGHTS_STATUS_COUNT;
+}
+const char *nbg_weights_op_reason_id(const nbg_weights_op *o)
+{
+	return o && o->reason_id ? o->reason_id : "";
+}
+const char *nbg_weights_op_reason(const nbg_weights_op *o) { return o ? o->reason : NULL; }
+uint64_t nbg_weights_op_bit_offset(const nbg_weights_op *o) { return o ? o->bit : 0; }
+uint64_t nbg_weights_op_stream_offset(const nbg_weights_op *o) { return o ? o->stream_offset : 0; }
+uint64_t nbg_weights_op_stream_size(const nbg_weights_op *o) { return o ? o->stream_size : 0; }
+nbg_weights_format nbg_weights_op_format(const nbg_weights_op *o)
+{
+	return o ? o->format : NBG_WEIGHTS_FORMAT_NONE;
+}
+uint32_t nbg_weights_op_cores(const nbg_weights_op *o) { return o ? o->cores : 0; }
+uint32_t nbg_weights_op_data_type(const nbg_weights_op *o) { return o ? o->data_type : 0; }
+const uint32_t *nbg_weights_op_shape(const nbg_weights_op *o) { return o ? o->shape : NULL; }
+int32_t nbg_weights_op_zero_point(const nbg_weights_op *o) { return o ? o->zero_point : 0; }
+int32_t nbg_weights_op_input_zero_point(const nbg_weights_op *o)
+{
+	return o ? o->in_zero_point : 0;
+}
+const int32_t *nbg_weights_op_bias_stored(const nbg_weights_op *o)
+{
+	return o ? o->bias_stored : NULL;
+}
+const int32_t *nbg_weights_op_bias(const nbg_weights_op *o) { return o ? o->bias : NULL; }
+const float *nbg_weights_op_scale(const nbg_weights_op *o) { return o ? o->scale : NULL; }
 
 const char *nbg_weights_op_order(const nbg_weights_op *o)
 {
-	return nbg_coef_order_name(o->order);
+	return o ? nbg_coef_order_name(o->order) : NULL;
 }
 
 const uint8_t *nbg_weights_op_codes(const nbg_weights_op *o, size_t *count)
 {
+	if (count)
+		*count = 0;
+	if (!o)
+		return NULL;
 	if (count)
 		*count = o->codes ? (size_t)o->shape[0] * o->shape[1] * o->shape[2] * o->shape[3]
 				  : 0;
@@ -409,6 +428,8 @@ const uint8_t *nbg_weights_op_codes(const nbg_weights_op *o, size_t *count)
 void nbg_weights_op_stats(const nbg_weights_op *o, uint32_t *min, uint32_t *max,
 			  uint64_t *zero_points)
 {
+	if (!o)
+		return;
 	uint8_t lo = 255, hi = 0, zp = (uint8_t)o->zero_point;
 	uint64_t zeros = 0, n = 0;
 

@@ -23,6 +23,8 @@ void nbg_digest_counts(uint64_t *sha256, uint64_t *crc32)
 
 void nbg_sha256_bytes(const void *data, size_t size, uint8_t out[32])
 {
+	if (!out || (!data && size))
+		return;
 	nbg_sha256(data, size, out);
 }
 
@@ -115,6 +117,8 @@ void nbg_crc32_ranges(nbg_crc_range *r, size_t n, int two_cores)
 
 void nbg_hex32(const uint8_t d[32], char out[65])
 {
+	if (!d || !out)
+		return;
 	static const char hx[] = "0123456789abcdef";
 	for (int i = 0; i < 32; i++) {
 		out[2 * i] = hx[d[i] >> 4];

@@ -10,8 +10,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifndef NBG_STATIC_LINKING_ONLY
+#define NBG_STATIC_LINKING_ONLY /* the library declares what it exports */
+#endif
 #include "nbg/nbg.h"
 #include "common/fieldmap.h"
+#include "common/model.h"
 
 #define NBG_INTERNAL __attribute__((visibility("hidden")))
 

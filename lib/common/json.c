@@ -35,6 +35,8 @@ void nbg_json_set_path(json_t *obj, const char *key, json_t *v)
 
 char *nbg_text_escape(const char *s, size_t max)
 {
+	if (!s)
+		return NULL;
 	size_t n = strnlen(s, max), o = 0;
 	char *buf = malloc(4 * n + 1);
 

@@ -60,6 +60,12 @@ nbg_code nbg_map_file(const char *path, nbg_mapping *m, nbg_error *err)
 	struct stat st, before;
 	int fd;
 
+	if (!m || !path) {
+		if (m)
+			memset(m, 0, sizeof(*m));
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "path",
+				     "no path or mapping was given");
+	}
 	memset(m, 0, sizeof(*m));
 	if (stat(path, &before) != 0)
 		return map_fail(err, path, "open");
@@ -107,6 +113,8 @@ nbg_code nbg_map_file(const char *path, nbg_mapping *m, nbg_error *err)
 
 void nbg_unmap_file(nbg_mapping *m)
 {
+	if (!m)
+		return;
 	if (m->priv_base && m->priv_len) {
 		nbg_guard_map_remove(m->priv_base);
 		munmap(m->priv_base, m->priv_len);

@@ -46,11 +46,15 @@ const char *nbg_integrity_name(nbg_integrity i)
 
 char *nbg_integrity_describe(const nbg_model *m, char *buf, size_t size)
 {
-	const nbg_v1_info *v1 = &m->v1;
 	size_t bad = 0;
 
-	if (!size)
+	if (!size || !buf)
 		return buf;
+	if (!m) {
+		snprintf(buf, size, "no model was given");
+		return buf;
+	}
+	const nbg_v1_info *v1 = &m->v1;
 	if (m->family == 2) {
 		for (size_t i = 0; i < m->checksum_record_count; i++)
 			bad += m->checksum_records[i].stored != m->checksum_records[i].computed;
@@ -108,11 +112,14 @@ nbg_code nbg_parse_reached(const uint8_t *data, size_t size, const nbg_parse_opt
 	nbg_code rc;
 	nbg_model *m;
 
-	*out = NULL;
 	if (structure_passed)
 		*structure_passed = 0;
 	if (err)
 		memset(err, 0, sizeof(*err));
+	if (!out || (!data && size))
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "model",
+				     "no file bytes or result pointer was given");
+	*out = NULL;
 	c.data = data;
 	c.size = size;
 	c.err = err;

@@ -19,11 +19,11 @@ size_t nbg_fixed_regions(const nbg_model *m, nbg_region out[NBG_FIXED_REGIONS_MA
 	} while (0)
 	if (m->family == 2) {
 		REGION(0, NBG_V2_HEADER_SIZE, "header", 0);
-		REGION(m->sub_header_offset,
-		       (uint64_t)m->sub_header_offset + NBG_V2_SUB_HEADER_SIZE, "sub-header", 0);
-		REGION(m->section_headers_offset,
-		       m->section_headers_offset +
-			       (uint64_t)m->section_header_count * NBG_V2_SECTION_HEADER_SIZE,
+		REGION(m->header.sub_header_offset,
+		       (uint64_t)m->header.sub_header_offset + NBG_V2_SUB_HEADER_SIZE, "sub-header", 0);
+		REGION(m->header.section_headers_offset,
+		       m->header.section_headers_offset +
+			       (uint64_t)m->header.section_header_count * NBG_V2_SECTION_HEADER_SIZE,
 		       "directory", 0);
 	} else {
 		const nbg_v1_info *v1 = &m->v1;

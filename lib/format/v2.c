@@ -51,39 +51,39 @@ static nbg_code parse_header(nbg_ctx *c)
 				"the file is %llu bytes; the v2 header needs %u",
 				(unsigned long long)c->size, NBG_V2_HEADER_SIZE);
 	for (int i = 0; i < 12; i++)
-		m->header_words[i] = le32(h + 4 * i);
-	m->crc_sum = nbg_fid_u32(h, F_HDR_CRC_SUM);
-	m->declared_file_size = compose(h, F_HDR_SIZE_LOW, F_HDR_SIZE_HIGH);
-	m->sub_header_offset = nbg_fid_u32(h, F_HDR_SUB_OFFSET);
-	m->sub_header_size = nbg_fid_u32(h, F_HDR_SUB_SIZE);
-	m->sub_header_count = nbg_fid_u32(h, F_HDR_SUB_COUNT);
+		m->header.words[i] = le32(h + 4 * i);
+	m->header.crc_sum = nbg_fid_u32(h, F_HDR_CRC_SUM);
+	m->header.declared_file_size = compose(h, F_HDR_SIZE_LOW, F_HDR_SIZE_HIGH);
+	m->header.sub_header_offset = nbg_fid_u32(h, F_HDR_SUB_OFFSET);
+	m->header.sub_header_size = nbg_fid_u32(h, F_HDR_SUB_SIZE);
+	m->header.sub_header_count = nbg_fid_u32(h, F_HDR_SUB_COUNT);
 
-	if (m->declared_file_size != c->size)
+	if (m->header.declared_file_size != c->size)
 		return nbg_fail(c, NBG_E_FILE_SIZE_MISMATCH, nbg_fid_desc(F_HDR_SIZE_LOW)->offset,
 				"declared_file_size",
 				"the header declares %llu bytes but the file has %llu: it was "
 				"truncated or extended after it was written",
-				(unsigned long long)m->declared_file_size,
+				(unsigned long long)m->header.declared_file_size,
 				(unsigned long long)c->size);
-	if (m->sub_header_count != 1)
+	if (m->header.sub_header_count != 1)
 		return nbg_fail(c, NBG_E_SUB_HEADER_COUNT, nbg_fid_desc(F_HDR_SUB_COUNT)->offset,
 				"sub_header_count",
 				"the header declares %u sub-headers; nbgkit reads files with "
-				"exactly one graph", m->sub_header_count);
-	if (m->sub_header_size != NBG_V2_SUB_HEADER_SIZE)
+				"exactly one graph", m->header.sub_header_count);
+	if (m->header.sub_header_size != NBG_V2_SUB_HEADER_SIZE)
 		return nbg_fail(c, NBG_E_SUB_HEADER_SIZE, nbg_fid_desc(F_HDR_SUB_SIZE)->offset,
 				"sub_header_size",
 				"the header declares a %u-byte sub-header; the format's is 12",
-				m->sub_header_size);
-	if (m->sub_header_offset < NBG_V2_HEADER_SIZE)
+				m->header.sub_header_size);
+	if (m->header.sub_header_offset < NBG_V2_HEADER_SIZE)
 		return nbg_fail(c, NBG_E_DIRECTORY_OVERLAP, nbg_fid_desc(F_HDR_SUB_OFFSET)->offset,
 				"sub_header_offset",
 				"the sub-header offset %u lies inside the 48-byte header",
-				m->sub_header_offset);
-	if (!range_ok(m->sub_header_offset, NBG_V2_SUB_HEADER_SIZE, c->size))
-		return nbg_fail(c, NBG_E_TRUNCATED, m->sub_header_offset, "sub_header_offset",
+				m->header.sub_header_offset);
+	if (!range_ok(m->header.sub_header_offset, NBG_V2_SUB_HEADER_SIZE, c->size))
+		return nbg_fail(c, NBG_E_TRUNCATED, m->header.sub_header_offset, "sub_header_offset",
 				"the sub-header at %u needs 12 bytes; the file has %llu",
-				m->sub_header_offset, (unsigned long long)c->size);
+				m->header.sub_header_offset, (unsigned long long)c->size);
 
 	if (nbg_fid_u32(h, F_HDR_CLASS) != 0)
 		nbg_note_add(c, "header-class-nonzero", 0x24, "class bit is 1 (0 in every corpus)");
@@ -91,10 +91,10 @@ static nbg_code parse_header(nbg_ctx *c)
 	    nbg_fid_u32(h, F_HDR_RESERVED3))
 		nbg_note_add(c, "header-reserved-nonzero", 0x24,
 			     "header reserved words are not zero");
-	if (m->sub_header_offset != NBG_V2_HEADER_SIZE)
+	if (m->header.sub_header_offset != NBG_V2_HEADER_SIZE)
 		nbg_note_add(c, "sub-header-offset", nbg_fid_desc(F_HDR_SUB_OFFSET)->offset,
 			     "sub-header at %u, not directly after the header (48)",
-			     m->sub_header_offset);
+			     m->header.sub_header_offset);
 	return NBG_OK;
 }
 
@@ -117,58 +117,58 @@ static nbg_code parse_directory(nbg_ctx *c)
 {
 	nbg_model *m = c->m;
 	nbg_code rc;
-	const uint8_t *sh = c->data + m->sub_header_offset;
+	const uint8_t *sh = c->data + m->header.sub_header_offset;
 	uint64_t dir_bytes, dir_end;
 
-	m->section_headers_offset = nbg_fid_u32(sh, F_SUB_SH_OFFSET);
-	m->section_header_size = nbg_fid_u32(sh, F_SUB_SH_SIZE);
-	m->section_header_count = nbg_fid_u32(sh, F_SUB_SH_COUNT);
+	m->header.section_headers_offset = nbg_fid_u32(sh, F_SUB_SH_OFFSET);
+	m->header.section_header_size = nbg_fid_u32(sh, F_SUB_SH_SIZE);
+	m->header.section_header_count = nbg_fid_u32(sh, F_SUB_SH_COUNT);
 
-	if (m->section_header_size != NBG_V2_SECTION_HEADER_SIZE)
+	if (m->header.section_header_size != NBG_V2_SECTION_HEADER_SIZE)
 		return nbg_fail(c, NBG_E_SECTION_HEADER_SIZE,
-				m->sub_header_offset + nbg_fid_desc(F_SUB_SH_SIZE)->offset,
+				m->header.sub_header_offset + nbg_fid_desc(F_SUB_SH_SIZE)->offset,
 				"section_header_size",
 				"the sub-header declares %u-byte directory records; the format's "
-				"are 44", m->section_header_size);
-	dir_bytes = (uint64_t)m->section_header_count * NBG_V2_SECTION_HEADER_SIZE;
-	if (!range_ok(m->section_headers_offset, dir_bytes, c->size))
-		return nbg_fail(c, NBG_E_TRUNCATED, m->section_headers_offset,
+				"are 44", m->header.section_header_size);
+	dir_bytes = (uint64_t)m->header.section_header_count * NBG_V2_SECTION_HEADER_SIZE;
+	if (!range_ok(m->header.section_headers_offset, dir_bytes, c->size))
+		return nbg_fail(c, NBG_E_TRUNCATED, m->header.section_headers_offset,
 				"section_headers_offset",
 				"the directory of %u records at %u needs %llu bytes; the file "
 				"has %llu",
-				m->section_header_count, m->section_headers_offset,
+				m->header.section_header_count, m->header.section_headers_offset,
 				(unsigned long long)dir_bytes, (unsigned long long)c->size);
-	dir_end = m->section_headers_offset + dir_bytes;
+	dir_end = m->header.section_headers_offset + dir_bytes;
 	if (dir_bytes &&
-	    (m->section_headers_offset < NBG_V2_HEADER_SIZE ||
-	     (m->section_headers_offset < m->sub_header_offset + NBG_V2_SUB_HEADER_SIZE &&
-	      dir_end > m->sub_header_offset)))
+	    (m->header.section_headers_offset < NBG_V2_HEADER_SIZE ||
+	     (m->header.section_headers_offset < m->header.sub_header_offset + NBG_V2_SUB_HEADER_SIZE &&
+	      dir_end > m->header.sub_header_offset)))
 		return nbg_fail(c, NBG_E_DIRECTORY_OVERLAP,
-				m->sub_header_offset + nbg_fid_desc(F_SUB_SH_OFFSET)->offset,
+				m->header.sub_header_offset + nbg_fid_desc(F_SUB_SH_OFFSET)->offset,
 				"section_headers_offset",
 				"the directory [%u, %llu) overlaps the header or the sub-header",
-				m->section_headers_offset, (unsigned long long)dir_end);
+				m->header.section_headers_offset, (unsigned long long)dir_end);
 
 	/* More records than there are types: one repeats or is unknown.  Find it
 	 * before allocating anything sized by the file's count. */
-	if (m->section_header_count > NBG_SECTION_TYPE_COUNT) {
+	if (m->header.section_header_count > NBG_SECTION_TYPE_COUNT) {
 		uint64_t seen = 0;
-		for (uint32_t i = 0; i < m->section_header_count; i++) {
-			uint64_t ro = m->section_headers_offset +
+		for (uint32_t i = 0; i < m->header.section_header_count; i++) {
+			uint64_t ro = m->header.section_headers_offset +
 				      (uint64_t)i * NBG_V2_SECTION_HEADER_SIZE;
 			rc = check_type(c, i, ro, nbg_fid_u32(c->data + ro, F_SEC_TYPE), &seen);
 			if (rc != NBG_OK)
 				return rc;
 		}
 	}
-	m->section_count = m->section_header_count;
+	m->section_count = m->header.section_header_count;
 	m->sections = calloc(m->section_count ? m->section_count : 1, sizeof(nbg_section));
 	if (!m->sections)
 		return nbg_fail(c, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
 
 	uint64_t seen_types = 0;
-	for (uint32_t i = 0; i < m->section_header_count; i++) {
-		uint64_t ro = m->section_headers_offset + (uint64_t)i * NBG_V2_SECTION_HEADER_SIZE;
+	for (uint32_t i = 0; i < m->header.section_header_count; i++) {
+		uint64_t ro = m->header.section_headers_offset + (uint64_t)i * NBG_V2_SECTION_HEADER_SIZE;
 		const uint8_t *r = c->data + ro;
 		nbg_section *s = &m->sections[i];
 
@@ -515,7 +515,7 @@ static nbg_code check_file_checksum(nbg_ctx *c, const nbg_section **sorted)
 		if (sorted[i]->offset > prev_end)
 			fc->excluded_alignment_gap_bytes += sorted[i]->offset - prev_end;
 	}
-	fc->recorded = m->crc_sum;
+	fc->recorded = m->header.crc_sum;
 	fc->computed = crc;
 	m->has_file_checksum = 1;
 	if (fc->recorded != fc->computed && !(c->flags & NBG_PARSE_NO_CRC_CHECK))
@@ -662,7 +662,7 @@ nbg_code nbg_parse_v2(nbg_ctx *c)
 
 	nbg_class_record_sections(m);
 	if (m->section_count != 18 && m->section_count != 20)
-		nbg_note_add(c, "section-count-unseen", m->sub_header_offset + 8,
+		nbg_note_add(c, "section-count-unseen", m->header.sub_header_offset + 8,
 			     "%zu sections (18 or 20 in the 138-file reference corpus of the field map)", m->section_count);
 out:
 	free(sorted);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/commands_internal.h"
+#include "nbg/commands.h"
 
 #define MAX_LINES 8
 
@@ -27,7 +27,7 @@ static uint64_t key(unsigned kind, uint64_t v)
 static uint64_t op_node(const nbg_graph *g, size_t i)
 {
 	const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
-	return o && o->layer_id < g->layer_count ? key(K_LAYER, o->layer_id) : key(K_OP, i);
+	return o && o->layer_id < nbg_graph_summary_of(g)->layer_count ? key(K_LAYER, o->layer_id) : key(K_OP, i);
 }
 
 static void node_name(FILE *out, uint64_t k)
@@ -59,9 +59,9 @@ static void put_dot(FILE *out, const char *s, size_t max)
  * one that references memory)? */
 static const nbg_cmd_other *other_of(const nbg_commands *c, size_t i)
 {
-	for (size_t x = 0; x < c->other_count; x++)
-		if (c->others[x].operation == i)
-			return &c->others[x];
+	for (size_t x = 0; x < nbg_commands_other_count(c); x++)
+		if (nbg_commands_other_at(c, x)->operation == i)
+			return nbg_commands_other_at(c, x);
 	return NULL;
 }
 
@@ -81,7 +81,7 @@ static void box(FILE *out, const nbg_graph *g, const nbg_commands *c, const size
 	}
 	node_name(out, op_node(g, ix[0]));
 	fprintf(out, " [label=\"");
-	if (o0->layer_id < g->layer_count) {
+	if (o0->layer_id < nbg_graph_summary_of(g)->layer_count) {
 		fprintf(out, "layer %u ", o0->layer_id);
 		put_dot(out, nbg_graph_layer_at(g, o0->layer_id)->name, 64);
 	} else {
@@ -182,8 +182,9 @@ static uint64_t flow_bytes(const nbg_commands *c, node_edge *v, size_t n)
 				if (j > i)
 					v[j].from = UINT64_MAX - 1;
 			}
-		if (w < c->op_of_count && c->written[w] && read > c->written[w])
-			read = c->written[w];
+		uint64_t written = w < UINT64_MAX - 1 ? nbg_commands_bytes_written(c, (size_t)w) : 0;
+		if (written && read > written)
+			read = written;
 		total += read;
 	}
 	return total;
@@ -193,18 +194,18 @@ static uint64_t flow_bytes(const nbg_commands *c, node_edge *v, size_t n)
  * the bytes that flow; dashed where an end is not decoded. */
 static int edges(FILE *out, const nbg_model *m, const nbg_graph *g, const nbg_commands *c)
 {
-	node_edge *v = c->edge_count ? calloc(c->edge_count, sizeof(*v)) : NULL;
+	node_edge *v = nbg_commands_edge_count(c) ? calloc(nbg_commands_edge_count(c), sizeof(*v)) : NULL;
 	size_t n = 0;
 
-	if (c->edge_count && !v)
+	if (nbg_commands_edge_count(c) && !v)
 		return -1;
-	for (size_t i = 0; i < c->edge_count; i++) {
-		const nbg_cmd_edge *e = &c->edges[i];
+	for (size_t i = 0; i < nbg_commands_edge_count(c); i++) {
+		const nbg_cmd_edge *e = nbg_commands_edge_at(c, i);
 		uint64_t a, b;
-		if (e->kind == NBG_CMD_EDGE_INPUT && e->from < m->input_count) {
+		if (e->kind == NBG_CMD_EDGE_INPUT && e->from < nbg_model_input_count(m)) {
 			a = key(K_IN, e->from);
 			b = op_node(g, e->to);
-		} else if (e->kind == NBG_CMD_EDGE_OUTPUT && e->to < m->output_count) {
+		} else if (e->kind == NBG_CMD_EDGE_OUTPUT && e->to < nbg_model_output_count(m)) {
 			a = op_node(g, e->from);
 			b = key(K_OUT, e->to);
 		} else if (e->kind == NBG_CMD_EDGE_OP) {
@@ -248,7 +249,7 @@ static int edges(FILE *out, const nbg_model *m, const nbg_graph *g, const nbg_co
 /* Operations drawn, grouped by node (layer), each group in execution order. */
 static int boxes(FILE *out, const nbg_graph *g, const nbg_commands *c)
 {
-	size_t n = 0, total = c->op_count + c->other_count;
+	size_t n = 0, total = nbg_commands_op_count(c) + nbg_commands_other_count(c);
 	node_edge *v = total ? calloc(total, sizeof(*v)) : NULL; /* (node, operation) */
 	size_t *ix = total ? calloc(total, sizeof(size_t)) : NULL;
 
@@ -257,7 +258,7 @@ static int boxes(FILE *out, const nbg_graph *g, const nbg_commands *c)
 		free(ix);
 		return -1;
 	}
-	for (size_t i = 0; i < g->operation_count && n < total; i++)
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->operation_count && n < total; i++)
 		if (nbg_commands_op_of(c, i) || other_of(c, i)) {
 			v[n].a = op_node(g, i);
 			v[n].b = i;
@@ -289,13 +290,13 @@ int nbg_commands_dot(FILE *out, const nbg_model *m, const nbg_graph *g, const nb
 		     "decoded, from the memory their patches reference: dashed; edges: the bytes "
 		     "that flow)\";\n  labelloc=t;\n  node [fontname=\"monospace\", fontsize=10];\n"
 		     "  edge [fontname=\"monospace\", fontsize=9];\n");
-	for (size_t i = 0; i < m->input_count; i++) {
+	for (size_t i = 0; i < nbg_model_input_count(m); i++) {
 		fprintf(out, "  ");
 		io_node(out, K_IN, i, nbg_model_input_at(m, i));
 	}
 	if (boxes(out, g, c) != 0)
 		return -1;
-	for (size_t i = 0; i < m->output_count; i++) {
+	for (size_t i = 0; i < nbg_model_output_count(m); i++) {
 		fprintf(out, "  ");
 		io_node(out, K_OUT, i, nbg_model_output_at(m, i));
 	}

@@ -87,6 +87,8 @@ static int meta_side(json_t *side, const nbg_model *m, int outputs)
 
 char *nbg_export_meta_json(const nbg_model *m)
 {
+	if (!m)
+		return NULL;
 	json_t *root = json_object(), *in = json_object(), *out = json_object();
 	char *s = NULL;
 
@@ -135,6 +137,8 @@ static void vpm_side(FILE *f, const nbg_model *m, int outputs)
 
 void nbg_export_vpm(FILE *out, const nbg_model *m)
 {
+	if (!out || !m)
+		return;
 	vpm_side(out, m, 0);
 	vpm_side(out, m, 1);
 }
@@ -161,6 +165,8 @@ static void jevois_side(FILE *f, const nbg_model *m, int outputs)
 
 void nbg_export_jevois(FILE *out, const nbg_model *m)
 {
+	if (!out || !m)
+		return;
 	jevois_side(out, m, 0);
 	jevois_side(out, m, 1);
 }

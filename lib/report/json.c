@@ -37,7 +37,7 @@ static void json_v2(json_t *root, const nbg_model *m)
 
 	nbg_json_emit_fields(hdr, d, F_HDR_MAGIC, F_HDR_RESERVED3, 0, F_HDR_MAGIC);
 	json_object_set_new(root, "header", hdr);
-	nbg_json_emit_fields(sub, d + m->sub_header_offset, F_SUB_SH_OFFSET, F_SUB_SH_COUNT, 0,
+	nbg_json_emit_fields(sub, d + m->header.sub_header_offset, F_SUB_SH_OFFSET, F_SUB_SH_COUNT, 0,
 			     F_SUB_SH_OFFSET);
 	json_object_set_new(root, "sub_header", sub);
 
@@ -189,6 +189,8 @@ static json_t *report_object(const nbg_model *m, const char *path)
 
 char *nbg_report_json(const nbg_model *m, const char *path)
 {
+	if (!m)
+		return NULL;
 	json_t *root = report_object(m, path);
 	char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);
@@ -202,6 +204,8 @@ void nbg_report_json_write(nbg_jw *w, const nbg_model *m, const char *path)
 
 char *nbg_error_json(const nbg_error *err, const char *path)
 {
+	if (!err)
+		return NULL;
 	json_t *root = json_pack("{s:s,s:o,s:b,s:{s:s,s:I,s:s,s:s}}", "nbgkit_version",
 				 NBG_VERSION_STRING, "path",
 				 nbg_json_path(path), "valid", 0, "error",

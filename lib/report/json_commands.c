@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analysis/commands_internal.h"
+#include "nbg/commands.h"
 #include "report/report_internal.h"
 
 static json_t *name_or_null(const char *s)
@@ -50,7 +50,7 @@ static json_t *command_json(const nbg_commands *c, const nbg_graph *g, const nbg
 		    (cmd->patched_words >> t[f].word & 1) && cmd->operation >= 0) {
 			const nbg_graph_operation *op = nbg_graph_operation_at(g, (size_t)cmd->operation);
 			for (uint64_t i = op->patch_index;
-			     i < (uint64_t)op->patch_index + op->patch_count && i < g->patch_count; i++) {
+			     i < (uint64_t)op->patch_index + op->patch_count && i < nbg_graph_summary_of(g)->patch_count; i++) {
 				const nbg_graph_patch *p = nbg_graph_patch_at(g, (size_t)i);
 				if (p->type == 1 && p->dest_offset == 4u * t[f].word)
 					json_object_set_new(patched, t[f].key,
@@ -81,7 +81,7 @@ static json_t *command_json(const nbg_commands *c, const nbg_graph *g, const nbg
 static void section_json(nbg_jw *w, const char *key, const nbg_commands *c, const nbg_graph *g,
 			 unsigned e)
 {
-	const nbg_cmd_section *s = &c->sec[e];
+	const nbg_cmd_section *s = nbg_commands_section(c, e);
 	json_t *o, *ev;
 	size_t nf;
 	const nbg_cmd_field *t = nbg_command_fields(e, &nf);
@@ -102,8 +102,8 @@ static void section_json(nbg_jw *w, const char *key, const nbg_commands *c, cons
 	nbg_jw_object(w, key);
 	nbg_jw_members(w, o);
 	nbg_jw_array(w, "commands");
-	for (size_t i = 0; i < c->cmd_count[e]; i++)
-		nbg_jw_put(w, NULL, command_json(c, g, &c->cmds[e][i]));
+	for (size_t i = 0; i < nbg_commands_count(c, e); i++)
+		nbg_jw_put(w, NULL, command_json(c, g, nbg_commands_at(c, e, i)));
 	nbg_jw_end(w);
 	nbg_jw_end(w);
 }
@@ -119,7 +119,7 @@ static json_t *op_json(const nbg_graph *g, const nbg_cmd_op *op)
 	json_object_set_new(o, "type_name", name_or_null(nbg_graph_op_type_name(op->type)));
 	json_object_set_new(o, "command", json_integer(op->command));
 	json_object_set_new(o, "layer_id", json_integer(op->layer_id));
-	json_object_set_new(o, "layer_name", op->layer_id < g->layer_count
+	json_object_set_new(o, "layer_name", op->layer_id < nbg_graph_summary_of(g)->layer_count
 				? nbg_json_text(nbg_graph_layer_at(g, op->layer_id)->name, 64) : json_null());
 	json_object_set_new(o, "kind", json_string(op->kind));
 	json_object_set_new(o, "description",
@@ -176,7 +176,7 @@ static json_t *other_json(const nbg_graph *g, const nbg_cmd_other *x)
 	json_object_set_new(o, "type", json_integer(x->type));
 	json_object_set_new(o, "type_name", name_or_null(nbg_graph_op_type_name(x->type)));
 	json_object_set_new(o, "layer_id", json_integer(x->layer_id));
-	json_object_set_new(o, "layer_name", x->layer_id < g->layer_count
+	json_object_set_new(o, "layer_name", x->layer_id < nbg_graph_summary_of(g)->layer_count
 				? nbg_json_text(nbg_graph_layer_at(g, x->layer_id)->name, 64) : json_null());
 	for (size_t i = 0; i < x->ref_count; i++) {
 		const nbg_cmd_mem_ref *r = &x->refs[i];
@@ -200,8 +200,8 @@ static void edges_json(nbg_jw *w, const nbg_commands *c)
 	static const char *const bases[] = { "footprint", "operand", "reference" };
 
 	nbg_jw_array(w, "edges");
-	for (size_t i = 0; i < c->edge_count; i++) {
-		const nbg_cmd_edge *e = &c->edges[i];
+	for (size_t i = 0; i < nbg_commands_edge_count(c); i++) {
+		const nbg_cmd_edge *e = nbg_commands_edge_at(c, i);
 		nbg_jw_put(w, NULL, json_pack("{s:s,s:I,s:I,s:I,s:s}", "kind", kinds[e->kind % 3],
 					      "from", (json_int_t)e->from, "to", (json_int_t)e->to,
 					      "bytes", (json_int_t)e->bytes, "basis",
@@ -213,20 +213,20 @@ static void edges_json(nbg_jw *w, const nbg_commands *c)
 static void relations_findings(nbg_jw *w, const nbg_commands *c)
 {
 	nbg_jw_array(w, "relations");
-	for (int r = 0; r < NBG_CMDR__COUNT; r++) {
-		const nbg_graph_relation *rel = &c->relations[r];
+	for (size_t r = 0; r < nbg_commands_relation_count(c); r++) {
+		const nbg_graph_relation *rel = nbg_commands_relation_at(c, r);
 		nbg_jw_put(w, NULL, json_pack("{s:s,s:s,s:s,s:I,s:I}", "id", rel->id, "text",
 					      rel->text, "basis", rel->evidence, "checked",
 					      (json_int_t)rel->checked, "held", (json_int_t)rel->held));
 	}
 	nbg_jw_end(w);
 	nbg_jw_array(w, "findings");
-	for (size_t i = 0; i < c->finding_count; i++)
-		nbg_jw_put(w, NULL, json_pack("{s:s,s:I,s:s}", "id", c->findings[i].id, "offset",
-					      (json_int_t)c->findings[i].offset, "text",
-					      c->findings[i].text));
+	for (size_t i = 0; i < nbg_commands_finding_count(c); i++)
+		nbg_jw_put(w, NULL, json_pack("{s:s,s:I,s:s}", "id", nbg_commands_finding_at(c, i)->id, "offset",
+					      (json_int_t)nbg_commands_finding_at(c, i)->offset, "text",
+					      nbg_commands_finding_at(c, i)->text));
 	nbg_jw_end(w);
-	nbg_jw_put(w, "findings_dropped", json_integer((json_int_t)c->findings_dropped));
+	nbg_jw_put(w, "findings_dropped", json_integer((json_int_t)nbg_commands_findings_dropped(c)));
 }
 
 void nbg_commands_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
@@ -242,12 +242,12 @@ void nbg_commands_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
 	section_json(w, "nn", c, g, NBG_CMD_NN);
 	section_json(w, "tp", c, g, NBG_CMD_TP);
 	nbg_jw_array(w, "operations");
-	for (size_t i = 0; i < c->op_count; i++)
-		nbg_jw_put(w, NULL, op_json(g, &c->ops[i]));
+	for (size_t i = 0; i < nbg_commands_op_count(c); i++)
+		nbg_jw_put(w, NULL, op_json(g, nbg_commands_op_at(c, i)));
 	nbg_jw_end(w);
 	nbg_jw_array(w, "other_operations");
-	for (size_t i = 0; i < c->other_count; i++)
-		nbg_jw_put(w, NULL, other_json(g, &c->others[i]));
+	for (size_t i = 0; i < nbg_commands_other_count(c); i++)
+		nbg_jw_put(w, NULL, other_json(g, nbg_commands_other_at(c, i)));
 	nbg_jw_end(w);
 	edges_json(w, c);
 	relations_findings(w, c);

@@ -154,6 +154,8 @@ static json_t *field_json(const nbg_corpus *c, const nbg_corpus_field *f, int *o
 
 char *nbg_corpus_json(const nbg_corpus *c)
 {
+	if (!c)
+		return NULL;
 	size_t n;
 	const nbg_corpus_field *f = nbg_corpus_fields(&n);
 	json_t *root = json_object();
@@ -203,6 +205,8 @@ static json_t *model_part(const nbg_model *m, const char *key)
 
 char *nbg_corpus_record_json(const nbg_corpus_item *it, const char *path)
 {
+	if (!it)
+		return NULL;
 	static const char *const model_keys[] = { "family", "version", "target" };
 	static const char *const count_keys[] = { "section_count", "input_count", "output_count" };
 	const nbg_model *m = nbg_corpus_item_model(it);

@@ -76,8 +76,8 @@ static json_t *recon_json(const nbg_reconstruction *r)
 static json_t *owners_json(const nbg_diff *d)
 {
 	json_t *a = json_array();
-	for (size_t i = 0; i < d->owner_count; i++) {
-		const nbg_diff_owner *o = &d->owners[i];
+	for (size_t i = 0; i < nbg_diff_owner_count(d); i++) {
+		const nbg_diff_owner *o = nbg_diff_owner_at(d, i);
 		json_t *x = json_pack("{s:s,s:o}", "kind", nbg_diff_kind_name(o->kind), "owner",
 				      nbg_json_str(o->owner));
 		if (o->kind != NBG_DIFF_ADDED) {
@@ -101,8 +101,8 @@ static json_t *owners_json(const nbg_diff *d)
 static json_t *items_json(const nbg_diff *d)
 {
 	json_t *items = json_array();
-	for (size_t i = 0; i < d->count; i++) {
-		const nbg_diff_item *it = &d->items[i];
+	for (size_t i = 0; i < nbg_diff_item_count(d); i++) {
+		const nbg_diff_item *it = nbg_diff_item_at(d, i);
 		json_t *o = json_pack("{s:s,s:o}", "kind", nbg_diff_kind_name(it->kind), "path",
 				      nbg_json_str(it->path));
 		if (it->kind != NBG_DIFF_ADDED)
@@ -126,17 +126,19 @@ static json_t *items_json(const nbg_diff *d)
 char *nbg_diff_json(const nbg_diff *d, const nbg_model *a, const char *path_a,
 		    const nbg_model *b, const char *path_b)
 {
+	if (!d || !a || !b)
+		return NULL;
 	json_t *root = json_pack(
 		"{s:s,s:o,s:o,s:b,s:s,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b},s:o,s:o,s:o}",
-		"nbgkit_version", NBG_VERSION_STRING, "a", side(a, path_a, d->checksums_match_a),
-		"b", side(b, path_b, d->checksums_match_b), "identical", d->identical, "verdict",
-		nbg_diff_verdict(d), "summary", "fields_changed", (json_int_t)d->field_count,
-		"records_added", (json_int_t)d->records_added, "records_removed",
-		(json_int_t)d->records_removed,
-		"owners_changed", (json_int_t)d->owners_changed, "owners_added",
-		(json_int_t)d->owners_added, "owners_removed", (json_int_t)d->owners_removed,
-		"bytes_changed", (json_int_t)d->bytes_changed, "truncated", d->truncated,
-		"reconstruction", recon_json(d->reconstruction), "owners", owners_json(d),
+		"nbgkit_version", NBG_VERSION_STRING, "a", side(a, path_a, nbg_diff_summary_of(d)->checksums_match_a),
+		"b", side(b, path_b, nbg_diff_summary_of(d)->checksums_match_b), "identical", nbg_diff_summary_of(d)->identical, "verdict",
+		nbg_diff_verdict(d), "summary", "fields_changed", (json_int_t)nbg_diff_summary_of(d)->field_count,
+		"records_added", (json_int_t)nbg_diff_summary_of(d)->records_added, "records_removed",
+		(json_int_t)nbg_diff_summary_of(d)->records_removed,
+		"owners_changed", (json_int_t)nbg_diff_summary_of(d)->owners_changed, "owners_added",
+		(json_int_t)nbg_diff_summary_of(d)->owners_added, "owners_removed", (json_int_t)nbg_diff_summary_of(d)->owners_removed,
+		"bytes_changed", (json_int_t)nbg_diff_summary_of(d)->bytes_changed, "truncated", nbg_diff_summary_of(d)->truncated,
+		"reconstruction", recon_json(nbg_diff_reconstruction(d)), "owners", owners_json(d),
 		"differences", items_json(d));
 	char *s = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(root);
@@ -145,6 +147,8 @@ char *nbg_diff_json(const nbg_diff *d, const nbg_model *a, const char *path_a,
 
 char *nbg_diff_error_json(const char *which, const char *path, const nbg_error *err)
 {
+	if (!err)
+		return NULL;
 	const char *code = nbg_code_name(err->code);
 	json_t *e = json_object();
 	if (which)

@@ -43,41 +43,41 @@ static json_t *summary_json(const nbg_graph *g)
 	json_t *o = json_object(), *recs = json_object(), *bytype = json_object(),
 	       *rels = json_array();
 
-	json_object_set_new(recs, "layer", records_json(&g->layer_records));
-	json_object_set_new(recs, "operation", records_json(&g->operation_records));
-	json_object_set_new(recs, "patch", records_json(&g->patch_records));
-	json_object_set_new(recs, "sh_operation", records_json(&g->sh_records));
-	json_object_set_new(recs, "sw_operation", records_json(&g->sw_records));
-	json_object_set_new(recs, "hw_init_operation", records_json(&g->hw_init_records));
-	json_object_set_new(recs, "ppu_param", records_json(&g->ppu_param_records));
-	json_object_set_new(recs, "layer_param", records_json(&g->layer_param_records));
+	json_object_set_new(recs, "layer", records_json(&nbg_graph_summary_of(g)->layer_records));
+	json_object_set_new(recs, "operation", records_json(&nbg_graph_summary_of(g)->operation_records));
+	json_object_set_new(recs, "patch", records_json(&nbg_graph_summary_of(g)->patch_records));
+	json_object_set_new(recs, "sh_operation", records_json(&nbg_graph_summary_of(g)->sh_records));
+	json_object_set_new(recs, "sw_operation", records_json(&nbg_graph_summary_of(g)->sw_records));
+	json_object_set_new(recs, "hw_init_operation", records_json(&nbg_graph_summary_of(g)->hw_init_records));
+	json_object_set_new(recs, "ppu_param", records_json(&nbg_graph_summary_of(g)->ppu_param_records));
+	json_object_set_new(recs, "layer_param", records_json(&nbg_graph_summary_of(g)->layer_param_records));
 
-	json_object_set_new(o, "layer_count", json_integer((json_int_t)g->layer_count));
-	json_object_set_new(o, "operation_count", json_integer((json_int_t)g->operation_count));
-	json_object_set_new(o, "patch_count", json_integer((json_int_t)g->patch_count));
-	json_object_set_new(o, "sh_operation_count", json_integer((json_int_t)g->sh_count));
-	json_object_set_new(o, "sw_operation_count", json_integer((json_int_t)g->sw_count));
+	json_object_set_new(o, "layer_count", json_integer((json_int_t)nbg_graph_summary_of(g)->layer_count));
+	json_object_set_new(o, "operation_count", json_integer((json_int_t)nbg_graph_summary_of(g)->operation_count));
+	json_object_set_new(o, "patch_count", json_integer((json_int_t)nbg_graph_summary_of(g)->patch_count));
+	json_object_set_new(o, "sh_operation_count", json_integer((json_int_t)nbg_graph_summary_of(g)->sh_count));
+	json_object_set_new(o, "sw_operation_count", json_integer((json_int_t)nbg_graph_summary_of(g)->sw_count));
 	json_object_set_new(o, "hw_init_operation_count",
-			    json_integer((json_int_t)g->hw_init_count));
-	json_object_set_new(o, "ppu_param_count", json_integer((json_int_t)g->ppu_param_count));
+			    json_integer((json_int_t)nbg_graph_summary_of(g)->hw_init_count));
+	json_object_set_new(o, "ppu_param_count", json_integer((json_int_t)nbg_graph_summary_of(g)->ppu_param_count));
 	json_object_set_new(o, "records", recs);
 	for (size_t t = 0; t < NBG_GRAPH_OP_BUCKETS; t++)
-		if (g->ops_by_type[t])
+		if (nbg_graph_summary_of(g)->ops_by_type[t])
 			json_object_set_new(bytype, nbg_graph_op_bucket_name(t),
-					    json_integer((json_int_t)g->ops_by_type[t]));
+					    json_integer((json_int_t)nbg_graph_summary_of(g)->ops_by_type[t]));
 	json_object_set_new(o, "operations_by_type", bytype);
-	json_object_set_new(o, "distinct_abs_op_ids", json_integer((json_int_t)g->abs_op_ids));
+	json_object_set_new(o, "distinct_abs_op_ids", json_integer((json_int_t)nbg_graph_summary_of(g)->abs_op_ids));
 	json_object_set_new(o, "patches_unreferenced",
-			    json_integer((json_int_t)g->patches_unreferenced));
-	json_object_set_new(o, "patches_shared", json_integer((json_int_t)g->patches_shared));
+			    json_integer((json_int_t)nbg_graph_summary_of(g)->patches_unreferenced));
+	json_object_set_new(o, "patches_shared", json_integer((json_int_t)nbg_graph_summary_of(g)->patches_shared));
 	json_object_set_new(o, "state_table",
-			    g->state_table >= 0 ? json_string(g->tables[g->state_table].name)
+			    nbg_graph_summary_of(g)->state_table >= 0 ? json_string(nbg_graph_table_at(g, nbg_graph_summary_of(g)->state_table)->name)
 						: json_null());
 	json_object_set_new(o, "instr_table",
-			    g->instr_table >= 0 ? json_string(g->tables[g->instr_table].name)
+			    nbg_graph_summary_of(g)->instr_table >= 0 ? json_string(nbg_graph_table_at(g, nbg_graph_summary_of(g)->instr_table)->name)
 						: json_null());
-	for (size_t r = 0; r < g->relation_count; r++) {
-		const nbg_graph_relation *x = &g->relations[r];
+	for (size_t r = 0; r < nbg_graph_summary_of(g)->relation_count; r++) {
+		const nbg_graph_relation *x = nbg_graph_relation_at(g, r);
 		json_array_append_new(rels, json_pack("{s:s,s:s,s:s,s:I,s:I,s:b}", "id", x->id,
 						      "text", x->text, "evidence", x->evidence,
 						      "checked", (json_int_t)x->checked, "held",
@@ -85,14 +85,14 @@ static json_t *summary_json(const nbg_graph *g)
 						      x->checked == x->held));
 	}
 	json_object_set_new(o, "relations", rels);
-	json_object_set_new(o, "finding_count", json_integer((json_int_t)g->finding_count));
-	json_object_set_new(o, "findings_dropped", json_integer((json_int_t)g->findings_dropped));
+	json_object_set_new(o, "finding_count", json_integer((json_int_t)nbg_graph_summary_of(g)->finding_count));
+	json_object_set_new(o, "findings_dropped", json_integer((json_int_t)nbg_graph_summary_of(g)->findings_dropped));
 	return o;
 }
 
 static json_t *layer_json(const nbg_model *m, const nbg_graph *g, size_t i, bool abs)
 {
-	const nbg_graph_layer *l = &g->layers[i];
+	const nbg_graph_layer *l = nbg_graph_layer_at(g, i);
 	json_t *o = record_object(i, l->record_offset);
 
 	nbg_json_emit_fields(o, m->data + l->record_offset, F_LAYER_NAME,
@@ -106,10 +106,10 @@ static json_t *layer_json(const nbg_model *m, const nbg_graph *g, size_t i, bool
 
 static void layers_json(nbg_jw *w, const nbg_model *m, const nbg_graph *g)
 {
-	bool abs = g->operation_count && g->operations[0].has_abs_op_id;
+	bool abs = nbg_graph_summary_of(g)->operation_count && nbg_graph_operation_at(g, 0)->has_abs_op_id;
 
 	nbg_jw_array(w, "layers");
-	for (size_t i = 0; i < g->layer_count; i++)
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->layer_count; i++)
 		nbg_jw_put(w, NULL, layer_json(m, g, i, abs));
 	nbg_jw_end(w);
 }
@@ -118,7 +118,7 @@ static void layers_json(nbg_jw *w, const nbg_model *m, const nbg_graph *g)
 static json_t *operation_json(const nbg_model *m, const nbg_graph *g, size_t i,
 			      const nbg_mem_report *r)
 {
-	const nbg_graph_operation *op = &g->operations[i];
+	const nbg_graph_operation *op = nbg_graph_operation_at(g, i);
 	const uint8_t *p = m->data + op->record_offset;
 	json_t *o = record_object(i, op->record_offset);
 
@@ -130,8 +130,8 @@ static json_t *operation_json(const nbg_model *m, const nbg_graph *g, size_t i,
 	if (op->has_abs_op_id)
 		nbg_json_emit_fields(o, p, F_OP_ABS_OP_ID, F_OP_ABS_OP_ID, 0, F_OP_ABS_OP_ID);
 	json_object_set_new(o, "layer_name",
-			    op->layer_id < g->layer_count
-				    ? nbg_json_text(g->layers[op->layer_id].name, 64)
+			    op->layer_id < nbg_graph_summary_of(g)->layer_count
+				    ? nbg_json_text(nbg_graph_layer_at(g, op->layer_id)->name, 64)
 				    : json_null());
 	if (r && i < nbg_mem_operation_count(r))
 		json_object_set_new(o, "sizes", nbg_json_memory_operation_sizes(r, i));
@@ -142,14 +142,14 @@ static void operations_json(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
 			    const nbg_mem_report *r)
 {
 	nbg_jw_array(w, "operations");
-	for (size_t i = 0; i < g->operation_count; i++)
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->operation_count; i++)
 		nbg_jw_put(w, NULL, operation_json(m, g, i, r));
 	nbg_jw_end(w);
 }
 
 static json_t *patch_json(const nbg_model *m, const nbg_graph *g, size_t i)
 {
-	const nbg_graph_patch *x = &g->patches[i];
+	const nbg_graph_patch *x = nbg_graph_patch_at(g, i);
 	const uint8_t *p = m->data + x->record_offset;
 	json_t *o = record_object(i, x->record_offset);
 	enum nbg_fid last = x->has_high ? F_PATCH_MASK_H
@@ -170,7 +170,7 @@ static json_t *patch_json(const nbg_model *m, const nbg_graph *g, size_t i)
 static void patches_json(nbg_jw *w, const nbg_model *m, const nbg_graph *g)
 {
 	nbg_jw_array(w, "patches");
-	for (size_t i = 0; i < g->patch_count; i++)
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->patch_count; i++)
 		nbg_jw_put(w, NULL, patch_json(m, g, i));
 	nbg_jw_end(w);
 }
@@ -188,8 +188,8 @@ static json_t *small_record(const nbg_model *m, size_t i, uint64_t offset, enum 
 static void small_records_json(nbg_jw *w, const nbg_model *m, const nbg_graph *g)
 {
 	nbg_jw_array(w, "sh_operations");
-	for (size_t i = 0; i < g->sh_count; i++) {
-		const nbg_graph_sh_operation *s = &g->sh_operations[i];
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->sh_count; i++) {
+		const nbg_graph_sh_operation *s = nbg_graph_sh_operation_at(g, i);
 		nbg_jw_put(w, NULL, small_record(m, i, s->record_offset, F_SH_INSTR_INDEX,
 						 s->has_ppu_param_index ? F_SH_PPU_PARAM_INDEX
 									: F_SH_INSTR_INDEX));
@@ -197,22 +197,22 @@ static void small_records_json(nbg_jw *w, const nbg_model *m, const nbg_graph *g
 	nbg_jw_end(w);
 
 	nbg_jw_array(w, "sw_operations");
-	for (size_t i = 0; i < g->sw_count; i++) {
-		const nbg_graph_sw_operation *s = &g->sw_operations[i];
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->sw_count; i++) {
+		const nbg_graph_sw_operation *s = nbg_graph_sw_operation_at(g, i);
 		nbg_jw_put(w, NULL, small_record(m, i, s->record_offset, F_SW_TYPE,
 						 s->has_name ? F_SW_NAME : F_SW_TYPE));
 	}
 	nbg_jw_end(w);
 
 	nbg_jw_array(w, "hw_init_operations");
-	for (size_t i = 0; i < g->hw_init_count; i++)
-		nbg_jw_put(w, NULL, small_record(m, i, g->hw_inits[i].record_offset,
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->hw_init_count; i++)
+		nbg_jw_put(w, NULL, small_record(m, i, nbg_graph_hw_init_at(g, i)->record_offset,
 						 F_HWI_STATE_ID, F_HWI_PATCH_COUNT));
 	nbg_jw_end(w);
 
 	nbg_jw_array(w, "ppu_params");
-	for (size_t i = 0; i < g->ppu_param_count; i++)
-		nbg_jw_put(w, NULL, small_record(m, i, g->ppu_params[i].record_offset,
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->ppu_param_count; i++)
+		nbg_jw_put(w, NULL, small_record(m, i, nbg_graph_ppu_param_at(g, i)->record_offset,
 						 F_PPU_GLOBAL_OFFSET_X, F_PPU_GROUP_COUNT_Z));
 	nbg_jw_end(w);
 }
@@ -248,7 +248,7 @@ static void tables_json(nbg_jw *w, const nbg_model *m, const nbg_graph *g)
 {
 	nbg_jw_array(w, "tables");
 	for (int i = 0; i < NBG_GRAPH_TABLE_COUNT; i++) {
-		const nbg_graph_table *t = &g->tables[i];
+		const nbg_graph_table *t = nbg_graph_table_at(g, i);
 
 		if (!t->present && !t->data_present)
 			continue;
@@ -272,10 +272,10 @@ static void tables_json(nbg_jw *w, const nbg_model *m, const nbg_graph *g)
 static void findings_json(nbg_jw *w, const nbg_graph *g)
 {
 	nbg_jw_array(w, "graph_findings");
-	for (size_t i = 0; i < g->finding_count; i++)
-		nbg_jw_put(w, NULL, json_pack("{s:s,s:I,s:s}", "id", g->findings[i].id, "offset",
-					      (json_int_t)g->findings[i].offset, "text",
-					      g->findings[i].text));
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->finding_count; i++)
+		nbg_jw_put(w, NULL, json_pack("{s:s,s:I,s:s}", "id", nbg_graph_finding_at(g, i)->id, "offset",
+					      (json_int_t)nbg_graph_finding_at(g, i)->offset, "text",
+					      nbg_graph_finding_at(g, i)->text));
 	nbg_jw_end(w);
 }
 

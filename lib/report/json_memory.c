@@ -132,7 +132,7 @@ static json_t *layer_json(const nbg_graph *g, const nbg_mem_layer *l)
 		json_object_set_new(o, "name", json_null());
 	} else {
 		json_object_set_new(o, "layer", json_integer((json_int_t)l->layer));
-		json_object_set_new(o, "name", l->layer < g->layer_count
+		json_object_set_new(o, "name", l->layer < nbg_graph_summary_of(g)->layer_count
 					       ? nbg_json_text(nbg_graph_layer_at(g, l->layer)->name, 64)
 					       : json_null());
 	}

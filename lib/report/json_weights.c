@@ -57,7 +57,7 @@ static json_t *op_json(const nbg_graph *g, const nbg_commands *c, const nbg_weig
 	json_object_set_new(j, "type_name", json_string(nbg_graph_op_type_name(o->type)));
 	json_object_set_new(j, "command", json_integer(o->command));
 	json_object_set_new(j, "layer_id", json_integer(o->layer_id));
-	json_object_set_new(j, "layer_name", o->layer_id < g->layer_count
+	json_object_set_new(j, "layer_name", o->layer_id < nbg_graph_summary_of(g)->layer_count
 				? nbg_json_text(nbg_graph_layer_at(g, o->layer_id)->name, 64)
 				: json_null());
 	json_object_set_new(j, "kind", json_string(op->kind));

@@ -70,10 +70,10 @@ static void v2_header(FILE *out, const nbg_model *m)
 	   " gap bytes excluded, %u value words zeroed",
 	   fc->covered_section_bytes, fc->excluded_alignment_gap_bytes,
 	   fc->normalized_checksum_value_words);
-	KV(out, "Sub-header", "offset %u, size %u, count %u", m->sub_header_offset,
-	   m->sub_header_size, m->sub_header_count);
+	KV(out, "Sub-header", "offset %u, size %u, count %u", m->header.sub_header_offset,
+	   m->header.sub_header_size, m->header.sub_header_count);
 	KV(out, "Section directory", "offset %u, %u records of %u bytes",
-	   m->section_headers_offset, m->section_header_count, m->section_header_size);
+	   m->header.section_headers_offset, m->header.section_header_count, m->header.section_header_size);
 	if (ni->present) {
 		fprintf(out, "  %-26s ", "Network name:");
 		nbg_text_put(out, ni->name);
@@ -137,6 +137,8 @@ static void integrity_line(FILE *out, const nbg_model *m)
 
 void nbg_text_report(FILE *out, const nbg_model *m, const char *path)
 {
+	if (!out || !m)
+		return;
 	static const char *const cover[] = { "none", "owned by no other structure",
 					     "partly covered by other structures",
 					     "section-covered-view" };

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/commands_internal.h"
+#include "nbg/commands.h"
 #include "report/text_internal.h"
 
 /* "NN", "TP", "SP", "NN_LUT", "NT": the operation's type. */
@@ -90,8 +90,8 @@ static void source_text(const nbg_commands *c, const nbg_graph *g, size_t i, cha
 	size_t n = 0, shown = 0, len = 0;
 
 	buf[0] = '\0';
-	for (size_t k = 0; k < c->edge_count; k++) {
-		const nbg_cmd_edge *e = &c->edges[k];
+	for (size_t k = 0; k < nbg_commands_edge_count(c); k++) {
+		const nbg_cmd_edge *e = nbg_commands_edge_at(c, k);
 		char one[40];
 		if (e->to != i || e->kind == NBG_CMD_EDGE_OUTPUT)
 			continue;
@@ -113,9 +113,9 @@ static void source_text(const nbg_commands *c, const nbg_graph *g, size_t i, cha
 /* " -> output k" for every output record operation i writes. */
 static void output_text(FILE *out, const nbg_commands *c, size_t i)
 {
-	for (size_t k = 0; k < c->edge_count; k++)
-		if (c->edges[k].kind == NBG_CMD_EDGE_OUTPUT && c->edges[k].from == i)
-			fprintf(out, " -> output %zu", c->edges[k].to);
+	for (size_t k = 0; k < nbg_commands_edge_count(c); k++)
+		if (nbg_commands_edge_at(c, k)->kind == NBG_CMD_EDGE_OUTPUT && nbg_commands_edge_at(c, k)->from == i)
+			fprintf(out, " -> output %zu", nbg_commands_edge_at(c, k)->to);
 }
 
 static void ref_text(FILE *out, const nbg_cmd_mem_ref *r)
@@ -142,7 +142,7 @@ static void other_line(FILE *out, const nbg_commands *c, const nbg_graph *g,
 		ref_text(out, &x->refs[r]);
 	}
 	fprintf(out, "  [op %zu, layer %u", x->operation, x->layer_id);
-	if (x->layer_id < g->layer_count) {
+	if (x->layer_id < nbg_graph_summary_of(g)->layer_count) {
 		fputc(' ', out);
 		nbg_text_put(out, nbg_graph_layer_at(g, x->layer_id)->name);
 	}
@@ -154,7 +154,7 @@ static void other_line(FILE *out, const nbg_commands *c, const nbg_graph *g,
 
 static void section_line(FILE *out, const nbg_commands *c, unsigned e)
 {
-	const nbg_cmd_section *s = &c->sec[e];
+	const nbg_cmd_section *s = nbg_commands_section(c, e);
 	const char *n = nbg_command_engine_name(e);
 
 	if (!s->present)
@@ -173,18 +173,18 @@ static void relations(FILE *out, const nbg_commands *c)
 	fprintf(out, "\nCommand relations (findings, never failures):\n");
 	fprintf(out, "  %-34s %13s  %-6s %s\n", "relation (finding id)", "held/checked", "basis",
 		"what is checked");
-	for (int r = 0; r < NBG_CMDR__COUNT; r++) {
-		const nbg_graph_relation *rel = &c->relations[r];
+	for (size_t r = 0; r < nbg_commands_relation_count(c); r++) {
+		const nbg_graph_relation *rel = nbg_commands_relation_at(c, r);
 		char hc[32];
 		snprintf(hc, sizeof(hc), "%" PRIu64 "/%" PRIu64, rel->held, rel->checked);
 		fprintf(out, "  %-34s %13s  %-6s %s\n", rel->id, hc, rel->evidence, rel->text);
 	}
-	if (c->finding_count) {
-		fprintf(out, "\nCommand findings (%zu%s):\n", c->finding_count,
-			c->findings_dropped ? ", more dropped" : "");
-		for (size_t i = 0; i < c->finding_count; i++)
-			fprintf(out, "  %-34s @%-8" PRIu64 " %s\n", c->findings[i].id,
-				c->findings[i].offset, c->findings[i].text);
+	if (nbg_commands_finding_count(c)) {
+		fprintf(out, "\nCommand findings (%zu%s):\n", nbg_commands_finding_count(c),
+			nbg_commands_findings_dropped(c) ? ", more dropped" : "");
+		for (size_t i = 0; i < nbg_commands_finding_count(c); i++)
+			fprintf(out, "  %-34s @%-8" PRIu64 " %s\n", nbg_commands_finding_at(c, i)->id,
+				nbg_commands_finding_at(c, i)->offset, nbg_commands_finding_at(c, i)->text);
 	}
 }
 
@@ -198,19 +198,19 @@ void nbg_text_commands(FILE *out, const nbg_model *m, const nbg_graph *g, const 
 	section_line(out, c, NBG_CMD_NN);
 	section_line(out, c, NBG_CMD_TP);
 	fprintf(out, "\nOperations (%zu NN-engine and TP operations, %zu others referencing memory; "
-		"execution order):\n", c->op_count, c->other_count);
-	for (size_t i = 0, x = 0; i < g->operation_count; i++) {
+		"execution order):\n", nbg_commands_op_count(c), nbg_commands_other_count(c));
+	for (size_t i = 0, x = 0; i < nbg_graph_summary_of(g)->operation_count; i++) {
 		const nbg_cmd_op *op = nbg_commands_op_of(c, i);
 		if (!op) {
-			if (x < c->other_count && c->others[x].operation == i)
-				other_line(out, c, g, &c->others[x++]);
+			if (x < nbg_commands_other_count(c) && nbg_commands_other_at(c, x)->operation == i)
+				other_line(out, c, g, nbg_commands_other_at(c, x++));
 			continue;
 		}
 		source_text(c, g, i, src, sizeof(src));
 		fprintf(out, "  %s %u: %s  [op %zu, layer %u", op_label(op),
 			op->command, nbg_command_describe(op, desc, sizeof(desc)), op->operation,
 			op->layer_id);
-		if (op->layer_id < g->layer_count) {
+		if (op->layer_id < nbg_graph_summary_of(g)->layer_count) {
 			fputc(' ', out);
 			nbg_text_put(out, nbg_graph_layer_at(g, op->layer_id)->name);
 		}
@@ -258,13 +258,13 @@ static void layer_tensor(const nbg_commands *c, const size_t *ix, size_t n, int 
 	uint64_t base = UINT64_MAX;
 
 	for (size_t i = 0; i < n; i++) {
-		const nbg_cmd_op *op = &c->ops[ix[i]];
+		const nbg_cmd_op *op = nbg_commands_op_at(c, ix[i]);
 		const nbg_cmd_ref *r = output ? &op->out_ref : &op->in_ref;
 		if (r->offset < base)
 			base = r->offset;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const nbg_cmd_op *op = &c->ops[ix[i]];
+		const nbg_cmd_op *op = nbg_commands_op_at(c, ix[i]);
 		if (output && op->out[0])
 			tensor_add(&t, &op->out_ref, op->out, op->out_row_stride,
 				   op->out_slice_stride, op->out_element_bytes, base);
@@ -289,7 +289,7 @@ static void layer_line(FILE *out, const nbg_graph *g, const nbg_commands *c, uin
 	size_t len = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const nbg_cmd_op *op = &c->ops[ix[i]];
+		const nbg_cmd_op *op = nbg_commands_op_at(c, ix[i]);
 		if (op->type == NBG_GRAPH_OP_NN) {
 			nn = nn ? nn : op;
 		} else {
@@ -318,7 +318,7 @@ static void layer_line(FILE *out, const nbg_graph *g, const nbg_commands *c, uin
 		layer_tensor(c, ix, n, 1, outd, sizeof(outd));
 	}
 	fprintf(out, "  [%4u] ", id);
-	if (id < g->layer_count) {
+	if (id < nbg_graph_summary_of(g)->layer_count) {
 		char *name = nbg_text_escape(nbg_graph_layer_at(g, id)->name, 32);
 		fprintf(out, "%-32.32s", name ? name : "");
 		free(name);
@@ -334,8 +334,8 @@ static void layer_line(FILE *out, const nbg_graph *g, const nbg_commands *c, uin
  * each. */
 static void layer_table(FILE *out, const nbg_graph *g, const nbg_commands *c)
 {
-	size_t *ix = calloc(c->op_count ? c->op_count : 1, sizeof(size_t));
-	uint8_t *done = calloc(g->layer_count + 1, 1);
+	size_t *ix = calloc(nbg_commands_op_count(c) ? nbg_commands_op_count(c) : 1, sizeof(size_t));
+	uint8_t *done = calloc(nbg_graph_summary_of(g)->layer_count + 1, 1);
 
 	if (!ix || !done) {
 		fprintf(out, "  (out of memory)\n");
@@ -343,27 +343,27 @@ static void layer_table(FILE *out, const nbg_graph *g, const nbg_commands *c)
 		free(done);
 		return;
 	}
-	for (size_t i = 0; i < g->operation_count; i++) {
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->operation_count; i++) {
 		const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
 		uint32_t id = o->layer_id, other_type = 0;
 		size_t n = 0, others = 0;
-		int in_table = id < g->layer_count;
+		int in_table = id < nbg_graph_summary_of(g)->layer_count;
 		if (!nbg_commands_op_of(c, i)) {
 			int found = 0;
-			for (size_t x = 0; x < c->other_count && !found; x++)
-				found = c->others[x].operation == i;
+			for (size_t x = 0; x < nbg_commands_other_count(c) && !found; x++)
+				found = nbg_commands_other_at(c, x)->operation == i;
 			if (!found)
 				continue;
 		}
 		if (in_table && done[id])
 			continue;
-		for (size_t k = 0; k < c->op_count; k++)
-			if (in_table ? c->ops[k].layer_id == id : c->ops[k].operation == i)
+		for (size_t k = 0; k < nbg_commands_op_count(c); k++)
+			if (in_table ? nbg_commands_op_at(c, k)->layer_id == id : nbg_commands_op_at(c, k)->operation == i)
 				ix[n++] = k;
-		for (size_t x = 0; x < c->other_count; x++)
-			if (in_table ? c->others[x].layer_id == id : c->others[x].operation == i) {
+		for (size_t x = 0; x < nbg_commands_other_count(c); x++)
+			if (in_table ? nbg_commands_other_at(c, x)->layer_id == id : nbg_commands_other_at(c, x)->operation == i) {
 				if (!others++)
-					other_type = c->others[x].type;
+					other_type = nbg_commands_other_at(c, x)->type;
 			}
 		if (in_table)
 			done[id] = 1;
@@ -388,19 +388,19 @@ void nbg_text_commands_summary(FILE *out, const nbg_model *m)
 		nbg_graph_free(g);
 		return;
 	}
-	if (!c->op_count && !c->other_count) {
+	if (!nbg_commands_op_count(c) && !nbg_commands_other_count(c)) {
 		fprintf(out, "  no NN or TP operation with a decodable command\n");
 	} else {
 		fprintf(out, "  [Layer] %-31s %3s  %-28s %s\n", "Name", "Ops", "In -> out (x y z)",
 			"What");
 		layer_table(out, g, c);
 	}
-	for (int r = 0; r < NBG_CMDR__COUNT; r++) {
-		checks += c->relations[r].checked;
-		held += c->relations[r].held;
+	for (size_t r = 0; r < nbg_commands_relation_count(c); r++) {
+		checks += nbg_commands_relation_at(c, r)->checked;
+		held += nbg_commands_relation_at(c, r)->held;
 	}
-	fprintf(out, "  %-26s %d relations, %" PRIu64 " checks, %" PRIu64 " hold\n",
-		"Command relations:", NBG_CMDR__COUNT, checks, held);
+	fprintf(out, "  %-26s %zu relations, %" PRIu64 " checks, %" PRIu64 " hold\n",
+		"Command relations:", nbg_commands_relation_count(c), checks, held);
 	fprintf(out, "  (each operation and relation: nbg inspect --commands FILE; a picture: "
 		"nbg graph FILE --svg OUT.svg)\n");
 	nbg_commands_free(c);

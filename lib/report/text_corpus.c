@@ -128,6 +128,8 @@ static void print_notes(FILE *out, const nbg_corpus *c)
 
 void nbg_text_corpus(FILE *out, const nbg_corpus *c)
 {
+	if (!out || !c)
+		return;
 	fprintf(out, "Corpus: %" PRIu64 " files, %" PRIu64 " valid, %" PRIu64
 		" bytes in valid files\n", c->files, c->valid, c->bytes);
 	if (c->oom)

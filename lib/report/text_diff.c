@@ -44,7 +44,7 @@ static const nbg_recon_range *recon_find(const nbg_reconstruction *r, const char
 /* What the reconstruction says about one changed owner. */
 static const char *owner_status(const nbg_diff *d, const nbg_diff_owner *o)
 {
-	const nbg_reconstruction *r = d->reconstruction;
+	const nbg_reconstruction *r = nbg_diff_reconstruction(d);
 
 	if (!r || !r->attempted || o->kind != NBG_DIFF_BYTES)
 		return "";
@@ -92,10 +92,10 @@ static void owner_line(FILE *out, const nbg_diff *d, const nbg_diff_owner *o)
 static void summary(FILE *out, const nbg_diff *d)
 {
 	static const nbg_reconstruction none = { .reason = "-" };
-	const nbg_reconstruction *r = d->reconstruction ? d->reconstruction : &none;
+	const nbg_reconstruction *r = nbg_diff_reconstruction(d) ? nbg_diff_reconstruction(d) : &none;
 	char hex[65];
 
-	if (d->identical) {
+	if (nbg_diff_summary_of(d)->identical) {
 		fprintf(out, "summary: identical: the files are byte for byte the same\n");
 		return;
 	}
@@ -116,16 +116,16 @@ static void summary(FILE *out, const nbg_diff *d)
 		"  %zu field%s changed, %zu I/O record%s only in A, %zu only in B; "
 		"%zu owner range%s changed, %zu only in A, %zu only in B; "
 		"%" PRIu64 " byte%s changed in place%s\n",
-		d->field_count, d->field_count == 1 ? "" : "s", d->records_removed,
-		d->records_removed == 1 ? "" : "s", d->records_added, d->owners_changed,
-		d->owners_changed == 1 ? "" : "s", d->owners_removed, d->owners_added,
-		d->bytes_changed, d->bytes_changed == 1 ? "" : "s",
-		d->truncated ? " (details truncated; counts exact)" : "");
+		nbg_diff_summary_of(d)->field_count, nbg_diff_summary_of(d)->field_count == 1 ? "" : "s", nbg_diff_summary_of(d)->records_removed,
+		nbg_diff_summary_of(d)->records_removed == 1 ? "" : "s", nbg_diff_summary_of(d)->records_added, nbg_diff_summary_of(d)->owners_changed,
+		nbg_diff_summary_of(d)->owners_changed == 1 ? "" : "s", nbg_diff_summary_of(d)->owners_removed, nbg_diff_summary_of(d)->owners_added,
+		nbg_diff_summary_of(d)->bytes_changed, nbg_diff_summary_of(d)->bytes_changed == 1 ? "" : "s",
+		nbg_diff_summary_of(d)->truncated ? " (details truncated; counts exact)" : "");
 	fprintf(out, "  differing owners, file order:\n");
-	for (size_t i = 0; i < d->owner_count && i < SUMMARY_OWNERS; i++)
-		owner_line(out, d, &d->owners[i]);
-	if (d->owner_count > SUMMARY_OWNERS)
-		fprintf(out, "    ... %zu more (listed below)\n", d->owner_count - SUMMARY_OWNERS);
+	for (size_t i = 0; i < nbg_diff_owner_count(d) && i < SUMMARY_OWNERS; i++)
+		owner_line(out, d, nbg_diff_owner_at(d, i));
+	if (nbg_diff_owner_count(d) > SUMMARY_OWNERS)
+		fprintf(out, "    ... %zu more (listed below)\n", nbg_diff_owner_count(d) - SUMMARY_OWNERS);
 	if (r->attempted) {
 		nbg_hex32(r->sha256, hex);
 		fprintf(out,
@@ -216,16 +216,18 @@ static void item_line(FILE *out, const nbg_diff_item *it)
 void nbg_text_diff(FILE *out, const nbg_diff *d, const nbg_model *a, const char *path_a,
 		   const nbg_model *b, const char *path_b)
 {
-	fprintf(out, "nbg diff\n");
-	side_line(out, "A", path_a, a, d->checksums_match_a);
-	side_line(out, "B", path_b, b, d->checksums_match_b);
-	summary(out, d);
-	if (d->identical)
+	if (!out || !d || !a || !b)
 		return;
-	recon_details(out, d->reconstruction);
-	fprintf(out, "\nFields (%zu):\n", d->field_count);
-	for (size_t i = 0; i < d->count; i++) {
-		const nbg_diff_item *it = &d->items[i];
+	fprintf(out, "nbg diff\n");
+	side_line(out, "A", path_a, a, nbg_diff_summary_of(d)->checksums_match_a);
+	side_line(out, "B", path_b, b, nbg_diff_summary_of(d)->checksums_match_b);
+	summary(out, d);
+	if (nbg_diff_summary_of(d)->identical)
+		return;
+	recon_details(out, nbg_diff_reconstruction(d));
+	fprintf(out, "\nFields (%zu):\n", nbg_diff_summary_of(d)->field_count);
+	for (size_t i = 0; i < nbg_diff_item_count(d); i++) {
+		const nbg_diff_item *it = nbg_diff_item_at(d, i);
 		if (it->kind == NBG_DIFF_FIELD) {
 			fprintf(out, "  %-44s ", it->path);
 			nbg_text_put(out, it->a);
@@ -235,7 +237,7 @@ void nbg_text_diff(FILE *out, const nbg_diff *d, const nbg_model *a, const char 
 		}
 	}
 	fprintf(out, "\nOwner ranges, file order (%zu changed, %zu only in A, %zu only in B):\n",
-		d->owners_changed, d->owners_removed, d->owners_added);
-	for (size_t i = 0; i < d->count; i++)
-		item_line(out, &d->items[i]);
+		nbg_diff_summary_of(d)->owners_changed, nbg_diff_summary_of(d)->owners_removed, nbg_diff_summary_of(d)->owners_added);
+	for (size_t i = 0; i < nbg_diff_item_count(d); i++)
+		item_line(out, nbg_diff_item_at(d, i));
 }

@@ -58,12 +58,12 @@ static const char *op_name(uint32_t type, char buf[16])
 
 static void print_layers(FILE *out, const nbg_graph *g, size_t limit)
 {
-	bool abs = g->operation_count && g->operations[0].has_abs_op_id;
+	bool abs = nbg_graph_summary_of(g)->operation_count && nbg_graph_operation_at(g, 0)->has_abs_op_id;
 
 	fprintf(out, "  [Nr]  %-40s %8s %5s %6s %10s\n", "Name", "NodeId", "Ops",
 		abs ? "AbsOps" : "Recs", "UID");
-	for (size_t i = 0; i < g->layer_count && i < limit; i++) {
-		const nbg_graph_layer *l = &g->layers[i];
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->layer_count && i < limit; i++) {
+		const nbg_graph_layer *l = nbg_graph_layer_at(g, i);
 		uint32_t have = abs ? l->distinct_abs_ops : l->operation_records;
 		fprintf(out, "  [%3zu] ", i);
 		put_name(out, l->name, 40);
@@ -82,13 +82,13 @@ static void print_operations(FILE *out, const nbg_graph *g)
 {
 	char buf[16], patches[32];
 
-	records_line(out, "Operations", g->operation_count, &g->operation_records);
-	if (!g->operation_count)
+	records_line(out, "Operations", nbg_graph_summary_of(g)->operation_count, &nbg_graph_summary_of(g)->operation_records);
+	if (!nbg_graph_summary_of(g)->operation_count)
 		return;
 	fprintf(out, "  [Nr]   %-7s %6s %6s %6s %-15s %7s %6s  %s\n", "Type", "Index", "Layer",
 		"State", "Patches", "Preempt", "AbsOp", "Layer name");
-	for (size_t i = 0; i < g->operation_count; i++) {
-		const nbg_graph_operation *o = &g->operations[i];
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->operation_count; i++) {
+		const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
 		fprintf(out, "  [%4zu] %-7s ", i, op_name(o->type, buf));
 		if (o->index == 0xFFFFu || o->index == 0xFFFFFFFFu)
 			fprintf(out, "%6s ", "-");
@@ -108,21 +108,21 @@ static void print_operations(FILE *out, const nbg_graph *g)
 			fprintf(out, "%6u  ", o->abs_op_id);
 		else
 			fprintf(out, "%6s  ", "-");
-		if (o->layer_id < g->layer_count)
-			put_name(out, g->layers[o->layer_id].name, 0);
+		if (o->layer_id < nbg_graph_summary_of(g)->layer_count)
+			put_name(out, nbg_graph_layer_at(g, o->layer_id)->name, 0);
 		fputc('\n', out);
 	}
 }
 
 static void print_other_operations(FILE *out, const nbg_graph *g)
 {
-	if (g->sh_records.present) {
+	if (nbg_graph_summary_of(g)->sh_records.present) {
 		fputc('\n', out);
-		records_line(out, "SH operations", g->sh_count, &g->sh_records);
-		if (g->sh_count)
+		records_line(out, "SH operations", nbg_graph_summary_of(g)->sh_count, &nbg_graph_summary_of(g)->sh_records);
+		if (nbg_graph_summary_of(g)->sh_count)
 			fprintf(out, "  [Nr]   %10s %14s\n", "InstrIndex", "PPUParamIndex");
-		for (size_t i = 0; i < g->sh_count; i++) {
-			const nbg_graph_sh_operation *s = &g->sh_operations[i];
+		for (size_t i = 0; i < nbg_graph_summary_of(g)->sh_count; i++) {
+			const nbg_graph_sh_operation *s = nbg_graph_sh_operation_at(g, i);
 			fprintf(out, "  [%4zu] %10u ", i, s->instr_index);
 			if (s->has_ppu_param_index)
 				fprintf(out, "%14u\n", s->ppu_param_index);
@@ -130,30 +130,30 @@ static void print_other_operations(FILE *out, const nbg_graph *g)
 				fprintf(out, "%14s\n", "-");
 		}
 	}
-	if (g->sw_records.present) {
+	if (nbg_graph_summary_of(g)->sw_records.present) {
 		fputc('\n', out);
-		records_line(out, "SW operations", g->sw_count, &g->sw_records);
-		for (size_t i = 0; i < g->sw_count; i++) {
-			fprintf(out, "  [%4zu] type %u ", i, g->sw_operations[i].sw_operation_type);
-			if (g->sw_operations[i].has_name)
-				put_name(out, g->sw_operations[i].name, 0);
+		records_line(out, "SW operations", nbg_graph_summary_of(g)->sw_count, &nbg_graph_summary_of(g)->sw_records);
+		for (size_t i = 0; i < nbg_graph_summary_of(g)->sw_count; i++) {
+			fprintf(out, "  [%4zu] type %u ", i, nbg_graph_sw_operation_at(g, i)->sw_operation_type);
+			if (nbg_graph_sw_operation_at(g, i)->has_name)
+				put_name(out, nbg_graph_sw_operation_at(g, i)->name, 0);
 			fputc('\n', out);
 		}
 	}
-	if (g->hw_init_records.present) {
+	if (nbg_graph_summary_of(g)->hw_init_records.present) {
 		fputc('\n', out);
-		records_line(out, "Hardware-init operations", g->hw_init_count,
-			     &g->hw_init_records);
-		for (size_t i = 0; i < g->hw_init_count; i++)
+		records_line(out, "Hardware-init operations", nbg_graph_summary_of(g)->hw_init_count,
+			     &nbg_graph_summary_of(g)->hw_init_records);
+		for (size_t i = 0; i < nbg_graph_summary_of(g)->hw_init_count; i++)
 			fprintf(out, "  [%4zu] state %u patches %u+%u\n", i,
-				g->hw_inits[i].state_id, g->hw_inits[i].patch_index,
-				g->hw_inits[i].patch_count);
+				nbg_graph_hw_init_at(g, i)->state_id, nbg_graph_hw_init_at(g, i)->patch_index,
+				nbg_graph_hw_init_at(g, i)->patch_count);
 	}
-	if (g->ppu_param_records.present) {
+	if (nbg_graph_summary_of(g)->ppu_param_records.present) {
 		fputc('\n', out);
-		records_line(out, "PPU parameters", g->ppu_param_count, &g->ppu_param_records);
-		for (size_t i = 0; i < g->ppu_param_count; i++) {
-			const nbg_graph_ppu_param *q = &g->ppu_params[i];
+		records_line(out, "PPU parameters", nbg_graph_summary_of(g)->ppu_param_count, &nbg_graph_summary_of(g)->ppu_param_records);
+		for (size_t i = 0; i < nbg_graph_summary_of(g)->ppu_param_count; i++) {
+			const nbg_graph_ppu_param *q = nbg_graph_ppu_param_at(g, i);
 			fprintf(out, "  [%4zu] offset %u,%u,%u scale %u,%u,%u group size %u,%u,%u "
 				"count %u,%u,%u\n", i, q->global_offset[0], q->global_offset[1],
 				q->global_offset[2], q->global_scale[0], q->global_scale[1],
@@ -166,18 +166,18 @@ static void print_other_operations(FILE *out, const nbg_graph *g)
 
 static void print_patches(FILE *out, const nbg_graph *g)
 {
-	bool high = g->patch_count && g->patches[0].has_high;
+	bool high = nbg_graph_summary_of(g)->patch_count && nbg_graph_patch_at(g, 0)->has_high;
 
-	records_line(out, "Patches", g->patch_count, &g->patch_records);
-	if (!g->patch_count)
+	records_line(out, "Patches", nbg_graph_summary_of(g)->patch_count, &nbg_graph_summary_of(g)->patch_records);
+	if (!nbg_graph_summary_of(g)->patch_count)
 		return;
 	fprintf(out, "  [Nr]    %6s %-8s %6s %-18s %6s %10s %3s %10s", "Op", "Type", "Dest",
 		"Source", "Index", "SrcOffset", "Tr", "Name");
 	if (high)
 		fprintf(out, " %10s %10s %10s", "DestH", "SrcH", "MaskH");
 	fputc('\n', out);
-	for (size_t i = 0; i < g->patch_count; i++) {
-		const nbg_graph_patch *x = &g->patches[i];
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->patch_count; i++) {
+		const nbg_graph_patch *x = nbg_graph_patch_at(g, i);
 		const char *tn = nbg_graph_patch_type_name(x->type);
 		const char *sn = nbg_graph_source_type_name(x->source_type);
 		char ty[16], src[24];
@@ -209,7 +209,7 @@ static void print_patches(FILE *out, const nbg_graph *g)
 static void print_tables(FILE *out, const nbg_graph *g, const char *indent)
 {
 	for (int i = 0; i < NBG_GRAPH_TABLE_COUNT; i++) {
-		const nbg_graph_table *t = &g->tables[i];
+		const nbg_graph_table *t = nbg_graph_table_at(g, i);
 		if (!t->present)
 			continue;
 		fprintf(out, "%s%-16s ", indent, t->name);
@@ -237,12 +237,12 @@ static void relation_totals(const nbg_graph *g, uint64_t *checks, uint64_t *fail
 {
 	*checks = *failed = 0;
 	*relations = 0;
-	for (size_t r = 0; r < g->relation_count; r++) {
-		if (!g->relations[r].checked)
+	for (size_t r = 0; r < nbg_graph_summary_of(g)->relation_count; r++) {
+		if (!nbg_graph_relation_at(g, r)->checked)
 			continue;
 		(*relations)++;
-		*checks += g->relations[r].checked;
-		*failed += g->relations[r].checked - g->relations[r].held;
+		*checks += nbg_graph_relation_at(g, r)->checked;
+		*failed += nbg_graph_relation_at(g, r)->checked - nbg_graph_relation_at(g, r)->held;
 	}
 }
 
@@ -256,27 +256,29 @@ static void print_findings(FILE *out, const nbg_graph *g)
 		" do not hold\n", rels, checks, failed);
 	fprintf(out, "  %-32s %8s/%-8s %-6s %s\n", "relation (finding id)", "held", "checked",
 		"basis", "what is checked");
-	for (size_t r = 0; r < g->relation_count; r++) {
-		const nbg_graph_relation *x = &g->relations[r];
+	for (size_t r = 0; r < nbg_graph_summary_of(g)->relation_count; r++) {
+		const nbg_graph_relation *x = nbg_graph_relation_at(g, r);
 		if (x->checked)
 			fprintf(out, "  %-32s %8" PRIu64 "/%-8" PRIu64 " %-6s %s\n", x->id, x->held,
 				x->checked, x->evidence, x->text);
 	}
-	if (!g->finding_count)
+	if (!nbg_graph_summary_of(g)->finding_count)
 		return;
-	fprintf(out, "\nGraph findings (%zu%s, not failures):\n", g->finding_count,
-		g->findings_dropped ? ", more dropped" : "");
-	for (size_t i = 0; i < g->finding_count; i++)
-		fprintf(out, "  %-32s @%-8" PRIu64 " %s\n", g->findings[i].id,
-			g->findings[i].offset, g->findings[i].text);
+	fprintf(out, "\nGraph findings (%zu%s, not failures):\n", nbg_graph_summary_of(g)->finding_count,
+		nbg_graph_summary_of(g)->findings_dropped ? ", more dropped" : "");
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->finding_count; i++)
+		fprintf(out, "  %-32s @%-8" PRIu64 " %s\n", nbg_graph_finding_at(g, i)->id,
+			nbg_graph_finding_at(g, i)->offset, nbg_graph_finding_at(g, i)->text);
 }
 
 void nbg_text_graph(FILE *out, const nbg_model *m, const nbg_graph *g, unsigned what)
 {
+	if (!out || !m || !g)
+		return;
 	if (what & NBG_TEXT_GRAPH_LAYERS) {
 		fputc('\n', out);
-		records_line(out, "Layers", g->layer_count, &g->layer_records);
-		if (g->layer_count)
+		records_line(out, "Layers", nbg_graph_summary_of(g)->layer_count, &nbg_graph_summary_of(g)->layer_records);
+		if (nbg_graph_summary_of(g)->layer_count)
 			print_layers(out, g, SIZE_MAX);
 	}
 	if (what & NBG_TEXT_GRAPH_OPERATIONS) {
@@ -296,6 +298,8 @@ void nbg_text_graph(FILE *out, const nbg_model *m, const nbg_graph *g, unsigned 
 
 void nbg_text_graph_summary(FILE *out, const nbg_model *m)
 {
+	if (!out || !m)
+		return;
 	nbg_graph *g = NULL;
 	nbg_error err;
 	uint64_t checks, failed;
@@ -307,36 +311,36 @@ void nbg_text_graph_summary(FILE *out, const nbg_model *m)
 		fprintf(out, "  (not decoded: %s)\n", err.message);
 		return;
 	}
-	fprintf(out, "  %-26s %zu", "Layers:", g->layer_count);
-	if (g->layer_records.decoded)
-		fprintf(out, " (%u-byte records)", g->layer_records.record_size);
-	fprintf(out, "\n  %-26s %zu", "Operations:", g->operation_count);
-	if (g->operation_records.decoded)
-		fprintf(out, " (%u-byte records)", g->operation_records.record_size);
+	fprintf(out, "  %-26s %zu", "Layers:", nbg_graph_summary_of(g)->layer_count);
+	if (nbg_graph_summary_of(g)->layer_records.decoded)
+		fprintf(out, " (%u-byte records)", nbg_graph_summary_of(g)->layer_records.record_size);
+	fprintf(out, "\n  %-26s %zu", "Operations:", nbg_graph_summary_of(g)->operation_count);
+	if (nbg_graph_summary_of(g)->operation_records.decoded)
+		fprintf(out, " (%u-byte records)", nbg_graph_summary_of(g)->operation_records.record_size);
 	for (size_t t = 0; t < NBG_GRAPH_OP_BUCKETS; t++)
-		if (g->ops_by_type[t]) {
-			fprintf(out, "%s%s %zu", sep, nbg_graph_op_bucket_name(t), g->ops_by_type[t]);
+		if (nbg_graph_summary_of(g)->ops_by_type[t]) {
+			fprintf(out, "%s%s %zu", sep, nbg_graph_op_bucket_name(t), nbg_graph_summary_of(g)->ops_by_type[t]);
 			sep = ", ";
 		}
-	fprintf(out, "\n  %-26s %zu", "Patches:", g->patch_count);
-	if (g->patch_records.decoded)
+	fprintf(out, "\n  %-26s %zu", "Patches:", nbg_graph_summary_of(g)->patch_count);
+	if (nbg_graph_summary_of(g)->patch_records.decoded)
 		fprintf(out, " (%u-byte records), %zu referenced by no operation",
-			g->patch_records.record_size, g->patches_unreferenced);
-	fprintf(out, "\n  %-26s %zu / %zu / %zu / %zu\n", "SH / SW / HW-init / PPU:", g->sh_count,
-		g->sw_count, g->hw_init_count, g->ppu_param_count);
+			nbg_graph_summary_of(g)->patch_records.record_size, nbg_graph_summary_of(g)->patches_unreferenced);
+	fprintf(out, "\n  %-26s %zu / %zu / %zu / %zu\n", "SH / SW / HW-init / PPU:", nbg_graph_summary_of(g)->sh_count,
+		nbg_graph_summary_of(g)->sw_count, nbg_graph_summary_of(g)->hw_init_count, nbg_graph_summary_of(g)->ppu_param_count);
 	print_tables(out, g, "  Table ");
 	relation_totals(g, &checks, &failed, &rels);
 	fprintf(out, "  %-26s %zu relations, %" PRIu64 " checks, ", "Cross-references:", rels,
 		checks);
-	if (g->finding_count)
+	if (nbg_graph_summary_of(g)->finding_count)
 		fprintf(out, "%zu findings (listed with --layers, --operations or --patches)\n",
-			g->finding_count);
+			nbg_graph_summary_of(g)->finding_count);
 	else
 		fprintf(out, "all hold\n");
-	if (g->layer_count) {
+	if (nbg_graph_summary_of(g)->layer_count) {
 		fprintf(out, "  First %zu of %zu layers:\n",
-			g->layer_count < SUMMARY_LAYERS ? g->layer_count : (size_t)SUMMARY_LAYERS,
-			g->layer_count);
+			nbg_graph_summary_of(g)->layer_count < SUMMARY_LAYERS ? nbg_graph_summary_of(g)->layer_count : (size_t)SUMMARY_LAYERS,
+			nbg_graph_summary_of(g)->layer_count);
 		print_layers(out, g, SUMMARY_LAYERS);
 	}
 	fprintf(out, "  (all of them: nbg inspect --layers, --operations, --patches FILE)\n");

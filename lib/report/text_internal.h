@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "common/model.h"
 #include "nbg/graph.h"
 
 /* The per-operation sizes table printed after the operations (text_memory.c). */

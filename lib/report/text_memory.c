@@ -16,7 +16,7 @@ static void put_layer_name(FILE *out, const nbg_graph *g, size_t layer, int widt
 	char name[65] = "";
 	size_t n;
 
-	if (layer < g->layer_count)
+	if (layer < nbg_graph_summary_of(g)->layer_count)
 		snprintf(name, sizeof(name), "%s", nbg_graph_layer_at(g, layer)->name);
 	n = strlen(name);
 	nbg_text_put(out, name);
@@ -135,7 +135,7 @@ static void sharing(FILE *out, const nbg_graph *g, const nbg_mem_report *r)
 	}
 	for (size_t i = 0; i < nbg_mem_conflict_count(r); i++) {
 		const nbg_mem_conflict *c = nbg_mem_conflict_at(r, i);
-		const char *type = c->io_patch < g->patch_count
+		const char *type = c->io_patch < nbg_graph_summary_of(g)->patch_count
 			? nbg_graph_patch_type_name(nbg_graph_patch_at(g, c->io_patch)->type) : NULL;
 		fprintf(out, "  %-26s %s %u: operation %zu (layer %u ", i ? "" : "Conflicts:",
 			c->output ? "output" : "input", c->io_index, c->operation, c->layer_id);
@@ -183,6 +183,8 @@ static void largest_layers(FILE *out, const nbg_graph *g, const nbg_mem_report *
 void nbg_text_memory(FILE *out, const nbg_model *m, const nbg_graph *g,
 		     const nbg_mem_report *r)
 {
+	if (!out || !m || !g || !r)
+		return;
 	fprintf(out, "\nMemory:\n");
 	KV(out, "Layout", "%s", nbg_mem_layout_of(r) == NBG_MEM_LAYOUT_LCD
 	   ? "LCD (coefficients, load states and PPU instructions inside the LCD, through "
@@ -205,6 +207,8 @@ static void both(FILE *out, uint64_t exact, uint64_t vendor, int width)
 
 void nbg_text_memory_operations(FILE *out, const nbg_graph *g, const nbg_mem_report *r)
 {
+	if (!out || !g || !r)
+		return;
 	size_t n = nbg_mem_operation_count(r);
 
 	(void)g;

@@ -21,6 +21,8 @@ static void put_stride(FILE *out, const char *name, uint32_t stride, int first)
 
 void nbg_text_v1(FILE *out, const nbg_model *m)
 {
+	if (!out || !m)
+		return;
 	const nbg_v1_info *v1 = &m->v1;
 	const nbg_memory *mem = &m->memory;
 	char hex[65];

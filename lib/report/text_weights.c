@@ -18,7 +18,7 @@ void nbg_text_weights_op(FILE *out, const nbg_graph *g, const nbg_weights_op *o)
 
 	fprintf(out, "  op %zu (%s %u, layer %u", o->operation, nbg_graph_op_type_name(o->type),
 		o->command, o->layer_id);
-	if (o->layer_id < g->layer_count) {
+	if (o->layer_id < nbg_graph_summary_of(g)->layer_count) {
 		fputc(' ', out);
 		nbg_text_put(out, nbg_graph_layer_at(g, o->layer_id)->name);
 	}

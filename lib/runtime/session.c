@@ -59,7 +59,7 @@ static nbg_code nnsdk_loops(nbg_rt_graph *g, const sess_arg *a, nbg_rt_sink *sin
 			    nbg_rt_output *outs, nbg_error *err)
 {
 	nbg_rt_session_result *r = sink->res;
-	for (unsigned long loop = 0; loop < r->loops; loop++) {
+	for (unsigned long loop = 0; loop < r->info.loops; loop++) {
 		double t1 = nbg_rt_now_ms();
 		nbg_code rc = nbg_rt_graph_set_inputs(g, a->inputs, a->m->input_count, err);
 		double t2 = nbg_rt_now_ms();
@@ -70,9 +70,9 @@ static nbg_code nnsdk_loops(nbg_rt_graph *g, const sess_arg *a, nbg_rt_sink *sin
 			rc = nbg_rt_graph_retrieve(g, outs, a->nout, err);
 		if (rc != NBG_OK)
 			return rc;
-		nbg_rt_stat_add(&r->input_set, t2 - t1);
-		nbg_rt_stat_add(&r->run, t3 - t2);
-		nbg_rt_stat_add(&r->retrieve, nbg_rt_now_ms() - t3);
+		nbg_rt_stat_add(&r->info.input_set, t2 - t1);
+		nbg_rt_stat_add(&r->info.run, t3 - t2);
+		nbg_rt_stat_add(&r->info.retrieve, nbg_rt_now_ms() - t3);
 		for (size_t i = 0; i < a->nout; i++) {
 			nbg_rt_session_output *o = &sink->outs[i];
 			if (loop == 0)
@@ -81,7 +81,7 @@ static nbg_code nnsdk_loops(nbg_rt_graph *g, const sess_arg *a, nbg_rt_sink *sin
 				o->stable = 0;
 			memcpy(o->sha256, outs[i].sha256, 32);
 			o->reported_size = outs[i].reported_size;
-			if (loop + 1 == r->loops) {
+			if (loop + 1 == r->info.loops) {
 				nbg_rt_crumb("copying an output of aml_module_output_get");
 				memcpy(sink->dst[i], outs[i].data, o->size);
 			}
@@ -108,16 +108,16 @@ static nbg_code nnsdk_session(const sess_arg *a, nbg_rt_sink *sink, nbg_error *e
 	nbg_code rc = nbg_runtime_open(&ro, &rt, err);
 	if (rc != NBG_OK)
 		return rc;
-	snprintf(r->library, sizeof(r->library), "%s", nbg_runtime_library_path(rt));
-	r->flush = nbg_runtime_has_flush(rt);
-	r->input_kind = nbg_runtime_input_kind(rt);
+	snprintf(r->info.library, sizeof(r->info.library), "%s", nbg_runtime_library_path(rt));
+	r->info.flush = nbg_runtime_has_flush(rt);
+	r->info.input_kind = nbg_runtime_input_kind(rt);
 	nbg_rt_output *outs = calloc(a->nout + 1, sizeof(*outs));
 	double t0 = nbg_rt_now_ms();
 	if (!outs)
 		rc = nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "out of memory");
 	if (rc == NBG_OK)
 		rc = nbg_rt_graph_create(rt, a->model, a->size, &g, err);
-	r->create_ms = nbg_rt_now_ms() - t0;
+	r->info.create_ms = nbg_rt_now_ms() - t0;
 	for (size_t i = 0; rc == NBG_OK && i < a->nout; i++)
 		sink->outs[i].data_format = nbg_rt_graph_output_format(g, i);
 	if (rc == NBG_OK)
@@ -126,7 +126,7 @@ static nbg_code nnsdk_session(const sess_arg *a, nbg_rt_sink *sink, nbg_error *e
 	t0 = nbg_rt_now_ms();
 	nbg_error de;
 	nbg_code dc = nbg_rt_graph_destroy(&g, &de);
-	r->destroy_ms = nbg_rt_now_ms() - t0;
+	r->info.destroy_ms = nbg_rt_now_ms() - t0;
 	if (dc != NBG_OK && rc == NBG_OK) {
 		rc = dc;
 		if (err)
@@ -167,12 +167,12 @@ static int pick_backend(const sess_arg *a, nbg_vip_api *api, nbg_error *err)
 static nbg_code cpu_session(const sess_arg *a, nbg_rt_sink *sink, nbg_error *err)
 {
 	nbg_rt_session_result *r = sink->res;
-	snprintf(r->library, sizeof(r->library), "nbgkit CPU backend");
+	snprintf(r->info.library, sizeof(r->info.library), "nbgkit CPU backend");
 	nbg_cpu_plan *p = NULL;
 	double t0 = nbg_rt_now_ms();
 	nbg_code rc = nbg_cpu_plan_build(a->model, a->size, &p, err);
-	r->create_ms = nbg_rt_now_ms() - t0;
-	for (unsigned long loop = 0; rc == NBG_OK && loop < r->loops; loop++) {
+	r->info.create_ms = nbg_rt_now_ms() - t0;
+	for (unsigned long loop = 0; rc == NBG_OK && loop < r->info.loops; loop++) {
 		nbg_cpu_state *st = NULL;
 		double t1 = nbg_rt_now_ms();
 		rc = nbg_cpu_run(p, a->inputs, a->m->input_count, SIZE_MAX, &st, err);
@@ -191,18 +191,18 @@ static nbg_code cpu_session(const sess_arg *a, nbg_rt_sink *sink, nbg_error *err
 			o->stable = loop == 0 || (o->stable && !memcmp(o->sha256, h, 32));
 			memcpy(o->sha256, h, 32);
 			o->reported_size = (uint32_t)o->size;
-			if (loop + 1 == r->loops)
+			if (loop + 1 == r->info.loops)
 				memcpy(sink->dst[i], d, o->size);
 		}
 		nbg_cpu_state_free(st);
 		if (rc == NBG_OK) {
-			nbg_rt_stat_add(&r->run, t2 - t1);
-			nbg_rt_stat_add(&r->retrieve, nbg_rt_now_ms() - t2);
+			nbg_rt_stat_add(&r->info.run, t2 - t1);
+			nbg_rt_stat_add(&r->info.retrieve, nbg_rt_now_ms() - t2);
 		}
 	}
 	t0 = nbg_rt_now_ms();
 	nbg_cpu_plan_free(p);
-	r->destroy_ms = nbg_rt_now_ms() - t0;
+	r->info.destroy_ms = nbg_rt_now_ms() - t0;
 	return rc;
 }
 
@@ -229,10 +229,10 @@ static void session_child(nbg_rt_shared_head *h, void *varg)
 	memset(&api, 0, sizeof(api));
 	nbg_code rc;
 	int b = a->o.backend == NBG_RT_SELECT_CPU ? NBG_RT_SELECT_CPU
-		: sh->res.probe.backend == NBG_RT_BACKEND_VIPUNIFY && a->o.backend == NBG_RT_SELECT_AUTO
+		: sh->res.info.probe.backend == NBG_RT_BACKEND_VIPUNIFY && a->o.backend == NBG_RT_SELECT_AUTO
 			? NBG_RT_SELECT_NNSDK
 			: pick_backend(a, &api, &h->err);
-	sh->res.backend = b;
+	sh->res.info.backend = b;
 	if (b < 0) {
 		rc = h->err.code;
 	} else if (b == NBG_RT_SELECT_CPU) {
@@ -240,8 +240,8 @@ static void session_child(nbg_rt_shared_head *h, void *varg)
 	} else if (b == NBG_RT_SELECT_NNSDK) {
 		rc = nnsdk_session(a, &sink, &h->err);
 	} else {
-		snprintf(sh->res.library, sizeof(sh->res.library), "%s", api.path);
-		nbg_rt_run_params p = { sh->res.loops, a->o.flags, a->o.run_timeout_ms, a->o.input_kind };
+		snprintf(sh->res.info.library, sizeof(sh->res.info.library), "%s", api.path);
+		nbg_rt_run_params p = { sh->res.info.loops, a->o.flags, a->o.run_timeout_ms, a->o.input_kind };
 		rc = nbg_vip_session(&api, a->m, a->model, a->size, a->inputs, &p, &sink, &h->err);
 	}
 	free(dst);
@@ -374,8 +374,8 @@ nbg_code nbg_rt_session_run(const nbg_rt_session_options *opts, const uint8_t *m
 		total += a.out_size[i];
 	nbg_rt_shared_head *h = NULL;
 	if (rc == NBG_OK) {
-		a.seed.probe = probe;
-		a.seed.loops = a.o.loops ? a.o.loops : 1;
+		a.seed.info.probe = probe;
+		a.seed.info.loops = a.o.loops ? a.o.loops : 1;
 		rc = nbg_rt_isolate(!(a.o.flags & NBG_RT_SESSION_NO_ISOLATE), total, a.o.timeout_ms,
 				    session_child, &a, &h, err);
 	}
@@ -404,4 +404,19 @@ void nbg_rt_session_free(nbg_rt_session_result *r)
 	free(priv);
 	free(r->outputs);
 	free(r);
+}
+
+const nbg_rt_session_info *nbg_rt_session_info_of(const nbg_rt_session_result *r)
+{
+	return r ? &r->info : NULL;
+}
+
+size_t nbg_rt_session_output_count(const nbg_rt_session_result *r)
+{
+	return r ? r->output_count : 0;
+}
+
+const nbg_rt_session_output *nbg_rt_session_output_at(const nbg_rt_session_result *r, size_t i)
+{
+	return r && i < r->output_count ? &r->outputs[i] : NULL;
 }

@@ -7,6 +7,15 @@
 
 #include "nbg/session.h"
 #include "runtime/runtime_internal.h"
+
+/* The definition of the opaque nbg_rt_session_result (nbg/session.h). */
+struct nbg_rt_session_result {
+	nbg_rt_session_info info;
+	size_t output_count;
+	nbg_rt_session_output *outputs;
+	void *priv;
+};
+
 #include "runtime/viplite_abi.h"
 
 typedef struct nbg_vip_api {

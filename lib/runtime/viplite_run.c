@@ -40,26 +40,26 @@ static nbg_code check_target(vsess *v, nbg_error *err)
 	vip_status s[3];
 	uint32_t cores[16] = { 0 };
 	nbg_rt_crumb("vip_query_hardware");
-	s[0] = v->api->query_hardware(VIP_QUERY_HW_PROP_CID, sizeof(r->cid), &r->cid);
+	s[0] = v->api->query_hardware(VIP_QUERY_HW_PROP_CID, sizeof(r->info.cid), &r->info.cid);
 	if (s[0] != VIP_SUCCESS)
 		return vfail(err, NBG_E_QUERY_FAILED, -1, "vip_query_hardware(CID)", s[0], NULL);
-	s[1] = v->api->query_hardware(VIP_QUERY_HW_PROP_DEVICE_COUNT, sizeof(r->device_count),
-				      &r->device_count);
+	s[1] = v->api->query_hardware(VIP_QUERY_HW_PROP_DEVICE_COUNT, sizeof(r->info.device_count),
+				      &r->info.device_count);
 	if (s[1] != VIP_SUCCESS)
 		return vfail(err, NBG_E_QUERY_FAILED, -1, "vip_query_hardware(device count)", s[1], NULL);
-	uint32_t n = r->device_count < 16 ? r->device_count : 16;
+	uint32_t n = r->info.device_count < 16 ? r->info.device_count : 16;
 	if (n) {
 		s[2] = v->api->query_hardware(VIP_QUERY_HW_PROP_CORE_COUNT_EACH_DEVICE,
 					      (uint32_t)(n * sizeof(uint32_t)), cores);
 		if (s[2] != VIP_SUCCESS)
 			return vfail(err, NBG_E_QUERY_FAILED, -1, "vip_query_hardware(cores)", s[2], NULL);
 	}
-	r->cores = cores[0];
-	r->cid_known = 1;
-	if (r->cid == v->m->target)
+	r->info.cores = cores[0];
+	r->info.cid_known = 1;
+	if (r->info.cid == v->m->target)
 		return NBG_OK;
 	if (v->p->flags & NBG_RT_SESSION_FORCE_TARGET) {
-		r->target_forced = 1;
+		r->info.target_forced = 1;
 		return NBG_OK;
 	}
 	char a[200], b[200];
@@ -68,7 +68,7 @@ static nbg_code check_target(vsess *v, nbg_error *err)
 			   "(vip_query_hardware CID).  Recompile the model for this device's "
 			   "target, or pass --force-target to let the driver decide",
 			   nbg_target_describe(v->m->target, a, sizeof(a)),
-			   nbg_target_describe(r->cid, b, sizeof(b)));
+			   nbg_target_describe(r->info.cid, b, sizeof(b)));
 }
 
 static nbg_code create_network(vsess *v, const uint8_t *model, size_t size, nbg_error *err)
@@ -249,7 +249,7 @@ static nbg_code read_outputs(vsess *v, unsigned long loop, nbg_error *err)
 static nbg_code run_loops(vsess *v, nbg_error *err)
 {
 	nbg_rt_session_result *r = v->sink->res;
-	r->profile_known = 1;
+	r->info.profile_known = 1;
 	for (unsigned long loop = 0; loop < v->p->loops; loop++) {
 		double t0 = nbg_rt_now_ms();
 		nbg_rt_crumb("vip_run_network");
@@ -263,16 +263,16 @@ static nbg_code run_loops(vsess *v, nbg_error *err)
 		vip_inference_profile prof = { 0, 0 };
 		nbg_rt_crumb("vip_query_network(profiling)");
 		if (v->api->query_network(v->net, VIP_NETWORK_PROP_PROFILING, &prof) == VIP_SUCCESS) {
-			nbg_rt_stat_add(&r->inference_us, prof.inference_time);
-			nbg_rt_stat_add(&r->cycles, prof.total_cycle);
+			nbg_rt_stat_add(&r->info.inference_us, prof.inference_time);
+			nbg_rt_stat_add(&r->info.cycles, prof.total_cycle);
 		} else {
-			r->profile_known = 0; /* reported as unavailable, not a failure */
+			r->info.profile_known = 0; /* reported as unavailable, not a failure */
 		}
 		nbg_code rc = read_outputs(v, loop, err);
 		if (rc != NBG_OK)
 			return rc;
-		nbg_rt_stat_add(&r->run, t1 - t0);
-		nbg_rt_stat_add(&r->retrieve, nbg_rt_now_ms() - t1);
+		nbg_rt_stat_add(&r->info.run, t1 - t0);
+		nbg_rt_stat_add(&r->info.retrieve, nbg_rt_now_ms() - t1);
 	}
 	return NBG_OK;
 }
@@ -310,7 +310,7 @@ static nbg_code teardown(vsess *v, nbg_code rc, nbg_error *err)
 		if ((s = v->api->destroy()) != VIP_SUCCESS && rc == NBG_OK)
 			rc = vfail(err, NBG_E_DESTROY_FAILED, -1, "vip_destroy", s, NULL);
 	}
-	v->sink->res->destroy_ms = nbg_rt_now_ms() - t0;
+	v->sink->res->info.destroy_ms = nbg_rt_now_ms() - t0;
 	free(v->buf);
 	free(v->map);
 	return rc;
@@ -330,8 +330,8 @@ nbg_code nbg_vip_session(nbg_vip_api *api, const nbg_model *m, const uint8_t *mo
 	v.nout = m->output_count;
 	nbg_rt_session_result *r = sink->res;
 	nbg_rt_crumb("vip_get_version");
-	r->version_word = api->get_version();
-	r->has_version = 1;
+	r->info.version_word = api->get_version();
+	r->info.has_version = 1;
 	v.buf = calloc(v.nin + v.nout + 1, sizeof(*v.buf));
 	v.map = calloc(v.nin + v.nout + 1, sizeof(*v.map));
 	if (!v.buf || !v.map)
@@ -351,7 +351,7 @@ nbg_code nbg_vip_session(nbg_vip_api *api, const nbg_model *m, const uint8_t *mo
 		rc = create_network(&v, model, size, err);
 	if (rc == NBG_OK)
 		rc = bind_buffers(&v, inputs, err);
-	r->create_ms = nbg_rt_now_ms() - t0;
+	r->info.create_ms = nbg_rt_now_ms() - t0;
 	if (rc == NBG_OK)
 		rc = run_loops(&v, err);
 	return teardown(&v, rc, err);

@@ -191,7 +191,7 @@ static void ctx_free(td_ctx *c)
 	if (!c)
 		return;
 	if (c->bufs && c->m)
-		for (size_t i = 0; i < c->m->output_count; i++)
+		for (size_t i = 0; i < nbg_model_output_count(c->m); i++)
 			free(c->bufs[i]);
 	free(c->bufs);
 	free(c->sizes);
@@ -251,8 +251,8 @@ static void *create_impl(const uint8_t *cfg)
 		ctx_free(c);
 		return NULL;
 	}
-	size_t nin = c->m->input_count ? c->m->input_count : 1;
-	size_t nout = c->m->output_count ? c->m->output_count : 1;
+	size_t nin = nbg_model_input_count(c->m) ? nbg_model_input_count(c->m) : 1;
+	size_t nout = nbg_model_output_count(c->m) ? nbg_model_output_count(c->m) : 1;
 	c->in_set = calloc(nin, 1);
 	c->bufs = calloc(nout, sizeof(*c->bufs));
 	c->sizes = calloc(nout, sizeof(*c->sizes));
@@ -303,9 +303,9 @@ TD_EXPORT int aml_module_input_set(void *context, void *input)
 	if (rd32(d) != IN_SIZE)
 		violation("input +0x00: type size is not the documented 64");
 	uint32_t idx = rd32(d + IN_INDEX);
-	if (idx >= c->m->input_count)
+	if (idx >= nbg_model_input_count(c->m))
 		violation("input +0x04: tensor index out of range");
-	if (rd32(d + IN_BYTES) != c->m->inputs[idx].byte_size)
+	if (rd32(d + IN_BYTES) != nbg_model_input_at(c->m, idx)->byte_size)
 		violation("input +0x08: byte count differs from the NBG input record");
 	const uint8_t *data = rdptr(d + IN_DATA);
 	if (!data)
@@ -361,8 +361,8 @@ static uint16_t half_of_eighths(int v)
 
 static void fill_outputs(td_ctx *c)
 {
-	for (size_t k = 0; k < c->m->output_count; k++) {
-		const nbg_io *io = &c->m->outputs[k];
+	for (size_t k = 0; k < nbg_model_output_count(c->m); k++) {
+		const nbg_io *io = nbg_model_output_at(c->m, k);
 		uint32_t fmt = c->format == 0 ? 0 : io->data_format;
 		size_t esz = c->format == 0 ? 4 : (nbg_data_format_bits(fmt) + 7) / 8;
 		size_t n = c->format == 0 ? (size_t)io->element_count * 4 : (size_t)io->byte_size;
@@ -422,10 +422,10 @@ TD_EXPORT void *aml_module_output_get(void *context, td_cmd cmd)
 		pthread_mutex_lock(&td_lock);
 		n_execute++;
 		pthread_mutex_unlock(&td_lock);
-		for (size_t i = 0; i < c->m->input_count; i++)
+		for (size_t i = 0; i < nbg_model_input_count(c->m); i++)
 			if (!c->in_set[i])
 				violation("perfMode 1 before every input was set");
-		memset(c->in_set, 0, c->m->input_count ? c->m->input_count : 1);
+		memset(c->in_set, 0, nbg_model_input_count(c->m) ? nbg_model_input_count(c->m) : 1);
 		c->format = format;
 		fill_outputs(c);
 		c->input_sum = 0;
@@ -443,7 +443,7 @@ TD_EXPORT void *aml_module_output_get(void *context, td_cmd cmd)
 		c->executed = 0;
 		if (failing("output-null"))
 			return NULL;
-		size_t n = c->m->output_count;
+		size_t n = nbg_model_output_count(c->m);
 		uint32_t type_size = (uint32_t)(OUT_FIRST + n * OUT_STRIDE);
 		uint32_t count = (uint32_t)n - (failing("count-short") && n ? 1u : 0u);
 		memset(c->obj, 0, OUT_FIRST + (n ? n : 1) * OUT_STRIDE);
@@ -455,7 +455,7 @@ TD_EXPORT void *aml_module_output_get(void *context, td_cmd cmd)
 			if (k == 0 && failing("size-short"))
 				size--;
 			memcpy(d, &size, 4);
-			const char *name = c->m->outputs[k].has_name ? c->m->outputs[k].name : "output";
+			const char *name = nbg_model_output_at(c->m, k)->has_name ? nbg_model_output_at(c->m, k)->name : "output";
 			memcpy(d + 4, name, strnlen(name, 63)); /* NUL-terminated: the rest is zero */
 			const void *p = (k == 0 && failing("data-null")) ? NULL : c->bufs[k];
 			memcpy(d + OUT_DATA, &p, sizeof(p));

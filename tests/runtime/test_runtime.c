@@ -181,14 +181,14 @@ static uint8_t *input_bytes(size_t n, uint8_t seed)
 static nbg_code run_once(nbg_rt_graph *g, nbg_rt_output *outs, nbg_error *e)
 {
 	const nbg_model *m = nbg_rt_graph_model(g);
-	uint8_t *in = input_bytes(m->inputs[0].byte_size, 1);
-	nbg_rt_buffer b = { in, m->inputs[0].byte_size };
+	uint8_t *in = input_bytes(nbg_model_input_at(m, 0)->byte_size, 1);
+	nbg_rt_buffer b = { in, nbg_model_input_at(m, 0)->byte_size };
 	nbg_code c = nbg_rt_graph_set_inputs(g, &b, 1, e);
 	free(in);
 	if (c == NBG_OK)
 		c = nbg_rt_graph_execute(g, e);
 	if (c == NBG_OK)
-		c = nbg_rt_graph_retrieve(g, outs, m->output_count, e);
+		c = nbg_rt_graph_retrieve(g, outs, nbg_model_output_count(m), e);
 	return c;
 }
 
@@ -541,9 +541,9 @@ static void test_run_int16(void **state)
 	nbg_runtime_close(rt); /* the graph keeps what it needs */
 
 	const nbg_model *m = nbg_rt_graph_model(g);
-	assert_int_equal(m->input_count, 1);
-	assert_int_equal(m->output_count, 2);
-	assert_int_equal(m->inputs[0].byte_size, INPUT_BYTES);
+	assert_int_equal(nbg_model_input_count(m), 1);
+	assert_int_equal(nbg_model_output_count(m), 2);
+	assert_int_equal(nbg_model_input_at(m, 0)->byte_size, INPUT_BYTES);
 	assert_int_equal(nbg_rt_graph_output_size(g, 0), OUT0_BYTES);
 	assert_int_equal(nbg_rt_graph_output_size(g, 1), OUT1_BYTES);
 	assert_int_equal(nbg_rt_graph_output_size(g, 2), 0);
@@ -554,7 +554,7 @@ static void test_run_int16(void **state)
 	assert_int_equal(run_once(g, outs, &e), NBG_OK);
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(outs[i].index, i);
-		assert_ptr_equal(outs[i].io, &m->outputs[i]);
+		assert_ptr_equal(outs[i].io, nbg_model_output_at(m, i));
 		assert_non_null(outs[i].data);
 		assert_int_equal(outs[i].size, i ? OUT1_BYTES : OUT0_BYTES);
 		assert_int_equal(outs[i].reported_size, outs[i].size);

@@ -3,6 +3,7 @@
  * real binary against the libnnsdk test double, with exit codes, the files
  * written (and never left behind on failure) and summary.json checked.
  */
+#define NBG_STATIC_LINKING_ONLY /* nbg_hex32 */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -67,16 +67,16 @@ static void test_success(void **state)
 	nbg_rt_session_result *r;
 	nbg_error e;
 	assert_int_equal(run(TD_VIP, NULL, 0, &r, &e), NBG_OK);
-	assert_int_equal(r->backend, NBG_RT_SELECT_VIPLITE);
-	assert_int_equal(r->version_word, 0x00020003u);
-	assert_int_equal(r->cid, 0x1000003bu);
-	assert_true(r->profile_known);
-	assert_true(r->inference_us.first == 1234 && r->cycles.first == 567890);
+	assert_int_equal(nbg_rt_session_info_of(r)->backend, NBG_RT_SELECT_VIPLITE);
+	assert_int_equal(nbg_rt_session_info_of(r)->version_word, 0x00020003u);
+	assert_int_equal(nbg_rt_session_info_of(r)->cid, 0x1000003bu);
+	assert_true(nbg_rt_session_info_of(r)->profile_known);
+	assert_true(nbg_rt_session_info_of(r)->inference_us.first == 1234 && nbg_rt_session_info_of(r)->cycles.first == 567890);
 	uint64_t sum = 0;
 	for (size_t i = 0; i < input_size; i++)
 		sum += input[i];
-	for (size_t k = 0; k < r->output_count; k++) {
-		const nbg_rt_session_output *o = &r->outputs[k];
+	for (size_t k = 0; k < nbg_rt_session_output_count(r); k++) {
+		const nbg_rt_session_output *o = nbg_rt_session_output_at(r, k);
 		assert_true(o->stable);
 		for (size_t j = 0; j < o->size; j++)
 			if (o->data[j] != (uint8_t)(j * 7 + k + 2 * sum)) /* the sum accumulates per flush */
@@ -118,7 +118,7 @@ static void test_failures(void **state)
 	nbg_rt_session_result *r;
 	nbg_error e;
 	assert_int_equal(run(TD_VIP, NULL, NBG_RT_SESSION_FORCE_TARGET, &r, &e), NBG_OK);
-	assert_true(r->target_forced);
+	assert_true(nbg_rt_session_info_of(r)->target_forced);
 	nbg_rt_session_free(r);
 	expect_released("--force-target", 1);
 	unsetenv("VIPLITE_TD_CID");
@@ -206,7 +206,7 @@ static void test_options_size(void **state)
 	nbg_rt_session_result *r = NULL;
 	nbg_error e;
 	assert_int_equal(nbg_rt_session_run(&o, model, model_size, &in, 1, &r, &e), NBG_OK);
-	assert_int_equal(r->backend, NBG_RT_SELECT_VIPLITE);
+	assert_int_equal(nbg_rt_session_info_of(r)->backend, NBG_RT_SELECT_VIPLITE);
 	nbg_rt_session_free(r);
 	o.size = offsetof(nbg_rt_session_options, run_timeout_ms);
 	assert_int_equal(nbg_rt_session_run(&o, model, model_size, &in, 1, &r, &e),

@@ -156,9 +156,9 @@ int32_t vip_query_network(void *net, int32_t prop, void *out)
 	check_net(net, "vip_query_network");
 	uint32_t v = 0;
 	if (prop == 1)
-		v = (uint32_t)model->input_count + (mode("io-count") ? 1u : 0u);
+		v = (uint32_t)nbg_model_input_count(model) + (mode("io-count") ? 1u : 0u);
 	else if (prop == 2)
-		v = (uint32_t)model->output_count;
+		v = (uint32_t)nbg_model_output_count(model);
 	else if (prop == 7) {
 		uint32_t prof[2] = { 1234, 567890 };
 		if (!ran)
@@ -194,7 +194,7 @@ int32_t vip_prepare_network(void *net)
 
 static const nbg_io *rec(int out, uint32_t i)
 {
-	if (i >= (out ? model->output_count : model->input_count))
+	if (i >= (out ? nbg_model_output_count(model) : nbg_model_input_count(model)))
 		violation("index out of range");
 	return out ? nbg_model_output_at(model, i) : nbg_model_input_at(model, i);
 }
@@ -232,7 +232,7 @@ int32_t vip_create_buffer(const uint8_t *p, uint32_t size, void **out)
 	uint32_t w[12];
 	memcpy(w, p, 48);
 	for (int out_side = 0; out_side < 2; out_side++)
-		for (uint32_t i = 0; i < (out_side ? model->output_count : model->input_count); i++) {
+		for (uint32_t i = 0; i < (out_side ? nbg_model_output_count(model) : nbg_model_input_count(model)); i++) {
 			const nbg_io *io = rec(out_side, i);
 			int same = w[0] == io->dim_count && w[7] == io->data_format && w[8] == io->quant_format &&
 				   w[11] == 0;
@@ -342,7 +342,7 @@ X int32_t vip_run_network(void *net);
 int32_t vip_run_network(void *net)
 {
 	check_net(net, "vip_run_network");
-	if (!prepared || (size_t)bound_in != model->input_count || (size_t)bound_out != model->output_count)
+	if (!prepared || (size_t)bound_in != nbg_model_input_count(model) || (size_t)bound_out != nbg_model_output_count(model))
 		violation("run before prepare or before every input and output was bound");
 	if (mode("crash-run"))
 		raise(SIGSEGV);
@@ -351,7 +351,7 @@ int32_t vip_run_network(void *net)
 	if (mode("run-timeout"))
 		return -1;
 	ran = 1;
-	for (uint32_t k = 0; k < model->output_count && k < 16; k++)
+	for (uint32_t k = 0; k < nbg_model_output_count(model) && k < 16; k++)
 		for (uint32_t j = 0; j < out_bufs[k]->size; j++)
 			out_bufs[k]->data[j] = (uint8_t)(j * 7 + k + input_sum);
 	return 0;

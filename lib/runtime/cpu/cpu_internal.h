@@ -8,7 +8,8 @@
 
 #include "nbg/commands.h"
 #include "nbg/cpu.h"
-#include "nbg/graph.h"
+#include "analysis/graph_struct.h"
+#include "common/model.h"
 #include "nbg/weights.h"
 
 /* One buffer of the machine: a source type and, for INPUT / OUTPUT, the

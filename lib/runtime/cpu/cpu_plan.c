@@ -286,7 +286,7 @@ static void plan_step(nbg_cpu_plan *p, size_t i, const nbg_weights_op *const *wo
 	s->operation = i;
 	s->type = go->type;
 	s->layer_id = go->layer_id;
-	const nbg_graph_layer *l = go->layer_id < p->g->layer_count ? nbg_graph_layer_at(p->g, go->layer_id) : NULL;
+	const nbg_graph_layer *l = go->layer_id < p->g->sum.layer_count ? nbg_graph_layer_at(p->g, go->layer_id) : NULL;
 	snprintf(s->layer, sizeof(s->layer), "%s", l && l->name_printable ? l->name : "?");
 	const char *tn = nbg_graph_op_type_name(go->type);
 	snprintf(s->what, sizeof(s->what), "%s", tn ? tn : "?");
@@ -352,7 +352,7 @@ nbg_code nbg_cpu_plan_build(const uint8_t *model, size_t size, nbg_cpu_plan **ou
 		nbg_cpu_plan_free(p);
 		return nbg_rt_fail(err, rc, -1, "decoding the model: %s", e.message);
 	}
-	p->count = p->g->operation_count;
+	p->count = p->g->sum.operation_count;
 	p->steps = calloc(p->count + 1, sizeof(*p->steps));
 	p->convs = calloc(p->count + 1, sizeof(*p->convs));
 	const nbg_weights_op **wop = calloc(p->count + 1, sizeof(*wop));
@@ -416,6 +416,8 @@ const nbg_cpu_step *nbg_cpu_plan_first_refused(const nbg_cpu_plan *p)
 
 void nbg_cpu_plan_print(FILE *out, const nbg_cpu_plan *p)
 {
+	if (!out || !p)
+		return;
 	fprintf(out, "CPU backend plan (doc/cpu.md): %zu operations, %zu executed, %zu with nothing to "
 		"compute, %zu refused\n", p->count, nbg_cpu_plan_verdict_count(p, NBG_CPU_EXECUTE),
 		nbg_cpu_plan_verdict_count(p, NBG_CPU_NOTHING),

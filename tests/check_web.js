@@ -1,0 +1,294 @@
+// check_web.js - the page (web/) in headless Chromium, opened from file://
+// as a person opens it, against the native nbg of the same checkout.
+//
+//   node check_web.js --synthesized|--corpus CORPUS_DIR NBG FIXTURE_NAME SOURCE_ROOT ARTIFACTS
+//
+// --synthesized: the sample; a truncated copy (the error text); a valid copy
+//   whose layer name is an HTML tag with an event handler (shown as text,
+//   no script runs); the time limit (a worker stopped, the page says so); a
+//   diff against nbg diff.
+// --corpus: three real files (a large v2, a small v2, a v1).
+//
+// For each file opened: the verdict against `nbg inspect --json` (and the
+// SHA-256 against node's crypto, an implementation of its own), the I/O
+// table row by row against the JSON I/O records, the layer table's length
+// against the JSON graph summary, and the network's node count against the
+// node statements of `nbg graph --dot`.  Screenshots go to ARTIFACTS.
+// Exits 77 (meson: skipped), saying why, when the page is not built or
+// Chromium or puppeteer-core is absent.
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const crypto = require('crypto');
+const { execFileSync, spawnSync } = require('child_process');
+
+const [part, corpus, nbg, fixtureName, rootArg, artifacts] = process.argv.slice(2);
+const root = path.resolve(rootArg);
+const SKIP = 77;
+const site = process.env.NBG_WEB_SITE || path.join(root, 'build-web', 'site');
+const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
+	.find((p) => fs.existsSync(p));
+
+function skip(why) {
+	console.log('check_web.js: skipped: ' + why);
+	process.exit(SKIP);
+}
+if (!fs.existsSync(path.join(site, 'index.html')))
+	skip(site + '/index.html is not built: run sh scripts/setup.sh --web (it builds it), or sh web/build.sh');
+if (!chromium)
+	skip('Chromium is not installed (Debian: apt-get install chromium, or sh scripts/setup.sh --web)');
+let puppeteer;
+try {
+	puppeteer = require(path.join(root, 'web', 'node_modules', 'puppeteer-core'));
+} catch (e) {
+	skip('puppeteer-core is not in web/node_modules: run sh scripts/setup.sh --web (npm ci in web/)');
+}
+if (part === '--corpus' && !fs.existsSync(corpus)) {
+	console.log('check_web.js: real-file checks skipped: ' + corpus + ' does not exist. Get the ' +
+		'files with `sh scripts/fetch-corpus.sh ' + corpus + '` (it downloads them from their ' +
+		'public repositories and checks each SHA-256), or point the build at a copy: ' +
+		'`meson configure BUILD -Dcorpus_dir=DIR`.');
+	process.exit(SKIP);
+}
+
+/* In a cross build the programs run under the cross file's exe wrapper,
+ * which tests/meson.build names in MESON_EXE_WRAPPER (tests/exe_wrapper.py). */
+const wrapper = (process.env.MESON_EXE_WRAPPER || '').split(/\s+/).filter((w) => w);
+function argv(prog, args) {
+	return wrapper.length ? [wrapper[0], [...wrapper.slice(1), path.resolve(prog), ...args]] : [prog, args];
+}
+
+let checks = 0;
+const bad = [];
+function check(ok, what) {
+	checks++;
+	if (!ok)
+		bad.push(what);
+}
+
+function nbgJson(...args) {
+	const r = spawnSync(...argv(nbg, args), { encoding: 'utf8', maxBuffer: 1 << 30 });
+	return JSON.parse(r.stdout);
+}
+
+/* The node statements of nbg graph's DOT document: `  ID [label=...`. */
+function dotNodes(file) {
+	const dot = execFileSync(...argv(nbg, ['graph', file, '--dot', '-']), { encoding: 'utf8', maxBuffer: 1 << 30 });
+	return dot.split('\n').filter((l) => /^\s+[A-Za-z_][A-Za-z0-9_]* \[/.test(l) &&
+		!/^\s+(node|edge|graph) \[/.test(l)).length;
+}
+
+const url = 'file://' + path.join(site, 'index.html');
+fs.mkdirSync(artifacts, { recursive: true });
+
+async function openFile(browser, file, query) {
+	const page = await browser.newPage();
+	const errors = [];
+	page.on('pageerror', (e) => errors.push(e.message));
+	page.on('dialog', (d) => { errors.push('dialog: ' + d.message()); d.dismiss(); });
+	await page.setViewport({ width: 1280, height: 1000 });
+	await page.goto(url + (query || ''));
+	await page.waitForFunction(() => window.nbgState && window.nbgState.ready, { timeout: 30000 });
+	const input = await page.$('#pick');
+	await input.uploadFile(file);
+	await page.waitForFunction((name) => window.nbgState.name === name &&
+		['done', 'error'].includes(window.nbgState.phase), { timeout: 120000 }, path.basename(file));
+	return { page, errors };
+}
+
+async function shot(page, name, tab) {
+	if (tab)
+		await page.click('button[data-tab=' + tab + ']');
+	await page.screenshot({ path: path.join(artifacts, name + '.png') });
+}
+
+/* What the page shows: verdict, checks, the I/O table, layer rows, graph nodes. */
+function shown(page) {
+	return page.evaluate(() => {
+		const rows = (id) => Array.from(document.querySelectorAll('#' + id + ' tbody tr'))
+			.filter((tr) => !tr.classList.contains('empty'))
+			.map((tr) => Array.from(tr.cells).map((td) => td.textContent));
+		const nodes = document.getElementById('graph-count').dataset.nodes;
+		return {
+			state: window.nbgState,
+			verdict: document.getElementById('verdict').textContent,
+			detail: document.getElementById('verdict-detail').textContent,
+			status: document.getElementById('status').textContent,
+			checks: rows('checks'),
+			header: rows('t-header'),
+			io: rows('t-io'),
+			layers: rows('t-layers'),
+			nodes: nodes === undefined ? -1 : Number(nodes),
+			imgs: document.querySelectorAll('img, iframe, object, embed, script:not([src])').length,
+			pwned: window.__pwned === 1,
+		};
+	});
+}
+
+/* One valid file: everything the page shows against nbg. */
+async function valid(browser, file, label) {
+	const { page, errors } = await openFile(browser, file);
+	const s = await shown(page);
+	const want = nbgJson('inspect', '--json', file);
+	const g = nbgJson('inspect', '--json', '--layers', '--only', file);
+	const name = path.basename(file);
+	check(s.state.phase === 'done', name + ': page ended in ' + s.state.phase + ': ' + s.status);
+	check(errors.length === 0, name + ': page errors: ' + errors.join('; '));
+	/* the headline of each state, as doc/web.md lists them */
+	const headline = { 'verified': 'Verified', 'structure-only': 'Structure valid; no checksum to verify',
+		'checksum-unknown': 'Structure valid; its checksum cannot be checked' };
+	check(s.verdict === headline[want.integrity],
+		name + ': verdict "' + s.verdict + '", nbg says ' + want.integrity);
+	check(s.detail === name + ': ' + want.integrity + ': ' + want.integrity_detail,
+		name + ': verdict detail "' + s.detail + '"');
+	const sha = crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+	check(s.checks.some((r) => r[0] === 'SHA-256 of the file' && r[1] === sha), name + ': SHA-256 row');
+	for (const c of want.section_checksums || [])
+		check(s.checks.some((r) => r[0] === 'section ' + c.section_type_name + ' CRC-32' &&
+			r[2] === (c.matches ? 'matches' : 'MISMATCH') &&
+			r[1].includes(c.computed.toString(16).padStart(8, '0'))), name + ': check row of ' + c.section_type_name);
+	const ios = [...want.inputs.map((x) => ['input', x]), ...want.outputs.map((x) => ['output', x])];
+	check(s.io.length === ios.length, name + ': ' + s.io.length + ' I/O rows, nbg has ' + ios.length);
+	ios.forEach(([kind, x], i) => {
+		const r = s.io[i] || [];
+		const q = x.quantization;
+		check(r[0] === kind && r[1] === String(x.index) && r[2] === (x.name === null ? '—' : x.name) &&
+			r[3] === x.dimensions_outermost_first.join('×') && r[4] === x.data_format_name &&
+			r[6].startsWith(q.format_name) &&
+			(q.interpretation !== 'affine' || r[6].includes('scale ' + q.scale + ', zero point ' + q.zero_point)) &&
+			(q.interpretation !== 'dynamic_fixed_point' || r[6].endsWith('position ' + q.fixed_point_position)),
+		name + ': I/O row ' + i + ' ' + JSON.stringify(r));
+	});
+	check(s.layers.length === g.graph.layer_count, name + ': ' + s.layers.length + ' layer rows, nbg: ' + g.graph.layer_count);
+	const nodes = dotNodes(file);
+	check(s.nodes === nodes, name + ': the network shows ' + s.nodes + ' nodes, nbg graph --dot has ' + nodes);
+	check(s.header.some((r) => r[0] === 'file size' && r[1].startsWith(fs.statSync(file).size.toLocaleString('en-US'))),
+		name + ': file size row');
+	await shot(page, label + '-report');
+	await shot(page, label + '-network', 'graph');
+	await shot(page, label + '-map', 'map');
+	await page.close();
+	console.log(name + ': verdict ' + s.verdict + ', ' + s.io.length + ' I/O rows, ' + s.layers.length +
+		' layers, ' + s.nodes + ' nodes; first report ' + Math.round(s.state.firstReportMs) + ' ms');
+}
+
+async function truncated(browser, tmp) {
+	const sample = path.join(root, 'samples', 'sample.nb');
+	const bytes = fs.readFileSync(sample);
+	const file = path.join(tmp, 'truncated.nb');
+	fs.writeFileSync(file, bytes.subarray(0, 3000));
+	const { page } = await openFile(browser, file);
+	const s = await shown(page);
+	/* the size the header declares is the sample's own, read from its bytes */
+	const declared = bytes.readUInt32LE(16);
+	check(s.state.phase === 'error' && s.verdict === 'Not a valid NBG: file-size-mismatch',
+		'truncated: verdict "' + s.verdict + '"');
+	check(s.detail.includes('at offset 16') && s.detail.includes('declares ' + declared + ' bytes but the file has 3000'),
+		'truncated: detail "' + s.detail + '"');
+	await shot(page, 'truncated');
+	await page.close();
+}
+
+async function hostile(browser, tmp) {
+	const sample = path.join(root, 'samples', 'sample.nb');
+	const evil = '<img src=x onerror=window.__pwned=1>';
+	const rec = nbgJson('inspect', '--json', '--layers', '--only', sample).layers[0].record_offset;
+	const file = path.join(tmp, 'hostile.nb');
+	execFileSync(...argv(fixtureName, [sample, file, String(rec), evil]));
+	const { page, errors } = await openFile(browser, file);
+	await page.click('button[data-tab=graph]');
+	await new Promise((r) => setTimeout(r, 300));
+	const s = await shown(page);
+	check(s.state.phase === 'done' && s.verdict === 'Verified', 'hostile: the crafted file is valid: ' + s.verdict + ' ' + s.status);
+	check(s.layers.some((r) => r[1] === evil), 'hostile: the name is not shown as text: ' + JSON.stringify(s.layers));
+	const inGraph = await page.evaluate((e) => Array.from(document.querySelectorAll('#graph text'))
+		.some((t) => t.textContent.includes(e)), evil);
+	check(inGraph, 'hostile: the name is not in the network picture as text');
+	check(!s.pwned && s.imgs === 0 && errors.length === 0,
+		'hostile: markup ran or was inserted: pwned ' + s.pwned + ', elements ' + s.imgs + ', ' + errors.join('; '));
+	await shot(page, 'hostile-network');
+	await shot(page, 'hostile-report', 'report');
+	/* the diff of the sample and this copy, against nbg diff --json */
+	const want = nbgJson('diff', '--json', sample, file);
+	const pick2 = await page.$('#pick2');
+	await page.evaluate(() => { window.nbgState.diff = null; });
+	await pick2.uploadFile(sample);
+	await page.waitForFunction(() => document.getElementById('diff-verdict') ||
+		document.querySelector('#diff .error'), { timeout: 60000 });
+	const dv = await page.evaluate(() => (document.getElementById('diff-verdict') || document.querySelector('#diff .error')).textContent);
+	/* the page compares the shown file (A) with the second (B) */
+	const back = nbgJson('diff', '--json', file, sample);
+	check(dv === 'Verdict: ' + back.verdict && back.verdict === want.verdict, 'diff: page "' + dv + '", nbg diff ' + back.verdict);
+	const owners = await page.evaluate(() => Array.from(document.querySelectorAll('#t-diff-owners tbody tr'))
+		.map((tr) => [tr.cells[0].textContent, tr.cells[6] ? tr.cells[6].textContent : '']));
+	check(JSON.stringify(owners) === JSON.stringify(back.owners.map((o) => [o.owner, String(o.bytes_changed)])),
+		'diff: owners ' + JSON.stringify(owners));
+	/* the bytes the crafted name changed in the LAYER record, counted here */
+	const a = fs.readFileSync(sample), b = fs.readFileSync(file);
+	let changed = 0;
+	for (let i = rec; i < rec + 64; i++)
+		changed += a[i] !== b[i] ? 1 : 0;
+	check(owners.some((o) => /LAYER/.test(o[0]) && o[1] === String(changed)),
+		'diff: the LAYER owner does not show the ' + changed + ' bytes the name changed');
+	await shot(page, 'diff');
+	await page.close();
+}
+
+async function timeLimit(browser) {
+	const sample = path.join(root, 'samples', 'sample.nb');
+	const { page } = await openFile(browser, sample, '?limit=1');
+	const s = await shown(page);
+	check(s.state.phase === 'error' && /was stopped after 0\.001 s/.test(s.status),
+		'time limit: page ended in ' + s.state.phase + ': ' + s.status);
+	await page.close();
+}
+
+/* Page, WebAssembly and Graphviz within 3 MB compressed (gzip -9 of each
+ * file the page loads; what a static host serves compressed). */
+function budget() {
+	const zlib = require('zlib');
+	let gz = 0;
+	for (const f of fs.readdirSync(site))
+		gz += zlib.gzipSync(fs.readFileSync(path.join(site, f)), { level: 9 }).length;
+	check(gz <= 3000000, 'the page is ' + gz + ' bytes compressed, over the 3 MB budget');
+	console.log('page: ' + gz + ' bytes compressed (gzip -9)');
+}
+
+/* The corpus files: the largest v2, the smallest v2, the first v1. */
+function corpusFiles() {
+	const list = (d) => fs.readdirSync(path.join(corpus, d)).filter((f) => f.endsWith('.nb'))
+		.map((f) => path.join(corpus, d, f)).sort();
+	const v2 = list('v2').sort((a, b) => fs.statSync(b).size - fs.statSync(a).size);
+	return [v2[0], v2[v2.length - 1], list('v1')[0]];
+}
+
+(async () => {
+	const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nbg-web-'));
+	const browser = await puppeteer.launch({ executablePath: chromium, headless: true,
+		args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+	try {
+		if (part === '--corpus') {
+			const files = corpusFiles();
+			for (let i = 0; i < files.length; i++)
+				await valid(browser, files[i], 'corpus' + i);
+		} else {
+			budget();
+			await valid(browser, path.join(root, 'samples', 'sample.nb'), 'sample');
+			await truncated(browser, tmp);
+			await hostile(browser, tmp);
+			await timeLimit(browser);
+		}
+	} finally {
+		await browser.close();
+		fs.rmSync(tmp, { recursive: true, force: true });
+	}
+	for (const b of bad)
+		console.log('FAIL ' + b);
+	console.log('screenshots in ' + artifacts);
+	console.log(checks - bad.length + ' passed, ' + bad.length + ' failed');
+	process.exit(bad.length ? 1 : 0);
+})().catch((e) => {
+	console.log('check_web.js: ' + (e.stack || e));
+	process.exit(1);
+});

@@ -1,0 +1,529 @@
+/*
+ * app.js - the page: a file dropped or picked is read in this page, handed
+ * to libnbg (WebAssembly) in a Web Worker, and its reports are drawn with
+ * DOM calls (render.js).  Nothing is sent anywhere.
+ *
+ * Each request to a worker has a time limit (?limit=MS in the page's URL,
+ * default 20 s); past it the worker is ended, the page says so, and the
+ * next request starts a new worker.  window.nbgState tells a test driver
+ * where the page is: {phase: 'idle'|'loading'|'report'|'done'|'error', ...}.
+ */
+'use strict';
+/* global R, NBG_WORKER_SOURCE, VIZ_WORKER_SOURCE */
+
+const params = new URLSearchParams(location.search);
+const LIMIT_MS = Math.max(1, Number(params.get('limit')) || 20000);
+
+/* The NBG_JSON_DOC_* and NBG_GRAPH_JSON_* bits (include/nbg/report.h, graph.h). */
+const DOC = { SUMMARY: 0x01, LAYERS: 0x02, OPERATIONS: 0x04, TABLES: 0x10, FINDINGS: 0x20,
+	NO_CORE: 0x100, MEMORY: 0x400 };
+const TABLES_WHAT = DOC.SUMMARY | DOC.LAYERS | DOC.OPERATIONS | DOC.TABLES | DOC.FINDINGS | DOC.MEMORY;
+
+/* The largest file the page reads: the file and what the parse makes of it
+ * live in the worker's WebAssembly memory, at most 2 GiB (web/web.mk). */
+const MAX_FILE = 1 << 30;
+
+class TimeLimit extends Error {}
+
+/* One worker made from a script's text, restarted after a time limit. */
+class Worker1 {
+	constructor(source, what) {
+		this.url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+		this.what = what;
+		this.worker = null;
+		this.next = 1;
+		this.pending = new Map();
+	}
+	start() {
+		if (this.worker)
+			return this.worker;
+		const w = new Worker(this.url);
+		w.onmessage = (e) => {
+			const p = this.pending.get(e.data.id);
+			if (!p)
+				return;
+			this.pending.delete(e.data.id);
+			clearTimeout(p.timer);
+			if (e.data.fault)
+				p.reject(new Error(e.data.fault));
+			else
+				p.resolve(e.data);
+		};
+		w.onerror = (e) => {
+			e.preventDefault();
+			this.stop(new Error(this.what + ' failed: ' + (e.message || 'worker error')));
+		};
+		this.worker = w;
+		return w;
+	}
+	stop(err) {
+		if (this.worker)
+			this.worker.terminate();
+		this.worker = null;
+		for (const p of this.pending.values()) {
+			clearTimeout(p.timer);
+			p.reject(err);
+		}
+		this.pending.clear();
+	}
+	call(req, transfer) {
+		const w = this.start();
+		const id = this.next++;
+		return new Promise((resolve, reject) => {
+			const timer = setTimeout(() => this.stop(new TimeLimit(
+				this.what + ' was stopped after ' + (LIMIT_MS / 1000) + ' s: the file asks for ' +
+				'more work than this page allows (the time limit is ?limit=MS in the address)')), LIMIT_MS);
+			this.pending.set(id, { resolve, reject, timer });
+			w.postMessage(Object.assign({ id: id }, req), transfer || []);
+		});
+	}
+}
+
+const nbg = new Worker1(NBG_WORKER_SOURCE, 'libnbg');
+const viz = new Worker1(VIZ_WORKER_SOURCE, 'Graphviz');
+
+async function lib(req, transfer) {
+	const answer = await nbg.call(req, transfer);
+	return JSON.parse(answer.text);
+}
+
+/* The wrapped answers of nbg_web.c: {ok, text} or {ok: false, error}. */
+async function libText(req) {
+	const r = await lib(req);
+	if (!r.ok)
+		throw Object.assign(new Error(r.error.message), { nbg: r.error });
+	return r.text;
+}
+
+const $ = (id) => document.getElementById(id);
+const state = window.nbgState = { phase: 'idle' };
+let current = null; /* {name, size, report, tables, dot, graphSvg, map, meta} */
+
+function status(text, cls) {
+	const s = R.clear($('status'));
+	s.className = cls || '';
+	s.appendChild(document.createTextNode(text));
+}
+
+function errorLine(err) {
+	const e = err.nbg;
+	return e ? e.code + (e.offset !== undefined ? ' at offset ' + e.offset : '') +
+		(e.field ? ', field ' + e.field : '') + ': ' + e.message : String(err.message || err);
+}
+
+/* ------------------------------------------------------------ verdict */
+
+function crcState(report, section) {
+	const recs = (report.section_checksums || []).filter((c) => c.section_type === section.type);
+	if (recs.length)
+		return recs.map((c) => (c.matches ? 'matches' : 'MISMATCH') + ' (stored ' + R.hex(c.stored) +
+			', computed ' + R.hex(c.computed) + ')').join('; ');
+	return 'no stored CRC' + (typeof section.crc32 === 'number' ? ' (computed ' + R.hex(section.crc32) + ')' : '');
+}
+
+/* The headline of each integrity state (lib/format/parse.c names them);
+ * the sentence under it is the library's own (integrity_detail). */
+const VERDICTS = {
+	'verified': 'Verified',
+	'structure-only': 'Structure valid; no checksum to verify',
+	'checksum-unknown': 'Structure valid; its checksum cannot be checked',
+};
+
+function showVerdict(parse, report, name) {
+	const box = $('verdict-box'), v = $('verdict'), d = $('verdict-detail');
+	const checks = R.clear($('checks'));
+	checks.appendChild(R.el('caption', {}, 'What was checked'));
+	R.clear(v);
+	R.clear(d);
+	if (!report) {
+		box.className = 'verdict fail';
+		v.textContent = 'Not a valid NBG: ' + parse.error.code;
+		d.textContent = name + ': ' + errorLine({ nbg: parse.error });
+		checks.appendChild(R.el('tr', {}, R.el('td', {}, 'The file was refused at byte offset ' +
+			parse.error.offset + '; nothing after that failure is reported.')));
+		return;
+	}
+	const unverified = parse.unverified;
+	box.className = 'verdict ' + (unverified ? 'fail' : report.integrity === 'verified' ? 'ok' : 'partial');
+	v.textContent = unverified ? 'Checksum mismatch: shown unverified' : VERDICTS[report.integrity] ||
+		'Structure valid: ' + report.integrity;
+	d.textContent = unverified ? name + ': ' + errorLine({ nbg: parse.error }) + '. Everything below is decoded from bytes whose checksum does not hold; no export is made from them.' :
+		name + ': ' + report.integrity + ': ' + report.integrity_detail;
+	const rows = [];
+	rows.push(['structure', 'every rule of the format (header, directory, records, bounds)', 'holds']);
+	for (const c of report.section_checksums || [])
+		rows.push(['section ' + c.section_type_name + ' CRC-32', 'stored ' + R.hex(c.stored) + ', computed ' + R.hex(c.computed),
+			c.matches ? 'matches' : 'MISMATCH']);
+	const fc = report.file_checksum;
+	if (fc)
+		rows.push(['file checksum (' + fc.algorithm + ')', 'recorded ' + fc.recorded_crc32_hex + ', computed ' + fc.computed_crc32_hex +
+			' over ' + fc.covered_section_bytes + ' section bytes', fc.matches ? 'matches' : 'MISMATCH']);
+	if (report.v1 && report.v1.crc_sum)
+		rows.push(['v1 crc_sum', R.text(report.v1.crc_sum), '']);
+	rows.push(['SHA-256 of the file', report.sha256, 'computed (compare it with a published digest)']);
+	const head = R.el('tr', {}, R.el('th', {}, 'check'), R.el('th', {}, 'evidence'), R.el('th', {}, 'result'));
+	checks.appendChild(R.el('thead', {}, head));
+	const body = R.el('tbody');
+	for (const [what, ev, res] of rows)
+		body.appendChild(R.el('tr', { class: /MISMATCH/.test(res) ? 'bad' : '' }, R.el('td', {}, what),
+			R.el('td', { class: 'mono' }, ev), R.el('td', {}, res)));
+	checks.appendChild(body);
+}
+
+/* ------------------------------------------------------------ report */
+
+function ioRows(list, kind) {
+	return (list || []).map((io) => {
+		const q = io.quantization || {};
+		let quant = q.format_name || '—';
+		if (q.interpretation === 'affine')
+			quant += ' scale ' + q.scale + ', zero point ' + q.zero_point;
+		else if (q.interpretation === 'dynamic_fixed_point')
+			quant += ' fixed-point position ' + q.fixed_point_position;
+		return { kind: kind, index: io.index, name: io.name, shape: (io.dimensions_outermost_first || []).join('×'),
+			format: io.data_format_name, type: io.data_type_name, quant: quant, bytes: io.byte_size };
+	});
+}
+
+function showReport(r) {
+	const out = R.clear($('report'));
+	out.appendChild(R.pairs('t-header', 'Header', [
+		['magic', r.magic], ['version', r.version_hex + ' (v' + r.family + ')'], ['file size', R.bytes(r.file_size)],
+		['SHA-256', r.sha256], ['network name', r.network_name],
+		['inputs / outputs', r.input_count + ' / ' + r.output_count], ['layers', r.layer_count],
+		['operations', r.operation_count], r.core_count !== undefined ? ['cores', r.core_count] : null,
+		['memory pool', R.bytes(r.memory_pool_bytes)], ['VIP SRAM', R.bytes(r.vip_sram_bytes)],
+		['AXI SRAM', R.bytes(r.axi_sram_bytes)],
+		r.header ? ['declared file size', R.bytes(r.header.declared_file_size)] : null,
+		r.header ? ['header crc32', R.hex(r.header.crc32)] : null,
+		r.sub_header ? ['directory', r.sub_header.section_header_count + ' entries of ' + r.sub_header.section_header_size +
+			' bytes at offset ' + r.sub_header.section_headers_offset] : null]));
+	out.appendChild(R.pairs('t-target', 'Target and SoC', [
+		['target', R.hex(r.target) + (r.target_name ? ' ' + r.target_name : ' (unknown target)')],
+		['SoC and runtime', r.target_soc || 'not in the target table'], ['product', R.hex(r.product)]]));
+	out.appendChild(R.table('t-io', 'Inputs and outputs', [
+		{ key: 'kind', title: 'record' }, { key: 'index', title: '#' }, { key: 'name', title: 'name' },
+		{ key: 'shape', title: 'shape (outermost first)' }, { key: 'format', title: 'data format' },
+		{ key: 'type', title: 'type' }, { key: 'quant', title: 'quantization' },
+		{ key: 'bytes', title: 'bytes', fmt: (x) => R.bytes(x.bytes) }],
+		ioRows(r.inputs, 'input').concat(ioRows(r.outputs, 'output'))));
+	out.appendChild(R.table('t-sections', 'Sections', [
+		{ key: 'index', title: '#' }, { key: 'type_name', title: 'type', fmt: (s) => s.type_name || R.text(s.type) },
+		{ key: 'offset', title: 'offset' }, { key: 'size', title: 'size', fmt: (s) => R.bytes(s.size) },
+		{ key: 'class', title: 'class' }, { key: 'crc', title: 'CRC-32', fmt: (s) => crcState(r, s),
+			cls: (s) => /MISMATCH/.test(crcState(r, s)) ? 'bad' : '' }],
+		r.sections || []));
+	out.appendChild(R.table('t-notes', 'Notes and findings', [
+		{ key: 'id', title: 'note' }, { key: 'offset', title: 'offset' }, { key: 'text', title: 'what' }],
+		r.notes || []));
+	filter();
+}
+
+function showTables(t) {
+	const out = $('report');
+	for (const id of ['t-layers', 't-operations', 't-findings']) {
+		const old = document.getElementById(id);
+		if (old)
+			old.remove();
+	}
+	out.appendChild(R.table('t-layers', 'Layers', [
+		{ key: 'record_index', title: '#' }, { key: 'name', title: 'name' }, { key: 'uid', title: 'uid' },
+		{ key: 'operation_count', title: 'operations' }, { key: 'record_offset', title: 'record offset' }],
+		t.layers || []));
+	out.appendChild(R.table('t-operations', 'Operations', [
+		{ key: 'record_index', title: '#' }, { key: 'type_name', title: 'type' },
+		{ key: 'layer_id', title: 'layer', fmt: (o) => o.layer_id > 0xffff ? '—' : String(o.layer_id) },
+		{ key: 'layer_name', title: 'layer name' }, { key: 'patch_count', title: 'patches' },
+		{ key: 'record_offset', title: 'record offset' }], t.operations || []));
+	out.appendChild(R.table('t-findings', 'Graph findings', [
+		{ key: 'id', title: 'finding', fmt: (f) => R.text(f.id || f.rule || f.kind) },
+		{ key: 'offset', title: 'offset' }, { key: 'text', title: 'what', fmt: (f) => R.text(f.text || f.message) }],
+		t.graph_findings || []));
+	showMemory(t.memory);
+	filter();
+}
+
+function showMemory(m) {
+	const out = R.clear($('memory'));
+	if (!m) {
+		out.appendChild(R.el('p', {}, 'No memory analysis for this file.'));
+		return;
+	}
+	const figs = Object.entries(m.figures || {}).map(([k, f]) => Object.assign({ key: k }, f));
+	out.appendChild(R.el('p', {}, 'Layout: ' + R.text(m.layout) + '. Each figure is what a runtime needs, with the rule it follows and its evidence; "vendor" is the value the vendor inspector prints, "exact" the bytes themselves.'));
+	out.appendChild(R.table('t-memory', 'Memory a runtime needs', [
+		{ key: 'label', title: 'figure', fmt: (f) => '\u2003'.repeat(f.depth || 0) + f.label },
+		{ key: 'vendor_bytes', title: 'vendor', fmt: (f) => R.bytes(f.vendor_bytes) },
+		{ key: 'exact_bytes', title: 'exact', fmt: (f) => R.bytes(f.exact_bytes) },
+		{ key: 'from_file', title: 'from the file' }, { key: 'evidence', title: 'evidence' },
+		{ key: 'rule', title: 'rule' }], figs));
+	const sh = m.sharing;
+	if (sh)
+		out.appendChild(R.pairs('t-memory-sharing', 'Can the inputs and outputs share the memory pool?', [
+			['verdict', sh.verdict], ['evidence', sh.evidence], ['pool bytes', R.bytes(sh.pool_bytes)],
+			['allocation', R.bytes(sh.allocation)], ['conflicts', sh.conflicts_total]]));
+	const layers = m.layers || [];
+	const ranked = (m.largest_layers || []).map((i) => layers.find((l) => l.layer === i)).filter((l) => l);
+	out.appendChild(R.table('t-memory-layers', 'Largest layers', [
+		{ key: 'layer', title: '#' }, { key: 'name', title: 'layer' }, { key: 'operations', title: 'operations' },
+		{ key: 'coefficient_bytes', title: 'coefficients', fmt: (l) => R.bytes(l.coefficient_bytes) },
+		{ key: 'command_bytes', title: 'commands', fmt: (l) => R.bytes(l.command_bytes) },
+		{ key: 'instruction_bytes', title: 'instructions', fmt: (l) => R.bytes(l.instruction_bytes) },
+		{ key: 'total_bytes', title: 'total', fmt: (l) => R.bytes(l.total_bytes) }], ranked));
+}
+
+/* Search: rows of the report's tables whose text does not hold the query are hidden. */
+function filter() {
+	const q = $('search').value.trim().toLowerCase();
+	let shown = 0, all = 0;
+	for (const tr of document.querySelectorAll('#report tbody tr')) {
+		all++;
+		const hit = !q || tr.textContent.toLowerCase().includes(q);
+		tr.hidden = !hit;
+		shown += hit ? 1 : 0;
+	}
+	$('search-count').textContent = q ? shown + ' of ' + all + ' rows' : '';
+}
+
+/* ------------------------------------------------------------ pictures */
+
+function place(box, svg) {
+	R.clear(box);
+	box.appendChild(svg);
+	box.dataset.zoom = '1';
+	const w = parseFloat(svg.getAttribute('width')) || 800;
+	svg.dataset.width = String(w);
+	svg.style.width = w + 'px';
+	svg.style.height = 'auto';
+}
+
+function zoom(box, how) {
+	const svg = box.querySelector('svg');
+	if (!svg)
+		return;
+	let z = parseFloat(box.dataset.zoom) || 1;
+	const w = parseFloat(svg.dataset.width) || 800;
+	if (how === 'in')
+		z *= 1.25;
+	else if (how === 'out')
+		z /= 1.25;
+	else
+		z = Math.min(4, (box.clientWidth - 8) / w);
+	box.dataset.zoom = String(z);
+	svg.style.width = (w * z) + 'px';
+}
+
+async function showMap() {
+	const box = $('map');
+	try {
+		current.map = await libText({ op: 'map', slot: 0, name: current.name });
+		place(box, R.svg(current.map));
+		box.onmouseover = (e) => {
+			const t = e.target.closest ? e.target.closest('rect,polygon,path') : null;
+			const title = t && t.querySelector('title');
+			$('map-owner').textContent = title ? title.textContent : '';
+		};
+	} catch (err) {
+		R.clear(box).appendChild(R.el('p', { class: 'error' }, 'No byte map: ' + errorLine(err)));
+	}
+}
+
+async function showGraph() {
+	const box = $('graph');
+	try {
+		current.dot = await libText({ op: 'dot', slot: 0, name: current.name });
+		R.clear(box).appendChild(R.el('p', {}, 'Laying out the network with Graphviz…'));
+		/* Graphviz in the browser has no font files: it sizes text from its
+		 * tables of the PostScript fonts, in which "monospace" is unknown
+		 * (sized as Times, narrower than any monospace font) and Courier
+		 * is known; the page draws with the font the box was sized for */
+		const answer = await viz.call({ dot: current.dot.replace(/fontname="monospace"/g, 'fontname="Courier"') });
+		current.graphSvg = answer.svg;
+		const svg = R.svg(answer.svg);
+		place(box, svg);
+		const nodes = svg.querySelectorAll('g.node').length, edges = svg.querySelectorAll('g.edge').length;
+		$('graph-count').textContent = nodes + ' nodes, ' + edges + ' edges';
+		$('graph-count').dataset.nodes = String(nodes);
+	} catch (err) {
+		R.clear(box).appendChild(R.el('p', { class: 'error' }, 'No network: ' + errorLine(err)));
+		$('graph-count').textContent = '';
+	}
+}
+
+/* ------------------------------------------------------------ diff */
+
+async function showDiff(file) {
+	const box = R.clear($('diff'));
+	box.appendChild(R.el('p', {}, 'Comparing with ' + file.name + '…'));
+	try {
+		const bytes = await file.arrayBuffer();
+		const p = await lib({ op: 'load', slot: 1, bytes: bytes }, [bytes]);
+		if (!p.ok)
+			throw Object.assign(new Error(p.error.message), { nbg: p.error });
+		const d = JSON.parse(await libText({ op: 'diff', name: current.name, name2: file.name }));
+		R.clear(box);
+		box.appendChild(R.el('h3', { id: 'diff-verdict' }, 'Verdict: ' + d.verdict));
+		if (d.summary)
+			box.appendChild(R.pairs('t-diff-summary', 'Summary', Object.entries(d.summary).map(([k, v]) => [k, R.text(v)])));
+		const rc = d.reconstruction;
+		if (rc && rc.reason)
+			box.appendChild(R.el('p', { id: 'diff-reason' }, rc.reason));
+		box.appendChild(R.table('t-diff-owners', 'What changed, by owner', [
+			{ key: 'owner', title: 'owner' }, { key: 'kind', title: 'kind' },
+			{ key: 'offset_a', title: 'offset A' }, { key: 'size_a', title: 'size A' },
+			{ key: 'offset_b', title: 'offset B' }, { key: 'size_b', title: 'size B' },
+			{ key: 'bytes_changed', title: 'bytes changed' }, { key: 'runs', title: 'runs' }],
+			d.owners || []));
+		box.appendChild(R.table('t-diff-items', 'Differences', [
+			{ key: 'kind', title: 'kind' }, { key: 'path', title: 'what', fmt: (x) => R.text(x.path || x.owner) },
+			{ key: 'a', title: 'A' }, { key: 'b', title: 'B' }], (d.differences || []).slice(0, 2000),
+			(d.differences || []).length > 2000 ? '(the first 2000; the JSON of nbg diff has all)' : ''));
+	} catch (err) {
+		R.clear(box).appendChild(R.el('p', { class: 'error' }, 'Cannot compare: ' + errorLine(err)));
+	}
+	selectTab('diff');
+}
+
+/* ------------------------------------------------------------ opening */
+
+async function open(file) {
+	const t0 = performance.now();
+	state.phase = 'loading';
+	state.name = file.name;
+	if (file.size > MAX_FILE) {
+		state.phase = 'error';
+		state.error = { message: 'too large' };
+		status(file.name + ': ' + R.bytes(file.size) + ' is more than this page reads (' + R.bytes(MAX_FILE) +
+			': the WebAssembly memory holds at most 2 GiB); use the nbg command for it.', 'error');
+		return;
+	}
+	status('Reading ' + file.name + ' (' + R.bytes(file.size) + ')…');
+	$('main').hidden = true;
+	current = { name: file.name, size: file.size };
+	try {
+		const bytes = await file.arrayBuffer();
+		const parse = await lib({ op: 'load', slot: 0, bytes: bytes }, [bytes]);
+		current.parse = parse;
+		if (!parse.ok) {
+			showVerdict(parse, null, file.name);
+			$('main').hidden = false;
+			$('tabs').hidden = true;
+			for (const t of document.querySelectorAll('.tab'))
+				t.hidden = true;
+			status(file.name + ': not shown: ' + errorLine({ nbg: parse.error }), 'error');
+			state.phase = 'error';
+			state.error = parse.error;
+			return;
+		}
+		const report = JSON.parse((await nbg.call({ op: 'report', slot: 0, name: file.name, what: 0 })).text);
+		if (report.ok === false)
+			throw Object.assign(new Error(report.error.message), { nbg: report.error });
+		current.report = report;
+		showVerdict(parse, report, file.name);
+		showReport(report);
+		$('tabs').hidden = false;
+		selectTab('report');
+		$('main').hidden = false;
+		state.firstReportMs = performance.now() - t0;
+		state.phase = 'report';
+		status(file.name + ': report in ' + Math.round(state.firstReportMs) + ' ms; decoding the graph and memory…');
+		const tables = JSON.parse((await nbg.call({ op: 'report', slot: 0, name: file.name, what: DOC.NO_CORE | TABLES_WHAT })).text);
+		current.tables = tables;
+		showTables(tables);
+		await Promise.all([showMap(), showGraph()]);
+		state.phase = 'done';
+		state.doneMs = performance.now() - t0;
+		status(file.name + ': report in ' + Math.round(state.firstReportMs) + ' ms, everything in ' +
+			Math.round(state.doneMs) + ' ms. Nothing left this page.');
+	} catch (err) {
+		state.phase = 'error';
+		state.error = { message: errorLine(err) };
+		status(file.name + ': ' + errorLine(err), 'error');
+	}
+}
+
+function selectTab(name) {
+	for (const b of document.querySelectorAll('#tabs button'))
+		b.classList.toggle('active', b.dataset.tab === name);
+	for (const t of document.querySelectorAll('.tab'))
+		t.hidden = t.id !== 'tab-' + name;
+	if (name === 'map' || name === 'graph')
+		zoom($(name), 'fit');
+}
+
+/* ------------------------------------------------------------ wiring */
+
+$('pick').addEventListener('change', (e) => e.target.files[0] && open(e.target.files[0]));
+$('pick2').addEventListener('change', (e) => {
+	const f = e.target.files[0];
+	if (!f)
+		return;
+	if (!current || !current.report)
+		status('Open a first file before choosing one to compare with it.', 'error');
+	else
+		showDiff(f);
+});
+const drop = $('drop');
+drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
+drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+drop.addEventListener('drop', (e) => {
+	e.preventDefault();
+	drop.classList.remove('over');
+	const files = Array.from(e.dataTransfer.files);
+	if (!files.length)
+		return;
+	if (files.length > 1) {
+		open(files[0]).then(() => current && current.report && showDiff(files[1]));
+	} else {
+		open(files[0]);
+	}
+});
+document.addEventListener('dragover', (e) => e.preventDefault());
+document.addEventListener('drop', (e) => e.preventDefault());
+$('search').addEventListener('input', filter);
+for (const b of document.querySelectorAll('#tabs button'))
+	b.addEventListener('click', () => selectTab(b.dataset.tab));
+for (const b of document.querySelectorAll('[data-zoom]'))
+	b.addEventListener('click', () => zoom(b.closest('.tab').querySelector('.picture'), b.dataset.zoom));
+
+function exporting(fn) {
+	return async () => {
+		$('export-note').textContent = '';
+		try {
+			if (!current || !current.report)
+				throw new Error('open a file first');
+			await fn();
+		} catch (err) {
+			$('export-note').textContent = 'Not exported: ' + errorLine(err);
+		}
+	};
+}
+const base = () => current.name.replace(/\.nb$/i, '');
+$('export-json').addEventListener('click', exporting(async () => {
+	if (current.parse.unverified)
+		throw new Error('the file\'s checksums do not hold; nothing is exported from it');
+	const t = (await nbg.call({ op: 'report', slot: 0, name: current.name, what: TABLES_WHAT })).text;
+	R.download(base() + '.json', 'application/json', t + '\n');
+}));
+$('export-meta').addEventListener('click', exporting(async () => {
+	R.download('nbg_meta.json', 'application/json', await libText({ op: 'meta', slot: 0 }) + '\n');
+}));
+$('export-map').addEventListener('click', exporting(async () => {
+	if (!current.map)
+		throw new Error('no byte map for this file');
+	R.download(base() + '.map.svg', 'image/svg+xml', current.map);
+}));
+$('export-dot').addEventListener('click', exporting(async () => {
+	if (!current.dot)
+		throw new Error('no network for this file');
+	R.download(base() + '.dot', 'text/vnd.graphviz', current.dot);
+}));
+$('export-graph').addEventListener('click', exporting(async () => {
+	if (!current.graphSvg)
+		throw new Error('no network picture for this file');
+	R.download(base() + '.graph.svg', 'image/svg+xml', current.graphSvg);
+}));
+/* The workers start now, so their WebAssembly is compiled before a file comes. */
+nbg.call({ op: 'ping' }).catch((err) => status(errorLine(err), 'error'));
+viz.call({ dot: 'digraph{}' }).catch(() => {});
+state.ready = true;

@@ -1,0 +1,68 @@
+/*
+ * worker.js - runs in a Web Worker after the emscripten glue (nbg.js, the
+ * wasm inside it): every request of the page becomes one call into libnbg.
+ * The page bounds each request's time and ends this worker when it is
+ * exceeded, so a file that made libnbg work too long cannot hang the page.
+ *
+ * Request:  {id, op, slot, bytes, name, what}
+ * Answer:   {id, text} (the library's text), or {id, fault} (a JS exception:
+ *           the wasm ran out of memory, ...).
+ */
+'use strict';
+/* global NbgModule */
+const ready = NbgModule();
+
+function cString(M, s) {
+	const n = M.lengthBytesUTF8(s) + 1;
+	const p = M._malloc(n);
+	M.stringToUTF8(s, p, n);
+	return p;
+}
+
+function take(M, p) {
+	if (!p)
+		return '{"ok":false,"error":{"code":"out-of-memory","offset":0,"field":"","message":"the page ran out of memory"}}';
+	const s = M.UTF8ToString(p);
+	M._nbg_web_free(p);
+	return s;
+}
+
+function run(M, req) {
+	const str = [];
+	const arg = (s) => { const p = cString(M, s || ''); str.push(p); return p; };
+	try {
+		switch (req.op) {
+		case 'ping': M._nbg_web_warm(); return '{"ok":true}';
+		case 'load': {
+			const bytes = new Uint8Array(req.bytes);
+			const p = M._nbg_web_buffer(req.slot, bytes.length);
+			if (!p)
+				return take(M, 0);
+			M.HEAPU8.set(bytes, p);
+			return take(M, M._nbg_web_parse(req.slot));
+		}
+		case 'report': return take(M, M._nbg_web_report(req.slot, arg(req.name), req.what >>> 0));
+		case 'dot': return take(M, M._nbg_web_dot(req.slot, arg(req.name)));
+		case 'map': return take(M, M._nbg_web_map(req.slot, arg(req.name)));
+		case 'meta': return take(M, M._nbg_web_meta(req.slot));
+		case 'diff': return take(M, M._nbg_web_diff(arg(req.name), arg(req.name2)));
+		default: throw new Error('unknown request ' + req.op);
+		}
+	} finally {
+		str.forEach((p) => M._free(p));
+	}
+}
+
+self.onmessage = (e) => {
+	ready.then((M) => {
+		const t0 = performance.now();
+		let answer;
+		try {
+			answer = { id: e.data.id, text: run(M, e.data) };
+		} catch (err) {
+			answer = { id: e.data.id, fault: String(err && err.message || err) };
+		}
+		answer.ms = performance.now() - t0;
+		self.postMessage(answer);
+	}, (err) => self.postMessage({ id: e.data.id, fault: 'the WebAssembly module did not start: ' + err }));
+};
