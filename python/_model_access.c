@@ -7,7 +7,7 @@
 
 size_t nbgpy_io_count(const nbg_model *m, int is_output)
 {
-	return is_output ? m->output_count : m->input_count;
+	return is_output ? nbg_model_output_count(m) : nbg_model_input_count(m);
 }
 
 int nbgpy_io_get(const nbg_model *m, int is_output, size_t i, nbgpy_io *out)
@@ -49,29 +49,31 @@ PyObject *nbgpy_verify_summary(const nbg_model *m)
 {
 	char why[200];
 	PyObject *list = PyList_New(0), *out;
+	const nbg_file_checksum *fc = nbg_model_file_checksum(m);
+	const nbg_v1_info *v1 = nbg_model_v1(m);
 
 	if (!list)
 		return NULL;
-	for (size_t i = 0; i < m->checksum_record_count; i++) {
+	for (size_t i = 0; i < nbg_model_checksum_record_count(m); i++) {
 		const nbg_checksum_record *r = nbg_model_checksum_record_at(m, i);
 		const char *name = nbg_section_type_name(r->section_type);
 		if (append(list, checksum("section", name ? name : "?", r->offset, r->stored,
 					  r->computed)))
 			goto fail;
 	}
-	if (m->has_file_checksum &&
-	    append(list, checksum("file", "", 0, m->file_checksum.recorded,
-				  m->file_checksum.computed)))
+	if (fc && append(list, checksum("file", "", 0, fc->recorded, fc->computed)))
 		goto fail;
 	/* v1 nbg_crc_sum: compared only where the version's rule is known */
-	if (m->family == 1 && m->v1.has_crc_sum && m->v1.crc_sum_enforced &&
-	    append(list, checksum("v1-crc-sum", "", 108, m->v1.crc_sum, m->v1.crc_sum_computed)))
+	if (nbg_model_family(m) == 1 && v1 && v1->has_crc_sum && v1->crc_sum_enforced &&
+	    append(list, checksum("v1-crc-sum", "", 108, v1->crc_sum, v1->crc_sum_computed)))
 		goto fail;
 	nbg_integrity_describe(m, why, sizeof(why));
-	out = Py_BuildValue("{s:I,s:k,s:k,s:n,s:s,s:s,s:N}", "family", (unsigned)m->family,
-			    "version", (unsigned long)m->version, "target",
-			    (unsigned long)m->target, "sections", (Py_ssize_t)m->section_count,
-			    "integrity", nbg_integrity_name(m->integrity), "integrity_detail", why,
+	out = Py_BuildValue("{s:I,s:k,s:k,s:n,s:s,s:s,s:N}", "family",
+			    (unsigned)nbg_model_family(m), "version",
+			    (unsigned long)nbg_model_version(m), "target",
+			    (unsigned long)nbg_model_target(m), "sections",
+			    (Py_ssize_t)nbg_model_section_count(m), "integrity",
+			    nbg_integrity_name(nbg_model_integrity(m)), "integrity_detail", why,
 			    "checksums", list);
 	return out;
 fail:
@@ -85,8 +87,8 @@ PyObject *nbgpy_session_outputs(const nbg_rt_session_result *r)
 
 	if (!list)
 		return NULL;
-	for (size_t i = 0; i < r->output_count; i++) {
-		const nbg_rt_session_output *o = &r->outputs[i];
+	for (size_t i = 0; i < nbg_rt_session_output_count(r); i++) {
+		const nbg_rt_session_output *o = nbg_rt_session_output_at(r, i);
 		if (append(list, Py_BuildValue("(y#k)", (const char *)o->data, (Py_ssize_t)o->size,
 					       (unsigned long)o->data_format))) {
 			Py_DECREF(list);
@@ -98,8 +100,9 @@ PyObject *nbgpy_session_outputs(const nbg_rt_session_result *r)
 
 PyObject *nbgpy_session_info(const nbg_rt_session_result *r)
 {
-	const char *b = nbg_rt_select_name(r->backend);
+	const nbg_rt_session_info *info = nbg_rt_session_info_of(r);
+	const char *b = nbg_rt_select_name(info->backend);
 
-	return Py_BuildValue("{s:s,s:s,s:k}", "backend", b ? b : "?", "library", r->library,
-			     "loops", r->loops);
+	return Py_BuildValue("{s:s,s:s,s:k}", "backend", b ? b : "?", "library", info->library,
+			     "loops", info->loops);
 }
