@@ -55,3 +55,27 @@ echo "example: $out"
 LD_LIBRARY_PATH="$libdir" ${MESON_EXE_WRAPPER:-} "$tmp/example" /nonexistent.nb &&
 	{ echo "example accepted a missing file"; exit 1; }
 echo "installed library, headers and pkg-config file work"
+
+# The Python package, when the build has it (NBG_PYTHON: its interpreter):
+# imported from the staged site directory with the staged libnbg (no build
+# tree on any path), and used on the sample.
+if [ -n "${NBG_PYTHON:-}" ]; then
+	site=$(find "$tmp/root" -type d -name nbgkit -path '*-packages/nbgkit' | head -n 1)
+	[ -n "$site" ] || { echo "the Python package nbgkit was not installed"; exit 1; }
+	# a sanitizer build: the interpreter is not instrumented, so its
+	# runtimes are preloaded (LeakSanitizer off: the interpreter keeps
+	# memory at exit by design)
+	preload=""
+	if [ -n "$san" ]; then
+		for rt in libasan.so libubsan.so; do
+			preload="$preload $(${CC:-cc} -print-file-name=$rt)"
+		done
+	fi
+	out=$(cd "$tmp" && PYTHONPATH="$(dirname "$site")" LD_LIBRARY_PATH="$libdir" \
+		LD_PRELOAD="${preload# }" ASAN_OPTIONS=detect_leaks=0 "$NBG_PYTHON" -c 'import sys, nbgkit
+m = nbgkit.open(sys.argv[1])
+print(nbgkit.__file__, m.inputs[0].byte_size)' "$src/samples/sample.nb")
+	echo "python: $out"
+	[ "$out" = "$site/__init__.py 784" ] || { echo "unexpected Python output"; exit 1; }
+	echo "installed Python package works"
+fi

@@ -1,0 +1,924 @@
+/*
+ * _nbgkit.c - the C half of the Python package nbgkit (python/nbgkit/):
+ * opens and parses NBG files with libnbg, writes its JSON documents, and
+ * runs verify, ledger, diff, weights, quantization and runs.  The Python
+ * half builds the objects users see from what this returns.
+ *
+ * The GIL is released around everything that reads the file's bytes
+ * (mapping, parsing, hashing, report writing, decoding, runs).  A model in
+ * use by one thread cannot be closed by another (`busy` counts the calls in
+ * flight).  Direct reads of libnbg structure members live in
+ * _model_access.c alone.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "_model_access.h"
+#include "nbg/commands.h"
+#include "nbg/diff.h"
+#include "nbg/graph.h"
+#include "nbg/ledger.h"
+#include "nbg/report.h"
+#include "nbg/tensor.h"
+#include "nbg/weights.h"
+
+/* ------------------------------------------------------------ errors */
+
+static PyObject *Error, *InvalidFileError, *UsageError, *ReadError, *RuntimeUnavailableError;
+
+/* The exception class for an exit class (nbg_code_exit). */
+static PyObject *error_class(nbg_code code)
+{
+	switch (nbg_code_exit(code)) {
+	case NBG_EXIT_INVALID: return InvalidFileError;
+	case NBG_EXIT_USAGE: return UsageError;
+	case NBG_EXIT_IO: return ReadError;
+	case NBG_EXIT_RUNTIME: return RuntimeUnavailableError;
+	default: return Error;
+	}
+}
+
+/* Raises the exception for err; path (may be NULL) is the file involved.
+ * Returns NULL. */
+static PyObject *raise_error(const nbg_error *err, const char *path)
+{
+	PyObject *cls = error_class(err->code), *exc, *v;
+	const char *name = nbg_code_name(err->code);
+	int bad = 0;
+
+	/* the message as text whatever its bytes (it may quote a file name) */
+	v = PyUnicode_DecodeUTF8(err->message, (Py_ssize_t)strnlen(err->message, sizeof(err->message)),
+				 "replace");
+	if (!v)
+		return NULL;
+	exc = PyObject_CallOneArg(cls, v);
+	Py_DECREF(v);
+	if (!exc)
+		return NULL;
+#define SET(attr, expr)                                                                    \
+	do {                                                                               \
+		v = (expr);                                                                \
+		if (!v || PyObject_SetAttrString(exc, attr, v))                            \
+			bad = 1;                                                           \
+		Py_XDECREF(v);                                                             \
+	} while (0)
+	SET("code", PyUnicode_FromString(name ? name : "unknown"));
+	SET("offset", PyLong_FromUnsignedLongLong(err->offset));
+	SET("field", PyUnicode_DecodeUTF8(err->field, (Py_ssize_t)strnlen(err->field, sizeof(err->field)), "replace"));
+	SET("message", PyUnicode_DecodeUTF8(err->message, (Py_ssize_t)strnlen(err->message, sizeof(err->message)), "replace"));
+	SET("exit_code", PyLong_FromLong(nbg_code_exit(err->code)));
+	SET("errno", PyLong_FromLong(err->sys_errno));
+	SET("index", PyLong_FromLong(err->index));
+	SET("path", path ? PyUnicode_DecodeFSDefault(path) : Py_NewRef(Py_None));
+#undef SET
+	if (!bad)
+		PyErr_SetObject(cls, exc);
+	Py_DECREF(exc);
+	return NULL;
+}
+
+/* An error of our own making (an argument the library never saw). */
+static PyObject *raise_code(nbg_code code, const char *fmt, ...)
+{
+	nbg_error err;
+	va_list ap;
+
+	memset(&err, 0, sizeof(err));
+	err.code = code;
+	err.index = -1;
+	va_start(ap, fmt);
+	vsnprintf(err.message, sizeof(err.message), fmt, ap);
+	va_end(ap);
+	return raise_error(&err, NULL);
+}
+
+/* ------------------------------------------------------------ model */
+
+typedef struct {
+	PyObject_HEAD
+	nbg_model *model;
+	nbg_mapping map;   /* a file: mapped */
+	int mapped;
+	Py_buffer view;    /* bytes-like: the caller's buffer, held */
+	int has_view;
+	const uint8_t *data;
+	size_t size;
+	char *path;        /* as given; "-" for a buffer, as `nbg inspect -` names it */
+	int busy;          /* calls in flight with the GIL released */
+} ModelObject;
+
+static PyTypeObject ModelType;
+
+/* Marks the model in use; NULL-returning error when closed. */
+static int enter(ModelObject *self)
+{
+	if (!self->model) {
+		PyErr_SetString(PyExc_ValueError, "the model is closed");
+		return -1;
+	}
+	self->busy++;
+	return 0;
+}
+
+static void leave(ModelObject *self)
+{
+	self->busy--;
+}
+
+static void model_release(ModelObject *self)
+{
+	nbg_model_free(self->model);
+	self->model = NULL;
+	if (self->mapped)
+		nbg_unmap_file(&self->map);
+	self->mapped = 0;
+	if (self->has_view)
+		PyBuffer_Release(&self->view);
+	self->has_view = 0;
+	free(self->path);
+	self->path = NULL;
+}
+
+static void model_dealloc(ModelObject *self)
+{
+	model_release(self);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *model_close(ModelObject *self, PyObject *unused)
+{
+	if (self->busy) {
+		PyErr_SetString(PyExc_RuntimeError,
+				"the model is in use by another thread: close it after that call returns");
+		return NULL;
+	}
+	model_release(self);
+	Py_RETURN_NONE;
+}
+
+static int checksum_code(nbg_code c)
+{
+	return c == NBG_E_SECTION_CHECKSUM_MISMATCH || c == NBG_E_FILE_CHECKSUM_MISMATCH ||
+	       c == NBG_E_V1_CRC_SUM_MISMATCH;
+}
+
+/* _open(source, strict=True, flags=0): source a path (str, bytes path,
+ * os.PathLike) or a bytes-like object.  strict=False: a file whose only
+ * failure is a checksum still opens, parsed as `nbg inspect` does after
+ * printing the failure (integrity "failed"). */
+static PyObject *nbgpy_open(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "source", "strict", "flags", NULL };
+	PyObject *source, *pathobj = NULL;
+	int strict = 1;
+	unsigned flags = 0;
+	ModelObject *self;
+	nbg_error err;
+	nbg_code rc = NBG_OK;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pI", kwlist, &source, &strict, &flags))
+		return NULL;
+	self = PyObject_New(ModelObject, &ModelType);
+	if (!self)
+		return NULL;
+	self->model = NULL;
+	self->mapped = self->has_view = self->busy = 0;
+	self->path = NULL;
+	memset(&self->map, 0, sizeof(self->map));
+	memset(&err, 0, sizeof(err));
+	if (PyObject_CheckBuffer(source) && !PyBytes_Check(source) && !PyUnicode_Check(source)) {
+		/* bytearray, memoryview, mmap, numpy: the bytes themselves */
+		if (PyObject_GetBuffer(source, &self->view, PyBUF_SIMPLE))
+			goto fail;
+	} else if (PyBytes_Check(source)) {
+		if (PyObject_GetBuffer(source, &self->view, PyBUF_SIMPLE))
+			goto fail;
+	} else {
+		if (!PyUnicode_FSConverter(source, &pathobj))
+			goto fail;
+		self->path = strdup(PyBytes_AS_STRING(pathobj));
+		Py_DECREF(pathobj);
+		if (!self->path) {
+			PyErr_NoMemory();
+			goto fail;
+		}
+	}
+	if (!self->path) {
+		self->has_view = 1;
+		self->data = self->view.buf;
+		self->size = (size_t)self->view.len;
+		self->path = strdup("-");
+		if (!self->path) {
+			PyErr_NoMemory();
+			goto fail;
+		}
+	}
+	{
+		nbg_parse_options o = { .size = sizeof(o), .flags = flags };
+		int is_file = !self->has_view;
+		Py_BEGIN_ALLOW_THREADS
+		if (is_file) {
+			rc = nbg_map_file(self->path, &self->map, &err);
+			if (rc == NBG_OK) {
+				self->mapped = 1;
+				self->data = self->map.data;
+				self->size = self->map.size;
+			}
+		}
+		if (rc == NBG_OK) {
+			rc = nbg_parse(self->data, self->size, &o, &self->model, &err);
+			if (rc != NBG_OK && !strict && checksum_code(rc)) {
+				nbg_error again;
+				o.flags |= NBG_PARSE_NO_CRC_CHECK;
+				rc = nbg_parse(self->data, self->size, &o, &self->model, &again);
+				if (rc != NBG_OK)
+					err = again;
+			}
+		}
+		Py_END_ALLOW_THREADS
+	}
+	if (rc != NBG_OK) {
+		raise_error(&err, self->has_view ? NULL : self->path);
+		goto fail;
+	}
+	return (PyObject *)self;
+fail:
+	Py_DECREF(self);
+	return NULL;
+}
+
+/* Runs fn(self, f, ctx) into a memory stream with the GIL released; the
+ * text as str. */
+typedef nbg_code (*writer_fn)(ModelObject *self, FILE *f, void *ctx, nbg_error *err);
+
+static PyObject *write_text(ModelObject *self, writer_fn fn, void *ctx)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	nbg_error err;
+	nbg_code rc = NBG_OK;
+	FILE *f;
+	PyObject *out;
+
+	if (enter(self))
+		return NULL;
+	memset(&err, 0, sizeof(err));
+	Py_BEGIN_ALLOW_THREADS
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		rc = NBG_E_OUT_OF_MEMORY;
+	} else {
+		rc = fn(self, f, ctx, &err);
+		if (fclose(f) && rc == NBG_OK)
+			rc = NBG_E_OUT_OF_MEMORY;
+	}
+	Py_END_ALLOW_THREADS
+	leave(self);
+	if (rc != NBG_OK) {
+		free(buf);
+		if (rc == NBG_E_OUT_OF_MEMORY)
+			return PyErr_NoMemory();
+		return raise_error(&err, self->path);
+	}
+	out = PyUnicode_DecodeUTF8(buf, (Py_ssize_t)len, "replace");
+	free(buf);
+	return out;
+}
+
+static nbg_code json_writer(ModelObject *self, FILE *f, void *ctx, nbg_error *err)
+{
+	return nbg_json_document_write(f, self->model, self->path, *(unsigned *)ctx, err);
+}
+
+/* json(what): the document `nbg inspect --json` writes, `what` its
+ * NBG_JSON_DOC_* and NBG_GRAPH_JSON_* bits. */
+static PyObject *model_json(ModelObject *self, PyObject *args)
+{
+	unsigned what = 0;
+
+	if (!PyArg_ParseTuple(args, "|I", &what))
+		return NULL;
+	return write_text(self, json_writer, &what);
+}
+
+static nbg_code text_writer(ModelObject *self, FILE *f, void *ctx, nbg_error *err)
+{
+	nbg_text_report(f, self->model, self->path);
+	return NBG_OK;
+}
+
+/* text(): the report `nbg inspect FILE` prints. */
+static PyObject *model_text(ModelObject *self, PyObject *unused)
+{
+	return write_text(self, text_writer, NULL);
+}
+
+/* A malloc'd string from a libnbg JSON writer, as str (NULL: out of memory). */
+static PyObject *take_string(char *s)
+{
+	PyObject *out;
+
+	if (!s)
+		return PyErr_NoMemory();
+	out = PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
+	free(s);
+	return out;
+}
+
+/* The kernel streams of m's NN operations (GIL released by the caller). */
+static nbg_code decode_weights(const nbg_model *m, nbg_weights **w, nbg_error *err)
+{
+	nbg_graph *g = NULL;
+	nbg_commands *c = NULL;
+	nbg_code rc = nbg_graph_decode(m, &g, err);
+
+	if (rc == NBG_OK)
+		rc = nbg_commands_decode(m, g, &c, err);
+	if (rc == NBG_OK)
+		rc = nbg_weights_decode(m, g, c, w, err);
+	nbg_commands_free(c);
+	nbg_graph_free(g);
+	return rc;
+}
+
+/* ledger_json(): the document `nbg ledger --json` writes: the ledger with
+ * the bytes of the decoded kernel streams as decoded-coefficients. */
+static PyObject *model_ledger_json(ModelObject *self, PyObject *unused)
+{
+	nbg_ledger *l = NULL;
+	nbg_weights *w = NULL;
+	nbg_error err;
+	nbg_code rc;
+	char *s = NULL;
+
+	if (enter(self))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	rc = decode_weights(self->model, &w, &err);
+	if (rc == NBG_OK)
+		rc = nbg_ledger_build_weights(self->model, w, &l, &err);
+	if (rc == NBG_OK)
+		s = nbg_ledger_json(l, self->path);
+	nbg_ledger_free(l);
+	nbg_weights_free(w);
+	Py_END_ALLOW_THREADS
+	leave(self);
+	if (rc != NBG_OK)
+		return raise_error(&err, self->path);
+	return take_string(s);
+}
+
+/* ------------------------------------------------------------ blobs */
+
+/* A read-only buffer over memory another object owns (zero-copy views of
+ * decoded weights). */
+typedef struct {
+	PyObject_HEAD
+	PyObject *owner;
+	const void *ptr;
+	Py_ssize_t len;
+} BlobObject;
+
+static PyTypeObject BlobType;
+
+static int blob_getbuffer(BlobObject *self, Py_buffer *view, int flags)
+{
+	return PyBuffer_FillInfo(view, (PyObject *)self, (void *)self->ptr, self->len, 1, flags);
+}
+
+static void blob_dealloc(BlobObject *self)
+{
+	Py_XDECREF(self->owner);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyBufferProcs blob_as_buffer = { (getbufferproc)blob_getbuffer, NULL };
+
+static PyTypeObject BlobType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "nbgkit._nbgkit.Blob",
+	.tp_basicsize = sizeof(BlobObject),
+	.tp_dealloc = (destructor)blob_dealloc,
+	.tp_as_buffer = &blob_as_buffer,
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "Read-only bytes owned by a decoded result (numpy.frombuffer reads them).",
+};
+
+static PyObject *blob_new(PyObject *owner, const void *ptr, size_t len)
+{
+	BlobObject *b;
+
+	if (!ptr)
+		Py_RETURN_NONE;
+	b = PyObject_New(BlobObject, &BlobType);
+	if (!b)
+		return NULL;
+	b->owner = Py_NewRef(owner);
+	b->ptr = ptr;
+	b->len = (Py_ssize_t)len;
+	return (PyObject *)b;
+}
+
+/* ------------------------------------------------------------ weights */
+
+static void weights_capsule_free(PyObject *cap)
+{
+	nbg_weights_free(PyCapsule_GetPointer(cap, "nbgkit.weights"));
+}
+
+/* weights(): every NN-engine operation's kernel stream, a list of dicts;
+ * the arrays are zero-copy views (Blob) of the decoded result. */
+static PyObject *model_weights(ModelObject *self, PyObject *unused)
+{
+	nbg_weights *w = NULL;
+	nbg_error err;
+	nbg_code rc;
+	PyObject *cap, *list;
+
+	if (enter(self))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	rc = decode_weights(self->model, &w, &err);
+	Py_END_ALLOW_THREADS
+	leave(self);
+	if (rc != NBG_OK)
+		return raise_error(&err, self->path);
+	cap = PyCapsule_New(w, "nbgkit.weights", weights_capsule_free);
+	if (!cap) {
+		nbg_weights_free(w);
+		return NULL;
+	}
+	list = PyList_New(0);
+	for (size_t i = 0; list && i < nbg_weights_count(w); i++) {
+		const nbg_weights_op *o = nbg_weights_at(w, i);
+		const uint32_t *s = nbg_weights_op_shape(o);
+		size_t n = 0, ch = s[0];
+		const uint8_t *codes = nbg_weights_op_codes(o, &n);
+		uint64_t bit = nbg_weights_op_bit_offset(o);
+		const char *fmt = nbg_weights_format_name(nbg_weights_op_format(o));
+		const char *order = nbg_weights_op_order(o);
+		const char *dt = nbg_command_data_type_name(nbg_weights_op_data_type(o));
+		const float *scale = nbg_weights_op_scale(o);
+		PyObject *d = Py_BuildValue(
+			"{s:n,s:n,s:k,s:s,s:s,s:s,s:O,s:s,s:s,s:s,s:(kkkk),s:i,s:i,s:K,s:K,s:k,s:N,s:N,s:N,s:N}",
+			"index", (Py_ssize_t)nbg_weights_op_index(o), "operation",
+			(Py_ssize_t)nbg_weights_op_operation(o), "command",
+			(unsigned long)nbg_weights_op_command(o), "status",
+			nbg_weights_status_name(nbg_weights_op_status(o)), "reason_id",
+			nbg_weights_op_reason_id(o), "reason", nbg_weights_op_reason(o),
+			"bit_offset", bit == UINT64_MAX ? Py_None : Py_False, "format",
+			fmt ? fmt : "", "order", order ? order : "", "data_type", dt ? dt : "",
+			"shape", (unsigned long)s[0], (unsigned long)s[1], (unsigned long)s[2],
+			(unsigned long)s[3], "zero_point", (int)nbg_weights_op_zero_point(o),
+			"input_zero_point", (int)nbg_weights_op_input_zero_point(o),
+			"stream_offset", (unsigned long long)nbg_weights_op_stream_offset(o),
+			"stream_size", (unsigned long long)nbg_weights_op_stream_size(o), "cores",
+			(unsigned long)nbg_weights_op_cores(o), "codes", blob_new(cap, codes, n),
+			"bias", blob_new(cap, nbg_weights_op_bias(o), ch * sizeof(int32_t)),
+			"bias_stored", blob_new(cap, nbg_weights_op_bias_stored(o), ch * sizeof(int32_t)),
+			"scale", blob_new(cap, scale, ch * sizeof(float)));
+		if (d && bit != UINT64_MAX) {
+			PyObject *b = PyLong_FromUnsignedLongLong(bit);
+			if (!b || PyDict_SetItemString(d, "bit_offset", b))
+				Py_CLEAR(d);
+			Py_XDECREF(b);
+		}
+		if (!d || PyList_Append(list, d))
+			Py_CLEAR(list);
+		Py_XDECREF(d);
+	}
+	Py_DECREF(cap);
+	return list;
+}
+
+/* ------------------------------------------------------------ tensors */
+
+static int io_arg(ModelObject *self, int is_output, Py_ssize_t i, nbgpy_io *io)
+{
+	if (i < 0 || !nbgpy_io_get(self->model, is_output, (size_t)i, io)) {
+		raise_code(NBG_E_INVALID_ARGUMENT, "the model has %zu %s; there is no %s %zd",
+			   nbgpy_io_count(self->model, is_output), is_output ? "outputs" : "inputs",
+			   is_output ? "output" : "input", i);
+		return -1;
+	}
+	return 0;
+}
+
+/* quantize(is_output, index, float32 bytes) -> the record's raw bytes, or
+ * (quantize 0) dequantize(is_output, index, raw bytes) -> float32 bytes. */
+static PyObject *convert(ModelObject *self, PyObject *args, int quantize)
+{
+	int is_output;
+	Py_ssize_t i;
+	Py_buffer in;
+	nbgpy_io io;
+	nbg_error err;
+	nbg_code rc;
+	uint64_t want_in, out_size;
+	PyObject *out = NULL;
+
+	if (!PyArg_ParseTuple(args, "pny*", &is_output, &i, &in))
+		return NULL;
+	if (enter(self)) {
+		PyBuffer_Release(&in);
+		return NULL;
+	}
+	if (io_arg(self, is_output, i, &io))
+		goto done;
+	if (!io.byte_size_known) {
+		raise_code(NBG_E_IO_SIZE_UNKNOWN, "the record's data format %u has no known size",
+			   (unsigned)io.data_format);
+		goto done;
+	}
+	want_in = quantize ? io.element_count * sizeof(float) : io.byte_size;
+	out_size = quantize ? io.byte_size : io.element_count * sizeof(float);
+	if ((uint64_t)in.len != want_in) {
+		raise_code(NBG_E_INPUT_SIZE_MISMATCH, "%zd bytes were given; the record needs %llu",
+			   in.len, (unsigned long long)want_in);
+		goto done;
+	}
+	out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)out_size);
+	if (!out)
+		goto done;
+	{
+		char *dst = PyBytes_AS_STRING(out);
+		Py_BEGIN_ALLOW_THREADS
+		if (quantize)
+			rc = nbg_tensor_quantize(io.io, in.buf, io.element_count, dst, out_size, &err);
+		else
+			rc = nbg_tensor_dequantize(io.io, in.buf, (size_t)in.len, (float *)dst,
+						   io.element_count, &err);
+		Py_END_ALLOW_THREADS
+	}
+	if (rc != NBG_OK) {
+		Py_CLEAR(out);
+		raise_error(&err, self->path);
+	}
+done:
+	leave(self);
+	PyBuffer_Release(&in);
+	return out;
+}
+
+static PyObject *model_quantize(ModelObject *self, PyObject *args)
+{
+	return convert(self, args, 1);
+}
+
+static PyObject *model_dequantize(ModelObject *self, PyObject *args)
+{
+	return convert(self, args, 0);
+}
+
+/* ------------------------------------------------------------ run */
+
+/* libnbg runs one session at a time per process. */
+static PyThread_type_lock run_lock;
+
+/* run(backend, inputs, flags, lib_path, device_root, timeout_ms):
+ * backend "auto", "nnsdk", "viplite" or "cpu" (nbgkit's CPU backend), inputs
+ * a sequence of bytes-like in the records' raw formats.  Returns (info,
+ * [(bytes, data_format)...]). */
+static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "backend", "inputs", "flags", "library", "device_root",
+				  "timeout_ms", NULL };
+	const char *backend, *lib = NULL, *root = NULL;
+	PyObject *inputs, *seq = NULL, *result = NULL;
+	unsigned flags = 0, timeout = 0;
+	nbg_rt_session_options o;
+	nbg_rt_session_result *r = NULL;
+	nbg_rt_buffer *bufs = NULL;
+	Py_buffer *views = NULL;
+	Py_ssize_t n = 0, got = 0;
+	nbg_error err;
+	nbg_code rc;
+	int sel;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "sO|IzzI", kwlist, &backend, &inputs, &flags,
+					 &lib, &root, &timeout))
+		return NULL;
+	if (!strcmp(backend, "auto"))
+		sel = NBG_RT_SELECT_AUTO;
+	else if (!strcmp(backend, "nnsdk"))
+		sel = NBG_RT_SELECT_NNSDK;
+	else if (!strcmp(backend, "viplite"))
+		sel = NBG_RT_SELECT_VIPLITE;
+	else if (!strcmp(backend, "cpu"))
+		sel = NBG_RT_SELECT_CPU;
+	else
+		return raise_code(NBG_E_INVALID_ARGUMENT,
+				  "backend must be \"auto\", \"nnsdk\", \"viplite\" or \"cpu\"");
+	seq = PySequence_Fast(inputs, "inputs must be a sequence of bytes-like objects");
+	if (!seq)
+		return NULL;
+	n = PySequence_Fast_GET_SIZE(seq);
+	bufs = PyMem_Calloc((size_t)n + 1, sizeof(*bufs));
+	views = PyMem_Calloc((size_t)n + 1, sizeof(*views));
+	if (!bufs || !views) {
+		PyErr_NoMemory();
+		goto done;
+	}
+	for (; got < n; got++) {
+		if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(seq, got), &views[got], PyBUF_SIMPLE))
+			goto done;
+		bufs[got].data = views[got].buf;
+		bufs[got].size = (size_t)views[got].len;
+	}
+	if (enter(self))
+		goto done;
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.backend = sel;
+	o.lib_path = lib;
+	o.device_root = root;
+	o.flags = flags;
+	o.timeout_ms = timeout;
+	memset(&err, 0, sizeof(err));
+	Py_BEGIN_ALLOW_THREADS
+	PyThread_acquire_lock(run_lock, WAIT_LOCK);
+	rc = nbg_rt_session_run(&o, self->data, self->size, bufs, (size_t)n, &r, &err);
+	PyThread_release_lock(run_lock);
+	Py_END_ALLOW_THREADS
+	leave(self);
+	if (rc != NBG_OK) {
+		raise_error(&err, self->path);
+		goto done;
+	}
+	result = Py_BuildValue("(NN)", nbgpy_session_info(r), nbgpy_session_outputs(r));
+	nbg_rt_session_free(r);
+done:
+	for (Py_ssize_t i = 0; i < got; i++)
+		PyBuffer_Release(&views[i]);
+	PyMem_Free(views);
+	PyMem_Free(bufs);
+	Py_XDECREF(seq);
+	return result;
+}
+
+/* ------------------------------------------------------------ model type */
+
+static PyObject *model_enter(ModelObject *self, PyObject *unused)
+{
+	if (!self->model) {
+		PyErr_SetString(PyExc_ValueError, "the model is closed");
+		return NULL;
+	}
+	return Py_NewRef(self);
+}
+
+static PyObject *model_exit(ModelObject *self, PyObject *args)
+{
+	return model_close(self, NULL);
+}
+
+static PyObject *model_get_closed(ModelObject *self, void *unused)
+{
+	return PyBool_FromLong(self->model == NULL);
+}
+
+static PyObject *model_get_path(ModelObject *self, void *unused)
+{
+	if (!self->path)
+		Py_RETURN_NONE;
+	return PyUnicode_DecodeFSDefault(self->path);
+}
+
+static PyMethodDef model_methods[] = {
+	{ "close", (PyCFunction)model_close, METH_NOARGS, "Unmaps the file and frees the model." },
+	{ "__enter__", (PyCFunction)model_enter, METH_NOARGS, NULL },
+	{ "__exit__", (PyCFunction)model_exit, METH_VARARGS, NULL },
+	{ "json", (PyCFunction)model_json, METH_VARARGS,
+	  "json(what=0) -> str: the JSON document of `nbg inspect --json` (what: document bits)." },
+	{ "text", (PyCFunction)model_text, METH_NOARGS,
+	  "text() -> str: the report `nbg inspect FILE` prints." },
+	{ "ledger_json", (PyCFunction)model_ledger_json, METH_NOARGS,
+	  "ledger_json() -> str: the byte ledger document." },
+	{ "weights", (PyCFunction)model_weights, METH_NOARGS,
+	  "weights() -> list of dict: every NN operation's decoded kernel stream." },
+	{ "quantize", (PyCFunction)model_quantize, METH_VARARGS,
+	  "quantize(is_output, index, float32_bytes) -> bytes in the record's format." },
+	{ "dequantize", (PyCFunction)model_dequantize, METH_VARARGS,
+	  "dequantize(is_output, index, raw_bytes) -> float32 bytes." },
+	{ "run", (PyCFunction)(void (*)(void))model_run, METH_VARARGS | METH_KEYWORDS,
+	  "run(backend, inputs, flags=0, library=None, device_root=None, timeout_ms=0)." },
+	{ NULL, NULL, 0, NULL },
+};
+
+static PyGetSetDef model_getset[] = {
+	{ "closed", (getter)model_get_closed, NULL, "True after close().", NULL },
+	{ "path", (getter)model_get_path, NULL, "The path given, or \"-\" for bytes.", NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+static PyTypeObject ModelType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "nbgkit._nbgkit.RawModel",
+	.tp_basicsize = sizeof(ModelObject),
+	.tp_dealloc = (destructor)model_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "A parsed NBG file over its mapped bytes (nbgkit.Model wraps it).",
+	.tp_methods = model_methods,
+	.tp_getset = model_getset,
+};
+
+/* ------------------------------------------------------------ functions */
+
+/* verify(path) -> (summary dict or None, error or None): the checks
+ * `nbg verify` makes (structure and every checksum; no SHA-256).  A file
+ * whose checksum fails is parsed again without the comparison to list every
+ * checksum with its values.  I/O failures raise. */
+static PyObject *nbgpy_verify(PyObject *mod, PyObject *args)
+{
+	PyObject *pathobj, *summary = NULL, *errdict = NULL;
+	nbg_mapping map;
+	nbg_model *m = NULL;
+	nbg_error err, first;
+	nbg_code rc, strict_rc = NBG_OK;
+	const char *path;
+
+	if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &pathobj))
+		return NULL;
+	path = PyBytes_AS_STRING(pathobj);
+	memset(&first, 0, sizeof(first));
+	Py_BEGIN_ALLOW_THREADS
+	rc = nbg_map_file(path, &map, &err);
+	if (rc == NBG_OK) {
+		nbg_parse_options o = { .size = sizeof(o),
+					.flags = NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256 };
+		strict_rc = nbg_parse(map.data, map.size, &o, &m, &first);
+		if (strict_rc != NBG_OK && checksum_code(strict_rc)) {
+			o.flags |= NBG_PARSE_NO_CRC_CHECK;
+			if (nbg_parse(map.data, map.size, &o, &m, &err) != NBG_OK)
+				m = NULL;
+		}
+	}
+	Py_END_ALLOW_THREADS
+	if (rc != NBG_OK) {
+		raise_error(&err, path);
+		Py_DECREF(pathobj);
+		return NULL;
+	}
+	if (m)
+		summary = nbgpy_verify_summary(m);
+	nbg_model_free(m);
+	nbg_unmap_file(&map);
+	if (m && !summary)
+		goto fail;
+	if (strict_rc != NBG_OK) {
+		/* the exception object the caller keeps as Report.error */
+		PyObject *t, *v, *tb;
+		raise_error(&first, path);
+		PyErr_Fetch(&t, &v, &tb);
+		PyErr_NormalizeException(&t, &v, &tb);
+		Py_XDECREF(t);
+		Py_XDECREF(tb);
+		errdict = v;
+		if (!errdict)
+			goto fail;
+	}
+	Py_DECREF(pathobj);
+	return Py_BuildValue("(NN)", summary ? summary : Py_NewRef(Py_None),
+			     errdict ? errdict : Py_NewRef(Py_None));
+fail:
+	Py_XDECREF(summary);
+	Py_DECREF(pathobj);
+	return NULL;
+}
+
+/* diff(a, b) -> str: the document `nbg diff --json A B` writes. */
+static PyObject *nbgpy_diff(PyObject *mod, PyObject *args)
+{
+	ModelObject *a, *b;
+	nbg_diff *d = NULL;
+	nbg_error err;
+	nbg_code rc;
+	char *s = NULL;
+
+	if (!PyArg_ParseTuple(args, "O!O!", &ModelType, &a, &ModelType, &b))
+		return NULL;
+	if (enter(a))
+		return NULL;
+	if (enter(b)) {
+		leave(a);
+		return NULL;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	rc = nbg_diff_models(a->model, b->model, &d, &err);
+	if (rc == NBG_OK)
+		s = nbg_diff_json(d, a->model, a->path, b->model, b->path);
+	nbg_diff_free(d);
+	Py_END_ALLOW_THREADS
+	leave(a);
+	leave(b);
+	if (rc != NBG_OK)
+		return raise_error(&err, NULL);
+	return take_string(s);
+}
+
+/* npy_descr(data_format) -> str or None: the numpy dtype string. */
+static PyObject *nbgpy_npy_descr(PyObject *mod, PyObject *args)
+{
+	unsigned fmt;
+	const char *d;
+
+	if (!PyArg_ParseTuple(args, "I", &fmt))
+		return NULL;
+	d = nbg_npy_descr(fmt);
+	if (!d)
+		Py_RETURN_NONE;
+	return PyUnicode_FromString(d);
+}
+
+/* codes() -> list of (name, exit, text): every failure code. */
+static PyObject *nbgpy_codes(PyObject *mod, PyObject *unused)
+{
+	PyObject *list = PyList_New(0);
+
+	for (int c = 1; list && c < NBG_E__COUNT; c++) {
+		PyObject *t = Py_BuildValue("(sis)", nbg_code_name((nbg_code)c),
+					    nbg_code_exit((nbg_code)c), nbg_code_text((nbg_code)c));
+		if (!t || PyList_Append(list, t))
+			Py_CLEAR(list);
+		Py_XDECREF(t);
+	}
+	return list;
+}
+
+static PyMethodDef module_methods[] = {
+	{ "open", (PyCFunction)(void (*)(void))nbgpy_open, METH_VARARGS | METH_KEYWORDS,
+	  "open(source, strict=True, flags=0) -> RawModel" },
+	{ "verify", nbgpy_verify, METH_VARARGS, "verify(path) -> (summary, error)" },
+	{ "diff", nbgpy_diff, METH_VARARGS, "diff(a, b) -> str (JSON)" },
+	{ "npy_descr", nbgpy_npy_descr, METH_VARARGS, "npy_descr(data_format) -> str or None" },
+	{ "codes", nbgpy_codes, METH_NOARGS, "codes() -> [(name, exit, text)]" },
+	{ NULL, NULL, 0, NULL },
+};
+
+static struct PyModuleDef module_def = {
+	PyModuleDef_HEAD_INIT, "_nbgkit", "The C half of nbgkit (libnbg).", -1, module_methods,
+	NULL, NULL, NULL, NULL,
+};
+
+/* Adds an exception class derived from base with doc; NULL on failure. */
+static PyObject *add_error(PyObject *m, const char *name, PyObject *base, const char *doc)
+{
+	char full[64];
+	PyObject *cls;
+
+	snprintf(full, sizeof(full), "nbgkit.%s", name);
+	cls = PyErr_NewExceptionWithDoc(full, doc, base, NULL);
+	if (!cls || PyModule_AddObjectRef(m, name, cls)) {
+		Py_XDECREF(cls);
+		return NULL;
+	}
+	return cls;
+}
+
+PyMODINIT_FUNC PyInit__nbgkit(void);
+PyMODINIT_FUNC PyInit__nbgkit(void)
+{
+	PyObject *m;
+
+	if (PyType_Ready(&ModelType) || PyType_Ready(&BlobType))
+		return NULL;
+	run_lock = PyThread_allocate_lock();
+	if (!run_lock)
+		return PyErr_NoMemory();
+	m = PyModule_Create(&module_def);
+	if (!m)
+		return NULL;
+	if (!(Error = add_error(m, "Error", PyExc_Exception,
+				"A libnbg failure: .code (the failure code's name), .offset, "
+				".field, .message, .exit_code (what nbg exits with), .errno, "
+				".index, .path.")) ||
+	    !(InvalidFileError = add_error(m, "InvalidFileError", Error,
+					   "The file is not a valid NBG, or a check failed (exit 1).")) ||
+	    !(UsageError = add_error(m, "UsageError", Error,
+				     "An argument nbgkit cannot use (exit 2).")) ||
+	    !(ReadError = add_error(m, "ReadError", Error,
+				    "An input cannot be read, or memory ran out (exit 3).")) ||
+	    !(RuntimeUnavailableError = add_error(m, "RuntimeUnavailableError", Error,
+						  "The NPU runtime or device is not available, or "
+						  "it failed (exit 4).")) ||
+	    PyModule_AddObjectRef(m, "RawModel", (PyObject *)&ModelType) ||
+	    PyModule_AddStringConstant(m, "libnbg_version", nbg_version_string()) ||
+	    PyModule_AddIntConstant(m, "DOC_NO_CORE", NBG_JSON_DOC_NO_CORE) ||
+	    PyModule_AddIntConstant(m, "DOC_COMMANDS", NBG_JSON_DOC_COMMANDS) ||
+	    PyModule_AddIntConstant(m, "DOC_MEMORY", NBG_JSON_DOC_MEMORY) ||
+	    PyModule_AddIntConstant(m, "DOC_WEIGHTS", NBG_JSON_DOC_WEIGHTS) ||
+	    PyModule_AddIntConstant(m, "GRAPH_SUMMARY", NBG_GRAPH_JSON_SUMMARY) ||
+	    PyModule_AddIntConstant(m, "GRAPH_LAYERS", NBG_GRAPH_JSON_LAYERS) ||
+	    PyModule_AddIntConstant(m, "GRAPH_OPERATIONS", NBG_GRAPH_JSON_OPERATIONS) ||
+	    PyModule_AddIntConstant(m, "GRAPH_PATCHES", NBG_GRAPH_JSON_PATCHES) ||
+	    PyModule_AddIntConstant(m, "GRAPH_TABLES", NBG_GRAPH_JSON_TABLES) ||
+	    PyModule_AddIntConstant(m, "GRAPH_FINDINGS", NBG_GRAPH_JSON_FINDINGS) ||
+	    PyModule_AddIntConstant(m, "SESSION_FORCE_TARGET", NBG_RT_SESSION_FORCE_TARGET) ||
+	    PyModule_AddIntConstant(m, "SESSION_FLOAT32_OUTPUTS", NBG_RT_SESSION_FLOAT32_OUTPUTS) ||
+	    PyModule_AddIntConstant(m, "SESSION_SKIP_PROBE", NBG_RT_SESSION_SKIP_PROBE)) {
+		Py_DECREF(m);
+		return NULL;
+	}
+	return m;
+}

@@ -1,0 +1,535 @@
+"""nbgkit: read, verify, explain and run VeriSilicon NPU compiled models (NBG files).
+
+A Python face of libnbg, the library behind the ``nbg`` command:
+
+>>> import nbgkit
+>>> with nbgkit.open("samples/sample.nb") as m:
+...     print(m.version_hex, m.inputs[0].shape, m.inputs[0].numpy_dtype)
+
+Every object is built from the JSON document ``nbg inspect --json`` writes
+(``Model.to_dict()`` is that document), so the Python fields and the
+command's report are the same values by construction.  Failures raise
+:class:`Error` (``code``, ``offset``, ``field``, ``message``) or one of its
+subclasses, one per exit class of ``nbg``.
+"""
+
+from __future__ import annotations
+
+import json as _json
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence
+
+from . import _nbgkit
+
+__all__ = [
+    "open", "verify", "diff", "codes", "Model", "Tensor", "Quantization", "Target",
+    "Report", "Checksum", "Weights", "RunResult", "Error", "InvalidFileError",
+    "UsageError", "ReadError", "RuntimeUnavailableError", "__version__",
+]
+
+__version__ = _nbgkit.libnbg_version
+
+Error = _nbgkit.Error
+InvalidFileError = _nbgkit.InvalidFileError
+UsageError = _nbgkit.UsageError
+ReadError = _nbgkit.ReadError
+RuntimeUnavailableError = _nbgkit.RuntimeUnavailableError
+
+BACKENDS = ("auto", "nnsdk", "viplite", "cpu")
+
+
+def _numpy():
+    import numpy  # imported when an array is asked for: inspection needs no numpy
+    return numpy
+
+
+@dataclass(frozen=True)
+class Quantization:
+    """How a tensor's stored values map to real numbers.
+
+    ``format`` is ``"none"``, ``"dynamic_fixed_point"`` or ``"affine"`` (the
+    report's ``interpretation``); ``scale``/``zero_point`` apply to affine,
+    ``fixed_point_position`` to dynamic fixed point; ``raw`` is the report's
+    quantization object as it is."""
+    format: str
+    scale: Optional[float] = None
+    zero_point: Optional[int] = None
+    fixed_point_position: Optional[int] = None
+    raw: Dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """One input or output record.
+
+    ``shape`` is outermost first (NHWC for the corpus: the numpy convention);
+    ``dtype`` is the NBG data format name (``"UINT8"``...), ``numpy_dtype``
+    the numpy dtype string (``"|u1"``) or None where numpy has none (4-bit)."""
+    index: int
+    name: Optional[str]
+    shape: tuple
+    dtype: Optional[str]
+    numpy_dtype: Optional[str]
+    quantization: Quantization
+    element_count: int
+    byte_size: Optional[int]
+    record: Dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Target:
+    """The hardware target (CID) word and what public sources call it
+    (``config_name``, ``soc``: None when no source names it)."""
+    value: int
+    config_name: Optional[str]
+    soc: Optional[str]
+
+
+@dataclass(frozen=True)
+class Checksum:
+    """One checksum a file carries: ``kind`` is ``"section"`` (a CHECKSUM
+    record, ``section`` its type), ``"file"`` (the v2 header's crc_sum) or
+    ``"v1-crc-sum"``; ``offset`` is where the record sits."""
+    kind: str
+    section: str
+    offset: int
+    stored: int
+    computed: int
+    matches: bool
+
+
+@dataclass(frozen=True)
+class Report:
+    """What ``verify`` checked: the structure, then every checksum listed.
+
+    ``ok`` is True when every rule held; ``integrity`` says what proved the
+    bytes (``verified``, ``structure-only``, ``checksum-unknown``,
+    ``failed``) and ``integrity_detail`` in a sentence.  ``error`` is the
+    failure (an :class:`Error`) when not ok; ``checksums`` is empty when the
+    structure failed before any could be read."""
+    path: str
+    ok: bool
+    family: Optional[int]
+    version: Optional[int]
+    target: Optional[int]
+    section_count: Optional[int]
+    integrity: Optional[str]
+    integrity_detail: Optional[str]
+    checksums: List[Checksum]
+    error: Optional[Error] = None
+
+
+@dataclass
+class Weights:
+    """One NN-engine operation's kernel stream (``status`` ``decoded`` or
+    ``not-decoded`` with ``reason_id``/``reason``).  For a decoded stream,
+    ``codes`` is a uint8 array of ``shape`` [out, z, ky, kx] as stored,
+    ``bias`` (int32, the compiler's zero-point correction undone) and
+    ``bias_stored`` per output channel, ``scale`` (float32) when the stream
+    carries one; the arrays are read-only views of the decoded result."""
+    index: int
+    operation: int
+    command: int
+    status: str
+    reason_id: str
+    reason: str
+    format: str
+    order: str
+    data_type: str
+    shape: tuple
+    zero_point: int
+    input_zero_point: int
+    stream_offset: int
+    stream_size: int
+    cores: int
+    bit_offset: Optional[int]
+    codes: Any = None
+    bias: Any = None
+    bias_stored: Any = None
+    scale: Any = None
+
+
+@dataclass
+class RunResult:
+    """What ``Model.run`` returns besides the outputs: which runtime ran
+    (``backend``, ``library``) and the outputs as numpy arrays."""
+    backend: str
+    library: str
+    outputs: list
+
+
+def _quantization(q: Dict[str, Any]) -> Quantization:
+    kind = q.get("interpretation") or "none"
+    return Quantization(format=kind, scale=q.get("scale"), zero_point=q.get("zero_point"),
+                        fixed_point_position=q.get("fixed_point_position"), raw=q)
+
+
+def _tensor(rec: Dict[str, Any]) -> Tensor:
+    return Tensor(
+        index=rec["index"], name=rec.get("name"),
+        shape=tuple(rec["dimensions_outermost_first"]),
+        dtype=rec.get("data_format_name"),
+        numpy_dtype=_nbgkit.npy_descr(rec["data_format"]),
+        quantization=_quantization(rec.get("quantization") or {}),
+        element_count=rec["element_count"], byte_size=rec.get("byte_size"), record=rec)
+
+
+class Model:
+    """A parsed NBG file, mapped (a path) or over the caller's buffer (bytes:
+    not copied; keep a mutable buffer unchanged while the model is open).
+
+    Use it as a context manager or call :meth:`close`.  The properties are
+    plain Python objects built from the JSON report and cached; every
+    method that decodes or hashes releases the GIL, and a model may be read
+    from several threads at once."""
+
+    def __init__(self, raw: "_nbgkit.RawModel"):
+        self._raw = raw
+        self._doc: Optional[Dict[str, Any]] = None
+        self._parts: Dict[int, Dict[str, Any]] = {}
+
+    # -- life cycle
+    def __enter__(self) -> "Model":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Unmaps the file and frees the parsed model."""
+        self._raw.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._raw.closed
+
+    @property
+    def path(self) -> str:
+        """The path as given to :func:`open`, ``"-"`` for a buffer."""
+        return self._raw.path
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return "<nbgkit.Model closed>"
+        return "<nbgkit.Model %r v%d %s target 0x%x>" % (
+            self.path, self.family, self.version_hex, self.target.value)
+
+    # -- the report
+    def _document(self, what: int) -> Dict[str, Any]:
+        doc = self._parts.get(what)
+        if doc is None:
+            doc = _json.loads(self._raw.json(what))
+            self._parts[what] = doc
+        return doc
+
+    def to_dict(self, *, layers: bool = False, operations: bool = False,
+                patches: bool = False, commands: bool = False, memory: bool = False,
+                weights: bool = False, only: bool = False) -> Dict[str, Any]:
+        """The document ``nbg inspect --json`` prints for this file, with the
+        same options (``--layers``, ``--operations``, ``--patches``,
+        ``--commands``, ``--memory``, ``--weights``, ``--only``).  A new
+        dict each call."""
+        what = 0
+        graph = ((_nbgkit.GRAPH_LAYERS if layers else 0) |
+                 (_nbgkit.GRAPH_OPERATIONS if operations else 0) |
+                 (_nbgkit.GRAPH_PATCHES if patches else 0))
+        if graph:
+            what |= graph | _nbgkit.GRAPH_SUMMARY | _nbgkit.GRAPH_TABLES | _nbgkit.GRAPH_FINDINGS
+        if commands:
+            what |= _nbgkit.DOC_COMMANDS
+        if memory:
+            what |= _nbgkit.DOC_MEMORY
+        if weights:
+            what |= _nbgkit.DOC_WEIGHTS
+        if only:
+            if not what:
+                raise UsageError("only=True keeps just the tables asked for: add layers, "
+                                 "operations, patches, commands, memory or weights")
+            what |= _nbgkit.DOC_NO_CORE
+        return _json.loads(self._raw.json(what))
+
+    def report(self) -> str:
+        """The text report ``nbg inspect FILE`` prints."""
+        return self._raw.text()
+
+    @property
+    def _core(self) -> Dict[str, Any]:
+        return self._document(0)
+
+    @property
+    def valid(self) -> bool:
+        """False only for a file opened with ``strict=False`` whose checksum failed."""
+        return self._core["valid"]
+
+    @property
+    def family(self) -> int:
+        """1 for v1 (0x0001xxxx), 2 for v2 (0x00020000)."""
+        return self._core["family"]
+
+    @property
+    def version(self) -> int:
+        """The version word."""
+        return self._core["version"]
+
+    @property
+    def version_hex(self) -> str:
+        return self._core["version_hex"]
+
+    @property
+    def target(self) -> Target:
+        """The target word with its configuration name and SoC."""
+        c = self._core
+        return Target(c["target"], c.get("target_name"), c.get("target_soc"))
+
+    @property
+    def file_size(self) -> int:
+        return self._core["file_size"]
+
+    @property
+    def sha256(self) -> str:
+        """SHA-256 of the whole file (hex)."""
+        return self._core["sha256"]
+
+    @property
+    def integrity(self) -> str:
+        """What proved the bytes: verified, structure-only, checksum-unknown or failed."""
+        return self._core["integrity"]
+
+    @property
+    def network_name(self) -> Optional[str]:
+        return self._core.get("network_name")
+
+    @property
+    def inputs(self) -> List[Tensor]:
+        return [_tensor(r) for r in self._core["inputs"]]
+
+    @property
+    def outputs(self) -> List[Tensor]:
+        return [_tensor(r) for r in self._core["outputs"]]
+
+    @property
+    def sections(self) -> List[Dict[str, Any]]:
+        """The section directory (v1: entries), as the report's ``sections``."""
+        return self._core["sections"]
+
+    @property
+    def notes(self) -> List[Dict[str, Any]]:
+        """Deviations from the reference corpus and findings (never failures)."""
+        return self._core["notes"]
+
+    @property
+    def layers(self) -> List[Dict[str, Any]]:
+        """The LAYER records (``nbg inspect --json --layers``'s ``layers``)."""
+        return self._document(_nbgkit.DOC_NO_CORE | _nbgkit.GRAPH_LAYERS)["layers"]
+
+    @property
+    def operations(self) -> List[Dict[str, Any]]:
+        """The OPERATIONS records (``--operations``'s ``operations``)."""
+        return self._document(_nbgkit.DOC_NO_CORE | _nbgkit.GRAPH_OPERATIONS)["operations"]
+
+    @property
+    def commands(self) -> Dict[str, Any]:
+        """The decoded NN/TP commands (``--commands``'s ``commands``)."""
+        return self._document(_nbgkit.DOC_NO_CORE | _nbgkit.DOC_COMMANDS)["commands"]
+
+    @property
+    def memory(self) -> Dict[str, Any]:
+        """The memory analysis (``--memory``'s ``memory``)."""
+        return self._document(_nbgkit.DOC_NO_CORE | _nbgkit.DOC_MEMORY)["memory"]
+
+    # -- other documents
+    def ledger(self) -> Dict[str, Any]:
+        """The byte ledger: every byte's owner and class, the decoded kernel
+        streams' bytes as decoded-coefficients (``nbg ledger --json``)."""
+        return _json.loads(self._raw.ledger_json())
+
+    def weights(self, op: Optional[int] = None):
+        """The kernel streams of the NN-engine operations: a list of
+        :class:`Weights`, or with ``op`` (an OPERATIONS index) that
+        operation's.  Raises UsageError when ``op`` has no NN kernel."""
+        np = _numpy()
+        out = []
+        for d in self._raw.weights():
+            if op is not None and d["operation"] != op:
+                continue
+            shape = tuple(d["shape"])
+            codes, bias, stored, scale = (d.pop(k) for k in ("codes", "bias", "bias_stored", "scale"))
+            w = Weights(**{k: v for k, v in d.items() if k != "shape"}, shape=shape)
+            if codes is not None:
+                w.codes = np.frombuffer(codes, dtype=np.uint8).reshape(shape)
+            if bias is not None:
+                w.bias = np.frombuffer(bias, dtype="<i4")
+            if stored is not None:
+                w.bias_stored = np.frombuffer(stored, dtype="<i4")
+            if scale is not None:
+                w.scale = np.frombuffer(scale, dtype="<f4")
+            out.append(w)
+        if op is None:
+            return out
+        if not out:
+            raise _usage("operation %d has no NN-engine kernel stream" % op)
+        return out[0]
+
+    # -- tensors
+    def _io(self, is_output: bool, index: int) -> Tensor:
+        recs = self.outputs if is_output else self.inputs
+        if not 0 <= index < len(recs):
+            raise _usage("the model has %d %s; there is no %s %d" % (
+                len(recs), "outputs" if is_output else "inputs",
+                "output" if is_output else "input", index))
+        return recs[index]
+
+    def _shaped(self, t: Tensor, array):
+        """array as C-order values in the record's memory order: its shape,
+        size-1 dimensions aside, must be the record's outermost first."""
+        np = _numpy()
+        a = np.asarray(array)
+        want = [d for d in t.shape if d != 1]
+        have = [d for d in a.shape if d != 1]
+        if a.size != t.element_count or have != want:
+            raise InvalidFileError._make("tensor-shape-mismatch", "the array's shape %s is not "
+                                         "the record's %s (outermost first)" % (a.shape, t.shape))
+        return np.ascontiguousarray(a)
+
+    def quantize(self, array, input: int = 0):
+        """Real values -> the stored values of input record ``input`` (its
+        data format and quantization), shaped as the record (outermost
+        first).  Raises InvalidFileError (``tensor-format-unsupported``)
+        where the record has no element-wise conversion."""
+        np = _numpy()
+        t = self._io(False, input)
+        a = self._shaped(t, array).astype("<f4", copy=False)
+        raw = self._raw.quantize(False, input, a.tobytes())
+        return _from_raw(np, t, raw)
+
+    def dequantize(self, array, output: int = 0):
+        """Stored values of output record ``output`` -> float32, with the
+        record's quantization.  ``array`` holds the record's dtype (or its
+        raw bytes)."""
+        np = _numpy()
+        t = self._io(True, output)
+        if isinstance(array, (bytes, bytearray, memoryview)):
+            raw = bytes(array)
+        else:
+            a = self._shaped(t, array)
+            if t.numpy_dtype is None or a.dtype != np.dtype(t.numpy_dtype):
+                raise InvalidFileError._make(
+                    "tensor-type-mismatch", "the array's dtype %s is not the record's %s"
+                    % (a.dtype, t.numpy_dtype))
+            raw = a.tobytes()
+        out = self._raw.dequantize(True, output, raw)
+        return np.frombuffer(out, dtype="<f4").reshape(t.shape)
+
+    def run(self, inputs: Sequence[Any], backend: str = "auto", *, library: Optional[str] = None,
+            device_root: Optional[str] = None, force_target: bool = False,
+            skip_probe: bool = False, timeout_ms: int = 0, details: bool = False):
+        """Runs the model once on the NPU, through the same runtime layer as
+        ``nbg run`` (the vendor library is called in an isolated child
+        process).  ``inputs``: one array per input record, float (quantized
+        with the record) or the record's own dtype; ``backend`` ``"auto"``,
+        ``"nnsdk"``, ``"viplite"`` or ``"cpu"`` (nbgkit's CPU backend, no
+        board).  Returns the outputs as numpy arrays in their records' dtypes and shapes (``details=True``:
+        a :class:`RunResult`).  ``library``, ``device_root``, ``force_target``
+        and ``timeout_ms`` are ``nbg run``'s ``--lib``, ``--device-root``,
+        ``--force-target`` and ``--timeout``; ``skip_probe`` runs without a
+        device node (a test double).  RuntimeUnavailableError when no
+        runtime or device is there."""
+        np = _numpy()
+        if backend not in BACKENDS:
+            raise _usage("backend must be one of %s" % ", ".join(BACKENDS))
+        ins = self.inputs
+        if len(inputs) != len(ins):
+            raise InvalidFileError._make("input-count-mismatch", "the model has %d inputs; %d "
+                                         "arrays were given" % (len(ins), len(inputs)))
+        raws = []
+        for t, a in zip(ins, inputs):
+            a = np.asarray(a)
+            if a.dtype.kind == "f":
+                raws.append(self._raw.quantize(False, t.index,
+                                               self._shaped(t, a).astype("<f4").tobytes()))
+            elif t.numpy_dtype is not None and a.dtype == np.dtype(t.numpy_dtype):
+                raws.append(self._shaped(t, a).tobytes())
+            else:
+                raise InvalidFileError._make("tensor-type-mismatch", "input %d: dtype %s is "
+                                             "neither float nor the record's %s"
+                                             % (t.index, a.dtype, t.numpy_dtype))
+        flags = ((_nbgkit.SESSION_FORCE_TARGET if force_target else 0) |
+                 (_nbgkit.SESSION_SKIP_PROBE if skip_probe else 0))
+        info, outs = self._raw.run(backend, raws, flags, library, device_root, timeout_ms)
+        arrays = []
+        for t, (data, fmt) in zip(self.outputs, outs):
+            arrays.append(_from_raw(np, t, data, fmt))
+        if details:
+            return RunResult(info["backend"], info["library"], arrays)
+        return arrays
+
+
+def _from_raw(np, t: Tensor, raw: bytes, fmt: Optional[int] = None):
+    descr = _nbgkit.npy_descr(fmt) if fmt is not None else t.numpy_dtype
+    if descr is None:
+        return np.frombuffer(raw, dtype=np.uint8)
+    return np.frombuffer(raw, dtype=descr).reshape(t.shape)
+
+
+def _make(cls, code: str, message: str, offset: int = 0, field: str = "") -> Error:
+    e = cls(message)
+    e.code, e.offset, e.field, e.message = code, offset, field, message
+    e.exit_code = {InvalidFileError: 1, UsageError: 2, ReadError: 3,
+                   RuntimeUnavailableError: 4}.get(cls, 1)
+    e.errno, e.index, e.path = 0, -1, None
+    return e
+
+
+for _cls in (Error, InvalidFileError, UsageError, ReadError, RuntimeUnavailableError):
+    _cls._make = classmethod(_make)
+
+
+def _usage(message: str) -> UsageError:
+    return UsageError._make("invalid-argument", message)
+
+
+def open(source, *, strict: bool = True) -> Model:
+    """Opens an NBG file: ``source`` is a path (str or os.PathLike; the file
+    is mapped, not copied; ``os.fsdecode`` gives a str for a name that is not
+    UTF-8) or a bytes-like object holding the file (bytes, bytearray,
+    memoryview, mmap: used in place, not copied).
+    Parses and checks every rule and checksum, as ``nbg inspect`` does.
+    ``strict=False`` opens a file whose only failure is a checksum, as
+    ``nbg inspect`` still reports it (``valid`` False, integrity
+    ``failed``).  Raises InvalidFileError, ReadError."""
+    return Model(_nbgkit.open(source, strict))
+
+
+def verify(path) -> Report:
+    """The checks ``nbg verify`` makes: the structure and every checksum
+    the file carries (no SHA-256 is computed).  A file that fails returns a
+    Report with ``ok`` False and ``error`` set; a file that cannot be read
+    raises ReadError."""
+    summary, error = _nbgkit.verify(path)
+    s = summary or {}
+    sums = [Checksum(**c) for c in s.get("checksums", [])]
+    return Report(path=str(path), ok=error is None, family=s.get("family"),
+                  version=s.get("version"), target=s.get("target"),
+                  section_count=s.get("sections"), integrity=s.get("integrity"),
+                  integrity_detail=s.get("integrity_detail"), checksums=sums, error=error)
+
+
+def diff(a, b) -> Dict[str, Any]:
+    """Compares two NBG files (paths, bytes or open Models): the document
+    ``nbg diff --json A B`` prints (verdict, owners, differences, the
+    dynamic-I/O reconstruction).  As the command does, a file whose only
+    failure is a checksum is compared all the same (its ``checksums_match``
+    is false); any other failure raises."""
+    opened = []
+    try:
+        ma = a if isinstance(a, Model) else opened.append(open(a, strict=False)) or opened[-1]
+        mb = b if isinstance(b, Model) else opened.append(open(b, strict=False)) or opened[-1]
+        return _json.loads(_nbgkit.diff(ma._raw, mb._raw))
+    finally:
+        for m in opened:
+            m.close()
+
+
+def codes() -> List[tuple]:
+    """Every failure code: (name, exit code, meaning), as ``nbg codes`` lists them."""
+    return _nbgkit.codes()

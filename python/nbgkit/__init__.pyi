@@ -1,0 +1,175 @@
+"""Type stubs of nbgkit (doc/python.md)."""
+
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, overload
+
+import numpy as np
+
+__version__: str
+BACKENDS: Tuple[str, ...]
+
+# a path (str, os.PathLike) or the file's bytes (bytes-like)
+Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
+Backend = Literal["auto", "nnsdk", "viplite", "cpu"]
+
+class Error(Exception):
+    code: str
+    offset: int
+    field: str
+    message: str
+    exit_code: int
+    errno: int
+    index: int
+    path: Optional[str]
+
+class InvalidFileError(Error): ...
+class UsageError(Error): ...
+class ReadError(Error): ...
+class RuntimeUnavailableError(Error): ...
+
+@dataclass(frozen=True)
+class Quantization:
+    format: str
+    scale: Optional[float] = ...
+    zero_point: Optional[int] = ...
+    fixed_point_position: Optional[int] = ...
+    raw: Dict[str, Any] = ...
+
+@dataclass(frozen=True)
+class Tensor:
+    index: int
+    name: Optional[str]
+    shape: Tuple[int, ...]
+    dtype: Optional[str]
+    numpy_dtype: Optional[str]
+    quantization: Quantization
+    element_count: int
+    byte_size: Optional[int]
+    record: Dict[str, Any] = ...
+
+@dataclass(frozen=True)
+class Target:
+    value: int
+    config_name: Optional[str]
+    soc: Optional[str]
+
+@dataclass(frozen=True)
+class Checksum:
+    kind: str
+    section: str
+    offset: int
+    stored: int
+    computed: int
+    matches: bool
+
+@dataclass(frozen=True)
+class Report:
+    path: str
+    ok: bool
+    family: Optional[int]
+    version: Optional[int]
+    target: Optional[int]
+    section_count: Optional[int]
+    integrity: Optional[str]
+    integrity_detail: Optional[str]
+    checksums: List[Checksum]
+    error: Optional[Error] = ...
+
+@dataclass
+class Weights:
+    index: int
+    operation: int
+    command: int
+    status: str
+    reason_id: str
+    reason: str
+    format: str
+    order: str
+    data_type: str
+    shape: Tuple[int, int, int, int]
+    zero_point: int
+    input_zero_point: int
+    stream_offset: int
+    stream_size: int
+    cores: int
+    bit_offset: Optional[int]
+    codes: Optional[np.ndarray] = ...
+    bias: Optional[np.ndarray] = ...
+    bias_stored: Optional[np.ndarray] = ...
+    scale: Optional[np.ndarray] = ...
+
+@dataclass
+class RunResult:
+    backend: str
+    library: str
+    outputs: List[np.ndarray]
+
+class Model:
+    def __enter__(self) -> "Model": ...
+    def __exit__(self, *exc: object) -> None: ...
+    def close(self) -> None: ...
+    @property
+    def closed(self) -> bool: ...
+    @property
+    def path(self) -> str: ...
+    def to_dict(self, *, layers: bool = ..., operations: bool = ..., patches: bool = ...,
+                commands: bool = ..., memory: bool = ..., weights: bool = ...,
+                only: bool = ...) -> Dict[str, Any]: ...
+    def report(self) -> str: ...
+    @property
+    def valid(self) -> bool: ...
+    @property
+    def family(self) -> int: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def version_hex(self) -> str: ...
+    @property
+    def target(self) -> Target: ...
+    @property
+    def file_size(self) -> int: ...
+    @property
+    def sha256(self) -> str: ...
+    @property
+    def integrity(self) -> str: ...
+    @property
+    def network_name(self) -> Optional[str]: ...
+    @property
+    def inputs(self) -> List[Tensor]: ...
+    @property
+    def outputs(self) -> List[Tensor]: ...
+    @property
+    def sections(self) -> List[Dict[str, Any]]: ...
+    @property
+    def notes(self) -> List[Dict[str, Any]]: ...
+    @property
+    def layers(self) -> List[Dict[str, Any]]: ...
+    @property
+    def operations(self) -> List[Dict[str, Any]]: ...
+    @property
+    def commands(self) -> Dict[str, Any]: ...
+    @property
+    def memory(self) -> Dict[str, Any]: ...
+    def ledger(self) -> Dict[str, Any]: ...
+    @overload
+    def weights(self) -> List[Weights]: ...
+    @overload
+    def weights(self, op: int) -> Weights: ...
+    def quantize(self, array: Any, input: int = ...) -> np.ndarray: ...
+    def dequantize(self, array: Any, output: int = ...) -> np.ndarray: ...
+    @overload
+    def run(self, inputs: Sequence[Any], backend: Backend = ..., *,
+            library: Optional[str] = ..., device_root: Optional[str] = ...,
+            force_target: bool = ..., skip_probe: bool = ..., timeout_ms: int = ...,
+            details: Literal[False] = ...) -> List[np.ndarray]: ...
+    @overload
+    def run(self, inputs: Sequence[Any], backend: Backend = ..., *,
+            library: Optional[str] = ..., device_root: Optional[str] = ...,
+            force_target: bool = ..., skip_probe: bool = ..., timeout_ms: int = ...,
+            details: Literal[True]) -> RunResult: ...
+
+def open(source: Source, *, strict: bool = ...) -> Model: ...
+def verify(path: Union[str, bytes, "os.PathLike[str]"]) -> Report: ...
+def diff(a: Union[Source, Model], b: Union[Source, Model]) -> Dict[str, Any]: ...
+def codes() -> List[Tuple[str, int, str]]: ...
