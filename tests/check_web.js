@@ -166,6 +166,19 @@ async function valid(browser, file, label) {
 	check(s.layers.length === g.graph.layer_count, name + ': ' + s.layers.length + ' layer rows, nbg: ' + g.graph.layer_count);
 	const nodes = dotNodes(file);
 	check(s.nodes === nodes, name + ': the network shows ' + s.nodes + ' nodes, nbg graph --dot has ' + nodes);
+	/* each NN operation of `nbg weights --json`: a histogram of as many
+	 * values as its kernel shape holds where it decoded, else its status */
+	const ws = nbgJson('weights', '--json', file).weights.operations;
+	const drawn = await page.evaluate(() => Array.from(document.querySelectorAll('#graph [data-operation]'))
+		.map((e) => ({ op: Number(e.getAttribute('data-operation')), text: e.classList.contains('histogram') ? null : e.textContent,
+			total: Array.from(e.querySelectorAll('rect.bin')).reduce((a, r) => a + Number(r.getAttribute('data-count')), 0) })));
+	check(drawn.length === ws.length, name + ': ' + drawn.length + ' weight figures, nbg weights has ' + ws.length + ' operations');
+	for (const o of ws) {
+		const d = drawn.find((x) => x.op === o.operation);
+		const ok = d && (o.status === 'decoded' ? d.text === null && d.total === o.shape.reduce((a, b) => a * b, 1) :
+			d.text.startsWith('weights: ' + o.status + ' (' + o.reason_id + ')'));
+		check(ok, name + ': operation ' + o.operation + ' (' + o.status + ') shows ' + JSON.stringify(d));
+	}
 	check(s.header.some((r) => r[0] === 'file size' && r[1].startsWith(fs.statSync(file).size.toLocaleString('en-US'))),
 		name + ': file size row');
 	await shot(page, label + '-report');
@@ -173,7 +186,8 @@ async function valid(browser, file, label) {
 	await shot(page, label + '-map', 'map');
 	await page.close();
 	console.log(name + ': verdict ' + s.verdict + ', ' + s.io.length + ' I/O rows, ' + s.layers.length +
-		' layers, ' + s.nodes + ' nodes; first report ' + Math.round(s.state.firstReportMs) + ' ms');
+		' layers, ' + s.nodes + ' nodes, ' + ws.filter((o) => o.status === 'decoded').length + ' of ' + ws.length +
+		' kernel streams drawn as histograms; first report ' + Math.round(s.state.firstReportMs) + ' ms');
 }
 
 async function truncated(browser, tmp) {

@@ -342,7 +342,8 @@ function svgEl(tag, attrs, text) {
 }
 
 /* Blank lines added to a node's label before the layout: the room its
- * histograms (or its streams' status) are drawn in. */
+ * histograms (or its streams' status) are drawn in (one more: Graphviz
+ * drops the empty line after a label's last newline). */
 const HIST_LINES = 5, STATUS_LINES = 1;
 
 /* The DOT of `nbg graph` with room in the box of each node that has a kernel
@@ -352,7 +353,7 @@ function roomyDot(dot, ops) {
 	for (const o of ops)
 		lines.set(o.node, (lines.get(o.node) || 0) + (o.histogram ? HIST_LINES : STATUS_LINES));
 	return dot.replace(/^( {2}([A-Za-z]+[0-9]+) \[label="(?:[^"\\]|\\.)*)"/gm,
-		(m, head, node) => (lines.has(node) ? head + '\\n'.repeat(lines.get(node)) + '"' : m));
+		(m, head, node) => (lines.has(node) ? head + '\\n'.repeat(lines.get(node) + 1) + '"' : m));
 }
 
 /* The histogram of one stream: a bar per value of (code - zero point), its
