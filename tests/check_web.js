@@ -355,6 +355,20 @@ async function exportsMatch(browser) {
 		check(saved.name === file && saved.text === text, button + ': saved ' + (saved.name || saved.note) +
 			' (' + (saved.text || '').length + ' chars), the command line writes ' + file + ' (' + text.length + ' chars)');
 	}
+	/* the network SVG has no command-line twin: it is the picture shown,
+	 * its histograms included, as an SVG document of its own */
+	await page.evaluate(() => { window.__saved = []; });
+	await page.click('#export-graph');
+	await page.waitForFunction(() => window.__saved.length, { timeout: 30000 });
+	const net = await page.evaluate(() => {
+		const t = window.__saved[0].text;
+		const doc = new DOMParser().parseFromString(t, 'image/svg+xml');
+		return { name: window.__saved[0].name, root: doc.documentElement.localName,
+			ns: doc.documentElement.namespaceURI, bins: doc.querySelectorAll('rect.bin').length,
+			shown: document.querySelectorAll('#graph rect.bin').length };
+	});
+	check(net.name === 'sample.graph.svg' && net.root === 'svg' && net.ns === 'http://www.w3.org/2000/svg' &&
+		net.bins === net.shown && net.bins > 0, 'export-graph: ' + JSON.stringify(net));
 	await page.close();
 }
 
