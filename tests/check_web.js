@@ -1,12 +1,15 @@
 // check_web.js - the page (web/) in headless Chromium, opened from file://
 // as a person opens it, against the native nbg of the same checkout.
 //
-//   node check_web.js --synthesized|--corpus CORPUS_DIR NBG FIXTURE_NAME SOURCE_ROOT ARTIFACTS
+//   node check_web.js --synthesized|--corpus CORPUS_DIR NBG FIXTURE_NAME SOURCE_ROOT ARTIFACTS MKSAMPLE
 //
 // --synthesized: the sample; a truncated copy (the error text); a valid copy
 //   whose layer name is an HTML tag with an event handler (shown as text,
 //   no script runs); the time limit (a worker stopped, the page says so); a
-//   diff against nbg diff.
+//   diff against nbg diff; the weight histograms of the sample's nodes
+//   against the kernels its builder encoded (MKSAMPLE --values); the byte
+//   map's hover against `nbg ledger --json`; each export against the
+//   command line's output.
 // --corpus: three real files (a large v2, a small v2, a v1).
 //
 // For each file opened: the verdict against `nbg inspect --json` (and the
@@ -23,7 +26,7 @@ const path = require('path');
 const crypto = require('crypto');
 const { execFileSync, spawnSync } = require('child_process');
 
-const [part, corpus, nbg, fixtureName, rootArg, artifacts] = process.argv.slice(2);
+const [part, corpus, nbg, fixtureName, rootArg, artifacts, mksample] = process.argv.slice(2);
 const root = path.resolve(rootArg);
 const SKIP = 77;
 const site = process.env.NBG_WEB_SITE || path.join(root, 'build-web', 'site');
@@ -163,6 +166,19 @@ async function valid(browser, file, label) {
 	check(s.layers.length === g.graph.layer_count, name + ': ' + s.layers.length + ' layer rows, nbg: ' + g.graph.layer_count);
 	const nodes = dotNodes(file);
 	check(s.nodes === nodes, name + ': the network shows ' + s.nodes + ' nodes, nbg graph --dot has ' + nodes);
+	/* each NN operation of `nbg weights --json`: a histogram of as many
+	 * values as its kernel shape holds where it decoded, else its status */
+	const ws = nbgJson('weights', '--json', file).weights.operations;
+	const drawn = await page.evaluate(() => Array.from(document.querySelectorAll('#graph [data-operation]'))
+		.map((e) => ({ op: Number(e.getAttribute('data-operation')), text: e.classList.contains('histogram') ? null : e.textContent,
+			total: Array.from(e.querySelectorAll('rect.bin')).reduce((a, r) => a + Number(r.getAttribute('data-count')), 0) })));
+	check(drawn.length === ws.length, name + ': ' + drawn.length + ' weight figures, nbg weights has ' + ws.length + ' operations');
+	for (const o of ws) {
+		const d = drawn.find((x) => x.op === o.operation);
+		const ok = d && (o.status === 'decoded' ? d.text === null && d.total === o.shape.reduce((a, b) => a * b, 1) :
+			d.text.startsWith('weights: ' + o.status + ' (' + o.reason_id + ')'));
+		check(ok, name + ': operation ' + o.operation + ' (' + o.status + ') shows ' + JSON.stringify(d));
+	}
 	check(s.header.some((r) => r[0] === 'file size' && r[1].startsWith(fs.statSync(file).size.toLocaleString('en-US'))),
 		name + ': file size row');
 	await shot(page, label + '-report');
@@ -170,7 +186,8 @@ async function valid(browser, file, label) {
 	await shot(page, label + '-map', 'map');
 	await page.close();
 	console.log(name + ': verdict ' + s.verdict + ', ' + s.io.length + ' I/O rows, ' + s.layers.length +
-		' layers, ' + s.nodes + ' nodes; first report ' + Math.round(s.state.firstReportMs) + ' ms');
+		' layers, ' + s.nodes + ' nodes, ' + ws.filter((o) => o.status === 'decoded').length + ' of ' + ws.length +
+		' kernel streams drawn as histograms; first report ' + Math.round(s.state.firstReportMs) + ' ms');
 }
 
 async function truncated(browser, tmp) {
@@ -235,6 +252,126 @@ async function hostile(browser, tmp) {
 	await page.close();
 }
 
+/* The histogram in each NN node of the sample's network against the
+ * kernels tests/sample_model.c encoded: `nbg-mksample --values` writes its
+ * arrays of codes, the zero points are the builder's constants (read from
+ * its source); the counts of (code - zero point) are computed here. */
+async function histograms(browser, tmp) {
+	const sample = path.join(root, 'samples', 'sample.nb');
+	const dir = fs.mkdtempSync(path.join(tmp, 'values-'));
+	execFileSync(...argv(mksample, ['--values', dir]));
+	const src = fs.readFileSync(path.join(root, 'tests', 'sample_model.c'), 'utf8');
+	const zps = Array.from(src.matchAll(/layers\[(\d)\] = \(ce_layer\)\{[^}]*?\.zp = (\d+)/g))
+		.map((m) => Number(m[2]));
+	check(zps.length === 2, 'histograms: the zero points of tests/sample_model.c not found: ' + zps);
+	const { page, errors } = await openFile(browser, sample);
+	await page.click('button[data-tab=graph]');
+	const shownHist = await page.evaluate(() => Array.from(document.querySelectorAll('#graph g.node'))
+		.map((g) => ({ node: g.querySelector('title').textContent,
+			bins: Array.from(g.querySelectorAll('g.histogram rect.bin'))
+				.map((r) => [Number(r.getAttribute('data-value')), Number(r.getAttribute('data-count'))]) }))
+		.filter((n) => n.bins.length));
+	['conv_w.u8', 'fc_w.u8'].forEach((f, i) => {
+		const want = new Map();
+		for (const c of fs.readFileSync(path.join(dir, f)))
+			want.set(c - zps[i], (want.get(c - zps[i]) || 0) + 1);
+		const node = shownHist.find((n) => n.node === 'L' + i);
+		const got = new Map((node ? node.bins : []).filter(([, c]) => c));
+		const same = got.size === want.size && Array.from(want).every(([v, c]) => got.get(v) === c);
+		check(same, 'histograms: node L' + i + ' shows ' + JSON.stringify(Array.from(got)) +
+			', the builder encoded ' + JSON.stringify(Array.from(want).sort((a, b) => a[0] - b[0])));
+	});
+	check(errors.length === 0, 'histograms: page errors: ' + errors.join('; '));
+	await shot(page, 'sample-weights');
+	await page.close();
+	console.log('histograms: ' + shownHist.map((n) => n.node + ' ' + n.bins.length + ' bins').join(', '));
+}
+
+/* The byte map's hover: the pointer moved along the linear band, the owner
+ * the page shows is a range of `nbg ledger --json` (owner, offset, size,
+ * class), the one that holds the byte at the pointer's place along the
+ * band (to within 2 px), and offsets grow from left to right. */
+async function mapHover(browser) {
+	const sample = path.join(root, 'samples', 'sample.nb');
+	const ledger = nbgJson('ledger', '--json', sample);
+	const { page } = await openFile(browser, sample);
+	await page.click('button[data-tab=map]');
+	const band = await page.evaluate(() => {
+		const rs = Array.from(document.querySelectorAll('#map #linear rect')).filter((r) => r.querySelector('title'));
+		const a = rs[0].getBoundingClientRect(), b = rs[rs.length - 1].getBoundingClientRect();
+		return { left: a.left, right: b.right, y: (a.top + a.bottom) / 2 };
+	});
+	const perPx = ledger.file_size / (band.right - band.left);
+	let last = -1, seen = 0;
+	for (let x = band.left + 0.5; x < band.right; x += 7) {
+		await page.mouse.move(x, band.y);
+		const text = await page.evaluate(() => document.getElementById('map-owner').textContent);
+		const at = (x - band.left) * perPx;
+		const r = ledger.ranges.find((g) => text === g.owner + ': offset ' +
+			g.offset.toLocaleString('en-US') + ', ' + g.size.toLocaleString('en-US') + ' bytes, ' + g.class);
+		check(r && r.offset <= at + 2 * perPx && at - 2 * perPx < r.end && r.offset >= last,
+			'map hover at byte ' + Math.round(at) + ': "' + text + '"' + (r ? '' : ' is no range of nbg ledger --json'));
+		if (r) {
+			last = r.offset;
+			seen++;
+		}
+	}
+	check(seen > 50, 'map hover: only ' + seen + ' places showed an owner');
+	await page.close();
+	console.log('map hover: ' + seen + ' places along the band');
+}
+
+/* Each export button: the file the page saves (its blob, captured where
+ * the page hands it to the browser) against the command line's output. */
+async function exportsMatch(browser) {
+	const sample = path.join(root, 'samples', 'sample.nb');
+	const { page } = await openFile(browser, sample);
+	await page.click('button[data-tab=export]');
+	await page.evaluate(() => {
+		window.__saved = [];
+		const blobs = new Map(), create = URL.createObjectURL;
+		URL.createObjectURL = (b) => { const u = create(b); blobs.set(u, b); return u; };
+		HTMLAnchorElement.prototype.click = function () {
+			const b = blobs.get(this.href);
+			if (b)
+				b.text().then((t) => window.__saved.push({ name: this.download, text: t }));
+		};
+	});
+	const cli = (args) => execFileSync(...argv(nbg, args), { encoding: 'utf8', maxBuffer: 1 << 30,
+		cwd: path.dirname(sample) });
+	const name = path.basename(sample);
+	const want = {
+		'export-json': ['sample.json', cli(['inspect', '--json', '--layers', '--operations', '--memory', name])],
+		'export-meta': ['nbg_meta.json', cli(['inspect', '--format', 'meta', name])],
+		'export-map': ['sample.map.svg', cli(['map', name, '--svg', '-'])],
+		'export-dot': ['sample.dot', cli(['graph', name, '--dot', '-'])],
+	};
+	for (const [button, [file, text]] of Object.entries(want)) {
+		await page.evaluate(() => { window.__saved = []; });
+		await page.click('#' + button);
+		await page.waitForFunction(() => window.__saved.length || document.getElementById('export-note').textContent,
+			{ timeout: 30000 });
+		const saved = await page.evaluate(() => window.__saved[0] || { note: document.getElementById('export-note').textContent });
+		check(saved.name === file && saved.text === text, button + ': saved ' + (saved.name || saved.note) +
+			' (' + (saved.text || '').length + ' chars), the command line writes ' + file + ' (' + text.length + ' chars)');
+	}
+	/* the network SVG has no command-line twin: it is the picture shown,
+	 * its histograms included, as an SVG document of its own */
+	await page.evaluate(() => { window.__saved = []; });
+	await page.click('#export-graph');
+	await page.waitForFunction(() => window.__saved.length, { timeout: 30000 });
+	const net = await page.evaluate(() => {
+		const t = window.__saved[0].text;
+		const doc = new DOMParser().parseFromString(t, 'image/svg+xml');
+		return { name: window.__saved[0].name, root: doc.documentElement.localName,
+			ns: doc.documentElement.namespaceURI, bins: doc.querySelectorAll('rect.bin').length,
+			shown: document.querySelectorAll('#graph rect.bin').length };
+	});
+	check(net.name === 'sample.graph.svg' && net.root === 'svg' && net.ns === 'http://www.w3.org/2000/svg' &&
+		net.bins === net.shown && net.bins > 0, 'export-graph: ' + JSON.stringify(net));
+	await page.close();
+}
+
 async function timeLimit(browser) {
 	const sample = path.join(root, 'samples', 'sample.nb');
 	const { page } = await openFile(browser, sample, '?limit=1');
@@ -278,6 +415,9 @@ function corpusFiles() {
 			await truncated(browser, tmp);
 			await hostile(browser, tmp);
 			await timeLimit(browser);
+			await histograms(browser, tmp);
+			await mapHover(browser);
+			await exportsMatch(browser);
 		}
 	} finally {
 		await browser.close();

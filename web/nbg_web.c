@@ -3,7 +3,8 @@
  * WebAssembly (web/build.sh).  Every result is text the library already
  * writes for the command line (the JSON report of `nbg inspect --json`, the
  * SVG of `nbg map`, the DOT of `nbg graph`, the JSON of `nbg diff --json`,
- * the nbg_meta.json of `nbg inspect --format meta`), wrapped in one small
+ * the nbg_meta.json of `nbg inspect --format meta`, the status of each
+ * kernel stream as `nbg weights` prints it), wrapped in one small
  * JSON object so the page can tell a result from a failure:
  *
  *   {"ok": true, "text": "..."}  or  {"ok": false, "error": {...}}
@@ -26,6 +27,7 @@
 #include "nbg/ledger.h"
 #include "nbg/nbg.h"
 #include "nbg/report.h"
+#include "nbg/weights.h"
 #include "common/hash.h"
 
 typedef struct slot {
@@ -240,20 +242,146 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_dot(int i, const char *title)
 	return take_text(dot, "out of memory");
 }
 
-/* `nbg map FILE --svg -`: the ledger's picture.  Not for an unverified
- * file (a ledger needs a model whose checksums hold). */
+/* The histogram of one decoded stream: how many codes differ from the
+ * zero point by each value from `lo` to lo + bins - 1 (one bin per value:
+ * the codes are uint8, so at most 256 bins). */
+static json_t *histogram(const nbg_weights_op *o)
+{
+	size_t n = 0;
+	const uint8_t *codes = nbg_weights_op_codes(o, &n);
+	uint32_t min = 0, max = 0;
+	uint64_t zeros = 0, count[256] = { 0 };
+	int32_t zp = nbg_weights_op_zero_point(o);
+
+	if (!codes)
+		return json_null();
+	nbg_weights_op_stats(o, &min, &max, &zeros);
+	for (size_t k = 0; k < n; k++)
+		count[codes[k]]++;
+	json_t *bins = json_array();
+	for (uint32_t v = min; bins && v <= max && v < 256; v++)
+		json_array_append_new(bins, json_integer((json_int_t)count[v]));
+	return json_pack("{s:I, s:o*}", "lo", (json_int_t)min - zp, "counts", bins);
+}
+
+/* One operation: its node in the DOT of nbg_web_dot (the layer's box, as
+ * lib/report/dot_commands.c names it), its status and reason as `nbg
+ * weights` prints them, its line of `nbg weights`, the histogram. */
+static json_t *weights_op(const nbg_graph *g, const nbg_weights_op *o)
+{
+	const nbg_graph_operation *r = nbg_graph_operation_at(g, nbg_weights_op_operation(o));
+	const uint32_t *shape = nbg_weights_op_shape(o);
+	char node[48], *line = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (r && r->layer_id < nbg_graph_summary_of(g)->layer_count)
+		snprintf(node, sizeof(node), "L%u", r->layer_id);
+	else
+		snprintf(node, sizeof(node), "op%zu", nbg_weights_op_operation(o));
+	if ((f = open_memstream(&line, &len)) != NULL) {
+		nbg_text_weights_op(f, g, o);
+		if (fclose(f) != 0) {
+			free(line);
+			line = NULL;
+		}
+	}
+	json_t *j = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:s, s:I, s:[I,I,I,I], s:o}", "node",
+			      node, "operation", (json_int_t)nbg_weights_op_operation(o), "command",
+			      (json_int_t)nbg_weights_op_command(o), "status",
+			      nbg_weights_status_name(nbg_weights_op_status(o)), "reason_id",
+			      nbg_weights_op_reason_id(o), "reason", nbg_weights_op_reason(o), "line",
+			      line ? line : "", "zero_point", (json_int_t)nbg_weights_op_zero_point(o),
+			      "shape", (json_int_t)shape[0], (json_int_t)shape[1], (json_int_t)shape[2],
+			      (json_int_t)shape[3], "histogram", histogram(o));
+	free(line);
+	return j;
+}
+
+/* The graph, commands and kernel streams of a model, as `nbg weights` and
+ * `nbg ledger` decode them; NBG_OK, or the failure with what was decoded
+ * before it left for the caller to free. */
+static nbg_code decode_weights(const nbg_model *m, nbg_graph **g, nbg_commands **c,
+			       nbg_weights **w, nbg_error *err)
+{
+	nbg_code rc = nbg_graph_decode(m, g, err);
+
+	if (rc == NBG_OK)
+		rc = nbg_commands_decode(m, *g, c, err);
+	if (rc == NBG_OK)
+		rc = nbg_weights_decode(m, *g, *c, w, err);
+	return rc;
+}
+
+/* The kernel streams of slot i: {"operations": [weights_op...]}. */
+static char *weights_doc(const slot *s, nbg_error *err)
+{
+	nbg_graph *g = NULL;
+	nbg_commands *c = NULL;
+	nbg_weights *w = NULL;
+	char *text = NULL;
+
+	if (decode_weights(s->model, &g, &c, &w, err) == NBG_OK) {
+		json_t *ops = json_array();
+		for (size_t k = 0; ops && k < nbg_weights_count(w); k++)
+			if (json_array_append_new(ops, weights_op(g, nbg_weights_at(w, k))) != 0) {
+				json_decref(ops);
+				ops = NULL;
+			}
+		json_t *doc = ops ? json_pack("{s:o}", "operations", ops) : NULL;
+		text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+		json_decref(doc);
+		if (!text) {
+			memset(err, 0, sizeof(*err));
+			err->code = NBG_E_OUT_OF_MEMORY;
+			snprintf(err->message, sizeof(err->message), "the page ran out of memory");
+		}
+	}
+	nbg_weights_free(w);
+	nbg_commands_free(c);
+	nbg_graph_free(g);
+	return text;
+}
+
+/* Each NN operation's kernel stream, decoded as `nbg weights` decodes it. */
+EMSCRIPTEN_KEEPALIVE char *nbg_web_weights(int i)
+{
+	char *failure = NULL, *doc;
+	const slot *s = loaded(i, &failure);
+	nbg_error err;
+
+	if (!s)
+		return failure;
+	if (!(doc = weights_doc(s, &err)))
+		return fail_doc(&err);
+	return take_text(doc, "out of memory");
+}
+
+/* `nbg map FILE --svg -`: the ledger's picture, the bytes of the decoded
+ * kernel streams as decoded-coefficients.  Not for an unverified file (a
+ * ledger needs a model whose checksums hold). */
 EMSCRIPTEN_KEEPALIVE char *nbg_web_map(int i, const char *title)
 {
 	char *failure = NULL, *svg;
 	const slot *s = loaded(i, &failure);
+	nbg_graph *g = NULL;
+	nbg_commands *c = NULL;
+	nbg_weights *w = NULL;
 	nbg_ledger *l = NULL;
 	nbg_error err;
+	nbg_code rc;
 
 	if (!s)
 		return failure;
 	if (s->unverified)
 		return fail_doc(&s->err);
-	if (nbg_ledger_build(s->model, &l, &err) != NBG_OK)
+	rc = decode_weights(s->model, &g, &c, &w, &err);
+	if (rc == NBG_OK)
+		rc = nbg_ledger_build_weights(s->model, w, &l, &err);
+	nbg_weights_free(w);
+	nbg_commands_free(c);
+	nbg_graph_free(g);
+	if (rc != NBG_OK)
 		return fail_doc(&err);
 	svg = nbg_ledger_svg(l, title);
 	nbg_ledger_free(l);

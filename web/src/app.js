@@ -328,19 +328,147 @@ async function showMap() {
 	}
 }
 
+/* ------------------------------------------------------------ weights */
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+function svgEl(tag, attrs, text) {
+	const e = document.createElementNS(SVG, tag);
+	for (const [k, v] of Object.entries(attrs || {}))
+		e.setAttribute(k, String(v));
+	if (text !== undefined)
+		e.appendChild(document.createTextNode(String(text)));
+	return e;
+}
+
+/* Blank lines added to a node's label before the layout: the room its
+ * histograms (or its streams' status) are drawn in (one more: Graphviz
+ * drops the empty line after a label's last newline). */
+const HIST_LINES = 5, STATUS_LINES = 1;
+
+/* The DOT of `nbg graph` with room in the box of each node that has a kernel
+ * stream; the DOT itself (exported as it is) is not changed. */
+function roomyDot(dot, ops) {
+	const lines = new Map();
+	for (const o of ops)
+		lines.set(o.node, (lines.get(o.node) || 0) + (o.histogram ? HIST_LINES : STATUS_LINES));
+	return dot.replace(/^( {2}([A-Za-z]+[0-9]+) \[label="(?:[^"\\]|\\.)*)"/gm,
+		(m, head, node) => (lines.has(node) ? head + '\\n'.repeat(lines.get(node) + 1) + '"' : m));
+}
+
+/* The histogram of one stream: a bar per value of (code - zero point), its
+ * count in a data attribute and a tooltip. */
+function histogram(o, x, y, w, h) {
+	const hist = o.histogram, n = hist.counts.length;
+	const g = svgEl('g', { class: 'histogram', 'data-node': o.node, 'data-operation': o.operation,
+		'data-lo': hist.lo, 'data-zero-point': o.zero_point });
+	const top = Math.max(1, ...hist.counts), bw = w / n;
+	g.appendChild(svgEl('title', {}, 'weights of operation ' + o.operation + ': stored code minus zero point ' +
+		o.zero_point + ', from ' + hist.lo + ' to ' + (hist.lo + n - 1)));
+	g.appendChild(svgEl('rect', { x: x, y: y, width: w, height: h, fill: '#fff', stroke: '#9ab' }));
+	hist.counts.forEach((c, i) => {
+		const bh = c ? Math.max(0.5, (h - 2) * c / top) : 0;
+		const r = svgEl('rect', { class: 'bin', x: x + i * bw, y: y + h - 1 - bh, width: Math.max(bw, 0.3), height: bh,
+			fill: hist.lo + i === 0 ? '#c77' : '#357', 'data-value': hist.lo + i, 'data-count': c });
+		r.appendChild(svgEl('title', {}, (hist.lo + i) + ': ' + c));
+		g.appendChild(r);
+	});
+	const zero = -hist.lo;
+	if (zero >= 0 && zero < n)
+		g.appendChild(svgEl('line', { x1: x + (zero + 0.5) * bw, x2: x + (zero + 0.5) * bw, y1: y, y2: y + h,
+			stroke: '#c77', 'stroke-width': 0.5, 'stroke-dasharray': '2,1' }));
+	return g;
+}
+
+/* The bounding box of a node's outline from its coordinates (Graphviz
+ * writes absolute ones): the picture may be in a hidden tab, where the
+ * browser measures nothing. */
+function outline(shape) {
+	const v = (shape.getAttribute('points') || shape.getAttribute('d') || '').match(/-?[0-9.]+(e-?[0-9]+)?/g) || [];
+	const xs = [], ys = [];
+	for (let i = 0; i + 1 < v.length; i += 2) {
+		xs.push(parseFloat(v[i]));
+		ys.push(parseFloat(v[i + 1]));
+	}
+	const x = Math.min(...xs), y = Math.min(...ys);
+	return { x: x, y: y, width: Math.max(...xs) - x, height: Math.max(...ys) - y };
+}
+
+/* Draws each operation's histogram, or its status, in the room roomyDot made
+ * at the bottom of its node's box. */
+function drawWeights(svg, ops) {
+	const byNode = new Map();
+	for (const o of ops)
+		byNode.set(o.node, (byNode.get(o.node) || []).concat([o]));
+	for (const g of svg.querySelectorAll('g.node')) {
+		const title = g.querySelector('title');
+		const mine = title && byNode.get(title.textContent);
+		const shape = g.querySelector('path,polygon');
+		if (!mine || !shape)
+			continue;
+		const box = outline(shape);
+		const texts = Array.from(g.querySelectorAll('text'));
+		/* the last line's baseline, and its descent */
+		let y = texts.length ? Math.max(...texts.map((t) => parseFloat(t.getAttribute('y')) || box.y)) + 3 : box.y + 4;
+		const room = box.y + box.height - 4 - y;
+		const units = mine.reduce((a, o) => a + (o.histogram ? HIST_LINES : STATUS_LINES), 0);
+		for (const o of mine) {
+			const h = room * (o.histogram ? HIST_LINES : STATUS_LINES) / units;
+			if (o.histogram)
+				g.appendChild(histogram(o, box.x + 8, y + 1, box.width - 16, h - 2));
+			else {
+				const t = svgEl('text', { class: 'weights-status', x: box.x + box.width / 2, y: y + h - 3,
+					'text-anchor': 'middle', 'font-size': 9, 'font-family': 'Courier', fill: '#a33',
+					'data-node': o.node, 'data-operation': o.operation }, 'weights: ' + o.status + ' (' + o.reason_id + ')');
+				t.appendChild(svgEl('title', {}, o.reason));
+				g.appendChild(t);
+			}
+			y += h;
+		}
+	}
+}
+
+/* Under the picture: every NN operation's line of `nbg weights`, and the
+ * reason of each stream that did not decode. */
+function weightsList(ops) {
+	const box = R.clear($('weights'));
+	if (!ops.length)
+		return;
+	box.appendChild(R.el('h3', {}, 'Weights of the NN-engine operations'));
+	box.appendChild(R.el('p', {}, 'Each histogram counts the decoded kernel values, the stored codes minus the ' +
+		'kernel zero point (a bar per value; the zero point in red), as nbg weights decodes them.'));
+	const ul = R.el('ul', { class: 'weights' });
+	for (const o of ops)
+		ul.appendChild(R.el('li', { 'data-node': o.node, 'data-status': o.status }, o.line.trim(),
+			o.histogram ? null : R.el('div', { class: 'error' }, o.status + ': ' + o.reason)));
+	box.appendChild(ul);
+}
+
 async function showGraph() {
 	const box = $('graph');
+	R.clear($('weights'));
 	try {
 		current.dot = await libText({ op: 'dot', slot: 0, name: current.name });
+		let ops = [];
+		try {
+			ops = JSON.parse(await libText({ op: 'weights', slot: 0 })).operations;
+		} catch (err) {
+			$('weights').appendChild(R.el('p', { class: 'error' }, 'No weights: ' + errorLine(err)));
+		}
 		R.clear(box).appendChild(R.el('p', {}, 'Laying out the network with Graphviz…'));
 		/* Graphviz in the browser has no font files: it sizes text from its
 		 * tables of the PostScript fonts, in which "monospace" is unknown
 		 * (sized as Times, narrower than any monospace font) and Courier
 		 * is known; the page draws with the font the box was sized for */
-		const answer = await viz.call({ dot: current.dot.replace(/fontname="monospace"/g, 'fontname="Courier"') });
-		current.graphSvg = answer.svg;
+		const laid = roomyDot(current.dot, ops).replace(/fontname="monospace"/g, 'fontname="Courier"');
+		const answer = await viz.call({ dot: laid });
 		const svg = R.svg(answer.svg);
 		place(box, svg);
+		drawWeights(svg, ops);
+		const copy = svg.cloneNode(true);
+		copy.removeAttribute('style');
+		current.graphSvg = new XMLSerializer().serializeToString(copy);
+		weightsList(ops);
 		const nodes = svg.querySelectorAll('g.node').length, edges = svg.querySelectorAll('g.edge').length;
 		$('graph-count').textContent = nodes + ' nodes, ' + edges + ' edges';
 		$('graph-count').dataset.nodes = String(nodes);

@@ -46,6 +46,7 @@ function run(M, req) {
 		case 'map': return take(M, M._nbg_web_map(req.slot, arg(req.name)));
 		case 'meta': return take(M, M._nbg_web_meta(req.slot));
 		case 'diff': return take(M, M._nbg_web_diff(arg(req.name), arg(req.name2)));
+		case 'weights': return take(M, M._nbg_web_weights(req.slot));
 		default: throw new Error('unknown request ' + req.op);
 		}
 	} finally {
