@@ -24,18 +24,7 @@
 #include "nbg/cpu.h"
 #include "nbg/nbg.h"
 
-static double cpu_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
+#include "bench_time.h"
 
 static void bench_file(const char *path, const char *name, int rounds)
 {
@@ -65,10 +54,10 @@ static void bench_file(const char *path, const char *name, int rounds)
 	for (int r = 0; r < rounds; r++) {
 		nbg_cpu_plan_free(p);
 		p = NULL;
-		double t0 = cpu_now();
+		double t0 = bench_cpu();
 		if (nbg_cpu_plan_build(map.data, map.size, &p, &err) != NBG_OK)
 			goto out;
-		tp[r] = cpu_now() - t0;
+		tp[r] = bench_cpu() - t0;
 	}
 	const nbg_cpu_step *refused = nbg_cpu_plan_first_refused(p);
 	stop = refused ? refused->operation : SIZE_MAX;
@@ -81,14 +70,14 @@ static void bench_file(const char *path, const char *name, int rounds)
 		goto out;
 	for (int r = 0; r < rounds; r++) {
 		nbg_cpu_state *st = NULL;
-		double t0 = cpu_now();
+		double t0 = bench_cpu();
 		if (nbg_cpu_run(p, in, nbg_model_input_count(m), stop, &st, &err) != NBG_OK)
 			goto out;
-		tr[r] = cpu_now() - t0;
+		tr[r] = bench_cpu() - t0;
 		nbg_cpu_state_free(st);
 	}
-	qsort(tp, (size_t)rounds, sizeof(double), cmp_double);
-	qsort(tr, (size_t)rounds, sizeof(double), cmp_double);
+	qsort(tp, (size_t)rounds, sizeof(double), bench_cmp_double);
+	qsort(tr, (size_t)rounds, sizeof(double), bench_cmp_double);
 	double run = tr[rounds / 2], plan = tp[rounds / 2];
 	printf("%-48.48s %5s %4zu ops %12llu MACs %9.3f ms %8.3f GMAC/s  run/plan %6.2f\n", name,
 	       refused ? "part" : "whole", executed, (unsigned long long)macs, run * 1e3,

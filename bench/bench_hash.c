@@ -31,6 +31,8 @@
 #include "common/crc32.h"
 #include "common/sha256.h"
 
+#include "bench_time.h"
+
 #define MAX_IMPLS 8
 
 typedef struct bench {
@@ -91,19 +93,6 @@ static void run_isal(const bench *b, const uint8_t *p, size_t n)
 }
 #endif
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Each round runs every implementation once over `total` bytes, in calls
  * of `piece` bytes; prints the medians and the ratios to the reference
  * (the entry `ref`). */
@@ -114,13 +103,13 @@ static void measure(const char *what, bench *bs, size_t nb, size_t ref, const ui
 
 	for (int r = 0; r < rounds; r++)
 		for (size_t i = 0; i < nb; i++) {
-			double t0 = now();
+			double t0 = bench_wall();
 			for (size_t at = 0; at + piece <= total; at += piece)
 				bs[i].run(&bs[i], buf + at, piece);
-			bs[i].t[r] = now() - t0;
+			bs[i].t[r] = bench_wall() - t0;
 		}
 	for (size_t i = 0; i < nb; i++) {
-		qsort(bs[i].t, (size_t)rounds, sizeof(double), cmp_double);
+		qsort(bs[i].t, (size_t)rounds, sizeof(double), bench_cmp_double);
 		med[i] = bs[i].t[rounds / 2];
 	}
 	for (size_t i = 0; i < nb; i++)

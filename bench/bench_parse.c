@@ -26,22 +26,11 @@
 #include "fixture.h"
 #include "nbg/nbg.h"
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "bench_time.h"
 
 static void sha(const uint8_t *p, size_t n, uint8_t out[32])
 {
 	nbg_sha256_bytes(p, n, out);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
 }
 
 int main(int argc, char **argv)
@@ -91,31 +80,31 @@ int main(int argc, char **argv)
 	(void)sink;
 
 	for (int r = 0; r < rounds; r++) {
-		double t0 = now();
+		double t0 = bench_wall();
 		sha(buf, size, d);
 		for (size_t i = 0; i < nsec; i++) {
 			sha(buf + off[i], len[i], d);
 			sink ^= libdeflate_crc32(0, buf + off[i], len[i]);
 		}
-		double t1 = now();
+		double t1 = bench_wall();
 		if (nbg_parse(buf, size, NULL, &m, &err) != NBG_OK)
 			return 1;
 		nbg_model_free(m);
-		double t2 = now();
+		double t2 = bench_wall();
 		memcpy(dst, buf, size);
 		sink ^= dst[size / 2];
-		double t3 = now();
+		double t3 = bench_wall();
 		sha(buf, size, d);
-		double t4 = now();
+		double t4 = bench_wall();
 		t_sha[r] = t4 - t3;
 		t_ref[r] = t1 - t0;
 		t_parse[r] = t2 - t1;
 		t_copy[r] = t3 - t2;
 	}
-	qsort(t_ref, rounds, sizeof(double), cmp_double);
-	qsort(t_parse, rounds, sizeof(double), cmp_double);
-	qsort(t_copy, rounds, sizeof(double), cmp_double);
-	qsort(t_sha, rounds, sizeof(double), cmp_double);
+	qsort(t_ref, rounds, sizeof(double), bench_cmp_double);
+	qsort(t_parse, rounds, sizeof(double), bench_cmp_double);
+	qsort(t_copy, rounds, sizeof(double), bench_cmp_double);
+	qsort(t_sha, rounds, sizeof(double), bench_cmp_double);
 	double ref = t_ref[rounds / 2], parse = t_parse[rounds / 2], copy = t_copy[rounds / 2];
 	printf("file: %zu bytes, %zu sections, %d rounds (medians)\n", size, nsec, rounds);
 	printf("parse / reference (2x SHA-256 + CRC-32, same primitives): %.3f\n", parse / ref);

@@ -28,25 +28,14 @@
 #include "nbg/nbg.h"
 #include "nbg/weights.h"
 
+#include "bench_time.h"
+
 typedef struct input {
 	nbg_mapping map;
 	nbg_model *m;
 	nbg_graph *g;
 	nbg_commands *c;
 } input;
-
-static double cpu_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 static size_t collect(const char *dir, input **in, size_t n)
 {
@@ -78,7 +67,7 @@ static size_t collect(const char *dir, input **in, size_t n)
 /* One round of the commands stage over every file; the results kept. */
 static double commands_round(input *in, size_t n, uint64_t *bytes)
 {
-	double t0 = cpu_now();
+	double t0 = bench_cpu();
 	nbg_error err;
 
 	*bytes = 0;
@@ -95,12 +84,12 @@ static double commands_round(input *in, size_t n, uint64_t *bytes)
 			continue;
 		*bytes += in[i].map.size;
 	}
-	return cpu_now() - t0;
+	return bench_cpu() - t0;
 }
 
 static double weights_round(input *in, size_t n, uint64_t *bytes, size_t *decoded)
 {
-	double t0 = cpu_now();
+	double t0 = bench_cpu();
 	nbg_error err;
 
 	*bytes = 0;
@@ -113,7 +102,7 @@ static double weights_round(input *in, size_t n, uint64_t *bytes, size_t *decode
 		*decoded += nbg_weights_status_count(w, NBG_WEIGHTS_DECODED);
 		nbg_weights_free(w);
 	}
-	return cpu_now() - t0;
+	return bench_cpu() - t0;
 }
 
 int main(int argc, char **argv)
@@ -138,8 +127,8 @@ int main(int argc, char **argv)
 		tc[r] = commands_round(in, n, &cbytes);
 		tw[r] = weights_round(in, n, &wbytes, &decoded);
 	}
-	qsort(tc, (size_t)rounds, sizeof(double), cmp_double);
-	qsort(tw, (size_t)rounds, sizeof(double), cmp_double);
+	qsort(tc, (size_t)rounds, sizeof(double), bench_cmp_double);
+	qsort(tw, (size_t)rounds, sizeof(double), bench_cmp_double);
 	double mc = tc[rounds / 2], mw = tw[rounds / 2];
 	printf("files %zu, decoded streams %zu, stream bytes %llu, file bytes %llu, rounds %d\n", n,
 	       decoded, (unsigned long long)wbytes, (unsigned long long)cbytes, rounds);
