@@ -83,7 +83,7 @@ static uint32_t kernels_in(const ce_layer *l, uint32_t c, uint32_t sb)
 	return rest / l->cores + (c < rest % l->cores);
 }
 
-/* v7 and v8b: a channel order over the cores, shuffled by the seed. */
+/* v7 and v8b: a channel order over the cores, shuffled from l->seed (0: in order). */
 static uint32_t *channel_order(const ce_layer *l)
 {
 	uint32_t *o = malloc(l->out * sizeof(*o)), s = l->seed * 2654435761u + 1;

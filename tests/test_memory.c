@@ -1122,7 +1122,7 @@ static void test_synth_readers(void **state)
 	}
 }
 
-/* v1: the version plays no part.  A file of the seed builder (fuzz/seeds.h:
+/* v1: the version plays no part.  A file built by fuzz/seeds.c (fuzz/seeds.h:
  * 1 input [3,32,32,1] UINT8 = 3072 bytes, 2 layers, 3 operations, 2 patches,
  * memory pool 4096) with its graph rewritten: INIT; operation 1 (NN, layer 0)
  * over patches [0, op1_count); operation 2 (TP, layer 1) over patch 1.

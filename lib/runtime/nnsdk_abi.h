@@ -52,7 +52,7 @@ typedef struct nnsdk_create_config {
 } nnsdk_create_config;
 
 /*
- * Input descriptor (aml_module_input_set's second argument).  The seed pins
+ * Input descriptor (aml_module_input_set's second argument).  The libnnsdk call graph pins
  * +0x04 tensor index, +0x08 byte count, +0x10 data pointer, +0x18 input kind.
  * Chosen here: 64 bytes (the largest layout published for this SDK
  * generation; 0x1c..0x3f is the preprocessing block, left zero so its
