@@ -230,10 +230,15 @@ nbg_code nbg_cpu_run(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t 
 			memcpy(st->buf[i], inputs[st->regions[i].index].data, (size_t)n);
 	}
 	for (size_t i = 0; i < end; i++) {
-		const cpu_conv *cv = &p->convs[i];
+		const cpu_op *op = &p->ops[i];
 		if (p->steps[i].verdict != NBG_CPU_EXECUTE)
 			continue;
-		if (nbg_cpu_conv_run(cv, st->buf)) {
+		int rc = op->kind == CPU_OP_CONV ? nbg_cpu_conv_run(&op->conv, st->buf)
+		       : op->kind == CPU_OP_TP	 ? nbg_cpu_tp_run(&op->tp, st->buf)
+		       : op->kind == CPU_OP_TPFC ? nbg_cpu_tpfc_run(&op->tpfc, st->buf)
+		       : op->kind == CPU_OP_REF	 ? nbg_cpu_ref_run(&op->ref, st->buf)
+						 : 0;
+		if (rc) {
 			nbg_cpu_state_free(st);
 			return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "out of memory");
 		}

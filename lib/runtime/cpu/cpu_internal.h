@@ -41,6 +41,33 @@ typedef struct cpu_conv {
 	const int32_t *bias;            /* corrected: sum((w - zp)(x - in_zp)) + bias */
 } cpu_conv;
 
+/* An executable TP operation (cpu_tp.c). */
+typedef struct cpu_tp {
+	int kind;
+} cpu_tp;
+
+/* A TP fully connected layer: coefficients read through
+ * alu_load_pwl_lut_address (cpu_tpfc.c). */
+typedef struct cpu_tpfc {
+	int kind;
+} cpu_tpfc;
+
+/* An SH or SW operation executed by reference semantics (cpu_ref.c). */
+typedef struct cpu_ref {
+	int kind;
+} cpu_ref;
+
+/* Which of an operation's members the run executes. */
+enum cpu_op_kind { CPU_OP_NONE = 0, CPU_OP_CONV, CPU_OP_TP, CPU_OP_TPFC, CPU_OP_REF };
+
+typedef struct cpu_op {
+	int kind; /* enum cpu_op_kind, set with the step's verdict EXECUTE */
+	cpu_conv conv;
+	cpu_tp tp;
+	cpu_tpfc tpfc;
+	cpu_ref ref;
+} cpu_op;
+
 struct nbg_cpu_plan {
 	nbg_model *m;
 	nbg_graph *g;
@@ -48,19 +75,47 @@ struct nbg_cpu_plan {
 	nbg_weights *w;
 	size_t count;
 	nbg_cpu_step *steps;
-	cpu_conv *convs;                /* one per step (used when executed) */
+	cpu_op *ops;                    /* one per step (used when executed) */
 	size_t region_count;
 	cpu_region regions[5 + 2 * 64];
 };
 
+#define CPU_HIDDEN __attribute__((visibility("hidden")))
+
+/* Shared by the planners (cpu_plan.c): refuse a step with a reason id and
+ * a sentence; the region an address reference lands in (-1 with the step
+ * refused); whether an image x*y*z at base with its strides lies inside a
+ * region (*last: its last byte). */
+CPU_HIDDEN void nbg_cpu_refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+CPU_HIDDEN long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what,
+				    const nbg_cmd_ref *r);
+CPU_HIDDEN int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x,
+				  uint64_t y, uint64_t z, uint64_t row, uint64_t slice, uint64_t *last);
+
+/* The TP planner and run (cpu_tp.c): the plan sets s->verdict and, when
+ * executed, op->kind = CPU_OP_TP; the run returns -1 when out of memory. */
+CPU_HIDDEN void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd_op *cop);
+CPU_HIDDEN int nbg_cpu_tp_run(const cpu_tp *t, uint8_t *const *buf);
+
+/* The TP fully connected planner and run (cpu_tpfc.c): returns 0 when the
+ * operation is not a fully connected layer (the TP planner goes on), else
+ * 1 with the step executed (op->kind = CPU_OP_TPFC) or refused. */
+CPU_HIDDEN int nbg_cpu_plan_tpfc(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd_op *cop);
+CPU_HIDDEN int nbg_cpu_tpfc_run(const cpu_tpfc *t, uint8_t *const *buf);
+
+/* The reference-semantics planner and run for SH and SW operations
+ * (cpu_ref.c), likewise with op->kind = CPU_OP_REF. */
+CPU_HIDDEN void nbg_cpu_plan_ref(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
+CPU_HIDDEN int nbg_cpu_ref_run(const cpu_ref *r, uint8_t *const *buf);
+
 /* The requantization: acc times the float32 scale whose mantissa field and
  * exponent field the command holds, rounded, plus the zero point, ReLU,
  * saturated to uint8 (cpu_exec.c; doc/cpu.md names each rule's evidence). */
-__attribute__((visibility("hidden"))) uint8_t nbg_cpu_requant(int64_t acc, uint32_t mantissa,
-							       uint32_t exponent, uint32_t out_zp,
-							       int relu);
+CPU_HIDDEN uint8_t nbg_cpu_requant(int64_t acc, uint32_t mantissa, uint32_t exponent,
+				   uint32_t out_zp, int relu);
 /* Executes one planned convolution on the machine's buffers; -1 when out
  * of memory (nothing written). */
-__attribute__((visibility("hidden"))) int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf);
+CPU_HIDDEN int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf);
 
 #endif

@@ -23,9 +23,7 @@ const char *nbg_cpu_verdict_name(int v)
 	}
 }
 
-static void refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
+void nbg_cpu_refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -54,11 +52,11 @@ static void build_regions(nbg_cpu_plan *p)
 }
 
 /* The region an address reference lands in, or -1 (with the step refused). */
-static long find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what,
+long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what,
 			const nbg_cmd_ref *r)
 {
 	if (!r->patched) {
-		refuse(s, "address-not-relocated",
+		nbg_cpu_refuse(s, "address-not-relocated",
 		       "its %s address is relocated by no patch, so where it lies is not known", what);
 		return -1;
 	}
@@ -72,13 +70,13 @@ static long find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what
 		return (long)i;
 	}
 	const char *name = nbg_graph_source_type_name(r->source_type);
-	refuse(s, "memory-unsupported", "its %s address is in %s %d, a memory the CPU backend does not model",
+	nbg_cpu_refuse(s, "memory-unsupported", "its %s address is in %s %d, a memory the CPU backend does not model",
 	       what, name ? name : "source type", name ? r->index : (int32_t)r->source_type);
 	return -1;
 }
 
 /* The last byte of an image x*y*z at base with its strides lies inside the region. */
-static int image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x, uint64_t y,
+int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x, uint64_t y,
 		      uint64_t z, uint64_t row, uint64_t slice, uint64_t *last)
 {
 	/* x, y below 2^13, z below 2^20, the strides bounded: no sum below overflows */
@@ -128,28 +126,29 @@ static int scale_fields(uint32_t target, const nbg_cmd *cmd, uint32_t *mantissa,
 	}
 }
 
-static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op,
+static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *cop, const nbg_cmd_op *op,
 		    const nbg_weights_op *wo)
 {
+	cpu_conv *cv = &cop->conv;
 	const nbg_cmd *cmd = nbg_commands_at(p->c, NBG_CMD_NN, op->command);
 	if (op->type != NBG_GRAPH_OP_NN) {
-		refuse(s, "operation-type-unsupported",
+		nbg_cpu_refuse(s, "operation-type-unsupported",
 		       "an NN-engine operation of type %s: only convolutions (type NN) are executed",
 		       nbg_graph_op_type_name(op->type) ? nbg_graph_op_type_name(op->type) : "?");
 		return;
 	}
 	if (!cmd) {
-		refuse(s, "command-not-decoded", "its NN command is not decoded");
+		nbg_cpu_refuse(s, "command-not-decoded", "its NN command is not decoded");
 		return;
 	}
 	if (strcmp(op->kind, "conv") && strcmp(op->kind, "depthwise conv")) {
-		refuse(s, "operation-kind-unsupported",
+		nbg_cpu_refuse(s, "operation-kind-unsupported",
 		       "an NN %s (layer_type %u): only conv and depthwise conv are executed", op->kind,
 		       field(cmd, "layer_type"));
 		return;
 	}
 	if (!wo || nbg_weights_op_status(wo) != NBG_WEIGHTS_DECODED) {
-		refuse(s, "weights-not-decoded", "its kernel stream is not decoded (%s: %s)",
+		nbg_cpu_refuse(s, "weights-not-decoded", "its kernel stream is not decoded (%s: %s)",
 		       wo ? nbg_weights_op_reason_id(wo) : "no stream",
 		       wo ? nbg_weights_op_reason(wo) : "no weights record");
 		return;
@@ -159,24 +158,24 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 	for (int i = 0; i < 3; i++)
 		if (codes[i] != 0) {
 			const char *n = nbg_command_data_type_name(codes[i]);
-			refuse(s, "data-type-unsupported", "%s is %u (%s): only uint8 is executed",
+			nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): only uint8 is executed",
 			       types[i], codes[i], n ? n : "unknown");
 			return;
 		}
 	if (field(cmd, "per_channel_post_mul")) {
-		refuse(s, "per-channel-scale-unsupported",
+		nbg_cpu_refuse(s, "per-channel-scale-unsupported",
 		       "per_channel_post_mul is 1: per-channel requantization has no sample to fix its rule");
 		return;
 	}
 	if (field(cmd, "in_image_border_mode") != 0) {
-		refuse(s, "border-mode-unsupported",
+		nbg_cpu_refuse(s, "border-mode-unsupported",
 		       "in_image_border_mode is %u: only 0 (a constant border) is executed",
 		       field(cmd, "in_image_border_mode"));
 		return;
 	}
 	uint32_t pool = op->pooling;
 	if (pool == 2 || (pool == 1 && op->pooling_size != 2) || (pool == 3 && op->pooling_size != 2)) {
-		refuse(s, "pooling-unsupported", "pooling is %u (%s) with a %ux%u window: executed are none, "
+		nbg_cpu_refuse(s, "pooling-unsupported", "pooling is %u (%s) with a %ux%u window: executed are none, "
 		       "2x2 max and 2x2 first pixel", pool, nbg_command_pooling_name(pool),
 		       op->pooling_size, op->pooling_size);
 		return;
@@ -191,12 +190,12 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 	cv->out_z = op->out_conv[2];
 	cv->in_z = cv->depthwise ? cv->out_z : shape[1];
 	if (shape[2] != shape[3] || shape[0] != cv->out_z || (cv->depthwise && shape[1] != 1)) {
-		refuse(s, "shape-inconsistent", "the kernel shape %ux%ux%ux%u does not match the command's "
+		nbg_cpu_refuse(s, "shape-inconsistent", "the kernel shape %ux%ux%ux%u does not match the command's "
 		       "output z %u", shape[0], shape[1], shape[2], shape[3], cv->out_z);
 		return;
 	}
 	if (!cv->in_x || !cv->in_y || !cv->in_z || !cv->out_x || !cv->out_y || !cv->out_z || !cv->k) {
-		refuse(s, "shape-invalid", "a size of the command is 0 (input %ux%ux%u, output %ux%ux%u)",
+		nbg_cpu_refuse(s, "shape-invalid", "a size of the command is 0 (input %ux%ux%u, output %ux%ux%u)",
 		       cv->in_x, cv->in_y, cv->in_z, cv->out_x, cv->out_y, cv->out_z);
 		return;
 	}
@@ -206,13 +205,13 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 	cv->y_off = yo >= 8 ? (int32_t)yo - 16 : (int32_t)yo;
 	cv->in_zp = field(cmd, "in_image_border_const");
 	if (cv->in_zp > 255) {
-		refuse(s, "zero-point-invalid", "in_image_border_const is %u, outside uint8", cv->in_zp);
+		nbg_cpu_refuse(s, "zero-point-invalid", "in_image_border_const is %u, outside uint8", cv->in_zp);
 		return;
 	}
 	cv->out_zp = field(cmd, "out_zero_point");
 	cv->w_zp = (uint32_t)nbg_weights_op_zero_point(wo);
 	if (!scale_fields(p->m->target, cmd, &cv->mantissa, &cv->exponent)) {
-		refuse(s, "scale-encoding-unknown", "target 0x%x: which of the three encodings of the "
+		nbg_cpu_refuse(s, "scale-encoding-unknown", "target 0x%x: which of the three encodings of the "
 		       "requantization scale its commands use is not established", p->m->target);
 		return;
 	}
@@ -224,7 +223,7 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 	if (op->out[2] != cv->out_z || cv->pool_x * sub > cv->out_x + sub - 1 ||
 	    cv->pool_y * sub > cv->out_y + sub - 1 || !cv->pool_x || !cv->pool_y ||
 	    (!pool && (cv->pool_x != cv->out_x || cv->pool_y != cv->out_y))) {
-		refuse(s, "shape-inconsistent", "the written image %ux%ux%u does not follow from the "
+		nbg_cpu_refuse(s, "shape-inconsistent", "the written image %ux%ux%u does not follow from the "
 		       "convolution's %ux%ux%u and its pooling", op->out[0], op->out[1], op->out[2],
 		       cv->out_x, cv->out_y, cv->out_z);
 		return;
@@ -232,12 +231,12 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 	uint64_t macs = (uint64_t)cv->out_x * cv->out_y * cv->out_z * cv->k * cv->k *
 			(cv->depthwise ? 1 : cv->in_z);
 	if (macs > NBG_CPU_MAX_MACS) {
-		refuse(s, "work-limit", "%llu multiply-accumulates, above the limit of %llu",
+		nbg_cpu_refuse(s, "work-limit", "%llu multiply-accumulates, above the limit of %llu",
 		       (unsigned long long)macs, (unsigned long long)NBG_CPU_MAX_MACS);
 		return;
 	}
-	long ri = find_region(p, s, "input", &op->in_ref);
-	long ro = ri < 0 ? -1 : find_region(p, s, "output", &op->out_ref);
+	long ri = nbg_cpu_find_region(p, s, "input", &op->in_ref);
+	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &op->out_ref);
 	if (ri < 0 || ro < 0)
 		return;
 	cv->in_region = (size_t)ri;
@@ -250,9 +249,9 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 	cv->out_slice = op->out_slice_stride;
 	uint64_t last;
 	if (op->in_element_bytes != 1 || op->out_element_bytes != 1 ||
-	    !image_fits(p, cv->in_region, cv->in_base, cv->in_x, cv->in_y, cv->in_z, cv->in_row,
+	    !nbg_cpu_image_fits(p, cv->in_region, cv->in_base, cv->in_x, cv->in_y, cv->in_z, cv->in_row,
 			cv->in_slice, &last)) {
-		refuse(s, "address-outside-memory", "its input image %ux%ux%u at %s+0x%llx (row %llu, "
+		nbg_cpu_refuse(s, "address-outside-memory", "its input image %ux%ux%u at %s+0x%llx (row %llu, "
 		       "slice %llu bytes) does not lie inside that memory's %llu bytes",
 		       cv->in_x, cv->in_y, cv->in_z, nbg_graph_source_type_name(op->in_ref.source_type),
 		       (unsigned long long)cv->in_base, (unsigned long long)cv->in_row,
@@ -260,9 +259,9 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 		       (unsigned long long)p->regions[cv->in_region].size);
 		return;
 	}
-	if (!image_fits(p, cv->out_region, cv->out_base, cv->pool_x, cv->pool_y, cv->out_z,
+	if (!nbg_cpu_image_fits(p, cv->out_region, cv->out_base, cv->pool_x, cv->pool_y, cv->out_z,
 			cv->out_row, cv->out_slice, &last)) {
-		refuse(s, "address-outside-memory", "its output image %ux%ux%u at %s+0x%llx (row %llu, "
+		nbg_cpu_refuse(s, "address-outside-memory", "its output image %ux%ux%u at %s+0x%llx (row %llu, "
 		       "slice %llu bytes) does not lie inside that memory's %llu bytes",
 		       cv->pool_x, cv->pool_y, cv->out_z,
 		       nbg_graph_source_type_name(op->out_ref.source_type),
@@ -277,6 +276,7 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 	s->macs = macs;
+	cop->kind = CPU_OP_CONV;
 }
 
 static void plan_step(nbg_cpu_plan *p, size_t i, const nbg_weights_op *const *wop)
@@ -303,26 +303,21 @@ static void plan_step(nbg_cpu_plan *p, size_t i, const nbg_weights_op *const *wo
 	}
 	switch (go->type) {
 	case NBG_GRAPH_OP_SH:
-		refuse(s, "shader-not-executed", "an SH (shader) operation: its code is not decoded and "
-		       "no reference implementation is established for it");
-		return;
 	case NBG_GRAPH_OP_SW:
-		refuse(s, "software-not-executed", "an SW (software) operation: the vendor runtime's CPU "
-		       "code for it is not known");
+		nbg_cpu_plan_ref(p, s, &p->ops[i], i);
 		return;
 	case NBG_GRAPH_OP_TP:
-		refuse(s, "tp-not-executed", "a TP operation (%s): no TP kind's arithmetic is established "
-		       "against a reference yet", op ? op->kind : "command not decoded");
+		nbg_cpu_plan_tp(p, s, &p->ops[i], op);
 		return;
 	default:
 		break;
 	}
 	if (!op || op->engine != NBG_CMD_NN) {
-		refuse(s, "operation-type-unsupported", "an operation of type %s (%u) the CPU backend does "
+		nbg_cpu_refuse(s, "operation-type-unsupported", "an operation of type %s (%u) the CPU backend does "
 		       "not execute", tn ? tn : "?", go->type);
 		return;
 	}
-	plan_nn(p, s, &p->convs[i], op, wop[i]);
+	plan_nn(p, s, &p->ops[i], op, wop[i]);
 }
 
 nbg_code nbg_cpu_plan_build(const uint8_t *model, size_t size, nbg_cpu_plan **out, nbg_error *err)
@@ -354,9 +349,9 @@ nbg_code nbg_cpu_plan_build(const uint8_t *model, size_t size, nbg_cpu_plan **ou
 	}
 	p->count = p->g->sum.operation_count;
 	p->steps = calloc(p->count + 1, sizeof(*p->steps));
-	p->convs = calloc(p->count + 1, sizeof(*p->convs));
+	p->ops = calloc(p->count + 1, sizeof(*p->ops));
 	const nbg_weights_op **wop = calloc(p->count + 1, sizeof(*wop));
-	if (!p->steps || !p->convs || !wop) {
+	if (!p->steps || !p->ops || !wop) {
 		free(wop);
 		nbg_cpu_plan_free(p);
 		return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "out of memory");
@@ -384,7 +379,7 @@ void nbg_cpu_plan_free(nbg_cpu_plan *p)
 	nbg_graph_free(p->g);
 	nbg_model_free(p->m);
 	free(p->steps);
-	free(p->convs);
+	free(p->ops);
 	free(p);
 }
 
