@@ -41,9 +41,24 @@ typedef struct cpu_conv {
 	const int32_t *bias;            /* corrected: sum((w - zp)(x - in_zp)) + bias */
 } cpu_conv;
 
-/* An executable TP operation (cpu_tp.c). */
+/* An executable TP operation (cpu_tp.c): a walk over the input window in
+ * tiles, one element per pixel (a copy) or per pooling window (max), each
+ * element written where the output loop counters point. */
 typedef struct cpu_tp {
-	int kind;
+	int pool;                       /* 0: copy; 1: max over a pw x ph window */
+	size_t in_region, out_region;   /* into the plan's regions */
+	uint64_t in_base, out_base;     /* offsets in them */
+	uint32_t x_size, y_size, z_size;
+	uint64_t stride, slice;
+	int32_t wx0, wy0, wx1, wy1;     /* the input window, inclusive */
+	uint32_t tile_x, tile_y, tile_xinc, tile_yinc;
+	uint32_t pw, ph, ps;            /* pooling window and stride (1, 1, 1 for a copy) */
+	uint32_t count[6];              /* out_loop_N_count (0: 65536) */
+	uint64_t inc[7];                /* out_loop_N_inc */
+	int reset1, reset2, reset3;     /* out_loop_N_reset */
+	uint8_t border;                 /* value of a pixel outside the image (copy) */
+	int overlap;                    /* input and output ranges share bytes: read a copy */
+	uint64_t in_lo, in_hi;          /* the input bytes read, inclusive, from in_base */
 } cpu_tp;
 
 /* A TP fully connected layer: coefficients read through

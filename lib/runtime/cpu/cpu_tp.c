@@ -1,20 +1,400 @@
 /*
  * cpu_tp.c - the CPU backend's TP (tensor processor) operations: which
  * ones it executes, with every field they read, and their run.
+ *
+ * A TP command walks its input window in tiles (doc/cpu.md, "TP
+ * operations", names each rule's evidence):
+ *   for z in 0..in_image_z_size-1, for each tile row, for each tile, for
+ *   each output row of the tile, for each output of that row: one element,
+ *   a pixel (a copy) or the maximum of a pooling window (max pooling);
+ * tiles start at the window's start and advance by in_tile_x/y_inc; a
+ * pixel outside the image [0, in_image_x/y_size) is the border.  Each
+ * element is written at out_image_base_address + sum d[i] * out_loop_i_inc,
+ * where d[0..5] is a mixed-radix counter with out_loop_i_count digits (0:
+ * 65536) and d[6] counts the carries out of d[5].  After an element the
+ * counter advances by one, except: at the end of a tile with
+ * out_loop_3_reset (out_loop_2_reset) set, d[0..3] (d[0..2]) return to 0
+ * and d[4] (d[3]) advances; else at the end of an output row with
+ * out_loop_1_reset set, d[0..1] return to 0 and d[2] advances.
+ * The planner runs the counter once without data to find the extreme
+ * addresses, so every byte the run touches is checked before it.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "runtime/cpu/cpu_internal.h"
+
+/* Work above this (elements times the pixels of their window) is refused:
+ * the planner walks the elements once, so this bounds the plan as well as
+ * the run (the corpus's largest TP operation reads under 2^23). */
+#define TP_MAX_WORK (1ull << 24)
+
+static uint32_t tpf(const nbg_cmd *cmd, const char *key)
+{
+	int i = nbg_command_field_index(NBG_CMD_TP, key);
+	return i < 0 ? 0 : cmd->values[i];
+}
+
+/* The output loop counter (the offset from out_base it points to). */
+typedef struct tp_counter {
+	uint32_t d[6];
+	uint64_t off;
+} tp_counter;
+
+static void tp_carry(const cpu_tp *t, tp_counter *c, int from)
+{
+	for (int i = from; i < 6; i++) {
+		uint64_t n = t->count[i] ? t->count[i] : 65536;
+		c->off += t->inc[i];
+		if (++c->d[i] < n)
+			return;
+		c->off -= n * t->inc[i];
+		c->d[i] = 0;
+	}
+	c->off += t->inc[6];
+}
+
+static void tp_reset(const cpu_tp *t, tp_counter *c, int upto)
+{
+	for (int i = 0; i <= upto; i++) {
+		c->off -= (uint64_t)c->d[i] * t->inc[i];
+		c->d[i] = 0;
+	}
+}
+
+/* The counter's step after an element. */
+static void tp_advance(const cpu_tp *t, tp_counter *c, int row_end, int tile_end)
+{
+	if (tile_end && t->reset3) {
+		tp_reset(t, c, 3);
+		tp_carry(t, c, 4);
+	} else if (tile_end && t->reset2) {
+		tp_reset(t, c, 2);
+		tp_carry(t, c, 3);
+	} else if (row_end && t->reset1) {
+		tp_reset(t, c, 1);
+		tp_carry(t, c, 2);
+	} else {
+		tp_carry(t, c, 0);
+	}
+}
+
+/* Outputs of a tile of w input pixels along an axis (0: none). */
+static uint32_t tp_outputs(uint32_t w, uint32_t win, uint32_t stride)
+{
+	return w < win ? 0 : (w - win) / stride + 1;
+}
+
+/* Tiles along an axis of a window [w0, w1]: those with at least one output. */
+static uint64_t tp_tiles(int32_t w0, int32_t w1, uint32_t inc, uint32_t win)
+{
+	int64_t width = (int64_t)w1 - w0 + 1;
+	return width < win ? 0 : (uint64_t)((width - win) / inc) + 1;
+}
+
+/* The tile's pixel count along an axis: min(tile, window end - start + 1). */
+static uint32_t tp_tile_width(int32_t start, int32_t w1, uint32_t tile)
+{
+	int64_t left = (int64_t)w1 - start + 1;
+	return left < (int64_t)tile ? (uint32_t)left : tile;
+}
+
+static uint8_t tp_element(const cpu_tp *t, const uint8_t *in, int64_t x0, int64_t y0, uint64_t zoff)
+{
+	if (!t->pool) {
+		if (x0 < 0 || y0 < 0 || x0 >= t->x_size || y0 >= t->y_size)
+			return t->border;
+		return in[zoff + (uint64_t)y0 * t->stride + (uint64_t)x0];
+	}
+	/* max over the window's pixels inside the image */
+	uint8_t m = 0;
+	for (int64_t y = y0; y < y0 + t->ph; y++) {
+		if (y < 0 || y >= t->y_size)
+			continue;
+		for (int64_t x = x0; x < x0 + t->pw; x++)
+			if (x >= 0 && x < t->x_size) {
+				uint8_t v = in[zoff + (uint64_t)y * t->stride + (uint64_t)x];
+				m = v > m ? v : m;
+			}
+	}
+	return m;
+}
+
+/*
+ * The walk: with in and out, computes and writes every element (in points
+ * at in_base, out at out_base); without, only the largest output offset
+ * (*hi).
+ */
+static void tp_walk(const cpu_tp *t, const uint8_t *in, uint8_t *out, uint64_t *hi)
+{
+	uint64_t ntx = tp_tiles(t->wx0, t->wx1, t->tile_xinc, t->pw);
+	uint64_t nty = tp_tiles(t->wy0, t->wy1, t->tile_yinc, t->ph);
+	tp_counter c;
+	memset(&c, 0, sizeof(c));
+	uint64_t top = 0;
+	for (uint32_t z = 0; z < t->z_size; z++) {
+		uint64_t zoff = (uint64_t)z * t->slice;
+		for (uint64_t ty = 0; ty < nty; ty++) {
+			int64_t y0 = t->wy0 + (int64_t)(ty * t->tile_yinc);
+			uint32_t ny = tp_outputs(tp_tile_width((int32_t)y0, t->wy1, t->tile_y), t->ph, t->ps);
+			for (uint64_t tx = 0; tx < ntx; tx++) {
+				int64_t x0 = t->wx0 + (int64_t)(tx * t->tile_xinc);
+				uint32_t nx = tp_outputs(tp_tile_width((int32_t)x0, t->wx1, t->tile_x), t->pw,
+							 t->ps);
+				for (uint32_t oy = 0; oy < ny; oy++)
+					for (uint32_t ox = 0; ox < nx; ox++) {
+						if (out)
+							out[c.off] = tp_element(t, in, x0 + (int64_t)ox * t->ps,
+										y0 + (int64_t)oy * t->ps, zoff);
+						else if (c.off > top)
+							top = c.off;
+						tp_advance(t, &c, ox + 1 == nx, ox + 1 == nx && oy + 1 == ny);
+					}
+			}
+		}
+	}
+	if (hi)
+		*hi = top;
+}
+
+/* Elements of the walk (with the windows they read), or above the limit. */
+static uint64_t tp_work(const cpu_tp *t)
+{
+	uint64_t sx = 0, sy = 0;
+	uint64_t ntx = tp_tiles(t->wx0, t->wx1, t->tile_xinc, t->pw);
+	uint64_t nty = tp_tiles(t->wy0, t->wy1, t->tile_yinc, t->ph);
+	for (uint64_t i = 0; i < ntx; i++)
+		sx += tp_outputs(tp_tile_width(t->wx0 + (int32_t)(i * t->tile_xinc), t->wx1, t->tile_x), t->pw, t->ps);
+	for (uint64_t i = 0; i < nty; i++)
+		sy += tp_outputs(tp_tile_width(t->wy0 + (int32_t)(i * t->tile_yinc), t->wy1, t->tile_y), t->ph, t->ps);
+	/* sx, sy < 2^32, z < 2^16, the window < 2^14: no overflow below */
+	if (sy && sx > TP_MAX_WORK / sy)
+		return TP_MAX_WORK + 1;
+	uint64_t n = sx * sy * t->z_size;
+	if (n > TP_MAX_WORK / ((uint64_t)t->pw * t->ph))
+		return TP_MAX_WORK + 1;
+	return n * t->pw * t->ph;
+}
+
+/* The circular buffer at word `word` (its size word before it): with a
+ * non-zero size, [lo, hi] must lie inside [end - size, end). */
+static int tp_circular_ok(nbg_cpu_step *s, const nbg_cmd *cmd, const char *what, const char *size_key,
+			  unsigned word, uint64_t lo, uint64_t hi)
+{
+	uint64_t size = (uint64_t)tpf(cmd, size_key) << 6;
+	if (!size)
+		return 1;
+	if (!(cmd->patched_words >> word & 1)) {
+		nbg_cpu_refuse(s, "address-not-relocated", "its %s circular buffer end is relocated by no patch, "
+			       "so where the buffer lies is not known", what);
+		return 0;
+	}
+	uint64_t end = cmd->words[word];
+	if (end < size || lo < end - size || hi >= end) {
+		nbg_cpu_refuse(s, "circular-buffer-wrap", "its %s bytes 0x%llx..0x%llx do not lie inside its "
+			       "circular buffer of %llu bytes ending at 0x%llx: how the wrap reads is not "
+			       "established", what, (unsigned long long)lo, (unsigned long long)hi,
+			       (unsigned long long)size, (unsigned long long)end);
+		return 0;
+	}
+	return 1;
+}
+
+static const char *const tp_zero_fields[] = {
+	"in_tile_sequence", "in_tile_global_mem", "alu_square_enable", "alu_nms_enable", "alu_pwl_enable",
+	"alu_mult_enable", "alu_load_pwl_lut", "out_tile_skip_at_border", "out_brick_mode",
+	"alu_z_filter_mode", "in_window_z_start_overfetch", "in_window_z_end_overfetch",
+	"alu_relu_enable", "alu_filter_pwl_swap", "alu_input_preshift", "alu_output_postshift",
+	"alu_output_postshift_5_6", "alu_output_post_multiplier", "alu_reorder_loop_2_mode",
+};
+
+/* The pooling fields: a copy (1x1), or a max pool whose window and stride
+ * the fields imply; 0 with the step refused otherwise. */
+static int tp_pooling(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t)
+{
+	uint32_t hm = tpf(cmd, "alu_horz_processing"), vm = tpf(cmd, "alu_vert_processing");
+	uint32_t hc = tpf(cmd, "alu_horz_proc_count"), vc = tpf(cmd, "alu_vert_proc_count");
+	uint32_t hs = tpf(cmd, "alu_horz_proc_stride"), vs = tpf(cmd, "alu_vert_proc_stride");
+	uint32_t border = tpf(cmd, "in_image_border_mode");
+	t->pw = t->ph = t->ps = 1;
+	if (!hm && !vm && !hc && !vc && !hs && !vs) {
+		if (border != 0) {
+			nbg_cpu_refuse(s, "border-mode-unsupported", "in_image_border_mode is %u: a copy is executed "
+				       "with 0 (a constant border)", border);
+			return 0;
+		}
+		return 1;
+	}
+	/* (mode, count, stride bit): 2x2 stride 2, 3x3 stride 2, 2x2 stride 1 */
+	int ok = hm == vm && hc == vc && hs == vs &&
+		 ((hm == 3 && hc == 1 && hs == 0) || (hm == 3 && hc == 2 && hs == 1) ||
+		  (hm == 1 && hc == 1 && hs == 0));
+	if (!ok) {
+		nbg_cpu_refuse(s, "pooling-unsupported", "alu_horz/vert_processing %u/%u, proc_count %u/%u, "
+			       "proc_stride %u/%u: executed are (3, 1, 0) 2x2 stride 2, (3, 2, 1) 3x3 stride 2 "
+			       "and (1, 1, 0) 2x2 stride 1 max pooling", hm, vm, hc, vc, hs, vs);
+		return 0;
+	}
+	if (border != 1) {
+		nbg_cpu_refuse(s, "border-mode-unsupported", "in_image_border_mode is %u: max pooling is "
+			       "executed with 1 (pixels outside the image take no part)", border);
+		return 0;
+	}
+	t->pool = 1;
+	t->pw = t->ph = hc + 1;
+	t->ps = hm == 3 ? 2 : 1;
+	return 1;
+}
 
 void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd_op *cop)
 {
 	if (nbg_cpu_plan_tpfc(p, s, op, cop))
 		return;
-	nbg_cpu_refuse(s, "tp-not-executed", "a TP operation (%s): no TP kind's arithmetic is established "
-		       "against a reference yet", cop ? cop->kind : "command not decoded");
+	const nbg_cmd *cmd = cop ? nbg_commands_at(p->c, NBG_CMD_TP, cop->command) : NULL;
+	if (!cmd) {
+		nbg_cpu_refuse(s, "command-not-decoded", "its TP command is not decoded");
+		return;
+	}
+	if (tpf(cmd, "in_tile_sequence") == 3) {
+		/* every TP fully connected layer of the corpus, and only they */
+		nbg_cpu_refuse(s, "tp-not-executed", "a TP fully connected layer (in_tile_sequence 3): its "
+			       "coefficients at alu_load_pwl_lut_address are not decoded");
+		return;
+	}
+	if (!strcmp(cop->kind, "lut")) {
+		nbg_cpu_refuse(s, "tp-lut-unsupported", "a TP lookup-table activation (alu_pwl_enable 1): the "
+			       "format of the table at alu_load_pwl_lut_address is not established");
+		return;
+	}
+	const char *types[2] = { "in_image_data_type", "out_image_data_type" };
+	for (int i = 0; i < 2; i++)
+		if (tpf(cmd, types[i]) != 0) {
+			const char *n = nbg_command_data_type_name(tpf(cmd, types[i]));
+			nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): only uint8 is executed",
+				       types[i], tpf(cmd, types[i]), n ? n : "unknown");
+			return;
+		}
+	for (size_t i = 0; i < sizeof(tp_zero_fields) / sizeof(tp_zero_fields[0]); i++)
+		if (tpf(cmd, tp_zero_fields[i])) {
+			nbg_cpu_refuse(s, "tp-field-unsupported", "%s is %u: a TP operation is executed only with "
+				       "it 0", tp_zero_fields[i], tpf(cmd, tp_zero_fields[i]));
+			return;
+		}
+	if (tpf(cmd, "in_zp") != tpf(cmd, "out_zp")) {
+		nbg_cpu_refuse(s, "tp-requantization-unsupported", "in_zp %u and out_zp %u differ: only copies "
+			       "that keep the zero point are executed", tpf(cmd, "in_zp"), tpf(cmd, "out_zp"));
+		return;
+	}
+	cpu_tp *t = &op->tp;
+	memset(t, 0, sizeof(*t));
+	if (!tp_pooling(s, cmd, t))
+		return;
+	t->x_size = tpf(cmd, "in_image_x_size");
+	t->y_size = tpf(cmd, "in_image_y_size");
+	t->z_size = tpf(cmd, "in_image_z_size");
+	t->stride = tpf(cmd, "in_image_stride");
+	t->slice = tpf(cmd, "in_image_slice");
+	t->wx0 = (int16_t)tpf(cmd, "in_window_x_start");
+	t->wy0 = (int16_t)tpf(cmd, "in_window_y_start");
+	t->wx1 = (int16_t)tpf(cmd, "in_window_x_end");
+	t->wy1 = (int16_t)tpf(cmd, "in_window_y_end");
+	t->tile_x = tpf(cmd, "in_tile_x_size");
+	t->tile_y = tpf(cmd, "in_tile_y_size");
+	t->tile_xinc = tpf(cmd, "in_tile_x_inc");
+	t->tile_yinc = tpf(cmd, "in_tile_y_inc");
+	uint32_t bc = tpf(cmd, "in_image_border_const");
+	if (!t->x_size || !t->y_size || !t->z_size || !t->tile_x || !t->tile_y || !t->tile_xinc ||
+	    !t->tile_yinc || t->tile_x < t->pw || t->tile_y < t->ph || t->wx1 < t->wx0 || t->wy1 < t->wy0 ||
+	    bc > 255) {
+		nbg_cpu_refuse(s, "shape-invalid", "input %ux%ux%u, window x %d..%d y %d..%d, tile %ux%u step "
+			       "%ux%u, border %u: a size is 0, a window empty or the border outside uint8",
+			       t->x_size, t->y_size, t->z_size, t->wx0, t->wx1, t->wy0, t->wy1, t->tile_x,
+			       t->tile_y, t->tile_xinc, t->tile_yinc, bc);
+		return;
+	}
+	t->border = (uint8_t)bc;
+	static const char *const cnt[6] = { "out_loop_0_count", "out_loop_1_count", "out_loop_2_count",
+					    "out_loop_3_count", "out_loop_4_count", "out_loop_5_count" };
+	static const char *const inc[7] = { "out_loop_0_inc", "out_loop_1_inc", "out_loop_2_inc",
+					    "out_loop_3_inc", "out_loop_4_inc", "out_loop_5_inc",
+					    "out_loop_6_inc" };
+	for (int i = 0; i < 6; i++)
+		t->count[i] = tpf(cmd, cnt[i]);
+	for (int i = 0; i < 7; i++)
+		t->inc[i] = tpf(cmd, inc[i]);
+	t->reset1 = tpf(cmd, "out_loop_1_reset") != 0;
+	t->reset2 = tpf(cmd, "out_loop_2_reset") != 0;
+	t->reset3 = tpf(cmd, "out_loop_3_reset") != 0;
+	uint64_t work = tp_work(t);
+	if (work > TP_MAX_WORK) {
+		nbg_cpu_refuse(s, "work-limit", "its walk reads more than %llu pixels",
+			       (unsigned long long)TP_MAX_WORK);
+		return;
+	}
+	long ri = nbg_cpu_find_region(p, s, "input", &cop->in_ref);
+	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &cop->out_ref);
+	if (ri < 0 || ro < 0)
+		return;
+	t->in_region = (size_t)ri;
+	t->out_region = (size_t)ro;
+	t->in_base = cop->in_ref.offset;
+	t->out_base = cop->out_ref.offset;
+	/* the input bytes: the window inside the image, every slice */
+	int64_t x0 = t->wx0 > 0 ? t->wx0 : 0, y0 = t->wy0 > 0 ? t->wy0 : 0;
+	int64_t x1 = t->wx1 < (int64_t)t->x_size - 1 ? t->wx1 : (int64_t)t->x_size - 1;
+	int64_t y1 = t->wy1 < (int64_t)t->y_size - 1 ? t->wy1 : (int64_t)t->y_size - 1;
+	uint64_t last = 0;
+	int reads = x0 <= x1 && y0 <= y1;
+	if (reads) {
+		t->in_lo = (uint64_t)y0 * t->stride + (uint64_t)x0;
+		if (!nbg_cpu_image_fits(p, t->in_region, t->in_base + t->in_lo, (uint64_t)(x1 - x0 + 1),
+					(uint64_t)(y1 - y0 + 1), t->z_size, t->stride, t->slice, &last)) {
+			nbg_cpu_refuse(s, "address-outside-memory", "its input window %lldx%lldx%u at %s+0x%llx "
+				       "(row %llu, slice %llu bytes) does not lie inside that memory's %llu bytes",
+				       (long long)(x1 - x0 + 1), (long long)(y1 - y0 + 1), t->z_size,
+				       nbg_graph_source_type_name(cop->in_ref.source_type),
+				       (unsigned long long)(t->in_base + t->in_lo), (unsigned long long)t->stride,
+				       (unsigned long long)t->slice,
+				       (unsigned long long)p->regions[t->in_region].size);
+			return;
+		}
+		t->in_hi = last - t->in_base;
+		if (!tp_circular_ok(s, cmd, "input", "in_image_circular_buf_size", 26, t->in_base + t->in_lo,
+				    last))
+			return;
+	}
+	uint64_t hi = 0;
+	tp_walk(t, NULL, NULL, &hi);
+	uint64_t osize = p->regions[t->out_region].size;
+	if (t->out_base >= osize || hi >= osize - t->out_base) {
+		nbg_cpu_refuse(s, "address-outside-memory", "its output loops reach %s+0x%llx, outside that "
+			       "memory's %llu bytes", nbg_graph_source_type_name(cop->out_ref.source_type),
+			       (unsigned long long)(t->out_base + hi), (unsigned long long)osize);
+		return;
+	}
+	if (!tp_circular_ok(s, cmd, "output", "out_image_circular_buf_size", 28, t->out_base, t->out_base + hi))
+		return;
+	t->overlap = reads && t->in_region == t->out_region && t->in_base + t->in_lo <= t->out_base + hi &&
+		     t->out_base <= t->in_base + t->in_hi;
+	s->verdict = NBG_CPU_EXECUTE;
+	s->reason_id = "";
+	op->kind = CPU_OP_TP;
 }
 
 int nbg_cpu_tp_run(const cpu_tp *t, uint8_t *const *buf)
 {
-	(void)t;
-	(void)buf;
+	const uint8_t *in = buf[t->in_region] + t->in_base;
+	uint8_t *copy = NULL;
+	if (t->overlap) {
+		/* the walk reads the input as it was before the operation */
+		size_t n = (size_t)(t->in_hi + 1);
+		copy = malloc(n);
+		if (!copy)
+			return -1;
+		memcpy(copy, in, n);
+		in = copy;
+	}
+	tp_walk(t, in, buf[t->out_region] + t->out_base, NULL);
+	free(copy);
 	return 0;
 }
