@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/commands_internal.h"
 #include "runtime/cpu/cpu_internal.h"
 
 /* Work above this (elements times the pixels of their window) is refused:
@@ -176,20 +177,42 @@ static uint64_t tp_work(const cpu_tp *t)
 	return n * t->pw * t->ph;
 }
 
-/* The circular buffer at word `word` (its size word before it): with a
- * non-zero size, [lo, hi] must lie inside [end - size, end). */
-static int tp_circular_ok(nbg_cpu_step *s, const nbg_cmd *cmd, const char *what, const char *size_key,
-			  unsigned word, uint64_t lo, uint64_t hi)
+/* The offset the patch of the operation's command word `word` gives its
+ * stored value, as the commands decoder reads every patched address; 0
+ * with the step refused when no patch targets it. */
+static int tp_patched(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, unsigned word,
+		      uint64_t value, uint64_t *offset)
+{
+	const nbg_graph_operation *o = nbg_graph_operation_at(p->g, s->operation);
+	uint64_t end = o ? (uint64_t)o->patch_index + o->patch_count : 0;
+	for (uint64_t i = o ? o->patch_index : 0; i < end && i < p->g->sum.patch_count; i++) {
+		const nbg_graph_patch *x = nbg_graph_patch_at(p->g, (size_t)i);
+		if (x->type == 1 && x->dest_offset == 4u * word) {
+			*offset = nbg_command_patched_offset(p->g->sum.version, x->src_offset, value);
+			return 1;
+		}
+	}
+	nbg_cpu_refuse(s, "address-not-relocated", "its %s circular buffer end is relocated by no patch, "
+		       "so where the buffer lies is not known", what);
+	return 0;
+}
+
+/*
+ * The circular buffer whose size field is size_key and end field word
+ * `word`: with a non-zero size, the bytes [lo, hi] must lie inside
+ * [end - size, end), where nothing wraps.  The end field holds the address
+ * >> 6 in 0x10003 files and the byte address in later ones (every corpus
+ * file: the image's base then lies inside the buffer, doc/cpu.md).
+ */
+static int tp_circular_ok(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, const char *what,
+			  const char *size_key, unsigned word, uint64_t lo, uint64_t hi)
 {
 	uint64_t size = (uint64_t)tpf(cmd, size_key) << 6;
 	if (!size)
 		return 1;
-	if (!(cmd->patched_words >> word & 1)) {
-		nbg_cpu_refuse(s, "address-not-relocated", "its %s circular buffer end is relocated by no patch, "
-			       "so where the buffer lies is not known", what);
+	uint64_t raw = cmd->words[word], end = 0;
+	if (!tp_patched(p, s, what, word, p->g->sum.version < 0x10009u ? raw << 6 : raw, &end))
 		return 0;
-	}
-	uint64_t end = cmd->words[word];
 	if (end < size || lo < end - size || hi >= end) {
 		nbg_cpu_refuse(s, "circular-buffer-wrap", "its %s bytes 0x%llx..0x%llx do not lie inside its "
 			       "circular buffer of %llu bytes ending at 0x%llx: how the wrap reads is not "
@@ -359,7 +382,7 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 			return;
 		}
 		t->in_hi = last - t->in_base;
-		if (!tp_circular_ok(s, cmd, "input", "in_image_circular_buf_size", 26, t->in_base + t->in_lo,
+		if (!tp_circular_ok(p, s, cmd, "input", "in_image_circular_buf_size", 26, t->in_base + t->in_lo,
 				    last))
 			return;
 	}
@@ -372,7 +395,7 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 			       (unsigned long long)(t->out_base + hi), (unsigned long long)osize);
 		return;
 	}
-	if (!tp_circular_ok(s, cmd, "output", "out_image_circular_buf_size", 28, t->out_base, t->out_base + hi))
+	if (!tp_circular_ok(p, s, cmd, "output", "out_image_circular_buf_size", 28, t->out_base, t->out_base + hi))
 		return;
 	t->overlap = reads && t->in_region == t->out_region && t->in_base + t->in_lo <= t->out_base + hi &&
 		     t->out_base <= t->in_base + t->in_hi;
