@@ -8,10 +8,12 @@
  * NN-engine convolutions (conv, depthwise) with uint8 data and kernels,
  * their bias, the requantization of the command (post_multiplier /
  * post_shift fields, out_zero_point), fused ReLU, 2x2 max and first-pixel
- * pooling, the input offset with a constant border; INIT and END records
- * (nothing to compute).  Everything else is refused before anything runs:
- * TP operations, SH and SW operations (shader or software code nbgkit does
- * not decode), other data types, pooling modes and memory sources, each
+ * pooling, the input offset with a constant border; TP copies, transposes,
+ * reshuffles and max pooling (uint8); INIT and END records (nothing to
+ * compute).  Everything else is refused before anything runs: TP
+ * lookup-table activations and fully connected layers, SH and SW operations
+ * (shader or software code nbgkit does not decode), other data types,
+ * pooling modes and memory sources, each
  * with a stable reason id (nbg_cpu_step.reason_id) and a sentence naming
  * the operation, the field and its value.
  *
