@@ -170,17 +170,23 @@ def op_and_fields(doc, n):
     return op, doc["commands"]["tp"]["commands"][op["command"]]["fields"]
 
 
+def around(nbg, dumper, corpus, tmp, name, n, seed):
+    """Operation n of a corpus file on synthesized inputs: its JSON record,
+    its TP fields, the buffers before and after it, and its input image."""
+    model = os.path.join(corpus, name)
+    doc = inspect(nbg, model)
+    op, f = op_and_fields(doc, n)
+    paths = inputs_for(doc, tmp, seed)
+    before = dump(dumper, model, n, paths, tmp)
+    after = dump(dumper, model, n + 1, paths, tmp)
+    return doc, op, f, before, after, image(f, before[key(op["input_ref"])], op["input_ref"]["offset"])
+
+
 def check_per_op(nbg, dumper, corpus, tmp, failures, figures):
     import numpy as np
     equal = checked = elements = 0
     for name, n, what in PER_OP:
-        model = os.path.join(corpus, name)
-        doc = inspect(nbg, model)
-        op, f = op_and_fields(doc, n)
-        paths = inputs_for(doc, tmp, n)
-        before = dump(dumper, model, n, paths, tmp)
-        after = dump(dumper, model, n + 1, paths, tmp)
-        a = image(f, before[key(op["input_ref"])], op["input_ref"]["offset"])
+        _, op, f, before, after, a = around(nbg, dumper, corpus, tmp, name, n, n)
         writes = walk(f, a)
         expect = {kk: v.copy() for kk, v in before.items()}
         ob = key(op["output_ref"])
@@ -218,13 +224,7 @@ def check_semantics(nbg, dumper, corpus, tmp, failures, figures):
     done = []
     # a TensorTranspose: the interleaved channels (x) outermost
     for name, n in (("v1/1000f_7d_face_age_7d.nb", 1), ("v1/10014_99_image_classify_99_S905D3.nb", 1)):
-        model = os.path.join(corpus, name)
-        doc = inspect(nbg, model)
-        op, f = op_and_fields(doc, n)
-        paths = inputs_for(doc, tmp, 7)
-        before = dump(dumper, model, n, paths, tmp)
-        after = dump(dumper, model, n + 1, paths, tmp)
-        a = image(f, before[key(op["input_ref"])], op["input_ref"]["offset"])
+        _, op, f, before, after, a = around(nbg, dumper, corpus, tmp, name, n, 7)
         want = np.transpose(a, (2, 0, 1))
         got = dense(after[key(op["output_ref"])], op["output_ref"]["offset"], want.shape)
         if not np.array_equal(got, want):
@@ -234,13 +234,7 @@ def check_semantics(nbg, dumper, corpus, tmp, failures, figures):
     # PoolingLayer2: numpy max pooling with the window's padding
     for name, n in (("v1/1000e_99_emotion_99.nb", 9), ("v1/1000e_99_emotion_99.nb", 15),
                     ("v1/1000e_99_emotion_99.nb", 23), ("v1/1000e_99_emotion_99.nb", 31)):
-        model = os.path.join(corpus, name)
-        doc = inspect(nbg, model)
-        op, f = op_and_fields(doc, n)
-        paths = inputs_for(doc, tmp, 9)
-        before = dump(dumper, model, n, paths, tmp)
-        after = dump(dumper, model, n + 1, paths, tmp)
-        a = image(f, before[key(op["input_ref"])], op["input_ref"]["offset"])
+        _, op, f, before, after, a = around(nbg, dumper, corpus, tmp, name, n, 9)
         k, st = pooling(f)
         wx0, wy0 = s16(f["in_window_x_start"]), s16(f["in_window_y_start"])
         wx1, wy1 = s16(f["in_window_x_end"]), s16(f["in_window_y_end"])
@@ -264,15 +258,9 @@ def check_semantics(nbg, dumper, corpus, tmp, failures, figures):
                     (name, n, k, k, st, "x".join(map(str, a.shape)), "x".join(map(str, want.shape))))
     # a reshuffle, read as the next NN convolution reads its input
     for name, n in (("v1/1000e_99_emotion_99.nb", 3), ("v1/1000e_99_emotion_99.nb", 16)):
-        model = os.path.join(corpus, name)
-        doc = inspect(nbg, model)
-        op, f = op_and_fields(doc, n)
+        doc, op, f, before, after, a = around(nbg, dumper, corpus, tmp, name, n, 11)
         nxt = next(o for o in doc["commands"]["operations"]
                    if o["operation"] > n and o["engine"] == "NN")
-        paths = inputs_for(doc, tmp, 11)
-        before = dump(dumper, model, n, paths, tmp)
-        after = dump(dumper, model, n + 1, paths, tmp)
-        a = image(f, before[key(op["input_ref"])], op["input_ref"]["offset"])
         cx, cy, cz = nxt["input"]
         df = nxt["dataflow"]
         buf = after[key(nxt["input_ref"])]
