@@ -406,11 +406,8 @@ def main():
     if len(sys.argv) != 5 or sys.argv[3] != "--corpus":
         sys.exit("usage: check_cpu_tp.py NBG DUMP --corpus DIR")
     nbg, dumper, corpus = sys.argv[1], sys.argv[2], sys.argv[4]
-    need = os.path.join(corpus, PER_OP[0][0])
-    if not os.path.exists(need):
-        print("check_cpu_tp: skipped: %s does not exist (the meson option corpus_dir points at "
-              "the real files)" % need)
-        sys.exit(SKIP)
+    from tc_corpus import need
+    need("check_cpu_tp", "the TP operation checks", corpus)
     try:
         import numpy  # noqa: F401
     except ImportError as e:
