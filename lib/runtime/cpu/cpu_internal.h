@@ -82,7 +82,7 @@ struct nbg_cpu_plan {
 
 #define CPU_HIDDEN __attribute__((visibility("hidden")))
 
-/* Shared by the planners (cpu_plan.c): refuse a step with a reason id and
+/* Shared by the planners (cpu_common.c): refuse a step with a reason id and
  * a sentence; the region an address reference lands in (-1 with the step
  * refused); whether an image x*y*z at base with its strides lies inside a
  * region (*last: its last byte). */

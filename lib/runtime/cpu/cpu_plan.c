@@ -23,16 +23,6 @@ const char *nbg_cpu_verdict_name(int v)
 	}
 }
 
-void nbg_cpu_refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	s->verdict = NBG_CPU_REFUSED;
-	s->reason_id = id;
-	vsnprintf(s->reason, sizeof(s->reason), fmt, ap);
-	va_end(ap);
-}
-
 static void add_region(nbg_cpu_plan *p, uint32_t type, int32_t index, uint64_t size)
 {
 	if (p->region_count < sizeof(p->regions) / sizeof(p->regions[0]))
@@ -49,41 +39,6 @@ static void build_regions(nbg_cpu_plan *p)
 	add_region(p, NBG_GRAPH_SRC_VIP_SRAM, -1, m->memory.vip_sram_bytes);
 	add_region(p, NBG_GRAPH_SRC_AXI_SRAM, -1, m->memory.axi_sram_bytes);
 	add_region(p, NBG_GRAPH_SRC_MEMORY_POOL, -1, m->memory.memory_pool_bytes);
-}
-
-/* The region an address reference lands in, or -1 (with the step refused). */
-long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what,
-			const nbg_cmd_ref *r)
-{
-	if (!r->patched) {
-		nbg_cpu_refuse(s, "address-not-relocated",
-		       "its %s address is relocated by no patch, so where it lies is not known", what);
-		return -1;
-	}
-	for (size_t i = 0; i < p->region_count; i++) {
-		const cpu_region *g = &p->regions[i];
-		if (g->source_type != r->source_type)
-			continue;
-		if ((g->source_type == NBG_GRAPH_SRC_INPUT || g->source_type == NBG_GRAPH_SRC_OUTPUT) &&
-		    g->index != r->index)
-			continue;
-		return (long)i;
-	}
-	const char *name = nbg_graph_source_type_name(r->source_type);
-	nbg_cpu_refuse(s, "memory-unsupported", "its %s address is in %s %d, a memory the CPU backend does not model",
-	       what, name ? name : "source type", name ? r->index : (int32_t)r->source_type);
-	return -1;
-}
-
-/* The last byte of an image x*y*z at base with its strides lies inside the region. */
-int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x, uint64_t y,
-		      uint64_t z, uint64_t row, uint64_t slice, uint64_t *last)
-{
-	/* x, y below 2^13, z below 2^20, the strides bounded: no sum below overflows */
-	if (row >= (1ull << 32) || slice >= (1ull << 40) || z > (1ull << 20))
-		return 0;
-	*last = base + (z - 1) * slice + (y - 1) * row + (x - 1);
-	return *last < p->regions[region].size;
 }
 
 static uint32_t field(const nbg_cmd *cmd, const char *key)
@@ -126,10 +81,9 @@ static int scale_fields(uint32_t target, const nbg_cmd *cmd, uint32_t *mantissa,
 	}
 }
 
-static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *cop, const nbg_cmd_op *op,
+static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op,
 		    const nbg_weights_op *wo)
 {
-	cpu_conv *cv = &cop->conv;
 	const nbg_cmd *cmd = nbg_commands_at(p->c, NBG_CMD_NN, op->command);
 	if (op->type != NBG_GRAPH_OP_NN) {
 		nbg_cpu_refuse(s, "operation-type-unsupported",
@@ -276,7 +230,6 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *cop, const nbg_cmd
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 	s->macs = macs;
-	cop->kind = CPU_OP_CONV;
 }
 
 static void plan_step(nbg_cpu_plan *p, size_t i, const nbg_weights_op *const *wop)
@@ -317,7 +270,9 @@ static void plan_step(nbg_cpu_plan *p, size_t i, const nbg_weights_op *const *wo
 		       "not execute", tn ? tn : "?", go->type);
 		return;
 	}
-	plan_nn(p, s, &p->ops[i], op, wop[i]);
+	plan_nn(p, s, &p->ops[i].conv, op, wop[i]);
+	if (s->verdict == NBG_CPU_EXECUTE)
+		p->ops[i].kind = CPU_OP_CONV;
 }
 
 nbg_code nbg_cpu_plan_build(const uint8_t *model, size_t size, nbg_cpu_plan **out, nbg_error *err)
