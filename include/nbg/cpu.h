@@ -64,6 +64,8 @@ typedef struct nbg_cpu_step {
 	const char *reason_id; /* stable kebab-case id (doc/cpu.md); "" when executed */
 	char reason[256];      /* a sentence naming the field and value; "" when executed */
 	uint64_t macs;         /* multiply-accumulates (executed NN operations) */
+	int reference;         /* 1: executed by reference semantics (an SH or SW operation
+				* identified by its layer and I/O), not from the operation's code */
 } nbg_cpu_step;
 
 typedef struct nbg_cpu_plan nbg_cpu_plan;
