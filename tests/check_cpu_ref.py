@@ -25,7 +25,12 @@ runs by reference semantics, against references no C code here computes.
    scale and the command's out_zp, through the backend's softmax: top-1
    equal to Caffe's softmax, the largest difference printed.
 4. Mutations of the LeNet file: another layer name, another image format
-   word, a LOAD_STATE count past the buffer: each refused with its id.
+   word, a LOAD_STATE count past the buffer, a NaN scale: each refused
+   with its id.
+5. `nbg run --backend cpu` reports the steps computed by reference
+   semantics in summary.json (runtime.reference_semantics) and on stdout:
+   none for an NN-only model.  (No corpus model runs whole with a softmax
+   yet: the operations before each are refused.)
 
 Usage: check_cpu_ref.py NBG REFOP --corpus DIR --models DIR (exit 77 when
 the files or Debian's python3-numpy / python3-protobuf are missing).
@@ -320,6 +325,32 @@ def check_mutations(nbg, models, tmp, failures, figures):
     figures.append("mutations of LeNet's softmax refused with their ids: %d" % len(cases))
 
 
+def check_run_report(nbg, corpus, tmp, failures, figures):
+    """Section 5: `nbg run --backend cpu` on a model with no SH/SW operation
+    (10014_ee_network_binary.nb, NN only) lists no reference step: an empty
+    runtime.reference_semantics in summary.json, no line on stdout."""
+    import numpy as np
+    model = os.path.join(corpus, "v1", "10014_ee_network_binary.nb")
+    if not os.path.exists(model):
+        figures.append("run report: %s missing, not checked" % model)
+        return
+    doc = inspect(nbg, model)
+    inp = os.path.join(tmp, "ee_in.bin")
+    np.random.default_rng(5).integers(0, 256, doc["inputs"][0]["byte_size"],
+                                      dtype=np.uint8).tofile(inp)
+    out = os.path.join(tmp, "ee_run")
+    r = run([nbg, "run", "--backend", "cpu", model, "--input", inp, "--output-dir", out])
+    if r.returncode != 0:
+        failures.append("nbg run --backend cpu on the NN-only model: exit %d: %s" %
+                        (r.returncode, r.stderr))
+        return
+    with open(os.path.join(out, "summary.json")) as f:
+        ref = json.load(f).get("runtime", {}).get("reference_semantics")
+    if ref != [] or "reference semantics" in r.stdout:
+        failures.append("the NN-only run reports reference steps: %r / %s" % (ref, r.stdout))
+    figures.append("run report: summary.json's runtime.reference_semantics is [] for an NN-only run")
+
+
 def main():
     if len(sys.argv) != 7 or sys.argv[3] != "--corpus" or sys.argv[5] != "--models":
         sys.exit("usage: check_cpu_ref.py NBG REFOP --corpus DIR --models DIR")
@@ -339,6 +370,7 @@ def main():
         check_softmax_ops(refop, softmax, tmp, failures, figures)
         check_lenet_scale(nbg, refop, models, tmp, failures, figures)
         check_mutations(nbg, models, tmp, failures, figures)
+        check_run_report(nbg, corpus, tmp, failures, figures)
     for f in figures:
         print(f)
     for f in failures:
