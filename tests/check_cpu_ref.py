@@ -5,7 +5,9 @@ runs by reference semantics, against references no C code here computes.
 1. Plan, every corpus file and the LeNet files: each Softmax2Layer SH
    operation is executed and labelled "reference semantics, not from the
    operation's code"; every other SH or SW operation is refused
-   (shader-not-executed / software-not-executed) with its layer named.
+   (shader-not-executed / software-not-executed) with its layer named;
+   `nbg probe --json` counts the softmaxes per file
+   (executed_by_reference_semantics).
 2. Per softmax, on synthesized buffers (nbg-cpu-ref-op runs that one
    operation whatever precedes it): the I/O is decoded here, independently
    of the C code, from the raw bytes (the LOAD_STATE stream of the
@@ -187,6 +189,14 @@ def check_plans(nbg, models, failures, figures):
                                 (name, n, o["type_name"], o["layer_name"], rid, rest))
             refused += 1
             layers[o["layer_name"]] = layers.get(o["layer_name"], 0) + 1
+    r = run([nbg, "probe", "--json", "--device-root", "/nonexistent", *models])
+    probe = {m["path"]: m.get("executed_by_reference_semantics")
+             for m in json.loads(r.stdout)["cpu_backend"]["models"]}
+    for model in models:
+        want = sum(1 for m, _, _ in softmax if m == model)
+        if probe.get(model) != want:
+            failures.append("nbg probe --json: %s has executed_by_reference_semantics %r, the plan %d" %
+                            (os.path.basename(model), probe.get(model), want))
     figures.append("plans: %d files, %d softmax operations executed by reference semantics, %d other "
                    "SH/SW operations refused naming their layer (%s)" %
                    (len(models), len(softmax), refused,
