@@ -43,21 +43,16 @@ import math
 import os
 import re
 import struct
-import subprocess
 import sys
 import tempfile
 
-from exe_wrapper import command
+from check_cpu import run
 
 SKIP = 77
 LENET = "lenet-caffe/lenet_v2_0x10016.nb"
 LOG2E = 1.4426950408889634
 LABEL = "(reference semantics, not from the operation's code)"
 FMT_UINT8, FMT_FP16 = 0x444041f0, 0x44404071
-
-
-def run(args, **kw):
-    return subprocess.run([*command(args[0]), *args[1:]], capture_output=True, text=True, **kw)
 
 
 def inspect(nbg, model):
