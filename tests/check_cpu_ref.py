@@ -363,8 +363,9 @@ def main():
     files = sorted(glob.glob(os.path.join(corpus, "v1", "*.nb")) +
                    glob.glob(os.path.join(corpus, "v2", "*.nb")))
     if not files or not os.path.exists(os.path.join(models, LENET)):
-        print("check_cpu_ref: skipped: no corpus files under %s or no %s (meson options corpus_dir "
-              "and models_dir point at the real files)" % (corpus, os.path.join(models, LENET)))
+        print("check_cpu_ref: skipped: no corpus files under %s or no %s (sh "
+              "scripts/fetch-corpus.sh, or -Dcorpus_dir=DIR -Dmodels_dir=DIR)" %
+              (corpus, os.path.join(models, LENET)))
         sys.exit(SKIP)
     from check_weights_lenet import imports
     imports()
