@@ -52,9 +52,16 @@ typedef struct cpu_tpfc {
 	int kind;
 } cpu_tpfc;
 
-/* An SH or SW operation executed by reference semantics (cpu_ref.c). */
+/* An SH or SW operation executed by reference semantics (cpu_ref.c):
+ * a softmax over width uint8 values (row 0 of the input image) into width
+ * fp16 values, exp2((x - max) * scale_log2e) normalised. */
+enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX };
 typedef struct cpu_ref {
-	int kind;
+	int kind;                       /* enum cpu_ref_kind */
+	uint32_t width;
+	float scale_log2e;              /* the input scale times log2(e), from the uniforms */
+	size_t in_region, out_region;   /* into the plan's regions */
+	uint64_t in_base, out_base;
 } cpu_ref;
 
 /* Which of an operation's members the run executes. */

@@ -376,7 +376,9 @@ void nbg_cpu_plan_print(FILE *out, const nbg_cpu_plan *p)
 		const nbg_cpu_step *s = &p->steps[i];
 		fprintf(out, "  op %zu [layer %u %s] %s: %s", s->operation, s->layer_id, s->layer, s->what,
 			nbg_cpu_verdict_name(s->verdict));
-		if (s->verdict == NBG_CPU_EXECUTE)
+		if (s->verdict == NBG_CPU_EXECUTE && s->reference)
+			fprintf(out, " (reference semantics, not from the operation's code)");
+		else if (s->verdict == NBG_CPU_EXECUTE)
 			fprintf(out, " (%llu MACs)", (unsigned long long)s->macs);
 		if (s->verdict == NBG_CPU_REFUSED)
 			fprintf(out, " %s: %s", s->reason_id, s->reason);
