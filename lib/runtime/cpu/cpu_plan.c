@@ -5,6 +5,7 @@
  * sentence naming the field and value.  Every address range an executed
  * operation touches is checked against its buffer here, before any run.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,47 @@ static int scale_fields(uint32_t target, const nbg_cmd *cmd, uint32_t *mantissa,
 	}
 }
 
+int nbg_cpu_conv_fits_int32(const cpu_conv *cv)
+{
+	if (!cv->k || !cv->out_x || !cv->out_y || cv->out_x > (1u << 16) || cv->out_y > (1u << 16) ||
+	    cv->k > (1u << 12))
+		return 0;
+	cpu_conv_geom g = nbg_cpu_conv_geometry(cv);
+	if (g.taps > (1ull << 31) ||
+	    (uint64_t)cv->in_z * g.plane * 2 > CPU_MAX_SCRATCH ||
+	    g.groups * CPU_GRP * g.taps * 2 > CPU_MAX_SCRATCH)
+		return 0;
+	for (uint32_t o = 0; o < cv->out_z; o++) {
+		int64_t b = cv->bias[o];
+		uint64_t bound = (uint64_t)(b < 0 ? -b : b);
+		const uint8_t *w = cv->codes + (size_t)o * g.taps;
+		for (uint64_t t = 0; t < g.taps; t++) {
+			int32_t d = (int32_t)w[t] - (int32_t)cv->w_zp;
+			/* |x - in_zp| <= 255 for any uint8 x and uint8 zero point */
+			bound += (uint64_t)(d < 0 ? -d : d) * 255u;
+		}
+		if (bound > INT32_MAX)
+			return 0;
+	}
+	return 1;
+}
+
+/* The decoded kernel codes and biases; 0 with the step refused when the
+ * stream holds fewer codes than the kernel needs. */
+static int conv_weights(nbg_cpu_step *s, cpu_conv *cv, const nbg_weights_op *wo, const uint32_t *shape)
+{
+	size_t n = 0;
+	cv->codes = nbg_weights_op_codes(wo, &n);
+	cv->bias = nbg_weights_op_bias(wo);
+	if (!cv->codes || !cv->bias || n < (uint64_t)cv->out_z * cv->k * cv->k * (cv->depthwise ? 1 : cv->in_z)) {
+		nbg_cpu_refuse(s, "weights-not-decoded", "its decoded kernel stream holds %zu codes, fewer than "
+		       "the %ux%ux%ux%u kernel needs", n, shape[0], shape[1], shape[2], shape[3]);
+		return 0;
+	}
+	cv->acc32 = nbg_cpu_conv_fits_int32(cv);
+	return 1;
+}
+
 static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *cop, const nbg_cmd_op *op,
 		    const nbg_weights_op *wo)
 {
@@ -239,8 +281,7 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *cop, const nbg_cmd
 	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &op->out_ref);
 	if (ri < 0 || ro < 0)
 		return;
-	cv->in_region = (size_t)ri;
-	cv->out_region = (size_t)ro;
+	cv->in_region = (size_t)ri, cv->out_region = (size_t)ro;
 	cv->in_base = op->in_ref.offset;
 	cv->in_row = op->in_row_stride;
 	cv->in_slice = op->in_slice_stride;
@@ -270,9 +311,8 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *cop, const nbg_cmd
 		       (unsigned long long)p->regions[cv->out_region].size);
 		return;
 	}
-	size_t n = 0;
-	cv->codes = nbg_weights_op_codes(wo, &n);
-	cv->bias = nbg_weights_op_bias(wo);
+	if (!conv_weights(s, cv, wo, shape))
+		return;
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 	s->macs = macs;
