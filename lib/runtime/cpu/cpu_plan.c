@@ -168,6 +168,34 @@ static int conv_weights(nbg_cpu_step *s, cpu_conv *cv, const nbg_weights_op *wo,
 	return 1;
 }
 
+/*
+ * The written image: the convolution's output, 2x2-pooled (pool 1 max, 3
+ * first pixel), or subsampled by 2 where no pooling field says so but the
+ * output row pitch holds half a row (a strided convolution, whose
+ * subsampling the decoder infers): that one is written as first-pixel
+ * pooling, the convolution at even x and y (doc/cpu.md: the same layer
+ * compiled for targets that set pooling 3 gives the same bytes).  0 with
+ * the step refused when the written image does not follow.
+ */
+static int conv_written(nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op, uint32_t pool)
+{
+	if (!pool && op->out_subsample_inferred && op->out_subsample == 2)
+		pool = 3;
+	cv->pooling = pool;
+	cv->pool_x = op->out[0];
+	cv->pool_y = op->out[1];
+	uint32_t sub = pool ? 2 : 1;
+	if (op->out[2] != cv->out_z || cv->pool_x * sub > cv->out_x + sub - 1 ||
+	    cv->pool_y * sub > cv->out_y + sub - 1 || !cv->pool_x || !cv->pool_y ||
+	    (!pool && (cv->pool_x != cv->out_x || cv->pool_y != cv->out_y))) {
+		nbg_cpu_refuse(s, "shape-inconsistent", "the written image %ux%ux%u does not follow from the "
+		       "convolution's %ux%ux%u and its pooling or subsampling (%u)", op->out[0], op->out[1],
+		       op->out[2], cv->out_x, cv->out_y, cv->out_z, op->out_subsample);
+		return 0;
+	}
+	return 1;
+}
+
 static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *cop, const nbg_cmd_op *op,
 		    const nbg_weights_op *wo)
 {
@@ -258,18 +286,8 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *cop, const nbg_cmd
 		return;
 	}
 	cv->relu = op->relu;
-	cv->pooling = pool;
-	cv->pool_x = op->out[0];
-	cv->pool_y = op->out[1];
-	uint32_t sub = pool ? 2 : 1;
-	if (op->out[2] != cv->out_z || cv->pool_x * sub > cv->out_x + sub - 1 ||
-	    cv->pool_y * sub > cv->out_y + sub - 1 || !cv->pool_x || !cv->pool_y ||
-	    (!pool && (cv->pool_x != cv->out_x || cv->pool_y != cv->out_y))) {
-		nbg_cpu_refuse(s, "shape-inconsistent", "the written image %ux%ux%u does not follow from the "
-		       "convolution's %ux%ux%u and its pooling", op->out[0], op->out[1], op->out[2],
-		       cv->out_x, cv->out_y, cv->out_z);
+	if (!conv_written(s, cv, op, pool))
 		return;
-	}
 	uint64_t macs = (uint64_t)cv->out_x * cv->out_y * cv->out_z * cv->k * cv->k *
 			(cv->depthwise ? 1 : cv->in_z);
 	if (macs > NBG_CPU_MAX_MACS) {
