@@ -196,6 +196,51 @@ static int conv_written(nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op, uin
 	return 1;
 }
 
+/* The signed 4-bit in_image_y_offset of an NN operation's command. */
+static int32_t y_offset(const nbg_cpu_plan *p, const nbg_cmd_op *op)
+{
+	const nbg_cmd *cmd = nbg_commands_at(p->c, NBG_CMD_NN, op->command);
+	uint32_t yo = cmd ? field(cmd, "in_image_y_offset") | field(cmd, "in_image_y_offset_bit_3") << 3 : 0;
+	return yo >= 8 ? (int32_t)yo - 16 : (int32_t)yo;
+}
+
+/*
+ * Tiles: an operation that computes rows of a layer whose earlier rows an
+ * earlier operation of the same layer computed (same kind, same memories)
+ * must read as many rows further on as it writes further on, times its
+ * subsampling.  Where both steps are whole rows and they disagree (the
+ * 0x1000000e image_classify files' first layer: inputs 18 rows apart for
+ * outputs 3 rows apart at stride 2), the tile addressing is not understood:
+ * the rows computed would land at other rows than the same layer's
+ * untiled output on other targets.  0 with the step refused.
+ */
+static int tile_consistent(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd_op *op, uint32_t sub)
+{
+	for (size_t j = op->operation, seen = 0; j-- > 0 && seen < 64; seen++) {
+		const nbg_cmd_op *q = nbg_commands_op_of(p->c, j);
+		if (!q || q->engine != NBG_CMD_NN || q->layer_id != op->layer_id)
+			continue;
+		if (strcmp(q->kind, op->kind) || q->in_ref.source_type != op->in_ref.source_type ||
+		    q->in_ref.index != op->in_ref.index || q->out_ref.source_type != op->out_ref.source_type ||
+		    q->out_ref.index != op->out_ref.index || q->in_row_stride != op->in_row_stride ||
+		    q->out_row_stride != op->out_row_stride || !op->in_row_stride || !op->out_row_stride ||
+		    op->in_ref.offset <= q->in_ref.offset || op->out_ref.offset <= q->out_ref.offset)
+			return 1;
+		uint64_t din = op->in_ref.offset - q->in_ref.offset, dout = op->out_ref.offset - q->out_ref.offset;
+		/* the first convolution row reads input row (offset / row) + y offset */
+		int64_t rin = (int64_t)(din / op->in_row_stride) + y_offset(p, op) - y_offset(p, q);
+		if (din % op->in_row_stride || dout % op->out_row_stride ||
+		    rin == (int64_t)(dout / op->out_row_stride * sub))
+			return 1;
+		nbg_cpu_refuse(s, "tile-offsets-inconsistent", "operation %zu of the same layer starts %lld input "
+		       "rows before it and writes %llu rows before it (subsampling %u): how its tile's addresses "
+		       "map to rows is not established", j, (long long)rin,
+		       (unsigned long long)(dout / op->out_row_stride), sub);
+		return 0;
+	}
+	return 1;
+}
+
 static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *cop, const nbg_cmd_op *op,
 		    const nbg_weights_op *wo)
 {
@@ -286,7 +331,7 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *cop, const nbg_cmd
 		return;
 	}
 	cv->relu = op->relu;
-	if (!conv_written(s, cv, op, pool))
+	if (!conv_written(s, cv, op, pool) || !tile_consistent(p, s, op, cv->pooling ? 2 : 1))
 		return;
 	uint64_t macs = (uint64_t)cv->out_x * cv->out_y * cv->out_z * cv->k * cv->k *
 			(cv->depthwise ? 1 : cv->in_z);
