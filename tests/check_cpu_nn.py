@@ -197,10 +197,7 @@ def main():
                 failures.append("%s: %d NN operations checked, expected %d" % (name, checked, n))
         check_cross_target(nbg, dumper, corpus, paths, tmp, failures, figures)
         check_tiles(nbg, dumper, corpus, paths, tmp, failures, figures)
-    for f in figures:
-        print(f)
-    for f in failures:
-        print("FAIL: " + f)
+    print("\n".join(figures + ["FAIL: " + f for f in failures]))
     sys.exit(1 if failures else 0)
 
 

@@ -134,7 +134,7 @@ CPU_HIDDEN int nbg_cpu_conv_fits_int32(const cpu_conv *cv);
 #define CPU_BLK 64
 #define CPU_GRP 4
 /* Above this many bytes of scratch the 64-bit path (no copies) runs. */
-#define CPU_MAX_SCRATCH (1ull << 28)
+#define CPU_MAX_SCRATCH (1ull << 26)
 
 typedef struct cpu_conv_geom {
 	uint64_t wide, blocks, plane, taps, groups;
