@@ -39,6 +39,7 @@ typedef struct cpu_conv {
 	uint64_t out_base, out_row, out_slice;
 	const uint8_t *codes;           /* [out][z][k][k] */
 	const int32_t *bias;            /* corrected: sum((w - zp)(x - in_zp)) + bias */
+	int acc32;                      /* the plan proved every sum fits int32 (cpu_exec.c) */
 } cpu_conv;
 
 /* An executable TP operation (cpu_tp.c): a walk over the input window in
@@ -67,9 +68,16 @@ typedef struct cpu_tpfc {
 	int kind;
 } cpu_tpfc;
 
-/* An SH or SW operation executed by reference semantics (cpu_ref.c). */
+/* An SH or SW operation executed by reference semantics (cpu_ref.c):
+ * a softmax over width uint8 values (row 0 of the input image) into width
+ * fp16 values, exp2((x - max) * scale_log2e) normalised. */
+enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX };
 typedef struct cpu_ref {
-	int kind;
+	int kind;                       /* enum cpu_ref_kind */
+	uint32_t width;
+	float scale_log2e;              /* the input scale times log2(e), from the uniforms */
+	size_t in_region, out_region;   /* into the plan's regions */
+	uint64_t in_base, out_base;
 } cpu_ref;
 
 /* Which of an operation's members the run executes. */
@@ -97,7 +105,7 @@ struct nbg_cpu_plan {
 
 #define CPU_HIDDEN __attribute__((visibility("hidden")))
 
-/* Shared by the planners (cpu_plan.c): refuse a step with a reason id and
+/* Shared by the planners (cpu_common.c): refuse a step with a reason id and
  * a sentence; the region an address reference lands in (-1 with the step
  * refused); whether an image x*y*z at base with its strides lies inside a
  * region (*last: its last byte). */
@@ -132,5 +140,38 @@ CPU_HIDDEN uint8_t nbg_cpu_requant(int64_t acc, uint32_t mantissa, uint32_t expo
 /* Executes one planned convolution on the machine's buffers; -1 when out
  * of memory (nothing written). */
 CPU_HIDDEN int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf);
+/* Whether the 32-bit kernels may run the convolution: every channel's
+ * |bias| + 255 x sum |w - coef_zero_point| fits int32 and the scratch
+ * images stay below a bound (cpu_plan.c). */
+CPU_HIDDEN int nbg_cpu_conv_fits_int32(const cpu_conv *cv);
+
+/*
+ * The 32-bit kernels' geometry (cpu_exec.c runs them): the input, minus its
+ * zero point, is copied into int16 planes padded with the border's 0 terms,
+ * each row wide = out_x + k - 1, so output (oy, ox) is index oy * wide + ox
+ * of a "wide" output whose last k - 1 columns are dropped; the wide output
+ * is cut into blocks of CPU_BLK positions and CPU_GRP output channels
+ * accumulate at once.
+ */
+#define CPU_BLK 64
+#define CPU_GRP 4
+/* Above this many bytes of scratch the 64-bit path (no copies) runs. */
+#define CPU_MAX_SCRATCH (1ull << 26)
+
+typedef struct cpu_conv_geom {
+	uint64_t wide, blocks, plane, taps, groups;
+} cpu_conv_geom;
+
+static inline cpu_conv_geom nbg_cpu_conv_geometry(const cpu_conv *cv)
+{
+	cpu_conv_geom g;
+	g.wide = (uint64_t)cv->out_x + cv->k - 1;
+	g.blocks = ((uint64_t)cv->out_y * g.wide + CPU_BLK - 1) / CPU_BLK;
+	/* the last block's last position plus the largest tap shift */
+	g.plane = g.blocks * CPU_BLK + (uint64_t)(cv->k - 1) * g.wide + cv->k - 1;
+	g.taps = (uint64_t)(cv->depthwise ? 1 : cv->in_z) * cv->k * cv->k;
+	g.groups = ((uint64_t)cv->out_z + CPU_GRP - 1) / CPU_GRP;
+	return g;
+}
 
 #endif
