@@ -47,9 +47,17 @@ typedef struct cpu_tp {
 } cpu_tp;
 
 /* A TP fully connected layer: coefficients read through
- * alu_load_pwl_lut_address (cpu_tpfc.c). */
+ * alu_load_pwl_lut_address (cpu_tpfc.c).  out[o] = requant(bias[o] +
+ * sum over i of (codes[o][i] - w_zp) x in[i]). */
 typedef struct cpu_tpfc {
-	int kind;
+	uint32_t nin, nout;
+	uint32_t w_zp, out_zp;
+	uint32_t mantissa, exponent;    /* the scale as a float32's fields */
+	size_t in_region, out_region;
+	uint64_t in_base, in_step;      /* input i at in_base + i x in_step */
+	uint64_t out_base;              /* output o at out_base + o */
+	const uint8_t *codes;           /* [nout][nin] */
+	const int32_t *bias;
 } cpu_tpfc;
 
 /* An SH or SW operation executed by reference semantics (cpu_ref.c). */
