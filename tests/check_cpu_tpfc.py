@@ -35,6 +35,10 @@ references no C code here computes.
    equal on every file.  (The backend does not reach that layer on these
    files: earlier TP operations are refused, so their outputs are not
    compared.)
+6. The 0xbe file of that network runs whole on the backend: its three TP
+   fully connected operations (64-byte aligned chunks) against numpy on a
+   synthesized image, byte for byte, and `nbg run --backend cpu` writes
+   the last one's output buffer as output_0.bin.
 
 Usage: check_cpu_tpfc.py NBG DUMP --corpus DIR --models DIR (exit 77 when
 the files or Debian's python3-numpy / python3-protobuf are missing).
@@ -220,6 +224,54 @@ def check_lenet(nbg, dumper, models, tmp, failures, figures):
                         "more than 1 %%: ratio %.4f" % ratio)
 
 
+def check_whole_be(nbg, dumper, corpus, tmp, failures, figures):
+    """The 0xbe image classification file runs whole: its three TP fully
+    connected operations (64-byte aligned chunks) against numpy on a
+    synthesized image, and `nbg run --backend cpu` writes the last one's
+    output buffer."""
+    import numpy as np
+    model = os.path.join(corpus, "v1", IC[2])
+    doc, weights, wdir = model_info(nbg, model, tmp)
+    ops = tp_fc_ops(doc, weights)
+    tp = doc["commands"]["tp"]["commands"]
+    rng = np.random.default_rng(2027)
+    img = os.path.join(tmp, "be_in.bin")
+    yy, xx = np.mgrid[0:224, 0:224]
+    pic = np.stack([(xx + yy) % 256, (3 * xx) % 256, 128 + 100 * np.sin(yy / 9.0)], axis=-1)
+    np.clip(pic + rng.normal(0, 12, pic.shape), 0, 255).astype(np.uint8).tofile(img)
+    state = dump(dumper, model, ops[0]["operation"], [img], tmp)
+    same = 0
+    for o in ops:
+        wo = weights[o["operation"]]
+        f = tp[o["command"]]["fields"]
+        qo = np.load(os.path.join(wdir, wo["files"]["weights"])).reshape(wo["shape"][0], -1)
+        bo = np.load(os.path.join(wdir, wo["files"]["bias"]))
+        after = dump(dumper, model, o["operation"] + 1, [img], tmp)
+        out = o["output_ref"]
+        key = (out["source_type_name"], -1 if out["source_type_name"] not in ("INPUT", "OUTPUT")
+               else out["index"])
+        expect = {k: v.copy() for k, v in state.items()}
+        ref = reference(o, f, qo, bo, state)
+        expect[key][out["offset"]:out["offset"] + len(ref)] = ref
+        ok = all(np.array_equal(expect[k], after[k]) for k in expect)
+        same += ok
+        if not ok:
+            failures.append("%s op %d: the buffers differ from the numpy reference" %
+                            (IC[2], o["operation"]))
+        state = after
+    outdir = os.path.join(tmp, "be_run")
+    r = run([nbg, "run", "--backend", "cpu", model, "--input", img, "--output-dir", outdir])
+    got = (np.fromfile(os.path.join(outdir, "output_0.bin"), dtype=np.uint8)
+           if r.returncode == 0 and os.path.exists(os.path.join(outdir, "output_0.bin")) else None)
+    whole = got is not None and np.array_equal(got, state[("OUTPUT", 0)][:len(got)])
+    if not whole:
+        failures.append("nbg run --backend cpu on %s: exit %d, its output differs from the "
+                        "last operation's buffer: %s" % (IC[2], r.returncode, r.stderr[-300:]))
+    figures.append("%s (whole model on the CPU backend): %d of %d TP fully connected operations "
+                   "equal to the numpy reference byte for byte; nbg run's output_0.bin equal to "
+                   "the last one's buffer: %s" % (IC[2], same, len(ops), "yes" if whole else "no"))
+
+
 def check_cross_target(nbg, corpus, tmp, failures, figures):
     import numpy as np
     ref = None
@@ -260,6 +312,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_lenet(nbg, dumper, models, tmp, failures, figures)
         check_cross_target(nbg, corpus, tmp, failures, figures)
+        check_whole_be(nbg, dumper, corpus, tmp, failures, figures)
     for f in figures:
         print(f)
     for f in failures:
