@@ -420,6 +420,80 @@ static void test_v8_rejections(void **state)
 	free_layer(&L);
 }
 
+/* TP fully connected streams: round trips over shapes, coding modes and
+ * both chunk placements, then each rejection. */
+static nbg_coef_shape tpfc_shape(const ce_layer *l)
+{
+	nbg_coef_shape s;
+
+	memset(&s, 0, sizeof(s));
+	s.out = l->out;
+	s.kz = l->kz;
+	s.kx = s.ky = s.superblock = 1;
+	s.zero_point = l->zp;
+	return s;
+}
+
+static void test_tpfc(void **state)
+{
+	static const uint32_t dims[][2] = { { 5, 500 }, { 126, 64 }, { 1, 7 }, { 3, 1 }, { 2, 33 } };
+	(void)state;
+	for (size_t d = 0; d < sizeof(dims) / sizeof(dims[0]); d++)
+		for (int mode = 0; mode < 8; mode++) {
+			tlayer L = make_layer(dims[d][0], dims[d][1], 1, 1, 1, 0, 0);
+			ce_opts o = { .format = CE_TPFC, .zrl = mode & 1,
+				      .avg_bias = (uint8_t)(mode & 2 ? 171 : 0),
+				      .chunk_align64 = mode >> 2 & 1, .map_seed = (uint32_t)(d + mode) };
+			nbg_coef_shape s = tpfc_shape(&L.l);
+			size_t n;
+			uint8_t *p = ce_encode(&L.l, &o, &n);
+			check_decodes(&L.l, p, n, &s, CE_TPFC, NBG_COEF_ORDER_INPUTS);
+			free(p);
+			free_layer(&L);
+		}
+
+	tlayer L = make_layer(5, 40, 1, 1, 1, 0, 0);
+	ce_opts o = { .format = CE_TPFC, .avg_bias = 171, .map_seed = 2 };
+	nbg_coef_shape s = tpfc_shape(&L.l), t;
+	size_t n;
+	uint8_t *p = ce_encode(&L.l, &o, &n), *q = malloc(n + 64);
+	uint32_t table_end = 28 + (40 * 14 + 7) / 8;
+#define MUTATE(stmt, id)                              \
+	do {                                          \
+		memcpy(q, p, n);                      \
+		stmt;                                 \
+		expect_reject(q, n, &s, CE_TPFC, id); \
+	} while (0)
+	MUTATE(q[0] = 0x20, "header-invalid");                   /* version 2 */
+	MUTATE(q[0] = 0x11, "unsupported-stream-flags");         /* precode */
+	MUTATE(q[28] = (uint8_t)(q[28] + 1), NULL);              /* chunk 0 one bit longer */
+	MUTATE(q[table_end] = 1, "nonzero-padding");             /* after the size table */
+	MUTATE(q[128 + 5 * 4] = 1, "nonzero-padding");           /* after the biases */
+	memcpy(q, p, n);
+	q[n] = 1;
+	expect_reject(q, n + 1, &s, CE_TPFC, "nonzero-tail");
+	expect_reject(p, n - 1, &s, CE_TPFC, NULL);               /* the last chunk cut */
+	expect_reject(p, 100, &s, CE_TPFC, "stream-too-short");
+	/* 4 or 7 outputs do not fit the chunks; 6 would: the pad byte of an odd
+	 * count reads as a sixth output, and its bias word as a zero, so the
+	 * output count must come from the command */
+	t = s;
+	t.out = 4;
+	expect_reject(p, n, &t, CE_TPFC, NULL);
+	t.out = 7;
+	expect_reject(p, n, &t, CE_TPFC, NULL);
+	t = s;
+	t.kx = t.ky = 3;
+	expect_reject(p, n, &t, CE_TPFC, "descriptor-invalid");
+	t = s;
+	t.kz = 1u << 19;
+	expect_reject(p, n, &t, CE_TPFC, NULL);
+#undef MUTATE
+	free(p);
+	free(q);
+	free_layer(&L);
+}
+
 /* Block padding that is not the zero point, and every single-bit flip of
  * real streams: decoded or rejected, never out of bounds (ASan). */
 static void test_bit_flips(void **state)
@@ -1057,7 +1131,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_v7_rejections),    cmocka_unit_test(test_v8_rejections),
 		cmocka_unit_test(test_bit_flips),        cmocka_unit_test(test_synth_file),
 		cmocka_unit_test(test_synth_file_rejected), cmocka_unit_test(test_synth_unsupported),
-		cmocka_unit_test(test_cli_out),
+		cmocka_unit_test(test_cli_out),         cmocka_unit_test(test_tpfc),
 	};
 	const struct CMUnitTest corpus[] = {
 		cmocka_unit_test(test_corpus_counts),
