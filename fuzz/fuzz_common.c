@@ -14,6 +14,39 @@ void fz_fail(const char *what, const char *file, int line)
 	abort();
 }
 
+FILE *fz_text_open(fz_text *t)
+{
+	t->buf = NULL;
+	t->len = 0;
+	t->f = open_memstream(&t->buf, &t->len);
+	FZ_CHECK(t->f != NULL);
+	return t->f;
+}
+
+const char *fz_text_close(fz_text *t)
+{
+	FZ_CHECK(fclose(t->f) == 0);
+	t->f = NULL;
+	FZ_CHECK(strlen(t->buf) == t->len);
+	for (size_t i = 0; i < t->len; i++)
+		FZ_CHECK(t->buf[i] == '\n' ||
+			 ((unsigned char)t->buf[i] >= 0x20 && (unsigned char)t->buf[i] < 0x7f));
+	return t->buf;
+}
+
+void fz_text_free(fz_text *t)
+{
+	free(t->buf);
+	t->buf = NULL;
+	t->len = 0;
+}
+
+void fz_text_check(fz_text *t)
+{
+	fz_text_close(t);
+	fz_text_free(t);
+}
+
 int fz_terminated(const char *s, size_t n)
 {
 	return memchr(s, '\0', n) != NULL;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "nbg/nbg.h"
 
@@ -24,6 +25,21 @@ nbg_code fz_parse(const uint8_t *data, size_t size, nbg_model **m, nbg_error *er
 /* What every successful parse promises, whatever the input: ranges inside the
  * file, records inside their sections, counts consistent, strings terminated. */
 void fz_check_model(const nbg_model *m, const uint8_t *data, size_t size);
+
+/* A printer's text captured in memory: fz_text_open gives the stream to
+ * print to; fz_text_close closes it and checks the text is printable ASCII
+ * and newlines only, with no NUL inside; the text stays in t->buf (length
+ * t->len) until fz_text_free. */
+typedef struct fz_text {
+	char *buf;
+	size_t len;
+	FILE *f;
+} fz_text;
+FILE *fz_text_open(fz_text *t);
+const char *fz_text_close(fz_text *t);
+void fz_text_free(fz_text *t);
+/* Closes, checks and frees: for a printer whose text is not read further. */
+void fz_text_check(fz_text *t);
 
 /* String is NUL-terminated within n bytes. */
 int fz_terminated(const char *s, size_t n);

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include <jansson.h>
+
 #include "cli.h"
 
 /* A byte count from the environment (cli_size_parse); 0 when unset or bad
@@ -179,6 +181,21 @@ void cli_loaded_free(cli_loaded *l)
 	nbg_model_free(l->model);
 	cli_input_close(&l->map);
 	l->model = NULL;
+}
+
+/* A path in JSON: as it is when it is UTF-8, else escaped as
+ * nbg_path_escape does (as every JSON report writes paths). */
+json_t *cli_json_path(const char *s)
+{
+	json_t *j = s ? json_string(s) : NULL;
+	char *e;
+
+	if (j || !s)
+		return j ? j : json_null();
+	e = nbg_path_escape(s);
+	j = e ? json_string(e) : NULL;
+	free(e);
+	return j ? j : json_null();
 }
 
 const char *cli_esc(const char *path)

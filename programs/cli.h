@@ -50,6 +50,10 @@ void cli_print_error(const char *path, const cli_loaded *l);
 /* `path` escaped for text output (nbg_path_escape); valid until eight more
  * calls.  Every path a command prints in text goes through this. */
 const char *cli_esc(const char *path);
+/* A path in JSON: as it is when it is UTF-8, else escaped as nbg_path_escape
+ * does; JSON null when memory runs out. */
+struct json_t;
+struct json_t *cli_json_path(const char *path);
 /* A message for text output: as it is when the only bytes nbg_path_escape
  * would change are backslashes (a library message, whose paths are escaped
  * already), else escaped whole; valid until eight more cli_esc calls. */

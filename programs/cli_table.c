@@ -166,11 +166,15 @@ static const cli_command commands[] = {
 	    STRING("--svg", "OUT.svg", "draw it with Graphviz's dot into OUT.svg (not with --dot)",
 		   cli_graph_opts, svg),
 	    STRING("--title", "TEXT", "the picture's title", cli_graph_opts, title) } },
-	{ "probe", "", "which NPU device and runtime this machine has",
+	{ "probe", "[MODEL...]", "which NPU device and runtime this machine has",
 	  "Looks for the NPU device nodes and, for each vendor runtime (libnnsdk, VIPLite 2.x "
 	  "libNBGlinker.so, VIPLite 1.x libVIPlite.so), whether its library loads, its version, "
 	  "the entry points resolved, vip_init's result, devices, cores and CID; then names the "
-	  "runtime nbg run would choose.  Exit 4 when that runtime is not usable.",
+	  "runtime nbg run would choose.  Exit 4 when that runtime is not usable.  The CPU "
+	  "backend needs no device: for each MODEL given, one line says whether it runs every "
+	  "operation and, if not, the first one it refuses (nbg run --backend cpu --check MODEL "
+	  "lists them all).  A MODEL that cannot be read or parsed sets the exit code as in "
+	  "nbg inspect.",
 	  { FLAG("--json", "one JSON document instead of text", cli_probe_opts, json),
 	    STRING("--device-root", "DIR", "look for device nodes under DIR instead of /dev",
 		   cli_probe_opts, device_root),

@@ -3,8 +3,10 @@
  * runtime (libnnsdk, VIPLite 2.x libNBGlinker.so, VIPLite 1.x
  * libVIPlite.so) whether its library loads, its version word, the entry
  * points resolved, vip_init's result, devices, cores and CID; then the
- * runtime `nbg run` would choose (doc/runtime.md, "nbg probe").
+ * runtime `nbg run` would choose (doc/runtime.md, "nbg probe"); for each
+ * MODEL operand, whether the CPU backend runs it (doc/cpu.md).
  */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "cli.h"
 #include "cli_opts.h"
 #include "cmd_run.h"
+#include "nbg/cpu.h"
 #include "nbg/runtime.h"
 #include "nbg/session.h"
 #include "nbg/targets.h"
@@ -96,13 +99,70 @@ static void print_machine(const nbg_rt_machine *m)
 	printf("ready to run NBG files: %s\n", m->ready ? "yes" : "no");
 }
 
+/* One model's CPU plan, as a text line and a JSON object; the exit code of
+ * a model that cannot be read or parsed (0 otherwise). */
+static int probe_cpu(const char *path, json_t *arr)
+{
+	cli_loaded l;
+	nbg_cpu_plan *p = NULL;
+	nbg_error e;
+	json_t *o = json_object();
+	int rc = cli_load(path, NULL, &l);
+
+	json_object_set_new(o, "path", cli_json_path(path));
+	if (rc == NBG_EXIT_OK && nbg_cpu_plan_build(l.map.data, l.map.size, &p, &e) != NBG_OK) {
+		l.err = e;
+		rc = nbg_code_exit(e.code);
+	}
+	if (rc != NBG_EXIT_OK) {
+		if (!arr)
+			printf("  %s: not planned: %s\n", cli_esc(path), nbg_code_name(l.err.code));
+		cli_print_error(path, &l);
+		json_object_set_new(o, "error", json_string(nbg_code_name(l.err.code)));
+	} else {
+		size_t ops = nbg_cpu_plan_count(p), ex = nbg_cpu_plan_verdict_count(p, NBG_CPU_EXECUTE),
+		       no = nbg_cpu_plan_verdict_count(p, NBG_CPU_NOTHING),
+		       re = nbg_cpu_plan_verdict_count(p, NBG_CPU_REFUSED);
+		const nbg_cpu_step *r = nbg_cpu_plan_first_refused(p);
+		if (!arr && !r)
+			printf("  %s: runs every operation (%zu executed, %zu with nothing to compute)\n",
+			       cli_esc(path), ex, no);
+		else if (!arr)
+			printf("  %s: refuses op %zu of %zu first (%s); %zu executed, %zu with nothing to "
+			       "compute, %zu refused\n", cli_esc(path), r->operation, ops, r->reason_id, ex,
+			       no, re);
+		json_object_set_new(o, "operations", json_integer((json_int_t)ops));
+		json_object_set_new(o, "executed", json_integer((json_int_t)ex));
+		json_object_set_new(o, "nothing", json_integer((json_int_t)no));
+		json_object_set_new(o, "refused", json_integer((json_int_t)re));
+		json_object_set_new(o, "runs_whole", json_boolean(!r));
+		if (r) {
+			json_t *f = json_object();
+			json_object_set_new(f, "operation", json_integer((json_int_t)r->operation));
+			json_object_set_new(f, "reason_id", json_string(r->reason_id));
+			json_object_set_new(f, "reason", json_string(r->reason));
+			json_object_set_new(o, "first_refused", f);
+		}
+	}
+	if (arr)
+		json_array_append(arr, o);
+	json_decref(o);
+	nbg_cpu_plan_free(p);
+	cli_loaded_free(&l);
+	return rc;
+}
+
 int cli_cmd_probe(int argc, char **argv)
 {
 	cli_probe_opts o = { 0 };
-	int n;
+	const char **models = NULL;
+	int n, worst = 0;
 
-	if (cli_parse_command("probe", argc, argv, &o, NULL, &n) != 0)
-		return NBG_EXIT_USAGE;
+	int prc = cli_parse_operands("probe", argc, argv, &o, &models, &n);
+	if (prc != NBG_EXIT_OK) {
+		free(models);
+		return prc;
+	}
 	const char *root = o.device_root, *nnsdk = o.nnsdk, *vip = o.viplite;
 	int json = o.json;
 	unsigned flags = o.no_isolate ? NBG_RT_SESSION_NO_ISOLATE : 0;
@@ -110,19 +170,42 @@ int cli_cmd_probe(int argc, char **argv)
 	nbg_error e;
 	if (nbg_rt_machine_probe(root, nnsdk, vip, flags, &m, &e) != NBG_OK) {
 		fprintf(stderr, "nbg probe: %s: %s\n", nbg_code_name(e.code), cli_esc_msg(e.message));
+		free(models);
 		return NBG_EXIT_USAGE;
 	}
 	if (json) {
 		char *s = nbg_rt_machine_json(&m);
+		json_t *doc = s ? json_loads(s, 0, NULL) : NULL, *cpu = json_object(),
+		       *arr = json_array();
+		free(s);
+		for (int i = 0; i < n; i++) {
+			int rc = probe_cpu(models[i], arr);
+			worst = rc > worst ? rc : worst;
+		}
+		json_object_set_new(cpu, "available", json_true());
+		json_object_set_new(cpu, "models", arr);
+		s = doc && !json_object_set_new(doc, "cpu_backend", cpu)
+			    ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER)
+			    : NULL;
+		json_decref(doc);
 		if (!s) {
+			free(models);
 			fprintf(stderr, "nbg probe: out of memory writing the report\n");
 			return NBG_EXIT_IO;
 		}
 		fputs(s, stdout);
+		fputc('\n', stdout);
 		free(s);
 	} else {
 		print_machine(&m);
+		printf("CPU backend (nbg run --backend cpu): available, needs no device%s\n",
+		       n ? "" : "; nbg probe MODEL... says which models it runs");
+		for (int i = 0; i < n; i++) {
+			int rc = probe_cpu(models[i], NULL);
+			worst = rc > worst ? rc : worst;
+		}
 	}
+	free(models);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "nbg probe: cannot write the report\n");
 		return NBG_EXIT_IO;
@@ -131,5 +214,5 @@ int cli_cmd_probe(int argc, char **argv)
 		fprintf(stderr, "nbg probe: no NPU device found under %s\n",
 			cli_esc(m.devices.device_root));
 	}
-	return m.ready ? NBG_EXIT_OK : NBG_EXIT_RUNTIME;
+	return worst ? worst : m.ready ? NBG_EXIT_OK : NBG_EXIT_RUNTIME;
 }

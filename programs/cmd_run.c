@@ -65,21 +65,6 @@ static json_t *json_text(const char *s)
 	return j ? j : json_null();
 }
 
-/* A path in JSON: as it is when it is UTF-8, else escaped as
- * nbg_path_escape does (as every JSON report writes paths). */
-static json_t *json_path(const char *s)
-{
-	json_t *j = s ? json_string(s) : NULL;
-	char *e;
-
-	if (j || !s)
-		return j ? j : json_null();
-	e = nbg_path_escape(s);
-	j = e ? json_string(e) : NULL;
-	free(e);
-	return j ? j : json_null();
-}
-
 static json_t *json_shape(const nbg_io *io)
 {
 	json_t *a = json_array();
@@ -530,8 +515,8 @@ static json_t *runtime_json(const run_state *s)
 	char t[200];
 	json_t *jr = json_object();
 	json_object_set_new(jr, "backend_selected", json_string(nbg_rt_select_name(r->backend)));
-	json_object_set_new(jr, "library", json_path(r->library));
-	json_object_set_new(jr, "device_root", json_path(r->probe.device_root));
+	json_object_set_new(jr, "library", cli_json_path(r->library));
+	json_object_set_new(jr, "device_root", cli_json_path(r->probe.device_root));
 	json_object_set_new(jr, "backend", json_integer(r->probe.backend));
 	json_object_set_new(jr, "backend_name", json_string(nbg_rt_backend_name(r->probe.backend)));
 	if (r->backend == NBG_RT_SELECT_NNSDK) {
@@ -562,7 +547,7 @@ static json_t *outputs_json(const run_state *s)
 		json_object_set_new(x, "index", json_integer((json_int_t)i));
 		if (io->has_name)
 			json_object_set_new(x, "name", json_text(io->name));
-		json_object_set_new(x, "file", json_path(slash ? slash + 1 : final));
+		json_object_set_new(x, "file", cli_json_path(slash ? slash + 1 : final));
 		if (s->out_f[i]) {
 			char n[64];
 			snprintf(n, sizeof(n), "output_%zu.npy", i);
@@ -589,7 +574,7 @@ static json_t *golden_json(const run_state *s)
 	for (size_t i = 0; i < s->n_out; i++) {
 		json_t *x = json_object();
 		json_object_set_new(x, "index", json_integer((json_int_t)i));
-		json_object_set_new(x, "file", json_path(s->a.goldens[i]));
+		json_object_set_new(x, "file", cli_json_path(s->a.goldens[i]));
 		json_object_set_new(x, "format", json_string(format_name(nbg_rt_session_output_at(s->res, i)->data_format)));
 		json_object_set_new(x, "elements", json_integer((json_int_t)s->cmp[i].elements));
 		json_object_set_new(x, "mismatches", json_integer((json_int_t)s->cmp[i].mismatches));
@@ -610,7 +595,7 @@ static json_t *summary_json(const run_state *s)
 	json_t *summary = json_object();
 	json_object_set_new(summary, "nbgkit_version", json_string(nbg_version_string()));
 	json_t *jm = json_object();
-	json_object_set_new(jm, "path", json_path(s->a.model));
+	json_object_set_new(jm, "path", cli_json_path(s->a.model));
 	json_object_set_new(jm, "bytes", json_integer((json_int_t)s->model.map.size));
 	json_object_set_new(jm, "sha256", json_hex32(nbg_model_file_sha256(s->m)));
 	json_object_set_new(jm, "version", json_hex_u32(nbg_model_version(s->m)));
@@ -624,7 +609,7 @@ static json_t *summary_json(const run_state *s)
 		const nbg_io *io = nbg_model_input_at(s->m, i);
 		json_t *x = json_object();
 		json_object_set_new(x, "index", json_integer((json_int_t)i));
-		json_object_set_new(x, "file", json_path(s->a.inputs[i]));
+		json_object_set_new(x, "file", cli_json_path(s->a.inputs[i]));
 		json_object_set_new(x, "file_kind", json_string(nbg_tensor_kind_name(nbg_tensor_kind_of(s->a.inputs[i]))));
 		json_object_set_new(x, "shape", json_shape(io));
 		json_object_set_new(x, "format", json_string(format_name(io->data_format)));

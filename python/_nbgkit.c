@@ -79,6 +79,7 @@ static PyObject *raise_error(const nbg_error *err, const char *path)
 }
 
 /* An error of our own making (an argument the library never saw). */
+static PyObject *raise_code(nbg_code code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static PyObject *raise_code(nbg_code code, const char *fmt, ...)
 {
 	nbg_error err;

@@ -316,15 +316,7 @@ def check_lenet(nbg, dumper, models, tmp, failures, figures):
             # the operations reuse memory: each output is read right after it is written
             bufs = dump(dumper, model, n + 1, [path], tmp)
             op = ops[n]
-            df = op["dataflow"]
-            x, y, z = op["output"]
-            buf = bufs[key(op["output_ref"])]
-            base_off = op["output_ref"]["offset"]
-            q = np.zeros((z, y, x), dtype=np.int64)
-            for c in range(z):
-                for r in range(y):
-                    s = base_off + c * df["output_slice_stride"] + r * df["output_row_stride"]
-                    q[c, r] = buf[s:s + x]
+            q = read_output(op, bufs)
             zp = nn[op["command"]]["fields"].get("out_zero_point", 0)
             s, corr, err, sat = fit(q, zp, ref[blob].reshape(q.shape))
             saturated[blob] += sat

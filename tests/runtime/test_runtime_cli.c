@@ -276,6 +276,39 @@ static void test_probe_no_npu(void **state)
 	result_free(&r);
 }
 
+/* The CPU backend's line per MODEL operand.  Expected from the sample's
+ * builder (tests/sample_model.c): INIT, two NN convolutions and an SH
+ * softmax, so it is planned with 4 operations, and the verdicts add up. */
+static void test_probe_cpu_models(void **state)
+{
+	(void)state;
+	result r = run_nbg(NULL, "probe", "--device-root", no_dev, NBG_SAMPLE, NULL);
+	expect_status(&r, NBG_EXIT_RUNTIME); /* no NPU: the machine's verdict stands */
+	assert_non_null(strstr(r.out, "CPU backend (nbg run --backend cpu): available, needs no device\n"));
+	assert_non_null(strstr(r.out, "sample.nb: "));
+	result_free(&r);
+
+	r = run_nbg(NULL, "probe", "--device-root", no_dev, "--json", NBG_SAMPLE, bad_model, NULL);
+	expect_status(&r, NBG_EXIT_INVALID); /* the damaged model sets the exit code */
+	json_t *j = json_loads(r.out, 0, NULL);
+	assert_non_null(j);
+	json_t *cpu = json_object_get(j, "cpu_backend");
+	assert_true(json_is_true(json_object_get(cpu, "available")));
+	json_t *ms = json_object_get(cpu, "models");
+	assert_int_equal(json_array_size(ms), 2);
+	json_t *s = json_array_get(ms, 0);
+	assert_int_equal(json_integer_value(json_object_get(s, "operations")), 4);
+	assert_int_equal(json_integer_value(json_object_get(s, "executed")) +
+				 json_integer_value(json_object_get(s, "nothing")) +
+				 json_integer_value(json_object_get(s, "refused")),
+			 4);
+	assert_true(json_is_true(json_object_get(s, "runs_whole")) ==
+		    (json_object_get(s, "first_refused") == NULL));
+	assert_non_null(json_string_value(json_object_get(json_array_get(ms, 1), "error")));
+	json_decref(j);
+	result_free(&r);
+}
+
 static void test_probe_galcore(void **state)
 {
 	(void)state;
@@ -785,6 +818,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe_no_npu),
+		cmocka_unit_test(test_probe_cpu_models),
 		cmocka_unit_test(test_probe_galcore),
 		cmocka_unit_test(test_probe_other_backends),
 		cmocka_unit_test(test_run_ok),
