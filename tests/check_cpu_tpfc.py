@@ -28,11 +28,12 @@ references no C code here computes.
    over all inputs, times the kernel scale over the TP scale) agrees with
    the one fitted over all inputs within 1 %.
 5. Across targets: the image classification network of corpus/v1 is
-   compiled for 0x1000000e, 0xb9, 0xbe and 0xe8 (10014_*_image_classify_*),
-   its last fully connected layer split over 8, 8, 3 and 2 TP operations
-   (the targets' TP core counts) whose streams are packed or 64-byte
-   aligned: the decoded weights and biases, joined in operation order, are
-   equal on every file.  (The backend does not reach that layer on these
+   compiled for 0x1000000e, 0x99, 0xa1, 0xb9, 0xbe and 0xe8
+   (10014_*_image_classify_*), its last fully connected layer split over 8,
+   8, 6, 8, 3 and 2 TP operations (the targets' TP core counts) whose
+   streams hold Huffman chunks, packed or 64-byte aligned, or raw chunks
+   (0x99, 0xa1): the decoded weights and biases, joined in operation order,
+   are equal on every file.  (The backend does not reach that layer on these
    files: earlier TP operations are refused, so their outputs are not
    compared.)
 6. The 0xbe file of that network runs whole on the backend: its three TP
@@ -55,8 +56,10 @@ from check_cpu import caffe_forward, dump, fit, model_info, run, synth_inputs  #
 SKIP = 77
 LENET = os.path.join("lenet-caffe", "lenet_v2_0x10016.nb")
 LENET3 = os.path.join("lenet-caffe", "lenet_v3_0x10020.nb")
-IC = ["10014_1000000e_image_classify_1e_A311X2.nb", "10014_b9_image_classify_b9_T962.nb",
+IC = ["10014_1000000e_image_classify_1e_A311X2.nb", "10014_99_image_classify_99_S905D3.nb",
+      "10014_a1_image_classify_a1_C308X.nb", "10014_b9_image_classify_b9_T962.nb",
       "10014_be_image_classify_be_C305X.nb", "10014_e8_image_classify_e8_T982.nb"]
+BE = IC[4]
 
 
 def tp_fc_ops(doc, weights):
@@ -230,7 +233,7 @@ def check_whole_be(nbg, dumper, corpus, tmp, failures, figures):
     synthesized image, and `nbg run --backend cpu` writes the last one's
     output buffer."""
     import numpy as np
-    model = os.path.join(corpus, "v1", IC[2])
+    model = os.path.join(corpus, "v1", BE)
     doc, weights, wdir = model_info(nbg, model, tmp)
     ops = tp_fc_ops(doc, weights)
     tp = doc["commands"]["tp"]["commands"]
@@ -257,7 +260,7 @@ def check_whole_be(nbg, dumper, corpus, tmp, failures, figures):
         same += ok
         if not ok:
             failures.append("%s op %d: the buffers differ from the numpy reference" %
-                            (IC[2], o["operation"]))
+                            (BE, o["operation"]))
         state = after
     outdir = os.path.join(tmp, "be_run")
     r = run([nbg, "run", "--backend", "cpu", model, "--input", img, "--output-dir", outdir])
@@ -266,10 +269,10 @@ def check_whole_be(nbg, dumper, corpus, tmp, failures, figures):
     whole = got is not None and np.array_equal(got, state[("OUTPUT", 0)][:len(got)])
     if not whole:
         failures.append("nbg run --backend cpu on %s: exit %d, its output differs from the "
-                        "last operation's buffer: %s" % (IC[2], r.returncode, r.stderr[-300:]))
+                        "last operation's buffer: %s" % (BE, r.returncode, r.stderr[-300:]))
     figures.append("%s (whole model on the CPU backend): %d of %d TP fully connected operations "
                    "equal to the numpy reference byte for byte; nbg run's output_0.bin equal to "
-                   "the last one's buffer: %s" % (IC[2], same, len(ops), "yes" if whole else "no"))
+                   "the last one's buffer: %s" % (BE, same, len(ops), "yes" if whole else "no"))
 
 
 def check_cross_target(nbg, corpus, tmp, failures, figures):
@@ -290,9 +293,9 @@ def check_cross_target(nbg, corpus, tmp, failures, figures):
         elif not (np.array_equal(ref[1], q) and np.array_equal(ref[2], b)):
             failures.append("%s: the decoded fully connected layer (%s) differs from %s's" %
                             (name, q.shape, ref[0]))
-    figures.append("image classification, 4 targets: the last fully connected layer decoded "
+    figures.append("image classification, %d targets: the last fully connected layer decoded "
                    "from %s TP operations; weights %s and biases equal on every file: %s" %
-                   ("/".join(map(str, counts)), ref[1].shape if ref else "-",
+                   (len(IC), "/".join(map(str, counts)), ref[1].shape if ref else "-",
                     "yes" if not [f for f in failures if "image_classify" in f] else "no"))
 
 

@@ -554,8 +554,34 @@ static void v8_header(const ce_opts *o, henc *e, bw *out)
  * weight for every output coded as one core, the chunks at the next
  * 64-byte boundary after the biases, each packed after the previous one or
  * at a 64-byte boundary. */
+/* The raw layout (0x7d, 0x99, 0xa1): a 5-bit size per input in 64-byte
+ * units, the biases, then per input 4 zero bits and its code for every
+ * output, zeros to the chunk's 64-byte end. */
+static uint8_t *encode_tpfc_raw(const ce_layer *l, size_t *size)
+{
+	uint64_t unit = (4 + 8ull * l->out + 511) / 512;
+	bw out = { 0 };
+
+	for (uint32_t i = 0; i < l->kz; i++)
+		bw_put(&out, unit, 5);
+	bw_align(&out, 512);
+	for (uint32_t k = 0; k < l->out; k++)
+		bw_put(&out, (uint32_t)l->bias[k], 32);
+	bw_align(&out, 512);
+	for (uint32_t i = 0; i < l->kz; i++) {
+		bw_put(&out, 0, 4);
+		for (uint32_t k = 0; k < l->out; k++)
+			bw_put(&out, l->w[(size_t)k * l->kz + i], 8);
+		bw_align(&out, 512);
+	}
+	*size = (size_t)(out.bits / 8);
+	return out.p;
+}
+
 static uint8_t *encode_tpfc(const ce_layer *l, const ce_opts *o, size_t *size)
 {
+	if (o->tpfc_raw)
+		return encode_tpfc_raw(l, size);
 	uint8_t *col = malloc(l->out + 1);
 	uint64_t *bits = calloc(l->kz, sizeof(uint64_t));
 	bw out = { 0 }, chunks = { 0 };

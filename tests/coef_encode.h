@@ -42,6 +42,7 @@ typedef struct ce_opts {
 	int precode;               /* v8 */
 	uint32_t map_seed;         /* v8: which symbol gets which bit length */
 	int chunk_align64;         /* TP fully connected: each chunk at a 64-byte boundary */
+	int tpfc_raw;              /* TP fully connected: the raw chunks of the v7/v8b targets */
 } ce_opts;
 
 /* kernels_per_core of the command for l (Mesa's create_nn_config). */

@@ -439,15 +439,17 @@ static void test_tpfc(void **state)
 	static const uint32_t dims[][2] = { { 5, 500 }, { 126, 64 }, { 1, 7 }, { 3, 1 }, { 2, 33 } };
 	(void)state;
 	for (size_t d = 0; d < sizeof(dims) / sizeof(dims[0]); d++)
-		for (int mode = 0; mode < 8; mode++) {
+		for (int mode = 0; mode < 9; mode++) {
 			tlayer L = make_layer(dims[d][0], dims[d][1], 1, 1, 1, 0, 0);
 			ce_opts o = { .format = CE_TPFC, .zrl = mode & 1,
 				      .avg_bias = (uint8_t)(mode & 2 ? 171 : 0),
-				      .chunk_align64 = mode >> 2 & 1, .map_seed = (uint32_t)(d + mode) };
+				      .chunk_align64 = mode >> 2 & 1, .map_seed = (uint32_t)(d + mode),
+				      .tpfc_raw = mode == 8 };
 			nbg_coef_shape s = tpfc_shape(&L.l);
 			size_t n;
 			uint8_t *p = ce_encode(&L.l, &o, &n);
-			check_decodes(&L.l, p, n, &s, CE_TPFC, NBG_COEF_ORDER_INPUTS);
+			check_decodes(&L.l, p, n, &s, CE_TPFC,
+				      mode == 8 ? NBG_COEF_ORDER_INPUTS_RAW : NBG_COEF_ORDER_INPUTS);
 			free(p);
 			free_layer(&L);
 		}
@@ -489,6 +491,25 @@ static void test_tpfc(void **state)
 	t.kz = 1u << 19;
 	expect_reject(p, n, &t, CE_TPFC, NULL);
 #undef MUTATE
+	free(p);
+	free(q);
+	/* the raw layout's rejections */
+	o.tpfc_raw = 1;
+	p = ce_encode(&L.l, &o, &n);
+	q = malloc(n + 64);
+	memcpy(q, p, n);
+	q[0] = (uint8_t)(q[0] + 1); /* input 0's chunk 2 units */
+	expect_reject(q, n, &s, CE_TPFC, NULL);
+	memcpy(q, p, n);
+	q[128] = 1; /* input 0's chunk mode */
+	expect_reject(q, n, &s, CE_TPFC, NULL);
+	memcpy(q, p, n);
+	q[128 + 63] = 1; /* after input 0's codes */
+	expect_reject(q, n, &s, CE_TPFC, "nonzero-padding");
+	memcpy(q, p, n);
+	q[n] = 1;
+	expect_reject(q, n + 1, &s, CE_TPFC, NULL);
+	expect_reject(p, n - 64, &s, CE_TPFC, NULL);
 	free(p);
 	free(q);
 	free_layer(&L);
@@ -794,15 +815,15 @@ static const struct {
 };
 #define NPINNED (sizeof(pinned) / sizeof(pinned[0]))
 
-/* The same for the TP fully connected layers (103 operations): decoded on
- * the v8a targets; on 0x7d, 0x99 and 0xa1 their stream has another layout
- * (unsupported); the 0x10003 files' patches point past their entries. */
+/* The same for the TP fully connected layers (103 operations): Huffman
+ * chunks on the v8a targets, raw chunks on 0x7d, 0x99 and 0xa1; the
+ * 0x10003 files' patches point past their entries. */
 static const struct {
 	uint32_t target;
 	size_t counts[NBG_WEIGHTS_STATUS_COUNT];
 } pinned_tp[] = {
-	{ 0x7d, { 0, 0, 15, 0 } },          { 0x88, { 0, 0, 0, 15 } },
-	{ 0x99, { 0, 0, 8, 15 } },          { 0xa1, { 0, 0, 6, 15 } },
+	{ 0x7d, { 15, 0, 0, 0 } },          { 0x88, { 0, 0, 0, 15 } },
+	{ 0x99, { 8, 0, 0, 15 } },          { 0xa1, { 6, 0, 0, 15 } },
 	{ 0xb9, { 8, 0, 0, 0 } },           { 0xbe, { 3, 0, 0, 0 } },
 	{ 0xe8, { 2, 0, 0, 0 } },           { 0xee, { 0, 0, 0, 0 } },
 	{ 0x1000000e, { 16, 0, 0, 0 } },    { 0x1000003b, { 0, 0, 0, 0 } },
@@ -820,6 +841,24 @@ static void raw_checks(const uint8_t *p, size_t n, const nbg_weights_op *o)
 	const uint32_t *sh = nbg_weights_op_shape(o);
 	uint32_t kernels = 0;
 
+	if (nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_TPFC &&
+	    !strcmp(nbg_weights_op_order(o), "a raw chunk per input")) {
+		/* 5-bit sizes in 64-byte units, the biases at the next 64-byte
+		 * boundary, the chunks after the next one, only zeros after them */
+		uint64_t tbl = ((uint64_t)sh[1] * 5 + 7) / 8, bias = (tbl + 63) / 64 * 64;
+		uint64_t pos = (bias + 4ull * sh[0] + 63) / 64 * 64;
+		for (uint32_t i = 0; i < sh[1]; i++) {
+			uint64_t at = 5ull * i, v = p[at / 8] | (uint64_t)p[at / 8 + 1] << 8;
+			uint64_t units = v >> (at % 8) & 31;
+			assert_true(units * 512 >= 4 + 8ull * sh[0]);
+			assert_int_equal(p[pos] & 15, 0);
+			pos += units * 64;
+		}
+		assert_true(pos <= n);
+		for (; pos < n; pos++)
+			assert_int_equal(p[pos], 0);
+		return;
+	}
 	if (nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_TPFC) {
 		/* header version 1, the 14-bit size table, the biases at the next
 		 * 64-byte boundary, the chunks' bytes (packed, or each 64-byte

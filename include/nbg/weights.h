@@ -15,10 +15,11 @@
  *          0x10000016, 0x1000003b);
  *   "v8b"  the same Huffman coder carrying the v7 layout as bytes (0x99,
  *          0xa1);
- *   "tp-fc" a TP fully connected layer's stream: the v8 Huffman coder, one
- *          chunk per input channel holding its weight for every output, a
- *          size table and the biases before them (the v8a targets; no open
- *          driver writes it: established from the data, doc/weights.md).
+ *   "tp-fc" a TP fully connected layer's stream: one chunk per input
+ *          channel holding its weight for every output, Huffman-coded (the
+ *          v8a targets) or raw (0x7d, 0x99, 0xa1), a size table and the
+ *          biases before them (no open driver writes it: established from
+ *          the data, doc/weights.md).
  * Other targets are tried with each format in turn; one exactly consistent
  * decode is kept, none or two are `not-decoded`.
  *

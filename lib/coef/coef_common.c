@@ -27,6 +27,7 @@ const char *nbg_weights_format_name(nbg_weights_format f)
 
 static const char *const order_names[NBG_COEF_ORDER_COUNT] = {
 	"none", "blocks of 9", "interleaved", "sequential", "six", "a chunk per input",
+	"a raw chunk per input",
 };
 
 const char *nbg_coef_order_name(unsigned order)

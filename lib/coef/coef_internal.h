@@ -35,7 +35,8 @@ enum nbg_coef_order {
 	NBG_COEF_ORDER_INTERLEAVED, /* write_core_interleaved */
 	NBG_COEF_ORDER_SEQUENTIAL,  /* write_core_sequential */
 	NBG_COEF_ORDER_SIX,         /* write_core_6 */
-	NBG_COEF_ORDER_INPUTS,      /* TP fully connected: a chunk per input channel */
+	NBG_COEF_ORDER_INPUTS,      /* TP fully connected: a Huffman chunk per input channel */
+	NBG_COEF_ORDER_INPUTS_RAW,  /* TP fully connected: a raw chunk per input channel */
 	NBG_COEF_ORDER_COUNT
 };
 NBG_INTERNAL const char *nbg_coef_order_name(unsigned order);

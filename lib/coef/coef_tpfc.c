@@ -19,6 +19,9 @@
  *     (zero bytes between) in the files of some targets;
  *   zero bytes to the end of the entry.
  *
+ * On the v7 and v8b targets the chunks are raw codes instead (decode_raw
+ * below).
+ *
  * The weights come out [output][input] (a 1x1 kernel per output), the
  * bias as stored (the layers of the corpus all have input zero point 0,
  * where no correction applies).
@@ -162,22 +165,124 @@ static int decode_aligned(const uint8_t *p, size_t n, const nbg_coef_shape *s, u
 	return NBG_COEF_DECODED;
 }
 
-/* Chunks follow each other byte by byte (targets 0x1000000e, 0x10000016,
- * 0xe8) or each at a 64-byte boundary (0xb9, 0xbe): the one layout that
- * decodes exactly is kept. */
+/*
+ * The layout of the v7 and v8b targets (0x7d, 0x99, 0xa1): one 5-bit field
+ * per input channel (LSB first), its chunk's size in 64-byte units; zero
+ * bits to the next 64-byte boundary; the biases as above; then per input
+ * channel a chunk of that size: 4 bits 0, that channel's uint8 code for
+ * every output in output order, zero bits to the chunk's end, which is the
+ * first 64-byte boundary after them; zero bytes to the entry's end.
+ */
+static int decode_raw(const uint8_t *p, size_t n, const nbg_coef_shape *s, nbg_coef_out *o)
+{
+	uint32_t nin = s->kz, nout = s->out;
+	uint64_t table_end = ((uint64_t)nin * 5 + 7) / 8, bias_at = align64(table_end);
+	uint64_t pos = align64(bias_at + 4ull * nout), unit = align64((4 + 8ull * nout + 7) / 8);
+	int r;
+
+	memset(o, 0, sizeof(o[0]));
+	o->bit = UINT64_MAX;
+	if (pos > n || (uint64_t)nin * unit > n - pos)
+		return nbg_coef_reject(o, "stream-too-short", (uint64_t)n * 8,
+				       "%u chunks of %llu bytes after the size table and %u biases "
+				       "pass the %zu-byte entry", nin, (unsigned long long)unit, nout, n);
+	if ((nin * 5) % 8 && p[nin * 5 / 8] >> (nin * 5 % 8))
+		return nbg_coef_reject(o, "nonzero-padding", (uint64_t)nin * 5,
+				       "the bits after the size table are not zero");
+	if ((r = zeros(p, table_end, bias_at, "nonzero-padding", "after the size table", o)) !=
+		    NBG_COEF_DECODED ||
+	    (r = zeros(p, bias_at + 4ull * nout, pos, "nonzero-padding", "after the biases", o)) !=
+		    NBG_COEF_DECODED)
+		return r;
+	nbg_bits tbl = { p, table_end, (uint64_t)nin * 5, 0 };
+	for (uint32_t i = 0; i < nin; i++) {
+		uint32_t units = 0, mode = 0;
+		(void)nbg_bits_get(&tbl, 5, &units);
+		if (units * 64ull != unit)
+			return nbg_coef_reject(o, "bit-count-mismatch", 5ull * i,
+					       "input %u's chunk is %u x 64 bytes; %u outputs take %llu",
+					       i, units, nout, (unsigned long long)unit);
+		nbg_bits c = { p + pos + i * unit, unit, unit * 8, 0 };
+		(void)nbg_bits_get(&c, 4, &mode);
+		if (mode)
+			return nbg_coef_reject(o, "unsupported-stream-flags", (pos + i * unit) * 8,
+					       "unsupported (input %u's chunk starts with %u, not 0: no "
+					       "sample of another chunk mode)", i, mode);
+		c.pos = 4 + 8ull * nout;
+		for (uint64_t b = c.pos; b < unit * 8; b += 32) {
+			uint32_t v = 0;
+			unsigned k = unit * 8 - b < 32 ? (unsigned)(unit * 8 - b) : 32;
+			(void)nbg_bits_get(&c, k, &v);
+			if (v)
+				return nbg_coef_reject(o, "nonzero-padding", (pos + i * unit) * 8 + b,
+						       "the bits after input %u's codes are not zero", i);
+		}
+	}
+	if ((r = zeros(p, pos + nin * unit, n, "nonzero-tail", "after the last chunk", o)) !=
+	    NBG_COEF_DECODED)
+		return r;
+	o->codes = malloc((size_t)nin * nout);
+	o->bias_stored = malloc(4ull * nout);
+	o->bias = malloc(4ull * nout);
+	if (!o->codes || !o->bias_stored || !o->bias) {
+		nbg_coef_out_free(o);
+		return NBG_COEF_NO_MEMORY;
+	}
+	for (uint32_t i = 0; i < nin; i++) {
+		nbg_bits c = { p + pos + i * unit, unit, unit * 8, 4 };
+		for (uint32_t k = 0; k < nout; k++) {
+			uint32_t v = 0;
+			(void)nbg_bits_get(&c, 8, &v);
+			o->codes[(size_t)k * nin + i] = (uint8_t)v;
+		}
+	}
+	for (uint32_t k = 0; k < nout; k++)
+		o->bias_stored[k] = o->bias[k] = (int32_t)le32(p + bias_at + 4ull * k);
+	o->format = NBG_WEIGHTS_FORMAT_TPFC;
+	o->order = NBG_COEF_ORDER_INPUTS_RAW;
+	o->cores = 1;
+	return NBG_COEF_DECODED;
+}
+
+/* Huffman chunks follow each other byte by byte (targets 0x1000000e,
+ * 0x10000016, 0xe8) or each at a 64-byte boundary (0xb9, 0xbe); raw chunks
+ * (0x7d, 0x99, 0xa1) have a layout of their own.  The one layout that
+ * decodes exactly is kept; two would be ambiguous. */
 int nbg_coef_decode_tpfc(const uint8_t *p, size_t n, const nbg_coef_shape *s, nbg_coef_out *o)
 {
-	nbg_coef_out a;
-	int r = decode_aligned(p, n, s, 1, o);
+	nbg_coef_out a, raw;
+	int r = decode_aligned(p, n, s, 1, o), rr;
 
-	if (r != NBG_COEF_REJECTED || !strcmp(o->reason_id, "descriptor-invalid") ||
-	    !strcmp(o->reason_id, "counts-exceed-entry") || !strncmp(o->reason_id, "unsupported", 11) ||
-	    !strcmp(o->reason_id, "header-invalid"))
+	if (r == NBG_COEF_REJECTED && strcmp(o->reason_id, "descriptor-invalid") &&
+	    strcmp(o->reason_id, "counts-exceed-entry") && strncmp(o->reason_id, "unsupported", 11) &&
+	    strcmp(o->reason_id, "header-invalid")) {
+		r = decode_aligned(p, n, s, 64, &a);
+		if (r != NBG_COEF_REJECTED) {
+			nbg_coef_out_free(o);
+			*o = a;
+		}
+	}
+	if (r == NBG_COEF_NO_MEMORY || !strcmp(o->reason_id ? o->reason_id : "", "descriptor-invalid") ||
+	    !strcmp(o->reason_id ? o->reason_id : "", "counts-exceed-entry"))
 		return r;
-	r = decode_aligned(p, n, s, 64, &a);
-	if (r == NBG_COEF_REJECTED)
-		return NBG_COEF_REJECTED; /* the byte-packed layout's reason stands */
-	nbg_coef_out_free(o);
-	*o = a;
+	rr = decode_raw(p, n, s, &raw);
+	if (rr == NBG_COEF_NO_MEMORY) {
+		nbg_coef_out_free(o);
+		return rr;
+	}
+	if (rr == NBG_COEF_DECODED && r == NBG_COEF_DECODED) {
+		nbg_coef_out_free(o);
+		nbg_coef_out_free(&raw);
+		return nbg_coef_reject(o, "ambiguous-format", UINT64_MAX,
+				       "the stream decodes both as Huffman and as raw chunks");
+	}
+	if (rr == NBG_COEF_DECODED) {
+		*o = raw;
+		return rr;
+	}
+	/* neither: the Huffman layout's reason, unless its header is not one */
+	if (r == NBG_COEF_REJECTED && !strcmp(o->reason_id, "header-invalid") &&
+	    strcmp(raw.reason_id, "stream-too-short"))
+		*o = raw;
 	return r;
 }

@@ -300,14 +300,6 @@ static bool one_tp_fc(const nbg_model *m, const nbg_graph *g, const nbg_cmd_op *
 			   dt ? dt : "unknown");
 		return true;
 	}
-	nbg_weights_format fam = nbg_weights_target_format(m->target);
-	if (fam == NBG_WEIGHTS_FORMAT_V7 || fam == NBG_WEIGHTS_FORMAT_V8B) {
-		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-fully-connected", UINT64_MAX,
-			   "unsupported (a TP fully connected layer of target 0x%x, a %s target: its "
-			   "stream does not start with the v8 header and its layout is not established)",
-			   m->target, nbg_weights_format_name(fam));
-		return true;
-	}
 	if (s.in_zero_point != 0) {
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-input-zero-point", UINT64_MAX,
 			   "unsupported (in_zp %d: no sample shows whether the stored bias holds a "

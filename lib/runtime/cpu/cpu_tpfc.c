@@ -12,7 +12,9 @@
 #include "runtime/cpu/cpu_internal.h"
 
 /* Fields whose value changes what the TP unit computes, and the one value
- * every fully connected layer of the corpus and of LeNet holds (C). */
+ * every layer checked against a reference holds (LeNet, the image
+ * classification network on six targets: C); the 0x7d files' layers with
+ * alu_relu_enable 1 are refused, no reference reaches them. */
 static const struct {
 	enum nbg_tp_fid f;
 	const char *name;
@@ -78,7 +80,8 @@ int nbg_cpu_plan_tpfc(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cm
 		uint32_t v = nbg_cmd_tp(cmd, fixed[i].f);
 		if (v != fixed[i].want) {
 			nbg_cpu_refuse(s, "tpfc-field-unsupported", "a TP fully connected layer with %s %u: "
-				       "executed is %s %u, the value of every such layer of the corpus",
+				       "executed is %s %u, the value of the layers checked against a "
+				       "reference",
 				       fixed[i].name, v, fixed[i].name, fixed[i].want);
 			return 1;
 		}
