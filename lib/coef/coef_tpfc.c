@@ -55,6 +55,46 @@ static int zeros(const uint8_t *p, uint64_t from, uint64_t to, const char *id, c
 	return NBG_COEF_DECODED;
 }
 
+/* What both layouts share before the chunks: the size table's nbits from
+ * byte `at` then zero bits to bias_at, the biases, zero bytes to `chunks`. */
+static int prelude(const uint8_t *p, uint64_t at, uint64_t nbits, uint64_t bias_at, uint32_t nout,
+		   uint64_t chunks, nbg_coef_out *o)
+{
+	uint64_t table_end = at + (nbits + 7) / 8;
+	int r;
+
+	if (nbits % 8 && p[at + nbits / 8] >> (nbits % 8))
+		return nbg_coef_reject(o, "nonzero-padding", at * 8 + nbits,
+				       "the bits after the size table are not zero");
+	if ((r = zeros(p, table_end, bias_at, "nonzero-padding", "after the size table", o)) !=
+	    NBG_COEF_DECODED)
+		return r;
+	return zeros(p, bias_at + 4ull * nout, chunks, "nonzero-padding", "after the biases", o);
+}
+
+/* The result's arrays: codes [nout][nin] from chunk-major bytes (NULL: the
+ * caller fills o->codes), the biases as stored. */
+static int finish(const uint8_t *p, uint64_t bias_at, uint32_t nin, uint32_t nout,
+		  const uint8_t *by_input, unsigned order, nbg_coef_out *o)
+{
+	o->codes = malloc((size_t)nin * nout);
+	o->bias_stored = malloc(4ull * nout);
+	o->bias = malloc(4ull * nout);
+	if (!o->codes || !o->bias_stored || !o->bias) {
+		nbg_coef_out_free(o);
+		return NBG_COEF_NO_MEMORY;
+	}
+	for (uint32_t k = 0; k < nout; k++) {
+		o->bias_stored[k] = o->bias[k] = (int32_t)le32(p + bias_at + 4ull * k);
+		for (uint32_t i = 0; by_input && i < nin; i++)
+			o->codes[(size_t)k * nin + i] = by_input[(size_t)i * nout + k];
+	}
+	o->format = NBG_WEIGHTS_FORMAT_TPFC;
+	o->order = order;
+	o->cores = 1;
+	return NBG_COEF_DECODED;
+}
+
 static int decode_aligned(const uint8_t *p, size_t n, const nbg_coef_shape *s, uint64_t align,
 			  nbg_coef_out *o)
 {
@@ -90,16 +130,8 @@ static int decode_aligned(const uint8_t *p, size_t n, const nbg_coef_shape *s, u
 		return nbg_coef_reject(o, "stream-too-short", (uint64_t)n * 8,
 				       "the size table of %u inputs and %u biases pass the %zu-byte "
 				       "entry", nin, nout, n);
-	{
-		uint64_t tb = (uint64_t)nin * TPFC_SIZE_BITS;
-		if (tb % 8 && p[TPFC_TABLE + tb / 8] >> (tb % 8))
-			return nbg_coef_reject(o, "nonzero-padding", TPFC_TABLE * 8 + tb,
-					       "the bits after the size table are not zero");
-	}
-	if ((r = zeros(p, table_end, bias_at, "nonzero-padding", "after the size table", o)) !=
-		    NBG_COEF_DECODED ||
-	    (r = zeros(p, bias_at + 4ull * nout, pos, "nonzero-padding", "after the biases", o)) !=
-		    NBG_COEF_DECODED)
+	if ((r = prelude(p, TPFC_TABLE, (uint64_t)nin * TPFC_SIZE_BITS, bias_at, nout, pos, o)) !=
+	    NBG_COEF_DECODED)
 		return r;
 	if (!nbg_coef_buf_reserve(&buf, values))
 		return NBG_COEF_NO_MEMORY;
@@ -145,24 +177,9 @@ static int decode_aligned(const uint8_t *p, size_t n, const nbg_coef_shape *s, u
 		free(buf.p);
 		return r;
 	}
-	o->codes = malloc((size_t)values);
-	o->bias_stored = malloc(4ull * nout);
-	o->bias = malloc(4ull * nout);
-	if (!o->codes || !o->bias_stored || !o->bias) {
-		free(buf.p);
-		nbg_coef_out_free(o);
-		return NBG_COEF_NO_MEMORY;
-	}
-	for (uint32_t k = 0; k < nout; k++) {
-		o->bias_stored[k] = o->bias[k] = (int32_t)le32(p + bias_at + 4ull * k);
-		for (uint32_t i = 0; i < nin; i++)
-			o->codes[(size_t)k * nin + i] = buf.p[(size_t)i * nout + k];
-	}
+	r = finish(p, bias_at, nin, nout, buf.p, NBG_COEF_ORDER_INPUTS, o);
 	free(buf.p);
-	o->format = NBG_WEIGHTS_FORMAT_TPFC;
-	o->order = NBG_COEF_ORDER_INPUTS;
-	o->cores = 1;
-	return NBG_COEF_DECODED;
+	return r;
 }
 
 /*
@@ -186,13 +203,7 @@ static int decode_raw(const uint8_t *p, size_t n, const nbg_coef_shape *s, nbg_c
 		return nbg_coef_reject(o, "stream-too-short", (uint64_t)n * 8,
 				       "%u chunks of %llu bytes after the size table and %u biases "
 				       "pass the %zu-byte entry", nin, (unsigned long long)unit, nout, n);
-	if ((nin * 5) % 8 && p[nin * 5 / 8] >> (nin * 5 % 8))
-		return nbg_coef_reject(o, "nonzero-padding", (uint64_t)nin * 5,
-				       "the bits after the size table are not zero");
-	if ((r = zeros(p, table_end, bias_at, "nonzero-padding", "after the size table", o)) !=
-		    NBG_COEF_DECODED ||
-	    (r = zeros(p, bias_at + 4ull * nout, pos, "nonzero-padding", "after the biases", o)) !=
-		    NBG_COEF_DECODED)
+	if ((r = prelude(p, 0, (uint64_t)nin * 5, bias_at, nout, pos, o)) != NBG_COEF_DECODED)
 		return r;
 	nbg_bits tbl = { p, table_end, (uint64_t)nin * 5, 0 };
 	for (uint32_t i = 0; i < nin; i++) {
@@ -221,13 +232,9 @@ static int decode_raw(const uint8_t *p, size_t n, const nbg_coef_shape *s, nbg_c
 	if ((r = zeros(p, pos + nin * unit, n, "nonzero-tail", "after the last chunk", o)) !=
 	    NBG_COEF_DECODED)
 		return r;
-	o->codes = malloc((size_t)nin * nout);
-	o->bias_stored = malloc(4ull * nout);
-	o->bias = malloc(4ull * nout);
-	if (!o->codes || !o->bias_stored || !o->bias) {
-		nbg_coef_out_free(o);
-		return NBG_COEF_NO_MEMORY;
-	}
+	if ((r = finish(p, bias_at, nin, nout, NULL, NBG_COEF_ORDER_INPUTS_RAW, o)) !=
+	    NBG_COEF_DECODED)
+		return r;
 	for (uint32_t i = 0; i < nin; i++) {
 		nbg_bits c = { p + pos + i * unit, unit, unit * 8, 4 };
 		for (uint32_t k = 0; k < nout; k++) {
@@ -236,11 +243,6 @@ static int decode_raw(const uint8_t *p, size_t n, const nbg_coef_shape *s, nbg_c
 			o->codes[(size_t)k * nin + i] = (uint8_t)v;
 		}
 	}
-	for (uint32_t k = 0; k < nout; k++)
-		o->bias_stored[k] = o->bias[k] = (int32_t)le32(p + bias_at + 4ull * k);
-	o->format = NBG_WEIGHTS_FORMAT_TPFC;
-	o->order = NBG_COEF_ORDER_INPUTS_RAW;
-	o->cores = 1;
 	return NBG_COEF_DECODED;
 }
 
