@@ -12,9 +12,9 @@
 #include "runtime/cpu/cpu_internal.h"
 
 /* Fields whose value changes what the TP unit computes, and the one value
- * every layer checked against a reference holds (LeNet, the image
- * classification network on six targets: C); the 0x7d files' layers with
- * alu_relu_enable 1 are refused, no reference reaches them. */
+ * LeNet's layers and the image classification network's (six targets)
+ * hold (C); the 0x7d face-age layers with alu_relu_enable 1 are refused:
+ * no reference reaches them. */
 static const struct {
 	enum nbg_tp_fid f;
 	const char *name;
