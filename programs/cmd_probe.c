@@ -133,6 +133,10 @@ static int probe_cpu(const char *path, json_t *arr)
 			       no, re);
 		json_object_set_new(o, "operations", json_integer((json_int_t)ops));
 		json_object_set_new(o, "executed", json_integer((json_int_t)ex));
+		size_t by_ref = 0; /* executed by reference semantics, not from their code */
+		for (size_t i = 0; i < ops; i++)
+			by_ref += nbg_cpu_plan_at(p, i)->reference;
+		json_object_set_new(o, "executed_by_reference_semantics", json_integer((json_int_t)by_ref));
 		json_object_set_new(o, "nothing", json_integer((json_int_t)no));
 		json_object_set_new(o, "refused", json_integer((json_int_t)re));
 		json_object_set_new(o, "runs_whole", json_boolean(!r));

@@ -509,6 +509,34 @@ static json_t *rstat_json(const nbg_rt_stat *st)
 	return o;
 }
 
+#define REFERENCE_NOTE "computed by reference semantics, not from the operation's code"
+
+/* The operations the CPU backend computed by reference semantics (SH / SW
+ * operations identified by their layer and I/O, doc/cpu.md), each with
+ * REFERENCE_NOTE; NULL for another backend. */
+static json_t *reference_steps_json(const run_state *s)
+{
+	nbg_cpu_plan *p = NULL;
+	nbg_error e;
+	if (nbg_rt_session_info_of(s->res)->backend != NBG_RT_SELECT_CPU ||
+	    nbg_cpu_plan_build(s->model.map.data, s->model.map.size, &p, &e) != NBG_OK)
+		return NULL;
+	json_t *a = json_array();
+	for (size_t i = 0; i < nbg_cpu_plan_count(p); i++) {
+		const nbg_cpu_step *st = nbg_cpu_plan_at(p, i);
+		if (st->verdict != NBG_CPU_EXECUTE || !st->reference)
+			continue;
+		json_t *o = json_object();
+		json_object_set_new(o, "operation", json_integer((json_int_t)st->operation));
+		json_object_set_new(o, "layer", json_string(st->layer));
+		json_object_set_new(o, "what", json_string(st->what));
+		json_object_set_new(o, "note", json_string(REFERENCE_NOTE));
+		json_array_append_new(a, o);
+	}
+	nbg_cpu_plan_free(p);
+	return a;
+}
+
 static json_t *runtime_json(const run_state *s)
 {
 	const nbg_rt_session_info *r = nbg_rt_session_info_of(s->res);
@@ -533,6 +561,9 @@ static json_t *runtime_json(const run_state *s)
 	json_object_set_new(jt, "checked", json_boolean(r->cid_known));
 	json_object_set_new(jt, "forced", json_boolean(r->target_forced));
 	json_object_set_new(jr, "target_check", jt);
+	json_t *ref = reference_steps_json(s);
+	if (ref)
+		json_object_set_new(jr, "reference_semantics", ref);
 	return jr;
 }
 
@@ -698,6 +729,14 @@ static int run_report(run_state *s, int rc)
 		       r->target_forced ? " differs from the model's: run anyway (--force-target)" : ", matches");
 	printf("times: create %.3f ms, run %.3f ms (mean), retrieve %.3f ms (mean), destroy %.3f ms\n",
 	       r->create_ms, r->run.sum / (double)r->run.n, r->retrieve.sum / (double)r->retrieve.n, r->destroy_ms);
+	const json_t *ref = json_object_get(json_object_get(s->summary, "runtime"), "reference_semantics");
+	for (size_t i = 0; i < json_array_size(ref); i++) {
+		const json_t *o = json_array_get(ref, i);
+		printf("op %lld [layer %s] %s: %s\n",
+		       (long long)json_integer_value(json_object_get(o, "operation")),
+		       cli_esc(json_string_value(json_object_get(o, "layer"))),
+		       cli_esc(json_string_value(json_object_get(o, "what"))), REFERENCE_NOTE);
+	}
 	if (r->profile_known)
 		printf("profile: inference %.0f us (mean), %.0f cycles (mean)\n",
 		       r->inference_us.sum / (double)r->inference_us.n, r->cycles.sum / (double)r->cycles.n);

@@ -20,13 +20,17 @@ references no C code here computes.
    out_zp, saturated, from the decoded fields alone.  Byte for byte, and no
    other byte of any buffer changes.
 4. The whole network against Caffe: the backend runs LeNet up to the
-   softmax (an SH operation it refuses) on lenet.dat and 24 variants; the
+   softmax on lenet.dat and 24 variants (nbg-cpu-dump); the
    ten ip2 outputs, dequantized with one least-squares scale per input,
    against Caffe's ip2 on the same pixels: top-1 equal on every input;
    correlation and the largest difference (in quantization steps) are
    printed; the output scale implied by the commands (ip1's scale, fitted
    over all inputs, times the kernel scale over the TP scale) agrees with
-   the one fitted over all inputs within 1 %.
+   the one fitted over all inputs within 1 %.  Then `nbg run --backend
+   cpu` runs the whole model (the softmax by reference semantics): its FP16
+   probabilities against Caffe's softmax, top-1 equal on every input, the
+   largest difference printed; the softmax's input scale (its uniform)
+   agrees with ip2's fitted output scale within 1 %.
 5. Across targets: the image classification network of corpus/v1 is
    compiled for 0x1000000e, 0x99, 0xa1, 0xb9, 0xbe and 0xe8
    (10014_*_image_classify_*), its last fully connected layer split over 8,
@@ -40,6 +44,9 @@ references no C code here computes.
    fully connected operations (64-byte aligned chunks) against numpy on a
    synthesized image, byte for byte, and `nbg run --backend cpu` writes
    the last one's output buffer as output_0.bin.
+7. The 0xbe and 0xe8 files both run whole: on three synthesized images
+   their 1001 outputs agree (at most 1 % more than one step apart, the
+   same top-1).
 
 Usage: check_cpu_tpfc.py NBG DUMP --corpus DIR --models DIR (exit 77 when
 the files or Debian's python3-numpy / python3-protobuf are missing).
@@ -211,6 +218,7 @@ def check_lenet(nbg, dumper, models, tmp, failures, figures):
     s_in = fit(np.concatenate(all_in), 0, np.concatenate(all_ip1))[0]
     s_out = fit(np.concatenate(all_out), fields[0]["out_zp"], np.concatenate(all_ip2))[0]
     ratio = s_in * s_w / float(tp_scale(fields[0])) / s_out
+    check_lenet_whole(nbg, model, layers, imgs, paths, s_out, tmp, failures, figures)
     figures.append("TP fully connected operations vs the numpy reference: %d of %d runs equal "
                    "byte for byte (25 inputs, 2 operations)" % (same, runs))
     figures.append("LeNet whole network up to the softmax vs Caffe's ip2 (25 inputs): top-1 "
@@ -225,6 +233,46 @@ def check_lenet(nbg, dumper, models, tmp, failures, figures):
     if abs(ratio - 1) > 0.01:
         failures.append("the output scale the commands imply differs from the fitted one by "
                         "more than 1 %%: ratio %.4f" % ratio)
+
+
+def check_lenet_whole(nbg, model, layers, imgs, paths, s_out, tmp, failures, figures):
+    """`nbg run --backend cpu` on the whole LeNet (its softmax by reference
+    semantics): the FP16 probabilities against Caffe's softmax on the same
+    pixels; the softmax's scale (its uniform, scale x log2(e), from
+    --check) against the ip2 output scale fitted to Caffe."""
+    import re
+    import numpy as np
+    r = run([nbg, "run", "--backend", "cpu", "--check", model])
+    m = re.search(r"softmax .*scale\*log2\(e\) ([0-9.eE+-]+)", r.stdout)
+    if r.returncode != 0 or not m:
+        failures.append("--check on LeNet: exit %d, expected every operation executed and the "
+                        "softmax's scale named: %s" % (r.returncode, r.stdout[-300:]))
+        return
+    s_soft = float(m.group(1)) / np.log2(np.e)
+    top1, worst = 0, 0.0
+    for i, (img, path) in enumerate(zip(imgs, paths)):
+        out = os.path.join(tmp, "lenet_whole_%d" % i)
+        r = run([nbg, "run", "--backend", "cpu", model, "--input", path, "--output-dir", out])
+        f = os.path.join(out, "output_0.bin")
+        if r.returncode != 0 or not os.path.exists(f):
+            failures.append("nbg run --backend cpu on LeNet input %d: exit %d: %s" %
+                            (i, r.returncode, r.stderr[-300:]))
+            return
+        prob = np.fromfile(f, dtype="<f2").astype(np.float64)[:10]
+        ip2 = caffe_forward(layers, img, 1.0, 0)["ip2"]
+        e = np.exp(ip2 - ip2.max())
+        ref = e / e.sum()
+        top1 += int(np.argmax(prob) == np.argmax(ref))
+        worst = max(worst, float(np.abs(prob - ref).max()))
+    figures.append("LeNet whole (nbg run --backend cpu, softmax by reference semantics) vs "
+                   "Caffe's softmax, 25 inputs: top-1 equal on %d of %d; largest probability "
+                   "difference %.2g; the softmax's scale %.5g vs ip2's fitted %.5g (ratio %.4f)" %
+                   (top1, len(imgs), worst, s_soft, s_out, s_soft / s_out))
+    if top1 != len(imgs):
+        failures.append("LeNet whole: top-1 differs from Caffe on %d inputs" % (len(imgs) - top1))
+    if abs(s_soft / s_out - 1) > 0.01:
+        failures.append("the softmax's input scale %g differs from ip2's fitted %g by more than "
+                        "1 %%" % (s_soft, s_out))
 
 
 def check_whole_be(nbg, dumper, corpus, tmp, failures, figures):
@@ -275,6 +323,46 @@ def check_whole_be(nbg, dumper, corpus, tmp, failures, figures):
                    "the last one's buffer: %s" % (BE, same, len(ops), "yes" if whole else "no"))
 
 
+def check_whole_targets(nbg, corpus, tmp, failures, figures):
+    """The 0xbe and 0xe8 files of the image classification network run
+    whole (their last layer 3 and 2 TP operations, 64-byte aligned and
+    packed chunks, and NN scales in two encodings): on the same synthesized
+    images their 1001 outputs must agree within one step in at least 99 %
+    of the values, with the same top-1."""
+    import numpy as np
+    files = [IC[4], IC[5]]
+    rng = np.random.default_rng(2028)
+    yy, xx = np.mgrid[0:224, 0:224]
+    diff = total = worst = top1 = 0
+    for k in range(3):
+        pic = np.stack([(xx * (k + 1) + yy) % 256, (3 * xx + 40 * k) % 256,
+                        128 + 100 * np.sin(yy / (5.0 + 4 * k))], axis=-1)
+        img = os.path.join(tmp, "ic_%d.bin" % k)
+        np.clip(pic + rng.normal(0, 12, pic.shape), 0, 255).astype(np.uint8).tofile(img)
+        outs = []
+        for name in files:
+            out = os.path.join(tmp, "ic_%d_%s" % (k, name))
+            r = run([nbg, "run", "--backend", "cpu", os.path.join(corpus, "v1", name), "--input",
+                     img, "--output-dir", out])
+            f = os.path.join(out, "output_0.bin")
+            if r.returncode != 0 or not os.path.exists(f):
+                failures.append("nbg run --backend cpu on %s: exit %d: %s" %
+                                (name, r.returncode, r.stderr[-300:]))
+                return
+            outs.append(np.fromfile(f, dtype=np.uint8).astype(np.int64))
+        d = np.abs(outs[0] - outs[1])
+        diff += int((d > 1).sum())
+        total += len(d)
+        worst = max(worst, int(d.max()))
+        top1 += int(np.argmax(outs[0]) == np.argmax(outs[1]))
+    figures.append("image classification run whole on 0xbe and 0xe8, 3 synthesized images: "
+                   "%d of %d outputs more than one step apart (largest %d), top-1 equal on %d "
+                   "of 3" % (diff, total, worst, top1))
+    if diff > total // 100 or top1 != 3:
+        failures.append("the 0xbe and 0xe8 image classification outputs differ: %d of %d more "
+                        "than one step apart, top-1 equal on %d of 3" % (diff, total, top1))
+
+
 def check_cross_target(nbg, corpus, tmp, failures, figures):
     import numpy as np
     ref = None
@@ -316,6 +404,7 @@ def main():
         check_lenet(nbg, dumper, models, tmp, failures, figures)
         check_cross_target(nbg, corpus, tmp, failures, figures)
         check_whole_be(nbg, dumper, corpus, tmp, failures, figures)
+        check_whole_targets(nbg, corpus, tmp, failures, figures)
     for f in figures:
         print(f)
     for f in failures:

@@ -9,9 +9,12 @@
  * their bias, the requantization of the command (post_multiplier /
  * post_shift fields, out_zero_point), fused ReLU, 2x2 max and first-pixel
  * pooling, the input offset with a constant border; INIT and END records
- * (nothing to compute).  Everything else is refused before anything runs:
- * TP operations, SH and SW operations (shader or software code nbgkit does
- * not decode), other data types, pooling modes and memory sources, each
+ * (nothing to compute); the softmax shader of a Softmax2Layer, computed by
+ * reference semantics from the I/O its uniforms name, not from the shader's
+ * code (nbg_cpu_step.reference).  Everything else is refused before
+ * anything runs: TP operations, other SH and SW operations (shader or
+ * software code nbgkit does not decode), other data types, pooling modes
+ * and memory sources, each
  * with a stable reason id (nbg_cpu_step.reason_id) and a sentence naming
  * the operation, the field and its value.
  *
@@ -64,6 +67,8 @@ typedef struct nbg_cpu_step {
 	const char *reason_id; /* stable kebab-case id (doc/cpu.md); "" when executed */
 	char reason[256];      /* a sentence naming the field and value; "" when executed */
 	uint64_t macs;         /* multiply-accumulates (executed NN operations) */
+	int reference;         /* 1: executed by reference semantics (an SH or SW operation
+				* identified by its layer and I/O), not from the operation's code */
 } nbg_cpu_step;
 
 typedef struct nbg_cpu_plan nbg_cpu_plan;

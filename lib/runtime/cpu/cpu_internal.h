@@ -6,6 +6,8 @@
 #ifndef NBG_CPU_INTERNAL_H
 #define NBG_CPU_INTERNAL_H
 
+#include <limits.h>
+
 #include "nbg/commands.h"
 #include "nbg/cpu.h"
 #include "analysis/graph_struct.h"
@@ -39,6 +41,7 @@ typedef struct cpu_conv {
 	uint64_t out_base, out_row, out_slice;
 	const uint8_t *codes;           /* [out][z][k][k] */
 	const int32_t *bias;            /* corrected: sum((w - zp)(x - in_zp)) + bias */
+	int acc32;                      /* the plan proved every sum fits int32 (cpu_exec.c) */
 } cpu_conv;
 
 /* An executable TP operation (cpu_tp.c). */
@@ -60,9 +63,16 @@ typedef struct cpu_tpfc {
 	const int32_t *bias;
 } cpu_tpfc;
 
-/* An SH or SW operation executed by reference semantics (cpu_ref.c). */
+/* An SH or SW operation executed by reference semantics (cpu_ref.c):
+ * a softmax over width uint8 values (row 0 of the input image) into width
+ * fp16 values, exp2((x - max) * scale_log2e) normalised. */
+enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX };
 typedef struct cpu_ref {
-	int kind;
+	int kind;                       /* enum cpu_ref_kind */
+	uint32_t width;
+	float scale_log2e;              /* the input scale times log2(e), from the uniforms */
+	size_t in_region, out_region;   /* into the plan's regions */
+	uint64_t in_base, out_base;
 } cpu_ref;
 
 /* Which of an operation's members the run executes. */
@@ -90,7 +100,10 @@ struct nbg_cpu_plan {
 
 #define CPU_HIDDEN __attribute__((visibility("hidden")))
 
-/* Shared by the planners (cpu_plan.c): refuse a step with a reason id and
+__extension__ typedef __int128 cpu_i128;
+__extension__ typedef unsigned __int128 cpu_u128;
+
+/* Shared by the planners (cpu_common.c): refuse a step with a reason id and
  * a sentence; the region an address reference lands in (-1 with the step
  * refused); whether an image x*y*z at base with its strides lies inside a
  * region (*last: its last byte). */
@@ -117,13 +130,86 @@ CPU_HIDDEN int nbg_cpu_tpfc_run(const cpu_tpfc *t, uint8_t *const *buf);
 CPU_HIDDEN void nbg_cpu_plan_ref(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
 CPU_HIDDEN int nbg_cpu_ref_run(const cpu_ref *r, uint8_t *const *buf);
 
-/* The requantization: acc times the float32 scale whose mantissa field and
- * exponent field the command holds, rounded, plus the zero point, ReLU,
- * saturated to uint8 (cpu_exec.c; doc/cpu.md names each rule's evidence). */
-CPU_HIDDEN uint8_t nbg_cpu_requant(int64_t acc, uint32_t mantissa, uint32_t exponent,
-				   uint32_t out_zp, int relu);
+/*
+ * The requantization, the one place its rules live (a static inline so the
+ * convolution's inner loop and the TP fully connected run share it without
+ * a call): the scale is the float32 of 23 mantissa bits and a biased
+ * exponent that the plan read from the command (cpu_plan.c, scale_fields;
+ * cpu_tpfc.c for TP): acc x (2^23 + mantissa) x 2^(exponent - 150),
+ * computed exactly (64 or 128 bits).  Rounding:
+ * half away from zero (inferred: rounding_mode 1, no source states the
+ * rule).  ReLU clamps at the zero point; the result saturates to 0..255.
+ */
+static inline uint8_t nbg_cpu_requant(int64_t acc, uint32_t mantissa, uint32_t exponent,
+				      uint32_t out_zp, int relu)
+{
+	int shift = 150 - (int)exponent;
+	int64_t q;
+	if (acc >= -INT32_MAX && acc <= INT32_MAX && shift > 0 && shift < 63) {
+		/* the same arithmetic in 64 bits: |acc| x 2^24 stays below 2^55 */
+		int64_t prod = acc * (int64_t)((1u << 23) | (mantissa & 0x7fffffu));
+		uint64_t mag = prod < 0 ? (uint64_t)-prod : (uint64_t)prod;
+		q = (int64_t)((mag + (1ull << (shift - 1))) >> shift);
+		if (prod < 0)
+			q = -q;
+	} else {
+		cpu_i128 prod = (cpu_i128)acc * (cpu_i128)((1u << 23) | (mantissa & 0x7fffffu));
+		int neg = prod < 0;
+		cpu_u128 mag = neg ? (cpu_u128)(-prod) : (cpu_u128)prod;
+		if (shift <= 0) {
+			q = mag == 0 ? 0 : INT32_MAX; /* scale >= 1: any non-zero product saturates */
+			if (shift > -32 && (mag << -shift) >> -shift == mag && (mag << -shift) < INT32_MAX)
+				q = (int64_t)(mag << -shift);
+		} else if (shift >= 127) {
+			q = 0;
+		} else {
+			cpu_u128 r = (mag + ((cpu_u128)1 << (shift - 1))) >> shift;
+			q = r > INT32_MAX ? INT32_MAX : (int64_t)r;
+		}
+		if (neg)
+			q = -q;
+	}
+	q += out_zp;
+	if (relu && q < (int64_t)out_zp)
+		q = out_zp;
+	return (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
+}
+
 /* Executes one planned convolution on the machine's buffers; -1 when out
  * of memory (nothing written). */
 CPU_HIDDEN int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf);
+/* Whether the 32-bit kernels may run the convolution: every channel's
+ * |bias| + 255 x sum |w - coef_zero_point| fits int32 and the scratch
+ * images stay below a bound (cpu_plan.c). */
+CPU_HIDDEN int nbg_cpu_conv_fits_int32(const cpu_conv *cv);
+
+/*
+ * The 32-bit kernels' geometry (cpu_exec.c runs them): the input, minus its
+ * zero point, is copied into int16 planes padded with the border's 0 terms,
+ * each row wide = out_x + k - 1, so output (oy, ox) is index oy * wide + ox
+ * of a "wide" output whose last k - 1 columns are dropped; the wide output
+ * is cut into blocks of CPU_BLK positions and CPU_GRP output channels
+ * accumulate at once.
+ */
+#define CPU_BLK 64
+#define CPU_GRP 4
+/* Above this many bytes of scratch the 64-bit path (no copies) runs. */
+#define CPU_MAX_SCRATCH (1ull << 26)
+
+typedef struct cpu_conv_geom {
+	uint64_t wide, blocks, plane, taps, groups;
+} cpu_conv_geom;
+
+static inline cpu_conv_geom nbg_cpu_conv_geometry(const cpu_conv *cv)
+{
+	cpu_conv_geom g;
+	g.wide = (uint64_t)cv->out_x + cv->k - 1;
+	g.blocks = ((uint64_t)cv->out_y * g.wide + CPU_BLK - 1) / CPU_BLK;
+	/* the last block's last position plus the largest tap shift */
+	g.plane = g.blocks * CPU_BLK + (uint64_t)(cv->k - 1) * g.wide + cv->k - 1;
+	g.taps = (uint64_t)(cv->depthwise ? 1 : cv->in_z) * cv->k * cv->k;
+	g.groups = ((uint64_t)cv->out_z + CPU_GRP - 1) / CPU_GRP;
+	return g;
+}
 
 #endif

@@ -5,6 +5,7 @@
  * sentence naming the field and value.  Every address range an executed
  * operation touches is checked against its buffer here, before any run.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,16 +24,6 @@ const char *nbg_cpu_verdict_name(int v)
 	}
 }
 
-void nbg_cpu_refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	s->verdict = NBG_CPU_REFUSED;
-	s->reason_id = id;
-	vsnprintf(s->reason, sizeof(s->reason), fmt, ap);
-	va_end(ap);
-}
-
 static void add_region(nbg_cpu_plan *p, uint32_t type, int32_t index, uint64_t size)
 {
 	if (p->region_count < sizeof(p->regions) / sizeof(p->regions[0]))
@@ -49,41 +40,6 @@ static void build_regions(nbg_cpu_plan *p)
 	add_region(p, NBG_GRAPH_SRC_VIP_SRAM, -1, m->memory.vip_sram_bytes);
 	add_region(p, NBG_GRAPH_SRC_AXI_SRAM, -1, m->memory.axi_sram_bytes);
 	add_region(p, NBG_GRAPH_SRC_MEMORY_POOL, -1, m->memory.memory_pool_bytes);
-}
-
-/* The region an address reference lands in, or -1 (with the step refused). */
-long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what,
-			const nbg_cmd_ref *r)
-{
-	if (!r->patched) {
-		nbg_cpu_refuse(s, "address-not-relocated",
-		       "its %s address is relocated by no patch, so where it lies is not known", what);
-		return -1;
-	}
-	for (size_t i = 0; i < p->region_count; i++) {
-		const cpu_region *g = &p->regions[i];
-		if (g->source_type != r->source_type)
-			continue;
-		if ((g->source_type == NBG_GRAPH_SRC_INPUT || g->source_type == NBG_GRAPH_SRC_OUTPUT) &&
-		    g->index != r->index)
-			continue;
-		return (long)i;
-	}
-	const char *name = nbg_graph_source_type_name(r->source_type);
-	nbg_cpu_refuse(s, "memory-unsupported", "its %s address is in %s %d, a memory the CPU backend does not model",
-	       what, name ? name : "source type", name ? r->index : (int32_t)r->source_type);
-	return -1;
-}
-
-/* The last byte of an image x*y*z at base with its strides lies inside the region. */
-int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x, uint64_t y,
-		      uint64_t z, uint64_t row, uint64_t slice, uint64_t *last)
-{
-	/* x, y below 2^13, z below 2^20, the strides bounded: no sum below overflows */
-	if (row >= (1ull << 32) || slice >= (1ull << 40) || z > (1ull << 20))
-		return 0;
-	*last = base + (z - 1) * slice + (y - 1) * row + (x - 1);
-	return *last < p->regions[region].size;
 }
 
 static uint32_t field(const nbg_cmd *cmd, const char *key)
@@ -126,10 +82,123 @@ static int scale_fields(uint32_t target, const nbg_cmd *cmd, uint32_t *mantissa,
 	}
 }
 
-static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *cop, const nbg_cmd_op *op,
+int nbg_cpu_conv_fits_int32(const cpu_conv *cv)
+{
+	if (!cv->k || !cv->out_x || !cv->out_y || cv->out_x > (1u << 16) || cv->out_y > (1u << 16) ||
+	    cv->k > (1u << 12))
+		return 0;
+	cpu_conv_geom g = nbg_cpu_conv_geometry(cv);
+	if (g.taps > (1ull << 31) ||
+	    (uint64_t)cv->in_z * g.plane * 2 > CPU_MAX_SCRATCH ||
+	    g.groups * CPU_GRP * g.taps * 2 > CPU_MAX_SCRATCH)
+		return 0;
+	for (uint32_t o = 0; o < cv->out_z; o++) {
+		int64_t b = cv->bias[o];
+		uint64_t bound = (uint64_t)(b < 0 ? -b : b);
+		const uint8_t *w = cv->codes + (size_t)o * g.taps;
+		for (uint64_t t = 0; t < g.taps; t++) {
+			int32_t d = (int32_t)w[t] - (int32_t)cv->w_zp;
+			/* |x - in_zp| <= 255 for any uint8 x and uint8 zero point */
+			bound += (uint64_t)(d < 0 ? -d : d) * 255u;
+		}
+		if (bound > INT32_MAX)
+			return 0;
+	}
+	return 1;
+}
+
+/* The decoded kernel codes and biases; 0 with the step refused when the
+ * stream holds fewer codes than the kernel needs. */
+static int conv_weights(nbg_cpu_step *s, cpu_conv *cv, const nbg_weights_op *wo, const uint32_t *shape)
+{
+	size_t n = 0;
+	cv->codes = nbg_weights_op_codes(wo, &n);
+	cv->bias = nbg_weights_op_bias(wo);
+	if (!cv->codes || !cv->bias || n < (uint64_t)cv->out_z * cv->k * cv->k * (cv->depthwise ? 1 : cv->in_z)) {
+		nbg_cpu_refuse(s, "weights-not-decoded", "its decoded kernel stream holds %zu codes, fewer than "
+		       "the %ux%ux%ux%u kernel needs", n, shape[0], shape[1], shape[2], shape[3]);
+		return 0;
+	}
+	cv->acc32 = nbg_cpu_conv_fits_int32(cv);
+	return 1;
+}
+
+/*
+ * The written image: the convolution's output, 2x2-pooled (pool 1 max, 3
+ * first pixel), or subsampled by 2 where no pooling field says so but the
+ * output row pitch holds half a row (a strided convolution, whose
+ * subsampling the decoder infers): that one is written as first-pixel
+ * pooling, the convolution at even x and y (doc/cpu.md: the same layer
+ * compiled for targets that set pooling 3 gives the same bytes).  0 with
+ * the step refused when the written image does not follow.
+ */
+static int conv_written(nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op, uint32_t pool)
+{
+	if (!pool && op->out_subsample_inferred && op->out_subsample == 2)
+		pool = 3;
+	cv->pooling = pool;
+	cv->pool_x = op->out[0];
+	cv->pool_y = op->out[1];
+	uint32_t sub = pool ? 2 : 1;
+	if (op->out[2] != cv->out_z || cv->pool_x * sub > cv->out_x + sub - 1 ||
+	    cv->pool_y * sub > cv->out_y + sub - 1 || !cv->pool_x || !cv->pool_y ||
+	    (!pool && (cv->pool_x != cv->out_x || cv->pool_y != cv->out_y))) {
+		nbg_cpu_refuse(s, "shape-inconsistent", "the written image %ux%ux%u does not follow from the "
+		       "convolution's %ux%ux%u and its pooling or subsampling (%u)", op->out[0], op->out[1],
+		       op->out[2], cv->out_x, cv->out_y, cv->out_z, op->out_subsample);
+		return 0;
+	}
+	return 1;
+}
+
+/* The signed 4-bit in_image_y_offset of an NN operation's command. */
+static int32_t y_offset(const nbg_cpu_plan *p, const nbg_cmd_op *op)
+{
+	const nbg_cmd *cmd = nbg_commands_at(p->c, NBG_CMD_NN, op->command);
+	uint32_t yo = cmd ? field(cmd, "in_image_y_offset") | field(cmd, "in_image_y_offset_bit_3") << 3 : 0;
+	return yo >= 8 ? (int32_t)yo - 16 : (int32_t)yo;
+}
+
+/*
+ * Tiles: an operation that computes rows of a layer whose earlier rows an
+ * earlier operation of the same layer computed (same kind, same memories)
+ * must read as many rows further on as it writes further on, times its
+ * subsampling.  Where both steps are whole rows and they disagree (the
+ * 0x1000000e image_classify files' first layer: inputs 18 rows apart for
+ * outputs 3 rows apart at stride 2), the tile addressing is not understood:
+ * the rows computed would land at other rows than the same layer's
+ * untiled output on other targets.  0 with the step refused.
+ */
+static int tile_consistent(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd_op *op, uint32_t sub)
+{
+	for (size_t j = op->operation, seen = 0; j-- > 0 && seen < 64; seen++) {
+		const nbg_cmd_op *q = nbg_commands_op_of(p->c, j);
+		if (!q || q->engine != NBG_CMD_NN || q->layer_id != op->layer_id)
+			continue;
+		if (strcmp(q->kind, op->kind) || q->in_ref.source_type != op->in_ref.source_type ||
+		    q->in_ref.index != op->in_ref.index || q->out_ref.source_type != op->out_ref.source_type ||
+		    q->out_ref.index != op->out_ref.index || q->in_row_stride != op->in_row_stride ||
+		    q->out_row_stride != op->out_row_stride || !op->in_row_stride || !op->out_row_stride ||
+		    op->in_ref.offset <= q->in_ref.offset || op->out_ref.offset <= q->out_ref.offset)
+			return 1;
+		uint64_t din = op->in_ref.offset - q->in_ref.offset, dout = op->out_ref.offset - q->out_ref.offset;
+		/* the first convolution row reads input row (offset / row) + y offset */
+		int64_t rin = (int64_t)(din / op->in_row_stride) + y_offset(p, op) - y_offset(p, q);
+		if (din % op->in_row_stride || dout % op->out_row_stride ||
+		    rin == (int64_t)(dout / op->out_row_stride * sub))
+			return 1;
+		nbg_cpu_refuse(s, "tile-offsets-inconsistent", "operation %zu of the same layer starts %lld input "
+		       "rows before it and writes %llu rows before it (subsampling %u): how its tile's addresses "
+		       "map to rows is not established", j, (long long)rin,
+		       (unsigned long long)(dout / op->out_row_stride), sub);
+		return 0;
+	}
+	return 1;
+}
+
+static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op,
 		    const nbg_weights_op *wo)
 {
-	cpu_conv *cv = &cop->conv;
 	const nbg_cmd *cmd = nbg_commands_at(p->c, NBG_CMD_NN, op->command);
 	if (op->type != NBG_GRAPH_OP_NN) {
 		nbg_cpu_refuse(s, "operation-type-unsupported",
@@ -216,18 +285,8 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *cop, const nbg_cmd
 		return;
 	}
 	cv->relu = op->relu;
-	cv->pooling = pool;
-	cv->pool_x = op->out[0];
-	cv->pool_y = op->out[1];
-	uint32_t sub = pool ? 2 : 1;
-	if (op->out[2] != cv->out_z || cv->pool_x * sub > cv->out_x + sub - 1 ||
-	    cv->pool_y * sub > cv->out_y + sub - 1 || !cv->pool_x || !cv->pool_y ||
-	    (!pool && (cv->pool_x != cv->out_x || cv->pool_y != cv->out_y))) {
-		nbg_cpu_refuse(s, "shape-inconsistent", "the written image %ux%ux%u does not follow from the "
-		       "convolution's %ux%ux%u and its pooling", op->out[0], op->out[1], op->out[2],
-		       cv->out_x, cv->out_y, cv->out_z);
+	if (!conv_written(s, cv, op, pool) || !tile_consistent(p, s, op, cv->pooling ? 2 : 1))
 		return;
-	}
 	uint64_t macs = (uint64_t)cv->out_x * cv->out_y * cv->out_z * cv->k * cv->k *
 			(cv->depthwise ? 1 : cv->in_z);
 	if (macs > NBG_CPU_MAX_MACS) {
@@ -239,8 +298,7 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *cop, const nbg_cmd
 	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &op->out_ref);
 	if (ri < 0 || ro < 0)
 		return;
-	cv->in_region = (size_t)ri;
-	cv->out_region = (size_t)ro;
+	cv->in_region = (size_t)ri, cv->out_region = (size_t)ro;
 	cv->in_base = op->in_ref.offset;
 	cv->in_row = op->in_row_stride;
 	cv->in_slice = op->in_slice_stride;
@@ -270,13 +328,11 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *cop, const nbg_cmd
 		       (unsigned long long)p->regions[cv->out_region].size);
 		return;
 	}
-	size_t n = 0;
-	cv->codes = nbg_weights_op_codes(wo, &n);
-	cv->bias = nbg_weights_op_bias(wo);
+	if (!conv_weights(s, cv, wo, shape))
+		return;
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 	s->macs = macs;
-	cop->kind = CPU_OP_CONV;
 }
 
 static void plan_step(nbg_cpu_plan *p, size_t i, const nbg_weights_op *const *wop)
@@ -317,7 +373,9 @@ static void plan_step(nbg_cpu_plan *p, size_t i, const nbg_weights_op *const *wo
 		       "not execute", tn ? tn : "?", go->type);
 		return;
 	}
-	plan_nn(p, s, &p->ops[i], op, wop[i]);
+	plan_nn(p, s, &p->ops[i].conv, op, wop[i]);
+	if (s->verdict == NBG_CPU_EXECUTE)
+		p->ops[i].kind = CPU_OP_CONV;
 }
 
 nbg_code nbg_cpu_plan_build(const uint8_t *model, size_t size, nbg_cpu_plan **out, nbg_error *err)
@@ -421,7 +479,9 @@ void nbg_cpu_plan_print(FILE *out, const nbg_cpu_plan *p)
 		const nbg_cpu_step *s = &p->steps[i];
 		fprintf(out, "  op %zu [layer %u %s] %s: %s", s->operation, s->layer_id, s->layer, s->what,
 			nbg_cpu_verdict_name(s->verdict));
-		if (s->verdict == NBG_CPU_EXECUTE)
+		if (s->verdict == NBG_CPU_EXECUTE && s->reference)
+			fprintf(out, " (reference semantics, not from the operation's code)");
+		else if (s->verdict == NBG_CPU_EXECUTE)
 			fprintf(out, " (%llu MACs)", (unsigned long long)s->macs);
 		if (s->verdict == NBG_CPU_REFUSED)
 			fprintf(out, " %s: %s", s->reason_id, s->reason);

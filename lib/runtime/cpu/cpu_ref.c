@@ -1,26 +1,265 @@
 /*
  * cpu_ref.c - SH (shader) and SW (software) operations: their code is not
- * decoded, so none is executed from it; the ones identified by their layer
- * and I/O records may run a reference implementation, labelled as such.
+ * decoded, so none is executed from it.  One kind is identified by its
+ * layer and the I/O its state buffer loads, and runs a reference
+ * implementation labelled as such (nbg_cpu_step.reference): the softmax of
+ * a Softmax2Layer.  doc/cpu.md ("SH and SW operations") gives each rule
+ * below with its evidence.
+ *
+ * A Softmax2Layer's state buffer (the LOAD_STATE stream its state_id
+ * names) loads the shader's uniforms at 0x36000 on:
+ *   0x36000..0x3600c  input image: address (patched), row stride in bytes,
+ *                     height << 16 | width, format word 0x444041f0 (uint8)
+ *   0x36010, 0x36014  input slice bytes, depth
+ *   0x36020..0x3602c  output image likewise, format word 0x44404071 (fp16)
+ *   0x36030, 0x36034  output slice bytes, depth
+ *   0x36040           width (int)
+ *   0x36044           width rounded down to a multiple of 4 (int)
+ *   0x36048           float32: the input scale times log2(e)
+ * The softmax needs no zero point: exp((x - max) * scale) cancels it.
  */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "runtime/cpu/cpu_internal.h"
+
+/* Uniform words read (0x36000 + 4 * i); loaded more than once: refused. */
+#define REF_UNIFORMS 19
+#define REF_UNIFORM_BASE 0x36000u
+#define REF_FMT_UINT8 0x444041f0u
+#define REF_FMT_FP16 0x44404071u
+/* State buffers longer than this are not walked (the corpus's: 792..848). */
+#define REF_MAX_STATE_BYTES (1u << 20)
+/* Widths above this are refused (work-limit); the corpus's: 7 and 10. */
+#define REF_MAX_WIDTH (1u << 20)
+
+typedef struct uniforms {
+	uint32_t value[REF_UNIFORMS];
+	uint32_t at[REF_UNIFORMS];   /* byte offset of the value in the state buffer */
+	int loaded[REF_UNIFORMS];    /* times loaded */
+} uniforms;
+
+static void refuse_layer(nbg_cpu_step *s)
+{
+	if (s->type == NBG_GRAPH_OP_SW)
+		nbg_cpu_refuse(s, "software-not-executed", "an SW (software) operation of layer %s: the "
+			       "vendor runtime's CPU code for it is not known and no reference "
+			       "implementation is established for that layer", s->layer);
+	else
+		nbg_cpu_refuse(s, "shader-not-executed", "an SH (shader) operation of layer %s: its code is "
+			       "not decoded and no reference implementation is established for that layer",
+			       s->layer);
+}
+
+/* Walks the LOAD_STATE stream (opcode 1 in bits 31..27: count in bits 25..16,
+ * 0 meaning 1024, register in bits 15..0, the values after it, padded to an
+ * even word count; any other command word takes two words) and keeps the
+ * uniform words.  0 with the step refused when the stream is cut short. */
+static int read_uniforms(nbg_cpu_step *s, const uint8_t *b, uint64_t n, uniforms *u)
+{
+	memset(u, 0, sizeof(*u));
+	uint64_t words = n / 4, i = 0;
+	while (i < words) {
+		uint32_t w = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 |
+			     (uint32_t)b[4 * i + 2] << 16 | (uint32_t)b[4 * i + 3] << 24;
+		if (w >> 27 != 1) {
+			i += 2;
+			continue;
+		}
+		uint32_t count = (w >> 16) & 0x3ff, reg = w & 0xffff;
+		if (!count)
+			count = 1024;
+		if (i + 1 + count > words) {
+			nbg_cpu_refuse(s, "state-buffer-truncated", "the LOAD_STATE word 0x%08x at byte %llu of its "
+				       "state buffer loads %u values past the buffer's %llu bytes", w,
+				       (unsigned long long)(4 * i), count, (unsigned long long)n);
+			return 0;
+		}
+		for (uint32_t k = 0; k < count; k++) {
+			uint64_t addr = 4ull * ((uint64_t)reg + k);
+			if (addr < REF_UNIFORM_BASE || addr >= REF_UNIFORM_BASE + 4 * REF_UNIFORMS)
+				continue;
+			size_t j = (size_t)(addr - REF_UNIFORM_BASE) / 4;
+			const uint8_t *v = b + 4 * (i + 1 + k);
+			u->value[j] = (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 |
+				      (uint32_t)v[3] << 24;
+			u->at[j] = (uint32_t)(4 * (i + 1 + k));
+			u->loaded[j]++;
+		}
+		i += 1 + count;
+		i += i & 1;
+	}
+	return 1;
+}
+
+/* The patch of this operation that relocates the state word at byte `at`:
+ * its reference with the stored word as the offset. */
+static int patched_ref(const nbg_cpu_plan *p, size_t operation, uint32_t at, uint32_t value,
+		       nbg_cmd_ref *r)
+{
+	const nbg_graph_operation *go = nbg_graph_operation_at(p->g, operation);
+	memset(r, 0, sizeof(*r));
+	for (uint32_t k = 0; k < go->patch_count; k++) {
+		size_t pi = (size_t)go->patch_index + k;
+		const nbg_graph_patch *pt = nbg_graph_patch_at(p->g, pi);
+		if (!pt || pt->type != 0 || pt->dest_offset != at)
+			continue;
+		r->patched = 1;
+		r->patch = pi;
+		r->source_type = pt->source_type;
+		r->index = pt->index;
+		r->src_offset = pt->src_offset;
+		r->offset = (uint64_t)pt->src_offset + value;
+		return 1;
+	}
+	return 0;
+}
+
+static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
+{
+	cpu_ref *r = &op->ref;
+	const nbg_graph_operation *go = nbg_graph_operation_at(p->g, operation);
+	const nbg_graph_summary *sum = nbg_graph_summary_of(p->g);
+	const nbg_graph_table *t = sum->state_table < 0 ? NULL : nbg_graph_table_at(p->g, (size_t)sum->state_table);
+	const nbg_graph_table_entry *e = t ? nbg_graph_table_entry_at(p->g, (size_t)sum->state_table, go->state_id) : NULL;
+	if (!t || !e || !e->in_bounds || !t->data_present || e->size == 0 || e->size > REF_MAX_STATE_BYTES ||
+	    t->data_offset > p->m->file_size || e->offset > p->m->file_size - t->data_offset ||
+	    e->size > p->m->file_size - t->data_offset - e->offset) {
+		nbg_cpu_refuse(s, "state-buffer-missing", "a softmax (layer %s) whose state buffer (state_id "
+			       "%u) is not an in-bounds table entry of 1 to %u bytes, so its I/O is not "
+			       "known", s->layer, go->state_id, REF_MAX_STATE_BYTES);
+		return;
+	}
+	uniforms u;
+	if (!read_uniforms(s, p->m->data + t->data_offset + e->offset, e->size, &u))
+		return;
+	for (size_t j = 0; j < REF_UNIFORMS; j++)
+		if (u.loaded[j] > 1 || (!u.loaded[j] && j != 7 && j != 15 && j != 6 && j != 14)) {
+			nbg_cpu_refuse(s, "softmax-uniforms-unknown", "a softmax (layer %s) whose state buffer "
+				       "loads uniform 0x%05zx %d times (once is the layout of every softmax "
+				       "in the corpus)", s->layer, REF_UNIFORM_BASE + 4 * j, u.loaded[j]);
+			return;
+		}
+	uint32_t w = u.value[2] & 0xffff, h = u.value[2] >> 16;
+	float scale;
+	memcpy(&scale, &u.value[18], sizeof(scale));
+	if (u.value[3] != REF_FMT_UINT8 || u.value[11] != REF_FMT_FP16) {
+		nbg_cpu_refuse(s, "softmax-format-unsupported", "a softmax (layer %s) with image format words "
+			       "0x%08x (input) and 0x%08x (output): executed is 0x%08x (uint8) to 0x%08x "
+			       "(fp16)", s->layer, u.value[3], u.value[11], REF_FMT_UINT8, REF_FMT_FP16);
+		return;
+	}
+	if (h != 1 || u.value[5] != 1 || u.value[10] != u.value[2] || u.value[13] != 1 || w == 0 ||
+	    u.value[16] != w || u.value[17] != (w & ~3u) || u.value[1] < w || u.value[9] < 2ull * w) {
+		nbg_cpu_refuse(s, "softmax-shape-unsupported", "a softmax (layer %s) over input %ux%u depth %u "
+			       "(row %u bytes) to output 0x%08x depth %u (row %u bytes), width uniforms %u "
+			       "and %u: executed is one row of width w, the uniforms w and w rounded down to "
+			       "a multiple of 4", s->layer, w, h, u.value[5], u.value[1], u.value[10],
+			       u.value[13], u.value[9], u.value[16], u.value[17]);
+		return;
+	}
+	if (w > REF_MAX_WIDTH) {
+		nbg_cpu_refuse(s, "work-limit", "a softmax (layer %s) over %u values, above the limit of %u",
+			       s->layer, w, REF_MAX_WIDTH);
+		return;
+	}
+	if (!isfinite(scale) || !(scale > 0)) {
+		nbg_cpu_refuse(s, "softmax-scale-invalid", "a softmax (layer %s) whose scale uniform 0x36048 "
+			       "is 0x%08x, not a finite positive float32", s->layer, u.value[18]);
+		return;
+	}
+	nbg_cmd_ref in, out;
+	if (!patched_ref(p, operation, u.at[0], u.value[0], &in) ||
+	    !patched_ref(p, operation, u.at[8], u.value[8], &out)) {
+		nbg_cpu_refuse(s, "address-not-relocated", "a softmax (layer %s) whose %s image address "
+			       "(uniform 0x%05x) is relocated by no patch of the operation", s->layer,
+			       in.patched ? "output" : "input", in.patched ? 0x36020u : 0x36000u);
+		return;
+	}
+	long ri = nbg_cpu_find_region(p, s, "input", &in);
+	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &out);
+	if (ri < 0 || ro < 0)
+		return;
+	if (out.source_type == NBG_GRAPH_SRC_OUTPUT) {
+		const nbg_io *io = nbg_model_output_at(p->m, (size_t)out.index);
+		const char *fn = io ? nbg_data_format_name(io->data_format) : NULL;
+		if (!fn || strcmp(fn, "FP16")) {
+			nbg_cpu_refuse(s, "softmax-format-unsupported", "a softmax (layer %s) writing output %d "
+				       "whose record's format is %s, not the FP16 its image format word says",
+				       s->layer, out.index, fn ? fn : "unknown");
+			return;
+		}
+	}
+	uint64_t last;
+	if (!nbg_cpu_image_fits(p, (size_t)ri, in.offset, w, 1, 1, u.value[1], u.value[4], &last) ||
+	    !nbg_cpu_image_fits(p, (size_t)ro, out.offset, 2ull * w, 1, 1, u.value[9], u.value[12], &last)) {
+		nbg_cpu_refuse(s, "address-outside-memory", "a softmax (layer %s) whose input (%u bytes at "
+			       "%s+0x%llx) or output (%u bytes at %s+0x%llx) does not lie inside its memory",
+			       s->layer, w, nbg_graph_source_type_name(in.source_type),
+			       (unsigned long long)in.offset, 2 * w,
+			       nbg_graph_source_type_name(out.source_type), (unsigned long long)out.offset);
+		return;
+	}
+	r->kind = CPU_REF_SOFTMAX;
+	r->width = w;
+	r->scale_log2e = scale;
+	r->in_region = (size_t)ri;
+	r->out_region = (size_t)ro;
+	r->in_base = in.offset;
+	r->out_base = out.offset;
+	snprintf(s->what, sizeof(s->what), "SH softmax %u uint8 -> fp16, scale*log2(e) %.9g", w,
+		 (double)scale);
+	s->verdict = NBG_CPU_EXECUTE;
+	s->reason_id = "";
+	s->reference = 1;
+	op->kind = CPU_OP_REF;
+}
 
 void nbg_cpu_plan_ref(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
 {
-	(void)p;
-	(void)op;
-	(void)operation;
-	if (s->type == NBG_GRAPH_OP_SW)
-		nbg_cpu_refuse(s, "software-not-executed", "an SW (software) operation: the vendor "
-			       "runtime's CPU code for it is not known");
+	if (s->type == NBG_GRAPH_OP_SH && !strcmp(s->layer, "Softmax2Layer"))
+		plan_softmax(p, s, op, operation);
 	else
-		nbg_cpu_refuse(s, "shader-not-executed", "an SH (shader) operation: its code is not "
-			       "decoded and no reference implementation is established for it");
+		refuse_layer(s);
+}
+
+/* v in [0, 1] as IEEE binary16, rounded to nearest, ties to even. */
+static uint16_t half_of(double v)
+{
+	if (!(v > 0))
+		return 0;
+	int e;
+	double m = frexp(v, &e); /* v = m * 2^e, m in [0.5, 1) */
+	if (e >= -13) {          /* a normal half: 11 significant bits */
+		double q = nearbyint(ldexp(m, 11));
+		if (q >= 2048) {
+			q = 1024;
+			e++;
+		}
+		if (e + 14 >= 31)
+			return 0x7c00;
+		return (uint16_t)((uint32_t)(e + 14) << 10 | ((uint32_t)q - 1024));
+	}
+	return (uint16_t)nearbyint(ldexp(v, 24)); /* subnormal: units of 2^-24 (1024: the least normal) */
 }
 
 int nbg_cpu_ref_run(const cpu_ref *r, uint8_t *const *buf)
 {
-	(void)r;
-	(void)buf;
+	if (r->kind != CPU_REF_SOFTMAX)
+		return 0;
+	const uint8_t *in = buf[r->in_region] + r->in_base;
+	uint8_t *out = buf[r->out_region] + r->out_base;
+	uint8_t mx = 0;
+	for (uint32_t x = 0; x < r->width; x++)
+		mx = in[x] > mx ? in[x] : mx;
+	double sum = 0;
+	for (uint32_t x = 0; x < r->width; x++)
+		sum += exp2(((double)in[x] - mx) * (double)r->scale_log2e);
+	for (uint32_t x = 0; x < r->width; x++) {
+		uint16_t hv = half_of(exp2(((double)in[x] - mx) * (double)r->scale_log2e) / sum);
+		out[2 * x] = (uint8_t)hv;
+		out[2 * x + 1] = (uint8_t)(hv >> 8);
+	}
 	return 0;
 }

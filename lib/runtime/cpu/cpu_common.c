@@ -1,0 +1,57 @@
+/*
+ * cpu_common.c - what every planner of the CPU backend shares: refusing a
+ * step with a reason, finding the buffer an address lands in, and checking
+ * that an image lies inside it (cpu_internal.h).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "runtime/cpu/cpu_internal.h"
+
+void nbg_cpu_refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	s->verdict = NBG_CPU_REFUSED;
+	s->reason_id = id;
+	vsnprintf(s->reason, sizeof(s->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* The region an address reference lands in, or -1 (with the step refused). */
+long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what,
+			 const nbg_cmd_ref *r)
+{
+	if (!r->patched) {
+		nbg_cpu_refuse(s, "address-not-relocated",
+			       "its %s address is relocated by no patch, so where it lies is not known",
+			       what);
+		return -1;
+	}
+	for (size_t i = 0; i < p->region_count; i++) {
+		const cpu_region *g = &p->regions[i];
+		if (g->source_type != r->source_type)
+			continue;
+		if ((g->source_type == NBG_GRAPH_SRC_INPUT ||
+		     g->source_type == NBG_GRAPH_SRC_OUTPUT) &&
+		    g->index != r->index)
+			continue;
+		return (long)i;
+	}
+	const char *name = nbg_graph_source_type_name(r->source_type);
+	nbg_cpu_refuse(s, "memory-unsupported",
+		       "its %s address is in %s %d, a memory the CPU backend does not model", what,
+		       name ? name : "source type", name ? r->index : (int32_t)r->source_type);
+	return -1;
+}
+
+/* The last byte of an image x*y*z at base with its strides lies inside the region. */
+int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x, uint64_t y,
+		       uint64_t z, uint64_t row, uint64_t slice, uint64_t *last)
+{
+	/* x, y below 2^13, z below 2^20, the strides bounded: no sum below overflows */
+	if (row >= (1ull << 32) || slice >= (1ull << 40) || z > (1ull << 20))
+		return 0;
+	*last = base + (z - 1) * slice + (y - 1) * row + (x - 1);
+	return *last < p->regions[region].size;
+}

@@ -1,0 +1,388 @@
+#!/usr/bin/env python3
+"""SH and SW operations in the CPU backend (nbg run --backend cpu): what it
+runs by reference semantics, against references no C code here computes.
+
+1. Plan, every corpus file and the LeNet files: each Softmax2Layer SH
+   operation is executed and labelled "reference semantics, not from the
+   operation's code"; every other SH or SW operation is refused
+   (shader-not-executed / software-not-executed) with its layer named;
+   `nbg probe --json` counts the softmaxes per file
+   (executed_by_reference_semantics).
+2. Per softmax, on synthesized buffers (nbg-cpu-ref-op runs that one
+   operation whatever precedes it): the I/O is decoded here, independently
+   of the C code, from the raw bytes (the LOAD_STATE stream of the
+   operation's state buffer, its patches from `nbg inspect --json`); the
+   output must equal numpy's softmax exp((x - max) * s) / sum, s = the
+   uniform / log2(e), rounded to float16 (at most 1 unit in the last place
+   apart, the count of exact values printed); no other byte of any buffer
+   may change.
+3. LeNet (models_dir/lenet-caffe, lenet_v2_0x10016.nb): the softmax's scale
+   uniform divided by log2(e) is the scale of ip2's output: the ip2 TP
+   command's scale multiplier (2^15 + alu_output_post_multiplier) / 2^k
+   must equal s_ip1 * s_w2 / s_ip2 for an integer k, with s_ip1 from the NN
+   commands' scale fields and the kernels fitted to Caffe (check_cpu.py's
+   chain) and s_w2 the min/max scale of Caffe's ip2 weights (whose zero
+   point the TP command's coef_zp confirms); the uniform read as the scale
+   itself must not fit.  Then Caffe's ip2 on lenet.dat, quantized with that
+   scale and the command's out_zp, through the backend's softmax: top-1
+   equal to Caffe's softmax, the largest difference printed.
+4. Mutations of the LeNet file: another layer name, another image format
+   word, a LOAD_STATE count past the buffer, a NaN scale: each refused
+   with its id.
+5. `nbg run --backend cpu` reports the steps computed by reference
+   semantics in summary.json (runtime.reference_semantics) and on stdout:
+   none for an NN-only model.  (No corpus model runs whole with a softmax
+   yet: the operations before each are refused.)
+
+Usage: check_cpu_ref.py NBG REFOP --corpus DIR --models DIR (exit 77 when
+the files or Debian's python3-numpy / python3-protobuf are missing).
+"""
+import glob
+import json
+import math
+import os
+import re
+import struct
+import sys
+import tempfile
+
+from check_cpu import run
+
+SKIP = 77
+LENET = "lenet-caffe/lenet_v2_0x10016.nb"
+LOG2E = 1.4426950408889634
+LABEL = "(reference semantics, not from the operation's code)"
+FMT_UINT8, FMT_FP16 = 0x444041f0, 0x44404071
+
+
+def inspect(nbg, model):
+    r = run([nbg, "inspect", "--json", "--operations", "--patches", model])
+    if r.returncode != 0:
+        sys.exit("nbg inspect %s failed: %s" % (model, r.stderr))
+    return json.loads(r.stdout)
+
+
+def plan_lines(nbg, model):
+    r = run([nbg, "run", "--backend", "cpu", "--check", model])
+    if r.returncode not in (0, 4):
+        sys.exit("nbg run --check %s failed (%d): %s" % (model, r.returncode, r.stderr))
+    return {int(m.group(1)): (m.group(2), m.group(3), m.group(4)) for m in
+            re.finditer(r"^  op (\d+) \[layer \d+ (.*?)\] (SH|SW|\S+)(.*)$", r.stdout, re.M)}
+
+
+def uniforms(data, doc, o):
+    """The uniform words 0x36000.. the operation's state buffer loads:
+    {register: (value, byte offset in the buffer)}."""
+    t = [t for t in doc["tables"] if t["name"] == doc["graph"]["state_table"]][0]
+    e = t["entries"][o["state_id"]]
+    base = t["data_offset"] + e["offset"]
+    words = struct.unpack_from("<%dI" % (e["size"] // 4), data, base)
+    out, i = {}, 0
+    while i < len(words):
+        w = words[i]
+        if w >> 27 != 1:
+            i += 2
+            continue
+        count, reg = (w >> 16) & 0x3ff or 1024, w & 0xffff
+        for k in range(count):
+            out[(reg + k) * 4] = (words[i + 1 + k], (i + 1 + k) * 4)
+        i += 1 + count
+        i += i & 1
+    return out
+
+
+def region_sizes(doc):
+    sizes = {("VIP_SRAM", -1): doc["vip_sram_bytes"], ("AXI_SRAM", -1): doc["axi_sram_bytes"],
+             ("MEMORY_POOL", -1): doc["memory_pool_bytes"]}
+    for io in doc["inputs"]:
+        sizes[("INPUT", io["index"])] = io["byte_size"]
+    for io in doc["outputs"]:
+        sizes[("OUTPUT", io["index"])] = io["byte_size"]
+    return sizes
+
+
+def softmax_io(data, doc, o):
+    """(input region, offset, output region, offset, width, uniform) decoded
+    from the raw bytes."""
+    u = uniforms(data, doc, o)
+    pat = {p["dest_offset"]: p for p in doc["patches"]
+           if p["operation"] == o["record_index"] and p["type"] == 0}
+    v = {a: u[a][0] for a in u}
+    assert v[0x3600c] == FMT_UINT8 and v[0x3602c] == FMT_FP16, "format words"
+    w = v[0x36008] & 0xffff
+    assert v[0x36008] >> 16 == 1 and v[0x36040] == w and v[0x36044] == w & ~3, "shape"
+    pi, po = pat[u[0x36000][1]], pat[u[0x36020][1]]
+    ri = (pi["source_type_name"], pi["index"] if pi["source_type_name"] in ("INPUT", "OUTPUT") else -1)
+    ro = (po["source_type_name"], po["index"] if po["source_type_name"] in ("INPUT", "OUTPUT") else -1)
+    scale = struct.unpack("<f", struct.pack("<I", v[0x36048]))[0]
+    return ri, pi["src_offset"] + v[0x36000], ro, po["src_offset"] + v[0x36020], w, scale
+
+
+def numpy_softmax(x, s):
+    import numpy as np
+    d = (x.astype(np.float64) - x.max()) * s
+    e = np.exp(d)
+    return (e / e.sum()).astype(np.float16)
+
+
+def run_softmax(refop, model, op, doc, io, x, tmp, rng):
+    """The backend's softmax of x (uint8) through nbg-cpu-ref-op; the input
+    region is filled with noise, the others with zeros; every byte outside
+    the output's 2 * width must be unchanged.  Returns float16 values or
+    an error string."""
+    import numpy as np
+    ri, io_off, ro, oo_off, w, _ = io
+    ind, outd = tempfile.mkdtemp(dir=tmp), tempfile.mkdtemp(dir=tmp)
+    before = {}
+    for (src, idx), n in region_sizes(doc).items():
+        b = np.zeros(n, dtype=np.uint8)
+        if (src, idx) == ri:
+            b = rng.integers(0, 256, n, dtype=np.uint8)
+            b[io_off:io_off + w] = x
+        before[(src, idx)] = b
+        b.tofile(os.path.join(ind, "%s_%d.bin" % (src, idx)))
+    r = run([refop, model, str(op), ind, outd])
+    if r.returncode != 0:
+        return "nbg-cpu-ref-op exit %d: %s %s" % (r.returncode, r.stdout, r.stderr)
+    out = None
+    for key, b in before.items():
+        a = np.fromfile(os.path.join(outd, "%s_%d.bin" % key), dtype=np.uint8)
+        if key == ro:
+            out = a[oo_off:oo_off + 2 * w].copy().view("<f2")
+            a[oo_off:oo_off + 2 * w] = b[oo_off:oo_off + 2 * w]
+        if not np.array_equal(a, b):
+            return "bytes of %s_%d outside the output changed" % key
+    return out
+
+
+def ulps(a, b):
+    import numpy as np
+    return np.abs(a.view(np.int16).astype(np.int64) - b.view(np.int16).astype(np.int64))
+
+
+def check_plans(nbg, models, failures, figures):
+    """Section 1; returns [(model, doc, operation record)] of the softmaxes."""
+    softmax, refused, layers = [], 0, {}
+    for model in models:
+        doc = inspect(nbg, model)
+        lines = plan_lines(nbg, model)
+        for o in doc["operations"]:
+            if o["type_name"] not in ("SH", "SW"):
+                continue
+            n = o["record_index"]
+            layer, typ, rest = lines.get(n, ("?", "?", ""))
+            name = os.path.basename(model)
+            if o["layer_name"] == "Softmax2Layer" and o["type_name"] == "SH":
+                if not rest.endswith("execute " + LABEL):
+                    failures.append("%s op %d (softmax) is not executed by reference semantics: %s" %
+                                    (name, n, rest))
+                softmax.append((model, doc, o))
+                continue
+            rid = "shader-not-executed" if o["type_name"] == "SH" else "software-not-executed"
+            if ": refused %s: " % rid not in rest or ("of layer %s:" % o["layer_name"]) not in rest:
+                failures.append("%s op %d (%s %s) not refused as %s naming its layer: %s" %
+                                (name, n, o["type_name"], o["layer_name"], rid, rest))
+            refused += 1
+            layers[o["layer_name"]] = layers.get(o["layer_name"], 0) + 1
+    r = run([nbg, "probe", "--json", "--device-root", "/nonexistent", *models])
+    probe = {m["path"]: m.get("executed_by_reference_semantics")
+             for m in json.loads(r.stdout)["cpu_backend"]["models"]}
+    for model in models:
+        want = sum(1 for m, _, _ in softmax if m == model)
+        if probe.get(model) != want:
+            failures.append("nbg probe --json: %s has executed_by_reference_semantics %r, the plan %d" %
+                            (os.path.basename(model), probe.get(model), want))
+    figures.append("plans: %d files, %d softmax operations executed by reference semantics, %d other "
+                   "SH/SW operations refused naming their layer (%s)" %
+                   (len(models), len(softmax), refused,
+                    ", ".join("%s %d" % kv for kv in sorted(layers.items(), key=lambda kv: -kv[1]))))
+    return softmax
+
+
+def check_softmax_ops(refop, softmax, tmp, failures, figures):
+    """Section 2."""
+    import numpy as np
+    rng = np.random.default_rng(27)
+    total = exact = worst = 0
+    for model, doc, o in softmax:
+        data = open(model, "rb").read()
+        io = softmax_io(data, doc, o)
+        w, s = io[4], io[5] / LOG2E
+        cases = [rng.integers(0, 256, w, dtype=np.uint8) for _ in range(3)]
+        cases.append(np.full(w, 200, dtype=np.uint8))                      # all equal
+        spread = max(1, min(255, int(round(12 / s))))                      # probabilities spread out
+        cases.append(np.clip(128 + rng.integers(-spread, spread + 1, w), 0, 255).astype(np.uint8))
+        for x in cases:
+            got = run_softmax(refop, model, o["record_index"], doc, io, x, tmp, rng)
+            if isinstance(got, str):
+                failures.append("%s op %d: %s" % (os.path.basename(model), o["record_index"], got))
+                continue
+            want = numpy_softmax(x, s)
+            d = ulps(got, want)
+            total += w
+            exact += int((d == 0).sum())
+            worst = max(worst, int(d.max()))
+            if d.max() > 1:
+                failures.append("%s op %d: softmax of %s is %s, numpy %s" %
+                                (os.path.basename(model), o["record_index"], x.tolist(),
+                                 got.tolist(), want.tolist()))
+    figures.append("softmax ops vs numpy: %d operations, %d values, %d equal, largest difference "
+                   "%d float16 ulp" % (len(softmax), total, exact, worst))
+
+
+def check_lenet_scale(nbg, refop, models, tmp, failures, figures):
+    """Section 3."""
+    import numpy as np
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from check_cpu import model_info, scale_of, caffe_forward
+    from check_weights_lenet import caffe_layers
+    model = os.path.join(models, LENET)
+    lenet = os.path.join(models, "lenet-caffe")
+    layers = caffe_layers(os.path.join(lenet, "lenet.caffemodel"))
+    doc, weights, wdir = model_info(nbg, model, tmp)
+    cmds = doc["commands"]
+    ops = {o["operation"]: o for o in cmds["operations"]}
+    nn = cmds["nn"]["commands"]
+    s = doc["inputs"][0]["quantization"]["scale"]
+    for n, blob in ((1, "conv1"), (2, "conv2"), (3, "ip1")):
+        mult, shift = scale_of(doc["target"], nn[ops[n]["command"]]["fields"])
+        wo = weights[n]
+        d = (np.load(os.path.join(wdir, wo["files"]["weights"])).astype(np.float64) -
+             wo["zero_point"]).ravel()
+        wf = layers[blob][0].ravel()
+        s = s * float((d * wf).sum() / (d * d).sum()) / (mult / 2.0 ** shift)
+    tp = [ops[n] for n in ops if ops[n]["engine"] == "TP" and ops[n]["layer_name"] ==
+          "FullyConnectedReluLayer"]
+    f = cmds["tp"]["commands"][tp[-1]["command"]]["fields"]
+    w2 = layers["ip2"][0].ravel()
+    s_w2 = (w2.max() - w2.min()) / 255
+    if round(-w2.min() / s_w2) != f["coef_zp"]:
+        failures.append("LeNet ip2: Caffe's min/max weight zero point %d is not the TP command's "
+                        "coef_zp %d" % (round(-w2.min() / s_w2), f["coef_zp"]))
+    full = inspect(nbg, model)
+    o = [o for o in full["operations"] if o["layer_name"] == "Softmax2Layer"][0]
+    data = open(model, "rb").read()
+    io = softmax_io(data, full, o)
+    mult = (1 << 15) + f["alu_output_post_multiplier"]
+    k = {}
+    for name, s2 in (("scale*log2(e)", io[5] / LOG2E), ("scale", io[5])):
+        k[name] = math.log2(mult / (s * s_w2 / s2))
+    off = {n: abs(v - round(v)) for n, v in k.items()}
+    figures.append("LeNet softmax uniform %.7g: read as ip2 scale x log2(e), ip2's scale %.6g makes "
+                   "the TP multiplier %d / 2^%.4f (%.4f from an integer); read as the scale itself, "
+                   "2^%.4f (%.4f)" % (io[5], io[5] / LOG2E, mult, k["scale*log2(e)"],
+                                      off["scale*log2(e)"], k["scale"], off["scale"]))
+    if off["scale*log2(e)"] > 0.01 or off["scale"] < 0.1:
+        failures.append("LeNet: the softmax uniform does not fit ip2's scale x log2(e) (%s)" % off)
+    # Caffe's ip2, quantized as the file says, through the backend's softmax
+    img = np.fromfile(os.path.join(lenet, "lenet.dat"), dtype=np.uint8).reshape(28, 28)
+    ip2 = caffe_forward(layers, img, doc["inputs"][0]["quantization"]["scale"],
+                        doc["inputs"][0]["quantization"]["zero_point"])["ip2"]
+    s2, zp = io[5] / LOG2E, f["out_zp"]
+    q = np.clip(np.rint(ip2 / s2) + zp, 0, 255).astype(np.uint8)
+    got = run_softmax(refop, model, o["record_index"], full, io, q, tmp, np.random.default_rng(1))
+    if isinstance(got, str):
+        failures.append("LeNet softmax: " + got)
+        return
+    e = np.exp(ip2 - ip2.max())
+    want = e / e.sum()
+    diff = float(np.abs(got.astype(np.float64) - want).max())
+    figures.append("LeNet softmax of Caffe's ip2 on lenet.dat quantized (scale %.6g, zp %d): top-1 "
+                   "%d (Caffe %d), largest difference from Caffe's float softmax %.3g" %
+                   (s2, zp, int(np.argmax(got)), int(np.argmax(want)), diff))
+    if np.argmax(got) != np.argmax(want) or diff > 0.01:
+        failures.append("LeNet softmax differs from Caffe's: %s vs %s" % (got.tolist(), want.tolist()))
+
+
+def check_mutations(nbg, models, tmp, failures, figures):
+    """Section 4."""
+    model = os.path.join(models, LENET)
+    data = bytearray(open(model, "rb").read())
+    doc = inspect(nbg, model)
+    o = [o for o in doc["operations"] if o["layer_name"] == "Softmax2Layer"][0]
+    t = [t for t in doc["tables"] if t["name"] == doc["graph"]["state_table"]][0]
+    base = t["data_offset"] + t["entries"][o["state_id"]]["offset"]
+    size = t["entries"][o["state_id"]]["size"]
+    u = uniforms(bytes(data), doc, o)
+    name_at = data.find(b"Softmax2Layer")
+    cases = []
+    m = bytearray(data)
+    m[name_at:name_at + 13] = b"Softmax3Layer"
+    cases.append(("layer name Softmax3Layer", m, "shader-not-executed", "of layer Softmax3Layer"))
+    m = bytearray(data)
+    struct.pack_into("<I", m, base + u[0x3600c][1], 0x444040f0)
+    cases.append(("input format word 0x444040f0", m, "softmax-format-unsupported", "0x444040f0"))
+    m = bytearray(data)
+    hdr = base + u[0x36000][1] - 4
+    w = struct.unpack_from("<I", m, hdr)[0]
+    struct.pack_into("<I", m, hdr, (w & ~(0x3ff << 16)) | ((size // 4) << 16))
+    cases.append(("LOAD_STATE count past the buffer", m, "state-buffer-truncated", "past the buffer"))
+    m = bytearray(data)
+    struct.pack_into("<I", m, base + u[0x36048][1], 0x7fc00000)
+    cases.append(("scale uniform NaN", m, "softmax-scale-invalid", "0x7fc00000"))
+    for what, m, rid, needle in cases:
+        p = os.path.join(tmp, "mut.nb")
+        with open(p, "wb") as f:
+            f.write(m)
+        line = plan_lines(nbg, p).get(o["record_index"], ("", "", ""))[2]
+        if ": refused %s: " % rid not in line or needle not in line:
+            failures.append("mutation (%s): expected %s naming %r, got %r" % (what, rid, needle, line))
+    figures.append("mutations of LeNet's softmax refused with their ids: %d" % len(cases))
+
+
+def check_run_report(nbg, corpus, tmp, failures, figures):
+    """Section 5: `nbg run --backend cpu` on a model with no SH/SW operation
+    (10014_ee_network_binary.nb, NN only) lists no reference step: an empty
+    runtime.reference_semantics in summary.json, no line on stdout."""
+    import numpy as np
+    model = os.path.join(corpus, "v1", "10014_ee_network_binary.nb")
+    if not os.path.exists(model):
+        figures.append("run report: %s missing, not checked" % model)
+        return
+    doc = inspect(nbg, model)
+    inp = os.path.join(tmp, "ee_in.bin")
+    np.random.default_rng(5).integers(0, 256, doc["inputs"][0]["byte_size"],
+                                      dtype=np.uint8).tofile(inp)
+    out = os.path.join(tmp, "ee_run")
+    r = run([nbg, "run", "--backend", "cpu", model, "--input", inp, "--output-dir", out])
+    if r.returncode != 0:
+        failures.append("nbg run --backend cpu on the NN-only model: exit %d: %s" %
+                        (r.returncode, r.stderr))
+        return
+    with open(os.path.join(out, "summary.json")) as f:
+        ref = json.load(f).get("runtime", {}).get("reference_semantics")
+    if ref != [] or "reference semantics" in r.stdout:
+        failures.append("the NN-only run reports reference steps: %r / %s" % (ref, r.stdout))
+    figures.append("run report: summary.json's runtime.reference_semantics is [] for an NN-only run")
+
+
+def main():
+    if len(sys.argv) != 7 or sys.argv[3] != "--corpus" or sys.argv[5] != "--models":
+        sys.exit("usage: check_cpu_ref.py NBG REFOP --corpus DIR --models DIR")
+    nbg, refop, corpus, models = sys.argv[1], sys.argv[2], sys.argv[4], sys.argv[6]
+    files = sorted(glob.glob(os.path.join(corpus, "v1", "*.nb")) +
+                   glob.glob(os.path.join(corpus, "v2", "*.nb")))
+    if not files or not os.path.exists(os.path.join(models, LENET)):
+        print("check_cpu_ref: skipped: no corpus files under %s or no %s (sh "
+              "scripts/fetch-corpus.sh, or -Dcorpus_dir=DIR -Dmodels_dir=DIR)" %
+              (corpus, os.path.join(models, LENET)))
+        sys.exit(SKIP)
+    from check_weights_lenet import imports
+    imports()
+    files += sorted(glob.glob(os.path.join(models, "lenet-caffe", "*.nb")))
+    failures, figures = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        softmax = check_plans(nbg, files, failures, figures)
+        check_softmax_ops(refop, softmax, tmp, failures, figures)
+        check_lenet_scale(nbg, refop, models, tmp, failures, figures)
+        check_mutations(nbg, models, tmp, failures, figures)
+        check_run_report(nbg, corpus, tmp, failures, figures)
+    for f in figures:
+        print(f)
+    for f in failures:
+        print("FAIL: " + f)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
