@@ -52,6 +52,15 @@ EE = "v1/10014_ee_network_binary.nb"
 LENET = "lenet-caffe/lenet_v2_0x10016.nb"
 
 
+def finish(figures, failures):
+    """Prints the figures, then each failure, and exits 1 when there is one."""
+    for f in figures:
+        print(f)
+    for f in failures:
+        print("FAIL: " + f)
+    sys.exit(1 if failures else 0)
+
+
 def run(args, **kw):
     return subprocess.run([*command(args[0]), *args[1:]], capture_output=True, text=True, **kw)
 
@@ -482,11 +491,7 @@ def main():
         check_ee(nbg, dumper, corpus, models, tmp, failures, figures)
         check_lenet(nbg, dumper, models, tmp, failures, figures)
         check_cross_target(nbg, dumper, corpus, tmp, failures, figures)
-    for f in figures:
-        print(f)
-    for f in failures:
-        print("FAIL: " + f)
-    sys.exit(1 if failures else 0)
+    finish(figures, failures)
 
 
 if __name__ == "__main__":

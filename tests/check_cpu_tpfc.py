@@ -58,7 +58,7 @@ import tempfile
 from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_cpu import caffe_forward, dump, fit, model_info, run, synth_inputs  # noqa: E402
+from check_cpu import caffe_forward, dump, finish, fit, model_info, run, synth_inputs  # noqa: E402
 
 SKIP = 77
 LENET = os.path.join("lenet-caffe", "lenet_v2_0x10016.nb")
@@ -405,11 +405,7 @@ def main():
         check_cross_target(nbg, corpus, tmp, failures, figures)
         check_whole_be(nbg, dumper, corpus, tmp, failures, figures)
         check_whole_targets(nbg, corpus, tmp, failures, figures)
-    for f in figures:
-        print(f)
-    for f in failures:
-        print("FAIL: " + f)
-    sys.exit(1 if failures else 0)
+    finish(figures, failures)
 
 
 if __name__ == "__main__":
