@@ -15,8 +15,9 @@
  * Header of a raw input (little-endian): "COEF", format (1 v7, 2 v8a, 3
  * v8b; others mod 3), out (16 bits), kz (24 bits), kernel size (low 4 bits),
  * kernels per core (7 bits), zero point, input zero point, flags (bit 0
- * depthwise, bit 1 per-channel floats, bit 2 write_core_6 first), output
- * plane (32 bits).
+ * depthwise, bit 1 per-channel floats, bit 2 write_core_6 first, bit 3 the
+ * TP fully connected format instead of the format byte's), output plane
+ * (32 bits).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,8 @@ static void raw(const uint8_t *d, size_t size)
 	s.depthwise = d[14] & 1;
 	s.per_channel = d[14] >> 1 & 1;
 	s.six_first = d[14] >> 2 & 1;
+	if (d[14] >> 3 & 1)
+		f = NBG_WEIGHTS_FORMAT_TPFC;
 	s.plane[0] = d[15] | d[16] << 8 | (uint32_t)d[17] << 16 | (uint32_t)d[18] << 24;
 	s.v7_cores = 16;
 	ra = nbg_coef_decode(d + RAW_HEADER, size - RAW_HEADER, &s, f, &a);
@@ -106,7 +109,10 @@ static void check_weights(const nbg_model *m, const nbg_commands *c, const nbg_w
 		FZ_CHECK((unsigned)st < NBG_WEIGHTS_STATUS_COUNT);
 		counts[st]++;
 		FZ_CHECK(nbg_weights_op_index(o) < nbg_commands_op_count(c));
-		FZ_CHECK(nbg_commands_op_at(c, nbg_weights_op_index(o))->engine == NBG_CMD_NN);
+		/* NN-engine operations, and TP ones only as fully connected layers */
+		FZ_CHECK(nbg_commands_op_at(c, nbg_weights_op_index(o))->engine == NBG_CMD_NN ||
+			 (nbg_commands_op_at(c, nbg_weights_op_index(o))->engine == NBG_CMD_TP &&
+			  sh[2] == 1 && sh[3] == 1));
 		FZ_CHECK(nbg_weights_op_stream_offset(o) <= size &&
 			 nbg_weights_op_stream_size(o) <= size - nbg_weights_op_stream_offset(o));
 		FZ_CHECK(fz_terminated(nbg_weights_op_reason(o), 200));

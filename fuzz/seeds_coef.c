@@ -1,7 +1,7 @@
 /*
  * seeds_coef.c - the kernel-stream seeds (seeds.h): layers written by
  * tests/coef_encode.c, which follows Mesa etnaviv's encoders, in the v7, v8a
- * and v8b formats, as the fixture's v2 file carrying each stream and as the
+ * and v8b formats (and the TP fully connected layouts), as the fixture's v2 file carrying each stream and as the
  * raw inputs of the coef harness.  Apart from seeds.c so that the programs
  * that only need seed_synth_all do not need the encoder.
  */
@@ -37,6 +37,13 @@ static const struct coef_seed {
 	  { .format = CE_V8B, .order = CE_INTERLEAVED, .zrl = 1, .avg_bias = 12, .map_seed = 2 } },
 	{ "v8b-six", 0xa1, 16, 8, 1, 8, 1, 0, CE_V8B, CE_SIX,
 	  { .format = CE_V8B, .order = CE_SIX, .precode = 1, .map_seed = 4 } },
+	/* TP fully connected streams (raw inputs reach them with flag bit 3;
+	 * as a file they sit under an NN command, which rejects them) */
+	{ "tpfc", 0x1000000e, 5, 40, 1, 1, 1, 0, CE_TPFC, 0,
+	  { .format = CE_TPFC, .zrl = 1, .avg_bias = 171, .map_seed = 6 } },
+	{ "tpfc-aligned", 0xb9, 7, 9, 1, 1, 1, 0, CE_TPFC, 0,
+	  { .format = CE_TPFC, .chunk_align64 = 1, .map_seed = 7 } },
+	{ "tpfc-raw", 0x99, 3, 12, 1, 1, 1, 0, CE_TPFC, 0, { .format = CE_TPFC, .tpfc_raw = 1 } },
 };
 
 /* Layer i of coef_seeds: kernels with zero-point runs, biases; the arrays
@@ -120,7 +127,7 @@ uint8_t *seed_coef_raw(size_t i, char *name, size_t name_size, size_t *size)
 	b[11] = (uint8_t)ce_superblock(&l);
 	b[12] = l.zp;
 	b[13] = (uint8_t)l.in_zp;
-	b[14] = (uint8_t)(c->depthwise | (c->order == CE_SIX) << 2);
+	b[14] = (uint8_t)(c->depthwise | (c->order == CE_SIX) << 2 | (c->format == CE_TPFC) << 3);
 	b[15] = (uint8_t)l.plane;
 	b[16] = (uint8_t)(l.plane >> 8);
 	b[17] = (uint8_t)(l.plane >> 16);

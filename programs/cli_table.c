@@ -118,9 +118,9 @@ static const cli_command commands[] = {
 	    FLAG("--merge", "combine parts (PART.json...) written by --json", cli_corpus_opts,
 		 merge) } },
 	{ "weights", "FILE", "the weights and biases decoded from the kernel streams",
-	  "Decodes every NN-engine operation's kernel (coefficient) stream with the format of its "
-	  "target (v7, v8a, v8b: Mesa etnaviv's encoders and what the data shows beyond them, "
-	  "doc/weights.md) and prints per operation its kernel shape, whether its stream "
+	  "Decodes every NN-engine operation's kernel (coefficient) stream, and every TP fully "
+	  "connected layer's, with the format of its target (v7, v8a, v8b: Mesa etnaviv's "
+	  "encoders and what the data shows beyond them; tp-fc, doc/weights.md) and prints per operation its kernel shape, whether its stream "
 	  "decoded (or why not: the check that failed and its bit offset), the zero point, the "
 	  "range of the stored codes and the share of zero weights.  --out DIR writes, per "
 	  "decoded operation N, opN_weights.npy (the stored codes, [out, z, ky, kx]), "

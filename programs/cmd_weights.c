@@ -1,8 +1,9 @@
 /*
  * cmd_weights.c - `nbg weights FILE [--out DIR] [--json] [--op N] [--float]`:
- * the weights and biases of every NN-engine operation, decoded from its
- * kernel stream (doc/weights.md).  Without --out a table (or, with --json,
- * the "weights" document); with --out DIR, per decoded operation N:
+ * the weights and biases of every NN-engine operation and TP fully
+ * connected layer, decoded from its kernel stream (doc/weights.md).
+ * Without --out a table (or, with --json, the "weights" document); with
+ * --out DIR, per decoded operation N:
  *   opN_weights.npy        the stored codes, shape [out, z, ky, kx], uint8
  *   opN_bias.npy           int32, the bias with the zero-point correction undone
  *   opN_scale.npy          float32 per channel, where the stream carries one
@@ -294,8 +295,8 @@ static const nbg_weights_op *selected(const nbg_weights *w, const weights_args *
 	for (size_t i = 0; i < nbg_weights_count(w); i++)
 		if (nbg_weights_op_operation(nbg_weights_at(w, i)) == a->o.op.value)
 			return nbg_weights_at(w, i);
-	fprintf(stderr, "nbg weights: %s has no NN-engine operation %u; its NN-engine "
-			"operations are:", cli_esc(a->file), a->o.op.value);
+	fprintf(stderr, "nbg weights: %s has no NN-engine operation or TP fully connected layer "
+			"%u; those it has are:", cli_esc(a->file), a->o.op.value);
 	for (size_t i = 0; i < nbg_weights_count(w) && i < 64; i++)
 		fprintf(stderr, " %zu", nbg_weights_op_operation(nbg_weights_at(w, i)));
 	fprintf(stderr, "%s\n", nbg_weights_count(w) > 64 ? " ..." : nbg_weights_count(w) ? "" : " none");

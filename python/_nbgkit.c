@@ -428,7 +428,8 @@ static void weights_capsule_free(PyObject *cap)
 	nbg_weights_free(PyCapsule_GetPointer(cap, "nbgkit.weights"));
 }
 
-/* weights(): every NN-engine operation's kernel stream, a list of dicts;
+/* weights(): every NN-engine operation's (and TP fully connected layer's)
+ * kernel stream, a list of dicts;
  * the arrays are zero-copy views (Blob) of the decoded result. */
 static PyObject *model_weights(ModelObject *self, PyObject *unused)
 {
@@ -697,7 +698,8 @@ static PyMethodDef model_methods[] = {
 	{ "ledger_json", (PyCFunction)model_ledger_json, METH_NOARGS,
 	  "ledger_json() -> str: the byte ledger document." },
 	{ "weights", (PyCFunction)model_weights, METH_NOARGS,
-	  "weights() -> list of dict: every NN operation's decoded kernel stream." },
+	  "weights() -> list of dict: every NN operation's and TP fully connected layer's "
+	  "decoded kernel stream." },
 	{ "quantize", (PyCFunction)model_quantize, METH_VARARGS,
 	  "quantize(is_output, index, float32_bytes) -> bytes in the record's format." },
 	{ "dequantize", (PyCFunction)model_dequantize, METH_VARARGS,

@@ -12,8 +12,8 @@ computes.
    no other byte of any buffer may change.  Inputs: synthesized images.
 2. LeNet against its Caffe float source (models_dir/lenet-caffe): the
    backend runs lenet_v2_0x10016.nb's three NN operations (conv1+pool1,
-   conv2+pool2, ip1+ReLU; its ip2 is TP and its softmax SH, which the
-   backend refuses) on lenet.dat and on synthesized variants of it; numpy
+   conv2+pool2, ip1+ReLU; its ip2 (TP) and the whole model are checked by
+   check_cpu_tpfc.py) on lenet.dat and on synthesized variants of it; numpy
    runs the Caffe network (lenet.caffemodel, read with python3-protobuf as
    check_weights_lenet.py does) on the input as the file's input record
    dequantizes it (scale 1, zero point 0: the pixel values; the biases the
@@ -26,9 +26,7 @@ computes.
    must give Caffe's top-1 class.  The figures are printed.
 3. The whole model: 10014_ee_network_binary.nb (NN operations only) runs
    through `nbg run --backend cpu`; its output equals the last operation's
-   reference; on lenet_v2 `nbg run --backend cpu` is refused
-   (unsupported-operation, exit 4, no files written) and `--check` names the
-   TP operation it refuses.
+   reference.
 4. Cross-target: the emotion family of corpus/v1 (one network, 30 files,
    7 targets, 3 encodings of the requantization scale): the first two NN
    operations give the same images, for the same synthesized inputs, on
@@ -52,6 +50,15 @@ from exe_wrapper import command
 SKIP = 77
 EE = "v1/10014_ee_network_binary.nb"
 LENET = "lenet-caffe/lenet_v2_0x10016.nb"
+
+
+def finish(figures, failures):
+    """Prints the figures, then each failure, and exits 1 when there is one."""
+    for f in figures:
+        print(f)
+    for f in failures:
+        print("FAIL: " + f)
+    sys.exit(1 if failures else 0)
 
 
 def run(args, **kw):
@@ -366,17 +373,8 @@ def check_lenet(nbg, dumper, models, tmp, failures, figures):
     if top1_equal != len(imgs):
         failures.append("LeNet top-1 differs from Caffe on %d of %d inputs" %
                         (len(imgs) - top1_equal, len(imgs)))
-    out = os.path.join(tmp, "lenet_run")
-    r = run([nbg, "run", "--backend", "cpu", model, "--input", paths[0], "--output-dir", out])
-    if (r.returncode != 4 or "unsupported-operation: operation 4 " not in r.stderr or
-            (os.path.isdir(out) and os.listdir(out))):
-        failures.append("nbg run --backend cpu on LeNet: exit %d, expected 4 "
-                        "(unsupported-operation, operation 4) and no files: %s" %
-                        (r.returncode, r.stderr[-300:]))
-    r = run([nbg, "run", "--backend", "cpu", "--check", model])
-    if r.returncode != 4 or "op 4 is refused (tp-not-executed)" not in r.stdout:
-        failures.append("--check on LeNet: exit %d, expected 4 naming op 4 (TP): %s" %
-                        (r.returncode, r.stdout[-300:]))
+    # the whole model (its TP ip2 and SH softmax included) is run and checked
+    # by check_cpu_tpfc.py
 
 
 def check_ee(nbg, dumper, corpus, models, tmp, failures, figures):
@@ -493,11 +491,7 @@ def main():
         check_ee(nbg, dumper, corpus, models, tmp, failures, figures)
         check_lenet(nbg, dumper, models, tmp, failures, figures)
         check_cross_target(nbg, dumper, corpus, tmp, failures, figures)
-    for f in figures:
-        print(f)
-    for f in failures:
-        print("FAIL: " + f)
-    sys.exit(1 if failures else 0)
+    finish(figures, failures)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ import struct
 import sys
 import tempfile
 
-from check_cpu import run
+from check_cpu import finish, run
 
 SKIP = 77
 LENET = "lenet-caffe/lenet_v2_0x10016.nb"
@@ -377,11 +377,7 @@ def main():
         check_lenet_scale(nbg, refop, models, tmp, failures, figures)
         check_mutations(nbg, models, tmp, failures, figures)
         check_run_report(nbg, corpus, tmp, failures, figures)
-    for f in figures:
-        print(f)
-    for f in failures:
-        print("FAIL: " + f)
-    sys.exit(1 if failures else 0)
+    finish(figures, failures)
 
 
 if __name__ == "__main__":

@@ -48,6 +48,8 @@ static uint32_t ksize(const ce_layer *l)
 
 int32_t ce_stored_bias(const ce_layer *l, int format, uint32_t c)
 {
+	if (format == CE_TPFC)
+		return l->bias[c];
 	uint32_t corr = 0, ks = ksize(l);
 	for (uint32_t j = 0; j < ks; j++) {
 		int32_t d = (int32_t)l->w[(size_t)c * ks + j] - l->zp;
@@ -437,8 +439,10 @@ static uint32_t symbol_map(const ce_opts *o, henc *e)
 	return map;
 }
 
-/* One core's bytes coded; returns the bits (stream_size). */
-static uint64_t code_core(const ce_opts *o, henc *e, const uint8_t *bytes, size_t n)
+/* One core's bytes coded; returns the bits (stream_size); zeros follow to
+ * a multiple of `align` bits. */
+static uint64_t code_core_aligned(const ce_opts *o, henc *e, const uint8_t *bytes, size_t n,
+				  unsigned align)
 {
 	uint64_t start = e->b->bits;
 	uint8_t prev = 0;
@@ -465,8 +469,13 @@ static uint64_t code_core(const ce_opts *o, henc *e, const uint8_t *bytes, size_
 	}
 	h_flush(e);
 	uint64_t bits = e->b->bits - start;
-	bw_align(e->b, 512);
+	bw_align(e->b, align);
 	return bits;
+}
+
+static uint64_t code_core(const ce_opts *o, henc *e, const uint8_t *bytes, size_t n)
+{
+	return code_core_aligned(o, e, bytes, n, 512);
 }
 
 /* v8a: a core's bytes: its kernel count, then (w - zp) in blocks of 9
@@ -519,10 +528,93 @@ static size_t v8b_core(const seq *s, uint32_t kpc, uint8_t *out)
 	return n;
 }
 
+static const uint8_t v8_runs[6] = { 0, 2, 3, 7, 15, 63 };
+
+/* The first 28 bytes of the v8 header: flags and version, run lengths,
+ * the symbol map, avg_bias, a reserved half word. */
+static void v8_header(const ce_opts *o, henc *e, bw *out)
+{
+	uint32_t map;
+
+	e->zrl = o->zrl;
+	e->k = 2;
+	memcpy(e->table, v8_runs, sizeof(v8_runs));
+	map = symbol_map(o, e);
+	bw_put(out, 0x10 | (o->precode ? 1 : 0), 8);
+	bw_put(out, o->zrl ? 2 + (1u << e->k) : 0, 8);
+	for (int i = 0; i < 18; i++)
+		bw_put(out, o->zrl && i < 6 ? v8_runs[i] : 0, 8);
+	bw_put(out, map, 32);
+	bw_put(out, o->avg_bias, 16);
+	bw_put(out, 0, 16);
+}
+
+/* A TP fully connected layer: the 28-byte header, a 14-bit chunk size per
+ * input, the biases at the next 64-byte boundary, then per input its
+ * weight for every output coded as one core, the chunks at the next
+ * 64-byte boundary after the biases, each packed after the previous one or
+ * at a 64-byte boundary. */
+/* The raw layout (0x7d, 0x99, 0xa1): a 5-bit size per input in 64-byte
+ * units, the biases, then per input 4 zero bits and its code for every
+ * output, zeros to the chunk's 64-byte end. */
+static uint8_t *encode_tpfc_raw(const ce_layer *l, size_t *size)
+{
+	uint64_t unit = (4 + 8ull * l->out + 511) / 512;
+	bw out = { 0 };
+
+	for (uint32_t i = 0; i < l->kz; i++)
+		bw_put(&out, unit, 5);
+	bw_align(&out, 512);
+	for (uint32_t k = 0; k < l->out; k++)
+		bw_put(&out, (uint32_t)l->bias[k], 32);
+	bw_align(&out, 512);
+	for (uint32_t i = 0; i < l->kz; i++) {
+		bw_put(&out, 0, 4);
+		for (uint32_t k = 0; k < l->out; k++)
+			bw_put(&out, l->w[(size_t)k * l->kz + i], 8);
+		bw_align(&out, 512);
+	}
+	*size = (size_t)(out.bits / 8);
+	return out.p;
+}
+
+static uint8_t *encode_tpfc(const ce_layer *l, const ce_opts *o, size_t *size)
+{
+	if (o->tpfc_raw)
+		return encode_tpfc_raw(l, size);
+	uint8_t *col = malloc(l->out + 1);
+	uint64_t *bits = calloc(l->kz, sizeof(uint64_t));
+	bw out = { 0 }, chunks = { 0 };
+	henc e;
+
+	memset(&e, 0, sizeof(e));
+	v8_header(o, &e, &out);
+	e.b = &chunks;
+	for (uint32_t i = 0; i < l->kz; i++) {
+		for (uint32_t k = 0; k < l->out; k++)
+			col[k] = l->w[(size_t)k * l->kz + i];
+		if (i && o->chunk_align64)
+			bw_align(&chunks, 512);
+		bits[i] = code_core_aligned(o, &e, col, l->out, 8);
+	}
+	for (uint32_t i = 0; i < l->kz; i++)
+		bw_put(&out, bits[i], 14);
+	bw_align(&out, 512);
+	for (uint32_t k = 0; k < l->out; k++)
+		bw_put(&out, (uint32_t)l->bias[k], 32);
+	bw_align(&out, 512);
+	for (uint64_t b = 0; b < chunks.bits; b += 8)
+		bw_put(&out, chunks.p[b / 8], 8);
+	free(chunks.p);
+	free(bits);
+	free(col);
+	*size = (size_t)(out.bits / 8);
+	return out.p;
+}
+
 static uint8_t *encode_v8(const ce_layer *l, const ce_opts *o, size_t *size)
 {
-	static const uint8_t runs[6] = { 0, 2, 3, 7, 15, 63 };
-	uint32_t kpc[64], next[256], full = ce_superblock(l), map;
+	uint32_t kpc[64], next[256], full = ce_superblock(l);
 	seq *s = o->format == CE_V8B ? core_sequences(l, CE_V8B, o->order, kpc) : NULL;
 	size_t cap = 2 + (size_t)l->out * (ksize(l) + 8 + 9);
 	uint8_t *bytes = malloc(cap);
@@ -531,18 +623,7 @@ static uint8_t *encode_v8(const ce_layer *l, const ce_opts *o, size_t *size)
 
 	memset(&e, 0, sizeof(e));
 	e.b = &out;
-
-	e.zrl = o->zrl;
-	e.k = 2;
-	memcpy(e.table, runs, sizeof(runs));
-	map = symbol_map(o, &e);
-	bw_put(&out, 0x10 | (o->precode ? 1 : 0), 8);
-	bw_put(&out, o->zrl ? 2 + (1u << e.k) : 0, 8);
-	for (int i = 0; i < 18; i++)
-		bw_put(&out, o->zrl && i < 6 ? runs[i] : 0, 8);
-	bw_put(&out, map, 32);
-	bw_put(&out, o->avg_bias, 16);
-	bw_put(&out, 0, 16);
+	v8_header(o, &e, &out);
 	bw_put(&out, 0, 9 * 32);
 	for (uint32_t sb = 0; sb < passes(l) && sb < 256; sb++)
 		next[sb] = sb * full * l->cores;
@@ -571,6 +652,8 @@ static uint8_t *encode_v8(const ce_layer *l, const ce_opts *o, size_t *size)
 
 uint8_t *ce_encode(const ce_layer *l, const ce_opts *o, size_t *size)
 {
+	if (o->format == CE_TPFC)
+		return encode_tpfc(l, o, size);
 	assert(l->cores >= 1 && l->cores <= 9 && l->superblocks >= 1);
 	return o->format == CE_V7 ? encode_v7(l, o, size) : encode_v8(l, o, size);
 }

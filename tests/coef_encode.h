@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 /* Stream formats and writer orders, as the library names them. */
-enum { CE_V7 = 1, CE_V8A = 2, CE_V8B = 3 };
+enum { CE_V7 = 1, CE_V8A = 2, CE_V8B = 3, CE_TPFC = 4 };
 enum { CE_INTERLEAVED = 2, CE_SEQUENTIAL = 3, CE_SIX = 4 };
 
 /* A layer: its kernels and what the command says about them. */
@@ -41,12 +41,16 @@ typedef struct ce_opts {
 	uint8_t avg_bias;          /* v8 */
 	int precode;               /* v8 */
 	uint32_t map_seed;         /* v8: which symbol gets which bit length */
+	int chunk_align64;         /* TP fully connected: each chunk at a 64-byte boundary */
+	int tpfc_raw;              /* TP fully connected: the raw chunks of the v7/v8b targets */
 } ce_opts;
 
 /* kernels_per_core of the command for l (Mesa's create_nn_config). */
 uint32_t ce_superblock(const ce_layer *l);
 
-/* The stream (what a coefficient-table entry holds), malloc'd. */
+/* The stream (what a coefficient-table entry holds), malloc'd.  CE_TPFC:
+ * a TP fully connected layer (doc/weights.md): l->out outputs, l->kz
+ * inputs, 1x1 kernels, raw codes, the bias stored as it is. */
 uint8_t *ce_encode(const ce_layer *l, const ce_opts *o, size_t *size);
 
 /* The stored bias of channel c in format f: v7 and v8b subtract

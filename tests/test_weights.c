@@ -420,6 +420,101 @@ static void test_v8_rejections(void **state)
 	free_layer(&L);
 }
 
+/* TP fully connected streams: round trips over shapes, coding modes and
+ * both chunk placements, then each rejection. */
+static nbg_coef_shape tpfc_shape(const ce_layer *l)
+{
+	nbg_coef_shape s;
+
+	memset(&s, 0, sizeof(s));
+	s.out = l->out;
+	s.kz = l->kz;
+	s.kx = s.ky = s.superblock = 1;
+	s.zero_point = l->zp;
+	return s;
+}
+
+static void test_tpfc(void **state)
+{
+	static const uint32_t dims[][2] = { { 5, 500 }, { 126, 64 }, { 1, 7 }, { 3, 1 }, { 2, 33 } };
+	(void)state;
+	for (size_t d = 0; d < sizeof(dims) / sizeof(dims[0]); d++)
+		for (int mode = 0; mode < 9; mode++) {
+			tlayer L = make_layer(dims[d][0], dims[d][1], 1, 1, 1, 0, 0);
+			ce_opts o = { .format = CE_TPFC, .zrl = mode & 1,
+				      .avg_bias = (uint8_t)(mode & 2 ? 171 : 0),
+				      .chunk_align64 = mode >> 2 & 1, .map_seed = (uint32_t)(d + mode),
+				      .tpfc_raw = mode == 8 };
+			nbg_coef_shape s = tpfc_shape(&L.l);
+			size_t n;
+			uint8_t *p = ce_encode(&L.l, &o, &n);
+			check_decodes(&L.l, p, n, &s, CE_TPFC,
+				      mode == 8 ? NBG_COEF_ORDER_INPUTS_RAW : NBG_COEF_ORDER_INPUTS);
+			free(p);
+			free_layer(&L);
+		}
+
+	tlayer L = make_layer(5, 40, 1, 1, 1, 0, 0);
+	ce_opts o = { .format = CE_TPFC, .avg_bias = 171, .map_seed = 2 };
+	nbg_coef_shape s = tpfc_shape(&L.l), t;
+	size_t n;
+	uint8_t *p = ce_encode(&L.l, &o, &n), *q = malloc(n + 64);
+	uint32_t table_end = 28 + (40 * 14 + 7) / 8;
+#define MUTATE(stmt, id)                              \
+	do {                                          \
+		memcpy(q, p, n);                      \
+		stmt;                                 \
+		expect_reject(q, n, &s, CE_TPFC, id); \
+	} while (0)
+	MUTATE(q[0] = 0x20, "header-invalid");                   /* version 2 */
+	MUTATE(q[0] = 0x11, "unsupported-stream-flags");         /* precode */
+	MUTATE(q[28] = (uint8_t)(q[28] + 1), NULL);              /* chunk 0 one bit longer */
+	MUTATE(q[table_end] = 1, "nonzero-padding");             /* after the size table */
+	MUTATE(q[128 + 5 * 4] = 1, "nonzero-padding");           /* after the biases */
+	memcpy(q, p, n);
+	q[n] = 1;
+	expect_reject(q, n + 1, &s, CE_TPFC, "nonzero-tail");
+	expect_reject(p, n - 1, &s, CE_TPFC, NULL);               /* the last chunk cut */
+	expect_reject(p, 100, &s, CE_TPFC, "stream-too-short");
+	/* 4 or 7 outputs do not fit the chunks; 6 would: the pad byte of an odd
+	 * count reads as a sixth output, and its bias word as a zero, so the
+	 * output count must come from the command */
+	t = s;
+	t.out = 4;
+	expect_reject(p, n, &t, CE_TPFC, NULL);
+	t.out = 7;
+	expect_reject(p, n, &t, CE_TPFC, NULL);
+	t = s;
+	t.kx = t.ky = 3;
+	expect_reject(p, n, &t, CE_TPFC, "descriptor-invalid");
+	t = s;
+	t.kz = 1u << 19;
+	expect_reject(p, n, &t, CE_TPFC, NULL);
+#undef MUTATE
+	free(p);
+	free(q);
+	/* the raw layout's rejections */
+	o.tpfc_raw = 1;
+	p = ce_encode(&L.l, &o, &n);
+	q = malloc(n + 64);
+	memcpy(q, p, n);
+	q[0] = (uint8_t)(q[0] + 1); /* input 0's chunk 2 units */
+	expect_reject(q, n, &s, CE_TPFC, NULL);
+	memcpy(q, p, n);
+	q[128] = 1; /* input 0's chunk mode */
+	expect_reject(q, n, &s, CE_TPFC, NULL);
+	memcpy(q, p, n);
+	q[128 + 63] = 1; /* after input 0's codes */
+	expect_reject(q, n, &s, CE_TPFC, "nonzero-padding");
+	memcpy(q, p, n);
+	q[n] = 1;
+	expect_reject(q, n + 1, &s, CE_TPFC, NULL);
+	expect_reject(p, n - 64, &s, CE_TPFC, NULL);
+	free(p);
+	free(q);
+	free_layer(&L);
+}
+
 /* Block padding that is not the zero point, and every single-bit flip of
  * real streams: decoded or rejected, never out of bounds (ASan). */
 static void test_bit_flips(void **state)
@@ -720,8 +815,23 @@ static const struct {
 };
 #define NPINNED (sizeof(pinned) / sizeof(pinned[0]))
 
+/* The same for the TP fully connected layers (103 operations): Huffman
+ * chunks on the v8a targets, raw chunks on 0x7d, 0x99 and 0xa1; the
+ * 0x10003 files' patches point past their entries. */
+static const struct {
+	uint32_t target;
+	size_t counts[NBG_WEIGHTS_STATUS_COUNT];
+} pinned_tp[] = {
+	{ 0x7d, { 15, 0, 0, 0 } },          { 0x88, { 0, 0, 0, 15 } },
+	{ 0x99, { 8, 0, 0, 15 } },          { 0xa1, { 6, 0, 0, 15 } },
+	{ 0xb9, { 8, 0, 0, 0 } },           { 0xbe, { 3, 0, 0, 0 } },
+	{ 0xe8, { 2, 0, 0, 0 } },           { 0xee, { 0, 0, 0, 0 } },
+	{ 0x1000000e, { 16, 0, 0, 0 } },    { 0x1000003b, { 0, 0, 0, 0 } },
+};
+
 typedef struct corpus_walk {
 	size_t counts[NPINNED][NBG_WEIGHTS_STATUS_COUNT];
+	size_t tp_counts[NPINNED][NBG_WEIGHTS_STATUS_COUNT];
 	size_t files, decoded, raw_checked;
 } corpus_walk;
 
@@ -731,6 +841,49 @@ static void raw_checks(const uint8_t *p, size_t n, const nbg_weights_op *o)
 	const uint32_t *sh = nbg_weights_op_shape(o);
 	uint32_t kernels = 0;
 
+	if (nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_TPFC &&
+	    !strcmp(nbg_weights_op_order(o), "a raw chunk per input")) {
+		/* 5-bit sizes in 64-byte units, the biases at the next 64-byte
+		 * boundary, the chunks after the next one, only zeros after them */
+		uint64_t tbl = ((uint64_t)sh[1] * 5 + 7) / 8, bias = (tbl + 63) / 64 * 64;
+		uint64_t pos = (bias + 4ull * sh[0] + 63) / 64 * 64;
+		for (uint32_t i = 0; i < sh[1]; i++) {
+			uint64_t at = 5ull * i, v = p[at / 8] | (uint64_t)p[at / 8 + 1] << 8;
+			uint64_t units = v >> (at % 8) & 31;
+			assert_true(units * 512 >= 4 + 8ull * sh[0]);
+			assert_int_equal(p[pos] & 15, 0);
+			pos += units * 64;
+		}
+		assert_true(pos <= n);
+		for (; pos < n; pos++)
+			assert_int_equal(p[pos], 0);
+		return;
+	}
+	if (nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_TPFC) {
+		/* header version 1, the 14-bit size table, the biases at the next
+		 * 64-byte boundary, the chunks' bytes (packed, or each 64-byte
+		 * aligned) within the entry, only zeros after the last */
+		uint64_t tbl = 28 + ((uint64_t)sh[1] * 14 + 7) / 8, bias = (tbl + 63) / 64 * 64;
+		uint64_t pos = (bias + 4ull * sh[0] + 63) / 64 * 64, packed = pos, aligned = pos;
+		assert_int_equal(p[0] >> 4, 1);
+		for (uint32_t i = 0; i < sh[1]; i++) {
+			uint64_t at = 28 * 8 + 14ull * i, v = 0;
+			for (int k = 0; k < 3; k++)
+				v |= (uint64_t)p[at / 8 + k] << (8 * k);
+			uint64_t bytes = ((v >> (at % 8) & 0x3fff) + 7) / 8;
+			packed += bytes;
+			aligned = (i + 1 < sh[1] ? (aligned + bytes + 63) / 64 * 64 : aligned + bytes);
+		}
+		assert_true(packed <= n);
+		for (pos = packed; pos < n && !p[pos]; pos++)
+			;
+		if (pos < n) { /* not packed: the aligned layout ends the data */
+			assert_true(aligned <= n);
+			for (pos = aligned; pos < n; pos++)
+				assert_int_equal(p[pos], 0);
+		}
+		return;
+	}
 	if (nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_V7) {
 		size_t pos = 64;
 		for (int c = 0; c < 16; c++) {
@@ -783,7 +936,10 @@ static void walk_file(const char *path, void *arg)
 		const nbg_weights_op *o = nbg_weights_at(d.w, i);
 		size_t cnt;
 		assert_true(t < NPINNED);
-		cw->counts[t][nbg_weights_op_status(o)]++;
+		if (nbg_graph_operation_at(d.g, nbg_weights_op_operation(o))->type == NBG_GRAPH_OP_TP)
+			cw->tp_counts[t][nbg_weights_op_status(o)]++;
+		else
+			cw->counts[t][nbg_weights_op_status(o)]++;
 		if (nbg_weights_op_status(o) != NBG_WEIGHTS_DECODED)
 			continue;
 		cw->decoded++;
@@ -817,6 +973,13 @@ static void test_corpus_counts(void **state)
 			      cw.counts[t][2], cw.counts[t][3]);
 		for (int s = 0; s < NBG_WEIGHTS_STATUS_COUNT; s++)
 			assert_int_equal(cw.counts[t][s], pinned[t].counts[s]);
+		print_message("target 0x%x TP fully connected: decoded %zu, not-decoded %zu, "
+			      "unsupported %zu, no stream %zu\n", pinned_tp[t].target,
+			      cw.tp_counts[t][0], cw.tp_counts[t][1], cw.tp_counts[t][2],
+			      cw.tp_counts[t][3]);
+		assert_int_equal(pinned_tp[t].target, pinned[t].target);
+		for (int s = 0; s < NBG_WEIGHTS_STATUS_COUNT; s++)
+			assert_int_equal(cw.tp_counts[t][s], pinned_tp[t].counts[s]);
 	}
 	assert_int_equal(cw.raw_checked, cw.decoded);
 }
@@ -1007,7 +1170,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_v7_rejections),    cmocka_unit_test(test_v8_rejections),
 		cmocka_unit_test(test_bit_flips),        cmocka_unit_test(test_synth_file),
 		cmocka_unit_test(test_synth_file_rejected), cmocka_unit_test(test_synth_unsupported),
-		cmocka_unit_test(test_cli_out),
+		cmocka_unit_test(test_cli_out),         cmocka_unit_test(test_tpfc),
 	};
 	const struct CMUnitTest corpus[] = {
 		cmocka_unit_test(test_corpus_counts),

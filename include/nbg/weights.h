@@ -1,7 +1,8 @@
 /*
  * weights.h - the weights and biases of a compiled model: every NN-engine
  * operation's kernel (coefficient) stream located through its kernel patch
- * and the coefficient table, decoded with the stream format of its target
+ * and the coefficient table (and every TP fully connected layer's, through
+ * its alu_load_pwl_lut_address patch), decoded with the stream format of its target
  * family, and returned per output channel in the network's channel order.
  *
  * The formats are those of Mesa's open etnaviv driver for the same NPU
@@ -13,7 +14,12 @@
  *          a block after them (0xb9, 0xbe, 0xe8, 0xee, 0xad, 0x1000000e,
  *          0x10000016, 0x1000003b);
  *   "v8b"  the same Huffman coder carrying the v7 layout as bytes (0x99,
- *          0xa1).
+ *          0xa1);
+ *   "tp-fc" a TP fully connected layer's stream: one chunk per input
+ *          channel holding its weight for every output, Huffman-coded (the
+ *          v8a targets) or raw (0x7d, 0x99, 0xa1), a size table and the
+ *          biases before them (no open driver writes it: established from
+ *          the data, doc/weights.md).
  * Other targets are tried with each format in turn; one exactly consistent
  * decode is kept, none or two are `not-decoded`.
  *
@@ -75,10 +81,11 @@ typedef enum nbg_weights_format {
 	NBG_WEIGHTS_FORMAT_V7 = 1,
 	NBG_WEIGHTS_FORMAT_V8A = 2,
 	NBG_WEIGHTS_FORMAT_V8B = 3,
-	NBG_WEIGHTS_FORMAT_COUNT = 4
+	NBG_WEIGHTS_FORMAT_TPFC = 4, /* a TP fully connected layer's stream */
+	NBG_WEIGHTS_FORMAT_COUNT = 5
 } nbg_weights_format;
 
-/* "none", "v7", "v8a", "v8b"; NULL otherwise. */
+/* "none", "v7", "v8a", "v8b", "tp-fc"; NULL otherwise. */
 NBG_API const char *nbg_weights_format_name(nbg_weights_format f);
 /* The format a target's streams use, NBG_WEIGHTS_FORMAT_NONE for a target
  * whose family is not known (its streams are tried with every format). */
@@ -99,8 +106,9 @@ NBG_API nbg_code nbg_weights_decode(const nbg_model *m, const nbg_graph *g,
 				    const nbg_commands *c, nbg_weights **out, nbg_error *err);
 NBG_API void nbg_weights_free(nbg_weights *w);
 
-/* Operations, in the order of nbg_commands_op_at (NN-engine operations
- * only); NULL past the end. */
+/* Operations, in the order of nbg_commands_op_at (NN-engine operations and
+ * TP fully connected layers, whose shape is [outputs, inputs, 1, 1]); NULL
+ * past the end. */
 NBG_API size_t nbg_weights_count(const nbg_weights *w);
 NBG_API const nbg_weights_op *nbg_weights_at(const nbg_weights *w, size_t i);
 /* Operations with a status, and the coefficient bytes the decoded streams

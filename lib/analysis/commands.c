@@ -217,6 +217,20 @@ static void find_ref(const nbg_graph *g, const nbg_graph_operation *o, const nbg
 	}
 }
 
+void nbg_command_field_ref(const nbg_graph *g, const nbg_cmd *cmd, size_t operation, int fi,
+			   nbg_cmd_ref *r)
+{
+	const nbg_graph_operation *o = nbg_graph_operation_at(g, operation);
+	size_t nf = 0;
+
+	nbg_command_fields(cmd->engine, &nf);
+	memset(r, 0, sizeof(*r));
+	r->source_type = UINT32_MAX;
+	r->index = -1;
+	if (o && fi >= 0 && (size_t)fi < nf)
+		find_ref(g, o, cmd, fi, r);
+}
+
 static uint64_t mul3(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
 	return a * b * c * d; /* factors below 2^13, 2^16, 2^20 and 3: no overflow */

@@ -66,6 +66,11 @@ NBG_INTERNAL int nbg_command_format_code(uint32_t data_format);
  * (doc/commands.md: 0x10003 files subtract, every other version adds). */
 NBG_INTERNAL uint64_t nbg_command_patched_offset(uint32_t version, uint32_t src_offset,
 						 uint64_t value);
+/* Where field fi (an enum nbg_nn_fid or nbg_tp_fid, as cmd's engine) of
+ * cmd points: the COMMAND patch of OPERATIONS record `operation` that
+ * targets its word (r->patched 0 when none does). */
+NBG_INTERNAL void nbg_command_field_ref(const nbg_graph *g, const nbg_cmd *cmd, size_t operation,
+					int fi, nbg_cmd_ref *r);
 /* Bytes per element of a hardware data-type code (unknown codes: 1). */
 NBG_INTERNAL unsigned nbg_command_type_bytes(uint32_t code);
 /* The value of NN field f of an NN command, of TP field f of a TP command;

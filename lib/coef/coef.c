@@ -58,6 +58,8 @@ int nbg_coef_decode(const uint8_t *p, size_t n, const nbg_coef_shape *s, nbg_wei
 		return nbg_coef_decode_v8(p, n, s, 0, o);
 	case NBG_WEIGHTS_FORMAT_V8B:
 		return nbg_coef_decode_v8(p, n, s, 1, o);
+	case NBG_WEIGHTS_FORMAT_TPFC:
+		return nbg_coef_decode_tpfc(p, n, s, o);
 	default:
 		return nbg_coef_reject(o, "format-unknown", UINT64_MAX, "no such stream format");
 	}

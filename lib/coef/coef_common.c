@@ -12,7 +12,7 @@ static const char *const status_names[NBG_WEIGHTS_STATUS_COUNT] = {
 	"decoded", "not-decoded", "unsupported", "no-stream",
 };
 static const char *const format_names[NBG_WEIGHTS_FORMAT_COUNT] = {
-	"none", "v7", "v8a", "v8b",
+	"none", "v7", "v8a", "v8b", "tp-fc",
 };
 
 const char *nbg_weights_status_name(nbg_weights_status s)
@@ -26,7 +26,8 @@ const char *nbg_weights_format_name(nbg_weights_format f)
 }
 
 static const char *const order_names[NBG_COEF_ORDER_COUNT] = {
-	"none", "blocks of 9", "interleaved", "sequential", "six",
+	"none", "blocks of 9", "interleaved", "sequential", "six", "a chunk per input",
+	"a raw chunk per input",
 };
 
 const char *nbg_coef_order_name(unsigned order)

@@ -35,6 +35,8 @@ enum nbg_coef_order {
 	NBG_COEF_ORDER_INTERLEAVED, /* write_core_interleaved */
 	NBG_COEF_ORDER_SEQUENTIAL,  /* write_core_sequential */
 	NBG_COEF_ORDER_SIX,         /* write_core_6 */
+	NBG_COEF_ORDER_INPUTS,      /* TP fully connected: a Huffman chunk per input channel */
+	NBG_COEF_ORDER_INPUTS_RAW,  /* TP fully connected: a raw chunk per input channel */
 	NBG_COEF_ORDER_COUNT
 };
 NBG_INTERNAL const char *nbg_coef_order_name(unsigned order);
@@ -215,6 +217,12 @@ NBG_INTERNAL int nbg_huff_core(const nbg_huff *h, const uint8_t *p, uint64_t nbi
 			       uint64_t base, nbg_coef_buf *buf, nbg_huff_want_fn want,
 			       void *ctx, nbg_coef_out *o);
 
+/* Checks the first 26 bytes of a v8 header at p (n bytes in the entry,
+ * at least 64): version 1, no 16-bit or float flag, avg_bias a byte, no
+ * precode with avg_bias; sets *precode, *avg and the Huffman tables. */
+NBG_INTERNAL int nbg_coef_v8_header(const uint8_t *p, size_t n, int *precode, uint8_t *avg,
+				    nbg_huff *h, nbg_coef_out *o);
+
 /* Runs fn(ctx, s, order, o) with each of the v7 writers that can apply to
  * s's kernels, in turn, until one decodes (or memory runs out); the first
  * writer's reason when none does. */
@@ -225,6 +233,10 @@ NBG_INTERNAL int nbg_coef_try_orders(const nbg_coef_shape *s, nbg_coef_out *o,
 
 NBG_INTERNAL int nbg_coef_decode_v7(const uint8_t *p, size_t n, const nbg_coef_shape *s,
 				    nbg_coef_out *o);
+/* A TP fully connected layer's stream (coef_tpfc.c): s->kz inputs,
+ * s->out outputs, kx = ky = 1. */
+NBG_INTERNAL int nbg_coef_decode_tpfc(const uint8_t *p, size_t n, const nbg_coef_shape *s,
+				      nbg_coef_out *o);
 NBG_INTERNAL int nbg_coef_decode_v8(const uint8_t *p, size_t n, const nbg_coef_shape *s,
 				    int layout_v7, nbg_coef_out *o);
 

@@ -54,14 +54,14 @@ static uint64_t want(void *ctx, const uint8_t *got)
 	return 2 + kpc * c->unit;
 }
 
-static int header(v8_ctx *c, nbg_huff *h, nbg_coef_out *o)
+int nbg_coef_v8_header(const uint8_t *p, size_t n, int *precode, uint8_t *avg_out, nbg_huff *h,
+		       nbg_coef_out *o)
 {
-	const uint8_t *p = c->p;
 	unsigned flags, version, avg;
 
-	if (c->n < V8_HEADER)
-		return nbg_coef_reject(o, "stream-too-short", (uint64_t)c->n * 8,
-				       "%zu bytes: less than the 64-byte header", c->n);
+	if (n < V8_HEADER)
+		return nbg_coef_reject(o, "stream-too-short", (uint64_t)n * 8,
+				       "%zu bytes: less than the 64-byte header", n);
 	flags = p[0] & 15;
 	version = p[0] >> 4;
 	avg = p[24] | (unsigned)p[25] << 8;
@@ -76,12 +76,17 @@ static int header(v8_ctx *c, nbg_huff *h, nbg_coef_out *o)
 		return nbg_coef_reject(o, "header-invalid", 3, "reserved header bit 3 is set");
 	if (avg > 255)
 		return nbg_coef_reject(o, "header-invalid", 192, "avg_bias %u is not a byte", avg);
-	c->precode = flags & 1;
-	c->avg = (uint8_t)avg;
-	if (c->precode && c->avg)
+	*precode = flags & 1;
+	*avg_out = (uint8_t)avg;
+	if (*precode && *avg_out)
 		return nbg_coef_reject(o, "unsupported-stream-flags", 0,
 				       "unsupported (precode with a non-zero avg_bias: no sample)");
 	return nbg_huff_init(h, p, o);
+}
+
+static int header(v8_ctx *c, nbg_huff *h, nbg_coef_out *o)
+{
+	return nbg_coef_v8_header(c->p, c->n, &c->precode, &c->avg, h, o);
 }
 
 /* The cores' regions: stream sizes a non-empty prefix of the nine. */

@@ -80,10 +80,9 @@ uint64_t nbg_weights_coefficient_bytes(const nbg_graph *g)
 	return ti >= 0 ? nbg_graph_table_at(g, (size_t)ti)->data_size : 0;
 }
 
-static bool locate(const nbg_model *m, const nbg_graph *g, const nbg_cmd_op *op,
+static bool locate(const nbg_model *m, const nbg_graph *g, const nbg_cmd_ref *r,
 		   nbg_weights_op *w)
 {
-	const nbg_cmd_ref *r = &op->kernel_ref;
 	int ti = coef_table(g);
 	const nbg_graph_table *t = ti >= 0 ? nbg_graph_table_at(g, (size_t)ti) : NULL;
 	const nbg_graph_table_entry *e;
@@ -246,6 +245,80 @@ static bool decode_one(const nbg_model *m, const nbg_coef_shape *s, nbg_weights_
 	return true;
 }
 
+/* ------------------------------------------- TP fully connected layers */
+
+bool nbg_weights_tp_fc(const nbg_graph *g, const nbg_cmd_op *op, const nbg_cmd *cmd,
+		       nbg_cmd_ref *r)
+{
+	if (!op || !cmd || op->engine != NBG_CMD_TP || cmd->engine != NBG_CMD_TP ||
+	    nbg_cmd_tp(cmd, NBG_TPF_ALU_LOAD_PWL_LUT) || nbg_cmd_tp(cmd, NBG_TPF_ALU_PWL_ENABLE) ||
+	    nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_X_SIZE) != 1 || nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Y_SIZE) != 1)
+		return false;
+	nbg_command_field_ref(g, cmd, op->operation, NBG_TPF_ALU_LOAD_PWL_LUT_ADDRESS, r);
+	return r->patched && r->source_type == NBG_GRAPH_SRC_MISC_DYNA_GENERIC;
+}
+
+uint32_t nbg_weights_tp_fc_outputs(const nbg_cmd *cmd)
+{
+	uint64_t n = 1;
+
+	for (int i = 0; i < 6; i++) {
+		n *= nbg_cmd_tp(cmd, nbg_tp_loop_counts[i]);
+		if (n > 0xFFFF)
+			return 0x10000;
+	}
+	return (uint32_t)n;
+}
+
+/* A TP fully connected layer: inputs in_image_z_size (a 1x1 image), outputs
+ * the product of the output loop counts, the zero points coef_zp and in_zp. */
+static bool one_tp_fc(const nbg_model *m, const nbg_graph *g, const nbg_cmd_op *op,
+		      const nbg_cmd *cmd, const nbg_cmd_ref *r, nbg_weights_op *w)
+{
+	nbg_coef_shape s;
+	nbg_coef_out o;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.out = nbg_weights_tp_fc_outputs(cmd);
+	s.kz = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Z_SIZE);
+	s.kx = s.ky = s.superblock = 1;
+	s.zero_point = nbg_cmd_tp(cmd, NBG_TPF_COEF_ZP);
+	s.in_zero_point = (int32_t)nbg_cmd_tp(cmd, NBG_TPF_IN_ZP);
+	w->shape[0] = s.out;
+	w->shape[1] = s.kz;
+	w->shape[2] = w->shape[3] = 1;
+	w->zero_point = (int32_t)s.zero_point;
+	w->in_zero_point = s.in_zero_point;
+	w->data_type = op->in_type;
+	if (!locate(m, g, r, w))
+		return true;
+	if (op->in_type != 0 || op->out_type != 0) {
+		const char *dt = nbg_command_data_type_name(op->in_type ? op->in_type : op->out_type);
+		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-data-type", UINT64_MAX,
+			   "unsupported (a fully connected layer on %s data: no sample of its stream)",
+			   dt ? dt : "unknown");
+		return true;
+	}
+	if (s.in_zero_point != 0) {
+		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-input-zero-point", UINT64_MAX,
+			   "unsupported (in_zp %d: no sample shows whether the stored bias holds a "
+			   "correction for it)", s.in_zero_point);
+		return true;
+	}
+	rc = nbg_coef_decode_tpfc(m->data + w->stream_offset, (size_t)w->stream_size, &s, &o);
+	if (rc == NBG_COEF_NO_MEMORY)
+		return false;
+	if (rc == NBG_COEF_DECODED) {
+		take(w, &o, &s);
+		return true;
+	}
+	set_reason(w, !strncmp(o.reason_id, "unsupported", 11) ? NBG_WEIGHTS_UNSUPPORTED
+							       : NBG_WEIGHTS_NOT_DECODED,
+		   o.reason_id, o.bit, "%s", o.reason);
+	return true;
+}
+
 static bool one_op(const nbg_model *m, const nbg_graph *g, const nbg_commands *c, size_t i,
 		   nbg_weights_op *w)
 {
@@ -261,6 +334,10 @@ static bool one_op(const nbg_model *m, const nbg_graph *g, const nbg_commands *c
 	w->type = op->type;
 	w->bit = UINT64_MAX;
 	w->data_type = op->kernel_type;
+	if (op->engine == NBG_CMD_TP) {
+		nbg_cmd_ref r;
+		return nbg_weights_tp_fc(g, op, cmd, &r) ? one_tp_fc(m, g, op, cmd, &r, w) : true;
+	}
 	shape_of(m, cmd, &s, &ky_field);
 	w->shape[0] = s.out;
 	w->shape[1] = s.kz;
@@ -268,7 +345,7 @@ static bool one_op(const nbg_model *m, const nbg_graph *g, const nbg_commands *c
 	w->shape[3] = s.kx;
 	w->zero_point = (int32_t)s.zero_point;
 	w->in_zero_point = s.in_zero_point;
-	if (!locate(m, g, op, w) || !supported(m, op, cmd, &s, ky_field, w))
+	if (!locate(m, g, &op->kernel_ref, w) || !supported(m, op, cmd, &s, ky_field, w))
 		return true;
 	return decode_one(m, &s, w);
 }
@@ -311,6 +388,17 @@ static bool spans(nbg_weights *r)
 	return true;
 }
 
+/* The operations with a kernel stream: every NN-engine one, and the TP
+ * fully connected layers. */
+static bool is_weights_op(const nbg_graph *g, const nbg_commands *c, const nbg_cmd_op *op)
+{
+	nbg_cmd_ref r;
+
+	if (op->engine == NBG_CMD_NN)
+		return true;
+	return nbg_weights_tp_fc(g, op, nbg_commands_at(c, op->engine, op->command), &r);
+}
+
 nbg_code nbg_weights_decode(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
 			    nbg_weights **out, nbg_error *err)
 {
@@ -323,11 +411,11 @@ nbg_code nbg_weights_decode(const nbg_model *m, const nbg_graph *g, const nbg_co
 		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "model",
 				     "no model, graph, commands or result pointer was given");
 	for (size_t i = 0; i < nbg_commands_op_count(c); i++)
-		n += nbg_commands_op_at(c, i)->engine == NBG_CMD_NN;
+		n += is_weights_op(g, c, nbg_commands_op_at(c, i));
 	if (!(r = calloc(1, sizeof(*r))) || !(r->ops = calloc(n ? n : 1, sizeof(*r->ops))))
 		goto oom;
 	for (size_t i = 0; i < nbg_commands_op_count(c); i++) {
-		if (nbg_commands_op_at(c, i)->engine != NBG_CMD_NN)
+		if (!is_weights_op(g, c, nbg_commands_op_at(c, i)))
 			continue;
 		if (!one_op(m, g, c, i, &r->ops[r->count++]))
 			goto oom;

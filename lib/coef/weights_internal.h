@@ -46,4 +46,14 @@ struct nbg_weights {
  * the LCD), 0 when the file has none. */
 NBG_INTERNAL uint64_t nbg_weights_coefficient_bytes(const nbg_graph *g);
 
+/* A TP operation that is a fully connected layer: its command loads
+ * coefficients through alu_load_pwl_lut_address (patched from a
+ * coefficient-table entry: *r) with alu_load_pwl_lut and alu_pwl_enable 0,
+ * over a 1x1 input image (doc/weights.md). */
+NBG_INTERNAL bool nbg_weights_tp_fc(const nbg_graph *g, const nbg_cmd_op *op, const nbg_cmd *cmd,
+				    nbg_cmd_ref *r);
+/* Its outputs: the product of the six output loop counts (0x10000 when
+ * above 0xFFFF). */
+NBG_INTERNAL uint32_t nbg_weights_tp_fc_outputs(const nbg_cmd *cmd);
+
 #endif

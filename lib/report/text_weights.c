@@ -1,6 +1,6 @@
 /*
  * text_weights.c - `nbg weights` and `nbg inspect --weights`: one line per
- * NN-engine operation (its kernel shape, what became of its stream, the
+ * NN-engine operation and TP fully connected layer (its kernel shape, what became of its stream, the
  * zero point, the codes' range and how many equal the zero point), then the
  * totals and how much of the coefficient data the decoded streams explain.
  */
@@ -62,7 +62,7 @@ void nbg_text_weights(FILE *out, const nbg_model *m, const nbg_graph *g, const n
 		KV(out, "Stream format", "not known for target 0x%08x: every format tried", m->target);
 	for (size_t i = 0; i < w->count; i++)
 		nbg_text_weights_op(out, g, &w->ops[i]);
-	KV(out, "Operations", "%zu NN-engine: %zu decoded, %zu not decoded, %zu unsupported, %zu "
+	KV(out, "Operations", "%zu NN-engine and TP fully connected: %zu decoded, %zu not decoded, %zu unsupported, %zu "
 	   "without a kernel stream", w->count, w->status_counts[NBG_WEIGHTS_DECODED],
 	   w->status_counts[NBG_WEIGHTS_NOT_DECODED], w->status_counts[NBG_WEIGHTS_UNSUPPORTED],
 	   w->status_counts[NBG_WEIGHTS_NO_STREAM]);

@@ -1,8 +1,8 @@
 /*
  * cpu_exec.c - the CPU backend's arithmetic and its run: the buffers of the
  * machine, the convolution of an NN command with its decoded kernels, the
- * requantization, ReLU and pooling.  The rules that are inferred rather than
- * read from a source live in nbg_cpu_requant alone (doc/cpu.md).
+ * ReLU and pooling.  The rules that are inferred rather than read from a
+ * source live in nbg_cpu_requant alone (cpu_internal.h; doc/cpu.md).
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -11,55 +11,12 @@
 #include "runtime/cpu/cpu_internal.h"
 #include "runtime/runtime_internal.h"
 
-__extension__ typedef __int128 cpu_i128;
-__extension__ typedef unsigned __int128 cpu_u128;
 
 struct nbg_cpu_state {
 	size_t count;
 	cpu_region regions[sizeof(((nbg_cpu_plan *)0)->regions) / sizeof(cpu_region)];
 	uint8_t *buf[sizeof(((nbg_cpu_plan *)0)->regions) / sizeof(cpu_region)];
 };
-
-/*
- * The scale is the float32 of 23 mantissa bits and a biased exponent that
- * the plan read from the command (cpu_plan.c, scale_fields): acc x (2^23 +
- * mantissa) x 2^(exponent - 150), computed exactly in 128 bits.  Rounding:
- * half away from zero (inferred: rounding_mode 1, no source states the
- * rule).  ReLU clamps at the zero point; the result saturates to 0..255.
- */
-uint8_t nbg_cpu_requant(int64_t acc, uint32_t mantissa, uint32_t exponent, uint32_t out_zp, int relu)
-{
-	int shift = 150 - (int)exponent;
-	int64_t q;
-	if (acc >= -INT32_MAX && acc <= INT32_MAX && shift > 0 && shift < 63) {
-		/* the same arithmetic in 64 bits: |acc| x 2^24 stays below 2^55 */
-		int64_t prod = acc * (int64_t)((1u << 23) | (mantissa & 0x7fffffu));
-		uint64_t mag = prod < 0 ? (uint64_t)-prod : (uint64_t)prod;
-		q = (int64_t)((mag + (1ull << (shift - 1))) >> shift);
-		if (prod < 0)
-			q = -q;
-	} else {
-		cpu_i128 prod = (cpu_i128)acc * (cpu_i128)((1u << 23) | (mantissa & 0x7fffffu));
-		int neg = prod < 0;
-		cpu_u128 mag = neg ? (cpu_u128)(-prod) : (cpu_u128)prod;
-		if (shift <= 0) {
-			q = mag == 0 ? 0 : INT32_MAX; /* scale >= 1: any non-zero product saturates */
-			if (shift > -32 && (mag << -shift) >> -shift == mag && (mag << -shift) < INT32_MAX)
-				q = (int64_t)(mag << -shift);
-		} else if (shift >= 127) {
-			q = 0;
-		} else {
-			cpu_u128 r = (mag + ((cpu_u128)1 << (shift - 1))) >> shift;
-			q = r > INT32_MAX ? INT32_MAX : (int64_t)r;
-		}
-		if (neg)
-			q = -q;
-	}
-	q += out_zp;
-	if (relu && q < (int64_t)out_zp)
-		q = out_zp;
-	return (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
-}
 
 /* The output positions [lo, hi) whose input coordinate pos + k + off lies in
  * [0, size): outside it the input is the constant border, the zero point,

@@ -6,6 +6,8 @@
 #ifndef NBG_CPU_INTERNAL_H
 #define NBG_CPU_INTERNAL_H
 
+#include <limits.h>
+
 #include "nbg/commands.h"
 #include "nbg/cpu.h"
 #include "analysis/graph_struct.h"
@@ -63,9 +65,17 @@ typedef struct cpu_tp {
 } cpu_tp;
 
 /* A TP fully connected layer: coefficients read through
- * alu_load_pwl_lut_address (cpu_tpfc.c). */
+ * alu_load_pwl_lut_address (cpu_tpfc.c).  out[o] = requant(bias[o] +
+ * sum over i of (codes[o][i] - w_zp) x in[i]). */
 typedef struct cpu_tpfc {
-	int kind;
+	uint32_t nin, nout;
+	uint32_t w_zp, out_zp;
+	uint32_t mantissa, exponent;    /* the scale as a float32's fields */
+	size_t in_region, out_region;
+	uint64_t in_base, in_step;      /* input i at in_base + i x in_step */
+	uint64_t out_base;              /* output o at out_base + o */
+	const uint8_t *codes;           /* [nout][nin] */
+	const int32_t *bias;
 } cpu_tpfc;
 
 /* An SH or SW operation executed by reference semantics (cpu_ref.c):
@@ -105,6 +115,9 @@ struct nbg_cpu_plan {
 
 #define CPU_HIDDEN __attribute__((visibility("hidden")))
 
+__extension__ typedef __int128 cpu_i128;
+__extension__ typedef unsigned __int128 cpu_u128;
+
 /* Shared by the planners (cpu_common.c): refuse a step with a reason id and
  * a sentence; the region an address reference lands in (-1 with the step
  * refused); whether an image x*y*z at base with its strides lies inside a
@@ -132,11 +145,51 @@ CPU_HIDDEN int nbg_cpu_tpfc_run(const cpu_tpfc *t, uint8_t *const *buf);
 CPU_HIDDEN void nbg_cpu_plan_ref(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
 CPU_HIDDEN int nbg_cpu_ref_run(const cpu_ref *r, uint8_t *const *buf);
 
-/* The requantization: acc times the float32 scale whose mantissa field and
- * exponent field the command holds, rounded, plus the zero point, ReLU,
- * saturated to uint8 (cpu_exec.c; doc/cpu.md names each rule's evidence). */
-CPU_HIDDEN uint8_t nbg_cpu_requant(int64_t acc, uint32_t mantissa, uint32_t exponent,
-				   uint32_t out_zp, int relu);
+/*
+ * The requantization, the one place its rules live (a static inline so the
+ * convolution's inner loop and the TP fully connected run share it without
+ * a call): the scale is the float32 of 23 mantissa bits and a biased
+ * exponent that the plan read from the command (cpu_plan.c, scale_fields;
+ * cpu_tpfc.c for TP): acc x (2^23 + mantissa) x 2^(exponent - 150),
+ * computed exactly (64 or 128 bits).  Rounding:
+ * half away from zero (inferred: rounding_mode 1, no source states the
+ * rule).  ReLU clamps at the zero point; the result saturates to 0..255.
+ */
+static inline uint8_t nbg_cpu_requant(int64_t acc, uint32_t mantissa, uint32_t exponent,
+				      uint32_t out_zp, int relu)
+{
+	int shift = 150 - (int)exponent;
+	int64_t q;
+	if (acc >= -INT32_MAX && acc <= INT32_MAX && shift > 0 && shift < 63) {
+		/* the same arithmetic in 64 bits: |acc| x 2^24 stays below 2^55 */
+		int64_t prod = acc * (int64_t)((1u << 23) | (mantissa & 0x7fffffu));
+		uint64_t mag = prod < 0 ? (uint64_t)-prod : (uint64_t)prod;
+		q = (int64_t)((mag + (1ull << (shift - 1))) >> shift);
+		if (prod < 0)
+			q = -q;
+	} else {
+		cpu_i128 prod = (cpu_i128)acc * (cpu_i128)((1u << 23) | (mantissa & 0x7fffffu));
+		int neg = prod < 0;
+		cpu_u128 mag = neg ? (cpu_u128)(-prod) : (cpu_u128)prod;
+		if (shift <= 0) {
+			q = mag == 0 ? 0 : INT32_MAX; /* scale >= 1: any non-zero product saturates */
+			if (shift > -32 && (mag << -shift) >> -shift == mag && (mag << -shift) < INT32_MAX)
+				q = (int64_t)(mag << -shift);
+		} else if (shift >= 127) {
+			q = 0;
+		} else {
+			cpu_u128 r = (mag + ((cpu_u128)1 << (shift - 1))) >> shift;
+			q = r > INT32_MAX ? INT32_MAX : (int64_t)r;
+		}
+		if (neg)
+			q = -q;
+	}
+	q += out_zp;
+	if (relu && q < (int64_t)out_zp)
+		q = out_zp;
+	return (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
+}
+
 /* Executes one planned convolution on the machine's buffers; -1 when out
  * of memory (nothing written). */
 CPU_HIDDEN int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf);

@@ -1,21 +1,171 @@
 /*
  * cpu_tpfc.c - TP fully connected layers: a TP command that reads its
- * coefficients through alu_load_pwl_lut_address.
+ * coefficients through alu_load_pwl_lut_address.  The weights record of
+ * the operation says it is one (lib/coef/weights.c decodes the stream of
+ * exactly these); every field the arithmetic depends on is checked to hold
+ * the value the corpus' layers hold, the rest is refused (doc/cpu.md, "TP
+ * fully connected layers").
  */
+#include <stdio.h>
+
+#include "analysis/commands_internal.h"
 #include "runtime/cpu/cpu_internal.h"
+
+/* Fields whose value changes what the TP unit computes, and the one value
+ * LeNet's layers and the image classification network's (six targets)
+ * hold (C); the 0x7d face-age layers with alu_relu_enable 1 are refused:
+ * no reference reaches them. */
+static const struct {
+	enum nbg_tp_fid f;
+	const char *name;
+	uint32_t want;
+} fixed[] = {
+	{ NBG_TPF_ALU_I2F_ENABLE, "alu_i2f_enable", 1 },
+	{ NBG_TPF_ALU_F2I_ENABLE, "alu_f2i_enable", 1 },
+	{ NBG_TPF_ALU_SQUARE_ENABLE, "alu_square_enable", 0 },
+	{ NBG_TPF_ALU_HORZ_PROCESSING, "alu_horz_processing", 0 },
+	{ NBG_TPF_ALU_VERT_PROCESSING, "alu_vert_processing", 0 },
+	{ NBG_TPF_ALU_NMS_ENABLE, "alu_nms_enable", 0 },
+	{ NBG_TPF_ALU_PWL_ENABLE, "alu_pwl_enable", 0 },
+	{ NBG_TPF_ALU_MULT_ENABLE, "alu_mult_enable", 0 },
+	{ NBG_TPF_ALU_Z_FILTER_MODE, "alu_z_filter_mode", 0 },
+	{ NBG_TPF_ALU_SQUARE_PRESHIFT, "alu_square_preshift", 0 },
+	{ NBG_TPF_ALU_INPUT_PRESHIFT, "alu_input_preshift", 0 },
+	{ NBG_TPF_ALU_RELU_ENABLE, "alu_relu_enable", 0 },
+	{ NBG_TPF_ALU_FILTER_PWL_SWAP, "alu_filter_pwl_swap", 0 },
+	{ NBG_TPF_ALU_REORDER_BITS_USED, "alu_reorder_bits_used", 0 },
+	{ NBG_TPF_OUT_BRICK_MODE, "out_brick_mode", 0 },
+	{ NBG_TPF_IN_IMAGE_BORDER_MODE, "in_image_border_mode", 0 },
+	{ NBG_TPF_FLAT_ROUNDING_MODE, "flat_rounding_mode", 1 },
+	{ NBG_TPF_INTEGER_ROUNDING_MODE, "integer_rounding_mode", 1 },
+	{ NBG_TPF_IN_ZP, "in_zp", 0 },
+	{ NBG_TPF_IN_IMAGE_X_SIZE, "in_image_x_size", 1 },
+	{ NBG_TPF_IN_IMAGE_Y_SIZE, "in_image_y_size", 1 },
+	{ NBG_TPF_OUT_LOOP_0_COUNT, "out_loop_0_count", 1 },
+	{ NBG_TPF_OUT_LOOP_1_COUNT, "out_loop_1_count", 1 },
+	{ NBG_TPF_OUT_LOOP_2_COUNT, "out_loop_2_count", 1 },
+	{ NBG_TPF_OUT_LOOP_3_COUNT, "out_loop_3_count", 1 },
+	{ NBG_TPF_OUT_LOOP_5_COUNT, "out_loop_5_count", 1 },
+	{ NBG_TPF_OUT_LOOP_4_INC, "out_loop_4_inc", 1 },
+};
+
+/* The weights record of TP operation `operation`: it exists exactly when
+ * the operation is a fully connected layer. */
+static const nbg_weights_op *fc_weights(const nbg_cpu_plan *p, size_t operation)
+{
+	for (size_t i = 0; i < nbg_weights_count(p->w); i++) {
+		const nbg_weights_op *wo = nbg_weights_at(p->w, i);
+		if (nbg_weights_op_operation(wo) == operation)
+			return wo;
+	}
+	return NULL;
+}
 
 int nbg_cpu_plan_tpfc(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd_op *cop)
 {
-	(void)p;
-	(void)s;
-	(void)op;
-	(void)cop;
-	return 0;
+	const nbg_cmd *cmd = cop && cop->engine == NBG_CMD_TP
+				     ? nbg_commands_at(p->c, NBG_CMD_TP, cop->command) : NULL;
+	const nbg_weights_op *wo = cmd ? fc_weights(p, s->operation) : NULL;
+	cpu_tpfc *t = &op->tpfc;
+
+	if (!wo)
+		return 0;
+	if (nbg_weights_op_status(wo) != NBG_WEIGHTS_DECODED) {
+		nbg_cpu_refuse(s, "weights-not-decoded", "a TP fully connected layer whose coefficient "
+			       "stream is not decoded (%s: %s)", nbg_weights_op_reason_id(wo),
+			       nbg_weights_op_reason(wo));
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		uint32_t v = nbg_cmd_tp(cmd, fixed[i].f);
+		if (v != fixed[i].want) {
+			nbg_cpu_refuse(s, "tpfc-field-unsupported", "a TP fully connected layer with %s %u: "
+				       "executed is %s %u, the value of the layers checked against a "
+				       "reference",
+				       fixed[i].name, v, fixed[i].name, fixed[i].want);
+			return 1;
+		}
+	}
+	const uint32_t *shape = nbg_weights_op_shape(wo);
+	t->nin = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Z_SIZE);
+	t->nout = nbg_cmd_tp(cmd, NBG_TPF_OUT_LOOP_4_COUNT);
+	if (!t->nin || !t->nout || shape[0] != t->nout || shape[1] != t->nin) {
+		nbg_cpu_refuse(s, "shape-inconsistent", "the TP fully connected layer reads %u inputs and "
+			       "writes %u outputs (in_image_z_size, out_loop_4_count); its weights are %ux%u",
+			       t->nin, t->nout, shape[0], shape[1]);
+		return 1;
+	}
+	if (cop->in_type != 0 || cop->out_type != 0) {
+		const char *n = nbg_command_data_type_name(cop->in_type ? cop->in_type : cop->out_type);
+		nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): only uint8 is executed",
+			       cop->in_type ? "in_image_data_type" : "out_image_data_type",
+			       cop->in_type ? cop->in_type : cop->out_type, n ? n : "unknown");
+		return 1;
+	}
+	/* the scale: a 15-bit mantissa and the shift 127 - exponent (doc/cpu.md) */
+	uint32_t sh = nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POSTSHIFT) |
+		      nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POSTSHIFT_5_6) << 5;
+	t->mantissa = nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POST_MULTIPLIER) << 8;
+	t->exponent = 127 - sh; /* sh has 7 bits: at most 127 */
+	t->out_zp = nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP);
+	t->w_zp = (uint32_t)nbg_weights_op_zero_point(wo);
+	uint64_t macs = (uint64_t)t->nin * t->nout;
+	if (macs > NBG_CPU_MAX_MACS) {
+		nbg_cpu_refuse(s, "work-limit", "%llu multiply-accumulates, above the limit of %llu",
+			       (unsigned long long)macs, (unsigned long long)NBG_CPU_MAX_MACS);
+		return 1;
+	}
+	long ri = nbg_cpu_find_region(p, s, "input", &cop->in_ref);
+	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &cop->out_ref);
+	if (ri < 0 || ro < 0)
+		return 1;
+	t->in_region = (size_t)ri;
+	t->out_region = (size_t)ro;
+	t->in_base = cop->in_ref.offset;
+	t->in_step = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_SLICE);
+	t->out_base = cop->out_ref.offset;
+	uint64_t last;
+	if (!t->in_step || !nbg_cpu_image_fits(p, t->in_region, t->in_base, 1, 1, t->nin, 0, t->in_step, &last)) {
+		nbg_cpu_refuse(s, "address-outside-memory", "its input of %u values at %s+0x%llx (%llu bytes "
+			       "apart) does not lie inside that memory's %llu bytes", t->nin,
+			       nbg_graph_source_type_name(cop->in_ref.source_type),
+			       (unsigned long long)t->in_base, (unsigned long long)t->in_step,
+			       (unsigned long long)p->regions[t->in_region].size);
+		return 1;
+	}
+	if (!nbg_cpu_image_fits(p, t->out_region, t->out_base, t->nout, 1, 1, 0, 0, &last)) {
+		nbg_cpu_refuse(s, "address-outside-memory", "its output of %u values at %s+0x%llx does not "
+			       "lie inside that memory's %llu bytes", t->nout,
+			       nbg_graph_source_type_name(cop->out_ref.source_type),
+			       (unsigned long long)t->out_base,
+			       (unsigned long long)p->regions[t->out_region].size);
+		return 1;
+	}
+	size_t n = 0;
+	t->codes = nbg_weights_op_codes(wo, &n);
+	t->bias = nbg_weights_op_bias(wo);
+	s->verdict = NBG_CPU_EXECUTE;
+	s->reason_id = "";
+	s->macs = macs;
+	op->kind = CPU_OP_TPFC;
+	return 1;
 }
 
+/* The input zero point is 0 (checked at plan time), so the sum is over
+ * (w - w_zp) x in; the accumulator is 64-bit, the requantization
+ * nbg_cpu_requant's with the scale (2^15 + m) / 2^(15 + shift). */
 int nbg_cpu_tpfc_run(const cpu_tpfc *t, uint8_t *const *buf)
 {
-	(void)t;
-	(void)buf;
+	const uint8_t *in = buf[t->in_region] + t->in_base;
+	uint8_t *out = buf[t->out_region] + t->out_base;
+	int32_t wz = (int32_t)t->w_zp;
+
+	for (uint32_t o = 0; o < t->nout; o++) {
+		const uint8_t *w = t->codes + (size_t)o * t->nin;
+		int64_t acc = t->bias[o];
+		for (uint32_t i = 0; i < t->nin; i++)
+			acc += (int64_t)((int32_t)w[i] - wz) * in[(uint64_t)i * t->in_step];
+		out[o] = nbg_cpu_requant(acc, t->mantissa, t->exponent, t->out_zp, 0);
+	}
 	return 0;
 }
