@@ -38,7 +38,7 @@ import os
 import sys
 import tempfile
 
-from check_cpu import dump, key, read_output, run
+from check_cpu import dump, finish, key, read_output, run
 
 SKIP = 77
 
@@ -424,11 +424,7 @@ def main():
         check_per_op(nbg, dumper, corpus, tmp, failures, figures)
         check_semantics(nbg, dumper, corpus, tmp, failures, figures)
         check_cross_target(nbg, dumper, corpus, tmp, failures, figures)
-    for f in figures:
-        print(f)
-    for f in failures:
-        print("FAIL: " + f)
-    sys.exit(1 if failures else 0)
+    finish(figures, failures)
 
 
 if __name__ == "__main__":
