@@ -4,7 +4,7 @@
  * libVIPlite.so) whether its library loads, its version word, the entry
  * points resolved, vip_init's result, devices, cores and CID; then the
  * runtime `nbg run` would choose (doc/runtime.md, "nbg probe"); for each
- * MODEL operand, whether the CPU backend runs it (doc/cpu.md).
+ * MODEL operand, whether the CPU backend runs it (doc/cpu-backend.md).
  */
 #include <jansson.h>
 #include <stdio.h>

@@ -512,7 +512,7 @@ static json_t *rstat_json(const nbg_rt_stat *st)
 #define REFERENCE_NOTE "computed by reference semantics, not from the operation's code"
 
 /* The operations the CPU backend computed by reference semantics (SH / SW
- * operations identified by their layer and I/O, doc/cpu.md), each with
+ * operations identified by their layer and I/O, doc/cpu-backend.md), each with
  * REFERENCE_NOTE; NULL for another backend. */
 static json_t *reference_steps_json(const run_state *s)
 {

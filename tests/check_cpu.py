@@ -105,7 +105,7 @@ def key(ref):
 def scale_of(target, f):
     """The requantization scale as (multiplier, right shift): scale =
     multiplier / 2^shift, in the target family's encoding of the
-    post_multiplier / post_shift fields (doc/cpu.md)."""
+    post_multiplier / post_shift fields (doc/cpu-backend.md)."""
     m15 = (f.get("post_multiplier", 0) | f.get("post_multiplier_1_to_6", 0) << 1 |
            f.get("post_multiplier_7_to_14", 0) << 7)
     m23 = m15 | f.get("post_multiplier_15_to_22", 0) << 15

@@ -45,7 +45,7 @@ _reference_op = cc.reference_op
 
 def reference_op(op, f, w, bias, before, target):
     """check_cpu's reference, subsampled by 2 where the decoder infers a
-    stride from the row pitch and no pooling field is set (doc/cpu.md)."""
+    stride from the row pitch and no pooling field is set (doc/cpu-backend.md)."""
     out = _reference_op(op, f, w, bias, before, target)
     if op.get("output_subsample_inferred") and op["pooling"] == "none":
         if op["output_subsample"] != 2:

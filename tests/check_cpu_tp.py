@@ -47,7 +47,7 @@ PER_OP = [
     ("v1/1000e_99_emotion_99.nb", 3, "reshuffle 2x2 (out_loop_1/3_reset), one tile"),
     ("v1/10009_a1_emotion_a1.nb", 51, "reshuffle with a window past the image (border)"),
     ("v1/1000f_88_yolov8n.nb", 1, "reshuffle with a negative window start, circular buffers"),
-    ("v1/1000e_e8_emotion_e8.nb", 20, "reshuffle of a ConvolutionReluPoolingAddLayer"),
+    ("v1/1000e_e8_emotion_e8.nb", 7, "max pool 2x2 stride 2 on target 0xe8"),
     ("v1/1000f_7d_face_age_7d.nb", 1, "TensorTranspose (no resets, 1x64 tiles)"),
     ("v1/1000e_99_emotion_99.nb", 9, "max pool 3x3 stride 2, overlapping tiles"),
     ("v1/10009_a1_emotion_a1.nb", 47, "max pool 3x3 stride 2, negative window start"),
@@ -293,7 +293,7 @@ def first_refused(nbg, model):
     return 1 << 30
 
 
-# The targets whose commands carry the 15-bit scale (doc/cpu.md, "The scale"):
+# The targets whose commands carry the 15-bit scale (doc/cpu-backend.md, "The scale"):
 # the same integers on every one of them; 0xb9 / 0xbe round the scale's
 # mantissa one unit differently, 0xe8 fuses additions into convolutions.
 SAME_SCALE = (0x7d, 0x88, 0x99, 0xa1)

@@ -10,7 +10,7 @@ references no C code here computes.
    biases correlate with Caffe's.
 2. The scale encoding: lenet_v3_0x10020.nb is the same quantized network
    compiled for another target, where ip2 is an NN operation whose scale
-   encoding is established (doc/cpu.md, "The scale"); the TP commands'
+   encoding is established (doc/cpu-backend.md, "The scale"); the TP commands'
    (2^15 + alu_output_post_multiplier) / 2^(15 + shift) must equal that
    scale within 2^-15, and the zero points must be the same.
 3. Each TP fully connected operation against numpy: the machine's buffers

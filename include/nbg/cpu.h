@@ -4,7 +4,7 @@
  * streams (nbg/weights.h), on the integer data the NPU would hold, with no
  * board and no vendor library.
  *
- * What it executes (doc/cpu.md gives the rules and the evidence for each):
+ * What it executes (doc/cpu-backend.md gives the rules and the evidence for each):
  * NN-engine convolutions (conv, depthwise) with uint8 data and kernels,
  * their bias, the requantization of the command (post_multiplier /
  * post_shift fields, out_zero_point), fused ReLU, 2x2 max and first-pixel
@@ -65,7 +65,7 @@ typedef struct nbg_cpu_step {
 	char layer[65];        /* the layer's name, printable ASCII or "?" */
 	char what[96];         /* "NN conv 5x5x1 -> 20", "TP layout", "SH", ... */
 	int verdict;           /* nbg_cpu_verdict */
-	const char *reason_id; /* stable kebab-case id (doc/cpu.md); "" when executed */
+	const char *reason_id; /* stable kebab-case id (doc/cpu-backend.md); "" when executed */
 	char reason[256];      /* a sentence naming the field and value; "" when executed */
 	uint64_t macs;         /* multiply-accumulates (executed NN operations) */
 	int reference;         /* 1: executed by reference semantics (an SH or SW operation

@@ -2,7 +2,7 @@
  * cpu_exec.c - the CPU backend's arithmetic and its run: the buffers of the
  * machine, the convolution of an NN command with its decoded kernels, the
  * ReLU and pooling.  The rules that are inferred rather than read from a
- * source live in nbg_cpu_requant alone (cpu_internal.h; doc/cpu.md).
+ * source live in nbg_cpu_requant alone (cpu_internal.h; doc/cpu-backend.md).
  */
 #include <limits.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * decoded, so none is executed from it.  One kind is identified by its
  * layer and the I/O its state buffer loads, and runs a reference
  * implementation labelled as such (nbg_cpu_step.reference): the softmax of
- * a Softmax2Layer.  doc/cpu.md ("SH and SW operations") gives each rule
+ * a Softmax2Layer.  doc/cpu-backend.md ("SH and SW operations") gives each rule
  * below with its evidence.
  *
  * A Softmax2Layer's state buffer (the LOAD_STATE stream its state_id

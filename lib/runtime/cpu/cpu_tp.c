@@ -2,7 +2,7 @@
  * cpu_tp.c - the CPU backend's TP (tensor processor) operations: which
  * ones it executes, with every field they read, and their run.
  *
- * A TP command walks its input window in tiles (doc/cpu.md, "TP
+ * A TP command walks its input window in tiles (doc/cpu-backend.md, "TP
  * operations", names each rule's evidence):
  *   for z in 0..in_image_z_size-1, for each tile row, for each tile, for
  *   each output row of the tile, for each output of that row: one element,
@@ -202,7 +202,7 @@ static int tp_patched(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, 
  * `word`: with a non-zero size, the bytes [lo, hi] must lie inside
  * [end - size, end), where nothing wraps.  The end field holds the address
  * >> 6 in 0x10003 files and the byte address in later ones (every corpus
- * file: the image's base then lies inside the buffer, doc/cpu.md).
+ * file: the image's base then lies inside the buffer, doc/cpu-backend.md).
  */
 static int tp_circular_ok(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, const char *what,
 			  const char *size_key, unsigned word, uint64_t lo, uint64_t hi)

@@ -3,7 +3,7 @@
  * coefficients through alu_load_pwl_lut_address.  The weights record of
  * the operation says it is one (lib/coef/weights.c decodes the stream of
  * exactly these); every field the arithmetic depends on is checked to hold
- * the value the corpus' layers hold, the rest is refused (doc/cpu.md, "TP
+ * the value the corpus' layers hold, the rest is refused (doc/cpu-backend.md, "TP
  * fully connected layers").
  */
 #include <stdio.h>
@@ -102,7 +102,7 @@ int nbg_cpu_plan_tpfc(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cm
 			       cop->in_type ? cop->in_type : cop->out_type, n ? n : "unknown");
 		return 1;
 	}
-	/* the scale: a 15-bit mantissa and the shift 127 - exponent (doc/cpu.md) */
+	/* the scale: a 15-bit mantissa and the shift 127 - exponent (doc/cpu-backend.md) */
 	uint32_t sh = nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POSTSHIFT) |
 		      nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POSTSHIFT_5_6) << 5;
 	t->mantissa = nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POST_MULTIPLIER) << 8;
