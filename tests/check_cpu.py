@@ -401,15 +401,19 @@ def check_ee(nbg, dumper, corpus, models, tmp, failures, figures):
 
 def read_output(op, bufs):
     """The image an operation wrote, [z][y][x], from the machine's buffers."""
-    import numpy as np
     df = op["dataflow"]
     x, y, z = op["output"]
-    buf = bufs[key(op["output_ref"])]
-    base = op["output_ref"]["offset"]
+    return read_image(bufs[key(op["output_ref"])], op["output_ref"]["offset"], x, y, z,
+                      df["output_row_stride"], df["output_slice_stride"])
+
+
+def read_image(buf, base, x, y, z, row, slice_):
+    """An image [z][y][x] of bytes at base with its row and slice strides, as int64."""
+    import numpy as np
     q = np.zeros((z, y, x), dtype=np.int64)
     for c in range(z):
         for r in range(y):
-            s = base + c * df["output_slice_stride"] + r * df["output_row_stride"]
+            s = base + c * slice_ + r * row
             q[c, r] = buf[s:s + x]
     return q
 

@@ -38,7 +38,7 @@ import os
 import sys
 import tempfile
 
-from check_cpu import dump, finish, key, read_output, run
+from check_cpu import dump, finish, key, read_image, read_output, run
 
 SKIP = 77
 
@@ -69,14 +69,8 @@ def pooling(f):
 
 def image(f, buf, base):
     """The input image [z][y][x] the fields describe, as int64."""
-    import numpy as np
-    x, y, z = f["in_image_x_size"], f["in_image_y_size"], f["in_image_z_size"]
-    a = np.zeros((z, y, x), dtype=np.int64)
-    for c in range(z):
-        for r in range(y):
-            s = base + c * f["in_image_slice"] + r * f["in_image_stride"]
-            a[c, r] = buf[s:s + x]
-    return a
+    return read_image(buf, base, f["in_image_x_size"], f["in_image_y_size"], f["in_image_z_size"],
+                      f["in_image_stride"], f["in_image_slice"])
 
 
 def walk(f, a):
