@@ -141,10 +141,30 @@ static void shape_of(const nbg_model *m, const nbg_cmd *cmd, nbg_coef_shape *s, 
 	s->six_first = six_first(m->target);
 }
 
+/* A fully connected command of target 0x7d (doc/weights.md, "Fully connected
+ * commands of target 0x7d"): a 1x1 convolution of x*y pixels, its image
+ * reshaped to x*y columns of kernel_xy_size rows, kz = channels / rows.  Its
+ * stream is a v7 stream of kernels one column wide: kx 1, ky the rows.  True
+ * when the command has that shape (in y = ky, out y 1, out x = in x), and
+ * the shape is then set so. */
+static bool fc_column(const nbg_cmd *cmd, nbg_coef_shape *s)
+{
+	uint32_t k = nbg_cmd_nn(cmd, NBG_NNF_KERNEL_XY_SIZE), ky = nbg_cmd_nn(cmd, NBG_NNF_KERNEL_Y_SIZE);
+
+	if (s->depthwise || (ky && ky != k) || k < 2 ||
+	    nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_Y_SIZE) != k ||
+	    nbg_cmd_nn(cmd, NBG_NNF_OUT_IMAGE_Y_SIZE) != 1 ||
+	    nbg_cmd_nn(cmd, NBG_NNF_OUT_IMAGE_X_SIZE) != nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_X_SIZE))
+		return false;
+	s->kx = 1;
+	s->ky = k;
+	return true;
+}
+
 /* Streams nbgkit does not establish, by what the command says; false when
  * the operation is one of them. */
 static bool supported(const nbg_model *m, const nbg_cmd_op *op, const nbg_cmd *cmd,
-		      const nbg_coef_shape *s, uint32_t ky_field, nbg_weights_op *w)
+		      nbg_coef_shape *s, uint32_t ky_field, nbg_weights_op *w)
 {
 	const char *dt = nbg_command_data_type_name(op->kernel_type);
 
@@ -161,13 +181,14 @@ static bool supported(const nbg_model *m, const nbg_cmd_op *op, const nbg_cmd *c
 						: "their stream is not established");
 		return false;
 	}
-	if (m->target == 0x7d && nbg_cmd_nn(cmd, NBG_NNF_LAYER_TYPE) == 1) {
+	if (m->target == 0x7d && nbg_cmd_nn(cmd, NBG_NNF_LAYER_TYPE) == 1 && !fc_column(cmd, s)) {
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-fully-connected", UINT64_MAX,
-			   "unsupported (a fully connected layer of target 0x7d: its stream is not "
-			   "established)");
+			   "unsupported (a fully connected layer of target 0x7d whose image is not "
+			   "one column of kernel_xy_size rows over out_image_x_size pixels: its "
+			   "stream is not established)");
 		return false;
 	}
-	if (ky_field && ky_field != s->kx) {
+	if (ky_field && ky_field != nbg_cmd_nn(cmd, NBG_NNF_KERNEL_XY_SIZE)) {
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-kernel-shape", UINT64_MAX,
 			   "unsupported (a %ux%u kernel: no non-square sample fixes the axis order)",
 			   s->kx, ky_field);
@@ -347,6 +368,8 @@ static bool one_op(const nbg_model *m, const nbg_graph *g, const nbg_commands *c
 	w->in_zero_point = s.in_zero_point;
 	if (!locate(m, g, &op->kernel_ref, w) || !supported(m, op, cmd, &s, ky_field, w))
 		return true;
+	w->shape[2] = s.ky; /* a 0x7d fully connected command's kernels are one column */
+	w->shape[3] = s.kx;
 	return decode_one(m, &s, w);
 }
 
