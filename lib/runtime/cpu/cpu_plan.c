@@ -196,6 +196,33 @@ static int tile_consistent(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd
 	return 1;
 }
 
+/*
+ * A fully connected command of target 0x7d (doc/cpu-backend.md): the other
+ * targets' 1x1 convolution of x*y pixels, its image reshaped to x*y
+ * columns of ky rows and z/ky slices, its kernels one column of ky rows
+ * (doc/weights.md).  Output pixel x is sum over (z, y) of w[z][y] x in(x,
+ * y, z): a 1x1 convolution of ky*z channels over one row of x pixels, where
+ * channel z*ky + y is row y of slice z.  Planned as that when the command
+ * has exactly that shape (no pooling, no offsets, one output row, as many
+ * output as input pixels); 0 with the step refused otherwise.
+ */
+static int column_as_1x1(nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op, uint32_t pool)
+{
+	uint32_t ky = cv->k;
+	if (cv->depthwise || cv->in_y != ky || cv->out_y != 1 || cv->out_x != cv->in_x || pool ||
+	    op->out_subsample != 1 || cv->x_off || cv->y_off || cv->in_z > UINT32_MAX / ky) {
+		nbg_cpu_refuse(s, "shape-inconsistent", "a fully connected command with %u-row kernels over "
+		       "%ux%ux%u -> %ux%u (offsets %d,%d, pooling %u, subsampling %u): not one output row of "
+		       "a column kernel", ky, cv->in_x, cv->in_y, cv->in_z, cv->out_x, cv->out_y, cv->x_off,
+		       cv->y_off, pool, op->out_subsample);
+		return 0;
+	}
+	cv->in_z *= ky;
+	cv->in_y = 1;
+	cv->k = 1;
+	return 1;
+}
+
 static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op,
 		    const nbg_weights_op *wo)
 {
@@ -210,7 +237,11 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 		nbg_cpu_refuse(s, "command-not-decoded", "its NN command is not decoded");
 		return;
 	}
-	if (strcmp(op->kind, "conv") && strcmp(op->kind, "depthwise conv")) {
+	/* a target 0x7d fully connected command whose kernels decode one column
+	 * wide: a 1x1 convolution over a reshaped image (column_as_1x1) */
+	const uint32_t *ws = wo && nbg_weights_op_status(wo) == NBG_WEIGHTS_DECODED ? nbg_weights_op_shape(wo) : NULL;
+	int column = !strcmp(op->kind, "fully connected") && ws && ws[3] == 1 && ws[2] > 1;
+	if (!column && strcmp(op->kind, "conv") && strcmp(op->kind, "depthwise conv")) {
 		nbg_cpu_refuse(s, "operation-kind-unsupported",
 		       "an NN %s (layer_type %u): only conv and depthwise conv are executed", op->kind,
 		       field(cmd, "layer_type"));
@@ -258,7 +289,7 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 	cv->out_y = op->out_conv[1];
 	cv->out_z = op->out_conv[2];
 	cv->in_z = cv->depthwise ? cv->out_z : shape[1];
-	if (shape[2] != shape[3] || shape[0] != cv->out_z || (cv->depthwise && shape[1] != 1)) {
+	if ((shape[2] != shape[3] && !column) || shape[0] != cv->out_z || (cv->depthwise && shape[1] != 1)) {
 		nbg_cpu_refuse(s, "shape-inconsistent", "the kernel shape %ux%ux%ux%u does not match the command's "
 		       "output z %u", shape[0], shape[1], shape[2], shape[3], cv->out_z);
 		return;
@@ -272,6 +303,8 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 	uint32_t yo = field(cmd, "in_image_y_offset") | field(cmd, "in_image_y_offset_bit_3") << 3;
 	cv->x_off = xo >= 8 ? (int32_t)xo - 16 : (int32_t)xo;
 	cv->y_off = yo >= 8 ? (int32_t)yo - 16 : (int32_t)yo;
+	if (column && !column_as_1x1(s, cv, op, pool))
+		return;
 	cv->in_zp = field(cmd, "in_image_border_const");
 	if (cv->in_zp > 255) {
 		nbg_cpu_refuse(s, "zero-point-invalid", "in_image_border_const is %u, outside uint8", cv->in_zp);
@@ -305,6 +338,17 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 	cv->out_base = op->out_ref.offset;
 	cv->out_row = op->out_row_stride;
 	cv->out_slice = op->out_slice_stride;
+	if (column) {
+		/* the reshaped image's channel z*ky + y is row y of slice z */
+		if (cv->in_slice != (uint64_t)cv->in_row * shape[2] || !cv->in_row) {
+			nbg_cpu_refuse(s, "shape-inconsistent", "a fully connected command over %u rows whose input "
+			       "slice stride %llu is not %u rows of %llu bytes: its image is not a reshaped "
+			       "1x1 convolution's", shape[2], (unsigned long long)cv->in_slice, shape[2],
+			       (unsigned long long)cv->in_row);
+			return;
+		}
+		cv->in_slice = cv->in_row;
+	}
 	uint64_t last;
 	if (op->in_element_bytes != 1 || op->out_element_bytes != 1 ||
 	    !nbg_cpu_image_fits(p, cv->in_region, cv->in_base, cv->in_x, cv->in_y, cv->in_z, cv->in_row,
