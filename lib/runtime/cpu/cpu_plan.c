@@ -217,6 +217,13 @@ static int column_as_1x1(nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op, ui
 		       cv->y_off, pool, op->out_subsample);
 		return 0;
 	}
+	if (op->in_slice_stride != (uint64_t)op->in_row_stride * ky || !op->in_row_stride) {
+		nbg_cpu_refuse(s, "shape-inconsistent", "a fully connected command over %u rows whose input "
+		       "slice stride %llu is not %u rows of %llu bytes: its image is not a reshaped 1x1 "
+		       "convolution's", ky, (unsigned long long)op->in_slice_stride, ky,
+		       (unsigned long long)op->in_row_stride);
+		return 0;
+	}
 	cv->in_z *= ky;
 	cv->in_y = 1;
 	cv->k = 1;
@@ -334,21 +341,10 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 	cv->in_region = (size_t)ri, cv->out_region = (size_t)ro;
 	cv->in_base = op->in_ref.offset;
 	cv->in_row = op->in_row_stride;
-	cv->in_slice = op->in_slice_stride;
+	cv->in_slice = column ? op->in_row_stride : op->in_slice_stride; /* channel z*ky + y: row y of slice z */
 	cv->out_base = op->out_ref.offset;
 	cv->out_row = op->out_row_stride;
 	cv->out_slice = op->out_slice_stride;
-	if (column) {
-		/* the reshaped image's channel z*ky + y is row y of slice z */
-		if (cv->in_slice != (uint64_t)cv->in_row * shape[2] || !cv->in_row) {
-			nbg_cpu_refuse(s, "shape-inconsistent", "a fully connected command over %u rows whose input "
-			       "slice stride %llu is not %u rows of %llu bytes: its image is not a reshaped "
-			       "1x1 convolution's", shape[2], (unsigned long long)cv->in_slice, shape[2],
-			       (unsigned long long)cv->in_row);
-			return;
-		}
-		cv->in_slice = cv->in_row;
-	}
 	uint64_t last;
 	if (op->in_element_bytes != 1 || op->out_element_bytes != 1 ||
 	    !nbg_cpu_image_fits(p, cv->in_region, cv->in_base, cv->in_x, cv->in_y, cv->in_z, cv->in_row,
