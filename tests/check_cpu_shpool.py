@@ -39,9 +39,9 @@ import sys
 import tempfile
 
 from check_cpu import dump, finish, run, scale_of
+from check_cpu_tp import emotion_inputs, need_numpy
 from check_cpu_ref import LABEL, inspect, plan_lines, region_sizes, softmax_io, uniforms
 
-SKIP = 77
 FMT = 0x444051c0
 # cross-target limits: pooled values (uint8 steps), probabilities (absolute)
 MAX_POOL_STEPS = 3
@@ -183,13 +183,7 @@ def check_nn_quant(nbg, files, quants, failures, figures):
 def check_cross_target(nbg, dumper, files, tmp, failures, figures):
     """Section 3."""
     import numpy as np
-    rng = np.random.default_rng(2028)
-    imgs = [np.clip(rng.normal(128, 50, (64, 64)), 0, 255).astype(np.uint8),
-            np.add.outer(np.arange(64) * 2, np.arange(64) * 3).clip(0, 255).astype(np.uint8)]
-    paths = []
-    for i, im in enumerate(imgs):
-        paths.append(os.path.join(tmp, "shpool_in_%d.bin" % i))
-        im.tofile(paths[-1])
+    paths = emotion_inputs(tmp)
     res = {}  # file -> (version, target, [(pooled, probabilities)])
     for model in files:
         doc = inspect(nbg, model)
@@ -250,17 +244,7 @@ def main():
     dumper = os.path.join(os.path.dirname(os.path.abspath(refop)), "nbg-cpu-dump")
     from tc_corpus import need
     need("check_cpu_shpool", "the SH pooling checks", corpus)
-    try:
-        import numpy  # noqa: F401
-    except ImportError as e:
-        from check_weights_lenet import DEBIAN_PYTHON
-        if os.path.exists(DEBIAN_PYTHON) and not os.environ.get("NBG_TP_REEXEC") and \
-                os.path.realpath(sys.executable) != os.path.realpath(DEBIAN_PYTHON):
-            os.environ["NBG_TP_REEXEC"] = "1"
-            os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON] + sys.argv)
-        print("check_cpu_shpool: skipped: Debian's python3-numpy (scripts/setup.sh installs it) is "
-              "missing: %s" % e)
-        sys.exit(SKIP)
+    need_numpy("check_cpu_shpool")
     files = sorted(glob.glob(os.path.join(corpus, "v1", "*emotion*.nb")))
     failures, figures = [], []
     with tempfile.TemporaryDirectory() as tmp:

@@ -119,6 +119,25 @@ static int patched_ref(const nbg_cpu_plan *p, size_t operation, uint32_t at, uin
 	return 0;
 }
 
+/* The input (uniform 0x36000) and output (uniform index ou) image
+ * addresses through their patches into *in, *out and the regions *ri, *ro;
+ * 0 with the step refused when one is not relocated or in no region. */
+static int locate(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const uniforms *u, size_t ou,
+		  const char *what, nbg_cmd_ref *in, nbg_cmd_ref *out, long *ri, long *ro)
+{
+	if (!patched_ref(p, operation, u->at[0], u->value[0], in) ||
+	    !patched_ref(p, operation, u->at[ou], u->value[ou], out)) {
+		nbg_cpu_refuse(s, "address-not-relocated", "a %s (layer %s) whose %s image address "
+			       "(uniform 0x%05x) is relocated by no patch of the operation", what, s->layer,
+			       in->patched ? "output" : "input",
+			       (unsigned)(REF_UNIFORM_BASE + (in->patched ? 4 * ou : 0)));
+		return 0;
+	}
+	*ri = nbg_cpu_find_region(p, s, "input", in);
+	*ro = *ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", out);
+	return *ri >= 0 && *ro >= 0;
+}
+
 /* The uniforms of operation `operation`'s state buffer into *u; 0 with
  * the step refused when the buffer is missing or cut short. */
 static int load_uniforms(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const char *what, uniforms *u)
@@ -180,16 +199,8 @@ static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 		return;
 	}
 	nbg_cmd_ref in, out;
-	if (!patched_ref(p, operation, u.at[0], u.value[0], &in) ||
-	    !patched_ref(p, operation, u.at[8], u.value[8], &out)) {
-		nbg_cpu_refuse(s, "address-not-relocated", "a softmax (layer %s) whose %s image address "
-			       "(uniform 0x%05x) is relocated by no patch of the operation", s->layer,
-			       in.patched ? "output" : "input", in.patched ? 0x36020u : 0x36000u);
-		return;
-	}
-	long ri = nbg_cpu_find_region(p, s, "input", &in);
-	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &out);
-	if (ri < 0 || ro < 0)
+	long ri, ro;
+	if (!locate(p, s, operation, &u, 8, "softmax", &in, &out, &ri, &ro))
 		return;
 	if (out.source_type == NBG_GRAPH_SRC_OUTPUT) {
 		const nbg_io *io = nbg_model_output_at(p->m, (size_t)out.index);
@@ -285,16 +296,8 @@ static void plan_pool(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t opera
 		return;
 	}
 	nbg_cmd_ref in, out;
-	if (!patched_ref(p, operation, u.at[0], u.value[0], &in) ||
-	    !patched_ref(p, operation, u.at[12], u.value[12], &out)) {
-		nbg_cpu_refuse(s, "address-not-relocated", "a pooling shader (layer %s) whose %s image address "
-			       "(uniform 0x%05x) is relocated by no patch of the operation", s->layer,
-			       in.patched ? "output" : "input", in.patched ? 0x36030u : 0x36000u);
-		return;
-	}
-	long ri = nbg_cpu_find_region(p, s, "input", &in);
-	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &out);
-	if (ri < 0 || ro < 0)
+	long ri, ro;
+	if (!locate(p, s, operation, &u, 12, "pooling shader", &in, &out, &ri, &ro))
 		return;
 	uint64_t last;
 	if (!nbg_cpu_image_fits(p, (size_t)ri, in.offset, w, h, 1, u.value[1], u.value[4], &last) ||
