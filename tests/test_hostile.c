@@ -764,6 +764,13 @@ static pid_t spawn_quiet(char *const *args)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		/* The signal tests need the default dispositions: a suite started
+		 * in the background of a script (SIGINT ignored) or under nohup
+		 * (SIGHUP ignored) hands its ignores down, and nbg rightly keeps
+		 * an ignored signal ignored. */
+		const int term[] = { SIGINT, SIGTERM, SIGHUP };
+		for (int i = 0; i < 3; i++)
+			signal(term[i], SIG_DFL);
 		int nul = open("/dev/null", O_RDWR);
 		dup2(nul, 1);
 		dup2(nul, 2);
