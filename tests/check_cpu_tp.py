@@ -297,12 +297,10 @@ SAME_SCALE = (0x7d, 0x88, 0x99, 0xa1)
 COMPARED = (2, 4, 6, 8, 10)
 
 
-def check_cross_target(nbg, dumper, corpus, tmp, failures, figures):
+def emotion_inputs(tmp):
+    """The two synthesized 64x64 uint8 images the emotion comparisons use,
+    written to files in tmp: noise around 128 and a ramp."""
     import numpy as np
-    files = sorted(glob.glob(os.path.join(corpus, "v1", "*emotion*.nb")))
-    docs = {f: inspect(nbg, f) for f in files}
-    # the version's reference: its first file of a 15-bit-scale target
-    files.sort(key=lambda f: (docs[f]["version"], docs[f]["target"] not in SAME_SCALE, f))
     rng = np.random.default_rng(2028)
     imgs = [np.clip(rng.normal(128, 50, (64, 64)), 0, 255).astype(np.uint8),
             np.add.outer(np.arange(64) * 2, np.arange(64) * 3).clip(0, 255).astype(np.uint8)]
@@ -310,6 +308,16 @@ def check_cross_target(nbg, dumper, corpus, tmp, failures, figures):
     for i, im in enumerate(imgs):
         paths.append(os.path.join(tmp, "emotion_tp_in_%d.bin" % i))
         im.tofile(paths[-1])
+    return paths
+
+
+def check_cross_target(nbg, dumper, corpus, tmp, failures, figures):
+    import numpy as np
+    files = sorted(glob.glob(os.path.join(corpus, "v1", "*emotion*.nb")))
+    docs = {f: inspect(nbg, f) for f in files}
+    # the version's reference: its first file of a 15-bit-scale target
+    files.sort(key=lambda f: (docs[f]["version"], docs[f]["target"] not in SAME_SCALE, f))
+    paths = emotion_inputs(tmp)
     ref = {}      # (version, landmark index, input) -> image
     # per landmark and group ("same" / "other"): files, values, differing, worst
     stats = {}
@@ -396,12 +404,8 @@ def check_cross_target(nbg, dumper, corpus, tmp, failures, figures):
         failures.append("only %d emotion files reach their last convolution" % len(reached_end))
 
 
-def main():
-    if len(sys.argv) != 5 or sys.argv[3] != "--corpus":
-        sys.exit("usage: check_cpu_tp.py NBG DUMP --corpus DIR")
-    nbg, dumper, corpus = sys.argv[1], sys.argv[2], sys.argv[4]
-    from tc_corpus import need
-    need("check_cpu_tp", "the TP operation checks", corpus)
+def need_numpy(program):
+    """numpy from this interpreter or Debian's (re-executed); exit 77 without."""
     try:
         import numpy  # noqa: F401
     except ImportError as e:
@@ -410,9 +414,18 @@ def main():
                 os.path.realpath(sys.executable) != os.path.realpath(DEBIAN_PYTHON):
             os.environ["NBG_TP_REEXEC"] = "1"
             os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON] + sys.argv)
-        print("check_cpu_tp: skipped: Debian's python3-numpy (scripts/setup.sh installs it) is "
-              "missing: %s" % e)
+        print("%s: skipped: Debian's python3-numpy (scripts/setup.sh installs it) is "
+              "missing: %s" % (program, e))
         sys.exit(SKIP)
+
+
+def main():
+    if len(sys.argv) != 5 or sys.argv[3] != "--corpus":
+        sys.exit("usage: check_cpu_tp.py NBG DUMP --corpus DIR")
+    nbg, dumper, corpus = sys.argv[1], sys.argv[2], sys.argv[4]
+    from tc_corpus import need
+    need("check_cpu_tp", "the TP operation checks", corpus)
+    need_numpy("check_cpu_tp")
     failures, figures = [], []
     with tempfile.TemporaryDirectory() as tmp:
         check_per_op(nbg, dumper, corpus, tmp, failures, figures)

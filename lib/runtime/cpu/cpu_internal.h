@@ -81,11 +81,15 @@ typedef struct cpu_tpfc {
 /* An SH or SW operation executed by reference semantics (cpu_ref.c):
  * a softmax over width uint8 values (row 0 of the input image) into width
  * fp16 values, exp2((x - max) * scale_log2e) normalised. */
-enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX };
+enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL };
 typedef struct cpu_ref {
 	int kind;                       /* enum cpu_ref_kind */
 	uint32_t width;
 	float scale_log2e;              /* the input scale times log2(e), from the uniforms */
+	/* CPU_REF_POOL: rows rows of width uint8 each averaged into one uint8,
+	 * ((sum * pool_a - pool_b) * pool_c + pool_d) rounded (cpu_ref.c). */
+	uint32_t rows, in_stride, out_stride;
+	float pool_a, pool_b, pool_c, pool_d;
 	size_t in_region, out_region;   /* into the plan's regions */
 	uint64_t in_base, out_base;
 } cpu_ref;

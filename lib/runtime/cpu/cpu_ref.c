@@ -24,8 +24,11 @@
 
 #include "runtime/cpu/cpu_internal.h"
 
-/* Uniform words read (0x36000 + 4 * i); loaded more than once: refused. */
-#define REF_UNIFORMS 19
+/* Uniform words read (0x36000 + 4 * i): the softmax's first 19 (loaded
+ * more than once: refused), the pooling's up to 0x360f0. */
+#define REF_UNIFORMS 61
+#define REF_SOFTMAX_UNIFORMS 19
+#define REF_FMT_POOL_UINT8 0x444051c0u
 #define REF_UNIFORM_BASE 0x36000u
 #define REF_FMT_UINT8 0x444041f0u
 #define REF_FMT_FP16 0x44404071u
@@ -116,9 +119,29 @@ static int patched_ref(const nbg_cpu_plan *p, size_t operation, uint32_t at, uin
 	return 0;
 }
 
-static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
+/* The input (uniform 0x36000) and output (uniform index ou) image
+ * addresses through their patches into *in, *out and the regions *ri, *ro;
+ * 0 with the step refused when one is not relocated or in no region. */
+static int locate(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const uniforms *u, size_t ou,
+		  const char *what, nbg_cmd_ref *in, nbg_cmd_ref *out, long *ri, long *ro)
 {
-	cpu_ref *r = &op->ref;
+	if (!patched_ref(p, operation, u->at[0], u->value[0], in) ||
+	    !patched_ref(p, operation, u->at[ou], u->value[ou], out)) {
+		nbg_cpu_refuse(s, "address-not-relocated", "a %s (layer %s) whose %s image address "
+			       "(uniform 0x%05x) is relocated by no patch of the operation", what, s->layer,
+			       in->patched ? "output" : "input",
+			       (unsigned)(REF_UNIFORM_BASE + (in->patched ? 4 * ou : 0)));
+		return 0;
+	}
+	*ri = nbg_cpu_find_region(p, s, "input", in);
+	*ro = *ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", out);
+	return *ri >= 0 && *ro >= 0;
+}
+
+/* The uniforms of operation `operation`'s state buffer into *u; 0 with
+ * the step refused when the buffer is missing or cut short. */
+static int load_uniforms(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const char *what, uniforms *u)
+{
 	const nbg_graph_operation *go = nbg_graph_operation_at(p->g, operation);
 	const nbg_graph_summary *sum = nbg_graph_summary_of(p->g);
 	const nbg_graph_table *t = sum->state_table < 0 ? NULL : nbg_graph_table_at(p->g, (size_t)sum->state_table);
@@ -126,15 +149,21 @@ static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 	if (!t || !e || !e->in_bounds || !t->data_present || e->size == 0 || e->size > REF_MAX_STATE_BYTES ||
 	    t->data_offset > p->m->file_size || e->offset > p->m->file_size - t->data_offset ||
 	    e->size > p->m->file_size - t->data_offset - e->offset) {
-		nbg_cpu_refuse(s, "state-buffer-missing", "a softmax (layer %s) whose state buffer (state_id "
+		nbg_cpu_refuse(s, "state-buffer-missing", "a %s (layer %s) whose state buffer (state_id "
 			       "%u) is not an in-bounds table entry of 1 to %u bytes, so its I/O is not "
-			       "known", s->layer, go->state_id, REF_MAX_STATE_BYTES);
-		return;
+			       "known", what, s->layer, go->state_id, REF_MAX_STATE_BYTES);
+		return 0;
 	}
+	return read_uniforms(s, p->m->data + t->data_offset + e->offset, e->size, u);
+}
+
+static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
+{
+	cpu_ref *r = &op->ref;
 	uniforms u;
-	if (!read_uniforms(s, p->m->data + t->data_offset + e->offset, e->size, &u))
+	if (!load_uniforms(p, s, operation, "softmax", &u))
 		return;
-	for (size_t j = 0; j < REF_UNIFORMS; j++)
+	for (size_t j = 0; j < REF_SOFTMAX_UNIFORMS; j++)
 		if (u.loaded[j] > 1 || (!u.loaded[j] && j != 7 && j != 15 && j != 6 && j != 14)) {
 			nbg_cpu_refuse(s, "softmax-uniforms-unknown", "a softmax (layer %s) whose state buffer "
 				       "loads uniform 0x%05zx %d times (once is the layout of every softmax "
@@ -170,16 +199,8 @@ static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 		return;
 	}
 	nbg_cmd_ref in, out;
-	if (!patched_ref(p, operation, u.at[0], u.value[0], &in) ||
-	    !patched_ref(p, operation, u.at[8], u.value[8], &out)) {
-		nbg_cpu_refuse(s, "address-not-relocated", "a softmax (layer %s) whose %s image address "
-			       "(uniform 0x%05x) is relocated by no patch of the operation", s->layer,
-			       in.patched ? "output" : "input", in.patched ? 0x36020u : 0x36000u);
-		return;
-	}
-	long ri = nbg_cpu_find_region(p, s, "input", &in);
-	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &out);
-	if (ri < 0 || ro < 0)
+	long ri, ro;
+	if (!locate(p, s, operation, &u, 8, "softmax", &in, &out, &ri, &ro))
 		return;
 	if (out.source_type == NBG_GRAPH_SRC_OUTPUT) {
 		const nbg_io *io = nbg_model_output_at(p->m, (size_t)out.index);
@@ -216,10 +237,106 @@ static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 	op->kind = CPU_OP_REF;
 }
 
+static float float_of(uint32_t v)
+{
+	float f;
+	memcpy(&f, &v, sizeof(f));
+	return f;
+}
+
+/* A PoolingLayer2 shader's uniforms (0x88, 0x99, 0xa1 emotion files):
+ *   0x36000..0x36014  input image: address (patched), row stride, height << 16
+ *                     | width, format word 0x444051c0, slice bytes, depth 1;
+ *                     one row per channel of the 4x4 window (width 16)
+ *   0x36020           4: the window's side (its square is the width)
+ *   0x36024           float32 a: the input scale
+ *   0x36028           float32 b: width x input zero point x a
+ *   0x3602c           float32 c: 1 / (width x output scale)
+ *   0x36030..0x36044  output image likewise: one value per row, width 1
+ *   0x360f0           float32 d: the output zero point
+ * Each row averages to (sum * a - b) * c + d, rounded to nearest. */
+static void plan_pool(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
+{
+	cpu_ref *r = &op->ref;
+	uniforms u;
+	if (!load_uniforms(p, s, operation, "pooling shader", &u))
+		return;
+	static const unsigned used[] = { 0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 60 };
+	for (size_t k = 0; k < sizeof(used) / sizeof(used[0]); k++)
+		if (u.loaded[used[k]] != 1) {
+			nbg_cpu_refuse(s, "pool-uniforms-unknown", "a pooling shader (layer %s) whose state buffer "
+				       "loads uniform 0x%05x %d times (once is the layout of every such shader "
+				       "in the corpus)", s->layer, REF_UNIFORM_BASE + 4 * used[k], u.loaded[used[k]]);
+			return;
+		}
+	uint32_t w = u.value[2] & 0xffff, h = u.value[2] >> 16, side = u.value[8];
+	if (u.value[3] != REF_FMT_POOL_UINT8 || u.value[15] != REF_FMT_POOL_UINT8) {
+		nbg_cpu_refuse(s, "pool-format-unsupported", "a pooling shader (layer %s) with image format words "
+			       "0x%08x (input) and 0x%08x (output): executed is 0x%08x (uint8) to itself",
+			       s->layer, u.value[3], u.value[15], REF_FMT_POOL_UINT8);
+		return;
+	}
+	if (w == 0 || h == 0 || side == 0 || side > 0xffff || side * side != w || u.value[5] != 1 ||
+	    u.value[17] != 1 || u.value[14] != (h << 16 | 1) || u.value[1] < w || u.value[13] < 1 ||
+	    h > REF_MAX_WIDTH || w > REF_MAX_WIDTH) {
+		nbg_cpu_refuse(s, "pool-shape-unsupported", "a pooling shader (layer %s) over input 0x%08x "
+			       "(height << 16 | width) depth %u, row %u bytes, window side %u, to output 0x%08x "
+			       "depth %u, row %u bytes: executed is one row per channel of width side x side "
+			       "averaged to one value per row, depth 1", s->layer, u.value[2], u.value[5],
+			       u.value[1], side, u.value[14], u.value[17], u.value[13]);
+		return;
+	}
+	float a = float_of(u.value[9]), b = float_of(u.value[10]), c = float_of(u.value[11]),
+	      d = float_of(u.value[60]);
+	if (!isfinite(a) || !isfinite(b) || !isfinite(c) || !isfinite(d) || !(a > 0) || !(c > 0) ||
+	    fabsf(b) > 1e9f || fabsf(a) > 1e9f || fabsf(c) > 1e9f || fabsf(d) > 1e9f) {
+		nbg_cpu_refuse(s, "pool-scale-invalid", "a pooling shader (layer %s) whose uniforms 0x36024, "
+			       "0x36028, 0x3602c, 0x360f0 are %g, %g, %g, %g: executed are finite values, "
+			       "0x36024 and 0x3602c positive", s->layer, (double)a, (double)b, (double)c, (double)d);
+		return;
+	}
+	nbg_cmd_ref in, out;
+	long ri, ro;
+	if (!locate(p, s, operation, &u, 12, "pooling shader", &in, &out, &ri, &ro))
+		return;
+	uint64_t last;
+	if (!nbg_cpu_image_fits(p, (size_t)ri, in.offset, w, h, 1, u.value[1], u.value[4], &last) ||
+	    !nbg_cpu_image_fits(p, (size_t)ro, out.offset, 1, h, 1, u.value[13], u.value[16], &last)) {
+		nbg_cpu_refuse(s, "address-outside-memory", "a pooling shader (layer %s) whose input (%u rows "
+			       "of %u bytes at %s+0x%llx) or output (%u bytes at %s+0x%llx) does not lie "
+			       "inside its memory", s->layer, h, w, nbg_graph_source_type_name(in.source_type),
+			       (unsigned long long)in.offset, h, nbg_graph_source_type_name(out.source_type),
+			       (unsigned long long)out.offset);
+		return;
+	}
+	r->kind = CPU_REF_POOL;
+	r->width = w;
+	r->rows = h;
+	r->in_stride = u.value[1];
+	r->out_stride = u.value[13];
+	r->pool_a = a;
+	r->pool_b = b;
+	r->pool_c = c;
+	r->pool_d = d;
+	r->in_region = (size_t)ri;
+	r->out_region = (size_t)ro;
+	r->in_base = in.offset;
+	r->out_base = out.offset;
+	snprintf(s->what, sizeof(s->what), "SH average pool %ux%ux%u -> 1x1x%u uint8, zp %.4g -> %.4g",
+		 side % 100000, side % 100000, h % 10000000, h % 10000000, (double)(b / (a * (float)w)),
+		 (double)d);
+	s->verdict = NBG_CPU_EXECUTE;
+	s->reason_id = "";
+	s->reference = 1;
+	op->kind = CPU_OP_REF;
+}
+
 void nbg_cpu_plan_ref(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
 {
 	if (s->type == NBG_GRAPH_OP_SH && !strcmp(s->layer, "Softmax2Layer"))
 		plan_softmax(p, s, op, operation);
+	else if (s->type == NBG_GRAPH_OP_SH && !strcmp(s->layer, "PoolingLayer2"))
+		plan_pool(p, s, op, operation);
 	else
 		refuse_layer(s);
 }
@@ -244,8 +361,23 @@ static uint16_t half_of(double v)
 	return (uint16_t)nearbyint(ldexp(v, 24)); /* subnormal: units of 2^-24 (1024: the least normal) */
 }
 
+static void run_pool(const cpu_ref *r, uint8_t *const *buf)
+{
+	const uint8_t *in = buf[r->in_region] + r->in_base;
+	uint8_t *out = buf[r->out_region] + r->out_base;
+	for (uint32_t y = 0; y < r->rows; y++) {
+		uint64_t sum = 0;
+		for (uint32_t x = 0; x < r->width; x++)
+			sum += in[(uint64_t)y * r->in_stride + x];
+		double v = nearbyint(((double)sum * r->pool_a - r->pool_b) * r->pool_c + r->pool_d);
+		out[(uint64_t)y * r->out_stride] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+	}
+}
+
 int nbg_cpu_ref_run(const cpu_ref *r, uint8_t *const *buf)
 {
+	if (r->kind == CPU_REF_POOL)
+		run_pool(r, buf);
 	if (r->kind != CPU_REF_SOFTMAX)
 		return 0;
 	const uint8_t *in = buf[r->in_region] + r->in_base;
