@@ -31,7 +31,6 @@ import tempfile
 
 from check_cpu import dump, finish, key, model_info, read_image, read_output, requant
 
-SKIP = 77
 PER_OP_FILE = "v1/10009_7d_emotion_7d.nb"
 # the corpus' 0x7d fully connected commands: 11 + 11 + 12 in three emotion files
 MIN_FC = 34
@@ -229,17 +228,8 @@ def main():
     nbg, dumper, corpus = sys.argv[1], sys.argv[2], sys.argv[4]
     from tc_corpus import need
     need("check_cpu_nnfc", "the 0x7d fully connected checks", corpus)
-    try:
-        import numpy  # noqa: F401
-    except ImportError as e:
-        from check_weights_lenet import DEBIAN_PYTHON
-        if os.path.exists(DEBIAN_PYTHON) and not os.environ.get("NBG_NNFC_REEXEC") and \
-                os.path.realpath(sys.executable) != os.path.realpath(DEBIAN_PYTHON):
-            os.environ["NBG_NNFC_REEXEC"] = "1"
-            os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON] + sys.argv)
-        print("check_cpu_nnfc: skipped: Debian's python3-numpy (scripts/setup.sh installs it) is "
-              "missing: %s" % e)
-        sys.exit(SKIP)
+    from check_cpu_tp import need_numpy
+    need_numpy("check_cpu_nnfc")
     failures, figures = [], []
     with tempfile.TemporaryDirectory() as tmp:
         cache = {}
