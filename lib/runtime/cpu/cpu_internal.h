@@ -133,6 +133,31 @@ CPU_HIDDEN long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, cons
 CPU_HIDDEN int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x,
 				  uint64_t y, uint64_t z, uint64_t row, uint64_t slice, uint64_t *last);
 
+/* An SH operation's shader uniforms (cpu_common.c): the words its state
+ * buffer (the LOAD_STATE stream its state_id names) loads at 0x36000 + 4 i,
+ * i < CPU_UNIFORMS, with where each value lies in the buffer and how often
+ * it is loaded.  nbg_cpu_load_uniforms reads them (0 with the step refused:
+ * no in-bounds buffer of 1 to CPU_MAX_STATE_BYTES bytes, or a cut stream);
+ * nbg_cpu_patched_ref gives the patch of the operation that relocates the
+ * state word at byte `at` (its offset: the stored value); nbg_cpu_locate_io
+ * the input (uniform 0x36000) and output (uniform index ou) image addresses
+ * and their regions (0 with the step refused). */
+#define CPU_UNIFORMS 72
+#define CPU_UNIFORM_BASE 0x36000u
+#define CPU_MAX_STATE_BYTES (1u << 20) /* the corpus's: 784..848 */
+typedef struct cpu_uniforms {
+	uint32_t value[CPU_UNIFORMS];
+	uint32_t at[CPU_UNIFORMS];   /* byte offset of the value in the state buffer */
+	int loaded[CPU_UNIFORMS];    /* times loaded */
+} cpu_uniforms;
+CPU_HIDDEN int nbg_cpu_load_uniforms(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const char *what,
+				     cpu_uniforms *u);
+CPU_HIDDEN int nbg_cpu_patched_ref(const nbg_cpu_plan *p, size_t operation, uint32_t at, uint32_t value,
+				   nbg_cmd_ref *r);
+CPU_HIDDEN int nbg_cpu_locate_io(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const cpu_uniforms *u,
+				 size_t ou, const char *what, nbg_cmd_ref *in, nbg_cmd_ref *out, long *ri,
+				 long *ro);
+
 /* The TP planner and run (cpu_tp.c): the plan sets s->verdict and, when
  * executed, op->kind = CPU_OP_TP; the run returns -1 when out of memory. */
 CPU_HIDDEN void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd_op *cop);

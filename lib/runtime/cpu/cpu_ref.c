@@ -24,24 +24,14 @@
 
 #include "runtime/cpu/cpu_internal.h"
 
-/* Uniform words read (0x36000 + 4 * i): the softmax's first 19 (loaded
- * more than once: refused), the pooling's up to 0x360f0. */
-#define REF_UNIFORMS 61
+/* Uniform words the softmax reads (0x36000 + 4 * i; loaded more than once:
+ * refused). */
 #define REF_SOFTMAX_UNIFORMS 19
 #define REF_FMT_POOL_UINT8 0x444051c0u
-#define REF_UNIFORM_BASE 0x36000u
 #define REF_FMT_UINT8 0x444041f0u
 #define REF_FMT_FP16 0x44404071u
-/* State buffers longer than this are not walked (the corpus's: 792..848). */
-#define REF_MAX_STATE_BYTES (1u << 20)
 /* Widths above this are refused (work-limit); the corpus's: 7 and 10. */
 #define REF_MAX_WIDTH (1u << 20)
-
-typedef struct uniforms {
-	uint32_t value[REF_UNIFORMS];
-	uint32_t at[REF_UNIFORMS];   /* byte offset of the value in the state buffer */
-	int loaded[REF_UNIFORMS];    /* times loaded */
-} uniforms;
 
 static void refuse_layer(nbg_cpu_step *s)
 {
@@ -55,119 +45,17 @@ static void refuse_layer(nbg_cpu_step *s)
 			       s->layer);
 }
 
-/* Walks the LOAD_STATE stream (opcode 1 in bits 31..27: count in bits 25..16,
- * 0 meaning 1024, register in bits 15..0, the values after it, padded to an
- * even word count; any other command word takes two words) and keeps the
- * uniform words.  0 with the step refused when the stream is cut short. */
-static int read_uniforms(nbg_cpu_step *s, const uint8_t *b, uint64_t n, uniforms *u)
-{
-	memset(u, 0, sizeof(*u));
-	uint64_t words = n / 4, i = 0;
-	while (i < words) {
-		uint32_t w = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 |
-			     (uint32_t)b[4 * i + 2] << 16 | (uint32_t)b[4 * i + 3] << 24;
-		if (w >> 27 != 1) {
-			i += 2;
-			continue;
-		}
-		uint32_t count = (w >> 16) & 0x3ff, reg = w & 0xffff;
-		if (!count)
-			count = 1024;
-		if (i + 1 + count > words) {
-			nbg_cpu_refuse(s, "state-buffer-truncated", "the LOAD_STATE word 0x%08x at byte %llu of its "
-				       "state buffer loads %u values past the buffer's %llu bytes", w,
-				       (unsigned long long)(4 * i), count, (unsigned long long)n);
-			return 0;
-		}
-		for (uint32_t k = 0; k < count; k++) {
-			uint64_t addr = 4ull * ((uint64_t)reg + k);
-			if (addr < REF_UNIFORM_BASE || addr >= REF_UNIFORM_BASE + 4 * REF_UNIFORMS)
-				continue;
-			size_t j = (size_t)(addr - REF_UNIFORM_BASE) / 4;
-			const uint8_t *v = b + 4 * (i + 1 + k);
-			u->value[j] = (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 |
-				      (uint32_t)v[3] << 24;
-			u->at[j] = (uint32_t)(4 * (i + 1 + k));
-			u->loaded[j]++;
-		}
-		i += 1 + count;
-		i += i & 1;
-	}
-	return 1;
-}
-
-/* The patch of this operation that relocates the state word at byte `at`:
- * its reference with the stored word as the offset. */
-static int patched_ref(const nbg_cpu_plan *p, size_t operation, uint32_t at, uint32_t value,
-		       nbg_cmd_ref *r)
-{
-	const nbg_graph_operation *go = nbg_graph_operation_at(p->g, operation);
-	memset(r, 0, sizeof(*r));
-	for (uint32_t k = 0; k < go->patch_count; k++) {
-		size_t pi = (size_t)go->patch_index + k;
-		const nbg_graph_patch *pt = nbg_graph_patch_at(p->g, pi);
-		if (!pt || pt->type != 0 || pt->dest_offset != at)
-			continue;
-		r->patched = 1;
-		r->patch = pi;
-		r->source_type = pt->source_type;
-		r->index = pt->index;
-		r->src_offset = pt->src_offset;
-		r->offset = (uint64_t)pt->src_offset + value;
-		return 1;
-	}
-	return 0;
-}
-
-/* The input (uniform 0x36000) and output (uniform index ou) image
- * addresses through their patches into *in, *out and the regions *ri, *ro;
- * 0 with the step refused when one is not relocated or in no region. */
-static int locate(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const uniforms *u, size_t ou,
-		  const char *what, nbg_cmd_ref *in, nbg_cmd_ref *out, long *ri, long *ro)
-{
-	if (!patched_ref(p, operation, u->at[0], u->value[0], in) ||
-	    !patched_ref(p, operation, u->at[ou], u->value[ou], out)) {
-		nbg_cpu_refuse(s, "address-not-relocated", "a %s (layer %s) whose %s image address "
-			       "(uniform 0x%05x) is relocated by no patch of the operation", what, s->layer,
-			       in->patched ? "output" : "input",
-			       (unsigned)(REF_UNIFORM_BASE + (in->patched ? 4 * ou : 0)));
-		return 0;
-	}
-	*ri = nbg_cpu_find_region(p, s, "input", in);
-	*ro = *ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", out);
-	return *ri >= 0 && *ro >= 0;
-}
-
-/* The uniforms of operation `operation`'s state buffer into *u; 0 with
- * the step refused when the buffer is missing or cut short. */
-static int load_uniforms(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const char *what, uniforms *u)
-{
-	const nbg_graph_operation *go = nbg_graph_operation_at(p->g, operation);
-	const nbg_graph_summary *sum = nbg_graph_summary_of(p->g);
-	const nbg_graph_table *t = sum->state_table < 0 ? NULL : nbg_graph_table_at(p->g, (size_t)sum->state_table);
-	const nbg_graph_table_entry *e = t ? nbg_graph_table_entry_at(p->g, (size_t)sum->state_table, go->state_id) : NULL;
-	if (!t || !e || !e->in_bounds || !t->data_present || e->size == 0 || e->size > REF_MAX_STATE_BYTES ||
-	    t->data_offset > p->m->file_size || e->offset > p->m->file_size - t->data_offset ||
-	    e->size > p->m->file_size - t->data_offset - e->offset) {
-		nbg_cpu_refuse(s, "state-buffer-missing", "a %s (layer %s) whose state buffer (state_id "
-			       "%u) is not an in-bounds table entry of 1 to %u bytes, so its I/O is not "
-			       "known", what, s->layer, go->state_id, REF_MAX_STATE_BYTES);
-		return 0;
-	}
-	return read_uniforms(s, p->m->data + t->data_offset + e->offset, e->size, u);
-}
-
 static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
 {
 	cpu_ref *r = &op->ref;
-	uniforms u;
-	if (!load_uniforms(p, s, operation, "softmax", &u))
+	cpu_uniforms u;
+	if (!nbg_cpu_load_uniforms(p, s, operation, "softmax", &u))
 		return;
 	for (size_t j = 0; j < REF_SOFTMAX_UNIFORMS; j++)
 		if (u.loaded[j] > 1 || (!u.loaded[j] && j != 7 && j != 15 && j != 6 && j != 14)) {
 			nbg_cpu_refuse(s, "softmax-uniforms-unknown", "a softmax (layer %s) whose state buffer "
 				       "loads uniform 0x%05zx %d times (once is the layout of every softmax "
-				       "in the corpus)", s->layer, REF_UNIFORM_BASE + 4 * j, u.loaded[j]);
+				       "in the corpus)", s->layer, CPU_UNIFORM_BASE + 4 * j, u.loaded[j]);
 			return;
 		}
 	uint32_t w = u.value[2] & 0xffff, h = u.value[2] >> 16;
@@ -200,7 +88,7 @@ static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 	}
 	nbg_cmd_ref in, out;
 	long ri, ro;
-	if (!locate(p, s, operation, &u, 8, "softmax", &in, &out, &ri, &ro))
+	if (!nbg_cpu_locate_io(p, s, operation, &u, 8, "softmax", &in, &out, &ri, &ro))
 		return;
 	if (out.source_type == NBG_GRAPH_SRC_OUTPUT) {
 		const nbg_io *io = nbg_model_output_at(p->m, (size_t)out.index);
@@ -258,15 +146,15 @@ static float float_of(uint32_t v)
 static void plan_pool(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
 {
 	cpu_ref *r = &op->ref;
-	uniforms u;
-	if (!load_uniforms(p, s, operation, "pooling shader", &u))
+	cpu_uniforms u;
+	if (!nbg_cpu_load_uniforms(p, s, operation, "pooling shader", &u))
 		return;
 	static const unsigned used[] = { 0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 60 };
 	for (size_t k = 0; k < sizeof(used) / sizeof(used[0]); k++)
 		if (u.loaded[used[k]] != 1) {
 			nbg_cpu_refuse(s, "pool-uniforms-unknown", "a pooling shader (layer %s) whose state buffer "
 				       "loads uniform 0x%05x %d times (once is the layout of every such shader "
-				       "in the corpus)", s->layer, REF_UNIFORM_BASE + 4 * used[k], u.loaded[used[k]]);
+				       "in the corpus)", s->layer, CPU_UNIFORM_BASE + 4 * used[k], u.loaded[used[k]]);
 			return;
 		}
 	uint32_t w = u.value[2] & 0xffff, h = u.value[2] >> 16, side = u.value[8];
@@ -297,7 +185,7 @@ static void plan_pool(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t opera
 	}
 	nbg_cmd_ref in, out;
 	long ri, ro;
-	if (!locate(p, s, operation, &u, 12, "pooling shader", &in, &out, &ri, &ro))
+	if (!nbg_cpu_locate_io(p, s, operation, &u, 12, "pooling shader", &in, &out, &ri, &ro))
 		return;
 	uint64_t last;
 	if (!nbg_cpu_image_fits(p, (size_t)ri, in.offset, w, h, 1, u.value[1], u.value[4], &last) ||
