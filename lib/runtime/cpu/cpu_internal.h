@@ -81,7 +81,7 @@ typedef struct cpu_tpfc {
 /* An SH or SW operation executed by reference semantics (cpu_ref.c):
  * a softmax over width uint8 values (row 0 of the input image) into width
  * fp16 values, exp2((x - max) * scale_log2e) normalised. */
-enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL };
+enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWCONV };
 typedef struct cpu_ref {
 	int kind;                       /* enum cpu_ref_kind */
 	uint32_t width;
@@ -90,6 +90,13 @@ typedef struct cpu_ref {
 	 * ((sum * pool_a - pool_b) * pool_c + pool_d) rounded (cpu_ref.c). */
 	uint32_t rows, in_stride, out_stride;
 	float pool_a, pool_b, pool_c, pool_d;
+	/* CPU_REF_DWCONV (cpu_shdw.c): per channel c < rows, the kx x ky input
+	 * window at in_base + c x in_slice (rows in_stride apart) times the row
+	 * of codes at codes + c x w_row, requantized with the float32 fields
+	 * mantissa and exponent, written at out_base + c x out_slice. */
+	uint32_t kx, ky, mantissa, exponent;
+	uint64_t in_slice, w_row, out_slice;
+	const uint8_t *codes;           /* into the model's bytes (an LCDT entry) */
 	size_t in_region, out_region;   /* into the plan's regions */
 	uint64_t in_base, out_base;
 } cpu_ref;
@@ -173,6 +180,10 @@ CPU_HIDDEN int nbg_cpu_tpfc_run(const cpu_tpfc *t, uint8_t *const *buf);
  * (cpu_ref.c), likewise with op->kind = CPU_OP_REF. */
 CPU_HIDDEN void nbg_cpu_plan_ref(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
 CPU_HIDDEN int nbg_cpu_ref_run(const cpu_ref *r, uint8_t *const *buf);
+/* The depthwise convolution shader (cpu_shdw.c), planned and run through
+ * the two above. */
+CPU_HIDDEN void nbg_cpu_plan_shdw(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
+CPU_HIDDEN void nbg_cpu_shdw_run(const cpu_ref *r, uint8_t *const *buf);
 
 /*
  * The requantization, the one place its rules live (a static inline so the

@@ -225,6 +225,8 @@ void nbg_cpu_plan_ref(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t opera
 		plan_softmax(p, s, op, operation);
 	else if (s->type == NBG_GRAPH_OP_SH && !strcmp(s->layer, "PoolingLayer2"))
 		plan_pool(p, s, op, operation);
+	else if (s->type == NBG_GRAPH_OP_SH && !strcmp(s->layer, "DepthwiseConvLayer"))
+		nbg_cpu_plan_shdw(p, s, op, operation);
 	else
 		refuse_layer(s);
 }
@@ -266,6 +268,8 @@ int nbg_cpu_ref_run(const cpu_ref *r, uint8_t *const *buf)
 {
 	if (r->kind == CPU_REF_POOL)
 		run_pool(r, buf);
+	if (r->kind == CPU_REF_DWCONV)
+		nbg_cpu_shdw_run(r, buf);
 	if (r->kind != CPU_REF_SOFTMAX)
 		return 0;
 	const uint8_t *in = buf[r->in_region] + r->in_base;
