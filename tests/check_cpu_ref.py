@@ -4,8 +4,10 @@ runs by reference semantics, against references no C code here computes.
 
 1. Plan, every corpus file and the LeNet files: each Softmax2Layer SH
    operation is executed and labelled "reference semantics, not from the
-   operation's code" (so are the PoolingLayer2 shaders check_cpu_shpool.py
-   checks); every other SH or SW operation is refused
+   operation's code" (so are the PoolingLayer2 and DepthwiseConvLayer
+   shaders check_cpu_shpool.py and check_cpu_shdw.py check; those outside
+   their layouts are refused with pool-* and shdw-* ids naming the layer);
+   every other SH or SW operation is refused
    (shader-not-executed / software-not-executed) with its layer named;
    `nbg probe --json` counts the softmaxes per file
    (executed_by_reference_semantics).
@@ -179,14 +181,18 @@ def check_plans(nbg, models, failures, figures):
                                     (name, n, rest))
                 softmax.append((model, doc, o))
                 continue
-            if o["layer_name"] == "PoolingLayer2" and o["type_name"] == "SH" and \
+            if o["layer_name"] in ("PoolingLayer2", "DepthwiseConvLayer") and o["type_name"] == "SH" and \
                     rest.endswith("execute " + LABEL):
-                pools.append(model)  # check_cpu_shpool.py checks these
+                pools.append(model)  # check_cpu_shpool.py and check_cpu_shdw.py check these
                 continue
             rid = "shader-not-executed" if o["type_name"] == "SH" else "software-not-executed"
             if o["layer_name"] == "PoolingLayer2" and o["type_name"] == "SH" and \
                     re.search(r": refused pool-[a-z-]+: a pooling shader \(layer PoolingLayer2\)", rest):
                 pass  # another layout than the global average pooling's (check_cpu_shpool.py)
+            elif o["layer_name"] == "DepthwiseConvLayer" and o["type_name"] == "SH" and \
+                    re.search(r": refused shdw-[a-z-]+: a depthwise convolution shader "
+                              r"\(layer DepthwiseConvLayer\)", rest):
+                pass  # outside the established layout (check_cpu_shdw.py)
             elif ": refused %s: " % rid not in rest or ("of layer %s:" % o["layer_name"]) not in rest:
                 failures.append("%s op %d (%s %s) not refused as %s naming its layer: %s" %
                                 (name, n, o["type_name"], o["layer_name"], rid, rest))
@@ -328,14 +334,20 @@ def check_mutations(nbg, models, tmp, failures, figures):
     m = bytearray(data)
     struct.pack_into("<I", m, base + u[0x36048][1], 0x7fc00000)
     cases.append(("scale uniform NaN", m, "softmax-scale-invalid", "0x7fc00000"))
+    check_refused(nbg, cases, o["record_index"], tmp, failures)
+    figures.append("mutations of LeNet's softmax refused with their ids: %d" % len(cases))
+
+
+def check_refused(nbg, cases, n, tmp, failures):
+    """Each (what, mutated bytes, reason id, needle): the plan refuses
+    operation n with that id and a sentence naming the needle."""
     for what, m, rid, needle in cases:
         p = os.path.join(tmp, "mut.nb")
         with open(p, "wb") as f:
             f.write(m)
-        line = plan_lines(nbg, p).get(o["record_index"], ("", "", ""))[2]
+        line = plan_lines(nbg, p).get(n, ("", "", ""))[2]
         if ": refused %s: " % rid not in line or needle not in line:
             failures.append("mutation (%s): expected %s naming %r, got %r" % (what, rid, needle, line))
-    figures.append("mutations of LeNet's softmax refused with their ids: %d" % len(cases))
 
 
 def check_run_report(nbg, corpus, tmp, failures, figures):
