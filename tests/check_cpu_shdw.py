@@ -14,12 +14,14 @@ references no C code here computes.
    uniform 0x36080 must be, bit for bit, the float32 those NN commands'
    scale fields encode; both NN commands' zero points, and the out_zero_point
    of the NN operation writing the shader's input, must be 0.
-2. Per operation against numpy: on a synthesized image, the machine's
-   buffers before and after the operation (nbg-cpu-dump); and on synthesized
-   buffers, some near saturation (nbg-cpu-ref-op runs that one operation):
-   out[c] = round half away from zero (sum of w x in over the 7x7 window x
-   scale), saturated to 0..255, with the kernels and I/O of part 1; no other
-   byte of any buffer may change.
+2. Per operation against numpy: on synthesized images, the machine's
+   buffers after the operation (nbg-cpu-dump; it does not write over its
+   input, checked); and on random buffers, some near saturation
+   (nbg-cpu-ref-op runs that one operation): out[c] = round half away from
+   zero (sum of w x in over the 7x7 window x scale), saturated to 0..255,
+   with the kernels and I/O of part 1; on the random buffers no other byte
+   of any buffer may change.  (Few whole-network runs: the ASan suite runs
+   this test too.)
 3. Across targets: the 0xbe file's own NN depthwise input fed to the 0x99
    and 0xa1 shaders (nbg-cpu-ref-op) must give the 0xbe NN operation's 1024
    outputs exactly.  Then, on the same synthesized images (interleaved for
@@ -226,12 +228,23 @@ def check_per_op(nbg, dumper, refop, corpus, shaders, imgs, tmp, failures, figur
         if not rest.endswith("execute " + LABEL):
             failures.append("0x%s op %d not executed by reference semantics: %s" % (k, q["op"], rest))
             continue
+        in_end = q["io"] + (q["c"] - 1) * q["islice"] + (q["ky"] - 1) * q["irow"] + q["kx"]
+        if q["ri"] == q["ro"] and q["io"] < q["oo"] + (q["c"] - 1) * q["oslice"] + 1 and q["oo"] < in_end:
+            failures.append("0x%s op %d writes over its input" % (k, q["op"]))
+            continue
         for i, (_, inter) in enumerate(imgs):
-            before = dump(dumper, model, q["op"], [inter], tmp)
+            # the input is left as it is (checked above): the dump after the
+            # operation holds it; the other bytes are checked on the random
+            # buffers below
             after = afters[(k, i)] = dump(dumper, model, q["op"] + 1, [inter], tmp)
-            want = numpy_op(q, read_in(q, before))
+            want = numpy_op(q, read_in(q, after))
+            got = after[q["ro"]][q["oo"] + q["oslice"] * np.arange(q["c"])]
             runs += 1
-            equal += compare_after(q, before, after, want, failures, "0x%s op %d on an image" % (k, q["op"]))
+            if np.array_equal(got, want):
+                equal += 1
+            else:
+                failures.append("0x%s op %d on an image: %d of %d outputs differ from numpy" %
+                                (k, q["op"], int((got != want).sum()), len(want)))
             values += len(want)
         for trial in range(3):
             ind, outd = tempfile.mkdtemp(dir=tmp), tempfile.mkdtemp(dir=tmp)
@@ -255,7 +268,7 @@ def check_per_op(nbg, dumper, refop, corpus, shaders, imgs, tmp, failures, figur
             values += len(want)
     figures.append("per operation: %d of %d runs (a synthesized image through the model, and "
                    "random buffers) equal to numpy's round(sum(w x in) x scale) byte for byte, "
-                   "%d values (%d saturated at 255), no other byte changed" %
+                   "%d values (%d saturated at 255), no other byte changed on the random buffers" %
                    (equal, runs, values, saturated))
     if runs < 2 * (len(imgs) + 3):
         failures.append("only %d per-operation runs" % runs)
@@ -270,7 +283,7 @@ def check_cross_target(nbg, dumper, refop, corpus, shaders, layers, imgs, afters
     be_op = layers["be"][0]
     injected = inj_values = 0
     pooled = {k: [] for k in shaders}
-    outs = {k: [] for k in list(shaders) + list(layers)}
+    outs = {k: [] for k in list(shaders) + ["be"]}  # 0xe8 = 0xbe: check_cpu_tpfc.py
     ir, orf = be_op["input_ref"], be_op["output_ref"]
     if region(ir) == region(orf) and ir["offset"] < orf["offset"] + be_op["dataflow"]["write_bytes"] and \
             orf["offset"] < ir["offset"] + be_op["dataflow"]["read_bytes"]:
@@ -323,7 +336,7 @@ def check_cross_target(nbg, dumper, refop, corpus, shaders, layers, imgs, afters
                    "equal to 0xbe op %d's output, %d values" %
                    (injected, 2 * len(imgs), be_op["operation"], inj_values))
     rows = []
-    for k in list(shaders) + ["e8"]:
+    for k in shaders:
         d = [a - b for a, b in zip(outs[k], outs["be"])]
         worst = max(int(np.abs(v).max()) for v in d)
         mean = float(np.mean([np.abs(v).mean() for v in d]))
@@ -400,7 +413,7 @@ def main():
     failures, figures = [], []
     with tempfile.TemporaryDirectory() as tmp:
         shaders, layers = check_recovery(nbg, corpus, tmp, failures, figures)
-        imgs = synth_images(tmp, 3)
+        imgs = synth_images(tmp, 2)
         afters = check_per_op(nbg, dumper, refop, corpus, shaders, imgs, tmp, failures, figures)
         check_cross_target(nbg, dumper, refop, corpus, shaders, layers, imgs, afters, tmp, failures,
                            figures)
