@@ -20,7 +20,14 @@ against references no C code here computes.
    times the multiplier, rounded, plus out_zp, placed by the Python TP walk
    of check_cpu_tp.py; the largest difference in quantization steps is
    printed and must be at most 1, and no other byte may change.
-3. The whole LeNet of corpus/v1/1000f_ee_lenet_model.nb (tanh after every
+3. A synthesized table: LeNet's first table replaced by values no model
+   holds (both signs, steps of every size, copied into a temporary file),
+   run on lenet.dat: the operation's output must equal, byte for byte, the
+   rule computed here in Python (the entry, linear interpolation, the sign,
+   the multiplier, rounding half away from zero); a non-zero byte after
+   the entries and a NaN entry that an input selects must be refused
+   (tp-lut-unsupported).
+4. The whole LeNet of corpus/v1/1000f_ee_lenet_model.nb (tanh after every
    layer) on models_dir/lenet-caffe/lenet.dat (a handwritten 0, the input
    record's scale 1/255 is lenet_inputmeta.yml's preprocessing) and 24
    variants: its top-1 must equal the Caffe float LeNet's (another network
@@ -32,6 +39,7 @@ against references no C code here computes.
 Usage: check_cpu_lut.py NBG DUMP --corpus DIR --models DIR (exit 77 when the
 files or Debian's python3-numpy / python3-protobuf are missing).
 """
+import math
 import os
 import struct
 import sys
@@ -252,8 +260,85 @@ def check_per_op(nbg, dumper, corpus, models, tmp, fitted, failures, figures):
                    (checked, sum(len(t[2]) for t in TABLES), values, differ, worst))
 
 
-def check_lenet(nbg, models, tmp, failures, figures):
+def rule_map(f, words):
+    """The documented rule for 32-bit entries, for each input code 0..255."""
+    def val(w):
+        e, m = (w >> 15) & 31, w & 0x7fff
+        v = 0.0 if e == 0 else math.ldexp(1 + m / 32768.0, e - 15)
+        return -v if (w >> 20) & 1 else v
+    out = []
+    for q in range(256):
+        d = q - f["in_zp"]
+        h = int(np.array([abs(d)], dtype=np.float16).view(np.uint16)[0])
+        low = 6 if f["alu_pwl_sign_support"] else 5
+        i, frac = h >> low, h & ((1 << low) - 1)
+        if f["alu_pwl_sign_support"] and d < 0:
+            i |= 512
+        v = val(words[i])
+        if frac:
+            v += (val(words[i + 1]) - v) * frac / float(1 << low)
+        if not f["alu_pwl_sign_support"] and d < 0:
+            v = -v
+        y = v * multiplier(f)
+        r = -math.floor(-y + 0.5) if y < 0 else math.floor(y + 0.5)
+        out.append(min(max(int(r) + f["out_zp"], 0), 255))
+    return out
+
+
+def check_synthesized(nbg, dumper, models, tmp, failures, figures):
     """Part 3."""
+    path = os.path.join(corpus_dir, LENET)
+    with open(path, "rb") as fh:
+        data = bytearray(fh.read())
+    doc = inspect(nbg, path)
+    op, f, tab = lut_ops(doc, bytes(data))[0]
+    start = bytes(data).index(tab)
+    rng = np.random.default_rng(2)
+    # exponents 8..14 (values 2^-7 .. 1, within uint8 after the multiplier),
+    # random mantissas and signs
+    words = [int(s) << 20 | int(e) << 15 | int(m) for s, e, m in
+             zip(rng.integers(0, 2, 1024), rng.integers(8, 15, 1024), rng.integers(0, 32768, 1024))]
+    data[start:start + 4096] = struct.pack("<1024I", *words)
+    synth = os.path.join(tmp, "synth_lut.nb")
+    with open(synth, "wb") as fh:
+        fh.write(data)
+    lenet_in = os.path.join(models, "lenet-caffe", "lenet.dat")
+    n = op["operation"]
+    before = dump(dumper, synth, n, [lenet_in], tmp)
+    after = dump(dumper, synth, n + 1, [lenet_in], tmp)
+    a = image(f, before[key(op["input_ref"])], op["input_ref"]["offset"])
+    m = rule_map(f, words)
+    writes = walk(f, np.array(m, dtype=np.int64)[a])
+    ob, base = key(op["output_ref"]), op["output_ref"]["offset"]
+    bad = sum(int(after[ob][base + off]) != v for off, v in writes.items())
+    codes = len(set(a.ravel().tolist()))
+    outs = len(set(writes.values()))
+    if bad or codes < 32 or outs < 32:
+        failures.append("synthesized table: %d of %d values differ from the rule (%d input codes, %d "
+                        "output values)" % (bad, len(writes), codes, outs))
+    refused = 0
+    for what, at, value in (("a byte after the entries", start + 4100, b"\x01"),
+                            ("a NaN entry", start + 4 * (int(np.array([1], np.float16).view(np.uint16)[0]) >> 5),
+                             struct.pack("<I", 31 << 15 | 1))):
+        bad_data = bytearray(data)
+        bad_data[at:at + len(value)] = value
+        with open(synth, "wb") as fh:
+            fh.write(bad_data)
+        r = run([nbg, "run", "--backend", "cpu", "--check", synth])
+        line = [x for x in r.stdout.splitlines() if x.startswith("  op %d " % n)]
+        if r.returncode == 4 and line and "refused tp-lut-unsupported" in line[0]:
+            refused += 1
+        else:
+            failures.append("synthesized table with %s: op %d not refused tp-lut-unsupported (%d: %s)" %
+                            (what, n, r.returncode, line))
+    figures.append("synthesized table (random entries, both signs) in %s op %d on lenet.dat: %d of %d "
+                   "values (%d input codes, %d output values) equal to the rule computed in Python; "
+                   "%d of 2 broken tables refused" % (LENET, n, len(writes) - bad, len(writes), codes, outs,
+                                                     refused))
+
+
+def check_lenet(nbg, models, tmp, failures, figures):
+    """Part 4."""
     from check_cpu import caffe_forward
     from check_weights_lenet import caffe_layers
     base = np.fromfile(os.path.join(models, "lenet-caffe", "lenet.dat"), dtype=np.uint8).reshape(28, 28)
@@ -304,6 +389,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         fitted = check_tables(nbg, corpus_dir, failures, figures)
         check_per_op(nbg, dumper, corpus_dir, models, tmp, fitted, failures, figures)
+        check_synthesized(nbg, dumper, models, tmp, failures, figures)
         check_lenet(nbg, models, tmp, failures, figures)
     finish(figures, failures)
 
