@@ -124,12 +124,15 @@ __extension__ typedef unsigned __int128 cpu_u128;
 
 /* Shared by the planners (cpu_common.c): refuse a step with a reason id and
  * a sentence; the region an address reference lands in (-1 with the step
- * refused); whether an image x*y*z at base with its strides lies inside a
+ * refused); the reference a patch gives a command word (0: none);
+ * whether an image x*y*z at base with its strides lies inside a
  * region (*last: its last byte). */
 CPU_HIDDEN void nbg_cpu_refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 CPU_HIDDEN long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what,
 				    const nbg_cmd_ref *r);
+CPU_HIDDEN int nbg_cpu_word_ref(const nbg_cpu_plan *p, const nbg_cpu_step *s, unsigned word,
+				uint64_t value, nbg_cmd_ref *r);
 CPU_HIDDEN int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x,
 				  uint64_t y, uint64_t z, uint64_t row, uint64_t slice, uint64_t *last);
 
