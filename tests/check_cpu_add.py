@@ -25,6 +25,12 @@ references no C code here computes.
    addition is also computed here without the second image (the
    convolution alone, as the backend did before) and without the clamp.
 
+3. Refusals: the first addition's command of the 1000e file mutated (its
+   second image's address past VIP SRAM, a NaN bound, a circular buffer
+   too small for the image, a row stride that carries it past the buffer):
+   `nbg run --backend cpu --check` refuses that operation with the reason
+   the plan's bounds checks give.
+
 Usage: check_cpu_add.py NBG DUMP --corpus DIR (exit 77 when the corpus or
 Debian's python3-numpy is missing).
 """
@@ -309,6 +315,40 @@ def check_cross_target(nbg, dumper, corpus, tmp, failures, figures):
                          top_all))
 
 
+MUTATIONS = (  # (word, value from the word's, expected reason)
+    (26, lambda v: 0x7ffff000, "address-outside-memory"),
+    (29, lambda v: 0x7fc00000, "fused-add-unsupported"),
+    (27, lambda v: (v & ~0x3ffffff) | 100, "circular-buffer-wrap"),
+    (32, lambda v: (v & 0xffff0000) | 0x100, "circular-buffer-wrap"),
+)
+
+
+def check_refusals(nbg, corpus, tmp, failures, figures):
+    """Section 3."""
+    model = os.path.join(corpus, "v1", VERSIONS["1000e"][0])
+    doc = json.loads(run([nbg, "inspect", "--commands", "--json", model]).stdout)
+    op = add_ops(doc)[0]
+    cmd = [c for c in doc["commands"]["nn"]["commands"] if c["operation"] == op["operation"]][0]
+    data = open(model, "rb").read()
+    ok = 0
+    for word, f, reason in MUTATIONS:
+        m = bytearray(data)
+        at = cmd["offset"] + 4 * word
+        struct.pack_into("<I", m, at, f(struct.unpack_from("<I", m, at)[0]))
+        path = os.path.join(tmp, "mutated.nb")
+        with open(path, "wb") as out:
+            out.write(m)
+        r = run([nbg, "run", "--backend", "cpu", "--check", path])
+        line = [x for x in r.stdout.splitlines() if x.startswith("  op %d " % op["operation"])]
+        if r.returncode == 4 and line and ("refused " + reason + ":") in line[0]:
+            ok += 1
+        else:
+            failures.append("word %d mutated: expected op %d refused %s, got exit %d: %s" %
+                            (word, op["operation"], reason, r.returncode, line[0] if line else r.stderr))
+    figures.append("refusals: %d of %d mutated commands refused with the expected reason" %
+                   (ok, len(MUTATIONS)))
+
+
 def main():
     if len(sys.argv) != 5 or sys.argv[3] != "--corpus":
         sys.exit("usage: check_cpu_add.py NBG DUMP --corpus DIR")
@@ -320,6 +360,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_per_op(nbg, dumper, corpus, tmp, failures, figures)
         check_cross_target(nbg, dumper, corpus, tmp, failures, figures)
+        check_refusals(nbg, corpus, tmp, failures, figures)
     finish(figures, failures)
 
 
