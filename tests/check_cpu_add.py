@@ -205,13 +205,19 @@ def inputs(tmp):
     return paths
 
 
+SOFTMAX = {}  # model -> (its softmax operation, softmax_io)
+
+
 def softmax_of(nbg, dumper, model, p, tmp):
     """(softmax input values, probabilities) of a whole run."""
     import numpy as np
-    doc = inspect(nbg, model)
-    data = open(model, "rb").read()
-    sm = [o for o in doc["operations"] if o["type_name"] == "SH" and o["layer_name"] == "Softmax2Layer"][0]
-    ri, io, ro, oo, w, _ = softmax_io(data, doc, sm)
+    if model not in SOFTMAX:
+        doc = inspect(nbg, model)
+        with open(model, "rb") as f:
+            data = f.read()
+        sm = [o for o in doc["operations"] if o["type_name"] == "SH" and o["layer_name"] == "Softmax2Layer"][0]
+        SOFTMAX[model] = (sm, softmax_io(data, doc, sm))
+    sm, (ri, io, ro, oo, w, _) = SOFTMAX[model]
     before = dump(dumper, model, sm["record_index"], [p], tmp)
     after = dump(dumper, model, 1 << 30, [p], tmp)
     return (before[ri][io:io + w].astype(np.int64),
