@@ -186,14 +186,10 @@ static uint64_t tp_work(const cpu_tp *t)
 static int tp_patched(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, unsigned word,
 		      uint64_t value, uint64_t *offset)
 {
-	const nbg_graph_operation *o = nbg_graph_operation_at(p->g, s->operation);
-	uint64_t end = o ? (uint64_t)o->patch_index + o->patch_count : 0;
-	for (uint64_t i = o ? o->patch_index : 0; i < end && i < p->g->sum.patch_count; i++) {
-		const nbg_graph_patch *x = nbg_graph_patch_at(p->g, (size_t)i);
-		if (x->type == 1 && x->dest_offset == 4u * word) {
-			*offset = nbg_command_patched_offset(p->g->sum.version, x->src_offset, value);
-			return 1;
-		}
+	nbg_cmd_ref r;
+	if (nbg_cpu_word_ref(p, s, word, value, &r)) {
+		*offset = r.offset;
+		return 1;
 	}
 	nbg_cpu_refuse(s, "address-not-relocated", "its %s circular buffer end is relocated by no patch, "
 		       "so where the buffer lies is not known", what);
