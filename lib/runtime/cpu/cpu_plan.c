@@ -414,16 +414,19 @@ static void plan_step(nbg_cpu_plan *p, size_t i, const nbg_weights_op *const *wo
 		return;
 	}
 	/* A layer that adds a second image to its convolution's result (the
-	 * 0xe8 emotion files' ConvolutionReluPoolingAddLayer): which field
-	 * locates that image is not decoded, and the convolution alone gives
-	 * images about 100 steps from the other targets' (doc/cpu-backend.md). */
-	if (strstr(s->layer, "AddLayer")) {
-		nbg_cpu_refuse(s, "fused-add-unsupported",
-			       "layer %s adds a second image to the convolution's result, and which "
-			       "command field locates that image is not decoded", s->layer);
+	 * 0xe8 emotion files' ConvolutionReluPoolingAddLayer): planned by
+	 * cpu_add.c for target 0xe8, refused elsewhere (doc/cpu-backend.md,
+	 * "Fused additions"). */
+	int add = strstr(s->layer, "AddLayer") != NULL;
+	if (add && p->m->target != 0xe8) {
+		nbg_cpu_refuse(s, "fused-add-unsupported", "layer %s adds a second image to the convolution's "
+			       "result; which command fields locate that image is established for target 0xe8 "
+			       "only (this file: 0x%x)", s->layer, p->m->target);
 		return;
 	}
 	plan_nn(p, s, &p->ops[i].conv, op, wop[i]);
+	if (add && s->verdict == NBG_CPU_EXECUTE && !nbg_cpu_plan_add(p, s, &p->ops[i].conv, op))
+		return;
 	if (s->verdict == NBG_CPU_EXECUTE)
 		p->ops[i].kind = CPU_OP_CONV;
 }
