@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "analysis/commands_internal.h"
 #include "runtime/cpu/cpu_internal.h"
 
 void nbg_cpu_refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
@@ -54,4 +55,24 @@ int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint
 		return 0;
 	*last = base + (z - 1) * slice + (y - 1) * row + (x - 1);
 	return *last < p->regions[region].size;
+}
+
+/* The offset the patch of the operation's command word `word` gives its
+ * stored value, as the commands decoder reads every patched address; 0
+ * with the step refused when no patch targets it. */
+int nbg_cpu_patched(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, unsigned word,
+		    uint64_t value, uint64_t *offset)
+{
+	const nbg_graph_operation *o = nbg_graph_operation_at(p->g, s->operation);
+	uint64_t end = o ? (uint64_t)o->patch_index + o->patch_count : 0;
+	for (uint64_t i = o ? o->patch_index : 0; i < end && i < p->g->sum.patch_count; i++) {
+		const nbg_graph_patch *x = nbg_graph_patch_at(p->g, (size_t)i);
+		if (x->type == 1 && x->dest_offset == 4u * word) {
+			*offset = nbg_command_patched_offset(p->g->sum.version, x->src_offset, value);
+			return 1;
+		}
+	}
+	nbg_cpu_refuse(s, "address-not-relocated", "its %s circular buffer end is relocated by no patch, "
+		       "so where the buffer lies is not known", what);
+	return 0;
 }
