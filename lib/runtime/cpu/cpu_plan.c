@@ -198,6 +198,8 @@ static int tile_consistent(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd
 		    p->steps[j].verdict == NBG_CPU_EXECUTE && prev->kind == CPU_OP_CONV &&
 		    prev->conv.out_region == cv->out_region && !cv->out_ring_size) {
 			cv->out_base = prev->conv.out_base + rows * op->out_row_stride;
+			size_t n = strlen(s->what);
+			snprintf(s->what + n, sizeof(s->what) - n, ", rows placed by its input");
 			return 1;
 		}
 		nbg_cpu_refuse(s, "tile-offsets-inconsistent", "operation %zu of the same layer starts %lld input "
@@ -269,8 +271,8 @@ static int nn_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, c
  * An image x*y*z at base with its strides lies inside its buffer: without a
  * circular buffer its last byte does; with one (nn_ring: inside the buffer,
  * base inside it), it passes the buffer's end at most once (every corpus
- * ring does; a second lap is not established) and holds at most 2^28
- * pixels, so the run's copy through it is bounded.
+ * ring does; a second lap is not established) and holds at most
+ * CPU_MAX_SCRATCH pixels, so the run's copy through it is bounded.
  */
 static int image_in(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x, uint64_t y, uint64_t z,
 		    uint64_t row, uint64_t slice, uint64_t ring_lo, uint64_t ring_size)
@@ -279,7 +281,7 @@ static int image_in(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_
 	if (!ring_size)
 		return nbg_cpu_image_fits(p, region, base, x, y, z, row, slice, &last);
 	if (row >= (1ull << 32) || slice >= (1ull << 40) || z > (1ull << 20) || x > (1ull << 20) ||
-	    y > (1ull << 20) || x * y * z > (1ull << 28))
+	    y > (1ull << 20) || x * y * z > CPU_MAX_SCRATCH)
 		return 0;
 	last = base + (z - 1) * slice + (y - 1) * row + (x - 1);
 	return last - ring_lo < 2 * ring_size;
@@ -321,22 +323,24 @@ static int conv_addressing(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const
 	    !image_in(p, cv->in_region, cv->in_base, ((uint64_t)cv->in_x - 1) * cv->in_xstep + 1, cv->in_y,
 		      cv->in_z, cv->in_row, cv->in_slice, cv->in_ring_lo, cv->in_ring_size)) {
 		nbg_cpu_refuse(s, "address-outside-memory", "its input image %ux%ux%u at %s+0x%llx (row %llu, "
-		       "slice %llu bytes) does not lie inside that memory's %llu bytes",
+		       "slice %llu bytes) does not lie inside %s %llu bytes",
 		       cv->in_x, cv->in_y, cv->in_z, nbg_graph_source_type_name(op->in_ref.source_type),
 		       (unsigned long long)cv->in_base, (unsigned long long)cv->in_row,
 		       (unsigned long long)cv->in_slice,
-		       (unsigned long long)p->regions[cv->in_region].size);
+		       cv->in_ring_size ? "(passing its end at most once) its circular buffer's" : "that memory's",
+		       (unsigned long long)(cv->in_ring_size ? cv->in_ring_size : p->regions[cv->in_region].size));
 		return 0;
 	}
 	if (!image_in(p, cv->out_region, cv->out_base, cv->pool_x, cv->pool_y, cv->out_z, cv->out_row,
 		      cv->out_slice, cv->out_ring_lo, cv->out_ring_size)) {
 		nbg_cpu_refuse(s, "address-outside-memory", "its output image %ux%ux%u at %s+0x%llx (row %llu, "
-		       "slice %llu bytes) does not lie inside that memory's %llu bytes",
+		       "slice %llu bytes) does not lie inside %s %llu bytes",
 		       cv->pool_x, cv->pool_y, cv->out_z,
 		       nbg_graph_source_type_name(op->out_ref.source_type),
 		       (unsigned long long)cv->out_base, (unsigned long long)cv->out_row,
 		       (unsigned long long)cv->out_slice,
-		       (unsigned long long)p->regions[cv->out_region].size);
+		       cv->out_ring_size ? "(passing its end at most once) its circular buffer's" : "that memory's",
+		       (unsigned long long)(cv->out_ring_size ? cv->out_ring_size : p->regions[cv->out_region].size));
 		return 0;
 	}
 	return 1;
