@@ -46,6 +46,25 @@ long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *wha
 	return -1;
 }
 
+/* The reference a COMMAND patch of the step's operation gives the stored
+ * value of its command word `word`, as the commands decoder reads every
+ * patched address; 0 when no patch targets that word. */
+int nbg_cpu_word_ref(const nbg_cpu_plan *p, const nbg_cpu_step *s, unsigned word, uint64_t value,
+		     nbg_cmd_ref *r)
+{
+	const nbg_graph_operation *o = nbg_graph_operation_at(p->g, s->operation);
+	uint64_t end = o ? (uint64_t)o->patch_index + o->patch_count : 0;
+	for (uint64_t i = o ? o->patch_index : 0; i < end && i < p->g->sum.patch_count; i++) {
+		const nbg_graph_patch *x = nbg_graph_patch_at(p->g, (size_t)i);
+		if (x->type == 1 && x->dest_offset == 4u * word) {
+			*r = (nbg_cmd_ref){ 1, (size_t)i, x->source_type, x->index, x->src_offset,
+				nbg_command_patched_offset(p->g->sum.version, x->src_offset, value) };
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* The last byte of an image x*y*z at base with its strides lies inside the region. */
 int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x, uint64_t y,
 		       uint64_t z, uint64_t row, uint64_t slice, uint64_t *last)
@@ -63,14 +82,10 @@ int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint
 int nbg_cpu_patched(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, unsigned word,
 		    uint64_t value, uint64_t *offset)
 {
-	const nbg_graph_operation *o = nbg_graph_operation_at(p->g, s->operation);
-	uint64_t end = o ? (uint64_t)o->patch_index + o->patch_count : 0;
-	for (uint64_t i = o ? o->patch_index : 0; i < end && i < p->g->sum.patch_count; i++) {
-		const nbg_graph_patch *x = nbg_graph_patch_at(p->g, (size_t)i);
-		if (x->type == 1 && x->dest_offset == 4u * word) {
-			*offset = nbg_command_patched_offset(p->g->sum.version, x->src_offset, value);
-			return 1;
-		}
+	nbg_cmd_ref r;
+	if (nbg_cpu_word_ref(p, s, word, value, &r)) {
+		*offset = r.offset;
+		return 1;
 	}
 	nbg_cpu_refuse(s, "address-not-relocated", "its %s circular buffer end is relocated by no patch, "
 		       "so where the buffer lies is not known", what);

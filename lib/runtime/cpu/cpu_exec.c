@@ -30,12 +30,29 @@ static void valid_range(uint32_t out, uint32_t size, int64_t k_off, uint32_t *lo
 	*hi = h > l ? (uint32_t)h : (uint32_t)l;
 }
 
+/* A fused addition (cpu_add.c): each position the pooling writes (every
+ * one, or the first pixel of each 2x2 window) requantized with the second
+ * image's byte at the position it is written to; the others are never
+ * written. */
+static void add_channel(const cpu_conv *cv, const uint8_t *add, uint32_t o, const int64_t *acc,
+			uint8_t *plane)
+{
+	const cpu_add *a = &cv->add;
+	uint32_t sub = cv->pooling == 3 ? 2 : 1;
+	for (uint32_t py = 0; py < cv->pool_y; py++)
+		for (uint32_t px = 0; px < cv->pool_x; px++) {
+			size_t i = (size_t)(py * sub) * cv->out_x + px * sub;
+			uint8_t b = add[a->base + o * a->slice + py * a->row + px];
+			plane[i] = nbg_cpu_requant_add(acc[i], a, b, cv->out_zp);
+		}
+}
+
 /* The 64-bit path, for a convolution whose sums the plan could not bound
  * in int32: one output channel's convolution at every position into acc,
  * then requantized into plane[out_y][out_x].  Loop order: each kernel tap over a
  * whole row of outputs, so the inner loop walks contiguous input bytes. */
-static void conv_channel(const cpu_conv *cv, const uint8_t *in, uint32_t o, int64_t *acc,
-			 uint8_t *plane)
+static void conv_channel(const cpu_conv *cv, const uint8_t *in, const uint8_t *add, uint32_t o,
+			 int64_t *acc, uint8_t *plane)
 {
 	uint32_t kz = cv->depthwise ? 1 : cv->in_z;
 	const uint8_t *w = cv->codes + (size_t)o * kz * cv->k * cv->k;
@@ -63,6 +80,10 @@ static void conv_channel(const cpu_conv *cv, const uint8_t *in, uint32_t o, int6
 				}
 			}
 		}
+	}
+	if (add) {
+		add_channel(cv, add, o, acc, plane);
+		return;
 	}
 	for (size_t i = 0; i < n; i++)
 		plane[i] = nbg_cpu_requant(acc[i], cv->mantissa, cv->exponent, cv->out_zp, cv->relu);
@@ -187,7 +208,8 @@ static int conv_planes32(const cpu_conv *cv, const uint8_t *in, uint8_t *planes)
 }
 
 /* An address inside a circular buffer [lo, lo + size): at or past lo it
- * wraps (doc/cpu-backend.md, "Row tiles and circular buffers"); size 0: none. */
+ * wraps (doc/cpu-backend.md, "Row tiles, interleaved input records and
+ * circular buffers"); size 0: none. */
 static uint64_t ring_at(uint64_t a, uint64_t lo, uint64_t size)
 {
 	return size && a >= lo ? lo + (a - lo) % size : a;
@@ -230,8 +252,10 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 	size_t plane_out = (size_t)cv->out_x * cv->out_y;
 	uint8_t *planes = malloc(plane_out * cv->out_z);
 	uint8_t *stage = malloc((size_t)cv->pool_x * cv->pool_y * cv->out_z);
-	int64_t *acc = cv->acc32 ? NULL : malloc(plane_out * sizeof(*acc));
-	if (!planes || !stage || (!cv->acc32 && !acc)) {
+	/* a fused addition takes the 64-bit path, whose sums it needs */
+	int wide = !cv->acc32 || cv->add.on;
+	int64_t *acc = wide ? malloc(plane_out * sizeof(*acc)) : NULL;
+	if (!planes || !stage || (wide && !acc)) {
 		free(planes);
 		free(stage);
 		free(acc);
@@ -240,7 +264,7 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 	}
 	/* every channel is computed before any byte is written: the operation
 	 * may write over the image it reads */
-	if (cv->acc32) {
+	if (!wide) {
 		if (conv_planes32(cv, in, planes)) {
 			free(planes);
 			free(stage);
@@ -249,7 +273,8 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 		}
 	} else {
 		for (uint32_t o = 0; o < cv->out_z; o++)
-			conv_channel(cv, in, o, acc, planes + o * plane_out);
+			conv_channel(cv, in, cv->add.on ? buf[cv->add.region] : NULL, o, acc,
+				     planes + o * plane_out);
 	}
 	for (uint32_t o = 0; o < cv->out_z; o++) {
 		const uint8_t *plane = planes + o * plane_out;

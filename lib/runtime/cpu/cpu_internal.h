@@ -14,6 +14,9 @@
 #include "common/model.h"
 #include "nbg/weights.h"
 
+__extension__ typedef __int128 cpu_i128;
+__extension__ typedef unsigned __int128 cpu_u128;
+
 /* One buffer of the machine: a source type and, for INPUT / OUTPUT, the
  * record index. */
 typedef struct cpu_region {
@@ -21,6 +24,28 @@ typedef struct cpu_region {
 	int32_t index;
 	uint64_t size;
 } cpu_region;
+
+/*
+ * The addition an NN command of target 0xe8 fuses to its convolution
+ * (doc/cpu-backend.md, "Fused additions"): per written pixel, the
+ * convolution's sum times its scale, clamped to [lo, hi], plus (b - zp) x
+ * scale_b, where b is the second image's byte at the same position, then
+ * rounded and offset by the output zero point (nbg_cpu_requant_add).  The
+ * plan holds every term as an integer in units of 2^-frac: a float32 m x
+ * 2^(e - 150) as m << (e - 150 + frac).
+ */
+typedef struct cpu_add {
+	int on;
+	size_t region;                  /* the second image: pool_x x pool_y x out_z */
+	uint64_t base, row, slice;
+	uint32_t zp;                    /* its zero point */
+	uint32_t frac;                  /* fraction bits of the fixed point, 1..120 */
+	uint32_t conv_m, conv_shift;    /* the convolution's scale */
+	int32_t b_m;                    /* the second image's scale (signed) */
+	uint32_t b_shift;
+	int has_lo, has_hi;             /* 0: -inf / +inf, no bound */
+	cpu_i128 lo, hi;
+} cpu_add;
 
 /* An executable NN convolution, everything read from its command and
  * kernel stream. */
@@ -46,6 +71,7 @@ typedef struct cpu_conv {
 	const uint8_t *codes;           /* [out][z][k][k] */
 	const int32_t *bias;            /* corrected: sum((w - zp)(x - in_zp)) + bias */
 	int acc32;                      /* the plan proved every sum fits int32 (cpu_exec.c) */
+	cpu_add add;                    /* a fused addition (add.on), target 0xe8 */
 } cpu_conv;
 
 /* An executable TP operation (cpu_tp.c): a walk over the input window in
@@ -123,17 +149,18 @@ struct nbg_cpu_plan {
 
 #define CPU_HIDDEN __attribute__((visibility("hidden")))
 
-__extension__ typedef __int128 cpu_i128;
-__extension__ typedef unsigned __int128 cpu_u128;
 
 /* Shared by the planners (cpu_common.c): refuse a step with a reason id and
  * a sentence; the region an address reference lands in (-1 with the step
- * refused); whether an image x*y*z at base with its strides lies inside a
+ * refused); the reference a patch gives a command word (0: none);
+ * whether an image x*y*z at base with its strides lies inside a
  * region (*last: its last byte). */
 CPU_HIDDEN void nbg_cpu_refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 CPU_HIDDEN long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what,
 				    const nbg_cmd_ref *r);
+CPU_HIDDEN int nbg_cpu_word_ref(const nbg_cpu_plan *p, const nbg_cpu_step *s, unsigned word,
+				uint64_t value, nbg_cmd_ref *r);
 CPU_HIDDEN int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x,
 				  uint64_t y, uint64_t z, uint64_t row, uint64_t slice, uint64_t *last);
 /* The offset the patch of operation s's command word `word` gives the stored
@@ -202,6 +229,34 @@ static inline uint8_t nbg_cpu_requant(int64_t acc, uint32_t mantissa, uint32_t e
 		q = out_zp;
 	return (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
 }
+
+/*
+ * The requantization of a convolution fused with an addition (target 0xe8,
+ * doc/cpu-backend.md "Fused additions"), the one place its rules live:
+ * t = clamp(acc x conv scale, lo, hi) + (b - zp) x scale_b, computed exactly
+ * in the plan's fixed point (the plan bounds every term below 2^126), then
+ * rounded half away from zero (inferred, as nbg_cpu_requant), plus the
+ * output zero point, saturated to 0..255.
+ */
+static inline uint8_t nbg_cpu_requant_add(int64_t acc, const cpu_add *a, uint8_t b, uint32_t out_zp)
+{
+	cpu_i128 t = (cpu_i128)acc * a->conv_m * ((cpu_i128)1 << a->conv_shift);
+	if (a->has_hi && t > a->hi)
+		t = a->hi;
+	if (a->has_lo && t < a->lo)
+		t = a->lo;
+	t += (cpu_i128)((int32_t)b - (int32_t)a->zp) * a->b_m * ((cpu_i128)1 << a->b_shift);
+	int neg = t < 0;
+	cpu_u128 mag = neg ? (cpu_u128)-t : (cpu_u128)t;
+	mag = (mag + ((cpu_u128)1 << (a->frac - 1))) >> a->frac;
+	int64_t q = mag > 1024 ? 1024 : (int64_t)mag;
+	q = (neg ? -q : q) + (int64_t)out_zp;
+	return (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
+}
+
+/* The fused addition's planner (cpu_add.c): 1 with cv->add set, or 0 with
+ * the step refused. */
+CPU_HIDDEN int nbg_cpu_plan_add(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op);
 
 /* Executes one planned convolution on the machine's buffers; -1 when out
  * of memory (nothing written). */

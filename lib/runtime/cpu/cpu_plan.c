@@ -165,7 +165,7 @@ static int32_t y_offset(const nbg_cpu_plan *p, const nbg_cmd_op *op)
  * must read as many rows further on as it writes further on, times its
  * subsampling (the row pitch as planned: an interleaved input's row holds
  * every channel).  One exception is measured (doc/cpu-backend.md, "Row
- * tiles and circular buffers"): the 0xb9 image_classify file's layer-2
+ * tiles, interleaved input records and circular buffers"): the 0xb9 image_classify file's layer-2
  * tiles store output offsets exactly 16 times the bytes their input step
  * implies; run with their rows placed where the input puts them (the
  * previous tile's placed output plus those rows), the file computes what
@@ -216,8 +216,8 @@ static int tile_consistent(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd
  * (file order, innermost first) are (z, x, y) of the command's image, one
  * pixel's channels side by side, where the command's fields describe a
  * planar image with rows of x bytes.  Pixel (x, y, z) is then at
- * y x row x z + x x z + z (doc/cpu-backend.md, "Interleaved input
- * records": the image_classify family's layer 0 computes what the targets
+ * y x row x z + x x z + z (doc/cpu-backend.md, "Row tiles, interleaved
+ * input records and circular buffers": the image_classify family's layer 0 computes what the targets
  * that transpose the record first compute only when read so).
  */
 static int input_interleaved(const nbg_cpu_plan *p, const nbg_cmd_op *op, const cpu_conv *cv)
@@ -532,16 +532,19 @@ static void plan_step(nbg_cpu_plan *p, size_t i, const nbg_weights_op *const *wo
 		return;
 	}
 	/* A layer that adds a second image to its convolution's result (the
-	 * 0xe8 emotion files' ConvolutionReluPoolingAddLayer): which field
-	 * locates that image is not decoded, and the convolution alone gives
-	 * images about 100 steps from the other targets' (doc/cpu-backend.md). */
-	if (strstr(s->layer, "AddLayer")) {
-		nbg_cpu_refuse(s, "fused-add-unsupported",
-			       "layer %s adds a second image to the convolution's result, and which "
-			       "command field locates that image is not decoded", s->layer);
+	 * 0xe8 emotion files' ConvolutionReluPoolingAddLayer): planned by
+	 * cpu_add.c for target 0xe8, refused elsewhere (doc/cpu-backend.md,
+	 * "Fused additions"). */
+	int add = strstr(s->layer, "AddLayer") != NULL;
+	if (add && p->m->target != 0xe8) {
+		nbg_cpu_refuse(s, "fused-add-unsupported", "layer %s adds a second image to the convolution's "
+			       "result; which command fields locate that image is established for target 0xe8 "
+			       "only (this file: 0x%x)", s->layer, p->m->target);
 		return;
 	}
 	plan_nn(p, s, &p->ops[i].conv, op, wop[i]);
+	if (add && s->verdict == NBG_CPU_EXECUTE && !nbg_cpu_plan_add(p, s, &p->ops[i].conv, op))
+		return;
 	if (s->verdict == NBG_CPU_EXECUTE)
 		p->ops[i].kind = CPU_OP_CONV;
 }
