@@ -165,9 +165,9 @@ static int32_t y_offset(const nbg_cpu_plan *p, const nbg_cmd_op *op)
  * must read as many rows further on as it writes further on, times its
  * subsampling (the row pitch as planned: an interleaved input's row holds
  * every channel).  One exception is measured (doc/cpu-backend.md, "Row
- * tiles, interleaved input records and circular buffers"): the 0xb9 image_classify file's layer-2
- * tiles store output offsets exactly 16 times the bytes their input step
- * implies; run with their rows placed where the input puts them (the
+ * tiles, interleaved input records and circular buffers"): the 0xb9
+ * image_classify file's layer-2 tiles store output offsets exactly 16
+ * times the bytes their input step implies; run with their rows placed where the input puts them (the
  * previous tile's placed output plus those rows), the file computes what
  * the 0xbe and 0xe8 files compute, value for value.  A tile whose output
  * steps 16 times its rows is placed so; any other disagreement is refused.
