@@ -92,6 +92,8 @@ typedef struct cpu_tp {
 	uint8_t border;                 /* value of a pixel outside the image (copy) */
 	int overlap;                    /* input and output ranges share bytes: read a copy */
 	uint64_t in_lo, in_hi;          /* the input bytes read, inclusive, from in_base */
+	int lut;                        /* a table activation: each copied pixel v is written as map[v] */
+	uint8_t map[256];               /* cpu_lut.c */
 } cpu_tp;
 
 /* A TP fully connected layer: coefficients read through
@@ -173,6 +175,10 @@ CPU_HIDDEN int nbg_cpu_patched(const nbg_cpu_plan *p, nbg_cpu_step *s, const cha
  * executed, op->kind = CPU_OP_TP; the run returns -1 when out of memory. */
 CPU_HIDDEN void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd_op *cop);
 CPU_HIDDEN int nbg_cpu_tp_run(const cpu_tp *t, uint8_t *const *buf);
+
+/* A TP lookup-table activation's value for each input code into map
+ * (cpu_lut.c); 0 with the step refused. */
+CPU_HIDDEN int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, uint8_t map[256]);
 
 /* The TP fully connected planner and run (cpu_tpfc.c): returns 0 when the
  * operation is not a fully connected layer (the TP planner goes on), else

@@ -6,7 +6,9 @@
  * operations", names each rule's evidence):
  *   for z in 0..in_image_z_size-1, for each tile row, for each tile, for
  *   each output row of the tile, for each output of that row: one element,
- *   a pixel (a copy) or the maximum of a pooling window (max pooling);
+ *   a pixel (a copy; a lookup-table activation writes the value its table
+ *   gives the pixel, cpu_lut.c) or the maximum of a pooling window (max
+ *   pooling);
  * tiles start at the window's start and advance by in_tile_x/y_inc; a
  * pixel outside the image [0, in_image_x/y_size) is the border.  Each
  * element is written at out_image_base_address + sum d[i] * out_loop_i_inc,
@@ -105,7 +107,8 @@ static uint8_t tp_element(const cpu_tp *t, const uint8_t *in, int64_t x0, int64_
 	if (!t->pool) {
 		if (x0 < 0 || y0 < 0 || x0 >= t->x_size || y0 >= t->y_size)
 			return t->border;
-		return in[zoff + (uint64_t)y0 * t->stride + (uint64_t)x0];
+		uint8_t v = in[zoff + (uint64_t)y0 * t->stride + (uint64_t)x0];
+		return t->lut ? t->map[v] : v;
 	}
 	/* max over the window's pixels inside the image */
 	uint8_t m = 0;
@@ -249,6 +252,44 @@ static int tp_pooling(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t)
 	return 1;
 }
 
+/* The fields a table activation sets (nbg_cpu_plan_lut reads them). */
+static int tp_lut_field(const char *key)
+{
+	static const char *const lut[] = { "alu_pwl_enable", "alu_load_pwl_lut", "alu_output_postshift",
+					   "alu_output_postshift_5_6", "alu_output_post_multiplier" };
+	for (size_t i = 0; i < sizeof(lut) / sizeof(lut[0]); i++)
+		if (!strcmp(key, lut[i]))
+			return 1;
+	return 0;
+}
+
+/* The data types, the fields that must be 0 (but those a table activation
+ * sets, when lut) and the zero points of a copy or pool; 0 with the step
+ * refused. */
+static int tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, int lut)
+{
+	const char *types[2] = { "in_image_data_type", "out_image_data_type" };
+	for (int i = 0; i < 2; i++)
+		if (tpf(cmd, types[i]) != 0) {
+			const char *n = nbg_command_data_type_name(tpf(cmd, types[i]));
+			nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): only uint8 is executed",
+				       types[i], tpf(cmd, types[i]), n ? n : "unknown");
+			return 0;
+		}
+	for (size_t i = 0; i < sizeof(tp_zero_fields) / sizeof(tp_zero_fields[0]); i++)
+		if (tpf(cmd, tp_zero_fields[i]) && !(lut && tp_lut_field(tp_zero_fields[i]))) {
+			nbg_cpu_refuse(s, "tp-field-unsupported", "%s is %u: a TP operation is executed only with "
+				       "it 0", tp_zero_fields[i], tpf(cmd, tp_zero_fields[i]));
+			return 0;
+		}
+	if (!lut && tpf(cmd, "in_zp") != tpf(cmd, "out_zp")) {
+		nbg_cpu_refuse(s, "tp-requantization-unsupported", "in_zp %u and out_zp %u differ: only copies "
+			       "that keep the zero point are executed", tpf(cmd, "in_zp"), tpf(cmd, "out_zp"));
+		return 0;
+	}
+	return 1;
+}
+
 void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd_op *cop)
 {
 	if (nbg_cpu_plan_tpfc(p, s, op, cop))
@@ -264,34 +305,18 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 			       "coefficients at alu_load_pwl_lut_address are not decoded");
 		return;
 	}
-	if (!strcmp(cop->kind, "lut")) {
-		nbg_cpu_refuse(s, "tp-lut-unsupported", "a TP lookup-table activation (alu_pwl_enable 1): the "
-			       "format of the table at alu_load_pwl_lut_address is not established");
-		return;
-	}
-	const char *types[2] = { "in_image_data_type", "out_image_data_type" };
-	for (int i = 0; i < 2; i++)
-		if (tpf(cmd, types[i]) != 0) {
-			const char *n = nbg_command_data_type_name(tpf(cmd, types[i]));
-			nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): only uint8 is executed",
-				       types[i], tpf(cmd, types[i]), n ? n : "unknown");
-			return;
-		}
-	for (size_t i = 0; i < sizeof(tp_zero_fields) / sizeof(tp_zero_fields[0]); i++)
-		if (tpf(cmd, tp_zero_fields[i])) {
-			nbg_cpu_refuse(s, "tp-field-unsupported", "%s is %u: a TP operation is executed only with "
-				       "it 0", tp_zero_fields[i], tpf(cmd, tp_zero_fields[i]));
-			return;
-		}
-	if (tpf(cmd, "in_zp") != tpf(cmd, "out_zp")) {
-		nbg_cpu_refuse(s, "tp-requantization-unsupported", "in_zp %u and out_zp %u differ: only copies "
-			       "that keep the zero point are executed", tpf(cmd, "in_zp"), tpf(cmd, "out_zp"));
-		return;
-	}
 	cpu_tp *t = &op->tp;
 	memset(t, 0, sizeof(*t));
+	t->lut = !strcmp(cop->kind, "lut");
+	if (!tp_fields_ok(s, cmd, t->lut) || (t->lut && !nbg_cpu_plan_lut(p, s, cmd, t->map)))
+		return;
 	if (!tp_pooling(s, cmd, t))
 		return;
+	if (t->lut && t->pool) {
+		nbg_cpu_refuse(s, "tp-lut-unsupported", "a TP lookup-table activation with pooling fields "
+			       "set: executed is the table on a copy");
+		return;
+	}
 	t->x_size = tpf(cmd, "in_image_x_size");
 	t->y_size = tpf(cmd, "in_image_y_size");
 	t->z_size = tpf(cmd, "in_image_z_size");
@@ -316,6 +341,12 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 		return;
 	}
 	t->border = (uint8_t)bc;
+	if (t->lut && (t->wx0 < 0 || t->wy0 < 0 || t->wx1 >= (int64_t)t->x_size || t->wy1 >= (int64_t)t->y_size)) {
+		nbg_cpu_refuse(s, "tp-lut-unsupported", "a TP lookup-table activation whose window x %d..%d "
+			       "y %d..%d passes its %ux%u image: how a border pixel goes through the table is "
+			       "not established", t->wx0, t->wx1, t->wy0, t->wy1, t->x_size, t->y_size);
+		return;
+	}
 	static const char *const cnt[6] = { "out_loop_0_count", "out_loop_1_count", "out_loop_2_count",
 					    "out_loop_3_count", "out_loop_4_count", "out_loop_5_count" };
 	static const char *const inc[7] = { "out_loop_0_inc", "out_loop_1_inc", "out_loop_2_inc",
