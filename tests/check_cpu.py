@@ -134,8 +134,43 @@ def requant(acc, f, target):
     return out
 
 
+def ring_of(cmd, which):
+    """The circular buffer (lo, size) the command reads ("in") or writes
+    ("out") its image through: its size field << 6 bytes ending at its
+    end field plus the patch's source offset; (0, 0) when the size is 0."""
+    f, pf = cmd["fields"], cmd.get("patched_fields", {})
+    size = f.get("%s_image_circular_buf_size" % which, 0) << 6
+    if not size:
+        return 0, 0
+    key_ = "%s_image_circular_buf_end_addr_plus_1" % which
+    end = f[key_] + (pf[key_]["src_offset"] if key_ in pf else 0)
+    return end - size, size
+
+
+def interleaved(doc, op):
+    """Whether the operation reads an input record whose dimensions
+    (innermost first) are (z, x, y) of its image: channels side by side,
+    the command's x stride the record's x."""
+    ref = op["input_ref"]
+    if ref["source_type_name"] != "INPUT" or op["kind"] != "conv" or op["input"][2] < 2:
+        return False
+    dims = doc["inputs"][ref["index"]]["dimensions"]
+    return (len(dims) >= 3 and all(d == 1 for d in dims[3:]) and dims[0] == op["input"][2] and
+            dims[0] != dims[1] and dims[1] == op["dataflow"]["input_row_stride"])
+
+
+def addresses(base, row, slice_, xstep, ring, z, y, x):
+    """The byte addresses of an image [z][y][x], wrapped into the ring."""
+    import numpy as np
+    a = (base + np.arange(z)[:, None, None] * slice_ + np.arange(y)[None, :, None] * row +
+         np.arange(x)[None, None, :] * xstep)
+    lo, size = ring
+    return np.where(a >= lo, lo + (a - lo) % size, a) if size else a
+
+
 def reference_op(op, f, w, bias, before, target):
-    """The operation's written image and where it goes, from the fields."""
+    """The operation's written image and where it goes, from the fields
+    (f["_interleaved"], f["_in_ring"]: the input's addressing, check_ops)."""
     import numpy as np
     ib = before[key(op["input_ref"])]
     df = op["dataflow"]
@@ -144,11 +179,10 @@ def reference_op(op, f, w, bias, before, target):
     dw = op["kind"] == "depthwise conv"
     iz = o if dw else kz
     base = op["input_ref"]["offset"]
-    img = np.zeros((iz, iy, ix), dtype=np.int64)
-    for z in range(iz):
-        for y in range(iy):
-            s = base + z * df["input_slice_stride"] + y * df["input_row_stride"]
-            img[z, y] = ib[s:s + ix]
+    row, slice_, xstep = df["input_row_stride"], df["input_slice_stride"], 1
+    if f.get("_interleaved"):
+        row, slice_, xstep = row * iz, 1, iz
+    img = ib[addresses(base, row, slice_, xstep, f.get("_in_ring", (0, 0)), iz, iy, ix)].astype(np.int64)
     zp_in = f.get("in_image_border_const", 0)
 
     def signed4(lo, hi):
@@ -208,17 +242,18 @@ def check_ops(nbg, dumper, model, inputs_list, tmp, failures, figures, max_ops=1
             before = dump(dumper, model, n, inputs, tmp)
             f = dict(nn[op["command"]]["fields"])
             f["coef_zero_point"] = wo["zero_point"]
+            f["_interleaved"] = interleaved(doc, op)
+            f["_in_ring"] = ring_of(nn[op["command"]], "in")
             w = np.load(os.path.join(wdir, wo["files"]["weights"]))
             b = np.load(os.path.join(wdir, wo["files"]["bias"]))
             ref = reference_op(op, f, w, b, before, doc["target"])
             ob = key(op["output_ref"])
             expect = {k: v.copy() for k, v in before.items()}
             df = op["dataflow"]
-            base = op["output_ref"]["offset"]
-            for z in range(ref.shape[0]):
-                for y in range(ref.shape[1]):
-                    s = base + z * df["output_slice_stride"] + y * df["output_row_stride"]
-                    expect[ob][s:s + ref.shape[2]] = ref[z, y]
+            at = addresses(op["output_ref"]["offset"], df["output_row_stride"],
+                           df["output_slice_stride"], 1, ring_of(nn[op["command"]], "out"),
+                           *ref.shape)
+            expect[ob][at] = ref
             equal = True
             for k in expect:
                 if not np.array_equal(expect[k], after[k]):

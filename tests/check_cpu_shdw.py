@@ -24,9 +24,8 @@ references no C code here computes.
    this test too.)
 3. Across targets: the 0xbe file's own NN depthwise input fed to the 0x99
    and 0xa1 shaders (nbg-cpu-ref-op) must give the 0xbe NN operation's 1024
-   outputs exactly.  Then, on the same synthesized images (interleaved for
-   0x99 / 0xa1, whose first operation transposes it to the planes 0xbe and
-   0xe8 read), each file's pooled values and its 1001 outputs of
+   outputs exactly.  Then, on the same synthesized images (interleaved, as
+   the input records say), each file's pooled values and its 1001 outputs of
    `nbg run --backend cpu` against the 0xbe file's (0xbe and 0xe8 agree
    exactly, check_cpu_tpfc.py): the differences (quantization steps) are
    printed, with the limits below, and the top-1 class must be equal.
@@ -49,7 +48,7 @@ SH = {"99": "v1/10014_99_image_classify_99_S905D3.nb", "a1": "v1/10014_a1_image_
 NN = {"be": "v1/10014_be_image_classify_be_C305X.nb", "e8": "v1/10014_e8_image_classify_e8_T982.nb"}
 FMT = 0x444051f0
 # cross-target limits (quantization steps of the 1001 outputs, against 0xbe)
-MAX_STEPS = {"99": 3, "a1": 8}
+MAX_STEPS = {"99": 3, "a1": 3}
 
 
 def f32_bits(x):
@@ -291,7 +290,7 @@ def check_cross_target(nbg, dumper, refop, corpus, shaders, layers, imgs, afters
         return
     for i, (planar, inter) in enumerate(imgs):
         # the operation leaves its input as it is (checked above): one dump
-        ba = dump(dumper, be_model, be_op["operation"] + 1, [planar], tmp)
+        ba = dump(dumper, be_model, be_op["operation"] + 1, [inter], tmp)
         x = read_output(dict(be_op, output=be_op["input"], output_ref=be_op["input_ref"],
                              dataflow=dict(output_row_stride=be_op["dataflow"]["input_row_stride"],
                                            output_slice_stride=be_op["dataflow"]["input_slice_stride"])),
@@ -324,8 +323,7 @@ def check_cross_target(nbg, dumper, refop, corpus, shaders, layers, imgs, afters
         for k in outs:
             path = os.path.join(corpus, SH.get(k) or NN[k])
             od = tempfile.mkdtemp(dir=tmp)
-            r = run([nbg, "run", "--backend", "cpu", path, "--input",
-                     inter if k in SH else planar, "--output-dir", od])
+            r = run([nbg, "run", "--backend", "cpu", path, "--input", inter, "--output-dir", od])
             f = os.path.join(od, "output_0.bin")
             if r.returncode != 0 or not os.path.exists(f):
                 failures.append("nbg run --backend cpu on %s: exit %d: %s" %
@@ -356,9 +354,9 @@ def check_cross_target(nbg, dumper, refop, corpus, shaders, layers, imgs, afters
 
 
 def a1_layer4(nbg, dumper, corpus, inter, tmp, figures):
-    """Where 0xa1 departs from 0x99 (a figure that explains the limit):
-    layer 4 (conv 3x3x64 -> 64, stride 2), one op on 0x99, three row tiles
-    on 0xa1 whose layer-3 input passes through 64 slices of 54 rows."""
+    """A figure: layer 4 (conv 3x3x64 -> 64, stride 2), one op on 0x99,
+    three row tiles on 0xa1 whose layer-3 input streams through a VIP SRAM
+    ring of 64 slices of 54 rows."""
     import numpy as np
     imgs = []
     for k, last, first in (("99", 5, 5), ("a1", 12, 7)):  # the layer's last op, its first

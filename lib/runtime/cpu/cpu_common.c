@@ -180,3 +180,19 @@ int nbg_cpu_load_uniforms(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, co
 	}
 	return read_uniforms(s, p->m->data + t->data_offset + e->offset, e->size, u);
 }
+
+/* The offset the patch of the operation's command word `word` gives its
+ * stored value, as the commands decoder reads every patched address; 0
+ * with the step refused when no patch targets it. */
+int nbg_cpu_patched(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, unsigned word,
+		    uint64_t value, uint64_t *offset)
+{
+	nbg_cmd_ref r;
+	if (nbg_cpu_word_ref(p, s, word, value, &r)) {
+		*offset = r.offset;
+		return 1;
+	}
+	nbg_cpu_refuse(s, "address-not-relocated", "its %s circular buffer end is relocated by no patch, "
+		       "so where the buffer lies is not known", what);
+	return 0;
+}

@@ -207,10 +207,48 @@ static int conv_planes32(const cpu_conv *cv, const uint8_t *in, uint8_t *planes)
 	return 0;
 }
 
+/* An address inside a circular buffer [lo, lo + size): at or past lo it
+ * wraps (doc/cpu-backend.md, "Row tiles, interleaved input records and
+ * circular buffers"); size 0: none. */
+static uint64_t ring_at(uint64_t a, uint64_t lo, uint64_t size)
+{
+	return size && a >= lo ? lo + (a - lo) % size : a;
+}
+
+/* The input image as planes [z][y][x], read at the strides, pixel step and
+ * circular buffer the plan set (an interleaved input record, a ring of
+ * rows); NULL when out of memory. */
+static uint8_t *gather_input(const cpu_conv *cv, const uint8_t *in)
+{
+	uint8_t *g = malloc((size_t)cv->in_x * cv->in_y * cv->in_z);
+	uint8_t *d = g;
+	for (uint32_t z = 0; g && z < cv->in_z; z++)
+		for (uint32_t y = 0; y < cv->in_y; y++) {
+			uint64_t a = cv->in_base + (uint64_t)z * cv->in_slice + (uint64_t)y * cv->in_row;
+			for (uint32_t x = 0; x < cv->in_x; x++)
+				*d++ = in[ring_at(a + (uint64_t)x * cv->in_xstep, cv->in_ring_lo, cv->in_ring_size)];
+		}
+	return g;
+}
+
 int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 {
 	const uint8_t *in = buf[cv->in_region];
 	uint8_t *out = buf[cv->out_region];
+	cpu_conv planar;
+	uint8_t *gathered = NULL;
+	if (cv->in_xstep > 1 || cv->in_ring_size) {
+		if (!(gathered = gather_input(cv, in)))
+			return -1;
+		planar = *cv;
+		planar.in_base = 0;
+		planar.in_row = cv->in_x;
+		planar.in_slice = (uint64_t)cv->in_x * cv->in_y;
+		planar.in_xstep = 1;
+		planar.in_ring_size = 0;
+		in = gathered;
+		cv = &planar;
+	}
 	size_t plane_out = (size_t)cv->out_x * cv->out_y;
 	uint8_t *planes = malloc(plane_out * cv->out_z);
 	uint8_t *stage = malloc((size_t)cv->pool_x * cv->pool_y * cv->out_z);
@@ -221,6 +259,7 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 		free(planes);
 		free(stage);
 		free(acc);
+		free(gathered);
 		return -1;
 	}
 	/* every channel is computed before any byte is written: the operation
@@ -229,6 +268,7 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 		if (conv_planes32(cv, in, planes)) {
 			free(planes);
 			free(stage);
+			free(gathered);
 			return -1;
 		}
 	} else {
@@ -260,12 +300,20 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 			}
 	}
 	for (uint32_t o = 0; o < cv->out_z; o++)
-		for (uint32_t py = 0; py < cv->pool_y; py++)
-			memcpy(out + cv->out_base + o * cv->out_slice + py * cv->out_row,
-			       stage + ((size_t)o * cv->pool_y + py) * cv->pool_x, cv->pool_x);
+		for (uint32_t py = 0; py < cv->pool_y; py++) {
+			uint64_t a = cv->out_base + o * cv->out_slice + py * cv->out_row;
+			const uint8_t *src = stage + ((size_t)o * cv->pool_y + py) * cv->pool_x;
+			if (!cv->out_ring_size) {
+				memcpy(out + a, src, cv->pool_x);
+				continue;
+			}
+			for (uint32_t x = 0; x < cv->pool_x; x++)
+				out[ring_at(a + x, cv->out_ring_lo, cv->out_ring_size)] = src[x];
+		}
 	free(planes);
 	free(stage);
 	free(acc);
+	free(gathered);
 	return 0;
 }
 

@@ -63,7 +63,11 @@ typedef struct cpu_conv {
 	uint32_t pool_x, pool_y;        /* the written image (after pooling) */
 	size_t in_region, out_region;   /* into the plan's regions */
 	uint64_t in_base, in_row, in_slice;
+	uint64_t in_xstep;              /* bytes between input pixels: 1, or in_z (interleaved) */
 	uint64_t out_base, out_row, out_slice;
+	/* circular buffers [lo, lo + size) an address at or past lo wraps into
+	 * (lo + (address - lo) mod size); size 0: none (cpu_plan.c) */
+	uint64_t in_ring_lo, in_ring_size, out_ring_lo, out_ring_size;
 	const uint8_t *codes;           /* [out][z][k][k] */
 	const int32_t *bias;            /* corrected: sum((w - zp)(x - in_zp)) + bias */
 	int acc32;                      /* the plan proved every sum fits int32 (cpu_exec.c) */
@@ -168,6 +172,11 @@ CPU_HIDDEN int nbg_cpu_word_ref(const nbg_cpu_plan *p, const nbg_cpu_step *s, un
 				uint64_t value, nbg_cmd_ref *r);
 CPU_HIDDEN int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x,
 				  uint64_t y, uint64_t z, uint64_t row, uint64_t slice, uint64_t *last);
+/* The offset the patch of operation s's command word `word` gives the stored
+ * value (a circular buffer's end); 0 with the step refused when no patch
+ * targets it. */
+CPU_HIDDEN int nbg_cpu_patched(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, unsigned word,
+			       uint64_t value, uint64_t *offset);
 
 /* An SH operation's shader uniforms (cpu_common.c): the words its state
  * buffer (the LOAD_STATE stream its state_id names) loads at 0x36000 + 4 i,

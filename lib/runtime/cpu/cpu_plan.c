@@ -163,14 +163,18 @@ static int32_t y_offset(const nbg_cpu_plan *p, const nbg_cmd_op *op)
  * Tiles: an operation that computes rows of a layer whose earlier rows an
  * earlier operation of the same layer computed (same kind, same memories)
  * must read as many rows further on as it writes further on, times its
- * subsampling.  Where both steps are whole rows and they disagree (the
- * 0x1000000e image_classify files' first layer: inputs 18 rows apart for
- * outputs 3 rows apart at stride 2), the tile addressing is not understood:
- * the rows computed would land at other rows than the same layer's
- * untiled output on other targets.  0 with the step refused.
+ * subsampling (the row pitch as planned: an interleaved input's row holds
+ * every channel).  One exception is measured (doc/cpu-backend.md, "Row
+ * tiles, interleaved input records and circular buffers"): the 0xb9
+ * image_classify file's layer-2 tiles store output offsets exactly 16
+ * times the bytes their input step implies; run with their rows placed where the input puts them (the
+ * previous tile's placed output plus those rows), the file computes what
+ * the 0xbe and 0xe8 files compute, value for value.  A tile whose output
+ * steps 16 times its rows is placed so; any other disagreement is refused.
  */
-static int tile_consistent(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd_op *op, uint32_t sub)
+static int tile_consistent(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd_op *op, cpu_conv *cv)
 {
+	uint32_t sub = cv->pooling ? 2 : 1;
 	for (size_t j = op->operation, seen = 0; j-- > 0 && seen < 64; seen++) {
 		const nbg_cmd_op *q = nbg_commands_op_of(p->c, j);
 		if (!q || q->engine != NBG_CMD_NN || q->layer_id != op->layer_id)
@@ -178,19 +182,165 @@ static int tile_consistent(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd
 		if (strcmp(q->kind, op->kind) || q->in_ref.source_type != op->in_ref.source_type ||
 		    q->in_ref.index != op->in_ref.index || q->out_ref.source_type != op->out_ref.source_type ||
 		    q->out_ref.index != op->out_ref.index || q->in_row_stride != op->in_row_stride ||
-		    q->out_row_stride != op->out_row_stride || !op->in_row_stride || !op->out_row_stride ||
+		    q->out_row_stride != op->out_row_stride || !cv->in_row || !op->out_row_stride ||
 		    op->in_ref.offset <= q->in_ref.offset || op->out_ref.offset <= q->out_ref.offset)
 			return 1;
 		uint64_t din = op->in_ref.offset - q->in_ref.offset, dout = op->out_ref.offset - q->out_ref.offset;
-		/* the first convolution row reads input row (offset / row) + y offset */
-		int64_t rin = (int64_t)(din / op->in_row_stride) + y_offset(p, op) - y_offset(p, q);
-		if (din % op->in_row_stride || dout % op->out_row_stride ||
+		/* the first convolution row reads input row (offset / row) + y offset,
+		 * the row pitch as planned (an interleaved input's holds every channel) */
+		int64_t rin = (int64_t)(din / cv->in_row) + y_offset(p, op) - y_offset(p, q);
+		if (din % cv->in_row || dout % op->out_row_stride ||
 		    rin == (int64_t)(dout / op->out_row_stride * sub))
 			return 1;
+		const cpu_op *prev = &p->ops[j];
+		uint64_t rows = rin > 0 && rin % sub == 0 ? (uint64_t)rin / sub : 0;
+		if (rows && rows < (1u << 20) && dout == 16 * rows * op->out_row_stride &&
+		    p->steps[j].verdict == NBG_CPU_EXECUTE && prev->kind == CPU_OP_CONV &&
+		    prev->conv.out_region == cv->out_region && !cv->out_ring_size) {
+			cv->out_base = prev->conv.out_base + rows * op->out_row_stride;
+			size_t n = strlen(s->what);
+			snprintf(s->what + n, sizeof(s->what) - n, ", rows placed by its input");
+			return 1;
+		}
 		nbg_cpu_refuse(s, "tile-offsets-inconsistent", "operation %zu of the same layer starts %lld input "
 		       "rows before it and writes %llu rows before it (subsampling %u): how its tile's addresses "
 		       "map to rows is not established", j, (long long)rin,
 		       (unsigned long long)(dout / op->out_row_stride), sub);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * An input record the command reads interleaved: the record's dimensions
+ * (file order, innermost first) are (z, x, y) of the command's image, one
+ * pixel's channels side by side, where the command's fields describe a
+ * planar image with rows of x bytes.  Pixel (x, y, z) is then at
+ * y x row x z + x x z + z (doc/cpu-backend.md, "Row tiles, interleaved
+ * input records and circular buffers": the image_classify family's layer 0 computes what the targets
+ * that transpose the record first compute only when read so).
+ */
+static int input_interleaved(const nbg_cpu_plan *p, const nbg_cmd_op *op, const cpu_conv *cv)
+{
+	if (op->in_ref.source_type != NBG_GRAPH_SRC_INPUT || op->in_ref.index < 0 ||
+	    (size_t)op->in_ref.index >= p->m->input_count || cv->in_z < 2 || cv->depthwise)
+		return 0;
+	const nbg_io *io = nbg_model_input_at(p->m, (size_t)op->in_ref.index);
+	if (!io || io->dim_count < 3 || io->dim_count > 6)
+		return 0;
+	for (uint32_t i = 3; i < io->dim_count; i++)
+		if (io->dims[i] != 1)
+			return 0;
+	return io->dims[0] == cv->in_z && io->dims[0] != io->dims[1] && io->dims[1] == op->in_row_stride &&
+	       io->dims[1] >= cv->in_x && io->dims[2] >= cv->in_y;
+}
+
+/*
+ * The circular buffer an NN image is read or written through (its size
+ * field, 64-byte units, and its patched end field, as the TP planner and
+ * the dataflow analysis read them): *size 0 when the command sets none.
+ * The image must start inside it and the buffer lie inside the memory;
+ * every address of the image then wraps into it.  0 with the step refused.
+ */
+static int nn_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, const char *what,
+		   const char *size_key, const char *end_key, size_t region, uint64_t base, uint64_t *lo,
+		   uint64_t *size)
+{
+	uint64_t sz = (uint64_t)field(cmd, size_key) << 6, raw = field(cmd, end_key), end = 0;
+	int fi = nbg_command_field_index(NBG_CMD_NN, end_key);
+	*lo = *size = 0;
+	if (!sz || fi < 0)
+		return 1;
+	if (!nbg_cpu_patched(p, s, what, nbg_command_fields(NBG_CMD_NN, NULL)[fi].word,
+			     p->g->sum.version < 0x10009u ? raw << 6 : raw, &end))
+		return 0;
+	if (end < sz || end > p->regions[region].size || base < end - sz || base >= end) {
+		nbg_cpu_refuse(s, "address-outside-memory", "its %s image at 0x%llx does not start inside "
+			       "its circular buffer of %llu bytes ending at 0x%llx, or the buffer passes the "
+			       "end of that memory's %llu bytes", what, (unsigned long long)base,
+			       (unsigned long long)sz, (unsigned long long)end,
+			       (unsigned long long)p->regions[region].size);
+		return 0;
+	}
+	*lo = end - sz;
+	*size = sz;
+	return 1;
+}
+
+/*
+ * An image x*y*z at base with its strides lies inside its buffer: without a
+ * circular buffer its last byte does; with one (nn_ring: inside the buffer,
+ * base inside it), it passes the buffer's end at most once (every corpus
+ * ring does; a second lap is not established) and holds at most
+ * CPU_MAX_SCRATCH pixels, so the run's copy through it is bounded.
+ */
+static int image_in(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x, uint64_t y, uint64_t z,
+		    uint64_t row, uint64_t slice, uint64_t ring_lo, uint64_t ring_size)
+{
+	uint64_t last;
+	if (!ring_size)
+		return nbg_cpu_image_fits(p, region, base, x, y, z, row, slice, &last);
+	if (row >= (1ull << 32) || slice >= (1ull << 40) || z > (1ull << 20) || x > (1ull << 20) ||
+	    y > (1ull << 20) || x * y * z > CPU_MAX_SCRATCH)
+		return 0;
+	last = base + (z - 1) * slice + (y - 1) * row + (x - 1);
+	return last - ring_lo < 2 * ring_size;
+}
+
+/*
+ * Where the convolution reads and writes: regions, bases, strides (an
+ * interleaved input record's), circular buffers, the tile's rows
+ * (tile_consistent); every byte touched lies inside its buffer (through the ring when
+ * there is one).  0 with the step refused.
+ */
+static int conv_addressing(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op,
+			   const nbg_cmd *cmd, int column)
+{
+	long ri = nbg_cpu_find_region(p, s, "input", &op->in_ref);
+	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &op->out_ref);
+	if (ri < 0 || ro < 0)
+		return 0;
+	cv->in_region = (size_t)ri, cv->out_region = (size_t)ro;
+	cv->in_base = op->in_ref.offset;
+	cv->in_row = op->in_row_stride;
+	cv->in_slice = column ? op->in_row_stride : op->in_slice_stride; /* channel z*ky + y: row y of slice z */
+	cv->in_xstep = 1;
+	if (input_interleaved(p, op, cv)) {
+		cv->in_row = (uint64_t)op->in_row_stride * cv->in_z;
+		cv->in_slice = 1;
+		cv->in_xstep = cv->in_z;
+	}
+	cv->out_base = op->out_ref.offset;
+	cv->out_row = op->out_row_stride;
+	cv->out_slice = op->out_slice_stride;
+	if (!nn_ring(p, s, cmd, "input", "in_image_circular_buf_size", "in_image_circular_buf_end_addr_plus_1",
+		     cv->in_region, cv->in_base, &cv->in_ring_lo, &cv->in_ring_size) ||
+	    !nn_ring(p, s, cmd, "output", "out_image_circular_buf_size", "out_image_circular_buf_end_addr_plus_1",
+		     cv->out_region, cv->out_base, &cv->out_ring_lo, &cv->out_ring_size) ||
+	    !tile_consistent(p, s, op, cv))
+		return 0;
+	if (op->in_element_bytes != 1 || op->out_element_bytes != 1 || cv->in_x > (1u << 16) ||
+	    !image_in(p, cv->in_region, cv->in_base, ((uint64_t)cv->in_x - 1) * cv->in_xstep + 1, cv->in_y,
+		      cv->in_z, cv->in_row, cv->in_slice, cv->in_ring_lo, cv->in_ring_size)) {
+		nbg_cpu_refuse(s, "address-outside-memory", "its input image %ux%ux%u at %s+0x%llx (row %llu, "
+		       "slice %llu bytes) does not lie inside %s %llu bytes",
+		       cv->in_x, cv->in_y, cv->in_z, nbg_graph_source_type_name(op->in_ref.source_type),
+		       (unsigned long long)cv->in_base, (unsigned long long)cv->in_row,
+		       (unsigned long long)cv->in_slice,
+		       cv->in_ring_size ? "(passing its end at most once) its circular buffer's" : "that memory's",
+		       (unsigned long long)(cv->in_ring_size ? cv->in_ring_size : p->regions[cv->in_region].size));
+		return 0;
+	}
+	if (!image_in(p, cv->out_region, cv->out_base, cv->pool_x, cv->pool_y, cv->out_z, cv->out_row,
+		      cv->out_slice, cv->out_ring_lo, cv->out_ring_size)) {
+		nbg_cpu_refuse(s, "address-outside-memory", "its output image %ux%ux%u at %s+0x%llx (row %llu, "
+		       "slice %llu bytes) does not lie inside %s %llu bytes",
+		       cv->pool_x, cv->pool_y, cv->out_z,
+		       nbg_graph_source_type_name(op->out_ref.source_type),
+		       (unsigned long long)cv->out_base, (unsigned long long)cv->out_row,
+		       (unsigned long long)cv->out_slice,
+		       cv->out_ring_size ? "(passing its end at most once) its circular buffer's" : "that memory's",
+		       (unsigned long long)(cv->out_ring_size ? cv->out_ring_size : p->regions[cv->out_region].size));
 		return 0;
 	}
 	return 1;
@@ -325,7 +475,7 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 		return;
 	}
 	cv->relu = op->relu;
-	if (!conv_written(s, cv, op, pool) || !tile_consistent(p, s, op, cv->pooling ? 2 : 1))
+	if (!conv_written(s, cv, op, pool))
 		return;
 	uint64_t macs = (uint64_t)cv->out_x * cv->out_y * cv->out_z * cv->k * cv->k *
 			(cv->depthwise ? 1 : cv->in_z);
@@ -334,40 +484,8 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 		       (unsigned long long)macs, (unsigned long long)NBG_CPU_MAX_MACS);
 		return;
 	}
-	long ri = nbg_cpu_find_region(p, s, "input", &op->in_ref);
-	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &op->out_ref);
-	if (ri < 0 || ro < 0)
+	if (!conv_addressing(p, s, cv, op, cmd, column))
 		return;
-	cv->in_region = (size_t)ri, cv->out_region = (size_t)ro;
-	cv->in_base = op->in_ref.offset;
-	cv->in_row = op->in_row_stride;
-	cv->in_slice = column ? op->in_row_stride : op->in_slice_stride; /* channel z*ky + y: row y of slice z */
-	cv->out_base = op->out_ref.offset;
-	cv->out_row = op->out_row_stride;
-	cv->out_slice = op->out_slice_stride;
-	uint64_t last;
-	if (op->in_element_bytes != 1 || op->out_element_bytes != 1 ||
-	    !nbg_cpu_image_fits(p, cv->in_region, cv->in_base, cv->in_x, cv->in_y, cv->in_z, cv->in_row,
-			cv->in_slice, &last)) {
-		nbg_cpu_refuse(s, "address-outside-memory", "its input image %ux%ux%u at %s+0x%llx (row %llu, "
-		       "slice %llu bytes) does not lie inside that memory's %llu bytes",
-		       cv->in_x, cv->in_y, cv->in_z, nbg_graph_source_type_name(op->in_ref.source_type),
-		       (unsigned long long)cv->in_base, (unsigned long long)cv->in_row,
-		       (unsigned long long)cv->in_slice,
-		       (unsigned long long)p->regions[cv->in_region].size);
-		return;
-	}
-	if (!nbg_cpu_image_fits(p, cv->out_region, cv->out_base, cv->pool_x, cv->pool_y, cv->out_z,
-			cv->out_row, cv->out_slice, &last)) {
-		nbg_cpu_refuse(s, "address-outside-memory", "its output image %ux%ux%u at %s+0x%llx (row %llu, "
-		       "slice %llu bytes) does not lie inside that memory's %llu bytes",
-		       cv->pool_x, cv->pool_y, cv->out_z,
-		       nbg_graph_source_type_name(op->out_ref.source_type),
-		       (unsigned long long)cv->out_base, (unsigned long long)cv->out_row,
-		       (unsigned long long)cv->out_slice,
-		       (unsigned long long)p->regions[cv->out_region].size);
-		return;
-	}
 	if (!conv_weights(s, cv, wo, shape))
 		return;
 	s->verdict = NBG_CPU_EXECUTE;

@@ -180,22 +180,6 @@ static uint64_t tp_work(const cpu_tp *t)
 	return n * t->pw * t->ph;
 }
 
-/* The offset the patch of the operation's command word `word` gives its
- * stored value, as the commands decoder reads every patched address; 0
- * with the step refused when no patch targets it. */
-static int tp_patched(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, unsigned word,
-		      uint64_t value, uint64_t *offset)
-{
-	nbg_cmd_ref r;
-	if (nbg_cpu_word_ref(p, s, word, value, &r)) {
-		*offset = r.offset;
-		return 1;
-	}
-	nbg_cpu_refuse(s, "address-not-relocated", "its %s circular buffer end is relocated by no patch, "
-		       "so where the buffer lies is not known", what);
-	return 0;
-}
-
 /*
  * The circular buffer whose size field is size_key and end field word
  * `word`: with a non-zero size, the bytes [lo, hi] must lie inside
@@ -210,7 +194,7 @@ static int tp_circular_ok(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd 
 	if (!size)
 		return 1;
 	uint64_t raw = cmd->words[word], end = 0;
-	if (!tp_patched(p, s, what, word, p->g->sum.version < 0x10009u ? raw << 6 : raw, &end))
+	if (!nbg_cpu_patched(p, s, what, word, p->g->sum.version < 0x10009u ? raw << 6 : raw, &end))
 		return 0;
 	if (end < size || lo < end - size || hi >= end) {
 		nbg_cpu_refuse(s, "circular-buffer-wrap", "its %s bytes 0x%llx..0x%llx do not lie inside its "
