@@ -60,11 +60,14 @@ need_corpus() {
 	done
 }
 
-# meson test in build directory $1 (environment as given), then the skips.
+# meson test in build directory $1 with timeout multiplier $2 (the sanitizer
+# build runs the whole-model CPU checks several times slower), environment as
+# given, then the skips.
 run_suite() {
 	dir=$1
-	shift
-	env "$@" meson test -C "$dir" --print-errorlogs
+	mult=$2
+	shift 2
+	env "$@" meson test -C "$dir" --print-errorlogs --timeout-multiplier "$mult"
 	s=$(skipped "$dir")
 	[ -n "$s" ] || return 0
 	n=$(printf '%s\n' "$s" | wc -l | tr -d ' ')
@@ -82,7 +85,7 @@ run_suite() {
 [ -d build ] || meson setup build --buildtype=debugoptimized -Dwerror=true -Dtests=true -Dfuzzers=true
 meson compile -C build
 need_corpus build
-run_suite build
+run_suite build 1
 
 if [ "${NBG_SKIP_SANITIZERS:-0}" != 1 ]; then
 	[ -d build-asan ] || meson setup build-asan --buildtype=debug -Dwerror=true -Dtests=true -Dfuzzers=true \
@@ -90,7 +93,7 @@ if [ "${NBG_SKIP_SANITIZERS:-0}" != 1 ]; then
 		-Dc_args=-fno-sanitize-recover=all
 	meson compile -C build-asan
 	need_corpus build-asan
-	run_suite build-asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	run_suite build-asan 2 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 fi
 
