@@ -196,3 +196,17 @@ int nbg_cpu_patched(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, un
 		       "so where the buffer lies is not known", what);
 	return 0;
 }
+
+int nbg_cpu_tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, const cpu_tp_field *t, size_t n,
+			 const char *id, const char *what, const char *basis)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = nbg_cmd_tp(cmd, t[i].f);
+		if (v != t[i].want) {
+			nbg_cpu_refuse(s, id, "%s with %s %u: executed is %s %u, %s", what, t[i].name, v,
+				       t[i].name, t[i].want, basis);
+			return 0;
+		}
+	}
+	return 1;
+}

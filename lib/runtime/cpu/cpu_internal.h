@@ -13,6 +13,7 @@
 #include "analysis/graph_struct.h"
 #include "common/model.h"
 #include "nbg/weights.h"
+#include "analysis/commands_internal.h"
 
 __extension__ typedef __int128 cpu_i128;
 __extension__ typedef unsigned __int128 cpu_u128;
@@ -172,6 +173,17 @@ CPU_HIDDEN int nbg_cpu_word_ref(const nbg_cpu_plan *p, const nbg_cpu_step *s, un
 				uint64_t value, nbg_cmd_ref *r);
 CPU_HIDDEN int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x,
 				  uint64_t y, uint64_t z, uint64_t row, uint64_t slice, uint64_t *last);
+/* A TP command field and the one value an executed rule was established
+ * with.  nbg_cpu_tp_fields_ok: 1 when every field of the table holds its
+ * value; else 0 with the step refused `id`: "<what> with FIELD V: executed
+ * is FIELD W, <basis>". */
+typedef struct {
+	enum nbg_tp_fid f;
+	const char *name;
+	uint32_t want;
+} cpu_tp_field;
+CPU_HIDDEN int nbg_cpu_tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, const cpu_tp_field *t, size_t n,
+				    const char *id, const char *what, const char *basis);
 /* The offset the patch of operation s's command word `word` gives the stored
  * value (a circular buffer's end); 0 with the step refused when no patch
  * targets it. */

@@ -31,11 +31,7 @@
 /* Fields a table activation is executed with, and their one value (C: every
  * LUT operation of the corpus); the ALU fields that must be 0 (the input
  * pre-shift, ReLU, ...) cpu_tp.c checks as for every TP operation. */
-static const struct {
-	enum nbg_tp_fid f;
-	const char *name;
-	uint32_t want;
-} lut_fixed[] = {
+static const cpu_tp_field lut_fixed[] = {
 	{ NBG_TPF_ALU_LOAD_PWL_LUT, "alu_load_pwl_lut", 1 },
 	{ NBG_TPF_ALU_I2F_ENABLE, "alu_i2f_enable", 1 },
 	{ NBG_TPF_ALU_F2I_ENABLE, "alu_f2i_enable", 1 },
@@ -115,15 +111,10 @@ static int lut_at(const uint8_t *tab, int wide, int sign_support, int d, double 
 
 int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, uint8_t map[256])
 {
-	for (size_t i = 0; i < sizeof(lut_fixed) / sizeof(lut_fixed[0]); i++) {
-		uint32_t v = nbg_cmd_tp(cmd, lut_fixed[i].f);
-		if (v != lut_fixed[i].want) {
-			nbg_cpu_refuse(s, "tp-lut-unsupported", "a TP lookup-table activation with %s %u: "
-				       "executed is %s %u, the value of every such operation of the corpus",
-				       lut_fixed[i].name, v, lut_fixed[i].name, lut_fixed[i].want);
-			return 0;
-		}
-	}
+	if (!nbg_cpu_tp_fields_ok(s, cmd, lut_fixed, sizeof(lut_fixed) / sizeof(lut_fixed[0]),
+				  "tp-lut-unsupported", "a TP lookup-table activation",
+				  "the value of every such operation of the corpus"))
+		return 0;
 	uint64_t size = 0;
 	const uint8_t *tab = lut_bytes(p, s, cmd, &size);
 	if (!tab)

@@ -15,11 +15,7 @@
  * LeNet's layers and the image classification network's (six targets)
  * hold (C); the 0x7d face-age layers with alu_relu_enable 1 are refused:
  * no reference reaches them. */
-static const struct {
-	enum nbg_tp_fid f;
-	const char *name;
-	uint32_t want;
-} fixed[] = {
+static const cpu_tp_field fixed[] = {
 	{ NBG_TPF_ALU_I2F_ENABLE, "alu_i2f_enable", 1 },
 	{ NBG_TPF_ALU_F2I_ENABLE, "alu_f2i_enable", 1 },
 	{ NBG_TPF_ALU_SQUARE_ENABLE, "alu_square_enable", 0 },
@@ -76,16 +72,9 @@ int nbg_cpu_plan_tpfc(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cm
 			       nbg_weights_op_reason(wo));
 		return 1;
 	}
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
-		uint32_t v = nbg_cmd_tp(cmd, fixed[i].f);
-		if (v != fixed[i].want) {
-			nbg_cpu_refuse(s, "tpfc-field-unsupported", "a TP fully connected layer with %s %u: "
-				       "executed is %s %u, the value of the layers checked against a "
-				       "reference",
-				       fixed[i].name, v, fixed[i].name, fixed[i].want);
-			return 1;
-		}
-	}
+	if (!nbg_cpu_tp_fields_ok(s, cmd, fixed, sizeof(fixed) / sizeof(fixed[0]), "tpfc-field-unsupported",
+				  "a TP fully connected layer", "the value of the layers checked against a reference"))
+		return 1;
 	const uint32_t *shape = nbg_weights_op_shape(wo);
 	t->nin = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Z_SIZE);
 	t->nout = nbg_cmd_tp(cmd, NBG_TPF_OUT_LOOP_4_COUNT);
