@@ -197,6 +197,43 @@ int nbg_cpu_patched(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, un
 	return 0;
 }
 
+int nbg_cpu_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, uint64_t size, unsigned word,
+		 uint64_t raw, size_t region, uint64_t base, uint64_t *lo, uint64_t *ring_size)
+{
+	uint64_t end = 0;
+	*lo = *ring_size = 0;
+	if (!size)
+		return 1;
+	if (!nbg_cpu_patched(p, s, what, word, p->g->sum.version < 0x10009u ? raw << 6 : raw, &end))
+		return 0;
+	if (end < size || end > p->regions[region].size || base < end - size || base >= end) {
+		nbg_cpu_refuse(s, "address-outside-memory", "its %s image at 0x%llx does not start inside "
+			       "its circular buffer of %llu bytes ending at 0x%llx, or the buffer passes the "
+			       "end of that memory's %llu bytes", what, (unsigned long long)base,
+			       (unsigned long long)size, (unsigned long long)end,
+			       (unsigned long long)p->regions[region].size);
+		return 0;
+	}
+	*lo = end - size;
+	*ring_size = size;
+	return 1;
+}
+
+int nbg_cpu_image_in(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x, uint64_t y, uint64_t z,
+		     uint64_t row, uint64_t slice, uint64_t ring_lo, uint64_t ring_size, uint64_t *last)
+{
+	uint64_t l;
+	if (!last)
+		last = &l;
+	if (!ring_size)
+		return nbg_cpu_image_fits(p, region, base, x, y, z, row, slice, last);
+	if (row >= (1ull << 32) || slice >= (1ull << 40) || z > (1ull << 20) || x > (1ull << 20) ||
+	    y > (1ull << 20) || x * y * z > CPU_MAX_SCRATCH)
+		return 0;
+	*last = base + (z - 1) * slice + (y - 1) * row + (x - 1);
+	return *last - ring_lo < 2 * ring_size;
+}
+
 int nbg_cpu_tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, const cpu_tp_field *t, size_t n,
 			 const char *id, const char *what, const char *basis)
 {

@@ -207,14 +207,6 @@ static int conv_planes32(const cpu_conv *cv, const uint8_t *in, uint8_t *planes)
 	return 0;
 }
 
-/* An address inside a circular buffer [lo, lo + size): at or past lo it
- * wraps (doc/cpu-backend.md, "Row tiles, interleaved input records and
- * circular buffers"); size 0: none. */
-static uint64_t ring_at(uint64_t a, uint64_t lo, uint64_t size)
-{
-	return size && a >= lo ? lo + (a - lo) % size : a;
-}
-
 /* The input image as planes [z][y][x], read at the strides, pixel step and
  * circular buffer the plan set (an interleaved input record, a ring of
  * rows); NULL when out of memory. */
@@ -226,7 +218,7 @@ static uint8_t *gather_input(const cpu_conv *cv, const uint8_t *in)
 		for (uint32_t y = 0; y < cv->in_y; y++) {
 			uint64_t a = cv->in_base + (uint64_t)z * cv->in_slice + (uint64_t)y * cv->in_row;
 			for (uint32_t x = 0; x < cv->in_x; x++)
-				*d++ = in[ring_at(a + (uint64_t)x * cv->in_xstep, cv->in_ring_lo, cv->in_ring_size)];
+				*d++ = in[nbg_cpu_ring_at(a + (uint64_t)x * cv->in_xstep, cv->in_ring_lo, cv->in_ring_size)];
 		}
 	return g;
 }
@@ -308,7 +300,7 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 				continue;
 			}
 			for (uint32_t x = 0; x < cv->pool_x; x++)
-				out[ring_at(a + x, cv->out_ring_lo, cv->out_ring_size)] = src[x];
+				out[nbg_cpu_ring_at(a + x, cv->out_ring_lo, cv->out_ring_size)] = src[x];
 		}
 	free(planes);
 	free(stage);

@@ -93,6 +93,7 @@ typedef struct cpu_tp {
 	uint8_t border;                 /* value of a pixel outside the image (copy) */
 	int overlap;                    /* input and output ranges share bytes: read a copy */
 	uint64_t in_lo, in_hi;          /* the input bytes read, inclusive, from in_base */
+	uint64_t in_ring_lo, in_ring_size, out_ring_lo, out_ring_size; /* circular buffers (size 0: none) */
 	int lut;                        /* a table activation: each copied pixel v is written as map[v] */
 	uint8_t map[256];               /* cpu_lut.c */
 } cpu_tp;
@@ -189,6 +190,35 @@ CPU_HIDDEN int nbg_cpu_tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, const c
  * targets it. */
 CPU_HIDDEN int nbg_cpu_patched(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, unsigned word,
 			       uint64_t value, uint64_t *offset);
+
+/*
+ * Circular buffers (doc/cpu-backend.md, "Row tiles, interleaved input
+ * records and circular buffers"): a command's size field (bytes, here
+ * already << 6) and its end field, the stored value of command word `word`
+ * (the address >> 6 in files before 0x10009, the byte address after),
+ * relocated by the operation's patch, give the buffer [end - size, end); an
+ * image address at or past its start wraps to start + (address - start)
+ * mod size (nbg_cpu_ring_at; size 0: no buffer).
+ *
+ * nbg_cpu_ring: the buffer of an image at `base` of `region` (*ring_size 0
+ * when size is 0); the image must start inside it and the buffer lie inside
+ * the memory, else 0 with the step refused.
+ * nbg_cpu_image_in: an image x*y*z at base with its strides lies inside its
+ * buffer: without a circular buffer its last byte does; with one, it passes
+ * the buffer's end at most once (every corpus ring does; a second lap is not
+ * established) and holds at most CPU_MAX_SCRATCH pixels, so a run's copy
+ * through it is bounded.  *last (when not NULL): its last byte, unwrapped.
+ */
+CPU_HIDDEN int nbg_cpu_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, uint64_t size,
+			    unsigned word, uint64_t raw, size_t region, uint64_t base, uint64_t *lo,
+			    uint64_t *ring_size);
+CPU_HIDDEN int nbg_cpu_image_in(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x, uint64_t y,
+				uint64_t z, uint64_t row, uint64_t slice, uint64_t ring_lo, uint64_t ring_size,
+				uint64_t *last);
+static inline uint64_t nbg_cpu_ring_at(uint64_t a, uint64_t lo, uint64_t size)
+{
+	return size && a >= lo ? lo + (a - lo) % size : a;
+}
 
 /* An SH operation's shader uniforms (cpu_common.c): the words its state
  * buffer (the LOAD_STATE stream its state_id names) loads at 0x36000 + 4 i,

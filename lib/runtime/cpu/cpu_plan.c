@@ -235,56 +235,20 @@ static int input_interleaved(const nbg_cpu_plan *p, const nbg_cmd_op *op, const 
 	       io->dims[1] >= cv->in_x && io->dims[2] >= cv->in_y;
 }
 
-/*
- * The circular buffer an NN image is read or written through (its size
- * field, 64-byte units, and its patched end field, as the TP planner and
- * the dataflow analysis read them): *size 0 when the command sets none.
- * The image must start inside it and the buffer lie inside the memory;
- * every address of the image then wraps into it.  0 with the step refused.
- */
+/* The circular buffer an NN image is read or written through (its size
+ * field, 64-byte units, and its end field, as the TP planner and the
+ * dataflow analysis read them): nbg_cpu_ring. */
 static int nn_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, const char *what,
 		   const char *size_key, const char *end_key, size_t region, uint64_t base, uint64_t *lo,
 		   uint64_t *size)
 {
-	uint64_t sz = (uint64_t)field(cmd, size_key) << 6, raw = field(cmd, end_key), end = 0;
 	int fi = nbg_command_field_index(NBG_CMD_NN, end_key);
 	*lo = *size = 0;
-	if (!sz || fi < 0)
+	if (fi < 0)
 		return 1;
-	if (!nbg_cpu_patched(p, s, what, nbg_command_fields(NBG_CMD_NN, NULL)[fi].word,
-			     p->g->sum.version < 0x10009u ? raw << 6 : raw, &end))
-		return 0;
-	if (end < sz || end > p->regions[region].size || base < end - sz || base >= end) {
-		nbg_cpu_refuse(s, "address-outside-memory", "its %s image at 0x%llx does not start inside "
-			       "its circular buffer of %llu bytes ending at 0x%llx, or the buffer passes the "
-			       "end of that memory's %llu bytes", what, (unsigned long long)base,
-			       (unsigned long long)sz, (unsigned long long)end,
-			       (unsigned long long)p->regions[region].size);
-		return 0;
-	}
-	*lo = end - sz;
-	*size = sz;
-	return 1;
-}
-
-/*
- * An image x*y*z at base with its strides lies inside its buffer: without a
- * circular buffer its last byte does; with one (nn_ring: inside the buffer,
- * base inside it), it passes the buffer's end at most once (every corpus
- * ring does; a second lap is not established) and holds at most
- * CPU_MAX_SCRATCH pixels, so the run's copy through it is bounded.
- */
-static int image_in(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x, uint64_t y, uint64_t z,
-		    uint64_t row, uint64_t slice, uint64_t ring_lo, uint64_t ring_size)
-{
-	uint64_t last;
-	if (!ring_size)
-		return nbg_cpu_image_fits(p, region, base, x, y, z, row, slice, &last);
-	if (row >= (1ull << 32) || slice >= (1ull << 40) || z > (1ull << 20) || x > (1ull << 20) ||
-	    y > (1ull << 20) || x * y * z > CPU_MAX_SCRATCH)
-		return 0;
-	last = base + (z - 1) * slice + (y - 1) * row + (x - 1);
-	return last - ring_lo < 2 * ring_size;
+	return nbg_cpu_ring(p, s, what, (uint64_t)field(cmd, size_key) << 6,
+			    nbg_command_fields(NBG_CMD_NN, NULL)[fi].word, field(cmd, end_key), region, base, lo,
+			    size);
 }
 
 /*
@@ -320,8 +284,8 @@ static int conv_addressing(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const
 	    !tile_consistent(p, s, op, cv))
 		return 0;
 	if (op->in_element_bytes != 1 || op->out_element_bytes != 1 || cv->in_x > (1u << 16) ||
-	    !image_in(p, cv->in_region, cv->in_base, ((uint64_t)cv->in_x - 1) * cv->in_xstep + 1, cv->in_y,
-		      cv->in_z, cv->in_row, cv->in_slice, cv->in_ring_lo, cv->in_ring_size)) {
+	    !nbg_cpu_image_in(p, cv->in_region, cv->in_base, ((uint64_t)cv->in_x - 1) * cv->in_xstep + 1, cv->in_y,
+		      cv->in_z, cv->in_row, cv->in_slice, cv->in_ring_lo, cv->in_ring_size, NULL)) {
 		nbg_cpu_refuse(s, "address-outside-memory", "its input image %ux%ux%u at %s+0x%llx (row %llu, "
 		       "slice %llu bytes) does not lie inside %s %llu bytes",
 		       cv->in_x, cv->in_y, cv->in_z, nbg_graph_source_type_name(op->in_ref.source_type),
@@ -331,8 +295,8 @@ static int conv_addressing(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const
 		       (unsigned long long)(cv->in_ring_size ? cv->in_ring_size : p->regions[cv->in_region].size));
 		return 0;
 	}
-	if (!image_in(p, cv->out_region, cv->out_base, cv->pool_x, cv->pool_y, cv->out_z, cv->out_row,
-		      cv->out_slice, cv->out_ring_lo, cv->out_ring_size)) {
+	if (!nbg_cpu_image_in(p, cv->out_region, cv->out_base, cv->pool_x, cv->pool_y, cv->out_z, cv->out_row,
+		      cv->out_slice, cv->out_ring_lo, cv->out_ring_size, NULL)) {
 		nbg_cpu_refuse(s, "address-outside-memory", "its output image %ux%ux%u at %s+0x%llx (row %llu, "
 		       "slice %llu bytes) does not lie inside %s %llu bytes",
 		       cv->pool_x, cv->pool_y, cv->out_z,

@@ -126,8 +126,9 @@ static uint8_t tp_element(const cpu_tp *t, const uint8_t *in, int64_t x0, int64_
 
 /*
  * The walk: with in and out, computes and writes every element (in points
- * at in_base, out at out_base); without, only the largest output offset
- * (*hi).
+ * at in_base, out at the output region, written at out_base + the counter's
+ * offset through the output's ring); without, only the largest output
+ * offset (*hi).
  */
 static void tp_walk(const cpu_tp *t, const uint8_t *in, uint8_t *out, uint64_t *hi)
 {
@@ -147,9 +148,12 @@ static void tp_walk(const cpu_tp *t, const uint8_t *in, uint8_t *out, uint64_t *
 							 t->ps);
 				for (uint32_t oy = 0; oy < ny; oy++)
 					for (uint32_t ox = 0; ox < nx; ox++) {
-						if (out)
-							out[c.off] = tp_element(t, in, x0 + (int64_t)ox * t->ps,
-										y0 + (int64_t)oy * t->ps, zoff);
+						if (out) {
+							uint64_t a = nbg_cpu_ring_at(t->out_base + c.off, t->out_ring_lo,
+										     t->out_ring_size);
+							out[a] = tp_element(t, in, x0 + (int64_t)ox * t->ps,
+									    y0 + (int64_t)oy * t->ps, zoff);
+						}
 						else if (c.off > top)
 							top = c.off;
 						tp_advance(t, &c, ox + 1 == nx, ox + 1 == nx && oy + 1 == ny);
@@ -180,30 +184,24 @@ static uint64_t tp_work(const cpu_tp *t)
 	return n * t->pw * t->ph;
 }
 
-/*
- * The circular buffer whose size field is size_key and end field word
- * `word`: with a non-zero size, the bytes [lo, hi] must lie inside
- * [end - size, end), where nothing wraps.  The end field holds the address
- * >> 6 in 0x10003 files and the byte address in later ones (every corpus
- * file: the image's base then lies inside the buffer, doc/cpu-backend.md).
- */
-static int tp_circular_ok(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, const char *what,
-			  const char *size_key, unsigned word, uint64_t lo, uint64_t hi)
+/* The circular buffer of the image at `base` whose size field is size_key
+ * and end field command word `word` (nbg_cpu_ring). */
+static int tp_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, const char *what,
+		   const char *size_key, unsigned word, size_t region, uint64_t base, uint64_t *lo, uint64_t *size)
 {
-	uint64_t size = (uint64_t)tpf(cmd, size_key) << 6;
-	if (!size)
-		return 1;
-	uint64_t raw = cmd->words[word], end = 0;
-	if (!nbg_cpu_patched(p, s, what, word, p->g->sum.version < 0x10009u ? raw << 6 : raw, &end))
-		return 0;
-	if (end < size || lo < end - size || hi >= end) {
-		nbg_cpu_refuse(s, "circular-buffer-wrap", "its %s bytes 0x%llx..0x%llx do not lie inside its "
-			       "circular buffer of %llu bytes ending at 0x%llx: how the wrap reads is not "
-			       "established", what, (unsigned long long)lo, (unsigned long long)hi,
-			       (unsigned long long)size, (unsigned long long)end);
-		return 0;
-	}
-	return 1;
+	return nbg_cpu_ring(p, s, what, (uint64_t)tpf(cmd, size_key) << 6, word, cmd->words[word], region, base, lo,
+			    size);
+}
+
+/* The refusal of an image that passes its circular buffer's end twice. */
+static void tp_refuse_lap(nbg_cpu_step *s, const char *what, uint64_t lo, uint64_t hi, uint64_t ring_lo,
+			  uint64_t ring_size)
+{
+	nbg_cpu_refuse(s, "circular-buffer-wrap", "its %s bytes 0x%llx..0x%llx pass the end of its circular "
+		       "buffer 0x%llx..0x%llx more than once (or hold more than %llu pixels): a second lap is "
+		       "not established", what, (unsigned long long)lo, (unsigned long long)hi,
+		       (unsigned long long)ring_lo, (unsigned long long)(ring_lo + ring_size - 1),
+		       (unsigned long long)CPU_MAX_SCRATCH);
 }
 
 static const char *const tp_zero_fields[] = {
@@ -381,8 +379,16 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 	int reads = x0 <= x1 && y0 <= y1;
 	if (reads) {
 		t->in_lo = (uint64_t)y0 * t->stride + (uint64_t)x0;
-		if (!nbg_cpu_image_fits(p, t->in_region, t->in_base + t->in_lo, (uint64_t)(x1 - x0 + 1),
-					(uint64_t)(y1 - y0 + 1), t->z_size, t->stride, t->slice, &last)) {
+		if (!tp_ring(p, s, cmd, "input", "in_image_circular_buf_size", 26, t->in_region, t->in_base,
+			     &t->in_ring_lo, &t->in_ring_size))
+			return;
+		if (!nbg_cpu_image_in(p, t->in_region, t->in_base + t->in_lo, (uint64_t)(x1 - x0 + 1),
+				      (uint64_t)(y1 - y0 + 1), t->z_size, t->stride, t->slice, t->in_ring_lo,
+				      t->in_ring_size, &last)) {
+			if (t->in_ring_size) {
+				tp_refuse_lap(s, "input", t->in_base + t->in_lo, last, t->in_ring_lo, t->in_ring_size);
+				return;
+			}
 			nbg_cpu_refuse(s, "address-outside-memory", "its input window %lldx%lldx%u at %s+0x%llx "
 				       "(row %llu, slice %llu bytes) does not lie inside that memory's %llu bytes",
 				       (long long)(x1 - x0 + 1), (long long)(y1 - y0 + 1), t->z_size,
@@ -393,23 +399,30 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 			return;
 		}
 		t->in_hi = last - t->in_base;
-		if (!tp_circular_ok(p, s, cmd, "input", "in_image_circular_buf_size", 26, t->in_base + t->in_lo,
-				    last))
-			return;
 	}
 	uint64_t hi = 0;
 	tp_walk(t, NULL, NULL, &hi);
+	if (!tp_ring(p, s, cmd, "output", "out_image_circular_buf_size", 28, t->out_region, t->out_base,
+		     &t->out_ring_lo, &t->out_ring_size))
+		return;
 	uint64_t osize = p->regions[t->out_region].size;
-	if (t->out_base >= osize || hi >= osize - t->out_base) {
+	if (t->out_ring_size) {
+		/* hi < 2^51 (tp_walk's digits and steps), the base inside the region */
+		if (t->out_base + hi - t->out_ring_lo >= 2 * t->out_ring_size) {
+			tp_refuse_lap(s, "output", t->out_base, t->out_base + hi, t->out_ring_lo, t->out_ring_size);
+			return;
+		}
+	} else if (t->out_base >= osize || hi >= osize - t->out_base) {
 		nbg_cpu_refuse(s, "address-outside-memory", "its output loops reach %s+0x%llx, outside that "
 			       "memory's %llu bytes", nbg_graph_source_type_name(cop->out_ref.source_type),
 			       (unsigned long long)(t->out_base + hi), (unsigned long long)osize);
 		return;
 	}
-	if (!tp_circular_ok(p, s, cmd, "output", "out_image_circular_buf_size", 28, t->out_base, t->out_base + hi))
-		return;
-	t->overlap = reads && t->in_region == t->out_region && t->in_base + t->in_lo <= t->out_base + hi &&
-		     t->out_base <= t->in_base + t->in_hi;
+	/* the walk reads the input as it was before the operation: a copy when
+	 * the two may share bytes (through a ring, whatever the addresses) */
+	t->overlap = reads && t->in_region == t->out_region &&
+		     (t->in_ring_size || t->out_ring_size ||
+		      (t->in_base + t->in_lo <= t->out_base + hi && t->out_base <= t->in_base + t->in_hi));
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 	op->kind = CPU_OP_TP;
@@ -419,16 +432,17 @@ int nbg_cpu_tp_run(const cpu_tp *t, uint8_t *const *buf)
 {
 	const uint8_t *in = buf[t->in_region] + t->in_base;
 	uint8_t *copy = NULL;
-	if (t->overlap) {
-		/* the walk reads the input as it was before the operation */
+	if (t->overlap || t->in_ring_size) {
+		/* the input's bytes in order, read through its ring */
 		size_t n = (size_t)(t->in_hi + 1);
 		copy = malloc(n);
 		if (!copy)
 			return -1;
-		memcpy(copy, in, n);
+		for (size_t i = 0; i < n; i++)
+			copy[i] = buf[t->in_region][nbg_cpu_ring_at(t->in_base + i, t->in_ring_lo, t->in_ring_size)];
 		in = copy;
 	}
-	tp_walk(t, in, buf[t->out_region] + t->out_base, NULL);
+	tp_walk(t, in, buf[t->out_region], NULL);
 	free(copy);
 	return 0;
 }
