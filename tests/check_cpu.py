@@ -137,12 +137,15 @@ def requant(acc, f, target):
 def ring_of(cmd, which):
     """The circular buffer (lo, size) the command reads ("in") or writes
     ("out") its image through: its size field << 6 bytes ending at its
-    end field plus the patch's source offset; (0, 0) when the size is 0."""
+    end field plus the patch's source offset (the NN and TP commands name
+    that field differently); (0, 0) when the size is 0."""
     f, pf = cmd["fields"], cmd.get("patched_fields", {})
     size = f.get("%s_image_circular_buf_size" % which, 0) << 6
     if not size:
         return 0, 0
     key_ = "%s_image_circular_buf_end_addr_plus_1" % which
+    if key_ not in f:
+        key_ = "%s_image_circular_buf_end_address_plus_1" % which
     end = f[key_] + (pf[key_]["src_offset"] if key_ in pf else 0)
     return end - size, size
 
@@ -164,6 +167,13 @@ def addresses(base, row, slice_, xstep, ring, z, y, x):
     import numpy as np
     a = (base + np.arange(z)[:, None, None] * slice_ + np.arange(y)[None, :, None] * row +
          np.arange(x)[None, None, :] * xstep)
+    return wrap(a, ring)
+
+
+def wrap(a, ring):
+    """Addresses (an int or a numpy array) at or past a circular buffer's
+    start wrapped into it: start + (a - start) mod size."""
+    import numpy as np
     lo, size = ring
     return np.where(a >= lo, lo + (a - lo) % size, a) if size else a
 

@@ -9,8 +9,10 @@ references no C code here computes.
    operation (nbg-cpu-dump) are compared with a Python walk of the
    operation's fields (`nbg inspect --commands --json`): tiles, window,
    border, pooling window, the output loop counter with its resets, read
-   digit by digit.  The bytes the walk writes must be equal, and no other
-   byte of any buffer may change.
+   digit by digit, and the circular buffers (an address at or past a
+   buffer's start read and written at start + (address - start) mod size;
+   two of the operations read past their buffer's end).  The bytes the walk
+   writes must be equal, and no other byte of any buffer may change.
 2. Semantics, independent of the loop fields: a TensorTranspose's output is
    numpy.transpose of its input (the interleaved x moved outermost: HWC to
    CHW); a PoolingLayer2's output is numpy max pooling of its input with the
@@ -38,7 +40,7 @@ import os
 import sys
 import tempfile
 
-from check_cpu import dump, finish, key, read_image, read_output, run
+from check_cpu import addresses, dump, finish, key, read_image, read_output, ring_of, run, wrap
 
 SKIP = 77
 
@@ -52,6 +54,8 @@ PER_OP = [
     ("v1/1000e_99_emotion_99.nb", 9, "max pool 3x3 stride 2, overlapping tiles"),
     ("v1/10009_a1_emotion_a1.nb", 47, "max pool 3x3 stride 2, negative window start"),
     ("v1/1000c_99_hand-tiny.nb", 2, "max pool 2x2 stride 2, several tiles"),
+    ("v1/1000c_99_hand-tiny.nb", 6, "max pool whose input passes its circular buffer's end"),
+    ("v1/1000f_88_yolov8n.nb", 44, "layout copy whose input passes its circular buffer's end"),
 ]
 
 
@@ -67,8 +71,12 @@ def pooling(f):
     return count + 1, 2 if mode == 3 else 1
 
 
-def image(f, buf, base):
-    """The input image [z][y][x] the fields describe, as int64."""
+def image(f, buf, base, ring=(0, 0)):
+    """The input image [z][y][x] the fields describe, as int64, read
+    through its circular buffer when it has one."""
+    if ring[1]:
+        return buf[addresses(base, f["in_image_stride"], f["in_image_slice"], 1, ring,
+                             f["in_image_z_size"], f["in_image_y_size"], f["in_image_x_size"])].astype("int64")
     return read_image(buf, base, f["in_image_x_size"], f["in_image_y_size"], f["in_image_z_size"],
                       f["in_image_stride"], f["in_image_slice"])
 
@@ -164,6 +172,12 @@ def op_and_fields(doc, n):
     return op, doc["commands"]["tp"]["commands"][op["command"]]["fields"]
 
 
+def rings(doc, op):
+    """The (lo, size) circular buffers the TP operation reads and writes through."""
+    cmd = doc["commands"]["tp"]["commands"][op["command"]]
+    return ring_of(cmd, "in"), ring_of(cmd, "out")
+
+
 def around(nbg, dumper, corpus, tmp, name, n, seed):
     """Operation n of a corpus file on synthesized inputs: its JSON record,
     its TP fields, the buffers before and after it, and its input image."""
@@ -173,20 +187,26 @@ def around(nbg, dumper, corpus, tmp, name, n, seed):
     paths = inputs_for(doc, tmp, seed)
     before = dump(dumper, model, n, paths, tmp)
     after = dump(dumper, model, n + 1, paths, tmp)
-    return doc, op, f, before, after, image(f, before[key(op["input_ref"])], op["input_ref"]["offset"])
+    return doc, op, f, before, after, image(f, before[key(op["input_ref"])], op["input_ref"]["offset"],
+                                            rings(doc, op)[0])
 
 
 def check_per_op(nbg, dumper, corpus, tmp, failures, figures):
     import numpy as np
-    equal = checked = elements = 0
+    equal = checked = elements = wrapped = 0
     for name, n, what in PER_OP:
-        _, op, f, before, after, a = around(nbg, dumper, corpus, tmp, name, n, n)
+        doc, op, f, before, after, a = around(nbg, dumper, corpus, tmp, name, n, n)
         writes = walk(f, a)
         expect = {kk: v.copy() for kk, v in before.items()}
         ob = key(op["output_ref"])
         base = op["output_ref"]["offset"]
+        in_ring, out_ring = rings(doc, op)
         for off, v in writes.items():
-            expect[ob][base + off] = v
+            expect[ob][wrap(base + off, out_ring)] = v
+        # an input read past its ring's end: the case the wrap rule decides
+        last = op["input_ref"]["offset"] + (a.shape[0] - 1) * f["in_image_slice"] + \
+            (a.shape[1] - 1) * f["in_image_stride"] + a.shape[2] - 1
+        wrapped += int(bool(in_ring[1]) and last >= sum(in_ring))
         same = True
         for kk in expect:
             if not np.array_equal(expect[kk], after[kk]):
@@ -202,9 +222,13 @@ def check_per_op(nbg, dumper, corpus, tmp, failures, figures):
         checked += 1
         equal += same
         elements += len(writes)
-    figures.append("per operation: %d of %d TP operations (%d configurations, %d bytes written) "
-                   "equal to the Python walk of their fields, no other byte changed" %
-                   (equal, checked, len(PER_OP), elements))
+    figures.append("per operation: %d of %d TP operations (%d configurations, %d bytes written; %d "
+                   "reading past their circular buffer's end, through it) equal to the Python walk "
+                   "of their fields, no other byte changed" %
+                   (equal, checked, len(PER_OP), elements, wrapped))
+    if wrapped < 2:
+        failures.append("per operation: %d operations read past their circular buffer's end, 2 "
+                        "expected: the wrap rule is not exercised" % wrapped)
 
 
 def dense(buf, base, shape):
@@ -405,6 +429,69 @@ def check_cross_target(nbg, dumper, corpus, tmp, failures, figures):
         failures.append("only %d emotion files reach their last convolution" % len(reached_end))
 
 
+# One network (a tiny YOLO, 416x416x3 input) compiled by three versions of
+# the vendor's toolkit for target 0x99: 0x1000c cuts its early layers into
+# 332 operations, 0x1000e and 0x1000f into 75 and 74, each streaming them
+# through circular buffers of its own size and place.
+HAND_TINY = ["v1/1000c_99_hand-tiny.nb", "v1/1000e_99_hand-tiny.nb", "v1/1000f_99_hand-tiny.nb"]
+
+
+def wrapping_inputs(doc, upto):
+    """The TP operations below `upto` whose input window, read from its
+    fields, passes the end of its circular buffer."""
+    n = 0
+    for op in doc["commands"]["operations"]:
+        if op["engine"] != "TP" or op["operation"] >= upto:
+            continue
+        f = doc["commands"]["tp"]["commands"][op["command"]]["fields"]
+        lo, size = rings(doc, op)[0]
+        x1 = min(s16(f["in_window_x_end"]), f["in_image_x_size"] - 1)
+        y1 = min(s16(f["in_window_y_end"]), f["in_image_y_size"] - 1)
+        last = (op["input_ref"]["offset"] + (f["in_image_z_size"] - 1) * f["in_image_slice"] +
+                y1 * f["in_image_stride"] + x1)
+        n += int(bool(size) and last >= lo + size)
+    return n
+
+
+def check_compilations(nbg, dumper, corpus, tmp, failures, figures):
+    """The NN convolution ahead of the network's first SH operation (1x1,
+    256 -> 128 channels at 13x13, the one NN image of that shape) in the
+    three hand-tiny files, on two
+    synthesized inputs: the same image within one step, after each file has
+    streamed its early layers through its own circular buffers."""
+    import numpy as np
+    rows, seen = [], {}
+    for name in HAND_TINY:
+        model = os.path.join(corpus, name)
+        doc = inspect(nbg, model)
+        convs = [o for o in doc["commands"]["operations"]
+                 if o["engine"] == "NN" and o["output"] == [169, 1, 128]]
+        if len(convs) != 1:
+            failures.append("%s: %d NN operations write a 169x1x128 image, 1 expected" %
+                            (name, len(convs)))
+            return
+        conv = convs[0]
+        wraps = wrapping_inputs(doc, conv["operation"])
+        for seed in (41, 42):
+            bufs = dump(dumper, model, conv["operation"] + 1, inputs_for(doc, tmp, seed), tmp)
+            seen.setdefault(seed, []).append(read_output(conv, bufs))
+        rows.append("%s op %d (%d ops before it, %d TP reading past their circular buffer's end)" %
+                    (name, conv["operation"], conv["operation"], wraps))
+        if wraps < 10:
+            failures.append("%s: only %d TP operations read past their circular buffer's end" %
+                            (name, wraps))
+    worst = differ = total = 0
+    for imgs in seen.values():
+        for img in imgs[1:]:
+            d = np.abs(img - imgs[0])
+            worst, differ, total = max(worst, int(d.max())), differ + int((d > 0).sum()), total + d.size
+    figures.append("hand-tiny compilations: %s; against the first, %d of %d values differ, by at "
+                   "most %d step" % ("; ".join(rows), differ, total, worst))
+    if worst > 1 or differ * 1000 > total:
+        failures.append("hand-tiny compilations differ in %d of %d values, by up to %d steps" %
+                        (differ, total, worst))
+
+
 def need_numpy(program):
     """numpy from this interpreter or Debian's (re-executed); exit 77 without."""
     try:
@@ -432,6 +519,7 @@ def main():
         check_per_op(nbg, dumper, corpus, tmp, failures, figures)
         check_semantics(nbg, dumper, corpus, tmp, failures, figures)
         check_cross_target(nbg, dumper, corpus, tmp, failures, figures)
+        check_compilations(nbg, dumper, corpus, tmp, failures, figures)
     finish(figures, failures)
 
 
