@@ -47,6 +47,9 @@ references no C code here computes.
 7. The 0xbe and 0xe8 files both run whole: on three synthesized images
    their 1001 outputs agree (at most 1 % more than one step apart, the
    same top-1).
+8. The output shift is a signed 7-bit number (the lookup tables' reading of
+   the same field): LeNet with both TP operations' shift set to 126 (-2)
+   gives what numpy computes reading it signed, not unsigned.
 
 Usage: check_cpu_tpfc.py NBG DUMP --corpus DIR --models DIR (exit 77 when
 the files or Debian's python3-numpy / python3-protobuf are missing).
@@ -86,10 +89,16 @@ def joined(wdir, weights, ops):
     return q, b
 
 
-def tp_scale(f):
-    """The TP command's scale: a 15-bit mantissa, the shift 127 - exponent."""
+def tp_shift(f, signed=True):
+    """The TP command's output shift: 7 bits, read as a signed number (the
+    lookup tables' reading, doc/cpu-backend.md)."""
     s = f["alu_output_postshift"] | f["alu_output_postshift_5_6"] << 5
-    return Fraction(32768 + f["alu_output_post_multiplier"], 2 ** (15 + s))
+    return s - 128 if signed and s >= 64 else s
+
+
+def tp_scale(f, signed=True):
+    """The TP command's scale: a 15-bit mantissa, the shift 127 - exponent."""
+    return Fraction(32768 + f["alu_output_post_multiplier"]) / Fraction(2) ** (15 + tp_shift(f, signed))
 
 
 def requant(acc, scale, zp):
@@ -145,7 +154,7 @@ def check_scale(nbg, models, tmp, tp_fields, failures, figures):
                         (float(tps), float(nn_scale)))
 
 
-def reference(op, f, q, b, before):
+def reference(op, f, q, b, before, signed=True):
     """The expected output bytes of one TP fully connected operation."""
     import numpy as np
     ref = op["input_ref"]
@@ -154,7 +163,60 @@ def reference(op, f, q, b, before):
     n = f["in_image_z_size"]
     x = buf[ref["offset"]:ref["offset"] + n * f["in_image_slice"]:f["in_image_slice"]]
     acc = b.astype(np.int64) + (q.astype(np.int64) - f["coef_zp"]) @ (x.astype(np.int64) - f["in_zp"])
-    return np.array([requant(a, tp_scale(f), f["out_zp"]) for a in acc], dtype=np.uint8)
+    return np.array([requant(a, tp_scale(f, signed), f["out_zp"]) for a in acc], dtype=np.uint8)
+
+
+# Word 24 of a TP command: alu_output_postshift in bits 10-14, its bits 5-6
+# in bits 26-27 (lib/analysis/commands_fields.h).
+SHIFT_WORD = 24
+
+
+def check_negative_shift(nbg, dumper, models, tmp, failures, figures):
+    """No fully connected layer a run reaches has a shift of 64 or more (a
+    negative one, read as the lookup tables' field is read); LeNet's two TP
+    operations with their shift set to -2 (126) run as the numpy reference
+    reading it signed computes, and differently from the unsigned reading."""
+    import numpy as np
+    model = os.path.join(models, LENET)
+    doc, weights, wdir = model_info(nbg, model, tmp)
+    ops = tp_fc_ops(doc, weights)
+    tp = doc["commands"]["tp"]["commands"]
+    data = bytearray(open(model, "rb").read())
+    for o in ops:
+        at = tp[o["command"]]["offset"] + 4 * SHIFT_WORD
+        w = int.from_bytes(data[at:at + 4], "little")
+        w = (w & ~(0x1f << 10) & ~(0x3 << 26)) | (126 & 0x1f) << 10 | (126 >> 5) << 26
+        data[at:at + 4] = w.to_bytes(4, "little")
+    mutated = os.path.join(tmp, "lenet_shift126.nb")
+    with open(mutated, "wb") as f:
+        f.write(data)
+    mdoc = model_info(nbg, mutated, tmp)[0]
+    lenet = os.path.join(models, "lenet-caffe")
+    path = os.path.join(lenet, "lenet.dat")
+    state = dump(dumper, mutated, ops[0]["operation"], [path], tmp)
+    same = unsigned_same = 0
+    for o in ops:
+        f = mdoc["commands"]["tp"]["commands"][o["command"]]["fields"]
+        if tp_shift(f, signed=False) != 126:
+            failures.append("negative shift: the mutated command reads shift %d, not 126" %
+                            tp_shift(f, signed=False))
+            return
+        wo = weights[o["operation"]]
+        qo = np.load(os.path.join(wdir, wo["files"]["weights"])).reshape(wo["shape"][0], -1)
+        bo = np.load(os.path.join(wdir, wo["files"]["bias"]))
+        after = dump(dumper, mutated, o["operation"] + 1, [path], tmp)
+        out = o["output_ref"]
+        key = (out["source_type_name"], -1)
+        got = after[key][out["offset"]:out["offset"] + len(bo)]
+        same += int(np.array_equal(got, reference(o, f, qo, bo, state)))
+        unsigned_same += int(np.array_equal(got, reference(o, f, qo, bo, state, signed=False)))
+        state = after
+    figures.append("shift 126 (-2) on LeNet's 2 TP fully connected operations: %d of 2 equal to the "
+                   "signed reading's numpy reference, %d of 2 to the unsigned one's" %
+                   (same, unsigned_same))
+    if same != len(ops) or unsigned_same:
+        failures.append("negative shift: %d of %d operations equal the signed reference, %d the "
+                        "unsigned one" % (same, len(ops), unsigned_same))
 
 
 def check_lenet(nbg, dumper, models, tmp, failures, figures):
@@ -402,6 +464,7 @@ def main():
     failures, figures = [], []
     with tempfile.TemporaryDirectory() as tmp:
         check_lenet(nbg, dumper, models, tmp, failures, figures)
+        check_negative_shift(nbg, dumper, models, tmp, failures, figures)
         check_cross_target(nbg, corpus, tmp, failures, figures)
         check_whole_be(nbg, dumper, corpus, tmp, failures, figures)
         check_whole_targets(nbg, corpus, tmp, failures, figures)

@@ -220,6 +220,17 @@ static inline uint64_t nbg_cpu_ring_at(uint64_t a, uint64_t lo, uint64_t size)
 	return size && a >= lo ? lo + (a - lo) % size : a;
 }
 
+/* A TP command's output shift s (alu_output_postshift | _5_6 << 5), a
+ * signed 7-bit number (doc/cpu-backend.md, "Lookup-table activations":
+ * 127 is -1): the lookup tables and fully connected layers scale their
+ * results by 2^-s. */
+static inline int nbg_cpu_tp_post_shift(const nbg_cmd *cmd)
+{
+	int sh = (int)(nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POSTSHIFT) |
+		       nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POSTSHIFT_5_6) << 5);
+	return sh >= 64 ? sh - 128 : sh;
+}
+
 /* An SH operation's shader uniforms (cpu_common.c): the words its state
  * buffer (the LOAD_STATE stream its state_id names) loads at 0x36000 + 4 i,
  * i < CPU_UNIFORMS, with where each value lies in the buffer and how often

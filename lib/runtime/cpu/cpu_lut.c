@@ -134,11 +134,9 @@ int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd,
 			return 0;
 		}
 	int sign = nbg_cmd_tp(cmd, NBG_TPF_ALU_PWL_SIGN_SUPPORT) != 0;
-	uint32_t shift = nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POSTSHIFT) |
-			 nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POSTSHIFT_5_6) << 5;
 	/* (1 + m / 2^15) x 2^-shift, the shift a signed 7-bit number */
 	double mult = ldexp(32768.0 + nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POST_MULTIPLIER), -15) *
-		      ldexp(1.0, -(shift >= 64 ? (int)shift - 128 : (int)shift));
+		      ldexp(1.0, -nbg_cpu_tp_post_shift(cmd));
 	int in_zp = (int)nbg_cmd_tp(cmd, NBG_TPF_IN_ZP), out_zp = (int)nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP);
 	for (int q = 0; q < 256; q++) {
 		double v = 0;

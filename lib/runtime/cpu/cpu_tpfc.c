@@ -91,11 +91,10 @@ int nbg_cpu_plan_tpfc(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cm
 			       cop->in_type ? cop->in_type : cop->out_type, n ? n : "unknown");
 		return 1;
 	}
-	/* the scale: a 15-bit mantissa and the shift 127 - exponent (doc/cpu-backend.md) */
-	uint32_t sh = nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POSTSHIFT) |
-		      nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POSTSHIFT_5_6) << 5;
+	/* the scale: a 15-bit mantissa and the signed shift 127 - exponent
+	 * (doc/cpu-backend.md); the shift lies in -64..63 */
 	t->mantissa = nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POST_MULTIPLIER) << 8;
-	t->exponent = 127 - sh; /* sh has 7 bits: at most 127 */
+	t->exponent = (uint32_t)(127 - nbg_cpu_tp_post_shift(cmd));
 	t->out_zp = nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP);
 	t->w_zp = (uint32_t)nbg_weights_op_zero_point(wo);
 	uint64_t macs = (uint64_t)t->nin * t->nout;
