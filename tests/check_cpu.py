@@ -65,6 +65,23 @@ def run(args, **kw):
     return subprocess.run([*command(args[0]), *args[1:]], capture_output=True, text=True, **kw)
 
 
+def run_cpu(nbg, model, inputs, tmp, dtype="uint8"):
+    """`nbg run --backend cpu MODEL --input INPUT...` into a new directory
+    under tmp: (output_0.bin as a numpy array of dtype, the directory, "")
+    or, when the run fails or writes no output_0.bin, (None, the directory,
+    its exit code and the tail of its stderr)."""
+    import numpy as np
+    od = tempfile.mkdtemp(dir=tmp)
+    args = [nbg, "run", "--backend", "cpu", model]
+    for p in inputs:
+        args += ["--input", p]
+    r = run(args + ["--output-dir", od])
+    f = os.path.join(od, "output_0.bin")
+    if r.returncode != 0 or not os.path.exists(f):
+        return None, od, "exit %d: %s" % (r.returncode, r.stderr.strip()[-300:])
+    return np.fromfile(f, dtype=dtype), od, ""
+
+
 def model_info(nbg, model, tmp):
     r = run([nbg, "inspect", "--commands", "--json", model])
     if r.returncode != 0:
@@ -429,13 +446,11 @@ def check_ee(nbg, dumper, corpus, models, tmp, failures, figures):
                        dtype=np.uint8).reshape(28, 28)
     imgs, paths = synth_inputs(base, tmp, 2)
     check_ops(nbg, dumper, model, [[p] for p in paths], tmp, failures, figures)
-    out = os.path.join(tmp, "ee_run")
-    r = run([nbg, "run", "--backend", "cpu", model, "--input", paths[0], "--output-dir", out])
-    if r.returncode != 0:
-        failures.append("nbg run --backend cpu %s: exit %d: %s" % (EE, r.returncode, r.stderr))
+    got, out, err = run_cpu(nbg, model, [paths[0]], tmp)
+    if got is None:
+        failures.append("nbg run --backend cpu %s: %s" % (EE, err))
         return
     last = dump(dumper, model, 1 << 30, [paths[0]], tmp)[("OUTPUT", 0)]
-    got = np.fromfile(os.path.join(out, "output_0.bin"), dtype=np.uint8)
     if not np.array_equal(got, last):
         failures.append("nbg run's output_0.bin differs from the operations' last write")
     with open(os.path.join(out, "summary.json")) as f:

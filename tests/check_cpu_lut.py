@@ -45,7 +45,7 @@ import struct
 import sys
 import tempfile
 
-from check_cpu import dump, finish, key, run, synth_inputs
+from check_cpu import dump, finish, key, run, run_cpu, synth_inputs
 from check_cpu_tp import image, inputs_for, inspect, walk
 
 SKIP = 77
@@ -347,13 +347,11 @@ def check_lenet(nbg, models, tmp, failures, figures):
     same = clear = clear_same = 0
     probs = []
     for img, p in zip(imgs, paths):
-        out = tempfile.mkdtemp(dir=tmp)
-        r = run([nbg, "run", "--backend", "cpu", os.path.join(corpus_dir, LENET), "--input", p,
-                 "--output-dir", out])
-        if r.returncode != 0:
-            failures.append("nbg run --backend cpu %s failed (%d): %s" % (LENET, r.returncode, r.stderr))
+        y, _, err = run_cpu(nbg, os.path.join(corpus_dir, LENET), [p], tmp, np.float16)
+        if y is None:
+            failures.append("nbg run --backend cpu %s: %s" % (LENET, err))
             return
-        y = np.fromfile(os.path.join(out, "output_0.bin"), dtype=np.float16).astype(np.float64)
+        y = y.astype(np.float64)
         caffe = caffe_forward(layers, img, 1 / 255.0, 0)["ip2"]
         same += int(np.argmax(y)) == int(np.argmax(caffe))
         top = np.sort(caffe)

@@ -40,7 +40,7 @@ import struct
 import sys
 import tempfile
 
-from check_cpu import dump, finish, read_output, run, scale_of
+from check_cpu import dump, finish, read_output, run, run_cpu, scale_of
 from check_cpu_tp import need_numpy
 from check_cpu_ref import LABEL, check_refused, inspect, plan_lines, region_sizes, uniforms
 
@@ -322,14 +322,11 @@ def check_cross_target(nbg, dumper, refop, corpus, shaders, layers, imgs, afters
                              y.astype(int))
         for k in outs:
             path = os.path.join(corpus, SH.get(k) or NN[k])
-            od = tempfile.mkdtemp(dir=tmp)
-            r = run([nbg, "run", "--backend", "cpu", path, "--input", inter, "--output-dir", od])
-            f = os.path.join(od, "output_0.bin")
-            if r.returncode != 0 or not os.path.exists(f):
-                failures.append("nbg run --backend cpu on %s: exit %d: %s" %
-                                (path, r.returncode, r.stderr[-300:]))
+            got, _, err = run_cpu(nbg, path, [inter], tmp)
+            if got is None:
+                failures.append("nbg run --backend cpu on %s: %s" % (path, err))
                 return
-            outs[k].append(np.fromfile(f, dtype=np.uint8).astype(int))
+            outs[k].append(got.astype(int))
     figures.append("the 0xbe NN depthwise input through the 0x99 and 0xa1 shaders: %d of %d runs "
                    "equal to 0xbe op %d's output, %d values" %
                    (injected, 2 * len(imgs), be_op["operation"], inj_values))

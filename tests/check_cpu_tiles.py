@@ -130,12 +130,8 @@ def check_x2_tiles(nbg, dumper, corpus, paths, tmp, failures, figures):
 
 
 def run_output(nbg, model, path, tmp):
-    import numpy as np
-    od = tempfile.mkdtemp(dir=tmp)
-    r = cc.run([nbg, "run", "--backend", "cpu", model, "--input", path, "--output-dir", od])
-    if r.returncode != 0:
-        return None, "exit %d: %s" % (r.returncode, r.stderr.strip()[-300:])
-    return np.fromfile(os.path.join(od, "output_0.bin"), dtype=np.uint8).astype(int), None
+    out, _, err = cc.run_cpu(nbg, model, [path], tmp)
+    return (None, err) if out is None else (out.astype(int), None)
 
 
 def check_b9_layer4(nbg, dumper, corpus, paths, tmp, failures, figures):

@@ -61,7 +61,7 @@ import tempfile
 from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_cpu import caffe_forward, dump, finish, fit, model_info, run, synth_inputs  # noqa: E402
+from check_cpu import caffe_forward, dump, finish, fit, model_info, run, run_cpu, synth_inputs  # noqa: E402
 
 SKIP = 77
 LENET = os.path.join("lenet-caffe", "lenet_v2_0x10016.nb")
@@ -313,14 +313,11 @@ def check_lenet_whole(nbg, model, layers, imgs, paths, s_out, tmp, failures, fig
     s_soft = float(m.group(1)) / np.log2(np.e)
     top1, worst = 0, 0.0
     for i, (img, path) in enumerate(zip(imgs, paths)):
-        out = os.path.join(tmp, "lenet_whole_%d" % i)
-        r = run([nbg, "run", "--backend", "cpu", model, "--input", path, "--output-dir", out])
-        f = os.path.join(out, "output_0.bin")
-        if r.returncode != 0 or not os.path.exists(f):
-            failures.append("nbg run --backend cpu on LeNet input %d: exit %d: %s" %
-                            (i, r.returncode, r.stderr[-300:]))
+        prob, _, err = run_cpu(nbg, model, [path], tmp, "<f2")
+        if prob is None:
+            failures.append("nbg run --backend cpu on LeNet input %d: %s" % (i, err))
             return
-        prob = np.fromfile(f, dtype="<f2").astype(np.float64)[:10]
+        prob = prob.astype(np.float64)[:10]
         ip2 = caffe_forward(layers, img, 1.0, 0)["ip2"]
         e = np.exp(ip2 - ip2.max())
         ref = e / e.sum()
@@ -372,14 +369,11 @@ def check_whole_be(nbg, dumper, corpus, tmp, failures, figures):
             failures.append("%s op %d: the buffers differ from the numpy reference" %
                             (BE, o["operation"]))
         state = after
-    outdir = os.path.join(tmp, "be_run")
-    r = run([nbg, "run", "--backend", "cpu", model, "--input", img, "--output-dir", outdir])
-    got = (np.fromfile(os.path.join(outdir, "output_0.bin"), dtype=np.uint8)
-           if r.returncode == 0 and os.path.exists(os.path.join(outdir, "output_0.bin")) else None)
+    got, _, err = run_cpu(nbg, model, [img], tmp)
     whole = got is not None and np.array_equal(got, state[("OUTPUT", 0)][:len(got)])
     if not whole:
-        failures.append("nbg run --backend cpu on %s: exit %d, its output differs from the "
-                        "last operation's buffer: %s" % (BE, r.returncode, r.stderr[-300:]))
+        failures.append("nbg run --backend cpu on %s: its output differs from the last "
+                        "operation's buffer or is missing: %s" % (BE, err or "ran"))
     figures.append("%s (whole model on the CPU backend): %d of %d TP fully connected operations "
                    "equal to the numpy reference byte for byte; nbg run's output_0.bin equal to "
                    "the last one's buffer: %s" % (BE, same, len(ops), "yes" if whole else "no"))
@@ -403,15 +397,11 @@ def check_whole_targets(nbg, corpus, tmp, failures, figures):
         np.clip(pic + rng.normal(0, 12, pic.shape), 0, 255).astype(np.uint8).tofile(img)
         outs = []
         for name in files:
-            out = os.path.join(tmp, "ic_%d_%s" % (k, name))
-            r = run([nbg, "run", "--backend", "cpu", os.path.join(corpus, "v1", name), "--input",
-                     img, "--output-dir", out])
-            f = os.path.join(out, "output_0.bin")
-            if r.returncode != 0 or not os.path.exists(f):
-                failures.append("nbg run --backend cpu on %s: exit %d: %s" %
-                                (name, r.returncode, r.stderr[-300:]))
+            got, _, err = run_cpu(nbg, os.path.join(corpus, "v1", name), [img], tmp)
+            if got is None:
+                failures.append("nbg run --backend cpu on %s: %s" % (name, err))
                 return
-            outs.append(np.fromfile(f, dtype=np.uint8).astype(np.int64))
+            outs.append(got.astype(np.int64))
         d = np.abs(outs[0] - outs[1])
         diff += int((d > 1).sum())
         total += len(d)
