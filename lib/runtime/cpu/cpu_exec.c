@@ -217,8 +217,8 @@ static uint8_t *gather_input(const cpu_conv *cv, const uint8_t *in)
 	for (uint32_t z = 0; g && z < cv->in_z; z++)
 		for (uint32_t y = 0; y < cv->in_y; y++) {
 			uint64_t a = cv->in_base + (uint64_t)z * cv->in_slice + (uint64_t)y * cv->in_row;
-			for (uint32_t x = 0; x < cv->in_x; x++)
-				*d++ = in[nbg_cpu_ring_at(a + (uint64_t)x * cv->in_xstep, cv->in_ring_lo, cv->in_ring_size)];
+			nbg_cpu_ring_read(d, in, a, cv->in_x, cv->in_xstep, cv->in_ring_lo, cv->in_ring_size);
+			d += cv->in_x;
 		}
 	return g;
 }
@@ -299,8 +299,7 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 				memcpy(out + a, src, cv->pool_x);
 				continue;
 			}
-			for (uint32_t x = 0; x < cv->pool_x; x++)
-				out[nbg_cpu_ring_at(a + x, cv->out_ring_lo, cv->out_ring_size)] = src[x];
+			nbg_cpu_ring_write(out, src, a, cv->pool_x, cv->out_ring_lo, cv->out_ring_size);
 		}
 	free(planes);
 	free(stage);

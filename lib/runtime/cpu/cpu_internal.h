@@ -7,6 +7,7 @@
 #define NBG_CPU_INTERNAL_H
 
 #include <limits.h>
+#include <string.h>
 
 #include "nbg/commands.h"
 #include "nbg/cpu.h"
@@ -218,6 +219,57 @@ CPU_HIDDEN int nbg_cpu_image_in(const nbg_cpu_plan *p, size_t region, uint64_t b
 static inline uint64_t nbg_cpu_ring_at(uint64_t a, uint64_t lo, uint64_t size)
 {
 	return size && a >= lo ? lo + (a - lo) % size : a;
+}
+
+/* n bytes at addresses a, a + step, ... of buf read into d (write: d
+ * written there), through the ring: one division for the first, then
+ * contiguous runs up to the ring's end (step 1) or a step and at most one
+ * subtraction each (step < size); the same addresses nbg_cpu_ring_at
+ * gives. */
+static inline void nbg_cpu_ring_read(uint8_t *d, const uint8_t *buf, uint64_t a, uint64_t n, uint64_t step,
+				     uint64_t lo, uint64_t size)
+{
+	if (!size || a < lo || step >= size) {
+		for (uint64_t i = 0; i < n; i++)
+			d[i] = buf[nbg_cpu_ring_at(a + i * step, lo, size)];
+		return;
+	}
+	uint64_t p = nbg_cpu_ring_at(a, lo, size), end = lo + size;
+	if (step == 1) {
+		/* runs up to the ring's end */
+		while (n) {
+			uint64_t k = end - p < n ? end - p : n;
+			memcpy(d, buf + p, (size_t)k);
+			d += k;
+			n -= k;
+			p = lo;
+		}
+		return;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		d[i] = buf[p];
+		p += step;
+		if (p >= end)
+			p -= size;
+	}
+}
+
+static inline void nbg_cpu_ring_write(uint8_t *buf, const uint8_t *s, uint64_t a, uint64_t n, uint64_t lo,
+				      uint64_t size)
+{
+	if (!size || a < lo) {
+		for (uint64_t i = 0; i < n; i++)
+			buf[nbg_cpu_ring_at(a + i, lo, size)] = s[i];
+		return;
+	}
+	uint64_t p = nbg_cpu_ring_at(a, lo, size), end = lo + size;
+	while (n) {
+		uint64_t k = end - p < n ? end - p : n;
+		memcpy(buf + p, s, (size_t)k);
+		s += k;
+		n -= k;
+		p = lo;
+	}
 }
 
 /* A TP command's output shift s (alu_output_postshift | _5_6 << 5), a

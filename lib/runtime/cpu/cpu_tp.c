@@ -438,8 +438,7 @@ int nbg_cpu_tp_run(const cpu_tp *t, uint8_t *const *buf)
 		copy = malloc(n);
 		if (!copy)
 			return -1;
-		for (size_t i = 0; i < n; i++)
-			copy[i] = buf[t->in_region][nbg_cpu_ring_at(t->in_base + i, t->in_ring_lo, t->in_ring_size)];
+		nbg_cpu_ring_read(copy, buf[t->in_region], t->in_base, n, 1, t->in_ring_lo, t->in_ring_size);
 		in = copy;
 	}
 	tp_walk(t, in, buf[t->out_region], NULL);
