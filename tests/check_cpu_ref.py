@@ -5,8 +5,9 @@ runs by reference semantics, against references no C code here computes.
 1. Plan, every corpus file and the LeNet files: each Softmax2Layer SH
    operation is executed and labelled "reference semantics, not from the
    operation's code" (so are the PoolingLayer2 and DepthwiseConvLayer
-   shaders check_cpu_shpool.py and check_cpu_shdw.py check; those outside
-   their layouts are refused with pool-* and shdw-* ids naming the layer);
+   shaders check_cpu_shpool.py, check_cpu_shmax.py and check_cpu_shdw.py
+   check; those outside their layouts are refused with pool-*, shmax-* and
+   shdw-* ids naming the layer);
    every other SH or SW operation is refused
    (shader-not-executed / software-not-executed) with its layer named;
    `nbg probe --json` counts the softmaxes per file
@@ -183,12 +184,12 @@ def check_plans(nbg, models, failures, figures):
                 continue
             if o["layer_name"] in ("PoolingLayer2", "DepthwiseConvLayer") and o["type_name"] == "SH" and \
                     rest.endswith("execute " + LABEL):
-                pools.append(model)  # check_cpu_shpool.py and check_cpu_shdw.py check these
+                pools.append(model)  # check_cpu_shpool.py, _shmax.py and _shdw.py check these
                 continue
             rid = "shader-not-executed" if o["type_name"] == "SH" else "software-not-executed"
             if o["layer_name"] == "PoolingLayer2" and o["type_name"] == "SH" and \
-                    re.search(r": refused pool-[a-z-]+: a pooling shader \(layer PoolingLayer2\)", rest):
-                pass  # another layout than the global average pooling's (check_cpu_shpool.py)
+                    re.search(r": refused (pool|shmax)-[a-z-]+: a pooling shader \(layer PoolingLayer2\)", rest):
+                pass  # outside the layouts of check_cpu_shpool.py and check_cpu_shmax.py
             elif o["layer_name"] == "DepthwiseConvLayer" and o["type_name"] == "SH" and \
                     re.search(r": refused shdw-[a-z-]+: a depthwise convolution shader "
                               r"\(layer DepthwiseConvLayer\)", rest):

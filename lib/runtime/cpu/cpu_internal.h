@@ -116,7 +116,7 @@ typedef struct cpu_tpfc {
 /* An SH or SW operation executed by reference semantics (cpu_ref.c):
  * a softmax over width uint8 values (row 0 of the input image) into width
  * fp16 values, exp2((x - max) * scale_log2e) normalised. */
-enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWCONV };
+enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWCONV, CPU_REF_MAXPOOL };
 typedef struct cpu_ref {
 	int kind;                       /* enum cpu_ref_kind */
 	uint32_t width;
@@ -131,6 +131,9 @@ typedef struct cpu_ref {
 	 * mantissa and exponent, written at out_base + c x out_slice. */
 	uint32_t kx, ky, mantissa, exponent;
 	uint64_t in_slice, w_row, out_slice;
+	/* CPU_REF_MAXPOOL (cpu_shmax.c): kx channels of rows x width pixels
+	 * (in_stride, in_slice apart), each the 5x5 max around it written at
+	 * out_stride, out_slice. */
 	const uint8_t *codes;           /* into the model's bytes (an LCDT entry) */
 	size_t in_region, out_region;   /* into the plan's regions */
 	uint64_t in_base, out_base;
@@ -331,6 +334,13 @@ CPU_HIDDEN int nbg_cpu_ref_run(const cpu_ref *r, uint8_t *const *buf);
  * the two above. */
 CPU_HIDDEN void nbg_cpu_plan_shdw(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
 CPU_HIDDEN void nbg_cpu_shdw_run(const cpu_ref *r, uint8_t *const *buf);
+/* The max pooling shader (cpu_shmax.c): whether a PoolingLayer2's uniforms
+ * are in its image format; its plan (the step refused with a shmax-* id
+ * when the layout is not the corpus's) and run (-1: out of memory). */
+CPU_HIDDEN int nbg_cpu_shmax_is(const cpu_uniforms *u);
+CPU_HIDDEN void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation,
+				   const cpu_uniforms *u);
+CPU_HIDDEN int nbg_cpu_shmax_run(const cpu_ref *r, uint8_t *const *buf);
 
 /*
  * The requantization, the one place its rules live (a static inline so the

@@ -149,6 +149,10 @@ static void plan_pool(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t opera
 	cpu_uniforms u;
 	if (!nbg_cpu_load_uniforms(p, s, operation, "pooling shader", &u))
 		return;
+	if (nbg_cpu_shmax_is(&u)) {
+		nbg_cpu_plan_shmax(p, s, op, operation, &u);
+		return;
+	}
 	static const unsigned used[] = { 0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 60 };
 	for (size_t k = 0; k < sizeof(used) / sizeof(used[0]); k++)
 		if (u.loaded[used[k]] != 1) {
@@ -270,6 +274,8 @@ int nbg_cpu_ref_run(const cpu_ref *r, uint8_t *const *buf)
 		run_pool(r, buf);
 	if (r->kind == CPU_REF_DWCONV)
 		nbg_cpu_shdw_run(r, buf);
+	if (r->kind == CPU_REF_MAXPOOL)
+		return nbg_cpu_shmax_run(r, buf);
 	if (r->kind != CPU_REF_SOFTMAX)
 		return 0;
 	const uint8_t *in = buf[r->in_region] + r->in_base;

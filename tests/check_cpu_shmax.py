@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""The max pooling shader (lib/runtime/cpu/cpu_shmax.c): YOLOv8's SPPF
+block in v1/1000f_88_yolov8n.nb, three PoolingLayer2 SH operations computed
+by reference semantics, against what this script reads from the raw bytes.
+
+1. The layout, from the state buffers' bytes (check_cpu_ref.uniforms) and
+   the patches: each operation loads a uint8 input and output image of
+   20x20x128 (format word 0x444051f0, as the image classification
+   network's depthwise shader), window side 5, stride 1, padding 2, and
+   the float 1.0 where a requantization would go; the three are chained
+   (each reads what the previous one wrote), and the four images lie one
+   after the other in AXI SRAM, where the next NN convolution (1x1, 512
+   input channels) reads its input: the SPPF concatenation.  The NN and
+   TP operations before them write the first image.
+2. Each operation alone (nbg-cpu-ref-op) on random buffers, and the three
+   in a chain: equal to numpy's 5x5 max pooling with stride 1 over the
+   image padded with pixels that take no part, read and written at the
+   uniforms' addresses and strides; no other byte changes.
+3. Mutations of the file (the window side, the stride, the padding, the
+   constant 1.0, an image's format word) are refused with shmax-* ids,
+   naming the uniform.
+
+Usage: check_cpu_shmax.py NBG REF_OP --corpus DIR (exit 77 when the file
+or Debian's python3-numpy is missing).
+"""
+import os
+import struct
+import sys
+import tempfile
+
+from check_cpu import finish, run
+from check_cpu_ref import LABEL, check_refused, inspect, plan_lines, region_sizes, uniforms
+from check_cpu_tp import need_numpy
+
+YOLO = "v1/1000f_88_yolov8n.nb"
+FMT = 0x444051f0
+
+
+def shader_ops(nbg, model, data, doc):
+    """The PoolingLayer2 SH operations with their uniforms decoded here:
+    [{op, uniforms {register: value}, input/output (region key, offset)}]."""
+    plans = plan_lines(nbg, model)
+    out = []
+    for o in doc["operations"]:
+        n = o["record_index"]
+        if plans.get(n, ("", "", ""))[0] != "PoolingLayer2" or plans[n][1] != "SH":
+            continue
+        u = uniforms(data, doc, o)
+        pat = {p["dest_offset"]: p for p in doc["patches"] if p["operation"] == n and p["type"] == 0}
+        v = {a - 0x36000: u[a][0] for a in u if a >= 0x36000}
+        io = []
+        for reg in (0x36000, 0x36040):
+            p = pat[u[reg][1]]
+            key = (p["source_type_name"], p["index"] if p["source_type_name"] in ("INPUT", "OUTPUT") else -1)
+            io.append((key, p["src_offset"] + u[reg][0]))
+        out.append({"op": n, "v": v, "in": io[0], "out": io[1], "plan": plans[n][2]})
+    return out
+
+
+def geometry(v, base):
+    """(width, height, depth, row, slice) of the image whose words start at base."""
+    return v[base + 8] & 0xffff, v[base + 8] >> 16, v[base + 0x14], v[base + 4], v[base + 0x10]
+
+
+def check_layout(nbg, model, ops, failures, figures):
+    doc = run_json(nbg, model)
+    rows = []
+    for q in ops:
+        v = q["v"]
+        f32 = struct.unpack("<f", struct.pack("<I", v[0xf0]))[0]
+        gi, go = geometry(v, 0), geometry(v, 0x40)
+        want = (v[0xc] == FMT and v[0x4c] == FMT and gi == go and gi[:3] == (20, 20, 128) and
+                (v[0x20], v[0x24], v[0x28], v[0x2c], v[0x30]) == (20, 20, 128, 20, 20) and
+                (v[0x34], v[0x38], v[0x3c], v[0x60], v[0x64]) == (1, 5, 2, 2, 2) and f32 == 1.0)
+        rows.append("op %d %s+0x%x -> %s+0x%x" % (q["op"], q["in"][0][0], q["in"][1], q["out"][0][0],
+                                                  q["out"][1]))
+        if not want:
+            failures.append("op %d: the uniforms are not 20x20x128 uint8 in and out, side 5, stride 1, "
+                            "padding 2 and 1.0" % q["op"])
+        if not q["plan"].endswith("execute " + LABEL):
+            failures.append("op %d is not executed by reference semantics: %s" % (q["op"], q["plan"]))
+    if len(ops) != 3:
+        failures.append("%d PoolingLayer2 SH operations, 3 expected" % len(ops))
+        return
+    size = 20 * 20 * 128
+    chained = all(ops[i]["out"] == ops[i + 1]["in"] for i in range(2))
+    region, first = ops[0]["in"]
+    consecutive = all(ops[i]["out"] == (region, first + (i + 1) * size) for i in range(3))
+    cmd_ops = doc["commands"]["operations"]
+    nxt = [o for o in cmd_ops if o["engine"] == "NN" and o["operation"] > ops[-1]["op"]][0]
+    reads = (nxt["input_ref"]["source_type_name"], -1) == region and nxt["input_ref"]["offset"] == first \
+        and nxt["input"][2] == 512 and nxt["dataflow"]["input_slice_stride"] == 400
+    writers = [o for o in cmd_ops if o["operation"] < ops[0]["op"] and
+               (o["output_ref"]["source_type_name"], -1) == region and
+               first <= o["output_ref"]["offset"] < first + size]
+    # the last layer that writes there (AXI SRAM is reused along the network)
+    writers = [o for o in writers if writers and o["layer_id"] == writers[-1]["layer_id"]]
+    figures.append("layout: %s; chained %s, the four images consecutive %s, op %d (NN %s, %d input "
+                   "channels) reads them at the first one's address %s; the first written by ops %s (layer %s)" %
+                   ("; ".join(rows), chained, consecutive, nxt["operation"], nxt["kind"], nxt["input"][2],
+                    reads, ",".join(str(o["operation"]) for o in writers),
+                    writers[-1]["layer_name"] if writers else "none"))
+    if not (chained and consecutive and reads and writers):
+        failures.append("the SPPF layout does not hold: chained %s, consecutive %s, read by op %d %s, "
+                        "writers %d" % (chained, consecutive, nxt["operation"], reads, len(writers)))
+
+
+def run_json(nbg, model):
+    import json
+    r = run([nbg, "inspect", "--commands", "--json", model])
+    if r.returncode != 0:
+        sys.exit("nbg inspect --commands %s failed: %s" % (model, r.stderr))
+    return json.loads(r.stdout)
+
+
+def read_image(buf, off, g):
+    import numpy as np
+    w, h, d, row, sl = g
+    a = off + np.arange(d)[:, None, None] * sl + np.arange(h)[None, :, None] * row + np.arange(w)[None, None, :]
+    return a, buf[a]
+
+
+def numpy_maxpool(img):
+    """5x5, stride 1, padding 2 that takes no part (a uint8 minimum, 0)."""
+    import numpy as np
+    d, h, w = img.shape
+    pad = np.zeros((d, h + 4, w + 4), dtype=img.dtype)
+    pad[:, 2:h + 2, 2:w + 2] = img
+    out = np.zeros_like(img)
+    for dy in range(5):
+        for dx in range(5):
+            out = np.maximum(out, pad[:, dy:dy + h, dx:dx + w])
+    return out
+
+
+def check_runs(refop, model, doc, ops, tmp, failures, figures):
+    import numpy as np
+    rng = np.random.default_rng(2029)
+    runs = equal = values = changed = 0
+    for trial in range(3):
+        before = {k: rng.integers(0, 256 if trial < 2 else 40, s, dtype=np.uint8)
+                  for k, s in region_sizes(doc).items()}
+        state = {k: b.copy() for k, b in before.items()}
+        for q in ops:  # the chain: each on the previous one's result
+            ind, outd = tempfile.mkdtemp(dir=tmp), tempfile.mkdtemp(dir=tmp)
+            for k, b in state.items():
+                b.tofile(os.path.join(ind, "%s_%d.bin" % k))
+            r = run([refop, model, str(q["op"]), ind, outd])
+            if r.returncode != 0:
+                failures.append("op %d: nbg-cpu-ref-op exit %d: %s %s" % (q["op"], r.returncode, r.stdout,
+                                                                         r.stderr))
+                return
+            after = {k: np.fromfile(os.path.join(outd, "%s_%d.bin" % k), dtype=np.uint8) for k in state}
+            _, img = read_image(state[q["in"][0]], q["in"][1], geometry(q["v"], 0))
+            at, _ = read_image(after[q["out"][0]], q["out"][1], geometry(q["v"], 0x40))
+            expect = {k: b.copy() for k, b in state.items()}
+            want = numpy_maxpool(img)
+            expect[q["out"][0]][at] = want
+            ok = all(np.array_equal(expect[k], after[k]) for k in expect)
+            changed += int((state[q["out"][0]][at] != want).sum())
+            runs += 1
+            equal += ok
+            values += want.size
+            if not ok:
+                bad = [k[0] for k in expect if not np.array_equal(expect[k], after[k])]
+                failures.append("op %d, trial %d: %s differ from numpy's max pooling" % (q["op"], trial, bad))
+            state = after
+    figures.append("runs: %d of %d (3 chains of the three operations on random buffers) equal to numpy's "
+                   "5x5 max pooling byte for byte, %d values (%d of them changed by the operation), no "
+                   "other byte changed" % (equal, runs, values, changed))
+    if runs != 9 or changed < values // 4:
+        failures.append("only %d runs, %d of %d values changed" % (runs, changed, values))
+
+
+def check_mutations(nbg, model, data, doc, ops, tmp, failures, figures):
+    q = ops[0]
+    o = [o for o in doc["operations"] if o["record_index"] == q["op"]][0]
+    u = uniforms(data, doc, o)
+    cases = []
+    for reg, value, rid in ((0x36038, 3, "shmax-uniforms-unknown"), (0x36034, 2, "shmax-uniforms-unknown"),
+                            (0x3603c, 1, "shmax-uniforms-unknown"),
+                            (0x360f0, 0x3f000000, "shmax-uniforms-unknown"),
+                            (0x3604c, 0x444051c0, "shmax-uniforms-unknown"),
+                            (0x36020, 19, "shmax-shape-unsupported")):
+        m = bytearray(data)
+        off = [t for t in doc["tables"] if t["name"] == doc["graph"]["state_table"]][0]
+        at = off["data_offset"] + off["entries"][o["state_id"]]["offset"] + u[reg][1]
+        m[at:at + 4] = struct.pack("<I", value)
+        cases.append(("uniform 0x%05x = 0x%x" % (reg, value), bytes(m), rid,
+                      "0x%05x" % reg if rid == "shmax-uniforms-unknown" else "sizes 19 x 20"))
+    before = len(failures)
+    check_refused(nbg, cases, q["op"], tmp, failures)
+    figures.append("mutations: %d of %d refused with the expected id, naming the uniform or sizes" %
+                   (len(cases) - (len(failures) - before), len(cases)))
+
+
+def main():
+    if len(sys.argv) != 5 or sys.argv[3] != "--corpus":
+        sys.exit("usage: check_cpu_shmax.py NBG REF_OP --corpus DIR")
+    nbg, refop, corpus = sys.argv[1], sys.argv[2], sys.argv[4]
+    from tc_corpus import need
+    need("check_cpu_shmax", "the max pooling shader checks", corpus)
+    need_numpy("check_cpu_shmax")
+    model = os.path.join(corpus, YOLO)
+    with open(model, "rb") as f:
+        data = f.read()
+    doc = inspect(nbg, model)
+    ops = shader_ops(nbg, model, data, doc)
+    failures, figures = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        check_layout(nbg, model, ops, failures, figures)
+        if len(ops) == 3:
+            check_runs(refop, model, doc, ops, tmp, failures, figures)
+            check_mutations(nbg, model, data, doc, ops, tmp, failures, figures)
+    finish(figures, failures)
+
+
+if __name__ == "__main__":
+    main()
