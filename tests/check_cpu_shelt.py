@@ -40,6 +40,9 @@ code here computes.
    whole model runs (nbg run --backend cpu) and its outputs are the
    buffers the dump leaves after the last operation.
 4. Mutations refused with their ids.
+5. Across compilations: the three hand-tiny files on the same images,
+   dumped after their TensorScale (0x1000e and 0x1000f refuse their fp16
+   copy and additions after it): its input and output must be equal.
 
 Usage: check_cpu_shelt.py NBG REFOP --corpus DIR (exit 77 when the corpus
 or Debian's python3-numpy is missing); nbg-cpu-dump is REFOP's neighbour.
@@ -366,6 +369,39 @@ def check_model_data(nbg, dumper, models, tmp, failures, figures):
                    "%d values equal numpy's; the whole model ran on 2 images" % (runs, values))
 
 
+def check_cross_version(dumper, models, tmp, failures, figures):
+    """Part 5: the three hand-tiny compilations on the same images, up to
+    the upsampling (0x1000e and 0x1000f are refused after it)."""
+    import numpy as np
+    hc = models[HAND]
+    sc = [n for n, q in hc.sh.items() if q["layer"] == "TensorScale"][0]
+    runs, worst, differ, values = 0, 0, 0, 0
+    for seed in (5, 6):
+        paths = inputs_for(hc.cmd, tmp, seed)
+        ref = dump(dumper, hc.path, sc + 1, paths, tmp)
+        want = [image(ref[i["region"]], i)[1] for i in hc.sh[sc]["imgs"]]
+        for name in (HAND_FP16, HAND_FP16_F):
+            m = models[name]
+            n = [k for k, q in m.sh.items() if q["layer"] == "TensorScale"][0]
+            got = dump(dumper, m.path, n + 1, paths, tmp)
+            for w, img in zip(want, m.sh[n]["imgs"]):
+                g = image(got[img["region"]], img)[1]
+                if g.shape != w.shape:
+                    failures.append("%s op %d: image %s, 0x1000c's %s" % (m.name, n, g.shape, w.shape))
+                    continue
+                d = np.abs(g.astype(np.int64) - w)
+                worst = max(worst, int(d.max()))
+                differ += int(np.count_nonzero(d))
+                values += d.size
+            runs += 1
+    if worst > 0:
+        failures.append("hand-tiny across compilations: the upsampling's input and output differ in "
+                        "%d of %d values, up to %d steps" % (differ, values, worst))
+    figures.append("across compilations: 0x1000e and 0x1000f against 0x1000c, %d runs (2 images): the "
+                   "upsampling's input and output (13x13x128, 26x26x128) differ in %d of %d values, by at "
+                   "most %d" % (runs, differ, values, worst))
+
+
 def check_mutations(nbg, models, tmp, failures, figures):
     m = models[HAND]
     t = [t for t in m.doc["tables"] if t["name"] == m.doc["graph"]["state_table"]][0]
@@ -408,6 +444,7 @@ def main():
         check_recovery(models, failures, figures)
         check_per_op(refop, models, tmp, failures, figures)
         check_model_data(nbg, dumper, models, tmp, failures, figures)
+        check_cross_version(dumper, models, tmp, failures, figures)
         check_mutations(nbg, models, tmp, failures, figures)
     finish(figures, failures)
 
