@@ -36,6 +36,8 @@ code here computes.
    (shelt-format-unsupported).
 3. The same on the model's own data: 0x1000c run on synthesized images up
    to each of its three shaders and one operation further (nbg-cpu-dump),
+   and yolov8n up to each of its additions (its upsamplings follow the
+   refused SPPF pooling shaders),
    so that the shader reads what the operations before it wrote; then the
    whole model runs (nbg run --backend cpu) and its outputs are the
    buffers the dump leaves after the last operation.
@@ -365,8 +367,21 @@ def check_model_data(nbg, dumper, models, tmp, failures, figures):
             got = np.fromfile(os.path.join(outd, "output_%d.bin" % rec["index"]), dtype=np.uint8)
             if not np.array_equal(got, last[("OUTPUT", rec["index"])]):
                 failures.append("%s: output %d differs from the dumped buffer" % (m.name, rec["index"]))
-    figures.append("model data: %d runs of 0x1000c's shaders on what the operations before them wrote, "
-                   "%d values equal numpy's; the whole model ran on 2 images" % (runs, values))
+    # yolov8n runs up to its SPPF pooling shaders (refused): its 6 additions
+    y = models[YOLO]
+    paths = inputs_for(y.cmd, tmp, 9)
+    yruns = 0
+    for n, q in sorted(y.sh.items()):
+        if q["layer"] != "TensorAdd":
+            continue
+        before = dump(dumper, y.path, n, paths, tmp)
+        after = dump(dumper, y.path, n + 1, paths, tmp)
+        v, _, _ = compare(q, before, after, failures, "%s op %d, image 9" % (y.name, n))
+        yruns += 1
+        values += v
+    figures.append("model data: %d runs of 0x1000c's shaders and %d of yolov8n's additions on what the "
+                   "operations before them wrote, %d values equal numpy's; 0x1000c ran whole on 2 images" %
+                   (runs, yruns, values))
 
 
 def check_cross_version(dumper, models, tmp, failures, figures):
