@@ -54,7 +54,7 @@ import struct
 import sys
 import tempfile
 
-from check_cpu import dump, finish, key, run
+from check_cpu import dump, finish, run
 from check_cpu_ref import LABEL, inspect as inspect_ops, plan_lines, region_sizes, uniforms
 from check_cpu_tp import inputs_for, inspect, need_numpy
 
@@ -348,12 +348,12 @@ def check_model_data(nbg, dumper, models, tmp, failures, figures):
     import numpy as np
     m = models[HAND]
     runs = values = 0
-    for seed in (5, 6):
-        paths = inputs_for(m.cmd, tmp, seed)
+    for image_no in (5, 6):
+        paths = inputs_for(m.cmd, tmp, image_no)
         for n, q in sorted(m.sh.items()):
             before = dump(dumper, m.path, n, paths, tmp)
             after = dump(dumper, m.path, n + 1, paths, tmp)
-            v, _, _ = compare(q, before, after, failures, "%s op %d, image %d" % (m.name, n, seed))
+            v, _, _ = compare(q, before, after, failures, "%s op %d, image %d" % (m.name, n, image_no))
             runs += 1
             values += v
         last = dump(dumper, m.path, max(m.ops) + 1, paths, tmp)
@@ -391,8 +391,8 @@ def check_cross_version(dumper, models, tmp, failures, figures):
     hc = models[HAND]
     sc = [n for n, q in hc.sh.items() if q["layer"] == "TensorScale"][0]
     runs, worst, differ, values = 0, 0, 0, 0
-    for seed in (5, 6):
-        paths = inputs_for(hc.cmd, tmp, seed)
+    for image_no in (5, 6):
+        paths = inputs_for(hc.cmd, tmp, image_no)
         ref = dump(dumper, hc.path, sc + 1, paths, tmp)
         want = [image(ref[i["region"]], i)[1] for i in hc.sh[sc]["imgs"]]
         for name in (HAND_FP16, HAND_FP16_F):
