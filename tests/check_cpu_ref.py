@@ -4,10 +4,11 @@ runs by reference semantics, against references no C code here computes.
 
 1. Plan, every corpus file and the LeNet files: each Softmax2Layer SH
    operation is executed and labelled "reference semantics, not from the
-   operation's code" (so are the PoolingLayer2 and DepthwiseConvLayer
-   shaders check_cpu_shpool.py, check_cpu_shmax.py and check_cpu_shdw.py
-   check; those outside their layouts are refused with pool-*, shmax-* and
-   shdw-* ids naming the layer);
+   operation's code" (so are the PoolingLayer2, DepthwiseConvLayer,
+   TensorAdd and TensorScale shaders check_cpu_shpool.py, check_cpu_shmax.py,
+   check_cpu_shdw.py and check_cpu_shelt.py check; those outside their
+   layouts are refused with pool-*, shmax-*, shdw-* and shelt-* ids naming
+   the layer);
    every other SH or SW operation is refused
    (shader-not-executed / software-not-executed) with its layer named;
    `nbg probe --json` counts the softmaxes per file
@@ -182,9 +183,9 @@ def check_plans(nbg, models, failures, figures):
                                     (name, n, rest))
                 softmax.append((model, doc, o))
                 continue
-            if o["layer_name"] in ("PoolingLayer2", "DepthwiseConvLayer") and o["type_name"] == "SH" and \
-                    rest.endswith("execute " + LABEL):
-                pools.append(model)  # check_cpu_shpool.py, _shmax.py and _shdw.py check these
+            if o["layer_name"] in ("PoolingLayer2", "DepthwiseConvLayer", "TensorAdd", "TensorScale") and \
+                    o["type_name"] == "SH" and rest.endswith("execute " + LABEL):
+                pools.append(model)  # check_cpu_shpool/_shmax/_shdw/_shelt.py check these
                 continue
             rid = "shader-not-executed" if o["type_name"] == "SH" else "software-not-executed"
             if o["layer_name"] == "PoolingLayer2" and o["type_name"] == "SH" and \
@@ -194,6 +195,10 @@ def check_plans(nbg, models, failures, figures):
                     re.search(r": refused shdw-[a-z-]+: a depthwise convolution shader "
                               r"\(layer DepthwiseConvLayer\)", rest):
                 pass  # outside the established layout (check_cpu_shdw.py)
+            elif o["layer_name"] in ("TensorAdd", "TensorScale") and o["type_name"] == "SH" and \
+                    re.search(r": refused shelt-[a-z-]+: a %s shader \(layer %s\)" %
+                              (o["layer_name"], o["layer_name"]), rest):
+                pass  # outside the established layout (check_cpu_shelt.py)
             elif ": refused %s: " % rid not in rest or ("of layer %s:" % o["layer_name"]) not in rest:
                 failures.append("%s op %d (%s %s) not refused as %s naming its layer: %s" %
                                 (name, n, o["type_name"], o["layer_name"], rid, rest))

@@ -19,6 +19,13 @@ by reference semantics, against what this script reads from the raw bytes.
 3. Mutations of the file (the window side, the stride, the padding, the
    constant 1.0, an image's format word) are refused with shmax-* ids,
    naming the uniform.
+4. The whole model (`nbg run --backend cpu`, with the SPPF block and the
+   elementwise shaders by reference semantics): a plausibility check, not
+   a reference.  Its three outputs hold, per anchor, 80 class logits and
+   4 x 16 box-distribution logits (dequantized with the output records'
+   scales and zero points).  On a uniform grey image and on uniform noise a
+   trained detector finds nothing: every class probability (the logit's
+   sigmoid) must stay below 0.25, the usual detection threshold.
 
 Usage: check_cpu_shmax.py NBG REF_OP --corpus DIR (exit 77 when the file
 or Debian's python3-numpy is missing).
@@ -28,7 +35,7 @@ import struct
 import sys
 import tempfile
 
-from check_cpu import finish, run
+from check_cpu import finish, run, run_cpu
 from check_cpu_ref import LABEL, check_refused, inspect, plan_lines, region_sizes, uniforms
 from check_cpu_tp import need_numpy
 
@@ -194,6 +201,32 @@ def check_mutations(nbg, model, data, doc, ops, tmp, failures, figures):
                    (len(cases) - (len(failures) - before), len(cases)))
 
 
+def check_whole(nbg, model, doc, tmp, failures, figures):
+    import numpy as np
+    rng = np.random.default_rng(2030)
+    size = doc["inputs"][0]["byte_size"]
+    rows = []
+    for what, img in (("grey", np.full(size, 114, dtype=np.uint8)),
+                      ("noise", rng.integers(0, 256, size, dtype=np.uint8))):
+        path = os.path.join(tmp, "yolo_%s.bin" % what)
+        img.tofile(path)
+        out0, od, err = run_cpu(nbg, model, [path], tmp)
+        if out0 is None:
+            failures.append("nbg run --backend cpu on %s (%s): %s" % (YOLO, what, err))
+            return
+        best = 0.0
+        for rec in doc["outputs"]:
+            q = np.fromfile(os.path.join(od, "output_%d.bin" % rec["index"]), dtype=np.uint8)
+            qz = rec["quantization"]
+            x = (q.reshape(144, -1).astype(np.float64) - qz["zero_point"]) * qz["scale"]
+            best = max(best, float((1 / (1 + np.exp(-x[:80]))).max()))
+        rows.append("%s %.4f" % (what, best))
+        if best >= 0.25:
+            failures.append("whole model on %s: a class probability of %.3f" % (what, best))
+    figures.append("whole model (plausibility, not a reference): the largest class probability over "
+                   "every anchor and class: %s (a detection needs 0.25)" % ", ".join(rows))
+
+
 def main():
     if len(sys.argv) != 5 or sys.argv[3] != "--corpus":
         sys.exit("usage: check_cpu_shmax.py NBG REF_OP --corpus DIR")
@@ -212,6 +245,7 @@ def main():
         if len(ops) == 3:
             check_runs(refop, model, doc, ops, tmp, failures, figures)
             check_mutations(nbg, model, data, doc, ops, tmp, failures, figures)
+            check_whole(nbg, model, doc, tmp, failures, figures)
     finish(figures, failures)
 
 

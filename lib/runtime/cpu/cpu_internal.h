@@ -116,7 +116,8 @@ typedef struct cpu_tpfc {
 /* An SH or SW operation executed by reference semantics (cpu_ref.c):
  * a softmax over width uint8 values (row 0 of the input image) into width
  * fp16 values, exp2((x - max) * scale_log2e) normalised. */
-enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWCONV, CPU_REF_MAXPOOL };
+enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWCONV, CPU_REF_ADD,
+		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL };
 typedef struct cpu_ref {
 	int kind;                       /* enum cpu_ref_kind */
 	uint32_t width;
@@ -137,6 +138,18 @@ typedef struct cpu_ref {
 	const uint8_t *codes;           /* into the model's bytes (an LCDT entry) */
 	size_t in_region, out_region;   /* into the plan's regions */
 	uint64_t in_base, out_base;
+	/* CPU_REF_ADD, CPU_REF_UPSAMPLE (cpu_shelt.c): images x x y x z of
+	 * uint8, image i at region[i] + base[i] with its row and slice strides
+	 * (0, 1: the inputs; 2: the output).  ADD: out = round((in0 - zp0) x a
+	 * + (in1 - zp1) x b + zpo); UPSAMPLE: out[z][2y + j][2x + i] =
+	 * in0[z][y][x], x, y, z the input's. */
+	struct {
+		uint32_t x, y, z;
+		uint64_t row[3], slice[3], base[3];
+		size_t region[3];
+		float a, b;
+		uint32_t zp0, zp1, zpo;
+	} elt;
 } cpu_ref;
 
 /* Which of an operation's members the run executes. */
@@ -334,6 +347,10 @@ CPU_HIDDEN int nbg_cpu_ref_run(const cpu_ref *r, uint8_t *const *buf);
  * the two above. */
 CPU_HIDDEN void nbg_cpu_plan_shdw(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
 CPU_HIDDEN void nbg_cpu_shdw_run(const cpu_ref *r, uint8_t *const *buf);
+/* The TensorAdd and TensorScale shaders (cpu_shelt.c), likewise. */
+CPU_HIDDEN void nbg_cpu_plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
+CPU_HIDDEN void nbg_cpu_plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
+CPU_HIDDEN void nbg_cpu_shelt_run(const cpu_ref *r, uint8_t *const *buf);
 /* The max pooling shader (cpu_shmax.c): whether a PoolingLayer2's uniforms
  * are in its image format; its plan (the step refused with a shmax-* id
  * when the layout is not the corpus's) and run (-1: out of memory). */

@@ -231,6 +231,10 @@ void nbg_cpu_plan_ref(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t opera
 		plan_pool(p, s, op, operation);
 	else if (s->type == NBG_GRAPH_OP_SH && !strcmp(s->layer, "DepthwiseConvLayer"))
 		nbg_cpu_plan_shdw(p, s, op, operation);
+	else if (s->type == NBG_GRAPH_OP_SH && !strcmp(s->layer, "TensorAdd"))
+		nbg_cpu_plan_shadd(p, s, op, operation);
+	else if (s->type == NBG_GRAPH_OP_SH && !strcmp(s->layer, "TensorScale"))
+		nbg_cpu_plan_shscale(p, s, op, operation);
 	else
 		refuse_layer(s);
 }
@@ -274,6 +278,8 @@ int nbg_cpu_ref_run(const cpu_ref *r, uint8_t *const *buf)
 		run_pool(r, buf);
 	if (r->kind == CPU_REF_DWCONV)
 		nbg_cpu_shdw_run(r, buf);
+	if (r->kind == CPU_REF_ADD || r->kind == CPU_REF_UPSAMPLE)
+		nbg_cpu_shelt_run(r, buf);
 	if (r->kind == CPU_REF_MAXPOOL)
 		return nbg_cpu_shmax_run(r, buf);
 	if (r->kind != CPU_REF_SOFTMAX)

@@ -1,0 +1,247 @@
+/*
+ * cpu_shelt.c - two elementwise shaders computed by reference semantics
+ * from their uniforms and I/O, not from the shader's code
+ * (nbg_cpu_step.reference): the quantized addition of a TensorAdd SH
+ * operation and the 2x nearest-neighbour upsampling of a TensorScale SH
+ * operation (the yolov8n and hand-tiny networks).  doc/cpu-backend.md
+ * ("The elementwise shaders") gives each rule below with its evidence.
+ *
+ * Their state buffers load (uniform 0x36000 + 4 i, read as the softmax's)
+ * images of eight words each: address (patched), row stride, height << 16
+ * | width, format word, slice bytes, depth, 0x10da10b0, 0.
+ *
+ * TensorAdd: input 0 at 0x36000, input 1 at 0x36020, output at 0x36040,
+ * all of one shape, then
+ *   0x36060  float32: the output zero point zpo
+ *   0x36064  float32 a = s0 / s_out
+ *   0x36068  float32 b = s1 / s_out
+ *   0x36070  int: input 0's zero point zp0
+ *   0x36100  int: input 1's zero point zp1
+ * out = round((in0 - zp0) x a + (in1 - zp1) x b + zpo), saturated.
+ *
+ * TensorScale: input at 0x36000, output at 0x36020 twice as wide and high,
+ * the same depth and format, 0x36040..0x3604c the byte table 0x00, 0x11,
+ * ..., 0xff (lane i from lane i / 2), 0x36050 16, 0x36054 0xffffffff; no
+ * quantization uniform: out[z][2y + j][2x + i] = in[z][y][x].
+ * Anything else is refused with an shelt-* id.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/cpu/cpu_internal.h"
+
+/* The two words the corpus's uint8 images of these shaders hold (their
+ * producers and consumers are uint8 TP and NN operations). */
+#define SHELT_FMT_A 0x444051f0u
+#define SHELT_FMT_B 0x444041f0u
+#define SHELT_MAX_SCALE 65536.0f
+
+static float float_of(uint32_t v)
+{
+	float f;
+	memcpy(&f, &v, sizeof(f));
+	return f;
+}
+
+/* Uniform word j loaded exactly once, else refused. */
+static int loaded_once(nbg_cpu_step *s, const cpu_uniforms *u, const char *what, const unsigned *idx,
+		       size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (u->loaded[idx[k]] != 1) {
+			nbg_cpu_refuse(s, "shelt-uniforms-unknown", "a %s shader (layer %s) whose state buffer "
+				       "loads uniform 0x%05x %d times (once is the layout of every such shader in "
+				       "the corpus)", what, s->layer, CPU_UNIFORM_BASE + 4 * idx[k],
+				       u->loaded[idx[k]]);
+			return 0;
+		}
+	return 1;
+}
+
+/* Image k of the reference from the eight words at uniform index j:
+ * located through its patch, x x y x z with its strides inside its
+ * memory, the strides at least the row and slice it holds. */
+static int shelt_image(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const cpu_uniforms *u,
+		       unsigned j, const char *what, cpu_ref *r, int k, uint32_t x, uint32_t y, uint32_t z)
+{
+	nbg_cmd_ref ref;
+	const uint32_t *v = u->value;
+	if (!nbg_cpu_patched_ref(p, operation, u->at[j], v[j], &ref)) {
+		nbg_cpu_refuse(s, "address-not-relocated", "a %s shader (layer %s) whose image address "
+			       "(uniform 0x%05x) is relocated by no patch of the operation", what, s->layer,
+			       CPU_UNIFORM_BASE + 4 * j);
+		return 0;
+	}
+	long g = nbg_cpu_find_region(p, s, what, &ref);
+	if (g < 0)
+		return 0;
+	uint64_t row = v[j + 1], slice = v[j + 4], last;
+	if (row < x || (z > 1 && slice < row * y)) {
+		nbg_cpu_refuse(s, "shelt-shape-unsupported", "a %s shader (layer %s) whose image at uniform "
+			       "0x%05x (%ux%ux%u) has row stride %llu and slice stride %llu: executed are "
+			       "strides of at least a row and a slice", what, s->layer, CPU_UNIFORM_BASE + 4 * j,
+			       x, y, z, (unsigned long long)row, (unsigned long long)slice);
+		return 0;
+	}
+	if (!nbg_cpu_image_fits(p, (size_t)g, ref.offset, x, y, z, row, slice, &last)) {
+		nbg_cpu_refuse(s, "address-outside-memory", "a %s shader (layer %s) whose image at uniform "
+			       "0x%05x (%ux%ux%u at %s+0x%llx, row %llu, slice %llu) does not lie inside its "
+			       "memory", what, s->layer, CPU_UNIFORM_BASE + 4 * j, x, y, z,
+			       nbg_graph_source_type_name(ref.source_type), (unsigned long long)ref.offset,
+			       (unsigned long long)row, (unsigned long long)slice);
+		return 0;
+	}
+	r->elt.region[k] = (size_t)g;
+	r->elt.base[k] = ref.offset;
+	r->elt.row[k] = row;
+	r->elt.slice[k] = slice;
+	return 1;
+}
+
+static int shelt_format(nbg_cpu_step *s, const cpu_uniforms *u, const char *what, unsigned n)
+{
+	uint32_t f0 = u->value[3];
+	int ok = f0 == SHELT_FMT_A || f0 == SHELT_FMT_B;
+	for (unsigned i = 1; i < n; i++)
+		ok &= u->value[8 * i + 3] == f0;
+	if (!ok) {
+		nbg_cpu_refuse(s, "shelt-format-unsupported", "a %s shader (layer %s) with image format words "
+			       "0x%08x (uniform 0x3600c), 0x%08x (0x3602c)%s: executed is one of the corpus's "
+			       "uint8 words 0x%08x and 0x%08x for all %u images", what, s->layer, f0, u->value[11],
+			       n > 2 && u->value[19] != f0 ? " and another at 0x3604c" : "", SHELT_FMT_A,
+			       SHELT_FMT_B, n);
+		return 0;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (u->value[8 * i + 7] != 0) {
+			nbg_cpu_refuse(s, "shelt-uniforms-unknown", "a %s shader (layer %s) whose uniform 0x%05x is "
+				       "0x%08x: its meaning is not established, and executed is 0, the value of "
+				       "every such shader in the corpus", what, s->layer,
+				       CPU_UNIFORM_BASE + 4 * (8 * i + 7), u->value[8 * i + 7]);
+			return 0;
+		}
+	return 1;
+}
+
+static void executed(nbg_cpu_step *s, cpu_op *op, int kind)
+{
+	op->ref.kind = kind;
+	s->verdict = NBG_CPU_EXECUTE;
+	s->reason_id = "";
+	s->reference = 1;
+	op->kind = CPU_OP_REF;
+}
+
+void nbg_cpu_plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
+{
+	static const unsigned used[] = { 0,  1,  2,  3,  4,  5,  7,  8,  9,  10, 11, 12, 13, 15,
+					 16, 17, 18, 19, 20, 21, 23, 24, 25, 26, 28, 64 };
+	cpu_ref *r = &op->ref;
+	cpu_uniforms u;
+	if (!nbg_cpu_load_uniforms(p, s, operation, "TensorAdd shader", &u) ||
+	    !loaded_once(s, &u, "TensorAdd", used, sizeof(used) / sizeof(used[0])) ||
+	    !shelt_format(s, &u, "TensorAdd", 3))
+		return;
+	const uint32_t *v = u.value;
+	uint32_t x = v[2] & 0xffff, y = v[2] >> 16, z = v[5];
+	if (x == 0 || y == 0 || z == 0 || z > (1u << 20) || v[10] != v[2] || v[18] != v[2] || v[13] != z ||
+	    v[21] != z) {
+		nbg_cpu_refuse(s, "shelt-shape-unsupported", "a TensorAdd shader (layer %s) over images "
+			       "0x%08x x %u, 0x%08x x %u into 0x%08x x %u (height << 16 | width, depth): "
+			       "executed are three images of one non-empty shape", s->layer, v[2], v[5],
+			       v[10], v[13], v[18], v[21]);
+		return;
+	}
+	float zpo = float_of(v[24]), a = float_of(v[25]), b = float_of(v[26]);
+	if (!(a > 0 && a < SHELT_MAX_SCALE) || !(b > 0 && b < SHELT_MAX_SCALE) || !(zpo >= 0 && zpo <= 255) ||
+	    zpo != floorf(zpo) || v[28] > 255 || v[64] > 255) {
+		nbg_cpu_refuse(s, "shelt-quantization-invalid", "a TensorAdd shader (layer %s) whose uniforms "
+			       "0x36064, 0x36068 (scale ratios) are %g, %g, 0x36060 (output zero point) %g, "
+			       "0x36070 and 0x36100 (input zero points) %u and %u: executed are ratios in "
+			       "(0, 65536) and zero points that are integers 0 to 255", s->layer, (double)a,
+			       (double)b, (double)zpo, v[28], v[64]);
+		return;
+	}
+	for (int k = 0; k < 3; k++)
+		if (!shelt_image(p, s, operation, &u, 8u * (unsigned)k, "TensorAdd", r, k, x, y, z))
+			return;
+	r->elt.x = x;
+	r->elt.y = y;
+	r->elt.z = z;
+	r->elt.a = a;
+	r->elt.b = b;
+	r->elt.zp0 = v[28];
+	r->elt.zp1 = v[64];
+	r->elt.zpo = (uint32_t)zpo;
+	snprintf(s->what, sizeof(s->what), "SH add %ux%ux%u uint8, (x0 - %u) x %.9g + (x1 - %u) x %.9g + %u",
+		 x, y, z % 10000000, v[28], (double)a, v[64], (double)b, (uint32_t)zpo);
+	executed(s, op, CPU_REF_ADD);
+}
+
+void nbg_cpu_plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
+{
+	static const unsigned used[] = { 0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17, 18, 19, 20, 21 };
+	static const uint32_t table[] = { 0x33221100u, 0x77665544u, 0xbbaa9988u, 0xffeeddccu, 16u, 0xffffffffu };
+	cpu_ref *r = &op->ref;
+	cpu_uniforms u;
+	if (!nbg_cpu_load_uniforms(p, s, operation, "TensorScale shader", &u) ||
+	    !loaded_once(s, &u, "TensorScale", used, sizeof(used) / sizeof(used[0])) ||
+	    !shelt_format(s, &u, "TensorScale", 2))
+		return;
+	const uint32_t *v = u.value;
+	for (unsigned k = 0; k < sizeof(table) / sizeof(table[0]); k++)
+		if (v[16 + k] != table[k]) {
+			nbg_cpu_refuse(s, "shelt-uniforms-unknown", "a TensorScale shader (layer %s) whose uniform "
+				       "0x%05x is 0x%08x: executed is 0x%08x, the value of every such shader in "
+				       "the corpus (the table of lane i from lane i / 2, 16, all ones)", s->layer,
+				       CPU_UNIFORM_BASE + 4 * (16 + k), v[16 + k], table[k]);
+			return;
+		}
+	uint32_t x = v[2] & 0xffff, y = v[2] >> 16, z = v[5];
+	if (x == 0 || y == 0 || z == 0 || z > (1u << 20) || x > 0x7fff || y > 0x7fff ||
+	    v[10] != ((2 * y) << 16 | 2 * x) || v[13] != z) {
+		nbg_cpu_refuse(s, "shelt-shape-unsupported", "a TensorScale shader (layer %s) from 0x%08x x %u "
+			       "to 0x%08x x %u (height << 16 | width, depth): executed is an output twice as "
+			       "wide and high as the input, of its depth", s->layer, v[2], v[5], v[10], v[13]);
+		return;
+	}
+	if (!shelt_image(p, s, operation, &u, 0, "TensorScale", r, 0, x, y, z) ||
+	    !shelt_image(p, s, operation, &u, 8, "TensorScale", r, 2, 2 * x, 2 * y, z))
+		return;
+	r->elt.x = x;
+	r->elt.y = y;
+	r->elt.z = z;
+	snprintf(s->what, sizeof(s->what), "SH upsample 2x nearest %ux%ux%u -> %ux%ux%u, uint8", x, y,
+		 z % 10000000, 2 * x, 2 * y, z % 10000000);
+	executed(s, op, CPU_REF_UPSAMPLE);
+}
+
+void nbg_cpu_shelt_run(const cpu_ref *r, uint8_t *const *buf)
+{
+	const uint8_t *in0 = buf[r->elt.region[0]] + r->elt.base[0];
+	uint8_t *out = buf[r->elt.region[2]] + r->elt.base[2];
+	if (r->kind == CPU_REF_UPSAMPLE) {
+		for (uint32_t z = 0; z < r->elt.z; z++)
+			for (uint32_t y = 0; y < 2 * r->elt.y; y++) {
+				const uint8_t *src = in0 + z * r->elt.slice[0] + (y / 2) * r->elt.row[0];
+				uint8_t *dst = out + z * r->elt.slice[2] + y * r->elt.row[2];
+				for (uint32_t x = 0; x < 2 * r->elt.x; x++)
+					dst[x] = src[x / 2];
+			}
+		return;
+	}
+	const uint8_t *in1 = buf[r->elt.region[1]] + r->elt.base[1];
+	double a = r->elt.a, b = r->elt.b;
+	for (uint32_t z = 0; z < r->elt.z; z++)
+		for (uint32_t y = 0; y < r->elt.y; y++) {
+			const uint8_t *p0 = in0 + z * r->elt.slice[0] + y * r->elt.row[0];
+			const uint8_t *p1 = in1 + z * r->elt.slice[1] + y * r->elt.row[1];
+			uint8_t *dst = out + z * r->elt.slice[2] + y * r->elt.row[2];
+			for (uint32_t x = 0; x < r->elt.x; x++) {
+				double q = nearbyint(((int)p0[x] - (int)r->elt.zp0) * a +
+						     ((int)p1[x] - (int)r->elt.zp1) * b + r->elt.zpo);
+				dst[x] = (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
+			}
+		}
+}
