@@ -110,7 +110,6 @@ static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 			       nbg_graph_source_type_name(out.source_type), (unsigned long long)out.offset);
 		return;
 	}
-	r->kind = CPU_REF_SOFTMAX;
 	r->width = w;
 	r->scale_log2e = scale;
 	r->in_region = (size_t)ri;
@@ -119,6 +118,12 @@ static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 	r->out_base = out.offset;
 	snprintf(s->what, sizeof(s->what), "SH softmax %u uint8 -> fp16, scale*log2(e) %.9g", w,
 		 (double)scale);
+	nbg_cpu_ref_executed(s, op, CPU_REF_SOFTMAX);
+}
+
+void nbg_cpu_ref_executed(nbg_cpu_step *s, cpu_op *op, int kind)
+{
+	op->ref.kind = kind;
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 	s->reference = 1;
@@ -201,7 +206,6 @@ static void plan_pool(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t opera
 			       (unsigned long long)out.offset);
 		return;
 	}
-	r->kind = CPU_REF_POOL;
 	r->width = w;
 	r->rows = h;
 	r->in_stride = u.value[1];
@@ -217,10 +221,7 @@ static void plan_pool(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t opera
 	snprintf(s->what, sizeof(s->what), "SH average pool %ux%ux%u -> 1x1x%u uint8, zp %.4g -> %.4g",
 		 side % 100000, side % 100000, h % 10000000, h % 10000000, (double)(b / (a * (float)w)),
 		 (double)d);
-	s->verdict = NBG_CPU_EXECUTE;
-	s->reason_id = "";
-	s->reference = 1;
-	op->kind = CPU_OP_REF;
+	nbg_cpu_ref_executed(s, op, CPU_REF_POOL);
 }
 
 void nbg_cpu_plan_ref(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)

@@ -206,7 +206,6 @@ void nbg_cpu_plan_shdw(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t oper
 	}
 	if (!shdw_producer_zero(p, s, operation, ri, in.offset))
 		return;
-	r->kind = CPU_REF_DWCONV;
 	r->in_region = (size_t)ri;
 	r->out_region = (size_t)ro;
 	r->in_base = in.offset;
@@ -216,10 +215,7 @@ void nbg_cpu_plan_shdw(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t oper
 	snprintf(s->what, sizeof(s->what), "SH depthwise conv %ux%u x %u -> 1x1, uint8, scale %.9g",
 		 r->kx % 100000, r->ky % 100000, r->rows % 10000000, (double)scale);
 	s->macs = (uint64_t)r->rows * r->kx * r->ky;
-	s->verdict = NBG_CPU_EXECUTE;
-	s->reason_id = "";
-	s->reference = 1;
-	op->kind = CPU_OP_REF;
+	nbg_cpu_ref_executed(s, op, CPU_REF_DWCONV);
 }
 
 void nbg_cpu_shdw_run(const cpu_ref *r, uint8_t *const *buf)

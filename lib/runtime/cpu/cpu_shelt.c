@@ -124,15 +124,6 @@ static int shelt_format(nbg_cpu_step *s, const cpu_uniforms *u, const char *what
 	return 1;
 }
 
-static void executed(nbg_cpu_step *s, cpu_op *op, int kind)
-{
-	op->ref.kind = kind;
-	s->verdict = NBG_CPU_EXECUTE;
-	s->reason_id = "";
-	s->reference = 1;
-	op->kind = CPU_OP_REF;
-}
-
 void nbg_cpu_plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
 {
 	static const unsigned used[] = { 0,  1,  2,  3,  4,  5,  7,  8,  9,  10, 11, 12, 13, 15,
@@ -176,7 +167,7 @@ void nbg_cpu_plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	r->elt.zpo = (uint32_t)zpo;
 	snprintf(s->what, sizeof(s->what), "SH add %ux%ux%u uint8, (x0 - %u) x %.9g + (x1 - %u) x %.9g + %u",
 		 x, y, z % 10000000, v[28], (double)a, v[64], (double)b, (uint32_t)zpo);
-	executed(s, op, CPU_REF_ADD);
+	nbg_cpu_ref_executed(s, op, CPU_REF_ADD);
 }
 
 void nbg_cpu_plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
@@ -214,7 +205,7 @@ void nbg_cpu_plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t o
 	r->elt.z = z;
 	snprintf(s->what, sizeof(s->what), "SH upsample 2x nearest %ux%ux%u -> %ux%ux%u, uint8", x, y,
 		 z % 10000000, 2 * x, 2 * y, z % 10000000);
-	executed(s, op, CPU_REF_UPSAMPLE);
+	nbg_cpu_ref_executed(s, op, CPU_REF_UPSAMPLE);
 }
 
 void nbg_cpu_shelt_run(const cpu_ref *r, uint8_t *const *buf)

@@ -114,7 +114,6 @@ void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 		return;
 	}
 	cpu_ref *r = &op->ref;
-	r->kind = CPU_REF_MAXPOOL;
 	r->width = w;
 	r->rows = h;
 	r->kx = depth;
@@ -128,10 +127,7 @@ void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	r->out_base = out.offset;
 	snprintf(s->what, sizeof(s->what), "SH max pool %ux%u stride 1 pad %u, %ux%ux%u uint8", SHMAX_SIDE,
 		 SHMAX_SIDE, SHMAX_PAD, w, h, depth);
-	s->verdict = NBG_CPU_EXECUTE;
-	s->reason_id = "";
-	s->reference = 1;
-	op->kind = CPU_OP_REF;
+	nbg_cpu_ref_executed(s, op, CPU_REF_MAXPOOL);
 }
 
 /* The pooled image is computed whole before it is written: the output may
