@@ -181,31 +181,27 @@ int nbg_cpu_load_uniforms(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, co
 	return read_uniforms(s, p->m->data + t->data_offset + e->offset, e->size, u);
 }
 
-/* The offset the patch of the operation's command word `word` gives its
- * stored value, as the commands decoder reads every patched address; 0
- * with the step refused when no patch targets it. */
-int nbg_cpu_patched(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, unsigned word,
-		    uint64_t value, uint64_t *offset)
-{
-	nbg_cmd_ref r;
-	if (nbg_cpu_word_ref(p, s, word, value, &r)) {
-		*offset = r.offset;
-		return 1;
-	}
-	nbg_cpu_refuse(s, "address-not-relocated", "its %s circular buffer end is relocated by no patch, "
-		       "so where the buffer lies is not known", what);
-	return 0;
-}
-
 int nbg_cpu_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, uint64_t size, unsigned word,
 		 uint64_t raw, size_t region, uint64_t base, uint64_t *lo, uint64_t *ring_size)
 {
-	uint64_t end = 0;
 	*lo = *ring_size = 0;
 	if (!size)
 		return 1;
-	if (!nbg_cpu_patched(p, s, what, word, p->g->sum.version < 0x10009u ? raw << 6 : raw, &end))
+	nbg_cmd_ref e;
+	if (!nbg_cpu_word_ref(p, s, word, p->g->sum.version < 0x10009u ? raw << 6 : raw, &e)) {
+		nbg_cpu_refuse(s, "address-not-relocated", "its %s circular buffer end is relocated by no patch, "
+			       "so where the buffer lies is not known", what);
 		return 0;
+	}
+	const cpu_region *g = &p->regions[region];
+	if (e.source_type != g->source_type ||
+	    ((g->source_type == NBG_GRAPH_SRC_INPUT || g->source_type == NBG_GRAPH_SRC_OUTPUT) &&
+	     e.index != g->index)) {
+		nbg_cpu_refuse(s, "address-outside-memory", "its %s circular buffer's end is relocated into "
+			       "another memory than its image's", what);
+		return 0;
+	}
+	uint64_t end = e.offset;
 	if (end < size || end > p->regions[region].size || base < end - size || base >= end) {
 		nbg_cpu_refuse(s, "address-outside-memory", "its %s image at 0x%llx does not start inside "
 			       "its circular buffer of %llu bytes ending at 0x%llx, or the buffer passes the "
@@ -227,6 +223,7 @@ int nbg_cpu_image_in(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64
 		last = &l;
 	if (!ring_size)
 		return nbg_cpu_image_fits(p, region, base, x, y, z, row, slice, last);
+	*last = base;
 	if (row >= (1ull << 32) || slice >= (1ull << 40) || z > (1ull << 20) || x > (1ull << 20) ||
 	    y > (1ull << 20) || x * y * z > CPU_MAX_SCRATCH)
 		return 0;

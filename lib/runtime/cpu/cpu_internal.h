@@ -202,11 +202,6 @@ typedef struct {
 } cpu_tp_field;
 CPU_HIDDEN int nbg_cpu_tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, const cpu_tp_field *t, size_t n,
 				    const char *id, const char *what, const char *basis);
-/* The offset the patch of operation s's command word `word` gives the stored
- * value (a circular buffer's end); 0 with the step refused when no patch
- * targets it. */
-CPU_HIDDEN int nbg_cpu_patched(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, unsigned word,
-			       uint64_t value, uint64_t *offset);
 
 /*
  * Circular buffers (doc/cpu-backend.md, "Row tiles, interleaved input
@@ -218,13 +213,15 @@ CPU_HIDDEN int nbg_cpu_patched(const nbg_cpu_plan *p, nbg_cpu_step *s, const cha
  * mod size (nbg_cpu_ring_at; size 0: no buffer).
  *
  * nbg_cpu_ring: the buffer of an image at `base` of `region` (*ring_size 0
- * when size is 0); the image must start inside it and the buffer lie inside
- * the memory, else 0 with the step refused.
+ * when size is 0); its end must be relocated into that memory, the image
+ * start inside the buffer and the buffer lie inside the memory, else 0 with
+ * the step refused.
  * nbg_cpu_image_in: an image x*y*z at base with its strides lies inside its
  * buffer: without a circular buffer its last byte does; with one, it passes
  * the buffer's end at most once (every corpus ring does; a second lap is not
  * established) and holds at most CPU_MAX_SCRATCH pixels, so a run's copy
- * through it is bounded.  *last (when not NULL): its last byte, unwrapped.
+ * through it is bounded.  *last (when not NULL): its last byte, unwrapped
+ * (base when a size is past those bounds).
  */
 CPU_HIDDEN int nbg_cpu_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, uint64_t size,
 			    unsigned word, uint64_t raw, size_t region, uint64_t base, uint64_t *lo,
@@ -308,7 +305,7 @@ static inline int nbg_cpu_tp_post_shift(const nbg_cmd *cmd)
  * state word at byte `at` (its offset: the stored value); nbg_cpu_locate_io
  * the input (uniform 0x36000) and output (uniform index ou) image addresses
  * and their regions (0 with the step refused). */
-#define CPU_UNIFORMS 72
+#define CPU_UNIFORMS 80
 #define CPU_UNIFORM_BASE 0x36000u
 #define CPU_MAX_STATE_BYTES (1u << 20) /* the corpus's: 784..848 */
 typedef struct cpu_uniforms {

@@ -193,15 +193,23 @@ static int tp_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, c
 			    size);
 }
 
-/* The refusal of an image that passes its circular buffer's end twice. */
+/* The refusal of an image that passes its circular buffer's end twice
+ * (hi: its last byte, unwrapped), or of an input window too large to copy
+ * through the buffer (hi == lo). */
 static void tp_refuse_lap(nbg_cpu_step *s, const char *what, uint64_t lo, uint64_t hi, uint64_t ring_lo,
 			  uint64_t ring_size)
 {
+	if (hi == lo) {
+		nbg_cpu_refuse(s, "circular-buffer-wrap", "its %s window through its circular buffer "
+			       "0x%llx..0x%llx has a size or stride past the bounds a copy through the buffer "
+			       "takes (at most %llu pixels)", what, (unsigned long long)ring_lo,
+			       (unsigned long long)(ring_lo + ring_size - 1), (unsigned long long)CPU_MAX_SCRATCH);
+		return;
+	}
 	nbg_cpu_refuse(s, "circular-buffer-wrap", "its %s bytes 0x%llx..0x%llx pass the end of its circular "
-		       "buffer 0x%llx..0x%llx more than once (or hold more than %llu pixels): a second lap is "
-		       "not established", what, (unsigned long long)lo, (unsigned long long)hi,
-		       (unsigned long long)ring_lo, (unsigned long long)(ring_lo + ring_size - 1),
-		       (unsigned long long)CPU_MAX_SCRATCH);
+		       "buffer 0x%llx..0x%llx more than once: a second lap is not established", what,
+		       (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)ring_lo,
+		       (unsigned long long)(ring_lo + ring_size - 1));
 }
 
 static const char *const tp_zero_fields[] = {
@@ -407,7 +415,7 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 		return;
 	uint64_t osize = p->regions[t->out_region].size;
 	if (t->out_ring_size) {
-		/* hi < 2^51 (tp_walk's digits and steps), the base inside the region */
+		/* hi < 2^57 (tp_walk's digits and steps), the base inside the region */
 		if (t->out_base + hi - t->out_ring_lo >= 2 * t->out_ring_size) {
 			tp_refuse_lap(s, "output", t->out_base, t->out_base + hi, t->out_ring_lo, t->out_ring_size);
 			return;
