@@ -16,8 +16,8 @@
  *   0x36034..0x3603c  stride 1, window side 5, padding 2
  *   0x36040..0x3605c  output image likewise
  *   0x36060, 0x36064  padding 2, 2 (x, y)
- *   0x36068..0x3611c  the shader's lane tables and constants, 0x360f0 the
- *                     float 1.0 (no requantization)
+ *   0x36068..0x3613c  the shader's lane tables and constants, 0x360f0 the
+ *                     float 1.0 (no requantization), 0x36120..0x3613c 0
  * out[c][y][x] = the largest input byte of the window at (x - 2, y - 2),
  * clipped to the image (pixels outside take no part).  Every word but the
  * images' addresses and geometry must hold the corpus operations' value;
@@ -47,6 +47,8 @@ static const struct {
 	{ 55, 0 },          { 56, 0x3c00 },     { 57, 0 },          { 58, 0x3c00 },     { 59, 0 },
 	{ 60, 0x3f800000 }, { 61, 0 },          { 64, 0x33333333 }, { 65, 0x11110000 }, { 66, 0x03020100 },
 	{ 67, 0x03020100 }, { 68, 0 },          { 69, 0 },          { 70, 0 },          { 71, 0x2400 },
+	{ 72, 0 },          { 73, 0 },          { 74, 0 },          { 75, 0 },          { 76, 0 },
+	{ 77, 0 },          { 78, 0 },          { 79, 0 },
 };
 
 /* The geometry words, read once each. */
