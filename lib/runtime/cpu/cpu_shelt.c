@@ -63,7 +63,8 @@ static int loaded_once(nbg_cpu_step *s, const cpu_uniforms *u, const char *what,
  * located through its patch, x x y x z with its strides inside its
  * memory, the strides at least the row and slice it holds. */
 static int shelt_image(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const cpu_uniforms *u,
-		       unsigned j, const char *what, cpu_ref *r, int k, uint32_t x, uint32_t y, uint32_t z)
+		       unsigned j, const char *what, cpu_ref *r, int k, uint32_t x, uint32_t y, uint32_t z,
+		       uint64_t *last_out)
 {
 	nbg_cmd_ref ref;
 	const uint32_t *v = u->value;
@@ -96,7 +97,26 @@ static int shelt_image(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const
 	r->elt.base[k] = ref.offset;
 	r->elt.row[k] = row;
 	r->elt.slice[k] = slice;
+	*last_out = last;
 	return 1;
+}
+
+/* The output (image 2, bytes up to last[2]) shares no byte with input k
+ * (bytes up to last[k]), or, for an addition, is that very image (each
+ * element is then read before it is written): the run writes as it reads.
+ * 0 with the step refused. */
+static int shelt_apart(nbg_cpu_step *s, const cpu_ref *r, const char *what, int k, const uint64_t *last,
+		       int same_ok)
+{
+	if (r->elt.region[k] != r->elt.region[2] || last[k] < r->elt.base[2] || last[2] < r->elt.base[k])
+		return 1;
+	if (same_ok && r->elt.base[k] == r->elt.base[2] && r->elt.row[k] == r->elt.row[2] &&
+	    r->elt.slice[k] == r->elt.slice[2])
+		return 1;
+	nbg_cpu_refuse(s, "shelt-shape-unsupported", "a %s shader (layer %s) whose output overlaps its "
+		       "input %d: executed are an output apart from its inputs%s", what, s->layer, k,
+		       same_ok ? " or the same image as one" : "");
+	return 0;
 }
 
 static int shelt_format(nbg_cpu_step *s, const cpu_uniforms *u, const char *what, unsigned n)
@@ -154,9 +174,12 @@ void nbg_cpu_plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 			       (double)b, (double)zpo, v[28], v[64]);
 		return;
 	}
+	uint64_t last[3];
 	for (int k = 0; k < 3; k++)
-		if (!shelt_image(p, s, operation, &u, 8u * (unsigned)k, "TensorAdd", r, k, x, y, z))
+		if (!shelt_image(p, s, operation, &u, 8u * (unsigned)k, "TensorAdd", r, k, x, y, z, &last[k]))
 			return;
+	if (!shelt_apart(s, r, "TensorAdd", 0, last, 1) || !shelt_apart(s, r, "TensorAdd", 1, last, 1))
+		return;
 	r->elt.x = x;
 	r->elt.y = y;
 	r->elt.z = z;
@@ -197,8 +220,10 @@ void nbg_cpu_plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t o
 			       "wide and high as the input, of its depth", s->layer, v[2], v[5], v[10], v[13]);
 		return;
 	}
-	if (!shelt_image(p, s, operation, &u, 0, "TensorScale", r, 0, x, y, z) ||
-	    !shelt_image(p, s, operation, &u, 8, "TensorScale", r, 2, 2 * x, 2 * y, z))
+	uint64_t last[3];
+	if (!shelt_image(p, s, operation, &u, 0, "TensorScale", r, 0, x, y, z, &last[0]) ||
+	    !shelt_image(p, s, operation, &u, 8, "TensorScale", r, 2, 2 * x, 2 * y, z, &last[2]) ||
+	    !shelt_apart(s, r, "TensorScale", 0, last, 0))
 		return;
 	r->elt.x = x;
 	r->elt.y = y;
