@@ -36,8 +36,8 @@ code here computes.
    (shelt-format-unsupported).
 3. The same on the model's own data: 0x1000c run on synthesized images up
    to each of its three shaders and one operation further (nbg-cpu-dump),
-   and yolov8n up to each of its additions (its upsamplings follow the
-   refused SPPF pooling shaders),
+   and yolov8n up to each of its additions (its upsamplings, after the
+   SPPF block, are checked on the synthesized buffers of part 2),
    so that the shader reads what the operations before it wrote; then the
    whole model runs (nbg run --backend cpu) and its outputs are the
    buffers the dump leaves after the last operation.
@@ -367,7 +367,7 @@ def check_model_data(nbg, dumper, models, tmp, failures, figures):
             got = np.fromfile(os.path.join(outd, "output_%d.bin" % rec["index"]), dtype=np.uint8)
             if not np.array_equal(got, last[("OUTPUT", rec["index"])]):
                 failures.append("%s: output %d differs from the dumped buffer" % (m.name, rec["index"]))
-    # yolov8n runs up to its SPPF pooling shaders (refused): its 6 additions
+    # yolov8n on its own data: its 6 additions
     y = models[YOLO]
     paths = inputs_for(y.cmd, tmp, 9)
     yruns = 0

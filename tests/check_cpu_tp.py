@@ -472,9 +472,9 @@ def check_compilations(nbg, dumper, corpus, tmp, failures, figures):
             return
         conv = convs[0]
         wraps = wrapping_inputs(doc, conv["operation"])
-        for seed in (41, 42):
-            bufs = dump(dumper, model, conv["operation"] + 1, inputs_for(doc, tmp, seed), tmp)
-            seen.setdefault(seed, []).append(read_output(conv, bufs))
+        for image_no in (41, 42):
+            bufs = dump(dumper, model, conv["operation"] + 1, inputs_for(doc, tmp, image_no), tmp)
+            seen.setdefault(image_no, []).append(read_output(conv, bufs))
         rows.append("%s op %d (%d ops before it, %d TP reading past their circular buffer's end)" %
                     (name, conv["operation"], conv["operation"], wraps))
         if wraps < 10:

@@ -49,7 +49,8 @@ references no C code here computes.
    same top-1).
 8. The output shift is a signed 7-bit number (the lookup tables' reading of
    the same field): LeNet with both TP operations' shift set to 126 (-2)
-   gives what numpy computes reading it signed, not unsigned.
+   gives what numpy computes reading it signed, not unsigned (its outputs
+   saturate, so only the reading's sign is told apart).
 
 Usage: check_cpu_tpfc.py NBG DUMP --corpus DIR --models DIR (exit 77 when
 the files or Debian's python3-numpy / python3-protobuf are missing).
@@ -172,10 +173,11 @@ SHIFT_WORD = 24
 
 
 def check_negative_shift(nbg, dumper, models, tmp, failures, figures):
-    """No fully connected layer a run reaches has a shift of 64 or more (a
-    negative one, read as the lookup tables' field is read); LeNet's two TP
-    operations with their shift set to -2 (126) run as the numpy reference
-    reading it signed computes, and differently from the unsigned reading."""
+    """LeNet's two TP operations with their shift set to -2 (126) run as the
+    numpy reference reading it signed computes, and differently from the
+    unsigned reading.  The outputs then saturate (a scale of about 2^16), so
+    this tells the signed reading from the unsigned one, not -2 from a
+    neighbouring negative shift."""
     import numpy as np
     model = os.path.join(models, LENET)
     doc, weights, wdir = model_info(nbg, model, tmp)
