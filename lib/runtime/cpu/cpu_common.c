@@ -231,6 +231,15 @@ int nbg_cpu_image_in(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64
 	return *last - ring_lo < 2 * ring_size;
 }
 
+void nbg_cpu_ref_executed(nbg_cpu_step *s, cpu_op *op, int kind)
+{
+	op->ref.kind = kind;
+	s->verdict = NBG_CPU_EXECUTE;
+	s->reason_id = "";
+	s->reference = 1;
+	op->kind = CPU_OP_REF;
+}
+
 int nbg_cpu_tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, const cpu_tp_field *t, size_t n,
 			 const char *id, const char *what, const char *basis)
 {

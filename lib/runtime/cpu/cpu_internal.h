@@ -340,8 +340,9 @@ CPU_HIDDEN int nbg_cpu_tpfc_run(const cpu_tpfc *t, uint8_t *const *buf);
  * (cpu_ref.c), likewise with op->kind = CPU_OP_REF. */
 CPU_HIDDEN void nbg_cpu_plan_ref(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
 CPU_HIDDEN int nbg_cpu_ref_run(const cpu_ref *r, uint8_t *const *buf);
-/* A step executed by reference semantics: op->ref.kind = kind (its other
- * members set by the planner), labelled nbg_cpu_step.reference. */
+/* A step executed by reference semantics (cpu_common.c, shared by the
+ * shader planners): op->ref.kind = kind (its other members set by the
+ * planner), labelled nbg_cpu_step.reference. */
 CPU_HIDDEN void nbg_cpu_ref_executed(nbg_cpu_step *s, cpu_op *op, int kind);
 /* The depthwise convolution shader (cpu_shdw.c), planned and run through
  * the two above. */

@@ -121,15 +121,6 @@ static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 	nbg_cpu_ref_executed(s, op, CPU_REF_SOFTMAX);
 }
 
-void nbg_cpu_ref_executed(nbg_cpu_step *s, cpu_op *op, int kind)
-{
-	op->ref.kind = kind;
-	s->verdict = NBG_CPU_EXECUTE;
-	s->reason_id = "";
-	s->reference = 1;
-	op->kind = CPU_OP_REF;
-}
-
 static float float_of(uint32_t v)
 {
 	float f;
