@@ -37,7 +37,7 @@ import tempfile
 
 from check_cpu import finish, run, run_cpu
 from check_cpu_ref import LABEL, check_refused, inspect, plan_lines, region_sizes, uniforms
-from check_cpu_tp import need_numpy
+from check_cpu_tp import inspect as inspect_commands, need_numpy
 
 YOLO = "v1/1000f_88_yolov8n.nb"
 FMT = 0x444051f0
@@ -70,7 +70,7 @@ def geometry(v, base):
 
 
 def check_layout(nbg, model, ops, failures, figures):
-    doc = run_json(nbg, model)
+    doc = inspect_commands(nbg, model)
     rows = []
     for q in ops:
         v = q["v"]
@@ -110,14 +110,6 @@ def check_layout(nbg, model, ops, failures, figures):
     if not (chained and consecutive and reads and writers):
         failures.append("the SPPF layout does not hold: chained %s, consecutive %s, read by op %d %s, "
                         "writers %d" % (chained, consecutive, nxt["operation"], reads, len(writers)))
-
-
-def run_json(nbg, model):
-    import json
-    r = run([nbg, "inspect", "--commands", "--json", model])
-    if r.returncode != 0:
-        sys.exit("nbg inspect --commands %s failed: %s" % (model, r.stderr))
-    return json.loads(r.stdout)
 
 
 def read_image(buf, off, g):

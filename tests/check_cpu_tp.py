@@ -200,13 +200,11 @@ def check_per_op(nbg, dumper, corpus, tmp, failures, figures):
         expect = {kk: v.copy() for kk, v in before.items()}
         ob = key(op["output_ref"])
         base = op["output_ref"]["offset"]
-        in_ring, out_ring = rings(doc, op)
+        out_ring = rings(doc, op)[1]
         for off, v in writes.items():
             expect[ob][wrap(base + off, out_ring)] = v
         # an input read past its ring's end: the case the wrap rule decides
-        last = op["input_ref"]["offset"] + (a.shape[0] - 1) * f["in_image_slice"] + \
-            (a.shape[1] - 1) * f["in_image_stride"] + a.shape[2] - 1
-        wrapped += int(bool(in_ring[1]) and last >= sum(in_ring))
+        wrapped += int(reads_past_ring(doc, op))
         same = True
         for kk in expect:
             if not np.array_equal(expect[kk], after[kk]):
@@ -436,21 +434,23 @@ def check_cross_target(nbg, dumper, corpus, tmp, failures, figures):
 HAND_TINY = ["v1/1000c_99_hand-tiny.nb", "v1/1000e_99_hand-tiny.nb", "v1/1000f_99_hand-tiny.nb"]
 
 
+def reads_past_ring(doc, op):
+    """Whether the TP operation's input window, read from its fields,
+    passes the end of its circular buffer."""
+    f = doc["commands"]["tp"]["commands"][op["command"]]["fields"]
+    lo, size = rings(doc, op)[0]
+    x1 = min(s16(f["in_window_x_end"]), f["in_image_x_size"] - 1)
+    y1 = min(s16(f["in_window_y_end"]), f["in_image_y_size"] - 1)
+    last = (op["input_ref"]["offset"] + (f["in_image_z_size"] - 1) * f["in_image_slice"] +
+            y1 * f["in_image_stride"] + x1)
+    return bool(size) and last >= lo + size
+
+
 def wrapping_inputs(doc, upto):
-    """The TP operations below `upto` whose input window, read from its
-    fields, passes the end of its circular buffer."""
-    n = 0
-    for op in doc["commands"]["operations"]:
-        if op["engine"] != "TP" or op["operation"] >= upto:
-            continue
-        f = doc["commands"]["tp"]["commands"][op["command"]]["fields"]
-        lo, size = rings(doc, op)[0]
-        x1 = min(s16(f["in_window_x_end"]), f["in_image_x_size"] - 1)
-        y1 = min(s16(f["in_window_y_end"]), f["in_image_y_size"] - 1)
-        last = (op["input_ref"]["offset"] + (f["in_image_z_size"] - 1) * f["in_image_slice"] +
-                y1 * f["in_image_stride"] + x1)
-        n += int(bool(size) and last >= lo + size)
-    return n
+    """The TP operations below `upto` whose input window passes the end of
+    its circular buffer."""
+    return sum(1 for op in doc["commands"]["operations"]
+               if op["engine"] == "TP" and op["operation"] < upto and reads_past_ring(doc, op))
 
 
 def check_compilations(nbg, dumper, corpus, tmp, failures, figures):

@@ -202,12 +202,11 @@ int nbg_cpu_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, uint6
 		return 0;
 	}
 	uint64_t end = e.offset;
-	if (end < size || end > p->regions[region].size || base < end - size || base >= end) {
+	if (end < size || end > g->size || base < end - size || base >= end) {
 		nbg_cpu_refuse(s, "address-outside-memory", "its %s image at 0x%llx does not start inside "
 			       "its circular buffer of %llu bytes ending at 0x%llx, or the buffer passes the "
 			       "end of that memory's %llu bytes", what, (unsigned long long)base,
-			       (unsigned long long)size, (unsigned long long)end,
-			       (unsigned long long)p->regions[region].size);
+			       (unsigned long long)size, (unsigned long long)end, (unsigned long long)g->size);
 		return 0;
 	}
 	*lo = end - size;
