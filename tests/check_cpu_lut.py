@@ -46,7 +46,7 @@ import sys
 import tempfile
 
 from check_cpu import dump, finish, key, run, run_cpu, synth_inputs
-from check_cpu_tp import image, inputs_for, inspect, walk
+from check_cpu_tp import image, inputs_for, inspect, multiplier, walk
 
 SKIP = 77
 LENET = "v1/1000f_ee_lenet_model.nb"
@@ -146,12 +146,6 @@ def fit(func, x, t, mbits):
             if step < 1e-12:
                 break
     return best[1], best[0]
-
-
-def multiplier(f):
-    """(1 + post_multiplier / 2^15) x 2^-shift, the shift a signed 7-bit number."""
-    sh = f["alu_output_postshift"] | f["alu_output_postshift_5_6"] << 5
-    return (1 + f["alu_output_post_multiplier"] / 32768.0) * 2.0 ** -(sh - 128 if sh >= 64 else sh)
 
 
 def check_tables(nbg, corpus, failures, figures):

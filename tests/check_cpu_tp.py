@@ -12,7 +12,11 @@ references no C code here computes.
    digit by digit, and the circular buffers (an address at or past a
    buffer's start read and written at start + (address - start) mod size;
    two of the operations read past their buffer's end).  The bytes the walk
-   writes must be equal, and no other byte of any buffer may change.
+   writes must be equal, and no other byte of any buffer may change.  A
+   copy into fp16 writes, per element the counter names (2 bytes each), the
+   half numpy.float16 makes of float32 (v - in_zp) times the float32 scale
+   (1 + alu_output_post_multiplier / 2^15) x 2^-shift (the signed shift of
+   the lookup tables), low byte first.
 2. Semantics, independent of the loop fields: a TensorTranspose's output is
    numpy.transpose of its input (the interleaved x moved outermost: HWC to
    CHW); a PoolingLayer2's output is numpy max pooling of its input with the
@@ -56,11 +60,19 @@ PER_OP = [
     ("v1/1000c_99_hand-tiny.nb", 2, "max pool 2x2 stride 2, several tiles"),
     ("v1/1000c_99_hand-tiny.nb", 6, "max pool whose input passes its circular buffer's end"),
     ("v1/1000f_88_yolov8n.nb", 44, "layout copy whose input passes its circular buffer's end"),
+    ("v1/1000e_99_hand-tiny.nb", 63, "copy from uint8 into fp16 (alu_i2f_enable, 2-byte elements)"),
 ]
 
 
 def s16(v):
     return v - 65536 if v >= 32768 else v
+
+
+def multiplier(f):
+    """A TP command's scale: (1 + multiplier / 2^15) x 2^-shift, the shift
+    signed 7-bit."""
+    sh = f["alu_output_postshift"] | f["alu_output_postshift_5_6"] << 5
+    return (1 + f["alu_output_post_multiplier"] / 32768.0) * 2.0 ** -(sh - 128 if sh >= 64 else sh)
 
 
 def pooling(f):
@@ -201,8 +213,16 @@ def check_per_op(nbg, dumper, corpus, tmp, failures, figures):
         ob = key(op["output_ref"])
         base = op["output_ref"]["offset"]
         out_ring = rings(doc, op)[1]
+        pos = {}  # byte address: value written
         for off, v in writes.items():
-            expect[ob][wrap(base + off, out_ring)] = v
+            if f["out_image_data_type"] == 1:
+                h = int((np.float32(v - f["in_zp"]) * np.float32(multiplier(f))).astype(np.float16).view(np.uint16))
+                pos[int(wrap(base + 2 * off, out_ring))] = h & 0xff
+                pos[int(wrap(base + 2 * off + 1, out_ring))] = h >> 8
+            else:
+                pos[int(wrap(base + off, out_ring))] = v
+        for a, v in pos.items():
+            expect[ob][a] = v
         # an input read past its ring's end: the case the wrap rule decides
         wrapped += int(reads_past_ring(doc, op))
         same = True
@@ -213,13 +233,13 @@ def check_per_op(nbg, dumper, corpus, tmp, failures, figures):
                 failures.append("%s op %d (%s): %s differs from the Python walk at %d bytes "
                                 "(first at +0x%x)" % (name, n, what, kk[0], len(diff), diff[0]))
         # a walk that wrote nothing or only the old bytes would prove nothing
-        changed = sum(int(before[ob][base + off] != v) for off, v in writes.items())
-        if changed < len(writes) // 4:
+        changed = sum(int(before[ob][a] != v) for a, v in pos.items())
+        if changed < len(pos) // 4:
             failures.append("%s op %d: only %d of %d written bytes change; the input does not "
-                            "exercise the operation" % (name, n, changed, len(writes)))
+                            "exercise the operation" % (name, n, changed, len(pos)))
         checked += 1
         equal += same
-        elements += len(writes)
+        elements += len(pos)
     figures.append("per operation: %d of %d TP operations (%d configurations, %d bytes written; %d "
                    "reading past their circular buffer's end, through it) equal to the Python walk "
                    "of their fields, no other byte changed" %

@@ -97,6 +97,12 @@ typedef struct cpu_tp {
 	uint64_t in_ring_lo, in_ring_size, out_ring_lo, out_ring_size; /* circular buffers (size 0: none) */
 	int lut;                        /* a table activation: each copied pixel v is written as map[v] */
 	uint8_t map[256];               /* cpu_lut.c */
+	/* a copy into IEEE half elements (2 bytes, the counter counting
+	 * elements): each pixel v is written as half((v - f16_zp) x f16_scale),
+	 * the product a float32 rounded to the nearest half, ties to even */
+	int f16_out;
+	uint32_t f16_zp;
+	float f16_scale;
 } cpu_tp;
 
 /* A TP fully connected layer: coefficients read through
@@ -142,13 +148,15 @@ typedef struct cpu_ref {
 	 * uint8, image i at region[i] + base[i] with its row and slice strides
 	 * (0, 1: the inputs; 2: the output).  ADD: out = round((in0 - zp0) x a
 	 * + (in1 - zp1) x b + zpo); UPSAMPLE: out[z][2y + j][2x + i] =
-	 * in0[z][y][x], x, y, z the input's. */
+	 * in0[z][y][x], x, y, z the input's.  in1_f16: input 1 holds IEEE half
+	 * values (2 bytes each, zp1 0), read as float32. */
 	struct {
 		uint32_t x, y, z;
 		uint64_t row[3], slice[3], base[3];
 		size_t region[3];
 		float a, b;
 		uint32_t zp0, zp1, zpo;
+		int in1_f16;
 	} elt;
 } cpu_ref;
 

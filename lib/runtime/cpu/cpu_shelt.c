@@ -30,11 +30,15 @@
 #include <string.h>
 
 #include "runtime/cpu/cpu_internal.h"
+#include "tensor/tensor_internal.h"
 
 /* The two words the corpus's uint8 images of these shaders hold (their
  * producers and consumers are uint8 TP and NN operations). */
 #define SHELT_FMT_A 0x444051f0u
 #define SHELT_FMT_B 0x444041f0u
+/* The word of the hand-tiny additions' input 1 that a TP copy from uint8
+ * into fp16 writes (0x1000e and 0x1000f; 0x1000c adds uint8 there). */
+#define SHELT_FMT_F16 0x44405071u
 #define SHELT_MAX_SCALE 65536.0f
 
 static float float_of(uint32_t v)
@@ -60,11 +64,12 @@ static int loaded_once(nbg_cpu_step *s, const cpu_uniforms *u, const char *what,
 }
 
 /* Image k of the reference from the eight words at uniform index j:
- * located through its patch, x x y x z with its strides inside its
- * memory, the strides at least the row and slice it holds. */
+ * located through its patch, x x y x z elements of esize bytes with its
+ * strides inside its memory, the strides at least the row and slice it
+ * holds. */
 static int shelt_image(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const cpu_uniforms *u,
-		       unsigned j, const char *what, cpu_ref *r, int k, uint32_t x, uint32_t y, uint32_t z,
-		       uint64_t *last_out)
+		       unsigned j, const char *what, cpu_ref *r, int k, uint32_t esize, uint32_t x, uint32_t y,
+		       uint32_t z, uint64_t *last_out)
 {
 	nbg_cmd_ref ref;
 	const uint32_t *v = u->value;
@@ -77,15 +82,15 @@ static int shelt_image(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const
 	long g = nbg_cpu_find_region(p, s, what, &ref);
 	if (g < 0)
 		return 0;
-	uint64_t row = v[j + 1], slice = v[j + 4], last;
-	if (row < x || (z > 1 && slice < row * y)) {
+	uint64_t row = v[j + 1], slice = v[j + 4], last, width = (uint64_t)x * esize;
+	if (row < width || (z > 1 && slice < row * y)) {
 		nbg_cpu_refuse(s, "shelt-shape-unsupported", "a %s shader (layer %s) whose image at uniform "
 			       "0x%05x (%ux%ux%u) has row stride %llu and slice stride %llu: executed are "
 			       "strides of at least a row and a slice", what, s->layer, CPU_UNIFORM_BASE + 4 * j,
 			       x, y, z, (unsigned long long)row, (unsigned long long)slice);
 		return 0;
 	}
-	if (!nbg_cpu_image_fits(p, (size_t)g, ref.offset, x, y, z, row, slice, &last)) {
+	if (!nbg_cpu_image_fits(p, (size_t)g, ref.offset, width, y, z, row, slice, &last)) {
 		nbg_cpu_refuse(s, "address-outside-memory", "a %s shader (layer %s) whose image at uniform "
 			       "0x%05x (%ux%ux%u at %s+0x%llx, row %llu, slice %llu) does not lie inside its "
 			       "memory", what, s->layer, CPU_UNIFORM_BASE + 4 * j, x, y, z,
@@ -119,18 +124,23 @@ static int shelt_apart(nbg_cpu_step *s, const cpu_ref *r, const char *what, int 
 	return 0;
 }
 
-static int shelt_format(nbg_cpu_step *s, const cpu_uniforms *u, const char *what, unsigned n)
+/* The images' format words: one of the corpus's uint8 words for all n,
+ * but, when f16_ok, input 1 (0x3602c) may hold SHELT_FMT_F16 (*f16 set);
+ * 0 with the step refused. */
+static int shelt_format(nbg_cpu_step *s, const cpu_uniforms *u, const char *what, unsigned n, int f16_ok,
+			int *f16)
 {
 	uint32_t f0 = u->value[3];
 	int ok = f0 == SHELT_FMT_A || f0 == SHELT_FMT_B;
+	*f16 = f16_ok && u->value[11] == SHELT_FMT_F16;
 	for (unsigned i = 1; i < n; i++)
-		ok &= u->value[8 * i + 3] == f0;
+		ok &= u->value[8 * i + 3] == f0 || (i == 1 && *f16);
 	if (!ok) {
 		nbg_cpu_refuse(s, "shelt-format-unsupported", "a %s shader (layer %s) with image format words "
 			       "0x%08x (uniform 0x3600c), 0x%08x (0x3602c)%s: executed is one of the corpus's "
-			       "uint8 words 0x%08x and 0x%08x for all %u images", what, s->layer, f0, u->value[11],
+			       "uint8 words 0x%08x and 0x%08x for all %u images%s", what, s->layer, f0, u->value[11],
 			       n > 2 && u->value[19] != f0 ? " and another at 0x3604c" : "", SHELT_FMT_A,
-			       SHELT_FMT_B, n);
+			       SHELT_FMT_B, n, f16_ok ? " (input 1 may be the fp16 word 0x44405071)" : "");
 		return 0;
 	}
 	for (unsigned i = 0; i < n; i++)
@@ -150,9 +160,10 @@ void nbg_cpu_plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 					 16, 17, 18, 19, 20, 21, 23, 24, 25, 26, 28, 64 };
 	cpu_ref *r = &op->ref;
 	cpu_uniforms u;
+	int f16;
 	if (!nbg_cpu_load_uniforms(p, s, operation, "TensorAdd shader", &u) ||
 	    !loaded_once(s, &u, "TensorAdd", used, sizeof(used) / sizeof(used[0])) ||
-	    !shelt_format(s, &u, "TensorAdd", 3))
+	    !shelt_format(s, &u, "TensorAdd", 3, 1, &f16))
 		return;
 	const uint32_t *v = u.value;
 	uint32_t x = v[2] & 0xffff, y = v[2] >> 16, z = v[5];
@@ -166,17 +177,18 @@ void nbg_cpu_plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	}
 	float zpo = float_of(v[24]), a = float_of(v[25]), b = float_of(v[26]);
 	if (!(a > 0 && a < SHELT_MAX_SCALE) || !(b > 0 && b < SHELT_MAX_SCALE) || !(zpo >= 0 && zpo <= 255) ||
-	    zpo != floorf(zpo) || v[28] > 255 || v[64] > 255) {
+	    zpo != floorf(zpo) || v[28] > 255 || v[64] > (f16 ? 0u : 255u)) {
 		nbg_cpu_refuse(s, "shelt-quantization-invalid", "a TensorAdd shader (layer %s) whose uniforms "
 			       "0x36064, 0x36068 (scale ratios) are %g, %g, 0x36060 (output zero point) %g, "
 			       "0x36070 and 0x36100 (input zero points) %u and %u: executed are ratios in "
-			       "(0, 65536) and zero points that are integers 0 to 255", s->layer, (double)a,
-			       (double)b, (double)zpo, v[28], v[64]);
+			       "(0, 65536) and zero points that are integers 0 to 255 (0 for an fp16 input)",
+			       s->layer, (double)a, (double)b, (double)zpo, v[28], v[64]);
 		return;
 	}
 	uint64_t last[3];
 	for (int k = 0; k < 3; k++)
-		if (!shelt_image(p, s, operation, &u, 8u * (unsigned)k, "TensorAdd", r, k, x, y, z, &last[k]))
+		if (!shelt_image(p, s, operation, &u, 8u * (unsigned)k, "TensorAdd", r, k, k == 1 && f16 ? 2 : 1,
+				 x, y, z, &last[k]))
 			return;
 	if (!shelt_apart(s, r, "TensorAdd", 0, last, 1) || !shelt_apart(s, r, "TensorAdd", 1, last, 1))
 		return;
@@ -188,8 +200,13 @@ void nbg_cpu_plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	r->elt.zp0 = v[28];
 	r->elt.zp1 = v[64];
 	r->elt.zpo = (uint32_t)zpo;
-	snprintf(s->what, sizeof(s->what), "SH add %ux%ux%u uint8, (x0 - %u) x %.9g + (x1 - %u) x %.9g + %u",
-		 x, y, z % 10000000, v[28], (double)a, v[64], (double)b, (uint32_t)zpo);
+	r->elt.in1_f16 = f16;
+	if (f16)
+		snprintf(s->what, sizeof(s->what), "SH add %ux%ux%u uint8 + fp16, (x0 - %u) x %.9g + x1 x %.9g + %u",
+			 x, y, z % 10000000, v[28], (double)a, (double)b, (uint32_t)zpo);
+	else
+		snprintf(s->what, sizeof(s->what), "SH add %ux%ux%u uint8, (x0 - %u) x %.9g + (x1 - %u) x %.9g + %u",
+			 x, y, z % 10000000, v[28], (double)a, v[64], (double)b, (uint32_t)zpo);
 	nbg_cpu_ref_executed(s, op, CPU_REF_ADD);
 }
 
@@ -199,9 +216,10 @@ void nbg_cpu_plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t o
 	static const uint32_t table[] = { 0x33221100u, 0x77665544u, 0xbbaa9988u, 0xffeeddccu, 16u, 0xffffffffu };
 	cpu_ref *r = &op->ref;
 	cpu_uniforms u;
+	int f16;
 	if (!nbg_cpu_load_uniforms(p, s, operation, "TensorScale shader", &u) ||
 	    !loaded_once(s, &u, "TensorScale", used, sizeof(used) / sizeof(used[0])) ||
-	    !shelt_format(s, &u, "TensorScale", 2))
+	    !shelt_format(s, &u, "TensorScale", 2, 0, &f16))
 		return;
 	const uint32_t *v = u.value;
 	for (unsigned k = 0; k < sizeof(table) / sizeof(table[0]); k++)
@@ -221,8 +239,8 @@ void nbg_cpu_plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t o
 		return;
 	}
 	uint64_t last[3];
-	if (!shelt_image(p, s, operation, &u, 0, "TensorScale", r, 0, x, y, z, &last[0]) ||
-	    !shelt_image(p, s, operation, &u, 8, "TensorScale", r, 2, 2 * x, 2 * y, z, &last[2]) ||
+	if (!shelt_image(p, s, operation, &u, 0, "TensorScale", r, 0, 1, x, y, z, &last[0]) ||
+	    !shelt_image(p, s, operation, &u, 8, "TensorScale", r, 2, 1, 2 * x, 2 * y, z, &last[2]) ||
 	    !shelt_apart(s, r, "TensorScale", 0, last, 0))
 		return;
 	r->elt.x = x;
@@ -255,9 +273,12 @@ void nbg_cpu_shelt_run(const cpu_ref *r, uint8_t *const *buf)
 			const uint8_t *p1 = in1 + z * r->elt.slice[1] + y * r->elt.row[1];
 			uint8_t *dst = out + z * r->elt.slice[2] + y * r->elt.row[2];
 			for (uint32_t x = 0; x < r->elt.x; x++) {
-				double q = nearbyint(((int)p0[x] - (int)r->elt.zp0) * a +
-						     ((int)p1[x] - (int)r->elt.zp1) * b + r->elt.zpo);
-				dst[x] = (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
+				double x1 = r->elt.in1_f16 ? (double)nbg_tensor_f16_to_f32((uint16_t)(p1[2 * x] |
+										   p1[2 * x + 1] << 8))
+							   : (double)((int)p1[x] - (int)r->elt.zp1);
+				double q = nearbyint(((int)p0[x] - (int)r->elt.zp0) * a + x1 * b + r->elt.zpo);
+				/* a NaN half (no sample shows its result) gives 0 */
+				dst[x] = (uint8_t)(!(q >= 0) ? 0 : q > 255 ? 255 : q);
 			}
 		}
 }

@@ -21,11 +21,13 @@
  * The planner runs the counter once without data to find the extreme
  * addresses, so every byte the run touches is checked before it.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/commands_internal.h"
 #include "runtime/cpu/cpu_internal.h"
+#include "tensor/tensor_internal.h"
 
 /* Work above this (elements times the pixels of their window) is refused:
  * the planner walks the elements once, so this bounds the plan as well as
@@ -124,6 +126,20 @@ static uint8_t tp_element(const cpu_tp *t, const uint8_t *in, int64_t x0, int64_
 	return m;
 }
 
+/* Writes element v at the counter's offset off through the output's ring:
+ * a byte, or the half of a uint8-into-fp16 copy, low byte first. */
+static void tp_store(const cpu_tp *t, uint8_t *out, uint64_t off, uint8_t v)
+{
+	if (!t->f16_out) {
+		out[nbg_cpu_ring_at(t->out_base + off, t->out_ring_lo, t->out_ring_size)] = v;
+		return;
+	}
+	uint16_t h = nbg_tensor_f32_to_f16((float)((int32_t)v - (int32_t)t->f16_zp) * t->f16_scale);
+	uint64_t a = t->out_base + 2 * off;
+	out[nbg_cpu_ring_at(a, t->out_ring_lo, t->out_ring_size)] = (uint8_t)h;
+	out[nbg_cpu_ring_at(a + 1, t->out_ring_lo, t->out_ring_size)] = (uint8_t)(h >> 8);
+}
+
 /*
  * The walk: with in and out, computes and writes every element (in points
  * at in_base, out at the output region, written at out_base + the counter's
@@ -149,10 +165,9 @@ static void tp_walk(const cpu_tp *t, const uint8_t *in, uint8_t *out, uint64_t *
 				for (uint32_t oy = 0; oy < ny; oy++)
 					for (uint32_t ox = 0; ox < nx; ox++) {
 						if (out) {
-							uint64_t a = nbg_cpu_ring_at(t->out_base + c.off, t->out_ring_lo,
-										     t->out_ring_size);
-							out[a] = tp_element(t, in, x0 + (int64_t)ox * t->ps,
-									    y0 + (int64_t)oy * t->ps, zoff);
+							uint8_t v = tp_element(t, in, x0 + (int64_t)ox * t->ps,
+									       y0 + (int64_t)oy * t->ps, zoff);
+							tp_store(t, out, c.off, v);
 						}
 						else if (c.off > top)
 							top = c.off;
@@ -258,37 +273,70 @@ static int tp_pooling(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t)
 	return 1;
 }
 
-/* The fields a table activation sets (nbg_cpu_plan_lut reads them). */
-static int tp_lut_field(const char *key)
+/* The fields a table activation sets (nbg_cpu_plan_lut reads them), or
+ * the scale of a copy into fp16. */
+static int tp_scale_field(const char *key)
 {
 	static const char *const lut[] = { "alu_pwl_enable", "alu_load_pwl_lut", "alu_output_postshift",
 					   "alu_output_postshift_5_6", "alu_output_post_multiplier" };
 	for (size_t i = 0; i < sizeof(lut) / sizeof(lut[0]); i++)
 		if (!strcmp(key, lut[i]))
-			return 1;
+			return i < 2 ? 1 : 2;
 	return 0;
 }
 
-/* The data types, the fields that must be 0 (but those a table activation
- * sets, when lut) and the zero points of a copy or pool; 0 with the step
- * refused. */
-static int tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, int lut)
+/* The data types and their conversions: uint8 in; uint8 out with
+ * alu_i2f_enable equal to alu_f2i_enable (a round trip through float, or
+ * none), or, for a copy (not a table), fp16 out with i2f and not f2i, its
+ * scale then read into t; 0 with the step refused. */
+static int tp_types_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t)
 {
-	const char *types[2] = { "in_image_data_type", "out_image_data_type" };
-	for (int i = 0; i < 2; i++)
-		if (tpf(cmd, types[i]) != 0) {
-			const char *n = nbg_command_data_type_name(tpf(cmd, types[i]));
-			nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): only uint8 is executed",
-				       types[i], tpf(cmd, types[i]), n ? n : "unknown");
-			return 0;
-		}
-	for (size_t i = 0; i < sizeof(tp_zero_fields) / sizeof(tp_zero_fields[0]); i++)
-		if (tpf(cmd, tp_zero_fields[i]) && !(lut && tp_lut_field(tp_zero_fields[i]))) {
+	uint32_t ti = tpf(cmd, "in_image_data_type"), to = tpf(cmd, "out_image_data_type");
+	uint32_t i2f = tpf(cmd, "alu_i2f_enable"), f2i = tpf(cmd, "alu_f2i_enable");
+	t->f16_out = !t->lut && ti == 0 && to == 1;
+	if (ti != 0 || (to != 0 && !t->f16_out)) {
+		const char *key = ti != 0 ? "in_image_data_type" : "out_image_data_type";
+		const char *n = nbg_command_data_type_name(tpf(cmd, key));
+		nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): executed are uint8, and a copy "
+			       "from uint8 into fp16", key, tpf(cmd, key), n ? n : "unknown");
+		return 0;
+	}
+	if (t->f16_out ? !(i2f == 1 && f2i == 0) : i2f != f2i) {
+		nbg_cpu_refuse(s, "tp-field-unsupported", "alu_i2f_enable %u and alu_f2i_enable %u into %s: "
+			       "executed are both 0 or both 1 into uint8, 1 and 0 into fp16", i2f, f2i,
+			       t->f16_out ? "fp16" : "uint8");
+		return 0;
+	}
+	if (!t->f16_out)
+		return 1;
+	if (tpf(cmd, "in_zp") > 255 || tpf(cmd, "out_zp") != 0) {
+		nbg_cpu_refuse(s, "tp-requantization-unsupported", "a copy into fp16 with in_zp %u and out_zp "
+			       "%u: executed are in_zp 0 to 255 and out_zp 0", tpf(cmd, "in_zp"),
+			       tpf(cmd, "out_zp"));
+		return 0;
+	}
+	t->f16_zp = tpf(cmd, "in_zp");
+	t->f16_scale = (float)ldexp(1.0 + tpf(cmd, "alu_output_post_multiplier") / 32768.0,
+				    -nbg_cpu_tp_post_shift(cmd));
+	return 1;
+}
+
+/* The data types, the fields that must be 0 (but those a table activation
+ * or a copy into fp16 sets) and the zero points of a copy or pool; 0 with
+ * the step refused. */
+static int tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t)
+{
+	if (!tp_types_ok(s, cmd, t))
+		return 0;
+	for (size_t i = 0; i < sizeof(tp_zero_fields) / sizeof(tp_zero_fields[0]); i++) {
+		int own = tp_scale_field(tp_zero_fields[i]);
+		if (tpf(cmd, tp_zero_fields[i]) && !(t->lut && own) && !(t->f16_out && own == 2)) {
 			nbg_cpu_refuse(s, "tp-field-unsupported", "%s is %u: a TP operation is executed only with "
 				       "it 0", tp_zero_fields[i], tpf(cmd, tp_zero_fields[i]));
 			return 0;
 		}
-	if (!lut && tpf(cmd, "in_zp") != tpf(cmd, "out_zp")) {
+	}
+	if (!t->lut && !t->f16_out && tpf(cmd, "in_zp") != tpf(cmd, "out_zp")) {
 		nbg_cpu_refuse(s, "tp-requantization-unsupported", "in_zp %u and out_zp %u differ: only copies "
 			       "that keep the zero point are executed", tpf(cmd, "in_zp"), tpf(cmd, "out_zp"));
 		return 0;
@@ -314,13 +362,14 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 	cpu_tp *t = &op->tp;
 	memset(t, 0, sizeof(*t));
 	t->lut = !strcmp(cop->kind, "lut");
-	if (!tp_fields_ok(s, cmd, t->lut) || (t->lut && !nbg_cpu_plan_lut(p, s, cmd, t->map)))
+	if (!tp_fields_ok(s, cmd, t) || (t->lut && !nbg_cpu_plan_lut(p, s, cmd, t->map)))
 		return;
 	if (!tp_pooling(s, cmd, t))
 		return;
-	if (t->lut && t->pool) {
-		nbg_cpu_refuse(s, "tp-lut-unsupported", "a TP lookup-table activation with pooling fields "
-			       "set: executed is the table on a copy");
+	if ((t->lut || t->f16_out) && t->pool) {
+		nbg_cpu_refuse(s, t->lut ? "tp-lut-unsupported" : "data-type-unsupported", "a TP %s with "
+			       "pooling fields set: executed is a copy", t->lut ? "lookup-table activation" :
+			       "operation into fp16");
 		return;
 	}
 	t->x_size = tpf(cmd, "in_image_x_size");
@@ -410,6 +459,8 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 	}
 	uint64_t hi = 0;
 	tp_walk(t, NULL, NULL, &hi);
+	if (t->f16_out)
+		hi = 2 * hi + 1; /* the last byte of the last half */
 	if (!tp_ring(p, s, cmd, "output", "out_image_circular_buf_size", 28, t->out_region, t->out_base,
 		     &t->out_ring_lo, &t->out_ring_size))
 		return;
