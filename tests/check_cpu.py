@@ -24,6 +24,11 @@ computes.
    and the zero point of its command, must correlate with the Caffe blob at
    0.99 or more; Caffe's own ip2 applied to the backend's dequantized ip1
    must give Caffe's top-1 class.  The figures are printed.
+   The same network compiled for another target (lenet_v3_0x10020.nb,
+   target 0x1000003b): its four NN operations equal the numpy reference and
+   its ip1 and ip2 (the logits: its softmax runs as NN-engine SP
+   operations, which are refused) correlate with Caffe at 0.99 or more,
+   with Caffe's top-1 on every input.
 3. The whole model: 10014_ee_network_binary.nb (NN operations only) runs
    through `nbg run --backend cpu`; its output equals the last operation's
    reference.
@@ -50,6 +55,7 @@ from exe_wrapper import command
 SKIP = 77
 EE = "v1/10014_ee_network_binary.nb"
 LENET = "lenet-caffe/lenet_v2_0x10016.nb"
+LENET_V3 = "lenet-caffe/lenet_v3_0x10020.nb"
 
 
 def finish(figures, failures):
@@ -439,6 +445,43 @@ def check_lenet(nbg, dumper, models, tmp, failures, figures):
     # by check_cpu_tpfc.py
 
 
+def check_lenet_v3(nbg, dumper, models, tmp, failures, figures):
+    """The same LeNet compiled for target 0x1000003b (file version 0x10020,
+    the SDK's v3 model): its four NN operations, the first reading its
+    784-byte input through a 1024-byte circular buffer that ends past the
+    input's end, byte for byte against the numpy reference, then on the 25
+    inputs against Caffe: ip1 (op 3) and ip2 (op 4, its logits, before the
+    softmax its NN-engine SP operations compute, which the backend refuses)
+    correlate, and ip2's top-1 is Caffe's."""
+    import numpy as np
+    from check_weights_lenet import caffe_layers
+    lenet = os.path.join(models, "lenet-caffe")
+    model = os.path.join(models, LENET_V3)
+    layers = caffe_layers(os.path.join(lenet, "lenet.caffemodel"))
+    base = np.fromfile(os.path.join(lenet, "lenet.dat"), dtype=np.uint8).reshape(28, 28)
+    imgs, paths = synth_inputs(base, tmp, 24)
+    doc = check_ops(nbg, dumper, model, [[paths[0]], [paths[1]]], tmp, failures, figures)
+    quant = doc["inputs"][0]["quantization"]
+    ops = {o["operation"]: o for o in doc["commands"]["operations"]}
+    nn = doc["commands"]["nn"]["commands"]
+    corr = {"ip1": 1.0, "ip2": 1.0}
+    top1 = 0
+    for img, path in zip(imgs, paths):
+        ref = caffe_forward(layers, img, quant["scale"], quant["zero_point"])
+        bufs = dump(dumper, model, 5, [path], tmp)
+        for n, blob in ((3, "ip1"), (4, "ip2")):
+            q = read_output(ops[n], bufs)
+            zp = nn[ops[n]["command"]]["fields"].get("out_zero_point", 0)
+            corr[blob] = min(corr[blob], fit(q, zp, ref[blob].reshape(q.shape))[1])
+            if blob == "ip2":
+                top1 += int(np.argmax(q.ravel()) == np.argmax(ref["ip2"]))
+    figures.append("LeNet 0x1000003b (v3 file): ip1 and ip2 correlate with Caffe at >= %.5f and %.5f; "
+                   "ip2's top-1 is Caffe's on %d of %d inputs" % (corr["ip1"], corr["ip2"], top1, len(imgs)))
+    if min(corr.values()) < 0.99 or top1 != len(imgs):
+        failures.append("LeNet 0x1000003b: correlation %.5f / %.5f, top-1 %d of %d" %
+                        (corr["ip1"], corr["ip2"], top1, len(imgs)))
+
+
 def check_ee(nbg, dumper, corpus, models, tmp, failures, figures):
     import numpy as np
     model = os.path.join(corpus, EE)
@@ -543,7 +586,7 @@ def main():
     if len(sys.argv) != 7 or sys.argv[3] != "--corpus" or sys.argv[5] != "--models":
         sys.exit("usage: check_cpu.py NBG DUMP --corpus DIR --models DIR")
     nbg, dumper, corpus, models = sys.argv[1], sys.argv[2], sys.argv[4], sys.argv[6]
-    for need in (os.path.join(corpus, EE), os.path.join(models, LENET)):
+    for need in (os.path.join(corpus, EE), os.path.join(models, LENET), os.path.join(models, LENET_V3)):
         if not os.path.exists(need):
             print("check_cpu: skipped: %s does not exist (meson options corpus_dir and "
                   "models_dir point at the real files)" % need)
@@ -554,6 +597,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_ee(nbg, dumper, corpus, models, tmp, failures, figures)
         check_lenet(nbg, dumper, models, tmp, failures, figures)
+        check_lenet_v3(nbg, dumper, models, tmp, failures, figures)
         check_cross_target(nbg, dumper, corpus, tmp, failures, figures)
     finish(figures, failures)
 

@@ -202,13 +202,18 @@ int nbg_cpu_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, uint6
 		return 0;
 	}
 	uint64_t end = e.offset;
-	if (end < size || end > g->size || base < end - size || base >= end) {
+	if (end < size || base < end - size || base >= end || base >= g->size) {
 		nbg_cpu_refuse(s, "address-outside-memory", "its %s image at 0x%llx does not start inside "
-			       "its circular buffer of %llu bytes ending at 0x%llx, or the buffer passes the "
-			       "end of that memory's %llu bytes", what, (unsigned long long)base,
-			       (unsigned long long)size, (unsigned long long)end, (unsigned long long)g->size);
+			       "both its circular buffer of %llu bytes ending at 0x%llx and that memory's %llu "
+			       "bytes", what, (unsigned long long)base, (unsigned long long)size,
+			       (unsigned long long)end, (unsigned long long)g->size);
 		return 0;
 	}
+	/* A buffer that ends past its memory's end: an image inside the memory
+	 * never reaches the buffer's end, so it never wraps; the caller then
+	 * bounds the image by the memory alone (no ring). */
+	if (end > g->size)
+		return 1;
 	*lo = end - size;
 	*ring_size = size;
 	return 1;

@@ -221,9 +221,10 @@ CPU_HIDDEN int nbg_cpu_tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, const c
  * mod size (nbg_cpu_ring_at; size 0: no buffer).
  *
  * nbg_cpu_ring: the buffer of an image at `base` of `region` (*ring_size 0
- * when size is 0); its end must be relocated into that memory, the image
- * start inside the buffer and the buffer lie inside the memory, else 0 with
- * the step refused.
+ * when size is 0); its end must be relocated into that memory and the image
+ * start inside the buffer and the memory, else 0 with the step refused.  A
+ * buffer ending past the memory's end gives *ring_size 0 too: an image the
+ * caller then finds inside the memory never reaches the buffer's end.
  * nbg_cpu_image_in: an image x*y*z at base with its strides lies inside its
  * buffer: without a circular buffer its last byte does; with one, it passes
  * the buffer's end at most once (every corpus ring does; a second lap is not
