@@ -324,7 +324,7 @@ def check_cross_target(nbg, dumper, corpus, tmp, failures, figures):
 MUTATIONS = (  # (word, value from the word's, expected reason)
     (26, lambda v: 0x7ffff000, "address-outside-memory"),
     (29, lambda v: 0x7fc00000, "fused-add-unsupported"),
-    (27, lambda v: (v & ~0x3ffffff) | 100, "circular-buffer-wrap"),
+    (27, lambda v: (v & ~0x3ffffff) | 100, "address-outside-memory"),
     (32, lambda v: (v & 0xffff0000) | 0x100, "circular-buffer-wrap"),
 )
 

@@ -97,14 +97,14 @@ static int add_image(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const uint3
 			       (unsigned long long)p->regions[a->region].size);
 		return 0;
 	}
-	uint64_t size = (uint64_t)(w[ADD_W_RING_SIZE] & 0x3ffffffu) << 6, raw = w[ADD_W_RING_END];
-	if (!size)
-		return 1;
-	nbg_cmd_ref e;
-	if (!nbg_cpu_word_ref(p, s, ADD_W_RING_END, p->g->sum.version < 0x10009u ? raw << 6 : raw, &e) ||
-	    e.source_type != r.source_type || e.index != r.index || e.offset < size ||
-	    a->base < e.offset - size || last >= e.offset) {
-		nbg_cpu_refuse(s, "circular-buffer-wrap", "its second image's bytes 0x%llx..0x%llx do not lie inside "
+	/* its circular buffer, which it must not pass: how the wrap reads the
+	 * second image is not established */
+	uint64_t lo, size;
+	if (!nbg_cpu_ring(p, s, "second input", (uint64_t)(w[ADD_W_RING_SIZE] & 0x3ffffffu) << 6, ADD_W_RING_END,
+			  w[ADD_W_RING_END], a->region, a->base, &lo, &size))
+		return 0;
+	if (size && last >= lo + size) {
+		nbg_cpu_refuse(s, "circular-buffer-wrap", "its second image's bytes 0x%llx..0x%llx pass the end of "
 			       "its circular buffer of %llu bytes (command words %d, %d): how the wrap reads is not "
 			       "established", (unsigned long long)a->base, (unsigned long long)last,
 			       (unsigned long long)size, ADD_W_RING_SIZE, ADD_W_RING_END);
