@@ -471,6 +471,8 @@ def check_whole(models, tmp, failures, figures):
                 differ += int(np.count_nonzero(d))
                 values += d.size
         ef += sum(int(np.count_nonzero(a != b)) for a, b in zip(outs[HAND_FP16], outs[HAND_FP16_F]))
+    if not values:
+        failures.append("hand-tiny whole runs: no output value compared")
     if worst > 1 or differ > 0.02 * values:
         failures.append("hand-tiny whole runs: 0x1000e and 0x1000f differ from 0x1000c in %d of %d output "
                         "values, by up to %d steps (allowed: 1 step, 2 %%)" % (differ, values, worst))
@@ -504,13 +506,16 @@ def check_mutations(nbg, models, tmp, failures, figures):
     from check_cpu_ref import check_refused
     for n, c in cases:
         check_refused(nbg, [c], n, tmp, failures)
-    # 0x1000e: an fp16 input with a zero point or uint8 rows, an fp16 output
+    # 0x1000e: an fp16 input with a zero point or uint8 rows, an fp16 output, an
+    # output written over the fp16 input (its bytes are not the output's)
     fcases = [(64, ("fp16 input 1 zero point 5", word(e, 64, 0x36100, 5), "shelt-quantization-invalid",
                     "14 and 5")),
               (64, ("fp16 input 1 rows of 1 byte per value", word(e, 64, 0x36024, 43264),
                     "shelt-shape-unsupported", "row stride 43264")),
               (64, ("output format fp16", word(e, 64, 0x3604c, F16), "shelt-format-unsupported",
-                    "0x44405071"))]
+                    "0x44405071")),
+              (64, ("output over the fp16 input 1", word(e, 64, 0x36040, e.sh[64]["v"][0x36020]),
+                    "shelt-shape-unsupported", "overlaps its input 1"))]
     for n, c in fcases:
         check_refused(nbg, [c], n, tmp, failures)
     figures.append("mutations of the hand-tiny shaders refused with their ids: %d" % (len(cases) + len(fcases)))

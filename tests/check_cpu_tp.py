@@ -527,6 +527,41 @@ def need_numpy(program):
         sys.exit(SKIP)
 
 
+# (word, first bit, width) of TP command fields (lib/analysis/commands_fields.h)
+TPF = {"in_window_x_start": (4, 0, 16), "alu_f2i_enable": (6, 29, 1),
+       "out_image_base_address": (13, 0, 32), "flat_rounding_mode": (24, 1, 2), "out_zp": (30, 0, 8)}
+# (file, operation, field, value, reason id, a word of the reason)
+REFUSALS = [
+    ("v1/1000e_99_hand-tiny.nb", 63, "in_window_x_start", 0xffff, "data-type-unsupported", "border pixel"),
+    ("v1/1000e_99_hand-tiny.nb", 63, "flat_rounding_mode", 0, "tp-field-unsupported", "flat_rounding_mode 0"),
+    ("v1/1000e_99_hand-tiny.nb", 63, "out_zp", 5, "tp-requantization-unsupported", "out_zp 5"),
+    ("v1/1000e_99_hand-tiny.nb", 63, "alu_f2i_enable", 1, "tp-field-unsupported", "into fp16"),
+    ("v1/1000e_99_hand-tiny.nb", 63, "out_image_base_address", 2177, "data-type-unsupported", "odd address"),
+    ("v1/1000e_99_emotion_99.nb", 3, "alu_f2i_enable", 0, "tp-field-unsupported", "into uint8"),
+]
+
+
+def check_refusals(nbg, corpus, tmp, failures, figures):
+    """Part 4: one field of a command mutated, the plan refuses that
+    operation with the id and a sentence naming what it found."""
+    from check_cpu_ref import check_refused
+    for name, n, field, value, rid, needle in REFUSALS:
+        model = os.path.join(corpus, name)
+        doc = inspect(nbg, model)
+        op, _ = op_and_fields(doc, n)
+        cmd = doc["commands"]["tp"]["commands"][op["command"]]
+        word, bit, width = TPF[field]
+        data = bytearray(open(model, "rb").read())
+        at = cmd["offset"] + 4 * word
+        w = int.from_bytes(data[at:at + 4], "little")
+        mask = ((1 << width) - 1) << bit
+        data[at:at + 4] = ((w & ~mask) | (value << bit & mask)).to_bytes(4, "little")
+        check_refused(nbg, [("%s op %d %s %d" % (name, n, field, value), data, rid, needle)], n, tmp, failures)
+    figures.append("refusals: %d mutated TP commands (a copy into fp16 with a window past its image, "
+                   "another rounding mode, an output zero point, float out, an odd output address; a "
+                   "uint8 copy that leaves float) refused with their ids" % len(REFUSALS))
+
+
 def main():
     if len(sys.argv) != 5 or sys.argv[3] != "--corpus":
         sys.exit("usage: check_cpu_tp.py NBG DUMP --corpus DIR")
@@ -540,6 +575,7 @@ def main():
         check_semantics(nbg, dumper, corpus, tmp, failures, figures)
         check_cross_target(nbg, dumper, corpus, tmp, failures, figures)
         check_compilations(nbg, dumper, corpus, tmp, failures, figures)
+        check_refusals(nbg, corpus, tmp, failures, figures)
     finish(figures, failures)
 
 

@@ -190,7 +190,7 @@ void nbg_cpu_plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 		if (!shelt_image(p, s, operation, &u, 8u * (unsigned)k, "TensorAdd", r, k, k == 1 && f16 ? 2 : 1,
 				 x, y, z, &last[k]))
 			return;
-	if (!shelt_apart(s, r, "TensorAdd", 0, last, 1) || !shelt_apart(s, r, "TensorAdd", 1, last, 1))
+	if (!shelt_apart(s, r, "TensorAdd", 0, last, 1) || !shelt_apart(s, r, "TensorAdd", 1, last, !f16))
 		return;
 	r->elt.x = x;
 	r->elt.y = y;

@@ -287,21 +287,22 @@ static int tp_scale_field(const char *key)
 
 /* The data types and their conversions: uint8 in; uint8 out with
  * alu_i2f_enable equal to alu_f2i_enable (a round trip through float, or
- * none), or, for a copy (not a table), fp16 out with i2f and not f2i, its
- * scale then read into t; 0 with the step refused. */
-static int tp_types_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t)
+ * none; a table's are checked by cpu_lut.c), or, for a layout copy, fp16
+ * out with i2f and not f2i and both rounding modes 1 (those of the
+ * corpus's copies), its scale then read into t; 0 with the step refused. */
+static int tp_types_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layout)
 {
 	uint32_t ti = tpf(cmd, "in_image_data_type"), to = tpf(cmd, "out_image_data_type");
 	uint32_t i2f = tpf(cmd, "alu_i2f_enable"), f2i = tpf(cmd, "alu_f2i_enable");
-	t->f16_out = !t->lut && ti == 0 && to == 1;
+	t->f16_out = layout && ti == 0 && to == 1;
 	if (ti != 0 || (to != 0 && !t->f16_out)) {
 		const char *key = ti != 0 ? "in_image_data_type" : "out_image_data_type";
 		const char *n = nbg_command_data_type_name(tpf(cmd, key));
-		nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): executed are uint8, and a copy "
-			       "from uint8 into fp16", key, tpf(cmd, key), n ? n : "unknown");
+		nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): executed are uint8, and a layout "
+			       "copy from uint8 into fp16", key, tpf(cmd, key), n ? n : "unknown");
 		return 0;
 	}
-	if (t->f16_out ? !(i2f == 1 && f2i == 0) : i2f != f2i) {
+	if (t->f16_out ? !(i2f == 1 && f2i == 0) : !t->lut && i2f != f2i) {
 		nbg_cpu_refuse(s, "tp-field-unsupported", "alu_i2f_enable %u and alu_f2i_enable %u into %s: "
 			       "executed are both 0 or both 1 into uint8, 1 and 0 into fp16", i2f, f2i,
 			       t->f16_out ? "fp16" : "uint8");
@@ -309,10 +310,15 @@ static int tp_types_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t)
 	}
 	if (!t->f16_out)
 		return 1;
-	if (tpf(cmd, "in_zp") > 255 || tpf(cmd, "out_zp") != 0) {
-		nbg_cpu_refuse(s, "tp-requantization-unsupported", "a copy into fp16 with in_zp %u and out_zp "
-			       "%u: executed are in_zp 0 to 255 and out_zp 0", tpf(cmd, "in_zp"),
-			       tpf(cmd, "out_zp"));
+	if (tpf(cmd, "flat_rounding_mode") != 1 || tpf(cmd, "integer_rounding_mode") != 1) {
+		nbg_cpu_refuse(s, "tp-field-unsupported", "a copy into fp16 with flat_rounding_mode %u and "
+			       "integer_rounding_mode %u: executed are both 1, those of every such corpus copy",
+			       tpf(cmd, "flat_rounding_mode"), tpf(cmd, "integer_rounding_mode"));
+		return 0;
+	}
+	if (tpf(cmd, "out_zp") != 0) {
+		nbg_cpu_refuse(s, "tp-requantization-unsupported", "a copy into fp16 with out_zp %u: executed "
+			       "is out_zp 0", tpf(cmd, "out_zp"));
 		return 0;
 	}
 	t->f16_zp = tpf(cmd, "in_zp");
@@ -324,9 +330,9 @@ static int tp_types_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t)
 /* The data types, the fields that must be 0 (but those a table activation
  * or a copy into fp16 sets) and the zero points of a copy or pool; 0 with
  * the step refused. */
-static int tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t)
+static int tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layout)
 {
-	if (!tp_types_ok(s, cmd, t))
+	if (!tp_types_ok(s, cmd, t, layout))
 		return 0;
 	for (size_t i = 0; i < sizeof(tp_zero_fields) / sizeof(tp_zero_fields[0]); i++) {
 		int own = tp_scale_field(tp_zero_fields[i]);
@@ -362,7 +368,7 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 	cpu_tp *t = &op->tp;
 	memset(t, 0, sizeof(*t));
 	t->lut = !strcmp(cop->kind, "lut");
-	if (!tp_fields_ok(s, cmd, t) || (t->lut && !nbg_cpu_plan_lut(p, s, cmd, t->map)))
+	if (!tp_fields_ok(s, cmd, t, !strcmp(cop->kind, "layout")) || (t->lut && !nbg_cpu_plan_lut(p, s, cmd, t->map)))
 		return;
 	if (!tp_pooling(s, cmd, t))
 		return;
@@ -396,10 +402,12 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 		return;
 	}
 	t->border = (uint8_t)bc;
-	if (t->lut && (t->wx0 < 0 || t->wy0 < 0 || t->wx1 >= (int64_t)t->x_size || t->wy1 >= (int64_t)t->y_size)) {
-		nbg_cpu_refuse(s, "tp-lut-unsupported", "a TP lookup-table activation whose window x %d..%d "
-			       "y %d..%d passes its %ux%u image: how a border pixel goes through the table is "
-			       "not established", t->wx0, t->wx1, t->wy0, t->wy1, t->x_size, t->y_size);
+	if ((t->lut || t->f16_out) &&
+	    (t->wx0 < 0 || t->wy0 < 0 || t->wx1 >= (int64_t)t->x_size || t->wy1 >= (int64_t)t->y_size)) {
+		nbg_cpu_refuse(s, t->lut ? "tp-lut-unsupported" : "data-type-unsupported", "a TP %s whose window "
+			       "x %d..%d y %d..%d passes its %ux%u image: how a border pixel goes through the %s is "
+			       "not established", t->lut ? "lookup-table activation" : "copy into fp16", t->wx0,
+			       t->wx1, t->wy0, t->wy1, t->x_size, t->y_size, t->lut ? "table" : "conversion");
 		return;
 	}
 	static const char *const cnt[6] = { "out_loop_0_count", "out_loop_1_count", "out_loop_2_count",
@@ -464,6 +472,12 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 	if (!tp_ring(p, s, cmd, "output", "out_image_circular_buf_size", 28, t->out_region, t->out_base,
 		     &t->out_ring_lo, &t->out_ring_size))
 		return;
+	if (t->f16_out && ((t->out_base | t->out_ring_lo) & 1)) {
+		nbg_cpu_refuse(s, "data-type-unsupported", "a copy into fp16 whose output at 0x%llx or circular "
+			       "buffer at 0x%llx is at an odd address: where a half split there goes is not "
+			       "established", (unsigned long long)t->out_base, (unsigned long long)t->out_ring_lo);
+		return;
+	}
 	uint64_t osize = p->regions[t->out_region].size;
 	if (t->out_ring_size) {
 		/* hi < 2^57 (tp_walk's digits and steps), the base inside the region */
