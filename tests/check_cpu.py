@@ -363,19 +363,29 @@ def fit(q, zp, ref):
     return s, corr, float(np.abs(s * d - r).max() / abs(s)), int((~ok).sum())
 
 
-def check_lenet(nbg, dumper, models, tmp, failures, figures):
+def lenet_setup(nbg, dumper, models, name, tmp, failures, figures):
+    """A LeNet file of models_dir: Caffe's layers, lenet.dat and 24
+    variants (arrays, paths), the file's commands (its NN operations
+    checked against the numpy reference on two of the inputs), its input
+    quantization and its operations by number."""
     import numpy as np
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from check_weights_lenet import caffe_layers
     lenet = os.path.join(models, "lenet-caffe")
-    model = os.path.join(models, LENET)
+    model = os.path.join(models, name)
     layers = caffe_layers(os.path.join(lenet, "lenet.caffemodel"))
     base = np.fromfile(os.path.join(lenet, "lenet.dat"), dtype=np.uint8).reshape(28, 28)
     imgs, paths = synth_inputs(base, tmp, 24)
     doc = check_ops(nbg, dumper, model, [[paths[0]], [paths[1]]], tmp, failures, figures)
-    quant = doc["inputs"][0]["quantization"]
-    in_scale, in_zp = quant["scale"], quant["zero_point"]
     ops = {o["operation"]: o for o in doc["commands"]["operations"]}
+    return model, layers, imgs, paths, doc, doc["inputs"][0]["quantization"], ops
+
+
+def check_lenet(nbg, dumper, models, tmp, failures, figures):
+    import numpy as np
+    model, layers, imgs, paths, doc, quant, ops = lenet_setup(nbg, dumper, models, LENET, tmp, failures,
+                                                              figures)
+    in_scale, in_zp = quant["scale"], quant["zero_point"]
     nn = doc["commands"]["nn"]["commands"]
     blobs = {1: "pool1", 2: "pool2", 3: "ip1"}
     corr_min = {b: 1.0 for b in blobs.values()}
@@ -454,15 +464,8 @@ def check_lenet_v3(nbg, dumper, models, tmp, failures, figures):
     softmax its NN-engine SP operations compute, which the backend refuses)
     correlate, and ip2's top-1 is Caffe's."""
     import numpy as np
-    from check_weights_lenet import caffe_layers
-    lenet = os.path.join(models, "lenet-caffe")
-    model = os.path.join(models, LENET_V3)
-    layers = caffe_layers(os.path.join(lenet, "lenet.caffemodel"))
-    base = np.fromfile(os.path.join(lenet, "lenet.dat"), dtype=np.uint8).reshape(28, 28)
-    imgs, paths = synth_inputs(base, tmp, 24)
-    doc = check_ops(nbg, dumper, model, [[paths[0]], [paths[1]]], tmp, failures, figures)
-    quant = doc["inputs"][0]["quantization"]
-    ops = {o["operation"]: o for o in doc["commands"]["operations"]}
+    model, layers, imgs, paths, doc, quant, ops = lenet_setup(nbg, dumper, models, LENET_V3, tmp, failures,
+                                                              figures)
     nn = doc["commands"]["nn"]["commands"]
     corr = {"ip1": 1.0, "ip2": 1.0}
     top1 = 0
