@@ -7,6 +7,7 @@
 #define NBG_CPU_INTERNAL_H
 
 #include <limits.h>
+#include <math.h>
 #include <string.h>
 
 #include "nbg/commands.h"
@@ -303,6 +304,13 @@ static inline int nbg_cpu_tp_post_shift(const nbg_cmd *cmd)
 	int sh = (int)(nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POSTSHIFT) |
 		       nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POSTSHIFT_5_6) << 5);
 	return sh >= 64 ? sh - 128 : sh;
+}
+
+/* A TP command's output scale: (1 + alu_output_post_multiplier / 2^15) x
+ * 2^-s, s nbg_cpu_tp_post_shift (exact in a double). */
+static inline double nbg_cpu_tp_multiplier(const nbg_cmd *cmd)
+{
+	return ldexp(32768.0 + nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POST_MULTIPLIER), -15 - nbg_cpu_tp_post_shift(cmd));
 }
 
 /* An SH operation's shader uniforms (cpu_common.c): the words its state

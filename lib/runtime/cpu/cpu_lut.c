@@ -134,9 +134,7 @@ int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd,
 			return 0;
 		}
 	int sign = nbg_cmd_tp(cmd, NBG_TPF_ALU_PWL_SIGN_SUPPORT) != 0;
-	/* (1 + m / 2^15) x 2^-shift, the shift a signed 7-bit number */
-	double mult = ldexp(32768.0 + nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POST_MULTIPLIER), -15) *
-		      ldexp(1.0, -nbg_cpu_tp_post_shift(cmd));
+	double mult = nbg_cpu_tp_multiplier(cmd);
 	int in_zp = (int)nbg_cmd_tp(cmd, NBG_TPF_IN_ZP), out_zp = (int)nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP);
 	for (int q = 0; q < 256; q++) {
 		double v = 0;

@@ -21,7 +21,6 @@
  * The planner runs the counter once without data to find the extreme
  * addresses, so every byte the run touches is checked before it.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -322,8 +321,7 @@ static int tp_types_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layou
 		return 0;
 	}
 	t->f16_zp = tpf(cmd, "in_zp");
-	t->f16_scale = (float)ldexp(1.0 + tpf(cmd, "alu_output_post_multiplier") / 32768.0,
-				    -nbg_cpu_tp_post_shift(cmd));
+	t->f16_scale = (float)nbg_cpu_tp_multiplier(cmd);
 	return 1;
 }
 
