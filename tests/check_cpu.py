@@ -46,6 +46,8 @@ files or Debian's python3-numpy / python3-protobuf are missing).
 """
 import json
 import os
+import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -460,17 +462,20 @@ def check_lenet_v3(nbg, dumper, models, tmp, failures, figures):
     the SDK's v3 model): its four NN operations, the first reading its
     784-byte input through a 1024-byte circular buffer that ends past the
     input's end, byte for byte against the numpy reference, then on the 25
-    inputs against Caffe: ip1 (op 3) and ip2 (op 4, its logits, before the
-    softmax its NN-engine SP operations compute, which the backend refuses)
-    correlate, and ip2's top-1 is Caffe's."""
+    inputs against Caffe: ip1 (op 3) and ip2 (op 4, the logits) correlate,
+    and ip2's top-1 is Caffe's.  Then the whole model, whose softmax five
+    NN-engine SP operations compute and the backend runs by reference
+    semantics (check_sp_softmax)."""
     import numpy as np
     model, layers, imgs, paths, doc, quant, ops = lenet_setup(nbg, dumper, models, LENET_V3, tmp, failures,
                                                               figures)
     nn = doc["commands"]["nn"]["commands"]
     corr = {"ip1": 1.0, "ip2": 1.0}
     top1 = 0
+    logits, refs = [], []
     for img, path in zip(imgs, paths):
         ref = caffe_forward(layers, img, quant["scale"], quant["zero_point"])
+        refs.append(ref["ip2"].ravel())
         bufs = dump(dumper, model, 5, [path], tmp)
         for n, blob in ((3, "ip1"), (4, "ip2")):
             q = read_output(ops[n], bufs)
@@ -478,11 +483,127 @@ def check_lenet_v3(nbg, dumper, models, tmp, failures, figures):
             corr[blob] = min(corr[blob], fit(q, zp, ref[blob].reshape(q.shape))[1])
             if blob == "ip2":
                 top1 += int(np.argmax(q.ravel()) == np.argmax(ref["ip2"]))
+                logits.append(q.ravel())
     figures.append("LeNet 0x1000003b (v3 file): ip1 and ip2 correlate with Caffe at >= %.5f and %.5f; "
                    "ip2's top-1 is Caffe's on %d of %d inputs" % (corr["ip1"], corr["ip2"], top1, len(imgs)))
     if min(corr.values()) < 0.99 or top1 != len(imgs):
         failures.append("LeNet 0x1000003b: correlation %.5f / %.5f, top-1 %d of %d" %
                         (corr["ip1"], corr["ip2"], top1, len(imgs)))
+    check_sp_softmax(nbg, models, model, doc, paths, logits, refs, tmp, failures, figures)
+
+
+def sp_clamps(raw, doc, first):
+    """The scale and zero point of a Softmax2Layer_SP layer, derived here
+    from the raw bytes of its first SP command: words 29 and 30 are the
+    float32 values s x (255 - zp) and s x (0 - zp)."""
+    import numpy as np
+    nn = doc["commands"]["nn"]
+    at = nn["offset"] + first["command"] * nn["command_size"] + 29 * 4
+    hi, lo = struct.unpack_from("<2f", raw, at)
+    s = float(np.float32((hi - lo) / 255.0))
+    return s, round(-lo / s), at
+
+
+def softmax_f16(q, s, zp):
+    """p = softmax(s x (q - zp)) in float64, rounded to float16."""
+    import numpy as np
+    x = s * (np.asarray(q, dtype=np.float64) - zp)
+    e = np.exp(x - x.max())
+    return (e / e.sum()).astype(np.float16)
+
+
+def ulps(a, b):
+    """The distance of two float16 arrays of non-negative values in units
+    in the last place."""
+    import numpy as np
+    return np.abs(a.view(np.uint16).astype(np.int64) - b.view(np.uint16).astype(np.int64))
+
+
+def with_crc(raw, doc):
+    """raw with its nbg_crc_sum (offset 108: CRC-32 from the first section
+    on) recomputed, as the 0x10020 file's writer computes it."""
+    import zlib
+    first = min(sec["offset"] for sec in doc["sections"] if sec["size"])
+    struct.pack_into("<I", raw, 108, zlib.crc32(bytes(raw[first:])))
+    return raw
+
+
+def check_sp_softmax(nbg, models, model, doc, paths, logits, refs, tmp, failures, figures):
+    """LeNet 0x1000003b's softmax: five SP operations the backend runs as
+    one softmax by reference semantics, the scale from the first command's
+    clamp words.  Expected values come from the raw bytes (the clamps,
+    read here) and the ip2 bytes the NN operations wrote, from Caffe's
+    float softmax, and from the 0x10016 compilation of the same network,
+    whose softmax is a shader with its scale in a uniform."""
+    import numpy as np
+    raw = bytearray(open(model, "rb").read())
+    first = min((o for o in doc["commands"]["operations"] if o["layer_name"] == "Softmax2Layer_SP"),
+                key=lambda o: o["operation"])
+    s, zp, at = sp_clamps(raw, doc, first)
+    worst, caffe_err, top1, v2_err, v2_top1, runs = 0, 0.0, 0, 0.0, 0, 0
+    for path, q, ref in zip(paths, logits, refs):
+        got, _, err = run_cpu(nbg, model, [path], tmp, dtype=np.float16)
+        other, _, err2 = run_cpu(nbg, os.path.join(models, LENET), [path], tmp, dtype=np.float16)
+        if got is None or other is None or len(got) != len(q):
+            failures.append("LeNet 0x1000003b whole run: %s %s" % (err, err2))
+            return
+        runs += 1
+        worst = max(worst, int(ulps(got, softmax_f16(q, s, zp)).max()))
+        e = np.exp(ref - ref.max())
+        caffe_err = max(caffe_err, float(np.abs(got.astype(np.float64) - e / e.sum()).max()))
+        top1 += int(np.argmax(got) == np.argmax(ref))
+        v2_err = max(v2_err, float(np.abs(got.astype(np.float64) - other.astype(np.float64)).max()))
+        v2_top1 += int(np.argmax(got) == np.argmax(other))
+    figures.append("LeNet 0x1000003b whole (SP softmax by reference semantics, scale %.7g and zero point "
+                   "%d read from words 29/30): %d runs, at most %d float16 ulp from the test's softmax of "
+                   "the run's ip2; top-1 Caffe's on %d, largest difference from Caffe's float softmax "
+                   "%.3g; against the 0x10016 compilation: top-1 equal on %d, largest difference %.3g" %
+                   (s, zp, runs, worst, top1, caffe_err, v2_top1, v2_err))
+    if worst > 1 or top1 != runs or v2_top1 != runs:
+        failures.append("LeNet 0x1000003b softmax: %d ulp, top-1 %d / %d of %d" % (worst, top1, v2_top1, runs))
+    # The scale read, not assumed: the clamps times 2^-8 (the mantissa the
+    # post_multiplier holds unchanged) give a softmax that is not one-hot.
+    m = bytearray(raw)
+    hi, lo = struct.unpack_from("<2f", m, at)
+    struct.pack_into("<2f", m, at, hi / 256, lo / 256)
+    mpath = os.path.join(tmp, "lenet_v3_scaled.nb")
+    with open(mpath, "wb") as f:
+        f.write(with_crc(m, doc))
+    s2, zp2, _ = sp_clamps(m, doc, first)
+    spread, worst2 = 0, 0
+    for path, q in list(zip(paths, logits))[:5]:
+        got, _, err = run_cpu(nbg, mpath, [path], tmp, dtype=np.float16)
+        if got is None:
+            failures.append("LeNet 0x1000003b with the clamps scaled: %s" % err)
+            return
+        worst2 = max(worst2, int(ulps(got, softmax_f16(q, s2, zp2)).max()))
+        spread = max(spread, int(np.count_nonzero(got.astype(np.float64) > 1e-3)))
+    figures.append("  clamps times 2^-8 (scale %.7g): at most %d ulp from the test's softmax on 5 inputs, up "
+                   "to %d probabilities above 0.001 per input" % (s2, worst2, spread))
+    if worst2 > 1 or spread < 2:
+        failures.append("LeNet 0x1000003b with the clamps scaled: %d ulp, %d values above 0.001" %
+                        (worst2, spread))
+    # Inconsistent words are refused with their id.
+    cases = []
+    m = bytearray(raw)
+    struct.pack_into("<I", m, at, struct.unpack_from("<I", m, at)[0] + 1)
+    cases.append(("upper clamp one unit off", m, "sp-softmax-scale-inconsistent"))
+    m = bytearray(raw)
+    struct.pack_into("<2f", m, at, hi * 1.5, lo * 1.5)
+    cases.append(("clamps times 1.5: another mantissa", m, "sp-softmax-scale-inconsistent"))
+    m = bytearray(raw)
+    name_at = m.find(b"Softmax2Layer_SP")
+    m[name_at:name_at + 16] = b"Softmax3Layer_SP"
+    cases.append(("layer name Softmax3Layer_SP", m, "operation-type-unsupported"))
+    for what, m, rid in cases:
+        with open(mpath, "wb") as f:
+            f.write(with_crc(m, doc))
+        r = run([nbg, "run", "--backend", "cpu", "--check", mpath])
+        line = re.search(r"^  op %d .*$" % first["operation"], r.stdout, re.M)
+        if not line or ": refused %s: " % rid not in line.group(0):
+            failures.append("LeNet 0x1000003b mutation (%s): expected %s, got %r" %
+                            (what, rid, line.group(0) if line else r.stdout[-200:]))
+    figures.append("  %d mutations of the softmax layer refused with their ids" % len(cases))
 
 
 def check_ee(nbg, dumper, corpus, models, tmp, failures, figures):

@@ -11,8 +11,8 @@ runs by reference semantics, against references no C code here computes.
    the layer);
    every other SH or SW operation is refused
    (shader-not-executed / software-not-executed) with its layer named;
-   `nbg probe --json` counts the softmaxes per file
-   (executed_by_reference_semantics).
+   `nbg probe --json` counts the softmaxes per file, and the SP operations
+   of a Softmax2Layer_SP layer (executed_by_reference_semantics).
 2. Per softmax, on synthesized buffers (nbg-cpu-ref-op runs that one
    operation whatever precedes it): the I/O is decoded here, independently
    of the C code, from the raw bytes (the LOAD_STATE stream of the
@@ -36,8 +36,7 @@ runs by reference semantics, against references no C code here computes.
    with its id.
 5. `nbg run --backend cpu` reports the steps computed by reference
    semantics in summary.json (runtime.reference_semantics) and on stdout:
-   none for an NN-only model.  (No corpus model runs whole with a softmax
-   yet: the operations before each are refused.)
+   none for an NN-only model.
 
 Usage: check_cpu_ref.py NBG REFOP --corpus DIR --models DIR (exit 77 when
 the files or Debian's python3-numpy / python3-protobuf are missing).
@@ -172,11 +171,15 @@ def check_plans(nbg, models, failures, figures):
         doc = inspect(nbg, model)
         lines = plan_lines(nbg, model)
         for o in doc["operations"]:
-            if o["type_name"] not in ("SH", "SW"):
-                continue
             n = o["record_index"]
             layer, typ, rest = lines.get(n, ("?", "?", ""))
             name = os.path.basename(model)
+            if o["type_name"] == "SP" and o["layer_name"] == "Softmax2Layer_SP" and \
+                    rest.endswith("execute " + LABEL):
+                pools.append(model)  # the SP softmax: check_cpu.py (check_sp_softmax) checks it
+                continue
+            if o["type_name"] not in ("SH", "SW"):
+                continue
             if o["layer_name"] == "Softmax2Layer" and o["type_name"] == "SH":
                 if not rest.endswith("execute " + LABEL):
                     failures.append("%s op %d (softmax) is not executed by reference semantics: %s" %

@@ -239,6 +239,17 @@ CPU_HIDDEN int nbg_cpu_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *
 CPU_HIDDEN int nbg_cpu_image_in(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x, uint64_t y,
 				uint64_t z, uint64_t row, uint64_t slice, uint64_t ring_lo, uint64_t ring_size,
 				uint64_t *last);
+/* An NN command's field by its layout name (0 when the layout has none),
+ * and the circular buffer an NN-engine image is read or written through:
+ * the size field (64-byte units) and the end field named, nbg_cpu_ring. */
+static inline uint32_t nbg_cpu_nn_field(const nbg_cmd *cmd, const char *key)
+{
+	int i = nbg_command_field_index(NBG_CMD_NN, key);
+	return i < 0 ? 0 : cmd->values[i];
+}
+CPU_HIDDEN int nbg_cpu_nn_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, const char *what,
+			       const char *size_key, const char *end_key, size_t region, uint64_t base,
+			       uint64_t *lo, uint64_t *size);
 static inline uint64_t nbg_cpu_ring_at(uint64_t a, uint64_t lo, uint64_t size)
 {
 	return size && a >= lo ? lo + (a - lo) % size : a;
@@ -356,6 +367,10 @@ CPU_HIDDEN int nbg_cpu_tpfc_run(const cpu_tpfc *t, uint8_t *const *buf);
 /* The reference-semantics planner and run for SH and SW operations
  * (cpu_ref.c), likewise with op->kind = CPU_OP_REF. */
 CPU_HIDDEN void nbg_cpu_plan_ref(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
+/* A Softmax2Layer_SP layer's NN-engine SP operations (cpu_spmax.c): the
+ * layer's softmax by reference semantics, computed at its last operation. */
+CPU_HIDDEN void nbg_cpu_plan_spmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
+
 CPU_HIDDEN int nbg_cpu_ref_run(const cpu_ref *r, uint8_t *const *buf);
 /* A step executed by reference semantics (cpu_common.c, shared by the
  * shader planners): op->ref.kind = kind (its other members set by the

@@ -44,8 +44,7 @@ static void build_regions(nbg_cpu_plan *p)
 
 static uint32_t field(const nbg_cmd *cmd, const char *key)
 {
-	int i = nbg_command_field_index(NBG_CMD_NN, key);
-	return i < 0 ? 0 : cmd->values[i];
+	return nbg_cpu_nn_field(cmd, key);
 }
 
 /*
@@ -238,9 +237,9 @@ static int input_interleaved(const nbg_cpu_plan *p, const nbg_cmd_op *op, const 
 /* The circular buffer an NN image is read or written through (its size
  * field, 64-byte units, and its end field, as the TP planner and the
  * dataflow analysis read them): nbg_cpu_ring. */
-static int nn_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, const char *what,
-		   const char *size_key, const char *end_key, size_t region, uint64_t base, uint64_t *lo,
-		   uint64_t *size)
+int nbg_cpu_nn_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, const char *what,
+		    const char *size_key, const char *end_key, size_t region, uint64_t base, uint64_t *lo,
+		    uint64_t *size)
 {
 	int fi = nbg_command_field_index(NBG_CMD_NN, end_key);
 	*lo = *size = 0;
@@ -277,9 +276,9 @@ static int conv_addressing(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const
 	cv->out_base = op->out_ref.offset;
 	cv->out_row = op->out_row_stride;
 	cv->out_slice = op->out_slice_stride;
-	if (!nn_ring(p, s, cmd, "input", "in_image_circular_buf_size", "in_image_circular_buf_end_addr_plus_1",
+	if (!nbg_cpu_nn_ring(p, s, cmd, "input", "in_image_circular_buf_size", "in_image_circular_buf_end_addr_plus_1",
 		     cv->in_region, cv->in_base, &cv->in_ring_lo, &cv->in_ring_size) ||
-	    !nn_ring(p, s, cmd, "output", "out_image_circular_buf_size", "out_image_circular_buf_end_addr_plus_1",
+	    !nbg_cpu_nn_ring(p, s, cmd, "output", "out_image_circular_buf_size", "out_image_circular_buf_end_addr_plus_1",
 		     cv->out_region, cv->out_base, &cv->out_ring_lo, &cv->out_ring_size) ||
 	    !tile_consistent(p, s, op, cv))
 		return 0;
@@ -487,6 +486,12 @@ static void plan_step(nbg_cpu_plan *p, size_t i, const nbg_weights_op *const *wo
 	case NBG_GRAPH_OP_TP:
 		nbg_cpu_plan_tp(p, s, &p->ops[i], op);
 		return;
+	case NBG_GRAPH_OP_SP:
+		if (!strcmp(s->layer, "Softmax2Layer_SP")) {
+			nbg_cpu_plan_spmax(p, s, &p->ops[i], i);
+			return;
+		}
+		break;
 	default:
 		break;
 	}

@@ -1,0 +1,220 @@
+/*
+ * cpu_spmax.c - the softmax of a Softmax2Layer_SP layer, which the NN
+ * engine computes with a run of SP (stream processor) operations.  What
+ * each SP operation computes is not decoded, so none is executed from its
+ * command: the layer as a whole is identified by its name and its I/O and
+ * run by reference semantics (doc/cpu-backend.md, "The SP softmax") at its
+ * last operation, the one that writes its output.
+ *
+ * Read from the layer's first command: its input image (a patched address,
+ * uint8, one row of n values), the zero point (coef_zero_point) and the
+ * input scale s, from the float32 clamps in words 29 and 30, which hold
+ * s x (255 - zp) and s x (0 - zp): s = float32((hi - lo) / 255), checked
+ * against the command's 23-bit post_multiplier (s's mantissa) and both
+ * clamps recomputed from s and zp bit for bit.  From the last command: the
+ * output image (patched, fp16, n values).  The operations between them
+ * write nothing here; the plan checks that no operation outside the layer
+ * reads what they write.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/cpu/cpu_internal.h"
+
+enum {
+	SPMAX_W_HI = 29,        /* float32 s x (255 - zp) */
+	SPMAX_W_LO = 30,        /* float32 s x (0 - zp) */
+	SPMAX_MAX_WIDTH = 1 << 20
+};
+
+typedef struct {
+	size_t first, last;     /* the layer's operations */
+	uint32_t n;
+	float scale;
+	nbg_cpu_step *s;
+} spmax_layer;
+
+static float f32_of(uint32_t v)
+{
+	float f;
+	memcpy(&f, &v, sizeof(f));
+	return f;
+}
+
+static uint32_t bits_of(float f)
+{
+	uint32_t v;
+	memcpy(&v, &f, sizeof(v));
+	return v;
+}
+
+/* The layer's operations: one contiguous run of SP operations with decoded
+ * commands, at least two. */
+static int spmax_span(nbg_cpu_plan *p, spmax_layer *L, size_t operation)
+{
+	uint32_t id = nbg_graph_operation_at(p->g, operation)->layer_id;
+	size_t first = operation, last = operation;
+	while (first > 0 && nbg_graph_operation_at(p->g, first - 1)->layer_id == id)
+		first--;
+	while (last + 1 < p->count && nbg_graph_operation_at(p->g, last + 1)->layer_id == id)
+		last++;
+	for (size_t j = 0; j < p->count; j++) {
+		const nbg_graph_operation *go = nbg_graph_operation_at(p->g, j);
+		const nbg_cmd_op *op = nbg_commands_op_of(p->c, j);
+		int inside = j >= first && j <= last;
+		if ((!inside && go->layer_id == id) ||
+		    (inside && (go->type != NBG_GRAPH_OP_SP || !op || op->engine != NBG_CMD_NN ||
+				!nbg_commands_at(p->c, NBG_CMD_NN, op->command)))) {
+			nbg_cpu_refuse(L->s, "sp-softmax-layer-unsupported", "a softmax layer (%s) whose "
+				       "operation %zu is %s: executed is one contiguous run of SP operations "
+				       "with decoded commands", L->s->layer, j,
+				       inside ? "not an SP operation with a decoded command" : "apart from the others");
+			return 0;
+		}
+	}
+	if (first == last) {
+		nbg_cpu_refuse(L->s, "sp-softmax-layer-unsupported", "a softmax layer (%s) of one SP operation: "
+			       "executed is a run of at least two, the first reading the input and the last "
+			       "writing the output", L->s->layer);
+		return 0;
+	}
+	L->first = first, L->last = last;
+	return 1;
+}
+
+/* The input scale from the first command's clamps, checked against its
+ * post_multiplier and zero point. */
+static int spmax_scale(spmax_layer *L, const nbg_cmd *cmd)
+{
+	uint32_t hi_w = cmd->words[SPMAX_W_HI], lo_w = cmd->words[SPMAX_W_LO];
+	float hi = f32_of(hi_w), lo = f32_of(lo_w);
+	uint32_t zp = nbg_cpu_nn_field(cmd, "coef_zero_point");
+	uint32_t m = nbg_cpu_nn_field(cmd, "post_multiplier") | nbg_cpu_nn_field(cmd, "post_multiplier_1_to_6") << 1 |
+		     nbg_cpu_nn_field(cmd, "post_multiplier_7_to_14") << 7 |
+		     nbg_cpu_nn_field(cmd, "post_multiplier_15_to_22") << 15;
+	float s = isfinite(hi) && isfinite(lo) ? (float)(((double)hi - (double)lo) / 255.0) : 0.0f;
+	int ok = isfinite(s) && s > 0 && isnormal(s) && zp <= 255 && (bits_of(s) & 0x7fffffu) == m &&
+		 bits_of(s * (float)(255 - (int)zp)) == hi_w && bits_of(s * (float)(0 - (int)zp)) == lo_w;
+	if (!ok) {
+		nbg_cpu_refuse(L->s, "sp-softmax-scale-inconsistent", "a softmax layer (%s) whose first "
+			       "command's words %d and %d (0x%08x, 0x%08x) are not s x (255 - zp) and s x (0 - "
+			       "zp) for the zero point %u (coef_zero_point) and a scale s whose mantissa is "
+			       "the post_multiplier 0x%06x", L->s->layer, SPMAX_W_HI, SPMAX_W_LO, hi_w, lo_w, zp, m);
+		return 0;
+	}
+	L->scale = s;
+	return 1;
+}
+
+/* An SP operation's image: its region, and that n values of `bytes` each
+ * lie inside it (and its circular buffer's lap, when it has one). */
+static int spmax_image(nbg_cpu_plan *p, spmax_layer *L, const nbg_cmd_op *op, const nbg_cmd *cmd, int out,
+		       size_t *region, uint64_t *base)
+{
+	const char *what = out ? "output" : "input";
+	const nbg_cmd_ref *r = out ? &op->out_ref : &op->in_ref;
+	if (!r->patched) {
+		nbg_cpu_refuse(L->s, "address-not-relocated", "a softmax layer (%s) whose %s address (operation "
+			       "%zu) is relocated by no patch", L->s->layer, what, op->operation);
+		return 0;
+	}
+	/* the buffer's end is relocated by a patch of that operation */
+	nbg_cpu_step t = *L->s;
+	t.operation = op->operation;
+	long ri = nbg_cpu_find_region(p, &t, what, r);
+	uint64_t lo, size;
+	if (ri < 0 || !nbg_cpu_nn_ring(p, &t, cmd, what, out ? "out_image_circular_buf_size" : "in_image_circular_buf_size",
+				       out ? "out_image_circular_buf_end_addr_plus_1" : "in_image_circular_buf_end_addr_plus_1",
+				       (size_t)ri, r->offset, &lo, &size)) {
+		nbg_cpu_refuse(L->s, t.reason_id, "operation %zu: %s", op->operation, t.reason);
+		return 0;
+	}
+	uint64_t bytes = (uint64_t)L->n * (out ? 2 : 1), last;
+	if (!nbg_cpu_image_fits(p, (size_t)ri, r->offset, bytes, 1, 1, bytes, bytes, &last) ||
+	    (size && last >= lo + size)) {
+		nbg_cpu_refuse(L->s, "address-outside-memory", "a softmax layer (%s) whose %s (%llu bytes at "
+			       "%s+0x%llx) does not lie inside its memory%s", L->s->layer, what,
+			       (unsigned long long)bytes, nbg_graph_source_type_name(r->source_type),
+			       (unsigned long long)r->offset, size ? " and before its circular buffer's end" : "");
+		return 0;
+	}
+	*region = (size_t)ri;
+	*base = r->offset;
+	return 1;
+}
+
+/* No operation outside the layer reads what its operations before the last
+ * write: skipping their writes changes nothing another operation sees. */
+static int spmax_sealed(nbg_cpu_plan *p, spmax_layer *L)
+{
+	for (size_t i = 0; i < nbg_commands_edge_count(p->c); i++) {
+		const nbg_cmd_edge *e = nbg_commands_edge_at(p->c, i);
+		if ((e->kind != NBG_CMD_EDGE_OP && e->kind != NBG_CMD_EDGE_OUTPUT) || e->from < L->first ||
+		    e->from >= L->last)
+			continue;
+		if (e->kind == NBG_CMD_EDGE_OUTPUT || e->to < L->first || e->to > L->last) {
+			nbg_cpu_refuse(L->s, "sp-softmax-intermediate-read", "a softmax layer (%s) whose operation "
+				       "%zu writes bytes that %s %zu reads: only the layer's output is computed",
+				       L->s->layer, e->from, e->kind == NBG_CMD_EDGE_OUTPUT ? "output record" :
+				       "operation", e->to);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+void nbg_cpu_plan_spmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
+{
+	spmax_layer L = { .s = s };
+	if (!spmax_span(p, &L, operation))
+		return;
+	const nbg_cmd_op *a = nbg_commands_op_of(p->c, L.first), *z = nbg_commands_op_of(p->c, L.last);
+	const nbg_cmd *ca = nbg_commands_at(p->c, NBG_CMD_NN, a->command);
+	const nbg_cmd *cz = nbg_commands_at(p->c, NBG_CMD_NN, z->command);
+	uint64_t n = (uint64_t)a->in[0] * a->in[1] * a->in[2];
+	if (a->in_type != 0 || z->out_type != 1 || a->in[1] != 1 || a->in[2] != 1 || n == 0 ||
+	    (uint64_t)z->out[0] * z->out[1] * z->out[2] != n || ca->word_count <= SPMAX_W_LO) {
+		nbg_cpu_refuse(s, "sp-softmax-shape-unsupported", "a softmax layer (%s) reading %ux%ux%u of data "
+			       "type %u (operation %zu) and writing %ux%ux%u of data type %u (operation %zu): "
+			       "executed is one row of n uint8 (0) values to n fp16 (1) values", s->layer,
+			       a->in[0], a->in[1], a->in[2], a->in_type, L.first, z->out[0], z->out[1], z->out[2],
+			       z->out_type, L.last);
+		return;
+	}
+	if (n > SPMAX_MAX_WIDTH) {
+		nbg_cpu_refuse(s, "work-limit", "a softmax over %llu values, above the limit of %u",
+			       (unsigned long long)n, SPMAX_MAX_WIDTH);
+		return;
+	}
+	L.n = (uint32_t)n;
+	cpu_ref *r = &op->ref;
+	if (!spmax_scale(&L, ca) || !spmax_image(p, &L, a, ca, 0, &r->in_region, &r->in_base) ||
+	    !spmax_image(p, &L, z, cz, 1, &r->out_region, &r->out_base) || !spmax_sealed(p, &L))
+		return;
+	if (z->out_ref.source_type == NBG_GRAPH_SRC_OUTPUT) {
+		const nbg_io *io = nbg_model_output_at(p->m, (size_t)z->out_ref.index);
+		const char *fn = io ? nbg_data_format_name(io->data_format) : NULL;
+		if (!fn || strcmp(fn, "FP16")) {
+			nbg_cpu_refuse(s, "sp-softmax-shape-unsupported", "a softmax layer (%s) writing output %d "
+				       "whose record's format is %s, not the fp16 its command says", s->layer,
+				       z->out_ref.index, fn ? fn : "unknown");
+			return;
+		}
+	}
+	if (r->in_region == r->out_region && r->in_base < r->out_base + 2ull * n && r->out_base < r->in_base + n) {
+		nbg_cpu_refuse(s, "sp-softmax-shape-unsupported", "a softmax layer (%s) whose output overlaps its "
+			       "input", s->layer);
+		return;
+	}
+	if (operation != L.last) {
+		snprintf(s->what, sizeof(s->what), "SP, part of the softmax computed at op %zu", L.last);
+		nbg_cpu_ref_executed(s, op, CPU_REF_NONE);
+		return;
+	}
+	r->width = L.n;
+	r->scale_log2e = (float)((double)L.scale * M_LOG2E);
+	snprintf(s->what, sizeof(s->what), "SP softmax %u uint8 -> fp16 (ops %zu-%zu), scale %.9g", L.n,
+		 L.first, L.last, (double)L.scale);
+	nbg_cpu_ref_executed(s, op, CPU_REF_SOFTMAX);
+}
