@@ -180,6 +180,8 @@ struct nbg_cpu_plan {
 	size_t count;
 	nbg_cpu_step *steps;
 	cpu_op *ops;                    /* one per step (used when executed) */
+	unsigned char *read_outside;    /* per operation: its writes are read outside its layer
+					 * (cpu_spmax.c; NULL until needed) */
 	size_t region_count;
 	cpu_region regions[5 + 2 * 64];
 };

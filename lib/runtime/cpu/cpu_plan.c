@@ -578,6 +578,7 @@ void nbg_cpu_plan_free(nbg_cpu_plan *p)
 	nbg_model_free(p->m);
 	free(p->steps);
 	free(p->ops);
+	free(p->read_outside);
 	free(p);
 }
 

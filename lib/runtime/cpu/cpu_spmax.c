@@ -18,6 +18,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime/cpu/cpu_internal.h"
@@ -25,7 +26,8 @@
 enum {
 	SPMAX_W_HI = 29,        /* float32 s x (255 - zp) */
 	SPMAX_W_LO = 30,        /* float32 s x (0 - zp) */
-	SPMAX_MAX_WIDTH = 1 << 20
+	SPMAX_MAX_WIDTH = 1 << 20,
+	SPMAX_MAX_OPS = 64      /* operations of one layer (LeNet's: 5); bounds the plan's work */
 };
 
 typedef struct {
@@ -49,35 +51,35 @@ static uint32_t bits_of(float f)
 	return v;
 }
 
-/* The layer's operations: one contiguous run of SP operations with decoded
- * commands, at least two. */
+/* The layer's operations: one contiguous run of 2 to SPMAX_MAX_OPS SP
+ * operations with decoded commands, all the operations its layer record
+ * counts. */
 static int spmax_span(nbg_cpu_plan *p, spmax_layer *L, size_t operation)
 {
 	uint32_t id = nbg_graph_operation_at(p->g, operation)->layer_id;
+	const nbg_graph_layer *l = id < p->g->sum.layer_count ? nbg_graph_layer_at(p->g, id) : NULL;
 	size_t first = operation, last = operation;
-	while (first > 0 && nbg_graph_operation_at(p->g, first - 1)->layer_id == id)
+	while (first > 0 && operation - first < SPMAX_MAX_OPS &&
+	       nbg_graph_operation_at(p->g, first - 1)->layer_id == id)
 		first--;
-	while (last + 1 < p->count && nbg_graph_operation_at(p->g, last + 1)->layer_id == id)
+	while (last + 1 < p->count && last - first < SPMAX_MAX_OPS &&
+	       nbg_graph_operation_at(p->g, last + 1)->layer_id == id)
 		last++;
-	for (size_t j = 0; j < p->count; j++) {
-		const nbg_graph_operation *go = nbg_graph_operation_at(p->g, j);
+	if (!l || first == last || last - first >= SPMAX_MAX_OPS || l->operation_records != last - first + 1) {
+		nbg_cpu_refuse(L->s, "sp-softmax-layer-unsupported", "a softmax layer (%s) whose %u operations "
+			       "are not one contiguous run of 2 to %d: executed is such a run, the first reading "
+			       "the input and the last writing the output", L->s->layer,
+			       l ? l->operation_records : 0, SPMAX_MAX_OPS);
+		return 0;
+	}
+	for (size_t j = first; j <= last; j++) {
 		const nbg_cmd_op *op = nbg_commands_op_of(p->c, j);
-		int inside = j >= first && j <= last;
-		if ((!inside && go->layer_id == id) ||
-		    (inside && (go->type != NBG_GRAPH_OP_SP || !op || op->engine != NBG_CMD_NN ||
-				!nbg_commands_at(p->c, NBG_CMD_NN, op->command)))) {
+		if (nbg_graph_operation_at(p->g, j)->type != NBG_GRAPH_OP_SP || !op || op->engine != NBG_CMD_NN ||
+		    !nbg_commands_at(p->c, NBG_CMD_NN, op->command)) {
 			nbg_cpu_refuse(L->s, "sp-softmax-layer-unsupported", "a softmax layer (%s) whose "
-				       "operation %zu is %s: executed is one contiguous run of SP operations "
-				       "with decoded commands", L->s->layer, j,
-				       inside ? "not an SP operation with a decoded command" : "apart from the others");
+				       "operation %zu is not an SP operation with a decoded command", L->s->layer, j);
 			return 0;
 		}
-	}
-	if (first == last) {
-		nbg_cpu_refuse(L->s, "sp-softmax-layer-unsupported", "a softmax layer (%s) of one SP operation: "
-			       "executed is a run of at least two, the first reading the input and the last "
-			       "writing the output", L->s->layer);
-		return 0;
 	}
 	L->first = first, L->last = last;
 	return 1;
@@ -145,22 +147,35 @@ static int spmax_image(nbg_cpu_plan *p, spmax_layer *L, const nbg_cmd_op *op, co
 }
 
 /* No operation outside the layer reads what its operations before the last
- * write: skipping their writes changes nothing another operation sees. */
+ * write: skipping their writes changes nothing another operation sees.  The
+ * operations whose writes are read outside their layer (or by an output
+ * record) are found once per plan, in one pass over the data flow. */
 static int spmax_sealed(nbg_cpu_plan *p, spmax_layer *L)
 {
-	for (size_t i = 0; i < nbg_commands_edge_count(p->c); i++) {
-		const nbg_cmd_edge *e = nbg_commands_edge_at(p->c, i);
-		if ((e->kind != NBG_CMD_EDGE_OP && e->kind != NBG_CMD_EDGE_OUTPUT) || e->from < L->first ||
-		    e->from >= L->last)
-			continue;
-		if (e->kind == NBG_CMD_EDGE_OUTPUT || e->to < L->first || e->to > L->last) {
-			nbg_cpu_refuse(L->s, "sp-softmax-intermediate-read", "a softmax layer (%s) whose operation "
-				       "%zu writes bytes that %s %zu reads: only the layer's output is computed",
-				       L->s->layer, e->from, e->kind == NBG_CMD_EDGE_OUTPUT ? "output record" :
-				       "operation", e->to);
+	if (!p->read_outside) {
+		p->read_outside = calloc(p->count ? p->count : 1, 1);
+		if (!p->read_outside) {
+			nbg_cpu_refuse(L->s, "work-limit", "out of memory for the data flow of a softmax layer (%s)",
+				       L->s->layer);
 			return 0;
 		}
+		for (size_t i = 0; i < nbg_commands_edge_count(p->c); i++) {
+			const nbg_cmd_edge *e = nbg_commands_edge_at(p->c, i);
+			if (e->from >= p->count || (e->kind != NBG_CMD_EDGE_OUTPUT && e->kind != NBG_CMD_EDGE_OP))
+				continue;
+			if (e->kind == NBG_CMD_EDGE_OUTPUT || e->to >= p->count ||
+			    nbg_graph_operation_at(p->g, e->to)->layer_id !=
+				    nbg_graph_operation_at(p->g, e->from)->layer_id)
+				p->read_outside[e->from] = 1;
+		}
 	}
+	for (size_t j = L->first; j < L->last; j++)
+		if (p->read_outside[j]) {
+			nbg_cpu_refuse(L->s, "sp-softmax-intermediate-read", "a softmax layer (%s) whose operation "
+				       "%zu writes bytes that an operation of another layer or an output record "
+				       "reads: only the layer's output is computed", L->s->layer, j);
+			return 0;
+		}
 	return 1;
 }
 
