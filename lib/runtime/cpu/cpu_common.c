@@ -219,6 +219,22 @@ int nbg_cpu_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, uint6
 	return 1;
 }
 
+/* The circular buffer an NN image is read or written through (its size
+ * field, 64-byte units, and its end field, as the TP planner and the
+ * dataflow analysis read them): nbg_cpu_ring. */
+int nbg_cpu_nn_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, const char *what,
+		    const char *size_key, const char *end_key, size_t region, uint64_t base, uint64_t *lo,
+		    uint64_t *size)
+{
+	int fi = nbg_command_field_index(NBG_CMD_NN, end_key);
+	*lo = *size = 0;
+	if (fi < 0)
+		return 1;
+	return nbg_cpu_ring(p, s, what, (uint64_t)nbg_cpu_nn_field(cmd, size_key) << 6,
+			    nbg_command_fields(NBG_CMD_NN, NULL)[fi].word, nbg_cpu_nn_field(cmd, end_key), region, base, lo,
+			    size);
+}
+
 int nbg_cpu_image_in(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x, uint64_t y, uint64_t z,
 		     uint64_t row, uint64_t slice, uint64_t ring_lo, uint64_t ring_size, uint64_t *last)
 {

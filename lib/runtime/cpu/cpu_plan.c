@@ -234,22 +234,6 @@ static int input_interleaved(const nbg_cpu_plan *p, const nbg_cmd_op *op, const 
 	       io->dims[1] >= cv->in_x && io->dims[2] >= cv->in_y;
 }
 
-/* The circular buffer an NN image is read or written through (its size
- * field, 64-byte units, and its end field, as the TP planner and the
- * dataflow analysis read them): nbg_cpu_ring. */
-int nbg_cpu_nn_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, const char *what,
-		    const char *size_key, const char *end_key, size_t region, uint64_t base, uint64_t *lo,
-		    uint64_t *size)
-{
-	int fi = nbg_command_field_index(NBG_CMD_NN, end_key);
-	*lo = *size = 0;
-	if (fi < 0)
-		return 1;
-	return nbg_cpu_ring(p, s, what, (uint64_t)field(cmd, size_key) << 6,
-			    nbg_command_fields(NBG_CMD_NN, NULL)[fi].word, field(cmd, end_key), region, base, lo,
-			    size);
-}
-
 /*
  * Where the convolution reads and writes: regions, bases, strides (an
  * interleaved input record's), circular buffers, the tile's rows
