@@ -249,9 +249,26 @@ static inline uint32_t nbg_cpu_nn_field(const nbg_cmd *cmd, const char *key)
 	int i = nbg_command_field_index(NBG_CMD_NN, key);
 	return i < 0 ? 0 : cmd->values[i];
 }
+/* An NN command's post_multiplier fields as one number: bits 0-14 from
+ * post_multiplier, _1_to_6 and _7_to_14, bits 15-22 from _15_to_22 (the
+ * float32 mantissa of the targets that write 23 bits, doc/cpu-backend.md
+ * "The scale"). */
+static inline uint32_t nbg_cpu_nn_multiplier(const nbg_cmd *cmd)
+{
+	return nbg_cpu_nn_field(cmd, "post_multiplier") | nbg_cpu_nn_field(cmd, "post_multiplier_1_to_6") << 1 |
+	       nbg_cpu_nn_field(cmd, "post_multiplier_7_to_14") << 7 |
+	       nbg_cpu_nn_field(cmd, "post_multiplier_15_to_22") << 15;
+}
 CPU_HIDDEN int nbg_cpu_nn_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, const char *what,
 			       const char *size_key, const char *end_key, size_t region, uint64_t base,
 			       uint64_t *lo, uint64_t *size);
+/* A command or uniform word read as the float32 it holds. */
+static inline float nbg_cpu_f32_of(uint32_t v)
+{
+	float f;
+	memcpy(&f, &v, sizeof(f));
+	return f;
+}
 static inline uint64_t nbg_cpu_ring_at(uint64_t a, uint64_t lo, uint64_t size)
 {
 	return size && a >= lo ? lo + (a - lo) % size : a;

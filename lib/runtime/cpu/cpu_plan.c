@@ -60,20 +60,19 @@ static uint32_t field(const nbg_cmd *cmd, const char *key)
  */
 static int scale_fields(uint32_t target, const nbg_cmd *cmd, uint32_t *mantissa, uint32_t *exponent)
 {
-	uint32_t m = field(cmd, "post_multiplier") | field(cmd, "post_multiplier_1_to_6") << 1 |
-		     field(cmd, "post_multiplier_7_to_14") << 7;
+	uint32_t m = nbg_cpu_nn_multiplier(cmd);
 	uint32_t sh = field(cmd, "post_shift") | field(cmd, "post_shift_bit_5_6") << 5;
 	switch (target) {
 	case 0x7d: case 0x88: case 0x99: case 0xa1:
-		*mantissa = m << 8;
+		*mantissa = (m & 0x7fffu) << 8; /* the top 15 bits only */
 		*exponent = sh <= 142 ? 142 - sh : 0;
 		return 1;
 	case 0xb9: case 0xbe:
-		*mantissa = m | field(cmd, "post_multiplier_15_to_22") << 15;
+		*mantissa = m;
 		*exponent = sh <= 127 ? 127 - sh : 0;
 		return 1;
 	case 0xe8: case 0xee: case 0x1000000e: case 0x10000016: case 0x1000003b:
-		*mantissa = m | field(cmd, "post_multiplier_15_to_22") << 15;
+		*mantissa = m;
 		*exponent = sh;
 		return 1;
 	default:

@@ -121,13 +121,6 @@ static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 	nbg_cpu_ref_executed(s, op, CPU_REF_SOFTMAX);
 }
 
-static float float_of(uint32_t v)
-{
-	float f;
-	memcpy(&f, &v, sizeof(f));
-	return f;
-}
-
 /* A PoolingLayer2 shader's uniforms (0x88, 0x99, 0xa1 emotion files):
  *   0x36000..0x36014  input image: address (patched), row stride, height << 16
  *                     | width, format word 0x444051c0, slice bytes, depth 1;
@@ -174,8 +167,8 @@ static void plan_pool(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t opera
 			       u.value[1], side, u.value[14], u.value[17], u.value[13]);
 		return;
 	}
-	float a = float_of(u.value[9]), b = float_of(u.value[10]), c = float_of(u.value[11]),
-	      d = float_of(u.value[60]);
+	float a = nbg_cpu_f32_of(u.value[9]), b = nbg_cpu_f32_of(u.value[10]), c = nbg_cpu_f32_of(u.value[11]),
+	      d = nbg_cpu_f32_of(u.value[60]);
 	if (!isfinite(a) || !isfinite(b) || !isfinite(c) || !isfinite(d) || !(a > 0) || !(c > 0) ||
 	    fabsf(b) > 1e9f || fabsf(a) > 1e9f || fabsf(c) > 1e9f || fabsf(d) > 1e9f) {
 		nbg_cpu_refuse(s, "pool-scale-invalid", "a pooling shader (layer %s) whose uniforms 0x36024, "

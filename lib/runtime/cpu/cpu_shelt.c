@@ -41,13 +41,6 @@
 #define SHELT_FMT_F16 0x44405071u
 #define SHELT_MAX_SCALE 65536.0f
 
-static float float_of(uint32_t v)
-{
-	float f;
-	memcpy(&f, &v, sizeof(f));
-	return f;
-}
-
 /* Uniform word j loaded exactly once, else refused. */
 static int loaded_once(nbg_cpu_step *s, const cpu_uniforms *u, const char *what, const unsigned *idx,
 		       size_t n)
@@ -175,7 +168,7 @@ void nbg_cpu_plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 			       v[10], v[13], v[18], v[21]);
 		return;
 	}
-	float zpo = float_of(v[24]), a = float_of(v[25]), b = float_of(v[26]);
+	float zpo = nbg_cpu_f32_of(v[24]), a = nbg_cpu_f32_of(v[25]), b = nbg_cpu_f32_of(v[26]);
 	if (!(a > 0 && a < SHELT_MAX_SCALE) || !(b > 0 && b < SHELT_MAX_SCALE) || !(zpo >= 0 && zpo <= 255) ||
 	    zpo != floorf(zpo) || v[28] > 255 || v[64] > (f16 ? 0u : 255u)) {
 		nbg_cpu_refuse(s, "shelt-quantization-invalid", "a TensorAdd shader (layer %s) whose uniforms "

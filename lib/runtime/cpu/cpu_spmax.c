@@ -37,13 +37,6 @@ typedef struct {
 	nbg_cpu_step *s;
 } spmax_layer;
 
-static float f32_of(uint32_t v)
-{
-	float f;
-	memcpy(&f, &v, sizeof(f));
-	return f;
-}
-
 static uint32_t bits_of(float f)
 {
 	uint32_t v;
@@ -90,11 +83,9 @@ static int spmax_span(nbg_cpu_plan *p, spmax_layer *L, size_t operation)
 static int spmax_scale(spmax_layer *L, const nbg_cmd *cmd)
 {
 	uint32_t hi_w = cmd->words[SPMAX_W_HI], lo_w = cmd->words[SPMAX_W_LO];
-	float hi = f32_of(hi_w), lo = f32_of(lo_w);
+	float hi = nbg_cpu_f32_of(hi_w), lo = nbg_cpu_f32_of(lo_w);
 	uint32_t zp = nbg_cpu_nn_field(cmd, "coef_zero_point");
-	uint32_t m = nbg_cpu_nn_field(cmd, "post_multiplier") | nbg_cpu_nn_field(cmd, "post_multiplier_1_to_6") << 1 |
-		     nbg_cpu_nn_field(cmd, "post_multiplier_7_to_14") << 7 |
-		     nbg_cpu_nn_field(cmd, "post_multiplier_15_to_22") << 15;
+	uint32_t m = nbg_cpu_nn_multiplier(cmd);
 	float s = isfinite(hi) && isfinite(lo) ? (float)(((double)hi - (double)lo) / 255.0) : 0.0f;
 	int ok = isfinite(s) && s > 0 && isnormal(s) && zp <= 255 && (bits_of(s) & 0x7fffffu) == m &&
 		 bits_of(s * (float)(255 - (int)zp)) == hi_w && bits_of(s * (float)(0 - (int)zp)) == lo_w;
