@@ -504,21 +504,6 @@ def sp_clamps(raw, doc, first):
     return s, round(-lo / s), at
 
 
-def softmax_f16(q, s, zp):
-    """p = softmax(s x (q - zp)) in float64, rounded to float16."""
-    import numpy as np
-    x = s * (np.asarray(q, dtype=np.float64) - zp)
-    e = np.exp(x - x.max())
-    return (e / e.sum()).astype(np.float16)
-
-
-def ulps(a, b):
-    """The distance of two float16 arrays of non-negative values in units
-    in the last place."""
-    import numpy as np
-    return np.abs(a.view(np.uint16).astype(np.int64) - b.view(np.uint16).astype(np.int64))
-
-
 def with_crc(raw, doc):
     """raw with its nbg_crc_sum (offset 108: CRC-32 from the first section
     on) recomputed, as the 0x10020 file's writer computes it."""
@@ -536,6 +521,7 @@ def check_sp_softmax(nbg, models, model, doc, paths, logits, refs, tmp, failures
     float softmax, and from the 0x10016 compilation of the same network,
     whose softmax is a shader with its scale in a uniform."""
     import numpy as np
+    from check_cpu_ref import numpy_softmax, ulps  # the zero point cancels in the softmax
     raw = bytearray(open(model, "rb").read())
     first = min((o for o in doc["commands"]["operations"] if o["layer_name"] == "Softmax2Layer_SP"),
                 key=lambda o: o["operation"])
@@ -548,7 +534,7 @@ def check_sp_softmax(nbg, models, model, doc, paths, logits, refs, tmp, failures
             failures.append("LeNet 0x1000003b whole run: %s %s" % (err, err2))
             return
         runs += 1
-        worst = max(worst, int(ulps(got, softmax_f16(q, s, zp)).max()))
+        worst = max(worst, int(ulps(got, numpy_softmax(q, s)).max()))
         e = np.exp(ref - ref.max())
         caffe_err = max(caffe_err, float(np.abs(got.astype(np.float64) - e / e.sum()).max()))
         top1 += int(np.argmax(got) == np.argmax(ref))
@@ -569,14 +555,14 @@ def check_sp_softmax(nbg, models, model, doc, paths, logits, refs, tmp, failures
     mpath = os.path.join(tmp, "lenet_v3_scaled.nb")
     with open(mpath, "wb") as f:
         f.write(with_crc(m, doc))
-    s2, zp2, _ = sp_clamps(m, doc, first)
+    s2 = sp_clamps(m, doc, first)[0]
     spread, worst2 = 0, 0
     for path, q in list(zip(paths, logits))[:5]:
         got, _, err = run_cpu(nbg, mpath, [path], tmp, dtype=np.float16)
         if got is None:
             failures.append("LeNet 0x1000003b with the clamps scaled: %s" % err)
             return
-        worst2 = max(worst2, int(ulps(got, softmax_f16(q, s2, zp2)).max()))
+        worst2 = max(worst2, int(ulps(got, numpy_softmax(q, s2)).max()))
         spread = max(spread, int(np.count_nonzero(got.astype(np.float64) > 1e-3)))
     figures.append("  clamps times 2^-8 (scale %.7g): at most %d ulp from the test's softmax on 5 inputs, up "
                    "to %d probabilities above 0.001 per input" % (s2, worst2, spread))
