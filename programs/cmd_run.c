@@ -511,16 +511,18 @@ static json_t *rstat_json(const nbg_rt_stat *st)
 
 #define REFERENCE_NOTE "computed by reference semantics, not from the operation's code"
 
-/* The operations the CPU backend computed by reference semantics (SH / SW
- * operations identified by their layer and I/O, doc/cpu-backend.md), each with
- * REFERENCE_NOTE; NULL for another backend. */
-static json_t *reference_steps_json(const run_state *s)
+/* What the CPU backend's plan adds to the summary: the operations it
+ * computed by reference semantics (SH / SW operations identified by their
+ * layer and I/O, doc/cpu-backend.md), each with REFERENCE_NOTE, and the
+ * caveat when the plan stands on an inferred record layout.  Nothing for
+ * another backend. */
+static void cpu_plan_json(const run_state *s, json_t *jr)
 {
 	nbg_cpu_plan *p = NULL;
 	nbg_error e;
 	if (nbg_rt_session_info_of(s->res)->backend != NBG_RT_SELECT_CPU ||
 	    nbg_cpu_plan_build(s->model.map.data, s->model.map.size, &p, &e) != NBG_OK)
-		return NULL;
+		return;
 	json_t *a = json_array();
 	for (size_t i = 0; i < nbg_cpu_plan_count(p); i++) {
 		const nbg_cpu_step *st = nbg_cpu_plan_at(p, i);
@@ -533,8 +535,10 @@ static json_t *reference_steps_json(const run_state *s)
 		json_object_set_new(o, "note", json_string(REFERENCE_NOTE));
 		json_array_append_new(a, o);
 	}
+	json_object_set_new(jr, "reference_semantics", a);
+	const char *caveat = nbg_cpu_plan_caveat(p);
+	json_object_set_new(jr, "caveat", caveat ? json_string(caveat) : json_null());
 	nbg_cpu_plan_free(p);
-	return a;
 }
 
 static json_t *runtime_json(const run_state *s)
@@ -561,9 +565,7 @@ static json_t *runtime_json(const run_state *s)
 	json_object_set_new(jt, "checked", json_boolean(r->cid_known));
 	json_object_set_new(jt, "forced", json_boolean(r->target_forced));
 	json_object_set_new(jr, "target_check", jt);
-	json_t *ref = reference_steps_json(s);
-	if (ref)
-		json_object_set_new(jr, "reference_semantics", ref);
+	cpu_plan_json(s, jr);
 	return jr;
 }
 
@@ -729,7 +731,10 @@ static int run_report(run_state *s, int rc)
 		       r->target_forced ? " differs from the model's: run anyway (--force-target)" : ", matches");
 	printf("times: create %.3f ms, run %.3f ms (mean), retrieve %.3f ms (mean), destroy %.3f ms\n",
 	       r->create_ms, r->run.sum / (double)r->run.n, r->retrieve.sum / (double)r->retrieve.n, r->destroy_ms);
-	const json_t *ref = json_object_get(json_object_get(s->summary, "runtime"), "reference_semantics");
+	const json_t *rt = json_object_get(s->summary, "runtime");
+	if (json_string_value(json_object_get(rt, "caveat")))
+		printf("caveat: %s\n", cli_esc(json_string_value(json_object_get(rt, "caveat"))));
+	const json_t *ref = json_object_get(rt, "reference_semantics");
 	for (size_t i = 0; i < json_array_size(ref); i++) {
 		const json_t *o = json_array_get(ref, i);
 		printf("op %lld [layer %s] %s: %s\n",

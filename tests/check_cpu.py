@@ -32,7 +32,14 @@ computes.
 3. The whole model: 10014_ee_network_binary.nb (NN operations only) runs
    through `nbg run --backend cpu`; its output equals the last operation's
    reference.
-4. Cross-target: the emotion family of corpus/v1 (one network, 30 files,
+4. The layout caveat: for LeNet's two compilations, LeNet 0x10016 with
+   its version word set to 0x10013 and the corpus file of item 3, `nbg run
+   --backend cpu --check` prints a caveat line exactly when `nbg inspect
+   --json` notes that the file's version has no sample (v1-version-unsampled,
+   v1-patch-stride-from-data, v1-entry-count-derived), naming the version
+   read from the raw bytes and one clause per note; `nbg run` repeats it on
+   stdout and in summary.json (runtime.caveat, null otherwise).
+5. Cross-target: the emotion family of corpus/v1 (one network, 30 files,
    7 targets, 3 encodings of the requantization scale): the first two NN
    operations give the same images, for the same synthesized inputs, on
    every file of one file-format version (the versions differ in their
@@ -631,6 +638,58 @@ def read_image(buf, base, x, y, z, row, slice_):
     return q
 
 
+CAVEAT_CLAUSES = {
+    "v1-version-unsampled": "its record strides assumed from the newest known layout",
+    "v1-patch-stride-from-data": "its patch record stride chosen from the data",
+    "v1-entry-count-derived": "its entry count derived from the input table",
+}
+
+
+def check_caveat(nbg, corpus, models, tmp, failures, figures):
+    """Item 4 of the module text."""
+    lenet = os.path.join(models, LENET)
+    v13 = os.path.join(tmp, "lenet_as_0x10013.nb")
+    raw = bytearray(open(lenet, "rb").read())
+    struct.pack_into("<I", raw, 4, 0x10013)  # the file carries no checksum (nbg_crc_sum 0)
+    open(v13, "wb").write(raw)
+    shown = 0
+    for model in (lenet, os.path.join(models, LENET_V3), v13, os.path.join(corpus, EE)):
+        name = os.path.basename(model)
+        r = run([nbg, "inspect", "--json", model])
+        notes = {n["id"] for n in json.loads(r.stdout)["notes"]} if r.returncode == 0 else None
+        if notes is None:
+            failures.append("caveat: nbg inspect fails on %s" % name)
+            continue
+        version = struct.unpack_from("<I", open(model, "rb").read(), 4)[0]
+        clauses = [c for i, c in CAVEAT_CLAUSES.items() if i in notes]
+        r = run([nbg, "run", "--backend", "cpu", "--check", model])
+        lines = [l[len("caveat: "):] for l in r.stdout.splitlines() if l.startswith("caveat: ")]
+        if not clauses:
+            if lines:
+                failures.append("caveat: %s has none of the notes but --check prints %r" % (name, lines))
+            caveat = None
+        elif len(lines) != 1 or ("version 0x%05x has no sample" % version) not in lines[0] or \
+                any(c not in lines[0] for c in clauses):
+            failures.append("caveat: %s (notes %s) --check prints %r" % (name, sorted(notes), lines))
+            continue
+        else:
+            caveat = lines[0]
+            shown += 1
+        out = tempfile.mkdtemp(dir=tmp)
+        r = run([nbg, "run", "--backend", "cpu", model, "--input",  # all four: 28x28 uint8
+                 os.path.join(models, "lenet-caffe", "lenet.dat"), "--output-dir", out])
+        if r.returncode != 0:
+            failures.append("caveat: nbg run fails on %s: %s" % (name, r.stderr[-200:]))
+            continue
+        with open(os.path.join(out, "summary.json")) as f:
+            got = json.load(f)["runtime"].get("caveat", "missing")
+        printed = [l[len("caveat: "):] for l in r.stdout.splitlines() if l.startswith("caveat: ")]
+        if got != caveat or printed != ([caveat] if caveat else []):
+            failures.append("caveat: %s: summary.json %r, stdout %r, --check %r"
+                            % (name, got, printed, caveat))
+    figures.append("layout caveat: printed for %d of 4 files, as their inspect notes say" % shown)
+
+
 def check_cross_target(nbg, dumper, corpus, tmp, failures, figures):
     """The emotion family: one network compiled for 7 targets (3 encodings
     of the requantization scale, 3 kernel stream formats).  On the same
@@ -708,6 +767,7 @@ def main():
         check_ee(nbg, dumper, corpus, models, tmp, failures, figures)
         check_lenet(nbg, dumper, models, tmp, failures, figures)
         check_lenet_v3(nbg, dumper, models, tmp, failures, figures)
+        check_caveat(nbg, corpus, models, tmp, failures, figures)
         check_cross_target(nbg, dumper, corpus, tmp, failures, figures)
     finish(figures, failures)
 

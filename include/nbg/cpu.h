@@ -88,7 +88,12 @@ NBG_API const nbg_cpu_step *nbg_cpu_plan_at(const nbg_cpu_plan *p, size_t i);
 /* Steps with a verdict; the first refused step (NULL when none). */
 NBG_API size_t nbg_cpu_plan_verdict_count(const nbg_cpu_plan *p, int verdict);
 NBG_API const nbg_cpu_step *nbg_cpu_plan_first_refused(const nbg_cpu_plan *p);
-/* `nbg run --backend cpu --check`: one line per operation and a verdict line. */
+/* A sentence when the plan stands on a record layout the parser inferred
+ * (a v1 version with no sample: doc/format-v1.md), else NULL; it lives as
+ * long as the plan. */
+NBG_API const char *nbg_cpu_plan_caveat(const nbg_cpu_plan *p);
+/* `nbg run --backend cpu --check`: one line per operation (after the
+ * caveat, when there is one) and a verdict line. */
 NBG_API void nbg_cpu_plan_print(FILE *out, const nbg_cpu_plan *p);
 
 typedef struct nbg_cpu_state nbg_cpu_state;

@@ -184,6 +184,7 @@ struct nbg_cpu_plan {
 					 * (cpu_spmax.c; NULL until needed) */
 	size_t region_count;
 	cpu_region regions[5 + 2 * 64];
+	char caveat[256];               /* nbg_cpu_plan_caveat; "" when none */
 };
 
 #define CPU_HIDDEN __attribute__((visibility("hidden")))

@@ -501,6 +501,35 @@ static void plan_step(nbg_cpu_plan *p, size_t i, const nbg_weights_op *const *wo
 		p->ops[i].kind = CPU_OP_CONV;
 }
 
+/* A v1 file whose version has no sample is read with a record layout the
+ * parser inferred (doc/format-v1.md, its notes); every verdict and every
+ * address the plan reads stands on that reading, so the plan says so. */
+static void set_caveat(nbg_cpu_plan *p)
+{
+	const nbg_v1_info *v1 = nbg_model_v1(p->m);
+	if (nbg_model_family(p->m) != 1 || !v1)
+		return;
+	const char *how[3];
+	size_t n = 0;
+	if (v1->strides_assumed)
+		how[n++] = "its record strides assumed from the newest known layout";
+	if (v1->patch_stride_from_data)
+		how[n++] = "its patch record stride chosen from the data";
+	if (v1->entry_count_derived)
+		how[n++] = "its entry count derived from the input table";
+	if (n)
+		snprintf(p->caveat, sizeof(p->caveat),
+			 "version 0x%05x has no sample, so it is read with %s%s%s%s%s (nbg inspect's "
+			 "notes): the plan stands on that reading", nbg_model_version(p->m), how[0],
+			 n > 2 ? ", " : n > 1 ? " and " : "", n > 1 ? how[1] : "",
+			 n > 2 ? " and " : "", n > 2 ? how[2] : "");
+}
+
+const char *nbg_cpu_plan_caveat(const nbg_cpu_plan *p)
+{
+	return p && p->caveat[0] ? p->caveat : NULL;
+}
+
 nbg_code nbg_cpu_plan_build(const uint8_t *model, size_t size, nbg_cpu_plan **out, nbg_error *err)
 {
 	if (err)
@@ -544,6 +573,7 @@ nbg_code nbg_cpu_plan_build(const uint8_t *model, size_t size, nbg_cpu_plan **ou
 			wop[o] = wo;
 	}
 	build_regions(p);
+	set_caveat(p);
 	for (size_t i = 0; i < p->count; i++)
 		plan_step(p, i, wop);
 	free(wop);
@@ -599,6 +629,8 @@ void nbg_cpu_plan_print(FILE *out, const nbg_cpu_plan *p)
 		"compute, %zu refused\n", p->count, nbg_cpu_plan_verdict_count(p, NBG_CPU_EXECUTE),
 		nbg_cpu_plan_verdict_count(p, NBG_CPU_NOTHING),
 		nbg_cpu_plan_verdict_count(p, NBG_CPU_REFUSED));
+	if (p->caveat[0])
+		fprintf(out, "caveat: %s\n", p->caveat);
 	for (size_t i = 0; i < p->count; i++) {
 		const nbg_cpu_step *s = &p->steps[i];
 		fprintf(out, "  op %zu [layer %u %s] %s: %s", s->operation, s->layer_id, s->layer, s->what,
