@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "fuzz_common.h"
 #include "nbg/cpu.h"
 #include "nbg/graph.h"
@@ -44,6 +46,16 @@ static void check_plan(const nbg_cpu_plan *p)
 	fz_text t;
 	nbg_cpu_plan_print(fz_text_open(&t), p);
 	fz_text_check(&t);
+	/* the JSON document: valid, one step per operation, the same counts */
+	char *s = nbg_cpu_plan_json(p, NBG_CPU_JSON_STEPS);
+	FZ_CHECK(s != NULL);
+	json_t *doc = json_loads(s, 0, NULL);
+	FZ_CHECK(doc != NULL);
+	FZ_CHECK(json_array_size(json_object_get(doc, "steps")) == nbg_cpu_plan_count(p));
+	FZ_CHECK(json_integer_value(json_object_get(doc, "refused")) == (json_int_t)n[NBG_CPU_REFUSED]);
+	FZ_CHECK(json_is_null(json_object_get(doc, "first_refused")) == !n[NBG_CPU_REFUSED]);
+	json_decref(doc);
+	free(s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

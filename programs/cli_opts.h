@@ -138,7 +138,7 @@ typedef struct cli_run_opts {
 	const char *output_dir, *nnsdk, *device_root, *lib, *sample;
 	uint64_t loops, top, timeout;  /* 0: not given */
 	cli_real tolerance;
-	int float32_outputs, force_target, no_isolate, check;
+	int float32_outputs, force_target, no_isolate, check, json;
 	cli_record input_kind;
 	int backend;                   /* 0, or 1 + its place in auto|nnsdk|viplite|cpu */
 	cli_size max_output, max_memory;

@@ -218,6 +218,7 @@ static const cli_command commands[] = {
 		 no_isolate),
 	    FLAG("--check", "with --backend cpu: list what it would run and refuse, run nothing",
 		 cli_run_opts, check),
+	    FLAG("--json", "with --check: the plan as one JSON document", cli_run_opts, json),
 	    STRING("--sample", "sample.txt", "read inputs, goldens and outputs from vpm_run's file",
 		   cli_run_opts, sample),
 	    CLI_OPT_CUSTOM("--max-output", "SIZE",

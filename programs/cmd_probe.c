@@ -131,22 +131,17 @@ static int probe_cpu(const char *path, json_t *arr)
 			printf("  %s: refuses op %zu of %zu first (%s); %zu executed, %zu with nothing to "
 			       "compute, %zu refused\n", cli_esc(path), r->operation, ops, r->reason_id, ex,
 			       no, re);
-		json_object_set_new(o, "operations", json_integer((json_int_t)ops));
-		json_object_set_new(o, "executed", json_integer((json_int_t)ex));
-		size_t by_ref = 0; /* executed by reference semantics, not from their code */
-		for (size_t i = 0; i < ops; i++)
-			by_ref += nbg_cpu_plan_at(p, i)->reference;
-		json_object_set_new(o, "executed_by_reference_semantics", json_integer((json_int_t)by_ref));
-		json_object_set_new(o, "nothing", json_integer((json_int_t)no));
-		json_object_set_new(o, "refused", json_integer((json_int_t)re));
-		json_object_set_new(o, "runs_whole", json_boolean(!r));
-		if (r) {
-			json_t *f = json_object();
-			json_object_set_new(f, "operation", json_integer((json_int_t)r->operation));
-			json_object_set_new(f, "reason_id", json_string(r->reason_id));
-			json_object_set_new(f, "reason", json_string(r->reason));
-			json_object_set_new(o, "first_refused", f);
+		if (!arr && nbg_cpu_plan_caveat(p))
+			printf("    caveat: %s\n", nbg_cpu_plan_caveat(p));
+		char *doc = arr ? nbg_cpu_plan_json(p, 0) : NULL;
+		json_t *plan = doc ? json_loads(doc, 0, NULL) : NULL;
+		free(doc);
+		if (arr && !json_is_object(plan)) {
+			fprintf(stderr, "nbg probe: out of memory writing the report\n");
+			rc = NBG_EXIT_IO;
 		}
+		json_object_update(o, plan);
+		json_decref(plan);
 	}
 	if (arr)
 		json_array_append(arr, o);

@@ -115,6 +115,7 @@ typedef struct run_args {
 	const char *lib;         /* --lib: the chosen backend's library */
 	int force_target, no_isolate;
 	int check;               /* --check: the CPU backend's plan, nothing run */
+	int json;                /* --json: that plan as JSON */
 	unsigned long top;       /* --top N, 0: none */
 	unsigned long timeout_s; /* --timeout, 0: the default */
 	const char *sample;      /* --sample FILE */
@@ -172,6 +173,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 	a->force_target = o.force_target;
 	a->no_isolate = o.no_isolate;
 	a->check = o.check;
+	a->json = o.json;
 	a->input_kind = (uint32_t)o.input_kind.value;
 	a->input_kind_given = o.input_kind.set;
 	a->backend = o.backend ? o.backend - 1 : NBG_RT_SELECT_AUTO;
@@ -197,6 +199,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 		return cli_usage("run", "--check lists what --backend cpu would run; give --backend cpu");
 	if (a->check)
 		return 0;
+	if (a->json)
+		return cli_usage("run", "--json only applies with --check (a run writes summary.json)");
 	if (!a->input_count)
 		return cli_usage("run", "no --input given (one file per model input)");
 	if (!a->output_dir)
@@ -942,6 +946,29 @@ static int run_sample(run_args *a)
 	return rc ? rc : worst;
 }
 
+/* --check --json: {"model": {path, target}, ...nbg_cpu_plan_json's document
+ * with every step}; nonzero when out of memory. */
+static int print_plan_json(const char *path, uint32_t target, const nbg_cpu_plan *p)
+{
+	char *doc = nbg_cpu_plan_json(p, NBG_CPU_JSON_STEPS), t[16];
+	json_t *plan = doc ? json_loads(doc, 0, NULL) : NULL, *o = json_object();
+	free(doc);
+	snprintf(t, sizeof(t), "0x%08x", target);
+	json_object_set_new(o, "model", json_pack("{s:o, s:s}", "path", cli_json_path(path), "target", t));
+	char *s = json_is_object(plan) && !json_object_update(o, plan)
+			  ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER)
+			  : NULL;
+	json_decref(plan);
+	json_decref(o);
+	if (!s) {
+		fprintf(stderr, "nbg run: out of memory writing the plan\n");
+		return -1;
+	}
+	puts(s);
+	free(s);
+	return 0;
+}
+
 /* --backend cpu --check: every operation's verdict; exit 4 when one is refused. */
 static int run_check(const run_args *a)
 {
@@ -958,9 +985,13 @@ static int run_check(const run_args *a)
 		cli_loaded_free(&model);
 		return rt_exit("check", &e);
 	}
-	printf("model: %s (target 0x%08x)\n", cli_esc(a->model), nbg_model_target(model.model));
-	nbg_cpu_plan_print(stdout, p);
 	rc = nbg_cpu_plan_first_refused(p) ? NBG_EXIT_RUNTIME : NBG_EXIT_OK;
+	if (a->json) {
+		rc = print_plan_json(a->model, nbg_model_target(model.model), p) ? NBG_EXIT_IO : rc;
+	} else {
+		printf("model: %s (target 0x%08x)\n", cli_esc(a->model), nbg_model_target(model.model));
+		nbg_cpu_plan_print(stdout, p);
+	}
 	nbg_cpu_plan_free(p);
 	cli_loaded_free(&model);
 	return rc;

@@ -26,7 +26,7 @@ def table(nbg, corpus):
     whole = sum(1 for m in models if m.get("runs_whole"))
     first = {}
     for m in models:
-        if "first_refused" in m:
+        if m.get("first_refused"):
             r = m["first_refused"]["reason_id"]
             first[r] = first.get(r, 0) + 1
     ops = sum(m.get("operations", 0) for m in models)

@@ -37,8 +37,9 @@ computes.
    --backend cpu --check` prints a caveat line exactly when `nbg inspect
    --json` notes that the file's version has no sample (v1-version-unsampled,
    v1-patch-stride-from-data, v1-entry-count-derived), naming the version
-   read from the raw bytes and one clause per note; `nbg run` repeats it on
-   stdout and in summary.json (runtime.caveat, null otherwise).
+   read from the raw bytes and one clause per note; `--check --json` holds
+   the same sentence (null otherwise), and `nbg run` repeats it on stdout and
+   in summary.json (runtime.caveat).
 5. Cross-target: the emotion family of corpus/v1 (one network, 30 files,
    7 targets, 3 encodings of the requantization scale): the first two NN
    operations give the same images, for the same synthesized inputs, on
@@ -675,6 +676,9 @@ def check_caveat(nbg, corpus, models, tmp, failures, figures):
         else:
             caveat = lines[0]
             shown += 1
+        r = run([nbg, "run", "--backend", "cpu", "--check", "--json", model])
+        if json.loads(r.stdout).get("caveat", "missing") != caveat:
+            failures.append("caveat: %s: --check --json says %r" % (name, r.stdout[:300]))
         out = tempfile.mkdtemp(dir=tmp)
         r = run([nbg, "run", "--backend", "cpu", model, "--input",  # all four: 28x28 uint8
                  os.path.join(models, "lenet-caffe", "lenet.dat"), "--output-dir", out])

@@ -220,7 +220,9 @@ static void test_usage(void **state)
 				"inspect --format vpm --layers samples/sample.nb",
 				"inspect --expect-target NOSUCH samples/sample.nb",
 				"verify --expect-target 0x1x samples/sample.nb", "targets --x",
-				"verify", "fields --x", "frobnicate", "codes --x" };
+				"verify", "fields --x", "frobnicate", "codes --x",
+				"run --backend cpu --json samples/sample.nb --input x --output-dir y",
+				"run --check --json samples/sample.nb" };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		fx_run_result r = fx_run_nbg(FX_IN_SOURCE, "%s", cases[i]);
 		if (r.status != 2)

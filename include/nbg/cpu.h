@@ -92,6 +92,12 @@ NBG_API const nbg_cpu_step *nbg_cpu_plan_first_refused(const nbg_cpu_plan *p);
  * (a v1 version with no sample: doc/format-v1.md), else NULL; it lives as
  * long as the plan. */
 NBG_API const char *nbg_cpu_plan_caveat(const nbg_cpu_plan *p);
+/* The plan as one JSON document (doc/cpu-backend.md, "The plan as JSON"):
+ * the counts, runs_whole, the caveat, the first refused step and, with
+ * NBG_CPU_JSON_STEPS, every step.  Returns a malloc'd NUL-terminated
+ * string (free()), NULL for a NULL plan or on allocation failure. */
+#define NBG_CPU_JSON_STEPS 1u
+NBG_API char *nbg_cpu_plan_json(const nbg_cpu_plan *p, unsigned flags);
 /* `nbg run --backend cpu --check`: one line per operation (after the
  * caveat, when there is one) and a verdict line. */
 NBG_API void nbg_cpu_plan_print(FILE *out, const nbg_cpu_plan *p);
