@@ -16,6 +16,7 @@
 
 #include "_model_access.h"
 #include "nbg/commands.h"
+#include "nbg/cpu.h"
 #include "nbg/diff.h"
 #include "nbg/graph.h"
 #include "nbg/ledger.h"
@@ -370,6 +371,29 @@ static PyObject *model_ledger_json(ModelObject *self, PyObject *unused)
 	return take_string(s);
 }
 
+/* cpu_plan_json(): the CPU backend's plan with every step, the document
+ * `nbg run --backend cpu --check --json` prints without its "model". */
+static PyObject *model_cpu_plan_json(ModelObject *self, PyObject *unused)
+{
+	nbg_cpu_plan *p = NULL;
+	nbg_error err;
+	nbg_code rc;
+	char *s = NULL;
+
+	if (enter(self))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	rc = nbg_cpu_plan_build(self->data, self->size, &p, &err);
+	if (rc == NBG_OK)
+		s = nbg_cpu_plan_json(p, NBG_CPU_JSON_STEPS);
+	nbg_cpu_plan_free(p);
+	Py_END_ALLOW_THREADS
+	leave(self);
+	if (rc != NBG_OK)
+		return raise_error(&err, self->path);
+	return take_string(s);
+}
+
 /* ------------------------------------------------------------ blobs */
 
 /* A read-only buffer over memory another object owns (zero-copy views of
@@ -697,6 +721,8 @@ static PyMethodDef model_methods[] = {
 	  "text() -> str: the report `nbg inspect FILE` prints." },
 	{ "ledger_json", (PyCFunction)model_ledger_json, METH_NOARGS,
 	  "ledger_json() -> str: the byte ledger document." },
+	{ "cpu_plan_json", (PyCFunction)model_cpu_plan_json, METH_NOARGS,
+	  "cpu_plan_json() -> str: the CPU backend's plan, every operation's verdict." },
 	{ "weights", (PyCFunction)model_weights, METH_NOARGS,
 	  "weights() -> list of dict: every NN operation's and TP fully connected layer's "
 	  "decoded kernel stream." },

@@ -343,6 +343,15 @@ class Model:
         streams' bytes as decoded-coefficients (``nbg ledger --json``)."""
         return _json.loads(self._raw.ledger_json())
 
+    def cpu_plan(self) -> Dict[str, Any]:
+        """What ``run(..., backend="cpu")`` would execute and refuse, nothing
+        run (``nbg run --backend cpu --check --json``): the counts,
+        ``runs_whole``, ``caveat`` (a string when the record layout was
+        inferred, else None), ``first_refused`` and ``steps``, one per
+        operation with its ``verdict`` (execute, nothing, refused),
+        ``reason_id`` and ``reason``."""
+        return _json.loads(self._raw.cpu_plan_json())
+
     def weights(self, op: Optional[int] = None):
         """The kernel streams of the NN-engine operations: a list of
         :class:`Weights`, or with ``op`` (an OPERATIONS index) that

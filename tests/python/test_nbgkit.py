@@ -431,6 +431,42 @@ def test_run_backends(tmp_path):
             m.run([], backend="auto")
 
 
+def check_cpu_plan(path):
+    """Model.cpu_plan() against the command: the document of `nbg run
+    --backend cpu --check --json` without its "model", and each step's
+    verdict and reason id against the text lines of `--check` (a second
+    writer of the same plan), the counts against the steps."""
+    rc, doc = cli_json("run", "--backend", "cpu", "--check", "--json", path)
+    _, text, _ = cli("run", "--backend", "cpu", "--check", path)
+    with nbgkit.open(path) as m:
+        plan = m.cpu_plan()
+    del doc["model"]
+    assert plan == doc
+    lines = [l for l in text.splitlines() if l.startswith("  op ")]
+    assert len(lines) == len(plan["steps"]) == plan["operations"]
+    for step, line in zip(plan["steps"], lines):
+        assert line.startswith("  op %d [" % step["operation"])
+        want = ": refused %s: " % step["reason_id"] if step["verdict"] == "refused" \
+            else ": " + step["verdict"]
+        assert want in line, (line, step)
+    for v in ("executed", "nothing", "refused"):
+        key = {"executed": "execute"}.get(v, v)
+        assert plan[v] == sum(s["verdict"] == key for s in plan["steps"])
+    refused = [s for s in plan["steps"] if s["verdict"] == "refused"]
+    assert plan["first_refused"] == (refused[0] if refused else None)
+    assert plan["runs_whole"] == (not refused) == (rc == 0)
+    assert (plan["caveat"] is None) == ("caveat: " not in text)
+    return plan
+
+
+def test_cpu_plan_sample():
+    """The sample's plan: its shader operation is refused (as
+    test_run_backends sees the run refused)."""
+    plan = check_cpu_plan(SAMPLE)
+    assert not plan["runs_whole"]
+    assert plan["first_refused"]["type"] == "SH"
+
+
 def test_run_viplite_double():
     """Through the VIPLite TEST DOUBLE (tests/runtime/viplite_testdouble.c),
     in the isolated child as nbg run: byte j of output k is

@@ -10,7 +10,7 @@ import pytest
 
 import nbgkit
 from nbgtest import cli, cli_json, corpus_files
-from test_nbgkit import check_fields, check_weights
+from test_nbgkit import check_cpu_plan, check_fields, check_weights
 
 FILES = corpus_files()
 
@@ -41,6 +41,11 @@ def test_corpus_file(path):
         else ("(%s)" % r.integrity_detail in line)
     assert all(c.matches for c in r.checksums)
     assert len([c for c in r.checksums if c.kind == "section"]) == len(doc.get("section_checksums", []))
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.split("/corpus/")[-1] for p in FILES])
+def test_corpus_cpu_plan(path):
+    check_cpu_plan(path)
 
 
 def test_main_equals_inspect():
