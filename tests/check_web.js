@@ -9,8 +9,10 @@
 //   diff against nbg diff; the weight histograms of the sample's nodes
 //   against the kernels its builder encoded (MKSAMPLE --values); the byte
 //   map's hover against `nbg ledger --json`; each export against the
-//   command line's output.
-// --corpus: three real files (a large v2, a small v2, a v1).
+//   command line's output; the Run (CPU) tab's plan of the sample.
+// --corpus: three real files (a large v2, a small v2, a v1); the Run (CPU)
+//   tab on a v1 file the CPU backend runs whole (run in the page against
+//   nbg run --backend cpu) and on one it refuses.
 //
 // For each file opened: the verdict against `nbg inspect --json` (and the
 // SHA-256 against node's crypto, an implementation of its own), the I/O
@@ -372,6 +374,101 @@ async function exportsMatch(browser) {
 	await page.close();
 }
 
+/* The Run (CPU) tab: the plan against `nbg run --backend cpu --check
+ * --json` (the verdict sentence, every row's verdict); for a model that
+ * runs whole, an input of the wrong size (the error nbg run gives), then
+ * synthesized inputs run in the page (the CPU backend compiled to
+ * WebAssembly) against nbg run --backend cpu natively: each output's
+ * SHA-256, and the .npy the page saves against the one nbg run writes. */
+async function cpuTab(browser, file, tmp, label) {
+	const name = path.basename(file);
+	const { page, errors } = await openFile(browser, file);
+	await page.click('button[data-tab=cpu]');
+	await page.waitForFunction(() => document.getElementById('cpu-verdict'), { timeout: 120000 });
+	const plan = nbgJson('run', '--backend', 'cpu', '--check', '--json', file);
+	const seen = await page.evaluate(() => ({
+		verdict: document.getElementById('cpu-verdict').textContent,
+		caveat: (document.getElementById('cpu-caveat') || {}).textContent || null,
+		rows: Array.from(document.querySelectorAll('#t-cpu-plan tbody tr')).map((tr) =>
+			Array.from(tr.cells).map((td) => td.textContent)),
+		form: !!document.getElementById('cpu-form'),
+	}));
+	const r = plan.first_refused;
+	check(r ? seen.verdict.includes('operation ' + r.operation + ' ') && seen.verdict.includes(r.reason_id + ': ' + r.reason)
+		: seen.verdict.startsWith('The CPU backend runs every operation of this model: ' + plan.executed + ' executed'),
+	name + ': CPU verdict "' + seen.verdict + '", nbg: ' + (r ? r.reason_id : 'runs whole'));
+	check(seen.caveat === (plan.caveat ? 'Caveat: ' + plan.caveat : null), name + ': caveat ' + seen.caveat);
+	check(seen.rows.length === plan.steps.length && plan.steps.every((st, i) =>
+		seen.rows[i][0] === String(st.operation) && seen.rows[i][4].startsWith(st.verdict)),
+	name + ': ' + seen.rows.length + ' plan rows, nbg has ' + plan.steps.length);
+	check(seen.form === !r, name + ': the run form is ' + (seen.form ? 'shown' : 'absent'));
+	let ran = '';
+	if (!r) {
+		const ins = nbgJson('inspect', '--json', file).inputs;
+		const run = async (files) => {
+			for (let k = 0; k < files.length; k++)
+				await (await page.$('#cpu-input-' + k)).uploadFile(files[k]);
+			await page.evaluate(() => { window.nbgState.cpu = null; });
+			await page.click('#cpu-run');
+			await page.waitForFunction(() => window.nbgState.cpu && window.nbgState.cpu.phase !== 'running',
+				{ timeout: 120000 });
+			return page.evaluate(() => window.nbgState.cpu);
+		};
+		/* one byte short: refused as nbg run refuses it */
+		const short = ins.map((io, k) => {
+			const f = path.join(tmp, label + '-short' + k + '.bin');
+			fs.writeFileSync(f, Buffer.alloc(io.byte_size - 1));
+			return f;
+		});
+		const cliShort = spawnSync(...argv(nbg, ['run', '--backend', 'cpu', file, ...short.flatMap((f) => ['--input', f]),
+			'--output-dir', path.join(tmp, label + '-short-out')]), { encoding: 'utf8' });
+		const code = (cliShort.stderr.match(/: ([a-z0-9-]+)/) || [])[1];
+		const bad1 = await run(short);
+		check(bad1.phase === 'error' && code && bad1.error.startsWith(code), name + ': a short input: page "' +
+			bad1.error + '", nbg run: ' + cliShort.stderr.trim().split('\n')[0]);
+		/* synthesized inputs: byte j of input k is (j * 31 + k * 7 + 3) mod 251 */
+		const good = ins.map((io, k) => {
+			const f = path.join(tmp, label + '-in' + k + '.bin');
+			fs.writeFileSync(f, Buffer.from(Array.from({ length: io.byte_size }, (_, j) => (j * 31 + k * 7 + 3) % 251)));
+			return f;
+		});
+		const res = await run(good);
+		const od = path.join(tmp, label + '-out');
+		execFileSync(...argv(nbg, ['run', '--backend', 'cpu', file, ...good.flatMap((f) => ['--input', f]), '--output-dir', od]));
+		const summary = JSON.parse(fs.readFileSync(path.join(od, 'summary.json'), 'utf8'));
+		check(res.phase === 'done' && res.outputs.length === summary.outputs.length &&
+			res.outputs.every((o, i) => o.sha256 === summary.outputs[i].sha256),
+		name + ': page outputs ' + JSON.stringify(res.outputs && res.outputs.map((o) => o.sha256)) + ', nbg run: ' +
+			JSON.stringify(summary.outputs.map((o) => o.sha256)) + (res.error ? ' (' + res.error + ')' : ''));
+		/* the saved .npy of output 0, hashed in the page, against nbg run's */
+		await page.evaluate(() => {
+			window.__npy = null;
+			const blobs = new Map(), create = URL.createObjectURL;
+			URL.createObjectURL = (b) => { const u = create(b); blobs.set(u, b); return u; };
+			HTMLAnchorElement.prototype.click = function () {
+				const b = blobs.get(this.href);
+				if (b)
+					b.arrayBuffer().then((a) => crypto.subtle.digest('SHA-256', a)).then((d) => {
+						window.__npy = { name: this.download, sha: Array.from(new Uint8Array(d))
+							.map((x) => x.toString(16).padStart(2, '0')).join('') };
+					});
+			};
+		});
+		await page.click('button[data-output="0"]');
+		await page.waitForFunction(() => window.__npy, { timeout: 30000 });
+		const npy = await page.evaluate(() => window.__npy);
+		const want = crypto.createHash('sha256').update(fs.readFileSync(path.join(od, 'output_0.npy'))).digest('hex');
+		check(npy.name === 'output_0.npy' && npy.sha === want, name + ': saved ' + JSON.stringify(npy) +
+			', nbg run\'s output_0.npy ' + want);
+		ran = ', ran in the page as nbg run does (' + res.outputs.length + ' outputs)';
+	}
+	check(errors.length === 0, name + ': page errors on the Run tab: ' + errors.join('; '));
+	await shot(page, label + '-cpu');
+	await page.close();
+	console.log(name + ': Run tab: ' + plan.steps.length + ' operations, ' + (r ? 'refused at ' + r.operation +
+		' (' + r.reason_id + ')' : 'runs whole') + ran);
+}
+
 async function timeLimit(browser) {
 	const sample = path.join(root, 'samples', 'sample.nb');
 	const { page } = await openFile(browser, sample, '?limit=1');
@@ -409,6 +506,9 @@ function corpusFiles() {
 			const files = corpusFiles();
 			for (let i = 0; i < files.length; i++)
 				await valid(browser, files[i], 'corpus' + i);
+			/* a model the CPU backend runs whole, and one it refuses */
+			await cpuTab(browser, path.join(corpus, 'v1', '10014_ee_network_binary.nb'), tmp, 'corpus-ee');
+			await cpuTab(browser, path.join(corpus, 'v1', '1000f_7d_face_age_7d.nb'), tmp, 'corpus-face-age');
 		} else {
 			budget();
 			await valid(browser, path.join(root, 'samples', 'sample.nb'), 'sample');
@@ -418,6 +518,7 @@ function corpusFiles() {
 			await histograms(browser, tmp);
 			await mapHover(browser);
 			await exportsMatch(browser);
+			await cpuTab(browser, path.join(root, 'samples', 'sample.nb'), tmp, 'sample');
 		}
 	} finally {
 		await browser.close();

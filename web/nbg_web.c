@@ -13,6 +13,11 @@
  * A slot keeps the bytes (owned here) and the parsed model.  The parse runs
  * on the calling thread (the worker); the page bounds its time.
  *
+ * The CPU backend runs slot 0's model in the page (nbg_web_cpu_*): its
+ * plan as `nbg run --backend cpu --check --json` writes it, and a run on
+ * the inputs the page hands over, each file read as `nbg run --input`
+ * reads it (raw, .npy or .tensor by its name).
+ *
  * Results are malloc'd; the caller frees them with nbg_web_free.
  */
 #include <emscripten/emscripten.h>
@@ -22,11 +27,14 @@
 #include <string.h>
 
 #include "nbg/commands.h"
+#include "nbg/cpu.h"
 #include "nbg/diff.h"
 #include "nbg/export.h"
 #include "nbg/ledger.h"
 #include "nbg/nbg.h"
 #include "nbg/report.h"
+#include "nbg/runtime.h"
+#include "nbg/tensor.h"
 #include "nbg/weights.h"
 #include "common/hash.h"
 
@@ -40,8 +48,39 @@ typedef struct slot {
 
 static slot slots[2];
 
+/* The CPU backend's files for slot 0: the inputs handed over (a file's
+ * content and its name, which says how to read it) and the outputs of the
+ * last run as float32 .npy files. */
+typedef struct cpu_file {
+	uint8_t *data;
+	size_t size;
+	char name[256];
+} cpu_file;
+
+static struct {
+	cpu_file *in, *out;
+	size_t in_count, out_count;
+} cpu;
+
+static void cpu_files_free(cpu_file **f, size_t *n)
+{
+	for (size_t i = 0; *f && i < *n; i++)
+		free((*f)[i].data);
+	free(*f);
+	*f = NULL;
+	*n = 0;
+}
+
+static void cpu_clear(void)
+{
+	cpu_files_free(&cpu.in, &cpu.in_count);
+	cpu_files_free(&cpu.out, &cpu.out_count);
+}
+
 static void slot_clear(slot *s)
 {
+	if (s == &slots[0])
+		cpu_clear();
 	nbg_model_free(s->model);
 	free(s->data);
 	memset(s, 0, sizeof(*s));
@@ -415,6 +454,181 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_diff(const char *name_a, const char *name_b)
 	doc = nbg_diff_json(d, slots[0].model, name_a, slots[1].model, name_b);
 	nbg_diff_free(d);
 	return take_text(doc, "out of memory writing the comparison");
+}
+
+/* ------------------------------------------------------------ CPU backend */
+
+/* The plan of slot 0's model: what `nbg run --backend cpu --check --json`
+ * prints, without "model".  A file whose checksums do not hold is refused,
+ * as the command refuses it. */
+EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_plan(void)
+{
+	char *failure = NULL;
+	const slot *s = loaded(0, &failure);
+	nbg_cpu_plan *p = NULL;
+	nbg_error err;
+
+	if (!s)
+		return failure;
+	if (nbg_cpu_plan_build(s->data, s->size, &p, &err) != NBG_OK)
+		return fail_doc(&err);
+	char *doc = nbg_cpu_plan_json(p, NBG_CPU_JSON_STEPS);
+	nbg_cpu_plan_free(p);
+	return take_text(doc, "out of memory writing the plan");
+}
+
+/* A buffer of `size` bytes for the content of input k's file, named `name`
+ * (its extension says how it is read); NULL when slot 0 has no model or no
+ * such input, or out of memory. */
+EMSCRIPTEN_KEEPALIVE uint8_t *nbg_web_cpu_input(size_t k, const char *name, size_t size)
+{
+	const slot *s = &slots[0];
+	size_t n = s->model ? nbg_model_input_count(s->model) : 0;
+
+	if (k >= n || !name)
+		return NULL;
+	if (!cpu.in) {
+		cpu.in = calloc(n, sizeof(*cpu.in));
+		if (!cpu.in)
+			return NULL;
+		cpu.in_count = n;
+	}
+	free(cpu.in[k].data);
+	cpu.in[k].data = malloc(size ? size : 1);
+	cpu.in[k].size = cpu.in[k].data ? size : 0;
+	snprintf(cpu.in[k].name, sizeof(cpu.in[k].name), "%s", name);
+	return cpu.in[k].data;
+}
+
+/* Input k's file as the record's raw bytes (*raw malloc'd), as nbg run
+ * reads --input. */
+static nbg_code cpu_input_raw(const nbg_model *m, size_t k, uint8_t **raw, size_t *n,
+			      nbg_error *err)
+{
+	const cpu_file *f = k < cpu.in_count ? &cpu.in[k] : NULL;
+
+	if (!f || !f->data) {
+		memset(err, 0, sizeof(*err));
+		err->code = NBG_E_INPUT_COUNT_MISMATCH;
+		snprintf(err->message, sizeof(err->message), "no file was given for input %zu", k);
+		return err->code;
+	}
+	return nbg_tensor_to_raw(nbg_model_input_at(m, k), nbg_tensor_kind_of(f->name), f->data,
+				 f->size, raw, n, err);
+}
+
+/* One output of a run: its record, SHA-256 of the raw bytes, the five
+ * largest dequantized values; its float32 .npy kept for nbg_web_cpu_output. */
+static json_t *cpu_output(const nbg_model *m, const nbg_cpu_state *st, size_t i, nbg_error *err)
+{
+	const nbg_io *io = nbg_model_output_at(m, i);
+	size_t n = 0;
+	const uint8_t *d = nbg_cpu_state_buffer(st, NBG_GRAPH_SRC_OUTPUT, (int32_t)i, &n);
+	uint8_t h[32];
+	char hex[65];
+	float *v = NULL;
+	nbg_tensor_top_entry top[5];
+	size_t tops = 0;
+
+	if (!d || !io->byte_size_known || n < io->byte_size) {
+		memset(err, 0, sizeof(*err));
+		err->code = NBG_E_RUNTIME_IO_MISMATCH;
+		snprintf(err->message, sizeof(err->message), "output %zu has no buffer of its record's size", i);
+		return NULL;
+	}
+	nbg_sha256(d, (size_t)io->byte_size, h);
+	nbg_hex32(h, hex);
+	if (nbg_tensor_from_raw(io, NBG_TENSOR_NPY, 0, d, (size_t)io->byte_size, &cpu.out[i].data,
+				&cpu.out[i].size, err) != NBG_OK ||
+	    nbg_tensor_floats(io, NBG_TENSOR_RAW, d, (size_t)io->byte_size, &v, err) != NBG_OK)
+		return NULL;
+	tops = nbg_tensor_top(v, io->element_count, 5, top);
+	free(v);
+	json_t *shape = json_array(), *jt = json_array();
+	for (uint32_t k = 0; k < io->dim_count; k++)
+		json_array_append_new(shape, json_integer(nbg_io_dim_outer(io, k)));
+	for (size_t k = 0; k < tops; k++)
+		json_array_append_new(jt, json_pack("{s:I, s:f}", "index", (json_int_t)top[k].index, "value",
+						    (double)top[k].value));
+	return json_pack("{s:I, s:s, s:o, s:s, s:I, s:s, s:o, s:I}", "index", (json_int_t)i, "name",
+			 io->has_name ? io->name : "", "shape", shape, "format",
+			 nbg_data_format_name(io->data_format) ? nbg_data_format_name(io->data_format) : "?",
+			 "bytes", (json_int_t)io->byte_size, "sha256", hex, "top", jt,
+			 "npy_bytes", (json_int_t)cpu.out[i].size);
+}
+
+/* Runs slot 0's model once on the inputs handed over: {outputs: [...],
+ * reference_semantics: [op, ...], caveat}, or the failure (a refused
+ * operation: unsupported-operation naming it, as nbg run says). */
+EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_run(void)
+{
+	char *failure = NULL;
+	const slot *s = loaded(0, &failure);
+	nbg_cpu_plan *p = NULL;
+	nbg_cpu_state *st = NULL;
+	nbg_rt_buffer *bufs = NULL;
+	uint8_t **raw = NULL;
+	nbg_error err;
+	json_t *doc = NULL;
+
+	if (!s)
+		return failure;
+	size_t nin = nbg_model_input_count(s->model), nout = nbg_model_output_count(s->model);
+	cpu_files_free(&cpu.out, &cpu.out_count);
+	nbg_code rc = nbg_cpu_plan_build(s->data, s->size, &p, &err);
+	bufs = calloc(nin + 1, sizeof(*bufs));
+	raw = calloc(nin + 1, sizeof(*raw));
+	cpu.out = calloc(nout + 1, sizeof(*cpu.out));
+	cpu.out_count = cpu.out ? nout : 0;
+	if (rc == NBG_OK && (!bufs || !raw || !cpu.out))
+		rc = err.code = NBG_E_OUT_OF_MEMORY;
+	for (size_t k = 0; rc == NBG_OK && k < nin; k++) {
+		rc = cpu_input_raw(s->model, k, &raw[k], &bufs[k].size, &err);
+		bufs[k].data = raw[k];
+	}
+	if (rc == NBG_OK)
+		rc = nbg_cpu_run(p, bufs, nin, SIZE_MAX, &st, &err);
+	if (rc == NBG_OK) {
+		json_t *outs = json_array(), *refs = json_array();
+		for (size_t i = 0; rc == NBG_OK && i < nout; i++) {
+			json_t *o = cpu_output(s->model, st, i, &err);
+			rc = o ? NBG_OK : err.code;
+			json_array_append_new(outs, o);
+		}
+		for (size_t i = 0; i < nbg_cpu_plan_count(p); i++) {
+			const nbg_cpu_step *step = nbg_cpu_plan_at(p, i);
+			if (step->verdict == NBG_CPU_EXECUTE && step->reference)
+				json_array_append_new(refs, json_pack("{s:I, s:s, s:s}", "operation",
+								      (json_int_t)step->operation, "layer",
+								      step->layer, "what", step->what));
+		}
+		const char *caveat = nbg_cpu_plan_caveat(p);
+		doc = json_pack("{s:o, s:o, s:o}", "outputs", outs, "reference_semantics", refs, "caveat",
+				caveat ? json_string(caveat) : json_null());
+	}
+	for (size_t k = 0; raw && k < nin; k++)
+		free(raw[k]);
+	free(raw);
+	free(bufs);
+	nbg_cpu_state_free(st);
+	nbg_cpu_plan_free(p);
+	if (rc != NBG_OK) {
+		json_decref(doc);
+		cpu_files_free(&cpu.out, &cpu.out_count);
+		return rc == NBG_E_OUT_OF_MEMORY && !err.message[0] ? fail_text(rc, "out of memory")
+								   : fail_doc(&err);
+	}
+	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	return take_text(text, "out of memory writing the run's outputs");
+}
+
+/* Output i of the last run as a float32 .npy: its bytes, *size their count;
+ * NULL when there is none. */
+EMSCRIPTEN_KEEPALIVE const uint8_t *nbg_web_cpu_output(size_t i, size_t *size)
+{
+	*size = i < cpu.out_count && cpu.out[i].data ? cpu.out[i].size : 0;
+	return *size ? cpu.out[i].data : NULL;
 }
 
 /* Runs the digests a parse spends its time in, many times over small

@@ -512,6 +512,106 @@ async function showDiff(file) {
 	selectTab('diff');
 }
 
+/* ------------------------------------------------------------ CPU backend */
+
+/* The Run tab: the CPU backend's plan of the file (every operation's
+ * verdict, as nbg run --backend cpu --check prints it) and, when it runs
+ * every operation, a run on input files chosen here, read as nbg run
+ * --input reads them.  Asked for when the tab is first shown. */
+async function showCpu() {
+	const box = R.clear($('cpu'));
+	box.appendChild(R.el('p', {}, 'Planning the CPU backend…'));
+	let plan;
+	try {
+		plan = JSON.parse(await libText({ op: 'cpu-plan' }));
+	} catch (err) {
+		R.clear(box).appendChild(R.el('p', { class: 'error', id: 'cpu-verdict' }, 'No plan: ' + errorLine(err)));
+		return;
+	}
+	current.cpuPlan = plan;
+	R.clear(box);
+	const r = plan.first_refused;
+	box.appendChild(R.el('p', { id: 'cpu-verdict', class: r ? 'error' : '' }, r
+		? 'The CPU backend cannot run this model: operation ' + r.operation + ' (' + r.type + ', layer ' +
+			r.layer + ') is refused first: ' + r.reason_id + ': ' + r.reason
+		: 'The CPU backend runs every operation of this model: ' + plan.executed + ' executed (' +
+			plan.executed_by_reference_semantics + ' by reference semantics, not from their code), ' +
+			plan.nothing + ' with nothing to compute.'));
+	if (plan.caveat)
+		box.appendChild(R.el('p', { id: 'cpu-caveat', class: 'note' }, 'Caveat: ' + plan.caveat));
+	box.appendChild(R.el('p', {}, 'It computes what the compiled commands say on this machine, with ' +
+		'no NPU (doc/cpu-backend.md); a result is not an NPU\'s result, whose bit-exact equality is not established.'));
+	if (!r)
+		box.appendChild(cpuForm());
+	box.appendChild(R.table('t-cpu-plan', 'Operations', [
+		{ key: 'operation', title: '#' }, { key: 'type', title: 'type' }, { key: 'layer', title: 'layer' },
+		{ key: 'what', title: 'what' },
+		{ key: 'verdict', title: 'verdict', fmt: (x) => x.verdict + (x.reference_semantics ? ' (reference semantics)' : ''),
+			cls: (x) => x.verdict === 'refused' ? 'bad' : '' },
+		{ key: 'reason', title: 'reason', fmt: (x) => x.reason_id ? x.reason_id + ': ' + x.reason : '' }],
+	plan.steps));
+}
+
+/* One file per input record, then Run. */
+function cpuForm() {
+	const form = R.el('div', { id: 'cpu-form' });
+	const ins = (current.report.inputs || []);
+	const chosen = [];
+	ins.forEach((io, k) => {
+		const pick = R.el('input', { type: 'file', id: 'cpu-input-' + k });
+		pick.addEventListener('change', (e) => { chosen[k] = e.target.files[0]; });
+		form.appendChild(R.el('p', {}, 'input ' + k + (io.name ? ' (' + io.name + ')' : '') + ': ' +
+			(io.dimensions_outermost_first || []).join('×') + ' ' + io.data_format_name + ', ' +
+			R.bytes(io.byte_size) + ' raw, or .npy, or .tensor text: ', pick));
+	});
+	const run = R.el('button', { id: 'cpu-run' }, 'Run on this machine');
+	run.addEventListener('click', () => cpuRun(chosen, ins.length));
+	form.appendChild(run);
+	form.appendChild(R.el('div', { id: 'cpu-result' }));
+	return form;
+}
+
+async function cpuRun(chosen, count) {
+	const out = R.clear($('cpu-result'));
+	state.cpu = { phase: 'running' };
+	try {
+		const inputs = [];
+		for (let k = 0; k < count; k++) {
+			if (!chosen[k])
+				throw new Error('choose a file for input ' + k);
+			inputs.push({ name: chosen[k].name, bytes: await chosen[k].arrayBuffer() });
+		}
+		out.appendChild(R.el('p', {}, 'Running…'));
+		const t0 = performance.now();
+		const answer = await nbg.call({ op: 'cpu-run', inputs: inputs }, inputs.map((i) => i.bytes));
+		const r = JSON.parse(answer.text);
+		if (!r.ok)
+			throw Object.assign(new Error(r.error.message), { nbg: r.error });
+		const doc = JSON.parse(r.text);
+		const ms = performance.now() - t0;
+		R.clear(out);
+		out.appendChild(R.el('p', { id: 'cpu-done' }, 'Run in ' + Math.round(ms) + ' ms on this machine.'));
+		for (const x of doc.reference_semantics)
+			out.appendChild(R.el('p', { class: 'note' }, 'operation ' + x.operation + ' (' + x.layer + ', ' + x.what +
+				'): computed by reference semantics, not from the operation\'s code'));
+		doc.outputs.forEach((o, i) => {
+			out.appendChild(R.pairs('t-cpu-output-' + i, 'Output ' + i + (o.name ? ' (' + o.name + ')' : ''), [
+				['shape', o.shape.join('×')], ['format', o.format], ['bytes', o.bytes], ['SHA-256 of the bytes', o.sha256],
+				['largest values (index: value)', o.top.map((t) => t.index + ': ' + t.value.toPrecision(6)).join(', ')]]));
+			const npy = answer.npy && answer.npy[i];
+			if (npy) {
+				const b = R.el('button', { 'data-output': i }, 'output_' + i + '.npy (float32)');
+				b.addEventListener('click', () => R.download('output_' + i + '.npy', 'application/octet-stream', npy));
+				out.appendChild(b);
+			}
+		});
+		state.cpu = { phase: 'done', outputs: doc.outputs };
+	} catch (err) {
+		R.clear(out).appendChild(R.el('p', { class: 'error', id: 'cpu-error' }, 'Not run: ' + errorLine(err)));
+		state.cpu = { phase: 'error', error: errorLine(err) };
+	}
+}
+
 /* ------------------------------------------------------------ opening */
 
 async function open(file) {
@@ -577,6 +677,10 @@ function selectTab(name) {
 		t.hidden = t.id !== 'tab-' + name;
 	if (name === 'map' || name === 'graph')
 		zoom($(name), 'fit');
+	if (name === 'cpu' && current && current.report && !current.cpuShown) {
+		current.cpuShown = true;
+		showCpu();
+	}
 }
 
 /* ------------------------------------------------------------ wiring */

@@ -4,8 +4,9 @@
  * The page bounds each request's time and ends this worker when it is
  * exceeded, so a file that made libnbg work too long cannot hang the page.
  *
- * Request:  {id, op, slot, bytes, name, what}
- * Answer:   {id, text} (the library's text), or {id, fault} (a JS exception:
+ * Request:  {id, op, slot, bytes, name, what, inputs}
+ * Answer:   {id, text} (the library's text; a CPU run adds npy, each
+ *           output's float32 .npy file), or {id, fault} (a JS exception:
  *           the wasm ran out of memory, ...).
  */
 'use strict';
@@ -25,6 +26,36 @@ function take(M, p) {
 	const s = M.UTF8ToString(p);
 	M._nbg_web_free(p);
 	return s;
+}
+
+/* A run of the CPU backend: each input file handed over under its name
+ * (its extension says how it is read), then the run; on success the
+ * outputs' .npy files are copied out of the WebAssembly memory into
+ * req.npy, which the answer carries. */
+function cpuRun(M, req, arg) {
+	for (let k = 0; k < req.inputs.length; k++) {
+		const bytes = new Uint8Array(req.inputs[k].bytes);
+		const p = M._nbg_web_cpu_input(k, arg(req.inputs[k].name), bytes.length);
+		if (!p)
+			return take(M, 0);
+		M.HEAPU8.set(bytes, p);
+	}
+	const text = take(M, M._nbg_web_cpu_run());
+	const doc = JSON.parse(text);
+	req.npy = [];
+	if (doc.ok) {
+		const sizep = M._malloc(8);
+		try {
+			for (let i = 0; i < JSON.parse(doc.text).outputs.length; i++) {
+				const p = M._nbg_web_cpu_output(i, sizep);
+				const n = M.HEAPU32[sizep >> 2];
+				req.npy.push(p ? M.HEAPU8.slice(p, p + n).buffer : null);
+			}
+		} finally {
+			M._free(sizep);
+		}
+	}
+	return text;
 }
 
 function run(M, req) {
@@ -47,6 +78,8 @@ function run(M, req) {
 		case 'meta': return take(M, M._nbg_web_meta(req.slot));
 		case 'diff': return take(M, M._nbg_web_diff(arg(req.name), arg(req.name2)));
 		case 'weights': return take(M, M._nbg_web_weights(req.slot));
+		case 'cpu-plan': return take(M, M._nbg_web_cpu_plan());
+		case 'cpu-run': return cpuRun(M, req, arg);
 		default: throw new Error('unknown request ' + req.op);
 		}
 	} finally {
@@ -60,10 +93,12 @@ self.onmessage = (e) => {
 		let answer;
 		try {
 			answer = { id: e.data.id, text: run(M, e.data) };
+			if (e.data.npy)
+				answer.npy = e.data.npy;
 		} catch (err) {
 			answer = { id: e.data.id, fault: String(err && err.message || err) };
 		}
 		answer.ms = performance.now() - t0;
-		self.postMessage(answer);
+		self.postMessage(answer, (answer.npy || []).filter((b) => b));
 	}, (err) => self.postMessage({ id: e.data.id, fault: 'the WebAssembly module did not start: ' + err }));
 };
