@@ -605,7 +605,7 @@ async function cpuRun(chosen, count) {
 				out.appendChild(b);
 			}
 		});
-		state.cpu = { phase: 'done', outputs: doc.outputs };
+		state.cpu = { phase: 'done', outputs: doc.outputs, ms: ms };
 	} catch (err) {
 		R.clear(out).appendChild(R.el('p', { class: 'error', id: 'cpu-error' }, 'Not run: ' + errorLine(err)));
 		state.cpu = { phase: 'error', error: errorLine(err) };
