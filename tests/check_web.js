@@ -12,7 +12,8 @@
 //   command line's output; the Run (CPU) tab's plan of the sample.
 // --corpus: three real files (a large v2, a small v2, a v1); the Run (CPU)
 //   tab on a v1 file the CPU backend runs whole (run in the page against
-//   nbg run --backend cpu) and on one it refuses.
+//   nbg run --backend cpu), on one it refuses, and on LeNet 0x10016 of
+//   NBG_MODELS_DIR (its caveat).
 //
 // For each file opened: the verdict against `nbg inspect --json` (and the
 // SHA-256 against node's crypto, an implementation of its own), the I/O
@@ -398,6 +399,10 @@ async function cpuTab(browser, file, tmp, label) {
 		: seen.verdict.startsWith('The CPU backend runs every operation of this model: ' + plan.executed + ' executed'),
 	name + ': CPU verdict "' + seen.verdict + '", nbg: ' + (r ? r.reason_id : 'runs whole'));
 	check(seen.caveat === (plan.caveat ? 'Caveat: ' + plan.caveat : null), name + ': caveat ' + seen.caveat);
+	/* independently of the plan: the notes of nbg inspect that make one */
+	const noted = nbgJson('inspect', '--json', file).notes.some((n) => ['v1-version-unsampled',
+		'v1-patch-stride-from-data', 'v1-entry-count-derived'].includes(n.id));
+	check(noted === (seen.caveat !== null), name + ': caveat shown ' + (seen.caveat !== null) + ', notes ' + noted);
 	check(seen.rows.length === plan.steps.length && plan.steps.every((st, i) =>
 		seen.rows[i][0] === String(st.operation) && seen.rows[i][4].startsWith(st.verdict)),
 	name + ': ' + seen.rows.length + ' plan rows, nbg has ' + plan.steps.length);
@@ -509,6 +514,13 @@ function corpusFiles() {
 			/* a model the CPU backend runs whole, and one it refuses */
 			await cpuTab(browser, path.join(corpus, 'v1', '10014_ee_network_binary.nb'), tmp, 'corpus-ee');
 			await cpuTab(browser, path.join(corpus, 'v1', '1000f_7d_face_age_7d.nb'), tmp, 'corpus-face-age');
+			/* a file whose version has no sample: the caveat, and a run */
+			const lenet = path.join(process.env.NBG_MODELS_DIR || '', 'lenet-caffe', 'lenet_v2_0x10016.nb');
+			if (fs.existsSync(lenet))
+				await cpuTab(browser, lenet, tmp, 'lenet-v2');
+			else
+				console.log('check_web.js: the caveat check skipped: ' + lenet + ' does not exist ' +
+					'(meson option models_dir)');
 		} else {
 			budget();
 			await valid(browser, path.join(root, 'samples', 'sample.nb'), 'sample');

@@ -22,6 +22,7 @@
  */
 #include <emscripten/emscripten.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@
 #include "nbg/tensor.h"
 #include "nbg/weights.h"
 #include "common/hash.h"
+#include "common/json.h"
 
 typedef struct slot {
 	uint8_t *data;
@@ -54,7 +56,7 @@ static slot slots[2];
 typedef struct cpu_file {
 	uint8_t *data;
 	size_t size;
-	char name[256];
+	nbg_tensor_kind kind; /* how an input is read: from its whole name */
 } cpu_file;
 
 static struct {
@@ -98,6 +100,17 @@ static char *fail_doc(const nbg_error *err)
 	json_t *o = json_pack("{s:b, s:{s:s, s:I, s:s, s:s}}", "ok", 0, "error", "code",
 			      nbg_code_name(err->code), "offset", (json_int_t)err->offset,
 			      "field", err->field, "message", err->message);
+	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	return s;
+}
+
+/* {"ok": false, "error": {code, field, message}}: a failure of a run, which
+ * has no place in the file (errorLine in app.js shows no offset then). */
+static char *fail_run(const nbg_error *err)
+{
+	json_t *o = json_pack("{s:b, s:{s:s, s:s, s:s}}", "ok", 0, "error", "code",
+			      nbg_code_name(err->code), "field", err->field, "message", err->message);
 	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	return s;
@@ -496,7 +509,7 @@ EMSCRIPTEN_KEEPALIVE uint8_t *nbg_web_cpu_input(size_t k, const char *name, size
 	free(cpu.in[k].data);
 	cpu.in[k].data = malloc(size ? size : 1);
 	cpu.in[k].size = cpu.in[k].data ? size : 0;
-	snprintf(cpu.in[k].name, sizeof(cpu.in[k].name), "%s", name);
+	cpu.in[k].kind = nbg_tensor_kind_of(name);
 	return cpu.in[k].data;
 }
 
@@ -513,8 +526,7 @@ static nbg_code cpu_input_raw(const nbg_model *m, size_t k, uint8_t **raw, size_
 		snprintf(err->message, sizeof(err->message), "no file was given for input %zu", k);
 		return err->code;
 	}
-	return nbg_tensor_to_raw(nbg_model_input_at(m, k), nbg_tensor_kind_of(f->name), f->data,
-				 f->size, raw, n, err);
+	return nbg_tensor_to_raw(nbg_model_input_at(m, k), f->kind, f->data, f->size, raw, n, err);
 }
 
 /* One output of a run: its record, SHA-256 of the raw bytes, the five
@@ -547,14 +559,22 @@ static json_t *cpu_output(const nbg_model *m, const nbg_cpu_state *st, size_t i,
 	json_t *shape = json_array(), *jt = json_array();
 	for (uint32_t k = 0; k < io->dim_count; k++)
 		json_array_append_new(shape, json_integer(nbg_io_dim_outer(io, k)));
-	for (size_t k = 0; k < tops; k++)
-		json_array_append_new(jt, json_pack("{s:I, s:f}", "index", (json_int_t)top[k].index, "value",
-						    (double)top[k].value));
-	return json_pack("{s:I, s:s, s:o, s:s, s:I, s:s, s:o, s:I}", "index", (json_int_t)i, "name",
-			 io->has_name ? io->name : "", "shape", shape, "format",
-			 nbg_data_format_name(io->data_format) ? nbg_data_format_name(io->data_format) : "?",
-			 "bytes", (json_int_t)io->byte_size, "sha256", hex, "top", jt,
-			 "npy_bytes", (json_int_t)cpu.out[i].size);
+	for (size_t k = 0; k < tops; k++) /* +-inf (NaN is never listed) as a string */
+		json_array_append_new(jt, json_pack("{s:I, s:o}", "index", (json_int_t)top[k].index, "value",
+						    isfinite(top[k].value) ? json_real((double)top[k].value)
+						    : json_string(top[k].value > 0 ? "inf" : "-inf")));
+	const char *format = nbg_data_format_name(io->data_format);
+	/* the name is the file's bytes: kept as they are when UTF-8, else escaped */
+	json_t *o = json_pack("{s:I, s:o, s:o, s:s, s:I, s:s, s:o, s:I}", "index", (json_int_t)i, "name",
+			      nbg_json_str(io->has_name ? io->name : ""), "shape", shape, "format",
+			      format ? format : "?", "bytes", (json_int_t)io->byte_size, "sha256", hex, "top",
+			      jt, "npy_bytes", (json_int_t)cpu.out[i].size);
+	if (!o) {
+		memset(err, 0, sizeof(*err));
+		err->code = NBG_E_OUT_OF_MEMORY;
+		snprintf(err->message, sizeof(err->message), "out of memory describing output %zu", i);
+	}
+	return o;
 }
 
 /* Runs slot 0's model once on the inputs handed over: {outputs: [...],
@@ -615,12 +635,29 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_run(void)
 	if (rc != NBG_OK) {
 		json_decref(doc);
 		cpu_files_free(&cpu.out, &cpu.out_count);
-		return rc == NBG_E_OUT_OF_MEMORY && !err.message[0] ? fail_text(rc, "out of memory")
-								   : fail_doc(&err);
+		if (!err.message[0]) {
+			err.code = rc;
+			snprintf(err.message, sizeof(err.message), "out of memory");
+		}
+		return fail_run(&err);
 	}
 	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
 	json_decref(doc);
 	return take_text(text, "out of memory writing the run's outputs");
+}
+
+/* 1 when slot i holds a parsed model (a worker restarted after a time
+ * limit holds none). */
+EMSCRIPTEN_KEEPALIVE int nbg_web_loaded(int i)
+{
+	const slot *s = slot_at(i);
+	return s && s->model;
+}
+
+/* The number of outputs the last run kept (nbg_web_cpu_output). */
+EMSCRIPTEN_KEEPALIVE size_t nbg_web_cpu_output_count(void)
+{
+	return cpu.out_count;
 }
 
 /* Output i of the last run as a float32 .npy: its bytes, *size their count;

@@ -565,10 +565,29 @@ function cpuForm() {
 			R.bytes(io.byte_size) + ' raw, or .npy, or .tensor text: ', pick));
 	});
 	const run = R.el('button', { id: 'cpu-run' }, 'Run on this machine');
-	run.addEventListener('click', () => cpuRun(chosen, ins.length));
+	run.addEventListener('click', async () => {
+		run.disabled = true; /* one run at a time: a second would wait in the worker's queue */
+		try {
+			await cpuRun(chosen, ins.length);
+		} finally {
+			run.disabled = false;
+		}
+	});
 	form.appendChild(run);
 	form.appendChild(R.el('div', { id: 'cpu-result' }));
 	return form;
+}
+
+/* The shown file handed again to a new worker (after a time limit). */
+async function reload(file, out) {
+	try {
+		const bytes = await file.arrayBuffer();
+		const p = await lib({ op: 'load', slot: 0, bytes: bytes }, [bytes]);
+		out.appendChild(R.el('p', {}, p.ok ? 'The file was loaded again in a new worker.'
+			: 'The file could not be loaded again: ' + errorLine({ nbg: p.error })));
+	} catch (err) {
+		out.appendChild(R.el('p', { class: 'error' }, 'The file could not be loaded again: ' + errorLine(err)));
+	}
 }
 
 async function cpuRun(chosen, count) {
@@ -597,7 +616,8 @@ async function cpuRun(chosen, count) {
 		doc.outputs.forEach((o, i) => {
 			out.appendChild(R.pairs('t-cpu-output-' + i, 'Output ' + i + (o.name ? ' (' + o.name + ')' : ''), [
 				['shape', o.shape.join('×')], ['format', o.format], ['bytes', o.bytes], ['SHA-256 of the bytes', o.sha256],
-				['largest values (index: value)', o.top.map((t) => t.index + ': ' + t.value.toPrecision(6)).join(', ')]]));
+				['largest values (index: value)', o.top.map((t) => t.index + ': ' +
+					(typeof t.value === 'number' ? t.value.toPrecision(6) : String(t.value))).join(', ')]]));
 			const npy = answer.npy && answer.npy[i];
 			if (npy) {
 				const b = R.el('button', { 'data-output': i }, 'output_' + i + '.npy (float32)');
@@ -609,6 +629,9 @@ async function cpuRun(chosen, count) {
 	} catch (err) {
 		R.clear(out).appendChild(R.el('p', { class: 'error', id: 'cpu-error' }, 'Not run: ' + errorLine(err)));
 		state.cpu = { phase: 'error', error: errorLine(err) };
+		/* a stopped worker is replaced by one that holds no file: load it again */
+		if (err instanceof TimeLimit && current.file)
+			await reload(current.file, out);
 	}
 }
 
@@ -627,7 +650,7 @@ async function open(file) {
 	}
 	status('Reading ' + file.name + ' (' + R.bytes(file.size) + ')…');
 	$('main').hidden = true;
-	current = { name: file.name, size: file.size };
+	current = { name: file.name, size: file.size, file: file };
 	try {
 		const bytes = await file.arrayBuffer();
 		const parse = await lib({ op: 'load', slot: 0, bytes: bytes }, [bytes]);

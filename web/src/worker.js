@@ -33,6 +33,9 @@ function take(M, p) {
  * outputs' .npy files are copied out of the WebAssembly memory into
  * req.npy, which the answer carries. */
 function cpuRun(M, req, arg) {
+	if (!M._nbg_web_loaded(0))
+		return JSON.stringify({ ok: false, error: { code: 'invalid-argument', field: '',
+			message: 'no file is loaded in the page\'s worker (it was restarted after a time limit): open the file again' } });
 	for (let k = 0; k < req.inputs.length; k++) {
 		const bytes = new Uint8Array(req.inputs[k].bytes);
 		const p = M._nbg_web_cpu_input(k, arg(req.inputs[k].name), bytes.length);
@@ -46,7 +49,7 @@ function cpuRun(M, req, arg) {
 	if (doc.ok) {
 		const sizep = M._malloc(8);
 		try {
-			for (let i = 0; i < JSON.parse(doc.text).outputs.length; i++) {
+			for (let i = 0, n = M._nbg_web_cpu_output_count(); i < n; i++) {
 				const p = M._nbg_web_cpu_output(i, sizep);
 				const n = M.HEAPU32[sizep >> 2];
 				req.npy.push(p ? M.HEAPU8.slice(p, p + n).buffer : null);
