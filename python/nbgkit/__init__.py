@@ -152,10 +152,16 @@ class Weights:
 @dataclass
 class RunResult:
     """What ``Model.run`` returns besides the outputs: which runtime ran
-    (``backend``, ``library``) and the outputs as numpy arrays."""
+    (``backend``, ``library``) and the outputs as numpy arrays.  For the CPU
+    backend also, as ``nbg run`` says them: ``reference_semantics``, the
+    operations computed by reference semantics, not from their code (dicts
+    with ``operation``, ``layer``, ``what``), and ``caveat``, the sentence
+    when the file's record layout was inferred (else None)."""
     backend: str
     library: str
     outputs: list
+    reference_semantics: list = field(default_factory=list)
+    caveat: Optional[str] = None
 
 
 def _quantization(q: Dict[str, Any]) -> Quantization:
@@ -468,6 +474,11 @@ class Model:
         arrays = []
         for t, (data, fmt) in zip(self.outputs, outs):
             arrays.append(_from_raw(np, t, data, fmt))
+        if details and info["backend"] == "cpu":
+            plan = self.cpu_plan()
+            refs = [{k: st[k] for k in ("operation", "layer", "what")}
+                    for st in plan["steps"] if st["reference_semantics"]]
+            return RunResult(info["backend"], info["library"], arrays, refs, plan["caveat"])
         if details:
             return RunResult(info["backend"], info["library"], arrays)
         return arrays
