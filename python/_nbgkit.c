@@ -344,12 +344,12 @@ static nbg_code decode_weights(const nbg_model *m, nbg_weights **w, nbg_error *e
 	return rc;
 }
 
-/* ledger_json(): the document `nbg ledger --json` writes: the ledger with
- * the bytes of the decoded kernel streams as decoded-coefficients. */
-static PyObject *model_ledger_json(ModelObject *self, PyObject *unused)
+/* A document built with the GIL released: build sets *out (malloc'd text,
+ * NULL when out of memory) or returns the failure. */
+typedef nbg_code (*doc_builder)(const ModelObject *self, char **out, nbg_error *err);
+
+static PyObject *released_doc(ModelObject *self, doc_builder build)
 {
-	nbg_ledger *l = NULL;
-	nbg_weights *w = NULL;
 	nbg_error err;
 	nbg_code rc;
 	char *s = NULL;
@@ -357,41 +357,55 @@ static PyObject *model_ledger_json(ModelObject *self, PyObject *unused)
 	if (enter(self))
 		return NULL;
 	Py_BEGIN_ALLOW_THREADS
-	rc = decode_weights(self->model, &w, &err);
-	if (rc == NBG_OK)
-		rc = nbg_ledger_build_weights(self->model, w, &l, &err);
-	if (rc == NBG_OK)
-		s = nbg_ledger_json(l, self->path);
-	nbg_ledger_free(l);
-	nbg_weights_free(w);
+	rc = build(self, &s, &err);
 	Py_END_ALLOW_THREADS
 	leave(self);
-	if (rc != NBG_OK)
+	if (rc != NBG_OK) {
+		free(s);
 		return raise_error(&err, self->path);
+	}
 	return take_string(s);
 }
 
-/* cpu_plan_json(): the CPU backend's plan with every step, the document
- * `nbg run --backend cpu --check --json` prints without its "model". */
-static PyObject *model_cpu_plan_json(ModelObject *self, PyObject *unused)
+/* The ledger with the bytes of the decoded kernel streams as
+ * decoded-coefficients, as `nbg ledger --json` writes it. */
+static nbg_code ledger_doc(const ModelObject *self, char **out, nbg_error *err)
+{
+	nbg_ledger *l = NULL;
+	nbg_weights *w = NULL;
+	nbg_code rc = decode_weights(self->model, &w, err);
+
+	if (rc == NBG_OK)
+		rc = nbg_ledger_build_weights(self->model, w, &l, err);
+	if (rc == NBG_OK)
+		*out = nbg_ledger_json(l, self->path);
+	nbg_ledger_free(l);
+	nbg_weights_free(w);
+	return rc;
+}
+
+/* The CPU backend's plan with every step, the document `nbg run --backend
+ * cpu --check --json` prints without its "model". */
+static nbg_code cpu_plan_doc(const ModelObject *self, char **out, nbg_error *err)
 {
 	nbg_cpu_plan *p = NULL;
-	nbg_error err;
-	nbg_code rc;
-	char *s = NULL;
+	nbg_code rc = nbg_cpu_plan_build(self->data, self->size, &p, err);
 
-	if (enter(self))
-		return NULL;
-	Py_BEGIN_ALLOW_THREADS
-	rc = nbg_cpu_plan_build(self->data, self->size, &p, &err);
 	if (rc == NBG_OK)
-		s = nbg_cpu_plan_json(p, NBG_CPU_JSON_STEPS);
+		*out = nbg_cpu_plan_json(p, NBG_CPU_JSON_STEPS);
 	nbg_cpu_plan_free(p);
-	Py_END_ALLOW_THREADS
-	leave(self);
-	if (rc != NBG_OK)
-		return raise_error(&err, self->path);
-	return take_string(s);
+	return rc;
+}
+
+/* ledger_json(), cpu_plan_json() */
+static PyObject *model_ledger_json(ModelObject *self, PyObject *unused)
+{
+	return released_doc(self, ledger_doc);
+}
+
+static PyObject *model_cpu_plan_json(ModelObject *self, PyObject *unused)
+{
+	return released_doc(self, cpu_plan_doc);
 }
 
 /* ------------------------------------------------------------ blobs */
