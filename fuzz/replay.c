@@ -5,7 +5,8 @@
  * normal test suite.  Each input is read into an exact-size buffer, so a read
  * past its end is a sanitizer report.
  *
- *   nbg-replay-HARNESS [--synth] [--shrink] [--min N] [--need DIR] PATH...
+ *   nbg-replay-HARNESS [--synth] [--shrink] [--min N] [--need DIR]
+ *                      [--need-models DIR] PATH...
  *
  *   --synth    also every synthesized seed (fuzz/seeds.c, fuzz/seeds_coef.c:
  *              files carrying kernel streams and the coef harness's raw
@@ -17,6 +18,8 @@
  *              otherwise test nothing)
  *   --need DIR exit 77 (skipped) with a message when DIR does not exist: the
  *              real corpus is optional on a clone (tests/corpus.h)
+ *   --need-models DIR  the same for models_dir (the source models and the
+ *              NBG files compiled from them)
  *   Options apply wherever they stand.  A path that does not exist is
  *   skipped with a message: fuzz/out/ exists only after a local fuzzing run.
  */
@@ -153,6 +156,12 @@ int main(int argc, char **argv)
 				       argv[i]);
 				return TC_SKIP;
 			}
+		} else if (!strcmp(argv[i], "--need-models") && i + 1 < argc) {
+			if (stat(argv[++i], &st) != 0 || !S_ISDIR(st.st_mode)) {
+				printf("replay: model inputs skipped: %s does not exist. %s\n", argv[i],
+				       TC_MODELS_HOWTO);
+				return TC_SKIP;
+			}
 		}
 	}
 	if (synth) {
@@ -175,7 +184,8 @@ int main(int argc, char **argv)
 		}
 	}
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--min") || !strcmp(argv[i], "--need"))
+		if (!strcmp(argv[i], "--min") || !strcmp(argv[i], "--need") ||
+		    !strcmp(argv[i], "--need-models"))
 			i++;
 		else if (strcmp(argv[i], "--synth") && strcmp(argv[i], "--shrink"))
 			run_path(argv[i]);

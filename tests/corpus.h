@@ -32,6 +32,9 @@
 #define TC_REFERENCE_HOWTO                                                                 \
 	"The vendor inspector's output is not downloadable; point the build at a copy: "  \
 	"`meson configure BUILD -Dreference_dir=DIR`."
+#define TC_MODELS_HOWTO                                                                    \
+	"The source models with the NBG files compiled from them are not downloadable; "  \
+	"point the build at a copy: `meson configure BUILD -Dmodels_dir=DIR`."
 
 /* The parts of a test program, as bits (argv: --synthesized, --corpus,
  * --reference; no argument: all three). */
