@@ -946,6 +946,14 @@ static int run_sample(run_args *a)
 	return rc ? rc : worst;
 }
 
+static void print_error_json(const nbg_error *e, const char *path)
+{
+	char *s = nbg_error_json(e, path);
+	if (s)
+		puts(s);
+	free(s);
+}
+
 /* --check --json: {"model": {path, target}, ...nbg_cpu_plan_json's document
  * with every step}; nonzero when out of memory. */
 static int print_plan_json(const char *path, uint32_t target, const nbg_cpu_plan *p)
@@ -975,6 +983,8 @@ static int run_check(const run_args *a)
 	cli_loaded model;
 	int rc = cli_load(a->model, NULL, &model);
 	if (rc != NBG_EXIT_OK) {
+		if (a->json) /* the document nbg inspect --json writes for it */
+			print_error_json(&model.err, a->model);
 		cli_print_error(a->model, &model);
 		cli_loaded_free(&model);
 		return rc;
@@ -982,6 +992,8 @@ static int run_check(const run_args *a)
 	nbg_cpu_plan *p = NULL;
 	nbg_error e;
 	if (nbg_cpu_plan_build(model.map.data, model.map.size, &p, &e) != NBG_OK) {
+		if (a->json)
+			print_error_json(&e, a->model);
 		cli_loaded_free(&model);
 		return rt_exit("check", &e);
 	}

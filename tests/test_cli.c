@@ -165,6 +165,21 @@ static void test_failures(void **state)
 	json_decref(j);
 	fx_run_free(&r);
 
+	/* the CPU backend's plan is never made from it; --json still writes a
+	 * document: the failure, as inspect --json's "error" */
+	snprintf(args, sizeof(args), "run --backend cpu --check --json %s", bad);
+	r = fx_run_nbg(FX_IN_SOURCE, "%s", args);
+	assert_int_equal(r.status, 1);
+	j = json_loads(r.out, 0, NULL);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "error"), "code")),
+			    "section-checksum-mismatch");
+	assert_true(json_is_false(json_object_get(j, "valid")));
+	assert_null(json_object_get(j, "steps"));
+	json_decref(j);
+	assert_non_null(strstr(r.err, "section-checksum-mismatch at offset "));
+	fx_run_free(&r);
+
 	/* verify: one line per file, keeps going, lists every mismatch, exit 1 */
 	snprintf(args, sizeof(args), "verify samples/sample.nb %s", bad);
 	r = fx_run_nbg(FX_IN_SOURCE, "%s", args);
