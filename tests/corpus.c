@@ -74,6 +74,122 @@ unsigned tc_each_corpus_file(const char *family, void (*fn)(const char *path, vo
 	return n;
 }
 
+/* Splits a tab-separated line in place; returns the field count (at most max). */
+static size_t split_tabs(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+
+	line[strcspn(line, "\r\n")] = '\0';
+	while (n < max) {
+		f[n++] = line;
+		if (!(line = strchr(line, '\t')))
+			break;
+		*line++ = '\0';
+	}
+	return n;
+}
+
+static int column(char **head, size_t nh, const char *name)
+{
+	for (size_t i = 0; i < nh; i++)
+		if (!strcmp(head[i], name))
+			return (int)i;
+	fail_msg("%s/MANIFEST.tsv has no column %s", NBG_CORPUS_DIR, name);
+	return -1;
+}
+
+tc_manifest_row *tc_manifest_load(size_t *n)
+{
+	enum { MAXF = 16 };
+	char line[4096], hline[4096], *head[MAXF], *f[MAXF];
+	size_t nh, cap = 64, lineno = 1;
+	int c_file, c_sha, c_bytes, c_version, c_target;
+	tc_manifest_row *rows = malloc(cap * sizeof(*rows));
+	FILE *in = fopen(NBG_CORPUS_DIR "/MANIFEST.tsv", "r");
+
+	*n = 0;
+	if (!in || !rows || !fgets(hline, sizeof(hline), in))
+		fail_msg("cannot read %s/MANIFEST.tsv: the corpus is incomplete", NBG_CORPUS_DIR);
+	nh = split_tabs(hline, head, MAXF);
+	c_file = column(head, nh, "file");
+	c_sha = column(head, nh, "sha256");
+	c_bytes = column(head, nh, "bytes");
+	c_version = column(head, nh, "version");
+	c_target = column(head, nh, "target");
+	while (fgets(line, sizeof(line), in)) {
+		tc_manifest_row *r;
+		lineno++;
+		if (line[strspn(line, " \t\r\n")] == '\0')
+			continue;
+		if (split_tabs(line, f, MAXF) != nh || strlen(f[c_file]) >= sizeof(r->file) ||
+		    strlen(f[c_sha]) != 64)
+			fail_msg("%s/MANIFEST.tsv line %zu: not %zu columns with a file name and a "
+				 "SHA-256", NBG_CORPUS_DIR, lineno, nh);
+		if (*n == cap && !(rows = realloc(rows, (cap *= 2) * sizeof(*rows))))
+			fail_msg("out of memory");
+		r = &rows[(*n)++];
+		snprintf(r->file, sizeof(r->file), "%s", f[c_file]);
+		snprintf(r->sha256, sizeof(r->sha256), "%s", f[c_sha]);
+		r->bytes = strtoull(f[c_bytes], NULL, 10);
+		r->version = (uint32_t)strtoul(f[c_version], NULL, 16);
+		r->target = (uint32_t)strtoul(f[c_target], NULL, 16);
+	}
+	fclose(in);
+	return rows;
+}
+
+const tc_manifest_row *tc_manifest_find(const tc_manifest_row *rows, size_t n, const char *path)
+{
+	size_t lp = strlen(path);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t lf = strlen(rows[i].file);
+		if (lp >= lf && !strcmp(path + lp - lf, rows[i].file) &&
+		    (lp == lf || path[lp - lf - 1] == '/'))
+			return &rows[i];
+	}
+	return NULL;
+}
+
+static int in_family(const tc_manifest_row *r, const char *family)
+{
+	size_t l = strlen(family);
+	return !strncmp(r->file, family, l) && r->file[l] == '/';
+}
+
+size_t tc_manifest_count(const tc_manifest_row *rows, size_t n, const char *family)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += in_family(&rows[i], family);
+	return k;
+}
+
+size_t tc_manifest_versions(const tc_manifest_row *rows, size_t n, const char *family)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j;
+		for (j = 0; j < i; j++)
+			if (in_family(&rows[j], family) && rows[j].version == rows[i].version)
+				break;
+		k += in_family(&rows[i], family) && j == i;
+	}
+	return k;
+}
+
+size_t tc_manifest_files(const char *family)
+{
+	size_t n, k;
+	tc_manifest_row *rows = tc_manifest_load(&n);
+
+	k = tc_manifest_count(rows, n, family);
+	free(rows);
+	return k;
+}
+
 int tc_skip_corpus(const char *program, const char *what)
 {
 	/* stdout: meson keeps it in the test log beside the SKIP. */

@@ -18,6 +18,7 @@
 #define NBG_TEST_CORPUS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define TC_SKIP 77
 
@@ -57,6 +58,30 @@ int tc_have_reference(void); /* NBG_REFERENCE_DIR */
  * "v2"); returns how many (0 when the directory is absent). */
 unsigned tc_each_corpus_file(const char *family, void (*fn)(const char *path, void *arg),
 			     void *arg);
+
+/* One row of NBG_CORPUS_DIR/MANIFEST.tsv, the corpus's own list of its
+ * files (columns found by their header names: file, sha256, bytes, version,
+ * target).  Tests count and classify the corpus by it instead of holding
+ * lists of file names or totals: the corpus grows. */
+typedef struct tc_manifest_row {
+	char file[256]; /* "v1/NAME.nb", "v2/NAME.nb" */
+	char sha256[65];
+	uint64_t bytes;
+	uint32_t version, target;
+} tc_manifest_row;
+
+/* The rows of the manifest; *n their count.  Fails the calling cmocka test
+ * when the manifest cannot be read or a row lacks a column.  free() it. */
+tc_manifest_row *tc_manifest_load(size_t *n);
+/* The row of the corpus file at `path` (any path ending in FAMILY/NAME);
+ * NULL when none. */
+const tc_manifest_row *tc_manifest_find(const tc_manifest_row *rows, size_t n,
+					const char *path);
+/* Rows whose file is in FAMILY/ ("v1", "v2"); distinct versions among them. */
+size_t tc_manifest_count(const tc_manifest_row *rows, size_t n, const char *family);
+size_t tc_manifest_versions(const tc_manifest_row *rows, size_t n, const char *family);
+/* tc_manifest_count on a freshly loaded manifest. */
+size_t tc_manifest_files(const char *family);
 
 /* Print TC_CORPUS_SKIP for NBG_CORPUS_DIR, or "PROGRAM: WHAT skipped: DIR
  * does not exist. HOWTO" for another directory (the reference output), and
