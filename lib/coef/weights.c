@@ -23,8 +23,8 @@ static const struct {
 	{ 0x99, NBG_WEIGHTS_FORMAT_V8B, 1 },        { 0xa1, NBG_WEIGHTS_FORMAT_V8B, 1 },
 	{ 0xb9, NBG_WEIGHTS_FORMAT_V8A, 0 },        { 0xbe, NBG_WEIGHTS_FORMAT_V8A, 0 },
 	{ 0xe8, NBG_WEIGHTS_FORMAT_V8A, 0 },        { 0xee, NBG_WEIGHTS_FORMAT_V8A, 0 },
-	{ 0x1000000e, NBG_WEIGHTS_FORMAT_V8A, 0 },  { 0x10000016, NBG_WEIGHTS_FORMAT_V8A, 0 },
-	{ 0x1000003b, NBG_WEIGHTS_FORMAT_V8A, 0 },
+	{ 0xad, NBG_WEIGHTS_FORMAT_V8A, 0 },        { 0x1000000e, NBG_WEIGHTS_FORMAT_V8A, 0 },
+	{ 0x10000016, NBG_WEIGHTS_FORMAT_V8A, 0 },  { 0x1000003b, NBG_WEIGHTS_FORMAT_V8A, 0 },
 };
 
 nbg_weights_format nbg_weights_target_format(uint32_t target)
