@@ -40,8 +40,8 @@ int nbg_coef_decode(const uint8_t *p, size_t n, const nbg_coef_shape *s, nbg_wei
 				       s->kx, s->ky, s->kz, s->out);
 	if (s->kx > 3 && fmt != NBG_WEIGHTS_FORMAT_V8A)
 		return nbg_coef_reject(o, "unsupported-kernel-shape", UINT64_MAX,
-				       "unsupported (a %ux%u kernel in a %s stream: no sample fixes "
-				       "the order of the values beyond 3x3)", s->kx, s->ky,
+				       "unsupported (a %ux%u kernel in a %s stream: the order of "
+				       "the values beyond 3x3 is not established)", s->kx, s->ky,
 				       nbg_weights_format_name(fmt));
 	if (s->depthwise && fmt != NBG_WEIGHTS_FORMAT_V8A)
 		return nbg_coef_reject(o, "unsupported-kernel-shape", UINT64_MAX,

@@ -176,9 +176,8 @@ static bool supported(const nbg_model *m, const nbg_cmd_op *op, const nbg_cmd *c
 	}
 	if (op->kernel_type != 0) {
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-data-type", UINT64_MAX,
-			   "unsupported (%s kernels: %s)", dt ? dt : "unknown",
-			   op->kernel_type == 2 ? "no sample of their stream"
-						: "their stream is not established");
+			   "unsupported (%s kernels: their stream is not established)",
+			   dt ? dt : "unknown");
 		return false;
 	}
 	if (m->target == 0x7d && nbg_cmd_nn(cmd, NBG_NNF_LAYER_TYPE) == 1 && !fc_column(cmd, s)) {
@@ -317,7 +316,8 @@ static bool one_tp_fc(const nbg_model *m, const nbg_graph *g, const nbg_cmd_op *
 	if (op->in_type != 0 || op->out_type != 0) {
 		const char *dt = nbg_command_data_type_name(op->in_type ? op->in_type : op->out_type);
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-data-type", UINT64_MAX,
-			   "unsupported (a fully connected layer on %s data: no sample of its stream)",
+			   "unsupported (a fully connected layer on %s data: its stream is not "
+			   "established)",
 			   dt ? dt : "unknown");
 		return true;
 	}
