@@ -944,7 +944,8 @@ static int verdict_holds(const uint8_t *b, const decoded_file *d, const nbg_weig
 	if (!entry)
 		return 0;
 	if (!strcmp(id, "unsupported-operation-type"))
-		return !k->tp && k->type != NBG_GRAPH_OP_NN;
+		return !k->tp && k->type != NBG_GRAPH_OP_NN &&
+		       has(why, nbg_graph_op_type_name(k->type));
 	if (!strcmp(id, "unsupported-data-type"))
 		return k->dtype != 0 && has(why, dtype_name(k->dtype));
 	if (!strcmp(id, "unsupported-input-zero-point")) {
