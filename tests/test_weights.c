@@ -211,8 +211,8 @@ static void test_v7_tried_in_turn(void **state)
 	free_layer(&L);
 }
 
-/* Kernels beyond 3x3 in the v7 layout: no sample fixes the order of their
- * values, so they are unsupported, whatever the stream. */
+/* Kernels beyond 3x3 in the v7 layout: the order of their values is not
+ * established, so they are unsupported, whatever the stream. */
 static void test_v7_large_kernel(void **state)
 {
 	tlayer L = make_layer(6, 1, 5, 3, 1, 0, 0);
