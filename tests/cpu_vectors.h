@@ -4545,6 +4545,83 @@ static const cv_raw c33_raw[] = {
 	{ NULL, 0 },
 };
 
+static const uint8_t c34_in0[] = {
+	0xd6, 0xb2, 0x5c, 0xa2, 0x8b, 0x38, 0x90, 0xa8, 0x51, 0xae,
+};
+
+static const cv_io c34_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c34_in0, 10 },
+};
+
+static const uint8_t c34_out0[] = {
+	0xff, 0x3b, 0x3b, 0xd, 0, 0, 0x96, 0, 1, 0, 0, 0, 3, 0, 0x3d, 2,
+	0, 0, 0x47, 8,
+};
+
+static const cv_io c34_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c34_out0, 20 },
+};
+
+static const cv_field c34_op0_f[] = {
+	{ "in_image_x_size", 0xa },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "coef_zero_point", 0x65 },
+	{ "post_multiplier", 0x1 },
+	{ "post_multiplier_1_to_6", 0x10 },
+	{ "post_multiplier_7_to_14", 0xe8 },
+	{ "post_multiplier_15_to_22", 0xc9 },
+	{ "in_image_x_stride", 0xa },
+	{ "in_image_y_stride", 0xa },
+};
+
+static const cv_word c34_op0_w[] = {
+	{ 29, 0x4209badc },
+	{ 30, 0xc1b4a8a2 },
+};
+
+static const cv_addr c34_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+};
+
+static const uint32_t c34_op0_u[] = {
+	0,
+};
+
+static const cv_field c34_op1_f[] = {
+	{ "out_image_x_size", 0xa },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_stride", 0x14 },
+	{ "out_image_y_stride", 0x14 },
+};
+
+static const cv_word c34_op1_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c34_op1_a[] = {
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c34_op1_u[] = {
+	0,
+};
+
+static const cv_op c34_ops[] = {
+	{ 6, "Softmax2Layer_SP", -1, c34_op0_f, 10, c34_op0_w, 2, c34_op0_a, 1, c34_op0_u, 0 },
+	{ 6, "Softmax2Layer_SP", -1, c34_op1_f, 6, c34_op1_w, 0, c34_op1_a, 1, c34_op1_u, 0 },
+};
+
+static const cv_stream c34_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c34_raw[] = {
+	{ NULL, 0 },
+};
+
 static const cv_case cv_cases[] = {
 	{ "nn-conv-ties-saturation", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5, offsets -1 (a border of zero points), zero points in 60, kernel 120, out 100, scale 1/2 (every odd sum a tie), saturation at 0 and 255, rows and slices with gaps",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
@@ -4645,9 +4722,12 @@ static const cv_case cv_cases[] = {
 	{ "sh-max-pooling", "SH max pooling (PoolingLayer2, images 0x444051f0, yolov8n's SPPF layout): 5x5 windows at stride 1 with padding 2 over a 6x5x2 image (rows 6, slices 30) into one of its size (rows 7, slices 35 bytes: gaps)",
 	  "numpy: the maximum over each 5x5 window centred on the pixel, clipped to the image",
 	  "", 0x1000003b, 0, c32_in, 1, c32_out, 1, c32_ops, 1, c32_s, 0, c32_raw, 0 },
-	{ "sp-softmax", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> 10 halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier",
-	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md), numpy.float16 (to nearest, ties to even)",
+	{ "sp-softmax", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier",
+	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
 	  "", 0x1000003b, 0, c33_in, 1, c33_out, 1, c33_ops, 2, c33_s, 0, c33_raw, 0 },
+	{ "sp-softmax-scale-precision", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier; s = 0.22358753 (0x3e64f421), where s x log2(e) rounded to a float32 would move one half by a unit in its last place",
+	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
+	  "", 0x1000003b, 0, c34_in, 1, c34_out, 1, c34_ops, 2, c34_s, 0, c34_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

@@ -1222,36 +1222,46 @@ def shmax_case():
     return c
 
 
-def spmax_case():
-    c = Case("sp-softmax", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 "
-             "values (zero point 101) -> 10 halves into an FP16 output record; the scale s from the float32 "
-             "clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in "
-             "post_multiplier",
-             "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md), numpy.float16 (to "
-             "nearest, ties to even)")
-    rs = np.random.RandomState(36)
-    q = rs.randint(60, 140, 10)
-    q[2] = 150
-    zp = 101
-    c.add_input(q, [10])
-    s = np.float32(0.0801)
+def spmax_case(cid, name, s_bits, q):
+    """An SP softmax of the uint8 values q with the float32 scale s_bits."""
+    c = Case(cid, "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): %d uint8 values (zero "
+             "point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the "
+             "first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in "
+             "post_multiplier%s" % (len(q), name),
+             "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal "
+             "exponentials), rounded to halves (to nearest, ties to even)")
+    zp, n = 101, len(q)
+    c.add_input(q, [n])
+    s = np.float32(struct.unpack("<f", struct.pack("<I", s_bits))[0])
     hi, lo = np.float32(s * np.float32(255 - zp)), np.float32(s * np.float32(0 - zp))
     assert np.float32((np.float64(hi) - np.float64(lo)) / 255) == s
-    m = f32_bits(s) & 0x7FFFFF
+    m = s_bits & 0x7FFFFF
     first = c.add_op(OP_SP, "Softmax2Layer_SP")
-    first["fields"] += [("in_image_x_size", 10), ("in_image_y_size", 1), ("kernel_z_size", 1),
+    first["fields"] += [("in_image_x_size", n), ("in_image_y_size", 1), ("kernel_z_size", 1),
                         ("coef_zero_point", zp), ("post_multiplier", m & 1),
                         ("post_multiplier_1_to_6", m >> 1 & 63), ("post_multiplier_7_to_14", m >> 7 & 255),
                         ("post_multiplier_15_to_22", m >> 15),
-                        ("in_image_x_stride", 10), ("in_image_y_stride", 10)]
+                        ("in_image_x_stride", n), ("in_image_y_stride", n)]
     first["words"] += [(29, f32_bits(hi)), (30, f32_bits(lo))]
     field_addr(first, "in_image_address", INPUT, 0, 0)
     last = c.add_op(OP_SP, "Softmax2Layer_SP")
-    last["fields"] += [("out_image_x_size", 10), ("out_image_y_size", 1), ("out_image_z_size", 1),
-                       ("out_image_data_type", 1), ("out_image_x_stride", 20), ("out_image_y_stride", 20)]
+    last["fields"] += [("out_image_x_size", n), ("out_image_y_size", 1), ("out_image_z_size", 1),
+                       ("out_image_data_type", 1), ("out_image_x_stride", 2 * n), ("out_image_y_stride", 2 * n)]
     field_addr(last, "out_image_address", OUTPUT, 0, 0)
-    c.add_output(f16_le(softmax_exact(q, Fraction(float(s))), True), [10], FP16)
+    c.add_output(f16_le(softmax_exact(q, Fraction(float(s))), True), [n], FP16)
     return c
+
+
+def spmax_cases():
+    rs = np.random.RandomState(36)
+    q = rs.randint(60, 140, 10)
+    q[2] = 150
+    return [spmax_case("sp-softmax", "", f32_bits(0.0801), q),
+            # s x log2(e) rounded to a float32 moves one value's exponential
+            # across a rounding boundary of its half (the backend did so)
+            spmax_case("sp-softmax-scale-precision", "; s = 0.22358753 (0x3e64f421), where s x log2(e) "
+                       "rounded to a float32 would move one half by a unit in its last place",
+                       0x3E64F421, np.array([214, 178, 92, 162, 139, 56, 144, 168, 81, 174]))]
 
 
 def all_cases():
@@ -1259,7 +1269,7 @@ def all_cases():
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
             tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() + [tp_f16_case(), lut_case(), tpfc_case()] +
             [softmax_case(), avgpool_case(), shadd_case(0), shadd_case(1), shscale_case(), shmax_case(),
-             spmax_case()])
+            ] + spmax_cases())
 
 
 def dwshader(name, rs, codes, scale_bits, pixels=None):
