@@ -147,7 +147,14 @@ static void superblock(const ce_layer *l, int format, unsigned order, const uint
 	uint32_t bias_done = 0, *first_seen = calloc(n, sizeof(*first_seen));
 
 	(void)bias_done;
-	spatial(l->kx, idx);
+	if (l->kx == l->ky) {
+		spatial(l->kx, idx);
+	} else {
+		/* a kernel one column wide (target 0x7d's fully connected
+		 * commands, doc/weights.md): its values in order */
+		for (uint32_t i = 0; i < sp && i < 225; i++)
+			idx[i] = i;
+	}
 	/* the order of (kernel, index) pairs */
 	size_t total = (size_t)n * ks, t = 0;
 	uint32_t *kk = malloc(total * sizeof(*kk)), *ix = malloc(total * sizeof(*ix));

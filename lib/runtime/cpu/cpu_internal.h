@@ -128,7 +128,8 @@ enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWC
 typedef struct cpu_ref {
 	int kind;                       /* enum cpu_ref_kind */
 	uint32_t width;
-	float scale_log2e;              /* the input scale times log2(e), from the uniforms */
+	double scale_log2e;             /* the input scale times log2(e): the SH softmax's float32
+					 * uniform, the SP softmax's scale times log2(e) in double */
 	/* CPU_REF_POOL: rows rows of width uint8 each averaged into one uint8,
 	 * ((sum * pool_a - pool_b) * pool_c + pool_d) rounded (cpu_ref.c). */
 	uint32_t rows, in_stride, out_stride;

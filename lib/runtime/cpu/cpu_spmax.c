@@ -219,7 +219,7 @@ void nbg_cpu_plan_spmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 		return;
 	}
 	r->width = L.n;
-	r->scale_log2e = (float)((double)L.scale * M_LOG2E);
+	r->scale_log2e = (double)L.scale * M_LOG2E; /* not rounded to a float32: exp(s x (q - max)) */
 	snprintf(s->what, sizeof(s->what), "SP softmax %u uint8 -> fp16 (ops %zu-%zu), scale %.9g", L.n,
 		 L.first, L.last, (double)L.scale);
 	nbg_cpu_ref_executed(s, op, CPU_REF_SOFTMAX);

@@ -1,0 +1,1529 @@
+#!/usr/bin/env python3
+"""gen_cpu_vectors.py - the cases of tests/test_cpu_ops.c and their expected
+values, written as tests/cpu_vectors.h.
+
+    python3 tests/gen_cpu_vectors.py            # rewrites tests/cpu_vectors.h
+    python3 tests/gen_cpu_vectors.py --check    # exit 1 when the committed file differs
+
+Each case is a small model of one to three operations (the fields of its
+commands, its state buffers' uniforms, its kernels and tables, its inputs)
+and the bytes its output records must hold after a run.  Those bytes are
+computed here with numpy and Python integers and fractions from the rules
+doc/cpu-backend.md states for each operation (convolution, requantization,
+pooling, the TP walk's meaning as a numpy expression, tables, shaders); no
+value is taken from the backend.  The C test builds each model with
+tests/cpu_model.c (kernel streams by tests/coef_encode.c), runs it through
+the public API and compares.
+
+Random data comes from numpy's legacy RandomState, whose streams numpy keeps
+fixed, so the file is the same on every run; the test `cpu-vectors` runs
+--check.
+"""
+
+import decimal
+import math
+import struct
+import sys
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+try:
+    import numpy as np
+except ImportError:
+    print("gen_cpu_vectors.py needs numpy (Debian's python3-numpy), which is not installed: skipped")
+    sys.exit(77)
+
+OUT = Path(__file__).resolve().parent / "cpu_vectors.h"
+
+# enum nbg_graph_source / enum nbg_graph_op_type
+INPUT, OUTPUT, MISC_DYNA_GENERIC, VIP_SRAM = 1, 2, 5, 8
+OP_SH, OP_NN, OP_TP, OP_SP = 1, 2, 3, 6
+UINT8, FP16 = 2, 1
+# tests/coef_encode.h
+CE_V7, CE_V8A, CE_V8B, CE_TPFC = 1, 2, 3, 4
+CE_INTERLEAVED = 2
+
+# --------------------------------------------------------------- arithmetic
+
+
+def round_half_away(x):
+    """A Fraction rounded to the nearest integer, halves away from zero."""
+    x = Fraction(x)
+    q, r = divmod(abs(x.numerator), x.denominator)
+    if 2 * r >= x.denominator:
+        q += 1
+    return q if x >= 0 else -q
+
+
+def sat8(v):
+    return 0 if v < 0 else 255 if v > 255 else int(v)
+
+
+def f32_bits(f):
+    return struct.unpack("<I", struct.pack("<f", f))[0]
+
+
+def f16_parts(a):
+    """A positive Fraction as (n, rem, e): a = (n + rem) x 2^(e - 10), n the
+    whole units of a half's last place, 0 <= rem < 1."""
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    e = max(e, -14)                           # subnormals: units of 2^-24
+    q = a / Fraction(2) ** (e - 10)
+    n, r = divmod(q.numerator, q.denominator)
+    return n, Fraction(r, q.denominator), e
+
+
+def f16_tie(x):
+    return x != 0 and f16_parts(abs(Fraction(x)))[1] == Fraction(1, 2)
+
+
+def f16_round(x, margin=False):
+    """The IEEE binary16 bits nearest to x (a Fraction; ties to even,
+    subnormals, infinity past the largest half).  margin: assert that x is
+    not within 2^-30 of its own size from a tie, so that the double
+    precision a backend computes in rounds it the same way."""
+    x = Fraction(x)
+    sign, a = (0x8000 if x < 0 else 0), abs(x)
+    if a == 0:
+        return sign
+    n, rem, e = f16_parts(a)
+    if margin:
+        assert abs(rem - Fraction(1, 2)) > (n + 1) * Fraction(1, 1 << 30), x
+    if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and n & 1):
+        n += 1
+    if n == 2048:
+        n, e = 1024, e + 1
+    if e > 15:
+        return sign | 0x7C00
+    if n < 1024:                              # subnormal
+        return sign | n
+    return sign | (e + 15) << 10 | (n - 1024)
+
+
+def f16_bits(x):
+    return f16_round(Fraction(x))
+
+
+def f16_le(values, margin=False):
+    """Halves as little-endian bytes."""
+    return [b for v in values for b in struct.pack("<H", f16_round(v, margin))]
+
+
+def softmax_exact(x, weight):
+    """exp(weight x (x_i - max)) / sum, from 60-digit decimal exponentials,
+    as Fractions (weight: a Fraction)."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = 60
+        mx = max(int(v) for v in x)
+        e = [(Decimal(weight.numerator) / Decimal(weight.denominator) * (int(v) - mx)).exp() for v in x]
+        total = sum(e)
+        return [Fraction(v / total) for v in e]
+
+
+# The three encodings of an NN command's requantization scale by target
+# (doc/cpu-backend.md, "The scale"): the fields for a scale given as a
+# float32's 23 mantissa bits m and biased exponent e, and the scale the
+# table says those fields mean.
+GROUP_15 = (0x7D, 0x88, 0x99, 0xA1)
+GROUP_127 = (0xB9, 0xBE)
+
+
+def scale_fields(target, m, e):
+    if target in GROUP_15:
+        assert m & 0xFF == 0, "a 15-bit mantissa"
+        return m >> 8, 142 - e
+    if target in GROUP_127:
+        return m, 127 - e
+    return m, e
+
+
+def scale_of_fields(target, mult, shift):
+    if target in GROUP_15:
+        return Fraction(2**15 + mult, 2**shift)
+    if target in GROUP_127:
+        return Fraction(2**23 + mult, 2**23) / 2**shift
+    return Fraction(2**23 + mult, 2**23) * Fraction(2) ** (shift - 127)
+
+
+def nn_scale_fields(target, m, e):
+    """post_multiplier (bit 0, 1-6, 7-14, 15-22) and post_shift (0-4, 5-6) fields."""
+    mult, shift = scale_fields(target, m, e)
+    f = [("post_multiplier", mult & 1), ("post_multiplier_1_to_6", mult >> 1 & 63),
+         ("post_multiplier_7_to_14", mult >> 7 & 255), ("post_shift", shift & 31),
+         ("post_shift_bit_5_6", shift >> 5)]
+    if target not in GROUP_15:
+        f.append(("post_multiplier_15_to_22", mult >> 15))
+    return f, scale_of_fields(target, mult, shift)
+
+
+# ------------------------------------------------------------ the cases
+
+
+class Case:
+    """One model: inputs (bytes), ops (fields, words, addresses, uniforms),
+    coefficient entries (kernel layers for tests/coef_encode.c, raw tables),
+    expected output records."""
+
+    def __init__(self, cid, name, source, target=0x1000003B):
+        self.id, self.name, self.source, self.target = cid, name, source, target
+        self.vip_sram = 0
+        self.ins, self.outs, self.ops, self.streams, self.raws = [], [], [], [], []
+        self.refused = ""
+
+    def add_input(self, data, dims, fmt=UINT8):
+        self.ins.append((np.asarray(data, dtype=np.uint8).ravel(), dims, fmt))
+        return len(self.ins) - 1
+
+    def add_output(self, expect, dims, fmt=UINT8):
+        self.outs.append((np.asarray(expect, dtype=np.uint8).ravel(), dims, fmt))
+        return len(self.outs) - 1
+
+    def add_op(self, typ, layer, acc32=-1):
+        op = {"type": typ, "layer": layer, "fields": [], "words": [], "addrs": [], "uniforms": [],
+              "acc32": acc32}
+        self.ops.append(op)
+        return op
+
+    def add_stream(self, layer, opts):
+        """A kernel stream entry (encoded by the C test); its index."""
+        self.streams.append((layer, opts))
+        return len(self.streams) - 1
+
+    def add_raw(self, data):
+        """A raw entry; its index in the coefficient table, after every
+        stream (so a case adds its streams first)."""
+        self.raws.append(np.asarray(data, dtype=np.uint8).ravel())
+        return len(self.streams) + len(self.raws) - 1
+
+
+def field_addr(op, key, source, index, offset):
+    op["addrs"].append(("field", key, source, index, offset))
+
+
+def word_addr(op, word, source, index, offset, transformed):
+    op["addrs"].append(("word", word, source, index, offset, transformed))
+
+
+def uniform_addr(op, i, source, index, offset):
+    op["addrs"].append(("uniform", i, source, index, offset))
+
+
+# ---------------------------------------------------------------- NN
+
+
+def superblock(out, cores, superblocks):
+    per_core = -(-out // cores)
+    return -(-per_core // superblocks)
+
+
+def conv_direct(img, w, bias, k, x_off, y_off, out_x, out_y, in_zp, w_zp, depthwise):
+    """The convolution's sums: img [z][y][x] (uint8), w [o][kz][k][k];
+    outside the image the border is the zero point, whose term is 0."""
+    out_z = w.shape[0]
+    acc = np.zeros((out_z, out_y, out_x), dtype=np.int64)
+    zi, hi, wi = img.shape
+    pad = np.full((zi, max(hi, out_y + k) + 32, max(wi, out_x + k) + 32), in_zp, dtype=np.int64)
+    # input pixel (x + kx + x_off, y + ky + y_off) at pad[.., y + ky + 16 + y_off, ..]
+    pad[:, 16:16 + hi, 16:16 + wi] = img
+    d = pad - in_zp
+    for o in range(out_z):
+        acc[o] = bias[o]
+        for z in range(w.shape[1]):
+            src = d[o if depthwise else z]
+            for ky in range(k):
+                for kx in range(k):
+                    t = int(w[o, z, ky, kx]) - w_zp
+                    y0, x0 = 16 + ky + y_off, 16 + kx + x_off
+                    acc[o] += t * src[y0:y0 + out_y, x0:x0 + out_x]
+    return acc
+
+
+def requant_all(acc, scale, out_zp, relu):
+    q = np.zeros(acc.shape, dtype=np.int64)
+    for i, a in np.ndenumerate(acc):
+        v = round_half_away(int(a) * scale) + out_zp
+        if relu and v < out_zp:
+            v = out_zp
+        q[i] = sat8(v)
+    return q
+
+
+def pool_image(q, pooling):
+    """The written image: q itself, or per whole 2x2 window at stride 2 (an
+    odd last row or column is not written: the decoder's written image) its
+    maximum (pooling 1) or first pixel (3)."""
+    if pooling == 0:
+        return q
+    oz, oy, ox = q.shape
+    py, px = (oy - 2) // 2 + 1, (ox - 2) // 2 + 1
+    if pooling == 3:
+        return q[:, :2 * py:2, :2 * px:2]
+    p = np.zeros((oz, py, px), dtype=np.int64)
+    for y in range(py):
+        for x in range(px):
+            p[:, y, x] = q[:, 2 * y:2 * y + 2, 2 * x:2 * x + 2].max(axis=(1, 2))
+    return p
+
+
+def place(buf, img, base, row, slice_, ring=None):
+    """Writes img [z][y][x] into buf at base + z slice + y row + x, through a
+    ring (lo, size): an address at or past lo lands at lo + (a - lo) mod size."""
+    for (z, y, x), v in np.ndenumerate(img):
+        a = base + z * slice_ + y * row + x
+        if ring and a >= ring[0]:
+            a = ring[0] + (a - ring[0]) % ring[1]
+        buf[a] = v
+
+
+def gather(buf, base, shape, row, slice_, ring=None):
+    """The image [z][y][x] at base with its strides, read through a ring
+    as place() writes."""
+    z_n, y_n, x_n = shape
+    img = np.zeros(shape, dtype=np.int64)
+    for z in range(z_n):
+        for y in range(y_n):
+            for x in range(x_n):
+                a = base + z * slice_ + y * row + x
+                if ring and a >= ring[0]:
+                    a = ring[0] + (a - ring[0]) % ring[1]
+                img[z, y, x] = buf[a]
+    return img
+
+
+def nn_fields(p):
+    """The NN command of a convolution described by p (a dict)."""
+    t = p["target"]
+    f = [("kernel_xy_size", p["k"]), ("kernel_z_size", 1 if p["dw"] else p["kz"]),
+         ("kernels_per_core", superblock(p["out_z"], p["cores"], p["superblocks"])),
+         ("pooling", p["pooling"]), ("in_image_x_size", p["in_x"]), ("in_image_y_size", p["in_y"]),
+         ("in_image_x_offset", p["x_off"] & 7), ("in_image_x_offset_bit_3", p["x_off"] >> 3 & 1),
+         ("in_image_y_offset", p["y_off"] & 7), ("in_image_y_offset_bit_3", p["y_off"] >> 3 & 1),
+         ("relu", p["relu"]), ("out_image_x_size", p["out_x"]), ("out_image_y_size", p["out_y"]),
+         ("out_image_z_size", p["out_z"]), ("rounding_mode", 1),
+         ("in_image_border_const", p["in_zp"]), ("in_image_x_stride", p["in_row"]),
+         ("in_image_y_stride", p["in_slice"]), ("out_image_x_stride", p["out_row"]),
+         ("out_image_y_stride", p["out_slice"]), ("coef_zero_point", p["w_zp"]),
+         ("out_zero_point", p["out_zp"]), ("depthwise", 1 if p["dw"] else 0),
+         ("layer_type", p.get("layer_type", 0))]
+    sf, scale = nn_scale_fields(t, p["m"], p["e"])
+    return f + sf, scale
+
+
+FORMAT_OF = {0x7D: CE_V7, 0x88: CE_V7, 0x99: CE_V8B, 0xA1: CE_V8B}
+
+
+def stream_opts(target, seed):
+    fmt = FORMAT_OF.get(target, CE_V8A)
+    if fmt == CE_V7:
+        return {"format": CE_V7, "order": CE_INTERLEAVED, "zrl_bits": 3}
+    if fmt == CE_V8B:
+        return {"format": CE_V8B, "order": CE_INTERLEAVED, "zrl": 1, "avg_bias": 12, "map_seed": seed}
+    return {"format": CE_V8A, "zrl": 1, "map_seed": seed}
+
+
+def fits_int32(w, bias, w_zp):
+    """doc/cpu-backend.md's bound for the 32-bit kernels: per output channel
+    |bias| + 255 x sum |w - zero point| <= 2^31 - 1."""
+    return all(abs(int(b)) + 255 * int(np.abs(w[o].astype(np.int64) - w_zp).sum()) <= 2**31 - 1
+               for o, b in enumerate(bias))
+
+
+def nn_op(case, p, w, bias, layer="ConvolutionReluPoolingLayer2", acc32=None):
+    """An NN convolution op reading p['in_at'] and writing p['out_at']
+    ((source, index, offset) each), kernels w [o][kz][ky][kx] as a stream;
+    the test checks the accumulation path the bound gives (acc32, when
+    given, is what the case means it to be)."""
+    bound = int(fits_int32(w, bias, p["w_zp"]))
+    assert acc32 is None or acc32 == bound
+    op = case.add_op(OP_NN, layer, bound)
+    p["cores"] = min(p["cores"], w.shape[0])  # a core without kernels ends a stream (doc/weights.md)
+    f, scale = nn_fields(p)
+    op["fields"] += f
+    kz, ky, kx = w.shape[1], w.shape[2], w.shape[3]
+    plane = p["out_x"] * p["out_y"]
+    s = case.add_stream({"out": w.shape[0], "kz": kz, "ky": ky, "kx": kx, "zp": p["w_zp"],
+                         "in_zp": p["in_zp"], "w": w.ravel(), "bias": np.asarray(bias), "cores": p["cores"],
+                         "superblocks": p["superblocks"], "depthwise": int(p["dw"]), "plane": plane,
+                         "seed": p.get("order_seed", 0)}, stream_opts(p["target"], p.get("order_seed", 1)))
+    field_addr(op, "kernel_address", MISC_DYNA_GENERIC, s, 0)
+    field_addr(op, "in_image_address", *p["in_at"])
+    field_addr(op, "out_image_address", *p["out_at"])
+    return op, scale
+
+
+def conv_params(**kw):
+    p = {"target": 0x1000003B, "dw": False, "pooling": 0, "relu": 0, "x_off": 0, "y_off": 0,
+         "cores": 3, "superblocks": 2}
+    p.update(kw)
+    return p
+
+
+def conv_expect(p, img, w, bias, scale):
+    """The written image [out_z][py][px] of the convolution p on img."""
+    acc = conv_direct(img, w, bias, p["k"], p["x_off"], p["y_off"], p["out_x"], p["out_y"], p["in_zp"],
+                      p["w_zp"], p["dw"])
+    q = requant_all(acc, scale, p["out_zp"], p["relu"])
+    return pool_image(q, p["pooling"]), acc
+
+
+def planar_input(case, img, row, slice_):
+    """img [z][y][x] as an input record with the given strides; the bytes
+    between rows and slices hold 255, which no operation may read."""
+    z, y, x = img.shape
+    buf = np.full(slice_ * z, 255, dtype=np.uint8)
+    place(buf, img, 0, row, slice_)
+    return case.add_input(buf, [len(buf)])
+
+
+def planar_output(case, img, row, slice_):
+    """img [z][y][x] as the expected bytes of an output record with the
+    given strides; the bytes between rows and slices stay 0."""
+    z, y, x = img.shape
+    buf = np.zeros(slice_ * z, dtype=np.uint8)
+    place(buf, img, 0, row, slice_)
+    return case.add_output(buf, [len(buf)])
+
+
+def written_dims(p):
+    """The written image's x, y: the decoder's (dataflow.c) pooling 2x2 at
+    stride 2 keeps whole windows; a subsampling it infers keeps every
+    other pixel from the first."""
+    if p["pooling"]:
+        return (p["out_x"] - 2) // 2 + 1, (p["out_y"] - 2) // 2 + 1
+    if p.get("stride2"):
+        return (p["out_x"] + 1) // 2, (p["out_y"] + 1) // 2
+    return p["out_x"], p["out_y"]
+
+
+def conv_case(cid, name, seed, in_lo=0, in_hi=256, w_dev=None, bias=None, **kw):
+    """A one-operation model: input 0 planar -> NN convolution -> output 0."""
+    c = Case(cid, name, "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly "
+             "(Python fractions, half away from zero), then ReLU, saturation and pooling",
+             kw.get("target", 0x1000003B))
+    p = conv_params(**kw)
+    rs = np.random.RandomState(seed)
+    kz = 1 if p["dw"] else p["kz"]
+    img = rs.randint(in_lo, in_hi, (p["out_z"] if p["dw"] else p["kz"], p["in_y"], p["in_x"]))
+    if w_dev:
+        w = p["w_zp"] + rs.randint(-w_dev, w_dev + 1, (p["out_z"], kz, p["k"], p["k"]))
+    else:
+        w = rs.randint(0, 256, (p["out_z"], kz, p["k"], p["k"]))
+    bias = np.array(bias if bias is not None else rs.randint(-3000, 3001, p["out_z"]), dtype=np.int64)
+    px, py = written_dims(p)
+    p.setdefault("in_row", p["in_x"])
+    p.setdefault("in_slice", p["in_row"] * p["in_y"])
+    p.setdefault("out_row", px)
+    p.setdefault("out_slice", p["out_row"] * py)
+    p["in_at"], p["out_at"] = (INPUT, 0, 0), (OUTPUT, 0, 0)
+    planar_input(c, img, p["in_row"], p["in_slice"])
+    op, scale = nn_op(c, p, w, bias)
+    q, acc = conv_expect(p, img, w, bias, scale)
+    if p.get("stride2"):
+        q = q[:, ::2, ::2]
+    assert q.shape[1:] == (py, px)
+    planar_output(c, q, p["out_row"], p["out_slice"])
+    return c, acc, scale, q
+
+
+def ties(acc, scale):
+    return sum(1 for a in acc.ravel() if (int(a) * scale).denominator == 2)
+
+
+def nn_cases():
+    cases = []
+    c, acc, scale, q = conv_case(
+        "nn-conv-ties-saturation",
+        "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5, offsets -1 (a border of zero points), zero points in 60, "
+        "kernel 120, out 100, scale 1/2 (every odd sum a tie), saturation at 0 and 255, rows and slices "
+        "with gaps", 1, in_lo=40, in_hi=81, w_dev=2, bias=[3, 300, -180],
+        in_x=6, in_y=5, kz=2, k=3, out_x=6, out_y=5, out_z=3, x_off=-1, y_off=-1, in_zp=60, w_zp=120,
+        out_zp=100, m=0, e=126, in_row=7, in_slice=38, out_row=7, out_slice=36)
+    assert ties(acc, scale) > 10 and (q == 0).any() and (q == 255).any()
+    assert any(int(a) < 0 and int(a) % 2 for a in acc.ravel())
+    cases.append(c)
+    c, acc, scale, q = conv_case(
+        "nn-conv-relu-maxpool",
+        "NN conv 3x3, 3 -> 5 channels, 7x5 -> 7x5 (offsets -1), ReLU at the zero point 40, 2x2 max pooling "
+        "-> 3x2 (the odd last column and row dropped), a 23-bit mantissa (target 0xe8: the exponent "
+        "field); channel 0's bias keeps whole windows below the zero point", 2,
+        bias=[-45000, 1200, -800, 300, 2500], target=0xE8, in_x=7, in_y=5, kz=3, k=3, out_x=7, out_y=5,
+        out_z=5, x_off=-1, y_off=-1, in_zp=128, w_zp=131, out_zp=40, relu=1, pooling=1, m=0x2F3A51, e=117)
+    below = pool_image(requant_all(acc, scale, 40, 0), 1)
+    assert ((below > 0) & (below < 40)).sum() >= 3      # ReLU at the zero point, not at 0
+    cases.append(c)
+    cases.append(conv_case(
+        "nn-conv-first-pixel-0xbe",
+        "NN conv 3x3, 4 -> 2 channels, 6x6 -> 4x4, first-pixel pooling -> 2x2, target 0xbe (shift = 127 - "
+        "exponent)", 3, target=0xBE, in_x=6, in_y=6, kz=4, k=3, out_x=4, out_y=4, out_z=2, in_zp=9, w_zp=77,
+        out_zp=128, pooling=3, m=0x5A5A5A, e=117, cores=2)[0])
+    cases.append(conv_case(
+        "nn-conv-stride2",
+        "NN conv 3x3 at stride 2, 2 -> 3 channels, 7x6 (offsets -1) -> 4x3: no pooling field, the output row "
+        "pitch of 4 bytes holds half the 7-pixel row, so the decoder infers the subsampling", 4,
+        in_x=7, in_y=6, kz=2, k=3, out_x=7, out_y=6, out_z=3, x_off=-1, y_off=-1, in_zp=3, w_zp=200,
+        out_zp=17, m=0x123456, e=118, stride2=True)[0])
+    cases.append(conv_case(
+        "nn-depthwise-0xb9",
+        "NN depthwise conv 3x3, 5 channels (not a multiple of the kernels' group of 4), 5x4 -> 5x4 (offsets "
+        "-1), target 0xb9 (shift = 127 - exponent)", 5, target=0xB9, dw=True, in_x=5, in_y=4, kz=1, k=3,
+        out_x=5, out_y=4, out_z=5, x_off=-1, y_off=-1, in_zp=100, w_zp=90, out_zp=120, m=0x0ABCDE, e=115,
+        cores=4, superblocks=2)[0])
+    cases.append(conv_case(
+        "nn-conv-v7-0x88",
+        "NN conv 3x3, 3 -> 5 channels, 5x5 -> 5x5 (offsets -2 and -1: a border two pixels wide on the left), "
+        "target 0x88 (a v7 kernel stream; the top 15 mantissa bits, shift = 142 - exponent)", 6,
+        target=0x88, in_x=5, in_y=5, kz=3, k=3, out_x=5, out_y=5, out_z=5, x_off=-2, y_off=-1, in_zp=30,
+        w_zp=128, out_zp=64, m=0x4D2100, e=116, cores=2, superblocks=1)[0])
+    cases.append(conv_case(
+        "nn-conv1x1-v8b-0x99",
+        "NN conv 1x1, 5 -> 9 channels, 4x3, offsets +1 (the image read from its second pixel and row), "
+        "target 0x99 (a v8b kernel stream, 15-bit mantissa)", 7, target=0x99, in_x=5, in_y=4, kz=5, k=1,
+        out_x=4, out_y=3, out_z=9, x_off=1, y_off=1, in_zp=77, w_zp=100, out_zp=90, m=0x654300, e=120,
+        cores=2, superblocks=2, order_seed=3)[0])
+    return cases
+
+
+NUMPY_CONV = ("numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, "
+              "half away from zero), then ReLU, saturation and pooling")
+INT32_MAX = 2**31 - 1
+# 255 / 2^32 = (1 + 127/128) x 2^-25: the float32 mantissa 0x7f0000, exponent 102
+S255 = (0x7F0000, 102)
+
+
+def one_by_one(c, rs, name_out, w_dev, bias, out_zp, img, m_e, acc32, in_zp=128, out_index=0):
+    """A 1x1 convolution of img (z, y, x) to one channel, kernel codes
+    w_zp + w_dev, into output out_index; its expected image."""
+    z, y, x = img.shape
+    p = conv_params(in_x=x, in_y=y, kz=z, k=1, out_x=x, out_y=y, out_z=1, in_zp=in_zp, w_zp=100,
+                    out_zp=out_zp, m=m_e[0], e=m_e[1], in_row=x, in_slice=x * y, out_row=x, out_slice=x * y,
+                    cores=1, superblocks=1)
+    p["in_at"], p["out_at"] = (INPUT, 0, 0), (OUTPUT, out_index, 0)
+    w = np.array(w_dev, dtype=np.int64).reshape(1, z, 1, 1) + 100
+    op, scale = nn_op(c, p, w, [bias], layer=name_out, acc32=acc32)
+    q, acc = conv_expect(p, img, w, [bias], scale)
+    c.add_output(q, [x * y])
+    return acc
+
+
+def nn_wide_cases():
+    cases = []
+    c = Case("nn-acc64", "NN conv 1x1, 2 -> 1 channel, 4x3, twice: biases 2^31 - 1001 and -(2^31 - 1001) "
+             "with kernel deviations (10, 1) and (-10, -1), so the sums pass 2^31 and -2^31 (the 64-bit "
+             "path; the requantization's 128-bit branch); the scale 255 / 2^32 puts 2^31 exactly at 127.5, "
+             "so each output says on which side of 2^31 its sum lies, and a sum of exactly +-2^31 is a "
+             "tie (half away from zero)", NUMPY_CONV)
+    rs = np.random.RandomState(8)
+    img = rs.randint(0, 256, (2, 3, 4))
+    img[:, 0, 0] = (228, 129)     # 10 x 100 + 1 = 1001: the sum is exactly 2^31
+    img[:, 1, 1] = (227, 139)     # 990 + 11 = 1001
+    planar_input(c, img, 4, 12)
+    a = one_by_one(c, rs, "ConvolutionReluLayer", (10, 1), INT32_MAX - 1000, 0, img, S255, 0)
+    b = one_by_one(c, rs, "ConvolutionReluLayer_1", (-10, -1), -(INT32_MAX - 1000), 128, img, S255, 0,
+                   out_index=1)
+    assert a.max() > 2**31 and a.min() < 2**31 and (a == 2**31).sum() == 2
+    assert b.min() < -2**31 and b.max() > -2**31 and (b == -2**31).sum() == 2
+    cases.append(c)
+    c = Case("nn-acc32-bound", "NN conv 1x1, 1 -> 1 channel, 4x3, twice: |bias| + 255 x sum |w - zp| is "
+             "exactly 2^31 - 1 (the 32-bit kernels) and then 2^31 (the 64-bit path), the plan's bound "
+             "of doc/cpu-backend.md", NUMPY_CONV)
+    img = rs.randint(0, 256, (1, 3, 4))
+    planar_input(c, img, 4, 12)
+    one_by_one(c, rs, "ConvolutionReluLayer", (1,), INT32_MAX - 255, 0, img, S255, 1)
+    one_by_one(c, rs, "ConvolutionReluLayer_1", (1,), -(INT32_MAX - 254), 128, img, S255, 0, out_index=1)
+    cases.append(c)
+    return cases
+
+
+def kernels(rs, shape):
+    """Random kernel codes [o][kz][ky][kx] and biases."""
+    return rs.randint(0, 256, shape), rs.randint(-3000, 3000, shape[0])
+
+
+def nn_ring_case():
+    c = Case("nn-circular-buffers", "NN conv 3x3, 2 -> 3 channels, 5x4 (offsets -1), its input read through "
+             "a circular buffer of 192 bytes ending at the input record's end (the image starts 16 bytes "
+             "before that end and wraps to the buffer's start) and its output written through one of 64 "
+             "bytes ending at the output record's end (passing it once)",
+             "numpy: the convolution of the image gathered through the ring (an address at or past the "
+             "buffer's start lands at start + (address - start) mod size), placed through the output's ring")
+    rs = np.random.RandomState(9)
+    rec = rs.randint(0, 256, 256)
+    ring_in, ring_out = (64, 192), (64, 64)
+    p = conv_params(in_x=5, in_y=4, kz=2, k=3, out_x=5, out_y=4, out_z=3, x_off=-1, y_off=-1, in_zp=50,
+                    w_zp=128, out_zp=128, m=0x3C0000, e=116, in_row=5, in_slice=20, out_row=5, out_slice=20)
+    p["in_at"], p["out_at"] = (INPUT, 0, 240), (OUTPUT, 0, 100)
+    img = gather(rec, 240, (2, 4, 5), 5, 20, ring_in)
+    w, bias = kernels(rs, (3, 2, 3, 3))
+    c.add_input(rec, [256])
+    op, scale = nn_op(c, p, w, bias)
+    op["fields"] += [("in_image_circular_buf_size", 192 >> 6), ("out_image_circular_buf_size", 64 >> 6)]
+    field_addr(op, "in_image_circular_buf_end_addr_plus_1", INPUT, 0, 256)
+    field_addr(op, "out_image_circular_buf_end_addr_plus_1", OUTPUT, 0, 128)
+    q, acc = conv_expect(p, img, w, bias, scale)
+    out = np.zeros(128, dtype=np.uint8)
+    place(out, q, 100, 5, 20, ring_out)
+    c.add_output(out, [128])
+    return c
+
+
+def nn_tile_case(placed):
+    """A conv 3x3 layer of 6x8 -> 4x6 as two NN operations of three output
+    rows each; placed: the second stores its output offset 16 times its
+    rows (target 0xb9's quirk), placed by its input rows."""
+    cid = "nn-row-tiles-placed" if placed else "nn-row-tiles"
+    name = ("NN conv 3x3, 2 -> 3 channels, 6x8 -> 4x6, as two operations of the layer computing output rows "
+            "0-2 and 3-5 (input rows 0-4 and 3-7)")
+    if placed:
+        name += (", the second's stored output offset 16 times its 3 rows (the 0xb9 file's layer-2 tiles): "
+                 "placed by its input rows")
+    c = Case(cid, name, "numpy: the whole layer's convolution (the tiles must compose to it)",
+             0xB9 if placed else 0x1000003B)
+    rs = np.random.RandomState(10 + placed)
+    img = rs.randint(0, 256, (2, 8, 6))
+    w, bias = kernels(rs, (3, 2, 3, 3))
+    planar_input(c, img, 6, 48)
+    for t in range(2):
+        p = conv_params(target=c.target, in_x=6, in_y=5, kz=2, k=3, out_x=4, out_y=3, out_z=3, in_zp=90,
+                        w_zp=110, out_zp=70, m=0x10F0F0, e=(117 if placed else 117), in_row=6, in_slice=48,
+                        out_row=4, out_slice=24)
+        p["in_at"] = (INPUT, 0, 18 * t)
+        p["out_at"] = (OUTPUT, 0, (16 * 12 if placed else 12) * t)
+        op, scale = nn_op(c, p, w, bias)
+    whole = dict(p, in_y=8, out_y=6)
+    q, acc = conv_expect(whole, img, w, bias, scale)
+    planar_output(c, q, 4, 24)
+    return c
+
+
+def nn_interleaved_case():
+    c = Case("nn-interleaved-input",
+             "NN conv 3x3, 3 -> 4 channels, 5x4 (offsets -1), reading an input record of dims (3, 5, 4) "
+             "innermost first: channels side by side, pixel (x, y, z) at (5y + x) x 3 + z, while the command "
+             "describes planes of rows of 5 bytes",
+             "numpy: the convolution of the record transposed from HWC to CHW")
+    rs = np.random.RandomState(12)
+    hwc = rs.randint(0, 256, (4, 5, 3))
+    img = hwc.transpose(2, 0, 1)
+    p = conv_params(in_x=5, in_y=4, kz=3, k=3, out_x=5, out_y=4, out_z=4, x_off=-1, y_off=-1, in_zp=10,
+                    w_zp=128, out_zp=128, m=0x200000, e=117, in_row=5, in_slice=20, out_row=5, out_slice=20)
+    p["in_at"], p["out_at"] = (INPUT, 0, 0), (OUTPUT, 0, 0)
+    c.add_input(hwc, [3, 5, 4])
+    w, bias = kernels(rs, (4, 3, 3, 3))
+    op, scale = nn_op(c, p, w, bias)
+    q, acc = conv_expect(p, img, w, bias, scale)
+    planar_output(c, q, 5, 20)
+    return c
+
+
+def nn_fc7d_case():
+    c = Case("nn-fc-0x7d",
+             "NN fully connected command of target 0x7d (layer_type 1): 6 columns of 2 rows in 3 slices -> 4 "
+             "channels of 6 pixels, kernels one column of 2 rows (a v7 stream, kx 1, ky 2, kz 3); 15-bit "
+             "mantissa, shift = 142 - exponent",
+             "numpy: out[o][x] = requant(bias[o] + sum over z, y of (w[o][z][y] - zp)(in[z][y][x] - in_zp)), "
+             "doc/cpu-backend.md's rule for these commands", 0x7D)
+    rs = np.random.RandomState(13)
+    img = rs.randint(0, 256, (3, 2, 6))
+    w, bias = kernels(rs, (4, 3, 2, 1))
+    p = conv_params(target=0x7D, in_x=6, in_y=2, kz=3, k=2, out_x=6, out_y=1, out_z=4, in_zp=20, w_zp=128,
+                    out_zp=128, m=0x2B4E00, e=113, in_row=6, in_slice=12, out_row=6, out_slice=6,
+                    layer_type=1, cores=2, superblocks=1)
+    p["in_at"], p["out_at"] = (INPUT, 0, 0), (OUTPUT, 0, 0)
+    planar_input(c, img, 6, 12)
+    op, scale = nn_op(c, p, w, bias, layer="FullyConnectedReluLayer")
+    out = np.zeros((4, 1, 6), dtype=np.int64)
+    for o in range(4):
+        for x in range(6):
+            acc = int(bias[o]) + sum((int(w[o, z, y, 0]) - 128) * (int(img[z, y, x]) - 20)
+                                     for z in range(3) for y in range(2))
+            out[o, 0, x] = sat8(round_half_away(acc * scale) + 128)
+    planar_output(c, out, 6, 6)
+    return c
+
+
+def nn_fused_add_case(pooling):
+    """The first seed whose data hold a tie, a clamped term and both
+    saturations."""
+    for seed in range(100):
+        c = fused_add_try(pooling, seed)
+        if c:
+            return c
+    raise AssertionError("no seed gives a tie, a clamp and both saturations")
+
+
+def fused_add_try(pooling, seed):
+    cid = "nn-fused-add-first-pixel" if pooling else "nn-fused-add"
+    c = Case(cid, "NN conv 3x3 fused with an addition (target 0xe8, layer ConvolutionReluPoolingAddLayer), "
+             "3 -> 2 channels, 6x4 (offsets -1)%s: the second image (a TP copy of input 1 into VIP SRAM, "
+             "zero point 133, its scale 2.5 with bit 30 of the float in word 24), the convolution's term "
+             "clamped to [-60, 50] (words 30, 29), the sum rounded once" % (
+                 ", first-pixel pooling -> 3x2 (the second image read where each pixel is written)"
+                 if pooling else ""),
+             "numpy: t = clamp(acc x scale, lo, hi) + (b - zp) x scale_b computed exactly (Python "
+             "fractions), rounded half away from zero, plus the output zero point, saturated", 0xE8)
+    rs = np.random.RandomState(1400 + 100 * pooling + seed)
+    img = rs.randint(60, 141, (3, 4, 6))
+    w = 120 + rs.randint(-8, 9, (2, 3, 3, 3))
+    bias = rs.randint(-200, 200, 2)
+    p = conv_params(target=0xE8, in_x=6, in_y=4, kz=3, k=3, out_x=6, out_y=4, out_z=2, x_off=-1, y_off=-1,
+                    in_zp=100, w_zp=120, out_zp=100, m=0, e=123, pooling=3 if pooling else 0, in_row=6,
+                    in_slice=24)
+    px, py = written_dims(p)
+    p.update(out_row=px, out_slice=px * py)
+    b_img = rs.randint(100, 171, (2, py, px))
+    b_img[0, 0, :2] = (0, 255)
+    c.add_input(img, [6 * 4 * 3])
+    c.add_input(b_img, [px * py * 2])
+    c.vip_sram = 1024
+    tp_op(c, "TensorCopy", px, py, 2, px, px * py, (0, 0, px - 1, py - 1), (px, py, px, py),
+          [(px, 1), (py, px), (2, px * py)], zp=133, at_in=(INPUT, 1, 0), at_out=(VIP_SRAM, -1, 0))
+    p["in_at"], p["out_at"] = (INPUT, 0, 0), (OUTPUT, 0, 0)
+    op, scale = nn_op(c, p, w, bias, layer="ConvolutionReluPoolingAddLayer", acc32=1)
+    sb, hi, lo = f32_bits(2.5), f32_bits(50.0), f32_bits(-60.0)
+    op["words"] += [(23, (sb & 0x3FFFFFFF) << 2), (24, sb >> 30), (27, 0), (28, 0x3FFFFFF), (29, hi),
+                    (30, lo), (32, px | (px * py) << 16)]
+    word_addr(op, 26, VIP_SRAM, -1, 0, 0)
+    acc = conv_direct(img, w, bias, 3, -1, -1, 6, 4, 100, 120, False)
+    if pooling:
+        acc = acc[:, ::2, ::2][:, :py, :px]
+    out = np.zeros((2, py, px), dtype=np.int64)
+    ties_seen = clamps = 0
+    for (o, y, x), a in np.ndenumerate(acc):
+        t = int(a) * scale
+        clamps += t > 50 or t < -60
+        t = min(max(t, Fraction(-60)), Fraction(50)) + (int(b_img[o, y, x]) - 133) * Fraction(5, 2)
+        ties_seen += t.denominator == 2
+        out[o, y, x] = sat8(round_half_away(t) + 100)
+    if not (ties_seen and clamps and (out == 0).any() and (out == 255).any()):
+        return None
+    planar_output(c, out, px, px * py)
+    return c
+
+
+
+# ---------------------------------------------------------------- TP
+
+
+def tp_op(c, layer, x, y, z, stride, slice_, window, tile, loops, zp=0, extra=(), at_in=(INPUT, 0, 0),
+          at_out=(OUTPUT, 0, 0), resets=(0, 0, 0)):
+    """A TP command over an x*y*z image (stride, slice), the input window
+    (x0, y0, x1, y1, inclusive), tiles (x, y, x step, y step), the output
+    counter's loops [(count, increment)] (the rest count 1) and loop 6's
+    increment as a seventh entry."""
+    op = c.add_op(OP_TP, layer)
+    x0, y0, x1, y1 = window
+    f = [("in_image_x_size", x), ("in_image_y_size", y), ("in_image_z_size", z), ("in_image_stride", stride),
+         ("in_image_slice", slice_), ("in_window_x_start", x0 & 0xFFFF), ("in_window_y_start", y0 & 0xFFFF),
+         ("in_window_x_end", x1 & 0xFFFF), ("in_window_y_end", y1 & 0xFFFF), ("in_tile_x_size", tile[0]),
+         ("in_tile_y_size", tile[1]), ("in_tile_x_inc", tile[2]), ("in_tile_y_inc", tile[3]),
+         ("alu_i2f_enable", 1), ("alu_f2i_enable", 1), ("in_zp", zp), ("out_zp", zp),
+         ("flat_rounding_mode", 1), ("integer_rounding_mode", 1), ("out_loop_1_reset", resets[0]),
+         ("out_loop_2_reset", resets[1]), ("out_loop_3_reset", resets[2])]
+    loops = list(loops)
+    inc6 = loops.pop() if len(loops) == 7 else (0,)
+    loops += [(1, 0)] * (6 - len(loops))
+    for i, (n, inc) in enumerate(loops):
+        f += [("out_loop_%d_count" % i, n), ("out_loop_%d_inc" % i, inc)]
+    f.append(("out_loop_6_inc", inc6[0]))
+    keys = dict(extra)
+    op["fields"] += [(k, v) for k, v in f if k not in keys] + list(extra)
+    field_addr(op, "in_image_base_address", *at_in)
+    field_addr(op, "out_image_base_address", *at_out)
+    return op
+
+
+TP_MEANING = "numpy: the layer's meaning (%s), not a walk of the fields"
+
+
+def tp_copy_cases():
+    cases = []
+    rs = np.random.RandomState(20)
+    c = Case("tp-copy-border", "TP copy of a 5x4x2 image (rows 6, slices 25 bytes apart) through the window "
+             "x -1..5, y -1..4: a border of the constant 77 one pixel wide around it, 7x6x2 dense",
+             TP_MEANING % "numpy.pad with the constant")
+    img = rs.randint(0, 256, (2, 4, 5))
+    planar_input(c, img, 6, 25)
+    tp_op(c, "TensorCopy", 5, 4, 2, 6, 25, (-1, -1, 5, 4), (7, 6, 7, 6), [(7, 1), (6, 7), (2, 42)], zp=33,
+          extra=[("in_image_border_const", 77)])
+    c.add_output(np.pad(img, ((0, 0), (1, 1), (1, 1)), constant_values=77), [84])
+    cases.append(c)
+    c = Case("tp-transpose-planes-to-pixels", "TP TensorTranspose of a 4x5x3 planar image into pixels of 3 "
+             "channels (loop 0 x by 3, loop 1 y by 12, loop 2 z by 1), in tiles of 2 rows (the last one row)",
+             TP_MEANING % "numpy.transpose(image, (1, 2, 0))")
+    img = rs.randint(0, 256, (3, 5, 4))
+    planar_input(c, img, 4, 20)
+    tp_op(c, "TensorTranspose", 4, 5, 3, 4, 20, (0, 0, 3, 4), (4, 2, 4, 2), [(4, 3), (5, 12), (3, 1)])
+    c.add_output(img.transpose(1, 2, 0), [60])
+    cases.append(c)
+    c = Case("tp-transpose-pixels-to-planes", "TP TensorTranspose of an input record of 4x3 pixels of 3 "
+             "channels (HWC), read as an image 3 wide (the channels) and 12 high (the pixels), into 3 planes "
+             "(loop 0 the channel by 12, loop 1 the pixel by 1), in tiles of 5 rows",
+             TP_MEANING % "numpy.transpose(record, (2, 0, 1))")
+    hwc = rs.randint(0, 256, (3, 4, 3))
+    c.add_input(hwc, [3, 4, 3])
+    tp_op(c, "TensorTranspose", 3, 12, 1, 3, 36, (0, 0, 2, 11), (3, 5, 3, 5), [(3, 12), (12, 1)])
+    c.add_output(hwc.transpose(2, 0, 1), [36])
+    cases.append(c)
+    c = Case("tp-reshuffle", "TP reshuffle of a 6x4x2 image into its four stride-2 phases (space to depth: "
+             "loop 0 x mod 2, loop 1 x / 2 with a count of 100 that out_loop_1_reset ends at each row's end, "
+             "loop 2 y mod 2, loop 3 y / 2, loop 4 z)",
+             TP_MEANING % "phase (py, px) of channel z is image[z, py::2, px::2]")
+    img = rs.randint(0, 256, (2, 4, 6))
+    planar_input(c, img, 6, 24)
+    tp_op(c, "ConvolutionReluPoolingLayer2", 6, 4, 2, 6, 24, (0, 0, 5, 3), (6, 4, 6, 4),
+          [(2, 6), (100, 1), (2, 12), (2, 3), (2, 24)], zp=5, resets=(1, 0, 0))
+    c.add_output(np.stack([img[:, py::2, px::2] for py in (0, 1) for px in (0, 1)], axis=1), [48])
+    cases.append(c)
+    c = Case("tp-tile-resets", "TP copies of an 8x3x2 image in two tiles 4 wide, twice: with "
+             "out_loop_2_reset (at a tile's end loops 0-2 restart and loop 3 counts the tile) and with "
+             "out_loop_3_reset (loops 0-3 restart, loop 4 counts it); loop 2 (and 3) count 100 by 0",
+             TP_MEANING % "the dense image, as it is")
+    img = rs.randint(0, 256, (2, 3, 8))
+    planar_input(c, img, 8, 24)
+    tp_op(c, "TensorCopy", 8, 3, 2, 8, 24, (0, 0, 7, 2), (4, 3, 4, 3),
+          [(4, 1), (3, 8), (100, 0), (2, 4), (2, 24)], zp=9, resets=(0, 1, 0))
+    tp_op(c, "TensorCopy_1", 8, 3, 2, 8, 24, (0, 0, 7, 2), (4, 3, 4, 3),
+          [(4, 1), (3, 8), (100, 0), (100, 0), (2, 4), (2, 24)], zp=9, resets=(0, 0, 1),
+          at_out=(OUTPUT, 1, 0))
+    c.add_output(img, [48])
+    c.add_output(img, [48])
+    cases.append(c)
+    return cases
+
+
+def max_pool(img, win, stride, x0, y0, nx, ny):
+    """Max over each window, the pixels outside the image taking no part."""
+    z, h, w = img.shape
+    out = np.zeros((z, ny, nx), dtype=np.int64)
+    for y in range(ny):
+        for x in range(nx):
+            ya, xa = y0 + y * stride, x0 + x * stride
+            out[:, y, x] = img[:, max(ya, 0):min(ya + win, h), max(xa, 0):min(xa + win, w)].max(axis=(1, 2))
+    return out
+
+
+def tp_pool_case():
+    c = Case("tp-max-pooling", "TP max pooling of a 7x7x2 image (rows 8, slices 57 bytes apart): 3x3 at "
+             "stride 2 over the window -1..7 in overlapping tiles 5 wide at steps of 4 (-> 4x4); 2x2 at "
+             "stride 2 over the window 0..7, one pixel past the image (-> 4x4); 2x2 at stride 1 (-> 6x6)",
+             "numpy: the maximum over each window's pixels inside the image (border mode 1)")
+    rs = np.random.RandomState(21)
+    img = rs.randint(0, 256, (2, 7, 7))
+    planar_input(c, img, 8, 57)
+
+    def pool_fields(mode, count, stride):
+        return [("alu_horz_processing", mode), ("alu_vert_processing", mode), ("alu_horz_proc_count", count),
+                ("alu_vert_proc_count", count), ("alu_horz_proc_stride", stride),
+                ("alu_vert_proc_stride", stride), ("in_image_border_mode", 1)]
+    tp_op(c, "PoolingLayer2", 7, 7, 2, 8, 57, (-1, -1, 7, 7), (5, 5, 4, 4),
+          [(2, 1), (2, 4), (2, 2), (2, 8), (2, 16)], zp=128, extra=pool_fields(3, 2, 1))
+    tp_op(c, "PoolingLayer2_1", 7, 7, 2, 8, 57, (0, 0, 7, 7), (8, 8, 8, 8), [(4, 1), (4, 4), (2, 16)], zp=128,
+          extra=pool_fields(3, 1, 0), at_out=(OUTPUT, 1, 0))
+    tp_op(c, "PoolingLayer2_2", 7, 7, 2, 8, 57, (0, 0, 6, 6), (7, 7, 7, 7), [(6, 1), (6, 6), (2, 36)], zp=128,
+          extra=pool_fields(1, 1, 0), at_out=(OUTPUT, 2, 0))
+    c.add_output(max_pool(img, 3, 2, -1, -1, 4, 4), [32])
+    c.add_output(max_pool(img, 2, 2, 0, 0, 4, 4), [32])
+    c.add_output(max_pool(img, 2, 1, 0, 0, 6, 6), [72])
+    return c
+
+
+def tp_ring_cases():
+    rs = np.random.RandomState(22)
+    c = Case("tp-circular-buffers", "TP copy of a 6x5 image read through a circular buffer of 192 bytes "
+             "ending at the input record's end (starting 16 bytes before it: rows wrap to the buffer's "
+             "start) and written through one of 64 bytes ending at the output record's end (passing it once)",
+             "numpy: the image gathered through the input's ring and placed through the output's (an "
+             "address at or past a buffer's start lands at start + (address - start) mod size)")
+    rec = rs.randint(0, 256, 256)
+    c.add_input(rec, [256])
+    op = tp_op(c, "TensorCopy", 6, 5, 1, 6, 30, (0, 0, 5, 4), (6, 5, 6, 5), [(6, 1), (5, 6)], zp=1,
+               at_in=(INPUT, 0, 240), at_out=(OUTPUT, 0, 100),
+               extra=[("in_image_circular_buf_size", 3), ("out_image_circular_buf_size", 1)])
+    field_addr(op, "in_image_circular_buf_end_address_plus_1", INPUT, 0, 256)
+    field_addr(op, "out_image_circular_buf_end_address_plus_1", OUTPUT, 0, 128)
+    img = gather(rec, 240, (1, 5, 6), 6, 30, (64, 192))
+    out = np.zeros(128, dtype=np.uint8)
+    place(out, img, 100, 6, 30, (64, 64))
+    c.add_output(out, [128])
+    d = Case("tp-circular-buffer-second-lap", "TP copy of a 6x5x5 image (150 bytes) through a circular "
+             "buffer of 64 bytes: it would pass the buffer's end three times; a second lap is not "
+             "established, so the plan refuses it before anything runs",
+             "doc/cpu-backend.md, TP operations: a second lap is refused (circular-buffer-wrap)")
+    d.refused = "circular-buffer-wrap"
+    d.add_input(rec, [256])
+    op = tp_op(d, "TensorCopy", 6, 5, 5, 6, 30, (0, 0, 5, 4), (6, 5, 6, 5), [(6, 1), (5, 6), (5, 30)], zp=1,
+               at_in=(INPUT, 0, 200), extra=[("in_image_circular_buf_size", 1)])
+    field_addr(op, "in_image_circular_buf_end_address_plus_1", INPUT, 0, 256)
+    d.add_output(np.zeros(150, dtype=np.uint8), [150])
+    return [c, d]
+
+
+def tp_f16_case():
+    c = Case("tp-copy-into-fp16", "TP copies of a 6x4 uint8 image (zero point 100) into IEEE halves, twice: "
+             "scale 33 (multiplier 1024, shift -5: products up to 5115, where halves are 2 and 4 apart, many "
+             "exactly half way) and scale (1 + 10000 / 2^15) x 2^-5",
+             "numpy: numpy.float16 of the float32 product (v - zp) x scale, to nearest with ties to even, "
+             "little-endian")
+    rs = np.random.RandomState(23)
+    img = rs.randint(0, 256, (1, 4, 6))
+    img[0, 0, :3] = (230, 167, 1)   # x 33: 4290, 2211, -3267: ties
+    planar_input(c, img, 6, 24)
+    vals = []
+    for k, (m, sh) in enumerate(((1024, -5), (10000, 5))):
+        sh7 = sh & 127
+        tp_op(c, "TensorCopy_%d" % k, 6, 4, 1, 6, 24, (0, 0, 5, 3), (6, 4, 6, 4), [(6, 1), (4, 6)],
+              at_out=(OUTPUT, k, 0),
+              extra=[("in_zp", 100), ("out_zp", 0), ("out_image_data_type", 1), ("alu_f2i_enable", 0),
+                     ("alu_output_post_multiplier", m), ("alu_output_postshift", sh7 & 31),
+                     ("alu_output_postshift_5_6", sh7 >> 5)])
+        scale = np.float32(math.ldexp(1 + m / 32768, -sh))
+        prod = (img.astype(np.float32) - np.float32(100)) * scale   # float32 products (IEEE)
+        vals.append(prod.ravel())
+        c.add_output(f16_le(Fraction(float(v)) for v in prod.ravel()), [24], FP16)
+    assert sum(f16_tie(Fraction(float(v))) for v in vals[0]) >= 3
+    return c
+
+
+
+# ------------------------------------------------------ lookup tables
+
+
+def half_value(bits):
+    """The value of IEEE half bits as a Fraction (inf/NaN: None)."""
+    e, m = bits >> 10 & 31, bits & 1023
+    if e == 31:
+        return None
+    v = Fraction(m, 1 << 24) if e == 0 else Fraction(1024 + m, 1024) * Fraction(2) ** (e - 15)
+    return -v if bits >> 15 else v
+
+
+def entry_input(i, sign_support):
+    """The input d the table entry i stands for: its half-precision bits
+    (5 exponent bits and 5 mantissa bits; with sign support the sign, 5
+    and 4)."""
+    if sign_support:
+        v = half_value((i & 511) << 6)
+        return None if v is None else (-v if i & 512 else v)
+    return half_value(i << 5)
+
+
+def lut32_word(v):
+    """A value in the 32-bit entries' float: sign bit 20, 5 exponent bits
+    (bias 15), 15 mantissa bits; 0 below 2^-14."""
+    if v == 0 or abs(v) < Fraction(1, 1 << 14):
+        return 0
+    sign, a = (1 << 20) if v < 0 else 0, abs(Fraction(v))
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    m = (a / Fraction(2) ** e - 1) * 32768
+    assert m.denominator == 1 and 0 < e + 15 < 31, v
+    return sign | (e + 15) << 15 | int(m)
+
+
+def lut16_word(v):
+    if v == 0 or abs(v) < Fraction(1, 1 << 14):
+        return 0
+    bits = f16_bits(float(v))
+    assert half_value(bits) == v, v
+    return bits
+
+
+def lut_table(f, sign_support, wide):
+    """The entry bytes of a table of f (entry values f(input)); entries
+    standing for an infinite input hold 0."""
+    vals, words = [], []
+    for i in range(1024):
+        x = entry_input(i, sign_support)
+        v = Fraction(0) if x is None else f(x)
+        words.append(lut32_word(v) if wide else lut16_word(v))
+        vals.append(Fraction(0) if words[-1] == 0 else v)
+    fmt, pad = ("<I", 8) if wide else ("<H", 4)
+    data = b"".join(struct.pack(fmt, w) for w in words) + bytes(pad)
+    return np.frombuffer(data, dtype=np.uint8), vals
+
+
+def lut_rule(vals, sign_support, d):
+    """doc/cpu-backend.md, "Lookup-table activations": d as a half selects
+    an entry by its top bits, the rest interpolates towards the next entry;
+    without sign support the table holds f(|d|) and the sign is put back."""
+    h = f16_bits(float(abs(d)))
+    low = 6 if sign_support else 5
+    i, frac = h >> low, h & ((1 << low) - 1)
+    if sign_support and d < 0:
+        i |= 512
+    v = vals[i] + (vals[i + 1] - vals[i]) * Fraction(frac, 1 << low) if frac else vals[i]
+    return -v if not sign_support and d < 0 else v
+
+
+def lut_op(c, layer, table, sign_support, m, sh, in_zp, out_zp, out_index):
+    entry = c.add_raw(table)
+    op = tp_op(c, layer, 16, 16, 1, 16, 256, (0, 0, 15, 15), (16, 16, 16, 16), [(16, 1), (16, 16)],
+               at_out=(OUTPUT, out_index, 0),
+               extra=[("alu_pwl_enable", 1), ("alu_load_pwl_lut", 1), ("alu_pwl_sign_support", sign_support),
+                      ("in_zp", in_zp), ("out_zp", out_zp), ("alu_output_post_multiplier", m),
+                      ("alu_output_postshift", sh & 31), ("alu_output_postshift_5_6", (sh & 127) >> 5)])
+    field_addr(op, "alu_load_pwl_lut_address", MISC_DYNA_GENERIC, entry, 0)
+    return Fraction(32768 + m, 32768) * Fraction(2) ** -sh
+
+
+def lut_case():
+    c = Case("tp-lookup-tables", "TP lookup-table activations over all 256 input codes (a 16x16 image), "
+             "three tables: leaky ReLU with alpha 1/4 in 32-bit entries with sign support, scale 2, zero "
+             "points 120 -> 20 (saturation at both ends, ties of the negative side); x / 4 in half-precision "
+             "entries without sign support (the table holds f(|d|), the sign put back), zero points "
+             "100 -> 128, ties; random entries in [-1, 1] with sign support, scale 100 (the interpolation "
+             "between entries decides)",
+             "numpy: the functions' values (leaky ReLU, x / 4: linear between entries, so the interpolation "
+             "is exact), for the random table the rule of doc/cpu-backend.md in Python fractions; times "
+             "the scale, rounded half away from zero, plus the zero point, saturated")
+    codes = np.arange(256).reshape(1, 16, 16)
+    planar_input(c, codes, 16, 256)
+    leaky = lambda x: x if x >= 0 else x / 4
+    quarter = lambda x: x / 4
+    rs = np.random.RandomState(24)
+    rand = [Fraction(int(v), 1 << 10) for v in rs.randint(-1024, 1025, 1024)]
+    random_f = lambda x: None
+    tables = [("ActivationLayer", lut_table(leaky, 1, True), 1, 0, -1, 120, 20, leaky),
+              ("ActivationLayer_1", lut_table(quarter, 0, False), 0, 0, 0, 100, 128, quarter)]
+    words = [lut32_word(v) for v in rand]
+    rand = [Fraction(0) if w == 0 else v for w, v in zip(words, rand)]
+    table = np.frombuffer(b"".join(struct.pack("<I", w) for w in words) + bytes(8), dtype=np.uint8)
+    tables.append(("ActivationLayer_2", (table, rand), 1, 18432, -6, 128, 128, random_f))
+    ties_seen = 0
+    for k, (layer, (data, vals), sign, m, sh, in_zp, out_zp, f) in enumerate(tables):
+        scale = lut_op(c, layer, data, sign, m, sh, in_zp, out_zp, k)
+        out = []
+        for q in range(256):
+            d = q - in_zp
+            v = lut_rule(vals, sign, d)
+            if f is not random_f:
+                assert v == f(Fraction(d)), (layer, d)   # the rule gives the function itself
+            y = v * scale
+            ties_seen += y.denominator == 2
+            out.append(sat8(round_half_away(y) + out_zp))
+        if k == 0:
+            assert 0 in out and 255 in out
+        c.add_output(out, [256])
+    assert ties_seen > 50
+    return c
+
+
+def tpfc_case():
+    c = Case("tp-fully-connected", "TP fully connected layer, 12 inputs 2 bytes apart -> 16 outputs, kernel "
+             "zero point 128, scale 2^-4 (15-bit mantissa, exponent 127 - shift): two sums are ties "
+             "(+ and -), two saturate",
+             "numpy: requant(bias[o] + sum over i of (w[o][i] - zp) x in[i]), exactly (Python fractions), "
+             "half away from zero")
+    rs = np.random.RandomState(25)
+    inp = rs.randint(0, 256, 24)
+    x = inp[::2]
+    w = rs.randint(0, 256, (16, 12))
+    acc = [(w[o].astype(np.int64) - 128) @ x.astype(np.int64) for o in range(16)]
+    bias = rs.randint(-2000, 2000, 16)
+    bias[0] = -int(acc[0]) + 16 * 5 + 8     # acc 88: 5.5
+    bias[1] = -int(acc[1]) - 16 * 3 - 8     # -56: -3.5
+    bias[2], bias[3] = 100000, -100000
+    c.add_input(inp, [24])
+    s = c.add_stream({"out": 16, "kz": 12, "ky": 1, "kx": 1, "zp": 128, "in_zp": 0, "w": w.ravel(),
+                      "bias": bias, "cores": 1, "superblocks": 1, "depthwise": 0, "plane": 1, "seed": 0},
+                     {"format": CE_TPFC, "zrl": 1, "avg_bias": 171, "map_seed": 6})
+    op = tp_op(c, "FullyConnectedReluLayer", 1, 1, 12, 1, 2, (0, 0, 0, 0), (1, 1, 1, 1),
+               [(1, 0), (1, 0), (1, 0), (1, 0), (16, 1), (1, 0)],
+               extra=[("in_tile_sequence", 3), ("coef_zp", 128), ("out_zp", 100),
+                      ("alu_output_postshift", 4)])
+    field_addr(op, "alu_load_pwl_lut_address", MISC_DYNA_GENERIC, s, 0)
+    out = [sat8(round_half_away((int(bias[o]) + int(acc[o])) * Fraction(1, 16)) + 100) for o in range(16)]
+    assert out[0] == 106 and out[1] == 96 and out[2] == 255 and out[3] == 0
+    c.add_output(out, [16])
+    return c
+
+
+
+# ------------------------------------------------------------- shaders
+
+FMT_U8, FMT_F16, FMT_POOL, FMT_A, FMT_B, FMT_ADD_F16 = 0x444041F0, 0x44404071, 0x444051C0, 0x444051F0, \
+    0x444041F0, 0x44405071
+
+
+def sh_op(c, layer, uniforms, images):
+    """An SH operation whose state buffer loads `uniforms` (index: value)
+    from 0x36000 on, every word up to the highest once; images: (uniform
+    index, (source, index, offset)) relocated by STATE patches."""
+    op = c.add_op(OP_SH, layer)
+    n = max(uniforms) + 1
+    op["uniforms"] = [uniforms.get(i, 0) for i in range(n)]
+    for i, at in images:
+        uniform_addr(op, i, *at)
+    return op
+
+
+def image_words(row, w, h, fmt, slice_, depth):
+    """The eight words of a shader image after its address."""
+    return [row, h << 16 | w, fmt, slice_, depth, 0x10DA10B0, 0]
+
+
+def put(u, at, words):
+    for i, v in enumerate(words):
+        u[at + i] = v
+
+
+def softmax_case():
+    c = Case("sh-softmax", "SH softmax (Softmax2Layer) over 10 uint8 values -> 10 halves into an FP16 output "
+             "record, the uniform 0x36048 = 0.35 x log2(e) as a float32; two values equal the maximum",
+             "numpy: 2^((x - max) x u) / sum in double precision, numpy.float16 (to nearest, ties to even)")
+    rs = np.random.RandomState(30)
+    x = rs.randint(90, 120, 10)
+    x[3] = x[7] = 125
+    c.add_input(x, [10])
+    u = {}
+    put(u, 1, image_words(10, 10, 1, FMT_U8, 10, 1))
+    put(u, 9, image_words(20, 10, 1, FMT_F16, 20, 1))
+    uf = np.float32(0.35 * math.log2(math.e))
+    u.update({16: 10, 17: 8, 18: f32_bits(uf)})
+    sh_op(c, "Softmax2Layer", u, [(0, (INPUT, 0, 0)), (8, (OUTPUT, 0, 0))])
+    with decimal.localcontext() as ctx:
+        ctx.prec = 60
+        ln2 = Fraction(Decimal(2).ln())
+    c.add_output(f16_le(softmax_exact(x, Fraction(float(uf)) * ln2), True), [10], FP16)
+    return c
+
+
+def avgpool_case():
+    c = Case("sh-global-average-pooling", "SH global average pooling (PoolingLayer2, images 0x444051c0): 7 "
+             "channels of 4x4 (rows of 16 bytes, 20 apart) -> 7 values (2 apart); a = 1, b = 16 x 2 "
+             "(zero point 2), c = 1 / (16 x 0.5), d = 1: a sum of 4 mod 8 is a tie",
+             "numpy: numpy.rint((sum x a - b) x c + d) in double precision from the float32 uniforms "
+             "(to nearest, ties to even: the C library's nearbyint), saturated")
+    rs = np.random.RandomState(31)
+    img = rs.randint(0, 256, (7, 20))
+    img[0, :16] = 0                 # (0 - 32) / 8 + 1 = -3: 0
+    img[1, :16] = 255               # 507: 255
+    img[2, :16] = [4] + [0] * 15    # (4 - 32) / 8 + 1 = -2.5: -2 -> 0
+    img[3, :16] = [44] + [0] * 15   # 2.5: 2
+    img[4, :16] = [52] + [0] * 15   # 3.5: 4
+    c.add_input(img, [140])
+    a, b, cc, d = np.float32(1), np.float32(32), np.float32(0.125), np.float32(1)
+    u = {8: 4, 9: f32_bits(a), 10: f32_bits(b), 11: f32_bits(cc), 60: f32_bits(d)}
+    put(u, 1, image_words(20, 16, 7, FMT_POOL, 140, 1))
+    put(u, 13, image_words(2, 1, 7, FMT_POOL, 14, 1))
+    sh_op(c, "PoolingLayer2", u, [(0, (INPUT, 0, 0)), (12, (OUTPUT, 0, 0))])
+    sums = img[:, :16].sum(axis=1).astype(np.float64)
+    v = np.rint((sums * np.float64(a) - np.float64(b)) * np.float64(cc) + np.float64(d))
+    out = np.zeros(14, dtype=np.int64)
+    out[::2] = np.clip(v, 0, 255)
+    assert list(out[6:10:2]) == [2, 4]
+    c.add_output(out, [14])
+    return c
+
+
+def shadd_case(f16):
+    cid = "sh-tensoradd-fp16" if f16 else "sh-tensoradd"
+    c = Case(cid, "SH TensorAdd of two 5x3x2 images (rows 6, slices 20 bytes apart) into a third (rows 5), "
+             "a = 0.5, b = %s, zero points 30, %s -> 128 (out = (x0 - zp0) a + (x1 - zp1) b + zpo): "
+             "ties, saturation at 0 and 255%s" % (
+                 ("0.5, input 1 IEEE halves (format 0x44405071, rows of 2 x width bytes; multiples of 1, "
+                  "+-60000, +-infinity, a NaN)", "0 (fp16)", "; a NaN half gives 0") if f16 else
+                 ("1.5", "128", "")),
+             "numpy: numpy.rint of the sum in double precision from the float32 uniforms (to nearest, ties "
+             "to even)%s, saturated" % (", x1 the numpy.float16 value" if f16 else ""))
+    rs = np.random.RandomState(32 + f16)
+    x0 = rs.randint(0, 256, (2, 3, 5))
+    x0[0, 0, :2] = (0, 255)
+    zp0, zpo, a = 30, 128, np.float32(0.5)
+    if f16:
+        x1 = rs.randint(-40, 41, (2, 3, 5)).astype(np.float16)
+        x1[0, 0, :2] = (-60000, 60000)
+        x1[0, 1, :3] = (-np.inf, np.inf, np.nan)
+        b, zp1, row1, e1 = np.float32(0.5), 0, 12, 2
+        rec1 = np.zeros(60, dtype="<f2")  # halves: rows of 6, slices of 20
+        for (z, y, x), v in np.ndenumerate(x1):
+            rec1[z * 20 + y * 6 + x] = v
+        c.add_input(x0_rec(x0), [120])
+        c.add_input(rec1.view(np.uint8), [60], FP16)
+        x1v = x1.astype(np.float64)
+    else:
+        x1 = rs.randint(0, 256, (2, 3, 5))
+        b, zp1, row1, e1 = np.float32(1.5), 128, 6, 1
+        c.add_input(x0_rec(x0), [120])
+        c.add_input(x0_rec(x1), [120])
+        x1v = x1.astype(np.float64) - zp1
+    u = {24: f32_bits(np.float32(zpo)), 25: f32_bits(a), 26: f32_bits(b), 28: zp0, 64: zp1}
+    put(u, 1, image_words(6, 5, 3, FMT_A, 20, 2))
+    put(u, 9, image_words(row1 * 1, 5, 3, FMT_ADD_F16 if f16 else FMT_A, 20 * e1, 2))
+    put(u, 17, image_words(5, 5, 3, FMT_A, 15, 2))
+    sh_op(c, "TensorAdd", u, [(0, (INPUT, 0, 0)), (8, (INPUT, 1, 0)), (16, (OUTPUT, 0, 0))])
+    with np.errstate(invalid="ignore"):
+        v = np.rint((x0.astype(np.float64) - zp0) * np.float64(a) + x1v * np.float64(b) + zpo)
+    with np.errstate(invalid="ignore"):
+        ties_seen = int(np.sum(np.abs(((x0 - zp0) * float(a) + x1v * float(b)) % 1 - 0.5) == 0))
+    out = np.where(np.isnan(v), 0, np.clip(np.nan_to_num(v, nan=0.0), 0, 255)).astype(np.int64)
+    assert ties_seen > 3 and (out == 0).any() and (out == 255).any()
+    c.add_output(out, [30])
+    return c
+
+
+def x0_rec(img):
+    """A 5x3x2 image in rows of 6 and slices of 20 bytes."""
+    rec = np.zeros(40 * 3, dtype=np.int64)[:120]
+    place(rec, img, 0, 6, 20)
+    return rec[:120]
+
+
+def shscale_case():
+    c = Case("sh-tensorscale", "SH TensorScale: a 3x2x2 image (rows 3, slices 6) upsampled 2x into 6x4x2 "
+             "(rows 7, slices 28 bytes: gaps)",
+             "numpy: numpy.repeat by 2 along x and y (2x nearest neighbour)")
+    rs = np.random.RandomState(34)
+    img = rs.randint(0, 256, (2, 2, 3))
+    c.add_input(img, [12])
+    u = {16: 0x33221100, 17: 0x77665544, 18: 0xBBAA9988, 19: 0xFFEEDDCC, 20: 16, 21: 0xFFFFFFFF}
+    put(u, 1, image_words(3, 3, 2, FMT_B, 6, 2))
+    put(u, 9, image_words(7, 6, 4, FMT_B, 28, 2))
+    sh_op(c, "TensorScale", u, [(0, (INPUT, 0, 0)), (8, (OUTPUT, 0, 0))])
+    up = img.repeat(2, axis=1).repeat(2, axis=2)
+    out = np.zeros(56, dtype=np.int64)
+    place(out, up, 0, 7, 28)
+    c.add_output(out, [56])
+    return c
+
+
+# The max pooling shader's uniforms that are not geometry: the values of
+# yolov8n's three SPPF operations (doc/cpu-backend.md, "The max pooling
+# shader"), which the backend pins.
+SHMAX_PINNED = {
+    3: 0x444051F0, 6: 0x10DA10B0, 7: 0, 13: 1, 14: 5, 15: 2, 19: 0x444051F0, 22: 0x10DA10B0, 23: 0, 24: 2,
+    25: 2, 26: 0x98765432, 27: 0x10FEDCBA, 28: 0x01010101, 29: 0, 30: 0x00010000, 31: 0x00030002,
+    32: 0x02020202, 33: 0, 34: 0, 35: 0x100, 36: 0x3C00, 37: 0, 38: 0x3C00, 39: 0, 40: 0x3C00, 41: 0,
+    42: 0x3C00, 43: 0, 44: 0x01010101, 45: 0, 46: 0x00050004, 47: 0x00070006, 48: 0x02020202, 49: 0, 50: 0,
+    51: 0x100, 52: 0x3C00, 53: 0, 54: 0x3C00, 55: 0, 56: 0x3C00, 57: 0, 58: 0x3C00, 59: 0, 60: 0x3F800000,
+    61: 0, 64: 0x33333333, 65: 0x11110000, 66: 0x03020100, 67: 0x03020100, 68: 0, 69: 0, 70: 0, 71: 0x2400,
+    72: 0, 73: 0, 74: 0, 75: 0, 76: 0, 77: 0, 78: 0, 79: 0}
+
+
+def shmax_case():
+    c = Case("sh-max-pooling", "SH max pooling (PoolingLayer2, images 0x444051f0, yolov8n's SPPF layout): "
+             "5x5 windows at stride 1 with padding 2 over a 6x5x2 image (rows 6, slices 30) into one of its "
+             "size (rows 7, slices 35 bytes: gaps)",
+             "numpy: the maximum over each 5x5 window centred on the pixel, clipped to the image")
+    rs = np.random.RandomState(35)
+    img = rs.randint(0, 256, (2, 5, 6))
+    c.add_input(img, [60])
+    u = dict(SHMAX_PINNED)
+    u.update({1: 6, 2: 5 << 16 | 6, 4: 30, 5: 2, 8: 6, 9: 5, 10: 2, 11: 6, 12: 5, 17: 7, 18: 5 << 16 | 6,
+              20: 35, 21: 2})
+    sh_op(c, "PoolingLayer2", u, [(0, (INPUT, 0, 0)), (16, (OUTPUT, 0, 0))])
+    out = np.zeros(70, dtype=np.int64)
+    place(out, max_pool(img, 5, 1, -2, -2, 6, 5), 0, 7, 35)
+    c.add_output(out, [70])
+    return c
+
+
+def spmax_case(cid, name, s_bits, q):
+    """An SP softmax of the uint8 values q with the float32 scale s_bits."""
+    c = Case(cid, "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): %d uint8 values (zero "
+             "point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the "
+             "first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in "
+             "post_multiplier%s" % (len(q), name),
+             "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal "
+             "exponentials), rounded to halves (to nearest, ties to even)")
+    zp, n = 101, len(q)
+    c.add_input(q, [n])
+    s = np.float32(struct.unpack("<f", struct.pack("<I", s_bits))[0])
+    hi, lo = np.float32(s * np.float32(255 - zp)), np.float32(s * np.float32(0 - zp))
+    assert np.float32((np.float64(hi) - np.float64(lo)) / 255) == s
+    m = s_bits & 0x7FFFFF
+    first = c.add_op(OP_SP, "Softmax2Layer_SP")
+    first["fields"] += [("in_image_x_size", n), ("in_image_y_size", 1), ("kernel_z_size", 1),
+                        ("coef_zero_point", zp), ("post_multiplier", m & 1),
+                        ("post_multiplier_1_to_6", m >> 1 & 63), ("post_multiplier_7_to_14", m >> 7 & 255),
+                        ("post_multiplier_15_to_22", m >> 15),
+                        ("in_image_x_stride", n), ("in_image_y_stride", n)]
+    first["words"] += [(29, f32_bits(hi)), (30, f32_bits(lo))]
+    field_addr(first, "in_image_address", INPUT, 0, 0)
+    last = c.add_op(OP_SP, "Softmax2Layer_SP")
+    last["fields"] += [("out_image_x_size", n), ("out_image_y_size", 1), ("out_image_z_size", 1),
+                       ("out_image_data_type", 1), ("out_image_x_stride", 2 * n), ("out_image_y_stride", 2 * n)]
+    field_addr(last, "out_image_address", OUTPUT, 0, 0)
+    c.add_output(f16_le(softmax_exact(q, Fraction(float(s))), True), [n], FP16)
+    return c
+
+
+def spmax_cases():
+    rs = np.random.RandomState(36)
+    q = rs.randint(60, 140, 10)
+    q[2] = 150
+    return [spmax_case("sp-softmax", "", f32_bits(0.0801), q),
+            # s x log2(e) rounded to a float32 moves one value's exponential
+            # across a rounding boundary of its half (the backend did so)
+            spmax_case("sp-softmax-scale-precision", "; s = 0.22358753 (0x3e64f421), where s x log2(e) "
+                       "rounded to a float32 would move one half by a unit in its last place",
+                       0x3E64F421, np.array([214, 178, 92, 162, 139, 56, 144, 168, 81, 174]))]
+
+
+def all_cases():
+    return (nn_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1),
+            nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
+            tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() + [tp_f16_case(), lut_case(), tpfc_case()] +
+            [softmax_case(), avgpool_case(), shadd_case(0), shadd_case(1), shscale_case(), shmax_case(),
+            ] + spmax_cases())
+
+
+def dwshader(name, rs, codes, scale_bits, pixels=None):
+    """The depthwise convolution shader: channel c's 3x3 window (rows 4,
+    channels 13 bytes apart) times its row of equal codes (rows 10 bytes
+    apart; the tenth byte of a row is not a code), requantized with every
+    zero point 0 (nbg_cpu_requant's rule), one output 2 bytes apart."""
+    ch, k, in_row, in_slice, w_row, out_slice = len(codes), 3, 4, 13, 10, 2
+    inp = rs.randint(0, 256, in_slice * ch)
+    if pixels is not None:
+        for c, px in pixels.items():
+            for i, v in enumerate(px):
+                inp[c * in_slice + (i // 3) * in_row + i % 3] = v
+    w = np.full(w_row * ch, 0xEE)
+    for c, v in enumerate(codes):
+        w[c * w_row:c * w_row + 9] = v
+    m, e = scale_bits & 0x7FFFFF, scale_bits >> 23 & 0xFF
+    scale = Fraction((1 << 23) | m, 1 << (150 - e))
+    out = np.zeros(out_slice * ch, dtype=np.int64)
+    sums = []
+    for c in range(ch):
+        acc = sum(int(codes[c]) * int(inp[c * in_slice + y * in_row + x]) for y in range(k) for x in range(k))
+        sums.append(acc)
+        out[c * out_slice] = sat8(round_half_away(acc * scale))
+    return {"name": name, "channels": ch, "kx": k, "ky": k, "in_row": in_row, "in_slice": in_slice,
+            "w_row": w_row, "out_slice": out_slice, "scale_bits": scale_bits, "in": inp, "codes": w,
+            "expect": out}, sums, scale
+
+
+def extra_vectors():
+    rs = np.random.RandomState(40)
+    d0, sums, scale = dwshader(
+        "SH depthwise convolution shader, 3 channels of 3x3 -> 1x1, codes 255, 7 and 100, scale 2^-10: "
+        "channel 0 saturates at 255, channels 1 and 2 are ties (3.5 -> 4, 12.5 -> 13, half away from "
+        "zero); expected: numpy (Python fractions)", rs, [255, 7, 100], 117 << 23,
+        {0: [200] * 9, 1: [57] * 8 + [56], 2: [14] * 8 + [16]})
+    assert sums[1] * scale == Fraction(7, 2) and sums[2] * scale == Fraction(25, 2) and sums[0] * scale > 255
+    d1, sums, scale = dwshader(
+        "SH depthwise convolution shader, 3 channels of 3x3 -> 1x1, codes 31, 200 and 1, a 23-bit mantissa "
+        "(0x38ab1802, the corpus's scale uniform, times 2^3); expected: numpy (Python fractions)", rs,
+        [31, 200, 1], 0x38AB1802 + (3 << 23))
+    out = ["static const uint8_t dw%d_%s[] = {%s};\n" % (i, k, ", ".join(str(int(v)) for v in d[k]))
+           for i, d in enumerate((d0, d1)) for k in ("in", "codes", "expect")]
+    rows = ["\t{ %s,\n\t  %d, %d, %d, %d, %d, %d, %d, 0x%08x, dw%d_in, %d, dw%d_codes, dw%d_expect, %d }," % (
+        c_str(d["name"]), d["channels"], d["kx"], d["ky"], d["in_row"], d["in_slice"], d["w_row"],
+        d["out_slice"], d["scale_bits"], i, len(d["in"]), i, i, len(d["expect"]))
+        for i, d in enumerate((d0, d1))]
+    out.append("static const cv_dwshader cv_dwshaders[] = {\n%s\n};\n" % "\n".join(rows))
+    return out
+
+
+# ------------------------------------------------------------- emitting
+
+HEADER = """\
+/*
+ * cpu_vectors.h - written by tests/gen_cpu_vectors.py; do not edit (run it
+ * again, or --check).  The cases of tests/test_cpu_ops.c: each a model of
+ * a few operations (command fields by name, whole command words, addresses
+ * relocated by patches, shader uniforms, kernel layers that
+ * tests/coef_encode.c encodes, raw coefficient entries) with its inputs
+ * and the bytes its output records must hold, computed by that script with
+ * numpy from the rules of doc/cpu-backend.md.
+ */
+#ifndef NBG_TEST_CPU_VECTORS_H
+#define NBG_TEST_CPU_VECTORS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coef_encode.h"
+
+typedef struct cv_field {
+	const char *key;
+	uint32_t value;
+} cv_field;
+
+typedef struct cv_word {
+	uint32_t word, value;
+} cv_word;
+
+/* An address: command field `key` (kind 0), command word `at` (1) or
+ * uniform `at` (2), relocated into source/index at offset. */
+typedef struct cv_addr {
+	int kind;
+	const char *key;
+	uint32_t at, source;
+	int32_t index;
+	uint32_t offset, transformed;
+} cv_addr;
+
+typedef struct cv_op {
+	uint32_t type;          /* enum nbg_graph_op_type */
+	const char *layer;
+	int acc32;              /* NN: 1 the 32-bit kernels, 0 the 64-bit path, -1 not checked */
+	const cv_field *f;
+	size_t nf;
+	const cv_word *w;
+	size_t nw;
+	const cv_addr *a;
+	size_t na;
+	const uint32_t *u;      /* uniforms from 0x36000 on */
+	size_t nu;
+} cv_op;
+
+/* An input (data: its bytes) or output record (data: the expected bytes). */
+typedef struct cv_io {
+	uint32_t dims[4], dim_count, format;
+	const uint8_t *data;
+	size_t size;
+} cv_io;
+
+typedef struct cv_stream {
+	ce_layer layer;
+	ce_opts opts;
+} cv_stream;
+
+typedef struct cv_raw {
+	const uint8_t *data;
+	size_t size;
+} cv_raw;
+
+/* Coefficient entries: the streams first, then the raw entries. */
+typedef struct cv_case {
+	const char *id;         /* a short name: the cmocka test's */
+	const char *name;       /* the operation, its shapes, what the case exercises */
+	const char *source;     /* where the expected bytes come from */
+	const char *refused;    /* "": every operation runs; else the first refused step's reason id */
+	uint32_t target, vip_sram;
+	const cv_io *in;
+	size_t ins;
+	const cv_io *out;
+	size_t outs;
+	const cv_op *op;
+	size_t ops;
+	const cv_stream *s;
+	size_t ns;
+	const cv_raw *raw;
+	size_t nraw;
+} cv_case;
+
+/* The depthwise convolution shader's kernel (cpu_shdw.c), run through the
+ * test's adapter: channels of kx x ky pixels, one row of codes each. */
+typedef struct cv_dwshader {
+	const char *name;
+	uint32_t channels, kx, ky, in_row, in_slice, w_row, out_slice;
+	uint32_t scale_bits;    /* the float32 scale uniform */
+	const uint8_t *in;
+	size_t in_size;
+	const uint8_t *codes;
+	const uint8_t *expect;
+	size_t out_size;
+} cv_dwshader;
+"""
+
+
+def c_str(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def c_array(ctype, name, values, per_line=16):
+    vals = [int(v) for v in values]
+    fmt = (lambda v: "%d" % v) if ctype.startswith("int") else (lambda v: "0x%x" % v if v > 9 else "%d" % v)
+    lines = []
+    for i in range(0, len(vals), per_line):
+        lines.append("\t" + ", ".join(fmt(v) for v in vals[i:i + per_line]) + ",")
+    body = "\n".join(lines) if lines else "\t0,"
+    return "static const %s %s[] = {\n%s\n};\n" % (ctype, name, body)
+
+
+def emit_case(out, i, c):
+    pre = "c%d_" % i
+    ios = {}
+    for kind, lst in (("in", c.ins), ("out", c.outs)):
+        rows = []
+        for j, (data, dims, fmt) in enumerate(lst):
+            out.append(c_array("uint8_t", "%s%s%d" % (pre, kind, j), data))
+            d = list(dims) + [1] * (4 - len(dims))
+            rows.append("\t{ { %s }, %d, %d, %s%s%d, %d }," % (
+                ", ".join(str(v) for v in d), len(dims), fmt, pre, kind, j, len(data)))
+        out.append("static const cv_io %s%s[] = {\n%s\n};\n" % (
+            pre, kind, "\n".join(rows) or "\t{ { 0 }, 0, 0, NULL, 0 },"))
+        ios[kind] = len(lst)
+    oprows = []
+    for j, op in enumerate(c.ops):
+        p = "%sop%d_" % (pre, j)
+        out.append("static const cv_field %sf[] = {\n%s\n};\n" % (
+            p, "\n".join("\t{ %s, 0x%x }," % (c_str(k), v) for k, v in op["fields"]) or "\t{ NULL, 0 },"))
+        out.append("static const cv_word %sw[] = {\n%s\n};\n" % (
+            p, "\n".join("\t{ %d, 0x%08x }," % (k, v & 0xFFFFFFFF) for k, v in op["words"]) or "\t{ 0, 0 },"))
+        arows = []
+        for a in op["addrs"]:
+            if a[0] == "field":
+                arows.append("\t{ 0, %s, 0, %d, %d, %d, 0 }," % (c_str(a[1]), a[2], a[3], a[4]))
+            elif a[0] == "word":
+                arows.append("\t{ 1, NULL, %d, %d, %d, %d, %d }," % (a[1], a[2], a[3], a[4], a[5]))
+            else:
+                arows.append("\t{ 2, NULL, %d, %d, %d, %d, 0 }," % (a[1], a[2], a[3], a[4]))
+        out.append("static const cv_addr %sa[] = {\n%s\n};\n" % (
+            p, "\n".join(arows) or "\t{ 0, NULL, 0, 0, 0, 0, 0 },"))
+        out.append(c_array("uint32_t", p + "u", [u & 0xFFFFFFFF for u in op["uniforms"]], 8))
+        oprows.append("\t{ %d, %s, %d, %sf, %d, %sw, %d, %sa, %d, %su, %d }," % (
+            op["type"], c_str(op["layer"]), op["acc32"], p, len(op["fields"]), p, len(op["words"]), p,
+            len(op["addrs"]), p, len(op["uniforms"])))
+    out.append("static const cv_op %sops[] = {\n%s\n};\n" % (pre, "\n".join(oprows)))
+    srows = []
+    for j, (l, o) in enumerate(c.streams):
+        out.append(c_array("uint8_t", "%ss%d_w" % (pre, j), l["w"]))
+        out.append(c_array("int32_t", "%ss%d_b" % (pre, j), l["bias"], 8))
+        lay = ("{ .out = %d, .kz = %d, .ky = %d, .kx = %d, .zp = %d, .in_zp = %d, .w = %ss%d_w, "
+               ".bias = %ss%d_b, .cores = %d, .superblocks = %d, .depthwise = %d, .plane = %d, "
+               ".seed = %d }" % (
+                   l["out"], l["kz"], l["ky"], l["kx"], l["zp"], l["in_zp"], pre, j, pre, j, l["cores"],
+                   l["superblocks"], l["depthwise"], l["plane"], l["seed"]))
+        opt = "{ " + ", ".join(".%s = %d" % (k, v) for k, v in o.items()) + " }"
+        srows.append("\t{ %s,\n\t  %s }," % (lay, opt))
+    out.append("static const cv_stream %ss[] = {\n%s\n};\n" % (
+        pre, "\n".join(srows) or "\t{ { 0 }, { 0 } },"))
+    rrows = []
+    for j, r in enumerate(c.raws):
+        out.append(c_array("uint8_t", "%sr%d" % (pre, j), r))
+        rrows.append("\t{ %sr%d, %d }," % (pre, j, len(r)))
+    out.append("static const cv_raw %sraw[] = {\n%s\n};\n" % (pre, "\n".join(rrows) or "\t{ NULL, 0 },"))
+    fmt = "\t{ %s, %s,\n\t  %s,\n\t  %s, 0x%x, %d, %sin, %d, %sout, %d, %sops, %d, %ss, %d, %sraw, %d },"
+    return fmt % (c_str(c.id), c_str(c.name), c_str(c.source), c_str(c.refused), c.target, c.vip_sram, pre,
+                  ios["in"], pre, ios["out"], pre, len(c.ops), pre, len(c.streams), pre, len(c.raws))
+
+
+def render(cases, extra):
+    out = [HEADER]
+    rows = [emit_case(out, i, c) for i, c in enumerate(cases)]
+    out.append("static const cv_case cv_cases[] = {\n%s\n};\n" % "\n".join(rows))
+    out.extend(extra)
+    out.append("#endif\n")
+    return "\n".join(out)
+
+
+def main(argv):
+    cases = all_cases()
+    text = render(cases, extra_vectors())
+    if argv[1:] == ["--check"]:
+        old = OUT.read_text() if OUT.exists() else ""
+        if old != text:
+            print("tests/%s differs from what %s writes: run it again and commit the result" % (
+                OUT.name, Path(argv[0]).name))
+            return 1
+        print("%s: %d cases, as %s writes them" % (OUT.name, len(cases), Path(argv[0]).name))
+        return 0
+    if argv[1:]:
+        print("usage: %s [--check]" % argv[0], file=sys.stderr)
+        return 2
+    OUT.write_text(text)
+    print("wrote %s: %d cases" % (OUT, len(cases)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
