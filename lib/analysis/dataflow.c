@@ -24,6 +24,7 @@
 
 #include "analysis/commands_check.h"
 #include "analysis/graph_internal.h"
+#include "analysis/uniforms.h"
 #include "common/grow.h"
 
 #define DF_MAX_IV 65536u         /* ranges in one footprint */
@@ -173,6 +174,13 @@ static void bounding(df *d, fp *f, uint64_t lo, uint64_t hi)
 	f->v[0].hi = hi > lo ? hi : lo + 1;
 	f->n = 1;
 	f->approx = 1;
+}
+
+static void free_fp(fp *f)
+{
+	free(f->v);
+	f->v = NULL;
+	f->n = 0;
 }
 
 /* A block of `rows` rows of `rowbytes` bytes `rp` apart, in `slices`
@@ -573,12 +581,16 @@ static void other_refs(df *d, size_t i, nbg_cmd_other *x)
 		x->refs[x->ref_count].patch = (size_t)k;
 		x->ref_count++;
 	}
-	/* The last reference is what the operation writes (on every file where
-	 * an INPUT record is referenced it comes first, an OUTPUT record last);
-	 * an operation whose last reference is an input only reads. */
-	x->writes = x->ref_count > 0 &&
-		    x->refs[x->ref_count - 1].source_type != NBG_GRAPH_SRC_INPUT &&
-		    x->refs[x->ref_count - 1].source_type != NBG_GRAPH_SRC_MISC_DYNA_INPUT;
+	/* The last reference into memory an operation can write (not constant
+	 * data, MISC_DYNA_INPUT) is what the operation writes (on every file
+	 * where an INPUT record is referenced it comes first, an OUTPUT record
+	 * last; a shader's scalar constants follow its images); an operation
+	 * whose last such reference is an input only reads. */
+	size_t w = x->ref_count;
+	while (w > 0 && x->refs[w - 1].source_type == NBG_GRAPH_SRC_MISC_DYNA_INPUT)
+		w--;
+	x->writes = w > 0 && x->refs[w - 1].source_type != NBG_GRAPH_SRC_INPUT;
+	x->written = x->writes ? w - 1 : 0;
 }
 
 /* A decoded operation's second operands: non-transformed COMMAND patches on
@@ -868,13 +880,6 @@ static nbg_code flow_out(df *d, size_t i, const fp *f, unsigned basis, uint64_t 
 
 /* ------------------------------------------------------------ the run */
 
-static void free_fp(fp *f)
-{
-	free(f->v);
-	f->v = NULL;
-	f->n = 0;
-}
-
 static void df_free(df *d, size_t n)
 {
 	if (d->ops)
@@ -954,46 +959,93 @@ static void decoded_footprints(df *d)
 	}
 }
 
+/* An SH operation's reference as the image its uniforms describe there: the
+ * descriptor whose address word the reference's STATE patch relocates
+ * (uniforms.h), as rows of width x element bytes, row stride apart, in
+ * depth slices slice stride apart; 0 when there is none. */
+static int ref_image(df *d, const nbg_sh_uniforms *u, nbg_cmd_other *x, size_t r, uint32_t sp, fp *f)
+{
+	const nbg_graph_patch *p = nbg_graph_patch_at(d->g, x->refs[r].patch);
+	nbg_sh_image im;
+
+	if (!u || p->type != 0 || !nbg_sh_image_at(u, nbg_sh_uniform_at(u, p->dest_offset), &im))
+		return 0;
+	f->space = sp;
+	f->basis = NBG_CMD_EDGE_REFERENCE;
+	rect(d, f, x->refs[r].offset, im.height, (uint64_t)im.width * im.element, im.row, im.depth, im.slice);
+	x->image_bytes[r] = 0;
+	for (size_t j = 0; j < f->n; j++)
+		x->image_bytes[r] += f->v[j].hi - f->v[j].lo;
+	return f->n > 0;
+}
+
+/* The write of operation i at reference w: its image (ref_image), else
+ * the output record's size, else what the next reader of that address
+ * reads (reference_extent). */
+static nbg_code other_write(df *d, size_t i, df_op *o, const nbg_sh_uniforms *u, nbg_cmd_other *x)
+{
+	const nbg_cmd_mem_ref *w = &x->refs[x->written];
+	int64_t sp = space_of(d, w->source_type, w->index);
+	uint64_t ext = 0, written = 0;
+
+	if (sp < 0)
+		return NBG_OK;
+	if (ref_image(d, u, x, x->written, (uint32_t)sp, &o->write)) {
+		o->has_write = 1;
+		x->write_bytes = x->image_bytes[x->written];
+		return flow_out(d, i, &o->write, NBG_CMD_EDGE_REFERENCE, &written);
+	}
+	free_fp(&o->write);
+	if (w->source_type == NBG_GRAPH_SRC_OUTPUT && w->index >= 0 && (size_t)w->index < d->m->output_count)
+		ext = nbg_model_output_at(d->m, (size_t)w->index)->byte_size;
+	else
+		ext = reference_extent(d, i, (uint32_t)sp, w->offset);
+	x->write_bytes = ext;
+	if (!reserve(d, &o->write, 1))
+		return NBG_OK;
+	o->has_write = 1;
+	o->write.space = (uint32_t)sp;
+	o->write.v[0].lo = w->offset;
+	o->write.v[0].hi = w->offset + (ext ? ext : 1);
+	o->write.n = 1;
+	return flow_out(d, i, &o->write, NBG_CMD_EDGE_REFERENCE, &written);
+}
+
 /* Operation i, not a decoded NN / TP one: its references as reads and a
- * write; kept in c->others when it references memory. */
+ * write; kept in c->others when it references memory.  An SH operation's
+ * reference reads or writes the image its uniforms describe there; other
+ * references are extended as reference_read and other_write say. */
 static nbg_code other_op(df *d, size_t i, df_op *o)
 {
 	nbg_commands *c = d->c;
 	nbg_cmd_other x = { 0 };
-	uint64_t read = 0, missing = 0, written = 0;
+	nbg_sh_uniforms uniforms, *u = NULL;
+	uint64_t read = 0, missing = 0;
 	int64_t first;
 	nbg_code rc;
 
 	other_refs(d, i, &x);
 	if (!x.ref_count)
 		return NBG_OK;
-	for (size_t r = 0; r + (size_t)x.writes < x.ref_count && o->reads < DF_MAX_READS; r++) {
+	if (x.type == NBG_GRAPH_OP_SH &&
+	    nbg_sh_uniforms_load(d->m, d->g, i, &uniforms, NULL) == NBG_SHU_OK)
+		u = &uniforms;
+	for (size_t r = 0; r < x.ref_count && o->reads < DF_MAX_READS; r++) {
+		if (x.writes && r == x.written)
+			continue;
 		int64_t sp = space_of(d, x.refs[r].source_type, x.refs[r].index);
-		if (sp >= 0)
-			reference_read(d, (uint32_t)sp, x.refs[r].offset, &o->read[o->reads++]);
+		if (sp < 0)
+			continue;
+		fp *f = &o->read[o->reads++];
+		if (!ref_image(d, u, &x, r, (uint32_t)sp, f)) {
+			free_fp(f);
+			reference_read(d, (uint32_t)sp, x.refs[r].offset, f);
+		}
 	}
 	if ((rc = flow_in(d, i, o, 1, &read, &missing, &first)) != NBG_OK)
 		return rc;
-	if (x.writes) {
-		const nbg_cmd_mem_ref *w = &x.refs[x.ref_count - 1];
-		int64_t sp = space_of(d, w->source_type, w->index);
-		uint64_t ext = 0;
-		if (w->source_type == NBG_GRAPH_SRC_OUTPUT && w->index >= 0 &&
-		    (size_t)w->index < d->m->output_count)
-			ext = nbg_model_output_at(d->m, (size_t)w->index)->byte_size;
-		else if (sp >= 0)
-			ext = reference_extent(d, i, (uint32_t)sp, w->offset);
-		x.write_bytes = ext;
-		if (sp >= 0 && reserve(d, &o->write, 1)) {
-			o->has_write = 1;
-			o->write.space = (uint32_t)sp;
-			o->write.v[0].lo = w->offset;
-			o->write.v[0].hi = w->offset + (ext ? ext : 1);
-			o->write.n = 1;
-			if ((rc = flow_out(d, i, &o->write, NBG_CMD_EDGE_REFERENCE, &written)) != NBG_OK)
-				return rc;
-		}
-	}
+	if (x.writes && (rc = other_write(d, i, o, u, &x)) != NBG_OK)
+		return rc;
 	void *p = nbg_grow(c->others, &c->other_cap, c->other_count + 1, sizeof(*c->others), 16);
 	if (!p)
 		return NBG_E_OUT_OF_MEMORY;
