@@ -156,6 +156,13 @@ typedef struct nbg_cmd_op {
 	 * TP output loops that are not an image). */
 	uint64_t in_row_stride, in_slice_stride, out_row_stride, out_slice_stride;
 	uint32_t in_element_bytes, out_element_bytes;
+	/* A row tile the data flow places by its other image (doc/commands.md,
+	 * "Data flow"): 1 its input, 2 its output, placed at tile_offset in
+	 * that image's memory, whose address, against the previous tile of its
+	 * layer, steps tile_scale times what the other image's step implies;
+	 * 0: every image at its address. */
+	uint32_t tile_placed, tile_scale;
+	uint64_t tile_offset;
 } nbg_cmd_op;
 
 /* An edge of the recovered network: bytes that one operation (any type:

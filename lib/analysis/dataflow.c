@@ -21,6 +21,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/commands_check.h"
 #include "analysis/graph_internal.h"
@@ -80,6 +81,8 @@ typedef struct df {
 	uint64_t *flow;          /* scratch: bytes per writer for one reader */
 	size_t *touched, touched_n;
 	uint64_t input_flow[64]; /* per input record (the first 64) */
+	uint64_t *in_at, *out_at; /* per decoded operation: where its images are read
+				   * and written (its addresses, or as place_tile puts them) */
 } df;
 
 /* ------------------------------------------------------------ memories */
@@ -359,7 +362,7 @@ static void nn_footprints(df *d, nbg_cmd_op *op, df_op *o, int64_t in_sp, int64_
 			   : nn_value(c, op, NBG_NNF_DEPTHWISE) ? oz : (kz ? kz : 1);
 		uint64_t lo, hi;
 		f->space = (uint32_t)in_sp;
-		rect(d, f, op->in_ref.offset, op->in[1], op->in[0] * ein, xs, z,
+		rect(d, f, d->in_at[op - c->ops], op->in[1], op->in[0] * ein, xs, z,
 		     slice_stride(d, xs, ys));
 		if (ring_of(d, op, NBG_NNF_IN_IMAGE_CIRCULAR_BUF_SIZE,
 			    NBG_NNF_IN_IMAGE_CIRCULAR_BUF_END_ADDR_PLUS_1, &lo, &hi))
@@ -398,10 +401,96 @@ static void nn_footprints(df *d, nbg_cmd_op *op, df_op *o, int64_t in_sp, int64_
 		uint64_t lo, hi;
 		o->has_write = 1;
 		o->write.space = (uint32_t)out_sp;
-		rect(d, &o->write, op->out_ref.offset, hy, wx * eout, rp, oz ? oz : 1, sp);
+		rect(d, &o->write, d->out_at[op - c->ops], hy, wx * eout, rp, oz ? oz : 1, sp);
 		if (ring_of(d, op, NBG_NNF_OUT_IMAGE_CIRCULAR_BUF_SIZE,
 			    NBG_NNF_OUT_IMAGE_CIRCULAR_BUF_END_ADDR_PLUS_1, &lo, &hi))
 			wrap(d, &o->write, lo, hi);
+	}
+}
+
+/* ----------------------------------------------------------- row tiles */
+
+/* The signed 4-bit in_image_y_offset of an NN command. */
+static int64_t nn_y_offset(const nbg_commands *c, const nbg_cmd_op *op)
+{
+	uint64_t yo = nn_value(c, op, NBG_NNF_IN_IMAGE_Y_OFFSET) | nn_value(c, op, NBG_NNF_IN_IMAGE_Y_OFFSET_BIT_3) << 3;
+	return yo >= 8 ? (int64_t)yo - 16 : (int64_t)yo;
+}
+
+/* The previous tile of NN operation k's layer: the last NN operation of
+ * the same layer before it (at most 64 records back) with the same kind,
+ * memories and row strides, both of whose addresses lie before k's; -1
+ * when there is none. */
+static int64_t previous_tile(const df *d, size_t k)
+{
+	const nbg_commands *c = d->c;
+	const nbg_cmd_op *op = &c->ops[k];
+
+	for (size_t j = op->operation, seen = 0; j-- > 0 && seen < 64; seen++) {
+		int64_t qk = j < c->op_of_count ? c->op_of[j] : -1;
+		const nbg_cmd_op *q = qk >= 0 ? &c->ops[qk] : NULL;
+		if (!q || q->engine != NBG_CMD_NN || q->layer_id != op->layer_id)
+			continue;
+		if (strcmp(q->kind, op->kind) || q->in_ref.source_type != op->in_ref.source_type ||
+		    q->in_ref.index != op->in_ref.index || q->out_ref.source_type != op->out_ref.source_type ||
+		    q->out_ref.index != op->out_ref.index || !q->in_ref.patched || !q->out_ref.patched ||
+		    nn_value(c, q, NBG_NNF_IN_IMAGE_X_STRIDE) != nn_value(c, op, NBG_NNF_IN_IMAGE_X_STRIDE) ||
+		    nn_value(c, q, NBG_NNF_OUT_IMAGE_X_STRIDE) != nn_value(c, op, NBG_NNF_OUT_IMAGE_X_STRIDE) ||
+		    op->in_ref.offset <= q->in_ref.offset || op->out_ref.offset <= q->out_ref.offset)
+			return -1;
+		return qk;
+	}
+	return -1;
+}
+
+static uint32_t scale32(uint64_t k)
+{
+	return k > UINT32_MAX ? UINT32_MAX : (uint32_t)k;
+}
+
+/*
+ * Row tiles: an NN operation computing rows of a layer after its previous
+ * tile (previous_tile) reads as many input rows further on (its address
+ * step over the row stride, plus the change of in_image_y_offset) as it
+ * writes output rows further on (likewise), times the subsampling (the
+ * previous tile's: pooling or stride).  Where one image's address step is
+ * exactly k > 1 times what the other image's step implies, and that image
+ * lies in a shared memory (not an I/O record, which may be interleaved),
+ * it is placed by the other image's step from the previous tile's placed
+ * address (doc/commands.md, "Data flow").  Every other tile keeps its
+ * steps.  Called in operation order, after the previous tiles' footprints.
+ */
+static void place_tile(df *d, size_t k)
+{
+	nbg_commands *c = d->c;
+	nbg_cmd_op *op = &c->ops[k];
+	int64_t qk = op->engine == NBG_CMD_NN && op->in_ref.patched && op->out_ref.patched
+			     ? previous_tile(d, k) : -1;
+
+	if (qk < 0)
+		return;
+	const nbg_cmd_op *q = &c->ops[qk];
+	uint64_t ir = nn_value(c, op, NBG_NNF_IN_IMAGE_X_STRIDE), orow = nn_value(c, op, NBG_NNF_OUT_IMAGE_X_STRIDE);
+	uint64_t din = op->in_ref.offset - q->in_ref.offset, dout = op->out_ref.offset - q->out_ref.offset;
+	int64_t sub = q->out_subsample ? q->out_subsample : 1, dy = nn_y_offset(c, q) - nn_y_offset(c, op);
+	d->in_at[k] = d->in_at[qk] + din;
+	d->out_at[k] = d->out_at[qk] + dout;
+	if (!ir || !orow || din % ir || dout % orow || din >> 40 || dout >> 40)
+		return;
+	int64_t in_rows = (int64_t)(dout / orow) * sub + dy; /* the input step the output implies */
+	int64_t out_rows = (int64_t)(din / ir) - dy;           /* sub times the output step the input implies */
+	if (in_rows > 0 && (uint64_t)in_rows * ir != din && din % ((uint64_t)in_rows * ir) == 0 &&
+	    shared_space(op->in_ref.source_type)) {
+		op->tile_placed = 1;
+		op->tile_scale = scale32(din / ((uint64_t)in_rows * ir));
+		d->in_at[k] = d->in_at[qk] + (uint64_t)in_rows * ir;
+		op->tile_offset = d->in_at[k];
+	} else if (out_rows > 0 && out_rows % sub == 0 && (uint64_t)(out_rows / sub) * orow != dout &&
+		   dout % ((uint64_t)(out_rows / sub) * orow) == 0 && shared_space(op->out_ref.source_type)) {
+		op->tile_placed = 2;
+		op->tile_scale = scale32(dout / ((uint64_t)(out_rows / sub) * orow));
+		d->out_at[k] = d->out_at[qk] + (uint64_t)(out_rows / sub) * orow;
+		op->tile_offset = d->out_at[k];
 	}
 }
 
@@ -627,8 +716,8 @@ static void operand_refs(df *d, const nbg_cmd_op *op, df_op *o)
 		f->basis = NBG_CMD_EDGE_OPERAND;
 		f->approx = o->write.approx;
 		for (size_t j = 0; j < o->write.n; j++) {
-			f->v[j].lo = o->write.v[j].lo - op->out_ref.offset + a;
-			f->v[j].hi = o->write.v[j].hi - op->out_ref.offset + a;
+			f->v[j].lo = o->write.v[j].lo - d->out_at[op - d->c->ops] + a;
+			f->v[j].hi = o->write.v[j].hi - d->out_at[op - d->c->ops] + a;
 		}
 		f->n = o->write.n;
 		o->reads++;
@@ -898,6 +987,8 @@ static void df_free(df *d, size_t n)
 	free(d->consumed);
 	free(d->flow);
 	free(d->touched);
+	free(d->in_at);
+	free(d->out_at);
 }
 
 /* Every input record's bytes, written by the record itself (-1 - k). */
@@ -928,6 +1019,7 @@ static void decoded_footprints(df *d)
 		int64_t out_sp = op->out_ref.patched
 					 ? space_of(d, op->out_ref.source_type, op->out_ref.index) : -1;
 		uint64_t lo, hi;
+		place_tile(d, k);
 		if (op->engine == NBG_CMD_NN) {
 			nn_footprints(d, op, o, in_sp, out_sp);
 		} else {
@@ -1102,17 +1194,22 @@ nbg_code nbg_command_dataflow(nbg_commands *c, const nbg_model *m, const nbg_gra
 	d.touched = calloc(n, sizeof(*d.touched));
 	c->op_of = malloc(n * sizeof(*c->op_of));
 	c->written = calloc(n, sizeof(*c->written));
+	d.in_at = calloc(c->op_count ? c->op_count : 1, sizeof(*d.in_at));
+	d.out_at = calloc(c->op_count ? c->op_count : 1, sizeof(*d.out_at));
 	if (!d.spaces || !d.ops || !d.consumed || !d.flow || !d.touched || !c->op_of ||
-	    !c->written) {
+	    !c->written || !d.in_at || !d.out_at) {
 		df_free(&d, n);
 		return NBG_E_OUT_OF_MEMORY;
 	}
 	c->op_of_count = n;
 	for (size_t i = 0; i < n; i++)
 		c->op_of[i] = -1;
-	for (size_t k = 0; k < c->op_count; k++)
+	for (size_t k = 0; k < c->op_count; k++) {
 		if (c->ops[k].operation < n)
 			c->op_of[c->ops[k].operation] = (int64_t)k;
+		d.in_at[k] = c->ops[k].in_ref.offset;
+		d.out_at[k] = c->ops[k].out_ref.offset;
+	}
 	seed_inputs(&d);
 	decoded_footprints(&d);
 	for (size_t i = 0; i < n && rc == NBG_OK; i++) {

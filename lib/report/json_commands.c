@@ -165,6 +165,12 @@ static json_t *op_json(const nbg_graph *g, const nbg_cmd_op *op)
 				      (json_int_t)op->out_slice_stride, "input_element_bytes",
 				      (int)op->in_element_bytes, "output_element_bytes",
 				      (int)op->out_element_bytes));
+	json_object_set_new(json_object_get(o, "dataflow"), "tile_placed",
+			    op->tile_placed ? json_pack("{s:s,s:I,s:i}", "image",
+							op->tile_placed == 1 ? "input" : "output", "offset",
+							(json_int_t)op->tile_offset, "step_scale",
+							(int)op->tile_scale)
+					    : json_null());
 	return o;
 }
 
