@@ -682,10 +682,32 @@ static void other_refs(df *d, size_t i, nbg_cmd_other *x)
 	x->written = x->writes ? w - 1 : 0;
 }
 
+/* 192-byte NN-engine commands: the second operand's address word, and the
+ * word holding its row stride (bits 15..0) and y stride (bits 31..16), as
+ * word 16 holds the input's (doc/commands.md, "Data flow"). */
+#define DF_OPERAND_WORD 34u
+#define DF_OPERAND_STRIDES 32u
+#define DF_WIDE_COMMAND_WORDS 48u
+
+/* The second operand at `a` of a 192-byte NN-engine command that states its
+ * strides: the output's rows and slices at those strides; 0 otherwise. */
+static int operand_image(df *d, const nbg_cmd_op *op, const nbg_cmd *cmd, uint32_t w, uint64_t a, fp *f)
+{
+	uint32_t s;
+
+	if (op->engine != NBG_CMD_NN || cmd->word_count != DF_WIDE_COMMAND_WORDS || w != DF_OPERAND_WORD ||
+	    !(s = cmd->words[DF_OPERAND_STRIDES]))
+		return 0;
+	rect(d, f, a, op->out[1], (uint64_t)op->out[0] * op->out_element_bytes, s & 0xffff,
+	     op->out[2] ? op->out[2] : 1, slice_stride(d, s & 0xffff, s >> 16));
+	return f->n > 0;
+}
+
 /* A decoded operation's second operands: non-transformed COMMAND patches on
  * words the layout names no address field for (v8 commands add an
  * elementwise operand there, "...AddLayer"), read in the shape of what the
- * operation writes. */
+ * operation writes: at the operand's own strides where the command states
+ * them (operand_image), else at the output's. */
 static void operand_refs(df *d, const nbg_cmd_op *op, df_op *o)
 {
 	const nbg_graph_operation *go = nbg_graph_operation_at(d->g, op->operation);
@@ -710,10 +732,15 @@ static void operand_refs(df *d, const nbg_cmd_op *op, df_op *o)
 			continue;
 		uint64_t a = nbg_command_patched_offset(d->m->version, p->src_offset, cmd->words[w]);
 		fp *f = &o->read[o->reads];
-		if (!reserve(d, f, o->write.n))
-			continue;
 		f->space = (uint32_t)sp;
 		f->basis = NBG_CMD_EDGE_OPERAND;
+		if (operand_image(d, op, cmd, w, a, f)) {
+			o->reads++;
+			continue;
+		}
+		free_fp(f);
+		if (!reserve(d, f, o->write.n))
+			continue;
 		f->approx = o->write.approx;
 		for (size_t j = 0; j < o->write.n; j++) {
 			f->v[j].lo = o->write.v[j].lo - d->out_at[op - d->c->ops] + a;
