@@ -156,6 +156,13 @@ typedef struct nbg_cmd_op {
 	 * TP output loops that are not an image). */
 	uint64_t in_row_stride, in_slice_stride, out_row_stride, out_slice_stride;
 	uint32_t in_element_bytes, out_element_bytes;
+	/* A row tile the data flow places by its other image (doc/commands.md,
+	 * "Data flow"): 1 its input, 2 its output, placed at tile_offset in
+	 * that image's memory, whose address, against the previous tile of its
+	 * layer, steps tile_scale times what the other image's step implies;
+	 * 0: every image at its address. */
+	uint32_t tile_placed, tile_scale;
+	uint64_t tile_offset;
 } nbg_cmd_op;
 
 /* An edge of the recovered network: bytes that one operation (any type:
@@ -183,8 +190,9 @@ typedef struct nbg_cmd_edge {
 	unsigned basis;          /* enum nbg_cmd_edge_basis */
 } nbg_cmd_edge;
 /* An operation that is not an NN or TP one with a decodable command (SH,
- * SW, ...), with the memory its patches reference: the last reference is
- * what it writes, the others what it reads (doc/commands.md). */
+ * SW, ...), with the memory its patches reference: the last reference that
+ * is not constant data (MISC_DYNA_INPUT) is what it writes, the others what
+ * it reads (doc/commands.md). */
 #define NBG_CMD_MAX_REFS 8u
 typedef struct nbg_cmd_mem_ref {
 	uint32_t source_type;    /* enum nbg_graph_source */
@@ -199,10 +207,15 @@ typedef struct nbg_cmd_other {
 	size_t ref_count;        /* references to memory, in patch order (at most
 				  * NBG_CMD_MAX_REFS kept) */
 	nbg_cmd_mem_ref refs[NBG_CMD_MAX_REFS];
-	int writes;              /* 1: refs[ref_count - 1] is written */
-	uint64_t write_bytes;    /* the extent given to that write: the output record's
-				  * size, else what the next reader of that address
-				  * reads (0: none known) */
+	int writes;              /* 1: refs[written] is written */
+	uint64_t write_bytes;    /* the extent given to that write: the image an SH
+				  * operation's uniforms describe there, else the
+				  * output record's size, else what the next reader of
+				  * that address reads (0: none known) */
+	size_t written;          /* the written reference (when writes) */
+	/* per reference: the bytes of the image an SH operation's uniforms
+	 * describe there (doc/commands.md, "Data flow"); 0: none */
+	uint64_t image_bytes[NBG_CMD_MAX_REFS];
 } nbg_cmd_other;
 
 typedef struct nbg_commands nbg_commands;

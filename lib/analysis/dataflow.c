@@ -21,9 +21,11 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/commands_check.h"
 #include "analysis/graph_internal.h"
+#include "analysis/uniforms.h"
 #include "common/grow.h"
 
 #define DF_MAX_IV 65536u         /* ranges in one footprint */
@@ -79,6 +81,8 @@ typedef struct df {
 	uint64_t *flow;          /* scratch: bytes per writer for one reader */
 	size_t *touched, touched_n;
 	uint64_t input_flow[64]; /* per input record (the first 64) */
+	uint64_t *in_at, *out_at; /* per decoded operation: where its images are read
+				   * and written (its addresses, or as place_tile puts them) */
 } df;
 
 /* ------------------------------------------------------------ memories */
@@ -173,6 +177,13 @@ static void bounding(df *d, fp *f, uint64_t lo, uint64_t hi)
 	f->v[0].hi = hi > lo ? hi : lo + 1;
 	f->n = 1;
 	f->approx = 1;
+}
+
+static void free_fp(fp *f)
+{
+	free(f->v);
+	f->v = NULL;
+	f->n = 0;
 }
 
 /* A block of `rows` rows of `rowbytes` bytes `rp` apart, in `slices`
@@ -351,7 +362,7 @@ static void nn_footprints(df *d, nbg_cmd_op *op, df_op *o, int64_t in_sp, int64_
 			   : nn_value(c, op, NBG_NNF_DEPTHWISE) ? oz : (kz ? kz : 1);
 		uint64_t lo, hi;
 		f->space = (uint32_t)in_sp;
-		rect(d, f, op->in_ref.offset, op->in[1], op->in[0] * ein, xs, z,
+		rect(d, f, d->in_at[op - c->ops], op->in[1], op->in[0] * ein, xs, z,
 		     slice_stride(d, xs, ys));
 		if (ring_of(d, op, NBG_NNF_IN_IMAGE_CIRCULAR_BUF_SIZE,
 			    NBG_NNF_IN_IMAGE_CIRCULAR_BUF_END_ADDR_PLUS_1, &lo, &hi))
@@ -390,10 +401,96 @@ static void nn_footprints(df *d, nbg_cmd_op *op, df_op *o, int64_t in_sp, int64_
 		uint64_t lo, hi;
 		o->has_write = 1;
 		o->write.space = (uint32_t)out_sp;
-		rect(d, &o->write, op->out_ref.offset, hy, wx * eout, rp, oz ? oz : 1, sp);
+		rect(d, &o->write, d->out_at[op - c->ops], hy, wx * eout, rp, oz ? oz : 1, sp);
 		if (ring_of(d, op, NBG_NNF_OUT_IMAGE_CIRCULAR_BUF_SIZE,
 			    NBG_NNF_OUT_IMAGE_CIRCULAR_BUF_END_ADDR_PLUS_1, &lo, &hi))
 			wrap(d, &o->write, lo, hi);
+	}
+}
+
+/* ----------------------------------------------------------- row tiles */
+
+/* The signed 4-bit in_image_y_offset of an NN command. */
+static int64_t nn_y_offset(const nbg_commands *c, const nbg_cmd_op *op)
+{
+	uint64_t yo = nn_value(c, op, NBG_NNF_IN_IMAGE_Y_OFFSET) | nn_value(c, op, NBG_NNF_IN_IMAGE_Y_OFFSET_BIT_3) << 3;
+	return yo >= 8 ? (int64_t)yo - 16 : (int64_t)yo;
+}
+
+/* The previous tile of NN operation k's layer: the last NN operation of
+ * the same layer before it (at most 64 records back) with the same kind,
+ * memories and row strides, both of whose addresses lie before k's; -1
+ * when there is none. */
+static int64_t previous_tile(const df *d, size_t k)
+{
+	const nbg_commands *c = d->c;
+	const nbg_cmd_op *op = &c->ops[k];
+
+	for (size_t j = op->operation, seen = 0; j-- > 0 && seen < 64; seen++) {
+		int64_t qk = j < c->op_of_count ? c->op_of[j] : -1;
+		const nbg_cmd_op *q = qk >= 0 ? &c->ops[qk] : NULL;
+		if (!q || q->engine != NBG_CMD_NN || q->layer_id != op->layer_id)
+			continue;
+		if (strcmp(q->kind, op->kind) || q->in_ref.source_type != op->in_ref.source_type ||
+		    q->in_ref.index != op->in_ref.index || q->out_ref.source_type != op->out_ref.source_type ||
+		    q->out_ref.index != op->out_ref.index || !q->in_ref.patched || !q->out_ref.patched ||
+		    nn_value(c, q, NBG_NNF_IN_IMAGE_X_STRIDE) != nn_value(c, op, NBG_NNF_IN_IMAGE_X_STRIDE) ||
+		    nn_value(c, q, NBG_NNF_OUT_IMAGE_X_STRIDE) != nn_value(c, op, NBG_NNF_OUT_IMAGE_X_STRIDE) ||
+		    op->in_ref.offset <= q->in_ref.offset || op->out_ref.offset <= q->out_ref.offset)
+			return -1;
+		return qk;
+	}
+	return -1;
+}
+
+static uint32_t scale32(uint64_t k)
+{
+	return k > UINT32_MAX ? UINT32_MAX : (uint32_t)k;
+}
+
+/*
+ * Row tiles: an NN operation computing rows of a layer after its previous
+ * tile (previous_tile) reads as many input rows further on (its address
+ * step over the row stride, plus the change of in_image_y_offset) as it
+ * writes output rows further on (likewise), times the subsampling (the
+ * previous tile's: pooling or stride).  Where one image's address step is
+ * exactly k > 1 times what the other image's step implies, and that image
+ * lies in a shared memory (not an I/O record, which may be interleaved),
+ * it is placed by the other image's step from the previous tile's placed
+ * address (doc/commands.md, "Data flow").  Every other tile keeps its
+ * steps.  Called in operation order, after the previous tiles' footprints.
+ */
+static void place_tile(df *d, size_t k)
+{
+	nbg_commands *c = d->c;
+	nbg_cmd_op *op = &c->ops[k];
+	int64_t qk = op->engine == NBG_CMD_NN && op->in_ref.patched && op->out_ref.patched
+			     ? previous_tile(d, k) : -1;
+
+	if (qk < 0)
+		return;
+	const nbg_cmd_op *q = &c->ops[qk];
+	uint64_t ir = nn_value(c, op, NBG_NNF_IN_IMAGE_X_STRIDE), orow = nn_value(c, op, NBG_NNF_OUT_IMAGE_X_STRIDE);
+	uint64_t din = op->in_ref.offset - q->in_ref.offset, dout = op->out_ref.offset - q->out_ref.offset;
+	int64_t sub = q->out_subsample ? q->out_subsample : 1, dy = nn_y_offset(c, q) - nn_y_offset(c, op);
+	d->in_at[k] = d->in_at[qk] + din;
+	d->out_at[k] = d->out_at[qk] + dout;
+	if (!ir || !orow || din % ir || dout % orow || din >> 40 || dout >> 40)
+		return;
+	int64_t in_rows = (int64_t)(dout / orow) * sub + dy; /* the input step the output implies */
+	int64_t out_rows = (int64_t)(din / ir) - dy;           /* sub times the output step the input implies */
+	if (in_rows > 0 && (uint64_t)in_rows * ir != din && din % ((uint64_t)in_rows * ir) == 0 &&
+	    shared_space(op->in_ref.source_type)) {
+		op->tile_placed = 1;
+		op->tile_scale = scale32(din / ((uint64_t)in_rows * ir));
+		d->in_at[k] = d->in_at[qk] + (uint64_t)in_rows * ir;
+		op->tile_offset = d->in_at[k];
+	} else if (out_rows > 0 && out_rows % sub == 0 && (uint64_t)(out_rows / sub) * orow != dout &&
+		   dout % ((uint64_t)(out_rows / sub) * orow) == 0 && shared_space(op->out_ref.source_type)) {
+		op->tile_placed = 2;
+		op->tile_scale = scale32(dout / ((uint64_t)(out_rows / sub) * orow));
+		d->out_at[k] = d->out_at[qk] + (uint64_t)(out_rows / sub) * orow;
+		op->tile_offset = d->out_at[k];
 	}
 }
 
@@ -573,18 +670,44 @@ static void other_refs(df *d, size_t i, nbg_cmd_other *x)
 		x->refs[x->ref_count].patch = (size_t)k;
 		x->ref_count++;
 	}
-	/* The last reference is what the operation writes (on every file where
-	 * an INPUT record is referenced it comes first, an OUTPUT record last);
-	 * an operation whose last reference is an input only reads. */
-	x->writes = x->ref_count > 0 &&
-		    x->refs[x->ref_count - 1].source_type != NBG_GRAPH_SRC_INPUT &&
-		    x->refs[x->ref_count - 1].source_type != NBG_GRAPH_SRC_MISC_DYNA_INPUT;
+	/* The last reference into memory an operation can write (not constant
+	 * data, MISC_DYNA_INPUT) is what the operation writes (on every file
+	 * where an INPUT record is referenced it comes first, an OUTPUT record
+	 * last; a shader's scalar constants follow its images); an operation
+	 * whose last such reference is an input only reads. */
+	size_t w = x->ref_count;
+	while (w > 0 && x->refs[w - 1].source_type == NBG_GRAPH_SRC_MISC_DYNA_INPUT)
+		w--;
+	x->writes = w > 0 && x->refs[w - 1].source_type != NBG_GRAPH_SRC_INPUT;
+	x->written = x->writes ? w - 1 : 0;
+}
+
+/* 192-byte NN-engine commands: the second operand's address word, and the
+ * word holding its row stride (bits 15..0) and y stride (bits 31..16), as
+ * word 16 holds the input's (doc/commands.md, "Data flow"). */
+#define DF_OPERAND_WORD 34u
+#define DF_OPERAND_STRIDES 32u
+#define DF_WIDE_COMMAND_WORDS 48u
+
+/* The second operand at `a` of a 192-byte NN-engine command that states its
+ * strides: the output's rows and slices at those strides; 0 otherwise. */
+static int operand_image(df *d, const nbg_cmd_op *op, const nbg_cmd *cmd, uint32_t w, uint64_t a, fp *f)
+{
+	uint32_t s;
+
+	if (op->engine != NBG_CMD_NN || cmd->word_count != DF_WIDE_COMMAND_WORDS || w != DF_OPERAND_WORD ||
+	    !(s = cmd->words[DF_OPERAND_STRIDES]))
+		return 0;
+	rect(d, f, a, op->out[1], (uint64_t)op->out[0] * op->out_element_bytes, s & 0xffff,
+	     op->out[2] ? op->out[2] : 1, slice_stride(d, s & 0xffff, s >> 16));
+	return f->n > 0;
 }
 
 /* A decoded operation's second operands: non-transformed COMMAND patches on
  * words the layout names no address field for (v8 commands add an
  * elementwise operand there, "...AddLayer"), read in the shape of what the
- * operation writes. */
+ * operation writes: at the operand's own strides where the command states
+ * them (operand_image), else at the output's. */
 static void operand_refs(df *d, const nbg_cmd_op *op, df_op *o)
 {
 	const nbg_graph_operation *go = nbg_graph_operation_at(d->g, op->operation);
@@ -609,14 +732,19 @@ static void operand_refs(df *d, const nbg_cmd_op *op, df_op *o)
 			continue;
 		uint64_t a = nbg_command_patched_offset(d->m->version, p->src_offset, cmd->words[w]);
 		fp *f = &o->read[o->reads];
-		if (!reserve(d, f, o->write.n))
-			continue;
 		f->space = (uint32_t)sp;
 		f->basis = NBG_CMD_EDGE_OPERAND;
+		if (operand_image(d, op, cmd, w, a, f)) {
+			o->reads++;
+			continue;
+		}
+		free_fp(f);
+		if (!reserve(d, f, o->write.n))
+			continue;
 		f->approx = o->write.approx;
 		for (size_t j = 0; j < o->write.n; j++) {
-			f->v[j].lo = o->write.v[j].lo - op->out_ref.offset + a;
-			f->v[j].hi = o->write.v[j].hi - op->out_ref.offset + a;
+			f->v[j].lo = o->write.v[j].lo - d->out_at[op - d->c->ops] + a;
+			f->v[j].hi = o->write.v[j].hi - d->out_at[op - d->c->ops] + a;
 		}
 		f->n = o->write.n;
 		o->reads++;
@@ -868,13 +996,6 @@ static nbg_code flow_out(df *d, size_t i, const fp *f, unsigned basis, uint64_t 
 
 /* ------------------------------------------------------------ the run */
 
-static void free_fp(fp *f)
-{
-	free(f->v);
-	f->v = NULL;
-	f->n = 0;
-}
-
 static void df_free(df *d, size_t n)
 {
 	if (d->ops)
@@ -893,6 +1014,8 @@ static void df_free(df *d, size_t n)
 	free(d->consumed);
 	free(d->flow);
 	free(d->touched);
+	free(d->in_at);
+	free(d->out_at);
 }
 
 /* Every input record's bytes, written by the record itself (-1 - k). */
@@ -923,6 +1046,7 @@ static void decoded_footprints(df *d)
 		int64_t out_sp = op->out_ref.patched
 					 ? space_of(d, op->out_ref.source_type, op->out_ref.index) : -1;
 		uint64_t lo, hi;
+		place_tile(d, k);
 		if (op->engine == NBG_CMD_NN) {
 			nn_footprints(d, op, o, in_sp, out_sp);
 		} else {
@@ -954,46 +1078,93 @@ static void decoded_footprints(df *d)
 	}
 }
 
+/* An SH operation's reference as the image its uniforms describe there: the
+ * descriptor whose address word the reference's STATE patch relocates
+ * (uniforms.h), as rows of width x element bytes, row stride apart, in
+ * depth slices slice stride apart; 0 when there is none. */
+static int ref_image(df *d, const nbg_sh_uniforms *u, nbg_cmd_other *x, size_t r, uint32_t sp, fp *f)
+{
+	const nbg_graph_patch *p = nbg_graph_patch_at(d->g, x->refs[r].patch);
+	nbg_sh_image im;
+
+	if (!u || p->type != 0 || !nbg_sh_image_at(u, nbg_sh_uniform_at(u, p->dest_offset), &im))
+		return 0;
+	f->space = sp;
+	f->basis = NBG_CMD_EDGE_REFERENCE;
+	rect(d, f, x->refs[r].offset, im.height, (uint64_t)im.width * im.element, im.row, im.depth, im.slice);
+	x->image_bytes[r] = 0;
+	for (size_t j = 0; j < f->n; j++)
+		x->image_bytes[r] += f->v[j].hi - f->v[j].lo;
+	return f->n > 0;
+}
+
+/* The write of operation i at reference w: its image (ref_image), else
+ * the output record's size, else what the next reader of that address
+ * reads (reference_extent). */
+static nbg_code other_write(df *d, size_t i, df_op *o, const nbg_sh_uniforms *u, nbg_cmd_other *x)
+{
+	const nbg_cmd_mem_ref *w = &x->refs[x->written];
+	int64_t sp = space_of(d, w->source_type, w->index);
+	uint64_t ext = 0, written = 0;
+
+	if (sp < 0)
+		return NBG_OK;
+	if (ref_image(d, u, x, x->written, (uint32_t)sp, &o->write)) {
+		o->has_write = 1;
+		x->write_bytes = x->image_bytes[x->written];
+		return flow_out(d, i, &o->write, NBG_CMD_EDGE_REFERENCE, &written);
+	}
+	free_fp(&o->write);
+	if (w->source_type == NBG_GRAPH_SRC_OUTPUT && w->index >= 0 && (size_t)w->index < d->m->output_count)
+		ext = nbg_model_output_at(d->m, (size_t)w->index)->byte_size;
+	else
+		ext = reference_extent(d, i, (uint32_t)sp, w->offset);
+	x->write_bytes = ext;
+	if (!reserve(d, &o->write, 1))
+		return NBG_OK;
+	o->has_write = 1;
+	o->write.space = (uint32_t)sp;
+	o->write.v[0].lo = w->offset;
+	o->write.v[0].hi = w->offset + (ext ? ext : 1);
+	o->write.n = 1;
+	return flow_out(d, i, &o->write, NBG_CMD_EDGE_REFERENCE, &written);
+}
+
 /* Operation i, not a decoded NN / TP one: its references as reads and a
- * write; kept in c->others when it references memory. */
+ * write; kept in c->others when it references memory.  An SH operation's
+ * reference reads or writes the image its uniforms describe there; other
+ * references are extended as reference_read and other_write say. */
 static nbg_code other_op(df *d, size_t i, df_op *o)
 {
 	nbg_commands *c = d->c;
 	nbg_cmd_other x = { 0 };
-	uint64_t read = 0, missing = 0, written = 0;
+	nbg_sh_uniforms uniforms, *u = NULL;
+	uint64_t read = 0, missing = 0;
 	int64_t first;
 	nbg_code rc;
 
 	other_refs(d, i, &x);
 	if (!x.ref_count)
 		return NBG_OK;
-	for (size_t r = 0; r + (size_t)x.writes < x.ref_count && o->reads < DF_MAX_READS; r++) {
+	if (x.type == NBG_GRAPH_OP_SH &&
+	    nbg_sh_uniforms_load(d->m, d->g, i, &uniforms, NULL) == NBG_SHU_OK)
+		u = &uniforms;
+	for (size_t r = 0; r < x.ref_count && o->reads < DF_MAX_READS; r++) {
+		if (x.writes && r == x.written)
+			continue;
 		int64_t sp = space_of(d, x.refs[r].source_type, x.refs[r].index);
-		if (sp >= 0)
-			reference_read(d, (uint32_t)sp, x.refs[r].offset, &o->read[o->reads++]);
+		if (sp < 0)
+			continue;
+		fp *f = &o->read[o->reads++];
+		if (!ref_image(d, u, &x, r, (uint32_t)sp, f)) {
+			free_fp(f);
+			reference_read(d, (uint32_t)sp, x.refs[r].offset, f);
+		}
 	}
 	if ((rc = flow_in(d, i, o, 1, &read, &missing, &first)) != NBG_OK)
 		return rc;
-	if (x.writes) {
-		const nbg_cmd_mem_ref *w = &x.refs[x.ref_count - 1];
-		int64_t sp = space_of(d, w->source_type, w->index);
-		uint64_t ext = 0;
-		if (w->source_type == NBG_GRAPH_SRC_OUTPUT && w->index >= 0 &&
-		    (size_t)w->index < d->m->output_count)
-			ext = nbg_model_output_at(d->m, (size_t)w->index)->byte_size;
-		else if (sp >= 0)
-			ext = reference_extent(d, i, (uint32_t)sp, w->offset);
-		x.write_bytes = ext;
-		if (sp >= 0 && reserve(d, &o->write, 1)) {
-			o->has_write = 1;
-			o->write.space = (uint32_t)sp;
-			o->write.v[0].lo = w->offset;
-			o->write.v[0].hi = w->offset + (ext ? ext : 1);
-			o->write.n = 1;
-			if ((rc = flow_out(d, i, &o->write, NBG_CMD_EDGE_REFERENCE, &written)) != NBG_OK)
-				return rc;
-		}
-	}
+	if (x.writes && (rc = other_write(d, i, o, u, &x)) != NBG_OK)
+		return rc;
 	void *p = nbg_grow(c->others, &c->other_cap, c->other_count + 1, sizeof(*c->others), 16);
 	if (!p)
 		return NBG_E_OUT_OF_MEMORY;
@@ -1050,17 +1221,22 @@ nbg_code nbg_command_dataflow(nbg_commands *c, const nbg_model *m, const nbg_gra
 	d.touched = calloc(n, sizeof(*d.touched));
 	c->op_of = malloc(n * sizeof(*c->op_of));
 	c->written = calloc(n, sizeof(*c->written));
+	d.in_at = calloc(c->op_count ? c->op_count : 1, sizeof(*d.in_at));
+	d.out_at = calloc(c->op_count ? c->op_count : 1, sizeof(*d.out_at));
 	if (!d.spaces || !d.ops || !d.consumed || !d.flow || !d.touched || !c->op_of ||
-	    !c->written) {
+	    !c->written || !d.in_at || !d.out_at) {
 		df_free(&d, n);
 		return NBG_E_OUT_OF_MEMORY;
 	}
 	c->op_of_count = n;
 	for (size_t i = 0; i < n; i++)
 		c->op_of[i] = -1;
-	for (size_t k = 0; k < c->op_count; k++)
+	for (size_t k = 0; k < c->op_count; k++) {
 		if (c->ops[k].operation < n)
 			c->op_of[c->ops[k].operation] = (int64_t)k;
+		d.in_at[k] = c->ops[k].in_ref.offset;
+		d.out_at[k] = c->ops[k].out_ref.offset;
+	}
 	seed_inputs(&d);
 	decoded_footprints(&d);
 	for (size_t i = 0; i < n && rc == NBG_OK; i++) {

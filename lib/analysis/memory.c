@@ -386,7 +386,9 @@ static void io_figures(mctx *c)
 	set(c->r, NBG_MEM_OUTPUTS, v[1], x[1], 1);
 }
 
-/* Dynamic buffers named by STATE patches inside operation ranges. */
+/* Dynamic buffers named by patches inside operation ranges (a hardware-init
+ * operation's are not counted): STATE patches, and in the LCD layout
+ * COMMAND patches too (doc/memory.md, "Dynamic buffers"). */
 static void dynamic_figures(mctx *c)
 {
 	const nbg_graph *g = c->g;
@@ -397,8 +399,9 @@ static void dynamic_figures(mctx *c)
 		return;
 	for (size_t k = 0; k < g->sum.patch_count; k++) {
 		const nbg_graph_patch *q = nbg_graph_patch_at(g, k);
-		if (q->operation < 0 || q->type != NBG_MEM_PATCH_STATE || q->index < 0 ||
-		    (uint64_t)q->index >= c->dyn_count)
+		int counted = q->type == NBG_MEM_PATCH_STATE ||
+			      (q->type == NBG_MEM_PATCH_COMMAND && c->r->layout == NBG_MEM_LAYOUT_LCD);
+		if (q->operation < 0 || !counted || q->index < 0 || (uint64_t)q->index >= c->dyn_count)
 			continue;
 		if (q->source_type == NBG_GRAPH_SRC_MISC_DYNA_INPUT)
 			mark[q->index] |= 1;

@@ -60,9 +60,9 @@ static const nbg_mem_rule rules[NBG_MEM__COUNT] = {
 	  "Dynamic Input or Output (bytes)", "dynamic inputs + dynamic outputs", "C" },
 	{ NBG_MEM_DYNAMIC_INPUTS, "dynamic_inputs", "Dynamic inputs", 3,
 	  "Total Dynamic Input (bytes)",
-	  "the distinct entries named by MISC_DYNA_INPUT patches of type STATE inside "
-	  "operation ranges (DYNAIO_TABLE entries, or LCDT entries in the LCD layout), each "
-	  "rounded up to 64; exact: not rounded",
+	  "the distinct entries named by MISC_DYNA_INPUT patches inside operation ranges, of "
+	  "type STATE (DYNAIO_TABLE entries), in the LCD layout of type STATE or COMMAND (LCDT "
+	  "entries), each rounded up to 64; exact: not rounded",
 	  "C+I" },
 	{ NBG_MEM_DYNAMIC_OUTPUTS, "dynamic_outputs", "Dynamic outputs", 3,
 	  "Total Dynamic Output (bytes)",

@@ -165,6 +165,12 @@ static json_t *op_json(const nbg_graph *g, const nbg_cmd_op *op)
 				      (json_int_t)op->out_slice_stride, "input_element_bytes",
 				      (int)op->in_element_bytes, "output_element_bytes",
 				      (int)op->out_element_bytes));
+	json_object_set_new(json_object_get(o, "dataflow"), "tile_placed",
+			    op->tile_placed ? json_pack("{s:s,s:I,s:i}", "image",
+							op->tile_placed == 1 ? "input" : "output", "offset",
+							(json_int_t)op->tile_offset, "step_scale",
+							(int)op->tile_scale)
+					    : json_null());
 	return o;
 }
 
@@ -180,14 +186,16 @@ static json_t *other_json(const nbg_graph *g, const nbg_cmd_other *x)
 				? nbg_json_text(nbg_graph_layer_at(g, x->layer_id)->name, 64) : json_null());
 	for (size_t i = 0; i < x->ref_count; i++) {
 		const nbg_cmd_mem_ref *r = &x->refs[i];
-		json_array_append_new(refs, json_pack("{s:I,s:s?,s:I,s:I,s:I,s:s}", "patch",
+		json_array_append_new(refs, json_pack("{s:I,s:s?,s:I,s:I,s:I,s:s,s:o}", "patch",
 						      (json_int_t)r->patch, "source_type_name",
 						      nbg_graph_source_type_name(r->source_type),
 						      "source_type", (json_int_t)r->source_type,
 						      "index", (json_int_t)r->index, "offset",
 						      (json_int_t)r->offset, "role",
-						      x->writes && i + 1 == x->ref_count ? "writes"
-											 : "reads"));
+						      x->writes && i == x->written ? "writes" : "reads",
+						      "image_bytes", x->image_bytes[i]
+									     ? json_integer((json_int_t)x->image_bytes[i])
+									     : json_null()));
 	}
 	json_object_set_new(o, "references", refs);
 	json_object_set_new(o, "write_bytes", json_integer((json_int_t)x->write_bytes));

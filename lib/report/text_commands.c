@@ -138,7 +138,7 @@ static void other_line(FILE *out, const nbg_commands *c, const nbg_graph *g,
 	fprintf(out, "  %s op %zu: not decoded;", t ? t : "?", x->operation);
 	for (size_t r = 0; r < x->ref_count; r++) {
 		fprintf(out, "%s ", r ? "," : "");
-		fprintf(out, "%s ", x->writes && r + 1 == x->ref_count ? "writes" : "reads");
+		fprintf(out, "%s ", x->writes && r == x->written ? "writes" : "reads");
 		ref_text(out, &x->refs[r]);
 	}
 	fprintf(out, "  [op %zu, layer %u", x->operation, x->layer_id);

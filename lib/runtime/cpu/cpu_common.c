@@ -2,7 +2,8 @@
  * cpu_common.c - what every planner of the CPU backend shares: refusing a
  * step with a reason, finding the buffer an address lands in, checking
  * that an image lies inside it, and reading an SH operation's shader
- * uniforms from its state buffer (cpu_internal.h).
+ * uniforms from its state buffer (through analysis/uniforms.c, which the
+ * data flow shares; cpu_internal.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -78,47 +79,6 @@ int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint
 	return *last < p->regions[region].size;
 }
 
-/* Walks the LOAD_STATE stream (opcode 1 in bits 31..27: count in bits 25..16,
- * 0 meaning 1024, register in bits 15..0, the values after it, padded to an
- * even word count; any other command word takes two words) and keeps the
- * uniform words.  0 with the step refused when the stream is cut short. */
-static int read_uniforms(nbg_cpu_step *s, const uint8_t *b, uint64_t n, cpu_uniforms *u)
-{
-	memset(u, 0, sizeof(*u));
-	uint64_t words = n / 4, i = 0;
-	while (i < words) {
-		uint32_t w = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 |
-			     (uint32_t)b[4 * i + 2] << 16 | (uint32_t)b[4 * i + 3] << 24;
-		if (w >> 27 != 1) {
-			i += 2;
-			continue;
-		}
-		uint32_t count = (w >> 16) & 0x3ff, reg = w & 0xffff;
-		if (!count)
-			count = 1024;
-		if (i + 1 + count > words) {
-			nbg_cpu_refuse(s, "state-buffer-truncated", "the LOAD_STATE word 0x%08x at byte %llu of its "
-				       "state buffer loads %u values past the buffer's %llu bytes", w,
-				       (unsigned long long)(4 * i), count, (unsigned long long)n);
-			return 0;
-		}
-		for (uint32_t k = 0; k < count; k++) {
-			uint64_t addr = 4ull * ((uint64_t)reg + k);
-			if (addr < CPU_UNIFORM_BASE || addr >= CPU_UNIFORM_BASE + 4 * CPU_UNIFORMS)
-				continue;
-			size_t j = (size_t)(addr - CPU_UNIFORM_BASE) / 4;
-			const uint8_t *v = b + 4 * (i + 1 + k);
-			u->value[j] = (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 |
-				      (uint32_t)v[3] << 24;
-			u->at[j] = (uint32_t)(4 * (i + 1 + k));
-			u->loaded[j]++;
-		}
-		i += 1 + count;
-		i += i & 1;
-	}
-	return 1;
-}
-
 /* The patch of this operation that relocates the state word at byte `at`:
  * its reference with the stored word as the offset. */
 int nbg_cpu_patched_ref(const nbg_cpu_plan *p, size_t operation, uint32_t at, uint32_t value,
@@ -166,19 +126,23 @@ int nbg_cpu_locate_io(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const 
 int nbg_cpu_load_uniforms(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const char *what,
 			  cpu_uniforms *u)
 {
-	const nbg_graph_operation *go = nbg_graph_operation_at(p->g, operation);
-	const nbg_graph_summary *sum = nbg_graph_summary_of(p->g);
-	const nbg_graph_table *t = sum->state_table < 0 ? NULL : nbg_graph_table_at(p->g, (size_t)sum->state_table);
-	const nbg_graph_table_entry *e = t ? nbg_graph_table_entry_at(p->g, (size_t)sum->state_table, go->state_id) : NULL;
-	if (!t || !e || !e->in_bounds || !t->data_present || e->size == 0 || e->size > CPU_MAX_STATE_BYTES ||
-	    t->data_offset > p->m->file_size || e->offset > p->m->file_size - t->data_offset ||
-	    e->size > p->m->file_size - t->data_offset - e->offset) {
+	nbg_sh_uniforms_cut cut;
+	switch (nbg_sh_uniforms_load(p->m, p->g, operation, u, &cut)) {
+	case NBG_SHU_OK:
+		return 1;
+	case NBG_SHU_NO_BUFFER:
 		nbg_cpu_refuse(s, "state-buffer-missing", "a %s (layer %s) whose state buffer (state_id "
 			       "%u) is not an in-bounds table entry of 1 to %u bytes, so its I/O is not "
-			       "known", what, s->layer, go->state_id, CPU_MAX_STATE_BYTES);
+			       "known", what, s->layer, nbg_graph_operation_at(p->g, operation)->state_id,
+			       CPU_MAX_STATE_BYTES);
 		return 0;
+	case NBG_SHU_TRUNCATED:
+		break;
 	}
-	return read_uniforms(s, p->m->data + t->data_offset + e->offset, e->size, u);
+	nbg_cpu_refuse(s, "state-buffer-truncated", "the LOAD_STATE word 0x%08x at byte %llu of its "
+		       "state buffer loads %u values past the buffer's %llu bytes", cut.word,
+		       (unsigned long long)cut.at, cut.count, (unsigned long long)cut.size);
+	return 0;
 }
 
 int nbg_cpu_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, uint64_t size, unsigned word,

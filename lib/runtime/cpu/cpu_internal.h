@@ -16,6 +16,7 @@
 #include "common/model.h"
 #include "nbg/weights.h"
 #include "analysis/commands_internal.h"
+#include "analysis/uniforms.h"
 
 __extension__ typedef __int128 cpu_i128;
 __extension__ typedef unsigned __int128 cpu_u128;
@@ -345,23 +346,19 @@ static inline double nbg_cpu_tp_multiplier(const nbg_cmd *cmd)
 	return ldexp(32768.0 + nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POST_MULTIPLIER), -15 - nbg_cpu_tp_post_shift(cmd));
 }
 
-/* An SH operation's shader uniforms (cpu_common.c): the words its state
- * buffer (the LOAD_STATE stream its state_id names) loads at 0x36000 + 4 i,
- * i < CPU_UNIFORMS, with where each value lies in the buffer and how often
- * it is loaded.  nbg_cpu_load_uniforms reads them (0 with the step refused:
+/* An SH operation's shader uniforms (analysis/uniforms.h): the words its
+ * state buffer (the LOAD_STATE stream its state_id names) loads at 0x36000 +
+ * 4 i, i < CPU_UNIFORMS, with where each value lies in the buffer and how
+ * often it is loaded.  nbg_cpu_load_uniforms (cpu_common.c) reads them (0 with the step refused:
  * no in-bounds buffer of 1 to CPU_MAX_STATE_BYTES bytes, or a cut stream);
  * nbg_cpu_patched_ref gives the patch of the operation that relocates the
  * state word at byte `at` (its offset: the stored value); nbg_cpu_locate_io
  * the input (uniform 0x36000) and output (uniform index ou) image addresses
  * and their regions (0 with the step refused). */
-#define CPU_UNIFORMS 80
-#define CPU_UNIFORM_BASE 0x36000u
-#define CPU_MAX_STATE_BYTES (1u << 20) /* the corpus's: 784..848 */
-typedef struct cpu_uniforms {
-	uint32_t value[CPU_UNIFORMS];
-	uint32_t at[CPU_UNIFORMS];   /* byte offset of the value in the state buffer */
-	int loaded[CPU_UNIFORMS];    /* times loaded */
-} cpu_uniforms;
+#define CPU_UNIFORMS NBG_SH_UNIFORMS
+#define CPU_UNIFORM_BASE NBG_SH_UNIFORM_BASE
+#define CPU_MAX_STATE_BYTES NBG_SH_MAX_STATE_BYTES
+typedef nbg_sh_uniforms cpu_uniforms; /* analysis/uniforms.h */
 CPU_HIDDEN int nbg_cpu_load_uniforms(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const char *what,
 				     cpu_uniforms *u);
 CPU_HIDDEN int nbg_cpu_patched_ref(const nbg_cpu_plan *p, size_t operation, uint32_t at, uint32_t value,
