@@ -18,8 +18,8 @@
 # the corpus that the next run and the replay tests start from.  Each run
 # appends a line to fuzz/runs.tsv (date, harness, seconds, execs, result,
 # coverage, corpus size, seeds); the totals per harness (fuzz/hours.sh)
-# are printed at the end.  NBG_FUZZ_RECORD=0 (scripts/test.sh's short run)
-# merges and records nothing.  Seeds are regenerated every run into
+# are printed at the end.  NBG_FUZZ_RECORD=0 (a throwaway run) merges and
+# records nothing.  Seeds are regenerated every run into
 # fuzz/out/seeds/.
 # Figures (execs, execs/s, coverage) go to fuzz/out/logs/HARNESS.log and are
 # summarized at the end.
