@@ -1,8 +1,8 @@
 #!/bin/sh
 # fuzz/coverage.sh [HARNESS...] - source coverage (clang -fcoverage-mapping)
 # of what each harness's inputs reach: the synthesized seeds, the shrunk and
-# full real corpus, fuzz/regressions/ and the corpus fuzz/run.sh grew in
-# fuzz/out/corpus/HARNESS/.  Prints, per harness, line / region / function
+# full real corpus (when there), fuzz/regressions/ and the corpus fuzz/run.sh
+# grew in fuzz/out/corpus/HARNESS/.  Prints, per harness, line / region / function
 # coverage of the files that harness exists for, and writes the full
 # llvm-cov report to fuzz/out/cov/HARNESS.txt.
 set -eu
@@ -43,10 +43,11 @@ for h in $harnesses; do
 	*) files="lib/" ;;
 	esac
 	extra=""
-	[ $h = ledger_doc ] && extra="$out/seeds-json"
+	[ $h = ledger_doc ] && extra="--optional $out/seeds-json"
 	rm -f "$out/cov/$h.profraw"
 	LLVM_PROFILE_FILE="$out/cov/$h.profraw" build-fuzz/fuzz/nbg-cov-$h --synth --shrink \
-		fuzz/regressions "$corpus/v2" "$corpus/v1" "$out/corpus/$h" $extra >/dev/null 2>&1
+		fuzz/regressions --optional "$corpus/v2" \
+		--optional "$corpus/v1" --optional "$out/corpus/$h" $extra >/dev/null 2>&1
 	"$profdata" merge -sparse "$out/cov/$h.profraw" -o "$out/cov/$h.profdata"
 	"$llvmcov" report build-fuzz/fuzz/nbg-cov-$h -instr-profile="$out/cov/$h.profdata" \
 		>"$out/cov/$h.txt"

@@ -6,7 +6,8 @@
  * past its end is a sanitizer report.
  *
  *   nbg-replay-HARNESS [--synth] [--shrink] [--min N] [--need DIR]
- *                      [--need-models DIR] PATH...
+ *                      [--need-models DIR] [--timeout S] PATH...
+ *                      [--optional PATH]...
  *
  *   --synth    also every synthesized seed (fuzz/seeds.c, fuzz/seeds_coef.c:
  *              files carrying kernel streams and the coef harness's raw
@@ -20,28 +21,68 @@
  *              real corpus is optional on a clone (tests/corpus.h)
  *   --need-models DIR  the same for models_dir (the source models and the
  *              NBG files compiled from them)
- *   Options apply wherever they stand.  A path that does not exist is
- *   skipped with a message: fuzz/out/ exists only after a local fuzzing run.
+ *   --timeout S  fail, naming the input, when one input runs for more than
+ *              S seconds (what fuzz/run.sh keeps as a timeout fails so)
+ *   --optional PATH  a PATH that may be absent (skipped with a message):
+ *              fuzz/out/ exists only after a local fuzzing run.  Any other
+ *              PATH that does not exist fails.
+ *   A PATH is a file (one input), a directory (every file under it) or a
+ *   ustar archive, gzip-compressed or not (fuzz/archive.h: each member an
+ *   input), told by its name ending in .tar.gz or .tar.  Options apply
+ *   wherever they stand.  Every input also counts against libFuzzer's
+ *   memory limit of fuzz/run.sh (2048 MB of resident memory, and under ASan
+ *   no single allocation over it), so what a fuzzing run keeps as
+ *   out-of-memory fails here too.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "archive.h"
 #include "corpus.h"
 #include "fuzz_common.h"
 #include "seeds.h"
 
+/* fuzz/run.sh's -rss_limit_mb (libFuzzer's malloc limit is the same) */
+#define RSS_LIMIT_MB 2048
+
 static size_t runs, bytes;
 static int shrink;
+static unsigned timeout_s;
+static const char *current; /* the input running, for the timeout message */
+
+/* Read by ASan at start-up (ASAN_OPTIONS adds to it): an allocation over the
+ * limit is a report, as in libFuzzer, instead of a success with overcommit. */
+const char *__asan_default_options(void);
+__attribute__((used)) const char *__asan_default_options(void)
+{
+	return "max_allocation_size_mb=2048"; /* RSS_LIMIT_MB */
+}
+
+static char timeout_msg[128]; /* written before the first alarm */
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	/* async-signal-safe: write(2) only */
+	if (write(2, timeout_msg, strlen(timeout_msg)) < 0 ||
+	    write(2, current, strlen(current)) < 0 || write(2, "\n", 1) < 0)
+		_exit(1);
+	_exit(1);
+}
 
 static void run(const char *name, const uint8_t *data, size_t size)
 {
 	/* An exact-size heap copy even for size 0, so the harness gets a pointer
 	 * ASan tracks (libFuzzer does the same). */
 	uint8_t *copy = malloc(size ? size : 1);
+	struct rusage ru;
 
 	if (!copy) {
 		fprintf(stderr, "replay: out of memory for %s\n", name);
@@ -49,10 +90,18 @@ static void run(const char *name, const uint8_t *data, size_t size)
 	}
 	if (size)
 		memcpy(copy, data, size);
+	current = name;
+	alarm(timeout_s);
 	LLVMFuzzerTestOneInput(copy, size);
+	alarm(0);
 	free(copy);
 	runs++;
 	bytes += size;
+	if (getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss / 1024 > RSS_LIMIT_MB) {
+		fprintf(stderr, "replay: out of memory: %ld MB resident after %s (the limit is %d MB)\n",
+			ru.ru_maxrss / 1024, name, RSS_LIMIT_MB);
+		exit(1);
+	}
 }
 
 /* The input, then (with --shrink) each shrunk copy that differs from it and
@@ -97,7 +146,32 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void run_path(const char *path)
+static void run_member(const char *name, const uint8_t *data, size_t size, void *arg)
+{
+	(void)arg;
+	run_with_shrunk(name, data, size);
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+
+	return n >= k && !strcmp(s + n - k, tail);
+}
+
+static void run_archive(const char *path)
+{
+	char err[1024];
+	long n = archive_each(path, run_member, NULL, err, sizeof(err));
+
+	if (n < 0) {
+		fprintf(stderr, "replay: %s\n", err);
+		exit(3);
+	}
+	printf("replay: %s: %ld inputs\n", path, n);
+}
+
+static void run_path(const char *path, int optional)
 {
 	struct stat st;
 	DIR *d;
@@ -106,11 +180,17 @@ static void run_path(const char *path)
 	size_t n = 0;
 
 	if (stat(path, &st) != 0) {
-		fprintf(stderr, "replay: %s: %s (skipped)\n", path, strerror(errno));
+		fprintf(stderr, "replay: %s: %s%s\n", path, strerror(errno),
+			optional ? " (skipped)" : "");
+		if (!optional)
+			exit(3);
 		return;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		run_file(path);
+		if (ends_with(path, ".tar.gz") || ends_with(path, ".tar"))
+			run_archive(path);
+		else
+			run_file(path);
 		return;
 	}
 	d = opendir(path);
@@ -131,7 +211,7 @@ static void run_path(const char *path)
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
-		run_path(names[i]);
+		run_path(names[i], 0);
 		free(names[i]);
 	}
 	free(names);
@@ -156,6 +236,12 @@ int main(int argc, char **argv)
 				       argv[i]);
 				return TC_SKIP;
 			}
+		} else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+			timeout_s = (unsigned)strtoul(argv[++i], NULL, 10);
+			snprintf(timeout_msg, sizeof(timeout_msg),
+				 "replay: timeout: an input ran for more than %u s (--timeout): ",
+				 timeout_s);
+			signal(SIGALRM, on_alarm);
 		} else if (!strcmp(argv[i], "--need-models") && i + 1 < argc) {
 			if (stat(argv[++i], &st) != 0 || !S_ISDIR(st.st_mode)) {
 				printf("replay: model inputs skipped: %s does not exist. %s\n", argv[i],
@@ -185,10 +271,12 @@ int main(int argc, char **argv)
 	}
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--min") || !strcmp(argv[i], "--need") ||
-		    !strcmp(argv[i], "--need-models"))
+		    !strcmp(argv[i], "--need-models") || !strcmp(argv[i], "--timeout"))
 			i++;
+		else if (!strcmp(argv[i], "--optional") && i + 1 < argc)
+			run_path(argv[++i], 1);
 		else if (strcmp(argv[i], "--synth") && strcmp(argv[i], "--shrink"))
-			run_path(argv[i]);
+			run_path(argv[i], 0);
 	}
 	printf("replay: %zu inputs, %zu bytes, no crash\n", runs, bytes);
 	if (runs < min_runs) {
