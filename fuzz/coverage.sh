@@ -1,8 +1,9 @@
 #!/bin/sh
 # fuzz/coverage.sh [HARNESS...] - source coverage (clang -fcoverage-mapping)
 # of what each harness's inputs reach: the synthesized seeds, the shrunk and
-# full real corpus (when there), fuzz/regressions/ and the corpus fuzz/run.sh
-# grew in fuzz/out/corpus/HARNESS/.  Prints, per harness, line / region / function
+# full real corpus (when there), fuzz/regressions/, the committed corpus
+# fuzz/corpus/HARNESS.tar.gz and what fuzz/run.sh grew in
+# fuzz/out/corpus/HARNESS/ since.  Prints, per harness, line / region / function
 # coverage of the files that harness exists for, and writes the full
 # llvm-cov report to fuzz/out/cov/HARNESS.txt.
 set -eu
@@ -46,7 +47,7 @@ for h in $harnesses; do
 	[ $h = ledger_doc ] && extra="--optional $out/seeds-json"
 	rm -f "$out/cov/$h.profraw"
 	LLVM_PROFILE_FILE="$out/cov/$h.profraw" build-fuzz/fuzz/nbg-cov-$h --synth --shrink \
-		fuzz/regressions --optional "$corpus/v2" \
+		fuzz/regressions fuzz/corpus/$h.tar.gz --optional "$corpus/v2" \
 		--optional "$corpus/v1" --optional "$out/corpus/$h" $extra >/dev/null 2>&1
 	"$profdata" merge -sparse "$out/cov/$h.profraw" -o "$out/cov/$h.profdata"
 	"$llvmcov" report build-fuzz/fuzz/nbg-cov-$h -instr-profile="$out/cov/$h.profdata" \

@@ -4,10 +4,11 @@ read what is not an NBG: tensor (.npy, text and raw tensor files behind the
 16 bytes that choose the record), sample (sample.txt), manifest (sha256sum
 manifests) and corpus_part (the parts `nbg corpus --json` writes, measured
 here over files synthesized by nbg-fuzz-seeds).  Every byte is written by
-this script or by nbg from synthesized files; fuzz/run.sh grows and
-minimizes them into fuzz/corpus/HARNESS/.
+this script or by nbg from synthesized files.  Written into
+fuzz/out/corpus/HARNESS/, they are merged into the committed archive
+fuzz/corpus/HARNESS.tar.gz by the next fuzz/run.sh of the harness.
 
-    python3 fuzz/mkseeds_inputs.py build/nbg fuzz/corpus
+    python3 fuzz/mkseeds_inputs.py build/nbg fuzz/out/corpus
 """
 import hashlib
 import json

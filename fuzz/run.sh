@@ -1,9 +1,9 @@
 #!/bin/sh
 # fuzz/run.sh SECONDS [HARNESS...] - builds the libFuzzer targets with clang
 # (build-fuzz, -Dfuzzing=true) and runs each harness for SECONDS seconds
-# (default 60; every harness when none is named).  Fails on any crash, leak,
-# timeout, out-of-memory or violated invariant, leaving the input in
-# fuzz/out/crashes/HARNESS/ (copy it to fuzz/regressions/HARNESS/ with the fix).
+# (default 60; every harness when none is named).  Not part of the test
+# suite: developers run it in the background (nice -n 19) and commit what it
+# records.
 #
 # Seeds: the synthesized ones only, so that everything a run finds descends
 # from bytes written by this project and may be committed.  With
@@ -11,16 +11,23 @@
 # such a run keeps its finds in fuzz/out/corpus-real/HARNESS/ and commits
 # nothing (the real files are never copied into the project).
 #
-# Corpora grow in fuzz/out/corpus/HARNESS/ (ignored by git).  After each run
-# the committed corpus fuzz/corpus/HARNESS/ and what the run found are merged
-# (libFuzzer -merge=1: the smallest set of inputs with the same coverage,
-# none over 16 KB) back into fuzz/corpus/HARNESS/, so every long run grows
-# the corpus that the next run and the replay tests start from.  Each run
-# appends a line to fuzz/runs.tsv (date, harness, seconds, execs, result,
-# coverage, corpus size, seeds); the totals per harness (fuzz/hours.sh)
+# The committed corpus of a harness is one archive, fuzz/corpus/HARNESS.tar.gz
+# (ustar, gzip; the replay tests read it as it is).  A run unpacks it into
+# fuzz/out/committed/HARNESS/ for libFuzzer and grows its own corpus in
+# fuzz/out/corpus/HARNESS/ (kept between runs, ignored by git); after the run
+# both are merged (libFuzzer -merge=1: the smallest set of inputs with the
+# same coverage, none over 16 KB) and packed back into the archive, the same
+# way every time (sorted names, fixed dates and owners, gzip -n), so an
+# unchanged corpus gives the same bytes and git sees no change.
+#
+# Fails on any crash, leak, timeout, out-of-memory or violated invariant,
+# leaving the input in fuzz/out/crashes/HARNESS/ (copy it to
+# fuzz/regressions/HARNESS/ with the fix).
+#
+# Each run appends a line to fuzz/runs.tsv (date, harness, seconds, execs,
+# result, coverage, corpus size, seeds); the totals per harness (fuzz/hours.sh)
 # are printed at the end.  NBG_FUZZ_RECORD=0 (a throwaway run) merges and
-# records nothing.  Seeds are regenerated every run into
-# fuzz/out/seeds/.
+# records nothing.  Seeds are regenerated every run into fuzz/out/seeds/.
 # Figures (execs, execs/s, coverage) go to fuzz/out/logs/HARNESS.log and are
 # summarized at the end.
 set -eu
@@ -38,6 +45,17 @@ for h in $harnesses; do
 done
 out=fuzz/out
 corpus=${NBG_CORPUS:-../shared/corpus}
+
+# pack DIR ARCHIVE: every file of DIR into ARCHIVE, deterministically (the
+# replay driver reads POSIX ustar only, fuzz/archive.c).
+pack() {
+	(cd "$1" && find . -maxdepth 1 -type f ! -name '.*' -printf '%f\n' | LC_ALL=C sort |
+		tar --format=ustar --no-recursion --mtime=@0 --owner=0 --group=0 \
+		--numeric-owner --mode=0644 -cf - -T -) >"$2.tar.tmp"
+	gzip -n -9 --rsyncable <"$2.tar.tmp" >"$2.tmp"
+	rm -f "$2.tar.tmp"
+	mv "$2.tmp" "$2"
+}
 
 if [ ! -d build-fuzz ]; then
 	CC=clang meson setup build-fuzz -Dfuzzing=true --buildtype=debugoptimized >/dev/null
@@ -72,7 +90,11 @@ for h in $harnesses; do
 	bin=build-fuzz/fuzz/fuzz_$h
 	work=$out/corpus/$h
 	[ "$real" = 1 ] && work=$out/corpus-real/$h
-	mkdir -p "$work" "$out/crashes/$h" fuzz/regressions/"$h" fuzz/corpus/"$h"
+	archive=fuzz/corpus/$h.tar.gz
+	committed=$out/committed/$h
+	rm -rf "$committed"
+	mkdir -p "$work" "$out/crashes/$h" fuzz/regressions/"$h" "$committed"
+	[ -f "$archive" ] && tar -xzf "$archive" -C "$committed"
 	case $h in
 	ledger_doc) seeds="$out/seeds-json $out/seeds" dict=fuzz/ledger_doc.dict ;;
 	# not NBG files: their seeds are the committed corpus alone
@@ -89,7 +111,7 @@ for h in $harnesses; do
 	   "$bin" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
 		-max_len=65536 -dict="$dict" -print_final_stats=1 \
 		-artifact_prefix="$out/crashes/$h/" \
-		"$work" fuzz/corpus/"$h" $seeds fuzz/regressions >"$log" 2>&1; then
+		"$work" "$committed" $seeds fuzz/regressions >"$log" 2>&1; then
 		status=ok
 	else
 		status=FAILED
@@ -103,12 +125,16 @@ for h in $harnesses; do
 	rm -rf "$merged"
 	mkdir -p "$merged"
 	if [ "$real" != 1 ] && [ "$record" = 1 ] && "$bin" -merge=1 -max_len=16384 -rss_limit_mb=2048 -timeout=10 "$merged" \
-		fuzz/corpus/"$h" "$out/corpus/$h" >"$out/logs/$h.merge.log" 2>&1; then
+		"$committed" "$out/corpus/$h" >"$out/logs/$h.merge.log" 2>&1; then
 		find "$merged" -type f -size +16k -delete
-		rm -rf fuzz/corpus/"$h"
-		mv "$merged" fuzz/corpus/"$h"
+		pack "$merged" "$archive"
+		rm -rf "$committed"
+		mv "$merged" "$committed"
+	elif [ "$real" != 1 ] && [ "$record" = 1 ]; then
+		echo "fuzz $h: the merge failed ($out/logs/$h.merge.log); $archive is unchanged" >&2
+		fail=1
 	fi
-	units=$(find fuzz/corpus/"$h" -type f | wc -l)
+	units=$(find "$committed" -type f | wc -l)
 	echo "fuzz $h: $status, ${secs}s, ${execs:-?} execs (${rate:-?}/s), $cov, corpus $units"
 	if [ $status = FAILED ]; then
 		grep -E 'ERROR|SUMMARY|invariant|Test unit written' "$log" | head -20 >&2
@@ -122,5 +148,5 @@ done
 # doc/security.md (scripts/gen-docs.sh writes it there; the fuzz-hours test
 # fails until it is regenerated after a recorded run).
 [ -f fuzz/runs.tsv ] && sh fuzz/hours.sh
-[ "$record" = 1 ] && echo "fuzz: recorded in fuzz/runs.tsv and fuzz/corpus/; run scripts/gen-docs.sh to update doc/security.md"
+[ "$record" = 1 ] && echo "fuzz: recorded in fuzz/runs.tsv and fuzz/corpus/*.tar.gz; run scripts/gen-docs.sh to update doc/security.md"
 exit $fail
