@@ -20,16 +20,20 @@
 # way every time (sorted names, fixed dates and owners, gzip -n), so an
 # unchanged corpus gives the same bytes and git sees no change.
 #
-# Fails on any crash, leak, timeout, out-of-memory or violated invariant,
-# leaving the input in fuzz/out/crashes/HARNESS/ (copy it to
-# fuzz/regressions/HARNESS/ with the fix).
+# What fails a run: a crash, leak, timeout, out-of-memory or violated
+# invariant.  libFuzzer writes the input to fuzz/out/crashes/HARNESS/; this
+# script also copies it to fuzz/regressions/HARNESS/unfixed-KIND-SHA1 (KIND:
+# crash, leak, timeout, oom), where every replay test reads it, so it fails
+# the suite until it is fixed and cannot be lost with fuzz/out/.  Fix the
+# library, rename the input after the bug and commit both.  (A run with the
+# real seeds keeps it in fuzz/out/crashes/ only: it may hold their bytes.)
 #
 # Each run appends a line to fuzz/runs.tsv (date, harness, seconds, execs,
 # result, coverage, corpus size, seeds); the totals per harness (fuzz/hours.sh)
 # are printed at the end.  NBG_FUZZ_RECORD=0 (a throwaway run) merges and
-# records nothing.  Seeds are regenerated every run into fuzz/out/seeds/.
-# Figures (execs, execs/s, coverage) go to fuzz/out/logs/HARNESS.log and are
-# summarized at the end.
+# records nothing, but still keeps a failing input.  Seeds are regenerated
+# every run into fuzz/out/seeds/.  Figures (execs, execs/s, coverage) go to
+# fuzz/out/logs/HARNESS.log and are summarized at the end.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -55,6 +59,32 @@ pack() {
 	gzip -n -9 --rsyncable <"$2.tar.tmp" >"$2.tmp"
 	rm -f "$2.tar.tmp"
 	mv "$2.tmp" "$2"
+}
+
+# keep HARNESS LOG STAMP: copies what libFuzzer wrote to fuzz/out/crashes/
+# after STAMP into fuzz/regressions/HARNESS/ and says what to do.
+keep() {
+	find "$out/crashes/$1" -type f -newer "$3" ! -name 'slow-unit-*' | LC_ALL=C sort |
+	while read -r a; do
+		kind=${a##*/}
+		kind=${kind%%-*}
+		if [ "$real" = 1 ]; then
+			echo "fuzz $1: $kind input $a (from a run with the real seeds: it may hold their bytes; rebuild it from synthesized bytes before committing it)" >&2
+			continue
+		fi
+		dest=fuzz/regressions/$1/unfixed-$kind-$(sha1sum <"$a" | cut -c1-12)
+		# an input already kept (a bug come back) is not kept twice
+		for f in fuzz/regressions/*/*; do
+			cmp -s "$a" "$f" && dest=$f
+		done
+		if [ -f "$dest" ]; then
+			kept="already kept as"
+		else
+			cp "$a" "$dest"
+			kept="kept as"
+		fi
+		echo "fuzz $1: $kind input $kept $dest: every fuzz-replay test runs it and fails until it is fixed (under build-asan for a leak). Reproduce with build-fuzz/fuzz/fuzz_$1 $dest or build-asan/fuzz/nbg-replay-$1 $dest, fix the library, rename the file after the bug and commit both. Log: $2" >&2
+	done
 }
 
 if [ ! -d build-fuzz ]; then
@@ -103,6 +133,8 @@ for h in $harnesses; do
 	*) seeds=$out/seeds dict=fuzz/nbg.dict ;;
 	esac
 	log=$out/logs/$h.log
+	stamp=$out/logs/$h.start
+	: >"$stamp"
 	# libFuzzer first runs every input of every directory (so a fixed bug
 	# that comes back fails at once); new inputs go to the first directory,
 	# the seeds and fuzz/regressions/ (read recursively) are only read.
@@ -138,6 +170,7 @@ for h in $harnesses; do
 	echo "fuzz $h: $status, ${secs}s, ${execs:-?} execs (${rate:-?}/s), $cov, corpus $units"
 	if [ $status = FAILED ]; then
 		grep -E 'ERROR|SUMMARY|invariant|Test unit written' "$log" | head -20 >&2
+		keep "$h" "$log" "$stamp"
 	fi
 	[ "$record" = 1 ] || continue
 	[ -f fuzz/runs.tsv ] || printf 'date\tharness\tseconds\texecs\tresult\tcoverage\tcorpus\tseeds\n' >fuzz/runs.tsv
