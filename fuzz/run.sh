@@ -3,7 +3,9 @@
 # (build-fuzz, -Dfuzzing=true) and runs each harness for SECONDS seconds
 # (default 60; every harness when none is named).  Not part of the test
 # suite: developers run it in the background (nice -n 19) and commit what it
-# records.
+# records.  SECONDS 0 runs no fuzzer: it only merges what fuzz/out/corpus/
+# HARNESS/ holds (inputs of your own, or of a libFuzzer run started by hand)
+# into the archive, and records no run.
 #
 # Seeds: the synthesized ones only, so that everything a run finds descends
 # from bytes written by this project and may be committed.  With
@@ -39,6 +41,9 @@ cd "$(dirname "$0")/.."
 
 secs=${1:-60}
 [ $# -gt 0 ] && shift
+case $secs in
+*[!0-9]* | '') echo "fuzz: SECONDS must be a whole number, not '$secs'" >&2; exit 2 ;;
+esac
 all="parse report_json report_text ledger ledger_doc graph diff commands coef memory escape tensor sample manifest corpus_part cpu"
 harnesses=${*:-$all}
 for h in $harnesses; do
@@ -138,7 +143,10 @@ for h in $harnesses; do
 	# libFuzzer first runs every input of every directory (so a fixed bug
 	# that comes back fails at once); new inputs go to the first directory,
 	# the seeds and fuzz/regressions/ (read recursively) are only read.
-	if ASAN_OPTIONS=detect_leaks=1 \
+	if [ "$secs" = 0 ]; then
+		status=ok
+		: >"$log"
+	elif ASAN_OPTIONS=detect_leaks=1 \
 	   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	   "$bin" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
 		-max_len=65536 -dict="$dict" -print_final_stats=1 \
@@ -172,7 +180,7 @@ for h in $harnesses; do
 		grep -E 'ERROR|SUMMARY|invariant|Test unit written' "$log" | head -20 >&2
 		keep "$h" "$log" "$stamp"
 	fi
-	[ "$record" = 1 ] || continue
+	[ "$record" = 1 ] && [ "$secs" != 0 ] || continue
 	[ -f fuzz/runs.tsv ] || printf 'date\tharness\tseconds\texecs\tresult\tcoverage\tcorpus\tseeds\n' >fuzz/runs.tsv
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%MZ)" "$h" "$secs" \
 		"${execs:-0}" "$status" "${cov:-?}" "$units" "$kind" >>fuzz/runs.tsv
@@ -181,5 +189,9 @@ done
 # doc/security.md (scripts/gen-docs.sh writes it there; the fuzz-hours test
 # fails until it is regenerated after a recorded run).
 [ -f fuzz/runs.tsv ] && sh fuzz/hours.sh
-[ "$record" = 1 ] && echo "fuzz: recorded in fuzz/runs.tsv and fuzz/corpus/*.tar.gz; run scripts/gen-docs.sh to update doc/security.md"
+if [ "$record" = 1 ] && [ "$secs" = 0 ]; then
+	echo "fuzz: merged into fuzz/corpus/*.tar.gz (no run recorded); run scripts/gen-docs.sh to update doc/security.md"
+elif [ "$record" = 1 ]; then
+	echo "fuzz: recorded in fuzz/runs.tsv and fuzz/corpus/*.tar.gz; run scripts/gen-docs.sh to update doc/security.md"
+fi
 exit $fail
