@@ -69,6 +69,14 @@ typedef struct nbg_ctx {
 
 /* Fills err (may be NULL) and returns code: the one error setter of every
  * libnbg component.  fmt describes the problem for a person. */
+/* Non-zero: every parse skips the CRC comparisons, as the libFuzzer build
+ * (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION) does, so that mutated bytes
+ * reach the rules behind the checksums.  Set only by the fuzz replay
+ * drivers (fuzz/fuzz_mode.c), which link the static library: the library
+ * is compiled once per build, not once more for them.  Hidden, so no
+ * program linking the shared library can reach it. */
+NBG_INTERNAL extern int nbg_fuzzing_no_crc;
+
 NBG_INTERNAL nbg_code nbg_error_set(nbg_error *err, nbg_code code, uint64_t offset,
 				    const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));

@@ -12,6 +12,8 @@
 
 static const uint8_t nbg_magic[4] = { 'V', 'P', 'M', 'N' };
 
+int nbg_fuzzing_no_crc; /* common/internal.h */
+
 static uint64_t limit_or(uint64_t v, uint64_t dflt)
 {
 	return v ? v : dflt;
@@ -135,6 +137,8 @@ nbg_code nbg_parse_reached(const uint8_t *data, size_t size, const nbg_parse_opt
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 	c.flags |= NBG_PARSE_NO_CRC_CHECK;
 #endif
+	if (nbg_fuzzing_no_crc)
+		c.flags |= NBG_PARSE_NO_CRC_CHECK;
 
 	if (size < 4)
 		return nbg_fail(&c, NBG_E_TRUNCATED, 0, "magic",
