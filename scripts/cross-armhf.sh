@@ -15,12 +15,14 @@
 #     No armhf package is ever installed, so nothing can replace a native
 #     one, whatever its Multi-Arch field says;
 #  3-6. the shared steps of scripts/cross-test.sh: build build-armhf/, check
-#     the libraries nbg loads, meson test under qemu-arm, and the report
-#     comparison against the native nbg.
+#     the libraries nbg loads, meson test under qemu-arm (the suite quick by
+#     default), and the comparison against the native nbg: reports, CPU
+#     plans and the CPU backend's outputs.
 #
-# Environment as scripts/cross-aarch64.sh: NBG_CROSS_TESTS,
-# NBG_CROSS_TIMEOUT_MULTIPLIER, NBG_CROSS_SKIP_REPORTS.  doc/cross.md says
-# what it costs and which tests skip on a 32-bit build, and why.
+# Environment as scripts/cross-aarch64.sh: NBG_CROSS_SUITES, NBG_CROSS_TESTS,
+# NBG_CROSS_TIMEOUT_MULTIPLIER, NBG_CROSS_CPU, NBG_CROSS_SKIP_REPORTS.
+# doc/cross.md says what it costs and which tests skip on a 32-bit build,
+# and why.
 set -eu
 cd "$(dirname "$0")/.."
 

@@ -8,7 +8,7 @@
 # machine (readelf's name of the target), wrapper (the cross file's exe
 # wrapper, as words) and step() (prints a timed step); it runs from the
 # checkout's root with scripts/setup.sh done (build/nbg exists).
-# Environment: NBG_CROSS_TESTS, NBG_CROSS_TIMEOUT_MULTIPLIER,
+# Environment: NBG_CROSS_SUITES, NBG_CROSS_TESTS, NBG_CROSS_TIMEOUT_MULTIPLIER,
 # NBG_CROSS_SKIP_REPORTS (doc/cross.md).
 # shellcheck shell=sh disable=SC2154 # the variables above come from the caller
 
@@ -41,10 +41,29 @@ rm -f "$log"
 [ "$bad" -eq 0 ] || { echo "a library nbg loaded is not $machine" >&2; exit 1; }
 
 # -------------------------------------------------------------------- tests
-step "meson test under $qemu"
-# shellcheck disable=SC2086 # test names are words
-meson test -C "$build" --print-errorlogs \
-	--timeout-multiplier "${NBG_CROSS_TIMEOUT_MULTIPLIER:-5}" ${NBG_CROSS_TESTS:-}
+# NBG_CROSS_TESTS names tests; else NBG_CROSS_SUITES names meson suites
+# (default quick; "all": every test; "none": no test).  A suite with no test
+# (tests/meson.build names none such) runs nothing, and says so.
+suites=${NBG_CROSS_SUITES:-quick}
+if [ -n "${NBG_CROSS_TESTS:-}" ]; then
+	sel=$NBG_CROSS_TESTS
+elif [ "$suites" = all ]; then
+	sel=""
+elif [ "$suites" != none ]; then
+	sel=$(for s in $suites; do printf -- '--suite %s ' "$s"; done)
+fi
+if [ "$suites" = none ] && [ -z "${NBG_CROSS_TESTS:-}" ]; then
+	step "no meson test under $qemu (NBG_CROSS_SUITES=none)"
+else
+	step "meson test under $qemu: ${NBG_CROSS_TESTS:-suites $suites}"
+	# shellcheck disable=SC2086 # test names and options are words
+	n=$(meson test -C "$build" --no-rebuild --list $sel 2>/dev/null |
+		grep -v -e '^ninja: ' -e '^No suitable tests' | grep -c . || true)
+	[ "$n" -gt 0 ] || echo "note: no test in ${NBG_CROSS_TESTS:-suites $suites}: none run"
+	# shellcheck disable=SC2086
+	[ "$n" -eq 0 ] || meson test -C "$build" --print-errorlogs \
+		--timeout-multiplier "${NBG_CROSS_TIMEOUT_MULTIPLIER:-5}" $sel
+fi
 
 if [ "${NBG_CROSS_SKIP_REPORTS:-0}" != 1 ]; then
 	step "native and $arch nbg reports"
