@@ -36,9 +36,27 @@ for f in $(sed -n "/\"[^\"]*$build\\/nbg\"/,\$p" "$log" | grep -v ENOENT |
 	m=$(file_machine "$f")
 	printf '  %-70s %s\n' "$f" "$m"
 	[ "$m" = "$machine" ] || bad=1
+	case $f in */ld-linux*) loader=$f ;; */libc.so.6) libc=$f ;; esac
 done
 rm -f "$log"
 [ "$bad" -eq 0 ] || { echo "a library nbg loaded is not $machine" >&2; exit 1; }
+# The dynamic loader and libc share private structures, so they must be one
+# glibc build.  A pair of two builds runs until the first thread starts and
+# then spins in its first lock: qemu -L with a directory that has a loader
+# but no libc where the loader looks (the cross toolchain's
+# /usr/aarch64-linux-gnu: its 2.36-8 loader, then the host's arm64 libc)
+# did so in nbg on every file of 1 MB or more (doc/cross.md).
+glibc_build() {
+	LC_ALL=C grep -a -o -m1 '([^()]*GLIBC [^()]*) [a-z ]*release version [0-9.]*' "$1" | head -1 | sed 's/) .*/)/'
+}
+lb=$(glibc_build "${loader:-/dev/null}")
+cb=$(glibc_build "${libc:-/dev/null}")
+echo "  loader ${loader:-none} $lb, libc ${libc:-none} $cb"
+if [ -z "$lb" ] || [ "$lb" != "$cb" ]; then
+	echo "the dynamic loader and libc nbg loaded are not one glibc build: check the exe" \
+	     "wrapper's -L directory ($wrapper)" >&2
+	exit 1
+fi
 
 # -------------------------------------------------------------------- tests
 # NBG_CROSS_TESTS names tests; else NBG_CROSS_SUITES names meson suites
