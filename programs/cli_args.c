@@ -116,7 +116,8 @@ static int unknown(const char *cmd, const cli_option *opts, const char *given)
 
 static int value_of(const char *cmd, const cli_option *o, const char *v, void *dest)
 {
-	char *at = (char *)dest + o->offset, list[256], *end;
+	void *at = (char *)dest + o->offset; /* the field offsetof named: aligned for its type */
+	char list[256], *end;
 	unsigned long long n;
 
 	switch (o->kind) {
@@ -200,16 +201,17 @@ int cli_parse(const char *cmd, const cli_option *opts, int argc, char **argv, vo
 				      cli_esc(strchr(a, '=') + 1));
 		if (!(o = cli_option_find(opts, a, strlen(a))))
 			return unknown(cmd, opts, a);
+		void *at = (char *)dest + o->offset; /* as in value_of */
 		if (o->kind == CLI_FLAG) {
-			*(int *)((char *)dest + o->offset) = 1;
+			*(int *)at = 1;
 			continue;
 		}
 		if (o->kind == CLI_BITS) {
-			*(unsigned *)((char *)dest + o->offset) |= o->bits;
+			*(unsigned *)at |= o->bits;
 			continue;
 		}
 		if (o->kind == CLI_LIST) {
-			if (take_list(cmd, o, argc, argv, &i, (cli_list *)((char *)dest + o->offset)))
+			if (take_list(cmd, o, argc, argv, &i, (cli_list *)at))
 				return -1;
 			continue;
 		}

@@ -1,7 +1,7 @@
 #!/bin/sh
 # scripts/cross-aarch64.sh - one command: nbgkit built for aarch64 (arm64)
-# with Debian 12's cross toolchain, and its whole test suite run under
-# qemu-user.  As root (or with sudo) on a fresh Debian 12 it:
+# with Debian 12's cross toolchain, and its tests run under qemu-user.  As
+# root (or with sudo) on a fresh Debian 12 it:
 #
 #  1. runs scripts/setup.sh (the native packages and build/, needed for the
 #     native-against-aarch64 comparison in step 6);
@@ -16,19 +16,25 @@
 #     -Dwerror=true, and builds it;
 #  4. checks that nbg under qemu loads the arm64 dynamic loader and
 #     libraries (each file it opens after itself is an AArch64 ELF);
-#  5. runs `meson test` there: meson starts each test under the cross
-#     file's exe_wrapper (qemu-aarch64 -L OVERLAY), and tests that start nbg
-#     go through the same wrapper (tests/exe_wrapper.h);
+#  5. runs `meson test` there, the suite quick by default (NBG_CROSS_SUITES):
+#     meson starts each test under the cross file's exe_wrapper
+#     (qemu-aarch64 -L /), and tests that start nbg go through the same
+#     wrapper (tests/exe_wrapper.h);
 #  6. runs tests/check_cross_reports.sh: the native and the aarch64 nbg print
 #     the same bytes and exit codes for the sample, the synthesized fuzz
-#     seeds and every corpus file (the corpus files skipped, with a message,
-#     when the corpus directory is absent).
+#     seeds and every corpus file, make the same CPU backend plans, and the
+#     CPU backend's outputs are the same bytes on the models NBG_CROSS_CPU
+#     names (the corpus files skipped, with a message, when the corpus
+#     directory is absent).
 # Steps 3 to 6 are scripts/cross-test.sh, shared with scripts/cross-armhf.sh.
 #
-# Environment: NBG_CROSS_TESTS="NAME..." runs only those meson tests in
-# step 5 (all by default); NBG_CROSS_TIMEOUT_MULTIPLIER (default 5:
-# emulation is slower) scales their timeouts; NBG_CROSS_SKIP_REPORTS=1
-# leaves out step 6.  doc/cross.md says what it costs.
+# Environment: NBG_CROSS_SUITES="SUITE..." the meson suites step 5 runs
+# (default quick; all: every test; none); NBG_CROSS_TESTS="NAME..." runs
+# those meson tests instead; NBG_CROSS_TIMEOUT_MULTIPLIER (default 5:
+# emulation is slower) scales their timeouts; NBG_CROSS_CPU (cover by
+# default, all, none: tests/check_cross_reports.sh) the models step 6 runs;
+# NBG_CROSS_SKIP_REPORTS=1 leaves out step 6.  doc/cross.md says what each
+# costs; NBG_CROSS_SUITES=all NBG_CROSS_CPU=all is everything.
 set -eu
 cd "$(dirname "$0")/.."
 

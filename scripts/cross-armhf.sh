@@ -15,12 +15,14 @@
 #     No armhf package is ever installed, so nothing can replace a native
 #     one, whatever its Multi-Arch field says;
 #  3-6. the shared steps of scripts/cross-test.sh: build build-armhf/, check
-#     the libraries nbg loads, meson test under qemu-arm, and the report
-#     comparison against the native nbg.
+#     the libraries nbg loads, meson test under qemu-arm (the suite quick by
+#     default), and the comparison against the native nbg: reports, CPU
+#     plans and the CPU backend's outputs.
 #
-# Environment as scripts/cross-aarch64.sh: NBG_CROSS_TESTS,
-# NBG_CROSS_TIMEOUT_MULTIPLIER, NBG_CROSS_SKIP_REPORTS.  doc/cross.md says
-# what it costs and which tests skip on a 32-bit build, and why.
+# Environment as scripts/cross-aarch64.sh: NBG_CROSS_SUITES, NBG_CROSS_TESTS,
+# NBG_CROSS_TIMEOUT_MULTIPLIER, NBG_CROSS_CPU, NBG_CROSS_SKIP_REPORTS.
+# doc/cross.md says what it costs and which tests skip on a 32-bit build,
+# and why.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -61,18 +63,28 @@ apt_armhf update -qq || [ -n "$(find "$state/lists" -name '*_Packages*' -print -
 vers=$(for p in $libs; do echo "$p:$arch"; done | xargs apt-cache -o Dir::State::Lists="$state/lists" \
 	-o Dir::Cache="$state/cache" -o APT::Architectures::="$arch" show --no-all-versions |
 	awk '/^Package: / { p = $2 } /^Version: / { print p, $2 }')
+# The packages whose recorded version is not the lists', downloaded in one
+# apt call (each call reads every list: seconds), then unpacked.
+want=""
 for p in $libs; do
 	v=$(printf '%s\n' "$vers" | awk -v p="$p" '$1 == p { print $2; exit }')
 	[ -n "$v" ] || { echo "no $arch package $p in the package lists" >&2; exit 1; }
-	stamp="$overlay/.nbgkit/$p"
-	[ "$(cat "$stamp" 2>/dev/null)" = "$v" ] && continue
-	echo "unpacking $p:$arch $v into $overlay"
-	dl=$(mktemp -d)
-	(cd "$dl" && apt_armhf download -qq "$p:$arch")
-	$SUDO dpkg-deb -x "$dl"/*.deb "$overlay"
-	rm -rf "$dl"
-	echo "$v" | $SUDO tee "$stamp" >/dev/null
+	[ "$(cat "$overlay/.nbgkit/$p" 2>/dev/null)" = "$v" ] || want="$want $p:$arch"
 done
+if [ -n "$want" ]; then
+	echo "downloading:$want"
+	dl=$(mktemp -d)
+	# shellcheck disable=SC2086 # package names are words
+	(cd "$dl" && apt_armhf download -qq $want)
+	for p in $want; do
+		p=${p%:"$arch"}
+		v=$(printf '%s\n' "$vers" | awk -v p="$p" '$1 == p { print $2; exit }')
+		echo "unpacking $p:$arch $v into $overlay"
+		$SUDO dpkg-deb -x "$dl/${p}_"*.deb "$overlay"
+		echo "$v" | $SUDO tee "$overlay/.nbgkit/$p" >/dev/null
+	done
+	rm -rf "$dl"
+fi
 fix_overlay
 # The emulated loader reads /etc/ld.so.cache, the overlay's or else the
 # host's, whose entries (i386 ones under /lib32, say) it would try before

@@ -13,7 +13,17 @@ wrapper="$qemu -L ${overlay:-/}"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 t0=$(date +%s)
-step() { echo "== $(($(date +%s) - t0)) s: $*"; }
+# Each step's line: the wall seconds since the start, and the CPU seconds of
+# every program run so far (on a loaded machine, the wall time is the
+# machine's; the CPU time is this script's).
+# (times runs in this shell: in a $(...) subshell it would count none.)
+times_file=$(mktemp)
+trap 'rm -f "$times_file"' EXIT
+step() {
+	times >"$times_file"
+	cpu=$(awk 'NR == 2 { gsub(/[ms]/, " "); printf "%d", $1 * 60 + $2 + $3 * 60 + $4 }' "$times_file")
+	echo "== $(($(date +%s) - t0)) s, CPU $cpu s: $*"
+}
 # After the packages are unpacked into the overlay, and idempotent, so it
 # runs every time: .pc files name /usr (prefix=/usr, or -L/usr/...,
 # -I/usr/...), which becomes the overlay's; an absolute symlink (libz.so ->

@@ -142,15 +142,15 @@ static int add_fixed_point(nbg_cpu_step *s, cpu_conv *cv, const uint32_t *w)
 	a->conv_shift = cv->exponent + frac - 150;
 	a->b_m = m[0] ? (neg[0] ? -(int32_t)m[0] : (int32_t)m[0]) : 0;
 	a->b_shift = m[0] ? e[0] + frac - 150 : 0;
-	cpu_i128 bound[2];
+	cpu_wide bound[2];
 	for (int i = 1; i < 3; i++) {
-		bound[i - 1] = m[i] ? (cpu_i128)m[i] * ((cpu_i128)1 << (e[i] + frac - 150)) : 0;
+		bound[i - 1] = m[i] ? cpu_wide_shl(cpu_wide_of_u64(m[i]), e[i] + frac - 150) : cpu_wide_of(0);
 		if (neg[i])
-			bound[i - 1] = -bound[i - 1];
+			bound[i - 1] = cpu_wide_neg(bound[i - 1]);
 	}
 	a->has_hi = k[1] == 1, a->hi = bound[0];
 	a->has_lo = k[2] == 1, a->lo = bound[1];
-	if (a->has_hi && a->has_lo && a->lo > a->hi) {
+	if (a->has_hi && a->has_lo && cpu_wide_lt(a->hi, a->lo)) {
 		nbg_cpu_refuse(s, "fused-add-unsupported", "the lower bound 0x%08x (word %d) lies above the upper "
 			       "bound 0x%08x (word %d)", v[2], ADD_W_MIN, v[1], ADD_W_MAX);
 		return 0;

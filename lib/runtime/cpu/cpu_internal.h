@@ -17,9 +17,7 @@
 #include "nbg/weights.h"
 #include "analysis/commands_internal.h"
 #include "analysis/uniforms.h"
-
-__extension__ typedef __int128 cpu_i128;
-__extension__ typedef unsigned __int128 cpu_u128;
+#include "runtime/cpu/cpu_wide.h"
 
 /* One buffer of the machine: a source type and, for INPUT / OUTPUT, the
  * record index. */
@@ -48,7 +46,7 @@ typedef struct cpu_add {
 	int32_t b_m;                    /* the second image's scale (signed) */
 	uint32_t b_shift;
 	int has_lo, has_hi;             /* 0: -inf / +inf, no bound */
-	cpu_i128 lo, hi;
+	cpu_wide lo, hi;
 } cpu_add;
 
 /* An executable NN convolution, everything read from its command and
@@ -416,7 +414,7 @@ CPU_HIDDEN int nbg_cpu_shmax_run(const cpu_ref *r, uint8_t *const *buf);
  * a call): the scale is the float32 of 23 mantissa bits and a biased
  * exponent that the plan read from the command (cpu_plan.c, scale_fields;
  * cpu_tpfc.c for TP): acc x (2^23 + mantissa) x 2^(exponent - 150),
- * computed exactly (64 or 128 bits).  Rounding:
+ * computed exactly (64 bits, or 128 in cpu_wide.h's arithmetic).  Rounding:
  * half away from zero (inferred: rounding_mode 1, no source states the
  * rule).  ReLU clamps at the zero point; the result saturates to 0..255.
  */
@@ -433,18 +431,19 @@ static inline uint8_t nbg_cpu_requant(int64_t acc, uint32_t mantissa, uint32_t e
 		if (prod < 0)
 			q = -q;
 	} else {
-		cpu_i128 prod = (cpu_i128)acc * (cpu_i128)((1u << 23) | (mantissa & 0x7fffffu));
-		int neg = prod < 0;
-		cpu_u128 mag = neg ? (cpu_u128)(-prod) : (cpu_u128)prod;
+		int neg = acc < 0;
+		cpu_wide mag = cpu_wide_mul_u64(neg ? 0 - (uint64_t)acc : (uint64_t)acc,
+						(1u << 23) | (mantissa & 0x7fffffu));
 		if (shift <= 0) {
-			q = mag == 0 ? 0 : INT32_MAX; /* scale >= 1: any non-zero product saturates */
-			if (shift > -32 && (mag << -shift) >> -shift == mag && (mag << -shift) < INT32_MAX)
-				q = (int64_t)(mag << -shift);
+			q = cpu_wide_is_zero(mag) ? 0 : INT32_MAX; /* scale >= 1: any non-zero product saturates */
+			cpu_wide up = shift > -32 ? cpu_wide_shl(mag, (unsigned)-shift) : mag;
+			if (shift > -32 && cpu_wide_eq(cpu_wide_shr(up, (unsigned)-shift), mag) &&
+			    cpu_wide_ult(up, cpu_wide_of(INT32_MAX)))
+				q = (int64_t)up.lo;
 		} else if (shift >= 127) {
 			q = 0;
 		} else {
-			cpu_u128 r = (mag + ((cpu_u128)1 << (shift - 1))) >> shift;
-			q = r > INT32_MAX ? INT32_MAX : (int64_t)r;
+			q = (int64_t)cpu_wide_sat_u64(cpu_wide_round_shr(mag, (unsigned)shift), INT32_MAX);
 		}
 		if (neg)
 			q = -q;
@@ -465,16 +464,15 @@ static inline uint8_t nbg_cpu_requant(int64_t acc, uint32_t mantissa, uint32_t e
  */
 static inline uint8_t nbg_cpu_requant_add(int64_t acc, const cpu_add *a, uint8_t b, uint32_t out_zp)
 {
-	cpu_i128 t = (cpu_i128)acc * a->conv_m * ((cpu_i128)1 << a->conv_shift);
-	if (a->has_hi && t > a->hi)
+	cpu_wide t = cpu_wide_shl(cpu_wide_mul_i64(acc, a->conv_m), a->conv_shift);
+	if (a->has_hi && cpu_wide_lt(a->hi, t))
 		t = a->hi;
-	if (a->has_lo && t < a->lo)
+	if (a->has_lo && cpu_wide_lt(t, a->lo))
 		t = a->lo;
-	t += (cpu_i128)((int32_t)b - (int32_t)a->zp) * a->b_m * ((cpu_i128)1 << a->b_shift);
-	int neg = t < 0;
-	cpu_u128 mag = neg ? (cpu_u128)-t : (cpu_u128)t;
-	mag = (mag + ((cpu_u128)1 << (a->frac - 1))) >> a->frac;
-	int64_t q = mag > 1024 ? 1024 : (int64_t)mag;
+	t = cpu_wide_add(t, cpu_wide_shl(cpu_wide_of(((int32_t)b - (int32_t)a->zp) * (int64_t)a->b_m), a->b_shift));
+	int neg;
+	cpu_wide mag = cpu_wide_round_shr(cpu_wide_abs(t, &neg), a->frac);
+	int64_t q = (int64_t)cpu_wide_sat_u64(mag, 1024);
 	q = (neg ? -q : q) + (int64_t)out_zp;
 	return (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
 }
