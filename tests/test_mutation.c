@@ -713,14 +713,8 @@ static int run_nbg(const char *a1, const char *a2, const char *a3, const char *a
 	pid_t pid;
 
 	assert_non_null(bin);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		FILE *nul = freopen("/dev/null", "w", stdout);
-		nul = nul ? freopen("/dev/null", "w", stderr) : NULL;
-		nbg_execv(bin, argv);
-		_exit(127);
-	}
+	pid = nbg_spawn_quiet(bin, argv);
+	assert_true(pid > 0);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	if (!WIFEXITED(status))
 		print_error("nbg %s %s %s: killed by signal %d\n", a1, a2, a3 ? a3 : "",
