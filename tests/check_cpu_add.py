@@ -217,7 +217,7 @@ def softmax_of(nbg, dumper, model, p, tmp):
             data = f.read()
         sm = [o for o in doc["operations"] if o["type_name"] == "SH" and o["layer_name"] == "Softmax2Layer"][0]
         SOFTMAX[model] = (sm, softmax_io(data, doc, sm))
-    sm, (ri, io, ro, oo, w, _) = SOFTMAX[model]
+    sm, (ri, io, ro, oo, w) = SOFTMAX[model][0], SOFTMAX[model][1][:5]
     before = dump(dumper, model, sm["record_index"], [p], tmp)
     after = dump(dumper, model, 1 << 30, [p], tmp)
     return (before[ri][io:io + w].astype(np.int64),

@@ -3,24 +3,29 @@
 runs by reference semantics, against references no C code here computes.
 
 1. Plan, every corpus file and the LeNet files: each Softmax2Layer SH
-   operation is executed and labelled "reference semantics, not from the
-   operation's code" (so are the PoolingLayer2, DepthwiseConvLayer,
-   TensorAdd and TensorScale shaders check_cpu_shpool.py, check_cpu_shmax.py,
-   check_cpu_shdw.py and check_cpu_shelt.py check; those outside their
-   layouts are refused with pool-*, shmax-*, shdw-* and shelt-* ids naming
-   the layer);
-   every other SH or SW operation is refused
-   (shader-not-executed / software-not-executed) with its layer named;
-   `nbg probe --json` counts the softmaxes per file, and the SP operations
-   of a Softmax2Layer_SP layer (executed_by_reference_semantics).
+   operation whose format words are uint8 to fp16 and whose uniforms the
+   test decodes as the row softmax or the pair softmax (softmax_form) is
+   executed and labelled "reference semantics, not from the operation's
+   code"; other format words are refused (softmax-format-unsupported); a
+   softmax of neither layout is printed as not judged and must not be
+   executed; one writing an output record writes one of its width, whose
+   innermost dimension is 2 for the pair softmax.  The PoolingLayer2,
+   DepthwiseConvLayer, TensorAdd and TensorScale shaders are executed
+   likewise (check_cpu_shpool.py, check_cpu_shmax.py, check_cpu_shdw.py and
+   check_cpu_shelt.py check them) or refused with pool-*, shmax-*, shdw-*
+   and shelt-* ids or a memory id naming the layer; every other SH or SW
+   operation is refused (shader-not-executed / software-not-executed) with
+   its layer named; `nbg probe --json` counts the softmaxes per file, and
+   the SP operations of a Softmax2Layer_SP layer
+   (executed_by_reference_semantics).
 2. Per softmax, on synthesized buffers (nbg-cpu-ref-op runs that one
    operation whatever precedes it): the I/O is decoded here, independently
    of the C code, from the raw bytes (the LOAD_STATE stream of the
    operation's state buffer, its patches from `nbg inspect --json`); the
-   output must equal numpy's softmax exp((x - max) * s) / sum, s = the
-   uniform / log2(e), rounded to float16 (at most 1 unit in the last place
-   apart, the count of exact values printed); no other byte of any buffer
-   may change.
+   output must equal numpy's softmax exp((x - max) * s) / sum over the row
+   or over each pair, s = the scale uniform / log2(e), rounded to float16
+   (at most 1 unit in the last place apart, the count of exact values
+   printed); no other byte of any buffer may change.
 3. LeNet (models_dir/lenet-caffe, lenet_v2_0x10016.nb): the softmax's scale
    uniform divided by log2(e) is the scale of ip2's output: the ip2 TP
    command's scale multiplier (2^15 + alu_output_post_multiplier) / 2^k
@@ -32,7 +37,8 @@ runs by reference semantics, against references no C code here computes.
    scale and the command's out_zp, through the backend's softmax: top-1
    equal to Caffe's softmax, the largest difference printed.
 4. Mutations of the LeNet file: another layer name, another image format
-   word, a LOAD_STATE count past the buffer, a NaN scale: each refused
+   word, a LOAD_STATE count past the buffer, a NaN scale; of the first
+   pair softmax: its 1.0 word, a selection word, its scale: each refused
    with its id.
 5. `nbg run --backend cpu` reports the steps computed by reference
    semantics in summary.json (runtime.reference_semantics) and on stdout:
@@ -105,28 +111,69 @@ def region_sizes(doc):
     return sizes
 
 
+class Unjudged(Exception):
+    """A softmax whose uniforms fit neither layout the test decodes."""
+
+
+# The even and the odd halfwords of each 8 values (0x36058, 0x3605c and
+# 0x36098, 0x3609c): the pair softmax's selection; the row softmax reads
+# them in order (0, 1 / 2, 3 at 0x36058, 0x3605c).
+PAIR_SELECT = {0x36058: 0x20000, 0x3605c: 0x60004, 0x36098: 0x30001, 0x3609c: 0x70005}
+ONE_F32 = 0x3f800000
+
+
+def softmax_form(v):
+    """(width, register of the scale uniform, values per softmax: 0 the
+    whole row, 2 each pair) from the uniform values v: the row softmax
+    loads the width at 0x36040, the width rounded down to a multiple of 4 at
+    0x36044 and the scale at 0x36048; the pair softmax the scale at 0x36040,
+    1.0 at 0x36044, 0 at 0x36048 and the even/odd selection.  Raises
+    Unjudged naming what fits neither."""
+    w = v[0x36008] & 0xffff
+    one_row = v[0x36008] >> 16 == 1 and v.get(0x36014) == 1 and v.get(0x36028) == v[0x36008]
+    if one_row and w and v.get(0x36040) == w and v.get(0x36044) == w & ~3:
+        return w, 0x36048, 0
+    if one_row and w and w % 2 == 0 and v.get(0x36044) == ONE_F32 and v.get(0x36048) == 0 and \
+            all(v.get(a) == x for a, x in PAIR_SELECT.items()):
+        return w, 0x36040, 2
+    raise Unjudged("image 0x%08x (height << 16 | width), uniforms 0x36040..0x36048 %s: neither the "
+                   "row softmax's (w, w rounded down to 4, the scale) nor the pair softmax's (the "
+                   "scale, 1.0, 0 and the even/odd selection)" %
+                   (v[0x36008], ", ".join("0x%x" % v[a] if a in v else "absent"
+                                          for a in (0x36040, 0x36044, 0x36048))))
+
+
+def softmax_formats(data, doc, o):
+    """The input and output image format words (0x3600c, 0x3602c)."""
+    u = uniforms(data, doc, o)
+    return u[0x3600c][0], u[0x3602c][0]
+
+
 def softmax_io(data, doc, o):
-    """(input region, offset, output region, offset, width, uniform) decoded
-    from the raw bytes."""
+    """(input region, offset, output region, offset, width, uniform, values
+    per softmax) decoded from the raw bytes; raises Unjudged when the
+    formats are not uint8 to fp16 or the uniforms fit neither layout."""
     u = uniforms(data, doc, o)
     pat = {p["dest_offset"]: p for p in doc["patches"]
            if p["operation"] == o["record_index"] and p["type"] == 0}
     v = {a: u[a][0] for a in u}
-    assert v[0x3600c] == FMT_UINT8 and v[0x3602c] == FMT_FP16, "format words"
-    w = v[0x36008] & 0xffff
-    assert v[0x36008] >> 16 == 1 and v[0x36040] == w and v[0x36044] == w & ~3, "shape"
+    if v[0x3600c] != FMT_UINT8 or v[0x3602c] != FMT_FP16:
+        raise Unjudged("format words 0x%08x, 0x%08x" % (v[0x3600c], v[0x3602c]))
+    w, at, group = softmax_form(v)
     pi, po = pat[u[0x36000][1]], pat[u[0x36020][1]]
     ri = (pi["source_type_name"], pi["index"] if pi["source_type_name"] in ("INPUT", "OUTPUT") else -1)
     ro = (po["source_type_name"], po["index"] if po["source_type_name"] in ("INPUT", "OUTPUT") else -1)
-    scale = struct.unpack("<f", struct.pack("<I", v[0x36048]))[0]
-    return ri, pi["src_offset"] + v[0x36000], ro, po["src_offset"] + v[0x36020], w, scale
+    scale = struct.unpack("<f", struct.pack("<I", v[at]))[0]
+    return ri, pi["src_offset"] + v[0x36000], ro, po["src_offset"] + v[0x36020], w, scale, group
 
 
-def numpy_softmax(x, s):
+def numpy_softmax(x, s, group=0):
+    """numpy's softmax of x over the whole row (group 0) or each run of
+    group values, rounded to float16."""
     import numpy as np
-    d = (x.astype(np.float64) - x.max()) * s
-    e = np.exp(d)
-    return (e / e.sum()).astype(np.float16)
+    g = x.astype(np.float64).reshape(-1, group or len(x))
+    e = np.exp((g - g.max(axis=1, keepdims=True)) * s)
+    return (e / e.sum(axis=1, keepdims=True)).astype(np.float16).ravel()
 
 
 def run_softmax(refop, model, op, doc, io, x, tmp, rng):
@@ -135,7 +182,7 @@ def run_softmax(refop, model, op, doc, io, x, tmp, rng):
     the output's 2 * width must be unchanged.  Returns float16 values or
     an error string."""
     import numpy as np
-    ri, io_off, ro, oo_off, w, _ = io
+    ri, io_off, ro, oo_off, w = io[:5]
     ind, outd = tempfile.mkdtemp(dir=tmp), tempfile.mkdtemp(dir=tmp)
     before = {}
     for (src, idx), n in region_sizes(doc).items():
@@ -167,6 +214,8 @@ def ulps(a, b):
 def check_plans(nbg, models, failures, figures):
     """Section 1; returns [(model, doc, operation record)] of the softmaxes."""
     softmax, refused, layers, pools = [], 0, {}, []
+    tally = {"format": 0, "unjudged": [], "pair": 0, "record": 0}
+    memory = 0
     for model in models:
         doc = inspect(nbg, model)
         lines = plan_lines(nbg, model)
@@ -181,10 +230,8 @@ def check_plans(nbg, models, failures, figures):
             if o["type_name"] not in ("SH", "SW"):
                 continue
             if o["layer_name"] == "Softmax2Layer" and o["type_name"] == "SH":
-                if not rest.endswith("execute " + LABEL):
-                    failures.append("%s op %d (softmax) is not executed by reference semantics: %s" %
-                                    (name, n, rest))
-                softmax.append((model, doc, o))
+                if judge_softmax(model, doc, o, rest, tally, failures):
+                    softmax.append((model, doc, o))
                 continue
             if o["layer_name"] in ("PoolingLayer2", "DepthwiseConvLayer", "TensorAdd", "TensorScale") and \
                     o["type_name"] == "SH" and rest.endswith("execute " + LABEL):
@@ -202,6 +249,11 @@ def check_plans(nbg, models, failures, figures):
                     re.search(r": refused shelt-[a-z-]+: a %s shader \(layer %s\)" %
                               (o["layer_name"], o["layer_name"]), rest):
                 pass  # outside the established layout (check_cpu_shelt.py)
+            elif o["layer_name"] in ("PoolingLayer2", "DepthwiseConvLayer", "TensorAdd", "TensorScale") and \
+                    o["type_name"] == "SH" and \
+                    re.search(r": refused (address-outside-memory|state-buffer-missing|state-buffer-truncated): "
+                              r"a [a-zA-Z ]+ shader \(layer %s\)" % o["layer_name"], rest):
+                memory += 1  # a layer with a plan whose I/O or state buffer the file does not hold
             elif ": refused %s: " % rid not in rest or ("of layer %s:" % o["layer_name"]) not in rest:
                 failures.append("%s op %d (%s %s) not refused as %s naming its layer: %s" %
                                 (name, n, o["type_name"], o["layer_name"], rid, rest))
@@ -215,11 +267,58 @@ def check_plans(nbg, models, failures, figures):
         if probe.get(model) != want:
             failures.append("nbg probe --json: %s has executed_by_reference_semantics %r, the plan %d" %
                             (os.path.basename(model), probe.get(model), want))
-    figures.append("plans: %d files, %d softmax operations executed by reference semantics, %d other "
-                   "SH/SW operations refused naming their layer (%s)" %
-                   (len(models), len(softmax), refused,
-                    ", ".join("%s %d" % kv for kv in sorted(layers.items(), key=lambda kv: -kv[1]))))
+    figures.append("plans: %d files, %d softmax operations executed by reference semantics (%d over "
+                   "each pair of values; %d writing an output record whose element count is the "
+                   "width, and for a pair softmax whose innermost dimension is 2), %d refused for "
+                   "their format words, %d other SH/SW operations refused naming their layer (%s; %d "
+                   "of them for memory or a state buffer the file does not hold)" %
+                   (len(models), len(softmax), tally["pair"], tally["record"], tally["format"], refused,
+                    ", ".join("%s %d" % kv for kv in sorted(layers.items(), key=lambda kv: -kv[1])),
+                    memory))
+    for what in tally["unjudged"]:
+        figures.append("softmax not judged (its uniforms fit neither layout): " + what)
     return softmax
+
+
+def judge_softmax(model, doc, o, rest, tally, failures):
+    """A Softmax2Layer SH operation by the rules of softmax_io: with uint8
+    and fp16 format words and either layout it must be executed (returns
+    True: section 2 checks it); other format words must be refused with
+    softmax-format-unsupported naming the word; uniforms that fit neither
+    layout are reported and must not be executed.  When the softmax writes
+    an output record, the record's element count must be the width and, for
+    the pair softmax, its innermost dimension 2 (the classes)."""
+    name, n = os.path.basename(model), o["record_index"]
+    data = open(model, "rb").read()
+    fmt = softmax_formats(data, doc, o)
+    if fmt != (FMT_UINT8, FMT_FP16):
+        tally["format"] += 1
+        word = fmt[0] if fmt[0] != FMT_UINT8 else fmt[1]
+        if ": refused softmax-format-unsupported: " not in rest or "0x%08x" % word not in rest:
+            failures.append("%s op %d (softmax, format words 0x%08x, 0x%08x) not refused as "
+                            "softmax-format-unsupported naming 0x%08x: %s" % (name, n, fmt[0], fmt[1],
+                                                                               word, rest))
+        return False
+    try:
+        io = softmax_io(data, doc, o)
+    except Unjudged as e:
+        tally["unjudged"].append("%s op %d: %s" % (name, n, e))
+        if rest.endswith("execute " + LABEL):
+            failures.append("%s op %d: the backend executes a softmax whose form the test cannot "
+                            "judge: %s" % (name, n, rest))
+        return False
+    if not rest.endswith("execute " + LABEL):
+        failures.append("%s op %d (softmax) is not executed by reference semantics: %s" % (name, n, rest))
+    w, group = io[4], io[6]
+    tally["pair"] += group == 2
+    if io[2][0] == "OUTPUT":
+        rec = [r for r in doc["outputs"] if r["index"] == io[2][1]][0]
+        dims = rec["dimensions"]
+        if rec["element_count"] != w or (group and dims[0] != group):
+            failures.append("%s op %d: a softmax of width %d over %s writes output %d of dimensions "
+                            "%s" % (name, n, w, "pairs" if group else "the row", io[2][1], dims))
+        tally["record"] += 1
+    return True
 
 
 def check_softmax_ops(refop, softmax, tmp, failures, figures):
@@ -230,7 +329,7 @@ def check_softmax_ops(refop, softmax, tmp, failures, figures):
     for model, doc, o in softmax:
         data = open(model, "rb").read()
         io = softmax_io(data, doc, o)
-        w, s = io[4], io[5] / LOG2E
+        w, s, group = io[4], io[5] / LOG2E, io[6]
         cases = [rng.integers(0, 256, w, dtype=np.uint8) for _ in range(3)]
         cases.append(np.full(w, 200, dtype=np.uint8))                      # all equal
         spread = max(1, min(255, int(round(12 / s))))                      # probabilities spread out
@@ -240,7 +339,7 @@ def check_softmax_ops(refop, softmax, tmp, failures, figures):
             if isinstance(got, str):
                 failures.append("%s op %d: %s" % (os.path.basename(model), o["record_index"], got))
                 continue
-            want = numpy_softmax(x, s)
+            want = numpy_softmax(x, s, group)
             d = ulps(got, want)
             total += w
             exact += int((d == 0).sum())
@@ -347,6 +446,32 @@ def check_mutations(nbg, models, tmp, failures, figures):
     figures.append("mutations of LeNet's softmax refused with their ids: %d" % len(cases))
 
 
+def check_pair_mutations(nbg, softmax, tmp, failures, figures):
+    """Section 4 for the pair softmax: on the first corpus file holding
+    one, its 1.0 at 0x36044, one selection word and its scale uniform
+    changed, each refused with its id."""
+    pairs = [(m, d, o) for m, d, o in softmax if softmax_io(open(m, "rb").read(), d, o)[6] == 2]
+    if not pairs:
+        figures.append("mutations of a pair softmax: none in the corpus, not checked")
+        return
+    model, doc, o = pairs[0]
+    data = open(model, "rb").read()
+    u = uniforms(data, doc, o)
+    t = [t for t in doc["tables"] if t["name"] == doc["graph"]["state_table"]][0]
+    base = t["data_offset"] + t["entries"][o["state_id"]]["offset"]
+    cases = []
+    for reg, value, rid, needle in ((0x36044, 0x40000000, "softmax-shape-unsupported", "0x40000000"),
+                                    (0x3605c, 0x30002, "softmax-shape-unsupported", "pair"),
+                                    (0x36040, 0xff800000, "softmax-scale-invalid", "0x36040")):
+        m = bytearray(data)
+        struct.pack_into("<I", m, base + u[reg][1], value)
+        cases.append(("%s op %d uniform 0x%05x = 0x%x" % (os.path.basename(model), o["record_index"],
+                                                         reg, value), m, rid, needle))
+    check_refused(nbg, cases, o["record_index"], tmp, failures)
+    figures.append("mutations of %s's pair softmax (op %d) refused with their ids: %d" %
+                   (os.path.basename(model), o["record_index"], len(cases)))
+
+
 def check_refused(nbg, cases, n, tmp, failures):
     """Each (what, mutated bytes, reason id, needle): the plan refuses
     operation n with that id and a sentence naming the needle."""
@@ -405,6 +530,7 @@ def main():
         check_softmax_ops(refop, softmax, tmp, failures, figures)
         check_lenet_scale(nbg, refop, models, tmp, failures, figures)
         check_mutations(nbg, models, tmp, failures, figures)
+        check_pair_mutations(nbg, softmax, tmp, failures, figures)
         check_run_report(nbg, corpus, tmp, failures, figures)
     finish(figures, failures)
 

@@ -192,7 +192,7 @@ def check_cross_target(nbg, dumper, files, tmp, failures, figures):
               o["layer_name"] == "Softmax2Layer"]
         if len(sm) != 1:
             continue
-        ri, io, ro, oo, w, _ = softmax_io(data, doc, sm[0])
+        ri, io, ro, oo, w = softmax_io(data, doc, sm[0])[:5]
         outs = []
         for p in paths:
             before = dump(dumper, model, sm[0]["record_index"], [p], tmp, refused_ok=True)

@@ -121,12 +121,14 @@ typedef struct cpu_tpfc {
 
 /* An SH or SW operation executed by reference semantics (cpu_ref.c):
  * a softmax over width uint8 values (row 0 of the input image) into width
- * fp16 values, exp2((x - max) * scale_log2e) normalised. */
+ * fp16 values, exp2((x - max) * scale_log2e) normalised, over the whole row
+ * or over each run of group values (group > 0: the pair softmax). */
 enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWCONV, CPU_REF_ADD,
 		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL };
 typedef struct cpu_ref {
 	int kind;                       /* enum cpu_ref_kind */
 	uint32_t width;
+	uint32_t group;                 /* CPU_REF_SOFTMAX: values per softmax; 0: the whole width */
 	double scale_log2e;             /* the input scale times log2(e): the SH softmax's float32
 					 * uniform, the SP softmax's scale times log2(e) in double */
 	/* CPU_REF_POOL: rows rows of width uint8 each averaged into one uint8,

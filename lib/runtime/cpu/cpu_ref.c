@@ -16,6 +16,14 @@
  *   0x36040           width (int)
  *   0x36044           width rounded down to a multiple of 4 (int)
  *   0x36048           float32: the input scale times log2(e)
+ * That is the row softmax.  The pair softmax (two classes per anchor or
+ * per image: the gender and face detection files) loads instead
+ *   0x36040           float32: the input scale times log2(e)
+ *   0x36044           float32 1.0
+ *   0x36048           0
+ * and selects the even and the odd values of each 8 (0x36058, 0x3605c:
+ * halfwords 0, 2, 4, 6; 0x36098, 0x3609c: 1, 3, 5, 7) where the row softmax
+ * reads them in order; it normalises each pair of adjacent values.
  * The softmax needs no zero point: exp((x - max) * scale) cancels it.
  */
 #include <math.h>
@@ -45,6 +53,26 @@ static void refuse_layer(nbg_cpu_step *s)
 			       s->layer);
 }
 
+/* The softmax's form from its uniforms (the header above): the values per
+ * softmax (0: the whole row; 2: each pair) and the word holding the scale
+ * times log2(e) (its index in u); -1 when neither layout fits. */
+static int softmax_form(const cpu_uniforms *u, uint32_t w, size_t *scale_at)
+{
+	if (u->value[16] == w && u->value[17] == (w & ~3u)) {
+		*scale_at = 18;
+		return 0;
+	}
+	static const size_t sel[] = { 22, 23, 38, 39 };
+	static const uint32_t pairs[] = { 0x20000u, 0x60004u, 0x30001u, 0x70005u };
+	for (size_t k = 0; k < 4; k++)
+		if (u->loaded[sel[k]] != 1 || u->value[sel[k]] != pairs[k])
+			return -1;
+	if (u->value[17] != 0x3f800000u || u->value[18] != 0 || w % 2)
+		return -1;
+	*scale_at = 16;
+	return 2;
+}
+
 static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
 {
 	cpu_ref *r = &op->ref;
@@ -59,21 +87,21 @@ static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 			return;
 		}
 	uint32_t w = u.value[2] & 0xffff, h = u.value[2] >> 16;
-	float scale;
-	memcpy(&scale, &u.value[18], sizeof(scale));
 	if (u.value[3] != REF_FMT_UINT8 || u.value[11] != REF_FMT_FP16) {
 		nbg_cpu_refuse(s, "softmax-format-unsupported", "a softmax (layer %s) with image format words "
 			       "0x%08x (input) and 0x%08x (output): executed is 0x%08x (uint8) to 0x%08x "
 			       "(fp16)", s->layer, u.value[3], u.value[11], REF_FMT_UINT8, REF_FMT_FP16);
 		return;
 	}
+	size_t at = 0;
+	int group = softmax_form(&u, w, &at);
 	if (h != 1 || u.value[5] != 1 || u.value[10] != u.value[2] || u.value[13] != 1 || w == 0 ||
-	    u.value[16] != w || u.value[17] != (w & ~3u) || u.value[1] < w || u.value[9] < 2ull * w) {
-		nbg_cpu_refuse(s, "softmax-shape-unsupported", "a softmax (layer %s) over input %ux%u depth %u "
-			       "(row %u bytes) to output 0x%08x depth %u (row %u bytes), width uniforms %u "
-			       "and %u: executed is one row of width w, the uniforms w and w rounded down to "
-			       "a multiple of 4", s->layer, w, h, u.value[5], u.value[1], u.value[10],
-			       u.value[13], u.value[9], u.value[16], u.value[17]);
+	    group < 0 || u.value[1] < w || u.value[9] < 2ull * w) {
+		nbg_cpu_refuse(s, "softmax-shape-unsupported", "a softmax (layer %s) over %ux%u depth %u to "
+			       "0x%08x depth %u, uniforms 0x36040-8 0x%x 0x%x 0x%x: executed is one row of "
+			       "width w, with w, w & ~3, the scale (row) or the scale, 1.0, 0 and an even/odd "
+			       "selection (pair)", s->layer, w, h, u.value[5], u.value[10], u.value[13],
+			       u.value[16], u.value[17], u.value[18]);
 		return;
 	}
 	if (w > REF_MAX_WIDTH) {
@@ -81,9 +109,11 @@ static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 			       s->layer, w, REF_MAX_WIDTH);
 		return;
 	}
+	float scale = nbg_cpu_f32_of(u.value[at]);
 	if (!isfinite(scale) || !(scale > 0)) {
-		nbg_cpu_refuse(s, "softmax-scale-invalid", "a softmax (layer %s) whose scale uniform 0x36048 "
-			       "is 0x%08x, not a finite positive float32", s->layer, u.value[18]);
+		nbg_cpu_refuse(s, "softmax-scale-invalid", "a softmax (layer %s) whose scale uniform 0x%05zx "
+			       "is 0x%08x, not a finite positive float32", s->layer, CPU_UNIFORM_BASE + 4 * at,
+			       u.value[at]);
 		return;
 	}
 	nbg_cmd_ref in, out;
@@ -111,13 +141,18 @@ static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 		return;
 	}
 	r->width = w;
+	r->group = (uint32_t)group;
 	r->scale_log2e = scale;
 	r->in_region = (size_t)ri;
 	r->out_region = (size_t)ro;
 	r->in_base = in.offset;
 	r->out_base = out.offset;
-	snprintf(s->what, sizeof(s->what), "SH softmax %u uint8 -> fp16, scale*log2(e) %.9g", w,
-		 (double)scale);
+	if (group)
+		snprintf(s->what, sizeof(s->what), "SH softmax over %u pairs uint8 -> fp16, scale*log2(e) "
+			 "%.9g", w / 2, (double)scale);
+	else
+		snprintf(s->what, sizeof(s->what), "SH softmax %u uint8 -> fp16, scale*log2(e) %.9g", w,
+			 (double)scale);
 	nbg_cpu_ref_executed(s, op, CPU_REF_SOFTMAX);
 }
 
@@ -257,6 +292,22 @@ static void run_pool(const cpu_ref *r, uint8_t *const *buf)
 	}
 }
 
+/* One softmax over n uint8 values into n fp16 values. */
+static void softmax_run(const uint8_t *in, uint8_t *out, uint32_t n, double scale_log2e)
+{
+	uint8_t mx = 0;
+	for (uint32_t x = 0; x < n; x++)
+		mx = in[x] > mx ? in[x] : mx;
+	double sum = 0;
+	for (uint32_t x = 0; x < n; x++)
+		sum += exp2(((double)in[x] - mx) * scale_log2e);
+	for (uint32_t x = 0; x < n; x++) {
+		uint16_t hv = half_of(exp2(((double)in[x] - mx) * scale_log2e) / sum);
+		out[2 * x] = (uint8_t)hv;
+		out[2 * x + 1] = (uint8_t)(hv >> 8);
+	}
+}
+
 int nbg_cpu_ref_run(const cpu_ref *r, uint8_t *const *buf)
 {
 	if (r->kind == CPU_REF_POOL)
@@ -271,16 +322,8 @@ int nbg_cpu_ref_run(const cpu_ref *r, uint8_t *const *buf)
 		return 0;
 	const uint8_t *in = buf[r->in_region] + r->in_base;
 	uint8_t *out = buf[r->out_region] + r->out_base;
-	uint8_t mx = 0;
-	for (uint32_t x = 0; x < r->width; x++)
-		mx = in[x] > mx ? in[x] : mx;
-	double sum = 0;
-	for (uint32_t x = 0; x < r->width; x++)
-		sum += exp2(((double)in[x] - mx) * (double)r->scale_log2e);
-	for (uint32_t x = 0; x < r->width; x++) {
-		uint16_t hv = half_of(exp2(((double)in[x] - mx) * (double)r->scale_log2e) / sum);
-		out[2 * x] = (uint8_t)hv;
-		out[2 * x + 1] = (uint8_t)(hv >> 8);
-	}
+	uint32_t g = r->group ? r->group : r->width;
+	for (uint32_t x = 0; x + g <= r->width; x += g)
+		softmax_run(in + x, out + 2ull * x, g, r->scale_log2e);
 	return 0;
 }
