@@ -338,6 +338,42 @@ const uint8_t *nbg_cpu_state_buffer(const nbg_cpu_state *s, uint32_t source_type
 /* Buffers above this are refused (a header can declare 4 GiB of SRAM). */
 #define CPU_MAX_BUFFER (1ull << 30)
 
+/* UNSUPPORTED_OPERATION naming the first refused step in [from, to), else NBG_OK. */
+static nbg_code refused_in(const nbg_cpu_plan *p, size_t from, size_t to, nbg_error *err)
+{
+	for (size_t i = from; i < to; i++) {
+		const nbg_cpu_step *s = &p->steps[i];
+		if (s->verdict == NBG_CPU_REFUSED)
+			return nbg_rt_fail(err, NBG_E_UNSUPPORTED_OPERATION, -1,
+					   "operation %zu (layer %u %s, %s) cannot run on the CPU backend: "
+					   "%s: %s", i, s->layer_id, s->layer, s->what, s->reason_id,
+					   s->reason);
+	}
+	return NBG_OK;
+}
+
+nbg_code nbg_cpu_run_range(const nbg_cpu_plan *p, nbg_cpu_state *st, size_t from, size_t to,
+			   nbg_error *err)
+{
+	size_t end = to < p->count ? to : p->count;
+	nbg_code rc = refused_in(p, from, end, err);
+	if (rc != NBG_OK)
+		return rc;
+	for (size_t i = from; i < end; i++) {
+		const cpu_op *op = &p->ops[i];
+		if (p->steps[i].verdict != NBG_CPU_EXECUTE)
+			continue;
+		int r = op->kind == CPU_OP_CONV ? nbg_cpu_conv_run(&op->conv, st->buf)
+		      : op->kind == CPU_OP_TP	? nbg_cpu_tp_run(&op->tp, st->buf)
+		      : op->kind == CPU_OP_TPFC ? nbg_cpu_tpfc_run(&op->tpfc, st->buf)
+		      : op->kind == CPU_OP_REF	? nbg_cpu_ref_run(&op->ref, st->buf)
+						: 0;
+		if (r)
+			return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "out of memory");
+	}
+	return NBG_OK;
+}
+
 nbg_code nbg_cpu_run(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t count,
 		     size_t stop_before, nbg_cpu_state **out, nbg_error *err)
 {
@@ -347,14 +383,9 @@ nbg_code nbg_cpu_run(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t 
 		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1, "cpu run: NULL argument");
 	*out = NULL;
 	size_t end = stop_before < p->count ? stop_before : p->count;
-	for (size_t i = 0; i < end; i++) {
-		const nbg_cpu_step *s = &p->steps[i];
-		if (s->verdict == NBG_CPU_REFUSED)
-			return nbg_rt_fail(err, NBG_E_UNSUPPORTED_OPERATION, -1,
-					   "operation %zu (layer %u %s, %s) cannot run on the CPU backend: "
-					   "%s: %s", i, s->layer_id, s->layer, s->what, s->reason_id,
-					   s->reason);
-	}
+	nbg_code rc = refused_in(p, 0, end, err);
+	if (rc != NBG_OK)
+		return rc;
 	if (count != p->m->input_count)
 		return nbg_rt_fail(err, NBG_E_INPUT_COUNT_MISMATCH, -1,
 				   "%zu inputs given; the NBG declares %zu", count, p->m->input_count);
@@ -388,19 +419,10 @@ nbg_code nbg_cpu_run(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t 
 		    (size_t)st->regions[i].index < count && n)
 			memcpy(st->buf[i], inputs[st->regions[i].index].data, (size_t)n);
 	}
-	for (size_t i = 0; i < end; i++) {
-		const cpu_op *op = &p->ops[i];
-		if (p->steps[i].verdict != NBG_CPU_EXECUTE)
-			continue;
-		int rc = op->kind == CPU_OP_CONV ? nbg_cpu_conv_run(&op->conv, st->buf)
-		       : op->kind == CPU_OP_TP	 ? nbg_cpu_tp_run(&op->tp, st->buf)
-		       : op->kind == CPU_OP_TPFC ? nbg_cpu_tpfc_run(&op->tpfc, st->buf)
-		       : op->kind == CPU_OP_REF	 ? nbg_cpu_ref_run(&op->ref, st->buf)
-						 : 0;
-		if (rc) {
-			nbg_cpu_state_free(st);
-			return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "out of memory");
-		}
+	rc = nbg_cpu_run_range(p, st, 0, end, err);
+	if (rc != NBG_OK) {
+		nbg_cpu_state_free(st);
+		return rc;
 	}
 	*out = st;
 	return NBG_OK;

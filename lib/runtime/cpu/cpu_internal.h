@@ -390,6 +390,12 @@ CPU_HIDDEN void nbg_cpu_plan_ref(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, s
 CPU_HIDDEN void nbg_cpu_plan_spmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
 
 CPU_HIDDEN int nbg_cpu_ref_run(const cpu_ref *r, uint8_t *const *buf);
+/* Runs the operations [from, to) on a state nbg_cpu_run returned (whose
+ * operations below from ran): UNSUPPORTED_OPERATION, before computing
+ * anything, when one of them is refused; OUT_OF_MEMORY.  A test program
+ * dumps the buffers at several points of one run with it. */
+CPU_HIDDEN nbg_code nbg_cpu_run_range(const nbg_cpu_plan *p, nbg_cpu_state *st, size_t from, size_t to,
+				      nbg_error *err);
 /* A step executed by reference semantics (cpu_common.c, shared by the
  * shader planners): op->ref.kind = kind (its other members set by the
  * planner), labelled nbg_cpu_step.reference. */
