@@ -36,8 +36,14 @@ against references no C code here computes.
    Caffe's top-1 logit leads by 2 or more (the others, shifted and noisy,
    are ambiguous to Caffe too; the figure is printed).
 
-Usage: check_cpu_lut.py NBG DUMP --corpus DIR --models DIR (exit 77 when the
-files or Debian's python3-numpy / python3-protobuf are missing).
+Tiers (--tier, check_cpu.tier_of): corpus runs part 1, part 2 on the first
+listed operation of each file, part 3, and part 4 on lenet.dat and its
+first variant; slow part 2 on the other operations and part 4 on the other
+23 inputs.  No --tier: both.
+
+Usage: check_cpu_lut.py NBG DUMP --corpus DIR --models DIR [--tier
+corpus|slow] (exit 77 when the files or Debian's python3-numpy /
+python3-protobuf are missing).
 """
 import math
 import os
@@ -45,7 +51,8 @@ import struct
 import sys
 import tempfile
 
-from check_cpu import dump, finish, key, run, run_cpu, synth_inputs
+from check_cpu import (CORPUS_INPUTS, dump, finish, in_tier, key, prefetch, run, run_cpu, split, synth_inputs,
+                       tier_of)
 from check_cpu_tp import image, inputs_for, inspect, multiplier, walk
 
 SKIP = 77
@@ -202,8 +209,9 @@ def round_away(y):
     return np.where(y < 0, -np.floor(-y + 0.5), np.floor(y + 0.5))
 
 
-def check_per_op(nbg, dumper, corpus, models, tmp, fitted, failures, figures):
-    """Part 2."""
+def check_per_op(nbg, dumper, corpus, models, tmp, fitted, failures, figures, tier):
+    """Part 2: the corpus tier runs the first listed operation of each file,
+    the slow tier the others."""
     lenet_in = os.path.join(models, "lenet-caffe", "lenet.dat")
     checked = values = differ = 0
     worst = 0
@@ -211,12 +219,13 @@ def check_per_op(nbg, dumper, corpus, models, tmp, fitted, failures, figures):
         path = os.path.join(corpus, name)
         doc = inspect(nbg, path)
         byop = {o["operation"]: o for o in doc["commands"]["operations"]}
-        for n in ops:
+        for n in split(ops, tier, ops[:1]):
             op = byop[n]
             f = doc["commands"]["tp"]["commands"][op["command"]]["fields"]
             seeds = [None] if name == LENET else [n, n + 1]
             for seed in seeds:
                 paths = [lenet_in] if seed is None else inputs_for(doc, tmp, seed)
+                prefetch(dumper, path, [n, n + 1], paths, tmp)
                 before = dump(dumper, path, n, paths, tmp)
                 after = dump(dumper, path, n + 1, paths, tmp)
                 a = image(f, before[key(op["input_ref"])], op["input_ref"]["offset"])
@@ -249,9 +258,10 @@ def check_per_op(nbg, dumper, corpus, models, tmp, fitted, failures, figures):
                 if len(set(want.tolist())) < 8:
                     failures.append("%s op %d: the input gives only %d distinct outputs: too few to "
                                     "check the table" % (name, n, len(set(want.tolist()))))
-    figures.append("per operation: %d runs of %d LUT operations, %d values against numpy's function "
-                   "of their input: %d differ, by at most %d step" %
-                   (checked, sum(len(t[2]) for t in TABLES), values, differ, worst))
+    figures.append("per operation: %d runs of %d of the %d LUT operations listed, %d values against numpy's "
+                   "function of their input: %d differ, by at most %d step" %
+                   (checked, sum(len(split(t[2], tier, t[2][:1])) for t in TABLES),
+                    sum(len(t[2]) for t in TABLES), values, differ, worst))
 
 
 def rule_map(f, words):
@@ -331,14 +341,18 @@ def check_synthesized(nbg, dumper, models, tmp, failures, figures):
                                                      refused))
 
 
-def check_lenet(nbg, models, tmp, failures, figures):
-    """Part 4."""
+def check_lenet(nbg, models, tmp, failures, figures, tier):
+    """Part 4: the corpus tier on lenet.dat and its first variant, the slow
+    tier on the other 23."""
     from check_cpu import caffe_forward
     from check_weights_lenet import caffe_layers
     base = np.fromfile(os.path.join(models, "lenet-caffe", "lenet.dat"), dtype=np.uint8).reshape(28, 28)
     layers = caffe_layers(os.path.join(models, "lenet-caffe", "lenet.caffemodel"))
     imgs, paths = synth_inputs(base, tmp, 24)
+    sel = split(range(len(imgs)), tier, range(CORPUS_INPUTS))
+    imgs, paths, dat = [imgs[i] for i in sel], [paths[i] for i in sel], paths[0]
     same = clear = clear_same = 0
+    first = None
     probs = []
     for img, p in zip(imgs, paths):
         y, _, err = run_cpu(nbg, os.path.join(corpus_dir, LENET), [p], tmp, np.float16)
@@ -351,25 +365,25 @@ def check_lenet(nbg, models, tmp, failures, figures):
         top = np.sort(caffe)
         clear += top[-1] - top[-2] >= 2
         clear_same += top[-1] - top[-2] >= 2 and int(np.argmax(y)) == int(np.argmax(caffe))
-        if p == paths[0]:
+        if p == dat:
             first = (int(np.argmax(y)), float(y.max()), int(np.argmax(caffe)))
         probs.append(float(y.max()))
-    if first[0] != first[2] or first[1] < 0.9 or clear_same != clear:
-        failures.append("tanh LeNet: lenet.dat gives %d (probability %.3f), Caffe %d; top-1 equal to "
+    if (first and (first[0] != first[2] or first[1] < 0.9)) or clear_same != clear:
+        failures.append("tanh LeNet: lenet.dat gives %s (probability, Caffe's class); top-1 equal to "
                         "Caffe's on %d of the %d inputs where Caffe's margin is 2 or more" %
-                        (first[0], first[1], first[2], clear_same, clear))
-    figures.append("whole model %s: lenet.dat gives %d with probability %.3f (Caffe LeNet: %d); on it "
-                   "and %d variants top-1 equal to Caffe's on %d of %d, on %d of the %d where Caffe's "
-                   "top-1 leads by 2 or more; top probability %.3f..%.3f" %
-                   (LENET, first[0], first[1], first[2], len(imgs) - 1, same, len(imgs), clear_same,
-                    clear, min(probs), max(probs)))
+                        (first, clear_same, clear))
+    figures.append("whole model %s: %s%d inputs, top-1 equal to Caffe's on %d of %d, on %d of the %d where "
+                   "Caffe's top-1 leads by 2 or more; top probability %.3f..%.3f" %
+                   (LENET, "lenet.dat gives %d with probability %.3f (Caffe LeNet: %d); " % first if first else "",
+                    len(imgs), same, len(imgs), clear_same, clear, min(probs), max(probs)))
 
 
 def main():
     global corpus_dir, np
-    if len(sys.argv) != 7 or sys.argv[3] != "--corpus" or sys.argv[5] != "--models":
-        sys.exit("usage: check_cpu_lut.py NBG DUMP --corpus DIR --models DIR")
-    nbg, dumper, corpus_dir, models = sys.argv[1], sys.argv[2], sys.argv[4], sys.argv[6]
+    argv, tier = tier_of(sys.argv)
+    if len(argv) != 7 or argv[3] != "--corpus" or argv[5] != "--models":
+        sys.exit("usage: check_cpu_lut.py NBG DUMP --corpus DIR --models DIR [--tier corpus|slow]")
+    nbg, dumper, corpus_dir, models = argv[1], argv[2], argv[4], argv[6]
     from tc_corpus import need
     need("check_cpu_lut", "the LUT activation checks", corpus_dir)
     need("check_cpu_lut", "the LeNet checks", os.path.join(models, "lenet-caffe"))
@@ -379,10 +393,13 @@ def main():
     np = numpy
     failures, figures = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        fitted = check_tables(nbg, corpus_dir, failures, figures)
-        check_per_op(nbg, dumper, corpus_dir, models, tmp, fitted, failures, figures)
-        check_synthesized(nbg, dumper, models, tmp, failures, figures)
-        check_lenet(nbg, models, tmp, failures, figures)
+        # the tables are decoded in both tiers: the runs of either compare with them
+        fitted = check_tables(nbg, corpus_dir, failures if in_tier(tier, "corpus") else [],
+                              figures if in_tier(tier, "corpus") else [])
+        check_per_op(nbg, dumper, corpus_dir, models, tmp, fitted, failures, figures, tier)
+        if in_tier(tier, "corpus"):
+            check_synthesized(nbg, dumper, models, tmp, failures, figures)
+        check_lenet(nbg, models, tmp, failures, figures, tier)
     finish(figures, failures)
 
 

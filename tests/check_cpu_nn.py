@@ -22,8 +22,13 @@ compiled by one toolkit version for several targets).
 3. The first 0x1000000e layer-0 tile equals row 0 of the 0xbe file's
    layer 0 (the other tiles, and the 0xb9 file's: tests/check_cpu_tiles.py).
 
-Usage: check_cpu_nn.py NBG DUMP --corpus DIR (exit 77 when the files or
-Debian's python3-numpy are missing).
+Tiers (--tier, check_cpu.tier_of): corpus runs the first 4, 1 and 2 NN
+operations of part 1 (PER_OP), part 2's layer 0 and part 3; slow the next
+operations of part 1 and part 2's layer 27 (most of the network).  No
+--tier: both.
+
+Usage: check_cpu_nn.py NBG DUMP --corpus DIR [--tier corpus|slow] (exit 77
+when the files or Debian's python3-numpy are missing).
 """
 import json
 import os
@@ -74,12 +79,16 @@ def synth(tmp, count):
     return paths
 
 
+_DOCS = {}
+
+
 def op_of(nbg, model, n):
-    r = cc.run([nbg, "inspect", "--commands", "--json", model])
-    if r.returncode != 0:
-        sys.exit("nbg inspect failed: %s" % r.stderr)
-    doc = json.loads(r.stdout)
-    return [o for o in doc["commands"]["operations"] if o["operation"] == n][0]
+    if (nbg, model) not in _DOCS:
+        r = cc.run([nbg, "inspect", "--commands", "--json", model])
+        if r.returncode != 0:
+            sys.exit("nbg inspect failed: %s" % r.stderr)
+        _DOCS[(nbg, model)] = json.loads(r.stdout)
+    return [o for o in _DOCS[(nbg, model)]["commands"]["operations"] if o["operation"] == n][0]
 
 
 def output_after(nbg, dumper, model, n, path, tmp):
@@ -128,6 +137,11 @@ def check_cross_target(nbg, dumper, corpus, paths, tmp, failures, figures):
     if odd_equal:
         failures.append("image_classify layer 0: the odd-phase subsampling also matches, so the "
                         "comparison does not fix the phase")
+
+def check_layer27(nbg, dumper, corpus, paths, tmp, failures, figures):
+    """Part 2's layer 27 (after 28 layers: most of the network)."""
+    import numpy as np
+    e8, be = (os.path.join(corpus, f) for f in (E8, BE))
     same = 0
     values = set()
     for p in paths:
@@ -161,10 +175,16 @@ def check_tiles(nbg, dumper, corpus, paths, tmp, failures, figures):
                         (same, len(paths)))
 
 
+# (file, NN operations checked per operation against numpy: the corpus
+# tier the first of them, the slow tier the others)
+PER_OP = ((E8, 10, 4), (X2, 1, 1), (B9, 4, 2))
+
+
 def main():
-    if len(sys.argv) != 5 or sys.argv[3] != "--corpus":
-        sys.exit("usage: check_cpu_nn.py NBG DUMP --corpus DIR")
-    nbg, dumper, corpus = sys.argv[1], sys.argv[2], sys.argv[4]
+    argv, tier = cc.tier_of(sys.argv)
+    if len(argv) != 5 or argv[3] != "--corpus":
+        sys.exit("usage: check_cpu_nn.py NBG DUMP --corpus DIR [--tier corpus|slow]")
+    nbg, dumper, corpus = argv[1], argv[2], argv[4]
     for need in (E8, BE, B9, X2):
         if not os.path.exists(os.path.join(corpus, need)):
             print("check_cpu_nn: skipped: %s does not exist (the meson option corpus_dir "
@@ -175,14 +195,20 @@ def main():
     failures, figures = [], []
     with tempfile.TemporaryDirectory() as tmp:
         paths = synth(tmp, 2)
-        for name, n in ((E8, 10), (X2, 1), (B9, 4)):
+        for name, n, first in PER_OP:
+            lo, hi = {"corpus": (0, first), "slow": (first, n), "all": (0, n)}[tier]
+            if lo == hi:
+                continue
             cc.check_ops(nbg, dumper, os.path.join(corpus, name), [[paths[0]]], tmp, failures,
-                         figures, max_ops=n)
+                         figures, max_ops=hi, skip=lo)
             checked = int(figures[-1].split(" of ")[1].split()[0])
-            if checked != n:
-                failures.append("%s: %d NN operations checked, expected %d" % (name, checked, n))
-        check_cross_target(nbg, dumper, corpus, paths, tmp, failures, figures)
-        check_tiles(nbg, dumper, corpus, paths, tmp, failures, figures)
+            if checked != hi - lo:
+                failures.append("%s: %d NN operations checked, expected %d" % (name, checked, hi - lo))
+        if cc.in_tier(tier, "corpus"):
+            check_cross_target(nbg, dumper, corpus, paths, tmp, failures, figures)
+            check_tiles(nbg, dumper, corpus, paths, tmp, failures, figures)
+        if cc.in_tier(tier, "slow"):
+            check_layer27(nbg, dumper, corpus, paths, tmp, failures, figures)
     print("\n".join(figures + ["FAIL: " + f for f in failures]))
     sys.exit(1 if failures else 0)
 

@@ -21,15 +21,20 @@ the same bytes read as x*y columns of 2 rows, with 2x2 kernels.
    operation writes (x*y by 1 by out) equals the image the 0x88 file's 1x1
    convolution of that layer writes (x by y by out), value for value.
 
-Usage: check_cpu_nnfc.py NBG DUMP --corpus DIR (exit 77 when the corpus or
-Debian's python3-numpy is missing).
+Tiers (--tier, check_cpu.tier_of): corpus runs parts 1 and 2 and part 3
+on the newest compilation's 0x7d file; slow part 3 on the others.  No
+--tier: both.
+
+Usage: check_cpu_nnfc.py NBG DUMP --corpus DIR [--tier corpus|slow] (exit
+77 when the corpus or Debian's python3-numpy is missing).
 """
 import glob
 import os
 import sys
 import tempfile
 
-from check_cpu import dump, finish, key, model_info, read_image, read_output, requant
+from check_cpu import (dump, finish, in_tier, key, model_info, prefetch, read_image, read_output, requant,
+                       split, tier_of)
 
 PER_OP_FILE = "v1/10009_7d_emotion_7d.nb"
 # the corpus' 0x7d fully connected commands: 11 + 11 + 12 in three emotion files
@@ -144,6 +149,7 @@ def check_per_op(nbg, dumper, corpus, tmp, failures, figures, infos):
     inp = os.path.join(tmp, "nnfc_in.bin")
     rng.integers(0, 256, doc["inputs"][0]["byte_size"]).astype(np.uint8).tofile(inp)
     checked = same = written = 0
+    prefetch(dumper, model, [op["operation"] + d for op in fc_ops(doc, weights) for d in (0, 1)], [inp], tmp)
     for op in fc_ops(doc, weights):
         n = op["operation"]
         wo = weights[n]
@@ -181,7 +187,9 @@ def check_per_op(nbg, dumper, corpus, tmp, failures, figures, infos):
         failures.append("only %d fully connected operations checked in %s" % (checked, PER_OP_FILE))
 
 
-def check_cross_target(nbg, dumper, corpus, tmp, failures, figures, infos):
+def check_cross_target(nbg, dumper, corpus, tmp, failures, figures, infos, tier):
+    """Part 3: the corpus tier compares the newest compilation's 0x7d file
+    (the last by name), the slow tier the others."""
     import numpy as np
     rng = np.random.default_rng(2029)
     imgs = [np.clip(rng.normal(128, 50, (64, 64)), 0, 255).astype(np.uint8),
@@ -190,15 +198,21 @@ def check_cross_target(nbg, dumper, corpus, tmp, failures, figures, infos):
     for i, im in enumerate(imgs):
         paths.append(os.path.join(tmp, "nnfc_img_%d.bin" % i))
         im.tofile(paths[-1])
-    ops = values = differ = 0
-    for f, sib in pairs(corpus):
+    ops = values = differ = expected = 0
+    every = pairs(corpus)
+    for f, sib in split(every, tier, every[-1:]):
         d7, w7, _ = infos(f)
-        for o in fc_ops(d7, w7):
-            found = conv_1x1(infos, sib, o["layer_id"])
-            if not found:
-                continue
-            g, other = found
-            for p in paths:
+        expected += 2 * sum(1 for o in d7["commands"]["operations"]
+                            if o["engine"] == "NN" and o["kind"] == "fully connected")
+        found = [(o, conv_1x1(infos, sib, o["layer_id"])) for o in fc_ops(d7, w7)]
+        found = [(o, x) for o, x in found if x]
+        for p in paths:
+            # one run per file and input dumps every compared operation's output
+            prefetch(dumper, f, [o["operation"] + 1 for o, _ in found], [p], tmp)
+            for g in sorted({x[0] for _, x in found}):
+                prefetch(dumper, g, [x[1]["operation"] + 1 for _, x in found if x[0] == g], [p], tmp,
+                         keep=True)
+            for o, (g, other) in found:
                 a = read_output(o, dump(dumper, f, o["operation"] + 1, [p], tmp))
                 b = read_output(other, dump(dumper, g, other["operation"] + 1, [p], tmp))
                 a, b = a.reshape(a.shape[0], -1), b.reshape(b.shape[0], -1)
@@ -217,15 +231,16 @@ def check_cross_target(nbg, dumper, corpus, tmp, failures, figures, infos):
     figures.append("cross-target: %d runs (fully connected operations x 2 inputs) of the 0x7d "
                    "files against the same layers' 1x1 convolutions on 0x88 (0x99 where 0x88 "
                    "compiles a 2x2 conv): %d of %d values differ" % (ops, differ, values))
-    if ops < 2 * MIN_FC:
+    if ops < expected:
         failures.append("only %d cross-target runs compared, not %d operations x 2 inputs" %
-                        (ops, MIN_FC))
+                        (ops, expected // 2))
 
 
 def main():
-    if len(sys.argv) != 5 or sys.argv[3] != "--corpus":
-        sys.exit("usage: check_cpu_nnfc.py NBG DUMP --corpus DIR")
-    nbg, dumper, corpus = sys.argv[1], sys.argv[2], sys.argv[4]
+    argv, tier = tier_of(sys.argv)
+    if len(argv) != 5 or argv[3] != "--corpus":
+        sys.exit("usage: check_cpu_nnfc.py NBG DUMP --corpus DIR [--tier corpus|slow]")
+    nbg, dumper, corpus = argv[1], argv[2], argv[4]
     from tc_corpus import need
     need("check_cpu_nnfc", "the 0x7d fully connected checks", corpus)
     from check_cpu_tp import need_numpy
@@ -238,9 +253,10 @@ def main():
             if model not in cache:
                 cache[model] = model_info(nbg, model, tmp)
             return cache[model]
-        check_weights(nbg, corpus, tmp, failures, figures, infos)
-        check_per_op(nbg, dumper, corpus, tmp, failures, figures, infos)
-        check_cross_target(nbg, dumper, corpus, tmp, failures, figures, infos)
+        if in_tier(tier, "corpus"):
+            check_weights(nbg, corpus, tmp, failures, figures, infos)
+            check_per_op(nbg, dumper, corpus, tmp, failures, figures, infos)
+        check_cross_target(nbg, dumper, corpus, tmp, failures, figures, infos, tier)
     finish(figures, failures)
 
 

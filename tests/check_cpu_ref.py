@@ -44,8 +44,14 @@ runs by reference semantics, against references no C code here computes.
    semantics in summary.json (runtime.reference_semantics) and on stdout:
    none for an NN-only model.
 
-Usage: check_cpu_ref.py NBG REFOP --corpus DIR --models DIR (exit 77 when
-the files or Debian's python3-numpy / python3-protobuf are missing).
+Tiers (--tier, check_cpu.tier_of): corpus runs sections 1 and 2 on the
+smallest file holding each kind of SH, SW and SP operation (a softmax's
+form counted: plan_sample), and sections 3 to 5; slow runs sections 1 and
+2 on the other files.  No --tier: both.
+
+Usage: check_cpu_ref.py NBG REFOP --corpus DIR --models DIR [--tier
+corpus|slow] (exit 77 when the files or Debian's python3-numpy /
+python3-protobuf are missing).
 """
 import glob
 import json
@@ -56,7 +62,7 @@ import struct
 import sys
 import tempfile
 
-from check_cpu import finish, run
+from check_cpu import finish, in_tier, inspect_many, ref_op_runs, run, split, tier_of
 
 SKIP = 77
 LENET = "lenet-caffe/lenet_v2_0x10016.nb"
@@ -176,34 +182,41 @@ def numpy_softmax(x, s, group=0):
     return (e / e.sum(axis=1, keepdims=True)).astype(np.float16).ravel()
 
 
-def run_softmax(refop, model, op, doc, io, x, tmp, rng):
-    """The backend's softmax of x (uint8) through nbg-cpu-ref-op; the input
-    region is filled with noise, the others with zeros; every byte outside
-    the output's 2 * width must be unchanged.  Returns float16 values or
-    an error string."""
+def run_softmaxes(refop, model, op, doc, io, xs, tmp, rng):
+    """The backend's softmax of each x of xs (uint8) through one
+    nbg-cpu-ref-op run; the input region is filled with noise, the others
+    with zeros; every byte outside the output's 2 * width must be
+    unchanged.  Returns per x float16 values or an error string."""
     import numpy as np
     ri, io_off, ro, oo_off, w = io[:5]
-    ind, outd = tempfile.mkdtemp(dir=tmp), tempfile.mkdtemp(dir=tmp)
-    before = {}
-    for (src, idx), n in region_sizes(doc).items():
-        b = np.zeros(n, dtype=np.uint8)
-        if (src, idx) == ri:
-            b = rng.integers(0, 256, n, dtype=np.uint8)
-            b[io_off:io_off + w] = x
-        before[(src, idx)] = b
-        b.tofile(os.path.join(ind, "%s_%d.bin" % (src, idx)))
-    r = run([refop, model, str(op), ind, outd])
+    cases = []
+    for x in xs:
+        ind, outd = tempfile.mkdtemp(dir=tmp), tempfile.mkdtemp(dir=tmp)
+        before = {}
+        for (src, idx), n in region_sizes(doc).items():
+            b = np.zeros(n, dtype=np.uint8)
+            if (src, idx) == ri:
+                b = rng.integers(0, 256, n, dtype=np.uint8)
+                b[io_off:io_off + w] = x
+            before[(src, idx)] = b
+            b.tofile(os.path.join(ind, "%s_%d.bin" % (src, idx)))
+        cases.append((ind, outd, before))
+    r = ref_op_runs(refop, model, [(op, ind, outd) for ind, outd, _ in cases])
     if r.returncode != 0:
-        return "nbg-cpu-ref-op exit %d: %s %s" % (r.returncode, r.stdout, r.stderr)
-    out = None
-    for key, b in before.items():
-        a = np.fromfile(os.path.join(outd, "%s_%d.bin" % key), dtype=np.uint8)
-        if key == ro:
-            out = a[oo_off:oo_off + 2 * w].copy().view("<f2")
-            a[oo_off:oo_off + 2 * w] = b[oo_off:oo_off + 2 * w]
-        if not np.array_equal(a, b):
-            return "bytes of %s_%d outside the output changed" % key
-    return out
+        return ["nbg-cpu-ref-op exit %d: %s %s" % (r.returncode, r.stdout, r.stderr)] * len(xs)
+    res = []
+    for ind, outd, before in cases:
+        out = None
+        for key, b in before.items():
+            a = np.fromfile(os.path.join(outd, "%s_%d.bin" % key), dtype=np.uint8)
+            if key == ro:
+                out = a[oo_off:oo_off + 2 * w].copy().view("<f2")
+                a[oo_off:oo_off + 2 * w] = b[oo_off:oo_off + 2 * w]
+            if not np.array_equal(a, b):
+                out = "bytes of %s_%d outside the output changed" % key
+                break
+        res.append(out)
+    return res
 
 
 def ulps(a, b):
@@ -211,13 +224,54 @@ def ulps(a, b):
     return np.abs(a.view(np.int16).astype(np.int64) - b.view(np.int16).astype(np.int64))
 
 
-def check_plans(nbg, models, failures, figures):
-    """Section 1; returns [(model, doc, operation record)] of the softmaxes."""
+def inspect_all(nbg, models):
+    """`nbg inspect --json --operations --patches` of every model, in one
+    process: {model: document}."""
+    docs = inspect_many(nbg, models, "--operations", "--patches")
+    if any(not d.get("operations") for d in docs.values()):
+        sys.exit("nbg inspect: a file without its operation table: %s" %
+                 [m for m, d in docs.items() if not d.get("operations")])
+    return docs
+
+
+def softmax_kind(data, doc, o):
+    """A softmax's form as the rules of softmax_io read it: "row", "pair",
+    "format" (not uint8 to fp16) or "unjudged"."""
+    if softmax_formats(data, doc, o) != (FMT_UINT8, FMT_FP16):
+        return "format"
+    try:
+        return "pair" if softmax_io(data, doc, o)[6] else "row"
+    except Unjudged:
+        return "unjudged"
+
+
+def plan_sample(docs):
+    """The files whose plans the corpus tier checks: for each kind of SH,
+    SW and SP operation (type and layer name, and a softmax's form), the
+    smallest file holding one; the slow tier checks the others."""
+    best = {}
+    for model, doc in docs.items():
+        data = None
+        for o in doc["operations"]:
+            if o["type_name"] not in ("SH", "SW", "SP"):
+                continue
+            k = (o["type_name"], o["layer_name"])
+            if k == ("SH", "Softmax2Layer"):
+                data = data or open(model, "rb").read()
+                k += (softmax_kind(data, doc, o),)
+            if k not in best or os.path.getsize(model) < os.path.getsize(best[k]):
+                best[k] = model
+    return set(best.values())
+
+
+def check_plans(nbg, models, docs, failures, figures):
+    """Section 1 on models (their inspect documents in docs); returns
+    [(model, doc, operation record)] of the softmaxes."""
     softmax, refused, layers, pools = [], 0, {}, []
     tally = {"format": 0, "unjudged": [], "pair": 0, "record": 0}
     memory = 0
     for model in models:
-        doc = inspect(nbg, model)
+        doc = docs[model]
         lines = plan_lines(nbg, model)
         for o in doc["operations"]:
             n = o["record_index"]
@@ -334,8 +388,7 @@ def check_softmax_ops(refop, softmax, tmp, failures, figures):
         cases.append(np.full(w, 200, dtype=np.uint8))                      # all equal
         spread = max(1, min(255, int(round(12 / s))))                      # probabilities spread out
         cases.append(np.clip(128 + rng.integers(-spread, spread + 1, w), 0, 255).astype(np.uint8))
-        for x in cases:
-            got = run_softmax(refop, model, o["record_index"], doc, io, x, tmp, rng)
+        for x, got in zip(cases, run_softmaxes(refop, model, o["record_index"], doc, io, cases, tmp, rng)):
             if isinstance(got, str):
                 failures.append("%s op %d: %s" % (os.path.basename(model), o["record_index"], got))
                 continue
@@ -402,7 +455,7 @@ def check_lenet_scale(nbg, refop, models, tmp, failures, figures):
                         doc["inputs"][0]["quantization"]["zero_point"])["ip2"]
     s2, zp = io[5] / LOG2E, f["out_zp"]
     q = np.clip(np.rint(ip2 / s2) + zp, 0, 255).astype(np.uint8)
-    got = run_softmax(refop, model, o["record_index"], full, io, q, tmp, np.random.default_rng(1))
+    got = run_softmaxes(refop, model, o["record_index"], full, io, [q], tmp, np.random.default_rng(1))[0]
     if isinstance(got, str):
         failures.append("LeNet softmax: " + got)
         return
@@ -511,9 +564,10 @@ def check_run_report(nbg, corpus, tmp, failures, figures):
 
 
 def main():
-    if len(sys.argv) != 7 or sys.argv[3] != "--corpus" or sys.argv[5] != "--models":
-        sys.exit("usage: check_cpu_ref.py NBG REFOP --corpus DIR --models DIR")
-    nbg, refop, corpus, models = sys.argv[1], sys.argv[2], sys.argv[4], sys.argv[6]
+    argv, tier = tier_of(sys.argv)
+    if len(argv) != 7 or argv[3] != "--corpus" or argv[5] != "--models":
+        sys.exit("usage: check_cpu_ref.py NBG REFOP --corpus DIR --models DIR [--tier corpus|slow]")
+    nbg, refop, corpus, models = argv[1], argv[2], argv[4], argv[6]
     files = sorted(glob.glob(os.path.join(corpus, "v1", "*.nb")) +
                    glob.glob(os.path.join(corpus, "v2", "*.nb")))
     if not files or not os.path.exists(os.path.join(models, LENET)):
@@ -525,13 +579,20 @@ def main():
     imports()
     files += sorted(glob.glob(os.path.join(models, "lenet-caffe", "*.nb")))
     failures, figures = [], []
+    docs = inspect_all(nbg, files)
+    sample = plan_sample(docs)
+    files = split(files, tier, sample)
+    figures.append("tier %s: the plans of %d of %d files (the corpus tier: the smallest file holding "
+                   "each kind of SH, SW and SP operation, %d files; the slow tier: the others)" %
+                   (tier, len(files), len(docs), len(sample)))
     with tempfile.TemporaryDirectory() as tmp:
-        softmax = check_plans(nbg, files, failures, figures)
+        softmax = check_plans(nbg, files, docs, failures, figures)
         check_softmax_ops(refop, softmax, tmp, failures, figures)
-        check_lenet_scale(nbg, refop, models, tmp, failures, figures)
-        check_mutations(nbg, models, tmp, failures, figures)
-        check_pair_mutations(nbg, softmax, tmp, failures, figures)
-        check_run_report(nbg, corpus, tmp, failures, figures)
+        if in_tier(tier, "corpus"):
+            check_lenet_scale(nbg, refop, models, tmp, failures, figures)
+            check_mutations(nbg, models, tmp, failures, figures)
+            check_pair_mutations(nbg, softmax, tmp, failures, figures)
+            check_run_report(nbg, corpus, tmp, failures, figures)
     finish(figures, failures)
 
 

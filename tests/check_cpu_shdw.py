@@ -31,8 +31,13 @@ references no C code here computes.
    printed, with the limits below, and the top-1 class must be equal.
 4. Mutations of the 0x99 file are refused with their ids (shdw-*).
 
-Usage: check_cpu_shdw.py NBG REFOP --corpus DIR (exit 77 when the corpus or
-Debian's python3-numpy is missing); nbg-cpu-dump is REFOP's neighbour.
+Tiers (--tier, check_cpu.tier_of): corpus runs part 1, part 2 on the
+random buffers and part 4; slow part 2 on the images (most of the network
+runs before the shader) and part 3.  No --tier: both.
+
+Usage: check_cpu_shdw.py NBG REFOP --corpus DIR [--tier corpus|slow] (exit
+77 when the corpus or Debian's python3-numpy is missing); nbg-cpu-dump is
+REFOP's neighbour.
 """
 import json
 import os
@@ -40,7 +45,7 @@ import struct
 import sys
 import tempfile
 
-from check_cpu import dump, finish, read_output, run, run_cpu, scale_of
+from check_cpu import dump, finish, in_tier, read_output, ref_op_runs, run, run_cpu, scale_of, tier_of
 from check_cpu_tp import need_numpy
 from check_cpu_ref import LABEL, check_refused, inspect, plan_lines, region_sizes, uniforms
 
@@ -214,9 +219,11 @@ def compare_after(q, before, after, want, failures, what):
     return ok
 
 
-def check_per_op(nbg, dumper, refop, corpus, shaders, imgs, tmp, failures, figures):
-    """Part 2; returns the buffers after the operation on each image
-    {(file, image index): buffers}."""
+def check_per_op(nbg, dumper, refop, corpus, shaders, imgs, tmp, failures, figures, tier):
+    """Part 2: the random buffers in the corpus tier, the synthesized images
+    through the model (most of it runs before the shader) in the slow tier;
+    returns the buffers after the operation on each image {(file, image
+    index): buffers}."""
     import numpy as np
     rng = np.random.default_rng(47)
     runs = equal = values = saturated = 0
@@ -231,7 +238,7 @@ def check_per_op(nbg, dumper, refop, corpus, shaders, imgs, tmp, failures, figur
         if q["ri"] == q["ro"] and q["io"] < q["oo"] + (q["c"] - 1) * q["oslice"] + 1 and q["oo"] < in_end:
             failures.append("0x%s op %d writes over its input" % (k, q["op"]))
             continue
-        for i, (_, inter) in enumerate(imgs):
+        for i, (_, inter) in enumerate(imgs if in_tier(tier, "slow") else []):
             # the input is left as it is (checked above): the dump after the
             # operation holds it; the other bytes are checked on the random
             # buffers below
@@ -245,18 +252,21 @@ def check_per_op(nbg, dumper, refop, corpus, shaders, imgs, tmp, failures, figur
                 failures.append("0x%s op %d on an image: %d of %d outputs differ from numpy" %
                                 (k, q["op"], int((got != want).sum()), len(want)))
             values += len(want)
-        for trial in range(3):
+        trials = []
+        for trial in range(3 if in_tier(tier, "corpus") else 0):
             ind, outd = tempfile.mkdtemp(dir=tmp), tempfile.mkdtemp(dir=tmp)
             before = {}
             for key, size in region_sizes(q["doc"]).items():
                 lo = 0 if trial < 2 else 250  # the last: near saturation
                 before[key] = rng.integers(lo, 256, size, dtype=np.uint8)
                 before[key].tofile(os.path.join(ind, "%s_%d.bin" % key))
-            r = run([refop, model, str(q["op"]), ind, outd])
-            if r.returncode != 0:
-                failures.append("0x%s op %d: nbg-cpu-ref-op exit %d: %s %s" %
-                                (k, q["op"], r.returncode, r.stdout, r.stderr))
-                break
+            trials.append((ind, outd, before))
+        r = ref_op_runs(refop, model, [(q["op"], ind, outd) for ind, outd, _ in trials])
+        if trials and r.returncode != 0:
+            failures.append("0x%s op %d: nbg-cpu-ref-op exit %d: %s %s" %
+                            (k, q["op"], r.returncode, r.stdout, r.stderr))
+            trials = []
+        for ind, outd, before in trials:
             after = {key: np.fromfile(os.path.join(outd, "%s_%d.bin" % key), dtype=np.uint8)
                      for key in before}
             want = numpy_op(q, read_in(q, before))
@@ -269,8 +279,9 @@ def check_per_op(nbg, dumper, refop, corpus, shaders, imgs, tmp, failures, figur
                    "random buffers) equal to numpy's round(sum(w x in) x scale) byte for byte, "
                    "%d values (%d saturated at 255), no other byte changed on the random buffers" %
                    (equal, runs, values, saturated))
-    if runs < 2 * (len(imgs) + 3):
-        failures.append("only %d per-operation runs" % runs)
+    expected = 2 * ((len(imgs) if in_tier(tier, "slow") else 0) + (3 if in_tier(tier, "corpus") else 0))
+    if runs < expected:
+        failures.append("only %d per-operation runs, not %d" % (runs, expected))
     return afters
 
 
@@ -398,22 +409,28 @@ def check_mutations(nbg, corpus, shaders, tmp, failures, figures):
 
 
 def main():
-    if len(sys.argv) != 5 or sys.argv[3] != "--corpus":
-        sys.exit("usage: check_cpu_shdw.py NBG REFOP --corpus DIR")
-    nbg, refop, corpus = sys.argv[1], sys.argv[2], sys.argv[4]
+    argv, tier = tier_of(sys.argv)
+    if len(argv) != 5 or argv[3] != "--corpus":
+        sys.exit("usage: check_cpu_shdw.py NBG REFOP --corpus DIR [--tier corpus|slow]")
+    nbg, refop, corpus = argv[1], argv[2], argv[4]
     dumper = os.path.join(os.path.dirname(os.path.abspath(refop)), "nbg-cpu-dump")
     from tc_corpus import need
     need("check_cpu_shdw", "the SH depthwise convolution checks", corpus)
     need_numpy("check_cpu_shdw")
     failures, figures = [], []
+    corpus_tier = in_tier(tier, "corpus")
     with tempfile.TemporaryDirectory() as tmp:
-        shaders, layers = check_recovery(nbg, corpus, tmp, failures, figures)
+        # the recovery in the corpus tier; the slow tier reads the same I/O
+        shaders, layers = check_recovery(nbg, corpus, tmp, failures if corpus_tier else [],
+                                         figures if corpus_tier else [])
         imgs = synth_images(tmp, 2)
-        afters = check_per_op(nbg, dumper, refop, corpus, shaders, imgs, tmp, failures, figures)
-        check_cross_target(nbg, dumper, refop, corpus, shaders, layers, imgs, afters, tmp, failures,
-                           figures)
-        a1_layer4(nbg, dumper, corpus, imgs[0][1], tmp, figures)
-        check_mutations(nbg, corpus, shaders, tmp, failures, figures)
+        afters = check_per_op(nbg, dumper, refop, corpus, shaders, imgs, tmp, failures, figures, tier)
+        if in_tier(tier, "slow"):  # whole networks: minutes under ASan
+            check_cross_target(nbg, dumper, refop, corpus, shaders, layers, imgs, afters, tmp, failures,
+                               figures)
+            a1_layer4(nbg, dumper, corpus, imgs[0][1], tmp, figures)
+        if corpus_tier:
+            check_mutations(nbg, corpus, shaders, tmp, failures, figures)
     finish(figures, failures)
 
 

@@ -52,15 +52,20 @@ code here computes.
    values (a half carries 11 significant bits, so the sums before rounding
    differ by up to about 0.1 step), and 0x1000e's equal 0x1000f's.
 
-Usage: check_cpu_shelt.py NBG REFOP --corpus DIR (exit 77 when the corpus
-or Debian's python3-numpy is missing); nbg-cpu-dump is REFOP's neighbour.
+Tiers (--tier, check_cpu.tier_of): corpus runs parts 1 and 2 and the first
+mutation of each reason id; slow parts 3 and 5 (the models up to their
+shaders and whole) and the other mutations.  No --tier: both.
+
+Usage: check_cpu_shelt.py NBG REFOP --corpus DIR [--tier corpus|slow] (exit
+77 when the corpus or Debian's python3-numpy is missing); nbg-cpu-dump is
+REFOP's neighbour.
 """
 import os
 import struct
 import sys
 import tempfile
 
-from check_cpu import dump, finish, run, run_cpu
+from check_cpu import dump, finish, in_tier, prefetch, ref_op_runs, run, run_cpu, split, tier_of
 from check_cpu_ref import LABEL, inspect as inspect_ops, plan_lines, region_sizes, uniforms
 from check_cpu_tp import inputs_for, inspect, multiplier, need_numpy
 
@@ -332,6 +337,7 @@ def check_per_op(refop, models, tmp, failures, figures):
     runs = values = ties = halves = shaders = 0
     for m in models.values():
         lines = plan_lines(m.nbg, m.path)
+        jobs = []
         for n, q in sorted(m.sh.items()):
             rest = lines.get(n, ("?", "?", ""))[2]
             f16 = q["layer"] == "TensorAdd" and q["imgs"][1]["fmt"] == F16
@@ -352,23 +358,28 @@ def check_per_op(refop, models, tmp, failures, figures):
                     put_halves(before[q["imgs"][1]["region"]], q["imgs"][1], rng, trial == 1)
                 for k, b in before.items():
                     b.tofile(os.path.join(ind, "%s_%d.bin" % k))
-                r = run([refop, m.path, str(n), ind, outd])
-                if r.returncode != 0:
-                    failures.append("%s op %d: nbg-cpu-ref-op exit %d: %s %s" %
-                                    (m.name, n, r.returncode, r.stdout, r.stderr))
-                    break
-                after = {k: np.fromfile(os.path.join(outd, "%s_%d.bin" % k), dtype=np.uint8)
-                         for k in before}
-                v, _, t = compare(q, before, after, failures, "%s op %d trial %d" % (m.name, n, trial))
-                runs += 1
-                values += v
-                ties += t
-                halves += v if f16 else 0
+                jobs.append((n, ind, outd, before, q, f16, trial))
+        # one process per model runs its shaders' trials
+        r = ref_op_runs(refop, m.path, [j[:3] for j in jobs])
+        if r.returncode != 0:
+            failures.append("%s: nbg-cpu-ref-op exit %d: %s %s" % (m.name, r.returncode, r.stdout, r.stderr))
+            jobs = []
+        for n, ind, outd, before, q, f16, trial in jobs:
+            after = {k: np.fromfile(os.path.join(outd, "%s_%d.bin" % k), dtype=np.uint8) for k in before}
+            v, _, t = compare(q, before, after, failures, "%s op %d trial %d" % (m.name, n, trial))
+            runs += 1
+            values += v
+            ties += t
+            halves += v if f16 else 0
     figures.append("per operation: %d runs of the %d executed shaders on synthesized buffers, %d values "
                    "equal numpy's (%d of them adding fp16 halves; %d exact ties, either neighbour accepted)" %
                    (runs, shaders, values, halves, ties))
     if not halves:
         failures.append("per operation: no fp16 addition was run")
+
+
+# (model, image number) -> the output directory of a whole run on it
+WHOLE = {}
 
 
 def check_model_data(nbg, dumper, models, tmp, failures, figures):
@@ -377,6 +388,8 @@ def check_model_data(nbg, dumper, models, tmp, failures, figures):
     runs = values = 0
     for image_no in (5, 6):
         paths = inputs_for(m.cmd, tmp, image_no)
+        # one run dumps around every shader and after the last operation
+        prefetch(dumper, m.path, [n + d for n in m.sh for d in (0, 1)] + [max(m.ops) + 1], paths, tmp)
         for n, q in sorted(m.sh.items()):
             before = dump(dumper, m.path, n, paths, tmp)
             after = dump(dumper, m.path, n + 1, paths, tmp)
@@ -390,6 +403,7 @@ def check_model_data(nbg, dumper, models, tmp, failures, figures):
         if r.returncode != 0:
             failures.append("%s: nbg run --backend cpu exit %d: %s" % (m.name, r.returncode, r.stderr))
             continue
+        WHOLE[(m.path, image_no)] = outd  # check_whole compares this run with the other compilations'
         for rec in m.cmd["outputs"]:
             got = np.fromfile(os.path.join(outd, "output_%d.bin" % rec["index"]), dtype=np.uint8)
             if not np.array_equal(got, last[("OUTPUT", rec["index"])]):
@@ -397,6 +411,8 @@ def check_model_data(nbg, dumper, models, tmp, failures, figures):
     # yolov8n on its own data: its 6 additions
     y = models[YOLO]
     paths = inputs_for(y.cmd, tmp, 9)
+    prefetch(dumper, y.path, [n + d for n, q in y.sh.items() if q["layer"] == "TensorAdd" for d in (0, 1)],
+             paths, tmp)
     yruns = 0
     for n, q in sorted(y.sh.items()):
         if q["layer"] != "TensorAdd":
@@ -455,7 +471,9 @@ def check_whole(models, tmp, failures, figures):
         paths = inputs_for(hc.cmd, tmp, image_no)
         outs = {}
         for name in (HAND, HAND_FP16, HAND_FP16_F):
-            _, od, err = run_cpu(hc.nbg, models[name].path, paths, tmp)
+            od, err = WHOLE.get((models[name].path, image_no)), None
+            if od is None:
+                _, od, err = run_cpu(hc.nbg, models[name].path, paths, tmp)
             if err:
                 failures.append("%s, image %d: nbg run --backend cpu: %s" % (name, image_no, err))
                 return
@@ -483,7 +501,9 @@ def check_whole(models, tmp, failures, figures):
                    "0x1000e and 0x1000f differ in %d" % (differ, values, worst, ef))
 
 
-def check_mutations(nbg, models, tmp, failures, figures):
+def check_mutations(nbg, models, tmp, failures, figures, tier):
+    """The corpus tier the first mutation of each reason id, the slow tier
+    the others."""
     def word(m, n, reg, value):
         t = [t for t in m.doc["tables"] if t["name"] == m.doc["graph"]["state_table"]][0]
         q = m.sh[n]
@@ -504,8 +524,6 @@ def check_mutations(nbg, models, tmp, failures, figures):
              (318, ("output 27 wide", word(m, 318, 0x36028, 0x001a001b), "shelt-shape-unsupported",
                     "0x001a001b"))]
     from check_cpu_ref import check_refused
-    for n, c in cases:
-        check_refused(nbg, [c], n, tmp, failures)
     # 0x1000e: an fp16 input with a zero point or uint8 rows, an fp16 output, an
     # output written over the fp16 input (its bytes are not the output's)
     fcases = [(64, ("fp16 input 1 zero point 5", word(e, 64, 0x36100, 5), "shelt-quantization-invalid",
@@ -516,15 +534,19 @@ def check_mutations(nbg, models, tmp, failures, figures):
                     "0x44405071")),
               (64, ("output over the fp16 input 1", word(e, 64, 0x36040, e.sh[64]["v"][0x36020]),
                     "shelt-shape-unsupported", "overlaps its input 1"))]
-    for n, c in fcases:
+    every = cases + fcases
+    first = [c for i, c in enumerate(every) if c[1][2] not in [d[1][2] for d in every[:i]]]
+    for n, c in split(every, tier, first):
         check_refused(nbg, [c], n, tmp, failures)
-    figures.append("mutations of the hand-tiny shaders refused with their ids: %d" % (len(cases) + len(fcases)))
+    figures.append("mutations of the hand-tiny shaders refused with their ids: %d of %d" %
+                   (len(split(every, tier, first)), len(every)))
 
 
 def main():
-    if len(sys.argv) != 5 or sys.argv[3] != "--corpus":
-        sys.exit("usage: check_cpu_shelt.py NBG REFOP --corpus DIR")
-    nbg, refop, corpus = sys.argv[1], sys.argv[2], sys.argv[4]
+    argv, tier = tier_of(sys.argv)
+    if len(argv) != 5 or argv[3] != "--corpus":
+        sys.exit("usage: check_cpu_shelt.py NBG REFOP --corpus DIR [--tier corpus|slow]")
+    nbg, refop, corpus = argv[1], argv[2], argv[4]
     dumper = os.path.join(os.path.dirname(os.path.abspath(refop)), "nbg-cpu-dump")
     from tc_corpus import need
     need("check_cpu_shelt", "the SH TensorAdd and TensorScale checks", corpus)
@@ -535,11 +557,13 @@ def main():
         models[name] = Model(nbg, os.path.join(corpus, name))
         models[name].nbg = nbg
     with tempfile.TemporaryDirectory() as tmp:
-        check_recovery(models, failures, figures)
-        check_per_op(refop, models, tmp, failures, figures)
-        check_model_data(nbg, dumper, models, tmp, failures, figures)
-        check_cross_version(dumper, models, tmp, failures, figures)
-        check_mutations(nbg, models, tmp, failures, figures)
+        if in_tier(tier, "corpus"):
+            check_recovery(models, failures, figures)
+            check_per_op(refop, models, tmp, failures, figures)
+        if in_tier(tier, "slow"):  # the models up to their shaders, and whole: minutes under ASan
+            check_model_data(nbg, dumper, models, tmp, failures, figures)
+            check_cross_version(dumper, models, tmp, failures, figures)
+        check_mutations(nbg, models, tmp, failures, figures, tier)
     finish(figures, failures)
 
 

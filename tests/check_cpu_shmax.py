@@ -27,15 +27,19 @@ by reference semantics, against what this script reads from the raw bytes.
    trained detector finds nothing: every class probability (the logit's
    sigmoid) must stay below 0.25, the usual detection threshold.
 
-Usage: check_cpu_shmax.py NBG REF_OP --corpus DIR (exit 77 when the file
-or Debian's python3-numpy is missing).
+Tiers (--tier, check_cpu.tier_of): corpus runs parts 1 and 2 and the first
+mutation of each reason id; slow the other mutations and part 4 (yolov8n
+whole).  No --tier: both.
+
+Usage: check_cpu_shmax.py NBG REF_OP --corpus DIR [--tier corpus|slow]
+(exit 77 when the file or Debian's python3-numpy is missing).
 """
 import os
 import struct
 import sys
 import tempfile
 
-from check_cpu import finish, run, run_cpu
+from check_cpu import finish, in_tier, ref_op_runs, run_cpu, split, tier_of
 from check_cpu_ref import LABEL, check_refused, inspect, plan_lines, region_sizes, uniforms
 from check_cpu_tp import inspect as inspect_commands, need_numpy
 
@@ -136,19 +140,27 @@ def check_runs(refop, model, doc, ops, tmp, failures, figures):
     import numpy as np
     rng = np.random.default_rng(2029)
     runs = equal = values = changed = 0
+    # the chains: each operation on the previous one's result (the next
+    # job reads the directory the previous one wrote), one process for all
+    jobs, starts = [], []
     for trial in range(3):
-        before = {k: rng.integers(0, 256 if trial < 2 else 40, s, dtype=np.uint8)
-                  for k, s in region_sizes(doc).items()}
-        state = {k: b.copy() for k, b in before.items()}
-        for q in ops:  # the chain: each on the previous one's result
-            ind, outd = tempfile.mkdtemp(dir=tmp), tempfile.mkdtemp(dir=tmp)
-            for k, b in state.items():
-                b.tofile(os.path.join(ind, "%s_%d.bin" % k))
-            r = run([refop, model, str(q["op"]), ind, outd])
-            if r.returncode != 0:
-                failures.append("op %d: nbg-cpu-ref-op exit %d: %s %s" % (q["op"], r.returncode, r.stdout,
-                                                                         r.stderr))
-                return
+        ind = tempfile.mkdtemp(dir=tmp)
+        starts.append({k: rng.integers(0, 256 if trial < 2 else 40, s, dtype=np.uint8)
+                       for k, s in region_sizes(doc).items()})
+        for k, b in starts[-1].items():
+            b.tofile(os.path.join(ind, "%s_%d.bin" % k))
+        for q in ops:
+            outd = tempfile.mkdtemp(dir=tmp)
+            jobs.append((q["op"], ind, outd))
+            ind = outd
+    r = ref_op_runs(refop, model, jobs)
+    if r.returncode != 0:
+        failures.append("nbg-cpu-ref-op exit %d: %s %s" % (r.returncode, r.stdout, r.stderr))
+        return
+    for trial in range(3):
+        state = {k: b.copy() for k, b in starts[trial].items()}
+        for j, q in enumerate(ops):
+            outd = jobs[trial * len(ops) + j][2]
             after = {k: np.fromfile(os.path.join(outd, "%s_%d.bin" % k), dtype=np.uint8) for k in state}
             _, img = read_image(state[q["in"][0]], q["in"][1], geometry(q["v"], 0))
             at, _ = read_image(after[q["out"][0]], q["out"][1], geometry(q["v"], 0x40))
@@ -171,7 +183,9 @@ def check_runs(refop, model, doc, ops, tmp, failures, figures):
         failures.append("only %d runs, %d of %d values changed" % (runs, changed, values))
 
 
-def check_mutations(nbg, model, data, doc, ops, tmp, failures, figures):
+def check_mutations(nbg, model, data, doc, ops, tmp, failures, figures, tier):
+    """The corpus tier the first mutation of each reason id, the slow tier
+    the others."""
     q = ops[0]
     o = [o for o in doc["operations"] if o["record_index"] == q["op"]][0]
     u = uniforms(data, doc, o)
@@ -187,6 +201,8 @@ def check_mutations(nbg, model, data, doc, ops, tmp, failures, figures):
         m[at:at + 4] = struct.pack("<I", value)
         cases.append(("uniform 0x%05x = 0x%x" % (reg, value), bytes(m), rid,
                       "0x%05x" % reg if rid == "shmax-uniforms-unknown" else "sizes 19 x 20"))
+    first = [c for i, c in enumerate(cases) if c[2] not in [d[2] for d in cases[:i]]]
+    cases = split(cases, tier, first)
     before = len(failures)
     check_refused(nbg, cases, q["op"], tmp, failures)
     figures.append("mutations: %d of %d refused with the expected id, naming the uniform or sizes" %
@@ -220,9 +236,10 @@ def check_whole(nbg, model, doc, tmp, failures, figures):
 
 
 def main():
-    if len(sys.argv) != 5 or sys.argv[3] != "--corpus":
-        sys.exit("usage: check_cpu_shmax.py NBG REF_OP --corpus DIR")
-    nbg, refop, corpus = sys.argv[1], sys.argv[2], sys.argv[4]
+    argv, tier = tier_of(sys.argv)
+    if len(argv) != 5 or argv[3] != "--corpus":
+        sys.exit("usage: check_cpu_shmax.py NBG REF_OP --corpus DIR [--tier corpus|slow]")
+    nbg, refop, corpus = argv[1], argv[2], argv[4]
     from tc_corpus import need
     need("check_cpu_shmax", "the max pooling shader checks", corpus)
     need_numpy("check_cpu_shmax")
@@ -233,11 +250,16 @@ def main():
     ops = shader_ops(nbg, model, data, doc)
     failures, figures = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        check_layout(nbg, model, ops, failures, figures)
+        if in_tier(tier, "corpus"):
+            check_layout(nbg, model, ops, failures, figures)
+        elif len(ops) != 3:
+            failures.append("%d PoolingLayer2 SH operations, 3 expected" % len(ops))
         if len(ops) == 3:
-            check_runs(refop, model, doc, ops, tmp, failures, figures)
-            check_mutations(nbg, model, data, doc, ops, tmp, failures, figures)
-            check_whole(nbg, model, doc, tmp, failures, figures)
+            if in_tier(tier, "corpus"):
+                check_runs(refop, model, doc, ops, tmp, failures, figures)
+            check_mutations(nbg, model, data, doc, ops, tmp, failures, figures, tier)
+            if in_tier(tier, "slow"):  # the whole yolov8n: minutes under ASan
+                check_whole(nbg, model, doc, tmp, failures, figures)
     finish(figures, failures)
 
 

@@ -27,8 +27,12 @@ toolkit version, targets 0x99, 0xb9, 0xbe, 0xe8 and 0x1000000e).
    and the largest difference in quantization steps; and layer 27 (1,024
    values) of the 0x1000000e file of version 0x10014 against 0xe8's.
 
-Usage: check_cpu_tiles.py NBG DUMP --corpus DIR (exit 77 when the files or
-Debian's python3-numpy are missing).
+Tiers (--tier, check_cpu.tier_of): corpus runs parts 1 to 3 on the first
+synthesized image; slow on the second, and part 4 (whole networks).  No
+--tier: both.
+
+Usage: check_cpu_tiles.py NBG DUMP --corpus DIR [--tier corpus|slow] (exit
+77 when the files or Debian's python3-numpy are missing).
 """
 import os
 import sys
@@ -71,6 +75,7 @@ def check_interleaved(nbg, dumper, corpus, paths, tmp, failures, figures):
     worst, differ, total, planar_worst = 0, 0, 0, 0
     docbe, wbe, wdir = cc.model_info(nbg, os.path.join(corpus, BE), tmp)
     for p in paths:
+        cc.prefetch(dumper, os.path.join(corpus, BE), [1, 2], [p], tmp)
         _, ref, _ = cn.output_after(nbg, dumper, nn99, 2, p, tmp)
         for m in (BE, E8, B9):
             _, q, _ = cn.output_after(nbg, dumper, os.path.join(corpus, m), 1, p, tmp)
@@ -111,6 +116,7 @@ def check_x2_tiles(nbg, dumper, corpus, paths, tmp, failures, figures):
     wrapped = 0
     for p in paths:
         _, ref, _ = cn.output_after(nbg, dumper, os.path.join(corpus, BE), 1, p, tmp)
+        cc.prefetch(dumper, x2, [op["operation"] + 1 for op in pick], [p], tmp)
         for op in pick:
             bufs = cc.dump(dumper, x2, op["operation"] + 1, [p], tmp)
             t = image_through_ring(doc, op, bufs)
@@ -126,7 +132,7 @@ def check_x2_tiles(nbg, dumper, corpus, paths, tmp, failures, figures):
     if same != len(pick) * len(paths) or not wrapped:
         failures.append("0x1000000e layer 0 tiles: %d of %d equal to 0xbe's rows (%d wrapping)" %
                         (same, len(pick) * len(paths), wrapped))
-    cc.check_ops(nbg, dumper, x2, [[paths[0]]], tmp, failures, figures, max_ops=12)
+    cc.check_ops(nbg, dumper, x2, [paths[:1]], tmp, failures, figures, max_ops=12)
 
 
 def run_output(nbg, model, path, tmp):
@@ -213,9 +219,10 @@ def check_whole(nbg, dumper, corpus, paths, tmp, failures, figures):
 
 
 def main():
-    if len(sys.argv) != 5 or sys.argv[3] != "--corpus":
-        sys.exit("usage: check_cpu_tiles.py NBG DUMP --corpus DIR")
-    nbg, dumper, corpus = sys.argv[1], sys.argv[2], sys.argv[4]
+    argv, tier = cc.tier_of(sys.argv)
+    if len(argv) != 5 or argv[3] != "--corpus":
+        sys.exit("usage: check_cpu_tiles.py NBG DUMP --corpus DIR [--tier corpus|slow]")
+    nbg, dumper, corpus = argv[1], argv[2], argv[4]
     for need in [NN99, BE, E8, B9] + X2:
         if not os.path.exists(os.path.join(corpus, need)):
             print("check_cpu_tiles: skipped: %s does not exist (the meson option corpus_dir "
@@ -226,10 +233,15 @@ def main():
     failures, figures = [], []
     with tempfile.TemporaryDirectory() as tmp:
         paths = cn.synth(tmp, 2)
-        check_interleaved(nbg, dumper, corpus, paths, tmp, failures, figures)
-        check_x2_tiles(nbg, dumper, corpus, paths, tmp, failures, figures)
-        check_b9_layer4(nbg, dumper, corpus, paths, tmp, failures, figures)
-        check_whole(nbg, dumper, corpus, paths, tmp, failures, figures)
+        # the first layers (a few operations of each file): the corpus tier on
+        # the first input, the slow tier on the second; the whole networks
+        # (minutes under ASan) in the slow tier
+        some = cc.split(paths, tier, paths[:1])
+        check_interleaved(nbg, dumper, corpus, some, tmp, failures, figures)
+        check_x2_tiles(nbg, dumper, corpus, some, tmp, failures, figures)
+        check_b9_layer4(nbg, dumper, corpus, some, tmp, failures, figures)
+        if cc.in_tier(tier, "slow"):
+            check_whole(nbg, dumper, corpus, paths, tmp, failures, figures)
     cc.finish(figures, failures)
 
 

@@ -52,8 +52,15 @@ references no C code here computes.
    gives what numpy computes reading it signed, not unsigned (its outputs
    saturate, so only the reading's sign is told apart).
 
-Usage: check_cpu_tpfc.py NBG DUMP --corpus DIR --models DIR (exit 77 when
-the files or Debian's python3-numpy / python3-protobuf are missing).
+Tiers (--tier, check_cpu.tier_of): corpus runs items 1, 2 and 8, items 3
+and 4 on lenet.dat and its first variant, and item 5 on the two smallest
+files; slow runs items 3 and 4 on the other 23 inputs, item 5 on all six
+files, and items 6 and 7 (the image classification network whole).  No
+--tier: both.
+
+Usage: check_cpu_tpfc.py NBG DUMP --corpus DIR --models DIR [--tier
+corpus|slow] (exit 77 when the files or Debian's python3-numpy /
+python3-protobuf are missing).
 """
 import json
 import os
@@ -62,7 +69,8 @@ import tempfile
 from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_cpu import caffe_forward, dump, finish, fit, model_info, run, run_cpu, synth_inputs  # noqa: E402
+from check_cpu import (CORPUS_INPUTS, caffe_forward, dump, finish, fit, in_tier, model_info, prefetch,  # noqa: E402
+                       run, run_cpu, split, synth_inputs, tier_of)
 
 SKIP = 77
 LENET = os.path.join("lenet-caffe", "lenet_v2_0x10016.nb")
@@ -195,6 +203,7 @@ def check_negative_shift(nbg, dumper, models, tmp, failures, figures):
     mdoc = model_info(nbg, mutated, tmp)[0]
     lenet = os.path.join(models, "lenet-caffe")
     path = os.path.join(lenet, "lenet.dat")
+    prefetch(dumper, mutated, [ops[0]["operation"]] + [o["operation"] + 1 for o in ops], [path], tmp)
     state = dump(dumper, mutated, ops[0]["operation"], [path], tmp)
     same = unsigned_same = 0
     for o in ops:
@@ -221,7 +230,10 @@ def check_negative_shift(nbg, dumper, models, tmp, failures, figures):
                         "unsigned one" % (same, len(ops), unsigned_same))
 
 
-def check_lenet(nbg, dumper, models, tmp, failures, figures):
+def check_lenet(nbg, dumper, models, tmp, failures, figures, tier):
+    """Parts 1-4: the weights and the scale in the corpus tier; the runs on
+    lenet.dat and its first variant in the corpus tier, on the other 23 in
+    the slow tier."""
     import numpy as np
     from check_weights_lenet import caffe_layers
     model = os.path.join(models, LENET)
@@ -235,16 +247,22 @@ def check_lenet(nbg, dumper, models, tmp, failures, figures):
     tp = doc["commands"]["tp"]["commands"]
     fields = [tp[o["command"]]["fields"] for o in ops]
     q, b = joined(wdir, weights, ops)
-    s_w = check_weights(layers, q, b, fields[0]["coef_zp"], failures, figures)
-    check_scale(nbg, models, tmp, fields[0], failures, figures)
+    if in_tier(tier, "corpus"):
+        s_w = check_weights(layers, q, b, fields[0]["coef_zp"], failures, figures)
+        check_scale(nbg, models, tmp, fields[0], failures, figures)
+    else:  # the kernel scale the output scale's check below needs
+        s_w = check_weights(layers, q, b, fields[0]["coef_zp"], [], [])
 
     base = np.fromfile(os.path.join(lenet, "lenet.dat"), dtype=np.uint8).reshape(28, 28)
     imgs, paths = synth_inputs(base, tmp, 24)
+    sel = split(range(len(imgs)), tier, range(CORPUS_INPUTS))
+    imgs, paths = [imgs[i] for i in sel], [paths[i] for i in sel]
     same = runs = top1 = 0
     worst_corr, worst_steps = 1.0, 0.0
     all_out, all_ip2, all_in, all_ip1 = [], [], [], []
     for i, (img, path) in enumerate(zip(imgs, paths)):
         first = ops[0]["operation"]
+        prefetch(dumper, model, [first] + [o["operation"] + 1 for o in ops], [path], tmp)
         before = dump(dumper, model, first, [path], tmp)
         state = before
         outs = []
@@ -284,11 +302,11 @@ def check_lenet(nbg, dumper, models, tmp, failures, figures):
     ratio = s_in * s_w / float(tp_scale(fields[0])) / s_out
     check_lenet_whole(nbg, model, layers, imgs, paths, s_out, tmp, failures, figures)
     figures.append("TP fully connected operations vs the numpy reference: %d of %d runs equal "
-                   "byte for byte (25 inputs, 2 operations)" % (same, runs))
-    figures.append("LeNet whole network up to the softmax vs Caffe's ip2 (25 inputs): top-1 "
+                   "byte for byte (%d inputs, 2 operations)" % (same, runs, len(imgs)))
+    figures.append("LeNet whole network up to the softmax vs Caffe's ip2 (%d inputs): top-1 "
                    "equal on %d of %d; correlation at least %.5f; largest difference %.2f "
                    "quantization steps; output scale implied by the commands / fitted: %.4f" %
-                   (top1, len(imgs), worst_corr, worst_steps, ratio))
+                   (len(imgs), top1, len(imgs), worst_corr, worst_steps, ratio))
     if top1 != len(imgs):
         failures.append("LeNet top-1 differs from Caffe on %d of %d inputs" %
                         (len(imgs) - top1, len(imgs)))
@@ -326,9 +344,9 @@ def check_lenet_whole(nbg, model, layers, imgs, paths, s_out, tmp, failures, fig
         top1 += int(np.argmax(prob) == np.argmax(ref))
         worst = max(worst, float(np.abs(prob - ref).max()))
     figures.append("LeNet whole (nbg run --backend cpu, softmax by reference semantics) vs "
-                   "Caffe's softmax, 25 inputs: top-1 equal on %d of %d; largest probability "
+                   "Caffe's softmax, %d inputs: top-1 equal on %d of %d; largest probability "
                    "difference %.2g; the softmax's scale %.5g vs ip2's fitted %.5g (ratio %.4f)" %
-                   (top1, len(imgs), worst, s_soft, s_out, s_soft / s_out))
+                   (len(imgs), top1, len(imgs), worst, s_soft, s_out, s_soft / s_out))
     if top1 != len(imgs):
         failures.append("LeNet whole: top-1 differs from Caffe on %d inputs" % (len(imgs) - top1))
     if abs(s_soft / s_out - 1) > 0.01:
@@ -351,6 +369,7 @@ def check_whole_be(nbg, dumper, corpus, tmp, failures, figures):
     yy, xx = np.mgrid[0:224, 0:224]
     pic = np.stack([(xx + yy) % 256, (3 * xx) % 256, 128 + 100 * np.sin(yy / 9.0)], axis=-1)
     np.clip(pic + rng.normal(0, 12, pic.shape), 0, 255).astype(np.uint8).tofile(img)
+    prefetch(dumper, model, [ops[0]["operation"]] + [o["operation"] + 1 for o in ops], [img], tmp)
     state = dump(dumper, model, ops[0]["operation"], [img], tmp)
     same = 0
     for o in ops:
@@ -417,11 +436,15 @@ def check_whole_targets(nbg, corpus, tmp, failures, figures):
                         "than one step apart, top-1 equal on %d of 3" % (diff, total, top1))
 
 
-def check_cross_target(nbg, corpus, tmp, failures, figures):
+def check_cross_target(nbg, corpus, tmp, failures, figures, tier):
+    """Part 5: the corpus tier compares the two smallest files, the slow
+    tier all six."""
     import numpy as np
     ref = None
     counts = []
-    for name in IC:
+    small = sorted(IC, key=lambda n: os.path.getsize(os.path.join(corpus, "v1", n)))[:2]
+    names = small if tier == "corpus" else IC
+    for name in names:
         path = os.path.join(corpus, "v1", name)
         doc, weights, wdir = model_info(nbg, path, tmp)
         ops = tp_fc_ops(doc, weights)
@@ -435,16 +458,17 @@ def check_cross_target(nbg, corpus, tmp, failures, figures):
         elif not (np.array_equal(ref[1], q) and np.array_equal(ref[2], b)):
             failures.append("%s: the decoded fully connected layer (%s) differs from %s's" %
                             (name, q.shape, ref[0]))
-    figures.append("image classification, %d targets: the last fully connected layer decoded "
+    figures.append("image classification, %d targets (%s): the last fully connected layer decoded "
                    "from %s TP operations; weights %s and biases equal on every file: %s" %
-                   (len(IC), "/".join(map(str, counts)), ref[1].shape if ref else "-",
+                   (len(names), ", ".join(names), "/".join(map(str, counts)), ref[1].shape if ref else "-",
                     "yes" if not [f for f in failures if "image_classify" in f] else "no"))
 
 
 def main():
-    if len(sys.argv) != 7 or sys.argv[3] != "--corpus" or sys.argv[5] != "--models":
-        sys.exit("usage: check_cpu_tpfc.py NBG DUMP --corpus DIR --models DIR")
-    nbg, dumper, corpus, models = sys.argv[1], sys.argv[2], sys.argv[4], sys.argv[6]
+    argv, tier = tier_of(sys.argv)
+    if len(argv) != 7 or argv[3] != "--corpus" or argv[5] != "--models":
+        sys.exit("usage: check_cpu_tpfc.py NBG DUMP --corpus DIR --models DIR [--tier corpus|slow]")
+    nbg, dumper, corpus, models = argv[1], argv[2], argv[4], argv[6]
     for need in [os.path.join(models, LENET), os.path.join(models, LENET3)] + \
             [os.path.join(corpus, "v1", n) for n in IC]:
         if not os.path.exists(need):
@@ -455,11 +479,13 @@ def main():
     imports()
     failures, figures = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        check_lenet(nbg, dumper, models, tmp, failures, figures)
-        check_negative_shift(nbg, dumper, models, tmp, failures, figures)
-        check_cross_target(nbg, corpus, tmp, failures, figures)
-        check_whole_be(nbg, dumper, corpus, tmp, failures, figures)
-        check_whole_targets(nbg, corpus, tmp, failures, figures)
+        check_lenet(nbg, dumper, models, tmp, failures, figures, tier)
+        if in_tier(tier, "corpus"):
+            check_negative_shift(nbg, dumper, models, tmp, failures, figures)
+        check_cross_target(nbg, corpus, tmp, failures, figures, tier)
+        if in_tier(tier, "slow"):  # the image classification network whole: minutes under ASan
+            check_whole_be(nbg, dumper, corpus, tmp, failures, figures)
+            check_whole_targets(nbg, corpus, tmp, failures, figures)
     finish(figures, failures)
 
 
