@@ -226,6 +226,11 @@ def prefetch(dumper, model, stops, inputs, tmp, keep=False):
     shutil.rmtree(out)
 
 
+def forget_dumps():
+    """Drops what prefetch() kept."""
+    _DUMPED.clear()
+
+
 def dump(dumper, model, stop, inputs, tmp, refused_ok=False):
     """The machine's buffers after the operations below stop; None when one
     of them is refused and refused_ok."""
@@ -425,7 +430,7 @@ def check_ops(nbg, dumper, model, inputs_list, tmp, failures, figures, max_ops=1
                                                           len(diff), diff[0]))
             checked += 1
             same += equal
-    _DUMPED.clear()
+    forget_dumps()
     figures.append("%s: %d of %d NN operation runs equal to the numpy reference byte for byte" %
                    (os.path.basename(model), same, checked))
     return doc

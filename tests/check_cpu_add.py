@@ -45,8 +45,8 @@ import sys
 import tempfile
 from fractions import Fraction
 
-from check_cpu import (_DUMPED, dump, finish, in_tier, model_info, prefetch, read_image, read_output, run,
-                       split, tier_of)
+from check_cpu import (dump, finish, forget_dumps, in_tier, model_info, prefetch, read_image, read_output,
+                       run, split, tier_of)
 from check_cpu_tp import emotion_inputs, need_numpy
 from check_cpu_ref import inspect, softmax_io
 
@@ -262,7 +262,7 @@ def check_cross_target(nbg, dumper, corpus, tmp, failures, figures, tier):
         odocs = {o: json.loads(run([nbg, "inspect", "--commands", "--json",
                                     os.path.join(corpus, "v1", o)]).stdout) for o in others}
         # one run per file and input dumps every image compared below
-        _DUMPED.clear()
+        forget_dumps()
         for p in paths:
             prefetch(dumper, model, [op["operation"] + 1 for op in mine] +
                      [mine[0]["operation"], softmax_stop(nbg, model), 1 << 30], [p], tmp, keep=True)
