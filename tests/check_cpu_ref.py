@@ -583,8 +583,9 @@ def main():
     sample = plan_sample(docs)
     files = split(files, tier, sample)
     figures.append("tier %s: the plans of %d of %d files (the corpus tier: the smallest file holding "
-                   "each kind of SH, SW and SP operation, %d files; the slow tier: the others)" %
-                   (tier, len(files), len(docs), len(sample)))
+                   "each kind of SH, SW and SP operation, %d files: %s; the slow tier: the others)" %
+                   (tier, len(files), len(docs), len(sample),
+                    ", ".join(sorted(os.path.basename(m) for m in sample))))
     with tempfile.TemporaryDirectory() as tmp:
         softmax = check_plans(nbg, files, docs, failures, figures)
         check_softmax_ops(refop, softmax, tmp, failures, figures)
