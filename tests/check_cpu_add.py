@@ -50,14 +50,24 @@ from check_cpu import (dump, finish, forget_dumps, in_tier, model_info, prefetch
 from check_cpu_tp import emotion_inputs, need_numpy
 from check_cpu_ref import inspect, softmax_io
 
-VERSIONS = {
-    "1000e": ("1000e_e8_emotion_e8.nb", ["1000e_88_emotion_88_A311D.nb", "1000e_99_emotion_99.nb",
-                                        "1000e_a1_emotion_a1_C308X.nb", "1000e_b9_emotion_b9.nb",
-                                        "1000e_be_emotion_be_C305X.nb"]),
-    "1000f": ("1000f_e8_emotion_e8.nb", ["1000f_88_emotion_88.nb", "1000f_99_emotion_99.nb",
-                                        "1000f_a1_emotion_a1.nb", "1000f_b9_emotion_b9.nb",
-                                        "1000f_be_emotion_be.nb"]),
-}
+def emotion_versions(corpus):
+    """{version prefix: (the 0xe8 emotion file, the other targets' emotion
+    files of that version)}, found by rule in the corpus's file names (the
+    fused addition is target 0xe8's; the others compute it as an operation
+    of its own): every version with a 0xe8 compilation and another."""
+    import glob
+    out = {}
+    for p in sorted(glob.glob(os.path.join(corpus, "v1", "*_emotion_*.nb"))):
+        name = os.path.basename(p)
+        ver, target = name.split("_")[:2]
+        e8, others = out.setdefault(ver, [None, []])
+        if target == "e8":
+            out[ver][0] = name
+        else:
+            others.append(name)
+    return {v: (e8, others) for v, (e8, others) in out.items() if e8 and others}
+
+
 # limits (uint8 steps) of the 0xe8 images against the other targets'
 # (above the other targets' own differences among themselves, which grow
 # layer by layer: each compilation rounds its scales differently)
@@ -140,10 +150,11 @@ def reference(doc, pdoc, weights, wdir, op, bufs, clamp=True, add=True):
     return out
 
 
-def tier_versions(tier):
+def tier_versions(corpus, tier):
     """The compilations a tier checks: the corpus tier the oldest (on whose
     first additions the clamp acts), the slow tier the others."""
-    return split(sorted(VERSIONS), tier, [min(VERSIONS)])
+    versions = emotion_versions(corpus)
+    return split(sorted(versions), tier, [min(versions)]) if versions else []
 
 
 def check_per_op(nbg, dumper, corpus, tmp, failures, figures, tier):
@@ -151,8 +162,11 @@ def check_per_op(nbg, dumper, corpus, tmp, failures, figures, tier):
     import numpy as np
     paths = emotion_inputs(tmp)
     n_ops = n_vals = n_equal = 0
-    for ver in tier_versions(tier):
-        e8 = VERSIONS[ver][0]
+    versions = emotion_versions(corpus)
+    if not versions:
+        failures.append("no version of the emotion network has a 0xe8 compilation and another")
+    for ver in tier_versions(corpus, tier):
+        e8 = versions[ver][0]
         model = os.path.join(corpus, "v1", e8)
         doc, weights, wdir = model_info(nbg, model, tmp)
         pdoc = inspect(nbg, model)
@@ -192,8 +206,8 @@ def check_per_op(nbg, dumper, corpus, tmp, failures, figures, tier):
     figures.append("per operation: %d runs of the 0xe8 files' fused additions (4 per file, 2 inputs) "
                    "against the exact reference from the raw words: %d of %d values equal" %
                    (n_ops, n_equal, n_vals))
-    if n_ops != 8 * len(tier_versions(tier)):
-        failures.append("%d fused additions checked, not %d" % (n_ops, 8 * len(tier_versions(tier))))
+    if n_ops != 8 * len(tier_versions(corpus, tier)):
+        failures.append("%d fused additions checked, not %d" % (n_ops, 8 * len(tier_versions(corpus, tier))))
 
 
 def tally(st, group, d):
@@ -253,8 +267,9 @@ def check_cross_target(nbg, dumper, corpus, tmp, failures, figures, tier):
     top_same = top_all = 0
     worst_sm, worst_prob, spread_sm, spread_prob = 0, 0.0, 0, 0.0
     clamped = [0, 0, 0]  # the first additions: values the clamp changes, their differences with / without it
-    for ver in tier_versions(tier):
-        e8, others = VERSIONS[ver]
+    versions = emotion_versions(corpus)
+    for ver in tier_versions(corpus, tier):
+        e8, others = versions[ver]
         model = os.path.join(corpus, "v1", e8)
         doc, weights, wdir = model_info(nbg, model, tmp)
         pdoc = inspect(nbg, model)
@@ -363,7 +378,8 @@ MUTATIONS = (  # (word, value from the word's, expected reason)
 
 def check_refusals(nbg, corpus, tmp, failures, figures):
     """Section 3."""
-    model = os.path.join(corpus, "v1", VERSIONS["1000e"][0])
+    versions = emotion_versions(corpus)
+    model = os.path.join(corpus, "v1", versions[min(versions)][0])
     doc = json.loads(run([nbg, "inspect", "--commands", "--json", model]).stdout)
     op = add_ops(doc)[0]
     cmd = [c for c in doc["commands"]["nn"]["commands"] if c["operation"] == op["operation"]][0]
