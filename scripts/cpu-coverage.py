@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""cpu-coverage.py NBG CORPUS_DIR - README's table of what the CPU backend
-runs in each corpus file, from `nbg probe --json MODEL...` (the plan of
-`nbg run --backend cpu --check`).  scripts/gen-docs.sh writes it into
-README.md; the test cpu-coverage-doc fails when README's copy is stale.
+"""cpu-coverage.py NBG CORPUS_DIR - doc/cpu-coverage.md's table of what the
+CPU backend runs in each corpus file, from `nbg probe --json MODEL...` (the
+plan of `nbg run --backend cpu --check`).  scripts/gen-docs.sh writes it
+into doc/cpu-coverage.md; the test cpu-coverage-doc fails when that copy
+is stale.
 """
 import json
 import os

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""check_cpu_coverage_doc.py NBG CORPUS_DIR README - README's CPU coverage
-table (between its "cpu coverage" markers) is what scripts/cpu-coverage.py
-prints from this build's `nbg probe --json` over the corpus: the table a
-user reads is the backend's current plan, not an old copy.  Skips (77)
-without the corpus."""
+"""check_cpu_coverage_doc.py NBG CORPUS_DIR DOC - the CPU coverage table of
+DOC (doc/cpu-coverage.md, between its "cpu coverage" markers) is what
+scripts/cpu-coverage.py prints from this build's `nbg probe --json` over the
+corpus: the table a user reads is the backend's current plan, not an old
+copy.  Skips (77) without the corpus."""
 import os
 import sys
 
@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.join(here, "..", "scripts"))
 
 
 def main():
-    nbg, corpus, readme = sys.argv[1:4]
+    nbg, corpus, doc = sys.argv[1:4]
     if not os.path.isdir(os.path.join(corpus, "v1")):
         print("SKIP: the corpus directory %s does not exist (sh scripts/fetch-corpus.sh, or "
               "-Dcorpus_dir=DIR)" % corpus)
@@ -20,10 +20,11 @@ def main():
     import importlib
     cov = importlib.import_module("cpu-coverage")
     want = cov.table(nbg, corpus)
-    text = open(readme, encoding="utf-8").read()
+    text = open(doc, encoding="utf-8").read()
+    name = os.path.basename(doc)
     begin, end = "<!-- BEGIN cpu coverage ../shared/corpus -->\n", "<!-- END cpu coverage ../shared/corpus -->"
     if begin not in text or end not in text:
-        print("FAIL: README.md has no cpu coverage block")
+        print("FAIL: %s has no cpu coverage block" % name)
         return 1
     have = text.split(begin, 1)[1].split(end, 1)[0]
     if have != want:
@@ -32,11 +33,11 @@ def main():
             a = hl[i] if i < len(hl) else "(none)"
             b = wl[i] if i < len(wl) else "(none)"
             if a != b:
-                print("FAIL: README.md's CPU coverage table is stale at line %d:\n  README: %s\n  build:  %s\n"
-                      "run scripts/gen-docs.sh" % (i + 1, a, b))
+                print("FAIL: %s's CPU coverage table is stale at line %d:\n  doc:   %s\n  build: %s\n"
+                      "run scripts/gen-docs.sh" % (name, i + 1, a, b))
                 break
         return 1
-    print("ok: README's CPU coverage table matches this build over %d files" % (len(want.splitlines()) - 4))
+    print("ok: %s's CPU coverage table matches this build over %d files" % (name, len(want.splitlines()) - 4))
     return 0
 
 
