@@ -18,17 +18,17 @@ regen() { # file marker command...
 }
 regen doc/failure-codes.md "nbg codes --markdown" "$nbg" codes --markdown
 regen doc/field-map.md "nbg fields" sh -c "echo '\`\`\`'; \"$nbg\" fields; echo '\`\`\`'"
-# doc/ledger.md, doc/memory.md, doc/cpu-coverage.md and README's weights example show real files,
+# doc/ledger.md, doc/memory.md, doc/cpu-coverage.md and doc/cli.md's weights example show real files,
 # by the default corpus_dir path the docs name; without it those blocks are
 # left as they are.
 if [ -d ../shared/corpus ]; then
 	regen doc/ledger.md "nbg ledger ../shared/corpus/v2/face_detector_nbg_int16.nb" sh -c "echo '\`\`\`'; \"$nbg\" ledger ../shared/corpus/v2/face_detector_nbg_int16.nb; echo '\`\`\`'"
-	regen README.md "nbg weights ../shared/corpus/v1/1000f_ee_lenet_model.nb" sh -c "echo '\`\`\`'; echo '\$ nbg weights ../shared/corpus/v1/1000f_ee_lenet_model.nb'; \"$nbg\" weights ../shared/corpus/v1/1000f_ee_lenet_model.nb; echo '\`\`\`'"
+	regen doc/cli.md "nbg weights ../shared/corpus/v1/1000f_ee_lenet_model.nb" sh -c "echo '\`\`\`'; echo '\$ nbg weights ../shared/corpus/v1/1000f_ee_lenet_model.nb'; \"$nbg\" weights ../shared/corpus/v1/1000f_ee_lenet_model.nb; echo '\`\`\`'"
 	regen doc/cpu-coverage.md "cpu coverage ../shared/corpus" python3 scripts/cpu-coverage.py "$nbg" ../shared/corpus
 	regen doc/memory.md "nbg inspect --memory face_detector_nbg_int16" sh -c "echo '\`\`\`'; echo '\$ nbg inspect --memory ../shared/corpus/v2/face_detector_nbg_int16.nb'; echo '...'; \"$nbg\" inspect --memory ../shared/corpus/v2/face_detector_nbg_int16.nb | sed -n '/^Memory:/,\$p'; echo '\`\`\`'"
 else
 	echo "gen-docs.sh: ../shared/corpus does not exist: the doc/ledger.md, doc/memory.md," \
-	     "doc/cpu-coverage.md and README weights examples, which show real files, were left as they are (sh scripts/fetch-corpus.sh" \
+	     "doc/cpu-coverage.md and doc/cli.md weights examples, which show real files, were left as they are (sh scripts/fetch-corpus.sh" \
 	     "gets the corpus)." >&2
 fi
 # doc/diff.md: nbg diff on the controlled pair the fixture builds, in a
@@ -40,6 +40,6 @@ pair=$(mktemp -d)
 regen doc/diff.md "nbg diff A.nb B.nb" sh -c "echo '\`\`\`'; echo '\$ nbg diff A.nb B.nb'; cd '$pair' && '$nbg_abs' diff A.nb B.nb; echo '\`\`\`'"
 rm -rf "$pair"
 regen doc/security.md "fuzz/hours.sh" sh fuzz/hours.sh
-regen README.md "nbg inspect samples/sample.nb" sh -c "echo '\`\`\`'; echo '\$ nbg inspect samples/sample.nb'; \"$nbg\" inspect samples/sample.nb; echo '\`\`\`'"
+regen doc/cli.md "nbg inspect samples/sample.nb" sh -c "echo '\`\`\`'; echo '\$ nbg inspect samples/sample.nb'; \"$nbg\" inspect samples/sample.nb; echo '\`\`\`'"
 "$nbg" help --man > doc/nbg.1
 "$nbg" help --completion > completion/nbg

@@ -8,7 +8,7 @@
 #    file of the corpus (v1/*.nb, v2/*.nb), each command below runs once
 #    over all of them (`nbg inspect FILE...`: one report per file, headed by
 #    its name, a failing file's error in its place, the exit code the worst
-#    one, README "Several files"), and stdout, stderr and the exit code must
+#    one, doc/cli.md "Several files"), and stdout, stderr and the exit code must
 #    be the same bytes.  Output that depends on the machine (sizeof(long),
 #    alignment, char signedness, byte order, libc formatting) shows up here.
 #    Where a command differs, it is run again file by file to name the files.

@@ -49,7 +49,7 @@ ${CC:-cc} -std=c11 -Wall -Wextra -Werror $san -o "$tmp/example" "$tmp/example.c"
 # shellcheck disable=SC2086 # the wrapper is words
 out=$(LD_LIBRARY_PATH="$libdir" ${MESON_EXE_WRAPPER:-} "$tmp/example" "$src/samples/sample.nb")
 echo "example: $out"
-# The sample's one input is UINT8 [1,28,28,1]: 784 bytes (README's report).
+# The sample's one input is UINT8 [1,28,28,1]: 784 bytes (its report in doc/cli.md).
 [ "$out" = "input 0: 784 bytes" ] || { echo "unexpected example output"; exit 1; }
 # shellcheck disable=SC2086
 LD_LIBRARY_PATH="$libdir" ${MESON_EXE_WRAPPER:-} "$tmp/example" /nonexistent.nb &&

@@ -70,17 +70,17 @@ static void test_field_map_doc(void **state)
 	free(doc);
 }
 
-/* README's first example is the main job's real output. */
-static void test_readme_sample(void **state)
+/* doc/cli.md's first example is the main job's real output. */
+static void test_cli_doc_sample(void **state)
 {
 	char *gen = run_capture("inspect samples/sample.nb");
-	char *doc = doc_block("README.md", "nbg inspect samples/sample.nb");
+	char *doc = doc_block("doc/cli.md", "nbg inspect samples/sample.nb");
 	const char *prefix = "```\n$ nbg inspect samples/sample.nb\n";
 	size_t pl = strlen(prefix), gl = strlen(gen);
 	assert_true(strlen(doc) == pl + gl + 4);
 	assert_memory_equal(doc, prefix, pl);
 	if (strncmp(doc + pl, gen, gl))
-		fail_msg("README.md sample output is stale: run scripts/gen-docs.sh");
+		fail_msg("doc/cli.md sample output is stale: run scripts/gen-docs.sh");
 	free(gen);
 	free(doc);
 }
@@ -132,7 +132,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_failure_codes_doc),
 		cmocka_unit_test(test_field_map_doc),
-		cmocka_unit_test(test_readme_sample),
+		cmocka_unit_test(test_cli_doc_sample),
 		cmocka_unit_test(test_stable_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1527,9 +1527,9 @@ static void test_family_targets(void **state)
 	free(l.f);
 }
 
-/* README's example is `nbg weights` on a corpus file, as scripts/gen-docs.sh
- * writes it (the path as the docs name it). */
-static void test_readme_block(void **state)
+/* doc/cli.md's example is `nbg weights` on a corpus file, as
+ * scripts/gen-docs.sh writes it (the path as the docs name it). */
+static void test_cli_doc_block(void **state)
 {
 	static const char shown[] = "../shared/corpus/v1/1000f_ee_lenet_model.nb";
 	char marker[160], *doc, *b, *e, *want, *out, *at;
@@ -1547,7 +1547,7 @@ static void test_readme_block(void **state)
 	n += 2 * sizeof(shown) + 16;
 	want = malloc(n);
 	snprintf(want, n, "```\n$ nbg weights %s\n%s```\n", shown, out);
-	doc = (char *)fx_read_file(NBG_SOURCE_DIR "/README.md", &len);
+	doc = (char *)fx_read_file(NBG_SOURCE_DIR "/doc/cli.md", &len);
 	assert_non_null(doc);
 	snprintf(marker, sizeof(marker), "<!-- BEGIN nbg weights %s -->\n", shown);
 	b = strstr(doc, marker);
@@ -1557,7 +1557,7 @@ static void test_readme_block(void **state)
 	e = strstr(b, marker);
 	assert_non_null(e);
 	if ((size_t)(e - b) != strlen(want) || memcmp(b, want, strlen(want)))
-		fail_msg("README.md's nbg weights example is stale: run scripts/gen-docs.sh");
+		fail_msg("doc/cli.md's nbg weights example is stale: run scripts/gen-docs.sh");
 	free(doc);
 	free(want);
 	free(out);
@@ -1578,7 +1578,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest corpus[] = {
 		cmocka_unit_test(test_corpus_streams),
 		cmocka_unit_test(test_family_targets),
-		cmocka_unit_test(test_readme_block),
+		cmocka_unit_test(test_cli_doc_block),
 	};
 	return tc_main(argc, argv, "test_weights", tests, TC_COUNT(tests), corpus,
 		       TC_COUNT(corpus), NULL, NULL);
