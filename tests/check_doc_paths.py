@@ -24,7 +24,7 @@ root = sys.argv[1]
 TOP = r'(?:lib|programs|tests|doc|include|fuzz|scripts|bench|samples|completion|python|web|\.ci)'
 tree_path = re.compile(r'(?<![\w./$-])(' + TOP + r'/[A-Za-z0-9_.*/-]*[A-Za-z0-9_/])')
 link = re.compile(r'\]\(([^)#\s]+)(?:#[^)]*)?\)')
-# What a build or a run makes, and install paths shown in the README's
+# What a build or a run makes, and install paths shown in doc/building.md's
 # table of an install (relative to the prefix, below `prefix`).
 CREATED = ('fuzz/out/', 'build/', 'lib/x86_64-linux-gnu/', 'lib/aarch64-linux-gnu/')
 
