@@ -4,18 +4,22 @@
  * streams (nbg/weights.h), on the integer data the NPU would hold, with no
  * board and no vendor library.
  *
- * What it executes (doc/cpu-backend.md gives the rules and the evidence for each):
- * NN-engine convolutions (conv, depthwise) with uint8 data and kernels,
- * their bias, the requantization of the command (post_multiplier /
+ * What it executes (doc/cpu-backend.md gives the rules and the evidence for
+ * each, doc/cpu-coverage.md what it runs of each corpus file):
+ * NN-engine convolutions (conv, depthwise, strided) with uint8 data and
+ * kernels, their bias, the requantization of the command (post_multiplier /
  * post_shift fields, out_zero_point), fused ReLU, 2x2 max and first-pixel
- * pooling, the input offset with a constant border; TP copies, transposes,
- * reshuffles and max pooling (uint8); INIT and END records (nothing to
- * compute); the softmax shader of a Softmax2Layer, computed by reference
- * semantics from the I/O its uniforms name, not from the shader's code
- * (nbg_cpu_step.reference).  Everything else is refused before anything
- * runs: TP lookup-table activations and fully connected layers, other SH
- * and SW operations (shader or software code nbgkit does not decode), other
- * data types, pooling modes and memory sources, each
+ * pooling, the input offset with a constant border, and target 0xe8's
+ * addition fused into a convolution; the TP engine's copies, transposes,
+ * reshuffles, max pooling, lookup-table activations and fully connected
+ * layers; INIT and END records (nothing to compute); and, computed by
+ * reference semantics from the I/O and scales their uniforms record, not
+ * from the shader's code (nbg_cpu_step.reference), the softmax, global and
+ * depthwise pooling, quantized addition, 2x upsampling and max pooling
+ * shaders and the NN-engine's SP softmax.  Everything else is refused
+ * before anything runs: other SH and SW operations (shader or software
+ * code nbgkit does not decode), TP pooling and lookup tables with fp16
+ * outputs, other data types, pooling modes and memory sources, each
  * with a stable reason id (nbg_cpu_step.reason_id) and a sentence naming
  * the operation, the field and its value.
  *
