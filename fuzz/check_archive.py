@@ -27,6 +27,9 @@ import tarfile
 import tempfile
 
 replay, source = sys.argv[1], sys.argv[2]
+# In a cross build the driver runs under the cross file's exe wrapper.
+sys.path.insert(0, os.path.join(source, 'tests'))
+from exe_wrapper import command  # noqa: E402
 failures = []
 
 
@@ -36,7 +39,7 @@ def check(what, ok, detail=''):
 
 
 def run(path):
-    p = subprocess.run([replay, path], capture_output=True, text=True)
+    p = subprocess.run(command(replay) + [path], capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
 
 
