@@ -15,9 +15,14 @@
  * would have).
  *
  * SIGINT, SIGTERM, SIGHUP.  An output's temporary is registered while it
- * exists (nbg_temp_register, by the program that writes it); the handler unlinks every registered temporary, then lets the
- * signal take its previous course (by default the process ends by it).
- * Signals that were ignored when the guards were installed stay ignored.
+ * exists (nbg_temp_register, by the program that writes it), and so is a
+ * runtime child process while it runs (nbg_guard_child_add, by isolate.c).
+ * The handler passes the signal on to every registered child and waits,
+ * bounded, until each has ended (a child that ignores it gets SIGKILL after
+ * a second): a vendor call in a child does not outlive the program holding
+ * the NPU.  It then unlinks every registered temporary and lets the signal
+ * take its previous course (by default the process ends by it).  Signals
+ * that were ignored when the guards were installed stay ignored.
  */
 #include <errno.h>
 #include <limits.h>
@@ -26,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/guard.h"
@@ -46,6 +53,11 @@ static struct temp_slot {
 	int used;       /* atomic: 0 free, 1 claimed, 2 holds a path */
 	char *path;     /* PATH_MAX bytes once used, never freed */
 } temps[TEMP_SLOTS];
+
+/* Runtime children at once: one session or probe at a time per process. */
+#define CHILD_SLOTS 16
+
+static pid_t children[CHILD_SLOTS]; /* atomic; 0 = free */
 
 static size_t page_size = 4096;
 static struct sigaction old_bus, old_term[3];
@@ -177,10 +189,66 @@ void nbg_temp_unregister(int slot)
 	nbg_guard_temp_remove(slot);
 }
 
+int nbg_guard_child_add(pid_t pid)
+{
+	for (int i = 0; i < CHILD_SLOTS; i++) {
+		pid_t zero = 0;
+		if (__atomic_compare_exchange_n(&children[i], &zero, pid, 0, __ATOMIC_RELEASE,
+						 __ATOMIC_RELAXED))
+			return i;
+	}
+	return -1;
+}
+
+void nbg_guard_child_remove(int slot)
+{
+	if (slot >= 0 && slot < CHILD_SLOTS)
+		__atomic_store_n(&children[slot], 0, __ATOMIC_RELEASE);
+}
+
+/* 1 while pid, a child of this process, has not ended.  WNOWAIT leaves an
+ * ended child for the code that forked it to reap; waitid is a plain
+ * system call, safe in a handler. */
+static int child_running(pid_t pid)
+{
+	siginfo_t si;
+
+	si.si_pid = 0;
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == 0;
+}
+
+/* sig to every registered child, then up to 2 s (SIGKILL after 1 s) until
+ * each has ended. */
+static void end_children(int sig)
+{
+	int any = 0;
+
+	for (int i = 0; i < CHILD_SLOTS; i++) {
+		pid_t p = __atomic_load_n(&children[i], __ATOMIC_ACQUIRE);
+		if (p > 0 && kill(p, sig) == 0)
+			any = 1;
+	}
+	for (int t = 0; any && t < 200; t++) {
+		any = 0;
+		for (int i = 0; i < CHILD_SLOTS; i++) {
+			pid_t p = __atomic_load_n(&children[i], __ATOMIC_ACQUIRE);
+			if (p <= 0 || !child_running(p))
+				continue;
+			any = 1;
+			if (t == 100)
+				kill(p, SIGKILL);
+		}
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		if (any)
+			nanosleep(&ts, NULL); /* async-signal-safe */
+	}
+}
+
 static void on_term(int sig, siginfo_t *si, void *uc)
 {
 	int e = errno;
 
+	end_children(sig);
 	for (int i = 0; i < TEMP_SLOTS; i++)
 		if (__atomic_load_n(&temps[i].used, __ATOMIC_ACQUIRE) == 2)
 			unlink(temps[i].path); /* async-signal-safe */
