@@ -616,6 +616,41 @@ static PyObject *model_dequantize(ModelObject *self, PyObject *args)
 /* libnbg runs one session at a time per process. */
 static PyThread_type_lock run_lock;
 
+/* A run's wait, with the GIL released: the thread state to take it back
+ * with, and the exception a signal handler raised (Ctrl-C:
+ * KeyboardInterrupt), kept for after the run. */
+typedef struct run_wait {
+	PyThreadState *ts;
+	PyObject *type, *value, *tb;
+} run_wait;
+
+/* The session's stop (nbg_rt_session_options.stop): Python's signal
+ * handlers run here, in the waiting thread when it is the main one; one
+ * that raises stops the run. */
+static int run_stop(void *ctx)
+{
+	run_wait *w = ctx;
+	int stop;
+
+	PyEval_RestoreThread(w->ts);
+	stop = PyErr_CheckSignals() < 0;
+	if (stop)
+		PyErr_Fetch(&w->type, &w->value, &w->tb);
+	w->ts = PyEval_SaveThread();
+	return stop;
+}
+
+/* Takes run_lock with the GIL released, the signal handlers run meanwhile
+ * (another thread's run may hold it for minutes): 0, or -1 with the
+ * handler's exception kept in w. */
+static int run_lock_take(run_wait *w)
+{
+	while (!PyThread_acquire_lock_timed(run_lock, 20000, 0))
+		if (run_stop(w))
+			return -1;
+	return 0;
+}
+
 /* run(backend, inputs, flags, lib_path, device_root, timeout_ms):
  * backend "auto", "nnsdk", "viplite" or "cpu" (nbgkit's CPU backend), inputs
  * a sequence of bytes-like in the records' raw formats.  Returns (info,
@@ -633,7 +668,8 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 	Py_buffer *views = NULL;
 	Py_ssize_t n = 0, got = 0;
 	nbg_error err;
-	nbg_code rc;
+	nbg_code rc = NBG_E_INTERRUPTED;
+	run_wait w = { NULL, NULL, NULL, NULL };
 	int sel;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "sO|IzzI", kwlist, &backend, &inputs, &flags,
@@ -676,12 +712,20 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 	o.flags = flags;
 	o.timeout_ms = timeout;
 	memset(&err, 0, sizeof(err));
-	Py_BEGIN_ALLOW_THREADS
-	PyThread_acquire_lock(run_lock, WAIT_LOCK);
-	rc = nbg_rt_session_run(&o, self->data, self->size, bufs, (size_t)n, &r, &err);
-	PyThread_release_lock(run_lock);
-	Py_END_ALLOW_THREADS
+	o.stop = run_stop;
+	o.stop_ctx = &w;
+	w.ts = PyEval_SaveThread();
+	if (run_lock_take(&w) == 0) {
+		rc = nbg_rt_session_run(&o, self->data, self->size, bufs, (size_t)n, &r, &err);
+		PyThread_release_lock(run_lock);
+	}
+	PyEval_RestoreThread(w.ts);
 	leave(self);
+	if (w.type) { /* a signal handler's exception (KeyboardInterrupt), whatever the run did */
+		nbg_rt_session_free(r);
+		PyErr_Restore(w.type, w.value, w.tb);
+		goto done;
+	}
 	if (rc != NBG_OK) {
 		raise_error(&err, self->path);
 		goto done;

@@ -188,6 +188,8 @@
 	X(INTEGRITY_UNVERIFIED, "integrity-unverified", 1,                                         \
 	  "verify --require-checksum: no checksum, in the file or given, proved the file's bytes.")   \
 	X(UNSUPPORTED_OPERATION, "unsupported-operation", 4,                                       \
-	  "The CPU backend cannot execute an operation of the model (the message names it and why).")
+	  "The CPU backend cannot execute an operation of the model (the message names it and why).") \
+	X(INTERRUPTED, "interrupted", 4,                                                           \
+	  "The caller stopped the run (such as Ctrl-C in Python); its runtime process was ended.")
 
 #endif

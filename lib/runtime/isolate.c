@@ -52,19 +52,26 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Waits for pid up to timeout_ms; 1 and *status when it ended, 0 on time-out. */
-static int wait_child(pid_t pid, uint32_t timeout_ms, int *status)
+enum { CHILD_LATE, CHILD_ENDED, CHILD_STOPPED };
+
+/* Waits for pid up to timeout_ms, asking stop at every wake-up (a signal
+ * interrupts the nap): CHILD_ENDED and *status, CHILD_LATE on time-out,
+ * CHILD_STOPPED when stop said so.  stop is asked first, so a Ctrl-C that
+ * also ended the child is the caller's stop, not a crash. */
+static int wait_child(pid_t pid, uint32_t timeout_ms, nbg_rt_stop stop, int *status)
 {
 	double deadline = now_ms() + (double)timeout_ms;
 	unsigned nap_us = 200;
 	for (;;) {
+		if (stop.fn && stop.fn(stop.ctx))
+			return CHILD_STOPPED;
 		pid_t r = waitpid(pid, status, WNOHANG);
 		if (r == pid)
-			return 1;
+			return CHILD_ENDED;
 		if (r < 0 && errno != EINTR)
-			return 1; /* cannot happen for our own child; treat as ended */
+			return CHILD_ENDED; /* cannot happen for our own child; treat as ended */
 		if (now_ms() >= deadline)
-			return 0;
+			return CHILD_LATE;
 		struct timespec ts = { 0, (long)nap_us * 1000 };
 		nanosleep(&ts, NULL);
 		if (nap_us < 20000)
@@ -146,8 +153,9 @@ static const char *call_of(const nbg_rt_shared_head *h)
 	return h->call[0] ? h->call : "(before the first vendor call)";
 }
 
-nbg_code nbg_rt_isolate(int isolate, size_t shared_size, uint32_t timeout_ms, nbg_rt_child_fn fn,
-			void *arg, nbg_rt_shared_head **shared_out, nbg_error *err)
+nbg_code nbg_rt_isolate(int isolate, size_t shared_size, uint32_t timeout_ms, nbg_rt_stop stop,
+			nbg_rt_child_fn fn, void *arg, nbg_rt_shared_head **shared_out,
+			nbg_error *err)
 {
 	*shared_out = NULL;
 	if (shared_size < sizeof(nbg_rt_shared_head))
@@ -187,13 +195,17 @@ nbg_code nbg_rt_isolate(int isolate, size_t shared_size, uint32_t timeout_ms, nb
 		_exit(h->done ? 0 : 125);
 	}
 	int status = 0, slot = nbg_guard_child_add(pid);
-	int ended = wait_child(pid, limit, &status);
-	if (!ended)
+	int how = wait_child(pid, limit, stop, &status);
+	if (how != CHILD_ENDED)
 		kill(pid, SIGKILL);
 	nbg_guard_child_remove(slot); /* before the reaping: a handler waits for a registered pid */
-	while (!ended && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while (how != CHILD_ENDED && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (!ended)
+	if (how == CHILD_STOPPED)
+		return nbg_rt_fail(err, NBG_E_INTERRUPTED, -1,
+				   "the run was stopped by the caller inside %s; its process was ended",
+				   call_of(h));
+	if (how == CHILD_LATE)
 		return nbg_rt_fail(err, NBG_E_RUN_TIMEOUT, -1,
 				   "the runtime did not finish within %u ms; it was stopped inside %s",
 				   limit, call_of(h));

@@ -448,7 +448,8 @@ class Model:
         and ``timeout_ms`` are ``nbg run``'s ``--lib``, ``--device-root``,
         ``--force-target`` and ``--timeout``; ``skip_probe`` runs without a
         device node (a test double).  RuntimeUnavailableError when no
-        runtime or device is there."""
+        runtime or device is there.  Ctrl-C ends the runtime process and
+        raises KeyboardInterrupt at once."""
         np = _numpy()
         if backend not in BACKENDS:
             raise _usage("backend must be one of %s" % ", ".join(BACKENDS))

@@ -9,10 +9,13 @@ import io
 import json
 import os
 import re
+import select
+import signal
 import struct
 import subprocess
 import sys
 import threading
+import time
 import tracemalloc
 import zlib
 
@@ -504,6 +507,48 @@ def test_run_viplite_double():
                 assert np.array_equal(np.frombuffer(a.tobytes(), np.uint8), want)
     finally:
         os.environ.update(env_td)
+
+
+def test_ctrl_c_stops_a_run(tmp_path):
+    """SIGINT (Ctrl-C) while Model.run waits for its runtime child, here the
+    VIPLite TEST DOUBLE hanging inside vip_run_network (hang-run; it writes
+    its pid into a FIFO once there, VIPLITE_TD_READY): KeyboardInterrupt
+    within seconds, not at the run's time-out (40 s here), and the child is
+    gone, killed and reaped.  Before, the run answered only at its time-out."""
+    lib = os.environ.get("NBG_TD_VIPLITE")
+    if not lib:
+        pytest.skip("the VIPLite test double is not built")
+    fifo = str(tmp_path / "ready")
+    os.mkfifo(fifo)
+    rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    keys = ("VIPLITE_TD", "VIPLITE_TD_READY", "NBG_VIPLITE_PATH")
+    saved = {k: os.environ.pop(k) for k in keys if k in os.environ}
+    os.environ.update(VIPLITE_TD="hang-run", VIPLITE_TD_READY=fifo)
+    main, got = threading.get_ident(), {}
+
+    def interrupt():
+        if select.select([rfd], [], [], 60)[0]:  # the handshake, 60 s at most
+            got["pid"] = int(os.read(rfd, 64).split()[0])
+            got["sent"] = time.monotonic()
+            signal.pthread_kill(main, signal.SIGINT)
+
+    helper = threading.Thread(target=interrupt)
+    helper.start()
+    try:
+        with nbgkit.open(SAMPLE) as m:
+            x = np.zeros(m.inputs[0].shape, np.float32)
+            with pytest.raises(KeyboardInterrupt):
+                m.run([x], backend="viplite", library=lib, skip_probe=True, timeout_ms=40000)
+            took = time.monotonic() - got["sent"]
+    finally:
+        helper.join()
+        os.close(rfd)
+        for k in keys:
+            os.environ.pop(k, None)
+        os.environ.update(saved)
+    assert took < 20, took
+    with pytest.raises(ProcessLookupError):
+        os.kill(got["pid"], 0)
 
 
 def test_threads():
