@@ -180,7 +180,7 @@
 	X(WORK_LIMIT, "work-limit", 1,                                                             \
 	  "The file is over the size limit or holds more undescribed bytes than allowed; not hashed.") \
 	X(INPUT_TOO_LARGE, "input-too-large", 3,                                                   \
-	  "Standard input holds more bytes than the in-memory bound (NBG_MAX_STDIN).")              \
+	  "Standard input, or a file read into memory, holds more than the in-memory bound.")      \
 	X(V1_CRC_SUM_MISMATCH, "v1-crc-sum-mismatch", 1,                                           \
 	  "A v1 nbg_crc_sum differs from the CRC-32 its version's rule gives (doc/format-v1.md).")  \
 	X(NOT_IN_MANIFEST, "not-in-manifest", 1,                                                   \

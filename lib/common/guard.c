@@ -1,6 +1,8 @@
 /*
  * guard.c - the process-level guards a program that reads untrusted files
- * installs once (nbg_install_signal_guards):
+ * installs once (nbg_install_signal_guards; nbg_install_sigbus_guard for
+ * the SIGBUS guard alone, in a process whose termination signals are its
+ * own, such as an interpreter):
  *
  * SIGBUS.  A mapped input that another process truncates turns every later
  * access past the new end into SIGBUS, which kills the process.  Every
@@ -62,7 +64,7 @@ static pid_t children[CHILD_SLOTS]; /* atomic; 0 = free */
 static size_t page_size = 4096;
 static struct sigaction old_bus, old_term[3];
 static const int term_signals[3] = { SIGINT, SIGTERM, SIGHUP };
-static int installed; /* atomic */
+static int installed, bus_installed; /* atomic */
 
 void nbg_guard_map_add(const void *base, size_t len)
 {
@@ -260,15 +262,15 @@ static void on_term(int sig, siginfo_t *si, void *uc)
 
 int nbg_guard_installed(void)
 {
-	return __atomic_load_n(&installed, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&bus_installed, __ATOMIC_ACQUIRE);
 }
 
-nbg_code nbg_install_signal_guards(void)
+nbg_code nbg_install_sigbus_guard(void)
 {
 	struct sigaction sa;
 	long ps = sysconf(_SC_PAGESIZE);
 
-	if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL))
+	if (__atomic_exchange_n(&bus_installed, 1, __ATOMIC_ACQ_REL))
 		return NBG_OK;
 	if (ps > 0)
 		page_size = (size_t)ps;
@@ -276,8 +278,19 @@ nbg_code nbg_install_signal_guards(void)
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
 	sa.sa_sigaction = on_bus;
-	if (sigaction(SIGBUS, &sa, &old_bus) != 0)
+	return sigaction(SIGBUS, &sa, &old_bus) == 0 ? NBG_OK : NBG_E_IO;
+}
+
+nbg_code nbg_install_signal_guards(void)
+{
+	struct sigaction sa;
+
+	if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL))
+		return NBG_OK;
+	if (nbg_install_sigbus_guard() != NBG_OK)
 		return NBG_E_IO;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
 	sa.sa_sigaction = on_term;
 	sa.sa_flags = SA_SIGINFO;
 	for (int i = 0; i < 3; i++) {
