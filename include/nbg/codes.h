@@ -190,6 +190,6 @@
 	X(UNSUPPORTED_OPERATION, "unsupported-operation", 4,                                       \
 	  "The CPU backend cannot execute an operation of the model (the message names it and why).") \
 	X(INTERRUPTED, "interrupted", 4,                                                           \
-	  "The caller stopped the run (such as Ctrl-C in Python); its runtime process was ended.")
+	  "The run was stopped: by its caller (Ctrl-C in Python), or SIGINT/SIGTERM/SIGHUP ended it.")
 
 #endif

@@ -54,11 +54,19 @@ static double now_ms(void)
 
 enum { CHILD_LATE, CHILD_ENDED, CHILD_STOPPED };
 
+/* SIGINT, SIGTERM, SIGHUP: what a terminal, a service manager or a
+ * subprocess time-out sends, never what a crash raises. */
+static int termination(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
+}
+
 /* Waits for pid up to timeout_ms, asking stop at every wake-up (a signal
  * interrupts the nap): CHILD_ENDED and *status, CHILD_LATE on time-out,
- * CHILD_STOPPED when stop said so.  stop is asked first, so a Ctrl-C that
- * also ended the child is the caller's stop, not a crash. */
-static int wait_child(pid_t pid, uint32_t timeout_ms, nbg_rt_stop stop, int *status)
+ * CHILD_STOPPED when stop said so.  stop is asked first, and again when a
+ * termination signal ended the child, so a Ctrl-C that reached both
+ * processes is the caller's stop, not a failure of the run. */
+static int wait_child(pid_t pid, uint32_t timeout_ms, nbg_rt_stop stop, int *status, int *reaped)
 {
 	double deadline = now_ms() + (double)timeout_ms;
 	unsigned nap_us = 200;
@@ -66,10 +74,13 @@ static int wait_child(pid_t pid, uint32_t timeout_ms, nbg_rt_stop stop, int *sta
 		if (stop.fn && stop.fn(stop.ctx))
 			return CHILD_STOPPED;
 		pid_t r = waitpid(pid, status, WNOHANG);
-		if (r == pid)
+		*reaped = r == pid || (r < 0 && errno != EINTR); /* the latter cannot happen for
+								   our own child: treat as gone */
+		if (r == pid && WIFSIGNALED(*status) && termination(WTERMSIG(*status)) && stop.fn &&
+		    stop.fn(stop.ctx))
+			return CHILD_STOPPED;
+		if (*reaped)
 			return CHILD_ENDED;
-		if (r < 0 && errno != EINTR)
-			return CHILD_ENDED; /* cannot happen for our own child; treat as ended */
 		if (now_ms() >= deadline)
 			return CHILD_LATE;
 		struct timespec ts = { 0, (long)nap_us * 1000 };
@@ -194,12 +205,12 @@ nbg_code nbg_rt_isolate(int isolate, size_t shared_size, uint32_t timeout_ms, nb
 		fflush(NULL);
 		_exit(h->done ? 0 : 125);
 	}
-	int status = 0, slot = nbg_guard_child_add(pid);
-	int how = wait_child(pid, limit, stop, &status);
-	if (how != CHILD_ENDED)
+	int status = 0, reaped = 0, slot = nbg_guard_child_add(pid);
+	int how = wait_child(pid, limit, stop, &status, &reaped);
+	if (!reaped)
 		kill(pid, SIGKILL);
 	nbg_guard_child_remove(slot); /* before the reaping: a handler waits for a registered pid */
-	while (how != CHILD_ENDED && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while (!reaped && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (how == CHILD_STOPPED)
 		return nbg_rt_fail(err, NBG_E_INTERRUPTED, -1,
@@ -214,6 +225,11 @@ nbg_code nbg_rt_isolate(int isolate, size_t shared_size, uint32_t timeout_ms, nb
 				   "the runtime did not finish within %u ms; it ended itself at its own "
 				   "limit (%u ms) inside %s, this process having been held up",
 				   limit, limit + CHILD_GRACE_MS, call_of(h));
+	if (WIFSIGNALED(status) && termination(WTERMSIG(status)))
+		return nbg_rt_fail(err, NBG_E_INTERRUPTED, -1,
+				   "the runtime process was ended by signal %d (SIG%s) inside %s: sent "
+				   "by another process or the terminal, not a crash",
+				   WTERMSIG(status), signal_abbrev(WTERMSIG(status)), call_of(h));
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 		return nbg_rt_fail(err, NBG_E_RUNTIME_CRASHED, -1,

@@ -1048,7 +1048,8 @@ static void expect_child_ended(pid_t child, int sig, const char *what)
  * which can pass nothing on: the child dies with it (parent-death signal).
  * nbg stopped (SIGSTOP) past --timeout: the child ends at its own limit,
  * and nbg, continued, says run-timeout.  Before, the child outlived nbg in
- * all three, hanging with no time limit. */
+ * all three, hanging with no time limit.  And SIGTERM to the child alone is
+ * `interrupted`, naming the signal, not a crash. */
 static void test_child_dies_with_parent(void **state)
 {
 	(void)state;
@@ -1066,6 +1067,16 @@ static void test_child_dies_with_parent(void **state)
 	if (zs && zs != 'Z')
 		fail_msg("the runtime child still ran (state %c) when nbg had ended", zs);
 	expect_names(dir, "");
+
+	/* SIGTERM to the child alone: said as such, not as a crash */
+	child = start_hanging_run("term_child", "60", dir, &nbg);
+	assert_int_equal(kill(child, SIGTERM), 0);
+	assert_int_equal(wait_bounded(nbg, 30000, &st), 1);
+	result rc = spawned_result(st);
+	expect_status(&rc, 4);
+	expect_in(rc.err, "interrupted: the runtime process was ended by signal 15 (SIGTERM) inside "
+			  "vip_run_network", "term_child");
+	result_free(&rc);
 
 	child = start_hanging_run("kill", "60", dir, &nbg);
 	assert_int_equal(kill(nbg, SIGKILL), 0);
