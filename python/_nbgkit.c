@@ -5,14 +5,24 @@
  * half builds the objects users see from what this returns.
  *
  * The GIL is released around everything that reads the file's bytes
- * (mapping, parsing, hashing, report writing, decoding, runs).  A model in
- * use by one thread cannot be closed by another (`busy` counts the calls in
+ * (reading or mapping, parsing, hashing, report writing, decoding, runs).
+ * A path is read into memory unless map=True: a mapping that another
+ * process truncates is guarded (nbg_install_sigbus_guard: the lost bytes
+ * read as zeros), and every call that read it checks afterwards and raises
+ * file-changed instead of returning what it computed.  A model in use by
+ * one thread cannot be closed by another (`busy` counts the calls in
  * flight).  Direct reads of libnbg structure members live in
  * _model_access.c alone.
  */
+/* nbg_read_file, nbg_install_sigbus_guard, nbg_mapping_changed: the
+ * extension is built with the library it links */
+#define NBG_STATIC_LINKING_ONLY
+
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "_model_access.h"
 #include "nbg/commands.h"
@@ -100,8 +110,9 @@ static PyObject *raise_code(nbg_code code, const char *fmt, ...)
 typedef struct {
 	PyObject_HEAD
 	nbg_model *model;
-	nbg_mapping map;   /* a file: mapped */
-	int mapped;
+	nbg_mapping map;   /* a file: read into memory, or mapped */
+	int mapped;        /* map holds something to release */
+	int live;          /* map is a mapping of the file (map=True): it may be cut short */
 	Py_buffer view;    /* bytes-like: the caller's buffer, held */
 	int has_view;
 	const uint8_t *data;
@@ -111,6 +122,62 @@ typedef struct {
 } ModelObject;
 
 static PyTypeObject ModelType;
+
+/* Reads path into m (map 0) or maps it (map 1: the SIGBUS guard first),
+ * GIL released by the caller. */
+static nbg_code load_file(const char *path, int map, nbg_mapping *m, nbg_error *err)
+{
+	if (!map)
+		return nbg_read_file(path, 0, m, err);
+	if (nbg_install_sigbus_guard() != NBG_OK) {
+		memset(m, 0, sizeof(*m));
+		memset(err, 0, sizeof(*err));
+		err->code = NBG_E_IO;
+		err->sys_errno = errno;
+		err->index = -1;
+		snprintf(err->message, sizeof(err->message),
+			 "cannot install the SIGBUS guard a mapped file needs: %s", strerror(errno));
+		return NBG_E_IO;
+	}
+	return nbg_map_file(path, m, err);
+}
+
+/* 1 when the mapping m of path was cut short since it was made (a fault
+ * the guard answered with zeros, or a size now smaller: a shrink inside the
+ * last page read faults nowhere). */
+static int mapping_shrank(const char *path, const nbg_mapping *m)
+{
+	struct stat st;
+
+	return nbg_mapping_changed(m) || (stat(path, &st) == 0 && (uint64_t)st.st_size < m->size);
+}
+
+/* Raises file-changed for path; NULL. */
+static PyObject *raise_changed(const char *path)
+{
+	nbg_error err;
+	char *shown = nbg_path_escape(path);
+
+	memset(&err, 0, sizeof(err));
+	err.code = NBG_E_FILE_CHANGED;
+	err.index = -1;
+	snprintf(err.field, sizeof(err.field), "file");
+	snprintf(err.message, sizeof(err.message),
+		 "%s shrank while it was mapped (another process truncated it): what was read "
+		 "from it is dropped; open it without map=True to read it into memory",
+		 shown ? shown : "the file");
+	free(shown);
+	return raise_error(&err, path);
+}
+
+/* 1 (an exception raised) when self's mapping was cut short. */
+static int model_shrank(ModelObject *self)
+{
+	if (!self->live || !mapping_shrank(self->path, &self->map))
+		return 0;
+	raise_changed(self->path);
+	return 1;
+}
 
 /* Marks the model in use; NULL-returning error when closed. */
 static int enter(ModelObject *self)
@@ -134,7 +201,7 @@ static void model_release(ModelObject *self)
 	self->model = NULL;
 	if (self->mapped)
 		nbg_unmap_file(&self->map);
-	self->mapped = 0;
+	self->mapped = self->live = 0;
 	if (self->has_view)
 		PyBuffer_Release(&self->view);
 	self->has_view = 0;
@@ -165,27 +232,28 @@ static int checksum_code(nbg_code c)
 	       c == NBG_E_V1_CRC_SUM_MISMATCH;
 }
 
-/* _open(source, strict=True, flags=0): source a path (str, bytes path,
- * os.PathLike) or a bytes-like object.  strict=False: a file whose only
- * failure is a checksum still opens, parsed as `nbg inspect` does after
- * printing the failure (integrity "failed"). */
+/* _open(source, strict=True, flags=0, map=False): source a path (str,
+ * bytes path, os.PathLike; read into memory, or mapped with map) or a
+ * bytes-like object.  strict=False: a file whose only failure is a checksum
+ * still opens, parsed as `nbg inspect` does after printing the failure
+ * (integrity "failed"). */
 static PyObject *nbgpy_open(PyObject *mod, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "source", "strict", "flags", NULL };
+	static char *kwlist[] = { "source", "strict", "flags", "map", NULL };
 	PyObject *source, *pathobj = NULL;
-	int strict = 1;
+	int strict = 1, map = 0;
 	unsigned flags = 0;
 	ModelObject *self;
 	nbg_error err;
 	nbg_code rc = NBG_OK;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pI", kwlist, &source, &strict, &flags))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pIp", kwlist, &source, &strict, &flags, &map))
 		return NULL;
 	self = PyObject_New(ModelObject, &ModelType);
 	if (!self)
 		return NULL;
 	self->model = NULL;
-	self->mapped = self->has_view = self->busy = 0;
+	self->mapped = self->live = self->has_view = self->busy = 0;
 	self->path = NULL;
 	memset(&self->map, 0, sizeof(self->map));
 	memset(&err, 0, sizeof(err));
@@ -221,9 +289,10 @@ static PyObject *nbgpy_open(PyObject *mod, PyObject *args, PyObject *kw)
 		int is_file = !self->has_view;
 		Py_BEGIN_ALLOW_THREADS
 		if (is_file) {
-			rc = nbg_map_file(self->path, &self->map, &err);
+			rc = load_file(self->path, map, &self->map, &err);
 			if (rc == NBG_OK) {
 				self->mapped = 1;
+				self->live = map;
 				self->data = self->map.data;
 				self->size = self->map.size;
 			}
@@ -239,6 +308,10 @@ static PyObject *nbgpy_open(PyObject *mod, PyObject *args, PyObject *kw)
 			}
 		}
 		Py_END_ALLOW_THREADS
+	}
+	if (self->live && mapping_shrank(self->path, &self->map)) {
+		raise_changed(self->path);
+		goto fail;
 	}
 	if (rc != NBG_OK) {
 		raise_error(&err, self->has_view ? NULL : self->path);
@@ -277,6 +350,10 @@ static PyObject *write_text(ModelObject *self, writer_fn fn, void *ctx)
 	}
 	Py_END_ALLOW_THREADS
 	leave(self);
+	if (model_shrank(self)) {
+		free(buf);
+		return NULL;
+	}
 	if (rc != NBG_OK) {
 		free(buf);
 		if (rc == NBG_E_OUT_OF_MEMORY)
@@ -360,6 +437,10 @@ static PyObject *released_doc(ModelObject *self, doc_builder build)
 	rc = build(self, &s, &err);
 	Py_END_ALLOW_THREADS
 	leave(self);
+	if (model_shrank(self)) {
+		free(s);
+		return NULL;
+	}
 	if (rc != NBG_OK) {
 		free(s);
 		return raise_error(&err, self->path);
@@ -482,6 +563,10 @@ static PyObject *model_weights(ModelObject *self, PyObject *unused)
 	rc = decode_weights(self->model, &w, &err);
 	Py_END_ALLOW_THREADS
 	leave(self);
+	if (model_shrank(self)) {
+		nbg_weights_free(w);
+		return NULL;
+	}
 	if (rc != NBG_OK)
 		return raise_error(&err, self->path);
 	cap = PyCapsule_New(w, "nbgkit.weights", weights_capsule_free);
@@ -616,6 +701,41 @@ static PyObject *model_dequantize(ModelObject *self, PyObject *args)
 /* libnbg runs one session at a time per process. */
 static PyThread_type_lock run_lock;
 
+/* A run's wait, with the GIL released: the thread state to take it back
+ * with, and the exception a signal handler raised (Ctrl-C:
+ * KeyboardInterrupt), kept for after the run. */
+typedef struct run_wait {
+	PyThreadState *ts;
+	PyObject *type, *value, *tb;
+} run_wait;
+
+/* The session's stop (nbg_rt_session_options.stop): Python's signal
+ * handlers run here, in the waiting thread when it is the main one; one
+ * that raises stops the run. */
+static int run_stop(void *ctx)
+{
+	run_wait *w = ctx;
+	int stop;
+
+	PyEval_RestoreThread(w->ts);
+	stop = PyErr_CheckSignals() < 0;
+	if (stop)
+		PyErr_Fetch(&w->type, &w->value, &w->tb);
+	w->ts = PyEval_SaveThread();
+	return stop;
+}
+
+/* Takes run_lock with the GIL released, the signal handlers run meanwhile
+ * (another thread's run may hold it for minutes): 0, or -1 with the
+ * handler's exception kept in w. */
+static int run_lock_take(run_wait *w)
+{
+	while (!PyThread_acquire_lock_timed(run_lock, 20000, 0))
+		if (run_stop(w))
+			return -1;
+	return 0;
+}
+
 /* run(backend, inputs, flags, lib_path, device_root, timeout_ms):
  * backend "auto", "nnsdk", "viplite" or "cpu" (nbgkit's CPU backend), inputs
  * a sequence of bytes-like in the records' raw formats.  Returns (info,
@@ -633,7 +753,8 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 	Py_buffer *views = NULL;
 	Py_ssize_t n = 0, got = 0;
 	nbg_error err;
-	nbg_code rc;
+	nbg_code rc = NBG_E_INTERRUPTED;
+	run_wait w = { NULL, NULL, NULL, NULL };
 	int sel;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "sO|IzzI", kwlist, &backend, &inputs, &flags,
@@ -676,12 +797,24 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 	o.flags = flags;
 	o.timeout_ms = timeout;
 	memset(&err, 0, sizeof(err));
-	Py_BEGIN_ALLOW_THREADS
-	PyThread_acquire_lock(run_lock, WAIT_LOCK);
-	rc = nbg_rt_session_run(&o, self->data, self->size, bufs, (size_t)n, &r, &err);
-	PyThread_release_lock(run_lock);
-	Py_END_ALLOW_THREADS
+	o.stop = run_stop;
+	o.stop_ctx = &w;
+	w.ts = PyEval_SaveThread();
+	if (run_lock_take(&w) == 0) {
+		rc = nbg_rt_session_run(&o, self->data, self->size, bufs, (size_t)n, &r, &err);
+		PyThread_release_lock(run_lock);
+	}
+	PyEval_RestoreThread(w.ts);
 	leave(self);
+	if (w.type) { /* a signal handler's exception (KeyboardInterrupt), whatever the run did */
+		nbg_rt_session_free(r);
+		PyErr_Restore(w.type, w.value, w.tb);
+		goto done;
+	}
+	if (model_shrank(self)) {
+		nbg_rt_session_free(r);
+		goto done;
+	}
 	if (rc != NBG_OK) {
 		raise_error(&err, self->path);
 		goto done;
@@ -768,7 +901,7 @@ static PyTypeObject ModelType = {
 
 /* ------------------------------------------------------------ functions */
 
-/* verify(path) -> (summary dict or None, error or None): the checks
+/* verify(path, map=False) -> (summary dict or None, error or None): the checks
  * `nbg verify` makes (structure and every checksum; no SHA-256).  A file
  * whose checksum fails is parsed again without the comparison to list every
  * checksum with its values.  I/O failures raise. */
@@ -780,13 +913,14 @@ static PyObject *nbgpy_verify(PyObject *mod, PyObject *args)
 	nbg_error err, first;
 	nbg_code rc, strict_rc = NBG_OK;
 	const char *path;
+	int mapped = 0, shrank;
 
-	if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &pathobj))
+	if (!PyArg_ParseTuple(args, "O&|p", PyUnicode_FSConverter, &pathobj, &mapped))
 		return NULL;
 	path = PyBytes_AS_STRING(pathobj);
 	memset(&first, 0, sizeof(first));
 	Py_BEGIN_ALLOW_THREADS
-	rc = nbg_map_file(path, &map, &err);
+	rc = load_file(path, mapped, &map, &err);
 	if (rc == NBG_OK) {
 		nbg_parse_options o = { .size = sizeof(o),
 					.flags = NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256 };
@@ -805,8 +939,13 @@ static PyObject *nbgpy_verify(PyObject *mod, PyObject *args)
 	}
 	if (m)
 		summary = nbgpy_verify_summary(m);
+	shrank = mapped && mapping_shrank(path, &map);
 	nbg_model_free(m);
 	nbg_unmap_file(&map);
+	if (shrank) {
+		raise_changed(path);
+		goto fail;
+	}
 	if (m && !summary)
 		goto fail;
 	if (strict_rc != NBG_OK) {
@@ -855,6 +994,10 @@ static PyObject *nbgpy_diff(PyObject *mod, PyObject *args)
 	Py_END_ALLOW_THREADS
 	leave(a);
 	leave(b);
+	if (model_shrank(a) || model_shrank(b)) {
+		free(s);
+		return NULL;
+	}
 	if (rc != NBG_OK)
 		return raise_error(&err, NULL);
 	return take_string(s);
@@ -891,8 +1034,8 @@ static PyObject *nbgpy_codes(PyObject *mod, PyObject *unused)
 
 static PyMethodDef module_methods[] = {
 	{ "open", (PyCFunction)(void (*)(void))nbgpy_open, METH_VARARGS | METH_KEYWORDS,
-	  "open(source, strict=True, flags=0) -> RawModel" },
-	{ "verify", nbgpy_verify, METH_VARARGS, "verify(path) -> (summary, error)" },
+	  "open(source, strict=True, flags=0, map=False) -> RawModel" },
+	{ "verify", nbgpy_verify, METH_VARARGS, "verify(path, map=False) -> (summary, error)" },
 	{ "diff", nbgpy_diff, METH_VARARGS, "diff(a, b) -> str (JSON)" },
 	{ "npy_descr", nbgpy_npy_descr, METH_VARARGS, "npy_descr(data_format) -> str or None" },
 	{ "codes", nbgpy_codes, METH_NOARGS, "codes() -> [(name, exit, text)]" },

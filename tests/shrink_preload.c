@@ -3,6 +3,9 @@
  * the nbg command maps a file whose name ends in "shrink.nb", the file is
  * truncated to 64 bytes, as another process could do at any moment.  This
  * makes "truncated while mapped" deterministic for the command-line tests.
+ * Likewise right before a read() of a file whose name ends in
+ * "shrink-on-read.nb" (the Python package's tests: a file cut short while
+ * it is read into memory).
  */
 #undef _FILE_OFFSET_BITS /* define mmap and mmap64 both, not one renamed */
 #include <dlfcn.h>
@@ -16,6 +19,7 @@
 #define SHIM __attribute__((visibility("default")))
 SHIM void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 SHIM void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off);
+SHIM ssize_t read(int fd, void *buf, size_t len);
 
 static void *(*real_mmap(void))(void *, size_t, int, int, int, off_t)
 {
@@ -25,7 +29,7 @@ static void *(*real_mmap(void))(void *, size_t, int, int, int, off_t)
 	return fn;
 }
 
-static void maybe_shrink(int fd)
+static void maybe_shrink(int fd, const char *suffix)
 {
 	char link[64], name[PATH_MAX];
 	ssize_t n;
@@ -39,7 +43,7 @@ static void maybe_shrink(int fd)
 		return;
 	name[n] = '\0';
 	k = strlen(name);
-	if (k >= 9 && !strcmp(name + k - 9, "shrink.nb"))
+	if (k >= strlen(suffix) && !strcmp(name + k - strlen(suffix), suffix))
 		(void)truncate(name, 64);
 }
 
@@ -47,11 +51,20 @@ SHIM void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	void *p = real_mmap()(addr, len, prot, flags, fd, off);
 	if (p != MAP_FAILED)
-		maybe_shrink(fd);
+		maybe_shrink(fd, "shrink.nb");
 	return p;
 }
 
 SHIM void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 {
 	return mmap(addr, len, prot, flags, fd, (off_t)off);
+}
+
+SHIM ssize_t read(int fd, void *buf, size_t len)
+{
+	static ssize_t (*fn)(int, void *, size_t);
+	if (!fn)
+		*(void **)&fn = dlsym(RTLD_NEXT, "read");
+	maybe_shrink(fd, "shrink-on-read.nb");
+	return fn(fd, buf, len);
 }

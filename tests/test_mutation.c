@@ -101,6 +101,8 @@ static const struct {
 	/* the CPU backend's refusals: a run, not the parser (tests/check_cpu.py) */
 	{ NBG_E_UNSUPPORTED_OPERATION, "the CPU backend (tests/check_cpu.py)" },
 	{ NBG_E_INTEGRITY_UNVERIFIED, "verify --require-checksum (tests/test_integrity.c)" },
+	/* a signal or the caller stopping a run (tests/runtime/, tests/python/) */
+	{ NBG_E_INTERRUPTED, "a stopped run (tests/runtime/, tests/python/)" },
 	{ NBG_OK, NULL },
 };
 

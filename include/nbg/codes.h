@@ -180,7 +180,7 @@
 	X(WORK_LIMIT, "work-limit", 1,                                                             \
 	  "The file is over the size limit or holds more undescribed bytes than allowed; not hashed.") \
 	X(INPUT_TOO_LARGE, "input-too-large", 3,                                                   \
-	  "Standard input holds more bytes than the in-memory bound (NBG_MAX_STDIN).")              \
+	  "Standard input, or a file read into memory, holds more than the in-memory bound.")      \
 	X(V1_CRC_SUM_MISMATCH, "v1-crc-sum-mismatch", 1,                                           \
 	  "A v1 nbg_crc_sum differs from the CRC-32 its version's rule gives (doc/format-v1.md).")  \
 	X(NOT_IN_MANIFEST, "not-in-manifest", 1,                                                   \
@@ -188,6 +188,8 @@
 	X(INTEGRITY_UNVERIFIED, "integrity-unverified", 1,                                         \
 	  "verify --require-checksum: no checksum, in the file or given, proved the file's bytes.")   \
 	X(UNSUPPORTED_OPERATION, "unsupported-operation", 4,                                       \
-	  "The CPU backend cannot execute an operation of the model (the message names it and why).")
+	  "The CPU backend cannot execute an operation of the model (the message names it and why).") \
+	X(INTERRUPTED, "interrupted", 4,                                                           \
+	  "The run was stopped: by its caller (Ctrl-C in Python), or SIGINT/SIGTERM/SIGHUP ended it.")
 
 #endif

@@ -549,6 +549,18 @@ extern "C" {
  * stay ignored.  Returns NBG_OK or NBG_E_IO.  doc/security.md.
  */
 NBG_API nbg_code nbg_install_signal_guards(void);
+/* The SIGBUS half of nbg_install_signal_guards alone, for a process whose
+ * SIGINT/SIGTERM/SIGHUP are its own (an interpreter: the Python package
+ * installs it before it maps a file).  Faults outside nbg's mappings go to
+ * the handler that was there before.  Returns NBG_OK or NBG_E_IO. */
+NBG_API nbg_code nbg_install_sigbus_guard(void);
+/* Reads the regular file path into memory (the checks of nbg_map_file;
+ * freed by nbg_unmap_file): a copy that another process cannot cut short,
+ * for a process without the SIGBUS guard.  More than max bytes (0:
+ * NBG_DEFAULT_MAX_STDIN) is NBG_E_INPUT_TOO_LARGE, before anything is
+ * read; a file that ends before the size it had when opened is
+ * NBG_E_FILE_CHANGED. */
+NBG_API nbg_code nbg_read_file(const char *path, uint64_t max, nbg_mapping *m, nbg_error *err);
 /* 1 when the file behind m shrank while it was mapped (any result computed
  * from it must be dropped: NBG_E_FILE_CHANGED), else 0. */
 NBG_API int nbg_mapping_changed(const nbg_mapping *m);

@@ -66,6 +66,13 @@ typedef struct nbg_rt_session_options {
 				    name it (NBG_RT_SELECT_NNSDK without lib_path, or AUTO choosing
 				    libnnsdk); never loaded as VIPLite.  NULL: $NBG_NNSDK_PATH or
 				    "libnnsdk.so" */
+	int (*stop)(void *ctx);  /* isolated runs: called in this process while the child runs
+				    (every 20 ms at most, and at once when a signal interrupts
+				    the wait); nonzero ends the child (SIGKILL, reaped) and the
+				    run returns NBG_E_INTERRUPTED.  NULL: the run is stopped only
+				    by timeout_ms.  For a caller whose signals are only noted
+				    by its handlers (an interpreter: Ctrl-C) */
+	void *stop_ctx;          /* stop's argument */
 } nbg_rt_session_options;
 
 typedef struct nbg_rt_stat {

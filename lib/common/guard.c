@@ -1,6 +1,8 @@
 /*
  * guard.c - the process-level guards a program that reads untrusted files
- * installs once (nbg_install_signal_guards):
+ * installs once (nbg_install_signal_guards; nbg_install_sigbus_guard for
+ * the SIGBUS guard alone, in a process whose termination signals are its
+ * own, such as an interpreter):
  *
  * SIGBUS.  A mapped input that another process truncates turns every later
  * access past the new end into SIGBUS, which kills the process.  Every
@@ -15,9 +17,14 @@
  * would have).
  *
  * SIGINT, SIGTERM, SIGHUP.  An output's temporary is registered while it
- * exists (nbg_temp_register, by the program that writes it); the handler unlinks every registered temporary, then lets the
- * signal take its previous course (by default the process ends by it).
- * Signals that were ignored when the guards were installed stay ignored.
+ * exists (nbg_temp_register, by the program that writes it), and so is a
+ * runtime child process while it runs (nbg_guard_child_add, by isolate.c).
+ * The handler passes the signal on to every registered child and waits,
+ * bounded, until each has ended (a child that ignores it gets SIGKILL after
+ * a second): a vendor call in a child does not outlive the program holding
+ * the NPU.  It then unlinks every registered temporary and lets the signal
+ * take its previous course (by default the process ends by it).  Signals
+ * that were ignored when the guards were installed stay ignored.
  */
 #include <errno.h>
 #include <limits.h>
@@ -26,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/guard.h"
@@ -47,10 +56,15 @@ static struct temp_slot {
 	char *path;     /* PATH_MAX bytes once used, never freed */
 } temps[TEMP_SLOTS];
 
+/* Runtime children at once: one session or probe at a time per process. */
+#define CHILD_SLOTS 16
+
+static pid_t children[CHILD_SLOTS]; /* atomic; 0 = free */
+
 static size_t page_size = 4096;
 static struct sigaction old_bus, old_term[3];
 static const int term_signals[3] = { SIGINT, SIGTERM, SIGHUP };
-static int installed; /* atomic */
+static int installed, bus_installed; /* atomic */
 
 void nbg_guard_map_add(const void *base, size_t len)
 {
@@ -177,10 +191,66 @@ void nbg_temp_unregister(int slot)
 	nbg_guard_temp_remove(slot);
 }
 
+int nbg_guard_child_add(pid_t pid)
+{
+	for (int i = 0; i < CHILD_SLOTS; i++) {
+		pid_t zero = 0;
+		if (__atomic_compare_exchange_n(&children[i], &zero, pid, 0, __ATOMIC_RELEASE,
+						 __ATOMIC_RELAXED))
+			return i;
+	}
+	return -1;
+}
+
+void nbg_guard_child_remove(int slot)
+{
+	if (slot >= 0 && slot < CHILD_SLOTS)
+		__atomic_store_n(&children[slot], 0, __ATOMIC_RELEASE);
+}
+
+/* 1 while pid, a child of this process, has not ended.  WNOWAIT leaves an
+ * ended child for the code that forked it to reap; waitid is a plain
+ * system call, safe in a handler. */
+static int child_running(pid_t pid)
+{
+	siginfo_t si;
+
+	si.si_pid = 0;
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == 0;
+}
+
+/* sig to every registered child, then up to 2 s (SIGKILL after 1 s) until
+ * each has ended. */
+static void end_children(int sig)
+{
+	int any = 0;
+
+	for (int i = 0; i < CHILD_SLOTS; i++) {
+		pid_t p = __atomic_load_n(&children[i], __ATOMIC_ACQUIRE);
+		if (p > 0 && kill(p, sig) == 0)
+			any = 1;
+	}
+	for (int t = 0; any && t < 200; t++) {
+		any = 0;
+		for (int i = 0; i < CHILD_SLOTS; i++) {
+			pid_t p = __atomic_load_n(&children[i], __ATOMIC_ACQUIRE);
+			if (p <= 0 || !child_running(p))
+				continue;
+			any = 1;
+			if (t == 100)
+				kill(p, SIGKILL);
+		}
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		if (any)
+			nanosleep(&ts, NULL); /* async-signal-safe */
+	}
+}
+
 static void on_term(int sig, siginfo_t *si, void *uc)
 {
 	int e = errno;
 
+	end_children(sig);
 	for (int i = 0; i < TEMP_SLOTS; i++)
 		if (__atomic_load_n(&temps[i].used, __ATOMIC_ACQUIRE) == 2)
 			unlink(temps[i].path); /* async-signal-safe */
@@ -192,15 +262,15 @@ static void on_term(int sig, siginfo_t *si, void *uc)
 
 int nbg_guard_installed(void)
 {
-	return __atomic_load_n(&installed, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&bus_installed, __ATOMIC_ACQUIRE);
 }
 
-nbg_code nbg_install_signal_guards(void)
+nbg_code nbg_install_sigbus_guard(void)
 {
 	struct sigaction sa;
 	long ps = sysconf(_SC_PAGESIZE);
 
-	if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL))
+	if (__atomic_exchange_n(&bus_installed, 1, __ATOMIC_ACQ_REL))
 		return NBG_OK;
 	if (ps > 0)
 		page_size = (size_t)ps;
@@ -208,8 +278,19 @@ nbg_code nbg_install_signal_guards(void)
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
 	sa.sa_sigaction = on_bus;
-	if (sigaction(SIGBUS, &sa, &old_bus) != 0)
+	return sigaction(SIGBUS, &sa, &old_bus) == 0 ? NBG_OK : NBG_E_IO;
+}
+
+nbg_code nbg_install_signal_guards(void)
+{
+	struct sigaction sa;
+
+	if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL))
+		return NBG_OK;
+	if (nbg_install_sigbus_guard() != NBG_OK)
 		return NBG_E_IO;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
 	sa.sa_sigaction = on_term;
 	sa.sa_flags = SA_SIGINFO;
 	for (int i = 0; i < 3; i++) {

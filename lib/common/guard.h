@@ -7,6 +7,7 @@
 #define NBG_COMMON_GUARD_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "common/internal.h"
 
@@ -17,9 +18,15 @@ NBG_INTERNAL int nbg_guard_map_remove(const void *base);
 /* Registers a temporary to unlink if the process is ended by a signal;
  * returns the slot for nbg_guard_temp_remove, or -1 (then unguarded). */
 NBG_INTERNAL int nbg_guard_temp_add(const char *path);
-/* 1 once nbg_install_signal_guards() ran: a mapping that shrinks reads
- * zeros instead of raising SIGBUS. */
+/* 1 once nbg_install_signal_guards() or nbg_install_sigbus_guard() ran: a
+ * mapping that shrinks reads zeros instead of raising SIGBUS. */
 NBG_INTERNAL int nbg_guard_installed(void);
 NBG_INTERNAL void nbg_guard_temp_remove(int slot);
+/* Registers a running child process to which SIGINT, SIGTERM and SIGHUP
+ * are passed on (after nbg_install_signal_guards), the handler waiting
+ * until it has ended; returns the slot for nbg_guard_child_remove (call it
+ * before reaping the child), or -1. */
+NBG_INTERNAL int nbg_guard_child_add(pid_t pid);
+NBG_INTERNAL void nbg_guard_child_remove(int slot);
 
 #endif

@@ -1,8 +1,12 @@
 /*
  * isolate.c - vendor calls in a child process: a crash, an exit() or a
  * hang inside a vendor library becomes an error naming the call and the
- * signal, never the end of the caller.  Also the pointer plausibility
- * check applied to whatever a vendor library returns.
+ * signal, never the end of the caller.  The child never outlives the
+ * caller's interest in it: it dies with the thread that forked it
+ * (PR_SET_PDEATHSIG), the signal guards pass SIGINT/SIGTERM/SIGHUP on to it
+ * (guard.c), and it carries its own time limit, so a caller that is gone or
+ * stopped does not leave it holding the NPU.  Also the pointer
+ * plausibility check applied to whatever a vendor library returns.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,12 +14,20 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/guard.h"
 #include "common/internal.h"
 #include "runtime/runtime_internal.h"
+
+/* How long the child's own limit runs past the caller's: the caller
+ * normally stops it first and names the call; the child's limit is for a
+ * caller that is stopped or cannot act.  SIGALRM at the limit, SIGKILL one
+ * grace later for a vendor library that catches or blocks SIGALRM. */
+#define CHILD_GRACE_MS 1000u
 
 static char local_crumb[64];
 static char *crumb = local_crumb;
@@ -40,19 +52,37 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Waits for pid up to timeout_ms; 1 and *status when it ended, 0 on time-out. */
-static int wait_child(pid_t pid, uint32_t timeout_ms, int *status)
+enum { CHILD_LATE, CHILD_ENDED, CHILD_STOPPED };
+
+/* SIGINT, SIGTERM, SIGHUP: what a terminal, a service manager or a
+ * subprocess time-out sends, never what a crash raises. */
+static int termination(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
+}
+
+/* Waits for pid up to timeout_ms, asking stop at every wake-up (a signal
+ * interrupts the nap): CHILD_ENDED and *status, CHILD_LATE on time-out,
+ * CHILD_STOPPED when stop said so.  stop is asked first, and again when a
+ * termination signal ended the child, so a Ctrl-C that reached both
+ * processes is the caller's stop, not a failure of the run. */
+static int wait_child(pid_t pid, uint32_t timeout_ms, nbg_rt_stop stop, int *status, int *reaped)
 {
 	double deadline = now_ms() + (double)timeout_ms;
 	unsigned nap_us = 200;
 	for (;;) {
+		if (stop.fn && stop.fn(stop.ctx))
+			return CHILD_STOPPED;
 		pid_t r = waitpid(pid, status, WNOHANG);
-		if (r == pid)
-			return 1;
-		if (r < 0 && errno != EINTR)
-			return 1; /* cannot happen for our own child; treat as ended */
+		*reaped = r == pid || (r < 0 && errno != EINTR); /* the latter cannot happen for
+								   our own child: treat as gone */
+		if (r == pid && WIFSIGNALED(*status) && termination(WTERMSIG(*status)) && stop.fn &&
+		    stop.fn(stop.ctx))
+			return CHILD_STOPPED;
+		if (*reaped)
+			return CHILD_ENDED;
 		if (now_ms() >= deadline)
-			return 0;
+			return CHILD_LATE;
 		struct timespec ts = { 0, (long)nap_us * 1000 };
 		nanosleep(&ts, NULL);
 		if (nap_us < 20000)
@@ -73,8 +103,60 @@ static const char *signal_abbrev(int sig)
 	case SIGTRAP: return "TRAP";
 	case SIGSYS: return "SYS";
 	case SIGPIPE: return "PIPE";
+	case SIGALRM: return "ALRM";
+	case SIGINT: return "INT";
+	case SIGHUP: return "HUP";
 	default: return "?";
 	}
+}
+
+/* A timer of this process that sends sig after ms (alarm() where timers
+ * cannot be made). */
+static void arm(int sig, uint64_t ms)
+{
+	struct sigevent ev;
+	timer_t t;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_SIGNAL;
+	ev.sigev_signo = sig;
+	if (timer_create(CLOCK_MONOTONIC, &ev, &t) == 0) {
+		struct itimerspec its;
+		memset(&its, 0, sizeof(its));
+		its.it_value.tv_sec = (time_t)(ms / 1000);
+		its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
+		timer_settime(t, 0, &its, NULL);
+	} else if (sig == SIGALRM) {
+		alarm((unsigned)((ms + 999) / 1000));
+	}
+}
+
+/* The child's ties to its parent, first thing after fork: it dies with the
+ * parent (SIGKILL when the thread that forked it ends; a parent already gone
+ * before the prctl is seen by getppid), the termination signals end it
+ * (unless ignored) instead of running the caller's handlers, and its own
+ * timers end it after limit_ms + CHILD_GRACE_MS whatever the parent does. */
+static void child_ties(pid_t parent, uint64_t limit_ms)
+{
+	static const int term[] = { SIGINT, SIGTERM, SIGHUP };
+	sigset_t set;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(125);
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(term) / sizeof(term[0]); i++) {
+		struct sigaction old;
+		sigaddset(&set, term[i]);
+		if (sigaction(term[i], NULL, &old) == 0 &&
+		    ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_IGN))
+			signal(term[i], SIG_DFL);
+	}
+	signal(SIGALRM, SIG_DFL);
+	sigaddset(&set, SIGALRM);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	arm(SIGALRM, limit_ms + CHILD_GRACE_MS);
+	arm(SIGKILL, limit_ms + 2 * CHILD_GRACE_MS);
 }
 
 static const char *call_of(const nbg_rt_shared_head *h)
@@ -82,8 +164,9 @@ static const char *call_of(const nbg_rt_shared_head *h)
 	return h->call[0] ? h->call : "(before the first vendor call)";
 }
 
-nbg_code nbg_rt_isolate(int isolate, size_t shared_size, uint32_t timeout_ms, nbg_rt_child_fn fn,
-			void *arg, nbg_rt_shared_head **shared_out, nbg_error *err)
+nbg_code nbg_rt_isolate(int isolate, size_t shared_size, uint32_t timeout_ms, nbg_rt_stop stop,
+			nbg_rt_child_fn fn, void *arg, nbg_rt_shared_head **shared_out,
+			nbg_error *err)
 {
 	*shared_out = NULL;
 	if (shared_size < sizeof(nbg_rt_shared_head))
@@ -100,14 +183,18 @@ nbg_code nbg_rt_isolate(int isolate, size_t shared_size, uint32_t timeout_ms, nb
 		crumb = local_crumb;
 		return NBG_OK;
 	}
+	uint32_t limit = timeout_ms ? timeout_ms : 600000u;
+	pid_t parent = getpid();
 	fflush(NULL); /* nothing buffered is written twice */
 	pid_t pid = fork();
 	if (pid < 0)
 		return nbg_error_io(err, errno, 0, "", "cannot fork the runtime process");
 	if (pid == 0) {
-		/* The child: vendor chatter on stdout goes to stderr, and a fatal
-		 * signal ends it (a handler the caller installed must not resume
-		 * a crashed vendor call). */
+		/* The child: tied to the parent's life and its own limit, vendor
+		 * chatter on stdout goes to stderr, and a fatal signal ends it (a
+		 * handler the caller installed must not resume a crashed vendor
+		 * call). */
+		child_ties(parent, limit);
 		dup2(STDERR_FILENO, STDOUT_FILENO);
 		static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS };
 		for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
@@ -118,15 +205,31 @@ nbg_code nbg_rt_isolate(int isolate, size_t shared_size, uint32_t timeout_ms, nb
 		fflush(NULL);
 		_exit(h->done ? 0 : 125);
 	}
-	int status = 0;
-	if (!wait_child(pid, timeout_ms ? timeout_ms : 600000u, &status)) {
+	int status = 0, reaped = 0, slot = nbg_guard_child_add(pid);
+	int how = wait_child(pid, limit, stop, &status, &reaped);
+	if (!reaped)
 		kill(pid, SIGKILL);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+	nbg_guard_child_remove(slot); /* before the reaping: a handler waits for a registered pid */
+	while (!reaped && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (how == CHILD_STOPPED)
+		return nbg_rt_fail(err, NBG_E_INTERRUPTED, -1,
+				   "the run was stopped by the caller inside %s; its process was ended",
+				   call_of(h));
+	if (how == CHILD_LATE)
 		return nbg_rt_fail(err, NBG_E_RUN_TIMEOUT, -1,
 				   "the runtime did not finish within %u ms; it was stopped inside %s",
-				   timeout_ms ? timeout_ms : 600000u, call_of(h));
-	}
+				   limit, call_of(h));
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		return nbg_rt_fail(err, NBG_E_RUN_TIMEOUT, -1,
+				   "the runtime did not finish within %u ms; it ended itself at its own "
+				   "limit (%u ms) inside %s, this process having been held up",
+				   limit, limit + CHILD_GRACE_MS, call_of(h));
+	if (WIFSIGNALED(status) && termination(WTERMSIG(status)))
+		return nbg_rt_fail(err, NBG_E_INTERRUPTED, -1,
+				   "the runtime process was ended by signal %d (SIG%s) inside %s: sent "
+				   "by another process or the terminal, not a crash",
+				   WTERMSIG(status), signal_abbrev(WTERMSIG(status)), call_of(h));
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 		return nbg_rt_fail(err, NBG_E_RUNTIME_CRASHED, -1,

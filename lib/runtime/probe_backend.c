@@ -79,8 +79,9 @@ nbg_code nbg_rt_backend_probe(int backend, const char *lib_path, unsigned flags,
 	probe_arg a = { backend, lib_path };
 	nbg_rt_shared_head *h = NULL;
 	nbg_error ie;
+	nbg_rt_stop never = { NULL, NULL };
 	nbg_code rc = nbg_rt_isolate(!(flags & NBG_RT_SESSION_NO_ISOLATE), sizeof(probe_shared), 60000,
-				     probe_child, &a, &h, &ie);
+				     never, probe_child, &a, &h, &ie);
 	if (rc == NBG_OK) {
 		*out = ((probe_shared *)h)->rep;
 	} else {

@@ -38,11 +38,18 @@ typedef void (*nbg_rt_child_fn)(nbg_rt_shared_head *shared, void *arg);
  * outlives the child: *shared_out, released with nbg_rt_shared_free.
  * Returns NBG_OK when fn finished (read shared->rc), RUNTIME_CRASHED (a
  * signal or an exit inside the call the breadcrumb names), RUN_TIMEOUT (the
- * child outlived timeout_ms and was killed), OUT_OF_MEMORY, IO (fork).
+ * child outlived timeout_ms and was killed), INTERRUPTED (stop(stop_ctx),
+ * when stop is not NULL, returned nonzero while the child ran: it was
+ * killed), OUT_OF_MEMORY, IO (fork).
  */
+typedef struct nbg_rt_stop {
+	int (*fn)(void *ctx);
+	void *ctx;
+} nbg_rt_stop;
+
 NBG_RT_INTERNAL nbg_code nbg_rt_isolate(int isolate, size_t shared_size, uint32_t timeout_ms,
-					nbg_rt_child_fn fn, void *arg, nbg_rt_shared_head **shared_out,
-					nbg_error *err);
+					nbg_rt_stop stop, nbg_rt_child_fn fn, void *arg,
+					nbg_rt_shared_head **shared_out, nbg_error *err);
 NBG_RT_INTERNAL void nbg_rt_shared_free(nbg_rt_shared_head *shared, size_t size);
 
 /* 1 when p..p+n could be a real object: not in the unmapped low pages,

@@ -376,8 +376,9 @@ nbg_code nbg_rt_session_run(const nbg_rt_session_options *opts, const uint8_t *m
 	if (rc == NBG_OK) {
 		a.seed.info.probe = probe;
 		a.seed.info.loops = a.o.loops ? a.o.loops : 1;
+		nbg_rt_stop stop = { a.o.stop, a.o.stop_ctx };
 		rc = nbg_rt_isolate(!(a.o.flags & NBG_RT_SESSION_NO_ISOLATE), total, a.o.timeout_ms,
-				    session_child, &a, &h, err);
+				    stop, session_child, &a, &h, err);
 	}
 	if (rc == NBG_OK && h->rc != NBG_OK) {
 		rc = h->rc;

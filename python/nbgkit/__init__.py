@@ -181,8 +181,9 @@ def _tensor(rec: Dict[str, Any]) -> Tensor:
 
 
 class Model:
-    """A parsed NBG file, mapped (a path) or over the caller's buffer (bytes:
-    not copied; keep a mutable buffer unchanged while the model is open).
+    """A parsed NBG file, read into memory or mapped (a path), or over the
+    caller's buffer (bytes: not copied; keep a mutable buffer unchanged while
+    the model is open).
 
     Use it as a context manager or call :meth:`close`.  The properties are
     plain Python objects built from the JSON report and cached; every
@@ -202,7 +203,7 @@ class Model:
         self.close()
 
     def close(self) -> None:
-        """Unmaps the file and frees the parsed model."""
+        """Frees the file's bytes (or unmaps them) and the parsed model."""
         self._raw.close()
 
     @property
@@ -448,7 +449,8 @@ class Model:
         and ``timeout_ms`` are ``nbg run``'s ``--lib``, ``--device-root``,
         ``--force-target`` and ``--timeout``; ``skip_probe`` runs without a
         device node (a test double).  RuntimeUnavailableError when no
-        runtime or device is there."""
+        runtime or device is there.  Ctrl-C ends the runtime process and
+        raises KeyboardInterrupt at once."""
         np = _numpy()
         if backend not in BACKENDS:
             raise _usage("backend must be one of %s" % ", ".join(BACKENDS))
@@ -508,24 +510,30 @@ def _usage(message: str) -> UsageError:
     return UsageError._make("invalid-argument", message)
 
 
-def open(source, *, strict: bool = True) -> Model:
-    """Opens an NBG file: ``source`` is a path (str or os.PathLike; the file
-    is mapped, not copied; ``os.fsdecode`` gives a str for a name that is not
-    UTF-8) or a bytes-like object holding the file (bytes, bytearray,
-    memoryview, mmap: used in place, not copied).
+def open(source, *, strict: bool = True, map: bool = False) -> Model:
+    """Opens an NBG file: ``source`` is a path (str or os.PathLike;
+    ``os.fsdecode`` gives a str for a name that is not UTF-8) or a
+    bytes-like object holding the file (bytes, bytearray, memoryview, mmap:
+    used in place, not copied).  A path is read into memory (at most 1 GiB;
+    more raises ReadError ``input-too-large``), so another process
+    truncating the file cannot touch the model; ``map=True`` maps it
+    instead (not copied, any size): then a call that finds the file cut
+    short meanwhile raises ReadError ``file-changed`` instead of returning
+    what it read (nbgkit's SIGBUS guard is installed for the mapping).
     Parses and checks every rule and checksum, as ``nbg inspect`` does.
     ``strict=False`` opens a file whose only failure is a checksum, as
     ``nbg inspect`` still reports it (``valid`` False, integrity
     ``failed``).  Raises InvalidFileError, ReadError."""
-    return Model(_nbgkit.open(source, strict))
+    return Model(_nbgkit.open(source, strict, 0, map))
 
 
-def verify(path) -> Report:
+def verify(path, *, map: bool = False) -> Report:
     """The checks ``nbg verify`` makes: the structure and every checksum
     the file carries (no SHA-256 is computed).  A file that fails returns a
     Report with ``ok`` False and ``error`` set; a file that cannot be read
-    raises ReadError."""
-    summary, error = _nbgkit.verify(path)
+    raises ReadError.  The file is read into memory, or mapped with
+    ``map=True``, as :func:`open` does."""
+    summary, error = _nbgkit.verify(path, map)
     s = summary or {}
     sums = [Checksum(**c) for c in s.get("checksums", [])]
     return Report(path=str(path), ok=error is None, family=s.get("family"),

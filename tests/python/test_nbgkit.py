@@ -9,10 +9,13 @@ import io
 import json
 import os
 import re
+import select
+import signal
 import struct
 import subprocess
 import sys
 import threading
+import time
 import tracemalloc
 import zlib
 
@@ -504,6 +507,154 @@ def test_run_viplite_double():
                 assert np.array_equal(np.frombuffer(a.tobytes(), np.uint8), want)
     finally:
         os.environ.update(env_td)
+
+
+# Run in a child interpreter: before the fix the truncation killed it (SIGBUS).
+TRUNCATED_SCRIPT = r"""
+import json, os, sys
+import numpy as np
+import nbgkit
+path, how = sys.argv[1], sys.argv[2]
+m = nbgkit.open(path, map=True) if how == "map" else nbgkit.open(path)
+x = np.zeros(m.inputs[0].shape, np.float32)
+os.truncate(path, 0)  # every page of the file gone: any mapped read faults
+calls = {
+    "cpu_plan": m.cpu_plan, "weights": lambda: len(m.weights()), "ledger": m.ledger,
+    "to_dict": lambda: m.to_dict(commands=True, memory=True), "report": m.report,
+    "run": lambda: m.run([x], backend="cpu"),
+}
+out = {}
+for name, call in calls.items():
+    try:
+        r = call()
+        out[name] = ["ok", r if isinstance(r, (dict, int)) else len(r)]
+    except nbgkit.Error as e:
+        out[name] = ["error", e.code, e.exit_code]
+r = nbgkit.verify(path, map=True) if how == "map" else nbgkit.verify(path)  # 0 bytes now
+out["verify-after"] = [r.ok, r.error.code]
+print(json.dumps(out))
+"""
+
+
+def test_truncated_while_open(tmp_path):
+    """Another process truncates the file (to 0 bytes) after open().  Read
+    into memory (the default), every call answers as for the intact file:
+    the plan, weights, ledger and reports it gave before the truncation,
+    and the run's refusal (the sample has a shader operation).
+    Mapped (map=True), every call that read the mapping raises ReadError
+    file-changed (exit 3), none returns what the zeros gave.  Before, the
+    first call killed the interpreter with SIGBUS."""
+    data = builtins.open(SAMPLE, "rb").read()
+    for how in ("read", "map"):
+        path = tmp_path / ("%s.nb" % how)
+        path.write_bytes(data)
+        with nbgkit.open(path) as m:  # the intact file's answers
+            want = {"cpu_plan": m.cpu_plan(), "weights": len(m.weights()),
+                    "ledger": m.ledger(), "to_dict": m.to_dict(commands=True, memory=True),
+                    "report": len(m.report())}
+        p = subprocess.run([sys.executable, "-c", TRUNCATED_SCRIPT, str(path), how],
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, (how, p.returncode, p.stderr)
+        out = json.loads(p.stdout)
+        rc, text, _ = cli("verify", str(path))
+        assert out["verify-after"][0] is False and rc == 1
+        assert "FAIL %s " % out["verify-after"][1] in text
+        if how == "read":
+            for k, v in want.items():
+                assert out[k] == ["ok", v], k
+            assert out["run"] == ["error", "unsupported-operation", 4]
+        else:
+            for k in list(want) + ["run"]:
+                assert out[k] == ["error", "file-changed", 3], (k, out[k])
+
+
+def test_read_file_checks(tmp_path):
+    """What open() reads into memory: a file cut short while it is read
+    (tests/shrink_preload.c truncates *shrink-on-read.nb to 64 bytes right
+    before each read(), in a child interpreter) is ReadError file-changed,
+    as is verify's read; a sparse file of 1 GiB + 1 byte is refused before
+    a byte is read (input-too-large, exit 3) and, mapped, fails its parse
+    at the magic (bad-magic); a FIFO is refused unopened (not-regular-file,
+    as the command does); an empty file is a parse failure, not a read
+    error."""
+    shim = os.environ.get("NBG_SHRINK_SHIM")
+    if shim:
+        path = tmp_path / "shrink-on-read.nb"
+        script = ("import shutil, sys, nbgkit\n"
+                  "for call in (nbgkit.open, nbgkit.verify):\n"
+                  "    shutil.copyfile(sys.argv[1], sys.argv[2])\n"
+                  "    try:\n"
+                  "        call(sys.argv[2]); print('opened')\n"
+                  "    except nbgkit.ReadError as e:\n"
+                  "        print(e.code, e.exit_code, e.message)\n")
+        env = dict(os.environ)
+        env["LD_PRELOAD"] = " ".join(filter(None, [env.get("LD_PRELOAD"), shim]))
+        p = subprocess.run([sys.executable, "-c", script, SAMPLE, str(path)], env=env,
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr
+        lines = p.stdout.splitlines()
+        want = "file-changed 3 %s shrank from %d to 64 bytes" % (path, os.path.getsize(SAMPLE))
+        assert len(lines) == 2 and all(l.startswith(want) for l in lines), lines
+    big = tmp_path / "big.nb"
+    with builtins.open(big, "wb") as f:
+        f.truncate((1 << 30) + 1)
+    with pytest.raises(nbgkit.ReadError) as ei:
+        nbgkit.open(big)
+    assert (ei.value.code, ei.value.exit_code) == ("input-too-large", 3)
+    with pytest.raises(nbgkit.InvalidFileError) as ei:
+        nbgkit.open(big, map=True)
+    assert ei.value.code == "bad-magic"
+    fifo = tmp_path / "f.nb"
+    os.mkfifo(fifo)
+    with pytest.raises(nbgkit.ReadError) as ei:
+        nbgkit.open(fifo)
+    assert ei.value.code == "not-regular-file"
+    empty = tmp_path / "e.nb"
+    empty.write_bytes(b"")
+    with pytest.raises(nbgkit.InvalidFileError):
+        nbgkit.open(empty)
+
+
+def test_ctrl_c_stops_a_run(tmp_path):
+    """SIGINT (Ctrl-C) while Model.run waits for its runtime child, here the
+    VIPLite TEST DOUBLE hanging inside vip_run_network (hang-run; it writes
+    its pid into a FIFO once there, VIPLITE_TD_READY): KeyboardInterrupt
+    within seconds, not at the run's time-out (40 s here), and the child is
+    gone, killed and reaped.  Before, the run answered only at its time-out."""
+    lib = os.environ.get("NBG_TD_VIPLITE")
+    if not lib:
+        pytest.skip("the VIPLite test double is not built")
+    fifo = str(tmp_path / "ready")
+    os.mkfifo(fifo)
+    rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    keys = ("VIPLITE_TD", "VIPLITE_TD_READY", "NBG_VIPLITE_PATH")
+    saved = {k: os.environ.pop(k) for k in keys if k in os.environ}
+    os.environ.update(VIPLITE_TD="hang-run", VIPLITE_TD_READY=fifo)
+    main, got = threading.get_ident(), {}
+
+    def interrupt():
+        if select.select([rfd], [], [], 60)[0]:  # the handshake, 60 s at most
+            got["pid"] = int(os.read(rfd, 64).split()[0])
+            got["sent"] = time.monotonic()
+            signal.pthread_kill(main, signal.SIGINT)
+
+    helper = threading.Thread(target=interrupt)
+    helper.start()
+    try:
+        with nbgkit.open(SAMPLE) as m:
+            x = np.zeros(m.inputs[0].shape, np.float32)
+            with pytest.raises(KeyboardInterrupt):
+                m.run([x], backend="viplite", library=lib, skip_probe=True, timeout_ms=40000)
+            took = time.monotonic() - got["sent"]
+    finally:
+        helper.join()
+        os.close(rfd)
+        for k in keys:
+            os.environ.pop(k, None)
+        os.environ.update(saved)
+    assert took < 20, took
+    with pytest.raises(ProcessLookupError):
+        os.kill(got["pid"], 0)
 
 
 def test_threads():

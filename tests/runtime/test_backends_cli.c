@@ -32,6 +32,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -207,20 +210,11 @@ static const char *const vars[] = { "NNSDK_TESTDOUBLE_FAIL", "NBG_NNSDK_PATH", "
 				    "NBG_VIPLITE_PATH", "VIPLITE_TD", "VIPLITE_TD_CID",
 				    "LD_LIBRARY_PATH" };
 
-/* Runs nbg with args (NULL-terminated) in `cwd` (NULL: here) with the
- * variables above unset, then env[] ("NAME=VALUE", NULL-terminated) set. */
-static result run_env(const char *const *env, const char *cwd, ...)
+/* Starts nbg with argv in `cwd` (NULL: here) with the variables above
+ * unset, then env[] ("NAME=VALUE", NULL-terminated) set; its stdout and
+ * stderr go to files of the work directory.  Returns its pid. */
+static pid_t spawn_env(const char *const *env, const char *cwd, const char *const *argv)
 {
-	const char *argv[64];
-	int argc = 0;
-	argv[argc++] = NBG_BIN;
-	va_list ap;
-	va_start(ap, cwd);
-	const char *a;
-	while ((a = va_arg(ap, const char *)) != NULL && argc < 63)
-		argv[argc++] = a;
-	va_end(ap);
-	argv[argc] = NULL;
 	char out_path[128], err_path[128];
 	path_in(out_path, sizeof(out_path), "stdout.txt");
 	path_in(err_path, sizeof(err_path), "stderr.txt");
@@ -240,8 +234,15 @@ static result run_env(const char *const *env, const char *cwd, ...)
 		nbg_execv(NBG_BIN, (char *const *)argv);
 		_exit(127);
 	}
-	int st;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return pid;
+}
+
+/* What the process spawn_env started ended with (status: what waitpid gave). */
+static result spawned_result(int st)
+{
+	char out_path[128], err_path[128];
+	path_in(out_path, sizeof(out_path), "stdout.txt");
+	path_in(err_path, sizeof(err_path), "stderr.txt");
 	result r = { WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st), NULL, NULL };
 	size_t n;
 	r.out = (char *)read_file(out_path, &n);
@@ -249,6 +250,25 @@ static result run_env(const char *const *env, const char *cwd, ...)
 	assert_non_null(r.out);
 	assert_non_null(r.err);
 	return r;
+}
+
+/* Runs nbg with args (NULL-terminated) as spawn_env does and waits for it. */
+static result run_env(const char *const *env, const char *cwd, ...)
+{
+	const char *argv[64];
+	int argc = 0;
+	argv[argc++] = NBG_BIN;
+	va_list ap;
+	va_start(ap, cwd);
+	const char *a;
+	while ((a = va_arg(ap, const char *)) != NULL && argc < 63)
+		argv[argc++] = a;
+	va_end(ap);
+	argv[argc] = NULL;
+	pid_t pid = spawn_env(env, cwd, argv);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return spawned_result(st);
 }
 
 static void expect_status(const result *r, int status)
@@ -913,6 +933,180 @@ static void test_timeout_and_crash(void **state)
 	result_free(&r);
 }
 
+/* ------------------------------------------------------------ the runtime child's life */
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* Waits up to ms for pid (a child of this process) to end: 1 and *st when
+ * it did, 0 when it still runs, -1 when it is no child of this process. */
+static int wait_bounded(pid_t pid, long ms, int *st)
+{
+	for (long t = 0;; t += 10) {
+		pid_t w = waitpid(pid, st, WNOHANG);
+		if (w == pid)
+			return 1;
+		if (w < 0 && errno != EINTR)
+			return -1;
+		if (t >= ms)
+			return 0;
+		nap_ms(10);
+	}
+}
+
+/* /proc/PID/stat's state letter and parent; 0 when the process is gone. */
+static char proc_state(pid_t pid, pid_t *ppid)
+{
+	char p[64], buf[512];
+	snprintf(p, sizeof(p), "/proc/%ld/stat", (long)pid);
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *e = strrchr(buf, ')'); /* the name may hold anything */
+	char state = 0;
+	long pp = 0;
+	if (!e || sscanf(e + 1, " %c %ld", &state, &pp) != 2)
+		return 0;
+	if (ppid)
+		*ppid = (pid_t)pp;
+	return state;
+}
+
+/* Starts `nbg run` of the INT16 model on the VIPLite double hanging inside
+ * vip_run_network (hang-run) with --timeout `timeout` into DIR/name, and
+ * waits (bounded) for the double's handshake (VIPLITE_TD_READY): returns
+ * the runtime child's pid, *nbg the nbg process's. */
+static pid_t start_hanging_run(const char *name, const char *timeout, char dir[160], pid_t *nbg)
+{
+	char fifo[200], ready[240];
+	path_in(fifo, sizeof(fifo), "ready.fifo");
+	unlink(fifo);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	int fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(fd >= 0);
+	snprintf(ready, sizeof(ready), "VIPLITE_TD_READY=%s", fifo);
+	const char *env[] = { ld(lib_all, 0), "VIPLITE_TD=hang-run", ready, NULL };
+	fresh(dir, 160, name);
+	const char *argv[] = { NBG_BIN, "run", MODEL_I16, "--input", in_i16, "--output-dir", dir,
+			       "--device-root", dev_v, "--timeout", timeout, NULL };
+	*nbg = spawn_env(env, NULL, argv);
+	char line[32] = { 0 };
+	ssize_t got = 0;
+	for (int t = 0; got <= 0 && t < 600; t++) { /* 60 s at most */
+		struct pollfd p = { fd, POLLIN, 0 };
+		if (poll(&p, 1, 100) > 0)
+			got = read(fd, line, sizeof(line) - 1);
+		int st;
+		if (got <= 0 && waitpid(*nbg, &st, WNOHANG) == *nbg) {
+			result r = spawned_result(st);
+			fail_msg("nbg ended (%d) before the run hung:\n%s", r.status, r.err);
+		}
+	}
+	close(fd);
+	unlink(fifo);
+	if (got <= 0) {
+		kill(*nbg, SIGKILL);
+		fail_msg("no handshake from the double within 60 s");
+	}
+	pid_t child = (pid_t)strtol(line, NULL, 10), parent = 0;
+	assert_true(child > 0);
+	assert_int_equal(proc_state(child, &parent) != 0, 1);
+	assert_int_equal(parent, *nbg); /* the runtime child of that nbg */
+	return child;
+}
+
+/* The child still running after its parent is gone: killed (the test's own
+ * cleanup), then the failure. */
+static void expect_child_ended(pid_t child, int sig, const char *what)
+{
+	int st = 0, r = wait_bounded(child, 10000, &st);
+	if (r == 0) {
+		kill(child, SIGKILL);
+		waitpid(child, &st, 0);
+		fail_msg("%s: the runtime child %ld still ran 10 s after its parent ended", what,
+			 (long)child);
+	}
+	if (r < 0) { /* reaped by nbg itself: gone all the same */
+		assert_int_equal(kill(child, 0), -1);
+		assert_int_equal(errno, ESRCH);
+		return;
+	}
+	if (!WIFSIGNALED(st) || WTERMSIG(st) != sig)
+		fail_msg("%s: the runtime child ended with status 0x%x, not by signal %d", what, st,
+			 sig);
+}
+
+/* SIGTERM to nbg run alone, as a subprocess time-out sends it: nbg passes it
+ * to its runtime child, which has ended before nbg does (this process, a
+ * subreaper, inherits it as a zombie or finds it reaped).  SIGKILL to nbg,
+ * which can pass nothing on: the child dies with it (parent-death signal).
+ * nbg stopped (SIGSTOP) past --timeout: the child ends at its own limit,
+ * and nbg, continued, says run-timeout.  Before, the child outlived nbg in
+ * all three, hanging with no time limit.  And SIGTERM to the child alone is
+ * `interrupted`, naming the signal, not a crash. */
+static void test_child_dies_with_parent(void **state)
+{
+	(void)state;
+	char dir[160];
+	pid_t nbg, child;
+	int st;
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+
+	child = start_hanging_run("term", "60", dir, &nbg);
+	assert_int_equal(kill(nbg, SIGTERM), 0);
+	assert_int_equal(wait_bounded(nbg, 30000, &st), 1);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+	char zs = proc_state(child, NULL); /* ended before nbg did: no waiting */
+	expect_child_ended(child, SIGTERM, "SIGTERM");
+	if (zs && zs != 'Z')
+		fail_msg("the runtime child still ran (state %c) when nbg had ended", zs);
+	expect_names(dir, "");
+
+	/* SIGTERM to the child alone: said as such, not as a crash */
+	child = start_hanging_run("term_child", "60", dir, &nbg);
+	assert_int_equal(kill(child, SIGTERM), 0);
+	assert_int_equal(wait_bounded(nbg, 30000, &st), 1);
+	result rc = spawned_result(st);
+	expect_status(&rc, 4);
+	expect_in(rc.err, "interrupted: the runtime process was ended by signal 15 (SIGTERM) inside "
+			  "vip_run_network", "term_child");
+	result_free(&rc);
+
+	child = start_hanging_run("kill", "60", dir, &nbg);
+	assert_int_equal(kill(nbg, SIGKILL), 0);
+	assert_int_equal(wait_bounded(nbg, 30000, &st), 1);
+	expect_child_ended(child, SIGKILL, "SIGKILL");
+
+	child = start_hanging_run("stop", "1", dir, &nbg);
+	assert_int_equal(kill(nbg, SIGSTOP), 0);
+	char s = 'R';
+	for (int t = 0; t < 300 && s && s != 'Z'; t++) { /* 30 s at most */
+		nap_ms(100);
+		s = proc_state(child, NULL);
+	}
+	assert_int_equal(kill(nbg, SIGCONT), 0);
+	if (s && s != 'Z') {
+		kill(child, SIGKILL);
+		kill(nbg, SIGKILL);
+		waitpid(nbg, &st, 0);
+		fail_msg("the runtime child of a stopped nbg still ran 30 s after its --timeout 1");
+	}
+	assert_int_equal(wait_bounded(nbg, 30000, &st), 1);
+	result r = spawned_result(st);
+	expect_status(&r, 4);
+	expect_in(r.err, "run-timeout", "stop");
+	expect_in(r.err, "its own limit", "stop");
+	result_free(&r);
+	expect_names(dir, "");
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
+}
+
 /* ------------------------------------------------------------ --sample */
 
 /* IEEE half bits of x, which must be exactly representable and normal (or 0). */
@@ -1224,6 +1418,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_nnsdk_option_with_viplite),
 		cmocka_unit_test(test_top),
 		cmocka_unit_test(test_timeout_and_crash),
+		cmocka_unit_test(test_child_dies_with_parent),
 		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_npy_input_and_golden),
 	};

@@ -12,6 +12,9 @@
  * (status from VIPLITE_TD_STATUS, default -4), prepare-fail, buffer-fail,
  * map-null, run-timeout, invalidate-fail, io-count, crash-run (SIGSEGV inside
  * vip_run_network), hang-run (vip_run_network never returns).
+ * VIPLITE_TD_READY=PATH: hang-run first writes "PID\n" (its process id) to
+ * PATH (a FIFO the test reads), so a test knows the run is inside
+ * vip_run_network and which process holds it.
  * VIPLITE_TD_CID sets the CID (default 0x1000003b).  vip_query_hardware
  * reports 1 device with 1 core.
  * VIPLITE_TD_STATE=FILE: after every call that takes or releases something,
@@ -21,6 +24,7 @@
  * -DTD_VERSION=0x00010d00u one that reports VIPLite 1.13's version word
  * (default 0x00020003, 2.0.3).
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,6 +68,20 @@ static void record(void)
 	fprintf(f, "init=%d net=%d buffers=%d mapped=%d\n", inited, live_net, live_buffers, live_maps);
 	if (fclose(f) != 0)
 		violation("VIPLITE_TD_STATE cannot be written");
+}
+
+/* VIPLITE_TD_READY above: a handshake, never a failure of the double. */
+static void say_ready(void)
+{
+	const char *path = getenv("VIPLITE_TD_READY");
+	int fd = path && *path ? open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return;
+	char line[32];
+	int n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
+	if (write(fd, line, (size_t)n) != n)
+		fprintf(stderr, "viplite-testdouble: VIPLITE_TD_READY not written\n");
+	close(fd);
 }
 
 static int mode(const char *m)
@@ -346,6 +364,8 @@ int32_t vip_run_network(void *net)
 		violation("run before prepare or before every input and output was bound");
 	if (mode("crash-run"))
 		raise(SIGSEGV);
+	if (mode("hang-run"))
+		say_ready();
 	while (mode("hang-run"))
 		sleep(1); /* a driver that never answers: only the caller's time-out ends this */
 	if (mode("run-timeout"))
