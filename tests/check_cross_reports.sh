@@ -40,11 +40,15 @@
 #               under qemu: doc/cross.md)
 #   NBG_CROSS_CPU=none   no model run (the plans are still compared)
 #   NBG_CROSS_KEEP=DIR  keep the outputs of each differing run in DIR
+#   NBG_CROSS_REPORTS=all  also every table of inspect (text and JSON) and,
+#               file by file, graph (DOT and SVG), map (SVG) and weights
+#               --json (scripts/same-behaviour.sh: two builds of this
+#               machine)
 #
 # Exit 0 all equal, 1 some differ.  Prints 'N passed, N failed'.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-[ $# -ge 2 ] || { sed -n '2,44p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,48p' "$0"; exit 2; }
 native=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 cross=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 corpus=${3:-$root/../shared/corpus}
@@ -128,6 +132,11 @@ set -- "inspect" "inspect --json" "inspect --json --layers --operations --patche
 if "$native" --help | grep -q '^  ledger '; then
 	set -- "$@" "ledger" "ledger --json"
 fi
+if [ "${NBG_CROSS_REPORTS:-}" = all ]; then
+	set -- "$@" "inspect --layers --operations --patches --commands --memory --weights" \
+		"inspect --json --layers --operations --patches --commands --memory --weights" \
+		"verify --sha256"
+fi
 # Both binaries get the same paths, from the same directory.
 for f in "$corpus"/v1/*.nb "$corpus"/v2/*.nb "$tmp"/seeds/*.nb samples/sample.nb; do
 	[ -f "$f" ] && echo "$f"
@@ -156,6 +165,25 @@ for cmd in "$@"; do
 		fi
 	done <"$tmp/files"
 done
+
+# The commands that take one file, file by file.
+if [ "${NBG_CROSS_REPORTS:-}" = all ]; then
+	for cmd in "graph" "graph --svg -" "map --svg -" "weights --json"; do
+		n=0
+		while IFS= read -r f; do
+			# shellcheck disable=SC2086 # cmd is words
+			run_pair one $cmd "$f"
+			n=$((n + 1))
+			if same one; then
+				passed=$((passed + 1))
+			else
+				fail one "nbg $cmd $f"
+			fi
+		done <"$tmp/files"
+		mark
+		echo "  nbg $cmd: $n files, file by file ($now)"
+	done
+fi
 
 # -------------------------------------------------------- the CPU backend
 # The input of a model: for each input record, its element count of numbers
