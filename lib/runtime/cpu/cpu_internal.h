@@ -187,6 +187,8 @@ struct nbg_cpu_plan {
 	size_t region_count;
 	cpu_region regions[5 + 2 * 64];
 	char caveat[256];               /* nbg_cpu_plan_caveat; "" when none */
+	const nbg_weights_op **wop;     /* per operation: its weights record, NULL when none (the
+					 * weights indexed once, cpu_plan.c) */
 };
 
 #define CPU_HIDDEN __attribute__((visibility("hidden")))

@@ -439,7 +439,7 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 	s->macs = macs;
 }
 
-static void plan_step(nbg_cpu_plan *p, size_t i, const nbg_weights_op *const *wop)
+static void plan_step(nbg_cpu_plan *p, size_t i)
 {
 	const nbg_graph_operation *go = nbg_graph_operation_at(p->g, i);
 	nbg_cpu_step *s = &p->steps[i];
@@ -494,7 +494,7 @@ static void plan_step(nbg_cpu_plan *p, size_t i, const nbg_weights_op *const *wo
 			       "only (this file: 0x%x)", s->layer, p->m->target);
 		return;
 	}
-	plan_nn(p, s, &p->ops[i].conv, op, wop[i]);
+	plan_nn(p, s, &p->ops[i].conv, op, p->wop[i]);
 	if (add && s->verdict == NBG_CPU_EXECUTE && !nbg_cpu_plan_add(p, s, &p->ops[i].conv, op))
 		return;
 	if (s->verdict == NBG_CPU_EXECUTE)
@@ -560,23 +560,23 @@ nbg_code nbg_cpu_plan_build(const uint8_t *model, size_t size, nbg_cpu_plan **ou
 	p->count = p->g->sum.operation_count;
 	p->steps = calloc(p->count + 1, sizeof(*p->steps));
 	p->ops = calloc(p->count + 1, sizeof(*p->ops));
-	const nbg_weights_op **wop = calloc(p->count + 1, sizeof(*wop));
-	if (!p->steps || !p->ops || !wop) {
-		free(wop);
+	p->wop = calloc(p->count + 1, sizeof(*p->wop));
+	if (!p->steps || !p->ops || !p->wop) {
 		nbg_cpu_plan_free(p);
 		return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "out of memory");
 	}
+	/* every planner finds an operation's weights here: one pass over them,
+	 * not one per operation */
 	for (size_t i = 0; i < nbg_weights_count(p->w); i++) {
 		const nbg_weights_op *wo = nbg_weights_at(p->w, i);
 		size_t o = nbg_weights_op_operation(wo);
 		if (o < p->count)
-			wop[o] = wo;
+			p->wop[o] = wo;
 	}
 	build_regions(p);
 	set_caveat(p);
 	for (size_t i = 0; i < p->count; i++)
-		plan_step(p, i, wop);
-	free(wop);
+		plan_step(p, i);
 	*out = p;
 	return NBG_OK;
 }
@@ -591,6 +591,7 @@ void nbg_cpu_plan_free(nbg_cpu_plan *p)
 	nbg_model_free(p->m);
 	free(p->steps);
 	free(p->ops);
+	free(p->wop);
 	free(p->read_outside);
 	free(p);
 }
