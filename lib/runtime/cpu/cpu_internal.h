@@ -91,6 +91,7 @@ typedef struct cpu_tp {
 	uint32_t count[6];              /* out_loop_N_count (0: 65536) */
 	uint64_t inc[7];                /* out_loop_N_inc */
 	int reset1, reset2, reset3;     /* out_loop_N_reset */
+	uint64_t work;                  /* the run's steps: the walk's loop turns and the pixels read */
 	uint8_t border;                 /* value of a pixel outside the image (copy) */
 	int overlap;                    /* input and output ranges share bytes: read a copy */
 	uint64_t in_lo, in_hi;          /* the input bytes read, inclusive, from in_base */
@@ -192,6 +193,18 @@ struct nbg_cpu_plan {
 };
 
 #define CPU_HIDDEN __attribute__((visibility("hidden")))
+
+/* Sums and products of counts from the file, saturating at UINT64_MAX
+ * (a figure past every limit). */
+static inline uint64_t nbg_cpu_add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static inline uint64_t nbg_cpu_mul_sat(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
 
 
 /* Shared by the planners (cpu_common.c): refuse a step with a reason id and
