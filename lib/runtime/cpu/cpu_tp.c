@@ -348,10 +348,11 @@ static int tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layo
 }
 
 /* The output loops, and what the walk costs: t->work, the run's steps,
- * within TP_MAX_WORK (the plan walks as many); 0 with the step refused.
- * The tiles' outputs are counted one tile at a time, at most 2^16 per
- * axis (16-bit windows). */
-static int tp_loops(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t)
+ * within TP_MAX_WORK, and *steps, the plan's walk (its loop turns and
+ * elements); 0 with the step refused.  The tiles' outputs are counted one
+ * tile at a time, at most 2^16 per axis (16-bit windows): charged to the
+ * plan first. */
+static int tp_loops(nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, uint64_t *steps)
 {
 	static const char *const cnt[6] = { "out_loop_0_count", "out_loop_1_count", "out_loop_2_count",
 					    "out_loop_3_count", "out_loop_4_count", "out_loop_5_count" };
@@ -367,6 +368,8 @@ static int tp_loops(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t)
 	t->reset3 = tpf(cmd, "out_loop_3_reset") != 0;
 	uint64_t ntx = tp_tiles(t->wx0, t->wx1, t->tile_xinc, t->pw), nty = tp_tiles(t->wy0, t->wy1, t->tile_yinc, t->ph);
 	uint64_t turns, elements;
+	if (!nbg_cpu_plan_spend(p, s, ntx + nty, "counting its tiles' outputs"))
+		return 0;
 	t->work = tp_work(t, ntx, nty, &turns, &elements);
 	if (t->work > TP_MAX_WORK) {
 		nbg_cpu_refuse(s, "work-limit", "its walk takes %llu steps (%llu loop turns over %llu slices of "
@@ -376,6 +379,7 @@ static int tp_loops(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t)
 			       t->pw, t->ph, (unsigned long long)TP_MAX_WORK);
 		return 0;
 	}
+	*steps = nbg_cpu_add_sat(turns, elements);
 	return 1;
 }
 
@@ -439,7 +443,8 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 			       t->wx1, t->wy0, t->wy1, t->x_size, t->y_size, t->lut ? "table" : "conversion");
 		return;
 	}
-	if (!tp_loops(s, cmd, t))
+	uint64_t steps;
+	if (!tp_loops(p, s, cmd, t, &steps))
 		return;
 	long ri = nbg_cpu_find_region(p, s, "input", &cop->in_ref);
 	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &cop->out_ref);
@@ -479,6 +484,8 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 		t->in_hi = last - t->in_base;
 	}
 	uint64_t hi = 0;
+	if (!nbg_cpu_plan_spend(p, s, steps, "the walk of its output counter"))
+		return;
 	tp_walk(t, NULL, NULL, &hi);
 	if (t->f16_out)
 		hi = 2 * hi + 1; /* the last byte of the last half */
@@ -514,13 +521,18 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 	op->kind = CPU_OP_TP;
 }
 
+uint64_t nbg_cpu_tp_scratch(const cpu_tp *t)
+{
+	/* the input's bytes in order, read through its ring */
+	return t->overlap || t->in_ring_size ? t->in_hi + 1 : 0;
+}
+
 int nbg_cpu_tp_run(const cpu_tp *t, uint8_t *const *buf)
 {
 	const uint8_t *in = buf[t->in_region] + t->in_base;
 	uint8_t *copy = NULL;
-	if (t->overlap || t->in_ring_size) {
-		/* the input's bytes in order, read through its ring */
-		size_t n = (size_t)(t->in_hi + 1);
+	if (nbg_cpu_tp_scratch(t)) {
+		size_t n = (size_t)nbg_cpu_tp_scratch(t);
 		copy = malloc(n);
 		if (!copy)
 			return -1;
