@@ -103,7 +103,7 @@ typedef struct nbg_cpu_options {
 				  * output walk, a kernel's bound, ...); default
 				  * NBG_CPU_DEFAULT_MAX_PLAN_STEPS */
 } nbg_cpu_options;
-#define NBG_CPU_DEFAULT_MAX_WORK ((uint64_t)1 << 36)        /* about 15 s of one core */
+#define NBG_CPU_DEFAULT_MAX_WORK ((uint64_t)1 << 36)        /* 20-30 s of one core */
 #define NBG_CPU_DEFAULT_MAX_MEMORY ((uint64_t)2 << 30)      /* 2 GiB */
 #define NBG_CPU_DEFAULT_MAX_PLAN_STEPS ((uint64_t)1 << 30)  /* a few seconds of planning */
 
