@@ -25,19 +25,24 @@ uint64_t cli_env_limit(const char *name)
 	return cli_size_parse(getenv(name), &v) == 0 ? v : 0;
 }
 
-/* The environment variables that set limits (doc/security.md). */
-static const char *const limit_vars[] = { "NBG_MAX_STDIN", "NBG_MAX_FILE_SIZE",
-					  "NBG_MAX_UNDESCRIBED" };
+/* The environment variables that set limits (doc/security.md), and what
+ * each counts: the CPU backend's work and planning are counts of steps,
+ * the others bytes. */
+static const struct {
+	const char *name, *what;
+} limit_vars[] = { { "NBG_MAX_STDIN", "a byte count" }, { "NBG_MAX_FILE_SIZE", "a byte count" },
+		   { "NBG_MAX_UNDESCRIBED", "a byte count" }, { "NBG_MAX_CPU_MEMORY", "a byte count" },
+		   { "NBG_MAX_CPU_WORK", "a count" }, { "NBG_MAX_CPU_PLAN_STEPS", "a count" } };
 
 int cli_env_limits_check(void)
 {
 	for (size_t i = 0; i < sizeof(limit_vars) / sizeof(limit_vars[0]); i++) {
-		const char *v = getenv(limit_vars[i]);
+		const char *v = getenv(limit_vars[i].name);
 		uint64_t n;
 		if (v && *v && cli_size_parse(v, &n) != 0) {
-			fprintf(stderr, "nbg: %s='%s' is not a byte count: give digits with an "
+			fprintf(stderr, "nbg: %s='%s' is not %s: give digits with an "
 					"optional K, M, G or T suffix (1G), or none\n",
-				limit_vars[i], cli_esc(v));
+				limit_vars[i].name, cli_esc(v), limit_vars[i].what);
 			return -1;
 		}
 	}

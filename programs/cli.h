@@ -64,10 +64,11 @@ int cli_input_shrank(const char *path, const nbg_mapping *m);
 /* A byte count: digits with an optional K, M, G or T suffix (powers of
  * 1024), or "none" (UINT64_MAX).  0 with *out set, or -1. */
 int cli_size_parse(const char *v, uint64_t *out);
-/* A byte-count limit from the environment variable `name` (0: unset). */
+/* A limit from the environment variable `name` (0: unset). */
 uint64_t cli_env_limit(const char *name);
-/* 0 when every limit variable that is set holds a byte count; else -1
- * after a sentence on standard error (main then exits 2). */
+/* 0 when every limit variable that is set holds a byte count (a count for
+ * NBG_MAX_CPU_WORK and NBG_MAX_CPU_PLAN_STEPS); else -1 after a sentence on
+ * standard error (main then exits 2). */
 int cli_env_limits_check(void);
 /* Flushes and closes standard output: rc, or NBG_EXIT_IO with a message when
  * any write to it failed. */

@@ -123,12 +123,14 @@ typedef struct cli_real {
 } cli_real;
 int cli_tolerance_arg(const char *value, void *dest);
 
-/* nbg run's --max-output / --max-memory SIZE (cli_size_parse) */
+/* nbg run's --max-output / --max-memory SIZE (cli_size_parse), and the
+ * counts --max-work / --max-plan-steps N (the same syntax) */
 typedef struct cli_size {
 	int set;
 	uint64_t value;
 } cli_size;
 int cli_size_arg(const char *value, void *dest);
+int cli_count_arg(const char *value, void *dest);
 
 /* nbg run's --input-kind N (0..255, decimal or 0x hex) */
 int cli_input_kind_arg(const char *value, void *dest);
@@ -141,7 +143,7 @@ typedef struct cli_run_opts {
 	int float32_outputs, force_target, no_isolate, check, json;
 	cli_record input_kind;
 	int backend;                   /* 0, or 1 + its place in auto|nnsdk|viplite|cpu */
-	cli_size max_output, max_memory;
+	cli_size max_output, max_memory, max_work, max_plan_steps;
 } cli_run_opts;
 
 /* "nbg CMD: MESSAGE" and the command's synopsis on standard error;

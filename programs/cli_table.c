@@ -225,8 +225,14 @@ static const cli_command commands[] = {
 			   "most bytes the run may write (default 1G; K M G T, none)", cli_run_opts,
 			   max_output, cli_size_arg),
 	    CLI_OPT_CUSTOM("--max-memory", "SIZE",
-			   "most bytes of tensors it may hold (default 2G; none)", cli_run_opts,
-			   max_memory, cli_size_arg) } },
+			   "most bytes of tensors it may hold, and the CPU backend's buffers and scratch "
+			   "(default 2G; none)", cli_run_opts, max_memory, cli_size_arg),
+	    CLI_OPT_CUSTOM("--max-work", "N",
+			   "with --backend cpu: most steps of work a run may take, multiply-accumulates "
+			   "and the like (default 64G; none)", cli_run_opts, max_work, cli_count_arg),
+	    CLI_OPT_CUSTOM("--max-plan-steps", "N",
+			   "with --backend cpu: most steps its planning may take (default 1G; none)",
+			   cli_run_opts, max_plan_steps, cli_count_arg) } },
 	{ "tensor", "FILE", "convert tensors with a model's I/O record",
 	  "Converts between NumPy .npy, vpm_run's .tensor text and raw bytes with one of the "
 	  "model's input or output records: .npy or text to the exact bytes the record needs "

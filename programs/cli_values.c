@@ -231,13 +231,25 @@ int cli_size_parse(const char *v, uint64_t *out)
 	return 0;
 }
 
-int cli_size_arg(const char *value, void *dest)
+/* A limit's value into the cli_size at dest, or the refusal `what` says. */
+static int limit_arg(const char *value, void *dest, const char *what)
 {
 	cli_size *z = dest;
 
 	if (cli_size_parse(value, &z->value) != 0)
-		return refused("nbg run: a size is a byte count (a number with an optional K, M, G "
-			       "or T suffix, or none)", value);
+		return refused(what, value);
 	z->set = 1;
 	return 0;
+}
+
+int cli_size_arg(const char *value, void *dest)
+{
+	return limit_arg(value, dest, "nbg run: a size is a byte count (a number with an optional K, M, G "
+			 "or T suffix, or none)");
+}
+
+int cli_count_arg(const char *value, void *dest)
+{
+	return limit_arg(value, dest, "nbg run: a count is a number with an optional K, M, G or T suffix "
+			 "(powers of 1024), or none");
 }

@@ -105,12 +105,14 @@ static int probe_cpu(const char *path, json_t *arr)
 {
 	cli_loaded l;
 	nbg_cpu_plan *p = NULL;
+	nbg_cpu_options lim;
 	nbg_error e;
 	json_t *o = json_object();
 	int rc = cli_load(path, NULL, &l);
 
+	cli_cpu_options(&lim, NULL, NULL, NULL);
 	json_object_set_new(o, "path", cli_json_path(path));
-	if (rc == NBG_EXIT_OK && nbg_cpu_plan_build(l.map.data, l.map.size, &p, &e) != NBG_OK) {
+	if (rc == NBG_EXIT_OK && nbg_cpu_plan_build_opts(l.map.data, l.map.size, &lim, &p, &e) != NBG_OK) {
 		l.err = e;
 		rc = nbg_code_exit(e.code);
 	}
@@ -124,13 +126,17 @@ static int probe_cpu(const char *path, json_t *arr)
 		       no = nbg_cpu_plan_verdict_count(p, NBG_CPU_NOTHING),
 		       re = nbg_cpu_plan_verdict_count(p, NBG_CPU_REFUSED);
 		const nbg_cpu_step *r = nbg_cpu_plan_first_refused(p);
-		if (!arr && !r)
+		nbg_code verdict = nbg_cpu_plan_check(p, SIZE_MAX, &e); /* the run's, nbg run --check's */
+		if (!arr && verdict == NBG_OK)
 			printf("  %s: runs every operation (%zu executed, %zu with nothing to compute)\n",
 			       cli_esc(path), ex, no);
-		else if (!arr)
+		else if (!arr && r)
 			printf("  %s: refuses op %zu of %zu first (%s); %zu executed, %zu with nothing to "
 			       "compute, %zu refused\n", cli_esc(path), r->operation, ops, r->reason_id, ex,
 			       no, re);
+		else if (!arr)
+			printf("  %s: refused whole: %s: %s\n", cli_esc(path), nbg_code_name(verdict),
+			       cli_esc_msg(e.message));
 		if (!arr && nbg_cpu_plan_caveat(p))
 			printf("    caveat: %s\n", nbg_cpu_plan_caveat(p));
 		char *doc = arr ? nbg_cpu_plan_json(p, 0) : NULL;

@@ -123,6 +123,7 @@ typedef struct run_args {
 	size_t out_name_count;
 	uint64_t max_output;     /* --max-output: bytes the run may write */
 	uint64_t max_memory;     /* --max-memory: bytes it may hold for tensors */
+	nbg_cpu_options cpu;     /* the CPU backend's limits (cli_cpu_options) */
 } run_args;
 
 /* What a run may write and hold unless --max-output / --max-memory say
@@ -180,6 +181,10 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 	a->backend_given = o.backend != 0;
 	a->max_output = o.max_output.set ? o.max_output.value : RUN_MAX_OUTPUT;
 	a->max_memory = o.max_memory.set ? o.max_memory.value : RUN_MAX_MEMORY;
+	cli_cpu_options(&a->cpu, &o.max_memory, &o.max_work, &o.max_plan_steps);
+	if ((o.max_work.set || o.max_plan_steps.set) && a->backend != NBG_RT_SELECT_CPU)
+		return cli_usage("run", "--max-work and --max-plan-steps bound the CPU backend; give "
+			      "--backend cpu");
 	/* --nnsdk alone asks for libnnsdk, as it did before VIPLite existed;
 	 * with --backend it only names libnnsdk's library. */
 	if (a->nnsdk && !a->backend_given && !a->lib)
@@ -436,7 +441,7 @@ static int run_session(run_state *s)
 	nbg_rt_session_options o = { .size = sizeof(o), .backend = s->a.backend, .lib_path = s->a.lib,
 				     .nnsdk_path = s->a.nnsdk, .device_root = s->a.device_root, .loops = s->a.loops,
 				     .input_kind = s->a.input_kind,
-				     .timeout_ms = (uint32_t)(s->a.timeout_s * 1000) };
+				     .timeout_ms = (uint32_t)(s->a.timeout_s * 1000), .cpu = &s->a.cpu };
 	o.flags = (s->a.force_target ? NBG_RT_SESSION_FORCE_TARGET : 0) |
 		  (s->a.no_isolate ? NBG_RT_SESSION_NO_ISOLATE : 0) |
 		  (s->a.float32_outputs ? NBG_RT_SESSION_FLOAT32_OUTPUTS : 0) |
@@ -525,7 +530,7 @@ static void cpu_plan_json(const run_state *s, json_t *jr)
 	nbg_cpu_plan *p = NULL;
 	nbg_error e;
 	if (nbg_rt_session_info_of(s->res)->backend != NBG_RT_SELECT_CPU ||
-	    nbg_cpu_plan_build(s->model.map.data, s->model.map.size, &p, &e) != NBG_OK)
+	    nbg_cpu_plan_build_opts(s->model.map.data, s->model.map.size, &s->a.cpu, &p, &e) != NBG_OK)
 		return;
 	json_t *a = json_array();
 	for (size_t i = 0; i < nbg_cpu_plan_count(p); i++) {
@@ -977,7 +982,19 @@ static int print_plan_json(const char *path, uint32_t target, const nbg_cpu_plan
 	return 0;
 }
 
-/* --backend cpu --check: every operation's verdict; exit 4 when one is refused. */
+void cli_cpu_options(nbg_cpu_options *o, const cli_size *memory, const cli_size *work, const cli_size *steps)
+{
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
+	o->max_memory = memory && memory->set ? memory->value : cli_env_limit("NBG_MAX_CPU_MEMORY");
+	o->max_work = work && work->set ? work->value : cli_env_limit("NBG_MAX_CPU_WORK");
+	o->max_plan_steps = steps && steps->set ? steps->value : cli_env_limit("NBG_MAX_CPU_PLAN_STEPS");
+}
+
+/* --backend cpu --check: every operation's verdict; the exit code is the
+ * one a run of the model would give for what the model decides
+ * (nbg_cpu_plan_check: 4 for a refused operation or I/O records the
+ * machine cannot hold, 1 over a limit), 0 when it runs whole. */
 static int run_check(const run_args *a)
 {
 	cli_loaded model;
@@ -991,13 +1008,14 @@ static int run_check(const run_args *a)
 	}
 	nbg_cpu_plan *p = NULL;
 	nbg_error e;
-	if (nbg_cpu_plan_build(model.map.data, model.map.size, &p, &e) != NBG_OK) {
+	if (nbg_cpu_plan_build_opts(model.map.data, model.map.size, &a->cpu, &p, &e) != NBG_OK) {
 		if (a->json)
 			print_error_json(&e, a->model);
 		cli_loaded_free(&model);
 		return rt_exit("check", &e);
 	}
-	rc = nbg_cpu_plan_first_refused(p) ? NBG_EXIT_RUNTIME : NBG_EXIT_OK;
+	nbg_code verdict = nbg_cpu_plan_check(p, SIZE_MAX, &e);
+	rc = verdict == NBG_OK ? NBG_EXIT_OK : nbg_code_exit(verdict);
 	if (a->json) {
 		rc = print_plan_json(a->model, nbg_model_target(model.model), p) ? NBG_EXIT_IO : rc;
 	} else {

@@ -4,6 +4,17 @@
 #ifndef NBG_CMD_RUN_H
 #define NBG_CMD_RUN_H
 
+#include "cli_opts.h"
+#include "nbg/cpu.h"
+
+/* The CPU backend's limits for a plan (doc/cpu-backend.md, "Limits"):
+ * each from its option when given (memory, work, steps: --max-memory,
+ * --max-work, --max-plan-steps; NULL: none), else from
+ * NBG_MAX_CPU_MEMORY, NBG_MAX_CPU_WORK, NBG_MAX_CPU_PLAN_STEPS, else the
+ * library's default (cmd_run.c; nbg probe takes the variables only). */
+void cli_cpu_options(nbg_cpu_options *o, const cli_size *memory, const cli_size *work,
+		     const cli_size *steps);
+
 /* `nbg probe [--device-root DIR] [--nnsdk PATH] [--viplite PATH]
  * [--no-isolate] [--json]` (cmd_probe.c).  argv[0] is the subcommand name.
  * Returns 0 when an NBG-capable NPU node exists and the runtime `nbg run`

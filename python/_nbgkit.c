@@ -422,10 +422,10 @@ static nbg_code decode_weights(const nbg_model *m, nbg_weights **w, nbg_error *e
 }
 
 /* A document built with the GIL released: build sets *out (malloc'd text,
- * NULL when out of memory) or returns the failure. */
-typedef nbg_code (*doc_builder)(const ModelObject *self, char **out, nbg_error *err);
+ * NULL when out of memory) or returns the failure; arg is the builder's. */
+typedef nbg_code (*doc_builder)(const ModelObject *self, const void *arg, char **out, nbg_error *err);
 
-static PyObject *released_doc(ModelObject *self, doc_builder build)
+static PyObject *released_doc(ModelObject *self, doc_builder build, const void *arg)
 {
 	nbg_error err;
 	nbg_code rc;
@@ -434,7 +434,7 @@ static PyObject *released_doc(ModelObject *self, doc_builder build)
 	if (enter(self))
 		return NULL;
 	Py_BEGIN_ALLOW_THREADS
-	rc = build(self, &s, &err);
+	rc = build(self, arg, &s, &err);
 	Py_END_ALLOW_THREADS
 	leave(self);
 	if (model_shrank(self)) {
@@ -450,7 +450,7 @@ static PyObject *released_doc(ModelObject *self, doc_builder build)
 
 /* The ledger with the bytes of the decoded kernel streams as
  * decoded-coefficients, as `nbg ledger --json` writes it. */
-static nbg_code ledger_doc(const ModelObject *self, char **out, nbg_error *err)
+static nbg_code ledger_doc(const ModelObject *self, const void *unused, char **out, nbg_error *err)
 {
 	nbg_ledger *l = NULL;
 	nbg_weights *w = NULL;
@@ -465,12 +465,19 @@ static nbg_code ledger_doc(const ModelObject *self, char **out, nbg_error *err)
 	return rc;
 }
 
+/* ledger_json() */
+static PyObject *model_ledger_json(ModelObject *self, PyObject *unused)
+{
+	return released_doc(self, ledger_doc, NULL);
+}
+
 /* The CPU backend's plan with every step, the document `nbg run --backend
- * cpu --check --json` prints without its "model". */
-static nbg_code cpu_plan_doc(const ModelObject *self, char **out, nbg_error *err)
+ * cpu --check --json` prints without its "model", planned with the limits
+ * arg points to (nbg_cpu_options). */
+static nbg_code cpu_plan_doc(const ModelObject *self, const void *arg, char **out, nbg_error *err)
 {
 	nbg_cpu_plan *p = NULL;
-	nbg_code rc = nbg_cpu_plan_build(self->data, self->size, &p, err);
+	nbg_code rc = nbg_cpu_plan_build_opts(self->data, self->size, arg, &p, err);
 
 	if (rc == NBG_OK)
 		*out = nbg_cpu_plan_json(p, NBG_CPU_JSON_STEPS);
@@ -478,15 +485,17 @@ static nbg_code cpu_plan_doc(const ModelObject *self, char **out, nbg_error *err
 	return rc;
 }
 
-/* ledger_json(), cpu_plan_json() */
-static PyObject *model_ledger_json(ModelObject *self, PyObject *unused)
+/* cpu_plan_json(max_work=0, max_memory=0, max_plan_steps=0): the plan with
+ * those limits (0 takes the default, 2^64 - 1 lifts the limit). */
+static PyObject *model_cpu_plan_json(ModelObject *self, PyObject *args, PyObject *kw)
 {
-	return released_doc(self, ledger_doc);
-}
+	static char *kwlist[] = { "max_work", "max_memory", "max_plan_steps", NULL };
+	nbg_cpu_options o = { .size = sizeof(o) };
 
-static PyObject *model_cpu_plan_json(ModelObject *self, PyObject *unused)
-{
-	return released_doc(self, cpu_plan_doc);
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|KKK", kwlist, &o.max_work, &o.max_memory,
+					 &o.max_plan_steps))
+		return NULL;
+	return released_doc(self, cpu_plan_doc, &o);
 }
 
 /* ------------------------------------------------------------ blobs */
@@ -736,17 +745,19 @@ static int run_lock_take(run_wait *w)
 	return 0;
 }
 
-/* run(backend, inputs, flags, lib_path, device_root, timeout_ms):
- * backend "auto", "nnsdk", "viplite" or "cpu" (nbgkit's CPU backend), inputs
- * a sequence of bytes-like in the records' raw formats.  Returns (info,
- * [(bytes, data_format)...]). */
+/* run(backend, inputs, flags, lib_path, device_root, timeout_ms, max_work,
+ * max_memory, max_plan_steps): backend "auto", "nnsdk", "viplite" or "cpu"
+ * (nbgkit's CPU backend), inputs a sequence of bytes-like in the records'
+ * raw formats; the last three the CPU backend's limits (nbg_cpu_options,
+ * 0: the default).  Returns (info, [(bytes, data_format)...]). */
 static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "backend", "inputs", "flags", "library", "device_root",
-				  "timeout_ms", NULL };
+				  "timeout_ms", "max_work", "max_memory", "max_plan_steps", NULL };
 	const char *backend, *lib = NULL, *root = NULL;
 	PyObject *inputs, *seq = NULL, *result = NULL;
 	unsigned flags = 0, timeout = 0;
+	nbg_cpu_options co = { .size = sizeof(co) };
 	nbg_rt_session_options o;
 	nbg_rt_session_result *r = NULL;
 	nbg_rt_buffer *bufs = NULL;
@@ -757,8 +768,9 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 	run_wait w = { NULL, NULL, NULL, NULL };
 	int sel;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "sO|IzzI", kwlist, &backend, &inputs, &flags,
-					 &lib, &root, &timeout))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "sO|IzzIKKK", kwlist, &backend, &inputs, &flags,
+					 &lib, &root, &timeout, &co.max_work, &co.max_memory,
+					 &co.max_plan_steps))
 		return NULL;
 	if (!strcmp(backend, "auto"))
 		sel = NBG_RT_SELECT_AUTO;
@@ -796,6 +808,7 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 	o.device_root = root;
 	o.flags = flags;
 	o.timeout_ms = timeout;
+	o.cpu = &co;
 	memset(&err, 0, sizeof(err));
 	o.stop = run_stop;
 	o.stop_ctx = &w;
@@ -868,8 +881,9 @@ static PyMethodDef model_methods[] = {
 	  "text() -> str: the report `nbg inspect FILE` prints." },
 	{ "ledger_json", (PyCFunction)model_ledger_json, METH_NOARGS,
 	  "ledger_json() -> str: the byte ledger document." },
-	{ "cpu_plan_json", (PyCFunction)model_cpu_plan_json, METH_NOARGS,
-	  "cpu_plan_json() -> str: the CPU backend's plan, every operation's verdict." },
+	{ "cpu_plan_json", (PyCFunction)(void (*)(void))model_cpu_plan_json, METH_VARARGS | METH_KEYWORDS,
+	  "cpu_plan_json(max_work=0, max_memory=0, max_plan_steps=0) -> str: the CPU backend's plan, "
+	  "every operation's verdict, with those limits (0: the default)." },
 	{ "weights", (PyCFunction)model_weights, METH_NOARGS,
 	  "weights() -> list of dict: every NN operation's and TP fully connected layer's "
 	  "decoded kernel stream." },
@@ -878,7 +892,8 @@ static PyMethodDef model_methods[] = {
 	{ "dequantize", (PyCFunction)model_dequantize, METH_VARARGS,
 	  "dequantize(is_output, index, raw_bytes) -> float32 bytes." },
 	{ "run", (PyCFunction)(void (*)(void))model_run, METH_VARARGS | METH_KEYWORDS,
-	  "run(backend, inputs, flags=0, library=None, device_root=None, timeout_ms=0)." },
+	  "run(backend, inputs, flags=0, library=None, device_root=None, timeout_ms=0, max_work=0, "
+	  "max_memory=0, max_plan_steps=0)." },
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -29,7 +29,7 @@ const path = require('path');
 const crypto = require('crypto');
 const { execFileSync, spawnSync } = require('child_process');
 
-const [part, corpus, nbg, fixtureName, rootArg, artifacts, mksample] = process.argv.slice(2);
+const [part, corpus, nbg, fixtureName, rootArg, artifacts, mksample, mkhostile] = process.argv.slice(2);
 const root = path.resolve(rootArg);
 const SKIP = 77;
 const site = process.env.NBG_WEB_SITE || path.join(root, 'build-web', 'site');
@@ -376,7 +376,9 @@ async function exportsMatch(browser) {
 }
 
 /* The Run (CPU) tab: the plan against `nbg run --backend cpu --check
- * --json` (the verdict sentence, every row's verdict); for a model that
+ * --json` (the verdict sentence: the first refused operation, or the
+ * refusal of a plan over its limits, word for word; every row's
+ * verdict); for a model that
  * runs whole, an input of the wrong size (the error nbg run gives), then
  * synthesized inputs run in the page (the CPU backend compiled to
  * WebAssembly) against nbg run --backend cpu natively: each output's
@@ -394,10 +396,11 @@ async function cpuTab(browser, file, tmp, label) {
 			Array.from(tr.cells).map((td) => td.textContent)),
 		form: !!document.getElementById('cpu-form'),
 	}));
-	const r = plan.first_refused;
+	const r = plan.first_refused, no = plan.refusal;
 	check(r ? seen.verdict.includes('operation ' + r.operation + ' ') && seen.verdict.includes(r.reason_id + ': ' + r.reason)
+		: no ? seen.verdict === 'The CPU backend cannot run this model: ' + no.code + ': ' + no.message
 		: seen.verdict.startsWith('The CPU backend runs every operation of this model: ' + plan.executed + ' executed'),
-	name + ': CPU verdict "' + seen.verdict + '", nbg: ' + (r ? r.reason_id : 'runs whole'));
+	name + ': CPU verdict "' + seen.verdict + '", nbg: ' + (r ? r.reason_id : no ? no.code : 'runs whole'));
 	check(seen.caveat === (plan.caveat ? 'Caveat: ' + plan.caveat : null), name + ': caveat ' + seen.caveat);
 	/* independently of the plan: the notes of nbg inspect that make one */
 	const noted = nbgJson('inspect', '--json', file).notes.some((n) => ['v1-version-unsampled',
@@ -406,9 +409,9 @@ async function cpuTab(browser, file, tmp, label) {
 	check(seen.rows.length === plan.steps.length && plan.steps.every((st, i) =>
 		seen.rows[i][0] === String(st.operation) && seen.rows[i][4].startsWith(st.verdict)),
 	name + ': ' + seen.rows.length + ' plan rows, nbg has ' + plan.steps.length);
-	check(seen.form === !r, name + ': the run form is ' + (seen.form ? 'shown' : 'absent'));
+	check(seen.form === plan.runs_whole, name + ': the run form is ' + (seen.form ? 'shown' : 'absent'));
 	let ran = '';
-	if (!r) {
+	if (plan.runs_whole) {
 		const ins = nbgJson('inspect', '--json', file).inputs;
 		const run = async (files) => {
 			for (let k = 0; k < files.length; k++)
@@ -471,7 +474,7 @@ async function cpuTab(browser, file, tmp, label) {
 	await shot(page, label + '-cpu');
 	await page.close();
 	console.log(name + ': Run tab: ' + plan.steps.length + ' operations, ' + (r ? 'refused at ' + r.operation +
-		' (' + r.reason_id + ')' : 'runs whole') + ran);
+		' (' + r.reason_id + ')' : no ? 'refused whole (' + no.code + ', ' + no.limit + ')' : 'runs whole') + ran);
 }
 
 async function timeLimit(browser) {
@@ -531,6 +534,14 @@ function corpusFiles() {
 			await mapHover(browser);
 			await exportsMatch(browser);
 			await cpuTab(browser, path.join(root, 'samples', 'sample.nb'), tmp, 'sample');
+			/* 32 records naming one convolution (tests/cpu_hostile.c): every
+			 * operation executable, the whole over the work limit, which the
+			 * page holds as nbg does (doc/cpu-backend.md, "Limits") */
+			const work = path.join(tmp, 'shared-conv.nb');
+			execFileSync(...argv(mkhostile, ['shared-conv', work]));
+			check(nbgJson('run', '--backend', 'cpu', '--check', '--json', work).refusal.limit === 'max_work',
+				'shared-conv: nbg does not refuse it for its work');
+			await cpuTab(browser, work, tmp, 'cpu-work-limit');
 		}
 	} finally {
 		await browser.close();

@@ -4,7 +4,9 @@
  *
  * Layout: the sections the bundled sample has (tests/sample_model.c), in
  * its order; one LAYER record per layer name, one OPERATIONS record per
- * operation with its own state buffer (a LOADSTATE_TABLE entry), NN and TP
+ * operation (or `repeat` records in a row naming one command, state buffer
+ * and patch range: what a hostile file may do) with its own state buffer
+ * (a LOADSTATE_TABLE entry), NN and TP
  * commands of 192 bytes (sd_entsize), one SH record per SH operation naming
  * a PPU program that is not synthesized (zeros: nbgkit neither decodes nor
  * needs it), the patches in operation order.  Every address field holds 0
@@ -120,7 +122,16 @@ static void *zalloc(size_t n)
 	return p;
 }
 
-/* NETWORK_INFO, VIP_SRAM, CHECKSUM and the I/O records. */
+/* OPERATIONS records: one per operation, or its repeat count. */
+static uint32_t records(const cm_model *m)
+{
+	uint32_t n = 0;
+	for (size_t j = 0; j < m->ops; j++)
+		n += m->op[j].repeat ? m->op[j].repeat : 1;
+	return n;
+}
+
+/* NETWORK_INFO, VIP_SRAM (and MEMORY_POOL), CHECKSUM and the I/O records. */
 static void head_sections(fx_spec *s, const cm_model *m)
 {
 	uint8_t buf[CM_MAX_IO * 112];
@@ -128,12 +139,17 @@ static void head_sections(fx_spec *s, const cm_model *m)
 	strcpy((char *)buf, "nbgkit_cpu_ops_test");
 	/* inputs, outputs, layers, operations, OPERATIONS records + 3, cores,
 	 * address bits, attribute (192-byte NN and TP commands) */
-	const uint32_t info[8] = { (uint32_t)m->ins, (uint32_t)m->outs, (uint32_t)m->layers, (uint32_t)m->ops,
-				   (uint32_t)m->ops + 3, 1, 32, 0x0a };
+	const uint32_t info[8] = { (uint32_t)m->ins, (uint32_t)m->outs, (uint32_t)m->layers, records(m),
+				   records(m) + 3, 1, 32, 0x0a };
 	put_words(buf + 0x40, info, 8);
 	fx_set(s, NBG_SEC_NETWORK_INFO, buf, 220, 0, 220);
 	fx_put32(buf, m->vip_sram);
 	fx_set(s, NBG_SEC_VIP_SRAM, buf, 4, 0, 4);
+	if (m->pool) {
+		fx_put32(buf, (uint32_t)m->pool);
+		fx_put32(buf + 4, (uint32_t)(m->pool >> 32));
+		fx_set(s, NBG_SEC_MEMORY_POOL, buf, 8, 0, 8);
+	}
 	/* one CHECKSUM record per section fx_build checksums: NN, TP, PPU_INSTR,
 	 * LOADSTATE, COEF_DATA */
 	size_t nn = 0, tp = 0;
@@ -157,13 +173,14 @@ static void head_sections(fx_spec *s, const cm_model *m)
 /* LAYER and OPERATIONS records, the commands, the SH records and patches. */
 static void graph_sections(fx_spec *s, const cm_model *m)
 {
-	uint8_t *lay = zalloc(76 * m->layers), *ops = zalloc(32 * m->ops), *pat = zalloc(28 * CM_MAX_PATCHES * m->ops);
+	uint8_t *lay = zalloc(76 * m->layers), *ops = zalloc(32 * (size_t)records(m));
+	uint8_t *pat = zalloc(28 * CM_MAX_PATCHES * m->ops);
 	uint8_t *nn = zalloc(CM_CMD_BYTES * m->ops), *tp = zalloc(CM_CMD_BYTES * m->ops), *sh = zalloc(8 * m->ops);
-	uint32_t n_nn = 0, n_tp = 0, n_sh = 0, n_pat = 0;
+	uint32_t n_nn = 0, n_tp = 0, n_sh = 0, n_pat = 0, n_rec = 0;
 	for (size_t i = 0; i < m->layers; i++) {
 		uint32_t count = 0;
 		for (size_t j = 0; j < m->ops; j++)
-			count += m->op[j].layer == i;
+			count += m->op[j].layer == i ? (m->op[j].repeat ? m->op[j].repeat : 1) : 0;
 		snprintf((char *)lay + 76 * i, 64, "%s", m->layer[i]);
 		const uint32_t w[3] = { (uint32_t)i, count, (uint32_t)i + 2 }; /* node, operations, uid */
 		put_words(lay + 76 * i + 64, w, 3);
@@ -176,9 +193,11 @@ static void graph_sections(fx_spec *s, const cm_model *m)
 		else if (op->type != NBG_GRAPH_OP_SH)
 			memcpy(nn + CM_CMD_BYTES * index, op->cmd, CM_CMD_BYTES);
 		/* type, index, layer, state, first patch, patches, 0, absolute id */
-		const uint32_t w[8] = { op->type, index, op->layer, (uint32_t)j, n_pat, (uint32_t)op->patches, 0,
-					(uint32_t)j };
-		put_words(ops + 32 * j, w, 8);
+		for (uint32_t r = 0; r < (op->repeat ? op->repeat : 1); r++, n_rec++) {
+			const uint32_t w[8] = { op->type, index, op->layer, (uint32_t)j, n_pat, (uint32_t)op->patches,
+						0, n_rec };
+			put_words(ops + 32 * (size_t)n_rec, w, 8);
+		}
 		for (size_t k = 0; k < op->patches; k++, n_pat++) {
 			const cm_patch *p = &op->patch[k];
 			const uint32_t pw[7] = { p->type, p->dest, p->source, (uint32_t)p->index, p->offset,
@@ -187,7 +206,7 @@ static void graph_sections(fx_spec *s, const cm_model *m)
 		}
 	}
 	fx_set(s, NBG_SEC_LAYER, lay, 76 * m->layers, 0, 76);
-	fx_set(s, NBG_SEC_OPERATIONS, ops, 32 * m->ops, 0, 32);
+	fx_set(s, NBG_SEC_OPERATIONS, ops, 32 * (size_t)n_rec, 0, 32);
 	if (n_nn)
 		fx_set(s, NBG_SEC_NN, nn, CM_CMD_BYTES * n_nn, 0, CM_CMD_BYTES);
 	if (n_tp)

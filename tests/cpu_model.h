@@ -18,7 +18,7 @@
 #define CM_MAX_PATCHES 8
 #define CM_MAX_STATE 96     /* words of one state buffer: 80 uniforms and their LOAD_STATE */
 #define CM_CMD_BYTES 192    /* NN and TP commands (the NN fused addition reads words 23-34) */
-#define CM_MAX_IO 4
+#define CM_MAX_IO 72         /* more than the CPU backend's 64 buffers of each direction */
 #define CM_MAX_COEF 4
 
 /* A PATCH record: type 0 (STATE: dest is a byte of the state buffer) or 1
@@ -38,6 +38,8 @@ typedef struct cm_op {
 	size_t state_words;
 	cm_patch patch[CM_MAX_PATCHES];
 	size_t patches;
+	uint32_t repeat;                /* 0 or 1: one OPERATIONS record; n: n records in a row, all
+					 * naming this one command, state buffer and patches */
 } cm_op;
 
 /* An input or output record: dims innermost first, format 2 UINT8 or 1 FP16. */
@@ -50,6 +52,7 @@ typedef struct cm_model {
 	cm_io in[CM_MAX_IO], out[CM_MAX_IO];
 	size_t ins, outs;
 	uint32_t vip_sram;              /* bytes */
+	uint64_t pool;                  /* bytes of the memory pool (0: no MEMORY_POOL section) */
 	const char *layer[CM_MAX_OPS];  /* layer names */
 	size_t layers;
 	cm_op op[CM_MAX_OPS];

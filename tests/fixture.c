@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -440,6 +441,23 @@ uint8_t *fx_read_file(const char *path, size_t *size)
 	}
 	fclose(f);
 	return buf;
+}
+
+static double ms_of(clockid_t clock)
+{
+	struct timespec t;
+	clock_gettime(clock, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+double fx_wall_ms(void)
+{
+	return ms_of(CLOCK_MONOTONIC);
+}
+
+double fx_cpu_ms(void)
+{
+	return ms_of(CLOCK_THREAD_CPUTIME_ID);
 }
 
 char *fx_tmpdir(const char *prefix)

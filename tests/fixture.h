@@ -75,6 +75,11 @@ int fx_sha256sum_is(const uint8_t d[32], const void *p, size_t n);
 char *fx_tmpdir(const char *prefix);
 /* Removes the tree at dir whatever the modes inside it; 0 when it is gone. */
 int fx_rmtree(const char *dir);
+/* Milliseconds of wall-clock time (CLOCK_MONOTONIC), and of this thread's
+ * CPU time: the complexity checks compare the work of two sizes, which
+ * wall-clock time on a loaded machine does not measure. */
+double fx_wall_ms(void);
+double fx_cpu_ms(void);
 
 /* The nbg command as a user runs it: "PREFIX $NBG_BIN ARGS" through sh,
  * stdout and stderr captured (NUL-terminated, malloc'd), exit status decoded

@@ -903,22 +903,6 @@ static void test_codes_covered(void **state)
 
 /* ----------------------------------------------------- resource bounds */
 
-static double now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-/* CPU time of this thread: the complexity checks compare the work of two
- * sizes, which wall-clock time on a loaded machine does not measure. */
-static double cpu_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 /* The child side of parse_limited: a fresh process (this binary again, so
  * no memory freed by earlier tests is there to be reused) reads the file,
  * caps its address space at what it uses plus `extra_mb`, parses, and writes
@@ -1025,11 +1009,11 @@ static void test_bounds_directory_count(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		fx_put32(b + 56, counts[i]);
-		t0 = now_ms();
+		t0 = fx_wall_ms();
 		nbg_code rc = parse_limited(b, size, 16, field);
 		assert_int_equal(rc, NBG_E_TRUNCATED);
 		assert_string_equal(field, "section_headers_offset");
-		assert_true(now_ms() - t0 < 2000);
+		assert_true(fx_wall_ms() - t0 < 2000);
 	}
 	free(b);
 }
@@ -1097,9 +1081,9 @@ static double parse_ms(const uint8_t *b, size_t size, nbg_code want)
 	for (int k = 0; k < 3; k++) {
 		nbg_model *m = NULL;
 		nbg_error err;
-		double t0 = cpu_ms();
+		double t0 = fx_cpu_ms();
 		nbg_code rc = nbg_parse(b, size, NULL, &m, &err);
-		double t = cpu_ms() - t0;
+		double t = fx_cpu_ms() - t0;
 		if (rc != want)
 			print_error("%s: %s\n", nbg_code_name(rc), err.message);
 		assert_int_equal(rc, want);
@@ -1197,21 +1181,21 @@ static double stage_ms(const uint8_t *b, size_t size, enum stage st)
 		assert_int_equal(nbg_parse(c, size, &o, &m2, &err), NBG_OK);
 	}
 	for (int k = 0; k < 3; k++) {
-		double t0 = cpu_ms(), t;
+		double t0 = fx_cpu_ms(), t;
 		if (st == ST_LEDGER) {
 			nbg_ledger *l = NULL;
 			assert_int_equal(nbg_ledger_build(m, &l, &err), NBG_OK);
-			t = cpu_ms() - t0;
+			t = fx_cpu_ms() - t0;
 			nbg_ledger_free(l);
 		} else if (st == ST_GRAPH) {
 			nbg_graph *g = NULL;
 			assert_int_equal(nbg_graph_decode(m, &g, &err), NBG_OK);
-			t = cpu_ms() - t0;
+			t = fx_cpu_ms() - t0;
 			nbg_graph_free(g);
 		} else {
 			nbg_diff *d = NULL;
 			assert_int_equal(nbg_diff_models(m, m2, &d, &err), NBG_OK);
-			t = cpu_ms() - t0;
+			t = fx_cpu_ms() - t0;
 			nbg_diff_free(d);
 		}
 		if (t < best)

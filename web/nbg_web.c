@@ -471,6 +471,12 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_diff(const char *name_a, const char *name_b)
 
 /* ------------------------------------------------------------ CPU backend */
 
+/* The plan's limits in the page (doc/web.md): the library's defaults, but
+ * memory: the page's heap grows to 2 GB at most and holds the file, the
+ * inputs and the outputs' .npy files beside the machine. */
+static const nbg_cpu_options web_cpu_limits = { .size = sizeof(nbg_cpu_options),
+						 .max_memory = (uint64_t)1 << 30 };
+
 /* The plan of slot 0's model: what `nbg run --backend cpu --check --json`
  * prints, without "model".  A file whose checksums do not hold is refused,
  * as the command refuses it. */
@@ -483,7 +489,7 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_plan(void)
 
 	if (!s)
 		return failure;
-	if (nbg_cpu_plan_build(s->data, s->size, &p, &err) != NBG_OK)
+	if (nbg_cpu_plan_build_opts(s->data, s->size, &web_cpu_limits, &p, &err) != NBG_OK)
 		return fail_doc(&err);
 	char *doc = nbg_cpu_plan_json(p, NBG_CPU_JSON_STEPS);
 	nbg_cpu_plan_free(p);
@@ -579,7 +585,8 @@ static json_t *cpu_output(const nbg_model *m, const nbg_cpu_state *st, size_t i,
 
 /* Runs slot 0's model once on the inputs handed over: {outputs: [...],
  * reference_semantics: [op, ...], caveat}, or the failure (a refused
- * operation: unsupported-operation naming it, as nbg run says). */
+ * operation: unsupported-operation naming it, as nbg run says; a plan over
+ * its limits: work-limit, before any input is read). */
 EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_run(void)
 {
 	char *failure = NULL;
@@ -595,7 +602,10 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_run(void)
 		return failure;
 	size_t nin = nbg_model_input_count(s->model), nout = nbg_model_output_count(s->model);
 	cpu_files_free(&cpu.out, &cpu.out_count);
-	nbg_code rc = nbg_cpu_plan_build(s->data, s->size, &p, &err);
+	nbg_code rc = nbg_cpu_plan_build_opts(s->data, s->size, &web_cpu_limits, &p, &err);
+	/* refused (nbg_cpu_plan_check) before any input is converted */
+	if (rc == NBG_OK)
+		rc = nbg_cpu_plan_check(p, SIZE_MAX, &err);
 	bufs = calloc(nin + 1, sizeof(*bufs));
 	raw = calloc(nin + 1, sizeof(*raw));
 	cpu.out = calloc(nout + 1, sizeof(*cpu.out));

@@ -178,7 +178,7 @@
 	X(CORPUS_PART, "corpus-part", 2,                                                           \
 	  "A corpus part is not a document nbg corpus --json wrote, or another nbgkit version wrote it.") \
 	X(WORK_LIMIT, "work-limit", 1,                                                             \
-	  "The file is over the size limit or holds more undescribed bytes than allowed; not hashed.") \
+	  "A limit was passed (file size, undescribed bytes, a run's outputs, memory or work); refused first.") \
 	X(INPUT_TOO_LARGE, "input-too-large", 3,                                                   \
 	  "Standard input, or a file read into memory, holds more than the in-memory bound.")      \
 	X(V1_CRC_SUM_MISMATCH, "v1-crc-sum-mismatch", 1,                                           \

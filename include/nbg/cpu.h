@@ -29,8 +29,9 @@
  * writes at the relocated addresses of its command, so a wrong recovered
  * address gives a wrong result rather than a silently right one.  Every
  * address range an operation touches is checked against its buffer before
- * the run starts, and the work of each operation is bounded
- * (NBG_CPU_MAX_MACS).
+ * the run starts, the work of each operation is bounded (NBG_CPU_MAX_MACS),
+ * and so is the whole plan's (nbg_cpu_options: the run's work, the memory
+ * it holds, the planners' own walks), each checked before anything runs.
  *
  * Thread safety: a plan is immutable after nbg_cpu_plan_build and may be
  * run from several threads, each run with its own state.
@@ -74,9 +75,46 @@ typedef struct nbg_cpu_step {
 	uint64_t macs;         /* multiply-accumulates (executed NN operations) */
 	int reference;         /* 1: executed by reference semantics (an SH or SW operation
 				* identified by its layer and I/O), not from the operation's code */
+	/* Members added at the end (doc/api.md, rule 2): */
+	uint64_t work;         /* an executed operation's steps in a run: its multiply-accumulates
+				* and one per element it reads or writes otherwise (a TP walk's
+				* loop turns included); 0 when not executed */
+	uint64_t scratch;      /* bytes it allocates while it runs, beside the machine's buffers */
 } nbg_cpu_step;
 
 typedef struct nbg_cpu_plan nbg_cpu_plan;
+
+/*
+ * The limits of a whole plan (doc/cpu-backend.md, "Limits"): options that
+ * grow at their end, as nbg_parse_options do; set `size` to
+ * sizeof(nbg_cpu_options).  0 takes a limit's default, UINT64_MAX turns it
+ * off.  A run over max_work or max_memory is refused before anything is
+ * allocated or computed (nbg_cpu_plan_check, work-limit); an operation
+ * whose planning would take the planners past max_plan_steps is refused
+ * (reason work-limit) before its walk.
+ */
+typedef struct nbg_cpu_options {
+	size_t size;
+	uint64_t max_work;       /* the steps of every operation a run executes, added up
+				  * (nbg_cpu_step.work); default NBG_CPU_DEFAULT_MAX_WORK */
+	uint64_t max_memory;     /* bytes a run holds at once: every buffer of the machine and
+				  * the largest operation's scratch; default NBG_CPU_DEFAULT_MAX_MEMORY */
+	uint64_t max_plan_steps; /* steps the planners take over all operations (a TP command's
+				  * output walk, a kernel's bound, ...); default
+				  * NBG_CPU_DEFAULT_MAX_PLAN_STEPS */
+} nbg_cpu_options;
+#define NBG_CPU_DEFAULT_MAX_WORK ((uint64_t)1 << 36)        /* 20-30 s of one core */
+#define NBG_CPU_DEFAULT_MAX_MEMORY ((uint64_t)2 << 30)      /* 2 GiB */
+#define NBG_CPU_DEFAULT_MAX_PLAN_STEPS ((uint64_t)1 << 30)  /* a few seconds of planning */
+
+/* What a plan adds up to (nbg_cpu_plan_totals; grows at its end). */
+typedef struct nbg_cpu_totals {
+	uint64_t work;           /* nbg_cpu_step.work of every executed step, added up */
+	uint64_t buffers;        /* bytes of the machine's buffers (nbg_cpu_run allocates them all) */
+	uint64_t scratch;        /* the largest nbg_cpu_step.scratch */
+	uint64_t plan_steps;     /* steps the planners took */
+	nbg_cpu_options limits;  /* the limits the plan was built with, defaults resolved */
+} nbg_cpu_totals;
 
 /*
  * Decodes model[0..size) (graph, commands, weights) and decides every
@@ -86,6 +124,9 @@ typedef struct nbg_cpu_plan nbg_cpu_plan;
  */
 NBG_API nbg_code nbg_cpu_plan_build(const uint8_t *model, size_t size, nbg_cpu_plan **out,
 				    nbg_error *err);
+/* The same with limits (NULL: every default, as nbg_cpu_plan_build). */
+NBG_API nbg_code nbg_cpu_plan_build_opts(const uint8_t *model, size_t size, const nbg_cpu_options *opts,
+					 nbg_cpu_plan **out, nbg_error *err);
 NBG_API void nbg_cpu_plan_free(nbg_cpu_plan *p);
 NBG_API size_t nbg_cpu_plan_count(const nbg_cpu_plan *p);
 NBG_API const nbg_cpu_step *nbg_cpu_plan_at(const nbg_cpu_plan *p, size_t i);
@@ -96,14 +137,32 @@ NBG_API const nbg_cpu_step *nbg_cpu_plan_first_refused(const nbg_cpu_plan *p);
  * (a v1 version with no sample: doc/format-v1.md), else NULL; it lives as
  * long as the plan. */
 NBG_API const char *nbg_cpu_plan_caveat(const nbg_cpu_plan *p);
+/* The plan's totals and limits; NULL for a NULL plan.  They live as long
+ * as the plan. */
+NBG_API const nbg_cpu_totals *nbg_cpu_plan_totals(const nbg_cpu_plan *p);
+/*
+ * Whether nbg_cpu_run accepts to run the operations below stop_before
+ * (SIZE_MAX: all), as far as the model decides (the inputs aside): NBG_OK,
+ * or the code it refuses them with before anything is allocated or computed,
+ * err saying why -- UNSUPPORTED_OPERATION: one of them is refused (err
+ * names it); RUNTIME_IO_MISMATCH: more input or output records than the
+ * machine holds (64 of each); WORK_LIMIT: their work or the memory the run
+ * holds is over the plan's limit (err->field "max_work" or "max_memory";
+ * the message gives the figure, the limit and how to raise it).  nbg_cpu_run
+ * asks it first; `nbg run --backend cpu --check`'s verdict, its exit code
+ * and the JSON's runs_whole are its answer for SIZE_MAX.  err may be NULL.
+ */
+NBG_API nbg_code nbg_cpu_plan_check(const nbg_cpu_plan *p, size_t stop_before, nbg_error *err);
 /* The plan as one JSON document (doc/cpu-backend.md, "The plan as JSON"):
- * the counts, runs_whole, the caveat, the first refused step and, with
+ * the counts, runs_whole and the refusal (nbg_cpu_plan_check), the
+ * totals and limits, the caveat, the first refused step and, with
  * NBG_CPU_JSON_STEPS, every step.  Returns a malloc'd NUL-terminated
  * string (free()), NULL for a NULL plan or on allocation failure. */
 #define NBG_CPU_JSON_STEPS 1u
 NBG_API char *nbg_cpu_plan_json(const nbg_cpu_plan *p, unsigned flags);
 /* `nbg run --backend cpu --check`: one line per operation (after the
- * caveat, when there is one) and a verdict line. */
+ * caveat, when there is one), the totals against their limits and a
+ * verdict line (nbg_cpu_plan_check's). */
 NBG_API void nbg_cpu_plan_print(FILE *out, const nbg_cpu_plan *p);
 
 typedef struct nbg_cpu_state nbg_cpu_state;
@@ -111,10 +170,10 @@ typedef struct nbg_cpu_state nbg_cpu_state;
 /*
  * Runs the operations whose OPERATIONS index is below stop_before (SIZE_MAX:
  * all) on inputs[0..count) (raw bytes in the input records' formats).
- * Refuses with UNSUPPORTED_OPERATION, before computing anything, when one of
- * them is refused (err names it); INPUT_COUNT_MISMATCH, INPUT_SIZE_MISMATCH,
- * OUT_OF_MEMORY, INVALID_ARGUMENT.  On NBG_OK *out holds every buffer
- * (nbg_cpu_state_free).
+ * Refuses, before allocating or computing anything, what nbg_cpu_plan_check
+ * refuses (UNSUPPORTED_OPERATION, RUNTIME_IO_MISMATCH, WORK_LIMIT), then
+ * INPUT_COUNT_MISMATCH, INPUT_SIZE_MISMATCH; OUT_OF_MEMORY,
+ * INVALID_ARGUMENT.  On NBG_OK *out holds every buffer (nbg_cpu_state_free).
  */
 NBG_API nbg_code nbg_cpu_run(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t count,
 			     size_t stop_before, nbg_cpu_state **out, nbg_error *err);

@@ -73,6 +73,9 @@ typedef struct nbg_rt_session_options {
 				    by timeout_ms.  For a caller whose signals are only noted
 				    by its handlers (an interpreter: Ctrl-C) */
 	void *stop_ctx;          /* stop's argument */
+	const struct nbg_cpu_options *cpu; /* NBG_RT_SELECT_CPU: the plan's limits (nbg/cpu.h);
+				    NULL: their defaults.  A run over one is refused with
+				    work-limit before anything is computed */
 } nbg_rt_session_options;
 
 typedef struct nbg_rt_stat {

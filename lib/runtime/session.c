@@ -170,7 +170,7 @@ static nbg_code cpu_session(const sess_arg *a, nbg_rt_sink *sink, nbg_error *err
 	snprintf(r->info.library, sizeof(r->info.library), "nbgkit CPU backend");
 	nbg_cpu_plan *p = NULL;
 	double t0 = nbg_rt_now_ms();
-	nbg_code rc = nbg_cpu_plan_build(a->model, a->size, &p, err);
+	nbg_code rc = nbg_cpu_plan_build_opts(a->model, a->size, a->o.cpu, &p, err);
 	r->info.create_ms = nbg_rt_now_ms() - t0;
 	for (unsigned long loop = 0; rc == NBG_OK && loop < r->info.loops; loop++) {
 		nbg_cpu_state *st = NULL;

@@ -24,7 +24,7 @@ from . import _nbgkit
 __all__ = [
     "open", "verify", "diff", "codes", "Model", "Tensor", "Quantization", "Target",
     "Report", "Checksum", "Weights", "RunResult", "Error", "InvalidFileError",
-    "UsageError", "ReadError", "RuntimeUnavailableError", "__version__",
+    "UsageError", "ReadError", "RuntimeUnavailableError", "UNLIMITED", "__version__",
 ]
 
 __version__ = _nbgkit.libnbg_version
@@ -36,6 +36,23 @@ ReadError = _nbgkit.ReadError
 RuntimeUnavailableError = _nbgkit.RuntimeUnavailableError
 
 BACKENDS = ("auto", "nnsdk", "viplite", "cpu")
+
+# A limit that lifts the limit (``nbg run``'s ``none``): the largest count.
+UNLIMITED = (1 << 64) - 1
+# What Model.run may return and hold unless told otherwise: ``nbg run``'s
+# --max-output and --max-memory defaults (doc/python.md, "Run limits").
+RUN_MAX_OUTPUT = 1 << 30
+RUN_MAX_MEMORY = 2 << 30
+
+
+def _limit(name: str, value: Optional[int]) -> int:
+    """A limit for the library: None takes its default (0), else a whole
+    number from 1 to UNLIMITED."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= UNLIMITED:
+        raise _usage("%s must be a whole number from 1 to nbgkit.UNLIMITED, or None" % name)
+    return value
 
 
 def _numpy():
@@ -350,14 +367,21 @@ class Model:
         streams' bytes as decoded-coefficients (``nbg ledger --json``)."""
         return _json.loads(self._raw.ledger_json())
 
-    def cpu_plan(self) -> Dict[str, Any]:
+    def cpu_plan(self, *, max_work: Optional[int] = None, max_memory: Optional[int] = None,
+                 max_plan_steps: Optional[int] = None) -> Dict[str, Any]:
         """What ``run(..., backend="cpu")`` would execute and refuse, nothing
         run (``nbg run --backend cpu --check --json``): the counts,
-        ``runs_whole``, ``caveat`` (a string when the record layout was
-        inferred, else None), ``first_refused`` and ``steps``, one per
-        operation with its ``verdict`` (execute, nothing, refused),
-        ``reason_id`` and ``reason``."""
-        return _json.loads(self._raw.cpu_plan_json())
+        ``runs_whole`` and ``refusal`` (why a run would be refused whole, the
+        same answer the run gives), ``totals`` and ``limits``, ``caveat`` (a
+        string when the record layout was inferred, else None),
+        ``first_refused`` and ``steps``, one per operation with its
+        ``verdict`` (execute, nothing, refused), ``reason_id``, ``reason``,
+        ``work`` and ``scratch``.  ``max_work``, ``max_memory`` and
+        ``max_plan_steps`` are the plan's limits (``nbg run``'s --max-work,
+        --max-memory, --max-plan-steps; None: the default, UNLIMITED: none)."""
+        return _json.loads(self._raw.cpu_plan_json(
+            _limit("max_work", max_work), _limit("max_memory", max_memory),
+            _limit("max_plan_steps", max_plan_steps)))
 
     def weights(self, op: Optional[int] = None):
         """The kernel streams of the NN-engine operations: a list of
@@ -436,9 +460,28 @@ class Model:
         out = self._raw.dequantize(True, output, raw)
         return np.frombuffer(out, dtype="<f4").reshape(t.shape)
 
+    def _run_budget(self, max_output: int, max_memory: int) -> None:
+        """What a run would hand back and hold in this process, from the
+        records the model declares, against max_output and max_memory,
+        before anything is converted, allocated or run: the outputs' bytes
+        (the result the runtime writes, then the bytes objects they become,
+        2x), the inputs' bytes and the float32 an array may be converted
+        from (4 bytes an element)."""
+        out = sum(t.byte_size or 0 for t in self.outputs)
+        held = 2 * out + sum((t.byte_size or 0) + 4 * t.element_count for t in self.inputs)
+        for what, figure, limit in (("max_output", out, max_output), ("max_memory", held, max_memory)):
+            if figure > limit:
+                raise InvalidFileError._make(
+                    "work-limit", "the model's records declare outputs of %d bytes, and a run would "
+                    "hold about %d bytes of tensors in this process, over %s %d: refused before "
+                    "anything is converted, allocated or run; %s= raises the limit "
+                    "(nbgkit.UNLIMITED lifts it)" % (out, held, what, limit, what), field=what)
+
     def run(self, inputs: Sequence[Any], backend: str = "auto", *, library: Optional[str] = None,
             device_root: Optional[str] = None, force_target: bool = False,
-            skip_probe: bool = False, timeout_ms: int = 0, details: bool = False):
+            skip_probe: bool = False, timeout_ms: int = 0, details: bool = False,
+            max_output: Optional[int] = None, max_memory: Optional[int] = None,
+            max_work: Optional[int] = None, max_plan_steps: Optional[int] = None):
         """Runs the model once on the NPU, through the same runtime layer as
         ``nbg run`` (the vendor library is called in an isolated child
         process).  ``inputs``: one array per input record, float (quantized
@@ -450,14 +493,27 @@ class Model:
         ``--force-target`` and ``--timeout``; ``skip_probe`` runs without a
         device node (a test double).  RuntimeUnavailableError when no
         runtime or device is there.  Ctrl-C ends the runtime process and
-        raises KeyboardInterrupt at once."""
+        raises KeyboardInterrupt at once.
+
+        Limits, as ``nbg run``'s (doc/python.md, "Run limits"; None takes the
+        default, UNLIMITED lifts a limit): ``max_output`` (1 GiB) bounds the
+        bytes of the outputs the model declares, ``max_memory`` (2 GiB) the
+        tensors the run holds in this process and, with the CPU backend,
+        its buffers and scratch; ``max_work`` and ``max_plan_steps`` the
+        CPU backend's work and planning.  A run over one raises
+        InvalidFileError with code ``work-limit`` before anything is
+        converted, allocated or run."""
         np = _numpy()
         if backend not in BACKENDS:
             raise _usage("backend must be one of %s" % ", ".join(BACKENDS))
+        max_output = _limit("max_output", max_output) or RUN_MAX_OUTPUT
+        max_memory = _limit("max_memory", max_memory) or RUN_MAX_MEMORY
+        cpu_limits = (_limit("max_work", max_work), max_memory, _limit("max_plan_steps", max_plan_steps))
         ins = self.inputs
         if len(inputs) != len(ins):
             raise InvalidFileError._make("input-count-mismatch", "the model has %d inputs; %d "
                                          "arrays were given" % (len(ins), len(inputs)))
+        self._run_budget(max_output, max_memory)
         raws = []
         for t, a in zip(ins, inputs):
             a = np.asarray(a)
@@ -472,12 +528,12 @@ class Model:
                                              % (t.index, a.dtype, t.numpy_dtype))
         flags = ((_nbgkit.SESSION_FORCE_TARGET if force_target else 0) |
                  (_nbgkit.SESSION_SKIP_PROBE if skip_probe else 0))
-        info, outs = self._raw.run(backend, raws, flags, library, device_root, timeout_ms)
+        info, outs = self._raw.run(backend, raws, flags, library, device_root, timeout_ms, *cpu_limits)
         arrays = []
         for t, (data, fmt) in zip(self.outputs, outs):
             arrays.append(_from_raw(np, t, data, fmt))
         if details and info["backend"] == "cpu":
-            plan = self.cpu_plan()
+            plan = self.cpu_plan(max_work=max_work, max_memory=max_memory, max_plan_steps=max_plan_steps)
             refs = [{k: st[k] for k in ("operation", "layer", "what")}
                     for st in plan["steps"] if st["reference_semantics"]]
             return RunResult(info["backend"], info["library"], arrays, refs, plan["caveat"])

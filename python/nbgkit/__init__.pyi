@@ -8,6 +8,7 @@ import numpy as np
 
 __version__: str
 BACKENDS: Tuple[str, ...]
+UNLIMITED: int
 
 # a path (str, os.PathLike) or the file's bytes (bytes-like)
 Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
@@ -154,7 +155,8 @@ class Model:
     @property
     def memory(self) -> Dict[str, Any]: ...
     def ledger(self) -> Dict[str, Any]: ...
-    def cpu_plan(self) -> Dict[str, Any]: ...
+    def cpu_plan(self, *, max_work: Optional[int] = ..., max_memory: Optional[int] = ...,
+                 max_plan_steps: Optional[int] = ...) -> Dict[str, Any]: ...
     @overload
     def weights(self) -> List[Weights]: ...
     @overload
@@ -165,12 +167,16 @@ class Model:
     def run(self, inputs: Sequence[Any], backend: Backend = ..., *,
             library: Optional[str] = ..., device_root: Optional[str] = ...,
             force_target: bool = ..., skip_probe: bool = ..., timeout_ms: int = ...,
-            details: Literal[False] = ...) -> List[np.ndarray]: ...
+            details: Literal[False] = ..., max_output: Optional[int] = ...,
+            max_memory: Optional[int] = ..., max_work: Optional[int] = ...,
+            max_plan_steps: Optional[int] = ...) -> List[np.ndarray]: ...
     @overload
     def run(self, inputs: Sequence[Any], backend: Backend = ..., *,
             library: Optional[str] = ..., device_root: Optional[str] = ...,
             force_target: bool = ..., skip_probe: bool = ..., timeout_ms: int = ...,
-            details: Literal[True]) -> RunResult: ...
+            details: Literal[True], max_output: Optional[int] = ...,
+            max_memory: Optional[int] = ..., max_work: Optional[int] = ...,
+            max_plan_steps: Optional[int] = ...) -> RunResult: ...
 
 def open(source: Source, *, strict: bool = ..., map: bool = ...) -> Model: ...
 def verify(path: Union[str, bytes, "os.PathLike[str]"], *, map: bool = ...) -> Report: ...

@@ -484,6 +484,81 @@ def test_cpu_plan_sample():
     assert plan["first_refused"]["type"] == "SH"
 
 
+def hostile(tmp_path, name):
+    """A hostile model of the CPU backend's limits, written by
+    nbg-cpu-hostile (tests/cpu_hostile.c: synthesized, not a real file)."""
+    tool = os.environ.get("NBG_CPU_HOSTILE")
+    if not tool:
+        pytest.skip("nbg-cpu-hostile is not built")
+    path = str(tmp_path / (name + ".nb"))
+    subprocess.run([tool, name, path], check=True)
+    return path
+
+
+def test_run_limits(tmp_path):
+    """Model.run and cpu_plan() keep nbg run's limits (doc/python.md,
+    "Run limits"): a model declaring an output of 1 GiB less 16 bytes,
+    which a run would hold twice in this process (2 GiB and 64 bytes with
+    its input, over the 2 GiB default), is refused before anything is
+    converted, allocated or run, with the code and exit code of nbg run,
+    which refuses it too; the CPU backend's memory (scratch included), work
+    and planning are bounded as the command bounds them, each refusal
+    naming the figure, the limit and how to raise it; a model within them
+    runs (a copy: its output is its input)."""
+    big = hostile(tmp_path, "big-output")
+    x = np.arange(16, dtype=np.uint8)
+    x.tofile(str(tmp_path / "x.bin"))
+    rc, _, err = cli("run", "--backend", "cpu", big, "--input", str(tmp_path / "x.bin"),
+                     "--output-dir", str(tmp_path / "out"))
+    assert rc == 1 and "work-limit" in err
+    out = (1 << 30) - 16
+    with nbgkit.open(big) as m:
+        with pytest.raises(nbgkit.InvalidFileError) as ei:
+            m.run([x], backend="cpu")
+        assert ei.value.code == "work-limit" and ei.value.exit_code == rc
+        assert ei.value.field == "max_memory"
+        assert "outputs of %d bytes" % out in ei.value.message
+        assert "hold about %d bytes" % (2 * out + 16 + 4 * 16) in ei.value.message
+        with pytest.raises(nbgkit.InvalidFileError) as ei:
+            m.run([x], backend="cpu", max_output=out - 1, max_memory=nbgkit.UNLIMITED)
+        assert ei.value.field == "max_output"
+        with pytest.raises(nbgkit.UsageError):
+            m.run([x], backend="cpu", max_output=0)
+    # the CPU backend's scratch: 2 x 2048 x 2048 x 64 bytes for a 2 KB output
+    scratch = hostile(tmp_path, "scratch")
+    x[:1].tofile(str(tmp_path / "x1.bin"))
+    rc, _, err = cli("run", "--backend", "cpu", scratch, "--input", str(tmp_path / "x1.bin"),
+                     "--output-dir", str(tmp_path / "out"), "--max-memory", "256M")
+    with nbgkit.open(scratch) as m:
+        with pytest.raises(nbgkit.InvalidFileError) as ei:
+            m.run([x[:1]], backend="cpu", max_memory=256 << 20)
+        assert ei.value.code == "work-limit" and ei.value.field == "max_memory"
+        assert ei.value.exit_code == rc == 1 and "%s: %s" % (ei.value.code, ei.value.message) in err
+        assert m.cpu_plan()["runs_whole"]
+        plan = m.cpu_plan(max_memory=256 << 20)
+        assert not plan["runs_whole"] and plan["refusal"]["limit"] == "max_memory"
+        assert plan["steps"][0]["scratch"] >= 2 * 2048 * 2048 * 64
+    # the work of 32 records naming one convolution; lifted, the plan runs whole
+    with nbgkit.open(hostile(tmp_path, "shared-conv")) as m:
+        plan = m.cpu_plan()
+        assert not plan["runs_whole"] and plan["refusal"]["limit"] == "max_work"
+        assert plan["totals"]["work"] >= 32 * 256 * 256 * 64 * 9 * 64
+        assert m.cpu_plan(max_work=nbgkit.UNLIMITED)["runs_whole"]
+        with pytest.raises(nbgkit.InvalidFileError) as ei:
+            m.run([np.zeros(64, np.uint8)], backend="cpu", timeout_ms=60000)
+        assert ei.value.field == "max_work"
+    # a TP walk of 65535 x 65535 tile rows: refused, not walked
+    with nbgkit.open(hostile(tmp_path, "tp-walk")) as m:
+        t0 = time.process_time()
+        plan = m.cpu_plan()
+        assert time.process_time() - t0 < 2
+        assert plan["first_refused"]["reason_id"] == "work-limit"
+        assert m.cpu_plan(max_plan_steps=1)["steps"][0]["reason_id"] == "work-limit"
+    with nbgkit.open(hostile(tmp_path, "copy")) as m:
+        y = m.run([x], backend="cpu", max_output=16, max_memory=64 * 16)[0]
+        assert np.array_equal(y, x)
+
+
 def test_run_viplite_double():
     """Through the VIPLite TEST DOUBLE (tests/runtime/viplite_testdouble.c),
     in the isolated child as nbg run: byte j of output k is

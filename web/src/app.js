@@ -530,10 +530,13 @@ async function showCpu() {
 	}
 	current.cpuPlan = plan;
 	R.clear(box);
-	const r = plan.first_refused;
-	box.appendChild(R.el('p', { id: 'cpu-verdict', class: r ? 'error' : '' }, r
+	/* the verdict a run gives (runs_whole, refusal: nbg_cpu_plan_check) */
+	const r = plan.first_refused, no = plan.refusal;
+	box.appendChild(R.el('p', { id: 'cpu-verdict', class: plan.runs_whole ? '' : 'error' }, r
 		? 'The CPU backend cannot run this model: operation ' + r.operation + ' (' + r.type + ', layer ' +
 			r.layer + ') is refused first: ' + r.reason_id + ': ' + r.reason
+		: !plan.runs_whole
+		? 'The CPU backend cannot run this model: ' + no.code + ': ' + no.message
 		: 'The CPU backend runs every operation of this model: ' + plan.executed + ' executed (' +
 			plan.executed_by_reference_semantics + ' by reference semantics, not from their code), ' +
 			plan.nothing + ' with nothing to compute.'));
@@ -541,7 +544,7 @@ async function showCpu() {
 		box.appendChild(R.el('p', { id: 'cpu-caveat', class: 'note' }, 'Caveat: ' + plan.caveat));
 	box.appendChild(R.el('p', {}, 'It computes what the compiled commands say on this machine, with ' +
 		'no NPU (doc/cpu-backend.md); a result is not an NPU\'s result, whose bit-exact equality is not established.'));
-	if (!r)
+	if (plan.runs_whole)
 		box.appendChild(cpuForm());
 	box.appendChild(R.table('t-cpu-plan', 'Operations', [
 		{ key: 'operation', title: '#' }, { key: 'type', title: 'type' }, { key: 'layer', title: 'layer' },

@@ -46,6 +46,8 @@ static int add_zero_point(nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd_op *op
 			  uint32_t *zp)
 {
 	int64_t from = -1;
+	if (!nbg_cpu_plan_spend(p, s, nbg_commands_edge_count(p->c), "looking for its second image's writer"))
+		return 0;
 	for (size_t i = 0; i < nbg_commands_edge_count(p->c); i++) {
 		const nbg_cmd_edge *e = nbg_commands_edge_at(p->c, i);
 		if (e->kind != NBG_CMD_EDGE_OP || e->to != s->operation || (int64_t)e->from == op->producer)

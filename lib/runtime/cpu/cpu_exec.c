@@ -223,6 +223,41 @@ static uint8_t *gather_input(const cpu_conv *cv, const uint8_t *in)
 	return g;
 }
 
+/* The bytes nbg_cpu_conv_run allocates: the gathered input (an
+ * interleaved record or a ring), the planes and the pooled stage, and
+ * either the 64-bit sums of a plane or conv_planes32's int16 image and
+ * weights. */
+uint64_t nbg_cpu_conv_scratch(const cpu_conv *cv)
+{
+	uint64_t plane_out = (uint64_t)cv->out_x * cv->out_y, n = 0;
+	if (cv->in_xstep > 1 || cv->in_ring_size)
+		n = (uint64_t)cv->in_x * cv->in_y * cv->in_z;
+	n = nbg_cpu_add_sat(n, nbg_cpu_mul_sat(plane_out, cv->out_z));
+	n = nbg_cpu_add_sat(n, nbg_cpu_mul_sat((uint64_t)cv->pool_x * cv->pool_y, cv->out_z));
+	if (!cv->acc32 || cv->add.on)
+		return nbg_cpu_add_sat(n, nbg_cpu_mul_sat(plane_out, sizeof(int64_t)));
+	cpu_conv_geom g = nbg_cpu_conv_geometry(cv);
+	n = nbg_cpu_add_sat(n, nbg_cpu_mul_sat(nbg_cpu_mul_sat(cv->in_z, g.plane), sizeof(int16_t)));
+	return nbg_cpu_add_sat(n, nbg_cpu_mul_sat(g.groups * CPU_GRP * g.taps, sizeof(int16_t)));
+}
+
+/* Its steps: the multiply-accumulates of the path it takes (the 32-bit
+ * kernels compute every position of the wide output for CPU_GRP channels
+ * at once), plus one per byte of the planes, the stage and the gathered
+ * input. */
+uint64_t nbg_cpu_conv_work(const cpu_conv *cv)
+{
+	uint64_t plane_out = (uint64_t)cv->out_x * cv->out_y;
+	uint64_t taps = (uint64_t)(cv->depthwise ? 1 : cv->in_z) * cv->k * cv->k;
+	uint64_t macs = nbg_cpu_mul_sat(nbg_cpu_mul_sat(plane_out, cv->out_z), taps);
+	if (cv->acc32 && !cv->add.on) {
+		cpu_conv_geom g = nbg_cpu_conv_geometry(cv);
+		macs = nbg_cpu_mul_sat(nbg_cpu_mul_sat(g.blocks * CPU_BLK, g.groups * CPU_GRP), g.taps);
+		macs = nbg_cpu_add_sat(macs, nbg_cpu_mul_sat(cv->in_z, g.plane));
+	}
+	return nbg_cpu_add_sat(macs, nbg_cpu_conv_scratch(cv));
+}
+
 int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 {
 	const uint8_t *in = buf[cv->in_region];
@@ -335,9 +370,6 @@ const uint8_t *nbg_cpu_state_buffer(const nbg_cpu_state *s, uint32_t source_type
 	return NULL;
 }
 
-/* Buffers above this are refused (a header can declare 4 GiB of SRAM). */
-#define CPU_MAX_BUFFER (1ull << 30)
-
 /* UNSUPPORTED_OPERATION naming the first refused step in [from, to), else NBG_OK. */
 static nbg_code refused_in(const nbg_cpu_plan *p, size_t from, size_t to, nbg_error *err)
 {
@@ -382,10 +414,12 @@ nbg_code nbg_cpu_run(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t 
 	if (!p || !out || (count && !inputs))
 		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1, "cpu run: NULL argument");
 	*out = NULL;
-	size_t end = stop_before < p->count ? stop_before : p->count;
-	nbg_code rc = refused_in(p, 0, end, err);
+	/* the one verdict (cpu_budget.c): refused operations, I/O records the
+	 * machine cannot hold, work and memory over the plan's limits */
+	nbg_code rc = nbg_cpu_plan_check(p, stop_before, err);
 	if (rc != NBG_OK)
 		return rc;
+	size_t end = stop_before < p->count ? stop_before : p->count;
 	if (count != p->m->input_count)
 		return nbg_rt_fail(err, NBG_E_INPUT_COUNT_MISMATCH, -1,
 				   "%zu inputs given; the NBG declares %zu", count, p->m->input_count);
@@ -401,15 +435,7 @@ nbg_code nbg_cpu_run(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t 
 	st->count = p->region_count;
 	memcpy(st->regions, p->regions, sizeof(st->regions));
 	for (size_t i = 0; i < st->count; i++) {
-		uint64_t n = st->regions[i].size;
-		if (n > CPU_MAX_BUFFER) {
-			const char *what = nbg_graph_source_type_name(st->regions[i].source_type);
-			nbg_cpu_state_free(st); /* st is not read after this */
-			return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1,
-					   "the model declares %s of %llu bytes, more than the CPU backend "
-					   "allocates (%llu)",
-					   what, (unsigned long long)n, (unsigned long long)CPU_MAX_BUFFER);
-		}
+		uint64_t n = st->regions[i].size; /* below SIZE_MAX: nbg_cpu_plan_check */
 		st->buf[i] = calloc((size_t)n + 1, 1);
 		if (!st->buf[i]) {
 			nbg_cpu_state_free(st);

@@ -91,6 +91,7 @@ typedef struct cpu_tp {
 	uint32_t count[6];              /* out_loop_N_count (0: 65536) */
 	uint64_t inc[7];                /* out_loop_N_inc */
 	int reset1, reset2, reset3;     /* out_loop_N_reset */
+	uint64_t work;                  /* the run's steps: the walk's loop turns and the pixels read */
 	uint8_t border;                 /* value of a pixel outside the image (copy) */
 	int overlap;                    /* input and output ranges share bytes: read a copy */
 	uint64_t in_lo, in_hi;          /* the input bytes read, inclusive, from in_base */
@@ -187,9 +188,41 @@ struct nbg_cpu_plan {
 	size_t region_count;
 	cpu_region regions[5 + 2 * 64];
 	char caveat[256];               /* nbg_cpu_plan_caveat; "" when none */
+	const nbg_weights_op **wop;     /* per operation: its weights record, NULL when none (the
+					 * weights indexed once, cpu_plan.c) */
+	nbg_cpu_totals totals;          /* the limits, resolved at the build; the planners' steps as
+					 * they are taken (nbg_cpu_plan_spend); the rest added up after */
 };
 
 #define CPU_HIDDEN __attribute__((visibility("hidden")))
+
+/* Sums and products of counts from the file, saturating at UINT64_MAX
+ * (a figure past every limit). */
+static inline uint64_t nbg_cpu_add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static inline uint64_t nbg_cpu_mul_sat(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/*
+ * The plan's budget (cpu_budget.c, doc/cpu-backend.md "Limits"): the
+ * limits with their defaults (nbg_cpu_limits_resolve); a planner's walk
+ * whose length the file controls charged before it is taken
+ * (nbg_cpu_plan_spend: 1, or 0 with the step refused work-limit, `what`
+ * naming the walk); the totals once every step is planned and costed
+ * (nbg_cpu_plan_add_up; each step's cost comes from the cost functions
+ * beside each run below, cpu_plan.c).
+ */
+CPU_HIDDEN void nbg_cpu_limits_resolve(nbg_cpu_options *lim, const nbg_cpu_options *opts);
+CPU_HIDDEN int nbg_cpu_plan_spend(nbg_cpu_plan *p, nbg_cpu_step *s, uint64_t steps, const char *what);
+/* The same for a walk the planner can do without (1 and charged, or 0 and
+ * nothing charged nor refused). */
+CPU_HIDDEN int nbg_cpu_plan_afford(nbg_cpu_plan *p, uint64_t steps);
+CPU_HIDDEN void nbg_cpu_plan_add_up(nbg_cpu_plan *p);
 
 
 /* Shared by the planners (cpu_common.c): refuse a step with a reason id and
@@ -371,6 +404,8 @@ CPU_HIDDEN int nbg_cpu_locate_io(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operat
  * executed, op->kind = CPU_OP_TP; the run returns -1 when out of memory. */
 CPU_HIDDEN void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd_op *cop);
 CPU_HIDDEN int nbg_cpu_tp_run(const cpu_tp *t, uint8_t *const *buf);
+/* Bytes the run of t copies its input into (0: none). */
+CPU_HIDDEN uint64_t nbg_cpu_tp_scratch(const cpu_tp *t);
 
 /* A TP lookup-table activation's value for each input code into map
  * (cpu_lut.c); 0 with the step refused. */
@@ -415,6 +450,7 @@ CPU_HIDDEN int nbg_cpu_shmax_is(const cpu_uniforms *u);
 CPU_HIDDEN void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation,
 				   const cpu_uniforms *u);
 CPU_HIDDEN int nbg_cpu_shmax_run(const cpu_ref *r, uint8_t *const *buf);
+CPU_HIDDEN void nbg_cpu_shmax_cost(const cpu_ref *r, uint64_t *work, uint64_t *scratch);
 
 /*
  * The requantization, the one place its rules live (a static inline so the
@@ -490,8 +526,11 @@ static inline uint8_t nbg_cpu_requant_add(int64_t acc, const cpu_add *a, uint8_t
 CPU_HIDDEN int nbg_cpu_plan_add(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op);
 
 /* Executes one planned convolution on the machine's buffers; -1 when out
- * of memory (nothing written). */
+ * of memory (nothing written).  Its steps and the bytes it allocates
+ * (cpu_exec.c, beside the run). */
 CPU_HIDDEN int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf);
+CPU_HIDDEN uint64_t nbg_cpu_conv_work(const cpu_conv *cv);
+CPU_HIDDEN uint64_t nbg_cpu_conv_scratch(const cpu_conv *cv);
 /* Whether the 32-bit kernels may run the convolution: every channel's
  * |bias| + 255 x sum |w - coef_zero_point| fits int32 and the scratch
  * images stay below a bound (cpu_plan.c). */

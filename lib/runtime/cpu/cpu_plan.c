@@ -106,18 +106,23 @@ int nbg_cpu_conv_fits_int32(const cpu_conv *cv)
 }
 
 /* The decoded kernel codes and biases; 0 with the step refused when the
- * stream holds fewer codes than the kernel needs. */
-static int conv_weights(nbg_cpu_step *s, cpu_conv *cv, const nbg_weights_op *wo, const uint32_t *shape)
+ * stream holds fewer codes than the kernel needs.  The bound that lets the
+ * 32-bit kernels run reads every code once: past the plan's budget
+ * (nbg_cpu_plan_afford) the 64-bit path runs instead, with the same
+ * results. */
+static int conv_weights(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_weights_op *wo,
+			const uint32_t *shape)
 {
 	size_t n = 0;
+	uint64_t need = (uint64_t)cv->out_z * cv->k * cv->k * (cv->depthwise ? 1 : cv->in_z);
 	cv->codes = nbg_weights_op_codes(wo, &n);
 	cv->bias = nbg_weights_op_bias(wo);
-	if (!cv->codes || !cv->bias || n < (uint64_t)cv->out_z * cv->k * cv->k * (cv->depthwise ? 1 : cv->in_z)) {
+	if (!cv->codes || !cv->bias || n < need) {
 		nbg_cpu_refuse(s, "weights-not-decoded", "its decoded kernel stream holds %zu codes, fewer than "
 		       "the %ux%ux%ux%u kernel needs", n, shape[0], shape[1], shape[2], shape[3]);
 		return 0;
 	}
-	cv->acc32 = nbg_cpu_conv_fits_int32(cv);
+	cv->acc32 = nbg_cpu_plan_afford(p, need) && nbg_cpu_conv_fits_int32(cv);
 	return 1;
 }
 
@@ -432,14 +437,71 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 	}
 	if (!conv_addressing(p, s, cv, op, cmd, column))
 		return;
-	if (!conv_weights(s, cv, wo, shape))
+	if (!conv_weights(p, s, cv, wo, shape))
 		return;
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 	s->macs = macs;
 }
 
-static void plan_step(nbg_cpu_plan *p, size_t i, const nbg_weights_op *const *wop)
+/* An operation executed by reference semantics: one step per value read
+ * or written (cpu_ref.c, cpu_shdw.c, cpu_shelt.c, cpu_shmax.c). */
+static void ref_cost(const cpu_ref *r, uint64_t *work, uint64_t *scratch)
+{
+	*scratch = 0;
+	switch (r->kind) {
+	case CPU_REF_SOFTMAX: /* the maximum, the sum, the quotients */
+		*work = nbg_cpu_mul_sat(3, r->width);
+		return;
+	case CPU_REF_POOL:
+		*work = nbg_cpu_mul_sat(r->rows, r->width);
+		return;
+	case CPU_REF_DWCONV:
+		*work = nbg_cpu_mul_sat(nbg_cpu_mul_sat(r->rows, r->kx), r->ky);
+		return;
+	case CPU_REF_ADD:
+		*work = nbg_cpu_mul_sat(nbg_cpu_mul_sat(r->elt.x, r->elt.y), r->elt.z);
+		return;
+	case CPU_REF_UPSAMPLE: /* four outputs per input */
+		*work = nbg_cpu_mul_sat(4, nbg_cpu_mul_sat(nbg_cpu_mul_sat(r->elt.x, r->elt.y), r->elt.z));
+		return;
+	case CPU_REF_MAXPOOL:
+		nbg_cpu_shmax_cost(r, work, scratch);
+		return;
+	default:
+		*work = 0;
+		return;
+	}
+}
+
+/* An executed step's work and scratch (nbg_cpu_step), from the cost of
+ * its run (doc/cpu-backend.md, "Limits"). */
+static void step_cost(nbg_cpu_step *s, const cpu_op *op)
+{
+	uint64_t work = 0, scratch = 0;
+	switch (op->kind) {
+	case CPU_OP_CONV:
+		work = nbg_cpu_conv_work(&op->conv);
+		scratch = nbg_cpu_conv_scratch(&op->conv);
+		break;
+	case CPU_OP_TP:
+		work = op->tp.work;
+		scratch = nbg_cpu_tp_scratch(&op->tp);
+		break;
+	case CPU_OP_TPFC: /* a sum per output over every input, then its requantization */
+		work = nbg_cpu_add_sat(nbg_cpu_mul_sat(op->tpfc.nin, op->tpfc.nout), op->tpfc.nout);
+		break;
+	case CPU_OP_REF:
+		ref_cost(&op->ref, &work, &scratch);
+		break;
+	default:
+		break;
+	}
+	s->work = work;
+	s->scratch = scratch;
+}
+
+static void plan_step(nbg_cpu_plan *p, size_t i)
 {
 	const nbg_graph_operation *go = nbg_graph_operation_at(p->g, i);
 	nbg_cpu_step *s = &p->steps[i];
@@ -494,7 +556,7 @@ static void plan_step(nbg_cpu_plan *p, size_t i, const nbg_weights_op *const *wo
 			       "only (this file: 0x%x)", s->layer, p->m->target);
 		return;
 	}
-	plan_nn(p, s, &p->ops[i].conv, op, wop[i]);
+	plan_nn(p, s, &p->ops[i].conv, op, p->wop[i]);
 	if (add && s->verdict == NBG_CPU_EXECUTE && !nbg_cpu_plan_add(p, s, &p->ops[i].conv, op))
 		return;
 	if (s->verdict == NBG_CPU_EXECUTE)
@@ -532,14 +594,22 @@ const char *nbg_cpu_plan_caveat(const nbg_cpu_plan *p)
 
 nbg_code nbg_cpu_plan_build(const uint8_t *model, size_t size, nbg_cpu_plan **out, nbg_error *err)
 {
+	return nbg_cpu_plan_build_opts(model, size, NULL, out, err);
+}
+
+nbg_code nbg_cpu_plan_build_opts(const uint8_t *model, size_t size, const nbg_cpu_options *opts,
+				 nbg_cpu_plan **out, nbg_error *err)
+{
 	if (err)
 		nbg_rt_error_clear(err);
-	if (!out || !model)
-		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1, "cpu plan: NULL argument");
+	if (!out || !model || (opts && opts->size < sizeof(opts->size)))
+		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1, "cpu plan: NULL argument or options size "
+				   "not sizeof(nbg_cpu_options)");
 	*out = NULL;
 	nbg_cpu_plan *p = calloc(1, sizeof(*p));
 	if (!p)
 		return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "out of memory");
+	nbg_cpu_limits_resolve(&p->totals.limits, opts);
 	nbg_error e;
 	if (nbg_parse(model, size, NULL, &p->m, &e) != NBG_OK) {
 		nbg_cpu_plan_free(p);
@@ -560,23 +630,27 @@ nbg_code nbg_cpu_plan_build(const uint8_t *model, size_t size, nbg_cpu_plan **ou
 	p->count = p->g->sum.operation_count;
 	p->steps = calloc(p->count + 1, sizeof(*p->steps));
 	p->ops = calloc(p->count + 1, sizeof(*p->ops));
-	const nbg_weights_op **wop = calloc(p->count + 1, sizeof(*wop));
-	if (!p->steps || !p->ops || !wop) {
-		free(wop);
+	p->wop = calloc(p->count + 1, sizeof(*p->wop));
+	if (!p->steps || !p->ops || !p->wop) {
 		nbg_cpu_plan_free(p);
 		return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "out of memory");
 	}
+	/* every planner finds an operation's weights here: one pass over them,
+	 * not one per operation */
 	for (size_t i = 0; i < nbg_weights_count(p->w); i++) {
 		const nbg_weights_op *wo = nbg_weights_at(p->w, i);
 		size_t o = nbg_weights_op_operation(wo);
 		if (o < p->count)
-			wop[o] = wo;
+			p->wop[o] = wo;
 	}
 	build_regions(p);
 	set_caveat(p);
-	for (size_t i = 0; i < p->count; i++)
-		plan_step(p, i, wop);
-	free(wop);
+	for (size_t i = 0; i < p->count; i++) {
+		plan_step(p, i);
+		if (p->steps[i].verdict == NBG_CPU_EXECUTE)
+			step_cost(&p->steps[i], &p->ops[i]);
+	}
+	nbg_cpu_plan_add_up(p);
 	*out = p;
 	return NBG_OK;
 }
@@ -591,6 +665,7 @@ void nbg_cpu_plan_free(nbg_cpu_plan *p)
 	nbg_model_free(p->m);
 	free(p->steps);
 	free(p->ops);
+	free(p->wop);
 	free(p->read_outside);
 	free(p);
 }
@@ -621,6 +696,28 @@ const nbg_cpu_step *nbg_cpu_plan_first_refused(const nbg_cpu_plan *p)
 	return NULL;
 }
 
+/* A limit as a number, or "none". */
+static const char *limit_text(uint64_t v, char *buf, size_t n)
+{
+	if (v == UINT64_MAX)
+		return "none";
+	snprintf(buf, n, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+/* The whole run's figures against the plan's limits (doc/cpu-backend.md,
+ * "Limits"). */
+static void print_totals(FILE *out, const nbg_cpu_totals *t)
+{
+	char a[24], b[24], c[24];
+	fprintf(out, "limits: work %llu steps (max_work %s), memory %llu bytes: %llu of buffers and %llu of "
+		"scratch (max_memory %s), planning %llu steps (max_plan_steps %s)\n",
+		(unsigned long long)t->work, limit_text(t->limits.max_work, a, sizeof(a)),
+		(unsigned long long)nbg_cpu_add_sat(t->buffers, t->scratch), (unsigned long long)t->buffers,
+		(unsigned long long)t->scratch, limit_text(t->limits.max_memory, b, sizeof(b)),
+		(unsigned long long)t->plan_steps, limit_text(t->limits.max_plan_steps, c, sizeof(c)));
+}
+
 void nbg_cpu_plan_print(FILE *out, const nbg_cpu_plan *p)
 {
 	if (!out || !p)
@@ -643,10 +740,17 @@ void nbg_cpu_plan_print(FILE *out, const nbg_cpu_plan *p)
 			fprintf(out, " %s: %s", s->reason_id, s->reason);
 		fputc('\n', out);
 	}
+	print_totals(out, &p->totals);
+	/* the verdict a run gives (nbg_cpu_plan_check), nothing else's */
+	nbg_error e;
+	nbg_code rc = nbg_cpu_plan_check(p, SIZE_MAX, &e);
 	const nbg_cpu_step *r = nbg_cpu_plan_first_refused(p);
-	if (r)
+	if (rc == NBG_OK)
+		fprintf(out, "verdict: the CPU backend runs every operation of this model\n");
+	else if (rc == NBG_E_UNSUPPORTED_OPERATION && r)
 		fprintf(out, "verdict: the CPU backend cannot run this model: op %zu is refused (%s)\n",
 			r->operation, r->reason_id);
 	else
-		fprintf(out, "verdict: the CPU backend runs every operation of this model\n");
+		fprintf(out, "verdict: the CPU backend cannot run this model: %s: %s\n", nbg_code_name(rc),
+			e.message);
 }

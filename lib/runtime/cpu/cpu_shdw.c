@@ -143,6 +143,10 @@ static int shdw_kernels(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, cons
 		return 0;
 	}
 	r->codes = p->m->data + t->data_offset + e->offset + k.offset;
+	/* rows may share one kernel row (w_row 0): the codes read are the
+	 * plan's to count, not the entry's size */
+	if (!nbg_cpu_plan_spend(p, s, (uint64_t)r->rows * r->kx * r->ky, "comparing its kernel codes"))
+		return 0;
 	for (uint32_t c = 0; c < r->rows; c++) {
 		const uint8_t *row = r->codes + (uint64_t)c * r->w_row;
 		for (uint32_t i = 1; i < r->kx * r->ky; i++)
@@ -163,6 +167,8 @@ static int shdw_kernels(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, cons
  * out_zero_point 0, as the output's (the uniforms' zeros) is. */
 static int shdw_producer_zero(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, long ri, uint64_t base)
 {
+	if (!nbg_cpu_plan_spend(p, s, operation, "looking back for its input's writer"))
+		return 0;
 	for (size_t j = operation; j-- > 0;) {
 		const cpu_conv *cv = &p->ops[j].conv;
 		if (p->steps[j].verdict != NBG_CPU_EXECUTE || p->ops[j].kind != CPU_OP_CONV ||

@@ -132,6 +132,14 @@ void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	nbg_cpu_ref_executed(s, op, CPU_REF_MAXPOOL);
 }
 
+/* Its steps (every pixel's window, then the copy out) and the image it
+ * allocates. */
+void nbg_cpu_shmax_cost(const cpu_ref *r, uint64_t *work, uint64_t *scratch)
+{
+	*scratch = nbg_cpu_mul_sat((uint64_t)r->width * r->rows, r->kx);
+	*work = nbg_cpu_mul_sat(*scratch, SHMAX_SIDE * SHMAX_SIDE + 1);
+}
+
 /* The pooled image is computed whole before it is written: the output may
  * overlap the input.  -1 when out of memory. */
 int nbg_cpu_shmax_run(const cpu_ref *r, uint8_t *const *buf)

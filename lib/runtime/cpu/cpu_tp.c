@@ -28,9 +28,9 @@
 #include "runtime/cpu/cpu_internal.h"
 #include "tensor/tensor_internal.h"
 
-/* Work above this (elements times the pixels of their window) is refused:
- * the planner walks the elements once, so this bounds the plan as well as
- * the run (the corpus's largest TP operation reads under 2^23). */
+/* Work above this (the walk's loop turns and the pixels its elements read)
+ * is refused: the planner walks the loops once, so this bounds the plan as
+ * well as the run (the corpus's largest TP operation reads under 2^23). */
 #define TP_MAX_WORK (1ull << 24)
 
 static uint32_t tpf(const nbg_cmd *cmd, const char *key)
@@ -179,23 +179,22 @@ static void tp_walk(const cpu_tp *t, const uint8_t *in, uint8_t *out, uint64_t *
 		*hi = top;
 }
 
-/* Elements of the walk (with the windows they read), or above the limit. */
-static uint64_t tp_work(const cpu_tp *t)
+/*
+ * What the walk over ntx x nty tiles costs: its loop turns (per slice, per
+ * tile row, per tile: tp_walk's loops, which turn even where a tile has no
+ * output) into *turns, its elements into *elements, and the run's work,
+ * those turns and every pixel the elements' windows read (saturating).
+ */
+static uint64_t tp_work(const cpu_tp *t, uint64_t ntx, uint64_t nty, uint64_t *turns, uint64_t *elements)
 {
 	uint64_t sx = 0, sy = 0;
-	uint64_t ntx = tp_tiles(t->wx0, t->wx1, t->tile_xinc, t->pw);
-	uint64_t nty = tp_tiles(t->wy0, t->wy1, t->tile_yinc, t->ph);
 	for (uint64_t i = 0; i < ntx; i++)
 		sx += tp_outputs(tp_tile_width(t->wx0 + (int32_t)(i * t->tile_xinc), t->wx1, t->tile_x), t->pw, t->ps);
 	for (uint64_t i = 0; i < nty; i++)
 		sy += tp_outputs(tp_tile_width(t->wy0 + (int32_t)(i * t->tile_yinc), t->wy1, t->tile_y), t->ph, t->ps);
-	/* sx, sy < 2^32, z < 2^16, the window < 2^14: no overflow below */
-	if (sy && sx > TP_MAX_WORK / sy)
-		return TP_MAX_WORK + 1;
-	uint64_t n = sx * sy * t->z_size;
-	if (n > TP_MAX_WORK / ((uint64_t)t->pw * t->ph))
-		return TP_MAX_WORK + 1;
-	return n * t->pw * t->ph;
+	*turns = nbg_cpu_mul_sat(t->z_size, nbg_cpu_add_sat(1, nbg_cpu_mul_sat(nty, nbg_cpu_add_sat(1, ntx))));
+	*elements = nbg_cpu_mul_sat(nbg_cpu_mul_sat(sx, sy), t->z_size);
+	return nbg_cpu_add_sat(*turns, nbg_cpu_mul_sat(*elements, (uint64_t)t->pw * t->ph));
 }
 
 /* The circular buffer of the image at `base` whose size field is size_key
@@ -348,6 +347,42 @@ static int tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layo
 	return 1;
 }
 
+/* The output loops, and what the walk costs: t->work, the run's steps,
+ * within TP_MAX_WORK, and *steps, the plan's walk (its loop turns and
+ * elements); 0 with the step refused.  The tiles' outputs are counted one
+ * tile at a time, at most 2^16 per axis (16-bit windows): charged to the
+ * plan first. */
+static int tp_loops(nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, uint64_t *steps)
+{
+	static const char *const cnt[6] = { "out_loop_0_count", "out_loop_1_count", "out_loop_2_count",
+					    "out_loop_3_count", "out_loop_4_count", "out_loop_5_count" };
+	static const char *const inc[7] = { "out_loop_0_inc", "out_loop_1_inc", "out_loop_2_inc",
+					    "out_loop_3_inc", "out_loop_4_inc", "out_loop_5_inc",
+					    "out_loop_6_inc" };
+	for (int i = 0; i < 6; i++)
+		t->count[i] = tpf(cmd, cnt[i]);
+	for (int i = 0; i < 7; i++)
+		t->inc[i] = tpf(cmd, inc[i]);
+	t->reset1 = tpf(cmd, "out_loop_1_reset") != 0;
+	t->reset2 = tpf(cmd, "out_loop_2_reset") != 0;
+	t->reset3 = tpf(cmd, "out_loop_3_reset") != 0;
+	uint64_t ntx = tp_tiles(t->wx0, t->wx1, t->tile_xinc, t->pw), nty = tp_tiles(t->wy0, t->wy1, t->tile_yinc, t->ph);
+	uint64_t turns, elements;
+	if (!nbg_cpu_plan_spend(p, s, ntx + nty, "counting its tiles' outputs"))
+		return 0;
+	t->work = tp_work(t, ntx, nty, &turns, &elements);
+	if (t->work > TP_MAX_WORK) {
+		nbg_cpu_refuse(s, "work-limit", "its walk takes %llu steps (%llu loop turns over %llu slices of "
+			       "%llux%llu tiles, %llu elements reading %ux%u pixels each), above the limit of %llu",
+			       (unsigned long long)t->work, (unsigned long long)turns, (unsigned long long)t->z_size,
+			       (unsigned long long)ntx, (unsigned long long)nty, (unsigned long long)elements,
+			       t->pw, t->ph, (unsigned long long)TP_MAX_WORK);
+		return 0;
+	}
+	*steps = nbg_cpu_add_sat(turns, elements);
+	return 1;
+}
+
 void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd_op *cop)
 {
 	if (nbg_cpu_plan_tpfc(p, s, op, cop))
@@ -408,24 +443,9 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 			       t->wx1, t->wy0, t->wy1, t->x_size, t->y_size, t->lut ? "table" : "conversion");
 		return;
 	}
-	static const char *const cnt[6] = { "out_loop_0_count", "out_loop_1_count", "out_loop_2_count",
-					    "out_loop_3_count", "out_loop_4_count", "out_loop_5_count" };
-	static const char *const inc[7] = { "out_loop_0_inc", "out_loop_1_inc", "out_loop_2_inc",
-					    "out_loop_3_inc", "out_loop_4_inc", "out_loop_5_inc",
-					    "out_loop_6_inc" };
-	for (int i = 0; i < 6; i++)
-		t->count[i] = tpf(cmd, cnt[i]);
-	for (int i = 0; i < 7; i++)
-		t->inc[i] = tpf(cmd, inc[i]);
-	t->reset1 = tpf(cmd, "out_loop_1_reset") != 0;
-	t->reset2 = tpf(cmd, "out_loop_2_reset") != 0;
-	t->reset3 = tpf(cmd, "out_loop_3_reset") != 0;
-	uint64_t work = tp_work(t);
-	if (work > TP_MAX_WORK) {
-		nbg_cpu_refuse(s, "work-limit", "its walk reads more than %llu pixels",
-			       (unsigned long long)TP_MAX_WORK);
+	uint64_t steps;
+	if (!tp_loops(p, s, cmd, t, &steps))
 		return;
-	}
 	long ri = nbg_cpu_find_region(p, s, "input", &cop->in_ref);
 	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &cop->out_ref);
 	if (ri < 0 || ro < 0)
@@ -464,6 +484,8 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 		t->in_hi = last - t->in_base;
 	}
 	uint64_t hi = 0;
+	if (!nbg_cpu_plan_spend(p, s, steps, "the walk of its output counter"))
+		return;
 	tp_walk(t, NULL, NULL, &hi);
 	if (t->f16_out)
 		hi = 2 * hi + 1; /* the last byte of the last half */
@@ -499,13 +521,18 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 	op->kind = CPU_OP_TP;
 }
 
+uint64_t nbg_cpu_tp_scratch(const cpu_tp *t)
+{
+	/* the input's bytes in order, read through its ring */
+	return t->overlap || t->in_ring_size ? t->in_hi + 1 : 0;
+}
+
 int nbg_cpu_tp_run(const cpu_tp *t, uint8_t *const *buf)
 {
 	const uint8_t *in = buf[t->in_region] + t->in_base;
 	uint8_t *copy = NULL;
-	if (t->overlap || t->in_ring_size) {
-		/* the input's bytes in order, read through its ring */
-		size_t n = (size_t)(t->in_hi + 1);
+	if (nbg_cpu_tp_scratch(t)) {
+		size_t n = (size_t)nbg_cpu_tp_scratch(t);
 		copy = malloc(n);
 		if (!copy)
 			return -1;

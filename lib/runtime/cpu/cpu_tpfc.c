@@ -45,23 +45,13 @@ static const cpu_tp_field fixed[] = {
 	{ NBG_TPF_OUT_LOOP_4_INC, "out_loop_4_inc", 1 },
 };
 
-/* The weights record of TP operation `operation`: it exists exactly when
- * the operation is a fully connected layer. */
-static const nbg_weights_op *fc_weights(const nbg_cpu_plan *p, size_t operation)
-{
-	for (size_t i = 0; i < nbg_weights_count(p->w); i++) {
-		const nbg_weights_op *wo = nbg_weights_at(p->w, i);
-		if (nbg_weights_op_operation(wo) == operation)
-			return wo;
-	}
-	return NULL;
-}
-
 int nbg_cpu_plan_tpfc(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd_op *cop)
 {
 	const nbg_cmd *cmd = cop && cop->engine == NBG_CMD_TP
 				     ? nbg_commands_at(p->c, NBG_CMD_TP, cop->command) : NULL;
-	const nbg_weights_op *wo = cmd ? fc_weights(p, s->operation) : NULL;
+	/* the weights record of a TP operation exists exactly when it is a fully
+	 * connected layer (indexed once for the whole plan, cpu_plan.c) */
+	const nbg_weights_op *wo = cmd ? p->wop[s->operation] : NULL;
 	cpu_tpfc *t = &op->tpfc;
 
 	if (!wo)
