@@ -19,12 +19,15 @@
 
 #include <cmocka.h>
 
+#include "coef_encode.h"
 #include "corpus.h"
 #include "fixture.h"
 #include "nbg/commands.h"
 #include "nbg/graph.h"
+#include "nbg/ledger.h"
 #include "nbg/nbg.h"
 #include "nbg/report.h"
+#include "nbg/weights.h"
 
 static double cpu_ms(void)
 {
@@ -105,10 +108,238 @@ static void test_commands_report_linear(void **state)
 	free(b8);
 }
 
+/* ------------------------------------- one stream, many records (item 4) */
+
+/* A layer every weight of which is its zero point: a v8a stream of zero
+ * runs, a few KB that decode to out * kz * 9 codes. */
+static ce_layer zero_layer(uint32_t out, uint32_t kz, uint8_t *w, int32_t *bias)
+{
+	ce_layer l;
+
+	memset(&l, 0, sizeof(l));
+	memset(w, 0x80, (size_t)out * kz * 9);
+	memset(bias, 0, out * sizeof(*bias));
+	l.out = out;
+	l.kz = kz;
+	l.ky = l.kx = 3;
+	l.zp = 0x80;
+	l.w = w;
+	l.bias = bias;
+	l.cores = 4;
+	l.superblocks = 2;
+	l.plane = 30 * 30;
+	return l;
+}
+
+/* The fixture's file (tests/coef_encode.c's ce_nbg_file) with `records`
+ * NN operation records, all naming its one NN command, whose kernel patch
+ * names the stream of `l` (target 0xb9: v8a). */
+static uint8_t *shared_stream_file(const ce_layer *l, size_t records, size_t *size)
+{
+	ce_opts o = { .format = CE_V8A, .zrl = 1 };
+	size_t n;
+	uint8_t *st = ce_encode(l, &o, &n), *ops = calloc(records + 3, 32), *b;
+	fx_spec *s = ce_nbg_spec(l, st, n);
+	const uint8_t *old = fx_find(s, 4)->data; /* INIT, NN, SH, NT */
+
+	memcpy(ops, old, 32);
+	for (size_t i = 0; i < records; i++)
+		memcpy(ops + 32 * (1 + i), old + 32, 32);
+	memcpy(ops + 32 * (1 + records), old + 64, 64);
+	fx_set(s, 4, ops, 32 * (records + 3), 0, 32);
+	fx_put32(fx_find(s, 35)->data + 0x50, (uint32_t)(records + 3 + 3));
+	b = fx_build(s, size);
+	fx_put32(b + 8, 0xb9);
+	fx_free(s);
+	free(ops);
+	free(st);
+	return b;
+}
+
+/* Decodes the weights of b and writes what `nbg weights`, `inspect
+ * --weights --json` and `nbg ledger` make of them (to /dev/null); the CPU
+ * time, and the result when `keep` (else freed). */
+static double weights_work_ms(const uint8_t *b, size_t size, nbg_weights **keep)
+{
+	nbg_model *m = NULL;
+	nbg_graph *g = NULL;
+	nbg_commands *c = NULL;
+	nbg_weights *w = NULL;
+	nbg_ledger *l = NULL;
+	nbg_error err;
+	FILE *null = fopen("/dev/null", "w");
+	double t0;
+	char *json;
+
+	assert_non_null(null);
+	assert_int_equal(nbg_parse(b, size, NULL, &m, &err), NBG_OK);
+	assert_int_equal(nbg_graph_decode(m, &g, &err), NBG_OK);
+	assert_int_equal(nbg_commands_decode(m, g, &c, &err), NBG_OK);
+	t0 = cpu_ms();
+	assert_int_equal(nbg_weights_decode(m, g, c, &w, &err), NBG_OK);
+	nbg_text_weights(null, m, g, c, w);
+	json = nbg_weights_json(m, g, c, w);
+	assert_non_null(json);
+	assert_int_equal(nbg_ledger_build_weights(m, w, &l, &err), NBG_OK);
+	t0 = cpu_ms() - t0;
+	free(json);
+	nbg_ledger_free(l);
+	if (keep)
+		*keep = w;
+	else
+		nbg_weights_free(w);
+	nbg_commands_free(c);
+	nbg_graph_free(g);
+	nbg_model_free(m);
+	fclose(null);
+	return t0;
+}
+
+/* N records naming one stream decoded it N times: memory, time and output
+ * grew as records x decoded size (a 46 KB file made `weights --out` write
+ * 203 MB).  Now the stream is decoded once and every record shares it. */
+static void test_one_stream_many_records(void **state)
+{
+	const uint32_t out = 256, kz = 64;
+	uint8_t *w = malloc((size_t)out * kz * 9);
+	int32_t *bias = malloc(out * sizeof(*bias));
+	ce_layer l = zero_layer(out, kz, w, bias);
+	size_t s1, s64, n;
+	uint8_t *b1 = shared_stream_file(&l, 1, &s1), *b64 = shared_stream_file(&l, 64, &s64);
+	nbg_weights *r = NULL;
+	double t1 = 1e30, t64 = 1e30;
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		double a = weights_work_ms(b1, s1, NULL), c = weights_work_ms(b64, s64, NULL);
+		t1 = a < t1 ? a : t1;
+		t64 = c < t64 ? c : t64;
+	}
+	weights_work_ms(b64, s64, &r);
+	/* the 64 NN records, then the fixture's NT operation (no stream of its own) */
+	assert_int_equal(nbg_weights_count(r), 65);
+	assert_int_equal(nbg_weights_status_count(r, NBG_WEIGHTS_DECODED), 64);
+	const nbg_weights_op *o0 = nbg_weights_at(r, 0);
+	const uint8_t *first = nbg_weights_op_codes(o0, &n);
+	assert_int_equal(n, (size_t)out * kz * 9);
+	for (size_t i = 1; i < 64; i++)
+		assert_ptr_equal(nbg_weights_op_codes(nbg_weights_at(r, i), NULL), first);
+	print_message("a %llu-byte stream that decodes to %zu codes: 1 record %.2f ms, 64 records "
+		      "%.2f ms (x%.1f)\n", (unsigned long long)nbg_weights_op_stream_size(o0), n,
+		      t1, t64, t64 / (t1 > 0.01 ? t1 : 0.01));
+	/* one decode and 63 references: far below 64 decodes */
+	assert_true(t64 < 8 * (t1 > 1.0 ? t1 : 1.0));
+	nbg_weights_free(r);
+	free(b1);
+	free(b64);
+	free(w);
+	free(bias);
+}
+
+/* The fixture's file with two NN records naming the stream of `l`: the
+ * second through its own kernel patch at src_offset `at` into the same
+ * entry, and its own command, a copy of the first with coef_zero_point
+ * `zp` (the fixture's NT operation names that command too). */
+static uint8_t *two_records_file(const ce_layer *l, uint32_t at, uint8_t zp, size_t *size)
+{
+	ce_opts o = { .format = CE_V8A, .zrl = 1 };
+	size_t n;
+	uint8_t *st = ce_encode(l, &o, &n), ops[5 * 32], pat[7 * 28], nn[384], *b;
+	fx_spec *s = ce_nbg_spec(l, st, n);
+	const uint8_t *op = fx_find(s, 4)->data;
+
+	memcpy(ops, op, 64);                      /* INIT, NN */
+	memcpy(ops + 64, op + 32, 32);            /* the second NN record */
+	fx_put32(ops + 64 + 4, 1);                /* command 1 */
+	fx_put32(ops + 64 + 16, 5);               /* patches 5 and 6 */
+	memcpy(ops + 96, op + 64, 64);            /* SH, NT */
+	fx_set(s, 4, ops, sizeof(ops), 0, 32);
+	fx_put32(fx_find(s, 35)->data + 0x50, 5 + 3);
+	memcpy(pat, fx_find(s, 10)->data, 5 * 28);
+	memcpy(pat + 5 * 28, pat + 28, 2 * 28);   /* the first record's two patches */
+	fx_put32(pat + 5 * 28 + 16, at);          /* src_offset */
+	fx_set(s, 10, pat, sizeof(pat), 0, 28);
+	memcpy(nn, fx_find(s, 7)->data, 192);
+	memcpy(nn + 192, nn, 192);
+	ce_put_bits(nn + 192, 22, 0, 8, zp);      /* coef_zero_point */
+	fx_set(s, 7, nn, sizeof(nn), 0, 192);
+	b = fx_build(s, size);
+	fx_put32(b + 8, 0xb9);
+	fx_free(s);
+	free(st);
+	return b;
+}
+
+/* The decode of b's first two records. */
+static void two_verdicts(const uint8_t *b, size_t size, nbg_weights_status st[2],
+			 char reason[2][40])
+{
+	nbg_model *m = NULL;
+	nbg_graph *g = NULL;
+	nbg_commands *c = NULL;
+	nbg_weights *w = NULL;
+	nbg_error err;
+
+	assert_int_equal(nbg_parse(b, size, NULL, &m, &err), NBG_OK);
+	assert_int_equal(nbg_graph_decode(m, &g, &err), NBG_OK);
+	assert_int_equal(nbg_commands_decode(m, g, &c, &err), NBG_OK);
+	assert_int_equal(nbg_weights_decode(m, g, c, &w, &err), NBG_OK);
+	for (int i = 0; i < 2; i++) {
+		st[i] = nbg_weights_op_status(nbg_weights_at(w, (size_t)i));
+		snprintf(reason[i], 40, "%s", nbg_weights_op_reason_id(nbg_weights_at(w, (size_t)i)));
+		print_message("record %d: %s %s: %s\n", i, nbg_weights_status_name(st[i]), reason[i],
+			      nbg_weights_op_reason(nbg_weights_at(w, (size_t)i)));
+	}
+	nbg_weights_free(w);
+	nbg_commands_free(c);
+	nbg_graph_free(g);
+	nbg_model_free(m);
+}
+
+/* The limits that make "each stream decoded once" hold against any file: a
+ * record naming a stream with other kernels than the first record naming
+ * it is not decoded (shared-stream-conflict), nor is a stream that starts
+ * inside one decoded before it (overlapping-stream): the decoder reads each
+ * coefficient byte once, whatever the records say. */
+static void test_stream_limits(void **state)
+{
+	uint8_t w[16 * 8 * 9];
+	int32_t bias[16];
+	ce_layer l = zero_layer(16, 8, w, bias);
+	nbg_weights_status st[2];
+	char reason[2][40];
+	size_t size;
+	uint8_t *b;
+
+	(void)state;
+	/* the same stream, the same kernels: one decode, shared */
+	b = two_records_file(&l, 0, l.zp, &size);
+	two_verdicts(b, size, st, reason);
+	assert_int_equal(st[0], NBG_WEIGHTS_DECODED);
+	assert_int_equal(st[1], NBG_WEIGHTS_DECODED);
+	free(b);
+	/* another zero point: the second record is refused */
+	b = two_records_file(&l, 0, (uint8_t)(l.zp + 1), &size);
+	two_verdicts(b, size, st, reason);
+	assert_int_equal(st[0], NBG_WEIGHTS_DECODED);
+	assert_int_equal(st[1], NBG_WEIGHTS_NOT_DECODED);
+	assert_string_equal(reason[1], "shared-stream-conflict");
+	free(b);
+	/* 64 bytes into the first's stream */
+	b = two_records_file(&l, 64, l.zp, &size);
+	two_verdicts(b, size, st, reason);
+	assert_int_equal(st[0], NBG_WEIGHTS_DECODED);
+	assert_int_equal(st[1], NBG_WEIGHTS_NOT_DECODED);
+	assert_string_equal(reason[1], "overlapping-stream");
+	free(b);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_commands_report_linear),
+		cmocka_unit_test(test_one_stream_many_records),
+		cmocka_unit_test(test_stream_limits),
 	};
 
 	return tc_main(argc, argv, "test_hostile_weights", tests, TC_COUNT(tests), NULL, 0, NULL,
