@@ -7,6 +7,7 @@
  * time ratios, as test_mutation's test_bounds_linear does), never against
  * an absolute time.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,8 +18,15 @@
 #include <string.h>
 #include <time.h>
 
-#include <cmocka.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cmocka.h>
+#include <jansson.h>
+
+#define NBG_STATIC_LINKING_ONLY /* the signal guards */
 #include "coef_encode.h"
 #include "corpus.h"
 #include "fixture.h"
@@ -334,12 +342,211 @@ static void test_stream_limits(void **state)
 	free(b);
 }
 
+/* ------------------------------------------- the export as one set (item 5) */
+
+static void put_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in `dir`, sorted, one a line ("" for a missing directory);
+ * hidden ones too. */
+static char *listing(const char *dir)
+{
+	DIR *d = opendir(dir);
+	char *names[4096], *out = calloc(1, 1);
+	size_t n = 0, len = 0;
+	struct dirent *e;
+
+	while (d && (e = readdir(d)) != NULL && n < 4096)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			names[n++] = strdup(e->d_name);
+	if (d)
+		closedir(d);
+	qsort(names, n, sizeof(names[0]), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		out = realloc(out, len + strlen(names[i]) + 2);
+		len += (size_t)sprintf(out + len, "%s\n", names[i]);
+		free(names[i]);
+	}
+	return out;
+}
+
+/* The bytes of dir/name (NULL when it cannot be read). */
+static uint8_t *read_in(const char *dir, const char *name, size_t *n)
+{
+	char path[2048];
+
+	snprintf(path, sizeof(path), "%.1000s/%.1000s", dir, name);
+	return fx_read_file(path, n);
+}
+
+/* `nbg weights --out` of a file of 64 records naming one stream wrote the
+ * stream's arrays 64 times; now once, the other records' files naming the
+ * first's ("same_as_operation"). */
+static void test_export_references(void **state)
+{
+	const uint32_t out = 64, kz = 32;
+	uint8_t *w = malloc((size_t)out * kz * 9);
+	int32_t *bias = malloc(out * sizeof(*bias));
+	ce_layer l = zero_layer(out, kz, w, bias);
+	size_t size, n;
+	uint8_t *b = shared_stream_file(&l, 64, &size), *js;
+	char *dir = fx_tmpdir("nbg-hw-ref"), path[1024], *names;
+	fx_run_result r;
+	json_t *doc, *ops;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/m.nb", dir);
+	put_file(path, b, size);
+	r = fx_run_nbg("", "weights '%s' --out '%s/w'", path, dir);
+	assert_int_equal(r.status, 0);
+	fx_run_free(&r);
+	snprintf(path, sizeof(path), "%s/w", dir);
+	names = listing(path);
+	assert_string_equal(names, "op1_bias.npy\nop1_weights.npy\nweights.json\n");
+	free(names);
+	js = read_in(path, "weights.json", &n);
+	assert_non_null(js);
+	doc = json_loadb((const char *)js, n, 0, NULL);
+	assert_non_null(doc);
+	ops = json_object_get(json_object_get(doc, "weights"), "operations");
+	assert_int_equal(json_array_size(ops), 65);
+	for (size_t i = 0; i < 64; i++) {
+		json_t *f = json_object_get(json_array_get(ops, i), "files");
+		assert_string_equal(json_string_value(json_object_get(f, "weights")), "op1_weights.npy");
+		assert_string_equal(json_string_value(json_object_get(f, "bias")), "op1_bias.npy");
+		if (i)
+			assert_int_equal(json_integer_value(json_object_get(f, "same_as_operation")), 1);
+		else
+			assert_null(json_object_get(f, "same_as_operation"));
+	}
+	json_decref(doc);
+	free(js);
+	assert_int_equal(fx_rmtree(dir), 0);
+	free(dir);
+	free(b);
+	free(w);
+	free(bias);
+}
+
+/* A FIFO planted at one of the names an export writes made `nbg weights
+ * --out` fail (exit 3) after it had committed some files, beside an earlier
+ * export's: two exports mixed.  Now the export is refused before anything
+ * is written, and an export into an earlier one's directory replaces it
+ * whole. */
+static void test_export_one_set(void **state)
+{
+	uint8_t w[8 * 4 * 9];
+	int32_t bias[8];
+	ce_layer l = zero_layer(8, 4, w, bias);
+	size_t sa, sb, n1, n2;
+	uint8_t *a = shared_stream_file(&l, 1, &sa), *b = shared_stream_file(&l, 2, &sb), *j1, *j2;
+	char *dir = fx_tmpdir("nbg-hw-set"), pa[1024], pb[1024], out[1024], fifo[1100];
+	char *before, *after;
+	fx_run_result r;
+
+	(void)state;
+	snprintf(pa, sizeof(pa), "%s/a.nb", dir);
+	snprintf(pb, sizeof(pb), "%s/b.nb", dir);
+	snprintf(out, sizeof(out), "%s/w", dir);
+	put_file(pa, a, sa);
+	put_file(pb, b, sb);
+	/* the first export: a.nb's operation 1 */
+	r = fx_run_nbg("", "weights '%s' --out '%s'", pa, out);
+	assert_int_equal(r.status, 0);
+	fx_run_free(&r);
+	/* the second, of b.nb's operation 2, meets a FIFO at its second file */
+	snprintf(fifo, sizeof(fifo), "%s/op2_bias.npy", out);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	before = listing(out);
+	j1 = read_in(out, "weights.json", &n1);
+	r = fx_run_nbg("", "weights '%s' --op 2 --out '%s'", pb, out);
+	assert_int_equal(r.status, 3);
+	assert_non_null(strstr(r.err, "not-regular-file"));
+	fx_run_free(&r);
+	after = listing(out);
+	assert_string_equal(after, before); /* not one file written */
+	j2 = read_in(out, "weights.json", &n2);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(j1, j2, n1);
+	free(j2);
+	free(after);
+	free(before);
+	/* without the FIFO, the second export replaces the first whole */
+	assert_int_equal(unlink(fifo), 0);
+	r = fx_run_nbg("", "weights '%s' --op 2 --out '%s'", pb, out);
+	assert_int_equal(r.status, 0);
+	fx_run_free(&r);
+	after = listing(out);
+	assert_string_equal(after, "op2_bias.npy\nop2_weights.npy\nweights.json\n");
+	free(after);
+	/* nothing staged is left beside it */
+	after = listing(dir);
+	assert_string_equal(after, "a.nb\nb.nb\nw\n");
+	free(after);
+	free(j1);
+	assert_int_equal(fx_rmtree(dir), 0);
+	free(dir);
+	free(a);
+	free(b);
+}
+
+/* A registered staging directory is emptied and removed when a signal ends
+ * the process (lib/common/guard.c). */
+static void test_staged_set_removed_on_signal(void **state)
+{
+	char *dir = fx_tmpdir("nbg-hw-sig"), stage[1024], *names;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	snprintf(stage, sizeof(stage), "%s/.w.XXXXXX", dir);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char f[1100];
+		if (nbg_install_signal_guards() != NBG_OK || !mkdtemp(stage))
+			_exit(2);
+		for (int i = 0; i < 300; i++) {
+			snprintf(f, sizeof(f), "%s/op%d_weights.npy", stage, i);
+			FILE *x = fopen(f, "w");
+			if (!x)
+				_exit(2);
+			fclose(x);
+		}
+		if (nbg_temp_register(stage) < 0)
+			_exit(2);
+		raise(SIGTERM);
+		_exit(3);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	names = listing(dir);
+	assert_string_equal(names, "");
+	free(names);
+	assert_int_equal(fx_rmtree(dir), 0);
+	free(dir);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_commands_report_linear),
 		cmocka_unit_test(test_one_stream_many_records),
 		cmocka_unit_test(test_stream_limits),
+		cmocka_unit_test(test_export_references),
+		cmocka_unit_test(test_export_one_set),
+		cmocka_unit_test(test_staged_set_removed_on_signal),
 	};
 
 	return tc_main(argc, argv, "test_hostile_weights", tests, TC_COUNT(tests), NULL, 0, NULL,
