@@ -977,21 +977,33 @@ static int print_plan_json(const char *path, uint32_t target, const nbg_cpu_plan
 	return 0;
 }
 
+/* --check on a model that could not be read, parsed or planned (model->err,
+ * printed): exit code rc. */
+static int check_failed(const run_args *a, cli_loaded *model, nbg_cpu_plan *p, int rc)
+{
+	if (a->json) /* the document nbg inspect --json writes for it */
+		print_error_json(&model->err, a->model);
+	cli_print_error(a->model, model);
+	nbg_cpu_plan_free(p);
+	cli_loaded_free(model);
+	return rc;
+}
+
 /* --backend cpu --check: every operation's verdict; exit 4 when one is refused. */
 static int run_check(const run_args *a)
 {
 	cli_loaded model;
 	int rc = cli_load(a->model, NULL, &model);
-	if (rc != NBG_EXIT_OK) {
-		if (a->json) /* the document nbg inspect --json writes for it */
-			print_error_json(&model.err, a->model);
-		cli_print_error(a->model, &model);
-		cli_loaded_free(&model);
-		return rc;
-	}
+	if (rc != NBG_EXIT_OK)
+		return check_failed(a, &model, NULL, rc);
 	nbg_cpu_plan *p = NULL;
 	nbg_error e;
-	if (nbg_cpu_plan_build(model.map.data, model.map.size, &p, &e) != NBG_OK) {
+	nbg_code built = nbg_cpu_plan_build(model.map.data, model.map.size, &p, &e);
+	/* the plan read the file after the parse: a shrink since was zeros to
+	 * it, whatever it concluded */
+	if ((rc = cli_loaded_changed(a->model, &model, NULL)) != NBG_EXIT_OK)
+		return check_failed(a, &model, p, rc);
+	if (built != NBG_OK) {
 		if (a->json)
 			print_error_json(&e, a->model);
 		cli_loaded_free(&model);

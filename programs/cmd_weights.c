@@ -254,10 +254,12 @@ static int write_ops(export_set *x, const nbg_weights *w, const weights_args *a,
 }
 
 /* The export as one set (cli_out_dir): the files and weights.json staged
- * beside DIR, then put in its place together; or nothing written. */
-static int write_out(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
+ * beside DIR, then put in its place together; or nothing written, as when
+ * the file shrank meanwhile (what was read from it since is zeros). */
+static int write_out(cli_loaded *l, const nbg_graph *g, const nbg_commands *c,
 		     const nbg_weights *w, const weights_args *a)
 {
+	const nbg_model *m = l->model;
 	json_t *doc = document(m, g, c, w, a);
 	export_set x = { .wrote = json_array() };
 	char *text = NULL;
@@ -277,7 +279,12 @@ static int write_out(const nbg_model *m, const nbg_graph *g, const nbg_commands 
 		fprintf(stderr, "nbg weights: out of memory\n");
 		rc = NBG_EXIT_IO;
 	}
-	if (!rc && !(rc = cli_out_dir_write(&x.dir, "weights.json", text, strlen(text))))
+	if (!rc)
+		rc = cli_out_dir_write(&x.dir, "weights.json", text, strlen(text));
+	/* everything written was read from the file after the parse */
+	if (!rc && (rc = cli_loaded_changed(a->file, l, "nothing is written")) != 0)
+		cli_print_error(a->file, l);
+	if (!rc)
 		rc = cli_out_dir_commit(&x.dir);
 	else
 		cli_out_dir_discard(&x.dir);
@@ -355,14 +362,20 @@ int cli_cmd_weights(int argc, char **argv)
 	    nbg_weights_decode(l.model, g, c, &w, &err) != NBG_OK) {
 		fprintf(stderr, "nbg weights: %s: %s\n", cli_esc(a.file), cli_esc_msg(err.message));
 		rc = nbg_code_exit(err.code);
+	} else if ((rc = cli_loaded_changed(a.file, &l, NULL)) != 0) {
+		/* the decode read the file after the parse: a shrink since is zeros */
+		cli_print_error(a.file, &l);
 	} else if (a.o.op.set && !(one = selected(w, &a))) {
 		rc = NBG_EXIT_USAGE;
-	} else {
-		rc = a.o.out ? write_out(l.model, g, c, w, &a) : report(l.model, g, c, w, &a);
-		/* the one operation asked for was not decoded: a check failed */
-		if (!rc && one && nbg_weights_op_status(one) != NBG_WEIGHTS_DECODED)
-			rc = NBG_EXIT_INVALID;
+	} else if (a.o.out) {
+		rc = write_out(&l, g, c, w, &a);
+	} else if (!(rc = report(l.model, g, c, w, &a)) &&
+		   (rc = cli_loaded_changed(a.file, &l, "the report printed for it is void")) != 0) {
+		cli_print_error(a.file, &l);
 	}
+	/* the one operation asked for was not decoded: a check failed */
+	if (!rc && one && nbg_weights_op_status(one) != NBG_WEIGHTS_DECODED)
+		rc = NBG_EXIT_INVALID;
 	nbg_weights_free(w);
 	nbg_commands_free(c);
 	nbg_graph_free(g);

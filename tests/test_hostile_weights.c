@@ -9,6 +9,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -538,6 +539,113 @@ static void test_staged_set_removed_on_signal(void **state)
 	free(dir);
 }
 
+/* ---------------------------------- a file shrinking after the parse (item 11) */
+
+/* `nbg CMD FILE TAIL` on a fresh DIR/m-shrinks-late.nb holding b, with
+ * tests/shrink_preload.c in front (`nth` > 0), which cuts the file to 64
+ * bytes right after the nth stat() of it: the first is the command's check
+ * after the parse, which then still sees it whole. */
+static fx_run_result run_shrinking(const char *dir, const uint8_t *b, size_t size, int nth,
+				   const char *cmd, const char *tail)
+{
+	char path[1100], prefix[1400];
+	struct stat st;
+	fx_run_result r;
+
+	snprintf(path, sizeof(path), "%.1000s/m-shrinks-late.nb", dir);
+	put_file(path, b, size);
+	snprintf(prefix, sizeof(prefix),
+		 "LD_PRELOAD='%s' NBG_SHRINK_AFTER_STAT=%d "
+		 "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:verify_asan_link_order=0\"",
+		 SHRINK_PRELOAD, nth);
+	r = fx_run_nbg(nth ? prefix : "", "%s '%s' %s", cmd, path, tail);
+	print_message("nbg %s (cut after stat %d): exit %d %s", cmd, nth, r.status, r.err);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, nth ? 64 : (off_t)size); /* the shim cut it, or not */
+	return r;
+}
+
+/* A file truncated after the parse, while the command decodes its weights
+ * or plans it: `nbg weights --out` exited 0 having written arrays decoded
+ * from zeros, the reports and plans were printed from zeros with exit 0 (the
+ * shrink check ran only after the parse).  Now each command asks again
+ * after what it reads (and before committing its files): file-changed,
+ * exit 3, nothing written. */
+static void test_shrink_after_parse(void **state)
+{
+	static const char unread[] = "nothing read from it is reported", unsaid[] = "is void";
+	static const struct {
+		const char *cmd;
+		int nth; /* which stat of the file the cut follows */
+		const char *why; /* on standard error: which check caught it */
+		const char *expect; /* on standard output, when not NULL */
+	} cases[] = {
+		{ "weights", 1, unread, NULL }, /* caught after the decode */
+		{ "weights", 2, unsaid, NULL }, /* after the decode: caught after the report */
+		{ "inspect --weights", 1, unsaid, NULL },
+		{ "inspect --json --weights", 1, unsaid, NULL },
+		{ "ledger", 1, unread, NULL },
+		{ "ledger --json", 1, unread, NULL },
+		{ "run --backend cpu --check", 1, unread, NULL },
+		{ "run --backend cpu --check --json", 1, unread, "\"code\": \"file-changed\"" },
+		{ "probe", 1, unread, "not planned: file-changed" },
+	};
+	uint8_t w[32 * 16 * 9];
+	int32_t bias[32];
+	ce_layer l = zero_layer(32, 16, w, bias);
+	size_t size;
+	uint8_t *b = shared_stream_file(&l, 4, &size);
+	char *dir = fx_tmpdir("nbg-hw-shrink"), out[1100], tail[1200], *names;
+	long bus = fx_sigbus_address_error();
+	fx_run_result r;
+
+	(void)state;
+	assert_true(bus != LONG_MIN);
+	if (bus) {
+		print_message("skipped: this machine reports a SIGBUS address %ld bytes from the "
+			      "one that faulted (qemu-arm 7.2 does), which the guard cannot work "
+			      "with\n", bus);
+		assert_int_equal(fx_rmtree(dir), 0);
+		free(dir);
+		free(b);
+		skip();
+	}
+	snprintf(out, sizeof(out), "%.1000s/w", dir);
+	snprintf(tail, sizeof(tail), "--out '%s'", out);
+	/* the file as it is: exported */
+	r = run_shrinking(dir, b, size, 0, "weights", tail);
+	assert_int_equal(r.status, 0);
+	fx_run_free(&r);
+	assert_int_equal(fx_rmtree(out), 0);
+	/* cut after the parse (1) or after the decode (2): nothing written */
+	for (int nth = 1; nth <= 2; nth++) {
+		r = run_shrinking(dir, b, size, nth, "weights", tail);
+		assert_int_equal(r.status, 3);
+		assert_non_null(strstr(r.err, "shrank while it was being read"));
+		/* caught after the decode (1), before the commit (2) */
+		assert_non_null(strstr(r.err, nth == 1 ? unread : "nothing is written"));
+		fx_run_free(&r);
+		names = listing(dir);
+		assert_string_equal(names, "m-shrinks-late.nb\n");
+		free(names);
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		r = run_shrinking(dir, b, size, 0, cases[i].cmd, "");
+		assert_int_not_equal(r.status, 3); /* the file as it is: no failure to read */
+		fx_run_free(&r);
+		r = run_shrinking(dir, b, size, cases[i].nth, cases[i].cmd, "");
+		assert_int_equal(r.status, 3);
+		assert_non_null(strstr(r.err, "shrank while it was being read"));
+		assert_non_null(strstr(r.err, cases[i].why));
+		if (cases[i].expect)
+			assert_non_null(strstr(r.out, cases[i].expect));
+		fx_run_free(&r);
+	}
+	assert_int_equal(fx_rmtree(dir), 0);
+	free(dir);
+	free(b);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -547,6 +655,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_export_references),
 		cmocka_unit_test(test_export_one_set),
 		cmocka_unit_test(test_staged_set_removed_on_signal),
+		cmocka_unit_test(test_shrink_after_parse),
 	};
 
 	return tc_main(argc, argv, "test_hostile_weights", tests, TC_COUNT(tests), NULL, 0, NULL,
