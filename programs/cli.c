@@ -100,21 +100,20 @@ int cli_load(const char *path, const nbg_parse_options *opts, cli_loaded *l)
 	return cli_load_expect(path, opts, NULL, l);
 }
 
-/* After a parse of a mapping that shrank under us: whatever the parse said
- * is about zeros, so it is replaced by a file-changed failure. */
-static int load_shrank(const char *path, cli_loaded *l)
+int cli_loaded_changed(const char *path, cli_loaded *l, const char *dropped)
 {
-	nbg_model_free(l->model);
-	l->model = NULL;
+	if (!cli_input_shrank(path, &l->map))
+		return 0;
 	memset(&l->err, 0, sizeof(l->err));
 	l->err.code = NBG_E_FILE_CHANGED;
 	l->err.index = -1;
 	snprintf(l->err.message, sizeof(l->err.message),
-		 "%s shrank while it was being read (another process truncated it): "
-		 "nothing read from it is reported", cli_esc(path));
+		 "%s shrank while it was being read (another process truncated it): %s",
+		 cli_esc(path), dropped ? dropped : "nothing read from it is reported");
 	l->io_failed = 1;
 	return NBG_EXIT_IO;
 }
+
 
 int cli_load_expect(const char *path, const nbg_parse_options *opts, const uint32_t *target,
 		    cli_loaded *l)
@@ -145,8 +144,13 @@ int cli_load_expect(const char *path, const nbg_parse_options *opts, const uint3
 		}
 	}
 	rc = nbg_parse(l->map.data, l->map.size, &o, &l->model, &l->err);
-	if (cli_input_shrank(path, &l->map))
-		return load_shrank(path, l);
+	/* a mapping that shrank under the parse: whatever the parse said is
+	 * about zeros, so it is replaced by a file-changed failure */
+	if (cli_loaded_changed(path, l, NULL)) {
+		nbg_model_free(l->model);
+		l->model = NULL;
+		return NBG_EXIT_IO;
+	}
 	if (rc != NBG_OK)
 		return nbg_code_exit(rc) == NBG_EXIT_IO ? NBG_EXIT_IO : NBG_EXIT_INVALID;
 	return NBG_EXIT_OK;

@@ -61,6 +61,13 @@ const char *cli_esc_msg(const char *msg);
 /* 1 when the file `path` was mapped into m and shrank since (results from
  * it must be dropped). */
 int cli_input_shrank(const char *path, const nbg_mapping *m);
+/* The check of cli_input_shrank wherever a command reads l's mapping after
+ * the parse (decoding weights, planning, a report, before its outputs are
+ * committed): 0 while the file is as it was parsed; else l->err is the
+ * file-changed failure (io_failed set; `dropped` says what of the command's
+ * work it voids, NULL: nothing read is reported) and NBG_EXIT_IO is
+ * returned, for the caller to print (cli_print_error) and drop its work. */
+int cli_loaded_changed(const char *path, cli_loaded *l, const char *dropped);
 /* A byte count: digits with an optional K, M, G or T suffix (powers of
  * 1024), or "none" (UINT64_MAX).  0 with *out set, or -1. */
 int cli_size_parse(const char *v, uint64_t *out);

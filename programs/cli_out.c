@@ -4,11 +4,13 @@
  * to descriptors and strings only; which file becomes an output, what may
  * be replaced and how, is decided here, once.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,23 +46,41 @@ static char *hidden_beside(const char *path, const char *tag)
 	return t;
 }
 
-/* mkstemp with SIGINT, SIGTERM and SIGHUP held off until the name is
- * registered with the signal guards, so no signal between the two can
- * leave the file behind.  The descriptor, or -1 with errno. */
-static int create_registered(char *tmpl, int *slot)
+/* SIGINT, SIGTERM and SIGHUP held off (hold 1) or let through again. */
+static void hold_signals(int hold, sigset_t *old)
 {
-	sigset_t block, old;
-	int fd, e;
+	sigset_t block;
 
+	if (!hold) {
+		sigprocmask(SIG_SETMASK, old, NULL);
+		return;
+	}
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	fd = mkostemp(tmpl, O_CLOEXEC);
+	sigprocmask(SIG_BLOCK, &block, old);
+}
+
+/* mkstemp (or, `dir`, mkdtemp and its descriptor) with SIGINT, SIGTERM and
+ * SIGHUP held off until the name is registered with the signal guards, so
+ * no signal between the two can leave it behind.  The descriptor, or -1
+ * with errno. */
+static int create_registered(char *tmpl, int dir, int *slot)
+{
+	sigset_t old;
+	int fd, e;
+
+	hold_signals(1, &old);
+	if (!dir)
+		fd = mkostemp(tmpl, O_CLOEXEC);
+	else if (!mkdtemp(tmpl))
+		fd = -1;
+	else if ((fd = open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		rmdir(tmpl);
 	e = errno;
 	*slot = fd >= 0 ? nbg_temp_register(tmpl) : -1;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	hold_signals(0, &old);
 	errno = e;
 	return fd;
 }
@@ -74,7 +94,7 @@ int cli_scratch_create(const char *path, const char *tag, char **name, int *slot
 		errno = ENOMEM;
 		return -1;
 	}
-	if ((fd = create_registered(*name, slot)) < 0) {
+	if ((fd = create_registered(*name, 0, slot)) < 0) {
 		int e = errno;
 		free(*name);
 		*name = NULL;
@@ -96,7 +116,8 @@ void cli_scratch_remove(char *name, int slot)
 static const char *kind_of(mode_t m)
 {
 	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
-	     : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+	     : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket"
+	     : S_ISLNK(m) ? "a symbolic link" : "not a regular file";
 }
 
 /* "nbg CMD: not-regular-file: NAME " + why (what names the kind met). */
@@ -213,7 +234,7 @@ int cli_out_open(cli_out *o, const char *cmd, const char *path, unsigned flags)
 		cli_out_free(o);
 		return failed(o, "cannot write", path, ENOMEM);
 	}
-	if ((o->fd = create_registered(o->tmp, &o->slot)) < 0) {
+	if ((o->fd = create_registered(o->tmp, 0, &o->slot)) < 0) {
 		int e = errno;
 		fprintf(stderr, "nbg %s: %s: cannot create a temporary file beside %s: %s\n", cmd,
 			nbg_code_name(NBG_E_IO), cli_esc(o->target), strerror(e));
@@ -231,22 +252,31 @@ static void keep_error(cli_out *o, int e)
 		o->err = e ? e : EIO;
 }
 
-int cli_out_write(cli_out *o, const void *buf, size_t n)
+/* n bytes to fd, every write checked: 0 or the errno of the failure. */
+static int write_all(int fd, const void *buf, size_t n)
 {
 	const uint8_t *p = buf;
 
-	if (o->stream && fflush(o->stream) != 0)
-		keep_error(o, errno);
-	while (!o->err && n) {
-		ssize_t w = write(o->fd, p, n > ((size_t)1 << 30) ? (size_t)1 << 30 : n);
+	while (n) {
+		ssize_t w = write(fd, p, n > ((size_t)1 << 30) ? (size_t)1 << 30 : n);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
-			keep_error(o, w < 0 ? errno : ENOSPC);
-			break;
-		}
+		if (w <= 0)
+			return w < 0 ? errno : ENOSPC;
 		p += w;
 		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int cli_out_write(cli_out *o, const void *buf, size_t n)
+{
+	if (o->stream && fflush(o->stream) != 0)
+		keep_error(o, errno);
+	if (!o->err) {
+		int e = write_all(o->fd, buf, n);
+		if (e)
+			keep_error(o, e);
 	}
 	return o->err ? -1 : 0;
 }
@@ -274,9 +304,9 @@ static void close_stream(cli_out *o)
 
 /* ------------------------------------------------------------ committing */
 
-/* 0666 less the umask, read without changing it (umask() would race other
- * threads); where /proc is not mounted, read by setting it back at once. */
-static mode_t new_file_mode(void)
+/* The umask, read without changing it (umask() would race other threads);
+ * where /proc is not mounted, read by setting it back at once. */
+static mode_t current_umask(void)
 {
 	FILE *f = fopen("/proc/self/status", "re");
 	char line[128];
@@ -286,13 +316,19 @@ static mode_t new_file_mode(void)
 		while (fgets(line, sizeof(line), f))
 			if (!strncmp(line, "Umask:", 6)) {
 				fclose(f);
-				return 0666 & ~(mode_t)strtoul(line + 6, NULL, 8);
+				return (mode_t)strtoul(line + 6, NULL, 8);
 			}
 		fclose(f);
 	}
 	um = umask(077);
 	umask(um);
-	return 0666 & ~um;
+	return um;
+}
+
+/* 0666 less the umask. */
+static mode_t new_file_mode(void)
+{
+	return 0666 & ~current_umask();
 }
 
 static void sync_dir_of(const char *target)
@@ -417,4 +453,252 @@ int cli_out_same(const cli_out *a, const cli_out *b)
 	if (!a->id_base || !b->id_base)
 		return !a->id_base && !b->id_base;
 	return !strcmp(a->id_base, b->id_base);
+}
+
+/* ------------------------------------------------------- a set in a directory */
+
+static int dir_failed(const cli_out_dir *d, const char *what, int e)
+{
+	fprintf(stderr, "nbg %s: %s: %s %s: %s\n", d->cmd, nbg_code_name(NBG_E_IO), what,
+		cli_esc(d->name), strerror(e));
+	return NBG_EXIT_IO;
+}
+
+/* DIR (a link resolved): a new name, or an existing directory that is not
+ * the working one. */
+static int dir_resolve(cli_out_dir *d)
+{
+	struct stat st, cwd;
+	size_t n;
+
+	if (lstat(d->name, &st) != 0) {
+		if (errno != ENOENT)
+			return dir_failed(d, "cannot examine", errno);
+		if (!(d->target = strdup(d->name)))
+			return dir_failed(d, "cannot write", ENOMEM);
+		for (n = strlen(d->target); n > 1 && d->target[n - 1] == '/';)
+			d->target[--n] = '\0'; /* "out/": the directory out */
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		fprintf(stderr, "nbg %s: %s: %s is %s, not a directory: refused, left as it is\n",
+			d->cmd, nbg_code_name(NBG_E_NOT_REGULAR_FILE), cli_esc(d->name),
+			S_ISREG(st.st_mode) ? "a regular file" : kind_of(st.st_mode));
+		return NBG_EXIT_IO;
+	}
+	if (!(d->target = realpath(d->name, NULL)) || stat(d->target, &st) != 0 ||
+	    !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "nbg %s: %s: %s is a symbolic link to no directory: refused, left "
+				"as it is\n", d->cmd, nbg_code_name(NBG_E_NOT_REGULAR_FILE),
+			cli_esc(d->name));
+		return NBG_EXIT_IO;
+	}
+	if (!strcmp(d->target, "/") ||
+	    (stat(".", &cwd) == 0 && cwd.st_dev == st.st_dev && cwd.st_ino == st.st_ino)) {
+		fprintf(stderr, "nbg %s: %s is the %s directory, which the set would replace "
+				"whole: refused (name a directory for the set alone)\n", d->cmd,
+			cli_esc(d->name), strcmp(d->target, "/") ? "working" : "root");
+		return NBG_EXIT_IO;
+	}
+	d->exists = 1;
+	d->st = st;
+	return 0;
+}
+
+/* Every entry of the existing DIR is a regular file of the command's own
+ * (an earlier set): 0, or the refusal printed. */
+static int dir_entries_mine(const cli_out_dir *d, int (*mine)(const char *name))
+{
+	DIR *dir = opendir(d->target);
+	struct dirent *e;
+	struct stat st;
+	int rc = 0;
+
+	if (!dir)
+		return dir_failed(d, "cannot read the directory", errno);
+	while (!rc && (e = readdir(dir)) != NULL) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			rc = dir_failed(d, "cannot examine an entry of", errno);
+			break;
+		}
+		if (S_ISREG(st.st_mode) && mine(e->d_name))
+			continue;
+		if (!S_ISREG(st.st_mode))
+			fprintf(stderr, "nbg %s: %s: %s/%s is %s: refused, %s left as it is (the set "
+					"replaces the directory whole)\n", d->cmd,
+				nbg_code_name(NBG_E_NOT_REGULAR_FILE), cli_esc(d->name),
+				cli_esc(e->d_name), kind_of(st.st_mode), cli_esc(d->name));
+		else
+			fprintf(stderr, "nbg %s: %s: %s holds %s, a file nbg %s does not write: "
+					"refused, left as it is (the set replaces the directory whole: "
+					"name a new or empty directory, or one nbg %s wrote)\n", d->cmd,
+				nbg_code_name(NBG_E_IO), cli_esc(d->name), cli_esc(e->d_name),
+				d->cmd, d->cmd);
+		rc = NBG_EXIT_IO;
+	}
+	closedir(dir);
+	return rc;
+}
+
+int cli_out_dir_open(cli_out_dir *d, const char *cmd, const char *path,
+		     int (*mine)(const char *name))
+{
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	d->name = path;
+	d->cmd = cmd;
+	d->mine = mine;
+	d->fd = -1;
+	d->slot = -1;
+	signal(SIGXFSZ, SIG_IGN);
+	if ((rc = dir_resolve(d)) != 0 || (d->exists && (rc = dir_entries_mine(d, mine)) != 0)) {
+		cli_out_dir_discard(d);
+		return rc;
+	}
+	if (!(d->stage = hidden_beside(d->target, NULL)) ||
+	    (d->fd = create_registered(d->stage, 1, &d->slot)) < 0) {
+		int e = d->stage ? errno : ENOMEM;
+		free(d->stage);
+		d->stage = NULL;
+		fprintf(stderr, "nbg %s: %s: cannot create a directory beside %s: %s\n", cmd,
+			nbg_code_name(NBG_E_IO), cli_esc(path), strerror(e));
+		cli_out_dir_discard(d);
+		return NBG_EXIT_IO;
+	}
+	return 0;
+}
+
+int cli_out_dir_write(cli_out_dir *d, const char *name, const void *p, size_t n)
+{
+	int fd = openat(d->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	int e = fd < 0 ? errno : write_all(fd, p, n);
+
+	if (!e && fsync(fd) != 0)
+		e = errno;
+	if (!e && d->exists && geteuid() == 0 && fchown(fd, d->st.st_uid, d->st.st_gid) != 0)
+		e = errno;
+	if (fd >= 0 && close(fd) != 0 && !e)
+		e = errno;
+	if (e) {
+		fprintf(stderr, "nbg %s: %s: cannot write %s/%s: %s\n", d->cmd, nbg_code_name(NBG_E_IO),
+			cli_esc(d->name), cli_esc(name), strerror(e));
+		cli_out_dir_discard(d);
+		return NBG_EXIT_IO;
+	}
+	return 0;
+}
+
+/* Removes the files of the directory at `path`, then the directory (a set:
+ * files only); with `mine`, only the regular files it accepts (an earlier
+ * set replaced: a file someone put there since the check stays, and so
+ * does the directory).  0 or the errno of what failed. */
+static int remove_set(const char *path, int (*mine)(const char *name))
+{
+	DIR *dir = opendir(path);
+	struct dirent *e;
+	struct stat st;
+	int err = 0;
+
+	if (!dir)
+		return errno;
+	while ((e = readdir(dir)) != NULL) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (mine && (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+			     !S_ISREG(st.st_mode) || !mine(e->d_name)))
+			continue;
+		if (unlinkat(dirfd(dir), e->d_name, 0) != 0 && !err)
+			err = errno;
+	}
+	closedir(dir);
+	return rmdir(path) != 0 && !err ? errno : err;
+}
+
+/* The set in DIR's place, signals held by the caller: 0 or the errno.  The
+ * earlier set (if any) is then at d->stage; a new DIR leaves no stage. */
+static int dir_swap(cli_out_dir *d)
+{
+	char *aside;
+	int e;
+
+	if (!d->exists) {
+		if (rename(d->stage, d->target) != 0)
+			return errno;
+		free(d->stage);
+		d->stage = NULL;
+		return 0;
+	}
+	if (renameat2(AT_FDCWD, d->stage, AT_FDCWD, d->target, RENAME_EXCHANGE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+		return errno;
+	/* no exchange on this file system: DIR aside (onto an empty directory
+	 * made for it), then the set in; the earlier set is removed from aside */
+	if (!(aside = hidden_beside(d->target, "old")))
+		return ENOMEM;
+	if (!mkdtemp(aside) || rename(d->target, aside) != 0) {
+		e = errno;
+		rmdir(aside);
+		free(aside);
+		return e;
+	}
+	if (rename(d->stage, d->target) != 0) {
+		e = errno;
+		rename(aside, d->target);
+		free(aside);
+		return e;
+	}
+	free(d->stage);
+	d->stage = aside;
+	return 0;
+}
+
+int cli_out_dir_commit(cli_out_dir *d)
+{
+	mode_t mode = d->exists ? d->st.st_mode & 07777 : 0777 & ~current_umask();
+	sigset_t old;
+	int e = 0;
+
+	if (d->exists && geteuid() == 0 && fchown(d->fd, d->st.st_uid, d->st.st_gid) != 0)
+		e = errno; /* before fchmod: chown clears the set-id bits */
+	if (!e && fchmod(d->fd, mode) != 0)
+		e = errno;
+	if (!e && fsync(d->fd) != 0)
+		e = errno;
+	if (!e) {
+		hold_signals(1, &old);
+		e = dir_swap(d);
+		hold_signals(0, &old);
+	}
+	if (e) {
+		fprintf(stderr, "nbg %s: %s: cannot put the new set in the place of %s: %s\n",
+			d->cmd, nbg_code_name(NBG_E_IO), cli_esc(d->name), strerror(e));
+		cli_out_dir_discard(d);
+		return NBG_EXIT_IO;
+	}
+	sync_dir_of(d->target);
+	if (d->stage && (e = remove_set(d->stage, d->mine)) != 0)
+		fprintf(stderr, "nbg %s: the earlier set could not all be removed (%s): %s is left\n",
+			d->cmd, strerror(e), cli_esc(d->stage));
+	free(d->stage);
+	d->stage = NULL;
+	cli_out_dir_discard(d);
+	return 0;
+}
+
+void cli_out_dir_discard(cli_out_dir *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+	if (d->stage)
+		remove_set(d->stage, NULL);
+	nbg_temp_unregister(d->slot);
+	d->slot = -1;
+	free(d->stage);
+	free(d->target);
+	d->stage = d->target = NULL;
 }

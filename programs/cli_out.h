@@ -23,6 +23,7 @@
  *    (cli_out_commit_all); two of them that are the same file (compared by
  *    device and inode, or by directory and name for new files) are refused
  *    (cli_out_same) before anything is written.
+ *  - A directory of outputs is committed whole (cli_out_dir_*, below).
  */
 #ifndef NBG_CLI_OUT_H
 #define NBG_CLI_OUT_H
@@ -84,6 +85,53 @@ int cli_out_same(const cli_out *a, const cli_out *b);
  * partial set is worse than none).  0, or the exit code with the reason
  * printed. */
 int cli_out_commit_all(cli_out *const *o, size_t n);
+
+/*
+ * A directory of outputs committed as one set (`nbg weights --out DIR`):
+ *
+ *  - DIR is a new name, an empty directory, or a directory (or a link to
+ *    one) whose every entry is a regular file `mine` accepts as one of the
+ *    command's own (an earlier set); anything else -- another file, a FIFO,
+ *    device, link or directory inside, DIR itself not a directory, the
+ *    working directory -- is refused before anything is written (exit 3)
+ *    and left as it is.
+ *  - The files go into a hidden staging directory beside DIR
+ *    (".NAME.XXXXXX", 0700 while it is written), registered with the signal
+ *    guards: a failure, SIGINT, SIGTERM or SIGHUP removes it with its files.
+ *  - The commit syncs every file and the staging directory, gives it DIR's
+ *    mode (a new DIR: 0777 less the umask; as root DIR's owner and group,
+ *    its files too) and puts it in DIR's place in one step: exchanged with
+ *    DIR (renameat2 RENAME_EXCHANGE), or renamed to a new DIR; where the file
+ *    system cannot exchange, DIR is renamed aside and the set into its
+ *    place, signals held.  The earlier set is then removed and the parent
+ *    synced (only the files `mine` accepts: one put there since the check
+ *    stays, with the directory).  Whoever reads DIR sees the earlier set or
+ *    the new one whole, never a mix.
+ */
+typedef struct cli_out_dir {
+	const char *name;  /* as the user gave it (messages) */
+	const char *cmd;
+	int (*mine)(const char *name); /* the names of the command's own files */
+	char *target;      /* the directory replaced: DIR, or the one a link names */
+	char *stage;       /* the staging directory while it exists, else NULL */
+	int fd;            /* the staging directory's descriptor */
+	int slot;          /* its registration with the signal guards */
+	int exists;        /* target existed: st is its status */
+	struct stat st;
+} cli_out_dir;
+
+/* Prepares DIR `path` for command `cmd`: checks it and its entries, creates
+ * the staging directory.  0, or the exit code (3) with the reason printed. */
+int cli_out_dir_open(cli_out_dir *d, const char *cmd, const char *path,
+		     int (*mine)(const char *name));
+/* Writes the file `name` (a plain name) of the set: 0, or the exit code with
+ * the reason printed (the staging directory is then removed). */
+int cli_out_dir_write(cli_out_dir *d, const char *name, const void *p, size_t n);
+/* Puts the set in DIR's place: 0, or the exit code with the reason printed;
+ * the staging directory is gone either way. */
+int cli_out_dir_commit(cli_out_dir *d);
+/* Removes the staging directory with its files (nothing is committed). */
+void cli_out_dir_discard(cli_out_dir *d);
 
 /* A scratch file beside `path` (".NAME.TAG.XXXXXX"), registered with the
  * signal guards: for a file another program reads (nbg graph's DOT document

@@ -125,8 +125,10 @@ static const cli_command commands[] = {
 	  "range of the stored codes and the share of zero weights.  --out DIR writes, per "
 	  "decoded operation N, opN_weights.npy (the stored codes, [out, z, ky, kx]), "
 	  "opN_bias.npy (int32, the zero-point correction undone), opN_scale.npy where the "
-	  "stream carries per-channel floats, and DIR/weights.json; each file whole or not at "
-	  "all.  FILE - is standard input.  Exit 1 when the file is not a valid NBG, or when "
+	  "stream carries per-channel floats, and DIR/weights.json (an operation sharing the "
+	  "stream of one before it names that one's files), as one set: staged beside DIR and "
+	  "put in its place whole, or nothing written (DIR new, empty or an earlier export).  "
+	  "FILE - is standard input.  Exit 1 when the file is not a valid NBG, or when "
 	  "--op names an operation whose stream did not decode.",
 	  { STRING("--out", "DIR", "write the arrays as .npy files and weights.json into DIR",
 		   cli_weights_opts, out),

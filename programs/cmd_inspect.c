@@ -85,6 +85,17 @@ static int inspect_text(const nbg_model *m, const char *path, const inspect_opts
 	return o->a.memory ? cli_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
 }
 
+/* After a report that read l's mapping past the parse (the tables, the
+ * weights): rc, or the file-changed failure printed and its exit code. */
+static int reported(const char *path, cli_loaded *l, int rc)
+{
+	int x = cli_loaded_changed(path, l, "the report printed for it is void");
+
+	if (x)
+		cli_print_error(path, l);
+	return cli_exit_worst(rc, x);
+}
+
 /* One file's report; `list` collects JSON documents in operand order. */
 static int inspect_one(const char *path, const inspect_opts *o, cli_json_list *list)
 {
@@ -105,6 +116,7 @@ static int inspect_one(const char *path, const inspect_opts *o, cli_json_list *l
 				putchar('\n');
 			inspect_text(l.model, path, o);
 		}
+		rc = reported(path, &l, rc);
 		cli_loaded_free(&l);
 		return rc;
 	}
@@ -129,6 +141,7 @@ static int inspect_one(const char *path, const inspect_opts *o, cli_json_list *l
 			putchar('\n');
 		rc = inspect_text(l.model, path, o);
 	}
+	rc = reported(path, &l, rc);
 	cli_loaded_free(&l);
 	return rc;
 }

@@ -64,7 +64,10 @@ static int load_ledger(const char *path, cli_loaded *ld, nbg_ledger **out)
 		print_ledger_error(path, &err);
 		return nbg_code_exit(rc);
 	}
-	return NBG_EXIT_OK;
+	/* the ledger decoded the weights from the file after the parse */
+	if ((x = cli_loaded_changed(path, ld, NULL)) != NBG_EXIT_OK)
+		cli_print_error(path, ld);
+	return x;
 }
 
 static void human_table(FILE *out, const nbg_ledger *l, const char *path)

@@ -116,6 +116,9 @@ static int probe_cpu(const char *path, json_t *arr)
 		l.err = e;
 		rc = nbg_code_exit(e.code);
 	}
+	/* the plan read the file after the parse: a shrink since was zeros to it */
+	if (l.model && cli_loaded_changed(path, &l, NULL))
+		rc = NBG_EXIT_IO;
 	if (rc != NBG_EXIT_OK) {
 		if (!arr)
 			printf("  %s: not planned: %s\n", cli_esc(path), nbg_code_name(l.err.code));

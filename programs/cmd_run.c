@@ -991,6 +991,18 @@ void cli_cpu_options(nbg_cpu_options *o, const cli_size *memory, const cli_size 
 	o->max_plan_steps = steps && steps->set ? steps->value : cli_env_limit("NBG_MAX_CPU_PLAN_STEPS");
 }
 
+/* --check on a model that could not be read, parsed or planned (model->err,
+ * printed): exit code rc. */
+static int check_failed(const run_args *a, cli_loaded *model, nbg_cpu_plan *p, int rc)
+{
+	if (a->json) /* the document nbg inspect --json writes for it */
+		print_error_json(&model->err, a->model);
+	cli_print_error(a->model, model);
+	nbg_cpu_plan_free(p);
+	cli_loaded_free(model);
+	return rc;
+}
+
 /* --backend cpu --check: every operation's verdict; the exit code is the
  * one a run of the model would give for what the model decides
  * (nbg_cpu_plan_check: 4 for a refused operation or I/O records the
@@ -999,16 +1011,16 @@ static int run_check(const run_args *a)
 {
 	cli_loaded model;
 	int rc = cli_load(a->model, NULL, &model);
-	if (rc != NBG_EXIT_OK) {
-		if (a->json) /* the document nbg inspect --json writes for it */
-			print_error_json(&model.err, a->model);
-		cli_print_error(a->model, &model);
-		cli_loaded_free(&model);
-		return rc;
-	}
+	if (rc != NBG_EXIT_OK)
+		return check_failed(a, &model, NULL, rc);
 	nbg_cpu_plan *p = NULL;
 	nbg_error e;
-	if (nbg_cpu_plan_build_opts(model.map.data, model.map.size, &a->cpu, &p, &e) != NBG_OK) {
+	nbg_code built = nbg_cpu_plan_build_opts(model.map.data, model.map.size, &a->cpu, &p, &e);
+	/* the plan read the file after the parse: a shrink since was zeros to
+	 * it, whatever it concluded */
+	if ((rc = cli_loaded_changed(a->model, &model, NULL)) != NBG_EXIT_OK)
+		return check_failed(a, &model, p, rc);
+	if (built != NBG_OK) {
 		if (a->json)
 			print_error_json(&e, a->model);
 		cli_loaded_free(&model);

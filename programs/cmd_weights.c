@@ -9,14 +9,14 @@
  *   opN_scale.npy          float32 per channel, where the stream carries one
  *   opN_weights_float.npy  with --float, float32 (q - zp) x scale, where a
  *                          scale is known
- * and DIR/weights.json: the document with each operation's files.  Every file
- * is written whole or not at all by the one output writer (cli_out.c, the OUT
- * rules of doc/security.md): never through a device, FIFO or directory.
+ * and DIR/weights.json: the document with each operation's files (an
+ * operation sharing the decode of a stream an operation before it names
+ * refers to that one's files).  The export is one set (cli_out_dir): staged
+ * in a directory beside DIR and put in its place whole, or refused before
+ * anything is written (doc/weights.md, doc/security.md's OUT rules).
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -56,42 +56,51 @@ static int parse_args(int argc, char **argv, weights_args *a)
 
 /* ------------------------------------------------------------- files */
 
-/* data[0..n) as the file `path`, through the one output writer. */
-static int write_file(const char *path, const void *data, size_t n)
+/* The names an export writes: weights.json and opN_KIND.npy (cli_out_dir
+ * replaces a directory holding only these). */
+static int export_name(const char *name)
 {
-	cli_out o;
-	int rc = cli_out_open(&o, "weights", path, 0);
+	static const char *const kinds[] = { "weights.npy", "bias.npy", "scale.npy",
+					     "weights_float.npy" };
+	size_t i = 2;
 
-	if (rc)
-		return rc;
-	cli_out_write(&o, data, n);
-	rc = cli_out_commit(&o);
-	cli_out_free(&o);
-	return rc;
+	if (!strcmp(name, "weights.json"))
+		return 1;
+	if (strncmp(name, "op", 2))
+		return 0;
+	while (name[i] >= '0' && name[i] <= '9')
+		i++;
+	if (i == 2 || name[i] != '_')
+		return 0;
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		if (!strcmp(name + i + 1, kinds[k]))
+			return 1;
+	return 0;
 }
 
-static int write_npy(const char *dir, const char *name, const char *descr, const uint64_t *shape,
+/* An export being staged: the directory and the files written to it, to
+ * be named once the set is committed. */
+typedef struct export_set {
+	cli_out_dir dir;
+	json_t *wrote; /* [name, bytes] pairs */
+} export_set;
+
+static int write_npy(export_set *x, const char *name, const char *descr, const uint64_t *shape,
 		     uint32_t ndim, const void *data, size_t size)
 {
-	char path[4096];
 	uint8_t *npy = NULL;
 	size_t n = 0;
 	nbg_error e;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path)) {
-		fprintf(stderr, "nbg weights: the path under %s is too long\n", cli_esc(dir));
-		return NBG_EXIT_IO;
-	}
 	if (nbg_npy_encode(descr, shape, ndim, data, size, &npy, &n, &e) != NBG_OK) {
 		fprintf(stderr, "nbg weights: %s: %s\n", nbg_code_name(e.code), cli_esc_msg(e.message));
 		return nbg_code_exit(e.code);
 	}
-	int rc = write_file(path, npy, n);
+	int rc = cli_out_dir_write(&x->dir, name, npy, n);
 	free(npy);
-	if (rc)
-		return rc;
-	printf("wrote %s (%zu bytes)\n", cli_esc(path), n);
-	return 0;
+	if (!rc)
+		json_array_append_new(x->wrote, json_pack("[s,I]", name, (json_int_t)n));
+	return rc;
 }
 
 /* n 32-bit values as little-endian bytes (the .npy data of "<i4", "<f4"). */
@@ -130,7 +139,7 @@ static uint8_t *dequantized(const nbg_weights_op *o)
 }
 
 /* The files of one decoded operation; their names go into `files`. */
-static int write_op(const char *dir, const nbg_weights_op *o, int dequantize, json_t *files)
+static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json_t *files)
 {
 	const uint32_t *sh = nbg_weights_op_shape(o);
 	uint64_t shape[4] = { sh[0], sh[1], sh[2], sh[3] };
@@ -140,7 +149,7 @@ static int write_op(const char *dir, const nbg_weights_op *o, int dequantize, js
 	int rc;
 
 	snprintf(name, sizeof(name), "op%zu_weights.npy", op);
-	if ((rc = write_npy(dir, name, "|u1", shape, 4, codes, n)))
+	if ((rc = write_npy(x, name, "|u1", shape, 4, codes, n)))
 		return rc;
 	json_object_set_new(files, "weights", json_string(name));
 	struct {
@@ -162,7 +171,7 @@ static int write_op(const char *dir, const nbg_weights_op *o, int dequantize, js
 		}
 		snprintf(name, sizeof(name), "op%zu_%s.npy", op, arrays[i].key);
 		/* [out, z, ky, kx] for the weights, [out] for the rest */
-		rc = write_npy(dir, name, arrays[i].descr, shape, arrays[i].dequantize ? 4 : 1, b,
+		rc = write_npy(x, name, arrays[i].descr, shape, arrays[i].dequantize ? 4 : 1, b,
 			       arrays[i].dequantize ? n * 4 : sh[0] * 4u);
 		free(b);
 		if (rc)
@@ -172,22 +181,6 @@ static int write_op(const char *dir, const nbg_weights_op *o, int dequantize, js
 	if (dequantize && !nbg_weights_op_scale(o))
 		printf("op %zu: no float weights: the stream carries no scale and the file holds "
 		       "no quantization record for its weights\n", op);
-	return 0;
-}
-
-static int ensure_dir(const char *dir)
-{
-	struct stat st;
-
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "nbg weights: cannot create the directory %s: %s\n", cli_esc(dir),
-			strerror(errno));
-		return NBG_EXIT_IO;
-	}
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "nbg weights: %s is not a directory\n", cli_esc(dir));
-		return NBG_EXIT_IO;
-	}
 	return 0;
 }
 
@@ -226,43 +219,86 @@ static json_t *document(const nbg_model *m, const nbg_graph *g, const nbg_comman
 	return root;
 }
 
-static int write_out(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
-		     const nbg_weights *w, const weights_args *a)
+/* Each operation's files: its own, or (an operation naming the stream of
+ * one exported before it, whose decode it shares) a reference to that
+ * operation's files, "same_as_operation" saying which: a stream's arrays are
+ * written once.  0 or the exit code. */
+static int write_ops(export_set *x, const nbg_weights *w, const weights_args *a, json_t *ops)
 {
-	json_t *doc = document(m, g, c, w, a), *ops;
-	char *text, path[4096];
-	int rc = ensure_dir(a->o.out);
+	json_t **files_of = calloc(nbg_weights_count(w) + 1, sizeof(*files_of));
+	int rc = files_of ? 0 : NBG_EXIT_IO;
 
-	if (!doc) {
-		fprintf(stderr, "nbg weights: out of memory\n");
-		return NBG_EXIT_IO;
-	}
-	ops = json_object_get(json_object_get(doc, "weights"), "operations");
 	for (size_t i = 0, k = 0; !rc && i < nbg_weights_count(w); i++) {
 		const nbg_weights_op *o = nbg_weights_at(w, i);
+		size_t f = nbg_weights_op_first(o);
+		json_t *files;
 		if (a->o.op.set && nbg_weights_op_operation(o) != a->o.op.value)
 			continue;
-		json_t *files = json_object();
-		if (nbg_weights_op_status(o) == NBG_WEIGHTS_DECODED)
-			rc = write_op(a->o.out, o, a->o.dequantize, files);
+		if (f != i && files_of[f]) {
+			files = json_deep_copy(files_of[f]);
+			json_object_set_new(files, "same_as_operation",
+					    json_integer((json_int_t)nbg_weights_op_operation(
+						    nbg_weights_at(w, f))));
+		} else {
+			files = json_object();
+			if (nbg_weights_op_status(o) == NBG_WEIGHTS_DECODED &&
+			    !(rc = write_op(x, o, a->o.dequantize, files)))
+				files_of[i] = files;
+		}
 		json_object_set_new(json_array_get(ops, k++), "files", files);
 	}
-	text = rc ? NULL : json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(doc);
-	if (rc)
-		return rc;
-	snprintf(path, sizeof(path), "%s/weights.json", a->o.out);
-	if (!text) {
+	if (!files_of)
 		fprintf(stderr, "nbg weights: out of memory\n");
+	free(files_of);
+	return rc;
+}
+
+/* The export as one set (cli_out_dir): the files and weights.json staged
+ * beside DIR, then put in its place together; or nothing written, as when
+ * the file shrank meanwhile (what was read from it since is zeros). */
+static int write_out(cli_loaded *l, const nbg_graph *g, const nbg_commands *c,
+		     const nbg_weights *w, const weights_args *a)
+{
+	const nbg_model *m = l->model;
+	json_t *doc = document(m, g, c, w, a);
+	export_set x = { .wrote = json_array() };
+	char *text = NULL;
+	int rc;
+
+	if (!doc || !x.wrote) {
+		fprintf(stderr, "nbg weights: out of memory\n");
+		json_decref(doc);
+		json_decref(x.wrote);
 		return NBG_EXIT_IO;
 	}
-	if ((rc = write_file(path, text, strlen(text))) != 0) {
-		free(text);
-		return rc;
+	rc = cli_out_dir_open(&x.dir, "weights", a->o.out, export_name);
+	if (!rc)
+		rc = write_ops(&x, w, a, json_object_get(json_object_get(doc, "weights"),
+							   "operations"));
+	if (!rc && !(text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER))) {
+		fprintf(stderr, "nbg weights: out of memory\n");
+		rc = NBG_EXIT_IO;
 	}
-	printf("wrote %s\n", cli_esc(path));
+	if (!rc)
+		rc = cli_out_dir_write(&x.dir, "weights.json", text, strlen(text));
+	/* everything written was read from the file after the parse */
+	if (!rc && (rc = cli_loaded_changed(a->file, l, "nothing is written")) != 0)
+		cli_print_error(a->file, l);
+	if (!rc)
+		rc = cli_out_dir_commit(&x.dir);
+	else
+		cli_out_dir_discard(&x.dir);
+	for (size_t i = 0; !rc && i < json_array_size(x.wrote); i++) {
+		json_t *e = json_array_get(x.wrote, i);
+		printf("wrote %s/%s (%" JSON_INTEGER_FORMAT " bytes)\n", cli_esc(a->o.out),
+		       json_string_value(json_array_get(e, 0)), json_integer_value(json_array_get(e, 1)));
+	}
+	if (!rc)
+		printf("wrote %s/weights.json\n", cli_esc(a->o.out));
 	free(text);
-	return 0;
+	json_decref(doc);
+	json_decref(x.wrote);
+	return rc;
 }
 
 static int report(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
@@ -326,14 +362,20 @@ int cli_cmd_weights(int argc, char **argv)
 	    nbg_weights_decode(l.model, g, c, &w, &err) != NBG_OK) {
 		fprintf(stderr, "nbg weights: %s: %s\n", cli_esc(a.file), cli_esc_msg(err.message));
 		rc = nbg_code_exit(err.code);
+	} else if ((rc = cli_loaded_changed(a.file, &l, NULL)) != 0) {
+		/* the decode read the file after the parse: a shrink since is zeros */
+		cli_print_error(a.file, &l);
 	} else if (a.o.op.set && !(one = selected(w, &a))) {
 		rc = NBG_EXIT_USAGE;
-	} else {
-		rc = a.o.out ? write_out(l.model, g, c, w, &a) : report(l.model, g, c, w, &a);
-		/* the one operation asked for was not decoded: a check failed */
-		if (!rc && one && nbg_weights_op_status(one) != NBG_WEIGHTS_DECODED)
-			rc = NBG_EXIT_INVALID;
+	} else if (a.o.out) {
+		rc = write_out(&l, g, c, w, &a);
+	} else if (!(rc = report(l.model, g, c, w, &a)) &&
+		   (rc = cli_loaded_changed(a.file, &l, "the report printed for it is void")) != 0) {
+		cli_print_error(a.file, &l);
 	}
+	/* the one operation asked for was not decoded: a check failed */
+	if (!rc && one && nbg_weights_op_status(one) != NBG_WEIGHTS_DECODED)
+		rc = NBG_EXIT_INVALID;
 	nbg_weights_free(w);
 	nbg_commands_free(c);
 	nbg_graph_free(g);

@@ -686,11 +686,10 @@ void ce_put_bits(uint8_t *cmd, unsigned w, unsigned lo, unsigned n, uint32_t v)
 
 /* The fixture's v2 file with its NN command describing l, its kernel patch
  * naming COEF_DATA_TABLE entry 1 and that entry holding the stream. */
-uint8_t *ce_nbg_file(const ce_layer *l, const uint8_t *stream, size_t n, uint32_t target,
-			   size_t *size)
+fx_spec *ce_nbg_spec(const ce_layer *l, const uint8_t *stream, size_t n)
 {
 	fx_spec *s = fx_default();
-	uint8_t nn[384] = { 0 }, *b, pat[5 * 28];
+	uint8_t nn[384] = { 0 }, pat[5 * 28];
 	fx_section *patch = fx_find(s, 10), *coef;
 	uint32_t table[4] = { 0, 500, 512, (uint32_t)n };
 
@@ -722,7 +721,15 @@ uint8_t *ce_nbg_file(const ce_layer *l, const uint8_t *stream, size_t n, uint32_
 	fx_resize(coef, 512 + n + 64);
 	memcpy(coef->data + 512, stream, n);
 	memset(coef->data + 512 + n, 0xEE, 64); /* not the entry's: opaque bytes after it */
-	b = fx_build(s, size);
+	return s;
+}
+
+uint8_t *ce_nbg_file(const ce_layer *l, const uint8_t *stream, size_t n, uint32_t target,
+		     size_t *size)
+{
+	fx_spec *s = ce_nbg_spec(l, stream, n);
+	uint8_t *b = fx_build(s, size);
+
 	fx_free(s);
 	put32le(b + 8, target); /* the header's target (outside the file checksum) */
 	return b;

@@ -66,5 +66,9 @@ void ce_put_bits(uint8_t *cmd, unsigned w, unsigned lo, unsigned n, uint32_t v);
  * `target`.  malloc'd. */
 uint8_t *ce_nbg_file(const ce_layer *l, const uint8_t *stream, size_t n, uint32_t target,
 		     size_t *size);
+/* The same file before it is laid out (fx_build; the header's target is
+ * then the fixture's, 0x1000003b), for a test that changes it further. */
+struct fx_spec;
+struct fx_spec *ce_nbg_spec(const ce_layer *l, const uint8_t *stream, size_t n);
 
 #endif

@@ -1,10 +1,14 @@
 /*
  * fixture.c - NBG v2 synthesizer for tests (see fixture.h).
  */
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -541,4 +545,60 @@ int fx_sha256sum_is(const uint8_t d[32], const void *p, size_t n)
 	for (int i = 0; i < 32; i++)
 		snprintf(got + 2 * i, 3, "%02x", d[i]);
 	return ok && !strcmp(got, want);
+}
+
+/* ------------------------------------------------ SIGBUS addresses */
+
+static volatile const uint8_t *probe_map;
+static int probe_pipe;
+
+static void probe_on_bus(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	long d = (long)((uintptr_t)si->si_addr - (uintptr_t)(probe_map + 8192 + 5));
+	(void)!write(probe_pipe, &d, sizeof(d));
+	_exit(0);
+}
+
+long fx_sigbus_address_error(void)
+{
+	char path[] = "/tmp/nbg-sigbus-XXXXXX";
+	int fds[2], fd = mkstemp(path);
+	long d = LONG_MIN;
+	if (fd < 0)
+		return d;
+	if (pipe(fds) != 0) {
+		close(fd);
+		unlink(path);
+		return d;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		probe_pipe = fds[1];
+		if (ftruncate(fd, 65536) != 0)
+			_exit(1);
+		void *p = mmap(NULL, 65536, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED || ftruncate(fd, 4096) != 0)
+			_exit(1);
+		probe_map = p;
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = probe_on_bus;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGBUS, &sa, NULL);
+		(void)probe_map[8192 + 5];
+		_exit(1);
+	}
+	close(fds[1]);
+	if (pid > 0) {
+		if (read(fds[0], &d, sizeof(d)) != (ssize_t)sizeof(d))
+			d = LONG_MIN;
+		waitpid(pid, NULL, 0);
+	}
+	close(fds[0]);
+	close(fd);
+	unlink(path);
+	return d;
 }

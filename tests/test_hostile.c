@@ -887,64 +887,11 @@ static void test_stdout_full(void **state)
 
 /* ------------------------------------- 8. truncated while mapped */
 
-/* The guard relies on SIGBUS naming the address that faulted, as the kernel
- * does.  qemu-arm 7.2 (the armhf cross build) names one 4 KiB page higher:
- * the guard maps zeros from the page after the one that faulted, and the
- * access faults again forever.  This asks the machine, in a child: the
- * distance between the reported and the real address (0 where it is right),
- * or LONG_MIN when the check itself could not run. */
-static volatile const uint8_t *probe_map;
-static int probe_pipe;
-
-static void probe_on_bus(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig;
-	(void)uc;
-	long d = (long)((uintptr_t)si->si_addr - (uintptr_t)(probe_map + 8192 + 5));
-	(void)!write(probe_pipe, &d, sizeof(d));
-	_exit(0);
-}
-
-static long sigbus_address_error(void)
-{
-	int fds[2];
-	long d = LONG_MIN;
-	if (pipe(fds) != 0)
-		return d;
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(fds[0]);
-		probe_pipe = fds[1];
-		int fd = open(in_work("probe.bin"), O_RDWR | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || ftruncate(fd, 65536) != 0)
-			_exit(1);
-		void *p = mmap(NULL, 65536, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (p == MAP_FAILED || ftruncate(fd, 4096) != 0)
-			_exit(1);
-		probe_map = p;
-		struct sigaction sa;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = probe_on_bus;
-		sa.sa_flags = SA_SIGINFO;
-		sigaction(SIGBUS, &sa, NULL);
-		(void)probe_map[8192 + 5];
-		_exit(1);
-	}
-	close(fds[1]);
-	if (pid > 0) {
-		if (read(fds[0], &d, sizeof(d)) != (ssize_t)sizeof(d))
-			d = LONG_MIN;
-		waitpid(pid, NULL, 0);
-	}
-	close(fds[0]);
-	unlink(in_work("probe.bin"));
-	return d;
-}
-
-/* Skips the calling test where SIGBUS addresses are wrong (above). */
+/* Skips the calling test where SIGBUS addresses are wrong
+ * (fx_sigbus_address_error). */
 static void needs_sigbus_address(void)
 {
-	long d = sigbus_address_error();
+	long d = fx_sigbus_address_error();
 	assert_true(d != LONG_MIN);
 	if (d) {
 		print_message("skipped: this machine reports a SIGBUS address %ld bytes from the "

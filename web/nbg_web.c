@@ -318,8 +318,9 @@ static json_t *histogram(const nbg_weights_op *o)
 
 /* One operation: its node in the DOT of nbg_web_dot (the layer's box, as
  * lib/report/dot_commands.c names it), its status and reason as `nbg
- * weights` prints them, its line of `nbg weights`, the histogram. */
-static json_t *weights_op(const nbg_graph *g, const nbg_weights_op *o)
+ * weights` prints them, its line of `nbg weights`, the histogram: counted
+ * once per decoded stream (shared_histogram), given as `hist`. */
+static json_t *weights_op(const nbg_graph *g, const nbg_weights_op *o, json_t *hist)
 {
 	const nbg_graph_operation *r = nbg_graph_operation_at(g, nbg_weights_op_operation(o));
 	const uint32_t *shape = nbg_weights_op_shape(o);
@@ -345,9 +346,19 @@ static json_t *weights_op(const nbg_graph *g, const nbg_weights_op *o)
 			      nbg_weights_op_reason_id(o), "reason", nbg_weights_op_reason(o), "line",
 			      line ? line : "", "zero_point", (json_int_t)nbg_weights_op_zero_point(o),
 			      "shape", (json_int_t)shape[0], (json_int_t)shape[1], (json_int_t)shape[2],
-			      (json_int_t)shape[3], "histogram", histogram(o));
+			      (json_int_t)shape[3], "histogram", hist);
 	free(line);
 	return j;
+}
+
+/* The histogram of o's stream, shared by the operations naming it. */
+static json_t *shared_histogram(const nbg_weights *w, const nbg_weights_op *o, json_t **hist)
+{
+	size_t f = nbg_weights_op_first(o);
+
+	if (!hist[f])
+		hist[f] = histogram(nbg_weights_at(w, f));
+	return json_incref(hist[f]);
 }
 
 /* The graph, commands and kernel streams of a model, as `nbg weights` and
@@ -374,12 +385,18 @@ static char *weights_doc(const slot *s, nbg_error *err)
 	char *text = NULL;
 
 	if (decode_weights(s->model, &g, &c, &w, err) == NBG_OK) {
-		json_t *ops = json_array();
-		for (size_t k = 0; ops && k < nbg_weights_count(w); k++)
-			if (json_array_append_new(ops, weights_op(g, nbg_weights_at(w, k))) != 0) {
+		json_t *ops = json_array(), **hist = calloc(nbg_weights_count(w) + 1, sizeof(*hist));
+		for (size_t k = 0; ops && k < nbg_weights_count(w); k++) {
+			const nbg_weights_op *o = nbg_weights_at(w, k);
+			json_t *h = hist ? shared_histogram(w, o, hist) : NULL;
+			if (!hist || json_array_append_new(ops, weights_op(g, o, h)) != 0) {
 				json_decref(ops);
 				ops = NULL;
 			}
+		}
+		for (size_t k = 0; hist && k < nbg_weights_count(w); k++)
+			json_decref(hist[k]);
+		free(hist);
 		json_t *doc = ops ? json_pack("{s:o}", "operations", ops) : NULL;
 		text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
 		json_decref(doc);

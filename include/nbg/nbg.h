@@ -574,7 +574,8 @@ NBG_API char *nbg_path_escape(const char *path);
 NBG_API int nbg_path_needs_escape(const char *path);
 
 /* Registers a temporary file to be removed when SIGINT, SIGTERM or SIGHUP
- * ends the process (after nbg_install_signal_guards); returns the slot to
+ * ends the process (after nbg_install_signal_guards), or a temporary
+ * directory of files to be emptied and removed; returns the slot to
  * give nbg_temp_unregister once the file is renamed or removed, or -1.  The
  * library writes no file itself: a program that replaces files registers
  * its temporaries here, with the three signals blocked between creating

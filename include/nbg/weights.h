@@ -122,6 +122,14 @@ NBG_API size_t nbg_weights_op_index(const nbg_weights_op *o);
 NBG_API size_t nbg_weights_op_operation(const nbg_weights_op *o);
 NBG_API uint32_t nbg_weights_op_command(const nbg_weights_op *o);
 
+/* Operations that name one kernel stream share its one decode (a stream is
+ * decoded once per file, whatever the number of records naming it): status,
+ * reason, format and the very arrays (the same pointers) of the first
+ * operation naming it, in this result's order.  The position of that first
+ * operation (for nbg_weights_at): o's own when o is the first, or when its
+ * stream was not decoded for it. */
+NBG_API size_t nbg_weights_op_first(const nbg_weights_op *o);
+
 NBG_API nbg_weights_status nbg_weights_op_status(const nbg_weights_op *o);
 /* A stable kebab-case id ("bit-count-mismatch", "unsupported-data-type", ...;
  * doc/weights.md lists them) and a sentence; "" for a decoded stream. */

@@ -48,6 +48,9 @@ typedef struct nbg_coef_out {
 	nbg_weights_format format;
 	unsigned order;
 	uint32_t cores;
+	uint32_t plane;          /* the output plane the kernels' offset words are
+				  * the channels times (s->plane[0] or [1]); 0 when
+				  * none was read (v8a, tp-fc, one kernel) */
 	uint8_t *codes;          /* out * kz * ky * kx, [out][z][ky][kx] */
 	int32_t *bias_stored, *bias;
 	float *scale;            /* NULL unless per_channel */

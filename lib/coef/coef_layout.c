@@ -190,7 +190,12 @@ int nbg_coef_layout_finish(nbg_coef_layout *l, nbg_coef_out *o)
 		return NBG_COEF_NO_MEMORY;
 	/* one kernel: its offset word names nothing to check (an addition's
 	 * offset, in Mesa's writer) */
-	ok = out == 1 || channels_by(l, s->plane[0], seen) || channels_by(l, s->plane[1], seen);
+	if (out == 1)
+		ok = 1;
+	else if ((ok = channels_by(l, s->plane[0], seen)) != 0)
+		o->plane = s->plane[0];
+	else if ((ok = channels_by(l, s->plane[1], seen)) != 0)
+		o->plane = s->plane[1];
 	free(seen);
 	if (out == 1)
 		l->chan_of[0] = 0;

@@ -5,6 +5,7 @@
  * format in turn for a target whose family is not known), and the result's
  * accessors.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -209,6 +210,7 @@ static void take(nbg_weights_op *w, nbg_coef_out *o, const nbg_coef_shape *s)
 	w->format = o->format;
 	w->order = o->order;
 	w->cores = o->cores;
+	w->plane = o->plane;
 	w->codes = o->codes;
 	w->bias_stored = o->bias_stored;
 	w->bias = o->bias;
@@ -290,48 +292,66 @@ uint32_t nbg_weights_tp_fc_outputs(const nbg_cmd *cmd)
 	return (uint32_t)n;
 }
 
-/* A TP fully connected layer: inputs in_image_z_size (a 1x1 image), outputs
- * the product of the output loop counts, the zero points coef_zp and in_zp. */
-static bool one_tp_fc(const nbg_model *m, const nbg_graph *g, const nbg_cmd_op *op,
-		      const nbg_cmd *cmd, const nbg_cmd_ref *r, nbg_weights_op *w)
-{
+/* An operation whose stream is to be decoded, found by the first pass:
+ * what the decoder is given besides the stream. */
+typedef struct pending {
+	uint64_t offset, size; /* the stream's (the operation's stream_offset, _size) */
+	size_t at;             /* its position in the result */
+	int tp;                /* a TP fully connected layer's stream (tp-fc) */
 	nbg_coef_shape s;
-	nbg_coef_out o;
-	int rc;
+} pending;
 
-	memset(&s, 0, sizeof(s));
-	s.out = nbg_weights_tp_fc_outputs(cmd);
-	s.kz = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Z_SIZE);
-	s.kx = s.ky = s.superblock = 1;
-	s.zero_point = nbg_cmd_tp(cmd, NBG_TPF_COEF_ZP);
-	s.in_zero_point = (int32_t)nbg_cmd_tp(cmd, NBG_TPF_IN_ZP);
-	w->shape[0] = s.out;
-	w->shape[1] = s.kz;
+/* A TP fully connected layer: inputs in_image_z_size (a 1x1 image), outputs
+ * the product of the output loop counts, the zero points coef_zp and in_zp.
+ * True when its stream is to be decoded (p filled). */
+static bool tp_fc_ready(const nbg_model *m, const nbg_graph *g, const nbg_cmd_op *op,
+			const nbg_cmd *cmd, const nbg_cmd_ref *r, nbg_weights_op *w, pending *p)
+{
+	nbg_coef_shape *s = &p->s;
+
+	memset(s, 0, sizeof(*s));
+	p->tp = 1;
+	s->out = nbg_weights_tp_fc_outputs(cmd);
+	s->kz = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Z_SIZE);
+	s->kx = s->ky = s->superblock = 1;
+	s->zero_point = nbg_cmd_tp(cmd, NBG_TPF_COEF_ZP);
+	s->in_zero_point = (int32_t)nbg_cmd_tp(cmd, NBG_TPF_IN_ZP);
+	w->shape[0] = s->out;
+	w->shape[1] = s->kz;
 	w->shape[2] = w->shape[3] = 1;
-	w->zero_point = (int32_t)s.zero_point;
-	w->in_zero_point = s.in_zero_point;
+	w->zero_point = (int32_t)s->zero_point;
+	w->in_zero_point = s->in_zero_point;
 	w->data_type = op->in_type;
 	if (!locate(m, g, r, w))
-		return true;
+		return false;
 	if (op->in_type != 0 || op->out_type != 0) {
 		const char *dt = nbg_command_data_type_name(op->in_type ? op->in_type : op->out_type);
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-data-type", UINT64_MAX,
 			   "unsupported (a fully connected layer on %s data: its stream is not "
 			   "established)",
 			   dt ? dt : "unknown");
-		return true;
+		return false;
 	}
-	if (s.in_zero_point != 0) {
+	if (s->in_zero_point != 0) {
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-input-zero-point", UINT64_MAX,
 			   "unsupported (in_zp %d: no sample shows whether the stored bias holds a "
-			   "correction for it)", s.in_zero_point);
-		return true;
+			   "correction for it)", s->in_zero_point);
+		return false;
 	}
-	rc = nbg_coef_decode_tpfc(m->data + w->stream_offset, (size_t)w->stream_size, &s, &o);
+	return true;
+}
+
+/* Decodes a TP fully connected layer's stream; false only when memory ran
+ * out. */
+static bool decode_tp(const nbg_model *m, const nbg_coef_shape *s, nbg_weights_op *w)
+{
+	nbg_coef_out o;
+	int rc = nbg_coef_decode_tpfc(m->data + w->stream_offset, (size_t)w->stream_size, s, &o);
+
 	if (rc == NBG_COEF_NO_MEMORY)
 		return false;
 	if (rc == NBG_COEF_DECODED) {
-		take(w, &o, &s);
+		take(w, &o, s);
 		return true;
 	}
 	set_reason(w, !strncmp(o.reason_id, "unsupported", 11) ? NBG_WEIGHTS_UNSUPPORTED
@@ -340,12 +360,14 @@ static bool one_tp_fc(const nbg_model *m, const nbg_graph *g, const nbg_cmd_op *
 	return true;
 }
 
-static bool one_op(const nbg_model *m, const nbg_graph *g, const nbg_commands *c, size_t i,
-		   nbg_weights_op *w)
+/* The first pass over operation i: what its command says, where its stream
+ * is, whether nbgkit decodes such a stream.  True when it is to be decoded
+ * (p filled). */
+static bool op_ready(const nbg_model *m, const nbg_graph *g, const nbg_commands *c, size_t i,
+		     nbg_weights_op *w, pending *p)
 {
 	const nbg_cmd_op *op = nbg_commands_op_at(c, i);
 	const nbg_cmd *cmd = nbg_commands_at(c, op->engine, op->command);
-	nbg_coef_shape s;
 	uint32_t ky_field;
 
 	w->index = i;
@@ -355,22 +377,142 @@ static bool one_op(const nbg_model *m, const nbg_graph *g, const nbg_commands *c
 	w->type = op->type;
 	w->bit = UINT64_MAX;
 	w->data_type = op->kernel_type;
+	w->first = w;
 	if (op->engine == NBG_CMD_TP) {
 		nbg_cmd_ref r;
-		return nbg_weights_tp_fc(g, op, cmd, &r) ? one_tp_fc(m, g, op, cmd, &r, w) : true;
+		return nbg_weights_tp_fc(g, op, cmd, &r) && tp_fc_ready(m, g, op, cmd, &r, w, p);
 	}
-	shape_of(m, cmd, &s, &ky_field);
-	w->shape[0] = s.out;
-	w->shape[1] = s.kz;
-	w->shape[2] = s.ky;
-	w->shape[3] = s.kx;
-	w->zero_point = (int32_t)s.zero_point;
-	w->in_zero_point = s.in_zero_point;
-	if (!locate(m, g, &op->kernel_ref, w) || !supported(m, op, cmd, &s, ky_field, w))
+	p->tp = 0;
+	shape_of(m, cmd, &p->s, &ky_field);
+	w->shape[0] = p->s.out;
+	w->shape[1] = p->s.kz;
+	w->shape[2] = p->s.ky;
+	w->shape[3] = p->s.kx;
+	w->zero_point = (int32_t)p->s.zero_point;
+	w->in_zero_point = p->s.in_zero_point;
+	if (!locate(m, g, &op->kernel_ref, w) || !supported(m, op, cmd, &p->s, ky_field, w))
+		return false;
+	w->shape[2] = p->s.ky; /* a 0x7d fully connected command's kernels are one column */
+	w->shape[3] = p->s.kx;
+	return true;
+}
+
+/* ------------------------------------------------- each stream decoded once */
+
+/* By stream (offset, size), then position: the first of a stream's
+ * operations comes first. */
+static int cmp_pending(const void *a, const void *b)
+{
+	const pending *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* What the decoder reads from an operation's command, its output planes
+ * aside, is the same for a and b. */
+static bool same_kernels(const pending *a, const pending *b)
+{
+	const nbg_coef_shape *x = &a->s, *y = &b->s;
+
+	return a->tp == b->tp && x->out == y->out && x->kz == y->kz && x->ky == y->ky &&
+	       x->kx == y->kx && x->superblock == y->superblock &&
+	       x->zero_point == y->zero_point && x->in_zero_point == y->in_zero_point &&
+	       x->depthwise == y->depthwise && x->per_channel == y->per_channel &&
+	       x->v7_cores == y->v7_cores && x->six_first == y->six_first;
+}
+
+/* b's command may share the decode made with a's: the same kernels, and
+ * the same output planes, or a decoded stream whose offset words (when it
+ * has any) are the channels times one of b's planes.  (Tiles of one layer
+ * share a stream and differ in their output images; where the offset words
+ * map the channels, they map them one way only, whichever plane fits.) */
+static bool shares(const pending *a, const nbg_weights_op *first, const pending *b)
+{
+	if (!same_kernels(a, b))
+		return false;
+	if (a->s.plane[0] == b->s.plane[0] && a->s.plane[1] == b->s.plane[1])
 		return true;
-	w->shape[2] = s.ky; /* a 0x7d fully connected command's kernels are one column */
-	w->shape[3] = s.kx;
-	return decode_one(m, &s, w);
+	return first->status == NBG_WEIGHTS_DECODED &&
+	       (!first->plane || first->plane == b->s.plane[0] || first->plane == b->s.plane[1]);
+}
+
+/* w names first's stream: first's decode is w's. */
+static void share(const nbg_weights_op *first, nbg_weights_op *w)
+{
+	w->status = first->status;
+	w->reason_id = first->reason_id;
+	memcpy(w->reason, first->reason, sizeof(w->reason));
+	w->bit = first->bit;
+	w->format = first->format;
+	w->order = first->order;
+	w->cores = first->cores;
+	w->plane = first->plane;
+	w->codes = first->codes;
+	w->bias_stored = first->bias_stored;
+	w->bias = first->bias;
+	w->scale = first->scale;
+	w->first = (nbg_weights_op *)first;
+}
+
+/* How many of p[0..n) (sorted) name the stream of p[0]. */
+static size_t group_end(const pending *p, size_t n)
+{
+	size_t j = 1;
+
+	while (j < n && p[j].offset == p[0].offset && p[j].size == p[0].size)
+		j++;
+	return j;
+}
+
+/*
+ * Each stream decoded once: the operations that name one stream (its file
+ * offset and size) share the decode made for the first of them in the
+ * result's order; one that names it with another shape is not decoded
+ * (shared-stream-conflict), as is every operation whose stream starts
+ * inside a stream decoded before it in file order (overlapping-stream).
+ * The decoder so reads each byte of the coefficient data at most once (per
+ * format tried), whatever the number of records.  False only when memory
+ * ran out.
+ */
+static bool decode_streams(const nbg_model *m, nbg_weights *r, pending *p, size_t n)
+{
+	const nbg_weights_op *last = NULL; /* the decoded stream that ends last */
+
+	qsort(p, n, sizeof(*p), cmp_pending);
+	for (size_t i = 0, j; i < n; i += j) {
+		nbg_weights_op *first = &r->ops[p[i].at];
+		j = group_end(p + i, n - i);
+		if (last && first->stream_offset < last->stream_offset + last->stream_size) {
+			for (size_t k = 0; k < j; k++)
+				set_reason(&r->ops[p[i + k].at], NBG_WEIGHTS_NOT_DECODED,
+					   "overlapping-stream", UINT64_MAX, "its stream (offset %"
+					   PRIu64 ") starts inside the stream of operation %zu (offset %"
+					   PRIu64 ", %" PRIu64 " bytes): each coefficient byte is "
+					   "decoded once", first->stream_offset, last->operation,
+					   last->stream_offset, last->stream_size);
+			continue;
+		}
+		if (!(p[i].tp ? decode_tp(m, &p[i].s, first) : decode_one(m, &p[i].s, first)))
+			return false;
+		if (!last || first->stream_offset + first->stream_size >
+				     last->stream_offset + last->stream_size)
+			last = first;
+		for (size_t k = 1; k < j; k++) {
+			nbg_weights_op *w = &r->ops[p[i + k].at];
+			if (shares(&p[i], first, &p[i + k]))
+				share(first, w);
+			else
+				set_reason(w, NBG_WEIGHTS_NOT_DECODED, "shared-stream-conflict",
+					   UINT64_MAX, "it names the stream of operation %zu with "
+					   "other kernels or output planes: a stream is decoded once, "
+					   "for the first operation naming it", first->operation);
+		}
+	}
+	return true;
 }
 
 /* ------------------------------------------------------------- result */
@@ -381,7 +523,9 @@ static int cmp_span(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-/* The bytes decoded streams explain, overlaps merged. */
+/* The bytes decoded streams explain, in file order (each stream once: the
+ * operations sharing it name it by the first; decoded streams never
+ * overlap, the merge below is for safety). */
 static bool spans(nbg_weights *r)
 {
 	size_t n = 0;
@@ -390,7 +534,7 @@ static bool spans(nbg_weights *r)
 	if (!r->spans)
 		return false;
 	for (size_t i = 0; i < r->count; i++)
-		if (r->ops[i].status == NBG_WEIGHTS_DECODED)
+		if (r->ops[i].status == NBG_WEIGHTS_DECODED && r->ops[i].first == &r->ops[i])
 			r->spans[n++] = (nbg_weights_span){ r->ops[i].stream_offset,
 							    r->ops[i].stream_size,
 							    r->ops[i].operation };
@@ -422,10 +566,37 @@ static bool is_weights_op(const nbg_graph *g, const nbg_commands *c, const nbg_c
 	return nbg_weights_tp_fc(g, op, nbg_commands_at(c, op->engine, op->command), &r);
 }
 
+/* Every operation's first pass, then each stream decoded once; false only
+ * when memory ran out. */
+static bool decode_all(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
+		       nbg_weights *r, pending *p)
+{
+	size_t np = 0;
+
+	for (size_t i = 0; i < nbg_commands_op_count(c); i++) {
+		nbg_weights_op *w;
+		if (!is_weights_op(g, c, nbg_commands_op_at(c, i)))
+			continue;
+		w = &r->ops[r->count];
+		w->at = r->count++;
+		if (op_ready(m, g, c, i, w, &p[np])) {
+			p[np].offset = w->stream_offset;
+			p[np].size = w->stream_size;
+			p[np++].at = w->at;
+		}
+	}
+	if (!decode_streams(m, r, p, np))
+		return false;
+	for (size_t i = 0; i < r->count; i++)
+		r->status_counts[r->ops[i].status]++;
+	return spans(r);
+}
+
 nbg_code nbg_weights_decode(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
 			    nbg_weights **out, nbg_error *err)
 {
 	nbg_weights *r;
+	pending *p = NULL;
 	size_t n = 0;
 
 	if (out)
@@ -435,20 +606,14 @@ nbg_code nbg_weights_decode(const nbg_model *m, const nbg_graph *g, const nbg_co
 				     "no model, graph, commands or result pointer was given");
 	for (size_t i = 0; i < nbg_commands_op_count(c); i++)
 		n += is_weights_op(g, c, nbg_commands_op_at(c, i));
-	if (!(r = calloc(1, sizeof(*r))) || !(r->ops = calloc(n ? n : 1, sizeof(*r->ops))))
+	if (!(r = calloc(1, sizeof(*r))) || !(r->ops = calloc(n ? n : 1, sizeof(*r->ops))) ||
+	    !(p = calloc(n ? n : 1, sizeof(*p))) || !decode_all(m, g, c, r, p))
 		goto oom;
-	for (size_t i = 0; i < nbg_commands_op_count(c); i++) {
-		if (!is_weights_op(g, c, nbg_commands_op_at(c, i)))
-			continue;
-		if (!one_op(m, g, c, i, &r->ops[r->count++]))
-			goto oom;
-		r->status_counts[r->ops[r->count - 1].status]++;
-	}
-	if (!spans(r))
-		goto oom;
+	free(p);
 	*out = r;
 	return NBG_OK;
 oom:
+	free(p);
 	nbg_weights_free(r);
 	return nbg_error_set(err, NBG_E_OUT_OF_MEMORY, 0, "memory",
 			     "out of memory while decoding the kernel streams");
@@ -459,6 +624,8 @@ void nbg_weights_free(nbg_weights *w)
 	if (!w)
 		return;
 	for (size_t i = 0; i < w->count; i++) {
+		if (w->ops[i].first != &w->ops[i])
+			continue; /* the first's arrays */
 		free(w->ops[i].codes);
 		free(w->ops[i].bias_stored);
 		free(w->ops[i].bias);
@@ -487,6 +654,10 @@ uint64_t nbg_weights_explained_bytes(const nbg_weights *w) { return w ? w->expla
 size_t nbg_weights_op_index(const nbg_weights_op *o) { return o ? o->index : 0; }
 size_t nbg_weights_op_operation(const nbg_weights_op *o) { return o ? o->operation : 0; }
 uint32_t nbg_weights_op_command(const nbg_weights_op *o) { return o ? o->command : 0; }
+size_t nbg_weights_op_first(const nbg_weights_op *o)
+{
+	return o ? (o->first ? o->first->at : o->at) : 0;
+}
 nbg_weights_status nbg_weights_op_status(const nbg_weights_op *o)
 {
 	return o ? o->status : NBG_WEIGHTS_STATUS_COUNT;
@@ -535,29 +706,37 @@ const uint8_t *nbg_weights_op_codes(const nbg_weights_op *o, size_t *count)
 	return o->codes;
 }
 
-/* Computed when asked (the reports), not while decoding. */
+/* Computed when first asked (the reports), not while decoding, once per
+ * stream: the operations sharing a decode share the figures. */
 void nbg_weights_op_stats(const nbg_weights_op *o, uint32_t *min, uint32_t *max,
 			  uint64_t *zero_points)
 {
 	if (!o)
 		return;
-	uint8_t lo = 255, hi = 0, zp = (uint8_t)o->zero_point;
-	uint64_t zeros = 0, n = 0;
+	nbg_weights_op *f = o->first ? o->first : (nbg_weights_op *)o;
+	uint64_t st = __atomic_load_n(&f->stats, __ATOMIC_ACQUIRE);
 
-	if (o->status == NBG_WEIGHTS_DECODED)
-		n = (uint64_t)o->shape[0] * o->shape[1] * o->shape[2] * o->shape[3];
-	else
-		lo = 0;
-	for (uint64_t i = 0; i < n; i++) {
-		uint8_t c = o->codes[i];
-		lo = c < lo ? c : lo;
-		hi = c > hi ? c : hi;
-		zeros += c == zp;
+	if (!(st >> 63)) {
+		uint8_t lo = 255, hi = 0, zp = (uint8_t)f->zero_point;
+		uint64_t zeros = 0, n = 0;
+		if (f->status == NBG_WEIGHTS_DECODED)
+			n = (uint64_t)f->shape[0] * f->shape[1] * f->shape[2] * f->shape[3];
+		else
+			lo = 0;
+		for (uint64_t i = 0; i < n; i++) {
+			uint8_t c = f->codes[i];
+			lo = c < lo ? c : lo;
+			hi = c > hi ? c : hi;
+			zeros += c == zp;
+		}
+		/* the same figures whichever thread stores them */
+		st = 1ull << 63 | zeros << 16 | (uint64_t)hi << 8 | lo;
+		__atomic_store_n(&f->stats, st, __ATOMIC_RELEASE);
 	}
 	if (min)
-		*min = lo;
+		*min = (uint32_t)(st & 0xff);
 	if (max)
-		*max = hi;
+		*max = (uint32_t)(st >> 8 & 0xff);
 	if (zero_points)
-		*zero_points = zeros;
+		*zero_points = st >> 16 & ((1ull << 47) - 1);
 }

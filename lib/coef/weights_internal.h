@@ -20,11 +20,21 @@ struct nbg_weights_op {
 	nbg_weights_format format;
 	unsigned order;
 	uint32_t cores, data_type;
+	uint32_t plane;          /* the decode's nbg_coef_out.plane */
 	uint32_t shape[4];       /* out, z, ky, kx */
 	int32_t zero_point, in_zero_point;
+	/* the operation whose decode of the same stream this one shares: its
+	 * arrays are that one's (it alone frees them); itself when it decoded
+	 * its stream or has none */
+	struct nbg_weights_op *first;
+	size_t at;               /* its position in the result */
 	uint8_t *codes;
 	int32_t *bias_stored, *bias;
 	float *scale;
+	/* nbg_weights_op_stats' figures of the first's codes, computed at the
+	 * first call and kept (atomic): bit 63 set once computed, min in bits
+	 * 0-7, max in 8-15, zero points from bit 16 */
+	uint64_t stats;
 };
 
 /* Bytes the decoded streams explain, merged, in file order. */

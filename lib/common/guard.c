@@ -23,16 +23,20 @@
  * bounded, until each has ended (a child that ignores it gets SIGKILL after
  * a second): a vendor call in a child does not outlive the program holding
  * the NPU.  It then unlinks every registered temporary and lets the signal
- * take its previous course (by default the process ends by it).  Signals
- * that were ignored when the guards were installed stay ignored.
+ * take its previous course (by default the process ends by it).  A
+ * registered directory (a set of outputs being staged: files only) is
+ * emptied and removed, with system calls alone.  Signals that were ignored
+ * when the guards were installed stay ignored.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -246,14 +250,53 @@ static void end_children(int sig)
 	}
 }
 
+#if defined(__linux__) && defined(SYS_getdents64)
+/* Unlinks the entries of the directory at `path` (not recursively) with
+ * system calls only, as a signal handler may: getdents64 has no libc
+ * function that is async-signal-safe.  Twice over, for entries a first
+ * pass may skip while the directory shrinks. */
+static void empty_dir(const char *path)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	long n;
+
+	if (fd < 0)
+		return;
+	for (int pass = 0; pass < 2 && lseek(fd, 0, SEEK_SET) == 0; pass++)
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+			for (long off = 0; off + 19 < n;) {
+				/* struct linux_dirent64: d_ino, d_off (8 bytes each),
+				 * d_reclen (2), d_type (1), d_name */
+				unsigned short len;
+				const char *name = buf + off + 19;
+				memcpy(&len, buf + off + 16, sizeof(len));
+				if (strcmp(name, ".") && strcmp(name, ".."))
+					unlinkat(fd, name, 0);
+				if (!len)
+					break;
+				off += len;
+			}
+	close(fd);
+}
+#else
+static void empty_dir(const char *path)
+{
+	(void)path;
+}
+#endif
+
 static void on_term(int sig, siginfo_t *si, void *uc)
 {
 	int e = errno;
 
 	end_children(sig);
 	for (int i = 0; i < TEMP_SLOTS; i++)
-		if (__atomic_load_n(&temps[i].used, __ATOMIC_ACQUIRE) == 2)
-			unlink(temps[i].path); /* async-signal-safe */
+		if (__atomic_load_n(&temps[i].used, __ATOMIC_ACQUIRE) == 2 &&
+		    unlink(temps[i].path) != 0) { /* async-signal-safe */
+			empty_dir(temps[i].path);
+			rmdir(temps[i].path);
+		}
 	errno = e;
 	for (int i = 0; i < 3; i++)
 		if (term_signals[i] == sig)

@@ -47,7 +47,22 @@ static json_t *arrays_sha(const nbg_weights_op *o)
 	return j;
 }
 
-static json_t *op_json(const nbg_graph *g, const nbg_commands *c, const nbg_weights_op *o)
+/* The SHA-256 object of o's arrays: computed once per decoded stream, the
+ * operations sharing a decode sharing the object (sha[position of the
+ * first], NULL sha: computed each time). */
+static json_t *shared_sha(const nbg_weights_op *o, json_t **sha)
+{
+	const nbg_weights_op *f = o->first ? o->first : o;
+
+	if (!sha)
+		return arrays_sha(f);
+	if (!sha[f->at])
+		sha[f->at] = arrays_sha(f);
+	return json_incref(sha[f->at]);
+}
+
+static json_t *op_json(const nbg_graph *g, const nbg_commands *c, const nbg_weights_op *o,
+		       json_t **sha)
 {
 	const nbg_cmd_op *op = nbg_commands_op_at(c, o->index);
 	const char *dt = nbg_command_data_type_name(o->data_type);
@@ -94,7 +109,7 @@ static json_t *op_json(const nbg_graph *g, const nbg_commands *c, const nbg_weig
 					      ((double)o->shape[0] * o->shape[1] * o->shape[2] *
 					       o->shape[3])));
 	json_object_set_new(j, "per_channel_scale", json_boolean(o->scale != NULL));
-	json_object_set_new(j, "sha256", arrays_sha(o));
+	json_object_set_new(j, "sha256", shared_sha(o, sha));
 	return j;
 }
 
@@ -102,15 +117,18 @@ void nbg_weights_json_write(nbg_jw *jw, const nbg_model *m, const nbg_graph *g,
 			    const nbg_commands *c, const nbg_weights *w)
 {
 	nbg_weights_format f = nbg_weights_target_format(m->target);
-	json_t *counts = json_object();
+	json_t *counts = json_object(), **sha = calloc(w->count ? w->count : 1, sizeof(*sha));
 
 	nbg_jw_object(jw, "weights");
 	nbg_jw_put(jw, "target", json_integer(m->target));
 	nbg_jw_put(jw, "target_format", f ? json_string(nbg_weights_format_name(f)) : json_null());
 	nbg_jw_array(jw, "operations");
 	for (size_t i = 0; i < w->count; i++)
-		nbg_jw_put(jw, NULL, op_json(g, c, &w->ops[i]));
+		nbg_jw_put(jw, NULL, op_json(g, c, &w->ops[i], sha));
 	nbg_jw_end(jw);
+	for (size_t i = 0; sha && i < w->count; i++)
+		json_decref(sha[i]);
+	free(sha);
 	for (int st = 0; st < NBG_WEIGHTS_STATUS_COUNT; st++)
 		json_object_set_new(counts, nbg_weights_status_name((nbg_weights_status)st),
 				    json_integer((json_int_t)w->status_counts[st]));

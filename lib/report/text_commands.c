@@ -82,18 +82,98 @@ static void op_name(const nbg_commands *c, const nbg_graph *g, size_t i, char *b
 		snprintf(buf, size, "%s op %zu", t ? t : "?", i);
 }
 
+/* The edges each operation's line names, found once for the whole table:
+ * operation i's are at[start[i] .. start[i + 1]), in edge order, the edges
+ * into it (not to an output record) and those from it to an output record.
+ * Without it (memory ran out) every line scans every edge. */
+typedef struct edge_index {
+	size_t ops;
+	size_t *start, *at;
+} edge_index;
+
+/* The operation whose line names edge e. */
+static size_t edge_owner(const nbg_cmd_edge *e)
+{
+	return e->kind == NBG_CMD_EDGE_OUTPUT ? e->from : e->to;
+}
+
+/* A stable counting sort of n items by key(i) < keys into start / at;
+ * false when memory runs out. */
+static bool group_sort(size_t n, size_t keys, size_t (*key)(const void *, size_t),
+		       const void *ctx, size_t **start, size_t **at)
+{
+	size_t *s = calloc(keys + 2, sizeof(*s)), *a = malloc((n ? n : 1) * sizeof(*a));
+
+	*start = s;
+	*at = a;
+	if (!s || !a)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (key(ctx, i) < keys)
+			s[key(ctx, i) + 2]++;
+	for (size_t k = 2; k < keys + 2; k++)
+		s[k] += s[k - 1];
+	for (size_t i = 0; i < n; i++)
+		if (key(ctx, i) < keys)
+			a[s[key(ctx, i) + 1]++] = i;
+	return true;
+}
+
+static size_t edge_key(const void *ctx, size_t k)
+{
+	return edge_owner(nbg_commands_edge_at(ctx, k));
+}
+
+/* Sorted once by the operation that names them (stably: each operation's
+ * edges keep their order). */
+static void edge_index_build(edge_index *x, const nbg_commands *c, size_t ops)
+{
+	x->ops = ops;
+	if (!group_sort(nbg_commands_edge_count(c), ops, edge_key, c, &x->start, &x->at)) {
+		free(x->start);
+		free(x->at);
+		x->start = x->at = NULL;
+	}
+}
+
+static void edge_index_free(edge_index *x)
+{
+	free(x->start);
+	free(x->at);
+}
+
+/* Operation i's next edge after *k (*k SIZE_MAX to begin); NULL at the end. */
+static const nbg_cmd_edge *edge_next(const edge_index *x, const nbg_commands *c, size_t i,
+				     size_t *k)
+{
+	size_t n = nbg_commands_edge_count(c);
+
+	if (x && x->start) {
+		size_t j = *k == SIZE_MAX ? (i < x->ops ? x->start[i] : 0) : *k + 1;
+		*k = j;
+		return i < x->ops && j < x->start[i + 1] ? nbg_commands_edge_at(c, x->at[j]) : NULL;
+	}
+	for (size_t j = *k == SIZE_MAX ? 0 : *k + 1; j < n; j++)
+		if (edge_owner(nbg_commands_edge_at(c, j)) == i) {
+			*k = j;
+			return nbg_commands_edge_at(c, j);
+		}
+	*k = n;
+	return NULL;
+}
+
 /* Where operation i's bytes come from: the input records and operations
  * that wrote them last, the first three named. */
-static void source_text(const nbg_commands *c, const nbg_graph *g, size_t i, char *buf,
-			size_t size)
+static void source_text(const nbg_commands *c, const nbg_graph *g, const edge_index *x,
+			size_t i, char *buf, size_t size)
 {
-	size_t n = 0, shown = 0, len = 0;
+	size_t n = 0, shown = 0, len = 0, k = SIZE_MAX;
+	const nbg_cmd_edge *e;
 
 	buf[0] = '\0';
-	for (size_t k = 0; k < nbg_commands_edge_count(c); k++) {
-		const nbg_cmd_edge *e = nbg_commands_edge_at(c, k);
+	while ((e = edge_next(x, c, i, &k)) != NULL) {
 		char one[40];
-		if (e->to != i || e->kind == NBG_CMD_EDGE_OUTPUT)
+		if (e->kind == NBG_CMD_EDGE_OUTPUT)
 			continue;
 		if (n++ >= 3)
 			continue;
@@ -111,11 +191,14 @@ static void source_text(const nbg_commands *c, const nbg_graph *g, size_t i, cha
 }
 
 /* " -> output k" for every output record operation i writes. */
-static void output_text(FILE *out, const nbg_commands *c, size_t i)
+static void output_text(FILE *out, const nbg_commands *c, const edge_index *x, size_t i)
 {
-	for (size_t k = 0; k < nbg_commands_edge_count(c); k++)
-		if (nbg_commands_edge_at(c, k)->kind == NBG_CMD_EDGE_OUTPUT && nbg_commands_edge_at(c, k)->from == i)
-			fprintf(out, " -> output %zu", nbg_commands_edge_at(c, k)->to);
+	size_t k = SIZE_MAX;
+	const nbg_cmd_edge *e;
+
+	while ((e = edge_next(x, c, i, &k)) != NULL)
+		if (e->kind == NBG_CMD_EDGE_OUTPUT)
+			fprintf(out, " -> output %zu", e->to);
 }
 
 static void ref_text(FILE *out, const nbg_cmd_mem_ref *r)
@@ -130,7 +213,7 @@ static void ref_text(FILE *out, const nbg_cmd_mem_ref *r)
 
 /* An operation that is not decoded: what its patches reference. */
 static void other_line(FILE *out, const nbg_commands *c, const nbg_graph *g,
-		       const nbg_cmd_other *x)
+		       const edge_index *ix, const nbg_cmd_other *x)
 {
 	char src[128];
 	const char *t = nbg_graph_op_type_name(x->type);
@@ -146,9 +229,9 @@ static void other_line(FILE *out, const nbg_commands *c, const nbg_graph *g,
 		fputc(' ', out);
 		nbg_text_put(out, nbg_graph_layer_at(g, x->layer_id)->name);
 	}
-	source_text(c, g, x->operation, src, sizeof(src));
+	source_text(c, g, ix, x->operation, src, sizeof(src));
 	fprintf(out, "] <- %s", src);
-	output_text(out, c, x->operation);
+	output_text(out, c, ix, x->operation);
 	fputc('\n', out);
 }
 
@@ -191,9 +274,11 @@ static void relations(FILE *out, const nbg_commands *c)
 void nbg_text_commands(FILE *out, const nbg_model *m, const nbg_graph *g, const nbg_commands *c)
 {
 	char desc[160], src[128];
+	edge_index ix;
 
 	if (!out || !m || !g || !c)
 		return;
+	edge_index_build(&ix, c, nbg_graph_summary_of(g)->operation_count);
 	fprintf(out, "\nCommands (layout of the open etnaviv driver; evidence in doc/commands.md):\n");
 	section_line(out, c, NBG_CMD_NN);
 	section_line(out, c, NBG_CMD_TP);
@@ -203,10 +288,10 @@ void nbg_text_commands(FILE *out, const nbg_model *m, const nbg_graph *g, const 
 		const nbg_cmd_op *op = nbg_commands_op_of(c, i);
 		if (!op) {
 			if (x < nbg_commands_other_count(c) && nbg_commands_other_at(c, x)->operation == i)
-				other_line(out, c, g, nbg_commands_other_at(c, x++));
+				other_line(out, c, g, &ix, nbg_commands_other_at(c, x++));
 			continue;
 		}
-		source_text(c, g, i, src, sizeof(src));
+		source_text(c, g, &ix, i, src, sizeof(src));
 		fprintf(out, "  %s %u: %s  [op %zu, layer %u", op_label(op),
 			op->command, nbg_command_describe(op, desc, sizeof(desc)), op->operation,
 			op->layer_id);
@@ -215,9 +300,10 @@ void nbg_text_commands(FILE *out, const nbg_model *m, const nbg_graph *g, const 
 			nbg_text_put(out, nbg_graph_layer_at(g, op->layer_id)->name);
 		}
 		fprintf(out, "] <- %s", src);
-		output_text(out, c, i);
+		output_text(out, c, &ix, i);
 		fputc('\n', out);
 	}
+	edge_index_free(&ix);
 	relations(out, c);
 }
 
@@ -329,48 +415,82 @@ static void layer_line(FILE *out, const nbg_graph *g, const nbg_commands *c, uin
 	fprintf(out, " %3zu  %-28s %s\n", n + others, shape, what);
 }
 
+/* The operations of each line of the layer table, grouped once: an
+ * operation's group is its layer (layer_id below layer_count), else its own
+ * operation (layer_count + its OPERATIONS index).  Group k's NN / TP
+ * operations are op[op_start[k] .. op_start[k + 1]) (indexes of
+ * nbg_commands_op_at), its other operations other[other_start[k] ..) (of
+ * nbg_commands_other_at), each in their order. */
+typedef struct layer_groups {
+	size_t *op_start, *op, *other_start, *other;
+} layer_groups;
+
+static size_t group_of(uint32_t layer_id, size_t operation, size_t layers)
+{
+	return layer_id < layers ? layer_id : layers + operation;
+}
+
+typedef struct group_ctx {
+	const nbg_commands *c;
+	size_t layers;
+} group_ctx;
+
+static size_t op_key(const void *ctx, size_t k)
+{
+	const group_ctx *x = ctx;
+	const nbg_cmd_op *op = nbg_commands_op_at(x->c, k);
+	return group_of(op->layer_id, op->operation, x->layers);
+}
+
+static size_t other_key(const void *ctx, size_t k)
+{
+	const group_ctx *x = ctx;
+	const nbg_cmd_other *o = nbg_commands_other_at(x->c, k);
+	return group_of(o->layer_id, o->operation, x->layers);
+}
+
 /* Every layer with NN / TP or other operations, once, in the order its
  * first operation runs: tiles of two layers that alternate make one line
  * each. */
 static void layer_table(FILE *out, const nbg_graph *g, const nbg_commands *c)
 {
-	size_t *ix = calloc(nbg_commands_op_count(c) ? nbg_commands_op_count(c) : 1, sizeof(size_t));
-	uint8_t *done = calloc(nbg_graph_summary_of(g)->layer_count + 1, 1);
+	size_t layers = nbg_graph_summary_of(g)->layer_count;
+	size_t ops = nbg_graph_summary_of(g)->operation_count, keys = layers + ops;
+	group_ctx ctx = { c, layers };
+	layer_groups lg = { 0 };
+	uint8_t *done = calloc(layers + 1, 1), *is_other = calloc(ops + 1, 1);
 
-	if (!ix || !done) {
+	if (!done || !is_other ||
+	    !group_sort(nbg_commands_op_count(c), keys, op_key, &ctx, &lg.op_start, &lg.op) ||
+	    !group_sort(nbg_commands_other_count(c), keys, other_key, &ctx, &lg.other_start,
+			&lg.other)) {
 		fprintf(out, "  (out of memory)\n");
-		free(ix);
-		free(done);
-		return;
+		goto out;
 	}
-	for (size_t i = 0; i < nbg_graph_summary_of(g)->operation_count; i++) {
-		const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
-		uint32_t id = o->layer_id, other_type = 0;
-		size_t n = 0, others = 0;
-		int in_table = id < nbg_graph_summary_of(g)->layer_count;
-		if (!nbg_commands_op_of(c, i)) {
-			int found = 0;
-			for (size_t x = 0; x < nbg_commands_other_count(c) && !found; x++)
-				found = nbg_commands_other_at(c, x)->operation == i;
-			if (!found)
-				continue;
-		}
+	for (size_t x = 0; x < nbg_commands_other_count(c); x++)
+		if (nbg_commands_other_at(c, x)->operation < ops)
+			is_other[nbg_commands_other_at(c, x)->operation] = 1;
+	for (size_t i = 0; i < ops; i++) {
+		uint32_t id = nbg_graph_operation_at(g, i)->layer_id;
+		size_t k = group_of(id, i, layers), first_other = lg.other_start[k];
+		size_t others = lg.other_start[k + 1] - first_other;
+		int in_table = id < layers;
+		if (!nbg_commands_op_of(c, i) && !is_other[i])
+			continue;
 		if (in_table && done[id])
 			continue;
-		for (size_t k = 0; k < nbg_commands_op_count(c); k++)
-			if (in_table ? nbg_commands_op_at(c, k)->layer_id == id : nbg_commands_op_at(c, k)->operation == i)
-				ix[n++] = k;
-		for (size_t x = 0; x < nbg_commands_other_count(c); x++)
-			if (in_table ? nbg_commands_other_at(c, x)->layer_id == id : nbg_commands_other_at(c, x)->operation == i) {
-				if (!others++)
-					other_type = nbg_commands_other_at(c, x)->type;
-			}
 		if (in_table)
 			done[id] = 1;
-		layer_line(out, g, c, id, ix, n, others, other_type);
+		layer_line(out, g, c, id, lg.op + lg.op_start[k], lg.op_start[k + 1] - lg.op_start[k],
+			   others, others ? nbg_commands_other_at(c, lg.other[first_other])->type : 0);
 	}
-	free(ix);
+out:
+	free(lg.op_start);
+	free(lg.op);
+	free(lg.other_start);
+	free(lg.other);
 	free(done);
+	free(is_other);
 }
 
 void nbg_text_commands_summary(FILE *out, const nbg_model *m)
