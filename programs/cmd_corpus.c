@@ -8,7 +8,7 @@
  *
  * The files of every PATH (a file, a directory walked for *.nb, or a
  * manifest in sha256sum format) are listed first, in walk order, then
- * measured on N threads into a corpus aggregate of libnbg (nbg/corpus.h),
+ * measured on N threads into a corpus aggregate (corpus/corpus.h),
  * which holds the tables and prints them.  This file is the command:
  * arguments, the order of the steps, the report and the exit code.
  */
