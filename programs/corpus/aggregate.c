@@ -312,6 +312,21 @@ const char *corpus_skip_name(corpus_skip s)
 	return (unsigned)s < CORPUS_SKIP_COUNT ? names[s] : NULL;
 }
 
+const char *corpus_code_key(int k)
+{
+	return k ? nbg_code_name((nbg_code)k) : NULL;
+}
+
+const char *corpus_status_key(int k)
+{
+	return k > CORPUS_INVALID ? corpus_status_name((corpus_status)k) : NULL;
+}
+
+const char *corpus_skip_key(int k)
+{
+	return corpus_skip_name((corpus_skip)k);
+}
+
 const char *corpus_hex_name(uint64_t v, char *buf, size_t n)
 {
 	snprintf(buf, n, "0x%08" PRIx64, v);

@@ -125,6 +125,13 @@ nbg_code corpus_error(nbg_error *err, nbg_code code, uint64_t offset, const char
  * when missing, and the last step's name in *leaf. */
 json_t *corpus_json_at(json_t *root, const char *key, const char **leaf);
 
+/* The keys of the slots of fail_by_code, not_measured and skipped in the
+ * JSON document (a code's, a status's, a reason's name); NULL for a slot
+ * the document does not list (NBG_OK, valid, invalid). */
+const char *corpus_code_key(int k);
+const char *corpus_status_key(int k);
+const char *corpus_skip_key(int k);
+
 /* How a value set's values are shown: a name, or the number when NULL. */
 typedef const char *(*corpus_namer)(uint64_t v, char *buf, size_t n);
 

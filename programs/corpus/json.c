@@ -83,21 +83,6 @@ static json_t *counts_json(const uint64_t *n, int count, const char *(*name)(int
 	return o;
 }
 
-static const char *code_name(int k)
-{
-	return k ? nbg_code_name((nbg_code)k) : NULL;
-}
-
-static const char *status_name(int k)
-{
-	return k > CORPUS_INVALID ? corpus_status_name((corpus_status)k) : NULL;
-}
-
-static const char *skip_name(int k)
-{
-	return corpus_skip_name((corpus_skip)k);
-}
-
 static json_t *tails_json(const corpus_agg *c, int *oom)
 {
 	size_t n;
@@ -142,11 +127,11 @@ static json_t *field_json(const corpus_agg *c, const corpus_field *f, int *oom)
 	case CF_UNREADABLE:
 		return ju64(corpus_unreadable(c));
 	case CF_CODES:
-		return counts_json(c->fail_by_code, NBG_E__COUNT, code_name, 0);
+		return counts_json(c->fail_by_code, NBG_E__COUNT, corpus_code_key, 0);
 	case CF_STATUSES:
-		return counts_json(c->not_measured, CORPUS_STATUS_COUNT, status_name, 1);
+		return counts_json(c->not_measured, CORPUS_STATUS_COUNT, corpus_status_key, 1);
 	case CF_SKIPS:
-		return counts_json(c->skipped, CORPUS_SKIP_COUNT, skip_name, 1);
+		return counts_json(c->skipped, CORPUS_SKIP_COUNT, corpus_skip_key, 1);
 	case CF_TYPES:
 		return types_json(c, oom);
 	case CF_TAILS:

@@ -135,21 +135,6 @@ static int read_counts(reader *r, json_t *o, const char *key, uint64_t *n, int c
 	return 1;
 }
 
-static const char *code_name(int k)
-{
-	return k ? nbg_code_name((nbg_code)k) : NULL;
-}
-
-static const char *status_name(int k)
-{
-	return k > CORPUS_INVALID ? corpus_status_name((corpus_status)k) : NULL;
-}
-
-static const char *skip_name(int k)
-{
-	return corpus_skip_name((corpus_skip)k);
-}
-
 static int read_types(reader *r, json_t *a, const char *key)
 {
 	size_t i;
@@ -253,12 +238,12 @@ static int read_field(reader *r, json_t *root, const corpus_field *f)
 	case CF_RANGE:
 		return read_range(r, j, f->key, m);
 	case CF_CODES:
-		return read_counts(r, j, f->key, r->c->fail_by_code, NBG_E__COUNT, code_name);
+		return read_counts(r, j, f->key, r->c->fail_by_code, NBG_E__COUNT, corpus_code_key);
 	case CF_STATUSES:
 		return read_counts(r, j, f->key, r->c->not_measured, CORPUS_STATUS_COUNT,
-				   status_name);
+				   corpus_status_key);
 	case CF_SKIPS:
-		return read_counts(r, j, f->key, r->c->skipped, CORPUS_SKIP_COUNT, skip_name);
+		return read_counts(r, j, f->key, r->c->skipped, CORPUS_SKIP_COUNT, corpus_skip_key);
 	case CF_TYPES:
 		return read_types(r, j, f->key);
 	case CF_TAIL_LIST:
