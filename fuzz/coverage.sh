@@ -40,7 +40,7 @@ for h in $harnesses; do
 	sample) files="lib/tensor/sample.c" ;;
 	manifest) files="programs/manifest.c" ;;
 	cpu) files="lib/runtime/cpu/" ;;
-	corpus_part) files="lib/analysis/corpus_part.c lib/analysis/corpus.c lib/analysis/corpus_sets.c lib/report/json_corpus.c lib/report/text_corpus.c" ;;
+	corpus_part) files="programs/corpus/part.c programs/corpus/aggregate.c programs/corpus/sets.c programs/corpus/json.c programs/corpus/text.c" ;;
 	*) files="lib/" ;;
 	esac
 	extra=""

@@ -1,10 +1,10 @@
 /*
  * fuzz_corpus_part.c - libFuzzer harness: the parts `nbg corpus --merge`
- * reads (nbg_corpus_from_json), an untrusted document.  The input is the
+ * reads (corpus_from_json), an untrusted document.  The input is the
  * part.  Checked beyond memory safety:
  *  - a refusal is corpus-part (or out-of-memory) with a message and no
  *    aggregate;
- *  - an accepted part written back (nbg_corpus_json) reads back and writes
+ *  - an accepted part written back (corpus_json) reads back and writes
  *    the same document byte for byte;
  *  - its text report is printable ASCII and newlines only (note ids and
  *    every other string come from the part);
@@ -18,37 +18,37 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "nbg/corpus.h"
+#include "corpus/corpus.h"
 
-static void printable_report(const nbg_corpus *c)
+static void printable_report(const corpus_agg *c)
 {
 	fz_text t;
 
-	nbg_text_corpus(fz_text_open(&t), c);
+	corpus_text(fz_text_open(&t), c);
 	fz_text_check(&t);
 }
 
 /* The document of c reads back to a part that writes the same document. */
-static void round_trip(const nbg_corpus *c)
+static void round_trip(const corpus_agg *c)
 {
-	nbg_corpus *back = NULL;
+	corpus_agg *back = NULL;
 	nbg_error err;
-	char *doc = nbg_corpus_json(c);
+	char *doc = corpus_json(c);
 
 	FZ_CHECK(doc != NULL);
-	FZ_CHECK(nbg_corpus_from_json(doc, strlen(doc), "written", &back, &err) == NBG_OK);
-	char *again = nbg_corpus_json(back);
+	FZ_CHECK(corpus_from_json(doc, strlen(doc), "written", &back, &err) == NBG_OK);
+	char *again = corpus_json(back);
 	FZ_CHECK(again != NULL && !strcmp(doc, again));
 	free(again);
 	free(doc);
-	nbg_corpus_free(back);
+	corpus_agg_free(back);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	nbg_corpus *c = NULL;
+	corpus_agg *c = NULL;
 	nbg_error err;
-	nbg_code rc = nbg_corpus_from_json((const char *)data, size, "part", &c, &err);
+	nbg_code rc = corpus_from_json((const char *)data, size, "part", &c, &err);
 
 	if (rc != NBG_OK) {
 		FZ_CHECK(c == NULL);
@@ -57,22 +57,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	FZ_CHECK(c != NULL);
-	int x = nbg_corpus_exit(c);
+	int x = corpus_exit(c);
 	FZ_CHECK(x == NBG_EXIT_OK || x == NBG_EXIT_INVALID || x == NBG_EXIT_IO);
 	round_trip(c);
 	printable_report(c);
 
-	nbg_corpus *sum = nbg_corpus_new();
+	corpus_agg *sum = corpus_agg_new();
 	FZ_CHECK(sum != NULL);
-	FZ_CHECK(nbg_corpus_merge(sum, c) == NBG_OK);
-	rc = nbg_corpus_merge(sum, c);
+	FZ_CHECK(corpus_merge(sum, c) == NBG_OK);
+	rc = corpus_merge(sum, c);
 	FZ_CHECK(rc == NBG_OK || rc == NBG_E_CORPUS_PART);
 	if (rc == NBG_OK) {
-		FZ_CHECK(nbg_corpus_file_count(sum) / 2 == nbg_corpus_file_count(c));
+		FZ_CHECK(corpus_file_count(sum) / 2 == corpus_file_count(c));
 		round_trip(sum);
 		printable_report(sum);
 	}
-	nbg_corpus_free(sum);
-	nbg_corpus_free(c);
+	corpus_agg_free(sum);
+	corpus_agg_free(c);
 	return 0;
 }

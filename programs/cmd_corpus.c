@@ -8,7 +8,7 @@
  *
  * The files of every PATH (a file, a directory walked for *.nb, or a
  * manifest in sha256sum format) are listed first, in walk order, then
- * measured on N threads into a corpus aggregate of libnbg (nbg/corpus.h),
+ * measured on N threads into a corpus aggregate (corpus/corpus.h),
  * which holds the tables and prints them.  This file is the command:
  * arguments, the order of the steps, the report and the exit code.
  */
@@ -65,13 +65,13 @@ static int parse_args(int argc, char **argv, opts *o)
 
 /* The report to `out`; 0, or NBG_EXIT_IO with a message when it could not
  * be written. */
-static int report(const nbg_corpus *c, int json, FILE *out)
+static int report(const corpus_agg *c, int json, FILE *out)
 {
 	int failed, e = 0;
 
 	errno = 0;
 	if (json) {
-		char *s = nbg_corpus_json(c);
+		char *s = corpus_json(c);
 		if (!s) {
 			corpus_warn("out of memory for the JSON report");
 			return NBG_EXIT_IO;
@@ -79,7 +79,7 @@ static int report(const nbg_corpus *c, int json, FILE *out)
 		failed = fputs(s, out) == EOF || fputc('\n', out) == EOF;
 		free(s);
 	} else {
-		nbg_text_corpus(out, c);
+		corpus_text(out, c);
 		failed = ferror(out);
 	}
 	e = errno;
@@ -99,13 +99,13 @@ static int worst(int a, int b)
 
 static int cmd_merge(const opts *o)
 {
-	nbg_corpus *all = nbg_corpus_new();
+	corpus_agg *all = corpus_agg_new();
 	int rc = all ? NBG_EXIT_OK : NBG_EXIT_IO;
 
 	for (int i = 0; i < o->npaths && rc == NBG_EXIT_OK; i++) {
 		char *text;
 		size_t len;
-		nbg_corpus *part = NULL;
+		corpus_agg *part = NULL;
 		nbg_error err;
 		int e = corpus_read_file(o->paths[i], &text, &len);
 		if (e) {
@@ -114,10 +114,10 @@ static int cmd_merge(const opts *o)
 			rc = NBG_EXIT_IO;
 			break;
 		}
-		if (nbg_corpus_from_json(text, len, o->paths[i], &part, &err) != NBG_OK) {
+		if (corpus_from_json(text, len, o->paths[i], &part, &err) != NBG_OK) {
 			corpus_warn("%s: %s", nbg_code_name(err.code), err.message);
 			rc = nbg_code_exit(err.code);
-		} else if ((e = nbg_corpus_merge(all, part)) == NBG_E_CORPUS_PART) {
+		} else if ((e = corpus_merge(all, part)) == NBG_E_CORPUS_PART) {
 			corpus_warn("%s: %s: counts do not add up: with the parts before it a count "
 				    "passes 2^64-1", nbg_code_name(NBG_E_CORPUS_PART), cli_esc(o->paths[i]));
 			rc = nbg_code_exit(NBG_E_CORPUS_PART);
@@ -125,12 +125,12 @@ static int cmd_merge(const opts *o)
 			corpus_warn("out of memory merging %s", cli_esc(o->paths[i]));
 			rc = NBG_EXIT_IO;
 		}
-		nbg_corpus_free(part);
+		corpus_agg_free(part);
 		free(text);
 	}
 	if (rc == NBG_EXIT_OK)
-		rc = worst(report(all, o->json, stdout), nbg_corpus_exit(all));
-	nbg_corpus_free(all);
+		rc = worst(report(all, o->json, stdout), corpus_exit(all));
+	corpus_agg_free(all);
 	return rc;
 }
 
@@ -173,7 +173,7 @@ static int cmd_run(const opts *o)
 {
 	corpus_list list;
 	cli_out records, manifest;
-	nbg_corpus *agg = nbg_corpus_new();
+	corpus_agg *agg = corpus_agg_new();
 	int rc, to_stdout;
 
 	memset(&list, 0, sizeof(list));
@@ -188,7 +188,7 @@ static int cmd_run(const opts *o)
 	if ((rc = open_outputs(o, &records, &manifest)) != 0) {
 		cli_out_free(&records);
 		cli_out_free(&manifest);
-		nbg_corpus_free(agg);
+		corpus_agg_free(agg);
 		return rc;
 	}
 	/* an output on standard output sends the text report to stderr */
@@ -203,9 +203,9 @@ static int cmd_run(const opts *o)
 	rc = corpus_run_files(&run);
 	rc = close_outputs(rc, &records, &manifest);
 	if (rc == NBG_EXIT_OK)
-		rc = worst(report(agg, o->json, to_stdout ? stderr : stdout), nbg_corpus_exit(agg));
+		rc = worst(report(agg, o->json, to_stdout ? stderr : stdout), corpus_exit(agg));
 	corpus_list_free(&list);
-	nbg_corpus_free(agg);
+	corpus_agg_free(agg);
 	return rc;
 }
 

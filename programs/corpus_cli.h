@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "cli_out.h"
-#include "nbg/corpus.h"
+#include "corpus/corpus.h"
 
 /* ------------------------------------------------------- the file list */
 
@@ -42,7 +42,7 @@ void corpus_list_free(corpus_list *l);
 
 typedef struct corpus_walk {
 	corpus_list *list;
-	nbg_corpus *agg;        /* skipped entries are counted here */
+	corpus_agg *agg;        /* skipped entries are counted here */
 	int follow;             /* follow symbolic links to directories */
 	int quiet;
 } corpus_walk;
@@ -75,7 +75,7 @@ typedef struct corpus_run {
 	int progress;           /* show the progress line */
 	cli_out *records;       /* NULL: none */
 	cli_out *manifest;      /* NULL: none */
-	nbg_corpus *agg;        /* every file's measurement is added here */
+	corpus_agg *agg;        /* every file's measurement is added here */
 	uint64_t max_file_size, max_undescribed; /* NBG_MAX_FILE_SIZE, ..._UNDESCRIBED */
 } corpus_run;
 

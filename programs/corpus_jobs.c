@@ -41,7 +41,7 @@ typedef struct pool {
 
 typedef struct worker {
 	pool *p;
-	nbg_corpus *agg;
+	corpus_agg *agg;
 	pthread_t tid;
 	int started;
 	int oom;                /* no memory for the worker's item */
@@ -49,7 +49,7 @@ typedef struct worker {
 
 /* On a job's thread: the path escaped with nbg_path_escape, not the
  * main thread's cli_esc. */
-static char *message_for(const nbg_corpus_item *it, const char *raw)
+static char *message_for(const corpus_item *it, const char *raw)
 {
 	char *m = NULL, *path = nbg_path_escape(raw);
 	int r;
@@ -57,32 +57,32 @@ static char *message_for(const nbg_corpus_item *it, const char *raw)
 	if (!path)
 		return NULL;
 
-	const nbg_error *err = nbg_corpus_item_error(it);
-	nbg_corpus_status st = nbg_corpus_item_status(it);
+	const nbg_error *err = corpus_item_error(it);
+	corpus_status st = corpus_item_status(it);
 
-	if (st == NBG_CORPUS_INVALID)
+	if (st == CORPUS_INVALID)
 		r = asprintf(&m, "%s: %s at offset %" PRIu64 ": %s", path, nbg_code_name(err->code),
 			     err->offset, err->message);
 	else
-		r = asprintf(&m, "%s: %s", nbg_corpus_status_name(st), err->message);
+		r = asprintf(&m, "%s: %s", corpus_status_name(st), err->message);
 	free(path);
 	return r < 0 ? NULL : m;
 }
 
 /* What the main thread needs of a measured file. */
-static void fill_slot(slot *s, const corpus_run *r, const nbg_corpus_item *it, const char *path)
+static void fill_slot(slot *s, const corpus_run *r, const corpus_item *it, const char *path)
 {
-	nbg_corpus_status st = nbg_corpus_item_status(it);
+	corpus_status st = corpus_item_status(it);
 	uint8_t sha[32];
 
 	memset(s, 0, sizeof(*s));
-	nbg_corpus_item_size(it, &s->bytes);
-	if (r->records && !(s->record = nbg_corpus_record_json(it, path)))
+	corpus_item_size(it, &s->bytes);
+	if (r->records && !(s->record = corpus_record_json(it, cli_json_path(path))))
 		s->oom = 1;
-	if (st != NBG_CORPUS_VALID && !r->quiet)
+	if (st != CORPUS_VALID && !r->quiet)
 		s->message = message_for(it, path);
-	if (r->manifest && nbg_corpus_item_sha256(it, sha) &&
-	    (st == NBG_CORPUS_VALID || st == NBG_CORPUS_INVALID) &&
+	if (r->manifest && corpus_item_sha256(it, sha) &&
+	    (st == CORPUS_VALID || st == CORPUS_INVALID) &&
 	    !(s->manifest = cli_manifest_line(sha, path)))
 		s->oom = 1;
 }
@@ -91,7 +91,7 @@ static void *work(void *arg)
 {
 	worker *w = arg;
 	pool *p = w->p;
-	nbg_corpus_item *it = nbg_corpus_item_new();
+	corpus_item *it = corpus_item_new();
 
 	if (!it) { /* the run cannot go on: stop it rather than leave a file unmeasured */
 		pthread_mutex_lock(&p->mu);
@@ -113,13 +113,14 @@ static void *work(void *arg)
 
 		const corpus_entry *e = &p->run->list->e[i];
 		const char *path = corpus_list_path(p->run->list, i);
-		nbg_corpus_expect exp = { .size = sizeof(exp), .has_size = e->has_size,
-					  .file_size = e->size, .has_sha256 = e->has_sha256,
-					  .max_file_size = p->run->max_file_size,
-					  .max_undescribed = p->run->max_undescribed };
+		/* main installed the signal guards: large files are mapped */
+		corpus_expect exp = { .has_size = e->has_size, .file_size = e->size,
+				      .has_sha256 = e->has_sha256,
+				      .max_file_size = p->run->max_file_size,
+				      .max_undescribed = p->run->max_undescribed, .map_large = 1 };
 		memcpy(exp.sha256, e->sha256, 32);
-		nbg_corpus_measure(it, path, &exp);
-		nbg_corpus_add_item(w->agg, it);
+		corpus_measure(it, path, &exp);
+		corpus_add_item(w->agg, it);
 		slot s;
 		fill_slot(&s, p->run, it, path);
 
@@ -129,7 +130,7 @@ static void *work(void *arg)
 		pthread_cond_signal(&p->done);
 		pthread_mutex_unlock(&p->mu);
 	}
-	nbg_corpus_item_free(it);
+	corpus_item_free(it);
 	return NULL;
 }
 
@@ -213,7 +214,7 @@ static int start(pool *p, worker *w, int jobs)
 {
 	for (int t = 0; t < jobs; t++) {
 		w[t].p = p;
-		if (!(w[t].agg = nbg_corpus_new())) {
+		if (!(w[t].agg = corpus_agg_new())) {
 			corpus_warn("out of memory for %d jobs", jobs);
 			return 0;
 		}
@@ -237,11 +238,11 @@ static int finish(pool *p, worker *w, int jobs, int rc)
 	for (int t = 0; t < jobs; t++) {
 		if (w[t].started)
 			pthread_join(w[t].tid, NULL);
-		if (w[t].agg && nbg_corpus_merge(p->run->agg, w[t].agg) != NBG_OK && !rc) {
+		if (w[t].agg && corpus_merge(p->run->agg, w[t].agg) != NBG_OK && !rc) {
 			corpus_warn("out of memory merging the results of the jobs");
 			rc = NBG_EXIT_IO;
 		}
-		nbg_corpus_free(w[t].agg);
+		corpus_agg_free(w[t].agg);
 	}
 	for (size_t i = 0; i < p->window; i++)
 		if (p->slots[i].ready)

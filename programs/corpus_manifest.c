@@ -49,7 +49,7 @@ static void bad_line(void *ctx, size_t line)
 {
 	const manifest_read *r = ctx;
 
-	nbg_corpus_add_skipped(r->w->agg, NBG_CORPUS_SKIP_MANIFEST_LINE);
+	corpus_add_skipped(r->w->agg, CORPUS_SKIP_MANIFEST_LINE);
 	if (!r->w->quiet)
 		corpus_warn("%s line %zu: not \"<sha256>  <path>\" as sha256sum writes it; skipped",
 			    cli_esc(r->path), line);
@@ -62,7 +62,7 @@ void corpus_manifest_read(corpus_walk *w, const char *path)
 	int e = cli_manifest_load(path, &mf, bad_line, &r);
 
 	if (e) {
-		nbg_corpus_add_skipped(w->agg, NBG_CORPUS_SKIP_UNREADABLE);
+		corpus_add_skipped(w->agg, CORPUS_SKIP_UNREADABLE);
 		if (!w->quiet)
 			corpus_warn("cannot read manifest %s: %s", cli_esc(path), strerror(e));
 		return;
@@ -75,7 +75,7 @@ void corpus_manifest_read(corpus_walk *w, const char *path)
 
 		if (!corpus_list_add(w->list, en->name, strlen(en->name), known ? &size : NULL,
 				     en->sha256)) {
-			nbg_corpus_add_skipped(w->agg, NBG_CORPUS_SKIP_UNREADABLE);
+			corpus_add_skipped(w->agg, CORPUS_SKIP_UNREADABLE);
 			corpus_warn("%s: out of memory for the file list", cli_esc(path));
 		}
 	}

@@ -9,7 +9,7 @@
  * --follow; entries whose names start with '.' are passed over; an entry
  * that cannot be examined or a directory that cannot be read is reported
  * with its reason and counted; files are only examined with lstat/stat here
- * (never opened: nbg_corpus_measure opens regular files only).  Command-line
+ * (never opened: corpus_measure opens regular files only).  Command-line
  * PATHs are followed when they are links, as a user who names a link means
  * what it points to.
  */
@@ -48,15 +48,15 @@ typedef struct walker {
 	dirset seen;
 } walker;
 
-static void skip(corpus_walk *w, nbg_corpus_skip why, const char *fmt, ...)
+static void skip(corpus_walk *w, corpus_skip why, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void skip(corpus_walk *w, nbg_corpus_skip why, const char *fmt, ...)
+static void skip(corpus_walk *w, corpus_skip why, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg = NULL;
 
-	nbg_corpus_add_skipped(w->agg, why);
+	corpus_add_skipped(w->agg, why);
 	if (w->quiet)
 		return;
 	va_start(ap, fmt);
@@ -183,26 +183,26 @@ static void push_dir(walker *k, const char *path, int nofollow)
 		int e = errno;
 		if (fd >= 0)
 			close(fd);
-		skip(k->w, NBG_CORPUS_SKIP_UNREADABLE, "cannot open directory %s: %s", path,
+		skip(k->w, CORPUS_SKIP_UNREADABLE, "cannot open directory %s: %s", path,
 		     strerror(e));
 		return;
 	}
 	int added = dirset_add(&k->seen, st.st_dev, st.st_ino);
 	if (added < 0) {
 		close(fd);
-		skip(k->w, NBG_CORPUS_SKIP_UNREADABLE, "%s: out of memory for the set of "
+		skip(k->w, CORPUS_SKIP_UNREADABLE, "%s: out of memory for the set of "
 		     "directories walked", path);
 		return;
 	}
 	if (added == 0) {
 		close(fd);
-		skip(k->w, NBG_CORPUS_SKIP_REVISITED, "%s: directory already walked (same device "
+		skip(k->w, CORPUS_SKIP_REVISITED, "%s: directory already walked (same device "
 		     "and inode: a loop or a second link to it), not walked again", path);
 		return;
 	}
 	char **names = read_names(fd, &n);
 	if (!names) {
-		skip(k->w, NBG_CORPUS_SKIP_UNREADABLE, "cannot read directory %s: %s", path,
+		skip(k->w, CORPUS_SKIP_UNREADABLE, "cannot read directory %s: %s", path,
 		     strerror(errno));
 		return;
 	}
@@ -220,7 +220,7 @@ static void push_dir(walker *k, const char *path, int nofollow)
 		while (n)
 			free(names[--n]);
 		free(names);
-		skip(k->w, NBG_CORPUS_SKIP_UNREADABLE, "%s: out of memory for the walk", path);
+		skip(k->w, CORPUS_SKIP_UNREADABLE, "%s: out of memory for the walk", path);
 		return;
 	}
 	k->stack[k->depth++] = (frame){ dir, names, n, 0 };
@@ -237,7 +237,7 @@ static void add_file(corpus_walk *w, const char *path, const struct stat *st)
 	uint64_t size = st && S_ISREG(st->st_mode) ? (uint64_t)st->st_size : 0;
 	if (!corpus_list_add(w->list, path, strlen(path), st && S_ISREG(st->st_mode) ? &size : NULL,
 			     NULL))
-		skip(w, NBG_CORPUS_SKIP_UNREADABLE, "%s: %s", cli_esc(path), "out of memory for the file list");
+		skip(w, CORPUS_SKIP_UNREADABLE, "%s: %s", cli_esc(path), "out of memory for the file list");
 }
 
 /* One directory entry: a file to measure, a directory to walk, or neither. */
@@ -246,7 +246,7 @@ static void visit(walker *k, const char *path, const char *name)
 	struct stat st, target;
 
 	if (lstat(path, &st) != 0) {
-		skip(k->w, NBG_CORPUS_SKIP_UNREADABLE, "cannot examine %s: %s", path,
+		skip(k->w, CORPUS_SKIP_UNREADABLE, "cannot examine %s: %s", path,
 		     strerror(errno));
 	} else if (S_ISDIR(st.st_mode)) {
 		push_dir(k, path, 1);
@@ -262,7 +262,7 @@ static void visit(walker *k, const char *path, const char *name)
 	} else if (k->w->follow) {
 		push_dir(k, path, 0);
 	} else {
-		skip(k->w, NBG_CORPUS_SKIP_SYMLINK, "%s: symbolic link to a directory, not "
+		skip(k->w, CORPUS_SKIP_SYMLINK, "%s: symbolic link to a directory, not "
 		     "followed (--follow follows)", path);
 	}
 }
@@ -283,7 +283,7 @@ static void walk_dir(corpus_walk *w, const char *root)
 		char *name = f->names[f->i++];
 		char *path = join(f->dir, name);
 		if (!path)
-			skip(w, NBG_CORPUS_SKIP_UNREADABLE, "%s/%s: out of memory", cli_esc(f->dir), cli_esc(name));
+			skip(w, CORPUS_SKIP_UNREADABLE, "%s/%s: out of memory", cli_esc(f->dir), cli_esc(name));
 		else
 			visit(&k, path, name); /* may grow the stack: f is not used after */
 		free(path);
@@ -299,7 +299,7 @@ void corpus_walk_path(corpus_walk *w, const char *path)
 
 	if (stat(path, &st) != 0) {
 		int e = errno;
-		skip(w, NBG_CORPUS_SKIP_UNREADABLE, "cannot read %s: %s", cli_esc(path),
+		skip(w, CORPUS_SKIP_UNREADABLE, "cannot read %s: %s", cli_esc(path),
 		     lstat(path, &st) == 0 ? "symbolic link to nothing" : strerror(e));
 	} else if (S_ISDIR(st.st_mode)) {
 		walk_dir(w, path);

@@ -32,7 +32,7 @@
 #include "corpus.h"
 #include "exe_wrapper.h"
 #include "fixture.h"
-#include "nbg/corpus.h"
+#include "corpus/corpus.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -866,7 +866,7 @@ static void test_changed_mid_run(void **state)
 	const char *want[] = { "valid", "changed", "valid", "vanished", "unreadable", "valid" };
 	for (int k = 0; k < 6; k++)
 		assert_string_equal(json_string_value(json_object_get(json_array_get(all, (size_t)k),
-								       "status")), want[k]);
+								      "status")), want[k]);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(all, 1),
 							      "failure_code")), "file-changed");
 	json_decref(all);
@@ -1161,15 +1161,15 @@ static void test_progress(void **state)
 	free(dir);
 }
 
-/* ------------------------------------------------ the library directly */
+/* ------------------------------------------------ the aggregate directly */
 
 static void test_library(void **state)
 {
 	char *dir = tmpdir(), p[700];
 	size_t n;
-	nbg_corpus_item *it = nbg_corpus_item_new();
-	nbg_corpus *a = nbg_corpus_new(), *bc = nbg_corpus_new(), *all = nbg_corpus_new(), *back;
-	nbg_corpus *none = a; /* set to NULL by a refusal */
+	corpus_item *it = corpus_item_new();
+	corpus_agg *a = corpus_agg_new(), *bc = corpus_agg_new(), *all = corpus_agg_new(), *back;
+	corpus_agg *none = a; /* set to NULL by a refusal */
 	nbg_error err;
 	uint64_t size;
 	uint8_t sha[32];
@@ -1180,58 +1180,53 @@ static void test_library(void **state)
 		char hex[65], got[65];
 		snprintf(p, sizeof(p), "%s/l%d.nb", dir, k);
 		write_file(p, b, n);
-		nbg_corpus_expect exp = { .size = sizeof(exp), .has_size = 1, .file_size = n };
-		assert_int_equal(nbg_corpus_measure(it, p, &exp), NBG_OK);
-		assert_int_equal(nbg_corpus_item_status(it), NBG_CORPUS_VALID);
-		assert_true(nbg_corpus_item_size(it, &size));
+		corpus_expect exp = { .has_size = 1, .file_size = n };
+		assert_int_equal(corpus_measure(it, p, &exp), NBG_OK);
+		assert_int_equal(corpus_item_status(it), CORPUS_VALID);
+		assert_true(corpus_item_size(it, &size));
 		assert_int_equal(size, n);
-		assert_true(nbg_corpus_item_sha256(it, sha));
+		assert_true(corpus_item_sha256(it, sha));
 		sha_hex(b, n, hex); /* OpenSSL */
 		nbg_hex32(sha, got);
 		assert_string_equal(got, hex);
-		assert_non_null(nbg_corpus_item_model(it));
-		assert_int_equal(nbg_corpus_add_item(k < 3 ? a : bc, it), NBG_OK);
-		assert_int_equal(nbg_corpus_add_item(all, it), NBG_OK);
+		assert_non_null(corpus_item_model(it));
+		assert_int_equal(corpus_add_item(k < 3 ? a : bc, it), NBG_OK);
+		assert_int_equal(corpus_add_item(all, it), NBG_OK);
 		/* the size the walk saw differs: changed, and no model */
 		exp.file_size = n + 1;
-		assert_int_equal(nbg_corpus_measure(it, p, &exp), NBG_E_FILE_CHANGED);
-		assert_int_equal(nbg_corpus_item_status(it), NBG_CORPUS_CHANGED);
-		assert_null(nbg_corpus_item_model(it));
-		/* an older caller's smaller expectations: only the size is read */
-		exp.size = offsetof(nbg_corpus_expect, has_sha256);
-		exp.has_sha256 = 1; /* beyond its size: ignored */
-		exp.file_size = n;
-		assert_int_equal(nbg_corpus_measure(it, p, &exp), NBG_OK);
+		assert_int_equal(corpus_measure(it, p, &exp), NBG_E_FILE_CHANGED);
+		assert_int_equal(corpus_item_status(it), CORPUS_CHANGED);
+		assert_null(corpus_item_model(it));
 		free(b);
 	}
 	snprintf(p, sizeof(p), "%s/fifo", dir);
 	assert_int_equal(mkfifo(p, 0644), 0);
-	assert_int_equal(nbg_corpus_measure(it, p, NULL), NBG_E_NOT_REGULAR_FILE);
-	assert_int_equal(nbg_corpus_item_exit(it), 3);
-	assert_false(nbg_corpus_item_size(it, &size));
-	assert_false(nbg_corpus_item_sha256(it, sha));
-	nbg_corpus_item_free(it);
+	assert_int_equal(corpus_measure(it, p, NULL), NBG_E_NOT_REGULAR_FILE);
+	assert_int_equal(corpus_item_exit(it), 3);
+	assert_false(corpus_item_size(it, &size));
+	assert_false(corpus_item_sha256(it, sha));
+	corpus_item_free(it);
 
 	/* merge(a, b) == all; a document read back writes the same document */
-	assert_int_equal(nbg_corpus_merge(a, bc), NBG_OK);
-	char *ja = nbg_corpus_json(a), *jall = nbg_corpus_json(all);
+	assert_int_equal(corpus_merge(a, bc), NBG_OK);
+	char *ja = corpus_json(a), *jall = corpus_json(all);
 	assert_string_equal(ja, jall);
-	assert_int_equal(nbg_corpus_from_json(jall, strlen(jall), "all", &back, &err), NBG_OK);
-	char *jback = nbg_corpus_json(back);
+	assert_int_equal(corpus_from_json(jall, strlen(jall), "all", &back, &err), NBG_OK);
+	char *jback = corpus_json(back);
 	assert_string_equal(jback, jall);
-	assert_int_equal(nbg_corpus_file_count(back), 6);
-	assert_int_equal(nbg_corpus_exit(back), 0);
-	assert_int_equal(nbg_corpus_from_json("[]", 2, "x", &none, &err), NBG_E_CORPUS_PART);
+	assert_int_equal(corpus_file_count(back), 6);
+	assert_int_equal(corpus_exit(back), 0);
+	assert_int_equal(corpus_from_json("[]", 2, "x", &none, &err), NBG_E_CORPUS_PART);
 	assert_null(none);
 	assert_non_null(strstr(err.message, "not a corpus part"));
 	assert_int_equal(nbg_code_exit(NBG_E_CORPUS_PART), 2);
 	free(ja);
 	free(jall);
 	free(jback);
-	nbg_corpus_free(a);
-	nbg_corpus_free(bc);
-	nbg_corpus_free(all);
-	nbg_corpus_free(back);
+	corpus_agg_free(a);
+	corpus_agg_free(bc);
+	corpus_agg_free(all);
+	corpus_agg_free(back);
 	rmtree(dir);
 	free(dir);
 }

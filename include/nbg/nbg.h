@@ -596,6 +596,17 @@ NBG_API void nbg_sha256_bytes(const void *data, size_t size, uint8_t out[32]);
  * structure refuses is never hashed, and that a command hashes each byte
  * once per check. */
 NBG_API void nbg_digest_counts(uint64_t *sha256_bytes, uint64_t *crc32_bytes);
+
+/* ----------------------------------------------------------- parsing */
+
+/* nbg_parse, also telling whether the header and directory passed, so that
+ * the file's bytes were read (*structure_passed 1) or only its structure
+ * (0: refused before hashing, doc/security.md).  structure_passed may be
+ * NULL.  For a program that maps large files and hashes a refused one
+ * only when its bytes were read anyway (nbg corpus). */
+NBG_API nbg_code nbg_parse_reached(const uint8_t *data, size_t size,
+				   const nbg_parse_options *opts, nbg_model **out, nbg_error *err,
+				   int *structure_passed);
 #ifdef __cplusplus
 }
 #endif

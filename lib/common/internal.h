@@ -111,12 +111,8 @@ NBG_INTERNAL nbg_code nbg_parse_v1(nbg_ctx *c);
  * undescribed-bytes limit (NBG_E_WORK_LIMIT) and only then starts the
  * whole-file SHA-256.  A file refused earlier is never hashed. */
 NBG_INTERNAL nbg_code nbg_structure_checked(nbg_ctx *c);
-/* nbg_parse, also telling whether the header and directory passed, so that
- * the file's bytes were read (*structure_passed 1) or only its structure
- * (0: refused before hashing, doc/security.md). */
-NBG_INTERNAL nbg_code nbg_parse_reached(const uint8_t *data, size_t size,
-					const nbg_parse_options *opts, nbg_model **out,
-					nbg_error *err, int *structure_passed);
+/* nbg_parse_reached (nbg.h, static-linking-only) is nbg_parse that also
+ * says whether the structure passed. */
 /* Ends the whole-file hash started there: cancelled when rc failed, else
  * completed (on this thread when none was started).  parse.c. */
 NBG_INTERNAL void nbg_file_hash_finish(nbg_ctx *c, nbg_code rc);

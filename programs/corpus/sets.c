@@ -1,13 +1,14 @@
 /*
- * corpus_sets.c - the containers of a corpus aggregate: value multisets and
+ * sets.c - the containers of a corpus aggregate: value multisets and
  * digest sets (open-addressing tables, so adding stays constant-time however
  * many distinct values a corpus has), ranges and note counts, each read out
  * sorted so that output never depends on the order files were added in.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "analysis/corpus_internal.h"
+#include "corpus_internal.h"
 
 static size_t slot_of(uint64_t key, size_t cap)
 {
@@ -17,7 +18,7 @@ static size_t slot_of(uint64_t key, size_t cap)
 	return (size_t)key & (cap - 1);
 }
 
-static int vs_grow(nbg_valset *s)
+static int vs_grow(corpus_valset *s)
 {
 	size_t cap = s->cap ? s->cap * 2 : 8;
 	uint64_t *v = calloc(cap, sizeof(*v)), *n = calloc(cap, sizeof(*n));
@@ -44,14 +45,14 @@ static int vs_grow(nbg_valset *s)
 	return 1;
 }
 
-nbg_code nbg_valset_add(nbg_corpus *c, nbg_valset *s, uint64_t v, uint64_t n)
+nbg_code corpus_valset_add(corpus_agg *c, corpus_valset *s, uint64_t v, uint64_t n)
 {
 	if (!n)
 		return NBG_OK;
 	if (s->cap) {
 		for (size_t j = slot_of(v, s->cap); s->n[j]; j = (j + 1) & (s->cap - 1))
 			if (s->v[j] == v) {
-				nbg_corpus_count(c, &s->n[j], n);
+				corpus_count(c, &s->n[j], n);
 				return NBG_OK;
 			}
 	}
@@ -70,13 +71,13 @@ nbg_code nbg_valset_add(nbg_corpus *c, nbg_valset *s, uint64_t v, uint64_t n)
 
 static int cmp_pair(const void *a, const void *b)
 {
-	uint64_t x = ((const nbg_vs_pair *)a)->v, y = ((const nbg_vs_pair *)b)->v;
+	uint64_t x = ((const corpus_vs_pair *)a)->v, y = ((const corpus_vs_pair *)b)->v;
 	return x < y ? -1 : x > y;
 }
 
-nbg_vs_pair *nbg_valset_sorted(const nbg_valset *s, size_t *count)
+corpus_vs_pair *corpus_valset_sorted(const corpus_valset *s, size_t *count)
 {
-	nbg_vs_pair *p;
+	corpus_vs_pair *p;
 	size_t k = 0;
 
 	*count = 0;
@@ -88,13 +89,13 @@ nbg_vs_pair *nbg_valset_sorted(const nbg_valset *s, size_t *count)
 	}
 	for (size_t i = 0; i < s->cap; i++)
 		if (s->n[i])
-			p[k++] = (nbg_vs_pair){ s->v[i], s->n[i] };
+			p[k++] = (corpus_vs_pair){ s->v[i], s->n[i] };
 	qsort(p, k, sizeof(*p), cmp_pair);
 	*count = k;
 	return p;
 }
 
-void nbg_range_add(nbg_range64 *r, uint64_t lo, uint64_t hi)
+void corpus_range_add(corpus_range *r, uint64_t lo, uint64_t hi)
 {
 	if (!r->seen || lo < r->lo)
 		r->lo = lo;
@@ -103,7 +104,7 @@ void nbg_range_add(nbg_range64 *r, uint64_t lo, uint64_t hi)
 	r->seen = 1;
 }
 
-static int sha_grow(nbg_shaset *s)
+static int sha_grow(corpus_shaset *s)
 {
 	size_t cap = s->cap ? s->cap * 2 : 64;
 	uint8_t(*d)[32] = cap < SIZE_MAX / 64 ? calloc(cap, 32) : NULL;
@@ -133,7 +134,7 @@ static int sha_grow(nbg_shaset *s)
 	return 1;
 }
 
-nbg_code nbg_shaset_add(nbg_corpus *c, nbg_shaset *s, const uint8_t d[32])
+nbg_code corpus_shaset_add(corpus_agg *c, corpus_shaset *s, const uint8_t d[32])
 {
 	uint64_t key;
 
@@ -161,7 +162,7 @@ static int cmp_sha(const void *a, const void *b)
 	return memcmp(a, b, 32);
 }
 
-uint8_t (*nbg_shaset_sorted(const nbg_shaset *s, size_t *count))[32]
+uint8_t (*corpus_shaset_sorted(const corpus_shaset *s, size_t *count))[32]
 {
 	uint8_t(*d)[32];
 	size_t k = 0;
@@ -181,16 +182,16 @@ uint8_t (*nbg_shaset_sorted(const nbg_shaset *s, size_t *count))[32]
 	return d;
 }
 
-nbg_code nbg_corpus_note_add(nbg_corpus *c, const char *id, uint64_t n)
+nbg_code corpus_note_add(corpus_agg *c, const char *id, uint64_t n)
 {
 	for (size_t i = 0; i < c->note_kinds; i++)
 		if (!strcmp(c->notes[i].id, id)) {
-			nbg_corpus_count(c, &c->notes[i].n, n);
+			corpus_count(c, &c->notes[i].n, n);
 			return NBG_OK;
 		}
 	if (c->note_kinds == c->note_cap) {
 		size_t cap = c->note_cap ? c->note_cap * 2 : 16;
-		nbg_note_count *p = realloc(c->notes, cap * sizeof(*p));
+		corpus_note_count *p = realloc(c->notes, cap * sizeof(*p));
 		if (!p) {
 			c->oom = 1;
 			return NBG_E_OUT_OF_MEMORY;
@@ -205,12 +206,12 @@ nbg_code nbg_corpus_note_add(nbg_corpus *c, const char *id, uint64_t n)
 
 static int cmp_note(const void *a, const void *b)
 {
-	return strcmp(((const nbg_note_count *)a)->id, ((const nbg_note_count *)b)->id);
+	return strcmp(((const corpus_note_count *)a)->id, ((const corpus_note_count *)b)->id);
 }
 
-nbg_note_count *nbg_corpus_notes_sorted(const nbg_corpus *c, size_t *count)
+corpus_note_count *corpus_notes_sorted(const corpus_agg *c, size_t *count)
 {
-	nbg_note_count *p;
+	corpus_note_count *p;
 
 	*count = 0;
 	if (!c->note_kinds)

@@ -1,11 +1,12 @@
 /*
- * corpus_file.c - one file of a corpus, measured: stat first (a path that is
+ * measure.c - one file of a corpus, measured: stat first (a path that is
  * not a regular file is never opened), open without blocking or taking a
  * terminal, check the size the walk saw, parse, check the digest a
  * manifest lists.  A small file is read whole into the item's buffer (a
  * read: a file truncated by someone else is a short read); a large one is
- * mapped, when the program installed the signal guards (a mapping cut
- * meanwhile reads zeros and is reported changed, never a SIGBUS), so that
+ * mapped (nbg_map_file), when the program installed the signal guards (a
+ * mapping cut meanwhile reads zeros and is reported changed, never a
+ * SIGBUS), so that
  * the size limit and the header checks come before any byte past the
  * structure is read: a 2 GiB sparse file with a wrong header costs what it
  * costs `nbg verify`, not a read of 2 GiB.
@@ -14,14 +15,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis/corpus_internal.h"
-#include "common/guard.h"
-#include "common/hash.h"
+#include "corpus_internal.h"
 
 /* A buffer kept between files is given back when it is this much larger
  * than the file at hand. */
@@ -29,29 +29,31 @@
 /* Files above this size are mapped, not read (when the guards are in). */
 #define MAP_MIN ((uint64_t)1 << 20)
 
-static nbg_code set_status(nbg_corpus_item *it, nbg_corpus_status st, nbg_code code)
+static nbg_code set_status(corpus_item *it, corpus_status st, nbg_code code)
 {
 	it->status = st;
 	it->err.code = code;
 	return code;
 }
 
-static nbg_code io_fail(nbg_corpus_item *it, const char *path, const char *what)
+/* NBG_E_IO with errno and its text after the sentence, as libnbg says it. */
+static nbg_code io_fail(corpus_item *it, const char *path, const char *what)
 {
 	int e = errno;
-	nbg_error_io(&it->err, e, 0, "file", "cannot %s %s", what, path);
-	return set_status(it, e == ENOENT || e == ENOTDIR ? NBG_CORPUS_VANISHED
-							  : NBG_CORPUS_UNREADABLE,
+	corpus_error(&it->err, NBG_E_IO, 0, "file", "cannot %s %s: %s", what, path, strerror(e));
+	it->err.sys_errno = e;
+	return set_status(it, e == ENOENT || e == ENOTDIR ? CORPUS_VANISHED
+							  : CORPUS_UNREADABLE,
 			  NBG_E_IO);
 }
 
-static nbg_code changed(nbg_corpus_item *it, const char *path, uint64_t was, uint64_t now,
+static nbg_code changed(corpus_item *it, const char *path, uint64_t was, uint64_t now,
 			const char *when)
 {
-	nbg_error_set(&it->err, NBG_E_FILE_CHANGED, 0, "file",
-		      "%s changed %s: %" PRIu64 " bytes before, %" PRIu64 " bytes now; measure it "
-		      "again once nothing writes to it", path, when, was, now);
-	return set_status(it, NBG_CORPUS_CHANGED, NBG_E_FILE_CHANGED);
+	corpus_error(&it->err, NBG_E_FILE_CHANGED, 0, "file",
+		     "%s changed %s: %" PRIu64 " bytes before, %" PRIu64 " bytes now; measure it "
+		     "again once nothing writes to it", path, when, was, now);
+	return set_status(it, CORPUS_CHANGED, NBG_E_FILE_CHANGED);
 }
 
 static const char *kind_of(mode_t m)
@@ -60,7 +62,7 @@ static const char *kind_of(mode_t m)
 	     : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
 }
 
-static int ensure_buffer(nbg_corpus_item *it, size_t need)
+static int ensure_buffer(corpus_item *it, size_t need)
 {
 	if (it->cap >= need && !(it->cap > KEEP_LIMIT && it->cap / 4 > need))
 		return 1;
@@ -91,25 +93,31 @@ static int64_t read_all(int fd, uint8_t *buf, size_t want)
 	return (int64_t)got;
 }
 
-/* Maps the file that `fd` opened (st: its status, checked against the
- * walk's); registered with the SIGBUS guard like every mapping. */
-static nbg_code map_file(nbg_corpus_item *it, const char *path, int fd, const struct stat *st)
+/* Maps the regular file `st` describes, opened and checked already
+ * (nbg_map_file: registered with the SIGBUS guard like every mapping); a
+ * file that is no longer that one is `changed`. */
+static nbg_code map_file(corpus_item *it, const char *path, const struct stat *st)
 {
-	void *p = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	nbg_error e;
+	nbg_code rc = nbg_map_file(path, &it->map, &e);
 
-	if (p == MAP_FAILED)
+	if (rc == NBG_E_IO) {
+		errno = e.sys_errno;
 		return io_fail(it, path, "map");
-	nbg_guard_map_add(p, (size_t)st->st_size);
-	it->map.data = p;
-	it->map.size = (size_t)st->st_size;
-	it->map.priv_base = p;
-	it->map.priv_len = (size_t)st->st_size;
+	}
+	if (rc != NBG_OK || it->map.size != (uint64_t)st->st_size) {
+		uint64_t now = rc == NBG_OK ? it->map.size : 0;
+		nbg_unmap_file(&it->map);
+		return changed(it, path, (uint64_t)st->st_size, now,
+			       "(was replaced) between stat and open");
+	}
 	it->size = (uint64_t)st->st_size;
 	return NBG_OK;
 }
 
 /* Opens and reads the regular file `st` describes into the item's buffer. */
-static nbg_code read_file(nbg_corpus_item *it, const char *path, const struct stat *st)
+static nbg_code read_file(corpus_item *it, const char *path, const struct stat *st,
+			  int map_large)
 {
 	struct stat fst;
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -128,18 +136,16 @@ static nbg_code read_file(nbg_corpus_item *it, const char *path, const struct st
 			       S_ISREG(fst.st_mode) ? (uint64_t)fst.st_size : 0,
 			       "(was replaced) between stat and open");
 	}
-	if ((uint64_t)fst.st_size > MAP_MIN && (uint64_t)fst.st_size < SIZE_MAX &&
-	    nbg_guard_installed()) {
-		nbg_code rc = map_file(it, path, fd, &fst);
+	if ((uint64_t)fst.st_size > MAP_MIN && (uint64_t)fst.st_size < SIZE_MAX && map_large) {
 		close(fd);
-		return rc;
+		return map_file(it, path, &fst);
 	}
 	/* One byte more than the size: a file that grows is seen to grow. */
 	if ((uint64_t)fst.st_size >= SIZE_MAX || !ensure_buffer(it, (size_t)fst.st_size + 1)) {
 		close(fd);
-		nbg_error_set(&it->err, NBG_E_OUT_OF_MEMORY, 0, "file",
-			      "%s: no memory for its %" PRIu64 " bytes", path, (uint64_t)fst.st_size);
-		return set_status(it, NBG_CORPUS_UNREADABLE, NBG_E_OUT_OF_MEMORY);
+		corpus_error(&it->err, NBG_E_OUT_OF_MEMORY, 0, "file",
+			     "%s: no memory for its %" PRIu64 " bytes", path, (uint64_t)fst.st_size);
+		return set_status(it, CORPUS_UNREADABLE, NBG_E_OUT_OF_MEMORY);
 	}
 	int64_t got = read_all(fd, it->buf, (size_t)fst.st_size + 1);
 	if (got < 0) {
@@ -154,35 +160,22 @@ static nbg_code read_file(nbg_corpus_item *it, const char *path, const struct st
 	return NBG_OK;
 }
 
-static void digest_mismatch(nbg_corpus_item *it, const char *path, const uint8_t want[32])
+static void digest_mismatch(corpus_item *it, const char *path, const uint8_t want[32])
 {
 	char have_hex[65], want_hex[65];
 	nbg_hex32(it->sha256, have_hex);
 	nbg_hex32(want, want_hex);
 	nbg_model_free(it->model);
 	it->model = NULL;
-	nbg_error_set(&it->err, NBG_E_DIGEST_MISMATCH, 0, "file",
-		      "%s has SHA-256 %s, the manifest lists %s: these are not the bytes it pins",
-		      path, have_hex, want_hex);
-	set_status(it, NBG_CORPUS_DIGEST_MISMATCH, NBG_E_DIGEST_MISMATCH);
-}
-
-/* The caller's expectations, reading only the members its struct has. */
-static nbg_corpus_expect expected(const nbg_corpus_expect *exp)
-{
-	nbg_corpus_expect e;
-
-	memset(&e, 0, sizeof(e));
-	if (exp && exp->size >= offsetof(nbg_corpus_expect, sha256) + sizeof(exp->sha256))
-		e = *exp;
-	else if (exp && exp->size >= offsetof(nbg_corpus_expect, has_sha256))
-		memcpy(&e, exp, offsetof(nbg_corpus_expect, has_sha256));
-	return e;
+	corpus_error(&it->err, NBG_E_DIGEST_MISMATCH, 0, "file",
+		     "%s has SHA-256 %s, the manifest lists %s: these are not the bytes it pins",
+		     path, have_hex, want_hex);
+	set_status(it, CORPUS_DIGEST_MISMATCH, NBG_E_DIGEST_MISMATCH);
 }
 
 /* A mapped file whose size changed while it was parsed: what was read past
  * a new end is zeros, and a file that grew was not read whole. */
-static int resized(const nbg_corpus_item *it, const char *path)
+static int resized(const corpus_item *it, const char *path)
 {
 	struct stat st;
 
@@ -190,24 +183,24 @@ static int resized(const nbg_corpus_item *it, const char *path)
 	       (stat(path, &st) == 0 && (uint64_t)st.st_size != it->size);
 }
 
-nbg_corpus_item *nbg_corpus_item_new(void)
+corpus_item *corpus_item_new(void)
 {
-	return calloc(1, sizeof(nbg_corpus_item));
+	return calloc(1, sizeof(corpus_item));
 }
 
-nbg_code nbg_corpus_measure(nbg_corpus_item *it, const char *path,
-			    const nbg_corpus_expect *expect)
+nbg_code corpus_measure(corpus_item *it, const char *path,
+			const corpus_expect *expect)
 {
 	if (!it || !path) {
 		if (it)
-			nbg_error_set(&it->err, NBG_E_INVALID_ARGUMENT, 0, "path", "no path was given");
+			corpus_error(&it->err, NBG_E_INVALID_ARGUMENT, 0, "path", "no path was given");
 		return NBG_E_INVALID_ARGUMENT;
 	}
 	void *buf = it->buf;
 	size_t cap = it->cap;
 	static const nbg_parse_options one_thread = { sizeof(one_thread), NBG_PARSE_ONE_THREAD, 0, 0 };
-	nbg_corpus_expect e = expected(expect);
-	const nbg_corpus_expect *exp = &e;
+	static const corpus_expect nothing;
+	const corpus_expect *exp = expect ? expect : &nothing;
 	nbg_parse_options po = one_thread;
 	struct stat st;
 	nbg_code rc;
@@ -224,17 +217,17 @@ nbg_code nbg_corpus_measure(nbg_corpus_item *it, const char *path,
 	if (stat(path, &st) != 0)
 		return io_fail(it, path, "stat");
 	if (!S_ISREG(st.st_mode)) {
-		nbg_error_set(&it->err, NBG_E_NOT_REGULAR_FILE, 0, "file",
-			      "%s is %s, not a regular file: it is not opened", path,
-			      kind_of(st.st_mode));
-		return set_status(it, NBG_CORPUS_NOT_REGULAR, NBG_E_NOT_REGULAR_FILE);
+		corpus_error(&it->err, NBG_E_NOT_REGULAR_FILE, 0, "file",
+			     "%s is %s, not a regular file: it is not opened", path,
+			     kind_of(st.st_mode));
+		return set_status(it, CORPUS_NOT_REGULAR, NBG_E_NOT_REGULAR_FILE);
 	}
 	it->has_size = 1;
 	it->size = (uint64_t)st.st_size;
 	if (exp->has_size && exp->file_size != (uint64_t)st.st_size)
 		return changed(it, path, exp->file_size, (uint64_t)st.st_size,
 			       "between the walk and reading it");
-	if ((rc = read_file(it, path, &st)) != NBG_OK)
+	if ((rc = read_file(it, path, &st, exp->map_large)) != NBG_OK)
 		return rc;
 	const uint8_t *data = it->map.data ? it->map.data : it->buf;
 
@@ -246,11 +239,11 @@ nbg_code nbg_corpus_measure(nbg_corpus_item *it, const char *path,
 		return changed(it, path, it->size,
 			       stat(path, &now) == 0 ? (uint64_t)now.st_size : 0, "while it was read");
 	}
-	it->status = rc == NBG_OK ? NBG_CORPUS_VALID : NBG_CORPUS_INVALID;
+	it->status = rc == NBG_OK ? CORPUS_VALID : CORPUS_INVALID;
 	if (rc == NBG_OK) {
-		memcpy(it->sha256, it->model->file_sha256, 32);
+		memcpy(it->sha256, nbg_model_file_sha256(it->model), 32);
 	} else if (read_whole || !it->map.data) {
-		nbg_sha256(data, (size_t)it->size, it->sha256); /* read already */
+		nbg_sha256_bytes(data, (size_t)it->size, it->sha256); /* read already */
 	} else {
 		return it->err.code; /* refused on its structure: not read, not hashed */
 	}
@@ -260,29 +253,29 @@ nbg_code nbg_corpus_measure(nbg_corpus_item *it, const char *path,
 	return it->err.code;
 }
 
-nbg_code nbg_corpus_add_item(nbg_corpus *c, const nbg_corpus_item *it)
+nbg_code corpus_add_item(corpus_agg *c, const corpus_item *it)
 {
 	if (!c)
 		return NBG_E_INVALID_ARGUMENT;
-	if (it->status == NBG_CORPUS_VALID)
-		return nbg_corpus_add_model(c, it->model);
-	if (it->status == NBG_CORPUS_INVALID)
-		return nbg_corpus_add_failure(c, it->err.code);
-	return nbg_corpus_add_unmeasured(c, it->status);
+	if (it->status == CORPUS_VALID)
+		return corpus_add_model(c, it->model);
+	if (it->status == CORPUS_INVALID)
+		return corpus_add_failure(c, it->err.code);
+	return corpus_add_unmeasured(c, it->status);
 }
 
-int nbg_corpus_item_exit(const nbg_corpus_item *it)
+int corpus_item_exit(const corpus_item *it)
 {
 	if (!it)
 		return NBG_EXIT_USAGE;
-	if (it->status == NBG_CORPUS_VALID)
+	if (it->status == CORPUS_VALID)
 		return NBG_EXIT_OK;
-	if (it->status == NBG_CORPUS_INVALID || it->status == NBG_CORPUS_DIGEST_MISMATCH)
+	if (it->status == CORPUS_INVALID || it->status == CORPUS_DIGEST_MISMATCH)
 		return it->err.code == NBG_E_OUT_OF_MEMORY ? NBG_EXIT_IO : NBG_EXIT_INVALID;
 	return NBG_EXIT_IO;
 }
 
-void nbg_corpus_item_free(nbg_corpus_item *it)
+void corpus_item_free(corpus_item *it)
 {
 	if (!it)
 		return;
@@ -292,17 +285,17 @@ void nbg_corpus_item_free(nbg_corpus_item *it)
 	free(it);
 }
 
-nbg_corpus_status nbg_corpus_item_status(const nbg_corpus_item *it)
+corpus_status corpus_item_status(const corpus_item *it)
 {
-	return it ? it->status : NBG_CORPUS_STATUS_COUNT;
+	return it ? it->status : CORPUS_STATUS_COUNT;
 }
 
-const nbg_error *nbg_corpus_item_error(const nbg_corpus_item *it)
+const nbg_error *corpus_item_error(const corpus_item *it)
 {
 	return it ? &it->err : NULL;
 }
 
-int nbg_corpus_item_size(const nbg_corpus_item *it, uint64_t *size)
+int corpus_item_size(const corpus_item *it, uint64_t *size)
 {
 	if (!it)
 		return 0;
@@ -311,7 +304,7 @@ int nbg_corpus_item_size(const nbg_corpus_item *it, uint64_t *size)
 	return it->has_size;
 }
 
-int nbg_corpus_item_sha256(const nbg_corpus_item *it, uint8_t out[32])
+int corpus_item_sha256(const corpus_item *it, uint8_t out[32])
 {
 	if (!it)
 		return 0;
@@ -320,7 +313,7 @@ int nbg_corpus_item_sha256(const nbg_corpus_item *it, uint8_t out[32])
 	return it->has_sha256;
 }
 
-const nbg_model *nbg_corpus_item_model(const nbg_corpus_item *it)
+const nbg_model *corpus_item_model(const corpus_item *it)
 {
-	return it && it->status == NBG_CORPUS_VALID ? it->model : NULL;
+	return it && it->status == CORPUS_VALID ? it->model : NULL;
 }

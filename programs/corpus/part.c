@@ -1,5 +1,5 @@
 /*
- * corpus_part.c - reading back a document nbg_corpus_json() wrote (a part)
+ * part.c - reading back a document corpus_json() wrote (a part)
  * into an aggregate, so that parts of a corpus measured apart merge into
  * exactly what one run over all their files gives.  Everything is checked:
  * the version that wrote it, every key the field table names, the types,
@@ -7,14 +7,16 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <jansson.h>
 
-#include "analysis/corpus_internal.h"
+#include "corpus_internal.h"
 
 typedef struct reader {
-	nbg_corpus *c;
+	corpus_agg *c;
 	nbg_error *err;
 	const char *name;
 	int failed;
@@ -24,25 +26,28 @@ static int refuse(reader *r, const char *key, const char *fmt, const char *what)
 {
 	if (r->failed++)
 		return 0;
-	nbg_error_set(r->err, NBG_E_CORPUS_PART, 0, key ? key : "", "%s: %s%s%s%s", r->name,
-		      fmt, what ? what : "", key ? " at key " : "", key ? key : "");
+	corpus_error(r->err, NBG_E_CORPUS_PART, 0, key ? key : "", "%s: %s%s%s%s", r->name,
+		     fmt, what ? what : "", key ? " at key " : "", key ? key : "");
 	return 0;
 }
 
-static json_t *at_path(json_t *o, const char *key)
+json_t *corpus_json_at(json_t *root, const char *key, const char **leaf)
 {
-	char part[64];
-	const char *dot;
+	const char *dot = strchr(key, '.');
+	char step[64];
 
-	while (o && (dot = strchr(key, '.')) != NULL) {
-		size_t n = (size_t)(dot - key) < sizeof(part) - 1 ? (size_t)(dot - key)
-								  : sizeof(part) - 1;
-		memcpy(part, key, n);
-		part[n] = '\0';
-		o = json_object_get(o, part);
-		key = dot + 1;
+	if (!root || !dot) {
+		if (leaf)
+			*leaf = key;
+		return leaf ? root : root ? json_object_get(root, key) : NULL;
 	}
-	return o ? json_object_get(o, key) : NULL;
+	snprintf(step, sizeof(step), "%.*s", (int)(dot - key), key);
+	json_t *next = json_object_get(root, step);
+	if (leaf && !json_is_object(next)) {
+		next = json_object();
+		json_object_set_new(root, step, next);
+	}
+	return corpus_json_at(next, dot + 1, leaf);
 }
 
 /* A count or value: a non-negative integer, or decimal digits in a string
@@ -68,7 +73,7 @@ static int to_u64(reader *r, json_t *j, const char *key, uint64_t *out)
 	return 0;
 }
 
-static int read_valset(reader *r, json_t *a, const char *key, nbg_valset *s, int named)
+static int read_valset(reader *r, json_t *a, const char *key, corpus_valset *s, int named)
 {
 	size_t i;
 	json_t *e;
@@ -83,14 +88,14 @@ static int read_valset(reader *r, json_t *a, const char *key, nbg_valset *s, int
 			return 0;
 		if (!n)
 			return refuse(r, key, "not a corpus part (a value seen 0 times)", NULL);
-		nbg_valset_add(r->c, s, v, n);
+		corpus_valset_add(r->c, s, v, n);
 	}
 	if (s->count != json_array_size(a))
 		return refuse(r, key, "not a corpus part (a value is listed twice)", NULL);
 	return 1;
 }
 
-static int read_range(reader *r, json_t *j, const char *key, nbg_range64 *g)
+static int read_range(reader *r, json_t *j, const char *key, corpus_range *g)
 {
 	uint64_t lo, hi;
 
@@ -104,7 +109,7 @@ static int read_range(reader *r, json_t *j, const char *key, nbg_range64 *g)
 	if (lo > hi)
 		return refuse(r, key, "not a corpus part (a range's low end is above its high end)",
 			      NULL);
-	nbg_range_add(g, lo, hi);
+	corpus_range_add(g, lo, hi);
 	return 1;
 }
 
@@ -128,21 +133,6 @@ static int read_counts(reader *r, json_t *o, const char *key, uint64_t *n, int c
 			return 0;
 	}
 	return 1;
-}
-
-static const char *code_name(int k)
-{
-	return k ? nbg_code_name((nbg_code)k) : NULL;
-}
-
-static const char *status_name(int k)
-{
-	return k > NBG_CORPUS_INVALID ? nbg_corpus_status_name((nbg_corpus_status)k) : NULL;
-}
-
-static const char *skip_name(int k)
-{
-	return nbg_corpus_skip_name((nbg_corpus_skip)k);
 }
 
 static int read_types(reader *r, json_t *a, const char *key)
@@ -193,7 +183,7 @@ static int read_tails(reader *r, json_t *a, const char *key)
 		if (!ok)
 			return refuse(r, key, "not a corpus part (a digest is not 64 lowercase hex "
 					      "digits)", NULL);
-		nbg_shaset_add(r->c, &r->c->tails, d);
+		corpus_shaset_add(r->c, &r->c->tails, d);
 	}
 	if (r->c->tails.count != json_array_size(a))
 		return refuse(r, key, "not a corpus part (a digest is listed twice)", NULL);
@@ -204,7 +194,7 @@ static int read_tails(reader *r, json_t *a, const char *key)
  * (a part is untrusted: an id is printed by the text report). */
 static int note_id_ok(const char *k)
 {
-	if (!*k || strlen(k) >= sizeof(((nbg_corpus *)0)->notes[0].id))
+	if (!*k || strlen(k) >= sizeof(((corpus_agg *)0)->notes[0].id))
 		return 0;
 	for (; *k; k++)
 		if (!((*k >= 'a' && *k <= 'z') || (*k >= '0' && *k <= '9') || *k == '-'))
@@ -226,42 +216,42 @@ static int read_notes(reader *r, json_t *o, const char *key)
 					      "note id has: only a-z, 0-9 and '-')", NULL);
 		if (!to_u64(r, v, key, &n) || !n)
 			return refuse(r, key, "not a corpus part (a note id or count is wrong)", NULL);
-		nbg_corpus_note_add(r->c, k, n);
+		corpus_note_add(r->c, k, n);
 	}
 	return 1;
 }
 
-static int read_field(reader *r, json_t *root, const nbg_corpus_field *f)
+static int read_field(reader *r, json_t *root, const corpus_field *f)
 {
-	json_t *j = at_path(root, f->key);
-	void *m = nbg_corpus_member(r->c, f);
+	json_t *j = corpus_json_at(root, f->key, NULL);
+	void *m = corpus_member(r->c, f);
 	uint64_t v;
 
 	if (!j)
 		return refuse(r, f->key, "not a corpus part nbg corpus --json wrote (missing key)",
 			      NULL);
 	switch (f->kind) {
-	case NBG_CF_U64:
+	case CF_U64:
 		return to_u64(r, j, f->key, m);
-	case NBG_CF_VALSET:
+	case CF_VALSET:
 		return read_valset(r, j, f->key, m, f->namer != NULL);
-	case NBG_CF_RANGE:
+	case CF_RANGE:
 		return read_range(r, j, f->key, m);
-	case NBG_CF_CODES:
-		return read_counts(r, j, f->key, r->c->fail_by_code, NBG_E__COUNT, code_name);
-	case NBG_CF_STATUSES:
-		return read_counts(r, j, f->key, r->c->not_measured, NBG_CORPUS_STATUS_COUNT,
-				   status_name);
-	case NBG_CF_SKIPS:
-		return read_counts(r, j, f->key, r->c->skipped, NBG_CORPUS_SKIP_COUNT, skip_name);
-	case NBG_CF_TYPES:
+	case CF_CODES:
+		return read_counts(r, j, f->key, r->c->fail_by_code, NBG_E__COUNT, corpus_code_key);
+	case CF_STATUSES:
+		return read_counts(r, j, f->key, r->c->not_measured, CORPUS_STATUS_COUNT,
+				   corpus_status_key);
+	case CF_SKIPS:
+		return read_counts(r, j, f->key, r->c->skipped, CORPUS_SKIP_COUNT, corpus_skip_key);
+	case CF_TYPES:
 		return read_types(r, j, f->key);
-	case NBG_CF_TAIL_LIST:
+	case CF_TAIL_LIST:
 		return read_tails(r, j, f->key);
-	case NBG_CF_NOTES:
+	case CF_NOTES:
 		return read_notes(r, j, f->key);
-	case NBG_CF_UNREADABLE: /* derived: checked once everything is read */
-	case NBG_CF_TAILS:
+	case CF_UNREADABLE: /* derived: checked once everything is read */
+	case CF_TAILS:
 		return to_u64(r, j, f->key, &v);
 	}
 	return 0;
@@ -278,28 +268,28 @@ static int add_ok(uint64_t a, uint64_t b, uint64_t *sum)
  * up modulo 2^64 and is refused. */
 static int check_sums(reader *r, json_t *root)
 {
-	const nbg_corpus *c = r->c;
+	const corpus_agg *c = r->c;
 	uint64_t sum = c->valid, versions, unreadable = 0, reasons = 0, tails = 0;
 	int ok = 1;
 
 	for (int k = 0; k < NBG_E__COUNT; k++)
 		ok &= add_ok(sum, c->fail_by_code[k], &sum);
-	for (int k = 0; k < NBG_CORPUS_STATUS_COUNT; k++)
+	for (int k = 0; k < CORPUS_STATUS_COUNT; k++)
 		ok &= add_ok(sum, c->not_measured[k], &sum);
 	if (!ok || sum != c->files)
 		return refuse(r, "files", "counts do not add up (files is not valid + invalid + "
 					  "not measured)", NULL);
 	if (!add_ok(c->v1_files, c->v2_files, &versions) || versions != c->valid)
 		return refuse(r, "valid", "counts do not add up (valid is not v1 + v2 files)", NULL);
-	ok = add_ok(reasons, c->skipped[NBG_CORPUS_SKIP_UNREADABLE], &reasons);
-	for (int k = NBG_CORPUS_UNREADABLE; k < NBG_CORPUS_STATUS_COUNT; k++)
-		if (k != NBG_CORPUS_DIGEST_MISMATCH)
+	ok = add_ok(reasons, c->skipped[CORPUS_SKIP_UNREADABLE], &reasons);
+	for (int k = CORPUS_UNREADABLE; k < CORPUS_STATUS_COUNT; k++)
+		if (k != CORPUS_DIGEST_MISMATCH)
 			ok &= add_ok(reasons, c->not_measured[k], &reasons);
 	to_u64(r, json_object_get(root, "unreadable"), "unreadable", &unreadable);
-	if (!ok || unreadable != reasons || reasons != nbg_corpus_unreadable(c))
+	if (!ok || unreadable != reasons || reasons != corpus_unreadable(c))
 		return refuse(r, "unreadable", "counts do not add up (unreadable is not the sum of "
 					       "its reasons)", NULL);
-	to_u64(r, at_path(root, "connection_tails.distinct_sha256"),
+	to_u64(r, corpus_json_at(root, "connection_tails.distinct_sha256", NULL),
 	       "connection_tails.distinct_sha256", &tails);
 	if (tails != c->tails.count)
 		return refuse(r, "connection_tails.distinct_sha256",
@@ -317,37 +307,37 @@ static int check_version(reader *r, json_t *root)
 		return 0;
 	}
 	if (strcmp(v, nbg_version_string()) != 0) {
-		nbg_error_set(r->err, NBG_E_CORPUS_PART, 0, "nbgkit_version",
-			      "%s was written by nbgkit %.32s and this is nbgkit %s: parts merge "
-			      "only within one version; measure that part again with this version",
-			      r->name, v, nbg_version_string());
+		corpus_error(r->err, NBG_E_CORPUS_PART, 0, "nbgkit_version",
+			     "%s was written by nbgkit %.32s and this is nbgkit %s: parts merge "
+			     "only within one version; measure that part again with this version",
+			     r->name, v, nbg_version_string());
 		r->failed = 1;
 		return 0;
 	}
 	return 1;
 }
 
-nbg_code nbg_corpus_from_json(const char *text, size_t len, const char *name,
-			      nbg_corpus **out, nbg_error *err)
+nbg_code corpus_from_json(const char *text, size_t len, const char *name,
+			  corpus_agg **out, nbg_error *err)
 {
 	if (!out || !text)
-		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "",
-				     "no corpus part or result pointer was given");
-	reader r = { nbg_corpus_new(), err, name ? name : "corpus part", 0 };
+		return corpus_error(err, NBG_E_INVALID_ARGUMENT, 0, "",
+				    "no corpus part or result pointer was given");
+	reader r = { corpus_agg_new(), err, name ? name : "corpus part", 0 };
 	json_error_t jerr;
 	json_t *root;
 	size_t n;
-	const nbg_corpus_field *f = nbg_corpus_fields(&n);
+	const corpus_field *f = corpus_fields(&n);
 
 	*out = NULL;
 	if (!r.c)
-		return nbg_error_set(err, NBG_E_OUT_OF_MEMORY, 0, "", "no memory for a corpus part");
+		return corpus_error(err, NBG_E_OUT_OF_MEMORY, 0, "", "no memory for a corpus part");
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		nbg_corpus_free(r.c);
-		return nbg_error_set(err, NBG_E_CORPUS_PART, (uint64_t)jerr.position, "",
-				     "%s is not JSON: %s (line %d); parts are the documents "
-				     "`nbg corpus --json` writes", r.name, jerr.text, jerr.line);
+		corpus_agg_free(r.c);
+		return corpus_error(err, NBG_E_CORPUS_PART, (uint64_t)jerr.position, "",
+				    "%s is not JSON: %s (line %d); parts are the documents "
+				    "`nbg corpus --json` writes", r.name, jerr.text, jerr.line);
 	}
 	if (check_version(&r, root)) {
 		for (size_t i = 0; i < n && !r.failed; i++)
@@ -360,11 +350,11 @@ nbg_code nbg_corpus_from_json(const char *text, size_t len, const char *name,
 	}
 	json_decref(root);
 	if (!r.failed && r.c->oom) {
-		nbg_corpus_free(r.c);
-		return nbg_error_set(err, NBG_E_OUT_OF_MEMORY, 0, "", "no memory for %s", r.name);
+		corpus_agg_free(r.c);
+		return corpus_error(err, NBG_E_OUT_OF_MEMORY, 0, "", "no memory for %s", r.name);
 	}
 	if (r.failed) {
-		nbg_corpus_free(r.c);
+		corpus_agg_free(r.c);
 		return NBG_E_CORPUS_PART;
 	}
 	*out = r.c;

@@ -1,16 +1,16 @@
 /*
- * json_corpus.c - a corpus aggregate as one JSON document (`nbg corpus
- * --json`), which is also a part nbg_corpus_from_json() reads back; one
- * file's record as one JSON line.  doc/corpus.md lists the keys.
+ * json.c - a corpus aggregate as one JSON document (`nbg corpus --json`),
+ * which is also a part corpus_from_json() reads back; one file's record as
+ * one JSON line.  doc/corpus.md lists the keys.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <jansson.h>
 
-#include "analysis/corpus_internal.h"
-#include "common/json.h"
+#include "corpus_internal.h"
 
 /* An unsigned 64-bit value exactly: a number up to INT64_MAX, else its
  * decimal digits as a string (JSON readers lose such numbers). */
@@ -23,10 +23,17 @@ static json_t *ju64(uint64_t v)
 	return json_string(buf);
 }
 
-static json_t *vs_json(const nbg_valset *s, nbg_corpus_namer f, int *oom)
+static json_t *sha_json(const uint8_t d[32])
+{
+	char hex[65];
+	nbg_hex32(d, hex);
+	return json_string(hex);
+}
+
+static json_t *vs_json(const corpus_valset *s, corpus_namer f, int *oom)
 {
 	size_t n;
-	nbg_vs_pair *p = nbg_valset_sorted(s, &n);
+	corpus_vs_pair *p = corpus_valset_sorted(s, &n);
 	json_t *a = json_array();
 	char buf[48];
 
@@ -48,12 +55,12 @@ static json_t *vs_json(const nbg_valset *s, nbg_corpus_namer f, int *oom)
 	return a;
 }
 
-static json_t *rg_json(const nbg_range64 *r)
+static json_t *rg_json(const corpus_range *r)
 {
 	return r->seen ? json_pack("[o,o]", ju64(r->lo), ju64(r->hi)) : json_null();
 }
 
-static json_t *types_json(const nbg_corpus *c, int *oom)
+static json_t *types_json(const corpus_agg *c, int *oom)
 {
 	json_t *types = json_array();
 	for (uint32_t t = 0; t < NBG_SECTION_TYPE_COUNT; t++)
@@ -76,40 +83,25 @@ static json_t *counts_json(const uint64_t *n, int count, const char *(*name)(int
 	return o;
 }
 
-static const char *code_name(int k)
-{
-	return k ? nbg_code_name((nbg_code)k) : NULL;
-}
-
-static const char *status_name(int k)
-{
-	return k > NBG_CORPUS_INVALID ? nbg_corpus_status_name((nbg_corpus_status)k) : NULL;
-}
-
-static const char *skip_name(int k)
-{
-	return nbg_corpus_skip_name((nbg_corpus_skip)k);
-}
-
-static json_t *tails_json(const nbg_corpus *c, int *oom)
+static json_t *tails_json(const corpus_agg *c, int *oom)
 {
 	size_t n;
-	uint8_t(*d)[32] = nbg_shaset_sorted(&c->tails, &n);
+	uint8_t(*d)[32] = corpus_shaset_sorted(&c->tails, &n);
 	json_t *a = json_array();
 
 	if (n == SIZE_MAX)
 		*oom = 1;
 	for (size_t i = 0; i < n && n != SIZE_MAX; i++)
-		if (json_array_append_new(a, nbg_json_sha(d[i])) != 0)
+		if (json_array_append_new(a, sha_json(d[i])) != 0)
 			*oom = 1;
 	free(d);
 	return a;
 }
 
-static json_t *notes_json(const nbg_corpus *c, int *oom)
+static json_t *notes_json(const corpus_agg *c, int *oom)
 {
 	size_t n;
-	nbg_note_count *p = nbg_corpus_notes_sorted(c, &n);
+	corpus_note_count *p = corpus_notes_sorted(c, &n);
 	json_t *o = json_object();
 
 	if (n == SIZE_MAX)
@@ -120,44 +112,44 @@ static json_t *notes_json(const nbg_corpus *c, int *oom)
 	return o;
 }
 
-static json_t *field_json(const nbg_corpus *c, const nbg_corpus_field *f, int *oom)
+static json_t *field_json(const corpus_agg *c, const corpus_field *f, int *oom)
 {
-	const void *m = nbg_corpus_cmember(c, f);
+	const void *m = corpus_cmember(c, f);
 	const uint64_t *u = m;
 
 	switch (f->kind) {
-	case NBG_CF_U64:
+	case CF_U64:
 		return ju64(*u);
-	case NBG_CF_VALSET:
+	case CF_VALSET:
 		return vs_json(m, f->namer, oom);
-	case NBG_CF_RANGE:
+	case CF_RANGE:
 		return rg_json(m);
-	case NBG_CF_UNREADABLE:
-		return ju64(nbg_corpus_unreadable(c));
-	case NBG_CF_CODES:
-		return counts_json(c->fail_by_code, NBG_E__COUNT, code_name, 0);
-	case NBG_CF_STATUSES:
-		return counts_json(c->not_measured, NBG_CORPUS_STATUS_COUNT, status_name, 1);
-	case NBG_CF_SKIPS:
-		return counts_json(c->skipped, NBG_CORPUS_SKIP_COUNT, skip_name, 1);
-	case NBG_CF_TYPES:
+	case CF_UNREADABLE:
+		return ju64(corpus_unreadable(c));
+	case CF_CODES:
+		return counts_json(c->fail_by_code, NBG_E__COUNT, corpus_code_key, 0);
+	case CF_STATUSES:
+		return counts_json(c->not_measured, CORPUS_STATUS_COUNT, corpus_status_key, 1);
+	case CF_SKIPS:
+		return counts_json(c->skipped, CORPUS_SKIP_COUNT, corpus_skip_key, 1);
+	case CF_TYPES:
 		return types_json(c, oom);
-	case NBG_CF_TAILS:
+	case CF_TAILS:
 		return ju64(c->tails.count);
-	case NBG_CF_TAIL_LIST:
+	case CF_TAIL_LIST:
 		return tails_json(c, oom);
-	case NBG_CF_NOTES:
+	case CF_NOTES:
 		return notes_json(c, oom);
 	}
 	return NULL;
 }
 
-char *nbg_corpus_json(const nbg_corpus *c)
+char *corpus_json(const corpus_agg *c)
 {
 	if (!c)
 		return NULL;
 	size_t n;
-	const nbg_corpus_field *f = nbg_corpus_fields(&n);
+	const corpus_field *f = corpus_fields(&n);
 	json_t *root = json_object();
 	int oom = c->oom;
 	char *s = NULL;
@@ -171,7 +163,9 @@ char *nbg_corpus_json(const nbg_corpus *c)
 			oom = 1;
 			break;
 		}
-		nbg_json_set_path(root, f[i].key, v);
+		const char *leaf;
+		json_t *parent = corpus_json_at(root, f[i].key, &leaf);
+		json_object_set_new(parent, leaf, v);
 	}
 	if (!oom)
 		s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -191,51 +185,67 @@ static json_t *model_part(const nbg_model *m, const char *key)
 	if (!m)
 		return json_null();
 	if (!strcmp(key, "family"))
-		return json_integer(m->family);
+		return json_integer(nbg_model_family(m));
 	if (!strcmp(key, "version"))
-		return hex32(m->version);
+		return hex32(nbg_model_version(m));
 	if (!strcmp(key, "target"))
-		return hex32(m->target);
+		return hex32(nbg_model_target(m));
 	if (!strcmp(key, "section_count"))
-		return ju64(m->section_count);
+		return ju64(nbg_model_section_count(m));
 	if (!strcmp(key, "input_count"))
-		return ju64(m->input_count);
-	return ju64(m->output_count);
+		return ju64(nbg_model_input_count(m));
+	return ju64(nbg_model_output_count(m));
 }
 
-char *nbg_corpus_record_json(const nbg_corpus_item *it, const char *path)
+/* A message for JSON: as it is when it is UTF-8, else escaped as
+ * nbg_text_escape does. */
+static json_t *message_json(const char *s)
 {
-	if (!it)
+	json_t *j = json_string(s);
+	char *e = j ? NULL : nbg_text_escape(s, SIZE_MAX);
+
+	if (!j && e)
+		j = json_string(e);
+	free(e);
+	return j ? j : json_null();
+}
+
+char *corpus_record_json(const corpus_item *it, json_t *path)
+{
+	if (!it) {
+		json_decref(path);
 		return NULL;
+	}
 	static const char *const model_keys[] = { "family", "version", "target" };
 	static const char *const count_keys[] = { "section_count", "input_count", "output_count" };
-	const nbg_model *m = nbg_corpus_item_model(it);
-	int failed = it->status != NBG_CORPUS_VALID;
+	const nbg_model *m = corpus_item_model(it);
+	int failed = it->status != CORPUS_VALID;
 	json_t *o = json_object(), *notes = m ? json_array() : json_null();
 	char *s = NULL;
 
 	if (!o || !notes) {
 		json_decref(o);
 		json_decref(notes);
+		json_decref(path);
 		return NULL;
 	}
-	json_object_set_new(o, "path", nbg_json_path(path));
+	json_object_set_new(o, "path", path ? path : json_null());
 	json_object_set_new(o, "size", it->has_size ? ju64(it->size) : json_null());
-	json_object_set_new(o, "sha256", it->has_sha256 ? nbg_json_sha(it->sha256) : json_null());
-	json_object_set_new(o, "status", json_string(nbg_corpus_status_name(it->status)));
+	json_object_set_new(o, "sha256", it->has_sha256 ? sha_json(it->sha256) : json_null());
+	json_object_set_new(o, "status", json_string(corpus_status_name(it->status)));
 	json_object_set_new(o, "valid", json_boolean(!failed));
 	for (size_t i = 0; i < 3; i++)
 		json_object_set_new(o, model_keys[i], model_part(m, model_keys[i]));
 	json_object_set_new(o, "failure_code",
 			    failed ? json_string(nbg_code_name(it->err.code)) : json_null());
 	json_object_set_new(o, "failure_offset",
-			    failed && it->status == NBG_CORPUS_INVALID ? ju64(it->err.offset)
+			    failed && it->status == CORPUS_INVALID ? ju64(it->err.offset)
 								      : json_null());
 	json_object_set_new(o, "failure_message",
-			    failed ? nbg_json_str(it->err.message) : json_null());
+			    failed ? message_json(it->err.message) : json_null());
 	for (size_t i = 0; i < 3; i++)
 		json_object_set_new(o, count_keys[i], model_part(m, count_keys[i]));
-	for (size_t i = 0; m && i < m->note_count; i++)
+	for (size_t i = 0; m && i < nbg_model_note_count(m); i++)
 		json_array_append_new(notes, json_string(nbg_model_note_at(m, i)->id));
 	json_object_set_new(o, "notes", notes);
 	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
