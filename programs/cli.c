@@ -156,35 +156,6 @@ int cli_load_expect(const char *path, const nbg_parse_options *opts, const uint3
 	return NBG_EXIT_OK;
 }
 
-int cli_load_unverified(const char *path, const nbg_parse_options *opts, cli_loaded *l)
-{
-	nbg_parse_options o = { .size = sizeof(o) };
-	nbg_error err;
-
-	switch (l->err.code) {
-	case NBG_E_SECTION_CHECKSUM_MISMATCH:
-	case NBG_E_FILE_CHECKSUM_MISMATCH:
-	case NBG_E_V1_CRC_SUM_MISMATCH:
-		break;
-	default:
-		return 0;
-	}
-	if (opts)
-		o.flags = opts->flags;
-	o.flags |= NBG_PARSE_NO_CRC_CHECK;
-	o.max_file_size = cli_env_limit("NBG_MAX_FILE_SIZE");
-	o.max_undescribed = cli_env_limit("NBG_MAX_UNDESCRIBED");
-	nbg_model_free(l->model);
-	l->model = NULL;
-	if (nbg_parse(l->map.data, l->map.size, &o, &l->model, &err) != NBG_OK ||
-	    cli_input_shrank(path, &l->map)) {
-		nbg_model_free(l->model);
-		l->model = NULL;
-		return 0;
-	}
-	return 1;
-}
-
 void cli_loaded_free(cli_loaded *l)
 {
 	nbg_model_free(l->model);

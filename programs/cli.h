@@ -8,7 +8,8 @@
 
 #include "nbg/nbg.h"
 
-/* A parsed input file: mapping + model, or the failure. */
+/* A parsed input file: mapping + model, or the failure (or both: see
+ * cli_load). */
 typedef struct cli_loaded {
 	nbg_mapping map;
 	nbg_model *model;
@@ -35,14 +36,11 @@ int cli_cmd_targets(int argc, char **argv);
 int cli_target_parse(const char *arg, uint32_t *out);
 void cli_target_mismatch(nbg_error *err, uint32_t have, uint32_t want);
 
-/* After cli_load or cli_load_expect failed on a checksum mismatch (and
- * only then): parses the same bytes again without the checksum checks, into
- * l->model (integrity NBG_INTEGRITY_FAILED), so that what can be decoded is
- * still shown, marked unverified; l->err keeps the failure.  1 when a
- * model was made, 0 otherwise (another failure, or a structural failure
- * behind the checksum one: nothing is shown then). */
-int cli_load_unverified(const char *path, const nbg_parse_options *opts, cli_loaded *l);
-/* Maps and parses `path` ("-": standard input); returns the exit code the failure calls for (0 on success). */
+/* Maps and parses `path` ("-": standard input); returns the exit code the
+ * failure calls for (0 on success).  With NBG_PARSE_KEEP_UNVERIFIED in
+ * opts, a file whose only failure is a checksum still leaves its model in
+ * out->model (integrity NBG_INTEGRITY_FAILED) beside the failure in
+ * out->err, so that what can be decoded is shown, marked unverified. */
 int cli_load(const char *path, const nbg_parse_options *opts, cli_loaded *out);
 void cli_loaded_free(cli_loaded *l);
 /* Prints "nbg: PATH: code at offset N (0x..): message" to stderr. */

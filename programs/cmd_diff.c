@@ -23,17 +23,20 @@ static int checksum_failure(nbg_code c)
 	return c == NBG_E_SECTION_CHECKSUM_MISMATCH || c == NBG_E_FILE_CHECKSUM_MISMATCH;
 }
 
-/* Loads one side.  A file that fails only on its checksums is parsed again
- * with the comparisons off (every other rule still holds) and a note goes to
- * stderr.  Returns 0, or prints the failure and returns -1. */
+/* Loads one side, in one parse without the checksum comparisons: a file
+ * that fails only on its v2 checksums is compared all the same (every other
+ * rule holds) and a note goes to stderr.  Returns 0, or prints the failure
+ * (the first rule that fails, the checksums last) and returns -1. */
 static int load_side(const char *which, const char *path, int json, cli_loaded *l)
 {
-	if (cli_load(path, NULL, l) == NBG_EXIT_OK)
-		return 0;
-	if (!l->io_failed && checksum_failure(l->err.code)) {
-		nbg_parse_options o = { .size = sizeof(o), .flags = NBG_PARSE_NO_CRC_CHECK };
-		nbg_error strict = l->err, e2;
-		if (nbg_parse(l->map.data, l->map.size, &o, &l->model, &e2) == NBG_OK) {
+	nbg_parse_options o = { .size = sizeof(o), .flags = NBG_PARSE_NO_CRC_CHECK };
+	nbg_error strict;
+
+	if (cli_load(path, &o, l) == NBG_EXIT_OK) {
+		nbg_code sc = nbg_integrity_failure(l->model, &strict);
+		if (sc == NBG_OK)
+			return 0;
+		if (checksum_failure(sc)) {
 			fprintf(stderr,
 				"nbg diff: %s: %s at offset %llu: %s; compared as it is (every "
 				"other rule holds)\n",
@@ -41,7 +44,10 @@ static int load_side(const char *which, const char *path, int json, cli_loaded *
 				strict.message);
 			return 0;
 		}
-		l->err = e2;
+		/* a v1 nbg_crc_sum: trouble, as any other rule */
+		nbg_model_free(l->model);
+		l->model = NULL;
+		l->err = strict;
 	}
 	cli_print_error(path, l);
 	if (json) {

@@ -102,12 +102,13 @@ static int inspect_one(const char *path, const inspect_opts *o, cli_json_list *l
 	int json_out = o->a.json || o->format == NBG_EXPORT_META, rc;
 	cli_loaded l;
 
-	rc = cli_load_expect(path, NULL, o->a.target.set ? &o->a.target.value : NULL, &l);
 	/* A checksum that does not match: the failure, then everything that
 	 * can still be decoded, marked unverified (the exit code stays 1).  An
-	 * export is never made from such bytes. */
-	if (rc == NBG_EXIT_INVALID && o->format == NBG_EXPORT_NONE &&
-	    cli_load_unverified(path, NULL, &l)) {
+	 * export is never made from such bytes: it parses without the flag. */
+	nbg_parse_options keep = { .size = sizeof(keep), .flags = NBG_PARSE_KEEP_UNVERIFIED };
+	rc = cli_load_expect(path, o->format == NBG_EXPORT_NONE ? &keep : NULL,
+			     o->a.target.set ? &o->a.target.value : NULL, &l);
+	if (rc != NBG_EXIT_OK && l.model) {
 		cli_print_error(path, &l);
 		if (o->a.json) {
 			inspect_json(l.model, path, o, list);
@@ -200,13 +201,14 @@ int cli_cmd_inspect(int argc, char **argv)
 	return worst; /* main checks every write to standard output */
 }
 
-/* After an integrity failure, list every mismatching checksum, not just the first. */
-static void list_integrity(const char *shown, const cli_loaded *l)
+/* After an integrity failure, every mismatching checksum, not just the
+ * first: from the model the parse kept (NBG_PARSE_KEEP_UNVERIFIED), when
+ * every other rule holds. */
+static void list_integrity(const char *shown, const nbg_model *m)
 {
-	nbg_parse_options o = { .size = sizeof(o), .flags = NBG_PARSE_NO_CRC_CHECK | NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256 };
-	nbg_model *m = NULL;
+	const nbg_file_checksum *fc = nbg_model_file_checksum(m);
 
-	if (nbg_parse(l->map.data, l->map.size, &o, &m, NULL) != NBG_OK)
+	if (!m)
 		return;
 	for (size_t i = 0; i < nbg_model_checksum_record_count(m); i++) {
 		const nbg_checksum_record *r = nbg_model_checksum_record_at(m, i);
@@ -214,10 +216,9 @@ static void list_integrity(const char *shown, const cli_loaded *l)
 			printf("%s:   section %s CRC-32 0x%08x, record says 0x%08x\n", shown,
 			       nbg_section_type_name(r->section_type), r->computed, r->stored);
 	}
-	if ((nbg_model_file_checksum(m) != NULL) && nbg_model_file_checksum(m)->recorded != nbg_model_file_checksum(m)->computed)
-		printf("%s:   file checksum 0x%08x, header says 0x%08x\n", shown,
-		       nbg_model_file_checksum(m)->computed, nbg_model_file_checksum(m)->recorded);
-	nbg_model_free(m);
+	if (fc && fc->recorded != fc->computed)
+		printf("%s:   file checksum 0x%08x, header says 0x%08x\n", shown, fc->computed,
+		       fc->recorded);
 }
 
 /* What `nbg verify` was asked for. */
@@ -339,7 +340,7 @@ static int verify_one(const char *path, const nbg_parse_options *po, const verif
 		       l.err.message);
 		if (l.err.code == NBG_E_SECTION_CHECKSUM_MISMATCH ||
 		    l.err.code == NBG_E_FILE_CHECKSUM_MISMATCH)
-			list_integrity(shown, &l);
+			list_integrity(shown, l.model);
 	}
 	cli_loaded_free(&l);
 	return rc;
@@ -351,7 +352,8 @@ static int verify_files(const char **files, int n, verify_opts *o)
 	/* Structure and CRCs only: the SHA-256 fingerprints are not checks the
 	 * format carries, and the whole-file one only when asked for or
 	 * compared. */
-	nbg_parse_options po = { .size = sizeof(po), .flags = NBG_PARSE_NO_SECTION_SHA256 };
+	nbg_parse_options po = { .size = sizeof(po),
+				 .flags = NBG_PARSE_NO_SECTION_SHA256 | NBG_PARSE_KEEP_UNVERIFIED };
 
 	if ((!o->a.sha || o->a.quiet || o->a.status) && !o->a.expect.set && !o->a.manifest_path)
 		po.flags |= NBG_PARSE_NO_FILE_SHA256;

@@ -226,12 +226,6 @@ static PyObject *model_close(ModelObject *self, PyObject *unused)
 	Py_RETURN_NONE;
 }
 
-static int checksum_code(nbg_code c)
-{
-	return c == NBG_E_SECTION_CHECKSUM_MISMATCH || c == NBG_E_FILE_CHECKSUM_MISMATCH ||
-	       c == NBG_E_V1_CRC_SUM_MISMATCH;
-}
-
 /* _open(source, strict=True, flags=0, map=False): source a path (str,
  * bytes path, os.PathLike; read into memory, or mapped with map) or a
  * bytes-like object.  strict=False: a file whose only failure is a checksum
@@ -285,7 +279,11 @@ static PyObject *nbgpy_open(PyObject *mod, PyObject *args, PyObject *kw)
 		}
 	}
 	{
-		nbg_parse_options o = { .size = sizeof(o), .flags = flags };
+		/* strict=False: one parse without the checksum comparisons, the
+		 * model whenever only checksums fail (what failed first is
+		 * nbg_integrity_failure's), else the failure that refused it */
+		nbg_parse_options o = { .size = sizeof(o),
+					.flags = flags | (strict ? 0 : NBG_PARSE_NO_CRC_CHECK) };
 		int is_file = !self->has_view;
 		Py_BEGIN_ALLOW_THREADS
 		if (is_file) {
@@ -299,13 +297,6 @@ static PyObject *nbgpy_open(PyObject *mod, PyObject *args, PyObject *kw)
 		}
 		if (rc == NBG_OK) {
 			rc = nbg_parse(self->data, self->size, &o, &self->model, &err);
-			if (rc != NBG_OK && !strict && checksum_code(rc)) {
-				nbg_error again;
-				o.flags |= NBG_PARSE_NO_CRC_CHECK;
-				rc = nbg_parse(self->data, self->size, &o, &self->model, &again);
-				if (rc != NBG_OK)
-					err = again;
-			}
 		}
 		Py_END_ALLOW_THREADS
 	}
@@ -918,8 +909,9 @@ static PyTypeObject ModelType = {
 
 /* verify(path, map=False) -> (summary dict or None, error or None): the checks
  * `nbg verify` makes (structure and every checksum; no SHA-256).  A file
- * whose checksum fails is parsed again without the comparison to list every
- * checksum with its values.  I/O failures raise. */
+ * whose checksum fails keeps its model (NBG_PARSE_KEEP_UNVERIFIED) when
+ * every other rule holds, to list every checksum with its values.  I/O
+ * failures raise. */
 static PyObject *nbgpy_verify(PyObject *mod, PyObject *args)
 {
 	PyObject *pathobj, *summary = NULL, *errdict = NULL;
@@ -938,13 +930,9 @@ static PyObject *nbgpy_verify(PyObject *mod, PyObject *args)
 	rc = load_file(path, mapped, &map, &err);
 	if (rc == NBG_OK) {
 		nbg_parse_options o = { .size = sizeof(o),
-					.flags = NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256 };
+					.flags = NBG_PARSE_NO_FILE_SHA256 | NBG_PARSE_NO_SECTION_SHA256 |
+						 NBG_PARSE_KEEP_UNVERIFIED };
 		strict_rc = nbg_parse(map.data, map.size, &o, &m, &first);
-		if (strict_rc != NBG_OK && checksum_code(strict_rc)) {
-			o.flags |= NBG_PARSE_NO_CRC_CHECK;
-			if (nbg_parse(map.data, map.size, &o, &m, &err) != NBG_OK)
-				m = NULL;
-		}
 	}
 	Py_END_ALLOW_THREADS
 	if (rc != NBG_OK) {

@@ -5,7 +5,9 @@
  * the word read as zero; 0x10020: the file from its first section on),
  * enforced; a checksum word no rule gives (checksum-unknown); versions with
  * no checksum (structure only); the whole-file SHA-256 given by the caller
- * (--sha256-expect, --manifest); the report of a file whose checksum fails.
+ * (--sha256-expect, --manifest); the report of a file whose checksum fails;
+ * the one-pass parse (NBG_PARSE_KEEP_UNVERIFIED) against the strict and the
+ * NBG_PARSE_NO_CRC_CHECK parses it stands for, both run in the test.
  *
  * Every expected checksum is computed here with zlib from raw bytes at
  * offsets written out from doc/format-v1.md, and every expected SHA-256
@@ -323,6 +325,140 @@ static void test_v1_unruled_version(void **state)
 	free(b);
 }
 
+/* ------------------------------------------------- the one-pass parse */
+
+static int checksum_code(nbg_code c)
+{
+	return c == NBG_E_SECTION_CHECKSUM_MISMATCH || c == NBG_E_FILE_CHECKSUM_MISMATCH ||
+	       c == NBG_E_V1_CRC_SUM_MISMATCH;
+}
+
+static void errors_equal(const nbg_error *a, const nbg_error *b)
+{
+	assert_int_equal(a->code, b->code);
+	assert_int_equal(a->offset, b->offset);
+	assert_string_equal(a->field, b->field);
+	assert_string_equal(a->message, b->message);
+	assert_memory_equal(a, b, sizeof(*a));
+}
+
+/* A parse with NBG_PARSE_KEEP_UNVERIFIED against the two parses it stands
+ * for, both run here: its return value and error are the strict parse's;
+ * it gives a model exactly when the strict parse does, or when the strict
+ * parse failed on a checksum and a parse with NBG_PARSE_NO_CRC_CHECK gives
+ * one; that model is the latter's (the same report).  Returns the strict
+ * code; *unchecked gets the NO_CRC_CHECK parse's. */
+static nbg_code one_pass_equals_two(const uint8_t *b, size_t n, nbg_code *unchecked)
+{
+	nbg_error strict, lenient, one, nul;
+	nbg_model *ms = parse(b, n, 0, &strict);
+	nbg_model *ml = parse(b, n, NBG_PARSE_NO_CRC_CHECK, &lenient);
+	nbg_parse_options o = { .size = sizeof(o), .flags = NBG_PARSE_KEEP_UNVERIFIED };
+	nbg_model *m1 = NULL;
+	nbg_code rc = nbg_parse(b, n, &o, &m1, &one);
+	int want_model = ms || (checksum_code(strict.code) && ml);
+
+	*unchecked = ml ? NBG_OK : lenient.code;
+	assert_int_equal(rc, ms ? NBG_OK : strict.code);
+	if (ms) {
+		assert_int_equal(one.code, NBG_OK);
+	} else {
+		errors_equal(&one, &strict);
+	}
+	assert_int_equal(m1 != NULL, want_model);
+	if (m1) {
+		char *a = nbg_report_json(m1, "f.nb"), *w = nbg_report_json(ml, "f.nb");
+		assert_non_null(a);
+		assert_non_null(w);
+		assert_string_equal(a, w);
+		free(a);
+		free(w);
+		/* what the model says of its checksums is the strict verdict */
+		assert_int_equal(nbg_integrity_failure(m1, &nul), rc);
+		if (rc)
+			errors_equal(&nul, &strict);
+	}
+	nbg_model_free(m1);
+	/* with no error to fill, the same verdict and model */
+	m1 = NULL;
+	assert_int_equal(nbg_parse(b, n, &o, &m1, NULL), rc);
+	assert_int_equal(m1 != NULL, want_model);
+	nbg_model_free(m1);
+	/* NO_CRC_CHECK wins: the lenient parse, error and model */
+	o.flags |= NBG_PARSE_NO_CRC_CHECK;
+	m1 = NULL;
+	assert_int_equal(nbg_parse(b, n, &o, &m1, &one), *unchecked);
+	assert_int_equal(m1 != NULL, ml != NULL);
+	if (!ml)
+		errors_equal(&one, &lenient);
+	nbg_model_free(m1);
+	nbg_model_free(ms);
+	nbg_model_free(ml);
+	return rc;
+}
+
+/* The committed sample (v2) intact, with a checksum failure alone, with a
+ * checksum failure before a structural defect, and with a structural
+ * failure; a v1 file intact, with its nbg_crc_sum failing, and truncated. */
+static void test_one_pass_verdict(void **state)
+{
+	size_t n, n1;
+	uint8_t *b = fx_read_file(SAMPLE, &n), *c;
+	size_t cks = fx_dir_entry(b, n, NBG_SEC_CHECKSUM);
+	size_t coef = fx_dir_entry(b, n, NBG_SEC_COEF_DATA);
+	nbg_code unchecked;
+
+	assert_non_null(b);
+	assert_true(cks && coef && fx_dir_entry(b, n, NBG_SEC_INPUT));
+	assert_int_equal(one_pass_equals_two(b, n, &unchecked), NBG_OK);
+
+	/* a COEF_DATA byte: its record's CRC and the file checksum fail; the
+	 * first reported, the model kept */
+	c = malloc(n);
+	assert_non_null(c);
+	memcpy(c, b, n);
+	c[rd32(b + coef + 4) + 10] ^= 0x20;
+	assert_int_equal(one_pass_equals_two(c, n, &unchecked), NBG_E_SECTION_CHECKSUM_MISMATCH);
+	assert_int_equal(unchecked, NBG_OK);
+
+	/* the header's file checksum word alone */
+	memcpy(c, b, n);
+	c[12] ^= 1;
+	assert_int_equal(one_pass_equals_two(c, n, &unchecked), NBG_E_FILE_CHECKSUM_MISMATCH);
+	assert_int_equal(unchecked, NBG_OK);
+
+	/* the last CHECKSUM record renamed to INPUT (no record names it): its
+	 * stored CRC does not match INPUT's, and then the section it named has
+	 * no record; a strict parse stops at the first, so no model */
+	uint32_t cks_at = rd32(b + cks + 4), records = rd32(b + cks + 12) / 8;
+	assert_true(records > 0);
+	for (uint32_t i = 0; i < records; i++)
+		assert_int_not_equal(rd32(b + cks_at + 8 * i), NBG_SEC_INPUT);
+	memcpy(c, b, n);
+	wr32(c + cks_at + 8 * (records - 1), NBG_SEC_INPUT);
+	assert_int_equal(one_pass_equals_two(c, n, &unchecked), NBG_E_SECTION_CHECKSUM_MISMATCH);
+	assert_int_equal(unchecked, NBG_E_SECTION_CHECKSUM_MISSING);
+
+	/* a structural failure (the file cut short): the same error from all
+	 * three */
+	nbg_code cut = one_pass_equals_two(b, 100, &unchecked);
+	assert_int_equal(cut, unchecked);
+	assert_true(cut != NBG_OK && !checksum_code(cut));
+	free(c);
+	free(b);
+
+	b = seed_v1_build(0x1001e, 0, &n1);
+	wr32(b + CRC_AT, crc_whole(b, n1));
+	assert_int_equal(one_pass_equals_two(b, n1, &unchecked), NBG_OK);
+	b[n1 - 1] ^= 1;
+	assert_int_equal(one_pass_equals_two(b, n1, &unchecked), NBG_E_V1_CRC_SUM_MISMATCH);
+	assert_int_equal(unchecked, NBG_OK);
+	cut = one_pass_equals_two(b, 200, &unchecked);
+	assert_int_equal(cut, unchecked);
+	assert_true(cut != NBG_OK && !checksum_code(cut));
+	free(b);
+}
+
 /* The verify line and exit code of each case; scripts tell them apart by
  * the bracket, --require-checksum, or inspect --json's "integrity". */
 static void test_cli_verify_lines(void **state)
@@ -566,6 +702,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_v1_1001e_rule),
 		cmocka_unit_test(test_v1_10020_rule),
 		cmocka_unit_test(test_v1_unruled_version),
+		cmocka_unit_test(test_one_pass_verdict),
 		cmocka_unit_test(test_cli_verify_lines),
 		cmocka_unit_test(test_cli_sha256),
 		cmocka_unit_test(test_cli_inspect_unverified),

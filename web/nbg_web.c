@@ -44,7 +44,7 @@ typedef struct slot {
 	uint8_t *data;
 	size_t size;
 	nbg_model *model;   /* NULL when the file failed */
-	int unverified;     /* parsed with the checksum comparisons off */
+	int unverified;     /* a checksum failed (err); the model was kept past it */
 	nbg_error err;      /* the failure of the strict parse */
 } slot;
 
@@ -86,12 +86,6 @@ static void slot_clear(slot *s)
 	nbg_model_free(s->model);
 	free(s->data);
 	memset(s, 0, sizeof(*s));
-}
-
-static int checksum_failure(nbg_code c)
-{
-	return c == NBG_E_SECTION_CHECKSUM_MISMATCH || c == NBG_E_FILE_CHECKSUM_MISMATCH ||
-	       c == NBG_E_V1_CRC_SUM_MISMATCH;
 }
 
 /* {"ok": false, "error": {code, offset, field, message}} */
@@ -169,13 +163,14 @@ EMSCRIPTEN_KEEPALIVE uint8_t *nbg_web_buffer(int i, size_t size)
 }
 
 /* Parses slot i as `nbg inspect` does: a file whose only failure is a
- * stored checksum that does not match its bytes is parsed again with the
- * comparisons off and marked unverified (an export is never made from it).
- * Returns {"ok": true, "unverified": bool, "error": {...} when unverified},
- * or the failure. */
+ * stored checksum that does not match its bytes keeps its model
+ * (NBG_PARSE_KEEP_UNVERIFIED), marked unverified (an export is never made
+ * from it).  Returns {"ok": true, "unverified": bool, "error": {...} when
+ * unverified}, or the failure. */
 EMSCRIPTEN_KEEPALIVE char *nbg_web_parse(int i)
 {
-	nbg_parse_options o = { .size = sizeof(o), .flags = NBG_PARSE_ONE_THREAD };
+	nbg_parse_options o = { .size = sizeof(o),
+				.flags = NBG_PARSE_ONE_THREAD | NBG_PARSE_KEEP_UNVERIFIED };
 	slot *s = slot_at(i);
 
 	if (!s || !s->data)
@@ -184,11 +179,7 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_parse(int i)
 	s->model = NULL;
 	s->unverified = 0;
 	if (nbg_parse(s->data, s->size, &o, &s->model, &s->err) != NBG_OK) {
-		nbg_error again;
-		if (!checksum_failure(s->err.code))
-			return fail_doc(&s->err);
-		o.flags |= NBG_PARSE_NO_CRC_CHECK;
-		if (nbg_parse(s->data, s->size, &o, &s->model, &again) != NBG_OK)
+		if (!s->model)
 			return fail_doc(&s->err);
 		s->unverified = 1;
 	}

@@ -361,7 +361,9 @@ typedef struct nbg_parse_options {
 	uint64_t max_undescribed;  /* bytes no header, directory or section owns
 				    * (v1 trailer, gaps); default NBG_DEFAULT_MAX_UNDESCRIBED */
 } nbg_parse_options;
-/* Skip CRC comparisons (values are still computed).  For fuzzing builds only. */
+/* Skip CRC comparisons (values are still computed): a file whose only
+ * failure is a checksum parses; nbg_integrity_failure() then gives the
+ * failure a parse without the flag reports. */
 #define NBG_PARSE_NO_CRC_CHECK 0x1u
 /* Do not compute the whole-file SHA-256: file_sha256 is then all zero and
  * sha256_skipped has this bit.  Structure and every CRC are checked as ever
@@ -380,13 +382,29 @@ typedef struct nbg_parse_options {
  * or more.  For a program that runs parses in parallel itself (nbg corpus
  * --jobs). */
 #define NBG_PARSE_ONE_THREAD 0x8u
+/* One parse for a program that shows a file whose checksum fails (nbg
+ * inspect, nbg verify, the page): every checksum is compared and the
+ * return value and *err are exactly those of a parse without the flag, but
+ * a checksum that does not match does not end the parse.  When every other
+ * rule holds, *out receives the model all the same, even though the
+ * return value is the checksum's failure: the model a parse with
+ * NBG_PARSE_NO_CRC_CHECK gives (integrity NBG_INTEGRITY_FAILED).  When a
+ * rule checked after the first mismatching checksum fails too, *out stays
+ * NULL and the checksum's failure is what is reported, as a parse without
+ * the flag stops there.  Each byte is read and hashed once.  The caller
+ * frees *out whenever it is set, whatever the return value.  No effect
+ * with NBG_PARSE_NO_CRC_CHECK.  (A program that wants the model whenever
+ * only checksums fail, and otherwise the failure that refused the model,
+ * parses with NBG_PARSE_NO_CRC_CHECK and asks nbg_integrity_failure().) */
+#define NBG_PARSE_KEEP_UNVERIFIED 0x10u
 #define NBG_DEFAULT_MAX_FILE_SIZE ((uint64_t)64 << 30)   /* 64 GiB */
 #define NBG_DEFAULT_MAX_UNDESCRIBED ((uint64_t)256 << 20) /* 256 MiB */
 
 /*
  * Parses and validates the NBG in data[0..size).  On success returns NBG_OK and
  * stores a new model in *out (free with nbg_model_free).  On failure returns
- * the failure code, leaves *out NULL, and fills *err (may be NULL).
+ * the failure code, leaves *out NULL (but see NBG_PARSE_KEEP_UNVERIFIED)
+ * and fills *err (may be NULL).
  * Every rule of doc/failure-codes.md is checked; a success never carries a
  * mismatching checksum.  opts may be NULL.
  */

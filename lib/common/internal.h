@@ -65,6 +65,10 @@ typedef struct nbg_ctx {
 	struct nbg_file_hash *file_hash; /* the whole-file SHA-256, once started */
 	int hash_thread;                 /* ... on a second thread */
 	int structure_passed;            /* nbg_structure_checked let hashing start */
+	/* NBG_PARSE_KEEP_UNVERIFIED: the first checksum that did not match,
+	 * whose failure the parse went on past (kept_rc NBG_OK: none). */
+	nbg_code kept_rc;
+	nbg_error kept;
 } nbg_ctx;
 
 /* Fills err (may be NULL) and returns code: the one error setter of every
@@ -87,6 +91,12 @@ NBG_INTERNAL nbg_code nbg_error_io(nbg_error *err, int sys_errno, uint64_t offse
 	__attribute__((format(printf, 5, 6)));
 NBG_INTERNAL nbg_code nbg_fail(nbg_ctx *c, nbg_code code, uint64_t offset, const char *field,
 			       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A checksum that does not match, its failure built into *e with code
+ * `code` (format/checksum.h): returns code after copying *e into the
+ * caller's error, as the parse stops there; or NBG_OK to go on, under
+ * NBG_PARSE_KEEP_UNVERIFIED after keeping the first such failure in
+ * c->kept.  The callers skip it under NBG_PARSE_NO_CRC_CHECK. */
+NBG_INTERNAL nbg_code nbg_checksum_failed(nbg_ctx *c, nbg_code code, const nbg_error *e);
 NBG_INTERNAL void nbg_set_error(nbg_error *err, nbg_code code, uint64_t offset,
 				const char *field, const char *fmt, va_list ap)
 	__attribute__((format(printf, 5, 0)));

@@ -19,6 +19,20 @@ nbg_code nbg_fail(nbg_ctx *c, nbg_code code, uint64_t offset, const char *field,
 	return code;
 }
 
+nbg_code nbg_checksum_failed(nbg_ctx *c, nbg_code code, const nbg_error *e)
+{
+	if (!(c->flags & NBG_PARSE_KEEP_UNVERIFIED)) {
+		if (c->err)
+			*c->err = *e;
+		return code;
+	}
+	if (c->kept_rc == NBG_OK) {
+		c->kept_rc = code;
+		c->kept = *e;
+	}
+	return NBG_OK;
+}
+
 bool nbg_note_add(nbg_ctx *c, const char *id, uint64_t offset, const char *fmt, ...)
 {
 	nbg_model *m = c->m;

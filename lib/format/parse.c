@@ -101,6 +101,19 @@ char *nbg_integrity_describe(const nbg_model *m, char *buf, size_t size)
 	return buf;
 }
 
+/* What the parse reports, rc being where it ended.  Under
+ * NBG_PARSE_KEEP_UNVERIFIED, once a checksum failed, that failure whatever
+ * came after it (a failure or a model): a parse without the flag stops at
+ * it. */
+static nbg_code verdict(nbg_ctx *c, nbg_code rc)
+{
+	if (c->kept_rc == NBG_OK)
+		return rc;
+	if (c->err)
+		*c->err = c->kept;
+	return c->kept_rc;
+}
+
 nbg_code nbg_parse(const uint8_t *data, size_t size, const nbg_parse_options *opts,
 		   nbg_model **out, nbg_error *err)
 {
@@ -193,13 +206,14 @@ nbg_code nbg_parse_reached(const uint8_t *data, size_t size, const nbg_parse_opt
 		*structure_passed = c.structure_passed;
 	if (rc != NBG_OK) {
 		nbg_model_free(m);
-		return rc;
+		return verdict(&c, rc);
 	}
 	m->integrity = integrity_of(m);
 	if (!nbg_tail_view(c.m, c.data, c.size)) {
 		nbg_model_free(m);
-		return nbg_fail(&c, NBG_E_OUT_OF_MEMORY, 0, "memory", "out of memory");
+		return verdict(&c, nbg_fail(&c, NBG_E_OUT_OF_MEMORY, 0, "memory",
+					    "out of memory"));
 	}
 	*out = m;
-	return NBG_OK;
+	return verdict(&c, NBG_OK);
 }

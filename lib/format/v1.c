@@ -500,8 +500,10 @@ static nbg_code crc_sum_check(nbg_ctx *c)
 			     c->m->version);
 	} else {
 		v1->crc_sum_finding = "no-match";
-		if (!(c->flags & NBG_PARSE_NO_CRC_CHECK))
-			return nbg_v1_crc_sum_error(c->err, c->m, at);
+		if (!(c->flags & NBG_PARSE_NO_CRC_CHECK)) {
+			nbg_error e;
+			return nbg_checksum_failed(c, nbg_v1_crc_sum_error(&e, c->m, at), &e);
+		}
 	}
 	return NBG_OK;
 }

@@ -482,8 +482,13 @@ static nbg_code parse_checksums(nbg_ctx *c, const nbg_section *cs)
 			target->stored_checksum = rec->stored;
 			if (target->cls == NBG_CLASS_OPAQUE)
 				target->cls = NBG_CLASS_CRC_VERIFIED;
-			if (rec->stored != rec->computed && !(c->flags & NBG_PARSE_NO_CRC_CHECK))
-				return nbg_section_crc_error(c->err, rec);
+			if (rec->stored != rec->computed && !(c->flags & NBG_PARSE_NO_CRC_CHECK)) {
+				nbg_error e;
+				nbg_code rc = nbg_checksum_failed(c, nbg_section_crc_error(&e, rec),
+								  &e);
+				if (rc)
+					return rc;
+			}
 		}
 	}
 	for (size_t i = 0; i < m->section_count; i++) {
@@ -518,8 +523,12 @@ static nbg_code check_file_checksum(nbg_ctx *c, const nbg_section **sorted)
 	fc->recorded = m->header.crc_sum;
 	fc->computed = crc;
 	m->has_file_checksum = 1;
-	if (fc->recorded != fc->computed && !(c->flags & NBG_PARSE_NO_CRC_CHECK))
-		return nbg_file_crc_error(c->err, fc, nbg_fid_desc(F_HDR_CRC_SUM)->offset);
+	if (fc->recorded != fc->computed && !(c->flags & NBG_PARSE_NO_CRC_CHECK)) {
+		nbg_error e;
+		return nbg_checksum_failed(c, nbg_file_crc_error(&e, fc,
+								 nbg_fid_desc(F_HDR_CRC_SUM)->offset),
+					   &e);
+	}
 	return NBG_OK;
 }
 
