@@ -1056,7 +1056,14 @@ static void test_child_dies_with_parent(void **state)
 	char dir[160];
 	pid_t nbg, child;
 	int st;
-	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+		/* qemu-user (7.2) refuses it: the orphaned child could not be
+		 * waited for here; a kernel has it since Linux 3.4 */
+		print_message("skipped: this machine refuses PR_SET_CHILD_SUBREAPER (%s), which "
+			      "the test needs to wait for the runtime child nbg leaves\n",
+			      strerror(errno));
+		skip();
+	}
 
 	child = start_hanging_run("term", "60", dir, &nbg);
 	assert_int_equal(kill(nbg, SIGTERM), 0);
