@@ -17,6 +17,16 @@ typedef struct cli_loaded {
 	int io_failed; /* 1: the file could not be read (exit 3) */
 } cli_loaded;
 
+/* The one lookup of a named choice: the index of the last of `count`
+ * entries of `size` bytes at `table` whose first member, a const char *
+ * (NULL in none but a table's unused entries), is `name`; -1 when none is.
+ * The last, so that in a table read from a file (a manifest) a later line
+ * overrides an earlier; names in a table of the program are unique.
+ * CLI_LOOKUP is the same over an array. */
+long cli_lookup(const void *table, size_t count, size_t size, const char *name);
+#define CLI_LOOKUP(table, name) \
+	cli_lookup((table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0]), (name))
+
 /* An input, "-" meaning standard input (nbg_read_input): standard input
  * at most NBG_MAX_STDIN bytes, once per process and never from a terminal.
  * Returns NBG_OK or the failure's code with err filled. */

@@ -41,10 +41,8 @@ static const struct runner {
 
 static const struct runner *runner_of(const char *name)
 {
-	for (size_t i = 0; i < sizeof(runners) / sizeof(runners[0]); i++)
-		if (!strcmp(runners[i].name, name))
-			return &runners[i];
-	return NULL;
+	long i = CLI_LOOKUP(runners, name);
+	return i < 0 ? NULL : &runners[i];
 }
 
 /*

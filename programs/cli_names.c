@@ -1,0 +1,20 @@
+/*
+ * cli_names.c - the comparisons of names the program makes, each once
+ * (cli.h): a named choice looked up in a table.  No dependency but the C
+ * library, so that a harness compiling a file of the program alone (the
+ * manifest's) links it too.
+ */
+#include <string.h>
+
+#include "cli.h"
+
+long cli_lookup(const void *table, size_t count, size_t size, const char *name)
+{
+	for (size_t i = count; i-- > 0;) {
+		const char *key;
+		memcpy(&key, (const char *)table + i * size, sizeof(key));
+		if (key && !strcmp(key, name))
+			return (long)i;
+	}
+	return -1;
+}
