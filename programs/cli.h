@@ -110,9 +110,10 @@ void cli_json_list_close(cli_json_list *list);
 void cli_json_list_end(const cli_json_list *list);
 
 
-/* The command table (cli_table.c, run by commands.c): runs argv[0] as a command, or `nbg
- * argv[0] --help`; *handled is 0 when argv[0] names no command. */
-int cli_dispatch(int argc, char **argv, int *handled);
+/* nbg itself (commands.c): runs the command argv[1] names, of the table
+ * (cli_table.c) or one of the words help, version, --help, -h, --version;
+ * flushes standard output and returns the exit code. */
+int cli_main(int argc, char **argv);
 /* Top-level help: every command and every option. */
 void cli_commands_usage(FILE *out);
 /* One command's help; NBG_EXIT_USAGE for an unknown name. */
