@@ -63,6 +63,20 @@ static const struct runner *runner_of(const char *name)
  * means standard input or output) is passed as "./NAME", the same file,
  * which no parser takes for an option.
  */
+/* What an argument is to these conventions: `--`, a request for help, or
+ * anything else. */
+enum { ARG_OTHER, ARG_END, ARG_HELP };
+static int shared_arg(const char *a)
+{
+	static const struct {
+		const char *name;
+		int kind;
+	} words[] = { { "--", ARG_END }, { "--help", ARG_HELP }, { "-h", ARG_HELP } };
+	long k = CLI_LOOKUP(words, a);
+
+	return k < 0 ? ARG_OTHER : words[k].kind;
+}
+
 static void free_normalized(char **v, int argc)
 {
 	for (char **p = v + (size_t)argc * 2 + 1; *p; p++)
@@ -84,7 +98,7 @@ static char **normalize(const cli_command *c, int argc, char **argv, int *out_ar
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *eq;
 		const cli_option *o;
-		if (i > 0 && !ended && !strcmp(a, "--")) {
+		if (i > 0 && !ended && shared_arg(a) == ARG_END) {
 			ended = 1;
 			continue;
 		}
@@ -122,8 +136,8 @@ static int dispatch(const struct runner *r, int argc, char **argv)
 
 	if (!c)
 		return r->run(argc, argv);
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+	for (int i = 1; i < argc && shared_arg(argv[i]) != ARG_END; i++)
+		if (shared_arg(argv[i]) == ARG_HELP)
 			return cli_help(stdout, c->name);
 	v = normalize(c, argc, argv, &n);
 	if (!v) {
