@@ -128,17 +128,16 @@ void cli_option_list(FILE *out);
  * nbg_json_document_write's. */
 int cli_inspect_memory_text(FILE *out, const nbg_model *m);
 
-/* `nbg inspect --format` (inspect_export.c): the form a name selects
- * (NBG_EXPORT_NONE with a message for an unknown one), and one file's
- * inputs and outputs in it (JSON through `list`, text headed by the file's
- * name when `many`). */
+/* `nbg inspect --format` (inspect_export.c): the form the option table's
+ * choice meta|vpm|jevois selects (1 + its place, as cli_args.c's CHOICE
+ * gives it), and one file's inputs and outputs in it (JSON through `list`,
+ * text headed by the file's name when `many`). */
 typedef enum cli_export_form {
 	NBG_EXPORT_NONE = 0,
 	NBG_EXPORT_META,
 	NBG_EXPORT_VPM,
 	NBG_EXPORT_JEVOIS,
 } cli_export_form;
-cli_export_form cli_export_form_parse(const char *name);
 int cli_inspect_export(const nbg_model *m, const char *path, cli_export_form form, int many,
 		       cli_json_list *list);
 
