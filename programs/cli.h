@@ -27,6 +27,12 @@ long cli_lookup(const void *table, size_t count, size_t size, const char *name);
 #define CLI_LOOKUP(table, name) \
 	cli_lookup((table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0]), (name))
 
+/* 1 when `path` is "-", which names standard input as an input and
+ * standard output as an output. */
+int cli_is_stdio(const char *path);
+/* 1 when `name` ends in `suffix` (".nb"; `name` may be the suffix alone). */
+int cli_has_suffix(const char *name, const char *suffix);
+
 /* An input, "-" meaning standard input (nbg_read_input): standard input
  * at most NBG_MAX_STDIN bytes, once per process and never from a terminal.
  * Returns NBG_OK or the failure's code with err filled. */

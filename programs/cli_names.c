@@ -1,8 +1,9 @@
 /*
  * cli_names.c - the comparisons of names the program makes, each once
- * (cli.h): a named choice looked up in a table.  No dependency but the C
- * library, so that a harness compiling a file of the program alone (the
- * manifest's) links it too.
+ * (cli.h): a named choice looked up in a table, "-" for standard input or
+ * output, a file name's suffix.  No dependency but the C library, so that
+ * a harness compiling a file of the program alone (the manifest's) links
+ * it too.
  */
 #include <string.h>
 
@@ -17,4 +18,15 @@ long cli_lookup(const void *table, size_t count, size_t size, const char *name)
 			return (long)i;
 	}
 	return -1;
+}
+
+int cli_is_stdio(const char *path)
+{
+	return !strcmp(path, "-");
+}
+
+int cli_has_suffix(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), k = strlen(suffix);
+	return n >= k && !memcmp(name + n - k, suffix, k);
 }

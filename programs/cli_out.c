@@ -24,7 +24,7 @@ int cli_out_is_stdout(const char *path)
 {
 	struct stat a, b;
 
-	if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
+	if (cli_is_stdio(path) || !strcmp(path, "/dev/stdout"))
 		return 1;
 	/* /dev/fd/1, /proc/self/fd/1, or the file standard output was
 	 * redirected to: the same device and inode, as cp compares files */

@@ -102,7 +102,7 @@ static char **normalize(const cli_command *c, int argc, char **argv, int *out_ar
 			ended = 1;
 			continue;
 		}
-		if (i > 0 && ended && a[0] == '-' && a[1]) {
+		if (i > 0 && ended && a[0] == '-' && !cli_is_stdio(a)) {
 			size_t len = strlen(a) + 3;
 			char *p = malloc(len);
 			if (!p)

@@ -226,11 +226,6 @@ static void push_dir(walker *k, const char *path, int nofollow)
 	k->stack[k->depth++] = (frame){ dir, names, n, 0 };
 }
 
-static int is_nb(const char *name)
-{
-	size_t n = strlen(name);
-	return n >= 3 && !strcmp(name + n - 3, ".nb");
-}
 
 static void add_file(corpus_walk *w, const char *path, const struct stat *st)
 {
@@ -251,13 +246,14 @@ static void visit(walker *k, const char *path, const char *name)
 	} else if (S_ISDIR(st.st_mode)) {
 		push_dir(k, path, 1);
 	} else if (!S_ISLNK(st.st_mode)) {
-		if (is_nb(name))
+		if (cli_has_suffix(name, ".nb"))
 			add_file(k->w, path, &st);
 	} else if (stat(path, &target) != 0) {
-		if (is_nb(name)) /* a dangling link: measured, it is reported as vanished */
+		/* a dangling link: measured, it is reported as vanished */
+		if (cli_has_suffix(name, ".nb"))
 			add_file(k->w, path, NULL);
 	} else if (!S_ISDIR(target.st_mode)) {
-		if (is_nb(name))
+		if (cli_has_suffix(name, ".nb"))
 			add_file(k->w, path, &target);
 	} else if (k->w->follow) {
 		push_dir(k, path, 0);
