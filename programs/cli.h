@@ -33,6 +33,12 @@ int cli_is_stdio(const char *path);
 /* 1 when `name` ends in `suffix` (".nb"; `name` may be the suffix alone). */
 int cli_has_suffix(const char *name, const char *suffix);
 
+/* qsort's order of names (const char *), byte by byte: a directory's
+ * entries, output names. */
+int cli_name_order(const void *a, const void *b);
+/* 1 for "." and "..", a directory's entries for itself and its parent. */
+int cli_dot_name(const char *name);
+
 /* An input, "-" meaning standard input (nbg_read_input): standard input
  * at most NBG_MAX_STDIN bytes, once per process and never from a terminal.
  * Returns NBG_OK or the failure's code with err filled. */

@@ -517,7 +517,7 @@ static int dir_entries_mine(const cli_out_dir *d, int (*mine)(const char *name))
 	if (!dir)
 		return dir_failed(d, "cannot read the directory", errno);
 	while (!rc && (e = readdir(dir)) != NULL) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+		if (cli_dot_name(e->d_name))
 			continue;
 		if (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 			rc = dir_failed(d, "cannot examine an entry of", errno);
@@ -605,7 +605,7 @@ static int remove_set(const char *path, int (*mine)(const char *name))
 	if (!dir)
 		return errno;
 	while ((e = readdir(dir)) != NULL) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+		if (cli_dot_name(e->d_name))
 			continue;
 		if (mine && (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
 			     !S_ISREG(st.st_mode) || !mine(e->d_name)))

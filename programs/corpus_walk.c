@@ -105,11 +105,6 @@ static int dirset_add(dirset *s, dev_t dev, ino_t ino)
 	return 1;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static char *join(const char *dir, const char *name)
 {
 	size_t a = strlen(dir), b = strlen(name);
@@ -157,7 +152,7 @@ static char **read_names(int fd, size_t *count)
 	if (errno)
 		goto fail;
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	qsort(names, n, sizeof(*names), cli_name_order);
 	*count = n;
 	return names ? names : calloc(1, sizeof(*names));
 fail : {
