@@ -470,6 +470,7 @@ static int dir_resolve(cli_out_dir *d)
 {
 	struct stat st, cwd;
 	size_t n;
+	int root;
 
 	if (lstat(d->name, &st) != 0) {
 		if (errno != ENOENT)
@@ -493,11 +494,11 @@ static int dir_resolve(cli_out_dir *d)
 			cli_esc(d->name));
 		return NBG_EXIT_IO;
 	}
-	if (!strcmp(d->target, "/") ||
-	    (stat(".", &cwd) == 0 && cwd.st_dev == st.st_dev && cwd.st_ino == st.st_ino)) {
+	root = !strcmp(d->target, "/");
+	if (root || (stat(".", &cwd) == 0 && cwd.st_dev == st.st_dev && cwd.st_ino == st.st_ino)) {
 		fprintf(stderr, "nbg %s: %s is the %s directory, which the set would replace "
 				"whole: refused (name a directory for the set alone)\n", d->cmd,
-			cli_esc(d->name), strcmp(d->target, "/") ? "working" : "root");
+			cli_esc(d->name), root ? "root" : "working");
 		return NBG_EXIT_IO;
 	}
 	d->exists = 1;
