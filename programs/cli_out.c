@@ -22,9 +22,10 @@
 
 int cli_out_is_stdout(const char *path)
 {
+	static const char *const names[] = { "-", "/dev/stdout" };
 	struct stat a, b;
 
-	if (cli_is_stdio(path) || !strcmp(path, "/dev/stdout"))
+	if (CLI_LOOKUP(names, path) >= 0)
 		return 1;
 	/* /dev/fd/1, /proc/self/fd/1, or the file standard output was
 	 * redirected to: the same device and inode, as cp compares files */
