@@ -56,7 +56,7 @@ int cli_input_shrank(const char *path, const nbg_mapping *m)
 	/* A fault past the new end is caught by the guard; a shrink that ends
 	 * inside the last page read faults nowhere (the page reads zeros), so
 	 * the size is asked again too. */
-	return nbg_mapping_changed(m) || (strcmp(path, "-") && stat(path, &st) == 0 &&
+	return nbg_mapping_changed(m) || (!cli_is_stdio(path) && stat(path, &st) == 0 &&
 					  (uint64_t)st.st_size < m->size);
 }
 
@@ -77,7 +77,7 @@ nbg_code cli_input_open(const char *path, nbg_mapping *m, nbg_error *err)
 	static int consumed;
 
 	memset(m, 0, sizeof(*m));
-	if (strcmp(path, "-"))
+	if (!cli_is_stdio(path))
 		return nbg_read_input(path, 0, m, err);
 	if (consumed)
 		return input_refused(err, "standard input was read already: '-' can stand for "
@@ -231,7 +231,7 @@ void cli_print_error(const char *path, const cli_loaded *l)
 	/* No public description of the Amlogic ADLA header exists to recognize
 	 * its bytes by (doc/lookalikes.md): the hint comes from the name alone. */
 	if (!l->io_failed && l->err.code == NBG_E_BAD_MAGIC && n > 5 &&
-	    !strcmp(path + n - 5, ".adla") && !strstr(l->err.message, "appears to be"))
+	    cli_has_suffix(path, ".adla") && !strstr(l->err.message, "appears to be"))
 		fprintf(stderr, "nbg: %s: the name ends in .adla: Amlogic ADLA models (the ADLA "
 				"NPU of newer Amlogic SoCs such as the A311D2, S928X and C308L) are "
 				"not NBG files, and nbgkit does not read them\n", p ? p : "?");

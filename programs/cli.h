@@ -17,6 +17,28 @@ typedef struct cli_loaded {
 	int io_failed; /* 1: the file could not be read (exit 3) */
 } cli_loaded;
 
+/* The one lookup of a named choice: the index of the last of `count`
+ * entries of `size` bytes at `table` whose first member, a const char *
+ * (NULL in none but a table's unused entries), is `name`; -1 when none is.
+ * The last, so that in a table read from a file (a manifest) a later line
+ * overrides an earlier; names in a table of the program are unique.
+ * CLI_LOOKUP is the same over an array. */
+long cli_lookup(const void *table, size_t count, size_t size, const char *name);
+#define CLI_LOOKUP(table, name) \
+	cli_lookup((table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0]), (name))
+
+/* 1 when `path` is "-", which names standard input as an input and
+ * standard output as an output. */
+int cli_is_stdio(const char *path);
+/* 1 when `name` ends in `suffix` (".nb"; `name` may be the suffix alone). */
+int cli_has_suffix(const char *name, const char *suffix);
+
+/* qsort's order of names (const char *), byte by byte: a directory's
+ * entries, output names. */
+int cli_name_order(const void *a, const void *b);
+/* 1 for "." and "..", a directory's entries for itself and its parent. */
+int cli_dot_name(const char *name);
+
 /* An input, "-" meaning standard input (nbg_read_input): standard input
  * at most NBG_MAX_STDIN bytes, once per process and never from a terminal.
  * Returns NBG_OK or the failure's code with err filled. */
@@ -100,9 +122,10 @@ void cli_json_list_close(cli_json_list *list);
 void cli_json_list_end(const cli_json_list *list);
 
 
-/* The command table (cli_table.c, run by commands.c): runs argv[0] as a command, or `nbg
- * argv[0] --help`; *handled is 0 when argv[0] names no command. */
-int cli_dispatch(int argc, char **argv, int *handled);
+/* nbg itself (commands.c): runs the command argv[1] names, of the table
+ * (cli_table.c) or one of the words help, version, --help, -h, --version;
+ * flushes standard output and returns the exit code. */
+int cli_main(int argc, char **argv);
 /* Top-level help: every command and every option. */
 void cli_commands_usage(FILE *out);
 /* One command's help; NBG_EXIT_USAGE for an unknown name. */
@@ -117,17 +140,16 @@ void cli_option_list(FILE *out);
  * nbg_json_document_write's. */
 int cli_inspect_memory_text(FILE *out, const nbg_model *m);
 
-/* `nbg inspect --format` (inspect_export.c): the form a name selects
- * (NBG_EXPORT_NONE with a message for an unknown one), and one file's
- * inputs and outputs in it (JSON through `list`, text headed by the file's
- * name when `many`). */
+/* `nbg inspect --format` (inspect_export.c): the form the option table's
+ * choice meta|vpm|jevois selects (1 + its place, as cli_args.c's CHOICE
+ * gives it), and one file's inputs and outputs in it (JSON through `list`,
+ * text headed by the file's name when `many`). */
 typedef enum cli_export_form {
 	NBG_EXPORT_NONE = 0,
 	NBG_EXPORT_META,
 	NBG_EXPORT_VPM,
 	NBG_EXPORT_JEVOIS,
 } cli_export_form;
-cli_export_form cli_export_form_parse(const char *name);
 int cli_inspect_export(const nbg_model *m, const char *path, cli_export_form form, int many,
 		       cli_json_list *list);
 

@@ -166,7 +166,7 @@ static int take_list(const char *cmd, const cli_option *o, int argc, char **argv
 	int end = *i + 1;
 	const char **grown;
 
-	while (end < argc && !(argv[end][0] == '-' && argv[end][1]))
+	while (end < argc && !(argv[end][0] == '-' && !cli_is_stdio(argv[end])))
 		end++;
 	if (end == *i + 1)
 		return refuse(cmd, "%s needs a value: %s (one or more)", o->name, o->arg);

@@ -22,9 +22,10 @@
 
 int cli_out_is_stdout(const char *path)
 {
+	static const char *const names[] = { "-", "/dev/stdout" };
 	struct stat a, b;
 
-	if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
+	if (CLI_LOOKUP(names, path) >= 0)
 		return 1;
 	/* /dev/fd/1, /proc/self/fd/1, or the file standard output was
 	 * redirected to: the same device and inode, as cp compares files */
@@ -470,6 +471,7 @@ static int dir_resolve(cli_out_dir *d)
 {
 	struct stat st, cwd;
 	size_t n;
+	int root;
 
 	if (lstat(d->name, &st) != 0) {
 		if (errno != ENOENT)
@@ -493,11 +495,11 @@ static int dir_resolve(cli_out_dir *d)
 			cli_esc(d->name));
 		return NBG_EXIT_IO;
 	}
-	if (!strcmp(d->target, "/") ||
-	    (stat(".", &cwd) == 0 && cwd.st_dev == st.st_dev && cwd.st_ino == st.st_ino)) {
+	root = !strcmp(d->target, "/");
+	if (root || (stat(".", &cwd) == 0 && cwd.st_dev == st.st_dev && cwd.st_ino == st.st_ino)) {
 		fprintf(stderr, "nbg %s: %s is the %s directory, which the set would replace "
 				"whole: refused (name a directory for the set alone)\n", d->cmd,
-			cli_esc(d->name), strcmp(d->target, "/") ? "working" : "root");
+			cli_esc(d->name), root ? "root" : "working");
 		return NBG_EXIT_IO;
 	}
 	d->exists = 1;
@@ -517,7 +519,7 @@ static int dir_entries_mine(const cli_out_dir *d, int (*mine)(const char *name))
 	if (!dir)
 		return dir_failed(d, "cannot read the directory", errno);
 	while (!rc && (e = readdir(dir)) != NULL) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+		if (cli_dot_name(e->d_name))
 			continue;
 		if (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 			rc = dir_failed(d, "cannot examine an entry of", errno);
@@ -605,7 +607,7 @@ static int remove_set(const char *path, int (*mine)(const char *name))
 	if (!dir)
 		return errno;
 	while ((e = readdir(dir)) != NULL) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+		if (cli_dot_name(e->d_name))
 			continue;
 		if (mine && (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
 			     !S_ISREG(st.st_mode) || !mine(e->d_name)))

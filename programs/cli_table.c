@@ -6,8 +6,6 @@
  * and completion/nbg are generated files, checked by
  * tests/check_cli_help.py).
  */
-#include <string.h>
-
 #include "cli.h"
 #include "cli_opts.h"
 #include "nbg/report.h"
@@ -272,9 +270,7 @@ const cli_command *cli_command_at(size_t i)
 
 const cli_command *cli_command_find(const char *name)
 {
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (!strcmp(commands[i].name, name))
-			return &commands[i];
-	return NULL;
+	long i = CLI_LOOKUP(commands, name);
+	return i < 0 ? NULL : &commands[i];
 }
 

@@ -357,9 +357,9 @@ static char *map_target(const char *in, const char *svg, int into_dir)
 
 	if (!into_dir)
 		return strdup(svg);
-	base = !strcmp(in, "-") ? "stdin" : base ? base + 1 : in;
+	base = cli_is_stdio(in) ? "stdin" : base ? base + 1 : in;
 	n = strlen(base);
-	if (n > 3 && !strcmp(base + n - 3, ".nb"))
+	if (n > 3 && cli_has_suffix(base, ".nb"))
 		n -= 3;
 	cap = strlen(svg) + n + 6;
 	t = malloc(cap);
@@ -440,7 +440,7 @@ int cli_cmd_map(int argc, char **argv)
 		x = NBG_EXIT_IO;
 		goto done;
 	}
-	into_dir = strcmp(svg, "-") && stat(svg, &st) == 0 && S_ISDIR(st.st_mode);
+	into_dir = !cli_is_stdio(svg) && stat(svg, &st) == 0 && S_ISDIR(st.st_mode);
 	if (n > 1 && !into_dir) {
 		fprintf(stderr, "nbg map: several inputs need --svg DIR, an existing directory "
 				"(each drawn into DIR/NAME.svg); '%s' is not one\n", cli_esc(svg));

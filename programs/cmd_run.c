@@ -843,11 +843,6 @@ static const char *out_base(const char *name)
 	return slash ? slash + 1 : name;
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(out_base(*(char *const *)a), out_base(*(char *const *)b));
-}
-
 /* A name nbg run writes itself for some output: summary.json,
  * output_<n>.npy, or output_<n>.bin for an output the sample names no file
  * for (n >= named). */
@@ -871,26 +866,25 @@ static int check_output_names(const char *sample, const nbg_sample *smp)
 {
 	for (size_t k = 0; k < smp->network_count; k++) {
 		const nbg_sample_network *w = &smp->networks[k];
-		char **sorted = w->output_count ? malloc(w->output_count * sizeof(*sorted)) : NULL;
+		const char **sorted = w->output_count ? malloc(w->output_count * sizeof(*sorted)) : NULL;
 		const char *clash = NULL, *why = NULL;
 		if (w->output_count && !sorted) {
 			fprintf(stderr, "nbg run: out of memory\n");
 			return NBG_EXIT_IO;
 		}
 		for (size_t i = 0; i < w->output_count; i++) {
-			sorted[i] = w->outputs[i];
-			const char *b = out_base(w->outputs[i]);
-			if (!clash && (!*b || !strcmp(b, ".") || !strcmp(b, "..")))
+			const char *b = sorted[i] = out_base(w->outputs[i]);
+			if (!clash && (!*b || cli_dot_name(b)))
 				clash = b, why = "is not a file name";
 			else if (!clash && reserved_name(b, w->output_count))
 				clash = b, why = "is a file nbg run writes itself (summary.json, "
 						 "output_<n>.npy, output_<n>.bin)";
 		}
 		if (w->output_count)
-			qsort(sorted, w->output_count, sizeof(*sorted), cmp_names);
+			qsort(sorted, w->output_count, sizeof(*sorted), cli_name_order);
 		for (size_t i = 1; !clash && i < w->output_count; i++)
-			if (!cmp_names(&sorted[i - 1], &sorted[i]))
-				clash = out_base(sorted[i]), why = "names two outputs";
+			if (!cli_name_order(&sorted[i - 1], &sorted[i]))
+				clash = sorted[i], why = "names two outputs";
 		free(sorted);
 		if (clash) {
 			fprintf(stderr, "nbg run: %s: %s: the network at line %u: [output] '%s' %s: "

@@ -60,22 +60,22 @@ static int parse_args(int argc, char **argv, weights_args *a)
  * replaces a directory holding only these). */
 static int export_name(const char *name)
 {
-	static const char *const kinds[] = { "weights.npy", "bias.npy", "scale.npy",
-					     "weights_float.npy" };
-	size_t i = 2;
+	static const struct {
+		const char *name;
+		int per_op; /* 1: after "opN_" */
+	} files[] = { { "weights.json", 0 },     { "weights.npy", 1 }, { "bias.npy", 1 },
+		      { "scale.npy", 1 },        { "weights_float.npy", 1 } };
+	size_t i = 0;
+	long k;
 
-	if (!strcmp(name, "weights.json"))
-		return 1;
-	if (strncmp(name, "op", 2))
-		return 0;
-	while (name[i] >= '0' && name[i] <= '9')
-		i++;
-	if (i == 2 || name[i] != '_')
-		return 0;
-	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
-		if (!strcmp(name + i + 1, kinds[k]))
-			return 1;
-	return 0;
+	if (!strncmp(name, "op", 2)) {
+		for (i = 2; name[i] >= '0' && name[i] <= '9';)
+			i++;
+		if (i == 2 || name[i++] != '_')
+			return 0;
+	}
+	k = CLI_LOOKUP(files, name + i);
+	return k >= 0 && files[k].per_op == (i > 0);
 }
 
 /* An export being staged: the directory and the files written to it, to

@@ -17,34 +17,42 @@
 #include "cmd_tensor.h"
 #include "nbg/report.h"
 
-/* What runs each command of the table (cli_table.c). */
+static int help(int argc, char **argv);
+static int version(int argc, char **argv);
+
+/* What runs each command of the table (cli_table.c), then the words nbg
+ * answers besides (commands of no table entry: no options, no --help). */
 static const struct runner {
 	const char *name;
 	int (*run)(int argc, char **argv);
+	int cmp; /* 1: exits as cmp, any trouble (a failed write included) 2 */
 } runners[] = {
-	{ "inspect", cli_cmd_inspect },
-	{ "verify", cli_cmd_verify },
-	{ "targets", cli_cmd_targets },
-	{ "fields", cli_cmd_fields },
-	{ "codes", cli_cmd_codes },
-	{ "diff", cli_cmd_diff },
-	{ "corpus", cli_cmd_corpus },
-	{ "ledger", cli_cmd_ledger },
-	{ "reemit", cli_cmd_reemit },
-	{ "map", cli_cmd_map },
-	{ "graph", cli_cmd_graph },
-	{ "probe", cli_cmd_probe },
-	{ "run", cli_cmd_run },
-	{ "tensor", cli_cmd_tensor },
-	{ "weights", cli_cmd_weights },
+	{ "inspect", cli_cmd_inspect, 0 },
+	{ "verify", cli_cmd_verify, 0 },
+	{ "targets", cli_cmd_targets, 0 },
+	{ "fields", cli_cmd_fields, 0 },
+	{ "codes", cli_cmd_codes, 0 },
+	{ "diff", cli_cmd_diff, 1 },
+	{ "corpus", cli_cmd_corpus, 0 },
+	{ "ledger", cli_cmd_ledger, 0 },
+	{ "reemit", cli_cmd_reemit, 0 },
+	{ "map", cli_cmd_map, 0 },
+	{ "graph", cli_cmd_graph, 0 },
+	{ "probe", cli_cmd_probe, 0 },
+	{ "run", cli_cmd_run, 0 },
+	{ "tensor", cli_cmd_tensor, 0 },
+	{ "weights", cli_cmd_weights, 0 },
+	{ "help", help, 0 },
+	{ "--help", help, 0 },
+	{ "-h", help, 0 },
+	{ "version", version, 0 },
+	{ "--version", version, 0 },
 };
 
 static const struct runner *runner_of(const char *name)
 {
-	for (size_t i = 0; i < sizeof(runners) / sizeof(runners[0]); i++)
-		if (!strcmp(runners[i].name, name))
-			return &runners[i];
-	return NULL;
+	long i = CLI_LOOKUP(runners, name);
+	return i < 0 ? NULL : &runners[i];
 }
 
 /*
@@ -55,6 +63,20 @@ static const struct runner *runner_of(const char *name)
  * means standard input or output) is passed as "./NAME", the same file,
  * which no parser takes for an option.
  */
+/* What an argument is to these conventions: `--`, a request for help, or
+ * anything else. */
+enum { ARG_OTHER, ARG_END, ARG_HELP };
+static int shared_arg(const char *a)
+{
+	static const struct {
+		const char *name;
+		int kind;
+	} words[] = { { "--", ARG_END }, { "--help", ARG_HELP }, { "-h", ARG_HELP } };
+	long k = CLI_LOOKUP(words, a);
+
+	return k < 0 ? ARG_OTHER : words[k].kind;
+}
+
 static void free_normalized(char **v, int argc)
 {
 	for (char **p = v + (size_t)argc * 2 + 1; *p; p++)
@@ -76,11 +98,11 @@ static char **normalize(const cli_command *c, int argc, char **argv, int *out_ar
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *eq;
 		const cli_option *o;
-		if (i > 0 && !ended && !strcmp(a, "--")) {
+		if (i > 0 && !ended && shared_arg(a) == ARG_END) {
 			ended = 1;
 			continue;
 		}
-		if (i > 0 && ended && a[0] == '-' && a[1]) {
+		if (i > 0 && ended && a[0] == '-' && !cli_is_stdio(a)) {
 			size_t len = strlen(a) + 3;
 			char *p = malloc(len);
 			if (!p)
@@ -105,18 +127,17 @@ oom:
 	return NULL;
 }
 
-int cli_dispatch(int argc, char **argv, int *handled)
+/* Runs command argv[0] of the table (or a word of runners[]). */
+static int dispatch(const struct runner *r, int argc, char **argv)
 {
-	const cli_command *c = cli_command_find(argv[0]);
-	const struct runner *r = c ? runner_of(c->name) : NULL;
+	const cli_command *c = cli_command_find(r->name);
 	char **v;
 	int n, rc;
 
-	*handled = r != NULL;
-	if (!r)
-		return NBG_EXIT_USAGE;
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+	if (!c)
+		return r->run(argc, argv);
+	for (int i = 1; i < argc && shared_arg(argv[i]) != ARG_END; i++)
+		if (shared_arg(argv[i]) == ARG_HELP)
 			return cli_help(stdout, c->name);
 	v = normalize(c, argc, argv, &n);
 	if (!v) {
@@ -126,6 +147,58 @@ int cli_dispatch(int argc, char **argv, int *handled)
 	rc = r->run(n, v);
 	free_normalized(v, argc);
 	return rc;
+}
+
+int cli_main(int argc, char **argv)
+{
+	const struct runner *r = argc > 1 ? runner_of(argv[1]) : NULL;
+	int rc;
+
+	if (argc < 2) {
+		cli_commands_usage(stderr);
+		rc = NBG_EXIT_USAGE;
+	} else if (!r) {
+		fprintf(stderr, "nbg: unknown command '%s'\n\n", cli_esc(argv[1]));
+		cli_commands_usage(stderr);
+		rc = NBG_EXIT_USAGE;
+	} else {
+		rc = dispatch(r, argc - 1, argv + 1);
+	}
+	rc = cli_finish_stdout(rc);
+	return rc == NBG_EXIT_IO && r && r->cmp ? NBG_EXIT_USAGE : rc;
+}
+
+/* nbg help [COMMAND | --man | --completion | --options] */
+static int help(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		void (*print)(FILE *out);
+	} topics[] = { { "--man", cli_man },
+		       { "--completion", cli_completion },
+		       { "--options", cli_option_list } };
+	long t = argc == 2 ? CLI_LOOKUP(topics, argv[1]) : -1;
+
+	if (argc < 2) {
+		cli_commands_usage(stdout);
+		return NBG_EXIT_OK;
+	}
+	if (t >= 0) {
+		topics[t].print(stdout);
+		return NBG_EXIT_OK;
+	}
+	if (argc == 2)
+		return cli_help(stdout, argv[1]);
+	fprintf(stderr, "usage: nbg help [COMMAND | --man | --completion | --options]\n");
+	return NBG_EXIT_USAGE;
+}
+
+static int version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("nbg (nbgkit) %s\n", nbg_version_string());
+	return NBG_EXIT_OK;
 }
 
 

@@ -105,11 +105,6 @@ static int dirset_add(dirset *s, dev_t dev, ino_t ino)
 	return 1;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static char *join(const char *dir, const char *name)
 {
 	size_t a = strlen(dir), b = strlen(name);
@@ -157,7 +152,7 @@ static char **read_names(int fd, size_t *count)
 	if (errno)
 		goto fail;
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	qsort(names, n, sizeof(*names), cli_name_order);
 	*count = n;
 	return names ? names : calloc(1, sizeof(*names));
 fail : {
@@ -226,11 +221,6 @@ static void push_dir(walker *k, const char *path, int nofollow)
 	k->stack[k->depth++] = (frame){ dir, names, n, 0 };
 }
 
-static int is_nb(const char *name)
-{
-	size_t n = strlen(name);
-	return n >= 3 && !strcmp(name + n - 3, ".nb");
-}
 
 static void add_file(corpus_walk *w, const char *path, const struct stat *st)
 {
@@ -251,13 +241,14 @@ static void visit(walker *k, const char *path, const char *name)
 	} else if (S_ISDIR(st.st_mode)) {
 		push_dir(k, path, 1);
 	} else if (!S_ISLNK(st.st_mode)) {
-		if (is_nb(name))
+		if (cli_has_suffix(name, ".nb"))
 			add_file(k->w, path, &st);
 	} else if (stat(path, &target) != 0) {
-		if (is_nb(name)) /* a dangling link: measured, it is reported as vanished */
+		/* a dangling link: measured, it is reported as vanished */
+		if (cli_has_suffix(name, ".nb"))
 			add_file(k->w, path, NULL);
 	} else if (!S_ISDIR(target.st_mode)) {
-		if (is_nb(name))
+		if (cli_has_suffix(name, ".nb"))
 			add_file(k->w, path, &target);
 	} else if (k->w->follow) {
 		push_dir(k, path, 0);

@@ -4,24 +4,9 @@
  * (include/nbg/export.h, doc/export.md).
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 #include "nbg/export.h"
-
-cli_export_form cli_export_form_parse(const char *name)
-{
-	if (!strcmp(name, "meta"))
-		return NBG_EXPORT_META;
-	if (!strcmp(name, "vpm"))
-		return NBG_EXPORT_VPM;
-	if (!strcmp(name, "jevois"))
-		return NBG_EXPORT_JEVOIS;
-	fprintf(stderr, "nbg inspect: --format takes meta (ACUITY's nbg_meta.json), vpm "
-			"(vpm_run's I/O lines) or jevois (JeVois-Pro tensor specs), not '%s'\n",
-		cli_esc(name));
-	return NBG_EXPORT_NONE;
-}
 
 /* ACUITY has dtypes for the formats of export.c's table only: 0-12 and 16
  * (BOOL8); INT4 (13), UINT4 (14) and unassigned values have none.  Returns

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "corpus_cli.h"
 #include "manifest.h"
 
@@ -124,10 +125,8 @@ const cli_manifest_entry *cli_manifest_find(const cli_manifest *mf, const char *
 {
 	/* the last line naming a file wins, as a later line of sha256sum -c
 	 * would be checked last */
-	for (size_t i = mf->count; i-- > 0;)
-		if (!strcmp(mf->entries[i].name, name))
-			return &mf->entries[i];
-	return NULL;
+	long i = cli_lookup(mf->entries, mf->count, sizeof(*mf->entries), name);
+	return i < 0 ? NULL : &mf->entries[i];
 }
 
 void cli_manifest_free(cli_manifest *mf)

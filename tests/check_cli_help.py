@@ -7,7 +7,9 @@
 - the documented options (`nbg help --options`, from programs/cli_table.c)
   are parsed by the table's parser (cli_args.c), and no programs/cmd_*.c
   names an option the table does not document (a command parsing one by
-  hand);
+  hand), and programs/*.c compare strings with strcmp at most 10 times
+  (named choices go through cli_names.c's one lookup, as doc/architecture.md
+  says; 37 before it);
 - an unknown option, a typo, a missing value and a bad choice are refused
   with exit 2 and a sentence that names the option;
 - doc/nbg.1 and completion/nbg are what `nbg help --man` and
@@ -63,6 +65,11 @@ in_code -= {'--help'}
 for path in glob.glob(os.path.join(root, 'programs', 'cmd_*.c')):
     if re.search(r'strcmp\(argv\[|argv\[i\]\[0\] == \'-\'', open(path).read()):
         bad.append('%s compares argv itself: options go through the table' % path)
+strcmps = sum(len(re.findall(r'\bstrcmp\(', open(p).read()))
+              for p in glob.glob(os.path.join(root, 'programs', '*.c')))
+if strcmps > 10:
+    bad.append('programs/*.c call strcmp %d times, more than 10: look a named choice up '
+               'in a table (cli_lookup, programs/cli_names.c)' % strcmps)
 for opt in sorted(in_code - documented):
     bad.append('option %s is parsed but not in programs/cli_table.c' % opt)
 for args, path in ((['help', '--man'], 'doc/nbg.1'), (['help', '--completion'], 'completion/nbg')):

@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <jansson.h>
 
@@ -180,21 +179,42 @@ static json_t *hex32(uint32_t v)
 	return json_string(buf);
 }
 
-static json_t *model_part(const nbg_model *m, const char *key)
+/* A record's figures of the model: the first three after "valid", the rest
+ * after the failure; null for a file that did not parse. */
+enum { FAMILY, VERSION, TARGET, SECTIONS, INPUTS, OUTPUTS, MODEL_PARTS };
+static const char *const model_keys[MODEL_PARTS] = {
+	[FAMILY] = "family",
+	[VERSION] = "version",
+	[TARGET] = "target",
+	[SECTIONS] = "section_count",
+	[INPUTS] = "input_count",
+	[OUTPUTS] = "output_count",
+};
+
+static json_t *model_part(const nbg_model *m, int part)
 {
 	if (!m)
 		return json_null();
-	if (!strcmp(key, "family"))
+	switch (part) {
+	case FAMILY:
 		return json_integer(nbg_model_family(m));
-	if (!strcmp(key, "version"))
+	case VERSION:
 		return hex32(nbg_model_version(m));
-	if (!strcmp(key, "target"))
+	case TARGET:
 		return hex32(nbg_model_target(m));
-	if (!strcmp(key, "section_count"))
+	case SECTIONS:
 		return ju64(nbg_model_section_count(m));
-	if (!strcmp(key, "input_count"))
+	case INPUTS:
 		return ju64(nbg_model_input_count(m));
-	return ju64(nbg_model_output_count(m));
+	default:
+		return ju64(nbg_model_output_count(m));
+	}
+}
+
+static void set_model_parts(json_t *o, const nbg_model *m, int from, int to)
+{
+	for (int i = from; i < to; i++)
+		json_object_set_new(o, model_keys[i], model_part(m, i));
 }
 
 /* A message for JSON: as it is when it is UTF-8, else escaped as
@@ -216,8 +236,6 @@ char *corpus_record_json(const corpus_item *it, json_t *path)
 		json_decref(path);
 		return NULL;
 	}
-	static const char *const model_keys[] = { "family", "version", "target" };
-	static const char *const count_keys[] = { "section_count", "input_count", "output_count" };
 	const nbg_model *m = corpus_item_model(it);
 	int failed = it->status != CORPUS_VALID;
 	json_t *o = json_object(), *notes = m ? json_array() : json_null();
@@ -234,8 +252,7 @@ char *corpus_record_json(const corpus_item *it, json_t *path)
 	json_object_set_new(o, "sha256", it->has_sha256 ? sha_json(it->sha256) : json_null());
 	json_object_set_new(o, "status", json_string(corpus_status_name(it->status)));
 	json_object_set_new(o, "valid", json_boolean(!failed));
-	for (size_t i = 0; i < 3; i++)
-		json_object_set_new(o, model_keys[i], model_part(m, model_keys[i]));
+	set_model_parts(o, m, FAMILY, SECTIONS);
 	json_object_set_new(o, "failure_code",
 			    failed ? json_string(nbg_code_name(it->err.code)) : json_null());
 	json_object_set_new(o, "failure_offset",
@@ -243,8 +260,7 @@ char *corpus_record_json(const corpus_item *it, json_t *path)
 								      : json_null());
 	json_object_set_new(o, "failure_message",
 			    failed ? message_json(it->err.message) : json_null());
-	for (size_t i = 0; i < 3; i++)
-		json_object_set_new(o, count_keys[i], model_part(m, count_keys[i]));
+	set_model_parts(o, m, SECTIONS, MODEL_PARTS);
 	for (size_t i = 0; m && i < nbg_model_note_count(m); i++)
 		json_array_append_new(notes, json_string(nbg_model_note_at(m, i)->id));
 	json_object_set_new(o, "notes", notes);
