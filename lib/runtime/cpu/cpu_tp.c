@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/commands_internal.h"
+#include "analysis/commands_lib.h"
 #include "runtime/cpu/cpu_internal.h"
 #include "tensor/tensor_internal.h"
 
