@@ -49,8 +49,6 @@ struct nbg_commands {
 	int oom;
 };
 
-/* The six output loops of a TP command: counts and increments, loop 0 first. */
-NBG_INTERNAL extern const enum nbg_tp_fid nbg_tp_loop_counts[6], nbg_tp_loop_incs[6];
 /* The hardware data-type code of an I/O record's buffer format; -1: none. */
 NBG_INTERNAL int nbg_command_format_code(uint32_t data_format);
 /* Bytes per element of a hardware data-type code (unknown codes: 1). */

@@ -1,7 +1,8 @@
 /*
  * commands_lib.h - library-internal interface: what other folders of libnbg
  * may use of lib/analysis's commands: a field of a decoded command by an id
- * the compiler checks, and where a field that holds an address points.
+ * the compiler checks, the loops of a TP command, and where a field that
+ * holds an address points.
  * Never installed (doc/architecture.md, "What may include what").
  */
 #ifndef NBG_COMMANDS_LIB_H
@@ -20,6 +21,8 @@ enum nbg_tp_fid { NBG_TP_FIELDS(NBG_CMD_TP_ID) NBG_TPF__COUNT };
 #undef NBG_CMD_NN_ID
 #undef NBG_CMD_TP_ID
 
+/* The six output loops of a TP command: counts and increments, loop 0 first. */
+NBG_INTERNAL extern const enum nbg_tp_fid nbg_tp_loop_counts[6], nbg_tp_loop_incs[6];
 /* The offset a patch of src_offset gives a field holding `value`
  * (doc/commands.md: 0x10003 files subtract, every other version adds). */
 NBG_INTERNAL uint64_t nbg_command_patched_offset(uint32_t version, uint32_t src_offset,
