@@ -36,7 +36,7 @@ for h in $harnesses; do
 	diff) files="lib/analysis/diff.c lib/analysis/diff_locate.c lib/analysis/reconstruct.c" ;;
 	memory) files="lib/analysis/memory.c lib/analysis/memory_rules.c lib/report/json_memory.c lib/report/text_memory.c" ;;
 	escape) files="lib/common/escape.c" ;;
-	tensor) files="lib/tensor/npy.c lib/tensor/tensor.c lib/tensor/quant.c" ;;
+	tensor) files="lib/tensor/npy.c lib/tensor/tensor.c lib/tensor/quant.c lib/common/half.c" ;;
 	sample) files="lib/tensor/sample.c" ;;
 	manifest) files="programs/manifest.c" ;;
 	cpu) files="lib/runtime/cpu/" ;;

@@ -6,34 +6,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/half.h"
 #include "nbg/runtime.h"
 #include "runtime/runtime_internal.h"
-
-/* IEEE half to double without libm: normal numbers map bit for bit onto a
- * float32, subnormals are frac x 2^-24 (exact in double). */
-static double half_to_double(uint16_t h)
-{
-	uint32_t sign = (uint32_t)(h >> 15) << 31;
-	uint32_t exp = (h >> 10) & 0x1f;
-	uint32_t frac = h & 0x3ffu;
-	if (exp == 0) {
-		double v = (double)frac / 16777216.0;
-		return sign ? -v : v;
-	}
-	uint32_t bits = exp == 31 ? sign | 0x7f800000u | (frac << 13)
-				  : sign | ((exp - 15 + 127) << 23) | (frac << 13);
-	float f;
-	memcpy(&f, &bits, sizeof(f));
-	return f;
-}
-
-static double bf16_to_double(uint16_t b)
-{
-	uint32_t bits = (uint32_t)b << 16;
-	float f;
-	memcpy(&f, &bits, sizeof(f));
-	return f;
-}
 
 enum elem_kind { K_FLOAT, K_SIGNED, K_UNSIGNED };
 
@@ -88,7 +63,7 @@ static double load_float(const uint8_t *p, uint32_t fmt)
 		memcpy(&d, &v, sizeof(d));
 		return d;
 	}
-	return fmt == 1 ? half_to_double((uint16_t)v) : bf16_to_double((uint16_t)v);
+	return fmt == 1 ? nbg_fp16_to_float((uint16_t)v) : nbg_bf16_to_float((uint16_t)v);
 }
 
 nbg_code nbg_rt_compare(const void *a, const void *b, size_t size, uint32_t fmt,

@@ -6,9 +6,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/half.h"
 #include "common/internal.h"
 #include "nbg/tensor.h"
-#include "tensor/tensor_internal.h"
 
 unsigned nbg_tensor_element_size(uint32_t fmt)
 {
@@ -29,68 +29,6 @@ static int is_float_format(uint32_t fmt)
 static int is_signed_format(uint32_t fmt)
 {
 	return fmt == 3 || fmt == 5 || fmt == 6 || fmt == 8 || fmt == 10;
-}
-
-/* float -> IEEE half, round half to even, overflow to infinity. */
-NBG_INTERNAL uint16_t nbg_tensor_f32_to_f16(float f)
-{
-	uint32_t x;
-	memcpy(&x, &f, 4);
-	uint32_t sign = (x >> 16) & 0x8000u;
-	uint32_t exp = (x >> 23) & 0xffu;
-	uint32_t mant = x & 0x7fffffu;
-	if (exp == 0xff) /* inf or NaN (NaN keeps a quiet payload bit) */
-		return (uint16_t)(sign | 0x7c00u | (mant ? 0x200u : 0));
-	int e = (int)exp - 127 + 15;
-	if (e >= 31)
-		return (uint16_t)(sign | 0x7c00u);
-	if (e <= 0) { /* subnormal half or zero */
-		if (e < -10)
-			return (uint16_t)sign;
-		mant |= 0x800000u;
-		unsigned shift = (unsigned)(14 - e);
-		uint32_t h = mant >> shift, rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
-		if (rem > half || (rem == half && (h & 1)))
-			h++;
-		return (uint16_t)(sign | h);
-	}
-	uint32_t h = ((uint32_t)e << 10) | (mant >> 13), rem = mant & 0x1fffu;
-	if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
-		h++; /* may carry into the exponent, up to infinity: still correct */
-	return (uint16_t)(sign | h);
-}
-
-NBG_INTERNAL float nbg_tensor_f16_to_f32(uint16_t h)
-{
-	uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
-	if (exp == 0) {
-		float v = (float)mant / 16777216.0f; /* mant x 2^-24, exact */
-		return sign ? -v : v;
-	}
-	uint32_t bits = exp == 31 ? sign | 0x7f800000u | (mant << 13)
-				  : sign | ((exp - 15 + 127) << 23) | (mant << 13);
-	float f;
-	memcpy(&f, &bits, 4);
-	return f;
-}
-
-static uint16_t f32_to_bf16(float f)
-{
-	uint32_t x;
-	memcpy(&x, &f, 4);
-	if ((x & 0x7f800000u) == 0x7f800000u && (x & 0x7fffffu))
-		return (uint16_t)((x >> 16) | 0x40u); /* NaN stays NaN */
-	uint32_t lsb = (x >> 16) & 1u;
-	x += 0x7fffu + lsb;
-	return (uint16_t)(x >> 16);
-}
-
-static float bf16_to_f32(uint16_t b)
-{
-	uint32_t x = (uint32_t)b << 16;
-	float f;
-	memcpy(&f, &x, 4);
-	return f;
 }
 
 static void range_of(uint32_t fmt, double *lo, double *hi)
@@ -183,8 +121,8 @@ static void put_float(uint8_t *p, uint32_t fmt, float f)
 	double d;
 	switch (fmt) {
 	case 0: memcpy(&u, &f, 4); store_le(p, u, 4); break;
-	case 1: h = nbg_tensor_f32_to_f16(f); store_le(p, h, 2); break;
-	case 7: h = f32_to_bf16(f); store_le(p, h, 2); break;
+	case 1: h = nbg_fp16_from_float(f); store_le(p, h, 2); break;
+	case 7: h = nbg_bf16_from_float(f); store_le(p, h, 2); break;
 	default: d = f; { uint64_t b; memcpy(&b, &d, 8); store_le(p, b, 8); } break;
 	}
 }
@@ -197,8 +135,8 @@ static float get_float(const uint8_t *p, uint32_t fmt)
 	uint64_t b;
 	switch (fmt) {
 	case 0: u = (uint32_t)load_le(p, 4); memcpy(&f, &u, 4); return f;
-	case 1: return nbg_tensor_f16_to_f32((uint16_t)load_le(p, 2));
-	case 7: return bf16_to_f32((uint16_t)load_le(p, 2));
+	case 1: return nbg_fp16_to_float((uint16_t)load_le(p, 2));
+	case 7: return nbg_bf16_to_float((uint16_t)load_le(p, 2));
 	default: b = load_le(p, 8); memcpy(&d, &b, 8); return (float)d;
 	}
 }

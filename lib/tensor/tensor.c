@@ -11,9 +11,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/half.h"
 #include "common/internal.h"
 #include "nbg/tensor.h"
-#include "tensor/tensor_internal.h"
 
 /* float32 data is copied to and from .npy '<f4' as it lies in memory. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "little-endian hosts only");
@@ -161,7 +161,7 @@ static double load_npy_value(const nbg_npy *a, const uint8_t *p)
 	if (a->kind == 'f') {
 		if (a->item_size == 2) {
 			uint16_t h = (uint16_t)(b[0] | b[1] << 8);
-			return nbg_tensor_f16_to_f32(h);
+			return nbg_fp16_to_float(h);
 		}
 		if (a->item_size == 4) {
 			float f;

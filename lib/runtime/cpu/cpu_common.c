@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/commands_internal.h"
+#include "analysis/commands_lib.h"
 #include "runtime/cpu/cpu_internal.h"
 
 void nbg_cpu_refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
@@ -56,12 +56,13 @@ int nbg_cpu_word_ref(const nbg_cpu_plan *p, const nbg_cpu_step *s, unsigned word
 		     nbg_cmd_ref *r)
 {
 	const nbg_graph_operation *o = nbg_graph_operation_at(p->g, s->operation);
+	const nbg_graph_summary *gs = nbg_graph_summary_of(p->g);
 	uint64_t end = o ? (uint64_t)o->patch_index + o->patch_count : 0;
-	for (uint64_t i = o ? o->patch_index : 0; i < end && i < p->g->sum.patch_count; i++) {
+	for (uint64_t i = o ? o->patch_index : 0; i < end && i < gs->patch_count; i++) {
 		const nbg_graph_patch *x = nbg_graph_patch_at(p->g, (size_t)i);
 		if (x->type == 1 && x->dest_offset == 4u * word) {
 			*r = (nbg_cmd_ref){ 1, (size_t)i, x->source_type, x->index, x->src_offset,
-				nbg_command_patched_offset(p->g->sum.version, x->src_offset, value) };
+				nbg_command_patched_offset(gs->version, x->src_offset, value) };
 			return 1;
 		}
 	}
@@ -152,7 +153,8 @@ int nbg_cpu_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, uint6
 	if (!size)
 		return 1;
 	nbg_cmd_ref e;
-	if (!nbg_cpu_word_ref(p, s, word, p->g->sum.version < 0x10009u ? raw << 6 : raw, &e)) {
+	uint32_t version = nbg_graph_summary_of(p->g)->version;
+	if (!nbg_cpu_word_ref(p, s, word, version < 0x10009u ? raw << 6 : raw, &e)) {
 		nbg_cpu_refuse(s, "address-not-relocated", "its %s circular buffer end is relocated by no patch, "
 			       "so where the buffer lies is not known", what);
 		return 0;

@@ -12,10 +12,10 @@
 
 #include "nbg/commands.h"
 #include "nbg/cpu.h"
-#include "analysis/graph_struct.h"
+#include "nbg/graph.h"
 #include "common/model.h"
 #include "nbg/weights.h"
-#include "analysis/commands_internal.h"
+#include "analysis/commands_lib.h"
 #include "analysis/uniforms.h"
 #include "runtime/cpu/cpu_wide.h"
 

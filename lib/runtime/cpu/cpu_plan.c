@@ -508,7 +508,7 @@ static void plan_step(nbg_cpu_plan *p, size_t i)
 	s->operation = i;
 	s->type = go->type;
 	s->layer_id = go->layer_id;
-	const nbg_graph_layer *l = go->layer_id < p->g->sum.layer_count ? nbg_graph_layer_at(p->g, go->layer_id) : NULL;
+	const nbg_graph_layer *l = nbg_graph_layer_at(p->g, go->layer_id); /* NULL: none */
 	snprintf(s->layer, sizeof(s->layer), "%s", l && l->name_printable ? l->name : "?");
 	const char *tn = nbg_graph_op_type_name(go->type);
 	snprintf(s->what, sizeof(s->what), "%s", tn ? tn : "?");
@@ -627,7 +627,7 @@ nbg_code nbg_cpu_plan_build_opts(const uint8_t *model, size_t size, const nbg_cp
 		nbg_cpu_plan_free(p);
 		return nbg_rt_fail(err, rc, -1, "decoding the model: %s", e.message);
 	}
-	p->count = p->g->sum.operation_count;
+	p->count = nbg_graph_summary_of(p->g)->operation_count;
 	p->steps = calloc(p->count + 1, sizeof(*p->steps));
 	p->ops = calloc(p->count + 1, sizeof(*p->ops));
 	p->wop = calloc(p->count + 1, sizeof(*p->wop));

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/half.h"
 #include "runtime/cpu/cpu_internal.h"
 
 /* Uniform words the softmax reads (0x36000 + 4 * i; loaded more than once:
@@ -259,26 +260,6 @@ void nbg_cpu_plan_ref(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t opera
 		refuse_layer(s);
 }
 
-/* v in [0, 1] as IEEE binary16, rounded to nearest, ties to even. */
-static uint16_t half_of(double v)
-{
-	if (!(v > 0))
-		return 0;
-	int e;
-	double m = frexp(v, &e); /* v = m * 2^e, m in [0.5, 1) */
-	if (e >= -13) {          /* a normal half: 11 significant bits */
-		double q = nearbyint(ldexp(m, 11));
-		if (q >= 2048) {
-			q = 1024;
-			e++;
-		}
-		if (e + 14 >= 31)
-			return 0x7c00;
-		return (uint16_t)((uint32_t)(e + 14) << 10 | ((uint32_t)q - 1024));
-	}
-	return (uint16_t)nearbyint(ldexp(v, 24)); /* subnormal: units of 2^-24 (1024: the least normal) */
-}
-
 static void run_pool(const cpu_ref *r, uint8_t *const *buf)
 {
 	const uint8_t *in = buf[r->in_region] + r->in_base;
@@ -302,7 +283,8 @@ static void softmax_run(const uint8_t *in, uint8_t *out, uint32_t n, double scal
 	for (uint32_t x = 0; x < n; x++)
 		sum += exp2(((double)in[x] - mx) * scale_log2e);
 	for (uint32_t x = 0; x < n; x++) {
-		uint16_t hv = half_of(exp2(((double)in[x] - mx) * scale_log2e) / sum);
+		double v = exp2(((double)in[x] - mx) * scale_log2e) / sum; /* in [0, 1] */
+		uint16_t hv = v > 0 ? nbg_fp16_from_double(v) : 0;
 		out[2 * x] = (uint8_t)hv;
 		out[2 * x + 1] = (uint8_t)(hv >> 8);
 	}

@@ -29,8 +29,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/half.h"
 #include "runtime/cpu/cpu_internal.h"
-#include "tensor/tensor_internal.h"
 
 /* The two words the corpus's uint8 images of these shaders hold (their
  * producers and consumers are uint8 TP and NN operations). */
@@ -266,8 +266,8 @@ void nbg_cpu_shelt_run(const cpu_ref *r, uint8_t *const *buf)
 			const uint8_t *p1 = in1 + z * r->elt.slice[1] + y * r->elt.row[1];
 			uint8_t *dst = out + z * r->elt.slice[2] + y * r->elt.row[2];
 			for (uint32_t x = 0; x < r->elt.x; x++) {
-				double x1 = r->elt.in1_f16 ? (double)nbg_tensor_f16_to_f32((uint16_t)(p1[2 * x] |
-										   p1[2 * x + 1] << 8))
+				double x1 = r->elt.in1_f16 ? (double)nbg_fp16_to_float((uint16_t)(p1[2 * x] |
+										       p1[2 * x + 1] << 8))
 							   : (double)((int)p1[x] - (int)r->elt.zp1);
 				double q = nearbyint(((int)p0[x] - (int)r->elt.zp0) * a + x1 * b + r->elt.zpo);
 				/* a NaN half (no sample shows its result) gives 0 */

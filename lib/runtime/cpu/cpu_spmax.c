@@ -50,7 +50,7 @@ static uint32_t bits_of(float f)
 static int spmax_span(nbg_cpu_plan *p, spmax_layer *L, size_t operation)
 {
 	uint32_t id = nbg_graph_operation_at(p->g, operation)->layer_id;
-	const nbg_graph_layer *l = id < p->g->sum.layer_count ? nbg_graph_layer_at(p->g, id) : NULL;
+	const nbg_graph_layer *l = nbg_graph_layer_at(p->g, id); /* NULL: none */
 	size_t first = operation, last = operation;
 	while (first > 0 && operation - first < SPMAX_MAX_OPS &&
 	       nbg_graph_operation_at(p->g, first - 1)->layer_id == id)

@@ -24,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/commands_internal.h"
+#include "analysis/commands_lib.h"
+#include "common/half.h"
 #include "runtime/cpu/cpu_internal.h"
-#include "tensor/tensor_internal.h"
 
 /* Work above this (the walk's loop turns and the pixels its elements read)
  * is refused: the planner walks the loops once, so this bounds the plan as
@@ -133,7 +133,7 @@ static void tp_store(const cpu_tp *t, uint8_t *out, uint64_t off, uint8_t v)
 		out[nbg_cpu_ring_at(t->out_base + off, t->out_ring_lo, t->out_ring_size)] = v;
 		return;
 	}
-	uint16_t h = nbg_tensor_f32_to_f16((float)((int32_t)v - (int32_t)t->f16_zp) * t->f16_scale);
+	uint16_t h = nbg_fp16_from_float((float)((int32_t)v - (int32_t)t->f16_zp) * t->f16_scale);
 	uint64_t a = t->out_base + 2 * off;
 	out[nbg_cpu_ring_at(a, t->out_ring_lo, t->out_ring_size)] = (uint8_t)h;
 	out[nbg_cpu_ring_at(a + 1, t->out_ring_lo, t->out_ring_size)] = (uint8_t)(h >> 8);
