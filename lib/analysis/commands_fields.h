@@ -3,7 +3,7 @@
  * lists: X(ID, key, word, first bit, width, address shift, role, evidence,
  * meaning) per field.  One list gives both the field tables of
  * commands_fields.c (nbg_command_fields) and the field ids of
- * commands_internal.h (enum nbg_nn_fid, enum nbg_tp_fid), so code names a
+ * commands_access.h (enum nbg_nn_fid, enum nbg_tp_fid), so code names a
  * field by an id the compiler checks, never by a string.  The source of the
  * layouts is said at the top of commands_fields.c.  Private to libnbg.
  */

@@ -1,23 +1,15 @@
 /*
  * commands_internal.h - the layout of a decoded command set (nbg_commands),
- * shared by the decoder (commands.c) and its JSON, text and DOT writers.
- * Private to libnbg.
+ * shared by the decoder (commands.c), its checks and its data flow; the
+ * folders above read a command through commands_access.h.  Private to
+ * lib/analysis.
  */
 #ifndef NBG_COMMANDS_INTERNAL_H
 #define NBG_COMMANDS_INTERNAL_H
 
-#include "analysis/commands_fields.h"
+#include "analysis/commands_access.h"
 #include "common/internal.h"
 #include "nbg/commands.h"
-
-/* Field ids: index of each field in nbg_command_fields(NBG_CMD_NN) and
- * nbg_command_fields(NBG_CMD_TP), from the lists of commands_fields.h. */
-#define NBG_CMD_NN_ID(id, ...) NBG_NNF_##id,
-#define NBG_CMD_TP_ID(id, ...) NBG_TPF_##id,
-enum nbg_nn_fid { NBG_NN_FIELDS(NBG_CMD_NN_ID) NBG_NNF__COUNT };
-enum nbg_tp_fid { NBG_TP_FIELDS(NBG_CMD_TP_ID) NBG_TPF__COUNT };
-#undef NBG_CMD_NN_ID
-#undef NBG_CMD_TP_ID
 
 /* Relations, in report order. */
 enum nbg_cmd_rel {
@@ -58,31 +50,9 @@ struct nbg_commands {
 	int oom;
 };
 
-/* The six output loops of a TP command: counts and increments, loop 0 first. */
-NBG_INTERNAL extern const enum nbg_tp_fid nbg_tp_loop_counts[6], nbg_tp_loop_incs[6];
 /* The hardware data-type code of an I/O record's buffer format; -1: none. */
 NBG_INTERNAL int nbg_command_format_code(uint32_t data_format);
-/* The offset a patch of src_offset gives a field holding `value`
- * (doc/commands.md: 0x10003 files subtract, every other version adds). */
-NBG_INTERNAL uint64_t nbg_command_patched_offset(uint32_t version, uint32_t src_offset,
-						 uint64_t value);
-/* Where field fi (an enum nbg_nn_fid or nbg_tp_fid, as cmd's engine) of
- * cmd points: the COMMAND patch of OPERATIONS record `operation` that
- * targets its word (r->patched 0 when none does). */
-NBG_INTERNAL void nbg_command_field_ref(const nbg_graph *g, const nbg_cmd *cmd, size_t operation,
-					int fi, nbg_cmd_ref *r);
 /* Bytes per element of a hardware data-type code (unknown codes: 1). */
 NBG_INTERNAL unsigned nbg_command_type_bytes(uint32_t code);
-/* The value of NN field f of an NN command, of TP field f of a TP command;
- * 0 for a command of the other engine.  Fields are named by id (a typo does
- * not compile), never by key. */
-static inline uint32_t nbg_cmd_nn(const nbg_cmd *cmd, enum nbg_nn_fid f)
-{
-	return cmd->engine == NBG_CMD_NN ? cmd->values[f] : 0;
-}
-static inline uint32_t nbg_cmd_tp(const nbg_cmd *cmd, enum nbg_tp_fid f)
-{
-	return cmd->engine == NBG_CMD_TP ? cmd->values[f] : 0;
-}
 
 #endif

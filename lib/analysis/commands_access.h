@@ -1,0 +1,47 @@
+/*
+ * commands_access.h - what the folders above lib/analysis read of a decoded
+ * command beyond include/nbg/commands.h: its fields by id (a typo does not
+ * compile, a key is never looked up), the loops of a TP command, and where
+ * a field's address points.  The layout of the command set itself stays in
+ * commands_internal.h, private to lib/analysis.  Private to libnbg.
+ */
+#ifndef NBG_COMMANDS_ACCESS_H
+#define NBG_COMMANDS_ACCESS_H
+
+#include "analysis/commands_fields.h"
+#include "common/internal.h"
+#include "nbg/commands.h"
+
+/* Field ids: index of each field in nbg_command_fields(NBG_CMD_NN) and
+ * nbg_command_fields(NBG_CMD_TP), from the lists of commands_fields.h. */
+#define NBG_CMD_NN_ID(id, ...) NBG_NNF_##id,
+#define NBG_CMD_TP_ID(id, ...) NBG_TPF_##id,
+enum nbg_nn_fid { NBG_NN_FIELDS(NBG_CMD_NN_ID) NBG_NNF__COUNT };
+enum nbg_tp_fid { NBG_TP_FIELDS(NBG_CMD_TP_ID) NBG_TPF__COUNT };
+#undef NBG_CMD_NN_ID
+#undef NBG_CMD_TP_ID
+
+/* The value of NN field f of an NN command, of TP field f of a TP command;
+ * 0 for a command of the other engine. */
+static inline uint32_t nbg_cmd_nn(const nbg_cmd *cmd, enum nbg_nn_fid f)
+{
+	return cmd->engine == NBG_CMD_NN ? cmd->values[f] : 0;
+}
+static inline uint32_t nbg_cmd_tp(const nbg_cmd *cmd, enum nbg_tp_fid f)
+{
+	return cmd->engine == NBG_CMD_TP ? cmd->values[f] : 0;
+}
+
+/* The six output loops of a TP command: counts and increments, loop 0 first. */
+NBG_INTERNAL extern const enum nbg_tp_fid nbg_tp_loop_counts[6], nbg_tp_loop_incs[6];
+/* The offset a patch of src_offset gives a field holding `value`
+ * (doc/commands.md: 0x10003 files subtract, every other version adds). */
+NBG_INTERNAL uint64_t nbg_command_patched_offset(uint32_t version, uint32_t src_offset,
+						 uint64_t value);
+/* Where field fi (an enum nbg_nn_fid or nbg_tp_fid, as cmd's engine) of
+ * cmd points: the COMMAND patch of OPERATIONS record `operation` that
+ * targets its word (r->patched 0 when none does). */
+NBG_INTERNAL void nbg_command_field_ref(const nbg_graph *g, const nbg_cmd *cmd, size_t operation,
+					int fi, nbg_cmd_ref *r);
+
+#endif
