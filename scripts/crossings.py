@@ -6,10 +6,8 @@ folder of the tree includes, and every include that crosses a layer's door
 Read from the `#include "..."` lines of the C files of lib/, programs/,
 python/ and web/.  A header of lib/ is private to its folder (the folder
 of lib/ it is in, with its sub-folders) when its name ends in _internal.h
-or _struct.h, or in _lib.h without the first comment of a library-internal
-interface (DOOR, then the folder: what the folder shares with the rest of
-lib/); any other header of lib/ is the folder's interface to the folders
-above it.  A crossing is a file of lib/ including another
+or _struct.h; any other header of lib/ is the folder's interface to the
+folders above it.  A crossing is a file of lib/ including another
 folder's private header, or a file of programs/, python/ or web/ (clients
 of the library) including any header of lib/ rather than a public one of
 include/nbg/.  tests/ and fuzz/ test the internals and may include
@@ -27,7 +25,6 @@ SCANNED = ("lib", "programs", "python", "web")
 CLIENTS = ("programs", "python", "web")
 MARK = "crossings"
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
-DOOR = "library-internal interface: what other folders of libnbg may use of "
 
 
 def folder(rel):
@@ -43,18 +40,7 @@ def directory(rel):
     return os.path.dirname(rel) if rel.startswith("lib/") else rel.split("/")[0]
 
 
-def first_comment(root, header):
-    """The first /* */ comment of a header, its lines joined by single spaces."""
-    with open(os.path.join(root, header), encoding="utf-8", errors="replace") as fh:
-        text = fh.read()
-    m = re.search(r"/\*(.*?)\*/", text, re.S)
-    lines = (l.strip().lstrip("*").strip() for l in (m.group(1) if m else "").splitlines())
-    return " ".join(l for l in lines if l)
-
-
-def private(root, header):
-    if header.endswith("_lib.h"):
-        return DOOR + folder(header) not in first_comment(root, header)
+def private(header):
     return header.endswith(("_internal.h", "_struct.h"))
 
 
@@ -84,7 +70,7 @@ def scan(root):
                         if not h or h.startswith("include/") or directory(h) == directory(rel):
                             continue
                         uses.setdefault(directory(rel), set()).add(directory(h))
-                        if folder(h) != src and (src in CLIENTS or private(root, h)):
+                        if folder(h) != src and (src in CLIENTS or private(h)):
                             crossings.append((rel, h))
     return uses, crossings
 

@@ -11,10 +11,12 @@
  *  - CRC-32: zlib's crc32 for every length up to 1,100 at every alignment
  *    of 0 to 7 and a few large ones, from several starting values, for
  *    each implementation built, every byte value at every position of a
- *    slicing step; zlib's crc32_combine64 for lengths up to 2^40;
+ *    slicing step, and through nbg_crc32_bytes, the public call; zlib's
+ *    crc32_combine64 for lengths up to 2^40;
  *  - the tables of the portable CRC-32 are the generator's
  *    (scripts/gen-crc32-tables.py, run by the meson test crc32-tables).
  */
+#define NBG_STATIC_LINKING_ONLY /* nbg_crc32_bytes */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +32,7 @@
 #include "common/crc32.h"
 #include "common/hash.h"
 #include "common/sha256.h"
+#include "nbg/nbg.h"
 
 static const nbg_sha256_impl *impl; /* the one under test */
 
@@ -213,6 +216,11 @@ static void check_crc(const char *name, crc_fn f)
 	free(buf);
 }
 
+static uint32_t crc32_bytes(uint32_t crc, const uint8_t *p, uint64_t n)
+{
+	return nbg_crc32_bytes(crc, p, (size_t)n);
+}
+
 static void test_crc32_implementations(void **state)
 {
 	(void)state;
@@ -222,6 +230,8 @@ static void test_crc32_implementations(void **state)
 	check_crc("libdeflate", nbg_crc32_libdeflate);
 #endif
 	check_crc("nbg_crc32", nbg_crc32);
+	check_crc("nbg_crc32_bytes", crc32_bytes);
+	assert_int_equal(nbg_crc32_bytes(0x12345678u, NULL, 16), 0x12345678u);
 }
 
 /* crc(A||B) from crc(A), crc(B) and len(B), against zlib: lengths around

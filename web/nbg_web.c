@@ -20,6 +20,9 @@
  *
  * Results are malloc'd; the caller frees them with nbg_web_free.
  */
+/* nbg_sha256_bytes, nbg_crc32_bytes, nbg_hex32: the page links libnbg into
+ * its one WebAssembly module, as nbg links libnbg.a */
+#define NBG_STATIC_LINKING_ONLY
 #include <emscripten/emscripten.h>
 #include <jansson.h>
 #include <math.h>
@@ -37,8 +40,6 @@
 #include "nbg/runtime.h"
 #include "nbg/tensor.h"
 #include "nbg/weights.h"
-#include "common/hash.h"
-#include "common/json.h"
 
 typedef struct slot {
 	uint8_t *data;
@@ -543,6 +544,21 @@ static nbg_code cpu_input_raw(const nbg_model *m, size_t k, uint8_t **raw, size_
 	return nbg_tensor_to_raw(nbg_model_input_at(m, k), f->kind, f->data, f->size, raw, n, err);
 }
 
+/* A name from the file as a JSON string: kept as it is when it is UTF-8,
+ * else printable ASCII kept and every other byte \xNN (nbg_text_escape). */
+static json_t *json_name(const char *s)
+{
+	json_t *j = json_string(s);
+	char *e;
+
+	if (j)
+		return j;
+	e = nbg_text_escape(s, SIZE_MAX);
+	j = e ? json_string(e) : NULL;
+	free(e);
+	return j ? j : json_null();
+}
+
 /* One output of a run: its record, SHA-256 of the raw bytes, the five
  * largest dequantized values; its float32 .npy kept for nbg_web_cpu_output. */
 static json_t *cpu_output(const nbg_model *m, const nbg_cpu_state *st, size_t i, nbg_error *err)
@@ -562,7 +578,7 @@ static json_t *cpu_output(const nbg_model *m, const nbg_cpu_state *st, size_t i,
 		snprintf(err->message, sizeof(err->message), "output %zu has no buffer of its record's size", i);
 		return NULL;
 	}
-	nbg_sha256(d, (size_t)io->byte_size, h);
+	nbg_sha256_bytes(d, (size_t)io->byte_size, h);
 	nbg_hex32(h, hex);
 	if (nbg_tensor_from_raw(io, NBG_TENSOR_NPY, 0, d, (size_t)io->byte_size, &cpu.out[i].data,
 				&cpu.out[i].size, err) != NBG_OK ||
@@ -580,7 +596,7 @@ static json_t *cpu_output(const nbg_model *m, const nbg_cpu_state *st, size_t i,
 	const char *format = nbg_data_format_name(io->data_format);
 	/* the name is the file's bytes: kept as they are when UTF-8, else escaped */
 	json_t *o = json_pack("{s:I, s:o, s:o, s:s, s:I, s:s, s:o, s:I}", "index", (json_int_t)i, "name",
-			      nbg_json_str(io->has_name ? io->name : ""), "shape", shape, "format",
+			      json_name(io->has_name ? io->name : ""), "shape", shape, "format",
 			      format ? format : "?", "bytes", (json_int_t)io->byte_size, "sha256", hex, "top",
 			      jt, "npy_bytes", (json_int_t)cpu.out[i].size);
 	if (!o) {
@@ -700,8 +716,8 @@ EMSCRIPTEN_KEEPALIVE unsigned nbg_web_warm(void)
 
 	for (unsigned i = 0; i < 400; i++) {
 		buf[i % sizeof(buf)] = (uint8_t)i;
-		nbg_sha256(buf, sizeof(buf), d);
-		crc = nbg_crc32(crc, buf, sizeof(buf)) ^ d[0];
+		nbg_sha256_bytes(buf, sizeof(buf), d);
+		crc = nbg_crc32_bytes(crc, buf, sizeof(buf)) ^ d[0];
 	}
 	return crc;
 }

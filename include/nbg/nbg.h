@@ -609,6 +609,10 @@ NBG_API void nbg_hex32(const uint8_t digest[32], char out[65]);
 /* SHA-256 of data[0..size) into out, with the implementation the library
  * chose for this CPU (doc/api.md, "SHA-256 and CRC-32"). */
 NBG_API void nbg_sha256_bytes(const void *data, size_t size, uint8_t out[32]);
+/* The zlib-compatible CRC-32 of data[0..size), continuing from crc (0 for
+ * a first piece), with the implementation the library chose (the same doc
+ * section); crc itself when data is NULL. */
+NBG_API uint32_t nbg_crc32_bytes(uint32_t crc, const void *data, size_t size);
 /* Bytes this process has fed to SHA-256 and to CRC-32 through libnbg so far
  * (all threads; either pointer may be NULL): what shows that a file the
  * structure refuses is never hashed, and that a command hashes each byte

@@ -1,11 +1,13 @@
 /*
  * ledger_internal.h - the ledger's representation, shared by the files that
  * build it (ledger.c), write and read its document (ledger_json.c), re-emit
- * from it (reemit.c) and draw it (ledger_map.c).  Private to libnbg.
+ * from it (reemit.c) and draw it (ledger_map.c); a later stage hands it
+ * the parts it proved through ledger_parts.h.  Private to lib/analysis.
  */
 #ifndef NBG_ANALYSIS_LEDGER_INTERNAL_H
 #define NBG_ANALYSIS_LEDGER_INTERNAL_H
 
+#include "analysis/ledger_parts.h"
 #include "common/internal.h"
 #include "nbg/ledger.h"
 
@@ -34,20 +36,6 @@ struct nbg_ledger {
  */
 NBG_INTERNAL nbg_code nbg_ledger_build_crc(const nbg_model *m, nbg_ledger **out,
 					   nbg_error *err);
-
-/* A part of a section payload that a later stage proved (a decoded kernel
- * stream): it owns its bytes with its own class and owner; the rest of the
- * section stays the section's.  Parts are sorted by offset, do not overlap
- * and each lies inside one section (others are ignored). */
-typedef struct nbg_ledger_part {
-	uint64_t offset, size;
-	nbg_ledger_class cls;
-	char owner[NBG_LEDGER_NAME_MAX];
-} nbg_ledger_part;
-
-/* nbg_ledger_build, with those parts claimed on their own. */
-NBG_INTERNAL nbg_code nbg_ledger_build_parts(const nbg_model *m, const nbg_ledger_part *parts,
-					     size_t n, nbg_ledger **out, nbg_error *err);
 
 /* The class and view-kind names, indexed by their enums. */
 NBG_INTERNAL extern const char *const nbg_ledger_class_names[NBG_LEDGER_CLASS_COUNT];

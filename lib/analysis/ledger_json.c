@@ -9,15 +9,7 @@
 #include <jansson.h>
 
 #include "analysis/ledger_internal.h"
-#include "common/hash.h"
-#include "report/report_internal.h"
-
-static json_t *sha_json(const uint8_t d[32])
-{
-	char hex[65];
-	nbg_hex32(d, hex);
-	return json_string(hex);
-}
+#include "common/json.h"
 
 char *nbg_ledger_json(const nbg_ledger *l, const char *path)
 {
@@ -39,7 +31,7 @@ char *nbg_ledger_json(const nbg_ledger *l, const char *path)
 	json_object_set_new(root, "family", json_integer(l->family));
 	json_object_set_new(root, "version", json_string(ver));
 	json_object_set_new(root, "file_size", json_integer((json_int_t)l->file_size));
-	json_object_set_new(root, "sha256", sha_json(l->file_sha256));
+	json_object_set_new(root, "sha256", nbg_json_sha(l->file_sha256));
 	json_object_set_new(root, "invariant", json_string("holds"));
 	for (size_t i = 0; i < l->nranges; i++) {
 		const nbg_ledger_range *r = &l->ranges[i];
@@ -53,7 +45,7 @@ char *nbg_ledger_json(const nbg_ledger *l, const char *path)
 			json_object_set_new(o, "section_index", json_integer(r->section));
 			json_object_set_new(o, "section_type", json_integer(r->section_type));
 		}
-		json_object_set_new(o, "sha256", sha_json(r->sha256));
+		json_object_set_new(o, "sha256", nbg_json_sha(r->sha256));
 		json_array_append_new(ranges, o);
 	}
 	for (size_t i = 0; i < l->nviews; i++) {
@@ -68,7 +60,7 @@ char *nbg_ledger_json(const nbg_ledger *l, const char *path)
 					    json_integer((json_int_t)v->covered_bytes));
 		if (v->section >= 0)
 			json_object_set_new(o, "section_index", json_integer(v->section));
-		json_object_set_new(o, "sha256", sha_json(v->sha256));
+		json_object_set_new(o, "sha256", nbg_json_sha(v->sha256));
 		json_array_append_new(views, o);
 	}
 	for (int c = 0; c < NBG_LEDGER_CLASS_COUNT; c++) {

@@ -1,11 +1,13 @@
 /*
  * weights_internal.h - the layout of a decoded weights result
- * (nbg_weights), shared by the decoder (weights.c), its JSON and text
- * writers and the ledger it refines.  Private to libnbg.
+ * (nbg_weights), shared by the decoder (weights.c) and the ledger it
+ * refines (weights_ledger.c); the reports read a result through the
+ * accessors of nbg/weights.h and coefficients.h.  Private to lib/coef.
  */
 #ifndef NBG_WEIGHTS_INTERNAL_H
 #define NBG_WEIGHTS_INTERNAL_H
 
+#include "coef/coefficients.h"
 #include "common/internal.h"
 #include "nbg/weights.h"
 
@@ -51,10 +53,6 @@ struct nbg_weights {
 	nbg_weights_span *spans;
 	uint64_t explained;
 };
-
-/* Bytes of the coefficient data kernel patches point into (COEF_DATA; v1:
- * the LCD), 0 when the file has none. */
-NBG_INTERNAL uint64_t nbg_weights_coefficient_bytes(const nbg_graph *g);
 
 /* A TP operation that is a fully connected layer: its command loads
  * coefficients through alu_load_pwl_lut_address (patched from a

@@ -28,6 +28,13 @@ void nbg_sha256_bytes(const void *data, size_t size, uint8_t out[32])
 	nbg_sha256(data, size, out);
 }
 
+uint32_t nbg_crc32_bytes(uint32_t crc, const void *data, size_t size)
+{
+	if (!data)
+		return crc;
+	return nbg_crc32(crc, data, size);
+}
+
 void nbg_sha256(const void *p, size_t n, uint8_t out[32])
 {
 	nbg_sha256_ctx s;

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "coef/weights_internal.h"
+#include "coef/coefficients.h"
 #include "common/hash.h"
 #include "common/json.h"
 #include "report/report_internal.h"
@@ -36,68 +36,84 @@ static json_t *arrays_sha(const nbg_weights_op *o)
 {
 	size_t n;
 	const uint8_t *codes = nbg_weights_op_codes(o, &n);
+	uint32_t out = nbg_weights_op_shape(o)[0];
+	const float *scale = nbg_weights_op_scale(o);
 	uint8_t d[32];
 	json_t *j = json_object();
 
 	nbg_sha256(codes, n, d);
 	json_object_set_new(j, "weights", nbg_json_sha(d));
-	json_object_set_new(j, "bias", sha_le32(o->bias, o->shape[0]));
-	json_object_set_new(j, "bias_stored", sha_le32(o->bias_stored, o->shape[0]));
-	json_object_set_new(j, "scale", o->scale ? sha_le32(o->scale, o->shape[0]) : json_null());
+	json_object_set_new(j, "bias", sha_le32(nbg_weights_op_bias(o), out));
+	json_object_set_new(j, "bias_stored", sha_le32(nbg_weights_op_bias_stored(o), out));
+	json_object_set_new(j, "scale", scale ? sha_le32(scale, out) : json_null());
 	return j;
 }
 
 /* The SHA-256 object of o's arrays: computed once per decoded stream, the
  * operations sharing a decode sharing the object (sha[position of the
  * first], NULL sha: computed each time). */
-static json_t *shared_sha(const nbg_weights_op *o, json_t **sha)
+static json_t *shared_sha(const nbg_weights *w, const nbg_weights_op *o, json_t **sha)
 {
-	const nbg_weights_op *f = o->first ? o->first : o;
+	size_t first = nbg_weights_op_first(o);
+	const nbg_weights_op *f = nbg_weights_at(w, first);
 
 	if (!sha)
 		return arrays_sha(f);
-	if (!sha[f->at])
-		sha[f->at] = arrays_sha(f);
-	return json_incref(sha[f->at]);
+	if (!sha[first])
+		sha[first] = arrays_sha(f);
+	return json_incref(sha[first]);
 }
 
-static json_t *op_json(const nbg_graph *g, const nbg_commands *c, const nbg_weights_op *o,
-		       json_t **sha)
+/* Where the operation's stream is and what became of it: the members every
+ * operation has. */
+static void op_stream_json(json_t *j, const nbg_weights_op *o)
 {
-	const nbg_cmd_op *op = nbg_commands_op_at(c, o->index);
-	const char *dt = nbg_command_data_type_name(o->data_type);
+	nbg_weights_status st = nbg_weights_op_status(o);
+	uint64_t bit = nbg_weights_op_bit_offset(o), size = nbg_weights_op_stream_size(o);
+
+	json_object_set_new(j, "zero_point", json_integer(nbg_weights_op_zero_point(o)));
+	json_object_set_new(j, "input_zero_point", json_integer(nbg_weights_op_input_zero_point(o)));
+	json_object_set_new(j, "status", json_string(nbg_weights_status_name(st)));
+	json_object_set_new(j, "reason_id", st == NBG_WEIGHTS_DECODED
+				? json_null() : json_string(nbg_weights_op_reason_id(o)));
+	json_object_set_new(j, "reason", st == NBG_WEIGHTS_DECODED
+				? json_null() : json_string(nbg_weights_op_reason(o)));
+	json_object_set_new(j, "bit_offset", bit == UINT64_MAX
+				? json_null() : json_integer((json_int_t)bit));
+	json_object_set_new(j, "stream", size
+				? json_pack("{s:I,s:I}", "offset",
+					    (json_int_t)nbg_weights_op_stream_offset(o), "size",
+					    (json_int_t)size)
+				: json_null());
+}
+
+static json_t *op_json(const nbg_graph *g, const nbg_commands *c, const nbg_weights *w,
+		       const nbg_weights_op *o, json_t **sha)
+{
+	const nbg_cmd_op *op = nbg_commands_op_at(c, nbg_weights_op_index(o));
+	const char *dt = nbg_command_data_type_name(nbg_weights_op_data_type(o));
+	const uint32_t *shape = nbg_weights_op_shape(o);
 	json_t *j = json_object();
 
-	json_object_set_new(j, "operation", json_integer((json_int_t)o->operation));
-	json_object_set_new(j, "type_name", json_string(nbg_graph_op_type_name(o->type)));
-	json_object_set_new(j, "command", json_integer(o->command));
-	json_object_set_new(j, "layer_id", json_integer(o->layer_id));
-	json_object_set_new(j, "layer_name", o->layer_id < nbg_graph_summary_of(g)->layer_count
-				? nbg_json_text(nbg_graph_layer_at(g, o->layer_id)->name, 64)
+	json_object_set_new(j, "operation", json_integer((json_int_t)nbg_weights_op_operation(o)));
+	json_object_set_new(j, "type_name", json_string(nbg_graph_op_type_name(op->type)));
+	json_object_set_new(j, "command", json_integer(nbg_weights_op_command(o)));
+	json_object_set_new(j, "layer_id", json_integer(op->layer_id));
+	json_object_set_new(j, "layer_name", op->layer_id < nbg_graph_summary_of(g)->layer_count
+				? nbg_json_text(nbg_graph_layer_at(g, op->layer_id)->name, 64)
 				: json_null());
 	json_object_set_new(j, "kind", json_string(op->kind));
 	json_object_set_new(j, "data_type", dt ? json_string(dt) : json_null());
-	json_object_set_new(j, "shape", json_pack("[I,I,I,I]", (json_int_t)o->shape[0],
-						  (json_int_t)o->shape[1], (json_int_t)o->shape[2],
-						  (json_int_t)o->shape[3]));
-	json_object_set_new(j, "zero_point", json_integer(o->zero_point));
-	json_object_set_new(j, "input_zero_point", json_integer(o->in_zero_point));
-	json_object_set_new(j, "status", json_string(nbg_weights_status_name(o->status)));
-	json_object_set_new(j, "reason_id", o->status == NBG_WEIGHTS_DECODED
-				? json_null() : json_string(o->reason_id));
-	json_object_set_new(j, "reason", o->status == NBG_WEIGHTS_DECODED
-				? json_null() : json_string(o->reason));
-	json_object_set_new(j, "bit_offset", o->bit == UINT64_MAX
-				? json_null() : json_integer((json_int_t)o->bit));
-	json_object_set_new(j, "stream", o->stream_size
-				? json_pack("{s:I,s:I}", "offset", (json_int_t)o->stream_offset,
-					    "size", (json_int_t)o->stream_size)
-				: json_null());
-	if (o->status != NBG_WEIGHTS_DECODED)
+	json_object_set_new(j, "shape", json_pack("[I,I,I,I]", (json_int_t)shape[0],
+						  (json_int_t)shape[1], (json_int_t)shape[2],
+						  (json_int_t)shape[3]));
+	op_stream_json(j, o);
+	if (nbg_weights_op_status(o) != NBG_WEIGHTS_DECODED)
 		return j;
-	json_object_set_new(j, "format", json_string(nbg_weights_format_name(o->format)));
+	json_object_set_new(j, "format",
+			    json_string(nbg_weights_format_name(nbg_weights_op_format(o))));
 	json_object_set_new(j, "order", json_string(nbg_weights_op_order(o)));
-	json_object_set_new(j, "cores", json_integer(o->cores));
+	json_object_set_new(j, "cores", json_integer(nbg_weights_op_cores(o)));
 	uint32_t st_min, st_max;
 	uint64_t st_zero;
 	nbg_weights_op_stats(o, &st_min, &st_max, &st_zero);
@@ -106,10 +122,9 @@ static json_t *op_json(const nbg_graph *g, const nbg_commands *c, const nbg_weig
 				      (json_int_t)st_max, "zero_points", (json_int_t)st_zero,
 				      "zero_point_fraction",
 				      (double)st_zero /
-					      ((double)o->shape[0] * o->shape[1] * o->shape[2] *
-					       o->shape[3])));
-	json_object_set_new(j, "per_channel_scale", json_boolean(o->scale != NULL));
-	json_object_set_new(j, "sha256", shared_sha(o, sha));
+					      ((double)shape[0] * shape[1] * shape[2] * shape[3])));
+	json_object_set_new(j, "per_channel_scale", json_boolean(nbg_weights_op_scale(o) != NULL));
+	json_object_set_new(j, "sha256", shared_sha(w, o, sha));
 	return j;
 }
 
@@ -117,23 +132,24 @@ void nbg_weights_json_write(nbg_jw *jw, const nbg_model *m, const nbg_graph *g,
 			    const nbg_commands *c, const nbg_weights *w)
 {
 	nbg_weights_format f = nbg_weights_target_format(m->target);
-	json_t *counts = json_object(), **sha = calloc(w->count ? w->count : 1, sizeof(*sha));
+	size_t n = nbg_weights_count(w);
+	json_t *counts = json_object(), **sha = calloc(n ? n : 1, sizeof(*sha));
 
 	nbg_jw_object(jw, "weights");
 	nbg_jw_put(jw, "target", json_integer(m->target));
 	nbg_jw_put(jw, "target_format", f ? json_string(nbg_weights_format_name(f)) : json_null());
 	nbg_jw_array(jw, "operations");
-	for (size_t i = 0; i < w->count; i++)
-		nbg_jw_put(jw, NULL, op_json(g, c, &w->ops[i], sha));
+	for (size_t i = 0; i < n; i++)
+		nbg_jw_put(jw, NULL, op_json(g, c, w, nbg_weights_at(w, i), sha));
 	nbg_jw_end(jw);
-	for (size_t i = 0; sha && i < w->count; i++)
+	for (size_t i = 0; sha && i < n; i++)
 		json_decref(sha[i]);
 	free(sha);
 	for (int st = 0; st < NBG_WEIGHTS_STATUS_COUNT; st++)
 		json_object_set_new(counts, nbg_weights_status_name((nbg_weights_status)st),
-				    json_integer((json_int_t)w->status_counts[st]));
+				    json_integer((json_int_t)nbg_weights_status_count(w, (nbg_weights_status)st)));
 	nbg_jw_put(jw, "counts", counts);
-	nbg_jw_put(jw, "explained_bytes", json_integer((json_int_t)w->explained));
+	nbg_jw_put(jw, "explained_bytes", json_integer((json_int_t)nbg_weights_explained_bytes(w)));
 	nbg_jw_put(jw, "coefficient_bytes", json_integer((json_int_t)nbg_weights_coefficient_bytes(g)));
 	nbg_jw_end(jw);
 }

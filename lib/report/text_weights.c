@@ -7,49 +7,64 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "coef/weights_internal.h"
+#include "coef/coefficients.h"
+#include "nbg/weights.h"
 #include "report/text_internal.h"
+
+/* Why the operation's stream was not decoded, and where. */
+static void op_refusal(FILE *out, const nbg_weights_op *o)
+{
+	nbg_weights_status st = nbg_weights_op_status(o);
+	uint64_t bit = nbg_weights_op_bit_offset(o);
+
+	fprintf(out, "%s: %s", st == NBG_WEIGHTS_UNSUPPORTED ? "not-decoded"
+		     : nbg_weights_status_name(st), nbg_weights_op_reason(o));
+	if (bit != UINT64_MAX)
+		fprintf(out, " (%s at bit %" PRIu64 " of the stream at offset %" PRIu64 ")",
+			nbg_weights_op_reason_id(o), bit, nbg_weights_op_stream_offset(o));
+	else
+		fprintf(out, " (%s)", nbg_weights_op_reason_id(o));
+	fputc('\n', out);
+}
 
 void nbg_text_weights_op(FILE *out, const nbg_graph *g, const nbg_weights_op *o)
 {
-	if (!out || !g || !o)
-		return;
-	const char *dt = nbg_command_data_type_name(o->data_type);
+	const nbg_graph_operation *go =
+		g && o ? nbg_graph_operation_at(g, nbg_weights_op_operation(o)) : NULL;
 
-	fprintf(out, "  op %zu (%s %u, layer %u", o->operation, nbg_graph_op_type_name(o->type),
-		o->command, o->layer_id);
-	if (o->layer_id < nbg_graph_summary_of(g)->layer_count) {
+	if (!out || !go)
+		return;
+	const char *dt = nbg_command_data_type_name(nbg_weights_op_data_type(o));
+	const uint32_t *shape = nbg_weights_op_shape(o);
+	uint32_t cores = nbg_weights_op_cores(o);
+
+	fprintf(out, "  op %zu (%s %u, layer %u", nbg_weights_op_operation(o),
+		nbg_graph_op_type_name(go->type), nbg_weights_op_command(o), go->layer_id);
+	if (go->layer_id < nbg_graph_summary_of(g)->layer_count) {
 		fputc(' ', out);
-		nbg_text_put(out, nbg_graph_layer_at(g, o->layer_id)->name);
+		nbg_text_put(out, nbg_graph_layer_at(g, go->layer_id)->name);
 	}
-	fprintf(out, "): %ux%ux%ux%u %s, ", o->shape[0], o->shape[1], o->shape[2], o->shape[3],
+	fprintf(out, "): %ux%ux%ux%u %s, ", shape[0], shape[1], shape[2], shape[3],
 		dt ? dt : "unknown type");
-	if (o->status != NBG_WEIGHTS_DECODED) {
-		fprintf(out, "%s: %s", o->status == NBG_WEIGHTS_UNSUPPORTED ? "not-decoded"
-				     : nbg_weights_status_name(o->status), o->reason);
-		if (o->bit != UINT64_MAX)
-			fprintf(out, " (%s at bit %" PRIu64 " of the stream at offset %" PRIu64 ")",
-				o->reason_id, o->bit, o->stream_offset);
-		else
-			fprintf(out, " (%s)", o->reason_id);
-		fputc('\n', out);
+	if (nbg_weights_op_status(o) != NBG_WEIGHTS_DECODED) {
+		op_refusal(out, o);
 		return;
 	}
-	uint64_t n = (uint64_t)o->shape[0] * o->shape[1] * o->shape[2] * o->shape[3], st_zero;
+	uint64_t n = (uint64_t)shape[0] * shape[1] * shape[2] * shape[3], st_zero;
 	uint32_t st_min, st_max;
 	nbg_weights_op_stats(o, &st_min, &st_max, &st_zero);
 	fprintf(out, "decoded %s (%s, %u core%s), zero point %d, codes %u..%u, %.1f%% zero "
-		"weights%s\n", nbg_weights_format_name(o->format), nbg_weights_op_order(o), o->cores,
-		o->cores == 1 ? "" : "s", o->zero_point, st_min, st_max,
-		n ? 100.0 * (double)st_zero / (double)n : 0.0,
-		o->scale ? ", per-channel floats" : "");
+		"weights%s\n", nbg_weights_format_name(nbg_weights_op_format(o)),
+		nbg_weights_op_order(o), cores, cores == 1 ? "" : "s", nbg_weights_op_zero_point(o),
+		st_min, st_max, n ? 100.0 * (double)st_zero / (double)n : 0.0,
+		nbg_weights_op_scale(o) ? ", per-channel floats" : "");
 }
 
 void nbg_text_weights(FILE *out, const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
 		      const nbg_weights *w)
 {
 	nbg_weights_format f;
-	uint64_t coef;
+	uint64_t coef, explained = nbg_weights_explained_bytes(w);
 
 	if (!out || !m || !g || !c || !w)
 		return;
@@ -60,14 +75,16 @@ void nbg_text_weights(FILE *out, const nbg_model *m, const nbg_graph *g, const n
 		KV(out, "Stream format", "%s (target 0x%08x)", nbg_weights_format_name(f), m->target);
 	else
 		KV(out, "Stream format", "not known for target 0x%08x: every format tried", m->target);
-	for (size_t i = 0; i < w->count; i++)
-		nbg_text_weights_op(out, g, &w->ops[i]);
+	for (size_t i = 0; i < nbg_weights_count(w); i++)
+		nbg_text_weights_op(out, g, nbg_weights_at(w, i));
 	KV(out, "Operations", "%zu NN-engine and TP fully connected: %zu decoded, %zu not decoded, %zu unsupported, %zu "
-	   "without a kernel stream", w->count, w->status_counts[NBG_WEIGHTS_DECODED],
-	   w->status_counts[NBG_WEIGHTS_NOT_DECODED], w->status_counts[NBG_WEIGHTS_UNSUPPORTED],
-	   w->status_counts[NBG_WEIGHTS_NO_STREAM]);
+	   "without a kernel stream", nbg_weights_count(w),
+	   nbg_weights_status_count(w, NBG_WEIGHTS_DECODED),
+	   nbg_weights_status_count(w, NBG_WEIGHTS_NOT_DECODED),
+	   nbg_weights_status_count(w, NBG_WEIGHTS_UNSUPPORTED),
+	   nbg_weights_status_count(w, NBG_WEIGHTS_NO_STREAM));
 	coef = nbg_weights_coefficient_bytes(g);
 	KV(out, "Explained", "%" PRIu64 " of %" PRIu64 " coefficient bytes (%.1f%%) by the "
-	   "decoded streams", w->explained, coef, coef ? 100.0 * (double)w->explained / (double)coef
-						     : 0.0);
+	   "decoded streams", explained, coef,
+	   coef ? 100.0 * (double)explained / (double)coef : 0.0);
 }
