@@ -30,11 +30,11 @@ for h in $harnesses; do
 	parse) files="lib/format/" ;;
 	report_json) files="lib/report/json.c lib/report/json_v1.c lib/report/json_common.c" ;;
 	report_text) files="lib/report/text.c lib/report/text_v1.c" ;;
-	ledger | ledger_doc) files="lib/analysis/ledger.c lib/analysis/ledger_json.c lib/analysis/ledger_map.c" ;;
-	graph) files="lib/analysis/graph_check.c lib/analysis/graph_context.c lib/analysis/graph_decode.c lib/report/json_graph.c lib/report/text_graph.c" ;;
-	commands) files="lib/analysis/commands.c lib/analysis/commands_check.c lib/analysis/commands_fields.c lib/analysis/dataflow.c" ;;
-	diff) files="lib/analysis/diff.c lib/analysis/diff_locate.c lib/analysis/reconstruct.c" ;;
-	memory) files="lib/analysis/memory.c lib/analysis/memory_rules.c lib/report/json_memory.c lib/report/text_memory.c" ;;
+	ledger | ledger_doc) files="lib/analysis/ledger/ledger.c lib/analysis/ledger/ledger_json.c lib/analysis/ledger/ledger_map.c" ;;
+	graph) files="lib/analysis/graph/graph_check.c lib/analysis/graph/graph_context.c lib/analysis/graph/graph_decode.c lib/report/json_graph.c lib/report/text_graph.c" ;;
+	commands) files="lib/analysis/graph/commands.c lib/analysis/graph/commands_check.c lib/analysis/graph/commands_fields.c lib/analysis/graph/dataflow.c" ;;
+	diff) files="lib/analysis/diff/diff.c lib/analysis/diff/diff_locate.c lib/analysis/diff/reconstruct.c" ;;
+	memory) files="lib/analysis/memory/memory.c lib/analysis/memory/memory_rules.c lib/report/json_memory.c lib/report/text_memory.c" ;;
 	escape) files="lib/common/escape.c" ;;
 	tensor) files="lib/tensor/npy.c lib/tensor/tensor.c lib/tensor/quant.c lib/common/half.c" ;;
 	sample) files="lib/tensor/sample.c" ;;

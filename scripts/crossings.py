@@ -4,11 +4,14 @@ folder of the tree includes, and every include that crosses a layer's door
 (doc/architecture.md, "What may include what").
 
 Read from the `#include "..."` lines of the C files of lib/, programs/,
-python/ and web/.  A header of lib/ is private to its folder (the folder
-of lib/ it is in, with its sub-folders) when its name ends in _internal.h
-or _struct.h; any other header of lib/ is the folder's interface to the
-folders above it.  A crossing is a file of lib/ including another
-folder's private header, or a file of programs/, python/ or web/ (clients
+python/ and web/.  A header of lib/ is private to its folder (the directory
+it is in, with that directory's sub-folders) when its name ends in
+_internal.h or _struct.h; any other header of lib/ is the folder's
+interface to the folders above it.  Every directory of lib/ is a folder:
+lib/analysis/graph and lib/analysis/ledger are two, and neither may
+include the other's private headers; lib/runtime/cpu may include those of
+lib/runtime, not the other way.  A crossing is a file of lib/ including a
+private header of a folder that is neither its own nor one above it, or a file of programs/, python/ or web/ (clients
 of the library) including any header of lib/ rather than a public one of
 include/nbg/.  tests/ and fuzz/ test the internals and may include
 anything; they are not listed.
@@ -27,17 +30,17 @@ MARK = "crossings"
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
-def folder(rel):
-    """The folder of lib/ a file of lib/ is in (lib/runtime for
-    lib/runtime/cpu/...), else the top directory."""
-    parts = rel.split("/")
-    return "/".join(parts[:2]) if parts[0] == "lib" else parts[0]
-
-
 def directory(rel):
-    """What the include table shows: a file's directory (lib/runtime/cpu
-    apart from lib/runtime), the top directory outside lib/."""
+    """A file's folder, as the include table shows it: its directory in
+    lib/ (lib/runtime/cpu apart from lib/runtime, lib/analysis/graph apart
+    from lib/analysis/ledger), the top directory outside lib/."""
     return os.path.dirname(rel) if rel.startswith("lib/") else rel.split("/")[0]
+
+
+def sees(src, owner):
+    """Whether a file of folder src may include the private headers of
+    folder owner: its own folder's, or those of a folder above it."""
+    return src == owner or src.startswith(owner + "/")
 
 
 def private(header):
@@ -62,7 +65,7 @@ def scan(root):
                 if not f.endswith((".c", ".h")):
                     continue
                 rel = os.path.relpath(os.path.join(d, f), root)
-                src = folder(rel)
+                src = directory(rel)
                 with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as fh:
                     for line in fh:
                         m = INCLUDE.match(line)
@@ -70,7 +73,7 @@ def scan(root):
                         if not h or h.startswith("include/") or directory(h) == directory(rel):
                             continue
                         uses.setdefault(directory(rel), set()).add(directory(h))
-                        if folder(h) != src and (src in CLIENTS or private(h)):
+                        if (src in CLIENTS) or (private(h) and not sees(src, directory(h))):
                             crossings.append((rel, h))
     return uses, crossings
 

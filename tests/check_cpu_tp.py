@@ -555,7 +555,7 @@ def need_numpy(program):
         sys.exit(SKIP)
 
 
-# (word, first bit, width) of TP command fields (lib/analysis/commands_fields.h)
+# (word, first bit, width) of TP command fields (lib/analysis/graph/commands_fields.h)
 TPF = {"in_window_x_start": (4, 0, 16), "alu_f2i_enable": (6, 29, 1),
        "out_image_base_address": (13, 0, 32), "flat_rounding_mode": (24, 1, 2), "out_zp": (30, 0, 8)}
 # (file, operation, field, value, reason id, a word of the reason)

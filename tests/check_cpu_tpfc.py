@@ -176,7 +176,7 @@ def reference(op, f, q, b, before, signed=True):
 
 
 # Word 24 of a TP command: alu_output_postshift in bits 10-14, its bits 5-6
-# in bits 26-27 (lib/analysis/commands_fields.h).
+# in bits 26-27 (lib/analysis/graph/commands_fields.h).
 SHIFT_WORD = 24
 
 

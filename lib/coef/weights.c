@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analysis/commands_lib.h"
+#include "analysis/graph/commands_lib.h"
 #include "coef/coef_internal.h"
 #include "coef/weights_internal.h"
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analysis/ledger_parts.h"
+#include "analysis/ledger/ledger_parts.h"
 #include "coef/weights_internal.h"
 
 nbg_code nbg_ledger_build_weights(const nbg_model *m, const nbg_weights *w, nbg_ledger **out,

@@ -46,7 +46,7 @@ enum nbg_fid {
 	F_V1IO_FIXED_POINT, F_V1IO_SCALE, F_V1IO_ZERO_POINT, F_V1IO_NAME,
 	/* v1 patch record (only the words the stride rule of 0x10010-0x10013 reads) */
 	F_V1PATCH_TYPE, F_V1PATCH_SOURCE_TYPE, F_V1PATCH_HIGH_WORDS,
-	/* graph records (lib/analysis/graph_decode.c): LAYER, OPERATIONS, PATCH, SH, SW,
+	/* graph records (lib/analysis/graph/graph_decode.c): LAYER, OPERATIONS, PATCH, SH, SW,
 	 * HWINITOPERATIONS, PPU_PARAM, and the (offset, size) table entry */
 	F_LAYER_NAME, F_LAYER_NODE_ID, F_LAYER_OP_COUNT, F_LAYER_UID,
 	F_OP_TYPE, F_OP_INDEX, F_OP_LAYER_ID, F_OP_STATE_ID, F_OP_PATCH_INDEX, F_OP_PATCH_COUNT,

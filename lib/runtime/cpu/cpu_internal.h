@@ -15,8 +15,8 @@
 #include "nbg/graph.h"
 #include "common/model.h"
 #include "nbg/weights.h"
-#include "analysis/commands_lib.h"
-#include "analysis/uniforms.h"
+#include "analysis/graph/commands_lib.h"
+#include "analysis/graph/uniforms.h"
 #include "runtime/cpu/cpu_wide.h"
 
 /* One buffer of the machine: a source type and, for INPUT / OUTPUT, the
@@ -379,7 +379,7 @@ static inline double nbg_cpu_tp_multiplier(const nbg_cmd *cmd)
 	return ldexp(32768.0 + nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POST_MULTIPLIER), -15 - nbg_cpu_tp_post_shift(cmd));
 }
 
-/* An SH operation's shader uniforms (analysis/uniforms.h): the words its
+/* An SH operation's shader uniforms (analysis/graph/uniforms.h): the words its
  * state buffer (the LOAD_STATE stream its state_id names) loads at 0x36000 +
  * 4 i, i < CPU_UNIFORMS, with where each value lies in the buffer and how
  * often it is loaded.  nbg_cpu_load_uniforms (cpu_common.c) reads them (0 with the step refused:
@@ -391,7 +391,7 @@ static inline double nbg_cpu_tp_multiplier(const nbg_cmd *cmd)
 #define CPU_UNIFORMS NBG_SH_UNIFORMS
 #define CPU_UNIFORM_BASE NBG_SH_UNIFORM_BASE
 #define CPU_MAX_STATE_BYTES NBG_SH_MAX_STATE_BYTES
-typedef nbg_sh_uniforms cpu_uniforms; /* analysis/uniforms.h */
+typedef nbg_sh_uniforms cpu_uniforms; /* analysis/graph/uniforms.h */
 CPU_HIDDEN int nbg_cpu_load_uniforms(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const char *what,
 				     cpu_uniforms *u);
 CPU_HIDDEN int nbg_cpu_patched_ref(const nbg_cpu_plan *p, size_t operation, uint32_t at, uint32_t value,

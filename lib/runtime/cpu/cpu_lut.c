@@ -17,7 +17,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "analysis/commands_lib.h"
+#include "analysis/graph/commands_lib.h"
 #include "common/internal.h"
 #include "runtime/cpu/cpu_internal.h"
 

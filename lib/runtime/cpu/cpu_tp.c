@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/commands_lib.h"
+#include "analysis/graph/commands_lib.h"
 #include "common/half.h"
 #include "runtime/cpu/cpu_internal.h"
 

@@ -8,7 +8,7 @@
  */
 #include <stdio.h>
 
-#include "analysis/commands_lib.h"
+#include "analysis/graph/commands_lib.h"
 #include "runtime/cpu/cpu_internal.h"
 
 /* Fields whose value changes what the TP unit computes, and the one value

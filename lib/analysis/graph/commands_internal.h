@@ -6,7 +6,7 @@
 #ifndef NBG_COMMANDS_INTERNAL_H
 #define NBG_COMMANDS_INTERNAL_H
 
-#include "analysis/commands_lib.h"
+#include "analysis/graph/commands_lib.h"
 #include "common/internal.h"
 #include "nbg/commands.h"
 

@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "analysis/diff_internal.h"
+#include "analysis/diff/diff_internal.h"
 
 void nbg_diff_hex(char *out, size_t n, const uint8_t *p, uint64_t len)
 {

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "analysis/uniforms.h"
+#include "analysis/graph/uniforms.h"
 
 static uint32_t word_at(const uint8_t *b)
 {

@@ -28,7 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis/reemit_internal.h"
+#include "analysis/ledger/reemit_internal.h"
 #include "common/fdio.h"
 #include "common/hash.h"
 

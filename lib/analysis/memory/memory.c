@@ -12,10 +12,9 @@
  */
 #include <stdlib.h>
 
-#include "analysis/memory_internal.h"
+#include "analysis/memory/memory_internal.h"
 #include "common/internal.h"
 #include "nbg/memory.h"
-#include "analysis/graph_struct.h"
 
 struct nbg_mem_report {
 	nbg_mem_layout layout;
@@ -117,9 +116,10 @@ static uint64_t entry_size(const nbg_graph *g, int t, uint64_t i)
 /* The operation's patch range clamped to the PATCH records. */
 static void op_range(const nbg_graph *g, const nbg_graph_operation *o, size_t *a, size_t *b)
 {
+	size_t n = nbg_graph_summary_of(g)->patch_count;
 	uint64_t end = (uint64_t)o->patch_index + o->patch_count;
-	*a = o->patch_index < g->sum.patch_count ? o->patch_index : g->sum.patch_count;
-	*b = end < g->sum.patch_count ? (size_t)end : g->sum.patch_count;
+	*a = o->patch_index < n ? o->patch_index : n;
+	*b = end < n ? (size_t)end : n;
 }
 
 static int is_generic(const mctx *c, const nbg_graph_patch *p)
@@ -137,8 +137,8 @@ static void pick_sources(mctx *c)
 				       !sec_size(m, NBG_SEC_LOADSTATE)
 			       ? NBG_MEM_LAYOUT_LCD
 			       : NBG_MEM_LAYOUT_SECTIONS;
-	c->state = g->sum.state_table;
-	c->instr = g->sum.instr_table;
+	c->state = nbg_graph_summary_of(g)->state_table;
+	c->instr = nbg_graph_summary_of(g)->instr_table;
 	c->coef = nbg_graph_table_at(g, NBG_GRAPH_TABLE_COEF_DATA)->decoded ? NBG_GRAPH_TABLE_COEF_DATA
 		: nbg_graph_table_at(g, NBG_GRAPH_TABLE_LCD)->decoded	    ? NBG_GRAPH_TABLE_LCD
 									    : -1;
@@ -187,7 +187,7 @@ static size_t *next_of(mctx *c, const size_t *pre, size_t n)
 static void build_prefix(mctx *c)
 {
 	const nbg_graph *g = c->g;
-	size_t n = g->sum.patch_count;
+	size_t n = nbg_graph_summary_of(g)->patch_count;
 	prefix *p = &c->p;
 
 	p->input = cnew(c, n + 1, sizeof(size_t));
@@ -245,7 +245,7 @@ static uint64_t instruction_bytes(const mctx *c, const nbg_graph_operation *o)
 	case NBG_GRAPH_OP_TP:
 		return c->tp_bytes;
 	case NBG_GRAPH_OP_SH:
-		if (o->index < g->sum.sh_count)
+		if (o->index < nbg_graph_summary_of(g)->sh_count)
 			return entry_size(g, c->instr,
 					  nbg_graph_sh_operation_at(g, o->index)->instr_index);
 		return 0;
@@ -261,7 +261,7 @@ static void operation_sizes(mctx *c)
 	size_t ne = entry_count(g, c->coef);
 	size_t *owner = cnew(c, ne, sizeof(size_t));
 
-	r->op_count = g->sum.operation_count;
+	r->op_count = nbg_graph_summary_of(g)->operation_count;
 	r->ops = cnew(c, r->op_count, sizeof(nbg_mem_operation));
 	if (c->oom) {
 		free(owner);
@@ -270,7 +270,7 @@ static void operation_sizes(mctx *c)
 	/* The first operation naming each coefficient entry owns it. */
 	for (size_t e = 0; e < ne; e++)
 		owner[e] = SIZE_MAX;
-	for (size_t k = 0; k < g->sum.patch_count; k++) {
+	for (size_t k = 0; k < nbg_graph_summary_of(g)->patch_count; k++) {
 		const nbg_graph_patch *q = nbg_graph_patch_at(g, k);
 		if (is_generic(c, q) && q->operation >= 0 &&
 		    (size_t)q->operation < owner[q->index])
@@ -324,7 +324,7 @@ static void layer_sizes(mctx *c)
 {
 	nbg_mem_report *r = c->r;
 
-	r->layer_count = c->g->sum.layer_count;
+	r->layer_count = nbg_graph_summary_of(c->g)->layer_count;
 	r->layers = cnew(c, r->layer_count, sizeof(nbg_mem_layer));
 	r->rank = cnew(c, r->layer_count, sizeof(size_t));
 	if (c->oom)
@@ -397,7 +397,7 @@ static void dynamic_figures(mctx *c)
 
 	if (!mark)
 		return;
-	for (size_t k = 0; k < g->sum.patch_count; k++) {
+	for (size_t k = 0; k < nbg_graph_summary_of(g)->patch_count; k++) {
 		const nbg_graph_patch *q = nbg_graph_patch_at(g, k);
 		int counted = q->type == NBG_MEM_PATCH_STATE ||
 			      (q->type == NBG_MEM_PATCH_COMMAND && c->r->layout == NBG_MEM_LAYOUT_LCD);
@@ -475,7 +475,7 @@ static void operation_figures(mctx *c)
 static uint64_t io_patches(const nbg_graph *g)
 {
 	uint64_t n = 0;
-	for (size_t k = 0; k < g->sum.patch_count; k++)
+	for (size_t k = 0; k < nbg_graph_summary_of(g)->patch_count; k++)
 		n += nbg_graph_patch_at(g, k)->source_type == NBG_GRAPH_SRC_INPUT ||
 		     nbg_graph_patch_at(g, k)->source_type == NBG_GRAPH_SRC_OUTPUT;
 	return n;
@@ -506,12 +506,12 @@ static void total_figures(mctx *c)
 	    align_up(ssub(base[0], v[NBG_MEM_COEFFICIENTS].vendor), NBG_MEM_TOTAL_ALIGN),
 	    ssub(base[1], v[NBG_MEM_COEFFICIENTS].exact), 0);
 
-	head = sadd(smul(NBG_MEM_LAYER_RECORD, g->sum.layer_count),
-		    smul(NBG_MEM_OPERATION_RECORD, g->sum.operation_count));
-	head = sadd(head, smul(NBG_MEM_PATCH_RECORD, g->sum.patch_count));
+	head = sadd(smul(NBG_MEM_LAYER_RECORD, nbg_graph_summary_of(g)->layer_count),
+		    smul(NBG_MEM_OPERATION_RECORD, nbg_graph_summary_of(g)->operation_count));
+	head = sadd(head, smul(NBG_MEM_PATCH_RECORD, nbg_graph_summary_of(g)->patch_count));
 	head = sadd(head, smul(NBG_MEM_IO_RECORD, nio));
-	head = sadd(head, smul(NBG_MEM_SH_RECORD, g->sum.sh_count));
-	head = sadd(head, smul(NBG_MEM_HW_INIT_RECORD, g->sum.hw_init_count));
+	head = sadd(head, smul(NBG_MEM_SH_RECORD, nbg_graph_summary_of(g)->sh_count));
+	head = sadd(head, smul(NBG_MEM_HW_INIT_RECORD, nbg_graph_summary_of(g)->hw_init_count));
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
 		head = sadd(head, sec_size(m, tables[i]));
 	alloc = sadd(NBG_MEM_ALLOC_BASE, smul(NBG_MEM_ALLOC_PER_IO, nio));
@@ -548,7 +548,7 @@ static void find_conflicts(mctx *c, int64_t *cover)
 	const prefix *p = &c->p;
 	nbg_mem_sharing *s = &c->r->sharing;
 
-	for (size_t i = 0; i < g->sum.operation_count; i++) {
+	for (size_t i = 0; i < nbg_graph_summary_of(g)->operation_count; i++) {
 		const nbg_graph_operation *o = nbg_graph_operation_at(g, i);
 		size_t a, b;
 		op_range(g, o, &a, &b);
@@ -588,7 +588,7 @@ static size_t unpainted(size_t *nx, size_t k)
 static void paint_layers(const nbg_graph *g, const rank_key *keys, int lowest, size_t *nx,
 			 uint32_t *layer, uint8_t *covered)
 {
-	size_t n = g->sum.patch_count, m = g->sum.operation_count;
+	size_t n = nbg_graph_summary_of(g)->patch_count, m = nbg_graph_summary_of(g)->operation_count;
 
 	for (size_t k = 0; k <= n; k++)
 		nx[k] = k;
@@ -609,7 +609,7 @@ static void paint_layers(const nbg_graph *g, const rank_key *keys, int lowest, s
 static void input_readers(mctx *c)
 {
 	const nbg_graph *g = c->g;
-	size_t n = g->sum.patch_count, m = g->sum.operation_count;
+	size_t n = nbg_graph_summary_of(g)->patch_count, m = nbg_graph_summary_of(g)->operation_count;
 	rank_key *keys = cnew(c, m, sizeof(rank_key));
 	size_t *nx = cnew(c, n + 1, sizeof(size_t));
 	uint32_t *lo = cnew(c, n, sizeof(uint32_t)), *hi = cnew(c, n, sizeof(uint32_t));
@@ -647,7 +647,7 @@ static void sharing(mctx *c)
 	const nbg_graph *g = c->g;
 	nbg_mem_report *r = c->r;
 	nbg_mem_sharing *s = &r->sharing;
-	int64_t *cover = cnew(c, g->sum.patch_count + 1, sizeof(int64_t));
+	int64_t *cover = cnew(c, nbg_graph_summary_of(g)->patch_count + 1, sizeof(int64_t));
 	int64_t depth = 0;
 
 	r->buffer_count = m->input_count + m->output_count;
@@ -658,7 +658,7 @@ static void sharing(mctx *c)
 		return;
 	}
 	s->pool_bytes = m->memory.memory_pool_bytes;
-	s->operations_checked = g->sum.operation_count;
+	s->operations_checked = nbg_graph_summary_of(g)->operation_count;
 	s->evidence = "C+I";
 	find_conflicts(c, cover);
 	for (size_t i = 0; i < r->buffer_count; i++) {
@@ -671,7 +671,7 @@ static void sharing(mctx *c)
 		b->aligned_bytes = nbg_mem_aligned_buffer(b->bytes);
 	}
 	input_readers(c);
-	for (size_t k = 0; k < g->sum.patch_count; k++) {
+	for (size_t k = 0; k < nbg_graph_summary_of(g)->patch_count; k++) {
 		const nbg_graph_patch *q = nbg_graph_patch_at(g, k);
 		int out = q->source_type == NBG_GRAPH_SRC_OUTPUT;
 		size_t n = out ? m->output_count : m->input_count;

@@ -7,7 +7,7 @@
 #ifndef NBG_ANALYSIS_LEDGER_INTERNAL_H
 #define NBG_ANALYSIS_LEDGER_INTERNAL_H
 
-#include "analysis/ledger_parts.h"
+#include "analysis/ledger/ledger_parts.h"
 #include "common/internal.h"
 #include "nbg/ledger.h"
 

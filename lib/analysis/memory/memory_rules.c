@@ -5,7 +5,7 @@
  */
 #include "common/internal.h"
 #include "nbg/memory.h"
-#include "analysis/memory_internal.h"
+#include "analysis/memory/memory_internal.h"
 
 static const nbg_mem_rule rules[NBG_MEM__COUNT] = {
 	{ NBG_MEM_VIDEO_TOTAL, "video_total", "Total video memory", 0,

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "analysis/reemit_internal.h"
+#include "analysis/ledger/reemit_internal.h"
 #include "common/fdio.h"
 #include "common/hash.h"
 

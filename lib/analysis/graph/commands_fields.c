@@ -22,7 +22,7 @@
  */
 #include <string.h>
 
-#include "analysis/commands_internal.h"
+#include "analysis/graph/commands_internal.h"
 
 #define NBG_CMD_FIELD_ROW(id, key, w, lo, n, sh, role, ev, text) \
 	{ key, w, lo, n, sh, role, ev, text },

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analysis/graph_internal.h"
+#include "analysis/graph/graph_internal.h"
 #include "format/records.h"
 
 /* ---------------------------------------------------------------- records */

@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/commands_check.h"
-#include "analysis/graph_internal.h"
-#include "analysis/uniforms.h"
+#include "analysis/graph/commands_check.h"
+#include "analysis/graph/graph_internal.h"
+#include "analysis/graph/uniforms.h"
 #include "common/grow.h"
 
 #define DF_MAX_IV 65536u         /* ranges in one footprint */

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analysis/commands_check.h"
-#include "analysis/graph_internal.h"
+#include "analysis/graph/commands_check.h"
+#include "analysis/graph/graph_internal.h"
 #include "common/grow.h"
 
 static const struct {

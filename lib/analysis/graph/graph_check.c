@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analysis/graph_internal.h"
+#include "analysis/graph/graph_internal.h"
 
 static bool is_marker_op(uint32_t type)
 {

@@ -22,7 +22,7 @@
 #include "common/internal.h"
 #include "nbg/ledger.h"
 
-#include "analysis/ledger_internal.h"
+#include "analysis/ledger/ledger_internal.h"
 #include "format/regions.h"
 
 const char *const nbg_ledger_class_names[NBG_LEDGER_CLASS_COUNT] = {

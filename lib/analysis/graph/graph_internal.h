@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "common/internal.h"
-#include "analysis/graph_struct.h"
+#include "analysis/graph/graph_struct.h"
 
 /* Indices into nbg_graph.relations; the order is the report order. */
 enum rel {

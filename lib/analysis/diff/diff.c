@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analysis/diff_internal.h"
+#include "analysis/diff/diff_internal.h"
 #include "common/grow.h"
 #include "common/hash.h"
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analysis/graph_internal.h"
+#include "analysis/graph/graph_internal.h"
 #include "common/grow.h"
 
 const nbg_graph_rel_def nbg_graph_rel_defs[R__COUNT] = {

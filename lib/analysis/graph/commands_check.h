@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "analysis/commands_internal.h"
+#include "analysis/graph/commands_internal.h"
 
 /* Registers every relation (ids, texts, bases) with zero counts. */
 NBG_INTERNAL void nbg_command_relations_init(nbg_commands *c);

@@ -8,7 +8,7 @@
 
 #include <pthread.h>
 
-#include "analysis/ledger_internal.h"
+#include "analysis/ledger/ledger_internal.h"
 
 /* Output offsets are read back in windows of this many bytes. */
 #define NBG_REEMIT_WINDOW ((uint64_t)8 << 20)

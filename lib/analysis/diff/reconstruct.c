@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analysis/diff_internal.h"
+#include "analysis/diff/diff_internal.h"
 #include "common/hash.h"
 #include "format/checksum.h"
 

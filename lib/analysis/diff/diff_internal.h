@@ -6,7 +6,7 @@
 #define NBG_DIFF_INTERNAL_H
 
 #include "common/internal.h"
-#include "analysis/diff_struct.h"
+#include "analysis/diff/diff_struct.h"
 #include "nbg/ledger.h"
 
 /* Where byte `off` of model m lies inside its ledger owner r, as a person

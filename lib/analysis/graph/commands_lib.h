@@ -8,7 +8,7 @@
 #ifndef NBG_COMMANDS_LIB_H
 #define NBG_COMMANDS_LIB_H
 
-#include "analysis/commands_fields.h"
+#include "analysis/graph/commands_fields.h"
 #include "common/internal.h"
 #include "nbg/commands.h"
 

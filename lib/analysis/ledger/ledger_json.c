@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "analysis/ledger_internal.h"
+#include "analysis/ledger/ledger_internal.h"
 #include "common/json.h"
 
 char *nbg_ledger_json(const nbg_ledger *l, const char *path)

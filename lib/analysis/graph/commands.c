@@ -13,9 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analysis/commands_internal.h"
-#include "analysis/commands_check.h"
-#include "analysis/graph_struct.h"
+#include "analysis/graph/commands_internal.h"
+#include "analysis/graph/commands_check.h"
+#include "analysis/graph/graph_struct.h"
 
 /* ------------------------------------------------------------ small helpers */
 
