@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "cli_out.h"
+#include "cli_temp.h"
 
 /* ------------------------------------------------------------ names */
 
@@ -64,7 +65,7 @@ static void hold_signals(int hold, sigset_t *old)
 }
 
 /* mkstemp (or, `dir`, mkdtemp and its descriptor) with SIGINT, SIGTERM and
- * SIGHUP held off until the name is registered with the signal guards, so
+ * SIGHUP held off until the name is registered (cli_temp.c), so
  * no signal between the two can leave it behind.  The descriptor, or -1
  * with errno. */
 static int create_registered(char *tmpl, int dir, int *slot)
@@ -80,7 +81,7 @@ static int create_registered(char *tmpl, int dir, int *slot)
 	else if ((fd = open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		rmdir(tmpl);
 	e = errno;
-	*slot = fd >= 0 ? nbg_temp_register(tmpl) : -1;
+	*slot = fd >= 0 ? cli_temp_register(tmpl) : -1;
 	hold_signals(0, &old);
 	errno = e;
 	return fd;
@@ -108,7 +109,7 @@ void cli_scratch_remove(char *name, int slot)
 {
 	if (name)
 		unlink(name);
-	nbg_temp_unregister(slot);
+	cli_temp_unregister(slot);
 	free(name);
 }
 
@@ -391,7 +392,7 @@ static int place(cli_out *o)
 		cli_out_discard(o);
 		return failed(o, "cannot rename a temporary file to", o->target, e);
 	}
-	nbg_temp_unregister(o->slot);
+	cli_temp_unregister(o->slot);
 	o->slot = -1;
 	free(o->tmp);
 	o->tmp = NULL;
@@ -433,7 +434,7 @@ void cli_out_discard(cli_out *o)
 	o->fd = -1;
 	if (o->tmp)
 		unlink(o->tmp);
-	nbg_temp_unregister(o->slot);
+	cli_temp_unregister(o->slot);
 	o->slot = -1;
 	free(o->tmp);
 	o->tmp = NULL;
@@ -698,7 +699,7 @@ void cli_out_dir_discard(cli_out_dir *d)
 	d->fd = -1;
 	if (d->stage)
 		remove_set(d->stage, NULL);
-	nbg_temp_unregister(d->slot);
+	cli_temp_unregister(d->slot);
 	d->slot = -1;
 	free(d->stage);
 	free(d->target);

@@ -12,7 +12,7 @@
  *    never opened, so nothing blocks and no driver sees an open().
  *  - The bytes go to a hidden temporary beside the file replaced
  *    (".NAME.XXXXXX", NAME cut so the whole fits NAME_MAX), registered
- *    with the signal guards from the moment it exists; commit syncs it,
+ *    (cli_temp.c) from the moment it exists; commit syncs it,
  *    gives it the mode (0666 less the umask for a new file) and owner,
  *    renames it over the target and syncs the directory.  Any failure, or
  *    SIGINT, SIGTERM or SIGHUP, removes the temporary.
@@ -39,7 +39,7 @@ typedef struct cli_out {
 	char *target;      /* the file replaced: name, or the file a link names */
 	char *tmp;         /* the temporary while it exists, else NULL */
 	int fd;            /* where the bytes go: the temporary or standard output */
-	int slot;          /* the temporary's registration with the signal guards */
+	int slot;          /* the temporary's registration (cli_temp.c) */
 	int to_stdout;
 	int exists;        /* target existed: st is its status */
 	struct stat st;
@@ -115,7 +115,7 @@ typedef struct cli_out_dir {
 	char *target;      /* the directory replaced: DIR, or the one a link names */
 	char *stage;       /* the staging directory while it exists, else NULL */
 	int fd;            /* the staging directory's descriptor */
-	int slot;          /* its registration with the signal guards */
+	int slot;          /* its registration (cli_temp.c) */
 	int exists;        /* target existed: st is its status */
 	struct stat st;
 } cli_out_dir;
@@ -133,8 +133,8 @@ int cli_out_dir_commit(cli_out_dir *d);
 /* Removes the staging directory with its files (nothing is committed). */
 void cli_out_dir_discard(cli_out_dir *d);
 
-/* A scratch file beside `path` (".NAME.TAG.XXXXXX"), registered with the
- * signal guards: for a file another program reads (nbg graph's DOT document
+/* A scratch file beside `path` (".NAME.TAG.XXXXXX"), registered to be
+ * removed on a signal (cli_temp.c): for a file another program reads (nbg graph's DOT document
  * for Graphviz).  The descriptor, or -1 with errno; *name (malloc'd) and
  * *slot to give cli_scratch_remove. */
 int cli_scratch_create(const char *path, const char *tag, char **name, int *slot);

@@ -5,11 +5,14 @@
  * different, 2 trouble).
  */
 #include "cli.h"
+#include "cli_temp.h"
 
 int main(int argc, char **argv)
 {
 	/* A truncated input must not kill the process; an interrupted write
-	 * must not leave its temporary (doc/security.md). */
+	 * must not leave its temporary (doc/security.md).  The temporaries'
+	 * handler first: the library's, installed after it, chains to it. */
+	cli_temp_guard();
 	nbg_install_signal_guards();
 	if (cli_env_limits_check() != 0)
 		return NBG_EXIT_USAGE;

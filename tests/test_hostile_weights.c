@@ -37,6 +37,7 @@
 #include "nbg/nbg.h"
 #include "nbg/report.h"
 #include "nbg/weights.h"
+#include "../programs/cli_temp.h"
 
 static double cpu_ms(void)
 {
@@ -503,7 +504,7 @@ static void test_export_one_set(void **state)
 }
 
 /* A registered staging directory is emptied and removed when a signal ends
- * the process (lib/common/guard.c). */
+ * the process (programs/cli_temp.c), behind the library's guards as in nbg. */
 static void test_staged_set_removed_on_signal(void **state)
 {
 	char *dir = fx_tmpdir("nbg-hw-sig"), stage[1024], *names;
@@ -516,7 +517,8 @@ static void test_staged_set_removed_on_signal(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		char f[1100];
-		if (nbg_install_signal_guards() != NBG_OK || !mkdtemp(stage))
+		if (cli_temp_guard() != 0 || nbg_install_signal_guards() != NBG_OK ||
+		    !mkdtemp(stage))
 			_exit(2);
 		for (int i = 0; i < 300; i++) {
 			snprintf(f, sizeof(f), "%s/op%d_weights.npy", stage, i);
@@ -525,7 +527,7 @@ static void test_staged_set_removed_on_signal(void **state)
 				_exit(2);
 			fclose(x);
 		}
-		if (nbg_temp_register(stage) < 0)
+		if (cli_temp_register(stage) < 0)
 			_exit(2);
 		raise(SIGTERM);
 		_exit(3);

@@ -562,9 +562,9 @@ extern "C" {
  * SIGBUS handler that keeps a mapped input that another process truncates
  * from killing the process (the bytes past the new end read as zero and
  * nbg_mapping_changed() turns true), and SIGINT/SIGTERM/SIGHUP handlers
- * that remove the temporaries of outputs being written before the signal
- * takes its course.  Handlers installed before are chained; ignored signals
- * stay ignored.  Returns NBG_OK or NBG_E_IO.  doc/security.md.
+ * that end the runtime's child processes (doc/runtime.md) before the signal
+ * takes its course.  Handlers installed before are chained (nbg's removes
+ * the temporaries of its outputs); ignored signals stay ignored.  Returns NBG_OK or NBG_E_IO.  doc/security.md.
  */
 NBG_API nbg_code nbg_install_signal_guards(void);
 /* The SIGBUS half of nbg_install_signal_guards alone, for a process whose
@@ -590,16 +590,6 @@ NBG_API int nbg_mapping_changed(const nbg_mapping *m);
 NBG_API char *nbg_path_escape(const char *path);
 /* 1 when nbg_path_escape(path) differs from path. */
 NBG_API int nbg_path_needs_escape(const char *path);
-
-/* Registers a temporary file to be removed when SIGINT, SIGTERM or SIGHUP
- * ends the process (after nbg_install_signal_guards), or a temporary
- * directory of files to be emptied and removed; returns the slot to
- * give nbg_temp_unregister once the file is renamed or removed, or -1.  The
- * library writes no file itself: a program that replaces files registers
- * its temporaries here, with the three signals blocked between creating
- * the file and registering it (nbg: programs/cli_out.c). */
-NBG_API int nbg_temp_register(const char *path);
-NBG_API void nbg_temp_unregister(int slot);
 
 /* Hex of a SHA-256 digest into out[65]. */
 NBG_API void nbg_hex32(const uint8_t digest[32], char out[65]);

@@ -16,27 +16,21 @@
  * the handler that was there before (by default: the process dies as it
  * would have).
  *
- * SIGINT, SIGTERM, SIGHUP.  An output's temporary is registered while it
- * exists (nbg_temp_register, by the program that writes it), and so is a
- * runtime child process while it runs (nbg_guard_child_add, by isolate.c).
- * The handler passes the signal on to every registered child and waits,
- * bounded, until each has ended (a child that ignores it gets SIGKILL after
- * a second): a vendor call in a child does not outlive the program holding
- * the NPU.  It then unlinks every registered temporary and lets the signal
- * take its previous course (by default the process ends by it).  A
- * registered directory (a set of outputs being staged: files only) is
- * emptied and removed, with system calls alone.  Signals that were ignored
- * when the guards were installed stay ignored.
+ * SIGINT, SIGTERM, SIGHUP.  A runtime child process is registered while it
+ * runs (nbg_guard_child_add, by isolate.c).  The handler passes the signal
+ * on to every registered child and waits, bounded, until each has ended (a
+ * child that ignores it gets SIGKILL after a second): a vendor call in a
+ * child does not outlive the program holding the NPU.  It then lets the
+ * signal take its previous course: a handler the program installed before
+ * (nbg's removes the temporaries of its outputs), by default the end of
+ * the process.  Signals that were ignored when the guards were installed
+ * stay ignored.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,21 +38,12 @@
 #include "common/guard.h"
 
 #define MAP_SLOTS 256
-/* Temporaries registered at once: nbg run stages two files per output and a
- * summary.  Each slot's path buffer is allocated at its first use and kept
- * (a handler may be reading it), so the table itself stays small. */
-#define TEMP_SLOTS 4096
 
 static struct map_slot {
 	uintptr_t base; /* atomic; 0 = free */
 	size_t len;
 	int changed;    /* atomic */
 } maps[MAP_SLOTS];
-
-static struct temp_slot {
-	int used;       /* atomic: 0 free, 1 claimed, 2 holds a path */
-	char *path;     /* PATH_MAX bytes once used, never freed */
-} temps[TEMP_SLOTS];
 
 /* Runtime children at once: one session or probe at a time per process. */
 #define CHILD_SLOTS 16
@@ -157,44 +142,6 @@ static void on_bus(int sig, siginfo_t *si, void *uc)
 	chain(&old_bus, sig, si, uc);
 }
 
-int nbg_guard_temp_add(const char *path)
-{
-	size_t n = strlen(path);
-
-	if (n >= PATH_MAX)
-		return -1;
-	for (int i = 0; i < TEMP_SLOTS; i++) {
-		int zero = 0;
-		if (!__atomic_compare_exchange_n(&temps[i].used, &zero, 1, 0, __ATOMIC_ACQUIRE,
-						 __ATOMIC_RELAXED))
-			continue;
-		if (!temps[i].path && !(temps[i].path = malloc(PATH_MAX))) {
-			__atomic_store_n(&temps[i].used, 0, __ATOMIC_RELEASE);
-			return -1;
-		}
-		memcpy(temps[i].path, path, n + 1);
-		__atomic_store_n(&temps[i].used, 2, __ATOMIC_RELEASE);
-		return i;
-	}
-	return -1;
-}
-
-void nbg_guard_temp_remove(int slot)
-{
-	if (slot >= 0 && slot < TEMP_SLOTS)
-		__atomic_store_n(&temps[slot].used, 0, __ATOMIC_RELEASE);
-}
-
-int nbg_temp_register(const char *path)
-{
-	return path ? nbg_guard_temp_add(path) : -1;
-}
-
-void nbg_temp_unregister(int slot)
-{
-	nbg_guard_temp_remove(slot);
-}
-
 int nbg_guard_child_add(pid_t pid)
 {
 	for (int i = 0; i < CHILD_SLOTS; i++) {
@@ -250,53 +197,12 @@ static void end_children(int sig)
 	}
 }
 
-#if defined(__linux__) && defined(SYS_getdents64)
-/* Unlinks the entries of the directory at `path` (not recursively) with
- * system calls only, as a signal handler may: getdents64 has no libc
- * function that is async-signal-safe.  Twice over, for entries a first
- * pass may skip while the directory shrinks. */
-static void empty_dir(const char *path)
-{
-	char buf[4096] __attribute__((aligned(8)));
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	long n;
-
-	if (fd < 0)
-		return;
-	for (int pass = 0; pass < 2 && lseek(fd, 0, SEEK_SET) == 0; pass++)
-		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
-			for (long off = 0; off + 19 < n;) {
-				/* struct linux_dirent64: d_ino, d_off (8 bytes each),
-				 * d_reclen (2), d_type (1), d_name */
-				unsigned short len;
-				const char *name = buf + off + 19;
-				memcpy(&len, buf + off + 16, sizeof(len));
-				if (strcmp(name, ".") && strcmp(name, ".."))
-					unlinkat(fd, name, 0);
-				if (!len)
-					break;
-				off += len;
-			}
-	close(fd);
-}
-#else
-static void empty_dir(const char *path)
-{
-	(void)path;
-}
-#endif
 
 static void on_term(int sig, siginfo_t *si, void *uc)
 {
 	int e = errno;
 
 	end_children(sig);
-	for (int i = 0; i < TEMP_SLOTS; i++)
-		if (__atomic_load_n(&temps[i].used, __ATOMIC_ACQUIRE) == 2 &&
-		    unlink(temps[i].path) != 0) { /* async-signal-safe */
-			empty_dir(temps[i].path);
-			rmdir(temps[i].path);
-		}
 	errno = e;
 	for (int i = 0; i < 3; i++)
 		if (term_signals[i] == sig)
