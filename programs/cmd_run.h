@@ -11,7 +11,7 @@
  * each from its option when given (memory, work, steps: --max-memory,
  * --max-work, --max-plan-steps; NULL: none), else from
  * NBG_MAX_CPU_MEMORY, NBG_MAX_CPU_WORK, NBG_MAX_CPU_PLAN_STEPS, else the
- * library's default (cmd_run.c; nbg probe takes the variables only). */
+ * library's default (run_cpu.c; nbg probe takes the variables only). */
 void cli_cpu_options(nbg_cpu_options *o, const cli_size *memory, const cli_size *work,
 		     const cli_size *steps);
 

@@ -1,0 +1,120 @@
+/*
+ * run_internal.h - what the files of `nbg run` share (cmd_run.c and
+ * run_one.c name them): the options, one run's state, and each step.
+ */
+#ifndef NBG_RUN_INTERNAL_H
+#define NBG_RUN_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "cli_opts.h"
+#include "cli_out.h"
+#include "nbg/cpu.h"
+#include "nbg/runtime.h"
+#include "nbg/session.h"
+#include "nbg/targets.h"
+#include "nbg/tensor.h"
+
+typedef struct run_args {
+	const char *model;
+	const char **inputs;
+	size_t input_count;
+	const char **goldens;
+	size_t golden_count;
+	const char *output_dir;
+	const char *nnsdk;
+	const char *device_root;
+	unsigned long loops;
+	double tolerance;
+	int tolerance_given;
+	int float32_outputs;
+	int input_kind_given;
+	uint32_t input_kind;
+	int backend;             /* nbg_rt_select */
+	int backend_given;       /* --backend was given */
+	const char *lib;         /* --lib: the chosen backend's library */
+	int force_target, no_isolate;
+	int check;               /* --check: the CPU backend's plan, nothing run */
+	int json;                /* --json: that plan as JSON */
+	unsigned long top;       /* --top N, 0: none */
+	unsigned long timeout_s; /* --timeout, 0: the default */
+	const char *sample;      /* --sample FILE */
+	char **out_names;        /* raw output file names ([output] of sample.txt) */
+	size_t out_name_count;
+	uint64_t max_output;     /* --max-output: bytes the run may write */
+	uint64_t max_memory;     /* --max-memory: bytes it may hold for tensors */
+	nbg_cpu_options cpu;     /* the CPU backend's limits (cli_cpu_options) */
+} run_args;
+
+/* An output file, staged through the one output writer (cli_out.c) and
+ * renamed with the others once the run succeeded. */
+typedef struct staged_file {
+	char final[NBG_RT_PATH_MAX]; /* DIR/NAME, as reported */
+	cli_out out;
+} staged_file;
+
+/* Everything one nbg run holds, released by run_cleanup(). */
+typedef struct run_state {
+	run_args a;
+	cli_loaded model;
+	const nbg_model *m;
+	size_t n_in, n_out;
+	uint8_t **in_raw;           /* each input as the record's raw bytes */
+	nbg_rt_buffer *bufs;
+	nbg_io *out_io;             /* each output as the runtime reports it */
+	float **out_f, **gold_f;    /* dequantized outputs and goldens */
+	nbg_tensor_diff *cmp;
+	staged_file *staged;
+	size_t staged_count;
+	size_t *raw_staged;         /* output i's raw file is staged[raw_staged[i]] */
+	nbg_rt_session_result *res;
+	json_t *summary;
+	nbg_error e;
+	int golden_ok;
+} run_state;
+
+/* What summary.json and the report say of an operation the CPU backend
+ * computed by reference semantics. */
+#define REFERENCE_NOTE "computed by reference semantics, not from the operation's code"
+
+/* The networks of a->sample in turn (run_sample.c). */
+int run_sample(run_args *a);
+/* One model with its inputs (run_one.c); *mismatch: 1 when the run
+ * completed and only a golden mismatched. */
+int run_one(const run_args *a, int *mismatch);
+
+/* The inputs and goldens read, the budget checked (run_inputs.c). */
+int run_inputs(run_state *s);
+/* The message and exit code for a file that shrank while it was read. */
+int run_file_changed(const char *path, const char *what);
+/* The session run (run_session.c). */
+int run_session(run_state *s);
+/* A runtime error printed; its exit code. */
+int run_rt_exit(const char *cmd, const nbg_error *e);
+
+/* DIR made if missing; 0 or the exit code (run_outputs.c). */
+int run_ensure_dir(const char *dir);
+/* The outputs staged and compared (run_outputs.c, run_golden.c). */
+int run_outputs(run_state *s);
+int run_compare(run_state *s, size_t i);
+/* summary.json staged, then every staged file renamed into place. */
+int run_commit(run_state *s);
+
+/* summary.json (run_summary.c); its golden part (run_golden.c). */
+json_t *run_summary_json(const run_state *s);
+json_t *run_golden_json(const run_state *s);
+/* The report on standard output (run_report.c); a data format's name, as
+ * the report and summary.json print it. */
+int run_report(run_state *s, int rc);
+const char *run_format_name(uint32_t fmt);
+
+/* The CPU backend's part of summary.json's runtime object, nothing for
+ * another backend; --backend cpu --check (run_cpu.c). */
+void run_cpu_json(const run_state *s, json_t *jr);
+int run_check(const run_args *a);
+
+#endif
