@@ -39,7 +39,7 @@ for h in $harnesses; do
 	tensor) files="lib/tensor/npy.c lib/tensor/tensor.c lib/tensor/quant.c lib/common/half.c" ;;
 	sample) files="lib/tensor/sample.c" ;;
 	manifest) files="programs/manifest.c" ;;
-	cpu) files="lib/runtime/cpu/" ;;
+	cpu) files="lib/cpu/" ;;
 	corpus_part) files="programs/corpus/part.c programs/corpus/aggregate.c programs/corpus/sets.c programs/corpus/json.c programs/corpus/text.c" ;;
 	*) files="lib/" ;;
 	esac

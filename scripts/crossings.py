@@ -9,8 +9,8 @@ it is in, with that directory's sub-folders) when its name ends in
 _internal.h or _struct.h; any other header of lib/ is the folder's
 interface to the folders above it.  Every directory of lib/ is a folder:
 lib/analysis/graph and lib/analysis/ledger are two, and neither may
-include the other's private headers; lib/runtime/cpu may include those of
-lib/runtime, not the other way.  A crossing is a file of lib/ including a
+include the other's private headers; lib/cpu/ops may include those of
+lib/cpu, not the other way.  A crossing is a file of lib/ including a
 private header of a folder that is neither its own nor one above it, or a file of programs/, python/ or web/ (clients
 of the library) including any header of lib/ rather than a public one of
 include/nbg/.  tests/ and fuzz/ test the internals and may include
@@ -32,7 +32,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 def directory(rel):
     """A file's folder, as the include table shows it: its directory in
-    lib/ (lib/runtime/cpu apart from lib/runtime, lib/analysis/graph apart
+    lib/ (lib/cpu/ops apart from lib/cpu, lib/analysis/graph apart
     from lib/analysis/ledger), the top directory outside lib/."""
     return os.path.dirname(rel) if rel.startswith("lib/") else rel.split("/")[0]
 

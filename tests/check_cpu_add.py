@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The NN convolutions fused with an addition (target 0xe8's
-ConvolutionReluPoolingAddLayer, lib/runtime/cpu/cpu_add.c) against
+ConvolutionReluPoolingAddLayer, lib/cpu/ops/add.c) against
 references no C code here computes.
 
 1. Per operation, against Python integers: each of the four fused additions

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The CPU backend's TP lookup-table activations (lib/runtime/cpu/cpu_lut.c)
+"""The CPU backend's TP lookup-table activations (lib/cpu/ops/lut.c)
 against references no C code here computes.
 
 1. The tables: each LUT operation's table, read here from the file's bytes

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The DepthwiseConvLayer SH operation (the image classification network's
 7x7 global average pooling on targets 0x99 and 0xa1) that the CPU backend
-runs by reference semantics (lib/runtime/cpu/cpu_shdw.c), against
+runs by reference semantics (lib/cpu/ops/shdw.c), against
 references no C code here computes.
 
 1. Recovery, from the raw bytes: the operation's state buffer (its LOAD_STATE

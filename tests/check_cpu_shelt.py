@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The TensorAdd and TensorScale SH operations the CPU backend runs by
-reference semantics (lib/runtime/cpu/cpu_shelt.c), against references no C
+reference semantics (lib/cpu/ops/shelt.c), against references no C
 code here computes.
 
 1. Recovery, from the raw bytes and the NN/TP records alone: each shader's
@@ -47,7 +47,7 @@ code here computes.
 5. Across compilations: the three hand-tiny files on the same images,
    dumped after their TensorScale: its input and output must be equal.
    Then each runs whole: 0x1000c adds input 1 in uint8, 0x1000e and
-   0x1000f first copy it into fp16 (a TP copy, cpu_tp.c) and add the
+   0x1000f first copy it into fp16 (a TP copy, ops/tp.c) and add the
    halves.  Their outputs must agree within 1 step in at most 2 % of the
    values (a half carries 11 significant bits, so the sums before rounding
    differ by up to about 0.1 step), and 0x1000e's equal 0x1000f's.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The max pooling shader (lib/runtime/cpu/cpu_shmax.c): YOLOv8's SPPF
+"""The max pooling shader (lib/cpu/ops/shmax.c): YOLOv8's SPPF
 block in v1/1000f_88_yolov8n.nb, three PoolingLayer2 SH operations computed
 by reference semantics, against what this script reads from the raw bytes.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The CPU backend's TP operations (lib/runtime/cpu/cpu_tp.c) against
+"""The CPU backend's TP operations (lib/cpu/ops/tp.c) against
 references no C code here computes.
 
 1. Per TP kind, from the decoded fields: for one operation of each executed

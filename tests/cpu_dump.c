@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cpu/cpu_internal.h"
+#include "cpu/cpu_internal.h"
 
 static unsigned char *slurp(const char *path, size_t *n)
 {

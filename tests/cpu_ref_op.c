@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cpu/cpu_internal.h"
+#include "cpu/cpu_internal.h"
 
 static int read_exact(const char *path, uint8_t *dst, uint64_t size)
 {

@@ -1410,7 +1410,7 @@ typedef struct cv_case {
 	size_t nraw;
 } cv_case;
 
-/* The depthwise convolution shader's kernel (cpu_shdw.c), run through the
+/* The depthwise convolution shader's kernel (ops/shdw.c), run through the
  * test's adapter: channels of kx x ky pixels, one row of codes each. */
 typedef struct cv_dwshader {
 	const char *name;

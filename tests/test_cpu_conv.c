@@ -1,6 +1,6 @@
 /*
  * test_cpu_conv.c - the CPU backend's convolution kernels
- * (lib/runtime/cpu/cpu_exec.c) against a direct convolution written here.
+ * (lib/cpu/run.c) against a direct convolution written here.
  *
  * The backend has two paths: 32-bit blocked kernels, taken when the plan
  * proves no sum leaves int32 (nbg_cpu_conv_fits_int32), and the 64-bit
@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/cpu/cpu_internal.h"
+#include "cpu/cpu_internal.h"
 
 static uint32_t rng_state = 2027;
 

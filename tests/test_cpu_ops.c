@@ -37,7 +37,7 @@
 
 /* ----------------------------------------------------------------- adapter */
 
-#include "runtime/cpu/cpu_internal.h"
+#include "cpu/cpu_internal.h"
 
 /* 1 when the plan runs NN operation `operation` with the 32-bit kernels, 0
  * with the 64-bit loop, -1 when it is no convolution. */
@@ -48,7 +48,7 @@ static int adapter_conv_acc32(const nbg_cpu_plan *p, size_t operation)
 	return p->ops[operation].conv.acc32;
 }
 
-/* The depthwise convolution shader's run (cpu_shdw.c) on one input buffer
+/* The depthwise convolution shader's run (ops/shdw.c) on one input buffer
  * and one output buffer: channels of kx x ky pixels (rows in_row, channels
  * in_slice apart), one row of kx x ky kernel codes per channel (w_row
  * apart), the scale as a float32's mantissa and exponent, one output per

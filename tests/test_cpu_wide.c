@@ -1,13 +1,13 @@
 /*
  * test_cpu_wide.c - the CPU backend's 128-bit arithmetic in two 64-bit
- * halves (lib/runtime/cpu/cpu_wide.h) and the two requantizations built on
+ * halves (lib/cpu/wide.h) and the two requantizations built on
  * it (nbg_cpu_requant, nbg_cpu_requant_add in cpu_internal.h), against
  * their earlier formulation in the compiler's __int128, kept here as the
  * oracle: every operation on edge values (zero, +-1, +-2^k and its
  * neighbours, the extremes, both halves mixed) and every shift count;
  * nbg_cpu_requant at every exponent 0..255 with products that are rounding
  * ties at every shift where one exists (1..87), its 64-bit and 128-bit
- * paths alike; nbg_cpu_requant_add over the plan's whole range (cpu_add.c:
+ * paths alike; nbg_cpu_requant_add over the plan's whole range (ops/add.c:
  * |acc| < 2^31, frac 1..120, shifts up to 69 / 90 / 100) with ties at
  * every frac and the clamps.
  *
@@ -27,7 +27,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/cpu/cpu_internal.h"
+#include "cpu/cpu_internal.h"
 
 #define DIGEST_OPS 0xa0c2d06ce76dbb4dull
 #define DIGEST_REQUANT 0xe41ecfe4250300a6ull
@@ -319,7 +319,7 @@ static void test_requant(void **state)
 	check_digest(h, DIGEST_REQUANT, "nbg_cpu_requant");
 }
 
-/* One fused addition's parameters within the plan's bounds (cpu_add.c,
+/* One fused addition's parameters within the plan's bounds (ops/add.c,
  * add_fixed_point): frac 1..120, conv_shift <= 69, b_shift <= 90, the
  * bounds m x 2^s with s <= 100, lo <= hi. */
 static void add_params(cpu_add *a, uint32_t frac)

@@ -1,5 +1,5 @@
 /*
- * cpu_common.c - what every planner of the CPU backend shares: refusing a
+ * common.c - what every planner of the CPU backend shares: refusing a
  * step with a reason, finding the buffer an address lands in, checking
  * that an image lies inside it, and reading an SH operation's shader
  * uniforms from its state buffer (through analysis/graph/uniforms.c, which the
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analysis/graph/commands_lib.h"
-#include "runtime/cpu/cpu_internal.h"
+#include "cpu/cpu_internal.h"
 
 void nbg_cpu_refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
 {

@@ -1,6 +1,6 @@
 /*
  * cpu_internal.h - the CPU backend's plan (what each operation does, with
- * the command fields it reads) shared by cpu_plan.c and cpu_exec.c.  Never
+ * the command fields it reads) shared by plan.c and run.c.  Never
  * installed.
  */
 #ifndef NBG_CPU_INTERNAL_H
@@ -17,7 +17,7 @@
 #include "nbg/weights.h"
 #include "analysis/graph/commands_lib.h"
 #include "analysis/graph/uniforms.h"
-#include "runtime/cpu/cpu_wide.h"
+#include "cpu/wide.h"
 
 /* One buffer of the machine: a source type and, for INPUT / OUTPUT, the
  * record index. */
@@ -68,15 +68,15 @@ typedef struct cpu_conv {
 	uint64_t in_xstep;              /* bytes between input pixels: 1, or in_z (interleaved) */
 	uint64_t out_base, out_row, out_slice;
 	/* circular buffers [lo, lo + size) an address at or past lo wraps into
-	 * (lo + (address - lo) mod size); size 0: none (cpu_plan.c) */
+	 * (lo + (address - lo) mod size); size 0: none (plan.c) */
 	uint64_t in_ring_lo, in_ring_size, out_ring_lo, out_ring_size;
 	const uint8_t *codes;           /* [out][z][k][k] */
 	const int32_t *bias;            /* corrected: sum((w - zp)(x - in_zp)) + bias */
-	int acc32;                      /* the plan proved every sum fits int32 (cpu_exec.c) */
+	int acc32;                      /* the plan proved every sum fits int32 (run.c) */
 	cpu_add add;                    /* a fused addition (add.on), target 0xe8 */
 } cpu_conv;
 
-/* An executable TP operation (cpu_tp.c): a walk over the input window in
+/* An executable TP operation (ops/tp.c): a walk over the input window in
  * tiles, one element per pixel (a copy) or per pooling window (max), each
  * element written where the output loop counters point. */
 typedef struct cpu_tp {
@@ -97,7 +97,7 @@ typedef struct cpu_tp {
 	uint64_t in_lo, in_hi;          /* the input bytes read, inclusive, from in_base */
 	uint64_t in_ring_lo, in_ring_size, out_ring_lo, out_ring_size; /* circular buffers (size 0: none) */
 	int lut;                        /* a table activation: each copied pixel v is written as map[v] */
-	uint8_t map[256];               /* cpu_lut.c */
+	uint8_t map[256];               /* ops/lut.c */
 	/* a copy into IEEE half elements (2 bytes, the counter counting
 	 * elements): each pixel v is written as half((v - f16_zp) x f16_scale),
 	 * the product a float32 rounded to the nearest half, ties to even */
@@ -107,7 +107,7 @@ typedef struct cpu_tp {
 } cpu_tp;
 
 /* A TP fully connected layer: coefficients read through
- * alu_load_pwl_lut_address (cpu_tpfc.c).  out[o] = requant(bias[o] +
+ * alu_load_pwl_lut_address (ops/tpfc.c).  out[o] = requant(bias[o] +
  * sum over i of (codes[o][i] - w_zp) x in[i]). */
 typedef struct cpu_tpfc {
 	uint32_t nin, nout;
@@ -120,7 +120,7 @@ typedef struct cpu_tpfc {
 	const int32_t *bias;
 } cpu_tpfc;
 
-/* An SH or SW operation executed by reference semantics (cpu_ref.c):
+/* An SH or SW operation executed by reference semantics (ops/ref.c):
  * a softmax over width uint8 values (row 0 of the input image) into width
  * fp16 values, exp2((x - max) * scale_log2e) normalised, over the whole row
  * or over each run of group values (group > 0: the pair softmax). */
@@ -133,22 +133,22 @@ typedef struct cpu_ref {
 	double scale_log2e;             /* the input scale times log2(e): the SH softmax's float32
 					 * uniform, the SP softmax's scale times log2(e) in double */
 	/* CPU_REF_POOL: rows rows of width uint8 each averaged into one uint8,
-	 * ((sum * pool_a - pool_b) * pool_c + pool_d) rounded (cpu_ref.c). */
+	 * ((sum * pool_a - pool_b) * pool_c + pool_d) rounded (ops/ref.c). */
 	uint32_t rows, in_stride, out_stride;
 	float pool_a, pool_b, pool_c, pool_d;
-	/* CPU_REF_DWCONV (cpu_shdw.c): per channel c < rows, the kx x ky input
+	/* CPU_REF_DWCONV (ops/shdw.c): per channel c < rows, the kx x ky input
 	 * window at in_base + c x in_slice (rows in_stride apart) times the row
 	 * of codes at codes + c x w_row, requantized with the float32 fields
 	 * mantissa and exponent, written at out_base + c x out_slice. */
 	uint32_t kx, ky, mantissa, exponent;
 	uint64_t in_slice, w_row, out_slice;
-	/* CPU_REF_MAXPOOL (cpu_shmax.c): kx channels of rows x width pixels
+	/* CPU_REF_MAXPOOL (ops/shmax.c): kx channels of rows x width pixels
 	 * (in_stride, in_slice apart), each the 5x5 max around it written at
 	 * out_stride, out_slice. */
 	const uint8_t *codes;           /* into the model's bytes (an LCDT entry) */
 	size_t in_region, out_region;   /* into the plan's regions */
 	uint64_t in_base, out_base;
-	/* CPU_REF_ADD, CPU_REF_UPSAMPLE (cpu_shelt.c): images x x y x z of
+	/* CPU_REF_ADD, CPU_REF_UPSAMPLE (ops/shelt.c): images x x y x z of
 	 * uint8, image i at region[i] + base[i] with its row and slice strides
 	 * (0, 1: the inputs; 2: the output).  ADD: out = round((in0 - zp0) x a
 	 * + (in1 - zp1) x b + zpo); UPSAMPLE: out[z][2y + j][2x + i] =
@@ -184,12 +184,12 @@ struct nbg_cpu_plan {
 	nbg_cpu_step *steps;
 	cpu_op *ops;                    /* one per step (used when executed) */
 	unsigned char *read_outside;    /* per operation: its writes are read outside its layer
-					 * (cpu_spmax.c; NULL until needed) */
+					 * (ops/spmax.c; NULL until needed) */
 	size_t region_count;
 	cpu_region regions[5 + 2 * 64];
 	char caveat[256];               /* nbg_cpu_plan_caveat; "" when none */
 	const nbg_weights_op **wop;     /* per operation: its weights record, NULL when none (the
-					 * weights indexed once, cpu_plan.c) */
+					 * weights indexed once, plan.c) */
 	nbg_cpu_totals totals;          /* the limits, resolved at the build; the planners' steps as
 					 * they are taken (nbg_cpu_plan_spend); the rest added up after */
 };
@@ -209,13 +209,13 @@ static inline uint64_t nbg_cpu_mul_sat(uint64_t a, uint64_t b)
 }
 
 /*
- * The plan's budget (cpu_budget.c, doc/cpu-backend.md "Limits"): the
+ * The plan's budget (budget.c, doc/cpu-backend.md "Limits"): the
  * limits with their defaults (nbg_cpu_limits_resolve); a planner's walk
  * whose length the file controls charged before it is taken
  * (nbg_cpu_plan_spend: 1, or 0 with the step refused work-limit, `what`
  * naming the walk); the totals once every step is planned and costed
  * (nbg_cpu_plan_add_up; each step's cost comes from the cost functions
- * beside each run below, cpu_plan.c).
+ * beside each run below, plan.c).
  */
 CPU_HIDDEN void nbg_cpu_limits_resolve(nbg_cpu_options *lim, const nbg_cpu_options *opts);
 CPU_HIDDEN int nbg_cpu_plan_spend(nbg_cpu_plan *p, nbg_cpu_step *s, uint64_t steps, const char *what);
@@ -225,7 +225,7 @@ CPU_HIDDEN int nbg_cpu_plan_afford(nbg_cpu_plan *p, uint64_t steps);
 CPU_HIDDEN void nbg_cpu_plan_add_up(nbg_cpu_plan *p);
 
 
-/* Shared by the planners (cpu_common.c): refuse a step with a reason id and
+/* Shared by the planners (common.c): refuse a step with a reason id and
  * a sentence; the region an address reference lands in (-1 with the step
  * refused); the reference a patch gives a command word (0: none);
  * whether an image x*y*z at base with its strides lies inside a
@@ -382,7 +382,7 @@ static inline double nbg_cpu_tp_multiplier(const nbg_cmd *cmd)
 /* An SH operation's shader uniforms (analysis/graph/uniforms.h): the words its
  * state buffer (the LOAD_STATE stream its state_id names) loads at 0x36000 +
  * 4 i, i < CPU_UNIFORMS, with where each value lies in the buffer and how
- * often it is loaded.  nbg_cpu_load_uniforms (cpu_common.c) reads them (0 with the step refused:
+ * often it is loaded.  nbg_cpu_load_uniforms (common.c) reads them (0 with the step refused:
  * no in-bounds buffer of 1 to CPU_MAX_STATE_BYTES bytes, or a cut stream);
  * nbg_cpu_patched_ref gives the patch of the operation that relocates the
  * state word at byte `at` (its offset: the stored value); nbg_cpu_locate_io
@@ -400,7 +400,7 @@ CPU_HIDDEN int nbg_cpu_locate_io(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operat
 				 size_t ou, const char *what, nbg_cmd_ref *in, nbg_cmd_ref *out, long *ri,
 				 long *ro);
 
-/* The TP planner and run (cpu_tp.c): the plan sets s->verdict and, when
+/* The TP planner and run (ops/tp.c): the plan sets s->verdict and, when
  * executed, op->kind = CPU_OP_TP; the run returns -1 when out of memory. */
 CPU_HIDDEN void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd_op *cop);
 CPU_HIDDEN int nbg_cpu_tp_run(const cpu_tp *t, uint8_t *const *buf);
@@ -408,19 +408,19 @@ CPU_HIDDEN int nbg_cpu_tp_run(const cpu_tp *t, uint8_t *const *buf);
 CPU_HIDDEN uint64_t nbg_cpu_tp_scratch(const cpu_tp *t);
 
 /* A TP lookup-table activation's value for each input code into map
- * (cpu_lut.c); 0 with the step refused. */
+ * (ops/lut.c); 0 with the step refused. */
 CPU_HIDDEN int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, uint8_t map[256]);
 
-/* The TP fully connected planner and run (cpu_tpfc.c): returns 0 when the
+/* The TP fully connected planner and run (ops/tpfc.c): returns 0 when the
  * operation is not a fully connected layer (the TP planner goes on), else
  * 1 with the step executed (op->kind = CPU_OP_TPFC) or refused. */
 CPU_HIDDEN int nbg_cpu_plan_tpfc(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd_op *cop);
 CPU_HIDDEN int nbg_cpu_tpfc_run(const cpu_tpfc *t, uint8_t *const *buf);
 
 /* The reference-semantics planner and run for SH and SW operations
- * (cpu_ref.c), likewise with op->kind = CPU_OP_REF. */
+ * (ops/ref.c), likewise with op->kind = CPU_OP_REF. */
 CPU_HIDDEN void nbg_cpu_plan_ref(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
-/* A Softmax2Layer_SP layer's NN-engine SP operations (cpu_spmax.c): the
+/* A Softmax2Layer_SP layer's NN-engine SP operations (ops/spmax.c): the
  * layer's softmax by reference semantics, computed at its last operation. */
 CPU_HIDDEN void nbg_cpu_plan_spmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
 
@@ -431,19 +431,19 @@ CPU_HIDDEN int nbg_cpu_ref_run(const cpu_ref *r, uint8_t *const *buf);
  * dumps the buffers at several points of one run with it. */
 CPU_HIDDEN nbg_code nbg_cpu_run_range(const nbg_cpu_plan *p, nbg_cpu_state *st, size_t from, size_t to,
 				      nbg_error *err);
-/* A step executed by reference semantics (cpu_common.c, shared by the
+/* A step executed by reference semantics (common.c, shared by the
  * shader planners): op->ref.kind = kind (its other members set by the
  * planner), labelled nbg_cpu_step.reference. */
 CPU_HIDDEN void nbg_cpu_ref_executed(nbg_cpu_step *s, cpu_op *op, int kind);
-/* The depthwise convolution shader (cpu_shdw.c), planned and run through
+/* The depthwise convolution shader (ops/shdw.c), planned and run through
  * the two above. */
 CPU_HIDDEN void nbg_cpu_plan_shdw(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
 CPU_HIDDEN void nbg_cpu_shdw_run(const cpu_ref *r, uint8_t *const *buf);
-/* The TensorAdd and TensorScale shaders (cpu_shelt.c), likewise. */
+/* The TensorAdd and TensorScale shaders (ops/shelt.c), likewise. */
 CPU_HIDDEN void nbg_cpu_plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
 CPU_HIDDEN void nbg_cpu_plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation);
 CPU_HIDDEN void nbg_cpu_shelt_run(const cpu_ref *r, uint8_t *const *buf);
-/* The max pooling shader (cpu_shmax.c): whether a PoolingLayer2's uniforms
+/* The max pooling shader (ops/shmax.c): whether a PoolingLayer2's uniforms
  * are in its image format; its plan (the step refused with a shmax-* id
  * when the layout is not the corpus's) and run (-1: out of memory). */
 CPU_HIDDEN int nbg_cpu_shmax_is(const cpu_uniforms *u);
@@ -456,9 +456,9 @@ CPU_HIDDEN void nbg_cpu_shmax_cost(const cpu_ref *r, uint64_t *work, uint64_t *s
  * The requantization, the one place its rules live (a static inline so the
  * convolution's inner loop and the TP fully connected run share it without
  * a call): the scale is the float32 of 23 mantissa bits and a biased
- * exponent that the plan read from the command (cpu_plan.c, scale_fields;
- * cpu_tpfc.c for TP): acc x (2^23 + mantissa) x 2^(exponent - 150),
- * computed exactly (64 bits, or 128 in cpu_wide.h's arithmetic).  Rounding:
+ * exponent that the plan read from the command (plan.c, scale_fields;
+ * ops/tpfc.c for TP): acc x (2^23 + mantissa) x 2^(exponent - 150),
+ * computed exactly (64 bits, or 128 in wide.h's arithmetic).  Rounding:
  * half away from zero (inferred: rounding_mode 1, no source states the
  * rule).  ReLU clamps at the zero point; the result saturates to 0..255.
  */
@@ -521,23 +521,23 @@ static inline uint8_t nbg_cpu_requant_add(int64_t acc, const cpu_add *a, uint8_t
 	return (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
 }
 
-/* The fused addition's planner (cpu_add.c): 1 with cv->add set, or 0 with
+/* The fused addition's planner (ops/add.c): 1 with cv->add set, or 0 with
  * the step refused. */
 CPU_HIDDEN int nbg_cpu_plan_add(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op);
 
 /* Executes one planned convolution on the machine's buffers; -1 when out
  * of memory (nothing written).  Its steps and the bytes it allocates
- * (cpu_exec.c, beside the run). */
+ * (run.c, beside the run). */
 CPU_HIDDEN int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf);
 CPU_HIDDEN uint64_t nbg_cpu_conv_work(const cpu_conv *cv);
 CPU_HIDDEN uint64_t nbg_cpu_conv_scratch(const cpu_conv *cv);
 /* Whether the 32-bit kernels may run the convolution: every channel's
  * |bias| + 255 x sum |w - coef_zero_point| fits int32 and the scratch
- * images stay below a bound (cpu_plan.c). */
+ * images stay below a bound (plan.c). */
 CPU_HIDDEN int nbg_cpu_conv_fits_int32(const cpu_conv *cv);
 
 /*
- * The 32-bit kernels' geometry (cpu_exec.c runs them): the input, minus its
+ * The 32-bit kernels' geometry (run.c runs them): the input, minus its
  * zero point, is copied into int16 planes padded with the border's 0 terms,
  * each row wide = out_x + k - 1, so output (oy, ox) is index oy * wide + ox
  * of a "wide" output whose last k - 1 columns are dropped; the wide output

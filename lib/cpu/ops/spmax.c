@@ -1,5 +1,5 @@
 /*
- * cpu_spmax.c - the softmax of a Softmax2Layer_SP layer, which the NN
+ * ops/spmax.c - the softmax of a Softmax2Layer_SP layer, which the NN
  * engine computes with a run of SP (stream processor) operations.  What
  * each SP operation computes is not decoded, so none is executed from its
  * command: the layer as a whole is identified by its name and its I/O and
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cpu/cpu_internal.h"
+#include "cpu/cpu_internal.h"
 
 enum {
 	SPMAX_W_HI = 29,        /* float32 s x (255 - zp) */

@@ -1,5 +1,5 @@
 /*
- * cpu_add.c - the plan of an NN convolution fused with the addition of a
+ * ops/add.c - the plan of an NN convolution fused with the addition of a
  * second image (target 0xe8's ConvolutionReluPoolingAddLayer commands,
  * doc/cpu-backend.md "Fused additions").  The open layout names none of
  * the words read here; what each holds was measured on the corpus and
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/cpu/cpu_internal.h"
+#include "cpu/cpu_internal.h"
 
 /* The words of a 192-byte NN command of target 0xe8 that carry the addition. */
 enum {

@@ -1,5 +1,5 @@
 /*
- * cpu_tp.c - the CPU backend's TP (tensor processor) operations: which
+ * ops/tp.c - the CPU backend's TP (tensor processor) operations: which
  * ones it executes, with every field they read, and their run.
  *
  * A TP command walks its input window in tiles (doc/cpu-backend.md, "TP
@@ -7,7 +7,7 @@
  *   for z in 0..in_image_z_size-1, for each tile row, for each tile, for
  *   each output row of the tile, for each output of that row: one element,
  *   a pixel (a copy; a lookup-table activation writes the value its table
- *   gives the pixel, cpu_lut.c) or the maximum of a pooling window (max
+ *   gives the pixel, ops/lut.c) or the maximum of a pooling window (max
  *   pooling);
  * tiles start at the window's start and advance by in_tile_x/y_inc; a
  * pixel outside the image [0, in_image_x/y_size) is the border.  Each
@@ -26,7 +26,7 @@
 
 #include "analysis/graph/commands_lib.h"
 #include "common/half.h"
-#include "runtime/cpu/cpu_internal.h"
+#include "cpu/cpu_internal.h"
 
 /* Work above this (the walk's loop turns and the pixels its elements read)
  * is refused: the planner walks the loops once, so this bounds the plan as
@@ -285,7 +285,7 @@ static int tp_scale_field(const char *key)
 
 /* The data types and their conversions: uint8 in; uint8 out with
  * alu_i2f_enable equal to alu_f2i_enable (a round trip through float, or
- * none; a table's are checked by cpu_lut.c), or, for a layout copy, fp16
+ * none; a table's are checked by ops/lut.c), or, for a layout copy, fp16
  * out with i2f and not f2i and both rounding modes 1 (those of the
  * corpus's copies), its scale then read into t; 0 with the step refused. */
 static int tp_types_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layout)

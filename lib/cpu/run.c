@@ -1,5 +1,5 @@
 /*
- * cpu_exec.c - the CPU backend's arithmetic and its run: the buffers of the
+ * run.c - the CPU backend's arithmetic and its run: the buffers of the
  * machine, the convolution of an NN command with its decoded kernels, the
  * ReLU and pooling.  The rules that are inferred rather than read from a
  * source live in nbg_cpu_requant alone (cpu_internal.h; doc/cpu-backend.md).
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cpu/cpu_internal.h"
-#include "runtime/runtime_internal.h"
+#include "cpu/cpu_internal.h"
+#include "runtime/errors.h"
 
 
 struct nbg_cpu_state {
@@ -30,7 +30,7 @@ static void valid_range(uint32_t out, uint32_t size, int64_t k_off, uint32_t *lo
 	*hi = h > l ? (uint32_t)h : (uint32_t)l;
 }
 
-/* A fused addition (cpu_add.c): each position the pooling writes (every
+/* A fused addition (ops/add.c): each position the pooling writes (every
  * one, or the first pixel of each 2x2 window) requantized with the second
  * image's byte at the position it is written to; the others are never
  * written. */
@@ -414,7 +414,7 @@ nbg_code nbg_cpu_run(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t 
 	if (!p || !out || (count && !inputs))
 		return nbg_rt_fail(err, NBG_E_INVALID_ARGUMENT, -1, "cpu run: NULL argument");
 	*out = NULL;
-	/* the one verdict (cpu_budget.c): refused operations, I/O records the
+	/* the one verdict (budget.c): refused operations, I/O records the
 	 * machine cannot hold, work and memory over the plan's limits */
 	nbg_code rc = nbg_cpu_plan_check(p, stop_before, err);
 	if (rc != NBG_OK)

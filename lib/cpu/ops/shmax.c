@@ -1,5 +1,5 @@
 /*
- * cpu_shmax.c - the max pooling shader of a PoolingLayer2 SH operation
+ * ops/shmax.c - the max pooling shader of a PoolingLayer2 SH operation
  * whose images are uint8 in the 0x444051f0 format: computed by reference
  * semantics from its uniforms and I/O, not from the shader's code
  * (nbg_cpu_step.reference).  In the corpus it is YOLOv8's SPPF block in
@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cpu/cpu_internal.h"
+#include "cpu/cpu_internal.h"
 
 /* The words whose values are pinned, with the one value the corpus's three
  * operations hold (a different value would be another variant of the

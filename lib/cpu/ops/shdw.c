@@ -1,5 +1,5 @@
 /*
- * cpu_shdw.c - the depthwise convolution shader of a DepthwiseConvLayer SH
+ * ops/shdw.c - the depthwise convolution shader of a DepthwiseConvLayer SH
  * operation, computed by reference semantics from its uniforms and I/O,
  * not from the shader's code (nbg_cpu_step.reference).  In the corpus it
  * is the image classification network's 7x7 global average pooling on
@@ -29,7 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/cpu/cpu_internal.h"
+#include "cpu/cpu_internal.h"
 
 #define SHDW_FMT_UINT8 0x444051f0u
 #define SHDW_WORDS 36 /* 0x36000..0x3608c: each read once */

@@ -1,5 +1,5 @@
 /*
- * cpu_tpfc.c - TP fully connected layers: a TP command that reads its
+ * ops/tpfc.c - TP fully connected layers: a TP command that reads its
  * coefficients through alu_load_pwl_lut_address.  The weights record of
  * the operation says it is one (lib/coef/weights.c decodes the stream of
  * exactly these); every field the arithmetic depends on is checked to hold
@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "analysis/graph/commands_lib.h"
-#include "runtime/cpu/cpu_internal.h"
+#include "cpu/cpu_internal.h"
 
 /* Fields whose value changes what the TP unit computes, and the one value
  * LeNet's layers and the image classification network's (six targets)
@@ -50,7 +50,7 @@ int nbg_cpu_plan_tpfc(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cm
 	const nbg_cmd *cmd = cop && cop->engine == NBG_CMD_TP
 				     ? nbg_commands_at(p->c, NBG_CMD_TP, cop->command) : NULL;
 	/* the weights record of a TP operation exists exactly when it is a fully
-	 * connected layer (indexed once for the whole plan, cpu_plan.c) */
+	 * connected layer (indexed once for the whole plan, plan.c) */
 	const nbg_weights_op *wo = cmd ? p->wop[s->operation] : NULL;
 	cpu_tpfc *t = &op->tpfc;
 

@@ -1,8 +1,8 @@
 /*
- * cpu_budget.c - what a whole plan costs, and the one verdict on it
+ * budget.c - what a whole plan costs, and the one verdict on it
  * (doc/cpu-backend.md, "Limits"): the limits, the planners' own walks
  * charged to the plan before they are taken, the totals of the executed
- * steps (their work and scratch: nbg_cpu_step_cost in cpu_plan.c), and
+ * steps (their work and scratch: nbg_cpu_step_cost in plan.c), and
  * nbg_cpu_plan_check, which nbg_cpu_run asks before it allocates anything
  * and which `nbg run --backend cpu --check`, the plan's JSON, `nbg probe`
  * and the page answer from, so that none of them can call a model whole
@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/cpu/cpu_internal.h"
-#include "runtime/runtime_internal.h"
+#include "cpu/cpu_internal.h"
+#include "runtime/errors.h"
 
-/* The buffers one direction of I/O records may have (cpu_plan.c makes one
+/* The buffers one direction of I/O records may have (plan.c makes one
  * per record, at most this many). */
 #define CPU_MAX_IO_RECORDS 64
 
@@ -62,7 +62,7 @@ int nbg_cpu_plan_spend(nbg_cpu_plan *p, nbg_cpu_step *s, uint64_t steps, const c
 void nbg_cpu_plan_add_up(nbg_cpu_plan *p)
 {
 	p->totals.buffers = 0;
-	for (size_t i = 0; i < p->region_count; i++) /* each allocated a byte larger (cpu_exec.c) */
+	for (size_t i = 0; i < p->region_count; i++) /* each allocated a byte larger (run.c) */
 		p->totals.buffers = nbg_cpu_add_sat(p->totals.buffers, nbg_cpu_add_sat(p->regions[i].size, 1));
 	for (size_t i = 0; i < p->count; i++) {
 		const nbg_cpu_step *s = &p->steps[i];

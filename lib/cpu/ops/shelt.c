@@ -1,5 +1,5 @@
 /*
- * cpu_shelt.c - two elementwise shaders computed by reference semantics
+ * ops/shelt.c - two elementwise shaders computed by reference semantics
  * from their uniforms and I/O, not from the shader's code
  * (nbg_cpu_step.reference): the quantized addition of a TensorAdd SH
  * operation and the 2x nearest-neighbour upsampling of a TensorScale SH
@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "common/half.h"
-#include "runtime/cpu/cpu_internal.h"
+#include "cpu/cpu_internal.h"
 
 /* The two words the corpus's uint8 images of these shaders hold (their
  * producers and consumers are uint8 TP and NN operations). */

@@ -1,5 +1,5 @@
 /*
- * cpu_json.c - the CPU backend's plan as one JSON document: the counts,
+ * json.c - the CPU backend's plan as one JSON document: the counts,
  * whether a run would run it whole and, if not, why (nbg_cpu_plan_check),
  * the totals against their limits, the caveat, the first refused
  * operation and, when asked, every step.
@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "common/json.h"
-#include "cpu_internal.h"
+#include "cpu/cpu_internal.h"
 #include "nbg/graph.h"
 
 /* A count or limit: a number, or null for UINT64_MAX (no limit, or a

@@ -1,5 +1,5 @@
 /*
- * cpu_plan.c - the CPU backend's plan: per OPERATIONS record, execute it
+ * plan.c - the CPU backend's plan: per OPERATIONS record, execute it
  * (an NN convolution whose command and kernel stream say everything it
  * computes), nothing to do (INIT, END), or refuse it with a reason id and a
  * sentence naming the field and value.  Every address range an executed
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cpu/cpu_internal.h"
-#include "runtime/runtime_internal.h"
+#include "cpu/cpu_internal.h"
+#include "runtime/errors.h"
 
 const char *nbg_cpu_verdict_name(int v)
 {
@@ -445,7 +445,7 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 }
 
 /* An operation executed by reference semantics: one step per value read
- * or written (cpu_ref.c, cpu_shdw.c, cpu_shelt.c, cpu_shmax.c). */
+ * or written (ops/ref.c, ops/shdw.c, ops/shelt.c, ops/shmax.c). */
 static void ref_cost(const cpu_ref *r, uint64_t *work, uint64_t *scratch)
 {
 	*scratch = 0;
@@ -547,7 +547,7 @@ static void plan_step(nbg_cpu_plan *p, size_t i)
 	}
 	/* A layer that adds a second image to its convolution's result (the
 	 * 0xe8 emotion files' ConvolutionReluPoolingAddLayer): planned by
-	 * cpu_add.c for target 0xe8, refused elsewhere (doc/cpu-backend.md,
+	 * ops/add.c for target 0xe8, refused elsewhere (doc/cpu-backend.md,
 	 * "Fused additions"). */
 	int add = strstr(s->layer, "AddLayer") != NULL;
 	if (add && p->m->target != 0xe8) {

@@ -1,5 +1,5 @@
 /*
- * cpu_ref.c - SH (shader) and SW (software) operations: their code is not
+ * ops/ref.c - SH (shader) and SW (software) operations: their code is not
  * decoded, so none is executed from it.  One kind is identified by its
  * layer and the I/O its state buffer loads, and runs a reference
  * implementation labelled as such (nbg_cpu_step.reference): the softmax of
@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "common/half.h"
-#include "runtime/cpu/cpu_internal.h"
+#include "cpu/cpu_internal.h"
 
 /* Uniform words the softmax reads (0x36000 + 4 * i; loaded more than once:
  * refused). */

@@ -1,7 +1,7 @@
 /*
- * cpu_lut.c - TP lookup-table activations (alu_pwl_enable 1): the table at
+ * ops/lut.c - TP lookup-table activations (alu_pwl_enable 1): the table at
  * alu_load_pwl_lut_address read into the value each of the 256 uint8 input
- * codes becomes, which the TP walk (cpu_tp.c) writes in place of the copied
+ * codes becomes, which the TP walk (ops/tp.c) writes in place of the copied
  * pixel.  doc/cpu-backend.md, "Lookup-table activations", names each rule's
  * evidence; the rules live here:
  *
@@ -19,7 +19,7 @@
 
 #include "analysis/graph/commands_lib.h"
 #include "common/internal.h"
-#include "runtime/cpu/cpu_internal.h"
+#include "cpu/cpu_internal.h"
 
 /* The two table layouts of the corpus, told apart by the entry's size:
  * 1,024 32-bit entries (a sign, 5 exponent and 15 mantissa bits, bias 15)
@@ -30,7 +30,7 @@
 
 /* Fields a table activation is executed with, and their one value (C: every
  * LUT operation of the corpus); the ALU fields that must be 0 (the input
- * pre-shift, ReLU, ...) cpu_tp.c checks as for every TP operation. */
+ * pre-shift, ReLU, ...) ops/tp.c checks as for every TP operation. */
 static const cpu_tp_field lut_fixed[] = {
 	{ NBG_TPF_ALU_LOAD_PWL_LUT, "alu_load_pwl_lut", 1 },
 	{ NBG_TPF_ALU_I2F_ENABLE, "alu_i2f_enable", 1 },

@@ -1,7 +1,7 @@
 /*
- * cpu_wide.h - exact 128-bit integers made of two 64-bit halves, for the
+ * wide.h - exact 128-bit integers made of two 64-bit halves, for the
  * CPU backend's requantizations (cpu_internal.h) and the fused addition's
- * fixed point (cpu_add.c).  C11 has no 128-bit type and 32-bit Arm's gcc
+ * fixed point (ops/add.c).  C11 has no 128-bit type and 32-bit Arm's gcc
  * has no __int128, so the arithmetic is written out here, the same code on
  * every machine.
  *
