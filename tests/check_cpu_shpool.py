@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The PoolingLayer2 SH operation (a global average pooling) the CPU backend
-runs by reference semantics (lib/cpu/ops/ref.c), against references
+runs by reference semantics (lib/cpu/ops/shpool.c), against references
 no C code here computes.
 
 1. Per operation, every SH PoolingLayer2 of the corpus (the emotion network

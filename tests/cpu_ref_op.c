@@ -40,7 +40,7 @@ static int read_exact(const char *path, uint8_t *dst, uint64_t size)
 static int run_one(const nbg_cpu_plan *p, size_t op, const char *indir, const char *outdir)
 {
 	const nbg_cpu_step *s = nbg_cpu_plan_at(p, op);
-	if (!s || s->verdict != NBG_CPU_EXECUTE || !s->reference || p->ops[op].kind != CPU_OP_REF) {
+	if (!s || s->verdict != NBG_CPU_EXECUTE || !s->reference) {
 		printf("%s\n%s\n", s && *s->reason_id ? s->reason_id : "not-reference",
 		       s ? s->reason : "no such operation");
 		return 4;
@@ -55,7 +55,7 @@ static int run_one(const nbg_cpu_plan *p, size_t op, const char *indir, const ch
 		if (!buf[i] || read_exact(path, buf[i], p->regions[i].size) < 0)
 			goto out;
 	}
-	if (nbg_cpu_ref_run(&p->ops[op].ref, buf))
+	if (nbg_cpu_op_run(&p->ops[op], buf))
 		goto out;
 	status = 0;
 	for (size_t i = 0; i < p->region_count; i++) {

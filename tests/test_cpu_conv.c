@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "cpu/cpu_internal.h"
+#include "cpu/ops/conv.h"
 
 static uint32_t rng_state = 2027;
 

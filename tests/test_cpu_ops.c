@@ -45,7 +45,7 @@ static int adapter_conv_acc32(const nbg_cpu_plan *p, size_t operation)
 {
 	if (operation >= p->count || p->ops[operation].kind != CPU_OP_CONV)
 		return -1;
-	return p->ops[operation].conv.acc32;
+	return p->ops[operation].u.conv.acc32;
 }
 
 /* The depthwise convolution shader's run (ops/shdw.c) on one input buffer
@@ -55,23 +55,25 @@ static int adapter_conv_acc32(const nbg_cpu_plan *p, size_t operation)
  * channel (out_slice apart). */
 static void adapter_shdw_run(const cv_dwshader *d, uint8_t *in, uint8_t *out)
 {
-	cpu_ref r;
-	memset(&r, 0, sizeof(r));
-	r.kind = CPU_REF_DWCONV;
-	r.rows = d->channels;
-	r.kx = d->kx;
-	r.ky = d->ky;
-	r.in_stride = d->in_row;
-	r.in_slice = d->in_slice;
-	r.w_row = d->w_row;
-	r.out_slice = d->out_slice;
-	r.mantissa = d->scale_bits & 0x7fffffu;
-	r.exponent = d->scale_bits >> 23 & 0xffu;
-	r.codes = d->codes;
-	r.in_region = 0;
-	r.out_region = 1;
+	cpu_op op;
+	memset(&op, 0, sizeof(op));
+	op.kind = CPU_OP_SHDW;
+	cpu_ref *r = &op.u.ref;
+	r->kind = CPU_REF_DWCONV;
+	r->rows = d->channels;
+	r->kx = d->kx;
+	r->ky = d->ky;
+	r->in_stride = d->in_row;
+	r->in_slice = d->in_slice;
+	r->w_row = d->w_row;
+	r->out_slice = d->out_slice;
+	r->mantissa = d->scale_bits & 0x7fffffu;
+	r->exponent = d->scale_bits >> 23 & 0xffu;
+	r->codes = d->codes;
+	r->in_region = 0;
+	r->out_region = 1;
 	uint8_t *buf[2] = { in, out };
-	assert_int_equal(nbg_cpu_ref_run(&r, buf), 0);
+	assert_int_equal(nbg_cpu_op_run(&op, buf), 0);
 }
 
 /* ------------------------------------------------------------ the models */

@@ -1,7 +1,7 @@
 /*
  * test_cpu_wide.c - the CPU backend's 128-bit arithmetic in two 64-bit
  * halves (lib/cpu/wide.h) and the two requantizations built on
- * it (nbg_cpu_requant, nbg_cpu_requant_add in cpu_internal.h), against
+ * it (nbg_cpu_requant, nbg_cpu_requant_add in quant.h), against
  * their earlier formulation in the compiler's __int128, kept here as the
  * oracle: every operation on edge values (zero, +-1, +-2^k and its
  * neighbours, the extremes, both halves mixed) and every shift count;
@@ -27,7 +27,7 @@
 
 #include <cmocka.h>
 
-#include "cpu/cpu_internal.h"
+#include "cpu/quant.h"
 
 #define DIGEST_OPS 0xa0c2d06ce76dbb4dull
 #define DIGEST_REQUANT 0xe41ecfe4250300a6ull

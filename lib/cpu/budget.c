@@ -2,7 +2,7 @@
  * budget.c - what a whole plan costs, and the one verdict on it
  * (doc/cpu-backend.md, "Limits"): the limits, the planners' own walks
  * charged to the plan before they are taken, the totals of the executed
- * steps (their work and scratch: nbg_cpu_step_cost in plan.c), and
+ * steps (their work and scratch: each kind's cost, ops/table.c), and
  * nbg_cpu_plan_check, which nbg_cpu_run asks before it allocates anything
  * and which `nbg run --backend cpu --check`, the plan's JSON, `nbg probe`
  * and the page answer from, so that none of them can call a model whole
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cpu/budget.h"
 #include "cpu/cpu_internal.h"
 #include "runtime/errors.h"
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/graph/commands_lib.h"
+#include "cpu/budget.h"
 #include "cpu/cpu_internal.h"
 
 void nbg_cpu_refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
@@ -188,16 +189,15 @@ int nbg_cpu_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, uint6
 /* The circular buffer an NN image is read or written through (its size
  * field, 64-byte units, and its end field, as the TP planner and the
  * dataflow analysis read them): nbg_cpu_ring. */
-int nbg_cpu_nn_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, const char *what,
-		    const char *size_key, const char *end_key, size_t region, uint64_t base, uint64_t *lo,
-		    uint64_t *size)
+int nbg_cpu_nn_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, const char *what, int out,
+		    size_t region, uint64_t base, uint64_t *lo, uint64_t *size)
 {
-	int fi = nbg_command_field_index(NBG_CMD_NN, end_key);
+	enum nbg_nn_fid size_f = out ? NBG_NNF_OUT_IMAGE_CIRCULAR_BUF_SIZE : NBG_NNF_IN_IMAGE_CIRCULAR_BUF_SIZE;
+	enum nbg_nn_fid end_f = out ? NBG_NNF_OUT_IMAGE_CIRCULAR_BUF_END_ADDR_PLUS_1
+				    : NBG_NNF_IN_IMAGE_CIRCULAR_BUF_END_ADDR_PLUS_1;
 	*lo = *size = 0;
-	if (fi < 0)
-		return 1;
-	return nbg_cpu_ring(p, s, what, (uint64_t)nbg_cpu_nn_field(cmd, size_key) << 6,
-			    nbg_command_fields(NBG_CMD_NN, NULL)[fi].word, nbg_cpu_nn_field(cmd, end_key), region, base, lo,
+	return nbg_cpu_ring(p, s, what, (uint64_t)nbg_cmd_nn(cmd, size_f) << 6,
+			    nbg_command_fields(NBG_CMD_NN, NULL)[end_f].word, nbg_cmd_nn(cmd, end_f), region, base, lo,
 			    size);
 }
 
@@ -217,13 +217,13 @@ int nbg_cpu_image_in(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64
 	return *last - ring_lo < 2 * ring_size;
 }
 
-void nbg_cpu_ref_executed(nbg_cpu_step *s, cpu_op *op, int kind)
+void nbg_cpu_ref_executed(nbg_cpu_step *s, cpu_op *op, int kind, int ref_kind)
 {
-	op->ref.kind = kind;
+	op->u.ref.kind = ref_kind;
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 	s->reference = 1;
-	op->kind = CPU_OP_REF;
+	op->kind = kind;
 }
 
 int nbg_cpu_tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, const cpu_tp_field *t, size_t n,
@@ -232,8 +232,9 @@ int nbg_cpu_tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, const cpu_tp_field
 	for (size_t i = 0; i < n; i++) {
 		uint32_t v = nbg_cmd_tp(cmd, t[i].f);
 		if (v != t[i].want) {
-			nbg_cpu_refuse(s, id, "%s with %s %u: executed is %s %u, %s", what, t[i].name, v,
-				       t[i].name, t[i].want, basis);
+			const char *name = nbg_command_fields(NBG_CMD_TP, NULL)[t[i].f].key;
+			nbg_cpu_refuse(s, id, "%s with %s %u: executed is %s %u, %s", what, name, v, name,
+				       t[i].want, basis);
 			return 0;
 		}
 	}

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "common/json.h"
+#include "cpu/budget.h"
 #include "cpu/cpu_internal.h"
 #include "nbg/graph.h"
 

@@ -1,6 +1,6 @@
 /*
  * wide.h - exact 128-bit integers made of two 64-bit halves, for the
- * CPU backend's requantizations (cpu_internal.h) and the fused addition's
+ * CPU backend's requantizations (quant.h) and the fused addition's
  * fixed point (ops/add.c).  C11 has no 128-bit type and 32-bit Arm's gcc
  * has no __int128, so the arithmetic is written out here, the same code on
  * every machine.

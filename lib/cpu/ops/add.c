@@ -9,7 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/graph/commands_lib.h"
+#include "cpu/budget.h"
 #include "cpu/cpu_internal.h"
+#include "cpu/ops/conv.h"
+#include "cpu/quant.h"
 
 /* The words of a 192-byte NN command of target 0xe8 that carry the addition. */
 enum {
@@ -60,7 +64,8 @@ static int add_zero_point(nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd_op *op
 	}
 	const nbg_cmd_op *w = from >= 0 ? nbg_commands_op_of(p->c, (size_t)from) : NULL;
 	const nbg_cmd *wc = w ? nbg_commands_at(p->c, w->engine, w->command) : NULL;
-	int fi = w ? nbg_command_field_index(w->engine, w->engine == NBG_CMD_NN ? "out_zero_point" : "out_zp") : -1;
+	int fi = !w ? -1 : w->engine == NBG_CMD_NN ? (int)NBG_NNF_OUT_ZERO_POINT
+			 : w->engine == NBG_CMD_TP ? (int)NBG_TPF_OUT_ZP : -1;
 	if (!wc || fi < 0 || (w->engine != NBG_CMD_NN && w->engine != NBG_CMD_TP) || wc->values[fi] > 255) {
 		nbg_cpu_refuse(s, "fused-add-unsupported", "the %llu bytes of its second image are not all written "
 			       "by one earlier NN or TP operation, whose output zero point would be theirs",

@@ -20,6 +20,8 @@
 #include "analysis/graph/commands_lib.h"
 #include "common/internal.h"
 #include "cpu/cpu_internal.h"
+#include "cpu/ops/tp.h"
+#include "cpu/quant.h"
 
 /* The two table layouts of the corpus, told apart by the entry's size:
  * 1,024 32-bit entries (a sign, 5 exponent and 15 mantissa bits, bias 15)
@@ -32,9 +34,9 @@
  * LUT operation of the corpus); the ALU fields that must be 0 (the input
  * pre-shift, ReLU, ...) ops/tp.c checks as for every TP operation. */
 static const cpu_tp_field lut_fixed[] = {
-	{ NBG_TPF_ALU_LOAD_PWL_LUT, "alu_load_pwl_lut", 1 },
-	{ NBG_TPF_ALU_I2F_ENABLE, "alu_i2f_enable", 1 },
-	{ NBG_TPF_ALU_F2I_ENABLE, "alu_f2i_enable", 1 },
+	{ NBG_TPF_ALU_LOAD_PWL_LUT, 1 },
+	{ NBG_TPF_ALU_I2F_ENABLE, 1 },
+	{ NBG_TPF_ALU_F2I_ENABLE, 1 },
 };
 
 /* The value of table entry e (its bits w) as a double; 0 when it is not a
@@ -145,7 +147,7 @@ int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd,
 			return 0;
 		}
 		double y = v * mult;
-		double r = y < 0 ? -floor(-y + 0.5) : floor(y + 0.5); /* half away from zero (I) */
+		double r = nbg_cpu_round_half_away(y); /* (I) */
 		r += out_zp;
 		map[q] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
 	}

@@ -29,7 +29,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cpu/budget.h"
 #include "cpu/cpu_internal.h"
+#include "cpu/ops/shader.h"
+#include "cpu/quant.h"
 
 #define SHDW_FMT_UINT8 0x444051f0u
 #define SHDW_WORDS 36 /* 0x36000..0x3608c: each read once */
@@ -170,7 +173,7 @@ static int shdw_producer_zero(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation
 	if (!nbg_cpu_plan_spend(p, s, operation, "looking back for its input's writer"))
 		return 0;
 	for (size_t j = operation; j-- > 0;) {
-		const cpu_conv *cv = &p->ops[j].conv;
+		const cpu_conv *cv = &p->ops[j].u.conv;
 		if (p->steps[j].verdict != NBG_CPU_EXECUTE || p->ops[j].kind != CPU_OP_CONV ||
 		    cv->out_region != (size_t)ri || cv->out_base != base)
 			continue;
@@ -187,9 +190,9 @@ static int shdw_producer_zero(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation
 	return 0;
 }
 
-void nbg_cpu_plan_shdw(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
+static void plan_shdw(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
 {
-	cpu_ref *r = &op->ref;
+	cpu_ref *r = &op->u.ref;
 	cpu_uniforms u;
 	if (!nbg_cpu_load_uniforms(p, s, operation, "depthwise convolution shader", &u) ||
 	    !shdw_uniforms_known(s, &u) || !shdw_shape(s, &u, r) || !shdw_kernels(p, s, operation, &u, r))
@@ -221,10 +224,10 @@ void nbg_cpu_plan_shdw(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t oper
 	snprintf(s->what, sizeof(s->what), "SH depthwise conv %ux%u x %u -> 1x1, uint8, scale %.9g",
 		 r->kx % 100000, r->ky % 100000, r->rows % 10000000, (double)scale);
 	s->macs = (uint64_t)r->rows * r->kx * r->ky;
-	nbg_cpu_ref_executed(s, op, CPU_REF_DWCONV);
+	nbg_cpu_ref_executed(s, op, CPU_OP_SHDW, CPU_REF_DWCONV);
 }
 
-void nbg_cpu_shdw_run(const cpu_ref *r, uint8_t *const *buf)
+static void shdw_run_ref(const cpu_ref *r, uint8_t *const *buf)
 {
 	const uint8_t *in = buf[r->in_region] + r->in_base;
 	uint8_t *out = buf[r->out_region] + r->out_base;
@@ -238,3 +241,30 @@ void nbg_cpu_shdw_run(const cpu_ref *r, uint8_t *const *buf)
 		out[(uint64_t)c * r->out_slice] = nbg_cpu_requant(acc, r->mantissa, r->exponent, 0, 0);
 	}
 }
+
+static int shdw_match(const nbg_cpu_plan *p, const cpu_match *m)
+{
+	(void)p;
+	return m->type == NBG_GRAPH_OP_SH && m->layer == CPU_LAYER_DEPTHWISE_CONV;
+}
+
+static void shdw_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
+{
+	plan_shdw(p, s, op, m->operation);
+}
+
+static int shdw_run(const cpu_op *op, uint8_t *const *buf)
+{
+	shdw_run_ref(&op->u.ref, buf);
+	return 0;
+}
+
+/* One step per multiply-accumulate. */
+static void shdw_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
+{
+	const cpu_ref *r = &op->u.ref;
+	*work = nbg_cpu_mul_sat(nbg_cpu_mul_sat(r->rows, r->kx), r->ky);
+	*scratch = 0;
+}
+
+const cpu_op_def nbg_cpu_op_shdw = { "sh-dwconv", shdw_match, shdw_plan, shdw_run, shdw_cost };

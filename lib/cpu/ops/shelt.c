@@ -30,7 +30,10 @@
 #include <string.h>
 
 #include "common/half.h"
+#include "cpu/budget.h"
 #include "cpu/cpu_internal.h"
+#include "cpu/ops/shader.h"
+#include "cpu/quant.h"
 
 /* The two words the corpus's uint8 images of these shaders hold (their
  * producers and consumers are uint8 TP and NN operations). */
@@ -147,11 +150,11 @@ static int shelt_format(nbg_cpu_step *s, const cpu_uniforms *u, const char *what
 	return 1;
 }
 
-void nbg_cpu_plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
+static void plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
 {
 	static const unsigned used[] = { 0,  1,  2,  3,  4,  5,  7,  8,  9,  10, 11, 12, 13, 15,
 					 16, 17, 18, 19, 20, 21, 23, 24, 25, 26, 28, 64 };
-	cpu_ref *r = &op->ref;
+	cpu_ref *r = &op->u.ref;
 	cpu_uniforms u;
 	int f16;
 	if (!nbg_cpu_load_uniforms(p, s, operation, "TensorAdd shader", &u) ||
@@ -200,14 +203,14 @@ void nbg_cpu_plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	else
 		snprintf(s->what, sizeof(s->what), "SH add %ux%ux%u uint8, (x0 - %u) x %.9g + (x1 - %u) x %.9g + %u",
 			 x, y, z % 10000000, v[28], (double)a, v[64], (double)b, (uint32_t)zpo);
-	nbg_cpu_ref_executed(s, op, CPU_REF_ADD);
+	nbg_cpu_ref_executed(s, op, CPU_OP_SHADD, CPU_REF_ADD);
 }
 
-void nbg_cpu_plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
+static void plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
 {
 	static const unsigned used[] = { 0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17, 18, 19, 20, 21 };
 	static const uint32_t table[] = { 0x33221100u, 0x77665544u, 0xbbaa9988u, 0xffeeddccu, 16u, 0xffffffffu };
-	cpu_ref *r = &op->ref;
+	cpu_ref *r = &op->u.ref;
 	cpu_uniforms u;
 	int f16;
 	if (!nbg_cpu_load_uniforms(p, s, operation, "TensorScale shader", &u) ||
@@ -241,10 +244,10 @@ void nbg_cpu_plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t o
 	r->elt.z = z;
 	snprintf(s->what, sizeof(s->what), "SH upsample 2x nearest %ux%ux%u -> %ux%ux%u, uint8", x, y,
 		 z % 10000000, 2 * x, 2 * y, z % 10000000);
-	nbg_cpu_ref_executed(s, op, CPU_REF_UPSAMPLE);
+	nbg_cpu_ref_executed(s, op, CPU_OP_SHSCALE, CPU_REF_UPSAMPLE);
 }
 
-void nbg_cpu_shelt_run(const cpu_ref *r, uint8_t *const *buf)
+static void shelt_run_ref(const cpu_ref *r, uint8_t *const *buf)
 {
 	const uint8_t *in0 = buf[r->elt.region[0]] + r->elt.base[0];
 	uint8_t *out = buf[r->elt.region[2]] + r->elt.base[2];
@@ -269,9 +272,50 @@ void nbg_cpu_shelt_run(const cpu_ref *r, uint8_t *const *buf)
 				double x1 = r->elt.in1_f16 ? (double)nbg_fp16_to_float((uint16_t)(p1[2 * x] |
 										       p1[2 * x + 1] << 8))
 							   : (double)((int)p1[x] - (int)r->elt.zp1);
-				double q = nearbyint(((int)p0[x] - (int)r->elt.zp0) * a + x1 * b + r->elt.zpo);
+				double q = nbg_cpu_round_half_even(((int)p0[x] - (int)r->elt.zp0) * a + x1 * b + r->elt.zpo);
 				/* a NaN half (no sample shows its result) gives 0 */
 				dst[x] = (uint8_t)(!(q >= 0) ? 0 : q > 255 ? 255 : q);
 			}
 		}
 }
+
+static int shadd_match(const nbg_cpu_plan *p, const cpu_match *m)
+{
+	(void)p;
+	return m->type == NBG_GRAPH_OP_SH && m->layer == CPU_LAYER_TENSOR_ADD;
+}
+
+static int shscale_match(const nbg_cpu_plan *p, const cpu_match *m)
+{
+	(void)p;
+	return m->type == NBG_GRAPH_OP_SH && m->layer == CPU_LAYER_TENSOR_SCALE;
+}
+
+static void shadd_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
+{
+	plan_shadd(p, s, op, m->operation);
+}
+
+static void shscale_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
+{
+	plan_shscale(p, s, op, m->operation);
+}
+
+static int shelt_run(const cpu_op *op, uint8_t *const *buf)
+{
+	shelt_run_ref(&op->u.ref, buf);
+	return 0;
+}
+
+/* One step per output value: the addition's, four per input value for
+ * the upsampling. */
+static void shelt_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
+{
+	const cpu_ref *r = &op->u.ref;
+	uint64_t n = nbg_cpu_mul_sat(nbg_cpu_mul_sat(r->elt.x, r->elt.y), r->elt.z);
+	*work = r->kind == CPU_REF_UPSAMPLE ? nbg_cpu_mul_sat(4, n) : n;
+	*scratch = 0;
+}
+
+const cpu_op_def nbg_cpu_op_shadd = { "sh-add", shadd_match, shadd_plan, shelt_run, shelt_cost };
+const cpu_op_def nbg_cpu_op_shscale = { "sh-scale", shscale_match, shscale_plan, shelt_run, shelt_cost };

@@ -27,7 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/budget.h"
 #include "cpu/cpu_internal.h"
+#include "cpu/ops/shader.h"
 
 /* The words whose values are pinned, with the one value the corpus's three
  * operations hold (a different value would be another variant of the
@@ -115,7 +117,7 @@ void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 			       (unsigned long long)CPU_MAX_SCRATCH);
 		return;
 	}
-	cpu_ref *r = &op->ref;
+	cpu_ref *r = &op->u.ref;
 	r->width = w;
 	r->rows = h;
 	r->kx = depth;
@@ -129,12 +131,12 @@ void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	r->out_base = out.offset;
 	snprintf(s->what, sizeof(s->what), "SH max pool %ux%u stride 1 pad %u, %ux%ux%u uint8", SHMAX_SIDE,
 		 SHMAX_SIDE, SHMAX_PAD, w, h, depth);
-	nbg_cpu_ref_executed(s, op, CPU_REF_MAXPOOL);
+	nbg_cpu_ref_executed(s, op, CPU_OP_SHMAX, CPU_REF_MAXPOOL);
 }
 
 /* Its steps (every pixel's window, then the copy out) and the image it
  * allocates. */
-void nbg_cpu_shmax_cost(const cpu_ref *r, uint64_t *work, uint64_t *scratch)
+static void shmax_cost_ref(const cpu_ref *r, uint64_t *work, uint64_t *scratch)
 {
 	*scratch = nbg_cpu_mul_sat((uint64_t)r->width * r->rows, r->kx);
 	*work = nbg_cpu_mul_sat(*scratch, SHMAX_SIDE * SHMAX_SIDE + 1);
@@ -142,7 +144,7 @@ void nbg_cpu_shmax_cost(const cpu_ref *r, uint64_t *work, uint64_t *scratch)
 
 /* The pooled image is computed whole before it is written: the output may
  * overlap the input.  -1 when out of memory. */
-int nbg_cpu_shmax_run(const cpu_ref *r, uint8_t *const *buf)
+static int shmax_run_ref(const cpu_ref *r, uint8_t *const *buf)
 {
 	const uint8_t *in = buf[r->in_region] + r->in_base;
 	uint8_t *out = buf[r->out_region] + r->out_base;
@@ -176,3 +178,17 @@ int nbg_cpu_shmax_run(const cpu_ref *r, uint8_t *const *buf)
 	free(img);
 	return 0;
 }
+
+static int shmax_run(const cpu_op *op, uint8_t *const *buf)
+{
+	return shmax_run_ref(&op->u.ref, buf);
+}
+
+static void shmax_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
+{
+	shmax_cost_ref(&op->u.ref, work, scratch);
+}
+
+/* No match: a PoolingLayer2's plan (ops/shpool.c) tells this pool from the
+ * average by its uniforms and hands it to nbg_cpu_plan_shmax. */
+const cpu_op_def nbg_cpu_op_shmax = { "sh-maxpool", NULL, NULL, shmax_run, shmax_cost };

@@ -21,13 +21,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/graph/commands_lib.h"
+#include "cpu/budget.h"
 #include "cpu/cpu_internal.h"
+#include "cpu/ops/shader.h"
+#include "cpu/quant.h"
 
 enum {
 	SPMAX_W_HI = 29,        /* float32 s x (255 - zp) */
 	SPMAX_W_LO = 30,        /* float32 s x (0 - zp) */
 	SPMAX_MAX_WIDTH = 1 << 20,
-	SPMAX_MAX_OPS = 64      /* operations of one layer (LeNet's: 5); bounds the plan's work */
+	SPMAX_MAX_OPS = 64,     /* operations of one layer (LeNet's: 5); bounds the plan's work */
+	SPMAX_FORMAT_FP16 = 1   /* an output record's format, FP16 (nbg_data_format_name) */
 };
 
 typedef struct {
@@ -84,7 +89,7 @@ static int spmax_scale(spmax_layer *L, const nbg_cmd *cmd)
 {
 	uint32_t hi_w = cmd->words[SPMAX_W_HI], lo_w = cmd->words[SPMAX_W_LO];
 	float hi = nbg_cpu_f32_of(hi_w), lo = nbg_cpu_f32_of(lo_w);
-	uint32_t zp = nbg_cpu_nn_field(cmd, "coef_zero_point");
+	uint32_t zp = nbg_cmd_nn(cmd, NBG_NNF_COEF_ZERO_POINT);
 	uint32_t m = nbg_cpu_nn_multiplier(cmd);
 	float s = isfinite(hi) && isfinite(lo) ? (float)(((double)hi - (double)lo) / 255.0) : 0.0f;
 	int ok = isfinite(s) && s > 0 && isnormal(s) && zp <= 255 && (bits_of(s) & 0x7fffffu) == m &&
@@ -117,9 +122,7 @@ static int spmax_image(nbg_cpu_plan *p, spmax_layer *L, const nbg_cmd_op *op, co
 	t.operation = op->operation;
 	long ri = nbg_cpu_find_region(p, &t, what, r);
 	uint64_t lo, size;
-	if (ri < 0 || !nbg_cpu_nn_ring(p, &t, cmd, what, out ? "out_image_circular_buf_size" : "in_image_circular_buf_size",
-				       out ? "out_image_circular_buf_end_addr_plus_1" : "in_image_circular_buf_end_addr_plus_1",
-				       (size_t)ri, r->offset, &lo, &size)) {
+	if (ri < 0 || !nbg_cpu_nn_ring(p, &t, cmd, what, out, (size_t)ri, r->offset, &lo, &size)) {
 		nbg_cpu_refuse(L->s, t.reason_id, "operation %zu: %s", op->operation, t.reason);
 		return 0;
 	}
@@ -170,7 +173,7 @@ static int spmax_sealed(nbg_cpu_plan *p, spmax_layer *L)
 	return 1;
 }
 
-void nbg_cpu_plan_spmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
+static void plan_spmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
 {
 	spmax_layer L = { .s = s };
 	if (!spmax_span(p, &L, operation))
@@ -194,14 +197,14 @@ void nbg_cpu_plan_spmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 		return;
 	}
 	L.n = (uint32_t)n;
-	cpu_ref *r = &op->ref;
+	cpu_ref *r = &op->u.ref;
 	if (!spmax_scale(&L, ca) || !spmax_image(p, &L, a, ca, 0, &r->in_region, &r->in_base) ||
 	    !spmax_image(p, &L, z, cz, 1, &r->out_region, &r->out_base) || !spmax_sealed(p, &L))
 		return;
 	if (z->out_ref.source_type == NBG_GRAPH_SRC_OUTPUT) {
 		const nbg_io *io = nbg_model_output_at(p->m, (size_t)z->out_ref.index);
 		const char *fn = io ? nbg_data_format_name(io->data_format) : NULL;
-		if (!fn || strcmp(fn, "FP16")) {
+		if (!io || io->data_format != SPMAX_FORMAT_FP16) {
 			nbg_cpu_refuse(s, "sp-softmax-shape-unsupported", "a softmax layer (%s) writing output %d "
 				       "whose record's format is %s, not the fp16 its command says", s->layer,
 				       z->out_ref.index, fn ? fn : "unknown");
@@ -215,12 +218,40 @@ void nbg_cpu_plan_spmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	}
 	if (operation != L.last) {
 		snprintf(s->what, sizeof(s->what), "SP, part of the softmax computed at op %zu", L.last);
-		nbg_cpu_ref_executed(s, op, CPU_REF_NONE);
+		nbg_cpu_ref_executed(s, op, CPU_OP_SPMAX, CPU_REF_NONE);
 		return;
 	}
 	r->width = L.n;
 	r->scale_log2e = (double)L.scale * M_LOG2E; /* not rounded to a float32: exp(s x (q - max)) */
 	snprintf(s->what, sizeof(s->what), "SP softmax %u uint8 -> fp16 (ops %zu-%zu), scale %.9g", L.n,
 		 L.first, L.last, (double)L.scale);
-	nbg_cpu_ref_executed(s, op, CPU_REF_SOFTMAX);
+	nbg_cpu_ref_executed(s, op, CPU_OP_SPMAX, CPU_REF_SOFTMAX);
 }
+
+static int spmax_match(const nbg_cpu_plan *p, const cpu_match *m)
+{
+	(void)p;
+	return m->type == NBG_GRAPH_OP_SP && m->layer == CPU_LAYER_SOFTMAX2_SP;
+}
+
+static void spmax_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
+{
+	plan_spmax(p, s, op, m->operation);
+}
+
+/* The layer's softmax, at its last operation; the others compute nothing. */
+static int spmax_run(const cpu_op *op, uint8_t *const *buf)
+{
+	if (op->u.ref.kind == CPU_REF_SOFTMAX)
+		nbg_cpu_softmax_run(&op->u.ref, buf);
+	return 0;
+}
+
+/* The softmax's: the maximum, the sum, the quotients. */
+static void spmax_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
+{
+	*work = op->u.ref.kind == CPU_REF_SOFTMAX ? nbg_cpu_mul_sat(3, op->u.ref.width) : 0;
+	*scratch = 0;
+}
+
+const cpu_op_def nbg_cpu_op_spmax = { "sp-softmax", spmax_match, spmax_plan, spmax_run, spmax_cost };

@@ -26,18 +26,15 @@
 
 #include "analysis/graph/commands_lib.h"
 #include "common/half.h"
+#include "cpu/budget.h"
 #include "cpu/cpu_internal.h"
+#include "cpu/ops/tp.h"
+#include "cpu/ring.h"
 
 /* Work above this (the walk's loop turns and the pixels its elements read)
  * is refused: the planner walks the loops once, so this bounds the plan as
  * well as the run (the corpus's largest TP operation reads under 2^23). */
 #define TP_MAX_WORK (1ull << 24)
-
-static uint32_t tpf(const nbg_cmd *cmd, const char *key)
-{
-	int i = nbg_command_field_index(NBG_CMD_TP, key);
-	return i < 0 ? 0 : cmd->values[i];
-}
 
 /* The output loop counter (the offset from out_base it points to). */
 typedef struct tp_counter {
@@ -197,13 +194,15 @@ static uint64_t tp_work(const cpu_tp *t, uint64_t ntx, uint64_t nty, uint64_t *t
 	return nbg_cpu_add_sat(*turns, nbg_cpu_mul_sat(*elements, (uint64_t)t->pw * t->ph));
 }
 
-/* The circular buffer of the image at `base` whose size field is size_key
- * and end field command word `word` (nbg_cpu_ring). */
+/* The circular buffer of the image at `base` whose size field is size_f
+ * and end field end_f, the whole command word (nbg_cpu_ring). */
 static int tp_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, const char *what,
-		   const char *size_key, unsigned word, size_t region, uint64_t base, uint64_t *lo, uint64_t *size)
+		   enum nbg_tp_fid size_f, enum nbg_tp_fid end_f, size_t region, uint64_t base, uint64_t *lo,
+		   uint64_t *size)
 {
-	return nbg_cpu_ring(p, s, what, (uint64_t)tpf(cmd, size_key) << 6, word, cmd->words[word], region, base, lo,
-			    size);
+	unsigned word = nbg_command_fields(NBG_CMD_TP, NULL)[end_f].word;
+	return nbg_cpu_ring(p, s, what, (uint64_t)nbg_cmd_tp(cmd, size_f) << 6, word, cmd->words[word], region, base,
+			    lo, size);
 }
 
 /* The refusal of an image that passes its circular buffer's end twice
@@ -225,22 +224,23 @@ static void tp_refuse_lap(nbg_cpu_step *s, const char *what, uint64_t lo, uint64
 		       (unsigned long long)(ring_lo + ring_size - 1));
 }
 
-static const char *const tp_zero_fields[] = {
-	"in_tile_sequence", "in_tile_global_mem", "alu_square_enable", "alu_nms_enable", "alu_pwl_enable",
-	"alu_mult_enable", "alu_load_pwl_lut", "out_tile_skip_at_border", "out_brick_mode",
-	"alu_z_filter_mode", "in_window_z_start_overfetch", "in_window_z_end_overfetch",
-	"alu_relu_enable", "alu_filter_pwl_swap", "alu_input_preshift", "alu_output_postshift",
-	"alu_output_postshift_5_6", "alu_output_post_multiplier", "alu_reorder_loop_2_mode",
+static const enum nbg_tp_fid tp_zero_fields[] = {
+	NBG_TPF_IN_TILE_SEQUENCE, NBG_TPF_IN_TILE_GLOBAL_MEM, NBG_TPF_ALU_SQUARE_ENABLE, NBG_TPF_ALU_NMS_ENABLE,
+	NBG_TPF_ALU_PWL_ENABLE, NBG_TPF_ALU_MULT_ENABLE, NBG_TPF_ALU_LOAD_PWL_LUT, NBG_TPF_OUT_TILE_SKIP_AT_BORDER,
+	NBG_TPF_OUT_BRICK_MODE, NBG_TPF_ALU_Z_FILTER_MODE, NBG_TPF_IN_WINDOW_Z_START_OVERFETCH,
+	NBG_TPF_IN_WINDOW_Z_END_OVERFETCH, NBG_TPF_ALU_RELU_ENABLE, NBG_TPF_ALU_FILTER_PWL_SWAP,
+	NBG_TPF_ALU_INPUT_PRESHIFT, NBG_TPF_ALU_OUTPUT_POSTSHIFT, NBG_TPF_ALU_OUTPUT_POSTSHIFT_5_6,
+	NBG_TPF_ALU_OUTPUT_POST_MULTIPLIER, NBG_TPF_ALU_REORDER_LOOP_2_MODE,
 };
 
 /* The pooling fields: a copy (1x1), or a max pool whose window and stride
  * the fields imply; 0 with the step refused otherwise. */
 static int tp_pooling(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t)
 {
-	uint32_t hm = tpf(cmd, "alu_horz_processing"), vm = tpf(cmd, "alu_vert_processing");
-	uint32_t hc = tpf(cmd, "alu_horz_proc_count"), vc = tpf(cmd, "alu_vert_proc_count");
-	uint32_t hs = tpf(cmd, "alu_horz_proc_stride"), vs = tpf(cmd, "alu_vert_proc_stride");
-	uint32_t border = tpf(cmd, "in_image_border_mode");
+	uint32_t hm = nbg_cmd_tp(cmd, NBG_TPF_ALU_HORZ_PROCESSING), vm = nbg_cmd_tp(cmd, NBG_TPF_ALU_VERT_PROCESSING);
+	uint32_t hc = nbg_cmd_tp(cmd, NBG_TPF_ALU_HORZ_PROC_COUNT), vc = nbg_cmd_tp(cmd, NBG_TPF_ALU_VERT_PROC_COUNT);
+	uint32_t hs = nbg_cmd_tp(cmd, NBG_TPF_ALU_HORZ_PROC_STRIDE), vs = nbg_cmd_tp(cmd, NBG_TPF_ALU_VERT_PROC_STRIDE);
+	uint32_t border = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_BORDER_MODE);
 	t->pw = t->ph = t->ps = 1;
 	if (!hm && !vm && !hc && !vc && !hs && !vs) {
 		if (border != 0) {
@@ -273,14 +273,17 @@ static int tp_pooling(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t)
 
 /* The fields a table activation sets (nbg_cpu_plan_lut reads them), or
  * the scale of a copy into fp16. */
-static int tp_scale_field(const char *key)
+static int tp_scale_field(enum nbg_tp_fid f)
 {
-	static const char *const lut[] = { "alu_pwl_enable", "alu_load_pwl_lut", "alu_output_postshift",
-					   "alu_output_postshift_5_6", "alu_output_post_multiplier" };
-	for (size_t i = 0; i < sizeof(lut) / sizeof(lut[0]); i++)
-		if (!strcmp(key, lut[i]))
-			return i < 2 ? 1 : 2;
-	return 0;
+	switch (f) {
+	case NBG_TPF_ALU_PWL_ENABLE: case NBG_TPF_ALU_LOAD_PWL_LUT:
+		return 1;
+	case NBG_TPF_ALU_OUTPUT_POSTSHIFT: case NBG_TPF_ALU_OUTPUT_POSTSHIFT_5_6:
+	case NBG_TPF_ALU_OUTPUT_POST_MULTIPLIER:
+		return 2;
+	default:
+		return 0;
+	}
 }
 
 /* The data types and their conversions: uint8 in; uint8 out with
@@ -290,14 +293,15 @@ static int tp_scale_field(const char *key)
  * corpus's copies), its scale then read into t; 0 with the step refused. */
 static int tp_types_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layout)
 {
-	uint32_t ti = tpf(cmd, "in_image_data_type"), to = tpf(cmd, "out_image_data_type");
-	uint32_t i2f = tpf(cmd, "alu_i2f_enable"), f2i = tpf(cmd, "alu_f2i_enable");
+	uint32_t ti = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_DATA_TYPE), to = nbg_cmd_tp(cmd, NBG_TPF_OUT_IMAGE_DATA_TYPE);
+	uint32_t i2f = nbg_cmd_tp(cmd, NBG_TPF_ALU_I2F_ENABLE), f2i = nbg_cmd_tp(cmd, NBG_TPF_ALU_F2I_ENABLE);
 	t->f16_out = layout && ti == 0 && to == 1;
 	if (ti != 0 || (to != 0 && !t->f16_out)) {
-		const char *key = ti != 0 ? "in_image_data_type" : "out_image_data_type";
-		const char *n = nbg_command_data_type_name(tpf(cmd, key));
+		enum nbg_tp_fid f = ti != 0 ? NBG_TPF_IN_IMAGE_DATA_TYPE : NBG_TPF_OUT_IMAGE_DATA_TYPE;
+		const char *n = nbg_command_data_type_name(nbg_cmd_tp(cmd, f));
 		nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): executed are uint8, and a layout "
-			       "copy from uint8 into fp16", key, tpf(cmd, key), n ? n : "unknown");
+			       "copy from uint8 into fp16", nbg_command_fields(NBG_CMD_TP, NULL)[f].key,
+			       nbg_cmd_tp(cmd, f), n ? n : "unknown");
 		return 0;
 	}
 	if (t->f16_out ? !(i2f == 1 && f2i == 0) : !t->lut && i2f != f2i) {
@@ -308,18 +312,18 @@ static int tp_types_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layou
 	}
 	if (!t->f16_out)
 		return 1;
-	if (tpf(cmd, "flat_rounding_mode") != 1 || tpf(cmd, "integer_rounding_mode") != 1) {
+	if (nbg_cmd_tp(cmd, NBG_TPF_FLAT_ROUNDING_MODE) != 1 || nbg_cmd_tp(cmd, NBG_TPF_INTEGER_ROUNDING_MODE) != 1) {
 		nbg_cpu_refuse(s, "tp-field-unsupported", "a copy into fp16 with flat_rounding_mode %u and "
 			       "integer_rounding_mode %u: executed are both 1, those of every such corpus copy",
-			       tpf(cmd, "flat_rounding_mode"), tpf(cmd, "integer_rounding_mode"));
+			       nbg_cmd_tp(cmd, NBG_TPF_FLAT_ROUNDING_MODE), nbg_cmd_tp(cmd, NBG_TPF_INTEGER_ROUNDING_MODE));
 		return 0;
 	}
-	if (tpf(cmd, "out_zp") != 0) {
+	if (nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP) != 0) {
 		nbg_cpu_refuse(s, "tp-requantization-unsupported", "a copy into fp16 with out_zp %u: executed "
-			       "is out_zp 0", tpf(cmd, "out_zp"));
+			       "is out_zp 0", nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP));
 		return 0;
 	}
-	t->f16_zp = tpf(cmd, "in_zp");
+	t->f16_zp = nbg_cmd_tp(cmd, NBG_TPF_IN_ZP);
 	t->f16_scale = (float)nbg_cpu_tp_multiplier(cmd);
 	return 1;
 }
@@ -332,16 +336,17 @@ static int tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layo
 	if (!tp_types_ok(s, cmd, t, layout))
 		return 0;
 	for (size_t i = 0; i < sizeof(tp_zero_fields) / sizeof(tp_zero_fields[0]); i++) {
-		int own = tp_scale_field(tp_zero_fields[i]);
-		if (tpf(cmd, tp_zero_fields[i]) && !(t->lut && own) && !(t->f16_out && own == 2)) {
+		enum nbg_tp_fid f = tp_zero_fields[i];
+		int own = tp_scale_field(f);
+		if (nbg_cmd_tp(cmd, f) && !(t->lut && own) && !(t->f16_out && own == 2)) {
 			nbg_cpu_refuse(s, "tp-field-unsupported", "%s is %u: a TP operation is executed only with "
-				       "it 0", tp_zero_fields[i], tpf(cmd, tp_zero_fields[i]));
+				       "it 0", nbg_command_fields(NBG_CMD_TP, NULL)[f].key, nbg_cmd_tp(cmd, f));
 			return 0;
 		}
 	}
-	if (!t->lut && !t->f16_out && tpf(cmd, "in_zp") != tpf(cmd, "out_zp")) {
+	if (!t->lut && !t->f16_out && nbg_cmd_tp(cmd, NBG_TPF_IN_ZP) != nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP)) {
 		nbg_cpu_refuse(s, "tp-requantization-unsupported", "in_zp %u and out_zp %u differ: only copies "
-			       "that keep the zero point are executed", tpf(cmd, "in_zp"), tpf(cmd, "out_zp"));
+			       "that keep the zero point are executed", nbg_cmd_tp(cmd, NBG_TPF_IN_ZP), nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP));
 		return 0;
 	}
 	return 1;
@@ -354,18 +359,14 @@ static int tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layo
  * plan first. */
 static int tp_loops(nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, uint64_t *steps)
 {
-	static const char *const cnt[6] = { "out_loop_0_count", "out_loop_1_count", "out_loop_2_count",
-					    "out_loop_3_count", "out_loop_4_count", "out_loop_5_count" };
-	static const char *const inc[7] = { "out_loop_0_inc", "out_loop_1_inc", "out_loop_2_inc",
-					    "out_loop_3_inc", "out_loop_4_inc", "out_loop_5_inc",
-					    "out_loop_6_inc" };
 	for (int i = 0; i < 6; i++)
-		t->count[i] = tpf(cmd, cnt[i]);
-	for (int i = 0; i < 7; i++)
-		t->inc[i] = tpf(cmd, inc[i]);
-	t->reset1 = tpf(cmd, "out_loop_1_reset") != 0;
-	t->reset2 = tpf(cmd, "out_loop_2_reset") != 0;
-	t->reset3 = tpf(cmd, "out_loop_3_reset") != 0;
+		t->count[i] = nbg_cmd_tp(cmd, nbg_tp_loop_counts[i]);
+	for (int i = 0; i < 6; i++)
+		t->inc[i] = nbg_cmd_tp(cmd, nbg_tp_loop_incs[i]);
+	t->inc[6] = nbg_cmd_tp(cmd, NBG_TPF_OUT_LOOP_6_INC);
+	t->reset1 = nbg_cmd_tp(cmd, NBG_TPF_OUT_LOOP_1_RESET) != 0;
+	t->reset2 = nbg_cmd_tp(cmd, NBG_TPF_OUT_LOOP_2_RESET) != 0;
+	t->reset3 = nbg_cmd_tp(cmd, NBG_TPF_OUT_LOOP_3_RESET) != 0;
 	uint64_t ntx = tp_tiles(t->wx0, t->wx1, t->tile_xinc, t->pw), nty = tp_tiles(t->wy0, t->wy1, t->tile_yinc, t->ph);
 	uint64_t turns, elements;
 	if (!nbg_cpu_plan_spend(p, s, ntx + nty, "counting its tiles' outputs"))
@@ -383,25 +384,24 @@ static int tp_loops(nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp
 	return 1;
 }
 
-void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd_op *cop)
+static void tp_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
 {
-	if (nbg_cpu_plan_tpfc(p, s, op, cop))
-		return;
+	const nbg_cmd_op *cop = m->cop;
 	const nbg_cmd *cmd = cop ? nbg_commands_at(p->c, NBG_CMD_TP, cop->command) : NULL;
 	if (!cmd) {
 		nbg_cpu_refuse(s, "command-not-decoded", "its TP command is not decoded");
 		return;
 	}
-	if (tpf(cmd, "in_tile_sequence") == 3) {
+	if (nbg_cmd_tp(cmd, NBG_TPF_IN_TILE_SEQUENCE) == 3) {
 		/* every TP fully connected layer of the corpus, and only they */
 		nbg_cpu_refuse(s, "tp-not-executed", "a TP fully connected layer (in_tile_sequence 3): its "
 			       "coefficients at alu_load_pwl_lut_address are not decoded");
 		return;
 	}
-	cpu_tp *t = &op->tp;
+	cpu_tp *t = &op->u.tp;
 	memset(t, 0, sizeof(*t));
-	t->lut = !strcmp(cop->kind, "lut");
-	if (!tp_fields_ok(s, cmd, t, !strcmp(cop->kind, "layout")) || (t->lut && !nbg_cpu_plan_lut(p, s, cmd, t->map)))
+	t->lut = m->cmd_kind == CPU_CMD_LUT;
+	if (!tp_fields_ok(s, cmd, t, m->cmd_kind == CPU_CMD_LAYOUT) || (t->lut && !nbg_cpu_plan_lut(p, s, cmd, t->map)))
 		return;
 	if (!tp_pooling(s, cmd, t))
 		return;
@@ -411,20 +411,20 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 			       "operation into fp16");
 		return;
 	}
-	t->x_size = tpf(cmd, "in_image_x_size");
-	t->y_size = tpf(cmd, "in_image_y_size");
-	t->z_size = tpf(cmd, "in_image_z_size");
-	t->stride = tpf(cmd, "in_image_stride");
-	t->slice = tpf(cmd, "in_image_slice");
-	t->wx0 = (int16_t)tpf(cmd, "in_window_x_start");
-	t->wy0 = (int16_t)tpf(cmd, "in_window_y_start");
-	t->wx1 = (int16_t)tpf(cmd, "in_window_x_end");
-	t->wy1 = (int16_t)tpf(cmd, "in_window_y_end");
-	t->tile_x = tpf(cmd, "in_tile_x_size");
-	t->tile_y = tpf(cmd, "in_tile_y_size");
-	t->tile_xinc = tpf(cmd, "in_tile_x_inc");
-	t->tile_yinc = tpf(cmd, "in_tile_y_inc");
-	uint32_t bc = tpf(cmd, "in_image_border_const");
+	t->x_size = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_X_SIZE);
+	t->y_size = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Y_SIZE);
+	t->z_size = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Z_SIZE);
+	t->stride = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_STRIDE);
+	t->slice = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_SLICE);
+	t->wx0 = (int16_t)nbg_cmd_tp(cmd, NBG_TPF_IN_WINDOW_X_START);
+	t->wy0 = (int16_t)nbg_cmd_tp(cmd, NBG_TPF_IN_WINDOW_Y_START);
+	t->wx1 = (int16_t)nbg_cmd_tp(cmd, NBG_TPF_IN_WINDOW_X_END);
+	t->wy1 = (int16_t)nbg_cmd_tp(cmd, NBG_TPF_IN_WINDOW_Y_END);
+	t->tile_x = nbg_cmd_tp(cmd, NBG_TPF_IN_TILE_X_SIZE);
+	t->tile_y = nbg_cmd_tp(cmd, NBG_TPF_IN_TILE_Y_SIZE);
+	t->tile_xinc = nbg_cmd_tp(cmd, NBG_TPF_IN_TILE_X_INC);
+	t->tile_yinc = nbg_cmd_tp(cmd, NBG_TPF_IN_TILE_Y_INC);
+	uint32_t bc = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_BORDER_CONST);
 	if (!t->x_size || !t->y_size || !t->z_size || !t->tile_x || !t->tile_y || !t->tile_xinc ||
 	    !t->tile_yinc || t->tile_x < t->pw || t->tile_y < t->ph || t->wx1 < t->wx0 || t->wy1 < t->wy0 ||
 	    bc > 255) {
@@ -462,7 +462,8 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 	int reads = x0 <= x1 && y0 <= y1;
 	if (reads) {
 		t->in_lo = (uint64_t)y0 * t->stride + (uint64_t)x0;
-		if (!tp_ring(p, s, cmd, "input", "in_image_circular_buf_size", 26, t->in_region, t->in_base,
+		if (!tp_ring(p, s, cmd, "input", NBG_TPF_IN_IMAGE_CIRCULAR_BUF_SIZE,
+			     NBG_TPF_IN_IMAGE_CIRCULAR_BUF_END_ADDRESS_PLUS_1, t->in_region, t->in_base,
 			     &t->in_ring_lo, &t->in_ring_size))
 			return;
 		if (!nbg_cpu_image_in(p, t->in_region, t->in_base + t->in_lo, (uint64_t)(x1 - x0 + 1),
@@ -489,7 +490,8 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 	tp_walk(t, NULL, NULL, &hi);
 	if (t->f16_out)
 		hi = 2 * hi + 1; /* the last byte of the last half */
-	if (!tp_ring(p, s, cmd, "output", "out_image_circular_buf_size", 28, t->out_region, t->out_base,
+	if (!tp_ring(p, s, cmd, "output", NBG_TPF_OUT_IMAGE_CIRCULAR_BUF_SIZE,
+		     NBG_TPF_OUT_IMAGE_CIRCULAR_BUF_END_ADDRESS_PLUS_1, t->out_region, t->out_base,
 		     &t->out_ring_lo, &t->out_ring_size))
 		return;
 	if (t->f16_out && ((t->out_base | t->out_ring_lo) & 1)) {
@@ -521,18 +523,19 @@ void nbg_cpu_plan_tp(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd
 	op->kind = CPU_OP_TP;
 }
 
-uint64_t nbg_cpu_tp_scratch(const cpu_tp *t)
+static uint64_t tp_scratch(const cpu_tp *t)
 {
 	/* the input's bytes in order, read through its ring */
 	return t->overlap || t->in_ring_size ? t->in_hi + 1 : 0;
 }
 
-int nbg_cpu_tp_run(const cpu_tp *t, uint8_t *const *buf)
+static int tp_run(const cpu_op *op, uint8_t *const *buf)
 {
+	const cpu_tp *t = &op->u.tp;
 	const uint8_t *in = buf[t->in_region] + t->in_base;
 	uint8_t *copy = NULL;
-	if (nbg_cpu_tp_scratch(t)) {
-		size_t n = (size_t)nbg_cpu_tp_scratch(t);
+	if (tp_scratch(t)) {
+		size_t n = (size_t)tp_scratch(t);
 		copy = malloc(n);
 		if (!copy)
 			return -1;
@@ -543,3 +546,19 @@ int nbg_cpu_tp_run(const cpu_tp *t, uint8_t *const *buf)
 	free(copy);
 	return 0;
 }
+
+static int tp_match(const nbg_cpu_plan *p, const cpu_match *m)
+{
+	(void)p;
+	return m->type == NBG_GRAPH_OP_TP;
+}
+
+/* The walk's steps (the plan counted them); the input copied when it is
+ * read through a ring or overlaps the output. */
+static void tp_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
+{
+	*work = op->u.tp.work;
+	*scratch = tp_scratch(&op->u.tp);
+}
+
+const cpu_op_def nbg_cpu_op_tp = { "tp", tp_match, tp_plan, tp_run, tp_cost };

@@ -9,62 +9,61 @@
 #include <stdio.h>
 
 #include "analysis/graph/commands_lib.h"
+#include "cpu/budget.h"
 #include "cpu/cpu_internal.h"
+#include "cpu/ops/tp.h"
+#include "cpu/quant.h"
 
 /* Fields whose value changes what the TP unit computes, and the one value
  * LeNet's layers and the image classification network's (six targets)
  * hold (C); the 0x7d face-age layers with alu_relu_enable 1 are refused:
  * no reference reaches them. */
 static const cpu_tp_field fixed[] = {
-	{ NBG_TPF_ALU_I2F_ENABLE, "alu_i2f_enable", 1 },
-	{ NBG_TPF_ALU_F2I_ENABLE, "alu_f2i_enable", 1 },
-	{ NBG_TPF_ALU_SQUARE_ENABLE, "alu_square_enable", 0 },
-	{ NBG_TPF_ALU_HORZ_PROCESSING, "alu_horz_processing", 0 },
-	{ NBG_TPF_ALU_VERT_PROCESSING, "alu_vert_processing", 0 },
-	{ NBG_TPF_ALU_NMS_ENABLE, "alu_nms_enable", 0 },
-	{ NBG_TPF_ALU_PWL_ENABLE, "alu_pwl_enable", 0 },
-	{ NBG_TPF_ALU_MULT_ENABLE, "alu_mult_enable", 0 },
-	{ NBG_TPF_ALU_Z_FILTER_MODE, "alu_z_filter_mode", 0 },
-	{ NBG_TPF_ALU_SQUARE_PRESHIFT, "alu_square_preshift", 0 },
-	{ NBG_TPF_ALU_INPUT_PRESHIFT, "alu_input_preshift", 0 },
-	{ NBG_TPF_ALU_RELU_ENABLE, "alu_relu_enable", 0 },
-	{ NBG_TPF_ALU_FILTER_PWL_SWAP, "alu_filter_pwl_swap", 0 },
-	{ NBG_TPF_ALU_REORDER_BITS_USED, "alu_reorder_bits_used", 0 },
-	{ NBG_TPF_OUT_BRICK_MODE, "out_brick_mode", 0 },
-	{ NBG_TPF_IN_IMAGE_BORDER_MODE, "in_image_border_mode", 0 },
-	{ NBG_TPF_FLAT_ROUNDING_MODE, "flat_rounding_mode", 1 },
-	{ NBG_TPF_INTEGER_ROUNDING_MODE, "integer_rounding_mode", 1 },
-	{ NBG_TPF_IN_ZP, "in_zp", 0 },
-	{ NBG_TPF_IN_IMAGE_X_SIZE, "in_image_x_size", 1 },
-	{ NBG_TPF_IN_IMAGE_Y_SIZE, "in_image_y_size", 1 },
-	{ NBG_TPF_OUT_LOOP_0_COUNT, "out_loop_0_count", 1 },
-	{ NBG_TPF_OUT_LOOP_1_COUNT, "out_loop_1_count", 1 },
-	{ NBG_TPF_OUT_LOOP_2_COUNT, "out_loop_2_count", 1 },
-	{ NBG_TPF_OUT_LOOP_3_COUNT, "out_loop_3_count", 1 },
-	{ NBG_TPF_OUT_LOOP_5_COUNT, "out_loop_5_count", 1 },
-	{ NBG_TPF_OUT_LOOP_4_INC, "out_loop_4_inc", 1 },
+	{ NBG_TPF_ALU_I2F_ENABLE, 1 },
+	{ NBG_TPF_ALU_F2I_ENABLE, 1 },
+	{ NBG_TPF_ALU_SQUARE_ENABLE, 0 },
+	{ NBG_TPF_ALU_HORZ_PROCESSING, 0 },
+	{ NBG_TPF_ALU_VERT_PROCESSING, 0 },
+	{ NBG_TPF_ALU_NMS_ENABLE, 0 },
+	{ NBG_TPF_ALU_PWL_ENABLE, 0 },
+	{ NBG_TPF_ALU_MULT_ENABLE, 0 },
+	{ NBG_TPF_ALU_Z_FILTER_MODE, 0 },
+	{ NBG_TPF_ALU_SQUARE_PRESHIFT, 0 },
+	{ NBG_TPF_ALU_INPUT_PRESHIFT, 0 },
+	{ NBG_TPF_ALU_RELU_ENABLE, 0 },
+	{ NBG_TPF_ALU_FILTER_PWL_SWAP, 0 },
+	{ NBG_TPF_ALU_REORDER_BITS_USED, 0 },
+	{ NBG_TPF_OUT_BRICK_MODE, 0 },
+	{ NBG_TPF_IN_IMAGE_BORDER_MODE, 0 },
+	{ NBG_TPF_FLAT_ROUNDING_MODE, 1 },
+	{ NBG_TPF_INTEGER_ROUNDING_MODE, 1 },
+	{ NBG_TPF_IN_ZP, 0 },
+	{ NBG_TPF_IN_IMAGE_X_SIZE, 1 },
+	{ NBG_TPF_IN_IMAGE_Y_SIZE, 1 },
+	{ NBG_TPF_OUT_LOOP_0_COUNT, 1 },
+	{ NBG_TPF_OUT_LOOP_1_COUNT, 1 },
+	{ NBG_TPF_OUT_LOOP_2_COUNT, 1 },
+	{ NBG_TPF_OUT_LOOP_3_COUNT, 1 },
+	{ NBG_TPF_OUT_LOOP_5_COUNT, 1 },
+	{ NBG_TPF_OUT_LOOP_4_INC, 1 },
 };
 
-int nbg_cpu_plan_tpfc(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cmd_op *cop)
+static void tpfc_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
 {
-	const nbg_cmd *cmd = cop && cop->engine == NBG_CMD_TP
-				     ? nbg_commands_at(p->c, NBG_CMD_TP, cop->command) : NULL;
-	/* the weights record of a TP operation exists exactly when it is a fully
-	 * connected layer (indexed once for the whole plan, plan.c) */
-	const nbg_weights_op *wo = cmd ? p->wop[s->operation] : NULL;
-	cpu_tpfc *t = &op->tpfc;
+	const nbg_cmd_op *cop = m->cop;
+	const nbg_cmd *cmd = nbg_commands_at(p->c, NBG_CMD_TP, cop->command); /* tpfc_match */
+	const nbg_weights_op *wo = p->wop[s->operation];
+	cpu_tpfc *t = &op->u.tpfc;
 
-	if (!wo)
-		return 0;
 	if (nbg_weights_op_status(wo) != NBG_WEIGHTS_DECODED) {
 		nbg_cpu_refuse(s, "weights-not-decoded", "a TP fully connected layer whose coefficient "
 			       "stream is not decoded (%s: %s)", nbg_weights_op_reason_id(wo),
 			       nbg_weights_op_reason(wo));
-		return 1;
+		return;
 	}
 	if (!nbg_cpu_tp_fields_ok(s, cmd, fixed, sizeof(fixed) / sizeof(fixed[0]), "tpfc-field-unsupported",
 				  "a TP fully connected layer", "the value of the layers checked against a reference"))
-		return 1;
+		return;
 	const uint32_t *shape = nbg_weights_op_shape(wo);
 	t->nin = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Z_SIZE);
 	t->nout = nbg_cmd_tp(cmd, NBG_TPF_OUT_LOOP_4_COUNT);
@@ -72,14 +71,14 @@ int nbg_cpu_plan_tpfc(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cm
 		nbg_cpu_refuse(s, "shape-inconsistent", "the TP fully connected layer reads %u inputs and "
 			       "writes %u outputs (in_image_z_size, out_loop_4_count); its weights are %ux%u",
 			       t->nin, t->nout, shape[0], shape[1]);
-		return 1;
+		return;
 	}
 	if (cop->in_type != 0 || cop->out_type != 0) {
 		const char *n = nbg_command_data_type_name(cop->in_type ? cop->in_type : cop->out_type);
 		nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): only uint8 is executed",
 			       cop->in_type ? "in_image_data_type" : "out_image_data_type",
 			       cop->in_type ? cop->in_type : cop->out_type, n ? n : "unknown");
-		return 1;
+		return;
 	}
 	/* the scale: a 15-bit mantissa and the signed shift 127 - exponent
 	 * (doc/cpu-backend.md); the shift lies in -64..63 */
@@ -91,12 +90,12 @@ int nbg_cpu_plan_tpfc(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cm
 	if (macs > NBG_CPU_MAX_MACS) {
 		nbg_cpu_refuse(s, "work-limit", "%llu multiply-accumulates, above the limit of %llu",
 			       (unsigned long long)macs, (unsigned long long)NBG_CPU_MAX_MACS);
-		return 1;
+		return;
 	}
 	long ri = nbg_cpu_find_region(p, s, "input", &cop->in_ref);
 	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &cop->out_ref);
 	if (ri < 0 || ro < 0)
-		return 1;
+		return;
 	t->in_region = (size_t)ri;
 	t->out_region = (size_t)ro;
 	t->in_base = cop->in_ref.offset;
@@ -109,7 +108,7 @@ int nbg_cpu_plan_tpfc(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cm
 			       nbg_graph_source_type_name(cop->in_ref.source_type),
 			       (unsigned long long)t->in_base, (unsigned long long)t->in_step,
 			       (unsigned long long)p->regions[t->in_region].size);
-		return 1;
+		return;
 	}
 	if (!nbg_cpu_image_fits(p, t->out_region, t->out_base, t->nout, 1, 1, 0, 0, &last)) {
 		nbg_cpu_refuse(s, "address-outside-memory", "its output of %u values at %s+0x%llx does not "
@@ -117,7 +116,7 @@ int nbg_cpu_plan_tpfc(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cm
 			       nbg_graph_source_type_name(cop->out_ref.source_type),
 			       (unsigned long long)t->out_base,
 			       (unsigned long long)p->regions[t->out_region].size);
-		return 1;
+		return;
 	}
 	size_t n = 0;
 	t->codes = nbg_weights_op_codes(wo, &n);
@@ -126,14 +125,14 @@ int nbg_cpu_plan_tpfc(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const nbg_cm
 	s->reason_id = "";
 	s->macs = macs;
 	op->kind = CPU_OP_TPFC;
-	return 1;
 }
 
 /* The input zero point is 0 (checked at plan time), so the sum is over
  * (w - w_zp) x in; the accumulator is 64-bit, the requantization
  * nbg_cpu_requant's with the scale (2^15 + m) / 2^(15 + shift). */
-int nbg_cpu_tpfc_run(const cpu_tpfc *t, uint8_t *const *buf)
+static int tpfc_run(const cpu_op *op, uint8_t *const *buf)
 {
+	const cpu_tpfc *t = &op->u.tpfc;
 	const uint8_t *in = buf[t->in_region] + t->in_base;
 	uint8_t *out = buf[t->out_region] + t->out_base;
 	int32_t wz = (int32_t)t->w_zp;
@@ -147,3 +146,21 @@ int nbg_cpu_tpfc_run(const cpu_tpfc *t, uint8_t *const *buf)
 	}
 	return 0;
 }
+
+/* A TP operation with a decoded command and a weights record: the weights
+ * record of a TP operation exists exactly when it is a fully connected
+ * layer (indexed once for the whole plan, plan.c). */
+static int tpfc_match(const nbg_cpu_plan *p, const cpu_match *m)
+{
+	return m->type == NBG_GRAPH_OP_TP && m->cop && m->cop->engine == NBG_CMD_TP &&
+	       nbg_commands_at(p->c, NBG_CMD_TP, m->cop->command) && p->wop[m->operation];
+}
+
+/* A sum per output over every input, then its requantization. */
+static void tpfc_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
+{
+	*work = nbg_cpu_add_sat(nbg_cpu_mul_sat(op->u.tpfc.nin, op->u.tpfc.nout), op->u.tpfc.nout);
+	*scratch = 0;
+}
+
+const cpu_op_def nbg_cpu_op_tpfc = { "tp-fc", tpfc_match, tpfc_plan, tpfc_run, tpfc_cost };

@@ -1,0 +1,50 @@
+/*
+ * match.c - what the table's matches read of a step, decoded once per step
+ * (cpu_internal.h, cpu_match): its OPERATIONS type, its layer's name as one
+ * of the names an operation kind is established for, and its command's
+ * operation with that operation's kind.  Names are compared here and
+ * nowhere else in the backend: every planner and match reads the enums.
+ */
+#include <string.h>
+
+#include "cpu/cpu_internal.h"
+
+/* The index of name in names[0..n) (names[0] unused), or 0. */
+static int name_index(const char *name, const char *const *names, int n)
+{
+	size_t len = strlen(name) + 1;
+	for (int i = 1; i < n; i++)
+		if (strlen(names[i]) + 1 == len && !memcmp(name, names[i], len))
+			return i;
+	return 0;
+}
+
+int nbg_cpu_cmd_kind(const nbg_cmd_op *cop)
+{
+	static const char *const kinds[] = {
+		[CPU_CMD_CONV] = "conv", [CPU_CMD_DEPTHWISE_CONV] = "depthwise conv",
+		[CPU_CMD_FULLY_CONNECTED] = "fully connected", [CPU_CMD_SP] = "sp",
+		[CPU_CMD_NN_LUT] = "lut", [CPU_CMD_TRANSPOSE] = "transpose", [CPU_CMD_POOL] = "pool",
+		[CPU_CMD_LUT] = "lut", [CPU_CMD_LAYOUT] = "layout",
+	};
+	if (!cop || !cop->kind)
+		return CPU_CMD_OTHER;
+	int k = name_index(cop->kind, kinds, (int)(sizeof(kinds) / sizeof(kinds[0])));
+	/* "lut" names both: the engine tells them apart */
+	return k == CPU_CMD_NN_LUT && cop->engine == NBG_CMD_TP ? CPU_CMD_LUT : k;
+}
+
+void nbg_cpu_match_of(const nbg_cpu_plan *p, const nbg_cpu_step *s, cpu_match *m)
+{
+	static const char *const layers[] = {
+		[CPU_LAYER_SOFTMAX2] = "Softmax2Layer", [CPU_LAYER_POOLING2] = "PoolingLayer2",
+		[CPU_LAYER_DEPTHWISE_CONV] = "DepthwiseConvLayer", [CPU_LAYER_TENSOR_ADD] = "TensorAdd",
+		[CPU_LAYER_TENSOR_SCALE] = "TensorScale", [CPU_LAYER_SOFTMAX2_SP] = "Softmax2Layer_SP",
+	};
+	m->operation = s->operation;
+	m->type = s->type;
+	m->layer = name_index(s->layer, layers, (int)(sizeof(layers) / sizeof(layers[0])));
+	m->add_layer = strstr(s->layer, "AddLayer") != NULL;
+	m->cop = nbg_commands_op_of(p->c, s->operation);
+	m->cmd_kind = nbg_cpu_cmd_kind(m->cop);
+}

@@ -1,0 +1,82 @@
+/*
+ * conv.h - an NN convolution as the plan holds it (ops/conv.c plans and
+ * runs it; ops/add.c plans a fused addition; ops/shdw.c reads the
+ * convolutions before it).  Never installed.
+ */
+#ifndef NBG_CPU_OPS_CONV_H
+#define NBG_CPU_OPS_CONV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpu/hidden.h"
+#include "cpu/quant.h"
+#include "nbg/commands.h"
+#include "nbg/cpu.h"
+
+/* An executable NN convolution, everything read from its command and
+ * kernel stream. */
+typedef struct cpu_conv {
+	int depthwise;
+	uint32_t in_x, in_y, in_z;      /* the input image (z: the kernel's, or out z) */
+	uint32_t k, out_x, out_y, out_z; /* kernel size; conv output before pooling */
+	int32_t x_off, y_off;           /* input offset of output (0,0): signed 4 bits */
+	uint32_t in_zp;                 /* in_image_border_const: zero point and border */
+	uint32_t out_zp;
+	uint32_t w_zp;                  /* coef_zero_point */
+	uint32_t mantissa, exponent;    /* the requantization scale as a float32's fields */
+	int relu;
+	uint32_t pooling;               /* 0 none, 1 max 2x2, 3 first pixel 2x2 */
+	uint32_t pool_x, pool_y;        /* the written image (after pooling) */
+	size_t in_region, out_region;   /* into the plan's regions */
+	uint64_t in_base, in_row, in_slice;
+	uint64_t in_xstep;              /* bytes between input pixels: 1, or in_z (interleaved) */
+	uint64_t out_base, out_row, out_slice;
+	/* circular buffers [lo, lo + size) an address at or past lo wraps into
+	 * (lo + (address - lo) mod size); size 0: none (ops/conv.c) */
+	uint64_t in_ring_lo, in_ring_size, out_ring_lo, out_ring_size;
+	const uint8_t *codes;           /* [out][z][k][k] */
+	const int32_t *bias;            /* corrected: sum((w - zp)(x - in_zp)) + bias */
+	int acc32;                      /* the plan proved every sum fits int32 (ops/conv.c) */
+	cpu_add add;                    /* a fused addition (add.on), target 0xe8 */
+} cpu_conv;
+
+/* The fused addition's planner (ops/add.c): 1 with cv->add set, or 0 with
+ * the step refused. */
+CPU_HIDDEN int nbg_cpu_plan_add(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op);
+
+/* Executes one planned convolution on the machine's buffers; -1 when out
+ * of memory (nothing written). */
+CPU_HIDDEN int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf);
+/* Whether the 32-bit kernels may run the convolution: every channel's
+ * |bias| + 255 x sum |w - coef_zero_point| fits int32 and the scratch
+ * images stay below a bound. */
+CPU_HIDDEN int nbg_cpu_conv_fits_int32(const cpu_conv *cv);
+
+/*
+ * The 32-bit kernels' geometry (ops/conv.c runs them): the input, minus its
+ * zero point, is copied into int16 planes padded with the border's 0 terms,
+ * each row wide = out_x + k - 1, so output (oy, ox) is index oy * wide + ox
+ * of a "wide" output whose last k - 1 columns are dropped; the wide output
+ * is cut into blocks of CPU_BLK positions and CPU_GRP output channels
+ * accumulate at once.
+ */
+#define CPU_BLK 64
+#define CPU_GRP 4
+typedef struct cpu_conv_geom {
+	uint64_t wide, blocks, plane, taps, groups;
+} cpu_conv_geom;
+
+static inline cpu_conv_geom nbg_cpu_conv_geometry(const cpu_conv *cv)
+{
+	cpu_conv_geom g;
+	g.wide = (uint64_t)cv->out_x + cv->k - 1;
+	g.blocks = ((uint64_t)cv->out_y * g.wide + CPU_BLK - 1) / CPU_BLK;
+	/* the last block's last position plus the largest tap shift */
+	g.plane = g.blocks * CPU_BLK + (uint64_t)(cv->k - 1) * g.wide + cv->k - 1;
+	g.taps = (uint64_t)(cv->depthwise ? 1 : cv->in_z) * cv->k * cv->k;
+	g.groups = ((uint64_t)cv->out_z + CPU_GRP - 1) / CPU_GRP;
+	return g;
+}
+
+#endif

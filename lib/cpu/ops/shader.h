@@ -1,0 +1,75 @@
+/*
+ * shader.h - SH, SW and SP operations the CPU backend computes by
+ * reference semantics (doc/cpu-backend.md, "SH and SW operations"), as the
+ * plan holds them: one struct for every such kind (ops/softmax.c,
+ * ops/shpool.c, ops/shdw.c, ops/shelt.c, ops/shmax.c, ops/spmax.c), and
+ * the shader uniforms they are read from.  Never installed.
+ */
+#ifndef NBG_CPU_OPS_SHADER_H
+#define NBG_CPU_OPS_SHADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/graph/uniforms.h"
+#include "cpu/hidden.h"
+
+/* What a cpu_ref computes. */
+enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWCONV, CPU_REF_ADD,
+		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL };
+
+/* CPU_REF_SOFTMAX (ops/softmax.c, ops/spmax.c): a softmax over width uint8
+ * values (row 0 of the input image) into width fp16 values,
+ * exp2((x - max) * scale_log2e) normalised, over the whole row or over each
+ * run of group values (group > 0: the pair softmax). */
+typedef struct cpu_ref {
+	int kind;                       /* enum cpu_ref_kind */
+	uint32_t width;
+	uint32_t group;                 /* CPU_REF_SOFTMAX: values per softmax; 0: the whole width */
+	double scale_log2e;             /* the input scale times log2(e): the SH softmax's float32
+					 * uniform, the SP softmax's scale times log2(e) in double */
+	/* CPU_REF_POOL (ops/shpool.c): rows rows of width uint8 each averaged
+	 * into one uint8, ((sum * pool_a - pool_b) * pool_c + pool_d) rounded. */
+	uint32_t rows, in_stride, out_stride;
+	float pool_a, pool_b, pool_c, pool_d;
+	/* CPU_REF_DWCONV (ops/shdw.c): per channel c < rows, the kx x ky input
+	 * window at in_base + c x in_slice (rows in_stride apart) times the row
+	 * of codes at codes + c x w_row, requantized with the float32 fields
+	 * mantissa and exponent, written at out_base + c x out_slice. */
+	uint32_t kx, ky, mantissa, exponent;
+	uint64_t in_slice, w_row, out_slice;
+	/* CPU_REF_MAXPOOL (ops/shmax.c): kx channels of rows x width pixels
+	 * (in_stride, in_slice apart), each the 5x5 max around it written at
+	 * out_stride, out_slice. */
+	const uint8_t *codes;           /* into the model's bytes (an LCDT entry) */
+	size_t in_region, out_region;   /* into the plan's regions */
+	uint64_t in_base, out_base;
+	/* CPU_REF_ADD, CPU_REF_UPSAMPLE (ops/shelt.c): images x x y x z of
+	 * uint8, image i at region[i] + base[i] with its row and slice strides
+	 * (0, 1: the inputs; 2: the output).  ADD: out = round((in0 - zp0) x a
+	 * + (in1 - zp1) x b + zpo); UPSAMPLE: out[z][2y + j][2x + i] =
+	 * in0[z][y][x], x, y, z the input's.  in1_f16: input 1 holds IEEE half
+	 * values (2 bytes each, zp1 0), read as float32. */
+	struct {
+		uint32_t x, y, z;
+		uint64_t row[3], slice[3], base[3];
+		size_t region[3];
+		float a, b;
+		uint32_t zp0, zp1, zpo;
+		int in1_f16;
+	} elt;
+} cpu_ref;
+
+/* An SH operation's shader uniforms (analysis/graph/uniforms.h): the words its
+ * state buffer (the LOAD_STATE stream its state_id names) loads at 0x36000 +
+ * 4 i, i < CPU_UNIFORMS, with where each value lies in the buffer and how
+ * often it is loaded (nbg_cpu_load_uniforms, cpu_internal.h). */
+#define CPU_UNIFORMS NBG_SH_UNIFORMS
+#define CPU_UNIFORM_BASE NBG_SH_UNIFORM_BASE
+#define CPU_MAX_STATE_BYTES NBG_SH_MAX_STATE_BYTES
+typedef nbg_sh_uniforms cpu_uniforms; /* analysis/graph/uniforms.h */
+
+/* The softmax's run (ops/softmax.c), shared by the SP softmax. */
+CPU_HIDDEN void nbg_cpu_softmax_run(const cpu_ref *r, uint8_t *const *buf);
+
+#endif
