@@ -10,7 +10,8 @@
  * script writes).  Each case is a model of one to three operations; this
  * program synthesizes it as an NBG file (tests/cpu_model.c, kernel streams
  * by tests/coef_encode.c), plans it and runs it through the public API
- * (nbg_cpu_plan_build, nbg_cpu_run, nbg_cpu_state_buffer), checks that
+ * (nbg_cpu_plan_build_model on the model parsed once, whose plan must be
+ * nbg_cpu_plan_build's step for step; nbg_cpu_run, nbg_cpu_state_buffer), checks that
  * every operation is executed, compares every output record byte for
  * byte and checks that no input record changed.  Where a model cannot be synthesized as a v2 file (the depthwise
  * convolution shader reads its kernels from an LCDT entry, which only v1
@@ -191,10 +192,23 @@ static void run_case(void **state)
 	size_t size = 0;
 	assert_true(c->ns + c->nraw <= CM_MAX_COEF);
 	uint8_t *model = case_model(c, streams, &size);
-	nbg_cpu_plan *p = NULL;
+	nbg_cpu_plan *p = NULL, *q = NULL;
 	nbg_error err;
-	if (nbg_cpu_plan_build(model, size, &p, &err) != NBG_OK)
+	if (nbg_cpu_plan_build(model, size, &q, &err) != NBG_OK)
 		fail_msg("%s: the synthesized model does not plan: %s", c->name, err.message);
+	/* the plan of the model parsed once by the caller: the plan the bytes
+	 * give, step for step (its JSON document), and the one run below */
+	nbg_model *m = NULL;
+	if (nbg_parse(model, size, NULL, &m, &err) != NBG_OK ||
+	    nbg_cpu_plan_build_model(m, NULL, &p, &err) != NBG_OK)
+		fail_msg("%s: the parsed model does not plan: %s", c->name, err.message);
+	char *jp = nbg_cpu_plan_json(p, NBG_CPU_JSON_STEPS), *jq = nbg_cpu_plan_json(q, NBG_CPU_JSON_STEPS);
+	assert_non_null(jp);
+	assert_non_null(jq);
+	assert_string_equal(jp, jq);
+	free(jp);
+	free(jq);
+	nbg_cpu_plan_free(q);
 	if (check_plan(c, p)) {
 		nbg_rt_buffer in[CM_MAX_IO];
 		for (size_t i = 0; i < c->ins; i++)
@@ -206,6 +220,7 @@ static void run_case(void **state)
 		nbg_cpu_state_free(st);
 	}
 	nbg_cpu_plan_free(p);
+	nbg_model_free(m);
 	free(model);
 	for (size_t i = 0; i < c->ns; i++)
 		free(streams[i]);
@@ -231,17 +246,43 @@ static void test_shdw(void **state)
 	}
 }
 
+/* nbg_cpu_plan_build_model's bad arguments: INVALID_ARGUMENT, no plan. */
+static void test_build_model_arguments(void **state)
+{
+	(void)state;
+	nbg_cpu_plan *p = NULL;
+	nbg_error err;
+	assert_int_equal(nbg_cpu_plan_build_model(NULL, NULL, &p, &err), NBG_E_INVALID_ARGUMENT);
+	assert_int_equal(err.code, NBG_E_INVALID_ARGUMENT);
+	assert_int_equal(nbg_cpu_plan_build_model(NULL, NULL, NULL, NULL), NBG_E_INVALID_ARGUMENT);
+	nbg_model *m = NULL;
+	const cv_case *c = &cv_cases[0];
+	uint8_t *streams[CM_MAX_COEF] = { NULL };
+	size_t size = 0;
+	uint8_t *model = case_model(c, streams, &size);
+	assert_int_equal(nbg_parse(model, size, NULL, &m, &err), NBG_OK);
+	nbg_cpu_options o = { .size = 0 };
+	p = NULL;
+	assert_int_equal(nbg_cpu_plan_build_model(m, &o, &p, &err), NBG_E_INVALID_ARGUMENT);
+	assert_null(p);
+	nbg_model_free(m);
+	free(model);
+	for (size_t i = 0; i < c->ns; i++)
+		free(streams[i]);
+}
+
 int main(void)
 {
 	size_t n = sizeof(cv_cases) / sizeof(cv_cases[0]);
-	struct CMUnitTest *tests = calloc(n + 1, sizeof(*tests));
+	struct CMUnitTest *tests = calloc(n + 2, sizeof(*tests));
 	if (!tests)
 		return 1;
 	for (size_t i = 0; i < n; i++)
 		tests[i] = (struct CMUnitTest){ .name = cv_cases[i].id, .test_func = run_case,
 						.initial_state = (void *)&cv_cases[i] };
 	tests[n] = (struct CMUnitTest){ .name = "sh-depthwise-shader", .test_func = test_shdw };
-	int rc = _cmocka_run_group_tests("cpu-ops", tests, n + 1, NULL, NULL);
+	tests[n + 1] = (struct CMUnitTest){ .name = "build-model-arguments", .test_func = test_build_model_arguments };
+	int rc = _cmocka_run_group_tests("cpu-ops", tests, n + 2, NULL, NULL);
 	free(tests);
 	return rc;
 }

@@ -18,10 +18,16 @@
  * depthwise pooling, quantized addition, 2x upsampling and max pooling
  * shaders and the NN-engine's SP softmax.  Everything else is refused
  * before anything runs: other SH and SW operations (shader or software
- * code nbgkit does not decode), TP pooling and lookup tables with fp16
- * outputs, other data types, pooling modes and memory sources, each
- * with a stable reason id (nbg_cpu_step.reason_id) and a sentence naming
- * the operation, the field and its value.
+ * code nbgkit does not decode); other NN-engine operations (SP outside a
+ * softmax layer, NN_LUT, NT) and NN fully connected commands other than
+ * those whose kernels decode one column wide (target 0x7d's, run as a 1x1
+ * convolution); TP fully connected layers whose coefficient
+ * stream is not decoded; TP lookup tables and fp16 copies with pooling
+ * fields; per-channel requantization; other data types, border modes,
+ * pooling modes and memory sources; commands whose fields hold other
+ * values than the executed rules were established with; each with a
+ * stable reason id (nbg_cpu_step.reason_id, doc/cpu-backend.md) and a
+ * sentence naming the operation, the field and its value.
  *
  * Memory is laid out as the file's patches say: one buffer per input and
  * output record (their byte sizes), the VIP SRAM, the AXI SRAM and the
@@ -127,6 +133,14 @@ NBG_API nbg_code nbg_cpu_plan_build(const uint8_t *model, size_t size, nbg_cpu_p
 /* The same with limits (NULL: every default, as nbg_cpu_plan_build). */
 NBG_API nbg_code nbg_cpu_plan_build_opts(const uint8_t *model, size_t size, const nbg_cpu_options *opts,
 					 nbg_cpu_plan **out, nbg_error *err);
+/* The same for a model the caller already parsed (nbg_parse), which is not
+ * parsed again: m must stay valid, with its bytes, while the plan lives,
+ * and the plan does not free it.  The byte builders above are this after
+ * nbg_parse with the default options.  INVALID_ARGUMENT for a NULL m or
+ * out or options of a wrong size, OUT_OF_MEMORY, or the code of a failed
+ * decode. */
+NBG_API nbg_code nbg_cpu_plan_build_model(const nbg_model *m, const nbg_cpu_options *opts,
+					  nbg_cpu_plan **out, nbg_error *err);
 NBG_API void nbg_cpu_plan_free(nbg_cpu_plan *p);
 NBG_API size_t nbg_cpu_plan_count(const nbg_cpu_plan *p);
 NBG_API const nbg_cpu_step *nbg_cpu_plan_at(const nbg_cpu_plan *p, size_t i);

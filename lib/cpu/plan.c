@@ -183,6 +183,17 @@ static nbg_code plan_model(nbg_cpu_plan *p, nbg_cpu_plan **out, nbg_error *err)
 	return NBG_OK;
 }
 
+nbg_code nbg_cpu_plan_build_model(const nbg_model *m, const nbg_cpu_options *opts, nbg_cpu_plan **out,
+				  nbg_error *err)
+{
+	nbg_code rc = NBG_OK;
+	nbg_cpu_plan *p = plan_new(m, opts, out, err, &rc);
+	if (!p)
+		return rc;
+	p->m = m;
+	return plan_model(p, out, err);
+}
+
 nbg_code nbg_cpu_plan_build_opts(const uint8_t *model, size_t size, const nbg_cpu_options *opts,
 				 nbg_cpu_plan **out, nbg_error *err)
 {
