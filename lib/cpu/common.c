@@ -50,26 +50,6 @@ long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *wha
 	return -1;
 }
 
-/* The reference a COMMAND patch of the step's operation gives the stored
- * value of its command word `word`, as the commands decoder reads every
- * patched address; 0 when no patch targets that word. */
-int nbg_cpu_word_ref(const nbg_cpu_plan *p, const nbg_cpu_step *s, unsigned word, uint64_t value,
-		     nbg_cmd_ref *r)
-{
-	const nbg_graph_operation *o = nbg_graph_operation_at(p->g, s->operation);
-	const nbg_graph_summary *gs = nbg_graph_summary_of(p->g);
-	uint64_t end = o ? (uint64_t)o->patch_index + o->patch_count : 0;
-	for (uint64_t i = o ? o->patch_index : 0; i < end && i < gs->patch_count; i++) {
-		const nbg_graph_patch *x = nbg_graph_patch_at(p->g, (size_t)i);
-		if (x->type == 1 && x->dest_offset == 4u * word) {
-			*r = (nbg_cmd_ref){ 1, (size_t)i, x->source_type, x->index, x->src_offset,
-				nbg_command_patched_offset(gs->version, x->src_offset, value) };
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* The last byte of an image x*y*z at base with its strides lies inside the region. */
 int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x, uint64_t y,
 		       uint64_t z, uint64_t row, uint64_t slice, uint64_t *last)
@@ -147,15 +127,15 @@ int nbg_cpu_load_uniforms(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, co
 	return 0;
 }
 
-int nbg_cpu_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, uint64_t size, unsigned word,
+int nbg_cpu_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, uint32_t size_units, unsigned word,
 		 uint64_t raw, size_t region, uint64_t base, uint64_t *lo, uint64_t *ring_size)
 {
 	*lo = *ring_size = 0;
-	if (!size)
-		return 1;
+	uint64_t size;
 	nbg_cmd_ref e;
-	uint32_t version = nbg_graph_summary_of(p->g)->version;
-	if (!nbg_cpu_word_ref(p, s, word, version < 0x10009u ? raw << 6 : raw, &e)) {
+	if (!nbg_command_ring(p->g, s->operation, size_units, word, raw, &size, &e))
+		return 1;
+	if (!e.patched) {
 		nbg_cpu_refuse(s, "address-not-relocated", "its %s circular buffer end is relocated by no patch, "
 			       "so where the buffer lies is not known", what);
 		return 0;
@@ -196,7 +176,7 @@ int nbg_cpu_nn_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, 
 	enum nbg_nn_fid end_f = out ? NBG_NNF_OUT_IMAGE_CIRCULAR_BUF_END_ADDR_PLUS_1
 				    : NBG_NNF_IN_IMAGE_CIRCULAR_BUF_END_ADDR_PLUS_1;
 	*lo = *size = 0;
-	return nbg_cpu_ring(p, s, what, (uint64_t)nbg_cmd_nn(cmd, size_f) << 6,
+	return nbg_cpu_ring(p, s, what, nbg_cmd_nn(cmd, size_f),
 			    nbg_command_fields(NBG_CMD_NN, NULL)[end_f].word, nbg_cmd_nn(cmd, end_f), region, base, lo,
 			    size);
 }

@@ -146,29 +146,27 @@ CPU_HIDDEN int nbg_cpu_cmd_kind(const nbg_cmd_op *cop);
 
 /* Shared by the planners (common.c): refuse a step with a reason id and
  * a sentence; the region an address reference lands in (-1 with the step
- * refused); the reference a patch gives a command word (0: none);
- * whether an image x*y*z at base with its strides lies inside a
- * region (*last: its last byte). */
+ * refused); whether an image x*y*z at base with its strides lies inside a
+ * region (*last: its last byte).  The reference a patch gives a command
+ * word is nbg_command_word_ref (analysis/graph/commands_lib.h). */
 CPU_HIDDEN void nbg_cpu_refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 CPU_HIDDEN long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what,
 				    const nbg_cmd_ref *r);
-CPU_HIDDEN int nbg_cpu_word_ref(const nbg_cpu_plan *p, const nbg_cpu_step *s, unsigned word,
-				uint64_t value, nbg_cmd_ref *r);
 CPU_HIDDEN int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x,
 				  uint64_t y, uint64_t z, uint64_t row, uint64_t slice, uint64_t *last);
 
 /*
  * Circular buffers (doc/cpu-backend.md, "Row tiles, interleaved input
- * records and circular buffers"): a command's size field (bytes, here
- * already << 6) and its end field, the stored value of command word `word`
- * (the address >> 6 in files before 0x10009, the byte address after),
- * relocated by the operation's patch, give the buffer [end - size, end); an
- * image address at or past its start wraps to start + (address - start)
- * mod size (ring.h; size 0: no buffer).
+ * records and circular buffers"): a command's size field (size_units, 64
+ * bytes each) and the stored value raw of its end word `word` give the
+ * buffer [end - size, end) by the rule the data flow reads too
+ * (nbg_command_ring, analysis/graph/commands_lib.h); an image address at or
+ * past its start wraps to start + (address - start) mod size (ring.h;
+ * size 0: no buffer).
  *
  * nbg_cpu_ring: the buffer of an image at `base` of `region` (*ring_size 0
- * when size is 0); its end must be relocated into that memory and the image
+ * when the size is 0); its end must be relocated into that memory and the image
  * start inside the buffer and the memory, else 0 with the step refused.  A
  * buffer ending past the memory's end gives *ring_size 0 too: an image the
  * caller then finds inside the memory never reaches the buffer's end.
@@ -179,7 +177,7 @@ CPU_HIDDEN int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t
  * through it is bounded.  *last (when not NULL): its last byte, unwrapped
  * (base when a size is past those bounds).
  */
-CPU_HIDDEN int nbg_cpu_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, uint64_t size,
+CPU_HIDDEN int nbg_cpu_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what, uint32_t size_units,
 			    unsigned word, uint64_t raw, size_t region, uint64_t base, uint64_t *lo,
 			    uint64_t *ring_size);
 CPU_HIDDEN int nbg_cpu_image_in(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x, uint64_t y,

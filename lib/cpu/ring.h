@@ -1,9 +1,10 @@
 /*
  * ring.h - reading and writing an image through a circular buffer
  * [lo, lo + size): an address at or past lo wraps to lo + (address - lo)
- * mod size (size 0: no buffer).  Where a command's buffer lies is the
- * plan's (nbg_cpu_ring, cpu_internal.h); these are the run's accesses.
- * Never installed.
+ * mod size (size 0: no buffer).  Where a command's buffer lies is one rule
+ * the data flow shares (nbg_command_ring, analysis/graph/commands_lib.h),
+ * checked by the plan (nbg_cpu_ring, cpu_internal.h); these are the run's
+ * accesses.  Never installed.
  */
 #ifndef NBG_CPU_RING_H
 #define NBG_CPU_RING_H

@@ -187,34 +187,14 @@ static int engine_of(uint32_t type)
 	}
 }
 
-/* The COMMAND patch of operation o that targets the word of field fi (an
- * enum nbg_nn_fid or nbg_tp_fid, as cmd's engine) of its command. */
-static void find_ref(const nbg_graph *g, const nbg_graph_operation *o, const nbg_cmd *cmd,
-		     int fi, nbg_cmd_ref *r)
+/* The COMMAND patch of OPERATIONS record `operation` that targets the word
+ * of field fi (an enum nbg_nn_fid or nbg_tp_fid, as cmd's engine) of its
+ * command. */
+static void find_ref(const nbg_graph *g, size_t operation, const nbg_cmd *cmd, int fi, nbg_cmd_ref *r)
 {
 	const nbg_cmd_field *f = nbg_command_fields(cmd->engine, NULL) + fi;
-	uint64_t end = (uint64_t)o->patch_index + o->patch_count;
-	uint32_t v = cmd->values[fi];
 
-	memset(r, 0, sizeof(*r));
-	r->source_type = UINT32_MAX; /* not patched: the stored value is all there is */
-	r->index = -1;
-	r->offset = (uint64_t)v << f->shift;
-	if (end > g->sum.patch_count)
-		end = g->sum.patch_count;
-	for (uint64_t i = o->patch_index; i < end; i++) {
-		const nbg_graph_patch *p = nbg_graph_patch_at(g, (size_t)i);
-		if (p->type != 1 || p->dest_offset != 4u * f->word)
-			continue;
-		r->patched = 1;
-		r->patch = (size_t)i;
-		r->source_type = p->source_type;
-		r->index = p->index;
-		r->src_offset = p->src_offset;
-		r->offset = nbg_command_patched_offset(g->sum.version, p->src_offset,
-						       (uint64_t)v << f->shift);
-		return;
-	}
+	nbg_command_word_ref(g, operation, f->word, (uint64_t)cmd->values[fi] << f->shift, r);
 }
 
 void nbg_command_field_ref(const nbg_graph *g, const nbg_cmd *cmd, size_t operation, int fi,
@@ -228,7 +208,7 @@ void nbg_command_field_ref(const nbg_graph *g, const nbg_cmd *cmd, size_t operat
 	r->source_type = UINT32_MAX;
 	r->index = -1;
 	if (o && fi >= 0 && (size_t)fi < nf)
-		find_ref(g, o, cmd, fi, r);
+		find_ref(g, operation, cmd, fi, r);
 }
 
 static uint64_t mul3(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
@@ -330,13 +310,13 @@ static nbg_code build_ops(nbg_commands *c, const nbg_model *m, const nbg_graph *
 		op->producer = -1;
 		if (e == NBG_CMD_NN) {
 			summarize_nn(op, cmd);
-			find_ref(g, o, cmd, NBG_NNF_IN_IMAGE_ADDRESS, &op->in_ref);
-			find_ref(g, o, cmd, NBG_NNF_OUT_IMAGE_ADDRESS, &op->out_ref);
-			find_ref(g, o, cmd, NBG_NNF_KERNEL_ADDRESS, &op->kernel_ref);
+			find_ref(g, i, cmd, NBG_NNF_IN_IMAGE_ADDRESS, &op->in_ref);
+			find_ref(g, i, cmd, NBG_NNF_OUT_IMAGE_ADDRESS, &op->out_ref);
+			find_ref(g, i, cmd, NBG_NNF_KERNEL_ADDRESS, &op->kernel_ref);
 		} else {
 			summarize_tp(op, cmd);
-			find_ref(g, o, cmd, NBG_TPF_IN_IMAGE_BASE_ADDRESS, &op->in_ref);
-			find_ref(g, o, cmd, NBG_TPF_OUT_IMAGE_BASE_ADDRESS, &op->out_ref);
+			find_ref(g, i, cmd, NBG_TPF_IN_IMAGE_BASE_ADDRESS, &op->in_ref);
+			find_ref(g, i, cmd, NBG_TPF_OUT_IMAGE_BASE_ADDRESS, &op->out_ref);
 			op->kernel_ref.source_type = UINT32_MAX;
 			op->kernel_ref.index = -1;
 		}

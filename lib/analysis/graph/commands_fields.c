@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "analysis/graph/commands_internal.h"
+#include "analysis/graph/graph_struct.h"
 
 #define NBG_CMD_FIELD_ROW(id, key, w, lo, n, sh, role, ev, text) \
 	{ key, w, lo, n, sh, role, ev, text },
@@ -119,4 +120,49 @@ uint64_t nbg_command_patched_offset(uint32_t version, uint32_t src_offset, uint6
 	if (version < 0x10009u && src_offset && value >= src_offset)
 		return value - src_offset;
 	return (uint64_t)src_offset + value;
+}
+
+/* The first COMMAND patch of operation o that targets command word
+ * `word`, which holds `value` (an address, as stored). */
+static int word_ref(const nbg_graph *g, const nbg_graph_operation *o, unsigned word, uint64_t value,
+		    nbg_cmd_ref *r)
+{
+	uint64_t end = o ? (uint64_t)o->patch_index + o->patch_count : 0;
+
+	memset(r, 0, sizeof(*r));
+	r->source_type = UINT32_MAX; /* not patched: the stored value is all there is */
+	r->index = -1;
+	r->offset = value;
+	if (end > g->sum.patch_count)
+		end = g->sum.patch_count;
+	for (uint64_t i = o ? o->patch_index : 0; i < end; i++) {
+		const nbg_graph_patch *p = nbg_graph_patch_at(g, (size_t)i);
+		if (p->type != 1 || p->dest_offset != 4u * word)
+			continue;
+		r->patched = 1;
+		r->patch = (size_t)i;
+		r->source_type = p->source_type;
+		r->index = p->index;
+		r->src_offset = p->src_offset;
+		r->offset = nbg_command_patched_offset(g->sum.version, p->src_offset, value);
+		return 1;
+	}
+	return 0;
+}
+
+int nbg_command_word_ref(const nbg_graph *g, size_t operation, unsigned word, uint64_t value,
+			 nbg_cmd_ref *r)
+{
+	return word_ref(g, nbg_graph_operation_at(g, operation), word, value, r);
+}
+
+int nbg_command_ring(const nbg_graph *g, size_t operation, uint32_t size_units, unsigned end_word,
+		     uint64_t end_raw, uint64_t *size, nbg_cmd_ref *end)
+{
+	*size = (uint64_t)size_units << 6;
+	if (!*size)
+		return 0;
+	word_ref(g, nbg_graph_operation_at(g, operation), end_word,
+		 g->sum.version < 0x10009u ? end_raw << 6 : end_raw, end);
+	return 1;
 }

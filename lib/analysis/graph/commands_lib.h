@@ -32,6 +32,24 @@ NBG_INTERNAL uint64_t nbg_command_patched_offset(uint32_t version, uint32_t src_
  * targets its word (r->patched 0 when none does). */
 NBG_INTERNAL void nbg_command_field_ref(const nbg_graph *g, const nbg_cmd *cmd, size_t operation,
 					int fi, nbg_cmd_ref *r);
+/* The same for command word `word` holding `value` (an address as the
+ * patch reads it): 1 when the first COMMAND patch of the operation that
+ * targets the word relocates it into *r; else 0, r->offset the value. */
+NBG_INTERNAL int nbg_command_word_ref(const nbg_graph *g, size_t operation, unsigned word, uint64_t value,
+				      nbg_cmd_ref *r);
+/*
+ * The circular buffer an image of an operation's command is read or
+ * written through, the one rule the data flow (dataflow.c) and the CPU
+ * backend (lib/cpu) read (doc/commands.md, doc/cpu-backend.md): its size
+ * field holds 64-byte units (*size: bytes); its end word `end_word` holds
+ * end_raw, the buffer's end plus one as an address >> 6 in files before
+ * 0x10009 and as a byte address from 0x10009 on, relocated as
+ * nbg_command_word_ref does (*end; end->patched 0: no patch relocates it).
+ * The buffer is [end->offset - *size, end->offset).  0 when the size is 0:
+ * no buffer.
+ */
+NBG_INTERNAL int nbg_command_ring(const nbg_graph *g, size_t operation, uint32_t size_units, unsigned end_word,
+				  uint64_t end_raw, uint64_t *size, nbg_cmd_ref *end);
 /* The value of NN field f of an NN command, of TP field f of a TP command;
  * 0 for a command of the other engine.  Fields are named by id (a typo does
  * not compile), never by key. */

@@ -232,37 +232,24 @@ static void rect(df *d, fp *f, uint64_t base, uint64_t rows, uint64_t rowbytes, 
 /* -------------------------------------------------------- ring buffers */
 
 /* A circular buffer an image is read or written through: its byte range
- * [end - size, end) in the image's memory, size from the command's size
- * field (64-byte units) and end from its patched end field, in bytes
- * (0x10003 files: 64-byte units of the compile-time address, less the
- * patch's base, like their other addresses).  On every file the image's
+ * [end - size, end) in the image's memory, by the rule the CPU backend
+ * reads too (nbg_command_ring, commands_lib.h).  On every file the image's
  * start lies in the range so computed (doc/commands.md).  0 when the
  * command sets no buffer. */
 static int ring_of(const df *d, const nbg_cmd_op *op, int size_fi, int end_fi,
 		   uint64_t *lo, uint64_t *hi)
 {
 	const nbg_cmd *cmd = &d->c->cmds[op->engine][op->command];
-	const nbg_graph_operation *go = nbg_graph_operation_at(d->g, op->operation);
-	uint64_t size = (uint64_t)cmd->values[size_fi] << 6, raw, end = 0, stop;
-	uint32_t src = 0;
+	uint64_t size;
+	nbg_cmd_ref end;
 
-	if (!size)
+	if (!nbg_command_ring(d->g, op->operation, cmd->values[size_fi],
+			      nbg_command_fields(op->engine, NULL)[end_fi].word, cmd->values[end_fi], &size,
+			      &end) ||
+	    end.offset < size)
 		return 0;
-	raw = cmd->values[end_fi];
-	stop = (uint64_t)go->patch_index + go->patch_count;
-	for (uint64_t k = go->patch_index; k < stop && k < d->g->sum.patch_count; k++) {
-		const nbg_graph_patch *p = nbg_graph_patch_at(d->g, (size_t)k);
-		if (p->type == 1 && p->dest_offset == 4u * nbg_command_fields(op->engine, NULL)[end_fi].word)
-			src = p->src_offset;
-	}
-	if (d->m->version < 0x10009u && src && (raw << 6) >= src)
-		end = (raw << 6) - src;
-	else
-		end = (uint64_t)src + raw;
-	if (end < size)
-		return 0;
-	*lo = end - size;
-	*hi = end;
+	*lo = end.offset - size;
+	*hi = end.offset;
 	return 1;
 }
 

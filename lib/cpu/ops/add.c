@@ -81,7 +81,7 @@ static int add_image(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const uint3
 {
 	cpu_add *a = &cv->add;
 	nbg_cmd_ref r;
-	if (!nbg_cpu_word_ref(p, s, ADD_W_ADDRESS, w[ADD_W_ADDRESS], &r)) {
+	if (!nbg_command_word_ref(p->g, s->operation, ADD_W_ADDRESS, w[ADD_W_ADDRESS], &r)) {
 		nbg_cpu_refuse(s, "fused-add-unsupported", "its command word %d (the second image's address) is "
 			       "relocated by no patch", ADD_W_ADDRESS);
 		return 0;
@@ -107,7 +107,7 @@ static int add_image(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const uint3
 	/* its circular buffer, which it must not pass: how the wrap reads the
 	 * second image is not established */
 	uint64_t lo, size;
-	if (!nbg_cpu_ring(p, s, "second input", (uint64_t)(w[ADD_W_RING_SIZE] & 0x3ffffffu) << 6, ADD_W_RING_END,
+	if (!nbg_cpu_ring(p, s, "second input", w[ADD_W_RING_SIZE] & 0x3ffffffu, ADD_W_RING_END,
 			  w[ADD_W_RING_END], a->region, a->base, &lo, &size))
 		return 0;
 	if (size && last >= lo + size) {

@@ -201,7 +201,7 @@ static int tp_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, c
 		   uint64_t *size)
 {
 	unsigned word = nbg_command_fields(NBG_CMD_TP, NULL)[end_f].word;
-	return nbg_cpu_ring(p, s, what, (uint64_t)nbg_cmd_tp(cmd, size_f) << 6, word, cmd->words[word], region, base,
+	return nbg_cpu_ring(p, s, what, nbg_cmd_tp(cmd, size_f), word, cmd->words[word], region, base,
 			    lo, size);
 }
 
