@@ -50,6 +50,19 @@ long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *wha
 	return -1;
 }
 
+/* The regions of an operation's input and output references; 0 with the
+ * step refused when one lands in none. */
+int nbg_cpu_find_io(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd_op *op, size_t *in, size_t *out)
+{
+	long ri = nbg_cpu_find_region(p, s, "input", &op->in_ref);
+	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &op->out_ref);
+	if (ri < 0 || ro < 0)
+		return 0;
+	*in = (size_t)ri;
+	*out = (size_t)ro;
+	return 1;
+}
+
 /* The last byte of an image x*y*z at base with its strides lies inside the region. */
 int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x, uint64_t y,
 		       uint64_t z, uint64_t row, uint64_t slice, uint64_t *last)

@@ -153,6 +153,10 @@ CPU_HIDDEN void nbg_cpu_refuse(nbg_cpu_step *s, const char *id, const char *fmt,
 	__attribute__((format(printf, 3, 4)));
 CPU_HIDDEN long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what,
 				    const nbg_cmd_ref *r);
+/* Both of an operation's: its input's region into *in, its output's into
+ * *out (0 with the step refused). */
+CPU_HIDDEN int nbg_cpu_find_io(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd_op *op, size_t *in,
+			       size_t *out);
 CPU_HIDDEN int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint64_t x,
 				  uint64_t y, uint64_t z, uint64_t row, uint64_t slice, uint64_t *last);
 

@@ -219,11 +219,8 @@ static int input_interleaved(const nbg_cpu_plan *p, const nbg_cmd_op *op, const 
 static int conv_addressing(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op,
 			   const nbg_cmd *cmd, int column)
 {
-	long ri = nbg_cpu_find_region(p, s, "input", &op->in_ref);
-	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &op->out_ref);
-	if (ri < 0 || ro < 0)
+	if (!nbg_cpu_find_io(p, s, op, &cv->in_region, &cv->out_region))
 		return 0;
-	cv->in_region = (size_t)ri, cv->out_region = (size_t)ro;
 	cv->in_base = op->in_ref.offset;
 	cv->in_row = op->in_row_stride;
 	cv->in_slice = column ? op->in_row_stride : op->in_slice_stride; /* channel z*ky + y: row y of slice z */

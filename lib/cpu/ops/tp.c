@@ -446,12 +446,8 @@ static void tp_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_matc
 	uint64_t steps;
 	if (!tp_loops(p, s, cmd, t, &steps))
 		return;
-	long ri = nbg_cpu_find_region(p, s, "input", &cop->in_ref);
-	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &cop->out_ref);
-	if (ri < 0 || ro < 0)
+	if (!nbg_cpu_find_io(p, s, cop, &t->in_region, &t->out_region))
 		return;
-	t->in_region = (size_t)ri;
-	t->out_region = (size_t)ro;
 	t->in_base = cop->in_ref.offset;
 	t->out_base = cop->out_ref.offset;
 	/* the input bytes: the window inside the image, every slice */

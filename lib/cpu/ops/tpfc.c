@@ -92,12 +92,8 @@ static void tpfc_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_ma
 			       (unsigned long long)macs, (unsigned long long)NBG_CPU_MAX_MACS);
 		return;
 	}
-	long ri = nbg_cpu_find_region(p, s, "input", &cop->in_ref);
-	long ro = ri < 0 ? -1 : nbg_cpu_find_region(p, s, "output", &cop->out_ref);
-	if (ri < 0 || ro < 0)
+	if (!nbg_cpu_find_io(p, s, cop, &t->in_region, &t->out_region))
 		return;
-	t->in_region = (size_t)ri;
-	t->out_region = (size_t)ro;
 	t->in_base = cop->in_ref.offset;
 	t->in_step = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_SLICE);
 	t->out_base = cop->out_ref.offset;
