@@ -65,7 +65,7 @@ done
 
 # The library's sources, as lib/meson.build lists them, less the vendor NPU
 # runtime (dlopen, processes and devices: nothing a browser has); the CPU
-# backend (lib/runtime/cpu/) and the runtime's error helpers it uses stay.
+# backend (lib/cpu/) and the runtime's error helpers it uses stay.
 lib_srcs=$(sed -n "s/^ *'\([a-z0-9_/]*\.c\)',*$/lib\/\1/p" "$root/lib/meson.build" |
 	grep -v '^lib/runtime/' ; sed -n "s/^ *'\(runtime\/cpu\/[a-z0-9_]*\.c\|runtime\/errors\.c\)',*$/lib\/\1/p" "$root/lib/meson.build")
 # Debian's emscripten runs node with Debian's node-acorn, which a node from
