@@ -30,6 +30,7 @@
 #include "nbg/commands.h"
 #include "nbg/graph.h"
 #include "nbg/ledger.h"
+#include "nbg/report.h"
 #include "nbg/weights.h"
 
 #define RAW_HEADER 19
@@ -142,7 +143,7 @@ static void check_outputs(const nbg_model *m, const nbg_graph *g, const nbg_comm
 
 	nbg_text_weights(fz_text_open(&t), m, g, c, w);
 	fz_text_check(&t);
-	s = nbg_weights_json(m, g, c, w);
+	s = fz_document(m, "fuzz.nb", NBG_JSON_DOC_NO_CORE | NBG_JSON_DOC_WEIGHTS);
 	FZ_CHECK(s != NULL);
 	doc = json_loads(s, 0, NULL);
 	FZ_CHECK(doc != NULL);

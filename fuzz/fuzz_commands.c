@@ -16,6 +16,7 @@
 #include "fuzz_common.h"
 #include "nbg/commands.h"
 #include "nbg/graph.h"
+#include "nbg/report.h"
 
 static void check_sections(const nbg_commands *c, size_t size)
 {
@@ -109,7 +110,7 @@ static void check_outputs(const nbg_model *m, const nbg_graph *g, const nbg_comm
 	FZ_CHECK(!strncmp(buf, "digraph nbg {\n", 14) && t.len >= 2 && !strcmp(buf + t.len - 2, "}\n"));
 	fz_text_free(&t);
 
-	s = nbg_commands_json(m, g, c);
+	s = fz_document(m, "fuzz.nb", NBG_JSON_DOC_NO_CORE | NBG_JSON_DOC_COMMANDS);
 	FZ_CHECK(s != NULL);
 	doc = json_loads(s, 0, &jerr);
 	FZ_CHECK(doc != NULL);

@@ -7,11 +7,24 @@
 #include <string.h>
 
 #include "fuzz_common.h"
+#include "nbg/report.h"
 
 void fz_fail(const char *what, const char *file, int line)
 {
 	fprintf(stderr, "fuzz invariant violated: %s (%s:%d)\n", what, file, line);
 	abort();
+}
+
+char *fz_document(const nbg_model *m, const char *path, unsigned what)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	FZ_CHECK(f != NULL);
+	FZ_CHECK(nbg_json_document_write(f, m, path, what, NULL) == NBG_OK);
+	FZ_CHECK(fclose(f) == 0);
+	return buf;
 }
 
 FILE *fz_text_open(fz_text *t)

@@ -41,6 +41,10 @@ void fz_text_free(fz_text *t);
 /* Closes, checks and frees: for a printer whose text is not read further. */
 void fz_text_check(fz_text *t);
 
+/* nbg_json_document_write(m, path, what) as a string (free it); checks
+ * that it succeeded. */
+char *fz_document(const nbg_model *m, const char *path, unsigned what);
+
 /* String is NUL-terminated within n bytes. */
 int fz_terminated(const char *s, size_t n);
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_graph.c - libFuzzer harness: graph decoding (nbg_graph_decode), its
- * JSON (nbg_graph_json) and its text tables (lib/report/text_graph.c).
+ * JSON (nbg_json_document_write's graph keys) and its text tables (lib/report/text_graph.c).
  * Whenever the parse succeeds the graph must decode (findings, never a
  * failure), every record it kept must lie inside its section, record and
  * table counts must follow from the section sizes, table coverage must add up,
@@ -134,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK(rc == NBG_OK);
 	check_graph(m, g, size);
 
-	char *s = nbg_graph_json(m, g, NBG_GRAPH_JSON_ALL);
+	char *s = fz_document(m, "fuzz.nb", NBG_JSON_DOC_NO_CORE | NBG_GRAPH_JSON_ALL);
 	FZ_CHECK(s != NULL);
 	json_t *doc = json_loads(s, 0, &jerr);
 	FZ_CHECK(doc != NULL && json_is_object(doc));

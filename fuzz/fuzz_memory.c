@@ -1,6 +1,6 @@
 /*
  * fuzz_memory.c - libFuzzer harness: the memory analysis (nbg_mem_analyze),
- * its JSON (nbg_mem_json) and its text (nbg_text_memory and the
+ * its JSON (nbg_json_document_write's "memory") and its text (nbg_text_memory and the
  * per-operation table).  Whenever the parse succeeds the analysis must
  * succeed; the figures must add up the way doc/memory.md says (unless a sum
  * saturated), the rounded figures must be multiples of their unit and never
@@ -15,6 +15,7 @@
 
 #include "fuzz_common.h"
 #include "nbg/memory.h"
+#include "nbg/report.h"
 
 static uint64_t vend(const nbg_mem_report *r, nbg_mem_figure f)
 {
@@ -108,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK(nbg_mem_analyze(m, g, &r, &err) == NBG_OK);
 	check_figures(m, g, r);
 
-	char *s = nbg_mem_json(m, g, r, 0);
+	char *s = fz_document(m, "fuzz.nb", NBG_JSON_DOC_NO_CORE | NBG_JSON_DOC_MEMORY);
 	FZ_CHECK(s != NULL);
 	json_t *doc = json_loads(s, 0, &jerr);
 	FZ_CHECK(doc != NULL && json_is_object(json_object_get(doc, "memory")));

@@ -1,6 +1,6 @@
 /*
  * fuzz_report_json.c - libFuzzer harness: the JSON writers.  A parse that
- * succeeds goes through nbg_report_json, a failure through nbg_error_json;
+ * succeeds goes through nbg_json_document_write, a failure through nbg_error_json;
  * either document must be valid JSON (jansson reads it back) and agree with
  * the model or the error it was written from.
  */
@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *s;
 
 	if (rc == NBG_OK) {
-		s = nbg_report_json(m, fz_path);
+		s = fz_document(m, fz_path, 0);
 		FZ_CHECK(s != NULL);
 		doc = json_loads(s, 0, &jerr);
 		FZ_CHECK(doc != NULL && json_is_object(doc));

@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "cli_opts.h"
 #include "cli_out.h"
+#include "nbg/report.h"
 #include "nbg/tensor.h"
 #include "nbg/weights.h"
 
@@ -186,31 +187,25 @@ static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json
 
 /* ---------------------------------------------------------- documents */
 
-/* The library's document, with the path, restricted to the selected
- * operation when --op was given; NULL when memory runs out. */
-static json_t *document(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
-			const nbg_weights *w, const weights_args *a)
+/* The library's document (version, path, "weights"), restricted to the
+ * selected operation when --op was given; NULL when memory runs out. */
+static json_t *document(const nbg_model *m, const weights_args *a)
 {
-	char *s = nbg_weights_json(m, g, c, w);
-	json_t *doc = s ? json_loads(s, 0, NULL) : NULL, *root = json_object(), *ops;
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	json_t *root = NULL, *ops;
+	int ok = f && nbg_json_document_write(f, m, a->file,
+					       NBG_JSON_DOC_NO_CORE | NBG_JSON_DOC_WEIGHTS,
+					       NULL) == NBG_OK;
 
+	if (f && fclose(f) != 0)
+		ok = 0;
+	if (ok)
+		root = json_loads(s, 0, NULL);
 	free(s);
-	if (!doc || !root) {
-		json_decref(doc);
-		json_decref(root);
+	if (!root)
 		return NULL;
-	}
-	json_object_set_new(root, "nbgkit_version", json_string(nbg_version_string()));
-	/* a name that is not UTF-8 goes in escaped (ls -b rules) */
-	json_t *path = json_string(a->file);
-	if (!path) {
-		char *e = nbg_path_escape(a->file);
-		path = e ? json_string(e) : json_null();
-		free(e);
-	}
-	json_object_set_new(root, "path", path);
-	json_object_update(root, doc);
-	json_decref(doc);
 	ops = json_object_get(json_object_get(root, "weights"), "operations");
 	for (size_t i = json_array_size(ops); a->o.op.set && i-- > 0;)
 		if (json_integer_value(json_object_get(json_array_get(ops, i), "operation")) !=
@@ -260,7 +255,7 @@ static int write_out(cli_loaded *l, const nbg_graph *g, const nbg_commands *c,
 		     const nbg_weights *w, const weights_args *a)
 {
 	const nbg_model *m = l->model;
-	json_t *doc = document(m, g, c, w, a);
+	json_t *doc = document(m, a);
 	export_set x = { .wrote = json_array() };
 	char *text = NULL;
 	int rc;
@@ -305,7 +300,7 @@ static int report(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
 		  const nbg_weights *w, const weights_args *a)
 {
 	if (a->o.json) {
-		json_t *doc = document(m, g, c, w, a);
+		json_t *doc = document(m, a);
 		if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
 			json_decref(doc);
 			return NBG_EXIT_IO;

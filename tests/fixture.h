@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nbg/nbg.h"
+
 typedef struct fx_section {
 	uint32_t type;
 	uint8_t *data;
@@ -65,6 +67,10 @@ void fx_refresh_header(uint8_t *buf, size_t size);
 size_t fx_dir_entry(const uint8_t *buf, size_t size, uint32_t type);
 uint32_t fx_get32(const uint8_t *p);
 void fx_put32(uint8_t *p, uint32_t v);
+
+/* nbg_json_document_write(m, path, what) as a malloc'd string; aborts when
+ * the writer fails. */
+char *fx_document(const nbg_model *m, const char *path, unsigned what);
 
 /* Reads a whole file (malloc'd, one byte more than *size); NULL on failure. */
 uint8_t *fx_read_file(const char *path, size_t *size);

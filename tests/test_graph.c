@@ -22,6 +22,7 @@
 #include "fixture.h"
 #include "nbg/nbg.h"
 #include "nbg/graph.h"
+#include "nbg/report.h"
 #include "common/model.h" /* a tampered model: the library refuses it */
 
 #define V1_DIR NBG_CORPUS_DIR "/v1"
@@ -138,7 +139,7 @@ static void check_common(const char *path, const loaded *l, corpus_totals *t)
 	assert_failures_reported(g);
 	assert_int_equal(nbg_graph_summary_of(g)->findings_dropped, 0);
 	/* The JSON parses and carries the arrays with one element per record. */
-	char *s = nbg_graph_json(l->m, g, 0);
+	char *s = fx_document(l->m, NULL, NBG_JSON_DOC_NO_CORE | NBG_GRAPH_JSON_ALL);
 	assert_non_null(s);
 	json_t *j = json_loads(s, 0, NULL);
 	assert_non_null(j);
@@ -480,7 +481,8 @@ static void test_synth_unknown_values_kept(void **state)
 	assert_null(nbg_graph_op_type_name(nbg_graph_operation_at(l.g, 3)->type));
 	assert_int_equal(nbg_graph_summary_of(l.g)->ops_by_type[11], 1);
 	assert_int_equal(nbg_graph_patch_at(l.g, 0)->source_type, 55);
-	char *js = nbg_graph_json(l.m, l.g, NBG_GRAPH_JSON_OPERATIONS | NBG_GRAPH_JSON_PATCHES);
+	char *js = fx_document(l.m, NULL, NBG_JSON_DOC_NO_CORE | NBG_GRAPH_JSON_OPERATIONS |
+						   NBG_GRAPH_JSON_PATCHES);
 	json_t *j = json_loads(js, 0, NULL);
 	json_t *op = json_array_get(json_object_get(j, "operations"), 3);
 	assert_int_equal(json_integer_value(json_object_get(op, "type")), 0x1234);

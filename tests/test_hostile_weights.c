@@ -188,7 +188,7 @@ static double weights_work_ms(const uint8_t *b, size_t size, nbg_weights **keep)
 	t0 = cpu_ms();
 	assert_int_equal(nbg_weights_decode(m, g, c, &w, &err), NBG_OK);
 	nbg_text_weights(null, m, g, c, w);
-	json = nbg_weights_json(m, g, c, w);
+	json = fx_document(m, NULL, NBG_JSON_DOC_NO_CORE | NBG_JSON_DOC_WEIGHTS);
 	assert_non_null(json);
 	assert_int_equal(nbg_ledger_build_weights(m, w, &l, &err), NBG_OK);
 	t0 = cpu_ms() - t0;

@@ -367,7 +367,7 @@ static nbg_code one_pass_equals_two(const uint8_t *b, size_t n, nbg_code *unchec
 	}
 	assert_int_equal(m1 != NULL, want_model);
 	if (m1) {
-		char *a = nbg_report_json(m1, "f.nb"), *w = nbg_report_json(ml, "f.nb");
+		char *a = fx_document(m1, "f.nb", 0), *w = fx_document(ml, "f.nb", 0);
 		assert_non_null(a);
 		assert_non_null(w);
 		assert_string_equal(a, w);

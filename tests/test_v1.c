@@ -23,6 +23,7 @@
 #include <zlib.h>
 
 #include "corpus.h"
+#include "fixture.h"
 #include "nbg/nbg.h"
 #include "nbg/report.h"
 
@@ -888,7 +889,7 @@ static void test_json_report(void **state)
 	size_t size;
 	uint8_t *b = load(F_1001E, &size, 0);
 	nbg_model *m = parse_ok(b, size);
-	char *s = nbg_report_json(m, "x.nb");
+	char *s = fx_document(m, "x.nb", 0);
 	json_error_t je;
 	json_t *root = json_loads(s, 0, &je), *v1;
 
@@ -925,7 +926,7 @@ static void test_json_report(void **state)
 	/* before 0x10008 there is no VIP-SRAM; before 0x10016 no nbg_crc_sum */
 	b = load(F_10003_FACE_AGE, &size, 0);
 	m = parse_ok(b, size);
-	s = nbg_report_json(m, NULL);
+	s = fx_document(m, NULL, 0);
 	root = json_loads(s, 0, &je);
 	assert_true(json_is_null(json_object_get(root, "vip_sram_bytes")));
 	assert_true(json_is_null(json_object_get(json_object_get(root, "v1"), "nbg_crc_sum")));

@@ -283,7 +283,7 @@ static void check_file(const char *name, const tc_manifest_row *rows, size_t nro
 	}
 
 	/* the JSON report is valid JSON and carries the decoded values */
-	char *js = nbg_report_json(m, path);
+	char *js = fx_document(m, path, 0);
 	json_t *rep = json_loads(js, 0, &je);
 	assert_non_null(rep);
 	assert_int_equal(json_integer_value(json_object_get(rep, "target")), row->target);

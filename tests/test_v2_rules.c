@@ -146,7 +146,7 @@ static void test_shapes_valid(void **state)
 	assert_int_equal(nbg_model_tail(m)->cover, NBG_TAIL_UNCOVERED);
 	assert_true(nbg_model_file_checksum(m)->excluded_alignment_gap_bytes >= 100);
 	/* the JSON report carries null for the unknown size */
-	char *j = nbg_report_json(m, "x.nb");
+	char *j = fx_document(m, "x.nb", 0);
 	assert_non_null(j);
 	assert_non_null(strstr(j, "\"byte_size\": null"));
 	free(j);

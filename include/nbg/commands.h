@@ -258,10 +258,6 @@ NBG_API size_t nbg_commands_findings_dropped(const nbg_commands *c);
  * relu, uint8") into buf; returns buf. */
 NBG_API char *nbg_command_describe(const nbg_cmd_op *op, char *buf, size_t size);
 
-/* The JSON object {"commands": {...}} (doc/commands.md) as a new malloc'd
- * string; NULL on allocation failure.  m and g are the ones c was decoded from. */
-NBG_API char *nbg_commands_json(const nbg_model *m, const nbg_graph *g, const nbg_commands *c);
-
 /* `nbg inspect --commands`: one line per operation, then the relations and
  * the findings. */
 NBG_API void nbg_text_commands(FILE *out, const nbg_model *m, const nbg_graph *g,

@@ -289,7 +289,7 @@ NBG_API const nbg_graph_table *nbg_graph_table_at(const nbg_graph *g, size_t t);
 NBG_API const nbg_graph_table_entry *nbg_graph_table_entry_at(const nbg_graph *g, size_t t,
 							      size_t i);
 
-/* What nbg_graph_json() writes (OR them; 0 means NBG_GRAPH_JSON_ALL). */
+/* The graph's parts in nbg_json_document_write's document (report.h; OR them). */
 #define NBG_GRAPH_JSON_SUMMARY 0x01u    /* "graph": counts, record sizes, relations */
 #define NBG_GRAPH_JSON_LAYERS 0x02u     /* "layers" */
 #define NBG_GRAPH_JSON_OPERATIONS 0x04u /* "operations", "sh_operations",
@@ -299,14 +299,6 @@ NBG_API const nbg_graph_table_entry *nbg_graph_table_entry_at(const nbg_graph *g
 #define NBG_GRAPH_JSON_TABLES 0x10u     /* "tables" (entries included) */
 #define NBG_GRAPH_JSON_FINDINGS 0x20u   /* "graph_findings" */
 #define NBG_GRAPH_JSON_ALL 0x3Fu
-
-/*
- * Writes the selected parts of the graph as one JSON object (keys above;
- * record fields under the field map's parser keys) to a new malloc'd
- * NUL-terminated string; NULL on allocation failure.  m must be the model the
- * graph was decoded from and still hold its data.
- */
-NBG_API char *nbg_graph_json(const nbg_model *m, const nbg_graph *g, unsigned what);
 
 #ifdef __cplusplus
 }

@@ -270,17 +270,6 @@ NBG_API uint64_t nbg_mem_aligned_buffer(uint64_t bytes);
 
 /* ------------------------------------------------------------ reports */
 
-/* What nbg_mem_json writes (OR them; 0 means all). */
-#define NBG_MEM_JSON_FIGURES 0x01u    /* "figures", "constants", "layout" */
-#define NBG_MEM_JSON_SHARING 0x02u    /* "sharing" */
-#define NBG_MEM_JSON_LAYERS 0x04u     /* "layers", "largest_layers" */
-#define NBG_MEM_JSON_OPERATIONS 0x08u /* "operations" */
-
-/* One JSON document {"memory": {...}}, malloc'd; NULL on allocation failure.
- * m and g must be the model and graph the report was computed from (names). */
-NBG_API char *nbg_mem_json(const nbg_model *m, const nbg_graph *g, const nbg_mem_report *r,
-			   unsigned what);
-
 /* The memory section of `nbg inspect --memory`: the figures with their exact
  * and vendor-equivalent values and rule keys, the sharing analysis and the
  * largest layers.  Names from the file are printed escaped. */

@@ -518,10 +518,9 @@ NBG_API const nbg_field *nbg_field_map(size_t *count);
 
 /* ----------------------------------------------------------- reports */
 
-/* Writes the JSON report (one document, parser keys of the field map) to a new
- * malloc'd NUL-terminated string; NULL on allocation failure. */
-NBG_API char *nbg_report_json(const nbg_model *m, const char *path);
-/* JSON document for a failure. */
+/* The JSON report of a model (parser keys of the field map) is
+ * nbg_json_document_write's (report.h).  This is the JSON document for a
+ * failure, as a malloc'd string; NULL on allocation failure. */
 NBG_API char *nbg_error_json(const nbg_error *err, const char *path);
 
 /* A printable copy of at most `max` bytes of s (stops at NUL): printable

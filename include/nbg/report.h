@@ -6,9 +6,8 @@
  * and paths are printed escaped: printable ASCII kept, every other byte as
  * \xNN, so nothing a file holds reaches a terminal raw.
  *
- * The JSON reports are declared in nbg.h (nbg_report_json), graph.h
- * (nbg_graph_json), commands.h and memory.h; nbg_json_document_write, at the
- * end, writes them as one document.
+ * nbg_json_document_write, at the end, writes the JSON report and its tables
+ * (graph, commands, memory, weights) as one document.
  */
 #ifndef NBG_REPORT_H
 #define NBG_REPORT_H
@@ -46,15 +45,17 @@ NBG_API void nbg_text_graph(FILE *out, const nbg_model *m, const nbg_graph *g, u
  * NBG_GRAPH_JSON_* bits (graph.h), which add those graph keys. */
 #define NBG_JSON_DOC_NO_CORE 0x100u  /* only "nbgkit_version" and "path" instead
 				      * of the whole core report */
-#define NBG_JSON_DOC_COMMANDS 0x200u /* "commands", as nbg_commands_json */
-#define NBG_JSON_DOC_MEMORY 0x400u   /* "memory", as nbg_mem_json */
-#define NBG_JSON_DOC_WEIGHTS 0x800u  /* "weights", as nbg_weights_json (weights.h) */
+#define NBG_JSON_DOC_COMMANDS 0x200u /* "commands" (doc/commands.md) */
+#define NBG_JSON_DOC_MEMORY 0x400u   /* "memory" (doc/memory.md) */
+#define NBG_JSON_DOC_WEIGHTS 0x800u  /* "weights" (doc/weights.md) */
 
 /*
- * Writes one JSON document to `out`: the core report of nbg_report_json (or,
- * with NBG_JSON_DOC_NO_CORE, its version and path), then the keys of
- * nbg_graph_json(m, g, what & NBG_GRAPH_JSON_ALL), of nbg_commands_json, of
- * nbg_mem_json and of nbg_weights_json as `what` selects, in that order: the bytes
+ * Writes one JSON document to `out`: the core report of the model (the
+ * parsed fields under the field map's parser keys, its integrity, sections,
+ * inputs, outputs and notes; with NBG_JSON_DOC_NO_CORE only its version and
+ * path), then the graph's keys that what & NBG_GRAPH_JSON_ALL selects (the
+ * operations with their sizes from the memory analysis), "commands",
+ * "memory" and "weights" as `what` selects, in that order: the bytes
  * json_dumps(JSON_INDENT(2) | JSON_PRESERVE_ORDER) gives for the object
  * holding all of them, no newline after it.  The document is streamed: the
  * memory it needs is that of the decoded graph, not of the document (what

@@ -176,16 +176,6 @@ NBG_API const float *nbg_weights_op_scale(const nbg_weights_op *o);
 NBG_API void nbg_weights_op_stats(const nbg_weights_op *o, uint32_t *min, uint32_t *max,
 				  uint64_t *zero_points);
 
-/*
- * The JSON object {"weights": {...}} (doc/weights.md): per operation its
- * index, command, layer, format, shape, zero point, status and reason, the
- * code statistics and the SHA-256 of each array's bytes; the totals.  m, g
- * and c are the ones w was decoded from.  A new malloc'd string; NULL on
- * allocation failure.
- */
-NBG_API char *nbg_weights_json(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
-			       const nbg_weights *w);
-
 /* `nbg weights` and `nbg inspect --weights`: one line per operation (shape,
  * status, zero point, code range, zero share), then the totals. */
 NBG_API void nbg_text_weights(FILE *out, const nbg_model *m, const nbg_graph *g,

@@ -187,16 +187,6 @@ static json_t *report_object(const nbg_model *m, const char *path)
 	return root;
 }
 
-char *nbg_report_json(const nbg_model *m, const char *path)
-{
-	if (!m)
-		return NULL;
-	json_t *root = report_object(m, path);
-	char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(root);
-	return s;
-}
-
 void nbg_report_json_write(nbg_jw *w, const nbg_model *m, const char *path)
 {
 	nbg_jw_members(w, report_object(m, path));

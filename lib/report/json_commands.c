@@ -1,5 +1,5 @@
 /*
- * json_commands.c - nbg_commands_json(): the decoded NN and TP commands, the
+ * json_commands.c - the decoded NN and TP commands, the
  * per-operation summaries, the chained images and the relations as JSON.
  * Field keys are the open driver's field names (commands_fields.c); every
  * command also keeps its raw words, so nothing unknown is lost.  The
@@ -263,24 +263,3 @@ void nbg_commands_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
 	(void)m;
 }
 
-typedef struct commands_doc {
-	const nbg_model *m;
-	const nbg_graph *g;
-	const nbg_commands *c;
-} commands_doc;
-
-static void commands_document(nbg_jw *w, const void *arg)
-{
-	const commands_doc *d = arg;
-
-	nbg_commands_json_write(w, d->m, d->g, d->c);
-}
-
-char *nbg_commands_json(const nbg_model *m, const nbg_graph *g, const nbg_commands *c)
-{
-	commands_doc d = { m, g, c };
-
-	if (!m || !g || !c)
-		return NULL;
-	return nbg_jw_string(commands_document, &d);
-}

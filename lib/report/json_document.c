@@ -1,9 +1,9 @@
 /*
  * json_document.c - nbg_json_document_write(): the one JSON document of
  * `nbg inspect --json` and its tables, written straight to a stream.  The
- * parts (core report, graph, commands, memory, weights) are the members the
- * nbg_*_json functions write into documents of their own, in the same order
- * and with the same bytes; the graph is decoded once and shared by them.
+ * parts (core report, graph, commands, memory, weights) are written by the
+ * members' writers of report_internal.h, in that order; the graph is decoded
+ * once and shared by them.
  */
 #include <stdlib.h>
 
@@ -40,7 +40,7 @@ static nbg_code decode_parts(const nbg_model *m, unsigned what, doc_parts *p, nb
 			return rc;
 		p->sizes = 1;
 	} else if (what & NBG_GRAPH_JSON_OPERATIONS) {
-		/* as nbg_graph_json: without the analysis the operations have no sizes */
+		/* without the analysis the operations have no sizes */
 		p->sizes = nbg_mem_analyze(m, p->g, &p->r, NULL) == NBG_OK;
 	}
 	return NBG_OK;
@@ -83,7 +83,7 @@ nbg_code nbg_json_document_write(FILE *out, const nbg_model *m, const char *path
 	if (what & NBG_JSON_DOC_COMMANDS)
 		nbg_commands_json_write(&w, m, p.g, p.c);
 	if (what & NBG_JSON_DOC_MEMORY)
-		nbg_mem_json_write(&w, m, p.g, p.r, 0);
+		nbg_mem_json_write(&w, m, p.g, p.r);
 	if (what & NBG_JSON_DOC_WEIGHTS)
 		nbg_weights_json_write(&w, m, p.g, p.c, p.w);
 	nbg_jw_end(&w);

@@ -1,5 +1,5 @@
 /*
- * json_graph.c - nbg_graph_json(): the decoded graph as JSON.  Record
+ * json_graph.c - the decoded graph as JSON.  Record
  * fields are emitted from the file bytes through the field map, so their keys
  * are the field map's parser keys; derived values (names of enum values,
  * owners, coverage) are added next to them.  The record arrays are streamed
@@ -300,33 +300,3 @@ void nbg_graph_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g, uns
 		findings_json(w, g);
 }
 
-typedef struct graph_doc {
-	const nbg_model *m;
-	const nbg_graph *g;
-	unsigned what;
-	const nbg_mem_report *sizes;
-} graph_doc;
-
-static void graph_document(nbg_jw *w, const void *arg)
-{
-	const graph_doc *d = arg;
-
-	nbg_graph_json_write(w, d->m, d->g, d->what, d->sizes);
-}
-
-char *nbg_graph_json(const nbg_model *m, const nbg_graph *g, unsigned what)
-{
-	nbg_mem_report *r = NULL;
-	graph_doc d = { m, g, what, NULL };
-	char *s;
-
-	if (!m || !g)
-		return NULL;
-	/* the operations carry their sizes; without the analysis, none */
-	if ((what == 0 || (what & NBG_GRAPH_JSON_OPERATIONS)) &&
-	    nbg_mem_analyze(m, g, &r, NULL) == NBG_OK)
-		d.sizes = r;
-	s = nbg_jw_string(graph_document, &d);
-	nbg_mem_free(r);
-	return s;
-}

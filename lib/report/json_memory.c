@@ -1,5 +1,5 @@
 /*
- * json_memory.c - nbg_mem_json(): the memory analysis as JSON (the "memory"
+ * json_memory.c - the memory analysis as JSON (the "memory"
  * object of `nbg inspect --json --memory`), and the per-operation sizes the
  * graph report's "operations" carry.  The per-layer and per-operation arrays
  * are streamed (json_stream.h).
@@ -196,50 +196,19 @@ static void operations_json(nbg_jw *w, const nbg_mem_report *r)
 }
 
 void nbg_mem_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
-			const nbg_mem_report *r, unsigned what)
+			const nbg_mem_report *r)
 {
-	if (!what)
-		what = NBG_MEM_JSON_FIGURES | NBG_MEM_JSON_SHARING | NBG_MEM_JSON_LAYERS |
-		       NBG_MEM_JSON_OPERATIONS;
+	json_t *o;
+
 	nbg_jw_object(w, "memory");
-	if (what & NBG_MEM_JSON_FIGURES) {
-		json_t *o = json_object();
-		if (o)
-			figures_json(o, r);
-		nbg_jw_members(w, o);
-	}
-	if (what & NBG_MEM_JSON_SHARING)
-		sharing_json(w, r);
-	if (what & NBG_MEM_JSON_LAYERS)
-		layers_json(w, g, r);
-	if (what & NBG_MEM_JSON_OPERATIONS)
-		operations_json(w, r);
+	if ((o = json_object()) != NULL)
+		figures_json(o, r);
+	nbg_jw_members(w, o);
+	sharing_json(w, r);
+	layers_json(w, g, r);
+	operations_json(w, r);
 	nbg_jw_end(w);
 	(void)m;
-}
-
-typedef struct mem_doc {
-	const nbg_model *m;
-	const nbg_graph *g;
-	const nbg_mem_report *r;
-	unsigned what;
-} mem_doc;
-
-static void mem_document(nbg_jw *w, const void *arg)
-{
-	const mem_doc *d = arg;
-
-	nbg_mem_json_write(w, d->m, d->g, d->r, d->what);
-}
-
-char *nbg_mem_json(const nbg_model *m, const nbg_graph *g, const nbg_mem_report *r,
-		   unsigned what)
-{
-	mem_doc d = { m, g, r, what };
-
-	if (!m || !g || !r)
-		return NULL;
-	return nbg_jw_string(mem_document, &d);
 }
 
 json_t *nbg_json_memory_operation_sizes(const nbg_mem_report *r, size_t i)

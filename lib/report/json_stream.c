@@ -180,28 +180,3 @@ nbg_code nbg_jw_status(nbg_jw *w, nbg_error *err)
 				    "writing the JSON document failed");
 	return NBG_OK;
 }
-
-char *nbg_jw_string(void (*write)(nbg_jw *w, const void *arg), const void *arg)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	nbg_jw w;
-	int ok;
-
-	if (!f)
-		return NULL;
-	nbg_jw_init(&w, f);
-	nbg_jw_object(&w, NULL);
-	write(&w, arg);
-	nbg_jw_end(&w);
-	flush(&w);
-	ok = !w.failed && !ferror(f);
-	if (fclose(f) != 0)
-		ok = 0;
-	if (!ok) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}

@@ -49,9 +49,4 @@ NBG_INTERNAL void nbg_jw_members(nbg_jw *w, json_t *obj);
  * missing or the stream failed. */
 NBG_INTERNAL nbg_code nbg_jw_status(nbg_jw *w, nbg_error *err);
 
-/* A document as a malloc'd string (what the char * report functions
- * return): one object whose members write(w, arg) writes, on a writer into
- * memory; NULL on failure. */
-NBG_INTERNAL char *nbg_jw_string(void (*write)(nbg_jw *w, const void *arg), const void *arg);
-
 #endif

@@ -1,5 +1,5 @@
 /*
- * json_weights.c - nbg_weights_json(): per NN-engine operation what its
+ * json_weights.c - per NN-engine operation what its
  * kernel stream decoded to (format, shape, zero point, status and reason,
  * the codes' range, the SHA-256 of every array), and the totals.  The
  * arrays themselves are not in the document: `nbg weights --out` writes
@@ -154,25 +154,3 @@ void nbg_weights_json_write(nbg_jw *jw, const nbg_model *m, const nbg_graph *g,
 	nbg_jw_end(jw);
 }
 
-typedef struct weights_doc {
-	const nbg_model *m;
-	const nbg_graph *g;
-	const nbg_commands *c;
-	const nbg_weights *w;
-} weights_doc;
-
-static void write_doc(nbg_jw *jw, const void *arg)
-{
-	const weights_doc *d = arg;
-	nbg_weights_json_write(jw, d->m, d->g, d->c, d->w);
-}
-
-char *nbg_weights_json(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
-		       const nbg_weights *w)
-{
-	weights_doc d = { m, g, c, w };
-
-	if (!m || !g || !c || !w)
-		return NULL;
-	return nbg_jw_string(write_doc, &d);
-}

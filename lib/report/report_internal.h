@@ -26,24 +26,24 @@ NBG_INTERNAL json_t *nbg_json_section(const nbg_model *m, const nbg_section *s);
  * operation i, which the graph report's "operations" carry (json_memory.c). */
 NBG_INTERNAL json_t *nbg_json_memory_operation_sizes(const nbg_mem_report *r, size_t i);
 
-/* The members of each part of the JSON report, written into the object open
- * in w (json_stream.h); the char * functions of the public headers write the
- * same members into a document of their own.
- *   core report (json.c)       nbg_report_json
- *   graph (json_graph.c)       nbg_graph_json; `sizes` (may be NULL) adds
- *                              each operation's "sizes"
- *   commands (json_commands.c) nbg_commands_json: the member "commands"
- *   memory (json_memory.c)     nbg_mem_json: the member "memory" */
+/* The members of each part of the JSON document (nbg_json_document_write),
+ * written into the object open in w (json_stream.h).
+ *   core report (json.c)       the members of the report of one file
+ *   graph (json_graph.c)       the NBG_GRAPH_JSON_* members `what` selects;
+ *                              `sizes` (may be NULL) adds each operation's
+ *                              "sizes"
+ *   commands (json_commands.c) the member "commands"
+ *   weights (json_weights.c)   the member "weights"
+ *   memory (json_memory.c)     the member "memory" */
 NBG_INTERNAL void nbg_report_json_write(nbg_jw *w, const nbg_model *m, const char *path);
 NBG_INTERNAL void nbg_graph_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
 				       unsigned what, const nbg_mem_report *sizes);
 NBG_INTERNAL void nbg_commands_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
 					  const nbg_commands *c);
-/* weights (json_weights.c): the member "weights", as nbg_weights_json. */
 NBG_INTERNAL void nbg_weights_json_write(nbg_jw *jw, const nbg_model *m, const nbg_graph *g,
 					 const nbg_commands *c, const nbg_weights *w);
 NBG_INTERNAL void nbg_mem_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
-				     const nbg_mem_report *r, unsigned what);
+				     const nbg_mem_report *r);
 /* Adds the v1 part of the report (json_v1.c). */
 NBG_INTERNAL void nbg_json_v1(json_t *root, const nbg_model *m);
 
