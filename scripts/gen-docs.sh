@@ -41,6 +41,7 @@ regen doc/diff.md "nbg diff A.nb B.nb" sh -c "echo '\`\`\`'; echo '\$ nbg diff A
 rm -rf "$pair"
 regen doc/security.md "fuzz/hours.sh" sh fuzz/hours.sh
 regen doc/architecture.md "crossings" python3 scripts/crossings.py .
+regen doc/api.md "api counts" python3 scripts/api-counts.py .
 regen doc/cli.md "nbg inspect samples/sample.nb" sh -c "echo '\`\`\`'; echo '\$ nbg inspect samples/sample.nb'; \"$nbg\" inspect samples/sample.nb; echo '\`\`\`'"
 "$nbg" help --man > doc/nbg.1
 "$nbg" help --completion > completion/nbg

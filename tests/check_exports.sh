@@ -6,7 +6,8 @@
 #    function a header declares is exported;
 #  - the stable set (declared outside the NBG_STATIC_LINKING_ONLY blocks) is
 #    exactly tests/abi-stable.txt, so a change of the stable interface is an
-#    edit of that list, never a side effect.
+#    edit of that list, never a side effect.  The same declarations,
+#    counted per header, are doc/api.md's table (the test api-doc).
 # usage: check_exports.sh LIBNBG.so SOURCE_ROOT
 set -eu
 lib=$1
@@ -23,15 +24,9 @@ if [ -n "$bad" ]; then
 	exit 1
 fi
 
-# Declarations: "stable NAME" or "static NAME", one per NBG_API line.
-awk '
-	/^#if defined\(NBG_STATIC_LINKING_ONLY\)/ { depth = 1; next }
-	depth > 0 && /^#[ \t]*if/ { depth++ }
-	depth > 0 && /^#[ \t]*endif/ { depth--; next }
-	/NBG_API/ && !/#define/ {
-		if (match($0, /nbg_[a-z0-9_]+\(/))
-			print (depth > 0 ? "static " : "stable ") substr($0, RSTART, RLENGTH - 1)
-	}' "$src"/include/nbg/*.h | sort -u > "$tmp/declared"
+# Declarations: "stable NAME" or "static NAME", one per NBG_API line
+# (scripts/api-counts.py, which also counts them for doc/api.md).
+${PYTHON:-python3} "$src/scripts/api-counts.py" "$src" --declared > "$tmp/declared"
 awk '{print $2}' "$tmp/declared" | sort -u > "$tmp/declared_names"
 awk '$1 == "stable" {print $2}' "$tmp/declared" | sort > "$tmp/stable"
 awk '$1 == "static" {print $2}' "$tmp/declared" | sort > "$tmp/static"

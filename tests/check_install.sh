@@ -56,6 +56,31 @@ LD_LIBRARY_PATH="$libdir" ${MESON_EXE_WRAPPER:-} "$tmp/example" /nonexistent.nb 
 	{ echo "example accepted a missing file"; exit 1; }
 echo "installed library, headers and pkg-config file work"
 
+# Each installed header compiles on its own without NBG_STATIC_LINKING_ONLY
+# (the stable interface needs nothing from the experimental blocks), and
+# with it defined only after a first include (each header's block is then
+# still declared, as nbg.h's is).  A static-linking-only function is
+# undeclared without it.
+cflags=$(PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$tmp/root" \
+	pkg-config --cflags libnbg)
+for h in "$incdir"/*.h; do
+	b=$(basename "$h")
+	printf '#include <nbg/%s>\n#define NBG_STATIC_LINKING_ONLY\n#include <nbg/%s>\n' \
+		"$b" "$b" > "$tmp/header.c"
+	# shellcheck disable=SC2086
+	${CC:-cc} -std=c11 -Wall -Wextra -Werror -fsyntax-only $cflags "$tmp/header.c" ||
+		{ echo "nbg/$b does not compile on its own"; exit 1; }
+done
+printf '#include <nbg/graph.h>\nvoid *f(void);\nvoid *f(void) { return (void *)nbg_graph_free; }\n' \
+	> "$tmp/slo.c"
+# shellcheck disable=SC2086
+${CC:-cc} -std=c11 -Werror -fsyntax-only $cflags "$tmp/slo.c" 2>/dev/null &&
+	{ echo "nbg_graph_free is declared without NBG_STATIC_LINKING_ONLY"; exit 1; }
+# shellcheck disable=SC2086
+${CC:-cc} -std=c11 -Werror -fsyntax-only -DNBG_STATIC_LINKING_ONLY $cflags "$tmp/slo.c" ||
+	{ echo "nbg_graph_free is not declared with NBG_STATIC_LINKING_ONLY"; exit 1; }
+echo "every header compiles alone; the static-linking-only ones hide behind the switch"
+
 # The Python package, when the build has it (NBG_PYTHON: its interpreter):
 # imported from the staged site directory with the staged libnbg (no build
 # tree on any path), and used on the sample.

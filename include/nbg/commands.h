@@ -41,9 +41,6 @@ extern "C" {
 /* The two command engines. */
 enum nbg_cmd_engine { NBG_CMD_NN = 0, NBG_CMD_TP = 1, NBG_CMD_ENGINE_COUNT = 2 };
 
-/* "NN", "TP"; NULL otherwise. */
-NBG_API const char *nbg_command_engine_name(unsigned engine);
-
 /* What a field holds. */
 enum nbg_cmd_field_role {
 	NBG_CMDF_VALUE = 0,      /* a count, size, flag or code */
@@ -62,17 +59,6 @@ typedef struct nbg_cmd_field {
 	const char *evidence;    /* "O", "O+C", "O+P", "O+P+C" (doc/commands.md) */
 	const char *meaning;
 } nbg_cmd_field;
-
-/* The field table of an engine (NULL and *count 0 for another value). */
-NBG_API const nbg_cmd_field *nbg_command_fields(unsigned engine, size_t *count);
-/* Index of `key` in nbg_command_fields(engine), or -1. */
-NBG_API int nbg_command_field_index(unsigned engine, const char *key);
-
-/* Hardware data-type codes (3 bits; NN: low 2 bits + *_data_type_bit_2):
- * "uint8" 0, "fp16" 1, "int8" 2, "int16" 4, "bf16" 7; NULL otherwise. */
-NBG_API const char *nbg_command_data_type_name(uint32_t code);
-/* NN pooling codes: "none" 0, "max" 1, "avg" 2, "first-pixel" 3. */
-NBG_API const char *nbg_command_pooling_name(uint32_t code);
 
 /* One engine's section. */
 typedef struct nbg_cmd_section {
@@ -219,6 +205,32 @@ typedef struct nbg_cmd_other {
 } nbg_cmd_other;
 
 typedef struct nbg_commands nbg_commands;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
+
+/* Static-linking-only: not part of the stable interface (doc/api.md). */
+#if defined(NBG_STATIC_LINKING_ONLY) && !defined(NBG_COMMANDS_H_STATIC_LINKING_ONLY)
+#define NBG_COMMANDS_H_STATIC_LINKING_ONLY
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* "NN", "TP"; NULL otherwise. */
+NBG_API const char *nbg_command_engine_name(unsigned engine);
+
+/* The field table of an engine (NULL and *count 0 for another value). */
+NBG_API const nbg_cmd_field *nbg_command_fields(unsigned engine, size_t *count);
+/* Index of `key` in nbg_command_fields(engine), or -1. */
+NBG_API int nbg_command_field_index(unsigned engine, const char *key);
+
+/* Hardware data-type codes (3 bits; NN: low 2 bits + *_data_type_bit_2):
+ * "uint8" 0, "fp16" 1, "int8" 2, "int16" 4, "bf16" 7; NULL otherwise. */
+NBG_API const char *nbg_command_data_type_name(uint32_t code);
+/* NN pooling codes: "none" 0, "max" 1, "avg" 2, "first-pixel" 3. */
+NBG_API const char *nbg_command_pooling_name(uint32_t code);
 
 /*
  * Decodes the NN and TP commands of a parsed model with its decoded graph

@@ -87,35 +87,6 @@ typedef struct nbg_reconstruction {
 	const nbg_recon_range *first;
 } nbg_reconstruction;
 
-/*
- * Attempts the reconstruction of B from A (see the top of this file) and
- * stores a new result in *out.  Not attempted (attempted 0, reason set,
- * NBG_OK) when the files are identical, either is v1 (v1 has no dynamic-I/O
- * table), A's stored checksums do not match its bytes, the sizes or section
- * directories differ, or the files have no dynamic-I/O sections.  B's
- * checksums need not match its bytes (then B is never explained).  Returns
- * NBG_OK, or NBG_E_OUT_OF_MEMORY (or a ledger failure) with *out NULL and
- * err filled.
- */
-NBG_API nbg_code nbg_reconstruct(const nbg_model *a, const nbg_model *b,
-				 nbg_reconstruction **out, nbg_error *err);
-NBG_API void nbg_reconstruction_free(nbg_reconstruction *r);
-
-/* Element i of the result's arrays, or NULL past the end. */
-NBG_API const nbg_recon_entry *nbg_reconstruction_entry_at(const nbg_reconstruction *r,
-							   size_t i);
-NBG_API const nbg_recon_checksum *nbg_reconstruction_checksum_at(const nbg_reconstruction *r,
-								 size_t i);
-NBG_API const nbg_recon_range *nbg_reconstruction_range_at(const nbg_reconstruction *r,
-							   size_t i);
-
-/* 1 when every checksum the model's file carries and its version's rules
- * check (v2 section records and header crc_sum, a v1 nbg_crc_sum under its
- * version's rule) equals the one its bytes give: its integrity is not
- * NBG_INTEGRITY_FAILED (possible only for a model parsed with
- * NBG_PARSE_NO_CRC_CHECK). */
-NBG_API int nbg_model_checksums_match(const nbg_model *m);
-
 /* ------------------------------------------------------------------ diff */
 
 typedef enum nbg_diff_kind {
@@ -124,8 +95,6 @@ typedef enum nbg_diff_kind {
 	NBG_DIFF_REMOVED = 2, /* a structure only A has */
 	NBG_DIFF_BYTES = 3,   /* a run of changed bytes inside an owner present in both */
 } nbg_diff_kind;
-
-NBG_API const char *nbg_diff_kind_name(nbg_diff_kind k);
 
 typedef struct nbg_diff_item {
 	nbg_diff_kind kind;
@@ -164,6 +133,49 @@ typedef struct nbg_diff nbg_diff;
 
 #define NBG_DIFF_MAX_ITEMS 4096
 #define NBG_DIFF_MAX_RUNS_PER_OWNER 32
+
+#ifdef __cplusplus
+}
+#endif
+#endif
+
+/* Static-linking-only: not part of the stable interface (doc/api.md). */
+#if defined(NBG_STATIC_LINKING_ONLY) && !defined(NBG_DIFF_H_STATIC_LINKING_ONLY)
+#define NBG_DIFF_H_STATIC_LINKING_ONLY
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Attempts the reconstruction of B from A (see the top of this file) and
+ * stores a new result in *out.  Not attempted (attempted 0, reason set,
+ * NBG_OK) when the files are identical, either is v1 (v1 has no dynamic-I/O
+ * table), A's stored checksums do not match its bytes, the sizes or section
+ * directories differ, or the files have no dynamic-I/O sections.  B's
+ * checksums need not match its bytes (then B is never explained).  Returns
+ * NBG_OK, or NBG_E_OUT_OF_MEMORY (or a ledger failure) with *out NULL and
+ * err filled.
+ */
+NBG_API nbg_code nbg_reconstruct(const nbg_model *a, const nbg_model *b,
+				 nbg_reconstruction **out, nbg_error *err);
+NBG_API void nbg_reconstruction_free(nbg_reconstruction *r);
+
+/* Element i of the result's arrays, or NULL past the end. */
+NBG_API const nbg_recon_entry *nbg_reconstruction_entry_at(const nbg_reconstruction *r,
+							   size_t i);
+NBG_API const nbg_recon_checksum *nbg_reconstruction_checksum_at(const nbg_reconstruction *r,
+								 size_t i);
+NBG_API const nbg_recon_range *nbg_reconstruction_range_at(const nbg_reconstruction *r,
+							   size_t i);
+
+/* 1 when every checksum the model's file carries and its version's rules
+ * check (v2 section records and header crc_sum, a v1 nbg_crc_sum under its
+ * version's rule) equals the one its bytes give: its integrity is not
+ * NBG_INTEGRITY_FAILED (possible only for a model parsed with
+ * NBG_PARSE_NO_CRC_CHECK). */
+NBG_API int nbg_model_checksums_match(const nbg_model *m);
+
+NBG_API const char *nbg_diff_kind_name(nbg_diff_kind k);
 
 /* Compares two parsed models (their buffers still alive) and attempts the
  * reconstruction.  Returns NBG_OK and a result in *out, or a failure (out

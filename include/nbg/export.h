@@ -10,6 +10,11 @@
 
 #include "nbg.h"
 
+#endif
+
+/* Static-linking-only: not part of the stable interface (doc/api.md). */
+#if defined(NBG_STATIC_LINKING_ONLY) && !defined(NBG_EXPORT_H_STATIC_LINKING_ONLY)
+#define NBG_EXPORT_H_STATIC_LINKING_ONLY
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -67,19 +67,6 @@ enum nbg_graph_source {
 	NBG_GRAPH_SRC_MULTIVIP_SYNC_CMDS = 101,
 };
 
-/* Public name without prefix ("NN_LUT", "INIT"); NULL for values the public
- * enum does not define (the value is kept as a number). */
-NBG_API const char *nbg_graph_op_type_name(uint32_t type);
-/* Name of entry b of nbg_graph_summary.ops_by_type: the public type names for 0..8,
- * "END", "INIT", then "other"; NULL for b >= NBG_GRAPH_OP_BUCKETS. */
-NBG_API const char *nbg_graph_op_bucket_name(size_t b);
-/* "STATE", "COMMAND", "KERNEL"; NULL otherwise. */
-NBG_API const char *nbg_graph_patch_type_name(uint32_t type);
-/* "COMMAND", "INPUT", "OUTPUT", "MEMORY_POOL", "AXI_SRAM", "MISC_DYNA_GENERIC",
- * "MISC_DYNA_INPUT", "MISC_DYNA_OUTPUT", "VIP_SRAM", "KERNEL_BITSTREAM",
- * "LAYER_DUMP_OUTPUT", "MULTIVIP_CHIPID", "MULTIVIP_SYNC_CMDS"; NULL otherwise. */
-NBG_API const char *nbg_graph_source_type_name(uint32_t source_type);
-
 /* Where one kind of record comes from. */
 typedef struct nbg_graph_records {
 	int present;            /* the section exists (v1: with a non-zero size) */
@@ -256,6 +243,42 @@ typedef struct nbg_graph_summary {
 /* A decoded graph: opaque, read through the nbg_graph_* accessors below. */
 typedef struct nbg_graph nbg_graph;
 
+/* The graph's parts in nbg_json_document_write's document (report.h; OR them). */
+#define NBG_GRAPH_JSON_SUMMARY 0x01u    /* "graph": counts, record sizes, relations */
+#define NBG_GRAPH_JSON_LAYERS 0x02u     /* "layers" */
+#define NBG_GRAPH_JSON_OPERATIONS 0x04u /* "operations", "sh_operations",
+					 * "sw_operations", "hw_init_operations",
+					 * "ppu_params" */
+#define NBG_GRAPH_JSON_PATCHES 0x08u    /* "patches" */
+#define NBG_GRAPH_JSON_TABLES 0x10u     /* "tables" (entries included) */
+#define NBG_GRAPH_JSON_FINDINGS 0x20u   /* "graph_findings" */
+#define NBG_GRAPH_JSON_ALL 0x3Fu
+
+#ifdef __cplusplus
+}
+#endif
+#endif
+
+/* Static-linking-only: not part of the stable interface (doc/api.md). */
+#if defined(NBG_STATIC_LINKING_ONLY) && !defined(NBG_GRAPH_H_STATIC_LINKING_ONLY)
+#define NBG_GRAPH_H_STATIC_LINKING_ONLY
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Public name without prefix ("NN_LUT", "INIT"); NULL for values the public
+ * enum does not define (the value is kept as a number). */
+NBG_API const char *nbg_graph_op_type_name(uint32_t type);
+/* Name of entry b of nbg_graph_summary.ops_by_type: the public type names for 0..8,
+ * "END", "INIT", then "other"; NULL for b >= NBG_GRAPH_OP_BUCKETS. */
+NBG_API const char *nbg_graph_op_bucket_name(size_t b);
+/* "STATE", "COMMAND", "KERNEL"; NULL otherwise. */
+NBG_API const char *nbg_graph_patch_type_name(uint32_t type);
+/* "COMMAND", "INPUT", "OUTPUT", "MEMORY_POOL", "AXI_SRAM", "MISC_DYNA_GENERIC",
+ * "MISC_DYNA_INPUT", "MISC_DYNA_OUTPUT", "VIP_SRAM", "KERNEL_BITSTREAM",
+ * "LAYER_DUMP_OUTPUT", "MULTIVIP_CHIPID", "MULTIVIP_SYNC_CMDS"; NULL otherwise. */
+NBG_API const char *nbg_graph_source_type_name(uint32_t source_type);
+
 /*
  * Decodes the graph records of a parsed model (m->data, m->sections).
  * On success returns NBG_OK and stores a new graph in *out (free with
@@ -288,17 +311,6 @@ NBG_API const nbg_graph_summary *nbg_graph_summary_of(const nbg_graph *g);
 NBG_API const nbg_graph_table *nbg_graph_table_at(const nbg_graph *g, size_t t);
 NBG_API const nbg_graph_table_entry *nbg_graph_table_entry_at(const nbg_graph *g, size_t t,
 							      size_t i);
-
-/* The graph's parts in nbg_json_document_write's document (report.h; OR them). */
-#define NBG_GRAPH_JSON_SUMMARY 0x01u    /* "graph": counts, record sizes, relations */
-#define NBG_GRAPH_JSON_LAYERS 0x02u     /* "layers" */
-#define NBG_GRAPH_JSON_OPERATIONS 0x04u /* "operations", "sh_operations",
-					 * "sw_operations", "hw_init_operations",
-					 * "ppu_params" */
-#define NBG_GRAPH_JSON_PATCHES 0x08u    /* "patches" */
-#define NBG_GRAPH_JSON_TABLES 0x10u     /* "tables" (entries included) */
-#define NBG_GRAPH_JSON_FINDINGS 0x20u   /* "graph_findings" */
-#define NBG_GRAPH_JSON_ALL 0x3Fu
 
 #ifdef __cplusplus
 }

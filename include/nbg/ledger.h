@@ -52,9 +52,6 @@ typedef enum nbg_ledger_class {
 	NBG_LEDGER_CLASS_COUNT = 7
 } nbg_ledger_class;
 
-/* "decoded-record", "alignment", ... ; NULL out of range. */
-NBG_API const char *nbg_ledger_class_name(nbg_ledger_class c);
-
 /* Kinds of views: fingerprints over bytes that other ranges own. */
 typedef enum nbg_ledger_view_kind {
 	/* the final 512 bytes, all owned by other structures */
@@ -71,10 +68,6 @@ typedef enum nbg_ledger_view_kind {
 	NBG_VIEW_EMPTY_SECTION = 5,
 	NBG_VIEW_KIND_COUNT = 6
 } nbg_ledger_view_kind;
-
-/* "section-covered-view", "partly-covered-view", "connection-tail-view",
- * "dynaio-entry-view", "nested-entry-view", "empty-section"; NULL out of range. */
-NBG_API const char *nbg_ledger_view_kind_name(nbg_ledger_view_kind k);
 
 #define NBG_LEDGER_NAME_MAX 64
 
@@ -100,6 +93,52 @@ typedef struct nbg_ledger_view {
 } nbg_ledger_view;
 
 typedef struct nbg_ledger nbg_ledger;
+
+/* ------------------------------------------------------ re-emission */
+
+/* nbg_reemit_write, nbg_reemit_model: after the last byte, fsync the
+ * descriptor (a regular file opened for reading and writing) and read the
+ * file back from the device, window by window behind the writer and the
+ * rest after the fsync: NBG_E_IO unless every window has the size and
+ * CRC-32 written there (doc/ledger.md, section 5). */
+#define NBG_REEMIT_READBACK 0x2u
+
+/* How the written file was read back. */
+typedef enum nbg_readback {
+	NBG_READBACK_NONE = 0,   /* not read back: no NBG_REEMIT_READBACK */
+	NBG_READBACK_DEVICE = 1, /* every byte read from the device: its pages dropped
+				  * from the page cache first, or read with O_DIRECT */
+	NBG_READBACK_CACHE = 2,  /* some from the page cache: a file system that keeps
+				  * files in memory (tmpfs), where that is the storage */
+} nbg_readback;
+
+/* What nbg_reemit_model wrote; set `size` to sizeof(nbg_reemit_info). */
+typedef struct nbg_reemit_info {
+	size_t size;
+	uint64_t bytes;       /* written */
+	size_t ranges;        /* ledger ranges they came from */
+	uint8_t sha256[32];   /* SHA-256 of what was written */
+	nbg_readback readback;
+} nbg_reemit_info;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
+
+/* Static-linking-only: not part of the stable interface (doc/api.md). */
+#if defined(NBG_STATIC_LINKING_ONLY) && !defined(NBG_LEDGER_H_STATIC_LINKING_ONLY)
+#define NBG_LEDGER_H_STATIC_LINKING_ONLY
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* "decoded-record", "alignment", ... ; NULL out of range. */
+NBG_API const char *nbg_ledger_class_name(nbg_ledger_class c);
+
+/* "section-covered-view", "partly-covered-view", "connection-tail-view",
+ * "dynaio-entry-view", "nested-entry-view", "empty-section"; NULL out of range. */
+NBG_API const char *nbg_ledger_view_kind_name(nbg_ledger_view_kind k);
 
 /*
  * Builds the ledger of a model returned by nbg_parse() (v1 or v2).  The
@@ -147,8 +186,6 @@ NBG_API size_t nbg_ledger_class_ranges(const nbg_ledger *l, nbg_ledger_class c);
 NBG_API nbg_code nbg_ledger_check_tiling(const nbg_ledger_range *r, size_t count,
 					 uint64_t file_size, nbg_error *err);
 
-/* --------------------------------------------------------- documents */
-
 /* The ledger as one JSON document (ranges, views, per-class totals, file
  * SHA-256); `path` is recorded as given (may be NULL).  Returns a malloc'd
  * NUL-terminated string, NULL on allocation failure. */
@@ -172,8 +209,6 @@ NBG_API nbg_code nbg_ledger_from_json(const char *text, size_t len, nbg_ledger *
  * shown at the top.  Returns a malloc'd string, NULL on allocation failure. */
 NBG_API char *nbg_ledger_svg(const nbg_ledger *l, const char *title);
 
-/* ------------------------------------------------------ re-emission */
-
 /*
  * Verifies that data[0..size) is byte for byte what the ledger fingerprinted:
  * size equal to the ledger's file size, every range's SHA-256 equal, and the
@@ -185,13 +220,6 @@ NBG_API char *nbg_ledger_svg(const nbg_ledger *l, const char *title);
  */
 NBG_API nbg_code nbg_reemit_check(const nbg_ledger *l, const uint8_t *data, size_t size,
 				  nbg_error *err);
-
-/* nbg_reemit_write, nbg_reemit_model: after the last byte, fsync the
- * descriptor (a regular file opened for reading and writing) and read the
- * file back from the device, window by window behind the writer and the
- * rest after the fsync: NBG_E_IO unless every window has the size and
- * CRC-32 written there (doc/ledger.md, section 5). */
-#define NBG_REEMIT_READBACK 0x2u
 
 /*
  * Re-emits data[0..size) to the open descriptor `fd`, range by range in
@@ -206,24 +234,6 @@ NBG_API nbg_code nbg_reemit_check(const nbg_ledger *l, const uint8_t *data, size
  */
 NBG_API nbg_code nbg_reemit_write(const nbg_ledger *l, const uint8_t *data, size_t size, int fd,
 				  unsigned flags, nbg_error *err);
-
-/* How the written file was read back. */
-typedef enum nbg_readback {
-	NBG_READBACK_NONE = 0,   /* not read back: no NBG_REEMIT_READBACK */
-	NBG_READBACK_DEVICE = 1, /* every byte read from the device: its pages dropped
-				  * from the page cache first, or read with O_DIRECT */
-	NBG_READBACK_CACHE = 2,  /* some from the page cache: a file system that keeps
-				  * files in memory (tmpfs), where that is the storage */
-} nbg_readback;
-
-/* What nbg_reemit_model wrote; set `size` to sizeof(nbg_reemit_info). */
-typedef struct nbg_reemit_info {
-	size_t size;
-	uint64_t bytes;       /* written */
-	size_t ranges;        /* ledger ranges they came from */
-	uint8_t sha256[32];   /* SHA-256 of what was written */
-	nbg_readback readback;
-} nbg_reemit_info;
 
 /*
  * Re-emits the file `m` was parsed from (m->data, m->file_size bytes) to the

@@ -78,9 +78,6 @@ typedef struct nbg_mem_rule {
 	const char *evidence;     /* evidence codes (doc/field-map.md) */
 } nbg_mem_rule;
 
-/* The rule of figure f; NULL outside 0..NBG_MEM__COUNT-1. */
-NBG_API const nbg_mem_rule *nbg_mem_rule_of(nbg_mem_figure f);
-
 /* A constant the figures use that the file does not determine.  Static. */
 typedef struct nbg_mem_constant {
 	const char *name;         /* "heap_reserve" */
@@ -88,10 +85,6 @@ typedef struct nbg_mem_constant {
 	const char *meaning;
 	const char *source;       /* where the value comes from */
 } nbg_mem_constant;
-
-NBG_API size_t nbg_mem_constant_count(void);
-/* NULL when i >= nbg_mem_constant_count(). */
-NBG_API const nbg_mem_constant *nbg_mem_constant_at(size_t i);
 
 /* Where a model keeps coefficients, load states and PPU instructions. */
 typedef enum nbg_mem_layout {
@@ -109,26 +102,6 @@ typedef struct nbg_mem_value {
 } nbg_mem_value;
 
 typedef struct nbg_mem_report nbg_mem_report;
-
-/*
- * Computes every figure of model m, whose graph g was decoded from it
- * (nbg_graph_decode).  On success returns NBG_OK and stores a new report in
- * *out.  Fails, leaving *out NULL and filling *err (may be NULL), only when
- * memory runs out (NBG_E_OUT_OF_MEMORY) or an argument is NULL
- * (NBG_E_INVALID_ARGUMENT, field "model").  File contents never make it fail:
- * a record that names a table entry that does not exist counts 0 bytes.
- */
-NBG_API nbg_code nbg_mem_analyze(const nbg_model *m, const nbg_graph *g, nbg_mem_report **out,
-				 nbg_error *err);
-/* NULL is allowed. */
-NBG_API void nbg_mem_free(nbg_mem_report *r);
-
-NBG_API nbg_mem_layout nbg_mem_layout_of(const nbg_mem_report *r);
-/* The figure f; all zero outside 0..NBG_MEM__COUNT-1. */
-NBG_API nbg_mem_value nbg_mem_value_of(const nbg_mem_report *r, nbg_mem_figure f);
-/* 1 when an input or output has a data format whose size nbgkit does not
- * know (its bytes are counted as 0). */
-NBG_API int nbg_mem_io_incomplete(const nbg_mem_report *r);
 
 /* ------------------------------------------------------- per operation */
 
@@ -155,10 +128,6 @@ typedef struct nbg_mem_operation {
 					    * sum these, so shared entries count once) */
 } nbg_mem_operation;
 
-NBG_API size_t nbg_mem_operation_count(const nbg_mem_report *r);
-/* NULL when i >= nbg_mem_operation_count(r). */
-NBG_API const nbg_mem_operation *nbg_mem_operation_at(const nbg_mem_report *r, size_t i);
-
 /* ---------------------------------------------------------- per layer */
 
 typedef struct nbg_mem_layer {
@@ -170,14 +139,6 @@ typedef struct nbg_mem_layer {
 	uint64_t instruction_bytes; /* exact instruction bytes of its operations */
 	uint64_t total_bytes;       /* the three summed */
 } nbg_mem_layer;
-
-NBG_API size_t nbg_mem_layer_count(const nbg_mem_report *r);
-/* Layer i in record order; NULL when i >= nbg_mem_layer_count(r). */
-NBG_API const nbg_mem_layer *nbg_mem_layer_at(const nbg_mem_report *r, size_t i);
-/* The k-th largest layer by total_bytes (ties: lower record first). */
-NBG_API const nbg_mem_layer *nbg_mem_layer_ranked(const nbg_mem_report *r, size_t k);
-/* The operations no layer owns. */
-NBG_API const nbg_mem_layer *nbg_mem_layer_outside(const nbg_mem_report *r);
 
 /* --------------------------------------- inputs, outputs and the pool */
 
@@ -256,6 +217,57 @@ typedef struct nbg_mem_share_buffer {
 	uint64_t allocation;       /* can_share: the larger of the pool and aligned_bytes */
 } nbg_mem_share_buffer;
 
+#ifdef __cplusplus
+}
+#endif
+#endif
+
+/* Static-linking-only: not part of the stable interface (doc/api.md). */
+#if defined(NBG_STATIC_LINKING_ONLY) && !defined(NBG_MEMORY_H_STATIC_LINKING_ONLY)
+#define NBG_MEMORY_H_STATIC_LINKING_ONLY
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The rule of figure f; NULL outside 0..NBG_MEM__COUNT-1. */
+NBG_API const nbg_mem_rule *nbg_mem_rule_of(nbg_mem_figure f);
+
+NBG_API size_t nbg_mem_constant_count(void);
+/* NULL when i >= nbg_mem_constant_count(). */
+NBG_API const nbg_mem_constant *nbg_mem_constant_at(size_t i);
+
+/*
+ * Computes every figure of model m, whose graph g was decoded from it
+ * (nbg_graph_decode).  On success returns NBG_OK and stores a new report in
+ * *out.  Fails, leaving *out NULL and filling *err (may be NULL), only when
+ * memory runs out (NBG_E_OUT_OF_MEMORY) or an argument is NULL
+ * (NBG_E_INVALID_ARGUMENT, field "model").  File contents never make it fail:
+ * a record that names a table entry that does not exist counts 0 bytes.
+ */
+NBG_API nbg_code nbg_mem_analyze(const nbg_model *m, const nbg_graph *g, nbg_mem_report **out,
+				 nbg_error *err);
+/* NULL is allowed. */
+NBG_API void nbg_mem_free(nbg_mem_report *r);
+
+NBG_API nbg_mem_layout nbg_mem_layout_of(const nbg_mem_report *r);
+/* The figure f; all zero outside 0..NBG_MEM__COUNT-1. */
+NBG_API nbg_mem_value nbg_mem_value_of(const nbg_mem_report *r, nbg_mem_figure f);
+/* 1 when an input or output has a data format whose size nbgkit does not
+ * know (its bytes are counted as 0). */
+NBG_API int nbg_mem_io_incomplete(const nbg_mem_report *r);
+
+NBG_API size_t nbg_mem_operation_count(const nbg_mem_report *r);
+/* NULL when i >= nbg_mem_operation_count(r). */
+NBG_API const nbg_mem_operation *nbg_mem_operation_at(const nbg_mem_report *r, size_t i);
+
+NBG_API size_t nbg_mem_layer_count(const nbg_mem_report *r);
+/* Layer i in record order; NULL when i >= nbg_mem_layer_count(r). */
+NBG_API const nbg_mem_layer *nbg_mem_layer_at(const nbg_mem_report *r, size_t i);
+/* The k-th largest layer by total_bytes (ties: lower record first). */
+NBG_API const nbg_mem_layer *nbg_mem_layer_ranked(const nbg_mem_report *r, size_t k);
+/* The operations no layer owns. */
+NBG_API const nbg_mem_layer *nbg_mem_layer_outside(const nbg_mem_report *r);
+
 NBG_API const nbg_mem_sharing *nbg_mem_sharing_of(const nbg_mem_report *r);
 /* Conflicts listed one by one (inputs and outputs, in operation order; at
  * most 1000, the totals above count them all). */
@@ -267,8 +279,6 @@ NBG_API const nbg_mem_share_buffer *nbg_mem_share_buffer_at(const nbg_mem_report
 
 /* Bytes a runtime allocates for a tensor of `bytes`: rounded up to 64. */
 NBG_API uint64_t nbg_mem_aligned_buffer(uint64_t bytes);
-
-/* ------------------------------------------------------------ reports */
 
 /* The memory section of `nbg inspect --memory`: the figures with their exact
  * and vendor-equivalent values and rule keys, the sharing analysis and the

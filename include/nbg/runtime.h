@@ -65,9 +65,6 @@ typedef enum nbg_rt_backend {
 	NBG_RT_BACKEND_GPU = 3,      /* /dev/mali0 without an NPU: TFLite GPU/CPU delegate */
 } nbg_rt_backend;
 
-/* "VIPUNIFY", "VIPLITE", "ADLA", "GPU-DELEGATE", "none"; NULL outside -1..3. */
-NBG_API const char *nbg_rt_backend_name(int backend);
-
 #define NBG_RT_PROBE_NODES 4
 #define NBG_RT_PATH_MAX 4096
 
@@ -86,20 +83,6 @@ typedef struct nbg_rt_probe {
 	int nbg_capable;      /* backend 0 or 1: a VeriSilicon NBG can run */
 	nbg_rt_probe_node nodes[NBG_RT_PROBE_NODES]; /* in the vendor's probe order */
 } nbg_rt_probe;
-
-/*
- * Probes the device nodes in the vendor's order: <root>/galcore -> 0,
- * <root>/vipcore -> 1, <root>/adla0 -> 2, <root>/mali0 -> 3 (first present
- * wins).  device_root: the argument if non-NULL, else $NBG_DEVICE_ROOT, else
- * "/dev".  Presence is tested with stat() and any file type counts, so a test
- * can use a directory of empty files; is_char_device tells real nodes apart.
- *
- * Returns NBG_OK whenever the probe ran (even with nothing found: read
- * out->backend); NBG_E_INVALID_ARGUMENT if out is NULL or the root path is
- * too long.  Never opens a device.  Reentrant.
- */
-NBG_API nbg_code nbg_rt_probe_devices(const char *device_root, nbg_rt_probe *out,
-					 nbg_error *err);
 
 /* ------------------------------------------------------------ runtime */
 
@@ -132,6 +115,67 @@ typedef struct nbg_rt_options {
 } nbg_rt_options;
 
 typedef struct nbg_runtime nbg_runtime;
+
+/* -------------------------------------------------------------- graph */
+
+typedef struct nbg_rt_graph nbg_rt_graph;
+
+/* One input buffer: the bytes of input `index` (raw, already in the record's
+ * data format and innermost-first layout). */
+typedef struct nbg_rt_buffer {
+	const void *data;
+	size_t size;
+} nbg_rt_buffer;
+
+/* One retrieved output.  data is owned by the vendor runtime and valid until
+ * the next set_inputs/execute/retrieve or destroy on the same graph. */
+typedef struct nbg_rt_output {
+	uint32_t index;
+	const nbg_io *io;       /* the NBG output record (owned by the graph) */
+	uint32_t data_format;   /* format of the bytes (see nbg_rt_graph_output_format) */
+	const void *data;
+	size_t size;            /* from the NBG output record, never from the device */
+	uint32_t reported_size; /* the descriptor's own size word (+0x00), for reports */
+	uint8_t sha256[32];     /* SHA-256 of data[0..size) (OpenSSL EVP) */
+} nbg_rt_output;
+
+/* -------------------------------------------------------- comparisons */
+
+typedef struct nbg_rt_compare_result {
+	uint64_t elements;
+	uint64_t mismatches;      /* elements with |a - b| > tolerance (or NaN vs number) */
+	uint64_t first_mismatch;  /* element index; valid when mismatches > 0 */
+	double max_abs_diff;      /* over all elements; +inf when a NaN meets a number */
+} nbg_rt_compare_result;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
+
+/* Static-linking-only: not part of the stable interface (doc/api.md). */
+#if defined(NBG_STATIC_LINKING_ONLY) && !defined(NBG_RUNTIME_H_STATIC_LINKING_ONLY)
+#define NBG_RUNTIME_H_STATIC_LINKING_ONLY
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* "VIPUNIFY", "VIPLITE", "ADLA", "GPU-DELEGATE", "none"; NULL outside -1..3. */
+NBG_API const char *nbg_rt_backend_name(int backend);
+
+/*
+ * Probes the device nodes in the vendor's order: <root>/galcore -> 0,
+ * <root>/vipcore -> 1, <root>/adla0 -> 2, <root>/mali0 -> 3 (first present
+ * wins).  device_root: the argument if non-NULL, else $NBG_DEVICE_ROOT, else
+ * "/dev".  Presence is tested with stat() and any file type counts, so a test
+ * can use a directory of empty files; is_char_device tells real nodes apart.
+ *
+ * Returns NBG_OK whenever the probe ran (even with nothing found: read
+ * out->backend); NBG_E_INVALID_ARGUMENT if out is NULL or the root path is
+ * too long.  Never opens a device.  Reentrant.
+ */
+NBG_API nbg_code nbg_rt_probe_devices(const char *device_root, nbg_rt_probe *out,
+					 nbg_error *err);
 
 /*
  * Probes the device (unless NBG_RT_OPEN_SKIP_PROBE), dlopen()s libnnsdk
@@ -166,10 +210,6 @@ NBG_API int nbg_runtime_has_flush(const nbg_runtime *rt);
 /* The input kind written at descriptor +0x18; 0 if rt is NULL. */
 NBG_API uint32_t nbg_runtime_input_kind(const nbg_runtime *rt);
 
-/* -------------------------------------------------------------- graph */
-
-typedef struct nbg_rt_graph nbg_rt_graph;
-
 /*
  * Parses and validates the NBG in model[0..size) with nbg_parse(), checks that
  * every input and output record has a known byte size, copies the bytes into a
@@ -197,13 +237,6 @@ NBG_API size_t nbg_rt_graph_output_size(const nbg_rt_graph *g, size_t i);
 /* Data format of output i's bytes: the record's (RAW) or 0 = FP32 (FLOAT32). */
 NBG_API uint32_t nbg_rt_graph_output_format(const nbg_rt_graph *g, size_t i);
 
-/* One input buffer: the bytes of input `index` (raw, already in the record's
- * data format and innermost-first layout). */
-typedef struct nbg_rt_buffer {
-	const void *data;
-	size_t size;
-} nbg_rt_buffer;
-
 /*
  * Checks count against the NBG's input count and each size against the input
  * record's byte_size, copies each buffer into the graph's staging buffer
@@ -228,18 +261,6 @@ NBG_API nbg_code nbg_rt_graph_set_inputs(nbg_rt_graph *g, const nbg_rt_buffer *i
  */
 NBG_API nbg_code nbg_rt_graph_execute(nbg_rt_graph *g, nbg_error *err);
 
-/* One retrieved output.  data is owned by the vendor runtime and valid until
- * the next set_inputs/execute/retrieve or destroy on the same graph. */
-typedef struct nbg_rt_output {
-	uint32_t index;
-	const nbg_io *io;       /* the NBG output record (owned by the graph) */
-	uint32_t data_format;   /* format of the bytes (see nbg_rt_graph_output_format) */
-	const void *data;
-	size_t size;            /* from the NBG output record, never from the device */
-	uint32_t reported_size; /* the descriptor's own size word (+0x00), for reports */
-	uint8_t sha256[32];     /* SHA-256 of data[0..size) (OpenSSL EVP) */
-} nbg_rt_output;
-
 /*
  * Retrieves the outputs of the last execute: aml_module_output_get(perfMode 2),
  * then validates: object non-NULL (OUTPUT_NULL), output count word (+0x04) at
@@ -261,15 +282,6 @@ NBG_API nbg_code nbg_rt_graph_retrieve(nbg_rt_graph *g, nbg_rt_output *outs, siz
  * a leak by its design, not retried).  pg NULL or *pg NULL: NBG_OK, no-op.
  */
 NBG_API nbg_code nbg_rt_graph_destroy(nbg_rt_graph **pg, nbg_error *err);
-
-/* -------------------------------------------------------- comparisons */
-
-typedef struct nbg_rt_compare_result {
-	uint64_t elements;
-	uint64_t mismatches;      /* elements with |a - b| > tolerance (or NaN vs number) */
-	uint64_t first_mismatch;  /* element index; valid when mismatches > 0 */
-	double max_abs_diff;      /* over all elements; +inf when a NaN meets a number */
-} nbg_rt_compare_result;
 
 /*
  * Compares two buffers element by element in data format `fmt` (the NBG

@@ -24,6 +24,18 @@ typedef struct nbg_target_info {
 	const char *soc;    /* SoC or board where a source states it, or NULL */
 } nbg_target_info;
 
+#ifdef __cplusplus
+}
+#endif
+#endif
+
+/* Static-linking-only: not part of the stable interface (doc/api.md). */
+#if defined(NBG_STATIC_LINKING_ONLY) && !defined(NBG_TARGETS_H_STATIC_LINKING_ONLY)
+#define NBG_TARGETS_H_STATIC_LINKING_ONLY
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The entry for `target`, or NULL when no public source names it.  The
  * table is static: the pointer stays valid.  Reentrant. */
 NBG_API const nbg_target_info *nbg_target_lookup(uint32_t target);

@@ -72,9 +72,6 @@ typedef enum nbg_weights_status {
 	NBG_WEIGHTS_STATUS_COUNT = 4
 } nbg_weights_status;
 
-/* "decoded", "not-decoded", "unsupported", "no-stream"; NULL otherwise. */
-NBG_API const char *nbg_weights_status_name(nbg_weights_status s);
-
 /* Stream formats. */
 typedef enum nbg_weights_format {
 	NBG_WEIGHTS_FORMAT_NONE = 0,
@@ -85,15 +82,30 @@ typedef enum nbg_weights_format {
 	NBG_WEIGHTS_FORMAT_COUNT = 5
 } nbg_weights_format;
 
+typedef struct nbg_weights nbg_weights;
+/* One NN-engine operation's kernel stream and what it decoded to. */
+typedef struct nbg_weights_op nbg_weights_op;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
+
+/* Static-linking-only: not part of the stable interface (doc/api.md). */
+#if defined(NBG_STATIC_LINKING_ONLY) && !defined(NBG_WEIGHTS_H_STATIC_LINKING_ONLY)
+#define NBG_WEIGHTS_H_STATIC_LINKING_ONLY
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* "decoded", "not-decoded", "unsupported", "no-stream"; NULL otherwise. */
+NBG_API const char *nbg_weights_status_name(nbg_weights_status s);
+
 /* "none", "v7", "v8a", "v8b", "tp-fc"; NULL otherwise. */
 NBG_API const char *nbg_weights_format_name(nbg_weights_format f);
 /* The format a target's streams use, NBG_WEIGHTS_FORMAT_NONE for a target
  * whose family is not known (its streams are tried with every format). */
 NBG_API nbg_weights_format nbg_weights_target_format(uint32_t target);
-
-typedef struct nbg_weights nbg_weights;
-/* One NN-engine operation's kernel stream and what it decoded to. */
-typedef struct nbg_weights_op nbg_weights_op;
 
 /*
  * Decodes the kernel stream of every NN-engine operation of c (decoded from
