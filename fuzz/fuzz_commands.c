@@ -17,6 +17,7 @@
 #include "nbg/commands.h"
 #include "nbg/graph.h"
 #include "nbg/report.h"
+#include "report/text_internal.h" /* nbg_text_commands_summary */
 
 static void check_sections(const nbg_commands *c, size_t size)
 {

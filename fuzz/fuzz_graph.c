@@ -15,6 +15,7 @@
 #include "fuzz_common.h"
 #include "nbg/graph.h"
 #include "nbg/report.h"
+#include "report/text_internal.h" /* nbg_text_graph_summary */
 
 /* `first` points at the record_offset of the first of n elements that are
  * `stride_bytes` apart. */

@@ -945,7 +945,7 @@ static void test_text_report(void **state)
 	char *text = NULL;
 	FILE *f = open_memstream(&text, &len);
 
-	nbg_text_v1(f, m);
+	nbg_text_report(f, m, "x.nb");
 	fclose(f);
 	assert_non_null(strstr(text, "  Network name:              dummy_network_name\n"));
 	assert_non_null(strstr(text, "  Entry table:               offset 376, 27 entries"));

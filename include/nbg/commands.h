@@ -274,9 +274,6 @@ NBG_API char *nbg_command_describe(const nbg_cmd_op *op, char *buf, size_t size)
  * the findings. */
 NBG_API void nbg_text_commands(FILE *out, const nbg_model *m, const nbg_graph *g,
 			       const nbg_commands *c);
-/* The default report's per-layer summary (decodes graph and commands itself). */
-NBG_API void nbg_text_commands_summary(FILE *out, const nbg_model *m);
-
 /* The recovered network as a Graphviz DOT document: layers as boxes with
  * their operations and shapes, input and output records as ellipses, edges
  * from the chained images.  Text from the file is escaped.  Returns 0, or -1

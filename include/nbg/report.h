@@ -69,14 +69,6 @@ extern "C" {
  * notes, then the graph summary.  `path` is shown as the file's name. */
 NBG_API void nbg_text_report(FILE *out, const nbg_model *m, const char *path);
 
-/* The v1 part of the report (prefix, strides, opaque bytes); called by
- * nbg_text_report for v1 models, public for tools that print it alone. */
-NBG_API void nbg_text_v1(FILE *out, const nbg_model *m);
-
-/* The default report's graph part: counts, tables, relation totals and the
- * first layers.  Decodes the graph itself. */
-NBG_API void nbg_text_graph_summary(FILE *out, const nbg_model *m);
-
 /* The tables `what` selects, then the tables' coverage and every finding. */
 NBG_API void nbg_text_graph(FILE *out, const nbg_model *m, const nbg_graph *g, unsigned what);
 

@@ -15,6 +15,16 @@
 void nbg_text_graph_sizes(FILE *out, const nbg_model *m, const nbg_graph *g)
 	__attribute__((visibility("hidden")));
 
+/* The parts of nbg_text_report (report.h) after the header: the v1 part
+ * (prefix, strides, opaque bytes; text_v1.c), the graph summary (counts,
+ * tables, relation totals and the first layers; text_graph.c) and the
+ * per-layer summary of the commands (text_commands.c).  The last two
+ * decode what they need themselves. */
+void nbg_text_v1(FILE *out, const nbg_model *m) __attribute__((visibility("hidden")));
+void nbg_text_graph_summary(FILE *out, const nbg_model *m) __attribute__((visibility("hidden")));
+void nbg_text_commands_summary(FILE *out, const nbg_model *m)
+	__attribute__((visibility("hidden")));
+
 /* Two spaces, key and colon padded to 27 columns, the value. */
 #define KV(out, key, ...)                          \
 	do {                                       \
