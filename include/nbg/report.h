@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "nbg.h"
+#include "decoded.h"
 #include "graph.h"
 
 #ifdef __cplusplus
@@ -25,6 +26,9 @@ extern "C" {
 /* The whole default report of a parsed model: header, I/O records, sections,
  * notes, then the graph summary.  `path` is shown as the file's name. */
 NBG_API void nbg_text_report(FILE *out, const nbg_model *m, const char *path);
+/* The same report from a decoded model (decoded.h), whose graph and
+ * commands it decodes at most once and leaves for the caller's tables. */
+NBG_API void nbg_text_report_decoded(FILE *out, nbg_decoded *d, const char *path);
 
 /* The v1 part of the report (prefix, strides, opaque bytes); called by
  * nbg_text_report for v1 models, public for tools that print it alone. */
@@ -64,6 +68,10 @@ NBG_API void nbg_text_graph(FILE *out, const nbg_model *m, const nbg_graph *g, u
  */
 NBG_API nbg_code nbg_json_document_write(FILE *out, const nbg_model *m, const char *path,
 					 unsigned what, nbg_error *err);
+/* The same document from a decoded model (decoded.h): its parts are decoded
+ * at most once, whatever else has used them or will. */
+NBG_API nbg_code nbg_json_document_write_decoded(FILE *out, nbg_decoded *d, const char *path,
+						 unsigned what, nbg_error *err);
 
 #ifdef __cplusplus
 }
