@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "cli_opts.h"
 #include "cli_out.h"
+#include "nbg/decoded.h"
 #include "nbg/tensor.h"
 #include "nbg/weights.h"
 
@@ -343,9 +344,10 @@ int cli_cmd_weights(int argc, char **argv)
 {
 	weights_args a;
 	cli_loaded l;
-	nbg_graph *g = NULL;
-	nbg_commands *c = NULL;
-	nbg_weights *w = NULL;
+	nbg_decoded *d = NULL;
+	const nbg_graph *g = NULL;
+	const nbg_commands *c = NULL;
+	const nbg_weights *w = NULL;
 	const nbg_weights_op *one = NULL;
 	nbg_error err;
 	int rc = parse_args(argc, argv, &a);
@@ -357,9 +359,9 @@ int cli_cmd_weights(int argc, char **argv)
 		cli_loaded_free(&l);
 		return rc;
 	}
-	if (nbg_graph_decode(l.model, &g, &err) != NBG_OK ||
-	    nbg_commands_decode(l.model, g, &c, &err) != NBG_OK ||
-	    nbg_weights_decode(l.model, g, c, &w, &err) != NBG_OK) {
+	if (nbg_decoded_new(l.model, &d, &err) != NBG_OK || nbg_decoded_graph(d, &g, &err) != NBG_OK ||
+	    nbg_decoded_commands(d, &c, &err) != NBG_OK ||
+	    nbg_decoded_weights(d, &w, &err) != NBG_OK) {
 		fprintf(stderr, "nbg weights: %s: %s\n", cli_esc(a.file), cli_esc_msg(err.message));
 		rc = nbg_code_exit(err.code);
 	} else if ((rc = cli_loaded_changed(a.file, &l, NULL)) != 0) {
@@ -376,9 +378,7 @@ int cli_cmd_weights(int argc, char **argv)
 	/* the one operation asked for was not decoded: a check failed */
 	if (!rc && one && nbg_weights_op_status(one) != NBG_WEIGHTS_DECODED)
 		rc = NBG_EXIT_INVALID;
-	nbg_weights_free(w);
-	nbg_commands_free(c);
-	nbg_graph_free(g);
+	nbg_decoded_free(d);
 	cli_loaded_free(&l);
 	return rc;
 }
