@@ -587,6 +587,23 @@ static json_t *cpu_output(const nbg_model *m, const nbg_cpu_state *st, size_t i,
 	return o;
 }
 
+/* The run's details (nbg_cpu_run_details_json: the operations computed by
+ * reference semantics, the caveat) added to doc, each operation without
+ * the note the summary of `nbg run` gives it; 0, or -1 out of memory. */
+static int run_details(const nbg_cpu_plan *p, json_t *doc)
+{
+	char *text = nbg_cpu_run_details_json(p);
+	json_t *d = text ? json_loads(text, 0, NULL) : NULL, *op;
+	size_t k;
+	int rc = d ? json_object_update(doc, d) : -1;
+
+	json_array_foreach(json_object_get(doc, "reference_semantics"), k, op)
+		json_object_del(op, "note");
+	json_decref(d);
+	free(text);
+	return rc;
+}
+
 /* Runs slot 0's model once on the inputs handed over: {outputs: [...],
  * reference_semantics: [op, ...], caveat}, or the failure (a refused
  * operation: unsupported-operation naming it, as nbg run says; a plan over
@@ -623,22 +640,17 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_run(void)
 	if (rc == NBG_OK)
 		rc = nbg_cpu_run(p, bufs, nin, SIZE_MAX, &st, &err);
 	if (rc == NBG_OK) {
-		json_t *outs = json_array(), *refs = json_array();
+		json_t *outs = json_array();
 		for (size_t i = 0; rc == NBG_OK && i < nout; i++) {
 			json_t *o = cpu_output(s->model, st, i, &err);
 			rc = o ? NBG_OK : err.code;
 			json_array_append_new(outs, o);
 		}
-		for (size_t i = 0; i < nbg_cpu_plan_count(p); i++) {
-			const nbg_cpu_step *step = nbg_cpu_plan_at(p, i);
-			if (step->verdict == NBG_CPU_EXECUTE && step->reference)
-				json_array_append_new(refs, json_pack("{s:I, s:s, s:s}", "operation",
-								      (json_int_t)step->operation, "layer",
-								      step->layer, "what", step->what));
+		doc = json_pack("{s:o}", "outputs", outs);
+		if (doc && run_details(p, doc) != 0) {
+			json_decref(doc);
+			doc = NULL;
 		}
-		const char *caveat = nbg_cpu_plan_caveat(p);
-		doc = json_pack("{s:o, s:o, s:o}", "outputs", outs, "reference_semantics", refs, "caveat",
-				caveat ? json_string(caveat) : json_null());
 	}
 	for (size_t k = 0; raw && k < nin; k++)
 		free(raw[k]);
