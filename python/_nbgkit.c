@@ -771,6 +771,8 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 	nbg_cpu_options co = { .size = sizeof(co) };
 	nbg_rt_session_options o;
 	nbg_rt_session_result *r = NULL;
+	nbg_cpu_plan *plan = NULL;
+	char *details = NULL;
 	nbg_rt_buffer *bufs = NULL;
 	Py_buffer *views = NULL;
 	Py_ssize_t n = 0, got = 0;
@@ -820,14 +822,24 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 	o.flags = flags;
 	o.timeout_ms = timeout;
 	o.cpu = &co;
+	/* the model parsed once, and for the CPU backend its plan made once:
+	 * the run's and its details' (a plan that cannot be made is the
+	 * session's to refuse, as it would its own) */
+	o.parsed = self->model;
 	memset(&err, 0, sizeof(err));
 	o.stop = run_stop;
 	o.stop_ctx = &w;
 	w.ts = PyEval_SaveThread();
+	if (sel == NBG_RT_SELECT_CPU &&
+	    nbg_cpu_plan_build_opts(self->data, self->size, &co, &plan, NULL) == NBG_OK)
+		o.cpu_plan = plan;
 	if (run_lock_take(&w) == 0) {
 		rc = nbg_rt_session_run(&o, self->data, self->size, bufs, (size_t)n, &r, &err);
 		PyThread_release_lock(run_lock);
 	}
+	if (rc == NBG_OK && plan && !(details = nbg_cpu_run_details_json(plan)))
+		rc = err.code = NBG_E_OUT_OF_MEMORY;
+	nbg_cpu_plan_free(plan);
 	PyEval_RestoreThread(w.ts);
 	leave(self);
 	if (w.type) { /* a signal handler's exception (KeyboardInterrupt), whatever the run did */
@@ -839,13 +851,21 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 		nbg_rt_session_free(r);
 		goto done;
 	}
+	if (rc == NBG_E_OUT_OF_MEMORY && r) {
+		nbg_rt_session_free(r);
+		PyErr_NoMemory();
+		goto done;
+	}
 	if (rc != NBG_OK) {
 		raise_error(&err, self->path);
 		goto done;
 	}
-	result = Py_BuildValue("(NN)", nbgpy_session_info(r), nbgpy_session_outputs(r));
+	/* the CPU backend's details (nbg_cpu_run_details_json) as its info's
+	 * "cpu_details" */
+	result = Py_BuildValue("(NN)", nbgpy_session_info(r, details), nbgpy_session_outputs(r));
 	nbg_rt_session_free(r);
 done:
+	free(details);
 	for (Py_ssize_t i = 0; i < got; i++)
 		PyBuffer_Release(&views[i]);
 	PyMem_Free(views);
