@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "nbg/decoded.h"
 #include "nbg/nbg.h"
 
 /* A parsed input file: mapping + model, or the failure (or both: see
@@ -136,9 +137,9 @@ void cli_man(FILE *out);
 void cli_completion(FILE *out);
 void cli_option_list(FILE *out);
 /* `nbg inspect --memory` (inspect_memory.c): the memory section after a text
- * report (returns an exit code); the JSON report's "memory" object is
- * nbg_json_document_write's. */
-int cli_inspect_memory_text(FILE *out, const nbg_model *m);
+ * report, from the report's decoded model (returns an exit code); the JSON
+ * report's "memory" object is nbg_json_document_write's. */
+int cli_inspect_memory_text(FILE *out, nbg_decoded *d);
 
 /* `nbg inspect --format` (inspect_export.c): the form the option table's
  * choice meta|vpm|jevois selects (1 + its place, as cli_args.c's CHOICE

@@ -25,6 +25,7 @@
 #include "cli_out.h"
 #include "cmd_graph.h"
 #include "nbg/commands.h"
+#include "nbg/decoded.h"
 
 extern char **environ;
 
@@ -138,15 +139,17 @@ static int svg_out(const nbg_model *m, const nbg_graph *g, const nbg_commands *c
 static int draw(const nbg_model *m, const char *in, const char *title, const char *dot,
 		const char *svg)
 {
-	nbg_graph *g = NULL;
-	nbg_commands *c = NULL;
+	nbg_decoded *d = NULL;
+	const nbg_graph *g = NULL;
+	const nbg_commands *c = NULL;
 	nbg_error err;
 	cli_out o;
 	int x;
 
-	if (nbg_graph_decode(m, &g, &err) != NBG_OK || nbg_commands_decode(m, g, &c, &err) != NBG_OK) {
+	if (nbg_decoded_new(m, &d, &err) != NBG_OK || nbg_decoded_graph(d, &g, &err) != NBG_OK ||
+	    nbg_decoded_commands(d, &c, &err) != NBG_OK) {
 		fprintf(stderr, "nbg: %s: %s\n", cli_esc(in), err.message);
-		nbg_graph_free(g);
+		nbg_decoded_free(d);
 		return NBG_EXIT_IO;
 	}
 	/* without --dot or --svg the DOT document goes to standard output */
@@ -162,8 +165,7 @@ static int draw(const nbg_model *m, const char *in, const char *title, const cha
 		x = cli_out_commit(&o);
 	}
 	cli_out_free(&o);
-	nbg_commands_free(c);
-	nbg_graph_free(g);
+	nbg_decoded_free(d);
 	return x;
 }
 

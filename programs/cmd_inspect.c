@@ -9,6 +9,7 @@
 #include "cli_opts.h"
 #include "manifest.h"
 #include "nbg/commands.h"
+#include "nbg/decoded.h"
 #include "nbg/report.h"
 #include "nbg/weights.h"
 
@@ -51,38 +52,43 @@ static int inspect_json(const nbg_model *m, const char *path, const inspect_opts
 }
 
 /* The text report: the default report, then the tables asked for (with
- * --only, the tables alone under the file's name). */
+ * --only, the tables alone under the file's name), all from one decoded
+ * model. */
 static int inspect_text(const nbg_model *m, const char *path, const inspect_opts *o)
 {
-	nbg_graph *g = NULL;
-	nbg_commands *c = NULL;
-	nbg_weights *w = NULL;
+	const nbg_graph *g = NULL;
+	const nbg_commands *c = NULL;
+	const nbg_weights *w = NULL;
+	nbg_decoded *d = NULL;
 	nbg_error err;
+	int rc = NBG_EXIT_OK;
 
+	if (nbg_decoded_new(m, &d, &err) != NBG_OK) {
+		fprintf(stderr, "nbg: %s: %s\n", cli_esc(path), err.message);
+		return nbg_code_exit(err.code);
+	}
 	if (o->a.only)
 		printf("NBG file: %s\n", cli_esc(path));
 	else
-		nbg_text_report(stdout, m, path);
-	if (!o->a.graph && !o->a.commands && !o->a.weights)
-		return o->a.memory ? cli_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
-	if (nbg_graph_decode(m, &g, &err) != NBG_OK ||
-	    ((o->a.commands || o->a.weights) && nbg_commands_decode(m, g, &c, &err) != NBG_OK) ||
-	    (o->a.weights && nbg_weights_decode(m, g, c, &w, &err) != NBG_OK)) {
+		nbg_text_report_decoded(stdout, d, path);
+	if ((o->a.graph || o->a.commands || o->a.weights) &&
+	    (nbg_decoded_graph(d, &g, &err) != NBG_OK ||
+	     ((o->a.commands || o->a.weights) && nbg_decoded_commands(d, &c, &err) != NBG_OK) ||
+	     (o->a.weights && nbg_decoded_weights(d, &w, &err) != NBG_OK))) {
 		fprintf(stderr, "nbg: %s: %s\n", cli_esc(path), err.message);
-		nbg_commands_free(c);
-		nbg_graph_free(g);
-		return nbg_code_exit(err.code);
+		rc = nbg_code_exit(err.code);
+	} else {
+		if (o->a.graph)
+			nbg_text_graph(stdout, m, g, o->a.graph);
+		if (o->a.commands)
+			nbg_text_commands(stdout, m, g, c);
+		if (o->a.weights)
+			nbg_text_weights(stdout, m, g, c, w);
+		if (o->a.memory)
+			rc = cli_inspect_memory_text(stdout, d);
 	}
-	if (o->a.graph)
-		nbg_text_graph(stdout, m, g, o->a.graph);
-	if (o->a.commands)
-		nbg_text_commands(stdout, m, g, c);
-	if (o->a.weights)
-		nbg_text_weights(stdout, m, g, c, w);
-	nbg_weights_free(w);
-	nbg_commands_free(c);
-	nbg_graph_free(g);
-	return o->a.memory ? cli_inspect_memory_text(stdout, m) : NBG_EXIT_OK;
+	nbg_decoded_free(d);
+	return rc;
 }
 
 /* After a report that read l's mapping past the parse (the tables, the

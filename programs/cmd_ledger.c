@@ -12,8 +12,8 @@
 #include "cli_opts.h"
 #include "cli_out.h"
 #include "cmd_ledger.h"
+#include "nbg/decoded.h"
 #include "nbg/ledger.h"
-#include "nbg/weights.h"
 
 
 static void print_ledger_error(const char *path, const nbg_error *err)
@@ -26,40 +26,25 @@ static void print_ledger_error(const char *path, const nbg_error *err)
 				"it accepts); please report it with the file\n");
 }
 
-/* The ledger with the bytes of the decoded kernel streams as
- * decoded-coefficients (doc/weights.md). */
-static nbg_code weights_ledger(const nbg_model *m, nbg_ledger **out, nbg_error *err)
-{
-	nbg_graph *g = NULL;
-	nbg_commands *c = NULL;
-	nbg_weights *w = NULL;
-	nbg_code rc = nbg_graph_decode(m, &g, err);
-
-	if (rc == NBG_OK)
-		rc = nbg_commands_decode(m, g, &c, err);
-	if (rc == NBG_OK)
-		rc = nbg_weights_decode(m, g, c, &w, err);
-	if (rc == NBG_OK)
-		rc = nbg_ledger_build_weights(m, w, out, err);
-	nbg_weights_free(w);
-	nbg_commands_free(c);
-	nbg_graph_free(g);
-	return rc;
-}
-
-/* Parses `path` and builds its ledger; returns an exit code (0 on success). */
-static int load_ledger(const char *path, cli_loaded *ld, nbg_ledger **out)
+/* Parses `path` and builds its ledger, the bytes of the decoded kernel
+ * streams as decoded-coefficients (doc/weights.md), which *dec owns (free
+ * it after the ledger's last use); returns an exit code (0 on success). */
+static int load_ledger(const char *path, cli_loaded *ld, nbg_decoded **dec,
+		       const nbg_ledger **out)
 {
 	nbg_error err;
 	nbg_code rc;
 	int x = cli_load(path, NULL, ld);
 
+	*dec = NULL;
 	*out = NULL;
 	if (x != NBG_EXIT_OK) {
 		cli_print_error(path, ld);
 		return x;
 	}
-	rc = weights_ledger(ld->model, out, &err);
+	rc = nbg_decoded_new(ld->model, dec, &err);
+	if (rc == NBG_OK)
+		rc = nbg_decoded_ledger(*dec, out, &err);
 	if (rc != NBG_OK) {
 		print_ledger_error(path, &err);
 		return nbg_code_exit(rc);
@@ -133,8 +118,9 @@ static void human_table(FILE *out, const nbg_ledger *l, const char *path)
 static int ledger_one(const char *path, int json, cli_json_list *list)
 {
 	cli_loaded ld;
-	nbg_ledger *l;
-	int x = load_ledger(path, &ld, &l);
+	nbg_decoded *dec;
+	const nbg_ledger *l;
+	int x = load_ledger(path, &ld, &dec, &l);
 
 	if (x == NBG_EXIT_OK) {
 		if (json) {
@@ -158,7 +144,7 @@ static int ledger_one(const char *path, int json, cli_json_list *list)
 			cli_json_list_item(list, s);
 		free(s);
 	}
-	nbg_ledger_free(l);
+	nbg_decoded_free(dec);
 	cli_loaded_free(&ld);
 	return x;
 }
@@ -372,9 +358,10 @@ static int map_one(const char *in, const char *out, const char *title)
 {
 	const char *base = strrchr(in, '/');
 	cli_loaded ld;
-	nbg_ledger *l;
+	nbg_decoded *dec;
+	const nbg_ledger *l;
 	cli_out o;
-	int x = load_ledger(in, &ld, &l);
+	int x = load_ledger(in, &ld, &dec, &l);
 
 	if (!title)
 		title = base ? base + 1 : in;
@@ -391,7 +378,7 @@ static int map_one(const char *in, const char *out, const char *title)
 		free(doc);
 		cli_out_free(&o);
 	}
-	nbg_ledger_free(l);
+	nbg_decoded_free(dec);
 	cli_loaded_free(&ld);
 	return x;
 }

@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "cli_opts.h"
 #include "cli_out.h"
+#include "nbg/decoded.h"
 #include "nbg/report.h"
 #include "nbg/tensor.h"
 #include "nbg/weights.h"
@@ -189,15 +190,15 @@ static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json
 
 /* The library's document (version, path, "weights"), restricted to the
  * selected operation when --op was given; NULL when memory runs out. */
-static json_t *document(const nbg_model *m, const weights_args *a)
+static json_t *document(nbg_decoded *d, const weights_args *a)
 {
 	char *s = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&s, &len);
 	json_t *root = NULL, *ops;
-	int ok = f && nbg_json_document_write(f, m, a->file,
-					       NBG_JSON_DOC_NO_CORE | NBG_JSON_DOC_WEIGHTS,
-					       NULL) == NBG_OK;
+	int ok = f && nbg_json_document_write_decoded(f, d, a->file,
+						       NBG_JSON_DOC_NO_CORE | NBG_JSON_DOC_WEIGHTS,
+						       NULL) == NBG_OK;
 
 	if (f && fclose(f) != 0)
 		ok = 0;
@@ -251,11 +252,10 @@ static int write_ops(export_set *x, const nbg_weights *w, const weights_args *a,
 /* The export as one set (cli_out_dir): the files and weights.json staged
  * beside DIR, then put in its place together; or nothing written, as when
  * the file shrank meanwhile (what was read from it since is zeros). */
-static int write_out(cli_loaded *l, const nbg_graph *g, const nbg_commands *c,
+static int write_out(nbg_decoded *d, cli_loaded *l, const nbg_graph *g, const nbg_commands *c,
 		     const nbg_weights *w, const weights_args *a)
 {
-	const nbg_model *m = l->model;
-	json_t *doc = document(m, a);
+	json_t *doc = document(d, a);
 	export_set x = { .wrote = json_array() };
 	char *text = NULL;
 	int rc;
@@ -296,11 +296,11 @@ static int write_out(cli_loaded *l, const nbg_graph *g, const nbg_commands *c,
 	return rc;
 }
 
-static int report(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
+static int report(nbg_decoded *d, const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
 		  const nbg_weights *w, const weights_args *a)
 {
 	if (a->o.json) {
-		json_t *doc = document(m, a);
+		json_t *doc = document(d, a);
 		if (!doc || json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
 			json_decref(doc);
 			return NBG_EXIT_IO;
@@ -338,9 +338,10 @@ int cli_cmd_weights(int argc, char **argv)
 {
 	weights_args a;
 	cli_loaded l;
-	nbg_graph *g = NULL;
-	nbg_commands *c = NULL;
-	nbg_weights *w = NULL;
+	nbg_decoded *d = NULL;
+	const nbg_graph *g = NULL;
+	const nbg_commands *c = NULL;
+	const nbg_weights *w = NULL;
 	const nbg_weights_op *one = NULL;
 	nbg_error err;
 	int rc = parse_args(argc, argv, &a);
@@ -352,9 +353,9 @@ int cli_cmd_weights(int argc, char **argv)
 		cli_loaded_free(&l);
 		return rc;
 	}
-	if (nbg_graph_decode(l.model, &g, &err) != NBG_OK ||
-	    nbg_commands_decode(l.model, g, &c, &err) != NBG_OK ||
-	    nbg_weights_decode(l.model, g, c, &w, &err) != NBG_OK) {
+	if (nbg_decoded_new(l.model, &d, &err) != NBG_OK || nbg_decoded_graph(d, &g, &err) != NBG_OK ||
+	    nbg_decoded_commands(d, &c, &err) != NBG_OK ||
+	    nbg_decoded_weights(d, &w, &err) != NBG_OK) {
 		fprintf(stderr, "nbg weights: %s: %s\n", cli_esc(a.file), cli_esc_msg(err.message));
 		rc = nbg_code_exit(err.code);
 	} else if ((rc = cli_loaded_changed(a.file, &l, NULL)) != 0) {
@@ -363,17 +364,15 @@ int cli_cmd_weights(int argc, char **argv)
 	} else if (a.o.op.set && !(one = selected(w, &a))) {
 		rc = NBG_EXIT_USAGE;
 	} else if (a.o.out) {
-		rc = write_out(&l, g, c, w, &a);
-	} else if (!(rc = report(l.model, g, c, w, &a)) &&
+		rc = write_out(d, &l, g, c, w, &a);
+	} else if (!(rc = report(d, l.model, g, c, w, &a)) &&
 		   (rc = cli_loaded_changed(a.file, &l, "the report printed for it is void")) != 0) {
 		cli_print_error(a.file, &l);
 	}
 	/* the one operation asked for was not decoded: a check failed */
 	if (!rc && one && nbg_weights_op_status(one) != NBG_WEIGHTS_DECODED)
 		rc = NBG_EXIT_INVALID;
-	nbg_weights_free(w);
-	nbg_commands_free(c);
-	nbg_graph_free(g);
+	nbg_decoded_free(d);
 	cli_loaded_free(&l);
 	return rc;
 }

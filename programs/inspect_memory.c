@@ -3,21 +3,19 @@
  * appended to the text report (the JSON one is nbg_json_document_write's).
  */
 #include "cli.h"
+#include "nbg/decoded.h"
 #include "nbg/memory.h"
 
-int cli_inspect_memory_text(FILE *out, const nbg_model *m)
+int cli_inspect_memory_text(FILE *out, nbg_decoded *d)
 {
-	nbg_graph *g = NULL;
-	nbg_mem_report *r = NULL;
+	const nbg_graph *g = NULL;
+	const nbg_mem_report *r = NULL;
 	nbg_error err;
 
-	if (nbg_graph_decode(m, &g, &err) != NBG_OK || nbg_mem_analyze(m, g, &r, &err) != NBG_OK) {
+	if (nbg_decoded_graph(d, &g, &err) != NBG_OK || nbg_decoded_memory(d, &r, &err) != NBG_OK) {
 		fprintf(stderr, "nbg: memory analysis: %s\n", err.message);
-		nbg_graph_free(g);
 		return nbg_code_exit(err.code);
 	}
-	nbg_text_memory(out, m, g, r);
-	nbg_mem_free(r);
-	nbg_graph_free(g);
+	nbg_text_memory(out, nbg_decoded_model(d), g, r);
 	return NBG_EXIT_OK;
 }

@@ -20,34 +20,29 @@ void cli_cpu_options(nbg_cpu_options *o, const cli_size *memory, const cli_size 
 	o->max_plan_steps = steps && steps->set ? steps->value : cli_env_limit("NBG_MAX_CPU_PLAN_STEPS");
 }
 
-/* What the CPU backend's plan adds to the summary: the operations it
- * computed by reference semantics (SH / SW operations identified by their
- * layer and I/O, doc/cpu-backend.md), each with REFERENCE_NOTE, and the
- * caveat when the plan stands on an inferred record layout.  Nothing for
- * another backend. */
+void run_cpu_plan(run_state *s)
+{
+	if (s->a.backend == NBG_RT_SELECT_CPU &&
+	    nbg_cpu_plan_build_opts(s->model.map.data, s->model.map.size, &s->a.cpu, &s->plan,
+				    NULL) != NBG_OK)
+		s->plan = NULL;
+}
+
+/* What the CPU backend's plan adds to the summary: the run's details
+ * (nbg_cpu_run_details_json: the operations it computed by reference
+ * semantics, SH / SW operations identified by their layer and I/O,
+ * doc/cpu-backend.md, each with its note, and the caveat when the plan
+ * stands on an inferred record layout).  Nothing for another backend. */
 void run_cpu_json(const run_state *s, json_t *jr)
 {
-	nbg_cpu_plan *p = NULL;
-	nbg_error e;
-	if (nbg_rt_session_info_of(s->res)->backend != NBG_RT_SELECT_CPU ||
-	    nbg_cpu_plan_build_opts(s->model.map.data, s->model.map.size, &s->a.cpu, &p, &e) != NBG_OK)
+	if (nbg_rt_session_info_of(s->res)->backend != NBG_RT_SELECT_CPU || !s->plan)
 		return;
-	json_t *a = json_array();
-	for (size_t i = 0; i < nbg_cpu_plan_count(p); i++) {
-		const nbg_cpu_step *st = nbg_cpu_plan_at(p, i);
-		if (st->verdict != NBG_CPU_EXECUTE || !st->reference)
-			continue;
-		json_t *o = json_object();
-		json_object_set_new(o, "operation", json_integer((json_int_t)st->operation));
-		json_object_set_new(o, "layer", json_string(st->layer));
-		json_object_set_new(o, "what", json_string(st->what));
-		json_object_set_new(o, "note", json_string(REFERENCE_NOTE));
-		json_array_append_new(a, o);
-	}
-	json_object_set_new(jr, "reference_semantics", a);
-	const char *caveat = nbg_cpu_plan_caveat(p);
-	json_object_set_new(jr, "caveat", caveat ? json_string(caveat) : json_null());
-	nbg_cpu_plan_free(p);
+	char *text = nbg_cpu_run_details_json(s->plan);
+	json_t *d = text ? json_loads(text, 0, NULL) : NULL;
+	if (d)
+		json_object_update(jr, d);
+	json_decref(d);
+	free(text);
 }
 
 static void print_error_json(const nbg_error *e, const char *path)

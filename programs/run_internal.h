@@ -72,14 +72,11 @@ typedef struct run_state {
 	size_t staged_count;
 	size_t *raw_staged;         /* output i's raw file is staged[raw_staged[i]] */
 	nbg_rt_session_result *res;
+	nbg_cpu_plan *plan;         /* --backend cpu: the plan, built once (run_cpu.c) */
 	json_t *summary;
 	nbg_error e;
 	int golden_ok;
 } run_state;
-
-/* What summary.json and the report say of an operation the CPU backend
- * computed by reference semantics. */
-#define REFERENCE_NOTE "computed by reference semantics, not from the operation's code"
 
 /* The networks of a->sample in turn (run_sample.c). */
 int run_sample(run_args *a);
@@ -112,8 +109,11 @@ json_t *run_golden_json(const run_state *s);
 int run_report(run_state *s, int rc);
 const char *run_format_name(uint32_t fmt);
 
-/* The CPU backend's part of summary.json's runtime object, nothing for
- * another backend; --backend cpu --check (run_cpu.c). */
+/* --backend cpu: s->plan built once, for the session and summary.json
+ * (NULL when it cannot be: the session then refuses the model as it would
+ * its own plan); the CPU backend's part of summary.json's runtime object,
+ * nothing for another backend; --backend cpu --check (run_cpu.c). */
+void run_cpu_plan(run_state *s);
 void run_cpu_json(const run_state *s, json_t *jr);
 int run_check(const run_args *a);
 

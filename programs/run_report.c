@@ -59,7 +59,8 @@ int run_report(run_state *s, int rc)
 		printf("op %lld [layer %s] %s: %s\n",
 		       (long long)json_integer_value(json_object_get(o, "operation")),
 		       cli_esc(json_string_value(json_object_get(o, "layer"))),
-		       cli_esc(json_string_value(json_object_get(o, "what"))), REFERENCE_NOTE);
+		       cli_esc(json_string_value(json_object_get(o, "what"))),
+		       cli_esc(json_string_value(json_object_get(o, "note"))));
 	}
 	if (r->profile_known)
 		printf("profile: inference %.0f us (mean), %.0f cycles (mean)\n",

@@ -35,6 +35,10 @@ int run_session(run_state *s)
 		  (s->a.no_isolate ? NBG_RT_SESSION_NO_ISOLATE : 0) |
 		  (s->a.float32_outputs ? NBG_RT_SESSION_FLOAT32_OUTPUTS : 0) |
 		  (s->a.input_kind_given ? NBG_RT_SESSION_INPUT_KIND : 0);
+	/* the model parsed once, and the CPU backend's plan built once
+	 * (run_one): the session's, and summary.json's */
+	o.parsed = s->m;
+	o.cpu_plan = s->plan;
 	nbg_code c = nbg_rt_session_run(&o, s->model.map.data, s->model.map.size, s->bufs, s->n_in,
 					&s->res, &s->e);
 	/* the runtime read the mapping: a model cut meanwhile was zeros to it */

@@ -98,11 +98,11 @@ PyObject *nbgpy_session_outputs(const nbg_rt_session_result *r)
 	return list;
 }
 
-PyObject *nbgpy_session_info(const nbg_rt_session_result *r)
+PyObject *nbgpy_session_info(const nbg_rt_session_result *r, const char *cpu_details)
 {
 	const nbg_rt_session_info *info = nbg_rt_session_info_of(r);
 	const char *b = nbg_rt_select_name(info->backend);
 
-	return Py_BuildValue("{s:s,s:s,s:k}", "backend", b ? b : "?", "library", info->library,
-			     "loops", info->loops);
+	return Py_BuildValue("{s:s,s:s,s:k,s:z}", "backend", b ? b : "?", "library", info->library,
+			     "loops", info->loops, "cpu_details", cpu_details);
 }

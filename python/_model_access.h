@@ -31,8 +31,10 @@ size_t nbgpy_io_count(const nbg_model *m, int is_output);
 PyObject *nbgpy_verify_summary(const nbg_model *m);
 
 /* The outputs of a run as a list of (bytes, data_format), and the backend
- * and library that ran; NULL with a Python error set. */
+ * and library that ran with, for the CPU backend, its details (the
+ * document of nbg_cpu_run_details_json; else None); NULL with a Python
+ * error set. */
 PyObject *nbgpy_session_outputs(const nbg_rt_session_result *r);
-PyObject *nbgpy_session_info(const nbg_rt_session_result *r);
+PyObject *nbgpy_session_info(const nbg_rt_session_result *r, const char *cpu_details);
 
 #endif

@@ -27,6 +27,7 @@
 #include "_model_access.h"
 #include "nbg/commands.h"
 #include "nbg/cpu.h"
+#include "nbg/decoded.h"
 #include "nbg/diff.h"
 #include "nbg/graph.h"
 #include "nbg/ledger.h"
@@ -119,6 +120,13 @@ typedef struct {
 	size_t size;
 	char *path;        /* as given; "-" for a buffer, as `nbg inspect -` names it */
 	int busy;          /* calls in flight with the GIL released */
+	/* The model's decoded parts, each decoded once (nbg_decoded), owned by
+	 * the capsule `decoded` that the Blobs of weights() hold too, so that
+	 * they outlive close(); dec_lock (taken with the GIL released) lets one
+	 * thread at a time use it. */
+	nbg_decoded *dec;
+	PyObject *decoded;
+	PyThread_type_lock dec_lock;
 } ModelObject;
 
 static PyTypeObject ModelType;
@@ -197,6 +205,10 @@ static void leave(ModelObject *self)
 
 static void model_release(ModelObject *self)
 {
+	/* the capsule frees the decoded parts once no Blob holds them
+	 * (nbg_decoded_free reads neither the model nor its bytes) */
+	self->dec = NULL;
+	Py_CLEAR(self->decoded);
 	nbg_model_free(self->model);
 	self->model = NULL;
 	if (self->mapped)
@@ -212,6 +224,8 @@ static void model_release(ModelObject *self)
 static void model_dealloc(ModelObject *self)
 {
 	model_release(self);
+	if (self->dec_lock)
+		PyThread_free_lock(self->dec_lock);
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -224,6 +238,28 @@ static PyObject *model_close(ModelObject *self, PyObject *unused)
 	}
 	model_release(self);
 	Py_RETURN_NONE;
+}
+
+static void decoded_capsule_free(PyObject *cap)
+{
+	nbg_decoded_free(PyCapsule_GetPointer(cap, "nbgkit.decoded"));
+}
+
+/* The decoded model of self's model, in its capsule: 0, or -1 with the
+ * exception raised. */
+static int model_decoded_new(ModelObject *self, nbg_error *err)
+{
+	if (nbg_decoded_new(self->model, &self->dec, err) != NBG_OK) {
+		raise_error(err, self->path);
+		return -1;
+	}
+	self->decoded = PyCapsule_New(self->dec, "nbgkit.decoded", decoded_capsule_free);
+	if (!self->decoded) {
+		nbg_decoded_free(self->dec);
+		self->dec = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 /* _open(source, strict=True, flags=0, map=False): source a path (str,
@@ -249,6 +285,13 @@ static PyObject *nbgpy_open(PyObject *mod, PyObject *args, PyObject *kw)
 	self->model = NULL;
 	self->mapped = self->live = self->has_view = self->busy = 0;
 	self->path = NULL;
+	self->dec = NULL;
+	self->decoded = NULL;
+	self->dec_lock = PyThread_allocate_lock();
+	if (!self->dec_lock) {
+		PyErr_NoMemory();
+		goto fail;
+	}
 	memset(&self->map, 0, sizeof(self->map));
 	memset(&err, 0, sizeof(err));
 	if (PyObject_CheckBuffer(source) && !PyBytes_Check(source) && !PyUnicode_Check(source)) {
@@ -308,6 +351,8 @@ static PyObject *nbgpy_open(PyObject *mod, PyObject *args, PyObject *kw)
 		raise_error(&err, self->has_view ? NULL : self->path);
 		goto fail;
 	}
+	if (model_decoded_new(self, &err) != 0)
+		goto fail;
 	return (PyObject *)self;
 fail:
 	Py_DECREF(self);
@@ -335,7 +380,9 @@ static PyObject *write_text(ModelObject *self, writer_fn fn, void *ctx)
 	if (!f) {
 		rc = NBG_E_OUT_OF_MEMORY;
 	} else {
+		PyThread_acquire_lock(self->dec_lock, WAIT_LOCK);
 		rc = fn(self, f, ctx, &err);
+		PyThread_release_lock(self->dec_lock);
 		if (fclose(f) && rc == NBG_OK)
 			rc = NBG_E_OUT_OF_MEMORY;
 	}
@@ -358,7 +405,7 @@ static PyObject *write_text(ModelObject *self, writer_fn fn, void *ctx)
 
 static nbg_code json_writer(ModelObject *self, FILE *f, void *ctx, nbg_error *err)
 {
-	return nbg_json_document_write(f, self->model, self->path, *(unsigned *)ctx, err);
+	return nbg_json_document_write_decoded(f, self->dec, self->path, *(unsigned *)ctx, err);
 }
 
 /* json(what): the document `nbg inspect --json` writes, `what` its
@@ -374,7 +421,7 @@ static PyObject *model_json(ModelObject *self, PyObject *args)
 
 static nbg_code text_writer(ModelObject *self, FILE *f, void *ctx, nbg_error *err)
 {
-	nbg_text_report(f, self->model, self->path);
+	nbg_text_report_decoded(f, self->dec, self->path);
 	return NBG_OK;
 }
 
@@ -396,22 +443,6 @@ static PyObject *take_string(char *s)
 	return out;
 }
 
-/* The kernel streams of m's NN operations (GIL released by the caller). */
-static nbg_code decode_weights(const nbg_model *m, nbg_weights **w, nbg_error *err)
-{
-	nbg_graph *g = NULL;
-	nbg_commands *c = NULL;
-	nbg_code rc = nbg_graph_decode(m, &g, err);
-
-	if (rc == NBG_OK)
-		rc = nbg_commands_decode(m, g, &c, err);
-	if (rc == NBG_OK)
-		rc = nbg_weights_decode(m, g, c, w, err);
-	nbg_commands_free(c);
-	nbg_graph_free(g);
-	return rc;
-}
-
 /* A document built with the GIL released: build sets *out (malloc'd text,
  * NULL when out of memory) or returns the failure; arg is the builder's. */
 typedef nbg_code (*doc_builder)(const ModelObject *self, const void *arg, char **out, nbg_error *err);
@@ -425,7 +456,9 @@ static PyObject *released_doc(ModelObject *self, doc_builder build, const void *
 	if (enter(self))
 		return NULL;
 	Py_BEGIN_ALLOW_THREADS
+	PyThread_acquire_lock(self->dec_lock, WAIT_LOCK);
 	rc = build(self, arg, &s, &err);
+	PyThread_release_lock(self->dec_lock);
 	Py_END_ALLOW_THREADS
 	leave(self);
 	if (model_shrank(self)) {
@@ -443,16 +476,11 @@ static PyObject *released_doc(ModelObject *self, doc_builder build, const void *
  * decoded-coefficients, as `nbg ledger --json` writes it. */
 static nbg_code ledger_doc(const ModelObject *self, const void *unused, char **out, nbg_error *err)
 {
-	nbg_ledger *l = NULL;
-	nbg_weights *w = NULL;
-	nbg_code rc = decode_weights(self->model, &w, err);
+	const nbg_ledger *l = NULL;
+	nbg_code rc = nbg_decoded_ledger(self->dec, &l, err);
 
 	if (rc == NBG_OK)
-		rc = nbg_ledger_build_weights(self->model, w, &l, err);
-	if (rc == NBG_OK)
 		*out = nbg_ledger_json(l, self->path);
-	nbg_ledger_free(l);
-	nbg_weights_free(w);
 	return rc;
 }
 
@@ -542,17 +570,12 @@ static PyObject *blob_new(PyObject *owner, const void *ptr, size_t len)
 
 /* ------------------------------------------------------------ weights */
 
-static void weights_capsule_free(PyObject *cap)
-{
-	nbg_weights_free(PyCapsule_GetPointer(cap, "nbgkit.weights"));
-}
-
 /* weights(): every NN-engine operation's (and TP fully connected layer's)
  * kernel stream, a list of dicts;
  * the arrays are zero-copy views (Blob) of the decoded result. */
 static PyObject *model_weights(ModelObject *self, PyObject *unused)
 {
-	nbg_weights *w = NULL;
+	const nbg_weights *w = NULL;
 	nbg_error err;
 	nbg_code rc;
 	PyObject *cap, *list;
@@ -560,20 +583,17 @@ static PyObject *model_weights(ModelObject *self, PyObject *unused)
 	if (enter(self))
 		return NULL;
 	Py_BEGIN_ALLOW_THREADS
-	rc = decode_weights(self->model, &w, &err);
+	PyThread_acquire_lock(self->dec_lock, WAIT_LOCK);
+	rc = nbg_decoded_weights(self->dec, &w, &err);
+	PyThread_release_lock(self->dec_lock);
 	Py_END_ALLOW_THREADS
 	leave(self);
-	if (model_shrank(self)) {
-		nbg_weights_free(w);
+	if (model_shrank(self))
 		return NULL;
-	}
 	if (rc != NBG_OK)
 		return raise_error(&err, self->path);
-	cap = PyCapsule_New(w, "nbgkit.weights", weights_capsule_free);
-	if (!cap) {
-		nbg_weights_free(w);
-		return NULL;
-	}
+	/* the arrays are the decoded model's: each Blob holds its capsule */
+	cap = Py_NewRef(self->decoded);
 	list = PyList_New(0);
 	for (size_t i = 0; list && i < nbg_weights_count(w); i++) {
 		const nbg_weights_op *o = nbg_weights_at(w, i);
@@ -751,6 +771,8 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 	nbg_cpu_options co = { .size = sizeof(co) };
 	nbg_rt_session_options o;
 	nbg_rt_session_result *r = NULL;
+	nbg_cpu_plan *plan = NULL;
+	char *details = NULL;
 	nbg_rt_buffer *bufs = NULL;
 	Py_buffer *views = NULL;
 	Py_ssize_t n = 0, got = 0;
@@ -800,14 +822,24 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 	o.flags = flags;
 	o.timeout_ms = timeout;
 	o.cpu = &co;
+	/* the model parsed once, and for the CPU backend its plan made once:
+	 * the run's and its details' (a plan that cannot be made is the
+	 * session's to refuse, as it would its own) */
+	o.parsed = self->model;
 	memset(&err, 0, sizeof(err));
 	o.stop = run_stop;
 	o.stop_ctx = &w;
 	w.ts = PyEval_SaveThread();
+	if (sel == NBG_RT_SELECT_CPU &&
+	    nbg_cpu_plan_build_opts(self->data, self->size, &co, &plan, NULL) == NBG_OK)
+		o.cpu_plan = plan;
 	if (run_lock_take(&w) == 0) {
 		rc = nbg_rt_session_run(&o, self->data, self->size, bufs, (size_t)n, &r, &err);
 		PyThread_release_lock(run_lock);
 	}
+	if (rc == NBG_OK && plan && !(details = nbg_cpu_run_details_json(plan)))
+		rc = err.code = NBG_E_OUT_OF_MEMORY;
+	nbg_cpu_plan_free(plan);
 	PyEval_RestoreThread(w.ts);
 	leave(self);
 	if (w.type) { /* a signal handler's exception (KeyboardInterrupt), whatever the run did */
@@ -819,13 +851,21 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 		nbg_rt_session_free(r);
 		goto done;
 	}
+	if (rc == NBG_E_OUT_OF_MEMORY && r) {
+		nbg_rt_session_free(r);
+		PyErr_NoMemory();
+		goto done;
+	}
 	if (rc != NBG_OK) {
 		raise_error(&err, self->path);
 		goto done;
 	}
-	result = Py_BuildValue("(NN)", nbgpy_session_info(r), nbgpy_session_outputs(r));
+	/* the CPU backend's details (nbg_cpu_run_details_json) as its info's
+	 * "cpu_details" */
+	result = Py_BuildValue("(NN)", nbgpy_session_info(r, details), nbgpy_session_outputs(r));
 	nbg_rt_session_free(r);
 done:
+	free(details);
 	for (Py_ssize_t i = 0; i < got; i++)
 		PyBuffer_Release(&views[i]);
 	PyMem_Free(views);

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "nbg/cpu.h"
 #include "nbg/graph.h"
@@ -163,6 +164,38 @@ static int check_plan(const cv_case *c, const nbg_cpu_plan *p)
 	return 1;
 }
 
+/* The details of a run (nbg_cpu_run_details_json): the case's SH and SP
+ * operations, the ones include/nbg/cpu.h says run by reference semantics,
+ * in order, each under its layer; no caveat (nothing of a synthesized
+ * model's layout is inferred). */
+static void check_details(const cv_case *c, const nbg_cpu_plan *p)
+{
+	char *text = nbg_cpu_run_details_json(p);
+	json_t *d = text ? json_loads(text, 0, NULL) : NULL;
+	const json_t *refs = json_object_get(d, "reference_semantics");
+	size_t k = 0;
+
+	if (!json_is_array(refs) || !json_is_null(json_object_get(d, "caveat")))
+		fail_msg("%s: the run's details are not {reference_semantics: [...], caveat: null}: %s",
+			 c->name, text ? text : "(none)");
+	for (size_t j = 0; j < c->ops; j++) {
+		if (c->op[j].type != NBG_GRAPH_OP_SH && c->op[j].type != NBG_GRAPH_OP_SP)
+			continue;
+		const json_t *r = json_array_get(refs, k++);
+		const char *layer = json_string_value(json_object_get(r, "layer"));
+		if (!r || json_integer_value(json_object_get(r, "operation")) !=
+				  (json_int_t)nbg_cpu_plan_at(p, j)->operation ||
+		    !layer || strcmp(layer, c->op[j].layer))
+			fail_msg("%s: op %zu (layer %s) is not the details' reference step %zu: %s", c->name,
+				 j, c->op[j].layer, k - 1, text);
+	}
+	if (json_array_size(refs) != k)
+		fail_msg("%s: the details list %zu reference steps, the case has %zu: %s", c->name,
+			 json_array_size(refs), k, text);
+	json_decref(d);
+	free(text);
+}
+
 /* Every output record holds the expected bytes (the bytes no operation
  * writes: 0), every input record its own. */
 static void check_buffers(const cv_case *c, const nbg_cpu_state *st)
@@ -210,6 +243,7 @@ static void run_case(void **state)
 	free(jq);
 	nbg_cpu_plan_free(q);
 	if (check_plan(c, p)) {
+		check_details(c, p);
 		nbg_rt_buffer in[CM_MAX_IO];
 		for (size_t i = 0; i < c->ins; i++)
 			in[i] = (nbg_rt_buffer){ .data = c->in[i].data, .size = c->in[i].size };

@@ -32,6 +32,7 @@
 
 #include "nbg/commands.h"
 #include "nbg/cpu.h"
+#include "nbg/decoded.h"
 #include "nbg/diff.h"
 #include "nbg/export.h"
 #include "nbg/ledger.h"
@@ -45,6 +46,7 @@ typedef struct slot {
 	uint8_t *data;
 	size_t size;
 	nbg_model *model;   /* NULL when the file failed */
+	nbg_decoded *dec;   /* model's graph, commands, weights, ledger: each decoded once */
 	int unverified;     /* a checksum failed (err); the model was kept past it */
 	nbg_error err;      /* the failure of the strict parse */
 } slot;
@@ -84,6 +86,7 @@ static void slot_clear(slot *s)
 {
 	if (s == &slots[0])
 		cpu_clear();
+	nbg_decoded_free(s->dec);
 	nbg_model_free(s->model);
 	free(s->data);
 	memset(s, 0, sizeof(*s));
@@ -176,6 +179,8 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_parse(int i)
 
 	if (!s || !s->data)
 		return fail_text(NBG_E_INVALID_ARGUMENT, "no file was handed over");
+	nbg_decoded_free(s->dec);
+	s->dec = NULL;
 	nbg_model_free(s->model);
 	s->model = NULL;
 	s->unverified = 0;
@@ -183,6 +188,12 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_parse(int i)
 		if (!s->model)
 			return fail_doc(&s->err);
 		s->unverified = 1;
+	}
+	nbg_error derr;
+	if (nbg_decoded_new(s->model, &s->dec, &derr) != NBG_OK) {
+		nbg_model_free(s->model);
+		s->model = NULL;
+		return fail_doc(&derr);
 	}
 	json_t *r = json_pack("{s:b, s:b}", "ok", 1, "unverified", s->unverified);
 	if (r && s->unverified)
@@ -222,25 +233,23 @@ static unsigned report_what; /* nbg_web_report's `what` */
 
 static int write_report(FILE *f, const slot *s, const char *name, nbg_error *err)
 {
-	return nbg_json_document_write(f, s->model, name, report_what, err) == NBG_OK ? 0 : -1;
+	return nbg_json_document_write_decoded(f, s->dec, name, report_what, err) == NBG_OK ? 0 : -1;
 }
 
 static int write_dot(FILE *f, const slot *s, const char *name, nbg_error *err)
 {
-	nbg_graph *g = NULL;
-	nbg_commands *c = NULL;
+	const nbg_graph *g = NULL;
+	const nbg_commands *c = NULL;
 	int rc = -1;
 
-	if (nbg_graph_decode(s->model, &g, err) == NBG_OK &&
-	    nbg_commands_decode(s->model, g, &c, err) == NBG_OK)
+	if (nbg_decoded_graph(s->dec, &g, err) == NBG_OK &&
+	    nbg_decoded_commands(s->dec, &c, err) == NBG_OK)
 		rc = nbg_commands_dot(f, s->model, g, c, name) != 0 ? -1 : 0;
 	if (rc != 0 && g && c) { /* the stream failed: out of memory */
 		memset(err, 0, sizeof(*err));
 		err->code = NBG_E_OUT_OF_MEMORY;
 		snprintf(err->message, sizeof(err->message), "the page ran out of memory");
 	}
-	nbg_commands_free(c);
-	nbg_graph_free(g);
 	return rc;
 }
 
@@ -353,30 +362,16 @@ static json_t *shared_histogram(const nbg_weights *w, const nbg_weights_op *o, j
 	return json_incref(hist[f]);
 }
 
-/* The graph, commands and kernel streams of a model, as `nbg weights` and
- * `nbg ledger` decode them; NBG_OK, or the failure with what was decoded
- * before it left for the caller to free. */
-static nbg_code decode_weights(const nbg_model *m, nbg_graph **g, nbg_commands **c,
-			       nbg_weights **w, nbg_error *err)
-{
-	nbg_code rc = nbg_graph_decode(m, g, err);
-
-	if (rc == NBG_OK)
-		rc = nbg_commands_decode(m, *g, c, err);
-	if (rc == NBG_OK)
-		rc = nbg_weights_decode(m, *g, *c, w, err);
-	return rc;
-}
-
 /* The kernel streams of slot i: {"operations": [weights_op...]}. */
 static char *weights_doc(const slot *s, nbg_error *err)
 {
-	nbg_graph *g = NULL;
-	nbg_commands *c = NULL;
-	nbg_weights *w = NULL;
+	const nbg_graph *g = NULL;
+	const nbg_weights *w = NULL;
 	char *text = NULL;
 
-	if (decode_weights(s->model, &g, &c, &w, err) == NBG_OK) {
+	/* the weights need the graph: once they are decoded, so is it */
+	if (nbg_decoded_weights(s->dec, &w, err) == NBG_OK &&
+	    nbg_decoded_graph(s->dec, &g, err) == NBG_OK) {
 		json_t *ops = json_array(), **hist = calloc(nbg_weights_count(w) + 1, sizeof(*hist));
 		for (size_t k = 0; ops && k < nbg_weights_count(w); k++) {
 			const nbg_weights_op *o = nbg_weights_at(w, k);
@@ -398,9 +393,6 @@ static char *weights_doc(const slot *s, nbg_error *err)
 			snprintf(err->message, sizeof(err->message), "the page ran out of memory");
 		}
 	}
-	nbg_weights_free(w);
-	nbg_commands_free(c);
-	nbg_graph_free(g);
 	return text;
 }
 
@@ -423,30 +415,18 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_weights(int i)
  * ledger needs a model whose checksums hold). */
 EMSCRIPTEN_KEEPALIVE char *nbg_web_map(int i, const char *title)
 {
-	char *failure = NULL, *svg;
+	char *failure = NULL;
 	const slot *s = loaded(i, &failure);
-	nbg_graph *g = NULL;
-	nbg_commands *c = NULL;
-	nbg_weights *w = NULL;
-	nbg_ledger *l = NULL;
+	const nbg_ledger *l = NULL;
 	nbg_error err;
-	nbg_code rc;
 
 	if (!s)
 		return failure;
 	if (s->unverified)
 		return fail_doc(&s->err);
-	rc = decode_weights(s->model, &g, &c, &w, &err);
-	if (rc == NBG_OK)
-		rc = nbg_ledger_build_weights(s->model, w, &l, &err);
-	nbg_weights_free(w);
-	nbg_commands_free(c);
-	nbg_graph_free(g);
-	if (rc != NBG_OK)
+	if (nbg_decoded_ledger(s->dec, &l, &err) != NBG_OK)
 		return fail_doc(&err);
-	svg = nbg_ledger_svg(l, title);
-	nbg_ledger_free(l);
-	return take_text(svg, "out of memory drawing the map");
+	return take_text(nbg_ledger_svg(l, title), "out of memory drawing the map");
 }
 
 /* `nbg inspect --format meta FILE`: never from an unverified file. */
@@ -607,6 +587,23 @@ static json_t *cpu_output(const nbg_model *m, const nbg_cpu_state *st, size_t i,
 	return o;
 }
 
+/* The run's details (nbg_cpu_run_details_json: the operations computed by
+ * reference semantics, the caveat) added to doc, each operation without
+ * the note the summary of `nbg run` gives it; 0, or -1 out of memory. */
+static int run_details(const nbg_cpu_plan *p, json_t *doc)
+{
+	char *text = nbg_cpu_run_details_json(p);
+	json_t *d = text ? json_loads(text, 0, NULL) : NULL, *op;
+	size_t k;
+	int rc = d ? json_object_update(doc, d) : -1;
+
+	json_array_foreach(json_object_get(doc, "reference_semantics"), k, op)
+		json_object_del(op, "note");
+	json_decref(d);
+	free(text);
+	return rc;
+}
+
 /* Runs slot 0's model once on the inputs handed over: {outputs: [...],
  * reference_semantics: [op, ...], caveat}, or the failure (a refused
  * operation: unsupported-operation naming it, as nbg run says; a plan over
@@ -643,22 +640,17 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_run(void)
 	if (rc == NBG_OK)
 		rc = nbg_cpu_run(p, bufs, nin, SIZE_MAX, &st, &err);
 	if (rc == NBG_OK) {
-		json_t *outs = json_array(), *refs = json_array();
+		json_t *outs = json_array();
 		for (size_t i = 0; rc == NBG_OK && i < nout; i++) {
 			json_t *o = cpu_output(s->model, st, i, &err);
 			rc = o ? NBG_OK : err.code;
 			json_array_append_new(outs, o);
 		}
-		for (size_t i = 0; i < nbg_cpu_plan_count(p); i++) {
-			const nbg_cpu_step *step = nbg_cpu_plan_at(p, i);
-			if (step->verdict == NBG_CPU_EXECUTE && step->reference)
-				json_array_append_new(refs, json_pack("{s:I, s:s, s:s}", "operation",
-								      (json_int_t)step->operation, "layer",
-								      step->layer, "what", step->what));
+		doc = json_pack("{s:o}", "outputs", outs);
+		if (doc && run_details(p, doc) != 0) {
+			json_decref(doc);
+			doc = NULL;
 		}
-		const char *caveat = nbg_cpu_plan_caveat(p);
-		doc = json_pack("{s:o, s:o, s:o}", "outputs", outs, "reference_semantics", refs, "caveat",
-				caveat ? json_string(caveat) : json_null());
 	}
 	for (size_t k = 0; raw && k < nin; k++)
 		free(raw[k]);

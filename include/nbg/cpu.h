@@ -174,6 +174,14 @@ NBG_API nbg_code nbg_cpu_plan_check(const nbg_cpu_plan *p, size_t stop_before, n
  * string (free()), NULL for a NULL plan or on allocation failure. */
 #define NBG_CPU_JSON_STEPS 1u
 NBG_API char *nbg_cpu_plan_json(const nbg_cpu_plan *p, unsigned flags);
+/* What a run of p says beside its outputs (`nbg run`'s summary.json
+ * "runtime", the page, Model.run(details=True) in Python), as one JSON
+ * document: {"reference_semantics": [{"operation", "layer", "what",
+ * "note"}, ...], every step executed by reference semantics, not from its
+ * code (nbg_cpu_step.reference), in plan order; "caveat":
+ * nbg_cpu_plan_caveat's sentence or null}.  Returns a malloc'd string
+ * (free()), NULL for a NULL plan or on allocation failure. */
+NBG_API char *nbg_cpu_run_details_json(const nbg_cpu_plan *p);
 /* `nbg run --backend cpu --check`: one line per operation (after the
  * caveat, when there is one), the totals against their limits and a
  * verdict line (nbg_cpu_plan_check's). */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "nbg.h"
+#include "decoded.h"
 #include "graph.h"
 
 #ifdef __cplusplus
@@ -52,6 +53,10 @@ extern "C" {
  */
 NBG_API nbg_code nbg_json_document_write(FILE *out, const nbg_model *m, const char *path,
 					 unsigned what, nbg_error *err);
+/* The same document from a decoded model (decoded.h): its parts are decoded
+ * at most once, whatever else has used them or will. */
+NBG_API nbg_code nbg_json_document_write_decoded(FILE *out, nbg_decoded *d, const char *path,
+						 unsigned what, nbg_error *err);
 
 #ifdef __cplusplus
 }
@@ -68,6 +73,9 @@ extern "C" {
 /* The whole default report of a parsed model: header, I/O records, sections,
  * notes, then the graph summary.  `path` is shown as the file's name. */
 NBG_API void nbg_text_report(FILE *out, const nbg_model *m, const char *path);
+/* The same report from a decoded model (decoded.h), whose graph and
+ * commands it decodes at most once and leaves for the caller's tables. */
+NBG_API void nbg_text_report_decoded(FILE *out, nbg_decoded *d, const char *path);
 
 /* The tables `what` selects, then the tables' coverage and every finding. */
 NBG_API void nbg_text_graph(FILE *out, const nbg_model *m, const nbg_graph *g, unsigned what);

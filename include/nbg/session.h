@@ -76,6 +76,14 @@ typedef struct nbg_rt_session_options {
 	const struct nbg_cpu_options *cpu; /* NBG_RT_SELECT_CPU: the plan's limits (nbg/cpu.h);
 				    NULL: their defaults.  A run over one is refused with
 				    work-limit before anything is computed */
+	const nbg_model *parsed; /* the model the caller parsed from `model` (nbg_parse of the
+				    same buffer and size, its checksums holding): the session
+				    does not parse the bytes again.  NULL, or a model of other
+				    bytes or whose checksums failed: it parses them itself */
+	const struct nbg_cpu_plan *cpu_plan; /* NBG_RT_SELECT_CPU: the plan of that model the
+				    caller built (nbg/cpu.h; with the limits of `cpu`), which it
+				    frees after the run: the session builds none.  NULL: it
+				    builds its own */
 } nbg_rt_session_options;
 
 typedef struct nbg_rt_stat {
@@ -121,7 +129,8 @@ typedef struct nbg_rt_session_result nbg_rt_session_result;
  * bytes in the records' formats): probe, select and load the runtime, (VIPLite)
  * init and check the target, create, run `loops` times, read the outputs,
  * destroy everything in reverse order on every path.  model must already be
- * valid (it is parsed again here; failures are model-invalid).
+ * valid (it is parsed again here, unless opts->parsed is its model;
+ * failures are model-invalid).
  *
  * Returns NBG_OK and *out (free with nbg_rt_session_free), or any runtime
  * code of nbg/codes.h: the libnnsdk ones of nbg/runtime.h, and

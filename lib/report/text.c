@@ -135,10 +135,10 @@ static void integrity_line(FILE *out, const nbg_model *m)
 						     ? "verified: " : "", why);
 }
 
-void nbg_text_report(FILE *out, const nbg_model *m, const char *path)
+/* The report of m, its graph and network parts from d (NULL: they say
+ * nothing was decoded). */
+static void text_report(FILE *out, const nbg_model *m, nbg_decoded *d, const char *path)
 {
-	if (!out || !m)
-		return;
 	static const char *const cover[] = { "none", "owned by no other structure",
 					     "partly covered by other structures",
 					     "section-covered-view" };
@@ -193,6 +193,23 @@ void nbg_text_report(FILE *out, const nbg_model *m, const char *path)
 			fprintf(out, "  %-30s @%-8" PRIu64 " %s\n", m->notes[i].id,
 				m->notes[i].offset, m->notes[i].text);
 	}
-	nbg_text_graph_summary(out, m);
-	nbg_text_commands_summary(out, m);
+	nbg_text_graph_summary_decoded(out, d);
+	nbg_text_commands_summary_decoded(out, d);
+}
+
+void nbg_text_report(FILE *out, const nbg_model *m, const char *path)
+{
+	nbg_decoded *d = NULL;
+
+	if (!out || !m)
+		return;
+	nbg_decoded_new(m, &d, NULL); /* out of memory: the parts say so */
+	text_report(out, m, d, path);
+	nbg_decoded_free(d);
+}
+
+void nbg_text_report_decoded(FILE *out, nbg_decoded *d, const char *path)
+{
+	if (out && nbg_decoded_model(d))
+		text_report(out, nbg_decoded_model(d), d, path);
 }

@@ -493,19 +493,17 @@ out:
 	free(is_other);
 }
 
-void nbg_text_commands_summary(FILE *out, const nbg_model *m)
+void nbg_text_commands_summary_decoded(FILE *out, nbg_decoded *d)
 {
-	nbg_graph *g = NULL;
-	nbg_commands *c = NULL;
+	const nbg_graph *g = NULL;
+	const nbg_commands *c = NULL;
 	nbg_error err;
 	uint64_t checks = 0, held = 0;
 
-	if (!out || !m)
-		return;
 	fprintf(out, "\nNetwork (operations by layer; NN / TP read from their commands):\n");
-	if (nbg_graph_decode(m, &g, &err) != NBG_OK || nbg_commands_decode(m, g, &c, &err) != NBG_OK) {
+	if (nbg_decoded_commands(d, &c, &err) != NBG_OK ||
+	    nbg_decoded_graph(d, &g, &err) != NBG_OK) {
 		fprintf(out, "  (not decoded: %s)\n", err.message);
-		nbg_graph_free(g);
 		return;
 	}
 	if (!nbg_commands_op_count(c) && !nbg_commands_other_count(c)) {
@@ -523,6 +521,10 @@ void nbg_text_commands_summary(FILE *out, const nbg_model *m)
 		"Command relations:", nbg_commands_relation_count(c), checks, held);
 	fprintf(out, "  (each operation and relation: nbg inspect --commands FILE; a picture: "
 		"nbg graph FILE --svg OUT.svg)\n");
-	nbg_commands_free(c);
-	nbg_graph_free(g);
+}
+
+void nbg_text_commands_summary(FILE *out, const nbg_model *m)
+{
+	if (out && m)
+		nbg_text_decoded_part(out, m, nbg_text_commands_summary_decoded);
 }

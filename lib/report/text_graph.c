@@ -296,18 +296,16 @@ void nbg_text_graph(FILE *out, const nbg_model *m, const nbg_graph *g, unsigned 
 	print_findings(out, g);
 }
 
-void nbg_text_graph_summary(FILE *out, const nbg_model *m)
+void nbg_text_graph_summary_decoded(FILE *out, nbg_decoded *d)
 {
-	if (!out || !m)
-		return;
-	nbg_graph *g = NULL;
+	const nbg_graph *g = NULL;
 	nbg_error err;
 	uint64_t checks, failed;
 	size_t rels;
 	const char *sep = ": ";
 
 	fprintf(out, "\nGraph:\n");
-	if (nbg_graph_decode(m, &g, &err) != NBG_OK) {
+	if (nbg_decoded_graph(d, &g, &err) != NBG_OK) {
 		fprintf(out, "  (not decoded: %s)\n", err.message);
 		return;
 	}
@@ -344,5 +342,10 @@ void nbg_text_graph_summary(FILE *out, const nbg_model *m)
 		print_layers(out, g, SUMMARY_LAYERS);
 	}
 	fprintf(out, "  (all of them: nbg inspect --layers, --operations, --patches FILE)\n");
-	nbg_graph_free(g);
+}
+
+void nbg_text_graph_summary(FILE *out, const nbg_model *m)
+{
+	if (out && m)
+		nbg_text_decoded_part(out, m, nbg_text_graph_summary_decoded);
 }

@@ -9,7 +9,27 @@
 #include <stdio.h>
 
 #include "common/model.h"
+#include "nbg/decoded.h"
 #include "nbg/graph.h"
+
+/* The graph and the network parts of the default report, from a decoded
+ * model (text_graph.c, text_commands.c); nbg_text_graph_summary and
+ * nbg_text_commands_summary print them for a model. */
+void nbg_text_graph_summary_decoded(FILE *out, nbg_decoded *d)
+	__attribute__((visibility("hidden")));
+void nbg_text_commands_summary_decoded(FILE *out, nbg_decoded *d)
+	__attribute__((visibility("hidden")));
+/* part(out, d) with d a decoded model of m made for it alone (without one,
+ * out of memory, the part says it decoded nothing). */
+static inline void nbg_text_decoded_part(FILE *out, const nbg_model *m,
+					 void (*part)(FILE *, nbg_decoded *))
+{
+	nbg_decoded *d = NULL;
+
+	nbg_decoded_new(m, &d, NULL);
+	part(out, d);
+	nbg_decoded_free(d);
+}
 
 /* The per-operation sizes table printed after the operations (text_memory.c). */
 void nbg_text_graph_sizes(FILE *out, const nbg_model *m, const nbg_graph *g)

@@ -168,9 +168,13 @@ static nbg_code cpu_session(const sess_arg *a, nbg_rt_sink *sink, nbg_error *err
 {
 	nbg_rt_session_result *r = sink->res;
 	snprintf(r->info.library, sizeof(r->info.library), "nbgkit CPU backend");
-	nbg_cpu_plan *p = NULL;
+	/* the caller's plan, or one of our own */
+	nbg_cpu_plan *own = NULL;
+	const nbg_cpu_plan *p = a->o.cpu_plan;
 	double t0 = nbg_rt_now_ms();
-	nbg_code rc = nbg_cpu_plan_build_opts(a->model, a->size, a->o.cpu, &p, err);
+	nbg_code rc = p ? NBG_OK : nbg_cpu_plan_build_opts(a->model, a->size, a->o.cpu, &own, err);
+	if (!p)
+		p = own;
 	r->info.create_ms = nbg_rt_now_ms() - t0;
 	for (unsigned long loop = 0; rc == NBG_OK && loop < r->info.loops; loop++) {
 		nbg_cpu_state *st = NULL;
@@ -201,7 +205,7 @@ static nbg_code cpu_session(const sess_arg *a, nbg_rt_sink *sink, nbg_error *err
 		}
 	}
 	t0 = nbg_rt_now_ms();
-	nbg_cpu_plan_free(p);
+	nbg_cpu_plan_free(own);
 	r->info.destroy_ms = nbg_rt_now_ms() - t0;
 	return rc;
 }
@@ -346,13 +350,19 @@ nbg_code nbg_rt_session_run(const nbg_rt_session_options *opts, const uint8_t *m
 	a.model = model;
 	a.size = size;
 	a.inputs = inputs;
-	nbg_model *m = NULL;
+	/* the caller's model of these bytes, or one of our own */
+	const nbg_model *m = a.o.parsed;
+	nbg_model *own = NULL;
 	nbg_error perr;
-	if (nbg_parse(model, size, NULL, &m, &perr) != NBG_OK) {
-		nbg_rt_fail(err, NBG_E_MODEL_INVALID, -1, "the NBG failed validation: %s", perr.message);
-		if (err)
-			err->cause = perr.code;
-		return NBG_E_MODEL_INVALID;
+	if (!m || m->data != model || m->file_size != size || m->integrity == NBG_INTEGRITY_FAILED) {
+		if (nbg_parse(model, size, NULL, &own, &perr) != NBG_OK) {
+			nbg_rt_fail(err, NBG_E_MODEL_INVALID, -1, "the NBG failed validation: %s",
+				    perr.message);
+			if (err)
+				err->cause = perr.code;
+			return NBG_E_MODEL_INVALID;
+		}
+		m = own;
 	}
 	a.m = m;
 	a.nout = m->output_count;
@@ -391,7 +401,7 @@ nbg_code nbg_rt_session_run(const nbg_rt_session_options *opts, const uint8_t *m
 		nbg_rt_shared_free(h, total);
 	free(a.out_size);
 	free(a.out_format);
-	nbg_model_free(m);
+	nbg_model_free(own);
 	return rc;
 }
 

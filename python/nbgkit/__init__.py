@@ -533,10 +533,12 @@ class Model:
         for t, (data, fmt) in zip(self.outputs, outs):
             arrays.append(_from_raw(np, t, data, fmt))
         if details and info["backend"] == "cpu":
-            plan = self.cpu_plan(max_work=max_work, max_memory=max_memory, max_plan_steps=max_plan_steps)
-            refs = [{k: st[k] for k in ("operation", "layer", "what")}
-                    for st in plan["steps"] if st["reference_semantics"]]
-            return RunResult(info["backend"], info["library"], arrays, refs, plan["caveat"])
+            # the run's own plan's details (nbg_cpu_run_details_json), the
+            # document nbg run's summary.json takes them from, without its notes
+            run = _json.loads(info["cpu_details"])
+            refs = [{k: op[k] for k in ("operation", "layer", "what")}
+                    for op in run["reference_semantics"]]
+            return RunResult(info["backend"], info["library"], arrays, refs, run["caveat"])
         if details:
             return RunResult(info["backend"], info["library"], arrays)
         return arrays
