@@ -112,7 +112,7 @@ static int probe_cpu(const char *path, json_t *arr)
 
 	cli_cpu_options(&lim, NULL, NULL, NULL);
 	json_object_set_new(o, "path", cli_json_path(path));
-	if (rc == NBG_EXIT_OK && nbg_cpu_plan_build_opts(l.map.data, l.map.size, &lim, &p, &e) != NBG_OK) {
+	if (rc == NBG_EXIT_OK && nbg_cpu_plan_build_model(l.model, &lim, &p, &e) != NBG_OK) {
 		l.err = e;
 		rc = nbg_code_exit(e.code);
 	}

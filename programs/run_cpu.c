@@ -23,8 +23,7 @@ void cli_cpu_options(nbg_cpu_options *o, const cli_size *memory, const cli_size 
 void run_cpu_plan(run_state *s)
 {
 	if (s->a.backend == NBG_RT_SELECT_CPU &&
-	    nbg_cpu_plan_build_opts(s->model.map.data, s->model.map.size, &s->a.cpu, &s->plan,
-				    NULL) != NBG_OK)
+	    nbg_cpu_plan_build_model(s->model.model, &s->a.cpu, &s->plan, NULL) != NBG_OK)
 		s->plan = NULL;
 }
 
@@ -100,7 +99,7 @@ int run_check(const run_args *a)
 		return check_failed(a, &model, NULL, rc);
 	nbg_cpu_plan *p = NULL;
 	nbg_error e;
-	nbg_code built = nbg_cpu_plan_build_opts(model.map.data, model.map.size, &a->cpu, &p, &e);
+	nbg_code built = nbg_cpu_plan_build_model(model.model, &a->cpu, &p, &e);
 	/* the plan read the file after the parse: a shrink since was zeros to
 	 * it, whatever it concluded */
 	if ((rc = cli_loaded_changed(a->model, &model, NULL)) != NBG_EXIT_OK)

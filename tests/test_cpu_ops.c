@@ -11,7 +11,7 @@
  * program synthesizes it as an NBG file (tests/cpu_model.c, kernel streams
  * by tests/coef_encode.c), plans it and runs it through the public API
  * (nbg_cpu_plan_build_model on the model parsed once, whose plan must be
- * nbg_cpu_plan_build's step for step; nbg_cpu_run, nbg_cpu_state_buffer), checks that
+ * nbg_cpu_plan_build's step for step, as must nbg_cpu_plan_build_decoded's; nbg_cpu_run, nbg_cpu_state_buffer), checks that
  * every operation is executed, compares every output record byte for
  * byte and checks that no input record changed.  Where a model cannot be synthesized as a v2 file (the depthwise
  * convolution shader reads its kernels from an LCDT entry, which only v1
@@ -235,13 +235,26 @@ static void run_case(void **state)
 	if (nbg_parse(model, size, NULL, &m, &err) != NBG_OK ||
 	    nbg_cpu_plan_build_model(m, NULL, &p, &err) != NBG_OK)
 		fail_msg("%s: the parsed model does not plan: %s", c->name, err.message);
+	/* and the plan of a decoded model whose graph a report already decoded */
+	nbg_decoded *d = NULL;
+	const nbg_graph *g = NULL;
+	nbg_cpu_plan *r = NULL;
+	if (nbg_decoded_new(m, &d, &err) != NBG_OK || nbg_decoded_graph(d, &g, &err) != NBG_OK ||
+	    nbg_cpu_plan_build_decoded(d, NULL, &r, &err) != NBG_OK)
+		fail_msg("%s: the decoded model does not plan: %s", c->name, err.message);
 	char *jp = nbg_cpu_plan_json(p, NBG_CPU_JSON_STEPS), *jq = nbg_cpu_plan_json(q, NBG_CPU_JSON_STEPS);
+	char *jr = nbg_cpu_plan_json(r, NBG_CPU_JSON_STEPS);
 	assert_non_null(jp);
 	assert_non_null(jq);
+	assert_non_null(jr);
 	assert_string_equal(jp, jq);
+	assert_string_equal(jr, jq);
 	free(jp);
 	free(jq);
+	free(jr);
 	nbg_cpu_plan_free(q);
+	nbg_cpu_plan_free(r);
+	nbg_decoded_free(d);
 	if (check_plan(c, p)) {
 		check_details(c, p);
 		nbg_rt_buffer in[CM_MAX_IO];
@@ -289,6 +302,8 @@ static void test_build_model_arguments(void **state)
 	assert_int_equal(nbg_cpu_plan_build_model(NULL, NULL, &p, &err), NBG_E_INVALID_ARGUMENT);
 	assert_int_equal(err.code, NBG_E_INVALID_ARGUMENT);
 	assert_int_equal(nbg_cpu_plan_build_model(NULL, NULL, NULL, NULL), NBG_E_INVALID_ARGUMENT);
+	assert_int_equal(nbg_cpu_plan_build_decoded(NULL, NULL, &p, &err), NBG_E_INVALID_ARGUMENT);
+	assert_null(p);
 	nbg_model *m = NULL;
 	const cv_case *c = &cv_cases[0];
 	uint8_t *streams[CM_MAX_COEF] = { NULL };

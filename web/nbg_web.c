@@ -466,6 +466,16 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_diff(const char *name_a, const char *name_b)
 static const nbg_cpu_options web_cpu_limits = { .size = sizeof(nbg_cpu_options),
 						 .max_memory = (uint64_t)1 << 30 };
 
+/* The CPU plan of slot s with the page's limits, from its decoded model;
+ * a file whose checksums do not hold (kept unverified) is refused as the
+ * command refuses it, by the plan of its bytes. */
+static nbg_code slot_plan(const slot *s, nbg_cpu_plan **p, nbg_error *err)
+{
+	if (nbg_integrity_failure(s->model, NULL) != NBG_OK)
+		return nbg_cpu_plan_build_opts(s->data, s->size, &web_cpu_limits, p, err);
+	return nbg_cpu_plan_build_decoded(s->dec, &web_cpu_limits, p, err);
+}
+
 /* The plan of slot 0's model: what `nbg run --backend cpu --check --json`
  * prints, without "model".  A file whose checksums do not hold is refused,
  * as the command refuses it. */
@@ -478,7 +488,7 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_plan(void)
 
 	if (!s)
 		return failure;
-	if (nbg_cpu_plan_build_opts(s->data, s->size, &web_cpu_limits, &p, &err) != NBG_OK)
+	if (slot_plan(s, &p, &err) != NBG_OK)
 		return fail_doc(&err);
 	char *doc = nbg_cpu_plan_json(p, NBG_CPU_JSON_STEPS);
 	nbg_cpu_plan_free(p);
@@ -623,7 +633,7 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_run(void)
 		return failure;
 	size_t nin = nbg_model_input_count(s->model), nout = nbg_model_output_count(s->model);
 	cpu_files_free(&cpu.out, &cpu.out_count);
-	nbg_code rc = nbg_cpu_plan_build_opts(s->data, s->size, &web_cpu_limits, &p, &err);
+	nbg_code rc = slot_plan(s, &p, &err);
 	/* refused (nbg_cpu_plan_check) before any input is converted */
 	if (rc == NBG_OK)
 		rc = nbg_cpu_plan_check(p, SIZE_MAX, &err);

@@ -49,6 +49,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "decoded.h"
 #include "nbg.h"
 #include "runtime.h"
 
@@ -141,6 +142,12 @@ NBG_API nbg_code nbg_cpu_plan_build_opts(const uint8_t *model, size_t size, cons
  * decode. */
 NBG_API nbg_code nbg_cpu_plan_build_model(const nbg_model *m, const nbg_cpu_options *opts,
 					  nbg_cpu_plan **out, nbg_error *err);
+/* The same from a decoded model (decoded.h), whose graph, commands and
+ * weights the plan uses, decoding only what d has not decoded yet: d (and
+ * its model) must stay valid while the plan lives, and the plan does not
+ * free it.  The builders above decode into a decoded model of their own. */
+NBG_API nbg_code nbg_cpu_plan_build_decoded(nbg_decoded *d, const nbg_cpu_options *opts,
+					    nbg_cpu_plan **out, nbg_error *err);
 NBG_API void nbg_cpu_plan_free(nbg_cpu_plan *p);
 NBG_API size_t nbg_cpu_plan_count(const nbg_cpu_plan *p);
 NBG_API const nbg_cpu_step *nbg_cpu_plan_at(const nbg_cpu_plan *p, size_t i);

@@ -20,6 +20,7 @@
 #include "cpu/ops/tp.h"
 #include "nbg/commands.h"
 #include "nbg/cpu.h"
+#include "nbg/decoded.h"
 #include "nbg/graph.h"
 #include "nbg/weights.h"
 
@@ -118,9 +119,11 @@ CPU_HIDDEN extern const cpu_op_def nbg_cpu_op_softmax, nbg_cpu_op_shpool, nbg_cp
 struct nbg_cpu_plan {
 	const nbg_model *m;             /* the model planned (the caller's, or own) */
 	nbg_model *own;                 /* the model the plan parsed itself (nbg_cpu_plan_build), or NULL */
-	nbg_graph *g;
-	nbg_commands *c;
-	nbg_weights *w;
+	nbg_decoded *own_d;             /* the decoded model the plan made itself, or NULL when
+					 * the caller's (nbg_cpu_plan_build_decoded) */
+	const nbg_graph *g;             /* the decoded model's parts */
+	const nbg_commands *c;
+	const nbg_weights *w;
 	size_t count;
 	nbg_cpu_step *steps;
 	cpu_op *ops;                    /* one per step (used when executed) */

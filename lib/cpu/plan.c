@@ -144,16 +144,16 @@ static nbg_cpu_plan *plan_new(const void *model, const nbg_cpu_options *opts, nb
 	return p;
 }
 
-/* The plan of its model p->m: graph, commands and weights decoded, every
- * step planned; p freed on failure. */
-static nbg_code plan_model(nbg_cpu_plan *p, nbg_cpu_plan **out, nbg_error *err)
+/* The plan of the decoded model d (of p->m): its graph, commands and
+ * weights, every step planned; p freed on failure. */
+static nbg_code plan_model(nbg_cpu_plan *p, nbg_decoded *d, nbg_cpu_plan **out, nbg_error *err)
 {
 	nbg_error e;
-	nbg_code rc = nbg_graph_decode(p->m, &p->g, &e);
+	nbg_code rc = nbg_decoded_weights(d, &p->w, &e);
 	if (rc == NBG_OK)
-		rc = nbg_commands_decode(p->m, p->g, &p->c, &e);
+		rc = nbg_decoded_graph(d, &p->g, &e);
 	if (rc == NBG_OK)
-		rc = nbg_weights_decode(p->m, p->g, p->c, &p->w, &e);
+		rc = nbg_decoded_commands(d, &p->c, &e);
 	if (rc != NBG_OK) {
 		nbg_cpu_plan_free(p);
 		return nbg_rt_fail(err, rc, -1, "decoding the model: %s", e.message);
@@ -183,6 +183,18 @@ static nbg_code plan_model(nbg_cpu_plan *p, nbg_cpu_plan **out, nbg_error *err)
 	return NBG_OK;
 }
 
+/* The plan of p->m through a decoded model of its own. */
+static nbg_code own_decoded(nbg_cpu_plan *p, nbg_cpu_plan **out, nbg_error *err)
+{
+	nbg_error e;
+	nbg_code rc = nbg_decoded_new(p->m, &p->own_d, &e);
+	if (rc != NBG_OK) {
+		nbg_cpu_plan_free(p);
+		return nbg_rt_fail(err, rc, -1, "decoding the model: %s", e.message);
+	}
+	return plan_model(p, p->own_d, out, err);
+}
+
 nbg_code nbg_cpu_plan_build_model(const nbg_model *m, const nbg_cpu_options *opts, nbg_cpu_plan **out,
 				  nbg_error *err)
 {
@@ -191,7 +203,19 @@ nbg_code nbg_cpu_plan_build_model(const nbg_model *m, const nbg_cpu_options *opt
 	if (!p)
 		return rc;
 	p->m = m;
-	return plan_model(p, out, err);
+	return own_decoded(p, out, err);
+}
+
+nbg_code nbg_cpu_plan_build_decoded(nbg_decoded *d, const nbg_cpu_options *opts, nbg_cpu_plan **out,
+				    nbg_error *err)
+{
+	nbg_code rc = NBG_OK;
+	const nbg_model *m = d ? nbg_decoded_model(d) : NULL;
+	nbg_cpu_plan *p = plan_new(m, opts, out, err, &rc);
+	if (!p)
+		return rc;
+	p->m = m;
+	return plan_model(p, d, out, err);
 }
 
 nbg_code nbg_cpu_plan_build_opts(const uint8_t *model, size_t size, const nbg_cpu_options *opts,
@@ -210,16 +234,14 @@ nbg_code nbg_cpu_plan_build_opts(const uint8_t *model, size_t size, const nbg_cp
 		return NBG_E_MODEL_INVALID;
 	}
 	p->m = p->own;
-	return plan_model(p, out, err);
+	return own_decoded(p, out, err);
 }
 
 void nbg_cpu_plan_free(nbg_cpu_plan *p)
 {
 	if (!p)
 		return;
-	nbg_weights_free(p->w);
-	nbg_commands_free(p->c);
-	nbg_graph_free(p->g);
+	nbg_decoded_free(p->own_d);
 	nbg_model_free(p->own);
 	free(p->steps);
 	free(p->ops);
