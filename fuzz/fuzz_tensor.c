@@ -8,8 +8,9 @@
  * the rest is read; the rest is the file.  Checked beyond memory safety:
  *  - nbg_npy_parse of the file: on success the header and data tile the
  *    file and count x item size is the data;
- *  - nbg_tensor_to_raw: on success exactly the record's byte size; on
- *    failure a named code and no buffer;
+ *  - nbg_tensor_to_raw_layout (the layout, as nbg run --layout gives it,
+ *    from the first byte too): on success exactly the record's byte size;
+ *    on failure a named code and no buffer;
  *  - the record's own bytes written as .npy in its own dtype read back to
  *    the same bytes, and for FP32 records as text read back to the same
  *    values (NaN to a NaN);
@@ -117,7 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nbg_error err;
 
 	check_npy(file, n);
-	nbg_code rc = nbg_tensor_to_raw(&io, kind, file, n, &raw, &rs, &err);
+	nbg_tensor_layout layout = (nbg_tensor_layout)(data[0] / 3 % 3);
+	nbg_code rc = nbg_tensor_to_raw_layout(&io, kind, layout, file, n, &raw, &rs, &err);
 	if (rc == NBG_OK) {
 		FZ_CHECK(raw != NULL && io.byte_size_known && rs == io.byte_size);
 		round_trips(&io, raw, rs);

@@ -160,7 +160,8 @@
 	X(NPY_INVALID, "npy-invalid", 1,                                                           \
 	  "A .npy file breaks the NumPy format: magic, version, header dictionary or data size.")   \
 	X(TENSOR_SHAPE_MISMATCH, "tensor-shape-mismatch", 1,                                       \
-	  "A tensor's shape matches its I/O record in neither dimension order.")                    \
+	  "A tensor's shape is not its I/O record's, outermost first, nor converts to it with "      \
+	  "--layout.")                                                                              \
 	X(TENSOR_TYPE_MISMATCH, "tensor-type-mismatch", 1,                                         \
 	  "A .npy dtype is neither the record's own data format nor float32.")                      \
 	X(TENSOR_TEXT_INVALID, "tensor-text-invalid", 1,                                           \

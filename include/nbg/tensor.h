@@ -130,20 +130,52 @@ NBG_API const char *nbg_tensor_kind_name(nbg_tensor_kind kind);
  *         (INPUT_SIZE_MISMATCH otherwise).
  *   NPY   dtype the record's own (nbg_npy_descr) -> bytes as they are;
  *         dtype float (f2/f4/f8) -> quantized with the record's parameters;
- *         anything else TENSOR_TYPE_MISMATCH.  The shape, with size-1
- *         dimensions ignored, must equal the record's either outermost first
- *         (the NumPy convention) or innermost first (the NBG file order);
- *         an array whose storage order disagrees with its shape's order
- *         (C order in NBG file order, Fortran order outermost first) is
- *         transposed into the record's layout.  Otherwise
- *         TENSOR_SHAPE_MISMATCH.
+ *         anything else TENSOR_TYPE_MISMATCH.  The shape must be the
+ *         record's outermost first (NumPy's convention; size-1 dimensions
+ *         aside): nbg_tensor_shape_check.  A Fortran-order array is
+ *         transposed into the record's layout (its shape names the array,
+ *         whatever its storage order).
  *   TEXT  numbers separated by white space (one per line as vpm_run
  *         writes them), exactly io->element_count of them, in memory order,
  *         quantized with the record's parameters; TENSOR_TEXT_INVALID names
  *         the line of the first bad one.
+ * Raw and text files carry no shape: nothing is compared but their size.
  */
 NBG_API nbg_code nbg_tensor_to_raw(const nbg_io *io, nbg_tensor_kind kind, const uint8_t *buf,
 				   size_t size, uint8_t **out, size_t *out_size, nbg_error *err);
+
+/* What a 4-D array's axes are (nbg run --layout).  A record names no
+ * layout: its dimensions, outermost first, are the model's order (NHWC
+ * for the corpus, NCHW for some files). */
+typedef enum nbg_tensor_layout {
+	NBG_LAYOUT_MODEL = 0, /* the record's own order: nothing converted */
+	NBG_LAYOUT_NCHW = 1,
+	NBG_LAYOUT_NHWC = 2,
+} nbg_tensor_layout;
+
+/*
+ * The one shape rule for an array given for record io (nbg run, nbg
+ * tensor, Python's Model.run): shape[0..ndim), size-1 dimensions aside,
+ * equal to the record's outermost first -> NBG_OK, *convert 0.  Otherwise,
+ * with layout NCHW (NHWC), a 4-D array whose transposition to NHWC (NCHW:
+ * axes (0, 2, 3, 1), resp. (0, 3, 1, 2)) has the record's shape ->
+ * NBG_OK, *convert 1.  Otherwise TENSOR_SHAPE_MISMATCH: for the record's
+ * dimensions in another order, the message names both shapes and the
+ * --layout that converts the array (or that none does); for other
+ * dimensions, both shapes.  INVALID_ARGUMENT for NULLs, ndim over
+ * NBG_NPY_MAX_DIMS or an unknown layout.
+ */
+NBG_API nbg_code nbg_tensor_shape_check(const nbg_io *io, const uint64_t *shape, uint32_t ndim,
+					nbg_tensor_layout layout, int *convert, nbg_error *err);
+
+/* nbg_tensor_to_raw with a .npy's layout: an array nbg_tensor_shape_check
+ * converts is transposed (bit for bit) to the record's order before it
+ * is quantized.  Raw and text files are read as nbg_tensor_to_raw reads
+ * them, whatever the layout: they carry no shape. */
+NBG_API nbg_code nbg_tensor_to_raw_layout(const nbg_io *io, nbg_tensor_kind kind,
+					  nbg_tensor_layout layout, const uint8_t *buf,
+					  size_t size, uint8_t **out, size_t *out_size,
+					  nbg_error *err);
 
 /*
  * The record's raw bytes -> a file's content (*out malloc'ed).

@@ -1,7 +1,8 @@
 /*
  * tensor.c - a tensor file (raw, .npy, text) <-> the raw bytes of an NBG
- * record: shape checks in either dimension order, storage-order
- * transposition, quantization with the record's own parameters.
+ * record: the shape check (outermost first; 4-D NCHW <-> NHWC when asked),
+ * storage-order and layout transposition, quantization with the record's
+ * own parameters.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -74,68 +75,146 @@ static void shape_text(char *buf, size_t n, const uint64_t *s, uint32_t k)
 		snprintf(buf + len, n - len, ")");
 }
 
-/*
- * Reverses the storage order of an array of shape s[0..k): c_to_f reads C
- * order (last axis fastest) and writes Fortran order (first axis fastest);
- * otherwise the inverse.
- */
-static void reorder(const uint8_t *in, uint8_t *out, const uint64_t *s, uint32_t k, unsigned esz,
-		    uint64_t count, int c_to_f)
+/* Whether b[0..n) holds the values of a[0..n) in some order. */
+static int permutation_of(const uint64_t *a, const uint64_t *b, uint32_t n)
 {
-	uint64_t idx[NBG_NPY_MAX_DIMS] = { 0 }, stride_f[NBG_NPY_MAX_DIMS];
-	uint64_t st = 1;
-	for (uint32_t a = 0; a < k; a++) {
-		stride_f[a] = st;
-		st *= s[a];
+	int used[NBG_NPY_MAX_DIMS] = { 0 };
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t j = 0;
+		while (j < n && (used[j] || b[j] != a[i]))
+			j++;
+		if (j == n)
+			return 0;
+		used[j] = 1;
+	}
+	return 1;
+}
+
+/* The axes a 4-D array in layout `from` is transposed by to reach the
+ * other layout: NCHW -> NHWC takes axes (0, 2, 3, 1), NHWC -> NCHW
+ * (0, 3, 1, 2). */
+static const uint32_t *layout_axes(nbg_tensor_layout from)
+{
+	static const uint32_t to_nhwc[4] = { 0, 2, 3, 1 }, to_nchw[4] = { 0, 3, 1, 2 };
+	return from == NBG_LAYOUT_NCHW ? to_nhwc : to_nchw;
+}
+
+/* The layout (--layout) whose conversion turns shape s[0..4) into the
+ * record's squeezed shape so[0..no), or 0. */
+static nbg_tensor_layout layout_reaching(const uint64_t *s, const uint64_t *so, uint32_t no)
+{
+	for (int l = NBG_LAYOUT_NCHW; l <= NBG_LAYOUT_NHWC; l++) {
+		const uint32_t *ax = layout_axes((nbg_tensor_layout)l);
+		uint64_t t[4], st[4];
+		for (uint32_t i = 0; i < 4; i++)
+			t[i] = s[ax[i]];
+		uint32_t nt = squeeze(t, 4, st);
+		if (same(st, nt, so, no))
+			return (nbg_tensor_layout)l;
+	}
+	return NBG_LAYOUT_MODEL;
+}
+
+nbg_code nbg_tensor_shape_check(const nbg_io *io, const uint64_t *shape, uint32_t ndim,
+				nbg_tensor_layout layout, int *convert, nbg_error *err)
+{
+	if (!io || (!shape && ndim) || ndim > NBG_NPY_MAX_DIMS || io->dim_count > 6 || !convert ||
+	    (unsigned)layout > NBG_LAYOUT_NHWC)
+		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "", "tensor: bad shape argument");
+	uint64_t outer[6], so[6], sa[NBG_NPY_MAX_DIMS];
+	for (uint32_t i = 0; i < io->dim_count; i++)
+		outer[i] = nbg_io_dim_outer(io, i);
+	uint32_t no = squeeze(outer, io->dim_count, so), na = squeeze(shape, ndim, sa);
+	*convert = 0;
+	if (same(sa, na, so, no))
+		return NBG_OK;
+	nbg_tensor_layout reach = ndim == 4 ? layout_reaching(shape, so, no) : NBG_LAYOUT_MODEL;
+	if (layout != NBG_LAYOUT_MODEL && reach == layout) {
+		*convert = 1;
+		return NBG_OK;
+	}
+	char got[256], want[256];
+	shape_text(got, sizeof(got), shape, ndim);
+	shape_text(want, sizeof(want), outer, io->dim_count);
+	if (na != no || !permutation_of(sa, so, na))
+		return nbg_error_set(err, NBG_E_TENSOR_SHAPE_MISMATCH, 0, "shape",
+				     "the array's shape %s is not the record's %s (outermost first, "
+				     "size-1 dimensions aside)",
+				     got, want);
+	if (reach != NBG_LAYOUT_MODEL)
+		return nbg_error_set(err, NBG_E_TENSOR_SHAPE_MISMATCH, 0, "shape",
+				     "the array's shape %s has the dimensions of the record's %s "
+				     "(outermost first) in another order: it is not read transposed; "
+				     "if the array is %s and the model %s, --layout %s converts it",
+				     got, want, reach == NBG_LAYOUT_NCHW ? "NCHW" : "NHWC",
+				     reach == NBG_LAYOUT_NCHW ? "NHWC" : "NCHW",
+				     reach == NBG_LAYOUT_NCHW ? "nchw" : "nhwc");
+	return nbg_error_set(err, NBG_E_TENSOR_SHAPE_MISMATCH, 0, "shape",
+			     "the array's shape %s has the dimensions of the record's %s (outermost "
+			     "first) in another order: it is not read transposed, and no --layout "
+			     "(nchw, nhwc: 4-D arrays) converts it; transpose it to %s",
+			     got, want, want);
+}
+
+/*
+ * Transposes an array: in holds C-order data of shape s[0..k); out gets the
+ * C-order data of the array whose axis i is the input's axis ax[i].
+ */
+static void permute(const uint8_t *in, uint8_t *out, const uint64_t *s, uint32_t k,
+		    const uint32_t *ax, unsigned esz, uint64_t count)
+{
+	uint64_t st[NBG_NPY_MAX_DIMS], os[NBG_NPY_MAX_DIMS], ostride[NBG_NPY_MAX_DIMS];
+	uint64_t idx[NBG_NPY_MAX_DIMS] = { 0 };
+	uint64_t acc = 1;
+	for (uint32_t a = k; a-- > 0;) {
+		st[a] = acc;
+		acc *= s[a];
+	}
+	for (uint32_t i = 0; i < k; i++) {
+		os[i] = s[ax[i]];
+		ostride[i] = st[ax[i]];
 	}
 	uint64_t f = 0;
 	for (uint64_t c = 0; c < count; c++) {
-		if (c_to_f)
-			memcpy(out + f * esz, in + c * esz, esz);
-		else
-			memcpy(out + c * esz, in + f * esz, esz);
-		for (uint32_t a = k; a-- > 0;) { /* advance the C-order index */
+		memcpy(out + c * esz, in + f * esz, esz);
+		for (uint32_t a = k; a-- > 0;) { /* advance the output's C-order index */
 			idx[a]++;
-			f += stride_f[a];
-			if (idx[a] < s[a])
+			f += ostride[a];
+			if (idx[a] < os[a])
 				break;
-			f -= stride_f[a] * s[a];
+			f -= ostride[a] * os[a];
 			idx[a] = 0;
 		}
 	}
 }
 
-/* Checks the .npy shape against the record; *transpose says whether the
- * storage order must be reversed to reach the record's layout. */
-static nbg_code check_shape(const nbg_io *io, const nbg_npy *a, int *transpose, uint64_t *sq,
-			    uint32_t *sqn, nbg_error *err)
+/* The array's data in C order of its shape, converted by --layout when
+ * convert: the record's memory order.  A Fortran-order array's data is the
+ * C order of its reversed shape, whose axes are reversed first (composed
+ * with the layout's into one pass).  *tmp is what was allocated. */
+static nbg_code arrange(const nbg_npy *a, nbg_tensor_layout layout, int convert,
+			const uint8_t **data, uint8_t **tmp, nbg_error *err)
 {
-	uint64_t outer[6], inner[6], so[6], si[6], sa[NBG_NPY_MAX_DIMS];
-	for (uint32_t i = 0; i < io->dim_count; i++) {
-		inner[i] = io->dims[i];
-		outer[i] = io->dims[io->dim_count - 1 - i];
+	*data = a->data;
+	*tmp = NULL;
+	if (!convert && (!a->fortran_order || a->ndim < 2))
+		return NBG_OK;
+	uint64_t s[NBG_NPY_MAX_DIMS];
+	uint32_t ax[NBG_NPY_MAX_DIMS], k = a->ndim;
+	for (uint32_t i = 0; i < k; i++) {
+		s[i] = a->fortran_order ? a->shape[k - 1 - i] : a->shape[i];
+		ax[i] = i;
 	}
-	uint32_t no = squeeze(outer, io->dim_count, so), ni = squeeze(inner, io->dim_count, si);
-	uint32_t na = squeeze(a->shape, a->ndim, sa);
-	int m_outer = same(sa, na, so, no), m_inner = same(sa, na, si, ni);
-	if (!m_outer && !m_inner) {
-		char got[256], want[256];
-		shape_text(got, sizeof(got), a->shape, a->ndim);
-		shape_text(want, sizeof(want), outer, io->dim_count);
-		return nbg_error_set(err, NBG_E_TENSOR_SHAPE_MISMATCH, 0, "shape",
-				     "the array's shape %s matches the record's %s in neither "
-				     "dimension order",
-				     got, want);
-	}
-	/* The shape is read outermost first (NumPy's convention) when it
-	 * matches so, even when it also matches innermost first (a palindrome
-	 * once size-1 dimensions are dropped, such as (1, 28, 28, 1)).  C order
-	 * + outermost first, or Fortran order + innermost first, is the
-	 * record's layout as it is; otherwise the storage order is reversed. */
-	int direct = m_outer ? !a->fortran_order : a->fortran_order;
-	*transpose = !direct;
-	memcpy(sq, sa, na * sizeof(*sq));
-	*sqn = na;
+	if (convert)
+		memcpy(ax, layout_axes(layout), 4 * sizeof(*ax));
+	if (a->fortran_order) /* axis i of the array is axis k-1-i of the stored one */
+		for (uint32_t i = 0; i < k; i++)
+			ax[i] = k - 1 - ax[i];
+	*tmp = malloc(a->data_size ? a->data_size : 1);
+	if (!*tmp)
+		return nbg_error_set(err, NBG_E_OUT_OF_MEMORY, 0, "", "out of memory");
+	permute(a->data, *tmp, s, k, ax, a->item_size, a->count);
+	*data = *tmp;
 	return NBG_OK;
 }
 
@@ -178,8 +257,8 @@ static double load_npy_value(const nbg_npy *a, const uint8_t *p)
 	return (double)v;
 }
 
-static nbg_code npy_to_raw(const nbg_io *io, const uint8_t *buf, size_t size, uint8_t *raw,
-			   nbg_error *err)
+static nbg_code npy_to_raw(const nbg_io *io, nbg_tensor_layout layout, const uint8_t *buf,
+			   size_t size, uint8_t *raw, nbg_error *err)
 {
 	nbg_npy a;
 	nbg_code rc = nbg_npy_parse(buf, size, &a, err);
@@ -194,20 +273,13 @@ static nbg_code npy_to_raw(const nbg_io *io, const uint8_t *buf, size_t size, ui
 				     a.descr, nbg_data_format_name(io->data_format)
 						      ? nbg_data_format_name(io->data_format) : "?",
 				     own ? own : "none");
-	int transpose = 0;
-	uint64_t sq[NBG_NPY_MAX_DIMS];
-	uint32_t sqn = 0;
-	if ((rc = check_shape(io, &a, &transpose, sq, &sqn, err)) != NBG_OK)
+	int convert = 0;
+	if ((rc = nbg_tensor_shape_check(io, a.shape, a.ndim, layout, &convert, err)) != NBG_OK)
 		return rc;
-	const uint8_t *data = a.data;
-	uint8_t *tmp = NULL;
-	if (transpose) {
-		tmp = malloc(a.data_size ? a.data_size : 1);
-		if (!tmp)
-			return nbg_error_set(err, NBG_E_OUT_OF_MEMORY, 0, "", "out of memory");
-		reorder(a.data, tmp, sq, sqn, a.item_size, a.count, !a.fortran_order);
-		data = tmp;
-	}
+	const uint8_t *data;
+	uint8_t *tmp;
+	if ((rc = arrange(&a, layout, convert, &data, &tmp, err)) != NBG_OK)
+		return rc;
 	if (own_type) {
 		memcpy(raw, data, a.data_size);
 		if (a.big_endian) /* to the record's little-endian order */
@@ -285,6 +357,13 @@ static nbg_code text_to_raw(const nbg_io *io, const uint8_t *buf, size_t size, u
 nbg_code nbg_tensor_to_raw(const nbg_io *io, nbg_tensor_kind kind, const uint8_t *buf, size_t size,
 			   uint8_t **out, size_t *out_size, nbg_error *err)
 {
+	return nbg_tensor_to_raw_layout(io, kind, NBG_LAYOUT_MODEL, buf, size, out, out_size, err);
+}
+
+nbg_code nbg_tensor_to_raw_layout(const nbg_io *io, nbg_tensor_kind kind, nbg_tensor_layout layout,
+				  const uint8_t *buf, size_t size, uint8_t **out, size_t *out_size,
+				  nbg_error *err)
+{
 	if (!io || !out || !out_size || (!buf && size))
 		return nbg_error_set(err, NBG_E_INVALID_ARGUMENT, 0, "", "tensor: NULL pointer");
 	*out = NULL;
@@ -294,7 +373,7 @@ nbg_code nbg_tensor_to_raw(const nbg_io *io, nbg_tensor_kind kind, const uint8_t
 	if (rc != NBG_OK)
 		return rc;
 	if (kind == NBG_TENSOR_NPY) {
-		rc = npy_to_raw(io, buf, size, raw, err);
+		rc = npy_to_raw(io, layout, buf, size, raw, err);
 	} else if (kind == NBG_TENSOR_TEXT) {
 		rc = text_to_raw(io, buf, size, raw, err);
 	} else if (size != io->byte_size) {
