@@ -143,6 +143,7 @@ typedef struct cli_run_opts {
 	int float32_outputs, force_target, no_isolate, check, json;
 	cli_record input_kind;
 	int backend;                   /* 0, or 1 + its place in auto|nnsdk|viplite|cpu */
+	int layout;                    /* 0, or 1 + its place in nchw|nhwc (nbg_tensor_layout) */
 	cli_size max_output, max_memory, max_work, max_plan_steps;
 } cli_run_opts;
 

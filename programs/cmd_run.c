@@ -61,6 +61,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 	a->json = o.json;
 	a->input_kind = (uint32_t)o.input_kind.value;
 	a->input_kind_given = o.input_kind.set;
+	a->layout = (nbg_tensor_layout)o.layout;
 	a->backend = o.backend ? o.backend - 1 : NBG_RT_SELECT_AUTO;
 	a->backend_given = o.backend != 0;
 	a->max_output = o.max_output.set ? o.max_output.value : RUN_MAX_OUTPUT;

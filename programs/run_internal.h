@@ -34,6 +34,7 @@ typedef struct run_args {
 	int float32_outputs;
 	int input_kind_given;
 	uint32_t input_kind;
+	nbg_tensor_layout layout; /* --layout: a 4-D .npy input's, NBG_LAYOUT_MODEL if not given */
 	int backend;             /* nbg_rt_select */
 	int backend_given;       /* --backend was given */
 	const char *lib;         /* --lib: the chosen backend's library */
