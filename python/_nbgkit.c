@@ -728,6 +728,43 @@ static PyObject *model_dequantize(ModelObject *self, PyObject *args)
 	return convert(self, args, 0);
 }
 
+/* shape_check(is_output, index, shape, layout) -> whether the array must be
+ * transposed from layout (0 none, 1 NCHW, 2 NHWC) to the record's order:
+ * nbg_tensor_shape_check, the rule nbg run applies; its refusal raised. */
+static PyObject *model_shape_check(ModelObject *self, PyObject *args)
+{
+	int is_output, layout, convert = 0;
+	Py_ssize_t i;
+	PyObject *shape, *out = NULL;
+	uint64_t dims[NBG_NPY_MAX_DIMS];
+	nbgpy_io io;
+	nbg_error err;
+
+	if (!PyArg_ParseTuple(args, "pnO!i", &is_output, &i, &PyTuple_Type, &shape, &layout))
+		return NULL;
+	Py_ssize_t n = PyTuple_GET_SIZE(shape);
+	if (n > NBG_NPY_MAX_DIMS || layout < NBG_LAYOUT_MODEL || layout > NBG_LAYOUT_NHWC)
+		return raise_code(NBG_E_INVALID_ARGUMENT, "a shape of %zd dimensions (at most %d), "
+				  "layout %d", n, NBG_NPY_MAX_DIMS, layout);
+	for (Py_ssize_t k = 0; k < n; k++) {
+		dims[k] = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(shape, k));
+		if (PyErr_Occurred())
+			return NULL;
+	}
+	if (enter(self))
+		return NULL;
+	if (io_arg(self, is_output, i, &io))
+		goto done;
+	if (nbg_tensor_shape_check(io.io, dims, (uint32_t)n, (nbg_tensor_layout)layout, &convert,
+				   &err) != NBG_OK)
+		raise_error(&err, NULL);
+	else
+		out = PyBool_FromLong(convert);
+done:
+	leave(self);
+	return out;
+}
+
 /* ------------------------------------------------------------ run */
 
 /* libnbg runs one session at a time per process. */
@@ -937,6 +974,8 @@ static PyMethodDef model_methods[] = {
 	  "quantize(is_output, index, float32_bytes) -> bytes in the record's format." },
 	{ "dequantize", (PyCFunction)model_dequantize, METH_VARARGS,
 	  "dequantize(is_output, index, raw_bytes) -> float32 bytes." },
+	{ "shape_check", (PyCFunction)model_shape_check, METH_VARARGS,
+	  "shape_check(is_output, index, shape, layout) -> whether to transpose (nbg run's rule)." },
 	{ "run", (PyCFunction)(void (*)(void))model_run, METH_VARARGS | METH_KEYWORDS,
 	  "run(backend, inputs, flags=0, library=None, device_root=None, timeout_ms=0, max_work=0, "
 	  "max_memory=0, max_plan_steps=0)." },

@@ -184,6 +184,16 @@ uint8_t *ch_copy(uint32_t outputs, uint64_t pool, uint32_t output_bytes, size_t 
 	return build(m, size);
 }
 
+uint8_t *ch_copy_nhwc(size_t *size)
+{
+	cm_model *m = model(1, 1, 16, 16);
+	static const uint32_t nhwc[4] = { 2, 2, 4, 1 }; /* c, w, h, n: shape (1, 4, 2, 2) */
+	memcpy(m->in[0].dims, nhwc, sizeof(nhwc));
+	m->in[0].dim_count = 4;
+	tp(m, 0, 16, 1, 1, 16, 0, 0, 15, 0, 16, 1, 1);
+	return build(m, size);
+}
+
 uint8_t *ch_records(uint32_t n, size_t *size)
 {
 	cm_model *m = model(1, 1, 16, 16);

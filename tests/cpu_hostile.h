@@ -43,6 +43,11 @@ uint8_t *ch_scratch(uint32_t side, size_t *size);
  * uses (item 10); output_bytes (0: 16) sets output 0's size (item 6). */
 uint8_t *ch_copy(uint32_t outputs, uint64_t pool, uint32_t output_bytes, size_t *size);
 
+/* ch_copy(1, 0, 0) with a 4-D input record, dims (2, 2, 4, 1) innermost
+ * first: an NHWC image of shape (1, 4, 2, 2) whose 16 bytes the run hands
+ * back as output 0 (Model.run's and nbg run's --layout, tests/python). */
+uint8_t *ch_copy_nhwc(size_t *size);
+
 /* n NN 1x1 convolutions and n TP copies, each one command named n times
  * (item 12). */
 uint8_t *ch_records(uint32_t n, size_t *size);

@@ -7,6 +7,7 @@
  *   scratch       ch_scratch(2048): 537 MB of scratch for a 2 KB output
  *   big-output    ch_copy(1, 0, 1 GiB - 16): an output record of 1 GiB less 16 bytes
  *   copy          ch_copy(1, 0, 0): a 16-byte copy that runs
+ *   copy-nhwc     ch_copy_nhwc: that copy from an NHWC input of shape (1, 4, 2, 2)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@ int main(int argc, char **argv)
 	uint8_t *b = NULL;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: nbg-cpu-hostile shared-conv|tp-walk|scratch|big-output|copy OUT.nb\n");
+		fprintf(stderr, "usage: nbg-cpu-hostile shared-conv|tp-walk|scratch|big-output|copy|copy-nhwc OUT.nb\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "shared-conv"))
@@ -33,6 +34,8 @@ int main(int argc, char **argv)
 		b = ch_copy(1, 0, (1u << 30) - 16, &n);
 	else if (!strcmp(argv[1], "copy"))
 		b = ch_copy(1, 0, 0, &n);
+	else if (!strcmp(argv[1], "copy-nhwc"))
+		b = ch_copy_nhwc(&n);
 	if (!b) {
 		fprintf(stderr, "nbg-cpu-hostile: no model named %s\n", argv[1]);
 		return 2;

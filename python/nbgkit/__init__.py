@@ -36,6 +36,8 @@ ReadError = _nbgkit.ReadError
 RuntimeUnavailableError = _nbgkit.RuntimeUnavailableError
 
 BACKENDS = ("auto", "nnsdk", "viplite", "cpu")
+# Model.run's layout (nbg run --layout), in nbg_tensor_layout's order
+LAYOUTS = (None, "nchw", "nhwc")
 
 # A limit that lifts the limit (``nbg run``'s ``none``): the largest count.
 UNLIMITED = (1 << 64) - 1
@@ -419,16 +421,15 @@ class Model:
                 "output" if is_output else "input", index))
         return recs[index]
 
-    def _shaped(self, t: Tensor, array):
+    def _shaped(self, t: Tensor, array, is_output: bool = False, layout: Optional[str] = None):
         """array as C-order values in the record's memory order: its shape,
-        size-1 dimensions aside, must be the record's outermost first."""
+        size-1 dimensions aside, must be the record's outermost first, or
+        (layout "nchw"/"nhwc") a 4-D array in that layout is transposed to
+        it -- nbg run's rule and --layout (nbg_tensor_shape_check)."""
         np = _numpy()
         a = np.asarray(array)
-        want = [d for d in t.shape if d != 1]
-        have = [d for d in a.shape if d != 1]
-        if a.size != t.element_count or have != want:
-            raise InvalidFileError._make("tensor-shape-mismatch", "the array's shape %s is not "
-                                         "the record's %s (outermost first)" % (a.shape, t.shape))
+        if self._raw.shape_check(is_output, t.index, tuple(a.shape), LAYOUTS.index(layout)):
+            a = np.transpose(a, (0, 2, 3, 1) if layout == "nchw" else (0, 3, 1, 2))
         return np.ascontiguousarray(a)
 
     def quantize(self, array, input: int = 0):
@@ -451,7 +452,7 @@ class Model:
         if isinstance(array, (bytes, bytearray, memoryview)):
             raw = bytes(array)
         else:
-            a = self._shaped(t, array)
+            a = self._shaped(t, array, True)
             if t.numpy_dtype is None or a.dtype != np.dtype(t.numpy_dtype):
                 raise InvalidFileError._make(
                     "tensor-type-mismatch", "the array's dtype %s is not the record's %s"
@@ -481,7 +482,8 @@ class Model:
             device_root: Optional[str] = None, force_target: bool = False,
             skip_probe: bool = False, timeout_ms: int = 0, details: bool = False,
             max_output: Optional[int] = None, max_memory: Optional[int] = None,
-            max_work: Optional[int] = None, max_plan_steps: Optional[int] = None):
+            max_work: Optional[int] = None, max_plan_steps: Optional[int] = None,
+            layout: Optional[str] = None):
         """Runs the model once on the NPU, through the same runtime layer as
         ``nbg run`` (the vendor library is called in an isolated child
         process).  ``inputs``: one array per input record, float (quantized
@@ -502,10 +504,18 @@ class Model:
         its buffers and scratch; ``max_work`` and ``max_plan_steps`` the
         CPU backend's work and planning.  A run over one raises
         InvalidFileError with code ``work-limit`` before anything is
-        converted, allocated or run."""
+        converted, allocated or run.
+
+        An array whose shape is the record's dimensions in another order
+        raises InvalidFileError (``tensor-shape-mismatch``) naming both;
+        ``layout`` (``"nchw"`` or ``"nhwc"``, ``nbg run``'s ``--layout``)
+        says what the 4-D arrays are, and one in that layout is transposed
+        to the model's order."""
         np = _numpy()
         if backend not in BACKENDS:
             raise _usage("backend must be one of %s" % ", ".join(BACKENDS))
+        if layout not in LAYOUTS:
+            raise _usage("layout must be None, \"nchw\" or \"nhwc\"")
         max_output = _limit("max_output", max_output) or RUN_MAX_OUTPUT
         max_memory = _limit("max_memory", max_memory) or RUN_MAX_MEMORY
         cpu_limits = (_limit("max_work", max_work), max_memory, _limit("max_plan_steps", max_plan_steps))
@@ -519,9 +529,9 @@ class Model:
             a = np.asarray(a)
             if a.dtype.kind == "f":
                 raws.append(self._raw.quantize(False, t.index,
-                                               self._shaped(t, a).astype("<f4").tobytes()))
+                                               self._shaped(t, a, False, layout).astype("<f4").tobytes()))
             elif t.numpy_dtype is not None and a.dtype == np.dtype(t.numpy_dtype):
-                raws.append(self._shaped(t, a).tobytes())
+                raws.append(self._shaped(t, a, False, layout).tobytes())
             else:
                 raise InvalidFileError._make("tensor-type-mismatch", "input %d: dtype %s is "
                                              "neither float nor the record's %s"

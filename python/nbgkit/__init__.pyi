@@ -8,6 +8,7 @@ import numpy as np
 
 __version__: str
 BACKENDS: Tuple[str, ...]
+LAYOUTS: Tuple[Optional[str], ...]
 UNLIMITED: int
 
 # a path (str, os.PathLike) or the file's bytes (bytes-like)
@@ -169,14 +170,16 @@ class Model:
             force_target: bool = ..., skip_probe: bool = ..., timeout_ms: int = ...,
             details: Literal[False] = ..., max_output: Optional[int] = ...,
             max_memory: Optional[int] = ..., max_work: Optional[int] = ...,
-            max_plan_steps: Optional[int] = ...) -> List[np.ndarray]: ...
+            max_plan_steps: Optional[int] = ...,
+            layout: Optional[Literal["nchw", "nhwc"]] = ...) -> List[np.ndarray]: ...
     @overload
     def run(self, inputs: Sequence[Any], backend: Backend = ..., *,
             library: Optional[str] = ..., device_root: Optional[str] = ...,
             force_target: bool = ..., skip_probe: bool = ..., timeout_ms: int = ...,
             details: Literal[True], max_output: Optional[int] = ...,
             max_memory: Optional[int] = ..., max_work: Optional[int] = ...,
-            max_plan_steps: Optional[int] = ...) -> RunResult: ...
+            max_plan_steps: Optional[int] = ...,
+            layout: Optional[Literal["nchw", "nhwc"]] = ...) -> RunResult: ...
 
 def open(source: Source, *, strict: bool = ..., map: bool = ...) -> Model: ...
 def verify(path: Union[str, bytes, "os.PathLike[str]"], *, map: bool = ...) -> Report: ...

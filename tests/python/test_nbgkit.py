@@ -495,6 +495,46 @@ def hostile(tmp_path, name):
     return path
 
 
+def test_run_layout(tmp_path):
+    """An NCHW array for an NHWC input: refused by nbg run and Model.run with
+    the same code, sentence and exit code (one library rule); with --layout
+    nchw / layout="nchw" the bytes the CPU backend's copy hands back are
+    numpy's np.transpose of the array, through both.  The model is
+    nbg-cpu-hostile's copy-nhwc (synthesized: input shape (1, 4, 2, 2),
+    its 16 bytes copied to output 0)."""
+    path = hostile(tmp_path, "copy-nhwc")
+    rng = np.random.default_rng(41)
+    nchw = rng.integers(0, 256, size=(1, 2, 4, 2)).astype(np.uint8)
+    want = np.transpose(nchw, (0, 2, 3, 1)).tobytes()
+    np.save(str(tmp_path / "nchw.npy"), nchw)
+    with nbgkit.open(path) as m:
+        assert m.inputs[0].shape == (1, 4, 2, 2)
+        rc, _, err = cli("run", path, "--backend", "cpu", "--input", str(tmp_path / "nchw.npy"),
+                         "--output-dir", str(tmp_path / "o1"))
+        with pytest.raises(nbgkit.InvalidFileError) as ei:
+            m.run([nchw], backend="cpu")
+        assert ei.value.exit_code == rc == 1
+        assert ei.value.code == "tensor-shape-mismatch"
+        assert "tensor-shape-mismatch: input " in err and ei.value.message in err
+        for text in ("(1, 2, 4, 2)", "(1, 4, 2, 2)", "--layout nchw"):
+            assert text in ei.value.message
+        rc, _, err = cli("run", path, "--backend", "cpu", "--layout", "nchw", "--input",
+                         str(tmp_path / "nchw.npy"), "--output-dir", str(tmp_path / "o2"))
+        assert rc == 0, err
+        assert (tmp_path / "o2" / "output_0.bin").read_bytes() == want
+        for a in (nchw, nchw.astype(np.float32), np.asfortranarray(nchw)):
+            assert m.run([a], backend="cpu", layout="nchw")[0].tobytes() == want
+        # the model's own shape: as it is, with or without a layout
+        nhwc = np.transpose(nchw, (0, 2, 3, 1))
+        assert m.run([nhwc], backend="cpu")[0].tobytes() == want
+        assert m.run([nhwc], backend="cpu", layout="nchw")[0].tobytes() == want
+        # the wrong layout converts nothing; an unknown one is a usage error
+        with pytest.raises(nbgkit.InvalidFileError):
+            m.run([nchw], backend="cpu", layout="nhwc")
+        with pytest.raises(nbgkit.UsageError):
+            m.run([nchw], backend="cpu", layout="hwc")
+
+
 def test_run_limits(tmp_path):
     """Model.run and cpu_plan() keep nbg run's limits (doc/python.md,
     "Run limits"): a model declaring an output of 1 GiB less 16 bytes,
