@@ -114,6 +114,7 @@ typedef struct cli_tensor_opts {
 	int from, to;            /* 0, or 1 + its place in raw|npy|text (nbg_tensor_kind) */
 	cli_record input, output;
 	int keep_dtype;
+	int layout;              /* 0, or 1 + its place in nchw|nhwc (nbg_tensor_layout) */
 } cli_tensor_opts;
 
 /* nbg run's --tolerance X (finite, >= 0) */

@@ -255,6 +255,9 @@ static const cli_command commands[] = {
 		   cli_tensor_opts, from),
 	    CHOICE("--to", "raw|npy|text", "how OUT is written, instead of by its extension",
 		   cli_tensor_opts, to),
+	    CHOICE("--layout", "nchw|nhwc",
+		   "a 4-D .npy FILE's layout, transposed to the model's when they differ",
+		   cli_tensor_opts, layout),
 	    FLAG("--keep-dtype", ".npy in the record's own dtype instead of float32",
 		 cli_tensor_opts, keep_dtype) } },
 };

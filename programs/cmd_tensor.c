@@ -22,6 +22,7 @@ typedef struct tensor_args {
 	unsigned long index;
 	nbg_tensor_kind from, to; /* NBG_TENSOR_AUTO: by the file's extension */
 	int keep_dtype;
+	nbg_tensor_layout layout; /* --layout: a 4-D .npy FILE's */
 } tensor_args;
 
 static void put_escaped(FILE *f, const char *s)
@@ -52,6 +53,7 @@ static int parse_tensor_args(int argc, char **argv, tensor_args *a)
 	a->from = (nbg_tensor_kind)o.from;
 	a->to = (nbg_tensor_kind)o.to;
 	a->keep_dtype = o.keep_dtype;
+	a->layout = (nbg_tensor_layout)o.layout;
 	a->side = o.input.set ? 1 : o.output.set ? 2 : 0;
 	a->index = o.input.set ? o.input.value : o.output.value;
 	if (!a->model)
@@ -173,7 +175,8 @@ static int convert(const tensor_args *a, const nbg_io *io)
 	size_t raw_size = 0, size = 0;
 	int rc = 0, to_stdout = 0;
 	cli_out o;
-	if (nbg_tensor_to_raw(io, from, map.data, map.size, &raw, &raw_size, &e) != NBG_OK)
+	if (nbg_tensor_to_raw_layout(io, from, a->layout, map.data, map.size, &raw, &raw_size, &e) !=
+	    NBG_OK)
 		rc = tensor_fail(a->file, from, &e);
 	else if (nbg_tensor_from_raw(io, to, a->keep_dtype, raw, raw_size, &bytes, &size, &e) !=
 		 NBG_OK)

@@ -9,10 +9,12 @@
  *   an array in the model's own shape is read as before, with or without
  *   --layout.
  * - With --layout, the bytes nbg run feeds (nbg_tensor_to_raw_layout, the
- *   call run_inputs.c makes) equal numpy's: the arrays and the expected
- *   bytes are written by /usr/bin/python3 with np.transpose (the record's
- *   own dtype uint8 and float32 for FP32 records, C and Fortran order).
- *   Without numpy those cases are reported as not run, with why.
+ *   call run_inputs.c makes) and nbg tensor --layout writes equal numpy's:
+ *   the arrays and the expected bytes are written by /usr/bin/python3 with
+ *   np.transpose (the record's own dtype uint8 and float32 for FP32
+ *   records, C and Fortran order).  Without numpy those cases are reported
+ *   as not run, with why.  (tests/python's test_run_layout runs a copy
+ *   model through nbg run --backend cpu --layout end to end.)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -148,6 +150,34 @@ static void expect_fed(const char *model, size_t idx, const char *name, nbg_tens
 	free(eb);
 }
 
+/* nbg tensor --layout L on input idx of model: the bytes written are the
+ * file `expected`; without --layout the array is refused (exit 1). */
+static void expect_tensor_cli(const char *model, size_t idx, const char *name, const char *layout,
+			      const char *expected)
+{
+	char out[600], e[600];
+	snprintf(out, sizeof(out), "%s/t.bin", work);
+	snprintf(e, sizeof(e), "%s/%s", work, expected);
+	fx_run_result r = fx_run_nbg(NULL, "tensor --model '%s' --input %zu '%s/%s' -o '%s'", model,
+				     idx, work, name, out);
+	if (r.status != 1 || !strstr(r.err, "tensor-shape-mismatch"))
+		fail_msg("nbg tensor %s without --layout: exit %d\n%s", name, r.status, r.err);
+	fx_run_free(&r);
+	r = fx_run_nbg(NULL, "tensor --model '%s' --input %zu '%s/%s' --layout %s -o '%s'", model,
+		       idx, work, name, layout, out);
+	if (r.status != 0)
+		fail_msg("nbg tensor %s --layout %s: exit %d\n%s", name, layout, r.status, r.err);
+	fx_run_free(&r);
+	size_t hn, wn;
+	uint8_t *have = fx_read_file(out, &hn), *want = fx_read_file(e, &wn);
+	assert_true(have && want);
+	if (hn != wn || memcmp(have, want, wn) != 0)
+		fail_msg("nbg tensor %s --layout %s: the bytes differ from numpy's (%s)", name, layout,
+			 expected);
+	free(have);
+	free(want);
+}
+
 /* --layout: the bytes are numpy's transposition, bit for bit. */
 static void test_layout_bytes(void **state)
 {
@@ -168,6 +198,10 @@ static void test_layout_bytes(void **state)
 		expect_fed(m, 1, a, NBG_LAYOUT_NHWC, e);
 		snprintf(a, sizeof(a), "nhwc_f_%s.npy", tags[t]);
 		expect_fed(m, 1, a, NBG_LAYOUT_NHWC, e);
+		expect_tensor_cli(m, 1, a, "nhwc", e);
+		snprintf(a, sizeof(a), "nchw_%s.npy", tags[t]);
+		snprintf(e, sizeof(e), "exp_nhwc_%s.bin", tags[t]);
+		expect_tensor_cli(m, 0, a, "nchw", e);
 	}
 }
 
