@@ -387,8 +387,8 @@ static void io_figures(mctx *c)
 }
 
 /* Dynamic buffers named by patches inside operation ranges (a hardware-init
- * operation's are not counted): STATE patches, and in the LCD layout
- * COMMAND patches too (doc/memory.md, "Dynamic buffers"). */
+ * operation's are not counted), of the patch types memory_rules.c lists for
+ * the layout (doc/memory.md, "Dynamic buffers"). */
 static void dynamic_figures(mctx *c)
 {
 	const nbg_graph *g = c->g;
@@ -399,9 +399,8 @@ static void dynamic_figures(mctx *c)
 		return;
 	for (size_t k = 0; k < nbg_graph_summary_of(g)->patch_count; k++) {
 		const nbg_graph_patch *q = nbg_graph_patch_at(g, k);
-		int counted = q->type == NBG_MEM_PATCH_STATE ||
-			      (q->type == NBG_MEM_PATCH_COMMAND && c->r->layout == NBG_MEM_LAYOUT_LCD);
-		if (q->operation < 0 || !counted || q->index < 0 || (uint64_t)q->index >= c->dyn_count)
+		if (q->operation < 0 || !nbg_mem_dynamic_patch_counted(c->r->layout, q->type) ||
+		    q->index < 0 || (uint64_t)q->index >= c->dyn_count)
 			continue;
 		if (q->source_type == NBG_GRAPH_SRC_MISC_DYNA_INPUT)
 			mark[q->index] |= 1;

@@ -140,6 +140,36 @@ static const nbg_mem_constant constants[] = {
 	  "measured, as allocation_base" },
 };
 
+/* The dynamic patches the vendor counts, by layout and patch type: the entry a
+ * MISC_DYNA_INPUT patch inside an operation's range names is a dynamic input,
+ * a MISC_DYNA_OUTPUT patch's a dynamic output.  A patch of a pair not listed
+ * leaves its entry where it is: in the DYNAIO remainder (sections layout, the
+ * dynamic outputs) or in the LCD remainder (LCD layout, the coefficients).
+ * Hardware-init operations' patches lie in no operation's range: never
+ * counted.  Evidence, doc/memory.md "Dynamic buffers": */
+static const struct dynamic_patch_rule {
+	nbg_mem_layout layout;
+	uint32_t patch_type;
+} dynamic_counted[] = {
+	/* C on inputs (a v2 file's SH operation), outputs are the remainder */
+	{ NBG_MEM_LAYOUT_SECTIONS, NBG_MEM_PATCH_STATE },
+	/* C on inputs (v1 0x1000E and 0x10014 SH operations); I on outputs */
+	{ NBG_MEM_LAYOUT_LCD, NBG_MEM_PATCH_STATE },
+	/* C on outputs (a v1 0x1000E NN operation's output address); I on inputs */
+	{ NBG_MEM_LAYOUT_LCD, NBG_MEM_PATCH_COMMAND },
+	/* not listed, C: (SECTIONS, COMMAND), a v2 NT operation's input address,
+	 * whose DYNAIO entry the vendor leaves in the remainder */
+};
+
+int nbg_mem_dynamic_patch_counted(nbg_mem_layout layout, uint32_t patch_type)
+{
+	for (size_t i = 0; i < sizeof(dynamic_counted) / sizeof(dynamic_counted[0]); i++)
+		if (dynamic_counted[i].layout == layout &&
+		    dynamic_counted[i].patch_type == patch_type)
+			return 1;
+	return 0;
+}
+
 const nbg_mem_rule *nbg_mem_rule_of(nbg_mem_figure f)
 {
 	return (unsigned)f < NBG_MEM__COUNT ? &rules[f] : NULL;
