@@ -1129,8 +1129,8 @@ static void test_synth_readers(void **state)
  * Patch 0 is a COMMAND patch naming input 0, patch 1 a COMMAND patch of
  * source src1 naming index idx1.  Versions from 0x10016 get their
  * nbg_crc_sum back (CRC-32 of the file with the word zero). */
-static void v1_sharing(uint32_t version, uint32_t op1_count, uint32_t src1, int32_t idx1,
-		       loaded *l)
+static void v1_graph(uint32_t version, uint32_t op1_count, uint32_t src1, int32_t idx1,
+		     loaded *l)
 {
 	seed_v1_strides st;
 	uint32_t es = seed_v1_entries_offset(version);
@@ -1154,11 +1154,22 @@ static void v1_sharing(uint32_t version, uint32_t op1_count, uint32_t src1, int3
 	fx_put32(pa + 12, 0);
 	fx_put32(pa + (st.patch ? st.patch : 40) + 8, src1);
 	fx_put32(pa + (st.patch ? st.patch : 40) + 12, (uint32_t)idx1);
+}
+
+static void v1_load(uint32_t version, loaded *l)
+{
 	if (version >= 0x10016u) {
 		fx_put32(l->buf + 108, 0);
 		fx_put32(l->buf + 108, (uint32_t)crc32(0, l->buf, (uInt)l->size));
 	}
 	load_buf(l);
+}
+
+static void v1_sharing(uint32_t version, uint32_t op1_count, uint32_t src1, int32_t idx1,
+		       loaded *l)
+{
+	v1_graph(version, op1_count, src1, idx1, l);
+	v1_load(version, l);
 }
 
 static void test_synth_v1_versions(void **state)
@@ -1191,6 +1202,116 @@ static void test_synth_v1_versions(void **state)
 		assert_int_equal(sh->conflicts_total, 1);
 		assert_int_equal(nbg_mem_conflict_at(l.r, 0)->layer_id, 0);
 		unload(&l);
+	}
+}
+
+/* Which dynamic patches count (the table of memory_rules.c), one patch at a
+ * time.  LCD layout: the v1 file of v1_sharing (version 0x1000E, as the
+ * corpus's gender network) given an LCD of 1024 bytes and an LCDT of five
+ * entries, (0,40) (64,32) (128,64) (256,132) (448,500); operations 0-2 name
+ * entries 0-2 as their load states (136 bytes, 192 rounded up to 64), no SH
+ * operation.  Patch 1, in the TP operation's range, names entry 3 (132 bytes,
+ * 192 rounded): as MISC_DYNA_GENERIC it is a coefficient, so the
+ * coefficients are 1024 - 192 = 832; as MISC_DYNA_OUTPUT or MISC_DYNA_INPUT
+ * it is a dynamic buffer of 192 and the coefficients 640, whether the patch
+ * is COMMAND (as the gender network's NN output address) or STATE; the
+ * operation memory stays the same. */
+static void v1_dynamic(uint32_t type1, uint32_t src1, uint64_t *dyn_in, uint64_t *dyn_out,
+		       uint64_t *coef, uint64_t *ops)
+{
+	static const uint32_t lcdt[5][2] = { { 0, 40 }, { 64, 32 }, { 128, 64 }, { 256, 132 },
+					     { 448, 500 } };
+	const uint32_t version = 0x1000e, es = seed_v1_entries_offset(version);
+	seed_v1_strides st;
+	loaded l;
+	size_t at;
+
+	v1_graph(version, 1, src1, 3, &l);
+	seed_v1_strides_of(version, &st);
+	fx_put32(l.buf + fx_get32(l.buf + es + 8 * 9) + (st.patch ? st.patch : 40), type1);
+	at = l.size;
+	l.size += 40 + 1024;
+	assert_non_null(l.buf = realloc(l.buf, l.size));
+	memset(l.buf + at, 0, 40 + 1024);
+	for (int i = 0; i < 5; i++) {
+		fx_put32(l.buf + at + 8 * i, lcdt[i][0]);
+		fx_put32(l.buf + at + 8 * i + 4, lcdt[i][1]);
+	}
+	fx_put32(l.buf + es + 8 * 4, (uint32_t)at); /* entry 4: COEF_HEADER_TABLE (LCDT) */
+	fx_put32(l.buf + es + 8 * 4 + 4, 40);
+	fx_put32(l.buf + es + 8 * 5, (uint32_t)at + 40); /* entry 5: COEF_HEADER (LCD) */
+	fx_put32(l.buf + es + 8 * 5 + 4, 1024);
+	v1_load(version, &l);
+	assert_int_equal(nbg_mem_layout_of(l.r), NBG_MEM_LAYOUT_LCD);
+	*dyn_in = nbg_mem_value_of(l.r, NBG_MEM_DYNAMIC_INPUTS).vendor;
+	*dyn_out = nbg_mem_value_of(l.r, NBG_MEM_DYNAMIC_OUTPUTS).vendor;
+	*coef = nbg_mem_value_of(l.r, NBG_MEM_COEFFICIENTS).vendor;
+	*ops = nbg_mem_value_of(l.r, NBG_MEM_OPERATIONS).vendor;
+	unload(&l);
+}
+
+/* Sections layout: a sixth patch in the NT operation's range (its count
+ * becomes 2) names DYNAIO_TABLE entry 1 (64, 128) as MISC_DYNA_INPUT. */
+static void ed_sixth_dynamic(fx_spec *s, uint32_t type)
+{
+	fx_section *pa = fx_find(s, 10);
+	fx_resize(pa, 6 * 28);
+	memset(pa->data + 5 * 28, 0, 28);
+	fx_put32(pa->data + 5 * 28, type);
+	fx_put32(pa->data + 5 * 28 + 4, 24);
+	fx_put32(pa->data + 5 * 28 + 8, 6);
+	fx_put32(pa->data + 5 * 28 + 12, 1);
+	fx_put32(fx_find(s, 4)->data + 96 + 20, 2);
+}
+
+static void test_synth_dynamic_patches(void **state)
+{
+	static const struct {
+		const char *what;
+		uint32_t type, src; /* patch 1: 0 STATE, 1 COMMAND; 5, 6, 7 */
+		uint64_t in, out;   /* expected dynamic inputs and outputs */
+	} cs[] = {
+		{ "a coefficient (MISC_DYNA_GENERIC)", 1, 5, 0, 0 },
+		{ "COMMAND MISC_DYNA_OUTPUT", 1, 7, 0, A64(132) },
+		{ "COMMAND MISC_DYNA_INPUT", 1, 6, A64(132), 0 },
+		{ "STATE MISC_DYNA_INPUT", 0, 6, A64(132), 0 },
+		{ "STATE MISC_DYNA_OUTPUT", 0, 7, 0, A64(132) },
+	};
+	const uint64_t lcd = 1024, states = A64(40 + 32 + 64);
+	uint64_t in, out, coef, ops, ops0 = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		v1_dynamic(cs[i].type, cs[i].src, &in, &out, &coef, &ops);
+		if (in != cs[i].in || out != cs[i].out || coef != lcd - states - in - out)
+			fail_msg("LCD layout, %s: dynamic %llu + %llu, coefficients %llu; expected "
+				 "%llu + %llu, %llu", cs[i].what, (unsigned long long)in,
+				 (unsigned long long)out, (unsigned long long)coef,
+				 (unsigned long long)cs[i].in, (unsigned long long)cs[i].out,
+				 (unsigned long long)(lcd - states - cs[i].in - cs[i].out));
+		if (i == 0)
+			ops0 = ops;
+		assert_int_equal(ops, ops0); /* moved from coefficients to dynamic buffers */
+	}
+
+	/* Sections layout: a COMMAND patch's entry stays in the DYNAIO remainder
+	 * (every figure as the default file's but the sixth patch record's 48
+	 * header bytes); a STATE patch's is a dynamic input, as in
+	 * test_synth_components. */
+	for (uint32_t type = 0; type < 2; type++) {
+		fx_spec *s = fx_default();
+		figures want = fx_expected(), got;
+		ed_sixth_dynamic(s, type);
+		want.v[NBG_MEM_NBG_HEADER] = fx_head + 48;
+		if (type == 0) {
+			want.v[NBG_MEM_DYNAMIC_INPUTS] = 128;
+			want.v[NBG_MEM_DYNAMIC_OUTPUTS] = A64(192) - 128;
+		}
+		derive(want.v);
+		got = spec_figures(s, NULL);
+		assert_figures(type ? "sections, COMMAND MISC_DYNA_INPUT" :
+				      "sections, STATE MISC_DYNA_INPUT", &got, &want);
+		fx_free(s);
 	}
 }
 
@@ -1490,6 +1611,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_synth_conflict),
 		cmocka_unit_test(test_synth_readers),
 		cmocka_unit_test(test_synth_v1_versions),
+		cmocka_unit_test(test_synth_dynamic_patches),
 		cmocka_unit_test(test_conflicts_capped),
 		cmocka_unit_test(test_doc_rules),
 		cmocka_unit_test(test_cli_failures),
