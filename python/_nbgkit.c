@@ -490,25 +490,13 @@ static PyObject *model_ledger_json(ModelObject *self, PyObject *unused)
 	return released_doc(self, ledger_doc, NULL);
 }
 
-/* The CPU plan of the Model with the limits o, from its decoded model (the
- * caller holds dec_lock); a model whose checksums failed (parsed with
- * NBG_PARSE_KEEP_UNVERIFIED) is refused as the bytes are, by
- * nbg_cpu_plan_build_opts. */
-static nbg_code model_plan(const ModelObject *self, const nbg_cpu_options *o, nbg_cpu_plan **p,
-			   nbg_error *err)
-{
-	if (nbg_integrity_failure(self->model, NULL) != NBG_OK)
-		return nbg_cpu_plan_build_opts(self->data, self->size, o, p, err);
-	return nbg_cpu_plan_build_decoded(self->dec, o, p, err);
-}
-
 /* The CPU backend's plan with every step, the document `nbg run --backend
  * cpu --check --json` prints without its "model", planned with the limits
  * arg points to (nbg_cpu_options). */
 static nbg_code cpu_plan_doc(const ModelObject *self, const void *arg, char **out, nbg_error *err)
 {
 	nbg_cpu_plan *p = NULL;
-	nbg_code rc = model_plan(self, arg, &p, err);
+	nbg_code rc = nbg_cpu_plan_build_decoded(self->dec, arg, &p, err);
 
 	if (rc == NBG_OK)
 		*out = nbg_cpu_plan_json(p, NBG_CPU_JSON_STEPS);
@@ -881,7 +869,7 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 	w.ts = PyEval_SaveThread();
 	if (sel == NBG_RT_SELECT_CPU) {
 		PyThread_acquire_lock(self->dec_lock, WAIT_LOCK);
-		if (model_plan(self, &co, &plan, NULL) == NBG_OK)
+		if (nbg_cpu_plan_build_decoded(self->dec, &co, &plan, NULL) == NBG_OK)
 			o.cpu_plan = plan;
 		PyThread_release_lock(self->dec_lock);
 	}

@@ -8,7 +8,8 @@
  * them and what the model computes (a TP copy of 16 bytes: output 0 is
  * input 0, tests/cpu_hostile.c).  A model of other bytes, or one whose
  * checksum failed, is not taken: the session parses the bytes itself and
- * says what it said before.  In-process (NBG_RT_SESSION_NO_ISOLATE), so
+ * says what it said before, and the plan builders given that model refuse
+ * it with the bytes' words.  In-process (NBG_RT_SESSION_NO_ISOLATE), so
  * that the counts are this process's.
  */
 #define NBG_STATIC_LINKING_ONLY
@@ -25,6 +26,7 @@
 #include "cpu_hostile.h"
 #include "fixture.h"
 #include "nbg/cpu.h"
+#include "nbg/decoded.h"
 #include "nbg/session.h"
 
 /* One in-process CPU session on `model`; the digest bytes it fed in *fed,
@@ -124,6 +126,22 @@ static void test_unverified(void **state)
 	assert_int_equal(run(b, size, NULL, NULL, &fed, out, &e1), NBG_E_MODEL_INVALID);
 	assert_int_equal(run(b, size, m, NULL, &fed, out, &e2), NBG_E_MODEL_INVALID);
 	assert_string_equal(e1.message, e2.message);
+	/* the plan builders given that model refuse it as the bytes' builder
+	 * does: MODEL_INVALID, the checksum failure as the cause */
+	nbg_cpu_plan *p = NULL;
+	nbg_decoded *d = NULL;
+	assert_int_equal(nbg_cpu_plan_build(b, size, &p, &e1), NBG_E_MODEL_INVALID);
+	assert_int_equal(e1.cause, NBG_E_SECTION_CHECKSUM_MISMATCH);
+	assert_int_equal(nbg_cpu_plan_build_model(m, NULL, &p, &e2), NBG_E_MODEL_INVALID);
+	assert_null(p);
+	assert_int_equal(e2.cause, NBG_E_SECTION_CHECKSUM_MISMATCH);
+	assert_string_equal(e1.message, e2.message);
+	assert_int_equal(nbg_decoded_new(m, &d, NULL), NBG_OK);
+	assert_int_equal(nbg_cpu_plan_build_decoded(d, NULL, &p, &e2), NBG_E_MODEL_INVALID);
+	assert_null(p);
+	assert_int_equal(e2.cause, NBG_E_SECTION_CHECKSUM_MISMATCH);
+	assert_string_equal(e1.message, e2.message);
+	nbg_decoded_free(d);
 	nbg_model_free(m);
 	free(b);
 }

@@ -466,13 +466,11 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_diff(const char *name_a, const char *name_b)
 static const nbg_cpu_options web_cpu_limits = { .size = sizeof(nbg_cpu_options),
 						 .max_memory = (uint64_t)1 << 30 };
 
-/* The CPU plan of slot s with the page's limits, from its decoded model;
- * a file whose checksums do not hold (kept unverified) is refused as the
- * command refuses it, by the plan of its bytes. */
+/* The CPU plan of slot s with the page's limits, from its decoded model
+ * (a file whose checksums do not hold is refused there, as the command
+ * refuses it). */
 static nbg_code slot_plan(const slot *s, nbg_cpu_plan **p, nbg_error *err)
 {
-	if (nbg_integrity_failure(s->model, NULL) != NBG_OK)
-		return nbg_cpu_plan_build_opts(s->data, s->size, &web_cpu_limits, p, err);
 	return nbg_cpu_plan_build_decoded(s->dec, &web_cpu_limits, p, err);
 }
 

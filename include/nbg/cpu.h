@@ -137,15 +137,18 @@ NBG_API nbg_code nbg_cpu_plan_build_opts(const uint8_t *model, size_t size, cons
 /* The same for a model the caller already parsed (nbg_parse), which is not
  * parsed again: m must stay valid, with its bytes, while the plan lives,
  * and the plan does not free it.  The byte builders above are this after
- * nbg_parse with the default options.  INVALID_ARGUMENT for a NULL m or
- * out or options of a wrong size, OUT_OF_MEMORY, or the code of a failed
- * decode. */
+ * nbg_parse with the default options.  A model whose checksums do not
+ * hold (parsed with NBG_PARSE_NO_CRC_CHECK) is refused as its bytes are:
+ * MODEL_INVALID, the checksum failure in err->cause.  INVALID_ARGUMENT for
+ * a NULL m or out or options of a wrong size, OUT_OF_MEMORY, or the code
+ * of a failed decode. */
 NBG_API nbg_code nbg_cpu_plan_build_model(const nbg_model *m, const nbg_cpu_options *opts,
 					  nbg_cpu_plan **out, nbg_error *err);
 /* The same from a decoded model (decoded.h), whose graph, commands and
  * weights the plan uses, decoding only what d has not decoded yet: d (and
  * its model) must stay valid while the plan lives, and the plan does not
- * free it.  The builders above decode into a decoded model of their own. */
+ * free it; a model whose checksums do not hold is refused as above.  The
+ * builders above decode into a decoded model of their own. */
 NBG_API nbg_code nbg_cpu_plan_build_decoded(nbg_decoded *d, const nbg_cpu_options *opts,
 					    nbg_cpu_plan **out, nbg_error *err);
 NBG_API void nbg_cpu_plan_free(nbg_cpu_plan *p);

@@ -195,6 +195,18 @@ static nbg_code own_decoded(nbg_cpu_plan *p, nbg_cpu_plan **out, nbg_error *err)
 	return plan_model(p, p->own_d, out, err);
 }
 
+/* A model whose checksums do not hold (parsed unverified) is refused as
+ * the bytes' parse refuses it: NBG_E_MODEL_INVALID with the failure as its
+ * cause, so every builder gives the same answer for the same file. */
+static nbg_code refuse_invalid(nbg_cpu_plan *p, nbg_code code, const nbg_error *e, nbg_error *err)
+{
+	nbg_cpu_plan_free(p);
+	nbg_rt_fail(err, NBG_E_MODEL_INVALID, -1, "the NBG failed validation: %s", e->message);
+	if (err)
+		err->cause = code;
+	return NBG_E_MODEL_INVALID;
+}
+
 nbg_code nbg_cpu_plan_build_model(const nbg_model *m, const nbg_cpu_options *opts, nbg_cpu_plan **out,
 				  nbg_error *err)
 {
@@ -202,6 +214,10 @@ nbg_code nbg_cpu_plan_build_model(const nbg_model *m, const nbg_cpu_options *opt
 	nbg_cpu_plan *p = plan_new(m, opts, out, err, &rc);
 	if (!p)
 		return rc;
+	nbg_error e;
+	nbg_code bad = nbg_integrity_failure(m, &e);
+	if (bad != NBG_OK)
+		return refuse_invalid(p, bad, &e, err);
 	p->m = m;
 	return own_decoded(p, out, err);
 }
@@ -214,6 +230,10 @@ nbg_code nbg_cpu_plan_build_decoded(nbg_decoded *d, const nbg_cpu_options *opts,
 	nbg_cpu_plan *p = plan_new(m, opts, out, err, &rc);
 	if (!p)
 		return rc;
+	nbg_error e;
+	nbg_code bad = nbg_integrity_failure(m, &e);
+	if (bad != NBG_OK)
+		return refuse_invalid(p, bad, &e, err);
 	p->m = m;
 	return plan_model(p, d, out, err);
 }
@@ -226,13 +246,8 @@ nbg_code nbg_cpu_plan_build_opts(const uint8_t *model, size_t size, const nbg_cp
 	if (!p)
 		return rc;
 	nbg_error e;
-	if (nbg_parse(model, size, NULL, &p->own, &e) != NBG_OK) {
-		nbg_cpu_plan_free(p);
-		nbg_rt_fail(err, NBG_E_MODEL_INVALID, -1, "the NBG failed validation: %s", e.message);
-		if (err)
-			err->cause = e.code;
-		return NBG_E_MODEL_INVALID;
-	}
+	if (nbg_parse(model, size, NULL, &p->own, &e) != NBG_OK)
+		return refuse_invalid(p, e.code, &e, err);
 	p->m = p->own;
 	return own_decoded(p, out, err);
 }
