@@ -18,7 +18,7 @@ typedef struct cli_target {
 int cli_target_arg(const char *value, void *dest);
 
 typedef struct cli_inspect_opts {
-	int json, only, commands, memory, weights;
+	int json, only, commands, network, memory, weights;
 	unsigned graph;   /* NBG_TEXT_GRAPH_LAYERS | ..._OPERATIONS | ..._PATCHES */
 	int format;       /* 0, or 1 + its place in meta|vpm|jevois (cli_export_form) */
 	cli_target target;

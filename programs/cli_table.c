@@ -43,6 +43,8 @@ static const cli_command commands[] = {
 		 NBG_TEXT_GRAPH_PATCHES),
 	    FLAG("--commands", "add what each NN and TP operation computes", cli_inspect_opts,
 		 commands),
+	    FLAG("--network", "add the network's layers, whole tensors and edges with their "
+		 "evidence", cli_inspect_opts, network),
 	    FLAG("--memory", "add the memory a runtime needs, figure by figure",
 		 cli_inspect_opts, memory),
 	    FLAG("--weights", "add what each NN operation's kernel stream decodes to",

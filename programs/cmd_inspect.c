@@ -36,6 +36,8 @@ static int inspect_json(const nbg_model *m, const char *path, const inspect_opts
 			NBG_GRAPH_JSON_FINDINGS;
 	if (o->a.commands)
 		what |= NBG_JSON_DOC_COMMANDS;
+	if (o->a.network)
+		what |= NBG_JSON_DOC_NETWORK;
 	if (o->a.memory)
 		what |= NBG_JSON_DOC_MEMORY;
 	if (o->a.weights)
@@ -82,6 +84,8 @@ static int inspect_text(const nbg_model *m, const char *path, const inspect_opts
 			nbg_text_graph(stdout, m, g, o->a.graph);
 		if (o->a.commands)
 			nbg_text_commands(stdout, m, g, c);
+		if (o->a.network)
+			nbg_text_network(stdout, d);
 		if (o->a.weights)
 			nbg_text_weights(stdout, m, g, c, w);
 		if (o->a.memory)
@@ -163,15 +167,16 @@ static int inspect_args(int argc, char **argv, inspect_opts *o, const char **fil
 	if (cli_parse_command("inspect", argc, argv, &o->a, files, &n) != 0)
 		return -1;
 	o->format = (cli_export_form)o->a.format;
-	if (o->a.only && !o->a.graph && !o->a.commands && !o->a.memory && !o->a.weights) {
+	if (o->a.only && !o->a.graph && !o->a.commands && !o->a.network && !o->a.memory &&
+	    !o->a.weights) {
 		fprintf(stderr, "nbg inspect: --only keeps just the tables asked for: add "
-				"--layers, --operations, --patches, --commands, --memory or "
-				"--weights\n");
+				"--layers, --operations, --patches, --commands, --network, --memory "
+				"or --weights\n");
 		return -1;
 	}
 	if (o->format != NBG_EXPORT_NONE &&
-	    (o->a.json || o->a.only || o->a.graph || o->a.commands || o->a.memory ||
-	     o->a.weights)) {
+	    (o->a.json || o->a.only || o->a.graph || o->a.commands || o->a.network ||
+	     o->a.memory || o->a.weights)) {
 		fprintf(stderr, "nbg inspect: --format prints only the inputs and outputs; it "
 				"takes no --json, --only or tables\n");
 		return -1;

@@ -1177,6 +1177,7 @@ PyMODINIT_FUNC PyInit__nbgkit(void)
 	    PyModule_AddStringConstant(m, "libnbg_version", nbg_version_string()) ||
 	    PyModule_AddIntConstant(m, "DOC_NO_CORE", NBG_JSON_DOC_NO_CORE) ||
 	    PyModule_AddIntConstant(m, "DOC_COMMANDS", NBG_JSON_DOC_COMMANDS) ||
+	    PyModule_AddIntConstant(m, "DOC_NETWORK", NBG_JSON_DOC_NETWORK) ||
 	    PyModule_AddIntConstant(m, "DOC_MEMORY", NBG_JSON_DOC_MEMORY) ||
 	    PyModule_AddIntConstant(m, "DOC_WEIGHTS", NBG_JSON_DOC_WEIGHTS) ||
 	    PyModule_AddIntConstant(m, "GRAPH_SUMMARY", NBG_GRAPH_JSON_SUMMARY) ||

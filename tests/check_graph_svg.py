@@ -6,7 +6,11 @@ For each file (every *.nb under the directories given, plus single files):
   that has operations in the data flow (the layers of the NN / TP and other
   operations of `nbg inspect --json --commands`), one ellipse per input and
   output record, and edges between existing nodes, each labelled with the
-  bytes that flow (a positive count); every output record is reached from
+  bytes that flow (a positive count), dashed and marked "inferred" exactly
+  where the JSON network view (`--network`) says the edge is inferred, one
+  per edge of that view that is not backward (tile interleaving), and no
+  cycle among them; the title carries the legend, and the data-flow banner
+  exactly when the view lists failing data-flow checks; every output record is reached from
   an input record and every input record reaches an output (the data flow
   leaves no output floating and no input unused), on the real files
   (--corpus) and on the bundled sample, whose network is coherent;
@@ -52,7 +56,7 @@ def run(args, env=None):
 
 
 def check(nbg, path, tmp, have_dot):
-    doc = json.loads(run([*nbg, "inspect", "--json", "--commands", path]).stdout)
+    doc = json.loads(run([*nbg, "inspect", "--json", "--commands", "--network", path]).stdout)
     ops = doc["commands"]["operations"]
     layers = len(doc.get("layers", [])) or doc["layer_count"]
     boxes = set()
@@ -64,13 +68,16 @@ def check(nbg, path, tmp, have_dot):
         return "--dot exit %d: %s" % (r.returncode, r.stderr)
     text = open(dot_path, encoding="ascii").read()
     nodes = re.findall(r"^  (\w+) \[label=", text, re.M)
-    labelled = re.findall(r'^  (\w+) -> (\w+) \[label="(operand )?(\d+) (B|KiB|MiB)"'
+    labelled = re.findall(r'^  (\w+) -> (\w+) \[label="(inferred )?(\d+) (B|KiB|MiB)"'
                           r'(, style=dashed)?\];$', text, re.M)
     edges = [(a, b) for a, b, *_ in labelled]
     if len(edges) != len(re.findall(r"^  \w+ -> \w+", text, re.M)):
         return "an edge without its byte label"
-    if any(int(n) <= 0 for *_, n, _, _ in labelled):
+    if any(int(n) <= 0 for _, _, _, n, _, _ in labelled):
         return "an edge carries no bytes"
+    problem = network_checks(doc, text, labelled)
+    if problem:
+        return problem
     want = {"%s%d" % b for b in boxes}
     want |= {"in%d" % i for i in range(doc["input_count"])}
     want |= {"out%d" % i for i in range(doc["output_count"])}
@@ -102,6 +109,59 @@ def check(nbg, path, tmp, have_dot):
         if not reach(i) & set(outs):
             return "%s reaches no output" % i
     return svg_checks(nbg, path, tmp, have_dot, want, edges, boxes)
+
+
+def dot_name(net, end):
+    """The DOT node of an end of a JSON network edge."""
+    if "input" in end:
+        return "in%d" % end["input"]
+    if "output" in end:
+        return "out%d" % end["output"]
+    layer = net["layers"][end["node"]]
+    if layer["layer"] is not None:
+        return "L%d" % layer["layer"]
+    return "op%d" % layer["first_operation"]
+
+
+def network_checks(doc, text, labelled):
+    """The drawn edges against the JSON network view: one per edge that is
+    not backward, dashed and marked exactly where it is inferred; no cycle;
+    the legend, and the banner exactly when data-flow checks fail."""
+    net = doc["network"]
+    want = {}
+    for e in net["edges"]:
+        if not e["backward"]:
+            want[(dot_name(net, e["from"]), dot_name(net, e["to"]))] = e["basis"]
+    got = {}
+    for a, b, marked, _, _, dashed in labelled:
+        if bool(marked) != bool(dashed):
+            return "edge %s -> %s: marked inferred %s but dashed %s" % (a, b, bool(marked),
+                                                                      bool(dashed))
+        got[(a, b)] = "inferred" if marked else "proven"
+    if got != want:
+        diff = sorted(set(got.items()) ^ set(want.items()))[:3]
+        return "drawn edges differ from the network view's: %s" % diff
+    state = {}
+
+    def cyclic(node, nxt):
+        state[node] = 1
+        for b in nxt.get(node, ()):
+            if state.get(b) == 1 or (b not in state and cyclic(b, nxt)):
+                return True
+        state[node] = 2
+        return False
+    nxt = {}
+    for a, b in got:
+        nxt.setdefault(a, []).append(b)
+    if any(n not in state and cyclic(n, nxt) for n in list(nxt)):
+        return "the drawn layer graph has a cycle"
+    title = re.search(r'^  label="(.*)";$', text, re.M).group(1)
+    if "edges: the bytes that flow; solid: proven" not in title:
+        return "the title has no legend"
+    if ("DATA FLOW UNRELIABLE" in title) != bool(net["data_flow_warnings"]):
+        return "banner %s, data-flow warnings %d" % ("DATA FLOW UNRELIABLE" in title,
+                                                     len(net["data_flow_warnings"]))
+    return None
 
 
 def svg_checks(nbg, path, tmp, have_dot, want, edges, boxes):

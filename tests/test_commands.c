@@ -886,10 +886,17 @@ static void test_cli(void **state)
 	}
 	fx_run_free(&r);
 
-	/* The default report ends with the per-layer summary. */
+	/* The default report ends with the network's layers: the first is the
+	 * TFLite source's first convolution (../shared/models: 5x5, 3 -> 24
+	 * channels, 128x128 -> 64x64, ReLU), named from its command and shown
+	 * with its whole tensors. */
 	r = fx_run_nbg("", "inspect '%s'", V2_DIR "/face_detector_nbg_int16.nb");
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "128x128x3 -> 64x64x24        NN conv 5x5x3 -> 24, relu\n"));
+	const char *l0 = strstr(r.out, "\n  [   0] ");
+	assert_non_null(l0);
+	assert_non_null(strstr(l0, "Conv2D 5x5"));
+	assert_true(strstr(l0, "128x128x3 -> 64x64x24 ") < strchr(l0 + 1, '\n'));
+	assert_true(strstr(l0, "relu") < strchr(l0 + 1, '\n'));
 	fx_run_free(&r);
 
 	r = fx_run_nbg("", "graph '%s'", V1_DIR "/1000e_88_emotion_88_A311D.nb");

@@ -72,3 +72,17 @@ NBG_API nbg_code nbg_decoded_ledger(nbg_decoded *d, const nbg_ledger **out, nbg_
 }
 #endif
 #endif
+
+/* Static-linking-only: not part of the stable interface (doc/api.md). */
+#if defined(NBG_STATIC_LINKING_ONLY) && !defined(NBG_DECODED_H_STATIC_LINKING_ONLY)
+#define NBG_DECODED_H_STATIC_LINKING_ONLY
+#include "layers.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* nbg_network_build on the graph and the commands (nbg/layers.h). */
+NBG_API nbg_code nbg_decoded_network(nbg_decoded *d, const nbg_network **out, nbg_error *err);
+#ifdef __cplusplus
+}
+#endif
+#endif

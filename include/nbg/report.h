@@ -36,6 +36,7 @@ extern "C" {
 #define NBG_JSON_DOC_COMMANDS 0x200u /* "commands" (doc/commands.md) */
 #define NBG_JSON_DOC_MEMORY 0x400u   /* "memory" (doc/memory.md) */
 #define NBG_JSON_DOC_WEIGHTS 0x800u  /* "weights" (doc/weights.md) */
+#define NBG_JSON_DOC_NETWORK 0x1000u /* "network": layers, tensors, edges (doc/commands.md) */
 
 /*
  * Writes one JSON document to `out`: the core report of the model (the
@@ -76,6 +77,9 @@ NBG_API void nbg_text_report(FILE *out, const nbg_model *m, const char *path);
 /* The same report from a decoded model (decoded.h), whose graph and
  * commands it decodes at most once and leaves for the caller's tables. */
 NBG_API void nbg_text_report_decoded(FILE *out, nbg_decoded *d, const char *path);
+/* `nbg inspect --network`: the Network table of the report, then every edge
+ * of the network view with its bytes and basis (nbg/layers.h). */
+NBG_API void nbg_text_network(FILE *out, nbg_decoded *d);
 
 /* The tables `what` selects, then the tables' coverage and every finding. */
 NBG_API void nbg_text_graph(FILE *out, const nbg_model *m, const nbg_graph *g, unsigned what);

@@ -10,8 +10,8 @@
 #include "nbg/decoded.h"
 
 /* The parts, and the one each is decoded from (-1: the model). */
-enum { P_GRAPH, P_COMMANDS, P_WEIGHTS, P_MEMORY, P_LEDGER, P__COUNT };
-static const int input_of[P__COUNT] = { -1, P_GRAPH, P_COMMANDS, P_GRAPH, P_WEIGHTS };
+enum { P_GRAPH, P_COMMANDS, P_WEIGHTS, P_MEMORY, P_LEDGER, P_NETWORK, P__COUNT };
+static const int input_of[P__COUNT] = { -1, P_GRAPH, P_COMMANDS, P_GRAPH, P_WEIGHTS, P_COMMANDS };
 
 /* One part's outcome: whether it was computed, its code and its error. */
 typedef struct part {
@@ -28,6 +28,7 @@ struct nbg_decoded {
 	nbg_weights *w;
 	nbg_mem_report *r;
 	nbg_ledger *l;
+	nbg_network *n;
 };
 
 nbg_code nbg_decoded_new(const nbg_model *m, nbg_decoded **out, nbg_error *err)
@@ -48,6 +49,7 @@ void nbg_decoded_free(nbg_decoded *d)
 {
 	if (!d)
 		return;
+	nbg_network_free(d->n);
 	nbg_ledger_free(d->l);
 	nbg_mem_free(d->r);
 	nbg_weights_free(d->w);
@@ -73,6 +75,8 @@ static nbg_code decode(nbg_decoded *d, int k, nbg_error *err)
 		return nbg_weights_decode(d->m, d->g, d->c, &d->w, err);
 	case P_MEMORY:
 		return nbg_mem_analyze(d->m, d->g, &d->r, err);
+	case P_NETWORK:
+		return nbg_network_build(d->m, d->g, d->c, &d->n, err);
 	default:
 		return nbg_ledger_build_weights(d->m, d->w, &d->l, err);
 	}
@@ -152,5 +156,14 @@ nbg_code nbg_decoded_ledger(nbg_decoded *d, const nbg_ledger **out, nbg_error *e
 
 	if (out)
 		*out = rc == NBG_OK ? d->l : NULL;
+	return rc;
+}
+
+nbg_code nbg_decoded_network(nbg_decoded *d, const nbg_network **out, nbg_error *err)
+{
+	nbg_code rc = get(d, P_NETWORK, out != NULL, err);
+
+	if (out)
+		*out = rc == NBG_OK ? d->n : NULL;
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "nbg/commands.h"
+#include "nbg/layers.h"
 
 #define MAX_LINES 8
 
@@ -68,8 +69,11 @@ static const nbg_cmd_other *other_of(const nbg_commands *c, size_t i)
 /* The box of operations ix[0..n) (OPERATIONS record indices, one layer or
  * one lone operation): a line per run of decoded operations computing the
  * same thing, a line per run of operations that are not decoded. */
-static void box(FILE *out, const nbg_graph *g, const nbg_commands *c, const size_t *ix, size_t n)
+static void box(FILE *out, const nbg_graph *g, const nbg_commands *c, const nbg_network *net,
+		const size_t *ix, size_t n)
 {
+	const nbg_net_layer *l = nbg_network_layer_at(net, nbg_network_layer_of(net, ix[0]));
+	char opt[128], in[48], o[48];
 	const nbg_graph_operation *o0 = nbg_graph_operation_at(g, ix[0]);
 	size_t lines = 0, nn = 0, decoded = 0;
 	char d[160], next[160];
@@ -86,6 +90,14 @@ static void box(FILE *out, const nbg_graph *g, const nbg_commands *c, const size
 		put_dot(out, nbg_graph_layer_at(g, o0->layer_id)->name, 64);
 	} else {
 		fprintf(out, "operation %zu", ix[0]);
+	}
+	if (l) {
+		fprintf(out, "\\n");
+		put_dot(out, nbg_net_operator_text(l, opt, sizeof(opt)), sizeof(opt));
+		fprintf(out, "%s: ", l->op_basis == NBG_NET_OP_VENDOR ? " (vendor name)" : "");
+		put_dot(out, nbg_net_shape_text(&l->in, in, sizeof(in)), sizeof(in));
+		fprintf(out, " -> ");
+		put_dot(out, nbg_net_shape_text(&l->out, o, sizeof(o)), sizeof(o));
 	}
 	for (size_t i = 0; i < n; i++) {
 		const nbg_cmd_op *op = nbg_commands_op_of(c, ix[i]);
@@ -138,12 +150,9 @@ static void io_node(FILE *out, unsigned kind, size_t i, const nbg_io *io)
 		kind == K_IN ? "#d5f0d5" : "#f3d6d6");
 }
 
-/* An edge between two nodes: the bytes of all the operation edges it
- * stands for, and the weakest basis among them. */
+/* A (node, operation) pair, sorted by node then operation. */
 typedef struct node_edge {
-	uint64_t a, b, bytes;
-	unsigned basis;
-	uint64_t from;           /* the producing operation (input record), for sums */
+	uint64_t a, b;
 } node_edge;
 
 static int cmp_edge(const void *x, const void *y)
@@ -164,90 +173,38 @@ static void put_bytes(FILE *out, uint64_t b)
 		fprintf(out, "%" PRIu64 " B", b);
 }
 
-/* The bytes that flow between two nodes, from the operation edges v[0..n)
- * between them: per producing operation what the consumers read of it,
- * never more than it wrote (two consumers reading the same bytes count
- * them once). */
-static uint64_t flow_bytes(const nbg_commands *c, node_edge *v, size_t n)
+/* The DOT node of an end of a network edge. */
+static uint64_t end_node(const nbg_network *net, unsigned kind, size_t i)
 {
-	uint64_t total = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		uint64_t read = 0, w = v[i].from;
-		if (w == UINT64_MAX - 1) /* done */
-			continue;
-		for (size_t j = i; j < n; j++)
-			if (v[j].from == w) {
-				read += v[j].bytes;
-				if (j > i)
-					v[j].from = UINT64_MAX - 1;
-			}
-		uint64_t written = w < UINT64_MAX - 1 ? nbg_commands_bytes_written(c, (size_t)w) : 0;
-		if (written && read > written)
-			read = written;
-		total += read;
-	}
-	return total;
+	const nbg_net_layer *l = nbg_network_layer_at(net, i);
+	if (kind == NBG_NET_INPUT)
+		return key(K_IN, i);
+	if (kind == NBG_NET_OUTPUT)
+		return key(K_OUT, i);
+	return l->layer != UINT32_MAX ? key(K_LAYER, l->layer) : key(K_OP, l->first_operation);
 }
 
-/* Edges between distinct nodes, each once, in a stable order, labelled with
- * the bytes that flow; dashed where an end is not decoded. */
-static int edges(FILE *out, const nbg_model *m, const nbg_graph *g, const nbg_commands *c)
+/* The network view's edges, labelled with the bytes that flow: proven ones
+ * solid, inferred ones dashed and marked; backward ones (tile interleaving)
+ * not drawn, counted in the title. */
+static void edges(FILE *out, const nbg_network *net)
 {
-	node_edge *v = nbg_commands_edge_count(c) ? calloc(nbg_commands_edge_count(c), sizeof(*v)) : NULL;
-	size_t n = 0;
-
-	if (nbg_commands_edge_count(c) && !v)
-		return -1;
-	for (size_t i = 0; i < nbg_commands_edge_count(c); i++) {
-		const nbg_cmd_edge *e = nbg_commands_edge_at(c, i);
-		uint64_t a, b;
-		if (e->kind == NBG_CMD_EDGE_INPUT && e->from < nbg_model_input_count(m)) {
-			a = key(K_IN, e->from);
-			b = op_node(g, e->to);
-		} else if (e->kind == NBG_CMD_EDGE_OUTPUT && e->to < nbg_model_output_count(m)) {
-			a = op_node(g, e->from);
-			b = key(K_OUT, e->to);
-		} else if (e->kind == NBG_CMD_EDGE_OP) {
-			a = op_node(g, e->from);
-			b = op_node(g, e->to);
-		} else {
+	for (size_t i = 0; i < nbg_network_edge_count(net); i++) {
+		const nbg_net_edge *e = nbg_network_edge_at(net, i);
+		if (e->backward)
 			continue;
-		}
-		if (a != b) {
-			v[n].a = a;
-			v[n].b = b;
-			v[n].bytes = e->bytes;
-			v[n].basis = e->basis;
-			v[n].from = e->kind == NBG_CMD_EDGE_INPUT ? UINT64_MAX - e->from : e->from;
-			n++;
-		}
-	}
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_edge);
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		uint64_t bytes = 0;
-		unsigned basis = 0;
-		for (; j < n && v[j].a == v[i].a && v[j].b == v[i].b; j++)
-			if (v[j].basis > basis)
-				basis = v[j].basis;
-		bytes = flow_bytes(c, v + i, j - i);
 		fprintf(out, "  ");
-		node_name(out, v[i].a);
+		node_name(out, end_node(net, e->from_kind, e->from));
 		fprintf(out, " -> ");
-		node_name(out, v[i].b);
-		fprintf(out, " [label=\"%s", basis == NBG_CMD_EDGE_OPERAND ? "operand " : "");
-		put_bytes(out, bytes);
-		fprintf(out, "\"%s];\n", basis == NBG_CMD_EDGE_REFERENCE ? ", style=dashed" : "");
-		i = j;
+		node_name(out, end_node(net, e->to_kind, e->to));
+		fprintf(out, " [label=\"%s", e->basis == NBG_NET_EDGE_INFERRED ? "inferred " : "");
+		put_bytes(out, e->bytes);
+		fprintf(out, "\"%s];\n", e->basis == NBG_NET_EDGE_INFERRED ? ", style=dashed" : "");
 	}
-	free(v);
-	return 0;
 }
 
 /* Operations drawn, grouped by node (layer), each group in execution order. */
-static int boxes(FILE *out, const nbg_graph *g, const nbg_commands *c)
+static int boxes(FILE *out, const nbg_graph *g, const nbg_commands *c, const nbg_network *net)
 {
 	size_t n = 0, total = nbg_commands_op_count(c) + nbg_commands_other_count(c);
 	node_edge *v = total ? calloc(total, sizeof(*v)) : NULL; /* (node, operation) */
@@ -271,7 +228,7 @@ static int boxes(FILE *out, const nbg_graph *g, const nbg_commands *c)
 	for (size_t i = 0, first = 0; i < n; i++)
 		if (i + 1 == n || v[i + 1].a != v[i].a) {
 			fprintf(out, "  ");
-			box(out, g, c, ix + first, i + 1 - first);
+			box(out, g, c, net, ix + first, i + 1 - first);
 			first = i + 1;
 		}
 	free(v);
@@ -279,28 +236,52 @@ static int boxes(FILE *out, const nbg_graph *g, const nbg_commands *c)
 	return 0;
 }
 
+/* The title: the file's title, the legend, and the banner where the
+ * data-flow checks fail. */
+static void title_text(FILE *out, const char *title, const nbg_network *net)
+{
+	size_t backward = 0;
+	for (size_t i = 0; i < nbg_network_edge_count(net); i++)
+		backward += nbg_network_edge_at(net, i)->backward != 0;
+	fprintf(out, "digraph nbg {\n  label=\"");
+	put_dot(out, title ? title : "network", 256);
+	for (size_t i = 0; i < nbg_network_warning_count(net); i++) {
+		const nbg_net_warning *w = nbg_network_warning_at(net, i);
+		fprintf(out, "%sDATA FLOW UNRELIABLE: %s fails %" PRIu64 " of %" PRIu64,
+			i ? "; " : "\\n", w->relation, w->failed, w->checked);
+	}
+	if (nbg_network_warning_count(net))
+		fprintf(out, " (edges and propagated shapes may be wrong there)");
+	fprintf(out, "\\nlayers: operator (from the NN / TP commands, or the vendor name where marked) "
+		     "and whole tensors x y z (\\\"engine view\\\": how the NPU addresses it); SH and SW "
+		     "operations, not decoded: dashed boxes\\nedges: the bytes that flow; solid: proven "
+		     "by the commands' footprints; dashed \\\"inferred\\\": an end not decoded or an "
+		     "operand; %zu backward edges (tile interleaving) not drawn\";\n", backward);
+}
+
 int nbg_commands_dot(FILE *out, const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
 		     const char *title)
 {
-	if (!out || !m || !g || !c)
+	nbg_network *net = NULL;
+
+	if (!out || !m || !g || !c || nbg_network_build(m, g, c, &net, NULL) != NBG_OK)
 		return -1;
-	fprintf(out, "digraph nbg {\n  label=\"");
-	put_dot(out, title ? title : "network", 256);
-	fprintf(out, " (NN / TP operations from their commands; SH and SW operations, not "
-		     "decoded, from the memory their patches reference: dashed; edges: the bytes "
-		     "that flow)\";\n  labelloc=t;\n  node [fontname=\"monospace\", fontsize=10];\n"
+	title_text(out, title, net);
+	fprintf(out, "  labelloc=t;\n  node [fontname=\"monospace\", fontsize=10];\n"
 		     "  edge [fontname=\"monospace\", fontsize=9];\n");
 	for (size_t i = 0; i < nbg_model_input_count(m); i++) {
 		fprintf(out, "  ");
 		io_node(out, K_IN, i, nbg_model_input_at(m, i));
 	}
-	if (boxes(out, g, c) != 0)
-		return -1;
-	for (size_t i = 0; i < nbg_model_output_count(m); i++) {
+	int rc = boxes(out, g, c, net);
+	for (size_t i = 0; rc == 0 && i < nbg_model_output_count(m); i++) {
 		fprintf(out, "  ");
 		io_node(out, K_OUT, i, nbg_model_output_at(m, i));
 	}
-	if (edges(out, m, g, c) != 0)
+	if (rc == 0)
+		edges(out, net);
+	nbg_network_free(net);
+	if (rc != 0)
 		return -1;
 	fprintf(out, "}\n");
 	return ferror(out) ? -1 : 0;

@@ -18,6 +18,7 @@ typedef struct doc_parts {
 	const nbg_commands *c;
 	const nbg_mem_report *r;
 	const nbg_weights *w;
+	const nbg_network *n;
 	int sizes; /* r gives the graph's operations their sizes */
 } doc_parts;
 
@@ -27,7 +28,7 @@ static nbg_code decode_parts(nbg_decoded *d, unsigned what, doc_parts *p, nbg_er
 
 	memset(p, 0, sizeof(*p));
 	if (!(what & (NBG_GRAPH_JSON_ALL | NBG_JSON_DOC_COMMANDS | NBG_JSON_DOC_MEMORY |
-		      NBG_JSON_DOC_WEIGHTS)))
+		      NBG_JSON_DOC_WEIGHTS | NBG_JSON_DOC_NETWORK)))
 		return NBG_OK;
 	if ((rc = nbg_decoded_graph(d, &p->g, err)) != NBG_OK)
 		return rc;
@@ -35,6 +36,8 @@ static nbg_code decode_parts(nbg_decoded *d, unsigned what, doc_parts *p, nbg_er
 	    (rc = nbg_decoded_commands(d, &p->c, err)) != NBG_OK)
 		return rc;
 	if ((what & NBG_JSON_DOC_WEIGHTS) && (rc = nbg_decoded_weights(d, &p->w, err)) != NBG_OK)
+		return rc;
+	if ((what & NBG_JSON_DOC_NETWORK) && (rc = nbg_decoded_network(d, &p->n, err)) != NBG_OK)
 		return rc;
 	if (what & NBG_JSON_DOC_MEMORY) {
 		if ((rc = nbg_decoded_memory(d, &p->r, err)) != NBG_OK)
@@ -96,6 +99,8 @@ nbg_code nbg_json_document_write_decoded(FILE *out, nbg_decoded *d, const char *
 		nbg_mem_json_write(&w, m, p.g, p.r);
 	if (what & NBG_JSON_DOC_WEIGHTS)
 		nbg_weights_json_write(&w, m, p.g, p.c, p.w);
+	if (what & NBG_JSON_DOC_NETWORK)
+		nbg_network_json_write(&w, m, p.n);
 	nbg_jw_end(&w);
 	return nbg_jw_status(&w, err);
 }

@@ -12,6 +12,7 @@
 #include "nbg/commands.h"
 #include "nbg/graph.h"
 #include "nbg/memory.h"
+#include "nbg/layers.h"
 #include "nbg/weights.h"
 #include "report/json_stream.h"
 
@@ -34,7 +35,8 @@ NBG_INTERNAL json_t *nbg_json_memory_operation_sizes(const nbg_mem_report *r, si
  *                              "sizes"
  *   commands (json_commands.c) the member "commands"
  *   weights (json_weights.c)   the member "weights"
- *   memory (json_memory.c)     the member "memory" */
+ *   memory (json_memory.c)     the member "memory"
+ *   network (json_network.c)   the member "network" */
 NBG_INTERNAL void nbg_report_json_write(nbg_jw *w, const nbg_model *m, const char *path);
 NBG_INTERNAL void nbg_graph_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
 				       unsigned what, const nbg_mem_report *sizes);
@@ -44,6 +46,7 @@ NBG_INTERNAL void nbg_weights_json_write(nbg_jw *jw, const nbg_model *m, const n
 					 const nbg_commands *c, const nbg_weights *w);
 NBG_INTERNAL void nbg_mem_json_write(nbg_jw *w, const nbg_model *m, const nbg_graph *g,
 				     const nbg_mem_report *r);
+NBG_INTERNAL void nbg_network_json_write(nbg_jw *w, const nbg_model *m, const nbg_network *n);
 /* Adds the v1 part of the report (json_v1.c). */
 NBG_INTERNAL void nbg_json_v1(json_t *root, const nbg_model *m);
 

@@ -309,218 +309,23 @@ void nbg_text_commands(FILE *out, const nbg_model *m, const nbg_graph *g, const 
 
 /* ---------------------------------------------------------------- summary */
 
-/* The image several tiles of one layer read or write together: each tile's
- * position from its offset and the strides, the extent over all of them
- * (the tiles' own sizes where the strides are not known). */
-typedef struct tensor {
-	int any;
-	uint32_t space;
-	uint64_t base;
-	uint32_t ext[3];
-} tensor;
-
-static void tensor_add(tensor *t, const nbg_cmd_ref *r, const uint32_t dims[3], uint64_t rp,
-		       uint64_t sp, uint32_t e, uint64_t base)
-{
-	uint64_t rel = r->offset >= base ? r->offset - base : 0, pos[3] = { 0, 0, 0 };
-
-	if (rp && sp && e && r->patched) {
-		pos[2] = rel / sp;
-		pos[1] = (rel % sp) / rp;
-		pos[0] = (rel % rp) / e;
-	}
-	for (int i = 0; i < 3; i++)
-		if (pos[i] + dims[i] > t->ext[i])
-			t->ext[i] = (uint32_t)(pos[i] + dims[i] < UINT32_MAX ? pos[i] + dims[i]
-									      : UINT32_MAX);
-	t->any = 1;
-}
-
-/* The input or output image of the layer's NN / TP operations ix[0..n). */
-static void layer_tensor(const nbg_commands *c, const size_t *ix, size_t n, int output,
-			 char *buf, size_t size)
-{
-	tensor t = { 0 };
-	uint64_t base = UINT64_MAX;
-
-	for (size_t i = 0; i < n; i++) {
-		const nbg_cmd_op *op = nbg_commands_op_at(c, ix[i]);
-		const nbg_cmd_ref *r = output ? &op->out_ref : &op->in_ref;
-		if (r->offset < base)
-			base = r->offset;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const nbg_cmd_op *op = nbg_commands_op_at(c, ix[i]);
-		if (output && op->out[0])
-			tensor_add(&t, &op->out_ref, op->out, op->out_row_stride,
-				   op->out_slice_stride, op->out_element_bytes, base);
-		else if (!output)
-			tensor_add(&t, &op->in_ref, op->in, op->in_row_stride, op->in_slice_stride,
-				   op->in_element_bytes, base);
-	}
-	if (t.any)
-		snprintf(buf, size, "%ux%ux%u", t.ext[0], t.ext[1], t.ext[2]);
-	else
-		snprintf(buf, size, "?");
-}
-
-/* One line for a layer: its NN / TP operations ix[0..n) and `others`
- * operations that are not decoded (first: the first one's type). */
-static void layer_line(FILE *out, const nbg_graph *g, const nbg_commands *c, uint32_t id,
-		       const size_t *ix, size_t n, size_t others, uint32_t other_type)
-{
-	const nbg_cmd_op *nn = NULL, *other = NULL;
-	size_t n_other = 0;
-	char what[128] = "", in[40] = "?", outd[40] = "?", shape[96];
-	size_t len = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const nbg_cmd_op *op = nbg_commands_op_at(c, ix[i]);
-		if (op->type == NBG_GRAPH_OP_NN) {
-			nn = nn ? nn : op;
-		} else {
-			n_other++;
-			other = other ? other : op;
-		}
-	}
-	if (nn)
-		len += (size_t)snprintf(what, sizeof(what), "NN %s %ux%ux%u -> %u%s%s%s",
-					nn->kind, nn->kernel[0], nn->kernel[1], nn->kernel[2],
-					nn->out[2], nn->relu ? ", relu" : "",
-					nn->pooling ? ", pool " : "",
-					nn->pooling ? nbg_command_pooling_name(nn->pooling) : "");
-	if (nn && n - n_other > 1 && len < sizeof(what))
-		len += (size_t)snprintf(what + len, sizeof(what) - len, " x%zu", n - n_other);
-	if (other && len < sizeof(what))
-		len += (size_t)snprintf(what + len, sizeof(what) - len, "%s%s %s x%zu",
-					len ? "; " : "", op_label(other), other->kind, n_other);
-	if (others && len < sizeof(what)) {
-		const char *t = nbg_graph_op_type_name(other_type);
-		snprintf(what + len, sizeof(what) - len, "%s%s x%zu, not decoded", len ? "; " : "",
-			 t ? t : "?", others);
-	}
-	if (n) {
-		layer_tensor(c, ix, n, 0, in, sizeof(in));
-		layer_tensor(c, ix, n, 1, outd, sizeof(outd));
-	}
-	fprintf(out, "  [%4u] ", id);
-	if (id < nbg_graph_summary_of(g)->layer_count) {
-		char *name = nbg_text_escape(nbg_graph_layer_at(g, id)->name, 32);
-		fprintf(out, "%-32.32s", name ? name : "");
-		free(name);
-	} else {
-		fprintf(out, "%-32s", "(no layer)");
-	}
-	snprintf(shape, sizeof(shape), "%s -> %s", in, outd);
-	fprintf(out, " %3zu  %-28s %s\n", n + others, shape, what);
-}
-
-/* The operations of each line of the layer table, grouped once: an
- * operation's group is its layer (layer_id below layer_count), else its own
- * operation (layer_count + its OPERATIONS index).  Group k's NN / TP
- * operations are op[op_start[k] .. op_start[k + 1]) (indexes of
- * nbg_commands_op_at), its other operations other[other_start[k] ..) (of
- * nbg_commands_other_at), each in their order. */
-typedef struct layer_groups {
-	size_t *op_start, *op, *other_start, *other;
-} layer_groups;
-
-static size_t group_of(uint32_t layer_id, size_t operation, size_t layers)
-{
-	return layer_id < layers ? layer_id : layers + operation;
-}
-
-typedef struct group_ctx {
-	const nbg_commands *c;
-	size_t layers;
-} group_ctx;
-
-static size_t op_key(const void *ctx, size_t k)
-{
-	const group_ctx *x = ctx;
-	const nbg_cmd_op *op = nbg_commands_op_at(x->c, k);
-	return group_of(op->layer_id, op->operation, x->layers);
-}
-
-static size_t other_key(const void *ctx, size_t k)
-{
-	const group_ctx *x = ctx;
-	const nbg_cmd_other *o = nbg_commands_other_at(x->c, k);
-	return group_of(o->layer_id, o->operation, x->layers);
-}
-
-/* Every layer with NN / TP or other operations, once, in the order its
- * first operation runs: tiles of two layers that alternate make one line
- * each. */
-static void layer_table(FILE *out, const nbg_graph *g, const nbg_commands *c)
-{
-	size_t layers = nbg_graph_summary_of(g)->layer_count;
-	size_t ops = nbg_graph_summary_of(g)->operation_count, keys = layers + ops;
-	group_ctx ctx = { c, layers };
-	layer_groups lg = { 0 };
-	uint8_t *done = calloc(layers + 1, 1), *is_other = calloc(ops + 1, 1);
-
-	if (!done || !is_other ||
-	    !group_sort(nbg_commands_op_count(c), keys, op_key, &ctx, &lg.op_start, &lg.op) ||
-	    !group_sort(nbg_commands_other_count(c), keys, other_key, &ctx, &lg.other_start,
-			&lg.other)) {
-		fprintf(out, "  (out of memory)\n");
-		goto out;
-	}
-	for (size_t x = 0; x < nbg_commands_other_count(c); x++)
-		if (nbg_commands_other_at(c, x)->operation < ops)
-			is_other[nbg_commands_other_at(c, x)->operation] = 1;
-	for (size_t i = 0; i < ops; i++) {
-		uint32_t id = nbg_graph_operation_at(g, i)->layer_id;
-		size_t k = group_of(id, i, layers), first_other = lg.other_start[k];
-		size_t others = lg.other_start[k + 1] - first_other;
-		int in_table = id < layers;
-		if (!nbg_commands_op_of(c, i) && !is_other[i])
-			continue;
-		if (in_table && done[id])
-			continue;
-		if (in_table)
-			done[id] = 1;
-		layer_line(out, g, c, id, lg.op + lg.op_start[k], lg.op_start[k + 1] - lg.op_start[k],
-			   others, others ? nbg_commands_other_at(c, lg.other[first_other])->type : 0);
-	}
-out:
-	free(lg.op_start);
-	free(lg.op);
-	free(lg.other_start);
-	free(lg.other);
-	free(done);
-	free(is_other);
-}
-
 void nbg_text_commands_summary_decoded(FILE *out, nbg_decoded *d)
 {
-	const nbg_graph *g = NULL;
 	const nbg_commands *c = NULL;
 	nbg_error err;
 	uint64_t checks = 0, held = 0;
 
-	fprintf(out, "\nNetwork (operations by layer; NN / TP read from their commands):\n");
-	if (nbg_decoded_commands(d, &c, &err) != NBG_OK ||
-	    nbg_decoded_graph(d, &g, &err) != NBG_OK) {
-		fprintf(out, "  (not decoded: %s)\n", err.message);
+	nbg_text_network_decoded(out, d);
+	if (nbg_decoded_commands(d, &c, &err) != NBG_OK)
 		return;
-	}
-	if (!nbg_commands_op_count(c) && !nbg_commands_other_count(c)) {
-		fprintf(out, "  no NN or TP operation with a decodable command\n");
-	} else {
-		fprintf(out, "  [Layer] %-31s %3s  %-28s %s\n", "Name", "Ops", "In -> out (x y z)",
-			"What");
-		layer_table(out, g, c);
-	}
 	for (size_t r = 0; r < nbg_commands_relation_count(c); r++) {
 		checks += nbg_commands_relation_at(c, r)->checked;
 		held += nbg_commands_relation_at(c, r)->held;
 	}
 	fprintf(out, "  %-26s %zu relations, %" PRIu64 " checks, %" PRIu64 " hold\n",
 		"Command relations:", nbg_commands_relation_count(c), checks, held);
-	fprintf(out, "  (each operation and relation: nbg inspect --commands FILE; a picture: "
-		"nbg graph FILE --svg OUT.svg)\n");
+	fprintf(out, "  (each operation, as the engine addresses it, and each relation: nbg inspect "
+		"--commands FILE; a picture: nbg graph FILE --svg OUT.svg)\n");
 }
 
 void nbg_text_commands_summary(FILE *out, const nbg_model *m)

@@ -19,6 +19,8 @@ void nbg_text_graph_summary_decoded(FILE *out, nbg_decoded *d)
 	__attribute__((visibility("hidden")));
 void nbg_text_commands_summary_decoded(FILE *out, nbg_decoded *d)
 	__attribute__((visibility("hidden")));
+/* The Network table of the network view (text_network.c). */
+void nbg_text_network_decoded(FILE *out, nbg_decoded *d) __attribute__((visibility("hidden")));
 /* part(out, d) with d a decoded model of m made for it alone (without one,
  * out of memory, the part says it decoded nothing). */
 static inline void nbg_text_decoded_part(FILE *out, const nbg_model *m,

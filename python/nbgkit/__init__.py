@@ -249,12 +249,13 @@ class Model:
         return doc
 
     def to_dict(self, *, layers: bool = False, operations: bool = False,
-                patches: bool = False, commands: bool = False, memory: bool = False,
-                weights: bool = False, only: bool = False) -> Dict[str, Any]:
+                patches: bool = False, commands: bool = False, network: bool = False,
+                memory: bool = False, weights: bool = False,
+                only: bool = False) -> Dict[str, Any]:
         """The document ``nbg inspect --json`` prints for this file, with the
         same options (``--layers``, ``--operations``, ``--patches``,
-        ``--commands``, ``--memory``, ``--weights``, ``--only``).  A new
-        dict each call."""
+        ``--commands``, ``--network``, ``--memory``, ``--weights``,
+        ``--only``).  A new dict each call."""
         what = 0
         graph = ((_nbgkit.GRAPH_LAYERS if layers else 0) |
                  (_nbgkit.GRAPH_OPERATIONS if operations else 0) |
@@ -263,6 +264,8 @@ class Model:
             what |= graph | _nbgkit.GRAPH_SUMMARY | _nbgkit.GRAPH_TABLES | _nbgkit.GRAPH_FINDINGS
         if commands:
             what |= _nbgkit.DOC_COMMANDS
+        if network:
+            what |= _nbgkit.DOC_NETWORK
         if memory:
             what |= _nbgkit.DOC_MEMORY
         if weights:
@@ -270,7 +273,7 @@ class Model:
         if only:
             if not what:
                 raise UsageError("only=True keeps just the tables asked for: add layers, "
-                                 "operations, patches, commands, memory or weights")
+                                 "operations, patches, commands, network, memory or weights")
             what |= _nbgkit.DOC_NO_CORE
         return _json.loads(self._raw.json(what))
 
@@ -357,6 +360,13 @@ class Model:
     def commands(self) -> Dict[str, Any]:
         """The decoded NN/TP commands (``--commands``'s ``commands``)."""
         return self._document(_nbgkit.DOC_NO_CORE | _nbgkit.DOC_COMMANDS)["commands"]
+
+    @property
+    def network(self) -> Dict[str, Any]:
+        """The network as its layers compute it (``--network``'s ``network``):
+        each layer's operator, whole input and output tensors with the basis
+        of each shape, and the edges with their bytes and basis."""
+        return self._document(_nbgkit.DOC_NO_CORE | _nbgkit.DOC_NETWORK)["network"]
 
     @property
     def memory(self) -> Dict[str, Any]:

@@ -1,0 +1,555 @@
+/*
+ * network_shape.c - the whole tensors of each node of the network view.
+ *
+ * The engine's view of a node's input (output): the extent its NN / TP
+ * operations address together, each tile placed by its address and the
+ * strides (the tiles' own sizes where the strides are not known).  That
+ * view is the tensor's where the commands need true rows (basis COMMAND: a
+ * kernel or pooling window wider than 1, a TP window) or where the node
+ * reads (writes) an INPUT (OUTPUT) record whole (basis RECORD), or the
+ * image is 1x1 (a vector: no rows to flatten).  Elsewhere
+ * the NPU may address the same pixels flattened (a 1x1 convolution over
+ * 112x112 as 64x196) or tiled, so the row length is taken from a tensor of
+ * the same pixels that has a proven one (basis PROPAGATED): the producer's
+ * output and the consumer's input of a proven edge that carries the whole
+ * tensor (same pixel count, same z), and the two sides of an operation that
+ * keeps the pixel grid (a 1x1 convolution with stride 1, no pooling; a
+ * lookup-table activation).  A node with no NN / TP operation takes the
+ * output of its one producer, and, for an operator that keeps its input's
+ * shape (Softmax, Add, an activation, ...), gives it to its output.  What
+ * stays unresolved is shown as the engine's view (basis ENGINE), labelled.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/network/network_internal.h"
+
+/* The extent several operations address together (as tiles). */
+typedef struct extent {
+	int any;
+	uint32_t ext[3];
+} extent;
+
+static void extent_add(extent *t, const nbg_cmd_ref *r, const uint32_t dims[3], uint64_t rp,
+		       uint64_t sp, uint32_t e, uint64_t base)
+{
+	uint64_t rel = r->offset >= base ? r->offset - base : 0, pos[3] = { 0, 0, 0 };
+
+	if (rp && sp && e && r->patched) {
+		pos[2] = rel / sp;
+		pos[1] = (rel % sp) / rp;
+		pos[0] = (rel % rp) / e;
+	}
+	for (int i = 0; i < 3; i++)
+		if (pos[i] + dims[i] > t->ext[i])
+			t->ext[i] = (uint32_t)(pos[i] + dims[i] < UINT32_MAX ? pos[i] + dims[i] : UINT32_MAX);
+	t->any = 1;
+}
+
+/* Does the operation need the true rows of its input (out: of its output)? */
+static int spatial(const nbg_net_layer *l, const nbg_cmd_op *op, int out)
+{
+	if (op->type == NBG_GRAPH_OP_NN && strcmp(op->kind, "fully connected"))
+		return op->kernel[0] > 1 || op->kernel[1] > 1 || (out && op->pooling);
+	return op->engine == NBG_CMD_TP && l->pool[0] > 1;
+}
+
+/* Does the operation keep the pixel grid (x * y in == x * y out)? */
+static int keeps_grid(const nbg_cmd_op *op)
+{
+	if (op->type == NBG_GRAPH_OP_NN_LUT || (op->engine == NBG_CMD_TP && !strcmp(op->kind, "lut")))
+		return 1;
+	return op->type == NBG_GRAPH_OP_NN && !strcmp(op->kind, "conv") && op->kernel[0] == 1 &&
+	       op->kernel[1] == 1 && !op->pooling && op->out_subsample == 1;
+}
+
+/* Per node while its views are gathered: per side (input, output) the
+ * lowest address and its memory, the extent, how many tiles, the sum of
+ * their elements, their first dimensions and whether every tile has the
+ * first one's x, y or z, and the sums of their y and z. */
+typedef struct gather {
+	uint64_t base[2];
+	uint32_t space[2][2];    /* source type, index of the first tile */
+	int other_space[2];      /* a tile in another memory */
+	extent t[2];
+	size_t tiles[2];
+	uint64_t elements[2], sum_y[2], sum_z[2];
+	uint32_t first[2][3];
+	int same[2][3];
+	int seen;
+} gather;
+
+/* One tile of side s (0 input, 1 output) of x. */
+static void tile_add(gather *x, int s, const nbg_cmd_ref *r, const uint32_t d[3])
+{
+	if (!x->tiles[s]) {
+		memcpy(x->first[s], d, sizeof(x->first[s]));
+		x->same[s][0] = x->same[s][1] = x->same[s][2] = 1;
+		x->space[s][0] = r->source_type;
+		x->space[s][1] = (uint32_t)r->index;
+	}
+	for (int i = 0; i < 3; i++)
+		x->same[s][i] &= d[i] == x->first[s][i];
+	if (r->source_type != x->space[s][0] || (uint32_t)r->index != x->space[s][1])
+		x->other_space[s] = 1;
+	x->tiles[s]++;
+	x->elements[s] += (uint64_t)d[0] * d[1] * d[2];
+	x->sum_y[s] += d[1];
+	x->sum_z[s] += d[2];
+}
+
+/* Side s's whole image from its tiles: the extent their addresses give
+ * where the tiles fill it exactly (outputs; inputs: cover it, their halos
+ * overlapping), else rows or channels split evenly (outputs: equal x and
+ * z, y summed; equal x and y, z summed), else 0 -- the engine's view only. */
+static int tiles_whole(const gather *x, int s, uint32_t d[3])
+{
+	const uint32_t *e = x->t[s].ext;
+	uint64_t ext = (uint64_t)e[0] * e[1] * e[2];
+	memcpy(d, e, 3 * sizeof(uint32_t));
+	if (x->tiles[s] <= 1)
+		return 1;
+	if (!x->other_space[s] && (s ? ext == x->elements[s] : ext <= x->elements[s]))
+		return 1;
+	if (!s)
+		return 0;
+	if (x->same[s][0] && x->same[s][2] && x->sum_y[s] <= UINT32_MAX) {
+		d[0] = x->first[s][0];
+		d[1] = (uint32_t)x->sum_y[s];
+		d[2] = x->first[s][2];
+		return 1;
+	}
+	if (x->same[s][0] && x->same[s][1] && x->sum_z[s] <= UINT32_MAX) {
+		d[0] = x->first[s][0];
+		d[1] = x->first[s][1];
+		d[2] = (uint32_t)x->sum_z[s];
+		return 1;
+	}
+	return 0;
+}
+
+/* One operation of node k's views: its tiles' extents, data types and the
+ * COMMAND bases (pass 0 finds each node's lowest addresses). */
+static void view_op(nbg_net_layer *l, gather *x, const nbg_cmd_op *op, int pass, int *grid)
+{
+	if (pass == 0) {
+		if (op->in_ref.offset < x->base[0])
+			x->base[0] = op->in_ref.offset;
+		if (op->out_ref.offset < x->base[1])
+			x->base[1] = op->out_ref.offset;
+		return;
+	}
+	extent_add(&x->t[0], &op->in_ref, op->in, op->in_row_stride, op->in_slice_stride,
+		   op->in_element_bytes, x->base[0]);
+	tile_add(x, 0, &op->in_ref, op->in);
+	if (op->out[0]) {
+		extent_add(&x->t[1], &op->out_ref, op->out, op->out_row_stride,
+			   op->out_slice_stride, op->out_element_bytes, x->base[1]);
+		tile_add(x, 1, &op->out_ref, op->out);
+	}
+	if (!x->seen)
+		l->in.data_type = op->in_type;
+	l->out.data_type = op->out_type;
+	x->seen = 1;
+	if (spatial(l, op, 0))
+		l->in.basis = NBG_NET_SHAPE_COMMAND;
+	if (spatial(l, op, 1))
+		l->out.basis = NBG_NET_SHAPE_COMMAND;
+	if (!keeps_grid(op))
+		*grid = 0;
+}
+
+/* The engine views of every node, its data types, the COMMAND bases, and
+ * grid[k]: every operation of node k keeps the pixel grid. */
+static int views(nbg_network *n, int *grid)
+{
+	gather *x = calloc(n->n + 1, sizeof(*x));
+	if (!x)
+		return -1;
+	for (size_t k = 0; k < n->n; k++) {
+		x[k].base[0] = x[k].base[1] = UINT64_MAX;
+		grid[k] = n->nodes[k].nn_tp_ops > 0;
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n->ops; i++) {
+			const nbg_cmd_op *op = nbg_commands_op_of(n->c, i);
+			size_t k = n->node_of[i];
+			if (op && k != SIZE_MAX)
+				view_op(&n->nodes[k], &x[k], op, pass, &grid[k]);
+		}
+	for (size_t k = 0; k < n->n; k++)
+		for (int s = 0; s < 2; s++) {
+			nbg_net_tensor *t = s ? &n->nodes[k].out : &n->nodes[k].in;
+			if (!x[k].t[s].any)
+				continue;
+			/* the tiles that do not make one image: no basis but the engine's */
+			if (!tiles_whole(&x[k], s, t->view) && t->basis == NBG_NET_SHAPE_COMMAND)
+				t->basis = NBG_NET_SHAPE_NONE;
+		}
+	free(x);
+	return 0;
+}
+
+static uint64_t pixels(const uint32_t d[3])
+{
+	return (uint64_t)d[0] * d[1];
+}
+
+static uint64_t elements(const uint32_t d[3])
+{
+	return (uint64_t)d[0] * d[1] * d[2];
+}
+
+/* A record's x, y, z: the order (W, H, C or C, W, H, innermost first) whose
+ * z is the view's (W, H, C where the commands address no image); 0 when
+ * its element count is not the view's. */
+static int record_dims(const nbg_io *io, const uint32_t view[3], uint32_t d[3])
+{
+	uint32_t v[3] = { 1, 1, 1 };
+	for (uint32_t i = 0; i < io->dim_count && i < 3; i++)
+		v[i] = io->dims[i];
+	for (uint32_t i = 3; i < io->dim_count && i < 6; i++)
+		v[2] *= io->dims[i]; /* batch and beyond: 1 in every file seen */
+	if (!view[0]) { /* no image the commands address: the record's order */
+		memcpy(d, v, sizeof(v));
+		if (io->dim_count <= 2) { /* (C, N): a vector of C values */
+			d[0] = d[1] = 1;
+			d[2] = v[0];
+		}
+		return 1;
+	}
+	if (elements(v) != elements(view))
+		return 0;
+	if (v[2] == view[2] || v[0] != view[2]) {
+		memcpy(d, v, sizeof(v));
+	} else {
+		d[0] = v[1];
+		d[1] = v[2];
+		d[2] = v[0];
+	}
+	return 1;
+}
+
+/* The RECORD bases: nodes reading an INPUT record or writing an OUTPUT
+ * record whole. */
+static void records(nbg_network *n)
+{
+	for (size_t i = 0; i < nbg_commands_edge_count(n->c); i++) {
+		const nbg_cmd_edge *e = nbg_commands_edge_at(n->c, i);
+		int in = e->kind == NBG_CMD_EDGE_INPUT;
+		size_t op = in ? e->to : e->from, rec = in ? e->from : e->to;
+		if (e->kind == NBG_CMD_EDGE_OP || op >= n->ops || n->node_of[op] == SIZE_MAX)
+			continue;
+		const nbg_io *io = in ? nbg_model_input_at(n->m, rec) : nbg_model_output_at(n->m, rec);
+		nbg_net_tensor *t = in ? &n->nodes[n->node_of[op]].in : &n->nodes[n->node_of[op]].out;
+		uint32_t d[3];
+		if (!io || t->basis == NBG_NET_SHAPE_RECORD || !record_dims(io, t->view, d))
+			continue;
+		t->record = (int32_t)rec;
+		/* a record of another pixel grid than the image is the tensor
+		 * reshaped (1x2304 for a 48x48 one): the image keeps its rows.  The
+		 * record gives the grid where the image has the same rows, or where
+		 * the record is a grid of its own (not a row or column) of the
+		 * image's pixels, the image perhaps flattened. */
+		if (t->view[0] && !(d[0] == t->view[0] && d[1] == t->view[1]) &&
+		    !(pixels(d) == pixels(t->view) && d[0] > 1 && d[1] > 1))
+			continue;
+		memcpy(t->dims, d, sizeof(d));
+		t->basis = NBG_NET_SHAPE_RECORD;
+	}
+}
+
+/* Union-find over the 2 * nodes tensors (2k input, 2k + 1 output). */
+static size_t find(size_t *p, size_t x)
+{
+	while (p[x] != x)
+		x = p[x] = p[p[x]];
+	return x;
+}
+
+static nbg_net_tensor *slot(nbg_network *n, size_t s)
+{
+	return s & 1 ? &n->nodes[s / 2].out : &n->nodes[s / 2].in;
+}
+
+static int proven(const nbg_net_tensor *t)
+{
+	return t->basis == NBG_NET_SHAPE_RECORD || t->basis == NBG_NET_SHAPE_COMMAND;
+}
+
+static int keeps_grid_op(const char *op);
+
+/* Joins the tensors of equal pixel grids, then gives each unresolved one
+ * the row length of a proven one in its set. */
+static int propagate(nbg_network *n, const int *grid)
+{
+	size_t slots = 2 * n->n, *p = malloc((slots + 1) * sizeof(size_t));
+	size_t *best = malloc((slots + 1) * sizeof(size_t));
+	if (!p || !best) {
+		free(p);
+		free(best);
+		return -1;
+	}
+	for (size_t s = 0; s < slots; s++) {
+		p[s] = s;
+		best[s] = SIZE_MAX;
+	}
+	for (size_t k = 0; k < n->n; k++)
+		if ((grid[k] || keeps_grid_op(n->nodes[k].op)) &&
+		    pixels(n->nodes[k].in.view) == pixels(n->nodes[k].out.view))
+			p[find(p, 2 * k)] = find(p, 2 * k + 1);
+	for (size_t i = 0; i < n->edge_n; i++) {
+		const nbg_net_edge *e = &n->edges[i];
+		if (e->from_kind || e->to_kind || e->basis != NBG_NET_EDGE_PROVEN || e->backward)
+			continue;
+		const nbg_net_tensor *a = &n->nodes[e->from].out, *b = &n->nodes[e->to].in;
+		/* the same bytes: one tensor, one grid (a concatenation along z
+		 * reads each part's pixels whole) */
+		if (a->view[0] && pixels(a->view) == pixels(b->view))
+			p[find(p, 2 * e->from + 1)] = find(p, 2 * e->to);
+	}
+	for (size_t s = 0; s < slots; s++) {
+		size_t r = find(p, s);
+		const nbg_net_tensor *t = slot(n, s);
+		if (proven(t) && (best[r] == SIZE_MAX || (t->basis == NBG_NET_SHAPE_RECORD &&
+							    slot(n, best[r])->basis != NBG_NET_SHAPE_RECORD)))
+			best[r] = s;
+	}
+	for (size_t s = 0; s < slots; s++) {
+		nbg_net_tensor *t = slot(n, s);
+		size_t b = best[find(p, s)];
+		if (proven(t))
+			continue;
+		const nbg_net_tensor *src = b != SIZE_MAX ? slot(n, b) : NULL;
+		/* tiles' inputs (halos overlapping) have no z of their own to keep:
+		 * the producer's shape comes to them whole (whole_edges) */
+		if (!(s & 1) && n->nodes[s / 2].nn_tp_ops > 1)
+			continue;
+		if (src && pixels(src->dims) == pixels(t->view) && t->view[0]) {
+			t->dims[0] = src->dims[0];
+			t->dims[1] = src->dims[1];
+			t->dims[2] = t->view[2];
+			t->basis = NBG_NET_SHAPE_PROPAGATED;
+		}
+	}
+	free(p);
+	free(best);
+	return 0;
+}
+
+/* Operators that keep the pixel grid whatever their operations (their
+ * inputs' and output's x and y are one grid). */
+static int keeps_grid_op(const char *op)
+{
+	static const char *const ops[] = { "Concat", "Copy", "Activation", "Add", "Sub", "Mul",
+					   "Div", "Scale", "PReLU", "LeakyReLU", "Maximum" };
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(op, ops[i]))
+			return 1;
+	return 0;
+}
+
+/* Operators that give their output their input's shape. */
+static int keeps_shape(const char *op)
+{
+	static const char *const ops[] = { "Softmax", "Add", "Sub", "Mul", "Div", "Scale",
+					   "Activation", "PReLU", "LeakyReLU", "Copy", "Maximum" };
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(op, ops[i]))
+			return 1;
+	return 0;
+}
+
+/* Nodes without NN / TP operations: the input of their one producer (the
+ * proven or inferred edge carrying the most bytes), the output too for an
+ * operator that keeps the shape. */
+static void other_nodes(nbg_network *n)
+{
+	size_t *from = malloc((n->n + 1) * sizeof(size_t));
+	uint64_t *most = calloc(n->n + 1, sizeof(uint64_t));
+	if (!from || !most) {
+		free(from);
+		free(most);
+		return; /* the shapes stay unknown: "?" */
+	}
+	for (size_t k = 0; k < n->n; k++)
+		from[k] = SIZE_MAX;
+	for (size_t i = 0; i < n->edge_n; i++) {
+		const nbg_net_edge *e = &n->edges[i];
+		if (e->to_kind || e->from_kind || e->backward || e->bytes <= most[e->to])
+			continue;
+		most[e->to] = e->bytes;
+		from[e->to] = e->from;
+	}
+	for (size_t k = 0; k < n->n; k++) {
+		nbg_net_layer *l = &n->nodes[k];
+		const nbg_net_tensor *src = from[k] != SIZE_MAX ? &n->nodes[from[k]].out : NULL;
+		if (l->nn_tp_ops)
+			continue;
+		if (l->in.basis == NBG_NET_SHAPE_NONE && src && src->basis != NBG_NET_SHAPE_NONE) {
+			memcpy(l->in.dims, src->dims, sizeof(l->in.dims));
+			l->in.data_type = src->data_type;
+			l->in.basis = src->basis == NBG_NET_SHAPE_ENGINE ? NBG_NET_SHAPE_ENGINE
+									 : NBG_NET_SHAPE_PROPAGATED;
+		}
+		if (l->out.basis == NBG_NET_SHAPE_NONE && l->in.basis != NBG_NET_SHAPE_NONE &&
+		    keeps_shape(l->op)) {
+			memcpy(l->out.dims, l->in.dims, sizeof(l->out.dims));
+			l->out.data_type = l->in.data_type;
+			l->out.basis = l->in.basis == NBG_NET_SHAPE_ENGINE ? NBG_NET_SHAPE_ENGINE
+									   : NBG_NET_SHAPE_PROPAGATED;
+		}
+	}
+	free(from);
+	free(most);
+}
+
+#define NO_PRODUCER (SIZE_MAX - 1)
+
+/* Per node, the one producer of its input over non-backward edges between
+ * layers: a node index, NO_PRODUCER, or SIZE_MAX (several, or a record). */
+static size_t *producers(const nbg_network *n)
+{
+	size_t *p = malloc((n->n + 1) * sizeof(size_t));
+	if (!p)
+		return NULL;
+	for (size_t k = 0; k < n->n; k++)
+		p[k] = NO_PRODUCER;
+	for (size_t i = 0; i < n->edge_n; i++) {
+		const nbg_net_edge *e = &n->edges[i];
+		if (e->to_kind || e->backward)
+			continue;
+		if (e->from_kind || (p[e->to] != NO_PRODUCER && p[e->to] != e->from))
+			p[e->to] = SIZE_MAX;
+		else
+			p[e->to] = e->from;
+	}
+	return p;
+}
+
+/* Outputs no command gives an image (TP output loops): the input of the
+ * consumer that reads the most of it, when the node is that consumer's
+ * only producer. */
+static void outputs_from_consumers(nbg_network *n, const size_t *prod)
+{
+	/* edges are sorted by their writer: each writer's edges in one run */
+	for (size_t i = 0; i < n->edge_n;) {
+		size_t k = n->edges[i].from, j = i;
+		unsigned kind = n->edges[i].from_kind;
+		const nbg_net_tensor *to = NULL;
+		uint64_t most = 0;
+		for (; j < n->edge_n && n->edges[j].from == k && n->edges[j].from_kind == kind; j++) {
+			const nbg_net_edge *e = &n->edges[j];
+			if (e->from_kind || e->to_kind || e->backward || e->bytes <= most ||
+			    n->nodes[e->to].in.basis == NBG_NET_SHAPE_NONE || prod[e->to] != k)
+				continue;
+			most = e->bytes;
+			to = &n->nodes[e->to].in;
+		}
+		i = j;
+		if (kind || !to || n->nodes[k].out.basis != NBG_NET_SHAPE_NONE)
+			continue;
+		memcpy(n->nodes[k].out.dims, to->dims, sizeof(to->dims));
+		n->nodes[k].out.basis = to->basis == NBG_NET_SHAPE_ENGINE ? NBG_NET_SHAPE_ENGINE
+									  : NBG_NET_SHAPE_PROPAGATED;
+	}
+}
+
+/* A layout transpose keeps the tensor and changes its memory order: where
+ * it reads a record, the record's dimensions are taken in the order of
+ * the tensor it writes (W, H, C or C, W, H, innermost first). */
+static void transposed_records(nbg_network *n)
+{
+	for (size_t k = 0; k < n->n; k++) {
+		nbg_net_layer *l = &n->nodes[k];
+		uint32_t *d = l->in.dims, *o = l->out.dims;
+		if (l->in.basis != NBG_NET_SHAPE_RECORD || strcmp(l->op, "Transpose") || !o[0])
+			continue;
+		if (d[2] != o[2] && d[0] == o[2] && d[1] == o[0] && d[2] == o[1]) {
+			uint32_t c = d[0];
+			d[0] = d[1];
+			d[1] = d[2];
+			d[2] = c;
+		}
+	}
+}
+
+static int known(const nbg_net_tensor *t)
+{
+	return t->basis != NBG_NET_SHAPE_NONE && t->basis != NBG_NET_SHAPE_ENGINE;
+}
+
+/* An edge that carries a whole tensor (its reader's only producer, equal
+ * element counts) joins one tensor: a side known only by the engine's view
+ * takes the other's shape. */
+static void whole_edges(nbg_network *n, const size_t *prod)
+{
+	for (size_t i = 0; i < n->edge_n; i++) {
+		const nbg_net_edge *e = &n->edges[i];
+		if (e->from_kind || e->to_kind || e->backward || prod[e->to] != e->from)
+			continue;
+		nbg_net_tensor *a = &n->nodes[e->from].out, *b = &n->nodes[e->to].in;
+		const uint32_t *av = a->view[0] ? a->view : a->dims, *bv = b->view[0] ? b->view : b->dims;
+		/* a fully connected layer reads its producer's tensor whole, in
+		 * whatever shape that has: the network's tensor is the producer's */
+		int fc = !strcmp(n->nodes[e->to].op, "FullyConnected") && known(a);
+		/* tiles reading their only producer's tensor (halos overlapping):
+		 * their addresses' extent is no shape, the producer's is */
+		int tiled = n->nodes[e->to].nn_tp_ops > 1 && known(a) && !known(b);
+		if (!av[0] || (elements(av) != elements(bv) && !tiled) ||
+		    (known(a) == known(b) && !fc))
+			continue;
+		nbg_net_tensor *to = fc || tiled || known(a) ? b : a;
+		memcpy(to->dims, to == b ? a->dims : b->dims, sizeof(to->dims));
+		to->basis = NBG_NET_SHAPE_PROPAGATED;
+	}
+}
+
+int nbg_network_shapes(nbg_network *n)
+{
+	int *grid = calloc(n->n + 1, sizeof(int));
+	if (!grid)
+		return -1;
+	for (size_t k = 0; k < n->n; k++)
+		n->nodes[k].in.data_type = n->nodes[k].out.data_type = UINT32_MAX;
+	if (views(n, grid) != 0) {
+		free(grid);
+		return -1;
+	}
+	for (size_t k = 0; k < n->n; k++) {
+		nbg_net_layer *l = &n->nodes[k];
+		for (int s = 0; s < 2; s++) {
+			nbg_net_tensor *t = s ? &l->out : &l->in;
+			/* a 1x1 image (a vector) has no row layout to flatten */
+			if (t->view[0] == 1 && t->view[1] == 1)
+				t->basis = NBG_NET_SHAPE_COMMAND;
+			if (t->basis == NBG_NET_SHAPE_COMMAND && t->view[0])
+				memcpy(t->dims, t->view, sizeof(t->dims));
+			else
+				t->basis = NBG_NET_SHAPE_NONE;
+		}
+	}
+	records(n);
+	if (propagate(n, grid) != 0) {
+		free(grid);
+		return -1;
+	}
+	free(grid);
+	for (size_t k = 0; k < n->n; k++)
+		for (int s = 0; s < 2; s++) {
+			nbg_net_tensor *t = s ? &n->nodes[k].out : &n->nodes[k].in;
+			if (t->basis == NBG_NET_SHAPE_NONE && t->view[0]) {
+				memcpy(t->dims, t->view, sizeof(t->dims));
+				t->basis = NBG_NET_SHAPE_ENGINE;
+			}
+		}
+	other_nodes(n);
+	size_t *prod = producers(n);
+	if (!prod)
+		return -1;
+	outputs_from_consumers(n, prod);
+	whole_edges(n, prod);
+	free(prod);
+	transposed_records(n);
+	return 0;
+}

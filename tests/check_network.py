@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+"""check_network.py - the network view (`nbg inspect --json --only --network`):
+layers with their operators and whole tensors, edges with their basis,
+against what is known without nbgkit.
+
+Synthesized (--synthesized, tier quick): samples/sample.nb, written by
+tests/sample_model.c with a 28x28x1 input, a 3x3 convolution of 8 filters
+with ReLU and 2x2 max pooling (26x26 -> 13x13), a fully connected layer of
+10 outputs over its 1352 values, and a softmax: the view must have exactly
+those three layers with those operators and whole tensors, and edges input
+-> convolution -> fully connected (proven: both ends decoded) -> softmax ->
+output (inferred: the softmax is an SH program, not decoded).
+
+Real files (--corpus DIR, tier corpus):
+- the v2 files are compiled from TensorFlow Lite models (../shared/models/
+  mediapipe-a733/NAME.tflite for NAME_nbg_*.nb), read here with a
+  flatbuffer reader written from the TFLite schema: every Conv2D and
+  DepthwiseConv2D layer the commands name, with a whole input and output
+  tensor, is one of the source's CONV_2D / DEPTHWISE_CONV_2D operators with
+  the same kernel width and height, input and output H x W x C, and every
+  MaxPool layer with whole tensors one of its MAX_POOL_2D operators;
+- on every real file: a layer that reads an INPUT record and whose input
+  shape is the record's has the record's element count (the record's
+  dimensions, read by the parser, not the commands); the same for OUTPUT
+  records; the edges that are drawn (every one but the backward ones) make
+  no cycle.  The figures (shapes by basis, edges joining equal shapes) are
+  printed.
+
+usage: check_network.py NBG_BIN (--synthesized SAMPLE | --corpus DIR MODELS_DIR)
+Exit 77 (skip, with the reason) when the corpus is absent.
+"""
+import collections
+import json
+import os
+import struct
+import subprocess
+import sys
+
+import tc_corpus
+from exe_wrapper import command
+
+failed = 0
+
+
+def check(ok, what):
+    global failed
+    print("%s %s" % ("ok  " if ok else "FAIL", what))
+    if not ok:
+        failed += 1
+
+
+def network(nbg, path, core=False):
+    r = subprocess.run([*nbg, "inspect", "--json", *([] if core else ["--only"]), "--network", path],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit("nbg inspect %s: exit %d %s" % (path, r.returncode, r.stderr))
+    return json.loads(r.stdout)
+
+
+# ------------------------------------------------------------ TFLite models
+
+class Table:
+    """A FlatBuffers table (the encoding of TFLite's schema.fbs)."""
+
+    def __init__(self, buf, pos):
+        self.buf, self.pos = buf, pos
+        self.vt = pos - struct.unpack_from("<i", buf, pos)[0]
+        self.vlen = struct.unpack_from("<H", buf, self.vt)[0]
+
+    def _off(self, field):
+        o = 4 + 2 * field
+        return struct.unpack_from("<H", self.buf, self.vt + o)[0] if o < self.vlen else 0
+
+    def scalar(self, field, fmt):
+        o = self._off(field)
+        return struct.unpack_from("<" + fmt, self.buf, self.pos + o)[0] if o else 0
+
+    def _vector(self, field):
+        o = self._off(field)
+        if not o:
+            return 0, 0
+        p = self.pos + o + struct.unpack_from("<I", self.buf, self.pos + o)[0]
+        return p + 4, struct.unpack_from("<I", self.buf, p)[0]
+
+    def tables(self, field):
+        p, n = self._vector(field)
+        return [Table(self.buf, p + 4 * i + struct.unpack_from("<I", self.buf, p + 4 * i)[0])
+                for i in range(n)]
+
+    def ints(self, field):
+        p, n = self._vector(field)
+        return list(struct.unpack_from("<%di" % n, self.buf, p)) if n else []
+
+
+# BuiltinOperator values of the schema
+CONV_2D, DEPTHWISE_CONV_2D, MAX_POOL_2D = 3, 4, 17
+
+
+def tflite_ops(path):
+    """(builtin code, input shapes, output shapes) of subgraph 0's operators.
+    Model: operator_codes 1, subgraphs 2; OperatorCode: deprecated_builtin_code
+    0 (int8), builtin_code 3; SubGraph: tensors 0, operators 3; Tensor: shape
+    0; Operator: opcode_index 0, inputs 1, outputs 2."""
+    buf = open(path, "rb").read()
+    model = Table(buf, struct.unpack_from("<I", buf, 0)[0])
+    codes = [max(c.scalar(0, "b"), c.scalar(3, "i")) for c in model.tables(1)]
+    graph = model.tables(2)[0]
+    shapes = [t.ints(0) for t in graph.tables(0)]
+    return [(codes[o.scalar(0, "I")], [shapes[i] for i in o.ints(1) if i >= 0],
+             [shapes[i] for i in o.ints(2) if i >= 0]) for o in graph.tables(3)]
+
+
+def source_ops(path):
+    """The source's convolutions and max pools as (operator, kernel x, y,
+    input x, y, z, output x, y, z); TFLite shapes are N,H,W,C and kernels
+    O,H,W,I (depthwise 1,H,W,C)."""
+    want = collections.Counter()
+    for code, ins, outs in tflite_ops(path):
+        if code not in (CONV_2D, DEPTHWISE_CONV_2D, MAX_POOL_2D) or len(ins[0]) != 4:
+            continue
+        a, b = ins[0], outs[0]
+        if code == MAX_POOL_2D:
+            kernel = (None, None)
+            name = "MaxPool"
+        else:
+            kernel = (ins[1][2], ins[1][1])
+            name = "Conv2D" if code == CONV_2D else "DepthwiseConv2D"
+        want[(name, *kernel, a[2], a[1], a[3], b[2], b[1], b[3])] += 1
+    return want
+
+
+def whole(t):
+    return t["basis"] in ("record", "command", "propagated")
+
+
+def check_source(nbg, path, tflite):
+    want = source_ops(tflite)
+    got = collections.Counter()
+    unknown = 0
+    for layer in network(nbg, path)["network"]["layers"]:
+        op = layer["operator"]
+        if op not in ("Conv2D", "DepthwiseConv2D", "MaxPool"):
+            continue
+        if not (whole(layer["input"]) and whole(layer["output"])):
+            unknown += 1
+            continue
+        kernel = tuple(layer["kernel"]) if op != "MaxPool" else (None, None)
+        got[(op, *kernel, *layer["input"]["shape"], *layer["output"]["shape"])] += 1
+    extra = got - want
+    check(not extra, "%s: %d convolution and max-pool layers with whole tensors, each one of "
+          "the %d of %s (kernel, input and output H x W x C); %d without whole tensors%s" %
+          (os.path.basename(path), sum(got.values()), sum(want.values()),
+           os.path.basename(tflite), unknown,
+           "; not in the source: %s" % list(extra)[:3] if extra else ""))
+
+
+# ------------------------------------------------------------ every file
+
+def cyclic(edges):
+    nxt = collections.defaultdict(list)
+    for a, b in edges:
+        nxt[a].append(b)
+    state = {}
+    for start in list(nxt):
+        if start in state:
+            continue
+        stack = [(start, iter(nxt[start]))]
+        state[start] = 1
+        while stack:
+            node, it = stack[-1]
+            b = next(it, None)
+            if b is None:
+                state[node] = 2
+                stack.pop()
+            elif state.get(b) == 1:
+                return True
+            elif b not in state:
+                state[b] = 1
+                stack.append((b, iter(nxt[b])))
+    return False
+
+
+def check_file(nbg, path, totals):
+    doc = network(nbg, path, core=True)
+    net, name = doc["network"], os.path.basename(path)
+    layers, edges = net["layers"], net["edges"]
+    records = {"input": doc["inputs"], "output": doc["outputs"]}
+    bad = []
+    for e in edges:
+        for side, end, node_end in (("input", e["from"], e["to"]), ("output", e["to"], e["from"])):
+            if side not in end or "node" not in node_end:
+                continue
+            t = layers[node_end["node"]][side]
+            if t["basis"] != "record" or t["record"] != end[side]:
+                continue
+            count = records[side][end[side]]["element_count"]
+            shape = t["shape"]
+            if shape[0] * shape[1] * shape[2] != count:
+                bad.append("%s %d: shape %s, the record has %s elements" % (side, end[side],
+                                                                            shape, count))
+    check(not bad, "%s: %d layers; record shapes hold the records' element counts%s" %
+          (name, len(layers), ": " + "; ".join(bad[:3]) if bad else ""))
+    drawn = [(json.dumps(e["from"]), json.dumps(e["to"])) for e in edges if not e["backward"]]
+    check(not cyclic(drawn), "%s: the drawn edges make no cycle (%d drawn, %d backward)" %
+          (name, len(drawn), len(edges) - len(drawn)))
+    for layer in layers:
+        for side in ("input", "output"):
+            totals["shape " + layer[side]["basis"]] += 1
+    producers = collections.defaultdict(set)
+    for e in edges:
+        if not e["backward"] and "node" in e["to"]:
+            producers[e["to"]["node"]].add(json.dumps(e["from"]))
+    for e in edges:
+        if e["backward"] or "node" not in e["from"] or "node" not in e["to"]:
+            continue
+        a, b = layers[e["from"]["node"]]["output"], layers[e["to"]["node"]]["input"]
+        if len(producers[e["to"]["node"]]) != 1:
+            totals["edges into a layer of several producers"] += 1
+        elif a["shape"] is None or b["shape"] is None:
+            totals["single-producer edges, a shape unknown"] += 1
+        else:
+            totals["single-producer edges, equal shapes" if a["shape"] == b["shape"] else
+                   "single-producer edges, shapes differ"] += 1
+
+
+# ------------------------------------------------------------ the sample
+
+def check_sample(nbg, sample):
+    net = network(nbg, sample)["network"]
+    got = [(l["operator"], l["operator_basis"], l["input"]["shape"], l["output"]["shape"])
+           for l in net["layers"]]
+    want = [("Conv2D", "commands", [28, 28, 1], [13, 13, 8]),
+            ("FullyConnected", "commands", [13, 13, 8], [1, 1, 10]),
+            ("Softmax", "vendor name", [1, 1, 10], [1, 1, 10])]
+    check(got == want, "sample: layers %s" % got)
+    conv = net["layers"][0]
+    check((conv["kernel"], conv["activation"], conv["fused"], conv["pool"]) ==
+          ([3, 3], "relu", "max-pool", [2, 2]),
+          "sample: the convolution is 3x3 with ReLU and 2x2 max pooling")
+    edges = [(e["from"], e["to"], e["basis"], e["backward"]) for e in net["edges"]]
+    want_edges = [({"input": 0}, {"node": 0}, "proven", False),
+                  ({"node": 0}, {"node": 1}, "proven", False),
+                  ({"node": 1}, {"node": 2}, "inferred", False),
+                  ({"node": 2}, {"output": 0}, "inferred", False)]
+    check(sorted(map(json.dumps, edges)) == sorted(map(json.dumps, want_edges)),
+          "sample: edges %s" % edges)
+    check(net["data_flow_warnings"] == [], "sample: no data-flow warning")
+
+
+def main():
+    args = sys.argv[1:]
+    nbg = command(args[0])
+    if args[1] == "--synthesized":
+        check_sample(nbg, args[2])
+    else:
+        tc_corpus.need("check_network.py", "real-file checks", args[2])
+        corpus, models = args[2], args[3]
+        totals = collections.Counter()
+        for sub in ("v2", "v1"):
+            d = os.path.join(corpus, sub)
+            for name in sorted(os.listdir(d)):
+                if name.endswith(".nb"):
+                    check_file(nbg, os.path.join(d, name), totals)
+        v2 = os.path.join(corpus, "v2")
+        judged = 0
+        for name in sorted(os.listdir(v2)):
+            if not name.endswith(".nb"):
+                continue
+            src = os.path.join(models, "mediapipe-a733", name.split("_nbg")[0] + ".tflite")
+            if os.path.exists(src):
+                check_source(nbg, os.path.join(v2, name), src)
+                judged += 1
+            else:
+                print("note %s: no TFLite source beside the models (%s): not judged" %
+                      (name, src))
+        check(judged > 0, "%d v2 files judged against their TFLite sources" % judged)
+        for k in sorted(totals):
+            print("figure %s: %d" % (k, totals[k]))
+    print("%d failed" % failed)
+    sys.exit(1 if failed else 0)
+
+
+main()
