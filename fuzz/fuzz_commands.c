@@ -17,6 +17,7 @@
 #include "nbg/commands.h"
 #include "nbg/graph.h"
 #include "nbg/report.h"
+#include "nbg/layers.h"
 #include "report/text_internal.h" /* nbg_text_commands_summary */
 
 static void check_sections(const nbg_commands *c, size_t size)
@@ -122,6 +123,43 @@ static void check_outputs(const nbg_model *m, const nbg_graph *g, const nbg_comm
 	free(s);
 }
 
+/* The network view: every node's operations are its own, in first-run
+ * order; every edge's ends exist, the drawn ones run forward (no cycle);
+ * every shape with a basis has its dimensions; the JSON carries them. */
+static void check_network(const nbg_model *m, const nbg_graph *g, const nbg_commands *c)
+{
+	nbg_network *n = NULL;
+	size_t ops = nbg_graph_summary_of(g)->operation_count, nodes;
+
+	FZ_CHECK(nbg_network_build(m, g, c, &n, NULL) == NBG_OK && n);
+	nodes = nbg_network_layer_count(n);
+	FZ_CHECK(nodes <= ops);
+	for (size_t k = 0; k < nodes; k++) {
+		const nbg_net_layer *l = nbg_network_layer_at(n, k);
+		FZ_CHECK(l->op && nbg_network_layer_of(n, l->first_operation) == k);
+		FZ_CHECK(k == 0 || nbg_network_layer_at(n, k - 1)->first_operation < l->first_operation);
+		for (int s = 0; s < 2; s++) {
+			const nbg_net_tensor *t = s ? &l->out : &l->in;
+			FZ_CHECK(t->basis <= NBG_NET_SHAPE_ENGINE);
+			FZ_CHECK(t->basis == NBG_NET_SHAPE_NONE || t->dims[0]);
+		}
+	}
+	for (size_t i = 0; i < nbg_network_edge_count(n); i++) {
+		const nbg_net_edge *e = nbg_network_edge_at(n, i);
+		FZ_CHECK(e->from_kind == NBG_NET_INPUT ? e->from < nbg_model_input_count(m) : e->from < nodes);
+		FZ_CHECK(e->to_kind == NBG_NET_OUTPUT ? e->to < nbg_model_output_count(m) : e->to < nodes);
+		FZ_CHECK(e->backward || e->from_kind || e->to_kind || e->from < e->to);
+	}
+	nbg_network_free(n);
+	char *s = fz_document(m, "fuzz.nb", NBG_JSON_DOC_NO_CORE | NBG_JSON_DOC_NETWORK);
+	json_error_t jerr;
+	json_t *doc = s ? json_loads(s, 0, &jerr) : NULL;
+	FZ_CHECK(doc && json_array_size(json_object_get(json_object_get(doc, "network"), "layers")) ==
+				nodes);
+	json_decref(doc);
+	free(s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	nbg_model *m = NULL;
@@ -140,6 +178,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_sections(c, size);
 	check_ops(m, g, c);
 	check_outputs(m, g, c);
+	check_network(m, g, c);
 	nbg_commands_free(c);
 	nbg_graph_free(g);
 	nbg_model_free(m);
