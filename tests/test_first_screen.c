@@ -91,8 +91,9 @@ static void test_limits_refused(void **state)
 }
 
 /* v2: operation_count (NETWORK_INFO +0x50) is the OPERATIONS records
- * (directory size / entry size) + 3, and the text says so; the JSON has
- * the network name at network_name as for v1. */
+ * (directory size / entry size) + 3; the text leads with the records (what
+ * the runtime and the vendor's inspector count) and gives NETWORK_INFO's
+ * figure beside; the JSON has the network name at network_name as for v1. */
 static void test_v2_counts_and_name(void **state)
 {
 	size_t n;
@@ -103,8 +104,8 @@ static void test_v2_counts_and_name(void **state)
 	char want[160];
 
 	assert_int_equal(count, recs + 3);
-	snprintf(want, sizeof(want), "  Operations:                %u (%u OPERATIONS records + 3 "
-		 "implicit run operations; absolute ", count, recs);
+	snprintf(want, sizeof(want), "  Operations:                %u (OPERATIONS records; "
+		 "NETWORK_INFO says %u, adding the 3 implicit run operations; absolute ", recs, count);
 	expect(fx_run_nbg(FX_IN_SOURCE, "inspect samples/sample.nb"), 0, want, NULL);
 
 	fx_run_result r = fx_run_nbg(FX_IN_SOURCE, "inspect --json samples/sample.nb");

@@ -82,10 +82,12 @@ static void v2_header(FILE *out, const nbg_model *m)
 		KV(out, "Layers", "%u", ni->layer_count);
 		const nbg_section *ops = nbg_model_section(m, NBG_SEC_OPERATIONS);
 		uint64_t recs = ops && ops->entry_size ? ops->size / ops->entry_size : 0;
+		/* the records are the operations the runtime and the vendor's
+		 * inspector count; NETWORK_INFO's figure adds three the runtime runs */
 		if (ops && ops->entry_size && recs + 3 == ni->operation_count)
-			KV(out, "Operations", "%u (%" PRIu64 " OPERATIONS records + 3 implicit run "
-			   "operations; absolute %u)", ni->operation_count, recs,
-			   ni->absolute_operation_count);
+			KV(out, "Operations", "%" PRIu64 " (OPERATIONS records; NETWORK_INFO says %u, "
+			   "adding the 3 implicit run operations; absolute %u)", recs,
+			   ni->operation_count, ni->absolute_operation_count);
 		else
 			KV(out, "Operations", "%u (absolute %u)", ni->operation_count,
 			   ni->absolute_operation_count);

@@ -76,6 +76,10 @@ static void print_layers(FILE *out, const nbg_graph *g, size_t limit)
 		else
 			fprintf(out, "%10s\n", "-");
 	}
+	fprintf(out, "  (Ops: the record's operation_count; %s: counted from the OPERATIONS records%s; "
+		"! where they differ. The Network table counts OPERATIONS records, each tile "
+		"one)\n", abs ? "AbsOps" : "Recs",
+		abs ? ", distinct absolute operation ids (the tiles of one operation once)" : "");
 }
 
 static void print_operations(FILE *out, const nbg_graph *g)

@@ -90,7 +90,8 @@ void nbg_text_network_decoded(FILE *out, nbg_decoded *d)
 	fprintf(out, "  (operator from the NN / TP commands; * from the vendor's layer name, its "
 		"program not decoded; ? neither. Shapes: the tensor's, from an I/O record, the "
 		"commands' rows or a tensor of the same pixels; \"engine view\": only how the NPU "
-		"addresses it, flattened or tiled; Ops: with a decoded command + others)\n");
+		"addresses it, flattened or tiled; Ops: the layer's OPERATIONS records, each tile one, "
+		"with a decoded command + others)\n");
 	edge_totals(out, n);
 }
 
