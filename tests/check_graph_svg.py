@@ -20,7 +20,8 @@ For each file (every *.nb under the directories given, plus single files):
 - without dot on PATH the SVG request fails with exit 3, names the graphviz
   package, and leaves no file (checked for every file, dot installed or not).
 
-usage: check_graph_svg.py NBG_BIN [--corpus DIR] PATH...
+usage: check_graph_svg.py NBG_BIN [--artifacts OUTDIR] [--corpus DIR] PATH...
+--artifacts keeps each file's SVG in OUTDIR (FILE.svg), to look at.
 --corpus DIR adds DIR/v2 and DIR/v1 (the real corpus); when DIR does not
 exist the check is skipped: exit 77 with the reason and how to get the files.
 Prints 'N passed, N failed' and exits non-zero on any failure.
@@ -194,6 +195,10 @@ def svg_checks(nbg, path, tmp, have_dot, want, edges, boxes):
 
 def main():
     nbg, paths = command(sys.argv[1]), sys.argv[2:]
+    artifacts = None
+    if paths[:1] == ["--artifacts"]:
+        artifacts, paths = paths[1], paths[2:]
+        os.makedirs(artifacts, exist_ok=True)
     paths = tc_corpus.corpus_paths("check_graph_svg.py", paths)
     have_dot = shutil.which("dot") is not None
     print("Graphviz dot: %s" % ("found, SVG drawn and parsed" if have_dot
@@ -202,6 +207,10 @@ def main():
     for path in files_of(paths):
         with tempfile.TemporaryDirectory() as tmp:
             why = check(nbg, path, tmp, have_dot)
+            # the pictures, to look at (BUILD/graph-artifacts)
+            svg = os.path.join(tmp, "g.svg")
+            if artifacts and os.path.exists(svg):
+                shutil.copyfile(svg, os.path.join(artifacts, os.path.basename(path) + ".svg"))
         if why:
             failed += 1
             print("FAIL %s: %s" % (path, why))
