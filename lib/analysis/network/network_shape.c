@@ -129,34 +129,75 @@ static int tiles_whole(const gather *x, int s, uint32_t d[3])
 }
 
 /* One operation of node k's views: its tiles' extents, data types and the
- * COMMAND bases (pass 0 finds each node's lowest addresses). */
-static void view_op(nbg_net_layer *l, gather *x, const nbg_cmd_op *op, int pass, int *grid)
+ * COMMAND bases of the sides `sides` names (bit 0 its input, bit 1 its
+ * output; pass 0 finds each node's lowest addresses). */
+static void view_op(nbg_net_layer *l, gather *x, const nbg_cmd_op *op, int pass, unsigned sides,
+		    int *grid)
 {
 	if (pass == 0) {
-		if (op->in_ref.offset < x->base[0])
+		if ((sides & 1) && op->in_ref.offset < x->base[0])
 			x->base[0] = op->in_ref.offset;
-		if (op->out_ref.offset < x->base[1])
+		if ((sides & 2) && op->out_ref.offset < x->base[1])
 			x->base[1] = op->out_ref.offset;
 		return;
 	}
-	extent_add(&x->t[0], &op->in_ref, op->in, op->in_row_stride, op->in_slice_stride,
-		   op->in_element_bytes, x->base[0]);
-	tile_add(x, 0, &op->in_ref, op->in);
-	if (op->out[0]) {
+	if (sides & 1) {
+		extent_add(&x->t[0], &op->in_ref, op->in, op->in_row_stride, op->in_slice_stride,
+			   op->in_element_bytes, x->base[0]);
+		tile_add(x, 0, &op->in_ref, op->in);
+		if (!x->seen)
+			l->in.data_type = op->in_type;
+		x->seen = 1;
+		if (spatial(l, op, 0))
+			l->in.basis = NBG_NET_SHAPE_COMMAND;
+	}
+	if ((sides & 2) && op->out[0]) {
 		extent_add(&x->t[1], &op->out_ref, op->out, op->out_row_stride,
 			   op->out_slice_stride, op->out_element_bytes, x->base[1]);
 		tile_add(x, 1, &op->out_ref, op->out);
 	}
-	if (!x->seen)
-		l->in.data_type = op->in_type;
-	l->out.data_type = op->out_type;
-	x->seen = 1;
-	if (spatial(l, op, 0))
-		l->in.basis = NBG_NET_SHAPE_COMMAND;
-	if (spatial(l, op, 1))
-		l->out.basis = NBG_NET_SHAPE_COMMAND;
+	if (sides & 2) {
+		l->out.data_type = op->out_type;
+		if (spatial(l, op, 1))
+			l->out.basis = NBG_NET_SHAPE_COMMAND;
+	}
 	if (!keeps_grid(op))
 		*grid = 0;
+}
+
+/* Per operation, which of its sides are the node's: bit 0 when it reads
+ * what another node or an INPUT record wrote, bit 1 when another node or
+ * an OUTPUT record reads what it writes (the operations between, inside a
+ * layer, write its own buffers); a node none of whose operations has a side
+ * so marked takes every operation's. */
+static uint8_t *boundary(const nbg_network *n)
+{
+	uint8_t *f = calloc(n->ops + 1, 1), *has = calloc(n->n + 1, 1);
+	if (!f || !has) {
+		free(f);
+		free(has);
+		return NULL;
+	}
+	for (size_t i = 0; i < nbg_commands_edge_count(n->c); i++) {
+		const nbg_cmd_edge *e = nbg_commands_edge_at(n->c, i);
+		if (e->kind == NBG_CMD_EDGE_INPUT && e->to < n->ops) {
+			f[e->to] |= 1;
+		} else if (e->kind == NBG_CMD_EDGE_OUTPUT && e->from < n->ops) {
+			f[e->from] |= 2;
+		} else if (e->kind == NBG_CMD_EDGE_OP && e->from < n->ops && e->to < n->ops &&
+			   n->node_of[e->from] != n->node_of[e->to]) {
+			f[e->from] |= 2;
+			f[e->to] |= 1;
+		}
+	}
+	for (size_t i = 0; i < n->ops; i++)
+		if (n->node_of[i] != SIZE_MAX && nbg_commands_op_of(n->c, i))
+			has[n->node_of[i]] |= f[i];
+	for (size_t i = 0; i < n->ops; i++)
+		if (n->node_of[i] != SIZE_MAX)
+			f[i] |= (uint8_t)(~has[n->node_of[i]] & 3);
+	free(has);
+	return f;
 }
 
 /* The engine views of every node, its data types, the COMMAND bases, and
@@ -164,8 +205,12 @@ static void view_op(nbg_net_layer *l, gather *x, const nbg_cmd_op *op, int pass,
 static int views(nbg_network *n, int *grid)
 {
 	gather *x = calloc(n->n + 1, sizeof(*x));
-	if (!x)
+	uint8_t *sides = boundary(n);
+	if (!x || !sides) {
+		free(x);
+		free(sides);
 		return -1;
+	}
 	for (size_t k = 0; k < n->n; k++) {
 		x[k].base[0] = x[k].base[1] = UINT64_MAX;
 		grid[k] = n->nodes[k].nn_tp_ops > 0;
@@ -175,7 +220,7 @@ static int views(nbg_network *n, int *grid)
 			const nbg_cmd_op *op = nbg_commands_op_of(n->c, i);
 			size_t k = n->node_of[i];
 			if (op && k != SIZE_MAX)
-				view_op(&n->nodes[k], &x[k], op, pass, &grid[k]);
+				view_op(&n->nodes[k], &x[k], op, pass, sides[i], &grid[k]);
 		}
 	for (size_t k = 0; k < n->n; k++)
 		for (int s = 0; s < 2; s++) {
@@ -186,6 +231,7 @@ static int views(nbg_network *n, int *grid)
 			if (!tiles_whole(&x[k], s, t->view) && t->basis == NBG_NET_SHAPE_COMMAND)
 				t->basis = NBG_NET_SHAPE_NONE;
 		}
+	free(sides);
 	free(x);
 	return 0;
 }
@@ -252,7 +298,8 @@ static void records(nbg_network *n)
 		 * the record is a grid of its own (not a row or column) of the
 		 * image's pixels, the image perhaps flattened. */
 		if (t->view[0] && !(d[0] == t->view[0] && d[1] == t->view[1]) &&
-		    !(pixels(d) == pixels(t->view) && d[0] > 1 && d[1] > 1))
+		    !(pixels(d) == pixels(t->view) && d[0] > 1 && d[1] > 1) &&
+		    strcmp(n->nodes[n->node_of[op]].op, "Transpose")) /* its view is no image */
 			continue;
 		memcpy(t->dims, d, sizeof(d));
 		t->basis = NBG_NET_SHAPE_RECORD;
@@ -307,6 +354,12 @@ static int propagate(nbg_network *n, const int *grid)
 		 * reads each part's pixels whole) */
 		if (a->view[0] && pixels(a->view) == pixels(b->view))
 			p[find(p, 2 * e->from + 1)] = find(p, 2 * e->to);
+		/* an operator that keeps the grid (a concatenation, an element-wise
+		 * one) writes its inputs' grid, whatever its operations' reads look
+		 * like together */
+		const nbg_net_tensor *o = &n->nodes[e->to].out;
+		if (a->view[0] && keeps_grid_op(n->nodes[e->to].op) && pixels(a->view) == pixels(o->view))
+			p[find(p, 2 * e->from + 1)] = find(p, 2 * e->to + 1);
 	}
 	for (size_t s = 0; s < slots; s++) {
 		size_t r = find(p, s);
@@ -505,6 +558,86 @@ static void whole_edges(nbg_network *n, const size_t *prod)
 	}
 }
 
+/* Edges into each node (non-backward, from a layer): in[at[k] .. at[k+1]). */
+typedef struct into {
+	size_t *at, *from;
+} into;
+
+static int into_build(const nbg_network *n, into *x)
+{
+	x->at = calloc(n->n + 2, sizeof(size_t));
+	x->from = calloc(n->edge_n + 1, sizeof(size_t));
+	if (!x->at || !x->from)
+		return -1;
+	for (size_t i = 0; i < n->edge_n; i++)
+		if (!n->edges[i].from_kind && !n->edges[i].to_kind && !n->edges[i].backward)
+			x->at[n->edges[i].to + 2]++;
+	for (size_t k = 0; k < n->n; k++)
+		x->at[k + 2] += x->at[k + 1];
+	for (size_t i = 0; i < n->edge_n; i++)
+		if (!n->edges[i].from_kind && !n->edges[i].to_kind && !n->edges[i].backward)
+			x->from[x->at[n->edges[i].to + 1]++] = n->edges[i].from;
+	return 0;
+}
+
+/* The x and y every producer of node k writes, when they all have a whole
+ * shape and agree; 0 otherwise. */
+static int producers_grid(const nbg_network *n, const into *x, size_t k, uint32_t xy[2])
+{
+	if (x->at[k] == x->at[k + 1])
+		return 0;
+	for (size_t i = x->at[k]; i < x->at[k + 1]; i++) {
+		const nbg_net_tensor *t = &n->nodes[x->from[i]].out;
+		if (!known(t) || (i > x->at[k] && (t->dims[0] != xy[0] || t->dims[1] != xy[1])))
+			return 0;
+		xy[0] = t->dims[0];
+		xy[1] = t->dims[1];
+	}
+	return 1;
+}
+
+/* Gives t the grid xy with its own z (from its view or dims) when the
+ * pixel counts agree. */
+static void take_grid(nbg_net_tensor *t, const uint32_t xy[2])
+{
+	const uint32_t *v = t->view[0] ? t->view : t->dims;
+	if (known(t) || !v[0] || (uint64_t)xy[0] * xy[1] != pixels(v))
+		return;
+	t->dims[2] = v[2];
+	t->dims[0] = xy[0];
+	t->dims[1] = xy[1];
+	t->basis = NBG_NET_SHAPE_PROPAGATED;
+}
+
+/* In the order the layers run (every drawn edge runs forward): a layer
+ * whose producers all write one grid reads that grid, and a layer that
+ * keeps the grid writes its input's. */
+static int forward(nbg_network *n, const int *grid)
+{
+	into x;
+	if (into_build(n, &x) != 0) {
+		free(x.at);
+		free(x.from);
+		return -1;
+	}
+	for (size_t k = 0; k < n->n; k++) {
+		nbg_net_layer *l = &n->nodes[k];
+		uint32_t xy[2];
+		int keeps = grid[k] || keeps_grid_op(l->op);
+		if (producers_grid(n, &x, k, xy)) {
+			if (x.at[k + 1] - x.at[k] == 1 || keeps)
+				take_grid(&l->in, xy);
+			if (keeps)
+				take_grid(&l->out, xy);
+		}
+		if (keeps && known(&l->in))
+			take_grid(&l->out, l->in.dims);
+	}
+	free(x.at);
+	free(x.from);
+	return 0;
+}
+
 int nbg_network_shapes(nbg_network *n)
 {
 	int *grid = calloc(n->n + 1, sizeof(int));
@@ -534,7 +667,6 @@ int nbg_network_shapes(nbg_network *n)
 		free(grid);
 		return -1;
 	}
-	free(grid);
 	for (size_t k = 0; k < n->n; k++)
 		for (int s = 0; s < 2; s++) {
 			nbg_net_tensor *t = s ? &n->nodes[k].out : &n->nodes[k].in;
@@ -545,11 +677,14 @@ int nbg_network_shapes(nbg_network *n)
 		}
 	other_nodes(n);
 	size_t *prod = producers(n);
-	if (!prod)
-		return -1;
-	outputs_from_consumers(n, prod);
-	whole_edges(n, prod);
+	int rc = prod ? forward(n, grid) : -1;
+	if (rc == 0) {
+		outputs_from_consumers(n, prod);
+		whole_edges(n, prod);
+		rc = forward(n, grid);
+	}
 	free(prod);
+	free(grid);
 	transposed_records(n);
-	return 0;
+	return rc;
 }
