@@ -1,6 +1,8 @@
 /*
  * sample.c - vpm_run's sample.txt: [network], [input], [golden], [output]
- * sections, '#' comment lines, several networks one after another.
+ * sections, '#' comment lines, several networks one after another; lines
+ * before the first section are a preamble and ignored, as vpm_run does
+ * (the V853 board's sample.txt opens with a sentence).
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -90,9 +92,10 @@ static nbg_code take_line(nbg_sample *s, enum section *cur, const char *p, size_
 		*cur = sec;
 		return NBG_OK;
 	}
+	/* text before the first section is the file's preamble: the vendor's
+	 * own sample.txt files open with a sentence and no '#' */
 	if (*cur == S_NONE)
-		return nbg_error_set(err, NBG_E_SAMPLE_INVALID, off, "", "line %lu: a path outside any section",
-				     line);
+		return NBG_OK;
 	nbg_sample_network *w = &s->networks[s->network_count - 1];
 	int r = 0;
 	if (*cur == S_NETWORK) {
