@@ -70,6 +70,6 @@ typedef struct cpu_ref {
 typedef nbg_sh_uniforms cpu_uniforms; /* analysis/graph/uniforms.h */
 
 /* The softmax's run (ops/softmax.c), shared by the SP softmax. */
-CPU_HIDDEN void nbg_cpu_softmax_run(const cpu_ref *r, uint8_t *const *buf);
+CPU_HIDDEN void nbg_cpu_softmax_run(const cpu_ref *r, uint8_t *const *buf, int flush);
 
 #endif
