@@ -1216,84 +1216,88 @@ static struct PyModuleDef module_def = {
 	NULL, NULL, NULL, NULL,
 };
 
-/* Adds an exception class derived from base (a class, or a tuple: a
- * builtin exception besides) with doc; NULL on failure.  A class that is an
- * OSError keeps the message as its str (OSError's own would print the errno
- * and file name before the sentence, which already names the file). */
-static PyObject *add_error(PyObject *m, const char *name, PyObject *base, const char *doc)
+/* The exception classes (doc/python.md, "Errors"), each derived from an
+ * nbgkit class (none for Error) and a builtin exception, in the order they
+ * are made. */
+static const struct {
+	const char *name;
+	PyObject **cls;
+	PyObject **base;    /* NULL: the builtin alone */
+	PyObject **builtin;
+	const char *doc;
+} error_classes[] = {
+	{ "Error", &Error, NULL, &PyExc_Exception,
+	  "A libnbg failure: .code (the failure code's name, as nbg codes lists it), .offset "
+	  "(the byte offset), .field, .message, .exit_code (what nbg exits with), .errno (0 when "
+	  "none), .index, .path." },
+	{ "InvalidFileError", &InvalidFileError, &Error, &PyExc_ValueError,
+	  "The file is not a valid NBG, a check failed, or a limit was passed (exit 1); a "
+	  "ValueError." },
+	{ "ArrayError", &ArrayError, &Error, &PyExc_ValueError,
+	  "An array given is not what the record needs: its shape, count or byte size (exit 1); "
+	  "a ValueError." },
+	{ "ArrayTypeError", &ArrayTypeError, &ArrayError, &PyExc_TypeError,
+	  "An array's dtype is neither float nor the record's (tensor-type-mismatch, exit 1); an "
+	  "ArrayError and a TypeError." },
+	{ "UsageError", &UsageError, &Error, &PyExc_ValueError,
+	  "An argument nbgkit cannot use (exit 2); a ValueError." },
+	{ "ReadError", &ReadError, &Error, &PyExc_OSError,
+	  "An input cannot be read, or memory ran out (exit 3); an OSError with .errno and "
+	  ".filename." },
+	{ "MissingFileError", &MissingFileError, &ReadError, &PyExc_FileNotFoundError,
+	  "The file does not exist (ENOENT): a ReadError and a FileNotFoundError." },
+	{ "IsDirectoryError", &IsDirectoryError, &ReadError, &PyExc_IsADirectoryError,
+	  "The path is a directory (not-regular-file, EISDIR): a ReadError and an "
+	  "IsADirectoryError." },
+	{ "AccessDeniedError", &AccessDeniedError, &ReadError, &PyExc_PermissionError,
+	  "The file may not be read (EACCES, EPERM): a ReadError and a PermissionError." },
+	{ "RuntimeUnavailableError", &RuntimeUnavailableError, &Error, &PyExc_RuntimeError,
+	  "The NPU runtime or device is not available, or it failed (exit 4); a RuntimeError." },
+};
+
+/* Makes the class error_classes[i] and adds it to m; -1 on failure.  A
+ * class that is an OSError keeps the message as its str (OSError's own
+ * would print the errno and file name before the sentence, which already
+ * names the file). */
+static int add_error(PyObject *m, size_t i)
 {
 	char full[64];
-	PyObject *cls, *dict = PyDict_New(), *str;
+	PyObject *builtin = *error_classes[i].builtin, *dict = PyDict_New(), *bases, *cls, *str;
 
-	if (!dict)
-		return NULL;
-	if (PyObject_IsSubclass(PyTuple_Check(base) ? PyTuple_GET_ITEM(base, PyTuple_GET_SIZE(base) - 1) : base,
-				PyExc_OSError) == 1) {
+	bases = error_classes[i].base ? PyTuple_Pack(2, *error_classes[i].base, builtin)
+				      : PyTuple_Pack(1, builtin);
+	if (!dict || !bases)
+		goto fail;
+	if (PyObject_IsSubclass(builtin, PyExc_OSError) == 1) {
 		str = PyObject_GetAttrString(PyExc_BaseException, "__str__");
 		if (!str || PyDict_SetItemString(dict, "__str__", str)) {
 			Py_XDECREF(str);
-			Py_DECREF(dict);
-			return NULL;
+			goto fail;
 		}
 		Py_DECREF(str);
 	}
-	snprintf(full, sizeof(full), "nbgkit.%s", name);
-	cls = PyErr_NewExceptionWithDoc(full, doc, base, dict);
+	snprintf(full, sizeof(full), "nbgkit.%s", error_classes[i].name);
+	cls = PyErr_NewExceptionWithDoc(full, error_classes[i].doc, bases, dict);
 	Py_DECREF(dict);
-	if (!cls || PyModule_AddObjectRef(m, name, cls)) {
-		Py_XDECREF(cls);
-		return NULL;
-	}
-	return cls;
-}
-
-/* add_error with the bases (a, b); NULL on failure. */
-static PyObject *add_error2(PyObject *m, const char *name, PyObject *a, PyObject *b, const char *doc)
-{
-	PyObject *bases = PyTuple_Pack(2, a, b), *cls;
-
-	if (!bases)
-		return NULL;
-	cls = add_error(m, name, bases, doc);
 	Py_DECREF(bases);
-	return cls;
+	if (!cls || PyModule_AddObjectRef(m, error_classes[i].name, cls)) {
+		Py_XDECREF(cls);
+		return -1;
+	}
+	*error_classes[i].cls = cls;
+	return 0;
+fail:
+	Py_XDECREF(dict);
+	Py_XDECREF(bases);
+	return -1;
 }
 
-/* The exception classes (doc/python.md, "Errors"); -1 on failure. */
+/* Every class of error_classes; -1 on failure. */
 static int add_errors(PyObject *m)
 {
-	if (!(Error = add_error(m, "Error", PyExc_Exception,
-				"A libnbg failure: .code (the failure code's name, as nbg codes "
-				"lists it), .offset (the byte offset), .field, .message, .exit_code "
-				"(what nbg exits with), .errno (0 when none), .index, .path.")) ||
-	    !(InvalidFileError = add_error2(m, "InvalidFileError", Error, PyExc_ValueError,
-					    "The file is not a valid NBG, a check failed, or a limit "
-					    "was passed (exit 1); a ValueError.")) ||
-	    !(ArrayError = add_error2(m, "ArrayError", Error, PyExc_ValueError,
-				      "An array given is not what the record needs: its shape, "
-				      "count or byte size (exit 1); a ValueError.")) ||
-	    !(ArrayTypeError = add_error2(m, "ArrayTypeError", ArrayError, PyExc_TypeError,
-					  "An array's dtype is neither float nor the record's "
-					  "(tensor-type-mismatch, exit 1); an ArrayError and a TypeError.")) ||
-	    !(UsageError = add_error2(m, "UsageError", Error, PyExc_ValueError,
-				      "An argument nbgkit cannot use (exit 2); a ValueError.")) ||
-	    !(ReadError = add_error2(m, "ReadError", Error, PyExc_OSError,
-				     "An input cannot be read, or memory ran out (exit 3); an "
-				     "OSError with .errno and .filename.")) ||
-	    !(MissingFileError = add_error2(m, "MissingFileError", ReadError, PyExc_FileNotFoundError,
-					    "The file does not exist (ENOENT): a ReadError and a "
-					    "FileNotFoundError.")) ||
-	    !(IsDirectoryError = add_error2(m, "IsDirectoryError", ReadError, PyExc_IsADirectoryError,
-					    "The path is a directory (not-regular-file, EISDIR): a "
-					    "ReadError and an IsADirectoryError.")) ||
-	    !(AccessDeniedError = add_error2(m, "AccessDeniedError", ReadError, PyExc_PermissionError,
-					     "The file may not be read (EACCES, EPERM): a ReadError "
-					     "and a PermissionError.")) ||
-	    !(RuntimeUnavailableError = add_error2(m, "RuntimeUnavailableError", Error,
-						   PyExc_RuntimeError,
-						   "The NPU runtime or device is not available, or "
-						   "it failed (exit 4); a RuntimeError.")))
-		return -1;
+	for (size_t i = 0; i < sizeof(error_classes) / sizeof(error_classes[0]); i++)
+		if (add_error(m, i))
+			return -1;
 	return 0;
 }
 
