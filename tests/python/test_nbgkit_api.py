@@ -380,3 +380,40 @@ def test_stubs_ship_beside_the_package():
     here = os.path.dirname(nbgkit.__file__)
     assert open(os.path.join(here, "__init__.pyi")).read() == open(STUBS).read()
     assert os.path.exists(os.path.join(here, "py.typed"))
+
+
+TYPED_USE = '''
+import numpy as np
+import nbgkit
+
+def use(path: str) -> int:
+    try:
+        with nbgkit.open(path) as m:
+            d = m.inputs[0].numpy_dtype
+            s: str = m.inputs[0].numpy_descr or ""
+            w = m.weights(0)
+            r = m.run([np.zeros(3)], backend="cpu", details=True)
+            print(d, s, w.codes, r.outputs, nbgkit.verify(path).error)
+    except FileNotFoundError as e:
+        print(e.errno, e.filename)
+    except nbgkit.ArrayTypeError as e:
+        print(e.code, e.offset)
+    except nbgkit.Error as e:
+        return e.errno
+    return 0
+'''
+
+
+def test_stubs_type_check(tmp_path):
+    """A type checker reads the stubs as valid and strict: mypy --strict on
+    code that uses the package (exceptions, dtypes, weights, run) finds no
+    error.  Skipped, saying so, without mypy (apt-get install mypy)."""
+    api = pytest.importorskip("mypy.api", reason="mypy is not installed (apt-get install mypy)")
+    pkg = tmp_path / "nbgkit"
+    pkg.mkdir()
+    for name in ("__init__.pyi", "py.typed"):
+        (pkg / name).write_bytes(open(os.path.join(os.path.dirname(STUBS), name), "rb").read())
+    (tmp_path / "use.py").write_text(TYPED_USE)
+    out, err, rc = api.run(["--strict", "--no-error-summary", "--cache-dir",
+                            str(tmp_path / "cache"), str(tmp_path / "use.py")])
+    assert rc == 0, out + err
