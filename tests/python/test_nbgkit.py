@@ -4,6 +4,7 @@ it (any clone).  Expected values come from the nbg command's own reports
 bytes (struct, zlib), from numpy arithmetic written here, and from the
 VIPLite test double's documented output rule."""
 import builtins
+import errno
 import gc
 import io
 import json
@@ -861,3 +862,5 @@ def test_readme_python_example(tmp_path):
     with nbgkit.open(SAMPLE) as mm:
         assert str(mm.inputs[0].shape) in p.stdout
     assert "verified" in p.stdout
+    # a missing file: a FileNotFoundError with the code and errno (ENOENT)
+    assert "io-error %d no-such-file.nb" % errno.ENOENT in p.stdout
