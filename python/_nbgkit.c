@@ -1186,9 +1186,12 @@ static PyObject *nbgpy_error(PyObject *mod, PyObject *args, PyObject *kw)
 		return NULL;
 	memset(&err, 0, sizeof(err));
 	err.index = -1;
-	for (int c = 1; c < NBG_E__COUNT && !err.code; c++)
-		if (strcmp(nbg_code_name((nbg_code)c), code) == 0)
+	for (int c = 1; c < NBG_E__COUNT && !err.code; c++) {
+		const char *name = nbg_code_name((nbg_code)c);
+
+		if (name && strcmp(name, code) == 0)
 			err.code = (nbg_code)c;
+	}
 	if (!err.code) {
 		PyErr_Format(PyExc_ValueError, "no failure code is named %s", code);
 		return NULL;

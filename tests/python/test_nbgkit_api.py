@@ -226,6 +226,13 @@ def test_exception_hierarchy():
         assert cls.__module__ == "nbgkit" and cls.__name__ == name
         assert name in nbgkit.__all__
     assert set(code_exits().values()) == {1, 2, 3, 4}
+    # the Python half's own failures take the class of their code
+    for code, exit_code in code_exits().items():
+        e = nbgkit._error(code, "m", offset=7, field="f")
+        assert (e.code, e.exit_code, e.offset, e.field, str(e)) == (code, exit_code, 7, "f", "m")
+        assert isinstance(e, {1: ValueError, 2: ValueError, 3: OSError, 4: RuntimeError}[exit_code])
+    with pytest.raises(ValueError):
+        nbgkit._error("no-such-code", "m")
 
 
 # -- numpy dtypes
