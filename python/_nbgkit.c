@@ -37,26 +37,63 @@
 
 /* ------------------------------------------------------------ errors */
 
+/* The classes (doc/python.md, "Errors"): Error, and under it one class per
+ * exit class, each also a builtin exception a Python caller catches
+ * (ValueError, OSError, RuntimeError); the arrays a caller passes have their
+ * own (ArrayError, ArrayTypeError), and a read that failed with ENOENT,
+ * EISDIR or EACCES/EPERM raises the ReadError that is also the builtin
+ * FileNotFoundError, IsADirectoryError or PermissionError. */
 static PyObject *Error, *InvalidFileError, *UsageError, *ReadError, *RuntimeUnavailableError;
+static PyObject *ArrayError, *ArrayTypeError, *MissingFileError, *IsDirectoryError,
+	*AccessDeniedError;
 
-/* The exception class for an exit class (nbg_code_exit). */
-static PyObject *error_class(nbg_code code)
+/* The exception class for a failure: the caller's array (by code), a read
+ * by its errno, else the exit class (nbg_code_exit). */
+static PyObject *error_class(nbg_code code, int sys_errno)
 {
+	switch (code) {
+	case NBG_E_TENSOR_TYPE_MISMATCH: return ArrayTypeError;
+	case NBG_E_TENSOR_SHAPE_MISMATCH:
+	case NBG_E_INPUT_COUNT_MISMATCH:
+	case NBG_E_INPUT_SIZE_MISMATCH: return ArrayError;
+	default: break;
+	}
 	switch (nbg_code_exit(code)) {
 	case NBG_EXIT_INVALID: return InvalidFileError;
 	case NBG_EXIT_USAGE: return UsageError;
-	case NBG_EXIT_IO: return ReadError;
+	case NBG_EXIT_IO:
+		switch (sys_errno) {
+		case ENOENT: return MissingFileError;
+		case EISDIR: return IsDirectoryError;
+		case EACCES:
+		case EPERM: return AccessDeniedError;
+		default: return ReadError;
+		}
 	case NBG_EXIT_RUNTIME: return RuntimeUnavailableError;
 	default: return Error;
 	}
 }
 
-/* Raises the exception for err; path (may be NULL) is the file involved.
- * Returns NULL. */
-static PyObject *raise_error(const nbg_error *err, const char *path)
+/* The errno of a failure: the library's, or EISDIR for a directory that
+ * not-regular-file refused (the library reports no errno for it). */
+static int error_errno(const nbg_error *err, const char *path)
 {
-	PyObject *cls = error_class(err->code), *exc, *v;
+	struct stat st;
+
+	if (err->sys_errno == 0 && err->code == NBG_E_NOT_REGULAR_FILE && path &&
+	    stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return EISDIR;
+	return err->sys_errno;
+}
+
+/* The exception for err, not raised (NULL with one raised on failure); path
+ * (may be NULL) is the file involved. */
+static PyObject *make_error(const nbg_error *err, const char *path)
+{
+	int sys_errno = error_errno(err, path);
+	PyObject *cls = error_class(err->code, sys_errno), *exc, *v;
 	const char *name = nbg_code_name(err->code);
+	int is_os = PyObject_IsSubclass(cls, PyExc_OSError) == 1;
 	int bad = 0;
 
 	/* the message as text whatever its bytes (it may quote a file name) */
@@ -80,13 +117,31 @@ static PyObject *raise_error(const nbg_error *err, const char *path)
 	SET("field", PyUnicode_DecodeUTF8(err->field, (Py_ssize_t)strnlen(err->field, sizeof(err->field)), "replace"));
 	SET("message", PyUnicode_DecodeUTF8(err->message, (Py_ssize_t)strnlen(err->message, sizeof(err->message)), "replace"));
 	SET("exit_code", PyLong_FromLong(nbg_code_exit(err->code)));
-	SET("errno", PyLong_FromLong(err->sys_errno));
+	SET("errno", PyLong_FromLong(sys_errno));
 	SET("index", PyLong_FromLong(err->index));
 	SET("path", path ? PyUnicode_DecodeFSDefault(path) : Py_NewRef(Py_None));
+	if (is_os) {
+		/* OSError's own fields: the name as given, the system's sentence */
+		SET("filename", path ? PyUnicode_DecodeFSDefault(path) : Py_NewRef(Py_None));
+		SET("strerror", sys_errno ? PyUnicode_DecodeLocale(strerror(sys_errno), "surrogateescape")
+					  : Py_NewRef(Py_None));
+	}
 #undef SET
-	if (!bad)
-		PyErr_SetObject(cls, exc);
-	Py_DECREF(exc);
+	if (bad)
+		Py_CLEAR(exc);
+	return exc;
+}
+
+/* Raises the exception for err; path (may be NULL) is the file involved.
+ * Returns NULL. */
+static PyObject *raise_error(const nbg_error *err, const char *path)
+{
+	PyObject *exc = make_error(err, path);
+
+	if (exc) {
+		PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+		Py_DECREF(exc);
+	}
 	return NULL;
 }
 
@@ -1117,6 +1172,36 @@ static PyObject *nbgpy_codes(PyObject *mod, PyObject *unused)
 	return list;
 }
 
+/* error(code, message, offset=0, field="") -> the exception nbgkit raises
+ * for that failure code (not raised): the Python half's own failures take
+ * the class and attributes the library's would. */
+static PyObject *nbgpy_error(PyObject *mod, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "code", "message", "offset", "field", NULL };
+	const char *code, *message, *field = "";
+	unsigned long long offset = 0;
+	nbg_error err;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "ss|Ks", kwlist, &code, &message, &offset, &field))
+		return NULL;
+	memset(&err, 0, sizeof(err));
+	err.index = -1;
+	for (int c = 1; c < NBG_E__COUNT && !err.code; c++) {
+		const char *name = nbg_code_name((nbg_code)c);
+
+		if (name && strcmp(name, code) == 0)
+			err.code = (nbg_code)c;
+	}
+	if (!err.code) {
+		PyErr_Format(PyExc_ValueError, "no failure code is named %s", code);
+		return NULL;
+	}
+	err.offset = offset;
+	snprintf(err.message, sizeof(err.message), "%s", message);
+	snprintf(err.field, sizeof(err.field), "%s", field);
+	return make_error(&err, NULL);
+}
+
 static PyMethodDef module_methods[] = {
 	{ "open", (PyCFunction)(void (*)(void))nbgpy_open, METH_VARARGS | METH_KEYWORDS,
 	  "open(source, strict=True, flags=0, map=False) -> RawModel" },
@@ -1124,6 +1209,8 @@ static PyMethodDef module_methods[] = {
 	{ "diff", nbgpy_diff, METH_VARARGS, "diff(a, b) -> str (JSON)" },
 	{ "npy_descr", nbgpy_npy_descr, METH_VARARGS, "npy_descr(data_format) -> str or None" },
 	{ "codes", nbgpy_codes, METH_NOARGS, "codes() -> [(name, exit, text)]" },
+	{ "error", (PyCFunction)(void (*)(void))nbgpy_error, METH_VARARGS | METH_KEYWORDS,
+	  "error(code, message, offset=0, field='') -> the exception for that code, not raised" },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -1132,19 +1219,89 @@ static struct PyModuleDef module_def = {
 	NULL, NULL, NULL, NULL,
 };
 
-/* Adds an exception class derived from base with doc; NULL on failure. */
-static PyObject *add_error(PyObject *m, const char *name, PyObject *base, const char *doc)
+/* The exception classes (doc/python.md, "Errors"), each derived from an
+ * nbgkit class (none for Error) and a builtin exception, in the order they
+ * are made. */
+static const struct {
+	const char *name;
+	PyObject **cls;
+	PyObject **base;    /* NULL: the builtin alone */
+	PyObject **builtin;
+	const char *doc;
+} error_classes[] = {
+	{ "Error", &Error, NULL, &PyExc_Exception,
+	  "A libnbg failure: .code (the failure code's name, as nbg codes lists it), .offset "
+	  "(the byte offset), .field, .message, .exit_code (what nbg exits with), .errno (0 when "
+	  "none), .index, .path." },
+	{ "InvalidFileError", &InvalidFileError, &Error, &PyExc_ValueError,
+	  "The file is not a valid NBG, a check failed, or a limit was passed (exit 1); a "
+	  "ValueError." },
+	{ "ArrayError", &ArrayError, &Error, &PyExc_ValueError,
+	  "An array given is not what the record needs: its shape, count or byte size (exit 1); "
+	  "a ValueError." },
+	{ "ArrayTypeError", &ArrayTypeError, &ArrayError, &PyExc_TypeError,
+	  "An array's dtype is neither float nor the record's (tensor-type-mismatch, exit 1); an "
+	  "ArrayError and a TypeError." },
+	{ "UsageError", &UsageError, &Error, &PyExc_ValueError,
+	  "An argument nbgkit cannot use (exit 2); a ValueError." },
+	{ "ReadError", &ReadError, &Error, &PyExc_OSError,
+	  "An input cannot be read, or memory ran out (exit 3); an OSError with .errno and "
+	  ".filename." },
+	{ "MissingFileError", &MissingFileError, &ReadError, &PyExc_FileNotFoundError,
+	  "The file does not exist (ENOENT): a ReadError and a FileNotFoundError." },
+	{ "IsDirectoryError", &IsDirectoryError, &ReadError, &PyExc_IsADirectoryError,
+	  "The path is a directory (not-regular-file, EISDIR): a ReadError and an "
+	  "IsADirectoryError." },
+	{ "AccessDeniedError", &AccessDeniedError, &ReadError, &PyExc_PermissionError,
+	  "The file may not be read (EACCES, EPERM): a ReadError and a PermissionError." },
+	{ "RuntimeUnavailableError", &RuntimeUnavailableError, &Error, &PyExc_RuntimeError,
+	  "The NPU runtime or device is not available, or it failed (exit 4); a RuntimeError." },
+};
+
+/* Makes the class error_classes[i] and adds it to m; -1 on failure.  A
+ * class that is an OSError keeps the message as its str (OSError's own
+ * would print the errno and file name before the sentence, which already
+ * names the file). */
+static int add_error(PyObject *m, size_t i)
 {
 	char full[64];
-	PyObject *cls;
+	PyObject *builtin = *error_classes[i].builtin, *dict = PyDict_New(), *bases, *cls, *str;
 
-	snprintf(full, sizeof(full), "nbgkit.%s", name);
-	cls = PyErr_NewExceptionWithDoc(full, doc, base, NULL);
-	if (!cls || PyModule_AddObjectRef(m, name, cls)) {
-		Py_XDECREF(cls);
-		return NULL;
+	bases = error_classes[i].base ? PyTuple_Pack(2, *error_classes[i].base, builtin)
+				      : PyTuple_Pack(1, builtin);
+	if (!dict || !bases)
+		goto fail;
+	if (PyObject_IsSubclass(builtin, PyExc_OSError) == 1) {
+		str = PyObject_GetAttrString(PyExc_BaseException, "__str__");
+		if (!str || PyDict_SetItemString(dict, "__str__", str)) {
+			Py_XDECREF(str);
+			goto fail;
+		}
+		Py_DECREF(str);
 	}
-	return cls;
+	snprintf(full, sizeof(full), "nbgkit.%s", error_classes[i].name);
+	cls = PyErr_NewExceptionWithDoc(full, error_classes[i].doc, bases, dict);
+	Py_DECREF(dict);
+	Py_DECREF(bases);
+	if (!cls || PyModule_AddObjectRef(m, error_classes[i].name, cls)) {
+		Py_XDECREF(cls);
+		return -1;
+	}
+	*error_classes[i].cls = cls;
+	return 0;
+fail:
+	Py_XDECREF(dict);
+	Py_XDECREF(bases);
+	return -1;
+}
+
+/* Every class of error_classes; -1 on failure. */
+static int add_errors(PyObject *m)
+{
+	for (size_t i = 0; i < sizeof(error_classes) / sizeof(error_classes[0]); i++)
+		if (add_error(m, i))
+			return -1;
+	return 0;
 }
 
 PyMODINIT_FUNC PyInit__nbgkit(void);
@@ -1160,19 +1317,7 @@ PyMODINIT_FUNC PyInit__nbgkit(void)
 	m = PyModule_Create(&module_def);
 	if (!m)
 		return NULL;
-	if (!(Error = add_error(m, "Error", PyExc_Exception,
-				"A libnbg failure: .code (the failure code's name), .offset, "
-				".field, .message, .exit_code (what nbg exits with), .errno, "
-				".index, .path.")) ||
-	    !(InvalidFileError = add_error(m, "InvalidFileError", Error,
-					   "The file is not a valid NBG, or a check failed (exit 1).")) ||
-	    !(UsageError = add_error(m, "UsageError", Error,
-				     "An argument nbgkit cannot use (exit 2).")) ||
-	    !(ReadError = add_error(m, "ReadError", Error,
-				    "An input cannot be read, or memory ran out (exit 3).")) ||
-	    !(RuntimeUnavailableError = add_error(m, "RuntimeUnavailableError", Error,
-						  "The NPU runtime or device is not available, or "
-						  "it failed (exit 4).")) ||
+	if (add_errors(m) ||
 	    PyModule_AddObjectRef(m, "RawModel", (PyObject *)&ModelType) ||
 	    PyModule_AddStringConstant(m, "libnbg_version", nbg_version_string()) ||
 	    PyModule_AddIntConstant(m, "DOC_NO_CORE", NBG_JSON_DOC_NO_CORE) ||

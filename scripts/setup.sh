@@ -19,10 +19,13 @@ done
 
 # graphviz is only needed at run time, by `nbg graph --svg` and its test.
 # python3-dev and python3-numpy build the Python package nbgkit (python/);
-# python3-pytest runs its tests.
+# python3-pytest runs its tests; python3-pip, python3-venv and
+# python3-mesonpy (Debian's meson-python) are pip install . from the clone
+# (doc/python.md); mypy checks its type stubs.
 pkgs="build-essential meson ninja-build pkg-config libssl-dev libdeflate-dev zlib1g-dev
       libjansson-dev libcmocka-dev clang lld libclang-rt-14-dev python3 python3-dev
-      python3-numpy python3-pytest python3-yaml python3-protobuf graphviz"
+      python3-numpy python3-pytest python3-yaml python3-protobuf python3-pip python3-venv
+      python3-mesonpy mypy graphviz"
 [ $web = 0 ] || pkgs="$pkgs emscripten make dpkg-dev chromium"
 # node and npm from elsewhere (nodesource) do as well as Debian's
 [ $web = 0 ] || command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"

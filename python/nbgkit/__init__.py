@@ -9,8 +9,15 @@ A Python face of libnbg, the library behind the ``nbg`` command:
 Every object is built from the JSON document ``nbg inspect --json`` writes
 (``Model.to_dict()`` is that document), so the Python fields and the
 command's report are the same values by construction.  Failures raise
-:class:`Error` (``code``, ``offset``, ``field``, ``message``) or one of its
-subclasses, one per exit class of ``nbg``.
+:class:`Error` (``code``, ``offset``, ``field``, ``message``) through one of
+its subclasses, each also the builtin exception a Python caller catches:
+:class:`InvalidFileError` and :class:`UsageError` are ValueErrors,
+:class:`ArrayError` (a ValueError) and :class:`ArrayTypeError` (also a
+TypeError) name an array passed in, :class:`ReadError` is an OSError (a
+missing file raises :class:`MissingFileError`, a FileNotFoundError; a
+directory :class:`IsDirectoryError`, an IsADirectoryError; an unreadable
+file :class:`AccessDeniedError`, a PermissionError) and
+:class:`RuntimeUnavailableError` a RuntimeError.
 """
 
 from __future__ import annotations
@@ -24,16 +31,26 @@ from . import _nbgkit
 __all__ = [
     "open", "verify", "diff", "codes", "Model", "Tensor", "Quantization", "Target",
     "Report", "Checksum", "Weights", "RunResult", "Error", "InvalidFileError",
-    "UsageError", "ReadError", "RuntimeUnavailableError", "UNLIMITED", "__version__",
+    "ArrayError", "ArrayTypeError", "UsageError", "ReadError", "MissingFileError",
+    "IsDirectoryError", "AccessDeniedError", "RuntimeUnavailableError", "UNLIMITED",
+    "RUN_MAX_OUTPUT", "RUN_MAX_MEMORY", "BACKENDS", "LAYOUTS", "__version__",
 ]
 
 __version__ = _nbgkit.libnbg_version
 
 Error = _nbgkit.Error
 InvalidFileError = _nbgkit.InvalidFileError
+ArrayError = _nbgkit.ArrayError
+ArrayTypeError = _nbgkit.ArrayTypeError
 UsageError = _nbgkit.UsageError
 ReadError = _nbgkit.ReadError
+MissingFileError = _nbgkit.MissingFileError
+IsDirectoryError = _nbgkit.IsDirectoryError
+AccessDeniedError = _nbgkit.AccessDeniedError
 RuntimeUnavailableError = _nbgkit.RuntimeUnavailableError
+# the exception of a failure code (the class the library's failure with that
+# code raises), not raised: _error("work-limit", "...", field="max_memory")
+_error = _nbgkit.error
 
 BACKENDS = ("auto", "nnsdk", "viplite", "cpu")
 # Model.run's layout (nbg run --layout), in nbg_tensor_layout's order
@@ -83,16 +100,25 @@ class Tensor:
 
     ``shape`` is outermost first (NHWC for the corpus: the numpy convention);
     ``dtype`` is the NBG data format name (``"UINT8"``...), ``numpy_dtype``
-    the numpy dtype string (``"|u1"``) or None where numpy has none (4-bit)."""
+    the :class:`numpy.dtype` (``dtype('uint8')``) and ``numpy_descr`` its
+    string (``"|u1"``), both None where numpy has none (4-bit)."""
     index: int
     name: Optional[str]
     shape: tuple
     dtype: Optional[str]
-    numpy_dtype: Optional[str]
+    numpy_descr: Optional[str]
     quantization: Quantization
     element_count: int
     byte_size: Optional[int]
     record: Dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def numpy_dtype(self):
+        """The record's :class:`numpy.dtype` (None for a format numpy has
+        not: 4-bit).  It compares equal to the dtype string earlier
+        versions returned (``t.numpy_dtype == "|u1"``); ``numpy_descr`` is
+        that string.  numpy is imported when it is first asked for."""
+        return None if self.numpy_descr is None else _numpy().dtype(self.numpy_descr)
 
 
 @dataclass(frozen=True)
@@ -117,7 +143,7 @@ class Checksum:
     matches: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Report:
     """What ``verify`` checked: the structure, then every checksum listed.
 
@@ -137,8 +163,13 @@ class Report:
     checksums: List[Checksum]
     error: Optional[Error] = None
 
+    def __repr__(self) -> str:
+        how = self.integrity if self.ok else "failed: %s at offset %d" % (
+            self.error.code, self.error.offset) if self.error else "failed"
+        return "<nbgkit.Report %r %s, %d checksums>" % (self.path, how, len(self.checksums))
 
-@dataclass
+
+@dataclass(repr=False)
 class Weights:
     """One NN-engine operation's kernel stream (``status`` ``decoded`` or
     ``not-decoded`` with ``reason_id``/``reason``).  For a decoded stream,
@@ -167,8 +198,18 @@ class Weights:
     bias_stored: Any = None
     scale: Any = None
 
+    def __repr__(self) -> str:
+        """One line, the arrays by dtype and shape, never their values."""
+        if self.status != "decoded":
+            what = "%s (%s)" % (self.status, self.reason_id)
+        else:
+            what = ", ".join("%s %s%s" % (k, a.dtype, list(a.shape)) for k, a in (
+                ("codes", self.codes), ("bias", self.bias), ("scale", self.scale)) if a is not None)
+        return "<nbgkit.Weights operation %d command %d %s %s: %s>" % (
+            self.operation, self.command, self.data_type, list(self.shape), what)
 
-@dataclass
+
+@dataclass(repr=False)
 class RunResult:
     """What ``Model.run`` returns besides the outputs: which runtime ran
     (``backend``, ``library``) and the outputs as numpy arrays.  For the CPU
@@ -182,6 +223,13 @@ class RunResult:
     reference_semantics: list = field(default_factory=list)
     caveat: Optional[str] = None
 
+    def __repr__(self) -> str:
+        """One line, the outputs by dtype and shape, never their values."""
+        return "<nbgkit.RunResult %s: %s%s>" % (
+            self.backend, ", ".join("%s%s" % (a.dtype, list(a.shape)) for a in self.outputs),
+            ", %d by reference semantics" % len(self.reference_semantics)
+            if self.reference_semantics else "")
+
 
 def _quantization(q: Dict[str, Any]) -> Quantization:
     kind = q.get("interpretation") or "none"
@@ -194,7 +242,7 @@ def _tensor(rec: Dict[str, Any]) -> Tensor:
         index=rec["index"], name=rec.get("name"),
         shape=tuple(rec["dimensions_outermost_first"]),
         dtype=rec.get("data_format_name"),
-        numpy_dtype=_nbgkit.npy_descr(rec["data_format"]),
+        numpy_descr=_nbgkit.npy_descr(rec["data_format"]),
         quantization=_quantization(rec.get("quantization") or {}),
         element_count=rec["element_count"], byte_size=rec.get("byte_size"), record=rec)
 
@@ -216,9 +264,11 @@ class Model:
 
     # -- life cycle
     def __enter__(self) -> "Model":
+        """``with nbgkit.open(path) as m:`` closes the model when the block ends."""
         return self
 
     def __exit__(self, *exc) -> None:
+        """Closes the model (exceptions pass on)."""
         self.close()
 
     def close(self) -> None:
@@ -227,6 +277,7 @@ class Model:
 
     @property
     def closed(self) -> bool:
+        """True once :meth:`close` ran (or the ``with`` block ended)."""
         return self._raw.closed
 
     @property
@@ -302,6 +353,7 @@ class Model:
 
     @property
     def version_hex(self) -> str:
+        """The version word in hex (``"0x00020000"``), as the report writes it."""
         return self._core["version_hex"]
 
     @property
@@ -312,6 +364,7 @@ class Model:
 
     @property
     def file_size(self) -> int:
+        """The file's size in bytes."""
         return self._core["file_size"]
 
     @property
@@ -326,14 +379,17 @@ class Model:
 
     @property
     def network_name(self) -> Optional[str]:
+        """The network's name the file carries (None when it has none)."""
         return self._core.get("network_name")
 
     @property
     def inputs(self) -> List[Tensor]:
+        """The input records, as :class:`Tensor` objects."""
         return [_tensor(r) for r in self._core["inputs"]]
 
     @property
     def outputs(self) -> List[Tensor]:
+        """The output records, as :class:`Tensor` objects."""
         return [_tensor(r) for r in self._core["outputs"]]
 
     @property
@@ -463,10 +519,9 @@ class Model:
             raw = bytes(array)
         else:
             a = self._shaped(t, array, True)
-            if t.numpy_dtype is None or a.dtype != np.dtype(t.numpy_dtype):
-                raise InvalidFileError._make(
-                    "tensor-type-mismatch", "the array's dtype %s is not the record's %s"
-                    % (a.dtype, t.numpy_dtype))
+            if t.numpy_descr is None or a.dtype != t.numpy_dtype:
+                raise _error("tensor-type-mismatch", "the array's dtype %s is not the record's %s"
+                             % (a.dtype, t.numpy_descr))
             raw = a.tobytes()
         out = self._raw.dequantize(True, output, raw)
         return np.frombuffer(out, dtype="<f4").reshape(t.shape)
@@ -482,7 +537,7 @@ class Model:
         held = 2 * out + sum((t.byte_size or 0) + 4 * t.element_count for t in self.inputs)
         for what, figure, limit in (("max_output", out, max_output), ("max_memory", held, max_memory)):
             if figure > limit:
-                raise InvalidFileError._make(
+                raise _error(
                     "work-limit", "the model's records declare outputs of %d bytes, and a run would "
                     "hold about %d bytes of tensors in this process, over %s %d: refused before "
                     "anything is converted, allocated or run; %s= raises the limit "
@@ -517,7 +572,8 @@ class Model:
         converted, allocated or run.
 
         An array whose shape is the record's dimensions in another order
-        raises InvalidFileError (``tensor-shape-mismatch``) naming both;
+        raises ArrayError (``tensor-shape-mismatch``) naming both, one of
+        neither float nor the record's dtype ArrayTypeError (a TypeError);
         ``layout`` (``"nchw"`` or ``"nhwc"``, ``nbg run``'s ``--layout``)
         says what the 4-D arrays are, and one in that layout is transposed
         to the model's order."""
@@ -531,8 +587,8 @@ class Model:
         cpu_limits = (_limit("max_work", max_work), max_memory, _limit("max_plan_steps", max_plan_steps))
         ins = self.inputs
         if len(inputs) != len(ins):
-            raise InvalidFileError._make("input-count-mismatch", "the model has %d inputs; %d "
-                                         "arrays were given" % (len(ins), len(inputs)))
+            raise _error("input-count-mismatch", "the model has %d inputs; %d arrays were given"
+                         % (len(ins), len(inputs)))
         self._run_budget(max_output, max_memory)
         raws = []
         for t, a in zip(ins, inputs):
@@ -540,12 +596,11 @@ class Model:
             if a.dtype.kind == "f":
                 raws.append(self._raw.quantize(False, t.index,
                                                self._shaped(t, a, False, layout).astype("<f4").tobytes()))
-            elif t.numpy_dtype is not None and a.dtype == np.dtype(t.numpy_dtype):
+            elif t.numpy_descr is not None and a.dtype == t.numpy_dtype:
                 raws.append(self._shaped(t, a, False, layout).tobytes())
             else:
-                raise InvalidFileError._make("tensor-type-mismatch", "input %d: dtype %s is "
-                                             "neither float nor the record's %s"
-                                             % (t.index, a.dtype, t.numpy_dtype))
+                raise _error("tensor-type-mismatch", "input %d: dtype %s is neither float nor "
+                             "the record's %s" % (t.index, a.dtype, t.numpy_descr))
         flags = ((_nbgkit.SESSION_FORCE_TARGET if force_target else 0) |
                  (_nbgkit.SESSION_SKIP_PROBE if skip_probe else 0))
         info, outs = self._raw.run(backend, raws, flags, library, device_root, timeout_ms, *cpu_limits)
@@ -565,27 +620,14 @@ class Model:
 
 
 def _from_raw(np, t: Tensor, raw: bytes, fmt: Optional[int] = None):
-    descr = _nbgkit.npy_descr(fmt) if fmt is not None else t.numpy_dtype
+    descr = _nbgkit.npy_descr(fmt) if fmt is not None else t.numpy_descr
     if descr is None:
         return np.frombuffer(raw, dtype=np.uint8)
     return np.frombuffer(raw, dtype=descr).reshape(t.shape)
 
 
-def _make(cls, code: str, message: str, offset: int = 0, field: str = "") -> Error:
-    e = cls(message)
-    e.code, e.offset, e.field, e.message = code, offset, field, message
-    e.exit_code = {InvalidFileError: 1, UsageError: 2, ReadError: 3,
-                   RuntimeUnavailableError: 4}.get(cls, 1)
-    e.errno, e.index, e.path = 0, -1, None
-    return e
-
-
-for _cls in (Error, InvalidFileError, UsageError, ReadError, RuntimeUnavailableError):
-    _cls._make = classmethod(_make)
-
-
 def _usage(message: str) -> UsageError:
-    return UsageError._make("invalid-argument", message)
+    return _error("invalid-argument", message)
 
 
 def open(source, *, strict: bool = True, map: bool = False) -> Model:
@@ -601,7 +643,9 @@ def open(source, *, strict: bool = True, map: bool = False) -> Model:
     Parses and checks every rule and checksum, as ``nbg inspect`` does.
     ``strict=False`` opens a file whose only failure is a checksum, as
     ``nbg inspect`` still reports it (``valid`` False, integrity
-    ``failed``).  Raises InvalidFileError, ReadError."""
+    ``failed``).  Raises InvalidFileError (a ValueError), ReadError (an
+    OSError: MissingFileError, a FileNotFoundError, for a missing file;
+    IsDirectoryError for a directory)."""
     return Model(_nbgkit.open(source, strict, 0, map))
 
 

@@ -4,6 +4,7 @@ it (any clone).  Expected values come from the nbg command's own reports
 bytes (struct, zlib), from numpy arithmetic written here, and from the
 VIPLite test double's documented output rule."""
 import builtins
+import errno
 import gc
 import io
 import json
@@ -388,7 +389,7 @@ def test_quantize_dequantize_numpy():
         f = m.dequantize(raw, output=0)
         assert f.dtype == np.float32 and f.shape == o.shape
         assert np.array_equal(f, ref_dequantize(o, raw))
-        with pytest.raises(nbgkit.InvalidFileError) as ei:
+        with pytest.raises(nbgkit.ArrayError) as ei:
             m.quantize(np.zeros((2, 2), np.float32))
         assert ei.value.code == "tensor-shape-mismatch"
         with pytest.raises(nbgkit.UsageError):
@@ -446,8 +447,9 @@ def test_run_backends(tmp_path):
         assert "%s: %s" % (ei.value.code, ei.value.message) in err
         with pytest.raises(nbgkit.UsageError):
             m.run([x], backend="gpu")
-        with pytest.raises(nbgkit.InvalidFileError):
+        with pytest.raises(nbgkit.ArrayError) as ei:
             m.run([], backend="auto")
+        assert ei.value.code == "input-count-mismatch"
 
 
 def check_cpu_plan(path):
@@ -513,7 +515,7 @@ def test_run_layout(tmp_path):
         assert m.inputs[0].shape == (1, 4, 2, 2)
         rc, _, err = cli("run", path, "--backend", "cpu", "--input", str(tmp_path / "nchw.npy"),
                          "--output-dir", str(tmp_path / "o1"))
-        with pytest.raises(nbgkit.InvalidFileError) as ei:
+        with pytest.raises(nbgkit.ArrayError) as ei:
             m.run([nchw], backend="cpu")
         assert ei.value.exit_code == rc == 1
         assert ei.value.code == "tensor-shape-mismatch"
@@ -531,7 +533,7 @@ def test_run_layout(tmp_path):
         assert m.run([nhwc], backend="cpu")[0].tobytes() == want
         assert m.run([nhwc], backend="cpu", layout="nchw")[0].tobytes() == want
         # the wrong layout converts nothing; an unknown one is a usage error
-        with pytest.raises(nbgkit.InvalidFileError):
+        with pytest.raises(nbgkit.ArrayError):
             m.run([nchw], backend="cpu", layout="nhwc")
         with pytest.raises(nbgkit.UsageError):
             m.run([nchw], backend="cpu", layout="hwc")
@@ -860,3 +862,5 @@ def test_readme_python_example(tmp_path):
     with nbgkit.open(SAMPLE) as mm:
         assert str(mm.inputs[0].shape) in p.stdout
     assert "verified" in p.stdout
+    # a missing file: a FileNotFoundError with the code and errno (ENOENT)
+    assert "io-error %d no-such-file.nb" % errno.ENOENT in p.stdout
