@@ -17,6 +17,10 @@
 /* Stream formats and writer orders, as the library names them. */
 enum { CE_V7 = 1, CE_V8A = 2, CE_V8B = 3, CE_TPFC = 4 };
 enum { CE_INTERLEAVED = 2, CE_SEQUENTIAL = 3, CE_SIX = 4 };
+/* A z slice of a kernel beyond 3x3 in the v7 layout (the library's
+ * NBG_COEF_WIDE_): Mesa's write_core_interleaved, rows in [ky][kx] order,
+ * the vendor's chunks of three columns. */
+enum { CE_WIDE_MESA = 0, CE_WIDE_ROWS = 1, CE_WIDE_CHUNKS = 2 };
 
 /* A layer: its kernels and what the command says about them. */
 typedef struct ce_layer {
@@ -37,6 +41,7 @@ typedef struct ce_opts {
 	int format;                /* CE_V7, CE_V8A, CE_V8B */
 	unsigned order;            /* v7, v8b: a writer */
 	unsigned zrl_bits;         /* v7 */
+	int wide;                  /* v7, v8b: a CE_WIDE_ order */
 	int zrl;                   /* v8: runs of zeros with a run-length table */
 	uint8_t avg_bias;          /* v8 */
 	int precode;               /* v8 */

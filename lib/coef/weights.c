@@ -19,13 +19,16 @@ static const struct {
 	uint32_t target;
 	nbg_weights_format format;
 	int six_first; /* 1x1 kernels over several channels: write_core_6 first */
+	int wide;      /* v7 layout, kernels beyond 3x3: an NBG_COEF_WIDE_ order */
 } families[] = {
-	{ 0x88, NBG_WEIGHTS_FORMAT_V7, 1 },         { 0x7d, NBG_WEIGHTS_FORMAT_V7, 0 },
-	{ 0x99, NBG_WEIGHTS_FORMAT_V8B, 1 },        { 0xa1, NBG_WEIGHTS_FORMAT_V8B, 1 },
-	{ 0xb9, NBG_WEIGHTS_FORMAT_V8A, 0 },        { 0xbe, NBG_WEIGHTS_FORMAT_V8A, 0 },
-	{ 0xe8, NBG_WEIGHTS_FORMAT_V8A, 0 },        { 0xee, NBG_WEIGHTS_FORMAT_V8A, 0 },
-	{ 0xad, NBG_WEIGHTS_FORMAT_V8A, 0 },        { 0x1000000e, NBG_WEIGHTS_FORMAT_V8A, 0 },
-	{ 0x10000016, NBG_WEIGHTS_FORMAT_V8A, 0 },  { 0x1000003b, NBG_WEIGHTS_FORMAT_V8A, 0 },
+	{ 0x88, NBG_WEIGHTS_FORMAT_V7, 1, NBG_COEF_WIDE_CHUNKS },
+	{ 0x7d, NBG_WEIGHTS_FORMAT_V7, 0, NBG_COEF_WIDE_ROWS },
+	{ 0x99, NBG_WEIGHTS_FORMAT_V8B, 1, NBG_COEF_WIDE_CHUNKS },
+	{ 0xa1, NBG_WEIGHTS_FORMAT_V8B, 1, NBG_COEF_WIDE_NONE },
+	{ 0xb9, NBG_WEIGHTS_FORMAT_V8A, 0, 0 },        { 0xbe, NBG_WEIGHTS_FORMAT_V8A, 0, 0 },
+	{ 0xe8, NBG_WEIGHTS_FORMAT_V8A, 0, 0 },        { 0xee, NBG_WEIGHTS_FORMAT_V8A, 0, 0 },
+	{ 0xad, NBG_WEIGHTS_FORMAT_V8A, 0, 0 },        { 0x1000000e, NBG_WEIGHTS_FORMAT_V8A, 0, 0 },
+	{ 0x10000016, NBG_WEIGHTS_FORMAT_V8A, 0, 0 },  { 0x1000003b, NBG_WEIGHTS_FORMAT_V8A, 0, 0 },
 };
 
 nbg_weights_format nbg_weights_target_format(uint32_t target)
@@ -42,6 +45,16 @@ static int six_first(uint32_t target)
 		if (families[i].target == target)
 			return families[i].six_first;
 	return 1; /* Mesa's choice */
+}
+
+/* The order of a kernel beyond 3x3 in the v7 layout: established per
+ * target by the networks compiled for several targets (doc/weights.md). */
+static int wide_order(uint32_t target)
+{
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		if (families[i].target == target)
+			return families[i].wide;
+	return NBG_COEF_WIDE_NONE;
 }
 
 static void set_reason(nbg_weights_op *w, nbg_weights_status st, const char *id, uint64_t bit,
@@ -140,6 +153,7 @@ static void shape_of(const nbg_model *m, const nbg_cmd *cmd, nbg_coef_shape *s, 
 	/* the v7 header holds a word per core: 16 fit its 64 bytes */
 	s->v7_cores = m->family == 1 && m->v1.nn_core_count > 16 ? m->v1.nn_core_count : 16;
 	s->six_first = six_first(m->target);
+	s->wide = wide_order(m->target);
 }
 
 /* A fully connected command of target 0x7d (doc/weights.md, "Fully connected
@@ -422,7 +436,7 @@ static bool same_kernels(const pending *a, const pending *b)
 	       x->kx == y->kx && x->superblock == y->superblock &&
 	       x->zero_point == y->zero_point && x->in_zero_point == y->in_zero_point &&
 	       x->depthwise == y->depthwise && x->per_channel == y->per_channel &&
-	       x->v7_cores == y->v7_cores && x->six_first == y->six_first;
+	       x->v7_cores == y->v7_cores && x->six_first == y->six_first && x->wide == y->wide;
 }
 
 /* b's command may share the decode made with a's: the same kernels, and
