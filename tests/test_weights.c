@@ -300,6 +300,46 @@ static void test_chunk_order(void **state)
 		assert_int_equal(idx[i], i);
 }
 
+/* Kernels one value wide or high (3x1, 1x5): one order of values whatever
+ * the axes' order; they decode in every format (v8a depthwise, v7 and v8b
+ * interleaved, 1x5 on a target of either order beyond 3x3). */
+static void test_one_wide_kernels(void **state)
+{
+	static const struct {
+		uint32_t out, kz, ky, kx;
+		int format, dw, wide;
+	} cases[] = {
+		{ 16, 1, 3, 1, CE_V8A, 1, 0 },             { 6, 4, 1, 3, CE_V8A, 0, 0 },
+		{ 8, 3, 3, 1, CE_V7, 0, CE_WIDE_ROWS },    { 8, 3, 1, 5, CE_V7, 0, CE_WIDE_CHUNKS },
+		{ 8, 3, 5, 1, CE_V8B, 0, CE_WIDE_CHUNKS }, { 8, 2, 1, 5, CE_V8B, 0, CE_WIDE_ROWS },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tlayer L = make_layer(cases[i].out, cases[i].kz, 1, 4, 1, cases[i].dw, 0);
+		unsigned order = cases[i].format == CE_V8A ? NBG_COEF_ORDER_BLOCKS9 : CE_INTERLEAVED;
+		ce_opts o = { .format = cases[i].format, .order = CE_INTERLEAVED, .zrl_bits = 2,
+			      .wide = cases[i].wide, .map_seed = (uint32_t)i };
+		size_t n;
+		uint8_t *p;
+		nbg_coef_shape s;
+
+		/* make_layer's kernels are square: new values for ky x kx */
+		free(L.w);
+		L.w = malloc((size_t)cases[i].out * cases[i].kz * cases[i].ky * cases[i].kx);
+		for (size_t j = 0; j < (size_t)cases[i].out * cases[i].kz * cases[i].ky * cases[i].kx; j++)
+			L.w[j] = (uint8_t)rnd();
+		L.l.w = L.w;
+		L.l.ky = cases[i].ky;
+		L.l.kx = cases[i].kx;
+		p = ce_encode(&L.l, &o, &n);
+		s = shape_of(&L.l, 0);
+		s.wide = cases[i].wide == CE_WIDE_ROWS ? NBG_COEF_WIDE_ROWS : NBG_COEF_WIDE_CHUNKS;
+		check_decodes(&L.l, p, n, &s, cases[i].format, order);
+		free(p);
+		free_layer(&L);
+	}
+}
+
 /* v8a: plain and ZRL coding, symbol maps, depthwise orders, passes,
  * avg_bias, precode, per-channel floats. */
 static void test_v8a(void **state)
@@ -955,8 +995,8 @@ static int shape_covered(const raw_kind *k, uint32_t target, nbg_weights_format 
 		if (!fc_column(k))
 			return 0;
 		kx = 1;
-	} else if (k->ky && k->ky != k->kx) {
-		return 0;
+	} else if (k->ky && k->ky != k->kx && k->kx != 1 && k->ky != 1) {
+		return 0; /* non-square, neither side 1: the axis order is open */
 	}
 	if (f == NBG_WEIGHTS_FORMAT_V8A || f == NBG_WEIGHTS_FORMAT_NONE)
 		return 1;
@@ -1650,6 +1690,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_v7_large_kernel),
 		cmocka_unit_test(test_v7_large_single_channel),
 		cmocka_unit_test(test_chunk_order),
+		cmocka_unit_test(test_one_wide_kernels),
 		cmocka_unit_test(test_v8a),              cmocka_unit_test(test_v8b),
 		cmocka_unit_test(test_v7_rejections),    cmocka_unit_test(test_v8_rejections),
 		cmocka_unit_test(test_bit_flips),        cmocka_unit_test(test_synth_file),

@@ -202,7 +202,10 @@ static bool supported(const nbg_model *m, const nbg_cmd_op *op, const nbg_cmd *c
 			   "stream is not established)");
 		return false;
 	}
-	if (ky_field && ky_field != nbg_cmd_nn(cmd, NBG_NNF_KERNEL_XY_SIZE)) {
+	/* a kernel one value wide or high has the same value order whichever
+	 * axis comes first; others need a sample to fix it */
+	if (ky_field && ky_field != nbg_cmd_nn(cmd, NBG_NNF_KERNEL_XY_SIZE) && s->kx != 1 &&
+	    s->ky != 1) {
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-kernel-shape", UINT64_MAX,
 			   "unsupported (a %ux%u kernel: no non-square sample fixes the axis order)",
 			   s->kx, ky_field);
