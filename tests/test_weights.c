@@ -1318,7 +1318,8 @@ static const nbg_weights_op *counterpart(const decoded_file *ref, const nbg_weig
 /* Operations a compilation lowers for some targets only, so that the
  * reference of their family may have no counterpart: a 4x4 depthwise kernel
  * of one constant (the global average pooling some targets run on the NN
- * cores) and 1x1x2 additions. */
+ * cores), 1x1x2 additions, and kernels of the zero point alone (no weight:
+ * a 2x2 one some compilations put where others pool). */
 static int lowered_apart(const nbg_weights_op *o)
 {
 	const uint32_t *sh = nbg_weights_op_shape(o);
@@ -1327,7 +1328,8 @@ static int lowered_apart(const nbg_weights_op *o)
 
 	nbg_weights_op_stats(o, &min, &max, &zp);
 	return (sh[1] == 1 && sh[2] == 4 && sh[3] == 4 && min == max) ||
-	       (sh[0] == 1 && sh[1] == 2 && sh[2] == 1 && sh[3] == 1);
+	       (sh[0] == 1 && sh[1] == 2 && sh[2] == 1 && sh[3] == 1) ||
+	       (min == max && (int32_t)min == nbg_weights_op_zero_point(o));
 }
 
 /* The networks compiled for several targets.  A family is one compilation
@@ -1343,11 +1345,16 @@ static int lowered_apart(const nbg_weights_op *o)
  * reference has an operation of its kernel shape that is not decoded.  A
  * TP fully connected layer is compared whole, output by output, since
  * targets split its outputs over different numbers of operations.  A file
- * with no other target in its family is reported as not judged. */
+ * with no other target in its family is then judged across compiler
+ * versions (fam_versions): the same network name and I/O, weights only
+ * (compiler versions differ in the biases), against a file of another
+ * target that decodes every NN operation; a file with no such file is
+ * reported as not judged. */
 typedef struct fam_file {
 	char path[4400];
 	char key[1024];
-	int done;
+	const char *net;   /* the key without the version */
+	int done, judged;  /* judged: against a file of another target */
 } fam_file;
 
 typedef struct fam_list {
@@ -1387,20 +1394,23 @@ static void fam_collect(const char *path, void *arg)
 				k += (size_t)snprintf(f->key + k, sizeof(f->key) - k, "%u,", io->dims[d]);
 		}
 	}
+	f->net = strchr(f->key, ' ') + 1;
 	nbg_model_free(m);
 	free(b);
 }
 
 typedef struct fam_member {
-	const fam_file *file;
+	fam_file *file;
 	uint8_t *buf;
 	decoded_file d;
 	size_t decoded;
+	int versions_alone; /* weights only: a file its version's family left unjudged */
 } fam_member;
 
 typedef struct fam_totals {
 	size_t families, files, decoded, matched, apart, undecoded_ref, partial, failed;
 	unsigned seen, across; /* stream formats decoded; matched by another format */
+	int weights_only;      /* across compiler versions: the biases may differ */
 } fam_totals;
 
 /* An operation of ref of o's kernel shape that is not decoded. */
@@ -1469,7 +1479,7 @@ static const nbg_weights_op *fc_row(const fc_layer *L, uint32_t r, uint32_t *c)
 
 /* Two whole layers compute the same outputs: per output the same non-zero
  * weights and the same bias, however the outputs are split. */
-static int same_rows(const fc_layer *a, const fc_layer *b)
+static int same_rows(const fc_layer *a, const fc_layer *b, int biases)
 {
 	int32_t *x, *y;
 	int ok = a->whole && b->whole && a->outputs == b->outputs && a->inputs == b->inputs;
@@ -1482,7 +1492,7 @@ static int same_rows(const fc_layer *a, const fc_layer *b)
 		const nbg_weights_op *oa = fc_row(a, r, &ca), *ob = fc_row(b, r, &cb);
 		size_t ka = nonzero(oa, ca, x), kb = nonzero(ob, cb, y);
 		ok = ka == kb && !memcmp(x, y, ka * sizeof(int32_t)) &&
-		     nbg_weights_op_bias(oa)[ca] == nbg_weights_op_bias(ob)[cb];
+		     (!biases || nbg_weights_op_bias(oa)[ca] == nbg_weights_op_bias(ob)[cb]);
 	}
 	free(x);
 	return ok;
@@ -1507,7 +1517,7 @@ static void fam_fc(const fam_member *f, const fam_member *ref, fam_totals *t)
 					      f->file->path, a[i].layer, decoded, a[i].n);
 			continue;
 		}
-		for (j = 0; j < nb && !same_rows(&a[i], &b[j]); j++)
+		for (j = 0; j < nb && !same_rows(&a[i], &b[j], !t->weights_only); j++)
 			;
 		if (j < nb) {
 			t->matched += a[i].n;
@@ -1529,7 +1539,7 @@ static void fam_op(const fam_member *f, const fam_member *ref, const nbg_weights
 
 	t->decoded++;
 	t->seen |= 1u << nbg_weights_op_format(o);
-	if (r && same_kernels(o, r, 1)) {
+	if (r && same_kernels(o, r, !t->weights_only)) {
 		t->matched++;
 		if (nbg_weights_op_format(r) != nbg_weights_op_format(o))
 			t->across |= 1u << nbg_weights_op_format(o) | 1u << nbg_weights_op_format(r);
@@ -1563,10 +1573,13 @@ static void fam_compare(fam_member *mem, size_t n, fam_totals *t)
 		others += nbg_model_target(mem[k].d.m) != nbg_model_target(mem[ref].d.m);
 	if (!others) {
 		for (size_t k = 0; k < n; k++)
-			print_message("%s: not judged across targets: no file of another target "
-				      "has its version, network name and I/O\n", mem[k].file->path);
+			print_message("%s: not judged across targets in its version: no file of "
+				      "another target has its version, network name and I/O\n",
+				      mem[k].file->path);
 		return;
 	}
+	for (size_t k = 0; k < n; k++)
+		mem[k].file->judged = 1;
 	t->families++;
 	t->seen |= mem[ref].decoded ? 1u << NBG_WEIGHTS_FORMAT_NONE : 0;
 	print_message("family %s: %zu files, reference %s\n", mem[ref].file->key, n,
@@ -1586,17 +1599,70 @@ static void fam_compare(fam_member *mem, size_t n, fam_totals *t)
 	}
 }
 
-/* The members of the family of l->f[i], decoded; returns how many. */
-static size_t fam_load(fam_list *l, size_t i, fam_member *mem)
+/* Every NN operation of d decoded: a reference across compiler versions,
+ * whose operations may be lowered in other ways, must leave none out. */
+static int nn_complete(const decoded_file *d)
+{
+	for (size_t i = 0; i < nbg_weights_count(d->w); i++) {
+		const nbg_weights_op *o = nbg_weights_at(d->w, i);
+		const nbg_graph_operation *g = nbg_graph_operation_at(d->g, nbg_weights_op_operation(o));
+		if (g->type == NBG_GRAPH_OP_NN && nbg_weights_op_status(o) != NBG_WEIGHTS_DECODED)
+			return 0;
+	}
+	return 1;
+}
+
+/* Across compiler versions, weights only: each member its version's
+ * family left unjudged against the member of another target with every NN
+ * operation decoded and the most decoded operations (the lowest target on
+ * a tie). */
+static void fam_versions(fam_member *mem, size_t n, fam_totals *t)
+{
+	for (size_t k = 0; k < n; k++) {
+		const decoded_file *f = &mem[k].d;
+		size_t ref = n;
+		if (!mem[k].versions_alone)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (nbg_model_target(mem[i].d.m) != nbg_model_target(f->m) &&
+			    nn_complete(&mem[i].d) && (ref == n || mem[i].decoded > mem[ref].decoded ||
+			     (mem[i].decoded == mem[ref].decoded &&
+			      nbg_model_target(mem[i].d.m) < nbg_model_target(mem[ref].d.m))))
+				ref = i;
+		if (ref == n) {
+			print_message("%s: not judged across targets: no file of another target "
+				      "has its network name and I/O in any compiler version and "
+				      "decodes every NN operation\n", mem[k].file->path);
+			continue;
+		}
+		print_message("%s: weights against %s (another compiler version)\n",
+			      mem[k].file->path, mem[ref].file->path);
+		t->families++;
+		t->files++;
+		fam_fc(&mem[k], &mem[ref], t);
+		for (size_t i = 0; i < nbg_weights_count(f->w); i++) {
+			const nbg_weights_op *o = nbg_weights_at(f->w, i);
+			if (nbg_weights_op_status(o) == NBG_WEIGHTS_DECODED &&
+			    nbg_weights_op_format(o) != NBG_WEIGHTS_FORMAT_TPFC)
+				fam_op(&mem[k], &mem[ref], o, t);
+		}
+	}
+}
+
+/* The members of the family of l->f[i] (by_net: of its network, every
+ * version), decoded; returns how many. */
+static size_t fam_load(fam_list *l, size_t i, fam_member *mem, int by_net)
 {
 	size_t n = 0;
 
 	for (size_t j = i; j < l->n; j++) {
 		size_t size;
-		if (l->f[j].done || strcmp(l->f[j].key, l->f[i].key))
+		if (l->f[j].done ||
+		    strcmp(by_net ? l->f[j].net : l->f[j].key, by_net ? l->f[i].net : l->f[i].key))
 			continue;
 		l->f[j].done = 1;
 		mem[n].file = &l->f[j];
+		mem[n].versions_alone = by_net && !l->f[j].judged;
 		mem[n].buf = fx_read_file(l->f[j].path, &size);
 		assert_non_null(mem[n].buf);
 		decode_buf(mem[n].buf, size, &mem[n].d);
@@ -1606,35 +1672,56 @@ static size_t fam_load(fam_list *l, size_t i, fam_member *mem)
 	return n;
 }
 
-static void test_family_targets(void **state)
+/* Every family (by_net: network, every version) with a member to judge
+ * compared; the totals in t. */
+static void fam_pass(fam_list *l, fam_totals *t)
 {
-	fam_list l = { 0 };
-	fam_totals t = { 0 };
-
-	tc_each_corpus_file("v1", fam_collect, &l);
-	tc_each_corpus_file("v2", fam_collect, &l);
-	for (size_t i = 0; i < l.n; i++) {
+	for (size_t i = 0; i < l->n; i++)
+		l->f[i].done = 0;
+	for (size_t i = 0; i < l->n; i++) {
 		fam_member *mem;
-		size_t n;
-		if (l.f[i].done)
+		size_t n, alone = 0;
+		if (l->f[i].done)
 			continue;
-		mem = calloc(l.n, sizeof(*mem));
+		mem = calloc(l->n, sizeof(*mem));
 		assert_non_null(mem);
-		n = fam_load(&l, i, mem);
-		fam_compare(mem, n, &t);
+		n = fam_load(l, i, mem, t->weights_only);
+		for (size_t k = 0; k < n; k++)
+			alone += mem[k].versions_alone;
+		if (!t->weights_only)
+			fam_compare(mem, n, t);
+		else if (alone)
+			fam_versions(mem, n, t);
 		for (size_t k = 0; k < n; k++) {
 			free_decoded(&mem[k].d);
 			free(mem[k].buf);
 		}
 		free(mem);
 	}
-	print_message("%zu families of several targets: %zu files besides their references' "
-		      "target, %zu decoded operations; %zu equal the reference's, biases included; "
+}
+
+static void fam_summary(fam_totals *t)
+{
+	print_message("%zu %s of several targets: %zu files besides their references' "
+		      "target, %zu decoded operations; %zu equal the reference's, %s; "
 		      "%zu lowered apart; %zu whose counterpart the reference does not decode; %zu "
-		      "in fully connected layers not decoded whole\n", t.families, t.files,
-		      t.decoded, t.matched, t.apart, t.undecoded_ref, t.partial);
-	assert_int_equal(t.failed, 0);
-	assert_int_equal(t.decoded, t.matched + t.apart + t.undecoded_ref + t.partial);
+		      "in fully connected layers not decoded whole\n", t->families,
+		      t->weights_only ? "files judged across compiler versions" : "families", t->files,
+		      t->decoded, t->matched, t->weights_only ? "weights only" : "biases included",
+		      t->apart, t->undecoded_ref, t->partial);
+	assert_int_equal(t->failed, 0);
+	assert_int_equal(t->decoded, t->matched + t->apart + t->undecoded_ref + t->partial);
+}
+
+static void test_family_targets(void **state)
+{
+	fam_list l = { 0 };
+	fam_totals t = { 0 }, v = { 0 };
+
+	tc_each_corpus_file("v1", fam_collect, &l);
+	tc_each_corpus_file("v2", fam_collect, &l);
+	fam_pass(&l, &t);
+	fam_summary(&t);
 	/* every stream format these families decode is matched by another */
 	t.seen &= ~(1u << NBG_WEIGHTS_FORMAT_NONE | 1u << NBG_WEIGHTS_FORMAT_TPFC);
 	for (int f = 0; f < NBG_WEIGHTS_FORMAT_COUNT; f++)
@@ -1643,6 +1730,12 @@ static void test_family_targets(void **state)
 				      t.across >> f & 1 ? "matched by another format" : "not matched across formats");
 	assert_true(t.families > 0);
 	assert_int_equal(t.across & t.seen, t.seen);
+	/* the files no family judged, weights only, against their network
+	 * compiled by another compiler version for another target (the
+	 * compiler versions differ in biases: doc/weights.md) */
+	v.weights_only = 1;
+	fam_pass(&l, &v);
+	fam_summary(&v);
 	free(l.f);
 }
 
