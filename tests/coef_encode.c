@@ -711,6 +711,8 @@ fx_spec *ce_nbg_spec(const ce_layer *l, const uint8_t *stream, size_t n)
 	uint32_t table[4] = { 0, 500, 512, (uint32_t)n };
 
 	ce_put_bits(nn, 0, 2, 4, l->kx);
+	if (l->ky != l->kx)
+		ce_put_bits(nn, 8, 12, 4, l->ky); /* kernel_y_size */
 	ce_put_bits(nn, 0, 6, 14, l->kz);
 	ce_put_bits(nn, 0, 20, 7, ce_superblock(l));
 	ce_put_bits(nn, 1, 19, 13, 10);              /* in_image_y_size */
