@@ -18,7 +18,7 @@
  * input zero point, flags (bit 0 depthwise, bit 1 per-channel floats, bit 2
  * write_core_6 first, bit 3 the TP fully connected format instead of the
  * format byte's, bits 4-5 the order of kernels beyond 3x3 in the v7 layout,
- * enum nbg_coef_wide), output plane (32 bits).
+ * enum nbg_coef_wide, bit 6 int8 codes), output plane (32 bits).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +82,7 @@ static void raw(const uint8_t *d, size_t size)
 	s.per_channel = d[14] >> 1 & 1;
 	s.six_first = d[14] >> 2 & 1;
 	s.wide = d[14] >> 4 & 3;
+	s.int8 = d[14] >> 6 & 1;
 	if (d[14] >> 3 & 1)
 		f = NBG_WEIGHTS_FORMAT_TPFC;
 	s.plane[0] = d[15] | d[16] << 8 | (uint32_t)d[17] << 16 | (uint32_t)d[18] << 24;

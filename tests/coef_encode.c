@@ -48,8 +48,8 @@ static uint32_t ksize(const ce_layer *l)
 
 int32_t ce_stored_bias(const ce_layer *l, int format, uint32_t c)
 {
-	if (format == CE_TPFC)
-		return l->bias[c];
+	if (format == CE_TPFC || l->int8)
+		return l->bias[c]; /* int8 kernels (input zero point 0): as is */
 	uint32_t corr = 0, ks = ksize(l);
 	for (uint32_t j = 0; j < ks; j++) {
 		int32_t d = (int32_t)l->w[(size_t)c * ks + j] - l->zp;
@@ -723,6 +723,8 @@ fx_spec *ce_nbg_spec(const ce_layer *l, const uint8_t *stream, size_t n)
 	ce_put_bits(nn, 18, 26, 1, l->scale != NULL);
 	ce_put_bits(nn, 22, 0, 8, l->zp);
 	ce_put_bits(nn, 22, 17, 1, (uint32_t)l->depthwise);
+	if (l->int8)
+		ce_put_bits(nn, 1, 0, 2, 2); /* kernel_data_type: int8 */
 	fx_set(s, 7, nn, sizeof(nn), 0, 192);
 	/* patch 1 (the NN operation's first): kernel_address from entry 1 */
 	memcpy(pat, patch->data, sizeof(pat));

@@ -35,6 +35,7 @@ typedef struct ce_layer {
 	int depthwise;
 	uint32_t plane;            /* output plane: the offset word is channel x plane */
 	uint32_t seed;             /* v7/v8b: the channels' order over the cores */
+	int int8;                  /* int8 codes (two's complement bytes in w), in_zp 0 */
 } ce_layer;
 
 typedef struct ce_opts {
@@ -59,7 +60,8 @@ uint32_t ce_superblock(const ce_layer *l);
 uint8_t *ce_encode(const ce_layer *l, const ce_opts *o, size_t *size);
 
 /* The stored bias of channel c in format f: v7 and v8b subtract
- * sum((w - zp) * in_zp), v8a adds sum((w - zp) * (128 - in_zp)). */
+ * sum((w - zp) * in_zp), v8a adds sum((w - zp) * (128 - in_zp)); int8
+ * kernels store the bias as it is. */
 int32_t ce_stored_bias(const ce_layer *l, int format, uint32_t c);
 
 /* Sets bits lo..lo+n-1 of little-endian word w of a command to v. */

@@ -752,6 +752,71 @@ static void test_synth_file(void **state)
 	}
 }
 
+/* int8 kernels (input zero point 0): the stored bias is the bias in every
+ * format (the v8a uint8 rule would add sum(w) x 128); the codes are two's
+ * complement, their range signed; a file with another input zero point is
+ * unsupported. */
+static void test_synth_int8(void **state)
+{
+	static const struct {
+		uint32_t target;
+		int format;
+		unsigned order;
+	} cases[] = {
+		{ 0xad, CE_V8A, 0 }, { 0x88, CE_V7, CE_INTERLEAVED }, { 0x99, CE_V8B, CE_SIX },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tlayer L = make_layer(16, 4, i == 2 ? 1 : 3, 4, 1, 0, 0);
+		ce_opts o = { .format = cases[i].format, .order = cases[i].order, .zrl_bits = 2,
+			      .zrl = 1, .map_seed = 7 };
+		size_t n, size, count;
+		uint8_t *st, *b;
+		const uint8_t *codes;
+		decoded_file d;
+		const nbg_weights_op *w;
+		uint32_t lo, hi;
+		int8_t want_lo = 127, want_hi = -128;
+
+		L.l.int8 = 1;
+		L.l.zp = 0;
+		L.l.in_zp = 0;
+		for (size_t j = 0; j < (size_t)16 * 4 * L.l.ky * L.l.kx; j++) {
+			want_lo = (int8_t)L.w[j] < want_lo ? (int8_t)L.w[j] : want_lo;
+			want_hi = (int8_t)L.w[j] > want_hi ? (int8_t)L.w[j] : want_hi;
+		}
+		st = ce_encode(&L.l, &o, &n);
+		b = ce_nbg_file(&L.l, st, n, cases[i].target, &size);
+		decode_buf(b, size, &d);
+		w = nbg_weights_at(d.w, 0);
+		if (nbg_weights_op_status(w) != NBG_WEIGHTS_DECODED)
+			print_error("%s\n", nbg_weights_op_reason(w));
+		assert_int_equal(nbg_weights_op_status(w), NBG_WEIGHTS_DECODED);
+		assert_int_equal(nbg_weights_op_data_type(w), 2);
+		codes = nbg_weights_op_codes(w, &count);
+		assert_int_equal(count, (size_t)16 * 4 * L.l.ky * L.l.kx);
+		assert_memory_equal(codes, L.w, count);
+		assert_memory_equal(nbg_weights_op_bias(w), L.bias, 16 * sizeof(int32_t));
+		assert_memory_equal(nbg_weights_op_bias_stored(w), L.bias, 16 * sizeof(int32_t));
+		nbg_weights_op_stats(w, &lo, &hi, NULL);
+		assert_int_equal((int32_t)lo, want_lo);
+		assert_int_equal((int32_t)hi, want_hi);
+		free_decoded(&d);
+		free(b);
+		/* an input zero point other than 0 */
+		L.l.in_zp = 3;
+		b = ce_nbg_file(&L.l, st, n, cases[i].target, &size);
+		decode_buf(b, size, &d);
+		w = nbg_weights_at(d.w, 0);
+		assert_int_equal(nbg_weights_op_status(w), NBG_WEIGHTS_UNSUPPORTED);
+		assert_string_equal(nbg_weights_op_reason_id(w), "unsupported-input-zero-point");
+		free_decoded(&d);
+		free(b);
+		free(st);
+		free_layer(&L);
+	}
+}
+
 /* A stream that fails a check: not-decoded, no arrays, the reason. */
 static void test_synth_file_rejected(void **state)
 {
@@ -968,6 +1033,7 @@ static raw_kind raw_kind_of(const uint8_t *b, const decoded_file *d, const nbg_w
 	k.out_x = field_bits(get32(w + 12), 6, 13);
 	k.out_y = field_bits(get32(w + 12), 19, 13);
 	k.ky = field_bits(get32(w + 32), 12, 4);
+	k.in_zp = field_bits(get32(w + 60), 2, 16); /* in_image_border_const */
 	k.depthwise = field_bits(get32(w + 88), 17, 1);
 	return k;
 }
@@ -1053,7 +1119,9 @@ static int verdict_holds(const uint8_t *b, const decoded_file *d, const nbg_weig
 	case NBG_WEIGHTS_DECODED:
 		if (k->tp)
 			return entry && k->dtype == 0 && k->in_zp == 0;
-		return entry && k->type == NBG_GRAPH_OP_NN && k->dtype == 0 &&
+		/* uint8 kernels; int8 ones with input zero point 0 */
+		return entry && k->type == NBG_GRAPH_OP_NN &&
+		       (k->dtype == 0 || (k->dtype == 2 && k->in_zp == 0)) &&
 		       shape_covered(k, target, f);
 	case NBG_WEIGHTS_UNSUPPORTED:
 		break;
@@ -1066,10 +1134,14 @@ static int verdict_holds(const uint8_t *b, const decoded_file *d, const nbg_weig
 		return !k->tp && k->type != NBG_GRAPH_OP_NN &&
 		       has(why, nbg_graph_op_type_name(k->type));
 	if (!strcmp(id, "unsupported-data-type"))
-		return k->dtype != 0 && has(why, dtype_name(k->dtype));
+		return k->dtype != 0 && (k->tp || k->dtype != 2) && has(why, dtype_name(k->dtype));
 	if (!strcmp(id, "unsupported-input-zero-point")) {
+		if (!k->tp) {
+			snprintf(text, sizeof(text), "in_image_border_const %d", (int)k->in_zp);
+			return k->dtype == 2 && k->in_zp != 0 && has(why, text);
+		}
 		snprintf(text, sizeof(text), "in_zp %u", k->in_zp);
-		return k->tp && k->dtype == 0 && k->in_zp != 0 && has(why, text);
+		return k->dtype == 0 && k->in_zp != 0 && has(why, text);
 	}
 	if (!strcmp(id, "unsupported-fully-connected"))
 		return !k->tp && target == 0x7d && k->fc && !fc_column(k);
@@ -1787,6 +1859,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_v8a),              cmocka_unit_test(test_v8b),
 		cmocka_unit_test(test_v7_rejections),    cmocka_unit_test(test_v8_rejections),
 		cmocka_unit_test(test_bit_flips),        cmocka_unit_test(test_synth_file),
+		cmocka_unit_test(test_synth_int8),
 		cmocka_unit_test(test_synth_file_rejected), cmocka_unit_test(test_synth_unsupported),
 		cmocka_unit_test(test_cli_out),         cmocka_unit_test(test_tpfc),
 	};

@@ -27,7 +27,13 @@ typedef struct nbg_coef_shape {
 				* file names more) */
 	int six_first;         /* 1x1 kernels: Mesa's write_core_6 order first */
 	int wide;              /* v7 layout, kernels beyond 3x3: NBG_COEF_WIDE_ */
+	int int8;              /* int8 codes (kernel_data_type 2, input zero point
+				* 0): the stored bias is the bias */
 } nbg_coef_shape;
+
+/* kernel_data_type codes (nbg_command_data_type_name) the decoders take. */
+#define NBG_COEF_TYPE_UINT8 0u
+#define NBG_COEF_TYPE_INT8 2u
 
 /* The order of a z slice of a kernel beyond 3x3 in the v7 layout (v7 and
  * v8b streams), per target (doc/weights.md, "Kernels beyond 3x3"). */

@@ -242,8 +242,11 @@ int nbg_coef_layout_finish(nbg_coef_layout *l, nbg_coef_out *o)
 		uint32_t c = l->chan_of[i];
 		const uint8_t *w = l->slot_codes.p + (size_t)i * ks;
 		memcpy(o->codes + (size_t)c * ks, w, ks);
-		/* stored = bias - sum((w - zp) * in_zp), modulo 2^32 */
-		uint32_t corr = (nbg_coef_sum(w, ks) - ks * s->zero_point) * (uint32_t)s->in_zero_point;
+		/* stored = bias - sum((w - zp) * in_zp), modulo 2^32; int8:
+		 * stored = bias */
+		uint32_t corr = s->int8 ? 0
+					: (nbg_coef_sum(w, ks) - ks * s->zero_point) *
+						  (uint32_t)s->in_zero_point;
 		o->bias_stored[c] = (int32_t)l->bias[i];
 		o->bias[c] = (int32_t)(l->bias[i] + corr);
 	}

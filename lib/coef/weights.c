@@ -189,12 +189,21 @@ static bool supported(const nbg_model *m, const nbg_cmd_op *op, const nbg_cmd *c
 			   nbg_graph_op_type_name(op->type));
 		return false;
 	}
-	if (op->kernel_type != 0) {
+	if (op->kernel_type != NBG_COEF_TYPE_UINT8 && op->kernel_type != NBG_COEF_TYPE_INT8) {
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-data-type", UINT64_MAX,
 			   "unsupported (%s kernels: their stream is not established)",
 			   dt ? dt : "unknown");
 		return false;
 	}
+	/* int8 kernels: every corpus stream has input zero point 0, where the
+	 * stored bias is the bias; how another would be corrected is open */
+	if (op->kernel_type == NBG_COEF_TYPE_INT8 && s->in_zero_point != 0) {
+		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-input-zero-point", UINT64_MAX,
+			   "unsupported (int8 kernels with in_image_border_const %d: no sample "
+			   "shows how their stored bias is corrected)", s->in_zero_point);
+		return false;
+	}
+	s->int8 = op->kernel_type == NBG_COEF_TYPE_INT8;
 	if (m->target == 0x7d && nbg_cmd_nn(cmd, NBG_NNF_LAYER_TYPE) == 1 && !fc_column(cmd, s)) {
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-fully-connected", UINT64_MAX,
 			   "unsupported (a fully connected layer of target 0x7d whose image is not "
@@ -232,6 +241,7 @@ static void take(nbg_weights_op *w, nbg_coef_out *o, const nbg_coef_shape *s)
 	w->bias_stored = o->bias_stored;
 	w->bias = o->bias;
 	w->scale = o->scale;
+	w->int8 = s->int8;
 	(void)n;
 }
 
@@ -439,7 +449,8 @@ static bool same_kernels(const pending *a, const pending *b)
 	       x->kx == y->kx && x->superblock == y->superblock &&
 	       x->zero_point == y->zero_point && x->in_zero_point == y->in_zero_point &&
 	       x->depthwise == y->depthwise && x->per_channel == y->per_channel &&
-	       x->v7_cores == y->v7_cores && x->six_first == y->six_first && x->wide == y->wide;
+	       x->v7_cores == y->v7_cores && x->six_first == y->six_first && x->wide == y->wide &&
+	       x->int8 == y->int8;
 }
 
 /* b's command may share the decode made with a's: the same kernels, and
@@ -733,27 +744,31 @@ void nbg_weights_op_stats(const nbg_weights_op *o, uint32_t *min, uint32_t *max,
 	nbg_weights_op *f = o->first ? o->first : (nbg_weights_op *)o;
 	uint64_t st = __atomic_load_n(&f->stats, __ATOMIC_ACQUIRE);
 
+	/* int8 codes compare as signed: 0x80 flips the order into uint8's */
+	uint8_t flip = f->int8 ? 0x80 : 0;
 	if (!(st >> 63)) {
 		uint8_t lo = 255, hi = 0, zp = (uint8_t)f->zero_point;
 		uint64_t zeros = 0, n = 0;
 		if (f->status == NBG_WEIGHTS_DECODED)
 			n = (uint64_t)f->shape[0] * f->shape[1] * f->shape[2] * f->shape[3];
 		else
-			lo = 0;
+			lo = flip;
 		for (uint64_t i = 0; i < n; i++) {
-			uint8_t c = f->codes[i];
+			uint8_t c = f->codes[i] ^ flip;
 			lo = c < lo ? c : lo;
 			hi = c > hi ? c : hi;
-			zeros += c == zp;
+			zeros += f->codes[i] == zp;
 		}
+		lo ^= flip;
+		hi ^= flip;
 		/* the same figures whichever thread stores them */
 		st = 1ull << 63 | zeros << 16 | (uint64_t)hi << 8 | lo;
 		__atomic_store_n(&f->stats, st, __ATOMIC_RELEASE);
 	}
 	if (min)
-		*min = (uint32_t)(st & 0xff);
+		*min = flip ? (uint32_t)(int32_t)(int8_t)(st & 0xff) : (uint32_t)(st & 0xff);
 	if (max)
-		*max = (uint32_t)(st >> 8 & 0xff);
+		*max = flip ? (uint32_t)(int32_t)(int8_t)(st >> 8 & 0xff) : (uint32_t)(st >> 8 & 0xff);
 	if (zero_points)
 		*zero_points = st >> 16 & ((1ull << 47) - 1);
 }
