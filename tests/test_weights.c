@@ -1118,7 +1118,7 @@ static int verdict_holds(const uint8_t *b, const decoded_file *d, const nbg_weig
 		return !strcmp(id, patched ? "no-coefficient-entry" : "no-kernel-reference") && !entry;
 	case NBG_WEIGHTS_DECODED:
 		if (k->tp)
-			return entry && k->dtype == 0 && k->in_zp == 0;
+			return entry && k->dtype == 0;
 		/* uint8 kernels; int8 ones with input zero point 0 */
 		return entry && k->type == NBG_GRAPH_OP_NN &&
 		       (k->dtype == 0 || (k->dtype == 2 && k->in_zp == 0)) &&
@@ -1136,12 +1136,8 @@ static int verdict_holds(const uint8_t *b, const decoded_file *d, const nbg_weig
 	if (!strcmp(id, "unsupported-data-type"))
 		return k->dtype != 0 && (k->tp || k->dtype != 2) && has(why, dtype_name(k->dtype));
 	if (!strcmp(id, "unsupported-input-zero-point")) {
-		if (!k->tp) {
-			snprintf(text, sizeof(text), "in_image_border_const %d", (int)k->in_zp);
-			return k->dtype == 2 && k->in_zp != 0 && has(why, text);
-		}
-		snprintf(text, sizeof(text), "in_zp %u", k->in_zp);
-		return k->dtype == 0 && k->in_zp != 0 && has(why, text);
+		snprintf(text, sizeof(text), "in_image_border_const %d", (int)k->in_zp);
+		return !k->tp && k->dtype == 2 && k->in_zp != 0 && has(why, text);
 	}
 	if (!strcmp(id, "unsupported-fully-connected"))
 		return !k->tp && target == 0x7d && k->fc && !fc_column(k);
@@ -1416,7 +1412,8 @@ static int lowered_apart(const nbg_weights_op *o)
  * corrected bias -- unless it is lowered apart (lowered_apart) or the
  * reference has an operation of its kernel shape that is not decoded.  A
  * TP fully connected layer is compared whole, output by output, since
- * targets split its outputs over different numbers of operations.  A file
+ * targets split its outputs over different numbers of operations (with an
+ * NN operation of the reference where that runs it on the NN cores).  A file
  * with no other target in its family is then judged across compiler
  * versions (fam_versions): the same network name and I/O, weights only
  * (compiler versions differ in the biases), against a file of another
@@ -1570,6 +1567,38 @@ static int same_rows(const fc_layer *a, const fc_layer *b, int biases)
 	return ok;
 }
 
+/* A whole TP fully connected layer the reference runs on the NN cores: an
+ * NN operation of its outputs whose channels hold, output by output, the
+ * layer's non-zero weights (and bias). */
+static int fc_as_nn(const fc_layer *a, const decoded_file *ref, int biases)
+{
+	int32_t *x = malloc(2 * ((size_t)a->inputs + 1) * sizeof(int32_t)), *y = x + a->inputs + 1;
+	int found = 0;
+
+	assert_non_null(x);
+	for (size_t i = 0; !found && i < nbg_weights_count(ref->w); i++) {
+		const nbg_weights_op *r = nbg_weights_at(ref->w, i);
+		size_t n;
+		if (nbg_weights_op_status(r) != NBG_WEIGHTS_DECODED ||
+		    nbg_weights_op_format(r) == NBG_WEIGHTS_FORMAT_TPFC ||
+		    nbg_weights_op_shape(r)[0] != a->outputs)
+			continue;
+		nbg_weights_op_codes(r, &n);
+		if (n / a->outputs > a->inputs)
+			continue;
+		found = 1;
+		for (uint32_t o = 0; found && o < a->outputs; o++) {
+			uint32_t c = 0;
+			const nbg_weights_op *oa = fc_row(a, o, &c);
+			size_t ka = nonzero(oa, c, x), kb = nonzero(r, o, y);
+			found = ka == kb && !memcmp(x, y, ka * sizeof(int32_t)) &&
+				(!biases || nbg_weights_op_bias(oa)[c] == nbg_weights_op_bias(r)[o]);
+		}
+	}
+	free(x);
+	return found;
+}
+
 /* The TP fully connected layers of a member against the reference's. */
 static void fam_fc(const fam_member *f, const fam_member *ref, fam_totals *t)
 {
@@ -1591,7 +1620,7 @@ static void fam_fc(const fam_member *f, const fam_member *ref, fam_totals *t)
 		}
 		for (j = 0; j < nb && !same_rows(&a[i], &b[j], !t->weights_only); j++)
 			;
-		if (j < nb) {
+		if (j < nb || fc_as_nn(&a[i], &ref->d, !t->weights_only)) {
 			t->matched += a[i].n;
 			continue;
 		}

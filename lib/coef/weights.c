@@ -359,12 +359,8 @@ static bool tp_fc_ready(const nbg_model *m, const nbg_graph *g, const nbg_cmd_op
 			   dt ? dt : "unknown");
 		return false;
 	}
-	if (s->in_zero_point != 0) {
-		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-input-zero-point", UINT64_MAX,
-			   "unsupported (in_zp %d: no sample shows whether the stored bias holds a "
-			   "correction for it)", s->in_zero_point);
-		return false;
-	}
+	/* the stored bias is the bias whatever in_zp (doc/weights.md: the
+	 * gender network's layer on in_zp 128 against its NN lowering) */
 	return true;
 }
 
