@@ -1386,8 +1386,10 @@ static const nbg_weights_op *counterpart(const decoded_file *ref, const nbg_weig
 /* Operations a compilation lowers for some targets only, so that the
  * reference of their family may have no counterpart: a 4x4 depthwise kernel
  * of one constant (the global average pooling some targets run on the NN
- * cores), 1x1x2 additions, and kernels of the zero point alone (no weight:
- * a 2x2 one some compilations put where others pool). */
+ * cores), 1x1x2 additions, kernels of the zero point alone (no weight:
+ * a 2x2 one some compilations put where others pool), and single-channel
+ * kernels of one non-zero weight each (an identity, as the 3x1 ones some
+ * compilations put before a max pooling). */
 static int lowered_apart(const nbg_weights_op *o)
 {
 	const uint32_t *sh = nbg_weights_op_shape(o);
@@ -1395,9 +1397,18 @@ static int lowered_apart(const nbg_weights_op *o)
 	uint64_t zp;
 
 	nbg_weights_op_stats(o, &min, &max, &zp);
-	return (sh[1] == 1 && sh[2] == 4 && sh[3] == 4 && min == max) ||
-	       (sh[0] == 1 && sh[1] == 2 && sh[2] == 1 && sh[3] == 1) ||
-	       (min == max && (int32_t)min == nbg_weights_op_zero_point(o));
+	if ((sh[1] == 1 && sh[2] == 4 && sh[3] == 4 && min == max) ||
+	    (sh[0] == 1 && sh[1] == 2 && sh[2] == 1 && sh[3] == 1) ||
+	    (min == max && (int32_t)min == nbg_weights_op_zero_point(o)))
+		return 1;
+	/* one non-zero weight per single-channel kernel: an identity */
+	if (sh[1] != 1 || zp != (uint64_t)sh[0] * (sh[2] * sh[3] - 1))
+		return 0;
+	int32_t v[225];
+	for (uint32_t c = 0; c < sh[0]; c++)
+		if (sh[2] * sh[3] > 225 || nonzero(o, c, v) != 1)
+			return 0;
+	return 1;
 }
 
 /* The networks compiled for several targets.  A family is one compilation
@@ -1415,14 +1426,15 @@ static int lowered_apart(const nbg_weights_op *o)
  * targets split its outputs over different numbers of operations (with an
  * NN operation of the reference where that runs it on the NN cores).  A file
  * with no other target in its family is then judged across compiler
- * versions (fam_versions): the same network name and I/O, weights only
- * (compiler versions differ in the biases), against a file of another
- * target that decodes every NN operation; a file with no such file is
- * reported as not judged. */
+ * versions (fam_versions): the same I/O (network names differ between
+ * versions: "sdk_" prefixes), weights only (compiler versions differ in
+ * the biases), against the file of another target that decodes every NN
+ * operation and holds the weights of most of its operations; a file with
+ * no such file holding half is reported as not judged. */
 typedef struct fam_file {
 	char path[4400];
 	char key[1024];
-	const char *net;   /* the key without the version */
+	size_t io;         /* where the I/O shapes and formats start in key */
 	int done, judged;  /* judged: against a file of another target */
 } fam_file;
 
@@ -1453,6 +1465,7 @@ static void fam_collect(const char *path, void *arg)
 	k = (size_t)snprintf(f->key, sizeof(f->key), "0x%x %s", nbg_model_version(m),
 			     nbg_model_family(m) == 1 ? nbg_model_v1(m)->network_name
 						      : nbg_model_network_info(m)->name);
+	f->io = k;
 	for (int out = 0; out < 2; out++) {
 		size_t n = out ? nbg_model_output_count(m) : nbg_model_input_count(m);
 		for (size_t i = 0; i < n && k < sizeof(f->key) - 64; i++) {
@@ -1463,7 +1476,6 @@ static void fam_collect(const char *path, void *arg)
 				k += (size_t)snprintf(f->key + k, sizeof(f->key) - k, "%u,", io->dims[d]);
 		}
 	}
-	f->net = strchr(f->key, ' ') + 1;
 	nbg_model_free(m);
 	free(b);
 }
@@ -1624,6 +1636,14 @@ static void fam_fc(const fam_member *f, const fam_member *ref, fam_totals *t)
 			t->matched += a[i].n;
 			continue;
 		}
+		/* a layer of its size the reference does not decode whole */
+		for (j = 0; j < nb && (b[j].whole || b[j].outputs != a[i].outputs ||
+				       b[j].inputs != a[i].inputs); j++)
+			;
+		if (j < nb) {
+			t->undecoded_ref += a[i].n;
+			continue;
+		}
 		print_error("%s: fully connected layer %u (%u outputs of %u inputs, %zu operations) "
 			    "equals none of %s's\n", f->file->path, a[i].layer, a[i].outputs,
 			    a[i].inputs, a[i].n, ref->file->path);
@@ -1713,27 +1733,46 @@ static int nn_complete(const decoded_file *d)
 	return 1;
 }
 
+/* The decoded NN operations of f with an operation of ref holding their
+ * weights. */
+static size_t weight_matches(const decoded_file *f, const decoded_file *ref)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nbg_weights_count(f->w); i++) {
+		const nbg_weights_op *o = nbg_weights_at(f->w, i);
+		n += nbg_weights_op_status(o) == NBG_WEIGHTS_DECODED &&
+		     nbg_weights_op_format(o) != NBG_WEIGHTS_FORMAT_TPFC && counterpart(ref, o);
+	}
+	return n;
+}
+
 /* Across compiler versions, weights only: each member its version's
- * family left unjudged against the member of another target with every NN
- * operation decoded and the most decoded operations (the lowest target on
- * a tie). */
+ * family left unjudged against the member of another target (same I/O,
+ * any network name) that decodes every NN operation and holds the weights
+ * of most of its operations (at least half, else it is not judged). */
 static void fam_versions(fam_member *mem, size_t n, fam_totals *t)
 {
 	for (size_t k = 0; k < n; k++) {
 		const decoded_file *f = &mem[k].d;
-		size_t ref = n;
+		size_t ref = n, best = 0, nn = 0;
 		if (!mem[k].versions_alone)
 			continue;
-		for (size_t i = 0; i < n; i++)
-			if (nbg_model_target(mem[i].d.m) != nbg_model_target(f->m) &&
-			    nn_complete(&mem[i].d) && (ref == n || mem[i].decoded > mem[ref].decoded ||
-			     (mem[i].decoded == mem[ref].decoded &&
-			      nbg_model_target(mem[i].d.m) < nbg_model_target(mem[ref].d.m))))
-				ref = i;
-		if (ref == n) {
+		for (size_t i = 0; i < nbg_weights_count(f->w); i++)
+			nn += nbg_weights_op_status(nbg_weights_at(f->w, i)) == NBG_WEIGHTS_DECODED &&
+			      nbg_weights_op_format(nbg_weights_at(f->w, i)) != NBG_WEIGHTS_FORMAT_TPFC;
+		for (size_t i = 0; i < n; i++) {
+			size_t m;
+			if (nbg_model_target(mem[i].d.m) == nbg_model_target(f->m) ||
+			    !nn_complete(&mem[i].d) || (m = weight_matches(f, &mem[i].d)) <= best)
+				continue;
+			best = m;
+			ref = i;
+		}
+		if (ref == n || 2 * best < nn) {
 			print_message("%s: not judged across targets: no file of another target "
-				      "has its network name and I/O in any compiler version and "
-				      "decodes every NN operation\n", mem[k].file->path);
+				      "with its I/O that decodes every NN operation holds the weights "
+				      "of half its operations\n", mem[k].file->path);
 			continue;
 		}
 		print_message("%s: weights against %s (another compiler version)\n",
@@ -1750,20 +1789,22 @@ static void fam_versions(fam_member *mem, size_t n, fam_totals *t)
 	}
 }
 
-/* The members of the family of l->f[i] (by_net: of its network, every
- * version), decoded; returns how many. */
-static size_t fam_load(fam_list *l, size_t i, fam_member *mem, int by_net)
+/* The members of the family of l->f[i] (by_io: the files of its I/O
+ * shapes and formats, every version and network name), decoded; returns
+ * how many. */
+static size_t fam_load(fam_list *l, size_t i, fam_member *mem, int by_io)
 {
 	size_t n = 0;
 
 	for (size_t j = i; j < l->n; j++) {
 		size_t size;
 		if (l->f[j].done ||
-		    strcmp(by_net ? l->f[j].net : l->f[j].key, by_net ? l->f[i].net : l->f[i].key))
+		    strcmp(l->f[j].key + (by_io ? l->f[j].io : 0),
+			   l->f[i].key + (by_io ? l->f[i].io : 0)))
 			continue;
 		l->f[j].done = 1;
 		mem[n].file = &l->f[j];
-		mem[n].versions_alone = by_net && !l->f[j].judged;
+		mem[n].versions_alone = by_io && !l->f[j].judged;
 		mem[n].buf = fx_read_file(l->f[j].path, &size);
 		assert_non_null(mem[n].buf);
 		decode_buf(mem[n].buf, size, &mem[n].d);
