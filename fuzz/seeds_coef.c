@@ -46,6 +46,8 @@ static const struct coef_seed {
 	{ "tpfc-aligned", 0xb9, 7, 9, 1, 1, 1, 0, CE_TPFC, 0,
 	  { .format = CE_TPFC, .chunk_align64 = 1, .map_seed = 7 }, 0, 0 },
 	{ "tpfc-raw", 0x99, 3, 12, 1, 1, 1, 0, CE_TPFC, 0, { .format = CE_TPFC, .tpfc_raw = 1 }, 0, 0 },
+	{ "tpfc-precode", 0xe8, 3, 30, 1, 1, 1, 0, CE_TPFC, 0,
+	  { .format = CE_TPFC, .precode = 1, .zrl = 1, .map_seed = 11 }, 0, 0 },
 	/* kernels beyond 3x3 in the v7 layout, in each target's order, and a
 	 * kernel one value wide */
 	{ "v7-7x7-chunks", 0x88, 8, 3, 7, 4, 1, 0, CE_V7, CE_INTERLEAVED,

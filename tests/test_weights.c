@@ -554,12 +554,13 @@ static void test_tpfc(void **state)
 	static const uint32_t dims[][2] = { { 5, 500 }, { 126, 64 }, { 1, 7 }, { 3, 1 }, { 2, 33 } };
 	(void)state;
 	for (size_t d = 0; d < sizeof(dims) / sizeof(dims[0]); d++)
-		for (int mode = 0; mode < 9; mode++) {
+		for (int mode = 0; mode < 11; mode++) {
+			/* modes 9, 10: precode, each chunk's differences from 0 */
 			tlayer L = make_layer(dims[d][0], dims[d][1], 1, 1, 1, 0, 0);
 			ce_opts o = { .format = CE_TPFC, .zrl = mode & 1,
-				      .avg_bias = (uint8_t)(mode & 2 ? 171 : 0),
+				      .avg_bias = (uint8_t)(mode & 2 && mode < 9 ? 171 : 0),
 				      .chunk_align64 = mode >> 2 & 1, .map_seed = (uint32_t)(d + mode),
-				      .tpfc_raw = mode == 8 };
+				      .tpfc_raw = mode == 8, .precode = mode >= 9 };
 			nbg_coef_shape s = tpfc_shape(&L.l);
 			size_t n;
 			uint8_t *p = ce_encode(&L.l, &o, &n);
