@@ -998,6 +998,7 @@ typedef struct raw_kind {
 	uint32_t dtype;             /* NN: the kernel's data type; TP: the input's, else the output's */
 	uint32_t kx, ky, depthwise; /* kernel_xy_size, kernel_y_size, depthwise */
 	uint32_t kz;                /* kernel_z_size | kernel_z_size2 << 14 */
+	int tp_int8;                /* TP: int8 input and output */
 	uint32_t fc;                /* NN layer_type 1: fully connected */
 	uint32_t in_x, in_y, out_x, out_y, in_zp;
 } raw_kind;
@@ -1022,6 +1023,7 @@ static raw_kind raw_kind_of(const uint8_t *b, const decoded_file *d, const nbg_w
 	if (k.tp) {
 		uint32_t in_t = field_bits(get32(w + 48), 18, 3), out_t = field_bits(get32(w + 48), 21, 3);
 		k.dtype = in_t ? in_t : out_t;
+		k.tp_int8 = in_t == 2 && out_t == 2;
 		k.in_zp = field_bits(get32(w + 4 * 29), 24, 8);
 		return k;
 	}
@@ -1119,7 +1121,7 @@ static int verdict_holds(const uint8_t *b, const decoded_file *d, const nbg_weig
 		return !strcmp(id, patched ? "no-coefficient-entry" : "no-kernel-reference") && !entry;
 	case NBG_WEIGHTS_DECODED:
 		if (k->tp)
-			return entry && k->dtype == 0;
+			return entry && (k->dtype == 0 || k->tp_int8);
 		/* uint8 kernels; int8 ones with input zero point 0 */
 		return entry && k->type == NBG_GRAPH_OP_NN &&
 		       (k->dtype == 0 || (k->dtype == 2 && k->in_zp == 0)) &&
@@ -1135,7 +1137,8 @@ static int verdict_holds(const uint8_t *b, const decoded_file *d, const nbg_weig
 		return !k->tp && k->type != NBG_GRAPH_OP_NN &&
 		       has(why, nbg_graph_op_type_name(k->type));
 	if (!strcmp(id, "unsupported-data-type"))
-		return k->dtype != 0 && (k->tp || k->dtype != 2) && has(why, dtype_name(k->dtype));
+		return k->dtype != 0 && (k->tp ? !k->tp_int8 : k->dtype != 2) &&
+		       has(why, dtype_name(k->dtype));
 	if (!strcmp(id, "unsupported-input-zero-point")) {
 		snprintf(text, sizeof(text), "in_image_border_const %d", (int)k->in_zp);
 		return !k->tp && k->dtype == 2 && k->in_zp != 0 && has(why, text);

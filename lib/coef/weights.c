@@ -351,7 +351,9 @@ static bool tp_fc_ready(const nbg_model *m, const nbg_graph *g, const nbg_cmd_op
 	w->data_type = op->in_type;
 	if (!locate(m, g, r, w))
 		return false;
-	if (op->in_type != 0 || op->out_type != 0) {
+	/* uint8 data, or int8 (its codes two's complement, as int8 NN kernels) */
+	s->int8 = op->in_type == NBG_COEF_TYPE_INT8 && op->out_type == NBG_COEF_TYPE_INT8;
+	if (!s->int8 && (op->in_type != 0 || op->out_type != 0)) {
 		const char *dt = nbg_command_data_type_name(op->in_type ? op->in_type : op->out_type);
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-data-type", UINT64_MAX,
 			   "unsupported (a fully connected layer on %s data: its stream is not "
