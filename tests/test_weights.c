@@ -1078,9 +1078,12 @@ static int shape_covered(const raw_kind *k, uint32_t target, nbg_weights_format 
 
 /* The kernel address's patch (NN word 5, TP word 11) and its entry: 1 when
  * it relocates to bytes inside an entry of the coefficient table. */
-static int kernel_entry(const decoded_file *d, const nbg_weights_op *o, int tp, int *patched)
+static int kernel_entry(const uint8_t *b, const decoded_file *d, const nbg_weights_op *o, int tp,
+			int *patched, uint64_t *where)
 {
 	const nbg_graph_operation *g = nbg_graph_operation_at(d->g, nbg_weights_op_operation(o));
+	const nbg_cmd *c = nbg_commands_at(d->c, tp ? NBG_CMD_TP : NBG_CMD_NN,
+					   nbg_weights_op_command(o));
 	int t = NBG_GRAPH_TABLE_COEF_DATA;
 
 	if (!nbg_graph_table_at(d->g, (size_t)t)->present)
@@ -1092,9 +1095,22 @@ static int kernel_entry(const decoded_file *d, const nbg_weights_op *o, int tp, 
 		if (!p || p->type != 1 || p->dest_offset != (tp ? 44u : 20u))
 			continue;
 		*patched = 1;
-		return p->source_type == NBG_GRAPH_SRC_MISC_DYNA_GENERIC && tb->present &&
-		       p->index >= 0 && (size_t)p->index < tb->entry_count &&
-		       p->src_offset < tb->entries[p->index].size;
+		/* the stream's offset in the entry: the source offset; before
+		 * 0x10009 the address the command stores (NN kernel_address:
+		 * word 5 bits 0-25, >> 6; TP word 11) less the source offset,
+		 * the buffer's compile-time base (doc/weights.md) */
+		uint64_t at = p->src_offset;
+		if (nbg_model_version(d->m) < 0x10009u && c && p->src_offset) {
+			uint32_t word = get32(b + c->offset + p->dest_offset);
+			uint64_t addr = tp ? word : (uint64_t)(word & 0x3FFFFFFu) << 6;
+			at = addr >= p->src_offset ? addr - p->src_offset : addr + p->src_offset;
+		}
+		if (!(p->source_type == NBG_GRAPH_SRC_MISC_DYNA_GENERIC && tb->present &&
+		      p->index >= 0 && (size_t)p->index < tb->entry_count &&
+		      at < tb->entries[p->index].size))
+			return 0;
+		*where = tb->data_offset + tb->entries[p->index].offset + at;
+		return 1;
 	}
 	return 0;
 }
@@ -1114,7 +1130,13 @@ static int verdict_holds(const uint8_t *b, const decoded_file *d, const nbg_weig
 	const char *id = nbg_weights_op_reason_id(o), *why = nbg_weights_op_reason(o);
 	const uint8_t *p = b + nbg_weights_op_stream_offset(o);
 	char text[64];
-	int patched, entry = kernel_entry(d, o, k->tp, &patched);
+	uint64_t where = UINT64_MAX;
+	int patched, entry = kernel_entry(b, d, o, k->tp, &patched, &where);
+
+	/* a located stream starts where the patch says */
+	if (entry && nbg_weights_op_status(o) != NBG_WEIGHTS_NO_STREAM &&
+	    nbg_weights_op_stream_offset(o) != where)
+		return 0;
 
 	switch (nbg_weights_op_status(o)) {
 	case NBG_WEIGHTS_NO_STREAM:

@@ -100,6 +100,10 @@ static bool locate(const nbg_model *m, const nbg_graph *g, const nbg_cmd_ref *r,
 	int ti = coef_table(g);
 	const nbg_graph_table *t = ti >= 0 ? nbg_graph_table_at(g, (size_t)ti) : NULL;
 	const nbg_graph_table_entry *e;
+	/* where in the entry the stream starts: the patch's source offset, or
+	 * in files before 0x10009 the difference of the stored address and
+	 * the patch's base (nbg_command_patched_offset, doc/weights.md) */
+	uint64_t at = m->version < 0x10009u ? r->offset : r->src_offset;
 
 	if (!r->patched) {
 		set_reason(w, NBG_WEIGHTS_NO_STREAM, "no-kernel-reference", UINT64_MAX,
@@ -114,16 +118,16 @@ static bool locate(const nbg_model *m, const nbg_graph *g, const nbg_cmd_ref *r,
 		return false;
 	}
 	e = t && r->index >= 0 ? nbg_graph_table_entry_at(g, (size_t)ti, (size_t)r->index) : NULL;
-	if (!e || !e->in_bounds || r->src_offset >= e->size ||
+	if (!e || !e->in_bounds || at >= e->size ||
 	    !range_ok(t->data_offset + e->offset, e->size, m->file_size)) {
 		set_reason(w, NBG_WEIGHTS_NO_STREAM, "no-coefficient-entry", UINT64_MAX,
-			   "the kernel patch names entry %d at offset %u; %s has no such entry "
-			   "inside its data", r->index, r->src_offset,
+			   "the kernel patch names entry %d at offset %llu; %s has no such entry "
+			   "inside its data", r->index, (unsigned long long)at,
 			   t ? t->name : "the file has no coefficient table");
 		return false;
 	}
-	w->stream_offset = t->data_offset + e->offset + r->src_offset;
-	w->stream_size = e->size - r->src_offset;
+	w->stream_offset = t->data_offset + e->offset + at;
+	w->stream_size = e->size - at;
 	return true;
 }
 
