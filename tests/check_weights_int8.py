@@ -35,24 +35,14 @@ import tempfile
 
 from exe_wrapper import command
 
+from check_weights_lenet import debian_imports
+
 SKIP = 77
-DEBIAN_PYTHON = "/usr/bin/python3"
 
 
 def imports():
     """numpy, from this interpreter or Debian's."""
-    try:
-        import numpy  # noqa: F401
-        return
-    except ImportError as e:
-        why = str(e)
-    if os.path.exists(DEBIAN_PYTHON) and os.path.realpath(sys.executable) != os.path.realpath(
-            DEBIAN_PYTHON) and not os.environ.get("NBG_INT8_REEXEC"):
-        os.environ["NBG_INT8_REEXEC"] = "1"
-        os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON] + sys.argv)
-    print("SKIP: the int8 check needs Debian's python3-numpy (scripts/setup.sh installs "
-          "it): %s" % why)
-    sys.exit(SKIP)
+    debian_imports(("numpy",), "NBG_INT8_REEXEC", "the int8 check needs Debian's python3-numpy")
 
 
 def nbg_json(nbg, path, out=None):

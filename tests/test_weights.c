@@ -687,14 +687,17 @@ static void free_decoded(decoded_file *d)
 	nbg_model_free(d->m);
 }
 
+/* A synthesized file's target, and the format and writer of its stream. */
+typedef struct synth_case {
+	uint32_t target;
+	int format;
+	unsigned order;
+} synth_case;
+
 /* The public API on a file: the operation, its arrays, the ledger. */
 static void test_synth_file(void **state)
 {
-	static const struct {
-		uint32_t target;
-		int format;
-		unsigned order;
-	} cases[] = {
+	static const synth_case cases[] = {
 		{ 0x1000003b, CE_V8A, 0 }, { 0x88, CE_V7, CE_INTERLEAVED },
 		{ 0x99, CE_V8B, CE_INTERLEAVED }, { 0x12345678, CE_V8A, 0 },
 		{ 0x12345678, CE_V7, CE_INTERLEAVED },
@@ -759,11 +762,7 @@ static void test_synth_file(void **state)
  * unsupported. */
 static void test_synth_int8(void **state)
 {
-	static const struct {
-		uint32_t target;
-		int format;
-		unsigned order;
-	} cases[] = {
+	static const synth_case cases[] = {
 		{ 0xad, CE_V8A, 0 }, { 0x88, CE_V7, CE_INTERLEAVED }, { 0x99, CE_V8B, CE_SIX },
 	};
 
@@ -1705,6 +1704,19 @@ static void fam_op(const fam_member *f, const fam_member *ref, const nbg_weights
 	}
 }
 
+/* Every decoded operation of member f against ref. */
+static void fam_against(const fam_member *f, const fam_member *ref, fam_totals *t)
+{
+	t->files++;
+	fam_fc(f, ref, t);
+	for (size_t i = 0; i < nbg_weights_count(f->d.w); i++) {
+		const nbg_weights_op *o = nbg_weights_at(f->d.w, i);
+		if (nbg_weights_op_status(o) == NBG_WEIGHTS_DECODED &&
+		    nbg_weights_op_format(o) != NBG_WEIGHTS_FORMAT_TPFC)
+			fam_op(f, ref, o, t);
+	}
+}
+
 /* One family: its members against its reference; members alone on their
  * target (the reference's included) are reported as not judged. */
 static void fam_compare(fam_member *mem, size_t n, fam_totals *t)
@@ -1735,14 +1747,7 @@ static void fam_compare(fam_member *mem, size_t n, fam_totals *t)
 		const decoded_file *f = &mem[k].d;
 		if (nbg_model_target(f->m) == nbg_model_target(mem[ref].d.m))
 			continue;
-		t->files++;
-		fam_fc(&mem[k], &mem[ref], t);
-		for (size_t i = 0; i < nbg_weights_count(f->w); i++) {
-			const nbg_weights_op *o = nbg_weights_at(f->w, i);
-			if (nbg_weights_op_status(o) == NBG_WEIGHTS_DECODED &&
-			    nbg_weights_op_format(o) != NBG_WEIGHTS_FORMAT_TPFC)
-				fam_op(&mem[k], &mem[ref], o, t);
-		}
+		fam_against(&mem[k], &mem[ref], t);
 	}
 }
 
@@ -1804,14 +1809,7 @@ static void fam_versions(fam_member *mem, size_t n, fam_totals *t)
 		print_message("%s: weights against %s (another compiler version)\n",
 			      mem[k].file->path, mem[ref].file->path);
 		t->families++;
-		t->files++;
-		fam_fc(&mem[k], &mem[ref], t);
-		for (size_t i = 0; i < nbg_weights_count(f->w); i++) {
-			const nbg_weights_op *o = nbg_weights_at(f->w, i);
-			if (nbg_weights_op_status(o) == NBG_WEIGHTS_DECODED &&
-			    nbg_weights_op_format(o) != NBG_WEIGHTS_FORMAT_TPFC)
-				fam_op(&mem[k], &mem[ref], o, t);
-		}
+		fam_against(&mem[k], &mem[ref], t);
 	}
 }
 
