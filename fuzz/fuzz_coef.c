@@ -13,11 +13,12 @@
  *     stream-level entry, lib/coef/coef_internal.h), so mutations reach the
  *     bit-level decoders without passing through a file.
  * Header of a raw input (little-endian): "COEF", format (1 v7, 2 v8a, 3
- * v8b; others mod 3), out (16 bits), kz (24 bits), kernel size (low 4 bits),
- * kernels per core (7 bits), zero point, input zero point, flags (bit 0
- * depthwise, bit 1 per-channel floats, bit 2 write_core_6 first, bit 3 the
- * TP fully connected format instead of the format byte's), output plane
- * (32 bits).
+ * v8b; others mod 3), out (16 bits), kz (24 bits), kernel size (low 4 bits:
+ * kx; high 4 bits: ky, 0 for kx), kernels per core (7 bits), zero point,
+ * input zero point, flags (bit 0 depthwise, bit 1 per-channel floats, bit 2
+ * write_core_6 first, bit 3 the TP fully connected format instead of the
+ * format byte's, bits 4-5 the order of kernels beyond 3x3 in the v7 layout,
+ * enum nbg_coef_wide, bit 6 int8 codes), output plane (32 bits).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,13 +73,16 @@ static void raw(const uint8_t *d, size_t size)
 	f = (nbg_weights_format)(1 + (d[4] + 2) % 3);
 	s.out = (d[5] | d[6] << 8) & 0x3fff;
 	s.kz = (d[7] | d[8] << 8 | (uint32_t)d[9] << 16) & 0xfffff;
-	s.kx = s.ky = d[10] & 15;
+	s.kx = d[10] & 15;
+	s.ky = d[10] >> 4 ? d[10] >> 4 : s.kx;
 	s.superblock = d[11] & 127;
 	s.zero_point = d[12];
 	s.in_zero_point = d[13];
 	s.depthwise = d[14] & 1;
 	s.per_channel = d[14] >> 1 & 1;
 	s.six_first = d[14] >> 2 & 1;
+	s.wide = d[14] >> 4 & 3;
+	s.int8 = d[14] >> 6 & 1;
 	if (d[14] >> 3 & 1)
 		f = NBG_WEIGHTS_FORMAT_TPFC;
 	s.plane[0] = d[15] | d[16] << 8 | (uint32_t)d[17] << 16 | (uint32_t)d[18] << 24;

@@ -23,27 +23,46 @@ static const struct coef_seed {
 	int depthwise, format;
 	unsigned order;
 	ce_opts opts;
+	uint32_t ky; /* 0: k (square) */
+	int int8;    /* int8 codes, zero points 0 */
 } coef_seeds[] = {
-	{ "v8a", 0x1000003b, 12, 4, 3, 3, 2, 0, CE_V8A, 0, { .format = CE_V8A, .zrl = 1, .map_seed = 3 } },
-	{ "v8a-plain", 0xb9, 8, 2, 1, 4, 1, 0, CE_V8A, 0, { .format = CE_V8A, .map_seed = 1 } },
-	{ "v8a-dw", 0xb9, 16, 1, 3, 4, 2, 1, CE_V8A, 0, { .format = CE_V8A, .zrl = 1, .map_seed = 5 } },
+	{ "v8a", 0x1000003b, 12, 4, 3, 3, 2, 0, CE_V8A, 0, { .format = CE_V8A, .zrl = 1, .map_seed = 3 }, 0, 0 },
+	{ "v8a-plain", 0xb9, 8, 2, 1, 4, 1, 0, CE_V8A, 0, { .format = CE_V8A, .map_seed = 1 }, 0, 0 },
+	{ "v8a-dw", 0xb9, 16, 1, 3, 4, 2, 1, CE_V8A, 0, { .format = CE_V8A, .zrl = 1, .map_seed = 5 }, 0, 0 },
 	{ "v7", 0x88, 16, 4, 3, 8, 1, 0, CE_V7, CE_INTERLEAVED,
-	  { .format = CE_V7, .order = CE_INTERLEAVED, .zrl_bits = 3 } },
+	  { .format = CE_V7, .order = CE_INTERLEAVED, .zrl_bits = 3 }, 0, 0 },
 	{ "v7-six", 0x88, 16, 8, 1, 8, 1, 0, CE_V7, CE_SIX,
-	  { .format = CE_V7, .order = CE_SIX, .zrl_bits = 0 } },
+	  { .format = CE_V7, .order = CE_SIX, .zrl_bits = 0 }, 0, 0 },
 	{ "v7-seq", 0x7d, 8, 1, 3, 8, 1, 0, CE_V7, CE_SEQUENTIAL,
-	  { .format = CE_V7, .order = CE_SEQUENTIAL, .zrl_bits = 5 } },
+	  { .format = CE_V7, .order = CE_SEQUENTIAL, .zrl_bits = 5 }, 0, 0 },
 	{ "v8b", 0x99, 9, 5, 3, 2, 2, 0, CE_V8B, CE_INTERLEAVED,
-	  { .format = CE_V8B, .order = CE_INTERLEAVED, .zrl = 1, .avg_bias = 12, .map_seed = 2 } },
+	  { .format = CE_V8B, .order = CE_INTERLEAVED, .zrl = 1, .avg_bias = 12, .map_seed = 2 }, 0, 0 },
 	{ "v8b-six", 0xa1, 16, 8, 1, 8, 1, 0, CE_V8B, CE_SIX,
-	  { .format = CE_V8B, .order = CE_SIX, .precode = 1, .map_seed = 4 } },
+	  { .format = CE_V8B, .order = CE_SIX, .precode = 1, .map_seed = 4 }, 0, 0 },
 	/* TP fully connected streams (raw inputs reach them with flag bit 3;
 	 * as a file they sit under an NN command, which rejects them) */
 	{ "tpfc", 0x1000000e, 5, 40, 1, 1, 1, 0, CE_TPFC, 0,
-	  { .format = CE_TPFC, .zrl = 1, .avg_bias = 171, .map_seed = 6 } },
+	  { .format = CE_TPFC, .zrl = 1, .avg_bias = 171, .map_seed = 6 }, 0, 0 },
 	{ "tpfc-aligned", 0xb9, 7, 9, 1, 1, 1, 0, CE_TPFC, 0,
-	  { .format = CE_TPFC, .chunk_align64 = 1, .map_seed = 7 } },
-	{ "tpfc-raw", 0x99, 3, 12, 1, 1, 1, 0, CE_TPFC, 0, { .format = CE_TPFC, .tpfc_raw = 1 } },
+	  { .format = CE_TPFC, .chunk_align64 = 1, .map_seed = 7 }, 0, 0 },
+	{ "tpfc-raw", 0x99, 3, 12, 1, 1, 1, 0, CE_TPFC, 0, { .format = CE_TPFC, .tpfc_raw = 1 }, 0, 0 },
+	{ "tpfc-precode", 0xe8, 3, 30, 1, 1, 1, 0, CE_TPFC, 0,
+	  { .format = CE_TPFC, .precode = 1, .zrl = 1, .map_seed = 11 }, 0, 0 },
+	/* kernels beyond 3x3 in the v7 layout, in each target's order, and a
+	 * kernel one value wide */
+	{ "v7-7x7-chunks", 0x88, 8, 3, 7, 4, 1, 0, CE_V7, CE_INTERLEAVED,
+	  { .format = CE_V7, .order = CE_INTERLEAVED, .zrl_bits = 4, .wide = CE_WIDE_CHUNKS }, 0, 0 },
+	{ "v7-5x5-rows", 0x7d, 8, 2, 5, 8, 1, 0, CE_V7, CE_INTERLEAVED,
+	  { .format = CE_V7, .order = CE_INTERLEAVED, .zrl_bits = 2, .wide = CE_WIDE_ROWS }, 0, 0 },
+	{ "v8b-5x5-chunks", 0x99, 6, 4, 5, 2, 1, 0, CE_V8B, CE_INTERLEAVED,
+	  { .format = CE_V8B, .order = CE_INTERLEAVED, .zrl = 1, .wide = CE_WIDE_CHUNKS, .map_seed = 8 },
+	  0, 0 },
+	{ "v8a-dw-3x1", 0xe8, 16, 1, 1, 8, 1, 1, CE_V8A, 0, { .format = CE_V8A, .map_seed = 9 }, 3, 0 },
+	/* int8 kernels (input zero point 0: the stored bias is the bias) */
+	{ "v8a-int8", 0xad, 12, 5, 3, 2, 1, 0, CE_V8A, 0, { .format = CE_V8A, .zrl = 1, .map_seed = 10 },
+	  0, 1 },
+	{ "v7-int8", 0x88, 8, 3, 3, 4, 1, 0, CE_V7, CE_INTERLEAVED,
+	  { .format = CE_V7, .order = CE_INTERLEAVED, .zrl_bits = 3 }, 0, 1 },
 };
 
 /* Layer i of coef_seeds: kernels with zero-point runs, biases; the arrays
@@ -51,7 +70,8 @@ static const struct coef_seed {
 static ce_layer coef_layer(size_t i, uint8_t **w, int32_t **bias)
 {
 	const struct coef_seed *c = &coef_seeds[i];
-	size_t n = (size_t)c->out * c->kz * c->k * c->k;
+	uint32_t ky = c->ky ? c->ky : c->k;
+	size_t n = (size_t)c->out * c->kz * ky * c->k;
 	ce_layer l;
 
 	memset(&l, 0, sizeof(l));
@@ -65,14 +85,16 @@ static ce_layer coef_layer(size_t i, uint8_t **w, int32_t **bias)
 	}
 	for (size_t j = 0; j < n; j++)
 		if ((*w)[j] % 3 == 0)
-			(*w)[j] = 100; /* the zero point, in runs and alone */
+			(*w)[j] = c->int8 ? 0 : 100; /* the zero point, in runs and alone */
 	for (uint32_t ch = 0; ch < c->out; ch++)
 		(*bias)[ch] = (int32_t)(ch * 7919u) - 30000;
 	l.out = c->out;
 	l.kz = c->kz;
-	l.ky = l.kx = c->k;
-	l.zp = 100;
-	l.in_zp = 9;
+	l.ky = ky;
+	l.kx = c->k;
+	l.zp = c->int8 ? 0 : 100;
+	l.in_zp = c->int8 ? 0 : 9;
+	l.int8 = c->int8;
 	l.w = *w;
 	l.bias = *bias;
 	l.cores = c->cores;
@@ -123,11 +145,12 @@ uint8_t *seed_coef_raw(size_t i, char *name, size_t name_size, size_t *size)
 	b[7] = (uint8_t)c->kz;
 	b[8] = (uint8_t)(c->kz >> 8);
 	b[9] = (uint8_t)(c->kz >> 16);
-	b[10] = (uint8_t)c->k;
+	b[10] = (uint8_t)(c->k | (c->ky & 15) << 4);
 	b[11] = (uint8_t)ce_superblock(&l);
 	b[12] = l.zp;
 	b[13] = (uint8_t)l.in_zp;
-	b[14] = (uint8_t)(c->depthwise | (c->order == CE_SIX) << 2 | (c->format == CE_TPFC) << 3);
+	b[14] = (uint8_t)(c->depthwise | (c->order == CE_SIX) << 2 | (c->format == CE_TPFC) << 3 |
+			  (c->opts.wide & 3) << 4 | c->int8 << 6);
 	b[15] = (uint8_t)l.plane;
 	b[16] = (uint8_t)(l.plane >> 8);
 	b[17] = (uint8_t)(l.plane >> 16);

@@ -5,6 +5,7 @@
  * Without --out a table (or, with --json, the "weights" document); with
  * --out DIR, per decoded operation N:
  *   opN_weights.npy        the stored codes, shape [out, z, ky, kx], uint8
+ *                          (int8 for int8 kernels)
  *   opN_bias.npy           int32, the bias with the zero-point correction undone
  *   opN_scale.npy          float32 per channel, where the stream carries one
  *   opN_weights_float.npy  with --float, float32 (q - zp) x scale, where a
@@ -133,8 +134,11 @@ static uint8_t *dequantized(const nbg_weights_op *o)
 
 	if (!f)
 		return NULL;
+	int int8 = nbg_weights_op_data_type(o) == 2;
 	for (size_t i = 0; i < n; i++)
-		f[i] = (float)(q[i] - nbg_weights_op_zero_point(o)) * scale[i / per];
+		f[i] = (float)((int8 ? (int32_t)(int8_t)q[i] : (int32_t)q[i]) -
+			       nbg_weights_op_zero_point(o)) *
+		       scale[i / per];
 	b = le32_bytes(f, n);
 	free(f);
 	return b;
@@ -151,7 +155,8 @@ static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json
 	int rc;
 
 	snprintf(name, sizeof(name), "op%zu_weights.npy", op);
-	if ((rc = write_npy(x, name, "|u1", shape, 4, codes, n)))
+	if ((rc = write_npy(x, name, nbg_weights_op_data_type(o) == 2 ? "|i1" : "|u1", shape, 4,
+			    codes, n)))
 		return rc;
 	json_object_set_new(files, "weights", json_string(name));
 	struct {

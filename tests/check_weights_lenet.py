@@ -32,22 +32,30 @@ SKIP = 77
 DEBIAN_PYTHON = "/usr/bin/python3"
 
 
-def imports():
-    """numpy and google.protobuf, from this interpreter or Debian's (the one
-    scripts/setup.sh installs python3-numpy and python3-protobuf for)."""
+def debian_imports(modules, flag, what):
+    """Imports modules, from this interpreter or else Debian's (re-executing
+    the script under it once, marked by the environment variable flag); exit
+    77 (SKIP) saying `what` needs them when neither has them."""
+    import importlib
     try:
-        import numpy  # noqa: F401
-        from google.protobuf import descriptor_pb2  # noqa: F401
+        for name in modules:
+            importlib.import_module(name)
         return
     except ImportError as e:
         why = str(e)
     if os.path.exists(DEBIAN_PYTHON) and os.path.realpath(sys.executable) != os.path.realpath(
-            DEBIAN_PYTHON) and not os.environ.get("NBG_LENET_REEXEC"):
-        os.environ["NBG_LENET_REEXEC"] = "1"
+            DEBIAN_PYTHON) and not os.environ.get(flag):
+        os.environ[flag] = "1"
         os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON] + sys.argv)
-    print("SKIP: the LeNet check needs Debian's python3-numpy and python3-protobuf "
-          "(scripts/setup.sh installs them): %s" % why)
+    print("SKIP: %s (scripts/setup.sh installs them): %s" % (what, why))
     sys.exit(SKIP)
+
+
+def imports():
+    """numpy and google.protobuf, from this interpreter or Debian's (the one
+    scripts/setup.sh installs python3-numpy and python3-protobuf for)."""
+    debian_imports(("numpy", "google.protobuf.descriptor_pb2"), "NBG_LENET_REEXEC",
+                   "the LeNet check needs Debian's python3-numpy and python3-protobuf")
 
 
 def caffe_net_class():

@@ -48,8 +48,8 @@ static uint32_t ksize(const ce_layer *l)
 
 int32_t ce_stored_bias(const ce_layer *l, int format, uint32_t c)
 {
-	if (format == CE_TPFC)
-		return l->bias[c];
+	if (format == CE_TPFC || l->int8)
+		return l->bias[c]; /* int8 kernels (input zero point 0): as is */
 	uint32_t corr = 0, ks = ksize(l);
 	for (uint32_t j = 0; j < ks; j++) {
 		int32_t d = (int32_t)l->w[(size_t)c * ks + j] - l->zp;
@@ -118,6 +118,19 @@ static void spatial(uint32_t k, uint32_t *idx)
 	}
 }
 
+/* The vendor's order beyond 3x3 on targets 0x88 and 0x99 (doc/weights.md,
+ * "Kernels beyond 3x3"): rows in pairs; per pair, columns three at a time,
+ * each three written row by row. */
+static void spatial_chunks(uint32_t ky, uint32_t kx, uint32_t *idx)
+{
+	uint32_t t = 0;
+	for (uint32_t pair = 0; 2 * pair < ky; pair++)
+		for (uint32_t col = 0; col < kx; col += 3)
+			for (uint32_t row = 2 * pair; row < 2 * pair + 2 && row < ky; row++)
+				for (uint32_t x = col; x < col + 3 && x < kx; x++)
+					idx[t++] = row * kx + x;
+}
+
 /* One value or word of a core's sequence, in the writer's order. */
 typedef struct item {
 	int kind;       /* 0 value, 1 bias word, 2 offset word */
@@ -140,18 +153,22 @@ static void push(seq *s, int kind, uint32_t v)
 
 /* The kernels chans[0..n) of a superblock as write_core_* orders them:
  * values, the bias at each kernel's first value, the offset at its last. */
-static void superblock(const ce_layer *l, int format, unsigned order, const uint32_t *chans,
-		       uint32_t n, seq *s)
+static void superblock(const ce_layer *l, const ce_opts *o, const uint32_t *chans, uint32_t n,
+		       seq *s)
 {
+	int format = o->format;
+	unsigned order = o->order;
 	uint32_t ks = ksize(l), sp = l->kx * l->ky, idx[225];
 	uint32_t bias_done = 0, *first_seen = calloc(n, sizeof(*first_seen));
 
 	(void)bias_done;
-	if (l->kx == l->ky) {
+	if (o->wide == CE_WIDE_CHUNKS) {
+		spatial_chunks(l->ky, l->kx, idx);
+	} else if (l->kx == l->ky && o->wide != CE_WIDE_ROWS) {
 		spatial(l->kx, idx);
 	} else {
-		/* a kernel one column wide (target 0x7d's fully connected
-		 * commands, doc/weights.md): its values in order */
+		/* [ky][kx]: target 0x7d's kernels beyond 3x3 and its fully
+		 * connected commands' kernels one column wide (doc/weights.md) */
 		for (uint32_t i = 0; i < sp && i < 225; i++)
 			idx[i] = i;
 	}
@@ -204,7 +221,7 @@ static void superblock(const ce_layer *l, int format, unsigned order, const uint
 }
 
 /* Every core's sequence (v7, v8b): the cores' kernels in superblocks. */
-static seq *core_sequences(const ce_layer *l, int format, unsigned order, uint32_t *kpc)
+static seq *core_sequences(const ce_layer *l, const ce_opts *o, uint32_t *kpc)
 {
 	uint32_t *chans = channel_order(l), next = 0;
 	seq *s = calloc(l->cores, sizeof(*s));
@@ -223,7 +240,7 @@ static seq *core_sequences(const ce_layer *l, int format, unsigned order, uint32
 	for (uint32_t c = 0; c < l->cores; c++)
 		for (uint32_t done = 0, sb = 0; done < kpc[c]; sb++) {
 			uint32_t n = kernels_in(l, c, sb);
-			superblock(l, format, order, mine[c] + done, n, &s[c]);
+			superblock(l, o, mine[c] + done, n, &s[c]);
 			done += n;
 		}
 	for (uint32_t c = 0; c < l->cores; c++)
@@ -273,7 +290,7 @@ static void zrl_write(zrl *z, uint8_t v)
 static uint8_t *encode_v7(const ce_layer *l, const ce_opts *o, size_t *size)
 {
 	uint32_t kpc[64];
-	seq *s = core_sequences(l, CE_V7, o->order, kpc);
+	seq *s = core_sequences(l, o, kpc);
 	bw out = { 0 };
 
 	bw_put(&out, 0, 64 * 8);
@@ -622,7 +639,7 @@ static uint8_t *encode_tpfc(const ce_layer *l, const ce_opts *o, size_t *size)
 static uint8_t *encode_v8(const ce_layer *l, const ce_opts *o, size_t *size)
 {
 	uint32_t kpc[64], next[256], full = ce_superblock(l);
-	seq *s = o->format == CE_V8B ? core_sequences(l, CE_V8B, o->order, kpc) : NULL;
+	seq *s = o->format == CE_V8B ? core_sequences(l, o, kpc) : NULL;
 	size_t cap = 2 + (size_t)l->out * (ksize(l) + 8 + 9);
 	uint8_t *bytes = malloc(cap);
 	bw out = { 0 };
@@ -694,6 +711,8 @@ fx_spec *ce_nbg_spec(const ce_layer *l, const uint8_t *stream, size_t n)
 	uint32_t table[4] = { 0, 500, 512, (uint32_t)n };
 
 	ce_put_bits(nn, 0, 2, 4, l->kx);
+	if (l->ky != l->kx)
+		ce_put_bits(nn, 8, 12, 4, l->ky); /* kernel_y_size */
 	ce_put_bits(nn, 0, 6, 14, l->kz);
 	ce_put_bits(nn, 0, 20, 7, ce_superblock(l));
 	ce_put_bits(nn, 1, 19, 13, 10);              /* in_image_y_size */
@@ -704,6 +723,8 @@ fx_spec *ce_nbg_spec(const ce_layer *l, const uint8_t *stream, size_t n)
 	ce_put_bits(nn, 18, 26, 1, l->scale != NULL);
 	ce_put_bits(nn, 22, 0, 8, l->zp);
 	ce_put_bits(nn, 22, 17, 1, (uint32_t)l->depthwise);
+	if (l->int8)
+		ce_put_bits(nn, 1, 0, 2, 2); /* kernel_data_type: int8 */
 	fx_set(s, 7, nn, sizeof(nn), 0, 192);
 	/* patch 1 (the NN operation's first): kernel_address from entry 1 */
 	memcpy(pat, patch->data, sizeof(pat));

@@ -17,6 +17,10 @@
 /* Stream formats and writer orders, as the library names them. */
 enum { CE_V7 = 1, CE_V8A = 2, CE_V8B = 3, CE_TPFC = 4 };
 enum { CE_INTERLEAVED = 2, CE_SEQUENTIAL = 3, CE_SIX = 4 };
+/* A z slice of a kernel beyond 3x3 in the v7 layout (the library's
+ * NBG_COEF_WIDE_): Mesa's write_core_interleaved, rows in [ky][kx] order,
+ * the vendor's chunks of three columns. */
+enum { CE_WIDE_MESA = 0, CE_WIDE_ROWS = 1, CE_WIDE_CHUNKS = 2 };
 
 /* A layer: its kernels and what the command says about them. */
 typedef struct ce_layer {
@@ -31,12 +35,14 @@ typedef struct ce_layer {
 	int depthwise;
 	uint32_t plane;            /* output plane: the offset word is channel x plane */
 	uint32_t seed;             /* v7/v8b: the channels' order over the cores */
+	int int8;                  /* int8 codes (two's complement bytes in w), in_zp 0 */
 } ce_layer;
 
 typedef struct ce_opts {
 	int format;                /* CE_V7, CE_V8A, CE_V8B */
 	unsigned order;            /* v7, v8b: a writer */
 	unsigned zrl_bits;         /* v7 */
+	int wide;                  /* v7, v8b: a CE_WIDE_ order */
 	int zrl;                   /* v8: runs of zeros with a run-length table */
 	uint8_t avg_bias;          /* v8 */
 	int precode;               /* v8 */
@@ -54,7 +60,8 @@ uint32_t ce_superblock(const ce_layer *l);
 uint8_t *ce_encode(const ce_layer *l, const ce_opts *o, size_t *size);
 
 /* The stored bias of channel c in format f: v7 and v8b subtract
- * sum((w - zp) * in_zp), v8a adds sum((w - zp) * (128 - in_zp)). */
+ * sum((w - zp) * in_zp), v8a adds sum((w - zp) * (128 - in_zp)); int8
+ * kernels store the bias as it is. */
 int32_t ce_stored_bias(const ce_layer *l, int format, uint32_t c);
 
 /* Sets bits lo..lo+n-1 of little-endian word w of a command to v. */

@@ -175,7 +175,8 @@ NBG_API int32_t nbg_weights_op_zero_point(const nbg_weights_op *o);
 NBG_API int32_t nbg_weights_op_input_zero_point(const nbg_weights_op *o);
 
 /* Decoded streams only (NULL otherwise): the codes, *count = the product of
- * the shape, [out][z][ky][kx]; the bias per output channel as stored and
+ * the shape, [out][z][ky][kx] (bytes: uint8, or int8 in two's complement
+ * where nbg_weights_op_data_type is 2); the bias per output channel as stored and
  * corrected (shape[0] values); the per-channel float32 the stream carries
  * (NULL when it carries none). */
 NBG_API const uint8_t *nbg_weights_op_codes(const nbg_weights_op *o, size_t *count);
@@ -184,7 +185,9 @@ NBG_API const int32_t *nbg_weights_op_bias(const nbg_weights_op *o);
 NBG_API const float *nbg_weights_op_scale(const nbg_weights_op *o);
 
 /* Of the codes of a decoded stream: smallest, largest, and how many equal
- * the zero point (0s when not decoded). */
+ * the zero point (0s when not decoded).  The codes of int8 kernels
+ * (nbg_weights_op_data_type 2) are two's complement: their min and max are
+ * the signed values, as int32_t converted to uint32_t. */
 NBG_API void nbg_weights_op_stats(const nbg_weights_op *o, uint32_t *min, uint32_t *max,
 				  uint64_t *zero_points);
 

@@ -38,11 +38,14 @@ int nbg_coef_decode(const uint8_t *p, size_t n, const nbg_coef_shape *s, nbg_wei
 		return nbg_coef_reject(o, "descriptor-invalid", UINT64_MAX,
 				       "kernel %ux%ux%u, %u kernels: beyond the command's fields",
 				       s->kx, s->ky, s->kz, s->out);
-	if (s->kx > 3 && fmt != NBG_WEIGHTS_FORMAT_V8A)
+	if ((s->kx > 3 || s->ky > 3) && fmt != NBG_WEIGHTS_FORMAT_V8A && fmt != NBG_WEIGHTS_FORMAT_TPFC &&
+	    (s->wide == NBG_COEF_WIDE_NONE || s->kz == 1))
 		return nbg_coef_reject(o, "unsupported-kernel-shape", UINT64_MAX,
-				       "unsupported (a %ux%u kernel in a %s stream: the order of "
-				       "the values beyond 3x3 is not established)", s->kx, s->ky,
-				       nbg_weights_format_name(fmt));
+				       "unsupported (a %ux%u%s kernel in a %s stream: the order of "
+				       "its values beyond 3x3 is not established %s)", s->kx, s->ky,
+				       s->kz == 1 ? " single-channel" : "", nbg_weights_format_name(fmt),
+				       s->wide == NBG_COEF_WIDE_NONE ? "for this target"
+								     : "for single-channel kernels");
 	if (s->depthwise && fmt != NBG_WEIGHTS_FORMAT_V8A)
 		return nbg_coef_reject(o, "unsupported-kernel-shape", UINT64_MAX,
 				       "unsupported (a depthwise kernel in a %s stream: no sample)",

@@ -26,7 +26,24 @@ typedef struct nbg_coef_shape {
 	uint32_t v7_cores;     /* cores a v7 header has words for (16 unless the
 				* file names more) */
 	int six_first;         /* 1x1 kernels: Mesa's write_core_6 order first */
+	int wide;              /* v7 layout, kernels beyond 3x3: NBG_COEF_WIDE_ */
+	int int8;              /* int8 codes (kernel_data_type 2, input zero point
+				* 0): the stored bias is the bias */
 } nbg_coef_shape;
+
+/* kernel_data_type codes (nbg_command_data_type_name) the decoders take. */
+#define NBG_COEF_TYPE_UINT8 0u
+#define NBG_COEF_TYPE_INT8 2u
+
+/* The order of a z slice of a kernel beyond 3x3 in the v7 layout (v7 and
+ * v8b streams), per target (doc/weights.md, "Kernels beyond 3x3"). */
+enum nbg_coef_wide {
+	NBG_COEF_WIDE_NONE = 0, /* not established: such kernels are refused */
+	NBG_COEF_WIDE_ROWS,     /* [ky][kx], as 3x3 kernels (target 0x7d) */
+	NBG_COEF_WIDE_CHUNKS    /* rows in pairs, each pair's columns in chunks
+				 * of three: per chunk the pair's rows, the
+				 * chunk's columns (targets 0x88, 0x99) */
+};
 
 /* Value orders of the v7 layout (Mesa's writers) and of v8a. */
 enum nbg_coef_order {
@@ -155,8 +172,9 @@ NBG_INTERNAL bool nbg_coef_buf_reserve(nbg_coef_buf *b, uint64_t more);
 
 /* The v7 layout (v7 bit streams and v8b bytes): per core, kernels in
  * superblocks, each kernel's bias and output offset words placed at the
- * first and last of its values in the writer's order.  Kernels are at most
- * 3x3 here, where Mesa's writers keep each z slice's values in order. */
+ * first and last of its values in the writer's order.  A z slice's values
+ * are in [ky][kx] order except beyond 3x3 on NBG_COEF_WIDE_CHUNKS targets,
+ * where they are permuted; the first and last stay in place. */
 typedef struct nbg_coef_event {
 	uint64_t pos;            /* value index within the core */
 	uint32_t slot;           /* kernel, counted over all cores */
@@ -172,7 +190,16 @@ typedef struct nbg_coef_layout {
 	uint32_t *bias;          /* per slot: the bias word */
 	uint32_t *chan_of;       /* per slot: its channel, filled by nbg_coef_layout_place */
 	nbg_coef_buf slot_codes; /* per slot: its values, [z][ky][kx] */
+	int chunked;             /* the z slices' values come in chunk_order */
+	uint8_t chunk_order[225];/* value i of a slice in the stream: its index
+				  * in [ky][kx] (NBG_COEF_WIDE_CHUNKS) */
 } nbg_coef_layout;
+
+/* NBG_COEF_WIDE_CHUNKS: fills idx[i] with the [ky][kx] index of a z
+ * slice's i-th value in the stream (ky, kx <= 15).  Mesa's
+ * write_core_interleaved writes one chunk of three columns and then the
+ * rest, the same order up to 6 columns. */
+NBG_INTERNAL void nbg_coef_chunk_order(uint32_t ky, uint32_t kx, uint8_t *idx);
 
 /* Prepares the buffers for out kernels (false when memory runs out). */
 NBG_INTERNAL bool nbg_coef_layout_init(nbg_coef_layout *l, const nbg_coef_shape *s,

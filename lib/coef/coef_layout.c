@@ -12,6 +12,21 @@
 
 #include "coef/coef_internal.h"
 
+void nbg_coef_chunk_order(uint32_t ky, uint32_t kx, uint8_t *idx)
+{
+	uint32_t i = 0;
+
+	for (uint32_t r0 = 0; r0 < ky; r0 += 2) {
+		uint32_t r1 = r0 + 2 < ky ? r0 + 2 : ky;
+		for (uint32_t x0 = 0; x0 < kx; x0 += 3) {
+			uint32_t x1 = x0 + 3 < kx ? x0 + 3 : kx;
+			for (uint32_t r = r0; r < r1; r++)
+				for (uint32_t x = x0; x < x1; x++)
+					idx[i++] = (uint8_t)(r * kx + x);
+		}
+	}
+}
+
 bool nbg_coef_layout_init(nbg_coef_layout *l, const nbg_coef_shape *s, unsigned order)
 {
 	size_t out = s->out;
@@ -19,6 +34,13 @@ bool nbg_coef_layout_init(nbg_coef_layout *l, const nbg_coef_shape *s, unsigned 
 	memset(l, 0, sizeof(*l));
 	l->s = s;
 	l->order = order;
+	/* beyond 3x3 some targets write a z slice in chunks of columns (up to
+	 * 3x3 the chunk order is [ky][kx]); nbg_coef_decode has checked
+	 * kx, ky <= 15 */
+	if (s->wide == NBG_COEF_WIDE_CHUNKS && (s->kx > 3 || s->ky > 3)) {
+		l->chunked = 1;
+		nbg_coef_chunk_order(s->ky, s->kx, l->chunk_order);
+	}
 	l->ev = malloc(2 * out * sizeof(*l->ev));
 	l->off = calloc(out, sizeof(*l->off));
 	l->bias = calloc(out, sizeof(*l->bias));
@@ -150,8 +172,15 @@ void nbg_coef_layout_scatter(nbg_coef_layout *l, uint32_t kpc, uint32_t first_sl
 			}
 		} else if (l->order == NBG_COEF_ORDER_INTERLEAVED) {
 			for (uint32_t z = 0; z < s->kz; z++)
-				for (uint32_t k = 0; k < n; k++, src += sp)
-					copy_slice(dst + (size_t)k * ks + z * sp, src, sp);
+				for (uint32_t k = 0; k < n; k++, src += sp) {
+					uint8_t *d = dst + (size_t)k * ks + z * sp;
+					if (!l->chunked) {
+						copy_slice(d, src, sp);
+						continue;
+					}
+					for (uint32_t i = 0; i < sp; i++)
+						d[l->chunk_order[i]] = src[i];
+				}
 		} else {
 			memcpy(dst, src, (size_t)n * ks);
 			src += (size_t)n * ks;
@@ -213,8 +242,11 @@ int nbg_coef_layout_finish(nbg_coef_layout *l, nbg_coef_out *o)
 		uint32_t c = l->chan_of[i];
 		const uint8_t *w = l->slot_codes.p + (size_t)i * ks;
 		memcpy(o->codes + (size_t)c * ks, w, ks);
-		/* stored = bias - sum((w - zp) * in_zp), modulo 2^32 */
-		uint32_t corr = (nbg_coef_sum(w, ks) - ks * s->zero_point) * (uint32_t)s->in_zero_point;
+		/* stored = bias - sum((w - zp) * in_zp), modulo 2^32; int8:
+		 * stored = bias */
+		uint32_t corr = s->int8 ? 0
+					: (nbg_coef_sum(w, ks) - ks * s->zero_point) *
+						  (uint32_t)s->in_zero_point;
 		o->bias_stored[c] = (int32_t)l->bias[i];
 		o->bias[c] = (int32_t)(l->bias[i] + corr);
 	}

@@ -13,7 +13,8 @@
  *     64-byte boundary;
  *   per input channel, in order, a chunk: the v8 Huffman coder
  *     (coef_huffman.c) carrying that channel's weight for every output, in
- *     output order, each byte the code minus avg_bias; the chunk ends
+ *     output order, each byte the code minus avg_bias (with precode: the
+ *     difference from the chunk's previous code, the first from 0); the chunk ends
  *     exactly at its size with the encoder's flush and zero bits to the next
  *     byte; the next chunk starts there, or at the next 64-byte boundary
  *     (zero bytes between) in the files of some targets;
@@ -120,9 +121,6 @@ static int decode_aligned(const uint8_t *p, size_t n, const nbg_coef_shape *s, u
 				       nout, n);
 	if ((r = nbg_coef_v8_header(p, n, &precode, &avg, &h, o)) != NBG_COEF_DECODED)
 		return r;
-	if (precode)
-		return nbg_coef_reject(o, "unsupported-stream-flags", 0,
-				       "unsupported (precode in a fully connected stream: no sample)");
 	table_end = TPFC_TABLE + ((uint64_t)nin * TPFC_SIZE_BITS + 7) / 8;
 	bias_at = align64(table_end);
 	pos = align64(bias_at + 4ull * nout);
@@ -157,8 +155,11 @@ static int decode_aligned(const uint8_t *p, size_t n, const nbg_coef_shape *s, u
 			return nbg_coef_reject(o, "nonzero-padding", pos * 8 + bits,
 					       "the bits after input %u's chunk are not zero", i);
 		}
+		/* precode: differences mod 256 within the chunk, from 0 (the
+		 * header check leaves avg_bias 0 with it) */
+		uint8_t prev = 0;
 		for (uint64_t j = start; j < buf.len; j++)
-			buf.p[j] = (uint8_t)(buf.p[j] + avg);
+			buf.p[j] = prev = (uint8_t)(buf.p[j] + avg + (precode ? prev : 0));
 		pos += bytes;
 		if (i + 1 < nin && pos % align) {
 			uint64_t next = (pos + align - 1) / align * align;

@@ -273,9 +273,11 @@ static int v8a_biases(const v8_ctx *c, nbg_coef_out *o)
 	for (uint32_t ch = 0; ch < s->out; ch++) {
 		const uint8_t *w = o->codes + (size_t)ch * ks;
 		uint32_t stored = le32(c->p + at + ch * step);
-		uint32_t corr = (nbg_coef_sum(w, ks) - (uint32_t)ks * s->zero_point) *
-				(uint32_t)(128 - s->in_zero_point);
-		/* stored = bias + sum((w - zp) * (128 - in_zp)), modulo 2^32 */
+		uint32_t corr = s->int8 ? 0
+					: (nbg_coef_sum(w, ks) - (uint32_t)ks * s->zero_point) *
+						  (uint32_t)(128 - s->in_zero_point);
+		/* stored = bias + sum((w - zp) * (128 - in_zp)), modulo 2^32;
+		 * int8 (input zero point 0): stored = bias */
 		o->bias_stored[ch] = (int32_t)stored;
 		o->bias[ch] = (int32_t)(stored - corr);
 		if (o->scale) {

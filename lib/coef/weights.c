@@ -19,13 +19,16 @@ static const struct {
 	uint32_t target;
 	nbg_weights_format format;
 	int six_first; /* 1x1 kernels over several channels: write_core_6 first */
+	int wide;      /* v7 layout, kernels beyond 3x3: an NBG_COEF_WIDE_ order */
 } families[] = {
-	{ 0x88, NBG_WEIGHTS_FORMAT_V7, 1 },         { 0x7d, NBG_WEIGHTS_FORMAT_V7, 0 },
-	{ 0x99, NBG_WEIGHTS_FORMAT_V8B, 1 },        { 0xa1, NBG_WEIGHTS_FORMAT_V8B, 1 },
-	{ 0xb9, NBG_WEIGHTS_FORMAT_V8A, 0 },        { 0xbe, NBG_WEIGHTS_FORMAT_V8A, 0 },
-	{ 0xe8, NBG_WEIGHTS_FORMAT_V8A, 0 },        { 0xee, NBG_WEIGHTS_FORMAT_V8A, 0 },
-	{ 0xad, NBG_WEIGHTS_FORMAT_V8A, 0 },        { 0x1000000e, NBG_WEIGHTS_FORMAT_V8A, 0 },
-	{ 0x10000016, NBG_WEIGHTS_FORMAT_V8A, 0 },  { 0x1000003b, NBG_WEIGHTS_FORMAT_V8A, 0 },
+	{ 0x88, NBG_WEIGHTS_FORMAT_V7, 1, NBG_COEF_WIDE_CHUNKS },
+	{ 0x7d, NBG_WEIGHTS_FORMAT_V7, 0, NBG_COEF_WIDE_ROWS },
+	{ 0x99, NBG_WEIGHTS_FORMAT_V8B, 1, NBG_COEF_WIDE_CHUNKS },
+	{ 0xa1, NBG_WEIGHTS_FORMAT_V8B, 1, NBG_COEF_WIDE_NONE },
+	{ 0xb9, NBG_WEIGHTS_FORMAT_V8A, 0, 0 },        { 0xbe, NBG_WEIGHTS_FORMAT_V8A, 0, 0 },
+	{ 0xe8, NBG_WEIGHTS_FORMAT_V8A, 0, 0 },        { 0xee, NBG_WEIGHTS_FORMAT_V8A, 0, 0 },
+	{ 0xad, NBG_WEIGHTS_FORMAT_V8A, 0, 0 },        { 0x1000000e, NBG_WEIGHTS_FORMAT_V8A, 0, 0 },
+	{ 0x10000016, NBG_WEIGHTS_FORMAT_V8A, 0, 0 },  { 0x1000003b, NBG_WEIGHTS_FORMAT_V8A, 0, 0 },
 };
 
 nbg_weights_format nbg_weights_target_format(uint32_t target)
@@ -42,6 +45,16 @@ static int six_first(uint32_t target)
 		if (families[i].target == target)
 			return families[i].six_first;
 	return 1; /* Mesa's choice */
+}
+
+/* The order of a kernel beyond 3x3 in the v7 layout: established per
+ * target by the networks compiled for several targets (doc/weights.md). */
+static int wide_order(uint32_t target)
+{
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		if (families[i].target == target)
+			return families[i].wide;
+	return NBG_COEF_WIDE_NONE;
 }
 
 static void set_reason(nbg_weights_op *w, nbg_weights_status st, const char *id, uint64_t bit,
@@ -87,6 +100,10 @@ static bool locate(const nbg_model *m, const nbg_graph *g, const nbg_cmd_ref *r,
 	int ti = coef_table(g);
 	const nbg_graph_table *t = ti >= 0 ? nbg_graph_table_at(g, (size_t)ti) : NULL;
 	const nbg_graph_table_entry *e;
+	/* where in the entry the stream starts: the patch's source offset, or
+	 * in files before 0x10009 the difference of the stored address and
+	 * the patch's base (nbg_command_patched_offset, doc/weights.md) */
+	uint64_t at = m->version < 0x10009u ? r->offset : r->src_offset;
 
 	if (!r->patched) {
 		set_reason(w, NBG_WEIGHTS_NO_STREAM, "no-kernel-reference", UINT64_MAX,
@@ -101,16 +118,16 @@ static bool locate(const nbg_model *m, const nbg_graph *g, const nbg_cmd_ref *r,
 		return false;
 	}
 	e = t && r->index >= 0 ? nbg_graph_table_entry_at(g, (size_t)ti, (size_t)r->index) : NULL;
-	if (!e || !e->in_bounds || r->src_offset >= e->size ||
+	if (!e || !e->in_bounds || at >= e->size ||
 	    !range_ok(t->data_offset + e->offset, e->size, m->file_size)) {
 		set_reason(w, NBG_WEIGHTS_NO_STREAM, "no-coefficient-entry", UINT64_MAX,
-			   "the kernel patch names entry %d at offset %u; %s has no such entry "
-			   "inside its data", r->index, r->src_offset,
+			   "the kernel patch names entry %d at offset %llu; %s has no such entry "
+			   "inside its data", r->index, (unsigned long long)at,
 			   t ? t->name : "the file has no coefficient table");
 		return false;
 	}
-	w->stream_offset = t->data_offset + e->offset + r->src_offset;
-	w->stream_size = e->size - r->src_offset;
+	w->stream_offset = t->data_offset + e->offset + at;
+	w->stream_size = e->size - at;
 	return true;
 }
 
@@ -140,6 +157,7 @@ static void shape_of(const nbg_model *m, const nbg_cmd *cmd, nbg_coef_shape *s, 
 	/* the v7 header holds a word per core: 16 fit its 64 bytes */
 	s->v7_cores = m->family == 1 && m->v1.nn_core_count > 16 ? m->v1.nn_core_count : 16;
 	s->six_first = six_first(m->target);
+	s->wide = wide_order(m->target);
 }
 
 /* A fully connected command of target 0x7d (doc/weights.md, "Fully connected
@@ -175,12 +193,21 @@ static bool supported(const nbg_model *m, const nbg_cmd_op *op, const nbg_cmd *c
 			   nbg_graph_op_type_name(op->type));
 		return false;
 	}
-	if (op->kernel_type != 0) {
+	if (op->kernel_type != NBG_COEF_TYPE_UINT8 && op->kernel_type != NBG_COEF_TYPE_INT8) {
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-data-type", UINT64_MAX,
 			   "unsupported (%s kernels: their stream is not established)",
 			   dt ? dt : "unknown");
 		return false;
 	}
+	/* int8 kernels: every corpus stream has input zero point 0, where the
+	 * stored bias is the bias; how another would be corrected is open */
+	if (op->kernel_type == NBG_COEF_TYPE_INT8 && s->in_zero_point != 0) {
+		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-input-zero-point", UINT64_MAX,
+			   "unsupported (int8 kernels with in_image_border_const %d: no sample "
+			   "shows how their stored bias is corrected)", s->in_zero_point);
+		return false;
+	}
+	s->int8 = op->kernel_type == NBG_COEF_TYPE_INT8;
 	if (m->target == 0x7d && nbg_cmd_nn(cmd, NBG_NNF_LAYER_TYPE) == 1 && !fc_column(cmd, s)) {
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-fully-connected", UINT64_MAX,
 			   "unsupported (a fully connected layer of target 0x7d whose image is not "
@@ -188,7 +215,10 @@ static bool supported(const nbg_model *m, const nbg_cmd_op *op, const nbg_cmd *c
 			   "stream is not established)");
 		return false;
 	}
-	if (ky_field && ky_field != nbg_cmd_nn(cmd, NBG_NNF_KERNEL_XY_SIZE)) {
+	/* a kernel one value wide or high has the same value order whichever
+	 * axis comes first; others need a sample to fix it */
+	if (ky_field && ky_field != nbg_cmd_nn(cmd, NBG_NNF_KERNEL_XY_SIZE) && s->kx != 1 &&
+	    s->ky != 1) {
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-kernel-shape", UINT64_MAX,
 			   "unsupported (a %ux%u kernel: no non-square sample fixes the axis order)",
 			   s->kx, ky_field);
@@ -215,6 +245,7 @@ static void take(nbg_weights_op *w, nbg_coef_out *o, const nbg_coef_shape *s)
 	w->bias_stored = o->bias_stored;
 	w->bias = o->bias;
 	w->scale = o->scale;
+	w->int8 = s->int8;
 	(void)n;
 }
 
@@ -324,7 +355,9 @@ static bool tp_fc_ready(const nbg_model *m, const nbg_graph *g, const nbg_cmd_op
 	w->data_type = op->in_type;
 	if (!locate(m, g, r, w))
 		return false;
-	if (op->in_type != 0 || op->out_type != 0) {
+	/* uint8 data, or int8 (its codes two's complement, as int8 NN kernels) */
+	s->int8 = op->in_type == NBG_COEF_TYPE_INT8 && op->out_type == NBG_COEF_TYPE_INT8;
+	if (!s->int8 && (op->in_type != 0 || op->out_type != 0)) {
 		const char *dt = nbg_command_data_type_name(op->in_type ? op->in_type : op->out_type);
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-data-type", UINT64_MAX,
 			   "unsupported (a fully connected layer on %s data: its stream is not "
@@ -332,12 +365,8 @@ static bool tp_fc_ready(const nbg_model *m, const nbg_graph *g, const nbg_cmd_op
 			   dt ? dt : "unknown");
 		return false;
 	}
-	if (s->in_zero_point != 0) {
-		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-input-zero-point", UINT64_MAX,
-			   "unsupported (in_zp %d: no sample shows whether the stored bias holds a "
-			   "correction for it)", s->in_zero_point);
-		return false;
-	}
+	/* the stored bias is the bias whatever in_zp (doc/weights.md: the
+	 * gender network's layer on in_zp 128 against its NN lowering) */
 	return true;
 }
 
@@ -422,7 +451,8 @@ static bool same_kernels(const pending *a, const pending *b)
 	       x->kx == y->kx && x->superblock == y->superblock &&
 	       x->zero_point == y->zero_point && x->in_zero_point == y->in_zero_point &&
 	       x->depthwise == y->depthwise && x->per_channel == y->per_channel &&
-	       x->v7_cores == y->v7_cores && x->six_first == y->six_first;
+	       x->v7_cores == y->v7_cores && x->six_first == y->six_first && x->wide == y->wide &&
+	       x->int8 == y->int8;
 }
 
 /* b's command may share the decode made with a's: the same kernels, and
@@ -716,27 +746,31 @@ void nbg_weights_op_stats(const nbg_weights_op *o, uint32_t *min, uint32_t *max,
 	nbg_weights_op *f = o->first ? o->first : (nbg_weights_op *)o;
 	uint64_t st = __atomic_load_n(&f->stats, __ATOMIC_ACQUIRE);
 
+	/* int8 codes compare as signed: 0x80 flips the order into uint8's */
+	uint8_t flip = f->int8 ? 0x80 : 0;
 	if (!(st >> 63)) {
 		uint8_t lo = 255, hi = 0, zp = (uint8_t)f->zero_point;
 		uint64_t zeros = 0, n = 0;
 		if (f->status == NBG_WEIGHTS_DECODED)
 			n = (uint64_t)f->shape[0] * f->shape[1] * f->shape[2] * f->shape[3];
 		else
-			lo = 0;
+			lo = flip;
 		for (uint64_t i = 0; i < n; i++) {
-			uint8_t c = f->codes[i];
+			uint8_t c = f->codes[i] ^ flip;
 			lo = c < lo ? c : lo;
 			hi = c > hi ? c : hi;
-			zeros += c == zp;
+			zeros += f->codes[i] == zp;
 		}
+		lo ^= flip;
+		hi ^= flip;
 		/* the same figures whichever thread stores them */
 		st = 1ull << 63 | zeros << 16 | (uint64_t)hi << 8 | lo;
 		__atomic_store_n(&f->stats, st, __ATOMIC_RELEASE);
 	}
 	if (min)
-		*min = (uint32_t)(st & 0xff);
+		*min = flip ? (uint32_t)(int32_t)(int8_t)(st & 0xff) : (uint32_t)(st & 0xff);
 	if (max)
-		*max = (uint32_t)(st >> 8 & 0xff);
+		*max = flip ? (uint32_t)(int32_t)(int8_t)(st >> 8 & 0xff) : (uint32_t)(st >> 8 & 0xff);
 	if (zero_points)
 		*zero_points = st >> 16 & ((1ull << 47) - 1);
 }

@@ -25,6 +25,7 @@ struct nbg_weights_op {
 	uint32_t plane;          /* the decode's nbg_coef_out.plane */
 	uint32_t shape[4];       /* out, z, ky, kx */
 	int32_t zero_point, in_zero_point;
+	int int8;                /* decoded int8 codes (two's complement) */
 	/* the operation whose decode of the same stream this one shares: its
 	 * arrays are that one's (it alone frees them); itself when it decoded
 	 * its stream or has none */

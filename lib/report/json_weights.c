@@ -118,8 +118,8 @@ static json_t *op_json(const nbg_graph *g, const nbg_commands *c, const nbg_weig
 	uint64_t st_zero;
 	nbg_weights_op_stats(o, &st_min, &st_max, &st_zero);
 	json_object_set_new(j, "codes",
-			    json_pack("{s:I,s:I,s:I,s:f}", "min", (json_int_t)st_min, "max",
-				      (json_int_t)st_max, "zero_points", (json_int_t)st_zero,
+			    json_pack("{s:I,s:I,s:I,s:f}", "min", (json_int_t)(int32_t)st_min, "max",
+				      (json_int_t)(int32_t)st_max, "zero_points", (json_int_t)st_zero,
 				      "zero_point_fraction",
 				      (double)st_zero /
 					      ((double)shape[0] * shape[1] * shape[2] * shape[3])));

@@ -53,10 +53,10 @@ void nbg_text_weights_op(FILE *out, const nbg_graph *g, const nbg_weights_op *o)
 	uint64_t n = (uint64_t)shape[0] * shape[1] * shape[2] * shape[3], st_zero;
 	uint32_t st_min, st_max;
 	nbg_weights_op_stats(o, &st_min, &st_max, &st_zero);
-	fprintf(out, "decoded %s (%s, %u core%s), zero point %d, codes %u..%u, %.1f%% zero "
+	fprintf(out, "decoded %s (%s, %u core%s), zero point %d, codes %d..%d, %.1f%% zero "
 		"weights%s\n", nbg_weights_format_name(nbg_weights_op_format(o)),
 		nbg_weights_op_order(o), cores, cores == 1 ? "" : "s", nbg_weights_op_zero_point(o),
-		st_min, st_max, n ? 100.0 * (double)st_zero / (double)n : 0.0,
+		(int32_t)st_min, (int32_t)st_max, n ? 100.0 * (double)st_zero / (double)n : 0.0,
 		nbg_weights_op_scale(o) ? ", per-channel floats" : "");
 }
 
