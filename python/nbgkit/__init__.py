@@ -464,7 +464,9 @@ class Model:
             codes, bias, stored, scale = (d.pop(k) for k in ("codes", "bias", "bias_stored", "scale"))
             w = Weights(**{k: v for k, v in d.items() if k != "shape"}, shape=shape)
             if codes is not None:
-                w.codes = np.frombuffer(codes, dtype=np.uint8).reshape(shape)
+                # int8 kernels hold signed codes (doc/weights.md)
+                kind = np.int8 if d.get("data_type") == "int8" else np.uint8
+                w.codes = np.frombuffer(codes, dtype=kind).reshape(shape)
             if bias is not None:
                 w.bias = np.frombuffer(bias, dtype="<i4")
             if stored is not None:

@@ -408,7 +408,8 @@ def check_weights(ws, ops):
             assert w.codes is None
             continue
         assert list(w.shape) == o["shape"] and w.codes.shape == tuple(o["shape"])
-        assert w.codes.dtype == np.uint8 and not w.codes.flags.writeable
+        assert w.codes.dtype == (np.int8 if o["data_type"] == "int8" else np.uint8)
+        assert not w.codes.flags.writeable
         sums = o["sha256"]
         assert hashlib.sha256(w.codes.tobytes()).hexdigest() == sums["weights"]
         assert hashlib.sha256(w.bias.tobytes()).hexdigest() == sums["bias"]
