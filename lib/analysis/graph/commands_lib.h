@@ -50,6 +50,27 @@ NBG_INTERNAL int nbg_command_word_ref(const nbg_graph *g, size_t operation, unsi
  */
 NBG_INTERNAL int nbg_command_ring(const nbg_graph *g, size_t operation, uint32_t size_units, unsigned end_word,
 				  uint64_t end_raw, uint64_t *size, nbg_cmd_ref *end);
+/*
+ * The table of a TP lookup-table activation (commands_lut.c): the bytes of
+ * the coefficient table entry the patch of alu_load_pwl_lut_address names,
+ * from its offset to the entry's end (*size), or NULL when it is not
+ * relocated into an in-bounds entry (*r: the field's patch, for messages).
+ * Its layout: 1,024 32-bit entries (a sign, 5 exponent and 15 mantissa bits,
+ * bias 15) and 8 zero bytes (*wide 1), or 1,024 IEEE half-precision entries
+ * and 4 zero bytes (*wide 0): 1; 0 for another size; -1 with *bad_byte the
+ * first non-zero byte after the entries.  An entry's value: 0 when it is not
+ * a finite number of the layout (exponent 0 holds only +-0).
+ */
+#define NBG_LUT_ENTRIES 1024u
+#define NBG_LUT_BYTES_32 (NBG_LUT_ENTRIES * 4u + 8u)
+#define NBG_LUT_BYTES_16 (NBG_LUT_ENTRIES * 2u + 4u)
+NBG_INTERNAL const uint8_t *nbg_command_lut_table(const nbg_model *m, const nbg_graph *g,
+						  const nbg_cmd *cmd, size_t operation, nbg_cmd_ref *r,
+						  uint64_t *size);
+NBG_INTERNAL int nbg_command_lut_layout(const uint8_t *tab, uint64_t size, int *wide, uint64_t *bad_byte);
+NBG_INTERNAL uint32_t nbg_command_lut_word(const uint8_t *tab, int wide, uint32_t i);
+NBG_INTERNAL int nbg_command_lut_entry(uint32_t w, int wide, double *v);
+
 /* The value of NN field f of an NN command, of TP field f of a TP command;
  * 0 for a command of the other engine.  Fields are named by id (a typo does
  * not compile), never by key. */

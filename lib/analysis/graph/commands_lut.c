@@ -1,0 +1,61 @@
+/*
+ * commands_lut.c - the table of a TP lookup-table activation (alu_pwl_enable
+ * 1), as the CPU backend executes it (lib/cpu/ops/lut.c) and the network view
+ * names its function (lib/analysis/network/network_lut.c): where it lies,
+ * its two layouts, an entry's value.  doc/cpu-backend.md, "Lookup-table
+ * activations", gives the evidence of each rule.
+ */
+#include <math.h>
+
+#include "analysis/graph/commands_lib.h"
+#include "common/internal.h"
+
+const uint8_t *nbg_command_lut_table(const nbg_model *m, const nbg_graph *g, const nbg_cmd *cmd,
+				     size_t operation, nbg_cmd_ref *r, uint64_t *size)
+{
+	nbg_command_field_ref(g, cmd, operation, NBG_TPF_ALU_LOAD_PWL_LUT_ADDRESS, r);
+	int ti = NBG_GRAPH_TABLE_COEF_DATA;
+	const nbg_graph_table *t = nbg_graph_table_at(g, (size_t)ti);
+	if (!t || !t->present || !t->decoded) {
+		ti = NBG_GRAPH_TABLE_LCD;
+		t = nbg_graph_table_at(g, (size_t)ti);
+	}
+	const nbg_graph_table_entry *e = t && t->present && t->decoded && r->patched && r->index >= 0 &&
+						 r->source_type == NBG_GRAPH_SRC_MISC_DYNA_GENERIC
+						 ? nbg_graph_table_entry_at(g, (size_t)ti, (size_t)r->index) : NULL;
+	if (!e || !e->in_bounds || !t->data_present || r->src_offset >= e->size ||
+	    t->data_offset > m->file_size || e->offset > m->file_size - t->data_offset ||
+	    e->size > m->file_size - t->data_offset - e->offset)
+		return NULL;
+	*size = e->size - r->src_offset;
+	return m->data + t->data_offset + e->offset + r->src_offset;
+}
+
+int nbg_command_lut_layout(const uint8_t *tab, uint64_t size, int *wide, uint64_t *bad_byte)
+{
+	if (size != NBG_LUT_BYTES_32 && size != NBG_LUT_BYTES_16)
+		return 0;
+	*wide = size == NBG_LUT_BYTES_32;
+	for (uint64_t b = *wide ? 4 * NBG_LUT_ENTRIES : 2 * NBG_LUT_ENTRIES; b < size; b++)
+		if (tab[b]) {
+			*bad_byte = b;
+			return -1;
+		}
+	return 1;
+}
+
+uint32_t nbg_command_lut_word(const uint8_t *tab, int wide, uint32_t i)
+{
+	return wide ? le32(tab + 4 * i) : (uint32_t)tab[2 * i] | (uint32_t)tab[2 * i + 1] << 8;
+}
+
+int nbg_command_lut_entry(uint32_t w, int wide, double *v)
+{
+	unsigned mbits = wide ? 15 : 10;
+	uint32_t mant = w & ((1u << mbits) - 1), e = (w >> mbits) & 31, sign = (w >> (mbits + 5)) & 1;
+	if ((w >> (mbits + 6)) != 0 || e == 31 || (e == 0 && mant != 0))
+		return 0;
+	double x = e == 0 ? 0.0 : ldexp(1.0 + ldexp((double)mant, -(int)mbits), (int)e - 15);
+	*v = sign ? -x : x;
+	return 1;
+}
