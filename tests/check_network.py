@@ -19,6 +19,14 @@ Real files (--corpus DIR, tier corpus):
   tensor, is one of the source's CONV_2D / DEPTHWISE_CONV_2D operators with
   the same kernel width and height, input and output H x W x C, and every
   MaxPool layer with whole tensors one of its MAX_POOL_2D operators;
+- the NBGs compiled from models_dir/lenet-caffe/lenet.prototxt: their layers
+  are the prototxt's (read here): each convolution with its kernel and the
+  max pooling after it fused, each inner product as FullyConnected with its
+  ReLU, the softmax, with the tensors Caffe's shape rules give (no padding;
+  a shape the view leaves unknown is not judged, every other is);
+- a lookup-table activation's table (the first v1 file with a 32-bit table
+  of an odd function) replaced by tanh(0.37 x), computed here: the view
+  names it tanh; by x^2 / 100: no function;
 - on every real file: a layer that reads an INPUT record and whose input
   shape is the record's has the record's element count (the record's
   dimensions, read by the parser, not the commands); the same for OUTPUT
@@ -31,10 +39,13 @@ Exit 77 (skip, with the reason) when the corpus is absent.
 """
 import collections
 import json
+import math
 import os
+import re
 import struct
 import subprocess
 import sys
+import tempfile
 
 import tc_corpus
 from exe_wrapper import command
@@ -152,6 +163,127 @@ def check_source(nbg, path, tflite):
           (os.path.basename(path), sum(got.values()), sum(want.values()),
            os.path.basename(tflite), unknown,
            "; not in the source: %s" % list(extra)[:3] if extra else ""))
+
+
+# ------------------------------------------------------------ Caffe LeNet
+
+def caffe_layers(prototxt):
+    """(type, {param: value}) of each layer of a Caffe prototxt, in order."""
+    text = open(prototxt, encoding="utf-8").read()
+    out = []
+    for block in re.split(r"\nlayer\s*{", text)[1:]:
+        kind = re.search(r'type:\s*"(\w+)"', block).group(1)
+        params = dict(re.findall(r"(num_output|kernel_size|stride|pool):\s*(\w+)", block))
+        out.append((kind, params))
+    return out
+
+
+def caffe_network(prototxt, x, y, z):
+    """The layers the NPU runs for the prototxt's network on an x*y*z input,
+    as (operator, kernel, activation, fused pool, input shape, output shape):
+    a convolution with the max pooling after it fused, an inner product with
+    its ReLU fused, the softmax; shapes by Caffe's rules (no padding)."""
+    want = []
+    for kind, p in caffe_layers(prototxt):
+        if kind == "Convolution":
+            k, n = int(p["kernel_size"]), int(p["num_output"])
+            want.append(["Conv2D", [k, k], None, None, [x, y, z], [x - k + 1, y - k + 1, n]])
+            x, y, z = x - k + 1, y - k + 1, n
+        elif kind == "Pooling" and p.get("pool") == "MAX" and want and want[-1][0] == "Conv2D":
+            k, st = int(p["kernel_size"]), int(p["stride"])
+            x, y = -(-(x - k) // st) + 1, -(-(y - k) // st) + 1
+            want[-1][3], want[-1][5] = "max-pool", [x, y, z]
+        elif kind == "InnerProduct":
+            n = int(p["num_output"])
+            want.append(["FullyConnected", None, None, None, [x, y, z], [1, 1, n]])
+            x, y, z = 1, 1, n
+        elif kind == "ReLU" and want:
+            want[-1][2] = "relu"
+        elif kind == "Softmax":
+            want.append(["Softmax", None, None, None, [x, y, z], [x, y, z]])
+    return [tuple(map(lambda v: tuple(v) if isinstance(v, list) else v, w)) for w in want]
+
+
+def check_caffe(nbg, models):
+    """The NBGs compiled from models_dir/lenet-caffe/lenet.prototxt: their
+    layers are the prototxt's network, operators, kernels, fused ReLU and
+    pooling and whole tensors as Caffe's rules give them."""
+    d = os.path.join(models, "lenet-caffe")
+    prototxt = os.path.join(d, "lenet.prototxt")
+    if not os.path.exists(prototxt):
+        print("note %s: absent, the Caffe LeNet not judged" % prototxt)
+        return
+    want = caffe_network(prototxt, 28, 28, 1)
+    for name in sorted(os.listdir(d)):
+        if not name.endswith(".nb"):
+            continue
+        got = [(l["operator"], tuple(l["kernel"]) if l["kernel"] else None, l["activation"],
+                l["fused"], tuple(l["input"]["shape"] or ()) or None,
+                tuple(l["output"]["shape"] or ()) or None)
+               for l in network(nbg, os.path.join(d, name))["network"]["layers"]]
+        # a shape the view leaves unknown is not judged, every other is
+        same = len(got) == len(want) and all(
+            g[:4] == w[:4] and (g[4] is None or g[4] == w[4]) and (g[5] is None or g[5] == w[5])
+            for g, w in zip(got, want))
+        check(same, "%s: the layers of lenet.prototxt (%d), operators, kernels, fused ReLU and "
+              "pooling, whole tensors by Caffe's rules%s" %
+              (name, len(want), "" if same else ": got %s, want %s" % (got, want)))
+
+
+# ------------------------------------------------------------ LUT functions
+
+def encode32(v):
+    """v in the 32-bit table layout: sign bit 20, 5 exponent bits (bias 15),
+    15 mantissa bits; 0 below 2^-14 (doc/cpu-backend.md)."""
+    a = abs(v)
+    if a < 2.0 ** -14:
+        return 0
+    m, e = math.frexp(a)          # a = m * 2^e, m in [0.5, 1)
+    mant = round((m * 2 - 1) * 32768)
+    if mant == 32768:
+        mant, e = 0, e + 1
+    return (1 << 20 if v < 0 else 0) | (e - 1 + 15) << 15 | mant
+
+
+def check_lut_functions(nbg, corpus, tmp):
+    """A TP lookup table of an odd function (alu_pwl_sign_support 0, 32-bit
+    entries) in the first v1 file that has one, replaced by tanh(0.37 x)
+    written here: the network view names the layer's activation tanh; by
+    x^2 / 100 (no candidate): it stays "lut"."""
+    for name in sorted(os.listdir(os.path.join(corpus, "v1"))):
+        path = os.path.join(corpus, "v1", name)
+        doc = json.loads(subprocess.run([*nbg, "inspect", "--json", "--commands", "--network",
+                                         path], capture_output=True, text=True).stdout or "{}")
+        secs = {x["type"]: x for x in doc.get("sections", [])}
+        for cmd in doc.get("commands", {}).get("tp", {}).get("commands", []):
+            f = cmd["fields"]
+            r = cmd.get("patched_fields", {}).get("alu_load_pwl_lut_address")
+            if not f["alu_pwl_enable"] or f["alu_pwl_sign_support"] or not r or 5 not in secs:
+                continue
+            data = bytearray(open(path, "rb").read())
+            off, size = struct.unpack_from("<II", data, secs[5]["offset"] + 8 * r["index"])
+            start = secs[6]["offset"] + off + r["src_offset"]
+            if size - r["src_offset"] != 4104:
+                continue
+            node = [l for l in doc["network"]["layers"]
+                    if l["first_operation"] <= cmd["operation"] and l["operator"] == "Activation"]
+            for func, fn, want in (("tanh(0.37 x)", lambda x: math.tanh(0.37 * x), "tanh"),
+                                   ("x^2 / 100", lambda x: x * x / 100, "lut")):
+                words = []
+                for i in range(1024):
+                    x = struct.unpack("<e", struct.pack("<H", i << 5))[0]
+                    words.append(encode32(fn(x)) if math.isfinite(x) and x < 60000 else 0)
+                # the layout's 8 zero bytes after the entries
+                data[start:start + 4104] = struct.pack("<1024I", *words) + bytes(8)
+                synth = os.path.join(tmp, "lut.nb")
+                open(synth, "wb").write(data)
+                net = network(nbg, synth)["network"]["layers"]
+                got = [l["activation"] for l in net if l["operator"] == "Activation" and
+                       l["first_operation"] == node[-1]["first_operation"]] if node else []
+                check(got == [want], "%s op %d: its table replaced by %s: activation %s" %
+                      (name, cmd["operation"], func, got))
+            return
+    print("note: no v1 file has a 32-bit table of an odd function: not judged")
 
 
 # ------------------------------------------------------------ every file
@@ -274,6 +406,9 @@ def main():
                 print("note %s: no TFLite source beside the models (%s): not judged" %
                       (name, src))
         check(judged > 0, "%d v2 files judged against their TFLite sources" % judged)
+        check_caffe(nbg, models)
+        with tempfile.TemporaryDirectory() as tmp:
+            check_lut_functions(nbg, corpus, tmp)
         for k in sorted(totals):
             print("figure %s: %d" % (k, totals[k]))
     print("%d failed" % failed)

@@ -70,8 +70,11 @@ static const struct vendor_op *vendor_op(const char *name)
 /* An NN convolution's operator, attributes and fused operations. */
 static void nn_operator(nbg_net_layer *l, const nbg_cmd_op *op)
 {
-	/* a 1x1 convolution of a 1x1 image is a fully connected layer */
-	int fc = op->kernel[0] == 1 && op->kernel[1] == 1 && op->in[0] == 1 && op->in[1] == 1;
+	/* a kernel that covers its whole image, giving one pixel, is a fully
+	 * connected layer over the image's values (a 1x1 convolution of a 1x1
+	 * image; LeNet's 800 inputs as a 10x10 kernel over 10x10x8) */
+	int fc = op->kernel[0] == op->in[0] && op->kernel[1] == op->in[1] && op->out[0] == 1 &&
+		 op->out[1] == 1 && !op->pooling;
 	l->op = !strcmp(op->kind, "fully connected") || fc ? "FullyConnected"
 	      : !strcmp(op->kind, "depthwise conv")        ? "DepthwiseConv2D"
 							   : "Conv2D";
@@ -97,17 +100,18 @@ static void nn_operator(nbg_net_layer *l, const nbg_cmd_op *op)
  * tp.c), a lookup-table activation, else a layout operation (copy,
  * transpose, reshape, pad, concatenation: the fields move bytes, the
  * vendor's name says which). */
-static void tp_operator(nbg_net_layer *l, const nbg_commands *c, const nbg_cmd_op *op)
+static void tp_operator(const nbg_network *n, nbg_net_layer *l, const nbg_cmd_op *op)
 {
-	const nbg_cmd *cmd = nbg_commands_at(c, NBG_CMD_TP, op->command);
+	const nbg_cmd *cmd = nbg_commands_at(n->c, NBG_CMD_TP, op->command);
 	uint32_t hm = cmd ? nbg_cmd_tp(cmd, NBG_TPF_ALU_HORZ_PROCESSING) : 0;
 	uint32_t hc = cmd ? nbg_cmd_tp(cmd, NBG_TPF_ALU_HORZ_PROC_COUNT) : 0;
 	uint32_t hs = cmd ? nbg_cmd_tp(cmd, NBG_TPF_ALU_HORZ_PROC_STRIDE) : 0;
 
 	l->op_basis = NBG_NET_OP_COMMAND;
 	if (!strcmp(op->kind, "lut")) {
+		const char *f = nbg_network_lut_function(n, op);
 		l->op = "Activation";
-		l->activation = "lut";
+		l->activation = f ? f : "lut";
 	} else if (!strcmp(op->kind, "pool")) {
 		l->op = "Pool";
 		if ((hm == 3 && hc == 1 && !hs) || (hm == 3 && hc == 2 && hs) || (hm == 1 && hc == 1 && !hs)) {
@@ -139,7 +143,7 @@ static void name_operator(nbg_network *n, nbg_net_layer *l, const nbg_cmd_op *fi
 			l->op_basis = NBG_NET_OP_COMMAND;
 		}
 	} else if (first) {
-		tp_operator(l, n->c, first);
+		tp_operator(n, l, first);
 	}
 	/* a 1x1 depthwise convolution computes what the vendor names a
 	 * pooling: the pooling, its stride from the command */

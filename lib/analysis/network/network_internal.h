@@ -26,6 +26,10 @@ struct nbg_network {
 /* The engine views and shapes of every node (network_shape.c); 0, or -1
  * when memory runs out. */
 NBG_INTERNAL int nbg_network_shapes(nbg_network *n);
+/* The function a TP lookup-table activation's table holds ("tanh",
+ * "sigmoid", "silu", "leaky-relu", "relu"), or NULL when none of them
+ * (network_lut.c). */
+NBG_INTERNAL const char *nbg_network_lut_function(const nbg_network *n, const nbg_cmd_op *op);
 /* The edges between nodes and records (network_edges.c); 0 or -1. */
 NBG_INTERNAL int nbg_network_edges(nbg_network *n);
 

@@ -256,12 +256,13 @@ static int record_dims(const nbg_io *io, const uint32_t view[3], uint32_t d[3])
 		v[i] = io->dims[i];
 	for (uint32_t i = 3; i < io->dim_count && i < 6; i++)
 		v[2] *= io->dims[i]; /* batch and beyond: 1 in every file seen */
+	if (io->dim_count <= 2) { /* (C, N): a vector of C values */
+		d[0] = d[1] = 1;
+		d[2] = v[0];
+		return !view[0] || elements(v) == elements(view);
+	}
 	if (!view[0]) { /* no image the commands address: the record's order */
 		memcpy(d, v, sizeof(v));
-		if (io->dim_count <= 2) { /* (C, N): a vector of C values */
-			d[0] = d[1] = 1;
-			d[2] = v[0];
-		}
 		return 1;
 	}
 	if (elements(v) != elements(view))
@@ -297,7 +298,7 @@ static void records(nbg_network *n)
 		 * record gives the grid where the image has the same rows, or where
 		 * the record is a grid of its own (not a row or column) of the
 		 * image's pixels, the image perhaps flattened. */
-		if (t->view[0] && !(d[0] == t->view[0] && d[1] == t->view[1]) &&
+		if (t->view[0] && io->dim_count > 2 && !(d[0] == t->view[0] && d[1] == t->view[1]) &&
 		    !(pixels(d) == pixels(t->view) && d[0] > 1 && d[1] > 1) &&
 		    strcmp(n->nodes[n->node_of[op]].op, "Transpose")) /* its view is no image */
 			continue;
@@ -439,6 +440,15 @@ static void other_nodes(nbg_network *n)
 		const nbg_net_tensor *src = from[k] != SIZE_MAX ? &n->nodes[from[k]].out : NULL;
 		if (l->nn_tp_ops)
 			continue;
+		/* an operator that keeps the shape, its output known (an output
+		 * record): its input is that shape */
+		if (l->in.basis == NBG_NET_SHAPE_NONE && l->out.basis != NBG_NET_SHAPE_NONE &&
+		    keeps_shape(l->op) && (!src || src->basis == NBG_NET_SHAPE_NONE)) {
+			memcpy(l->in.dims, l->out.dims, sizeof(l->in.dims));
+			l->in.data_type = UINT32_MAX; /* the data type may change (uint8 -> fp16) */
+			l->in.basis = l->out.basis == NBG_NET_SHAPE_ENGINE ? NBG_NET_SHAPE_ENGINE
+									   : NBG_NET_SHAPE_PROPAGATED;
+		}
 		if (l->in.basis == NBG_NET_SHAPE_NONE && src && src->basis != NBG_NET_SHAPE_NONE) {
 			memcpy(l->in.dims, src->dims, sizeof(l->in.dims));
 			l->in.data_type = src->data_type;

@@ -1,0 +1,152 @@
+/*
+ * network_lut.c - the function a TP lookup-table activation computes, read
+ * from its table (commands_lut.c: where it lies, its layouts).  Entry i of
+ * the table holds f at the input whose half-precision bits are i << 5 (the
+ * table of an odd function, the sign put back: alu_pwl_sign_support 0), or
+ * the sign (bit 9) and (i & 511) << 6 (sign support 1); the compiler folds
+ * the input's scale into the function, so each candidate has one parameter
+ * p: tanh(p x), the sigmoid 1 / (1 + e^(-p x)), SiLU p x / (1 + e^(-p x)),
+ * the leaky ReLU (x, or p x below 0; p 0: the ReLU).  p is solved from the
+ * entries in the middle of the function's range, and the candidate is the
+ * function only when every finite entry is within 4 units in the last place
+ * of the entry's layout (or 2^-13) of it -- the CPU backend's test reads the
+ * corpus tables so (test cpu-lut, within 0.51).  doc/commands.md, "The
+ * network view".
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/graph/commands_lib.h"
+#include "analysis/network/network_internal.h"
+#include "common/half.h"
+
+enum { FN_TANH, FN_SIGMOID, FN_SILU, FN_LEAKY, FN__COUNT };
+
+static double value(int f, double p, double x)
+{
+	switch (f) {
+	case FN_TANH:
+		return tanh(p * x);
+	case FN_SIGMOID:
+		return 1.0 / (1.0 + exp(-p * x));
+	case FN_SILU:
+		return p * x / (1.0 + exp(-p * x));
+	default:
+		return x >= 0 ? x : p * x;
+	}
+}
+
+/* The entries as (x, t), finite ones only; their count. */
+static size_t points(const uint8_t *tab, int wide, int sign, double *x, double *t)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < NBG_LUT_ENTRIES; i++) {
+		double v;
+		if (!nbg_command_lut_entry(nbg_command_lut_word(tab, wide, i), wide, &v))
+			continue;
+		uint16_t h = sign ? (uint16_t)((i & 511u) << 6) : (uint16_t)(i << 5);
+		if ((h & 0x7c00) == 0x7c00) /* no input is infinite or NaN */
+			continue;
+		double in = nbg_fp16_to_float(h);
+		if (in >= 60000) /* the largest halves: past every table's function */
+			continue;
+		x[n] = sign && (i & 512) ? -in : in;
+		t[n] = v;
+		n++;
+	}
+	return n;
+}
+
+/* p such that f(p x) = t at one entry, or NAN: a closed form where there
+ * is one, bisection otherwise (SiLU grows with p for x > 0). */
+static double solve(int f, double x, double t)
+{
+	switch (f) {
+	case FN_TANH:
+		return x > 0 && t > 0.1 && t < 0.9 ? atanh(t) / x : NAN;
+	case FN_SIGMOID:
+		return x > 0 && t > 0.6 && t < 0.9 ? -log(1.0 / t - 1.0) / x : NAN;
+	case FN_LEAKY:
+		return x < -1 ? t / x : NAN;
+	default:
+		break;
+	}
+	if (!(x > 0.5 && t > 0))
+		return NAN;
+	double lo = 1e-6, hi = 1e6;
+	for (int k = 0; k < 80; k++) {
+		double mid = sqrt(lo * hi);
+		if (value(FN_SILU, mid, x) < t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return sqrt(lo * hi);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Whether f with the median of the entries' solutions holds at every entry. */
+static int holds(int f, const double *x, const double *t, size_t n, int mbits, double *ps)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		double p = solve(f, x[i], t[i]);
+		if (isfinite(p))
+			ps[k++] = p;
+	}
+	if (!k)
+		return 0;
+	qsort(ps, k, sizeof(*ps), cmp_double);
+	double p = ps[k / 2];
+	if (f == FN_LEAKY ? !(p >= 0 && p < 1) : !(p > 0))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		double want = value(f, p, x[i]), a = fabs(want);
+		double ulp = a >= 0x1p-14 ? ldexp(1.0, ilogb(a) - mbits) : 0;
+		if (fabs(t[i] - want) > fmax(4 * ulp, 0x1p-13))
+			return 0;
+	}
+	return 1;
+}
+
+const char *nbg_network_lut_function(const nbg_network *n, const nbg_cmd_op *op)
+{
+	static const char *const names[FN__COUNT] = { "tanh", "sigmoid", "silu", "leaky-relu" };
+	const nbg_cmd *cmd = nbg_commands_at(n->c, NBG_CMD_TP, op->command);
+	nbg_cmd_ref r;
+	uint64_t size = 0, bad = 0;
+	int wide = 0;
+	const uint8_t *tab = cmd ? nbg_command_lut_table(n->m, n->g, cmd, op->operation, &r, &size) : NULL;
+
+	if (!tab || nbg_command_lut_layout(tab, size, &wide, &bad) != 1)
+		return NULL;
+	int sign = nbg_cmd_tp(cmd, NBG_TPF_ALU_PWL_SIGN_SUPPORT) != 0;
+	double *buf = malloc(3 * NBG_LUT_ENTRIES * sizeof(double));
+	const char *name = NULL;
+	if (!buf)
+		return NULL;
+	double *x = buf, *t = buf + NBG_LUT_ENTRIES, *ps = buf + 2 * NBG_LUT_ENTRIES;
+	size_t k = points(tab, wide, sign, x, t);
+	for (int f = 0; f < FN__COUNT && !name && k; f++) {
+		/* a table without sign support holds an odd function */
+		if (!sign && f != FN_TANH)
+			continue;
+		if (holds(f, x, t, k, wide ? 15 : 10, ps))
+			name = names[f];
+	}
+	if (name && !strcmp(name, "leaky-relu")) {
+		/* the leaky ReLU of slope 0 is the ReLU */
+		int relu = 1;
+		for (size_t i = 0; i < k && relu; i++)
+			relu = x[i] >= 0 || t[i] == 0;
+		name = relu ? "relu" : name;
+	}
+	free(buf);
+	return name;
+}
