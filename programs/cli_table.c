@@ -237,7 +237,13 @@ static const cli_command commands[] = {
 			   "and the like (default 64G; none)", cli_run_opts, max_work, cli_count_arg),
 	    CLI_OPT_CUSTOM("--max-plan-steps", "N",
 			   "with --backend cpu: most steps its planning may take (default 1G; none)",
-			   cli_run_opts, max_plan_steps, cli_count_arg) } },
+			   cli_run_opts, max_plan_steps, cli_count_arg),
+	    STRING("--dump", "DIR", "with --backend cpu: every operation's output as .npy, and "
+		   "DIR/dump.json (DIR must be new)", cli_run_opts, dump),
+	    FLAG("--dump-float", "with --dump: a float32 .npy beside each whose scale is known",
+		 cli_run_opts, dump_float),
+	    CLI_OPT_CUSTOM("--dump-limit", "SIZE", "most bytes --dump may write (default 1G; none)",
+			   cli_run_opts, dump_limit, cli_size_arg) } },
 	{ "tensor", "FILE", "convert tensors with a model's I/O record",
 	  "Converts between NumPy .npy, vpm_run's .tensor text and raw bytes with one of the "
 	  "model's input or output records: .npy or text to the exact bytes the record needs "
