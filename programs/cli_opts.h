@@ -151,6 +151,13 @@ typedef struct cli_run_opts {
 	cli_size dump_limit;
 } cli_run_opts;
 
+typedef struct cli_compare_opts {
+	int json;
+	const char *model, *tolerance;
+	cli_record input, output;
+	uint64_t top;                  /* 0: 5 */
+} cli_compare_opts;
+
 /* "nbg CMD: MESSAGE" and the command's synopsis on standard error;
  * returns NBG_EXIT_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -33,6 +33,7 @@ static const struct runner {
 	{ "fields", cli_cmd_fields, 0 },
 	{ "codes", cli_cmd_codes, 0 },
 	{ "diff", cli_cmd_diff, 1 },
+	{ "compare", cli_cmd_compare, 1 },
 	{ "corpus", cli_cmd_corpus, 0 },
 	{ "ledger", cli_cmd_ledger, 0 },
 	{ "reemit", cli_cmd_reemit, 0 },
