@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_compare.h"
 #include "cli_opts.h"
 #include "nbg/tensor.h"
 
@@ -345,38 +346,57 @@ static json_t *real_or_null(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+void cli_compare_json_add(json_t *o, const nbg_tensor_stats *s, const char *unit)
+{
+	char key[64];
+	json_object_set_new(o, "elements", json_integer((json_int_t)s->elements));
+	json_object_set_new(o, "beyond", json_integer((json_int_t)s->beyond));
+	json_object_set_new(o, "first_beyond", s->beyond ? json_integer((json_int_t)s->first_beyond) : json_null());
+	snprintf(key, sizeof(key), "max_abs_diff_%s", unit);
+	json_object_set_new(o, key, real_or_null(s->max_abs_stored));
+	snprintf(key, sizeof(key), "mean_abs_diff_%s", unit);
+	json_object_set_new(o, key, real_or_null(s->mean_abs_stored));
+	json_object_set_new(o, "max_abs_diff_dequantized", real_or_null(s->max_abs));
+	json_object_set_new(o, "mean_abs_diff_dequantized", real_or_null(s->mean_abs));
+	json_object_set_new(o, "cosine", real_or_null(s->cosine));
+	json_object_set_new(o, "top_k", json_integer(s->top_k));
+	json_object_set_new(o, "top_k_common", json_integer(s->top_common));
+	json_object_set_new(o, "top1_equal", json_boolean(s->top1_equal));
+}
+
+void cli_compare_figures(FILE *out, const nbg_tensor_stats *s, const char *unit)
+{
+	fprintf(out, "%llu/%llu elements beyond %g", (unsigned long long)s->beyond,
+		(unsigned long long)s->elements, s->tolerance);
+	if (s->beyond)
+		fprintf(out, " (first at %llu)", (unsigned long long)s->first_beyond);
+	fprintf(out, "; max |diff| %g %s", s->max_abs_stored, unit);
+	if (isfinite(s->max_abs))
+		fprintf(out, ", %g dequantized; mean |diff| %g %s, %g dequantized", s->max_abs, s->mean_abs_stored,
+			unit, s->mean_abs);
+	else
+		fprintf(out, "; mean |diff| %g %s", s->mean_abs_stored, unit);
+	fprintf(out, "; cosine %.9g; top-%u %u/%u%s\n", s->cosine, s->top_k, s->top_common, s->top_k,
+		s->top1_equal ? "" : ", top-1 differs");
+}
+
 static json_t *pair_json(const cmp_pair *p)
 {
-	const nbg_tensor_stats *s = &p->st;
-	json_t *o = json_pack("{s:s, s:I, s:f, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:b, s:b}",
-			      "name", p->name, "elements", (json_int_t)s->elements, "tolerance", s->tolerance,
-			      "beyond", (json_int_t)s->beyond, "first_beyond",
-			      s->beyond ? json_integer((json_int_t)s->first_beyond) : json_null(),
-			      "max_abs_diff_stored", real_or_null(s->max_abs_stored), "max_abs_diff",
-			      real_or_null(s->max_abs), "mean_abs_diff_stored", real_or_null(s->mean_abs_stored),
-			      "mean_abs_diff", real_or_null(s->mean_abs), "cosine", real_or_null(s->cosine),
-			      "top_k", (json_int_t)s->top_k, "top_k_common", (json_int_t)s->top_common,
-			      "top1_equal", s->top1_equal, "equal", s->beyond == 0);
-	if (o && p->entry)
+	json_t *o = json_pack("{s:s, s:f}", "name", p->name, "tolerance", p->st.tolerance);
+	if (!o)
+		return NULL;
+	cli_compare_json_add(o, &p->st, "stored");
+	json_object_set_new(o, "equal", json_boolean(p->st.beyond == 0));
+	if (p->entry)
 		json_object_set(o, "a", p->entry);
 	return o;
 }
 
-/* The figures of one pair on one line (nbg run --golden prints the same). */
+/* One pair's line. */
 static void print_pair(const cmp_pair *p)
 {
-	const nbg_tensor_stats *s = &p->st;
-	printf("%s: %s", p->name, s->beyond ? "DIFFERENT" : "equal");
-	if (s->beyond)
-		printf(", %llu of %llu beyond %g (first at %llu)", (unsigned long long)s->beyond,
-		       (unsigned long long)s->elements, s->tolerance, (unsigned long long)s->first_beyond);
-	printf("; max |diff| %g stored", s->max_abs_stored);
-	if (isfinite(s->max_abs))
-		printf(", %g dequantized; mean |diff| %g", s->max_abs, s->mean_abs);
-	else
-		printf("; mean |diff| %g stored", s->mean_abs_stored);
-	printf("; cosine %.9g; top-%u %u/%u%s\n", s->cosine, s->top_k, s->top_common, s->top_k,
-	       s->top1_equal ? "" : ", top-1 differs");
+	printf("%s: %s, ", p->name, p->st.beyond ? "DIFFERENT" : "equal");
+	cli_compare_figures(stdout, &p->st, "stored");
 }
 
 /* The first pair beyond the tolerance, NULL when none. */

@@ -72,6 +72,7 @@ typedef struct run_state {
 	nbg_io *out_io;             /* each output as the runtime reports it */
 	float **out_f, **gold_f;    /* dequantized outputs and goldens */
 	nbg_tensor_diff *cmp;
+	nbg_tensor_stats *stats;    /* the goldens' figures (run_golden.c) */
 	staged_file *staged;
 	size_t staged_count;
 	size_t *raw_staged;         /* output i's raw file is staged[raw_staged[i]] */

@@ -29,6 +29,7 @@ static int run_cleanup(run_state *s, int rc)
 	free(s->out_f);
 	free(s->gold_f);
 	free(s->cmp);
+	free(s->stats);
 	free(s->staged);
 	free(s->raw_staged);
 	cli_loaded_free(&s->model);

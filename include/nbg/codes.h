@@ -194,8 +194,6 @@
 	  "The run was stopped: by its caller (Ctrl-C in Python), or SIGINT/SIGTERM/SIGHUP ended it.") \
 	X(OUTPUT_EXISTS, "output-exists", 3,                                                       \
 	  "An output that must be new (nbg run --dump DIR) already exists; nothing was written.")    \
-	X(TENSORS_DIFFER, "tensors-differ", 1,                                                     \
-	  "nbg compare: a tensor differs from the other beyond the tolerance (the first is named).") \
 	X(DUMP_INVALID, "dump-invalid", 2,                                                         \
 	  "A dump directory's dump.json is missing, not nbg run's, or lists files it does not hold.")
 
