@@ -205,15 +205,6 @@ static int gather(const cpu_view *v, uint8_t *const *buf, uint8_t *d)
 	return 0;
 }
 
-/* Whether b continues a layer's tiles whose last is a: convolutions of
- * one layer, one after the other, of one width and channel count. */
-static int tile_after(const nbg_cpu_plan *p, const nbg_cpu_tensor *a, const nbg_cpu_tensor *b)
-{
-	return !a->whole_layer && a->operation + 1 == b->operation && a->layer_id == b->layer_id &&
-	       p->ops[a->operation].kind == CPU_OP_CONV && p->ops[b->operation].kind == CPU_OP_CONV &&
-	       a->shape[0] == b->shape[0] && a->shape[2] == b->shape[2];
-}
-
 /* The tensors of a dumping run, and per tensor the whole-layer entry it is
  * a tile of (-1: none). */
 typedef struct dump_list {
@@ -240,49 +231,82 @@ static int list_add(dump_list *l, const nbg_cpu_tensor *t)
 	return 0;
 }
 
-/* The tiles from `first` to the last entry stacked: their whole-layer entry. */
-static int list_close(dump_list *l, size_t first)
+static void list_free(dump_list *l)
 {
-	if (first >= l->n)
-		return 0;
-	nbg_cpu_tensor w = l->t[l->n - 1];
-	w.whole_layer = 1;
-	w.tiles = l->n - first;
-	w.output_record = -1;
-	w.shape[1] = 0;
-	for (size_t j = first; j < l->n; j++) {
-		w.shape[1] += l->t[j].shape[1];
-		l->whole[j] = (int64_t)l->n;
+	free(l->t);
+	free(l->whole);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Whether entry j of the steps' tensors is a tile of a layer (its layer's
+ * tensors are two or more convolutions of one width and channel count),
+ * and *last whether no later entry is of its layer; the tiles' rows into
+ * *rows. */
+static int tile_of(const nbg_cpu_plan *p, const dump_list *st, size_t j, int *last, uint64_t *rows)
+{
+	const nbg_cpu_tensor *t = &st->t[j];
+	size_t count = 0;
+	*last = 1;
+	*rows = 0;
+	for (size_t k = 0; k < st->n; k++) {
+		const nbg_cpu_tensor *u = &st->t[k];
+		if (u->layer_id != t->layer_id)
+			continue;
+		if (p->ops[u->operation].kind != CPU_OP_CONV || u->shape[0] != t->shape[0] ||
+		    u->shape[2] != t->shape[2])
+			return 0;
+		count++;
+		*rows += u->shape[1];
+		*last = *last && k <= j;
 	}
-	w.bytes = w.shape[0] * w.shape[1] * w.shape[2];
-	return list_add(l, &w);
+	return count > 1;
+}
+
+/* The steps' tensors in order, each tiled layer's whole tensor after its
+ * last tile (the tiles stacked along the rows in the order they ran). */
+static int list_whole(const nbg_cpu_plan *p, const dump_list *st, dump_list *l)
+{
+	for (size_t j = 0; j < st->n; j++) {
+		int last;
+		uint64_t rows;
+		if (list_add(l, &st->t[j]))
+			return -1;
+		if (!tile_of(p, st, j, &last, &rows) || !last)
+			continue;
+		nbg_cpu_tensor w = st->t[j];
+		w.whole_layer = 1;
+		w.tiles = 0;
+		w.output_record = -1;
+		w.shape[1] = rows;
+		w.bytes = w.shape[0] * w.shape[1] * w.shape[2];
+		for (size_t k = 0; k < l->n; k++)
+			if (l->t[k].layer_id == w.layer_id && !l->t[k].whole_layer) {
+				l->whole[k] = (int64_t)l->n;
+				w.tiles++;
+			}
+		if (list_add(l, &w))
+			return -1;
+	}
+	return 0;
 }
 
 static nbg_code list_build(const nbg_cpu_plan *p, size_t stop_before, dump_list *l, nbg_error *err)
 {
-	size_t end = stop_before < p->count ? stop_before : p->count, first = SIZE_MAX;
+	size_t end = stop_before < p->count ? stop_before : p->count;
+	dump_list st;
+	memset(&st, 0, sizeof(st));
 	memset(l, 0, sizeof(*l));
-	for (size_t i = 0; i < end; i++) {
+	int bad = 0;
+	for (size_t i = 0; i < end && !bad; i++) {
 		cpu_view v;
 		nbg_cpu_tensor t;
 		int r = p->steps[i].verdict == NBG_CPU_EXECUTE ? view_of(p, i, &v, &t) : 0;
-		if (r == 0)
-			continue;
-		if (r > 0 && l->n && tile_after(p, &l->t[l->n - 1], &t)) {
-			first = first == SIZE_MAX ? l->n - 1 : first;
-		} else if (r > 0) {
-			r = list_close(l, first) ? -1 : 1;
-			first = SIZE_MAX;
-		}
-		if (r < 0 || list_add(l, &t)) {
-			free(l->t);
-			free(l->whole);
-			return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "out of memory");
-		}
+		bad = r < 0 || (r > 0 && list_add(&st, &t));
 	}
-	if (list_close(l, first)) {
-		free(l->t);
-		free(l->whole);
+	bad = bad || list_whole(p, &st, l);
+	list_free(&st);
+	if (bad) {
+		list_free(l);
 		return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "out of memory");
 	}
 	return NBG_OK;
@@ -305,62 +329,64 @@ nbg_code nbg_cpu_dump_list(const nbg_cpu_plan *p, size_t stop_before, nbg_cpu_te
 	return NBG_OK;
 }
 
-/* A dumping run: the list, where the run is in it, the whole layer being
- * stacked (rows of it filled). */
+/* A dumping run: the list, where the run is in it, per whole-layer entry
+ * the tensor being stacked and its rows filled. */
 typedef struct dump_run {
 	const nbg_cpu_plan *p;
 	dump_list l;
 	size_t at;
-	uint8_t *whole;
-	uint64_t rows;
+	uint8_t **whole;
+	uint64_t *rows;
 	nbg_cpu_dump_fn hook;
 	void *ctx;
 } dump_run;
 
-/* Tile t's rows into the whole layer w being stacked. */
-static int stack_tile(dump_run *d, const nbg_cpu_tensor *w, const nbg_cpu_tensor *t)
+/* Tile t's rows into whole-layer entry k being stacked. */
+static int stack_tile(dump_run *d, size_t k, const nbg_cpu_tensor *t)
 {
-	if (!d->whole && !(d->whole = malloc(w->bytes ? (size_t)w->bytes : 1)))
+	const nbg_cpu_tensor *w = &d->l.t[k];
+	if (!d->whole[k] && !(d->whole[k] = malloc(w->bytes ? (size_t)w->bytes : 1)))
 		return -1;
 	uint64_t x = t->shape[2];
 	for (uint64_t z = 0; z < t->shape[0]; z++)
-		memcpy(d->whole + (z * w->shape[1] + d->rows) * x, t->data + z * t->shape[1] * x,
+		memcpy(d->whole[k] + (z * w->shape[1] + d->rows[k]) * x, t->data + z * t->shape[1] * x,
 		       (size_t)(t->shape[1] * x));
-	d->rows += t->shape[1];
+	d->rows[k] += t->shape[1];
 	return 0;
 }
 
-/* Step i's tensor, gathered and given to the hook (with the whole layer
- * it completes). */
+/* Entry d->at, step i's tensor, gathered (a tile stacked into its layer's)
+ * and given to the hook; a whole layer's as stacked. */
+static nbg_code dump_entry(dump_run *d, size_t i, uint8_t *const *buf, nbg_error *err)
+{
+	size_t k = d->at;
+	nbg_cpu_tensor t = d->l.t[k];
+	cpu_view v;
+	uint8_t *data = NULL;
+	if (t.whole_layer) {
+		t.data = d->whole[k];
+	} else if (view_of(d->p, i, &v, &t) < 0 || !(data = malloc(t.bytes ? (size_t)t.bytes : 1)) ||
+		   gather(&v, buf, data) ||
+		   (t.data = data, d->l.whole[k] >= 0 && stack_tile(d, (size_t)d->l.whole[k], &t))) {
+		free(data);
+		return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "out of memory");
+	}
+	nbg_code rc = d->hook(d->ctx, &t);
+	free(data);
+	free(d->whole[k]);
+	d->whole[k] = NULL;
+	if (rc != NBG_OK)
+		return nbg_rt_fail(err, rc, -1, "the dump stopped the run after operation %zu", i);
+	return NBG_OK;
+}
+
 static nbg_code dump_after(void *ctx, size_t i, uint8_t *const *buf, nbg_error *err)
 {
 	dump_run *d = ctx;
 	nbg_code rc = NBG_OK;
-	while (rc == NBG_OK && d->at < d->l.n && d->l.t[d->at].operation == i) {
-		nbg_cpu_tensor t = d->l.t[d->at];
-		cpu_view v;
-		uint8_t *data = NULL;
-		if (t.whole_layer) {
-			t.data = d->whole;
-		} else if (view_of(d->p, i, &v, &t) < 0 || !(data = malloc(t.bytes ? (size_t)t.bytes : 1)) ||
-			   gather(&v, buf, data) ||
-			   (t.data = data, d->l.whole[d->at] >= 0 &&
-					   stack_tile(d, &d->l.t[d->l.whole[d->at]], &t))) {
-			free(data);
-			return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "out of memory");
-		}
-		rc = d->hook(d->ctx, &t);
-		if (t.whole_layer) {
-			free(d->whole);
-			d->whole = NULL;
-			d->rows = 0;
-		}
-		free(data);
-		d->at++;
-	}
-	if (rc != NBG_OK)
-		return nbg_rt_fail(err, rc, -1, "the dump stopped the run after operation %zu", i);
-	return NBG_OK;
+	for (; rc == NBG_OK && d->at < d->l.n && d->l.t[d->at].operation == i; d->at++)
+		rc = dump_entry(d, i, buf, err);
+	return rc;
 }
 
 nbg_code nbg_cpu_run_dump(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t count, size_t stop_before,
@@ -374,9 +400,16 @@ nbg_code nbg_cpu_run_dump(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, si
 	nbg_code rc = list_build(p, stop_before, &d.l, err);
 	if (rc != NBG_OK)
 		return rc;
-	rc = nbg_cpu_run_hooked(p, inputs, count, stop_before, dump_after, &d, out, err);
+	d.whole = calloc(d.l.n + 1, sizeof(*d.whole));
+	d.rows = calloc(d.l.n + 1, sizeof(*d.rows));
+	if (!d.whole || !d.rows)
+		rc = nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "out of memory");
+	else
+		rc = nbg_cpu_run_hooked(p, inputs, count, stop_before, dump_after, &d, out, err);
+	for (size_t k = 0; d.whole && k < d.l.n; k++)
+		free(d.whole[k]);
 	free(d.whole);
-	free(d.l.t);
-	free(d.l.whole);
+	free(d.rows);
+	list_free(&d.l);
 	return rc;
 }
