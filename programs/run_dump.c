@@ -183,23 +183,63 @@ static int dump_fits(const run_state *s, const nbg_cpu_tensor *list, size_t n)
 	return nbg_code_exit(NBG_E_WORK_LIMIT);
 }
 
-/* DIR must be new: OUTPUT_EXISTS's exit when anything is there. */
+/* DIR must be new: OUTPUT_EXISTS's exit when anything is there (another
+ * failure to look is cli_out_dir_open's to report). */
 static int dump_new(const char *dir)
 {
 	struct stat st;
-	if (lstat(dir, &st) != 0 && errno == ENOENT)
+	if (lstat(dir, &st) != 0)
 		return 0;
 	fprintf(stderr, "nbg run: %s: %s exists; --dump writes a new directory (nothing was written)\n",
 		nbg_code_name(NBG_E_OUTPUT_EXISTS), cli_esc(dir));
 	return nbg_code_exit(NBG_E_OUTPUT_EXISTS);
 }
 
-/* The dump's run, staged: 0 or the exit code (its message printed). */
-static int dump_run(run_state *s, dump_set *d, size_t n)
+/* The dump's directory staged (s->dump): 0 or the exit code. */
+static int dump_open(run_state *s)
 {
+	dump_set *d = calloc(1, sizeof(*d));
+	if (!d) {
+		fprintf(stderr, "nbg run: %s: out of memory\n", nbg_code_name(NBG_E_OUT_OF_MEMORY));
+		return NBG_EXIT_IO;
+	}
+	d->m = s->m;
+	d->dump_float = s->a.dump_float;
+	d->ops = json_array();
+	int rc = cli_out_dir_open(&d->dir, "run", s->a.dump, mine_none);
+	if (rc) {
+		json_decref(d->ops);
+		free(d);
+		return rc;
+	}
+	s->dump = d;
+	return 0;
+}
+
+int run_dump_check(run_state *s)
+{
+	if (!s->a.dump)
+		return 0;
+	int rc = dump_new(s->a.dump);
+	if (rc || !s->plan) /* no plan: the session refuses the model as it would its own */
+		return rc;
+	nbg_cpu_tensor *list = NULL;
+	nbg_error e;
+	if (nbg_cpu_dump_list(s->plan, SIZE_MAX, &list, &s->dump_count, &e) != NBG_OK)
+		return run_rt_exit("run", &e);
+	rc = dump_fits(s, list, s->dump_count);
+	free(list);
+	return rc ? rc : dump_open(s);
+}
+
+int run_dump(run_state *s)
+{
+	dump_set *d = s->dump;
+	if (!d)
+		return 0;
 	nbg_cpu_state *st = NULL;
 	nbg_error e;
-	for (size_t k = n; k >= 10; k /= 10)
+	for (size_t k = s->dump_count; k >= 10; k /= 10)
 		d->width++;
 	d->width = d->width < 3 ? 3 : d->width + 1;
 	nbg_code rc = nbg_cpu_run_dump(s->plan, s->bufs, s->n_in, SIZE_MAX, dump_tensor, d, &st, &e);
@@ -209,41 +249,6 @@ static int dump_run(run_state *s, dump_set *d, size_t n)
 	if (rc != NBG_OK)
 		return run_rt_exit("run", &e);
 	return 0;
-}
-
-int run_dump(run_state *s)
-{
-	if (!s->a.dump)
-		return 0;
-	nbg_cpu_tensor *list = NULL;
-	size_t n = 0;
-	nbg_error e;
-	int rc = dump_new(s->a.dump);
-	if (rc)
-		return rc;
-	if (!s->plan) /* the session refuses the model as it would its own plan */
-		return 0;
-	if (nbg_cpu_dump_list(s->plan, SIZE_MAX, &list, &n, &e) != NBG_OK)
-		return run_rt_exit("run", &e);
-	rc = dump_fits(s, list, n);
-	free(list);
-	if (rc)
-		return rc;
-	dump_set *d = calloc(1, sizeof(*d));
-	if (!d) {
-		fprintf(stderr, "nbg run: %s: out of memory\n", nbg_code_name(NBG_E_OUT_OF_MEMORY));
-		return NBG_EXIT_IO;
-	}
-	d->m = s->m;
-	d->dump_float = s->a.dump_float;
-	d->ops = json_array();
-	if ((rc = cli_out_dir_open(&d->dir, "run", s->a.dump, mine_none)) != 0) {
-		json_decref(d->ops);
-		free(d);
-		return rc;
-	}
-	s->dump = d;
-	return dump_run(s, d, n);
 }
 
 int run_dump_commit(run_state *s)

@@ -82,6 +82,7 @@ typedef struct run_state {
 	nbg_error e;
 	int golden_ok;
 	struct run_dump *dump;      /* --dump: the staged directory (run_dump.c) */
+	size_t dump_count;          /* the tensors it holds */
 } run_state;
 
 /* The networks of a->sample in turn (run_sample.c). */
@@ -117,8 +118,11 @@ const char *run_format_name(uint32_t fmt);
 
 /* --dump (run_dump.c): the options checked (0 or a usage exit); the
  * dump staged before the session (every tensor, dump.json); committed
- * with the outputs; freed (a staged dump removed). */
+ * with the outputs; freed (a staged dump removed).  run_dump_check: DIR
+ * new, the dump within --dump-limit and its directory staged, before the
+ * inputs are read or the output directory made. */
 int run_dump_args(run_args *a, const cli_run_opts *o);
+int run_dump_check(run_state *s);
 int run_dump(run_state *s);
 int run_dump_commit(run_state *s);
 void run_dump_free(run_state *s);

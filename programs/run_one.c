@@ -56,9 +56,10 @@ int run_one(const run_args *a, int *mismatch)
 	s->m = s->model.model;
 	s->n_in = nbg_model_input_count(s->m);
 	s->n_out = nbg_model_output_count(s->m);
-	if ((rc = run_inputs(s)) == 0)
-		run_cpu_plan(s); /* --backend cpu: once, for the session and summary.json */
-	if (rc == 0 && (rc = run_dump(s)) == 0 && (rc = run_session(s)) == 0 && (rc = run_outputs(s)) == 0) {
+	run_cpu_plan(s); /* --backend cpu: once, for the session and summary.json */
+	/* --dump refused before anything is written (the output dir included) */
+	if ((rc = run_dump_check(s)) == 0 && (rc = run_inputs(s)) == 0 && (rc = run_dump(s)) == 0 &&
+	    (rc = run_session(s)) == 0 && (rc = run_outputs(s)) == 0) {
 		s->summary = run_summary_json(s);
 		if ((rc = run_dump_commit(s)) == 0 && (rc = run_commit(s)) == 0) {
 			rc = run_report(s, rc);

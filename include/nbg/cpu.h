@@ -235,10 +235,11 @@ extern "C" {
  * TP fully connected layer and the shader kinds give the image they write
  * (channels, rows, columns); a TP walk its elements in the order of their
  * addresses, shaped as its command's output image when the count agrees,
- * else flat.  Where consecutive convolutions of one layer (its tiles)
- * write images of one width and channel count, a whole-layer tensor
- * follows the last tile: the tiles' images stacked along the rows in the
- * order they ran.
+ * else flat.  Where a layer is tiled -- two or more convolutions of it
+ * write images of one width and channel count, or two or more TP fully
+ * connected operations parts of its outputs -- a whole-layer tensor
+ * follows its last tile: the tiles stacked in the order they ran, along
+ * the rows (convolutions) or the outputs (fully connected).
  */
 typedef struct nbg_cpu_tensor {
 	size_t operation;        /* the step (OPERATIONS record); a whole layer: its last tile */

@@ -238,47 +238,78 @@ static void list_free(dump_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* The axis a layer's tiles are stacked along: a convolution's rows (1), a
+ * TP fully connected layer's outputs (2); 0 for another kind. */
+static int tile_axis(const nbg_cpu_plan *p, const nbg_cpu_tensor *t)
+{
+	int k = p->ops[t->operation].kind;
+	return k == CPU_OP_CONV ? 1 : k == CPU_OP_TPFC ? 2 : 0;
+}
+
 /* Whether entry j of the steps' tensors is a tile of a layer (its layer's
- * tensors are two or more convolutions of one width and channel count),
- * and *last whether no later entry is of its layer; the tiles' rows into
- * *rows. */
-static int tile_of(const nbg_cpu_plan *p, const dump_list *st, size_t j, int *last, uint64_t *rows)
+ * tensors are two or more of one kind that stacks, equal but along its
+ * axis), and *last whether no later entry is of its layer; the length of
+ * the stacked axis into *len. */
+static int tile_of(const nbg_cpu_plan *p, const dump_list *st, size_t j, int *last, uint64_t *len)
 {
 	const nbg_cpu_tensor *t = &st->t[j];
+	int axis = tile_axis(p, t);
 	size_t count = 0;
 	*last = 1;
-	*rows = 0;
-	for (size_t k = 0; k < st->n; k++) {
+	*len = 0;
+	for (size_t k = 0; k < st->n && axis; k++) {
 		const nbg_cpu_tensor *u = &st->t[k];
 		if (u->layer_id != t->layer_id)
 			continue;
-		if (p->ops[u->operation].kind != CPU_OP_CONV || u->shape[0] != t->shape[0] ||
-		    u->shape[2] != t->shape[2])
+		if (tile_axis(p, u) != axis || u->shape[0] != t->shape[0] ||
+		    (axis == 1 ? u->shape[2] != t->shape[2] : u->shape[1] != t->shape[1]))
 			return 0;
 		count++;
-		*rows += u->shape[1];
+		*len += u->shape[axis];
 		*last = *last && k <= j;
 	}
 	return count > 1;
 }
 
+/* The OUTPUT record a whole layer's tensor is, byte for byte: its tiles
+ * (entries of `layer`) write it whole, one after the other from its start;
+ * else -1. */
+static int32_t whole_record(const nbg_cpu_plan *p, const dump_list *l, uint32_t layer, uint64_t bytes)
+{
+	uint64_t next = 0;
+	size_t region = SIZE_MAX;
+	for (size_t k = 0; k < l->n; k++) {
+		cpu_view v;
+		nbg_cpu_tensor t;
+		if (l->t[k].layer_id != layer || l->t[k].whole_layer)
+			continue;
+		if (view_of(p, l->t[k].operation, &v, &t) <= 0 || v.ring_size || v.base != next ||
+		    (region != SIZE_MAX && v.region != region) || (v.z > 1 && v.y > 1))
+			return -1;
+		region = v.region;
+		next = v.base + t.bytes;
+	}
+	const cpu_region *g = region < p->region_count ? &p->regions[region] : NULL;
+	return g && g->source_type == NBG_GRAPH_SRC_OUTPUT && next == bytes && bytes == g->size ? g->index : -1;
+}
+
 /* The steps' tensors in order, each tiled layer's whole tensor after its
- * last tile (the tiles stacked along the rows in the order they ran). */
+ * last tile (the tiles stacked along their axis in the order they ran). */
 static int list_whole(const nbg_cpu_plan *p, const dump_list *st, dump_list *l)
 {
 	for (size_t j = 0; j < st->n; j++) {
 		int last;
-		uint64_t rows;
+		uint64_t len;
 		if (list_add(l, &st->t[j]))
 			return -1;
-		if (!tile_of(p, st, j, &last, &rows) || !last)
+		if (!tile_of(p, st, j, &last, &len) || !last)
 			continue;
 		nbg_cpu_tensor w = st->t[j];
 		w.whole_layer = 1;
 		w.tiles = 0;
-		w.output_record = -1;
-		w.shape[1] = rows;
+		w.shape[tile_axis(p, &w)] = len;
 		w.bytes = w.shape[0] * w.shape[1] * w.shape[2];
+		w.output_record = whole_record(p, l, w.layer_id, w.bytes);
 		for (size_t k = 0; k < l->n; k++)
 			if (l->t[k].layer_id == w.layer_id && !l->t[k].whole_layer) {
 				l->whole[k] = (int64_t)l->n;
@@ -341,12 +372,19 @@ typedef struct dump_run {
 	void *ctx;
 } dump_run;
 
-/* Tile t's rows into whole-layer entry k being stacked. */
+/* Tile t into whole-layer entry k being stacked: its rows (each channel's
+ * after the earlier tiles'), or a TP fully connected layer's outputs after
+ * the earlier ones. */
 static int stack_tile(dump_run *d, size_t k, const nbg_cpu_tensor *t)
 {
 	const nbg_cpu_tensor *w = &d->l.t[k];
 	if (!d->whole[k] && !(d->whole[k] = malloc(w->bytes ? (size_t)w->bytes : 1)))
 		return -1;
+	if (tile_axis(d->p, t) == 2) {
+		memcpy(d->whole[k] + d->rows[k], t->data, (size_t)t->bytes);
+		d->rows[k] += t->bytes;
+		return 0;
+	}
 	uint64_t x = t->shape[2];
 	for (uint64_t z = 0; z < t->shape[0]; z++)
 		memcpy(d->whole[k] + (z * w->shape[1] + d->rows[k]) * x, t->data + z * t->shape[1] * x,
