@@ -399,6 +399,13 @@ static void print_pair(const cmp_pair *p)
 	cli_compare_figures(stdout, &p->st, "stored");
 }
 
+/* A dump.json entry's string member, "?" when it has none. */
+static const char *text_of(json_t *entry, const char *key)
+{
+	const char *v = json_string_value(json_object_get(entry, key));
+	return v ? v : "?";
+}
+
 /* The first pair beyond the tolerance, NULL when none. */
 static const cmp_pair *first_divergent(const cmp_pair *p, size_t n)
 {
@@ -432,11 +439,11 @@ static int report(const cmp_args *c, const char *kind, const cmp_pair *p, size_t
 		for (size_t i = 0; i < n; i++)
 			print_pair(&p[i]);
 		if (f && f->entry)
+			/* dump.json's strings are the file's: escaped (up to eight at once) */
 			printf("first divergent: %s, layer %lld %s (%s), %s\n", f->name,
 			       (long long)json_integer_value(json_object_get(f->entry, "layer_id")),
-			       json_string_value(json_object_get(f->entry, "layer")),
-			       json_string_value(json_object_get(f->entry, "operator")),
-			       json_string_value(json_object_get(f->entry, "file")));
+			       cli_esc(text_of(f->entry, "layer")), cli_esc(text_of(f->entry, "operator")),
+			       cli_esc(text_of(f->entry, "file")));
 		printf("%s: %zu tensor%s compared, %s\n", f ? "different" : "equal", n, n == 1 ? "" : "s",
 		       f ? "the first beyond the tolerance named above" : "all within the tolerance");
 	}
