@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """check_dump.py - `nbg run --dump` and `nbg compare` (doc/debugging.md).
 
-check_dump.py NBG --quick SAMPLE.nb
+check_dump.py NBG --quick SAMPLE.nb NBG_CPU_HOSTILE NBG_FIXTURE_NAME
     Synthesized: the bad-input paths of --dump on the bundled sample (a DIR
     that exists, --dump-limit passed, a DIR that cannot be created, a run
-    the backend refuses: each its code and exit, nothing left behind), and
+    the backend refuses: each its code and exit, nothing left behind); a
+    synthesized copy whose layer is named like a path: its file stays in
+    DIR, named by the sanitizing rule, and holds the input's bytes; and
     nbg compare on arrays numpy made: its figures against numpy's own
     (max and mean |diff|, cosine, top-k), the exit codes, shapes that
     differ, malformed .npy files, dump directories with a bad dump.json.
@@ -93,6 +95,38 @@ def quick_dump(nbg, sample, tmp):
     check(r.returncode == 2 and "--backend cpu" in r.stderr, "--dump without --backend cpu: usage, exit 2")
     r = run(base + ["--output-dir", os.path.join(tmp, "o6"), "--dump-float"])
     check(r.returncode == 2, "--dump-float without --dump: usage, exit 2")
+
+
+def quick_names(nbg, hostile, fixture_name, tmp, np):
+    """A 16-byte copy (tests/cpu_hostile.c) whose layer name (the record at
+    1104, `nbg inspect --layers --json`) reads as a path."""
+    copy, evil = os.path.join(tmp, "copy.nb"), os.path.join(tmp, "evil.nb")
+    r = run([hostile, "copy", copy])
+    doc = json.loads(run([nbg, "inspect", "--layers", "--json", copy]).stdout)
+    at = doc["layers"][0]["record_offset"]
+    r2 = run([fixture_name, copy, evil, str(at), "../../up/a b"])
+    inp = os.path.join(tmp, "copy_in.bin")
+    data = bytes(range(7, 23))
+    with open(inp, "wb") as f:
+        f.write(data)
+    d = os.path.join(tmp, "names")
+    r3 = run([nbg, "run", "--backend", "cpu", evil, "--input", inp, "--output-dir", os.path.join(tmp, "o7"),
+              "--dump", d, "--dump-float"])
+    files = sorted(os.listdir(d)) if os.path.isdir(d) else []
+    want = "000-op0-.._.._up_a_b.npy"  # every byte but [A-Za-z0-9._-] as '_'
+    wantf = want[:-4] + ".f32.npy"     # the output record's values (quantization NONE: the codes)
+    ok = r.returncode == 0 and r2.returncode == 0 and r3.returncode == 0 and files == [wantf, want, "dump.json"]
+    if ok:
+        with open(os.path.join(d, "dump.json")) as f:
+            op = json.load(f)["operations"][0]
+        a = np.load(os.path.join(d, want))
+        fl = np.load(os.path.join(d, wantf))
+        ok = (a.tobytes() == data and op["layer"] == "../../up/a b" and op["output_record"] == 0 and
+              op["operator"] == "tp" and op["float_file"] == wantf and op["quantization"]["format"] == "NONE" and
+              fl.dtype == np.float32 and np.array_equal(fl, np.frombuffer(data, np.uint8).astype(np.float32)))
+    check(ok and not os.path.exists(os.path.join(tmp, "up")),
+          "a layer named ../../up/a b: its file %s stays in DIR and holds the copied bytes (%s; %s)"
+          % (want, files, (r3.stderr or r2.stderr).strip()[-120:]))
 
 
 def compare_json(nbg, a, b, *opts):
@@ -202,11 +236,12 @@ def quick_dumps(nbg, tmp, np):
     check(r.returncode == 2, "a dump against a directory without dump.json: exit 2")
 
 
-def quick(nbg, sample):
+def quick(nbg, sample, hostile, fixture_name):
     need_numpy("check_dump.py")
     import numpy as np
     with tempfile.TemporaryDirectory() as tmp:
         quick_dump(nbg, sample, tmp)
+        quick_names(nbg, hostile, fixture_name, tmp, np)
         pa, pc = quick_figures(nbg, tmp, np)
         quick_trouble(nbg, tmp, np, pa, pc)
         quick_dumps(nbg, tmp, np)
@@ -232,9 +267,9 @@ def tiled(p):
     return any(n > 1 for n in seen.values())
 
 
-def dump_run(nbg, model, inputs, tmp, tag):
+def dump_run(nbg, model, inputs, tmp, tag, *extra):
     out, dd = os.path.join(tmp, tag + "_out"), os.path.join(tmp, tag + "_dump")
-    args = [nbg, "run", "--backend", "cpu", model, "--output-dir", out, "--dump", dd]
+    args = [nbg, "run", "--backend", "cpu", model, "--output-dir", out, "--dump", dd, *extra]
     for i in inputs:
         args += ["--input", i]
     r = run(args)
@@ -268,7 +303,19 @@ def check_tensors(np, name, ops, dd, out, p):
 
 
 def check_compare(nbg, np, name, model, inputs, ops, dd, tmp):
-    ops2, _, dd2, r = dump_run(nbg, model, inputs, tmp, name + "_2")
+    ops2, _, dd2, r = dump_run(nbg, model, inputs, tmp, name + "_2", "--dump-float")
+    floats = [o for o in ops2 if o["float_file"]]
+    ok = bool(floats) and all(o["data_type"] == "FP16" or o["output_record"] is not None for o in floats)
+    for o in floats:
+        a, f = np.load(os.path.join(dd2, o["file"])), np.load(os.path.join(dd2, o["float_file"]))
+        if o["data_type"] == "FP16":
+            want = a.astype(np.float32)
+        else:
+            q = o["quantization"]
+            want = ((a.astype(np.float64) - q["zero_point"]) * q["scale"]).astype(np.float32)
+        ok = ok and f.dtype == np.float32 and f.shape == a.shape and np.array_equal(f, want)
+    check(ok, "%s: --dump-float: %d float32 files, each its tensor's values by numpy (fp16 widened, an "
+          "output record's codes dequantized)" % (name, len(floats)))
     rc, doc, err = compare_json(nbg, dd, dd2)
     check(rc == 0 and doc and doc["equal"] and doc["first_divergent"] is None,
           "%s: two runs' dumps compare equal (exit %d %s)" % (name, rc, err.strip()[-100:]))
@@ -431,7 +478,7 @@ def corpus_v2(nbg, np, v2, tmp):
 def main(argv):
     nbg = argv[1]
     if argv[2] == "--quick":
-        quick(nbg, argv[3])
+        quick(nbg, argv[3], argv[4], argv[5])
     else:
         opts = dict(zip(argv[2::2], argv[3::2]))
         corpus(nbg, opts["--corpus"], opts["--goldens"], opts["--cpu-dump"])
