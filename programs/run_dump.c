@@ -169,10 +169,11 @@ static nbg_code dump_tensor(void *ctx, const nbg_cpu_tensor *t)
 static int dump_fits(const run_state *s, const nbg_cpu_tensor *list, size_t n)
 {
 	uint64_t total = DUMP_JSON_ENTRY;
-	for (size_t i = 0; i < n; i++) {
-		total += list[i].bytes + DUMP_NPY_HEADER + DUMP_JSON_ENTRY;
+	for (size_t i = 0; i < n && total < UINT64_MAX / 8; i++) {
+		uint64_t b = list[i].bytes < UINT64_MAX / 8 ? list[i].bytes : UINT64_MAX / 8; /* saturated */
+		total += b + DUMP_NPY_HEADER + DUMP_JSON_ENTRY;
 		if (s->a.dump_float)
-			total += list[i].bytes * (list[i].data_format == 1 ? 2 : 4) + DUMP_NPY_HEADER;
+			total += b * (list[i].data_format == 1 ? 2 : 4) + DUMP_NPY_HEADER;
 	}
 	if (total <= s->a.dump_limit)
 		return 0;

@@ -273,7 +273,9 @@ NBG_API nbg_code nbg_cpu_dump_list(const nbg_cpu_plan *p, size_t stop_before, nb
  * nbg_cpu_dump_list; anything but NBG_OK stops the run, which returns it. */
 typedef nbg_code (*nbg_cpu_dump_fn)(void *ctx, const nbg_cpu_tensor *t);
 
-/* nbg_cpu_run calling hook with every tensor of nbg_cpu_dump_list. */
+/* nbg_cpu_run calling hook with every tensor of nbg_cpu_dump_list, each
+ * gathered into memory of its own (a tiled layer's whole tensor is held
+ * until its last tile ran): bound them by the list's bytes first. */
 NBG_API nbg_code nbg_cpu_run_dump(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t count,
 				  size_t stop_before, nbg_cpu_dump_fn hook, void *ctx, nbg_cpu_state **out,
 				  nbg_error *err);

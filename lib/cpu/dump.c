@@ -170,7 +170,9 @@ static int view_of(const nbg_cpu_plan *p, size_t i, cpu_view *v, nbg_cpu_tensor 
 	t->shape[0] = v->z;
 	t->shape[1] = v->y;
 	t->shape[2] = v->x;
-	t->bytes = (uint64_t)v->x * v->y * v->z * v->elem;
+	/* saturated: a product past 64 bits is refused as too large to hold */
+	if (__builtin_mul_overflow((uint64_t)v->x * v->y, (uint64_t)v->z * v->elem, &t->bytes))
+		t->bytes = UINT64_MAX;
 	const cpu_region *g = &p->regions[v->region];
 	uint64_t line = (uint64_t)v->x * v->elem;
 	if (g->source_type == NBG_GRAPH_SRC_OUTPUT && !v->base && !v->ring_size && t->bytes == g->size &&
@@ -308,7 +310,8 @@ static int list_whole(const nbg_cpu_plan *p, const dump_list *st, dump_list *l)
 		w.whole_layer = 1;
 		w.tiles = 0;
 		w.shape[tile_axis(p, &w)] = len;
-		w.bytes = w.shape[0] * w.shape[1] * w.shape[2];
+		if (__builtin_mul_overflow(w.shape[0] * w.shape[2], w.shape[1], &w.bytes))
+			w.bytes = UINT64_MAX;
 		w.output_record = whole_record(p, l, w.layer_id, w.bytes);
 		for (size_t k = 0; k < l->n; k++)
 			if (l->t[k].layer_id == w.layer_id && !l->t[k].whole_layer) {
@@ -401,6 +404,10 @@ static nbg_code dump_entry(dump_run *d, size_t i, uint8_t *const *buf, nbg_error
 	nbg_cpu_tensor t = d->l.t[k];
 	cpu_view v;
 	uint8_t *data = NULL;
+	/* what a size_t cannot hold cannot be allocated either (32-bit hosts) */
+	if (t.bytes >= SIZE_MAX || (d->l.whole[k] >= 0 && d->l.t[d->l.whole[k]].bytes >= SIZE_MAX))
+		return nbg_rt_fail(err, NBG_E_OUT_OF_MEMORY, -1, "out of memory: operation %zu's tensor is "
+				   "%llu bytes", i, (unsigned long long)t.bytes);
 	if (t.whole_layer) {
 		t.data = d->whole[k];
 	} else if (view_of(d->p, i, &v, &t) < 0 || !(data = malloc(t.bytes ? (size_t)t.bytes : 1)) ||
@@ -427,6 +434,8 @@ static nbg_code dump_after(void *ctx, size_t i, uint8_t *const *buf, nbg_error *
 	return rc;
 }
 
+/* The caller bounds what the hook receives by nbg_cpu_dump_list's bytes
+ * (nbg run's --dump-limit): each tensor is gathered into memory of its own. */
 nbg_code nbg_cpu_run_dump(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t count, size_t stop_before,
 			  nbg_cpu_dump_fn hook, void *ctx, nbg_cpu_state **out, nbg_error *err)
 {
