@@ -327,7 +327,7 @@ static int compare_files(const cmp_args *c, cmp_pair **pairs, size_t *n)
 						      : nbg_model_output_at(c->m, c->index);
 	int rc = io ? load_record(c->a, io, &ta) : load_npy(c->a, &ta);
 	rc = rc ? rc : io ? load_record(c->b, io, &tb) : load_npy(c->b, &tb);
-	*pairs = calloc(1, sizeof(**pairs));
+	*pairs = calloc(2, sizeof(**pairs)); /* one more than measured, as the others */
 	if (!rc && !*pairs)
 		rc = trouble(NULL, NBG_E_OUT_OF_MEMORY, "out of memory");
 	if (!rc) {
@@ -518,6 +518,7 @@ static int compare(cmp_args *c)
 	}
 	if (!rc)
 		rc = report(c, kind, pairs, n);
+	/* every list holds one entry past those measured: a failed one's */
 	for (size_t i = 0; pairs && i < n + 1; i++)
 		json_decref(pairs[i].entry);
 	free(pairs);
