@@ -159,6 +159,7 @@ int cli_cmd_verify(int argc, char **argv);
 int cli_cmd_fields(int argc, char **argv);
 int cli_cmd_codes(int argc, char **argv);
 int cli_cmd_diff(int argc, char **argv);
+int cli_cmd_compare(int argc, char **argv);
 int cli_cmd_corpus(int argc, char **argv);
 int cli_cmd_weights(int argc, char **argv);
 

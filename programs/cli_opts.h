@@ -146,7 +146,17 @@ typedef struct cli_run_opts {
 	int backend;                   /* 0, or 1 + its place in auto|nnsdk|viplite|cpu */
 	int layout;                    /* 0, or 1 + its place in nchw|nhwc (nbg_tensor_layout) */
 	cli_size max_output, max_memory, max_work, max_plan_steps;
+	const char *dump;              /* --dump DIR (run_dump.c) */
+	int dump_float;
+	cli_size dump_limit;
 } cli_run_opts;
+
+typedef struct cli_compare_opts {
+	int json;
+	const char *model, *tolerance;
+	cli_record input, output;
+	uint64_t top;                  /* 0: 5 */
+} cli_compare_opts;
 
 /* "nbg CMD: MESSAGE" and the command's synopsis on standard error;
  * returns NBG_EXIT_USAGE. */

@@ -98,6 +98,27 @@ static const cli_command commands[] = {
 	  "unreadable or invalid, a failed write); a file whose only failures are its "
 	  "checksums is compared.",
 	  { FLAG("--json", "one JSON document instead of text", cli_json_opts, json) } },
+	{ "compare", "A B", "two tensors, dumps or run outputs: where they differ",
+	  "Measures two tensors against each other: max |diff| of the stored values and of the "
+	  "dequantized ones (where a scale is known), mean |diff|, cosine similarity and top-k "
+	  "agreement.  A and B are two .npy files; two files of any kind nbg tensor reads (raw, "
+	  ".npy, .tensor text, vpm_run's .dat) with --model and the record that gives them a "
+	  "shape and type; two dumps of nbg run --dump (every tensor in execution order, and "
+	  "the first operation that diverges beyond the tolerance); or two nbg run output "
+	  "directories (output_<i>.npy).  --tolerance X is in stored units (codes), X% a "
+	  "percentage of B's range.  Exit as cmp: 0 equal within the tolerance, 1 different, 2 "
+	  "trouble (usage, a file unreadable or malformed, shapes that differ).",
+	  { FLAG("--json", "one JSON document instead of text", cli_compare_opts, json),
+	    STRING("--tolerance", "X|X%", "largest accepted difference, stored units or % of B's "
+		   "range (default 0)", cli_compare_opts, tolerance),
+	    STRING("--model", "MODEL.nb", "the model whose record gives two files their shape and type",
+		   cli_compare_opts, model),
+	    CLI_OPT_CUSTOM("--input", "N", "with --model: input record N", cli_compare_opts, input,
+			   cli_record_arg),
+	    CLI_OPT_CUSTOM("--output", "N", "with --model: output record N", cli_compare_opts,
+			   output, cli_record_arg),
+	    CLI_OPT_UINT("--top", "K", "the k of the top-k agreement (default 5)", cli_compare_opts,
+			 top, 1, 1000) } },
 	{ "corpus", "PATH...", "invariants across many files, one record each",
 	  "Walks files, directories (for *.nb) and sha256sum manifests, measures every file "
 	  "on N threads and aggregates the field map's corpus tables: families, versions, "
@@ -237,7 +258,13 @@ static const cli_command commands[] = {
 			   "and the like (default 64G; none)", cli_run_opts, max_work, cli_count_arg),
 	    CLI_OPT_CUSTOM("--max-plan-steps", "N",
 			   "with --backend cpu: most steps its planning may take (default 1G; none)",
-			   cli_run_opts, max_plan_steps, cli_count_arg) } },
+			   cli_run_opts, max_plan_steps, cli_count_arg),
+	    STRING("--dump", "DIR", "with --backend cpu: every operation's output as .npy, and "
+		   "DIR/dump.json (DIR must be new)", cli_run_opts, dump),
+	    FLAG("--dump-float", "with --dump: a float32 .npy beside each whose scale is known",
+		 cli_run_opts, dump_float),
+	    CLI_OPT_CUSTOM("--dump-limit", "SIZE", "most bytes --dump may write (default 1G; none)",
+			   cli_run_opts, dump_limit, cli_size_arg) } },
 	{ "tensor", "FILE", "convert tensors with a model's I/O record",
 	  "Converts between NumPy .npy, vpm_run's .tensor text and raw bytes with one of the "
 	  "model's input or output records: .npy or text to the exact bytes the record needs "

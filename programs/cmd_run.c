@@ -81,6 +81,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 		return cli_usage("run", "--sample names the model, inputs and goldens itself");
 	if (a->sample && !a->output_dir)
 		return cli_usage("run", "no --output-dir given");
+	if ((rc = run_dump_args(a, &o)) != 0)
+		return rc;
 	if (a->sample)
 		return 0;
 	if (!a->model)

@@ -33,6 +33,7 @@ static const struct runner {
 	{ "fields", cli_cmd_fields, 0 },
 	{ "codes", cli_cmd_codes, 0 },
 	{ "diff", cli_cmd_diff, 1 },
+	{ "compare", cli_cmd_compare, 1 },
 	{ "corpus", cli_cmd_corpus, 0 },
 	{ "ledger", cli_cmd_ledger, 0 },
 	{ "reemit", cli_cmd_reemit, 0 },
@@ -231,7 +232,7 @@ void cli_commands_usage(FILE *out)
 	}
 	fputs("\nexit codes: 0 ok, 1 invalid file or failed check, 2 usage, 3 cannot read or\n"
 	      "write a file, 4 NPU runtime or device not available (nbg codes lists the code\n"
-	      "behind each); diff as cmp: 0 identical, 1 different, 2 trouble.\n"
+	      "behind each); diff and compare as cmp: 0 identical, 1 different, 2 trouble.\n"
 	      "Manual: man nbg; documentation: README.md and doc/.\n",
 	      out);
 }
@@ -330,9 +331,10 @@ void cli_man(FILE *out)
 	fputs(".SH \"EXIT STATUS\"\n.TP\n0\nsuccess\n.TP\n1\nthe file is not a valid NBG, or a "
 	      "check failed\n.TP\n2\na usage error\n.TP\n3\n"
 	      "an input cannot be read or an output written\n.TP\n4\nthe NPU runtime or device "
-	      "is not available\n.PP\n\\fBnbg diff\\fR exits as \\fBcmp\\fR(1): 0 the files are "
-	      "identical, 1 they differ, 2 trouble (a usage error, a file that cannot be read "
-	      "or is not a valid NBG, a report that cannot be written).\n.SH \"ERROR CODES\"\nEvery failure has a stable code; the "
+	      "is not available\n.PP\n\\fBnbg diff\\fR and \\fBnbg compare\\fR exit as \\fBcmp\\fR(1): 0 "
+	      "the files are identical (the tensors equal within the tolerance), 1 they differ, 2 "
+	      "trouble (a usage error, a file that cannot be read or is not a valid NBG or tensor, "
+	      "a report that cannot be written).\n.SH \"ERROR CODES\"\nEvery failure has a stable code; the "
 	      "exit status follows from it.\n",
 	      out);
 	for (int code = 1; code < NBG_E__COUNT; code++) {

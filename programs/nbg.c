@@ -1,7 +1,7 @@
 /*
  * nbg.c - the nbg command; commands.c dispatches to the subcommands.  Exit
  * codes: 0 ok, 1 invalid / checks failed, 2 usage, 3 cannot read or write,
- * 4 NPU runtime or device unavailable; diff as cmp (0 identical, 1
+ * 4 NPU runtime or device unavailable; diff and compare as cmp (0 identical, 1
  * different, 2 trouble).
  */
 #include "cli.h"

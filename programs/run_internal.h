@@ -49,6 +49,9 @@ typedef struct run_args {
 	uint64_t max_output;     /* --max-output: bytes the run may write */
 	uint64_t max_memory;     /* --max-memory: bytes it may hold for tensors */
 	nbg_cpu_options cpu;     /* the CPU backend's limits (cli_cpu_options) */
+	const char *dump;        /* --dump DIR, --dump-float, --dump-limit (run_dump.c) */
+	int dump_float;
+	uint64_t dump_limit;
 } run_args;
 
 /* An output file, staged through the one output writer (cli_out.c) and
@@ -69,6 +72,7 @@ typedef struct run_state {
 	nbg_io *out_io;             /* each output as the runtime reports it */
 	float **out_f, **gold_f;    /* dequantized outputs and goldens */
 	nbg_tensor_diff *cmp;
+	nbg_tensor_stats *stats;    /* the goldens' figures (run_golden.c) */
 	staged_file *staged;
 	size_t staged_count;
 	size_t *raw_staged;         /* output i's raw file is staged[raw_staged[i]] */
@@ -77,6 +81,8 @@ typedef struct run_state {
 	json_t *summary;
 	nbg_error e;
 	int golden_ok;
+	struct run_dump *dump;      /* --dump: the staged directory (run_dump.c) */
+	size_t dump_count;          /* the tensors it holds */
 } run_state;
 
 /* The networks of a->sample in turn (run_sample.c). */
@@ -109,6 +115,17 @@ json_t *run_golden_json(const run_state *s);
  * the report and summary.json print it. */
 int run_report(run_state *s, int rc);
 const char *run_format_name(uint32_t fmt);
+
+/* --dump (run_dump.c): the options checked (0 or a usage exit); the
+ * dump staged before the session (every tensor, dump.json); committed
+ * with the outputs; freed (a staged dump removed).  run_dump_check: DIR
+ * new, the dump within --dump-limit and its directory staged, before the
+ * inputs are read or the output directory made. */
+int run_dump_args(run_args *a, const cli_run_opts *o);
+int run_dump_check(run_state *s);
+int run_dump(run_state *s);
+int run_dump_commit(run_state *s);
+void run_dump_free(run_state *s);
 
 /* --backend cpu: s->plan built once, for the session and summary.json
  * (NULL when it cannot be: the session then refuses the model as it would

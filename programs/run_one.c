@@ -14,6 +14,7 @@ static int run_cleanup(run_state *s, int rc)
 	for (size_t i = 0; s->staged && i < s->staged_count; i++)
 		cli_out_free(&s->staged[i].out); /* a temporary not renamed is removed */
 	nbg_rt_session_free(s->res);
+	run_dump_free(s);
 	nbg_cpu_plan_free(s->plan);
 	json_decref(s->summary);
 	for (size_t i = 0; s->in_raw && i < s->n_in; i++)
@@ -28,6 +29,7 @@ static int run_cleanup(run_state *s, int rc)
 	free(s->out_f);
 	free(s->gold_f);
 	free(s->cmp);
+	free(s->stats);
 	free(s->staged);
 	free(s->raw_staged);
 	cli_loaded_free(&s->model);
@@ -54,11 +56,12 @@ int run_one(const run_args *a, int *mismatch)
 	s->m = s->model.model;
 	s->n_in = nbg_model_input_count(s->m);
 	s->n_out = nbg_model_output_count(s->m);
-	if ((rc = run_inputs(s)) == 0)
-		run_cpu_plan(s); /* --backend cpu: once, for the session and summary.json */
-	if (rc == 0 && (rc = run_session(s)) == 0 && (rc = run_outputs(s)) == 0) {
+	run_cpu_plan(s); /* --backend cpu: once, for the session and summary.json */
+	/* --dump refused before anything is written (the output dir included) */
+	if ((rc = run_dump_check(s)) == 0 && (rc = run_inputs(s)) == 0 && (rc = run_dump(s)) == 0 &&
+	    (rc = run_session(s)) == 0 && (rc = run_outputs(s)) == 0) {
 		s->summary = run_summary_json(s);
-		if ((rc = run_commit(s)) == 0) {
+		if ((rc = run_dump_commit(s)) == 0 && (rc = run_commit(s)) == 0) {
 			rc = run_report(s, rc);
 			*mismatch = rc == NBG_EXIT_INVALID && !s->golden_ok;
 		}

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cli_compare.h"
 #include "run_internal.h"
 
 const char *run_format_name(uint32_t fmt)
@@ -73,11 +74,10 @@ int run_report(run_state *s, int rc)
 		print_shape(stdout, nbg_model_output_at(s->m, i));
 		printf(" %zu bytes sha256 %s -> %s%s\n", o->size, h, cli_esc(s->staged[s->raw_staged[i]].final),
 		       o->stable ? "" : " (differs between loops)");
-		if (s->a.golden_count)
-			printf("  golden %s: %s, %llu/%llu elements beyond %g, max abs diff %g\n",
-			       cli_esc(s->a.goldens[i]), s->cmp[i].mismatches ? "MISMATCH" : "match",
-			       (unsigned long long)s->cmp[i].mismatches, (unsigned long long)s->cmp[i].elements,
-			       s->a.tolerance, s->cmp[i].max_abs_diff);
+		if (s->a.golden_count) { /* nbg compare's figures */
+			printf("  golden %s: %s, ", cli_esc(s->a.goldens[i]), s->cmp[i].mismatches ? "MISMATCH" : "match");
+			cli_compare_figures(stdout, &s->stats[i], "float32");
+		}
 		if (s->a.top)
 			print_top(s, i);
 	}

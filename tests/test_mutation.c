@@ -103,6 +103,9 @@ static const struct {
 	{ NBG_E_INTEGRITY_UNVERIFIED, "verify --require-checksum (tests/test_integrity.c)" },
 	/* a signal or the caller stopping a run (tests/runtime/, tests/python/) */
 	{ NBG_E_INTERRUPTED, "a stopped run (tests/runtime/, tests/python/)" },
+	/* nbg run --dump and nbg compare: a directory, not the parser (tests/check_dump.py) */
+	{ NBG_E_OUTPUT_EXISTS, "nbg run --dump DIR (tests/check_dump.py)" },
+	{ NBG_E_DUMP_INVALID, "nbg compare of dumps (tests/check_dump.py)" },
 	{ NBG_OK, NULL },
 };
 

@@ -191,6 +191,10 @@
 	X(UNSUPPORTED_OPERATION, "unsupported-operation", 4,                                       \
 	  "The CPU backend cannot execute an operation of the model (the message names it and why).") \
 	X(INTERRUPTED, "interrupted", 4,                                                           \
-	  "The run was stopped: by its caller (Ctrl-C in Python), or SIGINT/SIGTERM/SIGHUP ended it.")
+	  "The run was stopped: by its caller (Ctrl-C in Python), or SIGINT/SIGTERM/SIGHUP ended it.") \
+	X(OUTPUT_EXISTS, "output-exists", 3,                                                       \
+	  "An output that must be new (nbg run --dump DIR) already exists; nothing was written.")    \
+	X(DUMP_INVALID, "dump-invalid", 2,                                                         \
+	  "A dump directory's dump.json is missing, not nbg run's, or lists files it does not hold.")
 
 #endif

@@ -220,3 +220,67 @@ NBG_API const uint8_t *nbg_cpu_state_buffer(const nbg_cpu_state *s, uint32_t sou
 }
 #endif
 #endif
+
+/* Static-linking-only: not part of the stable interface (doc/api.md). */
+#if defined(NBG_STATIC_LINKING_ONLY) && !defined(NBG_CPU_H_STATIC_LINKING_ONLY)
+#define NBG_CPU_H_STATIC_LINKING_ONLY
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * What an executed operation wrote, as a tensor (`nbg run --dump`,
+ * doc/debugging.md): the elements its kind of operation writes, gathered
+ * from where it wrote them into one C-order array.  An NN convolution, a
+ * TP fully connected layer and the shader kinds give the image they write
+ * (channels, rows, columns); a TP walk its elements in the order of their
+ * addresses, shaped as its command's output image when the count agrees,
+ * else flat.  Where a layer is tiled -- two or more convolutions of it
+ * write images of one width and channel count, or two or more TP fully
+ * connected operations parts of its outputs -- a whole-layer tensor
+ * follows its last tile: the tiles stacked in the order they ran, along
+ * the rows (convolutions) or the outputs (fully connected).
+ */
+typedef struct nbg_cpu_tensor {
+	size_t operation;        /* the step (OPERATIONS record); a whole layer: its last tile */
+	uint32_t layer_id;
+	const char *layer;       /* the step's layer name (nbg_cpu_step.layer) */
+	const char *kind;        /* nbg_cpu_step_kind: the backend's kind of operation */
+	int whole_layer;         /* 1: the layer's tiles stacked (tiles of them) */
+	size_t tiles;
+	uint32_t ndim;
+	uint64_t shape[3];       /* outermost first */
+	uint32_t data_format;    /* of the elements: UINT8 (2) or FP16 (1) */
+	int zero_point_known;    /* the command states the output's zero point */
+	int32_t zero_point;
+	int32_t output_record;   /* the tensor is OUTPUT record n's bytes, whole; else -1 */
+	uint64_t bytes;
+	const uint8_t *data;     /* the run's hook only: the elements, valid during the call */
+} nbg_cpu_tensor;
+
+/* The kind of operation the CPU backend executes for step i ("conv",
+ * "tp", "tp-fc", "softmax", "sh-pool", ...: its table's names,
+ * doc/cpu-backend.md); NULL when the step is not executed. */
+NBG_API const char *nbg_cpu_step_kind(const nbg_cpu_plan *p, size_t i);
+
+/* The tensors a dumping run of the operations below stop_before gives, in
+ * the order its hook receives them (data NULL): *out malloc'd (free()),
+ * *count of them.  NBG_OK, OUT_OF_MEMORY, INVALID_ARGUMENT. */
+NBG_API nbg_code nbg_cpu_dump_list(const nbg_cpu_plan *p, size_t stop_before, nbg_cpu_tensor **out,
+				   size_t *count, nbg_error *err);
+
+/* Called after each executed operation with what it wrote, in the order of
+ * nbg_cpu_dump_list; anything but NBG_OK stops the run, which returns it. */
+typedef nbg_code (*nbg_cpu_dump_fn)(void *ctx, const nbg_cpu_tensor *t);
+
+/* nbg_cpu_run calling hook with every tensor of nbg_cpu_dump_list, each
+ * gathered into memory of its own (a tiled layer's whole tensor is held
+ * until its last tile ran): bound them by the list's bytes first. */
+NBG_API nbg_code nbg_cpu_run_dump(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t count,
+				  size_t stop_before, nbg_cpu_dump_fn hook, void *ctx, nbg_cpu_state **out,
+				  nbg_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

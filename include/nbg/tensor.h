@@ -262,3 +262,56 @@ NBG_API void nbg_sample_free(nbg_sample *s);
 }
 #endif
 #endif
+
+/* Static-linking-only: not part of the stable interface (doc/api.md). */
+#if defined(NBG_STATIC_LINKING_ONLY) && !defined(NBG_TENSOR_H_STATIC_LINKING_ONLY)
+#define NBG_TENSOR_H_STATIC_LINKING_ONLY
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One side of a comparison (nbg compare, nbg run --golden): each
+ * element's stored value (a code, or a float element's value) and how it
+ * dequantizes, (stored - zero_point) x scale; scale 0 when it is not known
+ * (an inner tensor of a dump: its zero point alone is in the file). */
+typedef struct nbg_tensor_side {
+	const float *stored;
+	double zero_point;
+	double scale;
+} nbg_tensor_side;
+
+/* What a comparison of two tensors gives (doc/debugging.md, "nbg compare"). */
+typedef struct nbg_tensor_stats {
+	uint64_t elements;
+	double tolerance;        /* in stored units, resolved (a relative one: of B's range) */
+	uint64_t beyond;         /* elements whose stored values differ by more than it
+				  * (a NaN against a number always) */
+	uint64_t first_beyond;   /* valid when beyond > 0 */
+	double max_abs_stored, mean_abs_stored; /* |a - b| of the stored values */
+	double max_abs, mean_abs; /* of the dequantized values; NaN where a scale is unknown */
+	double cosine;           /* cosine similarity of the values less their zero points;
+				  * NaN when a side is all zero or holds a NaN */
+	uint32_t top_k;          /* min(k asked, elements) */
+	uint32_t top_common;     /* indices both sides' top k hold */
+	int top1_equal;          /* the largest value's index is the same */
+} nbg_tensor_stats;
+
+/* a and b, n elements each, measured: tolerance in stored units, or with
+ * relative (a fraction, 0.01 for 1%) of the range (max - min) of b's
+ * stored values; top_k the k of the top-k agreement (0: 5).  NBG_OK,
+ * INVALID_ARGUMENT (NULLs, a tolerance negative or NaN), OUT_OF_MEMORY. */
+NBG_API nbg_code nbg_tensor_measure(const nbg_tensor_side *a, const nbg_tensor_side *b, uint64_t n,
+				    double tolerance, int relative, uint32_t top_k, nbg_tensor_stats *out,
+				    nbg_error *err);
+
+/* The stored values of count elements of raw bytes in data format fmt
+ * (codes as they are, float formats by value), malloc'd into *out.
+ * NBG_OK, TENSOR_FORMAT_UNSUPPORTED (4-bit, unknown), INVALID_ARGUMENT
+ * (size not count elements), OUT_OF_MEMORY. */
+NBG_API nbg_code nbg_tensor_stored(uint32_t fmt, const void *raw, size_t size, uint64_t count, float **out,
+				   nbg_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

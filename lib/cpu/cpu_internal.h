@@ -242,5 +242,12 @@ CPU_HIDDEN int nbg_cpu_op_run(const cpu_op *op, uint8_t *const *buf);
  * dumps the buffers at several points of one run with it. */
 CPU_HIDDEN nbg_code nbg_cpu_run_range(const nbg_cpu_plan *p, nbg_cpu_state *st, size_t from, size_t to,
 				      nbg_error *err);
+/* nbg_cpu_run with `after` (when not NULL) called after each executed
+ * operation i with the machine's buffers; anything but NBG_OK stops the
+ * run, which returns it (run.c; the dumps of dump.c). */
+typedef nbg_code (*cpu_after_fn)(void *ctx, size_t i, uint8_t *const *buf, nbg_error *err);
+CPU_HIDDEN nbg_code nbg_cpu_run_hooked(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t count,
+				       size_t stop_before, cpu_after_fn after, void *ctx, nbg_cpu_state **out,
+				       nbg_error *err);
 
 #endif

@@ -77,8 +77,9 @@ nbg_code nbg_cpu_run_range(const nbg_cpu_plan *p, nbg_cpu_state *st, size_t from
 	return NBG_OK;
 }
 
-nbg_code nbg_cpu_run(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t count,
-		     size_t stop_before, nbg_cpu_state **out, nbg_error *err)
+nbg_code nbg_cpu_run_hooked(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t count,
+			    size_t stop_before, cpu_after_fn after, void *ctx, nbg_cpu_state **out,
+			    nbg_error *err)
 {
 	if (err)
 		nbg_rt_error_clear(err);
@@ -116,11 +117,22 @@ nbg_code nbg_cpu_run(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t 
 		    (size_t)st->regions[i].index < count && n)
 			memcpy(st->buf[i], inputs[st->regions[i].index].data, (size_t)n);
 	}
-	rc = nbg_cpu_run_range(p, st, 0, end, err);
+	/* without a hook, the range at once; with one, step by step */
+	for (size_t i = 0; i < end && rc == NBG_OK; i = after ? i + 1 : end) {
+		rc = nbg_cpu_run_range(p, st, i, after ? i + 1 : end, err);
+		if (rc == NBG_OK && after && p->steps[i].verdict == NBG_CPU_EXECUTE)
+			rc = after(ctx, i, st->buf, err);
+	}
 	if (rc != NBG_OK) {
 		nbg_cpu_state_free(st);
 		return rc;
 	}
 	*out = st;
 	return NBG_OK;
+}
+
+nbg_code nbg_cpu_run(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, size_t count,
+		     size_t stop_before, nbg_cpu_state **out, nbg_error *err)
+{
+	return nbg_cpu_run_hooked(p, inputs, count, stop_before, NULL, NULL, out, err);
 }

@@ -140,9 +140,10 @@ static void tp_store(const cpu_tp *t, uint8_t *out, uint64_t off, uint8_t v)
  * The walk: with in and out, computes and writes every element (in points
  * at in_base, out at the output region, written at out_base + the counter's
  * offset through the output's ring); without, only the largest output
- * offset (*hi).
+ * offset (*hi) and, with mark, a 1 at mark[offset] for every element's
+ * counter offset (mark holds the largest + 1).
  */
-static void tp_walk(const cpu_tp *t, const uint8_t *in, uint8_t *out, uint64_t *hi)
+static void tp_walk_marks(const cpu_tp *t, const uint8_t *in, uint8_t *out, uint64_t *hi, uint8_t *mark)
 {
 	uint64_t ntx = tp_tiles(t->wx0, t->wx1, t->tile_xinc, t->pw);
 	uint64_t nty = tp_tiles(t->wy0, t->wy1, t->tile_yinc, t->ph);
@@ -165,6 +166,8 @@ static void tp_walk(const cpu_tp *t, const uint8_t *in, uint8_t *out, uint64_t *
 									       y0 + (int64_t)oy * t->ps, zoff);
 							tp_store(t, out, c.off, v);
 						}
+						else if (mark)
+							mark[c.off] = 1;
 						else if (c.off > top)
 							top = c.off;
 						tp_advance(t, &c, ox + 1 == nx, ox + 1 == nx && oy + 1 == ny);
@@ -174,6 +177,22 @@ static void tp_walk(const cpu_tp *t, const uint8_t *in, uint8_t *out, uint64_t *
 	}
 	if (hi)
 		*hi = top;
+}
+
+static void tp_walk(const cpu_tp *t, const uint8_t *in, uint8_t *out, uint64_t *hi)
+{
+	tp_walk_marks(t, in, out, hi, NULL);
+}
+
+uint8_t *nbg_cpu_tp_written(const cpu_tp *t, uint64_t *n)
+{
+	uint64_t hi = 0;
+	tp_walk(t, NULL, NULL, &hi);
+	uint8_t *mark = hi < SIZE_MAX ? calloc((size_t)hi + 1, 1) : NULL;
+	if (mark)
+		tp_walk_marks(t, NULL, NULL, NULL, mark);
+	*n = mark ? hi + 1 : 0;
+	return mark;
 }
 
 /*

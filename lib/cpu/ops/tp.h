@@ -70,6 +70,11 @@ typedef struct {
 CPU_HIDDEN int nbg_cpu_tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, const cpu_tp_field *t, size_t n,
 				    const char *id, const char *what, const char *basis);
 
+/* The output elements a planned TP walk writes (doc/debugging.md):
+ * a malloc'd map of *n bytes, 1 at every counter offset (in elements from
+ * out_base) the walk writes, 0 elsewhere; NULL when out of memory. */
+CPU_HIDDEN uint8_t *nbg_cpu_tp_written(const cpu_tp *t, uint64_t *n);
+
 /* A TP lookup-table activation's value for each input code into map
  * (ops/lut.c); 0 with the step refused. */
 CPU_HIDDEN int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, uint8_t map[256]);

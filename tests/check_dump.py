@@ -1,0 +1,490 @@
+#!/usr/bin/env python3
+"""check_dump.py - `nbg run --dump` and `nbg compare` (doc/debugging.md).
+
+check_dump.py NBG --quick SAMPLE.nb NBG_CPU_HOSTILE NBG_FIXTURE_NAME
+    Synthesized: the bad-input paths of --dump on the bundled sample (a DIR
+    that exists, --dump-limit passed, a DIR that cannot be created, a run
+    the backend refuses: each its code and exit, nothing left behind); a
+    synthesized copy whose layer is named like a path: its file stays in
+    DIR, named by the sanitizing rule, and holds the input's bytes; and
+    nbg compare on arrays numpy made: its figures against numpy's own
+    (max and mean |diff|, cosine, top-k), the exit codes, shapes that
+    differ, malformed .npy files, dump directories with a bad dump.json.
+
+check_dump.py NBG --corpus CORPUS_DIR --goldens GOLDENS_DIR --cpu-dump NBG_CPU_DUMP
+    The real files: LeNet with the board's input (GOLDENS_DIR/v853-lenet,
+    the V853 board's run of v1/1000f_ee_lenet_model.nb), the smallest v1
+    file with a tiled layer, and the v2 files, chosen by property
+    (nbg run --backend cpu --check --json): one tensor per executed
+    operation whose .npy numpy loads with the shape and type dump.json
+    lists; each NN operation's tensor against the bytes nbg-cpu-dump wrote
+    of the machine's buffer, sliced by numpy at the address, strides and
+    size `nbg inspect --commands --json` decodes from the command; the last
+    tensor the run's output_0.bin byte for byte and the board's golden
+    (equal, but for the values below fp16's normal range, which the board
+    writes as 0); a tiled layer's whole tensor its tiles concatenated by
+    numpy; two runs compare equal (exit 0); one byte changed in the fifth
+    tensor makes nbg compare --json exit 1 naming that operation first.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_cpu_tp import need_numpy  # noqa: E402
+from exe_wrapper import command  # noqa: E402
+
+FAILS = []
+TYPES = {"UINT8": "uint8", "FP16": "float16"}
+
+
+def run(args):
+    return subprocess.run([*command(args[0]), *args[1:]], capture_output=True, text=True)
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        FAILS.append(what)
+
+
+def left_behind(parent, name):
+    """Entries of parent that a dump named `name` could have left."""
+    return [e for e in os.listdir(parent) if name in e]
+
+
+# ---------------------------------------------------------------- quick
+
+
+def quick_dump(nbg, sample, tmp):
+    inp = os.path.join(tmp, "in.bin")
+    with open(inp, "wb") as f:
+        f.write(bytes(range(256)) * 3 + bytes(16))  # 784 bytes, the sample's input
+    base = [nbg, "run", "--backend", "cpu", sample, "--input", inp]
+    # a DIR that exists: output-exists, exit 3, DIR and the output dir untouched
+    d = os.path.join(tmp, "exists")
+    os.mkdir(d)
+    r = run(base + ["--output-dir", os.path.join(tmp, "o1"), "--dump", d])
+    check(r.returncode == 3 and "output-exists" in r.stderr and os.listdir(d) == [] and
+          not os.path.exists(os.path.join(tmp, "o1")),
+          "--dump into an existing directory: exit 3 output-exists, nothing written (%d %s)" %
+          (r.returncode, r.stderr.strip()[-120:]))
+    # over --dump-limit: work-limit, exit 1, before anything is written
+    r = run(base + ["--output-dir", os.path.join(tmp, "o2"), "--dump", os.path.join(tmp, "lim"),
+                    "--dump-limit", "1"])
+    check(r.returncode == 1 and "work-limit" in r.stderr and "--dump-limit" in r.stderr and
+          not left_behind(tmp, "lim") and not os.path.exists(os.path.join(tmp, "o2")),
+          "--dump-limit 1: exit 1 work-limit, nothing written (%d)" % r.returncode)
+    # a DIR whose parent is a file: io-error, exit 3
+    blocker = os.path.join(tmp, "file")
+    open(blocker, "w").close()
+    r = run(base + ["--output-dir", os.path.join(tmp, "o3"), "--dump", os.path.join(blocker, "d")])
+    check(r.returncode == 3 and "io-error" in r.stderr and not os.path.exists(os.path.join(tmp, "o3")),
+          "--dump under a file: exit 3 io-error, nothing written (%d %s)" %
+          (r.returncode, r.stderr.strip()[-120:]))
+    # the sample's softmax is refused: the run fails, the staged dump is removed
+    r = run(base + ["--output-dir", os.path.join(tmp, "o4"), "--dump", os.path.join(tmp, "refused")])
+    check(r.returncode == 4 and "unsupported-operation" in r.stderr and not left_behind(tmp, "refused"),
+          "a refused run: exit 4, no dump and no staging directory left (%d)" % r.returncode)
+    # --dump needs the CPU backend; --dump-float needs --dump
+    r = run([nbg, "run", sample, "--input", inp, "--output-dir", os.path.join(tmp, "o5"), "--dump",
+             os.path.join(tmp, "nocpu")])
+    check(r.returncode == 2 and "--backend cpu" in r.stderr, "--dump without --backend cpu: usage, exit 2")
+    r = run(base + ["--output-dir", os.path.join(tmp, "o6"), "--dump-float"])
+    check(r.returncode == 2, "--dump-float without --dump: usage, exit 2")
+
+
+def quick_names(nbg, hostile, fixture_name, tmp, np):
+    """A 16-byte copy (tests/cpu_hostile.c) whose layer name (the record at
+    1104, `nbg inspect --layers --json`) reads as a path."""
+    copy, evil = os.path.join(tmp, "copy.nb"), os.path.join(tmp, "evil.nb")
+    r = run([hostile, "copy", copy])
+    doc = json.loads(run([nbg, "inspect", "--layers", "--json", copy]).stdout)
+    at = doc["layers"][0]["record_offset"]
+    r2 = run([fixture_name, copy, evil, str(at), "../../up/a b"])
+    inp = os.path.join(tmp, "copy_in.bin")
+    data = bytes(range(7, 23))
+    with open(inp, "wb") as f:
+        f.write(data)
+    d = os.path.join(tmp, "names")
+    r3 = run([nbg, "run", "--backend", "cpu", evil, "--input", inp, "--output-dir", os.path.join(tmp, "o7"),
+              "--dump", d, "--dump-float"])
+    files = sorted(os.listdir(d)) if os.path.isdir(d) else []
+    want = "000-op0-.._.._up_a_b.npy"  # every byte but [A-Za-z0-9._-] as '_'
+    wantf = want[:-4] + ".f32.npy"     # the output record's values (quantization NONE: the codes)
+    ok = r.returncode == 0 and r2.returncode == 0 and r3.returncode == 0 and files == [wantf, want, "dump.json"]
+    if ok:
+        with open(os.path.join(d, "dump.json")) as f:
+            op = json.load(f)["operations"][0]
+        a = np.load(os.path.join(d, want))
+        fl = np.load(os.path.join(d, wantf))
+        ok = (a.tobytes() == data and op["layer"] == "../../up/a b" and op["output_record"] == 0 and
+              op["operator"] == "tp" and op["float_file"] == wantf and op["quantization"]["format"] == "NONE" and
+              fl.dtype == np.float32 and np.array_equal(fl, np.frombuffer(data, np.uint8).astype(np.float32)))
+    check(ok and not os.path.exists(os.path.join(tmp, "up")),
+          "a layer named ../../up/a b: its file %s stays in DIR and holds the copied bytes (%s; %s)"
+          % (want, files, (r3.stderr or r2.stderr).strip()[-120:]))
+
+
+def compare_json(nbg, a, b, *opts):
+    r = run([nbg, "compare", "--json", *opts, a, b])
+    try:
+        return r.returncode, json.loads(r.stdout), r.stderr
+    except ValueError:
+        return r.returncode, None, r.stderr
+
+
+def quick_figures(nbg, tmp, np):
+    rng = np.random.default_rng(44)
+    a = rng.normal(size=(3, 7, 5)).astype(np.float32)
+    b = (a + rng.normal(scale=0.01, size=a.shape)).astype(np.float32)
+    pa, pb = os.path.join(tmp, "a.npy"), os.path.join(tmp, "b.npy")
+    np.save(pa, a)
+    np.save(pb, b)
+    rc, doc, err = compare_json(nbg, pa, pb, "--top", "7")
+    d = np.abs(a.astype(np.float64) - b)
+    ok = rc == 1 and doc is not None
+    if ok:
+        t = doc["tensors"][0]
+        fa, fb = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
+        cos = fa @ fb / np.linalg.norm(fa) / np.linalg.norm(fb)
+        ka, kb = set(np.argsort(-fa, kind="stable")[:7]), set(np.argsort(-fb, kind="stable")[:7])
+        ok = (t["max_abs_diff_stored"] == d.max() and abs(t["mean_abs_diff_stored"] - d.mean()) < 1e-12 and
+              abs(t["cosine"] - cos) < 1e-9 and t["top_k_common"] == len(ka & kb) and
+              t["beyond"] == int((d > 0).sum()) and t["first_beyond"] == int(np.argmax(d.ravel() > 0)))
+    check(ok, "compare of two float32 arrays: exit 1, figures equal numpy's (%d %s)" % (rc, err[-100:]))
+    rc, doc, _ = compare_json(nbg, pa, pb, "--tolerance", "0.1")
+    check(rc == 0 and doc and doc["equal"], "--tolerance 0.1 (above the largest difference, %.4f): exit 0"
+          % d.max())
+    # uint8 codes, one changed by 3: stored difference 3; relative tolerance
+    c = rng.integers(0, 200, size=(4, 6), dtype=np.uint8)
+    c2 = c.copy()
+    c2[2, 3] += 3
+    pc, pc2 = os.path.join(tmp, "c.npy"), os.path.join(tmp, "c2.npy")
+    np.save(pc, c)
+    np.save(pc2, c2)
+    rc, doc, _ = compare_json(nbg, pc, pc2)
+    check(rc == 1 and doc["tensors"][0]["max_abs_diff_stored"] == 3 and doc["tensors"][0]["first_beyond"] == 15
+          and doc["tensors"][0]["max_abs_diff_dequantized"] is None,
+          "uint8 codes one apart by 3: max |diff| 3 stored, at element 15, no scale known")
+    rng_b = float(c2.max()) - float(c2.min())
+    pct = 100 * 3.5 / rng_b
+    rc, _, _ = compare_json(nbg, pc, pc2, "--tolerance", "%.6f%%" % pct)
+    check(rc == 0, "--tolerance %.3f%% (3.5 codes of B's range %g): exit 0" % (pct, rng_b))
+    rc, _, _ = compare_json(nbg, pc, pc2, "--tolerance", "%.6f%%" % (100 * 2.5 / rng_b))
+    check(rc == 1, "--tolerance of 2.5 codes as a percentage: exit 1")
+    return pa, pc
+
+
+def quick_trouble(nbg, tmp, np, pa, pc):
+    r = run([nbg, "compare", pa, pc])
+    check(r.returncode == 2 and "tensor-shape-mismatch" in r.stderr, "shapes that differ: exit 2 tensor-shape-mismatch")
+    with open(pa, "rb") as f:
+        good = f.read()
+    for name, data in (("magic", b"\x93NUMPX" + good[6:]), ("cut", good[:len(good) - 1]),
+                       ("header", good[:10] + b"{'descr': '<f4', 'shape': (3, " + good[40:])):
+        p = os.path.join(tmp, "bad_%s.npy" % name)
+        with open(p, "wb") as f:
+            f.write(data)
+        r = run([nbg, "compare", pa, p])
+        check(r.returncode == 2 and "npy-invalid" in r.stderr, "malformed .npy (%s): exit 2 npy-invalid (%d %s)" %
+              (name, r.returncode, r.stderr.strip()[-80:]))
+    r = run([nbg, "compare", "--tolerance", "-1", pa, pa])
+    check(r.returncode == 2, "--tolerance -1: exit 2")
+    r = run([nbg, "compare", pa, tmp])
+    check(r.returncode == 2, "a file against a directory: exit 2")
+
+
+def fake_dump(tmp, name, np, arrays, files=None):
+    d = os.path.join(tmp, name)
+    os.mkdir(d)
+    ops = []
+    for i, a in enumerate(arrays):
+        f = files[i] if files else "%03d-op%d-layer.npy" % (i, i + 1)
+        if "/" not in f:
+            np.save(os.path.join(d, f), a)
+        ops.append({"operation": i + 1, "layer_id": i, "layer": "L%d" % i, "operator": "conv", "file": f,
+                    "shape": list(a.shape), "data_type": "UINT8", "quantization": {"zero_point": 3, "scale": None},
+                    "bytes": a.nbytes, "whole_layer": False})
+    with open(os.path.join(d, "dump.json"), "w") as f:
+        json.dump({"operations": ops}, f)
+    return d
+
+
+def quick_dumps(nbg, tmp, np):
+    rng = np.random.default_rng(7)
+    arrs = [rng.integers(0, 255, size=s, dtype=np.uint8) for s in ((2, 3, 4), (5,), (1, 1, 6))]
+    other = [a.copy() for a in arrs]
+    other[1][2] ^= 1
+    a, b = fake_dump(tmp, "da", np, arrs), fake_dump(tmp, "db", np, other)
+    rc, doc, _ = compare_json(nbg, a, b)
+    check(rc == 1 and doc["first_divergent"]["operation"] == 2 and doc["tensors"][0]["equal"],
+          "synthesized dumps, the second tensor changed: exit 1, first_divergent operation 2")
+    rc, _, _ = compare_json(nbg, a, a)
+    check(rc == 0, "a dump against itself: exit 0")
+    bad = fake_dump(tmp, "dbad", np, arrs, ["000.npy", "../da/001-op2-layer.npy", "002.npy"])
+    r = run([nbg, "compare", a, bad])
+    check(r.returncode == 2 and "dump-invalid" in r.stderr, "dump.json naming ../: exit 2 dump-invalid")
+    short = fake_dump(tmp, "dshort", np, arrs[:2])
+    r = run([nbg, "compare", a, short])
+    check(r.returncode == 2 and "dump-invalid" in r.stderr, "dumps of other lengths: exit 2 dump-invalid")
+    os.mkdir(os.path.join(tmp, "empty"))
+    r = run([nbg, "compare", a, os.path.join(tmp, "empty")])
+    check(r.returncode == 2, "a dump against a directory without dump.json: exit 2")
+
+
+def quick(nbg, sample, hostile, fixture_name):
+    need_numpy("check_dump.py")
+    import numpy as np
+    with tempfile.TemporaryDirectory() as tmp:
+        quick_dump(nbg, sample, tmp)
+        quick_names(nbg, hostile, fixture_name, tmp, np)
+        pa, pc = quick_figures(nbg, tmp, np)
+        quick_trouble(nbg, tmp, np, pa, pc)
+        quick_dumps(nbg, tmp, np)
+
+
+# ---------------------------------------------------------------- corpus
+
+
+def plan(nbg, model):
+    r = run([nbg, "run", "--backend", "cpu", "--check", "--json", model])
+    try:
+        return json.loads(r.stdout)
+    except ValueError:
+        return None
+
+
+def tiled(p):
+    """A layer of two or more executed NN operations, in a plan."""
+    seen = {}
+    for s in p["steps"]:
+        if s["type"] == "NN" and s["verdict"] == "execute":
+            seen[s["layer_id"]] = seen.get(s["layer_id"], 0) + 1
+    return any(n > 1 for n in seen.values())
+
+
+def dump_run(nbg, model, inputs, tmp, tag, *extra):
+    out, dd = os.path.join(tmp, tag + "_out"), os.path.join(tmp, tag + "_dump")
+    args = [nbg, "run", "--backend", "cpu", model, "--output-dir", out, "--dump", dd, *extra]
+    for i in inputs:
+        args += ["--input", i]
+    r = run(args)
+    if r.returncode != 0:
+        return None, out, dd, r
+    with open(os.path.join(dd, "dump.json")) as f:
+        return json.load(f)["operations"], out, dd, r
+
+
+def check_tensors(np, name, ops, dd, out, p):
+    executed = p["executed"]
+    steps = [o for o in ops if not o["whole_layer"]]
+    check(len(steps) == executed and [o["operation"] for o in steps] == sorted({o["operation"] for o in steps}),
+          "%s: one tensor per executed operation, in order (%d, the plan executes %d)" % (name, len(steps), executed))
+    files = sorted(e for e in os.listdir(dd) if e.endswith(".npy"))
+    check(files == [o["file"] for o in ops], "%s: the file names sort in execution order" % name)
+    bad = []
+    arrays = []
+    for o in ops:
+        a = np.load(os.path.join(dd, o["file"]))
+        arrays.append(a)
+        if list(a.shape) != o["shape"] or a.dtype != np.dtype(TYPES[o["data_type"]]) or a.nbytes != o["bytes"]:
+            bad.append(o["file"])
+    check(not bad, "%s: every .npy loads in numpy with the shape, type and size dump.json lists (%s)" %
+          (name, ", ".join(bad[:3]) or "%d files" % len(ops)))
+    with open(os.path.join(out, "output_0.bin"), "rb") as f:
+        raw = f.read()
+    check(arrays[-1].tobytes() == raw and ops[-1]["output_record"] == 0,
+          "%s: the last tensor (%s) is output_0.bin, byte for byte (%d bytes)" % (name, ops[-1]["file"], len(raw)))
+    return arrays
+
+
+def check_compare(nbg, np, name, model, inputs, ops, dd, tmp):
+    ops2, _, dd2, r = dump_run(nbg, model, inputs, tmp, name + "_2", "--dump-float")
+    floats = [o for o in ops2 if o["float_file"]]
+    ok = bool(floats) and all(o["data_type"] == "FP16" or o["output_record"] is not None for o in floats)
+    for o in floats:
+        a, f = np.load(os.path.join(dd2, o["file"])), np.load(os.path.join(dd2, o["float_file"]))
+        if o["data_type"] == "FP16":
+            want = a.astype(np.float32)
+        else:
+            q = o["quantization"]
+            want = ((a.astype(np.float64) - q["zero_point"]) * q["scale"]).astype(np.float32)
+        ok = ok and f.dtype == np.float32 and f.shape == a.shape and np.array_equal(f, want)
+    check(ok, "%s: --dump-float: %d float32 files, each its tensor's values by numpy (fp16 widened, an "
+          "output record's codes dequantized)" % (name, len(floats)))
+    rc, doc, err = compare_json(nbg, dd, dd2)
+    check(rc == 0 and doc and doc["equal"] and doc["first_divergent"] is None,
+          "%s: two runs' dumps compare equal (exit %d %s)" % (name, rc, err.strip()[-100:]))
+    fifth = ops2[4]
+    p = os.path.join(dd2, fifth["file"])
+    a = np.load(p)
+    with open(p, "rb") as f:
+        data = bytearray(f.read())
+    data[len(data) - a.nbytes + a.nbytes // 2] ^= 0x01  # one byte inside its data
+    with open(p, "wb") as f:
+        f.write(data)
+    rc, doc, err = compare_json(nbg, dd, dd2)
+    fd = doc and doc["first_divergent"]
+    check(rc == 1 and fd and fd["operation"] == fifth["operation"] and fd["file"] == fifth["file"] and
+          all(t["equal"] for t in doc["tensors"][:4]),
+          "%s: one byte changed in the fifth tensor (operation %d): exit 1, first_divergent names it (%d %s)"
+          % (name, fifth["operation"], rc, err.strip()[-100:]))
+
+
+def check_against_buffers(nbg, cpu_dump, np, name, model, inputs, ops, arrays, tmp):
+    """Each NN tensor against nbg-cpu-dump's buffer right after it ran,
+    sliced by numpy where the decoded command and the data flow say it
+    lies: its address (a row tile the data flow places: that offset), its
+    strides, through its circular buffer [end - size x 64, end) of VIP SRAM
+    (the command's out_image_circular_buf_* fields; doc/cpu-backend.md)."""
+    doc = json.loads(run([nbg, "inspect", "--commands", "--json", model]).stdout)["commands"]
+    cmds = {c["operation"]: c for c in doc["operations"]}
+    nn = [(o, a) for o, a in zip(ops, arrays) if not o["whole_layer"] and
+          cmds.get(o["operation"], {}).get("engine") == "NN"]
+    stops = [o["operation"] + 1 for o, _ in nn]
+    bd = os.path.join(tmp, "buffers_" + name)
+    for s in stops:
+        os.makedirs(os.path.join(bd, str(s)))
+    r = run([cpu_dump, model, ",".join(map(str, stops)), bd, *inputs])
+    checked, bad = 0, []
+    for (o, a), s in zip(nn, stops):
+        c = cmds[o["operation"]]
+        ref, df = c["output_ref"], c["dataflow"]
+        fields = doc["nn"]["commands"][c["command"]]
+        fields = fields.get("fields", fields)
+        x, y, z = c["output"]
+        tp = df["tile_placed"]
+        base = tp["offset"] if tp and tp["image"] == "output" else ref["offset"]
+        buf = np.fromfile(os.path.join(bd, str(s), "%s_%d.bin" % (ref["source_type_name"], ref["index"])),
+                          dtype=np.uint8)
+        idx = (base + np.arange(z)[:, None, None] * df["output_slice_stride"] +
+               np.arange(y)[None, :, None] * df["output_row_stride"] + np.arange(x)[None, None, :])
+        size = 64 * fields.get("out_image_circular_buf_size", 0)
+        if size and ref["source_type_name"] == "VIP_SRAM":
+            lo = fields["out_image_circular_buf_end_addr_plus_1"] - size
+            idx = np.where(idx >= lo, lo + (idx - lo) % size, idx)
+        checked += 1
+        if idx.max() >= buf.size or not np.array_equal(buf[idx], a):
+            bad.append(o["operation"])
+    check(r.returncode == 0 and checked and not bad,
+          "%s: %d NN tensors equal the machine's buffer sliced by numpy at the command's address, strides "
+          "and circular buffer (nbg-cpu-dump; differing: %s)" % (name, checked, bad or "none"))
+
+
+def check_board(np, arrays, goldens):
+    board = np.fromfile(os.path.join(goldens, "output0_10_1.dat"), dtype=np.float16).astype(np.float64)
+    ours = arrays[-1].ravel().astype(np.float64)
+    normal = board != 0
+    tiny = 2.0 ** -14  # the board writes fp16 results below the normal range as +0
+    check(np.array_equal(ours[normal], board[normal]) and np.all(np.abs(ours[~normal]) < tiny),
+          "LeNet: the last tensor equals the V853 board's output where the board's value is normal "
+          "(%d), below 2^-14 where it wrote 0 (%d)" % (normal.sum(), (~normal).sum()))
+
+
+def check_tiles(np, name, ops, arrays):
+    wholes = [(i, o) for i, o in enumerate(ops) if o["whole_layer"]]
+    ok = bool(wholes)
+    for i, w in wholes:
+        tiles = [a for o, a in zip(ops[:i], arrays[:i]) if not o["whole_layer"] and o["layer_id"] == w["layer_id"]]
+        axis = 1 if w["operator"] == "conv" else 2  # rows, or a fully connected layer's outputs
+        ok = ok and len(tiles) == w["tiles"] > 1 and np.array_equal(np.concatenate(tiles, axis=axis), arrays[i])
+    check(ok, "%s: %d tiled layer(s) (%s), each whole tensor its tiles concatenated by numpy (conv: along "
+          "the rows; tp-fc: along the outputs)" % (name, len(wholes), ", ".join(
+              "layer %d %s x%d" % (w["layer_id"], w["operator"], w["tiles"]) for _, w in wholes)))
+
+
+def pick(nbg, corpus):
+    """The smallest v1 file with a tiled layer that runs whole; the v2 files."""
+    v1 = sorted((os.path.join(corpus, "v1", f) for f in os.listdir(os.path.join(corpus, "v1"))
+                 if f.endswith(".nb")), key=os.path.getsize)
+    tiledv1 = None
+    for f in v1:
+        p = plan(nbg, f)
+        if p and p["runs_whole"] and tiled(p) and (tiledv1 is None or p["totals"]["work"] < tiledv1[1]["totals"]["work"]):
+            tiledv1 = (f, p)
+    v2 = sorted((os.path.join(corpus, "v2", f) for f in os.listdir(os.path.join(corpus, "v2"))
+                 if f.endswith(".nb")), key=os.path.getsize)
+    return tiledv1, v2
+
+
+def corpus(nbg, corpus_dir, goldens, cpu_dump):
+    need_numpy("check_dump.py")
+    import numpy as np
+    g = os.path.join(goldens, "v853-lenet")
+    lenet = os.path.join(corpus_dir, "v1", "1000f_ee_lenet_model.nb")  # the board's model (goldens' README)
+    if not os.path.exists(lenet) or not os.path.isdir(g):
+        print("SKIP: the corpus LeNet or the board's golden is missing")
+        sys.exit(77)
+    with tempfile.TemporaryDirectory() as tmp:
+        inputs = [os.path.join(g, "input_0.dat")]
+        p = plan(nbg, lenet)
+        ops, out, dd, r = dump_run(nbg, lenet, inputs, tmp, "lenet")
+        check(ops is not None, "LeNet: nbg run --dump (exit %d %s)" % (r.returncode, r.stderr.strip()[-200:]))
+        if ops is not None:
+            arrays = check_tensors(np, "LeNet", ops, dd, out, p)
+            check_board(np, arrays, g)
+            check_against_buffers(nbg, cpu_dump, np, "LeNet", lenet, inputs, ops, arrays, tmp)
+            check_compare(nbg, np, "LeNet", lenet, inputs, ops, dd, tmp)
+        tiledv1, v2 = pick(nbg, corpus_dir)
+        if tiledv1 is None:
+            check(False, "the corpus holds a v1 file with a tiled layer that runs whole")
+        else:
+            f, p = tiledv1
+            name = os.path.basename(f)
+            size = json.loads(run([nbg, "inspect", "--json", f]).stdout)["inputs"][0]["byte_size"]
+            inp = os.path.join(tmp, "tiled_in.bin")
+            with open(inp, "wb") as fh:
+                fh.write(np.random.default_rng(1).integers(0, 256, size=size, dtype=np.uint8).tobytes())
+            ops, out, dd, r = dump_run(nbg, f, [inp], tmp, "tiled")
+            check(ops is not None, "%s: nbg run --dump (exit %d)" % (name, r.returncode))
+            if ops is not None:
+                arrays = check_tensors(np, name, ops, dd, out, p)
+                check_tiles(np, name, ops, arrays)
+                check_against_buffers(nbg, cpu_dump, np, name, f, [inp], ops, arrays, tmp)
+                check_compare(nbg, np, name, f, [inp], ops, dd, tmp)
+        corpus_v2(nbg, np, v2, tmp)
+
+
+def corpus_v2(nbg, np, v2, tmp):
+    runnable = [f for f in v2 if (plan(nbg, f) or {}).get("runs_whole")]
+    if runnable:
+        print("NOTE: v2 files that run whole: %s; the v2 check below uses the smallest" % len(runnable))
+    for f in v2:
+        p = plan(nbg, f)
+        name = os.path.basename(f)
+        if p and not p["runs_whole"]:
+            print("not judged: %s: the CPU backend refuses it (%s), so no dump of its tensors exists; "
+                  "checked that --dump leaves nothing" % (name, p["refusal"]))
+        doc = json.loads(run([nbg, "inspect", "--json", f]).stdout)
+        ins = []
+        for k, rec in enumerate(doc["inputs"]):
+            ins.append(os.path.join(tmp, "v2_%s_%d.bin" % (name, k)))
+            with open(ins[-1], "wb") as fh:
+                fh.write(bytes(rec["byte_size"]))
+        ops, out, dd, r = dump_run(nbg, f, ins, tmp, "v2_" + name)
+        if p and p["runs_whole"]:
+            check(ops is not None, "%s: nbg run --dump (exit %d)" % (name, r.returncode))
+            continue
+        check(r.returncode == 4 and "unsupported-operation" in r.stderr and
+              not left_behind(tmp, "v2_" + name + "_dump"),
+              "%s: the refused run exits 4 and leaves no dump (%d)" % (name, r.returncode))
+        return  # the smallest v2 file says it for all
+
+
+def main(argv):
+    nbg = argv[1]
+    if argv[2] == "--quick":
+        quick(nbg, argv[3], argv[4], argv[5])
+    else:
+        opts = dict(zip(argv[2::2], argv[3::2]))
+        corpus(nbg, opts["--corpus"], opts["--goldens"], opts["--cpu-dump"])
+    print("%d failure(s)" % len(FAILS))
+    sys.exit(1 if FAILS else 0)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
