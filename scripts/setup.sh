@@ -21,6 +21,7 @@ done
 # python3-dev and python3-numpy build the Python package nbgkit (python/);
 # python3-pytest runs its tests.
 pkgs="build-essential meson ninja-build pkg-config libssl-dev libdeflate-dev zlib1g-dev
+      libpng-dev libjpeg62-turbo-dev libjpeg-turbo-progs
       libjansson-dev libcmocka-dev clang lld libclang-rt-14-dev python3 python3-dev
       python3-numpy python3-pytest python3-yaml python3-protobuf graphviz"
 [ $web = 0 ] || pkgs="$pkgs emscripten make dpkg-dev chromium"

@@ -191,6 +191,12 @@
 	X(UNSUPPORTED_OPERATION, "unsupported-operation", 4,                                       \
 	  "The CPU backend cannot execute an operation of the model (the message names it and why).") \
 	X(INTERRUPTED, "interrupted", 4,                                                           \
-	  "The run was stopped: by its caller (Ctrl-C in Python), or SIGINT/SIGTERM/SIGHUP ended it.")
+	  "The run was stopped: by its caller (Ctrl-C in Python), or SIGINT/SIGTERM/SIGHUP ended it.") \
+	X(IMAGE_INVALID, "image-invalid", 1,                                                       \
+	  "nbg run: a .png or .jpg input that libpng or libjpeg cannot decode whole (corrupt, cut).") \
+	X(IMAGE_TOO_LARGE, "image-too-large", 1,                                                   \
+	  "nbg run: an image's declared size is over the bound checked before it is decoded.")     \
+	X(BATCH_NAME_INVALID, "batch-name-invalid", 1,                                             \
+	  "nbg run --batch: an entry's name has control characters; no output folder is made for it.")
 
 #endif
