@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""nbg run's inputs as users have them, and many inputs in one run, on the
+corpus LeNet (v1/1000f_ee_lenet_model.nb) with the V853 board's input
+(goldens/v853-lenet/input_0.dat, beside the corpus):
+
+- PNG: a grey 28x28 PNG written here from the board input's raw bytes
+  (zlib and struct, no image library) gives the raw input's output, byte
+  for byte, with --scale the input record's own scale (read from nbg
+  inspect --json: the pixels are then the stored values, as the board's
+  input was made); nbg tensor converts it to exactly the raw bytes.
+- JPEG: a colour 56x40 JPEG made by cjpeg; nbg tensor's conversion to the
+  28x28 grey input is checked against an independent one: djpeg's
+  -grayscale PGM (libjpeg-turbo-progs: the same library, but its own
+  program and colour conversion), resized by numpy here (bilinear,
+  half-pixel centres), scaled and quantized by the record's formula.
+- --batch with three inputs gives the .bin and .npy files three single
+  runs give, byte for byte, with --jobs 1 and --jobs 2; --labels names the
+  top classes.
+- Bad input: a cut PNG, a cut JPEG, garbage named .png, an image declaring
+  40000x40000 pixels, --mean with a raw input, a batch with a broken entry
+  and a name with a control character (the others still run, exit 1), and
+  in each failure no output file is left.
+
+Exit 77 (SKIP) when the corpus file, the board's input, djpeg/cjpeg or
+numpy are missing, saying which.
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+SKIP = 77
+DEBIAN_PYTHON = "/usr/bin/python3"
+
+
+def skip(why):
+    print("SKIP: " + why)
+    sys.exit(SKIP)
+
+
+try:
+    import numpy as np
+except ImportError as e:
+    if os.path.exists(DEBIAN_PYTHON) and not os.environ.get("NBG_INPUTS_REEXEC"):
+        os.environ["NBG_INPUTS_REEXEC"] = "1"
+        os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON] + sys.argv)
+    skip("needs numpy (scripts/setup.sh installs python3-numpy): %s" % e)
+
+NBG = sys.argv[1]
+CORPUS = sys.argv[sys.argv.index("--corpus") + 1]
+MODEL = os.path.join(CORPUS, "v1", "1000f_ee_lenet_model.nb")
+BOARD = os.path.join(os.path.dirname(os.path.abspath(CORPUS)), "goldens", "v853-lenet", "input_0.dat")
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def nbg(*args):
+    return subprocess.run([NBG] + [str(a) for a in args], capture_output=True, text=True)
+
+
+def png(path, w, h, rows, ctype=0):
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+    ihdr = struct.pack(">IIBBBBB", w, h, 8, ctype, 0, 0, 0)
+    data = zlib.compress(b"".join(b"\0" + r for r in rows))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", data) + chunk(b"IEND", b""))
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def outputs(d):
+    return {n: read(os.path.join(d, n)) for n in sorted(os.listdir(d)) if n != "summary.json"}
+
+
+def main():
+    for p in (MODEL, BOARD):
+        if not os.path.exists(p):
+            skip("%s is missing" % p)
+    for tool in ("cjpeg", "djpeg"):
+        if not shutil.which(tool):
+            skip("%s is missing (scripts/setup.sh installs libjpeg-turbo-progs)" % tool)
+    rec = json.loads(nbg("inspect", "--json", MODEL).stdout)["inputs"][0]["quantization"]
+    s_rec = rec["scale"]
+    raw = read(BOARD)
+    t = tempfile.mkdtemp(prefix="nbg-inputs-")
+    try:
+        png(os.path.join(t, "digit.png"), 28, 28, [raw[i * 28:(i + 1) * 28] for i in range(28)])
+        run = ["run", "--backend", "cpu", MODEL]
+        r = nbg("tensor", "--model", MODEL, "--input", "0", os.path.join(t, "digit.png"),
+                "--scale", repr(s_rec), "-o", os.path.join(t, "digit.bin"))
+        check(r.returncode == 0 and read(os.path.join(t, "digit.bin")) == raw,
+              "nbg tensor: the PNG of the board's input is its 784 raw bytes")
+        a = nbg(*run, "--input", BOARD, "--output-dir", os.path.join(t, "raw"))
+        b = nbg(*run, "--input", os.path.join(t, "digit.png"), "--scale", repr(s_rec),
+                "--output-dir", os.path.join(t, "png"))
+        check(a.returncode == 0 and b.returncode == 0 and
+              outputs(os.path.join(t, "raw")) == outputs(os.path.join(t, "png")),
+              "nbg run: the PNG gives the raw input's output_0.bin and .npy byte for byte")
+        c = nbg(*run, "--input", os.path.join(t, "digit.png"), "--output-dir", os.path.join(t, "clip"))
+        check(c.returncode == 0 and "clipped" in c.stderr and "--scale" in c.stderr,
+              "without --scale, the clipped pixels are said, with the --scale to give")
+
+        # JPEG against djpeg + numpy
+        rng = np.random.default_rng(44)
+        img = (rng.random((40, 56, 3)) * 255).astype(np.uint8)
+        with open(os.path.join(t, "c.ppm"), "wb") as f:
+            f.write(b"P6 56 40 255\n" + img.tobytes())
+        jpg = os.path.join(t, "c.jpg")
+        with open(jpg, "wb") as f:
+            subprocess.run(["cjpeg", "-quality", "90", os.path.join(t, "c.ppm")], stdout=f, check=True)
+        pgm = subprocess.run(["djpeg", "-grayscale", "-pnm", jpg], capture_output=True, check=True).stdout
+        head = pgm.split(b"\n", 3)
+        check(head[0] == b"P5" and head[1] == b"56 40" and head[2] == b"255", "djpeg wrote a 56x40 PGM")
+        grey = np.frombuffer(head[3], dtype=np.uint8).reshape(40, 56).astype(np.float64)
+
+        def coords(n_out, n_in):
+            x = np.maximum((np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5, 0)
+            i0 = np.minimum(np.floor(x).astype(int), n_in - 1)
+            return i0, np.minimum(i0 + 1, n_in - 1), np.where(i0 >= n_in - 1, 0, x - i0)
+        y0, y1, fy = coords(28, 40)
+        x0, x1, fx = coords(28, 56)
+        top = grey[y0][:, x0] * (1 - fx) + grey[y0][:, x1] * fx
+        bot = grey[y1][:, x0] * (1 - fx) + grey[y1][:, x1] * fx
+        res = top * (1 - fy[:, None]) + bot * fy[:, None]
+        vals = (res * (1 / 255.0)).astype(np.float32).astype(np.float64)
+        want = np.clip(np.round(vals / np.float64(np.float32(s_rec))), 0, 255).astype(np.uint8)
+        r = nbg("tensor", "--model", MODEL, "--input", "0", jpg, "--scale", repr(1 / 255.0),
+                "-o", os.path.join(t, "c.bin"))
+        got = np.frombuffer(read(os.path.join(t, "c.bin")), dtype=np.uint8).reshape(28, 28) \
+            if r.returncode == 0 else None
+        diff = int(np.abs(got.astype(int) - want.astype(int)).max()) if got is not None else -1
+        check(diff == 0, "JPEG 56x40 colour -> 28x28 grey: the converted bytes equal djpeg + "
+              "numpy's (largest difference %d)" % diff)
+        r = nbg(*run, "--input", jpg, "--scale", repr(1 / 255.0), "--output-dir", os.path.join(t, "jpg"))
+        check(r.returncode == 0, "nbg run takes the JPEG")
+
+        # --batch == three single runs
+        bd = os.path.join(t, "batch")
+        os.mkdir(bd)
+        shutil.copy(os.path.join(t, "digit.png"), os.path.join(bd, "a.png"))
+        shutil.copy(BOARD, os.path.join(bd, "b.dat"))
+        shutil.copy(jpg, os.path.join(bd, "c.jpg"))
+        open(os.path.join(bd, ".hidden"), "w").close()
+        singles = {}
+        for n in ("a.png", "b.dat", "c.jpg"):
+            scale = [] if n.endswith(".dat") else ["--scale", repr(s_rec)]
+            r = nbg(*run, "--input", os.path.join(bd, n), *scale,
+                    "--output-dir", os.path.join(t, "single-" + n))
+            singles[n] = outputs(os.path.join(t, "single-" + n))
+        labels = os.path.join(t, "labels.txt")
+        with open(labels, "w") as f:
+            f.write("".join("digit %d\n" % i for i in range(10)))
+        for jobs in ("1", "2"):
+            out = os.path.join(t, "out-" + jobs)
+            r = nbg(*run, "--batch", bd, "--scale", repr(s_rec), "--jobs", jobs, "--labels", labels,
+                    "--output-dir", out)
+            same = r.returncode == 0 and sorted(os.listdir(out)) == ["a.png", "b.dat", "c.jpg"] and \
+                all(outputs(os.path.join(out, n)) == singles[n] for n in singles)
+            check(same, "--batch --jobs %s: three entries, each's outputs those of its single run" % jobs)
+            check("3 ran, 0 failed, 1 skipped" in r.stdout and "digit 0" in r.stdout,
+                  "--jobs %s: the summary counts them, --labels names the top class" % jobs)
+
+        # bad input: a code, a sentence, nothing written
+        cut_png = os.path.join(t, "cut.png")
+        with open(cut_png, "wb") as f:
+            f.write(read(os.path.join(t, "digit.png"))[:100])
+        cut_jpg = os.path.join(t, "cut.jpg")
+        with open(cut_jpg, "wb") as f:
+            f.write(read(jpg)[:len(read(jpg)) // 2])
+        bad = os.path.join(t, "bad.png")
+        with open(bad, "wb") as f:
+            f.write(b"not an image\n")
+        huge = os.path.join(t, "huge.png")
+        png(huge, 40000, 40000, [b"\0" * 40000])  # one row of 40000: the header is what counts
+        for path, code in ((cut_png, "image-invalid"), (cut_jpg, "image-invalid"),
+                           (bad, "image-invalid"), (huge, "image-too-large")):
+            out = os.path.join(t, "bad-out")
+            r = nbg(*run, "--input", path, "--scale", "1", "--output-dir", out)
+            check(r.returncode == 1 and code in r.stderr and not os.path.exists(out),
+                  "%s: exit 1, %s, nothing written" % (os.path.basename(path), code))
+        r = nbg(*run, "--input", BOARD, "--mean", "3", "--output-dir", os.path.join(t, "x"))
+        check(r.returncode == 2 and "image inputs" in r.stderr, "--mean with a raw input: usage, exit 2")
+        shutil.copy(cut_jpg, os.path.join(bd, "d.jpg"))
+        shutil.copy(BOARD, os.path.join(bd, "e\x01.dat"))
+        out = os.path.join(t, "out-bad")
+        r = nbg(*run, "--batch", bd, "--scale", repr(s_rec), "--output-dir", out)
+        check(r.returncode == 1 and "3 ran, 2 failed" in r.stdout and "batch-name-invalid" in r.stderr
+              and sorted(os.listdir(out)) == ["a.png", "b.dat", "c.jpg"],
+              "a batch with a cut JPEG and a control character in a name: the others run, "
+              "exit 1, no folder for the failed ones")
+    finally:
+        shutil.rmtree(t)
+    print("%d failure(s)" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
