@@ -103,6 +103,10 @@ static const struct {
 	{ NBG_E_INTEGRITY_UNVERIFIED, "verify --require-checksum (tests/test_integrity.c)" },
 	/* a signal or the caller stopping a run (tests/runtime/, tests/python/) */
 	{ NBG_E_INTERRUPTED, "a stopped run (tests/runtime/, tests/python/)" },
+	/* nbg run's image inputs and --batch: other files than the model */
+	{ NBG_E_IMAGE_INVALID, "nbg run's images (tests/check_run_inputs.py)" },
+	{ NBG_E_IMAGE_TOO_LARGE, "nbg run's images (tests/check_run_inputs.py)" },
+	{ NBG_E_BATCH_NAME_INVALID, "nbg run --batch (tests/check_run_inputs.py)" },
 	{ NBG_OK, NULL },
 };
 
