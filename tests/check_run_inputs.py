@@ -85,6 +85,75 @@ def outputs(d):
     return {n: read(os.path.join(d, n)) for n in sorted(os.listdir(d)) if n != "summary.json"}
 
 
+def bilinear(img, oh, ow):
+    """img (h, w, c) float64 resized with half-pixel centres, edges clamped."""
+    def coords(n_out, n_in):
+        x = np.maximum((np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5, 0)
+        i0 = np.minimum(np.floor(x).astype(int), n_in - 1)
+        return i0, np.minimum(i0 + 1, n_in - 1), np.where(i0 >= n_in - 1, 0, x - i0)
+    y0, y1, fy = coords(oh, img.shape[0])
+    x0, x1, fx = coords(ow, img.shape[1])
+    fx = fx[None, :, None]
+    top = img[y0][:, x0] * (1 - fx) + img[y0][:, x1] * fx
+    bot = img[y1][:, x0] * (1 - fx) + img[y1][:, x1] * fx
+    return top * (1 - fy[:, None, None]) + bot * fy[:, None, None]
+
+
+def quantize(v, q, fmt):
+    """float32 values -> the record's integers, by tensor.h's formulas."""
+    v = v.astype(np.float32).astype(np.float64)
+    lo, hi = {"UINT8": (0, 255), "INT8": (-128, 127), "INT16": (-32768, 32767)}[fmt]
+    if q["interpretation"] == "affine":
+        r = np.round(v / np.float64(np.float32(q["scale"]))) + q["zero_point"]
+    else:
+        r = np.round(v * 2.0 ** q["fixed_point_position"])
+    return np.clip(r, lo, hi), {"UINT8": "u1", "INT8": "i1", "INT16": "<i2"}[fmt]
+
+
+def colour(t):
+    """A 64x48 RGB PNG to the first corpus input of each 3-channel layout
+    (NHWC, NCHW) that is 8- or 16-bit quantized: --channel-order bgr,
+    per-channel --mean and --scale, against numpy."""
+    rng = np.random.default_rng(7)
+    img = (rng.random((48, 64, 3)) * 255).astype(np.uint8)
+    path = os.path.join(t, "rgb.png")
+    png(path, 64, 48, [img[y].tobytes() for y in range(48)], ctype=2)
+    mean, scale = np.array([127.5, 120.0, 100.0]), np.array([0.0078125, 0.007, 0.006])
+    found = {}
+    for sub in ("v2", "v1"):  # a v2 file first where one fits
+        for name in sorted(os.listdir(os.path.join(CORPUS, sub))):
+            f = os.path.join(CORPUS, sub, name)
+            r = nbg("inspect", "--json", f)
+            if r.returncode != 0 or not name.endswith(".nb"):
+                continue
+            i = json.loads(r.stdout)["inputs"][0]
+            d = i["dimensions_outermost_first"]
+            fmt, q = i["data_format_name"], i["quantization"]
+            if len(d) != 4 or d[0] != 1 or fmt not in ("UINT8", "INT8", "INT16") or \
+                    q["interpretation"] not in ("affine", "dynamic_fixed_point"):
+                continue
+            kind = "nhwc" if d[3] == 3 and d[1] != 3 else "nchw" if d[1] == 3 and d[3] != 3 else None
+            if kind and kind not in found:
+                found[kind] = (f, d, fmt, q)
+    for kind in ("nhwc", "nchw"):
+        if kind not in found:
+            print("note: no corpus input is %s with 3 channels: that layout is not checked" % kind)
+            continue
+        f, d, fmt, q = found[kind]
+        h, w = (d[1], d[2]) if kind == "nhwc" else (d[2], d[3])
+        res = bilinear(img.astype(np.float64)[:, :, ::-1], h, w)
+        want, dt = quantize((res - mean) * scale, q, fmt)
+        if kind == "nchw":
+            want = want.transpose(2, 0, 1)
+        out = os.path.join(t, "rgb-%s.bin" % kind)
+        r = nbg("tensor", "--model", f, "--input", "0", path, "--channel-order", "bgr",
+                "--mean", ",".join(map(repr, mean)), "--scale", ",".join(map(repr, scale)), "-o", out)
+        got = np.frombuffer(read(out), dtype=dt).reshape(want.shape) if r.returncode == 0 else None
+        diff = int(np.abs(got.astype(int) - want.astype(int)).max()) if got is not None else -1
+        check(diff == 0, "%s (%s %s %s): 64x48 RGB PNG, bgr, per-channel mean and scale, equal to "
+              "numpy's (largest difference %d)" % (os.path.basename(f), kind, d, fmt, diff))
+
+
 def main():
     for p in (MODEL, BOARD):
         if not os.path.exists(p):
@@ -126,17 +195,9 @@ def main():
         check(head[0] == b"P5" and head[1] == b"56 40" and head[2] == b"255", "djpeg wrote a 56x40 PGM")
         grey = np.frombuffer(head[3], dtype=np.uint8).reshape(40, 56).astype(np.float64)
 
-        def coords(n_out, n_in):
-            x = np.maximum((np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5, 0)
-            i0 = np.minimum(np.floor(x).astype(int), n_in - 1)
-            return i0, np.minimum(i0 + 1, n_in - 1), np.where(i0 >= n_in - 1, 0, x - i0)
-        y0, y1, fy = coords(28, 40)
-        x0, x1, fx = coords(28, 56)
-        top = grey[y0][:, x0] * (1 - fx) + grey[y0][:, x1] * fx
-        bot = grey[y1][:, x0] * (1 - fx) + grey[y1][:, x1] * fx
-        res = top * (1 - fy[:, None]) + bot * fy[:, None]
-        vals = (res * (1 / 255.0)).astype(np.float32).astype(np.float64)
-        want = np.clip(np.round(vals / np.float64(np.float32(s_rec))), 0, 255).astype(np.uint8)
+        res = bilinear(grey[:, :, None], 28, 28)[:, :, 0]
+        want, _ = quantize(res * (1 / 255.0), {"interpretation": "affine", "scale": s_rec,
+                                               "zero_point": 0}, "UINT8")
         r = nbg("tensor", "--model", MODEL, "--input", "0", jpg, "--scale", repr(1 / 255.0),
                 "-o", os.path.join(t, "c.bin"))
         got = np.frombuffer(read(os.path.join(t, "c.bin")), dtype=np.uint8).reshape(28, 28) \
@@ -146,6 +207,8 @@ def main():
               "numpy's (largest difference %d)" % diff)
         r = nbg(*run, "--input", jpg, "--scale", repr(1 / 255.0), "--output-dir", os.path.join(t, "jpg"))
         check(r.returncode == 0, "nbg run takes the JPEG")
+
+        colour(t)
 
         # --batch == three single runs
         bd = os.path.join(t, "batch")
