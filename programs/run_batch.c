@@ -161,10 +161,12 @@ static int run_entry(batch *b, size_t k, char **line, double *ms)
 	return rc;
 }
 
+/* On a terminal only: "[done/count] name", the cursor back at the line's
+ * start, so that a message about the entry overwrites it. */
 static void progress(const batch *b, size_t k)
 {
 	if (isatty(STDERR_FILENO))
-		fprintf(stderr, "\r\033[K[%zu/%zu] %s", b->done, b->count, cli_esc(b->names[k]));
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s\r", b->done, b->count, cli_esc(b->names[k]));
 }
 
 /* An entry's result recorded and its report printed. */

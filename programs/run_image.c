@@ -375,3 +375,26 @@ nbg_code run_image_to_raw(const char *cmd, const char *path, const nbg_io *io, c
 	}
 	return rc;
 }
+
+/* --mean / --scale as summary.json lists them: one value a channel. */
+static json_t *channels_json(const cli_channels *v, uint64_t c, double dflt)
+{
+	json_t *a = json_array();
+	for (uint32_t k = 0; k < c; k++)
+		json_array_append_new(a, json_real(per_channel(v, k, dflt)));
+	return a;
+}
+
+json_t *run_image_json(const nbg_io *io, const run_args *a, const char *path)
+{
+	image_axes ax = { 0 };
+	nbg_error e;
+	if (!run_image_kind(path) || record_axes(io, &ax, &e) != NBG_OK)
+		return NULL;
+	const char *order = ax.c == 1 ? "gray" : a->channel_order == RUN_ORDER_BGR ? "bgr" : "rgb";
+	return json_pack("{s:s, s:s, s:o, s:o, s:s}", "decoder",
+			 run_image_kind(path) == RUN_IMAGE_PNG ? "libpng" : "libjpeg", "channel_order",
+			 order, "mean", channels_json(&a->mean, ax.c, 0), "scale",
+			 channels_json(&a->scale, ax.c, 1), "resize",
+			 "bilinear, half-pixel centres (none at the record's size)");
+}

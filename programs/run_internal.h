@@ -123,6 +123,11 @@ int run_batch(const run_args *a);
 int run_labels_load(run_args *a);
 void run_labels_free(run_args *a);
 
+/* How an image input was converted, for summary.json's inputs[] (its
+ * decoder, channel order, mean and scale per channel, resize); NULL for
+ * another file. */
+json_t *run_image_json(const nbg_io *io, const run_args *a, const char *path);
+
 /* The inputs and goldens read, the budget checked (run_inputs.c). */
 int run_inputs(run_state *s);
 /* The message and exit code for a file that shrank while it was read. */

@@ -50,7 +50,10 @@ static int entry_report(run_state *s)
 	FILE *f = open_memstream(&s->line, &len);
 	if (!f)
 		return NBG_EXIT_IO;
-	fprintf(f, "%s: ran in %.3f ms\n", cli_esc(s->a.output_dir), r->run.sum / (double)r->run.n);
+	const char *slash = strrchr(s->a.output_dir, '/');
+	fprintf(f, "%s: ran in %.3f ms -> ", cli_esc(slash ? slash + 1 : s->a.output_dir),
+		r->run.sum / (double)r->run.n);
+	fprintf(f, "%s/\n", cli_esc(s->a.output_dir));
 	for (size_t i = 0; s->a.top && i < s->n_out; i++) {
 		fprintf(f, "  output %zu\n", i);
 		print_top(f, s, i, "  ");

@@ -21,6 +21,15 @@ corpus LeNet (v1/1000f_ee_lenet_model.nb) with the V853 board's input
   and a name with a control character (the others still run, exit 1), and
   in each failure no output file is left.
 
+With --synthesized MKHOSTILE instead of --corpus (suite quick, no corpus):
+a synthesized model of two 16-byte inputs whose output is its first
+(nbg-cpu-hostile copy-2in): --batch takes a folder per run, its files in
+name order, so each output is the bytes of the folder's first file; a
+folder with one file too few and one with a wrong-size file fail with their
+codes while the others run (exit 1); OUTDIR inside DIR is no entry;
+--jobs 3 writes what --jobs 1 writes; the progress line is drawn on a
+terminal (a pseudo-terminal here) and never in a pipe.
+
 Exit 77 (SKIP) when the corpus file, the board's input, djpeg/cjpeg or
 numpy are missing, saying which.
 """
@@ -51,9 +60,11 @@ except ImportError as e:
     skip("needs numpy (scripts/setup.sh installs python3-numpy): %s" % e)
 
 NBG = sys.argv[1]
-CORPUS = sys.argv[sys.argv.index("--corpus") + 1]
-MODEL = os.path.join(CORPUS, "v1", "1000f_ee_lenet_model.nb")
-BOARD = os.path.join(os.path.dirname(os.path.abspath(CORPUS)), "goldens", "v853-lenet", "input_0.dat")
+CORPUS = sys.argv[sys.argv.index("--corpus") + 1] if "--corpus" in sys.argv else None
+MKHOSTILE = sys.argv[sys.argv.index("--synthesized") + 1] if "--synthesized" in sys.argv else None
+MODEL = os.path.join(CORPUS or "", "v1", "1000f_ee_lenet_model.nb")
+BOARD = os.path.join(os.path.dirname(os.path.abspath(CORPUS or ".")), "goldens", "v853-lenet",
+                     "input_0.dat")
 failures = []
 
 
@@ -154,7 +165,76 @@ def colour(t):
               "numpy's (largest difference %d)" % (os.path.basename(f), kind, d, fmt, diff))
 
 
+def on_terminal(args):
+    """nbg with its standard error on a pseudo-terminal: (exit code, what
+    the terminal showed)."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen([NBG] + args, stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    return p.wait(), seen.decode(errors="replace")
+
+
+def synthesized():
+    t = tempfile.mkdtemp(prefix="nbg-batch-")
+    try:
+        model = os.path.join(t, "two.nb")
+        subprocess.run([MKHOSTILE, "copy-2in", model], check=True)
+        bd = os.path.join(t, "in")
+        want = {}
+        for k in range(4):
+            d = os.path.join(bd, "entry%d" % k)
+            os.makedirs(d)
+            first = bytes((k * 16 + i) & 0xFF for i in range(16))
+            with open(os.path.join(d, "1.bin"), "wb") as f:
+                f.write(first)
+            with open(os.path.join(d, "2.bin"), "wb") as f:
+                f.write(b"\xee" * 16)
+            want["entry%d" % k] = first
+        os.remove(os.path.join(bd, "entry1", "2.bin"))          # one input too few
+        with open(os.path.join(bd, "entry2", "2.bin"), "wb") as f:
+            f.write(b"\xee" * 15)                              # one byte short
+        open(os.path.join(bd, "stray.bin"), "w").close()       # a file: no entry
+        out = os.path.join(bd, "out")                          # OUTDIR inside DIR
+        run = ["run", "--backend", "cpu", model, "--batch", bd]
+        r = nbg(*run, "--output-dir", out)
+        check(r.returncode == 1 and sorted(os.listdir(out)) == ["entry0", "entry3"] and
+              all(read(os.path.join(out, n, "output_0.bin")) == want[n] for n in ("entry0", "entry3")),
+              "folders: each output is its folder's first file; the two bad folders leave nothing")
+        check("input-count-mismatch" in r.stderr and "input-size-mismatch" in r.stderr and
+              "4 folders: 2 ran, 2 failed, 2 skipped" in r.stdout,
+              "the bad folders' codes are said; the summary counts them; OUTDIR and the file "
+              "are skipped")
+        out3 = os.path.join(t, "out3")
+        r3 = nbg(*run, "--output-dir", out3, "--jobs", "3")
+        check(r3.returncode == 1 and sorted(os.listdir(out3)) == ["entry0", "entry3"] and
+              all(read(os.path.join(out3, n, "output_0.bin")) == want[n] for n in ("entry0", "entry3")),
+              "--jobs 3 writes what --jobs 1 writes, exit 1 the same")
+        check("\r" not in r.stderr, "no progress line in a pipe")
+        rc, shown = on_terminal(run + ["--output-dir", out])
+        check(rc == 1 and "[4/4]" in shown and "\r" in shown, "the progress line on a terminal")
+        r = nbg("run", "--backend", "cpu", model, "--batch", bd, "--jobs", "2", "--output-dir",
+                os.path.join(t, "x"), "--golden", model)
+        check(r.returncode == 2, "--batch with --golden: usage, exit 2")
+    finally:
+        shutil.rmtree(t)
+    print("%d failure(s)" % len(failures))
+    return 1 if failures else 0
+
+
 def main():
+    if MKHOSTILE:
+        return synthesized()
     for p in (MODEL, BOARD):
         if not os.path.exists(p):
             skip("%s is missing" % p)
