@@ -145,7 +145,9 @@ static int summary(const tensor_args *a, const nbg_io *io, nbg_tensor_kind from,
 	describe_record(f, io);
 	fputs("): ", f);
 	fputs(cli_esc(a->file), f);
-	fprintf(f, " (%s) -> ", nbg_tensor_kind_name(from));
+	int image = !a->from && a->side == 1 ? run_image_kind(a->file) : RUN_IMAGE_NONE;
+	fprintf(f, " (%s) -> ", image == RUN_IMAGE_PNG ? "png" : image == RUN_IMAGE_JPEG ? "jpeg"
+							 : nbg_tensor_kind_name(from));
 	if (to_stdout)
 		fputs("standard output", f);
 	else
@@ -189,7 +191,11 @@ static int convert(const tensor_args *a, const nbg_io *io)
 							&raw_size, &e);
 	if (image && got == NBG_OK)
 		raw_size = (size_t)io->byte_size;
-	if (got != NBG_OK)
+	if (got != NBG_OK && image) { /* an image has no offset to name */
+		fprintf(stderr, "nbg tensor: %s: %s: %s\n", nbg_code_name(e.code), cli_esc(a->file),
+			cli_esc_msg(e.message));
+		rc = nbg_code_exit(e.code);
+	} else if (got != NBG_OK)
 		rc = tensor_fail(a->file, from, &e);
 	else if (nbg_tensor_from_raw(io, to, a->keep_dtype, raw, raw_size, &bytes, &size, &e) !=
 		 NBG_OK)

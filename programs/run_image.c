@@ -7,8 +7,9 @@
  * channels ordered (--channel-order), normalized ((pixel - mean) * scale
  * per channel) and quantized with the record's own parameters
  * (doc/runtime.md, "Images as inputs").  A file either converts whole or
- * gives a code and a sentence: libjpeg's warnings (a cut file, corrupt
- * data) are failures here, not grey rows.
+ * gives a code and a sentence: libpng's and libjpeg's errors leave through
+ * their longjmp, and libjpeg's warnings (a cut file, corrupt data) are
+ * failures here, not grey rows.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -81,34 +82,114 @@ static nbg_code check_size(uint64_t w, uint64_t h, uint32_t c, uint64_t max_memo
 		    (unsigned long long)IMAGE_MAX_PIXELS, c, (unsigned long long)max_memory);
 }
 
-/* libpng's simplified API (its own setjmp inside): any PNG to 8-bit sRGB
- * grey or RGB; transparency composed onto black (the zeroed buffer). */
+/* libpng's reader over a buffer, its errors through the jump. */
+typedef struct png_src {
+	const uint8_t *p;
+	size_t size, at;
+	jmp_buf jump;
+	char msg[256];
+} png_src;
+
+static void png_read_mem(png_structp png, png_bytep out, size_t n)
+{
+	png_src *src = png_get_io_ptr(png);
+	if (n > src->size - src->at)
+		png_error(png, "the file ends inside the image (cut short)");
+	memcpy(out, src->p + src->at, n);
+	src->at += n;
+}
+
+static void png_fail(png_structp png, png_const_charp msg)
+{
+	png_src *src = png_get_error_ptr(png);
+	snprintf(src->msg, sizeof(src->msg), "%s", msg);
+	longjmp(src->jump, 1);
+}
+
+static void png_warn(png_structp png, png_const_charp msg)
+{
+	(void)png;
+	(void)msg; /* an ancillary chunk libpng skips: the pixels are whole */
+}
+
+/* The transformations to 8-bit grey or RGB, alpha kept (composed by
+ * compose_alpha); the channels libpng then writes. */
+static unsigned png_transforms(png_structp png, png_infop info, uint32_t c)
+{
+	int type = png_get_color_type(png, info);
+	if (type == PNG_COLOR_TYPE_PALETTE)
+		png_set_palette_to_rgb(png);
+	if (type == PNG_COLOR_TYPE_GRAY && png_get_bit_depth(png, info) < 8)
+		png_set_expand_gray_1_2_4_to_8(png);
+	if (png_get_valid(png, info, PNG_INFO_tRNS))
+		png_set_tRNS_to_alpha(png);
+	if (png_get_bit_depth(png, info) == 16)
+		png_set_scale_16(png);
+	if (c == 1 && (type & PNG_COLOR_MASK_COLOR))
+		png_set_rgb_to_gray_fixed(png, 1, -1, -1);
+	if (c == 3 && !(type & PNG_COLOR_MASK_COLOR))
+		png_set_gray_to_rgb(png);
+	png_read_update_info(png, info);
+	return png_get_channels(png, info);
+}
+
+/* Pixels of n channels (c, or c + alpha) composed onto black, in place
+ * into c channels a pixel. */
+static void compose_alpha(uint8_t *px, size_t pixels, uint32_t c, unsigned n)
+{
+	for (size_t i = 0; n > c && i < pixels; i++) {
+		unsigned a = px[i * n + c];
+		for (uint32_t k = 0; k < c; k++)
+			px[i * c + k] = (uint8_t)((px[i * n + k] * a + 127) / 255);
+	}
+}
+
+/* libpng's reader (its errors leave through png_fail's jump): any PNG to
+ * 8-bit grey or RGB, sample values as stored (no gamma or colour profile
+ * applied), 16-bit scaled to 8, palettes expanded, transparency composed
+ * onto black; the whole file read, up to IEND. */
 static nbg_code decode_png(const uint8_t *buf, size_t size, uint32_t c, uint64_t max_memory,
 			   image *im, nbg_error *e)
 {
-	png_image pi;
-	memset(&pi, 0, sizeof(pi));
-	pi.version = PNG_IMAGE_VERSION;
-	if (!png_image_begin_read_from_memory(&pi, buf, size))
-		return fail(e, NBG_E_IMAGE_INVALID, "libpng cannot read it: %s", pi.message);
-	if (check_size(pi.width, pi.height, c, max_memory, e) != NBG_OK) {
-		png_image_free(&pi);
-		return e->code;
+	png_src src = { .p = buf, .size = size };
+	png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &src, png_fail, png_warn);
+	png_infop info = png ? png_create_info_struct(png) : NULL;
+	uint8_t *volatile px = NULL;
+	png_bytep *volatile rows = NULL;
+	if (!info) {
+		png_destroy_read_struct(png ? &png : NULL, NULL, NULL);
+		return fail(e, NBG_E_OUT_OF_MEMORY, "out of memory starting libpng");
 	}
-	pi.format = c == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
-	im->w = pi.width;
-	im->h = pi.height;
-	im->c = c;
-	im->px = calloc(1, PNG_IMAGE_SIZE(pi));
-	if (!im->px) {
-		png_image_free(&pi);
-		return fail(e, NBG_E_OUT_OF_MEMORY, "out of memory for %ux%u pixels", im->w, im->h);
+	if (setjmp(src.jump)) {
+		png_destroy_read_struct(&png, &info, NULL);
+		free(px);
+		free(rows);
+		return fail(e, NBG_E_IMAGE_INVALID, "libpng cannot decode it whole: %s", src.msg);
 	}
-	if (!png_image_finish_read(&pi, NULL, im->px, 0, NULL)) {
-		free(im->px);
-		im->px = NULL;
-		return fail(e, NBG_E_IMAGE_INVALID, "libpng cannot decode it whole: %s", pi.message);
+	png_set_read_fn(png, &src, png_read_mem);
+	png_set_chunk_malloc_max(png, (png_alloc_size_t)8 << 20);
+	png_read_info(png, info);
+	uint32_t w = png_get_image_width(png, info), h = png_get_image_height(png, info);
+	nbg_code rc = check_size(w, h, 4, max_memory, e);
+	if (rc != NBG_OK) {
+		png_destroy_read_struct(&png, &info, NULL);
+		return rc;
 	}
+	unsigned n = png_transforms(png, info, c);
+	if (n != c && n != c + 1)
+		png_error(png, "an unexpected channel count after conversion");
+	px = malloc((size_t)w * h * n);
+	rows = malloc(h * sizeof(*rows));
+	if (!px || !rows)
+		png_error(png, "out of memory for the pixels");
+	for (uint32_t y = 0; y < h; y++)
+		rows[y] = px + (size_t)y * w * n;
+	png_read_image(png, rows);
+	png_read_end(png, NULL);
+	png_destroy_read_struct(&png, &info, NULL);
+	free(rows);
+	compose_alpha(px, (size_t)w * h, c, n);
+	*im = (image){ .w = w, .h = h, .c = c, .px = px };
 	return NBG_OK;
 }
 
@@ -300,6 +381,11 @@ static nbg_code check_options(const image_axes *ax, const run_args *a, nbg_error
 		return fail(e, NBG_E_TENSOR_SHAPE_MISMATCH, "the input is %llux%llu; an image fills "
 			    "at most %u on a side", (unsigned long long)ax->w, (unsigned long long)ax->h,
 			    IMAGE_MAX_SIDE);
+	/* the floats it is converted through, beside the record's bytes */
+	if (ax->h * ax->w * ax->c * sizeof(float) > a->max_memory)
+		return fail(e, NBG_E_WORK_LIMIT, "the input's %llu values, converted through float, "
+			    "would hold more than --max-memory %llu bytes",
+			    (unsigned long long)(ax->h * ax->w * ax->c), (unsigned long long)a->max_memory);
 	return NBG_OK;
 }
 

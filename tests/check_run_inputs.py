@@ -3,6 +3,8 @@
 corpus LeNet (v1/1000f_ee_lenet_model.nb) with the V853 board's input
 (goldens/v853-lenet/input_0.dat, beside the corpus):
 
+- PNG: grey with alpha, 16-bit, palette with tRNS, each against the bytes
+  derived from its samples.
 - PNG: a grey 28x28 PNG written here from the board input's raw bytes
   (zlib and struct, no image library) gives the raw input's output, byte
   for byte, with --scale the input record's own scale (read from nbg
@@ -78,13 +80,45 @@ def nbg(*args):
     return subprocess.run([NBG] + [str(a) for a in args], capture_output=True, text=True)
 
 
-def png(path, w, h, rows, ctype=0):
+def png(path, w, h, rows, ctype=0, depth=8, extra=()):
+    """A PNG of the rows given (filter 0), extra chunks (type, data) before IDAT."""
     def chunk(t, d):
         return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
-    ihdr = struct.pack(">IIBBBBB", w, h, 8, ctype, 0, 0, 0)
+    ihdr = struct.pack(">IIBBBBB", w, h, depth, ctype, 0, 0, 0)
     data = zlib.compress(b"".join(b"\0" + r for r in rows))
     with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", data) + chunk(b"IEND", b""))
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + b"".join(chunk(t, d) for t, d in extra) +
+                chunk(b"IDAT", data) + chunk(b"IEND", b""))
+
+
+def png_kinds(t, model, s_rec):
+    """Grey with alpha, 16-bit grey, a palette with transparency: each 28x28
+    PNG to LeNet's grey input (no resize) equals the bytes derived here:
+    8-bit samples as stored, 16-bit k*257 read as k, alpha composed onto
+    black as (v*a + 127) // 255, grey palette entries as their value."""
+    rng = np.random.default_rng(11)
+    g = rng.integers(0, 256, (28, 28), dtype=np.uint8)
+    a = rng.integers(0, 256, (28, 28), dtype=np.uint8)
+    cases = []
+    p = os.path.join(t, "ga.png")
+    png(p, 28, 28, [np.stack([g[y], a[y]], 1).tobytes() for y in range(28)], ctype=4)
+    cases.append((p, "8-bit grey + alpha", (g.astype(int) * a + 127) // 255))
+    p = os.path.join(t, "g16.png")
+    png(p, 28, 28, [(g[y].astype(">u2") * 257).tobytes() for y in range(28)], depth=16)
+    cases.append((p, "16-bit grey", g.astype(int)))
+    p = os.path.join(t, "pal.png")
+    idx = g % 16
+    plte = bytes(v for i in range(16) for v in (i * 17,) * 3)
+    trns = bytes(255 - i * 8 for i in range(16))
+    png(p, 28, 28, [idx[y].astype(np.uint8).tobytes() for y in range(28)], ctype=3,
+        extra=((b"PLTE", plte), (b"tRNS", trns)))
+    cases.append((p, "palette + tRNS", (idx.astype(int) * 17 * (255 - idx * 8) + 127) // 255))
+    for path, what, want in cases:
+        out = path + ".bin"
+        r = nbg("tensor", "--model", model, "--input", "0", path, "--scale", repr(s_rec), "-o", out)
+        got = np.frombuffer(read(out), np.uint8).reshape(28, 28).astype(int) if r.returncode == 0 else None
+        diff = int(np.abs(got - want).max()) if got is not None else -1
+        check(diff == 0, "PNG %s: the bytes derived from its samples (largest difference %d)" % (what, diff))
 
 
 def read(path):
@@ -289,6 +323,7 @@ def main():
         check(r.returncode == 0, "nbg run takes the JPEG")
 
         colour(t)
+        png_kinds(t, MODEL, s_rec)
 
         # --batch == three single runs
         bd = os.path.join(t, "batch")
