@@ -60,13 +60,14 @@ static nbg_code fail(nbg_error *e, nbg_code c, const char *fmt, ...)
 
 int run_image_kind(const char *path)
 {
+	static const struct {
+		const char *ext;
+		int kind;
+	} exts[] = { { ".png", RUN_IMAGE_PNG }, { ".jpg", RUN_IMAGE_JPEG }, { ".jpeg", RUN_IMAGE_JPEG } };
 	const char *dot = strrchr(path, '.');
-	if (!dot || strchr(dot, '/'))
-		return RUN_IMAGE_NONE;
-	if (!strcasecmp(dot, ".png"))
-		return RUN_IMAGE_PNG;
-	if (!strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg"))
-		return RUN_IMAGE_JPEG;
+	for (size_t i = 0; dot && !strchr(dot, '/') && i < sizeof(exts) / sizeof(exts[0]); i++)
+		if (!strcasecmp(dot, exts[i].ext))
+			return exts[i].kind;
 	return RUN_IMAGE_NONE;
 }
 
