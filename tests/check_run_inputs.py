@@ -15,6 +15,11 @@ corpus LeNet (v1/1000f_ee_lenet_model.nb) with the V853 board's input
   -grayscale PGM (libjpeg-turbo-progs: the same library, but its own
   program and colour conversion), resized by numpy here (bilinear,
   half-pixel centres), scaled and quantized by the record's formula.
+- Colour: the first corpus input of each 3-channel layout (NHWC, NCHW),
+  found by its shape, gets a 64x48 RGB PNG and its cjpeg JPEG with
+  --channel-order bgr and per-channel --mean/--scale; nbg tensor's bytes
+  equal numpy's resize of the PNG's pixels, resp. djpeg's PPM, quantized by
+  the record's formula.
 - --batch with three inputs gives the .bin and .npy files three single
   runs give, byte for byte, with --jobs 1 and --jobs 2; --labels names the
   top classes.
@@ -163,6 +168,13 @@ def colour(t):
     img = (rng.random((48, 64, 3)) * 255).astype(np.uint8)
     path = os.path.join(t, "rgb.png")
     png(path, 64, 48, [img[y].tobytes() for y in range(48)], ctype=2)
+    with open(os.path.join(t, "rgb.ppm"), "wb") as f:
+        f.write(b"P6 64 48 255\n" + img.tobytes())
+    jpg = os.path.join(t, "rgb.jpg")
+    with open(jpg, "wb") as f:
+        subprocess.run(["cjpeg", "-quality", "85", os.path.join(t, "rgb.ppm")], stdout=f, check=True)
+    ppm = subprocess.run(["djpeg", "-pnm", jpg], capture_output=True, check=True).stdout.split(b"\n", 3)
+    decoded = np.frombuffer(ppm[3], np.uint8).reshape(48, 64, 3)
     mean, scale = np.array([127.5, 120.0, 100.0]), np.array([0.0078125, 0.007, 0.006])
     found = {}
     for sub in ("v2", "v1"):  # a v2 file first where one fits
@@ -186,17 +198,20 @@ def colour(t):
             continue
         f, d, fmt, q = found[kind]
         h, w = (d[1], d[2]) if kind == "nhwc" else (d[2], d[3])
-        res = bilinear(img.astype(np.float64)[:, :, ::-1], h, w)
-        want, dt = quantize((res - mean) * scale, q, fmt)
-        if kind == "nchw":
-            want = want.transpose(2, 0, 1)
-        out = os.path.join(t, "rgb-%s.bin" % kind)
-        r = nbg("tensor", "--model", f, "--input", "0", path, "--channel-order", "bgr",
-                "--mean", ",".join(map(repr, mean)), "--scale", ",".join(map(repr, scale)), "-o", out)
-        got = np.frombuffer(read(out), dtype=dt).reshape(want.shape) if r.returncode == 0 else None
-        diff = int(np.abs(got.astype(int) - want.astype(int)).max()) if got is not None else -1
-        check(diff == 0, "%s (%s %s %s): 64x48 RGB PNG, bgr, per-channel mean and scale, equal to "
-              "numpy's (largest difference %d)" % (os.path.basename(f), kind, d, fmt, diff))
+        for src, pixels, what in ((path, img, "PNG"), (jpg, decoded, "JPEG (djpeg's RGB)")):
+            res = bilinear(pixels.astype(np.float64)[:, :, ::-1], h, w)
+            want, dt = quantize((res - mean) * scale, q, fmt)
+            if kind == "nchw":
+                want = want.transpose(2, 0, 1)
+            out = os.path.join(t, "rgb-%s.bin" % kind)
+            r = nbg("tensor", "--model", f, "--input", "0", src, "--channel-order", "bgr",
+                    "--mean", ",".join(map(repr, mean)), "--scale", ",".join(map(repr, scale)),
+                    "-o", out)
+            got = np.frombuffer(read(out), dtype=dt).reshape(want.shape) if r.returncode == 0 else None
+            diff = int(np.abs(got.astype(int) - want.astype(int)).max()) if got is not None else -1
+            check(diff == 0, "%s (%s %s %s): 64x48 RGB %s, bgr, per-channel mean and scale, "
+                  "equal to numpy's (largest difference %d)"
+                  % (os.path.basename(f), kind, d, fmt, what, diff))
 
 
 def on_terminal(args):
