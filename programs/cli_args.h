@@ -73,7 +73,7 @@ int cli_parse(const char *cmd, const cli_option *opts, int argc, char **argv, vo
 /* A command of the table (cli_table.c): its name, the operands shown after
  * its options ("FILE..."), a one-line summary, a paragraph for --help and
  * the man page, and its options, ended by an entry of kind CLI_END. */
-#define CLI_OPT_MAX 28
+#define CLI_OPT_MAX 40
 typedef struct cli_command {
 	const char *name;
 	const char *operands;

@@ -102,6 +102,13 @@ typedef struct cli_corpus_opts {
 	int npaths;
 } cli_corpus_opts;
 
+/* nbg run's and nbg tensor's --mean / --scale X[,X,X]: one value, or one per channel */
+typedef struct cli_channels {
+	unsigned n; /* 0: not given */
+	double v[3];
+} cli_channels;
+int cli_channels_arg(const char *value, void *dest);
+
 /* --input N / --output N of nbg tensor: a record index */
 typedef struct cli_record {
 	int set;
@@ -115,6 +122,8 @@ typedef struct cli_tensor_opts {
 	cli_record input, output;
 	int keep_dtype;
 	int layout;              /* 0, or 1 + its place in nchw|nhwc (nbg_tensor_layout) */
+	cli_channels mean, scale; /* an image FILE's, as nbg run's */
+	int channel_order;
 } cli_tensor_opts;
 
 /* nbg run's --tolerance X (finite, >= 0) */
@@ -149,6 +158,10 @@ typedef struct cli_run_opts {
 	const char *dump;              /* --dump DIR (run_dump.c) */
 	int dump_float;
 	cli_size dump_limit;
+	cli_channels mean, scale;      /* an image input's normalization */
+	int channel_order;             /* 0, or 1 + its place in rgb|bgr|gray */
+	const char *batch, *labels;
+	uint64_t jobs;                 /* 0: not given */
 } cli_run_opts;
 
 typedef struct cli_compare_opts {

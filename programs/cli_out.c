@@ -254,8 +254,7 @@ static void keep_error(cli_out *o, int e)
 		o->err = e ? e : EIO;
 }
 
-/* n bytes to fd, every write checked: 0 or the errno of the failure. */
-static int write_all(int fd, const void *buf, size_t n)
+int cli_write_all(int fd, const void *buf, size_t n)
 {
 	const uint8_t *p = buf;
 
@@ -276,7 +275,7 @@ int cli_out_write(cli_out *o, const void *buf, size_t n)
 	if (o->stream && fflush(o->stream) != 0)
 		keep_error(o, errno);
 	if (!o->err) {
-		int e = write_all(o->fd, buf, n);
+		int e = cli_write_all(o->fd, buf, n);
 		if (e)
 			keep_error(o, e);
 	}
@@ -577,7 +576,7 @@ int cli_out_dir_open(cli_out_dir *d, const char *cmd, const char *path,
 int cli_out_dir_write(cli_out_dir *d, const char *name, const void *p, size_t n)
 {
 	int fd = openat(d->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-	int e = fd < 0 ? errno : write_all(fd, p, n);
+	int e = fd < 0 ? errno : cli_write_all(fd, p, n);
 
 	if (!e && fsync(fd) != 0)
 		e = errno;

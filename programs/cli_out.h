@@ -62,6 +62,9 @@ int cli_out_is_stdout(const char *path);
  * creates the registered temporary.  0, or the exit code (3) with the
  * reason printed ("nbg CMD: not-regular-file: ..."). */
 int cli_out_open(cli_out *o, const char *cmd, const char *path, unsigned flags);
+/* n bytes to fd, every write checked (short writes, EINTR): 0 or the
+ * errno of the failure. */
+int cli_write_all(int fd, const void *buf, size_t n);
 /* Writes n bytes; a failure is kept (o->err) for the commit.  0 or -1. */
 int cli_out_write(cli_out *o, const void *p, size_t n);
 /* A stdio stream onto the output (for the report writers that take a

@@ -264,14 +264,30 @@ static const cli_command commands[] = {
 	    FLAG("--dump-float", "with --dump: a float32 .npy beside each whose scale is known",
 		 cli_run_opts, dump_float),
 	    CLI_OPT_CUSTOM("--dump-limit", "SIZE", "most bytes --dump may write (default 1G; none)",
-			   cli_run_opts, dump_limit, cli_size_arg) } },
+			   cli_run_opts, dump_limit, cli_size_arg),
+	    CLI_OPT_CUSTOM("--mean", "X[,X,X]",
+			   "an image input's pixels (0-255) minus this, per channel (default 0)",
+			   cli_run_opts, mean, cli_channels_arg),
+	    CLI_OPT_CUSTOM("--scale", "X[,X,X]",
+			   "then times this, per channel (default 1), then quantized as the input's",
+			   cli_run_opts, scale, cli_channels_arg),
+	    CHOICE("--channel-order", "rgb|bgr|gray",
+		   "an image input's channels as the model takes them (default rgb; gray for one)",
+		   cli_run_opts, channel_order),
+	    STRING("--batch", "DIR",
+		   "run every file of DIR (a folder per run for several inputs) into DIR-named folders",
+		   cli_run_opts, batch),
+	    CLI_OPT_UINT("--jobs", "N", "with --batch: N processes over the one plan (default 1)",
+			 cli_run_opts, jobs, 1, 256),
+	    STRING("--labels", "FILE", "class names, one a line, for --top (default --top 5)",
+		   cli_run_opts, labels) } },
 	{ "tensor", "FILE", "convert tensors with a model's I/O record",
 	  "Converts between NumPy .npy, vpm_run's .tensor text and raw bytes with one of the "
 	  "model's input or output records: .npy or text to the exact bytes the record needs "
 	  "(quantized with its own parameters), or raw outputs to float32 .npy (outermost "
 	  "dimension first) or text.  FILE and OUT are read and written by their extension "
-	  "(.npy: NumPy; .tensor or .txt: one number per line; anything else: raw) unless "
-	  "--from or --to says otherwise.  Without --input or --output it lists the records.",
+	  "(.npy: NumPy; .tensor or .txt: one number per line; .png, .jpg: an image, converted "
+	  "as nbg run converts it; anything else: raw) unless --from or --to says otherwise.  Without --input or --output it lists the records.",
 	  { STRING("--model", "MODEL.nb", "the model whose records describe the tensor (required)",
 		   cli_tensor_opts, model),
 	    CLI_OPT_CUSTOM("--input", "N", "convert with input record N", cli_tensor_opts, input,
@@ -288,7 +304,13 @@ static const cli_command commands[] = {
 		   "a 4-D .npy FILE's layout, transposed to the model's when they differ",
 		   cli_tensor_opts, layout),
 	    FLAG("--keep-dtype", ".npy in the record's own dtype instead of float32",
-		 cli_tensor_opts, keep_dtype) } },
+		 cli_tensor_opts, keep_dtype),
+	    CLI_OPT_CUSTOM("--mean", "X[,X,X]", "an image FILE's pixels minus this (as nbg run's)",
+			   cli_tensor_opts, mean, cli_channels_arg),
+	    CLI_OPT_CUSTOM("--scale", "X[,X,X]", "then times this (as nbg run's)", cli_tensor_opts,
+			   scale, cli_channels_arg),
+	    CHOICE("--channel-order", "rgb|bgr|gray", "an image FILE's channels (as nbg run's)",
+		   cli_tensor_opts, channel_order) } },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

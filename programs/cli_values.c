@@ -205,6 +205,31 @@ int cli_tolerance_arg(const char *value, void *dest)
 	return 0;
 }
 
+int cli_channels_arg(const char *value, void *dest)
+{
+	cli_channels *c = dest;
+	const char *p = value;
+	unsigned n = 0;
+
+	for (;;) {
+		char *end;
+		errno = 0;
+		double t = strtod(p, &end);
+		if (errno || end == p || !isfinite(t) || n == 3 || (*end && *end != ','))
+			return refused("nbg run: --mean and --scale take a number, or three "
+				       "separated by commas (one per channel)", value);
+		c->v[n++] = t;
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	if (n == 2)
+		return refused("nbg run: --mean and --scale take a number, or three separated by "
+			       "commas (one per channel)", value);
+	c->n = n;
+	return 0;
+}
+
 int cli_size_parse(const char *v, uint64_t *out)
 {
 	char *end;

@@ -23,6 +23,22 @@
 #define RUN_MAX_OUTPUT ((uint64_t)1 << 30)
 #define RUN_MAX_MEMORY ((uint64_t)2 << 30)
 
+/* --mean, --scale and --channel-order only where an image can be read;
+ * --batch instead of --input and --golden. */
+static int check_image_args(const run_args *a)
+{
+	int image = a->batch != NULL;
+	for (size_t i = 0; i < a->input_count; i++)
+		image |= run_image_kind(a->inputs[i]) != RUN_IMAGE_NONE;
+	if ((a->mean.n || a->scale.n || a->channel_order) && !image)
+		return cli_usage("run", "--mean, --scale and --channel-order apply to image inputs "
+				 "(.png, .jpg, .jpeg) and --batch");
+	if (a->batch && (a->input_count || a->golden_count))
+		return cli_usage("run", "--batch DIR names the inputs itself; give --input or --batch, "
+				 "and no --golden");
+	return 0;
+}
+
 /* The options from the table (cli_table.c) into a; 0, or the exit code of
  * a usage error.  --backend is 1 + its place in auto|nnsdk|viplite|cpu,
  * which are nbg_rt_select's values. */
@@ -67,6 +83,14 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 	a->max_output = o.max_output.set ? o.max_output.value : RUN_MAX_OUTPUT;
 	a->max_memory = o.max_memory.set ? o.max_memory.value : RUN_MAX_MEMORY;
 	cli_cpu_options(&a->cpu, &o.max_memory, &o.max_work, &o.max_plan_steps);
+	a->mean = o.mean;
+	a->scale = o.scale;
+	a->channel_order = o.channel_order;
+	a->batch = o.batch;
+	a->labels = o.labels;
+	a->jobs = (unsigned long)o.jobs;
+	if (a->labels && !a->top)
+		a->top = 5;
 	if ((o.max_work.set || o.max_plan_steps.set) && a->backend != NBG_RT_SELECT_CPU)
 		return cli_usage("run", "--max-work and --max-plan-steps bound the CPU backend; give "
 			      "--backend cpu");
@@ -77,7 +101,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 	if (a->nnsdk && a->backend == NBG_RT_SELECT_VIPLITE)
 		fprintf(stderr, "nbg run: note: --nnsdk names the libnnsdk library, which --backend "
 				"viplite does not load; --lib names the VIPLite library\n");
-	if (a->sample && (a->model || a->input_count || a->golden_count))
+	if (a->sample && (a->model || a->input_count || a->golden_count || a->batch))
 		return cli_usage("run", "--sample names the model, inputs and goldens itself");
 	if (a->sample && !a->output_dir)
 		return cli_usage("run", "no --output-dir given");
@@ -93,6 +117,12 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 		return 0;
 	if (a->json)
 		return cli_usage("run", "--json only applies with --check (a run writes summary.json)");
+	if ((rc = check_image_args(a)) != 0)
+		return rc;
+	if (a->batch)
+		return a->output_dir ? 0 : cli_usage("run", "no --output-dir given");
+	if (a->jobs)
+		return cli_usage("run", "--jobs applies with --batch");
 	if (!a->input_count)
 		return cli_usage("run", "no --input given (one file per model input)");
 	if (!a->output_dir)
@@ -107,10 +137,13 @@ int cli_cmd_run(int argc, char **argv)
 	run_args a;
 	int mismatch;
 	int rc = parse_run_args(argc, argv, &a);
+	if (rc == 0)
+		rc = run_labels_load(&a);
 	if (rc == 0 && a.check)
 		rc = run_check(&a);
 	else if (rc == 0)
-		rc = a.sample ? run_sample(&a) : run_one(&a, &mismatch);
+		rc = a.sample ? run_sample(&a) : a.batch ? run_batch(&a) : run_one(&a, &mismatch);
+	run_labels_free(&a);
 	free(a.inputs);
 	free(a.goldens);
 	return rc;

@@ -15,6 +15,7 @@
 #include "cli_out.h"
 #include "cmd_tensor.h"
 #include "nbg/tensor.h"
+#include "run_internal.h"
 
 typedef struct tensor_args {
 	const char *model, *file, *out;
@@ -23,6 +24,7 @@ typedef struct tensor_args {
 	nbg_tensor_kind from, to; /* NBG_TENSOR_AUTO: by the file's extension */
 	int keep_dtype;
 	nbg_tensor_layout layout; /* --layout: a 4-D .npy FILE's */
+	run_args image;           /* an image FILE's --mean, --scale, --channel-order */
 } tensor_args;
 
 static void put_escaped(FILE *f, const char *s)
@@ -54,6 +56,10 @@ static int parse_tensor_args(int argc, char **argv, tensor_args *a)
 	a->to = (nbg_tensor_kind)o.to;
 	a->keep_dtype = o.keep_dtype;
 	a->layout = (nbg_tensor_layout)o.layout;
+	a->image.mean = o.mean;
+	a->image.scale = o.scale;
+	a->image.channel_order = o.channel_order;
+	a->image.max_memory = (uint64_t)2 << 30; /* nbg run's default --max-memory */
 	a->side = o.input.set ? 1 : o.output.set ? 2 : 0;
 	a->index = o.input.set ? o.input.value : o.output.value;
 	if (!a->model)
@@ -139,7 +145,9 @@ static int summary(const tensor_args *a, const nbg_io *io, nbg_tensor_kind from,
 	describe_record(f, io);
 	fputs("): ", f);
 	fputs(cli_esc(a->file), f);
-	fprintf(f, " (%s) -> ", nbg_tensor_kind_name(from));
+	int image = !a->from && a->side == 1 ? run_image_kind(a->file) : RUN_IMAGE_NONE;
+	fprintf(f, " (%s) -> ", image == RUN_IMAGE_PNG ? "png" : image == RUN_IMAGE_JPEG ? "jpeg"
+							 : nbg_tensor_kind_name(from));
 	if (to_stdout)
 		fputs("standard output", f);
 	else
@@ -175,8 +183,19 @@ static int convert(const tensor_args *a, const nbg_io *io)
 	size_t raw_size = 0, size = 0;
 	int rc = 0, to_stdout = 0;
 	cli_out o;
-	if (nbg_tensor_to_raw_layout(io, from, a->layout, map.data, map.size, &raw, &raw_size, &e) !=
-	    NBG_OK)
+	/* an image: decoded and converted as nbg run converts it (run_image.c) */
+	int image = !a->from && a->side == 1 && run_image_kind(a->file);
+	nbg_code got = image ? run_image_to_raw("tensor", a->file, io, &a->image, map.data, map.size,
+						&raw, &e)
+			     : nbg_tensor_to_raw_layout(io, from, a->layout, map.data, map.size, &raw,
+							&raw_size, &e);
+	if (image && got == NBG_OK)
+		raw_size = (size_t)io->byte_size;
+	if (got != NBG_OK && image) { /* an image has no offset to name */
+		fprintf(stderr, "nbg tensor: %s: %s: %s\n", nbg_code_name(e.code), cli_esc(a->file),
+			cli_esc_msg(e.message));
+		rc = nbg_code_exit(e.code);
+	} else if (got != NBG_OK)
 		rc = tensor_fail(a->file, from, &e);
 	else if (nbg_tensor_from_raw(io, to, a->keep_dtype, raw, raw_size, &bytes, &size, &e) !=
 		 NBG_OK)

@@ -42,9 +42,9 @@ int run_dump_args(run_args *a, const cli_run_opts *o)
 	a->dump_limit = o->dump_limit.set ? o->dump_limit.value : DUMP_LIMIT;
 	if (!a->dump && (a->dump_float || o->dump_limit.set))
 		return cli_usage("run", "--dump-float and --dump-limit apply with --dump DIR");
-	if (a->dump && (a->backend != NBG_RT_SELECT_CPU || a->check || a->sample))
+	if (a->dump && (a->backend != NBG_RT_SELECT_CPU || a->check || a->sample || a->batch))
 		return cli_usage("run", "--dump DIR writes what the CPU backend computes: give --backend cpu "
-			      "and one model (not --check or --sample)");
+			      "and one model with its inputs (not --check, --sample or --batch)");
 	return 0;
 }
 

@@ -27,8 +27,9 @@ int run_file_changed(const char *path, const char *what)
 }
 
 /* Reads a whole file into a tensor of the record io: an input (raw, with
- * --layout) or a golden (vals). */
-static int load_tensor(const char *path, const nbg_io *io, nbg_tensor_layout layout, uint8_t **raw,
+ * --layout; an image with --mean, --scale, --channel-order) or a golden
+ * (vals). */
+static int load_tensor(const char *path, const nbg_io *io, const run_args *a, uint8_t **raw,
 		       float **vals)
 {
 	nbg_mapping map;
@@ -39,8 +40,9 @@ static int load_tensor(const char *path, const nbg_io *io, nbg_tensor_layout lay
 	}
 	size_t rs;
 	nbg_tensor_kind kind = nbg_tensor_kind_of(path);
-	nbg_code rc = raw ? nbg_tensor_to_raw_layout(io, kind, layout, map.data, map.size, raw, &rs, &e)
-			  : nbg_tensor_floats(io, kind, map.data, map.size, vals, &e);
+	nbg_code rc = raw && run_image_kind(path) ? run_image_to_raw("run", path, io, a, map.data, map.size, raw, &e)
+		      : raw ? nbg_tensor_to_raw_layout(io, kind, a->layout, map.data, map.size, raw, &rs, &e)
+			    : nbg_tensor_floats(io, kind, map.data, map.size, vals, &e);
 	int shrank = cli_input_shrank(path, &map);
 	nbg_unmap_file(&map);
 	if (shrank)
@@ -135,7 +137,7 @@ int run_inputs(run_state *s)
 	}
 	for (size_t i = 0; i < s->n_in; i++) {
 		const nbg_io *io = nbg_model_input_at(s->m, i);
-		int rc = load_tensor(s->a.inputs[i], io, s->a.layout, &s->in_raw[i], NULL);
+		int rc = load_tensor(s->a.inputs[i], io, &s->a, &s->in_raw[i], NULL);
 		if (rc)
 			return rc;
 		s->bufs[i].data = s->in_raw[i];
@@ -149,7 +151,7 @@ int run_inputs(run_state *s)
 			io->quant_format = NBG_QUANT_NONE;
 			io->byte_size = io->element_count * 4;
 		}
-		int rc = i < s->a.golden_count ? load_tensor(s->a.goldens[i], io, NBG_LAYOUT_MODEL, NULL, &s->gold_f[i]) : 0;
+		int rc = i < s->a.golden_count ? load_tensor(s->a.goldens[i], io, &s->a, NULL, &s->gold_f[i]) : 0;
 		if (rc)
 			return rc;
 	}

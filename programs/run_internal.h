@@ -19,6 +19,9 @@
 #include "nbg/targets.h"
 #include "nbg/tensor.h"
 
+/* --channel-order */
+enum { RUN_ORDER_DEFAULT = 0, RUN_ORDER_RGB, RUN_ORDER_BGR, RUN_ORDER_GRAY };
+
 typedef struct run_args {
 	const char *model;
 	const char **inputs;
@@ -52,6 +55,15 @@ typedef struct run_args {
 	const char *dump;        /* --dump DIR, --dump-float, --dump-limit (run_dump.c) */
 	int dump_float;
 	uint64_t dump_limit;
+	cli_channels mean, scale; /* an image input's normalization (run_image.c) */
+	int channel_order;       /* RUN_ORDER_* */
+	const char *batch;       /* --batch DIR (run_batch.c) */
+	const char *labels;      /* --labels FILE: class names for --top */
+	unsigned long jobs;      /* --jobs N, 0: not given */
+	int quiet;               /* one entry of a batch: its report is one line */
+	char **label_v;          /* --labels' names, label_count of them */
+	size_t label_count;
+	char *label_text;        /* the file they point into */
 } run_args;
 
 /* An output file, staged through the one output writer (cli_out.c) and
@@ -83,6 +95,8 @@ typedef struct run_state {
 	int golden_ok;
 	struct run_dump *dump;      /* --dump: the staged directory (run_dump.c) */
 	size_t dump_count;          /* the tensors it holds */
+	int borrowed;               /* model and plan belong to a batch (run_batch.c) */
+	char *line;                 /* a batch entry's report line (run_report.c) */
 } run_state;
 
 /* The networks of a->sample in turn (run_sample.c). */
@@ -90,6 +104,35 @@ int run_sample(run_args *a);
 /* One model with its inputs (run_one.c); *mismatch: 1 when the run
  * completed and only a golden mismatched. */
 int run_one(const run_args *a, int *mismatch);
+
+/* An image input (run_image.c): RUN_IMAGE_PNG or _JPEG by the path's
+ * extension (.png, .jpg, .jpeg), else RUN_IMAGE_NONE; the file's content
+ * buf[0..size) -> the record's raw bytes (a note on standard error
+ * when values were clipped) (*raw malloc'ed, io->byte_size),
+ * with a's --mean, --scale, --channel-order and --max-memory (nbg run, and
+ * nbg tensor through the same fields; cmd names the command in a note). */
+enum { RUN_IMAGE_NONE = 0, RUN_IMAGE_PNG, RUN_IMAGE_JPEG };
+int run_image_kind(const char *path);
+nbg_code run_image_to_raw(const char *cmd, const char *path, const nbg_io *io, const run_args *a,
+			  const uint8_t *buf, size_t size, uint8_t **raw, nbg_error *e);
+
+/* A run in steps (run_one.c): the model loaded into s (0, or the exit
+ * code, printed); its inputs read, run, outputs written and reported;
+ * what s holds released (not the model and plan when s->borrowed), rc
+ * returned. */
+int run_load(run_state *s, const run_args *a);
+int run_loaded(run_state *s, int *mismatch);
+int run_cleanup(run_state *s, int rc);
+/* --batch DIR (run_batch.c). */
+int run_batch(const run_args *a);
+/* --labels FILE read into a (0, or the exit code, printed); released. */
+int run_labels_load(run_args *a);
+void run_labels_free(run_args *a);
+
+/* How an image input was converted, for summary.json's inputs[] (its
+ * decoder, channel order, mean and scale per channel, resize); NULL for
+ * another file. */
+json_t *run_image_json(const nbg_io *io, const run_args *a, const char *path);
 
 /* The inputs and goldens read, the budget checked (run_inputs.c). */
 int run_inputs(run_state *s);

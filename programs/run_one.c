@@ -9,13 +9,15 @@
 
 #include "run_internal.h"
 
-static int run_cleanup(run_state *s, int rc)
+int run_cleanup(run_state *s, int rc)
 {
 	for (size_t i = 0; s->staged && i < s->staged_count; i++)
 		cli_out_free(&s->staged[i].out); /* a temporary not renamed is removed */
 	nbg_rt_session_free(s->res);
 	run_dump_free(s);
-	nbg_cpu_plan_free(s->plan);
+	if (!s->borrowed)
+		nbg_cpu_plan_free(s->plan);
+	free(s->line);
 	json_decref(s->summary);
 	for (size_t i = 0; s->in_raw && i < s->n_in; i++)
 		free(s->in_raw[i]);
@@ -32,19 +34,16 @@ static int run_cleanup(run_state *s, int rc)
 	free(s->stats);
 	free(s->staged);
 	free(s->raw_staged);
-	cli_loaded_free(&s->model);
+	if (!s->borrowed)
+		cli_loaded_free(&s->model);
 	return rc;
 }
 
-/* One model with its inputs: validate, convert, run, write, report.
- * *mismatch: 1 when the run completed and only a golden mismatched. */
-int run_one(const run_args *a, int *mismatch)
+int run_load(run_state *s, const run_args *a)
 {
-	run_state st, *s = &st;
 	memset(s, 0, sizeof(*s));
 	s->a = *a;
 	s->golden_ok = 1;
-	*mismatch = 0;
 	int rc = cli_load(s->a.model, NULL, &s->model);
 	if (rc != NBG_EXIT_OK) {
 		cli_print_error(s->a.model, &s->model);
@@ -56,7 +55,15 @@ int run_one(const run_args *a, int *mismatch)
 	s->m = s->model.model;
 	s->n_in = nbg_model_input_count(s->m);
 	s->n_out = nbg_model_output_count(s->m);
-	run_cpu_plan(s); /* --backend cpu: once, for the session and summary.json */
+	return 0;
+}
+
+int run_loaded(run_state *s, int *mismatch)
+{
+	int rc;
+	*mismatch = 0;
+	if (!s->plan)
+		run_cpu_plan(s); /* --backend cpu: once, for the session and summary.json */
 	/* --dump refused before anything is written (the output dir included) */
 	if ((rc = run_dump_check(s)) == 0 && (rc = run_inputs(s)) == 0 && (rc = run_dump(s)) == 0 &&
 	    (rc = run_session(s)) == 0 && (rc = run_outputs(s)) == 0) {
@@ -66,5 +73,17 @@ int run_one(const run_args *a, int *mismatch)
 			*mismatch = rc == NBG_EXIT_INVALID && !s->golden_ok;
 		}
 	}
-	return run_cleanup(s, rc);
+	return rc;
+}
+
+/* One model with its inputs: validate, convert, run, write, report.
+ * *mismatch: 1 when the run completed and only a golden mismatched. */
+int run_one(const run_args *a, int *mismatch)
+{
+	run_state st;
+	*mismatch = 0;
+	int rc = run_load(&st, a);
+	if (rc)
+		return rc;
+	return run_cleanup(&st, run_loaded(&st, mismatch));
 }

@@ -129,7 +129,13 @@ json_t *run_summary_json(const run_state *s)
 		json_t *x = json_object();
 		json_object_set_new(x, "index", json_integer((json_int_t)i));
 		json_object_set_new(x, "file", cli_json_path(s->a.inputs[i]));
-		json_object_set_new(x, "file_kind", json_string(nbg_tensor_kind_name(nbg_tensor_kind_of(s->a.inputs[i]))));
+		json_t *image = run_image_json(io, &s->a, s->a.inputs[i]);
+		int ik = run_image_kind(s->a.inputs[i]);
+		const char *kind = ik == RUN_IMAGE_PNG ? "png" : ik == RUN_IMAGE_JPEG ? "jpeg"
+				 : nbg_tensor_kind_name(nbg_tensor_kind_of(s->a.inputs[i]));
+		json_object_set_new(x, "file_kind", json_string(kind));
+		if (image)
+			json_object_set_new(x, "image", image);
 		json_object_set_new(x, "shape", json_shape(io));
 		json_object_set_new(x, "format", json_string(run_format_name(io->data_format)));
 		json_object_set_new(x, "bytes", json_integer((json_int_t)s->bufs[i].size));

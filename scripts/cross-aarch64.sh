@@ -53,7 +53,8 @@ if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
 	updated=1
 fi
 tools="gcc-$triplet binutils-$triplet qemu-user strace"
-devs="libssl-dev zlib1g-dev libdeflate-dev libjansson-dev libcmocka-dev"
+devs="libssl-dev zlib1g-dev libdeflate-dev libjansson-dev libcmocka-dev libpng-dev
+      libjpeg62-turbo-dev"
 missing=""
 for p in $tools; do
 	installed "$p" || missing="$missing $p"

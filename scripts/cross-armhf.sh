@@ -49,7 +49,8 @@ fi
 # libc) with libgcc_s.  Linking uses the toolchain's own libc
 # (libc6-dev-armhf-cross); running uses these, through qemu-arm -L.
 libs="libssl-dev libssl3 zlib1g-dev zlib1g libjansson-dev libjansson4 libcmocka-dev
-      libcmocka0 libdeflate-dev libdeflate0 libc6 libgcc-s1"
+      libcmocka0 libdeflate-dev libdeflate0 libpng-dev libpng16-16 libjpeg62-turbo-dev
+      libjpeg62-turbo libc6 libgcc-s1"
 step "$arch libraries into $overlay"
 state=$overlay/.nbgkit/apt
 $SUDO mkdir -p "$state/lists/partial" "$state/cache/archives/partial"

@@ -23,6 +23,7 @@ done
 # python3-mesonpy (Debian's meson-python) are pip install . from the clone
 # (doc/python.md); mypy checks its type stubs.
 pkgs="build-essential meson ninja-build pkg-config libssl-dev libdeflate-dev zlib1g-dev
+      libpng-dev libjpeg62-turbo-dev libjpeg-turbo-progs
       libjansson-dev libcmocka-dev clang lld libclang-rt-14-dev python3 python3-dev
       python3-numpy python3-pytest python3-yaml python3-protobuf python3-pip python3-venv
       python3-mesonpy mypy graphviz"

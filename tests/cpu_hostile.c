@@ -194,6 +194,13 @@ uint8_t *ch_copy_nhwc(size_t *size)
 	return build(m, size);
 }
 
+uint8_t *ch_copy_two_inputs(size_t *size)
+{
+	cm_model *m = model(2, 1, 16, 16);
+	tp(m, 0, 16, 1, 1, 16, 0, 0, 15, 0, 16, 1, 1);
+	return build(m, size);
+}
+
 uint8_t *ch_records(uint32_t n, size_t *size)
 {
 	cm_model *m = model(1, 1, 16, 16);

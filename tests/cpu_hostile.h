@@ -47,6 +47,9 @@ uint8_t *ch_copy(uint32_t outputs, uint64_t pool, uint32_t output_bytes, size_t 
  * first: an NHWC image of shape (1, 4, 2, 2) whose 16 bytes the run hands
  * back as output 0 (Model.run's and nbg run's --layout, tests/python). */
 uint8_t *ch_copy_nhwc(size_t *size);
+/* ch_copy(1, 0, 0) with a second 16-byte input nothing reads: a model of
+ * two inputs whose output is its first (nbg run --batch's folders). */
+uint8_t *ch_copy_two_inputs(size_t *size);
 
 /* n NN 1x1 convolutions and n TP copies, each one command named n times
  * (item 12). */

@@ -8,6 +8,7 @@
  *   big-output    ch_copy(1, 0, 1 GiB - 16): an output record of 1 GiB less 16 bytes
  *   copy          ch_copy(1, 0, 0): a 16-byte copy that runs
  *   copy-nhwc     ch_copy_nhwc: that copy from an NHWC input of shape (1, 4, 2, 2)
+ *   copy-2in      ch_copy_two_inputs: that copy with a second input nothing reads
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@ int main(int argc, char **argv)
 	uint8_t *b = NULL;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: nbg-cpu-hostile shared-conv|tp-walk|scratch|big-output|copy|copy-nhwc OUT.nb\n");
+		fprintf(stderr, "usage: nbg-cpu-hostile shared-conv|tp-walk|scratch|big-output|copy|copy-nhwc|copy-2in OUT.nb\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "shared-conv"))
@@ -36,6 +37,8 @@ int main(int argc, char **argv)
 		b = ch_copy(1, 0, 0, &n);
 	else if (!strcmp(argv[1], "copy-nhwc"))
 		b = ch_copy_nhwc(&n);
+	else if (!strcmp(argv[1], "copy-2in"))
+		b = ch_copy_two_inputs(&n);
 	if (!b) {
 		fprintf(stderr, "nbg-cpu-hostile: no model named %s\n", argv[1]);
 		return 2;

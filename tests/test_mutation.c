@@ -106,6 +106,10 @@ static const struct {
 	/* nbg run --dump and nbg compare: a directory, not the parser (tests/check_dump.py) */
 	{ NBG_E_OUTPUT_EXISTS, "nbg run --dump DIR (tests/check_dump.py)" },
 	{ NBG_E_DUMP_INVALID, "nbg compare of dumps (tests/check_dump.py)" },
+	/* nbg run's image inputs and --batch: other files than the model */
+	{ NBG_E_IMAGE_INVALID, "nbg run's images (tests/check_run_inputs.py)" },
+	{ NBG_E_IMAGE_TOO_LARGE, "nbg run's images (tests/check_run_inputs.py)" },
+	{ NBG_E_BATCH_NAME_INVALID, "nbg run --batch (tests/check_run_inputs.py)" },
 	{ NBG_OK, NULL },
 };
 

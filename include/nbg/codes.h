@@ -195,6 +195,12 @@
 	X(OUTPUT_EXISTS, "output-exists", 3,                                                       \
 	  "An output that must be new (nbg run --dump DIR) already exists; nothing was written.")    \
 	X(DUMP_INVALID, "dump-invalid", 2,                                                         \
-	  "A dump directory's dump.json is missing, not nbg run's, or lists files it does not hold.")
+	  "A dump directory's dump.json is missing, not nbg run's, or lists files it does not hold.")    \
+	X(IMAGE_INVALID, "image-invalid", 1,                                                       \
+	  "nbg run: a .png or .jpg input that libpng or libjpeg cannot decode whole (corrupt, cut).") \
+	X(IMAGE_TOO_LARGE, "image-too-large", 1,                                                   \
+	  "nbg run: an image's declared size is over the bound checked before it is decoded.")     \
+	X(BATCH_NAME_INVALID, "batch-name-invalid", 1,                                             \
+	  "nbg run --batch: an entry's name has control characters; no output folder is made for it.")
 
 #endif
