@@ -377,6 +377,10 @@ def check_sample(nbg, sample):
     check(sorted(map(json.dumps, edges)) == sorted(map(json.dumps, want_edges)),
           "sample: edges %s" % edges)
     check(net["data_flow_warnings"] == [], "sample: no data-flow warning")
+    # tests/sample_model.c writes out_zero_point 0 (the convolution) and 140
+    # (the fully connected layer) into word 22 of their NN commands
+    zps = [l["output"]["zero_point"] for l in net["layers"][:2]]
+    check(zps == [0, 140], "sample: the commands' output zero points %s" % zps)
 
 
 def main():

@@ -41,14 +41,18 @@ enum nbg_net_shape_basis {
 };
 
 /* A tensor of a layer: x, y, z (0: unknown), the hardware data-type code
- * (nbg_command_data_type_name; UINT32_MAX unknown), and, when the tensor is
- * an I/O record's, that record (else -1) whose quantization it has. */
+ * (nbg_command_data_type_name; UINT32_MAX unknown), its zero point where a
+ * command states it, and, when the tensor is an I/O record's, that record
+ * (else -1) whose quantization it has. */
 typedef struct nbg_net_tensor {
 	uint32_t dims[3];
 	uint32_t data_type;
 	unsigned basis;          /* enum nbg_net_shape_basis */
 	int32_t record;          /* INPUT (for an input) or OUTPUT record, or -1 */
 	uint32_t view[3];        /* the engine's view: the extent the commands address */
+	int32_t zero_point;      /* the commands' zero point of the tensor (a TP command's
+				  * in_zp / out_zp, an NN command's out_zero_point), or -1
+				  * where no command states it; the scale is in no command */
 } nbg_net_tensor;
 
 /* Where an operator name comes from. */

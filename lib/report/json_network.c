@@ -43,6 +43,9 @@ static json_t *tensor_json(const nbg_model *m, const nbg_net_tensor *t, int inpu
 	json_t *rec = io ? nbg_json_io(io) : NULL;
 	json_object_set(o, "quantization", rec ? json_object_get(rec, "quantization") : json_null());
 	json_decref(rec);
+	/* the zero point the commands give (their scale is in no command) */
+	json_object_set_new(o, "zero_point", t->zero_point >= 0 ? json_integer(t->zero_point)
+								: json_null());
 	return o;
 }
 

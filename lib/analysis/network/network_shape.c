@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/graph/commands_lib.h"
 #include "analysis/network/network_internal.h"
 
 /* The extent several operations address together (as tiles). */
@@ -128,11 +129,24 @@ static int tiles_whole(const gather *x, int s, uint32_t d[3])
 	return 0;
 }
 
+/* A zero point a command states: TP field tf or NN field nf (-1: none);
+ * -1 for an integer type it does not apply to (fp16, bf16: no zero point). */
+static int32_t zero_point(const nbg_cmd *cmd, int tf, int nf)
+{
+	if (!cmd)
+		return -1;
+	if (cmd->engine == NBG_CMD_TP && tf >= 0)
+		return (int32_t)nbg_cmd_tp(cmd, (enum nbg_tp_fid)tf);
+	if (cmd->engine == NBG_CMD_NN && nf >= 0)
+		return (int32_t)nbg_cmd_nn(cmd, (enum nbg_nn_fid)nf);
+	return -1;
+}
+
 /* One operation of node k's views: its tiles' extents, data types and the
  * COMMAND bases of the sides `sides` names (bit 0 its input, bit 1 its
  * output; pass 0 finds each node's lowest addresses). */
-static void view_op(nbg_net_layer *l, gather *x, const nbg_cmd_op *op, int pass, unsigned sides,
-		    int *grid)
+static void view_op(nbg_net_layer *l, gather *x, const nbg_cmd_op *op, const nbg_cmd *cmd, int pass,
+		    unsigned sides, int *grid)
 {
 	if (pass == 0) {
 		if ((sides & 1) && op->in_ref.offset < x->base[0])
@@ -145,8 +159,11 @@ static void view_op(nbg_net_layer *l, gather *x, const nbg_cmd_op *op, int pass,
 		extent_add(&x->t[0], &op->in_ref, op->in, op->in_row_stride, op->in_slice_stride,
 			   op->in_element_bytes, x->base[0]);
 		tile_add(x, 0, &op->in_ref, op->in);
-		if (!x->seen)
+		if (!x->seen) {
 			l->in.data_type = op->in_type;
+			if (op->engine == NBG_CMD_TP)
+				l->in.zero_point = zero_point(cmd, NBG_TPF_IN_ZP, -1);
+		}
 		x->seen = 1;
 		if (spatial(l, op, 0))
 			l->in.basis = NBG_NET_SHAPE_COMMAND;
@@ -158,6 +175,8 @@ static void view_op(nbg_net_layer *l, gather *x, const nbg_cmd_op *op, int pass,
 	}
 	if (sides & 2) {
 		l->out.data_type = op->out_type;
+		l->out.zero_point = op->engine == NBG_CMD_TP ? zero_point(cmd, NBG_TPF_OUT_ZP, -1)
+							     : zero_point(cmd, -1, NBG_NNF_OUT_ZERO_POINT);
 		if (spatial(l, op, 1))
 			l->out.basis = NBG_NET_SHAPE_COMMAND;
 	}
@@ -220,7 +239,8 @@ static int views(nbg_network *n, int *grid)
 			const nbg_cmd_op *op = nbg_commands_op_of(n->c, i);
 			size_t k = n->node_of[i];
 			if (op && k != SIZE_MAX)
-				view_op(&n->nodes[k], &x[k], op, pass, sides[i], &grid[k]);
+				view_op(&n->nodes[k], &x[k], op, nbg_commands_at(n->c, op->engine, op->command),
+					pass, sides[i], &grid[k]);
 		}
 	for (size_t k = 0; k < n->n; k++)
 		for (int s = 0; s < 2; s++) {
@@ -653,8 +673,10 @@ int nbg_network_shapes(nbg_network *n)
 	int *grid = calloc(n->n + 1, sizeof(int));
 	if (!grid)
 		return -1;
-	for (size_t k = 0; k < n->n; k++)
+	for (size_t k = 0; k < n->n; k++) {
 		n->nodes[k].in.data_type = n->nodes[k].out.data_type = UINT32_MAX;
+		n->nodes[k].in.zero_point = n->nodes[k].out.zero_point = -1;
+	}
 	if (views(n, grid) != 0) {
 		free(grid);
 		return -1;
