@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "analysis/graph/commands_lib.h"
+#include "analysis/graph/uniforms.h"
 #include "analysis/network/network_internal.h"
 
 /* The extent several operations address together (as tiles). */
@@ -219,6 +220,42 @@ static uint8_t *boundary(const nbg_network *n)
 	return f;
 }
 
+static uint64_t elements(const uint32_t d[3]);
+
+/* The images an SH operation's uniforms describe at its references
+ * (uniforms.h): the one it writes as node k's output view, the largest it
+ * reads as its input view, where the node has no NN / TP operation to give
+ * them.  Views only: an SH program may address its images in any layout
+ * (the A733 fp16 convolutions run on 75x4096 im2col matrices, a softmax on
+ * a 10x1 row), so no shape is taken from them but where nothing else gives
+ * one ("engine view"). */
+static void sh_views(nbg_network *n)
+{
+	for (size_t x = 0; x < nbg_commands_other_count(n->c); x++) {
+		const nbg_cmd_other *o = nbg_commands_other_at(n->c, x);
+		size_t k = o->operation < n->ops ? n->node_of[o->operation] : SIZE_MAX;
+		nbg_sh_uniforms u;
+		if (k == SIZE_MAX || n->nodes[k].nn_tp_ops || o->type != NBG_GRAPH_OP_SH ||
+		    nbg_sh_uniforms_load(n->m, n->g, o->operation, &u, NULL) != NBG_SHU_OK)
+			continue;
+		nbg_net_layer *l = &n->nodes[k];
+		uint64_t most = 0;
+		for (size_t r = 0; r < o->ref_count && r < NBG_CMD_MAX_REFS; r++) {
+			const nbg_graph_patch *p = nbg_graph_patch_at(n->g, o->refs[r].patch);
+			nbg_sh_image im;
+			if (!p || p->type != 0 || !nbg_sh_image_at(&u, nbg_sh_uniform_at(&u, p->dest_offset), &im))
+				continue;
+			uint32_t d[3] = { im.width, im.height, im.depth ? im.depth : 1 };
+			nbg_net_tensor *t = o->writes && r == o->written ? &l->out : &l->in;
+			if (t == &l->in && elements(d) <= most)
+				continue;
+			if (t == &l->in)
+				most = elements(d);
+			memcpy(t->view, d, sizeof(d));
+		}
+	}
+}
+
 /* The engine views of every node, its data types, the COMMAND bases, and
  * grid[k]: every operation of node k keeps the pixel grid. */
 static int views(nbg_network *n, int *grid)
@@ -253,6 +290,7 @@ static int views(nbg_network *n, int *grid)
 		}
 	free(sides);
 	free(x);
+	sh_views(n);
 	return 0;
 }
 
@@ -310,7 +348,10 @@ static void records(nbg_network *n)
 		const nbg_io *io = in ? nbg_model_input_at(n->m, rec) : nbg_model_output_at(n->m, rec);
 		nbg_net_tensor *t = in ? &n->nodes[n->node_of[op]].in : &n->nodes[n->node_of[op]].out;
 		uint32_t d[3];
-		if (!io || t->basis == NBG_NET_SHAPE_RECORD || !record_dims(io, t->view, d))
+		/* an SH image's view is no tensor's layout: the record stands */
+		static const uint32_t none[3];
+		const uint32_t *view = n->nodes[n->node_of[op]].nn_tp_ops ? t->view : none;
+		if (!io || t->basis == NBG_NET_SHAPE_RECORD || !record_dims(io, view, d))
 			continue;
 		t->record = (int32_t)rec;
 		/* a record of another pixel grid than the image is the tensor
@@ -318,8 +359,8 @@ static void records(nbg_network *n)
 		 * record gives the grid where the image has the same rows, or where
 		 * the record is a grid of its own (not a row or column) of the
 		 * image's pixels, the image perhaps flattened. */
-		if (t->view[0] && io->dim_count > 2 && !(d[0] == t->view[0] && d[1] == t->view[1]) &&
-		    !(pixels(d) == pixels(t->view) && d[0] > 1 && d[1] > 1) &&
+		if (view[0] && io->dim_count > 2 && !(d[0] == view[0] && d[1] == view[1]) &&
+		    !(pixels(d) == pixels(view) && d[0] > 1 && d[1] > 1) &&
 		    strcmp(n->nodes[n->node_of[op]].op, "Transpose")) /* its view is no image */
 			continue;
 		memcpy(t->dims, d, sizeof(d));
@@ -668,6 +709,21 @@ static int forward(nbg_network *n, const int *grid)
 	return 0;
 }
 
+/* Tensors with no shape get the engine's view, labelled so: those of
+ * nodes with NN / TP operations first, the SH images' (all) last, after
+ * every other rule had its turn. */
+static void engine_views(nbg_network *n, int all)
+{
+	for (size_t k = 0; k < n->n; k++)
+		for (int s = 0; s < 2; s++) {
+			nbg_net_tensor *t = s ? &n->nodes[k].out : &n->nodes[k].in;
+			if (t->basis == NBG_NET_SHAPE_NONE && t->view[0] && (all || n->nodes[k].nn_tp_ops)) {
+				memcpy(t->dims, t->view, sizeof(t->dims));
+				t->basis = NBG_NET_SHAPE_ENGINE;
+			}
+		}
+}
+
 int nbg_network_shapes(nbg_network *n)
 {
 	int *grid = calloc(n->n + 1, sizeof(int));
@@ -699,14 +755,7 @@ int nbg_network_shapes(nbg_network *n)
 		free(grid);
 		return -1;
 	}
-	for (size_t k = 0; k < n->n; k++)
-		for (int s = 0; s < 2; s++) {
-			nbg_net_tensor *t = s ? &n->nodes[k].out : &n->nodes[k].in;
-			if (t->basis == NBG_NET_SHAPE_NONE && t->view[0]) {
-				memcpy(t->dims, t->view, sizeof(t->dims));
-				t->basis = NBG_NET_SHAPE_ENGINE;
-			}
-		}
+	engine_views(n, 0);
 	other_nodes(n);
 	size_t *prod = producers(n);
 	int rc = prod ? forward(n, grid) : -1;
@@ -718,5 +767,6 @@ int nbg_network_shapes(nbg_network *n)
 	free(prod);
 	free(grid);
 	transposed_records(n);
+	engine_views(n, 1);
 	return rc;
 }
