@@ -16,13 +16,13 @@ static json_t *str_or_null(const char *s)
 
 static json_t *triple(const uint32_t d[3])
 {
-	return d[0] ? json_pack("[i,i,i]", (json_int_t)d[0], (json_int_t)d[1], (json_int_t)d[2])
+	return d[0] ? json_pack("[I,I,I]", (json_int_t)d[0], (json_int_t)d[1], (json_int_t)d[2])
 		    : json_null();
 }
 
 static json_t *pair_or_null(const uint32_t d[2])
 {
-	return d[0] ? json_pack("[i,i]", (json_int_t)d[0], (json_int_t)d[1]) : json_null();
+	return d[0] ? json_pack("[I,I]", (json_int_t)d[0], (json_int_t)d[1]) : json_null();
 }
 
 static json_t *tensor_json(const nbg_model *m, const nbg_net_tensor *t, int input)
