@@ -553,6 +553,8 @@ function minimapView() {
 	const box = $('graph'), m = $('minimap'), svg = box.querySelector('svg'), v = m.querySelector('rect.view');
 	if (!svg || !v || !svg.clientWidth)
 		return;
+	/* only when the picture does not fit in its box */
+	m.hidden = box.scrollWidth <= box.clientWidth + 1 && box.scrollHeight <= box.clientHeight + 1;
 	const vb = m.dataset.vb.split(' ').map(Number);
 	const fx = vb[2] / svg.clientWidth, fy = vb[3] / svg.clientHeight;
 	v.setAttribute('x', vb[0] + box.scrollLeft * fx);

@@ -123,16 +123,6 @@ P.show = function (aside, key, d, onNpy) {
 	aside.appendChild(R.table('p-operations', 'Operations', [
 		{ key: 'operation', title: 'op' }, { key: 'engine', title: 'engine' }, { key: 'command', title: 'command' },
 		{ key: 'offset', title: 'record' }, { key: 'what', title: 'what it does' }], ops));
-	const lr = l.layer !== null && d.tables && d.tables.layers ? d.tables.layers[l.layer] : null;
-	if (lr)
-		aside.appendChild(R.pairs('p-layer', 'LAYER record', [['offset', R.hex(lr.record_offset)], ['uid', lr.uid],
-			['operations', lr.operation_count]]));
-	const edges = d.net.edges.filter((e) => endName(d.net, e.from) === key || endName(d.net, e.to) === key);
-	aside.appendChild(R.table('p-edges', 'Edges and their evidence', [
-		{ key: 'from', title: 'from' }, { key: 'to', title: 'to' }, { key: 'bytes', title: 'bytes' },
-		{ key: 'basis', title: 'basis' }],
-	edges.map((e) => ({ from: endName(d.net, e.from), to: endName(d.net, e.to), bytes: e.bytes,
-		basis: e.basis + (e.backward ? ', backward' : '') }))));
 	const w = (d.wops || []).filter((o) => o.node === key);
 	if (w.length) {
 		const part = section('Weights');
@@ -151,6 +141,16 @@ P.show = function (aside, key, d, onNpy) {
 		}
 		aside.appendChild(part);
 	}
+	const lr = l.layer !== null && d.tables && d.tables.layers ? d.tables.layers[l.layer] : null;
+	if (lr)
+		aside.appendChild(R.pairs('p-layer', 'LAYER record', [['offset', R.hex(lr.record_offset)], ['uid', lr.uid],
+			['operations', lr.operation_count]]));
+	const edges = d.net.edges.filter((e) => endName(d.net, e.from) === key || endName(d.net, e.to) === key);
+	aside.appendChild(R.table('p-edges', 'Edges and their evidence', [
+		{ key: 'from', title: 'from' }, { key: 'to', title: 'to' }, { key: 'bytes', title: 'bytes' },
+		{ key: 'basis', title: 'basis' }],
+	edges.map((e) => ({ from: endName(d.net, e.from), to: endName(d.net, e.to), bytes: e.bytes,
+		basis: e.basis + (e.backward ? ', backward' : '') }))));
 };
 
 /* The nodes whose layer name, operator or description holds q, or whose
