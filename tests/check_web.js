@@ -540,7 +540,7 @@ async function panelMatches(page, file, label, every) {
 	const weights = nbgJson('weights', '--json', file);
 	const wops = weights.weights.operations;
 	const layers = doc.network.layers.filter((l, i) => i % every === 0);
-	let clicked = 0;
+	let clicked = 0, findings = 0;
 	for (const l of layers) {
 		const key = nodeKey(l);
 		await clickNode(page, key);
@@ -568,6 +568,14 @@ async function panelMatches(page, file, label, every) {
 			.sort((a, b) => a[0] - b[0]);
 		check(JSON.stringify(p.operations.map((r) => r.slice(0, 3))) === JSON.stringify(want),
 			what + 'operations ' + JSON.stringify(p.operations.map((r) => r.slice(0, 3))) + ', nbg: ' + JSON.stringify(want));
+		/* the findings naming one of its operations: "operation N (...)" */
+		const ids = new Set(want.map((r) => r[0]));
+		const fw = doc.commands.findings.filter((f) => ids.has((/^operation ([0-9]+) /.exec(f.text) || [])[1]))
+			.map((f) => [f.id, '0x' + f.offset.toString(16).padStart(8, '0'), f.text]);
+		const fp = await page.evaluate(() => Array.from(document.querySelectorAll('#panel #p-findings tbody tr'))
+			.filter((tr) => !tr.classList.contains('empty')).map((tr) => Array.from(tr.cells).map((td) => td.textContent)));
+		check(JSON.stringify(fp) === JSON.stringify(fw), what + 'findings ' + JSON.stringify(fp) + ', nbg: ' + JSON.stringify(fw));
+		findings += fw.length;
 		const edges = doc.network.edges.filter((e) => (e.from.node === l.node) || (e.to.node === l.node));
 		check(p.edges.length === edges.length && edges.every((e) => p.edges.some((r) => r[2] === String(e.bytes) &&
 			r[3].startsWith(e.basis))), what + 'edges ' + JSON.stringify(p.edges));
@@ -578,6 +586,7 @@ async function panelMatches(page, file, label, every) {
 				what + 'weights of operation ' + w.operation + ': ' + JSON.stringify(h) + ', kernel shape ' + w.shape);
 		}
 	}
+	console.log(label + ': ' + clicked + ' panels, ' + findings + ' findings in them');
 	return clicked;
 }
 

@@ -123,6 +123,12 @@ P.show = function (aside, key, d, onNpy) {
 	aside.appendChild(R.table('p-operations', 'Operations', [
 		{ key: 'operation', title: 'op' }, { key: 'engine', title: 'engine' }, { key: 'command', title: 'command' },
 		{ key: 'offset', title: 'record' }, { key: 'what', title: 'what it does' }], ops));
+	/* the findings of the commands' checks that name one of its operations */
+	const own = new Set(ops.map((o) => o.operation));
+	aside.appendChild(R.table('p-findings', 'Findings (evidence code, offset)', [
+		{ key: 'id', title: 'code' }, { key: 'offset', title: 'offset', fmt: (f) => R.hex(f.offset) },
+		{ key: 'text', title: 'what' }],
+	(d.cmds.findings || []).filter((f) => own.has(P.findingOperation(f)))));
 	const w = (d.wops || []).filter((o) => o.node === key);
 	if (w.length) {
 		const part = section('Weights');
@@ -151,6 +157,12 @@ P.show = function (aside, key, d, onNpy) {
 		{ key: 'basis', title: 'basis' }],
 	edges.map((e) => ({ from: endName(d.net, e.from), to: endName(d.net, e.to), bytes: e.bytes,
 		basis: e.basis + (e.backward ? ', backward' : '') }))));
+};
+
+/* The operation a finding of the commands names ("operation N ..."), or null. */
+P.findingOperation = function (f) {
+	const m = /^operation ([0-9]+)\b/.exec(f.text || '');
+	return m ? Number(m[1]) : null;
 };
 
 /* The nodes whose layer name, operator or description holds q, or whose
