@@ -337,22 +337,30 @@ async function mapHover(browser) {
 	console.log('map hover: ' + seen + ' places along the band');
 }
 
-/* Each export button: the file the page saves (its blob, captured where
- * the page hands it to the browser) against the command line's output. */
-async function exportsMatch(browser) {
-	const sample = path.join(root, 'samples', 'sample.nb');
-	const { page } = await openFile(browser, sample);
-	await page.click('button[data-tab=export]');
-	await page.evaluate(() => {
+/* Every file the page saves from now on, captured where the page hands
+ * its blob to the browser, into window.__saved: {name, text, hex}. */
+function captureSaves(page) {
+	return page.evaluate(() => {
 		window.__saved = [];
 		const blobs = new Map(), create = URL.createObjectURL;
 		URL.createObjectURL = (b) => { const u = create(b); blobs.set(u, b); return u; };
 		HTMLAnchorElement.prototype.click = function () {
 			const b = blobs.get(this.href);
 			if (b)
-				b.text().then((t) => window.__saved.push({ name: this.download, text: t }));
+				b.arrayBuffer().then((t) => window.__saved.push({ name: this.download,
+					text: new TextDecoder().decode(t),
+					hex: Array.from(new Uint8Array(t)).map((x) => x.toString(16).padStart(2, '0')).join('') }));
 		};
 	});
+}
+
+/* Each export button: the file the page saves (its blob, captured where
+ * the page hands it to the browser) against the command line's output. */
+async function exportsMatch(browser) {
+	const sample = path.join(root, 'samples', 'sample.nb');
+	const { page } = await openFile(browser, sample);
+	await page.click('button[data-tab=export]');
+	await captureSaves(page);
 	const cli = (args) => execFileSync(...argv(nbg, args), { encoding: 'utf8', maxBuffer: 1 << 30,
 		cwd: path.dirname(sample) });
 	const name = path.basename(sample);
@@ -642,17 +650,7 @@ async function graphSample(browser, tmp) {
 	await page.click('button[data-tab=graph]');
 	const n = await panelMatches(page, sample, 'sample', 1);
 	check(n === nbgJson('inspect', '--json', '--only', '--network', sample).network.layers.length, 'sample: nodes clicked ' + n);
-	await page.evaluate(() => {
-		window.__saved = [];
-		const blobs = new Map(), create = URL.createObjectURL;
-		URL.createObjectURL = (b) => { const u = create(b); blobs.set(u, b); return u; };
-		HTMLAnchorElement.prototype.click = function () {
-			const b = blobs.get(this.href);
-			if (b)
-				b.arrayBuffer().then((t) => window.__saved.push({ name: this.download,
-					hex: Array.from(new Uint8Array(t)).map((x) => x.toString(16).padStart(2, '0')).join('') }));
-		};
-	});
+	await captureSaves(page);
 	await clickNode(page, 'L0');
 	await shot(page, 'graph-panel');
 	await page.click('#panel button.npy');
