@@ -454,11 +454,11 @@ async function showGraph() {
 	R.clear($('weights'));
 	try {
 		current.dot = await libText({ op: 'dot', slot: 0, name: current.name });
+		/* the network view and the commands, for the panels: without them
+		 * the picture is still drawn */
 		const net = await lib({ op: 'report', slot: 0, name: current.name, what: DOC.NO_CORE | DOC.NETWORK | DOC.COMMANDS });
-		if (net.ok === false)
-			throw Object.assign(new Error(net.error.message), { nbg: net.error });
-		current.net = net.network;
-		current.cmds = net.commands;
+		current.net = net.ok === false ? { layers: [], edges: [], data_flow_warnings: [] } : net.network;
+		current.cmds = net.ok === false ? {} : net.commands;
 		banner(current.net);
 		let ops = [];
 		try {
@@ -484,6 +484,8 @@ async function showGraph() {
 		copy.removeAttribute('style');
 		current.graphSvg = new XMLSerializer().serializeToString(copy);
 		weightsList(ops);
+		if (net.ok === false)
+			$('weights').prepend(R.el('p', { class: 'error', id: 'panel-error' }, 'No node panels: ' + errorLine({ nbg: net.error })));
 		const nodes = svg.querySelectorAll('g.node').length, edges = svg.querySelectorAll('g.edge').length;
 		$('graph-count').textContent = nodes + ' nodes, ' + edges + ' edges' +
 			(current.net.layers.length > LARGE ? '; each node\'s operations are in its panel (click it)' : '');
