@@ -123,12 +123,6 @@ P.show = function (aside, key, d, onNpy) {
 	aside.appendChild(R.table('p-operations', 'Operations', [
 		{ key: 'operation', title: 'op' }, { key: 'engine', title: 'engine' }, { key: 'command', title: 'command' },
 		{ key: 'offset', title: 'record' }, { key: 'what', title: 'what it does' }], ops));
-	/* the findings of the commands' checks that name one of its operations */
-	const own = new Set(ops.map((o) => o.operation));
-	aside.appendChild(R.table('p-findings', 'Findings (evidence code, offset)', [
-		{ key: 'id', title: 'code' }, { key: 'offset', title: 'offset', fmt: (f) => R.hex(f.offset) },
-		{ key: 'text', title: 'what' }],
-	(d.cmds.findings || []).filter((f) => own.has(P.findingOperation(f)))));
 	const w = (d.wops || []).filter((o) => o.node === key);
 	if (w.length) {
 		const part = section('Weights');
@@ -147,6 +141,12 @@ P.show = function (aside, key, d, onNpy) {
 		}
 		aside.appendChild(part);
 	}
+	/* the findings of the commands' checks that name one of its operations */
+	const own = new Set(ops.map((o) => o.operation));
+	aside.appendChild(R.table('p-findings', 'Findings (evidence code, offset)', [
+		{ key: 'id', title: 'code' }, { key: 'offset', title: 'offset', fmt: (f) => R.hex(f.offset) },
+		{ key: 'text', title: 'what' }],
+	(d.cmds.findings || []).filter((f) => own.has(P.findingOperation(f)))));
 	const lr = l.layer !== null && d.tables && d.tables.layers ? d.tables.layers[l.layer] : null;
 	if (lr)
 		aside.appendChild(R.pairs('p-layer', 'LAYER record', [['offset', R.hex(lr.record_offset)], ['uid', lr.uid],
