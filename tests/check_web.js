@@ -567,7 +567,8 @@ async function panelMatches(page, file, label, every) {
 			const t = l[end], col = (f) => (tensors.get(f) || [])[i];
 			const shape = t.shape ? t.shape.join('×') : '—';
 			check(col('shape') === shape && col('basis') === t.basis && col('data type') === (t.data_type || '—') &&
-				col('record') === (t.record === null ? '—' : String(t.record)),
+				col('record') === (t.record === null ? '—' : String(t.record)) &&
+				col('zero point (commands)') === (t.zero_point === null || t.zero_point === undefined ? '—' : String(t.zero_point)),
 			what + end + ' ' + JSON.stringify(p.tensors) + ', nbg: ' + JSON.stringify(t));
 		}
 		const mine = (o) => (l.layer !== null ? o.layer_id === l.layer : o.operation === l.first_operation);

@@ -111,7 +111,8 @@ P.show = function (aside, key, d, onNpy) {
 		{ key: 'field', title: '' }, { key: 'input', title: 'input' }, { key: 'output', title: 'output' }], [
 		['shape', (t) => R.text(t.shape)], ['basis', (t) => t.basis], ['engine view', (t) => R.text(t.engine_view)],
 		['data type', (t) => R.text(t.data_type)], ['record', (t) => R.text(t.record)],
-		['quantization', (t) => quant(t.quantization)]].map(tensor)));
+		['zero point (commands)', (t) => R.text(t.zero_point)], ['quantization (record)', (t) => quant(t.quantization)]]
+		.map(tensor)));
 	const rec = d.tables && d.tables.operations || [];
 	const ops = (d.cmds.operations || []).filter((o) => mine(l, o)).map((o) => ({
 		operation: o.operation, engine: o.engine, command: o.command, what: o.description,
