@@ -1,7 +1,7 @@
 // check_web.js - the page (web/) in headless Chromium, opened from file://
 // as a person opens it, against the native nbg of the same checkout.
 //
-//   node check_web.js --synthesized|--corpus CORPUS_DIR NBG FIXTURE_NAME SOURCE_ROOT ARTIFACTS MKSAMPLE
+//   node check_web.js --synthesized|--corpus|--graph CORPUS_DIR NBG FIXTURE_NAME SOURCE_ROOT ARTIFACTS MKSAMPLE
 //
 // --synthesized: the sample; a truncated copy (the error text); a valid copy
 //   whose layer name is an HTML tag with an event handler (shown as text,
@@ -10,6 +10,8 @@
 //   against the kernels its builder encoded (MKSAMPLE --values); the byte
 //   map's hover against `nbg ledger --json`; each export against the
 //   command line's output; the Run (CPU) tab's plan of the sample.
+// --graph: the corpus file with the most network nodes: its time to open,
+//   its scale, minimap, data-flow banner, side panel and search.
 // --corpus: three real files (a large v2, a small v2, a v1); the Run (CPU)
 //   tab on a v1 file the CPU backend runs whole (run in the page against
 //   nbg run --backend cpu), on one it refuses, and on LeNet 0x10016 of
@@ -50,7 +52,7 @@ try {
 } catch (e) {
 	skip('puppeteer-core is not in web/node_modules: run sh scripts/setup.sh --web (npm ci in web/)');
 }
-if (part === '--corpus' && !fs.existsSync(corpus)) {
+if (part !== '--synthesized' && !fs.existsSync(corpus)) {
 	console.log('check_web.js: real-file checks skipped: ' + corpus + ' does not exist. Get the ' +
 		'files with `sh scripts/fetch-corpus.sh ' + corpus + '` (it downloads them from their ' +
 		'public repositories and checks each SHA-256), or point the build at a copy: ' +
@@ -84,6 +86,10 @@ function dotNodes(file) {
 	return dot.split('\n').filter((l) => /^\s+[A-Za-z_][A-Za-z0-9_]* \[/.test(l) &&
 		!/^\s+(node|edge|graph) \[/.test(l)).length;
 }
+
+/* The time the largest corpus network may take to open, everything drawn
+ * (measured: doc/web.md). */
+const LARGE_BUDGET_MS = 4000;
 
 const url = 'file://' + path.join(site, 'index.html');
 fs.mkdirSync(artifacts, { recursive: true });
@@ -225,6 +231,13 @@ async function hostile(browser, tmp) {
 	const inGraph = await page.evaluate((e) => Array.from(document.querySelectorAll('#graph text'))
 		.some((t) => t.textContent.includes(e)), evil);
 	check(inGraph, 'hostile: the name is not in the network picture as text');
+	/* its panel and the search for it: text again */
+	await clickNode(page, 'L0');
+	const title = await page.evaluate(() => document.getElementById('panel-title').textContent);
+	check(title === 'layer 0 ' + evil, 'hostile: the panel\'s title is not the name as text: ' + title);
+	const found = await search(page, evil);
+	check(found.selected === 'L0', 'hostile: the search for the name: ' + JSON.stringify(found));
+	await shot(page, 'hostile-panel');
 	check(!s.pwned && s.imgs === 0 && errors.length === 0,
 		'hostile: markup ran or was inserted: pwned ' + s.pwned + ', elements ' + s.imgs + ', ' + errors.join('; '));
 	await shot(page, 'hostile-network');
@@ -324,22 +337,30 @@ async function mapHover(browser) {
 	console.log('map hover: ' + seen + ' places along the band');
 }
 
-/* Each export button: the file the page saves (its blob, captured where
- * the page hands it to the browser) against the command line's output. */
-async function exportsMatch(browser) {
-	const sample = path.join(root, 'samples', 'sample.nb');
-	const { page } = await openFile(browser, sample);
-	await page.click('button[data-tab=export]');
-	await page.evaluate(() => {
+/* Every file the page saves from now on, captured where the page hands
+ * its blob to the browser, into window.__saved: {name, text, hex}. */
+function captureSaves(page) {
+	return page.evaluate(() => {
 		window.__saved = [];
 		const blobs = new Map(), create = URL.createObjectURL;
 		URL.createObjectURL = (b) => { const u = create(b); blobs.set(u, b); return u; };
 		HTMLAnchorElement.prototype.click = function () {
 			const b = blobs.get(this.href);
 			if (b)
-				b.text().then((t) => window.__saved.push({ name: this.download, text: t }));
+				b.arrayBuffer().then((t) => window.__saved.push({ name: this.download,
+					text: new TextDecoder().decode(t),
+					hex: Array.from(new Uint8Array(t)).map((x) => x.toString(16).padStart(2, '0')).join('') }));
 		};
 	});
+}
+
+/* Each export button: the file the page saves (its blob, captured where
+ * the page hands it to the browser) against the command line's output. */
+async function exportsMatch(browser) {
+	const sample = path.join(root, 'samples', 'sample.nb');
+	const { page } = await openFile(browser, sample);
+	await page.click('button[data-tab=export]');
+	await captureSaves(page);
 	const cli = (args) => execFileSync(...argv(nbg, args), { encoding: 'utf8', maxBuffer: 1 << 30,
 		cwd: path.dirname(sample) });
 	const name = path.basename(sample);
@@ -488,6 +509,214 @@ async function timeLimit(browser) {
 
 /* Page, WebAssembly and Graphviz within 3 MB compressed (gzip -9 of each
  * file the page loads; what a static host serves compressed). */
+/* ------------------------------------------------------------ the network's nodes */
+
+/* What the side panel shows: its title and each table's rows. */
+function panelShown(page) {
+	return page.evaluate(() => {
+		const rows = (id) => Array.from(document.querySelectorAll('#panel #' + id + ' tbody tr'))
+			.filter((tr) => !tr.classList.contains('empty'))
+			.map((tr) => Array.from(tr.cells).map((td) => td.textContent));
+		const p = document.getElementById('panel');
+		return { hidden: p.hidden, node: p.dataset.node, title: (document.getElementById('panel-title') || {}).textContent,
+			operator: rows('p-operator'), tensors: rows('p-tensors'), operations: rows('p-operations'),
+			edges: rows('p-edges'), hists: Array.from(p.querySelectorAll('svg.hist')).map((s) => ({
+				op: s.dataset.operation, bins: s.querySelectorAll('rect.bin').length,
+				sum: Array.from(s.querySelectorAll('rect.bin')).reduce((a, r) => a + Number(r.dataset.count), 0),
+				axes: ['x-min', 'x-max', 'y-max', 'x-title'].map((c) => (s.querySelector('text.' + c) || {}).textContent) })) };
+	});
+}
+
+/* The DOT name of a network layer, as lib/report/dot_commands.c writes it. */
+const nodeKey = (l) => (l.layer !== null ? 'L' + l.layer : 'op' + l.first_operation);
+
+/* A node clicked where it is drawn (the real pointer: press and release). */
+async function clickNode(page, key) {
+	const el = await page.evaluateHandle((k) => Array.from(document.querySelectorAll('#graph g.node'))
+		.find((g) => g.querySelector('title').textContent === k), key);
+	const shape = await el.$('path, polygon, ellipse');
+	await shape.click();
+}
+
+/* Each of `keys` clicked: the panel against nbg inspect --json --network
+ * --commands (operator, description, stride, each tensor's shape, basis,
+ * data type, record; its operations with engine and command) and nbg
+ * weights --json (a histogram per decoded stream holding every value of
+ * its kernel shape, with axes). */
+async function panelMatches(page, file, label, every) {
+	const doc = nbgJson('inspect', '--json', '--only', '--network', '--commands', file);
+	const weights = nbgJson('weights', '--json', file);
+	const wops = weights.weights.operations;
+	const layers = doc.network.layers.filter((l, i) => i % every === 0);
+	let clicked = 0, findings = 0;
+	for (const l of layers) {
+		const key = nodeKey(l);
+		await clickNode(page, key);
+		const p = await panelShown(page);
+		clicked++;
+		const what = label + ': node ' + key + ': ';
+		check(!p.hidden && p.node === key, what + 'the panel is not shown for it: ' + p.node);
+		check(p.title.endsWith(' ' + l.name), what + 'title ' + p.title);
+		const op = new Map(p.operator);
+		check(op.get('operator') === l.operator && op.get('basis') === l.operator_basis &&
+			op.get('description') === l.description, what + 'operator ' + JSON.stringify(p.operator));
+		check(op.get('stride') === (l.stride === null ? '—' : l.stride + (l.stride_inferred ? ' (inferred)' : '')),
+			what + 'stride ' + op.get('stride'));
+		const tensors = new Map(p.tensors.map((r) => [r[0], r.slice(1)]));
+		for (const [i, end] of ['input', 'output'].entries()) {
+			const t = l[end], col = (f) => (tensors.get(f) || [])[i];
+			const shape = t.shape ? t.shape.join('×') : '—';
+			check(col('shape') === shape && col('basis') === t.basis && col('data type') === (t.data_type || '—') &&
+				col('record') === (t.record === null ? '—' : String(t.record)) &&
+				col('zero point (commands)') === (t.zero_point === null || t.zero_point === undefined ? '—' : String(t.zero_point)),
+			what + end + ' ' + JSON.stringify(p.tensors) + ', nbg: ' + JSON.stringify(t));
+		}
+		const mine = (o) => (l.layer !== null ? o.layer_id === l.layer : o.operation === l.first_operation);
+		const want = doc.commands.operations.filter(mine).map((o) => [String(o.operation), o.engine, String(o.command)])
+			.concat(doc.commands.other_operations.filter(mine).map((o) => [String(o.operation), o.type_name, '—']))
+			.sort((a, b) => a[0] - b[0]);
+		check(JSON.stringify(p.operations.map((r) => r.slice(0, 3))) === JSON.stringify(want),
+			what + 'operations ' + JSON.stringify(p.operations.map((r) => r.slice(0, 3))) + ', nbg: ' + JSON.stringify(want));
+		/* the findings naming one of its operations: "operation N (...)" */
+		const ids = new Set(want.map((r) => r[0]));
+		const fw = doc.commands.findings.filter((f) => ids.has((/^operation ([0-9]+) /.exec(f.text) || [])[1]))
+			.map((f) => [f.id, '0x' + f.offset.toString(16).padStart(8, '0'), f.text]);
+		const fp = await page.evaluate(() => Array.from(document.querySelectorAll('#panel #p-findings tbody tr'))
+			.filter((tr) => !tr.classList.contains('empty')).map((tr) => Array.from(tr.cells).map((td) => td.textContent)));
+		check(JSON.stringify(fp) === JSON.stringify(fw), what + 'findings ' + JSON.stringify(fp) + ', nbg: ' + JSON.stringify(fw));
+		findings += fw.length;
+		const edges = doc.network.edges.filter((e) => (e.from.node === l.node) || (e.to.node === l.node));
+		check(p.edges.length === edges.length && edges.every((e) => p.edges.some((r) => r[2] === String(e.bytes) &&
+			r[3].startsWith(e.basis))), what + 'edges ' + JSON.stringify(p.edges));
+		for (const w of wops.filter((o) => mine(o) && o.status === 'decoded')) {
+			const h = p.hists.find((x) => x.op === String(w.operation));
+			const n = w.shape.reduce((a, b) => a * b, 1);
+			check(h && h.sum === n && h.axes.every((a) => a !== undefined && a !== ''),
+				what + 'weights of operation ' + w.operation + ': ' + JSON.stringify(h) + ', kernel shape ' + w.shape);
+		}
+	}
+	console.log(label + ': ' + clicked + ' panels, ' + findings + ' findings in them');
+	return clicked;
+}
+
+/* The nodes search should find for q, computed here from nbg's JSON: a
+ * layer whose name, operator or description holds q. */
+function wantHits(net, q) {
+	q = q.toLowerCase();
+	return net.layers.filter((l) => [l.name, l.operator, l.description].join('\n').toLowerCase().includes(q)).map(nodeKey);
+}
+
+async function search(page, q) {
+	await page.evaluate(() => { const s = document.getElementById('graph-search'); s.value = ''; });
+	await page.type('#graph-search', q);
+	return page.evaluate(() => ({ hits: window.nbgState.hits, selected: window.nbgState.selected,
+		marked: Array.from(document.querySelectorAll('#graph g.node.hit')).map((g) => g.querySelector('title').textContent),
+		shown: document.getElementById('graph-hits').textContent }));
+}
+
+/* Search by a layer's name, by an operator, by a byte offset inside a
+ * LAYER record (nbg inspect --layers gives where each record is). */
+async function searchMatches(page, file, label) {
+	const net = nbgJson('inspect', '--json', '--only', '--network', file).network;
+	const recs = nbgJson('inspect', '--json', '--only', '--layers', file);
+	const l = net.layers.find((x) => x.layer !== null && net.layers.filter((y) => y.name === x.name).length === 1);
+	if (l) {
+		const s = await search(page, l.name);
+		check(s.selected === nodeKey(l) && s.hits[0] === nodeKey(l), label + ': search by name ' + l.name + ': ' + JSON.stringify(s));
+		const rec = recs.layers[l.layer];
+		const t = await search(page, '0x' + (rec.record_offset + recs.graph.records.layer.record_size - 1).toString(16));
+		check(t.selected === nodeKey(l), label + ': search by the offset of its LAYER record\'s last byte: ' + JSON.stringify(t));
+	} else {
+		console.log('check_web.js: ' + label + ': no layer with a name of its own to search for');
+	}
+	const operator = net.layers[net.layers.length - 1].operator;
+	const s = await search(page, operator);
+	const want = wantHits(net, operator);
+	check(JSON.stringify(s.hits) === JSON.stringify(want) && JSON.stringify(s.marked.sort()) === JSON.stringify(want.slice().sort()) &&
+		s.selected === want[0] && s.shown === '1 of ' + want.length,
+	label + ': search ' + operator + ': ' + JSON.stringify(s) + ', nbg: ' + JSON.stringify(want));
+	await page.keyboard.press('Enter');
+	const next = await page.evaluate(() => window.nbgState.selected);
+	check(next === want[1 % want.length], label + ': Enter goes to the next match: ' + next);
+	const none = await search(page, 'no such layer \u2603');
+	check(none.hits.length === 0 && none.shown === 'no node', label + ': search for nothing: ' + JSON.stringify(none));
+}
+
+/* The sample's network: every node clicked, its panel against nbg; the
+ * kernel codes saved from the panel against the .npy nbg weights --out
+ * writes; the search. */
+async function graphSample(browser, tmp) {
+	const sample = path.join(root, 'samples', 'sample.nb');
+	const { page, errors } = await openFile(browser, sample);
+	await page.click('button[data-tab=graph]');
+	const n = await panelMatches(page, sample, 'sample', 1);
+	check(n === nbgJson('inspect', '--json', '--only', '--network', sample).network.layers.length, 'sample: nodes clicked ' + n);
+	await captureSaves(page);
+	await clickNode(page, 'L0');
+	await shot(page, 'graph-panel');
+	await page.click('#panel button.npy');
+	await page.waitForFunction(() => window.__saved.length, { timeout: 30000 });
+	const saved = await page.evaluate(() => window.__saved[0]);
+	const out = path.join(tmp, 'weights-out');
+	execFileSync(...argv(nbg, ['weights', sample, '--out', out]));
+	const want = fs.readFileSync(path.join(out, saved.name === 'op1_weights.npy' ? saved.name : 'op1_weights.npy')).toString('hex');
+	check(saved.name === 'op1_weights.npy' && saved.hex === want, 'sample: the panel\'s .npy ' + saved.name +
+		' (' + saved.hex.length / 2 + ' bytes) differs from nbg weights --out op1_weights.npy (' + want.length / 2 + ')');
+	await searchMatches(page, sample, 'sample');
+	check(errors.length === 0, 'sample graph: ' + errors.join('; '));
+	await page.close();
+}
+
+/* The corpus file with the most network nodes: open within the budget,
+ * drawn at a readable scale with its minimap, the data-flow banner as
+ * nbg says, its panel for every seventh node, its search. */
+async function largest(browser) {
+	const files = ['v1', 'v2'].flatMap((d) => fs.readdirSync(path.join(corpus, d)).filter((f) => f.endsWith('.nb'))
+		.map((f) => path.join(corpus, d, f)));
+	let best = null;
+	for (const f of files) {
+		const r = spawnSync(...argv(nbg, ['inspect', '--json', '--only', '--network', f]), { encoding: 'utf8', maxBuffer: 1 << 30 });
+		if (r.status !== 0) {
+			console.log('check_web.js: ' + f + ': no network view (nbg inspect exits ' + r.status + '): not a candidate');
+			continue;
+		}
+		const net = JSON.parse(r.stdout).network;
+		if (!best || net.layers.length > best.net.layers.length)
+			best = { file: f, net: net };
+	}
+	const { page, errors } = await openFile(browser, best.file);
+	const s = await shown(page);
+	console.log('largest network: ' + path.basename(best.file) + ', ' + best.net.layers.length + ' layers, ' +
+		s.nodes + ' nodes drawn; opened in ' + Math.round(s.state.doneMs) + ' ms (everything drawn)');
+	check(s.state.phase === 'done' && s.state.doneMs < LARGE_BUDGET_MS, 'largest: ' + s.state.phase + ' in ' +
+		Math.round(s.state.doneMs) + ' ms, the budget is ' + LARGE_BUDGET_MS);
+	await page.click('button[data-tab=graph]');
+	const v = await page.evaluate(() => {
+		const svg = document.querySelector('#graph svg'), vb = svg.getAttribute('viewBox').split(/[\s,]+/).map(Number);
+		const b = document.getElementById('dataflow-banner');
+		return { scale: svg.clientWidth / vb[2], mini: document.querySelectorAll('#minimap svg rect.view').length,
+			banner: b.hidden ? null : b.textContent, folded: !document.getElementById('verdict-more').open };
+	});
+	check(v.scale >= 0.8, 'largest: drawn at ' + v.scale.toFixed(2) + ' of its size: its 10-point labels are not readable');
+	check(v.mini === 1 && v.folded, 'largest: minimap ' + v.mini + ', verdict folded ' + v.folded);
+	const w = best.net.data_flow_warnings;
+	check(w.length ? v.banner !== null && w.every((x) => v.banner.includes(x.relation + ' fails ' + x.failed + ' of ' + x.checked))
+		: v.banner === null, 'largest: banner ' + v.banner + ', nbg: ' + JSON.stringify(w));
+	await shot(page, 'large-network');
+	/* the minimap: a click near its bottom shows the network's end */
+	const mini = await page.$('#minimap svg');
+	const mb = await mini.boundingBox();
+	await page.mouse.click(mb.x + mb.width / 2, mb.y + mb.height - 2);
+	const end = await page.evaluate(() => { const g = document.getElementById('graph');
+		return { top: g.scrollTop, max: g.scrollHeight - g.clientHeight }; });
+	check(end.max > 0 && end.top >= end.max * 0.9, 'largest: the minimap\'s bottom shows ' + JSON.stringify(end));
+	await panelMatches(page, best.file, 'largest', 7);
+	await shot(page, 'large-panel');
+	await searchMatches(page, best.file, 'largest');
+	check(errors.length === 0, 'largest: ' + errors.join('; '));
+	await page.close();
+}
+
 function budget() {
 	const zlib = require('zlib');
 	let gz = 0;
@@ -510,7 +739,9 @@ function corpusFiles() {
 	const browser = await puppeteer.launch({ executablePath: chromium, headless: true,
 		args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
 	try {
-		if (part === '--corpus') {
+		if (part === '--graph') {
+			await largest(browser);
+		} else if (part === '--corpus') {
 			const files = corpusFiles();
 			for (let i = 0; i < files.length; i++)
 				await valid(browser, files[i], 'corpus' + i);
@@ -529,6 +760,7 @@ function corpusFiles() {
 			await valid(browser, path.join(root, 'samples', 'sample.nb'), 'sample');
 			await truncated(browser, tmp);
 			await hostile(browser, tmp);
+			await graphSample(browser, tmp);
 			await timeLimit(browser);
 			await histograms(browser, tmp);
 			await mapHover(browser);

@@ -78,7 +78,7 @@ make -s -C "$root" -f web/web.mk -j2 WORK="$work" JANSSON="$jansson" LIB_SRCS="$
 # hand their text to the page (a file:// page may not fetch, and may start
 # a worker only from a blob: URL).
 cp "$root"/web/src/index.html "$root"/web/src/style.css "$root"/web/src/app.js \
-   "$root"/web/src/render.js "$out/"
+   "$root"/web/src/render.js "$root"/web/src/panel.js "$out/"
 node "$root/web/embed.js" NBG_WORKER_SOURCE "$out/nbg-worker.js" \
 	"$work/nbg.js" "$root/web/src/worker.js"
 node "$root/web/embed.js" VIZ_WORKER_SOURCE "$out/viz-worker.js" \

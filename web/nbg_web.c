@@ -410,6 +410,35 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_weights(int i)
 	return take_text(doc, "out of memory");
 }
 
+/* The stored kernel codes of entry k of nbg_web_weights (slot i) as `nbg weights
+ * --out` writes them (opN_weights.npy: shape [out, z, ky, kx], uint8 or
+ * int8), in a buffer the caller frees (nbg_web_free), *size its bytes;
+ * NULL when the entry did not decode or is out of range. */
+EMSCRIPTEN_KEEPALIVE uint8_t *nbg_web_weights_npy(int i, size_t k, size_t *size)
+{
+	char *failure = NULL;
+	const slot *s = loaded(i, &failure);
+	const nbg_weights *w = NULL;
+	uint8_t *npy = NULL;
+	nbg_error err;
+
+	*size = 0;
+	free(failure);
+	if (!s || nbg_decoded_weights(s->dec, &w, &err) != NBG_OK || k >= nbg_weights_count(w))
+		return NULL;
+	const nbg_weights_op *o = nbg_weights_at(w, k);
+	const uint32_t *sh = nbg_weights_op_shape(o);
+	const uint64_t shape[4] = { sh[0], sh[1], sh[2], sh[3] };
+	size_t n = 0;
+	const uint8_t *codes = nbg_weights_op_codes(o, &n);
+	if (!codes || nbg_npy_encode(nbg_weights_op_data_type(o) == 2 ? "|i1" : "|u1", shape, 4, codes,
+				     n, &npy, size, &err) != NBG_OK) {
+		*size = 0;
+		return NULL;
+	}
+	return npy;
+}
+
 /* `nbg map FILE --svg -`: the ledger's picture, the bytes of the decoded
  * kernel streams as decoded-coefficients.  Not for an unverified file (a
  * ledger needs a model whose checksums hold). */

@@ -9,14 +9,14 @@
  * where the page is: {phase: 'idle'|'loading'|'report'|'done'|'error', ...}.
  */
 'use strict';
-/* global R, NBG_WORKER_SOURCE, VIZ_WORKER_SOURCE */
+/* global R, P, NBG_WORKER_SOURCE, VIZ_WORKER_SOURCE */
 
 const params = new URLSearchParams(location.search);
 const LIMIT_MS = Math.max(1, Number(params.get('limit')) || 20000);
 
 /* The NBG_JSON_DOC_* and NBG_GRAPH_JSON_* bits (include/nbg/report.h, graph.h). */
 const DOC = { SUMMARY: 0x01, LAYERS: 0x02, OPERATIONS: 0x04, TABLES: 0x10, FINDINGS: 0x20,
-	NO_CORE: 0x100, MEMORY: 0x400 };
+	NO_CORE: 0x100, COMMANDS: 0x200, MEMORY: 0x400, NETWORK: 0x1000 };
 const TABLES_WHAT = DOC.SUMMARY | DOC.LAYERS | DOC.OPERATIONS | DOC.TABLES | DOC.FINDINGS | DOC.MEMORY;
 
 /* The largest file the page reads: the file and what the parse makes of it
@@ -303,15 +303,31 @@ function zoom(box, how) {
 		return;
 	let z = parseFloat(box.dataset.zoom) || 1;
 	const w = parseFloat(svg.dataset.width) || 800;
+	/* the point at the middle of the view stays there */
+	const cx = (box.scrollLeft + box.clientWidth / 2) / (w * z), cy = (box.scrollTop + box.clientHeight / 2) / svg.clientHeight;
 	if (how === 'in')
 		z *= 1.25;
 	else if (how === 'out')
 		z /= 1.25;
+	else if (how === 'one')
+		z = 1;
+	else if (how === 'readable')
+		/* the whole width where its text stays readable, else 1:1 */
+		z = (box.clientWidth - 8) / w < READABLE ? 1 : Math.min(4, (box.clientWidth - 8) / w);
 	else
 		z = Math.min(4, (box.clientWidth - 8) / w);
 	box.dataset.zoom = String(z);
 	svg.style.width = (w * z) + 'px';
+	if (how === 'in' || how === 'out' || how === 'one') {
+		box.scrollLeft = cx * w * z - box.clientWidth / 2;
+		box.scrollTop = cy * svg.clientHeight - box.clientHeight / 2;
+	}
+	if (box.id === 'graph')
+		minimapView();
 }
+
+/* The smallest scale at which the network's 10-point labels stay readable. */
+const READABLE = 0.8;
 
 async function showMap() {
 	const box = $('map');
@@ -329,17 +345,6 @@ async function showMap() {
 }
 
 /* ------------------------------------------------------------ weights */
-
-const SVG = 'http://www.w3.org/2000/svg';
-
-function svgEl(tag, attrs, text) {
-	const e = document.createElementNS(SVG, tag);
-	for (const [k, v] of Object.entries(attrs || {}))
-		e.setAttribute(k, String(v));
-	if (text !== undefined)
-		e.appendChild(document.createTextNode(String(text)));
-	return e;
-}
 
 /* Blank lines added to a node's label before the layout: the room its
  * histograms (or its streams' status) are drawn in (one more: Graphviz
@@ -360,22 +365,22 @@ function roomyDot(dot, ops) {
  * count in a data attribute and a tooltip. */
 function histogram(o, x, y, w, h) {
 	const hist = o.histogram, n = hist.counts.length;
-	const g = svgEl('g', { class: 'histogram', 'data-node': o.node, 'data-operation': o.operation,
+	const g = R.svgEl('g', { class: 'histogram', 'data-node': o.node, 'data-operation': o.operation,
 		'data-lo': hist.lo, 'data-zero-point': o.zero_point });
 	const top = Math.max(1, ...hist.counts), bw = w / n;
-	g.appendChild(svgEl('title', {}, 'weights of operation ' + o.operation + ': stored code minus zero point ' +
+	g.appendChild(R.svgEl('title', {}, 'weights of operation ' + o.operation + ': stored code minus zero point ' +
 		o.zero_point + ', from ' + hist.lo + ' to ' + (hist.lo + n - 1)));
-	g.appendChild(svgEl('rect', { x: x, y: y, width: w, height: h, fill: '#fff', stroke: '#9ab' }));
+	g.appendChild(R.svgEl('rect', { x: x, y: y, width: w, height: h, fill: '#fff', stroke: '#9ab' }));
 	hist.counts.forEach((c, i) => {
 		const bh = c ? Math.max(0.5, (h - 2) * c / top) : 0;
-		const r = svgEl('rect', { class: 'bin', x: x + i * bw, y: y + h - 1 - bh, width: Math.max(bw, 0.3), height: bh,
+		const r = R.svgEl('rect', { class: 'bin', x: x + i * bw, y: y + h - 1 - bh, width: Math.max(bw, 0.3), height: bh,
 			fill: hist.lo + i === 0 ? '#c77' : '#357', 'data-value': hist.lo + i, 'data-count': c });
-		r.appendChild(svgEl('title', {}, (hist.lo + i) + ': ' + c));
+		r.appendChild(R.svgEl('title', {}, (hist.lo + i) + ': ' + c));
 		g.appendChild(r);
 	});
 	const zero = -hist.lo;
 	if (zero >= 0 && zero < n)
-		g.appendChild(svgEl('line', { x1: x + (zero + 0.5) * bw, x2: x + (zero + 0.5) * bw, y1: y, y2: y + h,
+		g.appendChild(R.svgEl('line', { x1: x + (zero + 0.5) * bw, x2: x + (zero + 0.5) * bw, y1: y, y2: y + h,
 			stroke: '#c77', 'stroke-width': 0.5, 'stroke-dasharray': '2,1' }));
 	return g;
 }
@@ -417,10 +422,10 @@ function drawWeights(svg, ops) {
 			if (o.histogram)
 				g.appendChild(histogram(o, box.x + 8, y + 1, box.width - 16, h - 2));
 			else {
-				const t = svgEl('text', { class: 'weights-status', x: box.x + box.width / 2, y: y + h - 3,
+				const t = R.svgEl('text', { class: 'weights-status', x: box.x + box.width / 2, y: y + h - 3,
 					'text-anchor': 'middle', 'font-size': 9, 'font-family': 'Courier', fill: '#a33',
 					'data-node': o.node, 'data-operation': o.operation }, 'weights: ' + o.status + ' (' + o.reason_id + ')');
-				t.appendChild(svgEl('title', {}, o.reason));
+				t.appendChild(R.svgEl('title', {}, o.reason));
 				g.appendChild(t);
 			}
 			y += h;
@@ -449,6 +454,12 @@ async function showGraph() {
 	R.clear($('weights'));
 	try {
 		current.dot = await libText({ op: 'dot', slot: 0, name: current.name });
+		/* the network view and the commands, for the panels: without them
+		 * the picture is still drawn */
+		const net = await lib({ op: 'report', slot: 0, name: current.name, what: DOC.NO_CORE | DOC.NETWORK | DOC.COMMANDS });
+		current.net = net.ok === false ? { layers: [], edges: [], data_flow_warnings: [] } : net.network;
+		current.cmds = net.ok === false ? {} : net.commands;
+		banner(current.net);
 		let ops = [];
 		try {
 			ops = JSON.parse(await libText({ op: 'weights', slot: 0 })).operations;
@@ -460,23 +471,198 @@ async function showGraph() {
 		 * tables of the PostScript fonts, in which "monospace" is unknown
 		 * (sized as Times, narrower than any monospace font) and Courier
 		 * is known; the page draws with the font the box was sized for */
-		const laid = roomyDot(current.dot, ops).replace(/fontname="monospace"/g, 'fontname="Courier"');
+		let laid = roomyDot(current.dot, ops).replace(/fontname="monospace"/g, 'fontname="Courier"');
+		if (current.net.layers.length > LARGE)
+			laid = compactDot(laid);
+		current.wops = ops;
 		const answer = await viz.call({ dot: laid });
 		const svg = R.svg(answer.svg);
 		place(box, svg);
 		drawWeights(svg, ops);
+		minimap(box, svg);
 		const copy = svg.cloneNode(true);
 		copy.removeAttribute('style');
 		current.graphSvg = new XMLSerializer().serializeToString(copy);
 		weightsList(ops);
+		if (net.ok === false)
+			$('weights').prepend(R.el('p', { class: 'error', id: 'panel-error' }, 'No node panels: ' + errorLine({ nbg: net.error })));
 		const nodes = svg.querySelectorAll('g.node').length, edges = svg.querySelectorAll('g.edge').length;
-		$('graph-count').textContent = nodes + ' nodes, ' + edges + ' edges';
+		$('graph-count').textContent = nodes + ' nodes, ' + edges + ' edges' +
+			(current.net.layers.length > LARGE ? '; each node\'s operations are in its panel (click it)' : '');
 		$('graph-count').dataset.nodes = String(nodes);
 	} catch (err) {
 		R.clear(box).appendChild(R.el('p', { class: 'error' }, 'No network: ' + errorLine(err)));
 		$('graph-count').textContent = '';
 	}
 }
+
+/* ------------------------------------------------------------ the network's nodes */
+
+/* Above this many nodes a node's box holds its layer and operator only:
+ * its operations' lines move to its panel, and the picture stays small. */
+const LARGE = 80;
+
+/* The DOT with each layer's label cut after its operator line (the label's
+ * second line; the blank lines roomyDot added for the histograms stay). */
+function compactDot(dot) {
+	return dot.replace(/^( {2}(?:L|op)[0-9]+ \[label=")((?:[^"\\]|\\.)*)"/gm, (m, head, label) => {
+		const parts = label.split(/(\\.)/).filter((p) => p !== '');
+		let tail = 0;
+		while (tail < parts.length && parts[parts.length - 1 - tail] === '\\n')
+			tail++;
+		let lines = 0, out = '';
+		for (const p of parts.slice(0, parts.length - tail)) {
+			if (p === '\\n' && ++lines >= 2)
+				break;
+			out += p;
+		}
+		return head + out + '\\n'.repeat(tail) + '"';
+	});
+}
+
+/* The library's sentence that the data flow is unreliable, over the picture. */
+function banner(net) {
+	const b = $('dataflow-banner'), w = (net && net.data_flow_warnings) || [];
+	b.hidden = !w.length;
+	b.textContent = w.length ? 'Data flow unreliable: ' + w.map((x) => x.relation + ' fails ' + x.failed + ' of ' +
+		x.checked).join('; ') + ' (edges and propagated shapes may be wrong there).' : '';
+}
+
+/* The whole picture, small, in a corner; the rectangle is the part shown. */
+function minimap(box, svg) {
+	const m = R.clear($('minimap'));
+	const copy = svg.cloneNode(true);
+	copy.removeAttribute('style');
+	for (const t of copy.querySelectorAll('text, title'))
+		t.remove();
+	const vb = (svg.getAttribute('viewBox') || '0 0 100 100').split(/[\s,]+/).map(Number);
+	/* at most 180 wide and 280 high, the picture's proportions kept */
+	const k = Math.min(180 / vb[2], 280 / vb[3]);
+	copy.setAttribute('width', Math.max(20, vb[2] * k));
+	copy.setAttribute('height', Math.max(20, vb[3] * k));
+	copy.appendChild(R.svgEl('rect', { class: 'view', x: vb[0], y: vb[1], width: vb[2], height: vb[3] }));
+	m.appendChild(copy);
+	m.dataset.vb = vb.join(' ');
+	m.onclick = (e) => {
+		const r = m.getBoundingClientRect(), s = box.querySelector('svg');
+		box.scrollLeft = (e.clientX - r.left) / r.width * s.clientWidth - box.clientWidth / 2;
+		box.scrollTop = (e.clientY - r.top) / copy.clientHeight * s.clientHeight - box.clientHeight / 2;
+	};
+	box.onscroll = minimapView;
+}
+
+function minimapView() {
+	const box = $('graph'), m = $('minimap'), svg = box.querySelector('svg'), v = m.querySelector('rect.view');
+	if (!svg || !v || !svg.clientWidth)
+		return;
+	/* only when the picture does not fit in its box */
+	m.hidden = box.scrollWidth <= box.clientWidth + 1 && box.scrollHeight <= box.clientHeight + 1;
+	const vb = m.dataset.vb.split(' ').map(Number);
+	const fx = vb[2] / svg.clientWidth, fy = vb[3] / svg.clientHeight;
+	v.setAttribute('x', vb[0] + box.scrollLeft * fx);
+	v.setAttribute('y', vb[1] + box.scrollTop * fy);
+	v.setAttribute('width', Math.min(vb[2], box.clientWidth * fx));
+	v.setAttribute('height', Math.min(vb[3], box.clientHeight * fy));
+}
+
+/* A node chosen (a click, a search): outlined, brought into view, told in
+ * the panel. */
+function selectNode(key, scroll) {
+	const box = $('graph');
+	let g = null;
+	for (const n of box.querySelectorAll('g.node')) {
+		const t = n.querySelector('title');
+		const me = t && t.textContent === key;
+		n.classList.toggle('selected', me);
+		if (me)
+			g = n;
+	}
+	if (!g || !current.net)
+		return;
+	state.selected = key;
+	P.show($('panel'), key, { net: current.net, cmds: current.cmds || {}, tables: current.tables,
+		wops: current.wops, report: current.report }, saveNpy);
+	if (scroll) {
+		const r = g.getBoundingClientRect(), b = box.getBoundingClientRect();
+		box.scrollLeft += r.left + r.width / 2 - (b.left + box.clientWidth / 2);
+		box.scrollTop += r.top + r.height / 2 - (b.top + box.clientHeight / 2);
+	}
+}
+
+async function saveNpy(o) {
+	const k = current.wops.indexOf(o);
+	const answer = await nbg.call({ op: 'weights-npy', slot: 0, index: k });
+	if (!answer.npy || !answer.npy[0])
+		return;
+	R.download('op' + o.operation + '_weights.npy', 'application/octet-stream', answer.npy[0]);
+}
+
+/* Search: every node that matches is marked, the first (Enter: the next)
+ * is selected. */
+function graphSearch(next) {
+	if (!current || !current.net)
+		return;
+	const hits = P.search($('graph-search').value, { net: current.net, tables: current.tables });
+	const set = new Set(hits);
+	for (const n of $('graph').querySelectorAll('g.node')) {
+		const t = n.querySelector('title');
+		n.classList.toggle('hit', !!t && set.has(t.textContent));
+	}
+	state.hits = hits;
+	if (!hits.length) {
+		$('graph-hits').textContent = $('graph-search').value.trim() ? 'no node' : '';
+		return;
+	}
+	const at = next ? (hits.indexOf(state.selected) + 1) % hits.length : 0;
+	$('graph-hits').textContent = (at + 1) + ' of ' + hits.length;
+	selectNode(hits[at], true);
+}
+
+/* Pan by dragging the picture; zoom with Ctrl and the wheel; a click that
+ * did not drag selects the node under it. */
+function wireGraph() {
+	const box = $('graph');
+	let drag = null;
+	box.addEventListener('mousedown', (e) => {
+		if (e.button !== 0)
+			return;
+		drag = { x: e.clientX, y: e.clientY, l: box.scrollLeft, t: box.scrollTop, moved: false };
+		e.preventDefault();
+	});
+	window.addEventListener('mousemove', (e) => {
+		if (!drag)
+			return;
+		const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+		if (Math.abs(dx) + Math.abs(dy) > 4) {
+			drag.moved = true;
+			box.classList.add('panning');
+		}
+		box.scrollLeft = drag.l - dx;
+		box.scrollTop = drag.t - dy;
+	});
+	window.addEventListener('mouseup', (e) => {
+		if (drag && !drag.moved) {
+			const g = e.target.closest ? e.target.closest('#graph g.node') : null;
+			const t = g && g.querySelector('title');
+			if (t)
+				selectNode(t.textContent, false);
+		}
+		drag = null;
+		box.classList.remove('panning');
+	});
+	box.addEventListener('wheel', (e) => {
+		if (!e.ctrlKey)
+			return;
+		e.preventDefault();
+		zoom(box, e.deltaY < 0 ? 'in' : 'out');
+	}, { passive: false });
+	$('graph-search').addEventListener('input', () => graphSearch(false));
+	$('graph-search').addEventListener('keydown', (e) => {
+		if (e.key === 'Enter')
+			graphSearch(true);
+	});
+}
+wireGraph();
 
 /* ------------------------------------------------------------ diff */
 
@@ -701,8 +887,15 @@ function selectTab(name) {
 		b.classList.toggle('active', b.dataset.tab === name);
 	for (const t of document.querySelectorAll('.tab'))
 		t.hidden = t.id !== 'tab-' + name;
-	if (name === 'map' || name === 'graph')
+	if (name === 'map')
 		zoom($(name), 'fit');
+	if (name === 'graph' && !current.graphSeen) {
+		/* once: the verdict folded away from the picture, which opens at a
+		 * scale its labels can be read at */
+		current.graphSeen = true;
+		$('verdict-more').open = false;
+		zoom($('graph'), 'readable');
+	}
 	if (name === 'cpu' && current && current.report && !current.cpuShown) {
 		current.cpuShown = true;
 		showCpu();

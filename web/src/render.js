@@ -123,7 +123,18 @@ R.svg = function (text) {
 	return copySvg(root);
 };
 
-/* A file download of `text` (no network: a blob: URL of this page). */
+/* An SVG element made here (text as a text node). */
+R.svgEl = function (tag, attrs, text) {
+	const e = document.createElementNS(SVG_NS, tag);
+	for (const [k, v] of Object.entries(attrs || {}))
+		e.setAttribute(k, String(v));
+	if (text !== undefined)
+		e.appendChild(document.createTextNode(String(text)));
+	return e;
+};
+
+/* A file download of `text` (a string or an ArrayBuffer; no network: a
+ * blob: URL of this page). */
 R.download = function (name, type, text) {
 	const url = URL.createObjectURL(new Blob([text], { type: type }));
 	const a = R.el('a', { href: url, download: name });

@@ -61,6 +61,21 @@ function cpuRun(M, req, arg) {
 	return text;
 }
 
+/* Entry req.index of the weights document as opN_weights.npy, in req.npy. */
+function weightsNpy(M, req) {
+	const sizep = M._malloc(8);
+	try {
+		const p = M._nbg_web_weights_npy(req.slot, req.index, sizep);
+		const n = M.HEAPU32[sizep >> 2];
+		req.npy = p ? [M.HEAPU8.slice(p, p + n).buffer] : [];
+		if (p)
+			M._nbg_web_free(p);
+		return JSON.stringify({ ok: !!p });
+	} finally {
+		M._free(sizep);
+	}
+}
+
 function run(M, req) {
 	const str = [];
 	const arg = (s) => { const p = cString(M, s || ''); str.push(p); return p; };
@@ -81,6 +96,7 @@ function run(M, req) {
 		case 'meta': return take(M, M._nbg_web_meta(req.slot));
 		case 'diff': return take(M, M._nbg_web_diff(arg(req.name), arg(req.name2)));
 		case 'weights': return take(M, M._nbg_web_weights(req.slot));
+		case 'weights-npy': return weightsNpy(M, req);
 		case 'cpu-plan': return take(M, M._nbg_web_cpu_plan());
 		case 'cpu-run': return cpuRun(M, req, arg);
 		default: throw new Error('unknown request ' + req.op);

@@ -1,0 +1,194 @@
+/*
+ * panel.js - a node of the network picture, told whole: the side panel a
+ * click on a node opens (its layer of `nbg inspect --json --network`, its
+ * operations of `--commands` with their engine and command, its records,
+ * its edges with their basis, its weights as `nbg weights` decodes them),
+ * and the search that finds nodes by name, operator or byte offset.
+ * Everything from the file reaches the page through render.js (text
+ * nodes, attributes set through the DOM).
+ */
+'use strict';
+/* global R */
+
+const P = {};
+
+/* The DOT node of a network layer (lib/report/dot_commands.c names them). */
+P.key = (l) => (l.layer !== null && l.layer !== undefined ? 'L' + l.layer : 'op' + l.first_operation);
+
+/* The name of an edge's end: a node's DOT name, or input / output i. */
+function endName(net, end) {
+	if (end.node !== undefined)
+		return P.key(net.layers[end.node] || {});
+	return end.input !== undefined ? 'in' + end.input : 'out' + end.output;
+}
+
+/* The operations of a node: those of its layer, or its one operation. */
+function mine(l, op) {
+	return l.layer !== null && l.layer !== undefined ? op.layer_id === l.layer : op.operation === l.first_operation;
+}
+
+function quant(q) {
+	if (!q)
+		return '—';
+	const s = [q.format_name || q.interpretation];
+	if (q.scale !== undefined && q.scale !== null)
+		s.push('scale ' + q.scale);
+	if (q.zero_point !== undefined && q.zero_point !== null)
+		s.push('zero point ' + q.zero_point);
+	if (q.fixed_point_pos !== undefined && q.fixed_point_pos !== null)
+		s.push('fixed point ' + q.fixed_point_pos);
+	return s.join(', ');
+}
+
+/* A stream's histogram with its axes: values (code - zero point) along x,
+ * their count along y, the zero point's bar in red. */
+P.histogram = function (o) {
+	const W = 340, H = 150, L = 44, B = 28, T = 8, Rm = 8;
+	const hist = o.histogram, n = hist.counts.length, top = Math.max(1, ...hist.counts);
+	const w = W - L - Rm, h = H - B - T, bw = w / n;
+	const svg = R.svgEl('svg', { class: 'hist', width: W, height: H, viewBox: '0 0 ' + W + ' ' + H,
+		'data-operation': o.operation, 'data-lo': hist.lo });
+	svg.appendChild(R.svgEl('title', {}, 'operation ' + o.operation + ': how many kernel values have each stored code ' +
+		'minus the zero point ' + o.zero_point));
+	hist.counts.forEach((c, i) => {
+		const bh = c ? Math.max(0.5, h * c / top) : 0;
+		const r = R.svgEl('rect', { class: 'bin', x: L + i * bw, y: T + h - bh, width: Math.max(bw, 0.4), height: bh,
+			fill: hist.lo + i === 0 ? '#c44' : '#357', 'data-value': hist.lo + i, 'data-count': c });
+		r.appendChild(R.svgEl('title', {}, (hist.lo + i) + ': ' + c));
+		svg.appendChild(r);
+	});
+	const axis = { stroke: '#333', 'stroke-width': 1 };
+	svg.appendChild(R.svgEl('line', Object.assign({ x1: L, x2: L + w, y1: T + h, y2: T + h }, axis)));
+	svg.appendChild(R.svgEl('line', Object.assign({ x1: L, x2: L, y1: T, y2: T + h }, axis)));
+	const label = (x, y, anchor, t, cls) => svg.appendChild(R.svgEl('text', { x: x, y: y, 'text-anchor': anchor,
+		'font-size': 10, fill: '#333', class: cls }, t));
+	label(L - 4, T + 8, 'end', top, 'y-max');
+	label(L - 4, T + h, 'end', 0, 'y-min');
+	label(L, T + h + 12, 'middle', hist.lo, 'x-min');
+	label(L + w, T + h + 12, 'middle', hist.lo + n - 1, 'x-max');
+	if (-hist.lo > 0 && -hist.lo < n - 1)
+		label(L + (-hist.lo + 0.5) * bw, T + h + 12, 'middle', 0, 'x-zero');
+	label(L + w / 2, H - 2, 'middle', 'stored code - zero point', 'x-title');
+	const yt = R.svgEl('text', { x: 10, y: T + h / 2, 'text-anchor': 'middle', 'font-size': 10, fill: '#333',
+		transform: 'rotate(-90 10 ' + (T + h / 2) + ')' }, 'count');
+	svg.appendChild(yt);
+	return svg;
+};
+
+function section(title, ...children) {
+	return R.el('section', { class: 'panel-part' }, R.el('h4', {}, title), ...children);
+}
+
+/* The panel of node `key`: d = {net, cmds, tables, wops}; onNpy(o) saves
+ * operation o's kernel codes. */
+P.show = function (aside, key, d, onNpy) {
+	R.clear(aside);
+	const l = d.net.layers.find((x) => P.key(x) === key);
+	aside.hidden = false;
+	aside.dataset.node = key;
+	const close = R.el('button', { class: 'close', title: 'close' }, '×');
+	close.addEventListener('click', () => { aside.hidden = true; });
+	aside.appendChild(close);
+	if (!l) {
+		const io = /^in/.test(key) ? 'input' : /^out/.test(key) ? 'output' : null;
+		aside.appendChild(R.el('h3', { id: 'panel-title' }, key));
+		if (io) {
+			const rec = (d.report && d.report[io + 's'] || [])[Number(key.replace(/^\D+/, ''))];
+			aside.appendChild(R.pairs('p-record', io + ' record', rec ? Object.entries(rec).map(([k, v]) => [k, R.text(v)]) : []));
+		}
+		return;
+	}
+	aside.appendChild(R.el('h3', { id: 'panel-title' }, (l.layer !== null ? 'layer ' + l.layer + ' ' : 'operation ' +
+		l.first_operation + ' ') + l.name));
+	aside.appendChild(R.pairs('p-operator', 'Operator', [
+		['operator', l.operator], ['basis', l.operator_basis], ['description', l.description],
+		['activation', R.text(l.activation)], ['fused', R.text(l.fused)], ['kernel', R.text(l.kernel)],
+		['pool', R.text(l.pool)], ['stride', l.stride === null ? '—' : l.stride + (l.stride_inferred ? ' (inferred)' : '')],
+		['decoded operations', l.decoded_operations],
+		['other operations', l.other_operations + (l.other_type ? ' (' + l.other_type + ')' : '')]]));
+	const tensor = (f) => ({ field: f[0], input: f[1](l.input), output: f[1](l.output) });
+	aside.appendChild(R.table('p-tensors', 'Tensors (x y z, innermost first)', [
+		{ key: 'field', title: '' }, { key: 'input', title: 'input' }, { key: 'output', title: 'output' }], [
+		['shape', (t) => R.text(t.shape)], ['basis', (t) => t.basis], ['engine view', (t) => R.text(t.engine_view)],
+		['data type', (t) => R.text(t.data_type)], ['record', (t) => R.text(t.record)],
+		['zero point (commands)', (t) => R.text(t.zero_point)], ['quantization (record)', (t) => quant(t.quantization)]]
+		.map(tensor)));
+	const rec = d.tables && d.tables.operations || [];
+	const ops = (d.cmds.operations || []).filter((o) => mine(l, o)).map((o) => ({
+		operation: o.operation, engine: o.engine, command: o.command, what: o.description,
+		offset: rec[o.operation] ? R.hex(rec[o.operation].record_offset) : '—' }));
+	for (const o of (d.cmds.other_operations || []).filter((x) => mine(l, x)))
+		ops.push({ operation: o.operation, engine: o.type_name, command: '—', offset: rec[o.operation] ? R.hex(rec[o.operation].record_offset) : '—',
+			what: 'not decoded; ' + (o.references || []).map((r) => r.role + ' ' + r.source_type_name).join(', ') });
+	ops.sort((a, b) => a.operation - b.operation);
+	aside.appendChild(R.table('p-operations', 'Operations', [
+		{ key: 'operation', title: 'op' }, { key: 'engine', title: 'engine' }, { key: 'command', title: 'command' },
+		{ key: 'offset', title: 'record' }, { key: 'what', title: 'what it does' }], ops));
+	const w = (d.wops || []).filter((o) => o.node === key);
+	if (w.length) {
+		const part = section('Weights');
+		for (const o of w) {
+			part.appendChild(R.el('p', { class: 'mono' }, o.line.trim()));
+			if (o.histogram) {
+				part.appendChild(P.histogram(o));
+				if (onNpy) {
+					const b = R.el('button', { class: 'npy', 'data-operation': o.operation }, 'kernel codes (.npy)');
+					b.addEventListener('click', () => onNpy(o));
+					part.appendChild(b);
+				}
+			} else {
+				part.appendChild(R.el('p', { class: 'error' }, o.status + ' (' + o.reason_id + '): ' + o.reason));
+			}
+		}
+		aside.appendChild(part);
+	}
+	/* the findings of the commands' checks that name one of its operations */
+	const own = new Set(ops.map((o) => o.operation));
+	aside.appendChild(R.table('p-findings', 'Findings (evidence code, offset)', [
+		{ key: 'id', title: 'code' }, { key: 'offset', title: 'offset', fmt: (f) => R.hex(f.offset) },
+		{ key: 'text', title: 'what' }],
+	(d.cmds.findings || []).filter((f) => own.has(P.findingOperation(f)))));
+	const lr = l.layer !== null && d.tables && d.tables.layers ? d.tables.layers[l.layer] : null;
+	if (lr)
+		aside.appendChild(R.pairs('p-layer', 'LAYER record', [['offset', R.hex(lr.record_offset)], ['uid', lr.uid],
+			['operations', lr.operation_count]]));
+	const edges = d.net.edges.filter((e) => endName(d.net, e.from) === key || endName(d.net, e.to) === key);
+	aside.appendChild(R.table('p-edges', 'Edges and their evidence', [
+		{ key: 'from', title: 'from' }, { key: 'to', title: 'to' }, { key: 'bytes', title: 'bytes' },
+		{ key: 'basis', title: 'basis' }],
+	edges.map((e) => ({ from: endName(d.net, e.from), to: endName(d.net, e.to), bytes: e.bytes,
+		basis: e.basis + (e.backward ? ', backward' : '') }))));
+};
+
+/* The operation a finding of the commands names ("operation N ..."), or null. */
+P.findingOperation = function (f) {
+	const m = /^operation ([0-9]+)\b/.exec(f.text || '');
+	return m ? Number(m[1]) : null;
+};
+
+/* The nodes whose layer name, operator or description holds q, or whose
+ * LAYER or OPERATIONS record holds the byte offset q (decimal or 0x hex). */
+P.search = function (q, d) {
+	q = q.trim().toLowerCase();
+	if (!q)
+		return [];
+	const off = /^(0x[0-9a-f]+|[0-9]+)$/.test(q) ? Number(q) : null;
+	const hits = [];
+	const within = (r, size) => r && off !== null && off >= r.record_offset && off < r.record_offset + size;
+	const recs = d.tables && d.tables.graph ? d.tables.graph.records : null;
+	for (const l of d.net.layers) {
+		const text = [l.name, l.operator, l.description].join('\n').toLowerCase();
+		let hit = text.includes(q);
+		if (!hit && off !== null && d.tables) {
+			hit = l.layer !== null && within(d.tables.layers[l.layer], recs ? recs.layer.record_size : 0);
+			for (const o of d.tables.operations || [])
+				hit = hit || (mine(l, { layer_id: o.layer_id, operation: o.record_index }) &&
+					within(o, recs ? recs.operation.record_size : 0));
+		}
+		if (hit)
+			hits.push(P.key(l));
+	}
+	return hits;
+};
+
+self.P = P;
