@@ -18,7 +18,8 @@
  * input zero point, flags (bit 0 depthwise, bit 1 per-channel floats, bit 2
  * write_core_6 first, bit 3 the TP fully connected format instead of the
  * format byte's, bits 4-5 the order of kernels beyond 3x3 in the v7 layout,
- * enum nbg_coef_wide, bit 6 int8 codes), output plane (32 bits).
+ * enum nbg_coef_wide, bit 6 int8 codes, bit 7 int16 codes), output plane
+ * (32 bits).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,20 +44,23 @@ static void check_out(const nbg_coef_shape *s, nbg_weights_format f, int r,
 	if (r == NBG_COEF_REJECTED) {
 		FZ_CHECK(o->reason_id && o->reason_id[0]);
 		FZ_CHECK(fz_terminated(o->reason, sizeof(o->reason)) && o->reason[0]);
-		FZ_CHECK(!o->codes && !o->bias && !o->bias_stored && !o->scale);
+		FZ_CHECK(!o->codes && !o->bias && !o->bias_stored && !o->scale && !o->bias64);
 		return;
 	}
 	FZ_CHECK(o->format == f && o->cores >= 1 && o->cores <= 16);
 	FZ_CHECK(nbg_coef_order_name(o->order) != NULL);
-	FZ_CHECK(o->codes && o->bias && o->bias_stored);
-	FZ_CHECK(!o->scale == !(s->per_channel && f == NBG_WEIGHTS_FORMAT_V8A));
+	/* int16 kernels: two bytes a code, 48-bit biases only */
+	FZ_CHECK(s->bit16 ? o->codes && o->bias64 && !o->bias && !o->bias_stored && !o->scale
+			  : o->codes && o->bias && o->bias_stored && !o->bias64);
+	FZ_CHECK(s->bit16 || !o->scale == !(s->per_channel && f == NBG_WEIGHTS_FORMAT_V8A));
 	/* touch every value: a short array is an ASan report */
-	size_t n = (size_t)s->out * s->kz * s->ky * s->kx;
+	size_t n = (size_t)s->out * s->kz * s->ky * s->kx * (s->bit16 ? 2 : 1);
 	unsigned sum = 0;
 	for (size_t i = 0; i < n; i++)
 		sum += o->codes[i];
 	for (uint32_t c = 0; c < s->out; c++)
-		sum += (unsigned)o->bias[c] ^ (unsigned)o->bias_stored[c];
+		sum += s->bit16 ? (unsigned)o->bias64[c]
+				: (unsigned)o->bias[c] ^ (unsigned)o->bias_stored[c];
 	(void)sum;
 }
 
@@ -83,6 +87,7 @@ static void raw(const uint8_t *d, size_t size)
 	s.six_first = d[14] >> 2 & 1;
 	s.wide = d[14] >> 4 & 3;
 	s.int8 = d[14] >> 6 & 1;
+	s.bit16 = d[14] >> 7 & 1;
 	if (d[14] >> 3 & 1)
 		f = NBG_WEIGHTS_FORMAT_TPFC;
 	s.plane[0] = d[15] | d[16] << 8 | (uint32_t)d[17] << 16 | (uint32_t)d[18] << 24;
@@ -93,7 +98,8 @@ static void raw(const uint8_t *d, size_t size)
 	rb = nbg_coef_decode(d + RAW_HEADER, size - RAW_HEADER, &s, f, &b);
 	FZ_CHECK(ra == rb);
 	if (ra == NBG_COEF_DECODED)
-		FZ_CHECK(!memcmp(a.codes, b.codes, (size_t)s.out * s.kz * s.ky * s.kx));
+		FZ_CHECK(!memcmp(a.codes, b.codes,
+				 (size_t)s.out * s.kz * s.ky * s.kx * (s.bit16 ? 2 : 1)));
 	else
 		FZ_CHECK(!strcmp(a.reason_id, b.reason_id) && a.bit == b.bit);
 	nbg_coef_out_free(&a);
@@ -127,7 +133,11 @@ static void check_weights(const nbg_model *m, const nbg_commands *c, const nbg_w
 			continue;
 		}
 		FZ_CHECK(nbg_weights_op_codes(o, &n) && n == (size_t)sh[0] * sh[1] * sh[2] * sh[3]);
-		FZ_CHECK(nbg_weights_op_bias(o) && nbg_weights_op_bias_stored(o));
+		if (nbg_weights_op_code_bytes(o) == 2)
+			FZ_CHECK(nbg_weights_op_bias_stored64(o) && !nbg_weights_op_bias(o));
+		else
+			FZ_CHECK(nbg_weights_op_code_bytes(o) == 1 && nbg_weights_op_bias(o) &&
+				 nbg_weights_op_bias_stored(o));
 		FZ_CHECK(nbg_weights_op_format(o) != NBG_WEIGHTS_FORMAT_NONE);
 	}
 	for (int s = 0; s < NBG_WEIGHTS_STATUS_COUNT; s++)

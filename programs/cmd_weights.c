@@ -106,19 +106,31 @@ static int write_npy(export_set *x, const char *name, const char *descr, const u
 	return rc;
 }
 
-/* n 32-bit values as little-endian bytes (the .npy data of "<i4", "<f4"). */
-static uint8_t *le32_bytes(const void *v, size_t n)
+/* n values of w (4 or 8) bytes as little-endian bytes (the .npy data of
+ * "<i4", "<f4", "<i8"). */
+static uint8_t *le_bytes(const void *v, size_t n, unsigned w)
 {
-	uint8_t *b = malloc(n * 4 + 1);
+	uint8_t *b = malloc(n * w + 1);
 
 	for (size_t i = 0; b && i < n; i++) {
-		const uint8_t *p = (const uint8_t *)v + 4 * i;
-		uint32_t x;
-		memcpy(&x, p, 4);
-		for (int k = 0; k < 4; k++)
-			b[4 * i + k] = (uint8_t)(x >> (8 * k));
+		const uint8_t *p = (const uint8_t *)v + w * i;
+		uint64_t x = 0;
+		if (w == 8) {
+			memcpy(&x, p, 8);
+		} else {
+			uint32_t y;
+			memcpy(&y, p, 4);
+			x = y;
+		}
+		for (unsigned k = 0; k < w; k++)
+			b[w * i + k] = (uint8_t)(x >> (8 * k));
 	}
 	return b;
+}
+
+static uint8_t *le32_bytes(const void *v, size_t n)
+{
+	return le_bytes(v, n, 4);
 }
 
 /* (q - zp) x scale[channel] as float32 little-endian bytes. */
@@ -154,24 +166,29 @@ static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json
 	char name[64];
 	int rc;
 
+	unsigned cb = nbg_weights_op_code_bytes(o);
 	snprintf(name, sizeof(name), "op%zu_weights.npy", op);
-	if ((rc = write_npy(x, name, nbg_weights_op_data_type(o) == 2 ? "|i1" : "|u1", shape, 4,
-			    codes, n)))
+	if ((rc = write_npy(x, name,
+			    cb == 2 ? "<i2" : nbg_weights_op_data_type(o) == 2 ? "|i1" : "|u1", shape,
+			    4, codes, n * cb)))
 		return rc;
 	json_object_set_new(files, "weights", json_string(name));
 	struct {
 		const char *key, *descr;
 		const void *v;
 		int dequantize;
-	} arrays[3] = { { "bias", "<i4", nbg_weights_op_bias(o), 0 },
+	} arrays[4] = { { "bias", "<i4", nbg_weights_op_bias(o), 0 },
 			{ "scale", "<f4", nbg_weights_op_scale(o), 0 },
-			{ "weights_float", "<f4", dequantize ? nbg_weights_op_scale(o) : NULL, 1 } };
-	for (int i = 0; i < 3; i++) {
+			{ "weights_float", "<f4", dequantize ? nbg_weights_op_scale(o) : NULL, 1 },
+			/* int16 kernels: 48-bit biases as stored */
+			{ "bias_stored", "<i8", nbg_weights_op_bias_stored64(o), 0 } };
+	for (int i = 0; i < 4; i++) {
+		unsigned w = arrays[i].descr[2] == '8' ? 8 : 4;
 		uint8_t *b;
 		json_object_set_new(files, arrays[i].key, json_null());
 		if (!arrays[i].v)
 			continue;
-		b = arrays[i].dequantize ? dequantized(o) : le32_bytes(arrays[i].v, sh[0]);
+		b = arrays[i].dequantize ? dequantized(o) : le_bytes(arrays[i].v, sh[0], w);
 		if (!b) {
 			fprintf(stderr, "nbg weights: out of memory\n");
 			return NBG_EXIT_IO;
@@ -179,7 +196,7 @@ static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json
 		snprintf(name, sizeof(name), "op%zu_%s.npy", op, arrays[i].key);
 		/* [out, z, ky, kx] for the weights, [out] for the rest */
 		rc = write_npy(x, name, arrays[i].descr, shape, arrays[i].dequantize ? 4 : 1, b,
-			       arrays[i].dequantize ? n * 4 : sh[0] * 4u);
+			       arrays[i].dequantize ? n * 4 : (size_t)sh[0] * w);
 		free(b);
 		if (rc)
 			return rc;

@@ -474,6 +474,72 @@ static void test_v7_rejections(void **state)
 	free_layer(&L);
 }
 
+/* 16-bit kernels (header bit16): a layer written by ce_encode16 decodes
+ * back, values across the int16 range, 48-bit biases; each check takes a
+ * stream broken for it. */
+static void test_v8a_int16(void **state)
+{
+	enum { OUT = 5, KZ = 3, K = 3 };
+	int16_t w[OUT * KZ * K * K];
+	int64_t bias[OUT];
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		w[i] = (int16_t)((i * 40503u + 17) % 65536 - 32768) >> (i % 9);
+	w[0] = -32768, w[1] = 32767, w[2] = 0, w[3] = -1, w[4] = 255, w[5] = -256;
+	for (int c = 0; c < OUT; c++)
+		bias[c] = (c % 2 ? -1 : 1) * ((int64_t)c << 40) + c * 77;
+	ce16_layer l = { OUT, KZ, K, K, 2, w, bias };
+	size_t n;
+	uint8_t *p = ce_encode16(&l, &n), *q = malloc(n);
+	nbg_coef_shape s = { .out = OUT, .kz = KZ, .ky = K, .kx = K, .superblock = 2, .bit16 = 1 };
+	nbg_coef_out o;
+
+	assert_non_null(q);
+	assert_int_equal(nbg_coef_decode(p, n, &s, NBG_WEIGHTS_FORMAT_V8A, &o), NBG_COEF_DECODED);
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		assert_int_equal((int16_t)(o.codes[2 * i] | o.codes[2 * i + 1] << 8), w[i]);
+	assert_memory_equal(o.bias64, bias, sizeof(bias));
+	assert_null(o.bias);
+	assert_null(o.bias_stored);
+	nbg_coef_out_free(&o);
+	uint32_t bits0 = get32(p + 28);
+	nbg_coef_shape t = s;
+	t.bit16 = 0;
+	expect_reject(p, n, &t, CE_V8A, "unsupported-stream-flags"); /* uint8 kernels */
+	expect_reject(p, n, &s, CE_V8B, "unsupported-data-type");
+	expect_reject(p, n, &s, CE_V7, "unsupported-data-type");
+	t = s;
+	t.per_channel = 1;
+	expect_reject(p, n, &t, CE_V8A, "unsupported-data-type");
+	const struct {
+		size_t at;
+		uint32_t v;
+		int word;
+		const char *id;
+	} m[] = {
+		{ 0, 0x10, 0, "header-invalid" },           /* bit16 clear */
+		{ 0, 0x13, 0, "unsupported-stream-flags" }, /* precode */
+		{ 24, 1, 0, "unsupported-stream-flags" },   /* avg_bias */
+		{ 28, bits0 + 1, 1, "bit-count-mismatch" },
+		{ 28, bits0 - 3, 1, "stream-overrun" },
+		{ 64, p[64] ^ 1u, 0, NULL },                /* the first code */
+	};
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		memcpy(q, p, n);
+		if (m[i].word)
+			put32(q + m[i].at, m[i].v);
+		else
+			q[m[i].at] = (uint8_t)m[i].v;
+		expect_reject(q, n, &s, CE_V8A, m[i].id);
+	}
+	t = s;
+	t.out = OUT + 1;
+	expect_reject(p, n, &t, CE_V8A, "kernel-count-mismatch");
+	expect_reject(p, n - 64 - 6 * OUT + 2, &s, CE_V8A, "bias-block-outside-entry");
+	free(p);
+	free(q);
+	(void)state;
+}
+
 static void test_v8_rejections(void **state)
 {
 	tlayer L = make_layer(12, 4, 3, 3, 2, 0, 0);
@@ -1143,9 +1209,12 @@ static int verdict_holds(const uint8_t *b, const decoded_file *d, const nbg_weig
 	case NBG_WEIGHTS_DECODED:
 		if (k->tp)
 			return entry && (k->dtype == 0 || k->tp_int8);
-		/* uint8 kernels; int8 ones with input zero point 0 */
+		/* uint8 kernels; int8 ones with input zero point 0; int16 ones in
+		 * a v8a stream whose header (byte 0) has bit16 set */
 		return entry && k->type == NBG_GRAPH_OP_NN &&
-		       (k->dtype == 0 || (k->dtype == 2 && k->in_zp == 0)) &&
+		       (k->dtype == 0 || (k->dtype == 2 && k->in_zp == 0) ||
+			(k->dtype == 4 && (p[0] & 15) == 2 &&
+			 nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_V8A)) &&
 		       shape_covered(k, target, f);
 	case NBG_WEIGHTS_UNSUPPORTED:
 		break;
@@ -1277,8 +1346,9 @@ static void raw_checks(const uint8_t *p, size_t n, const nbg_weights_op *o)
 			pos += (size_t)(bits + 511) / 512 * 64;
 			assert_true(pos <= n);
 		}
+		/* the biases: 48 bits each in a 16-bit stream (bit16, byte 0) */
 		if (nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_V8A)
-			pos += (size_t)sh[0] * 4;
+			pos += (size_t)sh[0] * (p[0] & 2 ? 6 : 4);
 		assert_true(pos <= n);
 		for (; pos < n; pos++)
 			assert_int_equal(p[pos], 0);
@@ -1951,6 +2021,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_chunk_order),
 		cmocka_unit_test(test_one_wide_kernels),
 		cmocka_unit_test(test_v8a),              cmocka_unit_test(test_v8b),
+		cmocka_unit_test(test_v8a_int16),
 		cmocka_unit_test(test_v7_rejections),    cmocka_unit_test(test_v8_rejections),
 		cmocka_unit_test(test_bit_flips),        cmocka_unit_test(test_synth_file),
 		cmocka_unit_test(test_synth_int8),

@@ -183,11 +183,19 @@ NBG_API const uint8_t *nbg_weights_op_codes(const nbg_weights_op *o, size_t *cou
 NBG_API const int32_t *nbg_weights_op_bias_stored(const nbg_weights_op *o);
 NBG_API const int32_t *nbg_weights_op_bias(const nbg_weights_op *o);
 NBG_API const float *nbg_weights_op_scale(const nbg_weights_op *o);
+/* Bytes per code of a decoded stream: 1, or 2 for int16 kernels
+ * (nbg_weights_op_data_type 4), whose codes are int16 little-endian (2 *
+ * count bytes at nbg_weights_op_codes); 0 when not decoded.  int16 kernels
+ * carry 48-bit biases: nbg_weights_op_bias_stored64 gives them as stored
+ * (their correction is not established), and nbg_weights_op_bias and
+ * _bias_stored are NULL for them. */
+NBG_API unsigned nbg_weights_op_code_bytes(const nbg_weights_op *o);
+NBG_API const int64_t *nbg_weights_op_bias_stored64(const nbg_weights_op *o);
 
 /* Of the codes of a decoded stream: smallest, largest, and how many equal
- * the zero point (0s when not decoded).  The codes of int8 kernels
- * (nbg_weights_op_data_type 2) are two's complement: their min and max are
- * the signed values, as int32_t converted to uint32_t. */
+ * the zero point (0s when not decoded).  The codes of int8 and int16 kernels
+ * (nbg_weights_op_data_type 2, 4) are two's complement: their min and max
+ * are the signed values, as int32_t converted to uint32_t. */
 NBG_API void nbg_weights_op_stats(const nbg_weights_op *o, uint32_t *min, uint32_t *max,
 				  uint64_t *zero_points);
 

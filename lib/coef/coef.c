@@ -50,6 +50,10 @@ int nbg_coef_decode(const uint8_t *p, size_t n, const nbg_coef_shape *s, nbg_wei
 		return nbg_coef_reject(o, "unsupported-kernel-shape", UINT64_MAX,
 				       "unsupported (a depthwise kernel in a %s stream: no sample)",
 				       nbg_weights_format_name(fmt));
+	if (s->bit16 && fmt != NBG_WEIGHTS_FORMAT_V8A && fmt != NBG_WEIGHTS_FORMAT_V8B)
+		return nbg_coef_reject(o, "unsupported-data-type", UINT64_MAX,
+				       "unsupported (16-bit kernels in a %s stream: no sample)",
+				       nbg_weights_format_name(fmt));
 	if (!counts_fit(s, n, fmt))
 		return nbg_coef_reject(o, "counts-exceed-entry", UINT64_MAX,
 				       "%u kernels of %u values cannot fit in a %zu-byte %s stream",

@@ -53,6 +53,8 @@ void nbg_coef_out_free(nbg_coef_out *o)
 	free(o->bias_stored);
 	free(o->bias);
 	free(o->scale);
+	free(o->bias64);
+	o->bias64 = NULL;
 	o->codes = NULL;
 	o->bias_stored = o->bias = NULL;
 	o->scale = NULL;

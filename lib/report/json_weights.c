@@ -13,20 +13,28 @@
 #include "common/json.h"
 #include "report/report_internal.h"
 
-/* SHA-256 of n 32-bit values as little-endian bytes (the .npy files' data). */
-static json_t *sha_le32(const void *v, size_t n)
+/* SHA-256 of n 32-bit values (64-bit: w 8) as little-endian bytes (the .npy
+ * files' data). */
+static json_t *sha_le(const void *v, size_t n, unsigned w)
 {
-	uint8_t *b = malloc(n * 4 + 1), d[32];
+	uint8_t *b = malloc(n * w + 1), d[32];
 	json_t *j;
 
 	if (!b)
 		return json_null();
 	for (size_t i = 0; i < n; i++) {
-		uint32_t x;
-		memcpy(&x, (const uint8_t *)v + 4 * i, 4);
-		put_le32(b + 4 * i, x);
+		uint64_t x;
+		if (w == 8) {
+			memcpy(&x, (const uint8_t *)v + 8 * i, 8);
+		} else {
+			uint32_t y;
+			memcpy(&y, (const uint8_t *)v + 4 * i, 4);
+			x = y;
+		}
+		for (unsigned k = 0; k < w; k++)
+			b[w * i + k] = (uint8_t)(x >> (8 * k));
 	}
-	nbg_sha256(b, n * 4, d);
+	nbg_sha256(b, n * w, d);
 	j = nbg_json_sha(d);
 	free(b);
 	return j;
@@ -41,11 +49,15 @@ static json_t *arrays_sha(const nbg_weights_op *o)
 	uint8_t d[32];
 	json_t *j = json_object();
 
-	nbg_sha256(codes, n, d);
+	const int64_t *b64 = nbg_weights_op_bias_stored64(o);
+
+	nbg_sha256(codes, n * nbg_weights_op_code_bytes(o), d);
 	json_object_set_new(j, "weights", nbg_json_sha(d));
-	json_object_set_new(j, "bias", sha_le32(nbg_weights_op_bias(o), out));
-	json_object_set_new(j, "bias_stored", sha_le32(nbg_weights_op_bias_stored(o), out));
-	json_object_set_new(j, "scale", scale ? sha_le32(scale, out) : json_null());
+	/* int16 kernels: the stored 48-bit biases, as int64; no corrected ones */
+	json_object_set_new(j, "bias", b64 ? json_null() : sha_le(nbg_weights_op_bias(o), out, 4));
+	json_object_set_new(j, "bias_stored", b64 ? sha_le(b64, out, 8)
+						  : sha_le(nbg_weights_op_bias_stored(o), out, 4));
+	json_object_set_new(j, "scale", scale ? sha_le(scale, out, 4) : json_null());
 	return j;
 }
 
