@@ -169,7 +169,8 @@ static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json
 	unsigned cb = nbg_weights_op_code_bytes(o);
 	snprintf(name, sizeof(name), "op%zu_weights.npy", op);
 	if ((rc = write_npy(x, name,
-			    cb == 2 ? "<i2" : nbg_weights_op_data_type(o) == 2 ? "|i1" : "|u1", shape,
+			    cb == 2 ? (nbg_weights_op_data_type(o) == 1 ? "<f2" : "<i2")
+			    : nbg_weights_op_data_type(o) == 2 ? "|i1" : "|u1", shape,
 			    4, codes, n * cb)))
 		return rc;
 	json_object_set_new(files, "weights", json_string(name));
@@ -177,12 +178,14 @@ static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json
 		const char *key, *descr;
 		const void *v;
 		int dequantize;
-	} arrays[4] = { { "bias", "<i4", nbg_weights_op_bias(o), 0 },
+	} arrays[5] = { { "bias", "<i4", nbg_weights_op_bias(o), 0 },
 			{ "scale", "<f4", nbg_weights_op_scale(o), 0 },
 			{ "weights_float", "<f4", dequantize ? nbg_weights_op_scale(o) : NULL, 1 },
 			/* int16 kernels: 48-bit biases as stored */
-			{ "bias_stored", "<i8", nbg_weights_op_bias_stored64(o), 0 } };
-	for (int i = 0; i < 4; i++) {
+			{ "bias_stored", "<i8", nbg_weights_op_bias_stored64(o), 0 },
+			/* fp16 PReLU layers: the slope per channel */
+			{ "prelu_slope", "<f4", nbg_weights_op_prelu_slope(o), 0 } };
+	for (int i = 0; i < 5; i++) {
 		unsigned w = arrays[i].descr[2] == '8' ? 8 : 4;
 		uint8_t *b;
 		json_object_set_new(files, arrays[i].key, json_null());

@@ -37,13 +37,14 @@ from check_weights_lenet import debian_imports
 from exe_wrapper import command
 import tc_corpus
 
-CONV_2D, DEPTHWISE_CONV_2D, DEQUANTIZE = 3, 4, 6
+CONV_2D, DEPTHWISE_CONV_2D, DEQUANTIZE, PRELU = 3, 4, 6, 54
 check = check_network.check  # counts into check_network.failed
 
 
-def source_kernels(path):
+def source_kernels(path, want=(CONV_2D, DEPTHWISE_CONV_2D)):
     """[(shape [out, z, ky, kx], float16 array in that order)] of the
-    source's convolutions, in operator order."""
+    source's convolutions, in operator order (want (PRELU,): the PRELU
+    operators' alphas, input 1, as [(shape [C], array)])."""
     import numpy as np
     import struct
     buf = open(path, "rb").read()
@@ -59,7 +60,7 @@ def source_kernels(path):
     widened = {outs[0]: ins[0] for code, ins, outs in ops if code == DEQUANTIZE}
     out = []
     for code, ins, outs in ops:
-        if code not in (CONV_2D, DEPTHWISE_CONV_2D):
+        if code not in want:
             continue
         t = tensors[widened.get(ins[1], ins[1])]
         dtype = {0: np.float32, 1: np.float16}.get(t.scalar(1, "b"))
@@ -67,6 +68,9 @@ def source_kernels(path):
         if dtype is None or not raw:
             continue
         w = np.frombuffer(raw, dtype=dtype).reshape(t.ints(0))
+        if code == PRELU:
+            out.append(([w.size], w.reshape(-1)))
+            continue
         if code == CONV_2D:
             w = w.transpose(0, 3, 1, 2)                 # O,H,W,I -> O,I,H,W
         else:
@@ -103,6 +107,7 @@ def int16_fit(codes, w, hist):
 def judge(nbg, path, src, figures):
     import numpy as np
     sources = source_kernels(src)
+    alphas = source_kernels(src, (PRELU,))
     taken = [False] * len(sources)
     name = os.path.basename(path)
     with tempfile.TemporaryDirectory() as tmp:
@@ -122,6 +127,21 @@ def judge(nbg, path, src, figures):
             hit = None
             if op["files"]["weights"] in done:
                 judged -= 1
+                continue
+            if op["data_type"] == "fp16":
+                # the f32-pairs streams: weights 1.0 (a kernel the compiler
+                # made), second floats a PRELU operator's alphas, bit for bit
+                slope = np.load(os.path.join(out, op["files"]["prelu_slope"]))
+                ok = codes.dtype == np.float16 and bool((codes == 1.0).all()) and any(
+                    a.shape == slope.shape and np.array_equal(
+                        a.astype(np.float16).astype(np.float32).view(np.uint32),
+                        slope.view(np.uint32)) for _, a in alphas)
+                check(ok, "%s: operation %d (fp16 %s): weights 1.0, its %d slopes a PRELU "
+                      "operator's alphas bit for bit" % (name, op["operation"], op["shape"],
+                                                         slope.size))
+                matched += ok
+                fls["prelu"] = fls.get("prelu", 0) + 1
+                done.add(op["files"]["weights"])
                 continue
             for i, (shape, w) in enumerate(sources):
                 if taken[i] or shape != op["shape"]:

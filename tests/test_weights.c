@@ -540,6 +540,45 @@ static void test_v8a_int16(void **state)
 	(void)state;
 }
 
+/* fp16 1x1 depthwise kernels (f32-pairs): float32 (weight, slope) pairs
+ * decode to float16 weights and float32 slopes; each check takes a stream. */
+static void test_f32_pairs(void **state)
+{
+	/* 1.0, 0.25; -2.0, 0.5; 2^-24 (the smallest fp16), -1.5; 0, 3 */
+	static const uint32_t f[8] = { 0x3f800000, 0x3e800000, 0xc0000000, 0x3f000000,
+				       0x33800000, 0xbfc00000, 0x00000000, 0x40400000 };
+	static const uint16_t h[4] = { 0x3c00, 0xc000, 0x0001, 0x0000 };
+	uint8_t p[40] = { 0 };
+	for (int i = 0; i < 8; i++)
+		put32(p + 4 * i, f[i]);
+	nbg_coef_shape s = { .out = 4, .kz = 1, .ky = 1, .kx = 1, .superblock = 1,
+			     .depthwise = 1, .fp16 = 1 };
+	nbg_coef_out o;
+
+	assert_int_equal(nbg_coef_decode(p, sizeof(p), &s, NBG_WEIGHTS_FORMAT_F32, &o),
+			 NBG_COEF_DECODED);
+	for (int c = 0; c < 4; c++) {
+		assert_int_equal(o.codes[2 * c] | o.codes[2 * c + 1] << 8, h[c]);
+		assert_memory_equal(&o.slope[c], &f[2 * c + 1], 4);
+	}
+	assert_null(o.bias);
+	nbg_coef_out_free(&o);
+	expect_reject(p, 31, &s, CE_V8A, "unsupported-data-type");
+	expect_reject(p, 31, &s, NBG_WEIGHTS_FORMAT_F32, "stream-too-short");
+	p[39] = 1;
+	expect_reject(p, sizeof(p), &s, NBG_WEIGHTS_FORMAT_F32, "nonzero-tail");
+	p[39] = 0;
+	put32(p + 8, 0x3f800001); /* one bit below fp16's mantissa */
+	expect_reject(p, sizeof(p), &s, NBG_WEIGHTS_FORMAT_F32, "value-not-fp16");
+	put32(p + 8, 0x7f800000); /* infinity */
+	expect_reject(p, sizeof(p), &s, NBG_WEIGHTS_FORMAT_F32, "value-not-fp16");
+	put32(p + 8, 0x33000000); /* 2^-25: below fp16 */
+	expect_reject(p, sizeof(p), &s, NBG_WEIGHTS_FORMAT_F32, "value-not-fp16");
+	s.depthwise = 0;
+	expect_reject(p, sizeof(p), &s, NBG_WEIGHTS_FORMAT_F32, "unsupported-data-type");
+	(void)state;
+}
+
 static void test_v8_rejections(void **state)
 {
 	tlayer L = make_layer(12, 4, 3, 3, 2, 0, 0);
@@ -1214,7 +1253,9 @@ static int verdict_holds(const uint8_t *b, const decoded_file *d, const nbg_weig
 		return entry && k->type == NBG_GRAPH_OP_NN &&
 		       (k->dtype == 0 || (k->dtype == 2 && k->in_zp == 0) ||
 			(k->dtype == 4 && (p[0] & 15) == 2 &&
-			 nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_V8A)) &&
+			 nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_V8A) ||
+			(k->dtype == 1 && k->depthwise && k->kx == 1 && k->kz == 1 &&
+			 nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_F32)) &&
 		       shape_covered(k, target, f);
 	case NBG_WEIGHTS_UNSUPPORTED:
 		break;
@@ -1322,6 +1363,15 @@ static void raw_checks(const uint8_t *p, size_t n, const nbg_weights_op *o)
 			for (pos = aligned; pos < n; pos++)
 				assert_int_equal(p[pos], 0);
 		}
+		return;
+	}
+	if (nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_F32) {
+		/* a float32 pair per channel, the first an fp16 value exactly */
+		assert_true((size_t)sh[0] * 8 <= n);
+		for (size_t c = 0; c < sh[0]; c++)
+			assert_int_equal(get32(p + 8 * c) & 0x1fff, 0);
+		for (size_t pos = (size_t)sh[0] * 8; pos < n; pos++)
+			assert_int_equal(p[pos], 0);
 		return;
 	}
 	if (nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_V7) {
@@ -2021,7 +2071,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_chunk_order),
 		cmocka_unit_test(test_one_wide_kernels),
 		cmocka_unit_test(test_v8a),              cmocka_unit_test(test_v8b),
-		cmocka_unit_test(test_v8a_int16),
+		cmocka_unit_test(test_v8a_int16),        cmocka_unit_test(test_f32_pairs),
 		cmocka_unit_test(test_v7_rejections),    cmocka_unit_test(test_v8_rejections),
 		cmocka_unit_test(test_bit_flips),        cmocka_unit_test(test_synth_file),
 		cmocka_unit_test(test_synth_int8),

@@ -31,12 +31,14 @@ typedef struct nbg_coef_shape {
 				* 0): the stored bias is the bias */
 	int bit16;             /* int16 codes (kernel_data_type 4): a v8a stream
 				* with bit16 set, 48-bit biases */
+	int fp16;              /* fp16 kernels (kernel_data_type 1) */
 } nbg_coef_shape;
 
 /* kernel_data_type codes (nbg_command_data_type_name) the decoders take. */
 #define NBG_COEF_TYPE_UINT8 0u
 #define NBG_COEF_TYPE_INT8 2u
 #define NBG_COEF_TYPE_INT16 4u
+#define NBG_COEF_TYPE_FP16 1u
 
 /* The order of a z slice of a kernel beyond 3x3 in the v7 layout (v7 and
  * v8b streams), per target (doc/weights.md, "Kernels beyond 3x3"). */
@@ -57,6 +59,7 @@ enum nbg_coef_order {
 	NBG_COEF_ORDER_SIX,         /* write_core_6 */
 	NBG_COEF_ORDER_INPUTS,      /* TP fully connected: a Huffman chunk per input channel */
 	NBG_COEF_ORDER_INPUTS_RAW,  /* TP fully connected: a raw chunk per input channel */
+	NBG_COEF_ORDER_CHANNELS,    /* f32-pairs: a (weight, slope) pair per channel */
 	NBG_COEF_ORDER_COUNT
 };
 NBG_INTERNAL const char *nbg_coef_order_name(unsigned order);
@@ -75,6 +78,7 @@ typedef struct nbg_coef_out {
 				  * kernels: int16 little-endian, 2 bytes each */
 	int32_t *bias_stored, *bias; /* NULL for 16-bit kernels */
 	int64_t *bias64;         /* 16-bit kernels: the stored 48-bit biases */
+	float *slope;            /* f32-pairs: the PReLU slope per channel */
 	float *scale;            /* NULL unless per_channel */
 	const char *reason_id;   /* static */
 	char reason[200];
@@ -279,6 +283,9 @@ NBG_INTERNAL int nbg_coef_decode_v7(const uint8_t *p, size_t n, const nbg_coef_s
  * s->out outputs, kx = ky = 1. */
 NBG_INTERNAL int nbg_coef_decode_tpfc(const uint8_t *p, size_t n, const nbg_coef_shape *s,
 				      nbg_coef_out *o);
+/* An fp16 PReLU layer's stream (coef_f32.c). */
+NBG_INTERNAL int nbg_coef_decode_f32(const uint8_t *p, size_t n, const nbg_coef_shape *s,
+				     nbg_coef_out *o);
 NBG_INTERNAL int nbg_coef_decode_v8(const uint8_t *p, size_t n, const nbg_coef_shape *s,
 				    int layout_v7, nbg_coef_out *o);
 

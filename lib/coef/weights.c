@@ -194,7 +194,7 @@ static bool supported(const nbg_model *m, const nbg_cmd_op *op, const nbg_cmd *c
 		return false;
 	}
 	if (op->kernel_type != NBG_COEF_TYPE_UINT8 && op->kernel_type != NBG_COEF_TYPE_INT8 &&
-	    op->kernel_type != NBG_COEF_TYPE_INT16) {
+	    op->kernel_type != NBG_COEF_TYPE_INT16 && op->kernel_type != NBG_COEF_TYPE_FP16) {
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-data-type", UINT64_MAX,
 			   "unsupported (%s kernels: their stream is not established)",
 			   dt ? dt : "unknown");
@@ -210,6 +210,7 @@ static bool supported(const nbg_model *m, const nbg_cmd_op *op, const nbg_cmd *c
 	}
 	s->int8 = op->kernel_type == NBG_COEF_TYPE_INT8;
 	s->bit16 = op->kernel_type == NBG_COEF_TYPE_INT16;
+	s->fp16 = op->kernel_type == NBG_COEF_TYPE_FP16;
 	if (m->target == 0x7d && nbg_cmd_nn(cmd, NBG_NNF_LAYER_TYPE) == 1 && !fc_column(cmd, s)) {
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-fully-connected", UINT64_MAX,
 			   "unsupported (a fully connected layer of target 0x7d whose image is not "
@@ -248,8 +249,9 @@ static void take(nbg_weights_op *w, nbg_coef_out *o, const nbg_coef_shape *s)
 	w->bias = o->bias;
 	w->scale = o->scale;
 	w->bias64 = o->bias64;
+	w->slope = o->slope;
 	w->int8 = s->int8;
-	w->code_bytes = s->bit16 ? 2 : 1;
+	w->code_bytes = s->bit16 || s->fp16 ? 2 : 1;
 	(void)n;
 }
 
@@ -262,7 +264,9 @@ static bool decode_one(const nbg_model *m, const nbg_coef_shape *s, nbg_weights_
 	nbg_coef_out got, first;
 	size_t nt = 0, ok = 0;
 
-	if (fam != NBG_WEIGHTS_FORMAT_NONE)
+	if (s->fp16)
+		tried[nt++] = NBG_WEIGHTS_FORMAT_F32; /* its own layout, whatever the target */
+	else if (fam != NBG_WEIGHTS_FORMAT_NONE)
 		tried[nt++] = fam;
 	else {
 		tried[nt++] = NBG_WEIGHTS_FORMAT_V8A;
@@ -456,7 +460,7 @@ static bool same_kernels(const pending *a, const pending *b)
 	       x->zero_point == y->zero_point && x->in_zero_point == y->in_zero_point &&
 	       x->depthwise == y->depthwise && x->per_channel == y->per_channel &&
 	       x->v7_cores == y->v7_cores && x->six_first == y->six_first && x->wide == y->wide &&
-	       x->int8 == y->int8 && x->bit16 == y->bit16;
+	       x->int8 == y->int8 && x->bit16 == y->bit16 && x->fp16 == y->fp16;
 }
 
 /* b's command may share the decode made with a's: the same kernels, and
@@ -490,6 +494,7 @@ static void share(const nbg_weights_op *first, nbg_weights_op *w)
 	w->bias = first->bias;
 	w->scale = first->scale;
 	w->bias64 = first->bias64;
+	w->slope = first->slope;
 	w->code_bytes = first->code_bytes;
 	w->first = (nbg_weights_op *)first;
 }
@@ -667,6 +672,7 @@ void nbg_weights_free(nbg_weights *w)
 		free(w->ops[i].bias);
 		free(w->ops[i].scale);
 		free(w->ops[i].bias64);
+		free(w->ops[i].slope);
 	}
 	free(w->ops);
 	free(w->spans);
@@ -729,6 +735,10 @@ const int64_t *nbg_weights_op_bias_stored64(const nbg_weights_op *o)
 {
 	return o ? o->bias64 : NULL;
 }
+const float *nbg_weights_op_prelu_slope(const nbg_weights_op *o)
+{
+	return o ? o->slope : NULL;
+}
 unsigned nbg_weights_op_code_bytes(const nbg_weights_op *o)
 {
 	return o && o->codes ? o->code_bytes : 0;
@@ -749,6 +759,31 @@ const uint8_t *nbg_weights_op_codes(const nbg_weights_op *o, size_t *count)
 		*count = o->codes ? (size_t)o->shape[0] * o->shape[1] * o->shape[2] * o->shape[3]
 				  : 0;
 	return o->codes;
+}
+
+/* fp16 codes: the smallest and largest value as their bit patterns
+ * (float16, in the low 16 bits), zeros counted as equal to 0.0. */
+static void stats_fp16(const nbg_weights_op *f, uint32_t *min, uint32_t *max,
+		       uint64_t *zero_points)
+{
+	uint64_t n = (uint64_t)f->shape[0] * f->shape[1] * f->shape[2] * f->shape[3], zeros = 0;
+	uint16_t lo = 0x7c00, hi = 0xfc00; /* +inf, -inf */
+	for (uint64_t i = 0; i < n; i++) {
+		uint16_t h = (uint16_t)(f->codes[2 * i] | f->codes[2 * i + 1] << 8);
+		/* order by value: negatives reversed below positives */
+		int32_t k = h & 0x8000 ? -(int32_t)(h & 0x7fff) : (int32_t)h;
+		int32_t kl = lo & 0x8000 ? -(int32_t)(lo & 0x7fff) : (int32_t)lo;
+		int32_t kh = hi & 0x8000 ? -(int32_t)(hi & 0x7fff) : (int32_t)hi;
+		lo = k < kl ? h : lo;
+		hi = k > kh ? h : hi;
+		zeros += (h & 0x7fff) == 0;
+	}
+	if (min)
+		*min = lo;
+	if (max)
+		*max = hi;
+	if (zero_points)
+		*zero_points = zeros;
 }
 
 /* int16 codes: computed at each call (their streams are small). */
@@ -779,6 +814,10 @@ void nbg_weights_op_stats(const nbg_weights_op *o, uint32_t *min, uint32_t *max,
 	if (!o)
 		return;
 	nbg_weights_op *f = o->first ? o->first : (nbg_weights_op *)o;
+	if (f->status == NBG_WEIGHTS_DECODED && f->code_bytes == 2 && f->data_type == 1) {
+		stats_fp16(f, min, max, zero_points);
+		return;
+	}
 	if (f->status == NBG_WEIGHTS_DECODED && f->code_bytes == 2) {
 		stats16(f, min, max, zero_points);
 		return;

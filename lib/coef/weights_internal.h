@@ -36,6 +36,7 @@ struct nbg_weights_op {
 	int32_t *bias_stored, *bias;
 	float *scale;
 	int64_t *bias64;         /* int16 kernels: the stored 48-bit biases */
+	float *slope;            /* fp16 PReLU layers: the slope per channel */
 	/* nbg_weights_op_stats' figures of the first's codes, computed at the
 	 * first call and kept (atomic): bit 63 set once computed, min in bits
 	 * 0-7, max in 8-15, zero points from bit 16 */

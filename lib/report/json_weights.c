@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "coef/coefficients.h"
+#include "common/half.h"
 #include "common/hash.h"
 #include "common/json.h"
 #include "report/report_internal.h"
@@ -53,11 +54,18 @@ static json_t *arrays_sha(const nbg_weights_op *o)
 
 	nbg_sha256(codes, n * nbg_weights_op_code_bytes(o), d);
 	json_object_set_new(j, "weights", nbg_json_sha(d));
-	/* int16 kernels: the stored 48-bit biases, as int64; no corrected ones */
-	json_object_set_new(j, "bias", b64 ? json_null() : sha_le(nbg_weights_op_bias(o), out, 4));
-	json_object_set_new(j, "bias_stored", b64 ? sha_le(b64, out, 8)
-						  : sha_le(nbg_weights_op_bias_stored(o), out, 4));
+	const int32_t *bias = nbg_weights_op_bias(o), *stored = nbg_weights_op_bias_stored(o);
+	const float *slope = nbg_weights_op_prelu_slope(o);
+
+	/* int16 kernels: the stored 48-bit biases, as int64, no corrected ones;
+	 * fp16 PReLU streams: no bias, a slope per channel */
+	json_object_set_new(j, "bias", bias ? sha_le(bias, out, 4) : json_null());
+	json_object_set_new(j, "bias_stored", b64	 ? sha_le(b64, out, 8)
+					      : stored ? sha_le(stored, out, 4)
+						       : json_null());
 	json_object_set_new(j, "scale", scale ? sha_le(scale, out, 4) : json_null());
+	if (slope)
+		json_object_set_new(j, "prelu_slope", sha_le(slope, out, 4));
 	return j;
 }
 
@@ -129,9 +137,16 @@ static json_t *op_json(const nbg_graph *g, const nbg_commands *c, const nbg_weig
 	uint32_t st_min, st_max;
 	uint64_t st_zero;
 	nbg_weights_op_stats(o, &st_min, &st_max, &st_zero);
+	/* fp16 codes: min and max as float values */
+	int fp16 = nbg_weights_op_data_type(o) == 1;
 	json_object_set_new(j, "codes",
-			    json_pack("{s:I,s:I,s:I,s:f}", "min", (json_int_t)(int32_t)st_min, "max",
-				      (json_int_t)(int32_t)st_max, "zero_points", (json_int_t)st_zero,
+			    json_pack("{s:o,s:o,s:I,s:f}", "min",
+				      fp16 ? json_real(nbg_fp16_to_float((uint16_t)st_min))
+					   : json_integer((json_int_t)(int32_t)st_min),
+				      "max",
+				      fp16 ? json_real(nbg_fp16_to_float((uint16_t)st_max))
+					   : json_integer((json_int_t)(int32_t)st_max),
+				      "zero_points", (json_int_t)st_zero,
 				      "zero_point_fraction",
 				      (double)st_zero /
 					      ((double)shape[0] * shape[1] * shape[2] * shape[3])));

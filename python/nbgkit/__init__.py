@@ -466,7 +466,8 @@ class Model:
             w = Weights(**{k: v for k, v in d.items() if k != "shape"}, shape=shape)
             if codes is not None:
                 # int8 and int16 kernels hold signed codes (doc/weights.md)
-                kind = {"int8": np.int8, "int16": "<i2"}.get(d.get("data_type"), np.uint8)
+                kind = {"int8": np.int8, "int16": "<i2", "fp16": "<f2"}.get(d.get("data_type"),
+                                                                          np.uint8)
                 w.codes = np.frombuffer(codes, dtype=kind).reshape(shape)
             if bias is not None:
                 w.bias = np.frombuffer(bias, dtype="<i4")
