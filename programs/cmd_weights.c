@@ -5,17 +5,20 @@
  * Without --out a table (or, with --json, the "weights" document); with
  * --out DIR, per decoded operation N:
  *   opN_weights.npy        the stored codes, shape [out, z, ky, kx], uint8
- *                          (int8 for int8 kernels)
+ *                          (int8, int16, float16 for those kernels)
  *   opN_bias.npy           int32, the bias with the zero-point correction undone
+ *   opN_bias_stored.npy    int16 kernels: int64, the 48-bit biases as stored
+ *   opN_prelu_slope.npy    fp16 kernels: float32 per channel, the slope
  *   opN_scale.npy          float32 per channel, where the stream carries one
- *   opN_weights_float.npy  with --float, float32 (q - zp) x scale, where a
- *                          scale is known
+ *   opN_weights_float.npy  with --float, float32: (q - zp) x scale where a
+ *                          scale is known, the values of float16 codes
  * and DIR/weights.json: the document with each operation's files (an
  * operation sharing the decode of a stream an operation before it names
  * refers to that one's files).  The export is one set (cli_out_dir): staged
  * in a directory beside DIR and put in its place whole, or refused before
  * anything is written (doc/weights.md, doc/security.md's OUT rules).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,7 +70,8 @@ static int export_name(const char *name)
 		const char *name;
 		int per_op; /* 1: after "opN_" */
 	} files[] = { { "weights.json", 0 },     { "weights.npy", 1 }, { "bias.npy", 1 },
-		      { "scale.npy", 1 },        { "weights_float.npy", 1 } };
+		      { "scale.npy", 1 },        { "weights_float.npy", 1 },
+		      { "bias_stored.npy", 1 },  { "prelu_slope.npy", 1 } };
 	size_t i = 0;
 	long k;
 
@@ -133,7 +137,21 @@ static uint8_t *le32_bytes(const void *v, size_t n)
 	return le_bytes(v, n, 4);
 }
 
-/* (q - zp) x scale[channel] as float32 little-endian bytes. */
+/* The value of IEEE binary16 h (exact in a float). */
+static float half_value(uint16_t h)
+{
+	int e = h >> 10 & 31;
+	float m = (float)(h & 1023), v;
+
+	if (e == 31)
+		v = (h & 1023) ? NAN : INFINITY;
+	else
+		v = e ? ldexpf(1024.0f + m, e - 25) : ldexpf(m, -24);
+	return h & 0x8000 ? -v : v;
+}
+
+/* (q - zp) x scale[channel] as float32 little-endian bytes; float16 codes:
+ * their values. */
 static uint8_t *dequantized(const nbg_weights_op *o)
 {
 	size_t n;
@@ -147,7 +165,9 @@ static uint8_t *dequantized(const nbg_weights_op *o)
 	if (!f)
 		return NULL;
 	int int8 = nbg_weights_op_data_type(o) == 2;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; !scale && i < n; i++) /* float16 codes: their values */
+		f[i] = half_value((uint16_t)(q[2 * i] | q[2 * i + 1] << 8));
+	for (size_t i = 0; scale && i < n; i++)
 		f[i] = (float)((int8 ? (int32_t)(int8_t)q[i] : (int32_t)q[i]) -
 			       nbg_weights_op_zero_point(o)) *
 		       scale[i / per];
@@ -167,6 +187,8 @@ static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json
 	int rc;
 
 	unsigned cb = nbg_weights_op_code_bytes(o);
+	int fp16 = cb == 2 && nbg_weights_op_data_type(o) == 1;
+	const void *q16 = codes;
 	snprintf(name, sizeof(name), "op%zu_weights.npy", op);
 	if ((rc = write_npy(x, name,
 			    cb == 2 ? (nbg_weights_op_data_type(o) == 1 ? "<f2" : "<i2")
@@ -180,7 +202,8 @@ static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json
 		int dequantize;
 	} arrays[5] = { { "bias", "<i4", nbg_weights_op_bias(o), 0 },
 			{ "scale", "<f4", nbg_weights_op_scale(o), 0 },
-			{ "weights_float", "<f4", dequantize ? nbg_weights_op_scale(o) : NULL, 1 },
+			{ "weights_float", "<f4", !dequantize ? NULL : fp16 ? (const void *)q16
+							   : nbg_weights_op_scale(o), 1 },
 			/* int16 kernels: 48-bit biases as stored */
 			{ "bias_stored", "<i8", nbg_weights_op_bias_stored64(o), 0 },
 			/* fp16 PReLU layers: the slope per channel */
@@ -205,7 +228,14 @@ static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json
 			return rc;
 		json_object_set_new(files, arrays[i].key, json_string(name));
 	}
-	if (dequantize && !nbg_weights_op_scale(o))
+	/* where the floats come from */
+	json_object_set_new(files, "float_source",
+			    !dequantize ? json_null()
+			    : fp16	? json_string("float16 codes")
+			    : nbg_weights_op_scale(o)
+				    ? json_string("per-channel scale carried by the stream")
+				    : json_null());
+	if (dequantize && !fp16 && !nbg_weights_op_scale(o))
 		printf("op %zu: no float weights: the stream carries no scale and the file holds "
 		       "no quantization record for its weights\n", op);
 	return 0;

@@ -112,7 +112,8 @@ def judge(nbg, path, src, figures):
     name = os.path.basename(path)
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "w")
-        r = subprocess.run([*nbg, "weights", "--out", out, path], capture_output=True, text=True)
+        r = subprocess.run([*nbg, "weights", "--float", "--out", out, path], capture_output=True,
+                           text=True)
         check(r.returncode == 0, "%s: nbg weights --out exits 0 (%s)" % (name, r.stderr.strip()))
         doc = json.load(open(os.path.join(out, "weights.json")))["weights"]
         judged = matched = 0
@@ -136,9 +137,13 @@ def judge(nbg, path, src, figures):
                     a.shape == slope.shape and np.array_equal(
                         a.astype(np.float16).astype(np.float32).view(np.uint32),
                         slope.view(np.uint32)) for _, a in alphas)
-                check(ok, "%s: operation %d (fp16 %s): weights 1.0, its %d slopes a PRELU "
-                      "operator's alphas bit for bit" % (name, op["operation"], op["shape"],
-                                                         slope.size))
+                # --float: the float16 codes' values (numpy's conversion)
+                fw = np.load(os.path.join(out, op["files"]["weights_float"]))
+                ok = ok and op["files"]["float_source"] == "float16 codes" and \
+                    fw.dtype == np.float32 and np.array_equal(fw, codes.astype(np.float32))
+                check(ok, "%s: operation %d (fp16 %s): weights 1.0 (as --float's float32 too), "
+                      "its %d slopes a PRELU operator's alphas bit for bit" %
+                      (name, op["operation"], op["shape"], slope.size))
                 matched += ok
                 fls["prelu"] = fls.get("prelu", 0) + 1
                 done.add(op["files"]["weights"])

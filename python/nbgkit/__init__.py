@@ -199,6 +199,23 @@ class Weights:
     bias_stored: Any = None
     scale: Any = None
 
+    def floats(self):
+        """The weights as float32 where the file gives them, with where
+        from: ``(array, "float16 codes")`` for fp16 kernels,
+        ``(array, "per-channel scale carried by the stream")`` for (codes -
+        zero_point) x scale; ``(None, None)`` otherwise (no scale is known:
+        ``nbg weights --float`` says the same)."""
+        np = _numpy()
+        if self.codes is None:
+            return None, None
+        if self.data_type == "fp16":
+            return self.codes.astype(np.float32), "float16 codes"
+        if self.scale is None or self.data_type == "int16":
+            return None, None
+        q = self.codes.astype(np.float32) - np.float32(self.zero_point)
+        return (q * self.scale.reshape(-1, 1, 1, 1)).astype(np.float32), \
+            "per-channel scale carried by the stream"
+
     def __repr__(self) -> str:
         """One line, the arrays by dtype and shape, never their values."""
         if self.status != "decoded":

@@ -423,6 +423,11 @@ def check_weights(ws, ops):
             assert w.scale is None
         else:
             assert hashlib.sha256(w.scale.tobytes()).hexdigest() == sums["scale"]
+        f, src = w.floats()
+        if o["data_type"] == "fp16":  # numpy's float16 conversion
+            assert src == "float16 codes" and np.array_equal(f, w.codes.astype(np.float32))
+        elif sums["scale"] is None:
+            assert f is None and src is None
         assert int(w.codes.min()) == o["codes"]["min"]
         assert int(w.codes.max()) == o["codes"]["max"]
         assert int((w.codes == w.zero_point).sum()) == o["codes"]["zero_points"]
