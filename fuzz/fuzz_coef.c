@@ -13,12 +13,13 @@
  *     stream-level entry, lib/coef/coef_internal.h), so mutations reach the
  *     bit-level decoders without passing through a file.
  * Header of a raw input (little-endian): "COEF", format (1 v7, 2 v8a, 3
- * v8b; others mod 3), out (16 bits), kz (24 bits), kernel size (low 4 bits:
+ * v8b, 5 f32-pairs with fp16 kernels; others mod 3), out (16 bits), kz (24 bits), kernel size (low 4 bits:
  * kx; high 4 bits: ky, 0 for kx), kernels per core (7 bits), zero point,
  * input zero point, flags (bit 0 depthwise, bit 1 per-channel floats, bit 2
  * write_core_6 first, bit 3 the TP fully connected format instead of the
  * format byte's, bits 4-5 the order of kernels beyond 3x3 in the v7 layout,
- * enum nbg_coef_wide, bit 6 int8 codes), output plane (32 bits).
+ * enum nbg_coef_wide, bit 6 int8 codes, bit 7 int16 codes), output plane
+ * (32 bits).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,20 +44,30 @@ static void check_out(const nbg_coef_shape *s, nbg_weights_format f, int r,
 	if (r == NBG_COEF_REJECTED) {
 		FZ_CHECK(o->reason_id && o->reason_id[0]);
 		FZ_CHECK(fz_terminated(o->reason, sizeof(o->reason)) && o->reason[0]);
-		FZ_CHECK(!o->codes && !o->bias && !o->bias_stored && !o->scale);
+		FZ_CHECK(!o->codes && !o->bias && !o->bias_stored && !o->scale && !o->bias64 &&
+			 !o->slope);
 		return;
 	}
 	FZ_CHECK(o->format == f && o->cores >= 1 && o->cores <= 16);
 	FZ_CHECK(nbg_coef_order_name(o->order) != NULL);
-	FZ_CHECK(o->codes && o->bias && o->bias_stored);
-	FZ_CHECK(!o->scale == !(s->per_channel && f == NBG_WEIGHTS_FORMAT_V8A));
+	/* int16 kernels: two bytes a code, 48-bit biases only; fp16 ones: two
+	 * bytes a code, slopes, no bias */
+	if (s->fp16)
+		FZ_CHECK(o->codes && o->slope && !o->bias && !o->bias_stored && !o->bias64);
+	else
+		FZ_CHECK(s->bit16 ? o->codes && o->bias64 && !o->bias && !o->bias_stored && !o->scale
+				  : o->codes && o->bias && o->bias_stored && !o->bias64);
+	FZ_CHECK(s->bit16 || s->fp16 ||
+		 !o->scale == !(s->per_channel && f == NBG_WEIGHTS_FORMAT_V8A));
 	/* touch every value: a short array is an ASan report */
-	size_t n = (size_t)s->out * s->kz * s->ky * s->kx;
+	size_t n = (size_t)s->out * s->kz * s->ky * s->kx * (s->bit16 || s->fp16 ? 2 : 1);
 	unsigned sum = 0;
 	for (size_t i = 0; i < n; i++)
 		sum += o->codes[i];
 	for (uint32_t c = 0; c < s->out; c++)
-		sum += (unsigned)o->bias[c] ^ (unsigned)o->bias_stored[c];
+		sum += s->fp16	? (unsigned)o->slope[c]
+		       : s->bit16 ? (unsigned)o->bias64[c]
+				  : (unsigned)o->bias[c] ^ (unsigned)o->bias_stored[c];
 	(void)sum;
 }
 
@@ -83,8 +94,13 @@ static void raw(const uint8_t *d, size_t size)
 	s.six_first = d[14] >> 2 & 1;
 	s.wide = d[14] >> 4 & 3;
 	s.int8 = d[14] >> 6 & 1;
+	s.bit16 = d[14] >> 7 & 1;
 	if (d[14] >> 3 & 1)
 		f = NBG_WEIGHTS_FORMAT_TPFC;
+	if (d[4] == 5) {
+		f = NBG_WEIGHTS_FORMAT_F32;
+		s.fp16 = 1;
+	}
 	s.plane[0] = d[15] | d[16] << 8 | (uint32_t)d[17] << 16 | (uint32_t)d[18] << 24;
 	s.v7_cores = 16;
 	ra = nbg_coef_decode(d + RAW_HEADER, size - RAW_HEADER, &s, f, &a);
@@ -93,7 +109,8 @@ static void raw(const uint8_t *d, size_t size)
 	rb = nbg_coef_decode(d + RAW_HEADER, size - RAW_HEADER, &s, f, &b);
 	FZ_CHECK(ra == rb);
 	if (ra == NBG_COEF_DECODED)
-		FZ_CHECK(!memcmp(a.codes, b.codes, (size_t)s.out * s.kz * s.ky * s.kx));
+		FZ_CHECK(!memcmp(a.codes, b.codes,
+				 (size_t)s.out * s.kz * s.ky * s.kx * (s.bit16 || s.fp16 ? 2 : 1)));
 	else
 		FZ_CHECK(!strcmp(a.reason_id, b.reason_id) && a.bit == b.bit);
 	nbg_coef_out_free(&a);
@@ -127,7 +144,12 @@ static void check_weights(const nbg_model *m, const nbg_commands *c, const nbg_w
 			continue;
 		}
 		FZ_CHECK(nbg_weights_op_codes(o, &n) && n == (size_t)sh[0] * sh[1] * sh[2] * sh[3]);
-		FZ_CHECK(nbg_weights_op_bias(o) && nbg_weights_op_bias_stored(o));
+		if (nbg_weights_op_code_bytes(o) == 2)
+			FZ_CHECK((nbg_weights_op_bias_stored64(o) || nbg_weights_op_prelu_slope(o)) &&
+				 !nbg_weights_op_bias(o));
+		else
+			FZ_CHECK(nbg_weights_op_code_bytes(o) == 1 && nbg_weights_op_bias(o) &&
+				 nbg_weights_op_bias_stored(o));
 		FZ_CHECK(nbg_weights_op_format(o) != NBG_WEIGHTS_FORMAT_NONE);
 	}
 	for (int s = 0; s < NBG_WEIGHTS_STATUS_COUNT; s++)

@@ -105,21 +105,65 @@ static ce_layer coef_layer(size_t i, uint8_t **w, int32_t **bias)
 	return l;
 }
 
+#define COEF_SEEDS (sizeof(coef_seeds) / sizeof(coef_seeds[0]))
+
+/* After coef_seeds: a v8a stream of int16 kernels (ce_encode16; its file
+ * seed carries it under a uint8 command, which refuses it at the header). */
+static uint8_t *int16_stream(size_t *n)
+{
+	static int16_t w[4 * 2 * 3 * 3];
+	static const int64_t bias[4] = { 5, -70000, (int64_t)1 << 40, -((int64_t)1 << 46) };
+	for (size_t j = 0, x = 91; j < sizeof(w) / sizeof(w[0]); j++) {
+		x = x * 1103515245u + 12345u;
+		w[j] = (int16_t)(x >> 8) >> (j % 11);
+	}
+	ce16_layer l = { 4, 2, 3, 3, 2, w, bias };
+	return ce_encode16(&l, n);
+}
+
 size_t seed_coef_count(void)
 {
-	return sizeof(coef_seeds) / sizeof(coef_seeds[0]);
+	return COEF_SEEDS + 2;
+}
+
+/* After the int16 one: an fp16 1x1 depthwise stream (f32-pairs): 3
+ * channels of (weight, slope) float32 pairs, zero bytes after them. */
+static uint8_t *fp16_stream(size_t *n)
+{
+	static const float v[6] = { 1.0f, 0.25f, -2.0f, 0.5f, 0.0009765625f, -1.5f };
+	uint8_t *b = calloc(64, 1);
+	if (!b)
+		abort();
+	for (int i = 0; i < 6; i++) {
+		uint32_t x;
+		memcpy(&x, &v[i], 4);
+		for (int k = 0; k < 4; k++)
+			b[4 * i + k] = (uint8_t)(x >> (8 * k));
+	}
+	*n = 64;
+	return b;
 }
 
 uint8_t *seed_coef_file(size_t i, char *name, size_t name_size, size_t *size)
 {
 	uint8_t *w, *st, *b;
 	int32_t *bias;
-	ce_layer l = coef_layer(i, &w, &bias);
+	ce_layer l = coef_layer(i < COEF_SEEDS ? i : 0, &w, &bias);
 	size_t n;
 
-	st = ce_encode(&l, &coef_seeds[i].opts, &n);
-	b = ce_nbg_file(&l, st, n, coef_seeds[i].target, size);
-	snprintf(name, name_size, "synth-coef-%s", coef_seeds[i].name);
+	/* the int16 and fp16 streams after coef_seeds, under a uint8 command:
+	 * refused at the stream's header or layout */
+	if (i >= COEF_SEEDS) {
+		st = i == COEF_SEEDS ? int16_stream(&n) : fp16_stream(&n);
+		l.out = i == COEF_SEEDS ? 4 : 3, l.kz = i == COEF_SEEDS ? 2 : 1;
+		l.ky = l.kx = i == COEF_SEEDS ? 3 : 1, l.depthwise = i > COEF_SEEDS;
+		b = ce_nbg_file(&l, st, n, 0x1000003b, size);
+		snprintf(name, name_size, "synth-coef-%s", i == COEF_SEEDS ? "int16" : "fp16");
+	} else {
+		st = ce_encode(&l, &coef_seeds[i].opts, &n);
+		b = ce_nbg_file(&l, st, n, coef_seeds[i].target, size);
+		snprintf(name, name_size, "synth-coef-%s", coef_seeds[i].name);
+	}
 	free(st);
 	free(w);
 	free(bias);
@@ -128,6 +172,23 @@ uint8_t *seed_coef_file(size_t i, char *name, size_t name_size, size_t *size)
 
 uint8_t *seed_coef_raw(size_t i, char *name, size_t name_size, size_t *size)
 {
+	if (i >= COEF_SEEDS) {
+		size_t n;
+		uint8_t *st = i == COEF_SEEDS ? int16_stream(&n) : fp16_stream(&n);
+		uint8_t *b = calloc(SEED_COEF_HEADER + n, 1);
+		if (!b)
+			abort();
+		/* v8a, 4 kernels of 3x3x2, 2 per core and pass, flag bit 7: int16;
+		 * f32-pairs (format 5), 3 depthwise 1x1 kernels */
+		memcpy(b, i == COEF_SEEDS ? "COEF\x02\x04\x00\x02\x00\x00\x03\x02\x00\x00\x80"
+					  : "COEF\x05\x03\x00\x01\x00\x00\x01\x01\x00\x00\x01",
+		       15);
+		memcpy(b + SEED_COEF_HEADER, st, n);
+		*size = SEED_COEF_HEADER + n;
+		snprintf(name, name_size, i == COEF_SEEDS ? "coef-raw-int16" : "coef-raw-fp16");
+		free(st);
+		return b;
+	}
 	const struct coef_seed *c = &coef_seeds[i];
 	uint8_t *w, *st, *b;
 	int32_t *bias;

@@ -5,17 +5,20 @@
  * Without --out a table (or, with --json, the "weights" document); with
  * --out DIR, per decoded operation N:
  *   opN_weights.npy        the stored codes, shape [out, z, ky, kx], uint8
- *                          (int8 for int8 kernels)
+ *                          (int8, int16, float16 for those kernels)
  *   opN_bias.npy           int32, the bias with the zero-point correction undone
+ *   opN_bias_stored.npy    int16 kernels: int64, the 48-bit biases as stored
+ *   opN_prelu_slope.npy    fp16 kernels: float32 per channel, the slope
  *   opN_scale.npy          float32 per channel, where the stream carries one
- *   opN_weights_float.npy  with --float, float32 (q - zp) x scale, where a
- *                          scale is known
+ *   opN_weights_float.npy  with --float, float32: (q - zp) x scale where a
+ *                          scale is known, the values of float16 codes
  * and DIR/weights.json: the document with each operation's files (an
  * operation sharing the decode of a stream an operation before it names
  * refers to that one's files).  The export is one set (cli_out_dir): staged
  * in a directory beside DIR and put in its place whole, or refused before
  * anything is written (doc/weights.md, doc/security.md's OUT rules).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,7 +70,8 @@ static int export_name(const char *name)
 		const char *name;
 		int per_op; /* 1: after "opN_" */
 	} files[] = { { "weights.json", 0 },     { "weights.npy", 1 }, { "bias.npy", 1 },
-		      { "scale.npy", 1 },        { "weights_float.npy", 1 } };
+		      { "scale.npy", 1 },        { "weights_float.npy", 1 },
+		      { "bias_stored.npy", 1 },  { "prelu_slope.npy", 1 } };
 	size_t i = 0;
 	long k;
 
@@ -106,22 +110,48 @@ static int write_npy(export_set *x, const char *name, const char *descr, const u
 	return rc;
 }
 
-/* n 32-bit values as little-endian bytes (the .npy data of "<i4", "<f4"). */
-static uint8_t *le32_bytes(const void *v, size_t n)
+/* n values of w (4 or 8) bytes as little-endian bytes (the .npy data of
+ * "<i4", "<f4", "<i8"). */
+static uint8_t *le_bytes(const void *v, size_t n, unsigned w)
 {
-	uint8_t *b = malloc(n * 4 + 1);
+	uint8_t *b = malloc(n * w + 1);
 
 	for (size_t i = 0; b && i < n; i++) {
-		const uint8_t *p = (const uint8_t *)v + 4 * i;
-		uint32_t x;
-		memcpy(&x, p, 4);
-		for (int k = 0; k < 4; k++)
-			b[4 * i + k] = (uint8_t)(x >> (8 * k));
+		const uint8_t *p = (const uint8_t *)v + w * i;
+		uint64_t x = 0;
+		if (w == 8) {
+			memcpy(&x, p, 8);
+		} else {
+			uint32_t y;
+			memcpy(&y, p, 4);
+			x = y;
+		}
+		for (unsigned k = 0; k < w; k++)
+			b[w * i + k] = (uint8_t)(x >> (8 * k));
 	}
 	return b;
 }
 
-/* (q - zp) x scale[channel] as float32 little-endian bytes. */
+static uint8_t *le32_bytes(const void *v, size_t n)
+{
+	return le_bytes(v, n, 4);
+}
+
+/* The value of IEEE binary16 h (exact in a float). */
+static float half_value(uint16_t h)
+{
+	int e = h >> 10 & 31;
+	float m = (float)(h & 1023), v;
+
+	if (e == 31)
+		v = (h & 1023) ? NAN : INFINITY;
+	else
+		v = e ? ldexpf(1024.0f + m, e - 25) : ldexpf(m, -24);
+	return h & 0x8000 ? -v : v;
+}
+
+/* (q - zp) x scale[channel] as float32 little-endian bytes; float16 codes:
+ * their values. */
 static uint8_t *dequantized(const nbg_weights_op *o)
 {
 	size_t n;
@@ -135,7 +165,9 @@ static uint8_t *dequantized(const nbg_weights_op *o)
 	if (!f)
 		return NULL;
 	int int8 = nbg_weights_op_data_type(o) == 2;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; !scale && i < n; i++) /* float16 codes: their values */
+		f[i] = half_value((uint16_t)(q[2 * i] | q[2 * i + 1] << 8));
+	for (size_t i = 0; scale && i < n; i++)
 		f[i] = (float)((int8 ? (int32_t)(int8_t)q[i] : (int32_t)q[i]) -
 			       nbg_weights_op_zero_point(o)) *
 		       scale[i / per];
@@ -154,24 +186,35 @@ static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json
 	char name[64];
 	int rc;
 
+	unsigned cb = nbg_weights_op_code_bytes(o);
+	int fp16 = cb == 2 && nbg_weights_op_data_type(o) == 1;
+	const void *q16 = codes;
 	snprintf(name, sizeof(name), "op%zu_weights.npy", op);
-	if ((rc = write_npy(x, name, nbg_weights_op_data_type(o) == 2 ? "|i1" : "|u1", shape, 4,
-			    codes, n)))
+	if ((rc = write_npy(x, name,
+			    cb == 2 ? (nbg_weights_op_data_type(o) == 1 ? "<f2" : "<i2")
+			    : nbg_weights_op_data_type(o) == 2 ? "|i1" : "|u1", shape,
+			    4, codes, n * cb)))
 		return rc;
 	json_object_set_new(files, "weights", json_string(name));
 	struct {
 		const char *key, *descr;
 		const void *v;
 		int dequantize;
-	} arrays[3] = { { "bias", "<i4", nbg_weights_op_bias(o), 0 },
+	} arrays[5] = { { "bias", "<i4", nbg_weights_op_bias(o), 0 },
 			{ "scale", "<f4", nbg_weights_op_scale(o), 0 },
-			{ "weights_float", "<f4", dequantize ? nbg_weights_op_scale(o) : NULL, 1 } };
-	for (int i = 0; i < 3; i++) {
+			{ "weights_float", "<f4", !dequantize ? NULL : fp16 ? (const void *)q16
+							   : nbg_weights_op_scale(o), 1 },
+			/* int16 kernels: 48-bit biases as stored */
+			{ "bias_stored", "<i8", nbg_weights_op_bias_stored64(o), 0 },
+			/* fp16 PReLU layers: the slope per channel */
+			{ "prelu_slope", "<f4", nbg_weights_op_prelu_slope(o), 0 } };
+	for (int i = 0; i < 5; i++) {
+		unsigned w = arrays[i].descr[2] == '8' ? 8 : 4;
 		uint8_t *b;
 		json_object_set_new(files, arrays[i].key, json_null());
 		if (!arrays[i].v)
 			continue;
-		b = arrays[i].dequantize ? dequantized(o) : le32_bytes(arrays[i].v, sh[0]);
+		b = arrays[i].dequantize ? dequantized(o) : le_bytes(arrays[i].v, sh[0], w);
 		if (!b) {
 			fprintf(stderr, "nbg weights: out of memory\n");
 			return NBG_EXIT_IO;
@@ -179,13 +222,20 @@ static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json
 		snprintf(name, sizeof(name), "op%zu_%s.npy", op, arrays[i].key);
 		/* [out, z, ky, kx] for the weights, [out] for the rest */
 		rc = write_npy(x, name, arrays[i].descr, shape, arrays[i].dequantize ? 4 : 1, b,
-			       arrays[i].dequantize ? n * 4 : sh[0] * 4u);
+			       arrays[i].dequantize ? n * 4 : (size_t)sh[0] * w);
 		free(b);
 		if (rc)
 			return rc;
 		json_object_set_new(files, arrays[i].key, json_string(name));
 	}
-	if (dequantize && !nbg_weights_op_scale(o))
+	/* where the floats come from */
+	json_object_set_new(files, "float_source",
+			    !dequantize ? json_null()
+			    : fp16	? json_string("float16 codes")
+			    : nbg_weights_op_scale(o)
+				    ? json_string("per-channel scale carried by the stream")
+				    : json_null());
+	if (dequantize && !fp16 && !nbg_weights_op_scale(o))
 		printf("op %zu: no float weights: the stream carries no scale and the file holds "
 		       "no quantization record for its weights\n", op);
 	return 0;

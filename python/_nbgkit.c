@@ -660,6 +660,9 @@ static PyObject *model_weights(ModelObject *self, PyObject *unused)
 		const char *order = nbg_weights_op_order(o);
 		const char *dt = nbg_command_data_type_name(nbg_weights_op_data_type(o));
 		const float *scale = nbg_weights_op_scale(o);
+		/* int16 kernels: two bytes a code, 48-bit stored biases as int64 */
+		const int64_t *b64 = nbg_weights_op_bias_stored64(o);
+		unsigned cb = nbg_weights_op_code_bytes(o);
 		PyObject *d = Py_BuildValue(
 			"{s:n,s:n,s:k,s:s,s:s,s:s,s:O,s:s,s:s,s:s,s:(kkkk),s:i,s:i,s:K,s:K,s:k,s:N,s:N,s:N,s:N}",
 			"index", (Py_ssize_t)nbg_weights_op_index(o), "operation",
@@ -674,9 +677,10 @@ static PyObject *model_weights(ModelObject *self, PyObject *unused)
 			"input_zero_point", (int)nbg_weights_op_input_zero_point(o),
 			"stream_offset", (unsigned long long)nbg_weights_op_stream_offset(o),
 			"stream_size", (unsigned long long)nbg_weights_op_stream_size(o), "cores",
-			(unsigned long)nbg_weights_op_cores(o), "codes", blob_new(cap, codes, n),
+			(unsigned long)nbg_weights_op_cores(o), "codes", blob_new(cap, codes, n * (cb ? cb : 1)),
 			"bias", blob_new(cap, nbg_weights_op_bias(o), ch * sizeof(int32_t)),
-			"bias_stored", blob_new(cap, nbg_weights_op_bias_stored(o), ch * sizeof(int32_t)),
+			"bias_stored", b64 ? blob_new(cap, b64, ch * sizeof(int64_t))
+					   : blob_new(cap, nbg_weights_op_bias_stored(o), ch * sizeof(int32_t)),
 			"scale", blob_new(cap, scale, ch * sizeof(float)));
 		if (d && bit != UINT64_MAX) {
 			PyObject *b = PyLong_FromUnsignedLongLong(bit);

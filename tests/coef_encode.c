@@ -756,3 +756,105 @@ uint8_t *ce_nbg_file(const ce_layer *l, const uint8_t *stream, size_t n, uint32_
 	return b;
 }
 
+
+/* ------------------------------------------------ 16-bit v8a streams */
+
+/* A value's code: symbol L (the map gives symbol i length i), its p0 and,
+ * for p0 2, p1 (doc/weights.md, "16-bit kernels"). */
+static void code16(int16_t v, unsigned *p0, int *p1, unsigned *L, uint32_t *field,
+		   unsigned *nfield)
+{
+	int hi = v >> 8, sign = hi < 0;
+	unsigned m = (unsigned)(sign ? ~hi : hi), lo = (uint16_t)v & 0xffu;
+
+	*L = 0;
+	if (hi != 0 && hi != -1)
+		while ((1u << *L) <= m)
+			(*L)++;
+	/* symbols 0, 1 and 5 carry the sign in the code (their free bit) */
+	static const unsigned p0_of[8] = { 0, 1, 7, 3, 6, 2, 2, 2 };
+	static const int p1_of[8] = { -1, -1, -1, -1, -1, 1, 2, 0 };
+	int free_bit = *L == 0 || *L == 1 || *L == 5;
+	*p0 = p0_of[*L] | (*L <= 1 ? (unsigned)sign << 2 : 0);
+	*p1 = p1_of[*L] < 0 ? -1 : p1_of[*L] | (*L == 5 ? sign << 1 : 0);
+	uint32_t below = *L ? m & ((1u << (*L - 1)) - 1) : 0;
+	if (free_bit) {
+		*field = lo | below << 8;
+		*nfield = 8 + (*L ? *L - 1 : 0);
+	} else {
+		*field = lo | (uint32_t)sign << 8 | below << 9;
+		*nfield = 9 + (*L ? *L - 1 : 0);
+	}
+}
+
+/* One core's values, coded in pairs, the pipeline three deep, flushed. */
+static void core16(bw *b, const int16_t *v, size_t n)
+{
+	size_t pairs = (n + 1) / 2;
+	unsigned p0[2][2] = { { 0 } }, nf[3][2] = { { 0 } };
+	int p1[2][2];
+	uint32_t f[3][2] = { { 0 } };
+
+	for (size_t s = 0; s < pairs + 2; s++) {
+		unsigned L;
+		int q1[2] = { -1, -1 };
+		unsigned q0[2] = { 0, 0 };
+		for (int k = 0; k < 2; k++) {
+			size_t i = 2 * s + (size_t)k;
+			f[2][k] = 0;
+			nf[2][k] = 0;
+			if (s < pairs)
+				code16(i < n ? v[i] : 0, &q0[k], &q1[k], &L, &f[2][k], &nf[2][k]);
+			bw_put(b, q0[k], 3);
+		}
+		for (int k = 0; s >= 1 && k < 2; k++)
+			if (p1[1][k] >= 0)
+				bw_put(b, (uint64_t)p1[1][k], 2);
+		for (int k = 0; s >= 2 && k < 2; k++)
+			bw_put(b, f[0][k], nf[0][k]);
+		for (int k = 0; k < 2; k++) {
+			f[0][k] = f[1][k];
+			nf[0][k] = nf[1][k];
+			f[1][k] = f[2][k];
+			nf[1][k] = nf[2][k];
+			p1[1][k] = q1[k];
+			p0[1][k] = q0[k];
+		}
+	}
+	(void)p0;
+}
+
+uint8_t *ce_encode16(const ce16_layer *l, size_t *size)
+{
+	uint32_t ks = l->kz * l->ky * l->kx, per = (ks + 8) / 9 * 9, S = l->superblock;
+	size_t n = 1 + (size_t)l->out * per, k = 0;
+	int16_t *v = calloc(n, sizeof(*v));
+	bw core = { 0 };
+
+	assert(v && S >= 1);
+	v[k++] = (int16_t)l->out;
+	for (uint32_t first = 0; first < l->out; first += S) {
+		uint32_t m = l->out - first < S ? l->out - first : S;
+		for (uint32_t blk = 0; blk < per / 9; blk++)
+			for (uint32_t kk = 0; kk < m; kk++)
+				for (uint32_t j = blk * 9; j < blk * 9 + 9; j++, k++)
+					v[k] = j < ks ? l->w[(size_t)(first + kk) * ks + j] : 0;
+	}
+	core16(&core, v, n);
+	uint64_t nbits = core.bits;
+	size_t region = (size_t)(nbits + 511) / 512 * 64, total = 64 + region + 6u * l->out + 64;
+	uint8_t *p = calloc(total, 1);
+	assert(p);
+	p[0] = 0x12; /* version 1, bit16 */
+	p[20] = 0x10, p[21] = 0x32, p[22] = 0x54, p[23] = 0x76; /* symbol i: length i */
+	for (int i = 0; i < 4; i++)
+		p[28 + i] = (uint8_t)(nbits >> (8 * i));
+	memcpy(p + 64, core.p, (size_t)(nbits + 7) / 8);
+	for (uint32_t c = 0; c < l->out; c++)
+		for (int i = 0; i < 6; i++)
+			p[64 + region + 6 * c + (size_t)i] = (uint8_t)((uint64_t)l->bias[c] >> (8 * i));
+	free(core.p);
+	free(v);
+	*size = total;
+	return p;
+}

@@ -59,6 +59,19 @@ uint32_t ce_superblock(const ce_layer *l);
  * inputs, 1x1 kernels, raw codes, the bias stored as it is. */
 uint8_t *ce_encode(const ce_layer *l, const ce_opts *o, size_t *size);
 
+/* A layer of int16 kernels (kernel_data_type 4): one core, superblocks of
+ * `superblock` kernels, not depthwise. */
+typedef struct ce16_layer {
+	uint32_t out, kz, ky, kx, superblock;
+	const int16_t *w;          /* [out][kz][ky][kx] */
+	const int64_t *bias;       /* stored 48-bit biases */
+} ce16_layer;
+
+/* Its v8a stream with header bit16 (doc/weights.md, "16-bit kernels"): each
+ * value its low byte raw and its high byte in the 8-bit coder's field, symbol
+ * i of length i, no runs; the 48-bit biases after the core.  malloc'd. */
+uint8_t *ce_encode16(const ce16_layer *l, size_t *size);
+
 /* The stored bias of channel c in format f: v7 and v8b subtract
  * sum((w - zp) * in_zp), v8a adds sum((w - zp) * (128 - in_zp)); int8
  * kernels store the bias as it is. */

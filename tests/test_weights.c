@@ -474,6 +474,111 @@ static void test_v7_rejections(void **state)
 	free_layer(&L);
 }
 
+/* 16-bit kernels (header bit16): a layer written by ce_encode16 decodes
+ * back, values across the int16 range, 48-bit biases; each check takes a
+ * stream broken for it. */
+static void test_v8a_int16(void **state)
+{
+	enum { OUT = 5, KZ = 3, K = 3 };
+	int16_t w[OUT * KZ * K * K];
+	int64_t bias[OUT];
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		w[i] = (int16_t)((i * 40503u + 17) % 65536 - 32768) >> (i % 9);
+	w[0] = -32768, w[1] = 32767, w[2] = 0, w[3] = -1, w[4] = 255, w[5] = -256;
+	for (int c = 0; c < OUT; c++)
+		bias[c] = (c % 2 ? -1 : 1) * ((int64_t)c << 40) + c * 77;
+	ce16_layer l = { OUT, KZ, K, K, 2, w, bias };
+	size_t n;
+	uint8_t *p = ce_encode16(&l, &n), *q = malloc(n);
+	nbg_coef_shape s = { .out = OUT, .kz = KZ, .ky = K, .kx = K, .superblock = 2, .bit16 = 1 };
+	nbg_coef_out o;
+
+	assert_non_null(q);
+	assert_int_equal(nbg_coef_decode(p, n, &s, NBG_WEIGHTS_FORMAT_V8A, &o), NBG_COEF_DECODED);
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		assert_int_equal((int16_t)(o.codes[2 * i] | o.codes[2 * i + 1] << 8), w[i]);
+	assert_memory_equal(o.bias64, bias, sizeof(bias));
+	assert_null(o.bias);
+	assert_null(o.bias_stored);
+	nbg_coef_out_free(&o);
+	uint32_t bits0 = get32(p + 28);
+	nbg_coef_shape t = s;
+	t.bit16 = 0;
+	expect_reject(p, n, &t, CE_V8A, "unsupported-stream-flags"); /* uint8 kernels */
+	expect_reject(p, n, &s, CE_V8B, "unsupported-data-type");
+	expect_reject(p, n, &s, CE_V7, "unsupported-data-type");
+	t = s;
+	t.per_channel = 1;
+	expect_reject(p, n, &t, CE_V8A, "unsupported-data-type");
+	const struct {
+		size_t at;
+		uint32_t v;
+		int word;
+		const char *id;
+	} m[] = {
+		{ 0, 0x10, 0, "header-invalid" },           /* bit16 clear */
+		{ 0, 0x13, 0, "unsupported-stream-flags" }, /* precode */
+		{ 24, 1, 0, "unsupported-stream-flags" },   /* avg_bias */
+		{ 28, bits0 + 1, 1, "bit-count-mismatch" },
+		{ 28, bits0 - 3, 1, "stream-overrun" },
+		{ 64, p[64] ^ 1u, 0, NULL },                /* the first code */
+	};
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		memcpy(q, p, n);
+		if (m[i].word)
+			put32(q + m[i].at, m[i].v);
+		else
+			q[m[i].at] = (uint8_t)m[i].v;
+		expect_reject(q, n, &s, CE_V8A, m[i].id);
+	}
+	t = s;
+	t.out = OUT + 1;
+	expect_reject(p, n, &t, CE_V8A, "kernel-count-mismatch");
+	expect_reject(p, n - 64 - 6 * OUT + 2, &s, CE_V8A, "bias-block-outside-entry");
+	free(p);
+	free(q);
+	(void)state;
+}
+
+/* fp16 1x1 depthwise kernels (f32-pairs): float32 (weight, slope) pairs
+ * decode to float16 weights and float32 slopes; each check takes a stream. */
+static void test_f32_pairs(void **state)
+{
+	/* 1.0, 0.25; -2.0, 0.5; 2^-24 (the smallest fp16), -1.5; 0, 3 */
+	static const uint32_t f[8] = { 0x3f800000, 0x3e800000, 0xc0000000, 0x3f000000,
+				       0x33800000, 0xbfc00000, 0x00000000, 0x40400000 };
+	static const uint16_t h[4] = { 0x3c00, 0xc000, 0x0001, 0x0000 };
+	uint8_t p[40] = { 0 };
+	for (int i = 0; i < 8; i++)
+		put32(p + 4 * i, f[i]);
+	nbg_coef_shape s = { .out = 4, .kz = 1, .ky = 1, .kx = 1, .superblock = 1,
+			     .depthwise = 1, .fp16 = 1 };
+	nbg_coef_out o;
+
+	assert_int_equal(nbg_coef_decode(p, sizeof(p), &s, NBG_WEIGHTS_FORMAT_F32, &o),
+			 NBG_COEF_DECODED);
+	for (int c = 0; c < 4; c++) {
+		assert_int_equal(o.codes[2 * c] | o.codes[2 * c + 1] << 8, h[c]);
+		assert_memory_equal(&o.slope[c], &f[2 * c + 1], 4);
+	}
+	assert_null(o.bias);
+	nbg_coef_out_free(&o);
+	expect_reject(p, 31, &s, CE_V8A, "unsupported-data-type");
+	expect_reject(p, 31, &s, NBG_WEIGHTS_FORMAT_F32, "stream-too-short");
+	p[39] = 1;
+	expect_reject(p, sizeof(p), &s, NBG_WEIGHTS_FORMAT_F32, "nonzero-tail");
+	p[39] = 0;
+	put32(p + 8, 0x3f800001); /* one bit below fp16's mantissa */
+	expect_reject(p, sizeof(p), &s, NBG_WEIGHTS_FORMAT_F32, "value-not-fp16");
+	put32(p + 8, 0x7f800000); /* infinity */
+	expect_reject(p, sizeof(p), &s, NBG_WEIGHTS_FORMAT_F32, "value-not-fp16");
+	put32(p + 8, 0x33000000); /* 2^-25: below fp16 */
+	expect_reject(p, sizeof(p), &s, NBG_WEIGHTS_FORMAT_F32, "value-not-fp16");
+	s.depthwise = 0;
+	expect_reject(p, sizeof(p), &s, NBG_WEIGHTS_FORMAT_F32, "unsupported-data-type");
+	(void)state;
+}
+
 static void test_v8_rejections(void **state)
 {
 	tlayer L = make_layer(12, 4, 3, 3, 2, 0, 0);
@@ -1143,9 +1248,14 @@ static int verdict_holds(const uint8_t *b, const decoded_file *d, const nbg_weig
 	case NBG_WEIGHTS_DECODED:
 		if (k->tp)
 			return entry && (k->dtype == 0 || k->tp_int8);
-		/* uint8 kernels; int8 ones with input zero point 0 */
+		/* uint8 kernels; int8 ones with input zero point 0; int16 ones in
+		 * a v8a stream whose header (byte 0) has bit16 set */
 		return entry && k->type == NBG_GRAPH_OP_NN &&
-		       (k->dtype == 0 || (k->dtype == 2 && k->in_zp == 0)) &&
+		       (k->dtype == 0 || (k->dtype == 2 && k->in_zp == 0) ||
+			(k->dtype == 4 && (p[0] & 15) == 2 &&
+			 nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_V8A) ||
+			(k->dtype == 1 && k->depthwise && k->kx == 1 && k->kz == 1 &&
+			 nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_F32)) &&
 		       shape_covered(k, target, f);
 	case NBG_WEIGHTS_UNSUPPORTED:
 		break;
@@ -1255,6 +1365,15 @@ static void raw_checks(const uint8_t *p, size_t n, const nbg_weights_op *o)
 		}
 		return;
 	}
+	if (nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_F32) {
+		/* a float32 pair per channel, the first an fp16 value exactly */
+		assert_true((size_t)sh[0] * 8 <= n);
+		for (size_t c = 0; c < sh[0]; c++)
+			assert_int_equal(get32(p + 8 * c) & 0x1fff, 0);
+		for (size_t pos = (size_t)sh[0] * 8; pos < n; pos++)
+			assert_int_equal(p[pos], 0);
+		return;
+	}
 	if (nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_V7) {
 		size_t pos = 64;
 		for (int c = 0; c < 16; c++) {
@@ -1277,8 +1396,9 @@ static void raw_checks(const uint8_t *p, size_t n, const nbg_weights_op *o)
 			pos += (size_t)(bits + 511) / 512 * 64;
 			assert_true(pos <= n);
 		}
+		/* the biases: 48 bits each in a 16-bit stream (bit16, byte 0) */
 		if (nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_V8A)
-			pos += (size_t)sh[0] * 4;
+			pos += (size_t)sh[0] * (p[0] & 2 ? 6 : 4);
 		assert_true(pos <= n);
 		for (; pos < n; pos++)
 			assert_int_equal(p[pos], 0);
@@ -1951,6 +2071,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_chunk_order),
 		cmocka_unit_test(test_one_wide_kernels),
 		cmocka_unit_test(test_v8a),              cmocka_unit_test(test_v8b),
+		cmocka_unit_test(test_v8a_int16),        cmocka_unit_test(test_f32_pairs),
 		cmocka_unit_test(test_v7_rejections),    cmocka_unit_test(test_v8_rejections),
 		cmocka_unit_test(test_bit_flips),        cmocka_unit_test(test_synth_file),
 		cmocka_unit_test(test_synth_int8),

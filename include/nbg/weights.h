@@ -79,7 +79,8 @@ typedef enum nbg_weights_format {
 	NBG_WEIGHTS_FORMAT_V8A = 2,
 	NBG_WEIGHTS_FORMAT_V8B = 3,
 	NBG_WEIGHTS_FORMAT_TPFC = 4, /* a TP fully connected layer's stream */
-	NBG_WEIGHTS_FORMAT_COUNT = 5
+	NBG_WEIGHTS_FORMAT_F32 = 5,  /* fp16 PReLU layers: float32 (weight, slope) per channel */
+	NBG_WEIGHTS_FORMAT_COUNT = 6
 } nbg_weights_format;
 
 typedef struct nbg_weights nbg_weights;
@@ -101,7 +102,7 @@ extern "C" {
 /* "decoded", "not-decoded", "unsupported", "no-stream"; NULL otherwise. */
 NBG_API const char *nbg_weights_status_name(nbg_weights_status s);
 
-/* "none", "v7", "v8a", "v8b", "tp-fc"; NULL otherwise. */
+/* "none", "v7", "v8a", "v8b", "tp-fc", "f32-pairs"; NULL otherwise. */
 NBG_API const char *nbg_weights_format_name(nbg_weights_format f);
 /* The format a target's streams use, NBG_WEIGHTS_FORMAT_NONE for a target
  * whose family is not known (its streams are tried with every format). */
@@ -183,11 +184,25 @@ NBG_API const uint8_t *nbg_weights_op_codes(const nbg_weights_op *o, size_t *cou
 NBG_API const int32_t *nbg_weights_op_bias_stored(const nbg_weights_op *o);
 NBG_API const int32_t *nbg_weights_op_bias(const nbg_weights_op *o);
 NBG_API const float *nbg_weights_op_scale(const nbg_weights_op *o);
+/* Bytes per code of a decoded stream: 1, or 2 for int16 kernels
+ * (nbg_weights_op_data_type 4), whose codes are int16 little-endian (2 *
+ * count bytes at nbg_weights_op_codes); 0 when not decoded.  int16 kernels
+ * carry 48-bit biases: nbg_weights_op_bias_stored64 gives them as stored
+ * (their correction is not established), and nbg_weights_op_bias and
+ * _bias_stored are NULL for them. */
+NBG_API unsigned nbg_weights_op_code_bytes(const nbg_weights_op *o);
+/* fp16 kernels (nbg_weights_op_data_type 1; decoded: 1x1 depthwise, format
+ * "f32-pairs") are float16 codes (2 bytes each, little-endian); their stream
+ * carries a second float32 per channel, given here (NULL for every other
+ * stream): in the corpus, PReLU layers' negative slopes.  It carries no
+ * bias: nbg_weights_op_bias and _bias_stored are NULL for them. */
+NBG_API const float *nbg_weights_op_prelu_slope(const nbg_weights_op *o);
+NBG_API const int64_t *nbg_weights_op_bias_stored64(const nbg_weights_op *o);
 
 /* Of the codes of a decoded stream: smallest, largest, and how many equal
- * the zero point (0s when not decoded).  The codes of int8 kernels
- * (nbg_weights_op_data_type 2) are two's complement: their min and max are
- * the signed values, as int32_t converted to uint32_t. */
+ * the zero point (0s when not decoded).  The codes of int8 and int16 kernels
+ * (nbg_weights_op_data_type 2, 4) are two's complement: their min and max
+ * are the signed values, as int32_t converted to uint32_t. */
 NBG_API void nbg_weights_op_stats(const nbg_weights_op *o, uint32_t *min, uint32_t *max,
 				  uint64_t *zero_points);
 

@@ -38,6 +38,14 @@ int nbg_coef_decode(const uint8_t *p, size_t n, const nbg_coef_shape *s, nbg_wei
 		return nbg_coef_reject(o, "descriptor-invalid", UINT64_MAX,
 				       "kernel %ux%ux%u, %u kernels: beyond the command's fields",
 				       s->kx, s->ky, s->kz, s->out);
+	if (fmt == NBG_WEIGHTS_FORMAT_F32 || s->fp16) {
+		if (fmt != NBG_WEIGHTS_FORMAT_F32 || !s->fp16)
+			return nbg_coef_reject(o, "unsupported-data-type", UINT64_MAX,
+					       "unsupported (%s kernels in a %s stream: no sample)",
+					       s->fp16 ? "fp16" : "integer",
+					       nbg_weights_format_name(fmt));
+		return nbg_coef_decode_f32(p, n, s, o);
+	}
 	if ((s->kx > 3 || s->ky > 3) && fmt != NBG_WEIGHTS_FORMAT_V8A && fmt != NBG_WEIGHTS_FORMAT_TPFC &&
 	    (s->wide == NBG_COEF_WIDE_NONE || s->kz == 1))
 		return nbg_coef_reject(o, "unsupported-kernel-shape", UINT64_MAX,
@@ -49,6 +57,10 @@ int nbg_coef_decode(const uint8_t *p, size_t n, const nbg_coef_shape *s, nbg_wei
 	if (s->depthwise && fmt != NBG_WEIGHTS_FORMAT_V8A)
 		return nbg_coef_reject(o, "unsupported-kernel-shape", UINT64_MAX,
 				       "unsupported (a depthwise kernel in a %s stream: no sample)",
+				       nbg_weights_format_name(fmt));
+	if (s->bit16 && fmt != NBG_WEIGHTS_FORMAT_V8A && fmt != NBG_WEIGHTS_FORMAT_V8B)
+		return nbg_coef_reject(o, "unsupported-data-type", UINT64_MAX,
+				       "unsupported (16-bit kernels in a %s stream: no sample)",
 				       nbg_weights_format_name(fmt));
 	if (!counts_fit(s, n, fmt))
 		return nbg_coef_reject(o, "counts-exceed-entry", UINT64_MAX,

@@ -12,7 +12,7 @@ static const char *const status_names[NBG_WEIGHTS_STATUS_COUNT] = {
 	"decoded", "not-decoded", "unsupported", "no-stream",
 };
 static const char *const format_names[NBG_WEIGHTS_FORMAT_COUNT] = {
-	"none", "v7", "v8a", "v8b", "tp-fc",
+	"none", "v7", "v8a", "v8b", "tp-fc", "f32-pairs",
 };
 
 const char *nbg_weights_status_name(nbg_weights_status s)
@@ -27,7 +27,7 @@ const char *nbg_weights_format_name(nbg_weights_format f)
 
 static const char *const order_names[NBG_COEF_ORDER_COUNT] = {
 	"none", "blocks of 9", "interleaved", "sequential", "six", "a chunk per input",
-	"a raw chunk per input",
+	"a raw chunk per input", "a float pair per channel",
 };
 
 const char *nbg_coef_order_name(unsigned order)
@@ -53,6 +53,10 @@ void nbg_coef_out_free(nbg_coef_out *o)
 	free(o->bias_stored);
 	free(o->bias);
 	free(o->scale);
+	free(o->bias64);
+	free(o->slope);
+	o->bias64 = NULL;
+	o->slope = NULL;
 	o->codes = NULL;
 	o->bias_stored = o->bias = NULL;
 	o->scale = NULL;

@@ -29,11 +29,16 @@ typedef struct nbg_coef_shape {
 	int wide;              /* v7 layout, kernels beyond 3x3: NBG_COEF_WIDE_ */
 	int int8;              /* int8 codes (kernel_data_type 2, input zero point
 				* 0): the stored bias is the bias */
+	int bit16;             /* int16 codes (kernel_data_type 4): a v8a stream
+				* with bit16 set, 48-bit biases */
+	int fp16;              /* fp16 kernels (kernel_data_type 1) */
 } nbg_coef_shape;
 
 /* kernel_data_type codes (nbg_command_data_type_name) the decoders take. */
 #define NBG_COEF_TYPE_UINT8 0u
 #define NBG_COEF_TYPE_INT8 2u
+#define NBG_COEF_TYPE_INT16 4u
+#define NBG_COEF_TYPE_FP16 1u
 
 /* The order of a z slice of a kernel beyond 3x3 in the v7 layout (v7 and
  * v8b streams), per target (doc/weights.md, "Kernels beyond 3x3"). */
@@ -54,6 +59,7 @@ enum nbg_coef_order {
 	NBG_COEF_ORDER_SIX,         /* write_core_6 */
 	NBG_COEF_ORDER_INPUTS,      /* TP fully connected: a Huffman chunk per input channel */
 	NBG_COEF_ORDER_INPUTS_RAW,  /* TP fully connected: a raw chunk per input channel */
+	NBG_COEF_ORDER_CHANNELS,    /* f32-pairs: a (weight, slope) pair per channel */
 	NBG_COEF_ORDER_COUNT
 };
 NBG_INTERNAL const char *nbg_coef_order_name(unsigned order);
@@ -68,8 +74,11 @@ typedef struct nbg_coef_out {
 	uint32_t plane;          /* the output plane the kernels' offset words are
 				  * the channels times (s->plane[0] or [1]); 0 when
 				  * none was read (v8a, tp-fc, one kernel) */
-	uint8_t *codes;          /* out * kz * ky * kx, [out][z][ky][kx] */
-	int32_t *bias_stored, *bias;
+	uint8_t *codes;          /* out * kz * ky * kx, [out][z][ky][kx]; 16-bit
+				  * kernels: int16 little-endian, 2 bytes each */
+	int32_t *bias_stored, *bias; /* NULL for 16-bit kernels */
+	int64_t *bias64;         /* 16-bit kernels: the stored 48-bit biases */
+	float *slope;            /* f32-pairs: the PReLU slope per channel */
 	float *scale;            /* NULL unless per_channel */
 	const char *reason_id;   /* static */
 	char reason[200];
@@ -248,10 +257,17 @@ NBG_INTERNAL int nbg_huff_core(const nbg_huff *h, const uint8_t *p, uint64_t nbi
 			       void *ctx, nbg_coef_out *o);
 
 /* Checks the first 26 bytes of a v8 header at p (n bytes in the entry,
- * at least 64): version 1, no 16-bit or float flag, avg_bias a byte, no
- * precode with avg_bias; sets *precode, *avg and the Huffman tables. */
-NBG_INTERNAL int nbg_coef_v8_header(const uint8_t *p, size_t n, int *precode, uint8_t *avg,
-				    nbg_huff *h, nbg_coef_out *o);
+ * at least 64): version 1, no float flag, the bit16 flag as bit16 says
+ * (with neither precode nor avg_bias), avg_bias a byte, no precode with
+ * avg_bias; sets *precode, *avg and the Huffman tables. */
+NBG_INTERNAL int nbg_coef_v8_header(const uint8_t *p, size_t n, int bit16, int *precode,
+				    uint8_t *avg, nbg_huff *h, nbg_coef_out *o);
+/* nbg_huff_core for a stream of 16-bit values (header bit16, coef_huff16.c):
+ * buf gets each value as two bytes, little-endian; want() is given the first
+ * value's two bytes and returns bytes. */
+NBG_INTERNAL int nbg_huff_core16(const nbg_huff *h, const uint8_t *p, uint64_t nbits,
+				 uint64_t base, nbg_coef_buf *buf, nbg_huff_want_fn want,
+				 void *ctx, nbg_coef_out *o);
 
 /* Runs fn(ctx, s, order, o) with each of the v7 writers that can apply to
  * s's kernels, in turn, until one decodes (or memory runs out); the first
@@ -267,6 +283,9 @@ NBG_INTERNAL int nbg_coef_decode_v7(const uint8_t *p, size_t n, const nbg_coef_s
  * s->out outputs, kx = ky = 1. */
 NBG_INTERNAL int nbg_coef_decode_tpfc(const uint8_t *p, size_t n, const nbg_coef_shape *s,
 				      nbg_coef_out *o);
+/* An fp16 PReLU layer's stream (coef_f32.c). */
+NBG_INTERNAL int nbg_coef_decode_f32(const uint8_t *p, size_t n, const nbg_coef_shape *s,
+				     nbg_coef_out *o);
 NBG_INTERNAL int nbg_coef_decode_v8(const uint8_t *p, size_t n, const nbg_coef_shape *s,
 				    int layout_v7, nbg_coef_out *o);
 

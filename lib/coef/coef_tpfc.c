@@ -119,7 +119,7 @@ static int decode_aligned(const uint8_t *p, size_t n, const nbg_coef_shape *s, u
 		return nbg_coef_reject(o, "counts-exceed-entry", UINT64_MAX,
 				       "%u inputs x %u outputs cannot fit in a %zu-byte stream", nin,
 				       nout, n);
-	if ((r = nbg_coef_v8_header(p, n, &precode, &avg, &h, o)) != NBG_COEF_DECODED)
+	if ((r = nbg_coef_v8_header(p, n, 0, &precode, &avg, &h, o)) != NBG_COEF_DECODED)
 		return r;
 	table_end = TPFC_TABLE + ((uint64_t)nin * TPFC_SIZE_BITS + 7) / 8;
 	bias_at = align64(table_end);

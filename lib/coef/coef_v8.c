@@ -35,6 +35,7 @@ typedef struct v8_ctx {
 	uint8_t avg;
 	uint32_t ncores, remaining;
 	uint64_t unit;              /* bytes per kernel */
+	unsigned esz;               /* bytes per value: 2 in a 16-bit stream */
 	v8_core core[V8_MAX_CORES];
 	nbg_coef_buf bytes;         /* every core's bytes, back to back */
 	uint64_t end;               /* first byte after the last core's region */
@@ -54,8 +55,8 @@ static uint64_t want(void *ctx, const uint8_t *got)
 	return 2 + kpc * c->unit;
 }
 
-int nbg_coef_v8_header(const uint8_t *p, size_t n, int *precode, uint8_t *avg_out, nbg_huff *h,
-		       nbg_coef_out *o)
+int nbg_coef_v8_header(const uint8_t *p, size_t n, int bit16, int *precode, uint8_t *avg_out,
+		       nbg_huff *h, nbg_coef_out *o)
 {
 	unsigned flags, version, avg;
 
@@ -68,10 +69,18 @@ int nbg_coef_v8_header(const uint8_t *p, size_t n, int *precode, uint8_t *avg_ou
 	if (version != 1)
 		return nbg_coef_reject(o, "header-invalid", 4,
 				       "header version %u (streams carry 1)", version);
-	if (flags & 6)
+	if ((flags & 4) || ((flags & 2) && !bit16))
 		return nbg_coef_reject(o, "unsupported-stream-flags", 1,
-				       "unsupported (a %s stream: not established)",
-				       flags & 2 ? "16-bit" : "floating-point");
+				       "unsupported (a %s stream: not established%s)",
+				       flags & 4 ? "floating-point" : "16-bit",
+				       flags & 4 ? "" : " for these kernels");
+	if (bit16 && !(flags & 2))
+		return nbg_coef_reject(o, "header-invalid", 1,
+				       "the header's bit16 is clear; the command has 16-bit kernels");
+	if (bit16 && ((flags & 1) || avg))
+		return nbg_coef_reject(o, "unsupported-stream-flags", (flags & 1) ? 0 : 192,
+				       "unsupported (a 16-bit stream with %s: no sample)",
+				       (flags & 1) ? "precode" : "a non-zero avg_bias");
 	if (flags & 8)
 		return nbg_coef_reject(o, "header-invalid", 3, "reserved header bit 3 is set");
 	if (avg > 255)
@@ -86,7 +95,7 @@ int nbg_coef_v8_header(const uint8_t *p, size_t n, int *precode, uint8_t *avg_ou
 
 static int header(v8_ctx *c, nbg_huff *h, nbg_coef_out *o)
 {
-	return nbg_coef_v8_header(c->p, c->n, &c->precode, &c->avg, h, o);
+	return nbg_coef_v8_header(c->p, c->n, c->esz == 2, &c->precode, &c->avg, h, o);
 }
 
 /* The cores' regions: stream sizes a non-empty prefix of the nine. */
@@ -144,7 +153,8 @@ static int cores(v8_ctx *c, const nbg_huff *h, nbg_coef_out *o)
 		uint64_t start = c->bytes.len;
 		int r;
 		c->remaining = c->s->out - total;
-		r = nbg_huff_core(h, c->p + k->at, k->nbits, k->at * 8, &c->bytes, want, c, o);
+		r = (c->esz == 2 ? nbg_huff_core16 : nbg_huff_core)(h, c->p + k->at, k->nbits,
+								    k->at * 8, &c->bytes, want, c, o);
 		if (r != NBG_COEF_DECODED || (r = core_padding(c, k, o)) != NBG_COEF_DECODED)
 			return r;
 		uint8_t *b = c->bytes.p + start, prev = 0, avg = c->avg;
@@ -191,30 +201,31 @@ static int v8a_superblock(const v8_ctx *c, const uint8_t *v, uint32_t n, const i
 			  nbg_coef_out *o)
 {
 	const nbg_coef_shape *s = c->s;
-	uint32_t ks = nbg_coef_ksize(s), per = (ks + 8) / 9 * 9;
+	size_t e = c->esz, ks = nbg_coef_ksize(s), per = (ks + 8) / 9 * 9;
+	/* the zero point of 16-bit kernels is 0 (checked by the caller) */
 	uint8_t zp = (uint8_t)s->zero_point, pad = 0;
 
 	for (uint32_t kk = 0; kk < n; kk++) {
-		uint8_t *dst = o->codes + (size_t)ch[kk] * ks;
+		uint8_t *dst = o->codes + (size_t)ch[kk] * ks * e;
 		if (s->depthwise) {
-			const uint8_t *src = v + (size_t)kk * per;
-			memcpy(dst, src, ks);
-			for (uint32_t j = ks; j < per; j++)
+			const uint8_t *src = v + (size_t)kk * per * e;
+			memcpy(dst, src, ks * e);
+			for (size_t j = ks * e; j < per * e; j++)
 				pad |= src[j] ^ zp;
 			continue;
 		}
-		uint32_t full = ks / 9, b;
+		size_t full = ks / 9, b;
 		for (b = 0; b < full; b++)
-			memcpy(dst + b * 9, v + ((size_t)b * n + kk) * 9, 9);
+			memcpy(dst + b * 9 * e, v + (b * n + kk) * 9 * e, 9 * e);
 		if (ks % 9) {
-			const uint8_t *src = v + ((size_t)b * n + kk) * 9;
-			memcpy(dst + b * 9, src, ks % 9);
-			for (uint32_t j = ks % 9; j < 9; j++)
+			const uint8_t *src = v + (b * n + kk) * 9 * e;
+			memcpy(dst + b * 9 * e, src, ks % 9 * e);
+			for (size_t j = ks % 9 * e; j < 9 * e; j++)
 				pad |= src[j] ^ zp;
 		}
 	}
 	return pad ? nbg_coef_reject(o, "nonzero-block-padding", UINT64_MAX,
-				     "a kernel's padding after its %u values is not the zero point",
+				     "a kernel's padding after its %zu values is not the zero point",
 				     ks)
 		   : NBG_COEF_DECODED;
 }
@@ -228,8 +239,8 @@ static int v8a_place(v8_ctx *c, uint8_t *taken, uint32_t *next, nbg_coef_out *o)
 	for (uint32_t ci = 0; ci < c->ncores; ci++) {
 		const v8_core *k = &c->core[ci];
 		uint8_t *v = c->bytes.p + k->start + 2, zp = (uint8_t)s->zero_point;
-		/* the stored values are w - zp */
-		for (size_t j = 0; j < (size_t)k->kpc * per; j++)
+		/* the stored values are w - zp (16-bit kernels: zp 0) */
+		for (size_t j = 0; c->esz == 1 && j < (size_t)k->kpc * per; j++)
 			v[j] = (uint8_t)(v[j] + zp);
 		for (uint32_t done = 0, sb = 0; done < k->kpc; sb++) {
 			uint32_t n = k->kpc - done < S ? k->kpc - done : S;
@@ -248,7 +259,7 @@ static int v8a_place(v8_ctx *c, uint8_t *taken, uint32_t *next, nbg_coef_out *o)
 			}
 			if ((r = v8a_superblock(c, v, n, ch, o)) != NBG_COEF_DECODED)
 				return r;
-			v += (size_t)n * per;
+			v += (size_t)n * per * c->esz;
 			done += n;
 		}
 	}
@@ -259,7 +270,8 @@ static int v8a_place(v8_ctx *c, uint8_t *taken, uint32_t *next, nbg_coef_out *o)
 static int v8a_biases(const v8_ctx *c, nbg_coef_out *o)
 {
 	const nbg_coef_shape *s = c->s;
-	uint64_t step = s->per_channel ? 8 : 4, at = c->end, ks = nbg_coef_ksize(s);
+	uint64_t step = c->esz == 2 ? 6 : s->per_channel ? 8 : 4, at = c->end;
+	uint64_t ks = nbg_coef_ksize(s);
 
 	if ((uint64_t)s->out * step > c->n - at)
 		return nbg_coef_reject(o, "bias-block-outside-entry", at * 8,
@@ -270,7 +282,14 @@ static int v8a_biases(const v8_ctx *c, nbg_coef_out *o)
 			return nbg_coef_reject(o, "nonzero-tail", i * 8,
 					       "byte %llu after the biases is not zero",
 					       (unsigned long long)i);
-	for (uint32_t ch = 0; ch < s->out; ch++) {
+	/* 16-bit kernels: a 48-bit bias per channel, as stored (its correction,
+	 * if any, is not established) */
+	for (uint32_t ch = 0; c->esz == 2 && ch < s->out; ch++) {
+		const uint8_t *b = c->p + at + ch * step;
+		uint64_t u = le32(b) | (uint64_t)(b[4] | (uint32_t)b[5] << 8) << 32;
+		o->bias64[ch] = (int64_t)(u << 16) / 65536;
+	}
+	for (uint32_t ch = 0; c->esz == 1 && ch < s->out; ch++) {
 		const uint8_t *w = o->codes + (size_t)ch * ks;
 		uint32_t stored = le32(c->p + at + ch * step);
 		uint32_t corr = s->int8 ? 0
@@ -295,12 +314,17 @@ static int v8a(v8_ctx *c, nbg_coef_out *o)
 	uint32_t *next = malloc((size_t)s->out * sizeof(*next));
 	int r = NBG_COEF_NO_MEMORY;
 
-	o->codes = malloc((size_t)s->out * nbg_coef_ksize(s));
-	o->bias_stored = malloc(s->out * sizeof(int32_t));
-	o->bias = malloc(s->out * sizeof(int32_t));
-	o->scale = s->per_channel ? malloc(s->out * sizeof(float)) : NULL;
-	if (taken && next && o->codes && o->bias_stored && o->bias &&
-	    (o->scale || !s->per_channel)) {
+	o->codes = malloc((size_t)s->out * nbg_coef_ksize(s) * c->esz);
+	if (c->esz == 2) {
+		o->bias64 = malloc(s->out * sizeof(int64_t));
+	} else {
+		o->bias_stored = malloc(s->out * sizeof(int32_t));
+		o->bias = malloc(s->out * sizeof(int32_t));
+		o->scale = s->per_channel ? malloc(s->out * sizeof(float)) : NULL;
+	}
+	if (taken && next && o->codes &&
+	    (c->esz == 2 ? o->bias64 != NULL
+			 : o->bias_stored && o->bias && (o->scale || !s->per_channel))) {
 		/* fill_weights: superblock sb's channels start at sb x
 		 * kernels_per_core x cores and go core by core */
 		for (uint32_t sb = 0; sb < s->out; sb++)
@@ -377,12 +401,18 @@ static int v8b_order(void *ctx, const nbg_coef_shape *s, unsigned order, nbg_coe
 int nbg_coef_decode_v8(const uint8_t *p, size_t n, const nbg_coef_shape *s, int layout_v7,
 		       nbg_coef_out *o)
 {
-	v8_ctx c = { .p = p, .n = n, .s = s };
+	v8_ctx c = { .p = p, .n = n, .s = s, .esz = s->bit16 ? 2 : 1 };
 	nbg_huff h;
 	uint64_t ks = nbg_coef_ksize(s);
 	int r;
 
-	c.unit = layout_v7 ? ks + 8 : (ks + 8) / 9 * 9;
+	if (s->bit16 && (layout_v7 || s->per_channel || s->zero_point))
+		return nbg_coef_reject(o, "unsupported-data-type", UINT64_MAX,
+				       "unsupported (16-bit kernels %s: no sample)",
+				       layout_v7 ? "in a v8b stream"
+				       : s->per_channel ? "with per_channel_post_mul"
+							: "with a non-zero coef_zero_point");
+	c.unit = (layout_v7 ? ks + 8 : (ks + 8) / 9 * 9) * c.esz;
 	if ((r = header(&c, &h, o)) != NBG_COEF_DECODED || (r = regions(&c, o)) != NBG_COEF_DECODED ||
 	    (r = cores(&c, &h, o)) != NBG_COEF_DECODED)
 		goto done;

@@ -193,7 +193,8 @@ static bool supported(const nbg_model *m, const nbg_cmd_op *op, const nbg_cmd *c
 			   nbg_graph_op_type_name(op->type));
 		return false;
 	}
-	if (op->kernel_type != NBG_COEF_TYPE_UINT8 && op->kernel_type != NBG_COEF_TYPE_INT8) {
+	if (op->kernel_type != NBG_COEF_TYPE_UINT8 && op->kernel_type != NBG_COEF_TYPE_INT8 &&
+	    op->kernel_type != NBG_COEF_TYPE_INT16 && op->kernel_type != NBG_COEF_TYPE_FP16) {
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-data-type", UINT64_MAX,
 			   "unsupported (%s kernels: their stream is not established)",
 			   dt ? dt : "unknown");
@@ -208,6 +209,8 @@ static bool supported(const nbg_model *m, const nbg_cmd_op *op, const nbg_cmd *c
 		return false;
 	}
 	s->int8 = op->kernel_type == NBG_COEF_TYPE_INT8;
+	s->bit16 = op->kernel_type == NBG_COEF_TYPE_INT16;
+	s->fp16 = op->kernel_type == NBG_COEF_TYPE_FP16;
 	if (m->target == 0x7d && nbg_cmd_nn(cmd, NBG_NNF_LAYER_TYPE) == 1 && !fc_column(cmd, s)) {
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-fully-connected", UINT64_MAX,
 			   "unsupported (a fully connected layer of target 0x7d whose image is not "
@@ -245,7 +248,10 @@ static void take(nbg_weights_op *w, nbg_coef_out *o, const nbg_coef_shape *s)
 	w->bias_stored = o->bias_stored;
 	w->bias = o->bias;
 	w->scale = o->scale;
+	w->bias64 = o->bias64;
+	w->slope = o->slope;
 	w->int8 = s->int8;
+	w->code_bytes = s->bit16 || s->fp16 ? 2 : 1;
 	(void)n;
 }
 
@@ -258,7 +264,9 @@ static bool decode_one(const nbg_model *m, const nbg_coef_shape *s, nbg_weights_
 	nbg_coef_out got, first;
 	size_t nt = 0, ok = 0;
 
-	if (fam != NBG_WEIGHTS_FORMAT_NONE)
+	if (s->fp16)
+		tried[nt++] = NBG_WEIGHTS_FORMAT_F32; /* its own layout, whatever the target */
+	else if (fam != NBG_WEIGHTS_FORMAT_NONE)
 		tried[nt++] = fam;
 	else {
 		tried[nt++] = NBG_WEIGHTS_FORMAT_V8A;
@@ -452,7 +460,7 @@ static bool same_kernels(const pending *a, const pending *b)
 	       x->zero_point == y->zero_point && x->in_zero_point == y->in_zero_point &&
 	       x->depthwise == y->depthwise && x->per_channel == y->per_channel &&
 	       x->v7_cores == y->v7_cores && x->six_first == y->six_first && x->wide == y->wide &&
-	       x->int8 == y->int8;
+	       x->int8 == y->int8 && x->bit16 == y->bit16 && x->fp16 == y->fp16;
 }
 
 /* b's command may share the decode made with a's: the same kernels, and
@@ -485,6 +493,9 @@ static void share(const nbg_weights_op *first, nbg_weights_op *w)
 	w->bias_stored = first->bias_stored;
 	w->bias = first->bias;
 	w->scale = first->scale;
+	w->bias64 = first->bias64;
+	w->slope = first->slope;
+	w->code_bytes = first->code_bytes;
 	w->first = (nbg_weights_op *)first;
 }
 
@@ -660,6 +671,8 @@ void nbg_weights_free(nbg_weights *w)
 		free(w->ops[i].bias_stored);
 		free(w->ops[i].bias);
 		free(w->ops[i].scale);
+		free(w->ops[i].bias64);
+		free(w->ops[i].slope);
 	}
 	free(w->ops);
 	free(w->spans);
@@ -718,6 +731,18 @@ const int32_t *nbg_weights_op_bias_stored(const nbg_weights_op *o)
 }
 const int32_t *nbg_weights_op_bias(const nbg_weights_op *o) { return o ? o->bias : NULL; }
 const float *nbg_weights_op_scale(const nbg_weights_op *o) { return o ? o->scale : NULL; }
+const int64_t *nbg_weights_op_bias_stored64(const nbg_weights_op *o)
+{
+	return o ? o->bias64 : NULL;
+}
+const float *nbg_weights_op_prelu_slope(const nbg_weights_op *o)
+{
+	return o ? o->slope : NULL;
+}
+unsigned nbg_weights_op_code_bytes(const nbg_weights_op *o)
+{
+	return o && o->codes ? o->code_bytes : 0;
+}
 
 const char *nbg_weights_op_order(const nbg_weights_op *o)
 {
@@ -736,6 +761,51 @@ const uint8_t *nbg_weights_op_codes(const nbg_weights_op *o, size_t *count)
 	return o->codes;
 }
 
+/* fp16 codes: the smallest and largest value as their bit patterns
+ * (float16, in the low 16 bits), zeros counted as equal to 0.0. */
+static void stats_fp16(const nbg_weights_op *f, uint32_t *min, uint32_t *max,
+		       uint64_t *zero_points)
+{
+	uint64_t n = (uint64_t)f->shape[0] * f->shape[1] * f->shape[2] * f->shape[3], zeros = 0;
+	uint16_t lo = 0x7c00, hi = 0xfc00; /* +inf, -inf */
+	for (uint64_t i = 0; i < n; i++) {
+		uint16_t h = (uint16_t)(f->codes[2 * i] | f->codes[2 * i + 1] << 8);
+		/* order by value: negatives reversed below positives */
+		int32_t k = h & 0x8000 ? -(int32_t)(h & 0x7fff) : (int32_t)h;
+		int32_t kl = lo & 0x8000 ? -(int32_t)(lo & 0x7fff) : (int32_t)lo;
+		int32_t kh = hi & 0x8000 ? -(int32_t)(hi & 0x7fff) : (int32_t)hi;
+		lo = k < kl ? h : lo;
+		hi = k > kh ? h : hi;
+		zeros += (h & 0x7fff) == 0;
+	}
+	if (min)
+		*min = lo;
+	if (max)
+		*max = hi;
+	if (zero_points)
+		*zero_points = zeros;
+}
+
+/* int16 codes: computed at each call (their streams are small). */
+static void stats16(const nbg_weights_op *f, uint32_t *min, uint32_t *max, uint64_t *zero_points)
+{
+	uint64_t n = (uint64_t)f->shape[0] * f->shape[1] * f->shape[2] * f->shape[3], zeros = 0;
+	int32_t lo = 32767, hi = -32768;
+
+	for (uint64_t i = 0; i < n; i++) {
+		int32_t v = (int16_t)(uint16_t)(f->codes[2 * i] | f->codes[2 * i + 1] << 8);
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+		zeros += v == f->zero_point;
+	}
+	if (min)
+		*min = (uint32_t)lo;
+	if (max)
+		*max = (uint32_t)hi;
+	if (zero_points)
+		*zero_points = zeros;
+}
+
 /* Computed when first asked (the reports), not while decoding, once per
  * stream: the operations sharing a decode share the figures. */
 void nbg_weights_op_stats(const nbg_weights_op *o, uint32_t *min, uint32_t *max,
@@ -744,6 +814,14 @@ void nbg_weights_op_stats(const nbg_weights_op *o, uint32_t *min, uint32_t *max,
 	if (!o)
 		return;
 	nbg_weights_op *f = o->first ? o->first : (nbg_weights_op *)o;
+	if (f->status == NBG_WEIGHTS_DECODED && f->code_bytes == 2 && f->data_type == 1) {
+		stats_fp16(f, min, max, zero_points);
+		return;
+	}
+	if (f->status == NBG_WEIGHTS_DECODED && f->code_bytes == 2) {
+		stats16(f, min, max, zero_points);
+		return;
+	}
 	uint64_t st = __atomic_load_n(&f->stats, __ATOMIC_ACQUIRE);
 
 	/* int8 codes compare as signed: 0x80 flips the order into uint8's */

@@ -9,24 +9,33 @@
 #include <stdlib.h>
 
 #include "coef/coefficients.h"
+#include "common/half.h"
 #include "common/hash.h"
 #include "common/json.h"
 #include "report/report_internal.h"
 
-/* SHA-256 of n 32-bit values as little-endian bytes (the .npy files' data). */
-static json_t *sha_le32(const void *v, size_t n)
+/* SHA-256 of n 32-bit values (64-bit: w 8) as little-endian bytes (the .npy
+ * files' data). */
+static json_t *sha_le(const void *v, size_t n, unsigned w)
 {
-	uint8_t *b = malloc(n * 4 + 1), d[32];
+	uint8_t *b = malloc(n * w + 1), d[32];
 	json_t *j;
 
 	if (!b)
 		return json_null();
 	for (size_t i = 0; i < n; i++) {
-		uint32_t x;
-		memcpy(&x, (const uint8_t *)v + 4 * i, 4);
-		put_le32(b + 4 * i, x);
+		uint64_t x;
+		if (w == 8) {
+			memcpy(&x, (const uint8_t *)v + 8 * i, 8);
+		} else {
+			uint32_t y;
+			memcpy(&y, (const uint8_t *)v + 4 * i, 4);
+			x = y;
+		}
+		for (unsigned k = 0; k < w; k++)
+			b[w * i + k] = (uint8_t)(x >> (8 * k));
 	}
-	nbg_sha256(b, n * 4, d);
+	nbg_sha256(b, n * w, d);
 	j = nbg_json_sha(d);
 	free(b);
 	return j;
@@ -41,11 +50,22 @@ static json_t *arrays_sha(const nbg_weights_op *o)
 	uint8_t d[32];
 	json_t *j = json_object();
 
-	nbg_sha256(codes, n, d);
+	const int64_t *b64 = nbg_weights_op_bias_stored64(o);
+
+	nbg_sha256(codes, n * nbg_weights_op_code_bytes(o), d);
 	json_object_set_new(j, "weights", nbg_json_sha(d));
-	json_object_set_new(j, "bias", sha_le32(nbg_weights_op_bias(o), out));
-	json_object_set_new(j, "bias_stored", sha_le32(nbg_weights_op_bias_stored(o), out));
-	json_object_set_new(j, "scale", scale ? sha_le32(scale, out) : json_null());
+	const int32_t *bias = nbg_weights_op_bias(o), *stored = nbg_weights_op_bias_stored(o);
+	const float *slope = nbg_weights_op_prelu_slope(o);
+
+	/* int16 kernels: the stored 48-bit biases, as int64, no corrected ones;
+	 * fp16 PReLU streams: no bias, a slope per channel */
+	json_object_set_new(j, "bias", bias ? sha_le(bias, out, 4) : json_null());
+	json_object_set_new(j, "bias_stored", b64	 ? sha_le(b64, out, 8)
+					      : stored ? sha_le(stored, out, 4)
+						       : json_null());
+	json_object_set_new(j, "scale", scale ? sha_le(scale, out, 4) : json_null());
+	if (slope)
+		json_object_set_new(j, "prelu_slope", sha_le(slope, out, 4));
 	return j;
 }
 
@@ -117,9 +137,16 @@ static json_t *op_json(const nbg_graph *g, const nbg_commands *c, const nbg_weig
 	uint32_t st_min, st_max;
 	uint64_t st_zero;
 	nbg_weights_op_stats(o, &st_min, &st_max, &st_zero);
+	/* fp16 codes: min and max as float values */
+	int fp16 = nbg_weights_op_data_type(o) == 1;
 	json_object_set_new(j, "codes",
-			    json_pack("{s:I,s:I,s:I,s:f}", "min", (json_int_t)(int32_t)st_min, "max",
-				      (json_int_t)(int32_t)st_max, "zero_points", (json_int_t)st_zero,
+			    json_pack("{s:o,s:o,s:I,s:f}", "min",
+				      fp16 ? json_real(nbg_fp16_to_float((uint16_t)st_min))
+					   : json_integer((json_int_t)(int32_t)st_min),
+				      "max",
+				      fp16 ? json_real(nbg_fp16_to_float((uint16_t)st_max))
+					   : json_integer((json_int_t)(int32_t)st_max),
+				      "zero_points", (json_int_t)st_zero,
 				      "zero_point_fraction",
 				      (double)st_zero /
 					      ((double)shape[0] * shape[1] * shape[2] * shape[3])));

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "coef/coefficients.h"
+#include "common/half.h"
 #include "nbg/weights.h"
 #include "report/text_internal.h"
 
@@ -53,11 +54,17 @@ void nbg_text_weights_op(FILE *out, const nbg_graph *g, const nbg_weights_op *o)
 	uint64_t n = (uint64_t)shape[0] * shape[1] * shape[2] * shape[3], st_zero;
 	uint32_t st_min, st_max;
 	nbg_weights_op_stats(o, &st_min, &st_max, &st_zero);
-	fprintf(out, "decoded %s (%s, %u core%s), zero point %d, codes %d..%d, %.1f%% zero "
-		"weights%s\n", nbg_weights_format_name(nbg_weights_op_format(o)),
-		nbg_weights_op_order(o), cores, cores == 1 ? "" : "s", nbg_weights_op_zero_point(o),
-		(int32_t)st_min, (int32_t)st_max, n ? 100.0 * (double)st_zero / (double)n : 0.0,
-		nbg_weights_op_scale(o) ? ", per-channel floats" : "");
+	fprintf(out, "decoded %s (%s, %u core%s), zero point %d, ",
+		nbg_weights_format_name(nbg_weights_op_format(o)), nbg_weights_op_order(o), cores,
+		cores == 1 ? "" : "s", nbg_weights_op_zero_point(o));
+	if (nbg_weights_op_data_type(o) == 1) /* fp16: values */
+		fprintf(out, "values %g..%g", (double)nbg_fp16_to_float((uint16_t)st_min),
+			(double)nbg_fp16_to_float((uint16_t)st_max));
+	else
+		fprintf(out, "codes %d..%d", (int32_t)st_min, (int32_t)st_max);
+	fprintf(out, ", %.1f%% zero weights%s%s\n", n ? 100.0 * (double)st_zero / (double)n : 0.0,
+		nbg_weights_op_scale(o) ? ", per-channel floats" : "",
+		nbg_weights_op_prelu_slope(o) ? ", PReLU slopes" : "");
 }
 
 void nbg_text_weights(FILE *out, const nbg_model *m, const nbg_graph *g, const nbg_commands *c,

@@ -173,9 +173,10 @@ class Report:
 class Weights:
     """One NN-engine operation's kernel stream (``status`` ``decoded`` or
     ``not-decoded`` with ``reason_id``/``reason``).  For a decoded stream,
-    ``codes`` is a uint8 array of ``shape`` [out, z, ky, kx] as stored,
-    ``bias`` (int32, the compiler's zero-point correction undone) and
-    ``bias_stored`` per output channel, ``scale`` (float32) when the stream
+    ``codes`` is a uint8 array of ``shape`` [out, z, ky, kx] as stored
+    (int8, int16 for those kernels), ``bias`` (int32, the compiler's
+    zero-point correction undone; None for int16 kernels) and
+    ``bias_stored`` per output channel (int64 for int16 kernels), ``scale`` (float32) when the stream
     carries one; the arrays are read-only views of the decoded result."""
     index: int
     operation: int
@@ -197,6 +198,23 @@ class Weights:
     bias: Any = None
     bias_stored: Any = None
     scale: Any = None
+
+    def floats(self):
+        """The weights as float32 where the file gives them, with where
+        from: ``(array, "float16 codes")`` for fp16 kernels,
+        ``(array, "per-channel scale carried by the stream")`` for (codes -
+        zero_point) x scale; ``(None, None)`` otherwise (no scale is known:
+        ``nbg weights --float`` says the same)."""
+        np = _numpy()
+        if self.codes is None:
+            return None, None
+        if self.data_type == "fp16":
+            return self.codes.astype(np.float32), "float16 codes"
+        if self.scale is None or self.data_type == "int16":
+            return None, None
+        q = self.codes.astype(np.float32) - np.float32(self.zero_point)
+        return (q * self.scale.reshape(-1, 1, 1, 1)).astype(np.float32), \
+            "per-channel scale carried by the stream"
 
     def __repr__(self) -> str:
         """One line, the arrays by dtype and shape, never their values."""
@@ -464,13 +482,16 @@ class Model:
             codes, bias, stored, scale = (d.pop(k) for k in ("codes", "bias", "bias_stored", "scale"))
             w = Weights(**{k: v for k, v in d.items() if k != "shape"}, shape=shape)
             if codes is not None:
-                # int8 kernels hold signed codes (doc/weights.md)
-                kind = np.int8 if d.get("data_type") == "int8" else np.uint8
+                # int8 and int16 kernels hold signed codes (doc/weights.md)
+                kind = {"int8": np.int8, "int16": "<i2", "fp16": "<f2"}.get(d.get("data_type"),
+                                                                          np.uint8)
                 w.codes = np.frombuffer(codes, dtype=kind).reshape(shape)
             if bias is not None:
                 w.bias = np.frombuffer(bias, dtype="<i4")
             if stored is not None:
-                w.bias_stored = np.frombuffer(stored, dtype="<i4")
+                # int16 kernels: the 48-bit biases as stored, in int64
+                w.bias_stored = np.frombuffer(
+                    stored, dtype="<i8" if d.get("data_type") == "int16" else "<i4")
             if scale is not None:
                 w.scale = np.frombuffer(scale, dtype="<f4")
             out.append(w)

@@ -408,16 +408,26 @@ def check_weights(ws, ops):
             assert w.codes is None
             continue
         assert list(w.shape) == o["shape"] and w.codes.shape == tuple(o["shape"])
-        assert w.codes.dtype == (np.int8 if o["data_type"] == "int8" else np.uint8)
+        assert w.codes.dtype == {"int8": np.int8, "int16": np.int16,
+                                 "fp16": np.float16}.get(o["data_type"], np.uint8)
         assert not w.codes.flags.writeable
         sums = o["sha256"]
         assert hashlib.sha256(w.codes.tobytes()).hexdigest() == sums["weights"]
-        assert hashlib.sha256(w.bias.tobytes()).hexdigest() == sums["bias"]
-        assert hashlib.sha256(w.bias_stored.tobytes()).hexdigest() == sums["bias_stored"]
+        # int16 kernels: no corrected bias, the 48-bit stored ones as int64
+        assert (w.bias is None if sums["bias"] is None
+                else hashlib.sha256(w.bias.tobytes()).hexdigest() == sums["bias"])
+        # fp16 (f32-pairs) streams carry no bias
+        assert (w.bias_stored is None if sums["bias_stored"] is None
+                else hashlib.sha256(w.bias_stored.tobytes()).hexdigest() == sums["bias_stored"])
         if sums["scale"] is None:
             assert w.scale is None
         else:
             assert hashlib.sha256(w.scale.tobytes()).hexdigest() == sums["scale"]
+        f, src = w.floats()
+        if o["data_type"] == "fp16":  # numpy's float16 conversion
+            assert src == "float16 codes" and np.array_equal(f, w.codes.astype(np.float32))
+        elif sums["scale"] is None:
+            assert f is None and src is None
         assert int(w.codes.min()) == o["codes"]["min"]
         assert int(w.codes.max()) == o["codes"]["max"]
         assert int((w.codes == w.zero_point).sum()) == o["codes"]["zero_points"]

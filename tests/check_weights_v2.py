@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""The v2 (A733, target 0x1000003b) files' decoded 16-bit kernels against
+the TensorFlow Lite models they were compiled from.
+
+models_dir/mediapipe-a733/NAME.tflite is the float source of every
+corpus/v2/NAME_nbg_*.nb (its README).  The .tflite is read with the
+FlatBuffers reader of check_network.py (written from TFLite's schema.fbs):
+Model.buffers (field 4), Buffer.data (0), Tensor.type (1: FLOAT32 0,
+FLOAT16 1), Tensor.buffer (2); a kernel stored as FLOAT16 and widened by a
+DEQUANTIZE operator is taken at the DEQUANTIZE's input.  The kernels of the
+CONV_2D (O,H,W,I) and DEPTHWISE_CONV_2D (1,H,W,C) operators are put in
+nbgkit's order [out][z][ky][kx] (depthwise: [channel][1][ky][kx]).
+
+`nbg weights --out` exports each file's decoded streams.  Every decoded
+operation with int16 kernels must be, code for code, the dynamic fixed point
+quantization of one source kernel of its shape: for some fraction length fl,
+|code - w * 2^fl| <= 1 for every weight (within one quantization step), the
+largest such fl the one whose codes fit int16 (the compiler's choice, as in
+the files' fl records); fp16 kernels must equal the source's float16 values
+bit for bit.  Sources are matched by property, not by a list: in the order
+of the operations, the first source kernel of the same shape not yet taken
+that fits.  Operations with other kernels are not judged here; a v2 file
+with no source beside the models is printed as not judged.
+
+Usage: check_weights_v2.py NBG CORPUS_DIR MODELS_DIR (exit 77, SKIP, when
+they are absent or Debian's python3-numpy cannot be imported).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import check_network
+from check_network import Table
+from check_weights_lenet import debian_imports
+from exe_wrapper import command
+import tc_corpus
+
+CONV_2D, DEPTHWISE_CONV_2D, DEQUANTIZE, PRELU = 3, 4, 6, 54
+check = check_network.check  # counts into check_network.failed
+
+
+def source_kernels(path, want=(CONV_2D, DEPTHWISE_CONV_2D)):
+    """[(shape [out, z, ky, kx], float16 array in that order)] of the
+    source's convolutions, in operator order (want (PRELU,): the PRELU
+    operators' alphas, input 1, as [(shape [C], array)])."""
+    import numpy as np
+    import struct
+    buf = open(path, "rb").read()
+    model = Table(buf, struct.unpack_from("<I", buf, 0)[0])
+    codes = [max(c.scalar(0, "b"), c.scalar(3, "i")) for c in model.tables(1)]
+    data = []
+    for b in model.tables(4):
+        p, n = b._vector(0)
+        data.append(buf[p:p + n])
+    graph = model.tables(2)[0]
+    tensors = graph.tables(0)
+    ops = [(codes[o.scalar(0, "I")], o.ints(1), o.ints(2)) for o in graph.tables(3)]
+    widened = {outs[0]: ins[0] for code, ins, outs in ops if code == DEQUANTIZE}
+    out = []
+    for code, ins, outs in ops:
+        if code not in want:
+            continue
+        t = tensors[widened.get(ins[1], ins[1])]
+        dtype = {0: np.float32, 1: np.float16}.get(t.scalar(1, "b"))
+        raw = data[t.scalar(2, "I")]
+        if dtype is None or not raw:
+            continue
+        w = np.frombuffer(raw, dtype=dtype).reshape(t.ints(0))
+        if code == PRELU:
+            out.append(([w.size], w.reshape(-1)))
+            continue
+        if code == CONV_2D:
+            w = w.transpose(0, 3, 1, 2)                 # O,H,W,I -> O,I,H,W
+        else:
+            w = w[0].transpose(2, 0, 1)[:, None, :, :]  # 1,H,W,C -> C,1,H,W
+        out.append((list(w.shape), w))
+    return out
+
+
+def int16_fit(codes, w, hist):
+    """The fraction length fl of a dynamic fixed point quantization of w that
+    codes are (None): the largest whose rounded values fit int16, every
+    |code - w * 2^fl| at most 2 (measured: the codes are not all the
+    nearest ones, see the module's docstring).  hist counts the errors up
+    to half a step, to one step, to two steps, the largest error, and the
+    largest among codes below 16384."""
+    import numpy as np
+    w = w.astype(np.float64)
+    m = np.abs(w).max()
+    if m == 0:
+        return None
+    fl = int(np.floor(np.log2(32767.5 / m)))
+    err = np.abs(codes - w * 2.0 ** fl)
+    if err.max() > 2:
+        return None
+    hist[0] += int((err <= 0.5).sum())
+    hist[1] += int(((err > 0.5) & (err <= 1)).sum())
+    hist[2] += int((err > 1).sum())
+    hist[3] = max(hist[3], float(err.max()))
+    big = np.abs(w * 2.0 ** fl) >= 16384
+    hist[4] = max(hist[4], float(err[~big].max()) if (~big).any() else 0.0)
+    return fl
+
+
+def judge(nbg, path, src, figures):
+    import numpy as np
+    sources = source_kernels(src)
+    alphas = source_kernels(src, (PRELU,))
+    taken = [False] * len(sources)
+    name = os.path.basename(path)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "w")
+        r = subprocess.run([*nbg, "weights", "--float", "--out", out, path], capture_output=True,
+                           text=True)
+        check(r.returncode == 0, "%s: nbg weights --out exits 0 (%s)" % (name, r.stderr.strip()))
+        doc = json.load(open(os.path.join(out, "weights.json")))["weights"]
+        judged = matched = 0
+        fls = {}
+        hist = figures["error"]
+        done = set()  # weights files judged (operations sharing a stream share them)
+        for op in doc["operations"]:
+            if op["status"] != "decoded" or op["data_type"] not in ("int16", "fp16"):
+                continue
+            judged += 1
+            codes = np.load(os.path.join(out, op["files"]["weights"]))
+            hit = None
+            if op["files"]["weights"] in done:
+                judged -= 1
+                continue
+            if op["data_type"] == "fp16":
+                # the f32-pairs streams: weights 1.0 (a kernel the compiler
+                # made), second floats a PRELU operator's alphas, bit for bit
+                slope = np.load(os.path.join(out, op["files"]["prelu_slope"]))
+                ok = codes.dtype == np.float16 and bool((codes == 1.0).all()) and any(
+                    a.shape == slope.shape and np.array_equal(
+                        a.astype(np.float16).astype(np.float32).view(np.uint32),
+                        slope.view(np.uint32)) for _, a in alphas)
+                # --float: the float16 codes' values (numpy's conversion)
+                fw = np.load(os.path.join(out, op["files"]["weights_float"]))
+                ok = ok and op["files"]["float_source"] == "float16 codes" and \
+                    fw.dtype == np.float32 and np.array_equal(fw, codes.astype(np.float32))
+                check(ok, "%s: operation %d (fp16 %s): weights 1.0 (as --float's float32 too), "
+                      "its %d slopes a PRELU operator's alphas bit for bit" %
+                      (name, op["operation"], op["shape"], slope.size))
+                matched += ok
+                fls["prelu"] = fls.get("prelu", 0) + 1
+                done.add(op["files"]["weights"])
+                continue
+            for i, (shape, w) in enumerate(sources):
+                if taken[i] or shape != op["shape"]:
+                    continue
+                if op["data_type"] == "fp16":
+                    ok = codes.dtype == np.float16 and np.array_equal(
+                        codes.view(np.uint16), w.astype(np.float16).view(np.uint16))
+                    fl = "fp16"
+                else:
+                    fl = int16_fit(codes.astype(np.float64), w, hist) \
+                        if codes.dtype == np.int16 else None
+                    ok = fl is not None
+                if ok:
+                    hit = i
+                    fls[fl] = fls.get(fl, 0) + 1
+                    break
+            if hit is None:
+                if op["files"]["weights"] in done:
+                    judged -= 1
+                    continue
+                # kernels the compiler makes (an addition or a mean lowered
+                # to a 1x1 convolution: [2I | I], [16, 1]) have no source; a
+                # real layer's kernel has many distinct values
+                distinct = len(np.unique(codes))
+                if distinct <= 4:
+                    print("note %s: operation %d (%s %s) is no source kernel: its codes "
+                          "take %d values %s (a kernel the compiler made): not judged"
+                          % (name, op["operation"], op["data_type"], op["shape"], distinct,
+                             np.unique(codes).tolist()))
+                    judged -= 1
+                    figures["compiler"] += 1
+                    continue
+                check(False, "%s: operation %d (%s %s, %d distinct codes) equals no source "
+                      "kernel of its shape" % (name, op["operation"], op["data_type"],
+                                               op["shape"], distinct))
+                continue
+            taken[hit] = True
+            done.add(op["files"]["weights"])
+            matched += 1
+        if not judged:
+            print("note %s: no decoded 16-bit kernel: not judged" % name)
+            return
+        check(matched == judged,
+              "%s: %d of %d decoded 16-bit kernels equal a TFLite source kernel (fraction "
+              "lengths %s); %d of the source's %d kernels taken" %
+              (name, matched, judged, dict(sorted(fls.items(), key=str)), sum(taken),
+               len(sources)))
+        figures["operations"] += judged
+
+
+def main():
+    nbg = command(sys.argv[1])
+    corpus, models = sys.argv[2], sys.argv[3]
+    tc_corpus.need("check_weights_v2.py", "the v2 files' kernels", corpus)
+    if not os.path.isdir(os.path.join(models, "mediapipe-a733")):
+        print("SKIP: no %s" % os.path.join(models, "mediapipe-a733"))
+        sys.exit(77)
+    debian_imports(("numpy",), "NBG_V2_REEXEC", "the v2 weights check needs Debian's python3-numpy")
+    figures = {"operations": 0, "compiler": 0, "error": [0, 0, 0, 0.0, 0.0]}
+    v2 = os.path.join(corpus, "v2")
+    for name in sorted(os.listdir(v2)):
+        if not name.endswith(".nb"):
+            continue
+        src = os.path.join(models, "mediapipe-a733", name.split("_nbg")[0] + ".tflite")
+        if not os.path.exists(src):
+            print("note %s: no TFLite source beside the models (%s): not judged" % (name, src))
+            continue
+        judge(nbg, os.path.join(v2, name), src, figures)
+    e = figures["error"]
+    check(figures["operations"] > 0,
+          "%d 16-bit kernels judged, %d made by the compiler; int16 codes within half a "
+          "step of w * 2^fl: %d, within one: %d, within two: %d (largest error %.3f; %.3f "
+          "below 16384)" % (figures["operations"], figures["compiler"], e[0], e[1], e[2], e[3],
+                            e[4]))
+    print("%d failed" % check_network.failed)
+    sys.exit(1 if check_network.failed else 0)
+
+
+if __name__ == "__main__":
+    main()
