@@ -190,10 +190,7 @@ static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json
 	int fp16 = cb == 2 && nbg_weights_op_data_type(o) == 1;
 	const void *q16 = codes;
 	snprintf(name, sizeof(name), "op%zu_weights.npy", op);
-	if ((rc = write_npy(x, name,
-			    cb == 2 ? (nbg_weights_op_data_type(o) == 1 ? "<f2" : "<i2")
-			    : nbg_weights_op_data_type(o) == 2 ? "|i1" : "|u1", shape,
-			    4, codes, n * cb)))
+	if ((rc = write_npy(x, name, nbg_weights_op_npy_descr(o), shape, 4, codes, n * cb)))
 		return rc;
 	json_object_set_new(files, "weights", json_string(name));
 	struct {

@@ -295,26 +295,62 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_dot(int i, const char *title)
 	return take_text(dot, "out of memory");
 }
 
-/* The histogram of one decoded stream: how many codes differ from the
- * zero point by each value from `lo` to lo + bins - 1 (one bin per value:
- * the codes are uint8, so at most 256 bins). */
+/* The values of a decoded stream's n codes into v: the stored code
+ * (uint8, int8, int16 two's complement) minus the zero point, or an fp16
+ * code's value (nbg_tensor_stored, data format 1: FP16).  0 on failure. */
+static int code_values(const nbg_weights_op *o, const uint8_t *codes, size_t n, double *v)
+{
+	unsigned dt = nbg_weights_op_data_type(o);
+	int32_t zp = nbg_weights_op_zero_point(o);
+	if (dt == 1) {
+		float *f = NULL;
+		if (nbg_tensor_stored(1, codes, 2 * n, n, &f, NULL) != NBG_OK)
+			return 0;
+		for (size_t k = 0; k < n; k++)
+			v[k] = f[k];
+		free(f);
+		return 1;
+	}
+	for (size_t k = 0; k < n; k++)
+		v[k] = (nbg_weights_op_code_bytes(o) == 2 ? (double)(int16_t)(codes[2 * k] | codes[2 * k + 1] << 8)
+			: dt == 2 ? (double)(int8_t)codes[k] : (double)codes[k]) - zp;
+	return 1;
+}
+
+/* The histogram of one decoded stream: how many values (code_values) fall
+ * in each bin of `width` from `lo` on -- one bin per value where at most
+ * 256 integer values occur (uint8, int8), else 256 bins over the range
+ * (int16, fp16). */
 static json_t *histogram(const nbg_weights_op *o)
 {
 	size_t n = 0;
 	const uint8_t *codes = nbg_weights_op_codes(o, &n);
-	uint32_t min = 0, max = 0;
-	uint64_t zeros = 0, count[256] = { 0 };
-	int32_t zp = nbg_weights_op_zero_point(o);
+	uint64_t count[256] = { 0 };
+	double *v = codes && n ? malloc(n * sizeof(*v)) : NULL;
 
-	if (!codes)
+	if (!v || !code_values(o, codes, n, v)) {
+		free(v);
 		return json_null();
-	nbg_weights_op_stats(o, &min, &max, &zeros);
-	for (size_t k = 0; k < n; k++)
-		count[codes[k]]++;
-	json_t *bins = json_array();
-	for (uint32_t v = min; bins && v <= max && v < 256; v++)
-		json_array_append_new(bins, json_integer((json_int_t)count[v]));
-	return json_pack("{s:I, s:o*}", "lo", (json_int_t)min - zp, "counts", bins);
+	}
+	double lo = v[0], hi = v[0];
+	for (size_t k = 1; k < n; k++) {
+		lo = v[k] < lo ? v[k] : lo;
+		hi = v[k] > hi ? v[k] : hi;
+	}
+	int integer = nbg_weights_op_data_type(o) != 1;
+	double width = integer && hi - lo < 256 ? 1 : (hi - lo) / 256;
+	if (!(width > 0))
+		width = 1;
+	size_t bins = integer && width == 1 ? (size_t)(hi - lo) + 1 : hi > lo ? 256 : 1;
+	for (size_t k = 0; k < n; k++) {
+		size_t b = (size_t)((v[k] - lo) / width);
+		count[b < bins ? b : bins - 1]++;
+	}
+	free(v);
+	json_t *arr = json_array();
+	for (size_t b = 0; arr && b < bins; b++)
+		json_array_append_new(arr, json_integer((json_int_t)count[b]));
+	return json_pack("{s:f, s:f, s:o*}", "lo", lo, "width", width, "counts", arr);
 }
 
 /* One operation: its node in the DOT of nbg_web_dot (the layer's box, as
@@ -431,8 +467,8 @@ EMSCRIPTEN_KEEPALIVE uint8_t *nbg_web_weights_npy(int i, size_t k, size_t *size)
 	const uint64_t shape[4] = { sh[0], sh[1], sh[2], sh[3] };
 	size_t n = 0;
 	const uint8_t *codes = nbg_weights_op_codes(o, &n);
-	if (!codes || nbg_npy_encode(nbg_weights_op_data_type(o) == 2 ? "|i1" : "|u1", shape, 4, codes,
-				     n, &npy, size, &err) != NBG_OK) {
+	if (!codes || nbg_npy_encode(nbg_weights_op_npy_descr(o), shape, 4, codes,
+				     n * nbg_weights_op_code_bytes(o), &npy, size, &err) != NBG_OK) {
 		*size = 0;
 		return NULL;
 	}

@@ -191,6 +191,9 @@ NBG_API const float *nbg_weights_op_scale(const nbg_weights_op *o);
  * (their correction is not established), and nbg_weights_op_bias and
  * _bias_stored are NULL for them. */
 NBG_API unsigned nbg_weights_op_code_bytes(const nbg_weights_op *o);
+/* The .npy type of the codes: "|u1" uint8, "|i1" int8, "<i2" int16,
+ * "<f2" fp16 (nbg weights --out and the page write them so). */
+NBG_API const char *nbg_weights_op_npy_descr(const nbg_weights_op *o);
 /* fp16 kernels (nbg_weights_op_data_type 1; decoded: 1x1 depthwise, format
  * "f32-pairs") are float16 codes (2 bytes each, little-endian); their stream
  * carries a second float32 per channel, given here (NULL for every other

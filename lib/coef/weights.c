@@ -739,6 +739,14 @@ const float *nbg_weights_op_prelu_slope(const nbg_weights_op *o)
 {
 	return o ? o->slope : NULL;
 }
+const char *nbg_weights_op_npy_descr(const nbg_weights_op *o)
+{
+	unsigned dt = nbg_weights_op_data_type(o);
+	if (nbg_weights_op_code_bytes(o) == 2)
+		return dt == 1 ? "<f2" : "<i2";
+	return dt == 2 ? "|i1" : "|u1";
+}
+
 unsigned nbg_weights_op_code_bytes(const nbg_weights_op *o)
 {
 	return o && o->codes ? o->code_bytes : 0;

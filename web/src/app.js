@@ -369,16 +369,16 @@ function histogram(o, x, y, w, h) {
 		'data-lo': hist.lo, 'data-zero-point': o.zero_point });
 	const top = Math.max(1, ...hist.counts), bw = w / n;
 	g.appendChild(R.svgEl('title', {}, 'weights of operation ' + o.operation + ': stored code minus zero point ' +
-		o.zero_point + ', from ' + hist.lo + ' to ' + (hist.lo + n - 1)));
+		o.zero_point + ', from ' + hist.lo + ' to ' + (hist.lo + (n - 1) * (hist.width || 1))));
 	g.appendChild(R.svgEl('rect', { x: x, y: y, width: w, height: h, fill: '#fff', stroke: '#9ab' }));
 	hist.counts.forEach((c, i) => {
 		const bh = c ? Math.max(0.5, (h - 2) * c / top) : 0;
 		const r = R.svgEl('rect', { class: 'bin', x: x + i * bw, y: y + h - 1 - bh, width: Math.max(bw, 0.3), height: bh,
-			fill: hist.lo + i === 0 ? '#c77' : '#357', 'data-value': hist.lo + i, 'data-count': c });
-		r.appendChild(R.svgEl('title', {}, (hist.lo + i) + ': ' + c));
+			fill: hist.lo + i * (hist.width || 1) === 0 ? '#c77' : '#357', 'data-value': hist.lo + i * (hist.width || 1), 'data-count': c });
+		r.appendChild(R.svgEl('title', {}, (hist.lo + i * (hist.width || 1)) + ': ' + c));
 		g.appendChild(r);
 	});
-	const zero = -hist.lo;
+	const zero = -hist.lo / (hist.width || 1);
 	if (zero >= 0 && zero < n)
 		g.appendChild(R.svgEl('line', { x1: x + (zero + 0.5) * bw, x2: x + (zero + 0.5) * bw, y1: y, y2: y + h,
 			stroke: '#c77', 'stroke-width': 0.5, 'stroke-dasharray': '2,1' }));

@@ -53,8 +53,8 @@ P.histogram = function (o) {
 	hist.counts.forEach((c, i) => {
 		const bh = c ? Math.max(0.5, h * c / top) : 0;
 		const r = R.svgEl('rect', { class: 'bin', x: L + i * bw, y: T + h - bh, width: Math.max(bw, 0.4), height: bh,
-			fill: hist.lo + i === 0 ? '#c44' : '#357', 'data-value': hist.lo + i, 'data-count': c });
-		r.appendChild(R.svgEl('title', {}, (hist.lo + i) + ': ' + c));
+			fill: hist.lo + i * (hist.width || 1) === 0 ? '#c44' : '#357', 'data-value': hist.lo + i * (hist.width || 1), 'data-count': c });
+		r.appendChild(R.svgEl('title', {}, (hist.lo + i * (hist.width || 1)) + ': ' + c));
 		svg.appendChild(r);
 	});
 	const axis = { stroke: '#333', 'stroke-width': 1 };
@@ -65,9 +65,9 @@ P.histogram = function (o) {
 	label(L - 4, T + 8, 'end', top, 'y-max');
 	label(L - 4, T + h, 'end', 0, 'y-min');
 	label(L, T + h + 12, 'middle', hist.lo, 'x-min');
-	label(L + w, T + h + 12, 'middle', hist.lo + n - 1, 'x-max');
-	if (-hist.lo > 0 && -hist.lo < n - 1)
-		label(L + (-hist.lo + 0.5) * bw, T + h + 12, 'middle', 0, 'x-zero');
+	label(L + w, T + h + 12, 'middle', hist.lo + (n - 1) * (hist.width || 1), 'x-max');
+	if (-hist.lo / (hist.width || 1) > 0 && -hist.lo / (hist.width || 1) < n - 1)
+		label(L + (-hist.lo / (hist.width || 1) + 0.5) * bw, T + h + 12, 'middle', 0, 'x-zero');
 	label(L + w / 2, H - 2, 'middle', 'stored code - zero point', 'x-title');
 	const yt = R.svgEl('text', { x: 10, y: T + h / 2, 'text-anchor': 'middle', 'font-size': 10, fill: '#333',
 		transform: 'rotate(-90 10 ' + (T + h / 2) + ')' }, 'count');
