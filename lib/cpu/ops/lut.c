@@ -12,7 +12,9 @@
  *   entry; with sign support 0 the table holds f(|d|) and the sign of d is
  *   put back (an odd function); the value times (1 + post_multiplier / 2^15)
  *   x 2^-shift (shift: alu_output_postshift | _5_6 << 5, a signed 7-bit
- *   number), rounded half away from zero, plus out_zp, saturated to uint8.
+ *   number), rounded half away from zero, plus out_zp, saturated to uint8;
+ *   on int8 data (zero points 0) q is the byte read as two's complement and
+ *   the result saturates to -128..127 (inferred: doc/cpu-backend.md).
  */
 #include <math.h>
 #include <stdio.h>
@@ -97,7 +99,12 @@ int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd,
 	int sign = nbg_cmd_tp(cmd, NBG_TPF_ALU_PWL_SIGN_SUPPORT) != 0;
 	double mult = nbg_cpu_tp_multiplier(cmd);
 	int in_zp = (int)nbg_cmd_tp(cmd, NBG_TPF_IN_ZP), out_zp = (int)nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP);
-	for (int q = 0; q < 256; q++) {
+	/* int8 data (ops/tp.c takes int8 only in and out): the byte b is the
+	 * code (int8_t)b, the result saturates to -128..127 */
+	int s8 = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_DATA_TYPE) == 2;
+	int lo = s8 ? -128 : 0, hi = s8 ? 127 : 255;
+	for (int b = 0; b < 256; b++) {
+		int q = s8 ? (int)(int8_t)(uint8_t)b : b;
 		double v = 0;
 		int bad = lut_at(tab, wide, sign, q - in_zp, &v);
 		if (bad) {
@@ -108,7 +115,8 @@ int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd,
 		double y = v * mult;
 		double r = nbg_cpu_round_half_away(y); /* (I) */
 		r += out_zp;
-		map[q] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
+		r = r < lo ? lo : r > hi ? hi : r;
+		map[b] = (uint8_t)((int)r & 0xff);
 	}
 	return 1;
 }

@@ -108,18 +108,19 @@ static uint8_t tp_element(const cpu_tp *t, const uint8_t *in, int64_t x0, int64_
 		uint8_t v = in[zoff + (uint64_t)y0 * t->stride + (uint64_t)x0];
 		return t->lut ? t->map[v] : v;
 	}
-	/* max over the window's pixels inside the image */
+	/* max over the window's pixels inside the image (int8: by value, the
+	 * bytes with their sign bit flipped) */
 	uint8_t m = 0;
 	for (int64_t y = y0; y < y0 + t->ph; y++) {
 		if (y < 0 || y >= t->y_size)
 			continue;
 		for (int64_t x = x0; x < x0 + t->pw; x++)
 			if (x >= 0 && x < t->x_size) {
-				uint8_t v = in[zoff + (uint64_t)y * t->stride + (uint64_t)x];
+				uint8_t v = in[zoff + (uint64_t)y * t->stride + (uint64_t)x] ^ t->flip;
 				m = v > m ? v : m;
 			}
 	}
-	return m;
+	return m ^ t->flip;
 }
 
 /* Writes element v at the counter's offset off through the output's ring:
@@ -315,12 +316,19 @@ static int tp_types_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layou
 	uint32_t ti = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_DATA_TYPE), to = nbg_cmd_tp(cmd, NBG_TPF_OUT_IMAGE_DATA_TYPE);
 	uint32_t i2f = nbg_cmd_tp(cmd, NBG_TPF_ALU_I2F_ENABLE), f2i = nbg_cmd_tp(cmd, NBG_TPF_ALU_F2I_ENABLE);
 	t->f16_out = layout && ti == 0 && to == 1;
-	if (ti != 0 || (to != 0 && !t->f16_out)) {
-		enum nbg_tp_fid f = ti != 0 ? NBG_TPF_IN_IMAGE_DATA_TYPE : NBG_TPF_OUT_IMAGE_DATA_TYPE;
+	t->flip = ti == 2 && to == 2 ? 0x80 : 0;
+	if ((ti != 0 && !t->flip) || (to != 0 && !t->f16_out && !t->flip)) {
+		enum nbg_tp_fid f = ti != 0 && !t->flip ? NBG_TPF_IN_IMAGE_DATA_TYPE : NBG_TPF_OUT_IMAGE_DATA_TYPE;
 		const char *n = nbg_command_data_type_name(nbg_cmd_tp(cmd, f));
-		nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): executed are uint8, and a layout "
-			       "copy from uint8 into fp16", nbg_command_fields(NBG_CMD_TP, NULL)[f].key,
-			       nbg_cmd_tp(cmd, f), n ? n : "unknown");
+		nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): executed are uint8 or int8 in and "
+			       "out, and a layout copy from uint8 into fp16",
+			       nbg_command_fields(NBG_CMD_TP, NULL)[f].key, nbg_cmd_tp(cmd, f), n ? n : "unknown");
+		return 0;
+	}
+	if (t->flip && (nbg_cmd_tp(cmd, NBG_TPF_IN_ZP) || nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP))) {
+		nbg_cpu_refuse(s, "tp-requantization-unsupported", "an int8 operation with in_zp %u and out_zp "
+			       "%u: executed are both 0, those of every int8 TP command of the corpus",
+			       nbg_cmd_tp(cmd, NBG_TPF_IN_ZP), nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP));
 		return 0;
 	}
 	if (t->f16_out ? !(i2f == 1 && f2i == 0) : !t->lut && i2f != f2i) {
