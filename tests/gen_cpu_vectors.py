@@ -60,6 +60,16 @@ def sat8(v):
     return 0 if v < 0 else 255 if v > 255 else int(v)
 
 
+def sat_s8(v):
+    """int8 saturation (doc/cpu-backend.md, "int8 data")."""
+    return -128 if v < -128 else 127 if v > 127 else int(v)
+
+
+def s8_bytes(a):
+    """int8 values as their two's complement bytes."""
+    return np.asarray(a, dtype=np.int64) & 0xFF
+
+
 def f32_bits(f):
     return struct.unpack("<I", struct.pack("<f", f))[0]
 
@@ -250,13 +260,13 @@ def conv_direct(img, w, bias, k, x_off, y_off, out_x, out_y, in_zp, w_zp, depthw
     return acc
 
 
-def requant_all(acc, scale, out_zp, relu):
+def requant_all(acc, scale, out_zp, relu, int8=False):
     q = np.zeros(acc.shape, dtype=np.int64)
     for i, a in np.ndenumerate(acc):
         v = round_half_away(int(a) * scale) + out_zp
         if relu and v < out_zp:
             v = out_zp
-        q[i] = sat8(v)
+        q[i] = sat_s8(v) if int8 else sat8(v)
     return q
 
 
@@ -317,6 +327,8 @@ def nn_fields(p):
          ("out_image_y_stride", p["out_slice"]), ("coef_zero_point", p["w_zp"]),
          ("out_zero_point", p["out_zp"]), ("depthwise", 1 if p["dw"] else 0),
          ("layer_type", p.get("layer_type", 0))]
+    if p.get("int8"):
+        f += [("kernel_data_type", 2), ("in_image_data_type", 2), ("out_image_data_type", 2)]
     sf, scale = nn_scale_fields(t, p["m"], p["e"])
     return f + sf, scale
 
@@ -354,9 +366,11 @@ def nn_op(case, p, w, bias, layer="ConvolutionReluPoolingLayer2", acc32=None):
     kz, ky, kx = w.shape[1], w.shape[2], w.shape[3]
     plane = p["out_x"] * p["out_y"]
     s = case.add_stream({"out": w.shape[0], "kz": kz, "ky": ky, "kx": kx, "zp": p["w_zp"],
-                         "in_zp": p["in_zp"], "w": w.ravel(), "bias": np.asarray(bias), "cores": p["cores"],
+                         "in_zp": p["in_zp"], "w": s8_bytes(w.ravel()) if p.get("int8") else w.ravel(),
+                         "bias": np.asarray(bias), "cores": p["cores"],
                          "superblocks": p["superblocks"], "depthwise": int(p["dw"]), "plane": plane,
-                         "seed": p.get("order_seed", 0)}, stream_opts(p["target"], p.get("order_seed", 1)))
+                         "seed": p.get("order_seed", 0), "int8": int(p.get("int8", False))},
+                        stream_opts(p["target"], p.get("order_seed", 1)))
     field_addr(op, "kernel_address", MISC_DYNA_GENERIC, s, 0)
     field_addr(op, "in_image_address", *p["in_at"])
     field_addr(op, "out_image_address", *p["out_at"])
@@ -374,7 +388,7 @@ def conv_expect(p, img, w, bias, scale):
     """The written image [out_z][py][px] of the convolution p on img."""
     acc = conv_direct(img, w, bias, p["k"], p["x_off"], p["y_off"], p["out_x"], p["out_y"], p["in_zp"],
                       p["w_zp"], p["dw"])
-    q = requant_all(acc, scale, p["out_zp"], p["relu"])
+    q = requant_all(acc, scale, p["out_zp"], p["relu"], p.get("int8", False))
     return pool_image(q, p["pooling"]), acc
 
 
@@ -415,9 +429,13 @@ def conv_case(cid, name, seed, in_lo=0, in_hi=256, w_dev=None, bias=None, **kw):
     p = conv_params(**kw)
     rs = np.random.RandomState(seed)
     kz = 1 if p["dw"] else p["kz"]
+    if p.get("int8") and (in_lo, in_hi) == (0, 256):
+        in_lo, in_hi = -128, 128
     img = rs.randint(in_lo, in_hi, (p["out_z"] if p["dw"] else p["kz"], p["in_y"], p["in_x"]))
     if w_dev:
         w = p["w_zp"] + rs.randint(-w_dev, w_dev + 1, (p["out_z"], kz, p["k"], p["k"]))
+    elif p.get("int8"):
+        w = rs.randint(-128, 128, (p["out_z"], kz, p["k"], p["k"]))
     else:
         w = rs.randint(0, 256, (p["out_z"], kz, p["k"], p["k"]))
     bias = np.array(bias if bias is not None else rs.randint(-3000, 3001, p["out_z"]), dtype=np.int64)
@@ -427,13 +445,13 @@ def conv_case(cid, name, seed, in_lo=0, in_hi=256, w_dev=None, bias=None, **kw):
     p.setdefault("out_row", px)
     p.setdefault("out_slice", p["out_row"] * py)
     p["in_at"], p["out_at"] = (INPUT, 0, 0), (OUTPUT, 0, 0)
-    planar_input(c, img, p["in_row"], p["in_slice"])
+    planar_input(c, s8_bytes(img) if p.get("int8") else img, p["in_row"], p["in_slice"])
     op, scale = nn_op(c, p, w, bias)
     q, acc = conv_expect(p, img, w, bias, scale)
     if p.get("stride2"):
         q = q[:, ::2, ::2]
     assert q.shape[1:] == (py, px)
-    planar_output(c, q, p["out_row"], p["out_slice"])
+    planar_output(c, s8_bytes(q) if p.get("int8") else q, p["out_row"], p["out_slice"])
     return c, acc, scale, q
 
 
@@ -492,6 +510,49 @@ def nn_cases():
         "target 0x99 (a v8b kernel stream, 15-bit mantissa)", 7, target=0x99, in_x=5, in_y=4, kz=5, k=1,
         out_x=4, out_y=3, out_z=9, x_off=1, y_off=1, in_zp=77, w_zp=100, out_zp=90, m=0x654300, e=120,
         cores=2, superblocks=2, order_seed=3)[0])
+    return cases
+
+
+def nn_int8_cases():
+    """int8 convolutions (doc/cpu-backend.md, "int8 data"): input, output and
+    kernel codes two's complement, every zero point 0, results saturated to
+    -128..127; on the corpus's int8 targets' streams (v8b 0x99, v7 0x88)."""
+    cases = []
+    c, acc, scale, q = conv_case(
+        "nn-int8-conv-ties-saturation",
+        "NN int8 conv 3x3, 3 -> 5 channels, 6x5 -> 6x5 (offsets -1: a border of zeros), target 0x99 (a v8b "
+        "stream of signed codes), scale 1/2: odd sums are ties of both signs, saturation at -128 and 127",
+        31, in_lo=-12, in_hi=13, w_dev=3, bias=[5, -7, 180, -180, 0], int8=True, target=0x99,
+        in_x=6, in_y=5, kz=3, k=3, out_x=6, out_y=5, out_z=5, x_off=-1, y_off=-1, in_zp=0, w_zp=0,
+        out_zp=0, m=0, e=126, in_row=7, in_slice=38, cores=2, superblocks=2, order_seed=5)
+    assert (q == -128).any() and (q == 127).any() and ((q > -128) & (q < 127)).sum() > 50
+    assert any(int(a) < 0 and int(a) % 2 for a in acc.ravel()) and any(int(a) > 0 and int(a) % 2 for a in acc.ravel())
+    cases.append(c)
+    c, acc, scale, q = conv_case(
+        "nn-int8-conv-relu-maxpool-v7",
+        "NN int8 conv 3x3, 4 -> 6 channels, 7x5 -> 7x5 (offsets -1), ReLU (at the zero point 0), 2x2 max "
+        "pooling -> 3x2, target 0x88 (a v7 stream of signed codes, 15-bit mantissa)", 32, int8=True,
+        target=0x88, in_x=7, in_y=5, kz=4, k=3, out_x=7, out_y=5, out_z=6, x_off=-1, y_off=-1, in_zp=0,
+        w_zp=0, out_zp=0, relu=1, pooling=1, m=0x4D2100, e=116, cores=2, superblocks=1)
+    assert (q == 0).any() and (q > 0).sum() > 5
+    cases.append(c)
+    c, acc, scale, q = conv_case(
+        "nn-int8-maxpool-negative",
+        "NN int8 conv 1x1, 3 -> 4 channels, 6x4 -> 6x4, no ReLU, 2x2 max pooling -> 3x2, target 0x99: "
+        "windows of negative values only, and windows mixing -128..-1 with 0..127 (compared by value, "
+        "not by byte)", 33, in_lo=-128, in_hi=128, int8=True, target=0x99, bias=[-9000, -4000, 0, 2500],
+        in_x=6, in_y=4, kz=3, k=1, out_x=6, out_y=4, out_z=4, in_zp=0, w_zp=0, out_zp=0, pooling=1,
+        m=0x300000, e=119, cores=2, superblocks=2, order_seed=2)
+    pre = requant_all(acc, scale, 0, 0, True)
+    assert (q < 0).sum() >= 3 and any((pre[o, 2*y:2*y+2, 2*x:2*x+2] < 0).any() and (pre[o, 2*y:2*y+2, 2*x:2*x+2] >= 0).any()
+                                       for o in range(4) for y in range(2) for x in range(3))
+    cases.append(c)
+    cases.append(conv_case(
+        "nn-int8-depthwise-first-pixel",
+        "NN int8 depthwise conv 3x3, 5 channels, 6x6 -> 6x6 (offsets -1), first-pixel pooling -> 3x3, "
+        "target 0xe8 (a v8a stream: the bias stored as it is)", 34, int8=True, target=0xE8, dw=True, in_x=6, in_y=6, kz=1,
+        k=3, out_x=6, out_y=6, out_z=5, x_off=-1, y_off=-1, in_zp=0, w_zp=0, out_zp=0, pooling=3,
+        m=0x0ABC00, e=117, cores=4, superblocks=2, order_seed=4)[0])
     return cases
 
 
@@ -1021,6 +1082,50 @@ def lut_case():
     return c
 
 
+def tp_int8_case():
+    """int8 TP operations (doc/cpu-backend.md, "int8 data"): a max pooling
+    compares values, not bytes; a table maps each signed code."""
+    c = Case("tp-int8-pool-and-table", "TP on int8 data (in_image_data_type and out_image_data_type 2, zero "
+             "points 0): 2x2 max pooling at stride 2 of a 6x4x2 image whose windows mix -128..-1 with 0..127 "
+             "(-> 3x2x2); a lookup table (leaky ReLU, alpha 1/4, 32-bit entries with sign support) "
+             "over all 256 codes, shift -2 (scale 4): negative codes take the negative branch, saturation at "
+             "-128 and 127",
+             "numpy: the maximum of each window's int8 values; the table's rule of doc/cpu-backend.md on the "
+             "signed code, in Python fractions, rounded half away from zero, saturated to -128..127")
+    rs = np.random.RandomState(26)
+    img = rs.randint(-128, 16, (2, 4, 6))
+    planar_input(c, s8_bytes(img), 6, 24)
+    codes = np.arange(-128, 128).reshape(1, 16, 16)
+    c.add_input(s8_bytes(codes), [256])
+    i8 = [("in_image_data_type", 2), ("out_image_data_type", 2)]
+    pool = [("alu_horz_processing", 3), ("alu_vert_processing", 3), ("alu_horz_proc_count", 1),
+            ("alu_vert_proc_count", 1), ("alu_horz_proc_stride", 0), ("alu_vert_proc_stride", 0),
+            ("in_image_border_mode", 1)]
+    tp_op(c, "PoolingLayer2", 6, 4, 2, 6, 24, (0, 0, 5, 3), (6, 4, 6, 4), [(3, 1), (2, 3), (2, 6)],
+          extra=pool + i8)
+    pooled = max_pool(img, 2, 2, 0, 0, 3, 2)
+    assert (pooled < 0).any() and any(((img[:, 2*y:2*y+2, 2*x:2*x+2] < 0).any() and
+                                       (img[:, 2*y:2*y+2, 2*x:2*x+2] >= 0).any())
+                                      for y in range(2) for x in range(3))
+    c.add_output(s8_bytes(pooled), [12])
+    leaky = lambda x: x if x >= 0 else x / 4
+    data, vals = lut_table(leaky, 1, True)
+    entry = c.add_raw(data)
+    op = tp_op(c, "ActivationLayer", 16, 16, 1, 16, 256, (0, 0, 15, 15), (16, 16, 16, 16), [(16, 1), (16, 16)],
+               at_in=(INPUT, 1, 0), at_out=(OUTPUT, 1, 0),
+               extra=[("alu_pwl_enable", 1), ("alu_load_pwl_lut", 1), ("alu_pwl_sign_support", 1),
+                      ("alu_output_postshift", 30), ("alu_output_postshift_5_6", 3)] + i8)
+    field_addr(op, "alu_load_pwl_lut_address", MISC_DYNA_GENERIC, entry, 0)
+    out = []
+    for q in range(-128, 128):
+        v = lut_rule(vals, 1, q)
+        assert v == leaky(Fraction(q))
+        out.append(sat_s8(round_half_away(v * 4)))
+    assert -128 in out and 127 in out and -10 in out and 17 not in out
+    c.add_output(s8_bytes(out), [256])
+    return c
+
+
 def tpfc_case():
     c = Case("tp-fully-connected", "TP fully connected layer, 12 inputs 2 bytes apart -> 16 outputs, kernel "
              "zero point 128, scale 2^-4 (15-bit mantissa, exponent 127 - shift): two sums are ties "
@@ -1277,9 +1382,9 @@ def spmax_cases():
 
 
 def all_cases():
-    return (nn_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1),
+    return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
-            tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() + [tp_f16_case(), lut_case(), tpfc_case()] +
+            tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() + [tp_f16_case(), lut_case(), tp_int8_case(), tpfc_case()] +
             [softmax_case(), avgpool_case(), shadd_case(0), shadd_case(1), shscale_case(), shmax_case(),
             ] + spmax_cases())
 
@@ -1495,6 +1600,8 @@ def emit_case(out, i, c):
                ".seed = %d }" % (
                    l["out"], l["kz"], l["ky"], l["kx"], l["zp"], l["in_zp"], pre, j, pre, j, l["cores"],
                    l["superblocks"], l["depthwise"], l["plane"], l["seed"]))
+        if l.get("int8"):
+            lay = lay[:-2] + ", .int8 = 1 }"
         opt = "{ " + ", ".join(".%s = %d" % (k, v) for k, v in o.items()) + " }"
         srows.append("\t{ %s,\n\t  %s }," % (lay, opt))
     out.append("static const cv_stream %ss[] = {\n%s\n};\n" % (
