@@ -4461,9 +4461,29 @@ static const uint8_t c30_out1[] = {
 	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
 };
 
+static const uint8_t c30_out2[] = {
+	0xe0, 0xe0, 0xe0, 0xe1, 0xe1, 0xe1, 0xe1, 0xe2, 0xe2, 0xe2, 0xe2, 0xe3, 0xe3, 0xe3, 0xe3, 0xe4,
+	0xe4, 0xe4, 0xe4, 0xe5, 0xe5, 0xe5, 0xe5, 0xe6, 0xe6, 0xe6, 0xe6, 0xe7, 0xe7, 0xe7, 0xe7, 0xe8,
+	0xe8, 0xe8, 0xe8, 0xe9, 0xe9, 0xe9, 0xe9, 0xea, 0xea, 0xea, 0xea, 0xeb, 0xeb, 0xeb, 0xeb, 0xec,
+	0xec, 0xec, 0xec, 0xed, 0xed, 0xed, 0xed, 0xee, 0xee, 0xee, 0xee, 0xef, 0xef, 0xef, 0xef, 0xf0,
+	0xf0, 0xf0, 0xf0, 0xf1, 0xf1, 0xf1, 0xf1, 0xf2, 0xf2, 0xf2, 0xf2, 0xf3, 0xf3, 0xf3, 0xf3, 0xf4,
+	0xf4, 0xf4, 0xf4, 0xf5, 0xf5, 0xf5, 0xf5, 0xf6, 0xf6, 0xf6, 0xf6, 0xf7, 0xf7, 0xf7, 0xf7, 0xf8,
+	0xf8, 0xf8, 0xf8, 0xf9, 0xf9, 0xf9, 0xf9, 0xfa, 0xfa, 0xfa, 0xfa, 0xfb, 0xfb, 0xfb, 0xfb, 0xfc,
+	0xfc, 0xfc, 0xfc, 0xfd, 0xfd, 0xfd, 0xfd, 0xfe, 0xfe, 0xfe, 0xfe, 0xff, 0xff, 0xff, 0xff, 0,
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xa, 0xb, 0xc, 0xd, 0xe, 0xf,
+	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
+	0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f,
+	0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3a, 0x3b, 0x3c, 0x3d, 0x3e, 0x3f,
+	0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x4b, 0x4c, 0x4d, 0x4e, 0x4f,
+	0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5a, 0x5b, 0x5c, 0x5d, 0x5e, 0x5f,
+	0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x6b, 0x6c, 0x6d, 0x6e, 0x6f,
+	0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x7b, 0x7c, 0x7d, 0x7e, 0x7f,
+};
+
 static const cv_io c30_out[] = {
 	{ { 12, 1, 1, 1 }, 1, 2, c30_out0, 12 },
 	{ { 256, 1, 1, 1 }, 1, 2, c30_out1, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c30_out2, 256 },
 };
 
 static const cv_field c30_op0_f[] = {
@@ -4585,9 +4605,70 @@ static const uint32_t c30_op1_u[] = {
 	0,
 };
 
+static const cv_field c30_op2_f[] = {
+	{ "in_image_x_size", 0x10 },
+	{ "in_image_y_size", 0x10 },
+	{ "in_image_z_size", 0x1 },
+	{ "in_image_stride", 0x10 },
+	{ "in_image_slice", 0x100 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0xf },
+	{ "in_window_y_end", 0xf },
+	{ "in_tile_x_size", 0x10 },
+	{ "in_tile_y_size", 0x10 },
+	{ "in_tile_x_inc", 0x10 },
+	{ "in_tile_y_inc", 0x10 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "out_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x10 },
+	{ "out_loop_0_inc", 0x1 },
+	{ "out_loop_1_count", 0x10 },
+	{ "out_loop_1_inc", 0x10 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0x1 },
+	{ "out_loop_4_inc", 0x0 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "alu_pwl_enable", 0x1 },
+	{ "alu_load_pwl_lut", 0x1 },
+	{ "alu_pwl_sign_support", 0x1 },
+	{ "alu_input_preshift", 0x3 },
+	{ "alu_output_postshift", 0x1d },
+	{ "alu_output_postshift_5_6", 0x3 },
+	{ "in_image_data_type", 0x2 },
+	{ "out_image_data_type", 0x2 },
+};
+
+static const cv_word c30_op2_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c30_op2_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 1, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 2, 0, 0 },
+	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
+};
+
+static const uint32_t c30_op2_u[] = {
+	0,
+};
+
 static const cv_op c30_ops[] = {
 	{ 3, "PoolingLayer2", -1, c30_op0_f, 44, c30_op0_w, 0, c30_op0_a, 2, c30_op0_u, 0 },
 	{ 3, "ActivationLayer", -1, c30_op1_f, 42, c30_op1_w, 0, c30_op1_a, 3, c30_op1_u, 0 },
+	{ 3, "ActivationLayer_1", -1, c30_op2_f, 43, c30_op2_w, 0, c30_op2_a, 3, c30_op2_u, 0 },
 };
 
 static const cv_stream c30_s[] = {
@@ -5575,9 +5656,9 @@ static const cv_case cv_cases[] = {
 	{ "tp-lookup-tables", "TP lookup-table activations over all 256 input codes (a 16x16 image), three tables: leaky ReLU with alpha 1/4 in 32-bit entries with sign support, scale 2, zero points 120 -> 20 (saturation at both ends, ties of the negative side); x / 4 in half-precision entries without sign support (the table holds f(|d|), the sign put back), zero points 100 -> 128, ties; random entries in [-1, 1] with sign support, scale 100 (the interpolation between entries decides)",
 	  "numpy: the functions' values (leaky ReLU, x / 4: linear between entries, so the interpolation is exact), for the random table the rule of doc/cpu-backend.md in Python fractions; times the scale, rounded half away from zero, plus the zero point, saturated",
 	  "", 0x1000003b, 0, c29_in, 1, c29_out, 3, c29_ops, 3, c29_s, 0, c29_raw, 3 },
-	{ "tp-int8-pool-and-table", "TP on int8 data (in_image_data_type and out_image_data_type 2, zero points 0): 2x2 max pooling at stride 2 of a 6x4x2 image whose windows mix -128..-1 with 0..127 (-> 3x2x2); a lookup table (leaky ReLU, alpha 1/4, 32-bit entries with sign support) over all 256 codes, shift -2 (scale 4): negative codes take the negative branch, saturation at -128 and 127",
+	{ "tp-int8-pool-and-table", "TP on int8 data (in_image_data_type and out_image_data_type 2, zero points 0): 2x2 max pooling at stride 2 of a 6x4x2 image whose windows mix -128..-1 with 0..127 (-> 3x2x2); a lookup table (leaky ReLU, alpha 1/4, 32-bit entries with sign support) over all 256 codes, shift -2 (scale 4): negative codes take the negative branch, saturation at -128 and 127; the same table with alu_input_preshift 3 (the code times 2^-3 selects the entry) and shift -3, ties of the negative side",
 	  "numpy: the maximum of each window's int8 values; the table's rule of doc/cpu-backend.md on the signed code, in Python fractions, rounded half away from zero, saturated to -128..127",
-	  "", 0x1000003b, 0, c30_in, 2, c30_out, 2, c30_ops, 2, c30_s, 0, c30_raw, 1 },
+	  "", 0x1000003b, 0, c30_in, 2, c30_out, 3, c30_ops, 3, c30_s, 0, c30_raw, 1 },
 	{ "tp-fully-connected", "TP fully connected layer, 12 inputs 2 bytes apart -> 16 outputs, kernel zero point 128, scale 2^-4 (15-bit mantissa, exponent 127 - shift): two sums are ties (+ and -), two saturate",
 	  "numpy: requant(bias[o] + sum over i of (w[o][i] - zp) x in[i]), exactly (Python fractions), half away from zero",
 	  "", 0x1000003b, 0, c31_in, 1, c31_out, 1, c31_ops, 1, c31_s, 1, c31_raw, 0 },

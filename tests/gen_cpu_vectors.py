@@ -1089,7 +1089,8 @@ def tp_int8_case():
              "points 0): 2x2 max pooling at stride 2 of a 6x4x2 image whose windows mix -128..-1 with 0..127 "
              "(-> 3x2x2); a lookup table (leaky ReLU, alpha 1/4, 32-bit entries with sign support) "
              "over all 256 codes, shift -2 (scale 4): negative codes take the negative branch, saturation at "
-             "-128 and 127",
+             "-128 and 127; the same table with alu_input_preshift 3 (the code times 2^-3 selects the entry) "
+             "and shift -3, ties of the negative side",
              "numpy: the maximum of each window's int8 values; the table's rule of doc/cpu-backend.md on the "
              "signed code, in Python fractions, rounded half away from zero, saturated to -128..127")
     rs = np.random.RandomState(26)
@@ -1122,6 +1123,21 @@ def tp_int8_case():
         assert v == leaky(Fraction(q))
         out.append(sat_s8(round_half_away(v * 4)))
     assert -128 in out and 127 in out and -10 in out and 17 not in out
+    c.add_output(s8_bytes(out), [256])
+    # alu_input_preshift 3: the table reads q x 2^-3; shift -3 (scale 8)
+    op = tp_op(c, "ActivationLayer_1", 16, 16, 1, 16, 256, (0, 0, 15, 15), (16, 16, 16, 16), [(16, 1), (16, 16)],
+               at_in=(INPUT, 1, 0), at_out=(OUTPUT, 2, 0),
+               extra=[("alu_pwl_enable", 1), ("alu_load_pwl_lut", 1), ("alu_pwl_sign_support", 1),
+                      ("alu_input_preshift", 3), ("alu_output_postshift", 29), ("alu_output_postshift_5_6", 3)] + i8)
+    field_addr(op, "alu_load_pwl_lut_address", MISC_DYNA_GENERIC, entry, 0)
+    out, ties = [], 0
+    for q in range(-128, 128):
+        x = Fraction(q, 8)
+        v = lut_rule(vals, 1, x)
+        assert v == leaky(x)
+        ties += (v * 8).denominator == 2
+        out.append(sat_s8(round_half_away(v * 8)))
+    assert ties > 20 and out[128 + 100] == 100 and out[128 - 6] == -2 and out[0] == -32
     c.add_output(s8_bytes(out), [256])
     return c
 

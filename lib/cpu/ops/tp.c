@@ -365,7 +365,8 @@ static int tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layo
 	for (size_t i = 0; i < sizeof(tp_zero_fields) / sizeof(tp_zero_fields[0]); i++) {
 		enum nbg_tp_fid f = tp_zero_fields[i];
 		int own = tp_scale_field(f);
-		if (nbg_cmd_tp(cmd, f) && !(t->lut && own) && !(t->f16_out && own == 2)) {
+		int pre = f == NBG_TPF_ALU_INPUT_PRESHIFT && t->lut && t->flip; /* ops/lut.c reads it */
+		if (nbg_cmd_tp(cmd, f) && !(t->lut && own) && !(t->f16_out && own == 2) && !pre) {
 			nbg_cpu_refuse(s, "tp-field-unsupported", "%s is %u: a TP operation is executed only with "
 				       "it 0", nbg_command_fields(NBG_CMD_TP, NULL)[f].key, nbg_cmd_tp(cmd, f));
 			return 0;
