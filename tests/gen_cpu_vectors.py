@@ -1090,9 +1090,11 @@ def tp_int8_case():
              "(-> 3x2x2); a lookup table (leaky ReLU, alpha 1/4, 32-bit entries with sign support) "
              "over all 256 codes, shift -2 (scale 4): negative codes take the negative branch, saturation at "
              "-128 and 127; the same table with alu_input_preshift 3 (the code times 2^-3 selects the entry) "
-             "and shift -3, ties of the negative side",
+             "and shift -3, ties of the negative side; int8 copies with a scale: shift -1 (x 2, saturating) "
+             "and multiplier 1.5 with shift 1 (x 0.75, ties of both signs)",
              "numpy: the maximum of each window's int8 values; the table's rule of doc/cpu-backend.md on the "
-             "signed code, in Python fractions, rounded half away from zero, saturated to -128..127")
+             "signed code (the copies: the code times the scale), in Python fractions, rounded half away "
+             "from zero, saturated to -128..127")
     rs = np.random.RandomState(26)
     img = rs.randint(-128, 16, (2, 4, 6))
     planar_input(c, s8_bytes(img), 6, 24)
@@ -1139,6 +1141,16 @@ def tp_int8_case():
         out.append(sat_s8(round_half_away(v * 8)))
     assert ties > 20 and out[128 + 100] == 100 and out[128 - 6] == -2 and out[0] == -32
     c.add_output(s8_bytes(out), [256])
+    # copies with a scale: shift -1 (x 2, saturating), and multiplier 1.5 with shift 1 (x 0.75, ties)
+    for k, (m, sh) in enumerate(((0, -1), (16384, 1))):
+        tp_op(c, "ConcatLayer" + ("_1" if k else ""), 16, 16, 1, 16, 256, (0, 0, 15, 15), (16, 16, 16, 16),
+              [(16, 1), (16, 16)], at_in=(INPUT, 1, 0), at_out=(OUTPUT, 3 + k, 0),
+              extra=[("alu_output_post_multiplier", m), ("alu_output_postshift", sh & 31),
+                     ("alu_output_postshift_5_6", (sh & 127) >> 5)] + i8)
+        scale = Fraction(32768 + m, 32768) * Fraction(2) ** -sh
+        out = [sat_s8(round_half_away(q * scale)) for q in range(-128, 128)]
+        assert (-128 in out and 127 in out) if k == 0 else sum((q * scale).denominator == 2 for q in range(-128, 128)) > 50
+        c.add_output(s8_bytes(out), [256])
     return c
 
 
