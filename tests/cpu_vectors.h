@@ -5247,27 +5247,20 @@ static const cv_raw c32_raw[] = {
 };
 
 static const uint8_t c33_in0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0x52, 0x92, 0xfe, 0x19, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	0xff, 0xff, 0xff, 0xff, 0x98, 0x67, 0x6f, 0x78, 4, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xae, 0x4c, 0x8c, 0xc6, 0x2c, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x8a, 0x9c, 0xf9, 0x1a,
-	0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0x2a, 0x6b, 0xf2, 0xb8, 0xb2, 0xba, 0x10, 0x5a, 0xe3, 0x5e, 1, 0xb5, 0x4b, 0xd3, 0x7c, 0x6b,
-	0x92, 0xdb, 0x9e, 5, 0x3c, 0x96, 6, 0xbd, 0x94, 0xfe, 0x6f, 0xd6, 0x4e, 0x1b, 0x62, 0xd5,
-	0xac, 0xf3, 0x9b, 0x22, 0xf6, 0x4e, 0x7b, 0x9e, 0x9f, 0x7a, 0x65, 0x27,
+	0xe7, 0xf, 0x1e, 0x17, 0x18, 0xe3, 0xe3, 0x10, 0x11, 0x1e, 4, 0xf,
 };
 
 static const cv_io c33_in[] = {
-	{ { 140, 1, 1, 1 }, 1, 2, c33_in0, 140 },
+	{ { 12, 1, 1, 1 }, 1, 2, c33_in0, 12 },
 };
 
 static const uint8_t c33_out0[] = {
-	0, 0, 0xff, 0, 0, 0, 2, 0, 4, 0, 0xf9, 0, 0xff, 0,
+	0, 0, 0x92, 0x24, 0xbd, 0x35, 0xa9, 0x2d, 0xea, 0x2e, 0, 0, 0, 0, 0x95, 0x25,
+	0xd2, 0x26, 0xbd, 0x35, 0xd, 0x18, 0x92, 0x24,
 };
 
 static const cv_io c33_out[] = {
-	{ { 14, 1, 1, 1 }, 1, 2, c33_out0, 14 },
+	{ { 12, 1, 1, 1 }, 1, 1, c33_out0, 24 },
 };
 
 static const cv_field c33_op0_f[] = {
@@ -5280,22 +5273,17 @@ static const cv_word c33_op0_w[] = {
 
 static const cv_addr c33_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 12, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
 };
 
 static const uint32_t c33_op0_u[] = {
-	0, 0x14, 0x70010, 0x444051c0, 0x8c, 1, 0x10da10b0, 0,
-	4, 0x3f800000, 0x42000000, 0x3e000000, 0, 2, 0x70001, 0x444051c0,
-	0xe, 1, 0x10da10b0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0x3f800000,
+	0, 0xc, 0x1000c, 0x44404130, 0xc, 1, 0x10da10b0, 0,
+	0, 0x18, 0x1000c, 0x44404071, 0x18, 1, 0x10da10b0, 0,
+	0xc, 0xc, 0x3e93bb63,
 };
 
 static const cv_op c33_ops[] = {
-	{ 1, "PoolingLayer2", -1, c33_op0_f, 0, c33_op0_w, 0, c33_op0_a, 2, c33_op0_u, 61 },
+	{ 1, "Softmax2Layer", -1, c33_op0_f, 0, c33_op0_w, 0, c33_op0_a, 2, c33_op0_u, 19 },
 };
 
 static const cv_stream c33_s[] = {
@@ -5307,39 +5295,27 @@ static const cv_raw c33_raw[] = {
 };
 
 static const uint8_t c34_in0[] = {
-	0, 0xff, 0x85, 0x36, 0x7c, 0, 0xbe, 0x58, 0x93, 0xfc, 0x47, 0, 0xfe, 0x59, 3, 0xe5,
-	0xea, 0, 0, 0, 9, 4, 0x8b, 0xd1, 3, 0, 0x41, 0xa2, 0x23, 0x18, 0x2a, 0,
-	0x52, 0x8a, 0xd4, 0xb2, 0x64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c34_in1[] = {
-	0x64, 0xb9, 0xc5, 0xf9, 0xa6, 0, 0x4d, 0xb, 0x3e, 0x8b, 0x78, 0, 0xda, 0x9d, 0x34, 0xdd,
-	0x5a, 0, 0, 0, 0xef, 0x40, 0x8b, 0x86, 0x6e, 0, 0x5e, 0xc4, 0x3e, 0xe9, 0x9e, 0,
-	0xd0, 0xd3, 0x32, 0xe5, 0x4a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0x52, 0x92, 0xfe, 0x19, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0x98, 0x67, 0x6f, 0x78, 4, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xae, 0x4c, 0x8c, 0xc6, 0x2c, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x8a, 0x9c, 0xf9, 0x1a,
+	0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x2a, 0x6b, 0xf2, 0xb8, 0xb2, 0xba, 0x10, 0x5a, 0xe3, 0x5e, 1, 0xb5, 0x4b, 0xd3, 0x7c, 0x6b,
+	0x92, 0xdb, 0x9e, 5, 0x3c, 0x96, 6, 0xbd, 0x94, 0xfe, 0x6f, 0xd6, 0x4e, 0x1b, 0x62, 0xd5,
+	0xac, 0xf3, 0x9b, 0x22, 0xf6, 0x4e, 0x7b, 0x9e, 0x9f, 0x7a, 0x65, 0x27,
 };
 
 static const cv_io c34_in[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c34_in0, 120 },
-	{ { 120, 1, 1, 1 }, 1, 2, c34_in1, 120 },
+	{ { 140, 1, 1, 1 }, 1, 2, c34_in0, 140 },
 };
 
 static const uint8_t c34_out0[] = {
-	0x47, 0xff, 0xff, 0xff, 0xe8, 0x84, 0, 0x58, 0xff, 0x88, 0xff, 0xc9, 0, 0xff, 0xad, 0xff,
-	0x13, 0xc7, 0xe2, 0x58, 0x5e, 0xff, 0x20, 0xff, 0xb3, 0xff, 0xff, 0x66, 0xff, 0x52,
+	0, 0, 0xff, 0, 0, 0, 2, 0, 4, 0, 0xf9, 0, 0xff, 0,
 };
 
 static const cv_io c34_out[] = {
-	{ { 30, 1, 1, 1 }, 1, 2, c34_out0, 30 },
+	{ { 14, 1, 1, 1 }, 1, 2, c34_out0, 14 },
 };
 
 static const cv_field c34_op0_f[] = {
@@ -5352,24 +5328,22 @@ static const cv_word c34_op0_w[] = {
 
 static const cv_addr c34_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 1, 1, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
+	{ 2, NULL, 12, 2, 0, 0, 0 },
 };
 
 static const uint32_t c34_op0_u[] = {
-	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 5, 0x30005, 0x444051f0, 0xf, 2, 0x10da10b0, 0,
-	0x43000000, 0x3f000000, 0x3fc00000, 0, 0x1e, 0, 0, 0,
+	0, 0x14, 0x70010, 0x444051c0, 0x8c, 1, 0x10da10b0, 0,
+	4, 0x3f800000, 0x42000000, 0x3e000000, 0, 2, 0x70001, 0x444051c0,
+	0xe, 1, 0x10da10b0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0x80,
+	0, 0, 0, 0, 0x3f800000,
 };
 
 static const cv_op c34_ops[] = {
-	{ 1, "TensorAdd", -1, c34_op0_f, 0, c34_op0_w, 0, c34_op0_a, 3, c34_op0_u, 65 },
+	{ 1, "PoolingLayer2", -1, c34_op0_f, 0, c34_op0_w, 0, c34_op0_a, 2, c34_op0_u, 61 },
 };
 
 static const cv_stream c34_s[] = {
@@ -5381,9 +5355,9 @@ static const cv_raw c34_raw[] = {
 };
 
 static const uint8_t c35_in0[] = {
-	0, 0xff, 0xd8, 0x42, 0x92, 0, 0xc9, 0x39, 0xc3, 0x66, 0x3d, 0, 0xd3, 0x8e, 0xfc, 0xaa,
-	0x2d, 0, 0, 0, 0x23, 0x21, 0x4d, 0x1f, 0xac, 0, 0x7a, 0xe7, 0x8c, 0x8b, 0x96, 0,
-	0x50, 0x50, 0x6a, 0x66, 0xf6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0xff, 0x85, 0x36, 0x7c, 0, 0xbe, 0x58, 0x93, 0xfc, 0x47, 0, 0xfe, 0x59, 3, 0xe5,
+	0xea, 0, 0, 0, 9, 4, 0x8b, 0xd1, 3, 0, 0x41, 0xa2, 0x23, 0x18, 0x2a, 0,
+	0x52, 0x8a, 0xd4, 0xb2, 0x64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -5392,11 +5366,11 @@ static const uint8_t c35_in0[] = {
 };
 
 static const uint8_t c35_in1[] = {
-	0x53, 0xfb, 0x53, 0x7b, 0x40, 0xcc, 0x20, 0x50, 0x20, 0xd0, 0, 0, 0, 0xfc, 0, 0x7c,
-	0, 0x7e, 0xa0, 0xd0, 0x80, 0xcc, 0, 0, 0, 0xcb, 0, 0xc8, 0, 0x48, 0, 0x4a,
-	0x80, 0xcb, 0, 0, 0, 0, 0, 0, 0xc0, 0x50, 0, 0xc9, 0x80, 0x4a, 0x80, 0x4b,
-	0x60, 0x50, 0, 0, 0, 0x4d, 0xe0, 0xd0, 0x80, 0x4d, 0x80, 0x48, 0xe0, 0x50, 0, 0,
-	0, 0xc4, 0x60, 0x50, 0, 0xc7, 0, 0x47, 0x40, 0xce, 0, 0, 0, 0, 0, 0,
+	0x64, 0xb9, 0xc5, 0xf9, 0xa6, 0, 0x4d, 0xb, 0x3e, 0x8b, 0x78, 0, 0xda, 0x9d, 0x34, 0xdd,
+	0x5a, 0, 0, 0, 0xef, 0x40, 0x8b, 0x86, 0x6e, 0, 0x5e, 0xc4, 0x3e, 0xe9, 0x9e, 0,
+	0xd0, 0xd3, 0x32, 0xe5, 0x4a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
@@ -5404,12 +5378,12 @@ static const uint8_t c35_in1[] = {
 
 static const cv_io c35_in[] = {
 	{ { 120, 1, 1, 1 }, 1, 2, c35_in0, 120 },
-	{ { 60, 1, 1, 1 }, 1, 1, c35_in1, 120 },
+	{ { 120, 1, 1, 1 }, 1, 2, c35_in1, 120 },
 };
 
 static const uint8_t c35_out0[] = {
-	0, 0xff, 0xd4, 0xa2, 0xaa, 0, 0xff, 0, 0x92, 0x86, 0xd4, 0xb4, 0xf3, 0xcc, 0x80, 0x96,
-	0x7c, 0x9e, 0x88, 0xd8, 0xb8, 0xd1, 0xc2, 0xbb, 0xd0, 0x97, 0xaa, 0xa2, 0xa8, 0xe0,
+	0x47, 0xff, 0xff, 0xff, 0xe8, 0x84, 0, 0x58, 0xff, 0x88, 0xff, 0xc9, 0, 0xff, 0xad, 0xff,
+	0x13, 0xc7, 0xe2, 0x58, 0x5e, 0xff, 0x20, 0xff, 0xb3, 0xff, 0xff, 0x66, 0xff, 0x52,
 };
 
 static const cv_io c35_out[] = {
@@ -5432,14 +5406,14 @@ static const cv_addr c35_op0_a[] = {
 
 static const uint32_t c35_op0_u[] = {
 	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
 	0, 5, 0x30005, 0x444051f0, 0xf, 2, 0x10da10b0, 0,
-	0x43000000, 0x3f000000, 0x3f000000, 0, 0x1e, 0, 0, 0,
+	0x43000000, 0x3f000000, 0x3fc00000, 0, 0x1e, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0,
+	0x80,
 };
 
 static const cv_op c35_ops[] = {
@@ -5455,22 +5429,39 @@ static const cv_raw c35_raw[] = {
 };
 
 static const uint8_t c36_in0[] = {
-	0xa1, 0x7a, 0xea, 0x69, 0xf6, 0x55, 0x44, 0x23, 0xc5, 0x8b, 0xea, 0xce,
+	0, 0xff, 0xd8, 0x42, 0x92, 0, 0xc9, 0x39, 0xc3, 0x66, 0x3d, 0, 0xd3, 0x8e, 0xfc, 0xaa,
+	0x2d, 0, 0, 0, 0x23, 0x21, 0x4d, 0x1f, 0xac, 0, 0x7a, 0xe7, 0x8c, 0x8b, 0x96, 0,
+	0x50, 0x50, 0x6a, 0x66, 0xf6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c36_in1[] = {
+	0x53, 0xfb, 0x53, 0x7b, 0x40, 0xcc, 0x20, 0x50, 0x20, 0xd0, 0, 0, 0, 0xfc, 0, 0x7c,
+	0, 0x7e, 0xa0, 0xd0, 0x80, 0xcc, 0, 0, 0, 0xcb, 0, 0xc8, 0, 0x48, 0, 0x4a,
+	0x80, 0xcb, 0, 0, 0, 0, 0, 0, 0xc0, 0x50, 0, 0xc9, 0x80, 0x4a, 0x80, 0x4b,
+	0x60, 0x50, 0, 0, 0, 0x4d, 0xe0, 0xd0, 0x80, 0x4d, 0x80, 0x48, 0xe0, 0x50, 0, 0,
+	0, 0xc4, 0x60, 0x50, 0, 0xc7, 0, 0x47, 0x40, 0xce, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c36_in[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c36_in0, 12 },
+	{ { 120, 1, 1, 1 }, 1, 2, c36_in0, 120 },
+	{ { 60, 1, 1, 1 }, 1, 1, c36_in1, 120 },
 };
 
 static const uint8_t c36_out0[] = {
-	0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0x69, 0x69,
-	0xf6, 0xf6, 0x55, 0x55, 0, 0x69, 0x69, 0xf6, 0xf6, 0x55, 0x55, 0, 0x44, 0x44, 0x23, 0x23,
-	0xc5, 0xc5, 0, 0x44, 0x44, 0x23, 0x23, 0xc5, 0xc5, 0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce,
-	0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce, 0,
+	0, 0xff, 0xd4, 0xa2, 0xaa, 0, 0xff, 0, 0x92, 0x86, 0xd4, 0xb4, 0xf3, 0xcc, 0x80, 0x96,
+	0x7c, 0x9e, 0x88, 0xd8, 0xb8, 0xd1, 0xc2, 0xbb, 0xd0, 0x97, 0xaa, 0xa2, 0xa8, 0xe0,
 };
 
 static const cv_io c36_out[] = {
-	{ { 56, 1, 1, 1 }, 1, 2, c36_out0, 56 },
+	{ { 30, 1, 1, 1 }, 1, 2, c36_out0, 30 },
 };
 
 static const cv_field c36_op0_f[] = {
@@ -5483,17 +5474,24 @@ static const cv_word c36_op0_w[] = {
 
 static const cv_addr c36_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 1, 1, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c36_op0_u[] = {
-	0, 3, 0x20003, 0x444041f0, 6, 2, 0x10da10b0, 0,
-	0, 7, 0x40006, 0x444041f0, 0x1c, 2, 0x10da10b0, 0,
-	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
+	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
+	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
+	0, 5, 0x30005, 0x444051f0, 0xf, 2, 0x10da10b0, 0,
+	0x43000000, 0x3f000000, 0x3f000000, 0, 0x1e, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0,
 };
 
 static const cv_op c36_ops[] = {
-	{ 1, "TensorScale", -1, c36_op0_f, 0, c36_op0_w, 0, c36_op0_a, 2, c36_op0_u, 22 },
+	{ 1, "TensorAdd", -1, c36_op0_f, 0, c36_op0_w, 0, c36_op0_a, 3, c36_op0_u, 65 },
 };
 
 static const cv_stream c36_s[] = {
@@ -5505,26 +5503,22 @@ static const cv_raw c36_raw[] = {
 };
 
 static const uint8_t c37_in0[] = {
-	0xc9, 0xf, 0xec, 0xb7, 0x21, 0xec, 0xbf, 0xc0, 0xf9, 0xe8, 0x8b, 0x8b, 0xb8, 0xc8, 0x39, 0xb7,
-	0xde, 0xac, 0x7e, 0xdb, 0x37, 0x38, 0xc0, 0xe9, 0x4c, 0xbd, 0xf2, 0x6f, 0x95, 0x83, 0x13, 0x13,
-	9, 0x2d, 0x3b, 0xd8, 0x27, 0xc5, 0xb8, 0x86, 0xd0, 0x7d, 0xde, 0xfc, 0xec, 1, 0xf9, 0xbe,
-	0xca, 0x39, 0xde, 0xa0, 0xaa, 0xa2, 0x12, 0x55, 0x38, 0x83, 0xff, 0xbe,
+	0xa1, 0x7a, 0xea, 0x69, 0xf6, 0x55, 0x44, 0x23, 0xc5, 0x8b, 0xea, 0xce,
 };
 
 static const cv_io c37_in[] = {
-	{ { 60, 1, 1, 1 }, 1, 2, c37_in0, 60 },
+	{ { 12, 1, 1, 1 }, 1, 2, c37_in0, 12 },
 };
 
 static const uint8_t c37_out0[] = {
-	0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9,
-	0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xe9, 0, 0xf2, 0xf2, 0xf2, 0xf2,
-	0xf2, 0xe9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9,
-	0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc,
-	0xfc, 0xff, 0xff, 0xff, 0xff, 0,
+	0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0x69, 0x69,
+	0xf6, 0xf6, 0x55, 0x55, 0, 0x69, 0x69, 0xf6, 0xf6, 0x55, 0x55, 0, 0x44, 0x44, 0x23, 0x23,
+	0xc5, 0xc5, 0, 0x44, 0x44, 0x23, 0x23, 0xc5, 0xc5, 0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce,
+	0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce, 0,
 };
 
 static const cv_io c37_out[] = {
-	{ { 70, 1, 1, 1 }, 1, 2, c37_out0, 70 },
+	{ { 56, 1, 1, 1 }, 1, 2, c37_out0, 56 },
 };
 
 static const cv_field c37_op0_f[] = {
@@ -5537,10 +5531,117 @@ static const cv_word c37_op0_w[] = {
 
 static const cv_addr c37_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
 };
 
 static const uint32_t c37_op0_u[] = {
+	0, 3, 0x20003, 0x444041f0, 6, 2, 0x10da10b0, 0,
+	0, 7, 0x40006, 0x444041f0, 0x1c, 2, 0x10da10b0, 0,
+	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
+};
+
+static const cv_op c37_ops[] = {
+	{ 1, "TensorScale", -1, c37_op0_f, 0, c37_op0_w, 0, c37_op0_a, 2, c37_op0_u, 22 },
+};
+
+static const cv_stream c37_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c37_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c38_in0[] = {
+	5, 0xe2, 0x1e, 0x28, 0x21, 0x7a, 0x5a, 0xac, 9, 0xa5, 0x37, 6, 0x64, 0xc0, 0xdb, 0x5f,
+	0x46, 0x46, 0x16, 0x9f, 0x81, 0xe9, 0x16, 0x74,
+};
+
+static const cv_io c38_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 2, c38_in0, 24 },
+};
+
+static const uint8_t c38_out0[] = {
+	5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28, 5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28,
+	0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac, 0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac,
+	9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6, 9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6,
+	0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f, 0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f,
+	0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f, 0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f,
+	0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74, 0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74,
+};
+
+static const cv_io c38_out[] = {
+	{ { 96, 1, 1, 1 }, 1, 2, c38_out0, 96 },
+};
+
+static const cv_field c38_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c38_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c38_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+};
+
+static const uint32_t c38_op0_u[] = {
+	0, 4, 0x30004, 0x44405130, 0xc, 2, 0x10da10b0, 0,
+	0, 8, 0x60008, 0x44405130, 0x30, 2, 0x10da10b0, 0,
+	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
+};
+
+static const cv_op c38_ops[] = {
+	{ 1, "TensorScale", -1, c38_op0_f, 0, c38_op0_w, 0, c38_op0_a, 2, c38_op0_u, 22 },
+};
+
+static const cv_stream c38_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c38_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c39_in0[] = {
+	0xc9, 0xf, 0xec, 0xb7, 0x21, 0xec, 0xbf, 0xc0, 0xf9, 0xe8, 0x8b, 0x8b, 0xb8, 0xc8, 0x39, 0xb7,
+	0xde, 0xac, 0x7e, 0xdb, 0x37, 0x38, 0xc0, 0xe9, 0x4c, 0xbd, 0xf2, 0x6f, 0x95, 0x83, 0x13, 0x13,
+	9, 0x2d, 0x3b, 0xd8, 0x27, 0xc5, 0xb8, 0x86, 0xd0, 0x7d, 0xde, 0xfc, 0xec, 1, 0xf9, 0xbe,
+	0xca, 0x39, 0xde, 0xa0, 0xaa, 0xa2, 0x12, 0x55, 0x38, 0x83, 0xff, 0xbe,
+};
+
+static const cv_io c39_in[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c39_in0, 60 },
+};
+
+static const uint8_t c39_out0[] = {
+	0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9,
+	0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xe9, 0, 0xf2, 0xf2, 0xf2, 0xf2,
+	0xf2, 0xe9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9,
+	0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc,
+	0xfc, 0xff, 0xff, 0xff, 0xff, 0,
+};
+
+static const cv_io c39_out[] = {
+	{ { 70, 1, 1, 1 }, 1, 2, c39_out0, 70 },
+};
+
+static const cv_field c39_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c39_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c39_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c39_op0_u[] = {
 	0, 6, 0x50006, 0x444051f0, 0x1e, 2, 0x10da10b0, 0,
 	6, 5, 2, 6, 5, 1, 5, 2,
 	0, 7, 0x50006, 0x444051f0, 0x23, 2, 0x10da10b0, 0,
@@ -5553,36 +5654,36 @@ static const uint32_t c37_op0_u[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_op c37_ops[] = {
-	{ 1, "PoolingLayer2", -1, c37_op0_f, 0, c37_op0_w, 0, c37_op0_a, 2, c37_op0_u, 80 },
+static const cv_op c39_ops[] = {
+	{ 1, "PoolingLayer2", -1, c39_op0_f, 0, c39_op0_w, 0, c39_op0_a, 2, c39_op0_u, 80 },
 };
 
-static const cv_stream c37_s[] = {
+static const cv_stream c39_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c37_raw[] = {
+static const cv_raw c39_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c38_in0[] = {
+static const uint8_t c40_in0[] = {
 	0x41, 0x5a, 0x96, 0x5d, 0x68, 0x45, 0x61, 0x73, 0x42, 0x7c,
 };
 
-static const cv_io c38_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c38_in0, 10 },
+static const cv_io c40_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c40_in0, 10 },
 };
 
-static const uint8_t c38_out0[] = {
+static const uint8_t c40_out0[] = {
 	0x41, 0x13, 0xb8, 0x1e, 0x6a, 0x3a, 0x45, 0x20, 0x27, 0x25, 0xff, 0x14, 0xe2, 0x21, 0x38, 0x2a,
 	0xdc, 0x13, 0x65, 0x2e,
 };
 
-static const cv_io c38_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c38_out0, 20 },
+static const cv_io c40_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c40_out0, 20 },
 };
 
-static const cv_field c38_op0_f[] = {
+static const cv_field c40_op0_f[] = {
 	{ "in_image_x_size", 0xa },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -5595,20 +5696,20 @@ static const cv_field c38_op0_f[] = {
 	{ "in_image_y_stride", 0xa },
 };
 
-static const cv_word c38_op0_w[] = {
+static const cv_word c40_op0_w[] = {
 	{ 29, 0x41455dcc },
 	{ 30, 0xc101710d },
 };
 
-static const cv_addr c38_op0_a[] = {
+static const cv_addr c40_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 };
 
-static const uint32_t c38_op0_u[] = {
+static const uint32_t c40_op0_u[] = {
 	0,
 };
 
-static const cv_field c38_op1_f[] = {
+static const cv_field c40_op1_f[] = {
 	{ "out_image_x_size", 0xa },
 	{ "out_image_y_size", 0x1 },
 	{ "out_image_z_size", 0x1 },
@@ -5617,49 +5718,49 @@ static const cv_field c38_op1_f[] = {
 	{ "out_image_y_stride", 0x14 },
 };
 
-static const cv_word c38_op1_w[] = {
+static const cv_word c40_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c38_op1_a[] = {
+static const cv_addr c40_op1_a[] = {
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c38_op1_u[] = {
+static const uint32_t c40_op1_u[] = {
 	0,
 };
 
-static const cv_op c38_ops[] = {
-	{ 6, "Softmax2Layer_SP", -1, c38_op0_f, 10, c38_op0_w, 2, c38_op0_a, 1, c38_op0_u, 0 },
-	{ 6, "Softmax2Layer_SP", -1, c38_op1_f, 6, c38_op1_w, 0, c38_op1_a, 1, c38_op1_u, 0 },
+static const cv_op c40_ops[] = {
+	{ 6, "Softmax2Layer_SP", -1, c40_op0_f, 10, c40_op0_w, 2, c40_op0_a, 1, c40_op0_u, 0 },
+	{ 6, "Softmax2Layer_SP", -1, c40_op1_f, 6, c40_op1_w, 0, c40_op1_a, 1, c40_op1_u, 0 },
 };
 
-static const cv_stream c38_s[] = {
+static const cv_stream c40_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c38_raw[] = {
+static const cv_raw c40_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c39_in0[] = {
+static const uint8_t c41_in0[] = {
 	0xd6, 0xb2, 0x5c, 0xa2, 0x8b, 0x38, 0x90, 0xa8, 0x51, 0xae,
 };
 
-static const cv_io c39_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c39_in0, 10 },
+static const cv_io c41_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c41_in0, 10 },
 };
 
-static const uint8_t c39_out0[] = {
+static const uint8_t c41_out0[] = {
 	0xff, 0x3b, 0x3b, 0xd, 0, 0, 0x96, 0, 1, 0, 0, 0, 3, 0, 0x3d, 2,
 	0, 0, 0x47, 8,
 };
 
-static const cv_io c39_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c39_out0, 20 },
+static const cv_io c41_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c41_out0, 20 },
 };
 
-static const cv_field c39_op0_f[] = {
+static const cv_field c41_op0_f[] = {
 	{ "in_image_x_size", 0xa },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -5672,20 +5773,20 @@ static const cv_field c39_op0_f[] = {
 	{ "in_image_y_stride", 0xa },
 };
 
-static const cv_word c39_op0_w[] = {
+static const cv_word c41_op0_w[] = {
 	{ 29, 0x4209badc },
 	{ 30, 0xc1b4a8a2 },
 };
 
-static const cv_addr c39_op0_a[] = {
+static const cv_addr c41_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 };
 
-static const uint32_t c39_op0_u[] = {
+static const uint32_t c41_op0_u[] = {
 	0,
 };
 
-static const cv_field c39_op1_f[] = {
+static const cv_field c41_op1_f[] = {
 	{ "out_image_x_size", 0xa },
 	{ "out_image_y_size", 0x1 },
 	{ "out_image_z_size", 0x1 },
@@ -5694,28 +5795,28 @@ static const cv_field c39_op1_f[] = {
 	{ "out_image_y_stride", 0x14 },
 };
 
-static const cv_word c39_op1_w[] = {
+static const cv_word c41_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c39_op1_a[] = {
+static const cv_addr c41_op1_a[] = {
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c39_op1_u[] = {
+static const uint32_t c41_op1_u[] = {
 	0,
 };
 
-static const cv_op c39_ops[] = {
-	{ 6, "Softmax2Layer_SP", -1, c39_op0_f, 10, c39_op0_w, 2, c39_op0_a, 1, c39_op0_u, 0 },
-	{ 6, "Softmax2Layer_SP", -1, c39_op1_f, 6, c39_op1_w, 0, c39_op1_a, 1, c39_op1_u, 0 },
+static const cv_op c41_ops[] = {
+	{ 6, "Softmax2Layer_SP", -1, c41_op0_f, 10, c41_op0_w, 2, c41_op0_a, 1, c41_op0_u, 0 },
+	{ 6, "Softmax2Layer_SP", -1, c41_op1_f, 6, c41_op1_w, 0, c41_op1_a, 1, c41_op1_u, 0 },
 };
 
-static const cv_stream c39_s[] = {
+static const cv_stream c41_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c39_raw[] = {
+static const cv_raw c41_raw[] = {
 	{ NULL, 0 },
 };
 
@@ -5819,27 +5920,33 @@ static const cv_case cv_cases[] = {
 	{ "sh-softmax", "SH softmax (Softmax2Layer) over 10 uint8 values -> 10 halves into an FP16 output record, the uniform 0x36048 = 0.35 x log2(e) as a float32; two values equal the maximum",
 	  "numpy: 2^((x - max) x u) / sum in double precision, numpy.float16 (to nearest, ties to even)",
 	  "", 0x1000003b, 0, c32_in, 1, c32_out, 1, c32_ops, 1, c32_s, 0, c32_raw, 0 },
+	{ "sh-softmax-int8", "SH softmax (Softmax2Layer) over 12 int8 values (format word 0x44404130) -> 12 halves, the uniform 0x36048 = 0.2 x log2(e): values from -40 to 30, negative and positive, two at the maximum",
+	  "numpy: 2^((x - max) x u) / sum over the signed values, in 60-digit decimals, numpy.float16 (to nearest, ties to even), below the normal range 0",
+	  "", 0x1000003b, 0, c33_in, 1, c33_out, 1, c33_ops, 1, c33_s, 0, c33_raw, 0 },
 	{ "sh-global-average-pooling", "SH global average pooling (PoolingLayer2, images 0x444051c0): 7 channels of 4x4 (rows of 16 bytes, 20 apart) -> 7 values (2 apart); a = 1, b = 16 x 2 (zero point 2), c = 1 / (16 x 0.5), d = 1: a sum of 4 mod 8 is a tie",
 	  "numpy: numpy.rint((sum x a - b) x c + d) in double precision from the float32 uniforms (to nearest, ties to even: the C library's nearbyint), saturated",
-	  "", 0x1000003b, 0, c33_in, 1, c33_out, 1, c33_ops, 1, c33_s, 0, c33_raw, 0 },
+	  "", 0x1000003b, 0, c34_in, 1, c34_out, 1, c34_ops, 1, c34_s, 0, c34_raw, 0 },
 	{ "sh-tensoradd", "SH TensorAdd of two 5x3x2 images (rows 6, slices 20 bytes apart) into a third (rows 5), a = 0.5, b = 1.5, zero points 30, 128 -> 128 (out = (x0 - zp0) a + (x1 - zp1) b + zpo): ties, saturation at 0 and 255",
 	  "numpy: numpy.rint of the sum in double precision from the float32 uniforms (to nearest, ties to even), saturated",
-	  "", 0x1000003b, 0, c34_in, 2, c34_out, 1, c34_ops, 1, c34_s, 0, c34_raw, 0 },
+	  "", 0x1000003b, 0, c35_in, 2, c35_out, 1, c35_ops, 1, c35_s, 0, c35_raw, 0 },
 	{ "sh-tensoradd-fp16", "SH TensorAdd of two 5x3x2 images (rows 6, slices 20 bytes apart) into a third (rows 5), a = 0.5, b = 0.5, input 1 IEEE halves (format 0x44405071, rows of 2 x width bytes; multiples of 1, +-60000, +-infinity, a NaN), zero points 30, 0 (fp16) -> 128 (out = (x0 - zp0) a + (x1 - zp1) b + zpo): ties, saturation at 0 and 255; a NaN half gives 0",
 	  "numpy: numpy.rint of the sum in double precision from the float32 uniforms (to nearest, ties to even), x1 the numpy.float16 value, saturated",
-	  "", 0x1000003b, 0, c35_in, 2, c35_out, 1, c35_ops, 1, c35_s, 0, c35_raw, 0 },
+	  "", 0x1000003b, 0, c36_in, 2, c36_out, 1, c36_ops, 1, c36_s, 0, c36_raw, 0 },
 	{ "sh-tensorscale", "SH TensorScale: a 3x2x2 image (rows 3, slices 6) upsampled 2x into 6x4x2 (rows 7, slices 28 bytes: gaps)",
 	  "numpy: numpy.repeat by 2 along x and y (2x nearest neighbour)",
-	  "", 0x1000003b, 0, c36_in, 1, c36_out, 1, c36_ops, 1, c36_s, 0, c36_raw, 0 },
+	  "", 0x1000003b, 0, c37_in, 1, c37_out, 1, c37_ops, 1, c37_s, 0, c37_raw, 0 },
+	{ "sh-tensorscale-int8", "SH TensorScale on int8 images (format word 0x44405130, the uint8 layout otherwise): a 4x3x2 image of negative and positive values upsampled 2x into 8x6x2",
+	  "numpy: numpy.repeat by 2 along x and y of the int8 values, as bytes",
+	  "", 0x1000003b, 0, c38_in, 1, c38_out, 1, c38_ops, 1, c38_s, 0, c38_raw, 0 },
 	{ "sh-max-pooling", "SH max pooling (PoolingLayer2, images 0x444051f0, yolov8n's SPPF layout): 5x5 windows at stride 1 with padding 2 over a 6x5x2 image (rows 6, slices 30) into one of its size (rows 7, slices 35 bytes: gaps)",
 	  "numpy: the maximum over each 5x5 window centred on the pixel, clipped to the image",
-	  "", 0x1000003b, 0, c37_in, 1, c37_out, 1, c37_ops, 1, c37_s, 0, c37_raw, 0 },
+	  "", 0x1000003b, 0, c39_in, 1, c39_out, 1, c39_ops, 1, c39_s, 0, c39_raw, 0 },
 	{ "sp-softmax", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier",
 	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c38_in, 1, c38_out, 1, c38_ops, 2, c38_s, 0, c38_raw, 0 },
+	  "", 0x1000003b, 0, c40_in, 1, c40_out, 1, c40_ops, 2, c40_s, 0, c40_raw, 0 },
 	{ "sp-softmax-scale-precision", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier; s = 0.22358753 (0x3e64f421), where s x log2(e) rounded to a float32 would move one half by a unit in its last place",
 	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c39_in, 1, c39_out, 1, c39_ops, 2, c39_s, 0, c39_raw, 0 },
+	  "", 0x1000003b, 0, c41_in, 1, c41_out, 1, c41_ops, 2, c41_s, 0, c41_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

@@ -1237,6 +1237,30 @@ def softmax_case():
     return c
 
 
+def softmax_int8_case():
+    c = Case("sh-softmax-int8", "SH softmax (Softmax2Layer) over 12 int8 values (format word 0x44404130) -> 12 "
+             "halves, the uniform 0x36048 = 0.2 x log2(e): values from -40 to 30, negative and positive, "
+             "two at the maximum",
+             "numpy: 2^((x - max) x u) / sum over the signed values, in 60-digit decimals, numpy.float16 "
+             "(to nearest, ties to even), below the normal range 0")
+    rs = np.random.RandomState(35)
+    x = rs.randint(-40, 25, 12)
+    x[2] = x[9] = 30
+    assert (x < 0).sum() >= 3
+    c.add_input(s8_bytes(x), [12])
+    u = {}
+    put(u, 1, image_words(12, 12, 1, 0x44404130, 12, 1))
+    put(u, 9, image_words(24, 12, 1, FMT_F16, 24, 1))
+    uf = np.float32(0.2 * math.log2(math.e))
+    u.update({16: 12, 17: 12, 18: f32_bits(uf)})
+    sh_op(c, "Softmax2Layer", u, [(0, (INPUT, 0, 0)), (8, (OUTPUT, 0, 0))])
+    with decimal.localcontext() as ctx:
+        ctx.prec = 60
+        ln2 = Fraction(Decimal(2).ln())
+    c.add_output(flush_subnormal(f16_le(softmax_exact(x, Fraction(float(uf)) * ln2), True)), [12], FP16)
+    return c
+
+
 def avgpool_case():
     c = Case("sh-global-average-pooling", "SH global average pooling (PoolingLayer2, images 0x444051c0): 7 "
              "channels of 4x4 (rows of 16 bytes, 20 apart) -> 7 values (2 apart); a = 1, b = 16 x 2 "
@@ -1336,6 +1360,21 @@ def shscale_case():
     return c
 
 
+def shscale_int8_case():
+    c = Case("sh-tensorscale-int8", "SH TensorScale on int8 images (format word 0x44405130, the uint8 "
+             "layout otherwise): a 4x3x2 image of negative and positive values upsampled 2x into 8x6x2",
+             "numpy: numpy.repeat by 2 along x and y of the int8 values, as bytes")
+    rs = np.random.RandomState(36)
+    img = rs.randint(-128, 128, (2, 3, 4))
+    c.add_input(s8_bytes(img), [24])
+    u = {16: 0x33221100, 17: 0x77665544, 18: 0xBBAA9988, 19: 0xFFEEDDCC, 20: 16, 21: 0xFFFFFFFF}
+    put(u, 1, image_words(4, 4, 3, 0x44405130, 12, 2))
+    put(u, 9, image_words(8, 8, 6, 0x44405130, 48, 2))
+    sh_op(c, "TensorScale", u, [(0, (INPUT, 0, 0)), (8, (OUTPUT, 0, 0))])
+    c.add_output(s8_bytes(img.repeat(2, axis=1).repeat(2, axis=2)), [96])
+    return c
+
+
 # The max pooling shader's uniforms that are not geometry: the values of
 # yolov8n's three SPPF operations (doc/cpu-backend.md, "The max pooling
 # shader"), which the backend pins.
@@ -1412,8 +1451,10 @@ def spmax_cases():
 def all_cases():
     return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
-            tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() + [tp_f16_case(), lut_case(), tp_int8_case(), tpfc_case()] +
-            [softmax_case(), avgpool_case(), shadd_case(0), shadd_case(1), shscale_case(), shmax_case(),
+            tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() +
+            [tp_f16_case(), lut_case(), tp_int8_case(), tpfc_case()] +
+            [softmax_case(), softmax_int8_case(), avgpool_case(), shadd_case(0), shadd_case(1), shscale_case(),
+             shscale_int8_case(), shmax_case(),
             ] + spmax_cases())
 
 

@@ -42,6 +42,11 @@
 /* The word of the hand-tiny additions' input 1 that a TP copy from uint8
  * into fp16 writes (0x1000e and 0x1000f; 0x1000c adds uint8 there). */
 #define SHELT_FMT_F16 0x44405071u
+/* The word of yolov8n's and retinaface's int8 upsamplings (0x99, 0x88):
+ * the uint8 compilation's uniforms but this word; an upsampling copies
+ * bytes, whatever they hold.  No TensorAdd with this word has the uint8
+ * layout (yolov8n's int8 ones load another). */
+#define SHELT_FMT_S8 0x44405130u
 #define SHELT_MAX_SCALE 65536.0f
 
 /* Uniform word j loaded exactly once, else refused. */
@@ -120,23 +125,24 @@ static int shelt_apart(nbg_cpu_step *s, const cpu_ref *r, const char *what, int 
 	return 0;
 }
 
-/* The images' format words: one of the corpus's uint8 words for all n,
- * but, when f16_ok, input 1 (0x3602c) may hold SHELT_FMT_F16 (*f16 set);
- * 0 with the step refused. */
+/* The images' format words: one of the corpus's uint8 words for all n
+ * (with s8_ok, the upsampling: or its int8 word), but, when f16_ok, input 1
+ * (0x3602c) may hold SHELT_FMT_F16 (*f16 set); 0 with the step refused. */
 static int shelt_format(nbg_cpu_step *s, const cpu_uniforms *u, const char *what, unsigned n, int f16_ok,
-			int *f16)
+			int s8_ok, int *f16)
 {
 	uint32_t f0 = u->value[3];
-	int ok = f0 == SHELT_FMT_A || f0 == SHELT_FMT_B;
+	int ok = f0 == SHELT_FMT_A || f0 == SHELT_FMT_B || (s8_ok && f0 == SHELT_FMT_S8);
 	*f16 = f16_ok && u->value[11] == SHELT_FMT_F16;
 	for (unsigned i = 1; i < n; i++)
 		ok &= u->value[8 * i + 3] == f0 || (i == 1 && *f16);
 	if (!ok) {
 		nbg_cpu_refuse(s, "shelt-format-unsupported", "a %s shader (layer %s) with image format words "
 			       "0x%08x (uniform 0x3600c), 0x%08x (0x3602c)%s: executed is one of the corpus's "
-			       "uint8 words 0x%08x and 0x%08x for all %u images%s", what, s->layer, f0, u->value[11],
+			       "uint8 words 0x%08x and 0x%08x%s for all %u images%s", what, s->layer, f0, u->value[11],
 			       n > 2 && u->value[19] != f0 ? " and another at 0x3604c" : "", SHELT_FMT_A,
-			       SHELT_FMT_B, n, f16_ok ? " (input 1 may be the fp16 word 0x44405071)" : "");
+			       SHELT_FMT_B, s8_ok ? " (or the int8 word 0x44405130)" : "", n,
+			       f16_ok ? " (input 1 may be the fp16 word 0x44405071)" : "");
 		return 0;
 	}
 	for (unsigned i = 0; i < n; i++)
@@ -159,7 +165,7 @@ static void plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t oper
 	int f16;
 	if (!nbg_cpu_load_uniforms(p, s, operation, "TensorAdd shader", &u) ||
 	    !loaded_once(s, &u, "TensorAdd", used, sizeof(used) / sizeof(used[0])) ||
-	    !shelt_format(s, &u, "TensorAdd", 3, 1, &f16))
+	    !shelt_format(s, &u, "TensorAdd", 3, 1, 0, &f16))
 		return;
 	const uint32_t *v = u.value;
 	uint32_t x = v[2] & 0xffff, y = v[2] >> 16, z = v[5];
@@ -215,7 +221,7 @@ static void plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 	int f16;
 	if (!nbg_cpu_load_uniforms(p, s, operation, "TensorScale shader", &u) ||
 	    !loaded_once(s, &u, "TensorScale", used, sizeof(used) / sizeof(used[0])) ||
-	    !shelt_format(s, &u, "TensorScale", 2, 0, &f16))
+	    !shelt_format(s, &u, "TensorScale", 2, 0, 1, &f16))
 		return;
 	const uint32_t *v = u.value;
 	for (unsigned k = 0; k < sizeof(table) / sizeof(table[0]); k++)
@@ -242,8 +248,8 @@ static void plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 	r->elt.x = x;
 	r->elt.y = y;
 	r->elt.z = z;
-	snprintf(s->what, sizeof(s->what), "SH upsample 2x nearest %ux%ux%u -> %ux%ux%u, uint8", x, y,
-		 z % 10000000, 2 * x, 2 * y, z % 10000000);
+	snprintf(s->what, sizeof(s->what), "SH upsample 2x nearest %ux%ux%u -> %ux%ux%u, %s", x, y,
+		 z % 10000000, 2 * x, 2 * y, z % 10000000, u.value[3] == SHELT_FMT_S8 ? "int8" : "uint8");
 	nbg_cpu_ref_executed(s, op, CPU_OP_SHSCALE, CPU_REF_UPSAMPLE);
 }
 
