@@ -151,6 +151,29 @@ def judge(name, a, twin_name, b, failures):
            float(np.median(spreads)) if spreads else float("nan")))
 
 
+def find_twin(f, files, docs, load):
+    """The int8 file f's twin among files: (file, its uint8 arrays), or
+    None.  A file of another target whose uint8 operations hold at least
+    90 % of f's int8 shapes and correlate at 0.99 or more with 90 % of its
+    int8 operations (load(file, dtype): arrays() of its export)."""
+    target = {g: docs[g]["weights"]["target"] for g in files}
+    shapes = [op["shape"] for op in nn_decoded(docs[f], "int8")]
+    for g in files:
+        if target[g] == target[f]:
+            continue
+        have = [op["shape"] for op in nn_decoded(docs[g], "uint8")]
+        if sum(s in have for s in shapes) < 0.9 * len(shapes):
+            continue
+        a, b = load(f, "int8"), load(g, "uint8")
+        good = 0
+        for op, w, _ in a:
+            m = best_match(op, w, b)
+            good += m is not None and m[0] >= 0.99
+        if good >= 0.9 * len(a):
+            return (g, b)
+    return None
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: check_weights_int8.py NBG CORPUS_DIR")
@@ -161,7 +184,6 @@ def main():
         sys.exit(SKIP)
     imports()
     docs = {f: nbg_json(nbg, f) for f in files}
-    target = {f: docs[f]["weights"]["target"] for f in files}
     int8_files = [f for f in files if nn_decoded(docs[f], "int8")]
     failures, judged = [], 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -175,22 +197,7 @@ def main():
 
         for f in int8_files:
             name = os.path.relpath(f, corpus)
-            shapes = [op["shape"] for op in nn_decoded(docs[f], "int8")]
-            twin = None
-            for g in files:
-                if target[g] == target[f]:
-                    continue
-                have = [op["shape"] for op in nn_decoded(docs[g], "uint8")]
-                if sum(s in have for s in shapes) < 0.9 * len(shapes):
-                    continue
-                a, b = load(f, "int8"), load(g, "uint8")
-                good = 0
-                for op, w, _ in a:
-                    m = best_match(op, w, b)
-                    good += m is not None and m[0] >= 0.99
-                if good >= 0.9 * len(a):
-                    twin = (g, b)
-                    break
+            twin = find_twin(f, files, docs, load)
             if twin is None:
                 print("%s: not judged: no file of another target carries its weights in "
                       "uint8" % name)
