@@ -22,14 +22,13 @@ printed as not judged.  At least one int8 file must be judged.
 Usage: check_cpu_int8.py NBG DUMP CORPUS_DIR   (exit 77, SKIP, when
 CORPUS_DIR is absent or Debian's python3-numpy cannot be imported).
 """
-import glob
 import json
 import os
 import sys
 import tempfile
 
 import check_cpu as cc
-from check_weights_int8 import SKIP, arrays, find_twin, imports, nbg_json, nn_decoded
+from check_weights_int8 import corpus_weights, find_twin, loader
 
 MIN_CORR = 0.9
 
@@ -144,23 +143,11 @@ def main():
     if len(sys.argv) != 4:
         sys.exit("usage: check_cpu_int8.py NBG DUMP CORPUS_DIR")
     nbg, dumper, corpus = sys.argv[1:]
-    files = sorted(glob.glob(os.path.join(corpus, "v*", "*.nb")))
-    if not files:
-        print("check_cpu_int8: skipped: no corpus files under %s" % corpus)
-        sys.exit(SKIP)
-    imports()
-    docs = {f: nbg_json(nbg, f) for f in files}
+    files, docs, int8_files = corpus_weights(nbg, corpus, "check_cpu_int8")
     failures, figures, judged = [], [], 0
     with tempfile.TemporaryDirectory() as tmp:
-        exported = {}
-
-        def load(f, dtype):
-            if f not in exported:
-                out = os.path.join(tmp, "w%d" % len(exported))
-                exported[f] = (out, nbg_json(nbg, f, out))
-            return arrays(exported[f][0], exported[f][1], dtype)
-
-        for f in [f for f in files if nn_decoded(docs[f], "int8")]:
+        load = loader(nbg, tmp)
+        for f in int8_files:
             twin = find_twin(f, files, docs, load)
             if twin is None:
                 print("%s: not judged: no file of another target carries its weights in uint8" %

@@ -174,27 +174,39 @@ def find_twin(f, files, docs, load):
     return None
 
 
+def corpus_weights(nbg, corpus, tool):
+    """(the corpus files, {file: its nbg weights document}, the int8 files);
+    exits SKIP when there is no corpus or no numpy."""
+    files = sorted(glob.glob(os.path.join(corpus, "v*", "*.nb")))
+    if not files:
+        print("%s: skipped: no corpus files under %s" % (tool, corpus))
+        sys.exit(SKIP)
+    imports()
+    docs = {f: nbg_json(nbg, f) for f in files}
+    return files, docs, [f for f in files if nn_decoded(docs[f], "int8")]
+
+
+def loader(nbg, tmp):
+    """load(file, dtype): arrays() of the file's export into tmp, each file
+    exported once."""
+    exported = {}
+
+    def load(f, dtype):
+        if f not in exported:
+            out = os.path.join(tmp, "w%d" % len(exported))
+            exported[f] = (out, nbg_json(nbg, f, out))
+        return arrays(exported[f][0], exported[f][1], dtype)
+    return load
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: check_weights_int8.py NBG CORPUS_DIR")
     nbg, corpus = sys.argv[1], sys.argv[2]
-    files = sorted(glob.glob(os.path.join(corpus, "v*", "*.nb")))
-    if not files:
-        print("check_weights_int8: skipped: no corpus files under %s" % corpus)
-        sys.exit(SKIP)
-    imports()
-    docs = {f: nbg_json(nbg, f) for f in files}
-    int8_files = [f for f in files if nn_decoded(docs[f], "int8")]
+    files, docs, int8_files = corpus_weights(nbg, corpus, "check_weights_int8")
     failures, judged = [], 0
     with tempfile.TemporaryDirectory() as tmp:
-        exported = {}
-
-        def load(f, dtype):
-            if f not in exported:
-                out = os.path.join(tmp, str(len(exported)))
-                exported[f] = (out, nbg_json(nbg, f, out))
-            return arrays(exported[f][0], exported[f][1], dtype)
-
+        load = loader(nbg, tmp)
         for f in int8_files:
             name = os.path.relpath(f, corpus)
             twin = find_twin(f, files, docs, load)

@@ -1221,20 +1221,26 @@ def softmax_case():
     x = rs.randint(90, 120, 10)
     x[3] = x[7] = 125
     c.add_input(x, [10])
+    row_softmax(c, x, FMT_U8, 0.35)
+    return c
+
+
+def row_softmax(c, x, fmt, weight):
+    """The row softmax of x (input 0, format word fmt) into output 0 (FP16),
+    its scale uniform weight x log2(e) as a float32."""
+    n = len(x)
     u = {}
-    put(u, 1, image_words(10, 10, 1, FMT_U8, 10, 1))
-    put(u, 9, image_words(20, 10, 1, FMT_F16, 20, 1))
-    uf = np.float32(0.35 * math.log2(math.e))
-    u.update({16: 10, 17: 8, 18: f32_bits(uf)})
+    put(u, 1, image_words(n, n, 1, fmt, n, 1))
+    put(u, 9, image_words(2 * n, n, 1, FMT_F16, 2 * n, 1))
+    uf = np.float32(weight * math.log2(math.e))
+    u.update({16: n, 17: n & ~3, 18: f32_bits(uf)})
     sh_op(c, "Softmax2Layer", u, [(0, (INPUT, 0, 0)), (8, (OUTPUT, 0, 0))])
     with decimal.localcontext() as ctx:
         ctx.prec = 60
         ln2 = Fraction(Decimal(2).ln())
     # results below fp16's normal range written as zero, as the V853 board
     # writes its SH softmax's (../shared/goldens/v853-lenet)
-    c.add_output(flush_subnormal(f16_le(softmax_exact(x, Fraction(float(uf)) * ln2), True)), [10],
-                 FP16)
-    return c
+    c.add_output(flush_subnormal(f16_le(softmax_exact(x, Fraction(float(uf)) * ln2), True)), [n], FP16)
 
 
 def softmax_int8_case():
@@ -1248,16 +1254,7 @@ def softmax_int8_case():
     x[2] = x[9] = 30
     assert (x < 0).sum() >= 3
     c.add_input(s8_bytes(x), [12])
-    u = {}
-    put(u, 1, image_words(12, 12, 1, 0x44404130, 12, 1))
-    put(u, 9, image_words(24, 12, 1, FMT_F16, 24, 1))
-    uf = np.float32(0.2 * math.log2(math.e))
-    u.update({16: 12, 17: 12, 18: f32_bits(uf)})
-    sh_op(c, "Softmax2Layer", u, [(0, (INPUT, 0, 0)), (8, (OUTPUT, 0, 0))])
-    with decimal.localcontext() as ctx:
-        ctx.prec = 60
-        ln2 = Fraction(Decimal(2).ln())
-    c.add_output(flush_subnormal(f16_le(softmax_exact(x, Fraction(float(uf)) * ln2), True)), [12], FP16)
+    row_softmax(c, x, 0x44404130, 0.2)
     return c
 
 
