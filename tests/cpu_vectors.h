@@ -5503,22 +5503,39 @@ static const cv_raw c36_raw[] = {
 };
 
 static const uint8_t c37_in0[] = {
-	0xa1, 0x7a, 0xea, 0x69, 0xf6, 0x55, 0x44, 0x23, 0xc5, 0x8b, 0xea, 0xce,
+	0x78, 0x88, 0xcc, 0x7b, 0x5c, 0, 0x35, 0x96, 0xfa, 0x23, 0x43, 0, 0xaa, 0xd5, 0xbf, 0xd8,
+	0x75, 0, 0, 0, 0x57, 0x5f, 0xbe, 0x88, 0x68, 0, 3, 0x32, 0xcc, 0x58, 0xae, 0,
+	0xc, 0xda, 0x91, 0xd8, 0x9a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c37_in1[] = {
+	0x64, 0x9c, 0x74, 0x71, 0x4a, 0, 0xe3, 2, 0xb3, 0x1c, 0xe3, 0, 0x62, 0xd9, 0x43, 0xba,
+	0x1f, 0, 0, 0, 0xfe, 0x87, 0x4e, 0xb5, 0xe, 0, 0x36, 1, 0x6a, 0x53, 0x14, 0,
+	0x91, 0xa3, 0xb, 0x8f, 0x24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c37_in[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c37_in0, 12 },
+	{ { 120, 1, 1, 1 }, 1, 2, c37_in0, 120 },
+	{ { 120, 1, 1, 1 }, 1, 2, c37_in1, 120 },
 };
 
 static const uint8_t c37_out0[] = {
-	0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0x69, 0x69,
-	0xf6, 0xf6, 0x55, 0x55, 0, 0x69, 0x69, 0xf6, 0xf6, 0x55, 0x55, 0, 0x44, 0x44, 0x23, 0x23,
-	0xc5, 0xc5, 0, 0x44, 0x44, 0x23, 0x23, 0xc5, 0xc5, 0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce,
-	0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce, 0,
+	0x7f, 0x80, 6, 0x7f, 0x7f, 0x26, 0x97, 0xd4, 0x31, 0x34, 0xdb, 0xc2, 0xe0, 0xb5, 0x7f, 0x56,
+	0x22, 0xe5, 0x80, 0x6f, 0x1e, 0x32, 1, 0x7f, 0xb8, 0xd4, 0xac, 0x96, 0xa0, 0xac,
 };
 
 static const cv_io c37_out[] = {
-	{ { 56, 1, 1, 1 }, 1, 2, c37_out0, 56 },
+	{ { 30, 1, 1, 1 }, 1, 2, c37_out0, 30 },
 };
 
 static const cv_field c37_op0_f[] = {
@@ -5531,17 +5548,22 @@ static const cv_word c37_op0_w[] = {
 
 static const cv_addr c37_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 1, 1, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c37_op0_u[] = {
-	0, 3, 0x20003, 0x444041f0, 6, 2, 0x10da10b0, 0,
-	0, 7, 0x40006, 0x444041f0, 0x1c, 2, 0x10da10b0, 0,
-	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
+	0, 6, 0x30005, 0x44405130, 0x14, 2, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x44405130, 0x14, 2, 0x10da10b0, 0,
+	0, 5, 0x30005, 0x44405130, 0xf, 2, 0x10da10b0, 0,
+	0x55555555, 0x44444444, 0x33221100, 0x77665544, 0xaaaaaaaa, 0, 0, 0x601,
+	0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002,
+	0x55555555, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0xaaaaaaaa, 0, 0, 0x601,
+	0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002,
 };
 
 static const cv_op c37_ops[] = {
-	{ 1, "TensorScale", -1, c37_op0_f, 0, c37_op0_w, 0, c37_op0_a, 2, c37_op0_u, 22 },
+	{ 1, "TensorAdd", -1, c37_op0_f, 0, c37_op0_w, 0, c37_op0_a, 3, c37_op0_u, 56 },
 };
 
 static const cv_stream c37_s[] = {
@@ -5553,25 +5575,22 @@ static const cv_raw c37_raw[] = {
 };
 
 static const uint8_t c38_in0[] = {
-	5, 0xe2, 0x1e, 0x28, 0x21, 0x7a, 0x5a, 0xac, 9, 0xa5, 0x37, 6, 0x64, 0xc0, 0xdb, 0x5f,
-	0x46, 0x46, 0x16, 0x9f, 0x81, 0xe9, 0x16, 0x74,
+	0xa1, 0x7a, 0xea, 0x69, 0xf6, 0x55, 0x44, 0x23, 0xc5, 0x8b, 0xea, 0xce,
 };
 
 static const cv_io c38_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 2, c38_in0, 24 },
+	{ { 12, 1, 1, 1 }, 1, 2, c38_in0, 12 },
 };
 
 static const uint8_t c38_out0[] = {
-	5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28, 5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28,
-	0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac, 0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac,
-	9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6, 9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6,
-	0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f, 0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f,
-	0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f, 0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f,
-	0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74, 0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74,
+	0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0x69, 0x69,
+	0xf6, 0xf6, 0x55, 0x55, 0, 0x69, 0x69, 0xf6, 0xf6, 0x55, 0x55, 0, 0x44, 0x44, 0x23, 0x23,
+	0xc5, 0xc5, 0, 0x44, 0x44, 0x23, 0x23, 0xc5, 0xc5, 0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce,
+	0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce, 0,
 };
 
 static const cv_io c38_out[] = {
-	{ { 96, 1, 1, 1 }, 1, 2, c38_out0, 96 },
+	{ { 56, 1, 1, 1 }, 1, 2, c38_out0, 56 },
 };
 
 static const cv_field c38_op0_f[] = {
@@ -5588,8 +5607,8 @@ static const cv_addr c38_op0_a[] = {
 };
 
 static const uint32_t c38_op0_u[] = {
-	0, 4, 0x30004, 0x44405130, 0xc, 2, 0x10da10b0, 0,
-	0, 8, 0x60008, 0x44405130, 0x30, 2, 0x10da10b0, 0,
+	0, 3, 0x20003, 0x444041f0, 6, 2, 0x10da10b0, 0,
+	0, 7, 0x40006, 0x444041f0, 0x1c, 2, 0x10da10b0, 0,
 	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
 };
 
@@ -5606,26 +5625,25 @@ static const cv_raw c38_raw[] = {
 };
 
 static const uint8_t c39_in0[] = {
-	0xc9, 0xf, 0xec, 0xb7, 0x21, 0xec, 0xbf, 0xc0, 0xf9, 0xe8, 0x8b, 0x8b, 0xb8, 0xc8, 0x39, 0xb7,
-	0xde, 0xac, 0x7e, 0xdb, 0x37, 0x38, 0xc0, 0xe9, 0x4c, 0xbd, 0xf2, 0x6f, 0x95, 0x83, 0x13, 0x13,
-	9, 0x2d, 0x3b, 0xd8, 0x27, 0xc5, 0xb8, 0x86, 0xd0, 0x7d, 0xde, 0xfc, 0xec, 1, 0xf9, 0xbe,
-	0xca, 0x39, 0xde, 0xa0, 0xaa, 0xa2, 0x12, 0x55, 0x38, 0x83, 0xff, 0xbe,
+	5, 0xe2, 0x1e, 0x28, 0x21, 0x7a, 0x5a, 0xac, 9, 0xa5, 0x37, 6, 0x64, 0xc0, 0xdb, 0x5f,
+	0x46, 0x46, 0x16, 0x9f, 0x81, 0xe9, 0x16, 0x74,
 };
 
 static const cv_io c39_in[] = {
-	{ { 60, 1, 1, 1 }, 1, 2, c39_in0, 60 },
+	{ { 24, 1, 1, 1 }, 1, 2, c39_in0, 24 },
 };
 
 static const uint8_t c39_out0[] = {
-	0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9,
-	0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xe9, 0, 0xf2, 0xf2, 0xf2, 0xf2,
-	0xf2, 0xe9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9,
-	0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc,
-	0xfc, 0xff, 0xff, 0xff, 0xff, 0,
+	5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28, 5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28,
+	0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac, 0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac,
+	9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6, 9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6,
+	0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f, 0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f,
+	0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f, 0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f,
+	0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74, 0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74,
 };
 
 static const cv_io c39_out[] = {
-	{ { 70, 1, 1, 1 }, 1, 2, c39_out0, 70 },
+	{ { 96, 1, 1, 1 }, 1, 2, c39_out0, 96 },
 };
 
 static const cv_field c39_op0_f[] = {
@@ -5638,10 +5656,64 @@ static const cv_word c39_op0_w[] = {
 
 static const cv_addr c39_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
 };
 
 static const uint32_t c39_op0_u[] = {
+	0, 4, 0x30004, 0x44405130, 0xc, 2, 0x10da10b0, 0,
+	0, 8, 0x60008, 0x44405130, 0x30, 2, 0x10da10b0, 0,
+	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
+};
+
+static const cv_op c39_ops[] = {
+	{ 1, "TensorScale", -1, c39_op0_f, 0, c39_op0_w, 0, c39_op0_a, 2, c39_op0_u, 22 },
+};
+
+static const cv_stream c39_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c39_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c40_in0[] = {
+	0xc9, 0xf, 0xec, 0xb7, 0x21, 0xec, 0xbf, 0xc0, 0xf9, 0xe8, 0x8b, 0x8b, 0xb8, 0xc8, 0x39, 0xb7,
+	0xde, 0xac, 0x7e, 0xdb, 0x37, 0x38, 0xc0, 0xe9, 0x4c, 0xbd, 0xf2, 0x6f, 0x95, 0x83, 0x13, 0x13,
+	9, 0x2d, 0x3b, 0xd8, 0x27, 0xc5, 0xb8, 0x86, 0xd0, 0x7d, 0xde, 0xfc, 0xec, 1, 0xf9, 0xbe,
+	0xca, 0x39, 0xde, 0xa0, 0xaa, 0xa2, 0x12, 0x55, 0x38, 0x83, 0xff, 0xbe,
+};
+
+static const cv_io c40_in[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c40_in0, 60 },
+};
+
+static const uint8_t c40_out0[] = {
+	0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9,
+	0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xe9, 0, 0xf2, 0xf2, 0xf2, 0xf2,
+	0xf2, 0xe9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9,
+	0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc,
+	0xfc, 0xff, 0xff, 0xff, 0xff, 0,
+};
+
+static const cv_io c40_out[] = {
+	{ { 70, 1, 1, 1 }, 1, 2, c40_out0, 70 },
+};
+
+static const cv_field c40_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c40_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c40_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c40_op0_u[] = {
 	0, 6, 0x50006, 0x444051f0, 0x1e, 2, 0x10da10b0, 0,
 	6, 5, 2, 6, 5, 1, 5, 2,
 	0, 7, 0x50006, 0x444051f0, 0x23, 2, 0x10da10b0, 0,
@@ -5654,36 +5726,96 @@ static const uint32_t c39_op0_u[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_op c39_ops[] = {
-	{ 1, "PoolingLayer2", -1, c39_op0_f, 0, c39_op0_w, 0, c39_op0_a, 2, c39_op0_u, 80 },
+static const cv_op c40_ops[] = {
+	{ 1, "PoolingLayer2", -1, c40_op0_f, 0, c40_op0_w, 0, c40_op0_a, 2, c40_op0_u, 80 },
 };
 
-static const cv_stream c39_s[] = {
+static const cv_stream c40_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c39_raw[] = {
+static const cv_raw c40_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c40_in0[] = {
+static const uint8_t c41_in0[] = {
+	0x21, 0xcb, 0xb5, 0x53, 0xbc, 4, 0x82, 0x61, 0x97, 0xd9, 0xdc, 0x70, 0xde, 0x4a, 0xc1, 0xd,
+	0xfd, 0x74, 0xe3, 0xe1, 0x47, 0xf2, 0xfd, 0x4d, 0xd, 0x2f, 0x21, 0xe8, 0x12, 0x7b, 0x92, 0xc3,
+	0xcd, 0xc9, 0x87, 0xcc, 0xc1, 0x8a, 0x9f, 0x9e, 0x94, 0xcb, 0x95, 0xe7, 0x94, 0xae, 0x86, 0xc6,
+	0x95, 0xe0, 0xab, 0xab, 0xb5, 0x80, 0xe5, 0x9a, 0x93, 0x83, 0xe6, 0xe5,
+};
+
+static const cv_io c41_in[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c41_in0, 60 },
+};
+
+static const uint8_t c41_out0[] = {
+	0x61, 0x61, 0x61, 0x74, 0x74, 0x74, 0x61, 0x61, 0x61, 0x74, 0x74, 0x74, 0x61, 0x61, 0x61, 0x7b,
+	0x7b, 0x7b, 0x61, 0x61, 0x61, 0x7b, 0x7b, 0x7b, 0x4a, 0x4a, 0x4a, 0x7b, 0x7b, 0x7b, 0xe7, 0xe7,
+	0xe7, 0xe7, 0xcd, 0xcc, 0xe7, 0xe7, 0xe7, 0xe7, 0xcd, 0xcc, 0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6,
+	0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6, 0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6,
+};
+
+static const cv_io c41_out[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c41_out0, 60 },
+};
+
+static const cv_field c41_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c41_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c41_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c41_op0_u[] = {
+	0, 6, 0x50006, 0x44405130, 0x1e, 2, 0x10da10b0, 0,
+	6, 5, 2, 6, 5, 1, 5, 2,
+	0, 6, 0x50006, 0x44405130, 0x1e, 2, 0x10da10b0, 0,
+	2, 2, 1, 1, 0, 5, 5, 5,
+	0x33333333, 0x11100000, 0x3020100, 0x7060504, 0, 0, 0, 0x7400,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	1, 0, 0, 0, 2, 0, 0, 0x400,
+	1, 0, 0, 0, 0, 0, 0, 0,
+	0x33333333, 0x11110000, 0x3020100, 0x3020100, 0, 0, 0, 0x2400,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_op c41_ops[] = {
+	{ 1, "PoolingLayer2", -1, c41_op0_f, 0, c41_op0_w, 0, c41_op0_a, 2, c41_op0_u, 80 },
+};
+
+static const cv_stream c41_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c41_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c42_in0[] = {
 	0x41, 0x5a, 0x96, 0x5d, 0x68, 0x45, 0x61, 0x73, 0x42, 0x7c,
 };
 
-static const cv_io c40_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c40_in0, 10 },
+static const cv_io c42_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c42_in0, 10 },
 };
 
-static const uint8_t c40_out0[] = {
+static const uint8_t c42_out0[] = {
 	0x41, 0x13, 0xb8, 0x1e, 0x6a, 0x3a, 0x45, 0x20, 0x27, 0x25, 0xff, 0x14, 0xe2, 0x21, 0x38, 0x2a,
 	0xdc, 0x13, 0x65, 0x2e,
 };
 
-static const cv_io c40_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c40_out0, 20 },
+static const cv_io c42_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c42_out0, 20 },
 };
 
-static const cv_field c40_op0_f[] = {
+static const cv_field c42_op0_f[] = {
 	{ "in_image_x_size", 0xa },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -5696,20 +5828,20 @@ static const cv_field c40_op0_f[] = {
 	{ "in_image_y_stride", 0xa },
 };
 
-static const cv_word c40_op0_w[] = {
+static const cv_word c42_op0_w[] = {
 	{ 29, 0x41455dcc },
 	{ 30, 0xc101710d },
 };
 
-static const cv_addr c40_op0_a[] = {
+static const cv_addr c42_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 };
 
-static const uint32_t c40_op0_u[] = {
+static const uint32_t c42_op0_u[] = {
 	0,
 };
 
-static const cv_field c40_op1_f[] = {
+static const cv_field c42_op1_f[] = {
 	{ "out_image_x_size", 0xa },
 	{ "out_image_y_size", 0x1 },
 	{ "out_image_z_size", 0x1 },
@@ -5718,49 +5850,49 @@ static const cv_field c40_op1_f[] = {
 	{ "out_image_y_stride", 0x14 },
 };
 
-static const cv_word c40_op1_w[] = {
+static const cv_word c42_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c40_op1_a[] = {
+static const cv_addr c42_op1_a[] = {
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c40_op1_u[] = {
+static const uint32_t c42_op1_u[] = {
 	0,
 };
 
-static const cv_op c40_ops[] = {
-	{ 6, "Softmax2Layer_SP", -1, c40_op0_f, 10, c40_op0_w, 2, c40_op0_a, 1, c40_op0_u, 0 },
-	{ 6, "Softmax2Layer_SP", -1, c40_op1_f, 6, c40_op1_w, 0, c40_op1_a, 1, c40_op1_u, 0 },
+static const cv_op c42_ops[] = {
+	{ 6, "Softmax2Layer_SP", -1, c42_op0_f, 10, c42_op0_w, 2, c42_op0_a, 1, c42_op0_u, 0 },
+	{ 6, "Softmax2Layer_SP", -1, c42_op1_f, 6, c42_op1_w, 0, c42_op1_a, 1, c42_op1_u, 0 },
 };
 
-static const cv_stream c40_s[] = {
+static const cv_stream c42_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c40_raw[] = {
+static const cv_raw c42_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c41_in0[] = {
+static const uint8_t c43_in0[] = {
 	0xd6, 0xb2, 0x5c, 0xa2, 0x8b, 0x38, 0x90, 0xa8, 0x51, 0xae,
 };
 
-static const cv_io c41_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c41_in0, 10 },
+static const cv_io c43_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c43_in0, 10 },
 };
 
-static const uint8_t c41_out0[] = {
+static const uint8_t c43_out0[] = {
 	0xff, 0x3b, 0x3b, 0xd, 0, 0, 0x96, 0, 1, 0, 0, 0, 3, 0, 0x3d, 2,
 	0, 0, 0x47, 8,
 };
 
-static const cv_io c41_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c41_out0, 20 },
+static const cv_io c43_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c43_out0, 20 },
 };
 
-static const cv_field c41_op0_f[] = {
+static const cv_field c43_op0_f[] = {
 	{ "in_image_x_size", 0xa },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -5773,20 +5905,20 @@ static const cv_field c41_op0_f[] = {
 	{ "in_image_y_stride", 0xa },
 };
 
-static const cv_word c41_op0_w[] = {
+static const cv_word c43_op0_w[] = {
 	{ 29, 0x4209badc },
 	{ 30, 0xc1b4a8a2 },
 };
 
-static const cv_addr c41_op0_a[] = {
+static const cv_addr c43_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 };
 
-static const uint32_t c41_op0_u[] = {
+static const uint32_t c43_op0_u[] = {
 	0,
 };
 
-static const cv_field c41_op1_f[] = {
+static const cv_field c43_op1_f[] = {
 	{ "out_image_x_size", 0xa },
 	{ "out_image_y_size", 0x1 },
 	{ "out_image_z_size", 0x1 },
@@ -5795,28 +5927,28 @@ static const cv_field c41_op1_f[] = {
 	{ "out_image_y_stride", 0x14 },
 };
 
-static const cv_word c41_op1_w[] = {
+static const cv_word c43_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c41_op1_a[] = {
+static const cv_addr c43_op1_a[] = {
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c41_op1_u[] = {
+static const uint32_t c43_op1_u[] = {
 	0,
 };
 
-static const cv_op c41_ops[] = {
-	{ 6, "Softmax2Layer_SP", -1, c41_op0_f, 10, c41_op0_w, 2, c41_op0_a, 1, c41_op0_u, 0 },
-	{ 6, "Softmax2Layer_SP", -1, c41_op1_f, 6, c41_op1_w, 0, c41_op1_a, 1, c41_op1_u, 0 },
+static const cv_op c43_ops[] = {
+	{ 6, "Softmax2Layer_SP", -1, c43_op0_f, 10, c43_op0_w, 2, c43_op0_a, 1, c43_op0_u, 0 },
+	{ 6, "Softmax2Layer_SP", -1, c43_op1_f, 6, c43_op1_w, 0, c43_op1_a, 1, c43_op1_u, 0 },
 };
 
-static const cv_stream c41_s[] = {
+static const cv_stream c43_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c41_raw[] = {
+static const cv_raw c43_raw[] = {
 	{ NULL, 0 },
 };
 
@@ -5932,21 +6064,27 @@ static const cv_case cv_cases[] = {
 	{ "sh-tensoradd-fp16", "SH TensorAdd of two 5x3x2 images (rows 6, slices 20 bytes apart) into a third (rows 5), a = 0.5, b = 0.5, input 1 IEEE halves (format 0x44405071, rows of 2 x width bytes; multiples of 1, +-60000, +-infinity, a NaN), zero points 30, 0 (fp16) -> 128 (out = (x0 - zp0) a + (x1 - zp1) b + zpo): ties, saturation at 0 and 255; a NaN half gives 0",
 	  "numpy: numpy.rint of the sum in double precision from the float32 uniforms (to nearest, ties to even), x1 the numpy.float16 value, saturated",
 	  "", 0x1000003b, 0, c36_in, 2, c36_out, 1, c36_ops, 1, c36_s, 0, c36_raw, 0 },
+	{ "sh-tensoradd-int8", "SH TensorAdd of two int8 5x3x2 images (format word 0x44405130, rows 6, slices 20) in the int8 layout: lane words with the weights (2, 1) and the shift 1 (out = x0 + x1 / 2, yolov8n 0x99's first addition): ties of both signs, saturation at -128 and 127",
+	  "numpy: numpy.rint((2 x0 + x1) / 2) on the signed values (to nearest, ties to even), saturated to -128..127",
+	  "", 0x1000003b, 0, c37_in, 2, c37_out, 1, c37_ops, 1, c37_s, 0, c37_raw, 0 },
 	{ "sh-tensorscale", "SH TensorScale: a 3x2x2 image (rows 3, slices 6) upsampled 2x into 6x4x2 (rows 7, slices 28 bytes: gaps)",
 	  "numpy: numpy.repeat by 2 along x and y (2x nearest neighbour)",
-	  "", 0x1000003b, 0, c37_in, 1, c37_out, 1, c37_ops, 1, c37_s, 0, c37_raw, 0 },
+	  "", 0x1000003b, 0, c38_in, 1, c38_out, 1, c38_ops, 1, c38_s, 0, c38_raw, 0 },
 	{ "sh-tensorscale-int8", "SH TensorScale on int8 images (format word 0x44405130, the uint8 layout otherwise): a 4x3x2 image of negative and positive values upsampled 2x into 8x6x2",
 	  "numpy: numpy.repeat by 2 along x and y of the int8 values, as bytes",
-	  "", 0x1000003b, 0, c38_in, 1, c38_out, 1, c38_ops, 1, c38_s, 0, c38_raw, 0 },
+	  "", 0x1000003b, 0, c39_in, 1, c39_out, 1, c39_ops, 1, c39_s, 0, c39_raw, 0 },
 	{ "sh-max-pooling", "SH max pooling (PoolingLayer2, images 0x444051f0, yolov8n's SPPF layout): 5x5 windows at stride 1 with padding 2 over a 6x5x2 image (rows 6, slices 30) into one of its size (rows 7, slices 35 bytes: gaps)",
 	  "numpy: the maximum over each 5x5 window centred on the pixel, clipped to the image",
-	  "", 0x1000003b, 0, c39_in, 1, c39_out, 1, c39_ops, 1, c39_s, 0, c39_raw, 0 },
+	  "", 0x1000003b, 0, c40_in, 1, c40_out, 1, c40_ops, 1, c40_s, 0, c40_raw, 0 },
+	{ "sh-max-pooling-int8", "SH max pooling on int8 images (format word 0x44405130, yolov8n 0x99's lane words): 5x5 windows at stride 1 with padding 2 over a 6x5x2 image of negative and positive values",
+	  "numpy: the maximum of the int8 values over each 5x5 window centred on the pixel, clipped to the image",
+	  "", 0x1000003b, 0, c41_in, 1, c41_out, 1, c41_ops, 1, c41_s, 0, c41_raw, 0 },
 	{ "sp-softmax", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier",
 	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c40_in, 1, c40_out, 1, c40_ops, 2, c40_s, 0, c40_raw, 0 },
+	  "", 0x1000003b, 0, c42_in, 1, c42_out, 1, c42_ops, 2, c42_s, 0, c42_raw, 0 },
 	{ "sp-softmax-scale-precision", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier; s = 0.22358753 (0x3e64f421), where s x log2(e) rounded to a float32 would move one half by a unit in its last place",
 	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c41_in, 1, c41_out, 1, c41_ops, 2, c41_s, 0, c41_raw, 0 },
+	  "", 0x1000003b, 0, c43_in, 1, c43_out, 1, c43_ops, 2, c43_s, 0, c43_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

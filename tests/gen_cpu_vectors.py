@@ -1332,6 +1332,32 @@ def shadd_case(f16):
     return c
 
 
+def shadd_int8_case():
+    c = Case("sh-tensoradd-int8", "SH TensorAdd of two int8 5x3x2 images (format word 0x44405130, rows 6, "
+             "slices 20) in the int8 layout: lane words with the weights (2, 1) and the shift 1 (out = x0 + "
+             "x1 / 2, yolov8n 0x99's first addition): ties of both signs, saturation at -128 and 127",
+             "numpy: numpy.rint((2 x0 + x1) / 2) on the signed values (to nearest, ties to even), "
+             "saturated to -128..127")
+    rs = np.random.RandomState(37)
+    x0, x1 = rs.randint(-128, 128, (2, 3, 5)), rs.randint(-128, 128, (2, 3, 5))
+    x0[0, 0, :2], x1[0, 0, :2] = (120, -120), (100, -100)
+    c.add_input(s8_bytes(x0_rec(x0)), [120])
+    c.add_input(s8_bytes(x0_rec(x1)), [120])
+    u = {}
+    for k, (t0, t1) in enumerate(((0x33221100, 0x77665544), (0xBBAA9988, 0xFFEEDDCC))):
+        put(u, 24 + 16 * k, [0x55555555, 0x44444444, t0, t1, 0xAAAAAAAA, 0, 0, 0x601] + [0x00010002] * 8)
+    put(u, 1, image_words(6, 5, 3, 0x44405130, 20, 2))
+    put(u, 9, image_words(6, 5, 3, 0x44405130, 20, 2))
+    put(u, 17, image_words(5, 5, 3, 0x44405130, 15, 2))
+    sh_op(c, "TensorAdd", u, [(0, (INPUT, 0, 0)), (8, (INPUT, 1, 0)), (16, (OUTPUT, 0, 0))])
+    v = np.clip(np.rint((2 * x0 + x1) / 2.0), -128, 127).astype(np.int64)
+    assert (v == 127).any() and (v == -128).any() and ((x1 % 2) == 1).sum() > 10
+    assert any(((2 * a + b) % 4 == 1) for a, b in zip(x0.ravel(), x1.ravel()))   # a tie rounding down
+    assert any(((2 * a + b) % 4 == 3) for a, b in zip(x0.ravel(), x1.ravel()))   # a tie rounding up
+    c.add_output(s8_bytes(v), [30])
+    return c
+
+
 def x0_rec(img):
     """A 5x3x2 image in rows of 6 and slices of 20 bytes."""
     rec = np.zeros(40 * 3, dtype=np.int64)[:120]
@@ -1403,6 +1429,33 @@ def shmax_case():
     return c
 
 
+# The int8 variant's pinned words (yolov8n's 0x99 build: ops/shmax.c).
+SHMAX_PINNED_S8 = dict(SHMAX_PINNED)
+SHMAX_PINNED_S8.update({3: 0x44405130, 19: 0x44405130})
+SHMAX_PINNED_S8.update(dict(zip(range(26, 80), [
+    1, 1, 0, 5, 5, 5, 0x33333333, 0x11100000, 0x03020100, 0x07060504, 0, 0, 0, 0x7400, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 0, 0, 0, 2, 0, 0, 0x400, 1, 0, 0, 0, 0, 0, 0, 0, 0x33333333, 0x11110000, 0x03020100, 0x03020100, 0,
+    0, 0, 0x2400, 0, 0, 0, 0, 0, 0, 0, 0])))
+
+
+def shmax_int8_case():
+    c = Case("sh-max-pooling-int8", "SH max pooling on int8 images (format word 0x44405130, yolov8n 0x99's "
+             "lane words): 5x5 windows at stride 1 with padding 2 over a 6x5x2 image of negative and "
+             "positive values",
+             "numpy: the maximum of the int8 values over each 5x5 window centred on the pixel, clipped to "
+             "the image")
+    rs = np.random.RandomState(38)
+    img = rs.randint(-128, 128, (2, 5, 6))
+    img[1] = rs.randint(-128, -20, (5, 6))   # a channel of negative values only
+    c.add_input(s8_bytes(img), [60])
+    u = dict(SHMAX_PINNED_S8)
+    u.update({1: 6, 2: 5 << 16 | 6, 4: 30, 5: 2, 8: 6, 9: 5, 10: 2, 11: 6, 12: 5, 17: 6, 18: 5 << 16 | 6,
+              20: 30, 21: 2})
+    sh_op(c, "PoolingLayer2", u, [(0, (INPUT, 0, 0)), (16, (OUTPUT, 0, 0))])
+    c.add_output(s8_bytes(max_pool(img, 5, 1, -2, -2, 6, 5)), [60])
+    return c
+
+
 def spmax_case(cid, name, s_bits, q):
     """An SP softmax of the uint8 values q with the float32 scale s_bits."""
     c = Case(cid, "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): %d uint8 values (zero "
@@ -1450,8 +1503,8 @@ def all_cases():
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
             tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() +
             [tp_f16_case(), lut_case(), tp_int8_case(), tpfc_case()] +
-            [softmax_case(), softmax_int8_case(), avgpool_case(), shadd_case(0), shadd_case(1), shscale_case(),
-             shscale_int8_case(), shmax_case(),
+            [softmax_case(), softmax_int8_case(), avgpool_case(), shadd_case(0), shadd_case(1),
+             shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
             ] + spmax_cases())
 
 
