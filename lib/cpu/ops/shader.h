@@ -60,7 +60,7 @@ typedef struct cpu_ref {
 		float a, b;
 		uint32_t zp0, zp1, zpo;
 		int in1_f16;
-		int s8;                 /* int8 images (ADD: zero points 0, a and b powers of two) */
+		int s8;                 /* int8 images (ADD: zero points 0, a and b powers of two; UPSAMPLE) */
 	} elt;
 } cpu_ref;
 

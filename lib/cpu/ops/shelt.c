@@ -303,8 +303,9 @@ static void plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 	r->elt.x = x;
 	r->elt.y = y;
 	r->elt.z = z;
+	r->elt.s8 = u.value[3] != SHELT_FMT_A && u.value[3] != SHELT_FMT_B;
 	snprintf(s->what, sizeof(s->what), "SH upsample 2x nearest %ux%ux%u -> %ux%ux%u, %s", x, y,
-		 z % 10000000, 2 * x, 2 * y, z % 10000000, u.value[3] == SHELT_FMT_A || u.value[3] == SHELT_FMT_B ? "uint8" : "int8");
+		 z % 10000000, 2 * x, 2 * y, z % 10000000, r->elt.s8 ? "int8" : "uint8");
 	nbg_cpu_ref_executed(s, op, CPU_OP_SHSCALE, CPU_REF_UPSAMPLE);
 }
 
