@@ -23,8 +23,13 @@ file's 1 % largest (a top-k agreement).  Where one does not run whole, the
 test prints why.  An int8 file with no twin, or whose first SH operations differ, is
 printed as not judged.  At least one int8 file must be judged.
 
-Usage: check_cpu_int8.py NBG DUMP CORPUS_DIR   (exit 77, SKIP, when
-CORPUS_DIR is absent or Debian's python3-numpy cannot be imported).
+Tiers (--tier): corpus compares the first SH operation's inputs (two
+partial runs), slow the whole outputs (two whole runs: minutes under
+ASan); no --tier: both.
+
+Usage: check_cpu_int8.py NBG DUMP CORPUS_DIR [--tier corpus|slow]   (exit
+77, SKIP, when CORPUS_DIR is absent or Debian's python3-numpy cannot be
+imported).
 """
 import json
 import os
@@ -178,7 +183,7 @@ def compare_reads(name, twin, a, b, bufs_a, bufs_b, failures, figures):
         used.add(i)
 
 
-def judge(nbg, dumper, corpus, f, g, tmp, failures, figures):
+def judge(nbg, dumper, corpus, f, g, tmp, failures, figures, tier):
     """One int8 file f against its twin g; False when not judged."""
     name, twin = os.path.relpath(f, corpus), os.path.relpath(g, corpus)
     docs = {}
@@ -200,23 +205,27 @@ def judge(nbg, dumper, corpus, f, g, tmp, failures, figures):
         if not whole[m][0]:
             print("%s: outputs not compared: %s does not run whole (%s)" %
                   (name, os.path.relpath(m, corpus), whole[m][1]))
-    if whole[f][0] and whole[g][0]:
+    if whole[f][0] and whole[g][0] and cc.in_tier(tier, "slow"):
         compare_outputs(name, twin, f, g, docs, inputs, nbg, tmp, failures, figures)
+    elif whole[f][0] and whole[g][0]:
+        print("%s: outputs compared in the slow tier (two whole runs)" % name)
     a, b = first_sh(nbg, f), first_sh(nbg, g)
     if a is None or b is None or a[1] != b[1]:
         print("%s: not judged: its first SH operation (%s) and %s's (%s) are not of one layer" %
               (name, a and a[1], twin, b and b[1]))
         return False
-    bufs_a = cc.dump(dumper, f, a[0], [inputs[f]], tmp)
-    bufs_b = cc.dump(dumper, g, b[0], [inputs[g]], tmp)
-    compare_reads(name, twin, a, b, bufs_a, bufs_b, failures, figures)
+    if cc.in_tier(tier, "corpus"):
+        bufs_a = cc.dump(dumper, f, a[0], [inputs[f]], tmp)
+        bufs_b = cc.dump(dumper, g, b[0], [inputs[g]], tmp)
+        compare_reads(name, twin, a, b, bufs_a, bufs_b, failures, figures)
     return True
 
 
 def main():
-    if len(sys.argv) != 4:
-        sys.exit("usage: check_cpu_int8.py NBG DUMP CORPUS_DIR")
-    nbg, dumper, corpus = sys.argv[1:]
+    argv, tier = cc.tier_of(sys.argv)
+    if len(argv) != 4:
+        sys.exit("usage: check_cpu_int8.py NBG DUMP CORPUS_DIR [--tier corpus|slow]")
+    nbg, dumper, corpus = argv[1:]
     files, docs, int8_files = corpus_weights(nbg, corpus, "check_cpu_int8")
     failures, figures, judged = [], [], 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -227,7 +236,7 @@ def main():
                 print("%s: not judged: no file of another target carries its weights in uint8" %
                       os.path.relpath(f, corpus))
                 continue
-            judged += judge(nbg, dumper, corpus, f, twin[0], tmp, failures, figures)
+            judged += judge(nbg, dumper, corpus, f, twin[0], tmp, failures, figures, tier)
     if not judged:
         failures.append("no int8 file of the corpus could be judged against a uint8 twin")
     cc.finish(figures, failures)
