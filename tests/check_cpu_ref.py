@@ -3,7 +3,7 @@
 runs by reference semantics, against references no C code here computes.
 
 1. Plan, every corpus file and the LeNet files: each Softmax2Layer SH
-   operation whose format words are uint8 to fp16 and whose uniforms the
+   operation whose format words are uint8 (or int8, 0x44404130) to fp16 and whose uniforms the
    test decodes as the row softmax or the pair softmax (softmax_form) is
    executed and labelled "reference semantics, not from the operation's
    code"; other format words are refused (softmax-format-unsupported); a
@@ -69,6 +69,8 @@ LENET = "lenet-caffe/lenet_v2_0x10016.nb"
 LOG2E = 1.4426950408889634
 LABEL = "(reference semantics, not from the operation's code)"
 FMT_UINT8, FMT_FP16 = 0x444041f0, 0x44404071
+FMT_INT8 = 0x44404130   # int8 input (retinaface): its bytes read as two's complement
+EXECUTED_FORMATS = ((FMT_UINT8, FMT_FP16), (FMT_INT8, FMT_FP16))
 
 
 def inspect(nbg, model):
@@ -158,12 +160,12 @@ def softmax_formats(data, doc, o):
 def softmax_io(data, doc, o):
     """(input region, offset, output region, offset, width, uniform, values
     per softmax) decoded from the raw bytes; raises Unjudged when the
-    formats are not uint8 to fp16 or the uniforms fit neither layout."""
+    formats are not uint8 or int8 to fp16 or the uniforms fit neither layout."""
     u = uniforms(data, doc, o)
     pat = {p["dest_offset"]: p for p in doc["patches"]
            if p["operation"] == o["record_index"] and p["type"] == 0}
     v = {a: u[a][0] for a in u}
-    if v[0x3600c] != FMT_UINT8 or v[0x3602c] != FMT_FP16:
+    if (v[0x3600c], v[0x3602c]) not in EXECUTED_FORMATS:
         raise Unjudged("format words 0x%08x, 0x%08x" % (v[0x3600c], v[0x3602c]))
     w, at, group = softmax_form(v)
     pi, po = pat[u[0x36000][1]], pat[u[0x36020][1]]
@@ -242,7 +244,7 @@ def inspect_all(nbg, models):
 def softmax_kind(data, doc, o):
     """A softmax's form as the rules of softmax_io read it: "row", "pair",
     "format" (not uint8 to fp16) or "unjudged"."""
-    if softmax_formats(data, doc, o) != (FMT_UINT8, FMT_FP16):
+    if softmax_formats(data, doc, o) not in EXECUTED_FORMATS:
         return "format"
     try:
         return "pair" if softmax_io(data, doc, o)[6] else "row"
@@ -341,7 +343,7 @@ def check_plans(nbg, models, docs, failures, figures):
 
 def judge_softmax(model, doc, o, rest, tally, failures):
     """A Softmax2Layer SH operation by the rules of softmax_io: with uint8
-    and fp16 format words and either layout it must be executed (returns
+    (or int8) and fp16 format words and either layout it must be executed (returns
     True: section 2 checks it); other format words must be refused with
     softmax-format-unsupported naming the word; uniforms that fit neither
     layout are reported and must not be executed.  When the softmax writes
@@ -350,9 +352,9 @@ def judge_softmax(model, doc, o, rest, tally, failures):
     name, n = os.path.basename(model), o["record_index"]
     data = open(model, "rb").read()
     fmt = softmax_formats(data, doc, o)
-    if fmt != (FMT_UINT8, FMT_FP16):
+    if fmt not in EXECUTED_FORMATS:
         tally["format"] += 1
-        word = fmt[0] if fmt[0] != FMT_UINT8 else fmt[1]
+        word = fmt[0] if fmt[0] not in (FMT_UINT8, FMT_INT8) else fmt[1]
         if ": refused softmax-format-unsupported: " not in rest or "0x%08x" % word not in rest:
             failures.append("%s op %d (softmax, format words 0x%08x, 0x%08x) not refused as "
                             "softmax-format-unsupported naming 0x%08x: %s" % (name, n, fmt[0], fmt[1],
@@ -397,6 +399,8 @@ def check_softmax_ops(refop, softmax, tmp, failures, figures):
             if isinstance(got, str):
                 failures.append("%s op %d: %s" % (os.path.basename(model), o["record_index"], got))
                 continue
+            if softmax_formats(data, doc, o)[0] == FMT_INT8:
+                x = x.view(np.int8)  # the same bytes, read as int8
             want = numpy_softmax(x, s, group, flush=True)  # SH softmaxes
             d = ulps(got, want)
             total += w

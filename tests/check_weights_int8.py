@@ -151,46 +151,65 @@ def judge(name, a, twin_name, b, failures):
            float(np.median(spreads)) if spreads else float("nan")))
 
 
+def find_twin(f, files, docs, load):
+    """The int8 file f's twin among files: (file, its uint8 arrays), or
+    None.  A file of another target whose uint8 operations hold at least
+    90 % of f's int8 shapes and correlate at 0.99 or more with 90 % of its
+    int8 operations (load(file, dtype): arrays() of its export)."""
+    target = {g: docs[g]["weights"]["target"] for g in files}
+    shapes = [op["shape"] for op in nn_decoded(docs[f], "int8")]
+    for g in files:
+        if target[g] == target[f]:
+            continue
+        have = [op["shape"] for op in nn_decoded(docs[g], "uint8")]
+        if sum(s in have for s in shapes) < 0.9 * len(shapes):
+            continue
+        a, b = load(f, "int8"), load(g, "uint8")
+        good = 0
+        for op, w, _ in a:
+            m = best_match(op, w, b)
+            good += m is not None and m[0] >= 0.99
+        if good >= 0.9 * len(a):
+            return (g, b)
+    return None
+
+
+def corpus_weights(nbg, corpus, tool):
+    """(the corpus files, {file: its nbg weights document}, the int8 files);
+    exits SKIP when there is no corpus or no numpy."""
+    files = sorted(glob.glob(os.path.join(corpus, "v*", "*.nb")))
+    if not files:
+        print("%s: skipped: no corpus files under %s" % (tool, corpus))
+        sys.exit(SKIP)
+    imports()
+    docs = {f: nbg_json(nbg, f) for f in files}
+    return files, docs, [f for f in files if nn_decoded(docs[f], "int8")]
+
+
+def loader(nbg, tmp):
+    """load(file, dtype): arrays() of the file's export into tmp, each file
+    exported once."""
+    exported = {}
+
+    def load(f, dtype):
+        if f not in exported:
+            out = os.path.join(tmp, "w%d" % len(exported))
+            exported[f] = (out, nbg_json(nbg, f, out))
+        return arrays(exported[f][0], exported[f][1], dtype)
+    return load
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: check_weights_int8.py NBG CORPUS_DIR")
     nbg, corpus = sys.argv[1], sys.argv[2]
-    files = sorted(glob.glob(os.path.join(corpus, "v*", "*.nb")))
-    if not files:
-        print("check_weights_int8: skipped: no corpus files under %s" % corpus)
-        sys.exit(SKIP)
-    imports()
-    docs = {f: nbg_json(nbg, f) for f in files}
-    target = {f: docs[f]["weights"]["target"] for f in files}
-    int8_files = [f for f in files if nn_decoded(docs[f], "int8")]
+    files, docs, int8_files = corpus_weights(nbg, corpus, "check_weights_int8")
     failures, judged = [], 0
     with tempfile.TemporaryDirectory() as tmp:
-        exported = {}
-
-        def load(f, dtype):
-            if f not in exported:
-                out = os.path.join(tmp, str(len(exported)))
-                exported[f] = (out, nbg_json(nbg, f, out))
-            return arrays(exported[f][0], exported[f][1], dtype)
-
+        load = loader(nbg, tmp)
         for f in int8_files:
             name = os.path.relpath(f, corpus)
-            shapes = [op["shape"] for op in nn_decoded(docs[f], "int8")]
-            twin = None
-            for g in files:
-                if target[g] == target[f]:
-                    continue
-                have = [op["shape"] for op in nn_decoded(docs[g], "uint8")]
-                if sum(s in have for s in shapes) < 0.9 * len(shapes):
-                    continue
-                a, b = load(f, "int8"), load(g, "uint8")
-                good = 0
-                for op, w, _ in a:
-                    m = best_match(op, w, b)
-                    good += m is not None and m[0] >= 0.99
-                if good >= 0.9 * len(a):
-                    twin = (g, b)
-                    break
+            twin = find_twin(f, files, docs, load)
             if twin is None:
                 print("%s: not judged: no file of another target carries its weights in "
                       "uint8" % name)

@@ -782,58 +782,70 @@ static const cv_raw c6_raw[] = {
 };
 
 static const uint8_t c7_in0[] = {
-	0xe4, 0x54, 0xf1, 0x69, 0x85, 0xe3, 0x88, 0x53, 0x68, 0xbf, 0x30, 0x6d, 0x81, 0x3c, 0xb1, 0x73,
-	0xca, 0x8b, 0x6c, 0xd, 0x89, 0x3d, 0x8f, 0x5d,
+	6, 0xb, 4, 0xf6, 0xb, 0xfa, 0xff, 0xfe, 2, 0xfa, 6, 6, 5, 0xff, 0xb, 0xff,
+	5, 0xfe, 5, 8, 0xff, 0, 0xff, 0xa, 0xf7, 0xf7, 6, 0xff, 0xc, 0xfb, 3, 0xc,
+	0xf5, 0xfe, 0xff, 0xff, 0xff, 0xff, 8, 0xff, 3, 0xc, 8, 5, 0xff, 0xf5, 0xf5, 5,
+	0xfd, 2, 0, 0xff, 0, 0xfa, 0xc, 0xb, 0xfa, 0xf4, 0xff, 0xb, 1, 0xff, 0xf5, 0xfa,
+	4, 0xff, 7, 0xfc, 0xf7, 0xfe, 0xfd, 0xc, 0xff, 0xff, 0xff, 0xff, 0xc, 7, 7, 0xfc,
+	0xf9, 0xfa, 0xff, 0xfd, 0xf8, 0xf9, 0xc, 8, 0xfe, 0xff, 0xff, 6, 0xc, 6, 4, 0xf7,
+	0xff, 0xf5, 9, 0xff, 7, 0xff, 6, 0xff, 0xf9, 0xa, 0xfa, 8, 3, 0xa, 0xff, 0xff,
+	0xff, 0xff,
 };
 
 static const cv_io c7_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 2, c7_in0, 24 },
+	{ { 114, 1, 1, 1 }, 1, 2, c7_in0, 114 },
 };
 
 static const uint8_t c7_out0[] = {
-	0x80, 0x7f, 0x80, 0x7f, 0x7f, 0x80, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
-};
-
-static const uint8_t c7_out1[] = {
-	0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1,
+	0xe2, 0xd0, 2, 0x20, 0x3c, 0x1d, 0xe0, 0x28, 0x51, 0x23, 0x1e, 7, 0xdd, 0xa, 0xdd, 0xe6,
+	0xed, 0xa, 0xe0, 0x2b, 0xe7, 0xd3, 0xef, 0x1b, 0xfc, 0x26, 0xc9, 0x17, 0xd4, 0xea, 0x38, 0xfa,
+	0xd9, 0xf5, 0x17, 0xf7, 0xec, 9, 0xa, 0x22, 0x2d, 0xfd, 0xdd, 0xfd, 0x11, 0xe, 0x10, 0xec,
+	0xff, 0x36, 0x31, 0xc8, 0xfa, 0x22, 4, 0xcb, 5, 0xf4, 0xf2, 0x22, 0x4b, 0x30, 0x7f, 0x50,
+	0x68, 0x76, 0x6d, 0x67, 0x43, 0x61, 0x4a, 0x6e, 0x7f, 0x4a, 0x6c, 0x12, 0x31, 0x74, 0x7e, 0x5e,
+	0x64, 0x67, 2, 0x63, 0x77, 0x67, 0x1b, 0x7f, 0x6b, 0x2c, 0xc3, 0x94, 0x9a, 0xac, 0xc8, 0xab,
+	0xa1, 0xb4, 0x97, 0xe6, 1, 0xb8, 0x8b, 0x87, 0x9e, 0xd9, 0xba, 0x8e, 0x96, 0xcf, 0xc8, 0x80,
+	0xac, 0xa2, 0xd9, 0xbb, 0x9a, 0x80, 0x80, 0xb5, 0x1a, 5, 0x1a, 0xf2, 0xcf, 0x15, 0x37, 8,
+	0xd7, 0x22, 0x42, 0x1c, 0xff, 5, 0xef, 0x34, 0x38, 0xf3, 0xec, 0x36, 0xf, 0xf, 0x13, 0xe4,
+	0xd2, 0x52, 0xfc, 0xd1, 4, 0xed,
 };
 
 static const cv_io c7_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c7_out0, 12 },
-	{ { 12, 1, 1, 1 }, 1, 2, c7_out1, 12 },
+	{ { 150, 1, 1, 1 }, 1, 2, c7_out0, 150 },
 };
 
 static const cv_field c7_op0_f[] = {
-	{ "kernel_xy_size", 0x1 },
-	{ "kernel_z_size", 0x2 },
-	{ "kernels_per_core", 0x1 },
+	{ "kernel_xy_size", 0x3 },
+	{ "kernel_z_size", 0x3 },
+	{ "kernels_per_core", 0x2 },
 	{ "pooling", 0x0 },
-	{ "in_image_x_size", 0x4 },
-	{ "in_image_y_size", 0x3 },
-	{ "in_image_x_offset", 0x0 },
-	{ "in_image_x_offset_bit_3", 0x0 },
-	{ "in_image_y_offset", 0x0 },
-	{ "in_image_y_offset_bit_3", 0x0 },
+	{ "in_image_x_size", 0x6 },
+	{ "in_image_y_size", 0x5 },
+	{ "in_image_x_offset", 0x7 },
+	{ "in_image_x_offset_bit_3", 0x1 },
+	{ "in_image_y_offset", 0x7 },
+	{ "in_image_y_offset_bit_3", 0x1 },
 	{ "relu", 0x0 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x3 },
-	{ "out_image_z_size", 0x1 },
+	{ "out_image_x_size", 0x6 },
+	{ "out_image_y_size", 0x5 },
+	{ "out_image_z_size", 0x5 },
 	{ "rounding_mode", 0x1 },
-	{ "in_image_border_const", 0x80 },
-	{ "in_image_x_stride", 0x4 },
-	{ "in_image_y_stride", 0xc },
-	{ "out_image_x_stride", 0x4 },
-	{ "out_image_y_stride", 0xc },
-	{ "coef_zero_point", 0x64 },
+	{ "in_image_border_const", 0x0 },
+	{ "in_image_x_stride", 0x7 },
+	{ "in_image_y_stride", 0x26 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0x1e },
+	{ "coef_zero_point", 0x0 },
 	{ "out_zero_point", 0x0 },
 	{ "depthwise", 0x0 },
 	{ "layer_type", 0x0 },
+	{ "kernel_data_type", 0x2 },
+	{ "in_image_data_type", 0x2 },
+	{ "out_image_data_type", 0x2 },
 	{ "post_multiplier", 0x0 },
 	{ "post_multiplier_1_to_6", 0x0 },
 	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_shift", 0x6 },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier_15_to_22", 0xfe },
+	{ "post_shift", 0x10 },
+	{ "post_shift_bit_5_6", 0x0 },
 };
 
 static const cv_word c7_op0_w[] = {
@@ -850,7 +862,407 @@ static const uint32_t c7_op0_u[] = {
 	0,
 };
 
-static const cv_field c7_op1_f[] = {
+static const cv_op c7_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c7_op0_f, 32, c7_op0_w, 0, c7_op0_a, 3, c7_op0_u, 0 },
+};
+
+static const uint8_t c7_s0_w[] = {
+	3, 0, 0xff, 2, 1, 0, 0, 0xff, 3, 3, 0, 3, 0xff, 2, 2, 1,
+	3, 3, 0xfd, 1, 0, 0xfe, 0xff, 0xfd, 3, 3, 0xfe, 3, 3, 1, 0xfd, 0,
+	0, 1, 0, 2, 0xff, 0xff, 3, 0xff, 3, 0, 2, 0xfe, 0xfe, 3, 0, 0,
+	1, 1, 1, 2, 0xff, 0xfd, 0, 0xfd, 3, 3, 2, 0xfd, 0xff, 3, 3, 2,
+	0xfd, 2, 0xfe, 2, 0xff, 0, 2, 0xfd, 2, 0xfe, 2, 0xfd, 0xfe, 0xfe, 0xff, 0xfd,
+	1, 0, 2, 2, 0, 2, 1, 2, 0xfd, 3, 3, 3, 2, 0, 3, 0xfe,
+	2, 0, 0, 0xff, 0xfe, 1, 1, 0, 0xff, 2, 1, 0xff, 0, 3, 2, 3,
+	0xfe, 3, 2, 0xff, 1, 2, 0xff, 3, 1, 0xfd, 0xfe, 0, 0, 0xfd, 0xff, 0xff,
+	0, 1, 3, 0xfe, 2, 0xfd, 2,
+};
+
+static const int32_t c7_s0_b[] = {
+	5, -7, 180, -180, 0,
+};
+
+static const cv_stream c7_s[] = {
+	{ { .out = 5, .kz = 3, .ky = 3, .kx = 3, .zp = 0, .in_zp = 0, .w = c7_s0_w, .bias = c7_s0_b, .cores = 2, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 5, .int8 = 1 },
+	  { .format = 3, .order = 2, .zrl = 1, .avg_bias = 12, .map_seed = 5 } },
+};
+
+static const cv_raw c7_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c8_in0[] = {
+	0x57, 0xab, 5, 0xb6, 0xfc, 0x3e, 0xd8, 0x13, 0x7c, 0xc7, 0x7e, 0xd9, 0x83, 0x65, 0x6a, 0x89,
+	0x84, 0xb, 0x51, 0x83, 0xc1, 0x22, 0xa3, 0x98, 0xaa, 0xd2, 0xa, 0x54, 0x32, 0xe4, 0xe4, 0x39,
+	0x45, 0x79, 0x26, 0xcd, 0x8b, 0xbe, 0xb, 0xf8, 0x5a, 0x1d, 0xb4, 0x5d, 0xda, 0x6f, 0xc0, 0xb,
+	6, 0xee, 0xde, 0x44, 0xbe, 0x69, 0x1e, 0x50, 0x53, 0xb2, 0x65, 0xca, 0x23, 0xbd, 0xb2, 0x2d,
+	0x18, 0xef, 0xb, 0x73, 0x5d, 0x2f, 0xab, 0x4b, 0x32, 0xe2, 0xe9, 0x6b, 0x71, 0xc4, 0x5c, 0x30,
+	0xd4, 0x52, 0xd1, 0x3b, 0x7a, 0xe2, 0xd0, 0x12, 0x4e, 0x99, 0x46, 0xe, 0xfd, 0x76, 0x3d, 0x3a,
+	0xb3, 0x1f, 0x76, 0x80, 0x6c, 0xfe, 0xce, 0xb5, 0xe9, 0x4f, 1, 0x70, 0xe, 0x13, 0x61, 0xcc,
+	0x3b, 0x87, 0x68, 0x4e, 0xc6, 0x46, 0xea, 0xe2, 0x79, 0x28, 0xfc, 0x11, 0x64, 0x48, 0x59, 0x89,
+	0xd2, 0xd1, 0xf7, 0xdf, 0xd2, 0x20, 0xfd, 0x44, 0x80, 0xc7, 0x40, 0xf0,
+};
+
+static const cv_io c8_in[] = {
+	{ { 140, 1, 1, 1 }, 1, 2, c8_in0, 140 },
+};
+
+static const uint8_t c8_out0[] = {
+	0x14, 0, 0x1c, 0, 0xf, 0x17, 0x44, 0x24, 0x16, 0x1c, 8, 0x2a, 4, 0x1b, 0x1e, 0x4c,
+	0x27, 0x2a, 0xd, 0x18, 0x23, 0x33, 0x26, 0xa, 0x27, 0x15, 0x17, 0x15, 0xe, 0x20, 0x24, 0x12,
+	0x23, 0x33, 0, 0xb,
+};
+
+static const cv_io c8_out[] = {
+	{ { 36, 1, 1, 1 }, 1, 2, c8_out0, 36 },
+};
+
+static const cv_field c8_op0_f[] = {
+	{ "kernel_xy_size", 0x3 },
+	{ "kernel_z_size", 0x4 },
+	{ "kernels_per_core", 0x3 },
+	{ "pooling", 0x1 },
+	{ "in_image_x_size", 0x7 },
+	{ "in_image_y_size", 0x5 },
+	{ "in_image_x_offset", 0x7 },
+	{ "in_image_x_offset_bit_3", 0x1 },
+	{ "in_image_y_offset", 0x7 },
+	{ "in_image_y_offset_bit_3", 0x1 },
+	{ "relu", 0x1 },
+	{ "out_image_x_size", 0x7 },
+	{ "out_image_y_size", 0x5 },
+	{ "out_image_z_size", 0x6 },
+	{ "rounding_mode", 0x1 },
+	{ "in_image_border_const", 0x0 },
+	{ "in_image_x_stride", 0x7 },
+	{ "in_image_y_stride", 0x23 },
+	{ "out_image_x_stride", 0x3 },
+	{ "out_image_y_stride", 0x6 },
+	{ "coef_zero_point", 0x0 },
+	{ "out_zero_point", 0x0 },
+	{ "depthwise", 0x0 },
+	{ "layer_type", 0x0 },
+	{ "kernel_data_type", 0x2 },
+	{ "in_image_data_type", 0x2 },
+	{ "out_image_data_type", 0x2 },
+	{ "post_multiplier", 0x1 },
+	{ "post_multiplier_1_to_6", 0x10 },
+	{ "post_multiplier_7_to_14", 0x9a },
+	{ "post_shift", 0x1a },
+	{ "post_shift_bit_5_6", 0x0 },
+};
+
+static const cv_word c8_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c8_op0_a[] = {
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c8_op0_u[] = {
+	0,
+};
+
+static const cv_op c8_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c8_op0_f, 32, c8_op0_w, 0, c8_op0_a, 3, c8_op0_u, 0 },
+};
+
+static const uint8_t c8_s0_w[] = {
+	0xfa, 0xde, 0x63, 0xd2, 0x54, 0x48, 0x42, 0x25, 8, 0x3b, 0x3c, 0xce, 0x5c, 0x59, 0x3e, 0xd2,
+	0xb1, 0x30, 0xab, 0xd3, 0xc6, 0xc5, 0xbf, 0x5e, 0xe1, 0x86, 0xf, 0xb0, 0xeb, 0x81, 0xaf, 0,
+	0x3f, 0x5d, 0xa4, 0xbb, 0xe9, 0xbe, 0xb0, 0xb5, 0x78, 0xe6, 0x13, 0x9e, 0x87, 0x2d, 0xa9, 0xa6,
+	0xba, 0x37, 0x86, 0, 0x59, 0xe1, 0x7b, 0xe4, 0x10, 0xf2, 0x3f, 0xd, 0xc, 0xc3, 0xcd, 0x76,
+	0x25, 0x4a, 0x2f, 0x74, 0x44, 0x66, 5, 0x68, 0x89, 0xa, 0xd4, 0xe8, 0x9f, 0xb9, 0, 0xfd,
+	0xa8, 0x74, 0x3c, 0x1e, 0xa4, 0x56, 0x4f, 0x4e, 0xe3, 0x8a, 0xe1, 0x49, 0xa, 0x64, 0x13, 0x31,
+	0x65, 0x4f, 0x62, 0x71, 0xe3, 0x7b, 0xf9, 0x25, 0x24, 0x16, 0xcd, 0xbe, 0xaf, 0xb7, 0xb5, 0xbd,
+	0xc9, 0x9e, 0x32, 0xd6, 0xa6, 0x27, 4, 0, 0x90, 0x4a, 0xdd, 0x4f, 0x9a, 0x55, 0xa9, 0x16,
+	0x60, 0x25, 0xdc, 0xfe, 0x98, 0x48, 0xf1, 0xa0, 0xfb, 0x22, 0x1b, 0x2b, 0x35, 0xbe, 0x84, 0xe4,
+	0x95, 0x2f, 0x98, 0xdd, 0x60, 2, 0x4f, 0x75, 0x73, 0xee, 0x50, 0x73, 2, 1, 0x28, 0x3d,
+	0x27, 0x39, 0x52, 0x2f, 0x19, 0xd8, 0xc0, 0x68, 0xdb, 0x85, 0x6f, 0x1e, 0xa0, 0x2e, 0x96, 0x21,
+	0x62, 0x4c, 3, 0x16, 0x1a, 0xea, 0x9e, 0x4d, 0xd7, 0xd4, 7, 0, 0x84, 0xd, 0x33, 0xfb,
+	0x7b, 0xf4, 0x8f, 0xa0, 0xb1, 2, 0x46, 0x61, 0x6d, 0xcb, 0x34, 0x4f, 0xd5, 0x99, 0x35, 0xb,
+	0xf0, 0x7d, 0x19, 0x19, 0x4f, 0x5c, 0xd1, 0xf2,
+};
+
+static const int32_t c8_s0_b[] = {
+	-544, -461, 1074, -1772, -2979, -1816,
+};
+
+static const cv_stream c8_s[] = {
+	{ { .out = 6, .kz = 4, .ky = 3, .kx = 3, .zp = 0, .in_zp = 0, .w = c8_s0_w, .bias = c8_s0_b, .cores = 2, .superblocks = 1, .depthwise = 0, .plane = 35, .seed = 0, .int8 = 1 },
+	  { .format = 1, .order = 2, .zrl_bits = 3 } },
+};
+
+static const cv_raw c8_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c9_in0[] = {
+	0x94, 7, 0x58, 0xc2, 0x12, 0x49, 0xb9, 0x43, 0xe6, 0xbd, 0x53, 0xe, 0x7c, 0x2a, 0xad, 0xa3,
+	0xa1, 0xcd, 0x9f, 0x2c, 0xfa, 0x67, 0xc, 0xb, 0x16, 0xd0, 0xd0, 0xea, 0xe6, 0x76, 0x90, 0xd4,
+	0xd8, 0x68, 0x13, 0x97, 0x49, 0xe3, 0xd3, 0x87, 0xa, 0xc3, 0x87, 0x52, 0x51, 0x7c, 3, 0x6b,
+	0x6b, 0x16, 0xf9, 0x9a, 0x20, 0x30, 0x6c, 0x34, 0x99, 0xce, 0xf2, 0x1e, 0xb5, 0x5a, 0xb7, 0x4b,
+	0xbc, 0x81, 0x3e, 0xb1, 0x4f, 0xa4, 0xe1, 0x4b,
+};
+
+static const cv_io c9_in[] = {
+	{ { 72, 1, 1, 1 }, 1, 2, c9_in0, 72 },
+};
+
+static const uint8_t c9_out0[] = {
+	0xd5, 0xda, 0xfe, 0xf2, 0xfa, 0xf3, 0xfc, 0xa, 0x29, 7, 0x18, 0x23, 0x3c, 0x55, 0x30, 0x61,
+	0x62, 0x73, 0x47, 0x27, 0x27, 0x17, 0x37, 0x39,
+};
+
+static const cv_io c9_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 2, c9_out0, 24 },
+};
+
+static const cv_field c9_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x3 },
+	{ "kernels_per_core", 0x1 },
+	{ "pooling", 0x1 },
+	{ "in_image_x_size", 0x6 },
+	{ "in_image_y_size", 0x4 },
+	{ "in_image_x_offset", 0x0 },
+	{ "in_image_x_offset_bit_3", 0x0 },
+	{ "in_image_y_offset", 0x0 },
+	{ "in_image_y_offset_bit_3", 0x0 },
+	{ "relu", 0x0 },
+	{ "out_image_x_size", 0x6 },
+	{ "out_image_y_size", 0x4 },
+	{ "out_image_z_size", 0x4 },
+	{ "rounding_mode", 0x1 },
+	{ "in_image_border_const", 0x0 },
+	{ "in_image_x_stride", 0x6 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x3 },
+	{ "out_image_y_stride", 0x6 },
+	{ "coef_zero_point", 0x0 },
+	{ "out_zero_point", 0x0 },
+	{ "depthwise", 0x0 },
+	{ "layer_type", 0x0 },
+	{ "kernel_data_type", 0x2 },
+	{ "in_image_data_type", 0x2 },
+	{ "out_image_data_type", 0x2 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x60 },
+	{ "post_shift", 0x17 },
+	{ "post_shift_bit_5_6", 0x0 },
+};
+
+static const cv_word c9_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c9_op0_a[] = {
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c9_op0_u[] = {
+	0,
+};
+
+static const cv_op c9_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c9_op0_f, 32, c9_op0_w, 0, c9_op0_a, 3, c9_op0_u, 0 },
+};
+
+static const uint8_t c9_s0_w[] = {
+	0x21, 0x2f, 0xf, 0xe, 0x4e, 0x1c, 0xa8, 0x8a, 0xb4, 0xd8, 0x2c, 0x33,
+};
+
+static const int32_t c9_s0_b[] = {
+	-9000, -4000, 0, 2500,
+};
+
+static const cv_stream c9_s[] = {
+	{ { .out = 4, .kz = 3, .ky = 1, .kx = 1, .zp = 0, .in_zp = 0, .w = c9_s0_w, .bias = c9_s0_b, .cores = 2, .superblocks = 2, .depthwise = 0, .plane = 24, .seed = 2, .int8 = 1 },
+	  { .format = 3, .order = 2, .zrl = 1, .avg_bias = 12, .map_seed = 2 } },
+};
+
+static const cv_raw c9_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c10_in0[] = {
+	0x21, 0xfa, 0x6a, 0xe9, 0x76, 0xd5, 0xc4, 0xa3, 0x45, 0xb, 0x6a, 0x4e, 0x1d, 0x92, 0x9d, 0xd9,
+	0x78, 0x9d, 0xe6, 0xf5, 0xf6, 0x94, 0x65, 0xe0, 0xbe, 0x85, 0x14, 0x33, 0x93, 0x55, 0x95, 0x3f,
+	0x68, 0xc8, 0x6f, 0xaa, 0xed, 0x54, 0xc8, 0xfe, 0xea, 0xcd, 0x24, 2, 0xa5, 0x62, 0x3a, 0x2a,
+	0x4b, 0xa2, 0xe9, 0xba, 0x3e, 0x26, 0x58, 0xc2, 0xc6, 0x2a, 0x60, 0xab, 0x55, 0xf4, 0x9f, 0x70,
+	0x54, 0x64, 0x59, 0x77, 0x3e, 0xd4, 0xda, 0x39, 0x4d, 0x2c, 0x77, 0x93, 0xea, 0x5d, 0x6e, 0xa6,
+	0x97, 9, 0xd, 0xc6, 8, 0xf8, 0xde, 0xf9, 0xe4, 0xa4, 0xea, 0x5d, 0x30, 0x8d, 0x71, 0x81,
+	0x85, 0x5a, 0x49, 0xe3, 0x25, 0x80, 0x30, 0xac, 0x5b, 0xe2, 0x23, 0x14, 0x11, 0x68, 0xc6, 0xeb,
+	0x67, 0xa3, 0x26, 0x15, 0x11, 0xbd, 0x7d, 0x8b, 0x86, 0xbb, 0xcd, 0x1d, 0x3f, 0x91, 0x5f, 0x80,
+	0xd5, 0xe6, 0xe7, 0xab, 0x2c, 0x5e, 0x31, 0x26, 0x97, 0xe2, 0xfa, 0x69, 0xe5, 0xf2, 0x8f, 0x90,
+	0x4d, 1, 0x75, 0x46, 0xdf, 4, 0xce, 0x92, 0x91, 0xb0, 0xea, 0xcd, 0xc8, 0x1c, 0xd8, 0xfe,
+	0x97, 0xe6, 0xf7, 0x72, 0x8f, 0x39, 0x49, 0xe4, 6, 0x16, 4, 0x49, 0x10, 0x29, 0x50, 0x1b,
+	0x75, 0x19, 0x43, 0xa6,
+};
+
+static const cv_io c10_in[] = {
+	{ { 180, 1, 1, 1 }, 1, 2, c10_in0, 180 },
+};
+
+static const uint8_t c10_out0[] = {
+	0, 0x10, 0x12, 9, 0x11, 0x19, 1, 0x14, 0xf, 0, 0xf8, 4, 9, 0xed, 0xf9, 0xfd,
+	0xd, 1, 0xeb, 0xa, 0xf4, 0xfb, 0xfa, 0xf3, 0xfb, 0xf8, 0xf0, 0xd, 0xfc, 3, 0xef, 0xe7,
+	0xfe, 0x10, 0x1a, 0xe1, 0xff, 0xe3, 0, 2, 0xc, 0x2a, 0xf0, 0xdc, 0xf,
+};
+
+static const cv_io c10_out[] = {
+	{ { 45, 1, 1, 1 }, 1, 2, c10_out0, 45 },
+};
+
+static const cv_field c10_op0_f[] = {
+	{ "kernel_xy_size", 0x3 },
+	{ "kernel_z_size", 0x1 },
+	{ "kernels_per_core", 0x1 },
+	{ "pooling", 0x3 },
+	{ "in_image_x_size", 0x6 },
+	{ "in_image_y_size", 0x6 },
+	{ "in_image_x_offset", 0x7 },
+	{ "in_image_x_offset_bit_3", 0x1 },
+	{ "in_image_y_offset", 0x7 },
+	{ "in_image_y_offset_bit_3", 0x1 },
+	{ "relu", 0x0 },
+	{ "out_image_x_size", 0x6 },
+	{ "out_image_y_size", 0x6 },
+	{ "out_image_z_size", 0x5 },
+	{ "rounding_mode", 0x1 },
+	{ "in_image_border_const", 0x0 },
+	{ "in_image_x_stride", 0x6 },
+	{ "in_image_y_stride", 0x24 },
+	{ "out_image_x_stride", 0x3 },
+	{ "out_image_y_stride", 0x9 },
+	{ "coef_zero_point", 0x0 },
+	{ "out_zero_point", 0x0 },
+	{ "depthwise", 0x1 },
+	{ "layer_type", 0x0 },
+	{ "kernel_data_type", 0x2 },
+	{ "in_image_data_type", 0x2 },
+	{ "out_image_data_type", 0x2 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x78 },
+	{ "post_shift", 0x15 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier_15_to_22", 0x15 },
+};
+
+static const cv_word c10_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c10_op0_a[] = {
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c10_op0_u[] = {
+	0,
+};
+
+static const cv_op c10_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c10_op0_f, 33, c10_op0_w, 0, c10_op0_a, 3, c10_op0_u, 0 },
+};
+
+static const uint8_t c10_s0_w[] = {
+	0xb1, 0x6e, 0xa4, 0xb6, 0x39, 0xe5, 0xd7, 0x15, 0x27, 0xad, 0xab, 0xa5, 0x49, 0x38, 0xfe, 0x3e,
+	0x21, 0xb3, 0xfc, 0x8c, 0xe6, 0x38, 0xd6, 9, 0xc4, 0xa9, 0x3e, 0xaa, 0x20, 0x20, 0x38, 0x6a,
+	0x40, 0x39, 0x51, 0x3c, 0x97, 0x7a, 0x80, 0xe3, 0x88, 0xa0, 0x4f, 0x38, 0xa3,
+};
+
+static const int32_t c10_s0_b[] = {
+	2752, 131, -1695, -379, 1249,
+};
+
+static const cv_stream c10_s[] = {
+	{ { .out = 5, .kz = 1, .ky = 3, .kx = 3, .zp = 0, .in_zp = 0, .w = c10_s0_w, .bias = c10_s0_b, .cores = 4, .superblocks = 2, .depthwise = 1, .plane = 36, .seed = 4, .int8 = 1 },
+	  { .format = 2, .zrl = 1, .map_seed = 4 } },
+};
+
+static const cv_raw c10_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c11_in0[] = {
+	0xe4, 0x54, 0xf1, 0x69, 0x85, 0xe3, 0x88, 0x53, 0x68, 0xbf, 0x30, 0x6d, 0x81, 0x3c, 0xb1, 0x73,
+	0xca, 0x8b, 0x6c, 0xd, 0x89, 0x3d, 0x8f, 0x5d,
+};
+
+static const cv_io c11_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 2, c11_in0, 24 },
+};
+
+static const uint8_t c11_out0[] = {
+	0x80, 0x7f, 0x80, 0x7f, 0x7f, 0x80, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
+};
+
+static const uint8_t c11_out1[] = {
+	0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1,
+};
+
+static const cv_io c11_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c11_out0, 12 },
+	{ { 12, 1, 1, 1 }, 1, 2, c11_out1, 12 },
+};
+
+static const cv_field c11_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernels_per_core", 0x1 },
+	{ "pooling", 0x0 },
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x3 },
+	{ "in_image_x_offset", 0x0 },
+	{ "in_image_x_offset_bit_3", 0x0 },
+	{ "in_image_y_offset", 0x0 },
+	{ "in_image_y_offset_bit_3", 0x0 },
+	{ "relu", 0x0 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x3 },
+	{ "out_image_z_size", 0x1 },
+	{ "rounding_mode", 0x1 },
+	{ "in_image_border_const", 0x80 },
+	{ "in_image_x_stride", 0x4 },
+	{ "in_image_y_stride", 0xc },
+	{ "out_image_x_stride", 0x4 },
+	{ "out_image_y_stride", 0xc },
+	{ "coef_zero_point", 0x64 },
+	{ "out_zero_point", 0x0 },
+	{ "depthwise", 0x0 },
+	{ "layer_type", 0x0 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_shift", 0x6 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier_15_to_22", 0xfe },
+};
+
+static const cv_word c11_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c11_op0_a[] = {
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c11_op0_u[] = {
+	0,
+};
+
+static const cv_field c11_op1_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernels_per_core", 0x1 },
@@ -883,74 +1295,74 @@ static const cv_field c7_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0xfe },
 };
 
-static const cv_word c7_op1_w[] = {
+static const cv_word c11_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c7_op1_a[] = {
+static const cv_addr c11_op1_a[] = {
 	{ 0, "kernel_address", 0, 5, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 1, 0, 0 },
 };
 
-static const uint32_t c7_op1_u[] = {
+static const uint32_t c11_op1_u[] = {
 	0,
 };
 
-static const cv_op c7_ops[] = {
-	{ 2, "ConvolutionReluLayer", 0, c7_op0_f, 30, c7_op0_w, 0, c7_op0_a, 3, c7_op0_u, 0 },
-	{ 2, "ConvolutionReluLayer_1", 0, c7_op1_f, 30, c7_op1_w, 0, c7_op1_a, 3, c7_op1_u, 0 },
+static const cv_op c11_ops[] = {
+	{ 2, "ConvolutionReluLayer", 0, c11_op0_f, 30, c11_op0_w, 0, c11_op0_a, 3, c11_op0_u, 0 },
+	{ 2, "ConvolutionReluLayer_1", 0, c11_op1_f, 30, c11_op1_w, 0, c11_op1_a, 3, c11_op1_u, 0 },
 };
 
-static const uint8_t c7_s0_w[] = {
+static const uint8_t c11_s0_w[] = {
 	0x6e, 0x65,
 };
 
-static const int32_t c7_s0_b[] = {
+static const int32_t c11_s0_b[] = {
 	2147482647,
 };
 
-static const uint8_t c7_s1_w[] = {
+static const uint8_t c11_s1_w[] = {
 	0x5a, 0x63,
 };
 
-static const int32_t c7_s1_b[] = {
+static const int32_t c11_s1_b[] = {
 	-2147482647,
 };
 
-static const cv_stream c7_s[] = {
-	{ { .out = 1, .kz = 2, .ky = 1, .kx = 1, .zp = 100, .in_zp = 128, .w = c7_s0_w, .bias = c7_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 12, .seed = 0 },
+static const cv_stream c11_s[] = {
+	{ { .out = 1, .kz = 2, .ky = 1, .kx = 1, .zp = 100, .in_zp = 128, .w = c11_s0_w, .bias = c11_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 12, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
-	{ { .out = 1, .kz = 2, .ky = 1, .kx = 1, .zp = 100, .in_zp = 128, .w = c7_s1_w, .bias = c7_s1_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 12, .seed = 0 },
+	{ { .out = 1, .kz = 2, .ky = 1, .kx = 1, .zp = 100, .in_zp = 128, .w = c11_s1_w, .bias = c11_s1_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 12, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c7_raw[] = {
+static const cv_raw c11_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c8_in0[] = {
+static const uint8_t c12_in0[] = {
 	0x62, 0x3b, 0x12, 0xe, 0x66, 0x5d, 0xb8, 9, 0x33, 0xc4, 0xb5, 0x35,
 };
 
-static const cv_io c8_in[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c8_in0, 12 },
+static const cv_io c12_in[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c12_in0, 12 },
 };
 
-static const uint8_t c8_out0[] = {
+static const uint8_t c12_out0[] = {
 	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
 };
 
-static const uint8_t c8_out1[] = {
+static const uint8_t c12_out1[] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
-static const cv_io c8_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c8_out0, 12 },
-	{ { 12, 1, 1, 1 }, 1, 2, c8_out1, 12 },
+static const cv_io c12_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c12_out0, 12 },
+	{ { 12, 1, 1, 1 }, 1, 2, c12_out1, 12 },
 };
 
-static const cv_field c8_op0_f[] = {
+static const cv_field c12_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -983,21 +1395,21 @@ static const cv_field c8_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0xfe },
 };
 
-static const cv_word c8_op0_w[] = {
+static const cv_word c12_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c8_op0_a[] = {
+static const cv_addr c12_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c8_op0_u[] = {
+static const uint32_t c12_op0_u[] = {
 	0,
 };
 
-static const cv_field c8_op1_f[] = {
+static const cv_field c12_op1_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -1030,53 +1442,53 @@ static const cv_field c8_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0xfe },
 };
 
-static const cv_word c8_op1_w[] = {
+static const cv_word c12_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c8_op1_a[] = {
+static const cv_addr c12_op1_a[] = {
 	{ 0, "kernel_address", 0, 5, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 1, 0, 0 },
 };
 
-static const uint32_t c8_op1_u[] = {
+static const uint32_t c12_op1_u[] = {
 	0,
 };
 
-static const cv_op c8_ops[] = {
-	{ 2, "ConvolutionReluLayer", 1, c8_op0_f, 30, c8_op0_w, 0, c8_op0_a, 3, c8_op0_u, 0 },
-	{ 2, "ConvolutionReluLayer_1", 0, c8_op1_f, 30, c8_op1_w, 0, c8_op1_a, 3, c8_op1_u, 0 },
+static const cv_op c12_ops[] = {
+	{ 2, "ConvolutionReluLayer", 1, c12_op0_f, 30, c12_op0_w, 0, c12_op0_a, 3, c12_op0_u, 0 },
+	{ 2, "ConvolutionReluLayer_1", 0, c12_op1_f, 30, c12_op1_w, 0, c12_op1_a, 3, c12_op1_u, 0 },
 };
 
-static const uint8_t c8_s0_w[] = {
+static const uint8_t c12_s0_w[] = {
 	0x65,
 };
 
-static const int32_t c8_s0_b[] = {
+static const int32_t c12_s0_b[] = {
 	2147483392,
 };
 
-static const uint8_t c8_s1_w[] = {
+static const uint8_t c12_s1_w[] = {
 	0x65,
 };
 
-static const int32_t c8_s1_b[] = {
+static const int32_t c12_s1_b[] = {
 	-2147483393,
 };
 
-static const cv_stream c8_s[] = {
-	{ { .out = 1, .kz = 1, .ky = 1, .kx = 1, .zp = 100, .in_zp = 128, .w = c8_s0_w, .bias = c8_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 12, .seed = 0 },
+static const cv_stream c12_s[] = {
+	{ { .out = 1, .kz = 1, .ky = 1, .kx = 1, .zp = 100, .in_zp = 128, .w = c12_s0_w, .bias = c12_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 12, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
-	{ { .out = 1, .kz = 1, .ky = 1, .kx = 1, .zp = 100, .in_zp = 128, .w = c8_s1_w, .bias = c8_s1_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 12, .seed = 0 },
+	{ { .out = 1, .kz = 1, .ky = 1, .kx = 1, .zp = 100, .in_zp = 128, .w = c12_s1_w, .bias = c12_s1_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 12, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c8_raw[] = {
+static const cv_raw c12_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c9_in0[] = {
+static const uint8_t c13_in0[] = {
 	0x7e, 0x5c, 0x7e, 0xf5, 0xb6, 0x38, 0xfb, 0x96, 0x7d, 0x41, 0x16, 0xb4, 0x3b, 0x28, 0xfa, 0xf1,
 	0xf8, 0x75, 0x5b, 0xa1, 0xdd, 0xdc, 0x80, 0xbc, 0xee, 0xbb, 0xd8, 0xca, 0xb8, 0xdd, 0x3e, 0xea,
 	0x7c, 0x78, 0xc, 0x12, 0xd6, 0xb8, 0x81, 0xb8, 0xe3, 0x8b, 0xa5, 0x13, 0xe6, 0x77, 0x89, 0xd0,
@@ -1095,11 +1507,11 @@ static const uint8_t c9_in0[] = {
 	0x4f, 0x1d, 0x61, 0xdd, 0xe2, 0xfc, 0xb4, 0x19, 0x7d, 0xc6, 0xef, 0xcf, 0x6b, 0xfb, 0x75, 0x2f,
 };
 
-static const cv_io c9_in[] = {
-	{ { 256, 1, 1, 1 }, 1, 2, c9_in0, 256 },
+static const cv_io c13_in[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c13_in0, 256 },
 };
 
-static const uint8_t c9_out0[] = {
+static const uint8_t c13_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -1110,11 +1522,11 @@ static const uint8_t c9_out0[] = {
 	0x70, 0x85, 0x7d, 0x87, 0x7f, 0x73, 0x96, 0x7e, 0x7a, 0x87, 0x97, 0x99, 0x7c, 0x82, 0x84, 0x77,
 };
 
-static const cv_io c9_out[] = {
-	{ { 128, 1, 1, 1 }, 1, 2, c9_out0, 128 },
+static const cv_io c13_out[] = {
+	{ { 128, 1, 1, 1 }, 1, 2, c13_out0, 128 },
 };
 
-static const cv_field c9_op0_f[] = {
+static const cv_field c13_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernels_per_core", 0x1 },
@@ -1149,11 +1561,11 @@ static const cv_field c9_op0_f[] = {
 	{ "out_image_circular_buf_size", 0x1 },
 };
 
-static const cv_word c9_op0_w[] = {
+static const cv_word c13_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c9_op0_a[] = {
+static const cv_addr c13_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 240, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 100, 0 },
@@ -1161,35 +1573,35 @@ static const cv_addr c9_op0_a[] = {
 	{ 0, "out_image_circular_buf_end_addr_plus_1", 0, 2, 0, 128, 0 },
 };
 
-static const uint32_t c9_op0_u[] = {
+static const uint32_t c13_op0_u[] = {
 	0,
 };
 
-static const cv_op c9_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c9_op0_f, 32, c9_op0_w, 0, c9_op0_a, 5, c9_op0_u, 0 },
+static const cv_op c13_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c13_op0_f, 32, c13_op0_w, 0, c13_op0_a, 5, c13_op0_u, 0 },
 };
 
-static const uint8_t c9_s0_w[] = {
+static const uint8_t c13_s0_w[] = {
 	0x37, 0xea, 0x1c, 0x7d, 0xd5, 0xa1, 0x23, 0x56, 0xa, 0x7d, 0x79, 0x74, 0x8d, 0x95, 0x82, 0x9a,
 	0x99, 0xbf, 0x55, 0x9e, 0x5c, 0x52, 0xc9, 0xf4, 0xa8, 0x5d, 0x32, 0xa8, 0xb1, 0x40, 0xb7, 0x4c,
 	0xca, 0xae, 0x89, 0x82, 0xa9, 0xb2, 0x3b, 0x97, 0xa4, 0x92, 0x4f, 7, 0xa3, 0xc9, 0xf1, 0x10,
 	0xb0, 0x29, 0xef, 0x94, 0x10, 0x43,
 };
 
-static const int32_t c9_s0_b[] = {
+static const int32_t c13_s0_b[] = {
 	2635, -2461, 334,
 };
 
-static const cv_stream c9_s[] = {
-	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 128, .in_zp = 50, .w = c9_s0_w, .bias = c9_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 20, .seed = 0 },
+static const cv_stream c13_s[] = {
+	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 128, .in_zp = 50, .w = c13_s0_w, .bias = c13_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 20, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c9_raw[] = {
+static const cv_raw c13_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c10_in0[] = {
+static const uint8_t c14_in0[] = {
 	9, 0x7d, 0xe4, 0xf, 0x40, 0x71, 0x7b, 0x9c, 0xd9, 0xdd, 0xf0, 0x9d, 0x71, 0xfa, 8, 0x49,
 	0, 0xea, 0x28, 0xf6, 0xa4, 0x73, 0x10, 0x64, 0xef, 0x8b, 0x36, 0x58, 0x6b, 0x7a, 0x3e, 0x21,
 	0xc8, 0x64, 0xce, 0xb1, 0xb3, 0x36, 0x4d, 0xc5, 0xd, 0xf3, 0x99, 0x7e, 0x8d, 0x5c, 0x56, 0x1e,
@@ -1198,11 +1610,11 @@ static const uint8_t c10_in0[] = {
 	0x21, 0xd4, 0xfa, 0x60, 0xd8, 0x2c, 0x85, 4, 0x47, 0x58, 0x58, 0x32, 0x6c, 0xb6, 0x22, 0x68,
 };
 
-static const cv_io c10_in[] = {
-	{ { 96, 1, 1, 1 }, 1, 2, c10_in0, 96 },
+static const cv_io c14_in[] = {
+	{ { 96, 1, 1, 1 }, 1, 2, c14_in0, 96 },
 };
 
-static const uint8_t c10_out0[] = {
+static const uint8_t c14_out0[] = {
 	0x55, 0x9a, 0x46, 0x8e, 0x69, 0x65, 0x38, 0x5d, 0x76, 0x2b, 0x6e, 0x56, 0x67, 0x4b, 0x96, 0x56,
 	0x1d, 0x62, 0x58, 0x86, 0x47, 0x6b, 0x36, 0x32, 0x41, 0x33, 0x6f, 0x4b, 0x6d, 0x88, 0x4e, 0x73,
 	0x4c, 0x5a, 0x24, 0x50, 0x34, 0x6d, 0x5f, 0x77, 0x66, 0x44, 0x7e, 0x4e, 0x55, 0x4c, 0x4a, 0x4e,
@@ -1210,11 +1622,11 @@ static const uint8_t c10_out0[] = {
 	0x24, 0x4d, 0x4b, 0x2b, 0x36, 0x3c, 0x26, 0x36,
 };
 
-static const cv_io c10_out[] = {
-	{ { 72, 1, 1, 1 }, 1, 2, c10_out0, 72 },
+static const cv_io c14_out[] = {
+	{ { 72, 1, 1, 1 }, 1, 2, c14_out0, 72 },
 };
 
-static const cv_field c10_op0_f[] = {
+static const cv_field c14_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernels_per_core", 0x1 },
@@ -1247,21 +1659,21 @@ static const cv_field c10_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0x21 },
 };
 
-static const cv_word c10_op0_w[] = {
+static const cv_word c14_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c10_op0_a[] = {
+static const cv_addr c14_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c10_op0_u[] = {
+static const uint32_t c14_op0_u[] = {
 	0,
 };
 
-static const cv_field c10_op1_f[] = {
+static const cv_field c14_op1_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernels_per_core", 0x1 },
@@ -1294,59 +1706,59 @@ static const cv_field c10_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0x21 },
 };
 
-static const cv_word c10_op1_w[] = {
+static const cv_word c14_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c10_op1_a[] = {
+static const cv_addr c14_op1_a[] = {
 	{ 0, "kernel_address", 0, 5, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 18, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 12, 0 },
 };
 
-static const uint32_t c10_op1_u[] = {
+static const uint32_t c14_op1_u[] = {
 	0,
 };
 
-static const cv_op c10_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c10_op0_f, 30, c10_op0_w, 0, c10_op0_a, 3, c10_op0_u, 0 },
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c10_op1_f, 30, c10_op1_w, 0, c10_op1_a, 3, c10_op1_u, 0 },
+static const cv_op c14_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c14_op0_f, 30, c14_op0_w, 0, c14_op0_a, 3, c14_op0_u, 0 },
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c14_op1_f, 30, c14_op1_w, 0, c14_op1_a, 3, c14_op1_u, 0 },
 };
 
-static const uint8_t c10_s0_w[] = {
+static const uint8_t c14_s0_w[] = {
 	0xf, 0xcd, 0x58, 0x8f, 0xfd, 0x86, 0xf6, 0x55, 0xea, 0x96, 0xb, 0x70, 0xc, 0xdc, 0xe0, 0x3e,
 	0xf6, 0xb9, 0xf1, 0x4f, 0x6c, 0xe8, 0x2a, 0xed, 0x39, 0xeb, 0x61, 0x32, 0x2d, 0xa8, 0xd9, 0xc9,
 	0xa5, 0x80, 0x92, 0x17, 3, 0x1d, 0x10, 0x54, 0x52, 0x70, 0xe, 0x33, 0x4f, 0xf3, 0x11, 0xb2,
 	0x35, 0x99, 0x6e, 0xb0, 0xea, 0x11,
 };
 
-static const int32_t c10_s0_b[] = {
+static const int32_t c14_s0_b[] = {
 	488, 1364, -1478,
 };
 
-static const uint8_t c10_s1_w[] = {
+static const uint8_t c14_s1_w[] = {
 	0xf, 0xcd, 0x58, 0x8f, 0xfd, 0x86, 0xf6, 0x55, 0xea, 0x96, 0xb, 0x70, 0xc, 0xdc, 0xe0, 0x3e,
 	0xf6, 0xb9, 0xf1, 0x4f, 0x6c, 0xe8, 0x2a, 0xed, 0x39, 0xeb, 0x61, 0x32, 0x2d, 0xa8, 0xd9, 0xc9,
 	0xa5, 0x80, 0x92, 0x17, 3, 0x1d, 0x10, 0x54, 0x52, 0x70, 0xe, 0x33, 0x4f, 0xf3, 0x11, 0xb2,
 	0x35, 0x99, 0x6e, 0xb0, 0xea, 0x11,
 };
 
-static const int32_t c10_s1_b[] = {
+static const int32_t c14_s1_b[] = {
 	488, 1364, -1478,
 };
 
-static const cv_stream c10_s[] = {
-	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 110, .in_zp = 90, .w = c10_s0_w, .bias = c10_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 12, .seed = 0 },
+static const cv_stream c14_s[] = {
+	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 110, .in_zp = 90, .w = c14_s0_w, .bias = c14_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 12, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
-	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 110, .in_zp = 90, .w = c10_s1_w, .bias = c10_s1_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 12, .seed = 0 },
+	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 110, .in_zp = 90, .w = c14_s1_w, .bias = c14_s1_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 12, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c10_raw[] = {
+static const cv_raw c14_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c11_in0[] = {
+static const uint8_t c15_in0[] = {
 	0x99, 0xbf, 0x50, 0x5b, 0x51, 0xb7, 0xd, 0x4c, 0xa1, 0x47, 0x52, 0x18, 0x6d, 0x5c, 0xb0, 0xfd,
 	0xa0, 0x2d, 0xec, 0x7d, 0x84, 0x22, 0x8c, 0x81, 0x4a, 0x25, 0xf5, 0xe7, 0xd4, 0x51, 0x5b, 0x98,
 	0xf8, 0x91, 0x43, 0x46, 0xab, 0x72, 0xf2, 0xc0, 0x7d, 0x4f, 0x60, 0x17, 0x9b, 0x46, 0x59, 0x6b,
@@ -1355,11 +1767,11 @@ static const uint8_t c11_in0[] = {
 	0x13, 0x99, 0x75, 0x5a, 0xa6, 0xbb, 0x11, 0x2b, 0x12, 0xfd, 0x30, 0x8a, 0x2f, 0x6e, 0xa0, 0xac,
 };
 
-static const cv_io c11_in[] = {
-	{ { 96, 1, 1, 1 }, 1, 2, c11_in0, 96 },
+static const cv_io c15_in[] = {
+	{ { 96, 1, 1, 1 }, 1, 2, c15_in0, 96 },
 };
 
-static const uint8_t c11_out0[] = {
+static const uint8_t c15_out0[] = {
 	0x51, 0x58, 0x3a, 0x3f, 0x59, 0x58, 0x58, 0x55, 0x58, 0x5d, 0x32, 0x23, 0x2b, 0x6a, 0x81, 0x40,
 	0x67, 0x44, 0x2e, 0x44, 0x7a, 0x54, 0x41, 0x4d, 0x45, 0x64, 0x79, 0x54, 0x62, 0x5f, 0x5f, 0x47,
 	0x5f, 0x85, 0x47, 0x48, 0x5c, 0x68, 0x38, 0x3f, 0x62, 0x58, 0x1c, 0x3e, 0x38, 0x55, 0x26, 0x38,
@@ -1367,11 +1779,11 @@ static const uint8_t c11_out0[] = {
 	0x62, 0x79, 0x6b, 0x5c, 0x57, 0x55, 0x40, 0x4a,
 };
 
-static const cv_io c11_out[] = {
-	{ { 72, 1, 1, 1 }, 1, 2, c11_out0, 72 },
+static const cv_io c15_out[] = {
+	{ { 72, 1, 1, 1 }, 1, 2, c15_out0, 72 },
 };
 
-static const cv_field c11_op0_f[] = {
+static const cv_field c15_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernels_per_core", 0x1 },
@@ -1404,21 +1816,21 @@ static const cv_field c11_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0x21 },
 };
 
-static const cv_word c11_op0_w[] = {
+static const cv_word c15_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c11_op0_a[] = {
+static const cv_addr c15_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c11_op0_u[] = {
+static const uint32_t c15_op0_u[] = {
 	0,
 };
 
-static const cv_field c11_op1_f[] = {
+static const cv_field c15_op1_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernels_per_core", 0x1 },
@@ -1451,70 +1863,70 @@ static const cv_field c11_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0x21 },
 };
 
-static const cv_word c11_op1_w[] = {
+static const cv_word c15_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c11_op1_a[] = {
+static const cv_addr c15_op1_a[] = {
 	{ 0, "kernel_address", 0, 5, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 18, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 192, 0 },
 };
 
-static const uint32_t c11_op1_u[] = {
+static const uint32_t c15_op1_u[] = {
 	0,
 };
 
-static const cv_op c11_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c11_op0_f, 30, c11_op0_w, 0, c11_op0_a, 3, c11_op0_u, 0 },
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c11_op1_f, 30, c11_op1_w, 0, c11_op1_a, 3, c11_op1_u, 0 },
+static const cv_op c15_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c15_op0_f, 30, c15_op0_w, 0, c15_op0_a, 3, c15_op0_u, 0 },
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c15_op1_f, 30, c15_op1_w, 0, c15_op1_a, 3, c15_op1_u, 0 },
 };
 
-static const uint8_t c11_s0_w[] = {
+static const uint8_t c15_s0_w[] = {
 	0x28, 8, 0xc4, 0xa1, 0x81, 0xdf, 0x69, 0x7c, 0x4b, 0xa2, 0x48, 0x13, 0xe0, 0x54, 0x32, 0x52,
 	0xbb, 0xed, 0x48, 0x26, 0xa7, 0x22, 0x77, 0x76, 0x1f, 0xf4, 0x76, 0x64, 0x84, 0x9c, 0x8d, 0xb9,
 	0x41, 0xfc, 0x5a, 0xd5, 0x76, 0x94, 0x6a, 0x91, 0x6f, 0xd1, 0xbe, 0x84, 0x4a, 0xee, 0xa7, 0xa3,
 	0x95, 0xc3, 0xa3, 0xd1, 6, 0x7c,
 };
 
-static const int32_t c11_s0_b[] = {
+static const int32_t c15_s0_b[] = {
 	944, -1223, -2686,
 };
 
-static const uint8_t c11_s1_w[] = {
+static const uint8_t c15_s1_w[] = {
 	0x28, 8, 0xc4, 0xa1, 0x81, 0xdf, 0x69, 0x7c, 0x4b, 0xa2, 0x48, 0x13, 0xe0, 0x54, 0x32, 0x52,
 	0xbb, 0xed, 0x48, 0x26, 0xa7, 0x22, 0x77, 0x76, 0x1f, 0xf4, 0x76, 0x64, 0x84, 0x9c, 0x8d, 0xb9,
 	0x41, 0xfc, 0x5a, 0xd5, 0x76, 0x94, 0x6a, 0x91, 0x6f, 0xd1, 0xbe, 0x84, 0x4a, 0xee, 0xa7, 0xa3,
 	0x95, 0xc3, 0xa3, 0xd1, 6, 0x7c,
 };
 
-static const int32_t c11_s1_b[] = {
+static const int32_t c15_s1_b[] = {
 	944, -1223, -2686,
 };
 
-static const cv_stream c11_s[] = {
-	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 110, .in_zp = 90, .w = c11_s0_w, .bias = c11_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 12, .seed = 0 },
+static const cv_stream c15_s[] = {
+	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 110, .in_zp = 90, .w = c15_s0_w, .bias = c15_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 12, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
-	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 110, .in_zp = 90, .w = c11_s1_w, .bias = c11_s1_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 12, .seed = 0 },
+	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 110, .in_zp = 90, .w = c15_s1_w, .bias = c15_s1_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 12, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c11_raw[] = {
+static const cv_raw c15_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c12_in0[] = {
+static const uint8_t c16_in0[] = {
 	0x4b, 0x9b, 0x86, 0xfd, 0xf1, 0x82, 3, 0xc3, 0x4c, 0xb0, 0x16, 0x31, 0xb4, 0x85, 0x8d, 0xd9,
 	0xa2, 0xcb, 0x76, 0x4a, 0x80, 0x75, 0x68, 0xcc, 0xd, 0x52, 0x59, 0x23, 0xbe, 0x64, 0xa3, 0xa1,
 	0x9e, 0x77, 0xbf, 0x60, 0x92, 0xd6, 0xb2, 0xd0, 0xd4, 0x86, 0x7b, 0x6d, 0x49, 0xad, 0x9e, 0xf0,
 	0xa0, 0x6e, 0x1b, 0xbb, 0xd9, 0xbb, 0xd8, 0x4f, 0x19, 0xf6, 0xe1, 0x38,
 };
 
-static const cv_io c12_in[] = {
-	{ { 3, 5, 4, 1 }, 3, 2, c12_in0, 60 },
+static const cv_io c16_in[] = {
+	{ { 3, 5, 4, 1 }, 3, 2, c16_in0, 60 },
 };
 
-static const uint8_t c12_out0[] = {
+static const uint8_t c16_out0[] = {
 	0x89, 0xc5, 0x82, 0xb4, 0x89, 0xdc, 0xc7, 0xb3, 0xd1, 0x9b, 0xd9, 0xaa, 0xc2, 0xe6, 0x9e, 0xa8,
 	0x6f, 0x8b, 0x86, 0x73, 0xcd, 0xff, 0xca, 0xd8, 0xad, 0xa6, 0xcd, 0xd3, 0xff, 0xaf, 0x90, 0xfe,
 	0xcc, 0xff, 0xa5, 0x9b, 0x93, 0x92, 0x88, 0x87, 0x71, 0x78, 0x71, 0x62, 0x8f, 0xc0, 0xc6, 0x9b,
@@ -1522,11 +1934,11 @@ static const uint8_t c12_out0[] = {
 	0x71, 0x83, 0x5f, 0xb0, 0x73, 0x77, 0x58, 0x7d, 0x6e, 0xa5, 0x92, 0x5b, 0x55, 0x5c, 0x35, 0x5b,
 };
 
-static const cv_io c12_out[] = {
-	{ { 80, 1, 1, 1 }, 1, 2, c12_out0, 80 },
+static const cv_io c16_out[] = {
+	{ { 80, 1, 1, 1 }, 1, 2, c16_out0, 80 },
 };
 
-static const cv_field c12_op0_f[] = {
+static const cv_field c16_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x1 },
@@ -1559,25 +1971,25 @@ static const cv_field c12_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0x40 },
 };
 
-static const cv_word c12_op0_w[] = {
+static const cv_word c16_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c12_op0_a[] = {
+static const cv_addr c16_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c12_op0_u[] = {
+static const uint32_t c16_op0_u[] = {
 	0,
 };
 
-static const cv_op c12_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c12_op0_f, 30, c12_op0_w, 0, c12_op0_a, 3, c12_op0_u, 0 },
+static const cv_op c16_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c16_op0_f, 30, c16_op0_w, 0, c16_op0_a, 3, c16_op0_u, 0 },
 };
 
-static const uint8_t c12_s0_w[] = {
+static const uint8_t c16_s0_w[] = {
 	4, 0xe0, 0xc4, 0x41, 0xeb, 0x2c, 0xa5, 0xcb, 0xf5, 0x73, 0x44, 0xb5, 0xcb, 0x35, 0x6b, 0xaf,
 	0x3c, 0xe0, 0xaa, 0xc6, 0x46, 0x6d, 0xc3, 0x82, 0x9c, 0xca, 0x3a, 0x3b, 0x54, 0x63, 0x79, 0xb6,
 	0xb7, 0xd4, 0xeb, 0xed, 0xe1, 0x14, 0x9d, 0x69, 0xc5, 0xb3, 0xf5, 0x2b, 0xa0, 0x2b, 0x12, 0x79,
@@ -1587,39 +1999,39 @@ static const uint8_t c12_s0_w[] = {
 	0x36, 0x9e, 0xb1, 0xa4, 0x2e, 0x8a, 0x4c, 0xd3, 0x48, 0x9a, 0x48, 0x16,
 };
 
-static const int32_t c12_s0_b[] = {
+static const int32_t c16_s0_b[] = {
 	-2176, 1046, -607, -361,
 };
 
-static const cv_stream c12_s[] = {
-	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 128, .in_zp = 10, .w = c12_s0_w, .bias = c12_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 20, .seed = 0 },
+static const cv_stream c16_s[] = {
+	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 128, .in_zp = 10, .w = c16_s0_w, .bias = c16_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 20, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c12_raw[] = {
+static const cv_raw c16_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c13_in0[] = {
+static const uint8_t c17_in0[] = {
 	0x52, 0xb0, 0x4a, 0x10, 0xe6, 0x62, 0xf4, 0x99, 0xec, 0xba, 0xe3, 0x9a, 0xf4, 0x7e, 0xc2, 0xae,
 	0xb6, 0xe5, 0xcd, 0x4a, 0x49, 0x4b, 0x34, 2, 0xa0, 0x93, 0x95, 0x93, 0x8b, 0xd6, 0xf5, 0x4b,
 	1, 0x92, 0x18, 0x9c,
 };
 
-static const cv_io c13_in[] = {
-	{ { 36, 1, 1, 1 }, 1, 2, c13_in0, 36 },
+static const cv_io c17_in[] = {
+	{ { 36, 1, 1, 1 }, 1, 2, c17_in0, 36 },
 };
 
-static const uint8_t c13_out0[] = {
+static const uint8_t c17_out0[] = {
 	0x79, 0x7b, 0x7c, 0x7c, 0x7b, 0x7b, 0x83, 0x82, 0x82, 0x81, 0x82, 0x82, 0x7e, 0x80, 0x7f, 0x7e,
 	0x80, 0x7d, 0x82, 0x82, 0x80, 0x81, 0x82, 0x83,
 };
 
-static const cv_io c13_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 2, c13_out0, 24 },
+static const cv_io c17_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 2, c17_out0, 24 },
 };
 
-static const cv_field c13_op0_f[] = {
+static const cv_field c17_op0_f[] = {
 	{ "kernel_xy_size", 0x2 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x2 },
@@ -1651,43 +2063,43 @@ static const cv_field c13_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x0 },
 };
 
-static const cv_word c13_op0_w[] = {
+static const cv_word c17_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c13_op0_a[] = {
+static const cv_addr c17_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c13_op0_u[] = {
+static const uint32_t c17_op0_u[] = {
 	0,
 };
 
-static const cv_op c13_ops[] = {
-	{ 2, "FullyConnectedReluLayer", 1, c13_op0_f, 29, c13_op0_w, 0, c13_op0_a, 3, c13_op0_u, 0 },
+static const cv_op c17_ops[] = {
+	{ 2, "FullyConnectedReluLayer", 1, c17_op0_f, 29, c17_op0_w, 0, c17_op0_a, 3, c17_op0_u, 0 },
 };
 
-static const uint8_t c13_s0_w[] = {
+static const uint8_t c17_s0_w[] = {
 	0xb, 0x28, 0x4c, 0x3a, 0x16, 0x22, 0xb4, 0x75, 0xe7, 0xe3, 0x85, 0x78, 0xb3, 0x7a, 0x58, 0xd5,
 	0x31, 0x18, 0xff, 0x71, 0xad, 0x47, 0x87, 0xf5,
 };
 
-static const int32_t c13_s0_b[] = {
+static const int32_t c17_s0_b[] = {
 	707, -690, 2375, -1733,
 };
 
-static const cv_stream c13_s[] = {
-	{ { .out = 4, .kz = 3, .ky = 2, .kx = 1, .zp = 128, .in_zp = 20, .w = c13_s0_w, .bias = c13_s0_b, .cores = 2, .superblocks = 1, .depthwise = 0, .plane = 6, .seed = 0 },
+static const cv_stream c17_s[] = {
+	{ { .out = 4, .kz = 3, .ky = 2, .kx = 1, .zp = 128, .in_zp = 20, .w = c17_s0_w, .bias = c17_s0_b, .cores = 2, .superblocks = 1, .depthwise = 0, .plane = 6, .seed = 0 },
 	  { .format = 1, .order = 2, .zrl_bits = 3 } },
 };
 
-static const cv_raw c13_raw[] = {
+static const cv_raw c17_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c14_in0[] = {
+static const uint8_t c18_in0[] = {
 	0x87, 0x7d, 0x4a, 0x47, 0x8a, 0x84, 0x84, 0x6b, 0x7d, 0x79, 0x84, 0x6f, 0x58, 0x75, 0x50, 0x49,
 	0x60, 0x5d, 0x43, 0x6f, 0x78, 0x6f, 0x68, 0x80, 0x6f, 0x3e, 0x53, 0x5b, 0x74, 0x6f, 0x89, 0x57,
 	0x73, 0x4e, 0x84, 0x71, 0x6c, 0x86, 0x78, 0x4d, 0x61, 0x59, 0x43, 0x6e, 0x5e, 0x52, 0x85, 0x3c,
@@ -1695,28 +2107,28 @@ static const uint8_t c14_in0[] = {
 	0x5c, 0x43, 0x83, 0x75, 0x69, 0x43, 0x45, 0x75,
 };
 
-static const uint8_t c14_in1[] = {
+static const uint8_t c18_in1[] = {
 	0, 0xff, 0x75, 0xa1, 0xa8, 0x81, 0x9c, 0x67, 0xa3, 0x79, 0x64, 0x97, 0x9d, 0x70, 0x9d, 0x78,
 	0x9f, 0x70, 0x75, 0x99, 0x69, 0xa0, 0x7c, 0x8f, 0x90, 0x81, 0x7d, 0x9b, 0xa9, 0x6c, 0x97, 0x77,
 	0xa7, 0x8b, 0x77, 0x86, 0xa3, 0xa4, 0x8d, 0x8c, 0x8a, 0x96, 0x64, 0x8e, 0x7b, 0x7f, 0x9e, 0x76,
 };
 
-static const cv_io c14_in[] = {
-	{ { 72, 1, 1, 1 }, 1, 2, c14_in0, 72 },
-	{ { 48, 1, 1, 1 }, 1, 2, c14_in1, 48 },
+static const cv_io c18_in[] = {
+	{ { 72, 1, 1, 1 }, 1, 2, c18_in0, 72 },
+	{ { 48, 1, 1, 1 }, 1, 2, c18_in1, 48 },
 };
 
-static const uint8_t c14_out0[] = {
+static const uint8_t c18_out0[] = {
 	0, 0xff, 0x2a, 0xb3, 0xcf, 0x6c, 0xa2, 0, 0xce, 0x78, 0x31, 0x5a, 0xae, 0x45, 0x7d, 0x33,
 	0xd7, 0x28, 0x35, 0xc6, 0, 0xc5, 0x5c, 0x61, 0x86, 0x86, 0x52, 0xab, 0xad, 0x1d, 0xa2, 0x41,
 	0x7d, 0x72, 0x54, 0x46, 0xae, 0xab, 0x84, 0x57, 0x62, 0xb7, 0, 0x5d, 0x4a, 0x71, 0xc2, 0x24,
 };
 
-static const cv_io c14_out[] = {
-	{ { 48, 1, 1, 1 }, 1, 2, c14_out0, 48 },
+static const cv_io c18_out[] = {
+	{ { 48, 1, 1, 1 }, 1, 2, c18_out0, 48 },
 };
 
-static const cv_field c14_op0_f[] = {
+static const cv_field c18_op0_f[] = {
 	{ "in_image_x_size", 0x6 },
 	{ "in_image_y_size", 0x4 },
 	{ "in_image_z_size", 0x2 },
@@ -1754,20 +2166,20 @@ static const cv_field c14_op0_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 };
 
-static const cv_word c14_op0_w[] = {
+static const cv_word c18_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c14_op0_a[] = {
+static const cv_addr c18_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 1, 0, 0 },
 	{ 0, "out_image_base_address", 0, 8, -1, 0, 0 },
 };
 
-static const uint32_t c14_op0_u[] = {
+static const uint32_t c18_op0_u[] = {
 	0,
 };
 
-static const cv_field c14_op1_f[] = {
+static const cv_field c18_op1_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x1 },
@@ -1800,7 +2212,7 @@ static const cv_field c14_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c14_op1_w[] = {
+static const cv_word c18_op1_w[] = {
 	{ 23, 0x00800000 },
 	{ 24, 0x00000001 },
 	{ 27, 0x00000000 },
@@ -1810,43 +2222,43 @@ static const cv_word c14_op1_w[] = {
 	{ 32, 0x00180006 },
 };
 
-static const cv_addr c14_op1_a[] = {
+static const cv_addr c18_op1_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 	{ 1, NULL, 26, 8, -1, 0, 0 },
 };
 
-static const uint32_t c14_op1_u[] = {
+static const uint32_t c18_op1_u[] = {
 	0,
 };
 
-static const cv_op c14_ops[] = {
-	{ 3, "TensorCopy", -1, c14_op0_f, 35, c14_op0_w, 0, c14_op0_a, 2, c14_op0_u, 0 },
-	{ 2, "ConvolutionReluPoolingAddLayer", 1, c14_op1_f, 30, c14_op1_w, 7, c14_op1_a, 4, c14_op1_u, 0 },
+static const cv_op c18_ops[] = {
+	{ 3, "TensorCopy", -1, c18_op0_f, 35, c18_op0_w, 0, c18_op0_a, 2, c18_op0_u, 0 },
+	{ 2, "ConvolutionReluPoolingAddLayer", 1, c18_op1_f, 30, c18_op1_w, 7, c18_op1_a, 4, c18_op1_u, 0 },
 };
 
-static const uint8_t c14_s0_w[] = {
+static const uint8_t c18_s0_w[] = {
 	0x72, 0x70, 0x7e, 0x72, 0x7c, 0x77, 0x77, 0x76, 0x76, 0x72, 0x78, 0x7e, 0x75, 0x7f, 0x7d, 0x75,
 	0x73, 0x73, 0x70, 0x7d, 0x77, 0x7e, 0x71, 0x79, 0x73, 0x77, 0x7b, 0x70, 0x79, 0x7d, 0x75, 0x70,
 	0x77, 0x76, 0x78, 0x7d, 0x80, 0x7a, 0x74, 0x7e, 0x7a, 0x76, 0x7e, 0x7d, 0x7c, 0x7b, 0x80, 0x72,
 	0x73, 0x71, 0x77, 0x71, 0x7b, 0x74,
 };
 
-static const int32_t c14_s0_b[] = {
+static const int32_t c18_s0_b[] = {
 	155, -35,
 };
 
-static const cv_stream c14_s[] = {
-	{ { .out = 2, .kz = 3, .ky = 3, .kx = 3, .zp = 120, .in_zp = 100, .w = c14_s0_w, .bias = c14_s0_b, .cores = 2, .superblocks = 2, .depthwise = 0, .plane = 24, .seed = 0 },
+static const cv_stream c18_s[] = {
+	{ { .out = 2, .kz = 3, .ky = 3, .kx = 3, .zp = 120, .in_zp = 100, .w = c18_s0_w, .bias = c18_s0_b, .cores = 2, .superblocks = 2, .depthwise = 0, .plane = 24, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c14_raw[] = {
+static const cv_raw c18_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c15_in0[] = {
+static const uint8_t c19_in0[] = {
 	0x4f, 0x87, 0x7d, 0x7e, 0x65, 0x4b, 0x4f, 0x8c, 0x54, 0x43, 0x73, 0x6d, 0x4e, 0x61, 0x7d, 0x6f,
 	0x6f, 0x7a, 0x40, 0x46, 0x4d, 0x7c, 0x4c, 0x3e, 0x56, 0x54, 0x45, 0x68, 0x43, 0x89, 0x7b, 0x42,
 	0x63, 0x80, 0x4c, 0x6c, 0x81, 0x56, 0x3e, 0x6e, 0x69, 0x7a, 0x67, 0x70, 0x53, 0x48, 0x53, 0x5e,
@@ -1854,24 +2266,24 @@ static const uint8_t c15_in0[] = {
 	0x4f, 0x86, 0x70, 0x85, 0x72, 0x44, 0x61, 0x45,
 };
 
-static const uint8_t c15_in1[] = {
+static const uint8_t c19_in1[] = {
 	0, 0xff, 0xaa, 0x7d, 0x6f, 0x8d, 0x8f, 0x68, 0x66, 0x84, 0x98, 0x74,
 };
 
-static const cv_io c15_in[] = {
-	{ { 72, 1, 1, 1 }, 1, 2, c15_in0, 72 },
-	{ { 12, 1, 1, 1 }, 1, 2, c15_in1, 12 },
+static const cv_io c19_in[] = {
+	{ { 72, 1, 1, 1 }, 1, 2, c19_in0, 72 },
+	{ { 12, 1, 1, 1 }, 1, 2, c19_in1, 12 },
 };
 
-static const uint8_t c15_out0[] = {
+static const uint8_t c19_out0[] = {
 	0, 0xff, 0xf3, 0x61, 0x22, 0x68, 0x69, 0x21, 0x17, 0x93, 0x7c, 0x51,
 };
 
-static const cv_io c15_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c15_out0, 12 },
+static const cv_io c19_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c19_out0, 12 },
 };
 
-static const cv_field c15_op0_f[] = {
+static const cv_field c19_op0_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x2 },
 	{ "in_image_z_size", 0x2 },
@@ -1909,20 +2321,20 @@ static const cv_field c15_op0_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 };
 
-static const cv_word c15_op0_w[] = {
+static const cv_word c19_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c15_op0_a[] = {
+static const cv_addr c19_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 1, 0, 0 },
 	{ 0, "out_image_base_address", 0, 8, -1, 0, 0 },
 };
 
-static const uint32_t c15_op0_u[] = {
+static const uint32_t c19_op0_u[] = {
 	0,
 };
 
-static const cv_field c15_op1_f[] = {
+static const cv_field c19_op1_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x1 },
@@ -1955,7 +2367,7 @@ static const cv_field c15_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c15_op1_w[] = {
+static const cv_word c19_op1_w[] = {
 	{ 23, 0x00800000 },
 	{ 24, 0x00000001 },
 	{ 27, 0x00000000 },
@@ -1965,54 +2377,54 @@ static const cv_word c15_op1_w[] = {
 	{ 32, 0x00060003 },
 };
 
-static const cv_addr c15_op1_a[] = {
+static const cv_addr c19_op1_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 	{ 1, NULL, 26, 8, -1, 0, 0 },
 };
 
-static const uint32_t c15_op1_u[] = {
+static const uint32_t c19_op1_u[] = {
 	0,
 };
 
-static const cv_op c15_ops[] = {
-	{ 3, "TensorCopy", -1, c15_op0_f, 35, c15_op0_w, 0, c15_op0_a, 2, c15_op0_u, 0 },
-	{ 2, "ConvolutionReluPoolingAddLayer", 1, c15_op1_f, 30, c15_op1_w, 7, c15_op1_a, 4, c15_op1_u, 0 },
+static const cv_op c19_ops[] = {
+	{ 3, "TensorCopy", -1, c19_op0_f, 35, c19_op0_w, 0, c19_op0_a, 2, c19_op0_u, 0 },
+	{ 2, "ConvolutionReluPoolingAddLayer", 1, c19_op1_f, 30, c19_op1_w, 7, c19_op1_a, 4, c19_op1_u, 0 },
 };
 
-static const uint8_t c15_s0_w[] = {
+static const uint8_t c19_s0_w[] = {
 	0x78, 0x7e, 0x74, 0x7f, 0x7e, 0x7e, 0x75, 0x77, 0x72, 0x80, 0x7d, 0x73, 0x72, 0x72, 0x7f, 0x7e,
 	0x71, 0x7c, 0x7b, 0x76, 0x7c, 0x7d, 0x7f, 0x70, 0x71, 0x78, 0x80, 0x7c, 0x7d, 0x7b, 0x70, 0x70,
 	0x72, 0x7b, 0x74, 0x70, 0x70, 0x70, 0x7f, 0x7f, 0x77, 0x79, 0x75, 0x71, 0x77, 0x70, 0x70, 0x7d,
 	0x72, 0x7f, 0x77, 0x72, 0x7c, 0x7b,
 };
 
-static const int32_t c15_s0_b[] = {
+static const int32_t c19_s0_b[] = {
 	-82, 38,
 };
 
-static const cv_stream c15_s[] = {
-	{ { .out = 2, .kz = 3, .ky = 3, .kx = 3, .zp = 120, .in_zp = 100, .w = c15_s0_w, .bias = c15_s0_b, .cores = 2, .superblocks = 2, .depthwise = 0, .plane = 24, .seed = 0 },
+static const cv_stream c19_s[] = {
+	{ { .out = 2, .kz = 3, .ky = 3, .kx = 3, .zp = 120, .in_zp = 100, .w = c19_s0_w, .bias = c19_s0_b, .cores = 2, .superblocks = 2, .depthwise = 0, .plane = 24, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c15_raw[] = {
+static const cv_raw c19_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c16_in0[] = {
+static const uint8_t c20_in0[] = {
 	0x63, 0xda, 0xf, 0xdf, 0x9c, 0xff, 0xda, 0x89, 0x94, 0x4b, 0x16, 0xff, 0x47, 0xa2, 0xe0, 0x76,
 	0x28, 0xff, 0xd5, 0xda, 0x1a, 0xfb, 0xd3, 0xff, 0xff, 0x10, 0xfd, 0xe6, 0xe6, 0xbe, 0xff, 0x90,
 	0x69, 0x65, 7, 0xe5, 0xff, 0xff, 0xe2, 6, 0x1a, 0x8d, 0xff, 0xcb, 0xba, 0x19, 0x83, 0xca,
 	0xff, 0xff,
 };
 
-static const cv_io c16_in[] = {
-	{ { 50, 1, 1, 1 }, 1, 2, c16_in0, 50 },
+static const cv_io c20_in[] = {
+	{ { 50, 1, 1, 1 }, 1, 2, c20_in0, 50 },
 };
 
-static const uint8_t c16_out0[] = {
+static const uint8_t c20_out0[] = {
 	0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x63, 0xda, 0xf, 0xdf, 0x9c, 0x4d, 0x4d, 0xda,
 	0x89, 0x94, 0x4b, 0x16, 0x4d, 0x4d, 0x47, 0xa2, 0xe0, 0x76, 0x28, 0x4d, 0x4d, 0xd5, 0xda, 0x1a,
 	0xfb, 0xd3, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d,
@@ -2021,11 +2433,11 @@ static const uint8_t c16_out0[] = {
 	0x4d, 0x4d, 0x4d, 0x4d,
 };
 
-static const cv_io c16_out[] = {
-	{ { 84, 1, 1, 1 }, 1, 2, c16_out0, 84 },
+static const cv_io c20_out[] = {
+	{ { 84, 1, 1, 1 }, 1, 2, c20_out0, 84 },
 };
 
-static const cv_field c16_op0_f[] = {
+static const cv_field c20_op0_f[] = {
 	{ "in_image_x_size", 0x5 },
 	{ "in_image_y_size", 0x4 },
 	{ "in_image_z_size", 0x2 },
@@ -2064,54 +2476,54 @@ static const cv_field c16_op0_f[] = {
 	{ "in_image_border_const", 0x4d },
 };
 
-static const cv_word c16_op0_w[] = {
+static const cv_word c20_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c16_op0_a[] = {
+static const cv_addr c20_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c16_op0_u[] = {
+static const uint32_t c20_op0_u[] = {
 	0,
 };
 
-static const cv_op c16_ops[] = {
-	{ 3, "TensorCopy", -1, c16_op0_f, 36, c16_op0_w, 0, c16_op0_a, 2, c16_op0_u, 0 },
+static const cv_op c20_ops[] = {
+	{ 3, "TensorCopy", -1, c20_op0_f, 36, c20_op0_w, 0, c20_op0_a, 2, c20_op0_u, 0 },
 };
 
-static const cv_stream c16_s[] = {
+static const cv_stream c20_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c16_raw[] = {
+static const cv_raw c20_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c17_in0[] = {
+static const uint8_t c21_in0[] = {
 	0xcb, 0x3d, 0xcd, 0x53, 0xb9, 0xde, 0x6e, 0x20, 0xa, 0xeb, 6, 0x4b, 0x12, 3, 0xfd, 0xcd,
 	0x91, 0xf8, 0x2b, 0x90, 0x12, 0x4f, 0xda, 0xbb, 0xc7, 0x4b, 0x76, 0x9d, 0xad, 6, 0xbf, 0x4e,
 	0x18, 0x92, 0x5d, 0x21, 0xce, 0x2a, 0x5e, 3, 0x92, 0x46, 0xe9, 0xb4, 0x16, 0x8e, 4, 0x1b,
 	0x4b, 8, 6, 0x1a, 0xcf, 0x52, 0x4e, 0x73, 0x8a, 0xea, 0xa1, 0xd5,
 };
 
-static const cv_io c17_in[] = {
-	{ { 60, 1, 1, 1 }, 1, 2, c17_in0, 60 },
+static const cv_io c21_in[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c21_in0, 60 },
 };
 
-static const uint8_t c17_out0[] = {
+static const uint8_t c21_out0[] = {
 	0xcb, 0x12, 0x92, 0x3d, 0x4f, 0x46, 0xcd, 0xda, 0xe9, 0x53, 0xbb, 0xb4, 0xb9, 0xc7, 0x16, 0xde,
 	0x4b, 0x8e, 0x6e, 0x76, 4, 0x20, 0x9d, 0x1b, 0xa, 0xad, 0x4b, 0xeb, 6, 8, 6, 0xbf,
 	6, 0x4b, 0x4e, 0x1a, 0x12, 0x18, 0xcf, 3, 0x92, 0x52, 0xfd, 0x5d, 0x4e, 0xcd, 0x21, 0x73,
 	0x91, 0xce, 0x8a, 0xf8, 0x2a, 0xea, 0x2b, 0x5e, 0xa1, 0x90, 3, 0xd5,
 };
 
-static const cv_io c17_out[] = {
-	{ { 60, 1, 1, 1 }, 1, 2, c17_out0, 60 },
+static const cv_io c21_out[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c21_out0, 60 },
 };
 
-static const cv_field c17_op0_f[] = {
+static const cv_field c21_op0_f[] = {
 	{ "in_image_x_size", 0x4 },
 	{ "in_image_y_size", 0x5 },
 	{ "in_image_z_size", 0x3 },
@@ -2149,52 +2561,52 @@ static const cv_field c17_op0_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 };
 
-static const cv_word c17_op0_w[] = {
+static const cv_word c21_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c17_op0_a[] = {
+static const cv_addr c21_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c17_op0_u[] = {
+static const uint32_t c21_op0_u[] = {
 	0,
 };
 
-static const cv_op c17_ops[] = {
-	{ 3, "TensorTranspose", -1, c17_op0_f, 35, c17_op0_w, 0, c17_op0_a, 2, c17_op0_u, 0 },
+static const cv_op c21_ops[] = {
+	{ 3, "TensorTranspose", -1, c21_op0_f, 35, c21_op0_w, 0, c21_op0_a, 2, c21_op0_u, 0 },
 };
 
-static const cv_stream c17_s[] = {
+static const cv_stream c21_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c17_raw[] = {
+static const cv_raw c21_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c18_in0[] = {
+static const uint8_t c22_in0[] = {
 	0x72, 0x11, 0x28, 0x52, 0x2a, 0x3c, 0xd4, 0x7b, 0x7f, 0x9e, 0x24, 0x88, 0xf6, 0xb0, 0x13, 0xf4,
 	0x30, 0xfd, 0xdf, 0xb5, 0xa, 0x26, 9, 0x3c, 0xbc, 0x97, 0x34, 0xe0, 0xcc, 0x4e, 0xdf, 0x36,
 	0xd1, 0xc9, 0x9b, 0xe6,
 };
 
-static const cv_io c18_in[] = {
-	{ { 3, 4, 3, 1 }, 3, 2, c18_in0, 36 },
+static const cv_io c22_in[] = {
+	{ { 3, 4, 3, 1 }, 3, 2, c22_in0, 36 },
 };
 
-static const uint8_t c18_out0[] = {
+static const uint8_t c22_out0[] = {
 	0x72, 0x52, 0xd4, 0x9e, 0xf6, 0xf4, 0xdf, 0x26, 0xbc, 0xe0, 0xdf, 0xc9, 0x11, 0x2a, 0x7b, 0x24,
 	0xb0, 0x30, 0xb5, 9, 0x97, 0xcc, 0x36, 0x9b, 0x28, 0x3c, 0x7f, 0x88, 0x13, 0xfd, 0xa, 0x3c,
 	0x34, 0x4e, 0xd1, 0xe6,
 };
 
-static const cv_io c18_out[] = {
-	{ { 36, 1, 1, 1 }, 1, 2, c18_out0, 36 },
+static const cv_io c22_out[] = {
+	{ { 36, 1, 1, 1 }, 1, 2, c22_out0, 36 },
 };
 
-static const cv_field c18_op0_f[] = {
+static const cv_field c22_op0_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0xc },
 	{ "in_image_z_size", 0x1 },
@@ -2232,52 +2644,52 @@ static const cv_field c18_op0_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 };
 
-static const cv_word c18_op0_w[] = {
+static const cv_word c22_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c18_op0_a[] = {
+static const cv_addr c22_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c18_op0_u[] = {
+static const uint32_t c22_op0_u[] = {
 	0,
 };
 
-static const cv_op c18_ops[] = {
-	{ 3, "TensorTranspose", -1, c18_op0_f, 35, c18_op0_w, 0, c18_op0_a, 2, c18_op0_u, 0 },
+static const cv_op c22_ops[] = {
+	{ 3, "TensorTranspose", -1, c22_op0_f, 35, c22_op0_w, 0, c22_op0_a, 2, c22_op0_u, 0 },
 };
 
-static const cv_stream c18_s[] = {
+static const cv_stream c22_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c18_raw[] = {
+static const cv_raw c22_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c19_in0[] = {
+static const uint8_t c23_in0[] = {
 	0xea, 0xa7, 0xe9, 0xd7, 0xf6, 9, 0xe, 0x9f, 0xb8, 0x38, 0xba, 0x4f, 0x9b, 0xb2, 0x7d, 0x7e,
 	0xec, 0xca, 0xf2, 0x71, 0xec, 0x45, 0x82, 0x39, 0x97, 0xdf, 0x65, 0xf5, 0xfc, 0x99, 0x76, 0x29,
 	0x89, 0xf5, 0xc2, 0x8f, 0xf9, 0x76, 0xc1, 0x1e, 0x58, 0x31, 0xf0, 0xa8, 0x8b, 0x45, 0x80, 0xba,
 };
 
-static const cv_io c19_in[] = {
-	{ { 48, 1, 1, 1 }, 1, 2, c19_in0, 48 },
+static const cv_io c23_in[] = {
+	{ { 48, 1, 1, 1 }, 1, 2, c23_in0, 48 },
 };
 
-static const uint8_t c19_out0[] = {
+static const uint8_t c23_out0[] = {
 	0xea, 0xe9, 0xf6, 0x9b, 0x7d, 0xec, 0xa7, 0xd7, 9, 0xb2, 0x7e, 0xca, 0xe, 0xb8, 0xba, 0xf2,
 	0xec, 0x82, 0x9f, 0x38, 0x4f, 0x71, 0x45, 0x39, 0x97, 0x65, 0xfc, 0xf9, 0xc1, 0x58, 0xdf, 0xf5,
 	0x99, 0x76, 0x1e, 0x31, 0x76, 0x89, 0xc2, 0xf0, 0x8b, 0x80, 0x29, 0xf5, 0x8f, 0xa8, 0x45, 0xba,
 };
 
-static const cv_io c19_out[] = {
-	{ { 48, 1, 1, 1 }, 1, 2, c19_out0, 48 },
+static const cv_io c23_out[] = {
+	{ { 48, 1, 1, 1 }, 1, 2, c23_out0, 48 },
 };
 
-static const cv_field c19_op0_f[] = {
+static const cv_field c23_op0_f[] = {
 	{ "in_image_x_size", 0x6 },
 	{ "in_image_y_size", 0x4 },
 	{ "in_image_z_size", 0x2 },
@@ -2315,59 +2727,59 @@ static const cv_field c19_op0_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 };
 
-static const cv_word c19_op0_w[] = {
+static const cv_word c23_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c19_op0_a[] = {
+static const cv_addr c23_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c19_op0_u[] = {
+static const uint32_t c23_op0_u[] = {
 	0,
 };
 
-static const cv_op c19_ops[] = {
-	{ 3, "ConvolutionReluPoolingLayer2", -1, c19_op0_f, 35, c19_op0_w, 0, c19_op0_a, 2, c19_op0_u, 0 },
+static const cv_op c23_ops[] = {
+	{ 3, "ConvolutionReluPoolingLayer2", -1, c23_op0_f, 35, c23_op0_w, 0, c23_op0_a, 2, c23_op0_u, 0 },
 };
 
-static const cv_stream c19_s[] = {
+static const cv_stream c23_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c19_raw[] = {
+static const cv_raw c23_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c20_in0[] = {
+static const uint8_t c24_in0[] = {
 	0x56, 0x25, 0x44, 0xeb, 0x92, 9, 0xb9, 0x8e, 0x74, 0x65, 0x23, 0xcb, 0x69, 0x97, 0x9d, 0xbc,
 	0x61, 0x82, 0x93, 0x56, 0xad, 0x55, 0xd4, 0xd4, 0xf1, 0x3c, 0x2d, 0x98, 0xcb, 0x37, 0x41, 0xe9,
 	0xd2, 0x33, 0x64, 0x74, 0xc, 0x24, 0xa9, 0x4a, 0x60, 0xdf, 0xef, 0xd5, 0xfb, 0x1f, 0x6f, 0x6a,
 };
 
-static const cv_io c20_in[] = {
-	{ { 48, 1, 1, 1 }, 1, 2, c20_in0, 48 },
+static const cv_io c24_in[] = {
+	{ { 48, 1, 1, 1 }, 1, 2, c24_in0, 48 },
 };
 
-static const uint8_t c20_out0[] = {
+static const uint8_t c24_out0[] = {
 	0x56, 0x25, 0x44, 0xeb, 0x92, 9, 0xb9, 0x8e, 0x74, 0x65, 0x23, 0xcb, 0x69, 0x97, 0x9d, 0xbc,
 	0x61, 0x82, 0x93, 0x56, 0xad, 0x55, 0xd4, 0xd4, 0xf1, 0x3c, 0x2d, 0x98, 0xcb, 0x37, 0x41, 0xe9,
 	0xd2, 0x33, 0x64, 0x74, 0xc, 0x24, 0xa9, 0x4a, 0x60, 0xdf, 0xef, 0xd5, 0xfb, 0x1f, 0x6f, 0x6a,
 };
 
-static const uint8_t c20_out1[] = {
+static const uint8_t c24_out1[] = {
 	0x56, 0x25, 0x44, 0xeb, 0x92, 9, 0xb9, 0x8e, 0x74, 0x65, 0x23, 0xcb, 0x69, 0x97, 0x9d, 0xbc,
 	0x61, 0x82, 0x93, 0x56, 0xad, 0x55, 0xd4, 0xd4, 0xf1, 0x3c, 0x2d, 0x98, 0xcb, 0x37, 0x41, 0xe9,
 	0xd2, 0x33, 0x64, 0x74, 0xc, 0x24, 0xa9, 0x4a, 0x60, 0xdf, 0xef, 0xd5, 0xfb, 0x1f, 0x6f, 0x6a,
 };
 
-static const cv_io c20_out[] = {
-	{ { 48, 1, 1, 1 }, 1, 2, c20_out0, 48 },
-	{ { 48, 1, 1, 1 }, 1, 2, c20_out1, 48 },
+static const cv_io c24_out[] = {
+	{ { 48, 1, 1, 1 }, 1, 2, c24_out0, 48 },
+	{ { 48, 1, 1, 1 }, 1, 2, c24_out1, 48 },
 };
 
-static const cv_field c20_op0_f[] = {
+static const cv_field c24_op0_f[] = {
 	{ "in_image_x_size", 0x8 },
 	{ "in_image_y_size", 0x3 },
 	{ "in_image_z_size", 0x2 },
@@ -2405,20 +2817,20 @@ static const cv_field c20_op0_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 };
 
-static const cv_word c20_op0_w[] = {
+static const cv_word c24_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c20_op0_a[] = {
+static const cv_addr c24_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c20_op0_u[] = {
+static const uint32_t c24_op0_u[] = {
 	0,
 };
 
-static const cv_field c20_op1_f[] = {
+static const cv_field c24_op1_f[] = {
 	{ "in_image_x_size", 0x8 },
 	{ "in_image_y_size", 0x3 },
 	{ "in_image_z_size", 0x2 },
@@ -2456,33 +2868,33 @@ static const cv_field c20_op1_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 };
 
-static const cv_word c20_op1_w[] = {
+static const cv_word c24_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c20_op1_a[] = {
+static const cv_addr c24_op1_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 1, 0, 0 },
 };
 
-static const uint32_t c20_op1_u[] = {
+static const uint32_t c24_op1_u[] = {
 	0,
 };
 
-static const cv_op c20_ops[] = {
-	{ 3, "TensorCopy", -1, c20_op0_f, 35, c20_op0_w, 0, c20_op0_a, 2, c20_op0_u, 0 },
-	{ 3, "TensorCopy_1", -1, c20_op1_f, 35, c20_op1_w, 0, c20_op1_a, 2, c20_op1_u, 0 },
+static const cv_op c24_ops[] = {
+	{ 3, "TensorCopy", -1, c24_op0_f, 35, c24_op0_w, 0, c24_op0_a, 2, c24_op0_u, 0 },
+	{ 3, "TensorCopy_1", -1, c24_op1_f, 35, c24_op1_w, 0, c24_op1_a, 2, c24_op1_u, 0 },
 };
 
-static const cv_stream c20_s[] = {
+static const cv_stream c24_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c20_raw[] = {
+static const cv_raw c24_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c21_in0[] = {
+static const uint8_t c25_in0[] = {
 	0xc9, 0xcf, 0x38, 4, 0x30, 0x70, 0x78, 0xff, 0xa3, 0xbc, 0x62, 0xff, 0xf1, 0xca, 0x48, 0xff,
 	0x6e, 0xbf, 0xac, 0x3d, 0xfd, 0xe9, 0xfd, 0xff, 0xf6, 0x7a, 0x30, 0xee, 0x64, 0xe6, 0x54, 0xff,
 	0x3b, 0x94, 0x77, 0xcc, 0xb8, 0xa9, 0x85, 0xff, 0xe6, 0xe5, 0x12, 0xc6, 0x32, 0xb8, 0xec, 0xff,
@@ -2493,21 +2905,21 @@ static const uint8_t c21_in0[] = {
 	0xff, 0xff,
 };
 
-static const cv_io c21_in[] = {
-	{ { 114, 1, 1, 1 }, 1, 2, c21_in0, 114 },
+static const cv_io c25_in[] = {
+	{ { 114, 1, 1, 1 }, 1, 2, c25_in0, 114 },
 };
 
-static const uint8_t c21_out0[] = {
+static const uint8_t c25_out0[] = {
 	0xcf, 0xff, 0xff, 0xca, 0xf6, 0xff, 0xff, 0xfd, 0xf6, 0xee, 0xee, 0xec, 0xe6, 0xe5, 0xfa, 0xfa,
 	0xf8, 0xf8, 0xf0, 0xf0, 0xe3, 0xd4, 0xeb, 0xe6, 0xe3, 0xfa, 0xfe, 0xe6, 0x99, 0xcf, 0xfe, 0xde,
 };
 
-static const uint8_t c21_out1[] = {
+static const uint8_t c25_out1[] = {
 	0xcf, 0xff, 0xf1, 0x78, 0xf6, 0xee, 0xfd, 0xfd, 0xe6, 0xcc, 0xb8, 0xec, 0xe2, 0x35, 0xfa, 0x23,
 	0xf8, 0xdb, 0xf0, 0xd0, 0xe3, 0x85, 0xeb, 0xe6, 0xa0, 0xfa, 0xfe, 0x79, 0x47, 0x3a, 0xb2, 0xde,
 };
 
-static const uint8_t c21_out2[] = {
+static const uint8_t c25_out2[] = {
 	0xcf, 0xcf, 0xff, 0xff, 0xf1, 0xca, 0xbf, 0xbf, 0xff, 0xff, 0xfd, 0xfd, 0xf6, 0xbf, 0xee, 0xfd,
 	0xfd, 0xfd, 0xf6, 0x94, 0xee, 0xee, 0xe6, 0xe6, 0xe6, 0xe5, 0xcc, 0xcc, 0xb8, 0xec, 0xe6, 0xe5,
 	0xc6, 0xc6, 0xfa, 0xfa, 0xf8, 0xf8, 0xdb, 0xa1, 0xf0, 0xf0, 0x86, 0xd4, 0xd4, 0xeb, 0xeb, 0xd0,
@@ -2515,13 +2927,13 @@ static const uint8_t c21_out2[] = {
 	0xfe, 0xa0, 0x99, 0xcf, 0xcf, 0xfe, 0xfe, 0xde,
 };
 
-static const cv_io c21_out[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c21_out0, 32 },
-	{ { 32, 1, 1, 1 }, 1, 2, c21_out1, 32 },
-	{ { 72, 1, 1, 1 }, 1, 2, c21_out2, 72 },
+static const cv_io c25_out[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c25_out0, 32 },
+	{ { 32, 1, 1, 1 }, 1, 2, c25_out1, 32 },
+	{ { 72, 1, 1, 1 }, 1, 2, c25_out2, 72 },
 };
 
-static const cv_field c21_op0_f[] = {
+static const cv_field c25_op0_f[] = {
 	{ "in_image_x_size", 0x7 },
 	{ "in_image_y_size", 0x7 },
 	{ "in_image_z_size", 0x2 },
@@ -2566,20 +2978,20 @@ static const cv_field c21_op0_f[] = {
 	{ "in_image_border_mode", 0x1 },
 };
 
-static const cv_word c21_op0_w[] = {
+static const cv_word c25_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c21_op0_a[] = {
+static const cv_addr c25_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c21_op0_u[] = {
+static const uint32_t c25_op0_u[] = {
 	0,
 };
 
-static const cv_field c21_op1_f[] = {
+static const cv_field c25_op1_f[] = {
 	{ "in_image_x_size", 0x7 },
 	{ "in_image_y_size", 0x7 },
 	{ "in_image_z_size", 0x2 },
@@ -2624,20 +3036,20 @@ static const cv_field c21_op1_f[] = {
 	{ "in_image_border_mode", 0x1 },
 };
 
-static const cv_word c21_op1_w[] = {
+static const cv_word c25_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c21_op1_a[] = {
+static const cv_addr c25_op1_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 1, 0, 0 },
 };
 
-static const uint32_t c21_op1_u[] = {
+static const uint32_t c25_op1_u[] = {
 	0,
 };
 
-static const cv_field c21_op2_f[] = {
+static const cv_field c25_op2_f[] = {
 	{ "in_image_x_size", 0x7 },
 	{ "in_image_y_size", 0x7 },
 	{ "in_image_z_size", 0x2 },
@@ -2682,34 +3094,34 @@ static const cv_field c21_op2_f[] = {
 	{ "in_image_border_mode", 0x1 },
 };
 
-static const cv_word c21_op2_w[] = {
+static const cv_word c25_op2_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c21_op2_a[] = {
+static const cv_addr c25_op2_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 2, 0, 0 },
 };
 
-static const uint32_t c21_op2_u[] = {
+static const uint32_t c25_op2_u[] = {
 	0,
 };
 
-static const cv_op c21_ops[] = {
-	{ 3, "PoolingLayer2", -1, c21_op0_f, 42, c21_op0_w, 0, c21_op0_a, 2, c21_op0_u, 0 },
-	{ 3, "PoolingLayer2_1", -1, c21_op1_f, 42, c21_op1_w, 0, c21_op1_a, 2, c21_op1_u, 0 },
-	{ 3, "PoolingLayer2_2", -1, c21_op2_f, 42, c21_op2_w, 0, c21_op2_a, 2, c21_op2_u, 0 },
+static const cv_op c25_ops[] = {
+	{ 3, "PoolingLayer2", -1, c25_op0_f, 42, c25_op0_w, 0, c25_op0_a, 2, c25_op0_u, 0 },
+	{ 3, "PoolingLayer2_1", -1, c25_op1_f, 42, c25_op1_w, 0, c25_op1_a, 2, c25_op1_u, 0 },
+	{ 3, "PoolingLayer2_2", -1, c25_op2_f, 42, c25_op2_w, 0, c25_op2_a, 2, c25_op2_u, 0 },
 };
 
-static const cv_stream c21_s[] = {
+static const cv_stream c25_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c21_raw[] = {
+static const cv_raw c25_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c22_in0[] = {
+static const uint8_t c26_in0[] = {
 	0x75, 0x84, 0x2c, 0xc0, 0x64, 0x66, 0xf6, 0xeb, 0x54, 0x88, 0xdf, 0xe4, 0xdd, 0x92, 0xe, 0xfc,
 	0x2d, 0xd8, 0xfa, 0x5d, 0xa7, 0x22, 0xa9, 0x7f, 8, 0xa8, 0x85, 0x6f, 0x1b, 0x54, 0xa2, 0x1d,
 	0xd2, 0x51, 0x26, 0x79, 0x93, 0x13, 0xc2, 0xdb, 7, 0x9b, 0x67, 0x17, 0xee, 0xea, 0x17, 0x69,
@@ -2728,11 +3140,11 @@ static const uint8_t c22_in0[] = {
 	0xe3, 0xd2, 0xf2, 0xea, 0x57, 0x69, 0x10, 0xfc, 0x26, 8, 0x26, 0x68, 0x76, 0xcf, 0xd6, 0x4c,
 };
 
-static const cv_io c22_in[] = {
-	{ { 256, 1, 1, 1 }, 1, 2, c22_in0, 256 },
+static const cv_io c26_in[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c26_in0, 256 },
 };
 
-static const uint8_t c22_out0[] = {
+static const uint8_t c26_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -2743,11 +3155,11 @@ static const uint8_t c22_out0[] = {
 	0x76, 0xcf, 0xd6, 0x4c, 0x3c, 0x30, 0x5d, 0xbb, 0xdd, 0x41, 0x5d, 0x95, 0x6c, 0x35, 0x89, 0xf9,
 };
 
-static const cv_io c22_out[] = {
-	{ { 128, 1, 1, 1 }, 1, 2, c22_out0, 128 },
+static const cv_io c26_out[] = {
+	{ { 128, 1, 1, 1 }, 1, 2, c26_out0, 128 },
 };
 
-static const cv_field c22_op0_f[] = {
+static const cv_field c26_op0_f[] = {
 	{ "in_image_x_size", 0x6 },
 	{ "in_image_y_size", 0x5 },
 	{ "in_image_z_size", 0x1 },
@@ -2787,34 +3199,34 @@ static const cv_field c22_op0_f[] = {
 	{ "out_image_circular_buf_size", 0x1 },
 };
 
-static const cv_word c22_op0_w[] = {
+static const cv_word c26_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c22_op0_a[] = {
+static const cv_addr c26_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 240, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 100, 0 },
 	{ 0, "in_image_circular_buf_end_address_plus_1", 0, 1, 0, 256, 0 },
 	{ 0, "out_image_circular_buf_end_address_plus_1", 0, 2, 0, 128, 0 },
 };
 
-static const uint32_t c22_op0_u[] = {
+static const uint32_t c26_op0_u[] = {
 	0,
 };
 
-static const cv_op c22_ops[] = {
-	{ 3, "TensorCopy", -1, c22_op0_f, 37, c22_op0_w, 0, c22_op0_a, 4, c22_op0_u, 0 },
+static const cv_op c26_ops[] = {
+	{ 3, "TensorCopy", -1, c26_op0_f, 37, c26_op0_w, 0, c26_op0_a, 4, c26_op0_u, 0 },
 };
 
-static const cv_stream c22_s[] = {
+static const cv_stream c26_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c22_raw[] = {
+static const cv_raw c26_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c23_in0[] = {
+static const uint8_t c27_in0[] = {
 	0x75, 0x84, 0x2c, 0xc0, 0x64, 0x66, 0xf6, 0xeb, 0x54, 0x88, 0xdf, 0xe4, 0xdd, 0x92, 0xe, 0xfc,
 	0x2d, 0xd8, 0xfa, 0x5d, 0xa7, 0x22, 0xa9, 0x7f, 8, 0xa8, 0x85, 0x6f, 0x1b, 0x54, 0xa2, 0x1d,
 	0xd2, 0x51, 0x26, 0x79, 0x93, 0x13, 0xc2, 0xdb, 7, 0x9b, 0x67, 0x17, 0xee, 0xea, 0x17, 0x69,
@@ -2833,11 +3245,11 @@ static const uint8_t c23_in0[] = {
 	0xe3, 0xd2, 0xf2, 0xea, 0x57, 0x69, 0x10, 0xfc, 0x26, 8, 0x26, 0x68, 0x76, 0xcf, 0xd6, 0x4c,
 };
 
-static const cv_io c23_in[] = {
-	{ { 256, 1, 1, 1 }, 1, 2, c23_in0, 256 },
+static const cv_io c27_in[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c27_in0, 256 },
 };
 
-static const uint8_t c23_out0[] = {
+static const uint8_t c27_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -2850,11 +3262,11 @@ static const uint8_t c23_out0[] = {
 	0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c23_out[] = {
-	{ { 150, 1, 1, 1 }, 1, 2, c23_out0, 150 },
+static const cv_io c27_out[] = {
+	{ { 150, 1, 1, 1 }, 1, 2, c27_out0, 150 },
 };
 
-static const cv_field c23_op0_f[] = {
+static const cv_field c27_op0_f[] = {
 	{ "in_image_x_size", 0x6 },
 	{ "in_image_y_size", 0x5 },
 	{ "in_image_z_size", 0x5 },
@@ -2893,59 +3305,59 @@ static const cv_field c23_op0_f[] = {
 	{ "in_image_circular_buf_size", 0x1 },
 };
 
-static const cv_word c23_op0_w[] = {
+static const cv_word c27_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c23_op0_a[] = {
+static const cv_addr c27_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 200, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "in_image_circular_buf_end_address_plus_1", 0, 1, 0, 256, 0 },
 };
 
-static const uint32_t c23_op0_u[] = {
+static const uint32_t c27_op0_u[] = {
 	0,
 };
 
-static const cv_op c23_ops[] = {
-	{ 3, "TensorCopy", -1, c23_op0_f, 36, c23_op0_w, 0, c23_op0_a, 3, c23_op0_u, 0 },
+static const cv_op c27_ops[] = {
+	{ 3, "TensorCopy", -1, c27_op0_f, 36, c27_op0_w, 0, c27_op0_a, 3, c27_op0_u, 0 },
 };
 
-static const cv_stream c23_s[] = {
+static const cv_stream c27_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c23_raw[] = {
+static const cv_raw c27_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c24_in0[] = {
+static const uint8_t c28_in0[] = {
 	0xe6, 0xa7, 1, 0xc9, 0xb6, 0xe8, 0x1f, 0xed, 0xcc, 0x5b, 0x27, 0x5a, 0x99, 0xb3, 6, 0x7b,
 	0xad, 0xc, 0x31, 0xc2, 0xcb, 0xd5, 0xc5, 0xc0,
 };
 
-static const cv_io c24_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 2, c24_in0, 24 },
+static const cv_io c28_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 2, c28_in0, 24 },
 };
 
-static const uint8_t c24_out0[] = {
+static const uint8_t c28_out0[] = {
 	0x30, 0x6c, 0x52, 0x68, 0x62, 0xea, 0x82, 0x6a, 0x49, 0x69, 0x41, 0x6c, 0x72, 0xe8, 0x6a, 0x6c,
 	0xb4, 0x6a, 0xa4, 0xdc, 0xdd, 0xe7, 0x28, 0xdd, 0xd5, 0x66, 0x18, 0x69, 0xf, 0xea, 0xee, 0x61,
 	0xb4, 0x68, 0xac, 0xe9, 0x93, 0xe6, 0xf, 0x6a, 0xa4, 0x6a, 0x48, 0x6b, 0x40, 0x6a, 0xee, 0x69,
 };
 
-static const uint8_t c24_out1[] = {
+static const uint8_t c28_out1[] = {
 	0x4d, 0x45, 0x77, 0x41, 0xa, 0xc4, 0x1f, 0x44, 0xb0, 0x42, 0x62, 0x45, 0xa1, 0xc1, 0x96, 0x45,
 	0x3e, 0x44, 0xe0, 0xb5, 0xfa, 0xc0, 0x87, 0xb6, 0x53, 0x40, 0x72, 0x42, 0xab, 0xc3, 0x81, 0x3b,
 	0xf4, 0x41, 0x2e, 0xc3, 0x29, 0xc0, 0xab, 0x43, 0x33, 0x44, 0x9c, 0x44, 0xea, 0x43, 0x81, 0x43,
 };
 
-static const cv_io c24_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c24_out0, 48 },
-	{ { 24, 1, 1, 1 }, 1, 1, c24_out1, 48 },
+static const cv_io c28_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c28_out0, 48 },
+	{ { 24, 1, 1, 1 }, 1, 1, c28_out1, 48 },
 };
 
-static const cv_field c24_op0_f[] = {
+static const cv_field c28_op0_f[] = {
 	{ "in_image_x_size", 0x6 },
 	{ "in_image_y_size", 0x4 },
 	{ "in_image_z_size", 0x1 },
@@ -2987,20 +3399,20 @@ static const cv_field c24_op0_f[] = {
 	{ "alu_output_postshift_5_6", 0x3 },
 };
 
-static const cv_word c24_op0_w[] = {
+static const cv_word c28_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c24_op0_a[] = {
+static const cv_addr c28_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c24_op0_u[] = {
+static const uint32_t c28_op0_u[] = {
 	0,
 };
 
-static const cv_field c24_op1_f[] = {
+static const cv_field c28_op1_f[] = {
 	{ "in_image_x_size", 0x6 },
 	{ "in_image_y_size", 0x4 },
 	{ "in_image_z_size", 0x1 },
@@ -3042,33 +3454,33 @@ static const cv_field c24_op1_f[] = {
 	{ "alu_output_postshift_5_6", 0x0 },
 };
 
-static const cv_word c24_op1_w[] = {
+static const cv_word c28_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c24_op1_a[] = {
+static const cv_addr c28_op1_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 1, 0, 0 },
 };
 
-static const uint32_t c24_op1_u[] = {
+static const uint32_t c28_op1_u[] = {
 	0,
 };
 
-static const cv_op c24_ops[] = {
-	{ 3, "TensorCopy_0", -1, c24_op0_f, 39, c24_op0_w, 0, c24_op0_a, 2, c24_op0_u, 0 },
-	{ 3, "TensorCopy_1", -1, c24_op1_f, 39, c24_op1_w, 0, c24_op1_a, 2, c24_op1_u, 0 },
+static const cv_op c28_ops[] = {
+	{ 3, "TensorCopy_0", -1, c28_op0_f, 39, c28_op0_w, 0, c28_op0_a, 2, c28_op0_u, 0 },
+	{ 3, "TensorCopy_1", -1, c28_op1_f, 39, c28_op1_w, 0, c28_op1_a, 2, c28_op1_u, 0 },
 };
 
-static const cv_stream c24_s[] = {
+static const cv_stream c28_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c24_raw[] = {
+static const cv_raw c28_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c25_in0[] = {
+static const uint8_t c29_in0[] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xa, 0xb, 0xc, 0xd, 0xe, 0xf,
 	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
 	0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f,
@@ -3087,11 +3499,11 @@ static const uint8_t c25_in0[] = {
 	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
 };
 
-static const cv_io c25_in[] = {
-	{ { 256, 1, 1, 1 }, 1, 2, c25_in0, 256 },
+static const cv_io c29_in[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c29_in0, 256 },
 };
 
-static const uint8_t c25_out0[] = {
+static const uint8_t c29_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -3110,7 +3522,7 @@ static const uint8_t c25_out0[] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 };
 
-static const uint8_t c25_out1[] = {
+static const uint8_t c29_out1[] = {
 	0x67, 0x67, 0x67, 0x68, 0x68, 0x68, 0x68, 0x69, 0x69, 0x69, 0x69, 0x6a, 0x6a, 0x6a, 0x6a, 0x6b,
 	0x6b, 0x6b, 0x6b, 0x6c, 0x6c, 0x6c, 0x6c, 0x6d, 0x6d, 0x6d, 0x6d, 0x6e, 0x6e, 0x6e, 0x6e, 0x6f,
 	0x6f, 0x6f, 0x6f, 0x70, 0x70, 0x70, 0x70, 0x71, 0x71, 0x71, 0x71, 0x72, 0x72, 0x72, 0x72, 0x73,
@@ -3129,7 +3541,7 @@ static const uint8_t c25_out1[] = {
 	0xa3, 0xa3, 0xa4, 0xa4, 0xa4, 0xa4, 0xa5, 0xa5, 0xa5, 0xa5, 0xa6, 0xa6, 0xa6, 0xa6, 0xa7, 0xa7,
 };
 
-static const uint8_t c25_out2[] = {
+static const uint8_t c29_out2[] = {
 	0xb3, 0x93, 0x74, 0x55, 0x36, 0x55, 0x74, 0x93, 0xb2, 0xa1, 0x90, 0x7f, 0x6e, 0x76, 0x7e, 0x85,
 	0x8d, 0x72, 0x57, 0x3c, 0x21, 0x36, 0x4c, 0x62, 0x78, 0x8f, 0xa6, 0xbe, 0xd5, 0xc1, 0xae, 0x9a,
 	0x87, 0x87, 0x87, 0x86, 0x86, 0x7d, 0x75, 0x6c, 0x63, 0x59, 0x4e, 0x44, 0x3a, 0x3c, 0x3f, 0x42,
@@ -3148,13 +3560,13 @@ static const uint8_t c25_out2[] = {
 	0x31, 0x59, 0x81, 0xaa, 0xd2, 0xc8, 0xbe, 0xb4, 0xab, 0x8c, 0x6d, 0x4e, 0x2f, 0x3e, 0x4d, 0x5c,
 };
 
-static const cv_io c25_out[] = {
-	{ { 256, 1, 1, 1 }, 1, 2, c25_out0, 256 },
-	{ { 256, 1, 1, 1 }, 1, 2, c25_out1, 256 },
-	{ { 256, 1, 1, 1 }, 1, 2, c25_out2, 256 },
+static const cv_io c29_out[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c29_out0, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c29_out1, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c29_out2, 256 },
 };
 
-static const cv_field c25_op0_f[] = {
+static const cv_field c29_op0_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -3198,21 +3610,21 @@ static const cv_field c25_op0_f[] = {
 	{ "alu_output_postshift_5_6", 0x3 },
 };
 
-static const cv_word c25_op0_w[] = {
+static const cv_word c29_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c25_op0_a[] = {
+static const cv_addr c29_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c25_op0_u[] = {
+static const uint32_t c29_op0_u[] = {
 	0,
 };
 
-static const cv_field c25_op1_f[] = {
+static const cv_field c29_op1_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -3256,21 +3668,21 @@ static const cv_field c25_op1_f[] = {
 	{ "alu_output_postshift_5_6", 0x0 },
 };
 
-static const cv_word c25_op1_w[] = {
+static const cv_word c29_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c25_op1_a[] = {
+static const cv_addr c29_op1_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 1, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 1, 0, 0 },
 };
 
-static const uint32_t c25_op1_u[] = {
+static const uint32_t c29_op1_u[] = {
 	0,
 };
 
-static const cv_field c25_op2_f[] = {
+static const cv_field c29_op2_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -3314,31 +3726,31 @@ static const cv_field c25_op2_f[] = {
 	{ "alu_output_postshift_5_6", 0x3 },
 };
 
-static const cv_word c25_op2_w[] = {
+static const cv_word c29_op2_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c25_op2_a[] = {
+static const cv_addr c29_op2_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 2, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 2, 0, 0 },
 };
 
-static const uint32_t c25_op2_u[] = {
+static const uint32_t c29_op2_u[] = {
 	0,
 };
 
-static const cv_op c25_ops[] = {
-	{ 3, "ActivationLayer", -1, c25_op0_f, 41, c25_op0_w, 0, c25_op0_a, 3, c25_op0_u, 0 },
-	{ 3, "ActivationLayer_1", -1, c25_op1_f, 41, c25_op1_w, 0, c25_op1_a, 3, c25_op1_u, 0 },
-	{ 3, "ActivationLayer_2", -1, c25_op2_f, 41, c25_op2_w, 0, c25_op2_a, 3, c25_op2_u, 0 },
+static const cv_op c29_ops[] = {
+	{ 3, "ActivationLayer", -1, c29_op0_f, 41, c29_op0_w, 0, c29_op0_a, 3, c29_op0_u, 0 },
+	{ 3, "ActivationLayer_1", -1, c29_op1_f, 41, c29_op1_w, 0, c29_op1_a, 3, c29_op1_u, 0 },
+	{ 3, "ActivationLayer_2", -1, c29_op2_f, 41, c29_op2_w, 0, c29_op2_a, 3, c29_op2_u, 0 },
 };
 
-static const cv_stream c25_s[] = {
+static const cv_stream c29_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c25_r0[] = {
+static const uint8_t c29_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -3598,7 +4010,7 @@ static const uint8_t c25_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c25_r1[] = {
+static const uint8_t c29_r1[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -3730,7 +4142,7 @@ static const uint8_t c25_r1[] = {
 	0, 0, 0, 0,
 };
 
-static const uint8_t c25_r2[] = {
+static const uint8_t c29_r2[] = {
 	0x80, 0x17, 0x17, 0, 0, 0xfa, 0x15, 0, 0x40, 0x2a, 0x17, 0, 0, 1, 6, 0,
 	0x40, 0x61, 0x17, 0, 0x80, 0xf1, 6, 0, 0xc0, 0x5c, 7, 0, 0, 0xe2, 0x15, 0,
 	0x80, 0x44, 7, 0, 0, 0x20, 0x17, 0, 0, 0x7e, 6, 0, 0, 4, 0x15, 0,
@@ -3990,30 +4402,715 @@ static const uint8_t c25_r2[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_raw c25_raw[] = {
-	{ c25_r0, 4104 },
-	{ c25_r1, 2052 },
-	{ c25_r2, 4104 },
+static const cv_raw c29_raw[] = {
+	{ c29_r0, 4104 },
+	{ c29_r1, 2052 },
+	{ c29_r2, 4104 },
 };
 
-static const uint8_t c26_in0[] = {
+static const uint8_t c30_in0[] = {
+	0xb5, 0xbe, 0x86, 0xe6, 0xcd, 0xe2, 0xf3, 0xb5, 0xee, 0xf, 0xb8, 0xd2, 0xaf, 0xf5, 0x8c, 0xaf,
+	0x90, 0x8c, 0xf2, 0xcc, 0xd3, 0xb3, 0xe3, 0xd1, 0xac, 0xf0, 0xc6, 0, 0xce, 0xe0, 0xf7, 0xe6,
+	0xcf, 0xb4, 0xc, 0xf0, 0xae, 0xa8, 0xb3, 0xbf, 0xf9, 0xc6, 0xb6, 0xf0, 0x98, 0xe5, 0x96, 0xbb,
+};
+
+static const uint8_t c30_in1[] = {
+	0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f,
+	0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0x9b, 0x9c, 0x9d, 0x9e, 0x9f,
+	0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf,
+	0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xb9, 0xba, 0xbb, 0xbc, 0xbd, 0xbe, 0xbf,
+	0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xcb, 0xcc, 0xcd, 0xce, 0xcf,
+	0xd0, 0xd1, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf,
+	0xe0, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef,
+	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xa, 0xb, 0xc, 0xd, 0xe, 0xf,
+	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
+	0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f,
+	0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3a, 0x3b, 0x3c, 0x3d, 0x3e, 0x3f,
+	0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x4b, 0x4c, 0x4d, 0x4e, 0x4f,
+	0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5a, 0x5b, 0x5c, 0x5d, 0x5e, 0x5f,
+	0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x6b, 0x6c, 0x6d, 0x6e, 0x6f,
+	0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x7b, 0x7c, 0x7d, 0x7e, 0x7f,
+};
+
+static const cv_io c30_in[] = {
+	{ { 48, 1, 1, 1 }, 1, 2, c30_in0, 48 },
+	{ { 256, 1, 1, 1 }, 1, 2, c30_in1, 256 },
+};
+
+static const uint8_t c30_out0[] = {
+	0xf3, 0xf, 0xe2, 0xf5, 0xd3, 0xe3, 0xf7, 0, 0xc, 0xf0, 0xe5, 0xf9,
+};
+
+static const uint8_t c30_out1[] = {
+	0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f,
+	0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0x9b, 0x9c, 0x9d, 0x9e, 0x9f,
+	0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf,
+	0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xb9, 0xba, 0xbb, 0xbc, 0xbd, 0xbe, 0xbf,
+	0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xcb, 0xcc, 0xcd, 0xce, 0xcf,
+	0xd0, 0xd1, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf,
+	0xe0, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef,
+	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
+	0, 4, 8, 0xc, 0x10, 0x14, 0x18, 0x1c, 0x20, 0x24, 0x28, 0x2c, 0x30, 0x34, 0x38, 0x3c,
+	0x40, 0x44, 0x48, 0x4c, 0x50, 0x54, 0x58, 0x5c, 0x60, 0x64, 0x68, 0x6c, 0x70, 0x74, 0x78, 0x7c,
+	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
+	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
+	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
+	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
+	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
+	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
+};
+
+static const uint8_t c30_out2[] = {
+	0xe0, 0xe0, 0xe0, 0xe1, 0xe1, 0xe1, 0xe1, 0xe2, 0xe2, 0xe2, 0xe2, 0xe3, 0xe3, 0xe3, 0xe3, 0xe4,
+	0xe4, 0xe4, 0xe4, 0xe5, 0xe5, 0xe5, 0xe5, 0xe6, 0xe6, 0xe6, 0xe6, 0xe7, 0xe7, 0xe7, 0xe7, 0xe8,
+	0xe8, 0xe8, 0xe8, 0xe9, 0xe9, 0xe9, 0xe9, 0xea, 0xea, 0xea, 0xea, 0xeb, 0xeb, 0xeb, 0xeb, 0xec,
+	0xec, 0xec, 0xec, 0xed, 0xed, 0xed, 0xed, 0xee, 0xee, 0xee, 0xee, 0xef, 0xef, 0xef, 0xef, 0xf0,
+	0xf0, 0xf0, 0xf0, 0xf1, 0xf1, 0xf1, 0xf1, 0xf2, 0xf2, 0xf2, 0xf2, 0xf3, 0xf3, 0xf3, 0xf3, 0xf4,
+	0xf4, 0xf4, 0xf4, 0xf5, 0xf5, 0xf5, 0xf5, 0xf6, 0xf6, 0xf6, 0xf6, 0xf7, 0xf7, 0xf7, 0xf7, 0xf8,
+	0xf8, 0xf8, 0xf8, 0xf9, 0xf9, 0xf9, 0xf9, 0xfa, 0xfa, 0xfa, 0xfa, 0xfb, 0xfb, 0xfb, 0xfb, 0xfc,
+	0xfc, 0xfc, 0xfc, 0xfd, 0xfd, 0xfd, 0xfd, 0xfe, 0xfe, 0xfe, 0xfe, 0xff, 0xff, 0xff, 0xff, 0,
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xa, 0xb, 0xc, 0xd, 0xe, 0xf,
+	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
+	0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f,
+	0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3a, 0x3b, 0x3c, 0x3d, 0x3e, 0x3f,
+	0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x4b, 0x4c, 0x4d, 0x4e, 0x4f,
+	0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5a, 0x5b, 0x5c, 0x5d, 0x5e, 0x5f,
+	0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x6b, 0x6c, 0x6d, 0x6e, 0x6f,
+	0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x7b, 0x7c, 0x7d, 0x7e, 0x7f,
+};
+
+static const uint8_t c30_out3[] = {
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x82, 0x84, 0x86, 0x88, 0x8a, 0x8c, 0x8e, 0x90, 0x92, 0x94, 0x96, 0x98, 0x9a, 0x9c, 0x9e,
+	0xa0, 0xa2, 0xa4, 0xa6, 0xa8, 0xaa, 0xac, 0xae, 0xb0, 0xb2, 0xb4, 0xb6, 0xb8, 0xba, 0xbc, 0xbe,
+	0xc0, 0xc2, 0xc4, 0xc6, 0xc8, 0xca, 0xcc, 0xce, 0xd0, 0xd2, 0xd4, 0xd6, 0xd8, 0xda, 0xdc, 0xde,
+	0xe0, 0xe2, 0xe4, 0xe6, 0xe8, 0xea, 0xec, 0xee, 0xf0, 0xf2, 0xf4, 0xf6, 0xf8, 0xfa, 0xfc, 0xfe,
+	0, 2, 4, 6, 8, 0xa, 0xc, 0xe, 0x10, 0x12, 0x14, 0x16, 0x18, 0x1a, 0x1c, 0x1e,
+	0x20, 0x22, 0x24, 0x26, 0x28, 0x2a, 0x2c, 0x2e, 0x30, 0x32, 0x34, 0x36, 0x38, 0x3a, 0x3c, 0x3e,
+	0x40, 0x42, 0x44, 0x46, 0x48, 0x4a, 0x4c, 0x4e, 0x50, 0x52, 0x54, 0x56, 0x58, 0x5a, 0x5c, 0x5e,
+	0x60, 0x62, 0x64, 0x66, 0x68, 0x6a, 0x6c, 0x6e, 0x70, 0x72, 0x74, 0x76, 0x78, 0x7a, 0x7c, 0x7e,
+	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
+	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
+	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
+	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
+};
+
+static const uint8_t c30_out4[] = {
+	0xa0, 0xa1, 0xa1, 0xa2, 0xa3, 0xa4, 0xa4, 0xa5, 0xa6, 0xa7, 0xa7, 0xa8, 0xa9, 0xaa, 0xaa, 0xab,
+	0xac, 0xad, 0xad, 0xae, 0xaf, 0xb0, 0xb0, 0xb1, 0xb2, 0xb3, 0xb3, 0xb4, 0xb5, 0xb6, 0xb6, 0xb7,
+	0xb8, 0xb9, 0xb9, 0xba, 0xbb, 0xbc, 0xbc, 0xbd, 0xbe, 0xbf, 0xbf, 0xc0, 0xc1, 0xc2, 0xc2, 0xc3,
+	0xc4, 0xc5, 0xc5, 0xc6, 0xc7, 0xc8, 0xc8, 0xc9, 0xca, 0xcb, 0xcb, 0xcc, 0xcd, 0xce, 0xce, 0xcf,
+	0xd0, 0xd1, 0xd1, 0xd2, 0xd3, 0xd4, 0xd4, 0xd5, 0xd6, 0xd7, 0xd7, 0xd8, 0xd9, 0xda, 0xda, 0xdb,
+	0xdc, 0xdd, 0xdd, 0xde, 0xdf, 0xe0, 0xe0, 0xe1, 0xe2, 0xe3, 0xe3, 0xe4, 0xe5, 0xe6, 0xe6, 0xe7,
+	0xe8, 0xe9, 0xe9, 0xea, 0xeb, 0xec, 0xec, 0xed, 0xee, 0xef, 0xef, 0xf0, 0xf1, 0xf2, 0xf2, 0xf3,
+	0xf4, 0xf5, 0xf5, 0xf6, 0xf7, 0xf8, 0xf8, 0xf9, 0xfa, 0xfb, 0xfb, 0xfc, 0xfd, 0xfe, 0xfe, 0xff,
+	0, 1, 2, 2, 3, 4, 5, 5, 6, 7, 8, 8, 9, 0xa, 0xb, 0xb,
+	0xc, 0xd, 0xe, 0xe, 0xf, 0x10, 0x11, 0x11, 0x12, 0x13, 0x14, 0x14, 0x15, 0x16, 0x17, 0x17,
+	0x18, 0x19, 0x1a, 0x1a, 0x1b, 0x1c, 0x1d, 0x1d, 0x1e, 0x1f, 0x20, 0x20, 0x21, 0x22, 0x23, 0x23,
+	0x24, 0x25, 0x26, 0x26, 0x27, 0x28, 0x29, 0x29, 0x2a, 0x2b, 0x2c, 0x2c, 0x2d, 0x2e, 0x2f, 0x2f,
+	0x30, 0x31, 0x32, 0x32, 0x33, 0x34, 0x35, 0x35, 0x36, 0x37, 0x38, 0x38, 0x39, 0x3a, 0x3b, 0x3b,
+	0x3c, 0x3d, 0x3e, 0x3e, 0x3f, 0x40, 0x41, 0x41, 0x42, 0x43, 0x44, 0x44, 0x45, 0x46, 0x47, 0x47,
+	0x48, 0x49, 0x4a, 0x4a, 0x4b, 0x4c, 0x4d, 0x4d, 0x4e, 0x4f, 0x50, 0x50, 0x51, 0x52, 0x53, 0x53,
+	0x54, 0x55, 0x56, 0x56, 0x57, 0x58, 0x59, 0x59, 0x5a, 0x5b, 0x5c, 0x5c, 0x5d, 0x5e, 0x5f, 0x5f,
+};
+
+static const cv_io c30_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c30_out0, 12 },
+	{ { 256, 1, 1, 1 }, 1, 2, c30_out1, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c30_out2, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c30_out3, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c30_out4, 256 },
+};
+
+static const cv_field c30_op0_f[] = {
+	{ "in_image_x_size", 0x6 },
+	{ "in_image_y_size", 0x4 },
+	{ "in_image_z_size", 0x2 },
+	{ "in_image_stride", 0x6 },
+	{ "in_image_slice", 0x18 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0x5 },
+	{ "in_window_y_end", 0x3 },
+	{ "in_tile_x_size", 0x6 },
+	{ "in_tile_y_size", 0x4 },
+	{ "in_tile_x_inc", 0x6 },
+	{ "in_tile_y_inc", 0x4 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "out_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x3 },
+	{ "out_loop_0_inc", 0x1 },
+	{ "out_loop_1_count", 0x2 },
+	{ "out_loop_1_inc", 0x3 },
+	{ "out_loop_2_count", 0x2 },
+	{ "out_loop_2_inc", 0x6 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0x1 },
+	{ "out_loop_4_inc", 0x0 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "alu_horz_processing", 0x3 },
+	{ "alu_vert_processing", 0x3 },
+	{ "alu_horz_proc_count", 0x1 },
+	{ "alu_vert_proc_count", 0x1 },
+	{ "alu_horz_proc_stride", 0x0 },
+	{ "alu_vert_proc_stride", 0x0 },
+	{ "in_image_border_mode", 0x1 },
+	{ "in_image_data_type", 0x2 },
+	{ "out_image_data_type", 0x2 },
+};
+
+static const cv_word c30_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c30_op0_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c30_op0_u[] = {
+	0,
+};
+
+static const cv_field c30_op1_f[] = {
+	{ "in_image_x_size", 0x10 },
+	{ "in_image_y_size", 0x10 },
+	{ "in_image_z_size", 0x1 },
+	{ "in_image_stride", 0x10 },
+	{ "in_image_slice", 0x100 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0xf },
+	{ "in_window_y_end", 0xf },
+	{ "in_tile_x_size", 0x10 },
+	{ "in_tile_y_size", 0x10 },
+	{ "in_tile_x_inc", 0x10 },
+	{ "in_tile_y_inc", 0x10 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "out_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x10 },
+	{ "out_loop_0_inc", 0x1 },
+	{ "out_loop_1_count", 0x10 },
+	{ "out_loop_1_inc", 0x10 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0x1 },
+	{ "out_loop_4_inc", 0x0 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "alu_pwl_enable", 0x1 },
+	{ "alu_load_pwl_lut", 0x1 },
+	{ "alu_pwl_sign_support", 0x1 },
+	{ "alu_output_postshift", 0x1e },
+	{ "alu_output_postshift_5_6", 0x3 },
+	{ "in_image_data_type", 0x2 },
+	{ "out_image_data_type", 0x2 },
+};
+
+static const cv_word c30_op1_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c30_op1_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 1, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 1, 0, 0 },
+	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
+};
+
+static const uint32_t c30_op1_u[] = {
+	0,
+};
+
+static const cv_field c30_op2_f[] = {
+	{ "in_image_x_size", 0x10 },
+	{ "in_image_y_size", 0x10 },
+	{ "in_image_z_size", 0x1 },
+	{ "in_image_stride", 0x10 },
+	{ "in_image_slice", 0x100 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0xf },
+	{ "in_window_y_end", 0xf },
+	{ "in_tile_x_size", 0x10 },
+	{ "in_tile_y_size", 0x10 },
+	{ "in_tile_x_inc", 0x10 },
+	{ "in_tile_y_inc", 0x10 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "out_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x10 },
+	{ "out_loop_0_inc", 0x1 },
+	{ "out_loop_1_count", 0x10 },
+	{ "out_loop_1_inc", 0x10 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0x1 },
+	{ "out_loop_4_inc", 0x0 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "alu_pwl_enable", 0x1 },
+	{ "alu_load_pwl_lut", 0x1 },
+	{ "alu_pwl_sign_support", 0x1 },
+	{ "alu_input_preshift", 0x3 },
+	{ "alu_output_postshift", 0x1d },
+	{ "alu_output_postshift_5_6", 0x3 },
+	{ "in_image_data_type", 0x2 },
+	{ "out_image_data_type", 0x2 },
+};
+
+static const cv_word c30_op2_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c30_op2_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 1, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 2, 0, 0 },
+	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
+};
+
+static const uint32_t c30_op2_u[] = {
+	0,
+};
+
+static const cv_field c30_op3_f[] = {
+	{ "in_image_x_size", 0x10 },
+	{ "in_image_y_size", 0x10 },
+	{ "in_image_z_size", 0x1 },
+	{ "in_image_stride", 0x10 },
+	{ "in_image_slice", 0x100 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0xf },
+	{ "in_window_y_end", 0xf },
+	{ "in_tile_x_size", 0x10 },
+	{ "in_tile_y_size", 0x10 },
+	{ "in_tile_x_inc", 0x10 },
+	{ "in_tile_y_inc", 0x10 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "out_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x10 },
+	{ "out_loop_0_inc", 0x1 },
+	{ "out_loop_1_count", 0x10 },
+	{ "out_loop_1_inc", 0x10 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0x1 },
+	{ "out_loop_4_inc", 0x0 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "alu_output_post_multiplier", 0x0 },
+	{ "alu_output_postshift", 0x1f },
+	{ "alu_output_postshift_5_6", 0x3 },
+	{ "in_image_data_type", 0x2 },
+	{ "out_image_data_type", 0x2 },
+};
+
+static const cv_word c30_op3_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c30_op3_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 1, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 3, 0, 0 },
+};
+
+static const uint32_t c30_op3_u[] = {
+	0,
+};
+
+static const cv_field c30_op4_f[] = {
+	{ "in_image_x_size", 0x10 },
+	{ "in_image_y_size", 0x10 },
+	{ "in_image_z_size", 0x1 },
+	{ "in_image_stride", 0x10 },
+	{ "in_image_slice", 0x100 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0xf },
+	{ "in_window_y_end", 0xf },
+	{ "in_tile_x_size", 0x10 },
+	{ "in_tile_y_size", 0x10 },
+	{ "in_tile_x_inc", 0x10 },
+	{ "in_tile_y_inc", 0x10 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "out_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x10 },
+	{ "out_loop_0_inc", 0x1 },
+	{ "out_loop_1_count", 0x10 },
+	{ "out_loop_1_inc", 0x10 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0x1 },
+	{ "out_loop_4_inc", 0x0 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "alu_output_post_multiplier", 0x4000 },
+	{ "alu_output_postshift", 0x1 },
+	{ "alu_output_postshift_5_6", 0x0 },
+	{ "in_image_data_type", 0x2 },
+	{ "out_image_data_type", 0x2 },
+};
+
+static const cv_word c30_op4_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c30_op4_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 1, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 4, 0, 0 },
+};
+
+static const uint32_t c30_op4_u[] = {
+	0,
+};
+
+static const cv_op c30_ops[] = {
+	{ 3, "PoolingLayer2", -1, c30_op0_f, 44, c30_op0_w, 0, c30_op0_a, 2, c30_op0_u, 0 },
+	{ 3, "ActivationLayer", -1, c30_op1_f, 42, c30_op1_w, 0, c30_op1_a, 3, c30_op1_u, 0 },
+	{ 3, "ActivationLayer_1", -1, c30_op2_f, 43, c30_op2_w, 0, c30_op2_a, 3, c30_op2_u, 0 },
+	{ 3, "ConcatLayer", -1, c30_op3_f, 40, c30_op3_w, 0, c30_op3_a, 2, c30_op3_u, 0 },
+	{ 3, "ConcatLayer_1", -1, c30_op4_f, 40, c30_op4_w, 0, c30_op4_a, 2, c30_op4_u, 0 },
+};
+
+static const cv_stream c30_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c30_r0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0x80, 0, 0, 0, 0x88, 0, 0, 0, 0x90, 0, 0, 0, 0x98, 0, 0,
+	0, 0xa0, 0, 0, 0, 0xa8, 0, 0, 0, 0xb0, 0, 0, 0, 0xb8, 0, 0,
+	0, 0xc0, 0, 0, 0, 0xc8, 0, 0, 0, 0xd0, 0, 0, 0, 0xd8, 0, 0,
+	0, 0xe0, 0, 0, 0, 0xe8, 0, 0, 0, 0xf0, 0, 0, 0, 0xf8, 0, 0,
+	0, 0, 1, 0, 0, 8, 1, 0, 0, 0x10, 1, 0, 0, 0x18, 1, 0,
+	0, 0x20, 1, 0, 0, 0x28, 1, 0, 0, 0x30, 1, 0, 0, 0x38, 1, 0,
+	0, 0x40, 1, 0, 0, 0x48, 1, 0, 0, 0x50, 1, 0, 0, 0x58, 1, 0,
+	0, 0x60, 1, 0, 0, 0x68, 1, 0, 0, 0x70, 1, 0, 0, 0x78, 1, 0,
+	0, 0x80, 1, 0, 0, 0x88, 1, 0, 0, 0x90, 1, 0, 0, 0x98, 1, 0,
+	0, 0xa0, 1, 0, 0, 0xa8, 1, 0, 0, 0xb0, 1, 0, 0, 0xb8, 1, 0,
+	0, 0xc0, 1, 0, 0, 0xc8, 1, 0, 0, 0xd0, 1, 0, 0, 0xd8, 1, 0,
+	0, 0xe0, 1, 0, 0, 0xe8, 1, 0, 0, 0xf0, 1, 0, 0, 0xf8, 1, 0,
+	0, 0, 2, 0, 0, 8, 2, 0, 0, 0x10, 2, 0, 0, 0x18, 2, 0,
+	0, 0x20, 2, 0, 0, 0x28, 2, 0, 0, 0x30, 2, 0, 0, 0x38, 2, 0,
+	0, 0x40, 2, 0, 0, 0x48, 2, 0, 0, 0x50, 2, 0, 0, 0x58, 2, 0,
+	0, 0x60, 2, 0, 0, 0x68, 2, 0, 0, 0x70, 2, 0, 0, 0x78, 2, 0,
+	0, 0x80, 2, 0, 0, 0x88, 2, 0, 0, 0x90, 2, 0, 0, 0x98, 2, 0,
+	0, 0xa0, 2, 0, 0, 0xa8, 2, 0, 0, 0xb0, 2, 0, 0, 0xb8, 2, 0,
+	0, 0xc0, 2, 0, 0, 0xc8, 2, 0, 0, 0xd0, 2, 0, 0, 0xd8, 2, 0,
+	0, 0xe0, 2, 0, 0, 0xe8, 2, 0, 0, 0xf0, 2, 0, 0, 0xf8, 2, 0,
+	0, 0, 3, 0, 0, 8, 3, 0, 0, 0x10, 3, 0, 0, 0x18, 3, 0,
+	0, 0x20, 3, 0, 0, 0x28, 3, 0, 0, 0x30, 3, 0, 0, 0x38, 3, 0,
+	0, 0x40, 3, 0, 0, 0x48, 3, 0, 0, 0x50, 3, 0, 0, 0x58, 3, 0,
+	0, 0x60, 3, 0, 0, 0x68, 3, 0, 0, 0x70, 3, 0, 0, 0x78, 3, 0,
+	0, 0x80, 3, 0, 0, 0x88, 3, 0, 0, 0x90, 3, 0, 0, 0x98, 3, 0,
+	0, 0xa0, 3, 0, 0, 0xa8, 3, 0, 0, 0xb0, 3, 0, 0, 0xb8, 3, 0,
+	0, 0xc0, 3, 0, 0, 0xc8, 3, 0, 0, 0xd0, 3, 0, 0, 0xd8, 3, 0,
+	0, 0xe0, 3, 0, 0, 0xe8, 3, 0, 0, 0xf0, 3, 0, 0, 0xf8, 3, 0,
+	0, 0, 4, 0, 0, 8, 4, 0, 0, 0x10, 4, 0, 0, 0x18, 4, 0,
+	0, 0x20, 4, 0, 0, 0x28, 4, 0, 0, 0x30, 4, 0, 0, 0x38, 4, 0,
+	0, 0x40, 4, 0, 0, 0x48, 4, 0, 0, 0x50, 4, 0, 0, 0x58, 4, 0,
+	0, 0x60, 4, 0, 0, 0x68, 4, 0, 0, 0x70, 4, 0, 0, 0x78, 4, 0,
+	0, 0x80, 4, 0, 0, 0x88, 4, 0, 0, 0x90, 4, 0, 0, 0x98, 4, 0,
+	0, 0xa0, 4, 0, 0, 0xa8, 4, 0, 0, 0xb0, 4, 0, 0, 0xb8, 4, 0,
+	0, 0xc0, 4, 0, 0, 0xc8, 4, 0, 0, 0xd0, 4, 0, 0, 0xd8, 4, 0,
+	0, 0xe0, 4, 0, 0, 0xe8, 4, 0, 0, 0xf0, 4, 0, 0, 0xf8, 4, 0,
+	0, 0, 5, 0, 0, 8, 5, 0, 0, 0x10, 5, 0, 0, 0x18, 5, 0,
+	0, 0x20, 5, 0, 0, 0x28, 5, 0, 0, 0x30, 5, 0, 0, 0x38, 5, 0,
+	0, 0x40, 5, 0, 0, 0x48, 5, 0, 0, 0x50, 5, 0, 0, 0x58, 5, 0,
+	0, 0x60, 5, 0, 0, 0x68, 5, 0, 0, 0x70, 5, 0, 0, 0x78, 5, 0,
+	0, 0x80, 5, 0, 0, 0x88, 5, 0, 0, 0x90, 5, 0, 0, 0x98, 5, 0,
+	0, 0xa0, 5, 0, 0, 0xa8, 5, 0, 0, 0xb0, 5, 0, 0, 0xb8, 5, 0,
+	0, 0xc0, 5, 0, 0, 0xc8, 5, 0, 0, 0xd0, 5, 0, 0, 0xd8, 5, 0,
+	0, 0xe0, 5, 0, 0, 0xe8, 5, 0, 0, 0xf0, 5, 0, 0, 0xf8, 5, 0,
+	0, 0, 6, 0, 0, 8, 6, 0, 0, 0x10, 6, 0, 0, 0x18, 6, 0,
+	0, 0x20, 6, 0, 0, 0x28, 6, 0, 0, 0x30, 6, 0, 0, 0x38, 6, 0,
+	0, 0x40, 6, 0, 0, 0x48, 6, 0, 0, 0x50, 6, 0, 0, 0x58, 6, 0,
+	0, 0x60, 6, 0, 0, 0x68, 6, 0, 0, 0x70, 6, 0, 0, 0x78, 6, 0,
+	0, 0x80, 6, 0, 0, 0x88, 6, 0, 0, 0x90, 6, 0, 0, 0x98, 6, 0,
+	0, 0xa0, 6, 0, 0, 0xa8, 6, 0, 0, 0xb0, 6, 0, 0, 0xb8, 6, 0,
+	0, 0xc0, 6, 0, 0, 0xc8, 6, 0, 0, 0xd0, 6, 0, 0, 0xd8, 6, 0,
+	0, 0xe0, 6, 0, 0, 0xe8, 6, 0, 0, 0xf0, 6, 0, 0, 0xf8, 6, 0,
+	0, 0, 7, 0, 0, 8, 7, 0, 0, 0x10, 7, 0, 0, 0x18, 7, 0,
+	0, 0x20, 7, 0, 0, 0x28, 7, 0, 0, 0x30, 7, 0, 0, 0x38, 7, 0,
+	0, 0x40, 7, 0, 0, 0x48, 7, 0, 0, 0x50, 7, 0, 0, 0x58, 7, 0,
+	0, 0x60, 7, 0, 0, 0x68, 7, 0, 0, 0x70, 7, 0, 0, 0x78, 7, 0,
+	0, 0x80, 7, 0, 0, 0x88, 7, 0, 0, 0x90, 7, 0, 0, 0x98, 7, 0,
+	0, 0xa0, 7, 0, 0, 0xa8, 7, 0, 0, 0xb0, 7, 0, 0, 0xb8, 7, 0,
+	0, 0xc0, 7, 0, 0, 0xc8, 7, 0, 0, 0xd0, 7, 0, 0, 0xd8, 7, 0,
+	0, 0xe0, 7, 0, 0, 0xe8, 7, 0, 0, 0xf0, 7, 0, 0, 0xf8, 7, 0,
+	0, 0, 8, 0, 0, 8, 8, 0, 0, 0x10, 8, 0, 0, 0x18, 8, 0,
+	0, 0x20, 8, 0, 0, 0x28, 8, 0, 0, 0x30, 8, 0, 0, 0x38, 8, 0,
+	0, 0x40, 8, 0, 0, 0x48, 8, 0, 0, 0x50, 8, 0, 0, 0x58, 8, 0,
+	0, 0x60, 8, 0, 0, 0x68, 8, 0, 0, 0x70, 8, 0, 0, 0x78, 8, 0,
+	0, 0x80, 8, 0, 0, 0x88, 8, 0, 0, 0x90, 8, 0, 0, 0x98, 8, 0,
+	0, 0xa0, 8, 0, 0, 0xa8, 8, 0, 0, 0xb0, 8, 0, 0, 0xb8, 8, 0,
+	0, 0xc0, 8, 0, 0, 0xc8, 8, 0, 0, 0xd0, 8, 0, 0, 0xd8, 8, 0,
+	0, 0xe0, 8, 0, 0, 0xe8, 8, 0, 0, 0xf0, 8, 0, 0, 0xf8, 8, 0,
+	0, 0, 9, 0, 0, 8, 9, 0, 0, 0x10, 9, 0, 0, 0x18, 9, 0,
+	0, 0x20, 9, 0, 0, 0x28, 9, 0, 0, 0x30, 9, 0, 0, 0x38, 9, 0,
+	0, 0x40, 9, 0, 0, 0x48, 9, 0, 0, 0x50, 9, 0, 0, 0x58, 9, 0,
+	0, 0x60, 9, 0, 0, 0x68, 9, 0, 0, 0x70, 9, 0, 0, 0x78, 9, 0,
+	0, 0x80, 9, 0, 0, 0x88, 9, 0, 0, 0x90, 9, 0, 0, 0x98, 9, 0,
+	0, 0xa0, 9, 0, 0, 0xa8, 9, 0, 0, 0xb0, 9, 0, 0, 0xb8, 9, 0,
+	0, 0xc0, 9, 0, 0, 0xc8, 9, 0, 0, 0xd0, 9, 0, 0, 0xd8, 9, 0,
+	0, 0xe0, 9, 0, 0, 0xe8, 9, 0, 0, 0xf0, 9, 0, 0, 0xf8, 9, 0,
+	0, 0, 0xa, 0, 0, 8, 0xa, 0, 0, 0x10, 0xa, 0, 0, 0x18, 0xa, 0,
+	0, 0x20, 0xa, 0, 0, 0x28, 0xa, 0, 0, 0x30, 0xa, 0, 0, 0x38, 0xa, 0,
+	0, 0x40, 0xa, 0, 0, 0x48, 0xa, 0, 0, 0x50, 0xa, 0, 0, 0x58, 0xa, 0,
+	0, 0x60, 0xa, 0, 0, 0x68, 0xa, 0, 0, 0x70, 0xa, 0, 0, 0x78, 0xa, 0,
+	0, 0x80, 0xa, 0, 0, 0x88, 0xa, 0, 0, 0x90, 0xa, 0, 0, 0x98, 0xa, 0,
+	0, 0xa0, 0xa, 0, 0, 0xa8, 0xa, 0, 0, 0xb0, 0xa, 0, 0, 0xb8, 0xa, 0,
+	0, 0xc0, 0xa, 0, 0, 0xc8, 0xa, 0, 0, 0xd0, 0xa, 0, 0, 0xd8, 0xa, 0,
+	0, 0xe0, 0xa, 0, 0, 0xe8, 0xa, 0, 0, 0xf0, 0xa, 0, 0, 0xf8, 0xa, 0,
+	0, 0, 0xb, 0, 0, 8, 0xb, 0, 0, 0x10, 0xb, 0, 0, 0x18, 0xb, 0,
+	0, 0x20, 0xb, 0, 0, 0x28, 0xb, 0, 0, 0x30, 0xb, 0, 0, 0x38, 0xb, 0,
+	0, 0x40, 0xb, 0, 0, 0x48, 0xb, 0, 0, 0x50, 0xb, 0, 0, 0x58, 0xb, 0,
+	0, 0x60, 0xb, 0, 0, 0x68, 0xb, 0, 0, 0x70, 0xb, 0, 0, 0x78, 0xb, 0,
+	0, 0x80, 0xb, 0, 0, 0x88, 0xb, 0, 0, 0x90, 0xb, 0, 0, 0x98, 0xb, 0,
+	0, 0xa0, 0xb, 0, 0, 0xa8, 0xb, 0, 0, 0xb0, 0xb, 0, 0, 0xb8, 0xb, 0,
+	0, 0xc0, 0xb, 0, 0, 0xc8, 0xb, 0, 0, 0xd0, 0xb, 0, 0, 0xd8, 0xb, 0,
+	0, 0xe0, 0xb, 0, 0, 0xe8, 0xb, 0, 0, 0xf0, 0xb, 0, 0, 0xf8, 0xb, 0,
+	0, 0, 0xc, 0, 0, 8, 0xc, 0, 0, 0x10, 0xc, 0, 0, 0x18, 0xc, 0,
+	0, 0x20, 0xc, 0, 0, 0x28, 0xc, 0, 0, 0x30, 0xc, 0, 0, 0x38, 0xc, 0,
+	0, 0x40, 0xc, 0, 0, 0x48, 0xc, 0, 0, 0x50, 0xc, 0, 0, 0x58, 0xc, 0,
+	0, 0x60, 0xc, 0, 0, 0x68, 0xc, 0, 0, 0x70, 0xc, 0, 0, 0x78, 0xc, 0,
+	0, 0x80, 0xc, 0, 0, 0x88, 0xc, 0, 0, 0x90, 0xc, 0, 0, 0x98, 0xc, 0,
+	0, 0xa0, 0xc, 0, 0, 0xa8, 0xc, 0, 0, 0xb0, 0xc, 0, 0, 0xb8, 0xc, 0,
+	0, 0xc0, 0xc, 0, 0, 0xc8, 0xc, 0, 0, 0xd0, 0xc, 0, 0, 0xd8, 0xc, 0,
+	0, 0xe0, 0xc, 0, 0, 0xe8, 0xc, 0, 0, 0xf0, 0xc, 0, 0, 0xf8, 0xc, 0,
+	0, 0, 0xd, 0, 0, 8, 0xd, 0, 0, 0x10, 0xd, 0, 0, 0x18, 0xd, 0,
+	0, 0x20, 0xd, 0, 0, 0x28, 0xd, 0, 0, 0x30, 0xd, 0, 0, 0x38, 0xd, 0,
+	0, 0x40, 0xd, 0, 0, 0x48, 0xd, 0, 0, 0x50, 0xd, 0, 0, 0x58, 0xd, 0,
+	0, 0x60, 0xd, 0, 0, 0x68, 0xd, 0, 0, 0x70, 0xd, 0, 0, 0x78, 0xd, 0,
+	0, 0x80, 0xd, 0, 0, 0x88, 0xd, 0, 0, 0x90, 0xd, 0, 0, 0x98, 0xd, 0,
+	0, 0xa0, 0xd, 0, 0, 0xa8, 0xd, 0, 0, 0xb0, 0xd, 0, 0, 0xb8, 0xd, 0,
+	0, 0xc0, 0xd, 0, 0, 0xc8, 0xd, 0, 0, 0xd0, 0xd, 0, 0, 0xd8, 0xd, 0,
+	0, 0xe0, 0xd, 0, 0, 0xe8, 0xd, 0, 0, 0xf0, 0xd, 0, 0, 0xf8, 0xd, 0,
+	0, 0, 0xe, 0, 0, 8, 0xe, 0, 0, 0x10, 0xe, 0, 0, 0x18, 0xe, 0,
+	0, 0x20, 0xe, 0, 0, 0x28, 0xe, 0, 0, 0x30, 0xe, 0, 0, 0x38, 0xe, 0,
+	0, 0x40, 0xe, 0, 0, 0x48, 0xe, 0, 0, 0x50, 0xe, 0, 0, 0x58, 0xe, 0,
+	0, 0x60, 0xe, 0, 0, 0x68, 0xe, 0, 0, 0x70, 0xe, 0, 0, 0x78, 0xe, 0,
+	0, 0x80, 0xe, 0, 0, 0x88, 0xe, 0, 0, 0x90, 0xe, 0, 0, 0x98, 0xe, 0,
+	0, 0xa0, 0xe, 0, 0, 0xa8, 0xe, 0, 0, 0xb0, 0xe, 0, 0, 0xb8, 0xe, 0,
+	0, 0xc0, 0xe, 0, 0, 0xc8, 0xe, 0, 0, 0xd0, 0xe, 0, 0, 0xd8, 0xe, 0,
+	0, 0xe0, 0xe, 0, 0, 0xe8, 0xe, 0, 0, 0xf0, 0xe, 0, 0, 0xf8, 0xe, 0,
+	0, 0, 0xf, 0, 0, 8, 0xf, 0, 0, 0x10, 0xf, 0, 0, 0x18, 0xf, 0,
+	0, 0x20, 0xf, 0, 0, 0x28, 0xf, 0, 0, 0x30, 0xf, 0, 0, 0x38, 0xf, 0,
+	0, 0x40, 0xf, 0, 0, 0x48, 0xf, 0, 0, 0x50, 0xf, 0, 0, 0x58, 0xf, 0,
+	0, 0x60, 0xf, 0, 0, 0x68, 0xf, 0, 0, 0x70, 0xf, 0, 0, 0x78, 0xf, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0x80, 0x10, 0, 0, 0x88, 0x10, 0, 0, 0x90, 0x10, 0, 0, 0x98, 0x10, 0,
+	0, 0xa0, 0x10, 0, 0, 0xa8, 0x10, 0, 0, 0xb0, 0x10, 0, 0, 0xb8, 0x10, 0,
+	0, 0xc0, 0x10, 0, 0, 0xc8, 0x10, 0, 0, 0xd0, 0x10, 0, 0, 0xd8, 0x10, 0,
+	0, 0xe0, 0x10, 0, 0, 0xe8, 0x10, 0, 0, 0xf0, 0x10, 0, 0, 0xf8, 0x10, 0,
+	0, 0, 0x11, 0, 0, 8, 0x11, 0, 0, 0x10, 0x11, 0, 0, 0x18, 0x11, 0,
+	0, 0x20, 0x11, 0, 0, 0x28, 0x11, 0, 0, 0x30, 0x11, 0, 0, 0x38, 0x11, 0,
+	0, 0x40, 0x11, 0, 0, 0x48, 0x11, 0, 0, 0x50, 0x11, 0, 0, 0x58, 0x11, 0,
+	0, 0x60, 0x11, 0, 0, 0x68, 0x11, 0, 0, 0x70, 0x11, 0, 0, 0x78, 0x11, 0,
+	0, 0x80, 0x11, 0, 0, 0x88, 0x11, 0, 0, 0x90, 0x11, 0, 0, 0x98, 0x11, 0,
+	0, 0xa0, 0x11, 0, 0, 0xa8, 0x11, 0, 0, 0xb0, 0x11, 0, 0, 0xb8, 0x11, 0,
+	0, 0xc0, 0x11, 0, 0, 0xc8, 0x11, 0, 0, 0xd0, 0x11, 0, 0, 0xd8, 0x11, 0,
+	0, 0xe0, 0x11, 0, 0, 0xe8, 0x11, 0, 0, 0xf0, 0x11, 0, 0, 0xf8, 0x11, 0,
+	0, 0, 0x12, 0, 0, 8, 0x12, 0, 0, 0x10, 0x12, 0, 0, 0x18, 0x12, 0,
+	0, 0x20, 0x12, 0, 0, 0x28, 0x12, 0, 0, 0x30, 0x12, 0, 0, 0x38, 0x12, 0,
+	0, 0x40, 0x12, 0, 0, 0x48, 0x12, 0, 0, 0x50, 0x12, 0, 0, 0x58, 0x12, 0,
+	0, 0x60, 0x12, 0, 0, 0x68, 0x12, 0, 0, 0x70, 0x12, 0, 0, 0x78, 0x12, 0,
+	0, 0x80, 0x12, 0, 0, 0x88, 0x12, 0, 0, 0x90, 0x12, 0, 0, 0x98, 0x12, 0,
+	0, 0xa0, 0x12, 0, 0, 0xa8, 0x12, 0, 0, 0xb0, 0x12, 0, 0, 0xb8, 0x12, 0,
+	0, 0xc0, 0x12, 0, 0, 0xc8, 0x12, 0, 0, 0xd0, 0x12, 0, 0, 0xd8, 0x12, 0,
+	0, 0xe0, 0x12, 0, 0, 0xe8, 0x12, 0, 0, 0xf0, 0x12, 0, 0, 0xf8, 0x12, 0,
+	0, 0, 0x13, 0, 0, 8, 0x13, 0, 0, 0x10, 0x13, 0, 0, 0x18, 0x13, 0,
+	0, 0x20, 0x13, 0, 0, 0x28, 0x13, 0, 0, 0x30, 0x13, 0, 0, 0x38, 0x13, 0,
+	0, 0x40, 0x13, 0, 0, 0x48, 0x13, 0, 0, 0x50, 0x13, 0, 0, 0x58, 0x13, 0,
+	0, 0x60, 0x13, 0, 0, 0x68, 0x13, 0, 0, 0x70, 0x13, 0, 0, 0x78, 0x13, 0,
+	0, 0x80, 0x13, 0, 0, 0x88, 0x13, 0, 0, 0x90, 0x13, 0, 0, 0x98, 0x13, 0,
+	0, 0xa0, 0x13, 0, 0, 0xa8, 0x13, 0, 0, 0xb0, 0x13, 0, 0, 0xb8, 0x13, 0,
+	0, 0xc0, 0x13, 0, 0, 0xc8, 0x13, 0, 0, 0xd0, 0x13, 0, 0, 0xd8, 0x13, 0,
+	0, 0xe0, 0x13, 0, 0, 0xe8, 0x13, 0, 0, 0xf0, 0x13, 0, 0, 0xf8, 0x13, 0,
+	0, 0, 0x14, 0, 0, 8, 0x14, 0, 0, 0x10, 0x14, 0, 0, 0x18, 0x14, 0,
+	0, 0x20, 0x14, 0, 0, 0x28, 0x14, 0, 0, 0x30, 0x14, 0, 0, 0x38, 0x14, 0,
+	0, 0x40, 0x14, 0, 0, 0x48, 0x14, 0, 0, 0x50, 0x14, 0, 0, 0x58, 0x14, 0,
+	0, 0x60, 0x14, 0, 0, 0x68, 0x14, 0, 0, 0x70, 0x14, 0, 0, 0x78, 0x14, 0,
+	0, 0x80, 0x14, 0, 0, 0x88, 0x14, 0, 0, 0x90, 0x14, 0, 0, 0x98, 0x14, 0,
+	0, 0xa0, 0x14, 0, 0, 0xa8, 0x14, 0, 0, 0xb0, 0x14, 0, 0, 0xb8, 0x14, 0,
+	0, 0xc0, 0x14, 0, 0, 0xc8, 0x14, 0, 0, 0xd0, 0x14, 0, 0, 0xd8, 0x14, 0,
+	0, 0xe0, 0x14, 0, 0, 0xe8, 0x14, 0, 0, 0xf0, 0x14, 0, 0, 0xf8, 0x14, 0,
+	0, 0, 0x15, 0, 0, 8, 0x15, 0, 0, 0x10, 0x15, 0, 0, 0x18, 0x15, 0,
+	0, 0x20, 0x15, 0, 0, 0x28, 0x15, 0, 0, 0x30, 0x15, 0, 0, 0x38, 0x15, 0,
+	0, 0x40, 0x15, 0, 0, 0x48, 0x15, 0, 0, 0x50, 0x15, 0, 0, 0x58, 0x15, 0,
+	0, 0x60, 0x15, 0, 0, 0x68, 0x15, 0, 0, 0x70, 0x15, 0, 0, 0x78, 0x15, 0,
+	0, 0x80, 0x15, 0, 0, 0x88, 0x15, 0, 0, 0x90, 0x15, 0, 0, 0x98, 0x15, 0,
+	0, 0xa0, 0x15, 0, 0, 0xa8, 0x15, 0, 0, 0xb0, 0x15, 0, 0, 0xb8, 0x15, 0,
+	0, 0xc0, 0x15, 0, 0, 0xc8, 0x15, 0, 0, 0xd0, 0x15, 0, 0, 0xd8, 0x15, 0,
+	0, 0xe0, 0x15, 0, 0, 0xe8, 0x15, 0, 0, 0xf0, 0x15, 0, 0, 0xf8, 0x15, 0,
+	0, 0, 0x16, 0, 0, 8, 0x16, 0, 0, 0x10, 0x16, 0, 0, 0x18, 0x16, 0,
+	0, 0x20, 0x16, 0, 0, 0x28, 0x16, 0, 0, 0x30, 0x16, 0, 0, 0x38, 0x16, 0,
+	0, 0x40, 0x16, 0, 0, 0x48, 0x16, 0, 0, 0x50, 0x16, 0, 0, 0x58, 0x16, 0,
+	0, 0x60, 0x16, 0, 0, 0x68, 0x16, 0, 0, 0x70, 0x16, 0, 0, 0x78, 0x16, 0,
+	0, 0x80, 0x16, 0, 0, 0x88, 0x16, 0, 0, 0x90, 0x16, 0, 0, 0x98, 0x16, 0,
+	0, 0xa0, 0x16, 0, 0, 0xa8, 0x16, 0, 0, 0xb0, 0x16, 0, 0, 0xb8, 0x16, 0,
+	0, 0xc0, 0x16, 0, 0, 0xc8, 0x16, 0, 0, 0xd0, 0x16, 0, 0, 0xd8, 0x16, 0,
+	0, 0xe0, 0x16, 0, 0, 0xe8, 0x16, 0, 0, 0xf0, 0x16, 0, 0, 0xf8, 0x16, 0,
+	0, 0, 0x17, 0, 0, 8, 0x17, 0, 0, 0x10, 0x17, 0, 0, 0x18, 0x17, 0,
+	0, 0x20, 0x17, 0, 0, 0x28, 0x17, 0, 0, 0x30, 0x17, 0, 0, 0x38, 0x17, 0,
+	0, 0x40, 0x17, 0, 0, 0x48, 0x17, 0, 0, 0x50, 0x17, 0, 0, 0x58, 0x17, 0,
+	0, 0x60, 0x17, 0, 0, 0x68, 0x17, 0, 0, 0x70, 0x17, 0, 0, 0x78, 0x17, 0,
+	0, 0x80, 0x17, 0, 0, 0x88, 0x17, 0, 0, 0x90, 0x17, 0, 0, 0x98, 0x17, 0,
+	0, 0xa0, 0x17, 0, 0, 0xa8, 0x17, 0, 0, 0xb0, 0x17, 0, 0, 0xb8, 0x17, 0,
+	0, 0xc0, 0x17, 0, 0, 0xc8, 0x17, 0, 0, 0xd0, 0x17, 0, 0, 0xd8, 0x17, 0,
+	0, 0xe0, 0x17, 0, 0, 0xe8, 0x17, 0, 0, 0xf0, 0x17, 0, 0, 0xf8, 0x17, 0,
+	0, 0, 0x18, 0, 0, 8, 0x18, 0, 0, 0x10, 0x18, 0, 0, 0x18, 0x18, 0,
+	0, 0x20, 0x18, 0, 0, 0x28, 0x18, 0, 0, 0x30, 0x18, 0, 0, 0x38, 0x18, 0,
+	0, 0x40, 0x18, 0, 0, 0x48, 0x18, 0, 0, 0x50, 0x18, 0, 0, 0x58, 0x18, 0,
+	0, 0x60, 0x18, 0, 0, 0x68, 0x18, 0, 0, 0x70, 0x18, 0, 0, 0x78, 0x18, 0,
+	0, 0x80, 0x18, 0, 0, 0x88, 0x18, 0, 0, 0x90, 0x18, 0, 0, 0x98, 0x18, 0,
+	0, 0xa0, 0x18, 0, 0, 0xa8, 0x18, 0, 0, 0xb0, 0x18, 0, 0, 0xb8, 0x18, 0,
+	0, 0xc0, 0x18, 0, 0, 0xc8, 0x18, 0, 0, 0xd0, 0x18, 0, 0, 0xd8, 0x18, 0,
+	0, 0xe0, 0x18, 0, 0, 0xe8, 0x18, 0, 0, 0xf0, 0x18, 0, 0, 0xf8, 0x18, 0,
+	0, 0, 0x19, 0, 0, 8, 0x19, 0, 0, 0x10, 0x19, 0, 0, 0x18, 0x19, 0,
+	0, 0x20, 0x19, 0, 0, 0x28, 0x19, 0, 0, 0x30, 0x19, 0, 0, 0x38, 0x19, 0,
+	0, 0x40, 0x19, 0, 0, 0x48, 0x19, 0, 0, 0x50, 0x19, 0, 0, 0x58, 0x19, 0,
+	0, 0x60, 0x19, 0, 0, 0x68, 0x19, 0, 0, 0x70, 0x19, 0, 0, 0x78, 0x19, 0,
+	0, 0x80, 0x19, 0, 0, 0x88, 0x19, 0, 0, 0x90, 0x19, 0, 0, 0x98, 0x19, 0,
+	0, 0xa0, 0x19, 0, 0, 0xa8, 0x19, 0, 0, 0xb0, 0x19, 0, 0, 0xb8, 0x19, 0,
+	0, 0xc0, 0x19, 0, 0, 0xc8, 0x19, 0, 0, 0xd0, 0x19, 0, 0, 0xd8, 0x19, 0,
+	0, 0xe0, 0x19, 0, 0, 0xe8, 0x19, 0, 0, 0xf0, 0x19, 0, 0, 0xf8, 0x19, 0,
+	0, 0, 0x1a, 0, 0, 8, 0x1a, 0, 0, 0x10, 0x1a, 0, 0, 0x18, 0x1a, 0,
+	0, 0x20, 0x1a, 0, 0, 0x28, 0x1a, 0, 0, 0x30, 0x1a, 0, 0, 0x38, 0x1a, 0,
+	0, 0x40, 0x1a, 0, 0, 0x48, 0x1a, 0, 0, 0x50, 0x1a, 0, 0, 0x58, 0x1a, 0,
+	0, 0x60, 0x1a, 0, 0, 0x68, 0x1a, 0, 0, 0x70, 0x1a, 0, 0, 0x78, 0x1a, 0,
+	0, 0x80, 0x1a, 0, 0, 0x88, 0x1a, 0, 0, 0x90, 0x1a, 0, 0, 0x98, 0x1a, 0,
+	0, 0xa0, 0x1a, 0, 0, 0xa8, 0x1a, 0, 0, 0xb0, 0x1a, 0, 0, 0xb8, 0x1a, 0,
+	0, 0xc0, 0x1a, 0, 0, 0xc8, 0x1a, 0, 0, 0xd0, 0x1a, 0, 0, 0xd8, 0x1a, 0,
+	0, 0xe0, 0x1a, 0, 0, 0xe8, 0x1a, 0, 0, 0xf0, 0x1a, 0, 0, 0xf8, 0x1a, 0,
+	0, 0, 0x1b, 0, 0, 8, 0x1b, 0, 0, 0x10, 0x1b, 0, 0, 0x18, 0x1b, 0,
+	0, 0x20, 0x1b, 0, 0, 0x28, 0x1b, 0, 0, 0x30, 0x1b, 0, 0, 0x38, 0x1b, 0,
+	0, 0x40, 0x1b, 0, 0, 0x48, 0x1b, 0, 0, 0x50, 0x1b, 0, 0, 0x58, 0x1b, 0,
+	0, 0x60, 0x1b, 0, 0, 0x68, 0x1b, 0, 0, 0x70, 0x1b, 0, 0, 0x78, 0x1b, 0,
+	0, 0x80, 0x1b, 0, 0, 0x88, 0x1b, 0, 0, 0x90, 0x1b, 0, 0, 0x98, 0x1b, 0,
+	0, 0xa0, 0x1b, 0, 0, 0xa8, 0x1b, 0, 0, 0xb0, 0x1b, 0, 0, 0xb8, 0x1b, 0,
+	0, 0xc0, 0x1b, 0, 0, 0xc8, 0x1b, 0, 0, 0xd0, 0x1b, 0, 0, 0xd8, 0x1b, 0,
+	0, 0xe0, 0x1b, 0, 0, 0xe8, 0x1b, 0, 0, 0xf0, 0x1b, 0, 0, 0xf8, 0x1b, 0,
+	0, 0, 0x1c, 0, 0, 8, 0x1c, 0, 0, 0x10, 0x1c, 0, 0, 0x18, 0x1c, 0,
+	0, 0x20, 0x1c, 0, 0, 0x28, 0x1c, 0, 0, 0x30, 0x1c, 0, 0, 0x38, 0x1c, 0,
+	0, 0x40, 0x1c, 0, 0, 0x48, 0x1c, 0, 0, 0x50, 0x1c, 0, 0, 0x58, 0x1c, 0,
+	0, 0x60, 0x1c, 0, 0, 0x68, 0x1c, 0, 0, 0x70, 0x1c, 0, 0, 0x78, 0x1c, 0,
+	0, 0x80, 0x1c, 0, 0, 0x88, 0x1c, 0, 0, 0x90, 0x1c, 0, 0, 0x98, 0x1c, 0,
+	0, 0xa0, 0x1c, 0, 0, 0xa8, 0x1c, 0, 0, 0xb0, 0x1c, 0, 0, 0xb8, 0x1c, 0,
+	0, 0xc0, 0x1c, 0, 0, 0xc8, 0x1c, 0, 0, 0xd0, 0x1c, 0, 0, 0xd8, 0x1c, 0,
+	0, 0xe0, 0x1c, 0, 0, 0xe8, 0x1c, 0, 0, 0xf0, 0x1c, 0, 0, 0xf8, 0x1c, 0,
+	0, 0, 0x1d, 0, 0, 8, 0x1d, 0, 0, 0x10, 0x1d, 0, 0, 0x18, 0x1d, 0,
+	0, 0x20, 0x1d, 0, 0, 0x28, 0x1d, 0, 0, 0x30, 0x1d, 0, 0, 0x38, 0x1d, 0,
+	0, 0x40, 0x1d, 0, 0, 0x48, 0x1d, 0, 0, 0x50, 0x1d, 0, 0, 0x58, 0x1d, 0,
+	0, 0x60, 0x1d, 0, 0, 0x68, 0x1d, 0, 0, 0x70, 0x1d, 0, 0, 0x78, 0x1d, 0,
+	0, 0x80, 0x1d, 0, 0, 0x88, 0x1d, 0, 0, 0x90, 0x1d, 0, 0, 0x98, 0x1d, 0,
+	0, 0xa0, 0x1d, 0, 0, 0xa8, 0x1d, 0, 0, 0xb0, 0x1d, 0, 0, 0xb8, 0x1d, 0,
+	0, 0xc0, 0x1d, 0, 0, 0xc8, 0x1d, 0, 0, 0xd0, 0x1d, 0, 0, 0xd8, 0x1d, 0,
+	0, 0xe0, 0x1d, 0, 0, 0xe8, 0x1d, 0, 0, 0xf0, 0x1d, 0, 0, 0xf8, 0x1d, 0,
+	0, 0, 0x1e, 0, 0, 8, 0x1e, 0, 0, 0x10, 0x1e, 0, 0, 0x18, 0x1e, 0,
+	0, 0x20, 0x1e, 0, 0, 0x28, 0x1e, 0, 0, 0x30, 0x1e, 0, 0, 0x38, 0x1e, 0,
+	0, 0x40, 0x1e, 0, 0, 0x48, 0x1e, 0, 0, 0x50, 0x1e, 0, 0, 0x58, 0x1e, 0,
+	0, 0x60, 0x1e, 0, 0, 0x68, 0x1e, 0, 0, 0x70, 0x1e, 0, 0, 0x78, 0x1e, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_raw c30_raw[] = {
+	{ c30_r0, 4104 },
+};
+
+static const uint8_t c31_in0[] = {
 	0x84, 0x3e, 0xda, 0x8f, 0x3d, 0x76, 0xff, 0x97, 0xac, 0xb2, 0xfd, 0x88, 0x9c, 0x84, 0x59, 0xfd,
 	0x9f, 0xf4, 0xc5, 0x81, 0xa7, 3, 0x58, 0xb7,
 };
 
-static const cv_io c26_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 2, c26_in0, 24 },
+static const cv_io c31_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 2, c31_in0, 24 },
 };
 
-static const uint8_t c26_out0[] = {
+static const uint8_t c31_out0[] = {
 	0x6a, 0x60, 0xff, 0, 0xff, 0, 0, 0xff, 0xff, 0, 0, 0, 0xff, 0, 0xff, 0,
 };
 
-static const cv_io c26_out[] = {
-	{ { 16, 1, 1, 1 }, 1, 2, c26_out0, 16 },
+static const cv_io c31_out[] = {
+	{ { 16, 1, 1, 1 }, 1, 2, c31_out0, 16 },
 };
 
-static const cv_field c26_op0_f[] = {
+static const cv_field c31_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0xc },
@@ -4054,25 +5151,25 @@ static const cv_field c26_op0_f[] = {
 	{ "alu_output_postshift", 0x4 },
 };
 
-static const cv_word c26_op0_w[] = {
+static const cv_word c31_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c26_op0_a[] = {
+static const cv_addr c31_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c26_op0_u[] = {
+static const uint32_t c31_op0_u[] = {
 	0,
 };
 
-static const cv_op c26_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c26_op0_f, 38, c26_op0_w, 0, c26_op0_a, 3, c26_op0_u, 0 },
+static const cv_op c31_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c31_op0_f, 38, c31_op0_w, 0, c31_op0_a, 3, c31_op0_u, 0 },
 };
 
-static const uint8_t c26_s0_w[] = {
+static const uint8_t c31_s0_w[] = {
 	3, 0x54, 0x2d, 0x83, 1, 0x96, 0x9f, 0x30, 0x2f, 0xc9, 0x90, 0xec, 0x6d, 0x32, 0xd5, 0x24,
 	0x89, 0xa0, 0x8a, 0x3c, 0x2f, 0x6a, 1, 0xd6, 0xdb, 0xb1, 0x92, 0x5c, 0x24, 0x62, 0x9e, 0xe5,
 	0x68, 0xeb, 0xf0, 0xa6, 0x74, 0x82, 5, 0x39, 0xc9, 0x16, 0xf0, 0xb, 2, 0xab, 0x5a, 0x3d,
@@ -4087,320 +5184,14 @@ static const uint8_t c26_s0_w[] = {
 	0x77, 0x19, 5, 0x87, 0xf0, 0x97, 0x32, 0x8d, 0x60, 0x6c, 0x5e, 0xde, 0xc5, 0x26, 0x3b, 0x8b,
 };
 
-static const int32_t c26_s0_b[] = {
+static const int32_t c31_s0_b[] = {
 	35362, 63433, 100000, -100000, 1254, -115, -934, 1426,
 	-1918, -1211, -1105, -1019, -1691, -657, -497, -727,
 };
 
-static const cv_stream c26_s[] = {
-	{ { .out = 16, .kz = 12, .ky = 1, .kx = 1, .zp = 128, .in_zp = 0, .w = c26_s0_w, .bias = c26_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
-	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 6 } },
-};
-
-static const cv_raw c26_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c27_in0[] = {
-	0x5f, 0x5f, 0x67, 0x7d, 0x6e, 0x66, 0x71, 0x7d, 0x6f, 0x75,
-};
-
-static const cv_io c27_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c27_in0, 10 },
-};
-
-static const uint8_t c27_out0[] = {
-	0, 0, 0, 0, 0x1a, 0xb, 0xa8, 0x37, 0x25, 0x19, 1, 9, 0x59, 0x1f, 0xa8, 0x37,
-	0x4d, 0x1b, 0x73, 0x27,
-};
-
-static const cv_io c27_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c27_out0, 20 },
-};
-
-static const cv_field c27_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c27_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c27_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
-};
-
-static const uint32_t c27_op0_u[] = {
-	0, 0xa, 0x1000a, 0x444041f0, 0xa, 1, 0x10da10b0, 0,
-	0, 0x14, 0x1000a, 0x44404071, 0x14, 1, 0x10da10b0, 0,
-	0xa, 8, 0x3f0143f6,
-};
-
-static const cv_op c27_ops[] = {
-	{ 1, "Softmax2Layer", -1, c27_op0_f, 0, c27_op0_w, 0, c27_op0_a, 2, c27_op0_u, 19 },
-};
-
-static const cv_stream c27_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c27_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c28_in0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0x52, 0x92, 0xfe, 0x19, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	0xff, 0xff, 0xff, 0xff, 0x98, 0x67, 0x6f, 0x78, 4, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xae, 0x4c, 0x8c, 0xc6, 0x2c, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x8a, 0x9c, 0xf9, 0x1a,
-	0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0x2a, 0x6b, 0xf2, 0xb8, 0xb2, 0xba, 0x10, 0x5a, 0xe3, 0x5e, 1, 0xb5, 0x4b, 0xd3, 0x7c, 0x6b,
-	0x92, 0xdb, 0x9e, 5, 0x3c, 0x96, 6, 0xbd, 0x94, 0xfe, 0x6f, 0xd6, 0x4e, 0x1b, 0x62, 0xd5,
-	0xac, 0xf3, 0x9b, 0x22, 0xf6, 0x4e, 0x7b, 0x9e, 0x9f, 0x7a, 0x65, 0x27,
-};
-
-static const cv_io c28_in[] = {
-	{ { 140, 1, 1, 1 }, 1, 2, c28_in0, 140 },
-};
-
-static const uint8_t c28_out0[] = {
-	0, 0, 0xff, 0, 0, 0, 2, 0, 4, 0, 0xf9, 0, 0xff, 0,
-};
-
-static const cv_io c28_out[] = {
-	{ { 14, 1, 1, 1 }, 1, 2, c28_out0, 14 },
-};
-
-static const cv_field c28_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c28_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c28_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 12, 2, 0, 0, 0 },
-};
-
-static const uint32_t c28_op0_u[] = {
-	0, 0x14, 0x70010, 0x444051c0, 0x8c, 1, 0x10da10b0, 0,
-	4, 0x3f800000, 0x42000000, 0x3e000000, 0, 2, 0x70001, 0x444051c0,
-	0xe, 1, 0x10da10b0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0x3f800000,
-};
-
-static const cv_op c28_ops[] = {
-	{ 1, "PoolingLayer2", -1, c28_op0_f, 0, c28_op0_w, 0, c28_op0_a, 2, c28_op0_u, 61 },
-};
-
-static const cv_stream c28_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c28_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c29_in0[] = {
-	0, 0xff, 0x85, 0x36, 0x7c, 0, 0xbe, 0x58, 0x93, 0xfc, 0x47, 0, 0xfe, 0x59, 3, 0xe5,
-	0xea, 0, 0, 0, 9, 4, 0x8b, 0xd1, 3, 0, 0x41, 0xa2, 0x23, 0x18, 0x2a, 0,
-	0x52, 0x8a, 0xd4, 0xb2, 0x64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c29_in1[] = {
-	0x64, 0xb9, 0xc5, 0xf9, 0xa6, 0, 0x4d, 0xb, 0x3e, 0x8b, 0x78, 0, 0xda, 0x9d, 0x34, 0xdd,
-	0x5a, 0, 0, 0, 0xef, 0x40, 0x8b, 0x86, 0x6e, 0, 0x5e, 0xc4, 0x3e, 0xe9, 0x9e, 0,
-	0xd0, 0xd3, 0x32, 0xe5, 0x4a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const cv_io c29_in[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c29_in0, 120 },
-	{ { 120, 1, 1, 1 }, 1, 2, c29_in1, 120 },
-};
-
-static const uint8_t c29_out0[] = {
-	0x47, 0xff, 0xff, 0xff, 0xe8, 0x84, 0, 0x58, 0xff, 0x88, 0xff, 0xc9, 0, 0xff, 0xad, 0xff,
-	0x13, 0xc7, 0xe2, 0x58, 0x5e, 0xff, 0x20, 0xff, 0xb3, 0xff, 0xff, 0x66, 0xff, 0x52,
-};
-
-static const cv_io c29_out[] = {
-	{ { 30, 1, 1, 1 }, 1, 2, c29_out0, 30 },
-};
-
-static const cv_field c29_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c29_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c29_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 1, 1, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
-};
-
-static const uint32_t c29_op0_u[] = {
-	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 5, 0x30005, 0x444051f0, 0xf, 2, 0x10da10b0, 0,
-	0x43000000, 0x3f000000, 0x3fc00000, 0, 0x1e, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0x80,
-};
-
-static const cv_op c29_ops[] = {
-	{ 1, "TensorAdd", -1, c29_op0_f, 0, c29_op0_w, 0, c29_op0_a, 3, c29_op0_u, 65 },
-};
-
-static const cv_stream c29_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c29_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c30_in0[] = {
-	0, 0xff, 0xd8, 0x42, 0x92, 0, 0xc9, 0x39, 0xc3, 0x66, 0x3d, 0, 0xd3, 0x8e, 0xfc, 0xaa,
-	0x2d, 0, 0, 0, 0x23, 0x21, 0x4d, 0x1f, 0xac, 0, 0x7a, 0xe7, 0x8c, 0x8b, 0x96, 0,
-	0x50, 0x50, 0x6a, 0x66, 0xf6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c30_in1[] = {
-	0x53, 0xfb, 0x53, 0x7b, 0x40, 0xcc, 0x20, 0x50, 0x20, 0xd0, 0, 0, 0, 0xfc, 0, 0x7c,
-	0, 0x7e, 0xa0, 0xd0, 0x80, 0xcc, 0, 0, 0, 0xcb, 0, 0xc8, 0, 0x48, 0, 0x4a,
-	0x80, 0xcb, 0, 0, 0, 0, 0, 0, 0xc0, 0x50, 0, 0xc9, 0x80, 0x4a, 0x80, 0x4b,
-	0x60, 0x50, 0, 0, 0, 0x4d, 0xe0, 0xd0, 0x80, 0x4d, 0x80, 0x48, 0xe0, 0x50, 0, 0,
-	0, 0xc4, 0x60, 0x50, 0, 0xc7, 0, 0x47, 0x40, 0xce, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const cv_io c30_in[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c30_in0, 120 },
-	{ { 60, 1, 1, 1 }, 1, 1, c30_in1, 120 },
-};
-
-static const uint8_t c30_out0[] = {
-	0, 0xff, 0xd4, 0xa2, 0xaa, 0, 0xff, 0, 0x92, 0x86, 0xd4, 0xb4, 0xf3, 0xcc, 0x80, 0x96,
-	0x7c, 0x9e, 0x88, 0xd8, 0xb8, 0xd1, 0xc2, 0xbb, 0xd0, 0x97, 0xaa, 0xa2, 0xa8, 0xe0,
-};
-
-static const cv_io c30_out[] = {
-	{ { 30, 1, 1, 1 }, 1, 2, c30_out0, 30 },
-};
-
-static const cv_field c30_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c30_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c30_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 1, 1, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
-};
-
-static const uint32_t c30_op0_u[] = {
-	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
-	0, 5, 0x30005, 0x444051f0, 0xf, 2, 0x10da10b0, 0,
-	0x43000000, 0x3f000000, 0x3f000000, 0, 0x1e, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0,
-};
-
-static const cv_op c30_ops[] = {
-	{ 1, "TensorAdd", -1, c30_op0_f, 0, c30_op0_w, 0, c30_op0_a, 3, c30_op0_u, 65 },
-};
-
-static const cv_stream c30_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c30_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c31_in0[] = {
-	0xa1, 0x7a, 0xea, 0x69, 0xf6, 0x55, 0x44, 0x23, 0xc5, 0x8b, 0xea, 0xce,
-};
-
-static const cv_io c31_in[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c31_in0, 12 },
-};
-
-static const uint8_t c31_out0[] = {
-	0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0x69, 0x69,
-	0xf6, 0xf6, 0x55, 0x55, 0, 0x69, 0x69, 0xf6, 0xf6, 0x55, 0x55, 0, 0x44, 0x44, 0x23, 0x23,
-	0xc5, 0xc5, 0, 0x44, 0x44, 0x23, 0x23, 0xc5, 0xc5, 0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce,
-	0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce, 0,
-};
-
-static const cv_io c31_out[] = {
-	{ { 56, 1, 1, 1 }, 1, 2, c31_out0, 56 },
-};
-
-static const cv_field c31_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c31_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c31_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
-};
-
-static const uint32_t c31_op0_u[] = {
-	0, 3, 0x20003, 0x444041f0, 6, 2, 0x10da10b0, 0,
-	0, 7, 0x40006, 0x444041f0, 0x1c, 2, 0x10da10b0, 0,
-	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
-};
-
-static const cv_op c31_ops[] = {
-	{ 1, "TensorScale", -1, c31_op0_f, 0, c31_op0_w, 0, c31_op0_a, 2, c31_op0_u, 22 },
-};
-
 static const cv_stream c31_s[] = {
-	{ { 0 }, { 0 } },
+	{ { .out = 16, .kz = 12, .ky = 1, .kx = 1, .zp = 128, .in_zp = 0, .w = c31_s0_w, .bias = c31_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 6 } },
 };
 
 static const cv_raw c31_raw[] = {
@@ -4408,26 +5199,20 @@ static const cv_raw c31_raw[] = {
 };
 
 static const uint8_t c32_in0[] = {
-	0xc9, 0xf, 0xec, 0xb7, 0x21, 0xec, 0xbf, 0xc0, 0xf9, 0xe8, 0x8b, 0x8b, 0xb8, 0xc8, 0x39, 0xb7,
-	0xde, 0xac, 0x7e, 0xdb, 0x37, 0x38, 0xc0, 0xe9, 0x4c, 0xbd, 0xf2, 0x6f, 0x95, 0x83, 0x13, 0x13,
-	9, 0x2d, 0x3b, 0xd8, 0x27, 0xc5, 0xb8, 0x86, 0xd0, 0x7d, 0xde, 0xfc, 0xec, 1, 0xf9, 0xbe,
-	0xca, 0x39, 0xde, 0xa0, 0xaa, 0xa2, 0x12, 0x55, 0x38, 0x83, 0xff, 0xbe,
+	0x5f, 0x5f, 0x67, 0x7d, 0x6e, 0x66, 0x71, 0x7d, 0x6f, 0x75,
 };
 
 static const cv_io c32_in[] = {
-	{ { 60, 1, 1, 1 }, 1, 2, c32_in0, 60 },
+	{ { 10, 1, 1, 1 }, 1, 2, c32_in0, 10 },
 };
 
 static const uint8_t c32_out0[] = {
-	0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9,
-	0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xe9, 0, 0xf2, 0xf2, 0xf2, 0xf2,
-	0xf2, 0xe9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9,
-	0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc,
-	0xfc, 0xff, 0xff, 0xff, 0xff, 0,
+	0, 0, 0, 0, 0x1a, 0xb, 0xa8, 0x37, 0x25, 0x19, 1, 9, 0x59, 0x1f, 0xa8, 0x37,
+	0x4d, 0x1b, 0x73, 0x27,
 };
 
 static const cv_io c32_out[] = {
-	{ { 70, 1, 1, 1 }, 1, 2, c32_out0, 70 },
+	{ { 10, 1, 1, 1 }, 1, 1, c32_out0, 20 },
 };
 
 static const cv_field c32_op0_f[] = {
@@ -4440,10 +5225,495 @@ static const cv_word c32_op0_w[] = {
 
 static const cv_addr c32_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
 };
 
 static const uint32_t c32_op0_u[] = {
+	0, 0xa, 0x1000a, 0x444041f0, 0xa, 1, 0x10da10b0, 0,
+	0, 0x14, 0x1000a, 0x44404071, 0x14, 1, 0x10da10b0, 0,
+	0xa, 8, 0x3f0143f6,
+};
+
+static const cv_op c32_ops[] = {
+	{ 1, "Softmax2Layer", -1, c32_op0_f, 0, c32_op0_w, 0, c32_op0_a, 2, c32_op0_u, 19 },
+};
+
+static const cv_stream c32_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c32_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c33_in0[] = {
+	0xe7, 0xf, 0x1e, 0x17, 0x18, 0xe3, 0xe3, 0x10, 0x11, 0x1e, 4, 0xf,
+};
+
+static const cv_io c33_in[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c33_in0, 12 },
+};
+
+static const uint8_t c33_out0[] = {
+	0, 0, 0x92, 0x24, 0xbd, 0x35, 0xa9, 0x2d, 0xea, 0x2e, 0, 0, 0, 0, 0x95, 0x25,
+	0xd2, 0x26, 0xbd, 0x35, 0xd, 0x18, 0x92, 0x24,
+};
+
+static const cv_io c33_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c33_out0, 24 },
+};
+
+static const cv_field c33_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c33_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c33_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+};
+
+static const uint32_t c33_op0_u[] = {
+	0, 0xc, 0x1000c, 0x44404130, 0xc, 1, 0x10da10b0, 0,
+	0, 0x18, 0x1000c, 0x44404071, 0x18, 1, 0x10da10b0, 0,
+	0xc, 0xc, 0x3e93bb63,
+};
+
+static const cv_op c33_ops[] = {
+	{ 1, "Softmax2Layer", -1, c33_op0_f, 0, c33_op0_w, 0, c33_op0_a, 2, c33_op0_u, 19 },
+};
+
+static const cv_stream c33_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c33_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c34_in0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x52, 0x92, 0xfe, 0x19, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0x98, 0x67, 0x6f, 0x78, 4, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xae, 0x4c, 0x8c, 0xc6, 0x2c, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x8a, 0x9c, 0xf9, 0x1a,
+	0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x2a, 0x6b, 0xf2, 0xb8, 0xb2, 0xba, 0x10, 0x5a, 0xe3, 0x5e, 1, 0xb5, 0x4b, 0xd3, 0x7c, 0x6b,
+	0x92, 0xdb, 0x9e, 5, 0x3c, 0x96, 6, 0xbd, 0x94, 0xfe, 0x6f, 0xd6, 0x4e, 0x1b, 0x62, 0xd5,
+	0xac, 0xf3, 0x9b, 0x22, 0xf6, 0x4e, 0x7b, 0x9e, 0x9f, 0x7a, 0x65, 0x27,
+};
+
+static const cv_io c34_in[] = {
+	{ { 140, 1, 1, 1 }, 1, 2, c34_in0, 140 },
+};
+
+static const uint8_t c34_out0[] = {
+	0, 0, 0xff, 0, 0, 0, 2, 0, 4, 0, 0xf9, 0, 0xff, 0,
+};
+
+static const cv_io c34_out[] = {
+	{ { 14, 1, 1, 1 }, 1, 2, c34_out0, 14 },
+};
+
+static const cv_field c34_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c34_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c34_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 12, 2, 0, 0, 0 },
+};
+
+static const uint32_t c34_op0_u[] = {
+	0, 0x14, 0x70010, 0x444051c0, 0x8c, 1, 0x10da10b0, 0,
+	4, 0x3f800000, 0x42000000, 0x3e000000, 0, 2, 0x70001, 0x444051c0,
+	0xe, 1, 0x10da10b0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0x3f800000,
+};
+
+static const cv_op c34_ops[] = {
+	{ 1, "PoolingLayer2", -1, c34_op0_f, 0, c34_op0_w, 0, c34_op0_a, 2, c34_op0_u, 61 },
+};
+
+static const cv_stream c34_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c34_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c35_in0[] = {
+	0, 0xff, 0x85, 0x36, 0x7c, 0, 0xbe, 0x58, 0x93, 0xfc, 0x47, 0, 0xfe, 0x59, 3, 0xe5,
+	0xea, 0, 0, 0, 9, 4, 0x8b, 0xd1, 3, 0, 0x41, 0xa2, 0x23, 0x18, 0x2a, 0,
+	0x52, 0x8a, 0xd4, 0xb2, 0x64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c35_in1[] = {
+	0x64, 0xb9, 0xc5, 0xf9, 0xa6, 0, 0x4d, 0xb, 0x3e, 0x8b, 0x78, 0, 0xda, 0x9d, 0x34, 0xdd,
+	0x5a, 0, 0, 0, 0xef, 0x40, 0x8b, 0x86, 0x6e, 0, 0x5e, 0xc4, 0x3e, 0xe9, 0x9e, 0,
+	0xd0, 0xd3, 0x32, 0xe5, 0x4a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c35_in[] = {
+	{ { 120, 1, 1, 1 }, 1, 2, c35_in0, 120 },
+	{ { 120, 1, 1, 1 }, 1, 2, c35_in1, 120 },
+};
+
+static const uint8_t c35_out0[] = {
+	0x47, 0xff, 0xff, 0xff, 0xe8, 0x84, 0, 0x58, 0xff, 0x88, 0xff, 0xc9, 0, 0xff, 0xad, 0xff,
+	0x13, 0xc7, 0xe2, 0x58, 0x5e, 0xff, 0x20, 0xff, 0xb3, 0xff, 0xff, 0x66, 0xff, 0x52,
+};
+
+static const cv_io c35_out[] = {
+	{ { 30, 1, 1, 1 }, 1, 2, c35_out0, 30 },
+};
+
+static const cv_field c35_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c35_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c35_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 1, 1, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c35_op0_u[] = {
+	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
+	0, 5, 0x30005, 0x444051f0, 0xf, 2, 0x10da10b0, 0,
+	0x43000000, 0x3f000000, 0x3fc00000, 0, 0x1e, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x80,
+};
+
+static const cv_op c35_ops[] = {
+	{ 1, "TensorAdd", -1, c35_op0_f, 0, c35_op0_w, 0, c35_op0_a, 3, c35_op0_u, 65 },
+};
+
+static const cv_stream c35_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c35_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c36_in0[] = {
+	0, 0xff, 0xd8, 0x42, 0x92, 0, 0xc9, 0x39, 0xc3, 0x66, 0x3d, 0, 0xd3, 0x8e, 0xfc, 0xaa,
+	0x2d, 0, 0, 0, 0x23, 0x21, 0x4d, 0x1f, 0xac, 0, 0x7a, 0xe7, 0x8c, 0x8b, 0x96, 0,
+	0x50, 0x50, 0x6a, 0x66, 0xf6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c36_in1[] = {
+	0x53, 0xfb, 0x53, 0x7b, 0x40, 0xcc, 0x20, 0x50, 0x20, 0xd0, 0, 0, 0, 0xfc, 0, 0x7c,
+	0, 0x7e, 0xa0, 0xd0, 0x80, 0xcc, 0, 0, 0, 0xcb, 0, 0xc8, 0, 0x48, 0, 0x4a,
+	0x80, 0xcb, 0, 0, 0, 0, 0, 0, 0xc0, 0x50, 0, 0xc9, 0x80, 0x4a, 0x80, 0x4b,
+	0x60, 0x50, 0, 0, 0, 0x4d, 0xe0, 0xd0, 0x80, 0x4d, 0x80, 0x48, 0xe0, 0x50, 0, 0,
+	0, 0xc4, 0x60, 0x50, 0, 0xc7, 0, 0x47, 0x40, 0xce, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c36_in[] = {
+	{ { 120, 1, 1, 1 }, 1, 2, c36_in0, 120 },
+	{ { 60, 1, 1, 1 }, 1, 1, c36_in1, 120 },
+};
+
+static const uint8_t c36_out0[] = {
+	0, 0xff, 0xd4, 0xa2, 0xaa, 0, 0xff, 0, 0x92, 0x86, 0xd4, 0xb4, 0xf3, 0xcc, 0x80, 0x96,
+	0x7c, 0x9e, 0x88, 0xd8, 0xb8, 0xd1, 0xc2, 0xbb, 0xd0, 0x97, 0xaa, 0xa2, 0xa8, 0xe0,
+};
+
+static const cv_io c36_out[] = {
+	{ { 30, 1, 1, 1 }, 1, 2, c36_out0, 30 },
+};
+
+static const cv_field c36_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c36_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c36_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 1, 1, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c36_op0_u[] = {
+	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
+	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
+	0, 5, 0x30005, 0x444051f0, 0xf, 2, 0x10da10b0, 0,
+	0x43000000, 0x3f000000, 0x3f000000, 0, 0x1e, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0,
+};
+
+static const cv_op c36_ops[] = {
+	{ 1, "TensorAdd", -1, c36_op0_f, 0, c36_op0_w, 0, c36_op0_a, 3, c36_op0_u, 65 },
+};
+
+static const cv_stream c36_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c36_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c37_in0[] = {
+	0x78, 0x88, 0xcc, 0x7b, 0x5c, 0, 0x35, 0x96, 0xfa, 0x23, 0x43, 0, 0xaa, 0xd5, 0xbf, 0xd8,
+	0x75, 0, 0, 0, 0x57, 0x5f, 0xbe, 0x88, 0x68, 0, 3, 0x32, 0xcc, 0x58, 0xae, 0,
+	0xc, 0xda, 0x91, 0xd8, 0x9a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c37_in1[] = {
+	0x64, 0x9c, 0x74, 0x71, 0x4a, 0, 0xe3, 2, 0xb3, 0x1c, 0xe3, 0, 0x62, 0xd9, 0x43, 0xba,
+	0x1f, 0, 0, 0, 0xfe, 0x87, 0x4e, 0xb5, 0xe, 0, 0x36, 1, 0x6a, 0x53, 0x14, 0,
+	0x91, 0xa3, 0xb, 0x8f, 0x24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c37_in[] = {
+	{ { 120, 1, 1, 1 }, 1, 2, c37_in0, 120 },
+	{ { 120, 1, 1, 1 }, 1, 2, c37_in1, 120 },
+};
+
+static const uint8_t c37_out0[] = {
+	0x7f, 0x80, 6, 0x7f, 0x7f, 0x26, 0x97, 0xd4, 0x31, 0x34, 0xdb, 0xc2, 0xe0, 0xb5, 0x7f, 0x56,
+	0x22, 0xe5, 0x80, 0x6f, 0x1e, 0x32, 1, 0x7f, 0xb8, 0xd4, 0xac, 0x96, 0xa0, 0xac,
+};
+
+static const cv_io c37_out[] = {
+	{ { 30, 1, 1, 1 }, 1, 2, c37_out0, 30 },
+};
+
+static const cv_field c37_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c37_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c37_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 1, 1, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c37_op0_u[] = {
+	0, 6, 0x30005, 0x44405130, 0x14, 2, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x44405130, 0x14, 2, 0x10da10b0, 0,
+	0, 5, 0x30005, 0x44405130, 0xf, 2, 0x10da10b0, 0,
+	0x55555555, 0x44444444, 0x33221100, 0x77665544, 0xaaaaaaaa, 0, 0, 0x601,
+	0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002,
+	0x55555555, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0xaaaaaaaa, 0, 0, 0x601,
+	0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002,
+};
+
+static const cv_op c37_ops[] = {
+	{ 1, "TensorAdd", -1, c37_op0_f, 0, c37_op0_w, 0, c37_op0_a, 3, c37_op0_u, 56 },
+};
+
+static const cv_stream c37_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c37_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c38_in0[] = {
+	0xa1, 0x7a, 0xea, 0x69, 0xf6, 0x55, 0x44, 0x23, 0xc5, 0x8b, 0xea, 0xce,
+};
+
+static const cv_io c38_in[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c38_in0, 12 },
+};
+
+static const uint8_t c38_out0[] = {
+	0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0x69, 0x69,
+	0xf6, 0xf6, 0x55, 0x55, 0, 0x69, 0x69, 0xf6, 0xf6, 0x55, 0x55, 0, 0x44, 0x44, 0x23, 0x23,
+	0xc5, 0xc5, 0, 0x44, 0x44, 0x23, 0x23, 0xc5, 0xc5, 0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce,
+	0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce, 0,
+};
+
+static const cv_io c38_out[] = {
+	{ { 56, 1, 1, 1 }, 1, 2, c38_out0, 56 },
+};
+
+static const cv_field c38_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c38_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c38_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+};
+
+static const uint32_t c38_op0_u[] = {
+	0, 3, 0x20003, 0x444041f0, 6, 2, 0x10da10b0, 0,
+	0, 7, 0x40006, 0x444041f0, 0x1c, 2, 0x10da10b0, 0,
+	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
+};
+
+static const cv_op c38_ops[] = {
+	{ 1, "TensorScale", -1, c38_op0_f, 0, c38_op0_w, 0, c38_op0_a, 2, c38_op0_u, 22 },
+};
+
+static const cv_stream c38_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c38_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c39_in0[] = {
+	5, 0xe2, 0x1e, 0x28, 0x21, 0x7a, 0x5a, 0xac, 9, 0xa5, 0x37, 6, 0x64, 0xc0, 0xdb, 0x5f,
+	0x46, 0x46, 0x16, 0x9f, 0x81, 0xe9, 0x16, 0x74,
+};
+
+static const cv_io c39_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 2, c39_in0, 24 },
+};
+
+static const uint8_t c39_out0[] = {
+	5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28, 5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28,
+	0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac, 0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac,
+	9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6, 9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6,
+	0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f, 0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f,
+	0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f, 0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f,
+	0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74, 0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74,
+};
+
+static const cv_io c39_out[] = {
+	{ { 96, 1, 1, 1 }, 1, 2, c39_out0, 96 },
+};
+
+static const cv_field c39_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c39_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c39_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+};
+
+static const uint32_t c39_op0_u[] = {
+	0, 4, 0x30004, 0x44405130, 0xc, 2, 0x10da10b0, 0,
+	0, 8, 0x60008, 0x44405130, 0x30, 2, 0x10da10b0, 0,
+	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
+};
+
+static const cv_op c39_ops[] = {
+	{ 1, "TensorScale", -1, c39_op0_f, 0, c39_op0_w, 0, c39_op0_a, 2, c39_op0_u, 22 },
+};
+
+static const cv_stream c39_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c39_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c40_in0[] = {
+	0xc9, 0xf, 0xec, 0xb7, 0x21, 0xec, 0xbf, 0xc0, 0xf9, 0xe8, 0x8b, 0x8b, 0xb8, 0xc8, 0x39, 0xb7,
+	0xde, 0xac, 0x7e, 0xdb, 0x37, 0x38, 0xc0, 0xe9, 0x4c, 0xbd, 0xf2, 0x6f, 0x95, 0x83, 0x13, 0x13,
+	9, 0x2d, 0x3b, 0xd8, 0x27, 0xc5, 0xb8, 0x86, 0xd0, 0x7d, 0xde, 0xfc, 0xec, 1, 0xf9, 0xbe,
+	0xca, 0x39, 0xde, 0xa0, 0xaa, 0xa2, 0x12, 0x55, 0x38, 0x83, 0xff, 0xbe,
+};
+
+static const cv_io c40_in[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c40_in0, 60 },
+};
+
+static const uint8_t c40_out0[] = {
+	0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9,
+	0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xe9, 0, 0xf2, 0xf2, 0xf2, 0xf2,
+	0xf2, 0xe9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9,
+	0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc,
+	0xfc, 0xff, 0xff, 0xff, 0xff, 0,
+};
+
+static const cv_io c40_out[] = {
+	{ { 70, 1, 1, 1 }, 1, 2, c40_out0, 70 },
+};
+
+static const cv_field c40_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c40_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c40_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c40_op0_u[] = {
 	0, 6, 0x50006, 0x444051f0, 0x1e, 2, 0x10da10b0, 0,
 	6, 5, 2, 6, 5, 1, 5, 2,
 	0, 7, 0x50006, 0x444051f0, 0x23, 2, 0x10da10b0, 0,
@@ -4456,36 +5726,96 @@ static const uint32_t c32_op0_u[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_op c32_ops[] = {
-	{ 1, "PoolingLayer2", -1, c32_op0_f, 0, c32_op0_w, 0, c32_op0_a, 2, c32_op0_u, 80 },
+static const cv_op c40_ops[] = {
+	{ 1, "PoolingLayer2", -1, c40_op0_f, 0, c40_op0_w, 0, c40_op0_a, 2, c40_op0_u, 80 },
 };
 
-static const cv_stream c32_s[] = {
+static const cv_stream c40_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c32_raw[] = {
+static const cv_raw c40_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c33_in0[] = {
+static const uint8_t c41_in0[] = {
+	0x21, 0xcb, 0xb5, 0x53, 0xbc, 4, 0x82, 0x61, 0x97, 0xd9, 0xdc, 0x70, 0xde, 0x4a, 0xc1, 0xd,
+	0xfd, 0x74, 0xe3, 0xe1, 0x47, 0xf2, 0xfd, 0x4d, 0xd, 0x2f, 0x21, 0xe8, 0x12, 0x7b, 0x92, 0xc3,
+	0xcd, 0xc9, 0x87, 0xcc, 0xc1, 0x8a, 0x9f, 0x9e, 0x94, 0xcb, 0x95, 0xe7, 0x94, 0xae, 0x86, 0xc6,
+	0x95, 0xe0, 0xab, 0xab, 0xb5, 0x80, 0xe5, 0x9a, 0x93, 0x83, 0xe6, 0xe5,
+};
+
+static const cv_io c41_in[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c41_in0, 60 },
+};
+
+static const uint8_t c41_out0[] = {
+	0x61, 0x61, 0x61, 0x74, 0x74, 0x74, 0x61, 0x61, 0x61, 0x74, 0x74, 0x74, 0x61, 0x61, 0x61, 0x7b,
+	0x7b, 0x7b, 0x61, 0x61, 0x61, 0x7b, 0x7b, 0x7b, 0x4a, 0x4a, 0x4a, 0x7b, 0x7b, 0x7b, 0xe7, 0xe7,
+	0xe7, 0xe7, 0xcd, 0xcc, 0xe7, 0xe7, 0xe7, 0xe7, 0xcd, 0xcc, 0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6,
+	0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6, 0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6,
+};
+
+static const cv_io c41_out[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c41_out0, 60 },
+};
+
+static const cv_field c41_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c41_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c41_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c41_op0_u[] = {
+	0, 6, 0x50006, 0x44405130, 0x1e, 2, 0x10da10b0, 0,
+	6, 5, 2, 6, 5, 1, 5, 2,
+	0, 6, 0x50006, 0x44405130, 0x1e, 2, 0x10da10b0, 0,
+	2, 2, 1, 1, 0, 5, 5, 5,
+	0x33333333, 0x11100000, 0x3020100, 0x7060504, 0, 0, 0, 0x7400,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	1, 0, 0, 0, 2, 0, 0, 0x400,
+	1, 0, 0, 0, 0, 0, 0, 0,
+	0x33333333, 0x11110000, 0x3020100, 0x3020100, 0, 0, 0, 0x2400,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_op c41_ops[] = {
+	{ 1, "PoolingLayer2", -1, c41_op0_f, 0, c41_op0_w, 0, c41_op0_a, 2, c41_op0_u, 80 },
+};
+
+static const cv_stream c41_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c41_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c42_in0[] = {
 	0x41, 0x5a, 0x96, 0x5d, 0x68, 0x45, 0x61, 0x73, 0x42, 0x7c,
 };
 
-static const cv_io c33_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c33_in0, 10 },
+static const cv_io c42_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c42_in0, 10 },
 };
 
-static const uint8_t c33_out0[] = {
+static const uint8_t c42_out0[] = {
 	0x41, 0x13, 0xb8, 0x1e, 0x6a, 0x3a, 0x45, 0x20, 0x27, 0x25, 0xff, 0x14, 0xe2, 0x21, 0x38, 0x2a,
 	0xdc, 0x13, 0x65, 0x2e,
 };
 
-static const cv_io c33_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c33_out0, 20 },
+static const cv_io c42_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c42_out0, 20 },
 };
 
-static const cv_field c33_op0_f[] = {
+static const cv_field c42_op0_f[] = {
 	{ "in_image_x_size", 0xa },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -4498,20 +5828,20 @@ static const cv_field c33_op0_f[] = {
 	{ "in_image_y_stride", 0xa },
 };
 
-static const cv_word c33_op0_w[] = {
+static const cv_word c42_op0_w[] = {
 	{ 29, 0x41455dcc },
 	{ 30, 0xc101710d },
 };
 
-static const cv_addr c33_op0_a[] = {
+static const cv_addr c42_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 };
 
-static const uint32_t c33_op0_u[] = {
+static const uint32_t c42_op0_u[] = {
 	0,
 };
 
-static const cv_field c33_op1_f[] = {
+static const cv_field c42_op1_f[] = {
 	{ "out_image_x_size", 0xa },
 	{ "out_image_y_size", 0x1 },
 	{ "out_image_z_size", 0x1 },
@@ -4520,49 +5850,49 @@ static const cv_field c33_op1_f[] = {
 	{ "out_image_y_stride", 0x14 },
 };
 
-static const cv_word c33_op1_w[] = {
+static const cv_word c42_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c33_op1_a[] = {
+static const cv_addr c42_op1_a[] = {
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c33_op1_u[] = {
+static const uint32_t c42_op1_u[] = {
 	0,
 };
 
-static const cv_op c33_ops[] = {
-	{ 6, "Softmax2Layer_SP", -1, c33_op0_f, 10, c33_op0_w, 2, c33_op0_a, 1, c33_op0_u, 0 },
-	{ 6, "Softmax2Layer_SP", -1, c33_op1_f, 6, c33_op1_w, 0, c33_op1_a, 1, c33_op1_u, 0 },
+static const cv_op c42_ops[] = {
+	{ 6, "Softmax2Layer_SP", -1, c42_op0_f, 10, c42_op0_w, 2, c42_op0_a, 1, c42_op0_u, 0 },
+	{ 6, "Softmax2Layer_SP", -1, c42_op1_f, 6, c42_op1_w, 0, c42_op1_a, 1, c42_op1_u, 0 },
 };
 
-static const cv_stream c33_s[] = {
+static const cv_stream c42_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c33_raw[] = {
+static const cv_raw c42_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c34_in0[] = {
+static const uint8_t c43_in0[] = {
 	0xd6, 0xb2, 0x5c, 0xa2, 0x8b, 0x38, 0x90, 0xa8, 0x51, 0xae,
 };
 
-static const cv_io c34_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c34_in0, 10 },
+static const cv_io c43_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c43_in0, 10 },
 };
 
-static const uint8_t c34_out0[] = {
+static const uint8_t c43_out0[] = {
 	0xff, 0x3b, 0x3b, 0xd, 0, 0, 0x96, 0, 1, 0, 0, 0, 3, 0, 0x3d, 2,
 	0, 0, 0x47, 8,
 };
 
-static const cv_io c34_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c34_out0, 20 },
+static const cv_io c43_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c43_out0, 20 },
 };
 
-static const cv_field c34_op0_f[] = {
+static const cv_field c43_op0_f[] = {
 	{ "in_image_x_size", 0xa },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -4575,20 +5905,20 @@ static const cv_field c34_op0_f[] = {
 	{ "in_image_y_stride", 0xa },
 };
 
-static const cv_word c34_op0_w[] = {
+static const cv_word c43_op0_w[] = {
 	{ 29, 0x4209badc },
 	{ 30, 0xc1b4a8a2 },
 };
 
-static const cv_addr c34_op0_a[] = {
+static const cv_addr c43_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 };
 
-static const uint32_t c34_op0_u[] = {
+static const uint32_t c43_op0_u[] = {
 	0,
 };
 
-static const cv_field c34_op1_f[] = {
+static const cv_field c43_op1_f[] = {
 	{ "out_image_x_size", 0xa },
 	{ "out_image_y_size", 0x1 },
 	{ "out_image_z_size", 0x1 },
@@ -4597,28 +5927,28 @@ static const cv_field c34_op1_f[] = {
 	{ "out_image_y_stride", 0x14 },
 };
 
-static const cv_word c34_op1_w[] = {
+static const cv_word c43_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c34_op1_a[] = {
+static const cv_addr c43_op1_a[] = {
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c34_op1_u[] = {
+static const uint32_t c43_op1_u[] = {
 	0,
 };
 
-static const cv_op c34_ops[] = {
-	{ 6, "Softmax2Layer_SP", -1, c34_op0_f, 10, c34_op0_w, 2, c34_op0_a, 1, c34_op0_u, 0 },
-	{ 6, "Softmax2Layer_SP", -1, c34_op1_f, 6, c34_op1_w, 0, c34_op1_a, 1, c34_op1_u, 0 },
+static const cv_op c43_ops[] = {
+	{ 6, "Softmax2Layer_SP", -1, c43_op0_f, 10, c43_op0_w, 2, c43_op0_a, 1, c43_op0_u, 0 },
+	{ 6, "Softmax2Layer_SP", -1, c43_op1_f, 6, c43_op1_w, 0, c43_op1_a, 1, c43_op1_u, 0 },
 };
 
-static const cv_stream c34_s[] = {
+static const cv_stream c43_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c34_raw[] = {
+static const cv_raw c43_raw[] = {
 	{ NULL, 0 },
 };
 
@@ -4644,90 +5974,117 @@ static const cv_case cv_cases[] = {
 	{ "nn-conv1x1-v8b-0x99", "NN conv 1x1, 5 -> 9 channels, 4x3, offsets +1 (the image read from its second pixel and row), target 0x99 (a v8b kernel stream, 15-bit mantissa)",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
 	  "", 0x99, 0, c6_in, 1, c6_out, 1, c6_ops, 1, c6_s, 1, c6_raw, 0 },
+	{ "nn-int8-conv-ties-saturation", "NN int8 conv 3x3, 3 -> 5 channels, 6x5 -> 6x5 (offsets -1: a border of zeros), target 0x99 (a v8b stream of signed codes), scale 1/2: odd sums are ties of both signs, saturation at -128 and 127",
+	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
+	  "", 0x99, 0, c7_in, 1, c7_out, 1, c7_ops, 1, c7_s, 1, c7_raw, 0 },
+	{ "nn-int8-conv-relu-maxpool-v7", "NN int8 conv 3x3, 4 -> 6 channels, 7x5 -> 7x5 (offsets -1), ReLU (at the zero point 0), 2x2 max pooling -> 3x2, target 0x88 (a v7 stream of signed codes, 15-bit mantissa)",
+	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
+	  "", 0x88, 0, c8_in, 1, c8_out, 1, c8_ops, 1, c8_s, 1, c8_raw, 0 },
+	{ "nn-int8-maxpool-negative", "NN int8 conv 1x1, 3 -> 4 channels, 6x4 -> 6x4, no ReLU, 2x2 max pooling -> 3x2, target 0x99: windows of negative values only, and windows mixing -128..-1 with 0..127 (compared by value, not by byte)",
+	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
+	  "", 0x99, 0, c9_in, 1, c9_out, 1, c9_ops, 1, c9_s, 1, c9_raw, 0 },
+	{ "nn-int8-depthwise-first-pixel", "NN int8 depthwise conv 3x3, 5 channels, 6x6 -> 6x6 (offsets -1), first-pixel pooling -> 3x3, target 0xe8 (a v8a stream: the bias stored as it is)",
+	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
+	  "", 0xe8, 0, c10_in, 1, c10_out, 1, c10_ops, 1, c10_s, 1, c10_raw, 0 },
 	{ "nn-acc64", "NN conv 1x1, 2 -> 1 channel, 4x3, twice: biases 2^31 - 1001 and -(2^31 - 1001) with kernel deviations (10, 1) and (-10, -1), so the sums pass 2^31 and -2^31 (the 64-bit path; the requantization's 128-bit branch); the scale 255 / 2^32 puts 2^31 exactly at 127.5, so each output says on which side of 2^31 its sum lies, and a sum of exactly +-2^31 is a tie (half away from zero)",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
-	  "", 0x1000003b, 0, c7_in, 1, c7_out, 2, c7_ops, 2, c7_s, 2, c7_raw, 0 },
+	  "", 0x1000003b, 0, c11_in, 1, c11_out, 2, c11_ops, 2, c11_s, 2, c11_raw, 0 },
 	{ "nn-acc32-bound", "NN conv 1x1, 1 -> 1 channel, 4x3, twice: |bias| + 255 x sum |w - zp| is exactly 2^31 - 1 (the 32-bit kernels) and then 2^31 (the 64-bit path), the plan's bound of doc/cpu-backend.md",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
-	  "", 0x1000003b, 0, c8_in, 1, c8_out, 2, c8_ops, 2, c8_s, 2, c8_raw, 0 },
+	  "", 0x1000003b, 0, c12_in, 1, c12_out, 2, c12_ops, 2, c12_s, 2, c12_raw, 0 },
 	{ "nn-circular-buffers", "NN conv 3x3, 2 -> 3 channels, 5x4 (offsets -1), its input read through a circular buffer of 192 bytes ending at the input record's end (the image starts 16 bytes before that end and wraps to the buffer's start) and its output written through one of 64 bytes ending at the output record's end (passing it once)",
 	  "numpy: the convolution of the image gathered through the ring (an address at or past the buffer's start lands at start + (address - start) mod size), placed through the output's ring",
-	  "", 0x1000003b, 0, c9_in, 1, c9_out, 1, c9_ops, 1, c9_s, 1, c9_raw, 0 },
+	  "", 0x1000003b, 0, c13_in, 1, c13_out, 1, c13_ops, 1, c13_s, 1, c13_raw, 0 },
 	{ "nn-row-tiles", "NN conv 3x3, 2 -> 3 channels, 6x8 -> 4x6, as two operations of the layer computing output rows 0-2 and 3-5 (input rows 0-4 and 3-7)",
 	  "numpy: the whole layer's convolution (the tiles must compose to it)",
-	  "", 0x1000003b, 0, c10_in, 1, c10_out, 1, c10_ops, 2, c10_s, 2, c10_raw, 0 },
+	  "", 0x1000003b, 0, c14_in, 1, c14_out, 1, c14_ops, 2, c14_s, 2, c14_raw, 0 },
 	{ "nn-row-tiles-placed", "NN conv 3x3, 2 -> 3 channels, 6x8 -> 4x6, as two operations of the layer computing output rows 0-2 and 3-5 (input rows 0-4 and 3-7), the second's stored output offset 16 times its 3 rows (the 0xb9 file's layer-2 tiles): placed by its input rows",
 	  "numpy: the whole layer's convolution (the tiles must compose to it)",
-	  "", 0xb9, 0, c11_in, 1, c11_out, 1, c11_ops, 2, c11_s, 2, c11_raw, 0 },
+	  "", 0xb9, 0, c15_in, 1, c15_out, 1, c15_ops, 2, c15_s, 2, c15_raw, 0 },
 	{ "nn-interleaved-input", "NN conv 3x3, 3 -> 4 channels, 5x4 (offsets -1), reading an input record of dims (3, 5, 4) innermost first: channels side by side, pixel (x, y, z) at (5y + x) x 3 + z, while the command describes planes of rows of 5 bytes",
 	  "numpy: the convolution of the record transposed from HWC to CHW",
-	  "", 0x1000003b, 0, c12_in, 1, c12_out, 1, c12_ops, 1, c12_s, 1, c12_raw, 0 },
+	  "", 0x1000003b, 0, c16_in, 1, c16_out, 1, c16_ops, 1, c16_s, 1, c16_raw, 0 },
 	{ "nn-fc-0x7d", "NN fully connected command of target 0x7d (layer_type 1): 6 columns of 2 rows in 3 slices -> 4 channels of 6 pixels, kernels one column of 2 rows (a v7 stream, kx 1, ky 2, kz 3); 15-bit mantissa, shift = 142 - exponent",
 	  "numpy: out[o][x] = requant(bias[o] + sum over z, y of (w[o][z][y] - zp)(in[z][y][x] - in_zp)), doc/cpu-backend.md's rule for these commands",
-	  "", 0x7d, 0, c13_in, 1, c13_out, 1, c13_ops, 1, c13_s, 1, c13_raw, 0 },
+	  "", 0x7d, 0, c17_in, 1, c17_out, 1, c17_ops, 1, c17_s, 1, c17_raw, 0 },
 	{ "nn-fused-add", "NN conv 3x3 fused with an addition (target 0xe8, layer ConvolutionReluPoolingAddLayer), 3 -> 2 channels, 6x4 (offsets -1): the second image (a TP copy of input 1 into VIP SRAM, zero point 133, its scale 2.5 with bit 30 of the float in word 24), the convolution's term clamped to [-60, 50] (words 30, 29), the sum rounded once",
 	  "numpy: t = clamp(acc x scale, lo, hi) + (b - zp) x scale_b computed exactly (Python fractions), rounded half away from zero, plus the output zero point, saturated",
-	  "", 0xe8, 1024, c14_in, 2, c14_out, 1, c14_ops, 2, c14_s, 1, c14_raw, 0 },
+	  "", 0xe8, 1024, c18_in, 2, c18_out, 1, c18_ops, 2, c18_s, 1, c18_raw, 0 },
 	{ "nn-fused-add-first-pixel", "NN conv 3x3 fused with an addition (target 0xe8, layer ConvolutionReluPoolingAddLayer), 3 -> 2 channels, 6x4 (offsets -1), first-pixel pooling -> 3x2 (the second image read where each pixel is written): the second image (a TP copy of input 1 into VIP SRAM, zero point 133, its scale 2.5 with bit 30 of the float in word 24), the convolution's term clamped to [-60, 50] (words 30, 29), the sum rounded once",
 	  "numpy: t = clamp(acc x scale, lo, hi) + (b - zp) x scale_b computed exactly (Python fractions), rounded half away from zero, plus the output zero point, saturated",
-	  "", 0xe8, 1024, c15_in, 2, c15_out, 1, c15_ops, 2, c15_s, 1, c15_raw, 0 },
+	  "", 0xe8, 1024, c19_in, 2, c19_out, 1, c19_ops, 2, c19_s, 1, c19_raw, 0 },
 	{ "tp-copy-border", "TP copy of a 5x4x2 image (rows 6, slices 25 bytes apart) through the window x -1..5, y -1..4: a border of the constant 77 one pixel wide around it, 7x6x2 dense",
 	  "numpy: the layer's meaning (numpy.pad with the constant), not a walk of the fields",
-	  "", 0x1000003b, 0, c16_in, 1, c16_out, 1, c16_ops, 1, c16_s, 0, c16_raw, 0 },
+	  "", 0x1000003b, 0, c20_in, 1, c20_out, 1, c20_ops, 1, c20_s, 0, c20_raw, 0 },
 	{ "tp-transpose-planes-to-pixels", "TP TensorTranspose of a 4x5x3 planar image into pixels of 3 channels (loop 0 x by 3, loop 1 y by 12, loop 2 z by 1), in tiles of 2 rows (the last one row)",
 	  "numpy: the layer's meaning (numpy.transpose(image, (1, 2, 0))), not a walk of the fields",
-	  "", 0x1000003b, 0, c17_in, 1, c17_out, 1, c17_ops, 1, c17_s, 0, c17_raw, 0 },
+	  "", 0x1000003b, 0, c21_in, 1, c21_out, 1, c21_ops, 1, c21_s, 0, c21_raw, 0 },
 	{ "tp-transpose-pixels-to-planes", "TP TensorTranspose of an input record of 4x3 pixels of 3 channels (HWC), read as an image 3 wide (the channels) and 12 high (the pixels), into 3 planes (loop 0 the channel by 12, loop 1 the pixel by 1), in tiles of 5 rows",
 	  "numpy: the layer's meaning (numpy.transpose(record, (2, 0, 1))), not a walk of the fields",
-	  "", 0x1000003b, 0, c18_in, 1, c18_out, 1, c18_ops, 1, c18_s, 0, c18_raw, 0 },
+	  "", 0x1000003b, 0, c22_in, 1, c22_out, 1, c22_ops, 1, c22_s, 0, c22_raw, 0 },
 	{ "tp-reshuffle", "TP reshuffle of a 6x4x2 image into its four stride-2 phases (space to depth: loop 0 x mod 2, loop 1 x / 2 with a count of 100 that out_loop_1_reset ends at each row's end, loop 2 y mod 2, loop 3 y / 2, loop 4 z)",
 	  "numpy: the layer's meaning (phase (py, px) of channel z is image[z, py::2, px::2]), not a walk of the fields",
-	  "", 0x1000003b, 0, c19_in, 1, c19_out, 1, c19_ops, 1, c19_s, 0, c19_raw, 0 },
+	  "", 0x1000003b, 0, c23_in, 1, c23_out, 1, c23_ops, 1, c23_s, 0, c23_raw, 0 },
 	{ "tp-tile-resets", "TP copies of an 8x3x2 image in two tiles 4 wide, twice: with out_loop_2_reset (at a tile's end loops 0-2 restart and loop 3 counts the tile) and with out_loop_3_reset (loops 0-3 restart, loop 4 counts it); loop 2 (and 3) count 100 by 0",
 	  "numpy: the layer's meaning (the dense image, as it is), not a walk of the fields",
-	  "", 0x1000003b, 0, c20_in, 1, c20_out, 2, c20_ops, 2, c20_s, 0, c20_raw, 0 },
+	  "", 0x1000003b, 0, c24_in, 1, c24_out, 2, c24_ops, 2, c24_s, 0, c24_raw, 0 },
 	{ "tp-max-pooling", "TP max pooling of a 7x7x2 image (rows 8, slices 57 bytes apart): 3x3 at stride 2 over the window -1..7 in overlapping tiles 5 wide at steps of 4 (-> 4x4); 2x2 at stride 2 over the window 0..7, one pixel past the image (-> 4x4); 2x2 at stride 1 (-> 6x6)",
 	  "numpy: the maximum over each window's pixels inside the image (border mode 1)",
-	  "", 0x1000003b, 0, c21_in, 1, c21_out, 3, c21_ops, 3, c21_s, 0, c21_raw, 0 },
+	  "", 0x1000003b, 0, c25_in, 1, c25_out, 3, c25_ops, 3, c25_s, 0, c25_raw, 0 },
 	{ "tp-circular-buffers", "TP copy of a 6x5 image read through a circular buffer of 192 bytes ending at the input record's end (starting 16 bytes before it: rows wrap to the buffer's start) and written through one of 64 bytes ending at the output record's end (passing it once)",
 	  "numpy: the image gathered through the input's ring and placed through the output's (an address at or past a buffer's start lands at start + (address - start) mod size)",
-	  "", 0x1000003b, 0, c22_in, 1, c22_out, 1, c22_ops, 1, c22_s, 0, c22_raw, 0 },
+	  "", 0x1000003b, 0, c26_in, 1, c26_out, 1, c26_ops, 1, c26_s, 0, c26_raw, 0 },
 	{ "tp-circular-buffer-second-lap", "TP copy of a 6x5x5 image (150 bytes) through a circular buffer of 64 bytes: it would pass the buffer's end three times; a second lap is not established, so the plan refuses it before anything runs",
 	  "doc/cpu-backend.md, TP operations: a second lap is refused (circular-buffer-wrap)",
-	  "circular-buffer-wrap", 0x1000003b, 0, c23_in, 1, c23_out, 1, c23_ops, 1, c23_s, 0, c23_raw, 0 },
+	  "circular-buffer-wrap", 0x1000003b, 0, c27_in, 1, c27_out, 1, c27_ops, 1, c27_s, 0, c27_raw, 0 },
 	{ "tp-copy-into-fp16", "TP copies of a 6x4 uint8 image (zero point 100) into IEEE halves, twice: scale 33 (multiplier 1024, shift -5: products up to 5115, where halves are 2 and 4 apart, many exactly half way) and scale (1 + 10000 / 2^15) x 2^-5",
 	  "numpy: numpy.float16 of the float32 product (v - zp) x scale, to nearest with ties to even, little-endian",
-	  "", 0x1000003b, 0, c24_in, 1, c24_out, 2, c24_ops, 2, c24_s, 0, c24_raw, 0 },
+	  "", 0x1000003b, 0, c28_in, 1, c28_out, 2, c28_ops, 2, c28_s, 0, c28_raw, 0 },
 	{ "tp-lookup-tables", "TP lookup-table activations over all 256 input codes (a 16x16 image), three tables: leaky ReLU with alpha 1/4 in 32-bit entries with sign support, scale 2, zero points 120 -> 20 (saturation at both ends, ties of the negative side); x / 4 in half-precision entries without sign support (the table holds f(|d|), the sign put back), zero points 100 -> 128, ties; random entries in [-1, 1] with sign support, scale 100 (the interpolation between entries decides)",
 	  "numpy: the functions' values (leaky ReLU, x / 4: linear between entries, so the interpolation is exact), for the random table the rule of doc/cpu-backend.md in Python fractions; times the scale, rounded half away from zero, plus the zero point, saturated",
-	  "", 0x1000003b, 0, c25_in, 1, c25_out, 3, c25_ops, 3, c25_s, 0, c25_raw, 3 },
+	  "", 0x1000003b, 0, c29_in, 1, c29_out, 3, c29_ops, 3, c29_s, 0, c29_raw, 3 },
+	{ "tp-int8-pool-and-table", "TP on int8 data (in_image_data_type and out_image_data_type 2, zero points 0): 2x2 max pooling at stride 2 of a 6x4x2 image whose windows mix -128..-1 with 0..127 (-> 3x2x2); a lookup table (leaky ReLU, alpha 1/4, 32-bit entries with sign support) over all 256 codes, shift -2 (scale 4): negative codes take the negative branch, saturation at -128 and 127; the same table with alu_input_preshift 3 (the code times 2^-3 selects the entry) and shift -3, ties of the negative side; int8 copies with a scale: shift -1 (x 2, saturating) and multiplier 1.5 with shift 1 (x 0.75, ties of both signs)",
+	  "numpy: the maximum of each window's int8 values; the table's rule of doc/cpu-backend.md on the signed code (the copies: the code times the scale), in Python fractions, rounded half away from zero, saturated to -128..127",
+	  "", 0x1000003b, 0, c30_in, 2, c30_out, 5, c30_ops, 5, c30_s, 0, c30_raw, 1 },
 	{ "tp-fully-connected", "TP fully connected layer, 12 inputs 2 bytes apart -> 16 outputs, kernel zero point 128, scale 2^-4 (15-bit mantissa, exponent 127 - shift): two sums are ties (+ and -), two saturate",
 	  "numpy: requant(bias[o] + sum over i of (w[o][i] - zp) x in[i]), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c26_in, 1, c26_out, 1, c26_ops, 1, c26_s, 1, c26_raw, 0 },
+	  "", 0x1000003b, 0, c31_in, 1, c31_out, 1, c31_ops, 1, c31_s, 1, c31_raw, 0 },
 	{ "sh-softmax", "SH softmax (Softmax2Layer) over 10 uint8 values -> 10 halves into an FP16 output record, the uniform 0x36048 = 0.35 x log2(e) as a float32; two values equal the maximum",
 	  "numpy: 2^((x - max) x u) / sum in double precision, numpy.float16 (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c27_in, 1, c27_out, 1, c27_ops, 1, c27_s, 0, c27_raw, 0 },
+	  "", 0x1000003b, 0, c32_in, 1, c32_out, 1, c32_ops, 1, c32_s, 0, c32_raw, 0 },
+	{ "sh-softmax-int8", "SH softmax (Softmax2Layer) over 12 int8 values (format word 0x44404130) -> 12 halves, the uniform 0x36048 = 0.2 x log2(e): values from -40 to 30, negative and positive, two at the maximum",
+	  "numpy: 2^((x - max) x u) / sum over the signed values, in 60-digit decimals, numpy.float16 (to nearest, ties to even), below the normal range 0",
+	  "", 0x1000003b, 0, c33_in, 1, c33_out, 1, c33_ops, 1, c33_s, 0, c33_raw, 0 },
 	{ "sh-global-average-pooling", "SH global average pooling (PoolingLayer2, images 0x444051c0): 7 channels of 4x4 (rows of 16 bytes, 20 apart) -> 7 values (2 apart); a = 1, b = 16 x 2 (zero point 2), c = 1 / (16 x 0.5), d = 1: a sum of 4 mod 8 is a tie",
 	  "numpy: numpy.rint((sum x a - b) x c + d) in double precision from the float32 uniforms (to nearest, ties to even: the C library's nearbyint), saturated",
-	  "", 0x1000003b, 0, c28_in, 1, c28_out, 1, c28_ops, 1, c28_s, 0, c28_raw, 0 },
+	  "", 0x1000003b, 0, c34_in, 1, c34_out, 1, c34_ops, 1, c34_s, 0, c34_raw, 0 },
 	{ "sh-tensoradd", "SH TensorAdd of two 5x3x2 images (rows 6, slices 20 bytes apart) into a third (rows 5), a = 0.5, b = 1.5, zero points 30, 128 -> 128 (out = (x0 - zp0) a + (x1 - zp1) b + zpo): ties, saturation at 0 and 255",
 	  "numpy: numpy.rint of the sum in double precision from the float32 uniforms (to nearest, ties to even), saturated",
-	  "", 0x1000003b, 0, c29_in, 2, c29_out, 1, c29_ops, 1, c29_s, 0, c29_raw, 0 },
+	  "", 0x1000003b, 0, c35_in, 2, c35_out, 1, c35_ops, 1, c35_s, 0, c35_raw, 0 },
 	{ "sh-tensoradd-fp16", "SH TensorAdd of two 5x3x2 images (rows 6, slices 20 bytes apart) into a third (rows 5), a = 0.5, b = 0.5, input 1 IEEE halves (format 0x44405071, rows of 2 x width bytes; multiples of 1, +-60000, +-infinity, a NaN), zero points 30, 0 (fp16) -> 128 (out = (x0 - zp0) a + (x1 - zp1) b + zpo): ties, saturation at 0 and 255; a NaN half gives 0",
 	  "numpy: numpy.rint of the sum in double precision from the float32 uniforms (to nearest, ties to even), x1 the numpy.float16 value, saturated",
-	  "", 0x1000003b, 0, c30_in, 2, c30_out, 1, c30_ops, 1, c30_s, 0, c30_raw, 0 },
+	  "", 0x1000003b, 0, c36_in, 2, c36_out, 1, c36_ops, 1, c36_s, 0, c36_raw, 0 },
+	{ "sh-tensoradd-int8", "SH TensorAdd of two int8 5x3x2 images (format word 0x44405130, rows 6, slices 20) in the int8 layout: lane words with the weights (2, 1) and the shift 1 (out = x0 + x1 / 2, yolov8n 0x99's first addition): ties of both signs, saturation at -128 and 127",
+	  "numpy: numpy.rint((2 x0 + x1) / 2) on the signed values (to nearest, ties to even), saturated to -128..127",
+	  "", 0x1000003b, 0, c37_in, 2, c37_out, 1, c37_ops, 1, c37_s, 0, c37_raw, 0 },
 	{ "sh-tensorscale", "SH TensorScale: a 3x2x2 image (rows 3, slices 6) upsampled 2x into 6x4x2 (rows 7, slices 28 bytes: gaps)",
 	  "numpy: numpy.repeat by 2 along x and y (2x nearest neighbour)",
-	  "", 0x1000003b, 0, c31_in, 1, c31_out, 1, c31_ops, 1, c31_s, 0, c31_raw, 0 },
+	  "", 0x1000003b, 0, c38_in, 1, c38_out, 1, c38_ops, 1, c38_s, 0, c38_raw, 0 },
+	{ "sh-tensorscale-int8", "SH TensorScale on int8 images (format word 0x44405130, the uint8 layout otherwise): a 4x3x2 image of negative and positive values upsampled 2x into 8x6x2",
+	  "numpy: numpy.repeat by 2 along x and y of the int8 values, as bytes",
+	  "", 0x1000003b, 0, c39_in, 1, c39_out, 1, c39_ops, 1, c39_s, 0, c39_raw, 0 },
 	{ "sh-max-pooling", "SH max pooling (PoolingLayer2, images 0x444051f0, yolov8n's SPPF layout): 5x5 windows at stride 1 with padding 2 over a 6x5x2 image (rows 6, slices 30) into one of its size (rows 7, slices 35 bytes: gaps)",
 	  "numpy: the maximum over each 5x5 window centred on the pixel, clipped to the image",
-	  "", 0x1000003b, 0, c32_in, 1, c32_out, 1, c32_ops, 1, c32_s, 0, c32_raw, 0 },
+	  "", 0x1000003b, 0, c40_in, 1, c40_out, 1, c40_ops, 1, c40_s, 0, c40_raw, 0 },
+	{ "sh-max-pooling-int8", "SH max pooling on int8 images (format word 0x44405130, yolov8n 0x99's lane words): 5x5 windows at stride 1 with padding 2 over a 6x5x2 image of negative and positive values",
+	  "numpy: the maximum of the int8 values over each 5x5 window centred on the pixel, clipped to the image",
+	  "", 0x1000003b, 0, c41_in, 1, c41_out, 1, c41_ops, 1, c41_s, 0, c41_raw, 0 },
 	{ "sp-softmax", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier",
 	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c33_in, 1, c33_out, 1, c33_ops, 2, c33_s, 0, c33_raw, 0 },
+	  "", 0x1000003b, 0, c42_in, 1, c42_out, 1, c42_ops, 2, c42_s, 0, c42_raw, 0 },
 	{ "sp-softmax-scale-precision", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier; s = 0.22358753 (0x3e64f421), where s x log2(e) rounded to a float32 would move one half by a unit in its last place",
 	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c34_in, 1, c34_out, 1, c34_ops, 2, c34_s, 0, c34_raw, 0 },
+	  "", 0x1000003b, 0, c43_in, 1, c43_out, 1, c43_ops, 2, c43_s, 0, c43_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

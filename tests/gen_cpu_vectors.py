@@ -60,6 +60,16 @@ def sat8(v):
     return 0 if v < 0 else 255 if v > 255 else int(v)
 
 
+def sat_s8(v):
+    """int8 saturation (doc/cpu-backend.md, "int8 data")."""
+    return -128 if v < -128 else 127 if v > 127 else int(v)
+
+
+def s8_bytes(a):
+    """int8 values as their two's complement bytes."""
+    return np.asarray(a, dtype=np.int64) & 0xFF
+
+
 def f32_bits(f):
     return struct.unpack("<I", struct.pack("<f", f))[0]
 
@@ -250,13 +260,13 @@ def conv_direct(img, w, bias, k, x_off, y_off, out_x, out_y, in_zp, w_zp, depthw
     return acc
 
 
-def requant_all(acc, scale, out_zp, relu):
+def requant_all(acc, scale, out_zp, relu, int8=False):
     q = np.zeros(acc.shape, dtype=np.int64)
     for i, a in np.ndenumerate(acc):
         v = round_half_away(int(a) * scale) + out_zp
         if relu and v < out_zp:
             v = out_zp
-        q[i] = sat8(v)
+        q[i] = sat_s8(v) if int8 else sat8(v)
     return q
 
 
@@ -317,6 +327,8 @@ def nn_fields(p):
          ("out_image_y_stride", p["out_slice"]), ("coef_zero_point", p["w_zp"]),
          ("out_zero_point", p["out_zp"]), ("depthwise", 1 if p["dw"] else 0),
          ("layer_type", p.get("layer_type", 0))]
+    if p.get("int8"):
+        f += [("kernel_data_type", 2), ("in_image_data_type", 2), ("out_image_data_type", 2)]
     sf, scale = nn_scale_fields(t, p["m"], p["e"])
     return f + sf, scale
 
@@ -354,9 +366,11 @@ def nn_op(case, p, w, bias, layer="ConvolutionReluPoolingLayer2", acc32=None):
     kz, ky, kx = w.shape[1], w.shape[2], w.shape[3]
     plane = p["out_x"] * p["out_y"]
     s = case.add_stream({"out": w.shape[0], "kz": kz, "ky": ky, "kx": kx, "zp": p["w_zp"],
-                         "in_zp": p["in_zp"], "w": w.ravel(), "bias": np.asarray(bias), "cores": p["cores"],
+                         "in_zp": p["in_zp"], "w": s8_bytes(w.ravel()) if p.get("int8") else w.ravel(),
+                         "bias": np.asarray(bias), "cores": p["cores"],
                          "superblocks": p["superblocks"], "depthwise": int(p["dw"]), "plane": plane,
-                         "seed": p.get("order_seed", 0)}, stream_opts(p["target"], p.get("order_seed", 1)))
+                         "seed": p.get("order_seed", 0), "int8": int(p.get("int8", False))},
+                        stream_opts(p["target"], p.get("order_seed", 1)))
     field_addr(op, "kernel_address", MISC_DYNA_GENERIC, s, 0)
     field_addr(op, "in_image_address", *p["in_at"])
     field_addr(op, "out_image_address", *p["out_at"])
@@ -374,7 +388,7 @@ def conv_expect(p, img, w, bias, scale):
     """The written image [out_z][py][px] of the convolution p on img."""
     acc = conv_direct(img, w, bias, p["k"], p["x_off"], p["y_off"], p["out_x"], p["out_y"], p["in_zp"],
                       p["w_zp"], p["dw"])
-    q = requant_all(acc, scale, p["out_zp"], p["relu"])
+    q = requant_all(acc, scale, p["out_zp"], p["relu"], p.get("int8", False))
     return pool_image(q, p["pooling"]), acc
 
 
@@ -415,9 +429,13 @@ def conv_case(cid, name, seed, in_lo=0, in_hi=256, w_dev=None, bias=None, **kw):
     p = conv_params(**kw)
     rs = np.random.RandomState(seed)
     kz = 1 if p["dw"] else p["kz"]
+    if p.get("int8") and (in_lo, in_hi) == (0, 256):
+        in_lo, in_hi = -128, 128
     img = rs.randint(in_lo, in_hi, (p["out_z"] if p["dw"] else p["kz"], p["in_y"], p["in_x"]))
     if w_dev:
         w = p["w_zp"] + rs.randint(-w_dev, w_dev + 1, (p["out_z"], kz, p["k"], p["k"]))
+    elif p.get("int8"):
+        w = rs.randint(-128, 128, (p["out_z"], kz, p["k"], p["k"]))
     else:
         w = rs.randint(0, 256, (p["out_z"], kz, p["k"], p["k"]))
     bias = np.array(bias if bias is not None else rs.randint(-3000, 3001, p["out_z"]), dtype=np.int64)
@@ -427,13 +445,13 @@ def conv_case(cid, name, seed, in_lo=0, in_hi=256, w_dev=None, bias=None, **kw):
     p.setdefault("out_row", px)
     p.setdefault("out_slice", p["out_row"] * py)
     p["in_at"], p["out_at"] = (INPUT, 0, 0), (OUTPUT, 0, 0)
-    planar_input(c, img, p["in_row"], p["in_slice"])
+    planar_input(c, s8_bytes(img) if p.get("int8") else img, p["in_row"], p["in_slice"])
     op, scale = nn_op(c, p, w, bias)
     q, acc = conv_expect(p, img, w, bias, scale)
     if p.get("stride2"):
         q = q[:, ::2, ::2]
     assert q.shape[1:] == (py, px)
-    planar_output(c, q, p["out_row"], p["out_slice"])
+    planar_output(c, s8_bytes(q) if p.get("int8") else q, p["out_row"], p["out_slice"])
     return c, acc, scale, q
 
 
@@ -492,6 +510,49 @@ def nn_cases():
         "target 0x99 (a v8b kernel stream, 15-bit mantissa)", 7, target=0x99, in_x=5, in_y=4, kz=5, k=1,
         out_x=4, out_y=3, out_z=9, x_off=1, y_off=1, in_zp=77, w_zp=100, out_zp=90, m=0x654300, e=120,
         cores=2, superblocks=2, order_seed=3)[0])
+    return cases
+
+
+def nn_int8_cases():
+    """int8 convolutions (doc/cpu-backend.md, "int8 data"): input, output and
+    kernel codes two's complement, every zero point 0, results saturated to
+    -128..127; on the corpus's int8 targets' streams (v8b 0x99, v7 0x88)."""
+    cases = []
+    c, acc, scale, q = conv_case(
+        "nn-int8-conv-ties-saturation",
+        "NN int8 conv 3x3, 3 -> 5 channels, 6x5 -> 6x5 (offsets -1: a border of zeros), target 0x99 (a v8b "
+        "stream of signed codes), scale 1/2: odd sums are ties of both signs, saturation at -128 and 127",
+        31, in_lo=-12, in_hi=13, w_dev=3, bias=[5, -7, 180, -180, 0], int8=True, target=0x99,
+        in_x=6, in_y=5, kz=3, k=3, out_x=6, out_y=5, out_z=5, x_off=-1, y_off=-1, in_zp=0, w_zp=0,
+        out_zp=0, m=0, e=126, in_row=7, in_slice=38, cores=2, superblocks=2, order_seed=5)
+    assert (q == -128).any() and (q == 127).any() and ((q > -128) & (q < 127)).sum() > 50
+    assert any(int(a) < 0 and int(a) % 2 for a in acc.ravel()) and any(int(a) > 0 and int(a) % 2 for a in acc.ravel())
+    cases.append(c)
+    c, acc, scale, q = conv_case(
+        "nn-int8-conv-relu-maxpool-v7",
+        "NN int8 conv 3x3, 4 -> 6 channels, 7x5 -> 7x5 (offsets -1), ReLU (at the zero point 0), 2x2 max "
+        "pooling -> 3x2, target 0x88 (a v7 stream of signed codes, 15-bit mantissa)", 32, int8=True,
+        target=0x88, in_x=7, in_y=5, kz=4, k=3, out_x=7, out_y=5, out_z=6, x_off=-1, y_off=-1, in_zp=0,
+        w_zp=0, out_zp=0, relu=1, pooling=1, m=0x4D2100, e=116, cores=2, superblocks=1)
+    assert (q == 0).any() and (q > 0).sum() > 5
+    cases.append(c)
+    c, acc, scale, q = conv_case(
+        "nn-int8-maxpool-negative",
+        "NN int8 conv 1x1, 3 -> 4 channels, 6x4 -> 6x4, no ReLU, 2x2 max pooling -> 3x2, target 0x99: "
+        "windows of negative values only, and windows mixing -128..-1 with 0..127 (compared by value, "
+        "not by byte)", 33, in_lo=-128, in_hi=128, int8=True, target=0x99, bias=[-9000, -4000, 0, 2500],
+        in_x=6, in_y=4, kz=3, k=1, out_x=6, out_y=4, out_z=4, in_zp=0, w_zp=0, out_zp=0, pooling=1,
+        m=0x300000, e=119, cores=2, superblocks=2, order_seed=2)
+    pre = requant_all(acc, scale, 0, 0, True)
+    assert (q < 0).sum() >= 3 and any((pre[o, 2*y:2*y+2, 2*x:2*x+2] < 0).any() and (pre[o, 2*y:2*y+2, 2*x:2*x+2] >= 0).any()
+                                       for o in range(4) for y in range(2) for x in range(3))
+    cases.append(c)
+    cases.append(conv_case(
+        "nn-int8-depthwise-first-pixel",
+        "NN int8 depthwise conv 3x3, 5 channels, 6x6 -> 6x6 (offsets -1), first-pixel pooling -> 3x3, "
+        "target 0xe8 (a v8a stream: the bias stored as it is)", 34, int8=True, target=0xE8, dw=True, in_x=6, in_y=6, kz=1,
+        k=3, out_x=6, out_y=6, out_z=5, x_off=-1, y_off=-1, in_zp=0, w_zp=0, out_zp=0, pooling=3,
+        m=0x0ABC00, e=117, cores=4, superblocks=2, order_seed=4)[0])
     return cases
 
 
@@ -1021,6 +1082,78 @@ def lut_case():
     return c
 
 
+def tp_int8_case():
+    """int8 TP operations (doc/cpu-backend.md, "int8 data"): a max pooling
+    compares values, not bytes; a table maps each signed code."""
+    c = Case("tp-int8-pool-and-table", "TP on int8 data (in_image_data_type and out_image_data_type 2, zero "
+             "points 0): 2x2 max pooling at stride 2 of a 6x4x2 image whose windows mix -128..-1 with 0..127 "
+             "(-> 3x2x2); a lookup table (leaky ReLU, alpha 1/4, 32-bit entries with sign support) "
+             "over all 256 codes, shift -2 (scale 4): negative codes take the negative branch, saturation at "
+             "-128 and 127; the same table with alu_input_preshift 3 (the code times 2^-3 selects the entry) "
+             "and shift -3, ties of the negative side; int8 copies with a scale: shift -1 (x 2, saturating) "
+             "and multiplier 1.5 with shift 1 (x 0.75, ties of both signs)",
+             "numpy: the maximum of each window's int8 values; the table's rule of doc/cpu-backend.md on the "
+             "signed code (the copies: the code times the scale), in Python fractions, rounded half away "
+             "from zero, saturated to -128..127")
+    rs = np.random.RandomState(26)
+    img = rs.randint(-128, 16, (2, 4, 6))
+    planar_input(c, s8_bytes(img), 6, 24)
+    codes = np.arange(-128, 128).reshape(1, 16, 16)
+    c.add_input(s8_bytes(codes), [256])
+    i8 = [("in_image_data_type", 2), ("out_image_data_type", 2)]
+    pool = [("alu_horz_processing", 3), ("alu_vert_processing", 3), ("alu_horz_proc_count", 1),
+            ("alu_vert_proc_count", 1), ("alu_horz_proc_stride", 0), ("alu_vert_proc_stride", 0),
+            ("in_image_border_mode", 1)]
+    tp_op(c, "PoolingLayer2", 6, 4, 2, 6, 24, (0, 0, 5, 3), (6, 4, 6, 4), [(3, 1), (2, 3), (2, 6)],
+          extra=pool + i8)
+    pooled = max_pool(img, 2, 2, 0, 0, 3, 2)
+    assert (pooled < 0).any() and any(((img[:, 2*y:2*y+2, 2*x:2*x+2] < 0).any() and
+                                       (img[:, 2*y:2*y+2, 2*x:2*x+2] >= 0).any())
+                                      for y in range(2) for x in range(3))
+    c.add_output(s8_bytes(pooled), [12])
+    leaky = lambda x: x if x >= 0 else x / 4
+    data, vals = lut_table(leaky, 1, True)
+    entry = c.add_raw(data)
+    op = tp_op(c, "ActivationLayer", 16, 16, 1, 16, 256, (0, 0, 15, 15), (16, 16, 16, 16), [(16, 1), (16, 16)],
+               at_in=(INPUT, 1, 0), at_out=(OUTPUT, 1, 0),
+               extra=[("alu_pwl_enable", 1), ("alu_load_pwl_lut", 1), ("alu_pwl_sign_support", 1),
+                      ("alu_output_postshift", 30), ("alu_output_postshift_5_6", 3)] + i8)
+    field_addr(op, "alu_load_pwl_lut_address", MISC_DYNA_GENERIC, entry, 0)
+    out = []
+    for q in range(-128, 128):
+        v = lut_rule(vals, 1, q)
+        assert v == leaky(Fraction(q))
+        out.append(sat_s8(round_half_away(v * 4)))
+    assert -128 in out and 127 in out and -10 in out and 17 not in out
+    c.add_output(s8_bytes(out), [256])
+    # alu_input_preshift 3: the table reads q x 2^-3; shift -3 (scale 8)
+    op = tp_op(c, "ActivationLayer_1", 16, 16, 1, 16, 256, (0, 0, 15, 15), (16, 16, 16, 16), [(16, 1), (16, 16)],
+               at_in=(INPUT, 1, 0), at_out=(OUTPUT, 2, 0),
+               extra=[("alu_pwl_enable", 1), ("alu_load_pwl_lut", 1), ("alu_pwl_sign_support", 1),
+                      ("alu_input_preshift", 3), ("alu_output_postshift", 29), ("alu_output_postshift_5_6", 3)] + i8)
+    field_addr(op, "alu_load_pwl_lut_address", MISC_DYNA_GENERIC, entry, 0)
+    out, ties = [], 0
+    for q in range(-128, 128):
+        x = Fraction(q, 8)
+        v = lut_rule(vals, 1, x)
+        assert v == leaky(x)
+        ties += (v * 8).denominator == 2
+        out.append(sat_s8(round_half_away(v * 8)))
+    assert ties > 20 and out[128 + 100] == 100 and out[128 - 6] == -2 and out[0] == -32
+    c.add_output(s8_bytes(out), [256])
+    # copies with a scale: shift -1 (x 2, saturating), and multiplier 1.5 with shift 1 (x 0.75, ties)
+    for k, (m, sh) in enumerate(((0, -1), (16384, 1))):
+        tp_op(c, "ConcatLayer" + ("_1" if k else ""), 16, 16, 1, 16, 256, (0, 0, 15, 15), (16, 16, 16, 16),
+              [(16, 1), (16, 16)], at_in=(INPUT, 1, 0), at_out=(OUTPUT, 3 + k, 0),
+              extra=[("alu_output_post_multiplier", m), ("alu_output_postshift", sh & 31),
+                     ("alu_output_postshift_5_6", (sh & 127) >> 5)] + i8)
+        scale = Fraction(32768 + m, 32768) * Fraction(2) ** -sh
+        out = [sat_s8(round_half_away(q * scale)) for q in range(-128, 128)]
+        assert (-128 in out and 127 in out) if k == 0 else sum((q * scale).denominator == 2 for q in range(-128, 128)) > 50
+        c.add_output(s8_bytes(out), [256])
+    return c
+
+
 def tpfc_case():
     c = Case("tp-fully-connected", "TP fully connected layer, 12 inputs 2 bytes apart -> 16 outputs, kernel "
              "zero point 128, scale 2^-4 (15-bit mantissa, exponent 127 - shift): two sums are ties "
@@ -1088,19 +1221,40 @@ def softmax_case():
     x = rs.randint(90, 120, 10)
     x[3] = x[7] = 125
     c.add_input(x, [10])
+    row_softmax(c, x, FMT_U8, 0.35)
+    return c
+
+
+def row_softmax(c, x, fmt, weight):
+    """The row softmax of x (input 0, format word fmt) into output 0 (FP16),
+    its scale uniform weight x log2(e) as a float32."""
+    n = len(x)
     u = {}
-    put(u, 1, image_words(10, 10, 1, FMT_U8, 10, 1))
-    put(u, 9, image_words(20, 10, 1, FMT_F16, 20, 1))
-    uf = np.float32(0.35 * math.log2(math.e))
-    u.update({16: 10, 17: 8, 18: f32_bits(uf)})
+    put(u, 1, image_words(n, n, 1, fmt, n, 1))
+    put(u, 9, image_words(2 * n, n, 1, FMT_F16, 2 * n, 1))
+    uf = np.float32(weight * math.log2(math.e))
+    u.update({16: n, 17: n & ~3, 18: f32_bits(uf)})
     sh_op(c, "Softmax2Layer", u, [(0, (INPUT, 0, 0)), (8, (OUTPUT, 0, 0))])
     with decimal.localcontext() as ctx:
         ctx.prec = 60
         ln2 = Fraction(Decimal(2).ln())
     # results below fp16's normal range written as zero, as the V853 board
     # writes its SH softmax's (../shared/goldens/v853-lenet)
-    c.add_output(flush_subnormal(f16_le(softmax_exact(x, Fraction(float(uf)) * ln2), True)), [10],
-                 FP16)
+    c.add_output(flush_subnormal(f16_le(softmax_exact(x, Fraction(float(uf)) * ln2), True)), [n], FP16)
+
+
+def softmax_int8_case():
+    c = Case("sh-softmax-int8", "SH softmax (Softmax2Layer) over 12 int8 values (format word 0x44404130) -> 12 "
+             "halves, the uniform 0x36048 = 0.2 x log2(e): values from -40 to 30, negative and positive, "
+             "two at the maximum",
+             "numpy: 2^((x - max) x u) / sum over the signed values, in 60-digit decimals, numpy.float16 "
+             "(to nearest, ties to even), below the normal range 0")
+    rs = np.random.RandomState(35)
+    x = rs.randint(-40, 25, 12)
+    x[2] = x[9] = 30
+    assert (x < 0).sum() >= 3
+    c.add_input(s8_bytes(x), [12])
+    row_softmax(c, x, 0x44404130, 0.2)
     return c
 
 
@@ -1178,6 +1332,32 @@ def shadd_case(f16):
     return c
 
 
+def shadd_int8_case():
+    c = Case("sh-tensoradd-int8", "SH TensorAdd of two int8 5x3x2 images (format word 0x44405130, rows 6, "
+             "slices 20) in the int8 layout: lane words with the weights (2, 1) and the shift 1 (out = x0 + "
+             "x1 / 2, yolov8n 0x99's first addition): ties of both signs, saturation at -128 and 127",
+             "numpy: numpy.rint((2 x0 + x1) / 2) on the signed values (to nearest, ties to even), "
+             "saturated to -128..127")
+    rs = np.random.RandomState(37)
+    x0, x1 = rs.randint(-128, 128, (2, 3, 5)), rs.randint(-128, 128, (2, 3, 5))
+    x0[0, 0, :2], x1[0, 0, :2] = (120, -120), (100, -100)
+    c.add_input(s8_bytes(x0_rec(x0)), [120])
+    c.add_input(s8_bytes(x0_rec(x1)), [120])
+    u = {}
+    for k, (t0, t1) in enumerate(((0x33221100, 0x77665544), (0xBBAA9988, 0xFFEEDDCC))):
+        put(u, 24 + 16 * k, [0x55555555, 0x44444444, t0, t1, 0xAAAAAAAA, 0, 0, 0x601] + [0x00010002] * 8)
+    put(u, 1, image_words(6, 5, 3, 0x44405130, 20, 2))
+    put(u, 9, image_words(6, 5, 3, 0x44405130, 20, 2))
+    put(u, 17, image_words(5, 5, 3, 0x44405130, 15, 2))
+    sh_op(c, "TensorAdd", u, [(0, (INPUT, 0, 0)), (8, (INPUT, 1, 0)), (16, (OUTPUT, 0, 0))])
+    v = np.clip(np.rint((2 * x0 + x1) / 2.0), -128, 127).astype(np.int64)
+    assert (v == 127).any() and (v == -128).any() and ((x1 % 2) == 1).sum() > 10
+    assert any(((2 * a + b) % 4 == 1) for a, b in zip(x0.ravel(), x1.ravel()))   # a tie rounding down
+    assert any(((2 * a + b) % 4 == 3) for a, b in zip(x0.ravel(), x1.ravel()))   # a tie rounding up
+    c.add_output(s8_bytes(v), [30])
+    return c
+
+
 def x0_rec(img):
     """A 5x3x2 image in rows of 6 and slices of 20 bytes."""
     rec = np.zeros(40 * 3, dtype=np.int64)[:120]
@@ -1200,6 +1380,21 @@ def shscale_case():
     out = np.zeros(56, dtype=np.int64)
     place(out, up, 0, 7, 28)
     c.add_output(out, [56])
+    return c
+
+
+def shscale_int8_case():
+    c = Case("sh-tensorscale-int8", "SH TensorScale on int8 images (format word 0x44405130, the uint8 "
+             "layout otherwise): a 4x3x2 image of negative and positive values upsampled 2x into 8x6x2",
+             "numpy: numpy.repeat by 2 along x and y of the int8 values, as bytes")
+    rs = np.random.RandomState(36)
+    img = rs.randint(-128, 128, (2, 3, 4))
+    c.add_input(s8_bytes(img), [24])
+    u = {16: 0x33221100, 17: 0x77665544, 18: 0xBBAA9988, 19: 0xFFEEDDCC, 20: 16, 21: 0xFFFFFFFF}
+    put(u, 1, image_words(4, 4, 3, 0x44405130, 12, 2))
+    put(u, 9, image_words(8, 8, 6, 0x44405130, 48, 2))
+    sh_op(c, "TensorScale", u, [(0, (INPUT, 0, 0)), (8, (OUTPUT, 0, 0))])
+    c.add_output(s8_bytes(img.repeat(2, axis=1).repeat(2, axis=2)), [96])
     return c
 
 
@@ -1231,6 +1426,33 @@ def shmax_case():
     out = np.zeros(70, dtype=np.int64)
     place(out, max_pool(img, 5, 1, -2, -2, 6, 5), 0, 7, 35)
     c.add_output(out, [70])
+    return c
+
+
+# The int8 variant's pinned words (yolov8n's 0x99 build: ops/shmax.c).
+SHMAX_PINNED_S8 = dict(SHMAX_PINNED)
+SHMAX_PINNED_S8.update({3: 0x44405130, 19: 0x44405130})
+SHMAX_PINNED_S8.update(dict(zip(range(26, 80), [
+    1, 1, 0, 5, 5, 5, 0x33333333, 0x11100000, 0x03020100, 0x07060504, 0, 0, 0, 0x7400, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 0, 0, 0, 2, 0, 0, 0x400, 1, 0, 0, 0, 0, 0, 0, 0, 0x33333333, 0x11110000, 0x03020100, 0x03020100, 0,
+    0, 0, 0x2400, 0, 0, 0, 0, 0, 0, 0, 0])))
+
+
+def shmax_int8_case():
+    c = Case("sh-max-pooling-int8", "SH max pooling on int8 images (format word 0x44405130, yolov8n 0x99's "
+             "lane words): 5x5 windows at stride 1 with padding 2 over a 6x5x2 image of negative and "
+             "positive values",
+             "numpy: the maximum of the int8 values over each 5x5 window centred on the pixel, clipped to "
+             "the image")
+    rs = np.random.RandomState(38)
+    img = rs.randint(-128, 128, (2, 5, 6))
+    img[1] = rs.randint(-128, -20, (5, 6))   # a channel of negative values only
+    c.add_input(s8_bytes(img), [60])
+    u = dict(SHMAX_PINNED_S8)
+    u.update({1: 6, 2: 5 << 16 | 6, 4: 30, 5: 2, 8: 6, 9: 5, 10: 2, 11: 6, 12: 5, 17: 6, 18: 5 << 16 | 6,
+              20: 30, 21: 2})
+    sh_op(c, "PoolingLayer2", u, [(0, (INPUT, 0, 0)), (16, (OUTPUT, 0, 0))])
+    c.add_output(s8_bytes(max_pool(img, 5, 1, -2, -2, 6, 5)), [60])
     return c
 
 
@@ -1277,10 +1499,12 @@ def spmax_cases():
 
 
 def all_cases():
-    return (nn_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1),
+    return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
-            tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() + [tp_f16_case(), lut_case(), tpfc_case()] +
-            [softmax_case(), avgpool_case(), shadd_case(0), shadd_case(1), shscale_case(), shmax_case(),
+            tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() +
+            [tp_f16_case(), lut_case(), tp_int8_case(), tpfc_case()] +
+            [softmax_case(), softmax_int8_case(), avgpool_case(), shadd_case(0), shadd_case(1),
+             shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
             ] + spmax_cases())
 
 
@@ -1495,6 +1719,8 @@ def emit_case(out, i, c):
                ".seed = %d }" % (
                    l["out"], l["kz"], l["ky"], l["kx"], l["zp"], l["in_zp"], pre, j, pre, j, l["cores"],
                    l["superblocks"], l["depthwise"], l["plane"], l["seed"]))
+        if l.get("int8"):
+            lay = lay[:-2] + ", .int8 = 1 }"
         opt = "{ " + ", ".join(".%s = %d" % (k, v) for k, v in o.items()) + " }"
         srows.append("\t{ %s,\n\t  %s }," % (lay, opt))
     out.append("static const cv_stream %ss[] = {\n%s\n};\n" % (

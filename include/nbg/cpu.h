@@ -250,7 +250,7 @@ typedef struct nbg_cpu_tensor {
 	size_t tiles;
 	uint32_t ndim;
 	uint64_t shape[3];       /* outermost first */
-	uint32_t data_format;    /* of the elements: UINT8 (2) or FP16 (1) */
+	uint32_t data_format;    /* of the elements: UINT8 (2), INT8 (3) or FP16 (1) */
 	int zero_point_known;    /* the command states the output's zero point */
 	int32_t zero_point;
 	int32_t output_record;   /* the tensor is OUTPUT record n's bytes, whole; else -1 */

@@ -17,6 +17,7 @@
 /* NBG data formats of the elements the backend writes (nbg_data_format_name). */
 #define DUMP_FP16 1u
 #define DUMP_UINT8 2u
+#define DUMP_INT8 3u
 
 /* Where an operation's tensor lies: z images of y rows of x elements of
  * elem bytes, at base of region with row and slice strides, through the
@@ -69,12 +70,14 @@ static int view_ref(const cpu_ref *r, cpu_view *v, nbg_cpu_tensor *t)
 		return 1;
 	case CPU_REF_MAXPOOL:
 		view_image(v, r->out_region, r->out_base, r->width, r->rows, r->kx, r->out_stride, r->out_slice);
+		t->data_format = r->in_flip ? DUMP_INT8 : DUMP_UINT8;
 		return 1;
 	case CPU_REF_ADD:
 	case CPU_REF_UPSAMPLE: {
 		uint32_t k = r->kind == CPU_REF_UPSAMPLE ? 2 : 1;
 		view_image(v, r->elt.region[2], r->elt.base[2], k * r->elt.x, k * r->elt.y, r->elt.z,
 			   r->elt.row[2], r->elt.slice[2]);
+		t->data_format = r->elt.s8 ? DUMP_INT8 : DUMP_UINT8;
 		return 1;
 	}
 	default:
@@ -109,7 +112,7 @@ static int view_walk(const nbg_cpu_plan *p, size_t i, const cpu_tp *tp, cpu_view
 	v->ring_lo = tp->out_ring_lo;
 	v->ring_size = tp->out_ring_size;
 	v->elem = tp->f16_out ? 2 : 1;
-	t->data_format = tp->f16_out ? DUMP_FP16 : DUMP_UINT8;
+	t->data_format = tp->f16_out ? DUMP_FP16 : tp->flip ? DUMP_INT8 : DUMP_UINT8;
 	const nbg_cmd_op *cop = nbg_commands_op_of(p->c, i);
 	uint64_t img = cop ? (uint64_t)cop->out[0] * cop->out[1] * cop->out[2] : 0;
 	if (img && img == (uint64_t)c) {
@@ -151,6 +154,7 @@ static int view_of(const nbg_cpu_plan *p, size_t i, cpu_view *v, nbg_cpu_tensor 
 		v->ring_size = cv->out_ring_size;
 		t->zero_point_known = 1;
 		t->zero_point = (int32_t)cv->out_zp;
+		t->data_format = cv->sgn ? DUMP_INT8 : DUMP_UINT8;
 	} else if (op->kind == CPU_OP_TPFC) {
 		const cpu_tpfc *fc = &op->u.tpfc;
 		view_image(v, fc->out_region, fc->out_base, fc->nout, 1, 1, fc->nout, fc->nout);

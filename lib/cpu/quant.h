@@ -57,11 +57,13 @@ static inline float nbg_cpu_f32_of(uint32_t v)
  * float32 of 23 mantissa bits and a biased exponent that the plan read
  * from the command (ops/conv.c, scale_fields; ops/tpfc.c for TP):
  * acc x (2^23 + mantissa) x 2^(exponent - 150), computed exactly (64 bits,
- * or 128 in wide.h's arithmetic), rounded half away from zero.  ReLU
- * clamps at the zero point; the result saturates to 0..255.
+ * or 128 in wide.h's arithmetic), rounded half away from zero, its
+ * magnitude saturated at INT32_MAX (nbg_cpu_requant_q).  Then the output
+ * zero point is added, ReLU clamps at it, and the result saturates to the
+ * output's type: 0..255 (uint8, nbg_cpu_requant) or -128..127 (int8,
+ * nbg_cpu_requant_s8, written as its two's complement byte).
  */
-static inline uint8_t nbg_cpu_requant(int64_t acc, uint32_t mantissa, uint32_t exponent,
-				      uint32_t out_zp, int relu)
+static inline int64_t nbg_cpu_requant_q(int64_t acc, uint32_t mantissa, uint32_t exponent)
 {
 	int shift = 150 - (int)exponent;
 	int64_t q;
@@ -70,30 +72,43 @@ static inline uint8_t nbg_cpu_requant(int64_t acc, uint32_t mantissa, uint32_t e
 		int64_t prod = acc * (int64_t)((1u << 23) | (mantissa & 0x7fffffu));
 		uint64_t mag = prod < 0 ? (uint64_t)-prod : (uint64_t)prod;
 		q = (int64_t)nbg_cpu_shr_half_away(mag, (unsigned)shift);
-		if (prod < 0)
-			q = -q;
-	} else {
-		int neg = acc < 0;
-		cpu_wide mag = cpu_wide_mul_u64(neg ? 0 - (uint64_t)acc : (uint64_t)acc,
-						(1u << 23) | (mantissa & 0x7fffffu));
-		if (shift <= 0) {
-			q = cpu_wide_is_zero(mag) ? 0 : INT32_MAX; /* scale >= 1: any non-zero product saturates */
-			cpu_wide up = shift > -32 ? cpu_wide_shl(mag, (unsigned)-shift) : mag;
-			if (shift > -32 && cpu_wide_eq(cpu_wide_shr(up, (unsigned)-shift), mag) &&
-			    cpu_wide_ult(up, cpu_wide_of(INT32_MAX)))
-				q = (int64_t)up.lo;
-		} else if (shift >= 127) {
-			q = 0;
-		} else {
-			q = (int64_t)cpu_wide_sat_u64(cpu_wide_round_shr(mag, (unsigned)shift), INT32_MAX);
-		}
-		if (neg)
-			q = -q;
+		return prod < 0 ? -q : q;
 	}
-	q += out_zp;
+	int neg = acc < 0;
+	cpu_wide mag = cpu_wide_mul_u64(neg ? 0 - (uint64_t)acc : (uint64_t)acc,
+					(1u << 23) | (mantissa & 0x7fffffu));
+	if (shift <= 0) {
+		q = cpu_wide_is_zero(mag) ? 0 : INT32_MAX; /* scale >= 1: any non-zero product saturates */
+		cpu_wide up = shift > -32 ? cpu_wide_shl(mag, (unsigned)-shift) : mag;
+		if (shift > -32 && cpu_wide_eq(cpu_wide_shr(up, (unsigned)-shift), mag) &&
+		    cpu_wide_ult(up, cpu_wide_of(INT32_MAX)))
+			q = (int64_t)up.lo;
+	} else if (shift >= 127) {
+		q = 0;
+	} else {
+		q = (int64_t)cpu_wide_sat_u64(cpu_wide_round_shr(mag, (unsigned)shift), INT32_MAX);
+	}
+	return neg ? -q : q;
+}
+
+static inline uint8_t nbg_cpu_requant(int64_t acc, uint32_t mantissa, uint32_t exponent,
+				      uint32_t out_zp, int relu)
+{
+	int64_t q = nbg_cpu_requant_q(acc, mantissa, exponent) + out_zp;
 	if (relu && q < (int64_t)out_zp)
 		q = out_zp;
 	return (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
+}
+
+/* int8 output: the same value saturated to -128..127, as its byte. */
+static inline uint8_t nbg_cpu_requant_s8(int64_t acc, uint32_t mantissa, uint32_t exponent,
+					 int32_t out_zp, int relu)
+{
+	int64_t q = nbg_cpu_requant_q(acc, mantissa, exponent) + out_zp;
+	if (relu && q < (int64_t)out_zp)
+		q = out_zp;
+	q = q < -128 ? -128 : q > 127 ? 127 : q;
+	return (uint8_t)(q & 0xff);
 }
 
 /*

@@ -67,8 +67,9 @@ int nbg_cpu_conv_fits_int32(const cpu_conv *cv)
 		uint64_t bound = (uint64_t)(b < 0 ? -b : b);
 		const uint8_t *w = cv->codes + (size_t)o * g.taps;
 		for (uint64_t t = 0; t < g.taps; t++) {
-			int32_t d = (int32_t)w[t] - (int32_t)cv->w_zp;
-			/* |x - in_zp| <= 255 for any uint8 x and uint8 zero point */
+			int32_t d = nbg_cpu_conv_val(cv, w[t]) - (int32_t)cv->w_zp;
+			/* |x - in_zp| <= 255 for any uint8 x and uint8 zero point,
+			 * and for any int8 x with zero point 0 */
 			bound += (uint64_t)(d < 0 ? -d : d) * 255u;
 		}
 		if (bound > INT32_MAX)
@@ -300,6 +301,29 @@ static int column_as_1x1(nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op, ui
 	return 1;
 }
 
+/*
+ * The data types: input, output and kernels all uint8 (code 0), or all
+ * int8 (code 2: two's complement codes, doc/weights.md's int8 kernels)
+ * with the input and output zero points 0, those of every int8 command of
+ * the corpus (its records are dynamic fixed point); 0 with the step
+ * refused.  No corpus command mixes the two.
+ */
+static int conv_types(nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op)
+{
+	const char *types[3] = { "in_image_data_type", "out_image_data_type", "kernel_data_type" };
+	uint32_t codes[3] = { op->in_type, op->out_type, op->kernel_type };
+	for (int i = 0; i < 3; i++)
+		if ((codes[i] != 0 && codes[i] != 2) || codes[i] != codes[0]) {
+			const char *n = nbg_command_data_type_name(codes[i]);
+			nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s) with in_image_data_type %u: "
+				       "executed are input, output and kernels all uint8 or all int8",
+				       types[i], codes[i], n ? n : "unknown", codes[0]);
+			return 0;
+		}
+	cv->sgn = codes[0] == 2;
+	return 1;
+}
+
 static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op, int kind,
 		    const nbg_weights_op *wo)
 {
@@ -330,15 +354,8 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 		       wo ? nbg_weights_op_reason(wo) : "no weights record");
 		return;
 	}
-	const char *types[3] = { "in_image_data_type", "out_image_data_type", "kernel_data_type" };
-	uint32_t codes[3] = { op->in_type, op->out_type, op->kernel_type };
-	for (int i = 0; i < 3; i++)
-		if (codes[i] != 0) {
-			const char *n = nbg_command_data_type_name(codes[i]);
-			nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): only uint8 is executed",
-			       types[i], codes[i], n ? n : "unknown");
-			return;
-		}
+	if (!conv_types(s, cv, op))
+		return;
 	if (nbg_cmd_nn(cmd, NBG_NNF_PER_CHANNEL_POST_MUL)) {
 		nbg_cpu_refuse(s, "per-channel-scale-unsupported",
 		       "per_channel_post_mul is 1: per-channel requantization has no sample to fix its rule");
@@ -388,6 +405,12 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 		return;
 	}
 	cv->out_zp = nbg_cmd_nn(cmd, NBG_NNF_OUT_ZERO_POINT);
+	if (cv->sgn && (cv->in_zp || cv->out_zp || nbg_weights_op_zero_point(wo))) {
+		nbg_cpu_refuse(s, "zero-point-invalid", "an int8 convolution with in_image_border_const %u, "
+			       "out_zero_point %u and coef_zero_point %d: executed are all 0, those of every int8 "
+			       "command of the corpus", cv->in_zp, cv->out_zp, (int)nbg_weights_op_zero_point(wo));
+		return;
+	}
 	cv->w_zp = (uint32_t)nbg_weights_op_zero_point(wo);
 	if (!scale_fields(p->m->target, cmd, &cv->mantissa, &cv->exponent)) {
 		nbg_cpu_refuse(s, "scale-encoding-unknown", "target 0x%x: which of the three encodings of the "
@@ -423,6 +446,15 @@ static void valid_range(uint32_t out, uint32_t size, int64_t k_off, uint32_t *lo
 	h = h > (int64_t)out ? (int64_t)out : h;
 	*lo = (uint32_t)l;
 	*hi = h > l ? (uint32_t)h : (uint32_t)l;
+}
+
+/* A sum requantized into the output's type (quant.h): uint8, or int8 as
+ * its two's complement byte. */
+static inline uint8_t conv_requant(const cpu_conv *cv, int64_t acc)
+{
+	if (cv->sgn)
+		return nbg_cpu_requant_s8(acc, cv->mantissa, cv->exponent, (int32_t)cv->out_zp, cv->relu);
+	return nbg_cpu_requant(acc, cv->mantissa, cv->exponent, cv->out_zp, cv->relu);
 }
 
 /* A fused addition (ops/add.c): each position the pooling writes (every
@@ -461,7 +493,7 @@ static void conv_channel(const cpu_conv *cv, const uint8_t *in, const uint8_t *a
 			uint32_t y0, y1;
 			valid_range(cv->out_y, cv->in_y, (int64_t)ky + cv->y_off, &y0, &y1);
 			for (uint32_t kx = 0; kx < cv->k; kx++) {
-				int32_t wv = (int32_t)w[((size_t)z * cv->k + ky) * cv->k + kx] - wz;
+				int32_t wv = nbg_cpu_conv_val(cv, w[((size_t)z * cv->k + ky) * cv->k + kx]) - wz;
 				uint32_t x0, x1;
 				valid_range(cv->out_x, cv->in_x, (int64_t)kx + cv->x_off, &x0, &x1);
 				if (wv == 0 || x0 >= x1)
@@ -470,8 +502,12 @@ static void conv_channel(const cpu_conv *cv, const uint8_t *in, const uint8_t *a
 					const uint8_t *row = slice + (uint64_t)((int64_t)oy + ky + cv->y_off) * cv->in_row +
 							     (uint64_t)((int64_t)kx + cv->x_off);
 					int64_t *a = acc + (size_t)oy * cv->out_x;
-					for (uint32_t ox = x0; ox < x1; ox++)
-						a[ox] += wv * ((int32_t)row[ox] - xz);
+					if (cv->sgn)
+						for (uint32_t ox = x0; ox < x1; ox++)
+							a[ox] += wv * ((int32_t)(int8_t)row[ox] - xz);
+					else
+						for (uint32_t ox = x0; ox < x1; ox++)
+							a[ox] += wv * ((int32_t)row[ox] - xz);
 				}
 			}
 		}
@@ -481,7 +517,7 @@ static void conv_channel(const cpu_conv *cv, const uint8_t *in, const uint8_t *a
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		plane[i] = nbg_cpu_requant(acc[i], cv->mantissa, cv->exponent, cv->out_zp, cv->relu);
+		plane[i] = conv_requant(cv, acc[i]);
 }
 
 /*
@@ -540,7 +576,7 @@ static int conv_planes32(const cpu_conv *cv, const uint8_t *in, uint8_t *planes)
 			valid_range((uint32_t)g.wide, cv->in_x, cv->x_off, &x0, &x1);
 			const uint8_t *row = src + (uint64_t)iy * cv->in_row;
 			for (uint32_t x = x0; x < x1; x++)
-				dst[y * g.wide + x] = (int16_t)((int32_t)row[(int64_t)x + cv->x_off] - xz);
+				dst[y * g.wide + x] = (int16_t)(nbg_cpu_conv_val(cv, row[(int64_t)x + cv->x_off]) - xz);
 		}
 	}
 	/* wk[group][tap][j]: weight minus its zero point, 0 past the last channel */
@@ -549,7 +585,7 @@ static int conv_planes32(const cpu_conv *cv, const uint8_t *in, uint8_t *planes)
 			for (uint32_t j = 0; j < CPU_GRP; j++) {
 				uint64_t o = gr * CPU_GRP + j;
 				wk[(gr * g.taps + t) * CPU_GRP + j] =
-					o < cv->out_z ? (int16_t)((int32_t)cv->codes[o * g.taps + t] - wz) : 0;
+					o < cv->out_z ? (int16_t)(nbg_cpu_conv_val(cv, cv->codes[o * g.taps + t]) - wz) : 0;
 			}
 	size_t plane_out = (size_t)cv->out_x * cv->out_y;
 	for (uint64_t b = 0; b < g.blocks; b++) {
@@ -587,8 +623,8 @@ static int conv_planes32(const cpu_conv *cv, const uint8_t *in, uint8_t *planes)
 					for (uint32_t j = 0; j < CPU_GRP; j++) {
 						uint64_t o = gr * CPU_GRP + j;
 						if (o < cv->out_z)
-							planes[o * plane_out + oy * cv->out_x + ox] = nbg_cpu_requant(
-								acc[j][i], cv->mantissa, cv->exponent, cv->out_zp, cv->relu);
+							planes[o * plane_out + oy * cv->out_x + ox] =
+								conv_requant(cv, acc[j][i]);
 					}
 				if (++ox == g.wide) {
 					ox = 0;
@@ -708,15 +744,18 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 					v = plane[(size_t)py * cv->out_x + px];
 				} else if (cv->pooling == 3) { /* first pixel of the 2x2 window */
 					v = plane[(size_t)(2 * py) * cv->out_x + 2 * px];
-				} else { /* max over the 2x2 window, clipped at the edge */
+				} else { /* max over the 2x2 window, clipped at the edge; int8
+					  * compared by value: its bytes with the sign bit flipped */
+					uint8_t flip = cv->sgn ? 0x80 : 0;
 					v = 0;
 					for (uint32_t dy = 0; dy < 2; dy++)
 						for (uint32_t dx = 0; dx < 2; dx++) {
 							uint32_t y = 2 * py + dy, x = 2 * px + dx;
-							if (y < cv->out_y && x < cv->out_x &&
-							    plane[(size_t)y * cv->out_x + x] > v)
-								v = plane[(size_t)y * cv->out_x + x];
+							uint8_t b = y < cv->out_y && x < cv->out_x ?
+								    plane[(size_t)y * cv->out_x + x] ^ flip : 0;
+							v = b > v ? b : v;
 						}
+					v ^= flip;
 				}
 				dst[(size_t)py * cv->pool_x + px] = v;
 			}
@@ -752,6 +791,11 @@ static void conv_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_ma
 		return;
 	}
 	plan_nn(p, s, &op->u.conv, m->cop, m->cmd_kind, p->wop[m->operation]);
+	if (m->add_layer && s->verdict == NBG_CPU_EXECUTE && op->u.conv.sgn) {
+		nbg_cpu_refuse(s, "fused-add-unsupported", "layer %s adds a second image to an int8 "
+			       "convolution's result: established are uint8 ones only", s->layer);
+		return;
+	}
 	if (m->add_layer && s->verdict == NBG_CPU_EXECUTE && !nbg_cpu_plan_add(p, s, &op->u.conv, m->cop))
 		return;
 	if (s->verdict == NBG_CPU_EXECUTE)

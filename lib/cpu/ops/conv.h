@@ -18,6 +18,7 @@
  * kernel stream. */
 typedef struct cpu_conv {
 	int depthwise;
+	int sgn;                        /* int8 data: input, output and kernel codes in two's complement */
 	uint32_t in_x, in_y, in_z;      /* the input image (z: the kernel's, or out z) */
 	uint32_t k, out_x, out_y, out_z; /* kernel size; conv output before pooling */
 	int32_t x_off, y_off;           /* input offset of output (0,0): signed 4 bits */
@@ -44,6 +45,13 @@ typedef struct cpu_conv {
 /* The fused addition's planner (ops/add.c): 1 with cv->add set, or 0 with
  * the step refused. */
 CPU_HIDDEN int nbg_cpu_plan_add(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op);
+
+/* A byte of the convolution's data (input pixel or kernel code) as its
+ * value: uint8, or int8 (two's complement) for an int8 convolution. */
+static inline int32_t nbg_cpu_conv_val(const cpu_conv *cv, uint8_t b)
+{
+	return cv->sgn ? (int32_t)(int8_t)b : (int32_t)b;
+}
 
 /* Executes one planned convolution on the machine's buffers; -1 when out
  * of memory (nothing written). */

@@ -5,14 +5,17 @@
  * pixel.  doc/cpu-backend.md, "Lookup-table activations", names each rule's
  * evidence; the rules live here:
  *
- *   d = q - in_zp, an integer, as a half-precision float: its exponent and
+ *   d = q - in_zp, an integer, times 2^-alu_input_preshift (int8 data
+ *   only; inferred), as a half-precision float: its exponent and
  *   top mantissa bits select an entry (1,024 entries: 5 exponent bits and
  *   5 mantissa bits of |d| with alu_pwl_sign_support 0, the sign, 5 and 4
  *   with 1), the rest of its mantissa interpolates linearly towards the next
  *   entry; with sign support 0 the table holds f(|d|) and the sign of d is
  *   put back (an odd function); the value times (1 + post_multiplier / 2^15)
  *   x 2^-shift (shift: alu_output_postshift | _5_6 << 5, a signed 7-bit
- *   number), rounded half away from zero, plus out_zp, saturated to uint8.
+ *   number), rounded half away from zero, plus out_zp, saturated to uint8;
+ *   on int8 data (zero points 0) q is the byte read as two's complement and
+ *   the result saturates to -128..127 (inferred: doc/cpu-backend.md).
  */
 #include <math.h>
 #include <stdio.h>
@@ -45,15 +48,17 @@ static const uint8_t *lut_bytes(const nbg_cpu_plan *p, nbg_cpu_step *s, const nb
 	return tab;
 }
 
-/* The table's value at input d: entry and interpolation (the header). */
-static int lut_at(const uint8_t *tab, int wide, int sign_support, int d, double *out)
+/* The table's value at input d x 2^-pre (pre: alu_input_preshift, 0..14):
+ * entry and interpolation (the header). */
+static int lut_at(const uint8_t *tab, int wide, int sign_support, int d, int pre, double *out)
 {
-	uint32_t a = (uint32_t)(d < 0 ? -d : d); /* at most 255: exact in half precision */
+	uint32_t a = (uint32_t)(d < 0 ? -d : d); /* at most 383: exact in half precision */
 	int ex = 0;
 	while ((a >> ex) > 1)
 		ex++;
-	/* the half-precision bits of a, without its sign: 5 exponent, 10 mantissa */
-	uint32_t h = a ? (uint32_t)(ex + 15) << 10 | (((a << 10) >> ex) & 0x3ff) : 0;
+	/* the half-precision bits of a x 2^-pre, without its sign: 5 exponent
+	 * (at least 1: a normal half), 10 mantissa */
+	uint32_t h = a ? (uint32_t)(ex + 15 - pre) << 10 | (((a << 10) >> ex) & 0x3ff) : 0;
 	unsigned low = sign_support ? 6 : 5;
 	uint32_t i = h >> low, frac = h & ((1u << low) - 1);
 	if (sign_support && d < 0)
@@ -97,9 +102,22 @@ int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd,
 	int sign = nbg_cmd_tp(cmd, NBG_TPF_ALU_PWL_SIGN_SUPPORT) != 0;
 	double mult = nbg_cpu_tp_multiplier(cmd);
 	int in_zp = (int)nbg_cmd_tp(cmd, NBG_TPF_IN_ZP), out_zp = (int)nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP);
-	for (int q = 0; q < 256; q++) {
+	/* int8 data (ops/tp.c takes int8 only in and out): the byte b is the
+	 * code (int8_t)b, the result saturates to -128..127 */
+	int s8 = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_DATA_TYPE) == 2;
+	/* the input shifted right by alu_input_preshift before the table (int8
+	 * only: ops/tp.c refuses it on uint8, where no corpus command sets it) */
+	int pre = (int)nbg_cmd_tp(cmd, NBG_TPF_ALU_INPUT_PRESHIFT);
+	if (pre > 14) {
+		nbg_cpu_refuse(s, "tp-lut-unsupported", "alu_input_preshift is %d: executed are 0 to 14, where "
+			       "every int8 code stays a normal half", pre);
+		return 0;
+	}
+	int lo = s8 ? -128 : 0, hi = s8 ? 127 : 255;
+	for (int b = 0; b < 256; b++) {
+		int q = s8 ? (int)(int8_t)(uint8_t)b : b;
 		double v = 0;
-		int bad = lut_at(tab, wide, sign, q - in_zp, &v);
+		int bad = lut_at(tab, wide, sign, q - in_zp, pre, &v);
 		if (bad) {
 			nbg_cpu_refuse(s, "tp-lut-unsupported", "input code %d selects table entry %d, which "
 				       "is not a finite value of the table layout", q, -bad - 1);
@@ -108,7 +126,8 @@ int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd,
 		double y = v * mult;
 		double r = nbg_cpu_round_half_away(y); /* (I) */
 		r += out_zp;
-		map[q] = (uint8_t)(r < 0 ? 0 : r > 255 ? 255 : r);
+		r = r < lo ? lo : r > hi ? hi : r;
+		map[b] = (uint8_t)((int)r & 0xff);
 	}
 	return 1;
 }

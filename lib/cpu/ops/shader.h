@@ -28,6 +28,9 @@ typedef struct cpu_ref {
 	uint32_t group;                 /* CPU_REF_SOFTMAX: values per softmax; 0: the whole width */
 	double scale_log2e;             /* the input scale times log2(e): the SH softmax's float32
 					 * uniform, the SP softmax's scale times log2(e) in double */
+	uint8_t in_flip;                /* CPU_REF_SOFTMAX, CPU_REF_MAXPOOL: 0x80 for int8 input, whose
+					 * bytes ^ 0x80 are the values plus 128 (a shift the softmax
+					 * cancels, an order the maximum keeps); else 0 */
 	/* CPU_REF_POOL (ops/shpool.c): rows rows of width uint8 each averaged
 	 * into one uint8, ((sum * pool_a - pool_b) * pool_c + pool_d) rounded. */
 	uint32_t rows, in_stride, out_stride;
@@ -57,6 +60,7 @@ typedef struct cpu_ref {
 		float a, b;
 		uint32_t zp0, zp1, zpo;
 		int in1_f16;
+		int s8;                 /* int8 images (ADD: zero points 0, a and b powers of two; UPSAMPLE) */
 	} elt;
 } cpu_ref;
 

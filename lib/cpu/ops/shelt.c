@@ -42,6 +42,12 @@
 /* The word of the hand-tiny additions' input 1 that a TP copy from uint8
  * into fp16 writes (0x1000e and 0x1000f; 0x1000c adds uint8 there). */
 #define SHELT_FMT_F16 0x44405071u
+/* The word of yolov8n's and retinaface's int8 upsamplings (0x99, 0x88):
+ * the uint8 compilation's uniforms but this word; an upsampling copies
+ * bytes, whatever they hold.  No TensorAdd with this word has the uint8
+ * layout (yolov8n's int8 ones load another). */
+#define SHELT_FMT_S8 0x44405130u
+#define SHELT_FMT_S8B 0x44404130u /* the int8 word of 0x444041f0's place (yolov8n 0x99's op 464) */
 #define SHELT_MAX_SCALE 65536.0f
 
 /* Uniform word j loaded exactly once, else refused. */
@@ -120,23 +126,24 @@ static int shelt_apart(nbg_cpu_step *s, const cpu_ref *r, const char *what, int 
 	return 0;
 }
 
-/* The images' format words: one of the corpus's uint8 words for all n,
- * but, when f16_ok, input 1 (0x3602c) may hold SHELT_FMT_F16 (*f16 set);
- * 0 with the step refused. */
+/* The images' format words: one of the corpus's uint8 words for all n
+ * (with s8_ok, the upsampling: or its int8 word), but, when f16_ok, input 1
+ * (0x3602c) may hold SHELT_FMT_F16 (*f16 set); 0 with the step refused. */
 static int shelt_format(nbg_cpu_step *s, const cpu_uniforms *u, const char *what, unsigned n, int f16_ok,
-			int *f16)
+			int s8_ok, int *f16)
 {
 	uint32_t f0 = u->value[3];
-	int ok = f0 == SHELT_FMT_A || f0 == SHELT_FMT_B;
+	int ok = f0 == SHELT_FMT_A || f0 == SHELT_FMT_B || (s8_ok && (f0 == SHELT_FMT_S8 || f0 == SHELT_FMT_S8B));
 	*f16 = f16_ok && u->value[11] == SHELT_FMT_F16;
 	for (unsigned i = 1; i < n; i++)
 		ok &= u->value[8 * i + 3] == f0 || (i == 1 && *f16);
 	if (!ok) {
 		nbg_cpu_refuse(s, "shelt-format-unsupported", "a %s shader (layer %s) with image format words "
 			       "0x%08x (uniform 0x3600c), 0x%08x (0x3602c)%s: executed is one of the corpus's "
-			       "uint8 words 0x%08x and 0x%08x for all %u images%s", what, s->layer, f0, u->value[11],
+			       "uint8 words 0x%08x and 0x%08x%s for all %u images%s", what, s->layer, f0, u->value[11],
 			       n > 2 && u->value[19] != f0 ? " and another at 0x3604c" : "", SHELT_FMT_A,
-			       SHELT_FMT_B, n, f16_ok ? " (input 1 may be the fp16 word 0x44405071)" : "");
+			       SHELT_FMT_B, s8_ok ? " (or the int8 words 0x44405130 and 0x44404130)" : "", n,
+			       f16_ok ? " (input 1 may be the fp16 word 0x44405071)" : "");
 		return 0;
 	}
 	for (unsigned i = 0; i < n; i++)
@@ -150,6 +157,46 @@ static int shelt_format(nbg_cpu_step *s, const cpu_uniforms *u, const char *what
 	return 1;
 }
 
+/*
+ * The int8 TensorAdd of yolov8n's 0x99 build (images in SHELT_FMT_S8): no
+ * scale or zero point uniforms, but two banks (0x36060-0x3609c,
+ * 0x360a0-0x360dc) of the shader's lane words: the byte tables 0x33221100,
+ * 0x77665544 (0xbbaa9988, 0xffeeddcc), 0x55555555, 0x44444444, 0xaaaaaaaa,
+ * 0, 0, then 0x600 | n and eight words w0 | w1 << 16.  Read as a dot
+ * product of each pair (in0, in1) with (w0, w1) shifted right by n: out =
+ * (w0 in0 + w1 in1) / 2^n, rounded half to even as the uint8 addition,
+ * saturated to -128..127 (inferred: doc/cpu-backend.md, "int8 data").
+ * Returns 0 with the step refused, 1 with a, b set.
+ */
+static int shadd_s8_words(nbg_cpu_step *s, const cpu_uniforms *u, float *a, float *b)
+{
+	static const uint32_t bank[2][7] = {
+		{ 0x55555555, 0x44444444, 0x33221100, 0x77665544, 0xaaaaaaaa, 0, 0 },
+		{ 0x55555555, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0xaaaaaaaa, 0, 0 },
+	};
+	const uint32_t *v = u->value;
+	uint32_t sh = v[31], w = v[32];
+	int ok = (sh & ~0xffu) == 0x600 && (sh & 0xff) <= 15 && (w & 0xffff) && (w >> 16) &&
+		 (w & 0xffff) <= 0x7fff && (w >> 16) <= 0x7fff;
+	for (unsigned k = 0; k < 2; k++) {
+		for (unsigned i = 0; i < 7; i++)
+			ok &= u->loaded[24 + 16 * k + i] == 1 && v[24 + 16 * k + i] == bank[k][i];
+		ok &= u->loaded[31 + 16 * k] == 1 && v[31 + 16 * k] == sh;
+		for (unsigned i = 0; i < 8; i++)
+			ok &= u->loaded[32 + 16 * k + i] == 1 && v[32 + 16 * k + i] == w;
+	}
+	if (!ok) {
+		nbg_cpu_refuse(s, "shelt-uniforms-unknown", "an int8 TensorAdd shader (layer %s) whose lane "
+			       "words 0x36060-0x360dc are not the corpus's layout (byte tables, 0x600 | shift at "
+			       "0x3607c and 0x360bc, sixteen equal weight pairs; here 0x%08x, 0x%08x)", s->layer,
+			       sh, w);
+		return 0;
+	}
+	*a = ldexpf((float)(w & 0xffff), -(int)(sh & 0xff));
+	*b = ldexpf((float)(w >> 16), -(int)(sh & 0xff));
+	return 1;
+}
+
 static void plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
 {
 	static const unsigned used[] = { 0,  1,  2,  3,  4,  5,  7,  8,  9,  10, 11, 12, 13, 15,
@@ -157,9 +204,12 @@ static void plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t oper
 	cpu_ref *r = &op->u.ref;
 	cpu_uniforms u;
 	int f16;
-	if (!nbg_cpu_load_uniforms(p, s, operation, "TensorAdd shader", &u) ||
-	    !loaded_once(s, &u, "TensorAdd", used, sizeof(used) / sizeof(used[0])) ||
-	    !shelt_format(s, &u, "TensorAdd", 3, 1, &f16))
+	if (!nbg_cpu_load_uniforms(p, s, operation, "TensorAdd shader", &u))
+		return;
+	int s8 = u.value[3] == SHELT_FMT_S8 || u.value[3] == SHELT_FMT_S8B;
+	/* the int8 layout: the images' words (the first 21), then shadd_s8_words */
+	if (!loaded_once(s, &u, "TensorAdd", used, s8 ? 21 : sizeof(used) / sizeof(used[0])) ||
+	    !shelt_format(s, &u, "TensorAdd", 3, 1, s8, &f16))
 		return;
 	const uint32_t *v = u.value;
 	uint32_t x = v[2] & 0xffff, y = v[2] >> 16, z = v[5];
@@ -171,9 +221,16 @@ static void plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t oper
 			       v[10], v[13], v[18], v[21]);
 		return;
 	}
-	float zpo = nbg_cpu_f32_of(v[24]), a = nbg_cpu_f32_of(v[25]), b = nbg_cpu_f32_of(v[26]);
-	if (!(a > 0 && a < SHELT_MAX_SCALE) || !(b > 0 && b < SHELT_MAX_SCALE) || !(zpo >= 0 && zpo <= 255) ||
-	    zpo != floorf(zpo) || v[28] > 255 || v[64] > (f16 ? 0u : 255u)) {
+	float zpo = 0, a = 0, b = 0;
+	if (s8 && !shadd_s8_words(s, &u, &a, &b))
+		return;
+	if (!s8) {
+		zpo = nbg_cpu_f32_of(v[24]);
+		a = nbg_cpu_f32_of(v[25]);
+		b = nbg_cpu_f32_of(v[26]);
+	}
+	if (!s8 && (!(a > 0 && a < SHELT_MAX_SCALE) || !(b > 0 && b < SHELT_MAX_SCALE) || !(zpo >= 0 && zpo <= 255) ||
+		    zpo != floorf(zpo) || v[28] > 255 || v[64] > (f16 ? 0u : 255u))) {
 		nbg_cpu_refuse(s, "shelt-quantization-invalid", "a TensorAdd shader (layer %s) whose uniforms "
 			       "0x36064, 0x36068 (scale ratios) are %g, %g, 0x36060 (output zero point) %g, "
 			       "0x36070 and 0x36100 (input zero points) %u and %u: executed are ratios in "
@@ -193,11 +250,15 @@ static void plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t oper
 	r->elt.z = z;
 	r->elt.a = a;
 	r->elt.b = b;
-	r->elt.zp0 = v[28];
-	r->elt.zp1 = v[64];
+	r->elt.zp0 = s8 ? 0 : v[28];
+	r->elt.zp1 = s8 ? 0 : v[64];
 	r->elt.zpo = (uint32_t)zpo;
 	r->elt.in1_f16 = f16;
-	if (f16)
+	r->elt.s8 = s8;
+	if (s8)
+		snprintf(s->what, sizeof(s->what), "SH add %ux%ux%u int8, x0 x %.9g + x1 x %.9g", x, y,
+			 z % 10000000, (double)a, (double)b);
+	else if (f16)
 		snprintf(s->what, sizeof(s->what), "SH add %ux%ux%u uint8 + fp16, (x0 - %u) x %.9g + x1 x %.9g + %u",
 			 x, y, z % 10000000, v[28], (double)a, (double)b, (uint32_t)zpo);
 	else
@@ -215,7 +276,7 @@ static void plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 	int f16;
 	if (!nbg_cpu_load_uniforms(p, s, operation, "TensorScale shader", &u) ||
 	    !loaded_once(s, &u, "TensorScale", used, sizeof(used) / sizeof(used[0])) ||
-	    !shelt_format(s, &u, "TensorScale", 2, 0, &f16))
+	    !shelt_format(s, &u, "TensorScale", 2, 0, 1, &f16))
 		return;
 	const uint32_t *v = u.value;
 	for (unsigned k = 0; k < sizeof(table) / sizeof(table[0]); k++)
@@ -242,8 +303,9 @@ static void plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 	r->elt.x = x;
 	r->elt.y = y;
 	r->elt.z = z;
-	snprintf(s->what, sizeof(s->what), "SH upsample 2x nearest %ux%ux%u -> %ux%ux%u, uint8", x, y,
-		 z % 10000000, 2 * x, 2 * y, z % 10000000);
+	r->elt.s8 = u.value[3] != SHELT_FMT_A && u.value[3] != SHELT_FMT_B;
+	snprintf(s->what, sizeof(s->what), "SH upsample 2x nearest %ux%ux%u -> %ux%ux%u, %s", x, y,
+		 z % 10000000, 2 * x, 2 * y, z % 10000000, r->elt.s8 ? "int8" : "uint8");
 	nbg_cpu_ref_executed(s, op, CPU_OP_SHSCALE, CPU_REF_UPSAMPLE);
 }
 
@@ -269,6 +331,11 @@ static void shelt_run_ref(const cpu_ref *r, uint8_t *const *buf)
 			const uint8_t *p1 = in1 + z * r->elt.slice[1] + y * r->elt.row[1];
 			uint8_t *dst = out + z * r->elt.slice[2] + y * r->elt.row[2];
 			for (uint32_t x = 0; x < r->elt.x; x++) {
+				if (r->elt.s8) {
+					double q = nbg_cpu_round_half_even((int8_t)p0[x] * a + (int8_t)p1[x] * b);
+					dst[x] = (uint8_t)((int)(q < -128 ? -128 : q > 127 ? 127 : q) & 0xff);
+					continue;
+				}
 				double x1 = r->elt.in1_f16 ? (double)nbg_fp16_to_float((uint16_t)(p1[2 * x] |
 										       p1[2 * x + 1] << 8))
 							   : (double)((int)p1[x] - (int)r->elt.zp1);

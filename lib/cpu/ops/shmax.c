@@ -1,6 +1,7 @@
 /*
  * ops/shmax.c - the max pooling shader of a PoolingLayer2 SH operation
- * whose images are uint8 in the 0x444051f0 format: computed by reference
+ * whose images are uint8 in the 0x444051f0 format (or int8 in 0x44405130,
+ * yolov8n's 0x99 build, with its own lane words: shmax_pinned_s8): computed by reference
  * semantics from its uniforms and I/O, not from the shader's code
  * (nbg_cpu_step.reference).  In the corpus it is YOLOv8's SPPF block in
  * v1/1000f_88_yolov8n.nb: three chained 5x5 max poolings, stride 1,
@@ -34,10 +35,12 @@
 /* The words whose values are pinned, with the one value the corpus's three
  * operations hold (a different value would be another variant of the
  * shader, whose meaning is not established). */
-static const struct {
+typedef struct {
 	unsigned index;
 	uint32_t value;
-} shmax_pinned[] = {
+} shmax_pin;
+
+static const shmax_pin shmax_pinned[] = {
 	{ 3, 0x444051f0 },  { 6, 0x10da10b0 },  { 7, 0 },           { 13, 1 },          { 14, 5 },
 	{ 15, 2 },          { 19, 0x444051f0 }, { 22, 0x10da10b0 }, { 23, 0 },          { 24, 2 },
 	{ 25, 2 },          { 26, 0x98765432 }, { 27, 0x10fedcba }, { 28, 0x01010101 }, { 29, 0 },
@@ -53,6 +56,26 @@ static const struct {
 	{ 77, 0 },          { 78, 0 },          { 79, 0 },
 };
 
+/* The int8 variant (yolov8n's 0x99 build, images in the 0x44405130
+ * format): the same geometry words, another lane layout from 0x36068 on,
+ * held by all three of its operations (words past 0x3613c, which the
+ * uniform reader does not keep, are not compared). */
+static const shmax_pin shmax_pinned_s8[] = {
+	{ 3, 0x44405130 },  { 6, 0x10da10b0 },  { 7, 0 },           { 13, 1 },          { 14, 5 },
+	{ 15, 2 },          { 19, 0x44405130 }, { 22, 0x10da10b0 }, { 23, 0 },          { 24, 2 },
+	{ 25, 2 },          { 26, 1 },          { 27, 1 },          { 28, 0 },          { 29, 5 },
+	{ 30, 5 },          { 31, 5 },          { 32, 0x33333333 }, { 33, 0x11100000 }, { 34, 0x03020100 },
+	{ 35, 0x07060504 }, { 36, 0 },          { 37, 0 },          { 38, 0 },          { 39, 0x7400 },
+	{ 40, 0 },          { 41, 0 },          { 42, 0 },          { 43, 0 },          { 44, 0 },
+	{ 45, 0 },          { 46, 0 },          { 47, 0 },          { 48, 1 },          { 49, 0 },
+	{ 50, 0 },          { 51, 0 },          { 52, 2 },          { 53, 0 },          { 54, 0 },
+	{ 55, 0x400 },      { 56, 1 },          { 57, 0 },          { 58, 0 },          { 59, 0 },
+	{ 60, 0 },          { 61, 0 },          { 62, 0 },          { 63, 0 },          { 64, 0x33333333 },
+	{ 65, 0x11110000 }, { 66, 0x03020100 }, { 67, 0x03020100 }, { 68, 0 },          { 69, 0 },
+	{ 70, 0 },          { 71, 0x2400 },     { 72, 0 },          { 73, 0 },          { 74, 0 },
+	{ 75, 0 },          { 76, 0 },          { 77, 0 },          { 78, 0 },          { 79, 0 },
+};
+
 /* The geometry words, read once each. */
 static const unsigned shmax_geometry[] = { 0, 1, 2, 4, 5, 8, 9, 10, 11, 12, 16, 17, 18, 20, 21 };
 
@@ -62,7 +85,7 @@ static const unsigned shmax_geometry[] = { 0, 1, 2, 4, 5, 8, 9, 10, 11, 12, 16, 
 
 int nbg_cpu_shmax_is(const cpu_uniforms *u)
 {
-	return u->value[3] == shmax_pinned[0].value;
+	return u->value[3] == shmax_pinned[0].value || u->value[3] == shmax_pinned_s8[0].value;
 }
 
 void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation, const cpu_uniforms *u)
@@ -75,15 +98,19 @@ void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 				       CPU_UNIFORM_BASE + 4 * shmax_geometry[k], u->loaded[shmax_geometry[k]]);
 			return;
 		}
-	for (size_t k = 0; k < sizeof(shmax_pinned) / sizeof(shmax_pinned[0]); k++) {
-		unsigned i = shmax_pinned[k].index;
-		if (u->loaded[i] != 1 || u->value[i] != shmax_pinned[k].value) {
+	int s8 = u->value[3] == shmax_pinned_s8[0].value;
+	const shmax_pin *pin = s8 ? shmax_pinned_s8 : shmax_pinned;
+	size_t npin = s8 ? sizeof(shmax_pinned_s8) / sizeof(shmax_pinned_s8[0])
+			 : sizeof(shmax_pinned) / sizeof(shmax_pinned[0]);
+	for (size_t k = 0; k < npin; k++) {
+		unsigned i = pin[k].index;
+		if (u->loaded[i] != 1 || u->value[i] != pin[k].value) {
 			nbg_cpu_refuse(s, "shmax-uniforms-unknown", "a pooling shader (layer %s) with images in "
-				       "the 0x444051f0 format whose uniform 0x%05x is 0x%08x (loaded %d time%s): "
+				       "the 0x%08x format whose uniform 0x%05x is 0x%08x (loaded %d time%s): "
 				       "executed is the corpus's max pooling, which loads 0x%08x there once (5x5 "
-				       "windows, stride 1, padding 2, no requantization)", s->layer,
+				       "windows, stride 1, padding 2, no requantization)", s->layer, pin[0].value,
 				       CPU_UNIFORM_BASE + 4 * i, u->value[i], u->loaded[i], u->loaded[i] == 1 ? "" : "s",
-				       shmax_pinned[k].value);
+				       pin[k].value);
 			return;
 		}
 	}
@@ -129,8 +156,9 @@ void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	r->out_region = (size_t)ro;
 	r->in_base = in.offset;
 	r->out_base = out.offset;
-	snprintf(s->what, sizeof(s->what), "SH max pool %ux%u stride 1 pad %u, %ux%ux%u uint8", SHMAX_SIDE,
-		 SHMAX_SIDE, SHMAX_PAD, w, h, depth);
+	r->in_flip = s8 ? 0x80 : 0;
+	snprintf(s->what, sizeof(s->what), "SH max pool %ux%u stride 1 pad %u, %ux%ux%u %s", SHMAX_SIDE,
+		 SHMAX_SIDE, SHMAX_PAD, w, h, depth, s8 ? "int8" : "uint8");
 	nbg_cpu_ref_executed(s, op, CPU_OP_SHMAX, CPU_REF_MAXPOOL);
 }
 
@@ -161,13 +189,13 @@ static int shmax_run_ref(const cpu_ref *r, uint8_t *const *buf)
 			for (uint32_t x = 0; x < w; x++) {
 				uint32_t x0 = x < SHMAX_PAD ? 0 : x - SHMAX_PAD;
 				uint32_t x1 = x + SHMAX_PAD >= w ? w - 1 : x + SHMAX_PAD;
-				uint8_t m = 0;
+				uint8_t m = 0; /* int8: compared by value, the bytes ^ 0x80 */
 				for (uint32_t yy = y0; yy <= y1; yy++)
 					for (uint32_t xx = x0; xx <= x1; xx++) {
-						uint8_t px = plane[(uint64_t)yy * r->in_stride + xx];
+						uint8_t px = plane[(uint64_t)yy * r->in_stride + xx] ^ r->in_flip;
 						m = px > m ? px : m;
 					}
-				*d++ = m;
+				*d++ = m ^ r->in_flip;
 			}
 		}
 	}

@@ -39,6 +39,7 @@
  * refused). */
 #define REF_SOFTMAX_UNIFORMS 19
 #define REF_FMT_UINT8 0x444041f0u
+#define REF_FMT_INT8 0x44404130u /* retinaface's pair softmax: its producer's output is int8 */
 #define REF_FMT_FP16 0x44404071u
 /* Widths above this are refused (work-limit); the corpus's: 7 and 10. */
 #define REF_MAX_WIDTH (1u << 20)
@@ -79,12 +80,14 @@ static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 			return;
 		}
 	uint32_t w = u.value[2] & 0xffff, h = u.value[2] >> 16;
-	if (u.value[3] != REF_FMT_UINT8 || u.value[11] != REF_FMT_FP16) {
+	if ((u.value[3] != REF_FMT_UINT8 && u.value[3] != REF_FMT_INT8) || u.value[11] != REF_FMT_FP16) {
 		nbg_cpu_refuse(s, "softmax-format-unsupported", "a softmax (layer %s) with image format words "
-			       "0x%08x (input) and 0x%08x (output): executed is 0x%08x (uint8) to 0x%08x "
-			       "(fp16)", s->layer, u.value[3], u.value[11], REF_FMT_UINT8, REF_FMT_FP16);
+			       "0x%08x (input) and 0x%08x (output): executed are 0x%08x (uint8) and 0x%08x (int8) "
+			       "to 0x%08x (fp16)", s->layer, u.value[3], u.value[11], REF_FMT_UINT8, REF_FMT_INT8,
+			       REF_FMT_FP16);
 		return;
 	}
+	const char *tn = u.value[3] == REF_FMT_INT8 ? "int8" : "uint8";
 	size_t at = 0;
 	int group = softmax_form(&u, w, &at);
 	if (h != 1 || u.value[5] != 1 || u.value[10] != u.value[2] || u.value[13] != 1 || w == 0 ||
@@ -139,28 +142,31 @@ static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 	r->out_region = (size_t)ro;
 	r->in_base = in.offset;
 	r->out_base = out.offset;
+	r->in_flip = u.value[3] == REF_FMT_INT8 ? 0x80 : 0;
 	if (group)
-		snprintf(s->what, sizeof(s->what), "SH softmax over %u pairs uint8 -> fp16, scale*log2(e) "
-			 "%.9g", w / 2, (double)scale);
+		snprintf(s->what, sizeof(s->what), "SH softmax over %u pairs %s -> fp16, scale*log2(e) "
+			 "%.9g", w / 2, tn, (double)scale);
 	else
-		snprintf(s->what, sizeof(s->what), "SH softmax %u uint8 -> fp16, scale*log2(e) %.9g", w,
+		snprintf(s->what, sizeof(s->what), "SH softmax %u %s -> fp16, scale*log2(e) %.9g", w, tn,
 			 (double)scale);
 	nbg_cpu_ref_executed(s, op, CPU_OP_SOFTMAX, CPU_REF_SOFTMAX);
 }
 
 
-/* One softmax over n uint8 values into n fp16 values; with flush, results
- * below the normal range are written as zero. */
-static void softmax_one(const uint8_t *in, uint8_t *out, uint32_t n, double scale_log2e, int flush)
+/* One softmax over n uint8 values (int8 ones: their bytes ^ flip) into n
+ * fp16 values; with flush, results below the normal range are written as
+ * zero. */
+static void softmax_one(const uint8_t *in, uint8_t *out, uint32_t n, double scale_log2e, int flush,
+			uint8_t flip)
 {
 	uint8_t mx = 0;
 	for (uint32_t x = 0; x < n; x++)
-		mx = in[x] > mx ? in[x] : mx;
+		mx = (in[x] ^ flip) > mx ? in[x] ^ flip : mx;
 	double sum = 0;
 	for (uint32_t x = 0; x < n; x++)
-		sum += exp2(((double)in[x] - mx) * scale_log2e);
+		sum += exp2(((double)(in[x] ^ flip) - mx) * scale_log2e);
 	for (uint32_t x = 0; x < n; x++) {
-		double v = exp2(((double)in[x] - mx) * scale_log2e) / sum; /* in [0, 1] */
+		double v = exp2(((double)(in[x] ^ flip) - mx) * scale_log2e) / sum; /* in [0, 1] */
 		uint16_t hv = v > 0 ? nbg_fp16_from_double(v) : 0;
 		if (flush && !(hv & 0x7c00))
 			hv = 0;
@@ -176,7 +182,7 @@ void nbg_cpu_softmax_run(const cpu_ref *r, uint8_t *const *buf, int flush)
 	uint8_t *out = buf[r->out_region] + r->out_base;
 	uint32_t g = r->group ? r->group : r->width;
 	for (uint32_t x = 0; x + g <= r->width; x += g)
-		softmax_one(in + x, out + 2ull * x, g, r->scale_log2e, flush);
+		softmax_one(in + x, out + 2ull * x, g, r->scale_log2e, flush, r->in_flip);
 }
 
 static int softmax_match(const nbg_cpu_plan *p, const cpu_match *m)

@@ -106,20 +106,21 @@ static uint8_t tp_element(const cpu_tp *t, const uint8_t *in, int64_t x0, int64_
 		if (x0 < 0 || y0 < 0 || x0 >= t->x_size || y0 >= t->y_size)
 			return t->border;
 		uint8_t v = in[zoff + (uint64_t)y0 * t->stride + (uint64_t)x0];
-		return t->lut ? t->map[v] : v;
+		return t->lut || t->scaled ? t->map[v] : v;
 	}
-	/* max over the window's pixels inside the image */
+	/* max over the window's pixels inside the image (int8: by value, the
+	 * bytes with their sign bit flipped) */
 	uint8_t m = 0;
 	for (int64_t y = y0; y < y0 + t->ph; y++) {
 		if (y < 0 || y >= t->y_size)
 			continue;
 		for (int64_t x = x0; x < x0 + t->pw; x++)
 			if (x >= 0 && x < t->x_size) {
-				uint8_t v = in[zoff + (uint64_t)y * t->stride + (uint64_t)x];
+				uint8_t v = in[zoff + (uint64_t)y * t->stride + (uint64_t)x] ^ t->flip;
 				m = v > m ? v : m;
 			}
 	}
-	return m;
+	return m ^ t->flip;
 }
 
 /* Writes element v at the counter's offset off through the output's ring:
@@ -315,12 +316,19 @@ static int tp_types_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layou
 	uint32_t ti = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_DATA_TYPE), to = nbg_cmd_tp(cmd, NBG_TPF_OUT_IMAGE_DATA_TYPE);
 	uint32_t i2f = nbg_cmd_tp(cmd, NBG_TPF_ALU_I2F_ENABLE), f2i = nbg_cmd_tp(cmd, NBG_TPF_ALU_F2I_ENABLE);
 	t->f16_out = layout && ti == 0 && to == 1;
-	if (ti != 0 || (to != 0 && !t->f16_out)) {
-		enum nbg_tp_fid f = ti != 0 ? NBG_TPF_IN_IMAGE_DATA_TYPE : NBG_TPF_OUT_IMAGE_DATA_TYPE;
+	t->flip = ti == 2 && to == 2 ? 0x80 : 0;
+	if ((ti != 0 && !t->flip) || (to != 0 && !t->f16_out && !t->flip)) {
+		enum nbg_tp_fid f = ti != 0 && !t->flip ? NBG_TPF_IN_IMAGE_DATA_TYPE : NBG_TPF_OUT_IMAGE_DATA_TYPE;
 		const char *n = nbg_command_data_type_name(nbg_cmd_tp(cmd, f));
-		nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): executed are uint8, and a layout "
-			       "copy from uint8 into fp16", nbg_command_fields(NBG_CMD_TP, NULL)[f].key,
-			       nbg_cmd_tp(cmd, f), n ? n : "unknown");
+		nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): executed are uint8 or int8 in and "
+			       "out, and a layout copy from uint8 into fp16",
+			       nbg_command_fields(NBG_CMD_TP, NULL)[f].key, nbg_cmd_tp(cmd, f), n ? n : "unknown");
+		return 0;
+	}
+	if (t->flip && (nbg_cmd_tp(cmd, NBG_TPF_IN_ZP) || nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP))) {
+		nbg_cpu_refuse(s, "tp-requantization-unsupported", "an int8 operation with in_zp %u and out_zp "
+			       "%u: executed are both 0, those of every int8 TP command of the corpus",
+			       nbg_cmd_tp(cmd, NBG_TPF_IN_ZP), nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP));
 		return 0;
 	}
 	if (t->f16_out ? !(i2f == 1 && f2i == 0) : !t->lut && i2f != f2i) {
@@ -357,7 +365,10 @@ static int tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layo
 	for (size_t i = 0; i < sizeof(tp_zero_fields) / sizeof(tp_zero_fields[0]); i++) {
 		enum nbg_tp_fid f = tp_zero_fields[i];
 		int own = tp_scale_field(f);
-		if (nbg_cmd_tp(cmd, f) && !(t->lut && own) && !(t->f16_out && own == 2)) {
+		int pre = f == NBG_TPF_ALU_INPUT_PRESHIFT && t->lut && t->flip; /* ops/lut.c reads it */
+		if (nbg_cmd_tp(cmd, f) && own == 2 && t->flip && layout && !t->lut)
+			t->scaled = 1; /* tp_scaled_map */
+		else if (nbg_cmd_tp(cmd, f) && !(t->lut && own) && !(t->f16_out && own == 2) && !pre) {
 			nbg_cpu_refuse(s, "tp-field-unsupported", "%s is %u: a TP operation is executed only with "
 				       "it 0", nbg_command_fields(NBG_CMD_TP, NULL)[f].key, nbg_cmd_tp(cmd, f));
 			return 0;
@@ -369,6 +380,31 @@ static int tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layo
 		return 0;
 	}
 	return 1;
+}
+
+/*
+ * An int8 layout copy whose command sets a scale (retinaface's concatenations,
+ * alu_output_postshift -1): each code q becomes q x (1 + post_multiplier /
+ * 2^15) x 2^-s (nbg_cpu_tp_multiplier), rounded half away from zero,
+ * saturated to -128..127: the lookup tables' output rule (ops/lut.c) with
+ * the code in place of the table's value; with the fields 0 it is the
+ * copy itself (inferred: doc/cpu-backend.md, "int8 data").
+ */
+static void tp_scaled_map(const nbg_cmd *cmd, uint8_t map[256])
+{
+	double mult = nbg_cpu_tp_multiplier(cmd);
+	for (int b = 0; b < 256; b++) {
+		double r = nbg_cpu_round_half_away((double)(int8_t)(uint8_t)b * mult);
+		r = r < -128 ? -128 : r > 127 ? 127 : r;
+		map[b] = (uint8_t)((int)r & 0xff);
+	}
+}
+
+/* What a TP operation whose pixels go through a map or a conversion is
+ * called in a refusal. */
+static const char *tp_mapped_name(const cpu_tp *t)
+{
+	return t->lut ? "lookup-table activation" : t->f16_out ? "copy into fp16" : "scaled int8 copy";
 }
 
 /* The output loops, and what the walk costs: t->work, the run's steps,
@@ -424,12 +460,13 @@ static void tp_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_matc
 		return;
 	if (!tp_pooling(s, cmd, t))
 		return;
-	if ((t->lut || t->f16_out) && t->pool) {
+	if ((t->lut || t->f16_out || t->scaled) && t->pool) {
 		nbg_cpu_refuse(s, t->lut ? "tp-lut-unsupported" : "data-type-unsupported", "a TP %s with "
-			       "pooling fields set: executed is a copy", t->lut ? "lookup-table activation" :
-			       "operation into fp16");
+			       "pooling fields set: executed is a copy", tp_mapped_name(t));
 		return;
 	}
+	if (t->scaled)
+		tp_scaled_map(cmd, t->map);
 	t->x_size = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_X_SIZE);
 	t->y_size = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Y_SIZE);
 	t->z_size = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Z_SIZE);
@@ -454,11 +491,11 @@ static void tp_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_matc
 		return;
 	}
 	t->border = (uint8_t)bc;
-	if ((t->lut || t->f16_out) &&
+	if ((t->lut || t->f16_out || t->scaled) &&
 	    (t->wx0 < 0 || t->wy0 < 0 || t->wx1 >= (int64_t)t->x_size || t->wy1 >= (int64_t)t->y_size)) {
 		nbg_cpu_refuse(s, t->lut ? "tp-lut-unsupported" : "data-type-unsupported", "a TP %s whose window "
 			       "x %d..%d y %d..%d passes its %ux%u image: how a border pixel goes through the %s is "
-			       "not established", t->lut ? "lookup-table activation" : "copy into fp16", t->wx0,
+			       "not established", tp_mapped_name(t), t->wx0,
 			       t->wx1, t->wy0, t->wy1, t->x_size, t->y_size, t->lut ? "table" : "conversion");
 		return;
 	}

@@ -20,6 +20,7 @@
  * element written where the output loop counters point. */
 typedef struct cpu_tp {
 	int pool;                       /* 0: copy; 1: max over a pw x ph window */
+	uint8_t flip;                   /* 0x80 for int8 data (compared by value: the byte ^ 0x80), else 0 */
 	size_t in_region, out_region;   /* into the plan's regions */
 	uint64_t in_base, out_base;     /* offsets in them */
 	uint32_t x_size, y_size, z_size;
@@ -36,6 +37,7 @@ typedef struct cpu_tp {
 	uint64_t in_lo, in_hi;          /* the input bytes read, inclusive, from in_base */
 	uint64_t in_ring_lo, in_ring_size, out_ring_lo, out_ring_size; /* circular buffers (size 0: none) */
 	int lut;                        /* a table activation: each copied pixel v is written as map[v] */
+	int scaled;                     /* an int8 copy with a scale: each pixel v written as map[v] (ops/tp.c) */
 	uint8_t map[256];               /* ops/lut.c */
 	/* a copy into IEEE half elements (2 bytes, the counter counting
 	 * elements): each pixel v is written as half((v - f16_zp) x f16_scale),
@@ -76,7 +78,8 @@ CPU_HIDDEN int nbg_cpu_tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, const c
 CPU_HIDDEN uint8_t *nbg_cpu_tp_written(const cpu_tp *t, uint64_t *n);
 
 /* A TP lookup-table activation's value for each input code into map
- * (ops/lut.c); 0 with the step refused. */
+ * (ops/lut.c): codes and values uint8, or int8 (in_image_data_type 2,
+ * two's complement bytes); 0 with the step refused. */
 CPU_HIDDEN int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, uint8_t map[256]);
 
 /* A TP command's output shift s (alu_output_postshift | _5_6 << 5), a
