@@ -601,37 +601,35 @@ class Model:
         out = self._raw.dequantize(True, output, raw)
         return np.frombuffer(out, dtype="<f4").reshape(t.shape)
 
-    def _run_budget(self, max_output: int, max_memory: int) -> None:
+    def _run_budget(self, max_output: int, max_memory: int, dump_limits=None,
+                    dump_limit: int = 0) -> None:
         """What a run would hand back and hold in this process, from the
         records the model declares, against max_output and max_memory,
         before anything is converted, allocated or run: the outputs' bytes
         (the result the runtime writes, then the bytes objects they become,
         2x), the inputs' bytes and the float32 an array may be converted
-        from (4 bytes an element)."""
+        from (4 bytes an element); with dump_limits (the CPU limits of a
+        dumping run), the dump's bytes from its plan, nothing run, against
+        dump_limit, and twice them (the block the run fills, the arrays)
+        against max_memory."""
         out = sum(t.byte_size or 0 for t in self.outputs)
         held = 2 * out + sum((t.byte_size or 0) + 4 * t.element_count for t in self.inputs)
-        for what, figure, limit in (("max_output", out, max_output), ("max_memory", held, max_memory)):
+        checks = [("max_output", out, max_output)]
+        dumped = ""
+        if dump_limits is not None:
+            size = sum(t["bytes"] for t in self._raw.dump_list(*dump_limits))
+            held += 2 * size
+            checks.append(("dump_limit", size, dump_limit))
+            dumped = " and a dump of its operations' tensors of %d bytes" % size
+        checks.append(("max_memory", held, max_memory))
+        for what, figure, limit in checks:
             if figure > limit:
                 raise _error(
-                    "work-limit", "the model's records declare outputs of %d bytes, and a run would "
-                    "hold about %d bytes of tensors in this process, over %s %d: refused before "
-                    "anything is converted, allocated or run; %s= raises the limit "
-                    "(nbgkit.UNLIMITED lifts it)" % (out, held, what, limit, what), field=what)
-
-    def _dump_budget(self, cpu_limits, dump_limit: int, max_memory: int) -> None:
-        """The dump's bytes (from the plan, nothing run) against dump_limit,
-        and twice them (the block the run fills, the arrays) with the
-        records' tensors against max_memory."""
-        size = sum(t["bytes"] for t in self._raw.dump_list(*cpu_limits))
-        held = 2 * size + 2 * sum(t.byte_size or 0 for t in self.outputs) + sum(
-            (t.byte_size or 0) + 4 * t.element_count for t in self.inputs)
-        for what, figure, limit in (("dump_limit", size, dump_limit), ("max_memory", held, max_memory)):
-            if figure > limit:
-                raise _error(
-                    "work-limit", "the dump of the model's operations holds %d bytes, and a run "
-                    "would hold about %d bytes in this process, over %s %d: refused before "
-                    "anything runs; %s= raises the limit (nbgkit.UNLIMITED lifts it)"
-                    % (size, held, what, limit, what), field=what)
+                    "work-limit", "the model's records declare outputs of %d bytes%s, and a run "
+                    "would hold about %d bytes of tensors in this process, over %s %d: refused "
+                    "before anything is converted, allocated or run; %s= raises the limit "
+                    "(nbgkit.UNLIMITED lifts it)" % (out, dumped, held, what, limit, what),
+                    field=what)
 
     def run(self, inputs: Sequence[Any], backend: str = "auto", *, library: Optional[str] = None,
             device_root: Optional[str] = None, force_target: bool = False,
@@ -715,9 +713,7 @@ class Model:
         if dump and backend != "cpu":
             raise _usage("dump=True keeps what the CPU backend computes: give backend=\"cpu\"")
         dump_limit = _limit("dump_limit", dump_limit) or DUMP_LIMIT
-        self._run_budget(max_output, max_memory)
-        if dump:
-            self._dump_budget(cpu_limits, dump_limit, max_memory)
+        self._run_budget(max_output, max_memory, cpu_limits if dump else None, dump_limit)
         raws = []
         for t, a in zip(ins, inputs):
             a = np.asarray(a)
