@@ -514,3 +514,21 @@ def test_compare_against_numpy():
             nbgkit.compare(x, x, tolerance=bad)
     with pytest.raises(nbgkit.UsageError):
         nbgkit.compare(x, x, top_k=0)
+
+
+def test_dump_refused_as_run():
+    """The sample's softmax does not run on the CPU backend: run(dump=True)
+    refuses it with run's class and code, and off the CPU backend dump=True
+    is a usage error."""
+    x = np.zeros((1, 28, 28, 1), np.uint8)
+    with nbgkit.open(SAMPLE) as m:
+        with pytest.raises(nbgkit.RuntimeUnavailableError) as plain:
+            m.run([x], "cpu")
+        with pytest.raises(nbgkit.RuntimeUnavailableError) as dumped:
+            m.run([x], "cpu", dump=True)
+        assert dumped.value.code == plain.value.code == "unsupported-operation"
+        assert str(dumped.value) == str(plain.value)
+        with pytest.raises(nbgkit.RuntimeUnavailableError):
+            next(m.run_many([[x]], "cpu", dump=True))
+        with pytest.raises(nbgkit.UsageError):
+            m.run([x], "viplite", dump=True)
