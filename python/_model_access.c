@@ -3,6 +3,9 @@
  * structure members (nbg_model, nbg_io, nbg_rt_session_result).  Kept in
  * one small file so that moving to accessor functions touches nothing else.
  */
+/* nbg_cpu_tensor, nbg_rt_dump_result, nbg_tensor_stats */
+#define NBG_STATIC_LINKING_ONLY
+
 #include "_model_access.h"
 
 size_t nbgpy_io_count(const nbg_model *m, int is_output)
@@ -105,4 +108,94 @@ PyObject *nbgpy_session_info(const nbg_rt_session_result *r, const char *cpu_det
 
 	return Py_BuildValue("{s:s,s:s,s:k,s:z}", "backend", b ? b : "?", "library", info->library,
 			     "loops", info->loops, "cpu_details", cpu_details);
+}
+
+/* What a dump knows of a tensor's quantization, as dump.json says it: an
+ * output record's own, fp16 values by value, else the zero point its
+ * command states (the scale of an inner tensor is not in the file). */
+static PyObject *dump_quantization(const nbg_model *m, const nbg_cpu_tensor *t)
+{
+	const nbg_io *io = t->output_record >= 0 ? nbg_model_output_at(m, (size_t)t->output_record) : NULL;
+
+	if (io && io->data_format == t->data_format)
+		return Py_BuildValue("{s:s,s:d,s:i,s:i}", "format", nbg_quant_format_name(io->quant_format),
+				     "scale", (double)io->scale, "zero_point", (int)io->zero_point,
+				     "fixed_point_pos", (int)io->fixed_point_pos);
+	if (t->data_format != 2)
+		return Py_BuildValue("{s:s}", "format", "none");
+	return Py_BuildValue("{s:N,s:O}", "zero_point",
+			     t->zero_point_known ? PyLong_FromLong(t->zero_point) : Py_NewRef(Py_None),
+			     "scale", Py_None);
+}
+
+/* One dumped tensor's metadata: what dump.json says of it (doc/debugging.md). */
+static PyObject *dump_tensor(const nbg_model *m, const nbg_cpu_tensor *t)
+{
+	PyObject *shape = PyTuple_New(t->ndim);
+
+	if (!shape)
+		return NULL;
+	for (uint32_t d = 0; d < t->ndim; d++) {
+		PyObject *v = PyLong_FromUnsignedLongLong(t->shape[d]);
+		if (!v) {
+			Py_DECREF(shape);
+			return NULL;
+		}
+		PyTuple_SET_ITEM(shape, d, v);
+	}
+	return Py_BuildValue("{s:n,s:k,s:s,s:s,s:N,s:s,s:N,s:N,s:N,s:K,s:O,s:n}", "operation",
+			     (Py_ssize_t)t->operation, "layer_id", (unsigned long)t->layer_id, "layer",
+			     t->layer ? t->layer : "", "operator", t->kind ? t->kind : "?", "shape", shape,
+			     "data_type", nbg_data_format_name(t->data_format), "quantization",
+			     dump_quantization(m, t), "zero_point",
+			     t->zero_point_known ? PyLong_FromLong(t->zero_point) : Py_NewRef(Py_None),
+			     "output_record",
+			     t->output_record >= 0 ? PyLong_FromLong(t->output_record) : Py_NewRef(Py_None),
+			     "bytes", (unsigned long long)t->bytes, "whole_layer",
+			     t->whole_layer ? Py_True : Py_False, "tiles",
+			     (Py_ssize_t)(t->whole_layer ? t->tiles : 1));
+}
+
+PyObject *nbgpy_dump_tensors(const nbg_model *m, const nbg_cpu_tensor *list, size_t n, int with_data)
+{
+	PyObject *out = PyList_New(0);
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		PyObject *meta = dump_tensor(m, &list[i]);
+		PyObject *item = !meta || !with_data ? meta
+			: Py_BuildValue("(Ny#)", meta, (const char *)list[i].data, (Py_ssize_t)list[i].bytes);
+		if (append(out, item)) {
+			Py_DECREF(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+PyObject *nbgpy_dump_result(const nbg_model *m, const nbg_rt_dump_result *r, const char *cpu_details)
+{
+	PyObject *outs = PyList_New(0);
+
+	if (!outs)
+		return NULL;
+	for (size_t i = 0; i < r->output_count; i++)
+		if (append(outs, PyBytes_FromStringAndSize(r->outputs[i].data, (Py_ssize_t)r->outputs[i].size))) {
+			Py_DECREF(outs);
+			return NULL;
+		}
+	return Py_BuildValue("(sNN)", cpu_details, outs, nbgpy_dump_tensors(m, r->tensors, r->count, 1));
+}
+
+PyObject *nbgpy_stats(const nbg_tensor_stats *s)
+{
+	return Py_BuildValue("{s:K,s:d,s:K,s:O,s:d,s:d,s:d,s:d,s:d,s:k,s:k,s:O}", "elements",
+			     (unsigned long long)s->elements, "tolerance", s->tolerance, "beyond",
+			     (unsigned long long)s->beyond, "first_beyond",
+			     s->beyond ? PyLong_FromUnsignedLongLong(s->first_beyond) : Py_NewRef(Py_None),
+			     "max_abs_diff_stored", s->max_abs_stored, "mean_abs_diff_stored", s->mean_abs_stored,
+			     "max_abs_diff_dequantized", s->max_abs, "mean_abs_diff_dequantized", s->mean_abs,
+			     "cosine", s->cosine, "top_k", (unsigned long)s->top_k, "top_k_common",
+			     (unsigned long)s->top_common, "top1_equal", s->top1_equal ? Py_True : Py_False);
 }

@@ -11,6 +11,7 @@
 
 #include "nbg/nbg.h"
 #include "nbg/session.h"
+#include "nbg/tensor.h"
 
 /* What quantize/dequantize need of an input (is_output 0) or output
  * record: NULL past the end. */
@@ -36,5 +37,17 @@ PyObject *nbgpy_verify_summary(const nbg_model *m);
  * error set. */
 PyObject *nbgpy_session_outputs(const nbg_rt_session_result *r);
 PyObject *nbgpy_session_info(const nbg_rt_session_result *r, const char *cpu_details);
+
+/* Static-linking-only structures (the file that includes this defines
+ * NBG_STATIC_LINKING_ONLY first). */
+#ifdef NBG_SESSION_H_STATIC_LINKING_ONLY
+/* Dumped tensors' metadata as dicts (dump.json's fields), with their bytes
+ * as (dict, bytes) when with_data. */
+PyObject *nbgpy_dump_tensors(const nbg_model *m, const nbg_cpu_tensor *list, size_t n, int with_data);
+/* A dumping run: (cpu_details, [bytes] of the outputs, [(dict, bytes)] of the tensors). */
+PyObject *nbgpy_dump_result(const nbg_model *m, const nbg_rt_dump_result *r, const char *cpu_details);
+/* A comparison's figures as a dict named as `nbg compare --json`'s. */
+PyObject *nbgpy_stats(const nbg_tensor_stats *s);
+#endif
 
 #endif

@@ -182,6 +182,11 @@ typedef struct {
 	nbg_decoded *dec;
 	PyObject *decoded;
 	PyThread_type_lock dec_lock;
+	/* The CPU backend's plan kept by a run that asked for it (run_many),
+	 * with the limits it was built with; under dec_lock, freed with the
+	 * model. */
+	nbg_cpu_plan *plan;
+	nbg_cpu_options plan_opts;
 } ModelObject;
 
 static PyTypeObject ModelType;
@@ -262,6 +267,8 @@ static void model_release(ModelObject *self)
 {
 	/* the capsule frees the decoded parts once no Blob holds them
 	 * (nbg_decoded_free reads neither the model nor its bytes) */
+	nbg_cpu_plan_free(self->plan); /* before the decoded parts it uses */
+	self->plan = NULL;
 	self->dec = NULL;
 	Py_CLEAR(self->decoded);
 	nbg_model_free(self->model);
@@ -342,6 +349,7 @@ static PyObject *nbgpy_open(PyObject *mod, PyObject *args, PyObject *kw)
 	self->path = NULL;
 	self->dec = NULL;
 	self->decoded = NULL;
+	self->plan = NULL;
 	self->dec_lock = PyThread_allocate_lock();
 	if (!self->dec_lock) {
 		PyErr_NoMemory();
@@ -852,34 +860,99 @@ static int run_lock_take(run_wait *w)
 	return 0;
 }
 
+/* The CPU backend's plan of self with the limits co, GIL released: the
+ * kept one when it has those limits, else a new one, kept when keep asks
+ * and none is (*owned 0: not the caller's to free).  NULL when it cannot
+ * be made, err (may be NULL) saying why. */
+static nbg_cpu_plan *model_plan(ModelObject *self, const nbg_cpu_options *co, int keep, int *owned,
+			       nbg_error *err)
+{
+	nbg_cpu_plan *plan = NULL;
+
+	PyThread_acquire_lock(self->dec_lock, WAIT_LOCK);
+	if (self->plan && !memcmp(&self->plan_opts, co, sizeof(*co))) {
+		plan = self->plan;
+		*owned = 0;
+	} else if (nbg_cpu_plan_build_decoded(self->dec, co, &plan, err) == NBG_OK) {
+		*owned = !(keep && !self->plan);
+		if (!*owned) {
+			self->plan = plan;
+			self->plan_opts = *co;
+		}
+	}
+	PyThread_release_lock(self->dec_lock);
+	return plan;
+}
+
+/* A run's inputs: a sequence of bytes-like objects held as buffers. */
+typedef struct run_inputs {
+	PyObject *seq;
+	nbg_rt_buffer *bufs;
+	Py_buffer *views;
+	Py_ssize_t n, got;
+} run_inputs;
+
+static void run_inputs_release(run_inputs *in)
+{
+	for (Py_ssize_t i = 0; i < in->got; i++)
+		PyBuffer_Release(&in->views[i]);
+	PyMem_Free(in->views);
+	PyMem_Free(in->bufs);
+	Py_XDECREF(in->seq);
+}
+
+/* 0, or -1 with the exception raised (run_inputs_release either way). */
+static int run_inputs_take(PyObject *inputs, run_inputs *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->seq = PySequence_Fast(inputs, "inputs must be a sequence of bytes-like objects");
+	if (!in->seq)
+		return -1;
+	in->n = PySequence_Fast_GET_SIZE(in->seq);
+	in->bufs = PyMem_Calloc((size_t)in->n + 1, sizeof(*in->bufs));
+	in->views = PyMem_Calloc((size_t)in->n + 1, sizeof(*in->views));
+	if (!in->bufs || !in->views) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	for (; in->got < in->n; in->got++) {
+		if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(in->seq, in->got), &in->views[in->got],
+				       PyBUF_SIMPLE))
+			return -1;
+		in->bufs[in->got].data = in->views[in->got].buf;
+		in->bufs[in->got].size = (size_t)in->views[in->got].len;
+	}
+	return 0;
+}
+
 /* run(backend, inputs, flags, lib_path, device_root, timeout_ms, max_work,
- * max_memory, max_plan_steps): backend "auto", "nnsdk", "viplite" or "cpu"
- * (nbgkit's CPU backend), inputs a sequence of bytes-like in the records'
- * raw formats; the last three the CPU backend's limits (nbg_cpu_options,
- * 0: the default).  Returns (info, [(bytes, data_format)...]). */
+ * max_memory, max_plan_steps, keep_plan): backend "auto", "nnsdk",
+ * "viplite" or "cpu" (nbgkit's CPU backend), inputs a sequence of
+ * bytes-like in the records' raw formats; max_* the CPU backend's limits
+ * (nbg_cpu_options, 0: the default), keep_plan keeps its plan for the next
+ * runs with those limits (model_plan).  Returns (info, [(bytes,
+ * data_format)...]). */
 static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "backend", "inputs", "flags", "library", "device_root",
-				  "timeout_ms", "max_work", "max_memory", "max_plan_steps", NULL };
+	static char *kwlist[] = { "backend", "inputs", "flags", "library", "device_root", "timeout_ms",
+				  "max_work", "max_memory", "max_plan_steps", "keep_plan", NULL };
 	const char *backend, *lib = NULL, *root = NULL;
-	PyObject *inputs, *seq = NULL, *result = NULL;
+	PyObject *inputs, *result = NULL;
 	unsigned flags = 0, timeout = 0;
 	nbg_cpu_options co = { .size = sizeof(co) };
 	nbg_rt_session_options o;
 	nbg_rt_session_result *r = NULL;
 	nbg_cpu_plan *plan = NULL;
 	char *details = NULL;
-	nbg_rt_buffer *bufs = NULL;
-	Py_buffer *views = NULL;
-	Py_ssize_t n = 0, got = 0;
+	run_inputs in;
 	nbg_error err;
 	nbg_code rc = NBG_E_INTERRUPTED;
 	run_wait w = { NULL, NULL, NULL, NULL };
-	int sel;
+	int sel, keep = 0, owned = 1;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "sO|IzzIKKK", kwlist, &backend, &inputs, &flags,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "sO|IzzIKKKp", kwlist, &backend, &inputs, &flags,
 					 &lib, &root, &timeout, &co.max_work, &co.max_memory,
-					 &co.max_plan_steps))
+					 &co.max_plan_steps, &keep))
 		return NULL;
 	if (!strcmp(backend, "auto"))
 		sel = NBG_RT_SELECT_AUTO;
@@ -892,23 +965,7 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 	else
 		return raise_code(NBG_E_INVALID_ARGUMENT,
 				  "backend must be \"auto\", \"nnsdk\", \"viplite\" or \"cpu\"");
-	seq = PySequence_Fast(inputs, "inputs must be a sequence of bytes-like objects");
-	if (!seq)
-		return NULL;
-	n = PySequence_Fast_GET_SIZE(seq);
-	bufs = PyMem_Calloc((size_t)n + 1, sizeof(*bufs));
-	views = PyMem_Calloc((size_t)n + 1, sizeof(*views));
-	if (!bufs || !views) {
-		PyErr_NoMemory();
-		goto done;
-	}
-	for (; got < n; got++) {
-		if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(seq, got), &views[got], PyBUF_SIMPLE))
-			goto done;
-		bufs[got].data = views[got].buf;
-		bufs[got].size = (size_t)views[got].len;
-	}
-	if (enter(self))
+	if (run_inputs_take(inputs, &in) || enter(self))
 		goto done;
 	memset(&o, 0, sizeof(o));
 	o.size = sizeof(o);
@@ -926,19 +983,16 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 	o.stop = run_stop;
 	o.stop_ctx = &w;
 	w.ts = PyEval_SaveThread();
-	if (sel == NBG_RT_SELECT_CPU) {
-		PyThread_acquire_lock(self->dec_lock, WAIT_LOCK);
-		if (nbg_cpu_plan_build_decoded(self->dec, &co, &plan, NULL) == NBG_OK)
-			o.cpu_plan = plan;
-		PyThread_release_lock(self->dec_lock);
-	}
+	if (sel == NBG_RT_SELECT_CPU)
+		o.cpu_plan = plan = model_plan(self, &co, keep, &owned, NULL);
 	if (run_lock_take(&w) == 0) {
-		rc = nbg_rt_session_run(&o, self->data, self->size, bufs, (size_t)n, &r, &err);
+		rc = nbg_rt_session_run(&o, self->data, self->size, in.bufs, (size_t)in.n, &r, &err);
 		PyThread_release_lock(run_lock);
 	}
 	if (rc == NBG_OK && plan && !(details = nbg_cpu_run_details_json(plan)))
 		rc = err.code = NBG_E_OUT_OF_MEMORY;
-	nbg_cpu_plan_free(plan);
+	if (owned)
+		nbg_cpu_plan_free(plan);
 	PyEval_RestoreThread(w.ts);
 	leave(self);
 	if (w.type) { /* a signal handler's exception (KeyboardInterrupt), whatever the run did */
@@ -965,12 +1019,109 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 	nbg_rt_session_free(r);
 done:
 	free(details);
-	for (Py_ssize_t i = 0; i < got; i++)
-		PyBuffer_Release(&views[i]);
-	PyMem_Free(views);
-	PyMem_Free(bufs);
-	Py_XDECREF(seq);
+	run_inputs_release(&in);
 	return result;
+}
+
+/* run_dump(inputs, max_bytes, timeout_ms, max_work, max_memory,
+ * max_plan_steps, keep_plan): a CPU backend run keeping every executed
+ * operation's output (nbg_rt_cpu_dump_run: isolated as run's session),
+ * a dump whose tensors hold more than max_bytes refused before it runs.
+ * Returns (cpu_details, [(bytes, data_format)...] of the outputs,
+ * [(dict, bytes)...] of the tensors in execution order). */
+static PyObject *model_run_dump(ModelObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "inputs", "max_bytes", "timeout_ms", "max_work", "max_memory",
+				  "max_plan_steps", "keep_plan", NULL };
+	PyObject *inputs, *result = NULL;
+	unsigned long long max_bytes;
+	unsigned timeout = 0;
+	nbg_cpu_options co = { .size = sizeof(co) };
+	nbg_rt_session_options o;
+	nbg_rt_dump_result *r = NULL;
+	nbg_cpu_plan *plan;
+	char *details = NULL;
+	run_inputs in;
+	nbg_error err;
+	nbg_code rc = NBG_E_INTERRUPTED;
+	run_wait w = { NULL, NULL, NULL, NULL };
+	int keep = 0, owned = 1;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OK|IKKKp", kwlist, &inputs, &max_bytes, &timeout,
+					 &co.max_work, &co.max_memory, &co.max_plan_steps, &keep))
+		return NULL;
+	if (run_inputs_take(inputs, &in) || enter(self))
+		goto done;
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.backend = NBG_RT_SELECT_CPU;
+	o.timeout_ms = timeout;
+	o.cpu = &co;
+	o.parsed = self->model;
+	o.stop = run_stop;
+	o.stop_ctx = &w;
+	memset(&err, 0, sizeof(err));
+	w.ts = PyEval_SaveThread();
+	o.cpu_plan = plan = model_plan(self, &co, keep, &owned, &err);
+	if (!plan)
+		rc = err.code;
+	else if (run_lock_take(&w) == 0) {
+		rc = nbg_rt_cpu_dump_run(&o, in.bufs, (size_t)in.n, max_bytes, &r, &err);
+		PyThread_release_lock(run_lock);
+	}
+	if (rc == NBG_OK && !(details = nbg_cpu_run_details_json(plan)))
+		rc = err.code = NBG_E_OUT_OF_MEMORY;
+	PyEval_RestoreThread(w.ts);
+	if (w.type) /* a signal handler's exception (KeyboardInterrupt), whatever the run did */
+		PyErr_Restore(w.type, w.value, w.tb);
+	else if (model_shrank(self))
+		;
+	else if (rc == NBG_E_OUT_OF_MEMORY)
+		PyErr_NoMemory();
+	else if (rc != NBG_OK)
+		raise_error(&err, self->path);
+	else /* the tensors' layer and kind are the plan's: converted before it is freed */
+		result = nbgpy_dump_result(self->model, r, details);
+	nbg_rt_dump_result_free(r);
+	if (owned)
+		nbg_cpu_plan_free(plan);
+	leave(self);
+done:
+	free(details);
+	run_inputs_release(&in);
+	return result;
+}
+
+/* dump_list(max_work, max_memory, max_plan_steps): what run_dump would
+ * keep, with nothing run: [dict...] (the tensors' metadata). */
+static PyObject *model_dump_list(ModelObject *self, PyObject *args)
+{
+	nbg_cpu_options co = { .size = sizeof(co) };
+	nbg_cpu_tensor *list = NULL;
+	nbg_cpu_plan *plan = NULL;
+	PyObject *out = NULL;
+	size_t n = 0;
+	nbg_error err;
+	nbg_code rc;
+	int owned = 1;
+
+	if (!PyArg_ParseTuple(args, "KKK", &co.max_work, &co.max_memory, &co.max_plan_steps) || enter(self))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	plan = model_plan(self, &co, 0, &owned, &err);
+	rc = plan ? nbg_cpu_dump_list(plan, SIZE_MAX, &list, &n, &err) : err.code;
+	Py_END_ALLOW_THREADS
+	if (!model_shrank(self)) {
+		if (rc != NBG_OK)
+			raise_error(&err, self->path);
+		else
+			out = nbgpy_dump_tensors(self->model, list, n, 0);
+	}
+	free(list);
+	if (owned)
+		nbg_cpu_plan_free(plan);
+	leave(self);
+	return out;
 }
 
 /* ------------------------------------------------------------ model type */
@@ -1025,7 +1176,13 @@ static PyMethodDef model_methods[] = {
 	  "shape_check(is_output, index, shape, layout) -> whether to transpose (nbg run's rule)." },
 	{ "run", (PyCFunction)(void (*)(void))model_run, METH_VARARGS | METH_KEYWORDS,
 	  "run(backend, inputs, flags=0, library=None, device_root=None, timeout_ms=0, max_work=0, "
-	  "max_memory=0, max_plan_steps=0)." },
+	  "max_memory=0, max_plan_steps=0, keep_plan=False)." },
+	{ "run_dump", (PyCFunction)(void (*)(void))model_run_dump, METH_VARARGS | METH_KEYWORDS,
+	  "run_dump(inputs, max_bytes, timeout_ms=0, max_work=0, max_memory=0, max_plan_steps=0, "
+	  "keep_plan=False) -> (cpu_details, outputs, tensors): a CPU run keeping every operation's "
+	  "output." },
+	{ "dump_list", (PyCFunction)model_dump_list, METH_VARARGS,
+	  "dump_list(max_work, max_memory, max_plan_steps) -> [dict]: the tensors run_dump keeps." },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -1206,7 +1363,44 @@ static PyObject *nbgpy_error(PyObject *mod, PyObject *args, PyObject *kw)
 	return make_error(&err, NULL);
 }
 
+/* measure(a, b, a_zero_point, a_scale, b_zero_point, b_scale, tolerance,
+ * relative, top_k): two float32 buffers of one element count, the stored
+ * values of two tensors, measured by nbg_tensor_measure (`nbg compare`'s
+ * figures; a scale 0 when not known).  Returns the figures as a dict. */
+static PyObject *nbgpy_measure(PyObject *mod, PyObject *args)
+{
+	Py_buffer a, b;
+	double azp, ascale, bzp, bscale, tol;
+	int relative;
+	unsigned top;
+	nbg_tensor_stats st;
+	nbg_error err;
+	nbg_code rc;
+	PyObject *out = NULL;
+
+	if (!PyArg_ParseTuple(args, "y*y*dddddpI", &a, &b, &azp, &ascale, &bzp, &bscale, &tol,
+			      &relative, &top))
+		return NULL;
+	if (a.len != b.len || a.len % (Py_ssize_t)sizeof(float)) {
+		raise_code(NBG_E_TENSOR_SHAPE_MISMATCH, "%zd and %zd bytes: not two float32 tensors of "
+			   "one element count", a.len, b.len);
+	} else {
+		nbg_tensor_side sa = { a.buf, azp, ascale }, sb = { b.buf, bzp, bscale };
+		Py_BEGIN_ALLOW_THREADS
+		rc = nbg_tensor_measure(&sa, &sb, (uint64_t)a.len / sizeof(float), tol, relative, top,
+					&st, &err);
+		Py_END_ALLOW_THREADS
+		out = rc == NBG_OK ? nbgpy_stats(&st) : raise_error(&err, NULL);
+	}
+	PyBuffer_Release(&a);
+	PyBuffer_Release(&b);
+	return out;
+}
+
 static PyMethodDef module_methods[] = {
+	{ "measure", nbgpy_measure, METH_VARARGS,
+	  "measure(a, b, a_zero_point, a_scale, b_zero_point, b_scale, tolerance, relative, top_k) -> "
+	  "dict: nbg compare's figures of two float32 buffers of stored values." },
 	{ "open", (PyCFunction)(void (*)(void))nbgpy_open, METH_VARARGS | METH_KEYWORDS,
 	  "open(source, strict=True, flags=0, map=False) -> RawModel" },
 	{ "verify", nbgpy_verify, METH_VARARGS, "verify(path, map=False) -> (summary, error)" },

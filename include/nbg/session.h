@@ -229,3 +229,42 @@ NBG_API const char *nbg_vip_status_name(int32_t status);
 }
 #endif
 #endif
+
+/* Static-linking-only: not part of the stable interface (doc/api.md). */
+#if defined(NBG_STATIC_LINKING_ONLY) && !defined(NBG_SESSION_H_STATIC_LINKING_ONLY)
+#define NBG_SESSION_H_STATIC_LINKING_ONLY
+#include "cpu.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A CPU backend run that kept every executed operation's output. */
+typedef struct nbg_rt_dump_result {
+	size_t count;
+	nbg_cpu_tensor *tensors;  /* nbg_cpu_dump_list's, in execution order, each one's data
+				   * its bytes (valid while the result lives; layer and kind
+				   * while the plan lives) */
+	size_t output_count;
+	nbg_rt_buffer *outputs;   /* each output record's bytes (its byte size) */
+	void *priv;
+	size_t priv_size;
+} nbg_rt_dump_result;
+
+/*
+ * nbg_cpu_run_dump of o->cpu_plan, the plan of o->parsed, on
+ * inputs[0..count), isolated as a session is (o->flags
+ * NBG_RT_SESSION_NO_ISOLATE, o->timeout_ms, o->stop): the child writes the
+ * tensors and outputs into a block shared with this process.  What the plan
+ * refuses (nbg_cpu_plan_check) and a dump whose tensors hold more than
+ * max_bytes (WORK_LIMIT) are refused before anything runs.  NBG_OK and *out
+ * (nbg_rt_dump_result_free), or the session's codes.
+ */
+NBG_API nbg_code nbg_rt_cpu_dump_run(const nbg_rt_session_options *o, const nbg_rt_buffer *inputs,
+				     size_t count, uint64_t max_bytes, nbg_rt_dump_result **out,
+				     nbg_error *err);
+NBG_API void nbg_rt_dump_result_free(nbg_rt_dump_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -24,16 +24,16 @@ from __future__ import annotations
 
 import json as _json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 from . import _nbgkit
 
 __all__ = [
-    "open", "verify", "diff", "codes", "Model", "Tensor", "Quantization", "Target",
+    "open", "verify", "diff", "codes", "compare", "Model", "DumpTensor", "Tensor", "Quantization", "Target",
     "Report", "Checksum", "Weights", "RunResult", "Error", "InvalidFileError",
     "ArrayError", "ArrayTypeError", "UsageError", "ReadError", "MissingFileError",
     "IsDirectoryError", "AccessDeniedError", "RuntimeUnavailableError", "UNLIMITED",
-    "RUN_MAX_OUTPUT", "RUN_MAX_MEMORY", "BACKENDS", "LAYOUTS", "__version__",
+    "RUN_MAX_OUTPUT", "RUN_MAX_MEMORY", "DUMP_LIMIT", "BACKENDS", "LAYOUTS", "__version__",
 ]
 
 __version__ = _nbgkit.libnbg_version
@@ -62,6 +62,9 @@ UNLIMITED = (1 << 64) - 1
 # --max-output and --max-memory defaults (doc/python.md, "Run limits").
 RUN_MAX_OUTPUT = 1 << 30
 RUN_MAX_MEMORY = 2 << 30
+# What Model.run(dump=True) may keep of the operations' outputs unless told
+# otherwise: ``nbg run --dump-limit``'s default.
+DUMP_LIMIT = 1 << 30
 
 
 def _limit(name: str, value: Optional[int]) -> int:
@@ -240,13 +243,62 @@ class RunResult:
     outputs: list
     reference_semantics: list = field(default_factory=list)
     caveat: Optional[str] = None
+    dump: Optional[list] = None
 
     def __repr__(self) -> str:
         """One line, the outputs by dtype and shape, never their values."""
-        return "<nbgkit.RunResult %s: %s%s>" % (
+        return "<nbgkit.RunResult %s: %s%s%s>" % (
             self.backend, ", ".join("%s%s" % (a.dtype, list(a.shape)) for a in self.outputs),
             ", %d by reference semantics" % len(self.reference_semantics)
-            if self.reference_semantics else "")
+            if self.reference_semantics else "",
+            ", %d dumped tensors" % len(self.dump) if self.dump is not None else "")
+
+
+@dataclass(repr=False)
+class DumpTensor:
+    """One executed operation's output, as the CPU backend wrote it
+    (``Model.run(dump=True)``; ``nbg run --dump``'s files and dump.json
+    entries, doc/debugging.md): ``array`` (its stored type: uint8 codes,
+    float16 values; outermost dimension first), ``operation`` (the
+    OPERATIONS record; a whole layer: its last tile), ``layer_id``,
+    ``layer``, ``operator`` (the backend's kind of operation), ``shape``,
+    ``data_type``, ``quantization`` (dump.json's: an output record's own,
+    fp16 ``{"format": "none"}``, else the command's ``zero_point`` and
+    ``scale`` None), ``bytes``, ``whole_layer`` and ``tiles`` (a tiled
+    layer's tiles stacked), ``output_record`` (the OUTPUT record the tensor
+    is, byte for byte, or None)."""
+    operation: int
+    layer_id: int
+    layer: str
+    operator: str
+    shape: tuple
+    data_type: Optional[str]
+    quantization: Dict[str, Any]
+    bytes: int
+    whole_layer: bool
+    tiles: int
+    output_record: Optional[int]
+    array: Any = None
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The metadata as dump.json's entry has it (no ``file``)."""
+        return {k: getattr(self, k) for k in (
+            "operation", "layer_id", "layer", "operator", "shape", "data_type", "quantization",
+            "bytes", "whole_layer", "tiles", "output_record")}
+
+    def __repr__(self) -> str:
+        """One line: the operation, layer, kind, dtype and shape."""
+        return "<nbgkit.DumpTensor operation %d %s (%s): %s%s%s>" % (
+            self.operation, self.layer, self.operator, self.data_type, list(self.shape),
+            " whole layer" if self.whole_layer else "")
+
+
+def _dump_tensor(np, meta: Dict[str, Any], data: Optional[bytes]) -> DumpTensor:
+    descr = "<f2" if meta["data_type"] == "FP16" else "|u1"
+    arr = None if data is None else np.frombuffer(data, dtype=descr).reshape(meta["shape"])
+    return DumpTensor(meta["operation"], meta["layer_id"], meta["layer"], meta["operator"],
+                      tuple(meta["shape"]), meta["data_type"], meta["quantization"], meta["bytes"],
+                      meta["whole_layer"], meta["tiles"], meta["output_record"], arr)
 
 
 def _quantization(q: Dict[str, Any]) -> Quantization:
@@ -549,29 +601,43 @@ class Model:
         out = self._raw.dequantize(True, output, raw)
         return np.frombuffer(out, dtype="<f4").reshape(t.shape)
 
-    def _run_budget(self, max_output: int, max_memory: int) -> None:
+    def _run_budget(self, max_output: int, max_memory: int, dump_limits=None,
+                    dump_limit: int = 0) -> None:
         """What a run would hand back and hold in this process, from the
         records the model declares, against max_output and max_memory,
         before anything is converted, allocated or run: the outputs' bytes
         (the result the runtime writes, then the bytes objects they become,
         2x), the inputs' bytes and the float32 an array may be converted
-        from (4 bytes an element)."""
+        from (4 bytes an element); with dump_limits (the CPU limits of a
+        dumping run), the dump's bytes from its plan, nothing run, against
+        dump_limit, and twice them (the block the run fills, the arrays)
+        against max_memory."""
         out = sum(t.byte_size or 0 for t in self.outputs)
         held = 2 * out + sum((t.byte_size or 0) + 4 * t.element_count for t in self.inputs)
-        for what, figure, limit in (("max_output", out, max_output), ("max_memory", held, max_memory)):
+        checks = [("max_output", out, max_output)]
+        dumped = ""
+        if dump_limits is not None:
+            size = sum(t["bytes"] for t in self._raw.dump_list(*dump_limits))
+            held += 2 * size
+            checks.append(("dump_limit", size, dump_limit))
+            dumped = " and a dump of its operations' tensors of %d bytes" % size
+        checks.append(("max_memory", held, max_memory))
+        for what, figure, limit in checks:
             if figure > limit:
                 raise _error(
-                    "work-limit", "the model's records declare outputs of %d bytes, and a run would "
-                    "hold about %d bytes of tensors in this process, over %s %d: refused before "
-                    "anything is converted, allocated or run; %s= raises the limit "
-                    "(nbgkit.UNLIMITED lifts it)" % (out, held, what, limit, what), field=what)
+                    "work-limit", "the model's records declare outputs of %d bytes%s, and a run "
+                    "would hold about %d bytes of tensors in this process, over %s %d: refused "
+                    "before anything is converted, allocated or run; %s= raises the limit "
+                    "(nbgkit.UNLIMITED lifts it)" % (out, dumped, held, what, limit, what),
+                    field=what)
 
     def run(self, inputs: Sequence[Any], backend: str = "auto", *, library: Optional[str] = None,
             device_root: Optional[str] = None, force_target: bool = False,
             skip_probe: bool = False, timeout_ms: int = 0, details: bool = False,
             max_output: Optional[int] = None, max_memory: Optional[int] = None,
             max_work: Optional[int] = None, max_plan_steps: Optional[int] = None,
-            layout: Optional[str] = None):
+            layout: Optional[str] = None, dump: bool = False,
+            dump_limit: Optional[int] = None):
         """Runs the model once on the NPU, through the same runtime layer as
         ``nbg run`` (the vendor library is called in an isolated child
         process).  ``inputs``: one array per input record, float (quantized
@@ -599,7 +665,39 @@ class Model:
         neither float nor the record's dtype ArrayTypeError (a TypeError);
         ``layout`` (``"nchw"`` or ``"nhwc"``, ``nbg run``'s ``--layout``)
         says what the 4-D arrays are, and one in that layout is transposed
-        to the model's order."""
+        to the model's order.
+
+        ``dump=True`` (with ``backend="cpu"``) also keeps every executed
+        operation's output, as ``nbg run --dump`` writes them: returns a
+        :class:`RunResult` whose ``dump`` lists them as :class:`DumpTensor`
+        in execution order.  ``dump_limit`` (default ``DUMP_LIMIT``, 1 GiB)
+        bounds their bytes; a dump over it, or over ``max_memory`` with
+        them counted twice, raises InvalidFileError ``work-limit`` before
+        anything runs."""
+        return self._run(inputs, backend, library, device_root, force_target, skip_probe,
+                         timeout_ms, details, max_output, max_memory, max_work, max_plan_steps,
+                         layout, dump, dump_limit, False)
+
+    def run_many(self, inputs: Iterable[Sequence[Any]], backend: str = "auto", *,
+                 library: Optional[str] = None, device_root: Optional[str] = None,
+                 force_target: bool = False, skip_probe: bool = False, timeout_ms: int = 0,
+                 details: bool = False, max_output: Optional[int] = None,
+                 max_memory: Optional[int] = None, max_work: Optional[int] = None,
+                 max_plan_steps: Optional[int] = None, layout: Optional[str] = None,
+                 dump: bool = False, dump_limit: Optional[int] = None) -> Iterator[Any]:
+        """An iterator over ``run`` of each item of ``inputs`` (each one
+        ``run``'s inputs: one array per input record), with the same
+        keywords, taken as they are needed.  With the CPU backend its plan
+        is built once, by the first run, and kept by the model for the
+        others (until ``close()``); each run is isolated as ``run``'s is."""
+        for one in inputs:
+            yield self._run(one, backend, library, device_root, force_target, skip_probe,
+                            timeout_ms, details, max_output, max_memory, max_work,
+                            max_plan_steps, layout, dump, dump_limit, True)
+
+    def _run(self, inputs, backend, library, device_root, force_target, skip_probe, timeout_ms,
+             details, max_output, max_memory, max_work, max_plan_steps, layout, dump, dump_limit,
+             keep_plan):
         np = _numpy()
         if backend not in BACKENDS:
             raise _usage("backend must be one of %s" % ", ".join(BACKENDS))
@@ -612,7 +710,10 @@ class Model:
         if len(inputs) != len(ins):
             raise _error("input-count-mismatch", "the model has %d inputs; %d arrays were given"
                          % (len(ins), len(inputs)))
-        self._run_budget(max_output, max_memory)
+        if dump and backend != "cpu":
+            raise _usage("dump=True keeps what the CPU backend computes: give backend=\"cpu\"")
+        dump_limit = _limit("dump_limit", dump_limit) or DUMP_LIMIT
+        self._run_budget(max_output, max_memory, cpu_limits if dump else None, dump_limit)
         raws = []
         for t, a in zip(ins, inputs):
             a = np.asarray(a)
@@ -626,7 +727,17 @@ class Model:
                              "the record's %s" % (t.index, a.dtype, t.numpy_descr))
         flags = ((_nbgkit.SESSION_FORCE_TARGET if force_target else 0) |
                  (_nbgkit.SESSION_SKIP_PROBE if skip_probe else 0))
-        info, outs = self._raw.run(backend, raws, flags, library, device_root, timeout_ms, *cpu_limits)
+        if dump:
+            cpu_details, outs, tensors = self._raw.run_dump(raws, dump_limit, timeout_ms, *cpu_limits,
+                                                           keep_plan)
+            run = _json.loads(cpu_details)
+            refs = [{k: op[k] for k in ("operation", "layer", "what")}
+                    for op in run["reference_semantics"]]
+            return RunResult("cpu", "nbgkit CPU backend",
+                             [_from_raw(np, t, data) for t, data in zip(self.outputs, outs)],
+                             refs, run["caveat"], [_dump_tensor(np, m, d) for m, d in tensors])
+        info, outs = self._raw.run(backend, raws, flags, library, device_root, timeout_ms,
+                                   *cpu_limits, keep_plan)
         arrays = []
         for t, (data, fmt) in zip(self.outputs, outs):
             arrays.append(_from_raw(np, t, data, fmt))
@@ -706,3 +817,103 @@ def diff(a, b) -> Dict[str, Any]:
 def codes() -> List[tuple]:
     """Every failure code: (name, exit code, meaning), as ``nbg codes`` lists them."""
     return _nbgkit.codes()
+
+
+def _side(np, x, quantization):
+    """A tensor as measure's side: its stored values as float32, its zero
+    point and scale (0: not known), as ``nbg compare`` takes them: a float
+    array is its values (scale 1), codes have the scale given (or a dump
+    entry's) and else none."""
+    if isinstance(x, DumpTensor):
+        q = x.quantization or {}
+        arr = x.array
+        zp = q.get("zero_point") if isinstance(q.get("zero_point"), int) else 0
+        scale = q.get("scale") if isinstance(q.get("scale"), (int, float)) and q.get("scale") > 0 else None
+    else:
+        arr = np.asarray(x)
+        zp, scale = 0, None
+        if quantization is not None:
+            scale, zp = (quantization.scale, quantization.zero_point) if isinstance(
+                quantization, Quantization) else quantization
+            zp = zp or 0
+    if arr.dtype.kind not in "fiub":
+        raise _error("tensor-type-mismatch", "an array of dtype %s has no values to compare" % arr.dtype)
+    if scale is None:
+        scale = 1.0 if arr.dtype.kind == "f" else 0.0
+    return arr, np.ascontiguousarray(arr, dtype="<f4").tobytes(), float(zp), float(scale)
+
+
+def _tolerance(tolerance):
+    if tolerance is None:
+        return 0.0, False
+    if isinstance(tolerance, str) and tolerance.endswith("%"):
+        value, relative = tolerance[:-1], True
+    else:
+        value, relative = tolerance, False
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = -1.0
+    if not v >= 0 or v == float("inf"):
+        raise _usage("tolerance takes a number >= 0, or a percentage (\"1%\")")
+    return (v / 100 if relative else v), relative
+
+
+def _measure(np, a, b, quantization, tol, top_k) -> Dict[str, Any]:
+    arr_a, fa, za, sa = _side(np, a, quantization)
+    arr_b, fb, zb, sb = _side(np, b, quantization)
+    if arr_a.shape != arr_b.shape:
+        raise _error("tensor-shape-mismatch", "A holds %s %s, B %s %s; only tensors of one shape "
+                     "compare" % (list(arr_a.shape), arr_a.dtype, list(arr_b.shape), arr_b.dtype))
+    figures = _nbgkit.measure(fa, fb, za, sa, zb, sb, tol[0], tol[1], top_k)
+    for k in ("max_abs_diff_dequantized", "mean_abs_diff_dequantized", "cosine"):
+        if figures[k] != figures[k]:  # NaN: not known, as nbg compare's null
+            figures[k] = None
+    figures["equal"] = figures["beyond"] == 0
+    return figures
+
+
+def compare(a, b, *, tolerance: Union[float, str, None] = None, top_k: int = 5,
+            quantization: Any = None) -> Dict[str, Any]:
+    """Measures two tensors as ``nbg compare`` does (its library measure,
+    ``nbg_tensor_measure``): ``a`` and ``b`` arrays of one shape (or two
+    :class:`DumpTensor`), their elements' stored values (codes, or a float
+    array's values).  Returns ``nbg compare --json``'s figures of a pair:
+    ``elements``, ``tolerance``, ``beyond``, ``first_beyond``,
+    ``max_abs_diff_stored``, ``mean_abs_diff_stored``,
+    ``max_abs_diff_dequantized``, ``mean_abs_diff_dequantized`` (None where
+    the scale is not known), ``cosine`` (None when a side is all zero),
+    ``top_k``, ``top_k_common``, ``top1_equal`` and ``equal``.
+
+    ``a`` and ``b`` may also be two dumps (``RunResult``s of
+    ``run(dump=True)``, or their ``dump`` lists, of one model): then
+    ``{"tensors": [figures with "a": A's entry...], "first_divergent": A's
+    entry of the first tensor beyond the tolerance or None, "equal"}``.
+
+    ``tolerance``: in stored units (default 0), or ``"X%"`` of the range of
+    B's stored values; ``quantization``: a :class:`Quantization` or
+    ``(scale, zero_point)`` of codes (both sides), for the dequantized
+    figures (a float array is its values; a dump entry has its own).
+    Raises ArrayError ``tensor-shape-mismatch`` for tensors of two shapes
+    or dumps of other operations, UsageError for a bad tolerance."""
+    np = _numpy()
+    tol = _tolerance(tolerance)
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= 1 << 20:
+        raise _usage("top_k must be a whole number from 1 to 1048576")
+    da = a.dump if isinstance(a, RunResult) else a
+    db = b.dump if isinstance(b, RunResult) else b
+    if not (isinstance(da, list) and isinstance(db, list)):
+        return _measure(np, a, b, quantization, tol, top_k)
+    if len(da) != len(db) or any((x.operation, x.whole_layer) != (y.operation, y.whole_layer)
+                                 for x, y in zip(da, db)):
+        raise _error("tensor-shape-mismatch", "the dumps hold %d and %d tensors of other operations: "
+                     "only dumps of one model compare" % (len(da), len(db)))
+    tensors = []
+    first = None
+    for x, y in zip(da, db):
+        f = _measure(np, x, y, None, tol, top_k)
+        f["a"] = x.to_dict()
+        tensors.append(f)
+        if first is None and not f["equal"]:
+            first = f["a"]
+    return {"tensors": tensors, "first_divergent": first, "equal": first is None}

@@ -2,7 +2,8 @@
 
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, overload
+from typing import (Any, Dict, Iterable, Iterator, List, Literal, Optional, Sequence, Tuple,
+                    Union, overload)
 
 import numpy as np
 from numpy.typing import NDArray
@@ -13,6 +14,7 @@ LAYOUTS: Tuple[Optional[str], ...]
 UNLIMITED: int
 RUN_MAX_OUTPUT: int
 RUN_MAX_MEMORY: int
+DUMP_LIMIT: int
 
 # a path (str, os.PathLike) or the file's bytes (bytes-like)
 Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
@@ -119,6 +121,23 @@ class RunResult:
     outputs: List[NDArray[Any]]
     reference_semantics: List[Dict[str, Any]] = ...
     caveat: Optional[str] = ...
+    dump: Optional[List["DumpTensor"]] = ...
+
+@dataclass
+class DumpTensor:
+    operation: int
+    layer_id: int
+    layer: str
+    operator: str
+    shape: Tuple[int, ...]
+    data_type: Optional[str]
+    quantization: Dict[str, Any]
+    bytes: int
+    whole_layer: bool
+    tiles: int
+    output_record: Optional[int]
+    array: Optional[NDArray[Any]] = ...
+    def to_dict(self) -> Dict[str, Any]: ...
 
 class Model:
     def __enter__(self) -> "Model": ...
@@ -184,7 +203,17 @@ class Model:
             details: Literal[False] = ..., max_output: Optional[int] = ...,
             max_memory: Optional[int] = ..., max_work: Optional[int] = ...,
             max_plan_steps: Optional[int] = ...,
-            layout: Optional[Literal["nchw", "nhwc"]] = ...) -> List[NDArray[Any]]: ...
+            layout: Optional[Literal["nchw", "nhwc"]] = ..., dump: Literal[False] = ...,
+            dump_limit: Optional[int] = ...) -> List[NDArray[Any]]: ...
+    @overload
+    def run(self, inputs: Sequence[Any], backend: Backend = ..., *,
+            library: Optional[str] = ..., device_root: Optional[str] = ...,
+            force_target: bool = ..., skip_probe: bool = ..., timeout_ms: int = ...,
+            details: bool = ..., max_output: Optional[int] = ...,
+            max_memory: Optional[int] = ..., max_work: Optional[int] = ...,
+            max_plan_steps: Optional[int] = ...,
+            layout: Optional[Literal["nchw", "nhwc"]] = ..., dump: Literal[True],
+            dump_limit: Optional[int] = ...) -> RunResult: ...
     @overload
     def run(self, inputs: Sequence[Any], backend: Backend = ..., *,
             library: Optional[str] = ..., device_root: Optional[str] = ...,
@@ -192,9 +221,20 @@ class Model:
             details: Literal[True], max_output: Optional[int] = ...,
             max_memory: Optional[int] = ..., max_work: Optional[int] = ...,
             max_plan_steps: Optional[int] = ...,
-            layout: Optional[Literal["nchw", "nhwc"]] = ...) -> RunResult: ...
+            layout: Optional[Literal["nchw", "nhwc"]] = ..., dump: bool = ...,
+            dump_limit: Optional[int] = ...) -> RunResult: ...
+    def run_many(self, inputs: Iterable[Sequence[Any]], backend: Backend = ..., *,
+                 library: Optional[str] = ..., device_root: Optional[str] = ...,
+                 force_target: bool = ..., skip_probe: bool = ..., timeout_ms: int = ...,
+                 details: bool = ..., max_output: Optional[int] = ...,
+                 max_memory: Optional[int] = ..., max_work: Optional[int] = ...,
+                 max_plan_steps: Optional[int] = ...,
+                 layout: Optional[Literal["nchw", "nhwc"]] = ..., dump: bool = ...,
+                 dump_limit: Optional[int] = ...) -> Iterator[Any]: ...
 
 def open(source: Source, *, strict: bool = ..., map: bool = ...) -> Model: ...
 def verify(path: Union[str, bytes, "os.PathLike[str]"], *, map: bool = ...) -> Report: ...
 def diff(a: Union[Source, Model], b: Union[Source, Model]) -> Dict[str, Any]: ...
 def codes() -> List[Tuple[str, int, str]]: ...
+def compare(a: Any, b: Any, *, tolerance: Union[float, str, None] = ..., top_k: int = ...,
+            quantization: Any = ...) -> Dict[str, Any]: ...

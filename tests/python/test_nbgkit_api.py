@@ -455,3 +455,80 @@ def test_stubs_type_check(tmp_path):
     out, err, rc = api.run(["--strict", "--no-error-summary", "--cache-dir",
                             str(tmp_path / "cache"), str(tmp_path / "use.py")])
     assert rc == 0, out + err
+
+
+# -- nbgkit.compare against numpy's own figures
+
+
+def numpy_figures(a, b, zp, scale, tol, k):
+    """nbg compare's figures of two arrays of stored values, by numpy."""
+    da, db = a.astype(np.float64).ravel(), b.astype(np.float64).ravel()
+    d = np.abs(da - db)
+    qa, qb = da - zp, db - zp
+    ta, tb = set(np.argsort(-qa, kind="stable")[:k]), set(np.argsort(-qb, kind="stable")[:k])
+    beyond = np.flatnonzero(d > tol)
+    return {"elements": da.size, "beyond": beyond.size,
+            "first_beyond": int(beyond[0]) if beyond.size else None,
+            "max_abs_diff_stored": d.max(), "mean_abs_diff_stored": d.mean(),
+            "max_abs_diff_dequantized": d.max() * scale if scale else None,
+            "mean_abs_diff_dequantized": d.mean() * scale if scale else None,
+            "cosine": qa @ qb / (np.linalg.norm(qa) * np.linalg.norm(qb)),
+            "top_k": min(k, da.size), "top_k_common": len(ta & tb),
+            "top1_equal": int(np.argmax(qa)) == int(np.argmax(qb)), "equal": beyond.size == 0}
+
+
+def check_figures(got, want):
+    for key, w in want.items():
+        g = got[key]
+        if isinstance(w, float):
+            assert g == pytest.approx(w, rel=1e-6, abs=1e-9), key
+        else:
+            assert g == w, key
+
+
+def test_compare_against_numpy():
+    """Synthesized arrays (distinct values, so the top-k has no ties): codes
+    with a quantization, float arrays as their values, a tolerance in units
+    and in percent of B's range."""
+    rng = np.random.default_rng(44)
+    a = rng.permutation(256).astype(np.uint8).reshape(4, 8, 8)
+    b = a.copy()
+    b.reshape(-1)[rng.choice(256, 40, replace=False)] = rng.permutation(256)[:40].astype(np.uint8)
+    got = nbgkit.compare(a, b, quantization=(0.05, 128), top_k=7)
+    check_figures(got, numpy_figures(a, b, 128, 0.05, 0.0, 7))
+    assert not got["equal"] and got["tolerance"] == 0
+    got = nbgkit.compare(a, b, tolerance=3, top_k=7)  # no scale: no dequantized figures
+    check_figures(got, numpy_figures(a, b, 0, 0, 3.0, 7))
+    got = nbgkit.compare(a, b, tolerance="10%")
+    check_figures(got, numpy_figures(a, b, 0, 0, 0.1 * (int(b.max()) - int(b.min())), 5))
+    x = rng.standard_normal(1000).astype(np.float32)
+    y = x + rng.standard_normal(1000).astype(np.float32) * 1e-3
+    got = nbgkit.compare(x, y)
+    check_figures(got, numpy_figures(x, y, 0, 1.0, 0.0, 5))
+    assert nbgkit.compare(x, x.copy())["equal"]
+    with pytest.raises(nbgkit.ArrayError) as e:
+        nbgkit.compare(x, x[:999])
+    assert e.value.code == "tensor-shape-mismatch"
+    for bad in (-1, "x%", float("nan")):
+        with pytest.raises(nbgkit.UsageError):
+            nbgkit.compare(x, x, tolerance=bad)
+    with pytest.raises(nbgkit.UsageError):
+        nbgkit.compare(x, x, top_k=0)
+
+
+def test_dump_refused_as_run():
+    """The sample's softmax does not run on the CPU backend: run(dump=True)
+    refuses it with run's class and code, and off the CPU backend dump=True
+    is a usage error."""
+    x = np.zeros((1, 28, 28, 1), np.uint8)
+    with nbgkit.open(SAMPLE) as m:
+        with pytest.raises(nbgkit.RuntimeUnavailableError) as plain:
+            m.run([x], "cpu")
+        with pytest.raises(nbgkit.RuntimeUnavailableError) as dumped:
+            m.run([x], "cpu", dump=True)
+        assert dumped.value.code == plain.value.code == "unsupported-operation"
+        assert str(dumped.value) == str(plain.value)
+        with pytest.raises(nbgkit.RuntimeUnavailableError):
+            next(m.run_many([[x]], "cpu", dump=True))
+        with pytest.raises(nbgkit.UsageError):
+            m.run([x], "viplite", dump=True)
