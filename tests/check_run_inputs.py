@@ -58,6 +58,8 @@ def skip(why):
     sys.exit(SKIP)
 
 
+from exe_wrapper import command
+
 try:
     import numpy as np
 except ImportError as e:
@@ -66,9 +68,10 @@ except ImportError as e:
         os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON] + sys.argv)
     skip("needs numpy (scripts/setup.sh installs python3-numpy): %s" % e)
 
-NBG = sys.argv[1]
+NBG = command(sys.argv[1])  # with the cross build's emulator, where there is one
 CORPUS = sys.argv[sys.argv.index("--corpus") + 1] if "--corpus" in sys.argv else None
-MKHOSTILE = sys.argv[sys.argv.index("--synthesized") + 1] if "--synthesized" in sys.argv else None
+MKHOSTILE = (command(sys.argv[sys.argv.index("--synthesized") + 1]) if "--synthesized" in sys.argv
+             else None)
 MODEL = os.path.join(CORPUS or "", "v1", "1000f_ee_lenet_model.nb")
 BOARD = os.path.join(os.path.dirname(os.path.abspath(CORPUS or ".")), "goldens", "v853-lenet",
                      "input_0.dat")
@@ -82,7 +85,7 @@ def check(ok, what):
 
 
 def nbg(*args):
-    return subprocess.run([NBG] + [str(a) for a in args], capture_output=True, text=True)
+    return subprocess.run(NBG + [str(a) for a in args], capture_output=True, text=True)
 
 
 def png(path, w, h, rows, ctype=0, depth=8, extra=()):
@@ -219,7 +222,7 @@ def on_terminal(args):
     the terminal showed)."""
     import pty
     master, slave = pty.openpty()
-    p = subprocess.Popen([NBG] + args, stdout=subprocess.DEVNULL, stderr=slave)
+    p = subprocess.Popen(NBG + args, stdout=subprocess.DEVNULL, stderr=slave)
     os.close(slave)
     seen = b""
     while True:
@@ -238,7 +241,7 @@ def synthesized():
     t = tempfile.mkdtemp(prefix="nbg-batch-")
     try:
         model = os.path.join(t, "two.nb")
-        subprocess.run([MKHOSTILE, "copy-2in", model], check=True)
+        subprocess.run(MKHOSTILE + ["copy-2in", model], check=True)
         bd = os.path.join(t, "in")
         want = {}
         for k in range(4):
