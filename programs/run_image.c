@@ -204,7 +204,7 @@ typedef struct jpeg_fail {
  * go on with grey rows), leave the decode through the jump. */
 static void jpeg_exit(j_common_ptr ci)
 {
-	jpeg_fail *f = (jpeg_fail *)ci->err;
+	jpeg_fail *f = (jpeg_fail *)(void *)ci->err; /* our jpeg_fail: its first member */
 	if (!f->msg[0])
 		ci->err->format_message(ci, f->msg);
 	longjmp(f->jump, 1);
@@ -218,9 +218,9 @@ static void jpeg_emit(j_common_ptr ci, int level)
 
 static void jpeg_progress(j_common_ptr ci)
 {
-	j_decompress_ptr d = (j_decompress_ptr)ci;
+	j_decompress_ptr d = (j_decompress_ptr)(void *)ci; /* the decompressor it is */
 	if (ci->is_decompressor && d->input_scan_number > IMAGE_MAX_SCANS) {
-		jpeg_fail *f = (jpeg_fail *)ci->err;
+		jpeg_fail *f = (jpeg_fail *)(void *)ci->err; /* our jpeg_fail: its first member */
 		snprintf(f->msg, sizeof(f->msg), "more than %d progressive scans", IMAGE_MAX_SCANS);
 		longjmp(f->jump, 1);
 	}
