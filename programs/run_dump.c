@@ -86,7 +86,7 @@ static json_t *quant_json(const dump_set *d, const nbg_cpu_tensor *t, const nbg_
 	if (*io && (*io)->data_format != t->data_format)
 		*io = NULL;
 	if (*io)
-		return json_pack("{s:s, s:f, s:i, s:i}", "format", nbg_quant_format_name((*io)->quant_format),
+		return json_pack("{s:s, s:f, s:I, s:I}", "format", nbg_quant_format_name((*io)->quant_format),
 				 "scale", (double)(*io)->scale, "zero_point", (json_int_t)(*io)->zero_point,
 				 "fixed_point_pos", (json_int_t)(*io)->fixed_point_pos);
 	if (t->data_format != 2)
@@ -155,8 +155,12 @@ static nbg_code dump_tensor(void *ctx, const nbg_cpu_tensor *t)
 			      "bytes", (json_int_t)t->bytes, "whole_layer", t->whole_layer,
 			      "tiles", (json_int_t)(t->whole_layer ? t->tiles : 1), "output_record",
 			      t->output_record >= 0 ? json_integer(t->output_record) : json_null());
-	if (!o || json_array_append_new(d->ops, o))
+	if (!o || json_array_append_new(d->ops, o)) {
+		if (!rc)
+			fprintf(stderr, "nbg run: %s: dump.json's entry for operation %zu could not be made "
+					"(out of memory?)\n", nbg_code_name(NBG_E_IO), t->operation);
 		rc = rc ? rc : NBG_EXIT_IO;
+	}
 	if (rc) {
 		d->exit = rc;
 		d->failed = NBG_E_IO;
