@@ -207,35 +207,38 @@ static nbg_code refuse_invalid(nbg_cpu_plan *p, nbg_code code, const nbg_error *
 	return NBG_E_MODEL_INVALID;
 }
 
+/* A plan for the parsed model m, refused as the bytes' parse would refuse
+ * it when its checksums do not hold: NULL then, with *rc set. */
+static nbg_cpu_plan *plan_for_model(const nbg_model *m, const nbg_cpu_options *opts, nbg_cpu_plan **out,
+				    nbg_error *err, nbg_code *rc)
+{
+	nbg_cpu_plan *p = plan_new(m, opts, out, err, rc);
+	if (!p)
+		return NULL;
+	nbg_error e;
+	nbg_code bad = nbg_integrity_failure(m, &e);
+	if (bad != NBG_OK) {
+		*rc = refuse_invalid(p, bad, &e, err);
+		return NULL;
+	}
+	p->m = m;
+	return p;
+}
+
 nbg_code nbg_cpu_plan_build_model(const nbg_model *m, const nbg_cpu_options *opts, nbg_cpu_plan **out,
 				  nbg_error *err)
 {
 	nbg_code rc = NBG_OK;
-	nbg_cpu_plan *p = plan_new(m, opts, out, err, &rc);
-	if (!p)
-		return rc;
-	nbg_error e;
-	nbg_code bad = nbg_integrity_failure(m, &e);
-	if (bad != NBG_OK)
-		return refuse_invalid(p, bad, &e, err);
-	p->m = m;
-	return own_decoded(p, out, err);
+	nbg_cpu_plan *p = plan_for_model(m, opts, out, err, &rc);
+	return p ? own_decoded(p, out, err) : rc;
 }
 
 nbg_code nbg_cpu_plan_build_decoded(nbg_decoded *d, const nbg_cpu_options *opts, nbg_cpu_plan **out,
 				    nbg_error *err)
 {
 	nbg_code rc = NBG_OK;
-	const nbg_model *m = d ? nbg_decoded_model(d) : NULL;
-	nbg_cpu_plan *p = plan_new(m, opts, out, err, &rc);
-	if (!p)
-		return rc;
-	nbg_error e;
-	nbg_code bad = nbg_integrity_failure(m, &e);
-	if (bad != NBG_OK)
-		return refuse_invalid(p, bad, &e, err);
-	p->m = m;
-	return plan_model(p, d, out, err);
+	nbg_cpu_plan *p = plan_for_model(d ? nbg_decoded_model(d) : NULL, opts, out, err, &rc);
+	return p ? plan_model(p, d, out, err) : rc;
 }
 
 nbg_code nbg_cpu_plan_build_opts(const uint8_t *model, size_t size, const nbg_cpu_options *opts,
