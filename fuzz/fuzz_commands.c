@@ -15,6 +15,7 @@
 
 #include "fuzz_common.h"
 #include "nbg/commands.h"
+#include "nbg/decoded.h"
 #include "nbg/graph.h"
 #include "nbg/report.h"
 #include "nbg/layers.h"
@@ -107,7 +108,10 @@ static void check_outputs(const nbg_model *m, const nbg_graph *g, const nbg_comm
 	nbg_text_commands_summary(out, m);
 	fz_text_check(&t);
 
-	FZ_CHECK(nbg_commands_dot(fz_text_open(&t), m, g, c, "fuzz \"title\" \\ \x01") == 0);
+	nbg_decoded *d = NULL;
+	FZ_CHECK(nbg_decoded_new(m, &d, NULL) == NBG_OK);
+	FZ_CHECK(nbg_commands_dot(fz_text_open(&t), d, "fuzz \"title\" \\ \x01") == 0);
+	nbg_decoded_free(d);
 	const char *buf = fz_text_close(&t);
 	FZ_CHECK(!strncmp(buf, "digraph nbg {\n", 14) && t.len >= 2 && !strcmp(buf + t.len - 2, "}\n"));
 	fz_text_free(&t);

@@ -72,8 +72,7 @@ static int run_dot(const char *dot, const char *in, const char *out)
 
 /* The DOT document in a scratch file beside `beside` for Graphviz to read
  * (registered with the signal guards); 0, or -1 with errno. */
-static int dot_scratch(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
-		       const char *title, const char *beside, char **name, int *slot)
+static int dot_scratch(nbg_decoded *d, const char *title, const char *beside, char **name, int *slot)
 {
 	int fd = cli_scratch_create(beside, "dot", name, slot), e = 0;
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -83,7 +82,7 @@ static int dot_scratch(const nbg_model *m, const nbg_graph *g, const nbg_command
 		if (fd >= 0)
 			close(fd);
 	} else {
-		e = nbg_commands_dot(f, m, g, c, title) != 0 ? EIO : 0;
+		e = nbg_commands_dot(f, d, title) != 0 ? EIO : 0;
 		if (fclose(f) != 0 && !e)
 			e = errno ? errno : EIO;
 	}
@@ -98,8 +97,7 @@ static int dot_scratch(const nbg_model *m, const nbg_graph *g, const nbg_command
 
 /* `--svg OUT`: Graphviz's dot draws the DOT document into OUT's temporary
  * (or onto standard output), which is then committed like any output. */
-static int svg_out(const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
-		   const char *title, cli_out *o)
+static int svg_out(nbg_decoded *d, const char *title, cli_out *o)
 {
 	const char *tmpdir = getenv("TMPDIR");
 	char beside[4096], *in = NULL, *dot = find_dot();
@@ -116,7 +114,7 @@ static int svg_out(const nbg_model *m, const nbg_graph *g, const nbg_commands *c
 	/* for standard output the DOT document waits under $TMPDIR (the
 	 * working directory may be read-only), else beside OUT */
 	snprintf(beside, sizeof(beside), "%s/nbg-graph", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (dot_scratch(m, g, c, title, o->to_stdout ? beside : o->target, &in, &slot) != 0) {
+	if (dot_scratch(d, title, o->to_stdout ? beside : o->target, &in, &slot) != 0) {
 		fprintf(stderr, "nbg graph: cannot write a temporary file beside %s: %s\n",
 			cli_esc(o->to_stdout ? beside : o->target), strerror(errno));
 		cli_out_discard(o);
@@ -140,14 +138,13 @@ static int draw(const nbg_model *m, const char *in, const char *title, const cha
 		const char *svg)
 {
 	nbg_decoded *d = NULL;
-	const nbg_graph *g = NULL;
-	const nbg_commands *c = NULL;
+	const nbg_network *net = NULL;
 	nbg_error err;
 	cli_out o;
 	int x;
 
-	if (nbg_decoded_new(m, &d, &err) != NBG_OK || nbg_decoded_graph(d, &g, &err) != NBG_OK ||
-	    nbg_decoded_commands(d, &c, &err) != NBG_OK) {
+	/* decoded before the output is opened: a failure leaves no file */
+	if (nbg_decoded_new(m, &d, &err) != NBG_OK || nbg_decoded_network(d, &net, &err) != NBG_OK) {
 		fprintf(stderr, "nbg: %s: %s\n", cli_esc(in), err.message);
 		nbg_decoded_free(d);
 		return NBG_EXIT_IO;
@@ -157,10 +154,10 @@ static int draw(const nbg_model *m, const char *in, const char *title, const cha
 	if (x) {
 		/* refused: the reason is printed */
 	} else if (svg) {
-		x = svg_out(m, g, c, title, &o);
+		x = svg_out(d, title, &o);
 	} else {
 		FILE *f = cli_out_stream(&o);
-		if (f && nbg_commands_dot(f, m, g, c, title) != 0 && !o.err)
+		if (f && nbg_commands_dot(f, d, title) != 0 && !o.err)
 			o.err = EIO;
 		x = cli_out_commit(&o);
 	}

@@ -238,14 +238,12 @@ static int write_report(FILE *f, const slot *s, const char *name, nbg_error *err
 
 static int write_dot(FILE *f, const slot *s, const char *name, nbg_error *err)
 {
-	const nbg_graph *g = NULL;
-	const nbg_commands *c = NULL;
+	const nbg_network *net = NULL;
 	int rc = -1;
 
-	if (nbg_decoded_graph(s->dec, &g, err) == NBG_OK &&
-	    nbg_decoded_commands(s->dec, &c, err) == NBG_OK)
-		rc = nbg_commands_dot(f, s->model, g, c, name) != 0 ? -1 : 0;
-	if (rc != 0 && g && c) { /* the stream failed: out of memory */
+	if (nbg_decoded_network(s->dec, &net, err) == NBG_OK)
+		rc = nbg_commands_dot(f, s->dec, name) != 0 ? -1 : 0;
+	if (rc != 0 && net) { /* the stream failed: out of memory */
 		memset(err, 0, sizeof(*err));
 		err->code = NBG_E_OUT_OF_MEMORY;
 		snprintf(err->message, sizeof(err->message), "the page ran out of memory");

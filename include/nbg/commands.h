@@ -274,12 +274,14 @@ NBG_API char *nbg_command_describe(const nbg_cmd_op *op, char *buf, size_t size)
  * the findings. */
 NBG_API void nbg_text_commands(FILE *out, const nbg_model *m, const nbg_graph *g,
 			       const nbg_commands *c);
-/* The recovered network as a Graphviz DOT document: layers as boxes with
- * their operations and shapes, input and output records as ellipses, edges
- * from the chained images.  Text from the file is escaped.  Returns 0, or -1
- * when writing failed (ferror(out)). */
-NBG_API int nbg_commands_dot(FILE *out, const nbg_model *m, const nbg_graph *g,
-			     const nbg_commands *c, const char *title);
+/* The decoded model's network (nbg_decoded_network) as a Graphviz DOT
+ * document: layers as boxes with their operations and shapes, input and
+ * output records as ellipses, edges from the chained images.  Text from
+ * the file is escaped.  Returns 0, or -1 when the model's graph, commands
+ * or network could not be decoded (out of memory) or writing failed
+ * (ferror(out)). */
+typedef struct nbg_decoded nbg_decoded; /* nbg/decoded.h */
+NBG_API int nbg_commands_dot(FILE *out, nbg_decoded *d, const char *title);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "nbg/commands.h"
+#include "nbg/decoded.h"
 #include "nbg/layers.h"
 
 #define MAX_LINES 8
@@ -259,12 +260,15 @@ static void title_text(FILE *out, const char *title, const nbg_network *net)
 		     "operand; %zu backward edges (tile interleaving) not drawn\";\n", backward);
 }
 
-int nbg_commands_dot(FILE *out, const nbg_model *m, const nbg_graph *g, const nbg_commands *c,
-		     const char *title)
+int nbg_commands_dot(FILE *out, nbg_decoded *d, const char *title)
 {
-	nbg_network *net = NULL;
+	const nbg_model *m = d ? nbg_decoded_model(d) : NULL;
+	const nbg_graph *g = NULL;
+	const nbg_commands *c = NULL;
+	const nbg_network *net = NULL;
 
-	if (!out || !m || !g || !c || nbg_network_build(m, g, c, &net, NULL) != NBG_OK)
+	if (!out || !m || nbg_decoded_graph(d, &g, NULL) != NBG_OK ||
+	    nbg_decoded_commands(d, &c, NULL) != NBG_OK || nbg_decoded_network(d, &net, NULL) != NBG_OK)
 		return -1;
 	title_text(out, title, net);
 	fprintf(out, "  labelloc=t;\n  node [fontname=\"monospace\", fontsize=10];\n"
@@ -280,7 +284,6 @@ int nbg_commands_dot(FILE *out, const nbg_model *m, const nbg_graph *g, const nb
 	}
 	if (rc == 0)
 		edges(out, net);
-	nbg_network_free(net);
 	if (rc != 0)
 		return -1;
 	fprintf(out, "}\n");
