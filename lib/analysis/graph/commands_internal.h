@@ -10,15 +10,6 @@
 #include "common/internal.h"
 #include "nbg/commands.h"
 
-/* Relations, in report order. */
-enum nbg_cmd_rel {
-	NBG_CMDR_PATCH_FIELD, NBG_CMDR_KERNEL_ADDRESS, NBG_CMDR_KERNEL_ENTRY,
-	NBG_CMDR_FIRST_INPUT, NBG_CMDR_INPUT_DIMS, NBG_CMDR_INPUT_TYPE, NBG_CMDR_OUTPUT_DIMS,
-	NBG_CMDR_OUTPUT_TYPE, NBG_CMDR_PRODUCER, NBG_CMDR_CHAIN_TYPE, NBG_CMDR_CHAIN_SHAPE,
-	NBG_CMDR_DEAD_END,
-	NBG_CMDR__COUNT
-};
-
 struct nbg_commands {
 	uint32_t family, version;
 	nbg_cmd_section sec[NBG_CMD_ENGINE_COUNT];

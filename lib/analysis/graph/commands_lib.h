@@ -83,4 +83,14 @@ static inline uint32_t nbg_cmd_tp(const nbg_cmd *cmd, enum nbg_tp_fid f)
 	return cmd->engine == NBG_CMD_TP ? cmd->values[f] : 0;
 }
 
+/* The data-flow relations, in report order: nbg_commands_relation_at's
+ * index (lib/analysis/network reads the ones its banner names). */
+enum nbg_cmd_rel {
+	NBG_CMDR_PATCH_FIELD, NBG_CMDR_KERNEL_ADDRESS, NBG_CMDR_KERNEL_ENTRY,
+	NBG_CMDR_FIRST_INPUT, NBG_CMDR_INPUT_DIMS, NBG_CMDR_INPUT_TYPE, NBG_CMDR_OUTPUT_DIMS,
+	NBG_CMDR_OUTPUT_TYPE, NBG_CMDR_PRODUCER, NBG_CMDR_CHAIN_TYPE, NBG_CMDR_CHAIN_SHAPE,
+	NBG_CMDR_DEAD_END,
+	NBG_CMDR__COUNT
+};
+
 #endif

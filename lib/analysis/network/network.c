@@ -235,12 +235,10 @@ static int build_nodes(nbg_network *n)
 /* The data-flow relations that fail, for the banner. */
 static void warnings(nbg_network *n)
 {
-	for (size_t r = 0; r < nbg_commands_relation_count(n->c); r++) {
-		const nbg_graph_relation *rel = nbg_commands_relation_at(n->c, r);
-		if (rel->checked > rel->held && n->warn_n < NBG_NET_MAX_WARNINGS &&
-		    (!strcmp(rel->id, "image-producer-missing") ||
-		     !strcmp(rel->id, "chain-shape-differs") ||
-		     !strcmp(rel->id, "chain-data-type-differs"))) {
+	static const int flow[] = { NBG_CMDR_PRODUCER, NBG_CMDR_CHAIN_TYPE, NBG_CMDR_CHAIN_SHAPE };
+	for (size_t k = 0; k < sizeof(flow) / sizeof(flow[0]); k++) {
+		const nbg_graph_relation *rel = nbg_commands_relation_at(n->c, (size_t)flow[k]);
+		if (rel && rel->checked > rel->held && n->warn_n < NBG_NET_MAX_WARNINGS) {
 			nbg_net_warning *w = &n->warn[n->warn_n++];
 			w->relation = rel->id;
 			w->failed = rel->checked - rel->held;
