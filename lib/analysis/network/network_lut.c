@@ -58,8 +58,34 @@ static size_t points(const uint8_t *tab, int wide, int sign, double *x, double *
 	return n;
 }
 
+/* p such that SiLU(p x) = t for x > 0.5, t > 0: SiLU(p x) grows with p,
+ * so Newton's steps kept inside a bracket that each evaluation narrows,
+ * bisecting (geometrically) where a step would leave it; to the double's
+ * precision in a few evaluations, where bisection alone took 80. */
+static double solve_silu(double x, double t)
+{
+	double lo = 1e-6, hi = 1e6, p = t / x;
+	if (!(p > lo && p < hi))
+		p = 1.0;
+	for (int k = 0; k < 100; k++) {
+		double z = p * x, e = exp(-z), s = 1.0 / (1.0 + e);
+		double g = z * s - t, d = x * s * (1.0 + z * e * s);
+		if (g < 0)
+			lo = p;
+		else
+			hi = p;
+		double next = p - g / d;
+		if (!(next > lo && next < hi))
+			next = sqrt(lo * hi);
+		if (fabs(next - p) <= 0x1p-50 * p || hi - lo <= 0x1p-50 * lo)
+			return next;
+		p = next;
+	}
+	return p;
+}
+
 /* p such that f(p x) = t at one entry, or NAN: a closed form where there
- * is one, bisection otherwise (SiLU grows with p for x > 0). */
+ * is one, Newton's method otherwise. */
 static double solve(int f, double x, double t)
 {
 	switch (f) {
@@ -72,17 +98,7 @@ static double solve(int f, double x, double t)
 	default:
 		break;
 	}
-	if (!(x > 0.5 && t > 0))
-		return NAN;
-	double lo = 1e-6, hi = 1e6;
-	for (int k = 0; k < 80; k++) {
-		double mid = sqrt(lo * hi);
-		if (value(FN_SILU, mid, x) < t)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return sqrt(lo * hi);
+	return x > 0.5 && t > 0 ? solve_silu(x, t) : NAN;
 }
 
 static int cmp_double(const void *a, const void *b)
