@@ -107,11 +107,13 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Whether f with the median of the entries' solutions holds at every entry. */
+/* Whether f with the median of the solutions at every fourth entry (the
+ * parameter's estimate; the name rests on the check after it) holds at
+ * every entry. */
 static int holds(int f, const double *x, const double *t, size_t n, int mbits, double *ps)
 {
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i += 4) {
 		double p = solve(f, x[i], t[i]);
 		if (isfinite(p))
 			ps[k++] = p;
