@@ -134,7 +134,10 @@ static void normalize(fp *f)
 {
 	size_t o = 0;
 
-	if (f->n > 1)
+	size_t sorted = 1;
+	while (sorted < f->n && f->v[sorted - 1].lo <= f->v[sorted].lo)
+		sorted++;
+	if (sorted < f->n) /* the loops' ranges often come in order already */
 		qsort(f->v, f->n, sizeof(*f->v), cmp_iv);
 	for (size_t i = 0; i < f->n; i++) {
 		if (f->v[i].lo >= f->v[i].hi)
