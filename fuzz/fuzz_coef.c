@@ -144,7 +144,10 @@ static void check_weights(const nbg_model *m, const nbg_commands *c, const nbg_w
 			continue;
 		}
 		FZ_CHECK(nbg_weights_op_codes(o, &n) && n == (size_t)sh[0] * sh[1] * sh[2] * sh[3]);
-		if (nbg_weights_op_code_bytes(o) == 2)
+		if (nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_LUT)
+			FZ_CHECK(nbg_weights_op_code_bytes(o) == 4 && nbg_weights_op_lut_tail(o) &&
+				 !nbg_weights_op_bias(o) && !nbg_weights_op_bias_stored(o));
+		else if (nbg_weights_op_code_bytes(o) == 2)
 			FZ_CHECK((nbg_weights_op_bias_stored64(o) || nbg_weights_op_prelu_slope(o)) &&
 				 !nbg_weights_op_bias(o));
 		else

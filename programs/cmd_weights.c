@@ -110,8 +110,8 @@ static int write_npy(export_set *x, const char *name, const char *descr, const u
 	return rc;
 }
 
-/* n values of w (4 or 8) bytes as little-endian bytes (the .npy data of
- * "<i4", "<f4", "<i8"). */
+/* n values of w (2, 4 or 8) bytes as little-endian bytes (the .npy data
+ * of "<f2", "<i4", "<f4", "<i8"). */
 static uint8_t *le_bytes(const void *v, size_t n, unsigned w)
 {
 	uint8_t *b = malloc(n * w + 1);
@@ -121,6 +121,10 @@ static uint8_t *le_bytes(const void *v, size_t n, unsigned w)
 		uint64_t x = 0;
 		if (w == 8) {
 			memcpy(&x, p, 8);
+		} else if (w == 2) {
+			uint16_t y;
+			memcpy(&y, p, 2);
+			x = y;
 		} else {
 			uint32_t y;
 			memcpy(&y, p, 4);
@@ -165,6 +169,13 @@ static uint8_t *dequantized(const nbg_weights_op *o)
 	if (!f)
 		return NULL;
 	int int8 = nbg_weights_op_data_type(o) == 2;
+	if (nbg_weights_op_code_bytes(o) == 4) { /* a table's float32 values */
+		free(f);
+		b = malloc(n * 4 + 1);
+		if (b)
+			memcpy(b, q, n * 4);
+		return b;
+	}
 	for (size_t i = 0; !scale && i < n; i++) /* float16 codes: their values */
 		f[i] = half_value((uint16_t)(q[2 * i] | q[2 * i + 1] << 8));
 	for (size_t i = 0; scale && i < n; i++)
@@ -187,7 +198,7 @@ static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json
 	int rc;
 
 	unsigned cb = nbg_weights_op_code_bytes(o);
-	int fp16 = cb == 2 && nbg_weights_op_data_type(o) == 1;
+	int fp16 = cb == 2 && nbg_weights_op_data_type(o) == 1, lut = cb == 4;
 	const void *q16 = codes;
 	snprintf(name, sizeof(name), "op%zu_weights.npy", op);
 	if ((rc = write_npy(x, name, nbg_weights_op_npy_descr(o), shape, 4, codes, n * cb)))
@@ -199,7 +210,7 @@ static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json
 		int dequantize;
 	} arrays[5] = { { "bias", "<i4", nbg_weights_op_bias(o), 0 },
 			{ "scale", "<f4", nbg_weights_op_scale(o), 0 },
-			{ "weights_float", "<f4", !dequantize ? NULL : fp16 ? (const void *)q16
+			{ "weights_float", "<f4", !dequantize ? NULL : fp16 || lut ? (const void *)q16
 							   : nbg_weights_op_scale(o), 1 },
 			/* int16 kernels: 48-bit biases as stored */
 			{ "bias_stored", "<i8", nbg_weights_op_bias_stored64(o), 0 },
@@ -225,14 +236,30 @@ static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json
 			return rc;
 		json_object_set_new(files, arrays[i].key, json_string(name));
 	}
+	json_object_set_new(files, "lut_inputs", json_null());
+	const uint16_t *in = nbg_weights_op_lut_inputs(o);
+	if (in) { /* NN_LUT tables on fp16 data: each entry's input */
+		uint8_t *b = le_bytes(in, sh[0], 2);
+		if (!b) {
+			fprintf(stderr, "nbg weights: out of memory\n");
+			return NBG_EXIT_IO;
+		}
+		snprintf(name, sizeof(name), "op%zu_lut_inputs.npy", op);
+		rc = write_npy(x, name, "<f2", shape, 1, b, (size_t)sh[0] * 2);
+		free(b);
+		if (rc)
+			return rc;
+		json_object_set_new(files, "lut_inputs", json_string(name));
+	}
 	/* where the floats come from */
 	json_object_set_new(files, "float_source",
 			    !dequantize ? json_null()
+			    : lut	? json_string("table values (float32)")
 			    : fp16	? json_string("float16 codes")
 			    : nbg_weights_op_scale(o)
 				    ? json_string("per-channel scale carried by the stream")
 				    : json_null());
-	if (dequantize && !fp16 && !nbg_weights_op_scale(o))
+	if (dequantize && !fp16 && !lut && !nbg_weights_op_scale(o))
 		printf("op %zu: no float weights: the stream carries no scale and the file holds "
 		       "no quantization record for its weights\n", op);
 	return 0;

@@ -690,6 +690,14 @@ static PyObject *model_weights(ModelObject *self, PyObject *unused)
 			"bias_stored", b64 ? blob_new(cap, b64, ch * sizeof(int64_t))
 					   : blob_new(cap, nbg_weights_op_bias_stored(o), ch * sizeof(int32_t)),
 			"scale", blob_new(cap, scale, ch * sizeof(float)));
+		/* NN_LUT tables on fp16 data: each entry's input, float16 bits */
+		const uint16_t *lin = nbg_weights_op_lut_inputs(o);
+		if (d && lin) {
+			PyObject *b = blob_new(cap, lin, ch * sizeof(uint16_t));
+			if (!b || PyDict_SetItemString(d, "lut_inputs", b))
+				Py_CLEAR(d);
+			Py_XDECREF(b);
+		}
 		if (d && bit != UINT64_MAX) {
 			PyObject *b = PyLong_FromUnsignedLongLong(bit);
 			if (!b || PyDict_SetItemString(d, "bit_offset", b))

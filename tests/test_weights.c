@@ -21,6 +21,8 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -983,6 +985,98 @@ static void test_synth_unsupported(void **state)
 	free_layer(&L);
 }
 
+/* The value of a 21-bit table word, from its bits (doc/weights.md, "Lookup
+ * tables of the NN engine"); exponent 0 holds +-0 only. */
+static double word_value(uint32_t w)
+{
+	uint32_t e = w >> 15 & 31, m = w & 0x7fff;
+	double v = e ? ldexp(1.0 + m / 32768.0, (int)e - 15) : 0.0;
+	return w >> 20 & 1 ? -v : v;
+}
+
+/* A synthesized file whose one NN operation is an NN_LUT one (OPERATIONS
+ * type 7) on fp16 kernels, its stream `table` of n bytes. */
+static uint8_t *lut_file(const uint8_t *table, size_t n, size_t *size)
+{
+	tlayer L = make_layer(4, 1, 1, 1, 1, 0, 0);
+	uint8_t *b = ce_nbg_file(&L.l, table, n, 0x1000003b, size);
+	nbg_model *m;
+	nbg_error e;
+
+	assert_int_equal(nbg_parse(b, *size, NULL, &m, &e), NBG_OK);
+	b[nbg_model_section(m, 4)->offset + 32] = 7;                 /* operation 1: NN_LUT */
+	uint8_t *cmd = b + nbg_model_section(m, 7)->offset;
+	cmd[4] = (uint8_t)((cmd[4] & ~3u) | 1);                      /* kernel_data_type fp16 */
+	nbg_model_free(m);
+	fx_refresh(b, *size);
+	free_layer(&L);
+	return b;
+}
+
+/* NN_LUT tables: 1,024 words of values and three words; the codes are the
+ * words' values (computed here from their bits), the inputs the mapping of
+ * the first tail word's bit 28; a word that is no value, or another size,
+ * is refused with its reason and the word's bit offset. */
+static void test_synth_lut(void **state)
+{
+	uint8_t table[4108];
+
+	(void)state;
+	for (int sign = 0; sign < 2; sign++) {
+		for (uint32_t i = 0; i < 1024; i++)
+			put32(table + 4 * i, (i & 1) << 20 | (1 + i % 29) << 15 | ((i * 97) & 0x7fff));
+		put32(table + 4096, sign ? 0x35000000u : 0x25b23958u);
+		put32(table + 4100, 0x4a3504);
+		put32(table + 4104, 0);
+		size_t size, count;
+		uint8_t *b = lut_file(table, sizeof(table), &size);
+		decoded_file d;
+		decode_buf(b, size, &d);
+		const nbg_weights_op *w = nbg_weights_at(d.w, 0);
+		assert_int_equal(nbg_weights_op_status(w), NBG_WEIGHTS_DECODED);
+		assert_int_equal(nbg_weights_op_format(w), NBG_WEIGHTS_FORMAT_LUT);
+		assert_string_equal(nbg_weights_op_npy_descr(w), "<f4");
+		const uint8_t *codes = nbg_weights_op_codes(w, &count);
+		const uint16_t *in = nbg_weights_op_lut_inputs(w);
+		assert_int_equal(count, 1024);
+		assert_non_null(in);
+		for (uint32_t i = 0; i < 1024; i++) {
+			uint32_t bits = get32(codes + 4 * i);
+			float f;
+			memcpy(&f, &bits, sizeof(f));
+			assert_true((double)f == word_value(get32(table + 4 * i)));
+			/* sign: the exponent's top bit flipped, bit 9 the sign;
+			 * else 5 mantissa bits of the non-negative halves */
+			uint16_t want = sign ? (uint16_t)((((i & 511) << 6) ^ 0x4000) | (i & 512) << 6)
+					     : (uint16_t)(((i << 5) & 0xffff) ^ 0x4000);
+			assert_int_equal(in[i], want);
+		}
+		assert_int_equal(nbg_weights_op_lut_tail(w)[0], get32(table + 4096));
+		assert_int_equal(nbg_weights_op_lut_tail(w)[1], 0x4a3504);
+		assert_int_equal(nbg_weights_explained_bytes(d.w), sizeof(table));
+		free_decoded(&d);
+		free(b);
+	}
+	/* entry 5 with bit 25 set: no value of the layout */
+	put32(table + 20, get32(table + 20) | 1u << 25);
+	size_t size;
+	uint8_t *b = lut_file(table, sizeof(table), &size);
+	decoded_file d;
+	decode_buf(b, size, &d);
+	assert_int_equal(nbg_weights_op_status(nbg_weights_at(d.w, 0)), NBG_WEIGHTS_NOT_DECODED);
+	assert_string_equal(nbg_weights_op_reason_id(nbg_weights_at(d.w, 0)), "lut-entry-invalid");
+	assert_int_equal(nbg_weights_op_bit_offset(nbg_weights_at(d.w, 0)), 5 * 32);
+	free_decoded(&d);
+	free(b);
+	/* a stream of 4,100 bytes */
+	b = lut_file(table, 4100, &size);
+	decode_buf(b, size, &d);
+	assert_int_equal(nbg_weights_op_status(nbg_weights_at(d.w, 0)), NBG_WEIGHTS_UNSUPPORTED);
+	assert_string_equal(nbg_weights_op_reason_id(nbg_weights_at(d.w, 0)), "unsupported-lut-size");
+	free_decoded(&d);
+	free(b);
+}
+
 /* `nbg weights --out`: the .npy files hold the arrays, weights.json their
  * SHA-256 (sha256sum's, not libnbg's). */
 static void test_cli_out(void **state)
@@ -1248,6 +1342,10 @@ static int verdict_holds(const uint8_t *b, const decoded_file *d, const nbg_weig
 	case NBG_WEIGHTS_DECODED:
 		if (k->tp)
 			return entry && (k->dtype == 0 || k->tp_int8);
+		/* an NN_LUT table: 4,108 bytes to its entry's end (raw_checks) */
+		if (k->type == NBG_GRAPH_OP_NN_LUT)
+			return entry && nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_LUT &&
+			       nbg_weights_op_stream_size(o) == 4108;
 		/* uint8 kernels; int8 ones with input zero point 0; int16 ones in
 		 * a v8a stream whose header (byte 0) has bit16 set */
 		return entry && k->type == NBG_GRAPH_OP_NN &&
@@ -1264,6 +1362,11 @@ static int verdict_holds(const uint8_t *b, const decoded_file *d, const nbg_weig
 	}
 	if (!entry)
 		return 0;
+	if (!strcmp(id, "unsupported-lut-size")) {
+		snprintf(text, sizeof(text), "stream of %" PRIu64 " bytes", nbg_weights_op_stream_size(o));
+		return k->type == NBG_GRAPH_OP_NN_LUT && nbg_weights_op_stream_size(o) != 4108 &&
+		       has(why, text);
+	}
 	if (!strcmp(id, "unsupported-operation-type"))
 		return !k->tp && k->type != NBG_GRAPH_OP_NN &&
 		       has(why, nbg_graph_op_type_name(k->type));
@@ -1363,6 +1466,29 @@ static void raw_checks(const uint8_t *p, size_t n, const nbg_weights_op *o)
 			for (pos = aligned; pos < n; pos++)
 				assert_int_equal(p[pos], 0);
 		}
+		return;
+	}
+	if (nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_LUT) {
+		/* 1,024 words of 21 bits (a sign, 5 exponent bits of bias 15, 15
+		 * mantissa bits; exponent 0 only for +-0), then 3 words; each code
+		 * the word's value, computed here from the bits */
+		size_t cn;
+		const uint8_t *codes = nbg_weights_op_codes(o, &cn);
+		assert_int_equal(n, 4108);
+		assert_int_equal(cn, 1024);
+		assert_int_equal(nbg_weights_op_code_bytes(o), 4);
+		for (size_t i = 0; i < 1024; i++) {
+			uint32_t w = get32(p + 4 * i), e = w >> 15 & 31, mant = w & 0x7fff;
+			assert_int_equal(w >> 21, 0);
+			assert_true(e != 31 && (e || !mant));
+			double v = e ? ldexp(1.0 + mant / 32768.0, (int)e - 15) : 0.0;
+			uint32_t bits = get32(codes + 4 * i);
+			float f;
+			memcpy(&f, &bits, sizeof(f));
+			assert_true((double)f == (w >> 20 ? -v : v) && (signbit(f) != 0) == (w >> 20 != 0));
+		}
+		assert_int_equal(nbg_weights_op_lut_tail(o)[0], get32(p + 4096));
+		assert_true((nbg_weights_op_lut_inputs(o) != NULL) == (nbg_weights_op_data_type(o) == 1));
 		return;
 	}
 	if (nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_F32) {
@@ -2076,6 +2202,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bit_flips),        cmocka_unit_test(test_synth_file),
 		cmocka_unit_test(test_synth_int8),
 		cmocka_unit_test(test_synth_file_rejected), cmocka_unit_test(test_synth_unsupported),
+		cmocka_unit_test(test_synth_lut),
 		cmocka_unit_test(test_cli_out),         cmocka_unit_test(test_tpfc),
 	};
 	const struct CMUnitTest corpus[] = {

@@ -295,14 +295,17 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_dot(int i, const char *title)
 
 /* The values of a decoded stream's n codes into v: the stored code
  * (uint8, int8, int16 two's complement) minus the zero point, or an fp16
- * code's value (nbg_tensor_stored, data format 1: FP16).  0 on failure. */
+ * code's or a table entry's value (nbg_tensor_stored, data format 1: FP16,
+ * 0: FP32).  0 on failure. */
 static int code_values(const nbg_weights_op *o, const uint8_t *codes, size_t n, double *v)
 {
 	unsigned dt = nbg_weights_op_data_type(o);
 	int32_t zp = nbg_weights_op_zero_point(o);
-	if (dt == 1) {
+	/* float32 (data format 0: an NN_LUT table's values) or fp16 codes */
+	unsigned cb = nbg_weights_op_code_bytes(o);
+	if (cb == 4 || dt == 1) {
 		float *f = NULL;
-		if (nbg_tensor_stored(1, codes, 2 * n, n, &f, NULL) != NBG_OK)
+		if (nbg_tensor_stored(cb == 4 ? 0 : 1, codes, cb * n, n, &f, NULL) != NBG_OK)
 			return 0;
 		for (size_t k = 0; k < n; k++)
 			v[k] = f[k];

@@ -80,7 +80,8 @@ typedef enum nbg_weights_format {
 	NBG_WEIGHTS_FORMAT_V8B = 3,
 	NBG_WEIGHTS_FORMAT_TPFC = 4, /* a TP fully connected layer's stream */
 	NBG_WEIGHTS_FORMAT_F32 = 5,  /* fp16 PReLU layers: float32 (weight, slope) per channel */
-	NBG_WEIGHTS_FORMAT_COUNT = 6
+	NBG_WEIGHTS_FORMAT_LUT = 6,  /* an NN_LUT operation's table of 1,024 entries */
+	NBG_WEIGHTS_FORMAT_COUNT = 7
 } nbg_weights_format;
 
 typedef struct nbg_weights nbg_weights;
@@ -201,11 +202,21 @@ NBG_API const char *nbg_weights_op_npy_descr(const nbg_weights_op *o);
  * bias: nbg_weights_op_bias and _bias_stored are NULL for them. */
 NBG_API const float *nbg_weights_op_prelu_slope(const nbg_weights_op *o);
 NBG_API const int64_t *nbg_weights_op_bias_stored64(const nbg_weights_op *o);
+/* NN_LUT tables (format NBG_WEIGHTS_FORMAT_LUT; doc/weights.md, "Lookup
+ * tables of the NN engine"): the codes are the 1,024 entries' values as
+ * float32 (4 bytes each, little-endian), shape [1024, 1, 1, 1].  _lut_tail:
+ * the three 32-bit words after the entries (NULL for other streams);
+ * _lut_inputs: the input each entry holds the function at, as half-precision
+ * bits, where established (fp16 data), else NULL. */
+NBG_API const uint32_t *nbg_weights_op_lut_tail(const nbg_weights_op *o);
+NBG_API const uint16_t *nbg_weights_op_lut_inputs(const nbg_weights_op *o);
 
 /* Of the codes of a decoded stream: smallest, largest, and how many equal
  * the zero point (0s when not decoded).  The codes of int8 and int16 kernels
  * (nbg_weights_op_data_type 2, 4) are two's complement: their min and max
- * are the signed values, as int32_t converted to uint32_t. */
+ * are the signed values, as int32_t converted to uint32_t; fp16 codes give
+ * their float16 bits, NN_LUT tables (4-byte codes) their float32 bits, and
+ * count the zeros (+-0). */
 NBG_API void nbg_weights_op_stats(const nbg_weights_op *o, uint32_t *min, uint32_t *max,
 				  uint64_t *zero_points);
 

@@ -12,7 +12,7 @@ static const char *const status_names[NBG_WEIGHTS_STATUS_COUNT] = {
 	"decoded", "not-decoded", "unsupported", "no-stream",
 };
 static const char *const format_names[NBG_WEIGHTS_FORMAT_COUNT] = {
-	"none", "v7", "v8a", "v8b", "tp-fc", "f32-pairs",
+	"none", "v7", "v8a", "v8b", "tp-fc", "f32-pairs", "lut",
 };
 
 const char *nbg_weights_status_name(nbg_weights_status s)

@@ -6,12 +6,14 @@
  * accessors.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "analysis/graph/commands_lib.h"
 #include "coef/coef_internal.h"
 #include "coef/weights_internal.h"
+#include "common/half.h"
 
 /* The targets whose family the corpus establishes: every stream of theirs
  * that decodes does so with this format (doc/weights.md). */
@@ -337,6 +339,7 @@ typedef struct pending {
 	uint64_t offset, size; /* the stream's (the operation's stream_offset, _size) */
 	size_t at;             /* its position in the result */
 	int tp;                /* a TP fully connected layer's stream (tp-fc) */
+	int lut;               /* an NN_LUT operation's table */
 	nbg_coef_shape s;
 } pending;
 
@@ -397,6 +400,64 @@ static bool decode_tp(const nbg_model *m, const nbg_coef_shape *s, nbg_weights_o
 	return true;
 }
 
+/*
+ * An NN_LUT operation's table (doc/weights.md, "Lookup tables of the NN
+ * engine"): NBG_NNLUT_BYTES of the stream, 1,024 entries of the wide
+ * layout of TP tables, then three words; the codes are the entries'
+ * values as float32 (each exact: 15 mantissa bits), and for fp16 data the
+ * inputs the entries hold the function at.  False only when memory ran out.
+ */
+static bool decode_lut(const nbg_model *m, const nbg_coef_shape *s, nbg_weights_op *w)
+{
+	const uint8_t *tab = m->data + w->stream_offset;
+
+	if (w->stream_size != NBG_NNLUT_BYTES) {
+		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-lut-size", UINT64_MAX,
+			   "unsupported (an NN_LUT stream of %" PRIu64 " bytes: the tables "
+			   "established are %u bytes, 1,024 entries and 3 words)",
+			   w->stream_size, NBG_NNLUT_BYTES);
+		return true;
+	}
+	uint8_t *v = malloc(NBG_LUT_ENTRIES * 4);
+	uint16_t *in = s->fp16 ? malloc(NBG_LUT_ENTRIES * sizeof(*in)) : NULL;
+	if (!v || (s->fp16 && !in)) {
+		free(v);
+		free(in);
+		return false;
+	}
+	for (uint32_t k = 0; k < 3; k++)
+		w->lut_tail[k] = le32(tab + 4 * (NBG_LUT_ENTRIES + k));
+	int sign = (w->lut_tail[0] & NBG_NNLUT_SIGN) != 0;
+	for (uint32_t i = 0; i < NBG_LUT_ENTRIES; i++) {
+		uint32_t word = le32(tab + 4 * i);
+		double x;
+		if (!nbg_command_lut_entry(word, 1, &x)) {
+			set_reason(w, NBG_WEIGHTS_NOT_DECODED, "lut-entry-invalid", 32ull * i,
+				   "entry %u (0x%08x) is no finite value of the table's layout "
+				   "(a sign, 5 exponent and 15 mantissa bits in the low 21 bits)",
+				   i, word);
+			free(v);
+			free(in);
+			return true;
+		}
+		float f = (float)x;
+		uint32_t bits;
+		memcpy(&bits, &f, sizeof(bits));
+		put_le32(v + 4 * i, bits);
+		if (in)
+			in[i] = nbg_command_nnlut_input(i, sign);
+	}
+	w->status = NBG_WEIGHTS_DECODED;
+	w->reason_id = "";
+	w->reason[0] = '\0';
+	w->bit = UINT64_MAX;
+	w->format = NBG_WEIGHTS_FORMAT_LUT;
+	w->codes = v;
+	w->code_bytes = 4;
+	w->lut_inputs = in;
+	return true;
+}
+
 /* The first pass over operation i: what its command says, where its stream
  * is, whether nbgkit decodes such a stream.  True when it is to be decoded
  * (p filled). */
@@ -420,6 +481,14 @@ static bool op_ready(const nbg_model *m, const nbg_graph *g, const nbg_commands 
 		return nbg_weights_tp_fc(g, op, cmd, &r) && tp_fc_ready(m, g, op, cmd, &r, w, p);
 	}
 	p->tp = 0;
+	p->lut = op->type == NBG_GRAPH_OP_NN_LUT;
+	if (p->lut) {
+		memset(&p->s, 0, sizeof(p->s));
+		w->shape[0] = NBG_LUT_ENTRIES;
+		w->shape[1] = w->shape[2] = w->shape[3] = 1;
+		p->s.fp16 = op->kernel_type == NBG_COEF_TYPE_FP16;
+		return locate(m, g, &op->kernel_ref, w);
+	}
 	shape_of(m, cmd, &p->s, &ky_field);
 	w->shape[0] = p->s.out;
 	w->shape[1] = p->s.kz;
@@ -455,7 +524,7 @@ static bool same_kernels(const pending *a, const pending *b)
 {
 	const nbg_coef_shape *x = &a->s, *y = &b->s;
 
-	return a->tp == b->tp && x->out == y->out && x->kz == y->kz && x->ky == y->ky &&
+	return a->tp == b->tp && a->lut == b->lut && x->out == y->out && x->kz == y->kz && x->ky == y->ky &&
 	       x->kx == y->kx && x->superblock == y->superblock &&
 	       x->zero_point == y->zero_point && x->in_zero_point == y->in_zero_point &&
 	       x->depthwise == y->depthwise && x->per_channel == y->per_channel &&
@@ -496,6 +565,8 @@ static void share(const nbg_weights_op *first, nbg_weights_op *w)
 	w->bias64 = first->bias64;
 	w->slope = first->slope;
 	w->code_bytes = first->code_bytes;
+	memcpy(w->lut_tail, first->lut_tail, sizeof(w->lut_tail));
+	w->lut_inputs = first->lut_inputs;
 	w->first = (nbg_weights_op *)first;
 }
 
@@ -537,7 +608,9 @@ static bool decode_streams(const nbg_model *m, nbg_weights *r, pending *p, size_
 					   last->stream_offset, last->stream_size);
 			continue;
 		}
-		if (!(p[i].tp ? decode_tp(m, &p[i].s, first) : decode_one(m, &p[i].s, first)))
+		if (!(p[i].lut  ? decode_lut(m, &p[i].s, first)
+		      : p[i].tp ? decode_tp(m, &p[i].s, first)
+				: decode_one(m, &p[i].s, first)))
 			return false;
 		if (!last || first->stream_offset + first->stream_size >
 				     last->stream_offset + last->stream_size)
@@ -673,6 +746,7 @@ void nbg_weights_free(nbg_weights *w)
 		free(w->ops[i].scale);
 		free(w->ops[i].bias64);
 		free(w->ops[i].slope);
+		free(w->ops[i].lut_inputs);
 	}
 	free(w->ops);
 	free(w->spans);
@@ -742,9 +816,37 @@ const float *nbg_weights_op_prelu_slope(const nbg_weights_op *o)
 const char *nbg_weights_op_npy_descr(const nbg_weights_op *o)
 {
 	unsigned dt = nbg_weights_op_data_type(o);
+	if (nbg_weights_op_code_bytes(o) == 4)
+		return "<f4";
 	if (nbg_weights_op_code_bytes(o) == 2)
 		return dt == 1 ? "<f2" : "<i2";
 	return dt == 2 ? "|i1" : "|u1";
+}
+
+int nbg_weights_stat_value(const nbg_weights_op *o, uint32_t stat, double *v)
+{
+	if (nbg_weights_op_code_bytes(o) == 4) {
+		float f;
+		memcpy(&f, &stat, sizeof(f));
+		*v = f;
+		return 1;
+	}
+	if (nbg_weights_op_data_type(o) == 1) {
+		*v = nbg_fp16_to_float((uint16_t)stat);
+		return 1;
+	}
+	*v = (int32_t)stat;
+	return 0;
+}
+
+const uint32_t *nbg_weights_op_lut_tail(const nbg_weights_op *o)
+{
+	return o && o->format == NBG_WEIGHTS_FORMAT_LUT && o->codes ? o->lut_tail : NULL;
+}
+
+const uint16_t *nbg_weights_op_lut_inputs(const nbg_weights_op *o)
+{
+	return o && o->format == NBG_WEIGHTS_FORMAT_LUT ? o->lut_inputs : NULL;
 }
 
 unsigned nbg_weights_op_code_bytes(const nbg_weights_op *o)
@@ -794,6 +896,29 @@ static void stats_fp16(const nbg_weights_op *f, uint32_t *min, uint32_t *max,
 		*zero_points = zeros;
 }
 
+/* NN_LUT tables: the float32 values' smallest and largest as their bits,
+ * zeros counted (+-0). */
+static void stats_f32(const nbg_weights_op *f, uint32_t *min, uint32_t *max, uint64_t *zero_points)
+{
+	float lo = INFINITY, hi = -INFINITY;
+	uint64_t zeros = 0;
+
+	for (uint32_t i = 0; i < f->shape[0]; i++) {
+		uint32_t bits = le32(f->codes + 4 * i);
+		float v;
+		memcpy(&v, &bits, sizeof(v));
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+		zeros += v == 0.0f;
+	}
+	if (min)
+		memcpy(min, &lo, sizeof(*min));
+	if (max)
+		memcpy(max, &hi, sizeof(*max));
+	if (zero_points)
+		*zero_points = zeros;
+}
+
 /* int16 codes: computed at each call (their streams are small). */
 static void stats16(const nbg_weights_op *f, uint32_t *min, uint32_t *max, uint64_t *zero_points)
 {
@@ -822,6 +947,10 @@ void nbg_weights_op_stats(const nbg_weights_op *o, uint32_t *min, uint32_t *max,
 	if (!o)
 		return;
 	nbg_weights_op *f = o->first ? o->first : (nbg_weights_op *)o;
+	if (f->status == NBG_WEIGHTS_DECODED && f->code_bytes == 4) {
+		stats_f32(f, min, max, zero_points);
+		return;
+	}
 	if (f->status == NBG_WEIGHTS_DECODED && f->code_bytes == 2 && f->data_type == 1) {
 		stats_fp16(f, min, max, zero_points);
 		return;

@@ -26,7 +26,8 @@ struct nbg_weights_op {
 	uint32_t shape[4];       /* out, z, ky, kx */
 	int32_t zero_point, in_zero_point;
 	int int8;                /* decoded int8 codes (two's complement) */
-	unsigned code_bytes;     /* bytes per code: 2 for int16 kernels, else 1 */
+	unsigned code_bytes;     /* bytes per code: 2 for int16 and fp16 kernels, 4 for
+				  * NN_LUT tables (float32), else 1 */
 	/* the operation whose decode of the same stream this one shares: its
 	 * arrays are that one's (it alone frees them); itself when it decoded
 	 * its stream or has none */
@@ -37,6 +38,11 @@ struct nbg_weights_op {
 	float *scale;
 	int64_t *bias64;         /* int16 kernels: the stored 48-bit biases */
 	float *slope;            /* fp16 PReLU layers: the slope per channel */
+	/* NN_LUT tables (codes: the entries' values, float32): the three words
+	 * after the entries, and each entry's input (half-precision bits)
+	 * where established (fp16 data), else NULL */
+	uint32_t lut_tail[3];
+	uint16_t *lut_inputs;
 	/* nbg_weights_op_stats' figures of the first's codes, computed at the
 	 * first call and kept (atomic): bit 63 set once computed, min in bits
 	 * 0-7, max in 8-15, zero points from bit 16 */

@@ -137,20 +137,27 @@ static json_t *op_json(const nbg_graph *g, const nbg_commands *c, const nbg_weig
 	uint32_t st_min, st_max;
 	uint64_t st_zero;
 	nbg_weights_op_stats(o, &st_min, &st_max, &st_zero);
-	/* fp16 codes: min and max as float values */
-	int fp16 = nbg_weights_op_data_type(o) == 1;
+	/* fp16 codes and tables: min and max as float values */
+	double vmin, vmax;
+	int real = nbg_weights_stat_value(o, st_min, &vmin);
+	nbg_weights_stat_value(o, st_max, &vmax);
 	json_object_set_new(j, "codes",
 			    json_pack("{s:o,s:o,s:I,s:f}", "min",
-				      fp16 ? json_real(nbg_fp16_to_float((uint16_t)st_min))
-					   : json_integer((json_int_t)(int32_t)st_min),
+				      real ? json_real(vmin) : json_integer((json_int_t)vmin),
 				      "max",
-				      fp16 ? json_real(nbg_fp16_to_float((uint16_t)st_max))
-					   : json_integer((json_int_t)(int32_t)st_max),
+				      real ? json_real(vmax) : json_integer((json_int_t)vmax),
 				      "zero_points", (json_int_t)st_zero,
 				      "zero_point_fraction",
 				      (double)st_zero /
 					      ((double)shape[0] * shape[1] * shape[2] * shape[3])));
 	json_object_set_new(j, "per_channel_scale", json_boolean(nbg_weights_op_scale(o) != NULL));
+	const uint32_t *tail = nbg_weights_op_lut_tail(o);
+	if (tail)
+		json_object_set_new(j, "lut", json_pack("{s:[I,I,I],s:b,s:s?}", "tail",
+							 (json_int_t)tail[0], (json_int_t)tail[1],
+							 (json_int_t)tail[2], "sign_support",
+							 (tail[0] >> 28 & 1) != 0, "inputs",
+							 nbg_weights_op_lut_inputs(o) ? "float16" : NULL));
 	json_object_set_new(j, "sha256", shared_sha(w, o, sha));
 	return j;
 }

@@ -54,14 +54,21 @@ void nbg_text_weights_op(FILE *out, const nbg_graph *g, const nbg_weights_op *o)
 	uint64_t n = (uint64_t)shape[0] * shape[1] * shape[2] * shape[3], st_zero;
 	uint32_t st_min, st_max;
 	nbg_weights_op_stats(o, &st_min, &st_max, &st_zero);
-	fprintf(out, "decoded %s (%s, %u core%s), zero point %d, ",
+	double vmin, vmax;
+	int real = nbg_weights_stat_value(o, st_min, &vmin);
+	nbg_weights_stat_value(o, st_max, &vmax);
+	if (nbg_weights_op_lut_tail(o)) {
+		fprintf(out, "decoded lut (1,024 entries, inputs %s), values %g..%g, %.1f%% zero\n",
+			!nbg_weights_op_lut_inputs(o)		? "not established"
+			: nbg_weights_op_lut_tail(o)[0] >> 28 & 1 ? "of both signs"
+								   : "non-negative",
+			vmin, vmax, n ? 100.0 * (double)st_zero / (double)n : 0.0);
+		return;
+	}
+	fprintf(out, "decoded %s (%s, %u core%s), zero point %d, %s %g..%g",
 		nbg_weights_format_name(nbg_weights_op_format(o)), nbg_weights_op_order(o), cores,
-		cores == 1 ? "" : "s", nbg_weights_op_zero_point(o));
-	if (nbg_weights_op_data_type(o) == 1) /* fp16: values */
-		fprintf(out, "values %g..%g", (double)nbg_fp16_to_float((uint16_t)st_min),
-			(double)nbg_fp16_to_float((uint16_t)st_max));
-	else
-		fprintf(out, "codes %d..%d", (int32_t)st_min, (int32_t)st_max);
+		cores == 1 ? "" : "s", nbg_weights_op_zero_point(o), real ? "values" : "codes",
+		vmin, vmax);
 	fprintf(out, ", %.1f%% zero weights%s%s\n", n ? 100.0 * (double)st_zero / (double)n : 0.0,
 		nbg_weights_op_scale(o) ? ", per-channel floats" : "",
 		nbg_weights_op_prelu_slope(o) ? ", PReLU slopes" : "");

@@ -180,7 +180,11 @@ class Weights:
     (int8, int16 for those kernels), ``bias`` (int32, the compiler's
     zero-point correction undone; None for int16 kernels) and
     ``bias_stored`` per output channel (int64 for int16 kernels), ``scale`` (float32) when the stream
-    carries one; the arrays are read-only views of the decoded result."""
+    carries one.  An NN_LUT operation's table (``format`` ``lut``): ``codes``
+    are its 1,024 entries' values (float32, shape [1024, 1, 1, 1]) and
+    ``lut_inputs`` the input each holds the function at (float16) where that
+    is established (fp16 data).  The arrays are read-only views of the
+    decoded result."""
     index: int
     operation: int
     command: int
@@ -201,6 +205,7 @@ class Weights:
     bias: Any = None
     bias_stored: Any = None
     scale: Any = None
+    lut_inputs: Any = None
 
     def floats(self):
         """The weights as float32 where the file gives them, with where
@@ -211,6 +216,8 @@ class Weights:
         np = _numpy()
         if self.codes is None:
             return None, None
+        if self.format == "lut":
+            return self.codes.astype(np.float32), "table values (float32)"
         if self.data_type == "fp16":
             return self.codes.astype(np.float32), "float16 codes"
         if self.scale is None or self.data_type == "int16":
@@ -531,12 +538,16 @@ class Model:
             if op is not None and d["operation"] != op:
                 continue
             shape = tuple(d["shape"])
-            codes, bias, stored, scale = (d.pop(k) for k in ("codes", "bias", "bias_stored", "scale"))
+            codes, bias, stored, scale, inputs = (d.pop(k, None) for k in (
+                "codes", "bias", "bias_stored", "scale", "lut_inputs"))
             w = Weights(**{k: v for k, v in d.items() if k != "shape"}, shape=shape)
+            if inputs is not None:
+                w.lut_inputs = np.frombuffer(inputs, dtype="<f2")
             if codes is not None:
-                # int8 and int16 kernels hold signed codes (doc/weights.md)
-                kind = {"int8": np.int8, "int16": "<i2", "fp16": "<f2"}.get(d.get("data_type"),
-                                                                          np.uint8)
+                # int8 and int16 kernels hold signed codes, tables float32
+                # values (doc/weights.md)
+                kind = "<f4" if d.get("format") == "lut" else {
+                    "int8": np.int8, "int16": "<i2", "fp16": "<f2"}.get(d.get("data_type"), np.uint8)
                 w.codes = np.frombuffer(codes, dtype=kind).reshape(shape)
             if bias is not None:
                 w.bias = np.frombuffer(bias, dtype="<i4")

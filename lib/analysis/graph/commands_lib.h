@@ -67,9 +67,27 @@ NBG_INTERNAL int nbg_command_ring(const nbg_graph *g, size_t operation, uint32_t
 NBG_INTERNAL const uint8_t *nbg_command_lut_table(const nbg_model *m, const nbg_graph *g,
 						  const nbg_cmd *cmd, size_t operation, nbg_cmd_ref *r,
 						  uint64_t *size);
+/* The bytes a reference into a coefficient table entry names, from its
+ * source offset to the entry's end (*size), or NULL when r is not relocated
+ * into an in-bounds entry (the table: COEF_DATA, else the LCDT). */
+NBG_INTERNAL const uint8_t *nbg_command_coef_bytes(const nbg_model *m, const nbg_graph *g,
+						   const nbg_cmd_ref *r, uint64_t *size);
 NBG_INTERNAL int nbg_command_lut_layout(const uint8_t *tab, uint64_t size, int *wide, uint64_t *bad_byte);
 NBG_INTERNAL uint32_t nbg_command_lut_word(const uint8_t *tab, int wide, uint32_t i);
 NBG_INTERNAL int nbg_command_lut_entry(uint32_t w, int wide, double *v);
+/*
+ * The table of an NN_LUT operation (an NN-engine activation, commands_lut.c;
+ * doc/weights.md, "Lookup tables of the NN engine"): the stream its
+ * kernel_address names, NBG_NNLUT_BYTES long: 1,024 entries of the wide
+ * layout above, then three words, of which bit 28 of the first
+ * (NBG_NNLUT_SIGN) says how an entry's index maps to its input: the input
+ * whose half-precision bits are ((i & 511) << 6) ^ 0x4000 with the sign
+ * bit 9 of i put on (set), or ((i << 5) & 0xffff) ^ 0x4000, non-negative
+ * inputs only (clear).  nbg_command_nnlut_input gives entry i's input bits.
+ */
+#define NBG_NNLUT_BYTES (NBG_LUT_ENTRIES * 4u + 12u)
+#define NBG_NNLUT_SIGN (1u << 28)
+NBG_INTERNAL uint16_t nbg_command_nnlut_input(uint32_t i, int sign);
 
 /* The value of NN field f of an NN command, of TP field f of a TP command;
  * 0 for a command of the other engine.  Fields are named by id (a typo does

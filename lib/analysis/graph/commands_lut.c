@@ -1,9 +1,12 @@
 /*
  * commands_lut.c - the table of a TP lookup-table activation (alu_pwl_enable
- * 1), as the CPU backend executes it (lib/cpu/ops/lut.c) and the network view
- * names its function (lib/analysis/network/network_lut.c): where it lies,
- * its two layouts, an entry's value.  doc/cpu-backend.md, "Lookup-table
- * activations", gives the evidence of each rule.
+ * 1) and of an NN_LUT operation (the same entries, indexed otherwise), as
+ * the weights decoder reads them (lib/coef/weights.c), the CPU backend
+ * executes them (lib/cpu/ops/lut.c) and the network view names their
+ * function (lib/analysis/network/network_lut.c): where they lie, their
+ * layouts, an entry's value and input.  doc/cpu-backend.md, "Lookup-table
+ * activations", and doc/weights.md, "Lookup tables of the NN engine", give
+ * the evidence of each rule.
  */
 #include <math.h>
 
@@ -14,6 +17,12 @@ const uint8_t *nbg_command_lut_table(const nbg_model *m, const nbg_graph *g, con
 				     size_t operation, nbg_cmd_ref *r, uint64_t *size)
 {
 	nbg_command_field_ref(g, cmd, operation, NBG_TPF_ALU_LOAD_PWL_LUT_ADDRESS, r);
+	return nbg_command_coef_bytes(m, g, r, size);
+}
+
+const uint8_t *nbg_command_coef_bytes(const nbg_model *m, const nbg_graph *g, const nbg_cmd_ref *r,
+				      uint64_t *size)
+{
 	int ti = NBG_GRAPH_TABLE_COEF_DATA;
 	const nbg_graph_table *t = nbg_graph_table_at(g, (size_t)ti);
 	if (!t || !t->present || !t->decoded) {
@@ -58,4 +67,11 @@ int nbg_command_lut_entry(uint32_t w, int wide, double *v)
 	double x = e == 0 ? 0.0 : ldexp(1.0 + ldexp((double)mant, -(int)mbits), (int)e - 15);
 	*v = sign ? -x : x;
 	return 1;
+}
+
+uint16_t nbg_command_nnlut_input(uint32_t i, int sign)
+{
+	if (sign)
+		return (uint16_t)((((i & 511u) << 6) ^ 0x4000u) | (i & 512u ? 0x8000u : 0u));
+	return (uint16_t)(((i << 5) & 0xffffu) ^ 0x4000u);
 }
