@@ -135,8 +135,9 @@ static void name_operator(nbg_network *n, nbg_net_layer *l, const nbg_cmd_op *fi
 		if (first->type == NBG_GRAPH_OP_NN)
 			nn_operator(l, first);
 		else if (first->type == NBG_GRAPH_OP_NN_LUT) {
+			const char *f = nbg_network_nnlut_function(n, first);
 			l->op = "Activation";
-			l->activation = "lut";
+			l->activation = f ? f : "lut";
 			l->op_basis = NBG_NET_OP_COMMAND;
 		} else if (first->type == NBG_GRAPH_OP_NT) {
 			l->op = "Transpose";

@@ -30,6 +30,7 @@ NBG_INTERNAL int nbg_network_shapes(nbg_network *n);
  * "sigmoid", "silu", "leaky-relu", "relu"), or NULL when none of them
  * (network_lut.c). */
 NBG_INTERNAL const char *nbg_network_lut_function(const nbg_network *n, const nbg_cmd_op *op);
+NBG_INTERNAL const char *nbg_network_nnlut_function(const nbg_network *n, const nbg_cmd_op *op);
 /* The edges between nodes and records (network_edges.c); 0 or -1. */
 NBG_INTERNAL int nbg_network_edges(nbg_network *n);
 

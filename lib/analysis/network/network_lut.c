@@ -6,10 +6,11 @@
  * the sign (bit 9) and (i & 511) << 6 (sign support 1); the compiler folds
  * the input's scale into the function, so each candidate has one parameter
  * p: tanh(p x), the sigmoid 1 / (1 + e^(-p x)), SiLU p x / (1 + e^(-p x)),
- * the leaky ReLU (x, or p x below 0; p 0: the ReLU).  p is solved from the
+ * the square (p x)^2, the leaky ReLU (x, or p x below 0; p 0: the ReLU).  p is solved from the
  * entries in the middle of the function's range, and the candidate is the
  * function only when every finite entry is within 4 units in the last place
- * of the entry's layout (or 2^-13) of it -- the CPU backend's test reads the
+ * of the entry's layout (or 2^-13) of it, or where the function passes the
+ * layout's largest value, is that value -- the CPU backend's test reads the
  * corpus tables so (test cpu-lut, within 0.51).  doc/commands.md, "The
  * network view".
  */
@@ -21,7 +22,7 @@
 #include "analysis/network/network_internal.h"
 #include "common/half.h"
 
-enum { FN_TANH, FN_SIGMOID, FN_SILU, FN_LEAKY, FN__COUNT };
+enum { FN_TANH, FN_SIGMOID, FN_SILU, FN_SQUARE, FN_LEAKY, FN__COUNT };
 
 static double value(int f, double p, double x)
 {
@@ -32,6 +33,8 @@ static double value(int f, double p, double x)
 		return 1.0 / (1.0 + exp(-p * x));
 	case FN_SILU:
 		return p * x / (1.0 + exp(-p * x));
+	case FN_SQUARE:
+		return p * x * p * x;
 	default:
 		return x >= 0 ? x : p * x;
 	}
@@ -95,6 +98,8 @@ static double solve(int f, double x, double t)
 		return x > 0 && t > 0.6 && t < 0.9 ? -log(1.0 / t - 1.0) / x : NAN;
 	case FN_LEAKY:
 		return x < -1 ? t / x : NAN;
+	case FN_SQUARE:
+		return x > 0.5 && t > 0 ? sqrt(t) / x : NAN;
 	default:
 		break;
 	}
@@ -124,8 +129,12 @@ static int holds(int f, const double *x, const double *t, size_t n, int mbits, d
 	double p = ps[k / 2];
 	if (f == FN_LEAKY ? !(p >= 0 && p < 1) : !(p > 0))
 		return 0;
+	/* the layout's largest value: a function beyond it is clamped to it */
+	double top = mbits == 15 ? ldexp(2.0 - 0x1p-15, 15) : 65504.0;
 	for (size_t i = 0; i < n; i++) {
 		double want = value(f, p, x[i]), a = fabs(want);
+		if (a > top && fabs(t[i]) == top && (want > 0) == (t[i] > 0))
+			continue;
 		double ulp = a >= 0x1p-14 ? ldexp(1.0, ilogb(a) - mbits) : 0;
 		if (fabs(t[i] - want) > fmax(4 * ulp, 0x1p-13))
 			return 0;
@@ -133,9 +142,33 @@ static int holds(int f, const double *x, const double *t, size_t n, int mbits, d
 	return 1;
 }
 
+/* The function the k entries (x, t) hold, NULL when no candidate fits:
+ * only odd ones where the table has no sign support (TP: tanh). */
+static const char *name_points(const double *x, const double *t, size_t k, int odd, int mbits,
+			       double *ps)
+{
+	static const char *const names[FN__COUNT] = { "tanh", "sigmoid", "silu", "square",
+						      "leaky-relu" };
+	const char *name = NULL;
+
+	for (int f = 0; f < FN__COUNT && !name && k; f++) {
+		if (odd && f != FN_TANH)
+			continue;
+		if (holds(f, x, t, k, mbits, ps))
+			name = names[f];
+	}
+	if (name && !strcmp(name, "leaky-relu")) {
+		/* the leaky ReLU of slope 0 is the ReLU */
+		int relu = 1;
+		for (size_t i = 0; i < k && relu; i++)
+			relu = x[i] >= 0 || t[i] == 0;
+		name = relu ? "relu" : name;
+	}
+	return name;
+}
+
 const char *nbg_network_lut_function(const nbg_network *n, const nbg_cmd_op *op)
 {
-	static const char *const names[FN__COUNT] = { "tanh", "sigmoid", "silu", "leaky-relu" };
 	const nbg_cmd *cmd = nbg_commands_at(n->c, NBG_CMD_TP, op->command);
 	nbg_cmd_ref r;
 	uint64_t size = 0, bad = 0;
@@ -146,25 +179,41 @@ const char *nbg_network_lut_function(const nbg_network *n, const nbg_cmd_op *op)
 		return NULL;
 	int sign = nbg_cmd_tp(cmd, NBG_TPF_ALU_PWL_SIGN_SUPPORT) != 0;
 	double *buf = malloc(3 * NBG_LUT_ENTRIES * sizeof(double));
-	const char *name = NULL;
 	if (!buf)
 		return NULL;
-	double *x = buf, *t = buf + NBG_LUT_ENTRIES, *ps = buf + 2 * NBG_LUT_ENTRIES;
+	double *x = buf, *t = buf + NBG_LUT_ENTRIES;
 	size_t k = points(tab, wide, sign, x, t);
-	for (int f = 0; f < FN__COUNT && !name && k; f++) {
-		/* a table without sign support holds an odd function */
-		if (!sign && f != FN_TANH)
+	const char *name = name_points(x, t, k, !sign, wide ? 15 : 10, buf + 2 * NBG_LUT_ENTRIES);
+	free(buf);
+	return name;
+}
+
+/* An NN_LUT operation's table (commands_lib.h, NBG_NNLUT_BYTES) on fp16
+ * data: its entries at the inputs the tail's sign bit maps them to. */
+const char *nbg_network_nnlut_function(const nbg_network *n, const nbg_cmd_op *op)
+{
+	uint64_t size = 0;
+	const uint8_t *tab = op->in_type == 1 && op->out_type == 1 /* fp16 */
+				     ? nbg_command_coef_bytes(n->m, n->g, &op->kernel_ref, &size) : NULL;
+
+	if (!tab || size != NBG_NNLUT_BYTES)
+		return NULL;
+	int sign = (le32(tab + 4 * NBG_LUT_ENTRIES) & NBG_NNLUT_SIGN) != 0;
+	double *buf = malloc(3 * NBG_LUT_ENTRIES * sizeof(double));
+	if (!buf)
+		return NULL;
+	double *x = buf, *t = buf + NBG_LUT_ENTRIES;
+	size_t k = 0;
+	for (uint32_t i = 0; i < NBG_LUT_ENTRIES; i++) {
+		uint16_t h = nbg_command_nnlut_input(i, sign);
+		double v, in = nbg_fp16_to_float(h);
+		if ((h & 0x7c00) == 0x7c00 || fabs(in) >= 60000 ||
+		    !nbg_command_lut_entry(le32(tab + 4 * i), 1, &v))
 			continue;
-		if (holds(f, x, t, k, wide ? 15 : 10, ps))
-			name = names[f];
+		x[k] = in;
+		t[k++] = v;
 	}
-	if (name && !strcmp(name, "leaky-relu")) {
-		/* the leaky ReLU of slope 0 is the ReLU */
-		int relu = 1;
-		for (size_t i = 0; i < k && relu; i++)
-			relu = x[i] >= 0 || t[i] == 0;
-		name = relu ? "relu" : name;
-	}
+	const char *name = name_points(x, t, k, 0, 15, buf + 2 * NBG_LUT_ENTRIES);
 	free(buf);
 	return name;
 }
