@@ -104,6 +104,93 @@ def int16_fit(codes, w, hist):
     return fl
 
 
+def fp21(w):
+    """The value of a table word (a sign, 5 exponent bits of bias 15, 15
+    mantissa bits), from its bits; None when it is none."""
+    e, m = w >> 15 & 31, w & 0x7fff
+    if w >> 21 or e == 31 or (e == 0 and m):
+        return None
+    v = (1 + m / 32768.0) * 2.0 ** (e - 15) if e else 0.0
+    return -v if w >> 20 & 1 else v
+
+
+def lut_inputs(sign):
+    """The inputs entry i holds the function at, by the tail's sign bit:
+    half-precision bits ((i & 511) << 6) ^ 0x4000 and the sign bit 9 of i
+    (set), or ((i << 5) & 0xffff) ^ 0x4000 (clear)."""
+    import numpy as np
+    i = np.arange(1024, dtype=np.uint32)
+    h = (((i & 511) << 6) ^ 0x4000) | np.where(i & 512, 0x8000, 0) if sign else \
+        ((i << 5) & 0xffff) ^ 0x4000
+    return h.astype(np.uint16).view(np.float16).astype(np.float64)
+
+
+def lut_function(x, t):
+    """Which elementary function the entries (x, t) hold, within 4 units in
+    the last place of the 15-bit mantissa (entries past the largest value,
+    65535, clamped to it), by numpy: the ReLU, the square, the square root,
+    the reciprocal square root (the layer normalisations' operations of the
+    sources); None.  An input of exponent 0 is taken as the table's maker
+    reads one, (1 + m / 1024) * 2^-15 (sqrt's entry at +0 is sqrt(2^-15))."""
+    import numpy as np
+    ok = np.isfinite(x) & (np.abs(x) < 60000)
+    x, t = x[ok], t[ok]
+    h = x.astype(np.float16).view(np.uint16)
+    sub = (h & 0x7c00) == 0
+    x = np.where(sub, np.where(h & 0x8000, -1, 1) * (1 + (h & 0x3ff) / 1024.0) * 2.0 ** -15, x)
+    top = (2 - 2.0 ** -15) * 2.0 ** 15
+    cands = {"relu": lambda: np.maximum(x, 0), "square": lambda: x * x}
+    if (x > 0).all():
+        cands["sqrt"] = lambda: np.sqrt(x)
+        cands["rsqrt"] = lambda: 1 / np.sqrt(x)
+    for name, f in cands.items():
+        with np.errstate(all="ignore"):
+            want = f()
+        ulp = np.where(np.abs(want) >= 2.0 ** -14, 2.0 ** (np.floor(np.log2(np.maximum(
+            np.abs(want), 2.0 ** -14))) - 15), 0)
+        good = (np.abs(t - want) <= np.maximum(4 * ulp, 2.0 ** -13)) | \
+            ((np.abs(want) > top) & (np.abs(t) == top))
+        if good.all():
+            return name
+    return None
+
+
+def judge_lut(op, out, name, figures):
+    """An NN_LUT table: its values equal the stream's words read here from
+    the raw bytes (the export's float32 against this decoding); on fp16 data
+    its inputs are the tail's mapping, and where the table is an elementary
+    function of the source's layers it holds it at those inputs and not at
+    the other mapping's."""
+    import numpy as np
+    codes = np.load(os.path.join(out, op["files"]["weights"])).ravel()
+    raw = np.frombuffer(open(op["_path"], "rb").read()[op["stream"]["offset"]:][:4108], "<u4")
+    want = np.array([fp21(int(w)) for w in raw[:1024]], dtype=np.float64)
+    sign = bool(raw[1024] >> 28 & 1)
+    ok = codes.dtype == np.float32 and np.array_equal(codes.astype(np.float64), want) and \
+        op["lut"]["sign_support"] == sign
+    check(ok, "%s: operation %d: its NN_LUT table's 1,024 values are the stream's words "
+          "(read from the file's bytes) and its sign bit %d" % (name, op["operation"], sign))
+    if op["data_type"] != "fp16" or op["files"]["weights"] in figures["lut_done"]:
+        return
+    figures["lut_done"].add(op["files"]["weights"])
+    x = np.load(os.path.join(out, op["files"]["lut_inputs"]))
+    check(np.array_equal(x.astype(np.float16).view(np.uint16),
+                         lut_inputs(sign).astype(np.float16).view(np.uint16)),
+          "%s: operation %d: the exported inputs are "
+          "the mapping of sign bit %d" % (name, op["operation"], sign))
+    f = lut_function(lut_inputs(sign), want)
+    if f is None:
+        print("note %s: operation %d: its table is no function of the list (ReLU, square, "
+              "square root, reciprocal square root): mapping not judged" % (name, op["operation"]))
+        figures["lut"]["other"] = figures["lut"].get("other", 0) + 1
+        return
+    other = lut_function(lut_inputs(not sign), want)
+    check(other is None, "%s: operation %d: its table is the %s at the inputs of sign bit %d "
+          "and no function of the list at the other mapping's" % (name, op["operation"], f, sign))
+    key = "%s (sign bit %d)" % (f, sign)
+    figures["lut"][key] = figures["lut"].get(key, 0) + 1
+
+
 def judge(nbg, path, src, figures):
     import numpy as np
     sources = source_kernels(src)
@@ -116,11 +203,16 @@ def judge(nbg, path, src, figures):
                            text=True)
         check(r.returncode == 0, "%s: nbg weights --out exits 0 (%s)" % (name, r.stderr.strip()))
         doc = json.load(open(os.path.join(out, "weights.json")))["weights"]
+        for op in doc["operations"]:
+            op["_path"] = path
         judged = matched = 0
         fls = {}
         hist = figures["error"]
         done = set()  # weights files judged (operations sharing a stream share them)
         for op in doc["operations"]:
+            if op["status"] == "decoded" and op["format"] == "lut":
+                judge_lut(op, out, name, figures)
+                continue
             if op["status"] != "decoded" or op["data_type"] not in ("int16", "fp16"):
                 continue
             judged += 1
@@ -205,7 +297,8 @@ def main():
         print("SKIP: no %s" % os.path.join(models, "mediapipe-a733"))
         sys.exit(77)
     debian_imports(("numpy",), "NBG_V2_REEXEC", "the v2 weights check needs Debian's python3-numpy")
-    figures = {"operations": 0, "compiler": 0, "error": [0, 0, 0, 0.0, 0.0]}
+    figures = {"operations": 0, "compiler": 0, "error": [0, 0, 0, 0.0, 0.0], "lut": {},
+               "lut_done": set()}
     v2 = os.path.join(corpus, "v2")
     for name in sorted(os.listdir(v2)):
         if not name.endswith(".nb"):
@@ -221,6 +314,10 @@ def main():
           "step of w * 2^fl: %d, within one: %d, within two: %d (largest error %.3f; %.3f "
           "below 16384)" % (figures["operations"], figures["compiler"], e[0], e[1], e[2], e[3],
                             e[4]))
+    lut = figures["lut"]
+    check(any("sign bit 1" in k for k in lut) and any("sign bit 0" in k for k in lut),
+          "NN_LUT tables on fp16 data judged by function: %s; both mappings witnessed"
+          % dict(sorted(lut.items())))
     print("%d failed" % check_network.failed)
     sys.exit(1 if check_network.failed else 0)
 
