@@ -38,15 +38,8 @@ import sys
 
 import tc_corpus
 from exe_wrapper import command
-
-failed = 0
-
-
-def check(ok, what):
-    global failed
-    print("%s %s" % ("ok  " if ok else "FAIL", what))
-    if not ok:
-        failed += 1
+from tc_check import check
+import tc_check
 
 
 def doc_of(nbg, path):
@@ -241,8 +234,7 @@ def main():
     lenet5(nbg, corpus)
     lenet_caffe(nbg, models)
     every_file(nbg, corpus, models)
-    print("%d failed" % failed)
-    return 1 if failed else 0
+    return tc_check.finish()
 
 
 if __name__ == "__main__":

@@ -49,15 +49,9 @@ import tempfile
 
 import tc_corpus
 from exe_wrapper import command
+from tc_check import check
+import tc_check
 
-failed = 0
-
-
-def check(ok, what):
-    global failed
-    print("%s %s" % ("ok  " if ok else "FAIL", what))
-    if not ok:
-        failed += 1
 
 
 def network(nbg, path, core=False):
@@ -421,8 +415,7 @@ def main():
             check_lut_functions(nbg, corpus, tmp)
         for k in sorted(totals):
             print("figure %s: %d" % (k, totals[k]))
-    print("%d failed" % failed)
-    sys.exit(1 if failed else 0)
+    sys.exit(tc_check.finish())
 
 
 if __name__ == "__main__":
