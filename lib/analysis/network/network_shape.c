@@ -763,6 +763,8 @@ int nbg_network_shapes(nbg_network *n)
 		outputs_from_consumers(n, prod);
 		whole_edges(n, prod);
 		rc = forward(n, grid);
+		/* what forward() settled joins the ends it left to the engine */
+		whole_edges(n, prod);
 	}
 	free(prod);
 	free(grid);
