@@ -1184,6 +1184,36 @@ def tpfc_case():
     return c
 
 
+def tpfc_in_zp_case():
+    c = Case("tp-fully-connected-in-zp", "TP fully connected layer with in_zp 128 (as the gender network's on "
+             "0x7d, 0x88, 0x99): 9 inputs -> 6 outputs, kernel zero point 90, biases stored as added; one sum "
+             "a tie, one saturates each way",
+             "numpy: requant(bias[o] + sum over i of (w[o][i] - 90) x (in[i] - 128)), exactly (Python "
+             "fractions), half away from zero")
+    rs = np.random.RandomState(26)
+    x = rs.randint(0, 256, 9)
+    w = rs.randint(0, 256, (6, 9))
+    acc = [(w[o].astype(np.int64) - 90) @ (x.astype(np.int64) - 128) for o in range(6)]
+    bias = rs.randint(-3000, 3000, 6)
+    bias[0] = -int(acc[0]) - 8 * 7 - 4     # -60: -7.5
+    bias[1], bias[2] = 200000, -200000
+    c.add_input(x, [9])
+    s = c.add_stream({"out": 6, "kz": 9, "ky": 1, "kx": 1, "zp": 90, "in_zp": 128, "w": w.ravel(),
+                      "bias": bias, "cores": 1, "superblocks": 1, "depthwise": 0, "plane": 1, "seed": 0},
+                     {"format": CE_TPFC, "zrl": 1, "avg_bias": 171, "map_seed": 7})
+    op = tp_op(c, "FullyConnectedReluLayer", 1, 1, 9, 1, 1, (0, 0, 0, 0), (1, 1, 1, 1),
+               [(1, 0), (1, 0), (1, 0), (1, 0), (6, 1), (1, 0)], zp=128,
+               extra=[("in_tile_sequence", 3), ("coef_zp", 90), ("out_zp", 60),
+                      ("alu_output_postshift", 3)])
+    field_addr(op, "alu_load_pwl_lut_address", MISC_DYNA_GENERIC, s, 0)
+    out = [sat8(round_half_away((int(bias[o]) + int(acc[o])) * Fraction(1, 8)) + 60) for o in range(6)]
+    # read without in_zp the sums would differ by 128 x sum(w - 90)
+    assert out[0] == 52 and out[1] == 255 and out[2] == 0
+    assert any(sat8(round_half_away((int(bias[o]) + int((w[o].astype(np.int64) - 90) @ x)) * Fraction(1, 8)) + 60)
+               != out[o] for o in range(3, 6))
+    c.add_output(out, [6])
+    return c
+
 
 # ------------------------------------------------------------- shaders
 
@@ -1505,7 +1535,7 @@ def all_cases():
             [tp_f16_case(), lut_case(), tp_int8_case(), tpfc_case()] +
             [softmax_case(), softmax_int8_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
-            ] + spmax_cases())
+            ] + spmax_cases() + [tpfc_in_zp_case()])
 
 
 def dwshader(name, rs, codes, scale_bits, pixels=None):
