@@ -147,7 +147,7 @@ def softmax_exact(x, weight):
 # float32's 23 mantissa bits m and biased exponent e, and the scale the
 # table says those fields mean.
 GROUP_15 = (0x7D, 0x88, 0x99, 0xA1)
-GROUP_127 = (0xB9, 0xBE)
+GROUP_127 = (0xAD, 0xB9, 0xBE)
 
 
 def scale_fields(target, m, e):
@@ -1528,6 +1528,15 @@ def spmax_cases():
                        0x3E64F421, np.array([214, 178, 92, 162, 139, 56, 144, 168, 81, 174]))]
 
 
+def nn_scale_0xad_case():
+    return conv_case(
+        "nn-conv-0xad",
+        "NN conv 3x3, 3 -> 4 channels, 6x5 -> 6x5 (offsets -1), ReLU, target 0xad (shift = 127 - exponent, "
+        "as 0xb9/0xbe: the 23-bit mantissa, a right shift of 5 to 12)", 6, target=0xAD, in_x=6, in_y=5, kz=3,
+        k=3, out_x=6, out_y=5, out_z=4, x_off=-1, y_off=-1, in_zp=0, w_zp=103, out_zp=0, relu=1,
+        m=0x52B7F4, e=117)[0]
+
+
 def all_cases():
     return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
@@ -1535,7 +1544,7 @@ def all_cases():
             [tp_f16_case(), lut_case(), tp_int8_case(), tpfc_case()] +
             [softmax_case(), softmax_int8_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
-            ] + spmax_cases() + [tpfc_in_zp_case()])
+            ] + spmax_cases() + [tpfc_in_zp_case(), nn_scale_0xad_case()])
 
 
 def dwshader(name, rs, codes, scale_bits, pixels=None):
