@@ -37,7 +37,7 @@ slow runs every whole-running file of every family on every input, and
 compares the compilations' first files with each other (figures only).
 No --tier: as slow.
 
-Usage: check_cpu_cross.py NBG CORPUS_DIR [--tier corpus|slow]   (exit 77,
+Usage: check_cpu_cross.py NBG DUMP CORPUS_DIR [--tier corpus|slow]   (exit 77,
 SKIP, when CORPUS_DIR is absent or Debian's python3-numpy cannot be
 imported).
 """
@@ -61,6 +61,11 @@ TOLERANCE = 0.25
 # 2 steps, test cpu-shpool), and a disagreement is printed, not failed.
 MARGIN = 0.2
 
+# A file that stops at a refused operation: the image that operation reads
+# against the one the same layer reads in a whole-running compilation (a
+# separate quantization: the 0x10003 image classification file and the
+# 0x10014 ones give 0.9998, see doc/cpu-backend.md).
+MIN_PARTIAL_CORR = 0.99
 # The corpus tier's families: a run of at most this much work (nbg run
 # --check: the emotion network takes 7.2e7, the gender network 1.2e8, the
 # image classification network 7.7e8, minutes under ASan)
@@ -95,13 +100,18 @@ def manifest(corpus):
     return rows
 
 
+PLANS = {}
+
+
 def plan(nbg, path):
-    """(runs whole, the refusal's message or "", the run's planned work)."""
+    """(runs whole, the refusal's message or "", the run's planned work);
+    PLANS[path] keeps the document."""
     r = cc.run([nbg, "run", "--backend", "cpu", "--check", "--json", path])
     try:
         doc = json.loads(r.stdout)
     except ValueError:
         return False, "nbg run --check failed (%d): %s" % (r.returncode, r.stderr.strip()[-200:]), 0
+    PLANS[path] = doc
     ref = doc.get("refusal") or {}
     return bool(doc.get("runs_whole")), ref.get("message", ""), doc["totals"]["work"]
 
@@ -323,15 +333,74 @@ def judge_family(nbg, name, whole, versions, recs, tmp, tier, failures, figures)
     return judged
 
 
+def read_op_input(nbg, dumper, path, op, values, recs, tmp):
+    """The bytes an NN or TP operation reads (its input image, rows and
+    slices as its dataflow gives them) after the run up to it, for the
+    input values."""
+    od = tempfile.mkdtemp(dir=tmp)
+    ins = []
+    for i, (rec, v) in enumerate(zip(recs[path][0], values)):
+        ins.append(os.path.join(od, "in_%d.bin" % i))
+        with open(ins[-1], "wb") as f:
+            f.write(encode(rec, v))
+    bufs = cc.dump(dumper, path, op["operation"], ins, tmp)
+    df, (x, y, z) = op["dataflow"], op["input"]
+    return cc.read_image(bufs[cc.key(op["input_ref"])], op["input_ref"]["offset"], x, y, z,
+                         df["input_row_stride"], df["input_slice_stride"]).ravel()
+
+
+def judge_partial(nbg, dumper, name, path, whole, versions, recs, tmp, tier, failures, figures):
+    """A file that stops at an NN or TP operation, against the oldest
+    whole-running file of its family with an operation of the same layer
+    name and engine reading as many bytes: the two images, run up to
+    there on the same inputs, must correlate at MIN_PARTIAL_CORR or more.
+    Returns 1 when judged."""
+    import numpy as np
+    first = (PLANS[path].get("first_refused") or {}).get("operation")
+    ops = {o["operation"]: o for o in cc.inspect_many(nbg, [path], "--commands")[path]["commands"]["operations"]}
+    mine = ops.get(first)
+    if mine is None:
+        print("%s: %s not judged up to its refusal: operation %s is no NN or TP operation" %
+              (name, rel(path), first))
+        return 0
+    allrecs = dict(recs)
+    allrecs.update(records(nbg, [path]))
+    for other in sorted(whole, key=lambda p: versions[p]):
+        if matchable(allrecs, other, path):
+            continue
+        theirs = [o for o in cc.inspect_many(nbg, [other], "--commands")[other]["commands"]["operations"]
+                  if o["layer_name"] == mine["layer_name"] and o["engine"] == mine["engine"] and
+                  o["input_bytes"] == mine["input_bytes"]]
+        if not theirs:
+            continue
+        worst, corr = 0, 1.0
+        for vs in input_sets(allrecs, other, tier):
+            a = read_op_input(nbg, dumper, other, theirs[0], vs, allrecs, tmp)
+            b = read_op_input(nbg, dumper, path, mine, vs, allrecs, tmp)
+            worst = max(worst, int(np.abs(a - b).max()))
+            corr = min(corr, float(np.corrcoef(a, b)[0, 1]) if a.std() and b.std() else float(a.std() == b.std()))
+        figures.append("%s: %s, run up to its refused operation %d (layer %s), reads an image correlating "
+                       "at %.5f with the one %s's operation %d reads (at most %d steps apart)" %
+                       (name, rel(path), first, mine["layer_name"], corr, rel(other), theirs[0]["operation"],
+                        worst))
+        if corr < MIN_PARTIAL_CORR:
+            failures.append("%s: %s up to operation %d correlates at %.4f with %s" %
+                            (name, rel(path), first, corr, rel(other)))
+        return 1
+    print("%s: %s not judged up to its refusal: no whole-running file of its family has an operation of "
+          "layer %s reading %d bytes" % (name, rel(path), mine["layer_name"], mine["input_bytes"]))
+    return 0
+
+
 def rel(path):
     return os.path.join(os.path.basename(os.path.dirname(path)), os.path.basename(path))
 
 
 def main():
     argv, tier = cc.tier_of(sys.argv)
-    if len(argv) != 3:
-        sys.exit("usage: check_cpu_cross.py NBG CORPUS_DIR [--tier corpus|slow]")
-    nbg, corpus = argv[1:]
+    if len(argv) != 4:
+        sys.exit("usage: check_cpu_cross.py NBG DUMP CORPUS_DIR [--tier corpus|slow]")
+    nbg, dumper, corpus = argv[1:]
     if not os.path.exists(os.path.join(corpus, "MANIFEST.tsv")):
         print("check_cpu_cross: skipped: %s/MANIFEST.tsv does not exist (meson option corpus_dir)" % corpus)
         sys.exit(cc.SKIP)
@@ -341,19 +410,25 @@ def main():
         path = os.path.join(corpus, name)
         groups.setdefault(family(name), []).append(path)
         versions[path] = version
-    failures, figures, families = [], [], 0
+    failures, figures, families, partial = [], [], 0, 0
     with tempfile.TemporaryDirectory() as tmp:
         for name in sorted(groups):
             members = sorted(groups[name])
             if len(members) < 2:
                 continue
-            whole, work = [], {}
+            whole, work, stopped = [], {}, []
             for p in members:
                 ok, why, work[p] = plan(nbg, p)
                 if ok:
                     whole.append(p)
                 else:
+                    stopped.append(p)
                     print("%s: %s does not run whole: %s" % (name, rel(p), why[:240]))
+            if whole and not (tier == "corpus" and work[whole[0]] > CORPUS_WORK):
+                recs = records(nbg, whole)
+                for p in stopped:
+                    partial += judge_partial(nbg, dumper, name, p, whole, versions, recs, tmp, tier,
+                                             failures, figures)
             if len(whole) < 2:
                 print("%s: not judged: %d of its %d files run whole" % (name, len(whole), len(members)))
                 continue
@@ -373,6 +448,8 @@ def main():
     if families < 2:
         failures.append("%d compilations judged; the corpus has at least two with two whole-running files" %
                         families)
+    if tier != "corpus" and not partial:
+        failures.append("no file that stops at a refused operation was compared up to it")
     if not CLEAR[0]:
         failures.append("no output had a top-1 clear enough to compare (margin %.2f)" % MARGIN)
     cc.finish(figures, failures)

@@ -61,6 +61,21 @@ static void add_dynamic_outputs(nbg_cpu_plan *p)
 	}
 }
 
+/* The VIP SRAM's bytes: the header's, or for a v1 file of a version that
+ * has no VIP SRAM record (before 0x10008) and whose commands still place
+ * images there, the size every later corpus file of its target declares
+ * (doc/cpu-backend.md, "The machine"); 0 for another target. */
+static uint32_t vip_sram_bytes(const nbg_model *m)
+{
+	if (m->memory.has_vip_sram || m->memory.vip_sram_bytes)
+		return m->memory.vip_sram_bytes;
+	switch (nbg_model_target(m)) {
+	case 0x88: case 0x99: return 0x80000;
+	case 0xa1: return 0x100000;
+	default: return 0;
+	}
+}
+
 static void build_regions(nbg_cpu_plan *p)
 {
 	const nbg_model *m = p->m;
@@ -68,7 +83,7 @@ static void build_regions(nbg_cpu_plan *p)
 		add_region(p, NBG_GRAPH_SRC_INPUT, (int32_t)i, nbg_model_input_at(m, i)->byte_size);
 	for (size_t i = 0; i < m->output_count && i < 64; i++)
 		add_region(p, NBG_GRAPH_SRC_OUTPUT, (int32_t)i, nbg_model_output_at(m, i)->byte_size);
-	add_region(p, NBG_GRAPH_SRC_VIP_SRAM, -1, m->memory.vip_sram_bytes);
+	add_region(p, NBG_GRAPH_SRC_VIP_SRAM, -1, vip_sram_bytes(m));
 	add_region(p, NBG_GRAPH_SRC_AXI_SRAM, -1, m->memory.axi_sram_bytes);
 	add_region(p, NBG_GRAPH_SRC_MEMORY_POOL, -1, m->memory.memory_pool_bytes);
 	add_dynamic_outputs(p);
