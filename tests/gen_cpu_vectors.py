@@ -1154,6 +1154,31 @@ def tp_int8_case():
     return c
 
 
+def tpfc_acc(w, x, w_zp, in_zp):
+    """A TP fully connected layer's sums before the bias: sum over i of
+    (w[o][i] - w_zp) x (x[i] - in_zp), Python integers."""
+    return [int((w[o].astype(np.int64) - w_zp) @ (np.asarray(x).astype(np.int64) - in_zp)) for o in range(len(w))]
+
+
+def tpfc_layer(c, w, bias, w_zp, in_zp, out_zp, shift, step, map_seed):
+    """A TP fully connected layer over w's inputs (`step` bytes apart,
+    from input 0) into output 0, its stream biases stored as added; the
+    expected bytes: requant(bias + sum), the scale 2^-shift."""
+    nout, nin = w.shape
+    s = c.add_stream({"out": nout, "kz": nin, "ky": 1, "kx": 1, "zp": w_zp, "in_zp": in_zp, "w": w.ravel(),
+                      "bias": bias, "cores": 1, "superblocks": 1, "depthwise": 0, "plane": 1, "seed": 0},
+                     {"format": CE_TPFC, "zrl": 1, "avg_bias": 171, "map_seed": map_seed})
+    op = tp_op(c, "FullyConnectedReluLayer", 1, 1, nin, 1, step, (0, 0, 0, 0), (1, 1, 1, 1),
+               [(1, 0), (1, 0), (1, 0), (1, 0), (nout, 1), (1, 0)], zp=in_zp,
+               extra=[("in_tile_sequence", 3), ("coef_zp", w_zp), ("out_zp", out_zp),
+                      ("alu_output_postshift", shift)])
+    field_addr(op, "alu_load_pwl_lut_address", MISC_DYNA_GENERIC, s, 0)
+
+
+def tpfc_out(acc, bias, out_zp, shift):
+    return [sat8(round_half_away((int(b) + a) * Fraction(1, 2 ** shift)) + out_zp) for a, b in zip(acc, bias)]
+
+
 def tpfc_case():
     c = Case("tp-fully-connected", "TP fully connected layer, 12 inputs 2 bytes apart -> 16 outputs, kernel "
              "zero point 128, scale 2^-4 (15-bit mantissa, exponent 127 - shift): two sums are ties "
@@ -1162,23 +1187,15 @@ def tpfc_case():
              "half away from zero")
     rs = np.random.RandomState(25)
     inp = rs.randint(0, 256, 24)
-    x = inp[::2]
     w = rs.randint(0, 256, (16, 12))
-    acc = [(w[o].astype(np.int64) - 128) @ x.astype(np.int64) for o in range(16)]
+    acc = tpfc_acc(w, inp[::2], 128, 0)
     bias = rs.randint(-2000, 2000, 16)
-    bias[0] = -int(acc[0]) + 16 * 5 + 8     # acc 88: 5.5
-    bias[1] = -int(acc[1]) - 16 * 3 - 8     # -56: -3.5
+    bias[0] = -acc[0] + 16 * 5 + 8     # acc 88: 5.5
+    bias[1] = -acc[1] - 16 * 3 - 8     # -56: -3.5
     bias[2], bias[3] = 100000, -100000
     c.add_input(inp, [24])
-    s = c.add_stream({"out": 16, "kz": 12, "ky": 1, "kx": 1, "zp": 128, "in_zp": 0, "w": w.ravel(),
-                      "bias": bias, "cores": 1, "superblocks": 1, "depthwise": 0, "plane": 1, "seed": 0},
-                     {"format": CE_TPFC, "zrl": 1, "avg_bias": 171, "map_seed": 6})
-    op = tp_op(c, "FullyConnectedReluLayer", 1, 1, 12, 1, 2, (0, 0, 0, 0), (1, 1, 1, 1),
-               [(1, 0), (1, 0), (1, 0), (1, 0), (16, 1), (1, 0)],
-               extra=[("in_tile_sequence", 3), ("coef_zp", 128), ("out_zp", 100),
-                      ("alu_output_postshift", 4)])
-    field_addr(op, "alu_load_pwl_lut_address", MISC_DYNA_GENERIC, s, 0)
-    out = [sat8(round_half_away((int(bias[o]) + int(acc[o])) * Fraction(1, 16)) + 100) for o in range(16)]
+    tpfc_layer(c, w, bias, 128, 0, 100, 4, 2, 6)
+    out = tpfc_out(acc, bias, 100, 4)
     assert out[0] == 106 and out[1] == 96 and out[2] == 255 and out[3] == 0
     c.add_output(out, [16])
     return c
@@ -1193,24 +1210,16 @@ def tpfc_in_zp_case():
     rs = np.random.RandomState(26)
     x = rs.randint(0, 256, 9)
     w = rs.randint(0, 256, (6, 9))
-    acc = [(w[o].astype(np.int64) - 90) @ (x.astype(np.int64) - 128) for o in range(6)]
+    acc = tpfc_acc(w, x, 90, 128)
     bias = rs.randint(-3000, 3000, 6)
-    bias[0] = -int(acc[0]) - 8 * 7 - 4     # -60: -7.5
+    bias[0] = -acc[0] - 8 * 7 - 4     # -60: -7.5
     bias[1], bias[2] = 200000, -200000
     c.add_input(x, [9])
-    s = c.add_stream({"out": 6, "kz": 9, "ky": 1, "kx": 1, "zp": 90, "in_zp": 128, "w": w.ravel(),
-                      "bias": bias, "cores": 1, "superblocks": 1, "depthwise": 0, "plane": 1, "seed": 0},
-                     {"format": CE_TPFC, "zrl": 1, "avg_bias": 171, "map_seed": 7})
-    op = tp_op(c, "FullyConnectedReluLayer", 1, 1, 9, 1, 1, (0, 0, 0, 0), (1, 1, 1, 1),
-               [(1, 0), (1, 0), (1, 0), (1, 0), (6, 1), (1, 0)], zp=128,
-               extra=[("in_tile_sequence", 3), ("coef_zp", 90), ("out_zp", 60),
-                      ("alu_output_postshift", 3)])
-    field_addr(op, "alu_load_pwl_lut_address", MISC_DYNA_GENERIC, s, 0)
-    out = [sat8(round_half_away((int(bias[o]) + int(acc[o])) * Fraction(1, 8)) + 60) for o in range(6)]
-    # read without in_zp the sums would differ by 128 x sum(w - 90)
+    tpfc_layer(c, w, bias, 90, 128, 60, 3, 1, 7)
+    out = tpfc_out(acc, bias, 60, 3)
     assert out[0] == 52 and out[1] == 255 and out[2] == 0
-    assert any(sat8(round_half_away((int(bias[o]) + int((w[o].astype(np.int64) - 90) @ x)) * Fraction(1, 8)) + 60)
-               != out[o] for o in range(3, 6))
+    # read without in_zp the sums would differ by 128 x sum(w - 90)
+    assert tpfc_out(tpfc_acc(w, x, 90, 0), bias, 60, 3)[3:] != out[3:]
     c.add_output(out, [6])
     return c
 
