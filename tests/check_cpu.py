@@ -266,7 +266,7 @@ def scale_of(target, f):
     sh = f.get("post_shift", 0) | f.get("post_shift_bit_5_6", 0) << 5
     if target in (0x7d, 0x88, 0x99, 0xa1):   # (2^15 + m15) / 2^shift
         return (1 << 15) | m15, sh
-    if target in (0xb9, 0xbe):               # 1.m23 * 2^-shift
+    if target in (0xad, 0xb9, 0xbe):         # 1.m23 * 2^-shift
         return (1 << 23) | m23, 23 + sh
     return (1 << 23) | m23, 150 - sh         # a float32: 1.m23 * 2^(exponent - 127)
 

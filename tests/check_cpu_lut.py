@@ -61,6 +61,7 @@ LENET = "v1/1000f_ee_lenet_model.nb"
 TABLES = [
     (LENET, "tanh", [2, 5, 9, 11]),
     ("v1/1000f_7d_face_age_7d.nb", "tanh", [3, 4, 5, 6]),
+    ("v1/10003_99_face_age_99.nb", "tanh", []),
     ("v1/1000c_99_hand-tiny.nb", "leaky", [4]),
     ("v1/1000e_99_hand-tiny.nb", "leaky", [2]),
     ("v1/1000f_99_hand-tiny.nb", "leaky", [2]),
@@ -81,7 +82,10 @@ def lut_ops(doc, data):
             continue
         r = cmd["patched_fields"]["alu_load_pwl_lut_address"]
         off, size = struct.unpack_from("<II", data, lcdt["offset"] + 8 * r["index"])
-        start = lcd["offset"] + off + r["src_offset"]
+        # before 0x10009 the field holds the address and src_offset the
+        # entry's base (doc/commands.md)
+        at = f["alu_load_pwl_lut_address"] - r["src_offset"] if doc["version"] < 0x10009 else r["src_offset"]
+        start = lcd["offset"] + off + at
         out.append((ops[cmd["operation"]], f, data[start:lcd["offset"] + off + size]))
     return out
 
@@ -93,7 +97,7 @@ def decode(f, tab):
     i = np.arange(1024, dtype=np.uint32)
     sign = f["alu_pwl_sign_support"]
     x = ((i << 6) if sign else (i << 5)).astype(np.uint16).view(np.float16).astype(np.float64)
-    if len(tab) == 4104:
+    if len(tab) in (4104, 4112):  # 4112: the 0x10003 files' entries
         w = np.frombuffer(tab[:4096], dtype="<u4").astype(np.int64)
         if any(tab[4096:]) or np.any(w >> 21):
             return None

@@ -147,7 +147,7 @@ def softmax_exact(x, weight):
 # float32's 23 mantissa bits m and biased exponent e, and the scale the
 # table says those fields mean.
 GROUP_15 = (0x7D, 0x88, 0x99, 0xA1)
-GROUP_127 = (0xB9, 0xBE)
+GROUP_127 = (0xAD, 0xB9, 0xBE)
 
 
 def scale_fields(target, m, e):
@@ -1154,6 +1154,31 @@ def tp_int8_case():
     return c
 
 
+def tpfc_acc(w, x, w_zp, in_zp):
+    """A TP fully connected layer's sums before the bias: sum over i of
+    (w[o][i] - w_zp) x (x[i] - in_zp), Python integers."""
+    return [int((w[o].astype(np.int64) - w_zp) @ (np.asarray(x).astype(np.int64) - in_zp)) for o in range(len(w))]
+
+
+def tpfc_layer(c, w, bias, w_zp, in_zp, out_zp, shift, step, map_seed):
+    """A TP fully connected layer over w's inputs (`step` bytes apart,
+    from input 0) into output 0, its stream biases stored as added; the
+    expected bytes: requant(bias + sum), the scale 2^-shift."""
+    nout, nin = w.shape
+    s = c.add_stream({"out": nout, "kz": nin, "ky": 1, "kx": 1, "zp": w_zp, "in_zp": in_zp, "w": w.ravel(),
+                      "bias": bias, "cores": 1, "superblocks": 1, "depthwise": 0, "plane": 1, "seed": 0},
+                     {"format": CE_TPFC, "zrl": 1, "avg_bias": 171, "map_seed": map_seed})
+    op = tp_op(c, "FullyConnectedReluLayer", 1, 1, nin, 1, step, (0, 0, 0, 0), (1, 1, 1, 1),
+               [(1, 0), (1, 0), (1, 0), (1, 0), (nout, 1), (1, 0)], zp=in_zp,
+               extra=[("in_tile_sequence", 3), ("coef_zp", w_zp), ("out_zp", out_zp),
+                      ("alu_output_postshift", shift)])
+    field_addr(op, "alu_load_pwl_lut_address", MISC_DYNA_GENERIC, s, 0)
+
+
+def tpfc_out(acc, bias, out_zp, shift):
+    return [sat8(round_half_away((int(b) + a) * Fraction(1, 2 ** shift)) + out_zp) for a, b in zip(acc, bias)]
+
+
 def tpfc_case():
     c = Case("tp-fully-connected", "TP fully connected layer, 12 inputs 2 bytes apart -> 16 outputs, kernel "
              "zero point 128, scale 2^-4 (15-bit mantissa, exponent 127 - shift): two sums are ties "
@@ -1162,27 +1187,41 @@ def tpfc_case():
              "half away from zero")
     rs = np.random.RandomState(25)
     inp = rs.randint(0, 256, 24)
-    x = inp[::2]
     w = rs.randint(0, 256, (16, 12))
-    acc = [(w[o].astype(np.int64) - 128) @ x.astype(np.int64) for o in range(16)]
+    acc = tpfc_acc(w, inp[::2], 128, 0)
     bias = rs.randint(-2000, 2000, 16)
-    bias[0] = -int(acc[0]) + 16 * 5 + 8     # acc 88: 5.5
-    bias[1] = -int(acc[1]) - 16 * 3 - 8     # -56: -3.5
+    bias[0] = -acc[0] + 16 * 5 + 8     # acc 88: 5.5
+    bias[1] = -acc[1] - 16 * 3 - 8     # -56: -3.5
     bias[2], bias[3] = 100000, -100000
     c.add_input(inp, [24])
-    s = c.add_stream({"out": 16, "kz": 12, "ky": 1, "kx": 1, "zp": 128, "in_zp": 0, "w": w.ravel(),
-                      "bias": bias, "cores": 1, "superblocks": 1, "depthwise": 0, "plane": 1, "seed": 0},
-                     {"format": CE_TPFC, "zrl": 1, "avg_bias": 171, "map_seed": 6})
-    op = tp_op(c, "FullyConnectedReluLayer", 1, 1, 12, 1, 2, (0, 0, 0, 0), (1, 1, 1, 1),
-               [(1, 0), (1, 0), (1, 0), (1, 0), (16, 1), (1, 0)],
-               extra=[("in_tile_sequence", 3), ("coef_zp", 128), ("out_zp", 100),
-                      ("alu_output_postshift", 4)])
-    field_addr(op, "alu_load_pwl_lut_address", MISC_DYNA_GENERIC, s, 0)
-    out = [sat8(round_half_away((int(bias[o]) + int(acc[o])) * Fraction(1, 16)) + 100) for o in range(16)]
+    tpfc_layer(c, w, bias, 128, 0, 100, 4, 2, 6)
+    out = tpfc_out(acc, bias, 100, 4)
     assert out[0] == 106 and out[1] == 96 and out[2] == 255 and out[3] == 0
     c.add_output(out, [16])
     return c
 
+
+def tpfc_in_zp_case():
+    c = Case("tp-fully-connected-in-zp", "TP fully connected layer with in_zp 128 (as the gender network's on "
+             "0x7d, 0x88, 0x99): 9 inputs -> 6 outputs, kernel zero point 90, biases stored as added; one sum "
+             "a tie, one saturates each way",
+             "numpy: requant(bias[o] + sum over i of (w[o][i] - 90) x (in[i] - 128)), exactly (Python "
+             "fractions), half away from zero")
+    rs = np.random.RandomState(26)
+    x = rs.randint(0, 256, 9)
+    w = rs.randint(0, 256, (6, 9))
+    acc = tpfc_acc(w, x, 90, 128)
+    bias = rs.randint(-3000, 3000, 6)
+    bias[0] = -acc[0] - 8 * 7 - 4     # -60: -7.5
+    bias[1], bias[2] = 200000, -200000
+    c.add_input(x, [9])
+    tpfc_layer(c, w, bias, 90, 128, 60, 3, 1, 7)
+    out = tpfc_out(acc, bias, 60, 3)
+    assert out[0] == 52 and out[1] == 255 and out[2] == 0
+    # read without in_zp the sums would differ by 128 x sum(w - 90)
+    assert tpfc_out(tpfc_acc(w, x, 90, 0), bias, 60, 3)[3:] != out[3:]
+    c.add_output(out, [6])
+    return c
 
 
 # ------------------------------------------------------------- shaders
@@ -1498,6 +1537,15 @@ def spmax_cases():
                        0x3E64F421, np.array([214, 178, 92, 162, 139, 56, 144, 168, 81, 174]))]
 
 
+def nn_scale_0xad_case():
+    return conv_case(
+        "nn-conv-0xad",
+        "NN conv 3x3, 3 -> 4 channels, 6x5 -> 6x5 (offsets -1), ReLU, target 0xad (shift = 127 - exponent, "
+        "as 0xb9/0xbe: the 23-bit mantissa, a right shift of 5 to 12)", 6, target=0xAD, in_x=6, in_y=5, kz=3,
+        k=3, out_x=6, out_y=5, out_z=4, x_off=-1, y_off=-1, in_zp=0, w_zp=103, out_zp=0, relu=1,
+        m=0x52B7F4, e=117)[0]
+
+
 def all_cases():
     return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
@@ -1505,7 +1553,7 @@ def all_cases():
             [tp_f16_case(), lut_case(), tp_int8_case(), tpfc_case()] +
             [softmax_case(), softmax_int8_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
-            ] + spmax_cases())
+            ] + spmax_cases() + [tpfc_in_zp_case(), nn_scale_0xad_case()])
 
 
 def dwshader(name, rs, codes, scale_bits, pixels=None):

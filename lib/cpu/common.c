@@ -38,7 +38,8 @@ long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *wha
 		if (g->source_type != r->source_type)
 			continue;
 		if ((g->source_type == NBG_GRAPH_SRC_INPUT ||
-		     g->source_type == NBG_GRAPH_SRC_OUTPUT) &&
+		     g->source_type == NBG_GRAPH_SRC_OUTPUT ||
+		     g->source_type == NBG_GRAPH_SRC_MISC_DYNA_OUTPUT) &&
 		    g->index != r->index)
 			continue;
 		return (long)i;
@@ -75,7 +76,9 @@ int nbg_cpu_image_fits(const nbg_cpu_plan *p, size_t region, uint64_t base, uint
 }
 
 /* The patch of this operation that relocates the state word at byte `at`:
- * its reference with the stored word as the offset. */
+ * its reference, the offset the stored word gives by the data flow's rule
+ * (nbg_command_patched_offset: before 0x10009 the word is the address and
+ * the patch's source offset its buffer's base). */
 int nbg_cpu_patched_ref(const nbg_cpu_plan *p, size_t operation, uint32_t at, uint32_t value,
 			nbg_cmd_ref *r)
 {
@@ -91,7 +94,7 @@ int nbg_cpu_patched_ref(const nbg_cpu_plan *p, size_t operation, uint32_t at, ui
 		r->source_type = pt->source_type;
 		r->index = pt->index;
 		r->src_offset = pt->src_offset;
-		r->offset = (uint64_t)pt->src_offset + value;
+		r->offset = nbg_command_patched_offset(p->m->version, pt->src_offset, value);
 		return 1;
 	}
 	return 0;

@@ -26,6 +26,9 @@
 
 /* One buffer of the machine: a source type and, for INPUT / OUTPUT, the
  * record index. */
+/* The dynamic output buffers a plan models at most (plan.c). */
+#define CPU_MAX_DYNAMIC_OUTPUTS 16
+
 typedef struct cpu_region {
 	uint32_t source_type;
 	int32_t index;
@@ -130,7 +133,7 @@ struct nbg_cpu_plan {
 	unsigned char *read_outside;    /* per operation: its writes are read outside its layer
 					 * (ops/spmax.c; NULL until needed) */
 	size_t region_count;
-	cpu_region regions[5 + 2 * 64];
+	cpu_region regions[5 + 2 * 64 + CPU_MAX_DYNAMIC_OUTPUTS];
 	char caveat[256];               /* nbg_cpu_plan_caveat; "" when none */
 	const nbg_weights_op **wop;     /* per operation: its weights record, NULL when none (the
 					 * weights indexed once, plan.c) */

@@ -33,6 +33,49 @@ static void add_region(nbg_cpu_plan *p, uint32_t type, int32_t index, uint64_t s
 		p->regions[p->region_count++] = (cpu_region){ type, index, size };
 }
 
+/* The dynamic outputs an operation writes: in the LCD layout a
+ * MISC_DYNA_OUTPUT patch names an LCDT entry (doc/memory.md, "Dynamic
+ * buffers"), a buffer of that entry's size the runtime supplies; modelled
+ * as a buffer of its own, zero at the start (the corpus's one such entry
+ * holds zero bytes).  Other layouts: not modelled (memory-unsupported). */
+static void add_dynamic_outputs(nbg_cpu_plan *p)
+{
+	const nbg_graph_table *lcd = nbg_graph_table_at(p->g, NBG_GRAPH_TABLE_LCD);
+	const nbg_graph_table *coef = nbg_graph_table_at(p->g, NBG_GRAPH_TABLE_COEF_DATA);
+	if (!lcd || !lcd->present || !lcd->decoded || (coef && coef->present))
+		return;
+	size_t n = nbg_graph_summary_of(p->g)->patch_count, added = 0;
+	for (size_t i = 0; i < n && added < CPU_MAX_DYNAMIC_OUTPUTS; i++) {
+		const nbg_graph_patch *pt = nbg_graph_patch_at(p->g, i);
+		if (pt->source_type != NBG_GRAPH_SRC_MISC_DYNA_OUTPUT || pt->operation < 0 || pt->index < 0)
+			continue;
+		const nbg_graph_table_entry *e = nbg_graph_table_entry_at(p->g, NBG_GRAPH_TABLE_LCD,
+									  (size_t)pt->index);
+		int seen = 0;
+		for (size_t r = 0; r < p->region_count; r++)
+			seen |= p->regions[r].source_type == pt->source_type && p->regions[r].index == pt->index;
+		if (!e || !e->in_bounds || !e->size || seen)
+			continue;
+		add_region(p, pt->source_type, pt->index, e->size);
+		added++;
+	}
+}
+
+/* The VIP SRAM's bytes: the header's, or for a v1 file of a version that
+ * has no VIP SRAM record (before 0x10008) and whose commands still place
+ * images there, the size every later corpus file of its target declares
+ * (doc/cpu-backend.md, "The machine"); 0 for another target. */
+static uint32_t vip_sram_bytes(const nbg_model *m)
+{
+	if (m->memory.has_vip_sram || m->memory.vip_sram_bytes)
+		return m->memory.vip_sram_bytes;
+	switch (nbg_model_target(m)) {
+	case 0x88: case 0x99: return 0x80000;
+	case 0xa1: return 0x100000;
+	default: return 0;
+	}
+}
+
 static void build_regions(nbg_cpu_plan *p)
 {
 	const nbg_model *m = p->m;
@@ -40,9 +83,10 @@ static void build_regions(nbg_cpu_plan *p)
 		add_region(p, NBG_GRAPH_SRC_INPUT, (int32_t)i, nbg_model_input_at(m, i)->byte_size);
 	for (size_t i = 0; i < m->output_count && i < 64; i++)
 		add_region(p, NBG_GRAPH_SRC_OUTPUT, (int32_t)i, nbg_model_output_at(m, i)->byte_size);
-	add_region(p, NBG_GRAPH_SRC_VIP_SRAM, -1, m->memory.vip_sram_bytes);
+	add_region(p, NBG_GRAPH_SRC_VIP_SRAM, -1, vip_sram_bytes(m));
 	add_region(p, NBG_GRAPH_SRC_AXI_SRAM, -1, m->memory.axi_sram_bytes);
 	add_region(p, NBG_GRAPH_SRC_MEMORY_POOL, -1, m->memory.memory_pool_bytes);
+	add_dynamic_outputs(p);
 }
 
 

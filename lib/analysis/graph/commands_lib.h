@@ -56,13 +56,15 @@ NBG_INTERNAL int nbg_command_ring(const nbg_graph *g, size_t operation, uint32_t
  * from its offset to the entry's end (*size), or NULL when it is not
  * relocated into an in-bounds entry (*r: the field's patch, for messages).
  * Its layout: 1,024 32-bit entries (a sign, 5 exponent and 15 mantissa bits,
- * bias 15) and 8 zero bytes (*wide 1), or 1,024 IEEE half-precision entries
+ * bias 15) and 8 zero bytes (16 in the 0x10003 files' entries) (*wide 1),
+ * or 1,024 IEEE half-precision entries
  * and 4 zero bytes (*wide 0): 1; 0 for another size; -1 with *bad_byte the
  * first non-zero byte after the entries.  An entry's value: 0 when it is not
  * a finite number of the layout (exponent 0 holds only +-0).
  */
 #define NBG_LUT_ENTRIES 1024u
 #define NBG_LUT_BYTES_32 (NBG_LUT_ENTRIES * 4u + 8u)
+#define NBG_LUT_BYTES_32_PADDED (NBG_LUT_ENTRIES * 4u + 16u)
 #define NBG_LUT_BYTES_16 (NBG_LUT_ENTRIES * 2u + 4u)
 NBG_INTERNAL const uint8_t *nbg_command_lut_table(const nbg_model *m, const nbg_graph *g,
 						  const nbg_cmd *cmd, size_t operation, nbg_cmd_ref *r,

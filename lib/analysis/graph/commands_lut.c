@@ -32,19 +32,23 @@ const uint8_t *nbg_command_coef_bytes(const nbg_model *m, const nbg_graph *g, co
 	const nbg_graph_table_entry *e = t && t->present && t->decoded && r->patched && r->index >= 0 &&
 						 r->source_type == NBG_GRAPH_SRC_MISC_DYNA_GENERIC
 						 ? nbg_graph_table_entry_at(g, (size_t)ti, (size_t)r->index) : NULL;
-	if (!e || !e->in_bounds || !t->data_present || r->src_offset >= e->size ||
+	/* where in the entry the table starts: the patch's source offset, or
+	 * before 0x10009 the stored address less the patch's base, as for the
+	 * kernel streams (nbg_command_patched_offset, doc/weights.md) */
+	uint64_t at = m->version < 0x10009u ? r->offset : r->src_offset;
+	if (!e || !e->in_bounds || !t->data_present || at >= e->size ||
 	    t->data_offset > m->file_size || e->offset > m->file_size - t->data_offset ||
 	    e->size > m->file_size - t->data_offset - e->offset)
 		return NULL;
-	*size = e->size - r->src_offset;
-	return m->data + t->data_offset + e->offset + r->src_offset;
+	*size = e->size - at;
+	return m->data + t->data_offset + e->offset + at;
 }
 
 int nbg_command_lut_layout(const uint8_t *tab, uint64_t size, int *wide, uint64_t *bad_byte)
 {
-	if (size != NBG_LUT_BYTES_32 && size != NBG_LUT_BYTES_16)
+	if (size != NBG_LUT_BYTES_32 && size != NBG_LUT_BYTES_32_PADDED && size != NBG_LUT_BYTES_16)
 		return 0;
-	*wide = size == NBG_LUT_BYTES_32;
+	*wide = size != NBG_LUT_BYTES_16;
 	for (uint64_t b = *wide ? 4 * NBG_LUT_ENTRIES : 2 * NBG_LUT_ENTRIES; b < size; b++)
 		if (tab[b]) {
 			*bad_byte = b;

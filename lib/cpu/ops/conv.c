@@ -25,7 +25,8 @@
  * the encoding of the target's family (doc/cpu-backend.md, "The scale"):
  *   Mesa's: the top 15 mantissa bits in post_multiplier, _1_to_6, _7_to_14
  *     and post_shift (with _bit_5_6) = 142 - exponent (0x7d, 0x88, 0x99, 0xa1);
- *   23 mantissa bits (with _15_to_22) and post_shift = 127 - exponent (0xb9, 0xbe);
+ *   23 mantissa bits (with _15_to_22) and post_shift = 127 - exponent (0xad,
+ *     0xb9, 0xbe);
  *   23 mantissa bits and post_shift | bit_5_6 << 5 = the exponent itself
  *     (0xe8, 0xee, 0x1000000e, 0x10000016, 0x1000003b).
  * 0 for a target whose encoding is not established.
@@ -39,7 +40,7 @@ static int scale_fields(uint32_t target, const nbg_cmd *cmd, uint32_t *mantissa,
 		*mantissa = (m & 0x7fffu) << 8; /* the top 15 bits only */
 		*exponent = sh <= 142 ? 142 - sh : 0;
 		return 1;
-	case 0xb9: case 0xbe:
+	case 0xad: case 0xb9: case 0xbe:
 		*mantissa = m;
 		*exponent = sh <= 127 ? 127 - sh : 0;
 		return 1;

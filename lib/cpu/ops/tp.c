@@ -472,10 +472,13 @@ static void tp_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_matc
 	t->z_size = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Z_SIZE);
 	t->stride = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_STRIDE);
 	t->slice = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_SLICE);
+	/* starts signed (Mesa writes 0 - padding), ends unsigned: the one end
+	 * of the corpus with bit 15 set is its image's last row, 50175
+	 * (doc/cpu-backend.md, "TP operations") */
 	t->wx0 = (int16_t)nbg_cmd_tp(cmd, NBG_TPF_IN_WINDOW_X_START);
 	t->wy0 = (int16_t)nbg_cmd_tp(cmd, NBG_TPF_IN_WINDOW_Y_START);
-	t->wx1 = (int16_t)nbg_cmd_tp(cmd, NBG_TPF_IN_WINDOW_X_END);
-	t->wy1 = (int16_t)nbg_cmd_tp(cmd, NBG_TPF_IN_WINDOW_Y_END);
+	t->wx1 = (int32_t)(uint16_t)nbg_cmd_tp(cmd, NBG_TPF_IN_WINDOW_X_END);
+	t->wy1 = (int32_t)(uint16_t)nbg_cmd_tp(cmd, NBG_TPF_IN_WINDOW_Y_END);
 	t->tile_x = nbg_cmd_tp(cmd, NBG_TPF_IN_TILE_X_SIZE);
 	t->tile_y = nbg_cmd_tp(cmd, NBG_TPF_IN_TILE_Y_SIZE);
 	t->tile_xinc = nbg_cmd_tp(cmd, NBG_TPF_IN_TILE_X_INC);

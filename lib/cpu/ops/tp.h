@@ -49,10 +49,10 @@ typedef struct cpu_tp {
 
 /* A TP fully connected layer: coefficients read through
  * alu_load_pwl_lut_address (ops/tpfc.c).  out[o] = requant(bias[o] +
- * sum over i of (codes[o][i] - w_zp) x in[i]). */
+ * sum over i of (codes[o][i] - w_zp) x (in[i] - in_zp)). */
 typedef struct cpu_tpfc {
 	uint32_t nin, nout;
-	uint32_t w_zp, out_zp;
+	uint32_t w_zp, in_zp, out_zp;
 	uint32_t mantissa, exponent;    /* the scale as a float32's fields */
 	size_t in_region, out_region;
 	uint64_t in_base, in_step;      /* input i at in_base + i x in_step */

@@ -37,7 +37,6 @@ static const cpu_tp_field fixed[] = {
 	{ NBG_TPF_IN_IMAGE_BORDER_MODE, 0 },
 	{ NBG_TPF_FLAT_ROUNDING_MODE, 1 },
 	{ NBG_TPF_INTEGER_ROUNDING_MODE, 1 },
-	{ NBG_TPF_IN_ZP, 0 },
 	{ NBG_TPF_IN_IMAGE_X_SIZE, 1 },
 	{ NBG_TPF_IN_IMAGE_Y_SIZE, 1 },
 	{ NBG_TPF_OUT_LOOP_0_COUNT, 1 },
@@ -85,6 +84,7 @@ static void tpfc_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_ma
 	t->mantissa = nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POST_MULTIPLIER) << 8;
 	t->exponent = (uint32_t)(127 - nbg_cpu_tp_post_shift(cmd));
 	t->out_zp = nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP);
+	t->in_zp = nbg_cmd_tp(cmd, NBG_TPF_IN_ZP);
 	t->w_zp = (uint32_t)nbg_weights_op_zero_point(wo);
 	uint64_t macs = (uint64_t)t->nin * t->nout;
 	if (macs > NBG_CPU_MAX_MACS) {
@@ -123,21 +123,22 @@ static void tpfc_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_ma
 	op->kind = CPU_OP_TPFC;
 }
 
-/* The input zero point is 0 (checked at plan time), so the sum is over
- * (w - w_zp) x in; the accumulator is 64-bit, the requantization
- * nbg_cpu_requant's with the scale (2^15 + m) / 2^(15 + shift). */
+/* The sum is over (w - w_zp) x (in - in_zp): the stored bias carries no
+ * correction for in_zp (doc/cpu-backend.md, "TP fully connected layers");
+ * the accumulator is 64-bit, the requantization nbg_cpu_requant's with the
+ * scale (2^15 + m) / 2^(15 + shift). */
 static int tpfc_run(const cpu_op *op, uint8_t *const *buf)
 {
 	const cpu_tpfc *t = &op->u.tpfc;
 	const uint8_t *in = buf[t->in_region] + t->in_base;
 	uint8_t *out = buf[t->out_region] + t->out_base;
-	int32_t wz = (int32_t)t->w_zp;
+	int32_t wz = (int32_t)t->w_zp, iz = (int32_t)t->in_zp;
 
 	for (uint32_t o = 0; o < t->nout; o++) {
 		const uint8_t *w = t->codes + (size_t)o * t->nin;
 		int64_t acc = t->bias[o];
 		for (uint32_t i = 0; i < t->nin; i++)
-			acc += (int64_t)((int32_t)w[i] - wz) * in[(uint64_t)i * t->in_step];
+			acc += (int64_t)((int32_t)w[i] - wz) * ((int32_t)in[(uint64_t)i * t->in_step] - iz);
 		out[o] = nbg_cpu_requant(acc, t->mantissa, t->exponent, t->out_zp, 0);
 	}
 	return 0;
