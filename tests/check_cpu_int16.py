@@ -121,14 +121,7 @@ def tflite_graph(path, image):
     as {tensor name: array}.  ValueError for an operator it does not
     implement."""
     import numpy as np
-    buf = open(path, "rb").read()
-    model = Table(buf, struct.unpack_from("<I", buf, 0)[0])
-    codes = [max(c.scalar(0, "b"), c.scalar(3, "i")) for c in model.tables(1)]
-    data = []
-    for b in model.tables(4):
-        p, n = b._vector(0)
-        data.append(buf[p:p + n])
-    graph = model.tables(2)[0]
+    buf, _, codes, data, graph = check_network.tflite_model(path)
     tensors = graph.tables(0)
     val = {}
     for i, t in enumerate(tensors):

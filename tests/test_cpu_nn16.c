@@ -52,17 +52,26 @@ static void planar(cpu_nn16 *n, uint32_t x, uint32_t y, uint32_t z, uint32_t ox,
 	n->in_region = 0, n->out_region = 1;
 }
 
+/* A convolution case: op zeroed, planar x*y*z images into x*y*oz, kernel
+ * k, the exponent. */
+static cpu_nn16 *new_conv(cpu_op *op, uint32_t x, uint32_t y, uint32_t z, uint32_t oz, uint32_t k,
+			  uint32_t exponent)
+{
+	memset(op, 0, sizeof(*op));
+	cpu_nn16 *n = &op->u.nn16;
+	planar(n, x, y, z, x, y, oz);
+	n->kind = CPU_NN16_CONV;
+	n->k = k;
+	n->exponent = exponent;
+	return n;
+}
+
 /* 1x1 convolution of 2 channels into 1 at scale 2^-4 (exponent 123). */
 static void test_conv_1x1(void **state)
 {
 	(void)state;
 	cpu_op op;
-	memset(&op, 0, sizeof(op));
-	cpu_nn16 *n = &op.u.nn16;
-	planar(n, 4, 1, 2, 4, 1, 1);
-	n->kind = CPU_NN16_CONV;
-	n->k = 1;
-	n->exponent = 123;
+	cpu_nn16 *n = new_conv(&op, 4, 1, 2, 1, 1, 123);
 	/* w = (3, -5); true bias 7, stored 7 + 128 x (3 - 5) = -249 */
 	uint8_t codes[4];
 	put16(codes, 0, 3);
@@ -103,14 +112,9 @@ static void test_depthwise_border_stride(void **state)
 {
 	(void)state;
 	cpu_op op;
-	memset(&op, 0, sizeof(op));
-	cpu_nn16 *n = &op.u.nn16;
-	planar(n, 3, 3, 1, 3, 3, 1);
-	n->kind = CPU_NN16_CONV;
+	cpu_nn16 *n = new_conv(&op, 3, 3, 1, 1, 3, 127);
 	n->depthwise = 1;
-	n->k = 3;
 	n->x_off = n->y_off = -1;
-	n->exponent = 127;
 	uint8_t codes[18];
 	for (int i = 0; i < 9; i++)
 		put16(codes, (size_t)i, 1);
@@ -169,12 +173,7 @@ static void test_fused_add(void **state)
 {
 	(void)state;
 	cpu_op op;
-	memset(&op, 0, sizeof(op));
-	cpu_nn16 *n = &op.u.nn16;
-	planar(n, 3, 1, 1, 3, 1, 1);
-	n->kind = CPU_NN16_CONV;
-	n->k = 1;
-	n->exponent = 123;
+	cpu_nn16 *n = new_conv(&op, 3, 1, 1, 1, 1, 123);
 	uint8_t codes[2];
 	put16(codes, 0, 1);
 	int64_t bias = 128; /* true bias 0: acc = x */
@@ -182,7 +181,7 @@ static void test_fused_add(void **state)
 	n->bias = &bias;
 	/* fixed point 2^-27: conv 2^23 << 0 (2^-4), b 2^23 << 3 (2^-1), bounds
 	 * 100 = 1.5625 x 2^6: 13107200 << 10 */
-	cpu_add16 *a = &n->add;
+	cpu_add *a = &n->add;
 	a->on = 1;
 	a->region = 0;
 	a->base = 6; /* after the input's three pixels */

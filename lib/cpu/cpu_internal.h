@@ -161,6 +161,14 @@ CPU_HIDDEN void nbg_cpu_refuse(nbg_cpu_step *s, const char *id, const char *fmt,
 	__attribute__((format(printf, 3, 4)));
 CPU_HIDDEN long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what,
 				    const nbg_cmd_ref *r);
+/* Whether a (non-depthwise) NN operation reads an input record
+ * interleaved: the record's dimensions (file order, innermost first) are
+ * (z, x, y) of the command's image, one pixel's channels side by side,
+ * where the command's fields describe a planar image whose rows hold x
+ * elements of esize bytes (doc/cpu-backend.md, "Row tiles, interleaved
+ * input records and circular buffers"; ops/conv.c, ops/nn16.c). */
+CPU_HIDDEN int nbg_cpu_input_interleaved(const nbg_cpu_plan *p, const nbg_cmd_op *op, uint32_t z, uint32_t x,
+					 uint32_t y, uint32_t esize);
 /* Both of an operation's: its input's region into *in, its output's into
  * *out (0 with the step refused). */
 CPU_HIDDEN int nbg_cpu_find_io(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd_op *op, size_t *in,

@@ -18,11 +18,12 @@
 #include "cpu/cpu_internal.h"
 #include "cpu/ops/nn16.h"
 #include "cpu/quant.h"
+#include "cpu/ops/conv.h"
 #include "cpu/ring.h"
 
 #define NN16_TYPE 4u                 /* the int16 data-type code */
 #define NN16_TARGET 0x1000003bu      /* the one target whose int16 commands are established */
-#define NN16_MAX_TAPS (1u << 24)     /* taps per sum: |sum| < 2^47 + 2^24 x 2^30 < 2^55 */
+#define NN16_MAX_TAPS (1u << 24)     /* taps per sum: |sum| < 2^47 + 2^46 + 2^24 x 2^30 < 2^55 */
 
 /* The words of a 192-byte NN command of target 0x1000003b that carry a
  * fused addition (doc/cpu-backend.md, "int16 data"). */
@@ -54,18 +55,9 @@ static void wr16(uint8_t *buf, uint64_t a, uint64_t lo, uint64_t size, int16_t v
 
 /* ------------------------------------------------------------------- run */
 
-int16_t nbg_cpu_nn16_add(const cpu_add16 *a, int64_t acc, int16_t b, int relu)
+int16_t nbg_cpu_nn16_add(const cpu_add *a, int64_t acc, int16_t b, int relu)
 {
-	cpu_wide t = cpu_wide_shl(cpu_wide_mul_i64(acc, a->conv_m), a->conv_shift);
-	if (a->has_hi && cpu_wide_lt(a->hi, t))
-		t = a->hi;
-	if (a->has_lo && cpu_wide_lt(t, a->lo))
-		t = a->lo;
-	t = cpu_wide_add(t, cpu_wide_shl(cpu_wide_mul_i64(b, a->b_m), a->b_shift));
-	int neg;
-	cpu_wide mag = cpu_wide_round_shr(cpu_wide_abs(t, &neg), a->frac);
-	int64_t q = (int64_t)cpu_wide_sat_u64(mag, 1u << 16);
-	q = neg ? -q : q;
+	int64_t q = nbg_cpu_add_sum(acc, a, b, 1u << 16);
 	if (relu && q < 0)
 		q = 0;
 	return (int16_t)(q < -32768 ? -32768 : q > 32767 ? 32767 : q);
@@ -143,7 +135,7 @@ static int16_t nn16_pixel(const cpu_nn16 *n, const int64_t *acc, const uint8_t *
 {
 	if (n->add.on) {
 		uint32_t sub = n->pooling == 3 ? 2 : 1;
-		const cpu_add16 *a = &n->add;
+		const cpu_add *a = &n->add;
 		int16_t b = rd16(addbuf, a->base + o * a->slice + py * a->row + 2ull * px, 0, 0);
 		return nbg_cpu_nn16_add(a, acc[(size_t)py * sub * n->out_x + px * sub], b, n->relu);
 	}
@@ -361,93 +353,11 @@ static int nn16_written(nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op)
 	return 1;
 }
 
-/*
- * The input record read interleaved: record dimensions (file order) z, x,
- * y where the command's fields describe a planar image whose rows hold x
- * elements (as the uint8 convolutions read such a record, ops/conv.c).
- */
-static int nn16_interleaved(const nbg_cpu_plan *p, const nbg_cmd_op *op, const cpu_nn16 *n)
-{
-	if (op->in_ref.source_type != NBG_GRAPH_SRC_INPUT || op->in_ref.index < 0 ||
-	    (size_t)op->in_ref.index >= p->m->input_count || n->in_z < 2 || n->depthwise)
-		return 0;
-	const nbg_io *io = nbg_model_input_at(p->m, (size_t)op->in_ref.index);
-	if (!io || io->dim_count < 3 || io->dim_count > 6)
-		return 0;
-	for (uint32_t i = 3; i < io->dim_count; i++)
-		if (io->dims[i] != 1)
-			return 0;
-	return io->dims[0] == n->in_z && io->dims[0] != io->dims[1] && 2ull * io->dims[1] == op->in_row_stride &&
-	       io->dims[1] >= n->in_x && io->dims[2] >= n->in_y;
-}
-
-/* A float32 as m x 2^(e - 150): 1 finite (m 0 for a zero), 2 +inf, 3 -inf,
- * 0 a NaN or a denormal. */
-static int f32_split(uint32_t v, uint32_t *m, uint32_t *e, int *neg)
-{
-	*neg = (int)(v >> 31);
-	*e = (v >> 23) & 0xffu;
-	*m = v & 0x7fffffu;
-	if (*e == 0xffu)
-		return *m ? 0 : *neg ? 3 : 2;
-	if (*e == 0)
-		return *m ? 0 : 1;
-	*m |= 1u << 23;
-	return 1;
-}
-
-/* The fused addition's scales and bounds as integers in units of
- * 2^-frac: |acc| < 2^55 times a mantissa below 2^24 shifted by at most 40,
- * the second image's |b| <= 2^15 times one shifted by at most 80, the bounds
- * shifted by at most 100: every term below 2^124. */
-static int add16_fixed(nbg_cpu_step *s, cpu_nn16 *n, const uint32_t *w)
-{
-	cpu_add16 *a = &n->add;
-	uint32_t v[3] = { (w[ADD16_W_SCALE] >> 2) | (w[ADD16_W_SCALE_HI] >> 31) << 30, w[ADD16_W_MAX], w[ADD16_W_MIN] };
-	uint32_t m[3], e[3], frac = n->exponent < 149 ? 150 - n->exponent : 1;
-	int neg[3], k[3];
-	for (int i = 0; i < 3; i++) {
-		k[i] = f32_split(v[i], &m[i], &e[i], &neg[i]);
-		if (k[i] == 1 && m[i] && e[i] < 150 && 150 - e[i] > frac)
-			frac = 150 - e[i];
-	}
-	int ok = k[0] == 1 && m[0] && (k[1] == 1 || k[1] == 2) && (k[2] == 1 || k[2] == 3) && frac <= 100 &&
-		 n->exponent + frac >= 150 && n->exponent + frac - 150 <= 40 && e[0] + frac - 150 <= 80;
-	for (int i = 1; ok && i < 3; i++)
-		ok = k[i] != 1 || !m[i] || e[i] + frac - 150 <= 100;
-	if (!ok) {
-		nbg_cpu_refuse(s, "fused-add-unsupported", "the second image's scale 0x%08x (word %d bits 2-31, "
-			       "word %d bit 31) and the bounds 0x%08x, 0x%08x (words %d, %d) are not finite float32 "
-			       "values in the range the exact arithmetic covers", v[0], ADD16_W_SCALE, ADD16_W_SCALE_HI,
-			       v[1], v[2], ADD16_W_MAX, ADD16_W_MIN);
-		return 0;
-	}
-	a->frac = frac;
-	a->conv_m = (1u << 23) | (n->mantissa & 0x7fffffu);
-	a->conv_shift = n->exponent + frac - 150;
-	a->b_m = neg[0] ? -(int32_t)m[0] : (int32_t)m[0];
-	a->b_shift = e[0] + frac - 150;
-	cpu_wide bound[2];
-	for (int i = 1; i < 3; i++) {
-		bound[i - 1] = m[i] ? cpu_wide_shl(cpu_wide_of_u64(m[i]), e[i] + frac - 150) : cpu_wide_of(0);
-		if (neg[i])
-			bound[i - 1] = cpu_wide_neg(bound[i - 1]);
-	}
-	a->has_hi = k[1] == 1, a->hi = bound[0];
-	a->has_lo = k[2] == 1, a->lo = bound[1];
-	if (a->has_hi && a->has_lo && cpu_wide_lt(a->hi, a->lo)) {
-		nbg_cpu_refuse(s, "fused-add-unsupported", "the lower bound 0x%08x (word %d) lies above the upper "
-			       "bound 0x%08x (word %d)", v[2], ADD16_W_MIN, v[1], ADD16_W_MAX);
-		return 0;
-	}
-	return 1;
-}
-
 /* The second image of a fused addition: its address, strides and circular
  * buffer (which it must not pass), inside its memory. */
 static int plan_add16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd)
 {
-	cpu_add16 *a = &n->add;
+	cpu_add *a = &n->add;
 	const uint32_t *w = cmd->words;
 	nbg_cmd_ref r;
 	memset(a, 0, sizeof(*a));
@@ -457,12 +367,7 @@ static int plan_add16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_c
 			       ADD16_WORDS);
 		return 0;
 	}
-	if (!nbg_command_word_ref(p->g, s->operation, ADD16_W_ADDRESS, w[ADD16_W_ADDRESS], &r)) {
-		nbg_cpu_refuse(s, "fused-add-unsupported", "its command word %d (the second image's address) is "
-			       "relocated by no patch", ADD16_W_ADDRESS);
-		return 0;
-	}
-	long ri = nbg_cpu_find_region(p, s, "second image", &r);
+	long ri = nbg_cpu_add_image_at(p, s, ADD16_W_ADDRESS, w[ADD16_W_ADDRESS], &r);
 	if (ri < 0)
 		return 0;
 	a->region = (size_t)ri;
@@ -496,7 +401,12 @@ static int plan_add16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_c
 		return 0;
 	}
 	(void)last;
-	if (!add16_fixed(s, n, w))
+	/* |acc| < 2^55 and |b| <= 2^15: the convolution's shift at most 45 and
+	 * the second image's at most 84 keep every term below 2^126 */
+	uint32_t v[3] = { (w[ADD16_W_SCALE] >> 2) | (w[ADD16_W_SCALE_HI] >> 31) << 30, w[ADD16_W_MAX],
+			  w[ADD16_W_MIN] };
+	if (!nbg_cpu_add_fixed(s, a, n->mantissa, n->exponent, v, 45, 84,
+			       "words 23 bits 2-31 and 27 bit 31, 29, 30"))
 		return 0;
 	/* the sum's ReLU is word 31 bit 16; the convolution's own ReLU field
 	 * (before the addition?) is set on no corpus command with an addition */
@@ -579,7 +489,7 @@ static void plan_conv16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *opu, const cpu
 	n->in_row = op->in_row_stride;
 	n->in_slice = op->in_slice_stride;
 	n->in_xstep = 2;
-	if (nn16_interleaved(p, op, n)) {
+	if (!n->depthwise && nbg_cpu_input_interleaved(p, op, n->in_z, n->in_x, n->in_y, 2)) {
 		n->in_row = op->in_row_stride * n->in_z;
 		n->in_slice = 2;
 		n->in_xstep = 2ull * n->in_z;

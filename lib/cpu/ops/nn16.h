@@ -13,26 +13,10 @@
 #include <stdint.h>
 
 #include "cpu/hidden.h"
-#include "cpu/wide.h"
+#include "cpu/quant.h"
 
 /* What a cpu_nn16 computes. */
 enum cpu_nn16_kind { CPU_NN16_CONV = 1, CPU_NN16_MAXPOOL, CPU_NN16_TRANSPOSE };
-
-/* The addition fused to an int16 convolution: per written pixel
- * t = clamp(acc x conv scale, lo, hi) + b x scale_b, every term an integer
- * in units of 2^-frac (a float32 m x 2^(e - 150) as m << (e - 150 +
- * frac)), rounded half away from zero, saturated to int16. */
-typedef struct cpu_add16 {
-	int on;
-	size_t region;                  /* the second image: pool_x x pool_y x out_z int16 */
-	uint64_t base, row, slice;
-	uint32_t frac;                  /* 1..100 */
-	uint32_t conv_m, conv_shift;    /* the convolution's scale (2^23 + mantissa) */
-	int32_t b_m;                    /* the second image's scale */
-	uint32_t b_shift;
-	int has_lo, has_hi;
-	cpu_wide lo, hi;
-} cpu_add16;
 
 typedef struct cpu_nn16 {
 	int kind;                       /* enum cpu_nn16_kind */
@@ -50,14 +34,14 @@ typedef struct cpu_nn16 {
 	uint32_t esize;                 /* CPU_NN16_TRANSPOSE: bytes per element */
 	const uint8_t *codes;           /* int16 little-endian [out][z][k][k] */
 	const int64_t *bias;            /* 48-bit, in the sum's units */
-	cpu_add16 add;
+	cpu_add add;                    /* a fused addition (add.on): zero point 0, ops/add.c's fixed point */
 } cpu_nn16;
 
 /* Executes one planned operation on the machine's buffers; -1 when out of
  * memory (nothing written). */
 CPU_HIDDEN int nbg_cpu_nn16_run(const cpu_nn16 *n, uint8_t *const *buf);
-/* The per-pixel sum of an addition fused to an int16 convolution, rounded
- * and saturated to int16 (ReLU: at least 0). */
-CPU_HIDDEN int16_t nbg_cpu_nn16_add(const cpu_add16 *a, int64_t acc, int16_t b, int relu);
+/* The per-pixel sum of an addition fused to an int16 convolution
+ * (nbg_cpu_add_sum), saturated to int16 (ReLU: at least 0). */
+CPU_HIDDEN int16_t nbg_cpu_nn16_add(const cpu_add *a, int64_t acc, int16_t b, int relu);
 
 #endif
