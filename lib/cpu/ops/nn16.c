@@ -497,6 +497,13 @@ static void plan_conv16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *opu, const cpu
 	n->out_base = op->out_ref.offset;
 	n->out_row = op->out_row_stride;
 	n->out_slice = op->out_slice_stride;
+	/* a row tile whose image the data flow places by its other image's step
+	 * (doc/commands.md, "row tiles": the full-range detector's inputs step
+	 * 16 times their rows) */
+	if (op->tile_placed == 1)
+		n->in_base = op->tile_offset;
+	else if (op->tile_placed == 2)
+		n->out_base = op->tile_offset;
 	if (op->in_element_bytes != 2 || op->out_element_bytes != 2) {
 		nbg_cpu_refuse(s, "shape-inconsistent", "an int16 operation whose images the data flow reads with "
 			       "%u- and %u-byte elements", op->in_element_bytes, op->out_element_bytes);
@@ -535,7 +542,10 @@ static void nn16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_ma
 		nbg_cpu_refuse(s, "command-not-decoded", "its NN command is not decoded");
 		return;
 	}
-	if (m->type == NBG_GRAPH_OP_NT)
+	if (m->type == NBG_GRAPH_OP_NT && p->m->target != NN16_TARGET)
+		nbg_cpu_refuse(s, "operation-type-unsupported", "an NN-engine operation of type NT on target 0x%x: "
+			       "its transpose is established on target 0x%x only", p->m->target, NN16_TARGET);
+	else if (m->type == NBG_GRAPH_OP_NT)
 		plan_transpose(p, s, &op->u.nn16, m->cop, cmd);
 	else if (m->type == NBG_GRAPH_OP_NN)
 		plan_conv16(p, s, op, m, cmd);
