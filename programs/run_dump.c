@@ -116,7 +116,8 @@ static int write_npy(dump_set *d, const char *name, const char *descr, const nbg
  * NULL. */
 static json_t *write_float(dump_set *d, const nbg_cpu_tensor *t, const nbg_io *io, const char *stem, int *rc)
 {
-	uint64_t count = t->bytes / (t->data_format == 1 ? 2 : 1);
+	unsigned es = nbg_tensor_element_size(t->data_format);
+	uint64_t count = t->bytes / (es ? es : 1);
 	if (!d->dump_float || (!io && t->data_format != 1))
 		return json_null();
 	nbg_io fp16 = { .data_format = 1, .element_count = count, .byte_size = t->bytes };
@@ -176,8 +177,9 @@ static int dump_fits(const run_state *s, const nbg_cpu_tensor *list, size_t n)
 	for (size_t i = 0; i < n && total < UINT64_MAX / 8; i++) {
 		uint64_t b = list[i].bytes < UINT64_MAX / 8 ? list[i].bytes : UINT64_MAX / 8; /* saturated */
 		total += b + DUMP_NPY_HEADER + DUMP_JSON_ENTRY;
-		if (s->a.dump_float)
-			total += b * (list[i].data_format == 1 ? 2 : 4) + DUMP_NPY_HEADER;
+		unsigned es = nbg_tensor_element_size(list[i].data_format);
+		if (s->a.dump_float) /* a float32 per element */
+			total += b / (es ? es : 1) * 4 + DUMP_NPY_HEADER;
 	}
 	if (total <= s->a.dump_limit)
 		return 0;

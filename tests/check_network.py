@@ -97,6 +97,21 @@ class Table:
         return list(struct.unpack_from("<%di" % n, self.buf, p)) if n else []
 
 
+def tflite_model(path):
+    """A .tflite file's bytes, its Model table, the builtin code of each
+    operator code (OperatorCode: deprecated_builtin_code 0 (int8),
+    builtin_code 3), each buffer's bytes (Model.buffers 4, Buffer.data 0) and
+    subgraph 0 (Model.subgraphs 2)."""
+    buf = open(path, "rb").read()
+    model = Table(buf, struct.unpack_from("<I", buf, 0)[0])
+    codes = [max(c.scalar(0, "b"), c.scalar(3, "i")) for c in model.tables(1)]
+    data = []
+    for b in model.tables(4):
+        p, n = b._vector(0)
+        data.append(buf[p:p + n])
+    return buf, model, codes, data, model.tables(2)[0]
+
+
 # BuiltinOperator values of the schema
 CONV_2D, DEPTHWISE_CONV_2D, MAX_POOL_2D = 3, 4, 17
 

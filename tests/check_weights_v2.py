@@ -32,7 +32,6 @@ import sys
 import tempfile
 
 import check_network
-from check_network import Table
 from check_weights_lenet import debian_imports
 from exe_wrapper import command
 import tc_corpus
@@ -47,15 +46,7 @@ def source_kernels(path, want=(CONV_2D, DEPTHWISE_CONV_2D)):
     source's convolutions, in operator order (want (PRELU,): the PRELU
     operators' alphas, input 1, as [(shape [C], array)])."""
     import numpy as np
-    import struct
-    buf = open(path, "rb").read()
-    model = Table(buf, struct.unpack_from("<I", buf, 0)[0])
-    codes = [max(c.scalar(0, "b"), c.scalar(3, "i")) for c in model.tables(1)]
-    data = []
-    for b in model.tables(4):
-        p, n = b._vector(0)
-        data.append(buf[p:p + n])
-    graph = model.tables(2)[0]
+    _, _, codes, data, graph = check_network.tflite_model(path)
     tensors = graph.tables(0)
     ops = [(codes[o.scalar(0, "I")], o.ints(1), o.ints(2)) for o in graph.tables(3)]
     widened = {outs[0]: ins[0] for code, ins, outs in ops if code == DEQUANTIZE}

@@ -236,3 +236,19 @@ int nbg_cpu_tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, const cpu_tp_field
 	}
 	return 1;
 }
+
+int nbg_cpu_input_interleaved(const nbg_cpu_plan *p, const nbg_cmd_op *op, uint32_t z, uint32_t x, uint32_t y,
+			      uint32_t esize)
+{
+	if (op->in_ref.source_type != NBG_GRAPH_SRC_INPUT || op->in_ref.index < 0 ||
+	    (size_t)op->in_ref.index >= p->m->input_count || z < 2)
+		return 0;
+	const nbg_io *io = nbg_model_input_at(p->m, (size_t)op->in_ref.index);
+	if (!io || io->dim_count < 3 || io->dim_count > 6)
+		return 0;
+	for (uint32_t i = 3; i < io->dim_count; i++)
+		if (io->dims[i] != 1)
+			return 0;
+	return io->dims[0] == z && io->dims[0] != io->dims[1] && (uint64_t)io->dims[1] * esize == op->in_row_stride &&
+	       io->dims[1] >= x && io->dims[2] >= y;
+}

@@ -16,6 +16,7 @@
 #include "common/model.h"
 #include "cpu/hidden.h"
 #include "cpu/ops/conv.h"
+#include "cpu/ops/nn16.h"
 #include "cpu/ops/shader.h"
 #include "cpu/ops/tp.h"
 #include "nbg/commands.h"
@@ -45,10 +46,12 @@ enum cpu_op_kind {
 	CPU_OP_SHDW,            /* ops/shdw.c: SH DepthwiseConvLayer */
 	CPU_OP_SHADD,           /* ops/shelt.c: SH TensorAdd */
 	CPU_OP_SHSCALE,         /* ops/shelt.c: SH TensorScale (2x upsampling) */
+	CPU_OP_SHPAD,           /* ops/shpad.c: SH TensorPadOperation2 */
 	CPU_OP_SHADER,          /* ops/shader.c: any other SH or SW operation, refused */
 	CPU_OP_TPFC,            /* ops/tpfc.c: TP fully connected */
 	CPU_OP_TP,              /* ops/tp.c: every other TP operation (with ops/lut.c) */
 	CPU_OP_SPMAX,           /* ops/spmax.c: SP operations of a Softmax2Layer_SP */
+	CPU_OP_NN16,            /* ops/nn16.c: NN-engine operations on int16 data, NT transposes */
 	CPU_OP_CONV,            /* ops/conv.c: NN-engine operations (with ops/add.c) */
 	CPU_OP__COUNT
 };
@@ -61,6 +64,7 @@ typedef struct cpu_op {
 		cpu_conv conv;          /* CPU_OP_CONV */
 		cpu_tp tp;              /* CPU_OP_TP */
 		cpu_tpfc tpfc;          /* CPU_OP_TPFC */
+		cpu_nn16 nn16;          /* CPU_OP_NN16 */
 		cpu_ref ref;            /* the shader kinds, CPU_OP_SPMAX */
 	} u;
 } cpu_op;
@@ -74,7 +78,8 @@ enum cpu_layer {
 	CPU_LAYER_DEPTHWISE_CONV,       /* DepthwiseConvLayer */
 	CPU_LAYER_TENSOR_ADD,           /* TensorAdd */
 	CPU_LAYER_TENSOR_SCALE,         /* TensorScale */
-	CPU_LAYER_SOFTMAX2_SP           /* Softmax2Layer_SP */
+	CPU_LAYER_SOFTMAX2_SP,          /* Softmax2Layer_SP */
+	CPU_LAYER_TENSOR_PAD2           /* TensorPadOperation2 */
 };
 
 /* What a command's operation is (nbg_cmd_op.kind, doc/commands.md), read
@@ -116,8 +121,8 @@ typedef struct cpu_op_def {
  * and its entries, each defined in its kind's file. */
 CPU_HIDDEN extern const cpu_op_def *const nbg_cpu_ops[CPU_OP__COUNT];
 CPU_HIDDEN extern const cpu_op_def nbg_cpu_op_softmax, nbg_cpu_op_shpool, nbg_cpu_op_shmax, nbg_cpu_op_shdw,
-	nbg_cpu_op_shadd, nbg_cpu_op_shscale, nbg_cpu_op_shader, nbg_cpu_op_tpfc, nbg_cpu_op_tp,
-	nbg_cpu_op_spmax, nbg_cpu_op_conv;
+	nbg_cpu_op_shadd, nbg_cpu_op_shscale, nbg_cpu_op_shpad, nbg_cpu_op_shader, nbg_cpu_op_tpfc, nbg_cpu_op_tp,
+	nbg_cpu_op_spmax, nbg_cpu_op_nn16, nbg_cpu_op_conv;
 
 struct nbg_cpu_plan {
 	const nbg_model *m;             /* the model planned (the caller's, or own) */
@@ -159,6 +164,14 @@ CPU_HIDDEN void nbg_cpu_refuse(nbg_cpu_step *s, const char *id, const char *fmt,
 	__attribute__((format(printf, 3, 4)));
 CPU_HIDDEN long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what,
 				    const nbg_cmd_ref *r);
+/* Whether a (non-depthwise) NN operation reads an input record
+ * interleaved: the record's dimensions (file order, innermost first) are
+ * (z, x, y) of the command's image, one pixel's channels side by side,
+ * where the command's fields describe a planar image whose rows hold x
+ * elements of esize bytes (doc/cpu-backend.md, "Row tiles, interleaved
+ * input records and circular buffers"; ops/conv.c, ops/nn16.c). */
+CPU_HIDDEN int nbg_cpu_input_interleaved(const nbg_cpu_plan *p, const nbg_cmd_op *op, uint32_t z, uint32_t x,
+					 uint32_t y, uint32_t esize);
 /* Both of an operation's: its input's region into *in, its output's into
  * *out (0 with the step refused). */
 CPU_HIDDEN int nbg_cpu_find_io(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd_op *op, size_t *in,

@@ -18,6 +18,8 @@
 #define DUMP_FP16 1u
 #define DUMP_UINT8 2u
 #define DUMP_INT8 3u
+#define DUMP_INT16 5u
+#define DUMP_INT32 8u
 
 /* Where an operation's tensor lies: z images of y rows of x elements of
  * elem bytes, at base of region with row and slice strides, through the
@@ -80,9 +82,32 @@ static int view_ref(const cpu_ref *r, cpu_view *v, nbg_cpu_tensor *t)
 		t->data_format = r->elt.s8 ? DUMP_INT8 : DUMP_UINT8;
 		return 1;
 	}
+	case CPU_REF_PAD: /* rows of width bytes, elements of kx bytes in the NBG format group */
+		view_image(v, r->elt.region[2], r->elt.base[2], r->width / r->kx, r->rows, 1, r->elt.row[2], 0);
+		v->elem = r->kx;
+		t->data_format = r->group;
+		return 1;
 	default:
 		return 0; /* an SP step of a softmax another step computes */
 	}
+}
+
+/* An int16 NN-engine operation's written image (ops/nn16.c): its output
+ * after pooling, int16; a transpose's in_y x in_x elements of its size. */
+static void view_nn16(const cpu_nn16 *n, cpu_view *v, nbg_cpu_tensor *t)
+{
+	if (n->kind == CPU_NN16_TRANSPOSE) {
+		view_image(v, n->out_region, n->out_base, n->in_y, n->in_x, 1, n->out_row, 0);
+		v->elem = n->esize;
+		t->data_format = n->esize == 2 ? DUMP_INT16 : n->esize == 4 ? DUMP_INT32 : DUMP_UINT8;
+	} else {
+		view_image(v, n->out_region, n->out_base, n->pool_x, n->pool_y, n->out_z, n->out_row, n->out_slice);
+		v->elem = 2;
+		t->data_format = DUMP_INT16;
+		t->zero_point_known = 1;
+	}
+	v->ring_lo = n->out_ring_lo;
+	v->ring_size = n->out_ring_size;
 }
 
 /* Elements a TP walk writes (ops/tp.c), and whether they are the whole
@@ -162,6 +187,8 @@ static int view_of(const nbg_cpu_plan *p, size_t i, cpu_view *v, nbg_cpu_tensor 
 		t->zero_point = (int32_t)fc->out_zp;
 	} else if (op->kind == CPU_OP_TP) {
 		r = view_walk(p, i, &op->u.tp, v, t);
+	} else if (op->kind == CPU_OP_NN16) {
+		view_nn16(&op->u.nn16, v, t);
 	} else {
 		r = view_ref(&op->u.ref, v, t);
 	}

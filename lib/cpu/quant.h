@@ -134,24 +134,31 @@ typedef struct cpu_add {
 } cpu_add;
 
 /*
- * The requantization of a convolution fused with an addition:
- * t = clamp(acc x conv scale, lo, hi) + (b - zp) x scale_b, computed exactly
- * in the plan's fixed point (the plan bounds every term below 2^126), then
- * rounded half away from zero (wide.h's cpu_wide_round_shr on the
- * magnitude), plus the output zero point, saturated to 0..255.
+ * The sum of a convolution fused with an addition:
+ * t = clamp(acc x conv scale, lo, hi) + b x scale_b (b the second image's
+ * value less its zero point), computed exactly in the plan's fixed point
+ * (the plan bounds every term below 2^126), rounded half away from zero
+ * (wide.h's cpu_wide_round_shr on the magnitude), its magnitude saturated
+ * at max.  nbg_cpu_requant_add: uint8, plus the output zero point,
+ * saturated to 0..255.
  */
-static inline uint8_t nbg_cpu_requant_add(int64_t acc, const cpu_add *a, uint8_t b, uint32_t out_zp)
+static inline int64_t nbg_cpu_add_sum(int64_t acc, const cpu_add *a, int64_t b, uint64_t max)
 {
 	cpu_wide t = cpu_wide_shl(cpu_wide_mul_i64(acc, a->conv_m), a->conv_shift);
 	if (a->has_hi && cpu_wide_lt(a->hi, t))
 		t = a->hi;
 	if (a->has_lo && cpu_wide_lt(t, a->lo))
 		t = a->lo;
-	t = cpu_wide_add(t, cpu_wide_shl(cpu_wide_of(((int32_t)b - (int32_t)a->zp) * (int64_t)a->b_m), a->b_shift));
+	t = cpu_wide_add(t, cpu_wide_shl(cpu_wide_mul_i64(b, a->b_m), a->b_shift));
 	int neg;
 	cpu_wide mag = cpu_wide_round_shr(cpu_wide_abs(t, &neg), a->frac);
-	int64_t q = (int64_t)cpu_wide_sat_u64(mag, 1024);
-	q = (neg ? -q : q) + (int64_t)out_zp;
+	int64_t q = (int64_t)cpu_wide_sat_u64(mag, max);
+	return neg ? -q : q;
+}
+
+static inline uint8_t nbg_cpu_requant_add(int64_t acc, const cpu_add *a, uint8_t b, uint32_t out_zp)
+{
+	int64_t q = nbg_cpu_add_sum(acc, a, (int32_t)b - (int32_t)a->zp, 1024) + (int64_t)out_zp;
 	return (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
 }
 

@@ -76,17 +76,22 @@ static int add_zero_point(nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd_op *op
 	return 1;
 }
 
+long nbg_cpu_add_image_at(nbg_cpu_plan *p, nbg_cpu_step *s, unsigned word, uint32_t value, nbg_cmd_ref *r)
+{
+	if (!nbg_command_word_ref(p->g, s->operation, word, value, r)) {
+		nbg_cpu_refuse(s, "fused-add-unsupported", "its command word %u (the second image's address) is "
+			       "relocated by no patch", word);
+		return -1;
+	}
+	return nbg_cpu_find_region(p, s, "second image", r);
+}
+
 /* The second image: its buffer, strides and circular buffer. */
 static int add_image(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const uint32_t *w)
 {
 	cpu_add *a = &cv->add;
 	nbg_cmd_ref r;
-	if (!nbg_command_word_ref(p->g, s->operation, ADD_W_ADDRESS, w[ADD_W_ADDRESS], &r)) {
-		nbg_cpu_refuse(s, "fused-add-unsupported", "its command word %d (the second image's address) is "
-			       "relocated by no patch", ADD_W_ADDRESS);
-		return 0;
-	}
-	long ri = nbg_cpu_find_region(p, s, "second image", &r);
+	long ri = nbg_cpu_add_image_at(p, s, ADD_W_ADDRESS, w[ADD_W_ADDRESS], &r);
 	if (ri < 0)
 		return 0;
 	uint64_t xs = w[ADD_W_STRIDES] & 0xffffu, ys = w[ADD_W_STRIDES] >> 16, last = 0;
@@ -120,13 +125,10 @@ static int add_image(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const uint3
 	return 1;
 }
 
-/* The scales and bounds as integers in units of 2^-frac, each term bounded
- * below 2^126 (|acc| < 2^31, |b - zp| < 2^8, mantissas < 2^24). */
-static int add_fixed_point(nbg_cpu_step *s, cpu_conv *cv, const uint32_t *w)
+int nbg_cpu_add_fixed(nbg_cpu_step *s, cpu_add *a, uint32_t mantissa, uint32_t exponent, const uint32_t *v,
+		      uint32_t conv_max, uint32_t b_max, const char *words)
 {
-	cpu_add *a = &cv->add;
-	uint32_t v[3] = { (w[ADD_W_SCALE] >> 2) | (w[ADD_W_SCALE + 1] & 3u) << 30, w[ADD_W_MAX], w[ADD_W_MIN] };
-	uint32_t m[3], e[3], frac = 150 > cv->exponent ? 150 - cv->exponent : 1;
+	uint32_t m[3], e[3], frac = 150 > exponent ? 150 - exponent : 1;
 	int neg[3], k[3];
 	for (int i = 0; i < 3; i++) {
 		k[i] = f32_parts(v[i], &m[i], &e[i], &neg[i]);
@@ -134,19 +136,19 @@ static int add_fixed_point(nbg_cpu_step *s, cpu_conv *cv, const uint32_t *w)
 			frac = 150 - e[i];
 	}
 	/* the scale finite, the bounds finite or +inf above and -inf below */
-	int ok = k[0] == 1 && (k[1] == 1 || k[1] == 2) && (k[2] == 1 || k[2] == 3) && cv->exponent &&
-		 frac <= 120 && cv->exponent + frac >= 150 && cv->exponent + frac - 150 <= 69;
+	int ok = k[0] == 1 && (k[1] == 1 || k[1] == 2) && (k[2] == 1 || k[2] == 3) && exponent &&
+		 frac <= 120 && exponent + frac >= 150 && exponent + frac - 150 <= conv_max;
 	for (int i = 0; ok && i < 3; i++)
-		ok = k[i] != 1 || !m[i] || e[i] + frac - 150 <= (i ? 100u : 90u);
+		ok = k[i] != 1 || !m[i] || e[i] + frac - 150 <= (i ? 100u : b_max);
 	if (!ok) {
-		nbg_cpu_refuse(s, "fused-add-unsupported", "the second image's scale 0x%08x (word %d bits 2-31) and "
-			       "the bounds 0x%08x, 0x%08x (words %d, %d) are not finite float32 values in the range "
-			       "the exact arithmetic covers", v[0], ADD_W_SCALE, v[1], v[2], ADD_W_MAX, ADD_W_MIN);
+		nbg_cpu_refuse(s, "fused-add-unsupported", "the second image's scale 0x%08x and the bounds 0x%08x, "
+			       "0x%08x (%s) are not finite float32 values in the range the exact arithmetic covers",
+			       v[0], v[1], v[2], words);
 		return 0;
 	}
 	a->frac = frac;
-	a->conv_m = (1u << 23) | (cv->mantissa & 0x7fffffu);
-	a->conv_shift = cv->exponent + frac - 150;
+	a->conv_m = (1u << 23) | (mantissa & 0x7fffffu);
+	a->conv_shift = exponent + frac - 150;
 	a->b_m = m[0] ? (neg[0] ? -(int32_t)m[0] : (int32_t)m[0]) : 0;
 	a->b_shift = m[0] ? e[0] + frac - 150 : 0;
 	cpu_wide bound[2];
@@ -158,11 +160,21 @@ static int add_fixed_point(nbg_cpu_step *s, cpu_conv *cv, const uint32_t *w)
 	a->has_hi = k[1] == 1, a->hi = bound[0];
 	a->has_lo = k[2] == 1, a->lo = bound[1];
 	if (a->has_hi && a->has_lo && cpu_wide_lt(a->hi, a->lo)) {
-		nbg_cpu_refuse(s, "fused-add-unsupported", "the lower bound 0x%08x (word %d) lies above the upper "
-			       "bound 0x%08x (word %d)", v[2], ADD_W_MIN, v[1], ADD_W_MAX);
+		nbg_cpu_refuse(s, "fused-add-unsupported", "the lower bound 0x%08x lies above the upper bound 0x%08x "
+			       "(%s)", v[2], v[1], words);
 		return 0;
 	}
 	return 1;
+}
+
+/* The uint8 terms: |acc| < 2^31 and |b - zp| < 2^8 (conv shift at most 69,
+ * the second image's at most 90); the scale at word 23 bits 2-31 and word
+ * 24 bits 0-1. */
+static int add_fixed(nbg_cpu_step *s, cpu_conv *cv, const uint32_t *w)
+{
+	uint32_t v[3] = { (w[ADD_W_SCALE] >> 2) | (w[ADD_W_SCALE + 1] & 3u) << 30, w[ADD_W_MAX], w[ADD_W_MIN] };
+	return nbg_cpu_add_fixed(s, &cv->add, cv->mantissa, cv->exponent, v, 69, 90,
+				 "words 23 bits 2-31 and 24 bits 0-1, 29, 30");
 }
 
 int nbg_cpu_plan_add(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op)
@@ -184,7 +196,7 @@ int nbg_cpu_plan_add(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_c
 	memset(&cv->add, 0, sizeof(cv->add));
 	if (!add_image(p, s, cv, cmd->words) ||
 	    !add_zero_point(p, s, op, (uint64_t)cv->pool_x * cv->pool_y * cv->out_z, &cv->add.zp) ||
-	    !add_fixed_point(s, cv, cmd->words))
+	    !add_fixed(s, cv, cmd->words))
 		return 0;
 	cv->add.on = 1;
 	return 1;

@@ -199,17 +199,7 @@ static int tile_consistent(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd
  */
 static int input_interleaved(const nbg_cpu_plan *p, const nbg_cmd_op *op, const cpu_conv *cv)
 {
-	if (op->in_ref.source_type != NBG_GRAPH_SRC_INPUT || op->in_ref.index < 0 ||
-	    (size_t)op->in_ref.index >= p->m->input_count || cv->in_z < 2 || cv->depthwise)
-		return 0;
-	const nbg_io *io = nbg_model_input_at(p->m, (size_t)op->in_ref.index);
-	if (!io || io->dim_count < 3 || io->dim_count > 6)
-		return 0;
-	for (uint32_t i = 3; i < io->dim_count; i++)
-		if (io->dims[i] != 1)
-			return 0;
-	return io->dims[0] == cv->in_z && io->dims[0] != io->dims[1] && io->dims[1] == op->in_row_stride &&
-	       io->dims[1] >= cv->in_x && io->dims[2] >= cv->in_y;
+	return !cv->depthwise && nbg_cpu_input_interleaved(p, op, cv->in_z, cv->in_x, cv->in_y, 1);
 }
 
 /*

@@ -45,6 +45,20 @@ typedef struct cpu_conv {
 /* The fused addition's planner (ops/add.c): 1 with cv->add set, or 0 with
  * the step refused. */
 CPU_HIDDEN int nbg_cpu_plan_add(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op);
+/* The second image of a fused addition whose address command word `word`
+ * holds (value): its reference into *r and its region, or -1 with the
+ * step refused (ops/add.c; also ops/nn16.c). */
+CPU_HIDDEN long nbg_cpu_add_image_at(nbg_cpu_plan *p, nbg_cpu_step *s, unsigned word, uint32_t value,
+				     nbg_cmd_ref *r);
+/* A fused addition's scales and bounds (ops/add.c; also the int16
+ * addition of ops/nn16.c): the convolution's scale (mantissa, exponent),
+ * v[0] the second image's scale and v[1], v[2] the upper and lower bounds
+ * of the convolution's term as float32 bits, held as integers in units of
+ * 2^-frac in *a; the convolution's shift at most conv_max and the second
+ * image's at most b_max (what keeps every term of the caller's sums below
+ * 2^126).  0 with the step refused fused-add-unsupported, naming `words`. */
+CPU_HIDDEN int nbg_cpu_add_fixed(nbg_cpu_step *s, cpu_add *a, uint32_t mantissa, uint32_t exponent,
+				 const uint32_t *v, uint32_t conv_max, uint32_t b_max, const char *words);
 
 /* A byte of the convolution's data (input pixel or kernel code) as its
  * value: uint8, or int8 (two's complement) for an int8 convolution. */

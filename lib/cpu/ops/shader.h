@@ -16,7 +16,7 @@
 
 /* What a cpu_ref computes. */
 enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWCONV, CPU_REF_ADD,
-		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL };
+		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL, CPU_REF_PAD };
 
 /* CPU_REF_SOFTMAX (ops/softmax.c, ops/spmax.c): a softmax over width uint8
  * values (row 0 of the input image) into width fp16 values,
@@ -44,6 +44,9 @@ typedef struct cpu_ref {
 	/* CPU_REF_MAXPOOL (ops/shmax.c): kx channels of rows x width pixels
 	 * (in_stride, in_slice apart), each the 5x5 max around it written at
 	 * out_stride, out_slice. */
+	/* CPU_REF_PAD (ops/shpad.c): rows rows of width bytes at elt's image 2,
+	 * the first elt.y copied from image 0, the others 0; kx the element
+	 * size and group the NBG data format of the images (for a dump). */
 	const uint8_t *codes;           /* into the model's bytes (an LCDT entry) */
 	size_t in_region, out_region;   /* into the plan's regions */
 	uint64_t in_base, out_base;

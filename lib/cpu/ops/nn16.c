@@ -1,0 +1,584 @@
+/*
+ * ops/nn16.c - NN-engine operations on int16 data (dynamic fixed point:
+ * value = code x 2^-fl, no zero point), the A733 files of target
+ * 0x1000003b: convolutions and depthwise convolutions (with ReLU, 2x2 max
+ * pooling, a stride, or a fused addition), the max pooling the compiler
+ * writes as a 1x1 depthwise command with no kernel stream, and the NT
+ * transposes (of any element size) those files end with.  Its plan reads
+ * every field and checks every address range before any run; its run
+ * computes in 64-bit sums.  doc/cpu-backend.md ("int16 data") gives each
+ * rule with its evidence.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/graph/commands_lib.h"
+#include "cpu/budget.h"
+#include "cpu/cpu_internal.h"
+#include "cpu/ops/nn16.h"
+#include "cpu/quant.h"
+#include "cpu/ops/conv.h"
+#include "cpu/ring.h"
+
+#define NN16_TYPE 4u                 /* the int16 data-type code */
+#define NN16_TARGET 0x1000003bu      /* the one target whose int16 commands are established */
+#define NN16_MAX_TAPS (1u << 24)     /* taps per sum: |sum| < 2^47 + 2^46 + 2^24 x 2^30 < 2^55 */
+
+/* The words of a 192-byte NN command of target 0x1000003b that carry a
+ * fused addition (doc/cpu-backend.md, "int16 data"). */
+enum {
+	ADD16_W_SCALE = 23,     /* bits 2-31: bits 0-29 of the second image's scale, float32 */
+	ADD16_W_SCALE_HI = 27,  /* bit 31: its bit 30 */
+	ADD16_W_MAX = 29,       /* float32: the upper bound of the convolution's term */
+	ADD16_W_MIN = 30,       /* float32: the lower bound */
+	ADD16_W_STRIDES = 32,   /* bits 0-15: its row stride; 16-31: its slice stride (bytes) */
+	ADD16_W_BYTES = 33,     /* the second image's bytes / 32 */
+	ADD16_W_ADDRESS = 34,   /* the second image's address, relocated (not transformed) */
+	ADD16_W_END = 35,       /* bits 0-25: the second image's end, relocated */
+	ADD16_W_FLAGS = 31,     /* bit 16: ReLU after the addition */
+	ADD16_WORDS = 36
+};
+#define ADD16_RELU_BIT 16
+
+static int16_t rd16(const uint8_t *buf, uint64_t a, uint64_t lo, uint64_t size)
+{
+	return (int16_t)(uint16_t)(buf[nbg_cpu_ring_at(a, lo, size)] |
+				   (uint16_t)buf[nbg_cpu_ring_at(a + 1, lo, size)] << 8);
+}
+
+static void wr16(uint8_t *buf, uint64_t a, uint64_t lo, uint64_t size, int16_t v)
+{
+	buf[nbg_cpu_ring_at(a, lo, size)] = (uint8_t)((uint16_t)v & 0xffu);
+	buf[nbg_cpu_ring_at(a + 1, lo, size)] = (uint8_t)((uint16_t)v >> 8);
+}
+
+/* ------------------------------------------------------------------- run */
+
+int16_t nbg_cpu_nn16_add(const cpu_add *a, int64_t acc, int16_t b, int relu)
+{
+	int64_t q = nbg_cpu_add_sum(acc, a, b, 1u << 16);
+	if (relu && q < 0)
+		q = 0;
+	return (int16_t)(q < -32768 ? -32768 : q > 32767 ? 32767 : q);
+}
+
+static int16_t requant16(const cpu_nn16 *n, int64_t acc)
+{
+	int64_t q = nbg_cpu_requant_q(acc, n->mantissa, n->exponent);
+	if (n->relu && q < 0)
+		q = 0;
+	return (int16_t)(q < -32768 ? -32768 : q > 32767 ? 32767 : q);
+}
+
+/* The input image as values [z][y][x], read at the strides, pixel step
+ * and circular buffer the plan set; NULL when out of memory. */
+static int32_t *nn16_gather(const cpu_nn16 *n, const uint8_t *in)
+{
+	int32_t *g = malloc((size_t)n->in_x * n->in_y * n->in_z * sizeof(*g));
+	int32_t *d = g;
+	for (uint32_t z = 0; g && z < n->in_z; z++)
+		for (uint32_t y = 0; y < n->in_y; y++) {
+			uint64_t a = n->in_base + z * n->in_slice + y * n->in_row;
+			for (uint32_t x = 0; x < n->in_x; x++)
+				*d++ = rd16(in, a + x * n->in_xstep, n->in_ring_lo, n->in_ring_size);
+		}
+	return g;
+}
+
+static int16_t nn16_code(const cpu_nn16 *n, size_t t)
+{
+	return (int16_t)(uint16_t)(n->codes[2 * t] | n->codes[2 * t + 1] << 8);
+}
+
+/* One output channel's sums at every position of the convolution's output
+ * (a border pixel is 0: the zero point of dynamic fixed point). */
+static void nn16_sums(const cpu_nn16 *n, const int32_t *g, uint32_t o, int64_t *acc)
+{
+	uint32_t kz = n->depthwise ? 1 : n->in_z;
+	size_t plane = (size_t)n->out_x * n->out_y, taps = (size_t)kz * n->k * n->k;
+	/* the stored bias holds 128 x the sum of the channel's codes more
+	 * (doc/cpu-backend.md, "int16 data") */
+	int64_t bias = n->bias ? n->bias[o] : 0;
+	for (size_t t = 0; n->codes && t < taps; t++)
+		bias -= 128 * (int64_t)nn16_code(n, o * taps + t);
+	for (size_t i = 0; i < plane; i++)
+		acc[i] = bias;
+	for (uint32_t z = 0; z < kz; z++) {
+		const int32_t *src = g + (size_t)(n->depthwise ? o : z) * n->in_x * n->in_y;
+		for (uint32_t ky = 0; ky < n->k; ky++)
+			for (uint32_t kx = 0; kx < n->k; kx++) {
+				size_t t = (((size_t)o * kz + z) * n->k + ky) * n->k + kx;
+				int64_t w = n->codes ? nn16_code(n, t) : 1;
+				if (!w)
+					continue;
+				for (uint32_t oy = 0; oy < n->out_y; oy++) {
+					int64_t iy = (int64_t)oy + ky + n->y_off;
+					if (iy < 0 || iy >= (int64_t)n->in_y)
+						continue;
+					const int32_t *row = src + (size_t)iy * n->in_x;
+					int64_t *a = acc + (size_t)oy * n->out_x;
+					for (uint32_t ox = 0; ox < n->out_x; ox++) {
+						int64_t ix = (int64_t)ox + kx + n->x_off;
+						if (ix >= 0 && ix < (int64_t)n->in_x)
+							a[ox] += w * row[ix];
+					}
+				}
+			}
+	}
+}
+
+/* The written pixel (px, py) of one channel from its sums: requantized
+ * (with the fused addition's second image), then pooled. */
+static int16_t nn16_pixel(const cpu_nn16 *n, const int64_t *acc, const uint8_t *addbuf, uint32_t o, uint32_t px,
+			  uint32_t py)
+{
+	if (n->add.on) {
+		uint32_t sub = n->pooling == 3 ? 2 : 1;
+		const cpu_add *a = &n->add;
+		int16_t b = rd16(addbuf, a->base + o * a->slice + py * a->row + 2ull * px, 0, 0);
+		return nbg_cpu_nn16_add(a, acc[(size_t)py * sub * n->out_x + px * sub], b, n->relu);
+	}
+	if (n->pooling == 0)
+		return requant16(n, acc[(size_t)py * n->out_x + px]);
+	if (n->pooling == 3)
+		return requant16(n, acc[(size_t)(2 * py) * n->out_x + 2 * px]);
+	int16_t v = INT16_MIN;
+	for (uint32_t dy = 0; dy < 2; dy++)
+		for (uint32_t dx = 0; dx < 2; dx++) {
+			uint32_t y = 2 * py + dy, x = 2 * px + dx;
+			if (y < n->out_y && x < n->out_x) {
+				int16_t q = requant16(n, acc[(size_t)y * n->out_x + x]);
+				v = q > v ? q : v;
+			}
+		}
+	return v;
+}
+
+static int nn16_conv_run(const cpu_nn16 *n, uint8_t *const *buf)
+{
+	size_t plane = (size_t)n->out_x * n->out_y, pooled = (size_t)n->pool_x * n->pool_y;
+	int32_t *g = nn16_gather(n, buf[n->in_region]);
+	int64_t *acc = malloc(plane * sizeof(*acc));
+	int16_t *stage = malloc(pooled * n->out_z * sizeof(*stage));
+	if (!g || !acc || !stage) {
+		free(g);
+		free(acc);
+		free(stage);
+		return -1;
+	}
+	/* every channel before any write: the operation may write over what it reads */
+	for (uint32_t o = 0; o < n->out_z; o++) {
+		nn16_sums(n, g, o, acc);
+		for (uint32_t py = 0; py < n->pool_y; py++)
+			for (uint32_t px = 0; px < n->pool_x; px++)
+				stage[o * pooled + (size_t)py * n->pool_x + px] =
+					nn16_pixel(n, acc, n->add.on ? buf[n->add.region] : NULL, o, px, py);
+	}
+	uint8_t *out = buf[n->out_region];
+	for (uint32_t o = 0; o < n->out_z; o++)
+		for (uint32_t py = 0; py < n->pool_y; py++)
+			for (uint32_t px = 0; px < n->pool_x; px++)
+				wr16(out, n->out_base + o * n->out_slice + py * n->out_row + 2ull * px, n->out_ring_lo,
+				     n->out_ring_size, stage[o * pooled + (size_t)py * n->pool_x + px]);
+	free(g);
+	free(acc);
+	free(stage);
+	return 0;
+}
+
+/* out(x, y) = in(y, x): x*y elements of esize bytes. */
+static int nn16_transpose_run(const cpu_nn16 *n, uint8_t *const *buf)
+{
+	size_t count = (size_t)n->in_x * n->in_y;
+	uint8_t *t = malloc(count * n->esize);
+	if (!t)
+		return -1;
+	const uint8_t *in = buf[n->in_region];
+	for (uint32_t y = 0; y < n->in_y; y++)
+		for (uint32_t x = 0; x < n->in_x; x++)
+			for (uint32_t b = 0; b < n->esize; b++)
+				t[((size_t)y * n->in_x + x) * n->esize + b] =
+					in[nbg_cpu_ring_at(n->in_base + y * n->in_row + (uint64_t)x * n->esize + b,
+							   n->in_ring_lo, n->in_ring_size)];
+	uint8_t *out = buf[n->out_region];
+	for (uint32_t y = 0; y < n->in_y; y++)
+		for (uint32_t x = 0; x < n->in_x; x++)
+			for (uint32_t b = 0; b < n->esize; b++)
+				out[nbg_cpu_ring_at(n->out_base + (uint64_t)x * n->out_row + (uint64_t)y * n->esize + b,
+						    n->out_ring_lo, n->out_ring_size)] =
+					t[((size_t)y * n->in_x + x) * n->esize + b];
+	free(t);
+	return 0;
+}
+
+int nbg_cpu_nn16_run(const cpu_nn16 *n, uint8_t *const *buf)
+{
+	return n->kind == CPU_NN16_TRANSPOSE ? nn16_transpose_run(n, buf) : nn16_conv_run(n, buf);
+}
+
+/* ------------------------------------------------------------------ plan */
+
+/* Where the operation reads and writes: regions, strides, circular
+ * buffers; every byte inside its buffer.  x_bytes: the bytes of an input
+ * row from its first pixel; out_x_bytes likewise for the output. */
+static int nn16_addressing(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op,
+			   const nbg_cmd *cmd, uint64_t x_bytes, uint32_t rows, uint32_t slices, uint64_t out_x_bytes,
+			   uint32_t out_rows, uint32_t out_slices)
+{
+	if (!nbg_cpu_find_io(p, s, op, &n->in_region, &n->out_region) ||
+	    !nbg_cpu_nn_ring(p, s, cmd, "input", 0, n->in_region, n->in_base, &n->in_ring_lo, &n->in_ring_size) ||
+	    !nbg_cpu_nn_ring(p, s, cmd, "output", 1, n->out_region, n->out_base, &n->out_ring_lo,
+			     &n->out_ring_size))
+		return 0;
+	if (!nbg_cpu_image_in(p, n->in_region, n->in_base, x_bytes, rows, slices, n->in_row, n->in_slice,
+			      n->in_ring_lo, n->in_ring_size, NULL) ||
+	    !nbg_cpu_image_in(p, n->out_region, n->out_base, out_x_bytes, out_rows, out_slices, n->out_row,
+			      n->out_slice, n->out_ring_lo, n->out_ring_size, NULL)) {
+		nbg_cpu_refuse(s, "address-outside-memory", "its input (%llu bytes a row, %u rows, %u slices at "
+			       "%s+0x%llx) or its output (%llu bytes a row, %u rows, %u slices at %s+0x%llx) does not "
+			       "lie inside its memory or circular buffer", (unsigned long long)x_bytes, rows, slices,
+			       nbg_graph_source_type_name(op->in_ref.source_type), (unsigned long long)n->in_base,
+			       (unsigned long long)out_x_bytes, out_rows, out_slices,
+			       nbg_graph_source_type_name(op->out_ref.source_type), (unsigned long long)n->out_base);
+		return 0;
+	}
+	return 1;
+}
+
+/* An NT transpose: in x*y (z 1) elements, out y*x, of the element size the
+ * strides give (in_element_bytes, equal both sides). */
+static void plan_transpose(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op,
+			   const nbg_cmd *cmd)
+{
+	uint32_t e = op->in_element_bytes;
+	if ((e != 1 && e != 2 && e != 4) || op->out_element_bytes != e || op->in[2] > 1 || op->out[2] != 1 ||
+	    op->out[0] != op->in[1] || op->out[1] != op->in[0] || !op->in[0] || !op->in[1] ||
+	    op->in_row_stride < (uint64_t)op->in[0] * e || op->out_row_stride < (uint64_t)op->out[0] * e) {
+		nbg_cpu_refuse(s, "transpose-unsupported", "an NT operation %ux%ux%u -> %ux%ux%u of %u-byte "
+			       "elements (row strides %llu, %llu): executed is the 2-D transpose x*y*1 -> y*x*1 of 1-, "
+			       "2- or 4-byte elements, rows at least as long as they hold", op->in[0], op->in[1],
+			       op->in[2], op->out[0], op->out[1], op->out[2], e,
+			       (unsigned long long)op->in_row_stride, (unsigned long long)op->out_row_stride);
+		return;
+	}
+	n->kind = CPU_NN16_TRANSPOSE;
+	n->esize = e;
+	n->in_x = op->in[0];
+	n->in_y = op->in[1];
+	n->in_base = op->in_ref.offset;
+	n->in_row = op->in_row_stride;
+	n->in_slice = op->in_slice_stride;
+	n->out_base = op->out_ref.offset;
+	n->out_row = op->out_row_stride;
+	n->out_slice = op->out_slice_stride;
+	if (!nn16_addressing(p, s, n, op, cmd, (uint64_t)n->in_x * e, n->in_y, 1, (uint64_t)n->in_y * e, n->in_x,
+			     1))
+		return;
+	s->verdict = NBG_CPU_EXECUTE;
+	s->reason_id = "";
+}
+
+/* Input, output and (kernel) data all int16, on the target whose int16
+ * commands are established, with every zero point 0 and a per-tensor
+ * scale; 0 with the step refused. */
+static int nn16_fields(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const nbg_cmd *cmd)
+{
+	const char *names[3] = { "in_image_data_type", "out_image_data_type", "kernel_data_type" };
+	uint32_t codes[3] = { op->in_type, op->out_type, op->kernel_type };
+	for (int i = 0; i < 3; i++)
+		if (codes[i] != NN16_TYPE) {
+			const char *t = nbg_command_data_type_name(codes[i]);
+			nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s) with in_image_data_type %u: an "
+				       "int16 operation is executed with input, output and kernels all int16", names[i],
+				       codes[i], t ? t : "unknown", op->in_type);
+			return 0;
+		}
+	if (p->m->target != NN16_TARGET) {
+		nbg_cpu_refuse(s, "data-type-unsupported", "int16 data on target 0x%x: its commands' scale "
+			       "fields are established for target 0x%x only", p->m->target, NN16_TARGET);
+		return 0;
+	}
+	const struct { enum nbg_nn_fid f; const char *why; } zero[] = {
+		{ NBG_NNF_PER_CHANNEL_POST_MUL, "per-channel requantization has no int16 sample" },
+		{ NBG_NNF_IN_IMAGE_BORDER_MODE, "executed is 0, the constant border" },
+		{ NBG_NNF_IN_IMAGE_BORDER_CONST, "dynamic fixed point has no zero point" },
+		{ NBG_NNF_OUT_ZERO_POINT, "dynamic fixed point has no zero point" },
+		{ NBG_NNF_COEF_ZERO_POINT, "dynamic fixed point has no zero point" },
+	};
+	for (size_t i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
+		if (nbg_cmd_nn(cmd, zero[i].f)) {
+			nbg_cpu_refuse(s, "int16-field-unsupported", "an int16 operation with %s %u: %s",
+				       nbg_command_fields(NBG_CMD_NN, NULL)[zero[i].f].key, nbg_cmd_nn(cmd, zero[i].f),
+				       zero[i].why);
+			return 0;
+		}
+	/* the 0x1000003b encoding: 23 mantissa bits, post_shift | bit_5_6 << 5 the exponent */
+	n->mantissa = nbg_cpu_nn_multiplier(cmd);
+	n->exponent = nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT) | nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT_BIT_5_6) << 5;
+	n->relu = op->relu;
+	uint32_t xo = nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_X_OFFSET) | nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_X_OFFSET_BIT_3) << 3;
+	uint32_t yo = nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_Y_OFFSET) | nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_Y_OFFSET_BIT_3) << 3;
+	n->x_off = xo >= 8 ? (int32_t)xo - 16 : (int32_t)xo;
+	n->y_off = yo >= 8 ? (int32_t)yo - 16 : (int32_t)yo;
+	n->in_x = nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_X_SIZE);
+	n->in_y = nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_Y_SIZE);
+	n->out_x = op->out_conv[0];
+	n->out_y = op->out_conv[1];
+	n->out_z = op->out_conv[2];
+	return 1;
+}
+
+/* The written image: the output, 2x2 max-pooled (pooling 1 of size 2), or
+ * subsampled by 2 where the decoder infers a stride (first pixel); 0 with
+ * the step refused when it does not follow. */
+static int nn16_written(nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op)
+{
+	uint32_t pool = op->pooling;
+	if (!pool && op->out_subsample_inferred && op->out_subsample == 2)
+		pool = 3;
+	uint32_t sub = pool ? 2 : 1;
+	n->pooling = pool;
+	n->pool_x = op->out[0];
+	n->pool_y = op->out[1];
+	if ((pool != 0 && pool != 1 && pool != 3) || (pool == 1 && op->pooling_size != 2) ||
+	    op->out[2] != n->out_z || !n->pool_x || !n->pool_y || n->pool_x * sub > n->out_x + sub - 1 ||
+	    n->pool_y * sub > n->out_y + sub - 1 || (!pool && (n->pool_x != n->out_x || n->pool_y != n->out_y))) {
+		nbg_cpu_refuse(s, "shape-inconsistent", "the written image %ux%ux%u does not follow from the "
+			       "output %ux%ux%u and its pooling %u (%ux%u) or subsampling %u: executed are none, 2x2 "
+			       "max and a stride of 2", op->out[0], op->out[1], op->out[2], n->out_x, n->out_y,
+			       n->out_z, pool, op->pooling_size, op->pooling_size, op->out_subsample);
+		return 0;
+	}
+	return 1;
+}
+
+/* The second image of a fused addition: its address, strides and circular
+ * buffer (which it must not pass), inside its memory. */
+static int plan_add16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd)
+{
+	cpu_add *a = &n->add;
+	const uint32_t *w = cmd->words;
+	nbg_cmd_ref r;
+	memset(a, 0, sizeof(*a));
+	if (cmd->word_count < ADD16_WORDS || n->pooling == 1) {
+		nbg_cpu_refuse(s, "fused-add-unsupported", "an int16 addition %s: executed are commands of at least "
+			       "%d words with no max pooling", n->pooling == 1 ? "with max pooling" : "in a short command",
+			       ADD16_WORDS);
+		return 0;
+	}
+	long ri = nbg_cpu_add_image_at(p, s, ADD16_W_ADDRESS, w[ADD16_W_ADDRESS], &r);
+	if (ri < 0)
+		return 0;
+	a->region = (size_t)ri;
+	a->base = r.offset;
+	a->row = w[ADD16_W_STRIDES] & 0xffffu;
+	a->slice = w[ADD16_W_STRIDES] >> 16;
+	uint64_t last = 0;
+	if (a->row < 2ull * n->pool_x || a->slice < a->row * n->pool_y ||
+	    !nbg_cpu_image_fits(p, a->region, a->base, 2ull * n->pool_x, n->pool_y, n->out_z, a->row, a->slice,
+				&last)) {
+		nbg_cpu_refuse(s, "address-outside-memory", "its second image %ux%ux%u int16 at %s+0x%llx (row %llu, "
+			       "slice %llu bytes, word %d) does not lie inside that memory's %llu bytes", n->pool_x,
+			       n->pool_y, n->out_z, nbg_graph_source_type_name(r.source_type),
+			       (unsigned long long)a->base, (unsigned long long)a->row, (unsigned long long)a->slice,
+			       ADD16_W_STRIDES, (unsigned long long)p->regions[a->region].size);
+		return 0;
+	}
+	/* words 35 (relocated, bits 0-25) and 33 (32-byte units): where the
+	 * image ends and its bytes, in every corpus command; another reading
+	 * (a circular buffer it would wrap through) is not established */
+	nbg_cmd_ref end;
+	uint64_t bytes = a->slice * n->out_z;
+	if (!nbg_command_word_ref(p->g, s->operation, ADD16_W_END, w[ADD16_W_END], &end) ||
+	    end.source_type != r.source_type || end.index != r.index ||
+	    (end.offset & 0x3ffffffu) != a->base + 32ull * w[ADD16_W_BYTES] || 32ull * w[ADD16_W_BYTES] < bytes) {
+		nbg_cpu_refuse(s, "fused-add-unsupported", "its command words %d (0x%08x, relocated 0x%llx) and %d "
+			       "(0x%x) are not the end and the size / 32 of a buffer that starts with its second image "
+			       "(0x%llx + %llu bytes): a circular buffer there is not established", ADD16_W_END,
+			       w[ADD16_W_END], (unsigned long long)end.offset, ADD16_W_BYTES, w[ADD16_W_BYTES],
+			       (unsigned long long)a->base, (unsigned long long)bytes);
+		return 0;
+	}
+	(void)last;
+	/* |acc| < 2^55 and |b| <= 2^15: the convolution's shift at most 45 and
+	 * the second image's at most 84 keep every term below 2^126 */
+	uint32_t v[3] = { (w[ADD16_W_SCALE] >> 2) | (w[ADD16_W_SCALE_HI] >> 31) << 30, w[ADD16_W_MAX],
+			  w[ADD16_W_MIN] };
+	if (!nbg_cpu_add_fixed(s, a, n->mantissa, n->exponent, v, 45, 84,
+			       "words 23 bits 2-31 and 27 bit 31, 29, 30"))
+		return 0;
+	/* the sum's ReLU is word 31 bit 16; the convolution's own ReLU field
+	 * (before the addition?) is set on no corpus command with an addition */
+	if (n->relu) {
+		nbg_cpu_refuse(s, "fused-add-unsupported", "an int16 addition whose convolution sets relu: whether "
+			       "it applies before the addition is not established");
+		return 0;
+	}
+	n->relu = (int)(w[ADD16_W_FLAGS] >> ADD16_RELU_BIT & 1u);
+	a->on = 1;
+	return 1;
+}
+
+/* The kernel: the decoded int16 stream and its 48-bit biases, or, for the
+ * max pooling the compiler writes as a 1x1 depthwise command with no
+ * kernel stream, the identity (weight 1, bias 0) at scale 1. */
+static int nn16_kernel(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, int kind,
+		       const nbg_weights_op *wo)
+{
+	n->depthwise = kind == CPU_CMD_DEPTHWISE_CONV;
+	if (!wo || nbg_weights_op_status(wo) != NBG_WEIGHTS_DECODED) {
+		if (!n->depthwise || op->kernel[0] != 1 || op->kernel[1] != 1 || op->kernel_ref.patched ||
+		    op->pooling != 1 || n->mantissa || n->exponent != 127 || n->relu) {
+			nbg_cpu_refuse(s, "weights-not-decoded", "its kernel stream is not decoded (%s: %s), and it is "
+				       "no max pooling (a 1x1 depthwise command with 2x2 max pooling, scale 1, no ReLU "
+				       "and no kernel reference)", wo ? nbg_weights_op_reason_id(wo) : "no stream",
+				       wo ? nbg_weights_op_reason(wo) : "no weights record");
+			return 0;
+		}
+		n->kind = CPU_NN16_MAXPOOL;
+		n->k = 1;
+		n->in_z = n->out_z;
+		return 1;
+	}
+	const uint32_t *shape = nbg_weights_op_shape(wo);
+	size_t count = 0;
+	n->kind = CPU_NN16_CONV;
+	n->k = shape[2];
+	n->in_z = n->depthwise ? n->out_z : shape[1];
+	n->codes = nbg_weights_op_codes(wo, &count);
+	n->bias = nbg_weights_op_bias_stored64(wo);
+	uint64_t taps = (uint64_t)(n->depthwise ? 1 : n->in_z) * n->k * n->k;
+	if (nbg_weights_op_data_type(wo) != NN16_TYPE || shape[2] != shape[3] || shape[0] != n->out_z ||
+	    (n->depthwise && shape[1] != 1) || !n->codes || !n->bias || count < taps * n->out_z ||
+	    taps > NN16_MAX_TAPS) {
+		nbg_cpu_refuse(s, "weights-not-decoded", "its decoded int16 kernel %ux%ux%ux%u (%zu codes) does not "
+			       "match the command's output z %u or holds more than %u taps a sum", shape[0], shape[1],
+			       shape[2], shape[3], count, n->out_z, NN16_MAX_TAPS);
+		return 0;
+	}
+	(void)p;
+	return 1;
+}
+
+static void plan_conv16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *opu, const cpu_match *m, const nbg_cmd *cmd)
+{
+	cpu_nn16 *n = &opu->u.nn16;
+	const nbg_cmd_op *op = m->cop;
+	if (m->cmd_kind != CPU_CMD_CONV && m->cmd_kind != CPU_CMD_DEPTHWISE_CONV) {
+		nbg_cpu_refuse(s, "operation-kind-unsupported", "an int16 NN %s: executed are conv and depthwise "
+			       "conv", op->kind);
+		return;
+	}
+	if (!nn16_fields(p, s, n, op, cmd) || !nn16_kernel(p, s, n, op, m->cmd_kind, p->wop[m->operation]) ||
+	    !nn16_written(s, n, op))
+		return;
+	if (!n->in_x || !n->in_y || !n->in_z || !n->out_x || !n->out_y || !n->out_z || n->in_x > (1u << 16) ||
+	    n->in_y > (1u << 16) || n->out_x > (1u << 16) || n->out_y > (1u << 16)) {
+		nbg_cpu_refuse(s, "shape-invalid", "a size of the command is 0 or above 65536 (input %ux%ux%u, "
+			       "output %ux%ux%u)", n->in_x, n->in_y, n->in_z, n->out_x, n->out_y, n->out_z);
+		return;
+	}
+	uint64_t macs = (uint64_t)n->out_x * n->out_y * n->out_z * n->k * n->k * (n->depthwise ? 1 : n->in_z);
+	if (macs > NBG_CPU_MAX_MACS) {
+		nbg_cpu_refuse(s, "work-limit", "%llu multiply-accumulates, above the limit of %llu",
+			       (unsigned long long)macs, (unsigned long long)NBG_CPU_MAX_MACS);
+		return;
+	}
+	n->in_base = op->in_ref.offset;
+	n->in_row = op->in_row_stride;
+	n->in_slice = op->in_slice_stride;
+	n->in_xstep = 2;
+	if (!n->depthwise && nbg_cpu_input_interleaved(p, op, n->in_z, n->in_x, n->in_y, 2)) {
+		n->in_row = op->in_row_stride * n->in_z;
+		n->in_slice = 2;
+		n->in_xstep = 2ull * n->in_z;
+	}
+	n->out_base = op->out_ref.offset;
+	n->out_row = op->out_row_stride;
+	n->out_slice = op->out_slice_stride;
+	/* a row tile whose image the data flow places by its other image's step
+	 * (doc/commands.md, "row tiles": the full-range detector's inputs step
+	 * 16 times their rows) */
+	if (op->tile_placed == 1)
+		n->in_base = op->tile_offset;
+	else if (op->tile_placed == 2)
+		n->out_base = op->tile_offset;
+	if (op->in_element_bytes != 2 || op->out_element_bytes != 2) {
+		nbg_cpu_refuse(s, "shape-inconsistent", "an int16 operation whose images the data flow reads with "
+			       "%u- and %u-byte elements", op->in_element_bytes, op->out_element_bytes);
+		return;
+	}
+	if (!nn16_addressing(p, s, n, op, cmd, ((uint64_t)n->in_x - 1) * n->in_xstep + 2, n->in_y, n->in_z,
+			     2ull * n->pool_x, n->pool_y, n->out_z))
+		return;
+	if (m->add_layer && !plan_add16(p, s, n, cmd))
+		return;
+	if (!m->add_layer && cmd->word_count > ADD16_W_FLAGS && (cmd->words[ADD16_W_FLAGS] >> ADD16_RELU_BIT & 1u)) {
+		nbg_cpu_refuse(s, "int16-field-unsupported", "command word %d bit %d (the ReLU of a fused "
+			       "addition) is set on a command with no addition: its meaning there is not established",
+			       ADD16_W_FLAGS, ADD16_RELU_BIT);
+		return;
+	}
+	s->verdict = NBG_CPU_EXECUTE;
+	s->reason_id = "";
+	s->macs = macs;
+}
+
+/* An NN-engine operation on int16 data, or an NT transpose (its data type
+ * fields are not set; its element size the strides give). */
+static int nn16_match(const nbg_cpu_plan *p, const cpu_match *m)
+{
+	(void)p;
+	return m->cop && m->cop->engine == NBG_CMD_NN &&
+	       (m->type == NBG_GRAPH_OP_NT || m->cop->in_type == NN16_TYPE || m->cop->out_type == NN16_TYPE);
+}
+
+static void nn16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
+{
+	const nbg_cmd *cmd = nbg_commands_at(p->c, NBG_CMD_NN, m->cop->command);
+	memset(&op->u.nn16, 0, sizeof(op->u.nn16));
+	if (!cmd) {
+		nbg_cpu_refuse(s, "command-not-decoded", "its NN command is not decoded");
+		return;
+	}
+	if (m->type == NBG_GRAPH_OP_NT && p->m->target != NN16_TARGET)
+		nbg_cpu_refuse(s, "operation-type-unsupported", "an NN-engine operation of type NT on target 0x%x: "
+			       "its transpose is established on target 0x%x only", p->m->target, NN16_TARGET);
+	else if (m->type == NBG_GRAPH_OP_NT)
+		plan_transpose(p, s, &op->u.nn16, m->cop, cmd);
+	else if (m->type == NBG_GRAPH_OP_NN)
+		plan_conv16(p, s, op, m, cmd);
+	else
+		nbg_cpu_refuse(s, "operation-type-unsupported", "an int16 NN-engine operation of type %s: executed "
+			       "are NN and NT", nbg_graph_op_type_name(m->type) ? nbg_graph_op_type_name(m->type) : "?");
+	if (s->verdict == NBG_CPU_EXECUTE)
+		op->kind = CPU_OP_NN16;
+}
+
+static int nn16_run(const cpu_op *op, uint8_t *const *buf)
+{
+	return nbg_cpu_nn16_run(&op->u.nn16, buf);
+}
+
+/* Work: the multiply-accumulates and a step per value gathered or
+ * written; scratch: the gathered input (int32), one channel's sums and
+ * the written image (int16), or the transpose's copy. */
+static void nn16_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
+{
+	const cpu_nn16 *n = &op->u.nn16;
+	if (n->kind == CPU_NN16_TRANSPOSE) {
+		*scratch = (uint64_t)n->in_x * n->in_y * n->esize;
+		*work = 2 * *scratch;
+		return;
+	}
+	uint64_t in = (uint64_t)n->in_x * n->in_y * n->in_z, plane = (uint64_t)n->out_x * n->out_y;
+	uint64_t out = nbg_cpu_mul_sat((uint64_t)n->pool_x * n->pool_y, n->out_z);
+	uint64_t taps = (uint64_t)(n->depthwise ? 1 : n->in_z) * n->k * n->k;
+	*scratch = nbg_cpu_add_sat(nbg_cpu_add_sat(nbg_cpu_mul_sat(in, 4), nbg_cpu_mul_sat(plane, 8)),
+				   nbg_cpu_mul_sat(out, 2));
+	*work = nbg_cpu_add_sat(nbg_cpu_mul_sat(nbg_cpu_mul_sat(plane, n->out_z), taps),
+				nbg_cpu_add_sat(in, out));
+}
+
+const cpu_op_def nbg_cpu_op_nn16 = { "nn16", nn16_match, nn16_plan, nn16_run, nn16_cost };

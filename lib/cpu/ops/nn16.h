@@ -1,0 +1,47 @@
+/*
+ * nn16.h - an NN-engine operation on int16 data (dynamic fixed point, the
+ * A733 files of target 0x1000003b) as the plan holds it: a convolution or
+ * depthwise convolution (with 2x2 max pooling, a stride, ReLU, or a fused
+ * addition), a max pooling with no kernel stream, and the NT transpose of
+ * a 2-D image of any element size (ops/nn16.c plans and runs them;
+ * doc/cpu-backend.md, "int16 data").  Never installed.
+ */
+#ifndef NBG_CPU_OPS_NN16_H
+#define NBG_CPU_OPS_NN16_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpu/hidden.h"
+#include "cpu/quant.h"
+
+/* What a cpu_nn16 computes. */
+enum cpu_nn16_kind { CPU_NN16_CONV = 1, CPU_NN16_MAXPOOL, CPU_NN16_TRANSPOSE };
+
+typedef struct cpu_nn16 {
+	int kind;                       /* enum cpu_nn16_kind */
+	int depthwise, relu;
+	uint32_t in_x, in_y, in_z;      /* the input image (z: the kernel's, or out z) */
+	uint32_t k, out_x, out_y, out_z; /* kernel size; the output before pooling */
+	int32_t x_off, y_off;           /* input offset of output (0, 0): signed 4 bits */
+	uint32_t mantissa, exponent;    /* the scale as a float32's fields */
+	uint32_t pooling;               /* 0 none, 1 max 2x2 stride 2, 3 first pixel of 2x2 (a stride) */
+	uint32_t pool_x, pool_y;        /* the written image */
+	size_t in_region, out_region;
+	uint64_t in_base, in_row, in_slice, in_xstep; /* bytes; xstep: between pixels of a row */
+	uint64_t out_base, out_row, out_slice;
+	uint64_t in_ring_lo, in_ring_size, out_ring_lo, out_ring_size;
+	uint32_t esize;                 /* CPU_NN16_TRANSPOSE: bytes per element */
+	const uint8_t *codes;           /* int16 little-endian [out][z][k][k] */
+	const int64_t *bias;            /* 48-bit, in the sum's units */
+	cpu_add add;                    /* a fused addition (add.on): zero point 0, ops/add.c's fixed point */
+} cpu_nn16;
+
+/* Executes one planned operation on the machine's buffers; -1 when out of
+ * memory (nothing written). */
+CPU_HIDDEN int nbg_cpu_nn16_run(const cpu_nn16 *n, uint8_t *const *buf);
+/* The per-pixel sum of an addition fused to an int16 convolution
+ * (nbg_cpu_add_sum), saturated to int16 (ReLU: at least 0). */
+CPU_HIDDEN int16_t nbg_cpu_nn16_add(const cpu_add *a, int64_t acc, int16_t b, int relu);
+
+#endif

@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""The CPU backend on int16 data against the float TensorFlow Lite model
+the file was compiled from.
+
+models_dir/mediapipe-a733/NAME.tflite is the float source of every
+corpus/v2/NAME_nbg_*.nb (its README).  For each v2 file whose input record
+is int16 (dynamic fixed point) and which has a source: when the CPU backend
+runs it whole (`nbg run --backend cpu --check --json`), the file and the
+source are run on one synthetic image (smooth gradients and a rectangle, x
+in [-1, 1], the input's range in the source; quantized by the file's input
+record, q = round(x 2^fl), and the source given q 2^-fl, the same values).
+The source runs in numpy here (tflite_graph below: an independent
+implementation of the operators the face models use, from TFLite's
+operator semantics, float64, never nbgkit's code).  Each output record,
+dequantized by its record (q 2^-fl), is compared with the source output
+of its shape (the record's dimensions, outermost first):
+
+- every output must correlate with its source output at 0.999 or more;
+- the output fidelity.json names for the model (face_detector: the
+  regressors) must have a mean absolute error no larger than the figure
+  fidelity.json gives for the vendor's own int16 conversion against TFLite
+  (0.2515 for face_detector).  That figure bounds what an int16 compilation
+  of this model gives on the NPU as the vendor measured it (on its own
+  inputs and pipeline, whose un-quantized import alone differs by 0.2482),
+  so a backend within it computes no worse than the vendor's conversion; it
+  is not a bound on bit-exactness.
+
+A file the backend does not run whole is printed with its first refusal,
+as is a file with no source or whose outputs match no source output by
+shape (not judged).  At least one file must be judged.
+
+The source model is read with the FlatBuffers reader of check_network.py
+(written from TFLite's public schema.fbs): Model.operator_codes (1),
+subgraphs (2), buffers (4); SubGraph.tensors (0), inputs (1), outputs (2),
+operators (3); Tensor.shape (0), type (1), buffer (2), name (3);
+Operator.opcode_index (0), inputs (1), outputs (2), builtin_options (4);
+Conv2DOptions padding (0, SAME 0), stride_w (1), stride_h (2),
+fused_activation_function (3, RELU 1); DepthwiseConv2DOptions the same but
+the activation at 4; Pool2DOptions padding (0), stride_w (1), stride_h (2),
+filter_width (3), filter_height (4); AddOptions fused_activation_function
+(0); ConcatenationOptions axis (0).
+
+Usage: check_cpu_int16.py NBG CORPUS_DIR MODELS_DIR (exit 77, SKIP, when
+they are absent or Debian's python3-numpy cannot be imported).
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+import check_network
+from check_network import Table
+from check_weights_lenet import debian_imports
+from exe_wrapper import command
+import tc_corpus
+
+check = check_network.check  # counts into check_network.failed
+MIN_CORR = 0.999
+# TFLite BuiltinOperator codes the face models use
+ADD, CONCATENATION, CONV_2D, DEPTHWISE_CONV_2D, DEQUANTIZE = 0, 2, 3, 4, 6
+MAX_POOL_2D, RELU, RESHAPE, PAD = 17, 19, 22, 34
+
+
+def options(op):
+    """The operator's builtin_options table (field 4), or None."""
+    o = op._off(4)
+    if not o:
+        return None
+    p = op.pos + o
+    return Table(op.buf, p + struct.unpack_from("<I", op.buf, p)[0])
+
+
+def same_padding(size, k, stride):
+    """TFLite's SAME: the output size and the padding before."""
+    out = -(-size // stride)
+    return out, max((out - 1) * stride + k - size, 0) // 2
+
+
+def conv2d(x, w, b, stride, same, depthwise):
+    """x [H][W][C]; w [O][kh][kw][I] (depthwise [1][kh][kw][C])."""
+    import numpy as np
+    h, wd, c = x.shape
+    kh, kw = w.shape[1], w.shape[2]
+    if same:
+        oh, top = same_padding(h, kh, stride)
+        ow, left = same_padding(wd, kw, stride)
+    else:
+        oh, top, ow, left = (h - kh) // stride + 1, 0, (wd - kw) // stride + 1, 0
+    xp = np.zeros((stride * oh + kh, stride * ow + kw, c))
+    xp[top:top + h, left:left + wd] = x
+    out = np.zeros((oh, ow, w.shape[3] if depthwise else w.shape[0])) + b
+    for i in range(kh):
+        for j in range(kw):
+            patch = xp[i:i + stride * oh:stride, j:j + stride * ow:stride]
+            out += patch * w[0, i, j] if depthwise else patch @ w[:, i, j, :].T
+    return out
+
+
+def max_pool(x, k, stride):
+    import numpy as np
+    h, w, c = x.shape
+    oh, ow = (h - k) // stride + 1, (w - k) // stride + 1
+    out = np.full((oh, ow, c), -np.inf)
+    for i in range(k):
+        for j in range(k):
+            out = np.maximum(out, x[i:i + stride * oh:stride, j:j + stride * ow:stride])
+    return out
+
+
+def activation(x, f):
+    import numpy as np
+    if f not in (0, 1):
+        raise ValueError("fused activation %d not implemented" % f)
+    return np.maximum(x, 0) if f == 1 else x
+
+
+def tflite_graph(path, image):
+    """Subgraph 0 of the model run on image (H, W, C floats): its outputs
+    as {tensor name: array}.  ValueError for an operator it does not
+    implement."""
+    import numpy as np
+    buf, _, codes, data, graph = check_network.tflite_model(path)
+    tensors = graph.tables(0)
+    val = {}
+    for i, t in enumerate(tensors):
+        dtype = {0: np.float32, 1: np.float16, 2: np.int32, 4: np.int64}.get(t.scalar(1, "b"))
+        raw = data[t.scalar(2, "I")]
+        if raw and dtype is not None:
+            val[i] = np.frombuffer(raw, dtype=dtype).reshape(t.ints(0)).astype(np.float64)
+    val[graph.ints(1)[0]] = image[None].astype(np.float64)
+    for op in graph.tables(3):
+        code, ins, outs, opt = codes[op.scalar(0, "I")], op.ints(1), op.ints(2), options(op)
+        x = val[ins[0]]
+        if code == DEQUANTIZE:
+            r = x
+        elif code in (CONV_2D, DEPTHWISE_CONV_2D):
+            if opt.scalar(1, "i") != opt.scalar(2, "i"):
+                raise ValueError("unequal strides")
+            r = activation(conv2d(x[0], val[ins[1]], val[ins[2]], opt.scalar(1, "i"), opt.scalar(0, "b") == 0,
+                                  code == DEPTHWISE_CONV_2D), opt.scalar(3 if code == CONV_2D else 4, "b"))[None]
+        elif code == ADD:
+            r = activation(x + val[ins[1]], opt.scalar(0, "b") if opt else 0)
+        elif code == RELU:
+            r = np.maximum(x, 0)
+        elif code == PAD:
+            r = np.pad(x, val[ins[1]].astype(int))
+        elif code == MAX_POOL_2D:
+            if opt.scalar(1, "i") != opt.scalar(2, "i") or opt.scalar(3, "i") != opt.scalar(4, "i") or \
+                    (opt.scalar(0, "b") == 0 and x.shape[1] % opt.scalar(1, "i")):
+                raise ValueError("max pool geometry not implemented")
+            r = max_pool(x[0], opt.scalar(3, "i"), opt.scalar(1, "i"))[None]
+        elif code == RESHAPE:
+            r = x.reshape(tensors[outs[0]].ints(0))
+        elif code == CONCATENATION:
+            r = np.concatenate([val[i] for i in ins], axis=opt.scalar(0, "i"))
+        else:
+            raise ValueError("operator %d not implemented" % code)
+        val[outs[0]] = r
+    out = {}
+    for i in graph.ints(2):
+        p, n = tensors[i]._vector(3)
+        out[buf[p:p + n].decode()] = val[i]
+    return out
+
+
+def synthetic_image(h, w, c):
+    import numpy as np
+    y, x = np.mgrid[0:h, 0:w] / float(max(h - 1, 1))
+    chans = [np.sin(6 * x) * 0.8, np.cos(5 * y) * 0.7, (x - y) * 0.9]
+    img = np.stack([chans[i % 3] for i in range(c)], -1)
+    img[h * 5 // 16:h * 5 // 8, w * 3 // 8:w * 11 // 16] = [(0.9, -0.5, 0.2)[i % 3] for i in range(c)]
+    return img
+
+
+def io_records(nbg, path):
+    out = subprocess.run(nbg + ["inspect", "--json", path], stdout=subprocess.PIPE, check=True)
+    d = json.loads(out.stdout)
+    return d["inputs"], d["outputs"]
+
+
+def dfp16(rec):
+    """The record's fraction length when it is int16 dynamic fixed point."""
+    q = rec.get("quantization") or {}
+    if rec.get("data_format_name") != "INT16" or q.get("interpretation") != "dynamic_fixed_point":
+        return None
+    return q["fixed_point_position"]
+
+
+def judge(nbg, path, src, fidelity):
+    """True when judged."""
+    import numpy as np
+    name = os.path.basename(path)
+    ins, outs = io_records(nbg, path)
+    if len(ins) != 1 or dfp16(ins[0]) is None or any(dfp16(o) is None for o in outs):
+        print("note %s: its records are not all int16 dynamic fixed point: not judged" % name)
+        return False
+    plan = subprocess.run(nbg + ["run", "--backend", "cpu", "--check", "--json", path], stdout=subprocess.PIPE)
+    doc = json.loads(plan.stdout)
+    if not doc.get("runs_whole"):
+        first = doc.get("first_refused") or {}
+        print("note %s: the CPU backend does not run it whole (%d of %d operations refused; first: op %s, "
+              "%s): not judged" % (name, doc.get("refused", 0), doc.get("operations", 0),
+                                   first.get("operation"), first.get("reason_id")))
+        return False
+    rec = ins[0]
+    shape = rec["dimensions_outermost_first"]
+    if len(shape) != 4 or shape[0] != 1:
+        print("note %s: input %s is no N=1 NHWC image: not judged" % (name, shape))
+        return False
+    fl = dfp16(rec)
+    img = synthetic_image(shape[1], shape[2], shape[3])
+    q = np.clip(np.round(img * 2.0 ** fl), -32768, 32767).astype("<i2")
+    try:
+        ref = tflite_graph(src, q.astype(np.float64) / 2.0 ** fl)
+    except ValueError as e:
+        print("note %s: its source holds what the test's graph does not run (%s): not judged" % (name, e))
+        return False
+    with tempfile.TemporaryDirectory() as tmp:
+        q.tofile(os.path.join(tmp, "in.bin"))
+        subprocess.run(nbg + ["run", "--backend", "cpu", path, "--input", os.path.join(tmp, "in.bin"),
+                              "--output-dir", os.path.join(tmp, "out")], stdout=subprocess.DEVNULL, check=True)
+        got = [np.fromfile(os.path.join(tmp, "out", "output_%d.bin" % o["index"]), dtype="<i2")
+               .astype(np.float64) / 2.0 ** dfp16(o) for o in outs]
+    named = fidelity.get("output", "").split(" ")[0]
+    judged = 0
+    for o, g in zip(outs, got):
+        same = [k for k, v in ref.items() if list(v.shape) == o["dimensions_outermost_first"]]
+        if len(same) != 1:
+            print("note %s: output %d %s matches %d source outputs by shape: not compared" %
+                  (name, o["index"], o["dimensions_outermost_first"], len(same)))
+            continue
+        r = ref[same[0]].reshape(-1)
+        mae, corr = float(np.abs(g - r).mean()), float(np.corrcoef(g, r)[0, 1])
+        check(corr >= MIN_CORR, "%s output %d (%s): correlation %.6f with the source's (at least %.3f), mean "
+              "absolute error %.4f, largest %.3f" % (name, o["index"], same[0], corr, MIN_CORR, mae,
+                                                     float(np.abs(g - r).max())))
+        if same[0] == named and "int16" in fidelity:
+            check(mae <= fidelity["int16"], "%s output %d (%s): mean absolute error %.4f, within the vendor's "
+                  "int16 conversion's %.4f (fidelity.json)" % (name, o["index"], named, mae, fidelity["int16"]))
+        judged += 1
+    return judged > 0
+
+
+def main():
+    nbg = command(sys.argv[1])
+    corpus, models = sys.argv[2], sys.argv[3]
+    tc_corpus.need("check_cpu_int16.py", "the CPU backend's int16 runs", corpus)
+    src_dir = os.path.join(models, "mediapipe-a733")
+    if not os.path.isdir(src_dir):
+        print("SKIP: no %s" % src_dir)
+        sys.exit(77)
+    debian_imports(("numpy",), "NBG_INT16_REEXEC", "the int16 run check needs Debian's python3-numpy")
+    with open(os.path.join(src_dir, "fidelity.json")) as f:
+        fidelity = json.load(f)["models"]
+    v2 = os.path.join(corpus, "v2")
+    judged = 0
+    for name in sorted(os.listdir(v2)):
+        if not name.endswith(".nb"):
+            continue
+        model = name.split("_nbg")[0]
+        src = os.path.join(src_dir, model + ".tflite")
+        if not os.path.exists(src):
+            print("note %s: no TFLite source beside the models (%s): not judged" % (name, src))
+            continue
+        judged += judge(nbg, os.path.join(v2, name), src, fidelity.get(model, {}))
+    check(judged > 0, "%d int16 files judged against their sources" % judged)
+    print("%d failed" % check_network.failed)
+    sys.exit(1 if check_network.failed else 0)
+
+
+if __name__ == "__main__":
+    main()

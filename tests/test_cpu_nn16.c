@@ -1,0 +1,272 @@
+/*
+ * test_cpu_nn16.c - the CPU backend's int16 NN-engine operations
+ * (lib/cpu/ops/nn16.c) and the channel-padding shader (lib/cpu/ops/shpad.c)
+ * on small images whose expected values are worked out by hand in the
+ * comments from the rules doc/cpu-backend.md ("int16 data") states: a
+ * convolution with the stored bias's 128 x code-sum term, the power-of-two
+ * scale rounded half away from zero, ReLU and int16 saturation; a
+ * depthwise convolution over a zero border; the max pooling with no
+ * kernel; a stride (first pixel); a fused addition with its clamp, its
+ * second image's scale and its ReLU; an NT transpose of 2-byte elements; a
+ * padding of rows with 0.  Each operation runs through its table entry
+ * (nbg_cpu_ops[kind]->run) on buffers the test lays out, as the plan would
+ * have set them (internal API, static library).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cpu/cpu_internal.h"
+
+static void put16(uint8_t *b, size_t i, int16_t v)
+{
+	b[2 * i] = (uint8_t)((uint16_t)v & 0xff);
+	b[2 * i + 1] = (uint8_t)((uint16_t)v >> 8);
+}
+
+static int16_t get16(const uint8_t *b, size_t i)
+{
+	return (int16_t)(uint16_t)(b[2 * i] | b[2 * i + 1] << 8);
+}
+
+/* Runs op (kind) on two buffers: 0 the input, 1 the output. */
+static void run_op(cpu_op *op, int kind, uint8_t *in, uint8_t *out)
+{
+	uint8_t *buf[2] = { in, out };
+	op->kind = kind;
+	assert_int_equal(nbg_cpu_ops[kind]->run(op, buf), 0);
+}
+
+/* A planar int16 image x*y*z in buffer 0, written planar into buffer 1. */
+static void planar(cpu_nn16 *n, uint32_t x, uint32_t y, uint32_t z, uint32_t ox, uint32_t oy, uint32_t oz)
+{
+	n->in_x = x, n->in_y = y, n->in_z = z;
+	n->in_row = 2ull * x, n->in_slice = 2ull * x * y, n->in_xstep = 2;
+	n->out_x = ox, n->out_y = oy, n->out_z = oz;
+	n->pool_x = ox, n->pool_y = oy;
+	n->out_row = 2ull * ox, n->out_slice = 2ull * ox * oy;
+	n->in_region = 0, n->out_region = 1;
+}
+
+/* A convolution case: op zeroed, planar x*y*z images into x*y*oz, kernel
+ * k, the exponent. */
+static cpu_nn16 *new_conv(cpu_op *op, uint32_t x, uint32_t y, uint32_t z, uint32_t oz, uint32_t k,
+			  uint32_t exponent)
+{
+	memset(op, 0, sizeof(*op));
+	cpu_nn16 *n = &op->u.nn16;
+	planar(n, x, y, z, x, y, oz);
+	n->kind = CPU_NN16_CONV;
+	n->k = k;
+	n->exponent = exponent;
+	return n;
+}
+
+/* 1x1 convolution of 2 channels into 1 at scale 2^-4 (exponent 123). */
+static void test_conv_1x1(void **state)
+{
+	(void)state;
+	cpu_op op;
+	cpu_nn16 *n = new_conv(&op, 4, 1, 2, 1, 1, 123);
+	/* w = (3, -5); true bias 7, stored 7 + 128 x (3 - 5) = -249 */
+	uint8_t codes[4];
+	put16(codes, 0, 3);
+	put16(codes, 1, -5);
+	int64_t bias = -249;
+	n->codes = codes;
+	n->bias = &bias;
+	uint8_t in[16], out[8];
+	/* channel 0 then channel 1, four pixels */
+	const int16_t x0[4] = { 1000, 0, -24, 32767 }, x1[4] = { -2000, 5, 0, -32768 };
+	for (int i = 0; i < 4; i++) {
+		put16(in, (size_t)i, x0[i]);
+		put16(in, 4 + (size_t)i, x1[i]);
+	}
+	run_op(&op, CPU_OP_NN16, in, out);
+	/* 7 + 3000 + 10000 = 13007, / 16 = 812.94 -> 813;  7 - 25 = -18,
+	 * / 16 = -1.125 -> -1;  7 - 72 = -65, / 16 = -4.06 -> -4;
+	 * 7 + 98301 + 163840 = 262148, / 16 = 16384.25 -> 16384 */
+	assert_int_equal(get16(out, 0), 813);
+	assert_int_equal(get16(out, 1), -1);
+	assert_int_equal(get16(out, 2), -4);
+	assert_int_equal(get16(out, 3), 16384);
+	/* with ReLU the negatives are 0; at scale 2^-1 (exponent 126) the last
+	 * is 131074 and saturates to 32767; -18 / 2 = -9; 13007 / 2 = 6503.5
+	 * rounds away from zero to 6504 */
+	n->relu = 1;
+	n->exponent = 126;
+	run_op(&op, CPU_OP_NN16, in, out);
+	assert_int_equal(get16(out, 0), 6504);
+	assert_int_equal(get16(out, 1), 0);
+	assert_int_equal(get16(out, 2), 0);
+	assert_int_equal(get16(out, 3), 32767);
+}
+
+/* Depthwise 3x3 of ones over a 3x3 image with offset -1 (the border 0),
+ * scale 1 (exponent 127), and the same with a stride of 2 (pooling 3). */
+static void test_depthwise_border_stride(void **state)
+{
+	(void)state;
+	cpu_op op;
+	cpu_nn16 *n = new_conv(&op, 3, 3, 1, 1, 3, 127);
+	n->depthwise = 1;
+	n->x_off = n->y_off = -1;
+	uint8_t codes[18];
+	for (int i = 0; i < 9; i++)
+		put16(codes, (size_t)i, 1);
+	int64_t bias = 128 * 9; /* true bias 0 */
+	n->codes = codes;
+	n->bias = &bias;
+	uint8_t in[18], out[18];
+	for (int i = 0; i < 9; i++)
+		put16(in, (size_t)i, (int16_t)(i + 1)); /* 1 2 3 / 4 5 6 / 7 8 9 */
+	run_op(&op, CPU_OP_NN16, in, out);
+	/* corner (0,0): 1+2+4+5 = 12; top middle: 1+2+3+4+5+6 = 21; centre 45;
+	 * bottom right: 5+6+8+9 = 28 */
+	assert_int_equal(get16(out, 0), 12);
+	assert_int_equal(get16(out, 1), 21);
+	assert_int_equal(get16(out, 4), 45);
+	assert_int_equal(get16(out, 8), 28);
+	/* stride 2: the written 2x2 image is the sums at (0,0), (2,0), (0,2), (2,2) */
+	n->pooling = 3;
+	n->pool_x = n->pool_y = 2;
+	n->out_row = 4, n->out_slice = 8;
+	run_op(&op, CPU_OP_NN16, in, out);
+	assert_int_equal(get16(out, 0), 12);
+	assert_int_equal(get16(out, 1), 16); /* 2+3+5+6 */
+	assert_int_equal(get16(out, 2), 24); /* 4+5+7+8 */
+	assert_int_equal(get16(out, 3), 28);
+}
+
+/* The max pooling with no kernel: 2x2 windows, stride 2, values compared
+ * as signed. */
+static void test_maxpool(void **state)
+{
+	(void)state;
+	cpu_op op;
+	memset(&op, 0, sizeof(op));
+	cpu_nn16 *n = &op.u.nn16;
+	planar(n, 4, 2, 1, 4, 2, 1);
+	n->kind = CPU_NN16_MAXPOOL;
+	n->depthwise = 1;
+	n->k = 1;
+	n->exponent = 127;
+	n->pooling = 1;
+	n->pool_x = 2, n->pool_y = 1;
+	n->out_row = 4, n->out_slice = 4;
+	uint8_t in[16], out[4];
+	const int16_t v[8] = { -5, -7, 300, -32768, -1, -9, 299, 12 };
+	for (int i = 0; i < 8; i++)
+		put16(in, (size_t)i, v[i]);
+	run_op(&op, CPU_OP_NN16, in, out);
+	assert_int_equal(get16(out, 0), -1);  /* max(-5, -7, -1, -9) */
+	assert_int_equal(get16(out, 1), 300); /* max(300, -32768, 299, 12) */
+}
+
+/* A fused addition: conv term acc / 16 clamped to [-100, 100], plus the
+ * second image times 0.5, rounded half away from zero, ReLU after. */
+static void test_fused_add(void **state)
+{
+	(void)state;
+	cpu_op op;
+	cpu_nn16 *n = new_conv(&op, 3, 1, 1, 1, 1, 123);
+	uint8_t codes[2];
+	put16(codes, 0, 1);
+	int64_t bias = 128; /* true bias 0: acc = x */
+	n->codes = codes;
+	n->bias = &bias;
+	/* fixed point 2^-27: conv 2^23 << 0 (2^-4), b 2^23 << 3 (2^-1), bounds
+	 * 100 = 1.5625 x 2^6: 13107200 << 10 */
+	cpu_add *a = &n->add;
+	a->on = 1;
+	a->region = 0;
+	a->base = 6; /* after the input's three pixels */
+	a->row = 6, a->slice = 6;
+	a->frac = 27;
+	a->conv_m = 1u << 23, a->conv_shift = 0;
+	a->b_m = 1 << 23, a->b_shift = 3;
+	a->has_hi = a->has_lo = 1;
+	a->hi = cpu_wide_shl(cpu_wide_of(13107200), 10);
+	a->lo = cpu_wide_neg(a->hi);
+	uint8_t in[12], out[6];
+	const int16_t x[3] = { 800, 3200, 3200 }, b[3] = { 21, -300, 301 };
+	for (int i = 0; i < 3; i++) {
+		put16(in, (size_t)i, x[i]);
+		put16(in, 3 + (size_t)i, b[i]);
+	}
+	run_op(&op, CPU_OP_NN16, in, out);
+	/* 50 + 10.5 = 60.5 -> 61;  min(200, 100) - 150 = -50;  100 + 150.5 = 250.5 -> 251 */
+	assert_int_equal(get16(out, 0), 61);
+	assert_int_equal(get16(out, 1), -50);
+	assert_int_equal(get16(out, 2), 251);
+	n->relu = 1;
+	run_op(&op, CPU_OP_NN16, in, out);
+	assert_int_equal(get16(out, 1), 0);
+	assert_int_equal(nbg_cpu_nn16_add(a, -3200, -32768, 0), -16484); /* -100 - 16384 */
+}
+
+/* NT: a 3x2 image of 2-byte elements (rows 8 bytes apart) into 2x3 (rows
+ * 6 bytes apart): out(x, y) = in(y, x). */
+static void test_transpose(void **state)
+{
+	(void)state;
+	cpu_op op;
+	memset(&op, 0, sizeof(op));
+	cpu_nn16 *n = &op.u.nn16;
+	n->kind = CPU_NN16_TRANSPOSE;
+	n->esize = 2;
+	n->in_x = 3, n->in_y = 2;
+	n->in_row = 8, n->out_row = 6;
+	n->in_region = 0, n->out_region = 1;
+	uint8_t in[16], out[18];
+	memset(out, 0xee, sizeof(out));
+	const int16_t v[8] = { 1, 2, 3, 99, 4, 5, 6, 99 }; /* rows (1 2 3) and (4 5 6), one gap each */
+	for (int i = 0; i < 8; i++)
+		put16(in, (size_t)i, v[i]);
+	run_op(&op, CPU_OP_NN16, in, out);
+	/* rows (1 4), (2 5), (3 6), each 6 bytes apart: element 3k and 3k + 1 */
+	const int16_t want[6] = { 1, 4, 2, 5, 3, 6 };
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(get16(out, 3 * (size_t)k), want[2 * k]);
+		assert_int_equal(get16(out, 3 * (size_t)k + 1), want[2 * k + 1]);
+		assert_int_equal(out[6 * k + 4], 0xee); /* the row's gap untouched */
+	}
+}
+
+/* TensorPadOperation2: 2 rows of 4 bytes into 3 rows, the last 0. */
+static void test_pad(void **state)
+{
+	(void)state;
+	cpu_op op;
+	memset(&op, 0, sizeof(op));
+	cpu_ref *r = &op.u.ref;
+	r->kind = CPU_REF_PAD;
+	r->width = 4;
+	r->elt.y = 2;
+	r->rows = 3;
+	r->elt.region[0] = 0, r->elt.region[2] = 1;
+	r->elt.row[0] = 4, r->elt.row[2] = 8;
+	uint8_t in[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, out[24];
+	memset(out, 0xee, sizeof(out));
+	run_op(&op, CPU_OP_SHPAD, in, out);
+	const uint8_t want[24] = { 1, 2, 3, 4, 0xee, 0xee, 0xee, 0xee, 5, 6, 7, 8, 0xee, 0xee, 0xee, 0xee,
+				   0, 0, 0, 0, 0xee, 0xee, 0xee, 0xee };
+	assert_memory_equal(out, want, sizeof(want));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_conv_1x1),
+		cmocka_unit_test(test_depthwise_border_stride),
+		cmocka_unit_test(test_maxpool),
+		cmocka_unit_test(test_fused_add),
+		cmocka_unit_test(test_transpose),
+		cmocka_unit_test(test_pad),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
