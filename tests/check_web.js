@@ -498,6 +498,171 @@ async function cpuTab(browser, file, tmp, label) {
 		' (' + r.reason_id + ')' : no ? 'refused whole (' + no.code + ', ' + no.limit + ')' : 'runs whole') + ran);
 }
 
+/* An IEEE half's value from its 16 bits. */
+function half(h) {
+	const e = (h >> 10) & 31, m = h & 1023, sign = h & 0x8000 ? -1 : 1;
+	return sign * (e === 0 ? m * 2 ** -24 : e === 31 ? (m ? NaN : Infinity) : (1 + m / 1024) * 2 ** (e - 15));
+}
+
+/* A .npy file's values (|u1, |i1, <f2, <f4: what nbg run --dump and nbg
+ * run write), decoded here from its header and bytes. */
+function npyValues(buf) {
+	const major = buf[6], len = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8), at = major === 1 ? 10 : 12;
+	const header = buf.slice(at, at + len).toString('latin1');
+	const descr = /'descr': *'([^']+)'/.exec(header)[1];
+	const shape = /'shape': *\(([^)]*)\)/.exec(header)[1].split(',').filter((x) => x.trim()).map(Number);
+	const data = buf.slice(at + len);
+	const v = [];
+	for (let i = 0; i < data.length;)
+		if (descr === '|u1') v.push(data[i++]);
+		else if (descr === '|i1') v.push(data.readInt8(i++));
+		else if (descr === '<f2') { v.push(half(data.readUInt16LE(i))); i += 2; }
+		else if (descr === '<f4') { v.push(data.readFloatLE(i)); i += 4; }
+		else throw new Error('npyValues: ' + descr);
+	return { descr, shape, values: v };
+}
+
+/* The figures the page prints of a number (panel.js's P.num). */
+const num = (v) => (Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(5))));
+
+/* A run kept every operation's output: each node holding one clicked, its
+ * panel's figures (shape, type, min, max, mean, the histogram's counts)
+ * against the .npy files `nbg run --backend cpu --dump` wrote for the same
+ * model and input -- the native build of the library, a path independent
+ * of the page's WebAssembly and its JavaScript -- the figures computed here
+ * from those files' bytes, and each tensor saved from the panel byte for
+ * byte against its file; the outputs against a golden file (the verdict and
+ * figures computed here from the two files' values); the run against the
+ * CLI's dump (equal), and against a copy with one byte changed (the first
+ * operation that differs is the one changed). */
+async function runOutputs(browser, file, input, golden, tmp, label) {
+	const name = path.basename(file);
+	const dumpDir = path.join(tmp, label + '-dump'), od = path.join(tmp, label + '-dump-out');
+	execFileSync(...argv(nbg, ['run', '--backend', 'cpu', file, '--input', input, '--output-dir', od, '--dump', dumpDir]));
+	const ops = JSON.parse(fs.readFileSync(path.join(dumpDir, 'dump.json'), 'utf8')).operations;
+	const { page, errors } = await openFile(browser, file);
+	await page.click('button[data-tab=cpu]');
+	await page.waitForFunction(() => document.getElementById('cpu-form'), { timeout: 120000 });
+	await (await page.$('#cpu-input-0')).uploadFile(input);
+	await page.evaluate(() => { window.nbgState.cpu = null; });
+	await page.click('#cpu-run');
+	await page.waitForFunction(() => window.nbgState.cpu && window.nbgState.cpu.phase !== 'running', { timeout: 120000 });
+	const res = await page.evaluate(() => window.nbgState.cpu);
+	check(res.phase === 'done' && res.dump.kept && res.dump.tensors.length === ops.length,
+		name + ': the run kept ' + (res.dump ? res.dump.tensors.length : res.error) + ' tensors, nbg run --dump wrote ' + ops.length);
+	/* golden: output 0 against the file and against a copy with one value
+	 * changed (its element 3), the figures computed here from the values */
+	const outVals = npyValues(fs.readFileSync(path.join(od, 'output_0.npy'))).values;
+	const goldenCheck = async (gfile, gv, what) => {
+		let beyond = 0, maxd = 0, first = null;
+		outVals.forEach((v, i) => {
+			const d = Math.abs(v - gv[i]);
+			if (d > 0 && first === null)
+				first = i;
+			beyond += d > 0;
+			maxd = Math.max(maxd, d);
+		});
+		await (await page.$('#cpu-golden-0')).uploadFile(gfile);
+		await page.evaluate(() => { window.nbgState.golden = null; });
+		await page.click('#cpu-golden-run');
+		await page.waitForFunction(() => window.nbgState.golden && window.nbgState.golden.phase !== 'running', { timeout: 60000 });
+		const g = await page.evaluate(() => ({ s: window.nbgState.golden, verdict: document.getElementById('cpu-golden-verdict').textContent }));
+		const go = g.s.doc && g.s.doc.outputs[0];
+		check(go && go.beyond === beyond && go.first_beyond === first && go.elements === outVals.length &&
+			Math.abs(go.max_abs_diff_float32 - maxd) <= 1e-6 * Math.max(1, maxd) &&
+			g.verdict.startsWith(beyond ? 'DIFFERENT' : 'Equal within the tolerance'),
+		name + ': golden ' + what + ': page ' + JSON.stringify(go) + ' "' + g.verdict + '", computed here: ' + beyond +
+			' beyond (first ' + first + '), max ' + maxd);
+		return beyond;
+	};
+	const beyond = await goldenCheck(golden.file, golden.values, path.basename(golden.file));
+	const other = Buffer.from(golden.bytes);
+	other[2 * 3 + 1] ^= 0x40; /* element 3's exponent changed */
+	const otherFile = path.join(tmp, label + '-golden-changed' + path.extname(golden.file));
+	fs.writeFileSync(otherFile, other);
+	check(await goldenCheck(otherFile, golden.decode(other), 'with element 3 changed') >= 1,
+		name + ': a golden with a value changed compares equal');
+	/* the nodes: each tensor in its node's panel */
+	const net = nbgJson('inspect', '--json', '--only', '--network', file).network;
+	await page.click('button[data-tab=graph]');
+	await captureSaves(page);
+	let shownCount = 0;
+	for (const l of net.layers) {
+		const own = ops.map((o, k) => Object.assign({ k }, o)).filter((o) => (l.layer !== null ? o.layer_id === l.layer
+			: o.operation === l.first_operation));
+		if (!own.length)
+			continue;
+		await clickNode(page, nodeKey(l));
+		for (const o of own) {
+			const what = name + ': node ' + nodeKey(l) + ', tensor ' + o.k + ' (operation ' + o.operation + '): ';
+			const p = await page.evaluate((k) => {
+				const t = document.getElementById('p-run-' + k);
+				const svg = t && t.nextElementSibling;
+				return t ? { pairs: Array.from(t.querySelectorAll('tbody tr')).map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent]),
+					bins: svg && svg.matches('svg.hist') ? Array.from(svg.querySelectorAll('rect.bin')).map((r) =>
+						[Number(r.dataset.value), Number(r.dataset.count)]) : null } : null;
+			}, o.k);
+			check(p !== null, what + 'not in the panel');
+			if (!p)
+				continue;
+			const f = new Map(p.pairs), bytes = fs.readFileSync(path.join(dumpDir, o.file));
+			const v = npyValues(bytes).values.filter((x) => Number.isFinite(x));
+			const mean = v.reduce((a, x) => a + x, 0) / v.length;
+			check(f.get('shape') === o.shape.join('×') && f.get('data type') === o.data_type,
+				what + 'shape ' + f.get('shape') + ' ' + f.get('data type') + ', nbg run --dump: ' + o.shape + ' ' + o.data_type);
+			if (o.output_record === null)
+				check(f.get('zero point (command)') === (o.quantization.zero_point === undefined || o.quantization.zero_point === null
+					? '—' : String(o.quantization.zero_point)), what + 'zero point ' + f.get('zero point (command)'));
+			check(f.get('min') === num(Math.min(...v)) && f.get('max') === num(Math.max(...v)) && f.get('mean') === num(mean),
+				what + 'min/max/mean ' + [f.get('min'), f.get('max'), f.get('mean')] + ', from the dump\'s file: ' +
+				[Math.min(...v), Math.max(...v), mean]);
+			if (o.data_type !== 'FP16') {
+				const counts = new Map();
+				v.forEach((x) => counts.set(x, (counts.get(x) || 0) + 1));
+				check(p.bins && p.bins.every(([val, c]) => (counts.get(val) || 0) === c) &&
+					p.bins.reduce((a, b) => a + b[1], 0) === v.length, what + 'histogram ' + JSON.stringify(p.bins));
+			} else {
+				check(p.bins && p.bins.reduce((a, b) => a + b[1], 0) === v.length, what + 'histogram holds ' +
+					(p.bins && p.bins.reduce((a, b) => a + b[1], 0)) + ' values of ' + v.length);
+			}
+			await page.evaluate(() => { window.__saved = []; });
+			await page.click('#panel button.tensor-npy[data-tensor="' + o.k + '"]');
+			await page.waitForFunction(() => window.__saved.length, { timeout: 30000 });
+			const saved = await page.evaluate(() => window.__saved[0]);
+			check(saved.hex === bytes.toString('hex'), what + 'the .npy saved from the panel (' + saved.hex.length / 2 +
+				' bytes) differs from nbg run --dump\'s ' + o.file + ' (' + bytes.length + ')');
+			shownCount++;
+		}
+	}
+	check(shownCount === ops.length, name + ': ' + shownCount + ' tensors in the panels of ' + ops.length);
+	await shot(page, label + '-run-panel');
+	/* the CLI's dump, then a copy with one byte changed in a tensor's data */
+	const compareDump = async (dir) => {
+		await page.click('button[data-tab=cpu]');
+		await page.evaluate(() => { window.nbgState.dump = null; });
+		await (await page.$('#cpu-dump')).uploadFile(dir); /* a directory chooser: the directory */
+		await page.waitForFunction(() => window.nbgState.dump && window.nbgState.dump.phase !== 'running', { timeout: 60000 });
+		return page.evaluate(() => ({ s: window.nbgState.dump, verdict: document.getElementById('cpu-dump-verdict').textContent }));
+	};
+	const same = await compareDump(dumpDir);
+	check(same.s.phase === 'done' && !same.s.first && !same.s.error && same.s.count === ops.length,
+		name + ': the run against nbg run --dump: ' + JSON.stringify(same));
+	const bad = path.join(tmp, label + '-dump-changed'), k = Math.min(2, ops.length - 1);
+	fs.cpSync(dumpDir, bad, { recursive: true });
+	const changed = fs.readFileSync(path.join(bad, ops[k].file));
+	changed[changed.length - 1] ^= 0x01;
+	fs.writeFileSync(path.join(bad, ops[k].file), changed);
+	const diff = await compareDump(bad);
+	check(diff.s.phase === 'done' && diff.s.first && diff.s.first.k === k && diff.s.first.operation === ops[k].operation &&
+		diff.verdict.includes('operation ' + ops[k].operation), name + ': a byte changed in tensor ' + k + ' (operation ' +
+		ops[k].operation + '): ' + JSON.stringify(diff));
+	await shot(page, label + '-run-compare');
+	check(errors.length === 0, name + ': page errors: ' + errors.join('; '));
+	await page.close();
+	console.log(name + ': ' + shownCount + ' tensors of a run in the node panels as nbg run --dump wrote them; golden: ' +
+		beyond + ' of ' + outVals.length + ' beyond 0; dump comparison: equal, and operation ' + ops[k].operation + ' first differs');
+}
+
 async function timeLimit(browser) {
 	const sample = path.join(root, 'samples', 'sample.nb');
 	const { page } = await openFile(browser, sample, '?limit=1');
@@ -748,6 +913,19 @@ function corpusFiles() {
 			/* a model the CPU backend runs whole, and one it refuses */
 			await cpuTab(browser, path.join(corpus, 'v1', '10014_ee_network_binary.nb'), tmp, 'corpus-ee');
 			await cpuTab(browser, path.join(corpus, 'v1', '1000f_7d_face_age_7d.nb'), tmp, 'corpus-face-age');
+			/* a run's per-operation outputs and comparisons: LeNet with the
+			 * input a V853 board ran and the golden vpm_run compared it with */
+			const lenet1 = path.join(corpus, 'v1', '1000f_ee_lenet_model.nb'), gd = path.join(corpus, '..', 'goldens', 'v853-lenet');
+			if (fs.existsSync(lenet1) && fs.existsSync(path.join(gd, 'output0_10_1.dat'))) {
+				/* the golden: raw fp16 values */
+				const decode = (raw) => Array.from({ length: raw.length / 2 }, (_, i) => half(raw.readUInt16LE(2 * i)));
+				const raw = fs.readFileSync(path.join(gd, 'output0_10_1.dat'));
+				await runOutputs(browser, lenet1, path.join(gd, 'input_0.dat'), { file: path.join(gd, 'output0_10_1.dat'),
+					bytes: raw, values: decode(raw), decode: decode }, tmp, 'lenet');
+			} else {
+				console.log('check_web.js: the run\'s outputs in the panels not checked: ' + lenet1 + ' or ' + gd +
+					'/output0_10_1.dat does not exist');
+			}
 			/* a file whose version has no sample: the caveat, and a run */
 			const lenet = path.join(process.env.NBG_MODELS_DIR || '', 'lenet-caffe', 'lenet_v2_0x10016.nb');
 			if (fs.existsSync(lenet))

@@ -62,10 +62,23 @@ typedef struct cpu_file {
 	nbg_tensor_kind kind; /* how an input is read: from its whole name */
 } cpu_file;
 
+/* The outputs of the last run are kept three ways: out (float32 .npy
+ * files), raw (the record's bytes, for a comparison with a golden file),
+ * and, when the dump fits in WEB_DUMP_LIMIT, every executed operation's
+ * output (dump: nbg_cpu_dump_list's tensors, each one's data a copy;
+ * layer and kind NULL, since the plan is gone after the run).  gold holds
+ * the golden files handed over, one per output. */
 static struct {
-	cpu_file *in, *out;
-	size_t in_count, out_count;
+	cpu_file *in, *out, *raw, *gold;
+	size_t in_count, out_count, raw_count, gold_count;
+	nbg_cpu_tensor *dump;
+	size_t dump_count, dump_seen;
 } cpu;
+
+/* The most bytes of per-operation outputs a run keeps in the page: a
+ * quarter of the memory a plan may use (web_cpu_limits), beside the file,
+ * the machine and the outputs in a heap of 2 GB at most. */
+#define WEB_DUMP_LIMIT ((uint64_t)256 << 20)
 
 static void cpu_files_free(cpu_file **f, size_t *n)
 {
@@ -76,10 +89,22 @@ static void cpu_files_free(cpu_file **f, size_t *n)
 	*n = 0;
 }
 
+static void cpu_dump_free(void)
+{
+	for (size_t k = 0; cpu.dump && k < cpu.dump_seen; k++)
+		free((void *)cpu.dump[k].data);
+	free(cpu.dump);
+	cpu.dump = NULL;
+	cpu.dump_count = cpu.dump_seen = 0;
+}
+
 static void cpu_clear(void)
 {
 	cpu_files_free(&cpu.in, &cpu.in_count);
 	cpu_files_free(&cpu.out, &cpu.out_count);
+	cpu_files_free(&cpu.raw, &cpu.raw_count);
+	cpu_files_free(&cpu.gold, &cpu.gold_count);
+	cpu_dump_free();
 }
 
 static void slot_clear(slot *s)
@@ -293,6 +318,12 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_dot(int i, const char *title)
 	return take_text(dot, "out of memory");
 }
 
+/* A finite value as a JSON real, else null (JSON has no NaN or infinity). */
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
 /* The values of a decoded stream's n codes into v: the stored code
  * (uint8, int8, int16 two's complement) minus the zero point, or an fp16
  * code's or a table entry's value (nbg_tensor_stored, data format 1: FP16,
@@ -318,40 +349,53 @@ static int code_values(const nbg_weights_op *o, const uint8_t *codes, size_t n, 
 	return 1;
 }
 
-/* The histogram of one decoded stream: how many values (code_values) fall
- * in each bin of `width` from `lo` on -- one bin per value where at most
- * 256 integer values occur (uint8, int8), else 256 bins over the range
- * (int16, fp16). */
-static json_t *histogram(const nbg_weights_op *o)
+/* The histogram of v[0..n): how many finite values fall in each bin of
+ * `width` from `lo` on -- one bin per value where integer values span at
+ * most 256 (uint8, int8 codes), else 256 bins over the range (int16, fp16,
+ * float) -- with the smallest, largest and mean finite value and the count
+ * of the others (NaN, infinities); null when none is finite. */
+static json_t *histogram_of(const double *v, size_t n, int integer)
 {
-	size_t n = 0;
-	const uint8_t *codes = nbg_weights_op_codes(o, &n);
 	uint64_t count[256] = { 0 };
-	double *v = codes && n ? malloc(n * sizeof(*v)) : NULL;
+	size_t finite = 0;
+	double lo = INFINITY, hi = -INFINITY, sum = 0;
 
-	if (!v || !code_values(o, codes, n, v)) {
-		free(v);
+	for (size_t k = 0; k < n; k++)
+		if (isfinite(v[k])) {
+			lo = v[k] < lo ? v[k] : lo;
+			hi = v[k] > hi ? v[k] : hi;
+			sum += v[k];
+			finite++;
+		}
+	if (!finite)
 		return json_null();
-	}
-	double lo = v[0], hi = v[0];
-	for (size_t k = 1; k < n; k++) {
-		lo = v[k] < lo ? v[k] : lo;
-		hi = v[k] > hi ? v[k] : hi;
-	}
-	int integer = nbg_weights_op_data_type(o) != 1;
 	double width = integer && hi - lo < 256 ? 1 : (hi - lo) / 256;
 	if (!(width > 0))
 		width = 1;
 	size_t bins = integer && width == 1 ? (size_t)(hi - lo) + 1 : hi > lo ? 256 : 1;
-	for (size_t k = 0; k < n; k++) {
-		size_t b = (size_t)((v[k] - lo) / width);
-		count[b < bins ? b : bins - 1]++;
-	}
-	free(v);
+	for (size_t k = 0; k < n; k++)
+		if (isfinite(v[k])) {
+			size_t b = (size_t)((v[k] - lo) / width);
+			count[b < bins ? b : bins - 1]++;
+		}
 	json_t *arr = json_array();
 	for (size_t b = 0; arr && b < bins; b++)
 		json_array_append_new(arr, json_integer((json_int_t)count[b]));
-	return json_pack("{s:f, s:f, s:o*}", "lo", lo, "width", width, "counts", arr);
+	return json_pack("{s:f, s:f, s:o*, s:f, s:f, s:f, s:I}", "lo", lo, "width", width, "counts", arr, "min", lo,
+			 "max", hi, "mean", sum / (double)finite, "nonfinite", (json_int_t)(n - finite));
+}
+
+/* The histogram of one decoded stream's values (code_values). */
+static json_t *histogram(const nbg_weights_op *o)
+{
+	size_t n = 0;
+	const uint8_t *codes = nbg_weights_op_codes(o, &n);
+	double *v = codes && n ? malloc(n * sizeof(*v)) : NULL;
+	json_t *h = v && code_values(o, codes, n, v) ? histogram_of(v, n, nbg_weights_op_data_type(o) != 1)
+		: json_null();
+
+	free(v);
+	return h;
 }
 
 /* One operation: its node in the DOT of nbg_web_dot (the layer's box, as
@@ -634,6 +678,10 @@ static json_t *cpu_output(const nbg_model *m, const nbg_cpu_state *st, size_t i,
 	}
 	nbg_sha256_bytes(d, (size_t)io->byte_size, h);
 	nbg_hex32(h, hex);
+	if ((cpu.raw[i].data = malloc(io->byte_size ? (size_t)io->byte_size : 1)) != NULL) {
+		memcpy(cpu.raw[i].data, d, (size_t)io->byte_size);
+		cpu.raw[i].size = (size_t)io->byte_size;
+	}
 	if (nbg_tensor_from_raw(io, NBG_TENSOR_NPY, 0, d, (size_t)io->byte_size, &cpu.out[i].data,
 				&cpu.out[i].size, err) != NBG_OK ||
 	    nbg_tensor_floats(io, NBG_TENSOR_RAW, d, (size_t)io->byte_size, &v, err) != NBG_OK)
@@ -678,10 +726,114 @@ static int run_details(const nbg_cpu_plan *p, json_t *doc)
 	return rc;
 }
 
+/* The stored values of a kept tensor's elements (nbg_tensor_stored) as
+ * doubles, *n of them; NULL out of memory or for a format with none. */
+static double *tensor_values(const nbg_cpu_tensor *t, size_t *n)
+{
+	unsigned es = nbg_tensor_element_size(t->data_format);
+	float *f = NULL;
+	double *v = NULL;
+
+	*n = es ? (size_t)(t->bytes / es) : 0;
+	if (es && nbg_tensor_stored(t->data_format, t->data, (size_t)t->bytes, *n, &f, NULL) == NBG_OK &&
+	    (v = malloc(*n ? *n * sizeof(*v) : 1)) != NULL)
+		for (size_t k = 0; k < *n; k++)
+			v[k] = f[k];
+	free(f);
+	return v;
+}
+
+/* The hook of a dumping run: the tensor copied into cpu.dump, its entry
+ * (as dump.json lists it, with the histogram and figures of its stored
+ * values) appended to the array ctx. */
+static nbg_code keep_tensor(void *ctx, const nbg_cpu_tensor *t)
+{
+	if (cpu.dump_seen >= cpu.dump_count)
+		return NBG_E_INVALID_ARGUMENT; /* more tensors than nbg_cpu_dump_list listed */
+	nbg_cpu_tensor *k = &cpu.dump[cpu.dump_seen];
+	uint8_t *d = malloc(t->bytes ? (size_t)t->bytes : 1);
+	if (!d)
+		return NBG_E_OUT_OF_MEMORY;
+	memcpy(d, t->data, (size_t)t->bytes);
+	*k = *t;
+	k->data = d;
+	k->layer = k->kind = NULL;
+	cpu.dump_seen++;
+	size_t n = 0;
+	double *v = tensor_values(k, &n);
+	json_t *shape = json_array();
+	for (uint32_t i = 0; shape && i < t->ndim; i++)
+		json_array_append_new(shape, json_integer((json_int_t)t->shape[i]));
+	const char *fmt = nbg_data_format_name(t->data_format);
+	json_t *e = json_pack("{s:I, s:I, s:o, s:s, s:o, s:s, s:o, s:I, s:b, s:I, s:o, s:o}", "operation",
+			      (json_int_t)t->operation, "layer_id", (json_int_t)t->layer_id, "layer",
+			      json_name(t->layer ? t->layer : ""), "operator", t->kind ? t->kind : "?", "shape", shape,
+			      "data_type", fmt ? fmt : "?", "zero_point",
+			      t->zero_point_known ? json_integer(t->zero_point) : json_null(), "bytes",
+			      (json_int_t)t->bytes, "whole_layer", t->whole_layer, "tiles",
+			      (json_int_t)(t->whole_layer ? t->tiles : 1), "output_record",
+			      t->output_record >= 0 ? json_integer(t->output_record) : json_null(), "values",
+			      v ? histogram_of(v, n, t->data_format != 1) : json_null());
+	free(v);
+	return e && json_array_append_new(ctx, e) == 0 ? NBG_OK : NBG_E_OUT_OF_MEMORY;
+}
+
+/* The run of plan p: a dumping run keeping every operation's output when
+ * their bytes fit in WEB_DUMP_LIMIT, else a plain one; *dump says which
+ * ({kept, bytes, limit, tensors}). */
+static nbg_code cpu_execute(const nbg_cpu_plan *p, const nbg_rt_buffer *bufs, size_t nin, nbg_cpu_state **st,
+			    json_t **dump, nbg_error *err)
+{
+	nbg_cpu_tensor *list = NULL;
+	size_t n = 0;
+	uint64_t total = 0;
+	nbg_code rc = nbg_cpu_dump_list(p, SIZE_MAX, &list, &n, err);
+
+	for (size_t k = 0; rc == NBG_OK && k < n; k++)
+		total += list[k].bytes < WEB_DUMP_LIMIT ? list[k].bytes : WEB_DUMP_LIMIT;
+	free(list);
+	if (rc != NBG_OK)
+		return rc;
+	json_t *tensors = json_array();
+	int keep = total <= WEB_DUMP_LIMIT && tensors && (cpu.dump = calloc(n + 1, sizeof(*cpu.dump)));
+	cpu.dump_count = keep ? n : 0;
+	rc = keep ? nbg_cpu_run_dump(p, bufs, nin, SIZE_MAX, keep_tensor, tensors, st, err)
+		  : nbg_cpu_run(p, bufs, nin, SIZE_MAX, st, err);
+	if (rc != NBG_OK || !keep)
+		cpu_dump_free();
+	*dump = json_pack("{s:b, s:I, s:I, s:o}", "kept", keep, "bytes", (json_int_t)total, "limit",
+			  (json_int_t)WEB_DUMP_LIMIT, "tensors", keep ? tensors : json_array());
+	if (!keep)
+		json_decref(tensors);
+	return rc;
+}
+
+/* The run's outputs described (cpu_output), with the run's details and
+ * its dump: the document nbg_web_cpu_run returns, or NULL. */
+static json_t *run_doc(const slot *s, const nbg_cpu_plan *p, const nbg_cpu_state *st, json_t *dump,
+		       nbg_code *rc, nbg_error *err)
+{
+	size_t nout = nbg_model_output_count(s->model);
+	json_t *outs = json_array();
+
+	for (size_t i = 0; *rc == NBG_OK && i < nout; i++) {
+		json_t *o = cpu_output(s->model, st, i, err);
+		*rc = o ? NBG_OK : err->code;
+		json_array_append_new(outs, o);
+	}
+	json_t *doc = json_pack("{s:o, s:O}", "outputs", outs, "dump", dump);
+	if (doc && run_details(p, doc) != 0) {
+		json_decref(doc);
+		doc = NULL;
+	}
+	return doc;
+}
+
 /* Runs slot 0's model once on the inputs handed over: {outputs: [...],
- * reference_semantics: [op, ...], caveat}, or the failure (a refused
- * operation: unsupported-operation naming it, as nbg run says; a plan over
- * its limits: work-limit, before any input is read). */
+ * reference_semantics: [op, ...], caveat, dump: {kept, bytes, limit,
+ * tensors}}, or the failure (a refused operation: unsupported-operation
+ * naming it, as nbg run says; a plan over its limits: work-limit, before
+ * any input is read). */
 EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_run(void)
 {
 	char *failure = NULL;
@@ -691,12 +843,15 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_run(void)
 	nbg_rt_buffer *bufs = NULL;
 	uint8_t **raw = NULL;
 	nbg_error err;
-	json_t *doc = NULL;
+	json_t *doc = NULL, *dump = NULL;
 
 	if (!s)
 		return failure;
 	size_t nin = nbg_model_input_count(s->model), nout = nbg_model_output_count(s->model);
 	cpu_files_free(&cpu.out, &cpu.out_count);
+	cpu_files_free(&cpu.raw, &cpu.raw_count);
+	cpu_dump_free();
+	memset(&err, 0, sizeof(err));
 	nbg_code rc = slot_plan(s, &p, &err);
 	/* refused (nbg_cpu_plan_check) before any input is converted */
 	if (rc == NBG_OK)
@@ -704,46 +859,249 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_run(void)
 	bufs = calloc(nin + 1, sizeof(*bufs));
 	raw = calloc(nin + 1, sizeof(*raw));
 	cpu.out = calloc(nout + 1, sizeof(*cpu.out));
+	cpu.raw = calloc(nout + 1, sizeof(*cpu.raw));
 	cpu.out_count = cpu.out ? nout : 0;
-	if (rc == NBG_OK && (!bufs || !raw || !cpu.out))
+	cpu.raw_count = cpu.raw ? nout : 0;
+	if (rc == NBG_OK && (!bufs || !raw || !cpu.out || !cpu.raw))
 		rc = err.code = NBG_E_OUT_OF_MEMORY;
 	for (size_t k = 0; rc == NBG_OK && k < nin; k++) {
 		rc = cpu_input_raw(s->model, k, &raw[k], &bufs[k].size, &err);
 		bufs[k].data = raw[k];
 	}
 	if (rc == NBG_OK)
-		rc = nbg_cpu_run(p, bufs, nin, SIZE_MAX, &st, &err);
-	if (rc == NBG_OK) {
-		json_t *outs = json_array();
-		for (size_t i = 0; rc == NBG_OK && i < nout; i++) {
-			json_t *o = cpu_output(s->model, st, i, &err);
-			rc = o ? NBG_OK : err.code;
-			json_array_append_new(outs, o);
-		}
-		doc = json_pack("{s:o}", "outputs", outs);
-		if (doc && run_details(p, doc) != 0) {
-			json_decref(doc);
-			doc = NULL;
-		}
-	}
+		rc = cpu_execute(p, bufs, nin, &st, &dump, &err);
+	if (rc == NBG_OK)
+		doc = run_doc(s, p, st, dump, &rc, &err);
+	json_decref(dump);
 	for (size_t k = 0; raw && k < nin; k++)
 		free(raw[k]);
 	free(raw);
 	free(bufs);
 	nbg_cpu_state_free(st);
 	nbg_cpu_plan_free(p);
-	if (rc != NBG_OK) {
+	if (rc != NBG_OK || !doc) {
 		json_decref(doc);
 		cpu_files_free(&cpu.out, &cpu.out_count);
+		cpu_files_free(&cpu.raw, &cpu.raw_count);
+		cpu_dump_free();
 		if (!err.message[0]) {
-			err.code = rc;
+			err.code = rc != NBG_OK ? rc : NBG_E_OUT_OF_MEMORY;
 			snprintf(err.message, sizeof(err.message), "out of memory");
 		}
 		return fail_run(&err);
 	}
-	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	char *text = json_dumps(doc, JSON_COMPACT);
 	json_decref(doc);
 	return take_text(text, "out of memory writing the run's outputs");
+}
+
+/* Tensor k of the last run's dump as `nbg run --dump` writes its file
+ * (its stored type, the shape outermost first), in a buffer the caller
+ * frees (nbg_web_free), *size its bytes; NULL when there is none. */
+EMSCRIPTEN_KEEPALIVE uint8_t *nbg_web_cpu_tensor_npy(size_t k, size_t *size)
+{
+	uint8_t *npy = NULL;
+	const nbg_cpu_tensor *t = k < cpu.dump_seen ? &cpu.dump[k] : NULL;
+	const char *descr = t ? nbg_npy_descr(t->data_format) : NULL;
+
+	*size = 0;
+	if (!descr || nbg_npy_encode(descr, t->shape, t->ndim, t->data, (size_t)t->bytes, &npy, size, NULL) != NBG_OK) {
+		*size = 0;
+		return NULL;
+	}
+	return npy;
+}
+
+/* A buffer of `size` bytes for the golden file of output i, named `name`
+ * (its extension says how it is read: raw, .npy, .tensor text, as nbg run
+ * --golden reads it); NULL when there is no such output. */
+EMSCRIPTEN_KEEPALIVE uint8_t *nbg_web_cpu_golden(size_t i, const char *name, size_t size)
+{
+	const slot *s = &slots[0];
+	size_t n = s->model ? nbg_model_output_count(s->model) : 0;
+
+	if (i >= n || !name)
+		return NULL;
+	if (!cpu.gold) {
+		if (!(cpu.gold = calloc(n, sizeof(*cpu.gold))))
+			return NULL;
+		cpu.gold_count = n;
+	}
+	free(cpu.gold[i].data);
+	cpu.gold[i].data = malloc(size ? size : 1);
+	cpu.gold[i].size = cpu.gold[i].data ? size : 0;
+	cpu.gold[i].kind = nbg_tensor_kind_of(name);
+	return cpu.gold[i].data;
+}
+
+/* The figures of nbg_tensor_measure as nbg compare --json names them,
+ * `unit` the values compared ("float32", "stored"). */
+static json_t *figures(const nbg_tensor_stats *st, const char *unit)
+{
+	char max[48], mean[48];
+
+	snprintf(max, sizeof(max), "max_abs_diff_%s", unit);
+	snprintf(mean, sizeof(mean), "mean_abs_diff_%s", unit);
+	return json_pack("{s:I, s:f, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:b, s:b}", "elements",
+			 (json_int_t)st->elements, "tolerance", st->tolerance, "beyond", (json_int_t)st->beyond,
+			 "first_beyond", st->beyond ? json_integer((json_int_t)st->first_beyond) : json_null(), max,
+			 real_or_null(st->max_abs_stored), mean, real_or_null(st->mean_abs_stored),
+			 "max_abs_diff_dequantized", real_or_null(st->max_abs), "mean_abs_diff_dequantized",
+			 real_or_null(st->mean_abs), "cosine", real_or_null(st->cosine), "top_k",
+			 (json_int_t)st->top_k, "top_k_common", (json_int_t)st->top_common, "top1_equal",
+			 st->top1_equal, "equal", st->beyond == 0);
+}
+
+/* Output i of the last run against its golden file, as nbg run --golden
+ * measures them: both as float32 (dequantized with the record), the
+ * tolerance in their units. */
+static json_t *golden_output(const nbg_model *m, size_t i, double tolerance, nbg_error *err)
+{
+	const nbg_io *io = nbg_model_output_at(m, i);
+	float *a = NULL, *b = NULL;
+	nbg_tensor_stats st;
+	json_t *o = NULL;
+
+	if (nbg_tensor_floats(io, NBG_TENSOR_RAW, cpu.raw[i].data, cpu.raw[i].size, &a, err) == NBG_OK &&
+	    nbg_tensor_floats(io, cpu.gold[i].kind, cpu.gold[i].data, cpu.gold[i].size, &b, err) == NBG_OK) {
+		nbg_tensor_side sa = { a, 0, 0 }, sb = { b, 0, 0 };
+		if (nbg_tensor_measure(&sa, &sb, io->element_count, tolerance, 0, 0, &st, err) == NBG_OK &&
+		    (o = figures(&st, "float32")) != NULL)
+			json_object_set_new(o, "index", json_integer((json_int_t)i));
+	}
+	free(a);
+	free(b);
+	return o;
+}
+
+/* The last run's outputs against the golden files handed over
+ * (nbg_web_cpu_golden): {compared_as, match, outputs: [figures...]}, each
+ * output with a golden; the failure of the first that cannot be read. */
+EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_compare(double tolerance)
+{
+	const slot *s = &slots[0];
+	nbg_error err;
+	int match = 1;
+
+	memset(&err, 0, sizeof(err));
+	if (!s->model || !cpu.raw || cpu.raw_count != nbg_model_output_count(s->model))
+		return fail_text(NBG_E_INVALID_ARGUMENT, "run the model first: there is no output to compare");
+	json_t *outs = json_array();
+	for (size_t i = 0; outs && i < cpu.raw_count; i++) {
+		if (!cpu.gold || i >= cpu.gold_count || !cpu.gold[i].data || !cpu.raw[i].data)
+			continue;
+		json_t *o = golden_output(s->model, i, tolerance, &err);
+		if (!o) {
+			json_decref(outs);
+			if (!err.message[0])
+				snprintf(err.message, sizeof(err.message), "out of memory");
+			return fail_run(&err);
+		}
+		match = match && json_is_true(json_object_get(o, "equal"));
+		json_array_append_new(outs, o);
+	}
+	json_t *doc = outs ? json_pack("{s:s, s:b, s:o}", "compared_as", "float32 (dequantized)", "match", match,
+				       "outputs", outs) : NULL;
+	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	return take_text(text, "out of memory comparing the outputs");
+}
+
+/* Kept tensor k's side of a comparison: its stored values, the zero point
+ * its command states, the scale where it is known (an output record's
+ * own; fp16 values are their values), as its dump.json entry gives them. */
+static nbg_tensor_side kept_side(const nbg_cpu_tensor *t, float *stored)
+{
+	const nbg_model *m = slots[0].model;
+	const nbg_io *io = t->output_record >= 0 && m ? nbg_model_output_at(m, (size_t)t->output_record) : NULL;
+	nbg_tensor_side a = { stored, t->zero_point_known ? t->zero_point : 0, t->data_format == 1 ? 1 : 0 };
+
+	if (io && io->data_format == t->data_format && t->data_format != 1) {
+		a.zero_point = io->zero_point;
+		a.scale = io->scale > 0 ? io->scale : 0;
+	}
+	return a;
+}
+
+/* A dump's side: the .npy's values, shaped as the kept tensor t, of its
+ * type (the descr nbg run --dump writes for it), quantized as the entry's
+ * "quantization" says (nbg compare's reading of a dump). */
+static nbg_code dump_side(const nbg_cpu_tensor *t, json_t *entry, const uint8_t *npy, size_t size,
+			  nbg_tensor_side *b, float **values, nbg_error *err)
+{
+	nbg_npy p;
+	json_t *q = json_object_get(entry, "quantization"), *shape = json_object_get(entry, "shape");
+	const char *descr = nbg_npy_descr(t->data_format);
+	nbg_code rc = nbg_npy_parse(npy, size, &p, err);
+	int same = rc == NBG_OK && descr && !strcmp(p.descr, descr) && !p.fortran_order && p.ndim == t->ndim &&
+		   json_array_size(shape) == t->ndim;
+
+	for (uint32_t d = 0; same && d < t->ndim; d++)
+		same = p.shape[d] == t->shape[d] && json_integer_value(json_array_get(shape, d)) == (json_int_t)t->shape[d];
+	if (rc == NBG_OK && !same) {
+		memset(err, 0, sizeof(*err));
+		err->code = NBG_E_TENSOR_SHAPE_MISMATCH;
+		snprintf(err->message, sizeof(err->message), "operation %zu: the dump's file is not of the shape "
+			 "and type of the page's tensor (%s): only tensors of one shape and type compare",
+			 t->operation, descr ? descr : "?");
+		return err->code;
+	}
+	if (rc != NBG_OK || nbg_tensor_stored(t->data_format, p.data, p.data_size, p.count, values, err) != NBG_OK)
+		return err->code;
+	b->stored = *values;
+	b->zero_point = json_is_integer(json_object_get(q, "zero_point"))
+		? (double)json_integer_value(json_object_get(q, "zero_point")) : 0;
+	b->scale = json_number_value(json_object_get(q, "scale")) > 0 ? json_number_value(json_object_get(q, "scale"))
+		: t->data_format == 1 ? 1 : 0;
+	return NBG_OK;
+}
+
+/* Tensor k of the last run's dump against entry k of a dump.json written
+ * by nbg run --dump (`entry`, its JSON) and its .npy file, measured as
+ * nbg compare measures two dumps (stored values, the tolerance in stored
+ * units): the figures, or dump-invalid when the entry is of another
+ * operation (a dump of another model), tensor-shape-mismatch, npy-invalid. */
+EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_compare_entry(size_t k, const char *entry, const uint8_t *npy, size_t size,
+						    double tolerance)
+{
+	const nbg_cpu_tensor *t = k < cpu.dump_seen ? &cpu.dump[k] : NULL;
+	json_t *e = entry ? json_loads(entry, 0, NULL) : NULL, *o = NULL;
+	nbg_tensor_side a = { 0 }, b = { 0 };
+	nbg_tensor_stats st;
+	nbg_error err;
+	float *sa = NULL, *sb = NULL;
+
+	memset(&err, 0, sizeof(err));
+	if (!t || !json_is_object(e) || json_integer_value(json_object_get(e, "operation")) != (json_int_t)t->operation ||
+	    json_is_true(json_object_get(e, "whole_layer")) != !!t->whole_layer) {
+		json_decref(e);
+		err.code = NBG_E_DUMP_INVALID;
+		snprintf(err.message, sizeof(err.message), t ? "entry %zu is not operation %zu%s as in the page's run: "
+			 "a dump of another model" : "entry %zu: the page's run kept no such tensor", k,
+			 t ? t->operation : 0, t && t->whole_layer ? " (whole layer)" : "");
+		return fail_run(&err);
+	}
+	nbg_code rc = nbg_tensor_stored(t->data_format, t->data, (size_t)t->bytes,
+					(uint64_t)t->bytes / nbg_tensor_element_size(t->data_format), &sa, &err);
+	a = kept_side(t, sa);
+	if (rc == NBG_OK)
+		rc = dump_side(t, e, npy, size, &b, &sb, &err);
+	if (rc == NBG_OK)
+		rc = nbg_tensor_measure(&a, &b, (uint64_t)t->bytes / nbg_tensor_element_size(t->data_format), tolerance,
+					0, 0, &st, &err);
+	if (rc == NBG_OK && !(o = figures(&st, "stored")))
+		rc = err.code = NBG_E_OUT_OF_MEMORY;
+	free(sa);
+	free(sb);
+	json_decref(e);
+	if (rc != NBG_OK) {
+		if (!err.message[0])
+			snprintf(err.message, sizeof(err.message), "out of memory");
+		return fail_run(&err);
+	}
+	char *text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return take_text(text, "out of memory comparing the tensors");
 }
 
 /* 1 when slot i holds a parsed model (a worker restarted after a time

@@ -581,7 +581,7 @@ function selectNode(key, scroll) {
 		return;
 	state.selected = key;
 	P.show($('panel'), key, { net: current.net, cmds: current.cmds || {}, tables: current.tables,
-		wops: current.wops, report: current.report }, saveNpy);
+		wops: current.wops, report: current.report, run: current.run }, saveNpy, saveTensor);
 	if (scroll) {
 		const r = g.getBoundingClientRect(), b = box.getBoundingClientRect();
 		box.scrollLeft += r.left + r.width / 2 - (b.left + box.clientWidth / 2);
@@ -595,6 +595,21 @@ async function saveNpy(o) {
 	if (!answer.npy || !answer.npy[0])
 		return;
 	R.download('op' + o.operation + '_weights.npy', 'application/octet-stream', answer.npy[0]);
+}
+
+/* A kept output of the last run, as nbg run --dump names its file. */
+async function saveTensor(t) {
+	const answer = await nbg.call({ op: 'cpu-tensor-npy', index: t.k });
+	if (!answer.npy || !answer.npy[0])
+		return;
+	R.download(String(t.k).padStart(3, '0') + '-op' + t.operation + (t.whole_layer ? '-whole' : '') + '.npy',
+		'application/octet-stream', answer.npy[0]);
+}
+
+/* The panel shown again (a run or a comparison changed what it tells). */
+function refreshPanel() {
+	if (state.selected && !$('panel').hidden)
+		selectNode(state.selected, false);
 }
 
 /* Search: every node that matches is marked, the first (Enter: the next)
@@ -782,6 +797,7 @@ async function reload(file, out) {
 async function cpuRun(chosen, count) {
 	const out = R.clear($('cpu-result'));
 	state.cpu = { phase: 'running' };
+	current.run = null;
 	try {
 		const inputs = [];
 		for (let k = 0; k < count; k++) {
@@ -814,13 +830,155 @@ async function cpuRun(chosen, count) {
 				out.appendChild(b);
 			}
 		});
-		state.cpu = { phase: 'done', outputs: doc.outputs, ms: ms };
+		keptRun(out, doc.dump);
+		out.appendChild(goldenForm(doc.outputs));
+		state.cpu = { phase: 'done', outputs: doc.outputs, ms: ms, dump: doc.dump };
 	} catch (err) {
 		R.clear(out).appendChild(R.el('p', { class: 'error', id: 'cpu-error' }, 'Not run: ' + errorLine(err)));
 		state.cpu = { phase: 'error', error: errorLine(err) };
 		/* a stopped worker is replaced by one that holds no file: load it again */
 		if (err instanceof TimeLimit && current.file)
 			await reload(current.file, out);
+	}
+}
+
+/* What the run kept of each operation (nbg_web_cpu_run's dump), for the
+ * node panels. */
+function keptRun(out, dump) {
+	if (!dump.kept) {
+		out.appendChild(R.el('p', { id: 'cpu-kept', class: 'note' }, 'The operations\' outputs were not kept: they ' +
+			'hold ' + R.bytes(dump.bytes) + ', over the ' + R.bytes(dump.limit) + ' this page keeps; nbg run --dump writes them.'));
+		return;
+	}
+	current.run = { tensors: dump.tensors.map((t, k) => Object.assign({ k: k }, t)), compared: null, limit: dump.limit };
+	out.appendChild(R.el('p', { id: 'cpu-kept' }, 'Every executed operation\'s output is kept (' + dump.tensors.length +
+		' tensors, ' + R.bytes(dump.bytes) + ', as nbg run --dump writes them): click a node in the Network tab to see ' +
+		'its own, with their figures, histogram and .npy.'));
+	refreshPanel();
+}
+
+/* The comparisons of a run: its outputs against golden files (as nbg run
+ * --golden measures them) and its operations' outputs against a dump of
+ * nbg run --dump (as nbg compare measures two dumps: the first operation
+ * that differs). */
+function goldenForm(outputs) {
+	const form = R.el('div', { id: 'cpu-compare' }, R.el('h3', {}, 'Compare'));
+	const tol = R.el('input', { id: 'cpu-tolerance', type: 'number', min: '0', step: 'any', value: '0' });
+	form.appendChild(R.el('p', {}, 'Tolerance (float32 values for the outputs, stored values for a dump): ', tol));
+	const chosen = [];
+	outputs.forEach((o, i) => {
+		const pick = R.el('input', { type: 'file', id: 'cpu-golden-' + i });
+		pick.addEventListener('change', (e) => { chosen[i] = e.target.files[0]; });
+		form.appendChild(R.el('p', {}, 'golden of output ' + i + ' (raw bytes, .npy or .tensor text, read as nbg run ' +
+			'--golden reads it): ', pick));
+	});
+	const go = R.el('button', { id: 'cpu-golden-run' }, 'Compare the outputs');
+	go.addEventListener('click', () => guarded(go, () => goldenCompare(chosen, Number(tol.value))));
+	form.appendChild(go);
+	form.appendChild(R.el('div', { id: 'cpu-golden-result' }));
+	const dir = R.el('input', { type: 'file', id: 'cpu-dump', multiple: '', webkitdirectory: '' });
+	dir.addEventListener('change', (e) => guarded(dir, () => dumpCompare(Array.from(e.target.files), Number(tol.value))));
+	form.appendChild(R.el('p', {}, 'A dump of nbg run --backend cpu --dump DIR of the same model and inputs, or of ' +
+		'another build (its directory, or dump.json and its .npy files): ', dir));
+	form.appendChild(R.el('div', { id: 'cpu-dump-result' }));
+	return form;
+}
+
+/* One comparison at a time: the control disabled meanwhile. */
+async function guarded(control, fn) {
+	control.disabled = true;
+	try {
+		await fn();
+	} finally {
+		control.disabled = false;
+	}
+}
+
+const FIGURES = [
+	{ key: 'beyond', title: 'beyond the tolerance', fmt: (x) => x.beyond + ' of ' + x.elements +
+		(x.first_beyond !== null ? ' (first at ' + x.first_beyond + ')' : '') },
+	{ key: 'max', title: 'max |diff|', fmt: (x) => P.num(x.max_abs_diff_float32 !== undefined ? x.max_abs_diff_float32 : x.max_abs_diff_stored) },
+	{ key: 'mean', title: 'mean |diff|', fmt: (x) => P.num(x.mean_abs_diff_float32 !== undefined ? x.mean_abs_diff_float32 : x.mean_abs_diff_stored) },
+	{ key: 'cosine', title: 'cosine', fmt: (x) => P.num(x.cosine) },
+	{ key: 'top', title: 'top-k common', fmt: (x) => x.top_k_common + '/' + x.top_k + (x.top1_equal ? ', top-1 equal' : '') }];
+
+async function goldenCompare(chosen, tolerance) {
+	const out = R.clear($('cpu-golden-result'));
+	state.golden = { phase: 'running' };
+	try {
+		const goldens = [];
+		for (let i = 0; i < chosen.length; i++)
+			if (chosen[i])
+				goldens.push({ index: i, name: chosen[i].name, bytes: await chosen[i].arrayBuffer() });
+		if (!goldens.length)
+			throw new Error('choose a golden file for an output');
+		const doc = JSON.parse(await libText({ op: 'cpu-golden', goldens: goldens, tolerance: tolerance }));
+		out.appendChild(R.el('p', { id: 'cpu-golden-verdict', class: doc.match ? '' : 'error' }, (doc.match
+			? 'Equal within the tolerance: ' : 'DIFFERENT: ') + doc.outputs.map((o) => 'output ' + o.index + ' ' +
+			(o.equal ? 'equal' : 'different')).join(', ') + ' (compared as ' + doc.compared_as + ').'));
+		out.appendChild(R.table('t-cpu-golden', 'Outputs against their goldens',
+			[{ key: 'index', title: 'output' }, { key: 'equal', title: 'verdict', fmt: (x) => x.equal ? 'equal' : 'different',
+				cls: (x) => x.equal ? '' : 'bad' }].concat(FIGURES), doc.outputs));
+		state.golden = { phase: 'done', doc: doc };
+	} catch (err) {
+		out.appendChild(R.el('p', { class: 'error', id: 'cpu-golden-verdict' }, 'Not compared: ' + errorLine(err)));
+		state.golden = { phase: 'error', error: errorLine(err) };
+	}
+}
+
+/* The dump's dump.json and, in its order, each entry's .npy (a plain name
+ * among the files chosen), then the page's run tensor by tensor. */
+async function dumpCompare(files, tolerance) {
+	const out = R.clear($('cpu-dump-result'));
+	state.dump = { phase: 'running' };
+	try {
+		if (!current.run)
+			throw new Error('run the model first, with its operations\' outputs kept');
+		const byName = new Map(files.map((f) => [f.name, f]));
+		if (!byName.has('dump.json'))
+			throw new Error('no dump.json among the files chosen: choose the directory nbg run --dump wrote');
+		const doc = JSON.parse(await byName.get('dump.json').text());
+		const ops = doc && Array.isArray(doc.operations) ? doc.operations : null;
+		if (!ops)
+			throw new Error('dump.json is not the one nbg run --dump writes (no operations array)');
+		if (ops.length !== current.run.tensors.length)
+			throw new Error('the dump lists ' + ops.length + ' tensors, the page\'s run ' + current.run.tensors.length +
+				': a dump of another model');
+		const listed = ops.map((e) => (typeof e.file === 'string' ? byName.get(e.file) : null));
+		const missing = listed.indexOf(null);
+		if (missing >= 0)
+			throw new Error('dump.json lists ' + String(ops[missing].file) + ', which is not among the files chosen');
+		/* its .npy files hold what the page's run kept, with their headers */
+		const total = listed.reduce((a, f) => a + f.size, 0);
+		if (total > current.run.limit + 128 * listed.length)
+			throw new Error('the dump\'s files hold ' + R.bytes(total) + ', more than the ' + R.bytes(current.run.limit) +
+				' this page keeps of a run');
+		const entries = [];
+		for (let k = 0; k < ops.length; k++)
+			entries.push({ entry: JSON.stringify(ops[k]), bytes: await listed[k].arrayBuffer() });
+		const r = JSON.parse(await libText({ op: 'cpu-dump-compare', entries: entries, tolerance: tolerance },
+			entries.map((e) => e.bytes)));
+		current.run.compared = r.tensors;
+		const bad = r.tensors.find((t) => t.error);
+		const first = r.tensors.findIndex((t) => !t.error && !t.equal);
+		const t = first >= 0 ? current.run.tensors[first] : null;
+		out.appendChild(R.el('p', { id: 'cpu-dump-verdict', class: bad || t ? 'error' : '' }, bad
+			? 'Not compared: ' + bad.error.code + ': ' + bad.error.message
+			: t ? 'The first operation that differs: operation ' + t.operation + (t.whole_layer ? ' (whole layer)' : '') +
+				', layer ' + t.layer_id + ' ' + t.layer + ' (' + t.operator + '), tensor ' + first + ' of ' + r.tensors.length + '.'
+			: 'Every tensor of the ' + r.tensors.length + ' is equal within the tolerance.'));
+		out.appendChild(R.table('t-cpu-dump', 'The run\'s operations against the dump',
+			[{ key: 'operation', title: 'op', fmt: (x) => current.run.tensors[x.k].operation },
+				{ key: 'layer', title: 'layer', fmt: (x) => current.run.tensors[x.k].layer },
+				{ key: 'equal', title: 'verdict', fmt: (x) => x.error ? x.error.code : x.equal ? 'equal' : 'different',
+					cls: (x) => x.equal ? '' : 'bad' }].concat(FIGURES.map((c) => Object.assign({}, c,
+				{ fmt: (x) => (x.error ? '' : c.fmt(x)) }))), r.tensors.map((x, k) => Object.assign({ k: k }, x))));
+		state.dump = { phase: 'done', first: t ? { k: first, operation: t.operation, whole_layer: t.whole_layer } : null,
+			count: r.tensors.length, error: bad ? bad.error : null };
+		refreshPanel();
+	} catch (err) {
+		out.appendChild(R.el('p', { class: 'error', id: 'cpu-dump-verdict' }, 'Not compared: ' + errorLine(err)));
+		state.dump = { phase: 'error', error: errorLine(err) };
 	}
 }
 

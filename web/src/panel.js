@@ -40,21 +40,23 @@ function quant(q) {
 	return s.join(', ');
 }
 
-/* A stream's histogram with its axes: values (code - zero point) along x,
- * their count along y, the zero point's bar in red. */
-P.histogram = function (o) {
+/* A histogram with its axes: o.histogram = {lo, width, counts}, values
+ * along x (xTitle: by default the weights' stored code minus the zero
+ * point), their count along y, the bar of the value `mark` (0 by default:
+ * the zero point of the weights) in red. */
+P.histogram = function (o, xTitle, mark) {
 	const W = 340, H = 150, L = 44, B = 28, T = 8, Rm = 8;
 	const hist = o.histogram, n = hist.counts.length, top = Math.max(1, ...hist.counts);
-	const w = W - L - Rm, h = H - B - T, bw = w / n;
+	const w = W - L - Rm, h = H - B - T, bw = w / n, red = mark === undefined || mark === null ? 0 : mark;
 	const svg = R.svgEl('svg', { class: 'hist', width: W, height: H, viewBox: '0 0 ' + W + ' ' + H,
 		'data-operation': o.operation, 'data-lo': hist.lo });
-	svg.appendChild(R.svgEl('title', {}, 'operation ' + o.operation + ': how many kernel values have each stored code ' +
-		'minus the zero point ' + o.zero_point));
+	svg.appendChild(R.svgEl('title', {}, o.title || 'operation ' + o.operation + ': how many kernel values have each ' +
+		'stored code minus the zero point ' + o.zero_point));
 	hist.counts.forEach((c, i) => {
-		const bh = c ? Math.max(0.5, h * c / top) : 0;
+		const bh = c ? Math.max(0.5, h * c / top) : 0, v = hist.lo + i * (hist.width || 1);
 		const r = R.svgEl('rect', { class: 'bin', x: L + i * bw, y: T + h - bh, width: Math.max(bw, 0.4), height: bh,
-			fill: hist.lo + i * (hist.width || 1) === 0 ? '#c44' : '#357', 'data-value': hist.lo + i * (hist.width || 1), 'data-count': c });
-		r.appendChild(R.svgEl('title', {}, (hist.lo + i * (hist.width || 1)) + ': ' + c));
+			fill: v === red ? '#c44' : '#357', 'data-value': v, 'data-count': c });
+		r.appendChild(R.svgEl('title', {}, v + ': ' + c));
 		svg.appendChild(r);
 	});
 	const axis = { stroke: '#333', 'stroke-width': 1 };
@@ -64,24 +66,59 @@ P.histogram = function (o) {
 		'font-size': 10, fill: '#333', class: cls }, t));
 	label(L - 4, T + 8, 'end', top, 'y-max');
 	label(L - 4, T + h, 'end', 0, 'y-min');
-	label(L, T + h + 12, 'middle', hist.lo, 'x-min');
-	label(L + w, T + h + 12, 'middle', hist.lo + (n - 1) * (hist.width || 1), 'x-max');
+	label(L, T + h + 12, 'middle', P.num(hist.lo), 'x-min');
+	label(L + w, T + h + 12, 'middle', P.num(hist.lo + (n - 1) * (hist.width || 1)), 'x-max');
 	if (-hist.lo / (hist.width || 1) > 0 && -hist.lo / (hist.width || 1) < n - 1)
 		label(L + (-hist.lo / (hist.width || 1) + 0.5) * bw, T + h + 12, 'middle', 0, 'x-zero');
-	label(L + w / 2, H - 2, 'middle', 'stored code - zero point', 'x-title');
+	label(L + w / 2, H - 2, 'middle', xTitle || 'stored code - zero point', 'x-title');
 	const yt = R.svgEl('text', { x: 10, y: T + h / 2, 'text-anchor': 'middle', 'font-size': 10, fill: '#333',
 		transform: 'rotate(-90 10 ' + (T + h / 2) + ')' }, 'count');
 	svg.appendChild(yt);
 	return svg;
 };
 
+/* A number as a label: integers as they are, others to 5 significant digits. */
+P.num = (v) => (typeof v !== 'number' ? '—' : Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(5))));
+
+/* The outputs the last run kept of a node's operations (run.tensors,
+ * each {k, operation, ...: nbg_web_cpu_run's dump entries}): a row of
+ * figures per tensor, its histogram, its .npy (onTensor(t)); with a
+ * comparison to a dump (run.compared[k]), its verdict. */
+function runPart(l, run, onTensor) {
+	const own = run.tensors.filter((t) => mine(l, t));
+	if (!own.length)
+		return null;
+	const part = section('Outputs of the last run (CPU)');
+	part.id = 'p-run';
+	for (const t of own) {
+		const v = t.values || {}, cmp = run.compared && run.compared[t.k];
+		part.appendChild(R.pairs('p-run-' + t.k, 'operation ' + t.operation + (t.whole_layer ? ', whole layer (' + t.tiles +
+			' tiles)' : '') + ': ' + t.operator, [
+			['shape', t.shape.join('×')], ['data type', t.data_type],
+			['zero point (command)', R.text(t.zero_point)], ['output record', R.text(t.output_record)],
+			['min', P.num(v.min)], ['max', P.num(v.max)], ['mean', P.num(v.mean)],
+			['not finite', v.nonfinite === undefined ? '—' : v.nonfinite],
+			['against the dump', !cmp ? '—' : cmp.error ? cmp.error.code + ': ' + cmp.error.message
+				: (cmp.equal ? 'equal' : 'DIFFERENT: ' + cmp.beyond + ' of ' + cmp.elements + ' beyond ' + cmp.tolerance) +
+				', max |diff| ' + P.num(cmp.max_abs_diff_stored) + ', cosine ' + P.num(cmp.cosine)]]));
+		if (t.values)
+			part.appendChild(P.histogram({ histogram: t.values, operation: t.operation, title: 'operation ' + t.operation +
+				': how many elements of its output have each stored value' }, 'stored value' +
+				(t.data_type === 'FP16' ? '' : ' (code)'), t.data_type === 'FP16' ? 0 : t.zero_point));
+		const b = R.el('button', { class: 'tensor-npy', 'data-tensor': t.k }, 'output (.npy, as nbg run --dump writes it)');
+		b.addEventListener('click', () => onTensor(t));
+		part.appendChild(b);
+	}
+	return part;
+}
+
 function section(title, ...children) {
 	return R.el('section', { class: 'panel-part' }, R.el('h4', {}, title), ...children);
 }
 
-/* The panel of node `key`: d = {net, cmds, tables, wops}; onNpy(o) saves
- * operation o's kernel codes. */
-P.show = function (aside, key, d, onNpy) {
+/* The panel of node `key`: d = {net, cmds, tables, wops, run}; onNpy(o)
+ * saves operation o's kernel codes, onTensor(t) a kept output of the run. */
+P.show = function (aside, key, d, onNpy, onTensor) {
 	R.clear(aside);
 	const l = d.net.layers.find((x) => P.key(x) === key);
 	aside.hidden = false;
@@ -142,6 +179,9 @@ P.show = function (aside, key, d, onNpy) {
 		}
 		aside.appendChild(part);
 	}
+	const run = d.run && d.run.tensors ? runPart(l, d.run, onTensor) : null;
+	if (run)
+		aside.appendChild(run);
 	/* the findings of the commands' checks that name one of its operations */
 	const own = new Set(ops.map((o) => o.operation));
 	aside.appendChild(R.table('p-findings', 'Findings (evidence code, offset)', [
