@@ -517,6 +517,7 @@ function npyValues(buf) {
 		if (descr === '|u1') v.push(data[i++]);
 		else if (descr === '|i1') v.push(data.readInt8(i++));
 		else if (descr === '<f2') { v.push(half(data.readUInt16LE(i))); i += 2; }
+		else if (descr === '<i2') { v.push(data.readInt16LE(i)); i += 2; }
 		else if (descr === '<f4') { v.push(data.readFloatLE(i)); i += 4; }
 		else throw new Error('npyValues: ' + descr);
 	return { descr, shape, values: v };
@@ -713,7 +714,12 @@ async function panelMatches(page, file, label, every) {
 	const weights = nbgJson('weights', '--json', file);
 	const wops = weights.weights.operations;
 	const layers = doc.network.layers.filter((l, i) => i % every === 0);
-	let clicked = 0, findings = 0;
+	let clicked = 0, findings = 0, channels = 0;
+	/* the kernels as nbg weights --out writes them, for the per-channel view */
+	const wdir = fs.mkdtempSync(path.join(os.tmpdir(), 'nbg-web-weights-'));
+	execFileSync(...argv(nbg, ['weights', file, '--out', path.join(wdir, 'out')]));
+	const wfiles = new Map(JSON.parse(fs.readFileSync(path.join(wdir, 'out', 'weights.json'), 'utf8')).weights.operations
+		.map((o) => [o.operation, o.files && o.files.weights])); /* a stream shared: the first operation's file */
 	for (const l of layers) {
 		const key = nodeKey(l);
 		await clickNode(page, key);
@@ -758,9 +764,24 @@ async function panelMatches(page, file, label, every) {
 			const n = w.shape.reduce((a, b) => a * b, 1);
 			check(h && h.sum === n && h.axes.every((a) => a !== undefined && a !== ''),
 				what + 'weights of operation ' + w.operation + ': ' + JSON.stringify(h) + ', kernel shape ' + w.shape);
+			/* per output channel: min, max, mean of code - zero point (an fp16
+			 * kernel: its values), computed here from nbg weights --out's file */
+			const k = npyValues(fs.readFileSync(path.join(wdir, 'out', wfiles.get(w.operation))));
+			const zp = k.descr === '<f2' ? 0 : w.zero_point, per = k.values.length / w.shape[0];
+			const ch = await page.evaluate((op) => Array.from(document.querySelectorAll('#panel svg.channels[data-operation="' +
+				op + '"] g.ch')).map((g) => [g.dataset.min, g.dataset.max, g.dataset.mean].map(Number)), String(w.operation));
+			const want = Array.from({ length: w.shape[0] }, (_, c) => {
+				const x = k.values.slice(c * per, (c + 1) * per).map((v) => v - zp);
+				return [Math.min(...x), Math.max(...x), x.reduce((a, b) => a + b, 0) / x.length];
+			});
+			check(ch.length === want.length && want.every((c, i) => c.every((v, j) => Math.abs(v - ch[i][j]) <= 1e-9 * Math.max(1, Math.abs(v)))),
+				what + 'per-channel figures of operation ' + w.operation + ': ' + JSON.stringify(ch.slice(0, 3)) + '..., from nbg weights --out: ' +
+				JSON.stringify(want.slice(0, 3)));
+			channels += ch.length;
 		}
 	}
-	console.log(label + ': ' + clicked + ' panels, ' + findings + ' findings in them');
+	fs.rmSync(wdir, { recursive: true, force: true });
+	console.log(label + ': ' + clicked + ' panels, ' + findings + ' findings in them, ' + channels + ' kernel channels');
 	return clicked;
 }
 

@@ -385,7 +385,30 @@ static json_t *histogram_of(const double *v, size_t n, int integer)
 			 "max", hi, "mean", sum / (double)finite, "nonfinite", (json_int_t)(n - finite));
 }
 
-/* The histogram of one decoded stream's values (code_values). */
+/* Per output channel (the outermost dimension of the kernel shape, whose
+ * values are contiguous): [min, max, mean] of its values, or null. */
+static json_t *channel_stats(const double *v, size_t n, uint32_t out)
+{
+	if (!out || n % out)
+		return json_null();
+	json_t *a = json_array();
+	size_t per = n / out;
+	for (uint32_t c = 0; a && c < out; c++) {
+		const double *x = v + (size_t)c * per;
+		double lo = x[0], hi = x[0], sum = 0;
+		for (size_t k = 0; k < per; k++) {
+			lo = x[k] < lo ? x[k] : lo;
+			hi = x[k] > hi ? x[k] : hi;
+			sum += x[k];
+		}
+		json_array_append_new(a, json_pack("[o,o,o]", real_or_null(lo), real_or_null(hi),
+						   real_or_null(sum / (double)per)));
+	}
+	return a ? a : json_null();
+}
+
+/* The histogram of one decoded stream's values (code_values), with its
+ * per-channel figures ("channels"). */
 static json_t *histogram(const nbg_weights_op *o)
 {
 	size_t n = 0;
@@ -394,6 +417,8 @@ static json_t *histogram(const nbg_weights_op *o)
 	json_t *h = v && code_values(o, codes, n, v) ? histogram_of(v, n, nbg_weights_op_data_type(o) != 1)
 		: json_null();
 
+	if (json_is_object(h))
+		json_object_set_new(h, "channels", channel_stats(v, n, nbg_weights_op_shape(o)[0]));
 	free(v);
 	return h;
 }

@@ -80,6 +80,45 @@ P.histogram = function (o, xTitle, mark) {
 /* A number as a label: integers as they are, others to 5 significant digits. */
 P.num = (v) => (typeof v !== 'number' ? '—' : Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(5))));
 
+/* The per-channel figures of a kernel (channels: [min, max, mean] per
+ * output channel): a vertical bar from min to max and a dot at the mean
+ * per channel, the channel along x, the value (code - zero point) along y. */
+P.channels = function (o) {
+	const ch = o.histogram.channels;
+	const W = 340, H = 140, L = 44, B = 28, T = 8, Rm = 8, w = W - L - Rm, h = H - B - T;
+	const vals = ch.flat().filter((v) => typeof v === 'number');
+	const lo = Math.min(0, ...vals), hi = Math.max(0, ...vals), span = hi - lo || 1;
+	const y = (v) => T + h - (v - lo) / span * h, step = w / ch.length;
+	const svg = R.svgEl('svg', { class: 'channels', width: W, height: H, viewBox: '0 0 ' + W + ' ' + H,
+		'data-operation': o.operation });
+	svg.appendChild(R.svgEl('title', {}, 'operation ' + o.operation + ': per output channel, the smallest and largest ' +
+		'kernel value (code - zero point) and the mean (dot)'));
+	svg.appendChild(R.svgEl('line', { x1: L, x2: L + w, y1: y(0), y2: y(0), stroke: '#c77', 'stroke-width': 0.5 }));
+	ch.forEach((c, i) => {
+		const x = L + (i + 0.5) * step, g = R.svgEl('g', { class: 'ch', 'data-channel': i, 'data-min': c[0],
+			'data-max': c[1], 'data-mean': c[2] });
+		if (c[0] !== null && c[1] !== null)
+			g.appendChild(R.svgEl('line', { x1: x, x2: x, y1: y(c[0]), y2: y(c[1]), stroke: '#357',
+				'stroke-width': Math.max(0.6, Math.min(4, step * 0.6)) }));
+		if (c[2] !== null)
+			g.appendChild(R.svgEl('circle', { cx: x, cy: y(c[2]), r: Math.max(0.8, Math.min(2.5, step / 3)), fill: '#c44' }));
+		g.appendChild(R.svgEl('title', {}, 'channel ' + i + ': min ' + P.num(c[0]) + ', max ' + P.num(c[1]) +
+			', mean ' + P.num(c[2])));
+		svg.appendChild(g);
+	});
+	const axis = { stroke: '#333', 'stroke-width': 1 };
+	svg.appendChild(R.svgEl('line', Object.assign({ x1: L, x2: L + w, y1: T + h, y2: T + h }, axis)));
+	svg.appendChild(R.svgEl('line', Object.assign({ x1: L, x2: L, y1: T, y2: T + h }, axis)));
+	const label = (x, yy, anchor, t, cls) => svg.appendChild(R.svgEl('text', { x: x, y: yy, 'text-anchor': anchor,
+		'font-size': 10, fill: '#333', class: cls }, t));
+	label(L - 4, T + 8, 'end', P.num(hi), 'y-max');
+	label(L - 4, T + h, 'end', P.num(lo), 'y-min');
+	label(L, T + h + 12, 'start', 0, 'x-min');
+	label(L + w, T + h + 12, 'end', ch.length - 1, 'x-max');
+	label(L + w / 2, H - 2, 'middle', 'output channel', 'x-title');
+	return svg;
+};
+
 /* The outputs the last run kept of a node's operations (run.tensors,
  * each {k, operation, ...: nbg_web_cpu_run's dump entries}): a row of
  * figures per tensor, its histogram, its .npy (onTensor(t)); with a
@@ -168,6 +207,8 @@ P.show = function (aside, key, d, onNpy, onTensor) {
 			part.appendChild(R.el('p', { class: 'mono' }, o.line.trim()));
 			if (o.histogram) {
 				part.appendChild(P.histogram(o));
+				if (o.histogram.channels)
+					part.appendChild(P.channels(o));
 				if (onNpy) {
 					const b = R.el('button', { class: 'npy', 'data-operation': o.operation }, 'kernel codes (.npy)');
 					b.addEventListener('click', () => onNpy(o));
