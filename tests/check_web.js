@@ -31,7 +31,7 @@ const path = require('path');
 const crypto = require('crypto');
 const { execFileSync, spawnSync } = require('child_process');
 
-const [part, corpus, nbg, fixtureName, rootArg, artifacts, mksample, mkhostile] = process.argv.slice(2);
+const [part, corpus, nbg, fixtureName, rootArg, artifacts, mksample, mkhostile, mkfile] = process.argv.slice(2);
 const root = path.resolve(rootArg);
 const SKIP = 77;
 const site = process.env.NBG_WEB_SITE || path.join(root, 'build-web', 'site');
@@ -903,6 +903,36 @@ async function largest(browser) {
 	await page.close();
 }
 
+/* A synthesized network of 503 nodes (bench_mkfile --records 250: 500
+ * layers, 250 of them feeding one output, the rest apart): opened within
+ * the budget with every node drawn (against nbg graph --dot), laid out left
+ * to right (its one rank of 250 boxes would be 125,000 points wide top to
+ * bottom), at a readable scale with its minimap; every 25th node's panel
+ * against nbg; a screenshot kept. */
+async function synthesizedLarge(browser, tmp) {
+	const file = path.join(tmp, 'synth-500.nb');
+	execFileSync(mkfile, ['--records', '250', file]);
+	const { page, errors } = await openFile(browser, file);
+	const s = await shown(page);
+	const want = dotNodes(file);
+	console.log('synthesized network: ' + s.nodes + ' nodes drawn (nbg graph: ' + want + '); opened in ' +
+		Math.round(s.state.doneMs) + ' ms (everything drawn), laid out ' + s.state.rankdir);
+	check(s.state.phase === 'done' && s.state.doneMs < LARGE_BUDGET_MS && s.nodes === want && want > 500,
+		'synth-500: ' + s.state.phase + ' in ' + Math.round(s.state.doneMs) + ' ms, ' + s.nodes + ' nodes of ' + want);
+	await page.click('button[data-tab=graph]');
+	const v = await page.evaluate(() => {
+		const svg = document.querySelector('#graph svg'), vb = svg.getAttribute('viewBox').split(/[\s,]+/).map(Number);
+		return { scale: svg.clientWidth / vb[2], w: vb[2], h: vb[3], mini: document.querySelectorAll('#minimap svg rect.view').length };
+	});
+	check(s.state.rankdir === 'LR' && v.w < 4 * v.h && v.scale >= 0.8 && v.mini === 1,
+		'synth-500: laid out ' + s.state.rankdir + ', ' + JSON.stringify(v));
+	await shot(page, 'synth-500-network');
+	await panelMatches(page, file, 'synth-500', 25);
+	await shot(page, 'synth-500-panel');
+	check(errors.length === 0, 'synth-500: ' + errors.join('; '));
+	await page.close();
+}
+
 function budget() {
 	const zlib = require('zlib');
 	let gz = 0;
@@ -927,6 +957,7 @@ function corpusFiles() {
 	try {
 		if (part === '--graph') {
 			await largest(browser);
+			await synthesizedLarge(browser, tmp);
 		} else if (part === '--corpus') {
 			const files = corpusFiles();
 			for (let i = 0; i < files.length; i++)

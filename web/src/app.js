@@ -473,9 +473,20 @@ async function showGraph() {
 		 * is known; the page draws with the font the box was sized for */
 		let laid = roomyDot(current.dot, ops).replace(/fontname="monospace"/g, 'fontname="Courier"');
 		if (current.net.layers.length > LARGE)
-			laid = compactDot(laid);
+			laid = packDot(compactDot(laid), current.net);
 		current.wops = ops;
-		const answer = await viz.call({ dot: laid });
+		/* ranks of hundreds of nodes side by side are laid out left to right:
+		 * where one node has more than 60 edges into it, or where the picture
+		 * top to bottom came out too wide */
+		const lr = (dot) => dot.replace(/^digraph nbg \{\n/, 'digraph nbg {\n  rankdir=LR;\n');
+		state.rankdir = fanIn(current.net) > 60 ? 'LR' : 'TB';
+		const t0 = performance.now();
+		let answer = await viz.call({ dot: state.rankdir === 'LR' ? lr(laid) : laid });
+		if (state.rankdir === 'TB' && tooWide(answer.svg)) {
+			state.rankdir = 'LR';
+			answer = await viz.call({ dot: lr(laid) });
+		}
+		state.layoutMs = performance.now() - t0;
 		const svg = R.svg(answer.svg);
 		place(box, svg);
 		drawWeights(svg, ops);
@@ -518,6 +529,45 @@ function compactDot(dot) {
 		}
 		return head + out + '\\n'.repeat(tail) + '"';
 	});
+}
+
+/* The DOT with the disconnected parts of the network laid out in rows and
+ * columns (Graphviz's pack, in the order of the file), not all in one row:
+ * a large network of many parts would otherwise be one picture hundreds of
+ * screens wide.  About 2 columns for 3 rows per square root of the parts
+ * (a part is wider than tall: boxes of long lines).  A connected network
+ * is left as it is. */
+function packDot(dot, net) {
+	const up = net.layers.map((_, i) => i);
+	const root = (i) => (up[i] === i ? i : (up[i] = root(up[i])));
+	for (const e of net.edges)
+		if (e.from.node !== undefined && e.to.node !== undefined)
+			up[root(e.from.node)] = root(e.to.node);
+	const parts = new Set(net.layers.map((_, i) => root(i))).size;
+	if (parts < 2)
+		return dot;
+	const columns = Math.max(1, Math.ceil(Math.sqrt(parts) * 2 / 3));
+	return dot.replace(/^digraph nbg \{\n/, 'digraph nbg {\n  pack=true;\n  packmode="array_u' + columns + '";\n');
+}
+
+/* The most edges of the network view that end at one node. */
+function fanIn(net) {
+	const n = new Map();
+	for (const e of net.edges) {
+		const k = JSON.stringify(e.to);
+		n.set(k, (n.get(k) || 0) + 1);
+	}
+	return Math.max(0, ...n.values());
+}
+
+/* A layout more than 20 screens wide and 4 times wider than tall: a
+ * network whose ranks hold hundreds of nodes side by side (a fan-in of
+ * many layers into one output), read better left to right, where each
+ * rank is a column of boxes far less tall than they are wide. */
+function tooWide(svgText) {
+	const m = /viewBox="([-0-9. ]+)"/.exec(svgText);
+	const vb = m ? m[1].trim().split(/\s+/).map(Number) : null;
+	return !!vb && vb[2] > 25000 && vb[2] > 4 * vb[3];
 }
 
 /* The library's sentence that the data flow is unreliable, over the picture. */
