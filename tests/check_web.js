@@ -403,8 +403,9 @@ async function exportsMatch(browser) {
  * runs whole, an input of the wrong size (the error nbg run gives), then
  * synthesized inputs run in the page (the CPU backend compiled to
  * WebAssembly) against nbg run --backend cpu natively: each output's
- * SHA-256, and the .npy the page saves against the one nbg run writes. */
-async function cpuTab(browser, file, tmp, label) {
+ * SHA-256, and the .npy the page saves against the one nbg run writes
+ * (not with planOnly). */
+async function cpuTab(browser, file, tmp, label, planOnly) {
 	const name = path.basename(file);
 	const { page, errors } = await openFile(browser, file);
 	await page.click('button[data-tab=cpu]');
@@ -413,8 +414,11 @@ async function cpuTab(browser, file, tmp, label) {
 	const seen = await page.evaluate(() => ({
 		verdict: document.getElementById('cpu-verdict').textContent,
 		caveat: (document.getElementById('cpu-caveat') || {}).textContent || null,
-		rows: Array.from(document.querySelectorAll('#t-cpu-plan tbody tr')).map((tr) =>
+		rows: Array.from(document.querySelectorAll('#t-cpu-plan tbody tr:not(.group)')).map((tr) =>
 			Array.from(tr.cells).map((td) => td.textContent)),
+		groups: Array.from(document.querySelectorAll('#t-cpu-plan tbody tr.group')).map((tr) =>
+			[Number(tr.dataset.layer), Number(tr.dataset.count)]),
+		shownRows: Array.from(document.querySelectorAll('#t-cpu-plan tbody tr:not(.group)')).filter((tr) => !tr.hidden).length,
 		form: !!document.getElementById('cpu-form'),
 	}));
 	const r = plan.first_refused, no = plan.refusal;
@@ -427,12 +431,40 @@ async function cpuTab(browser, file, tmp, label) {
 	const noted = nbgJson('inspect', '--json', file).notes.some((n) => ['v1-version-unsampled',
 		'v1-patch-stride-from-data', 'v1-entry-count-derived'].includes(n.id));
 	check(noted === (seen.caveat !== null), name + ': caveat shown ' + (seen.caveat !== null) + ', notes ' + noted);
+	/* a long plan's rows are grouped by layer: in the order of operations again */
+	seen.rows.sort((a, b) => Number(a[0]) - Number(b[0]));
 	check(seen.rows.length === plan.steps.length && plan.steps.every((st, i) =>
 		seen.rows[i][0] === String(st.operation) && seen.rows[i][4].startsWith(st.verdict)),
 	name + ': ' + seen.rows.length + ' plan rows, nbg has ' + plan.steps.length);
 	check(seen.form === plan.runs_whole, name + ': the run form is ' + (seen.form ? 'shown' : 'absent'));
+	/* over 80 operations: a row per layer (in the order of its first
+	 * operation, its count of operations), the operations hidden but those
+	 * of a layer holding a refused one; a click on a layer shows its own */
+	const want = [];
+	for (const st of plan.steps) {
+		const g = want.find((x) => x[0] === st.layer_id);
+		if (g)
+			g[1]++;
+		else
+			want.push([st.layer_id, 1]);
+	}
+	const refusedIn = new Set(plan.steps.filter((st) => st.verdict === 'refused').map((st) => st.layer_id));
+	const open = plan.steps.filter((st) => refusedIn.has(st.layer_id)).length;
+	check(plan.steps.length > 80 ? JSON.stringify(seen.groups) === JSON.stringify(want) && seen.shownRows === open
+		: seen.groups.length === 0 && seen.shownRows === plan.steps.length,
+	name + ': plan grouped as ' + JSON.stringify(seen.groups.slice(0, 8)) + '... (' + seen.shownRows + ' shown), from nbg: ' +
+		JSON.stringify(want.slice(0, 8)) + '... (' + open + ')');
+	if (plan.steps.length > 80) {
+		const g = want.findIndex((x) => !refusedIn.has(x[0]));
+		await page.click('#t-cpu-plan tr.group[data-layer="' + want[g][0] + '"]');
+		const shown = await page.evaluate(() => Array.from(document.querySelectorAll('#t-cpu-plan tbody tr:not(.group)'))
+			.filter((tr) => !tr.hidden).length);
+		check(shown === open + want[g][1], name + ': a click on layer ' + want[g][0] + ' shows ' + (shown - open) +
+			' operations, it has ' + want[g][1]);
+		console.log(name + ': ' + plan.steps.length + ' operations folded into ' + want.length + ' layers');
+	}
 	let ran = '';
-	if (plan.runs_whole) {
+	if (plan.runs_whole && !planOnly) {
 		const ins = nbgJson('inspect', '--json', file).inputs;
 		const run = async (files) => {
 			for (let k = 0; k < files.length; k++)
@@ -942,6 +974,29 @@ function budget() {
 	console.log('page: ' + gz + ' bytes compressed (gzip -9)');
 }
 
+/* The corpus file of at most 5 MB whose CPU plan has the most operations
+ * per layer, among those with over 80 operations (a tiled model). */
+function tiledPlan() {
+	let best = null;
+	for (const d of ['v1', 'v2'])
+		for (const f of fs.readdirSync(path.join(corpus, d)).filter((x) => x.endsWith('.nb')).map((x) => path.join(corpus, d, x))) {
+			if (fs.statSync(f).size > 5e6)
+				continue;
+			const r = spawnSync(...argv(nbg, ['run', '--backend', 'cpu', '--check', '--json', f]), { encoding: 'utf8', maxBuffer: 1 << 30 });
+			let st = null;
+			try {
+				st = JSON.parse(r.stdout).steps;
+			} catch (e) {
+				console.log('check_web.js: ' + f + ': no CPU plan (nbg run --check exits ' + r.status + '): not a candidate');
+				continue;
+			}
+			const per = st.length / new Set(st.map((x) => x.layer_id)).size;
+			if (st.length > 80 && (!best || per > best.per))
+				best = { file: f, per: per };
+		}
+	return best.file;
+}
+
 /* The corpus files: the largest v2, the smallest v2, the first v1. */
 function corpusFiles() {
 	const list = (d) => fs.readdirSync(path.join(corpus, d)).filter((f) => f.endsWith('.nb'))
@@ -965,6 +1020,9 @@ function corpusFiles() {
 			/* a model the CPU backend runs whole, and one it refuses */
 			await cpuTab(browser, path.join(corpus, 'v1', '10014_ee_network_binary.nb'), tmp, 'corpus-ee');
 			await cpuTab(browser, path.join(corpus, 'v1', '1000f_7d_face_age_7d.nb'), tmp, 'corpus-face-age');
+			/* the corpus file whose plan has the most operations per layer
+			 * within 5 MB, for the plan folded into its layers */
+			await cpuTab(browser, tiledPlan(), tmp, 'corpus-tiled', true);
 			/* a run's per-operation outputs and comparisons: LeNet with the
 			 * input a V853 board ran and the golden vpm_run compared it with */
 			const lenet1 = path.join(corpus, 'v1', '1000f_ee_lenet_model.nb'), gd = path.join(corpus, '..', 'goldens', 'v853-lenet');

@@ -797,13 +797,53 @@ async function showCpu() {
 		'no NPU (doc/cpu-backend.md); a result is not an NPU\'s result, whose bit-exact equality is not established.'));
 	if (plan.runs_whole)
 		box.appendChild(cpuForm());
-	box.appendChild(R.table('t-cpu-plan', 'Operations', [
+	const table = R.table('t-cpu-plan', 'Operations', [
 		{ key: 'operation', title: '#' }, { key: 'type', title: 'type' }, { key: 'layer', title: 'layer' },
 		{ key: 'what', title: 'what' },
 		{ key: 'verdict', title: 'verdict', fmt: (x) => x.verdict + (x.reference_semantics ? ' (reference semantics)' : ''),
 			cls: (x) => x.verdict === 'refused' ? 'bad' : '' },
 		{ key: 'reason', title: 'reason', fmt: (x) => x.reason_id ? x.reason_id + ': ' + x.reason : '' }],
-	plan.steps));
+	plan.steps);
+	if (plan.steps.length > LARGE)
+		groupPlan(table, plan.steps);
+	box.appendChild(table);
+}
+
+/* A long plan (a tiled model runs hundreds of operations) folded into its
+ * layers: a row per layer, before its first operation, saying how many
+ * operations it has and their verdicts; a click on it shows or hides
+ * them.  The layer holding a refused operation is open. */
+function groupPlan(table, steps) {
+	const body = table.tBodies[0], rows = Array.from(body.rows);
+	const groups = new Map();
+	steps.forEach((st, i) => {
+		const g = groups.get(st.layer_id) || { layer: st.layer, rows: [], verdicts: new Map() };
+		g.rows.push(rows[i]);
+		g.verdicts.set(st.verdict, (g.verdicts.get(st.verdict) || 0) + 1);
+		groups.set(st.layer_id, g);
+	});
+	for (const [id, g] of groups) {
+		const open = g.verdicts.has('refused');
+		const head = R.el('tr', { class: 'group', 'data-layer': id, 'data-count': g.rows.length },
+			R.el('td', { colspan: 6 }, (open ? '▾ ' : '▸ ') + (id === 65535 ? 'no layer' : 'layer ' + id + ' ' + g.layer) + ': ' +
+				g.rows.length + ' operation' + (g.rows.length === 1 ? '' : 's') + ', ' +
+				Array.from(g.verdicts).map(([v, n]) => n + ' ' + v).join(', ')));
+		head.addEventListener('click', () => {
+			const show = g.rows[0].hidden;
+			g.rows.forEach((r) => { r.hidden = !show; });
+			head.firstChild.firstChild.nodeValue = (show ? '▾ ' : '▸ ') + head.firstChild.firstChild.nodeValue.slice(2);
+		});
+		body.insertBefore(head, g.rows[0]);
+		/* the layer's operations after its row, in their order */
+		let at = head;
+		for (const r of g.rows) {
+			r.hidden = !open;
+			at.after(r);
+			at = r;
+		}
+	}
+	table.caption.appendChild(R.el('span', { class: 'note' }, ' ' + steps.length + ' operations in ' + groups.size +
+		' layers: click a layer to show its operations'));
 }
 
 /* One file per input record, then Run. */
