@@ -98,7 +98,7 @@ P.channels = function (o) {
 		const x = L + (i + 0.5) * step, g = R.svgEl('g', { class: 'ch', 'data-channel': i, 'data-min': c[0],
 			'data-max': c[1], 'data-mean': c[2] });
 		if (c[0] !== null && c[1] !== null)
-			g.appendChild(R.svgEl('line', { x1: x, x2: x, y1: y(c[0]), y2: y(c[1]), stroke: '#357',
+			g.appendChild(R.svgEl('line', { x1: x, x2: x, y1: y(c[0]), y2: y(c[1]), stroke: '#357', 'stroke-linecap': 'square',
 				'stroke-width': Math.max(0.6, Math.min(4, step * 0.6)) }));
 		if (c[2] !== null)
 			g.appendChild(R.svgEl('circle', { cx: x, cy: y(c[2]), r: Math.max(0.8, Math.min(2.5, step / 3)), fill: '#c44' }));
