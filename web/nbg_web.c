@@ -628,27 +628,34 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_plan(void)
 	return take_text(doc, "out of memory writing the plan");
 }
 
+/* A buffer of `size` bytes in entry k of (*files)[0..n) -- allocated on
+ * first use, *count then n -- for a file named `name` (its extension says
+ * how it is read); NULL when k is not below n, or out of memory. */
+static uint8_t *file_buffer(cpu_file **files, size_t *count, size_t n, size_t k, const char *name, size_t size)
+{
+	if (k >= n || !name)
+		return NULL;
+	if (!*files) {
+		if (!(*files = calloc(n, sizeof(**files))))
+			return NULL;
+		*count = n;
+	}
+	cpu_file *f = &(*files)[k];
+	free(f->data);
+	f->data = malloc(size ? size : 1);
+	f->size = f->data ? size : 0;
+	f->kind = nbg_tensor_kind_of(name);
+	return f->data;
+}
+
 /* A buffer of `size` bytes for the content of input k's file, named `name`
  * (its extension says how it is read); NULL when slot 0 has no model or no
  * such input, or out of memory. */
 EMSCRIPTEN_KEEPALIVE uint8_t *nbg_web_cpu_input(size_t k, const char *name, size_t size)
 {
 	const slot *s = &slots[0];
-	size_t n = s->model ? nbg_model_input_count(s->model) : 0;
 
-	if (k >= n || !name)
-		return NULL;
-	if (!cpu.in) {
-		cpu.in = calloc(n, sizeof(*cpu.in));
-		if (!cpu.in)
-			return NULL;
-		cpu.in_count = n;
-	}
-	free(cpu.in[k].data);
-	cpu.in[k].data = malloc(size ? size : 1);
-	cpu.in[k].size = cpu.in[k].data ? size : 0;
-	cpu.in[k].kind = nbg_tensor_kind_of(name);
-	return cpu.in[k].data;
+	return file_buffer(&cpu.in, &cpu.in_count, s->model ? nbg_model_input_count(s->model) : 0, k, name, size);
 }
 
 /* Input k's file as the record's raw bytes (*raw malloc'd), as nbg run
@@ -943,20 +950,8 @@ EMSCRIPTEN_KEEPALIVE uint8_t *nbg_web_cpu_tensor_npy(size_t k, size_t *size)
 EMSCRIPTEN_KEEPALIVE uint8_t *nbg_web_cpu_golden(size_t i, const char *name, size_t size)
 {
 	const slot *s = &slots[0];
-	size_t n = s->model ? nbg_model_output_count(s->model) : 0;
 
-	if (i >= n || !name)
-		return NULL;
-	if (!cpu.gold) {
-		if (!(cpu.gold = calloc(n, sizeof(*cpu.gold))))
-			return NULL;
-		cpu.gold_count = n;
-	}
-	free(cpu.gold[i].data);
-	cpu.gold[i].data = malloc(size ? size : 1);
-	cpu.gold[i].size = cpu.gold[i].data ? size : 0;
-	cpu.gold[i].kind = nbg_tensor_kind_of(name);
-	return cpu.gold[i].data;
+	return file_buffer(&cpu.gold, &cpu.gold_count, s->model ? nbg_model_output_count(s->model) : 0, i, name, size);
 }
 
 /* The figures of nbg_tensor_measure as nbg compare --json names them,

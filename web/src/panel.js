@@ -40,6 +40,16 @@ function quant(q) {
 	return s.join(', ');
 }
 
+/* The x and y axes of a w x h plot at (L, T) in svg; returns
+ * label(x, y, anchor, text, class), which writes a label there. */
+function axes(svg, L, T, w, h) {
+	const axis = { stroke: '#333', 'stroke-width': 1 };
+	svg.appendChild(R.svgEl('line', Object.assign({ x1: L, x2: L + w, y1: T + h, y2: T + h }, axis)));
+	svg.appendChild(R.svgEl('line', Object.assign({ x1: L, x2: L, y1: T, y2: T + h }, axis)));
+	return (x, y, anchor, t, cls) => svg.appendChild(R.svgEl('text', { x: x, y: y, 'text-anchor': anchor,
+		'font-size': 10, fill: '#333', class: cls }, t));
+}
+
 /* A histogram with its axes: o.histogram = {lo, width, counts}, values
  * along x (xTitle: by default the weights' stored code minus the zero
  * point), their count along y, the bar of the value `mark` (0 by default:
@@ -59,11 +69,7 @@ P.histogram = function (o, xTitle, mark) {
 		r.appendChild(R.svgEl('title', {}, v + ': ' + c));
 		svg.appendChild(r);
 	});
-	const axis = { stroke: '#333', 'stroke-width': 1 };
-	svg.appendChild(R.svgEl('line', Object.assign({ x1: L, x2: L + w, y1: T + h, y2: T + h }, axis)));
-	svg.appendChild(R.svgEl('line', Object.assign({ x1: L, x2: L, y1: T, y2: T + h }, axis)));
-	const label = (x, y, anchor, t, cls) => svg.appendChild(R.svgEl('text', { x: x, y: y, 'text-anchor': anchor,
-		'font-size': 10, fill: '#333', class: cls }, t));
+	const label = axes(svg, L, T, w, h);
 	label(L - 4, T + 8, 'end', top, 'y-max');
 	label(L - 4, T + h, 'end', 0, 'y-min');
 	label(L, T + h + 12, 'middle', P.num(hist.lo), 'x-min');
@@ -106,11 +112,7 @@ P.channels = function (o) {
 			', mean ' + P.num(c[2])));
 		svg.appendChild(g);
 	});
-	const axis = { stroke: '#333', 'stroke-width': 1 };
-	svg.appendChild(R.svgEl('line', Object.assign({ x1: L, x2: L + w, y1: T + h, y2: T + h }, axis)));
-	svg.appendChild(R.svgEl('line', Object.assign({ x1: L, x2: L, y1: T, y2: T + h }, axis)));
-	const label = (x, yy, anchor, t, cls) => svg.appendChild(R.svgEl('text', { x: x, y: yy, 'text-anchor': anchor,
-		'font-size': 10, fill: '#333', class: cls }, t));
+	const label = axes(svg, L, T, w, h);
 	label(L - 4, T + 8, 'end', P.num(hi), 'y-max');
 	label(L - 4, T + h, 'end', P.num(lo), 'y-min');
 	label(L, T + h + 12, 'start', 0, 'x-min');
