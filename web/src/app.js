@@ -997,9 +997,13 @@ async function goldenCompare(chosen, tolerance) {
 	state.golden = { phase: 'running' };
 	try {
 		const goldens = [];
-		for (let i = 0; i < chosen.length; i++)
+		for (let i = 0; i < chosen.length; i++) {
+			if (chosen[i] && chosen[i].size > MAX_FILE)
+				throw new Error('the golden of output ' + i + ' holds ' + R.bytes(chosen[i].size) + ', more than this page reads (' +
+					R.bytes(MAX_FILE) + '); use nbg run --golden');
 			if (chosen[i])
 				goldens.push({ index: i, name: chosen[i].name, bytes: await chosen[i].arrayBuffer() });
+		}
 		if (!goldens.length)
 			throw new Error('choose a golden file for an output');
 		const doc = JSON.parse(await libText({ op: 'cpu-golden', goldens: goldens, tolerance: tolerance }));
