@@ -692,6 +692,23 @@ async function runOutputs(browser, file, input, golden, tmp, label) {
 	await shot(page, label + '-run-compare');
 	check(errors.length === 0, name + ': page errors: ' + errors.join('; '));
 	await page.close();
+	/* the bound on what a run keeps (?keep=BYTES): the tensors' .npy files,
+	 * their bytes as nbg run --dump lists them and a header of 128 each */
+	const need = ops.reduce((a, o) => a + o.bytes + 128, 0);
+	for (const keep of [need, need - 1]) {
+		const { page: pk } = await openFile(browser, file, '?keep=' + keep);
+		await pk.click('button[data-tab=cpu]');
+		await pk.waitForFunction(() => document.getElementById('cpu-form'), { timeout: 120000 });
+		await (await pk.$('#cpu-input-0')).uploadFile(input);
+		await pk.click('#cpu-run');
+		await pk.waitForFunction(() => window.nbgState.cpu && window.nbgState.cpu.phase !== 'running', { timeout: 120000 });
+		const k = await pk.evaluate(() => ({ s: window.nbgState.cpu, kept: (document.getElementById('cpu-kept') || {}).textContent }));
+		check(k.s.phase === 'done' && k.s.dump.bytes === need && k.s.dump.limit === keep && k.s.dump.kept === (keep >= need) &&
+			k.kept.startsWith(keep >= need ? 'Every executed operation' : 'The operations\' outputs were not kept') &&
+			k.s.outputs.length === 1, name + ': ?keep=' + keep + ' (' + need + ' needed): ' + JSON.stringify(k.s.dump && {
+			kept: k.s.dump.kept, bytes: k.s.dump.bytes, limit: k.s.dump.limit }) + ' "' + k.kept + '"');
+		await pk.close();
+	}
 	console.log(name + ': ' + shownCount + ' tensors of a run in the node panels as nbg run --dump wrote them; golden: ' +
 		beyond + ' of ' + outVals.length + ' beyond 0; dump comparison: equal, and operation ' + ops[k].operation + ' first differs');
 }

@@ -811,30 +811,31 @@ static nbg_code keep_tensor(void *ctx, const nbg_cpu_tensor *t)
 }
 
 /* The run of plan p: a dumping run keeping every operation's output when
- * their bytes fit in WEB_DUMP_LIMIT, else a plain one; *dump says which
- * ({kept, bytes, limit, tensors}). */
-static nbg_code cpu_execute(const nbg_cpu_plan *p, const nbg_rt_buffer *bufs, size_t nin, nbg_cpu_state **st,
-			    json_t **dump, nbg_error *err)
+ * their .npy files would fit in `limit` bytes, else a plain one; *dump
+ * says which ({kept, bytes, limit, tensors}). */
+static nbg_code cpu_execute(const nbg_cpu_plan *p, const nbg_rt_buffer *bufs, size_t nin, uint64_t limit,
+			    nbg_cpu_state **st, json_t **dump, nbg_error *err)
 {
 	nbg_cpu_tensor *list = NULL;
 	size_t n = 0;
 	uint64_t total = 0;
 	nbg_code rc = nbg_cpu_dump_list(p, SIZE_MAX, &list, &n, err);
 
+	/* each as its .npy file: the data and a header of at most 128 bytes */
 	for (size_t k = 0; rc == NBG_OK && k < n; k++)
-		total += list[k].bytes < WEB_DUMP_LIMIT ? list[k].bytes : WEB_DUMP_LIMIT;
+		total += (list[k].bytes < WEB_DUMP_LIMIT ? list[k].bytes : WEB_DUMP_LIMIT) + 128; /* no overflow */
 	free(list);
 	if (rc != NBG_OK)
 		return rc;
 	json_t *tensors = json_array();
-	int keep = total <= WEB_DUMP_LIMIT && tensors && (cpu.dump = calloc(n + 1, sizeof(*cpu.dump)));
+	int keep = total <= limit && tensors && (cpu.dump = calloc(n + 1, sizeof(*cpu.dump)));
 	cpu.dump_count = keep ? n : 0;
 	rc = keep ? nbg_cpu_run_dump(p, bufs, nin, SIZE_MAX, keep_tensor, tensors, st, err)
 		  : nbg_cpu_run(p, bufs, nin, SIZE_MAX, st, err);
 	if (rc != NBG_OK || !keep)
 		cpu_dump_free();
 	*dump = json_pack("{s:b, s:I, s:I, s:o}", "kept", keep, "bytes", (json_int_t)total, "limit",
-			  (json_int_t)WEB_DUMP_LIMIT, "tensors", keep ? tensors : json_array());
+			  (json_int_t)limit, "tensors", keep ? tensors : json_array());
 	if (!keep)
 		json_decref(tensors);
 	return rc;
@@ -865,8 +866,9 @@ static json_t *run_doc(const slot *s, const nbg_cpu_plan *p, const nbg_cpu_state
  * reference_semantics: [op, ...], caveat, dump: {kept, bytes, limit,
  * tensors}}, or the failure (a refused operation: unsupported-operation
  * naming it, as nbg run says; a plan over its limits: work-limit, before
- * any input is read). */
-EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_run(void)
+ * any input is read).  The operations' outputs are kept within `keep`
+ * bytes, WEB_DUMP_LIMIT at most (a negative keep: that). */
+EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_run(double keep)
 {
 	char *failure = NULL;
 	const slot *s = loaded(0, &failure);
@@ -901,7 +903,8 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_run(void)
 		bufs[k].data = raw[k];
 	}
 	if (rc == NBG_OK)
-		rc = cpu_execute(p, bufs, nin, &st, &dump, &err);
+		rc = cpu_execute(p, bufs, nin, keep >= 0 && keep < (double)WEB_DUMP_LIMIT ? (uint64_t)keep : WEB_DUMP_LIMIT,
+				 &st, &dump, &err);
 	if (rc == NBG_OK)
 		doc = run_doc(s, p, st, dump, &rc, &err);
 	json_decref(dump);

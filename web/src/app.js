@@ -5,7 +5,8 @@
  *
  * Each request to a worker has a time limit (?limit=MS in the page's URL,
  * default 20 s); past it the worker is ended, the page says so, and the
- * next request starts a new worker.  window.nbgState tells a test driver
+ * next request starts a new worker.  A run of the CPU backend keeps its
+ * operations' outputs within ?keep=BYTES (256 MiB at most).  window.nbgState tells a test driver
  * where the page is: {phase: 'idle'|'loading'|'report'|'done'|'error', ...}.
  */
 'use strict';
@@ -13,6 +14,9 @@
 
 const params = new URLSearchParams(location.search);
 const LIMIT_MS = Math.max(1, Number(params.get('limit')) || 20000);
+/* The most bytes of a run's operation outputs kept (?keep=BYTES; the page
+ * keeps 256 MiB at most, -1: that). */
+const KEEP_BYTES = params.has('keep') ? Math.max(0, Number(params.get('keep')) || 0) : -1;
 
 /* The NBG_JSON_DOC_* and NBG_GRAPH_JSON_* bits (include/nbg/report.h, graph.h). */
 const DOC = { SUMMARY: 0x01, LAYERS: 0x02, OPERATIONS: 0x04, TABLES: 0x10, FINDINGS: 0x20,
@@ -897,7 +901,7 @@ async function cpuRun(chosen, count) {
 		}
 		out.appendChild(R.el('p', {}, 'Running…'));
 		const t0 = performance.now();
-		const answer = await nbg.call({ op: 'cpu-run', inputs: inputs }, inputs.map((i) => i.bytes));
+		const answer = await nbg.call({ op: 'cpu-run', inputs: inputs, keep: KEEP_BYTES }, inputs.map((i) => i.bytes));
 		const r = JSON.parse(answer.text);
 		if (!r.ok)
 			throw Object.assign(new Error(r.error.message), { nbg: r.error });

@@ -44,7 +44,7 @@ function cpuRun(M, req, arg) {
 			return take(M, 0);
 		M.HEAPU8.set(bytes, p);
 	}
-	const text = take(M, M._nbg_web_cpu_run());
+	const text = take(M, M._nbg_web_cpu_run(req.keep === undefined ? -1 : req.keep));
 	const doc = JSON.parse(text);
 	req.npy = [];
 	if (doc.ok) {
