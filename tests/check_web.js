@@ -558,33 +558,11 @@ function npyValues(buf) {
 /* The figures the page prints of a number (panel.js's P.num). */
 const num = (v) => (Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(5))));
 
-/* A run kept every operation's output: each node holding one clicked, its
- * panel's figures (shape, type, min, max, mean, the histogram's counts)
- * against the .npy files `nbg run --backend cpu --dump` wrote for the same
- * model and input -- the native build of the library, a path independent
- * of the page's WebAssembly and its JavaScript -- the figures computed here
- * from those files' bytes, and each tensor saved from the panel byte for
- * byte against its file; the outputs against a golden file (the verdict and
- * figures computed here from the two files' values); the run against the
- * CLI's dump (equal), and against a copy with one byte changed (the first
- * operation that differs is the one changed). */
-async function runOutputs(browser, file, input, golden, tmp, label) {
-	const name = path.basename(file);
-	const dumpDir = path.join(tmp, label + '-dump'), od = path.join(tmp, label + '-dump-out');
-	execFileSync(...argv(nbg, ['run', '--backend', 'cpu', file, '--input', input, '--output-dir', od, '--dump', dumpDir]));
-	const ops = JSON.parse(fs.readFileSync(path.join(dumpDir, 'dump.json'), 'utf8')).operations;
-	const { page, errors } = await openFile(browser, file);
-	await page.click('button[data-tab=cpu]');
-	await page.waitForFunction(() => document.getElementById('cpu-form'), { timeout: 120000 });
-	await (await page.$('#cpu-input-0')).uploadFile(input);
-	await page.evaluate(() => { window.nbgState.cpu = null; });
-	await page.click('#cpu-run');
-	await page.waitForFunction(() => window.nbgState.cpu && window.nbgState.cpu.phase !== 'running', { timeout: 120000 });
-	const res = await page.evaluate(() => window.nbgState.cpu);
-	check(res.phase === 'done' && res.dump.kept && res.dump.tensors.length === ops.length,
-		name + ': the run kept ' + (res.dump ? res.dump.tensors.length : res.error) + ' tensors, nbg run --dump wrote ' + ops.length);
-	/* golden: output 0 against the file and against a copy with one value
-	 * changed (its element 3), the figures computed here from the values */
+/* Output 0 of the page's run against a golden file and against a copy
+ * with one value changed (its element 3), the figures computed here from
+ * the values of nbg run's output_0.npy (in od) and the golden's; returns
+ * how many elements of the first differ. */
+async function goldenChecks(page, name, od, golden, tmp, label) {
 	const outVals = npyValues(fs.readFileSync(path.join(od, 'output_0.npy'))).values;
 	const goldenCheck = async (gfile, gv, what) => {
 		let beyond = 0, maxd = 0, first = null;
@@ -615,6 +593,37 @@ async function runOutputs(browser, file, input, golden, tmp, label) {
 	fs.writeFileSync(otherFile, other);
 	check(await goldenCheck(otherFile, golden.decode(other), 'with element 3 changed') >= 1,
 		name + ': a golden with a value changed compares equal');
+	return beyond;
+}
+
+/* A run kept every operation's output: each node holding one clicked, its
+ * panel's figures (shape, type, min, max, mean, the histogram's counts)
+ * against the .npy files `nbg run --backend cpu --dump` wrote for the same
+ * model and input -- the native build of the library, a path independent
+ * of the page's WebAssembly and its JavaScript -- the figures computed here
+ * from those files' bytes, and each tensor saved from the panel byte for
+ * byte against its file; the outputs against a golden file (the verdict and
+ * figures computed here from the two files' values); the run against the
+ * CLI's dump (equal), and against a copy with one byte changed (the first
+ * operation that differs is the one changed). */
+async function runOutputs(browser, file, input, golden, tmp, label) {
+	const name = path.basename(file);
+	const dumpDir = path.join(tmp, label + '-dump'), od = path.join(tmp, label + '-dump-out');
+	execFileSync(...argv(nbg, ['run', '--backend', 'cpu', file, '--input', input, '--output-dir', od, '--dump', dumpDir]));
+	const ops = JSON.parse(fs.readFileSync(path.join(dumpDir, 'dump.json'), 'utf8')).operations;
+	const { page, errors } = await openFile(browser, file);
+	await page.click('button[data-tab=cpu]');
+	await page.waitForFunction(() => document.getElementById('cpu-form'), { timeout: 120000 });
+	await (await page.$('#cpu-input-0')).uploadFile(input);
+	await page.evaluate(() => { window.nbgState.cpu = null; });
+	await page.click('#cpu-run');
+	await page.waitForFunction(() => window.nbgState.cpu && window.nbgState.cpu.phase !== 'running', { timeout: 120000 });
+	const res = await page.evaluate(() => window.nbgState.cpu);
+	check(res.phase === 'done' && res.dump.kept && res.dump.tensors.length === ops.length,
+		name + ': the run kept ' + (res.dump ? res.dump.tensors.length : res.error) + ' tensors, nbg run --dump wrote ' + ops.length);
+	let beyond = null;
+	if (golden)
+		beyond = await goldenChecks(page, name, od, golden, tmp, label);
 	/* the nodes: each tensor in its node's panel */
 	const net = nbgJson('inspect', '--json', '--only', '--network', file).network;
 	await page.click('button[data-tab=graph]');
@@ -641,14 +650,14 @@ async function runOutputs(browser, file, input, golden, tmp, label) {
 			const f = new Map(p.pairs), bytes = fs.readFileSync(path.join(dumpDir, o.file));
 			const v = npyValues(bytes).values.filter((x) => Number.isFinite(x));
 			const mean = v.reduce((a, x) => a + x, 0) / v.length;
+			const min = v.reduce((a, x) => Math.min(a, x), Infinity), max = v.reduce((a, x) => Math.max(a, x), -Infinity);
 			check(f.get('shape') === o.shape.join('×') && f.get('data type') === o.data_type,
 				what + 'shape ' + f.get('shape') + ' ' + f.get('data type') + ', nbg run --dump: ' + o.shape + ' ' + o.data_type);
 			if (o.output_record === null)
 				check(f.get('zero point (command)') === (o.quantization.zero_point === undefined || o.quantization.zero_point === null
 					? '—' : String(o.quantization.zero_point)), what + 'zero point ' + f.get('zero point (command)'));
-			check(f.get('min') === num(Math.min(...v)) && f.get('max') === num(Math.max(...v)) && f.get('mean') === num(mean),
-				what + 'min/max/mean ' + [f.get('min'), f.get('max'), f.get('mean')] + ', from the dump\'s file: ' +
-				[Math.min(...v), Math.max(...v), mean]);
+			check(f.get('min') === num(min) && f.get('max') === num(max) && f.get('mean') === num(mean),
+				what + 'min/max/mean ' + [f.get('min'), f.get('max'), f.get('mean')] + ', from the dump\'s file: ' + [min, max, mean]);
 			if (o.data_type !== 'FP16') {
 				const counts = new Map();
 				v.forEach((x) => counts.set(x, (counts.get(x) || 0) + 1));
@@ -709,8 +718,9 @@ async function runOutputs(browser, file, input, golden, tmp, label) {
 			kept: k.s.dump.kept, bytes: k.s.dump.bytes, limit: k.s.dump.limit }) + ' "' + k.kept + '"');
 		await pk.close();
 	}
-	console.log(name + ': ' + shownCount + ' tensors of a run in the node panels as nbg run --dump wrote them; golden: ' +
-		beyond + ' of ' + outVals.length + ' beyond 0; dump comparison: equal, and operation ' + ops[k].operation + ' first differs');
+	console.log(name + ': ' + shownCount + ' tensors of a run in the node panels as nbg run --dump wrote them (' +
+		ops.filter((o) => o.whole_layer).length + ' whole layers); golden: ' + (golden ? beyond + ' beyond 0' : 'none') +
+		'; dump comparison: equal, and operation ' + ops[k].operation + ' first differs');
 }
 
 async function timeLimit(browser) {
@@ -821,7 +831,8 @@ async function panelMatches(page, file, label, every) {
 				op + '"] g.ch')).map((g) => [g.dataset.min, g.dataset.max, g.dataset.mean].map(Number)), String(w.operation));
 			const want = Array.from({ length: w.shape[0] }, (_, c) => {
 				const x = k.values.slice(c * per, (c + 1) * per).map((v) => v - zp);
-				return [Math.min(...x), Math.max(...x), x.reduce((a, b) => a + b, 0) / x.length];
+				return [x.reduce((a, b) => Math.min(a, b), Infinity), x.reduce((a, b) => Math.max(a, b), -Infinity),
+					x.reduce((a, b) => a + b, 0) / x.length];
 			});
 			check(ch.length === want.length && want.every((c, i) => c.every((v, j) => Math.abs(v - ch[i][j]) <= 1e-9 * Math.max(1, Math.abs(v)))),
 				what + 'per-channel figures of operation ' + w.operation + ': ' + JSON.stringify(ch.slice(0, 3)) + '..., from nbg weights --out: ' +
@@ -991,6 +1002,28 @@ function budget() {
 	console.log('page: ' + gz + ' bytes compressed (gzip -9)');
 }
 
+/* The v1 file of one input that runs whole, has a layer of two or more
+ * executed NN operations (tiles), with the least work; null when none. */
+function tiledRun() {
+	let best = null;
+	for (const f of fs.readdirSync(path.join(corpus, 'v1')).filter((x) => x.endsWith('.nb')).map((x) => path.join(corpus, 'v1', x))) {
+		const r = spawnSync(...argv(nbg, ['run', '--backend', 'cpu', '--check', '--json', f]), { encoding: 'utf8', maxBuffer: 1 << 30 });
+		let p = null;
+		try {
+			p = JSON.parse(r.stdout);
+		} catch (e) {
+			continue; /* tiledPlan says so */
+		}
+		const nn = new Map();
+		for (const st of p.steps.filter((x) => x.type === 'NN' && x.verdict === 'execute'))
+			nn.set(st.layer_id, (nn.get(st.layer_id) || 0) + 1);
+		if (p.runs_whole && Math.max(0, ...nn.values()) > 1 && nbgJson('inspect', '--json', f).inputs.length === 1 &&
+			(!best || p.totals.work < best.work))
+			best = { file: f, work: p.totals.work };
+	}
+	return best && best.file;
+}
+
 /* The corpus file of at most 5 MB whose CPU plan has the most operations
  * per layer, among those with over 80 operations (a tiled model). */
 function tiledPlan() {
@@ -1052,6 +1085,16 @@ function corpusFiles() {
 			} else {
 				console.log('check_web.js: the run\'s outputs in the panels not checked: ' + lenet1 + ' or ' + gd +
 					'/output0_10_1.dat does not exist');
+			}
+			/* the same on the v1 file of one input with a tiled layer that runs
+			 * whole with the least work: tiles and whole-layer tensors */
+			const t = tiledRun();
+			if (t) {
+				const io = nbgJson('inspect', '--json', t).inputs[0], input = path.join(tmp, 'tiled-in.bin');
+				fs.writeFileSync(input, Buffer.from(Array.from({ length: io.byte_size }, (_, j) => (j * 31 + 3) % 251)));
+				await runOutputs(browser, t, input, null, tmp, 'tiled');
+			} else {
+				console.log('check_web.js: no v1 file of one input with a tiled layer runs whole: tiles in the panels not checked');
 			}
 			/* a file whose version has no sample: the caveat, and a run */
 			const lenet = path.join(process.env.NBG_MODELS_DIR || '', 'lenet-caffe', 'lenet_v2_0x10016.nb');
