@@ -64,10 +64,11 @@ typedef struct cpu_file {
 
 /* The outputs of the last run are kept three ways: out (float32 .npy
  * files), raw (the record's bytes, for a comparison with a golden file),
- * and, when the dump fits in WEB_DUMP_LIMIT, every executed operation's
- * output (dump: nbg_cpu_dump_list's tensors, each one's data a copy;
- * layer and kind NULL, since the plan is gone after the run).  gold holds
- * the golden files handed over, one per output. */
+ * and, when the dump fits in the run's bound (WEB_DUMP_LIMIT at most),
+ * every executed operation's output (dump: nbg_cpu_dump_list's tensors,
+ * each one's data a copy; layer and kind NULL, since the plan is gone
+ * after the run).  gold holds the golden files handed over, one per
+ * output. */
 static struct {
 	cpu_file *in, *out, *raw, *gold;
 	size_t in_count, out_count, raw_count, gold_count;
@@ -349,40 +350,78 @@ static int code_values(const nbg_weights_op *o, const uint8_t *codes, size_t n, 
 	return 1;
 }
 
-/* The histogram of v[0..n): how many finite values fall in each bin of
- * `width` from `lo` on -- one bin per value where integer values span at
- * most 256 (uint8, int8 codes), else 256 bins over the range (int16, fp16,
- * float) -- with the smallest, largest and mean finite value and the count
- * of the others (NaN, infinities); null when none is finite. */
+/* A histogram being counted (histogram_of): how many finite values fall
+ * in each bin of `width` from `lo` on -- one bin per value where integer
+ * values span at most 256 (uint8, int8 codes), else 256 bins over the
+ * range (int16, fp16, float) -- with the smallest, largest and mean finite
+ * value and the count of the others (NaN, infinities).  Values come in
+ * pieces: all of them to hist_range, then all again to hist_count. */
+typedef struct hist {
+	double lo, hi, sum, width;
+	size_t n, finite, bins;
+	int integer;
+	uint64_t count[256];
+} hist;
+
+static void hist_range(hist *h, const double *v, size_t n)
+{
+	h->n += n;
+	for (size_t k = 0; k < n; k++)
+		if (isfinite(v[k])) {
+			h->lo = v[k] < h->lo ? v[k] : h->lo;
+			h->hi = v[k] > h->hi ? v[k] : h->hi;
+			h->sum += v[k];
+			h->finite++;
+		}
+}
+
+static void hist_count(hist *h, const double *v, size_t n)
+{
+	if (!h->bins) { /* the bins, once the range is known */
+		h->width = h->integer && h->hi - h->lo < 256 ? 1 : (h->hi - h->lo) / 256;
+		if (!(h->width > 0))
+			h->width = 1;
+		h->bins = h->integer && h->width == 1 ? (size_t)(h->hi - h->lo) + 1 : h->hi > h->lo ? 256 : 1;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (isfinite(v[k])) {
+			size_t b = (size_t)((v[k] - h->lo) / h->width);
+			h->count[b < h->bins ? b : h->bins - 1]++;
+		}
+}
+
+/* {lo, width, counts, min, max, mean, nonfinite}; null when no value is
+ * finite. */
+static json_t *hist_json(const hist *h)
+{
+	if (!h->finite)
+		return json_null();
+	json_t *arr = json_array();
+	for (size_t b = 0; arr && b < h->bins; b++)
+		json_array_append_new(arr, json_integer((json_int_t)h->count[b]));
+	return json_pack("{s:f, s:f, s:o*, s:f, s:f, s:f, s:I}", "lo", h->lo, "width", h->width, "counts", arr, "min",
+			 h->lo, "max", h->hi, "mean", h->sum / (double)h->finite, "nonfinite",
+			 (json_int_t)(h->n - h->finite));
+}
+
+static void hist_init(hist *h, int integer)
+{
+	memset(h, 0, sizeof(*h));
+	h->lo = INFINITY;
+	h->hi = -INFINITY;
+	h->integer = integer;
+}
+
+/* The histogram of v[0..n) (hist). */
 static json_t *histogram_of(const double *v, size_t n, int integer)
 {
-	uint64_t count[256] = { 0 };
-	size_t finite = 0;
-	double lo = INFINITY, hi = -INFINITY, sum = 0;
+	hist h;
 
-	for (size_t k = 0; k < n; k++)
-		if (isfinite(v[k])) {
-			lo = v[k] < lo ? v[k] : lo;
-			hi = v[k] > hi ? v[k] : hi;
-			sum += v[k];
-			finite++;
-		}
-	if (!finite)
-		return json_null();
-	double width = integer && hi - lo < 256 ? 1 : (hi - lo) / 256;
-	if (!(width > 0))
-		width = 1;
-	size_t bins = integer && width == 1 ? (size_t)(hi - lo) + 1 : hi > lo ? 256 : 1;
-	for (size_t k = 0; k < n; k++)
-		if (isfinite(v[k])) {
-			size_t b = (size_t)((v[k] - lo) / width);
-			count[b < bins ? b : bins - 1]++;
-		}
-	json_t *arr = json_array();
-	for (size_t b = 0; arr && b < bins; b++)
-		json_array_append_new(arr, json_integer((json_int_t)count[b]));
-	return json_pack("{s:f, s:f, s:o*, s:f, s:f, s:f, s:I}", "lo", lo, "width", width, "counts", arr, "min", lo,
-			 "max", hi, "mean", sum / (double)finite, "nonfinite", (json_int_t)(n - finite));
+	hist_init(&h, integer);
+	hist_range(&h, v, n);
+	if (h.finite)
+		hist_count(&h, v, n);
+	return hist_json(&h);
 }
 
 /* Per output channel (the outermost dimension of the kernel shape, whose
@@ -758,21 +797,33 @@ static int run_details(const nbg_cpu_plan *p, json_t *doc)
 	return rc;
 }
 
-/* The stored values of a kept tensor's elements (nbg_tensor_stored) as
- * doubles, *n of them; NULL out of memory or for a format with none. */
-static double *tensor_values(const nbg_cpu_tensor *t, size_t *n)
+/* The histogram of a kept tensor's stored values (nbg_tensor_stored:
+ * codes, or fp16 values), read in pieces of 512 elements so that a large
+ * tensor needs no copy of its values; null when its format has none or out
+ * of memory. */
+static json_t *tensor_histogram(const nbg_cpu_tensor *t)
 {
+	enum { PIECE = 512 };
 	unsigned es = nbg_tensor_element_size(t->data_format);
-	float *f = NULL;
-	double *v = NULL;
+	size_t n = es ? (size_t)(t->bytes / es) : 0;
+	double v[PIECE];
+	hist h;
 
-	*n = es ? (size_t)(t->bytes / es) : 0;
-	if (es && nbg_tensor_stored(t->data_format, t->data, (size_t)t->bytes, *n, &f, NULL) == NBG_OK &&
-	    (v = malloc(*n ? *n * sizeof(*v) : 1)) != NULL)
-		for (size_t k = 0; k < *n; k++)
-			v[k] = f[k];
-	free(f);
-	return v;
+	if (!es)
+		return json_null();
+	hist_init(&h, t->data_format != 1);
+	for (int pass = 0; pass < 2 && (pass == 0 || h.finite); pass++)
+		for (size_t at = 0; at < n; at += PIECE) {
+			size_t m = n - at < PIECE ? n - at : PIECE;
+			float *f = NULL;
+			if (nbg_tensor_stored(t->data_format, t->data + at * es, m * es, m, &f, NULL) != NBG_OK)
+				return json_null();
+			for (size_t k = 0; k < m; k++)
+				v[k] = f[k];
+			free(f);
+			(pass ? hist_count : hist_range)(&h, v, m);
+		}
+	return hist_json(&h);
 }
 
 /* The hook of a dumping run: the tensor copied into cpu.dump, its entry
@@ -791,8 +842,6 @@ static nbg_code keep_tensor(void *ctx, const nbg_cpu_tensor *t)
 	k->data = d;
 	k->layer = k->kind = NULL;
 	cpu.dump_seen++;
-	size_t n = 0;
-	double *v = tensor_values(k, &n);
 	json_t *shape = json_array();
 	for (uint32_t i = 0; shape && i < t->ndim; i++)
 		json_array_append_new(shape, json_integer((json_int_t)t->shape[i]));
@@ -805,8 +854,7 @@ static nbg_code keep_tensor(void *ctx, const nbg_cpu_tensor *t)
 			      (json_int_t)t->bytes, "whole_layer", t->whole_layer, "tiles",
 			      (json_int_t)(t->whole_layer ? t->tiles : 1), "output_record",
 			      t->output_record >= 0 ? json_integer(t->output_record) : json_null(), "values",
-			      v ? histogram_of(v, n, t->data_format != 1) : json_null());
-	free(v);
+			      tensor_histogram(k));
 	return e && json_array_append_new(ctx, e) == 0 ? NBG_OK : NBG_E_OUT_OF_MEMORY;
 }
 
