@@ -131,7 +131,7 @@ function siteSize() {
 				nat.push(nativeDot(file));
 			}
 			synth = { file: 'synth-500.nb (bench_mkfile --records 250)', layers: 500, page_everything_ms: median(page),
-				native_graph_dot_ms: median(nat), budget_ms: 4000 };
+				native_graph_dot_ms: median(nat), budget_ms: 6000 };
 		}
 		for (const file of files) {
 			const page = [], nat = [];
@@ -158,7 +158,7 @@ function siteSize() {
 		console.log('largest network: ' + net.file + ', ' + net.layers + ' layers: the page draws everything in ' +
 			net.page_everything_ms.toFixed(0) + ' ms (budget 4000), nbg graph --dot ' + net.native_graph_dot_ms.toFixed(1) + ' ms');
 	console.log('synthesized network: ' + synth.file + ', ' + synth.layers + ' layers: the page draws everything in ' +
-		synth.page_everything_ms.toFixed(0) + ' ms (budget 4000), nbg graph --dot ' + synth.native_graph_dot_ms.toFixed(1) + ' ms');
+		synth.page_everything_ms.toFixed(0) + ' ms (budget 6000), nbg graph --dot ' + synth.native_graph_dot_ms.toFixed(1) + ' ms');
 	console.log('page size: ' + size.raw + ' bytes, ' + size.gz + ' gzip -9 (budget 3000000)');
 	console.log(JSON.stringify({ runs, rows, largest_network: net, synthesized_network: synth, page_bytes: size.raw, page_gzip_bytes: size.gz }));
 	const over = rows.some((r) => r.file.startsWith('synth-5') && r.page_first_report_ms > 300) ||
