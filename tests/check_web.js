@@ -178,14 +178,23 @@ async function valid(browser, file, label) {
 	const nodes = dotNodes(file);
 	check(s.nodes === nodes, name + ': the network shows ' + s.nodes + ' nodes, nbg graph --dot has ' + nodes);
 	/* each NN operation of `nbg weights --json`: a histogram of as many
-	 * values as its kernel shape holds where it decoded, else its status */
+	 * values as its kernel shape holds where it decoded, else its status;
+	 * once per node and kernel stream (the row tiles of a layer name one:
+	 * the same stream offset), a status once per node, status and reason */
 	const ws = nbgJson('weights', '--json', file).weights.operations;
+	const groupOf = (o) => (o.layer_id < g.graph.layer_count ? 'L' + o.layer_id : 'op' + o.operation) + ' ' +
+		(o.status === 'decoded' ? 'stream ' + o.stream.offset : o.status + ' ' + o.reason_id);
+	const groups = new Map();
+	for (const o of ws)
+		groups.set(groupOf(o), (groups.get(groupOf(o)) || []).concat([o.operation]));
 	const drawn = await page.evaluate(() => Array.from(document.querySelectorAll('#graph [data-operation]'))
 		.map((e) => ({ op: Number(e.getAttribute('data-operation')), text: e.classList.contains('histogram') ? null : e.textContent,
+			ops: e.getAttribute('data-operations'),
 			total: Array.from(e.querySelectorAll('rect.bin')).reduce((a, r) => a + Number(r.getAttribute('data-count')), 0) })));
-	check(drawn.length === ws.length, name + ': ' + drawn.length + ' weight figures, nbg weights has ' + ws.length + ' operations');
+	check(drawn.length === groups.size, name + ': ' + drawn.length + ' weight figures, nbg weights has ' + groups.size +
+		' streams of nodes (' + ws.length + ' operations)');
 	for (const o of ws) {
-		const d = drawn.find((x) => x.op === o.operation);
+		const d = drawn.find((x) => x.ops === groups.get(groupOf(o)).join(' '));
 		const ok = d && (o.status === 'decoded' ? d.text === null && d.total === o.shape.reduce((a, b) => a * b, 1) :
 			d.text.startsWith('weights: ' + o.status + ' (' + o.reason_id + ')'));
 		check(ok, name + ': operation ' + o.operation + ' (' + o.status + ') shows ' + JSON.stringify(d));
@@ -198,7 +207,8 @@ async function valid(browser, file, label) {
 	await page.close();
 	console.log(name + ': verdict ' + s.verdict + ', ' + s.io.length + ' I/O rows, ' + s.layers.length +
 		' layers, ' + s.nodes + ' nodes, ' + ws.filter((o) => o.status === 'decoded').length + ' of ' + ws.length +
-		' kernel streams drawn as histograms; first report ' + Math.round(s.state.firstReportMs) + ' ms');
+		' kernel streams drawn as histograms (' + Array.from(groups.values()).filter((x) => x.length > 1).length +
+		' drawn once for several operations); first report ' + Math.round(s.state.firstReportMs) + ' ms');
 }
 
 async function truncated(browser, tmp) {
@@ -748,7 +758,7 @@ function panelShown(page) {
 		return { hidden: p.hidden, node: p.dataset.node, title: (document.getElementById('panel-title') || {}).textContent,
 			operator: rows('p-operator'), tensors: rows('p-tensors'), operations: rows('p-operations'),
 			edges: rows('p-edges'), hists: Array.from(p.querySelectorAll('svg.hist')).map((s) => ({
-				op: s.dataset.operation, bins: s.querySelectorAll('rect.bin').length,
+				op: s.dataset.operation, ops: s.dataset.operations, bins: s.querySelectorAll('rect.bin').length,
 				sum: Array.from(s.querySelectorAll('rect.bin')).reduce((a, r) => a + Number(r.dataset.count), 0),
 				axes: ['x-min', 'x-max', 'y-max', 'x-title'].map((c) => (s.querySelector('text.' + c) || {}).textContent) })) };
 	});
@@ -821,7 +831,8 @@ async function panelMatches(page, file, label, every) {
 		check(p.edges.length === edges.length && edges.every((e) => p.edges.some((r) => r[2] === String(e.bytes) &&
 			r[3].startsWith(e.basis))), what + 'edges ' + JSON.stringify(p.edges));
 		for (const w of wops.filter((o) => mine(o) && o.status === 'decoded')) {
-			const h = p.hists.find((x) => x.op === String(w.operation));
+			/* drawn once for the operations naming its stream */
+			const h = p.hists.find((x) => x.ops.split(' ').includes(String(w.operation)));
 			const n = w.shape.reduce((a, b) => a * b, 1);
 			check(h && h.sum === n && h.axes.every((a) => a !== undefined && a !== ''),
 				what + 'weights of operation ' + w.operation + ': ' + JSON.stringify(h) + ', kernel shape ' + w.shape);
@@ -830,7 +841,7 @@ async function panelMatches(page, file, label, every) {
 			const k = npyValues(fs.readFileSync(path.join(wdir, 'out', wfiles.get(w.operation))));
 			const zp = k.descr === '<f2' ? 0 : w.zero_point, per = k.values.length / w.shape[0];
 			const ch = await page.evaluate((op) => Array.from(document.querySelectorAll('#panel svg.channels[data-operation="' +
-				op + '"] g.ch')).map((g) => [g.dataset.min, g.dataset.max, g.dataset.mean].map(Number)), String(w.operation));
+				op + '"] g.ch')).map((g) => [g.dataset.min, g.dataset.max, g.dataset.mean].map(Number)), h ? h.op : '');
 			const want = Array.from({ length: w.shape[0] }, (_, c) => {
 				const x = k.values.slice(c * per, (c + 1) * per).map((v) => v - zp);
 				return [x.reduce((a, b) => Math.min(a, b), Infinity), x.reduce((a, b) => Math.max(a, b), -Infinity),

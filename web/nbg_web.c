@@ -465,8 +465,10 @@ static json_t *histogram(const nbg_weights_op *o)
 /* One operation: its node in the DOT of nbg_web_dot (the layer's box, as
  * lib/report/dot_commands.c names it), its status and reason as `nbg
  * weights` prints them, its line of `nbg weights`, the histogram: counted
- * once per decoded stream (shared_histogram), given as `hist`. */
-static json_t *weights_op(const nbg_graph *g, const nbg_weights_op *o, json_t *hist)
+ * once per decoded stream (shared_histogram), given as `hist`; stream_of:
+ * the operation whose stream it is (nbg_weights_op_first: the first naming
+ * it, as the row tiles of a layer name one; its own where none decoded). */
+static json_t *weights_op(const nbg_graph *g, const nbg_weights_op *o, json_t *hist, size_t stream_of)
 {
 	const nbg_graph_operation *r = nbg_graph_operation_at(g, nbg_weights_op_operation(o));
 	const uint32_t *shape = nbg_weights_op_shape(o);
@@ -493,6 +495,7 @@ static json_t *weights_op(const nbg_graph *g, const nbg_weights_op *o, json_t *h
 			      line ? line : "", "zero_point", (json_int_t)nbg_weights_op_zero_point(o),
 			      "shape", (json_int_t)shape[0], (json_int_t)shape[1], (json_int_t)shape[2],
 			      (json_int_t)shape[3], "histogram", hist);
+	json_object_set_new(j, "stream_of", json_integer((json_int_t)stream_of));
 	free(line);
 	return j;
 }
@@ -521,7 +524,8 @@ static char *weights_doc(const slot *s, nbg_error *err)
 		for (size_t k = 0; ops && k < nbg_weights_count(w); k++) {
 			const nbg_weights_op *o = nbg_weights_at(w, k);
 			json_t *h = hist ? shared_histogram(w, o, hist) : NULL;
-			if (!hist || json_array_append_new(ops, weights_op(g, o, h)) != 0) {
+			size_t of = nbg_weights_op_operation(nbg_weights_at(w, nbg_weights_op_first(o)));
+			if (!hist || json_array_append_new(ops, weights_op(g, o, h, of)) != 0) {
 				json_decref(ops);
 				ops = NULL;
 			}

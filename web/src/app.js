@@ -359,7 +359,7 @@ const HIST_LINES = 5, STATUS_LINES = 1;
  * stream; the DOT itself (exported as it is) is not changed. */
 function roomyDot(dot, ops) {
 	const lines = new Map();
-	for (const o of ops)
+	for (const o of P.streams(ops))
 		lines.set(o.node, (lines.get(o.node) || 0) + (o.histogram ? HIST_LINES : STATUS_LINES));
 	return dot.replace(/^( {2}([A-Za-z]+[0-9]+) \[label="(?:[^"\\]|\\.)*)"/gm,
 		(m, head, node) => (lines.has(node) ? head + '\\n'.repeat(lines.get(node) + 1) + '"' : m));
@@ -370,9 +370,9 @@ function roomyDot(dot, ops) {
 function histogram(o, x, y, w, h) {
 	const hist = o.histogram, n = hist.counts.length;
 	const g = R.svgEl('g', { class: 'histogram', 'data-node': o.node, 'data-operation': o.operation,
-		'data-lo': hist.lo, 'data-zero-point': o.zero_point });
+		'data-operations': (o.tiles || [o.operation]).join(' '), 'data-lo': hist.lo, 'data-zero-point': o.zero_point });
 	const top = Math.max(1, ...hist.counts), bw = w / n;
-	g.appendChild(R.svgEl('title', {}, 'weights of operation ' + o.operation + ': stored code minus zero point ' +
+	g.appendChild(R.svgEl('title', {}, 'weights of ' + P.tilesText(o) + ': stored code minus zero point ' +
 		o.zero_point + ', from ' + hist.lo + ' to ' + (hist.lo + (n - 1) * (hist.width || 1))));
 	g.appendChild(R.svgEl('rect', { x: x, y: y, width: w, height: h, fill: '#fff', stroke: '#9ab' }));
 	hist.counts.forEach((c, i) => {
@@ -407,7 +407,7 @@ function outline(shape) {
  * at the bottom of its node's box. */
 function drawWeights(svg, ops) {
 	const byNode = new Map();
-	for (const o of ops)
+	for (const o of P.streams(ops))
 		byNode.set(o.node, (byNode.get(o.node) || []).concat([o]));
 	for (const g of svg.querySelectorAll('g.node')) {
 		const title = g.querySelector('title');
@@ -428,8 +428,9 @@ function drawWeights(svg, ops) {
 			else {
 				const t = R.svgEl('text', { class: 'weights-status', x: box.x + box.width / 2, y: y + h - 3,
 					'text-anchor': 'middle', 'font-size': 9, 'font-family': 'Courier', fill: '#a33',
-					'data-node': o.node, 'data-operation': o.operation }, 'weights: ' + o.status + ' (' + o.reason_id + ')');
-				t.appendChild(R.svgEl('title', {}, o.reason));
+					'data-node': o.node, 'data-operation': o.operation, 'data-operations': o.tiles.join(' ') },
+				'weights: ' + o.status + ' (' + o.reason_id + ')' + (o.tiles.length > 1 ? ' x' + o.tiles.length : ''));
+				t.appendChild(R.svgEl('title', {}, P.tilesText(o) + ': ' + o.reason));
 				g.appendChild(t);
 			}
 			y += h;
@@ -644,7 +645,7 @@ function selectNode(key, scroll) {
 }
 
 async function saveNpy(o) {
-	const k = current.wops.indexOf(o);
+	const k = current.wops.findIndex((x) => x.operation === o.operation); /* o: P.streams' copy */
 	const answer = await nbg.call({ op: 'weights-npy', slot: 0, index: k });
 	if (!answer.npy || !answer.npy[0])
 		return;

@@ -12,6 +12,31 @@
 
 const P = {};
 
+/* The weights document's operations one per kernel stream of a node: the
+ * row tiles of a layer name one stream, drawn once (their statuses, where
+ * none decoded, once per status and reason); each the first operation of
+ * its group, with `tiles`, the operations of the group. */
+P.streams = function (ops) {
+	const groups = new Map();
+	for (const o of ops) {
+		const key = o.node + '\n' + (o.histogram ? 'stream ' + o.stream_of : o.status + ' ' + o.reason_id);
+		const g = groups.get(key);
+		if (g)
+			g.tiles.push(o.operation);
+		else
+			groups.set(key, Object.assign({}, o, { tiles: [o.operation] }));
+	}
+	return Array.from(groups.values());
+};
+
+/* The operations of a group, as a label: "operation 3" or "operations 3, 7
+ * and 9 more (11 tiles, one kernel stream)". */
+P.tilesText = function (o) {
+	const t = o.tiles || [o.operation];
+	return t.length === 1 ? 'operation ' + t[0] : 'operations ' + t.slice(0, 3).join(', ') +
+		(t.length > 3 ? ' and ' + (t.length - 3) + ' more' : '') + ' (' + t.length + ' tiles, one kernel stream)';
+};
+
 /* The DOT node of a network layer (lib/report/dot_commands.c names them). */
 P.key = (l) => (l.layer !== null && l.layer !== undefined ? 'L' + l.layer : 'op' + l.first_operation);
 
@@ -59,8 +84,8 @@ P.histogram = function (o, xTitle, mark) {
 	const hist = o.histogram, n = hist.counts.length, top = Math.max(1, ...hist.counts);
 	const w = W - L - Rm, h = H - B - T, bw = w / n, red = mark === undefined || mark === null ? 0 : mark;
 	const svg = R.svgEl('svg', { class: 'hist', width: W, height: H, viewBox: '0 0 ' + W + ' ' + H,
-		'data-operation': o.operation, 'data-lo': hist.lo });
-	svg.appendChild(R.svgEl('title', {}, o.title || 'operation ' + o.operation + ': how many kernel values have each ' +
+		'data-operation': o.operation, 'data-operations': (o.tiles || [o.operation]).join(' '), 'data-lo': hist.lo });
+	svg.appendChild(R.svgEl('title', {}, o.title || P.tilesText(o) + ': how many kernel values have each ' +
 		'stored code minus the zero point ' + o.zero_point));
 	hist.counts.forEach((c, i) => {
 		const bh = c ? Math.max(0.5, h * c / top) : 0, v = hist.lo + i * (hist.width || 1);
@@ -202,11 +227,13 @@ P.show = function (aside, key, d, onNpy, onTensor) {
 	aside.appendChild(R.table('p-operations', 'Operations', [
 		{ key: 'operation', title: 'op' }, { key: 'engine', title: 'engine' }, { key: 'command', title: 'command' },
 		{ key: 'offset', title: 'record' }, { key: 'what', title: 'what it does' }], ops));
-	const w = (d.wops || []).filter((o) => o.node === key);
+	const w = P.streams((d.wops || []).filter((o) => o.node === key));
 	if (w.length) {
 		const part = section('Weights');
 		for (const o of w) {
 			part.appendChild(R.el('p', { class: 'mono' }, o.line.trim()));
+			if (o.tiles.length > 1)
+				part.appendChild(R.el('p', { class: 'note' }, 'The same kernel stream for ' + P.tilesText(o) + '.'));
 			if (o.histogram) {
 				part.appendChild(P.histogram(o));
 				if (o.histogram.channels)
