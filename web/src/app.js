@@ -429,7 +429,7 @@ function drawWeights(svg, ops) {
 				const t = R.svgEl('text', { class: 'weights-status', x: box.x + box.width / 2, y: y + h - 3,
 					'text-anchor': 'middle', 'font-size': 9, 'font-family': 'Courier', fill: '#a33',
 					'data-node': o.node, 'data-operation': o.operation, 'data-operations': o.tiles.join(' ') },
-				'weights: ' + o.status + ' (' + o.reason_id + ')' + (o.tiles.length > 1 ? ' x' + o.tiles.length : ''));
+				'weights: ' + o.status + ' (' + o.reason_id + ')');
 				t.appendChild(R.svgEl('title', {}, P.tilesText(o) + ': ' + o.reason));
 				g.appendChild(t);
 			}
