@@ -31,7 +31,7 @@ const path = require('path');
 const crypto = require('crypto');
 const { execFileSync, spawnSync } = require('child_process');
 
-const [part, corpus, nbg, fixtureName, rootArg, artifacts, mksample, mkhostile] = process.argv.slice(2);
+const [part, corpus, nbg, fixtureName, rootArg, artifacts, mksample, mkhostile, mkfile] = process.argv.slice(2);
 const root = path.resolve(rootArg);
 const SKIP = 77;
 const site = process.env.NBG_WEB_SITE || path.join(root, 'build-web', 'site');
@@ -88,8 +88,10 @@ function dotNodes(file) {
 }
 
 /* The time the largest corpus network may take to open, everything drawn
- * (measured: doc/web.md). */
+ * (measured: doc/web.md), and the synthesized network of 503 nodes, 2.2
+ * times as many (measured 1.4 to 4.4 s on a machine loaded by others). */
 const LARGE_BUDGET_MS = 4000;
+const SYNTH_BUDGET_MS = 6000;
 
 const url = 'file://' + path.join(site, 'index.html');
 fs.mkdirSync(artifacts, { recursive: true });
@@ -176,14 +178,23 @@ async function valid(browser, file, label) {
 	const nodes = dotNodes(file);
 	check(s.nodes === nodes, name + ': the network shows ' + s.nodes + ' nodes, nbg graph --dot has ' + nodes);
 	/* each NN operation of `nbg weights --json`: a histogram of as many
-	 * values as its kernel shape holds where it decoded, else its status */
+	 * values as its kernel shape holds where it decoded, else its status;
+	 * once per node and kernel stream (the row tiles of a layer name one:
+	 * the same stream offset), a status once per node, status and reason */
 	const ws = nbgJson('weights', '--json', file).weights.operations;
+	const groupOf = (o) => (o.layer_id < g.graph.layer_count ? 'L' + o.layer_id : 'op' + o.operation) + ' ' +
+		(o.status === 'decoded' ? 'stream ' + o.stream.offset : o.status + ' ' + o.reason_id);
+	const groups = new Map();
+	for (const o of ws)
+		groups.set(groupOf(o), (groups.get(groupOf(o)) || []).concat([o.operation]));
 	const drawn = await page.evaluate(() => Array.from(document.querySelectorAll('#graph [data-operation]'))
 		.map((e) => ({ op: Number(e.getAttribute('data-operation')), text: e.classList.contains('histogram') ? null : e.textContent,
+			ops: e.getAttribute('data-operations'),
 			total: Array.from(e.querySelectorAll('rect.bin')).reduce((a, r) => a + Number(r.getAttribute('data-count')), 0) })));
-	check(drawn.length === ws.length, name + ': ' + drawn.length + ' weight figures, nbg weights has ' + ws.length + ' operations');
+	check(drawn.length === groups.size, name + ': ' + drawn.length + ' weight figures, nbg weights has ' + groups.size +
+		' streams of nodes (' + ws.length + ' operations)');
 	for (const o of ws) {
-		const d = drawn.find((x) => x.op === o.operation);
+		const d = drawn.find((x) => x.ops === groups.get(groupOf(o)).join(' '));
 		const ok = d && (o.status === 'decoded' ? d.text === null && d.total === o.shape.reduce((a, b) => a * b, 1) :
 			d.text.startsWith('weights: ' + o.status + ' (' + o.reason_id + ')'));
 		check(ok, name + ': operation ' + o.operation + ' (' + o.status + ') shows ' + JSON.stringify(d));
@@ -196,7 +207,8 @@ async function valid(browser, file, label) {
 	await page.close();
 	console.log(name + ': verdict ' + s.verdict + ', ' + s.io.length + ' I/O rows, ' + s.layers.length +
 		' layers, ' + s.nodes + ' nodes, ' + ws.filter((o) => o.status === 'decoded').length + ' of ' + ws.length +
-		' kernel streams drawn as histograms; first report ' + Math.round(s.state.firstReportMs) + ' ms');
+		' kernel streams drawn as histograms (' + Array.from(groups.values()).filter((x) => x.length > 1).length +
+		' drawn once for several operations); first report ' + Math.round(s.state.firstReportMs) + ' ms');
 }
 
 async function truncated(browser, tmp) {
@@ -403,8 +415,9 @@ async function exportsMatch(browser) {
  * runs whole, an input of the wrong size (the error nbg run gives), then
  * synthesized inputs run in the page (the CPU backend compiled to
  * WebAssembly) against nbg run --backend cpu natively: each output's
- * SHA-256, and the .npy the page saves against the one nbg run writes. */
-async function cpuTab(browser, file, tmp, label) {
+ * SHA-256, and the .npy the page saves against the one nbg run writes
+ * (not with planOnly). */
+async function cpuTab(browser, file, tmp, label, planOnly) {
 	const name = path.basename(file);
 	const { page, errors } = await openFile(browser, file);
 	await page.click('button[data-tab=cpu]');
@@ -413,8 +426,11 @@ async function cpuTab(browser, file, tmp, label) {
 	const seen = await page.evaluate(() => ({
 		verdict: document.getElementById('cpu-verdict').textContent,
 		caveat: (document.getElementById('cpu-caveat') || {}).textContent || null,
-		rows: Array.from(document.querySelectorAll('#t-cpu-plan tbody tr')).map((tr) =>
+		rows: Array.from(document.querySelectorAll('#t-cpu-plan tbody tr:not(.group)')).map((tr) =>
 			Array.from(tr.cells).map((td) => td.textContent)),
+		groups: Array.from(document.querySelectorAll('#t-cpu-plan tbody tr.group')).map((tr) =>
+			[Number(tr.dataset.layer), Number(tr.dataset.count)]),
+		shownRows: Array.from(document.querySelectorAll('#t-cpu-plan tbody tr:not(.group)')).filter((tr) => !tr.hidden).length,
 		form: !!document.getElementById('cpu-form'),
 	}));
 	const r = plan.first_refused, no = plan.refusal;
@@ -427,12 +443,40 @@ async function cpuTab(browser, file, tmp, label) {
 	const noted = nbgJson('inspect', '--json', file).notes.some((n) => ['v1-version-unsampled',
 		'v1-patch-stride-from-data', 'v1-entry-count-derived'].includes(n.id));
 	check(noted === (seen.caveat !== null), name + ': caveat shown ' + (seen.caveat !== null) + ', notes ' + noted);
+	/* a long plan's rows are grouped by layer: in the order of operations again */
+	seen.rows.sort((a, b) => Number(a[0]) - Number(b[0]));
 	check(seen.rows.length === plan.steps.length && plan.steps.every((st, i) =>
 		seen.rows[i][0] === String(st.operation) && seen.rows[i][4].startsWith(st.verdict)),
 	name + ': ' + seen.rows.length + ' plan rows, nbg has ' + plan.steps.length);
 	check(seen.form === plan.runs_whole, name + ': the run form is ' + (seen.form ? 'shown' : 'absent'));
+	/* over 80 operations: a row per layer (in the order of its first
+	 * operation, its count of operations), the operations hidden but those
+	 * of a layer holding a refused one; a click on a layer shows its own */
+	const want = [];
+	for (const st of plan.steps) {
+		const g = want.find((x) => x[0] === st.layer_id);
+		if (g)
+			g[1]++;
+		else
+			want.push([st.layer_id, 1]);
+	}
+	const refusedIn = new Set(plan.steps.filter((st) => st.verdict === 'refused').map((st) => st.layer_id));
+	const open = plan.steps.filter((st) => refusedIn.has(st.layer_id)).length;
+	check(plan.steps.length > 80 ? JSON.stringify(seen.groups) === JSON.stringify(want) && seen.shownRows === open
+		: seen.groups.length === 0 && seen.shownRows === plan.steps.length,
+	name + ': plan grouped as ' + JSON.stringify(seen.groups.slice(0, 8)) + '... (' + seen.shownRows + ' shown), from nbg: ' +
+		JSON.stringify(want.slice(0, 8)) + '... (' + open + ')');
+	if (plan.steps.length > 80) {
+		const g = want.findIndex((x) => !refusedIn.has(x[0]));
+		await page.click('#t-cpu-plan tr.group[data-layer="' + want[g][0] + '"]');
+		const shown = await page.evaluate(() => Array.from(document.querySelectorAll('#t-cpu-plan tbody tr:not(.group)'))
+			.filter((tr) => !tr.hidden).length);
+		check(shown === open + want[g][1], name + ': a click on layer ' + want[g][0] + ' shows ' + (shown - open) +
+			' operations, it has ' + want[g][1]);
+		console.log(name + ': ' + plan.steps.length + ' operations folded into ' + want.length + ' layers');
+	}
 	let ran = '';
-	if (plan.runs_whole) {
+	if (plan.runs_whole && !planOnly) {
 		const ins = nbgJson('inspect', '--json', file).inputs;
 		const run = async (files) => {
 			for (let k = 0; k < files.length; k++)
@@ -498,6 +542,199 @@ async function cpuTab(browser, file, tmp, label) {
 		' (' + r.reason_id + ')' : no ? 'refused whole (' + no.code + ', ' + no.limit + ')' : 'runs whole') + ran);
 }
 
+/* An IEEE half's value from its 16 bits. */
+function half(h) {
+	const e = (h >> 10) & 31, m = h & 1023, sign = h & 0x8000 ? -1 : 1;
+	return sign * (e === 0 ? m * 2 ** -24 : e === 31 ? (m ? NaN : Infinity) : (1 + m / 1024) * 2 ** (e - 15));
+}
+
+/* A .npy file's values (|u1, |i1, <f2, <f4: what nbg run --dump and nbg
+ * run write), decoded here from its header and bytes. */
+function npyValues(buf) {
+	const major = buf[6], len = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8), at = major === 1 ? 10 : 12;
+	const header = buf.slice(at, at + len).toString('latin1');
+	const descr = /'descr': *'([^']+)'/.exec(header)[1];
+	const shape = /'shape': *\(([^)]*)\)/.exec(header)[1].split(',').filter((x) => x.trim()).map(Number);
+	const data = buf.slice(at + len);
+	const v = [];
+	for (let i = 0; i < data.length;)
+		if (descr === '|u1') v.push(data[i++]);
+		else if (descr === '|i1') v.push(data.readInt8(i++));
+		else if (descr === '<f2') { v.push(half(data.readUInt16LE(i))); i += 2; }
+		else if (descr === '<i2') { v.push(data.readInt16LE(i)); i += 2; }
+		else if (descr === '<f4') { v.push(data.readFloatLE(i)); i += 4; }
+		else throw new Error('npyValues: ' + descr);
+	return { descr, shape, values: v };
+}
+
+/* The figures the page prints of a number (panel.js's P.num). */
+const num = (v) => (Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(5))));
+
+/* Output 0 of the page's run against a golden file and against a copy
+ * with one value changed (its element 3), the figures computed here from
+ * the values of nbg run's output_0.npy (in od) and the golden's; returns
+ * how many elements of the first differ. */
+async function goldenChecks(page, name, od, golden, tmp, label) {
+	const outVals = npyValues(fs.readFileSync(path.join(od, 'output_0.npy'))).values;
+	const goldenCheck = async (gfile, gv, what) => {
+		let beyond = 0, maxd = 0, first = null;
+		outVals.forEach((v, i) => {
+			const d = Math.abs(v - gv[i]);
+			if (d > 0 && first === null)
+				first = i;
+			beyond += d > 0;
+			maxd = Math.max(maxd, d);
+		});
+		await (await page.$('#cpu-golden-0')).uploadFile(gfile);
+		await page.evaluate(() => { window.nbgState.golden = null; });
+		await page.click('#cpu-golden-run');
+		await page.waitForFunction(() => window.nbgState.golden && window.nbgState.golden.phase !== 'running', { timeout: 60000 });
+		const g = await page.evaluate(() => ({ s: window.nbgState.golden, verdict: document.getElementById('cpu-golden-verdict').textContent }));
+		const go = g.s.doc && g.s.doc.outputs[0];
+		check(go && go.beyond === beyond && go.first_beyond === first && go.elements === outVals.length &&
+			Math.abs(go.max_abs_diff_float32 - maxd) <= 1e-6 * Math.max(1, maxd) &&
+			g.verdict.startsWith(beyond ? 'DIFFERENT' : 'Equal within the tolerance'),
+		name + ': golden ' + what + ': page ' + JSON.stringify(go) + ' "' + g.verdict + '", computed here: ' + beyond +
+			' beyond (first ' + first + '), max ' + maxd);
+		return beyond;
+	};
+	const beyond = await goldenCheck(golden.file, golden.values, path.basename(golden.file));
+	const other = Buffer.from(golden.bytes);
+	other[2 * 3 + 1] ^= 0x40; /* element 3's exponent changed */
+	const otherFile = path.join(tmp, label + '-golden-changed' + path.extname(golden.file));
+	fs.writeFileSync(otherFile, other);
+	check(await goldenCheck(otherFile, golden.decode(other), 'with element 3 changed') >= 1,
+		name + ': a golden with a value changed compares equal');
+	return beyond;
+}
+
+/* A run kept every operation's output: each node holding one clicked, its
+ * panel's figures (shape, type, min, max, mean, the histogram's counts)
+ * against the .npy files `nbg run --backend cpu --dump` wrote for the same
+ * model and input -- the native build of the library, a path independent
+ * of the page's WebAssembly and its JavaScript -- the figures computed here
+ * from those files' bytes, and each tensor saved from the panel byte for
+ * byte against its file; the outputs against a golden file (the verdict and
+ * figures computed here from the two files' values); the run against the
+ * CLI's dump (equal), and against a copy with one byte changed (the first
+ * operation that differs is the one changed). */
+async function runOutputs(browser, file, input, golden, tmp, label) {
+	const name = path.basename(file);
+	const dumpDir = path.join(tmp, label + '-dump'), od = path.join(tmp, label + '-dump-out');
+	execFileSync(...argv(nbg, ['run', '--backend', 'cpu', file, '--input', input, '--output-dir', od, '--dump', dumpDir]));
+	const ops = JSON.parse(fs.readFileSync(path.join(dumpDir, 'dump.json'), 'utf8')).operations;
+	const { page, errors } = await openFile(browser, file);
+	await page.click('button[data-tab=cpu]');
+	await page.waitForFunction(() => document.getElementById('cpu-form'), { timeout: 120000 });
+	await (await page.$('#cpu-input-0')).uploadFile(input);
+	await page.evaluate(() => { window.nbgState.cpu = null; });
+	await page.click('#cpu-run');
+	await page.waitForFunction(() => window.nbgState.cpu && window.nbgState.cpu.phase !== 'running', { timeout: 120000 });
+	const res = await page.evaluate(() => window.nbgState.cpu);
+	check(res.phase === 'done' && res.dump.kept && res.dump.tensors.length === ops.length,
+		name + ': the run kept ' + (res.dump ? res.dump.tensors.length : res.error) + ' tensors, nbg run --dump wrote ' + ops.length);
+	let beyond = null;
+	if (golden)
+		beyond = await goldenChecks(page, name, od, golden, tmp, label);
+	/* the nodes: each tensor in its node's panel */
+	const net = nbgJson('inspect', '--json', '--only', '--network', file).network;
+	await page.click('button[data-tab=graph]');
+	await captureSaves(page);
+	let shownCount = 0;
+	for (const l of net.layers) {
+		const own = ops.map((o, k) => Object.assign({ k }, o)).filter((o) => (l.layer !== null ? o.layer_id === l.layer
+			: o.operation === l.first_operation));
+		if (!own.length)
+			continue;
+		await clickNode(page, nodeKey(l));
+		for (const o of own) {
+			const what = name + ': node ' + nodeKey(l) + ', tensor ' + o.k + ' (operation ' + o.operation + '): ';
+			const p = await page.evaluate((k) => {
+				const t = document.getElementById('p-run-' + k);
+				const svg = t && t.nextElementSibling;
+				return t ? { pairs: Array.from(t.querySelectorAll('tbody tr')).map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent]),
+					bins: svg && svg.matches('svg.hist') ? Array.from(svg.querySelectorAll('rect.bin')).map((r) =>
+						[Number(r.dataset.value), Number(r.dataset.count)]) : null } : null;
+			}, o.k);
+			check(p !== null, what + 'not in the panel');
+			if (!p)
+				continue;
+			const f = new Map(p.pairs), bytes = fs.readFileSync(path.join(dumpDir, o.file));
+			const v = npyValues(bytes).values.filter((x) => Number.isFinite(x));
+			const mean = v.reduce((a, x) => a + x, 0) / v.length;
+			const min = v.reduce((a, x) => Math.min(a, x), Infinity), max = v.reduce((a, x) => Math.max(a, x), -Infinity);
+			check(f.get('shape') === o.shape.join('×') && f.get('data type') === o.data_type,
+				what + 'shape ' + f.get('shape') + ' ' + f.get('data type') + ', nbg run --dump: ' + o.shape + ' ' + o.data_type);
+			if (o.output_record === null)
+				check(f.get('zero point (command)') === (o.quantization.zero_point === undefined || o.quantization.zero_point === null
+					? '—' : String(o.quantization.zero_point)), what + 'zero point ' + f.get('zero point (command)'));
+			check(f.get('min') === num(min) && f.get('max') === num(max) && f.get('mean') === num(mean),
+				what + 'min/max/mean ' + [f.get('min'), f.get('max'), f.get('mean')] + ', from the dump\'s file: ' + [min, max, mean]);
+			if (o.data_type !== 'FP16') {
+				const counts = new Map();
+				v.forEach((x) => counts.set(x, (counts.get(x) || 0) + 1));
+				check(p.bins && p.bins.every(([val, c]) => (counts.get(val) || 0) === c) &&
+					p.bins.reduce((a, b) => a + b[1], 0) === v.length, what + 'histogram ' + JSON.stringify(p.bins));
+			} else {
+				check(p.bins && p.bins.reduce((a, b) => a + b[1], 0) === v.length, what + 'histogram holds ' +
+					(p.bins && p.bins.reduce((a, b) => a + b[1], 0)) + ' values of ' + v.length);
+			}
+			await page.evaluate(() => { window.__saved = []; });
+			await page.click('#panel button.tensor-npy[data-tensor="' + o.k + '"]');
+			await page.waitForFunction(() => window.__saved.length, { timeout: 30000 });
+			const saved = await page.evaluate(() => window.__saved[0]);
+			check(saved.hex === bytes.toString('hex'), what + 'the .npy saved from the panel (' + saved.hex.length / 2 +
+				' bytes) differs from nbg run --dump\'s ' + o.file + ' (' + bytes.length + ')');
+			shownCount++;
+		}
+	}
+	check(shownCount === ops.length, name + ': ' + shownCount + ' tensors in the panels of ' + ops.length);
+	await shot(page, label + '-run-panel');
+	/* the CLI's dump, then a copy with one byte changed in a tensor's data */
+	const compareDump = async (dir) => {
+		await page.click('button[data-tab=cpu]');
+		await page.evaluate(() => { window.nbgState.dump = null; });
+		await (await page.$('#cpu-dump')).uploadFile(dir); /* a directory chooser: the directory */
+		await page.waitForFunction(() => window.nbgState.dump && window.nbgState.dump.phase !== 'running', { timeout: 60000 });
+		return page.evaluate(() => ({ s: window.nbgState.dump, verdict: document.getElementById('cpu-dump-verdict').textContent }));
+	};
+	const same = await compareDump(dumpDir);
+	check(same.s.phase === 'done' && !same.s.first && !same.s.error && same.s.count === ops.length,
+		name + ': the run against nbg run --dump: ' + JSON.stringify(same));
+	const bad = path.join(tmp, label + '-dump-changed'), k = Math.min(2, ops.length - 1);
+	fs.cpSync(dumpDir, bad, { recursive: true });
+	const changed = fs.readFileSync(path.join(bad, ops[k].file));
+	changed[changed.length - 1] ^= 0x01;
+	fs.writeFileSync(path.join(bad, ops[k].file), changed);
+	const diff = await compareDump(bad);
+	check(diff.s.phase === 'done' && diff.s.first && diff.s.first.k === k && diff.s.first.operation === ops[k].operation &&
+		diff.verdict.includes('operation ' + ops[k].operation), name + ': a byte changed in tensor ' + k + ' (operation ' +
+		ops[k].operation + '): ' + JSON.stringify(diff));
+	await shot(page, label + '-run-compare');
+	check(errors.length === 0, name + ': page errors: ' + errors.join('; '));
+	await page.close();
+	/* the bound on what a run keeps (?keep=BYTES): the tensors' .npy files,
+	 * their bytes as nbg run --dump lists them and a header of 128 each */
+	const need = ops.reduce((a, o) => a + o.bytes + 128, 0);
+	for (const keep of [need, need - 1]) {
+		const { page: pk } = await openFile(browser, file, '?keep=' + keep);
+		await pk.click('button[data-tab=cpu]');
+		await pk.waitForFunction(() => document.getElementById('cpu-form'), { timeout: 120000 });
+		await (await pk.$('#cpu-input-0')).uploadFile(input);
+		await pk.click('#cpu-run');
+		await pk.waitForFunction(() => window.nbgState.cpu && window.nbgState.cpu.phase !== 'running', { timeout: 120000 });
+		const k = await pk.evaluate(() => ({ s: window.nbgState.cpu, kept: (document.getElementById('cpu-kept') || {}).textContent }));
+		check(k.s.phase === 'done' && k.s.dump.bytes === need && k.s.dump.limit === keep && k.s.dump.kept === (keep >= need) &&
+			k.kept.startsWith(keep >= need ? 'Every executed operation' : 'The operations\' outputs were not kept') &&
+			k.s.outputs.length === 1, name + ': ?keep=' + keep + ' (' + need + ' needed): ' + JSON.stringify(k.s.dump && {
+			kept: k.s.dump.kept, bytes: k.s.dump.bytes, limit: k.s.dump.limit }) + ' "' + k.kept + '"');
+		await pk.close();
+	}
+	console.log(name + ': ' + shownCount + ' tensors of a run in the node panels as nbg run --dump wrote them (' +
+		ops.filter((o) => o.whole_layer).length + ' whole layers); golden: ' + (golden ? beyond + ' beyond 0' : 'none') +
+		'; dump comparison: equal, and operation ' + ops[k].operation + ' first differs');
+}
+
 async function timeLimit(browser) {
 	const sample = path.join(root, 'samples', 'sample.nb');
 	const { page } = await openFile(browser, sample, '?limit=1');
@@ -521,7 +758,7 @@ function panelShown(page) {
 		return { hidden: p.hidden, node: p.dataset.node, title: (document.getElementById('panel-title') || {}).textContent,
 			operator: rows('p-operator'), tensors: rows('p-tensors'), operations: rows('p-operations'),
 			edges: rows('p-edges'), hists: Array.from(p.querySelectorAll('svg.hist')).map((s) => ({
-				op: s.dataset.operation, bins: s.querySelectorAll('rect.bin').length,
+				op: s.dataset.operation, ops: s.dataset.operations, bins: s.querySelectorAll('rect.bin').length,
 				sum: Array.from(s.querySelectorAll('rect.bin')).reduce((a, r) => a + Number(r.dataset.count), 0),
 				axes: ['x-min', 'x-max', 'y-max', 'x-title'].map((c) => (s.querySelector('text.' + c) || {}).textContent) })) };
 	});
@@ -548,7 +785,12 @@ async function panelMatches(page, file, label, every) {
 	const weights = nbgJson('weights', '--json', file);
 	const wops = weights.weights.operations;
 	const layers = doc.network.layers.filter((l, i) => i % every === 0);
-	let clicked = 0, findings = 0;
+	let clicked = 0, findings = 0, channels = 0;
+	/* the kernels as nbg weights --out writes them, for the per-channel view */
+	const wdir = fs.mkdtempSync(path.join(os.tmpdir(), 'nbg-web-weights-'));
+	execFileSync(...argv(nbg, ['weights', file, '--out', path.join(wdir, 'out')]));
+	const wfiles = new Map(JSON.parse(fs.readFileSync(path.join(wdir, 'out', 'weights.json'), 'utf8')).weights.operations
+		.map((o) => [o.operation, o.files && o.files.weights])); /* a stream shared: the first operation's file */
 	for (const l of layers) {
 		const key = nodeKey(l);
 		await clickNode(page, key);
@@ -589,13 +831,30 @@ async function panelMatches(page, file, label, every) {
 		check(p.edges.length === edges.length && edges.every((e) => p.edges.some((r) => r[2] === String(e.bytes) &&
 			r[3].startsWith(e.basis))), what + 'edges ' + JSON.stringify(p.edges));
 		for (const w of wops.filter((o) => mine(o) && o.status === 'decoded')) {
-			const h = p.hists.find((x) => x.op === String(w.operation));
+			/* drawn once for the operations naming its stream */
+			const h = p.hists.find((x) => x.ops.split(' ').includes(String(w.operation)));
 			const n = w.shape.reduce((a, b) => a * b, 1);
 			check(h && h.sum === n && h.axes.every((a) => a !== undefined && a !== ''),
 				what + 'weights of operation ' + w.operation + ': ' + JSON.stringify(h) + ', kernel shape ' + w.shape);
+			/* per output channel: min, max, mean of code - zero point (an fp16
+			 * kernel: its values), computed here from nbg weights --out's file */
+			const k = npyValues(fs.readFileSync(path.join(wdir, 'out', wfiles.get(w.operation))));
+			const zp = k.descr === '<f2' ? 0 : w.zero_point, per = k.values.length / w.shape[0];
+			const ch = await page.evaluate((op) => Array.from(document.querySelectorAll('#panel svg.channels[data-operation="' +
+				op + '"] g.ch')).map((g) => [g.dataset.min, g.dataset.max, g.dataset.mean].map(Number)), h ? h.op : '');
+			const want = Array.from({ length: w.shape[0] }, (_, c) => {
+				const x = k.values.slice(c * per, (c + 1) * per).map((v) => v - zp);
+				return [x.reduce((a, b) => Math.min(a, b), Infinity), x.reduce((a, b) => Math.max(a, b), -Infinity),
+					x.reduce((a, b) => a + b, 0) / x.length];
+			});
+			check(ch.length === want.length && want.every((c, i) => c.every((v, j) => Math.abs(v - ch[i][j]) <= 1e-9 * Math.max(1, Math.abs(v)))),
+				what + 'per-channel figures of operation ' + w.operation + ': ' + JSON.stringify(ch.slice(0, 3)) + '..., from nbg weights --out: ' +
+				JSON.stringify(want.slice(0, 3)));
+			channels += ch.length;
 		}
 	}
-	console.log(label + ': ' + clicked + ' panels, ' + findings + ' findings in them');
+	fs.rmSync(wdir, { recursive: true, force: true });
+	console.log(label + ': ' + clicked + ' panels, ' + findings + ' findings in them, ' + channels + ' kernel channels');
 	return clicked;
 }
 
@@ -717,6 +976,36 @@ async function largest(browser) {
 	await page.close();
 }
 
+/* A synthesized network of 503 nodes (bench_mkfile --records 250: 500
+ * layers, 250 of them feeding one output, the rest apart): opened within
+ * its budget with every node drawn (against nbg graph --dot), laid out left
+ * to right (its one rank of 250 boxes would be 125,000 points wide top to
+ * bottom), at a readable scale with its minimap; every 25th node's panel
+ * against nbg; a screenshot kept. */
+async function synthesizedLarge(browser, tmp) {
+	const file = path.join(tmp, 'synth-500.nb');
+	execFileSync(mkfile, ['--records', '250', file]);
+	const { page, errors } = await openFile(browser, file);
+	const s = await shown(page);
+	const want = dotNodes(file);
+	console.log('synthesized network: ' + s.nodes + ' nodes drawn (nbg graph: ' + want + '); opened in ' +
+		Math.round(s.state.doneMs) + ' ms (everything drawn), laid out ' + s.state.rankdir);
+	check(s.state.phase === 'done' && s.state.doneMs < SYNTH_BUDGET_MS && s.nodes === want && want > 500,
+		'synth-500: ' + s.state.phase + ' in ' + Math.round(s.state.doneMs) + ' ms, ' + s.nodes + ' nodes of ' + want);
+	await page.click('button[data-tab=graph]');
+	const v = await page.evaluate(() => {
+		const svg = document.querySelector('#graph svg'), vb = svg.getAttribute('viewBox').split(/[\s,]+/).map(Number);
+		return { scale: svg.clientWidth / vb[2], w: vb[2], h: vb[3], mini: document.querySelectorAll('#minimap svg rect.view').length };
+	});
+	check(s.state.rankdir === 'LR' && v.w < 4 * v.h && v.scale >= 0.8 && v.mini === 1,
+		'synth-500: laid out ' + s.state.rankdir + ', ' + JSON.stringify(v));
+	await shot(page, 'synth-500-network');
+	await panelMatches(page, file, 'synth-500', 25);
+	await shot(page, 'synth-500-panel');
+	check(errors.length === 0, 'synth-500: ' + errors.join('; '));
+	await page.close();
+}
+
 function budget() {
 	const zlib = require('zlib');
 	let gz = 0;
@@ -724,6 +1013,51 @@ function budget() {
 		gz += zlib.gzipSync(fs.readFileSync(path.join(site, f)), { level: 9 }).length;
 	check(gz <= 3000000, 'the page is ' + gz + ' bytes compressed, over the 3 MB budget');
 	console.log('page: ' + gz + ' bytes compressed (gzip -9)');
+}
+
+/* The v1 file of one input that runs whole, has a layer of two or more
+ * executed NN operations (tiles), with the least work; null when none. */
+function tiledRun() {
+	let best = null;
+	for (const f of fs.readdirSync(path.join(corpus, 'v1')).filter((x) => x.endsWith('.nb')).map((x) => path.join(corpus, 'v1', x))) {
+		const r = spawnSync(...argv(nbg, ['run', '--backend', 'cpu', '--check', '--json', f]), { encoding: 'utf8', maxBuffer: 1 << 30 });
+		let p = null;
+		try {
+			p = JSON.parse(r.stdout);
+		} catch (e) {
+			continue; /* tiledPlan says so */
+		}
+		const nn = new Map();
+		for (const st of p.steps.filter((x) => x.type === 'NN' && x.verdict === 'execute'))
+			nn.set(st.layer_id, (nn.get(st.layer_id) || 0) + 1);
+		if (p.runs_whole && Math.max(0, ...nn.values()) > 1 && nbgJson('inspect', '--json', f).inputs.length === 1 &&
+			(!best || p.totals.work < best.work))
+			best = { file: f, work: p.totals.work };
+	}
+	return best && best.file;
+}
+
+/* The corpus file of at most 5 MB whose CPU plan has the most operations
+ * per layer, among those with over 80 operations (a tiled model). */
+function tiledPlan() {
+	let best = null;
+	for (const d of ['v1', 'v2'])
+		for (const f of fs.readdirSync(path.join(corpus, d)).filter((x) => x.endsWith('.nb')).map((x) => path.join(corpus, d, x))) {
+			if (fs.statSync(f).size > 5e6)
+				continue;
+			const r = spawnSync(...argv(nbg, ['run', '--backend', 'cpu', '--check', '--json', f]), { encoding: 'utf8', maxBuffer: 1 << 30 });
+			let st = null;
+			try {
+				st = JSON.parse(r.stdout).steps;
+			} catch (e) {
+				console.log('check_web.js: ' + f + ': no CPU plan (nbg run --check exits ' + r.status + '): not a candidate');
+				continue;
+			}
+			const per = st.length / new Set(st.map((x) => x.layer_id)).size;
+			if (st.length > 80 && (!best || per > best.per))
+				best = { file: f, per: per };
+		}
+	return best.file;
 }
 
 /* The corpus files: the largest v2, the smallest v2, the first v1. */
@@ -741,6 +1075,7 @@ function corpusFiles() {
 	try {
 		if (part === '--graph') {
 			await largest(browser);
+			await synthesizedLarge(browser, tmp);
 		} else if (part === '--corpus') {
 			const files = corpusFiles();
 			for (let i = 0; i < files.length; i++)
@@ -748,6 +1083,32 @@ function corpusFiles() {
 			/* a model the CPU backend runs whole, and one it refuses */
 			await cpuTab(browser, path.join(corpus, 'v1', '10014_ee_network_binary.nb'), tmp, 'corpus-ee');
 			await cpuTab(browser, path.join(corpus, 'v1', '1000f_7d_face_age_7d.nb'), tmp, 'corpus-face-age');
+			/* the corpus file whose plan has the most operations per layer
+			 * within 5 MB, for the plan folded into its layers */
+			await cpuTab(browser, tiledPlan(), tmp, 'corpus-tiled', true);
+			/* a run's per-operation outputs and comparisons: LeNet with the
+			 * input a V853 board ran and the golden vpm_run compared it with */
+			const lenet1 = path.join(corpus, 'v1', '1000f_ee_lenet_model.nb'), gd = path.join(corpus, '..', 'goldens', 'v853-lenet');
+			if (fs.existsSync(lenet1) && fs.existsSync(path.join(gd, 'output0_10_1.dat'))) {
+				/* the golden: raw fp16 values */
+				const decode = (raw) => Array.from({ length: raw.length / 2 }, (_, i) => half(raw.readUInt16LE(2 * i)));
+				const raw = fs.readFileSync(path.join(gd, 'output0_10_1.dat'));
+				await runOutputs(browser, lenet1, path.join(gd, 'input_0.dat'), { file: path.join(gd, 'output0_10_1.dat'),
+					bytes: raw, values: decode(raw), decode: decode }, tmp, 'lenet');
+			} else {
+				console.log('check_web.js: the run\'s outputs in the panels not checked: ' + lenet1 + ' or ' + gd +
+					'/output0_10_1.dat does not exist');
+			}
+			/* the same on the v1 file of one input with a tiled layer that runs
+			 * whole with the least work: tiles and whole-layer tensors */
+			const t = tiledRun();
+			if (t) {
+				const io = nbgJson('inspect', '--json', t).inputs[0], input = path.join(tmp, 'tiled-in.bin');
+				fs.writeFileSync(input, Buffer.from(Array.from({ length: io.byte_size }, (_, j) => (j * 31 + 3) % 251)));
+				await runOutputs(browser, t, input, null, tmp, 'tiled');
+			} else {
+				console.log('check_web.js: no v1 file of one input with a tiled layer runs whole: tiles in the panels not checked');
+			}
 			/* a file whose version has no sample: the caveat, and a run */
 			const lenet = path.join(process.env.NBG_MODELS_DIR || '', 'lenet-caffe', 'lenet_v2_0x10016.nb');
 			if (fs.existsSync(lenet))

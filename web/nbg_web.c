@@ -62,10 +62,24 @@ typedef struct cpu_file {
 	nbg_tensor_kind kind; /* how an input is read: from its whole name */
 } cpu_file;
 
+/* The outputs of the last run are kept three ways: out (float32 .npy
+ * files), raw (the record's bytes, for a comparison with a golden file),
+ * and, when the dump fits in the run's bound (WEB_DUMP_LIMIT at most),
+ * every executed operation's output (dump: nbg_cpu_dump_list's tensors,
+ * each one's data a copy; layer and kind NULL, since the plan is gone
+ * after the run).  gold holds the golden files handed over, one per
+ * output. */
 static struct {
-	cpu_file *in, *out;
-	size_t in_count, out_count;
+	cpu_file *in, *out, *raw, *gold;
+	size_t in_count, out_count, raw_count, gold_count;
+	nbg_cpu_tensor *dump;
+	size_t dump_count, dump_seen;
 } cpu;
+
+/* The most bytes of per-operation outputs a run keeps in the page: a
+ * quarter of the memory a plan may use (web_cpu_limits), beside the file,
+ * the machine and the outputs in a heap of 2 GB at most. */
+#define WEB_DUMP_LIMIT ((uint64_t)256 << 20)
 
 static void cpu_files_free(cpu_file **f, size_t *n)
 {
@@ -76,10 +90,22 @@ static void cpu_files_free(cpu_file **f, size_t *n)
 	*n = 0;
 }
 
+static void cpu_dump_free(void)
+{
+	for (size_t k = 0; cpu.dump && k < cpu.dump_seen; k++)
+		free((void *)cpu.dump[k].data);
+	free(cpu.dump);
+	cpu.dump = NULL;
+	cpu.dump_count = cpu.dump_seen = 0;
+}
+
 static void cpu_clear(void)
 {
 	cpu_files_free(&cpu.in, &cpu.in_count);
 	cpu_files_free(&cpu.out, &cpu.out_count);
+	cpu_files_free(&cpu.raw, &cpu.raw_count);
+	cpu_files_free(&cpu.gold, &cpu.gold_count);
+	cpu_dump_free();
 }
 
 static void slot_clear(slot *s)
@@ -293,6 +319,12 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_dot(int i, const char *title)
 	return take_text(dot, "out of memory");
 }
 
+/* A finite value as a JSON real, else null (JSON has no NaN or infinity). */
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
 /* The values of a decoded stream's n codes into v: the stored code
  * (uint8, int8, int16 two's complement) minus the zero point, or an fp16
  * code's or a table entry's value (nbg_tensor_stored, data format 1: FP16,
@@ -318,47 +350,125 @@ static int code_values(const nbg_weights_op *o, const uint8_t *codes, size_t n, 
 	return 1;
 }
 
-/* The histogram of one decoded stream: how many values (code_values) fall
- * in each bin of `width` from `lo` on -- one bin per value where at most
- * 256 integer values occur (uint8, int8), else 256 bins over the range
- * (int16, fp16). */
+/* A histogram being counted (histogram_of): how many finite values fall
+ * in each bin of `width` from `lo` on -- one bin per value where integer
+ * values span at most 256 (uint8, int8 codes), else 256 bins over the
+ * range (int16, fp16, float) -- with the smallest, largest and mean finite
+ * value and the count of the others (NaN, infinities).  Values come in
+ * pieces: all of them to hist_range, then all again to hist_count. */
+typedef struct hist {
+	double lo, hi, sum, width;
+	size_t n, finite, bins;
+	int integer;
+	uint64_t count[256];
+} hist;
+
+static void hist_range(hist *h, const double *v, size_t n)
+{
+	h->n += n;
+	for (size_t k = 0; k < n; k++)
+		if (isfinite(v[k])) {
+			h->lo = v[k] < h->lo ? v[k] : h->lo;
+			h->hi = v[k] > h->hi ? v[k] : h->hi;
+			h->sum += v[k];
+			h->finite++;
+		}
+}
+
+static void hist_count(hist *h, const double *v, size_t n)
+{
+	if (!h->bins) { /* the bins, once the range is known */
+		h->width = h->integer && h->hi - h->lo < 256 ? 1 : (h->hi - h->lo) / 256;
+		if (!(h->width > 0))
+			h->width = 1;
+		h->bins = h->integer && h->width == 1 ? (size_t)(h->hi - h->lo) + 1 : h->hi > h->lo ? 256 : 1;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (isfinite(v[k])) {
+			size_t b = (size_t)((v[k] - h->lo) / h->width);
+			h->count[b < h->bins ? b : h->bins - 1]++;
+		}
+}
+
+/* {lo, width, counts, min, max, mean, nonfinite}; null when no value is
+ * finite. */
+static json_t *hist_json(const hist *h)
+{
+	if (!h->finite)
+		return json_null();
+	json_t *arr = json_array();
+	for (size_t b = 0; arr && b < h->bins; b++)
+		json_array_append_new(arr, json_integer((json_int_t)h->count[b]));
+	return json_pack("{s:f, s:f, s:o*, s:f, s:f, s:f, s:I}", "lo", h->lo, "width", h->width, "counts", arr, "min",
+			 h->lo, "max", h->hi, "mean", h->sum / (double)h->finite, "nonfinite",
+			 (json_int_t)(h->n - h->finite));
+}
+
+static void hist_init(hist *h, int integer)
+{
+	memset(h, 0, sizeof(*h));
+	h->lo = INFINITY;
+	h->hi = -INFINITY;
+	h->integer = integer;
+}
+
+/* The histogram of v[0..n) (hist). */
+static json_t *histogram_of(const double *v, size_t n, int integer)
+{
+	hist h;
+
+	hist_init(&h, integer);
+	hist_range(&h, v, n);
+	if (h.finite)
+		hist_count(&h, v, n);
+	return hist_json(&h);
+}
+
+/* Per output channel (the outermost dimension of the kernel shape, whose
+ * values are contiguous): [min, max, mean] of its values, or null. */
+static json_t *channel_stats(const double *v, size_t n, uint32_t out)
+{
+	if (!out || n % out)
+		return json_null();
+	json_t *a = json_array();
+	size_t per = n / out;
+	for (uint32_t c = 0; a && c < out; c++) {
+		const double *x = v + (size_t)c * per;
+		double lo = x[0], hi = x[0], sum = 0;
+		for (size_t k = 0; k < per; k++) {
+			lo = x[k] < lo ? x[k] : lo;
+			hi = x[k] > hi ? x[k] : hi;
+			sum += x[k];
+		}
+		json_array_append_new(a, json_pack("[o,o,o]", real_or_null(lo), real_or_null(hi),
+						   real_or_null(sum / (double)per)));
+	}
+	return a ? a : json_null();
+}
+
+/* The histogram of one decoded stream's values (code_values), with its
+ * per-channel figures ("channels"). */
 static json_t *histogram(const nbg_weights_op *o)
 {
 	size_t n = 0;
 	const uint8_t *codes = nbg_weights_op_codes(o, &n);
-	uint64_t count[256] = { 0 };
 	double *v = codes && n ? malloc(n * sizeof(*v)) : NULL;
+	json_t *h = v && code_values(o, codes, n, v) ? histogram_of(v, n, nbg_weights_op_data_type(o) != 1)
+		: json_null();
 
-	if (!v || !code_values(o, codes, n, v)) {
-		free(v);
-		return json_null();
-	}
-	double lo = v[0], hi = v[0];
-	for (size_t k = 1; k < n; k++) {
-		lo = v[k] < lo ? v[k] : lo;
-		hi = v[k] > hi ? v[k] : hi;
-	}
-	int integer = nbg_weights_op_data_type(o) != 1;
-	double width = integer && hi - lo < 256 ? 1 : (hi - lo) / 256;
-	if (!(width > 0))
-		width = 1;
-	size_t bins = integer && width == 1 ? (size_t)(hi - lo) + 1 : hi > lo ? 256 : 1;
-	for (size_t k = 0; k < n; k++) {
-		size_t b = (size_t)((v[k] - lo) / width);
-		count[b < bins ? b : bins - 1]++;
-	}
+	if (json_is_object(h))
+		json_object_set_new(h, "channels", channel_stats(v, n, nbg_weights_op_shape(o)[0]));
 	free(v);
-	json_t *arr = json_array();
-	for (size_t b = 0; arr && b < bins; b++)
-		json_array_append_new(arr, json_integer((json_int_t)count[b]));
-	return json_pack("{s:f, s:f, s:o*}", "lo", lo, "width", width, "counts", arr);
+	return h;
 }
 
 /* One operation: its node in the DOT of nbg_web_dot (the layer's box, as
  * lib/report/dot_commands.c names it), its status and reason as `nbg
  * weights` prints them, its line of `nbg weights`, the histogram: counted
- * once per decoded stream (shared_histogram), given as `hist`. */
-static json_t *weights_op(const nbg_graph *g, const nbg_weights_op *o, json_t *hist)
+ * once per decoded stream (shared_histogram), given as `hist`; stream_of:
+ * the operation whose stream it is (nbg_weights_op_first: the first naming
+ * it, as the row tiles of a layer name one; its own where none decoded). */
+static json_t *weights_op(const nbg_graph *g, const nbg_weights_op *o, json_t *hist, size_t stream_of)
 {
 	const nbg_graph_operation *r = nbg_graph_operation_at(g, nbg_weights_op_operation(o));
 	const uint32_t *shape = nbg_weights_op_shape(o);
@@ -385,6 +495,7 @@ static json_t *weights_op(const nbg_graph *g, const nbg_weights_op *o, json_t *h
 			      line ? line : "", "zero_point", (json_int_t)nbg_weights_op_zero_point(o),
 			      "shape", (json_int_t)shape[0], (json_int_t)shape[1], (json_int_t)shape[2],
 			      (json_int_t)shape[3], "histogram", hist);
+	json_object_set_new(j, "stream_of", json_integer((json_int_t)stream_of));
 	free(line);
 	return j;
 }
@@ -413,7 +524,8 @@ static char *weights_doc(const slot *s, nbg_error *err)
 		for (size_t k = 0; ops && k < nbg_weights_count(w); k++) {
 			const nbg_weights_op *o = nbg_weights_at(w, k);
 			json_t *h = hist ? shared_histogram(w, o, hist) : NULL;
-			if (!hist || json_array_append_new(ops, weights_op(g, o, h)) != 0) {
+			size_t of = nbg_weights_op_operation(nbg_weights_at(w, nbg_weights_op_first(o)));
+			if (!hist || json_array_append_new(ops, weights_op(g, o, h, of)) != 0) {
 				json_decref(ops);
 				ops = NULL;
 			}
@@ -559,27 +671,34 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_plan(void)
 	return take_text(doc, "out of memory writing the plan");
 }
 
+/* A buffer of `size` bytes in entry k of (*files)[0..n) -- allocated on
+ * first use, *count then n -- for a file named `name` (its extension says
+ * how it is read); NULL when k is not below n, or out of memory. */
+static uint8_t *file_buffer(cpu_file **files, size_t *count, size_t n, size_t k, const char *name, size_t size)
+{
+	if (k >= n || !name)
+		return NULL;
+	if (!*files) {
+		if (!(*files = calloc(n, sizeof(**files))))
+			return NULL;
+		*count = n;
+	}
+	cpu_file *f = &(*files)[k];
+	free(f->data);
+	f->data = malloc(size ? size : 1);
+	f->size = f->data ? size : 0;
+	f->kind = nbg_tensor_kind_of(name);
+	return f->data;
+}
+
 /* A buffer of `size` bytes for the content of input k's file, named `name`
  * (its extension says how it is read); NULL when slot 0 has no model or no
  * such input, or out of memory. */
 EMSCRIPTEN_KEEPALIVE uint8_t *nbg_web_cpu_input(size_t k, const char *name, size_t size)
 {
 	const slot *s = &slots[0];
-	size_t n = s->model ? nbg_model_input_count(s->model) : 0;
 
-	if (k >= n || !name)
-		return NULL;
-	if (!cpu.in) {
-		cpu.in = calloc(n, sizeof(*cpu.in));
-		if (!cpu.in)
-			return NULL;
-		cpu.in_count = n;
-	}
-	free(cpu.in[k].data);
-	cpu.in[k].data = malloc(size ? size : 1);
-	cpu.in[k].size = cpu.in[k].data ? size : 0;
-	cpu.in[k].kind = nbg_tensor_kind_of(name);
-	return cpu.in[k].data;
+	return file_buffer(&cpu.in, &cpu.in_count, s->model ? nbg_model_input_count(s->model) : 0, k, name, size);
 }
 
 /* Input k's file as the record's raw bytes (*raw malloc'd), as nbg run
@@ -634,6 +753,10 @@ static json_t *cpu_output(const nbg_model *m, const nbg_cpu_state *st, size_t i,
 	}
 	nbg_sha256_bytes(d, (size_t)io->byte_size, h);
 	nbg_hex32(h, hex);
+	if ((cpu.raw[i].data = malloc(io->byte_size ? (size_t)io->byte_size : 1)) != NULL) {
+		memcpy(cpu.raw[i].data, d, (size_t)io->byte_size);
+		cpu.raw[i].size = (size_t)io->byte_size;
+	}
 	if (nbg_tensor_from_raw(io, NBG_TENSOR_NPY, 0, d, (size_t)io->byte_size, &cpu.out[i].data,
 				&cpu.out[i].size, err) != NBG_OK ||
 	    nbg_tensor_floats(io, NBG_TENSOR_RAW, d, (size_t)io->byte_size, &v, err) != NBG_OK)
@@ -678,11 +801,126 @@ static int run_details(const nbg_cpu_plan *p, json_t *doc)
 	return rc;
 }
 
+/* The histogram of a kept tensor's stored values (nbg_tensor_stored:
+ * codes, or fp16 values), read in pieces of 512 elements so that a large
+ * tensor needs no copy of its values; null when its format has none or out
+ * of memory. */
+static json_t *tensor_histogram(const nbg_cpu_tensor *t)
+{
+	enum { PIECE = 512 };
+	unsigned es = nbg_tensor_element_size(t->data_format);
+	size_t n = es ? (size_t)(t->bytes / es) : 0;
+	double v[PIECE];
+	hist h;
+
+	if (!es)
+		return json_null();
+	hist_init(&h, t->data_format != 1);
+	for (int pass = 0; pass < 2 && (pass == 0 || h.finite); pass++)
+		for (size_t at = 0; at < n; at += PIECE) {
+			size_t m = n - at < PIECE ? n - at : PIECE;
+			float *f = NULL;
+			if (nbg_tensor_stored(t->data_format, t->data + at * es, m * es, m, &f, NULL) != NBG_OK)
+				return json_null();
+			for (size_t k = 0; k < m; k++)
+				v[k] = f[k];
+			free(f);
+			(pass ? hist_count : hist_range)(&h, v, m);
+		}
+	return hist_json(&h);
+}
+
+/* The hook of a dumping run: the tensor copied into cpu.dump, its entry
+ * (as dump.json lists it, with the histogram and figures of its stored
+ * values) appended to the array ctx. */
+static nbg_code keep_tensor(void *ctx, const nbg_cpu_tensor *t)
+{
+	if (cpu.dump_seen >= cpu.dump_count)
+		return NBG_E_INVALID_ARGUMENT; /* more tensors than nbg_cpu_dump_list listed */
+	nbg_cpu_tensor *k = &cpu.dump[cpu.dump_seen];
+	uint8_t *d = malloc(t->bytes ? (size_t)t->bytes : 1);
+	if (!d)
+		return NBG_E_OUT_OF_MEMORY;
+	memcpy(d, t->data, (size_t)t->bytes);
+	*k = *t;
+	k->data = d;
+	k->layer = k->kind = NULL;
+	cpu.dump_seen++;
+	json_t *shape = json_array();
+	for (uint32_t i = 0; shape && i < t->ndim; i++)
+		json_array_append_new(shape, json_integer((json_int_t)t->shape[i]));
+	const char *fmt = nbg_data_format_name(t->data_format);
+	json_t *e = json_pack("{s:I, s:I, s:o, s:s, s:o, s:s, s:o, s:I, s:b, s:I, s:o, s:o}", "operation",
+			      (json_int_t)t->operation, "layer_id", (json_int_t)t->layer_id, "layer",
+			      json_name(t->layer ? t->layer : ""), "operator", t->kind ? t->kind : "?", "shape", shape,
+			      "data_type", fmt ? fmt : "?", "zero_point",
+			      t->zero_point_known ? json_integer(t->zero_point) : json_null(), "bytes",
+			      (json_int_t)t->bytes, "whole_layer", t->whole_layer, "tiles",
+			      (json_int_t)(t->whole_layer ? t->tiles : 1), "output_record",
+			      t->output_record >= 0 ? json_integer(t->output_record) : json_null(), "values",
+			      tensor_histogram(k));
+	return e && json_array_append_new(ctx, e) == 0 ? NBG_OK : NBG_E_OUT_OF_MEMORY;
+}
+
+/* The run of plan p: a dumping run keeping every operation's output when
+ * their .npy files would fit in `limit` bytes, else a plain one; *dump
+ * says which ({kept, bytes, limit, tensors}). */
+static nbg_code cpu_execute(const nbg_cpu_plan *p, const nbg_rt_buffer *bufs, size_t nin, uint64_t limit,
+			    nbg_cpu_state **st, json_t **dump, nbg_error *err)
+{
+	nbg_cpu_tensor *list = NULL;
+	size_t n = 0;
+	uint64_t total = 0;
+	nbg_code rc = nbg_cpu_dump_list(p, SIZE_MAX, &list, &n, err);
+
+	/* each as its .npy file: the data and a header of at most 128 bytes */
+	for (size_t k = 0; rc == NBG_OK && k < n; k++)
+		total += (list[k].bytes < WEB_DUMP_LIMIT ? list[k].bytes : WEB_DUMP_LIMIT) + 128; /* no overflow */
+	free(list);
+	if (rc != NBG_OK)
+		return rc;
+	json_t *tensors = json_array();
+	int keep = total <= limit && tensors && (cpu.dump = calloc(n + 1, sizeof(*cpu.dump)));
+	cpu.dump_count = keep ? n : 0;
+	rc = keep ? nbg_cpu_run_dump(p, bufs, nin, SIZE_MAX, keep_tensor, tensors, st, err)
+		  : nbg_cpu_run(p, bufs, nin, SIZE_MAX, st, err);
+	if (rc != NBG_OK || !keep)
+		cpu_dump_free();
+	*dump = json_pack("{s:b, s:I, s:I, s:o}", "kept", keep, "bytes", (json_int_t)total, "limit",
+			  (json_int_t)limit, "tensors", keep ? tensors : json_array());
+	if (!keep)
+		json_decref(tensors);
+	return rc;
+}
+
+/* The run's outputs described (cpu_output), with the run's details and
+ * its dump: the document nbg_web_cpu_run returns, or NULL. */
+static json_t *run_doc(const slot *s, const nbg_cpu_plan *p, const nbg_cpu_state *st, json_t *dump,
+		       nbg_code *rc, nbg_error *err)
+{
+	size_t nout = nbg_model_output_count(s->model);
+	json_t *outs = json_array();
+
+	for (size_t i = 0; *rc == NBG_OK && i < nout; i++) {
+		json_t *o = cpu_output(s->model, st, i, err);
+		*rc = o ? NBG_OK : err->code;
+		json_array_append_new(outs, o);
+	}
+	json_t *doc = json_pack("{s:o, s:O}", "outputs", outs, "dump", dump);
+	if (doc && run_details(p, doc) != 0) {
+		json_decref(doc);
+		doc = NULL;
+	}
+	return doc;
+}
+
 /* Runs slot 0's model once on the inputs handed over: {outputs: [...],
- * reference_semantics: [op, ...], caveat}, or the failure (a refused
- * operation: unsupported-operation naming it, as nbg run says; a plan over
- * its limits: work-limit, before any input is read). */
-EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_run(void)
+ * reference_semantics: [op, ...], caveat, dump: {kept, bytes, limit,
+ * tensors}}, or the failure (a refused operation: unsupported-operation
+ * naming it, as nbg run says; a plan over its limits: work-limit, before
+ * any input is read).  The operations' outputs are kept within `keep`
+ * bytes, WEB_DUMP_LIMIT at most (a negative keep: that). */
+EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_run(double keep)
 {
 	char *failure = NULL;
 	const slot *s = loaded(0, &failure);
@@ -691,12 +929,15 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_run(void)
 	nbg_rt_buffer *bufs = NULL;
 	uint8_t **raw = NULL;
 	nbg_error err;
-	json_t *doc = NULL;
+	json_t *doc = NULL, *dump = NULL;
 
 	if (!s)
 		return failure;
 	size_t nin = nbg_model_input_count(s->model), nout = nbg_model_output_count(s->model);
 	cpu_files_free(&cpu.out, &cpu.out_count);
+	cpu_files_free(&cpu.raw, &cpu.raw_count);
+	cpu_dump_free();
+	memset(&err, 0, sizeof(err));
 	nbg_code rc = slot_plan(s, &p, &err);
 	/* refused (nbg_cpu_plan_check) before any input is converted */
 	if (rc == NBG_OK)
@@ -704,46 +945,238 @@ EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_run(void)
 	bufs = calloc(nin + 1, sizeof(*bufs));
 	raw = calloc(nin + 1, sizeof(*raw));
 	cpu.out = calloc(nout + 1, sizeof(*cpu.out));
+	cpu.raw = calloc(nout + 1, sizeof(*cpu.raw));
 	cpu.out_count = cpu.out ? nout : 0;
-	if (rc == NBG_OK && (!bufs || !raw || !cpu.out))
+	cpu.raw_count = cpu.raw ? nout : 0;
+	if (rc == NBG_OK && (!bufs || !raw || !cpu.out || !cpu.raw))
 		rc = err.code = NBG_E_OUT_OF_MEMORY;
 	for (size_t k = 0; rc == NBG_OK && k < nin; k++) {
 		rc = cpu_input_raw(s->model, k, &raw[k], &bufs[k].size, &err);
 		bufs[k].data = raw[k];
 	}
 	if (rc == NBG_OK)
-		rc = nbg_cpu_run(p, bufs, nin, SIZE_MAX, &st, &err);
-	if (rc == NBG_OK) {
-		json_t *outs = json_array();
-		for (size_t i = 0; rc == NBG_OK && i < nout; i++) {
-			json_t *o = cpu_output(s->model, st, i, &err);
-			rc = o ? NBG_OK : err.code;
-			json_array_append_new(outs, o);
-		}
-		doc = json_pack("{s:o}", "outputs", outs);
-		if (doc && run_details(p, doc) != 0) {
-			json_decref(doc);
-			doc = NULL;
-		}
-	}
+		rc = cpu_execute(p, bufs, nin, keep >= 0 && keep < (double)WEB_DUMP_LIMIT ? (uint64_t)keep : WEB_DUMP_LIMIT,
+				 &st, &dump, &err);
+	if (rc == NBG_OK)
+		doc = run_doc(s, p, st, dump, &rc, &err);
+	json_decref(dump);
 	for (size_t k = 0; raw && k < nin; k++)
 		free(raw[k]);
 	free(raw);
 	free(bufs);
 	nbg_cpu_state_free(st);
 	nbg_cpu_plan_free(p);
-	if (rc != NBG_OK) {
+	if (rc != NBG_OK || !doc) {
 		json_decref(doc);
 		cpu_files_free(&cpu.out, &cpu.out_count);
+		cpu_files_free(&cpu.raw, &cpu.raw_count);
+		cpu_dump_free();
 		if (!err.message[0]) {
-			err.code = rc;
+			err.code = rc != NBG_OK ? rc : NBG_E_OUT_OF_MEMORY;
 			snprintf(err.message, sizeof(err.message), "out of memory");
 		}
 		return fail_run(&err);
 	}
-	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	char *text = json_dumps(doc, JSON_COMPACT);
 	json_decref(doc);
 	return take_text(text, "out of memory writing the run's outputs");
+}
+
+/* Tensor k of the last run's dump as `nbg run --dump` writes its file
+ * (its stored type, the shape outermost first), in a buffer the caller
+ * frees (nbg_web_free), *size its bytes; NULL when there is none. */
+EMSCRIPTEN_KEEPALIVE uint8_t *nbg_web_cpu_tensor_npy(size_t k, size_t *size)
+{
+	uint8_t *npy = NULL;
+	const nbg_cpu_tensor *t = k < cpu.dump_seen ? &cpu.dump[k] : NULL;
+	const char *descr = t ? nbg_npy_descr(t->data_format) : NULL;
+
+	*size = 0;
+	if (!descr || nbg_npy_encode(descr, t->shape, t->ndim, t->data, (size_t)t->bytes, &npy, size, NULL) != NBG_OK) {
+		*size = 0;
+		return NULL;
+	}
+	return npy;
+}
+
+/* A buffer of `size` bytes for the golden file of output i, named `name`
+ * (its extension says how it is read: raw, .npy, .tensor text, as nbg run
+ * --golden reads it); NULL when there is no such output. */
+EMSCRIPTEN_KEEPALIVE uint8_t *nbg_web_cpu_golden(size_t i, const char *name, size_t size)
+{
+	const slot *s = &slots[0];
+
+	return file_buffer(&cpu.gold, &cpu.gold_count, s->model ? nbg_model_output_count(s->model) : 0, i, name, size);
+}
+
+/* The figures of nbg_tensor_measure as nbg compare --json names them,
+ * `unit` the values compared ("float32", "stored"). */
+static json_t *figures(const nbg_tensor_stats *st, const char *unit)
+{
+	char max[48], mean[48];
+
+	snprintf(max, sizeof(max), "max_abs_diff_%s", unit);
+	snprintf(mean, sizeof(mean), "mean_abs_diff_%s", unit);
+	return json_pack("{s:I, s:f, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:b, s:b}", "elements",
+			 (json_int_t)st->elements, "tolerance", st->tolerance, "beyond", (json_int_t)st->beyond,
+			 "first_beyond", st->beyond ? json_integer((json_int_t)st->first_beyond) : json_null(), max,
+			 real_or_null(st->max_abs_stored), mean, real_or_null(st->mean_abs_stored),
+			 "max_abs_diff_dequantized", real_or_null(st->max_abs), "mean_abs_diff_dequantized",
+			 real_or_null(st->mean_abs), "cosine", real_or_null(st->cosine), "top_k",
+			 (json_int_t)st->top_k, "top_k_common", (json_int_t)st->top_common, "top1_equal",
+			 st->top1_equal, "equal", st->beyond == 0);
+}
+
+/* Output i of the last run against its golden file, as nbg run --golden
+ * measures them: both as float32 (dequantized with the record), the
+ * tolerance in their units. */
+static json_t *golden_output(const nbg_model *m, size_t i, double tolerance, nbg_error *err)
+{
+	const nbg_io *io = nbg_model_output_at(m, i);
+	float *a = NULL, *b = NULL;
+	nbg_tensor_stats st;
+	json_t *o = NULL;
+
+	if (nbg_tensor_floats(io, NBG_TENSOR_RAW, cpu.raw[i].data, cpu.raw[i].size, &a, err) == NBG_OK &&
+	    nbg_tensor_floats(io, cpu.gold[i].kind, cpu.gold[i].data, cpu.gold[i].size, &b, err) == NBG_OK) {
+		nbg_tensor_side sa = { a, 0, 0 }, sb = { b, 0, 0 };
+		if (nbg_tensor_measure(&sa, &sb, io->element_count, tolerance, 0, 0, &st, err) == NBG_OK &&
+		    (o = figures(&st, "float32")) != NULL)
+			json_object_set_new(o, "index", json_integer((json_int_t)i));
+	}
+	free(a);
+	free(b);
+	return o;
+}
+
+/* The last run's outputs against the golden files handed over
+ * (nbg_web_cpu_golden): {compared_as, match, outputs: [figures...]}, each
+ * output with a golden; the failure of the first that cannot be read. */
+EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_compare(double tolerance)
+{
+	const slot *s = &slots[0];
+	nbg_error err;
+	int match = 1;
+
+	memset(&err, 0, sizeof(err));
+	if (!s->model || !cpu.raw || cpu.raw_count != nbg_model_output_count(s->model))
+		return fail_text(NBG_E_INVALID_ARGUMENT, "run the model first: there is no output to compare");
+	json_t *outs = json_array();
+	for (size_t i = 0; outs && i < cpu.raw_count; i++) {
+		if (!cpu.gold || i >= cpu.gold_count || !cpu.gold[i].data || !cpu.raw[i].data)
+			continue;
+		json_t *o = golden_output(s->model, i, tolerance, &err);
+		if (!o) {
+			json_decref(outs);
+			if (!err.message[0])
+				snprintf(err.message, sizeof(err.message), "out of memory");
+			return fail_run(&err);
+		}
+		match = match && json_is_true(json_object_get(o, "equal"));
+		json_array_append_new(outs, o);
+	}
+	json_t *doc = outs ? json_pack("{s:s, s:b, s:o}", "compared_as", "float32 (dequantized)", "match", match,
+				       "outputs", outs) : NULL;
+	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	return take_text(text, "out of memory comparing the outputs");
+}
+
+/* Kept tensor k's side of a comparison: its stored values, the zero point
+ * its command states, the scale where it is known (an output record's
+ * own; fp16 values are their values), as its dump.json entry gives them. */
+static nbg_tensor_side kept_side(const nbg_cpu_tensor *t, float *stored)
+{
+	const nbg_model *m = slots[0].model;
+	const nbg_io *io = t->output_record >= 0 && m ? nbg_model_output_at(m, (size_t)t->output_record) : NULL;
+	nbg_tensor_side a = { stored, t->zero_point_known ? t->zero_point : 0, t->data_format == 1 ? 1 : 0 };
+
+	if (io && io->data_format == t->data_format && t->data_format != 1) {
+		a.zero_point = io->zero_point;
+		a.scale = io->scale > 0 ? io->scale : 0;
+	}
+	return a;
+}
+
+/* A dump's side: the .npy's values, shaped as the kept tensor t, of its
+ * type (the descr nbg run --dump writes for it), quantized as the entry's
+ * "quantization" says (nbg compare's reading of a dump). */
+static nbg_code dump_side(const nbg_cpu_tensor *t, json_t *entry, const uint8_t *npy, size_t size,
+			  nbg_tensor_side *b, float **values, nbg_error *err)
+{
+	nbg_npy p;
+	json_t *q = json_object_get(entry, "quantization"), *shape = json_object_get(entry, "shape");
+	const char *descr = nbg_npy_descr(t->data_format);
+	nbg_code rc = nbg_npy_parse(npy, size, &p, err);
+	int same = rc == NBG_OK && descr && !strcmp(p.descr, descr) && !p.fortran_order && p.ndim == t->ndim &&
+		   json_array_size(shape) == t->ndim;
+
+	for (uint32_t d = 0; same && d < t->ndim; d++)
+		same = p.shape[d] == t->shape[d] && json_integer_value(json_array_get(shape, d)) == (json_int_t)t->shape[d];
+	if (rc == NBG_OK && !same) {
+		memset(err, 0, sizeof(*err));
+		err->code = NBG_E_TENSOR_SHAPE_MISMATCH;
+		snprintf(err->message, sizeof(err->message), "operation %zu: the dump's file is not of the shape "
+			 "and type of the page's tensor (%s): only tensors of one shape and type compare",
+			 t->operation, descr ? descr : "?");
+		return err->code;
+	}
+	if (rc != NBG_OK || nbg_tensor_stored(t->data_format, p.data, p.data_size, p.count, values, err) != NBG_OK)
+		return err->code;
+	b->stored = *values;
+	b->zero_point = json_is_integer(json_object_get(q, "zero_point"))
+		? (double)json_integer_value(json_object_get(q, "zero_point")) : 0;
+	b->scale = json_number_value(json_object_get(q, "scale")) > 0 ? json_number_value(json_object_get(q, "scale"))
+		: t->data_format == 1 ? 1 : 0;
+	return NBG_OK;
+}
+
+/* Tensor k of the last run's dump against entry k of a dump.json written
+ * by nbg run --dump (`entry`, its JSON) and its .npy file, measured as
+ * nbg compare measures two dumps (stored values, the tolerance in stored
+ * units): the figures, or dump-invalid when the entry is of another
+ * operation (a dump of another model), tensor-shape-mismatch, npy-invalid. */
+EMSCRIPTEN_KEEPALIVE char *nbg_web_cpu_compare_entry(size_t k, const char *entry, const uint8_t *npy, size_t size,
+						    double tolerance)
+{
+	const nbg_cpu_tensor *t = k < cpu.dump_seen ? &cpu.dump[k] : NULL;
+	json_t *e = entry ? json_loads(entry, 0, NULL) : NULL, *o = NULL;
+	nbg_tensor_side a = { 0 }, b = { 0 };
+	nbg_tensor_stats st;
+	nbg_error err;
+	float *sa = NULL, *sb = NULL;
+
+	memset(&err, 0, sizeof(err));
+	if (!t || !json_is_object(e) || json_integer_value(json_object_get(e, "operation")) != (json_int_t)t->operation ||
+	    json_is_true(json_object_get(e, "whole_layer")) != !!t->whole_layer) {
+		json_decref(e);
+		err.code = NBG_E_DUMP_INVALID;
+		snprintf(err.message, sizeof(err.message), t ? "entry %zu is not operation %zu%s as in the page's run: "
+			 "a dump of another model" : "entry %zu: the page's run kept no such tensor", k,
+			 t ? t->operation : 0, t && t->whole_layer ? " (whole layer)" : "");
+		return fail_run(&err);
+	}
+	nbg_code rc = nbg_tensor_stored(t->data_format, t->data, (size_t)t->bytes,
+					(uint64_t)t->bytes / nbg_tensor_element_size(t->data_format), &sa, &err);
+	a = kept_side(t, sa);
+	if (rc == NBG_OK)
+		rc = dump_side(t, e, npy, size, &b, &sb, &err);
+	if (rc == NBG_OK)
+		rc = nbg_tensor_measure(&a, &b, (uint64_t)t->bytes / nbg_tensor_element_size(t->data_format), tolerance,
+					0, 0, &st, &err);
+	if (rc == NBG_OK && !(o = figures(&st, "stored")))
+		rc = err.code = NBG_E_OUT_OF_MEMORY;
+	free(sa);
+	free(sb);
+	json_decref(e);
+	if (rc != NBG_OK) {
+		if (!err.message[0])
+			snprintf(err.message, sizeof(err.message), "out of memory");
+		return fail_run(&err);
+	}
+	char *text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return take_text(text, "out of memory comparing the tensors");
 }
 
 /* 1 when slot i holds a parsed model (a worker restarted after a time

@@ -10,7 +10,7 @@ JANSSON_SRCS = $(addprefix $(JANSSON)/src/,dump.c error.c hashtable.c hashtable_
 	load.c memory.c pack_unpack.c strbuffer.c strconv.c utf.c value.c version.c)
 LIB_OBJS = $(patsubst %.c,$(WORK)/obj/%.o,$(LIB_SRCS))
 JANSSON_OBJS = $(patsubst $(JANSSON)/src/%.c,$(WORK)/obj/jansson/%.o,$(JANSSON_SRCS))
-EXPORTS = _nbg_web_buffer,_nbg_web_cpu_plan,_nbg_web_cpu_input,_nbg_web_cpu_run,_nbg_web_cpu_output,_nbg_web_cpu_output_count,_nbg_web_loaded,_nbg_web_parse,_nbg_web_report,_nbg_web_dot,_nbg_web_map,_nbg_web_meta,_nbg_web_diff,_nbg_web_weights,_nbg_web_weights_npy,_nbg_web_free,_nbg_web_warm,_malloc,_free
+EXPORTS = _nbg_web_buffer,_nbg_web_cpu_plan,_nbg_web_cpu_input,_nbg_web_cpu_run,_nbg_web_cpu_output,_nbg_web_cpu_output_count,_nbg_web_loaded,_nbg_web_parse,_nbg_web_report,_nbg_web_dot,_nbg_web_map,_nbg_web_meta,_nbg_web_diff,_nbg_web_weights,_nbg_web_weights_npy,_nbg_web_cpu_tensor_npy,_nbg_web_cpu_golden,_nbg_web_cpu_compare,_nbg_web_cpu_compare_entry,_nbg_web_free,_nbg_web_warm,_malloc,_free
 LDFLAGS = -O2 -sMODULARIZE=1 -sEXPORT_NAME=NbgModule -sSINGLE_FILE=1 \
 	-sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sENVIRONMENT=worker,node \
 	-sEXPORTED_FUNCTIONS=$(EXPORTS) -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8 \

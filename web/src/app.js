@@ -5,7 +5,8 @@
  *
  * Each request to a worker has a time limit (?limit=MS in the page's URL,
  * default 20 s); past it the worker is ended, the page says so, and the
- * next request starts a new worker.  window.nbgState tells a test driver
+ * next request starts a new worker.  A run of the CPU backend keeps its
+ * operations' outputs within ?keep=BYTES (256 MiB at most).  window.nbgState tells a test driver
  * where the page is: {phase: 'idle'|'loading'|'report'|'done'|'error', ...}.
  */
 'use strict';
@@ -13,6 +14,9 @@
 
 const params = new URLSearchParams(location.search);
 const LIMIT_MS = Math.max(1, Number(params.get('limit')) || 20000);
+/* The most bytes of a run's operation outputs kept (?keep=BYTES; the page
+ * keeps 256 MiB at most, -1: that). */
+const KEEP_BYTES = params.has('keep') ? Math.max(0, Number(params.get('keep')) || 0) : -1;
 
 /* The NBG_JSON_DOC_* and NBG_GRAPH_JSON_* bits (include/nbg/report.h, graph.h). */
 const DOC = { SUMMARY: 0x01, LAYERS: 0x02, OPERATIONS: 0x04, TABLES: 0x10, FINDINGS: 0x20,
@@ -355,7 +359,7 @@ const HIST_LINES = 5, STATUS_LINES = 1;
  * stream; the DOT itself (exported as it is) is not changed. */
 function roomyDot(dot, ops) {
 	const lines = new Map();
-	for (const o of ops)
+	for (const o of P.streams(ops))
 		lines.set(o.node, (lines.get(o.node) || 0) + (o.histogram ? HIST_LINES : STATUS_LINES));
 	return dot.replace(/^( {2}([A-Za-z]+[0-9]+) \[label="(?:[^"\\]|\\.)*)"/gm,
 		(m, head, node) => (lines.has(node) ? head + '\\n'.repeat(lines.get(node) + 1) + '"' : m));
@@ -366,9 +370,9 @@ function roomyDot(dot, ops) {
 function histogram(o, x, y, w, h) {
 	const hist = o.histogram, n = hist.counts.length;
 	const g = R.svgEl('g', { class: 'histogram', 'data-node': o.node, 'data-operation': o.operation,
-		'data-lo': hist.lo, 'data-zero-point': o.zero_point });
+		'data-operations': (o.tiles || [o.operation]).join(' '), 'data-lo': hist.lo, 'data-zero-point': o.zero_point });
 	const top = Math.max(1, ...hist.counts), bw = w / n;
-	g.appendChild(R.svgEl('title', {}, 'weights of operation ' + o.operation + ': stored code minus zero point ' +
+	g.appendChild(R.svgEl('title', {}, 'weights of ' + P.tilesText(o) + ': stored code minus zero point ' +
 		o.zero_point + ', from ' + hist.lo + ' to ' + (hist.lo + (n - 1) * (hist.width || 1))));
 	g.appendChild(R.svgEl('rect', { x: x, y: y, width: w, height: h, fill: '#fff', stroke: '#9ab' }));
 	hist.counts.forEach((c, i) => {
@@ -403,7 +407,7 @@ function outline(shape) {
  * at the bottom of its node's box. */
 function drawWeights(svg, ops) {
 	const byNode = new Map();
-	for (const o of ops)
+	for (const o of P.streams(ops))
 		byNode.set(o.node, (byNode.get(o.node) || []).concat([o]));
 	for (const g of svg.querySelectorAll('g.node')) {
 		const title = g.querySelector('title');
@@ -424,8 +428,9 @@ function drawWeights(svg, ops) {
 			else {
 				const t = R.svgEl('text', { class: 'weights-status', x: box.x + box.width / 2, y: y + h - 3,
 					'text-anchor': 'middle', 'font-size': 9, 'font-family': 'Courier', fill: '#a33',
-					'data-node': o.node, 'data-operation': o.operation }, 'weights: ' + o.status + ' (' + o.reason_id + ')');
-				t.appendChild(R.svgEl('title', {}, o.reason));
+					'data-node': o.node, 'data-operation': o.operation, 'data-operations': o.tiles.join(' ') },
+				'weights: ' + o.status + ' (' + o.reason_id + ')');
+				t.appendChild(R.svgEl('title', {}, P.tilesText(o) + ': ' + o.reason));
 				g.appendChild(t);
 			}
 			y += h;
@@ -473,9 +478,20 @@ async function showGraph() {
 		 * is known; the page draws with the font the box was sized for */
 		let laid = roomyDot(current.dot, ops).replace(/fontname="monospace"/g, 'fontname="Courier"');
 		if (current.net.layers.length > LARGE)
-			laid = compactDot(laid);
+			laid = packDot(compactDot(laid), current.net);
 		current.wops = ops;
-		const answer = await viz.call({ dot: laid });
+		/* ranks of hundreds of nodes side by side are laid out left to right:
+		 * where one node has more than 60 edges into it, or where the picture
+		 * top to bottom came out too wide */
+		const lr = (dot) => dot.replace(/^digraph nbg \{\n/, 'digraph nbg {\n  rankdir=LR;\n');
+		state.rankdir = fanIn(current.net) > 60 ? 'LR' : 'TB';
+		const t0 = performance.now();
+		let answer = await viz.call({ dot: state.rankdir === 'LR' ? lr(laid) : laid });
+		if (state.rankdir === 'TB' && tooWide(answer.svg)) {
+			state.rankdir = 'LR';
+			answer = await viz.call({ dot: lr(laid) });
+		}
+		state.layoutMs = performance.now() - t0;
 		const svg = R.svg(answer.svg);
 		place(box, svg);
 		drawWeights(svg, ops);
@@ -518,6 +534,45 @@ function compactDot(dot) {
 		}
 		return head + out + '\\n'.repeat(tail) + '"';
 	});
+}
+
+/* The DOT with the disconnected parts of the network laid out in rows and
+ * columns (Graphviz's pack, in the order of the file), not all in one row:
+ * a large network of many parts would otherwise be one picture hundreds of
+ * screens wide.  About 2 columns for 3 rows per square root of the parts
+ * (a part is wider than tall: boxes of long lines).  A connected network
+ * is left as it is. */
+function packDot(dot, net) {
+	const up = net.layers.map((_, i) => i);
+	const root = (i) => (up[i] === i ? i : (up[i] = root(up[i])));
+	for (const e of net.edges)
+		if (e.from.node !== undefined && e.to.node !== undefined)
+			up[root(e.from.node)] = root(e.to.node);
+	const parts = new Set(net.layers.map((_, i) => root(i))).size;
+	if (parts < 2)
+		return dot;
+	const columns = Math.max(1, Math.ceil(Math.sqrt(parts) * 2 / 3));
+	return dot.replace(/^digraph nbg \{\n/, 'digraph nbg {\n  pack=true;\n  packmode="array_u' + columns + '";\n');
+}
+
+/* The most edges of the network view that end at one node. */
+function fanIn(net) {
+	const n = new Map();
+	for (const e of net.edges) {
+		const k = JSON.stringify(e.to);
+		n.set(k, (n.get(k) || 0) + 1);
+	}
+	return Math.max(0, ...n.values());
+}
+
+/* A layout more than 20 screens wide and 4 times wider than tall: a
+ * network whose ranks hold hundreds of nodes side by side (a fan-in of
+ * many layers into one output), read better left to right, where each
+ * rank is a column of boxes far less tall than they are wide. */
+function tooWide(svgText) {
+	const m = /viewBox="([-0-9. ]+)"/.exec(svgText);
+	const vb = m ? m[1].trim().split(/\s+/).map(Number) : null;
+	return !!vb && vb[2] > 25000 && vb[2] > 4 * vb[3];
 }
 
 /* The library's sentence that the data flow is unreliable, over the picture. */
@@ -581,7 +636,7 @@ function selectNode(key, scroll) {
 		return;
 	state.selected = key;
 	P.show($('panel'), key, { net: current.net, cmds: current.cmds || {}, tables: current.tables,
-		wops: current.wops, report: current.report }, saveNpy);
+		wops: current.wops, report: current.report, run: current.run }, saveNpy, saveTensor);
 	if (scroll) {
 		const r = g.getBoundingClientRect(), b = box.getBoundingClientRect();
 		box.scrollLeft += r.left + r.width / 2 - (b.left + box.clientWidth / 2);
@@ -590,11 +645,26 @@ function selectNode(key, scroll) {
 }
 
 async function saveNpy(o) {
-	const k = current.wops.indexOf(o);
+	const k = current.wops.findIndex((x) => x.operation === o.operation); /* o: P.streams' copy */
 	const answer = await nbg.call({ op: 'weights-npy', slot: 0, index: k });
 	if (!answer.npy || !answer.npy[0])
 		return;
 	R.download('op' + o.operation + '_weights.npy', 'application/octet-stream', answer.npy[0]);
+}
+
+/* A kept output of the last run, as nbg run --dump names its file. */
+async function saveTensor(t) {
+	const answer = await nbg.call({ op: 'cpu-tensor-npy', index: t.k });
+	if (!answer.npy || !answer.npy[0])
+		return;
+	R.download(String(t.k).padStart(3, '0') + '-op' + t.operation + (t.whole_layer ? '-whole' : '') + '.npy',
+		'application/octet-stream', answer.npy[0]);
+}
+
+/* The panel shown again (a run or a comparison changed what it tells). */
+function refreshPanel() {
+	if (state.selected && !$('panel').hidden)
+		selectNode(state.selected, false);
 }
 
 /* Search: every node that matches is marked, the first (Enter: the next)
@@ -732,13 +802,53 @@ async function showCpu() {
 		'no NPU (doc/cpu-backend.md); a result is not an NPU\'s result, whose bit-exact equality is not established.'));
 	if (plan.runs_whole)
 		box.appendChild(cpuForm());
-	box.appendChild(R.table('t-cpu-plan', 'Operations', [
+	const table = R.table('t-cpu-plan', 'Operations', [
 		{ key: 'operation', title: '#' }, { key: 'type', title: 'type' }, { key: 'layer', title: 'layer' },
 		{ key: 'what', title: 'what' },
 		{ key: 'verdict', title: 'verdict', fmt: (x) => x.verdict + (x.reference_semantics ? ' (reference semantics)' : ''),
 			cls: (x) => x.verdict === 'refused' ? 'bad' : '' },
 		{ key: 'reason', title: 'reason', fmt: (x) => x.reason_id ? x.reason_id + ': ' + x.reason : '' }],
-	plan.steps));
+	plan.steps);
+	if (plan.steps.length > LARGE)
+		groupPlan(table, plan.steps);
+	box.appendChild(table);
+}
+
+/* A long plan (a tiled model runs hundreds of operations) folded into its
+ * layers: a row per layer, before its first operation, saying how many
+ * operations it has and their verdicts; a click on it shows or hides
+ * them.  The layer holding a refused operation is open. */
+function groupPlan(table, steps) {
+	const body = table.tBodies[0], rows = Array.from(body.rows);
+	const groups = new Map();
+	steps.forEach((st, i) => {
+		const g = groups.get(st.layer_id) || { layer: st.layer, rows: [], verdicts: new Map() };
+		g.rows.push(rows[i]);
+		g.verdicts.set(st.verdict, (g.verdicts.get(st.verdict) || 0) + 1);
+		groups.set(st.layer_id, g);
+	});
+	for (const [id, g] of groups) {
+		const open = g.verdicts.has('refused');
+		const head = R.el('tr', { class: 'group', 'data-layer': id, 'data-count': g.rows.length },
+			R.el('td', { colspan: 6 }, (open ? '▾ ' : '▸ ') + (id === 65535 ? 'no layer' : 'layer ' + id + ' ' + g.layer) + ': ' +
+				g.rows.length + ' operation' + (g.rows.length === 1 ? '' : 's') + ', ' +
+				Array.from(g.verdicts).map(([v, n]) => n + ' ' + v).join(', ')));
+		head.addEventListener('click', () => {
+			const show = g.rows[0].hidden;
+			g.rows.forEach((r) => { r.hidden = !show; });
+			head.firstChild.firstChild.nodeValue = (show ? '▾ ' : '▸ ') + head.firstChild.firstChild.nodeValue.slice(2);
+		});
+		body.insertBefore(head, g.rows[0]);
+		/* the layer's operations after its row, in their order */
+		let at = head;
+		for (const r of g.rows) {
+			r.hidden = !open;
+			at.after(r);
+			at = r;
+		}
+	}
+	table.caption.appendChild(R.el('span', { class: 'note' }, ' ' + steps.length + ' operations in ' + groups.size +
+		' layers: click a layer to show its operations'));
 }
 
 /* One file per input record, then Run. */
@@ -782,6 +892,7 @@ async function reload(file, out) {
 async function cpuRun(chosen, count) {
 	const out = R.clear($('cpu-result'));
 	state.cpu = { phase: 'running' };
+	current.run = null;
 	try {
 		const inputs = [];
 		for (let k = 0; k < count; k++) {
@@ -791,7 +902,7 @@ async function cpuRun(chosen, count) {
 		}
 		out.appendChild(R.el('p', {}, 'Running…'));
 		const t0 = performance.now();
-		const answer = await nbg.call({ op: 'cpu-run', inputs: inputs }, inputs.map((i) => i.bytes));
+		const answer = await nbg.call({ op: 'cpu-run', inputs: inputs, keep: KEEP_BYTES }, inputs.map((i) => i.bytes));
 		const r = JSON.parse(answer.text);
 		if (!r.ok)
 			throw Object.assign(new Error(r.error.message), { nbg: r.error });
@@ -814,13 +925,159 @@ async function cpuRun(chosen, count) {
 				out.appendChild(b);
 			}
 		});
-		state.cpu = { phase: 'done', outputs: doc.outputs, ms: ms };
+		keptRun(out, doc.dump);
+		out.appendChild(goldenForm(doc.outputs));
+		state.cpu = { phase: 'done', outputs: doc.outputs, ms: ms, dump: doc.dump };
 	} catch (err) {
 		R.clear(out).appendChild(R.el('p', { class: 'error', id: 'cpu-error' }, 'Not run: ' + errorLine(err)));
 		state.cpu = { phase: 'error', error: errorLine(err) };
 		/* a stopped worker is replaced by one that holds no file: load it again */
 		if (err instanceof TimeLimit && current.file)
 			await reload(current.file, out);
+	}
+}
+
+/* What the run kept of each operation (nbg_web_cpu_run's dump), for the
+ * node panels. */
+function keptRun(out, dump) {
+	if (!dump.kept) {
+		out.appendChild(R.el('p', { id: 'cpu-kept', class: 'note' }, 'The operations\' outputs were not kept: they ' +
+			'hold ' + R.bytes(dump.bytes) + ', over the ' + R.bytes(dump.limit) + ' this page keeps; nbg run --dump writes them.'));
+		return;
+	}
+	current.run = { tensors: dump.tensors.map((t, k) => Object.assign({ k: k }, t)), compared: null, limit: dump.limit };
+	out.appendChild(R.el('p', { id: 'cpu-kept' }, 'Every executed operation\'s output is kept (' + dump.tensors.length +
+		' tensors, ' + R.bytes(dump.bytes) + ', as nbg run --dump writes them): click a node in the Network tab to see ' +
+		'its own, with their figures, histogram and .npy.'));
+	refreshPanel();
+}
+
+/* The comparisons of a run: its outputs against golden files (as nbg run
+ * --golden measures them) and its operations' outputs against a dump of
+ * nbg run --dump (as nbg compare measures two dumps: the first operation
+ * that differs). */
+function goldenForm(outputs) {
+	const form = R.el('div', { id: 'cpu-compare' }, R.el('h3', {}, 'Compare'));
+	const tol = R.el('input', { id: 'cpu-tolerance', type: 'number', min: '0', step: 'any', value: '0' });
+	form.appendChild(R.el('p', {}, 'Tolerance (float32 values for the outputs, stored values for a dump): ', tol));
+	const chosen = [];
+	outputs.forEach((o, i) => {
+		const pick = R.el('input', { type: 'file', id: 'cpu-golden-' + i });
+		pick.addEventListener('change', (e) => { chosen[i] = e.target.files[0]; });
+		form.appendChild(R.el('p', {}, 'golden of output ' + i + ' (raw bytes, .npy or .tensor text, read as nbg run ' +
+			'--golden reads it): ', pick));
+	});
+	const go = R.el('button', { id: 'cpu-golden-run' }, 'Compare the outputs');
+	go.addEventListener('click', () => guarded(go, () => goldenCompare(chosen, Number(tol.value))));
+	form.appendChild(go);
+	form.appendChild(R.el('div', { id: 'cpu-golden-result' }));
+	const dir = R.el('input', { type: 'file', id: 'cpu-dump', multiple: '', webkitdirectory: '' });
+	dir.addEventListener('change', (e) => guarded(dir, () => dumpCompare(Array.from(e.target.files), Number(tol.value))));
+	form.appendChild(R.el('p', {}, 'A dump of nbg run --backend cpu --dump DIR of the same model and inputs, or of ' +
+		'another build (its directory, or dump.json and its .npy files): ', dir));
+	form.appendChild(R.el('div', { id: 'cpu-dump-result' }));
+	return form;
+}
+
+/* One comparison at a time: the control disabled meanwhile. */
+async function guarded(control, fn) {
+	control.disabled = true;
+	try {
+		await fn();
+	} finally {
+		control.disabled = false;
+	}
+}
+
+const FIGURES = [
+	{ key: 'beyond', title: 'beyond the tolerance', fmt: (x) => x.beyond + ' of ' + x.elements +
+		(x.first_beyond !== null ? ' (first at ' + x.first_beyond + ')' : '') },
+	{ key: 'max', title: 'max |diff|', fmt: (x) => P.num(x.max_abs_diff_float32 !== undefined ? x.max_abs_diff_float32 : x.max_abs_diff_stored) },
+	{ key: 'mean', title: 'mean |diff|', fmt: (x) => P.num(x.mean_abs_diff_float32 !== undefined ? x.mean_abs_diff_float32 : x.mean_abs_diff_stored) },
+	{ key: 'cosine', title: 'cosine', fmt: (x) => P.num(x.cosine) },
+	{ key: 'top', title: 'top-k common', fmt: (x) => x.top_k_common + '/' + x.top_k + (x.top1_equal ? ', top-1 equal' : '') }];
+
+async function goldenCompare(chosen, tolerance) {
+	const out = R.clear($('cpu-golden-result'));
+	state.golden = { phase: 'running' };
+	try {
+		const goldens = [];
+		for (let i = 0; i < chosen.length; i++) {
+			if (chosen[i] && chosen[i].size > MAX_FILE)
+				throw new Error('the golden of output ' + i + ' holds ' + R.bytes(chosen[i].size) + ', more than this page reads (' +
+					R.bytes(MAX_FILE) + '); use nbg run --golden');
+			if (chosen[i])
+				goldens.push({ index: i, name: chosen[i].name, bytes: await chosen[i].arrayBuffer() });
+		}
+		if (!goldens.length)
+			throw new Error('choose a golden file for an output');
+		const doc = JSON.parse(await libText({ op: 'cpu-golden', goldens: goldens, tolerance: tolerance }));
+		out.appendChild(R.el('p', { id: 'cpu-golden-verdict', class: doc.match ? '' : 'error' }, (doc.match
+			? 'Equal within the tolerance: ' : 'DIFFERENT: ') + doc.outputs.map((o) => 'output ' + o.index + ' ' +
+			(o.equal ? 'equal' : 'different')).join(', ') + ' (compared as ' + doc.compared_as + ').'));
+		out.appendChild(R.table('t-cpu-golden', 'Outputs against their goldens',
+			[{ key: 'index', title: 'output' }, { key: 'equal', title: 'verdict', fmt: (x) => x.equal ? 'equal' : 'different',
+				cls: (x) => x.equal ? '' : 'bad' }].concat(FIGURES), doc.outputs));
+		state.golden = { phase: 'done', doc: doc };
+	} catch (err) {
+		out.appendChild(R.el('p', { class: 'error', id: 'cpu-golden-verdict' }, 'Not compared: ' + errorLine(err)));
+		state.golden = { phase: 'error', error: errorLine(err) };
+	}
+}
+
+/* The dump's dump.json and, in its order, each entry's .npy (a plain name
+ * among the files chosen), then the page's run tensor by tensor. */
+async function dumpCompare(files, tolerance) {
+	const out = R.clear($('cpu-dump-result'));
+	state.dump = { phase: 'running' };
+	try {
+		if (!current.run)
+			throw new Error('run the model first, with its operations\' outputs kept');
+		const byName = new Map(files.map((f) => [f.name, f]));
+		if (!byName.has('dump.json'))
+			throw new Error('no dump.json among the files chosen: choose the directory nbg run --dump wrote');
+		const doc = JSON.parse(await byName.get('dump.json').text());
+		const ops = doc && Array.isArray(doc.operations) ? doc.operations : null;
+		if (!ops)
+			throw new Error('dump.json is not the one nbg run --dump writes (no operations array)');
+		if (ops.length !== current.run.tensors.length)
+			throw new Error('the dump lists ' + ops.length + ' tensors, the page\'s run ' + current.run.tensors.length +
+				': a dump of another model');
+		const listed = ops.map((e) => (typeof e.file === 'string' ? byName.get(e.file) : null));
+		const missing = listed.indexOf(null);
+		if (missing >= 0)
+			throw new Error('dump.json lists ' + String(ops[missing].file) + ', which is not among the files chosen');
+		/* its .npy files hold what the page's run kept, with their headers */
+		const total = listed.reduce((a, f) => a + f.size, 0);
+		if (total > current.run.limit + 128 * listed.length)
+			throw new Error('the dump\'s files hold ' + R.bytes(total) + ', more than the ' + R.bytes(current.run.limit) +
+				' this page keeps of a run');
+		const entries = [];
+		for (let k = 0; k < ops.length; k++)
+			entries.push({ entry: JSON.stringify(ops[k]), bytes: await listed[k].arrayBuffer() });
+		const r = JSON.parse(await libText({ op: 'cpu-dump-compare', entries: entries, tolerance: tolerance },
+			entries.map((e) => e.bytes)));
+		current.run.compared = r.tensors;
+		const bad = r.tensors.find((t) => t.error);
+		const first = r.tensors.findIndex((t) => !t.error && !t.equal);
+		const t = first >= 0 ? current.run.tensors[first] : null;
+		out.appendChild(R.el('p', { id: 'cpu-dump-verdict', class: bad || t ? 'error' : '' }, bad
+			? 'Not compared: ' + bad.error.code + ': ' + bad.error.message
+			: t ? 'The first operation that differs: operation ' + t.operation + (t.whole_layer ? ' (whole layer)' : '') +
+				', layer ' + t.layer_id + ' ' + t.layer + ' (' + t.operator + '), tensor ' + first + ' of ' + r.tensors.length + '.'
+			: 'Every tensor of the ' + r.tensors.length + ' is equal within the tolerance.'));
+		out.appendChild(R.table('t-cpu-dump', 'The run\'s operations against the dump',
+			[{ key: 'operation', title: 'op', fmt: (x) => current.run.tensors[x.k].operation },
+				{ key: 'layer', title: 'layer', fmt: (x) => current.run.tensors[x.k].layer },
+				{ key: 'equal', title: 'verdict', fmt: (x) => x.error ? x.error.code : x.equal ? 'equal' : 'different',
+					cls: (x) => x.equal ? '' : 'bad' }].concat(FIGURES.map((c) => Object.assign({}, c,
+				{ fmt: (x) => (x.error ? '' : c.fmt(x)) }))), r.tensors.map((x, k) => Object.assign({ k: k }, x))));
+		state.dump = { phase: 'done', first: t ? { k: first, operation: t.operation, whole_layer: t.whole_layer } : null,
+			count: r.tensors.length, error: bad ? bad.error : null };
+		refreshPanel();
+	} catch (err) {
+		out.appendChild(R.el('p', { class: 'error', id: 'cpu-dump-verdict' }, 'Not compared: ' + errorLine(err)));
+		state.dump = { phase: 'error', error: errorLine(err) };
 	}
 }
 

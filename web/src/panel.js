@@ -12,6 +12,31 @@
 
 const P = {};
 
+/* The weights document's operations one per kernel stream of a node: the
+ * row tiles of a layer name one stream, drawn once (their statuses, where
+ * none decoded, once per status and reason); each the first operation of
+ * its group, with `tiles`, the operations of the group. */
+P.streams = function (ops) {
+	const groups = new Map();
+	for (const o of ops) {
+		const key = o.node + '\n' + (o.histogram ? 'stream ' + o.stream_of : o.status + ' ' + o.reason_id);
+		const g = groups.get(key);
+		if (g)
+			g.tiles.push(o.operation);
+		else
+			groups.set(key, Object.assign({}, o, { tiles: [o.operation] }));
+	}
+	return Array.from(groups.values());
+};
+
+/* The operations of a group, as a label: "operation 3" or "operations 3, 7
+ * and 9 more (11 tiles, one kernel stream)". */
+P.tilesText = function (o) {
+	const t = o.tiles || [o.operation];
+	return t.length === 1 ? 'operation ' + t[0] : 'operations ' + t.slice(0, 3).join(', ') +
+		(t.length > 3 ? ' and ' + (t.length - 3) + ' more' : '') + ' (' + t.length + ' tiles, one kernel stream)';
+};
+
 /* The DOT node of a network layer (lib/report/dot_commands.c names them). */
 P.key = (l) => (l.layer !== null && l.layer !== undefined ? 'L' + l.layer : 'op' + l.first_operation);
 
@@ -40,48 +65,126 @@ function quant(q) {
 	return s.join(', ');
 }
 
-/* A stream's histogram with its axes: values (code - zero point) along x,
- * their count along y, the zero point's bar in red. */
-P.histogram = function (o) {
-	const W = 340, H = 150, L = 44, B = 28, T = 8, Rm = 8;
-	const hist = o.histogram, n = hist.counts.length, top = Math.max(1, ...hist.counts);
-	const w = W - L - Rm, h = H - B - T, bw = w / n;
-	const svg = R.svgEl('svg', { class: 'hist', width: W, height: H, viewBox: '0 0 ' + W + ' ' + H,
-		'data-operation': o.operation, 'data-lo': hist.lo });
-	svg.appendChild(R.svgEl('title', {}, 'operation ' + o.operation + ': how many kernel values have each stored code ' +
-		'minus the zero point ' + o.zero_point));
-	hist.counts.forEach((c, i) => {
-		const bh = c ? Math.max(0.5, h * c / top) : 0;
-		const r = R.svgEl('rect', { class: 'bin', x: L + i * bw, y: T + h - bh, width: Math.max(bw, 0.4), height: bh,
-			fill: hist.lo + i * (hist.width || 1) === 0 ? '#c44' : '#357', 'data-value': hist.lo + i * (hist.width || 1), 'data-count': c });
-		r.appendChild(R.svgEl('title', {}, (hist.lo + i * (hist.width || 1)) + ': ' + c));
-		svg.appendChild(r);
-	});
+/* The x and y axes of a w x h plot at (L, T) in svg; returns
+ * label(x, y, anchor, text, class), which writes a label there. */
+function axes(svg, L, T, w, h) {
 	const axis = { stroke: '#333', 'stroke-width': 1 };
 	svg.appendChild(R.svgEl('line', Object.assign({ x1: L, x2: L + w, y1: T + h, y2: T + h }, axis)));
 	svg.appendChild(R.svgEl('line', Object.assign({ x1: L, x2: L, y1: T, y2: T + h }, axis)));
-	const label = (x, y, anchor, t, cls) => svg.appendChild(R.svgEl('text', { x: x, y: y, 'text-anchor': anchor,
+	return (x, y, anchor, t, cls) => svg.appendChild(R.svgEl('text', { x: x, y: y, 'text-anchor': anchor,
 		'font-size': 10, fill: '#333', class: cls }, t));
+}
+
+/* A histogram with its axes: o.histogram = {lo, width, counts}, values
+ * along x (xTitle: by default the weights' stored code minus the zero
+ * point), their count along y, the bar of the value `mark` (0 by default:
+ * the zero point of the weights) in red. */
+P.histogram = function (o, xTitle, mark) {
+	const W = 340, H = 150, L = 44, B = 28, T = 8, Rm = 8;
+	const hist = o.histogram, n = hist.counts.length, top = Math.max(1, ...hist.counts);
+	const w = W - L - Rm, h = H - B - T, bw = w / n, red = mark === undefined || mark === null ? 0 : mark;
+	const svg = R.svgEl('svg', { class: 'hist', width: W, height: H, viewBox: '0 0 ' + W + ' ' + H,
+		'data-operation': o.operation, 'data-operations': (o.tiles || [o.operation]).join(' '), 'data-lo': hist.lo });
+	svg.appendChild(R.svgEl('title', {}, o.title || P.tilesText(o) + ': how many kernel values have each ' +
+		'stored code minus the zero point ' + o.zero_point));
+	hist.counts.forEach((c, i) => {
+		const bh = c ? Math.max(0.5, h * c / top) : 0, v = hist.lo + i * (hist.width || 1);
+		const r = R.svgEl('rect', { class: 'bin', x: L + i * bw, y: T + h - bh, width: Math.max(bw, 0.4), height: bh,
+			fill: v === red ? '#c44' : '#357', 'data-value': v, 'data-count': c });
+		r.appendChild(R.svgEl('title', {}, v + ': ' + c));
+		svg.appendChild(r);
+	});
+	const label = axes(svg, L, T, w, h);
 	label(L - 4, T + 8, 'end', top, 'y-max');
 	label(L - 4, T + h, 'end', 0, 'y-min');
-	label(L, T + h + 12, 'middle', hist.lo, 'x-min');
-	label(L + w, T + h + 12, 'middle', hist.lo + (n - 1) * (hist.width || 1), 'x-max');
+	label(L, T + h + 12, 'middle', P.num(hist.lo), 'x-min');
+	label(L + w, T + h + 12, 'middle', P.num(hist.lo + (n - 1) * (hist.width || 1)), 'x-max');
 	if (-hist.lo / (hist.width || 1) > 0 && -hist.lo / (hist.width || 1) < n - 1)
 		label(L + (-hist.lo / (hist.width || 1) + 0.5) * bw, T + h + 12, 'middle', 0, 'x-zero');
-	label(L + w / 2, H - 2, 'middle', 'stored code - zero point', 'x-title');
+	label(L + w / 2, H - 2, 'middle', xTitle || 'stored code - zero point', 'x-title');
 	const yt = R.svgEl('text', { x: 10, y: T + h / 2, 'text-anchor': 'middle', 'font-size': 10, fill: '#333',
 		transform: 'rotate(-90 10 ' + (T + h / 2) + ')' }, 'count');
 	svg.appendChild(yt);
 	return svg;
 };
 
+/* A number as a label: integers as they are, others to 5 significant digits. */
+P.num = (v) => (typeof v !== 'number' ? '—' : Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(5))));
+
+/* The per-channel figures of a kernel (channels: [min, max, mean] per
+ * output channel): a vertical bar from min to max and a dot at the mean
+ * per channel, the channel along x, the value (code - zero point) along y. */
+P.channels = function (o) {
+	const ch = o.histogram.channels;
+	const W = 340, H = 140, L = 44, B = 28, T = 8, Rm = 8, w = W - L - Rm, h = H - B - T;
+	const vals = ch.flat().filter((v) => typeof v === 'number');
+	const lo = Math.min(0, ...vals), hi = Math.max(0, ...vals), span = hi - lo || 1;
+	const y = (v) => T + h - (v - lo) / span * h, step = w / ch.length;
+	const svg = R.svgEl('svg', { class: 'channels', width: W, height: H, viewBox: '0 0 ' + W + ' ' + H,
+		'data-operation': o.operation });
+	svg.appendChild(R.svgEl('title', {}, 'operation ' + o.operation + ': per output channel, the smallest and largest ' +
+		'kernel value (code - zero point) and the mean (dot)'));
+	svg.appendChild(R.svgEl('line', { x1: L, x2: L + w, y1: y(0), y2: y(0), stroke: '#c77', 'stroke-width': 0.5 }));
+	ch.forEach((c, i) => {
+		const x = L + (i + 0.5) * step, g = R.svgEl('g', { class: 'ch', 'data-channel': i, 'data-min': c[0],
+			'data-max': c[1], 'data-mean': c[2] });
+		if (c[0] !== null && c[1] !== null)
+			g.appendChild(R.svgEl('line', { x1: x, x2: x, y1: y(c[0]), y2: y(c[1]), stroke: '#357', 'stroke-linecap': 'square',
+				'stroke-width': Math.max(0.6, Math.min(4, step * 0.6)) }));
+		if (c[2] !== null)
+			g.appendChild(R.svgEl('circle', { cx: x, cy: y(c[2]), r: Math.max(0.8, Math.min(2.5, step / 3)), fill: '#c44' }));
+		g.appendChild(R.svgEl('title', {}, 'channel ' + i + ': min ' + P.num(c[0]) + ', max ' + P.num(c[1]) +
+			', mean ' + P.num(c[2])));
+		svg.appendChild(g);
+	});
+	const label = axes(svg, L, T, w, h);
+	label(L - 4, T + 8, 'end', P.num(hi), 'y-max');
+	label(L - 4, T + h, 'end', P.num(lo), 'y-min');
+	label(L, T + h + 12, 'start', 0, 'x-min');
+	label(L + w, T + h + 12, 'end', ch.length - 1, 'x-max');
+	label(L + w / 2, H - 2, 'middle', 'output channel', 'x-title');
+	return svg;
+};
+
+/* The outputs the last run kept of a node's operations (run.tensors,
+ * each {k, operation, ...: nbg_web_cpu_run's dump entries}): a row of
+ * figures per tensor, its histogram, its .npy (onTensor(t)); with a
+ * comparison to a dump (run.compared[k]), its verdict. */
+function runPart(l, run, onTensor) {
+	const own = run.tensors.filter((t) => mine(l, t));
+	if (!own.length)
+		return null;
+	const part = section('Outputs of the last run (CPU)');
+	part.id = 'p-run';
+	for (const t of own) {
+		const v = t.values || {}, cmp = run.compared && run.compared[t.k];
+		part.appendChild(R.pairs('p-run-' + t.k, 'operation ' + t.operation + (t.whole_layer ? ', whole layer (' + t.tiles +
+			' tiles)' : '') + ': ' + t.operator, [
+			['shape', t.shape.join('×')], ['data type', t.data_type],
+			['zero point (command)', R.text(t.zero_point)], ['output record', R.text(t.output_record)],
+			['min', P.num(v.min)], ['max', P.num(v.max)], ['mean', P.num(v.mean)],
+			['not finite', v.nonfinite === undefined ? '—' : v.nonfinite],
+			['against the dump', !cmp ? '—' : cmp.error ? cmp.error.code + ': ' + cmp.error.message
+				: (cmp.equal ? 'equal' : 'DIFFERENT: ' + cmp.beyond + ' of ' + cmp.elements + ' beyond ' + cmp.tolerance) +
+				', max |diff| ' + P.num(cmp.max_abs_diff_stored) + ', cosine ' + P.num(cmp.cosine)]]));
+		if (t.values)
+			part.appendChild(P.histogram({ histogram: t.values, operation: t.operation, title: 'operation ' + t.operation +
+				': how many elements of its output have each stored value' }, 'stored value' +
+				(t.data_type === 'FP16' ? '' : ' (code)'), t.data_type === 'FP16' ? 0 : t.zero_point));
+		const b = R.el('button', { class: 'tensor-npy', 'data-tensor': t.k }, 'output (.npy, as nbg run --dump writes it)');
+		b.addEventListener('click', () => onTensor(t));
+		part.appendChild(b);
+	}
+	return part;
+}
+
 function section(title, ...children) {
 	return R.el('section', { class: 'panel-part' }, R.el('h4', {}, title), ...children);
 }
 
-/* The panel of node `key`: d = {net, cmds, tables, wops}; onNpy(o) saves
- * operation o's kernel codes. */
-P.show = function (aside, key, d, onNpy) {
+/* The panel of node `key`: d = {net, cmds, tables, wops, run}; onNpy(o)
+ * saves operation o's kernel codes, onTensor(t) a kept output of the run. */
+P.show = function (aside, key, d, onNpy, onTensor) {
 	R.clear(aside);
 	const l = d.net.layers.find((x) => P.key(x) === key);
 	aside.hidden = false;
@@ -124,13 +227,17 @@ P.show = function (aside, key, d, onNpy) {
 	aside.appendChild(R.table('p-operations', 'Operations', [
 		{ key: 'operation', title: 'op' }, { key: 'engine', title: 'engine' }, { key: 'command', title: 'command' },
 		{ key: 'offset', title: 'record' }, { key: 'what', title: 'what it does' }], ops));
-	const w = (d.wops || []).filter((o) => o.node === key);
+	const w = P.streams((d.wops || []).filter((o) => o.node === key));
 	if (w.length) {
 		const part = section('Weights');
 		for (const o of w) {
 			part.appendChild(R.el('p', { class: 'mono' }, o.line.trim()));
+			if (o.tiles.length > 1)
+				part.appendChild(R.el('p', { class: 'note' }, 'The same kernel stream for ' + P.tilesText(o) + '.'));
 			if (o.histogram) {
 				part.appendChild(P.histogram(o));
+				if (o.histogram.channels)
+					part.appendChild(P.channels(o));
 				if (onNpy) {
 					const b = R.el('button', { class: 'npy', 'data-operation': o.operation }, 'kernel codes (.npy)');
 					b.addEventListener('click', () => onNpy(o));
@@ -142,6 +249,9 @@ P.show = function (aside, key, d, onNpy) {
 		}
 		aside.appendChild(part);
 	}
+	const run = d.run && d.run.tensors ? runPart(l, d.run, onTensor) : null;
+	if (run)
+		aside.appendChild(run);
 	/* the findings of the commands' checks that name one of its operations */
 	const own = new Set(ops.map((o) => o.operation));
 	aside.appendChild(R.table('p-findings', 'Findings (evidence code, offset)', [

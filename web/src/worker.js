@@ -4,7 +4,8 @@
  * The page bounds each request's time and ends this worker when it is
  * exceeded, so a file that made libnbg work too long cannot hang the page.
  *
- * Request:  {id, op, slot, bytes, name, what, inputs}
+ * Request:  {id, op, slot, bytes, name, what, inputs, index, goldens,
+ *           entries, tolerance}
  * Answer:   {id, text} (the library's text; a CPU run adds npy, each
  *           output's float32 .npy file), or {id, fault} (a JS exception:
  *           the wasm ran out of memory, ...).
@@ -43,7 +44,7 @@ function cpuRun(M, req, arg) {
 			return take(M, 0);
 		M.HEAPU8.set(bytes, p);
 	}
-	const text = take(M, M._nbg_web_cpu_run());
+	const text = take(M, M._nbg_web_cpu_run(req.keep === undefined ? -1 : req.keep));
 	const doc = JSON.parse(text);
 	req.npy = [];
 	if (doc.ok) {
@@ -61,11 +62,11 @@ function cpuRun(M, req, arg) {
 	return text;
 }
 
-/* Entry req.index of the weights document as opN_weights.npy, in req.npy. */
-function weightsNpy(M, req) {
+/* A .npy the library made (fn(sizep): its malloc'd bytes) into req.npy. */
+function npyOf(M, req, fn) {
 	const sizep = M._malloc(8);
 	try {
-		const p = M._nbg_web_weights_npy(req.slot, req.index, sizep);
+		const p = fn(sizep);
 		const n = M.HEAPU32[sizep >> 2];
 		req.npy = p ? [M.HEAPU8.slice(p, p + n).buffer] : [];
 		if (p)
@@ -74,6 +75,45 @@ function weightsNpy(M, req) {
 	} finally {
 		M._free(sizep);
 	}
+}
+
+/* Bytes copied into a buffer the library gave (0: out of memory). */
+function hand(M, p, bytes) {
+	if (p)
+		M.HEAPU8.set(new Uint8Array(bytes), p);
+	return p;
+}
+
+/* The last run's outputs against golden files: each {index, name, bytes}
+ * handed over, then compared with req.tolerance. */
+function cpuGolden(M, req, arg) {
+	for (const g of req.goldens)
+		if (!hand(M, M._nbg_web_cpu_golden(g.index, arg(g.name), g.bytes.byteLength), g.bytes))
+			return take(M, 0);
+	return take(M, M._nbg_web_cpu_compare(req.tolerance));
+}
+
+/* The last run's dump against a dump of nbg run --dump: each of
+ * req.entries ({entry: its dump.json text, bytes: its .npy}) in order;
+ * the answer lists each one's figures or failure, up to the first failure. */
+function cpuDumpCompare(M, req, arg) {
+	const out = [];
+	for (let k = 0; k < req.entries.length; k++) {
+		const e = req.entries[k], n = e.bytes.byteLength;
+		const p = M._malloc(n || 1);
+		if (!p)
+			return take(M, 0);
+		try {
+			hand(M, p, e.bytes);
+			const r = JSON.parse(take(M, M._nbg_web_cpu_compare_entry(k, arg(e.entry), p, n, req.tolerance)));
+			out.push(r.ok ? JSON.parse(r.text) : { error: r.error });
+			if (!r.ok)
+				break;
+		} finally {
+			M._free(p);
+		}
+	}
+	return JSON.stringify({ ok: true, text: JSON.stringify({ tensors: out }) });
 }
 
 function run(M, req) {
@@ -96,7 +136,10 @@ function run(M, req) {
 		case 'meta': return take(M, M._nbg_web_meta(req.slot));
 		case 'diff': return take(M, M._nbg_web_diff(arg(req.name), arg(req.name2)));
 		case 'weights': return take(M, M._nbg_web_weights(req.slot));
-		case 'weights-npy': return weightsNpy(M, req);
+		case 'weights-npy': return npyOf(M, req, (sp) => M._nbg_web_weights_npy(req.slot, req.index, sp));
+		case 'cpu-tensor-npy': return npyOf(M, req, (sp) => M._nbg_web_cpu_tensor_npy(req.index, sp));
+		case 'cpu-golden': return cpuGolden(M, req, arg);
+		case 'cpu-dump-compare': return cpuDumpCompare(M, req, arg);
 		case 'cpu-plan': return take(M, M._nbg_web_cpu_plan());
 		case 'cpu-run': return cpuRun(M, req, arg);
 		default: throw new Error('unknown request ' + req.op);
