@@ -67,7 +67,7 @@ static void add_dynamic_outputs(nbg_cpu_plan *p)
  * (doc/cpu-backend.md, "The machine"); 0 for another target. */
 static uint32_t vip_sram_bytes(const nbg_model *m)
 {
-	if (m->memory.has_vip_sram || m->memory.vip_sram_bytes)
+	if (m->version >= 0x10008u || m->memory.has_vip_sram || m->memory.vip_sram_bytes)
 		return m->memory.vip_sram_bytes;
 	switch (nbg_model_target(m)) {
 	case 0x88: case 0x99: return 0x80000;
