@@ -724,7 +724,7 @@ async function runOutputs(browser, file, input, golden, tmp, label) {
 		const k = await pk.evaluate(() => ({ s: window.nbgState.cpu, kept: (document.getElementById('cpu-kept') || {}).textContent }));
 		check(k.s.phase === 'done' && k.s.dump.bytes === need && k.s.dump.limit === keep && k.s.dump.kept === (keep >= need) &&
 			k.kept.startsWith(keep >= need ? 'Every executed operation' : 'The operations\' outputs were not kept') &&
-			k.s.outputs.length === 1, name + ': ?keep=' + keep + ' (' + need + ' needed): ' + JSON.stringify(k.s.dump && {
+			k.s.outputs.length === res.outputs.length, name + ': ?keep=' + keep + ' (' + need + ' needed): ' + JSON.stringify(k.s.dump && {
 			kept: k.s.dump.kept, bytes: k.s.dump.bytes, limit: k.s.dump.limit }) + ' "' + k.kept + '"');
 		await pk.close();
 	}
