@@ -228,7 +228,10 @@ NBG_INTERNAL void nbg_coef_layout_scatter(nbg_coef_layout *l, uint32_t kpc,
  * correction) or rejects. */
 NBG_INTERNAL int nbg_coef_layout_finish(nbg_coef_layout *l, nbg_coef_out *o);
 
-/* The v8 Huffman coder: one core's bytes. */
+/* The v8 Huffman coder: one core's bytes.  A code as read (a final code,
+ * fc): its first part p0 (0-7, not 2), or 8 + its second part after a
+ * first part 010. */
+#define NBG_HUFF_CODES 12
 typedef struct nbg_huff {
 	uint8_t lengths[8];      /* symbol -> bit length */
 	uint8_t width[8];        /* symbol -> value field bits */
@@ -236,8 +239,20 @@ typedef struct nbg_huff {
 	uint8_t table[18];       /* run-length table */
 	unsigned k;              /* index bits of a long run */
 	int zrl;
-	uint8_t value[8][256];   /* symbol, field -> byte */
+	/* fc, the bits read for its value field (its free bit apart) -> the
+	 * byte (0 for a run), and the zeros of a run less one (0 for a byte) */
+	uint8_t byte[NBG_HUFF_CODES][256], run_less1[NBG_HUFF_CODES][256];
+	/* a pair's two first parts (6 bits) and the 4 bits after the next
+	 * pair's first parts -> the pair's codes resolved (NBG_HUFF_PAIR_) */
+	uint32_t pair[1024];
 } nbg_huff;
+/* Fields of nbg_huff.pair: the codes (fc), the bits their value fields
+ * take, the bits their second parts take (0, 2, 4). */
+#define NBG_HUFF_PAIR_FA(e) ((e) & 15u)
+#define NBG_HUFF_PAIR_FB(e) ((e) >> 4 & 15u)
+#define NBG_HUFF_PAIR_WA(e) ((e) >> 8 & 15u)
+#define NBG_HUFF_PAIR_WSUM(e) ((e) >> 12 & 31u)
+#define NBG_HUFF_PAIR_SEC(e) ((e) >> 17 & 7u)
 
 /* Validates and loads the coding tables of a v8 header (64 bytes at p). */
 NBG_INTERNAL int nbg_huff_init(nbg_huff *h, const uint8_t *hdr, nbg_coef_out *o);
