@@ -129,6 +129,24 @@ static inline uint32_t nbg_coef_sum(const uint8_t *w, size_t n)
 	return sum;
 }
 
+/* Adds a to each of n bytes, modulo 256: eight bytes at a time, the low
+ * seven bits of each added apart from its top bit so no carry crosses. */
+static inline void nbg_coef_add_bytes(uint8_t *w, size_t n, uint8_t a)
+{
+	const uint64_t lo = 0x7F7F7F7F7F7F7F7Full, ones = 0x0101010101010101ull;
+	uint64_t av = a * ones;
+	size_t i = 0;
+
+	for (; n - i >= 8; i += 8) {
+		uint64_t x;
+		memcpy(&x, w + i, 8);
+		x = ((x & lo) + (av & lo)) ^ ((x ^ av) & ~lo);
+		memcpy(w + i, &x, 8);
+	}
+	for (; i < n; i++)
+		w[i] = (uint8_t)(w[i] + a);
+}
+
 /* Kernel values: kz * ky * kx (fits 32 bits: checked by nbg_coef_decode). */
 static inline uint32_t nbg_coef_ksize(const nbg_coef_shape *s)
 {

@@ -163,8 +163,7 @@ static int cores(v8_ctx *c, const nbg_huff *h, nbg_coef_out *o)
 			for (uint64_t j = 0; j < len; j++)
 				b[j] = prev = (uint8_t)(prev + b[j] + avg);
 		} else if (avg) {
-			for (uint64_t j = 0; j < len; j++)
-				b[j] = (uint8_t)(b[j] + avg);
+			nbg_coef_add_bytes(b, len, avg);
 		}
 		k->start = start;
 		k->kpc = b[0] | (uint32_t)b[1] << 8;
@@ -240,8 +239,8 @@ static int v8a_place(v8_ctx *c, uint8_t *taken, uint32_t *next, nbg_coef_out *o)
 		const v8_core *k = &c->core[ci];
 		uint8_t *v = c->bytes.p + k->start + 2, zp = (uint8_t)s->zero_point;
 		/* the stored values are w - zp (16-bit kernels: zp 0) */
-		for (size_t j = 0; c->esz == 1 && j < (size_t)k->kpc * per; j++)
-			v[j] = (uint8_t)(v[j] + zp);
+		if (c->esz == 1 && zp)
+			nbg_coef_add_bytes(v, (size_t)k->kpc * per, zp);
 		for (uint32_t done = 0, sb = 0; done < k->kpc; sb++) {
 			uint32_t n = k->kpc - done < S ? k->kpc - done : S;
 			int r;
