@@ -239,11 +239,18 @@ NBG_INTERNAL bool nbg_coef_layout_reserve(nbg_coef_layout *l, uint32_t kpc, uint
  * their count. */
 NBG_INTERNAL size_t nbg_coef_layout_events(nbg_coef_layout *l, uint32_t kpc,
 					   uint32_t first_slot);
-/* Moves a core's kpc kernels from stream order (l->sv) to their slots. */
-NBG_INTERNAL void nbg_coef_layout_scatter(nbg_coef_layout *l, uint32_t kpc,
-					  uint32_t first_slot);
-/* Every slot's offset names a distinct channel: fills o's arrays (v7 bias
- * correction) or rejects. */
+/* Moves a core's kpc kernels from stream order (src) to their places in
+ * codes: kernel (slot) i at chan[i] * ksize, or at i * ksize when chan is
+ * NULL. */
+NBG_INTERNAL void nbg_coef_layout_scatter(const nbg_coef_layout *l, const uint8_t *src,
+					  uint32_t kpc, uint32_t first_slot, uint8_t *codes,
+					  const uint32_t *chan);
+/* Every slot's offset names a distinct channel: fills l->chan_of and
+ * allocates o's codes and biases, or rejects. */
+NBG_INTERNAL int nbg_coef_layout_channels(nbg_coef_layout *l, nbg_coef_out *o);
+/* o's biases (v7 bias correction) from its codes, in channel order. */
+NBG_INTERNAL void nbg_coef_layout_biases(const nbg_coef_layout *l, nbg_coef_out *o);
+/* The two above with the kernels placed from l->slot_codes. */
 NBG_INTERNAL int nbg_coef_layout_finish(nbg_coef_layout *l, nbg_coef_out *o);
 
 /* The v8 Huffman coder: one core's bytes.  A code as read (a final code,
