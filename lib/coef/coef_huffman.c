@@ -64,8 +64,8 @@ static void code_tables(nbg_huff *h, const uint8_t value[8][256])
 		for (uint32_t raw = 0; raw < (1u << f.nb); raw++) {
 			uint32_t v = raw << f.sh | f.fb;
 			unsigned r = h->run[f.sym];
-			h->byte[fc][raw] = r ? 0 : value[f.sym][v];
-			h->run_less1[fc][raw] = !r ? 0 : h->table[r == 1 ? (v & 1) : 2 + v];
+			h->byte[fc * 256 + raw] = r ? 0 : value[f.sym][v];
+			h->run_less1[fc * 256 + raw] = !r ? 0 : h->table[r == 1 ? (v & 1) : 2 + v];
 		}
 	}
 	for (unsigned i = 0; i < 1024; i++) {
@@ -73,10 +73,13 @@ static void code_tables(nbg_huff *h, const uint8_t value[8][256])
 		fa = p0a == 2 ? 8 + (next & 3) : p0a;
 		sec += p0a == 2 ? 2 : 0;
 		fb = p0b == 2 ? 8 + (next >> sec & 3) : p0b;
-		sec += p0b == 2 ? 2 : 0;
 		unsigned wa = field_of(h, fa).nb, wb = field_of(h, fb).nb;
-		h->pair[i] = fa | fb << 4 | wa << 8 | (wa + wb) << 12 | sec << 17;
+		h->pair[i] = (nbg_huff_pair){ (uint16_t)(fa * 256), (uint16_t)(fb * 256), (uint8_t)wa,
+					      (uint8_t)(wa + wb), (uint8_t)((1u << wa) - 1),
+					      (uint8_t)((1u << wb) - 1) };
 	}
+	for (unsigned p6 = 0; p6 < 64; p6++)
+		h->skip[p6] = (uint8_t)(6 + ((p6 & 7) == 2 ? 2 : 0) + ((p6 >> 3) == 2 ? 2 : 0));
 }
 
 int nbg_huff_init(nbg_huff *h, const uint8_t *hdr, nbg_coef_out *o)
@@ -156,32 +159,26 @@ static int core_done(const uint8_t *got, uint64_t have, uint64_t target, unsigne
 typedef struct hstate {
 	uint64_t pos;
 	unsigned p6, last6;
-	uint32_t pend;
+	nbg_huff_pair pend;
 	uint8_t *w;
 } hstate;
 
 /* A code's value: its byte, or (ZRL) its run of zeros. */
 static inline __attribute__((always_inline)) uint8_t *put(const nbg_huff *h, uint8_t *w,
-							   unsigned fc, uint32_t raw, int zrl)
+							   unsigned t, int zrl)
 {
 	if (!zrl) {
-		*w = h->byte[fc][raw];
+		*w = h->byte[t];
 		return w + 1;
 	}
-	unsigned n = h->run_less1[fc][raw] + 1u;
+	unsigned n = h->run_less1[t] + 1u;
 	if (n <= SLACK) {
 		memset(w, 0, SLACK);
-		*w = h->byte[fc][raw];
+		*w = h->byte[t];
 	} else {
 		memset(w, 0, n);
 	}
 	return w + n;
-}
-
-/* The bits the second parts of a pair take, from its first parts. */
-static inline unsigned seconds(unsigned p6)
-{
-	return ((p6 & 7) == 2 ? 2u : 0u) + ((p6 >> 3) == 2 ? 2u : 0u);
 }
 
 /* One step: the pair of first parts read, the second parts of the pair
@@ -193,19 +190,17 @@ static inline __attribute__((always_inline)) void step(const nbg_huff *h, const 
 							hstate *st, int values, int zrl)
 {
 	nbg_bits at = *b;
-	unsigned sec = seconds(st->last6);
-	uint32_t pend = st->pend;
+	unsigned skip = h->skip[st->last6];
+	nbg_huff_pair pend = st->pend;
 	uint64_t x;
 
 	at.pos = st->pos;
-	st->pos += 6 + sec + (values ? NBG_HUFF_PAIR_WSUM(pend) : 0);
+	st->pos += skip + (values ? pend.wsum : 0);
 	x = nbg_bits_peek(&at);
 	if (values) {
-		uint64_t y = x >> (6 + sec);
-		unsigned wa = NBG_HUFF_PAIR_WA(pend), wb = NBG_HUFF_PAIR_WSUM(pend) - wa;
-		uint32_t ra = (uint32_t)y & ((1u << wa) - 1), rb = (uint32_t)(y >> wa) & ((1u << wb) - 1);
-		st->w = put(h, st->w, NBG_HUFF_PAIR_FA(pend), ra, zrl);
-		st->w = put(h, st->w, NBG_HUFF_PAIR_FB(pend), rb, zrl);
+		uint64_t y = x >> skip;
+		st->w = put(h, st->w, pend.ta + ((unsigned)y & pend.ma), zrl);
+		st->w = put(h, st->w, pend.tb + ((unsigned)(y >> pend.wa) & pend.mb), zrl);
 	}
 	st->pend = h->pair[st->last6 << 4 | (x >> 6 & 15)];
 	st->p6 = st->last6;

@@ -257,6 +257,12 @@ NBG_INTERNAL int nbg_coef_layout_finish(nbg_coef_layout *l, nbg_coef_out *o);
  * fc): its first part p0 (0-7, not 2), or 8 + its second part after a
  * first part 010. */
 #define NBG_HUFF_CODES 12
+/* A pair of codes resolved: where their bytes and runs are in the tables
+ * (fc x 256), their value fields' bits and masks. */
+typedef struct nbg_huff_pair {
+	uint16_t ta, tb;
+	uint8_t wa, wsum, ma, mb;
+} nbg_huff_pair;
 typedef struct nbg_huff {
 	uint8_t lengths[8];      /* symbol -> bit length */
 	uint8_t width[8];        /* symbol -> value field bits */
@@ -264,20 +270,16 @@ typedef struct nbg_huff {
 	uint8_t table[18];       /* run-length table */
 	unsigned k;              /* index bits of a long run */
 	int zrl;
-	/* fc, the bits read for its value field (its free bit apart) -> the
-	 * byte (0 for a run), and the zeros of a run less one (0 for a byte) */
-	uint8_t byte[NBG_HUFF_CODES][256], run_less1[NBG_HUFF_CODES][256];
+	/* fc x 256 + the bits read for its value field (its free bit apart)
+	 * -> the byte (0 for a run), and the zeros of a run less one (0 for a
+	 * byte) */
+	uint8_t byte[NBG_HUFF_CODES * 256], run_less1[NBG_HUFF_CODES * 256];
 	/* a pair's two first parts (6 bits) and the 4 bits after the next
-	 * pair's first parts -> the pair's codes resolved (NBG_HUFF_PAIR_) */
-	uint32_t pair[1024];
+	 * pair's first parts -> the pair's codes resolved */
+	nbg_huff_pair pair[1024];
+	uint8_t skip[64];        /* a pair's first parts -> 6 + the bits of
+				  * their second parts */
 } nbg_huff;
-/* Fields of nbg_huff.pair: the codes (fc), the bits their value fields
- * take, the bits their second parts take (0, 2, 4). */
-#define NBG_HUFF_PAIR_FA(e) ((e) & 15u)
-#define NBG_HUFF_PAIR_FB(e) ((e) >> 4 & 15u)
-#define NBG_HUFF_PAIR_WA(e) ((e) >> 8 & 15u)
-#define NBG_HUFF_PAIR_WSUM(e) ((e) >> 12 & 31u)
-#define NBG_HUFF_PAIR_SEC(e) ((e) >> 17 & 7u)
 
 /* Validates and loads the coding tables of a v8 header (64 bytes at p). */
 NBG_INTERNAL int nbg_huff_init(nbg_huff *h, const uint8_t *hdr, nbg_coef_out *o);
