@@ -216,6 +216,7 @@ typedef struct nbg_coef_layout {
 	uint32_t *off;           /* per slot: the output offset word */
 	uint32_t *bias;          /* per slot: the bias word */
 	uint32_t *chan_of;       /* per slot: its channel, filled by nbg_coef_layout_place */
+	uint8_t **dst;           /* a superblock's kernels: where each goes */
 	nbg_coef_buf slot_codes; /* per slot: its values, [z][ky][kx] */
 	int chunked;             /* the z slices' values come in chunk_order */
 	uint8_t chunk_order[225];/* value i of a slice in the stream: its index
@@ -242,7 +243,7 @@ NBG_INTERNAL size_t nbg_coef_layout_events(nbg_coef_layout *l, uint32_t kpc,
 /* Moves a core's kpc kernels from stream order (src) to their places in
  * codes: kernel (slot) i at chan[i] * ksize, or at i * ksize when chan is
  * NULL. */
-NBG_INTERNAL void nbg_coef_layout_scatter(const nbg_coef_layout *l, const uint8_t *src,
+NBG_INTERNAL void nbg_coef_layout_scatter(nbg_coef_layout *l, const uint8_t *src,
 					  uint32_t kpc, uint32_t first_slot, uint8_t *codes,
 					  const uint32_t *chan);
 /* Every slot's offset names a distinct channel: fills l->chan_of and

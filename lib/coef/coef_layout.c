@@ -45,7 +45,9 @@ bool nbg_coef_layout_init(nbg_coef_layout *l, const nbg_coef_shape *s, unsigned 
 	l->off = calloc(out, sizeof(*l->off));
 	l->bias = calloc(out, sizeof(*l->bias));
 	l->chan_of = malloc(out * sizeof(*l->chan_of));
-	return l->ev && l->off && l->bias && l->chan_of;
+	/* a superblock's kernels: at most kernels_per_core, and out */
+	l->dst = malloc((s->superblock < out ? s->superblock : out) * sizeof(*l->dst));
+	return l->ev && l->off && l->bias && l->chan_of && l->dst;
 }
 
 bool nbg_coef_layout_reserve(nbg_coef_layout *l, uint32_t kpc, uint32_t first_slot)
@@ -70,6 +72,7 @@ void nbg_coef_layout_free(nbg_coef_layout *l)
 	free(l->off);
 	free(l->bias);
 	free(l->chan_of);
+	free(l->dst);
 	free(l->slot_codes.p);
 	memset(l, 0, sizeof(*l));
 }
@@ -153,7 +156,7 @@ static inline void copy_slice(uint8_t *dst, const uint8_t *src, uint32_t n)
 	}
 }
 
-void nbg_coef_layout_scatter(const nbg_coef_layout *l, const uint8_t *src, uint32_t kpc,
+void nbg_coef_layout_scatter(nbg_coef_layout *l, const uint8_t *src, uint32_t kpc,
 			     uint32_t first_slot, uint8_t *codes, const uint32_t *chan)
 {
 	const nbg_coef_shape *s = l->s;
@@ -161,21 +164,21 @@ void nbg_coef_layout_scatter(const nbg_coef_layout *l, const uint8_t *src, uint3
 
 	for (uint32_t done = 0; done < kpc;) {
 		uint32_t n = kpc - done < sb ? kpc - done : sb;
-		const uint32_t *ch = chan ? chan + first_slot + done : NULL;
-		uint8_t *base = codes + (chan ? 0 : (size_t)(first_slot + done) * ks);
-#define dst(k) (base + (size_t)(ch ? ch[k] : (k)) * ks)
+		uint8_t **dst = l->dst;
+		for (uint32_t k = 0, slot = first_slot + done; k < n; k++, slot++)
+			dst[k] = codes + (size_t)(chan ? chan[slot] : slot) * ks;
 		if (l->order == NBG_COEF_ORDER_SIX) {
 			uint32_t stride = s->kz < 6 ? s->kz : 6, blocks = (s->kz + stride - 1) / stride;
 			for (uint32_t b = 0; b < blocks; b++) {
 				uint32_t c = b + 1 < blocks ? stride : s->kz - b * stride;
 				for (uint32_t k = 0; k < n; k++, src += c)
 					for (uint32_t t = 0; t < c; t++)
-						dst(k)[b * stride + t] = src[t];
+						dst[k][b * stride + t] = src[t];
 			}
 		} else if (l->order == NBG_COEF_ORDER_INTERLEAVED) {
 			for (uint32_t z = 0; z < s->kz; z++)
 				for (uint32_t k = 0; k < n; k++, src += sp) {
-					uint8_t *d = dst(k) + z * sp;
+					uint8_t *d = dst[k] + z * sp;
 					if (!l->chunked) {
 						copy_slice(d, src, sp);
 						continue;
@@ -185,9 +188,8 @@ void nbg_coef_layout_scatter(const nbg_coef_layout *l, const uint8_t *src, uint3
 				}
 		} else {
 			for (uint32_t k = 0; k < n; k++, src += ks)
-				memcpy(dst(k), src, ks);
+				memcpy(dst[k], src, ks);
 		}
-#undef dst
 		done += n;
 	}
 }
