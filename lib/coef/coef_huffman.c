@@ -22,8 +22,10 @@
  * byte, then two pairs of codes 00x complete the last values; the core's
  * size in bits is exactly where that ends.
  *
- * The decoder is table-driven: each symbol's field width, whether it is a
- * run, and the byte of every field value are computed once per stream.
+ * The decoder is table-driven, computed once per stream: a pair's two first
+ * parts and the four bits after the next pair's give both codes resolved
+ * (second parts read) in one lookup; each code's value field gives its
+ * byte, or its run, in another.
  */
 #include "coef/coef_internal.h"
 
@@ -32,10 +34,59 @@
 static const uint8_t sym_p0[8] = { 0, 1, 8, 3, 0, 1, 4, 2 };
 static const uint8_t sym_p1[4] = { 7, 5, 6, 5 };
 
+/* A code's value field: nb bits from the stream, shifted by sh, below them
+ * the code's free bit fb. */
+typedef struct field {
+	unsigned sym, nb, sh, fb;
+} field;
+
+static field field_of(const nbg_huff *h, unsigned fc)
+{
+	unsigned sym = fc < 8 ? sym_p0[fc] : sym_p1[fc - 8];
+	int has_free = fc < 8 ? sym <= 1 : sym == 5;
+	field f = { sym, h->width[sym], 0, 0 };
+
+	if (has_free && f.nb) {
+		f.nb--;
+		f.sh = 1;
+		f.fb = fc < 8 ? fc >> 2 : (fc - 8) >> 1;
+	}
+	return f;
+}
+
+/* The byte and run of every code and field value, and the resolved pairs. */
+static void code_tables(nbg_huff *h, const uint8_t value[8][256])
+{
+	for (unsigned fc = 0; fc < NBG_HUFF_CODES; fc++) {
+		if (fc == 2)
+			continue; /* 010: the second part decides */
+		field f = field_of(h, fc);
+		for (uint32_t raw = 0; raw < (1u << f.nb); raw++) {
+			uint32_t v = raw << f.sh | f.fb;
+			unsigned r = h->run[f.sym];
+			h->byte[fc * 256 + raw] = r ? 0 : value[f.sym][v];
+			h->run_less1[fc * 256 + raw] = !r ? 0 : h->table[r == 1 ? (v & 1) : 2 + v];
+		}
+	}
+	for (unsigned i = 0; i < 1024; i++) {
+		unsigned p0a = i >> 4 & 7, p0b = i >> 7 & 7, next = i & 15, sec = 0, fa, fb;
+		fa = p0a == 2 ? 8 + (next & 3) : p0a;
+		sec += p0a == 2 ? 2 : 0;
+		fb = p0b == 2 ? 8 + (next >> sec & 3) : p0b;
+		unsigned wa = field_of(h, fa).nb, wb = field_of(h, fb).nb;
+		h->pair[i] = (nbg_huff_pair){ (uint16_t)(fa * 256), (uint16_t)(fb * 256), (uint8_t)wa,
+					      (uint8_t)(wa + wb), (uint8_t)((1u << wa) - 1),
+					      (uint8_t)((1u << wb) - 1) };
+	}
+	for (unsigned p6 = 0; p6 < 64; p6++)
+		h->skip[p6] = (uint8_t)(6 + ((p6 & 7) == 2 ? 2 : 0) + ((p6 >> 3) == 2 ? 2 : 0));
+}
+
 int nbg_huff_init(nbg_huff *h, const uint8_t *hdr, nbg_coef_out *o)
 {
 	uint32_t map = le32(hdr + 20);
 	unsigned rls = hdr[1];
+	uint8_t value[8][256]; /* symbol, field -> byte */
 
 	memset(h, 0, sizeof(*h));
 	if (rls) {
@@ -62,42 +113,22 @@ int nbg_huff_init(nbg_huff *h, const uint8_t *hdr, nbg_coef_out *o)
 			continue;
 		for (uint32_t f = 0; f < (1u << n); f++) {
 			uint32_t m = L ? (1u << (L - 1)) | (f >> 1) : 0;
-			h->value[i][f] = h->zrl && L == 7 ? (uint8_t)f
+			value[i][f] = h->zrl && L == 7 ? (uint8_t)f
 					 : (uint8_t)(!(f & 1) ? m : h->zrl ? 0u - m : ~m);
 		}
 	}
+	code_tables(h, (const uint8_t(*)[256])value);
 	return NBG_COEF_DECODED;
 }
 
-/* A code, packed for conditional moves: its symbol (bits 0-7, 8 when the
- * second part decides), and how its value field is read: nb bits (8-15)
- * from the stream, shifted by sh (16-23), the free bit fb (24-31) below. */
-static uint32_t code_of(const nbg_huff *h, unsigned sym, unsigned free_bit, int has_free)
-{
-	unsigned nb = h->width[sym], sh = 0, fb = 0;
-
-	if (has_free && nb) {
-		nb--;
-		sh = 1;
-		fb = free_bit;
-	}
-	return sym | nb << 8 | sh << 16 | fb << 24;
-}
-
-/* The codes of every first part (p0) and second part (p1). */
-static void code_tables(const nbg_huff *h, uint32_t first[8], uint32_t second[4])
-{
-	for (unsigned p0 = 0; p0 < 8; p0++)
-		first[p0] = sym_p0[p0] == 8 ? 8 : code_of(h, sym_p0[p0], p0 >> 2, sym_p0[p0] <= 1);
-	for (unsigned p1 = 0; p1 < 4; p1++)
-		second[p1] = code_of(h, sym_p1[p1], p1 >> 1, sym_p1[p1] == 5);
-}
-
 /* After the pair that completed the core's bytes: only zeros beyond them,
- * exactly nbits used, the flush codes the encoder's 00x, all alike. */
-static int core_done(const uint8_t *got, uint64_t have, uint64_t target, const uint8_t *p0,
-		     unsigned last, uint64_t pos, uint64_t nbits, uint64_t base, nbg_coef_out *o)
+ * exactly nbits used, the flush codes the encoder's 00x, all alike (the
+ * first parts of the last two steps, p6 and last6). */
+static int core_done(const uint8_t *got, uint64_t have, uint64_t target, unsigned p6,
+		     unsigned last6, uint64_t pos, uint64_t nbits, uint64_t base, nbg_coef_out *o)
 {
+	unsigned four = p6 | last6 << 6;
+
 	for (uint64_t k = target; k < have; k++)
 		if (got[k])
 			return nbg_coef_reject(o, "run-past-end", base + pos,
@@ -107,10 +138,9 @@ static int core_done(const uint8_t *got, uint64_t have, uint64_t target, const u
 		return nbg_coef_reject(o, "bit-count-mismatch", base + pos,
 				       "the core's bytes end at bit %llu; its stream_size is %llu",
 				       (unsigned long long)pos, (unsigned long long)nbits);
-	/* the last two steps' first parts: ring slots last-2, last-1, last, last+1 */
 	for (unsigned k = 0; k < 4; k++) {
-		unsigned c = p0[(last + 4 + k) % 6];
-		if ((c & 3) || c != p0[(last + 4) % 6])
+		unsigned c = four >> (3 * k) & 7;
+		if ((c & 3) || c != (four & 7))
 			return nbg_coef_reject(o, "flush-codes", base + pos,
 					       "the codes that flush the core are not the encoder's "
 					       "00x");
@@ -118,55 +148,71 @@ static int core_done(const uint8_t *got, uint64_t have, uint64_t target, const u
 	return NBG_COEF_DECODED;
 }
 
-/* The most one step writes: two runs. */
+/* The most one step writes: two runs; a run's zeros are written 16 bytes
+ * at a time, up to SLACK bytes past them. */
 #define STEP_MAX 512u
+#define SLACK 16u
 
-/* The decoder's state: the codes of the last three pairs in a ring of six
- * slots (pair s in slots 2s mod 6 and the next), their first parts (for the
- * flush check), where the next byte goes. */
+/* The decoder's state between steps: where the next step reads, the first
+ * parts of the last two pairs, the pair before them resolved (its values
+ * come next), where the next byte goes. */
 typedef struct hstate {
-	const nbg_huff *h;
-	uint32_t first[8], second[4];
-	uint32_t c[6];
-	uint8_t p0[6];
+	uint64_t pos;
+	unsigned p6, last6;
+	nbg_huff_pair pend;
 	uint8_t *w;
 } hstate;
 
-/* One step, the pair in slot i read, the second parts of slot j, the values
- * of slot k (constants once inlined: the ring stays in registers); returns
- * the bits it used. */
-static inline unsigned step(hstate *st, uint64_t v, unsigned i, unsigned j, unsigned k,
-			    int seconds, int values)
+/* A code's value: its byte, or (ZRL) its run of zeros. */
+static inline __attribute__((always_inline)) uint8_t *put(const nbg_huff *h, uint8_t *w,
+							   unsigned t, int zrl)
 {
-	const nbg_huff *h = st->h;
-	unsigned used = 6;
+	if (!zrl) {
+		*w = h->byte[t];
+		return w + 1;
+	}
+	unsigned n = h->run_less1[t] + 1u;
+	if (n <= SLACK) {
+		memset(w, 0, SLACK);
+		*w = h->byte[t];
+	} else {
+		memset(w, 0, n);
+	}
+	return w + n;
+}
 
-	st->p0[i] = v & 7;
-	st->p0[i + 1] = v >> 3 & 7;
-	st->c[i] = st->first[v & 7];
-	st->c[i + 1] = st->first[v >> 3 & 7];
-	v >>= 6;
-	for (unsigned t = j; seconds && t < j + 2; t++) {
-		unsigned more = st->c[t] == 8 ? 2 : 0;
-		st->c[t] = more ? st->second[v & 3] : st->c[t];
-		v >>= more;
-		used += more;
+/* One step: the pair of first parts read, the second parts of the pair
+ * before, the values of the pair before that (values 0: the pipeline is
+ * filling).  The bits it takes are known before it reads them (the last
+ * pair's first parts, the pair before resolved), which keeps the bit
+ * position's dependency chain short. */
+static inline __attribute__((always_inline)) void step(const nbg_huff *h, const nbg_bits *b,
+							hstate *st, int values, int zrl)
+{
+	nbg_bits at = *b;
+	unsigned skip = h->skip[st->last6];
+	nbg_huff_pair pend = st->pend;
+	uint64_t x;
+
+	at.pos = st->pos;
+	st->pos += skip + (values ? pend.wsum : 0);
+	x = nbg_bits_peek(&at);
+	if (values) {
+		uint64_t y = x >> skip;
+		st->w = put(h, st->w, pend.ta + ((unsigned)y & pend.ma), zrl);
+		st->w = put(h, st->w, pend.tb + ((unsigned)(y >> pend.wa) & pend.mb), zrl);
 	}
-	for (unsigned t = k; values && t < k + 2; t++) {
-		uint32_t c = st->c[t];
-		unsigned sym = c & 0xff, nb = c >> 8 & 0xff;
-		uint32_t f = (uint32_t)((v & ((1ull << nb) - 1)) << (c >> 16 & 0xff) | c >> 24);
-		v >>= nb;
-		used += nb;
-		if (!h->run[sym]) {
-			*st->w++ = h->value[sym][f];
-		} else {
-			unsigned run = h->table[h->run[sym] == 1 ? (f & 1) : 2 + f] + 1u;
-			memset(st->w, 0, run);
-			st->w += run;
-		}
-	}
-	return used;
+	st->pend = h->pair[st->last6 << 4 | (x >> 6 & 15)];
+	st->p6 = st->last6;
+	st->last6 = (unsigned)x & 63;
+}
+
+/* Steps until the bytes reach end or the bits run out. */
+static inline __attribute__((always_inline)) void steps(const nbg_huff *h, const nbg_bits *b,
+							 hstate *st, const uint8_t *end, int zrl)
+{
+	while (st->w < end && st->pos <= b->nbits)
+		step(h, b, st, 1, zrl);
 }
 
 int nbg_huff_core(const nbg_huff *h, const uint8_t *p, uint64_t nbits, uint64_t base,
@@ -176,53 +222,43 @@ int nbg_huff_core(const nbg_huff *h, const uint8_t *p, uint64_t nbits, uint64_t 
 	uint64_t start = buf->len, target;
 	hstate st;
 	uint8_t *end;
-	unsigned last;
 
-	if (!nbg_coef_buf_reserve(buf, STEP_MAX))
+	if (!nbg_coef_buf_reserve(buf, STEP_MAX + SLACK))
 		return NBG_COEF_NO_MEMORY;
 	memset(&st, 0, sizeof(st));
-	st.h = h;
-	code_tables(h, st.first, st.second);
 	st.w = buf->p + start;
-	/* steps 0-2: the pipeline fills; step 2 completes the first two bytes */
-	b.pos += step(&st, nbg_bits_peek(&b), 0, 4, 2, 0, 0);
-	b.pos += step(&st, nbg_bits_peek(&b), 2, 0, 4, 1, 0);
-	b.pos += step(&st, nbg_bits_peek(&b), 4, 2, 0, 1, 1);
-	if (b.pos > nbits)
+	/* steps 0-2: the pipeline fills (the pair before the first has no
+	 * 010 codes: its second parts take no bits); step 2 completes the
+	 * first two bytes */
+	step(h, &b, &st, 0, h->zrl);
+	step(h, &b, &st, 0, h->zrl);
+	step(h, &b, &st, 1, h->zrl);
+	if (st.pos > nbits)
 		return nbg_coef_reject(o, "stream-overrun", base + nbits,
 				       "the core's codes pass its %llu bits",
 				       (unsigned long long)nbits);
 	/* a code takes at least 3 bits for at most 256 bytes */
 	target = want(ctx, buf->p + start);
 	if (target == UINT64_MAX || target > (nbits / 3 + 2) * 256)
-		return nbg_coef_reject(o, "kernel-count-mismatch", base + b.pos,
+		return nbg_coef_reject(o, "kernel-count-mismatch", base + st.pos,
 				       "the core's kernel count does not fit the command's kernels "
 				       "or the core's bits");
 	/* room for every byte and the most a last step can add past them */
 	buf->len = (uint64_t)(st.w - buf->p);
-	if (!nbg_coef_buf_reserve(buf, target + STEP_MAX))
+	if (!nbg_coef_buf_reserve(buf, target + STEP_MAX + SLACK))
 		return NBG_COEF_NO_MEMORY;
 	st.w = buf->p + buf->len;
 	end = buf->p + start + target;
-	last = 4;
-	while (st.w < end && b.pos <= nbits) {
-		b.pos += step(&st, nbg_bits_peek(&b), 0, 4, 2, 1, 1);
-		last = 0;
-		if (st.w >= end || b.pos > nbits)
-			break;
-		b.pos += step(&st, nbg_bits_peek(&b), 2, 0, 4, 1, 1);
-		last = 2;
-		if (st.w >= end || b.pos > nbits)
-			break;
-		b.pos += step(&st, nbg_bits_peek(&b), 4, 2, 0, 1, 1);
-		last = 4;
-	}
-	if (b.pos > nbits)
+	if (h->zrl)
+		steps(h, &b, &st, end, 1);
+	else
+		steps(h, &b, &st, end, 0);
+	if (st.pos > nbits)
 		return nbg_coef_reject(o, "stream-overrun", base + nbits,
 				       "the core's codes pass its %llu bits",
 				       (unsigned long long)nbits);
-	int r = core_done(buf->p + start, (uint64_t)(st.w - buf->p) - start, target, st.p0, last,
-			  b.pos, nbits, base, o);
+	int r = core_done(buf->p + start, (uint64_t)(st.w - buf->p) - start, target, st.p6,
+			  st.last6, st.pos, nbits, base, o);
 	buf->len = start + target;
 	return r;
 }

@@ -129,6 +129,24 @@ static inline uint32_t nbg_coef_sum(const uint8_t *w, size_t n)
 	return sum;
 }
 
+/* Adds a to each of n bytes, modulo 256: eight bytes at a time, the low
+ * seven bits of each added apart from its top bit so no carry crosses. */
+static inline void nbg_coef_add_bytes(uint8_t *w, size_t n, uint8_t a)
+{
+	const uint64_t lo = 0x7F7F7F7F7F7F7F7Full, ones = 0x0101010101010101ull;
+	uint64_t av = a * ones;
+	size_t i = 0;
+
+	for (; n - i >= 8; i += 8) {
+		uint64_t x;
+		memcpy(&x, w + i, 8);
+		x = ((x & lo) + (av & lo)) ^ ((x ^ av) & ~lo);
+		memcpy(w + i, &x, 8);
+	}
+	for (; i < n; i++)
+		w[i] = (uint8_t)(w[i] + a);
+}
+
 /* Kernel values: kz * ky * kx (fits 32 bits: checked by nbg_coef_decode). */
 static inline uint32_t nbg_coef_ksize(const nbg_coef_shape *s)
 {
@@ -198,6 +216,7 @@ typedef struct nbg_coef_layout {
 	uint32_t *off;           /* per slot: the output offset word */
 	uint32_t *bias;          /* per slot: the bias word */
 	uint32_t *chan_of;       /* per slot: its channel, filled by nbg_coef_layout_place */
+	uint8_t **dst;           /* a superblock's kernels: where each goes */
 	nbg_coef_buf slot_codes; /* per slot: its values, [z][ky][kx] */
 	int chunked;             /* the z slices' values come in chunk_order */
 	uint8_t chunk_order[225];/* value i of a slice in the stream: its index
@@ -221,14 +240,30 @@ NBG_INTERNAL bool nbg_coef_layout_reserve(nbg_coef_layout *l, uint32_t kpc, uint
  * their count. */
 NBG_INTERNAL size_t nbg_coef_layout_events(nbg_coef_layout *l, uint32_t kpc,
 					   uint32_t first_slot);
-/* Moves a core's kpc kernels from stream order (l->sv) to their slots. */
-NBG_INTERNAL void nbg_coef_layout_scatter(nbg_coef_layout *l, uint32_t kpc,
-					  uint32_t first_slot);
-/* Every slot's offset names a distinct channel: fills o's arrays (v7 bias
- * correction) or rejects. */
+/* Moves a core's kpc kernels from stream order (src) to their places in
+ * codes: kernel (slot) i at chan[i] * ksize, or at i * ksize when chan is
+ * NULL. */
+NBG_INTERNAL void nbg_coef_layout_scatter(nbg_coef_layout *l, const uint8_t *src,
+					  uint32_t kpc, uint32_t first_slot, uint8_t *codes,
+					  const uint32_t *chan);
+/* Every slot's offset names a distinct channel: fills l->chan_of and
+ * allocates o's codes and biases, or rejects. */
+NBG_INTERNAL int nbg_coef_layout_channels(nbg_coef_layout *l, nbg_coef_out *o);
+/* o's biases (v7 bias correction) from its codes, in channel order. */
+NBG_INTERNAL void nbg_coef_layout_biases(const nbg_coef_layout *l, nbg_coef_out *o);
+/* The two above with the kernels placed from l->slot_codes. */
 NBG_INTERNAL int nbg_coef_layout_finish(nbg_coef_layout *l, nbg_coef_out *o);
 
-/* The v8 Huffman coder: one core's bytes. */
+/* The v8 Huffman coder: one core's bytes.  A code as read (a final code,
+ * fc): its first part p0 (0-7, not 2), or 8 + its second part after a
+ * first part 010. */
+#define NBG_HUFF_CODES 12
+/* A pair of codes resolved: where their bytes and runs are in the tables
+ * (fc x 256), their value fields' bits and masks. */
+typedef struct nbg_huff_pair {
+	uint16_t ta, tb;
+	uint8_t wa, wsum, ma, mb;
+} nbg_huff_pair;
 typedef struct nbg_huff {
 	uint8_t lengths[8];      /* symbol -> bit length */
 	uint8_t width[8];        /* symbol -> value field bits */
@@ -236,7 +271,15 @@ typedef struct nbg_huff {
 	uint8_t table[18];       /* run-length table */
 	unsigned k;              /* index bits of a long run */
 	int zrl;
-	uint8_t value[8][256];   /* symbol, field -> byte */
+	/* fc x 256 + the bits read for its value field (its free bit apart)
+	 * -> the byte (0 for a run), and the zeros of a run less one (0 for a
+	 * byte) */
+	uint8_t byte[NBG_HUFF_CODES * 256], run_less1[NBG_HUFF_CODES * 256];
+	/* a pair's two first parts (6 bits) and the 4 bits after the next
+	 * pair's first parts -> the pair's codes resolved */
+	nbg_huff_pair pair[1024];
+	uint8_t skip[64];        /* a pair's first parts -> 6 + the bits of
+				  * their second parts */
 } nbg_huff;
 
 /* Validates and loads the coding tables of a v8 header (64 bytes at p). */

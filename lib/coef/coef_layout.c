@@ -45,7 +45,9 @@ bool nbg_coef_layout_init(nbg_coef_layout *l, const nbg_coef_shape *s, unsigned 
 	l->off = calloc(out, sizeof(*l->off));
 	l->bias = calloc(out, sizeof(*l->bias));
 	l->chan_of = malloc(out * sizeof(*l->chan_of));
-	return l->ev && l->off && l->bias && l->chan_of;
+	/* a superblock's kernels: at most kernels_per_core, and out */
+	l->dst = malloc((s->superblock < out ? s->superblock : out) * sizeof(*l->dst));
+	return l->ev && l->off && l->bias && l->chan_of && l->dst;
 }
 
 bool nbg_coef_layout_reserve(nbg_coef_layout *l, uint32_t kpc, uint32_t first_slot)
@@ -70,6 +72,7 @@ void nbg_coef_layout_free(nbg_coef_layout *l)
 	free(l->off);
 	free(l->bias);
 	free(l->chan_of);
+	free(l->dst);
 	free(l->slot_codes.p);
 	memset(l, 0, sizeof(*l));
 }
@@ -153,27 +156,29 @@ static inline void copy_slice(uint8_t *dst, const uint8_t *src, uint32_t n)
 	}
 }
 
-void nbg_coef_layout_scatter(nbg_coef_layout *l, uint32_t kpc, uint32_t first_slot)
+void nbg_coef_layout_scatter(nbg_coef_layout *l, const uint8_t *src, uint32_t kpc,
+			     uint32_t first_slot, uint8_t *codes, const uint32_t *chan)
 {
 	const nbg_coef_shape *s = l->s;
 	uint32_t sp = s->kx * s->ky, ks = nbg_coef_ksize(s), sb = s->superblock;
-	const uint8_t *src = l->sv.p;
 
 	for (uint32_t done = 0; done < kpc;) {
 		uint32_t n = kpc - done < sb ? kpc - done : sb;
-		uint8_t *dst = l->slot_codes.p + (size_t)(first_slot + done) * ks;
+		uint8_t **dst = l->dst;
+		for (uint32_t k = 0, slot = first_slot + done; k < n; k++, slot++)
+			dst[k] = codes + (size_t)(chan ? chan[slot] : slot) * ks;
 		if (l->order == NBG_COEF_ORDER_SIX) {
 			uint32_t stride = s->kz < 6 ? s->kz : 6, blocks = (s->kz + stride - 1) / stride;
 			for (uint32_t b = 0; b < blocks; b++) {
 				uint32_t c = b + 1 < blocks ? stride : s->kz - b * stride;
 				for (uint32_t k = 0; k < n; k++, src += c)
 					for (uint32_t t = 0; t < c; t++)
-						dst[(size_t)k * ks + b * stride + t] = src[t];
+						dst[k][b * stride + t] = src[t];
 			}
 		} else if (l->order == NBG_COEF_ORDER_INTERLEAVED) {
 			for (uint32_t z = 0; z < s->kz; z++)
 				for (uint32_t k = 0; k < n; k++, src += sp) {
-					uint8_t *d = dst + (size_t)k * ks + z * sp;
+					uint8_t *d = dst[k] + z * sp;
 					if (!l->chunked) {
 						copy_slice(d, src, sp);
 						continue;
@@ -182,8 +187,8 @@ void nbg_coef_layout_scatter(nbg_coef_layout *l, uint32_t kpc, uint32_t first_sl
 						d[l->chunk_order[i]] = src[i];
 				}
 		} else {
-			memcpy(dst, src, (size_t)n * ks);
-			src += (size_t)n * ks;
+			for (uint32_t k = 0; k < n; k++, src += ks)
+				memcpy(dst[k], src, ks);
 		}
 		done += n;
 	}
@@ -208,7 +213,7 @@ static int channels_by(nbg_coef_layout *l, uint32_t plane, uint8_t *seen)
 	return 1;
 }
 
-int nbg_coef_layout_finish(nbg_coef_layout *l, nbg_coef_out *o)
+int nbg_coef_layout_channels(nbg_coef_layout *l, nbg_coef_out *o)
 {
 	const nbg_coef_shape *s = l->s;
 	uint32_t out = s->out, ks = nbg_coef_ksize(s);
@@ -238,10 +243,17 @@ int nbg_coef_layout_finish(nbg_coef_layout *l, nbg_coef_out *o)
 	o->bias = malloc(out * sizeof(int32_t));
 	if (!o->codes || !o->bias_stored || !o->bias)
 		return NBG_COEF_NO_MEMORY;
+	return NBG_COEF_DECODED;
+}
+
+void nbg_coef_layout_biases(const nbg_coef_layout *l, nbg_coef_out *o)
+{
+	const nbg_coef_shape *s = l->s;
+	uint32_t out = s->out, ks = nbg_coef_ksize(s);
+
 	for (uint32_t i = 0; i < out; i++) {
 		uint32_t c = l->chan_of[i];
-		const uint8_t *w = l->slot_codes.p + (size_t)i * ks;
-		memcpy(o->codes + (size_t)c * ks, w, ks);
+		const uint8_t *w = o->codes + (size_t)c * ks;
 		/* stored = bias - sum((w - zp) * in_zp), modulo 2^32; int8:
 		 * stored = bias */
 		uint32_t corr = s->int8 ? 0
@@ -250,5 +262,17 @@ int nbg_coef_layout_finish(nbg_coef_layout *l, nbg_coef_out *o)
 		o->bias_stored[c] = (int32_t)l->bias[i];
 		o->bias[c] = (int32_t)(l->bias[i] + corr);
 	}
+}
+
+int nbg_coef_layout_finish(nbg_coef_layout *l, nbg_coef_out *o)
+{
+	uint32_t ks = nbg_coef_ksize(l->s);
+	int r = nbg_coef_layout_channels(l, o);
+
+	if (r != NBG_COEF_DECODED)
+		return r;
+	for (uint32_t i = 0; i < l->s->out; i++)
+		memcpy(o->codes + (size_t)l->chan_of[i] * ks, l->slot_codes.p + (size_t)i * ks, ks);
+	nbg_coef_layout_biases(l, o);
 	return NBG_COEF_DECODED;
 }

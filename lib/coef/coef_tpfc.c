@@ -158,8 +158,10 @@ static int decode_aligned(const uint8_t *p, size_t n, const nbg_coef_shape *s, u
 		/* precode: differences mod 256 within the chunk, from 0 (the
 		 * header check leaves avg_bias 0 with it) */
 		uint8_t prev = 0;
-		for (uint64_t j = start; j < buf.len; j++)
-			buf.p[j] = prev = (uint8_t)(buf.p[j] + avg + (precode ? prev : 0));
+		for (uint64_t j = start; precode && j < buf.len; j++)
+			buf.p[j] = prev = (uint8_t)(buf.p[j] + prev);
+		if (!precode)
+			nbg_coef_add_bytes(buf.p + start, buf.len - start, avg);
 		pos += bytes;
 		if (i + 1 < nin && pos % align) {
 			uint64_t next = (pos + align - 1) / align * align;

@@ -117,7 +117,7 @@ static int one_core(nbg_coef_layout *l, const v7_core *c, uint32_t *kpc_out, nbg
 	if ((r = tokens(l, c, &b, zrl, kpc, o)) != NBG_COEF_DECODED ||
 	    (r = core_end(c, &b, o)) != NBG_COEF_DECODED)
 		return r;
-	nbg_coef_layout_scatter(l, kpc, c->slot);
+	nbg_coef_layout_scatter(l, l->sv.p, kpc, c->slot, l->slot_codes.p, NULL);
 	*kpc_out = kpc;
 	return NBG_COEF_DECODED;
 }

@@ -163,8 +163,7 @@ static int cores(v8_ctx *c, const nbg_huff *h, nbg_coef_out *o)
 			for (uint64_t j = 0; j < len; j++)
 				b[j] = prev = (uint8_t)(prev + b[j] + avg);
 		} else if (avg) {
-			for (uint64_t j = 0; j < len; j++)
-				b[j] = (uint8_t)(b[j] + avg);
+			nbg_coef_add_bytes(b, len, avg);
 		}
 		k->start = start;
 		k->kpc = b[0] | (uint32_t)b[1] << 8;
@@ -240,8 +239,8 @@ static int v8a_place(v8_ctx *c, uint8_t *taken, uint32_t *next, nbg_coef_out *o)
 		const v8_core *k = &c->core[ci];
 		uint8_t *v = c->bytes.p + k->start + 2, zp = (uint8_t)s->zero_point;
 		/* the stored values are w - zp (16-bit kernels: zp 0) */
-		for (size_t j = 0; c->esz == 1 && j < (size_t)k->kpc * per; j++)
-			v[j] = (uint8_t)(v[j] + zp);
+		if (c->esz == 1 && zp)
+			nbg_coef_add_bytes(v, (size_t)k->kpc * per, zp);
 		for (uint32_t done = 0, sb = 0; done < k->kpc; sb++) {
 			uint32_t n = k->kpc - done < S ? k->kpc - done : S;
 			int r;
@@ -343,8 +342,32 @@ static int v8a(v8_ctx *c, nbg_coef_out *o)
 	return r;
 }
 
-/* v8b with one writer's order: the words out of the bytes, the values to
- * their kernels. */
+/* v8b: a core's kpc kernels (slots from slot) at b: each kernel's bias
+ * word before its first value and offset word after its last; the words
+ * into l->bias and l->off, and (vals not NULL) the values alone into vals. */
+static void v8b_words(nbg_coef_layout *l, const uint8_t *b, uint32_t kpc, uint32_t slot,
+		      uint8_t *vals)
+{
+	size_t ne = nbg_coef_layout_events(l, kpc, slot);
+	uint64_t vpos = 0;
+
+	for (size_t e = 0; e < ne; e++) {
+		uint64_t upto = l->ev[e].pos + l->ev[e].offset;
+		if (vals)
+			memcpy(vals + vpos, b, (size_t)(upto - vpos));
+		b += upto - vpos;
+		vpos = upto;
+		if (l->ev[e].offset)
+			l->off[l->ev[e].slot] = le32(b);
+		else
+			l->bias[l->ev[e].slot] = le32(b);
+		b += 4;
+	}
+}
+
+/* v8b with one writer's order: the words out of the bytes, the channels
+ * from the offset words, then each core's values straight to their
+ * channels' kernels. */
 static int v8b_order(void *ctx, const nbg_coef_shape *s, unsigned order, nbg_coef_out *o)
 {
 	v8_ctx *c = ctx;
@@ -358,27 +381,7 @@ static int v8b_order(void *ctx, const nbg_coef_shape *s, unsigned order, nbg_coe
 	}
 	for (uint32_t ci = 0; ci < c->ncores; ci++) {
 		const v8_core *k = &c->core[ci];
-		const uint8_t *b = c->bytes.p + k->start + 2;
-		size_t ne;
-		uint64_t vpos = 0;
-		if (!nbg_coef_layout_reserve(&l, k->kpc, slot)) {
-			nbg_coef_layout_free(&l);
-			return NBG_COEF_NO_MEMORY;
-		}
-		ne = nbg_coef_layout_events(&l, k->kpc, slot);
-		for (size_t e = 0; e < ne; e++) {
-			/* a bias before its kernel's first value, an offset after its last */
-			uint64_t upto = l.ev[e].pos + l.ev[e].offset;
-			memcpy(l.sv.p + vpos, b, (size_t)(upto - vpos));
-			b += upto - vpos;
-			vpos = upto;
-			if (l.ev[e].offset)
-				l.off[l.ev[e].slot] = le32(b);
-			else
-				l.bias[l.ev[e].slot] = le32(b);
-			b += 4;
-		}
-		nbg_coef_layout_scatter(&l, k->kpc, slot);
+		v8b_words(&l, c->bytes.p + k->start + 2, k->kpc, slot, NULL);
 		slot += k->kpc;
 	}
 	for (uint64_t i = c->end; i < c->n; i++)
@@ -388,7 +391,21 @@ static int v8b_order(void *ctx, const nbg_coef_shape *s, unsigned order, nbg_coe
 					       "byte %llu after the last core is not zero",
 					       (unsigned long long)i);
 		}
-	r = nbg_coef_layout_finish(&l, o);
+	r = nbg_coef_layout_channels(&l, o);
+	slot = 0;
+	for (uint32_t ci = 0; ci < c->ncores && r == NBG_COEF_DECODED; ci++) {
+		const v8_core *k = &c->core[ci];
+		l.sv.len = 0;
+		if (!nbg_coef_buf_reserve(&l.sv, (uint64_t)k->kpc * nbg_coef_ksize(s))) {
+			r = NBG_COEF_NO_MEMORY;
+			break;
+		}
+		v8b_words(&l, c->bytes.p + k->start + 2, k->kpc, slot, l.sv.p);
+		nbg_coef_layout_scatter(&l, l.sv.p, k->kpc, slot, o->codes, l.chan_of);
+		slot += k->kpc;
+	}
+	if (r == NBG_COEF_DECODED)
+		nbg_coef_layout_biases(&l, o);
 	nbg_coef_layout_free(&l);
 	if (r == NBG_COEF_DECODED) {
 		o->format = NBG_WEIGHTS_FORMAT_V8B;
