@@ -1,0 +1,181 @@
+/*
+ * ops/conv_fast.c - the 32-bit convolution on the CPU's vector
+ * instructions and on threads (ops/conv_fast.h): the path chosen once per
+ * process, as the SHA-256 block function is (lib/common/sha256.c), the
+ * input and weights laid out for it, its blocks and groups cut across
+ * threads, each sum requantized as ops/conv.c requantizes it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/budget.h"
+#include "cpu/ops/conv_fast.h"
+#include "cpu/quant.h"
+
+#if defined(__x86_64__)
+#include "nbg_cpu_config.h"
+#else
+#define NBG_CPU_SIMD_X86 0
+#endif
+
+static const cpu_conv_path portable = { "portable", NULL, NULL, CPU_GRP };
+
+static const cpu_conv_path *const paths[] = {
+#if NBG_CPU_SIMD_X86
+	&nbg_cpu_conv_avx512,
+	&nbg_cpu_conv_avx2,
+#endif
+	&portable,
+};
+#define PATH_COUNT (sizeof(paths) / sizeof(paths[0]))
+
+const cpu_conv_path *const *nbg_cpu_conv_paths(size_t *n)
+{
+	*n = PATH_COUNT;
+	return paths;
+}
+
+const cpu_conv_path *nbg_cpu_conv_path(void)
+{
+	static const cpu_conv_path *best;
+	const cpu_conv_path *b = __atomic_load_n(&best, __ATOMIC_RELAXED);
+	if (!b) {
+		size_t i = 0;
+		while (paths[i]->usable && !paths[i]->usable())
+			i++; /* the portable one, last, has none */
+		b = paths[i];
+		__atomic_store_n(&best, b, __ATOMIC_RELAXED);
+	}
+	return b;
+}
+
+/* The path that runs cv, NULL when ops/conv.c's kernels do. */
+static const cpu_conv_path *path_of(const cpu_conv *cv)
+{
+	const cpu_conv_path *path = cv->path ? cv->path : nbg_cpu_conv_path();
+	if (cv->portable || cv->depthwise || !path->kern)
+		return NULL;
+	return path;
+}
+
+uint64_t nbg_cpu_conv_fast_scratch(const cpu_conv *cv)
+{
+	const cpu_conv_path *path = path_of(cv);
+	if (!path)
+		return 0;
+	cpu_conv_geom g = nbg_cpu_conv_geometry(cv);
+	uint64_t pairs = ((uint64_t)cv->in_z + 1) / 2, kk = (uint64_t)cv->k * cv->k;
+	uint64_t groups = ((uint64_t)cv->out_z + path->grp - 1) / path->grp;
+	uint64_t img = nbg_cpu_mul_sat(nbg_cpu_mul_sat(pairs, g.plane), 4);
+	uint64_t wk = nbg_cpu_mul_sat(nbg_cpu_mul_sat(groups * path->grp, pairs), kk * 4);
+	return nbg_cpu_add_sat(img, wk);
+}
+
+/* The input minus its zero point into j->img's pairs: rows of the wide
+ * planes whose input row exists, columns whose input column does (the
+ * rest stays 0, the border's term). */
+static void pack_image(const cpu_conv *cv, const cpu_conv_geom *g, const uint8_t *in, int16_t *img)
+{
+	int64_t lo = cv->x_off < 0 ? -(int64_t)cv->x_off : 0;
+	int64_t hi = (int64_t)cv->in_x - cv->x_off;
+	hi = hi < (int64_t)g->wide ? hi : (int64_t)g->wide;
+	int32_t xz = (int32_t)cv->in_zp;
+	for (uint32_t z = 0; z < cv->in_z; z++) {
+		const uint8_t *src = in + cv->in_base + (uint64_t)z * cv->in_slice;
+		int16_t *dst = img + (size_t)(z / 2) * g->plane * 2 + (z & 1);
+		for (uint64_t y = 0; y < (uint64_t)cv->out_y + cv->k - 1; y++) {
+			int64_t iy = (int64_t)y + cv->y_off;
+			if (iy < 0 || iy >= (int64_t)cv->in_y)
+				continue;
+			const uint8_t *row = src + (uint64_t)iy * cv->in_row + cv->x_off;
+			int16_t *d = dst + y * g->wide * 2;
+			if (cv->sgn)
+				for (int64_t x = lo; x < hi; x++)
+					d[x * 2] = (int16_t)((int8_t)row[x] - xz);
+			else
+				for (int64_t x = lo; x < hi; x++)
+					d[x * 2] = (int16_t)(row[x] - xz);
+		}
+	}
+}
+
+/* The weights minus their zero point into j->wk's groups and pairs. */
+static void pack_weights(const cpu_conv *cv, const cpu_conv_job *j, int16_t *wk)
+{
+	uint64_t kk = (uint64_t)cv->k * cv->k;
+	int32_t wz = (int32_t)cv->w_zp;
+	for (uint64_t gr = 0; gr < j->groups; gr++)
+		for (uint64_t p = 0; p < j->pairs; p++)
+			for (uint64_t t = 0; t < kk; t++)
+				for (uint32_t c = 0; c < j->grp; c++)
+					for (uint32_t h = 0; h < 2; h++) {
+						uint64_t o = gr * j->grp + c, z = 2 * p + h;
+						int16_t v = 0;
+						if (o < cv->out_z && z < cv->in_z)
+							v = (int16_t)(nbg_cpu_conv_val(cv, cv->codes[(o * cv->in_z + z) * kk + t]) - wz);
+						*wk++ = v;
+					}
+}
+
+/* Items [lo, hi) of the job, block-major (item = block x groups + group):
+ * each block's sums, the bias added, requantized into the planes. */
+static void run_items(void *ctx, uint64_t lo, uint64_t hi)
+{
+	const cpu_conv_job *j = ctx;
+	const cpu_conv *cv = j->cv;
+	size_t plane_out = (size_t)cv->out_x * cv->out_y;
+	int32_t acc[CPU_BLK * 8];
+	for (uint64_t it = lo; it < hi; it++) {
+		uint64_t b = it / j->groups, gr = it % j->groups;
+		j->path->kern(j, b, gr, acc);
+		uint64_t first = b * CPU_BLK, oy = first / j->g.wide, ox = first % j->g.wide;
+		for (int i = 0; i < CPU_BLK && oy < cv->out_y; i++) {
+			for (uint32_t c = 0; c < j->grp && ox < cv->out_x; c++) {
+				uint64_t o = gr * j->grp + c;
+				if (o >= cv->out_z)
+					break;
+				/* wrapping 32-bit sums: their true value fits int32 */
+				int64_t v = (int32_t)((uint32_t)acc[c * CPU_BLK + i] + (uint32_t)cv->bias[o]);
+				j->planes[o * plane_out + oy * cv->out_x + ox] = cv->sgn ?
+					nbg_cpu_requant_s8(v, cv->mantissa, cv->exponent, (int32_t)cv->out_zp, cv->relu) :
+					nbg_cpu_requant(v, cv->mantissa, cv->exponent, cv->out_zp, cv->relu);
+			}
+			if (++ox == j->g.wide) {
+				ox = 0;
+				oy++;
+			}
+		}
+	}
+}
+
+/* Below this many multiply-accumulates an operation runs on one thread:
+ * starting threads would cost more than they save. */
+#define CPU_THREAD_MACS (1u << 20)
+
+int nbg_cpu_conv_fast(const cpu_conv *cv, const uint8_t *in, uint8_t *planes)
+{
+	const cpu_conv_path *path = path_of(cv);
+	if (!path)
+		return 0;
+	cpu_conv_job j = { .cv = cv, .g = nbg_cpu_conv_geometry(cv), .grp = path->grp, .planes = planes,
+			   .path = path };
+	j.pairs = ((uint64_t)cv->in_z + 1) / 2;
+	j.groups = ((uint64_t)cv->out_z + path->grp - 1) / path->grp;
+	uint64_t kk = (uint64_t)cv->k * cv->k;
+	int16_t *img = calloc((size_t)(j.pairs * j.g.plane * 2), sizeof(*img));
+	int16_t *wk = malloc((size_t)(j.groups * path->grp * j.pairs * kk * 2) * sizeof(*wk));
+	if (!img || !wk) {
+		free(img);
+		free(wk);
+		return -1;
+	}
+	pack_image(cv, &j.g, in, img);
+	pack_weights(cv, &j, wk);
+	j.img = img;
+	j.wk = wk;
+	uint64_t macs = j.g.blocks * CPU_BLK * j.groups * path->grp * j.pairs * 2 * kk;
+	nbg_cpu_parallel(macs < CPU_THREAD_MACS ? 1 : cv->threads, j.g.blocks * j.groups, run_items, &j);
+	free(img);
+	free(wk);
+	return 1;
+}

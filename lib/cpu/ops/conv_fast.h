@@ -1,0 +1,74 @@
+/*
+ * conv_fast.h - the 32-bit convolution on the CPU's vector instructions and
+ * on several threads (ops/conv_fast.c drives, ops/conv_x86.c computes on
+ * x86).  ops/conv.c's 32-bit kernels stay the reference and the fallback:
+ * every path here gives their bytes (integer sums, wrapping in 32 bits,
+ * whose true value the plan proved fits int32: any order of the additions
+ * gives it exactly).  Never installed.
+ *
+ * The layout the paths compute on: the input, minus its zero point, as
+ * int16 pairs of consecutive input channels (2p, 2p + 1) at each position
+ * of ops/conv.h's padded wide planes, img[p][position][2]; the weights,
+ * minus theirs, in groups of `grp` output channels, wk[group][p][ky][kx]
+ * [channel][2], 0 past the last channel and the last input channel.  A
+ * kernel adds, for one block of CPU_BLK wide-output positions and one
+ * group, every tap into acc[channel][position] (the bias is added after).
+ */
+#ifndef NBG_CPU_OPS_CONV_FAST_H
+#define NBG_CPU_OPS_CONV_FAST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpu/hidden.h"
+#include "cpu/ops/conv.h"
+
+typedef struct cpu_conv_job {
+	const cpu_conv *cv;
+	cpu_conv_geom g;
+	uint64_t pairs;          /* (in_z + 1) / 2 */
+	uint32_t grp;            /* output channels per group (the path's) */
+	uint64_t groups;         /* ceil(out_z / grp) */
+	const int16_t *img;      /* [pairs][g.plane][2] */
+	const int16_t *wk;       /* [groups][pairs][k][k][grp][2] */
+	uint8_t *planes;         /* [out_z][out_y][out_x], the requantized output */
+	const struct cpu_conv_path *path;
+} cpu_conv_job;
+
+/* acc[c * CPU_BLK + i]: channel gr * grp + c at wide position b * CPU_BLK + i. */
+typedef void (*cpu_conv_kern)(const cpu_conv_job *j, uint64_t b, uint64_t gr, int32_t *acc);
+
+/* A path: its name, whether this CPU runs it (NULL: every CPU), its
+ * kernel and group size; kern NULL: ops/conv.c's portable kernels. */
+typedef struct cpu_conv_path {
+	const char *name;        /* "avx512-vnni", "avx2", "portable" */
+	int (*usable)(void);
+	cpu_conv_kern kern;
+	uint32_t grp;
+} cpu_conv_path;
+
+/* The paths compiled in, best first, the portable one last; the one this
+ * process uses (the first usable, chosen once). */
+CPU_HIDDEN const cpu_conv_path *const *nbg_cpu_conv_paths(size_t *n);
+CPU_HIDDEN const cpu_conv_path *nbg_cpu_conv_path(void);
+
+/* Runs a convolution the plan gave the 32-bit kernels (acc32, no fused
+ * addition) on cv->path (NULL: the process's) and cv->threads threads into
+ * planes: 1 when done, 0 when this path does not take it (the portable
+ * path, a depthwise convolution: ops/conv.c's kernels run it), -1 when out
+ * of memory. */
+CPU_HIDDEN int nbg_cpu_conv_fast(const cpu_conv *cv, const uint8_t *in, uint8_t *planes);
+/* The bytes it allocates (at most; 0 when it would not take cv). */
+CPU_HIDDEN uint64_t nbg_cpu_conv_fast_scratch(const cpu_conv *cv);
+
+/* ops/conv_x86.c (x86-64 builds with -Dcpu_kernels=auto). */
+CPU_HIDDEN extern const cpu_conv_path nbg_cpu_conv_avx512, nbg_cpu_conv_avx2;
+
+/* Calls fn(ctx, lo, hi) over [0, n) cut into at most `threads` contiguous
+ * ranges, each on its own thread (the caller's the first), and returns
+ * when all are done; one range, in the caller, when threads <= 1 or
+ * where threads cannot start (lib/cpu/threads.c). */
+typedef void (*cpu_range_fn)(void *ctx, uint64_t lo, uint64_t hi);
+CPU_HIDDEN void nbg_cpu_parallel(uint32_t threads, uint64_t n, cpu_range_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,120 @@
+/*
+ * ops/conv_x86.c - the 32-bit convolution's kernels on x86-64 vector
+ * instructions (ops/conv_fast.h's layout): AVX-512 VNNI (vpdpwssd: two
+ * int16 products added into each int32 lane, 16 lanes) and AVX2 (vpmaddwd,
+ * then vpaddd; 8 lanes).  Each is compiled for its instructions alone (a
+ * target attribute, not a build flag) and called only where the CPU runs
+ * them (ops/conv_fast.c chooses).  The lanes wrap modulo 2^32, as the
+ * portable kernels' sums would; the plan proved the true sums fit int32,
+ * so both give them exactly.
+ */
+#if defined(__x86_64__)
+#include "nbg_cpu_config.h"
+#endif
+
+#if defined(__x86_64__) && NBG_CPU_SIMD_X86
+#include <immintrin.h>
+#include <string.h>
+
+#include "cpu/ops/conv_fast.h"
+
+static int32_t pair_at(const int16_t *w)
+{
+	int32_t v;
+	memcpy(&v, w, sizeof(v));
+	return v;
+}
+
+#define NBG_AVX512 __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#define GRP512 6
+
+static int avx512_usable(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+	       __builtin_cpu_supports("avx512vnni");
+}
+
+/* One block of 64 positions (4 registers of 16) by GRP512 channels: 24
+ * sums in registers over every tap pair. */
+NBG_AVX512 static void kern_avx512(const cpu_conv_job *j, uint64_t b, uint64_t gr, int32_t *acc)
+{
+	__m512i a[GRP512][4];
+	for (int c = 0; c < GRP512; c++)
+		for (int r = 0; r < 4; r++)
+			a[c][r] = _mm512_setzero_si512();
+	uint64_t k = j->cv->k, wide2 = j->g.wide * 2;
+	const int16_t *w = j->wk + gr * j->pairs * k * k * GRP512 * 2;
+	const int16_t *base = j->img + b * CPU_BLK * 2;
+	for (uint64_t p = 0; p < j->pairs; p++)
+		for (uint64_t ky = 0; ky < k; ky++) {
+			const int16_t *x = base + p * j->g.plane * 2 + ky * wide2;
+			for (uint64_t kx = 0; kx < k; kx++, x += 2, w += GRP512 * 2) {
+				__m512i x0 = _mm512_loadu_si512((const void *)x);
+				__m512i x1 = _mm512_loadu_si512((const void *)(x + 32));
+				__m512i x2 = _mm512_loadu_si512((const void *)(x + 64));
+				__m512i x3 = _mm512_loadu_si512((const void *)(x + 96));
+#pragma GCC unroll 8
+				for (int c = 0; c < GRP512; c++) {
+					__m512i wv = _mm512_set1_epi32(pair_at(w + 2 * c));
+					a[c][0] = _mm512_dpwssd_epi32(a[c][0], x0, wv);
+					a[c][1] = _mm512_dpwssd_epi32(a[c][1], x1, wv);
+					a[c][2] = _mm512_dpwssd_epi32(a[c][2], x2, wv);
+					a[c][3] = _mm512_dpwssd_epi32(a[c][3], x3, wv);
+				}
+			}
+		}
+	for (int c = 0; c < GRP512; c++)
+		for (int r = 0; r < 4; r++)
+			_mm512_storeu_si512((void *)(acc + c * CPU_BLK + r * 16), a[c][r]);
+}
+
+const cpu_conv_path nbg_cpu_conv_avx512 = { "avx512-vnni", avx512_usable, kern_avx512, GRP512 };
+
+#define NBG_AVX2 __attribute__((target("avx2")))
+#define GRP256 4
+
+static int avx2_usable(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2");
+}
+
+/* One block as 4 quarters of 16 positions (2 registers of 8) by GRP256
+ * channels: 8 sums in registers. */
+NBG_AVX2 static void kern_avx2(const cpu_conv_job *j, uint64_t b, uint64_t gr, int32_t *acc)
+{
+	uint64_t k = j->cv->k, wide2 = j->g.wide * 2;
+	for (int q = 0; q < 4; q++) {
+		__m256i a[GRP256][2];
+		for (int c = 0; c < GRP256; c++)
+			a[c][0] = a[c][1] = _mm256_setzero_si256();
+		const int16_t *w = j->wk + gr * j->pairs * k * k * GRP256 * 2;
+		const int16_t *base = j->img + (b * CPU_BLK + (uint64_t)q * 16) * 2;
+		for (uint64_t p = 0; p < j->pairs; p++)
+			for (uint64_t ky = 0; ky < k; ky++) {
+				const int16_t *x = base + p * j->g.plane * 2 + ky * wide2;
+				for (uint64_t kx = 0; kx < k; kx++, x += 2, w += GRP256 * 2) {
+					__m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)x);
+					__m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(x + 16));
+#pragma GCC unroll 4
+					for (int c = 0; c < GRP256; c++) {
+						__m256i wv = _mm256_set1_epi32(pair_at(w + 2 * c));
+						a[c][0] = _mm256_add_epi32(a[c][0], _mm256_madd_epi16(x0, wv));
+						a[c][1] = _mm256_add_epi32(a[c][1], _mm256_madd_epi16(x1, wv));
+					}
+				}
+			}
+		for (int c = 0; c < GRP256; c++)
+			for (int r = 0; r < 2; r++)
+				_mm256_storeu_si256((__m256i *)(void *)(acc + c * CPU_BLK + q * 16 + r * 8), a[c][r]);
+	}
+}
+
+const cpu_conv_path nbg_cpu_conv_avx2 = { "avx2", avx2_usable, kern_avx2, GRP256 };
+
+#else
+/* Another target, or -Dcpu_kernels=portable: nothing here (ISO C wants a
+ * declaration). */
+typedef int cpu_conv_x86_none;
+#endif
