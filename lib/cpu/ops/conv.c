@@ -732,6 +732,10 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 	for (uint32_t o = 0; o < cv->out_z; o++) {
 		const uint8_t *plane = planes + o * plane_out;
 		uint8_t *dst = stage + (size_t)o * cv->pool_x * cv->pool_y;
+		if (cv->pooling == 0) { /* the written image is the plane */
+			memcpy(dst, plane, plane_out);
+			continue;
+		}
 		for (uint32_t py = 0; py < cv->pool_y; py++)
 			for (uint32_t px = 0; px < cv->pool_x; px++) {
 				uint8_t v;

@@ -18,7 +18,7 @@
 #define NBG_CPU_SIMD_X86 0
 #endif
 
-static const cpu_conv_path portable = { "portable", NULL, NULL, CPU_GRP };
+static const cpu_conv_path portable = { "portable", NULL, NULL, CPU_GRP, NULL };
 
 static const cpu_conv_path *const paths[] = {
 #if NBG_CPU_SIMD_X86
@@ -117,34 +117,54 @@ static void pack_weights(const cpu_conv *cv, const cpu_conv_job *j, int16_t *wk)
 					}
 }
 
-/* Items [lo, hi) of the job, block-major (item = block x groups + group):
- * each block's sums, the bias added, requantized into the planes. */
+/* One block's sums of one group, the bias added, requantized (by the
+ * path's vector code where the scale allows) and copied into the planes:
+ * the block's positions in each row of the wide output, less its last
+ * k - 1 columns. */
+static void block_out(const cpu_conv_job *j, uint64_t b, uint64_t gr, const int32_t *acc)
+{
+	const cpu_conv *cv = j->cv;
+	uint8_t q[8][CPU_BLK];
+	uint64_t plane_out = (uint64_t)cv->out_x * cv->out_y, o0 = gr * j->grp;
+	uint32_t nch = cv->out_z - o0 < j->grp ? (uint32_t)(cv->out_z - o0) : j->grp;
+	int shift = 150 - (int)cv->exponent;
+	for (uint32_t c = 0; c < nch; c++) {
+		const int32_t *a = acc + c * CPU_BLK;
+		int32_t bias = cv->bias[o0 + c];
+		if (j->path->requant && shift >= 1 && shift <= 62) {
+			j->path->requant(cv, a, bias, q[c]);
+			continue;
+		}
+		for (int i = 0; i < CPU_BLK; i++) {
+			/* wrapping 32-bit sums: their true value fits int32 */
+			int64_t v = (int32_t)((uint32_t)a[i] + (uint32_t)bias);
+			q[c][i] = cv->sgn ? nbg_cpu_requant_s8(v, cv->mantissa, cv->exponent, (int32_t)cv->out_zp, cv->relu)
+					  : nbg_cpu_requant(v, cv->mantissa, cv->exponent, cv->out_zp, cv->relu);
+		}
+	}
+	for (uint64_t pos = b * CPU_BLK, end = pos + CPU_BLK; pos < end;) {
+		uint64_t oy = pos / j->g.wide, ox = pos % j->g.wide;
+		uint64_t len = j->g.wide - ox < end - pos ? j->g.wide - ox : end - pos;
+		if (oy >= cv->out_y)
+			break;
+		if (ox < cv->out_x) {
+			size_t n = (size_t)(cv->out_x - ox < len ? cv->out_x - ox : len);
+			for (uint32_t c = 0; c < nch; c++)
+				memcpy(j->planes + (o0 + c) * plane_out + oy * cv->out_x + ox, q[c] + (pos - b * CPU_BLK), n);
+		}
+		pos += len;
+	}
+}
+
+/* Items [lo, hi) of the job, block-major (item = block x groups + group). */
 static void run_items(void *ctx, uint64_t lo, uint64_t hi)
 {
 	const cpu_conv_job *j = ctx;
-	const cpu_conv *cv = j->cv;
-	size_t plane_out = (size_t)cv->out_x * cv->out_y;
 	int32_t acc[CPU_BLK * 8];
 	for (uint64_t it = lo; it < hi; it++) {
 		uint64_t b = it / j->groups, gr = it % j->groups;
 		j->path->kern(j, b, gr, acc);
-		uint64_t first = b * CPU_BLK, oy = first / j->g.wide, ox = first % j->g.wide;
-		for (int i = 0; i < CPU_BLK && oy < cv->out_y; i++) {
-			for (uint32_t c = 0; c < j->grp && ox < cv->out_x; c++) {
-				uint64_t o = gr * j->grp + c;
-				if (o >= cv->out_z)
-					break;
-				/* wrapping 32-bit sums: their true value fits int32 */
-				int64_t v = (int32_t)((uint32_t)acc[c * CPU_BLK + i] + (uint32_t)cv->bias[o]);
-				j->planes[o * plane_out + oy * cv->out_x + ox] = cv->sgn ?
-					nbg_cpu_requant_s8(v, cv->mantissa, cv->exponent, (int32_t)cv->out_zp, cv->relu) :
-					nbg_cpu_requant(v, cv->mantissa, cv->exponent, cv->out_zp, cv->relu);
-			}
-			if (++ox == j->g.wide) {
-				ox = 0;
-				oy++;
-			}
-		}
+		block_out(j, b, gr, acc);
 	}
 }
 

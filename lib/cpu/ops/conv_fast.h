@@ -38,13 +38,20 @@ typedef struct cpu_conv_job {
 /* acc[c * CPU_BLK + i]: channel gr * grp + c at wide position b * CPU_BLK + i. */
 typedef void (*cpu_conv_kern)(const cpu_conv_job *j, uint64_t b, uint64_t gr, int32_t *acc);
 
+/* CPU_BLK sums of one channel, plus its bias (wrapping in 32 bits),
+ * requantized into out as nbg_cpu_requant / nbg_cpu_requant_s8 do (quant.h),
+ * for a scale whose shift 150 - exponent lies in [1, 62]. */
+typedef void (*cpu_conv_requant)(const cpu_conv *cv, const int32_t *acc, int32_t bias, uint8_t *out);
+
 /* A path: its name, whether this CPU runs it (NULL: every CPU), its
- * kernel and group size; kern NULL: ops/conv.c's portable kernels. */
+ * kernel and group size (at most 8); kern NULL: ops/conv.c's portable
+ * kernels; requant NULL: quant.h's, one sum at a time. */
 typedef struct cpu_conv_path {
 	const char *name;        /* "avx512-vnni", "avx2", "portable" */
 	int (*usable)(void);
 	cpu_conv_kern kern;
 	uint32_t grp;
+	cpu_conv_requant requant;
 } cpu_conv_path;
 
 /* The paths compiled in, best first, the portable one last; the one this

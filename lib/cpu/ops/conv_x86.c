@@ -25,14 +25,14 @@ static int32_t pair_at(const int16_t *w)
 	return v;
 }
 
-#define NBG_AVX512 __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#define NBG_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 #define GRP512 6
 
 static int avx512_usable(void)
 {
 	__builtin_cpu_init();
 	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-	       __builtin_cpu_supports("avx512vnni");
+	       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
 }
 
 /* One block of 64 positions (4 registers of 16) by GRP512 channels: 24
@@ -69,7 +69,31 @@ NBG_AVX512 static void kern_avx512(const cpu_conv_job *j, uint64_t b, uint64_t g
 			_mm512_storeu_si512((void *)(acc + c * CPU_BLK + r * 16), a[c][r]);
 }
 
-const cpu_conv_path nbg_cpu_conv_avx512 = { "avx512-vnni", avx512_usable, kern_avx512, GRP512 };
+/* quant.h's requantization, 8 sums at a time in 64-bit lanes: |acc| x
+ * (2^23 + mantissa) below 2^55, rounded half away from zero by the shift,
+ * the sign put back, the zero point added, ReLU and the output type's range
+ * as bounds, the low byte kept. */
+NBG_AVX512 static void requant_avx512(const cpu_conv *cv, const int32_t *acc, int32_t bias, uint8_t *out)
+{
+	int shift = 150 - (int)cv->exponent;
+	int64_t tmin = cv->sgn ? -128 : 0, tmax = cv->sgn ? 127 : 255, zp = cv->sgn ? (int32_t)cv->out_zp : (int64_t)cv->out_zp;
+	int64_t lo = cv->relu && zp > tmin ? zp : tmin;
+	const __m512i mul = _mm512_set1_epi64((1 << 23) | (cv->mantissa & 0x7fffff));
+	const __m512i half = _mm512_set1_epi64((int64_t)1 << (shift - 1)), zero = _mm512_setzero_si512();
+	const __m512i vzp = _mm512_set1_epi64(zp), vlo = _mm512_set1_epi64(lo), vhi = _mm512_set1_epi64(tmax);
+	const __m128i sh = _mm_cvtsi32_si128(shift);
+	const __m256i vb = _mm256_set1_epi32(bias);
+	for (int i = 0; i < CPU_BLK; i += 8) {
+		__m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(acc + i)), vb);
+		__m512i prod = _mm512_mul_epi32(_mm512_cvtepi32_epi64(a), mul);
+		__m512i q = _mm512_srl_epi64(_mm512_add_epi64(_mm512_abs_epi64(prod), half), sh);
+		q = _mm512_mask_sub_epi64(q, _mm512_cmplt_epi64_mask(prod, zero), zero, q);
+		q = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(q, vzp), vlo), vhi);
+		_mm_storel_epi64((__m128i *)(void *)(out + i), _mm512_cvtepi64_epi8(q));
+	}
+}
+
+const cpu_conv_path nbg_cpu_conv_avx512 = { "avx512-vnni", avx512_usable, kern_avx512, GRP512, requant_avx512 };
 
 #define NBG_AVX2 __attribute__((target("avx2")))
 #define GRP256 4
@@ -111,7 +135,7 @@ NBG_AVX2 static void kern_avx2(const cpu_conv_job *j, uint64_t b, uint64_t gr, i
 	}
 }
 
-const cpu_conv_path nbg_cpu_conv_avx2 = { "avx2", avx2_usable, kern_avx2, GRP256 };
+const cpu_conv_path nbg_cpu_conv_avx2 = { "avx2", avx2_usable, kern_avx2, GRP256, NULL };
 
 #else
 /* Another target, or -Dcpu_kernels=portable: nothing here (ISO C wants a
