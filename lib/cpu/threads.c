@@ -1,10 +1,10 @@
 /*
  * threads.c - an operation's work cut across threads (nbg_cpu_parallel,
- * ops/conv_fast.h): contiguous ranges of its items, one thread each, the
- * caller's thread taking the first.  Each item writes bytes of its own, so
- * the output is the same for any number of threads.  A build without
- * threads (the page's WebAssembly) and a thread that cannot start run the
- * ranges in the caller.
+ * ops/conv_fast.h): chunks of contiguous items, claimed in turn by the
+ * threads, the caller's among them.  Each item writes bytes of its own, so
+ * the output is the same for any number of threads and any order.  A
+ * build without threads (the page's WebAssembly) runs every item in the
+ * caller, and the caller takes the chunks of a thread that cannot start.
  */
 #include <stdint.h>
 
@@ -20,20 +20,26 @@
 /* At most this many threads per operation. */
 #define CPU_MAX_THREADS 64
 
-typedef struct cpu_range {
+/* The items of one call: each thread claims the next chunk until none is
+ * left, so a thread that waits for its core (another program on it) takes
+ * fewer chunks rather than holding the others up. */
+typedef struct cpu_work {
 	cpu_range_fn fn;
 	void *ctx;
-	uint64_t lo, hi;
-} cpu_range;
+	uint64_t n, chunk;
+	uint64_t next; /* the first unclaimed item (atomic) */
+} cpu_work;
 
-#if CPU_THREADS
-static void *range_main(void *arg)
+static void *claim_chunks(void *arg)
 {
-	cpu_range *r = arg;
-	r->fn(r->ctx, r->lo, r->hi);
-	return NULL;
+	cpu_work *w = arg;
+	for (;;) {
+		uint64_t lo = __atomic_fetch_add(&w->next, w->chunk, __ATOMIC_RELAXED);
+		if (lo >= w->n)
+			return NULL;
+		w->fn(w->ctx, lo, w->n - lo < w->chunk ? w->n : lo + w->chunk);
+	}
 }
-#endif
 
 void nbg_cpu_parallel(uint32_t threads, uint64_t n, cpu_range_fn fn, void *ctx)
 {
@@ -44,20 +50,16 @@ void nbg_cpu_parallel(uint32_t threads, uint64_t n, cpu_range_fn fn, void *ctx)
 			fn(ctx, 0, n);
 		return;
 	}
+	/* some 8 chunks a thread */
+	cpu_work w = { fn, ctx, n, (n + 8 * t - 1) / (8 * t), 0 };
 #if CPU_THREADS
-	cpu_range r[CPU_MAX_THREADS];
 	pthread_t id[CPU_MAX_THREADS];
 	int started[CPU_MAX_THREADS] = { 0 };
-	for (uint64_t i = 0; i < t; i++)
-		r[i] = (cpu_range){ fn, ctx, n * i / t, n * (i + 1) / t };
 	for (uint64_t i = 1; i < t; i++)
-		started[i] = pthread_create(&id[i], NULL, range_main, &r[i]) == 0;
-	fn(ctx, r[0].lo, r[0].hi);
-	for (uint64_t i = 1; i < t; i++) {
+		started[i] = pthread_create(&id[i], NULL, claim_chunks, &w) == 0;
+	claim_chunks(&w); /* a thread that did not start leaves its chunks to the others */
+	for (uint64_t i = 1; i < t; i++)
 		if (started[i])
 			pthread_join(id[i], NULL);
-		else
-			fn(ctx, r[i].lo, r[i].hi);
-	}
 #endif
 }

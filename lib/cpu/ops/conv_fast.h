@@ -71,10 +71,10 @@ CPU_HIDDEN uint64_t nbg_cpu_conv_fast_scratch(const cpu_conv *cv);
 /* ops/conv_x86.c (x86-64 builds with -Dcpu_kernels=auto). */
 CPU_HIDDEN extern const cpu_conv_path nbg_cpu_conv_avx512, nbg_cpu_conv_avx2;
 
-/* Calls fn(ctx, lo, hi) over [0, n) cut into at most `threads` contiguous
- * ranges, each on its own thread (the caller's the first), and returns
- * when all are done; one range, in the caller, when threads <= 1 or
- * where threads cannot start (lib/cpu/threads.c). */
+/* Calls fn(ctx, lo, hi) over [0, n) cut into contiguous chunks that up to
+ * `threads` threads (the caller's among them) claim in turn, and returns
+ * when all are done; [0, n) at once in the caller when threads <= 1 or
+ * in a build without threads (lib/cpu/threads.c). */
 typedef void (*cpu_range_fn)(void *ctx, uint64_t lo, uint64_t hi);
 CPU_HIDDEN void nbg_cpu_parallel(uint32_t threads, uint64_t n, cpu_range_fn fn, void *ctx);
 
