@@ -91,7 +91,7 @@ static void case_make(conv_case *c, uint32_t k)
 	cv->in_z = cv->out_z = 64;
 	cv->k = k;
 	cv->x_off = cv->y_off = -(int32_t)(k / 2);
-	cv->in_zp = 128, cv->w_zp = 120, cv->out_zp = 3;
+	cv->in_zp = 128, cv->w_zp = 128, cv->out_zp = 3; /* w - 128 fits int8: the 8-bit layout */
 	cv->mantissa = 0x123456, cv->exponent = 127 - 12;
 	cv->in_row = cv->out_row = 56;
 	cv->in_slice = cv->out_slice = 56 * 56;

@@ -1,11 +1,14 @@
 /*
  * test_cpu_paths.c - every convolution path this build compiled and this
- * CPU runs (lib/cpu/ops/conv_fast.h: AVX-512 VNNI, AVX2, ...), on one and
+ * CPU runs (lib/cpu/ops/conv_fast.h: AVX-512 VNNI 8-bit and int16, AVX2), on one and
  * on several threads, against the portable 32-bit kernels of
  * lib/cpu/ops/conv.c byte for byte.  The expected bytes come from those
  * portable kernels, an independent implementation (scalar loops over the
  * unpaired int16 planes, no vector instructions, one thread), which the
- * test cpu-conv checks against a direct four-loop convolution.
+ * test cpu-conv checks against a direct four-loop convolution.  Half the
+ * random layers have weights within 128 of their zero point, so that a
+ * path with an 8-bit layout (AVX-512 VNNI's vpdpbusd) computes them; the
+ * others take its int16 one.
  *
  * The layers: random shapes, and the edges a vector kernel could get
  * wrong: zero points 0, 128 and 255 for input, weights and output; int8
@@ -42,6 +45,7 @@ typedef struct shape {
 	int32_t x_off, y_off;
 	uint32_t in_zp, w_zp, out_zp, pooling;
 	int depthwise, sgn, extreme; /* extreme: codes and inputs 0 or 255 only */
+	int narrow;                  /* codes within 128 of the weights' zero point (the 8-bit layout) */
 } shape;
 
 typedef struct layer {
@@ -83,8 +87,12 @@ static void make_layer(layer *l, const shape *s)
 	l->bias = malloc(cv->out_z * sizeof(int32_t));
 	l->in = malloc(l->in_size);
 	assert_true(l->codes && l->bias && l->in);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		l->codes[i] = byte_of(s);
+		if (s->narrow && !s->sgn) /* w - w_zp in [-128, 127] */
+			l->codes[i] = (uint8_t)(s->w_zp < 128 ? l->codes[i] % (s->w_zp + 128)
+							     : s->w_zp - 128 + l->codes[i] % (383 - s->w_zp));
+	}
 	for (uint32_t o = 0; o < cv->out_z; o++)
 		l->bias[o] = (int32_t)rnd(200001) - 100000;
 	for (size_t i = 0; i < l->in_size; i++)
@@ -109,6 +117,7 @@ static uint8_t *run(const layer *l, const cpu_conv_path *path, uint32_t threads,
 }
 
 static int paths_run; /* layers a vector path computed */
+static int int8_weights; /* layers whose weights fit the 8-bit layout */
 
 /* Every usable path on 1, 2 and 3 threads against the portable kernels. */
 static void check_layer(const shape *s, const char *what)
@@ -118,6 +127,7 @@ static void check_layer(const shape *s, const char *what)
 	if (!nbg_cpu_conv_fits_int32(&l.cv))
 		fail_msg("%s: the layer's sums are not bounded in int32; the test needs them to be", what);
 	uint8_t *expect = run(&l, NULL, 1, 1);
+	int8_weights += !s->depthwise && nbg_cpu_conv_fits_int8(&l.cv);
 	size_t n;
 	const cpu_conv_path *const *paths = nbg_cpu_conv_paths(&n);
 	for (size_t p = 0; p < n; p++) {
@@ -168,6 +178,7 @@ static shape random_shape(void)
 	}
 	s.pooling = rnd(4) == 0 ? 3 : rnd(4) == 0 ? 1 : 0;
 	s.extreme = rnd(8) == 0;
+	s.narrow = rnd(2) == 0;
 	return s;
 }
 
@@ -187,21 +198,21 @@ static void test_edges(void **state)
 	(void)state;
 	static const shape edges[] = {
 		/* 56x56x64 -> 64, 3x3 and 1x1 (the benchmark's) */
-		{ 56, 56, 64, 56, 56, 64, 3, -1, -1, 128, 128, 128, 0, 0, 0, 0 },
-		{ 56, 56, 64, 56, 56, 64, 1, 0, 0, 0, 255, 255, 0, 0, 0, 0 },
+		{ 56, 56, 64, 56, 56, 64, 3, -1, -1, 128, 128, 128, 0, 0, 0, 0, 0 },
+		{ 56, 56, 64, 56, 56, 64, 1, 0, 0, 0, 255, 255, 0, 0, 0, 0, 1 },
 		/* a fully connected layer: the kernel is the image */
-		{ 7, 7, 33, 1, 1, 1001 % 97, 7, 0, 0, 3, 140, 7, 0, 0, 0, 0 },
+		{ 7, 7, 33, 1, 1, 1001 % 97, 7, 0, 0, 3, 140, 7, 0, 0, 0, 0, 0 },
 		/* odd channels, 7x7 stride 2 (subsampled as first-pixel pooling) */
-		{ 35, 21, 3, 35, 21, 13, 7, -3, -3, 255, 0, 0, 3, 0, 0, 0 },
+		{ 35, 21, 3, 35, 21, 13, 7, -3, -3, 255, 0, 0, 3, 0, 0, 0, 1 },
 		/* int8 data, odd everything */
-		{ 17, 9, 31, 17, 9, 7, 5, -2, -2, 0, 0, 0, 0, 0, 1, 0 },
-		/* extremes: every term +-255 x 255, 128 taps, max pooling */
-		{ 19, 5, 128, 19, 5, 6, 1, 0, 0, 0, 0, 255, 1, 0, 0, 1 },
-		{ 19, 5, 128, 19, 5, 6, 1, 0, 0, 255, 255, 0, 0, 0, 0, 1 },
+		{ 17, 9, 31, 17, 9, 7, 5, -2, -2, 0, 0, 0, 0, 0, 1, 0, 0 },
+		/* extremes: every term +-255 x 255 (then 8-bit: -128 or -1 x 255), 128 taps */
+		{ 19, 5, 128, 19, 5, 6, 1, 0, 0, 0, 0, 255, 1, 0, 0, 1, 0 },
+		{ 19, 5, 128, 19, 5, 6, 1, 0, 0, 255, 255, 0, 0, 0, 0, 1, 1 },
 		/* depthwise, handed back to the portable kernels */
-		{ 23, 11, 0, 23, 11, 9, 3, -1, -1, 128, 128, 128, 0, 1, 0, 0 },
+		{ 23, 11, 0, 23, 11, 9, 3, -1, -1, 128, 128, 128, 0, 1, 0, 0, 0 },
 		/* one position, one channel */
-		{ 1, 1, 1, 1, 1, 1, 1, 0, 0, 7, 9, 11, 0, 0, 0, 0 },
+		{ 1, 1, 1, 1, 1, 1, 1, 0, 0, 7, 9, 11, 0, 0, 0, 0, 1 },
 	};
 	char what[32];
 	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
@@ -218,8 +229,10 @@ static void test_report(void **state)
 	for (size_t p = 0; p < n; p++)
 		printf("path %s: %s\n", paths[p]->name,
 		       !paths[p]->usable || paths[p]->usable() ? "tested" : "not run: this CPU lacks its instructions");
-	printf("the process's choice: %s; layers a vector path computed: %d\n", nbg_cpu_conv_path()->name,
-	       paths_run);
+	printf("the process's choice: %s; layers a vector path computed: %d; layers whose weights fit the "
+	       "8-bit layout: %d\n", nbg_cpu_conv_path()->name, paths_run, int8_weights);
+	/* the random layers reach both layouts of the paths that have two */
+	assert_true(int8_weights > 50);
 }
 
 int main(void)

@@ -30,6 +30,7 @@ typedef struct cpu_work {
 	uint64_t next; /* the first unclaimed item (atomic) */
 } cpu_work;
 
+#if CPU_THREADS
 static void *claim_chunks(void *arg)
 {
 	cpu_work *w = arg;
@@ -40,6 +41,7 @@ static void *claim_chunks(void *arg)
 		w->fn(w->ctx, lo, w->n - lo < w->chunk ? w->n : lo + w->chunk);
 	}
 }
+#endif
 
 void nbg_cpu_parallel(uint32_t threads, uint64_t n, cpu_range_fn fn, void *ctx)
 {
@@ -50,9 +52,9 @@ void nbg_cpu_parallel(uint32_t threads, uint64_t n, cpu_range_fn fn, void *ctx)
 			fn(ctx, 0, n);
 		return;
 	}
+#if CPU_THREADS
 	/* some 8 chunks a thread */
 	cpu_work w = { fn, ctx, n, (n + 8 * t - 1) / (8 * t), 0 };
-#if CPU_THREADS
 	pthread_t id[CPU_MAX_THREADS];
 	int started[CPU_MAX_THREADS] = { 0 };
 	for (uint64_t i = 1; i < t; i++)

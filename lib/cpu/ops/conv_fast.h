@@ -31,6 +31,11 @@ typedef struct cpu_conv_job {
 	uint64_t groups;         /* ceil(out_z / grp) */
 	const int16_t *img;      /* [pairs][g.plane][2] */
 	const int16_t *wk;       /* [groups][pairs][k][k][grp][2] */
+	/* the 8-bit layout (a path whose width is 4): quads of input channels */
+	uint64_t quads;          /* (in_z + 3) / 4 */
+	const uint8_t *img8;     /* [quads][g.plane][4]: u, the byte as unsigned */
+	const int8_t *wk8;       /* [groups][quads][k][k][grp][4]: w - zero point */
+	const int32_t *corr;     /* [groups x grp]: c x the channel's sum of w - zero point */
 	uint8_t *planes;         /* [out_z][out_y][out_x], the requantized output */
 	const struct cpu_conv_path *path;
 } cpu_conv_job;
@@ -45,14 +50,29 @@ typedef void (*cpu_conv_requant)(const cpu_conv *cv, const int32_t *acc, int32_t
 
 /* A path: its name, whether this CPU runs it (NULL: every CPU), its
  * kernel and group size (at most 8); kern NULL: ops/conv.c's portable
- * kernels; requant NULL: quant.h's, one sum at a time. */
+ * kernels; requant NULL: quant.h's, one sum at a time.  Width 4: the
+ * 8-bit layout, for a convolution whose weights minus their zero point
+ * all fit int8 (nbg_cpu_conv_fits_int8), `wide` taking the others;
+ * width 2: the int16 pairs. */
 typedef struct cpu_conv_path {
-	const char *name;        /* "avx512-vnni", "avx2", "portable" */
+	const char *name;        /* "avx512-vnni-8bit", "avx512-vnni", "avx2", "portable" */
 	int (*usable)(void);
 	cpu_conv_kern kern;
 	uint32_t grp;
 	cpu_conv_requant requant;
+	uint32_t width;
+	const struct cpu_conv_path *wide;
 } cpu_conv_path;
+
+/*
+ * The 8-bit layout: x - in_zp = u - c, with u the input byte (uint8 data,
+ * c = in_zp) or the byte plus 128 (int8 data, whose zero point is 0: c =
+ * 128), the border and the missing channels u = c.  Then the sum is
+ * sum (w - w_zp) u - c sum (w - w_zp), the first of unsigned bytes times
+ * signed ones (vpdpbusd: four products into each int32 lane), the second
+ * corr.  Whether every w - w_zp of cv lies in [-128, 127]:
+ */
+CPU_HIDDEN int nbg_cpu_conv_fits_int8(const cpu_conv *cv);
 
 /* The paths compiled in, best first, the portable one last; the one this
  * process uses (the first usable, chosen once). */
@@ -69,7 +89,7 @@ CPU_HIDDEN int nbg_cpu_conv_fast(const cpu_conv *cv, const uint8_t *in, uint8_t 
 CPU_HIDDEN uint64_t nbg_cpu_conv_fast_scratch(const cpu_conv *cv);
 
 /* ops/conv_x86.c (x86-64 builds with -Dcpu_kernels=auto). */
-CPU_HIDDEN extern const cpu_conv_path nbg_cpu_conv_avx512, nbg_cpu_conv_avx2;
+CPU_HIDDEN extern const cpu_conv_path nbg_cpu_conv_avx512_8, nbg_cpu_conv_avx512, nbg_cpu_conv_avx2;
 
 /* Calls fn(ctx, lo, hi) over [0, n) cut into contiguous chunks that up to
  * `threads` threads (the caller's among them) claim in turn, and returns

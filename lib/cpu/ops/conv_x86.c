@@ -93,7 +93,48 @@ NBG_AVX512 static void requant_avx512(const cpu_conv *cv, const int32_t *acc, in
 	}
 }
 
-const cpu_conv_path nbg_cpu_conv_avx512 = { "avx512-vnni", avx512_usable, kern_avx512, GRP512, requant_avx512 };
+const cpu_conv_path nbg_cpu_conv_avx512 = { "avx512-vnni", avx512_usable, kern_avx512, GRP512, requant_avx512,
+					     2, NULL };
+
+/* The 8-bit layout's block (ops/conv_fast.h): as kern_avx512, four input
+ * channels an instruction (vpdpbusd: unsigned input bytes times signed
+ * weights). */
+NBG_AVX512 static void kern_avx512_8(const cpu_conv_job *j, uint64_t b, uint64_t gr, int32_t *acc)
+{
+	__m512i a[GRP512][4];
+	for (int c = 0; c < GRP512; c++)
+		for (int r = 0; r < 4; r++)
+			a[c][r] = _mm512_setzero_si512();
+	uint64_t k = j->cv->k, wide4 = j->g.wide * 4;
+	const int8_t *w = j->wk8 + gr * j->quads * k * k * GRP512 * 4;
+	const uint8_t *base = j->img8 + b * CPU_BLK * 4;
+	for (uint64_t q = 0; q < j->quads; q++)
+		for (uint64_t ky = 0; ky < k; ky++) {
+			const uint8_t *x = base + q * j->g.plane * 4 + ky * wide4;
+			for (uint64_t kx = 0; kx < k; kx++, x += 4, w += GRP512 * 4) {
+				__m512i x0 = _mm512_loadu_si512((const void *)x);
+				__m512i x1 = _mm512_loadu_si512((const void *)(x + 64));
+				__m512i x2 = _mm512_loadu_si512((const void *)(x + 128));
+				__m512i x3 = _mm512_loadu_si512((const void *)(x + 192));
+#pragma GCC unroll 8
+				for (int c = 0; c < GRP512; c++) {
+					int32_t wq;
+					memcpy(&wq, w + 4 * c, sizeof(wq));
+					__m512i wv = _mm512_set1_epi32(wq);
+					a[c][0] = _mm512_dpbusd_epi32(a[c][0], x0, wv);
+					a[c][1] = _mm512_dpbusd_epi32(a[c][1], x1, wv);
+					a[c][2] = _mm512_dpbusd_epi32(a[c][2], x2, wv);
+					a[c][3] = _mm512_dpbusd_epi32(a[c][3], x3, wv);
+				}
+			}
+		}
+	for (int c = 0; c < GRP512; c++)
+		for (int r = 0; r < 4; r++)
+			_mm512_storeu_si512((void *)(acc + c * CPU_BLK + r * 16), a[c][r]);
+}
+
+const cpu_conv_path nbg_cpu_conv_avx512_8 = { "avx512-vnni-8bit", avx512_usable, kern_avx512_8, GRP512,
+					      requant_avx512, 4, &nbg_cpu_conv_avx512 };
 
 #define NBG_AVX2 __attribute__((target("avx2")))
 #define GRP256 4
@@ -135,7 +176,7 @@ NBG_AVX2 static void kern_avx2(const cpu_conv_job *j, uint64_t b, uint64_t gr, i
 	}
 }
 
-const cpu_conv_path nbg_cpu_conv_avx2 = { "avx2", avx2_usable, kern_avx2, GRP256, NULL };
+const cpu_conv_path nbg_cpu_conv_avx2 = { "avx2", avx2_usable, kern_avx2, GRP256, NULL, 2, NULL };
 
 #else
 /* Another target, or -Dcpu_kernels=portable: nothing here (ISO C wants a
