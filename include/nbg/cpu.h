@@ -130,6 +130,10 @@ typedef struct nbg_cpu_totals {
 	uint64_t scratch;        /* the largest nbg_cpu_step.scratch */
 	uint64_t plan_steps;     /* steps the planners took */
 	nbg_cpu_options limits;  /* the limits the plan was built with, defaults resolved */
+	/* Members added at the end (doc/api.md, rule 2): */
+	uint64_t kept;           /* bytes the plan holds for its runs: convolution weights laid out
+				  * once for the vector kernels, within max_memory beside buffers
+				  * and scratch */
 } nbg_cpu_totals;
 
 /*

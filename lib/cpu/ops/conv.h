@@ -46,6 +46,10 @@ typedef struct cpu_conv {
 	uint32_t threads;
 	int portable;
 	const struct cpu_conv_path *path;
+	/* its weights as the plan laid them out for pk_path (the layout pk_from
+	 * takes for them: ops/conv_fast.c), or NULL */
+	const struct cpu_conv_path *pk_from, *pk_path;
+	const void *pk_w;
 } cpu_conv;
 
 /* The fused addition's planner (ops/add.c): 1 with cv->add set, or 0 with

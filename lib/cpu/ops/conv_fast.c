@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cpu/budget.h"
+#include "cpu/cpu_internal.h"
 #include "cpu/ops/conv_fast.h"
 #include "cpu/quant.h"
 
@@ -101,24 +102,6 @@ static void pack_image(const cpu_conv *cv, const cpu_conv_geom *g, const uint8_t
 	}
 }
 
-/* The weights minus their zero point into j->wk's groups and pairs. */
-static void pack_weights(const cpu_conv *cv, const cpu_conv_job *j, int16_t *wk)
-{
-	uint64_t kk = (uint64_t)cv->k * cv->k;
-	int32_t wz = (int32_t)cv->w_zp;
-	for (uint64_t gr = 0; gr < j->groups; gr++)
-		for (uint64_t p = 0; p < j->pairs; p++)
-			for (uint64_t t = 0; t < kk; t++)
-				for (uint32_t c = 0; c < j->grp; c++)
-					for (uint32_t h = 0; h < 2; h++) {
-						uint64_t o = gr * j->grp + c, z = 2 * p + h;
-						int16_t v = 0;
-						if (o < cv->out_z && z < cv->in_z)
-							v = (int16_t)(nbg_cpu_conv_val(cv, cv->codes[(o * cv->in_z + z) * kk + t]) - wz);
-						*wk++ = v;
-					}
-}
-
 int nbg_cpu_conv_fits_int8(const cpu_conv *cv)
 {
 	uint64_t n = (uint64_t)cv->out_z * cv->in_z * cv->k * cv->k;
@@ -153,27 +136,44 @@ static void pack_image8(const cpu_conv *cv, const cpu_conv_geom *g, const uint8_
 	}
 }
 
-/* The weights minus their zero point (each in int8: the caller checked)
- * into j->wk8's groups and quads, and corr = c x each channel's sum. */
-static void pack_weights8(const cpu_conv *cv, const cpu_conv_job *j, int8_t *wk, int32_t *corr)
+/* The weights' bytes in a path's layout: width 2 (int16 pairs) or 4
+ * (int8 quads), with the groups' corr after the 8-bit one's. */
+static uint64_t weights_bytes(const cpu_conv *cv, const cpu_conv_path *path)
 {
-	uint64_t kk = (uint64_t)cv->k * cv->k;
+	uint64_t groups = ((uint64_t)cv->out_z + path->grp - 1) / path->grp;
+	uint64_t lanes = ((uint64_t)cv->in_z + path->width - 1) / path->width;
+	uint64_t n = groups * path->grp * lanes * path->width * cv->k * cv->k;
+	return path->width == 4 ? n + groups * path->grp * 4 : n * 2;
+}
+
+/* The weights minus their zero point into a path's layout at w (zeroed by
+ * the caller, weights_bytes long), read in their own order: [group][lane]
+ * [ky][kx][channel][width], each pair (int16) or quad (int8: the caller
+ * checked they fit) of input channels side by side; the 8-bit layout's
+ * corr (c x each channel's sum) after them. */
+static void pack_weights(const cpu_conv *cv, const cpu_conv_path *path, void *w)
+{
+	uint64_t kk = (uint64_t)cv->k * cv->k, width = path->width, grp = path->grp;
+	uint64_t groups = ((uint64_t)cv->out_z + grp - 1) / grp, lanes = ((uint64_t)cv->in_z + width - 1) / width;
 	int32_t wz = (int32_t)cv->w_zp, c0 = cv->sgn ? 128 : (int32_t)cv->in_zp;
-	for (uint64_t gr = 0; gr < j->groups; gr++) {
-		for (uint32_t c = 0; c < j->grp; c++)
-			corr[gr * j->grp + c] = 0;
-		for (uint64_t q = 0; q < j->quads; q++)
-			for (uint64_t t = 0; t < kk; t++)
-				for (uint32_t c = 0; c < j->grp; c++)
-					for (uint32_t h = 0; h < 4; h++) {
-						uint64_t o = gr * j->grp + c, z = 4 * q + h;
-						int32_t v = 0;
-						if (o < cv->out_z && z < cv->in_z)
-							v = nbg_cpu_conv_val(cv, cv->codes[(o * cv->in_z + z) * kk + t]) - wz;
-						/* |sum| <= 128 x taps < 2^31 / 255 (the plan's bound) */
-						corr[gr * j->grp + c] += v * c0;
-						*wk++ = (int8_t)v;
-					}
+	int16_t *w16 = w;
+	int8_t *w8 = w;
+	int32_t *corr = (int32_t *)(void *)(w8 + groups * grp * lanes * width * kk);
+	const uint8_t *code = cv->codes;
+	for (uint64_t o = 0; o < cv->out_z; o++) {
+		int32_t sum = 0; /* |sum| <= 128 x taps, below 2^31 / 255 (the plan's bound) */
+		for (uint64_t z = 0; z < cv->in_z; z++)
+			for (uint64_t t = 0; t < kk; t++) {
+				int32_t v = nbg_cpu_conv_val(cv, *code++) - wz;
+				uint64_t at = (((o / grp * lanes + z / width) * kk + t) * grp + o % grp) * width + z % width;
+				if (width == 4)
+					w8[at] = (int8_t)v;
+				else
+					w16[at] = (int16_t)v;
+				sum += v;
+			}
+		if (width == 4)
+			corr[o] = sum * c0;
 	}
 }
 
@@ -232,40 +232,48 @@ static void run_items(void *ctx, uint64_t lo, uint64_t hi)
  * starting threads would cost more than they save. */
 #define CPU_THREAD_MACS (1u << 20)
 
-/* The 8-bit layout into j (1), or 0 when out of memory; *mem: what to free. */
-static int layout8(cpu_conv_job *j, const uint8_t *in, void *mem[3])
+/* The input into j's layout and the weights (the plan's, or laid out here
+ * into mem[1]): 1, or 0 when out of memory. */
+static int lay_out(cpu_conv_job *j, const uint8_t *in, void *mem[2])
 {
 	const cpu_conv *cv = j->cv;
+	const void *w = cv->pk_path == j->path ? cv->pk_w : NULL;
+	if (!w) {
+		w = mem[1] = calloc(1, (size_t)weights_bytes(cv, j->path));
+		if (!w)
+			return 0;
+		pack_weights(cv, j->path, mem[1]);
+	}
 	uint64_t kk = (uint64_t)cv->k * cv->k;
-	j->quads = ((uint64_t)cv->in_z + 3) / 4;
-	uint8_t *img = mem[0] = malloc((size_t)(j->quads * j->g.plane * 4));
-	int8_t *wk = mem[1] = malloc((size_t)(j->groups * j->grp * j->quads * kk * 4));
-	int32_t *corr = mem[2] = malloc((size_t)(j->groups * j->grp) * sizeof(*corr));
-	if (!img || !wk || !corr)
+	if (j->path->width == 4) {
+		uint8_t *img = mem[0] = malloc((size_t)(j->quads * j->g.plane * 4));
+		if (!img)
+			return 0;
+		memset(img, cv->sgn ? 128 : (int)cv->in_zp, (size_t)(j->quads * j->g.plane * 4));
+		pack_image8(cv, &j->g, in, img);
+		j->img8 = img;
+		j->wk8 = w;
+		j->corr = (const int32_t *)(const void *)(j->wk8 + j->groups * j->grp * j->quads * 4 * kk);
+		return 1;
+	}
+	int16_t *img = mem[0] = calloc((size_t)(j->pairs * j->g.plane * 2), sizeof(*img));
+	if (!img)
 		return 0;
-	memset(img, cv->sgn ? 128 : (int)cv->in_zp, (size_t)(j->quads * j->g.plane * 4));
-	pack_image8(cv, &j->g, in, img);
-	pack_weights8(cv, j, wk, corr);
-	j->img8 = img;
-	j->wk8 = wk;
-	j->corr = corr;
+	pack_image(cv, &j->g, in, img);
+	j->img = img;
+	j->wk = w;
 	return 1;
 }
 
-/* The int16 pairs into j (1), or 0 when out of memory. */
-static int layout16(cpu_conv_job *j, const uint8_t *in, void *mem[3])
+/* The path that runs cv's sums: the path's 8-bit layout where the weights
+ * fit it (as the plan found, when it laid them out), else its int16 one. */
+static const cpu_conv_path *layout_of(const cpu_conv *cv, const cpu_conv_path *path)
 {
-	const cpu_conv *cv = j->cv;
-	uint64_t kk = (uint64_t)cv->k * cv->k;
-	int16_t *img = mem[0] = calloc((size_t)(j->pairs * j->g.plane * 2), sizeof(*img));
-	int16_t *wk = mem[1] = malloc((size_t)(j->groups * j->grp * j->pairs * kk * 2) * sizeof(*wk));
-	if (!img || !wk)
-		return 0;
-	pack_image(cv, &j->g, in, img);
-	pack_weights(cv, j, wk);
-	j->img = img;
-	j->wk = wk;
-	return 1;
+	if (path->width != 4)
+		return path;
+	if (cv->pk_from == path)
+		return cv->pk_path;
+	return nbg_cpu_conv_fits_int8(cv) ? path : path->wide;
 }
 
 int nbg_cpu_conv_fast(const cpu_conv *cv, const uint8_t *in, uint8_t *planes)
@@ -273,19 +281,61 @@ int nbg_cpu_conv_fast(const cpu_conv *cv, const uint8_t *in, uint8_t *planes)
 	const cpu_conv_path *path = path_of(cv);
 	if (!path)
 		return 0;
-	if (path->width == 4 && !nbg_cpu_conv_fits_int8(cv))
-		path = path->wide;
+	path = layout_of(cv, path);
 	cpu_conv_job j = { .cv = cv, .g = nbg_cpu_conv_geometry(cv), .grp = path->grp, .planes = planes,
 			   .path = path };
 	j.pairs = ((uint64_t)cv->in_z + 1) / 2;
+	j.quads = ((uint64_t)cv->in_z + 3) / 4;
 	j.groups = ((uint64_t)cv->out_z + path->grp - 1) / path->grp;
-	void *mem[3] = { NULL, NULL, NULL };
-	int ok = path->width == 4 ? layout8(&j, in, mem) : layout16(&j, in, mem);
+	void *mem[2] = { NULL, NULL };
+	int ok = lay_out(&j, in, mem);
 	if (ok) {
 		uint64_t macs = j.g.blocks * CPU_BLK * j.groups * path->grp * j.pairs * 2 * cv->k * cv->k;
 		nbg_cpu_parallel(macs < CPU_THREAD_MACS ? 1 : cv->threads, j.g.blocks * j.groups, run_items, &j);
 	}
-	for (int i = 0; i < 3; i++)
-		free(mem[i]);
+	free(mem[0]);
+	free(mem[1]);
 	return ok ? 1 : -1;
+}
+
+/* A block of memory the plan keeps (its convolutions' weights laid out),
+ * freed with it. */
+typedef struct cpu_kept {
+	struct cpu_kept *next;
+	uint64_t pad; /* the data after it 16-byte aligned */
+} cpu_kept;
+
+void nbg_cpu_conv_keep(nbg_cpu_plan *p, cpu_conv *cv)
+{
+	const cpu_conv_path *from = path_of(cv);
+	if (!from || !cv->acc32 || cv->add.on || cv->pk_path)
+		return;
+	uint64_t n = (uint64_t)cv->out_z * cv->in_z * cv->k * cv->k;
+	/* the plan's steps: a walk to check int8, one to lay them out */
+	if (!nbg_cpu_plan_afford(p, from->width == 4 ? 2 * n : n))
+		return;
+	const cpu_conv_path *path = from->width == 4 && !nbg_cpu_conv_fits_int8(cv) ? from->wide : from;
+	uint64_t bytes = weights_bytes(cv, path) + sizeof(cpu_kept);
+	uint64_t held = nbg_cpu_add_sat(nbg_cpu_add_sat(p->totals.buffers, p->totals.scratch), p->totals.kept);
+	if (nbg_cpu_add_sat(held, bytes) > p->totals.limits.max_memory || bytes > SIZE_MAX)
+		return; /* laid out at each run instead, within the run's scratch */
+	cpu_kept *k = calloc(1, (size_t)bytes);
+	if (!k)
+		return;
+	k->next = p->kept;
+	p->kept = k;
+	p->totals.kept += bytes;
+	pack_weights(cv, path, k + 1);
+	cv->pk_from = from;
+	cv->pk_path = path;
+	cv->pk_w = k + 1;
+}
+
+void nbg_cpu_conv_kept_free(nbg_cpu_plan *p)
+{
+	while (p->kept) {
+		cpu_kept *k = p->kept;
+		p->kept = k->next;
+		free(k);
+	}
 }

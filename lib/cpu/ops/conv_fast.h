@@ -87,6 +87,13 @@ CPU_HIDDEN const cpu_conv_path *nbg_cpu_conv_path(void);
 CPU_HIDDEN int nbg_cpu_conv_fast(const cpu_conv *cv, const uint8_t *in, uint8_t *planes);
 /* The bytes it allocates (at most; 0 when it would not take cv). */
 CPU_HIDDEN uint64_t nbg_cpu_conv_fast_scratch(const cpu_conv *cv);
+/* Lays out cv's weights once for the runs, for the process's path, kept by
+ * the plan (nbg_cpu_totals.kept) while the plan's steps allow the walk
+ * and buffers + largest scratch + kept stay within max_memory; otherwise
+ * each run lays them out.  nbg_cpu_conv_kept_free frees what the plan
+ * keeps. */
+CPU_HIDDEN void nbg_cpu_conv_keep(nbg_cpu_plan *p, cpu_conv *cv);
+CPU_HIDDEN void nbg_cpu_conv_kept_free(nbg_cpu_plan *p);
 
 /* ops/conv_x86.c (x86-64 builds with -Dcpu_kernels=auto). */
 CPU_HIDDEN extern const cpu_conv_path nbg_cpu_conv_avx512_8, nbg_cpu_conv_avx512, nbg_cpu_conv_avx2;
