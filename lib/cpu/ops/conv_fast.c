@@ -62,16 +62,19 @@ static const cpu_conv_path *path_of(const cpu_conv *cv)
 
 uint64_t nbg_cpu_conv_fast_scratch(const cpu_conv *cv)
 {
-	const cpu_conv_path *path = path_of(cv);
-	if (!path)
+	/* the same figure whichever path this machine and the options take
+	 * (the plan's figures do not depend on the CPU): the most any path
+	 * allocates, the int16 pairs with groups of up to 8 channels, which
+	 * pad out_z by 7 at most (the 8-bit layout takes at most as much,
+	 * with corr) */
+	if (cv->depthwise || !cv->acc32 || cv->add.on)
 		return 0;
 	cpu_conv_geom g = nbg_cpu_conv_geometry(cv);
 	uint64_t pairs = ((uint64_t)cv->in_z + 1) / 2, kk = (uint64_t)cv->k * cv->k;
-	uint64_t groups = ((uint64_t)cv->out_z + path->grp - 1) / path->grp;
-	/* the int16 pairs; the 8-bit layout takes at most as much, with corr */
+	uint64_t chans = (uint64_t)cv->out_z + 7;
 	uint64_t img = nbg_cpu_mul_sat(nbg_cpu_mul_sat(pairs, g.plane), 4);
-	uint64_t wk = nbg_cpu_mul_sat(nbg_cpu_mul_sat(groups * path->grp, pairs), kk * 4);
-	return nbg_cpu_add_sat(nbg_cpu_add_sat(img, wk), groups * path->grp * 4);
+	uint64_t wk = nbg_cpu_mul_sat(nbg_cpu_mul_sat(chans, pairs), kk * 4);
+	return nbg_cpu_add_sat(nbg_cpu_add_sat(img, wk), chans * 4);
 }
 
 /* The input minus its zero point into j->img's pairs: rows of the wide

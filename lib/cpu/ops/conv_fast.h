@@ -85,7 +85,8 @@ CPU_HIDDEN const cpu_conv_path *nbg_cpu_conv_path(void);
  * path, a depthwise convolution: ops/conv.c's kernels run it), -1 when out
  * of memory. */
 CPU_HIDDEN int nbg_cpu_conv_fast(const cpu_conv *cv, const uint8_t *in, uint8_t *planes);
-/* The bytes it allocates (at most; 0 when it would not take cv). */
+/* The bytes it allocates at most, on any path (0 for a convolution no
+ * path takes: depthwise, 64-bit, fused addition). */
 CPU_HIDDEN uint64_t nbg_cpu_conv_fast_scratch(const cpu_conv *cv);
 /* Lays out cv's weights once for the runs, for the process's path, kept by
  * the plan (nbg_cpu_totals.kept) while the plan's steps allow the walk
