@@ -13,10 +13,11 @@
 #include "cpu/ops/conv_fast.h"
 #include "cpu/quant.h"
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 #include "nbg_cpu_config.h"
 #else
 #define NBG_CPU_SIMD_X86 0
+#define NBG_CPU_SIMD_ARM 0
 #endif
 
 static const cpu_conv_path portable = { "portable", NULL, NULL, CPU_GRP, NULL, 2, NULL };
@@ -26,6 +27,9 @@ static const cpu_conv_path *const paths[] = {
 	&nbg_cpu_conv_avx512_8,
 	&nbg_cpu_conv_avx512,
 	&nbg_cpu_conv_avx2,
+#endif
+#if NBG_CPU_SIMD_ARM
+	&nbg_cpu_conv_neon,
 #endif
 	&portable,
 };

@@ -98,6 +98,8 @@ CPU_HIDDEN void nbg_cpu_conv_kept_free(nbg_cpu_plan *p);
 
 /* ops/conv_x86.c (x86-64 builds with -Dcpu_kernels=auto). */
 CPU_HIDDEN extern const cpu_conv_path nbg_cpu_conv_avx512_8, nbg_cpu_conv_avx512, nbg_cpu_conv_avx2;
+/* ops/conv_neon.c (aarch64 builds with -Dcpu_kernels=auto). */
+CPU_HIDDEN extern const cpu_conv_path nbg_cpu_conv_neon;
 
 /* Calls fn(ctx, lo, hi) over [0, n) cut into contiguous chunks that up to
  * `threads` threads (the caller's among them) claim in turn, and returns
