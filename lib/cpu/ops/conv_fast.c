@@ -81,30 +81,35 @@ uint64_t nbg_cpu_conv_fast_scratch(const cpu_conv *cv)
 	return nbg_cpu_add_sat(nbg_cpu_add_sat(img, wk), chans * 4);
 }
 
-/* The input minus its zero point into j->img's pairs: rows of the wide
- * planes whose input row exists, columns whose input column does (the
- * rest stays 0, the border's term). */
-static void pack_image(const cpu_conv *cv, const cpu_conv_geom *g, const uint8_t *in, int16_t *img)
+/* The input into a layout, at each position of the wide planes whose
+ * input row and column exist (the rest is the border, set by the caller):
+ * width 2, the int16 pairs, x - in_zp; width 4, the 8-bit quads, u (the
+ * byte, int8 data plus 128). */
+static void pack_image(const cpu_conv *cv, const cpu_conv_geom *g, const uint8_t *in, uint32_t width, void *img)
 {
 	int64_t lo = cv->x_off < 0 ? -(int64_t)cv->x_off : 0;
 	int64_t hi = (int64_t)cv->in_x - cv->x_off;
 	hi = hi < (int64_t)g->wide ? hi : (int64_t)g->wide;
 	int32_t xz = (int32_t)cv->in_zp;
+	uint8_t flip = cv->sgn ? 0x80 : 0;
 	for (uint32_t z = 0; z < cv->in_z; z++) {
 		const uint8_t *src = in + cv->in_base + (uint64_t)z * cv->in_slice;
-		int16_t *dst = img + (size_t)(z / 2) * g->plane * 2 + (z & 1);
+		uint64_t first = (uint64_t)(z / width) * g->plane * width + z % width;
 		for (uint64_t y = 0; y < (uint64_t)cv->out_y + cv->k - 1; y++) {
 			int64_t iy = (int64_t)y + cv->y_off;
 			if (iy < 0 || iy >= (int64_t)cv->in_y)
 				continue;
 			const uint8_t *row = src + (uint64_t)iy * cv->in_row + cv->x_off;
-			int16_t *d = dst + y * g->wide * 2;
-			if (cv->sgn)
+			uint64_t at = first + y * g->wide * width;
+			if (width == 4) {
+				uint8_t *d = (uint8_t *)img + at;
 				for (int64_t x = lo; x < hi; x++)
-					d[x * 2] = (int16_t)((int8_t)row[x] - xz);
-			else
+					d[x * 4] = row[x] ^ flip;
+			} else {
+				int16_t *d = (int16_t *)img + at;
 				for (int64_t x = lo; x < hi; x++)
-					d[x * 2] = (int16_t)(row[x] - xz);
+					d[x * 2] = (int16_t)(nbg_cpu_conv_val(cv, row[x]) - xz);
+			}
 		}
 	}
 }
@@ -118,29 +123,6 @@ int nbg_cpu_conv_fits_int8(const cpu_conv *cv)
 			return 0;
 	}
 	return 1;
-}
-
-/* The input bytes as u into j->img8's quads (every other byte is c,
- * memset by the caller). */
-static void pack_image8(const cpu_conv *cv, const cpu_conv_geom *g, const uint8_t *in, uint8_t *img)
-{
-	int64_t lo = cv->x_off < 0 ? -(int64_t)cv->x_off : 0;
-	int64_t hi = (int64_t)cv->in_x - cv->x_off;
-	hi = hi < (int64_t)g->wide ? hi : (int64_t)g->wide;
-	uint8_t flip = cv->sgn ? 0x80 : 0; /* int8: the byte plus 128 */
-	for (uint32_t z = 0; z < cv->in_z; z++) {
-		const uint8_t *src = in + cv->in_base + (uint64_t)z * cv->in_slice;
-		uint8_t *dst = img + (size_t)(z / 4) * g->plane * 4 + (z & 3);
-		for (uint64_t y = 0; y < (uint64_t)cv->out_y + cv->k - 1; y++) {
-			int64_t iy = (int64_t)y + cv->y_off;
-			if (iy < 0 || iy >= (int64_t)cv->in_y)
-				continue;
-			const uint8_t *row = src + (uint64_t)iy * cv->in_row + cv->x_off;
-			uint8_t *d = dst + y * g->wide * 4;
-			for (int64_t x = lo; x < hi; x++)
-				d[x * 4] = row[x] ^ flip;
-		}
-	}
 }
 
 /* The weights' bytes in a path's layout: width 2 (int16 pairs) or 4
@@ -257,7 +239,7 @@ static int lay_out(cpu_conv_job *j, const uint8_t *in, void *mem[2])
 		if (!img)
 			return 0;
 		memset(img, cv->sgn ? 128 : (int)cv->in_zp, (size_t)(j->quads * j->g.plane * 4));
-		pack_image8(cv, &j->g, in, img);
+		pack_image(cv, &j->g, in, 4, img);
 		j->img8 = img;
 		j->wk8 = w;
 		j->corr = (const int32_t *)(const void *)(j->wk8 + j->groups * j->grp * j->quads * 4 * kk);
@@ -266,7 +248,7 @@ static int lay_out(cpu_conv_job *j, const uint8_t *in, void *mem[2])
 	int16_t *img = mem[0] = calloc((size_t)(j->pairs * j->g.plane * 2), sizeof(*img));
 	if (!img)
 		return 0;
-	pack_image(cv, &j->g, in, img);
+	pack_image(cv, &j->g, in, 2, img);
 	j->img = img;
 	j->wk = w;
 	return 1;
