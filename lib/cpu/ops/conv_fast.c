@@ -287,12 +287,29 @@ int nbg_cpu_conv_fast(const cpu_conv *cv, const uint8_t *in, uint8_t *planes)
 	return ok ? 1 : -1;
 }
 
-/* A block of memory the plan keeps (its convolutions' weights laid out),
- * freed with it. */
+/* Most bytes of weights a plan keeps laid out (the corpus's largest
+ * model: some 50 MB); past them each run lays its weights out. */
+#define CPU_MAX_KEPT ((uint64_t)1 << 29)
+
+/* A block of memory the plan keeps (one convolution's weights laid out),
+ * freed with it, with what they were laid out from: a later operation of
+ * the same weights and layout (operations naming one command) shares it. */
 typedef struct cpu_kept {
 	struct cpu_kept *next;
-	uint64_t pad; /* the data after it 16-byte aligned */
+	const uint8_t *codes;
+	const cpu_conv_path *path;
+	uint32_t in_z, out_z, k, w_zp, in_zp;
+	int sgn;
+	uint64_t pad[2];
 } cpu_kept;
+_Static_assert(sizeof(cpu_kept) % 16 == 0, "the weights after a cpu_kept are 16-byte aligned");
+
+/* Whether k holds cv's weights laid out for path. */
+static int kept_is(const cpu_kept *k, const cpu_conv *cv, const cpu_conv_path *path)
+{
+	return k && k->codes == cv->codes && k->path == path && k->in_z == cv->in_z && k->out_z == cv->out_z &&
+	       k->k == cv->k && k->w_zp == cv->w_zp && k->in_zp == cv->in_zp && k->sgn == cv->sgn;
+}
 
 void nbg_cpu_conv_keep(nbg_cpu_plan *p, cpu_conv *cv)
 {
@@ -304,17 +321,19 @@ void nbg_cpu_conv_keep(nbg_cpu_plan *p, cpu_conv *cv)
 	if (!nbg_cpu_plan_afford(p, from->width == 4 ? 2 * n : n))
 		return;
 	const cpu_conv_path *path = from->width == 4 && !nbg_cpu_conv_fits_int8(cv) ? from->wide : from;
-	uint64_t bytes = weights_bytes(cv, path) + sizeof(cpu_kept);
-	uint64_t held = nbg_cpu_add_sat(nbg_cpu_add_sat(p->totals.buffers, p->totals.scratch), p->totals.kept);
-	if (nbg_cpu_add_sat(held, bytes) > p->totals.limits.max_memory || bytes > SIZE_MAX)
-		return; /* laid out at each run instead, within the run's scratch */
-	cpu_kept *k = calloc(1, (size_t)bytes);
-	if (!k)
-		return;
-	k->next = p->kept;
-	p->kept = k;
-	p->totals.kept += bytes;
-	pack_weights(cv, path, k + 1);
+	cpu_kept *k = p->kept;
+	if (!kept_is(k, cv, path)) {
+		uint64_t bytes = weights_bytes(cv, path) + sizeof(cpu_kept);
+		uint64_t held = nbg_cpu_add_sat(nbg_cpu_add_sat(p->totals.buffers, p->totals.scratch), p->totals.kept);
+		if (nbg_cpu_add_sat(held, bytes) > p->totals.limits.max_memory ||
+		    p->totals.kept + bytes > CPU_MAX_KEPT || !(k = calloc(1, (size_t)bytes)))
+			return; /* laid out at each run instead, within the run's scratch */
+		*k = (cpu_kept){ p->kept, cv->codes, path, cv->in_z, cv->out_z, cv->k, cv->w_zp, cv->in_zp, cv->sgn,
+				 { 0, 0 } };
+		p->kept = k;
+		p->totals.kept += bytes;
+		pack_weights(cv, path, k + 1);
+	}
 	cv->pk_from = from;
 	cv->pk_path = path;
 	cv->pk_w = k + 1;
