@@ -799,7 +799,7 @@ static void conv_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_ma
 		return;
 	if (s->verdict == NBG_CPU_EXECUTE) {
 		op->kind = CPU_OP_CONV;
-		op->u.conv.threads = (uint32_t)p->totals.limits.threads;
+		op->u.conv.threads = s->macs >= CPU_THREAD_MACS ? (uint32_t)p->totals.limits.threads : 1;
 		op->u.conv.portable = p->totals.limits.kernels == NBG_CPU_KERNELS_PORTABLE;
 	}
 }

@@ -217,10 +217,6 @@ static void run_items(void *ctx, uint64_t lo, uint64_t hi)
 	}
 }
 
-/* Below this many multiply-accumulates an operation runs on one thread:
- * starting threads would cost more than they save. */
-#define CPU_THREAD_MACS (1u << 20)
-
 /* The input into j's layout and the weights (the plan's, or laid out here
  * into mem[1]): 1, or 0 when out of memory. */
 static int lay_out(cpu_conv_job *j, const uint8_t *in, void *mem[2])
@@ -278,10 +274,8 @@ int nbg_cpu_conv_fast(const cpu_conv *cv, const uint8_t *in, uint8_t *planes)
 	j.groups = ((uint64_t)cv->out_z + path->grp - 1) / path->grp;
 	void *mem[2] = { NULL, NULL };
 	int ok = lay_out(&j, in, mem);
-	if (ok) {
-		uint64_t macs = j.g.blocks * CPU_BLK * j.groups * path->grp * j.pairs * 2 * cv->k * cv->k;
-		nbg_cpu_parallel(macs < CPU_THREAD_MACS ? 1 : cv->threads, j.g.blocks * j.groups, run_items, &j);
-	}
+	if (ok)
+		nbg_cpu_parallel(cv->threads, j.g.blocks * j.groups, run_items, &j);
 	free(mem[0]);
 	free(mem[1]);
 	return ok ? 1 : -1;
@@ -313,12 +307,14 @@ static int kept_is(const cpu_kept *k, const cpu_conv *cv, const cpu_conv_path *p
 
 void nbg_cpu_conv_keep(nbg_cpu_plan *p, cpu_conv *cv)
 {
-	const cpu_conv_path *from = path_of(cv);
-	if (!from || !cv->acc32 || cv->add.on || cv->pk_path)
+	if (cv->depthwise || !cv->acc32 || cv->add.on || cv->pk_path)
 		return;
+	/* the plan's steps, the same on every machine and path (the plan's
+	 * figures do not depend on the CPU): a walk to check int8, one to lay
+	 * the weights out */
 	uint64_t n = (uint64_t)cv->out_z * cv->in_z * cv->k * cv->k;
-	/* the plan's steps: a walk to check int8, one to lay them out */
-	if (!nbg_cpu_plan_afford(p, from->width == 4 ? 2 * n : n))
+	const cpu_conv_path *from = path_of(cv);
+	if (!nbg_cpu_plan_afford(p, 2 * n) || !from)
 		return;
 	const cpu_conv_path *path = from->width == 4 && !nbg_cpu_conv_fits_int8(cv) ? from->wide : from;
 	cpu_kept *k = p->kept;

@@ -79,6 +79,12 @@ CPU_HIDDEN int nbg_cpu_conv_fits_int8(const cpu_conv *cv);
 CPU_HIDDEN const cpu_conv_path *const *nbg_cpu_conv_paths(size_t *n);
 CPU_HIDDEN const cpu_conv_path *nbg_cpu_conv_path(void);
 
+/* Below this many multiply-accumulates the plan gives an operation one
+ * thread (cpu_conv.threads): starting threads and waiting for a core
+ * would cost more than they save (some 0.3 ms of one core on the
+ * vector paths). */
+#define CPU_THREAD_MACS ((uint64_t)1 << 26)
+
 /* Runs a convolution the plan gave the 32-bit kernels (acc32, no fused
  * addition) on cv->path (NULL: the process's) and cv->threads threads into
  * planes: 1 when done, 0 when this path does not take it (the portable
@@ -90,8 +96,9 @@ CPU_HIDDEN int nbg_cpu_conv_fast(const cpu_conv *cv, const uint8_t *in, uint8_t 
 CPU_HIDDEN uint64_t nbg_cpu_conv_fast_scratch(const cpu_conv *cv);
 /* Lays out cv's weights once for the runs, for the process's path, kept by
  * the plan (nbg_cpu_totals.kept) while the plan's steps allow the walk
- * and buffers + largest scratch + kept stay within max_memory; otherwise
- * each run lays them out.  nbg_cpu_conv_kept_free frees what the plan
+ * (two steps a weight of every convolution a vector path may run, charged
+ * on every machine alike) and buffers + largest scratch + kept stay within
+ * max_memory; otherwise each run lays them out.  nbg_cpu_conv_kept_free frees what the plan
  * keeps. */
 CPU_HIDDEN void nbg_cpu_conv_keep(nbg_cpu_plan *p, cpu_conv *cv);
 CPU_HIDDEN void nbg_cpu_conv_kept_free(nbg_cpu_plan *p);

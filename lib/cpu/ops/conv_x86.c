@@ -35,38 +35,65 @@ static int avx512_usable(void)
 	       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
 }
 
-/* One block of 64 positions (4 registers of 16) by GRP512 channels: 24
- * sums in registers over every tap pair. */
-NBG_AVX512 static void kern_avx512(const cpu_conv_job *j, uint64_t b, uint64_t gr, int32_t *acc)
+/*
+ * One block of 64 positions (4 registers of 16) by GRP512 channels: 24
+ * sums in registers over every tap's pair (int16 layout, vpdpwssd) or
+ * quad (8-bit layout, vpdpbusd: unsigned input bytes times signed
+ * weights) of input channels.  Both layouts hold 4 bytes a position and a
+ * weight, so one walk serves both; `eight` is a constant where it is
+ * inlined.
+ */
+NBG_AVX512 static inline __attribute__((always_inline)) void kern512(const cpu_conv_job *j, uint64_t b, uint64_t gr,
+								 int32_t *acc, int eight)
 {
 	__m512i a[GRP512][4];
 	for (int c = 0; c < GRP512; c++)
 		for (int r = 0; r < 4; r++)
 			a[c][r] = _mm512_setzero_si512();
-	uint64_t k = j->cv->k, wide2 = j->g.wide * 2;
-	const int16_t *w = j->wk + gr * j->pairs * k * k * GRP512 * 2;
-	const int16_t *base = j->img + b * CPU_BLK * 2;
-	for (uint64_t p = 0; p < j->pairs; p++)
+	uint64_t k = j->cv->k, lanes = eight ? j->quads : j->pairs, row = j->g.wide * 4, plane = j->g.plane * 4;
+	const uint8_t *w = (const uint8_t *)(eight ? (const void *)j->wk8 : (const void *)j->wk) +
+			   gr * lanes * k * k * GRP512 * 4;
+	const uint8_t *base = (const uint8_t *)(eight ? (const void *)j->img8 : (const void *)j->img) + b * CPU_BLK * 4;
+	for (uint64_t p = 0; p < lanes; p++)
 		for (uint64_t ky = 0; ky < k; ky++) {
-			const int16_t *x = base + p * j->g.plane * 2 + ky * wide2;
-			for (uint64_t kx = 0; kx < k; kx++, x += 2, w += GRP512 * 2) {
+			const uint8_t *x = base + p * plane + ky * row;
+			for (uint64_t kx = 0; kx < k; kx++, x += 4, w += GRP512 * 4) {
 				__m512i x0 = _mm512_loadu_si512((const void *)x);
-				__m512i x1 = _mm512_loadu_si512((const void *)(x + 32));
-				__m512i x2 = _mm512_loadu_si512((const void *)(x + 64));
-				__m512i x3 = _mm512_loadu_si512((const void *)(x + 96));
+				__m512i x1 = _mm512_loadu_si512((const void *)(x + 64));
+				__m512i x2 = _mm512_loadu_si512((const void *)(x + 128));
+				__m512i x3 = _mm512_loadu_si512((const void *)(x + 192));
 #pragma GCC unroll 8
 				for (int c = 0; c < GRP512; c++) {
-					__m512i wv = _mm512_set1_epi32(pair_at(w + 2 * c));
-					a[c][0] = _mm512_dpwssd_epi32(a[c][0], x0, wv);
-					a[c][1] = _mm512_dpwssd_epi32(a[c][1], x1, wv);
-					a[c][2] = _mm512_dpwssd_epi32(a[c][2], x2, wv);
-					a[c][3] = _mm512_dpwssd_epi32(a[c][3], x3, wv);
+					int32_t wq;
+					memcpy(&wq, w + 4 * c, sizeof(wq));
+					__m512i wv = _mm512_set1_epi32(wq);
+					if (eight) {
+						a[c][0] = _mm512_dpbusd_epi32(a[c][0], x0, wv);
+						a[c][1] = _mm512_dpbusd_epi32(a[c][1], x1, wv);
+						a[c][2] = _mm512_dpbusd_epi32(a[c][2], x2, wv);
+						a[c][3] = _mm512_dpbusd_epi32(a[c][3], x3, wv);
+					} else {
+						a[c][0] = _mm512_dpwssd_epi32(a[c][0], x0, wv);
+						a[c][1] = _mm512_dpwssd_epi32(a[c][1], x1, wv);
+						a[c][2] = _mm512_dpwssd_epi32(a[c][2], x2, wv);
+						a[c][3] = _mm512_dpwssd_epi32(a[c][3], x3, wv);
+					}
 				}
 			}
 		}
 	for (int c = 0; c < GRP512; c++)
 		for (int r = 0; r < 4; r++)
 			_mm512_storeu_si512((void *)(acc + c * CPU_BLK + r * 16), a[c][r]);
+}
+
+NBG_AVX512 static void kern_avx512(const cpu_conv_job *j, uint64_t b, uint64_t gr, int32_t *acc)
+{
+	kern512(j, b, gr, acc, 0);
+}
+
+NBG_AVX512 static void kern_avx512_8(const cpu_conv_job *j, uint64_t b, uint64_t gr, int32_t *acc)
+{
+	kern512(j, b, gr, acc, 1);
 }
 
 /* quant.h's requantization, 8 sums at a time in 64-bit lanes: |acc| x
@@ -95,43 +122,6 @@ NBG_AVX512 static void requant_avx512(const cpu_conv *cv, const int32_t *acc, in
 
 const cpu_conv_path nbg_cpu_conv_avx512 = { "avx512-vnni", avx512_usable, kern_avx512, GRP512, requant_avx512,
 					     2, NULL };
-
-/* The 8-bit layout's block (ops/conv_fast.h): as kern_avx512, four input
- * channels an instruction (vpdpbusd: unsigned input bytes times signed
- * weights). */
-NBG_AVX512 static void kern_avx512_8(const cpu_conv_job *j, uint64_t b, uint64_t gr, int32_t *acc)
-{
-	__m512i a[GRP512][4];
-	for (int c = 0; c < GRP512; c++)
-		for (int r = 0; r < 4; r++)
-			a[c][r] = _mm512_setzero_si512();
-	uint64_t k = j->cv->k, wide4 = j->g.wide * 4;
-	const int8_t *w = j->wk8 + gr * j->quads * k * k * GRP512 * 4;
-	const uint8_t *base = j->img8 + b * CPU_BLK * 4;
-	for (uint64_t q = 0; q < j->quads; q++)
-		for (uint64_t ky = 0; ky < k; ky++) {
-			const uint8_t *x = base + q * j->g.plane * 4 + ky * wide4;
-			for (uint64_t kx = 0; kx < k; kx++, x += 4, w += GRP512 * 4) {
-				__m512i x0 = _mm512_loadu_si512((const void *)x);
-				__m512i x1 = _mm512_loadu_si512((const void *)(x + 64));
-				__m512i x2 = _mm512_loadu_si512((const void *)(x + 128));
-				__m512i x3 = _mm512_loadu_si512((const void *)(x + 192));
-#pragma GCC unroll 8
-				for (int c = 0; c < GRP512; c++) {
-					int32_t wq;
-					memcpy(&wq, w + 4 * c, sizeof(wq));
-					__m512i wv = _mm512_set1_epi32(wq);
-					a[c][0] = _mm512_dpbusd_epi32(a[c][0], x0, wv);
-					a[c][1] = _mm512_dpbusd_epi32(a[c][1], x1, wv);
-					a[c][2] = _mm512_dpbusd_epi32(a[c][2], x2, wv);
-					a[c][3] = _mm512_dpbusd_epi32(a[c][3], x3, wv);
-				}
-			}
-		}
-	for (int c = 0; c < GRP512; c++)
-		for (int r = 0; r < 4; r++)
-			_mm512_storeu_si512((void *)(acc + c * CPU_BLK + r * 16), a[c][r]);
-}
 
 const cpu_conv_path nbg_cpu_conv_avx512_8 = { "avx512-vnni-8bit", avx512_usable, kern_avx512_8, GRP512,
 					      requant_avx512, 4, &nbg_cpu_conv_avx512 };
