@@ -294,9 +294,8 @@ typedef struct cpu_kept {
 	const cpu_conv_path *path;
 	uint32_t in_z, out_z, k, w_zp, in_zp;
 	int sgn;
-	uint64_t pad[2];
+	int32_t data[]; /* the weights (int16 or int8, then corr: int32 alignment is enough) */
 } cpu_kept;
-_Static_assert(sizeof(cpu_kept) % 16 == 0, "the weights after a cpu_kept are 16-byte aligned");
 
 /* Whether k holds cv's weights laid out for path. */
 static int kept_is(const cpu_kept *k, const cpu_conv *cv, const cpu_conv_path *path)
@@ -324,15 +323,14 @@ void nbg_cpu_conv_keep(nbg_cpu_plan *p, cpu_conv *cv)
 		if (nbg_cpu_add_sat(held, bytes) > p->totals.limits.max_memory ||
 		    p->totals.kept + bytes > CPU_MAX_KEPT || !(k = calloc(1, (size_t)bytes)))
 			return; /* laid out at each run instead, within the run's scratch */
-		*k = (cpu_kept){ p->kept, cv->codes, path, cv->in_z, cv->out_z, cv->k, cv->w_zp, cv->in_zp, cv->sgn,
-				 { 0, 0 } };
+		*k = (cpu_kept){ p->kept, cv->codes, path, cv->in_z, cv->out_z, cv->k, cv->w_zp, cv->in_zp, cv->sgn };
 		p->kept = k;
 		p->totals.kept += bytes;
-		pack_weights(cv, path, k + 1);
+		pack_weights(cv, path, k->data);
 	}
 	cv->pk_from = from;
 	cv->pk_path = path;
-	cv->pk_w = k + 1;
+	cv->pk_w = k->data;
 }
 
 void nbg_cpu_conv_kept_free(nbg_cpu_plan *p)
