@@ -3,12 +3,16 @@
  * row per file with at least one executed operation, for the operations
  * before its first refused one (the whole model when none is refused).
  *
- * Per file, in one thread: the plan (nbg_cpu_plan_build: parse, graph,
- * commands, weights, verdicts) and the run on zero inputs (nbg_cpu_run up
- * to the first refused operation), each the median of ROUNDS rounds of this
- * process's CPU time, so a second program on the machine slows the wall
- * clock but not the figure.  Printed: ms per inference, multiply-
- * accumulates per second of one core, and the run's time over the plan's
+ * Per file: the plan (nbg_cpu_plan_build: parse, graph, commands, weights,
+ * verdicts) and the run on zero inputs (nbg_cpu_run up to the first
+ * refused operation) on one thread with the default kernels (the CPU's
+ * vector instructions where it has them), each the median of ROUNDS rounds
+ * of this process's CPU time, so a second program on the machine slows the
+ * wall clock but not the figure.  Printed: ms per inference, multiply-
+ * accumulates per second of one core, the portable kernels' CPU time over
+ * the default ones' (nbg_cpu_options.kernels), the wall time of a run on
+ * one thread over one on two (nbg_cpu_options.threads: wall time, which a
+ * second program on a core does slow), and the run's time over the plan's
  * (the decoding a run needs once, measured side by side).  It reports; it
  * never fails on a time.
  *
@@ -25,6 +29,42 @@
 #include "nbg/nbg.h"
 
 #include "bench_time.h"
+
+/* What a file's runs take: its bytes, inputs, where they stop, the rounds
+ * and room for their times. */
+typedef struct bench_runs {
+	const uint8_t *data;
+	size_t size;
+	const nbg_rt_buffer *in;
+	size_t count, stop;
+	int rounds;
+	double *t;
+} bench_runs;
+
+/* The median of b's rounds (wall: wall time, else this process's CPU time)
+ * planned with threads and kernels, into *median; -1 on a failure. */
+static int time_runs(const bench_runs *b, uint64_t threads, uint64_t kernels, int wall, double *median)
+{
+	nbg_cpu_options o = { .size = sizeof(o), .threads = threads, .kernels = kernels };
+	nbg_cpu_plan *p = NULL;
+	nbg_error err;
+	if (nbg_cpu_plan_build_opts(b->data, b->size, &o, &p, &err) != NBG_OK)
+		return -1;
+	for (int r = 0; r < b->rounds; r++) {
+		nbg_cpu_state *st = NULL;
+		double t0 = wall ? bench_wall() : bench_cpu();
+		if (nbg_cpu_run(p, b->in, b->count, b->stop, &st, &err) != NBG_OK) {
+			nbg_cpu_plan_free(p);
+			return -1;
+		}
+		b->t[r] = (wall ? bench_wall() : bench_cpu()) - t0;
+		nbg_cpu_state_free(st);
+	}
+	nbg_cpu_plan_free(p);
+	qsort(b->t, (size_t)b->rounds, sizeof(double), bench_cmp_double);
+	*median = b->t[b->rounds / 2];
+	return 0;
+}
 
 static void bench_file(const char *path, const char *name, int rounds)
 {
@@ -68,20 +108,20 @@ static void bench_file(const char *path, const char *name, int rounds)
 		}
 	if (!executed)
 		goto out;
-	for (int r = 0; r < rounds; r++) {
-		nbg_cpu_state *st = NULL;
-		double t0 = bench_cpu();
-		if (nbg_cpu_run(p, in, nbg_model_input_count(m), stop, &st, &err) != NBG_OK)
-			goto out;
-		tr[r] = bench_cpu() - t0;
-		nbg_cpu_state_free(st);
-	}
+	/* the run: the portable kernels and the default ones on one thread
+	 * (CPU time), the default ones on 1 and 2 threads (wall time) */
+	double run_portable, run = 0, wall1, wall2;
+	bench_runs br = { map.data, map.size, in, nbg_model_input_count(m), stop, rounds, tr };
+	if (time_runs(&br, 1, NBG_CPU_KERNELS_PORTABLE, 0, &run_portable) ||
+	    time_runs(&br, 1, NBG_CPU_KERNELS_AUTO, 0, &run) || time_runs(&br, 1, NBG_CPU_KERNELS_AUTO, 1, &wall1) ||
+	    time_runs(&br, 2, NBG_CPU_KERNELS_AUTO, 1, &wall2))
+		goto out;
 	qsort(tp, (size_t)rounds, sizeof(double), bench_cmp_double);
-	qsort(tr, (size_t)rounds, sizeof(double), bench_cmp_double);
-	double run = tr[rounds / 2], plan = tp[rounds / 2];
-	printf("%-48.48s %5s %4zu ops %12llu MACs %9.3f ms %8.3f GMAC/s  run/plan %6.2f\n", name,
-	       refused ? "part" : "whole", executed, (unsigned long long)macs, run * 1e3,
-	       run > 0 ? (double)macs / run / 1e9 : 0.0, plan > 0 ? run / plan : 0.0);
+	double plan = tp[rounds / 2];
+	printf("%-44.44s %5s %4zu ops %11llu MACs %9.3f ms %7.2f GMAC/s %6.2fx portable %5.2fx 2 threads  "
+	       "run/plan %6.2f\n", name, refused ? "part" : "whole", executed, (unsigned long long)macs, run * 1e3,
+	       run > 0 ? (double)macs / run / 1e9 : 0.0, run > 0 ? run_portable / run : 0.0,
+	       wall2 > 0 ? wall1 / wall2 : 0.0, plan > 0 ? run / plan : 0.0);
 out:
 	free(zeros);
 	free(in);
@@ -99,8 +139,8 @@ int main(int argc, char **argv)
 		rounds = atoi(argv[1]);
 		first = 2;
 	}
-	printf("%-48s %5s %8s %17s %12s %14s\n", "file", "model", "executed", "", "per inference",
-	       "per core");
+	printf("%-44s %5s %8s %16s %12s %14s %16s %17s\n", "file", "model", "executed", "", "per inference",
+	       "per core", "vector/portable", "2 threads/1 wall");
 	for (int a = first; a < argc; a++) {
 		DIR *d = opendir(argv[a]);
 		struct dirent *e;

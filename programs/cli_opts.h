@@ -162,6 +162,8 @@ typedef struct cli_run_opts {
 	int channel_order;             /* 0, or 1 + its place in rgb|bgr|gray */
 	const char *batch, *labels;
 	uint64_t jobs;                 /* 0: not given */
+	uint64_t threads;              /* --threads N, 0: not given */
+	int kernels;                   /* 0, or 1 + its place in auto|portable */
 } cli_run_opts;
 
 typedef struct cli_compare_opts {

@@ -279,6 +279,12 @@ static const cli_command commands[] = {
 		   cli_run_opts, batch),
 	    CLI_OPT_UINT("--jobs", "N", "with --batch: N processes over the one plan (default 1)",
 			 cli_run_opts, jobs, 1, 256),
+	    CLI_OPT_UINT("--threads", "N",
+			 "with --backend cpu: threads one operation may use, the same bytes for any N "
+			 "(default: the online CPUs, shared among --jobs)", cli_run_opts, threads, 1, 64),
+	    CHOICE("--kernels", "auto|portable",
+		   "with --backend cpu: the CPU's vector instructions where it has them, or the "
+		   "portable C kernels alone, the reference (default auto)", cli_run_opts, kernels),
 	    STRING("--labels", "FILE", "class names, one a line, for --top (default --top 5)",
 		   cli_run_opts, labels) } },
 	{ "tensor", "FILE", "convert tensors with a model's I/O record",

@@ -83,6 +83,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 	a->max_output = o.max_output.set ? o.max_output.value : RUN_MAX_OUTPUT;
 	a->max_memory = o.max_memory.set ? o.max_memory.value : RUN_MAX_MEMORY;
 	cli_cpu_options(&a->cpu, &o.max_memory, &o.max_work, &o.max_plan_steps);
+	a->cpu.threads = o.threads ? o.threads : cli_cpu_threads(o.jobs);
+	a->cpu.kernels = o.kernels == 2 ? NBG_CPU_KERNELS_PORTABLE : NBG_CPU_KERNELS_AUTO;
 	a->mean = o.mean;
 	a->scale = o.scale;
 	a->channel_order = o.channel_order;
@@ -93,6 +95,9 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 		a->top = 5;
 	if ((o.max_work.set || o.max_plan_steps.set) && a->backend != NBG_RT_SELECT_CPU)
 		return cli_usage("run", "--max-work and --max-plan-steps bound the CPU backend; give "
+			      "--backend cpu");
+	if ((o.threads || o.kernels) && a->backend != NBG_RT_SELECT_CPU)
+		return cli_usage("run", "--threads and --kernels choose how the CPU backend computes; give "
 			      "--backend cpu");
 	/* --nnsdk alone asks for libnnsdk, as it did before VIPLite existed;
 	 * with --backend it only names libnnsdk's library. */

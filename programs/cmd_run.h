@@ -14,6 +14,9 @@
  * library's default (run_cpu.c; nbg probe takes the variables only). */
 void cli_cpu_options(nbg_cpu_options *o, const cli_size *memory, const cli_size *work,
 		     const cli_size *steps);
+/* nbg run's default --threads: the online CPUs over the --jobs processes
+ * (0 or 1: one), at least 1 and at most 64 (run_cpu.c). */
+unsigned long cli_cpu_threads(uint64_t jobs);
 
 /* `nbg probe [--device-root DIR] [--nnsdk PATH] [--viplite PATH]
  * [--no-isolate] [--json]` (cmd_probe.c).  argv[0] is the subcommand name.

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd_run.h"
 #include "run_internal.h"
@@ -18,6 +19,13 @@ void cli_cpu_options(nbg_cpu_options *o, const cli_size *memory, const cli_size 
 	o->max_memory = memory && memory->set ? memory->value : cli_env_limit("NBG_MAX_CPU_MEMORY");
 	o->max_work = work && work->set ? work->value : cli_env_limit("NBG_MAX_CPU_WORK");
 	o->max_plan_steps = steps && steps->set ? steps->value : cli_env_limit("NBG_MAX_CPU_PLAN_STEPS");
+}
+
+unsigned long cli_cpu_threads(uint64_t jobs)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t per = n > 0 ? (uint64_t)n / (jobs > 1 ? jobs : 1) : 1;
+	return per < 1 ? 1 : per > 64 ? 64 : (unsigned long)per;
 }
 
 void run_cpu_plan(run_state *s)

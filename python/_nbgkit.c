@@ -934,16 +934,17 @@ static int run_inputs_take(PyObject *inputs, run_inputs *in)
 }
 
 /* run(backend, inputs, flags, lib_path, device_root, timeout_ms, max_work,
- * max_memory, max_plan_steps, keep_plan): backend "auto", "nnsdk",
+ * max_memory, max_plan_steps, threads, keep_plan): backend "auto", "nnsdk",
  * "viplite" or "cpu" (nbgkit's CPU backend), inputs a sequence of
  * bytes-like in the records' raw formats; max_* the CPU backend's limits
- * (nbg_cpu_options, 0: the default), keep_plan keeps its plan for the next
+ * and threads the threads an operation may use (nbg_cpu_options, 0: the
+ * default), keep_plan keeps its plan for the next
  * runs with those limits (model_plan).  Returns (info, [(bytes,
  * data_format)...]). */
 static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "backend", "inputs", "flags", "library", "device_root", "timeout_ms",
-				  "max_work", "max_memory", "max_plan_steps", "keep_plan", NULL };
+				  "max_work", "max_memory", "max_plan_steps", "threads", "keep_plan", NULL };
 	const char *backend, *lib = NULL, *root = NULL;
 	PyObject *inputs, *result = NULL;
 	unsigned flags = 0, timeout = 0;
@@ -958,9 +959,9 @@ static PyObject *model_run(ModelObject *self, PyObject *args, PyObject *kw)
 	run_wait w = { NULL, NULL, NULL, NULL };
 	int sel, keep = 0, owned = 1;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "sO|IzzIKKKp", kwlist, &backend, &inputs, &flags,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "sO|IzzIKKKKp", kwlist, &backend, &inputs, &flags,
 					 &lib, &root, &timeout, &co.max_work, &co.max_memory,
-					 &co.max_plan_steps, &keep))
+					 &co.max_plan_steps, &co.threads, &keep))
 		return NULL;
 	if (!strcmp(backend, "auto"))
 		sel = NBG_RT_SELECT_AUTO;
@@ -1032,7 +1033,7 @@ done:
 }
 
 /* run_dump(inputs, max_bytes, timeout_ms, max_work, max_memory,
- * max_plan_steps, keep_plan): a CPU backend run keeping every executed
+ * max_plan_steps, threads, keep_plan): a CPU backend run keeping every executed
  * operation's output (nbg_rt_cpu_dump_run: isolated as run's session),
  * a dump whose tensors hold more than max_bytes refused before it runs.
  * Returns (cpu_details, [(bytes, data_format)...] of the outputs,
@@ -1040,7 +1041,7 @@ done:
 static PyObject *model_run_dump(ModelObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "inputs", "max_bytes", "timeout_ms", "max_work", "max_memory",
-				  "max_plan_steps", "keep_plan", NULL };
+				  "max_plan_steps", "threads", "keep_plan", NULL };
 	PyObject *inputs, *result = NULL;
 	unsigned long long max_bytes;
 	unsigned timeout = 0;
@@ -1055,8 +1056,8 @@ static PyObject *model_run_dump(ModelObject *self, PyObject *args, PyObject *kw)
 	run_wait w = { NULL, NULL, NULL, NULL };
 	int keep = 0, owned = 1;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "OK|IKKKp", kwlist, &inputs, &max_bytes, &timeout,
-					 &co.max_work, &co.max_memory, &co.max_plan_steps, &keep))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OK|IKKKKp", kwlist, &inputs, &max_bytes, &timeout,
+					 &co.max_work, &co.max_memory, &co.max_plan_steps, &co.threads, &keep))
 		return NULL;
 	if (run_inputs_take(inputs, &in) || enter(self))
 		goto done;
@@ -1100,7 +1101,7 @@ done:
 	return result;
 }
 
-/* dump_list(max_work, max_memory, max_plan_steps): what run_dump would
+/* dump_list(max_work, max_memory, max_plan_steps, threads): what run_dump would
  * keep, with nothing run: [dict...] (the tensors' metadata). */
 static PyObject *model_dump_list(ModelObject *self, PyObject *args)
 {
@@ -1113,7 +1114,8 @@ static PyObject *model_dump_list(ModelObject *self, PyObject *args)
 	nbg_code rc;
 	int owned = 1;
 
-	if (!PyArg_ParseTuple(args, "KKK", &co.max_work, &co.max_memory, &co.max_plan_steps) || enter(self))
+	if (!PyArg_ParseTuple(args, "KKKK", &co.max_work, &co.max_memory, &co.max_plan_steps, &co.threads) ||
+	    enter(self))
 		return NULL;
 	Py_BEGIN_ALLOW_THREADS
 	plan = model_plan(self, &co, 0, &owned, &err);
@@ -1184,13 +1186,13 @@ static PyMethodDef model_methods[] = {
 	  "shape_check(is_output, index, shape, layout) -> whether to transpose (nbg run's rule)." },
 	{ "run", (PyCFunction)(void (*)(void))model_run, METH_VARARGS | METH_KEYWORDS,
 	  "run(backend, inputs, flags=0, library=None, device_root=None, timeout_ms=0, max_work=0, "
-	  "max_memory=0, max_plan_steps=0, keep_plan=False)." },
+	  "max_memory=0, max_plan_steps=0, threads=0, keep_plan=False)." },
 	{ "run_dump", (PyCFunction)(void (*)(void))model_run_dump, METH_VARARGS | METH_KEYWORDS,
 	  "run_dump(inputs, max_bytes, timeout_ms=0, max_work=0, max_memory=0, max_plan_steps=0, "
-	  "keep_plan=False) -> (cpu_details, outputs, tensors): a CPU run keeping every operation's "
+	  "threads=0, keep_plan=False) -> (cpu_details, outputs, tensors): a CPU run keeping every operation's "
 	  "output." },
 	{ "dump_list", (PyCFunction)model_dump_list, METH_VARARGS,
-	  "dump_list(max_work, max_memory, max_plan_steps) -> [dict]: the tensors run_dump keeps." },
+	  "dump_list(max_work, max_memory, max_plan_steps, threads) -> [dict]: the tensors run_dump keeps." },
 	{ NULL, NULL, 0, NULL },
 };
 

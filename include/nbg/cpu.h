@@ -109,7 +109,16 @@ typedef struct nbg_cpu_options {
 	uint64_t max_plan_steps; /* steps the planners take over all operations (a TP command's
 				  * output walk, a kernel's bound, ...); default
 				  * NBG_CPU_DEFAULT_MAX_PLAN_STEPS */
+	/* Members added at the end (doc/api.md, rule 2); not limits: */
+	uint64_t threads;        /* threads one operation's run may use (its output channels and
+				  * positions cut across them; the same bytes for any number);
+				  * 0 or 1: the caller's alone; at most 64 */
+	uint64_t kernels;        /* NBG_CPU_KERNELS_AUTO (0): the CPU's vector instructions where
+				  * the build and the CPU have them; NBG_CPU_KERNELS_PORTABLE: the
+				  * portable C kernels alone (the reference the others equal) */
 } nbg_cpu_options;
+#define NBG_CPU_KERNELS_AUTO 0
+#define NBG_CPU_KERNELS_PORTABLE 1
 #define NBG_CPU_DEFAULT_MAX_WORK ((uint64_t)1 << 36)        /* 20-30 s of one core */
 #define NBG_CPU_DEFAULT_MAX_MEMORY ((uint64_t)2 << 30)      /* 2 GiB */
 #define NBG_CPU_DEFAULT_MAX_PLAN_STEPS ((uint64_t)1 << 30)  /* a few seconds of planning */
@@ -121,6 +130,10 @@ typedef struct nbg_cpu_totals {
 	uint64_t scratch;        /* the largest nbg_cpu_step.scratch */
 	uint64_t plan_steps;     /* steps the planners took */
 	nbg_cpu_options limits;  /* the limits the plan was built with, defaults resolved */
+	/* Members added at the end (doc/api.md, rule 2): */
+	uint64_t kept;           /* bytes the plan holds for its runs: convolution weights laid out
+				  * once for the vector kernels, within max_memory beside buffers
+				  * and scratch */
 } nbg_cpu_totals;
 
 /*

@@ -36,6 +36,8 @@ void nbg_cpu_limits_resolve(nbg_cpu_options *lim, const nbg_cpu_options *opts)
 	o.max_work = limit_or(o.max_work, NBG_CPU_DEFAULT_MAX_WORK);
 	o.max_memory = limit_or(o.max_memory, NBG_CPU_DEFAULT_MAX_MEMORY);
 	o.max_plan_steps = limit_or(o.max_plan_steps, NBG_CPU_DEFAULT_MAX_PLAN_STEPS);
+	o.threads = o.threads ? (o.threads < 64 ? o.threads : 64) : 1;
+	o.kernels = o.kernels == NBG_CPU_KERNELS_PORTABLE ? NBG_CPU_KERNELS_PORTABLE : NBG_CPU_KERNELS_AUTO;
 	*lim = o;
 }
 

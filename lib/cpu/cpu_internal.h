@@ -144,6 +144,7 @@ struct nbg_cpu_plan {
 					 * weights indexed once, plan.c) */
 	nbg_cpu_totals totals;          /* the limits, resolved at the build; the planners' steps as
 					 * they are taken (nbg_cpu_plan_spend); the rest added up after */
+	struct cpu_kept *kept;          /* memory kept for the runs (ops/conv_fast.c), or NULL */
 };
 
 /* The step's match facts (match.c); the kind of a command's operation. */

@@ -15,6 +15,7 @@
 
 #include "cpu/budget.h"
 #include "cpu/cpu_internal.h"
+#include "cpu/ops/conv_fast.h"
 #include "runtime/errors.h"
 
 const char *nbg_cpu_verdict_name(int v)
@@ -223,6 +224,10 @@ static nbg_code plan_model(nbg_cpu_plan *p, nbg_decoded *d, nbg_cpu_plan **out, 
 	for (size_t i = 0; i < p->count; i++)
 		plan_step(p, i);
 	nbg_cpu_plan_add_up(p);
+	/* the convolutions' weights laid out once, within the memory left */
+	for (size_t i = 0; i < p->count; i++)
+		if (p->steps[i].verdict == NBG_CPU_EXECUTE && p->ops[i].kind == CPU_OP_CONV)
+			nbg_cpu_conv_keep(p, &p->ops[i].u.conv);
 	*out = p;
 	return NBG_OK;
 }
@@ -309,6 +314,7 @@ void nbg_cpu_plan_free(nbg_cpu_plan *p)
 	free(p->ops);
 	free(p->wop);
 	free(p->read_outside);
+	nbg_cpu_conv_kept_free(p);
 	free(p);
 }
 

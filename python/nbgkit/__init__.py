@@ -23,6 +23,7 @@ file :class:`AccessDeniedError`, a PermissionError) and
 from __future__ import annotations
 
 import json as _json
+import os as _os
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
@@ -648,7 +649,7 @@ class Model:
             max_output: Optional[int] = None, max_memory: Optional[int] = None,
             max_work: Optional[int] = None, max_plan_steps: Optional[int] = None,
             layout: Optional[str] = None, dump: bool = False,
-            dump_limit: Optional[int] = None):
+            dump_limit: Optional[int] = None, threads: Optional[int] = None):
         """Runs the model once on the NPU, through the same runtime layer as
         ``nbg run`` (the vendor library is called in an isolated child
         process).  ``inputs``: one array per input record, float (quantized
@@ -669,7 +670,10 @@ class Model:
         its buffers and scratch; ``max_work`` and ``max_plan_steps`` the
         CPU backend's work and planning.  A run over one raises
         InvalidFileError with code ``work-limit`` before anything is
-        converted, allocated or run.
+        converted, allocated or run.  ``threads`` (``nbg run``'s
+        ``--threads``; None: the online CPUs, at most 64) is how many
+        threads one CPU backend operation may use: the outputs are the same
+        bytes for any number.
 
         An array whose shape is the record's dimensions in another order
         raises ArrayError (``tensor-shape-mismatch``) naming both, one of
@@ -687,7 +691,7 @@ class Model:
         anything runs."""
         return self._run(inputs, backend, library, device_root, force_target, skip_probe,
                          timeout_ms, details, max_output, max_memory, max_work, max_plan_steps,
-                         layout, dump, dump_limit, False)
+                         layout, dump, dump_limit, False, threads)
 
     def run_many(self, inputs: Iterable[Sequence[Any]], backend: str = "auto", *,
                  library: Optional[str] = None, device_root: Optional[str] = None,
@@ -695,7 +699,8 @@ class Model:
                  details: bool = False, max_output: Optional[int] = None,
                  max_memory: Optional[int] = None, max_work: Optional[int] = None,
                  max_plan_steps: Optional[int] = None, layout: Optional[str] = None,
-                 dump: bool = False, dump_limit: Optional[int] = None) -> Iterator[Any]:
+                 dump: bool = False, dump_limit: Optional[int] = None,
+                 threads: Optional[int] = None) -> Iterator[Any]:
         """An iterator over ``run`` of each item of ``inputs`` (each one
         ``run``'s inputs: one array per input record), with the same
         keywords, taken as they are needed.  With the CPU backend its plan
@@ -704,11 +709,11 @@ class Model:
         for one in inputs:
             yield self._run(one, backend, library, device_root, force_target, skip_probe,
                             timeout_ms, details, max_output, max_memory, max_work,
-                            max_plan_steps, layout, dump, dump_limit, True)
+                            max_plan_steps, layout, dump, dump_limit, True, threads)
 
     def _run(self, inputs, backend, library, device_root, force_target, skip_probe, timeout_ms,
              details, max_output, max_memory, max_work, max_plan_steps, layout, dump, dump_limit,
-             keep_plan):
+             keep_plan, threads=None):
         np = _numpy()
         if backend not in BACKENDS:
             raise _usage("backend must be one of %s" % ", ".join(BACKENDS))
@@ -716,7 +721,12 @@ class Model:
             raise _usage("layout must be None, \"nchw\" or \"nhwc\"")
         max_output = _limit("max_output", max_output) or RUN_MAX_OUTPUT
         max_memory = _limit("max_memory", max_memory) or RUN_MAX_MEMORY
-        cpu_limits = (_limit("max_work", max_work), max_memory, _limit("max_plan_steps", max_plan_steps))
+        if threads is None:
+            threads = min(_os.cpu_count() or 1, 64)
+        elif not isinstance(threads, int) or not 1 <= threads <= 64:
+            raise _usage("threads must be None or an int from 1 to 64")
+        cpu_limits = (_limit("max_work", max_work), max_memory, _limit("max_plan_steps", max_plan_steps),
+                      threads)
         ins = self.inputs
         if len(inputs) != len(ins):
             raise _error("input-count-mismatch", "the model has %d inputs; %d arrays were given"

@@ -205,7 +205,7 @@ class Model:
             max_memory: Optional[int] = ..., max_work: Optional[int] = ...,
             max_plan_steps: Optional[int] = ...,
             layout: Optional[Literal["nchw", "nhwc"]] = ..., dump: Literal[False] = ...,
-            dump_limit: Optional[int] = ...) -> List[NDArray[Any]]: ...
+            dump_limit: Optional[int] = ..., threads: Optional[int] = ...) -> List[NDArray[Any]]: ...
     @overload
     def run(self, inputs: Sequence[Any], backend: Backend = ..., *,
             library: Optional[str] = ..., device_root: Optional[str] = ...,
@@ -214,7 +214,7 @@ class Model:
             max_memory: Optional[int] = ..., max_work: Optional[int] = ...,
             max_plan_steps: Optional[int] = ...,
             layout: Optional[Literal["nchw", "nhwc"]] = ..., dump: Literal[True],
-            dump_limit: Optional[int] = ...) -> RunResult: ...
+            dump_limit: Optional[int] = ..., threads: Optional[int] = ...) -> RunResult: ...
     @overload
     def run(self, inputs: Sequence[Any], backend: Backend = ..., *,
             library: Optional[str] = ..., device_root: Optional[str] = ...,
@@ -223,7 +223,7 @@ class Model:
             max_memory: Optional[int] = ..., max_work: Optional[int] = ...,
             max_plan_steps: Optional[int] = ...,
             layout: Optional[Literal["nchw", "nhwc"]] = ..., dump: bool = ...,
-            dump_limit: Optional[int] = ...) -> RunResult: ...
+            dump_limit: Optional[int] = ..., threads: Optional[int] = ...) -> RunResult: ...
     def run_many(self, inputs: Iterable[Sequence[Any]], backend: Backend = ..., *,
                  library: Optional[str] = ..., device_root: Optional[str] = ...,
                  force_target: bool = ..., skip_probe: bool = ..., timeout_ms: int = ...,
@@ -231,7 +231,7 @@ class Model:
                  max_memory: Optional[int] = ..., max_work: Optional[int] = ...,
                  max_plan_steps: Optional[int] = ...,
                  layout: Optional[Literal["nchw", "nhwc"]] = ..., dump: bool = ...,
-                 dump_limit: Optional[int] = ...) -> Iterator[Any]: ...
+                 dump_limit: Optional[int] = ..., threads: Optional[int] = ...) -> Iterator[Any]: ...
 
 def open(source: Source, *, strict: bool = ..., map: bool = ...) -> Model: ...
 def verify(path: Union[str, bytes, "os.PathLike[str]"], *, map: bool = ...) -> Report: ...

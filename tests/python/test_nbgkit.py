@@ -548,6 +548,13 @@ def test_run_layout(tmp_path):
             m.run([nchw], backend="cpu", layout="nhwc")
         with pytest.raises(nbgkit.UsageError):
             m.run([nchw], backend="cpu", layout="hwc")
+        # threads= (nbg run's --threads): the same bytes for any number;
+        # outside 1..64 a usage error
+        for t in (1, 2, 64):
+            assert m.run([nhwc], backend="cpu", threads=t)[0].tobytes() == want
+        for t in (0, 65, 1.5):
+            with pytest.raises(nbgkit.UsageError):
+                m.run([nhwc], backend="cpu", threads=t)
 
 
 def test_run_limits(tmp_path):

@@ -16,6 +16,7 @@
 #include "cpu/budget.h"
 #include "cpu/cpu_internal.h"
 #include "cpu/ops/conv.h"
+#include "cpu/ops/conv_fast.h"
 #include "cpu/quant.h"
 #include "cpu/ring.h"
 
@@ -659,8 +660,10 @@ static uint64_t conv_scratch(const cpu_conv *cv)
 	if (!cv->acc32 || cv->add.on)
 		return nbg_cpu_add_sat(n, nbg_cpu_mul_sat(plane_out, sizeof(int64_t)));
 	cpu_conv_geom g = nbg_cpu_conv_geometry(cv);
-	n = nbg_cpu_add_sat(n, nbg_cpu_mul_sat(nbg_cpu_mul_sat(cv->in_z, g.plane), sizeof(int16_t)));
-	return nbg_cpu_add_sat(n, nbg_cpu_mul_sat(g.groups * CPU_GRP * g.taps, sizeof(int16_t)));
+	uint64_t own = nbg_cpu_mul_sat(nbg_cpu_mul_sat(cv->in_z, g.plane), sizeof(int16_t));
+	own = nbg_cpu_add_sat(own, nbg_cpu_mul_sat(g.groups * CPU_GRP * g.taps, sizeof(int16_t)));
+	uint64_t fast = nbg_cpu_conv_fast_scratch(cv); /* the vector paths' layout, when they run it */
+	return nbg_cpu_add_sat(n, fast > own ? fast : own);
 }
 
 /* Its steps: the multiply-accumulates of the path it takes (the 32-bit
@@ -714,7 +717,8 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 	/* every channel is computed before any byte is written: the operation
 	 * may write over the image it reads */
 	if (!wide) {
-		if (conv_planes32(cv, in, planes)) {
+		int fast = nbg_cpu_conv_fast(cv, in, planes); /* the vector paths, threads */
+		if (fast < 0 || (!fast && conv_planes32(cv, in, planes))) {
 			free(planes);
 			free(stage);
 			free(gathered);
@@ -728,6 +732,10 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 	for (uint32_t o = 0; o < cv->out_z; o++) {
 		const uint8_t *plane = planes + o * plane_out;
 		uint8_t *dst = stage + (size_t)o * cv->pool_x * cv->pool_y;
+		if (cv->pooling == 0) { /* the written image is the plane */
+			memcpy(dst, plane, plane_out);
+			continue;
+		}
 		for (uint32_t py = 0; py < cv->pool_y; py++)
 			for (uint32_t px = 0; px < cv->pool_x; px++) {
 				uint8_t v;
@@ -789,8 +797,11 @@ static void conv_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_ma
 	}
 	if (m->add_layer && s->verdict == NBG_CPU_EXECUTE && !nbg_cpu_plan_add(p, s, &op->u.conv, m->cop))
 		return;
-	if (s->verdict == NBG_CPU_EXECUTE)
+	if (s->verdict == NBG_CPU_EXECUTE) {
 		op->kind = CPU_OP_CONV;
+		op->u.conv.threads = s->macs >= CPU_THREAD_MACS ? (uint32_t)p->totals.limits.threads : 1;
+		op->u.conv.portable = p->totals.limits.kernels == NBG_CPU_KERNELS_PORTABLE;
+	}
 }
 
 static int conv_match(const nbg_cpu_plan *p, const cpu_match *m)

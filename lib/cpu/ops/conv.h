@@ -40,6 +40,16 @@ typedef struct cpu_conv {
 	const int32_t *bias;            /* corrected: sum((w - zp)(x - in_zp)) + bias */
 	int acc32;                      /* the plan proved every sum fits int32 (ops/conv.c) */
 	cpu_add add;                    /* a fused addition (add.on), target 0xe8 */
+	/* how the 32-bit sums are computed (ops/conv_fast.h): on `threads`
+	 * threads (0, 1: the caller's), on `path` (NULL: the process's choice),
+	 * or, with `portable`, by the kernels below alone */
+	uint32_t threads;
+	int portable;
+	const struct cpu_conv_path *path;
+	/* its weights as the plan laid them out for pk_path (the layout pk_from
+	 * takes for them: ops/conv_fast.c), or NULL */
+	const struct cpu_conv_path *pk_from, *pk_path;
+	const void *pk_w;
 } cpu_conv;
 
 /* The fused addition's planner (ops/add.c): 1 with cv->add set, or 0 with
