@@ -4,14 +4,15 @@
 //   the page (headless Chromium, file://): the Run (CPU) tab's run, from the
 //     click to the outputs shown (window.nbgState.cpu.ms: the input files'
 //     copy into the worker, the plan, the run and the outputs' .npy files,
-//     in WebAssembly)
+//     in WebAssembly), in the build with SIMD and in the one without
+//     (?simd=0)
 //   vs  nbg run --backend cpu MODEL --input ... --output-dir DIR (the same
 //     work natively, process start and the written files included)
 //
 // on the corpus models below that the CPU backend runs whole, each on one
-// synthesized input, in interleaved rounds; the median of each and their
-// ratio, with the model's multiply-accumulates (`nbg run --backend cpu
-// --check --json`) per second of each.
+// synthesized input, in interleaved rounds; the median of each, the model's
+// multiply-accumulates (`nbg run --backend cpu --check --json`) per second
+// of each, and their ratios: SIMD over scalar, native over SIMD.
 //
 //   node bench/web_cpu.js NBG SOURCE_ROOT CORPUS_DIR
 // Environment: BENCH_RUNS (5), NBG_WEB_SITE (default SOURCE_ROOT/build-web/site).
@@ -64,7 +65,20 @@ function native(model, ins, tmp) {
 	return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 
+/* The page with the model open in its Run (CPU) tab; query: '' or '&simd=0'. */
+async function open(browser, model, query) {
+	const page = await browser.newPage();
+	await page.goto('file://' + path.join(site, 'index.html') + '?limit=600000' + query);
+	await page.waitForFunction(() => window.nbgState && window.nbgState.ready);
+	await (await page.$('#pick')).uploadFile(model);
+	await page.waitForFunction(() => ['done', 'error'].includes(window.nbgState.phase), { timeout: 120000 });
+	await page.click('button[data-tab=cpu]');
+	await page.waitForFunction(() => document.getElementById('cpu-run'), { timeout: 120000 });
+	return page;
+}
+
 async function pageRound(page, ins) {
+	await page.bringToFront(); /* two pages are open: the one in front is not throttled */
 	for (let k = 0; k < ins.length; k++)
 		await (await page.$('#cpu-input-' + k)).uploadFile(ins[k]);
 	await page.evaluate(() => { window.nbgState.cpu = null; });
@@ -80,7 +94,8 @@ async function pageRound(page, ins) {
 (async () => {
 	const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nbg-web-cpu-bench-'));
 	const browser = await puppeteer.launch({ executablePath: chromium, headless: true,
-		args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+		args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-timer-throttling',
+			'--disable-renderer-backgrounding', '--disable-backgrounding-occluded-windows'] });
 	const rows = [];
 	try {
 		for (const rel of MODELS) {
@@ -88,31 +103,35 @@ async function pageRound(page, ins) {
 			const macs = json(['run', '--backend', 'cpu', '--check', '--json', model]).steps
 				.reduce((a, s) => a + s.macs, 0);
 			const ins = inputs(model, tmp);
-			const page = await browser.newPage();
-			await page.goto('file://' + path.join(site, 'index.html') + '?limit=600000');
-			await page.waitForFunction(() => window.nbgState && window.nbgState.ready);
-			await (await page.$('#pick')).uploadFile(model);
-			await page.waitForFunction(() => ['done', 'error'].includes(window.nbgState.phase), { timeout: 120000 });
-			await page.click('button[data-tab=cpu]');
-			await page.waitForFunction(() => document.getElementById('cpu-run'), { timeout: 120000 });
-			await pageRound(page, ins); /* warm-up, not counted */
-			const p = [], n = [];
+			const simd = await open(browser, model, ''), scalar = await open(browser, model, '&simd=0');
+			const builds = await Promise.all([simd, scalar].map((pg) => pg.evaluate(() => window.nbgState.build)));
+			if (builds[0] !== 'simd' || builds[1] !== 'scalar')
+				throw new Error('the page runs the builds ' + builds.join(', ') + ', not simd and scalar');
+			await pageRound(simd, ins); /* warm-up, not counted */
+			await pageRound(scalar, ins);
+			const p = [], q = [], n = [];
 			for (let i = 0; i < runs; i++) {
-				p.push(await pageRound(page, ins));
+				p.push(await pageRound(simd, ins));
+				q.push(await pageRound(scalar, ins));
 				n.push(native(model, ins, tmp));
 			}
-			await page.close();
-			rows.push({ model: rel, macs, page_ms: median(p), native_ms: median(n), ratio: median(p) / median(n) });
+			await simd.close();
+			await scalar.close();
+			rows.push({ model: rel, macs, simd_ms: median(p), scalar_ms: median(q), native_ms: median(n) });
 		}
 	} finally {
 		await browser.close();
 		fs.rmSync(tmp, { recursive: true, force: true });
 	}
-	console.log('model                                       MACs     page run   nbg run --backend cpu   ratio   page MAC/s');
+	const g = (macs, ms) => (macs / ms / 1e6).toFixed(2) + ' G';
+	console.log('model'.padEnd(40) + 'MACs'.padStart(11) + 'page SIMD'.padStart(20) + 'page scalar'.padStart(20) +
+		'nbg run --backend cpu'.padStart(24) + 'SIMD/scalar'.padStart(13) + 'native/SIMD'.padStart(13));
 	for (const r of rows)
-		console.log(r.model.padEnd(40) + String(r.macs).padStart(11) + (r.page_ms.toFixed(1) + ' ms').padStart(12) +
-			(r.native_ms.toFixed(1) + ' ms').padStart(24) + r.ratio.toFixed(2).padStart(8) +
-			((r.macs / r.page_ms / 1e6).toFixed(2) + ' G').padStart(13));
+		console.log(r.model.padEnd(40) + String(r.macs).padStart(11) +
+			(r.simd_ms.toFixed(1) + ' ms ' + g(r.macs, r.simd_ms)).padStart(20) +
+			(r.scalar_ms.toFixed(1) + ' ms ' + g(r.macs, r.scalar_ms)).padStart(20) +
+			(r.native_ms.toFixed(1) + ' ms ' + g(r.macs, r.native_ms)).padStart(24) +
+			(r.scalar_ms / r.simd_ms).toFixed(2).padStart(13) + (r.simd_ms / r.native_ms).toFixed(2).padStart(13));
 	console.log(JSON.stringify({ runs, rows }));
 })().catch((e) => {
 	console.log('bench/web_cpu.js: ' + (e.stack || e));

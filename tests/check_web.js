@@ -476,14 +476,14 @@ async function cpuTab(browser, file, tmp, label, planOnly) {
 	let ran = '';
 	if (plan.runs_whole && !planOnly) {
 		const ins = nbgJson('inspect', '--json', file).inputs;
-		const run = async (files) => {
+		const run = async (files, pg = page) => {
 			for (let k = 0; k < files.length; k++)
-				await (await page.$('#cpu-input-' + k)).uploadFile(files[k]);
-			await page.evaluate(() => { window.nbgState.cpu = null; });
-			await page.click('#cpu-run');
-			await page.waitForFunction(() => window.nbgState.cpu && window.nbgState.cpu.phase !== 'running',
+				await (await pg.$('#cpu-input-' + k)).uploadFile(files[k]);
+			await pg.evaluate(() => { window.nbgState.cpu = null; });
+			await pg.click('#cpu-run');
+			await pg.waitForFunction(() => window.nbgState.cpu && window.nbgState.cpu.phase !== 'running',
 				{ timeout: 120000 });
-			return page.evaluate(() => window.nbgState.cpu);
+			return pg.evaluate(() => window.nbgState.cpu);
 		};
 		/* one byte short: refused as nbg run refuses it */
 		const short = ins.map((io, k) => {
@@ -531,7 +531,24 @@ async function cpuTab(browser, file, tmp, label, planOnly) {
 		const want = crypto.createHash('sha256').update(fs.readFileSync(path.join(od, 'output_0.npy'))).digest('hex');
 		check(npy.name === 'output_0.npy' && npy.sha === want, name + ': saved ' + JSON.stringify(npy) +
 			', nbg run\'s output_0.npy ' + want);
-		ran = ', ran in the page as nbg run does (' + res.outputs.length + ' outputs)';
+		/* the same inputs in the build without SIMD (?simd=0): the same
+		 * output bytes as the SIMD build's and nbg run's, the same figures of
+		 * every operation's output kept */
+		const { page: sp, errors: se } = await openFile(browser, file, '?simd=0');
+		await sp.click('button[data-tab=cpu]');
+		await sp.waitForFunction(() => document.getElementById('cpu-form'), { timeout: 120000 });
+		const sres = await run(good, sp);
+		const builds = [await page.$eval('#cpu-build', (e) => e.textContent), await sp.$eval('#cpu-build', (e) => e.textContent)];
+		await sp.close();
+		check(res.build === 'simd' && builds[0].includes('WebAssembly with SIMD') && sres.build === 'scalar' &&
+			builds[1].includes('WebAssembly without SIMD (?simd=0'), name + ': builds ' + res.build + ', ' + sres.build +
+			': ' + JSON.stringify(builds));
+		check(sres.phase === 'done' && sres.outputs.length === summary.outputs.length &&
+			sres.outputs.every((o, i) => o.sha256 === summary.outputs[i].sha256 && o.sha256 === res.outputs[i].sha256) &&
+			JSON.stringify(sres.dump) === JSON.stringify(res.dump) && se.length === 0,
+		name + ': the build without SIMD: outputs ' + JSON.stringify(sres.outputs && sres.outputs.map((o) => o.sha256)) +
+			', kept ' + (sres.dump && sres.dump.tensors ? sres.dump.tensors.length : 0) + ' tensors' + (sres.error ? ' (' + sres.error + ')' : '') + se.join('; '));
+		ran = ', ran in the page as nbg run does (' + res.outputs.length + ' outputs), with SIMD and without';
 	}
 	check(errors.length === 0, name + ': page errors on the Run tab: ' + errors.join('; '));
 	await shot(page, label + '-cpu');

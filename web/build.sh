@@ -72,7 +72,7 @@ lib_srcs=$(sed -n "s/^ *'\([a-z0-9_/]*\.c\)',*$/lib\/\1/p" "$root/lib/meson.buil
 # elsewhere on PATH finds only through NODE_PATH.
 NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH} \
 make -s -C "$root" -f web/web.mk -j2 WORK="$work" JANSSON="$jansson" LIB_SRCS="$lib_srcs" \
-	"$work/nbg.js"
+	"$work/nbg.js" "$work/nbg-simd.js"
 
 # The page: the static files, then the worker sources as script files that
 # hand their text to the page (a file:// page may not fetch, and may start
@@ -81,6 +81,8 @@ cp "$root"/web/src/index.html "$root"/web/src/style.css "$root"/web/src/app.js \
    "$root"/web/src/render.js "$root"/web/src/panel.js "$out/"
 node "$root/web/embed.js" NBG_WORKER_SOURCE "$out/nbg-worker.js" \
 	"$work/nbg.js" "$root/web/src/worker.js"
+node "$root/web/embed.js" NBG_WORKER_SIMD_SOURCE "$out/nbg-worker-simd.js" \
+	"$work/nbg-simd.js" "$root/web/src/worker.js"
 node "$root/web/embed.js" VIZ_WORKER_SOURCE "$out/viz-worker.js" \
 	"$viz" "$root/web/src/viz-worker.js"
 cp "$root/web/THIRD-PARTY.txt" "$out/"

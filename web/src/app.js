@@ -6,11 +6,13 @@
  * Each request to a worker has a time limit (?limit=MS in the page's URL,
  * default 20 s); past it the worker is ended, the page says so, and the
  * next request starts a new worker.  A run of the CPU backend keeps its
- * operations' outputs within ?keep=BYTES (256 MiB at most).  window.nbgState tells a test driver
+ * operations' outputs within ?keep=BYTES (256 MiB at most).  libnbg is the build with WebAssembly
+ * SIMD where the browser validates a SIMD instruction, else (or with ?simd=0) the scalar build;
+ * both compute the same bytes (web/web.mk).  window.nbgState tells a test driver
  * where the page is: {phase: 'idle'|'loading'|'report'|'done'|'error', ...}.
  */
 'use strict';
-/* global R, P, NBG_WORKER_SOURCE, VIZ_WORKER_SOURCE */
+/* global R, P, NBG_WORKER_SOURCE, NBG_WORKER_SIMD_SOURCE, VIZ_WORKER_SOURCE */
 
 const params = new URLSearchParams(location.search);
 const LIMIT_MS = Math.max(1, Number(params.get('limit')) || 20000);
@@ -83,7 +85,14 @@ class Worker1 {
 	}
 }
 
-const nbg = new Worker1(NBG_WORKER_SOURCE, 'libnbg');
+/* A module of one function, i32.const 0, i8x16.splat, i8x16.popcnt: valid
+ * only where the browser has WebAssembly SIMD. */
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0,
+	10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+const BUILD = params.get('simd') !== '0' && typeof NBG_WORKER_SIMD_SOURCE === 'string' &&
+	WebAssembly.validate(SIMD_PROBE) ? 'simd' : 'scalar';
+const BUILD_TEXT = BUILD === 'simd' ? 'WebAssembly with SIMD' : 'WebAssembly without SIMD';
+const nbg = new Worker1(BUILD === 'simd' ? NBG_WORKER_SIMD_SOURCE : NBG_WORKER_SOURCE, 'libnbg');
 const viz = new Worker1(VIZ_WORKER_SOURCE, 'Graphviz');
 
 async function lib(req, transfer) {
@@ -100,7 +109,7 @@ async function libText(req) {
 }
 
 const $ = (id) => document.getElementById(id);
-const state = window.nbgState = { phase: 'idle' };
+const state = window.nbgState = { phase: 'idle', build: BUILD };
 let current = null; /* {name, size, report, tables, dot, graphSvg, map, meta} */
 
 function status(text, cls) {
@@ -800,6 +809,9 @@ async function showCpu() {
 		box.appendChild(R.el('p', { id: 'cpu-caveat', class: 'note' }, 'Caveat: ' + plan.caveat));
 	box.appendChild(R.el('p', {}, 'It computes what the compiled commands say on this machine, with ' +
 		'no NPU (doc/cpu-backend.md); a result is not an NPU\'s result, whose bit-exact equality is not established.'));
+	box.appendChild(R.el('p', { id: 'cpu-build' }, 'This page runs it in ' + BUILD_TEXT + (BUILD === 'simd'
+		? ' (the address\'s ?simd=0 runs the build without; both give the same bytes).'
+		: params.get('simd') === '0' ? ' (?simd=0 in the address).' : ' (this browser has no WebAssembly SIMD).')));
 	if (plan.runs_whole)
 		box.appendChild(cpuForm());
 	const table = R.table('t-cpu-plan', 'Operations', [
@@ -909,7 +921,7 @@ async function cpuRun(chosen, count) {
 		const doc = JSON.parse(r.text);
 		const ms = performance.now() - t0;
 		R.clear(out);
-		out.appendChild(R.el('p', { id: 'cpu-done' }, 'Run in ' + Math.round(ms) + ' ms on this machine.'));
+		out.appendChild(R.el('p', { id: 'cpu-done' }, 'Run in ' + Math.round(ms) + ' ms on this machine (' + BUILD_TEXT + ').'));
 		for (const x of doc.reference_semantics)
 			out.appendChild(R.el('p', { class: 'note' }, 'operation ' + x.operation + ' (' + x.layer + ', ' + x.what +
 				'): computed by reference semantics, not from the operation\'s code'));
@@ -927,7 +939,7 @@ async function cpuRun(chosen, count) {
 		});
 		keptRun(out, doc.dump);
 		out.appendChild(goldenForm(doc.outputs));
-		state.cpu = { phase: 'done', outputs: doc.outputs, ms: ms, dump: doc.dump };
+		state.cpu = { phase: 'done', outputs: doc.outputs, ms: ms, dump: doc.dump, build: BUILD };
 	} catch (err) {
 		R.clear(out).appendChild(R.el('p', { class: 'error', id: 'cpu-error' }, 'Not run: ' + errorLine(err)));
 		state.cpu = { phase: 'error', error: errorLine(err) };
