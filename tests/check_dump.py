@@ -632,16 +632,18 @@ def v2_whole(nbg, cpu_dump, np, f, p, tmp):
               os.path.join(tmp, "v2_png")])
     check(r1.returncode == 0 and run_outputs(out) == run_outputs(os.path.join(tmp, "v2_png")),
           "%s: nbg run: the PNG gives the raw input's output files byte for byte (%d)" % (name, r1.returncode))
-    r2 = run([nbg, "run", "--backend", "cpu", f, "--input", pngs[0], "--output-dir", os.path.join(tmp, "v2_clip")])
+    # (nbg tensor converts as nbg run does, without running the model)
+    r2 = run([nbg, "tensor", "--model", f, "--input", "0", pngs[0], "-o", os.path.join(tmp, "v2_clip.bin")])
     check(r2.returncode == 0 and "clipped" in r2.stderr,
           "%s: the PNG without --mean/--scale (pixels 0..255 against an input that holds %s): the clipped "
           "values are said (%s)" % (name, rec[0]["quantization"], r2.stderr.strip()[-160:]))
-    v2_batch(nbg, np, name, f, rec[0], pngs, tmp, norm)
+    v2_batch(nbg, np, name, f, rec[0], pngs, tmp, norm,
+             run_outputs(os.path.join(tmp, "v2_png")) if r1.returncode == 0 else None)
 
 
-def v2_batch(nbg, np, name, f, rec, pngs, tmp, norm):
+def v2_batch(nbg, np, name, f, rec, pngs, tmp, norm, first):
     """--batch with three inputs (two PNGs, one raw file of random values)
-    gives what three single runs give."""
+    gives what three single runs give (the first PNG's: `first`)."""
     from check_run_inputs import outputs as run_outputs
     bd = os.path.join(tmp, "v2_batch")
     os.mkdir(bd)
@@ -649,8 +651,8 @@ def v2_batch(nbg, np, name, f, rec, pngs, tmp, norm):
     shutil.copy(pngs[1], os.path.join(bd, "b.png"))
     with open(os.path.join(bd, "c.bin"), "wb") as fh:
         fh.write(np.random.default_rng(3).integers(0, 256, rec["byte_size"], dtype=np.uint8).tobytes())
-    singles = {}
-    for n in ("a.png", "b.png", "c.bin"):
+    singles = {"a.png": first}
+    for n in ("b.png", "c.bin"):
         o = os.path.join(tmp, "v2_single_" + n)
         r = run([nbg, "run", "--backend", "cpu", f, "--input", os.path.join(bd, n),
                  *(norm if n.endswith(".png") else []), "--output-dir", o])
