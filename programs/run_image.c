@@ -398,10 +398,14 @@ static void note_clipped(const char *cmd, const char *path, const nbg_io *io, co
 {
 	double step = io->quant_format == NBG_QUANT_AFFINE ? io->scale
 		    : io->quant_format == NBG_QUANT_DFP ? ldexp(1, -io->fixed_point_pos) : 1;
-	float *d = nbg_tensor_element_size(io->data_format) == 1 ? malloc(n * sizeof(float) + 1) : NULL;
+	/* 8-bit records, and quantized 16-bit ones (int16 dynamic fixed point
+	 * at position 15 holds [-1, 1) only); float records hold what an image
+	 * gives */
+	int narrow = nbg_tensor_element_size(io->data_format) == 1 || io->quant_format != NBG_QUANT_NONE;
+	float *d = narrow ? malloc(n * sizeof(float) + 1) : NULL;
 	nbg_error e;
 	if (!d || nbg_tensor_dequantize(io, raw, (size_t)io->byte_size, d, n, &e) != NBG_OK) {
-		free(d); /* 16-bit and float records hold what an image gives */
+		free(d);
 		return;
 	}
 	uint64_t clipped = 0;

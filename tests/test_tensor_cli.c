@@ -866,6 +866,110 @@ static void test_out_stdout(void **state)
 	unlink(e);
 }
 
+/* ------------------------------------------------- an image to int16 dfp */
+
+static uint32_t png_crc(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+	}
+	return ~c;
+}
+
+static size_t png_chunk(uint8_t *o, const char *type, const uint8_t *d, uint32_t n)
+{
+	const uint8_t len[4] = { (uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n };
+	memcpy(o, len, 4);
+	memcpy(o + 4, type, 4);
+	if (n)
+		memcpy(o + 8, d, n);
+	uint32_t c = png_crc(o + 4, n + 4);
+	const uint8_t cb[4] = { (uint8_t)(c >> 24), (uint8_t)(c >> 16), (uint8_t)(c >> 8), (uint8_t)c };
+	memcpy(o + 8 + n, cb, 4);
+	return n + 12;
+}
+
+/* A w x h 8-bit RGB PNG of px (rows of w RGB pixels), its image data one
+ * stored (uncompressed) deflate block, as RFC 1950/1951 and the PNG
+ * specification lay them out; w * h * 3 + h below 65536. */
+static size_t write_rgb_png(const char *path, const uint8_t *px, uint32_t w, uint32_t h)
+{
+	static uint8_t raw[65536], z[65600], file[65800];
+	uint32_t n = 0, a = 1, b = 0;
+	for (uint32_t y = 0; y < h; y++) {
+		raw[n++] = 0; /* filter none */
+		memcpy(raw + n, px + (size_t)y * w * 3, (size_t)w * 3);
+		n += w * 3;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		a = (a + raw[i]) % 65521;
+		b = (b + a) % 65521;
+	}
+	const uint8_t head[7] = { 0x78, 0x01, 0x01, (uint8_t)n, (uint8_t)(n >> 8), (uint8_t)~n, (uint8_t)(~n >> 8) };
+	memcpy(z, head, 7);
+	memcpy(z + 7, raw, n);
+	const uint8_t ad[4] = { (uint8_t)(b >> 8), (uint8_t)b, (uint8_t)(a >> 8), (uint8_t)a };
+	memcpy(z + 7 + n, ad, 4);
+	const uint8_t ihdr[13] = { 0, 0, (uint8_t)(w >> 8), (uint8_t)w, 0, 0, (uint8_t)(h >> 8), (uint8_t)h, 8, 2,
+				   0, 0, 0 };
+	size_t o = 8;
+	memcpy(file, "\x89PNG\r\n\x1a\n", 8);
+	o += png_chunk(file + o, "IHDR", ihdr, 13);
+	o += png_chunk(file + o, "IDAT", z, n + 11);
+	o += png_chunk(file + o, "IEND", NULL, 0);
+	write_file(path, file, o);
+	return o;
+}
+
+/* The default synthesized v2 file's input is [1,128,128,3] INT16 dynamic
+ * fixed point at position 15 (fixture.c), which holds [-1, 1): a photo's
+ * pixels 0..255 given as they are all but clamp, and that clipping is said
+ * as for an 8-bit input (it used to pass in silence for 16-bit records);
+ * with --mean 127.5 --scale 1/127.5 nothing is clipped.  Expected bytes:
+ * q = round(((p - mean) * scale) * 2^15), clamped to int16, worked here. */
+static void test_image_int16_dfp(void **state)
+{
+	(void)state;
+	enum { W = 128, H = 128 };
+	static uint8_t px[W * H * 3];
+	static int16_t want[W * H * 3];
+	for (size_t i = 0; i < sizeof(px); i++)
+		px[i] = (uint8_t)(i * 7 % 256);
+	char m[300], img[300], out[300];
+	path_in(m, sizeof(m), "v2-default.nb");
+	path_in(img, sizeof(img), "rgb.png");
+	path_in(out, sizeof(out), "rgb.bin");
+	fx_spec *s = fx_default();
+	size_t n;
+	uint8_t *b = fx_build(s, &n);
+	assert_non_null(b);
+	write_file(m, b, n);
+	free(b);
+	fx_free(s);
+	write_rgb_png(img, px, W, H);
+
+	fx_run_result r = tensor("--model '%s' --input 0 '%s' -o '%s'", m, img, out);
+	assert_non_null(strstr(r.err, "clipped"));
+	assert_non_null(strstr(r.err, "--scale 3.05175781e-05")); /* 2^-15: the pixels as stored values */
+	for (size_t i = 0; i < sizeof(px); i++)
+		want[i] = px[i] ? 32767 : 0; /* p * 2^15 >= 32768 for every p >= 1 */
+	expect_exit(&r, 0, "a PNG to int16 dfp 15, no --mean/--scale");
+	expect_file(out, (const uint8_t *)want, sizeof(want), "pixels clamped to 32767");
+
+	r = tensor("--model '%s' --input 0 '%s' --mean 127.5 --scale 0.00784313725490196 -o '%s'", m, img, out);
+	assert_null(strstr(r.err, "clipped"));
+	for (size_t i = 0; i < sizeof(px); i++) {
+		float f = (float)((px[i] - 127.5) * 0.00784313725490196);
+		double q = nearbyint(ldexp(f, 15));
+		want[i] = (int16_t)(q > 32767 ? 32767 : q < -32768 ? -32768 : q);
+	}
+	expect_exit(&r, 0, "a PNG to int16 dfp 15, --mean 127.5 --scale 1/127.5");
+	expect_file(out, (const uint8_t *)want, sizeof(want), "(p - 127.5) / 127.5 at position 15");
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -895,6 +999,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_kinds_and_listing),
 		cmocka_unit_test(test_out_stdout),
+		cmocka_unit_test(test_image_int16_dfp),
 	};
 	const struct CMUnitTest corpus[] = {
 		cmocka_unit_test(test_corpus_records),
