@@ -1,7 +1,7 @@
 // check_web.js - the page (web/) in headless Chromium, opened from file://
 // as a person opens it, against the native nbg of the same checkout.
 //
-//   node check_web.js --synthesized|--corpus|--graph CORPUS_DIR NBG FIXTURE_NAME SOURCE_ROOT ARTIFACTS MKSAMPLE
+//   node check_web.js --synthesized|--corpus|--graph|--every CORPUS_DIR NBG FIXTURE_NAME SOURCE_ROOT ARTIFACTS MKSAMPLE
 //
 // --synthesized: the sample; a truncated copy (the error text); a valid copy
 //   whose layer name is an HTML tag with an event handler (shown as text,
@@ -12,6 +12,9 @@
 //   command line's output; the Run (CPU) tab's plan of the sample.
 // --graph: the corpus file with the most network nodes: its time to open,
 //   its scale, minimap, data-flow banner, side panel and search.
+// --every: every corpus file: the page finishes, its verdict against nbg
+//   verify, its node count against nbg graph --dot, about five nodes'
+//   panels against nbg inspect --json --network --commands.
 // --corpus: three real files (a large v2, a small v2, a v1); the Run (CPU)
 //   tab on a v1 file the CPU backend runs whole (run in the page against
 //   nbg run --backend cpu), on one it refuses, and on LeNet 0x10016 of
@@ -1022,6 +1025,70 @@ async function synthesizedLarge(browser, tmp) {
 	await page.close();
 }
 
+/* The headline nbg verify's line implies (doc/cli.md, "nbg verify"): its
+ * bracket after OK, or after FAIL the page's for a checksum that does not
+ * hold (the report shown unverified) or for a refused file. */
+function verifyHeadline(file) {
+	const r = spawnSync(...argv(nbg, ['verify', file]), { encoding: 'utf8' });
+	const line = (r.stdout || '').split('\n')[0];
+	const ok = / OK .*\((verified|structure only|checksum present, algorithm unknown)/.exec(line);
+	const fail = / FAIL ([a-z0-9-]+) /.exec(line);
+	if (r.status === 0 && ok)
+		return { line: line, want: { 'verified': 'Verified', 'structure only': 'Structure valid; no checksum to verify',
+			'checksum present, algorithm unknown': 'Structure valid; its checksum cannot be checked' }[ok[1]] };
+	if (r.status === 1 && fail)
+		return { line: line, want: /checksum-mismatch|crc-sum-mismatch/.test(fail[1]) ? 'Checksum mismatch: shown unverified' :
+			'Not a valid NBG: ' + fail[1] };
+	return { line: line + ' (exit ' + r.status + ')', want: null };
+}
+
+/* Every corpus file, as listed in v1/ and v2/: the page finishes, its
+ * headline is the one nbg verify implies, it draws as many nodes as nbg
+ * graph --dot writes, and about five nodes' panels (every n-th) equal
+ * nbg's JSON (panelMatches).  One line per file; a file the page cannot
+ * open fails, saying why. */
+async function everyFile(browser) {
+	const files = ['v1', 'v2'].flatMap((d) => fs.readdirSync(path.join(corpus, d)).filter((f) => f.endsWith('.nb')).sort()
+		.map((f) => path.join(corpus, d, f)));
+	let opened = 0, panels = 0;
+	for (const file of files) {
+		const name = path.basename(path.dirname(file)) + '/' + path.basename(file);
+		const failed = bad.length;
+		let page = null;
+		try {
+			const v = verifyHeadline(file);
+			check(v.want !== null, name + ': nbg verify says neither OK nor FAIL: ' + v.line);
+			const o = await openFile(browser, file), errors = o.errors;
+			page = o.page;
+			const s = await shown(page);
+			check(s.state.phase === 'done', name + ': the page cannot open it: ended in ' + s.state.phase + ': ' + s.status +
+				' (' + s.verdict + ')');
+			check(errors.length === 0, name + ': page errors: ' + errors.join('; '));
+			check(s.verdict === v.want, name + ': verdict "' + s.verdict + '", nbg verify: ' + v.line);
+			const nodes = dotNodes(file);
+			check(s.nodes === nodes, name + ': the network shows ' + s.nodes + ' nodes, nbg graph --dot has ' + nodes);
+			let n = 0;
+			if (s.state.phase === 'done') {
+				const layers = nbgJson('inspect', '--json', '--only', '--network', file).network.layers.length;
+				await page.click('button[data-tab=graph]');
+				n = await panelMatches(page, file, name, Math.max(1, Math.ceil(layers / 5)));
+				opened++;
+			}
+			panels += n;
+			console.log(name + ': ' + (bad.length === failed ? 'ok' : 'FAILED') + ', ' + s.state.phase + ' in ' +
+				Math.round(s.state.doneMs) + ' ms, "' + s.verdict + '", ' + s.nodes + ' nodes (nbg graph: ' + nodes + '), ' +
+				n + ' panels against nbg');
+		} catch (e) {
+			check(false, name + ': ' + (e.message || e));
+			console.log(name + ': FAILED: ' + (e.message || e));
+		}
+		if (page)
+			await page.close();
+	}
+	check(files.length > 0, 'no .nb file in ' + corpus + '/v1 or v2');
+	console.log('every file: ' + opened + ' of ' + files.length + ' opened, ' + panels + ' panels against nbg');
+}
+
 function budget() {
 	const zlib = require('zlib');
 	let gz = 0;
@@ -1089,7 +1156,9 @@ function corpusFiles() {
 	const browser = await puppeteer.launch({ executablePath: chromium, headless: true,
 		args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
 	try {
-		if (part === '--graph') {
+		if (part === '--every') {
+			await everyFile(browser);
+		} else if (part === '--graph') {
 			await largest(browser);
 			await synthesizedLarge(browser, tmp);
 		} else if (part === '--corpus') {
