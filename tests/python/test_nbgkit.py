@@ -408,8 +408,10 @@ def check_weights(ws, ops):
             assert w.codes is None
             continue
         assert list(w.shape) == o["shape"] and w.codes.shape == tuple(o["shape"])
-        assert w.codes.dtype == {"int8": np.int8, "int16": np.int16,
-                                 "fp16": np.float16}.get(o["data_type"], np.uint8)
+        # an NN_LUT table's codes are its entries' float32 values
+        assert w.codes.dtype == (np.float32 if o["format"] == "lut" else {
+            "int8": np.int8, "int16": np.int16, "fp16": np.float16}.get(o["data_type"], np.uint8))
+        assert (w.lut_inputs is not None) == (o.get("lut", {}).get("inputs") == "float16")
         assert not w.codes.flags.writeable
         sums = o["sha256"]
         assert hashlib.sha256(w.codes.tobytes()).hexdigest() == sums["weights"]
@@ -424,12 +426,16 @@ def check_weights(ws, ops):
         else:
             assert hashlib.sha256(w.scale.tobytes()).hexdigest() == sums["scale"]
         f, src = w.floats()
-        if o["data_type"] == "fp16":  # numpy's float16 conversion
+        real = o["format"] == "lut" or o["data_type"] == "fp16"
+        if o["format"] == "lut":  # a table's values as they are
+            assert src == "table values (float32)" and np.array_equal(f, w.codes)
+        elif o["data_type"] == "fp16":  # numpy's float16 conversion
             assert src == "float16 codes" and np.array_equal(f, w.codes.astype(np.float32))
         elif sums["scale"] is None:
             assert f is None and src is None
-        assert int(w.codes.min()) == o["codes"]["min"]
-        assert int(w.codes.max()) == o["codes"]["max"]
+        kind = float if real else int
+        assert kind(w.codes.min()) == o["codes"]["min"]
+        assert kind(w.codes.max()) == o["codes"]["max"]
         assert int((w.codes == w.zero_point).sum()) == o["codes"]["zero_points"]
 
 
