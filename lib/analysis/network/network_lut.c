@@ -40,21 +40,29 @@ static double value(int f, double p, double x)
 	}
 }
 
-/* The entries as (x, t), finite ones only; their count. */
-static size_t points(const uint8_t *tab, int wide, int sign, double *x, double *t)
+/* The input entry i of a TP table holds f at, as half-precision bits. */
+static uint16_t tp_input(uint32_t i, int sign)
+{
+	return sign ? (uint16_t)((i & 511u) << 6 | (i & 512u) << 6) : (uint16_t)(i << 5);
+}
+
+/* The entries as (x, t), finite ones only, each at the input `input`
+ * maps it to; their count. */
+static size_t points(const uint8_t *tab, int wide, uint16_t (*input)(uint32_t, int), int sign,
+		     double *x, double *t)
 {
 	size_t n = 0;
 	for (uint32_t i = 0; i < NBG_LUT_ENTRIES; i++) {
 		double v;
 		if (!nbg_command_lut_entry(nbg_command_lut_word(tab, wide, i), wide, &v))
 			continue;
-		uint16_t h = sign ? (uint16_t)((i & 511u) << 6) : (uint16_t)(i << 5);
+		uint16_t h = input(i, sign);
 		if ((h & 0x7c00) == 0x7c00) /* no input is infinite or NaN */
 			continue;
 		double in = nbg_fp16_to_float(h);
-		if (in >= 60000) /* the largest halves: past every table's function */
+		if (fabs(in) >= 60000) /* the largest halves: past every table's function */
 			continue;
-		x[n] = sign && (i & 512) ? -in : in;
+		x[n] = in;
 		t[n] = v;
 		n++;
 	}
@@ -167,6 +175,21 @@ static const char *name_points(const double *x, const double *t, size_t k, int o
 	return name;
 }
 
+/* The function a table holds (name_points), its entries at the inputs
+ * `input` maps them to; NULL when memory runs out or none fits. */
+static const char *name_table(const uint8_t *tab, int wide, uint16_t (*input)(uint32_t, int),
+			      int sign, int odd)
+{
+	double *buf = malloc(3 * NBG_LUT_ENTRIES * sizeof(double));
+	if (!buf)
+		return NULL;
+	double *x = buf, *t = buf + NBG_LUT_ENTRIES;
+	size_t k = points(tab, wide, input, sign, x, t);
+	const char *name = name_points(x, t, k, odd, wide ? 15 : 10, buf + 2 * NBG_LUT_ENTRIES);
+	free(buf);
+	return name;
+}
+
 const char *nbg_network_lut_function(const nbg_network *n, const nbg_cmd_op *op)
 {
 	const nbg_cmd *cmd = nbg_commands_at(n->c, NBG_CMD_TP, op->command);
@@ -178,14 +201,8 @@ const char *nbg_network_lut_function(const nbg_network *n, const nbg_cmd_op *op)
 	if (!tab || nbg_command_lut_layout(tab, size, &wide, &bad) != 1)
 		return NULL;
 	int sign = nbg_cmd_tp(cmd, NBG_TPF_ALU_PWL_SIGN_SUPPORT) != 0;
-	double *buf = malloc(3 * NBG_LUT_ENTRIES * sizeof(double));
-	if (!buf)
-		return NULL;
-	double *x = buf, *t = buf + NBG_LUT_ENTRIES;
-	size_t k = points(tab, wide, sign, x, t);
-	const char *name = name_points(x, t, k, !sign, wide ? 15 : 10, buf + 2 * NBG_LUT_ENTRIES);
-	free(buf);
-	return name;
+	/* a table without sign support holds an odd function */
+	return name_table(tab, wide, tp_input, sign, !sign);
 }
 
 /* An NN_LUT operation's table (commands_lib.h, NBG_NNLUT_BYTES) on fp16
@@ -199,21 +216,5 @@ const char *nbg_network_nnlut_function(const nbg_network *n, const nbg_cmd_op *o
 	if (!tab || size != NBG_NNLUT_BYTES)
 		return NULL;
 	int sign = (le32(tab + 4 * NBG_LUT_ENTRIES) & NBG_NNLUT_SIGN) != 0;
-	double *buf = malloc(3 * NBG_LUT_ENTRIES * sizeof(double));
-	if (!buf)
-		return NULL;
-	double *x = buf, *t = buf + NBG_LUT_ENTRIES;
-	size_t k = 0;
-	for (uint32_t i = 0; i < NBG_LUT_ENTRIES; i++) {
-		uint16_t h = nbg_command_nnlut_input(i, sign);
-		double v, in = nbg_fp16_to_float(h);
-		if ((h & 0x7c00) == 0x7c00 || fabs(in) >= 60000 ||
-		    !nbg_command_lut_entry(le32(tab + 4 * i), 1, &v))
-			continue;
-		x[k] = in;
-		t[k++] = v;
-	}
-	const char *name = name_points(x, t, k, 0, 15, buf + 2 * NBG_LUT_ENTRIES);
-	free(buf);
-	return name;
+	return name_table(tab, 1, nbg_command_nnlut_input, sign, 0);
 }
