@@ -78,59 +78,40 @@ static void set_reason(nbg_weights_op *w, nbg_weights_status st, const char *id,
 
 /* The coefficient table kernel patches name: COEF_DATA_TABLE, else (v1)
  * the LCDT. */
-static int coef_table(const nbg_graph *g)
-{
-	static const int order[2] = { NBG_GRAPH_TABLE_COEF_DATA, NBG_GRAPH_TABLE_LCD };
-
-	for (int i = 0; i < 2; i++) {
-		const nbg_graph_table *t = nbg_graph_table_at(g, (size_t)order[i]);
-		if (t && t->present && t->decoded)
-			return order[i];
-	}
-	return -1;
-}
-
 uint64_t nbg_weights_coefficient_bytes(const nbg_graph *g)
 {
-	int ti = coef_table(g);
+	int ti = nbg_command_coef_table(g);
 	return ti >= 0 ? nbg_graph_table_at(g, (size_t)ti)->data_size : 0;
 }
 
 static bool locate(const nbg_model *m, const nbg_graph *g, const nbg_cmd_ref *r,
 		   nbg_weights_op *w)
 {
-	int ti = coef_table(g);
-	const nbg_graph_table *t = ti >= 0 ? nbg_graph_table_at(g, (size_t)ti) : NULL;
-	const nbg_graph_table_entry *e;
-	/* where in the entry the stream starts: the patch's source offset, or
-	 * in files before 0x10009 the difference of the stored address and
-	 * the patch's base (nbg_command_patched_offset, doc/weights.md) */
-	uint64_t at = m->version < 0x10009u ? r->offset : r->src_offset;
-
-	if (!r->patched) {
+	switch (nbg_command_coef_locate(m, g, r, &w->stream_offset, &w->stream_size)) {
+	case NBG_COEF_REF_OK:
+		return true;
+	case NBG_COEF_REF_UNPATCHED:
 		set_reason(w, NBG_WEIGHTS_NO_STREAM, "no-kernel-reference", UINT64_MAX,
 			   "no patch relocates the command's kernel_address");
 		return false;
-	}
-	if (r->source_type != NBG_GRAPH_SRC_MISC_DYNA_GENERIC) {
+	case NBG_COEF_REF_NOT_TABLE: {
 		const char *src = nbg_graph_source_type_name(r->source_type);
 		set_reason(w, NBG_WEIGHTS_NO_STREAM, "no-coefficient-entry", UINT64_MAX,
 			   "the kernel patch's source is %s, not a coefficient table entry",
 			   src ? src : "unknown");
 		return false;
 	}
-	e = t && r->index >= 0 ? nbg_graph_table_entry_at(g, (size_t)ti, (size_t)r->index) : NULL;
-	if (!e || !e->in_bounds || at >= e->size ||
-	    !range_ok(t->data_offset + e->offset, e->size, m->file_size)) {
-		set_reason(w, NBG_WEIGHTS_NO_STREAM, "no-coefficient-entry", UINT64_MAX,
-			   "the kernel patch names entry %d at offset %llu; %s has no such entry "
-			   "inside its data", r->index, (unsigned long long)at,
-			   t ? t->name : "the file has no coefficient table");
-		return false;
+	case NBG_COEF_REF_NO_ENTRY:
+		break;
 	}
-	w->stream_offset = t->data_offset + e->offset + at;
-	w->stream_size = e->size - at;
-	return true;
+	int ti = nbg_command_coef_table(g);
+	const nbg_graph_table *t = ti >= 0 ? nbg_graph_table_at(g, (size_t)ti) : NULL;
+	set_reason(w, NBG_WEIGHTS_NO_STREAM, "no-coefficient-entry", UINT64_MAX,
+		   "the kernel patch names entry %d at offset %llu; %s has no such entry "
+		   "inside its data", r->index,
+		   (unsigned long long)(m->version < 0x10009u ? r->offset : r->src_offset),
+		   t ? t->name : "the file has no coefficient table");
+	return false;
 }
 
 /* ------------------------------------------------------------ shapes */

@@ -69,9 +69,21 @@ NBG_INTERNAL int nbg_command_ring(const nbg_graph *g, size_t operation, uint32_t
 NBG_INTERNAL const uint8_t *nbg_command_lut_table(const nbg_model *m, const nbg_graph *g,
 						  const nbg_cmd *cmd, size_t operation, nbg_cmd_ref *r,
 						  uint64_t *size);
-/* The bytes a reference into a coefficient table entry names, from its
- * source offset to the entry's end (*size), or NULL when r is not relocated
- * into an in-bounds entry (the table: COEF_DATA, else the LCDT). */
+/* The table coefficient streams and lookup tables lie in: COEF_DATA when
+ * present and decoded, else the LCDT; -1 when neither. */
+NBG_INTERNAL int nbg_command_coef_table(const nbg_graph *g);
+/* Where a reference into a coefficient table entry points: the file offset
+ * of its bytes (*offset, from the patch's source offset) and their count to
+ * the entry's end (*size), or why not. */
+typedef enum nbg_coef_ref {
+	NBG_COEF_REF_OK = 0,
+	NBG_COEF_REF_UNPATCHED, /* no patch relocates the field */
+	NBG_COEF_REF_NOT_TABLE, /* the patch's source is not a table entry */
+	NBG_COEF_REF_NO_ENTRY,  /* no such entry, or not inside the file */
+} nbg_coef_ref;
+NBG_INTERNAL nbg_coef_ref nbg_command_coef_locate(const nbg_model *m, const nbg_graph *g, const nbg_cmd_ref *r,
+						  uint64_t *offset, uint64_t *size);
+/* The same bytes, or NULL when the reference does not locate them. */
 NBG_INTERNAL const uint8_t *nbg_command_coef_bytes(const nbg_model *m, const nbg_graph *g,
 						   const nbg_cmd_ref *r, uint64_t *size);
 NBG_INTERNAL int nbg_command_lut_layout(const uint8_t *tab, uint64_t size, int *wide, uint64_t *bad_byte);

@@ -20,28 +20,47 @@ const uint8_t *nbg_command_lut_table(const nbg_model *m, const nbg_graph *g, con
 	return nbg_command_coef_bytes(m, g, r, size);
 }
 
+int nbg_command_coef_table(const nbg_graph *g)
+{
+	static const int order[2] = { NBG_GRAPH_TABLE_COEF_DATA, NBG_GRAPH_TABLE_LCD };
+
+	for (int i = 0; i < 2; i++) {
+		const nbg_graph_table *t = nbg_graph_table_at(g, (size_t)order[i]);
+		if (t && t->present && t->decoded)
+			return order[i];
+	}
+	return -1;
+}
+
+nbg_coef_ref nbg_command_coef_locate(const nbg_model *m, const nbg_graph *g, const nbg_cmd_ref *r,
+				     uint64_t *offset, uint64_t *size)
+{
+	if (!r->patched)
+		return NBG_COEF_REF_UNPATCHED;
+	if (r->source_type != NBG_GRAPH_SRC_MISC_DYNA_GENERIC)
+		return NBG_COEF_REF_NOT_TABLE;
+	int ti = nbg_command_coef_table(g);
+	const nbg_graph_table *t = ti >= 0 ? nbg_graph_table_at(g, (size_t)ti) : NULL;
+	const nbg_graph_table_entry *e =
+		t && r->index >= 0 ? nbg_graph_table_entry_at(g, (size_t)ti, (size_t)r->index) : NULL;
+	/* where in the entry the bytes start: the patch's source offset, or
+	 * before 0x10009 the stored address less the patch's base
+	 * (nbg_command_patched_offset, doc/weights.md) */
+	uint64_t at = m->version < 0x10009u ? r->offset : r->src_offset;
+	if (!e || !e->in_bounds || !t->data_present || at >= e->size ||
+	    !range_ok(t->data_offset, e->offset, m->file_size) ||
+	    !range_ok(t->data_offset + e->offset, e->size, m->file_size))
+		return NBG_COEF_REF_NO_ENTRY;
+	*offset = t->data_offset + e->offset + at;
+	*size = e->size - at;
+	return NBG_COEF_REF_OK;
+}
+
 const uint8_t *nbg_command_coef_bytes(const nbg_model *m, const nbg_graph *g, const nbg_cmd_ref *r,
 				      uint64_t *size)
 {
-	int ti = NBG_GRAPH_TABLE_COEF_DATA;
-	const nbg_graph_table *t = nbg_graph_table_at(g, (size_t)ti);
-	if (!t || !t->present || !t->decoded) {
-		ti = NBG_GRAPH_TABLE_LCD;
-		t = nbg_graph_table_at(g, (size_t)ti);
-	}
-	const nbg_graph_table_entry *e = t && t->present && t->decoded && r->patched && r->index >= 0 &&
-						 r->source_type == NBG_GRAPH_SRC_MISC_DYNA_GENERIC
-						 ? nbg_graph_table_entry_at(g, (size_t)ti, (size_t)r->index) : NULL;
-	/* where in the entry the table starts: the patch's source offset, or
-	 * before 0x10009 the stored address less the patch's base, as for the
-	 * kernel streams (nbg_command_patched_offset, doc/weights.md) */
-	uint64_t at = m->version < 0x10009u ? r->offset : r->src_offset;
-	if (!e || !e->in_bounds || !t->data_present || at >= e->size ||
-	    t->data_offset > m->file_size || e->offset > m->file_size - t->data_offset ||
-	    e->size > m->file_size - t->data_offset - e->offset)
-		return NULL;
-	*size = e->size - at;
-	return m->data + t->data_offset + e->offset + at;
+	uint64_t off;
+	return nbg_command_coef_locate(m, g, r, &off, size) == NBG_COEF_REF_OK ? m->data + off : NULL;
 }
 
 int nbg_command_lut_layout(const uint8_t *tab, uint64_t size, int *wide, uint64_t *bad_byte)
