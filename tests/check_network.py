@@ -55,7 +55,8 @@ import tc_check
 
 
 def network(nbg, path, core=False):
-    r = subprocess.run([*nbg, "inspect", "--json", *([] if core else ["--only"]), "--network", path],
+    r = subprocess.run([*nbg, "inspect", "--json", *([] if core else ["--only"]), "--network",
+                        *(["--commands"] if core else []), path],
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit("nbg inspect %s: exit %d %s" % (path, r.returncode, r.stderr))
@@ -327,11 +328,29 @@ def cyclic(edges):
     return False
 
 
+def kernel_depths(doc, layers):
+    """Per layer, a Conv2D whose input is shown with basis "command": the
+    input depth shown and the depths its convolution commands' kernels read
+    (the commands' kernel_z fields, not the addresses the extent comes from)."""
+    ops = collections.defaultdict(set)
+    for op in doc["commands"]["operations"]:
+        if op.get("engine") == "NN" and op.get("kind") == "conv" and op.get("kernel"):
+            ops[op["layer_id"]].add(op["kernel"][2])
+    for layer in layers:
+        t = layer["input"]
+        if layer["operator"] == "Conv2D" and t["basis"] == "command" and ops.get(layer["layer"]):
+            yield layer["node"], t["shape"][2], ops[layer["layer"]]
+
+
 def check_file(nbg, path, totals):
     doc = network(nbg, path, core=True)
     net, name = doc["network"], os.path.basename(path)
     layers, edges = net["layers"], net["edges"]
     records = {"input": doc["inputs"], "output": doc["outputs"]}
+    bad = ["layer %d: input depth %d, its kernels read %s" % (k, z, sorted(kz))
+           for k, z, kz in kernel_depths(doc, layers) if len(kz) == 1 and z not in kz]
+    check(not bad, "%s: every Conv2D input shown from its commands has the depth its kernels read%s" %
+          (name, ": " + "; ".join(bad[:3]) if bad else ""))
     bad = []
     for e in edges:
         for side, end, node_end in (("input", e["from"], e["to"]), ("output", e["to"], e["from"])):

@@ -78,6 +78,9 @@ typedef struct gather {
 	uint64_t elements[2], sum_y[2], sum_z[2];
 	uint32_t first[2][3];
 	int same[2][3];
+	int full_depth; /* every input tile is a convolution's reading all its channels */
+	uint64_t ring[2];  /* the smallest circular buffer a tile is in (bytes) */
+	uint64_t slice[2]; /* the first tile's slice stride */
 	int seen;
 } gather;
 
@@ -85,6 +88,8 @@ typedef struct gather {
 static void tile_add(gather *x, int s, const nbg_cmd_ref *r, const uint32_t d[3])
 {
 	if (!x->tiles[s]) {
+		if (!s)
+			x->full_depth = 1;
 		memcpy(x->first[s], d, sizeof(x->first[s]));
 		x->same[s][0] = x->same[s][1] = x->same[s][2] = 1;
 		x->space[s][0] = r->source_type;
@@ -111,7 +116,15 @@ static int tiles_whole(const gather *x, int s, uint32_t d[3])
 	memcpy(d, e, 3 * sizeof(uint32_t));
 	if (x->tiles[s] <= 1)
 		return 1;
-	if (!x->other_space[s] && (s ? ext == x->elements[s] : ext <= x->elements[s]))
+	/* tiles that each read every channel placed at different depths: their
+	 * addresses are not positions in one image (a circular buffer of a few
+	 * rows, VIP SRAM) */
+	if (!s && x->full_depth && x->same[0][2] && e[2] != x->first[0][2])
+		return 0;
+	/* in a circular buffer smaller than the extent, an address is no
+	 * position in the image */
+	int ring = x->ring[s] && x->ring[s] < (uint64_t)e[2] * x->slice[s];
+	if (!ring && !x->other_space[s] && (s ? ext == x->elements[s] : ext <= x->elements[s]))
 		return 1;
 	if (!s)
 		return 0;
@@ -150,7 +163,16 @@ static void view_op(nbg_net_layer *l, gather *x, const nbg_cmd_op *op, const nbg
 		    unsigned sides, int *grid)
 {
 	if (pass == 0) {
-		if ((sides & 1) && op->in_ref.offset < x->base[0])
+		for (int k = 0; k < 2 && cmd; k++) {
+			uint64_t b = k ? (cmd->engine == NBG_CMD_NN ? nbg_cmd_nn(cmd, NBG_NNF_OUT_IMAGE_CIRCULAR_BUF_SIZE)
+							     : nbg_cmd_tp(cmd, NBG_TPF_OUT_IMAGE_CIRCULAR_BUF_SIZE))
+				       : (cmd->engine == NBG_CMD_NN ? nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_CIRCULAR_BUF_SIZE)
+							     : nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_CIRCULAR_BUF_SIZE));
+			b <<= 6; /* the fields count 64-byte units */
+			if ((sides & (1u << k)) && b && (!x->ring[k] || b < x->ring[k]))
+				x->ring[k] = b;
+		}
+	if ((sides & 1) && op->in_ref.offset < x->base[0])
 			x->base[0] = op->in_ref.offset;
 		if ((sides & 2) && op->out_ref.offset < x->base[1])
 			x->base[1] = op->out_ref.offset;
@@ -159,7 +181,10 @@ static void view_op(nbg_net_layer *l, gather *x, const nbg_cmd_op *op, const nbg
 	if (sides & 1) {
 		extent_add(&x->t[0], &op->in_ref, op->in, op->in_row_stride, op->in_slice_stride,
 			   op->in_element_bytes, x->base[0]);
+		if (!x->tiles[0])
+			x->slice[0] = op->in_slice_stride;
 		tile_add(x, 0, &op->in_ref, op->in);
+		x->full_depth &= op->type == NBG_GRAPH_OP_NN && !strcmp(op->kind, "conv") && op->kernel[2] == op->in[2];
 		if (!x->seen) {
 			l->in.data_type = op->in_type;
 			if (op->engine == NBG_CMD_TP)
@@ -172,6 +197,8 @@ static void view_op(nbg_net_layer *l, gather *x, const nbg_cmd_op *op, const nbg
 	if ((sides & 2) && op->out[0]) {
 		extent_add(&x->t[1], &op->out_ref, op->out, op->out_row_stride,
 			   op->out_slice_stride, op->out_element_bytes, x->base[1]);
+		if (!x->tiles[1])
+			x->slice[1] = op->out_slice_stride;
 		tile_add(x, 1, &op->out_ref, op->out);
 	}
 	if (sides & 2) {
