@@ -384,9 +384,21 @@ def check_file(nbg, path, totals):
             totals["edges into a layer of several producers"] += 1
         elif a["shape"] is None or b["shape"] is None:
             totals["single-producer edges, a shape unknown"] += 1
+        elif a["shape"] == b["shape"]:
+            totals["single-producer edges, equal shapes"] += 1
+        elif "slice_of_channels" in e:
+            # a split: the reader's x and y are the producer's, fewer channels,
+            # and the edge's bytes exactly the reader's tensor
+            size = {"uint8": 1, "int8": 1, "fp16": 2, "int16": 2, "bf16": 2}.get(b["data_type"])
+            ok = (a["shape"][:2] == b["shape"][:2] and b["shape"][2] < a["shape"][2] and
+                  e["slice_of_channels"] == a["shape"][2] and size and
+                  e["bytes"] == b["shape"][0] * b["shape"][1] * b["shape"][2] * size)
+            check(ok, "%s: edge %s -> %s, a slice of %s channels: %s -> %s, %d bytes" %
+                  (name, e["from"]["node"], e["to"]["node"], e["slice_of_channels"], a["shape"],
+                   b["shape"], e["bytes"]))
+            totals["single-producer edges, a channel slice of the producer's tensor"] += 1
         else:
-            totals["single-producer edges, equal shapes" if a["shape"] == b["shape"] else
-                   "single-producer edges, shapes differ"] += 1
+            totals["single-producer edges, shapes differ"] += 1
 
 
 # ------------------------------------------------------------ the sample

@@ -106,6 +106,10 @@ typedef struct nbg_net_edge {
 	uint64_t bytes;
 	unsigned basis;          /* enum nbg_net_edge_basis */
 	int backward;
+	/* A channel slice: the reader's only producer, whose tensor it reads
+	 * channels of (same x and y, fewer channels, the edge's bytes exactly
+	 * the reader's tensor): slice_of the producer's channel count, else 0. */
+	uint32_t slice_of;
 } nbg_net_edge;
 
 /* A data-flow relation that fails: the view's edges are then unreliable

@@ -200,6 +200,8 @@ static void edges(FILE *out, const nbg_network *net)
 		node_name(out, end_node(net, e->to_kind, e->to));
 		fprintf(out, " [label=\"%s", e->basis == NBG_NET_EDGE_INFERRED ? "inferred " : "");
 		put_bytes(out, e->bytes);
+		if (e->slice_of)
+			fprintf(out, "\\nchannels of %" PRIu32, e->slice_of);
 		fprintf(out, "\"%s];\n", e->basis == NBG_NET_EDGE_INFERRED ? ", style=dashed" : "");
 	}
 }

@@ -98,11 +98,13 @@ void nbg_network_json_write(nbg_jw *w, const nbg_model *m, const nbg_network *n)
 	nbg_jw_array(w, "edges");
 	for (size_t i = 0; i < nbg_network_edge_count(n); i++) {
 		const nbg_net_edge *e = nbg_network_edge_at(n, i);
-		nbg_jw_put(w, NULL, json_pack("{s:o,s:o,s:I,s:s,s:b}", "from",
-					      end_json(e->from_kind, e->from), "to",
-					      end_json(e->to_kind, e->to), "bytes", (json_int_t)e->bytes,
-					      "basis", e->basis == NBG_NET_EDGE_PROVEN ? "proven" : "inferred",
-					      "backward", e->backward));
+		json_t *j = json_pack("{s:o,s:o,s:I,s:s,s:b}", "from", end_json(e->from_kind, e->from), "to",
+				      end_json(e->to_kind, e->to), "bytes", (json_int_t)e->bytes, "basis",
+				      e->basis == NBG_NET_EDGE_PROVEN ? "proven" : "inferred", "backward",
+				      e->backward);
+		if (j && e->slice_of)
+			json_object_set_new(j, "slice_of_channels", json_integer(e->slice_of));
+		nbg_jw_put(w, NULL, j);
 	}
 	nbg_jw_end(w);
 	nbg_jw_end(w);

@@ -125,8 +125,11 @@ void nbg_text_network(FILE *out, nbg_decoded *d)
 		end_text(out, n, e->from_kind, e->from);
 		fprintf(out, " -> ");
 		end_text(out, n, e->to_kind, e->to);
-		fprintf(out, "  %" PRIu64 " bytes, %s%s\n", e->bytes,
+		fprintf(out, "  %" PRIu64 " bytes, %s%s", e->bytes,
 			e->basis == NBG_NET_EDGE_PROVEN ? "proven" : "inferred",
 			e->backward ? ", backward (tile interleaving; not drawn)" : "");
+		if (e->slice_of)
+			fprintf(out, ", a slice of the producer's %" PRIu32 " channels", e->slice_of);
+		fputc('\n', out);
 	}
 }

@@ -267,7 +267,8 @@ P.show = function (aside, key, d, onNpy, onTensor) {
 		{ key: 'from', title: 'from' }, { key: 'to', title: 'to' }, { key: 'bytes', title: 'bytes' },
 		{ key: 'basis', title: 'basis' }],
 	edges.map((e) => ({ from: endName(d.net, e.from), to: endName(d.net, e.to), bytes: e.bytes,
-		basis: e.basis + (e.backward ? ', backward' : '') }))));
+		basis: e.basis + (e.backward ? ', backward' : '') +
+			(e.slice_of_channels ? ', a slice of the producer\'s ' + e.slice_of_channels + ' channels' : '') }))));
 };
 
 /* The operation a finding of the commands names ("operation N ..."), or null. */

@@ -751,6 +751,28 @@ static void engine_views(nbg_network *n, int all)
 		}
 }
 
+/* Bytes per element of a command data type, 0 when unknown. */
+static unsigned element_bytes(uint32_t type)
+{
+	return type == 0 || type == 2 ? 1 : type == 1 || type == 4 || type == 7 ? 2 : 0;
+}
+
+/* Edges that carry channels of their producer's tensor to a reader they
+ * alone feed (a split: each half of a tensor read by its own layer). */
+static void slices(nbg_network *n, const size_t *prod)
+{
+	for (size_t i = 0; i < n->edge_n; i++) {
+		nbg_net_edge *e = &n->edges[i];
+		if (e->from_kind || e->to_kind || e->backward || prod[e->to] != e->from)
+			continue;
+		const nbg_net_tensor *a = &n->nodes[e->from].out, *b = &n->nodes[e->to].in;
+		unsigned eb = element_bytes(b->data_type);
+		if (known(a) && known(b) && eb && a->dims[0] == b->dims[0] && a->dims[1] == b->dims[1] &&
+		    b->dims[2] < a->dims[2] && e->bytes == elements(b->dims) * eb)
+			e->slice_of = a->dims[2];
+	}
+}
+
 int nbg_network_shapes(nbg_network *n)
 {
 	int *grid = calloc(n->n + 1, sizeof(int));
@@ -792,6 +814,7 @@ int nbg_network_shapes(nbg_network *n)
 		rc = forward(n, grid);
 		/* what forward() settled joins the ends it left to the engine */
 		whole_edges(n, prod);
+		slices(n, prod);
 	}
 	free(prod);
 	free(grid);
