@@ -773,6 +773,31 @@ static void slices(nbg_network *n, const size_t *prod)
 	}
 }
 
+/* A Copy layer whose commands give its output no extent (TP copies into
+ * a concatenation's buffer) writes its input's tensor: where its
+ * operations write exactly the input's bytes, the output is the input's
+ * shape. */
+static int copies(nbg_network *n)
+{
+	uint64_t *written = calloc(n->n + 1, sizeof(*written));
+	if (!written)
+		return -1;
+	for (size_t i = 0; i < n->ops; i++)
+		if (n->node_of[i] != SIZE_MAX)
+			written[n->node_of[i]] += nbg_commands_bytes_written(n->c, i);
+	for (size_t k = 0; k < n->n; k++) {
+		nbg_net_layer *l = &n->nodes[k];
+		unsigned eb = element_bytes(l->in.data_type);
+		if (l->op && !strcmp(l->op, "Copy") && l->out.basis == NBG_NET_SHAPE_NONE && !l->out.view[0] &&
+		    known(&l->in) && eb && written[k] == elements(l->in.dims) * eb) {
+			memcpy(l->out.dims, l->in.dims, sizeof(l->out.dims));
+			l->out.basis = NBG_NET_SHAPE_PROPAGATED;
+		}
+	}
+	free(written);
+	return 0;
+}
+
 int nbg_network_shapes(nbg_network *n)
 {
 	int *grid = calloc(n->n + 1, sizeof(int));
@@ -815,6 +840,7 @@ int nbg_network_shapes(nbg_network *n)
 		/* what forward() settled joins the ends it left to the engine */
 		whole_edges(n, prod);
 		slices(n, prod);
+		rc = copies(n);
 	}
 	free(prod);
 	free(grid);
