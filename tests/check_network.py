@@ -342,11 +342,72 @@ def kernel_depths(doc, layers):
             yield layer["node"], t["shape"][2], ops[layer["layer"]]
 
 
+def check_adds(nbg, path, doc, layers, edges):
+    """Layers the network view names Add from a 1x1 convolution reading N
+    operands: their kernels as the weights decoder reads them from the
+    coefficient stream (`nbg weights`: the values the stream holds, not
+    the command's kernel fields) are N values to one output channel, and
+    the N producers' tensors have one shape."""
+    ids = {layer["layer"]: layer for layer in layers
+           if layer["operator"] == "Add" and layer["operator_basis"] == "commands"}
+    if not ids:
+        return 0
+    r = subprocess.run([*nbg, "weights", "--json", path], capture_output=True, text=True)
+    check(r.returncode == 0, "%s: nbg weights exits 0 (%s)" % (os.path.basename(path), r.stderr.strip()))
+    if r.returncode != 0:
+        return 0
+    shapes = collections.defaultdict(set)
+    for op in json.loads(r.stdout)["weights"]["operations"]:
+        if op["layer_id"] in ids and op["status"] == "decoded":
+            shapes[op["layer_id"]].add(tuple(op["shape"]))
+    bad = []
+    for lid, layer in ids.items():
+        into = [e for e in edges if e["to"].get("node") == layer["node"] and not e["backward"]]
+        got = {tuple(layers[e["from"]["node"]]["output"]["shape"] or []) for e in into if "node" in e["from"]}
+        if shapes[lid] != {(1, len(into), 1, 1)} or len(got) != 1:
+            bad.append("layer %d: kernels %s, %d producers of shapes %s" % (
+                layer["node"], sorted(shapes[lid]), len(into), sorted(got)))
+    check(not bad, "%s: %d layers named Add from a 1x1 convolution of their operands: each decoded "
+          "kernel is [1, producers, 1, 1] and the operands have one shape%s" %
+          (os.path.basename(path), len(ids), ": " + "; ".join(bad[:3]) if bad else ""))
+    return len(ids)
+
+
+def multi_producer(layers, edges, totals):
+    """Figures of the layers several producers feed: operands of one shape,
+    a channel concatenation (equal x and y, the channels add up), an operand
+    of a fused addition (one producer the layer's input, the other its
+    output's shape), or other."""
+    into = collections.defaultdict(list)
+    for e in edges:
+        if not e["backward"] and "node" in e["to"]:
+            into[e["to"]["node"]].append(e["from"])
+    for k, ends in into.items():
+        if len({json.dumps(x) for x in ends}) < 2:
+            continue
+        layer = layers[k]
+        got = [layers[x["node"]]["output"]["shape"] if "node" in x else None for x in ends]
+        shape = layer["input"]["shape"]
+        if shape is None or None in got:
+            kind = "a shape unknown"
+        elif all(g == shape for g in got):
+            kind = "operands of one shape"
+        elif all(g[:2] == shape[:2] for g in got) and sum(g[2] for g in got) == shape[2]:
+            kind = "a channel concatenation"
+        elif layer["fused"] == "add" and len(got) == 2 and shape in got and layer["output"]["shape"] in got:
+            kind = "a fused addition's operand"
+        else:
+            kind = "other"
+        totals["layers of several producers, " + kind] += 1
+
+
 def check_file(nbg, path, totals):
     doc = network(nbg, path, core=True)
     net, name = doc["network"], os.path.basename(path)
     layers, edges = net["layers"], net["edges"]
     records = {"input": doc["inputs"], "output": doc["outputs"]}
+    totals["layers named Add from a convolution of their operands"] += check_adds(nbg, path, doc, layers, edges)
+    multi_producer(layers, edges, totals)
     bad = ["layer %d: input depth %d, its kernels read %s" % (k, z, sorted(kz))
            for k, z, kz in kernel_depths(doc, layers) if len(kz) == 1 and z not in kz]
     check(not bad, "%s: every Conv2D input shown from its commands has the depth its kernels read%s" %

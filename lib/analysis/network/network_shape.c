@@ -773,6 +773,85 @@ static void slices(nbg_network *n, const size_t *prod)
 	}
 }
 
+/* The 1x1 convolution kernel depth (*kz) and output depth (*oz) every NN
+ * convolution of node k has; 0 when they differ or there is none. */
+static int conv_depths(const nbg_network *n, size_t k, uint32_t *kz, uint32_t *oz)
+{
+	*kz = *oz = 0;
+	for (size_t i = 0; i < n->ops; i++) {
+		const nbg_cmd_op *op = n->node_of[i] == k ? nbg_commands_op_of(n->c, i) : NULL;
+		if (!op || op->engine != NBG_CMD_NN)
+			continue;
+		if (op->type != NBG_GRAPH_OP_NN || strcmp(op->kind, "conv") || op->kernel[0] != 1 ||
+		    op->kernel[1] != 1 || (*kz && (op->kernel[2] != *kz || op->out[2] != *oz)))
+			return 0;
+		*kz = op->kernel[2];
+		*oz = op->out[2];
+	}
+	return *kz != 0;
+}
+
+/* A 1x1 convolution reading the whole tensors of N >= 2 layers of one
+ * shape S (each edge carries S's bytes):
+ * - kernel depth N, one output channel: the N tensors are its N input
+ *   planes and each output value a weighted sum of the operands' values --
+ *   an element-wise addition (the compiler's lowering of Add), operator
+ *   Add, its input and output S;
+ * - kernel depth N x S's channels: a convolution of their concatenation
+ *   along channels, its input S's x and y with that depth. */
+static void operands(nbg_network *n)
+{
+	for (size_t k = 0; k < n->n; k++) {
+		nbg_net_layer *l = &n->nodes[k];
+		uint32_t kz, oz, count = 0, unknown = 0;
+		const nbg_net_tensor *s = NULL;
+		uint64_t bytes = 0;
+		unsigned eb = element_bytes(l->in.data_type);
+		int ok = eb && l->op && !strcmp(l->op, "Conv2D") && conv_depths(n, k, &kz, &oz);
+		for (size_t i = 0; ok && i < n->edge_n; i++) {
+			const nbg_net_edge *e = &n->edges[i];
+			if (e->to_kind || e->to != k || e->backward)
+				continue;
+			const nbg_net_tensor *t = e->from_kind ? NULL : &n->nodes[e->from].out;
+			ok = t && (!count || e->bytes == bytes) && elements(t->dims) * eb == e->bytes;
+			bytes = e->bytes;
+			count++;
+			if (ok && !known(t))
+				unknown++;
+			else if (ok && s && memcmp(t->dims, s->dims, sizeof(t->dims)))
+				ok = 0;
+			else if (ok)
+				s = t;
+		}
+		if (!ok || count < 2 || !s)
+			continue;
+		if (kz == count && oz == 1) {
+			/* the operands of an element-wise sum have one shape */
+			for (size_t i = 0; i < n->edge_n; i++) {
+				const nbg_net_edge *e = &n->edges[i];
+				nbg_net_tensor *t = &n->nodes[e->from].out;
+				if (!e->to_kind && e->to == k && !e->backward && !e->from_kind && !known(t)) {
+					memcpy(t->dims, s->dims, sizeof(t->dims));
+					t->basis = NBG_NET_SHAPE_PROPAGATED;
+				}
+			}
+			l->op = "Add";
+			l->kernel[0] = l->kernel[1] = 0;
+			memcpy(l->in.dims, s->dims, sizeof(l->in.dims));
+			l->in.basis = NBG_NET_SHAPE_PROPAGATED;
+			if (!known(&l->out) || elements(l->out.dims) == elements(s->dims)) {
+				memcpy(l->out.dims, s->dims, sizeof(l->out.dims));
+				l->out.basis = NBG_NET_SHAPE_PROPAGATED;
+			}
+		} else if (!unknown && (uint64_t)kz == (uint64_t)count * s->dims[2] && !known(&l->in)) {
+			l->in.dims[0] = s->dims[0];
+			l->in.dims[1] = s->dims[1];
+			l->in.dims[2] = kz;
+			l->in.basis = NBG_NET_SHAPE_PROPAGATED;
+		}
+	}
+}
+
 /* A Copy layer whose commands give its output no extent (TP copies into
  * a concatenation's buffer) writes its input's tensor: where its
  * operations write exactly the input's bytes, the output is the input's
@@ -839,6 +918,7 @@ int nbg_network_shapes(nbg_network *n)
 		rc = forward(n, grid);
 		/* what forward() settled joins the ends it left to the engine */
 		whole_edges(n, prod);
+		operands(n);
 		slices(n, prod);
 		rc = copies(n);
 	}
