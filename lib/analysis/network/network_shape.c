@@ -791,58 +791,99 @@ static int conv_depths(const nbg_network *n, size_t k, uint32_t *kz, uint32_t *o
 	return *kz != 0;
 }
 
-/* A 1x1 convolution reading the whole tensors of N >= 2 layers of one
- * shape S (each edge carries S's bytes):
- * - kernel depth N, one output channel: the N tensors are its N input
- *   planes and each output value a weighted sum of the operands' values --
- *   an element-wise addition (the compiler's lowering of Add), operator
- *   Add, its input and output S;
- * - kernel depth N x S's channels: a convolution of their concatenation
- *   along channels, its input S's x and y with that depth. */
+/* The layers feeding node k (non-backward edges), when each is a layer
+ * and each edge carries its whole tensor, all of one byte count: their
+ * number, how many are known only by the engine's view, and a known one's
+ * tensor (NULL when none is known or two known ones differ). */
+static const nbg_net_tensor *operand_shape(const nbg_network *n, size_t k, unsigned eb, uint32_t *count,
+					   uint32_t *unknown)
+{
+	const nbg_net_tensor *s = NULL;
+	uint64_t bytes = 0;
+	*count = *unknown = 0;
+	for (size_t i = 0; i < n->edge_n; i++) {
+		const nbg_net_edge *e = &n->edges[i];
+		if (e->to_kind || e->to != k || e->backward)
+			continue;
+		const nbg_net_tensor *t = e->from_kind ? NULL : &n->nodes[e->from].out;
+		if (!t || (*count && e->bytes != bytes) || elements(t->dims) * eb != e->bytes)
+			return NULL;
+		bytes = e->bytes;
+		++*count;
+		if (!known(t))
+			++*unknown;
+		else if (s && memcmp(t->dims, s->dims, sizeof(t->dims)))
+			return NULL;
+		else
+			s = t;
+	}
+	return s;
+}
+
+/* Node k's operands have tensor s: those known only by the engine's view
+ * take it, and so do the node's input and (same count) output. */
+static void take_operands(nbg_network *n, size_t k, const nbg_net_tensor *s)
+{
+	nbg_net_layer *l = &n->nodes[k];
+	for (size_t i = 0; i < n->edge_n; i++) {
+		const nbg_net_edge *e = &n->edges[i];
+		nbg_net_tensor *t = e->from_kind ? NULL : &n->nodes[e->from].out;
+		if (!e->to_kind && e->to == k && !e->backward && t && !known(t)) {
+			memcpy(t->dims, s->dims, sizeof(t->dims));
+			t->basis = NBG_NET_SHAPE_PROPAGATED;
+		}
+	}
+	memcpy(l->in.dims, s->dims, sizeof(l->in.dims));
+	l->in.basis = NBG_NET_SHAPE_PROPAGATED;
+	if (!known(&l->out) || elements(l->out.dims) == elements(s->dims)) {
+		memcpy(l->out.dims, s->dims, sizeof(l->out.dims));
+		l->out.basis = NBG_NET_SHAPE_PROPAGATED;
+	}
+}
+
+/* An element-wise operator the vendor names (Add, Sub, Mul, Div,
+ * Maximum): operands of one shape. */
+static int elementwise(const char *op)
+{
+	static const char *const ops[] = { "Add", "Sub", "Mul", "Div", "Maximum" };
+	for (size_t i = 0; op && i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(op, ops[i]))
+			return 1;
+	return 0;
+}
+
+/* Layers reading the whole tensors of N >= 2 layers of one byte count:
+ * - a 1x1 convolution of kernel depth N and one output channel: the N
+ *   tensors are its N input planes and each output value a weighted sum of
+ *   the operands' values -- an element-wise addition (the compiler's
+ *   lowering of Add): operator Add, its input and output their shape;
+ * - an element-wise operator the vendor names, whose input the commands
+ *   show only as the engine's view: its input and output their shape;
+ * - a 1x1 convolution whose kernel depth is N x their channels: a
+ *   convolution of their concatenation along channels, its input their x
+ *   and y with that depth. */
 static void operands(nbg_network *n)
 {
 	for (size_t k = 0; k < n->n; k++) {
 		nbg_net_layer *l = &n->nodes[k];
-		uint32_t kz, oz, count = 0, unknown = 0;
-		const nbg_net_tensor *s = NULL;
-		uint64_t bytes = 0;
+		uint32_t kz = 0, oz = 0, count, unknown;
 		unsigned eb = element_bytes(l->in.data_type);
-		int ok = eb && l->op && !strcmp(l->op, "Conv2D") && conv_depths(n, k, &kz, &oz);
-		for (size_t i = 0; ok && i < n->edge_n; i++) {
-			const nbg_net_edge *e = &n->edges[i];
-			if (e->to_kind || e->to != k || e->backward)
-				continue;
-			const nbg_net_tensor *t = e->from_kind ? NULL : &n->nodes[e->from].out;
-			ok = t && (!count || e->bytes == bytes) && elements(t->dims) * eb == e->bytes;
-			bytes = e->bytes;
-			count++;
-			if (ok && !known(t))
-				unknown++;
-			else if (ok && s && memcmp(t->dims, s->dims, sizeof(t->dims)))
-				ok = 0;
-			else if (ok)
-				s = t;
-		}
-		if (!ok || count < 2 || !s)
+		/* a node without NN / TP operations: its producers' data type */
+		for (size_t i = 0; !eb && l->in.data_type == UINT32_MAX && i < n->edge_n; i++)
+			if (!n->edges[i].to_kind && n->edges[i].to == k && !n->edges[i].from_kind)
+				eb = element_bytes(n->nodes[n->edges[i].from].out.data_type);
+		int conv = l->op && !strcmp(l->op, "Conv2D") && conv_depths(n, k, &kz, &oz);
+		if (!eb || (!conv && !(elementwise(l->op) && !known(&l->in))))
 			continue;
-		if (kz == count && oz == 1) {
-			/* the operands of an element-wise sum have one shape */
-			for (size_t i = 0; i < n->edge_n; i++) {
-				const nbg_net_edge *e = &n->edges[i];
-				nbg_net_tensor *t = &n->nodes[e->from].out;
-				if (!e->to_kind && e->to == k && !e->backward && !e->from_kind && !known(t)) {
-					memcpy(t->dims, s->dims, sizeof(t->dims));
-					t->basis = NBG_NET_SHAPE_PROPAGATED;
-				}
+		const nbg_net_tensor *s = operand_shape(n, k, eb, &count, &unknown);
+		if (!s || count < 2)
+			continue;
+		if (!conv || (kz == count && oz == 1)) {
+			if (conv) {
+				l->op = "Add";
+				l->kernel[0] = l->kernel[1] = 0;
 			}
-			l->op = "Add";
-			l->kernel[0] = l->kernel[1] = 0;
-			memcpy(l->in.dims, s->dims, sizeof(l->in.dims));
-			l->in.basis = NBG_NET_SHAPE_PROPAGATED;
-			if (!known(&l->out) || elements(l->out.dims) == elements(s->dims)) {
-				memcpy(l->out.dims, s->dims, sizeof(l->out.dims));
-				l->out.basis = NBG_NET_SHAPE_PROPAGATED;
-			}
+			take_operands(n, k, s);
 		} else if (!unknown && (uint64_t)kz == (uint64_t)count * s->dims[2] && !known(&l->in)) {
 			l->in.dims[0] = s->dims[0];
 			l->in.dims[1] = s->dims[1];
