@@ -861,7 +861,28 @@ static int elementwise(const char *op)
  *   show only as the engine's view: its input and output their shape;
  * - a 1x1 convolution whose kernel depth is N x their channels: a
  *   convolution of their concatenation along channels, its input their x
- *   and y with that depth. */
+ *   and y with that depth.
+ * And a fused addition's operand (fused_operands). */
+/* A convolution with a fused addition adds an operand of its output's
+ * shape: a producer known only by the engine's view whose whole tensor,
+ * of the output's element count, the node reads takes the output's shape. */
+static void fused_operands(nbg_network *n, size_t k, unsigned eb)
+{
+	const nbg_net_tensor *o = &n->nodes[k].out;
+	if (!n->nodes[k].fused || strcmp(n->nodes[k].fused, "add") || !known(o))
+		return;
+	for (size_t i = 0; i < n->edge_n; i++) {
+		const nbg_net_edge *e = &n->edges[i];
+		nbg_net_tensor *t = e->from_kind ? NULL : &n->nodes[e->from].out;
+		const uint32_t *v = t && t->dims[0] ? t->dims : t ? t->view : NULL;
+		if (!e->to_kind && e->to == k && !e->backward && t && !known(t) && v[0] &&
+		    elements(v) == elements(o->dims) && e->bytes == elements(o->dims) * eb) {
+			memcpy(t->dims, o->dims, sizeof(t->dims));
+			t->basis = NBG_NET_SHAPE_PROPAGATED;
+		}
+	}
+}
+
 static void operands(nbg_network *n)
 {
 	for (size_t k = 0; k < n->n; k++) {
@@ -873,6 +894,8 @@ static void operands(nbg_network *n)
 			if (!n->edges[i].to_kind && n->edges[i].to == k && !n->edges[i].from_kind)
 				eb = element_bytes(n->nodes[n->edges[i].from].out.data_type);
 		int conv = l->op && !strcmp(l->op, "Conv2D") && conv_depths(n, k, &kz, &oz);
+		if (eb)
+			fused_operands(n, k, eb);
 		if (!eb || (!conv && !(elementwise(l->op) && !known(&l->in))))
 			continue;
 		const nbg_net_tensor *s = operand_shape(n, k, eb, &count, &unknown);
