@@ -69,14 +69,18 @@ def check(nbg, path, tmp, have_dot):
         return "--dot exit %d: %s" % (r.returncode, r.stderr)
     text = open(dot_path, encoding="ascii").read()
     nodes = re.findall(r"^  (\w+) \[label=", text, re.M)
-    labelled = re.findall(r'^  (\w+) -> (\w+) \[label="(inferred )?(\d+) (B|KiB|MiB)"'
-                          r'(, style=dashed)?\];$', text, re.M)
+    # an edge's label: its bytes, "inferred" first where it is, and on a
+    # channel slice "channels of N" on a second line
+    found = re.findall(r'^  (\w+) -> (\w+) \[label="(inferred )?(\d+) (B|KiB|MiB)'
+                       r'(?:\\nchannels of (\d+))?"(, style=dashed)?\];$', text, re.M)
+    labelled = [(a, b, m, n, u, d) for a, b, m, n, u, _, d in found]
+    slices = {(a, b): int(c) for a, b, _, _, _, c, _ in found if c}
     edges = [(a, b) for a, b, *_ in labelled]
     if len(edges) != len(re.findall(r"^  \w+ -> \w+", text, re.M)):
         return "an edge without its byte label"
     if any(int(n) <= 0 for _, _, _, n, _, _ in labelled):
         return "an edge carries no bytes"
-    problem = network_checks(doc, text, labelled)
+    problem = network_checks(doc, text, labelled, slices)
     if problem:
         return problem
     want = {"%s%d" % b for b in boxes}
@@ -124,15 +128,22 @@ def dot_name(net, end):
     return "op%d" % layer["first_operation"]
 
 
-def network_checks(doc, text, labelled):
+def network_checks(doc, text, labelled, slices):
     """The drawn edges against the JSON network view: one per edge that is
-    not backward, dashed and marked exactly where it is inferred; no cycle;
-    the legend, and the banner exactly when data-flow checks fail."""
+    not backward, dashed and marked exactly where it is inferred, labelled
+    "channels of N" exactly where it is a channel slice of N channels; no
+    cycle; the legend, and the banner exactly when data-flow checks fail."""
     net = doc["network"]
     want = {}
+    want_slices = {}
     for e in net["edges"]:
         if not e["backward"]:
             want[(dot_name(net, e["from"]), dot_name(net, e["to"]))] = e["basis"]
+            if "slice_of_channels" in e:
+                want_slices[(dot_name(net, e["from"]), dot_name(net, e["to"]))] = e["slice_of_channels"]
+    if slices != want_slices:
+        return "channel slices drawn %s, the network view's %s" % (sorted(slices.items())[:3],
+                                                                 sorted(want_slices.items())[:3])
     got = {}
     for a, b, marked, _, _, dashed in labelled:
         if bool(marked) != bool(dashed):
