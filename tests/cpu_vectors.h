@@ -6228,6 +6228,208 @@ static const cv_raw c46_raw[] = {
 	{ NULL, 0 },
 };
 
+static const uint8_t c47_in0[] = {
+	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
+};
+
+static const cv_io c47_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c47_in0, 10 },
+};
+
+static const uint8_t c47_out0[] = {
+	0, 1, 0, 0x64, 0xff, 0, 0, 0, 0, 0, 0, 0xff,
+};
+
+static const cv_io c47_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c47_out0, 12 },
+};
+
+static const cv_field c47_op0_f[] = {
+	{ "in_image_x_size", 0x1 },
+	{ "in_image_y_size", 0x1 },
+	{ "in_image_z_size", 0xa },
+	{ "in_image_stride", 0x1 },
+	{ "in_image_slice", 0x1 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0x0 },
+	{ "in_window_y_end", 0x0 },
+	{ "in_tile_x_size", 0x1 },
+	{ "in_tile_y_size", 0x1 },
+	{ "in_tile_x_inc", 0x1 },
+	{ "in_tile_y_inc", 0x1 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x1 },
+	{ "out_loop_0_inc", 0x0 },
+	{ "out_loop_1_count", 0x1 },
+	{ "out_loop_1_inc", 0x0 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0xc },
+	{ "out_loop_4_inc", 0x1 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "in_tile_sequence", 0x3 },
+	{ "coef_zp", 0x78 },
+	{ "out_zp", 0x0 },
+	{ "alu_output_postshift", 0x3 },
+	{ "alu_relu_enable", 0x1 },
+};
+
+static const cv_word c47_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c47_op0_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
+	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
+};
+
+static const uint32_t c47_op0_u[] = {
+	0,
+};
+
+static const cv_op c47_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c47_op0_f, 39, c47_op0_w, 0, c47_op0_a, 3, c47_op0_u, 0 },
+};
+
+static const uint8_t c47_s0_w[] = {
+	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
+	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
+	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
+	0x97, 0x34, 0x51, 0x11, 0x17, 0x60, 0x87, 0x1c, 0x88, 0x64, 0x1d, 0x49, 0x10, 0xc4, 0xfb, 0x3c,
+	7, 0x40, 0x99, 0xdf, 0xbd, 0x22, 0x32, 0x6c, 0xf, 0xb3, 0x70, 0x4b, 1, 0x35, 0x29, 0x1c,
+	0x35, 1, 0xfd, 0xee, 0x43, 0xe, 0x1a, 0x2e, 0xb9, 0x66, 0x55, 0x2c, 0xa7, 0x9f, 0xa3, 0x54,
+	0x1f, 0xea, 0x8d, 0x2e, 4, 0x64, 0x72, 0x50, 0xa2, 0x64, 0xe9, 0x18, 0x10, 0x8d, 0xc7, 0xc5,
+	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
+};
+
+static const int32_t c47_s0_b[] = {
+	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
+	2773, 246, 3645, -1021,
+};
+
+static const cv_stream c47_s[] = {
+	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c47_s0_w, .bias = c47_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
+};
+
+static const cv_raw c47_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c48_in0[] = {
+	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
+};
+
+static const cv_io c48_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c48_in0, 10 },
+};
+
+static const uint8_t c48_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c48_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c48_out0, 12 },
+};
+
+static const cv_field c48_op0_f[] = {
+	{ "in_image_x_size", 0x1 },
+	{ "in_image_y_size", 0x1 },
+	{ "in_image_z_size", 0xa },
+	{ "in_image_stride", 0x1 },
+	{ "in_image_slice", 0x1 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0x0 },
+	{ "in_window_y_end", 0x0 },
+	{ "in_tile_x_size", 0x1 },
+	{ "in_tile_y_size", 0x1 },
+	{ "in_tile_x_inc", 0x1 },
+	{ "in_tile_y_inc", 0x1 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x1 },
+	{ "out_loop_0_inc", 0x0 },
+	{ "out_loop_1_count", 0x1 },
+	{ "out_loop_1_inc", 0x0 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0xc },
+	{ "out_loop_4_inc", 0x1 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "in_tile_sequence", 0x3 },
+	{ "coef_zp", 0x78 },
+	{ "out_zp", 0x5 },
+	{ "alu_output_postshift", 0x3 },
+	{ "alu_relu_enable", 0x1 },
+};
+
+static const cv_word c48_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c48_op0_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
+	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
+};
+
+static const uint32_t c48_op0_u[] = {
+	0,
+};
+
+static const cv_op c48_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c48_op0_f, 39, c48_op0_w, 0, c48_op0_a, 3, c48_op0_u, 0 },
+};
+
+static const uint8_t c48_s0_w[] = {
+	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
+	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
+	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
+	0x97, 0x34, 0x51, 0x11, 0x17, 0x60, 0x87, 0x1c, 0x88, 0x64, 0x1d, 0x49, 0x10, 0xc4, 0xfb, 0x3c,
+	7, 0x40, 0x99, 0xdf, 0xbd, 0x22, 0x32, 0x6c, 0xf, 0xb3, 0x70, 0x4b, 1, 0x35, 0x29, 0x1c,
+	0x35, 1, 0xfd, 0xee, 0x43, 0xe, 0x1a, 0x2e, 0xb9, 0x66, 0x55, 0x2c, 0xa7, 0x9f, 0xa3, 0x54,
+	0x1f, 0xea, 0x8d, 0x2e, 4, 0x64, 0x72, 0x50, 0xa2, 0x64, 0xe9, 0x18, 0x10, 0x8d, 0xc7, 0xc5,
+	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
+};
+
+static const int32_t c48_s0_b[] = {
+	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
+	2773, 246, 3645, -1021,
+};
+
+static const cv_stream c48_s[] = {
+	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c48_s0_w, .bias = c48_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
+};
+
+static const cv_raw c48_raw[] = {
+	{ NULL, 0 },
+};
+
 static const cv_case cv_cases[] = {
 	{ "nn-conv-ties-saturation", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5, offsets -1 (a border of zero points), zero points in 60, kernel 120, out 100, scale 1/2 (every odd sum a tie), saturation at 0 and 255, rows and slices with gaps",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
@@ -6370,6 +6572,12 @@ static const cv_case cv_cases[] = {
 	{ "sh-max-pooling-window", "SH max pooling (PoolingLayer2, images 0x444051f0, the 0x7d face-age file's windowed layout): 4x4 windows at stride 4, no padding, over a 14x13x2 image (rows 15, slices 200) into 3x3 (rows 4, slices 13 bytes: gaps); the last column and row of the input lie past every window",
 	  "numpy: the maximum over each 4x4 window at (4x, 4y)",
 	  "", 0x1000003b, 0, c46_in, 1, c46_out, 1, c46_ops, 1, c46_s, 0, c46_raw, 0 },
+	{ "tp-fully-connected-relu", "TP fully connected layer with alu_relu_enable 1 and out_zp 0 (as the face-age files' FullyConnectedReluLayer): 10 inputs -> 12 outputs, kernel zero point 120, scale 2^-3; half the sums negative, one -0.5 and one 0.5",
+	  "numpy: max(0, requant(bias[o] + sum over i of (w[o][i] - 120) x in[i])), exactly (Python fractions), half away from zero",
+	  "", 0x1000003b, 0, c47_in, 1, c47_out, 1, c47_ops, 1, c47_s, 1, c47_raw, 0 },
+	{ "tp-fully-connected-relu-zp", "the same layer with out_zp 5: whether ReLU clips at 0 or at the zero point is not established, so the plan refuses it before anything runs",
+	  "doc/cpu-backend.md, TP fully connected layers: ReLU only with out_zp 0 (tpfc-field-unsupported)",
+	  "tpfc-field-unsupported", 0x1000003b, 0, c48_in, 1, c48_out, 1, c48_ops, 1, c48_s, 1, c48_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

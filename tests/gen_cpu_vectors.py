@@ -1224,6 +1224,38 @@ def tpfc_in_zp_case():
     return c
 
 
+def tpfc_relu_case():
+    c = Case("tp-fully-connected-relu", "TP fully connected layer with alu_relu_enable 1 and out_zp 0 (as the "
+             "face-age files' FullyConnectedReluLayer): 10 inputs -> 12 outputs, kernel zero point 120, "
+             "scale 2^-3; half the sums negative, one -0.5 and one 0.5",
+             "numpy: max(0, requant(bias[o] + sum over i of (w[o][i] - 120) x in[i])), exactly (Python "
+             "fractions), half away from zero")
+    rs = np.random.RandomState(27)
+    x = rs.randint(0, 256, 10)
+    w = rs.randint(0, 256, (12, 10))
+    acc = tpfc_acc(w, x, 120, 0)
+    bias = rs.randint(-4000, 4000, 12)
+    bias[0] = -acc[0] - 4      # -0.5
+    bias[1] = -acc[1] + 4      # 0.5
+    bias[2] = -acc[2] - 800    # -100
+    bias[3] = -acc[3] + 800    # 100
+    c.add_input(x, [10])
+    tpfc_layer(c, w, bias, 120, 0, 0, 3, 1, 8)
+    c.ops[-1]["fields"].append(("alu_relu_enable", 1))
+    out = [max(0, v) for v in tpfc_out(acc, bias, 0, 3)]
+    assert out[:4] == [0, 1, 0, 100] and sum(v == 0 for v in out) >= 4 and sum(v > 0 for v in out) >= 4
+    c.add_output(out, [12])
+    d = Case("tp-fully-connected-relu-zp", "the same layer with out_zp 5: whether ReLU clips at 0 or at the "
+             "zero point is not established, so the plan refuses it before anything runs",
+             "doc/cpu-backend.md, TP fully connected layers: ReLU only with out_zp 0 (tpfc-field-unsupported)")
+    d.refused = "tpfc-field-unsupported"
+    d.add_input(x, [10])
+    tpfc_layer(d, w, bias, 120, 0, 5, 3, 1, 8)
+    d.ops[-1]["fields"].append(("alu_relu_enable", 1))
+    d.add_output(np.zeros(12, dtype=np.uint8), [12])
+    return [c, d]
+
+
 # ------------------------------------------------------------- shaders
 
 FMT_U8, FMT_F16, FMT_POOL, FMT_A, FMT_B, FMT_ADD_F16 = 0x444041F0, 0x44404071, 0x444051C0, 0x444051F0, \
@@ -1589,7 +1621,8 @@ def all_cases():
             [tp_f16_case(), lut_case(), tp_int8_case(), tpfc_case()] +
             [softmax_case(), softmax_int8_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
-            ] + spmax_cases() + [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case()])
+            ] + spmax_cases() + [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case(),
+                                  ] + tpfc_relu_case())
 
 
 def dwshader(name, rs, codes, scale_bits, pixels=None):
