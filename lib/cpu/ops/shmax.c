@@ -233,6 +233,15 @@ void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 			       s->layer, v[14], v[13], v[13]);
 		return;
 	}
+	if (u->loaded[15] == 1 && v[15] == v[3]) {
+		nbg_cpu_refuse(s, "shmax-uniforms-unknown", "a pooling shader (layer %s) with images in the "
+			       "0x%08x format whose output image lies at 0x36030 (its format word in 0x3603c, as the "
+			       "average pooling shader's layout has it), float 0x%08x in 0x36024 where a scale "
+			       "would go: not the max pooling's layout, and this layout's meaning is not "
+			       "established (a board's output of this layer would settle it)",
+			       s->layer, v[3], v[9]);
+		return;
+	}
 	int variant = shmax_variant(u);
 	if (!shmax_words_hold(s, u, variant) || !shmax_shape_ok(s, v))
 		return;
