@@ -27,9 +27,20 @@ by reference semantics, against what this script reads from the raw bytes.
    trained detector finds nothing: every class probability (the logit's
    sigmoid) must stay below 0.25, the usual detection threshold.
 
-Tiers (--tier, check_cpu.tier_of): corpus runs parts 1 and 2 and the first
-mutation of each reason id; slow the other mutations and part 4 (yolov8n
-whole).  No --tier: both.
+5. The windowed variant, v1/1000f_7d_face_age_7d.nb (the face-age
+   network's max poolings 31x31 -> 3x3 and 14x14 -> 3x3): from the raw
+   bytes, its PoolingLayer2 shaders in the 0x444051f0 format hold window
+   side = stride (0x36038, 0x36034), padding 0, and an output of
+   (size - side) / stride + 1 pixels each way, as their own output words
+   say; its other PoolingLayer2 shaders (the network's other branch) are
+   in the averaging shader's format, 0x444051c0, with a scale where these
+   hold the float 1.0.  Each operation alone on random buffers equals
+   numpy's max pooling by those windows byte for byte, no other byte
+   changing.
+
+Tiers (--tier, check_cpu.tier_of): corpus runs parts 1, 2 and 5 and the
+first mutation of each reason id; slow the other mutations and part 4
+(yolov8n whole).  No --tier: both.
 
 Usage: check_cpu_shmax.py NBG REF_OP --corpus DIR [--tier corpus|slow]
 (exit 77 when the file or Debian's python3-numpy is missing).
@@ -44,7 +55,9 @@ from check_cpu_ref import LABEL, check_refused, inspect, plan_lines, region_size
 from check_cpu_tp import inspect as inspect_commands, need_numpy
 
 YOLO = "v1/1000f_88_yolov8n.nb"
+FACE_AGE = "v1/1000f_7d_face_age_7d.nb"
 FMT = 0x444051f0
+FMT_AVG = 0x444051c0
 
 
 def shader_ops(nbg, model, data, doc):
@@ -209,6 +222,103 @@ def check_mutations(nbg, model, data, doc, ops, tmp, failures, figures, tier):
                    (len(cases) - (len(failures) - before), len(cases)))
 
 
+def numpy_windows(img, side, stride, ow, oh):
+    """The maximum over each side x side window at (x stride, y stride)."""
+    import numpy as np
+    out = np.zeros(img.shape[:1] + (oh, ow), dtype=img.dtype)
+    for y in range(oh):
+        for x in range(ow):
+            out[:, y, x] = img[:, y * stride:y * stride + side, x * stride:x * stride + side].max(axis=(1, 2))
+    return out
+
+
+def windowed_ops(nbg, model, data, doc, failures, rows):
+    """The face-age file's PoolingLayer2 shaders: the max ones (format word
+    0x444051f0) decoded, the others' format words listed in rows."""
+    plans = plan_lines(nbg, model)
+    out = []
+    for o in doc["operations"]:
+        n = o["record_index"]
+        if plans.get(n, ("", "", ""))[:2] != ("PoolingLayer2", "SH"):
+            continue
+        u = uniforms(data, doc, o)
+        v = {a - 0x36000: u[a][0] for a in u if a >= 0x36000}
+        if v.get(0xc) != FMT:
+            rows.append("op %d format 0x%08x, scale word 0x36028 %.6g" %
+                        (n, v.get(0xc, 0), struct.unpack("<f", struct.pack("<I", v.get(0x28, 0)))[0]))
+            if v.get(0xc) != FMT_AVG:
+                failures.append("op %d: a PoolingLayer2 shader neither max (0x%x) nor average (0x%x)" %
+                                (n, FMT, FMT_AVG))
+            continue
+        pat = {p["dest_offset"]: p for p in doc["patches"] if p["operation"] == n and p["type"] == 0}
+        io = []
+        for reg in (0x36000, 0x36040):
+            p = pat[u[reg][1]]
+            key = (p["source_type_name"], p["index"] if p["source_type_name"] in ("INPUT", "OUTPUT") else -1)
+            io.append((key, p["src_offset"] + u[reg][0]))
+        gi, go = geometry(v, 0), geometry(v, 0x40)
+        side, stride, pad = v[0x38], v[0x34], v[0x3c]
+        one = struct.unpack("<f", struct.pack("<I", v[0x120]))[0]
+        ok = (side == stride and pad == 0 and v[0x60] == 0 and v[0x64] == 0 and one == 1.0 and
+              go[0] == (gi[0] - side) // stride + 1 and go[1] == (gi[1] - side) // stride + 1 and gi[2] == go[2])
+        rows.append("op %d %dx%dx%d side %d stride %d padding %d -> %dx%d, 1.0 at 0x36120: %s" %
+                    (n, gi[0], gi[1], gi[2], side, stride, pad, go[0], go[1], one == 1.0))
+        if not ok:
+            failures.append("op %d: the windowed layout does not hold" % n)
+        if not plans[n][2].endswith("execute " + LABEL):
+            failures.append("op %d is not executed by reference semantics: %s" % (n, plans[n][2]))
+        out.append({"op": n, "in": io[0], "out": io[1], "gi": gi, "go": go, "side": side, "stride": stride})
+    return out
+
+
+def check_windowed(nbg, refop, corpus, tmp, failures, figures):
+    import numpy as np
+    model = os.path.join(corpus, FACE_AGE)
+    if not os.path.exists(model):
+        figures.append("windowed variant: %s is not in the corpus: not judged" % FACE_AGE)
+        return
+    with open(model, "rb") as f:
+        data = f.read()
+    doc = inspect(nbg, model)
+    rows = []
+    ops = windowed_ops(nbg, model, data, doc, failures, rows)
+    figures.append("windowed layout (%s): %s" % (FACE_AGE, "; ".join(rows)))
+    if len(ops) < 2 or len({q["side"] for q in ops}) < 2:
+        failures.append("%d windowed max poolings (two sides expected)" % len(ops))
+        return
+    rng = np.random.default_rng(2031)
+    jobs, starts = [], []
+    for q in ops:
+        for trial in range(2):
+            ind, outd = tempfile.mkdtemp(dir=tmp), tempfile.mkdtemp(dir=tmp)
+            starts.append({k: rng.integers(0, 256, n, dtype=np.uint8) for k, n in region_sizes(doc).items()})
+            for k, b in starts[-1].items():
+                b.tofile(os.path.join(ind, "%s_%d.bin" % k))
+            jobs.append((q["op"], ind, outd))
+    r = ref_op_runs(refop, model, jobs)
+    if r.returncode != 0:
+        failures.append("nbg-cpu-ref-op exit %d: %s %s" % (r.returncode, r.stdout, r.stderr))
+        return
+    equal = values = 0
+    for j, (op, _, outd) in enumerate(jobs):
+        q = [q for q in ops if q["op"] == op][0]
+        state = starts[j]
+        after = {k: np.fromfile(os.path.join(outd, "%s_%d.bin" % k), dtype=np.uint8) for k in state}
+        _, img = read_image(state[q["in"][0]], q["in"][1], q["gi"])
+        at, _ = read_image(after[q["out"][0]], q["out"][1], q["go"])
+        want = numpy_windows(img, q["side"], q["stride"], q["go"][0], q["go"][1])
+        expect = {k: b.copy() for k, b in state.items()}
+        expect[q["out"][0]][at] = want
+        ok = all(np.array_equal(expect[k], after[k]) for k in expect)
+        equal += ok
+        values += want.size
+        if not ok:
+            failures.append("op %d, run %d: differs from numpy's max pooling by windows" % (op, j))
+    figures.append("windowed runs: %d of %d (each operation twice on random buffers) equal to numpy's max "
+                   "pooling by windows of side = stride byte for byte, %d values, no other byte changed" %
+                   (equal, len(jobs), values))
+
+
 def check_whole(nbg, model, doc, tmp, failures, figures):
     import numpy as np
     rng = np.random.default_rng(2030)
@@ -260,6 +370,8 @@ def main():
             check_mutations(nbg, model, data, doc, ops, tmp, failures, figures, tier)
             if in_tier(tier, "slow"):  # the whole yolov8n: minutes under ASan
                 check_whole(nbg, model, doc, tmp, failures, figures)
+        if in_tier(tier, "corpus"):
+            check_windowed(nbg, refop, corpus, tmp, failures, figures)
     finish(figures, failures)
 
 

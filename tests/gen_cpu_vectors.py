@@ -1224,6 +1224,38 @@ def tpfc_in_zp_case():
     return c
 
 
+def tpfc_relu_case():
+    c = Case("tp-fully-connected-relu", "TP fully connected layer with alu_relu_enable 1 and out_zp 0 (as the "
+             "face-age files' FullyConnectedReluLayer): 10 inputs -> 12 outputs, kernel zero point 120, "
+             "scale 2^-3; half the sums negative, one -0.5 and one 0.5",
+             "numpy: max(0, requant(bias[o] + sum over i of (w[o][i] - 120) x in[i])), exactly (Python "
+             "fractions), half away from zero")
+    rs = np.random.RandomState(27)
+    x = rs.randint(0, 256, 10)
+    w = rs.randint(0, 256, (12, 10))
+    acc = tpfc_acc(w, x, 120, 0)
+    bias = rs.randint(-4000, 4000, 12)
+    bias[0] = -acc[0] - 4      # -0.5
+    bias[1] = -acc[1] + 4      # 0.5
+    bias[2] = -acc[2] - 800    # -100
+    bias[3] = -acc[3] + 800    # 100
+    c.add_input(x, [10])
+    tpfc_layer(c, w, bias, 120, 0, 0, 3, 1, 8)
+    c.ops[-1]["fields"].append(("alu_relu_enable", 1))
+    out = [max(0, v) for v in tpfc_out(acc, bias, 0, 3)]
+    assert out[:4] == [0, 1, 0, 100] and sum(v == 0 for v in out) >= 4 and sum(v > 0 for v in out) >= 4
+    c.add_output(out, [12])
+    d = Case("tp-fully-connected-relu-zp", "the same layer with out_zp 5: whether ReLU clips at 0 or at the "
+             "zero point is not established, so the plan refuses it before anything runs",
+             "doc/cpu-backend.md, TP fully connected layers: ReLU only with out_zp 0 (tpfc-field-unsupported)")
+    d.refused = "tpfc-field-unsupported"
+    d.add_input(x, [10])
+    tpfc_layer(d, w, bias, 120, 0, 5, 3, 1, 8)
+    d.ops[-1]["fields"].append(("alu_relu_enable", 1))
+    d.add_output(np.zeros(12, dtype=np.uint8), [12])
+    return [c, d]
+
+
 # ------------------------------------------------------------- shaders
 
 FMT_U8, FMT_F16, FMT_POOL, FMT_A, FMT_B, FMT_ADD_F16 = 0x444041F0, 0x44404071, 0x444051C0, 0x444051F0, \
@@ -1495,6 +1527,42 @@ def shmax_int8_case():
     return c
 
 
+# The windowed variant's pinned words (the 0x7d face-age file's two
+# poolings: ops/shmax.c), for a window of side 4 (stride 4, no padding).
+SHMAX_PINNED_WIN4 = {3: 0x444051F0, 6: 0x10DA10B0, 7: 0, 13: 4, 14: 4, 15: 0, 19: 0x444051F0, 22: 0x10DA10B0,
+                     23: 0, 24: 0, 25: 0}
+SHMAX_PINNED_WIN4.update(dict(zip(range(26, 74), [
+    4, 4, 0, 4, 4, 4, 0x18100800, 0x38302820, 0x08080808, 0x08080808, 0x20181008, 0x00383028, 0x08080808,
+    0x08080808, 0x33333333, 0x11110000, 0x03020100, 0x07060504, 0, 0, 0, 0x7400, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0,
+    0, 0, 0, 0, 0, 0x7400, 0, 0, 0, 0, 0, 0, 0, 0, 0x3F800000, 0])))
+SHMAX_PINNED_WIN4.update({74: 0, 75: 0, 76: 0x33333333, 77: 0x11110000, 78: 0x03020100, 79: 0x03020100})
+
+
+def shmax_win_case():
+    c = Case("sh-max-pooling-window", "SH max pooling (PoolingLayer2, images 0x444051f0, the 0x7d face-age "
+             "file's windowed layout): 4x4 windows at stride 4, no padding, over a 14x13x2 image (rows 15, "
+             "slices 200) into 3x3 (rows 4, slices 13 bytes: gaps); the last column and row of the input "
+             "lie past every window",
+             "numpy: the maximum over each 4x4 window at (4x, 4y)")
+    rs = np.random.RandomState(39)
+    img = rs.randint(0, 200, (2, 13, 14))
+    img[:, 12, :] = 255   # outside every window: must not reach the output
+    img[:, :, 13] = 254
+    rec = np.zeros(400, dtype=np.int64)
+    place(rec, img, 0, 15, 200)
+    c.add_input(rec, [400])
+    u = dict(SHMAX_PINNED_WIN4)
+    u.update({1: 15, 2: 13 << 16 | 14, 4: 200, 5: 2, 8: 14, 9: 13, 10: 2, 11: 3, 12: 3, 17: 4, 18: 3 << 16 | 3,
+              20: 13, 21: 2})
+    sh_op(c, "PoolingLayer2", u, [(0, (INPUT, 0, 0)), (16, (OUTPUT, 0, 0))])
+    pooled = max_pool(img, 4, 4, 0, 0, 3, 3)
+    assert pooled.max() < 254
+    out = np.zeros(26, dtype=np.int64)
+    place(out, pooled, 0, 4, 13)
+    c.add_output(out, [26])
+    return c
+
+
 def spmax_case(cid, name, s_bits, q):
     """An SP softmax of the uint8 values q with the float32 scale s_bits."""
     c = Case(cid, "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): %d uint8 values (zero "
@@ -1553,7 +1621,8 @@ def all_cases():
             [tp_f16_case(), lut_case(), tp_int8_case(), tpfc_case()] +
             [softmax_case(), softmax_int8_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
-            ] + spmax_cases() + [tpfc_in_zp_case(), nn_scale_0xad_case()])
+            ] + spmax_cases() + [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case(),
+                                  ] + tpfc_relu_case())
 
 
 def dwshader(name, rs, codes, scale_bits, pixels=None):

@@ -42,7 +42,7 @@ enum cpu_op_kind {
 	CPU_OP_NONE = 0,
 	CPU_OP_SOFTMAX,         /* ops/softmax.c: SH Softmax2Layer */
 	CPU_OP_SHPOOL,          /* ops/shpool.c: SH PoolingLayer2, averaging */
-	CPU_OP_SHMAX,           /* ops/shmax.c: SH PoolingLayer2, 5x5 max (through shpool's plan) */
+	CPU_OP_SHMAX,           /* ops/shmax.c: SH PoolingLayer2, max by windows (through shpool's plan) */
 	CPU_OP_SHDW,            /* ops/shdw.c: SH DepthwiseConvLayer */
 	CPU_OP_SHADD,           /* ops/shelt.c: SH TensorAdd */
 	CPU_OP_SHSCALE,         /* ops/shelt.c: SH TensorScale (2x upsampling) */

@@ -71,7 +71,8 @@ static int view_ref(const cpu_ref *r, cpu_view *v, nbg_cpu_tensor *t)
 		view_image(v, r->out_region, r->out_base, 1, 1, r->rows, 0, r->out_slice);
 		return 1;
 	case CPU_REF_MAXPOOL:
-		view_image(v, r->out_region, r->out_base, r->width, r->rows, r->kx, r->out_stride, r->out_slice);
+		view_image(v, r->out_region, r->out_base, r->mp.out_w, r->mp.out_h, r->kx, r->out_stride,
+			   r->out_slice);
 		t->data_format = r->in_flip ? DUMP_INT8 : DUMP_UINT8;
 		return 1;
 	case CPU_REF_ADD:

@@ -42,8 +42,12 @@ typedef struct cpu_ref {
 	uint32_t kx, ky, mantissa, exponent;
 	uint64_t in_slice, w_row, out_slice;
 	/* CPU_REF_MAXPOOL (ops/shmax.c): kx channels of rows x width pixels
-	 * (in_stride, in_slice apart), each the 5x5 max around it written at
-	 * out_stride, out_slice. */
+	 * (in_stride, in_slice apart) into mp.out_h x mp.out_w pixels written
+	 * at out_stride, out_slice, each the max of the mp.side x mp.side window
+	 * at (x mp.stride - mp.pad, y mp.stride - mp.pad), clipped to the image. */
+	struct {
+		uint32_t side, stride, pad, out_w, out_h;
+	} mp;
 	/* CPU_REF_PAD (ops/shpad.c): rows rows of width bytes at elt's image 2,
 	 * the first elt.y copied from image 0, the others 0; kx the element
 	 * size and group the NBG data format of the images (for a dump). */

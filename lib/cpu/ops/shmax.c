@@ -23,6 +23,15 @@
  * clipped to the image (pixels outside take no part).  Every word but the
  * images' addresses and geometry must hold the corpus operations' value;
  * anything else is refused with a shmax-* id.
+ *
+ * The 0x7d face-age file (v1/1000f_7d_face_age_7d.nb) holds the same
+ * geometry words with windows of side 8 and 4 at a stride of their side and
+ * no padding (31x31 -> 3x3, 14x14 -> 3x3), and its own lane words from
+ * 0x36068 on, which repeat the side (shmax_pinned_win, shmax_win_side):
+ * out[c][y][x] = the largest byte of the window at (x s, y s).  The 0x10003
+ * compilations of that network (0x88, 0x99, 0xa1) load another layout
+ * (stride 11 or 5 beside a window of 8 or 4, where the 0x7d file holds the
+ * side): refused, naming the words.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,16 +85,132 @@ static const shmax_pin shmax_pinned_s8[] = {
 	{ 75, 0 },          { 76, 0 },          { 77, 0 },          { 78, 0 },          { 79, 0 },
 };
 
+/* The windowed variant (the 0x7d face-age file's two poolings): padding 0,
+ * lane words from 0x36080 on; the words that depend on the window side are
+ * in shmax_win_side. */
+static const shmax_pin shmax_pinned_win[] = {
+	{ 3, 0x444051f0 },  { 6, 0x10da10b0 },  { 7, 0 },           { 15, 0 },          { 19, 0x444051f0 },
+	{ 22, 0x10da10b0 }, { 23, 0 },          { 24, 0 },          { 25, 0 },          { 32, 0x18100800 },
+	{ 33, 0x38302820 }, { 34, 0x08080808 }, { 35, 0x08080808 }, { 36, 0x20181008 }, { 37, 0x00383028 },
+	{ 38, 0x08080808 }, { 39, 0x08080808 }, { 40, 0x33333333 }, { 42, 0x03020100 }, { 43, 0x07060504 },
+	{ 44, 0 },          { 45, 0 },          { 46, 0 },          { 47, 0x7400 },     { 48, 0 },
+	{ 49, 0 },          { 50, 0 },          { 51, 0 },          { 52, 0 },          { 53, 0 },
+	{ 54, 0 },          { 55, 0 },          { 56, 3 },          { 57, 0 },          { 58, 0 },
+	{ 59, 0 },          { 60, 0 },          { 61, 0 },          { 62, 0 },          { 63, 0x7400 },
+	{ 64, 0 },          { 65, 0 },          { 66, 0 },          { 67, 0 },          { 68, 0 },
+	{ 69, 0 },          { 70, 0 },          { 71, 0 },          { 72, 0x3f800000 }, { 73, 0 },
+	{ 76, 0x33333333 }, { 77, 0x11110000 }, { 78, 0x03020100 }, { 79, 0x03020100 },
+};
+
+/* Its words that follow the window side: 0x36034 (stride), 0x36038
+ * (side), 0x36068, 0x3606c, 0x36074, 0x36078 hold the side; 0x36070,
+ * 0x3607c and 0x360a4 the values below, the only two sides the corpus holds. */
+static const struct {
+	uint32_t side, w28, w31, w41;
+} shmax_win_side[] = { { 8, 1, 0, 0x11111111 }, { 4, 0, 4, 0x11110000 } };
+
 /* The geometry words, read once each. */
 static const unsigned shmax_geometry[] = { 0, 1, 2, 4, 5, 8, 9, 10, 11, 12, 16, 17, 18, 20, 21 };
 
-#define SHMAX_SIDE 5
-#define SHMAX_PAD 2
 #define SHMAX_MAX_SIDE 0xffffu
+#define SHMAX_WIN_LANE 0x18100800u /* the windowed variant's word 0x36080 */
+
+enum { SHMAX_U8, SHMAX_S8, SHMAX_WIN };
 
 int nbg_cpu_shmax_is(const cpu_uniforms *u)
 {
 	return u->value[3] == shmax_pinned[0].value || u->value[3] == shmax_pinned_s8[0].value;
+}
+
+/* The variant whose words the uniforms hold: the int8 format word, the
+ * windowed variant's first lane word, else yolov8n's uint8 SPPF layout
+ * (against which any other layout is refused). */
+static int shmax_variant(const cpu_uniforms *u)
+{
+	if (u->value[3] == shmax_pinned_s8[0].value)
+		return SHMAX_S8;
+	if (u->loaded[32] == 1 && u->value[32] == SHMAX_WIN_LANE)
+		return SHMAX_WIN;
+	return SHMAX_U8;
+}
+
+static void shmax_refuse_word(nbg_cpu_step *s, const cpu_uniforms *u, unsigned i, uint32_t want, const char *what)
+{
+	nbg_cpu_refuse(s, "shmax-uniforms-unknown", "a pooling shader (layer %s) with images in the 0x%08x format "
+		       "whose uniform 0x%05x is 0x%08x (loaded %d time%s): executed is %s, which loads 0x%08x "
+		       "there once", s->layer, u->value[3], CPU_UNIFORM_BASE + 4 * i, u->value[i], u->loaded[i],
+		       u->loaded[i] == 1 ? "" : "s", what, want);
+}
+
+/* 1 when every pinned word of the variant holds its value (and, for the
+ * windowed one, the words that follow its side); else the step refused. */
+static int shmax_words_hold(nbg_cpu_step *s, const cpu_uniforms *u, int variant)
+{
+	static const char *const what[] = { "the corpus's 5x5 max pooling (stride 1, padding 2)",
+					    "the corpus's int8 5x5 max pooling (stride 1, padding 2)",
+					    "the corpus's max pooling by windows of side 8 or 4 (stride the side)" };
+	const shmax_pin *pin = variant == SHMAX_S8 ? shmax_pinned_s8 : variant == SHMAX_WIN ? shmax_pinned_win
+											     : shmax_pinned;
+	size_t npin = variant == SHMAX_S8    ? sizeof(shmax_pinned_s8) / sizeof(shmax_pinned_s8[0])
+		      : variant == SHMAX_WIN ? sizeof(shmax_pinned_win) / sizeof(shmax_pinned_win[0])
+					     : sizeof(shmax_pinned) / sizeof(shmax_pinned[0]);
+	for (size_t k = 0; k < npin; k++) {
+		unsigned i = pin[k].index;
+		if (u->loaded[i] != 1 || u->value[i] != pin[k].value) {
+			shmax_refuse_word(s, u, i, pin[k].value, what[variant]);
+			return 0;
+		}
+	}
+	if (variant != SHMAX_WIN)
+		return 1;
+	for (size_t k = 0; k < sizeof(shmax_win_side) / sizeof(shmax_win_side[0]); k++) {
+		uint32_t side = shmax_win_side[k].side;
+		if (u->value[14] != side)
+			continue;
+		const unsigned idx[] = { 13, 14, 26, 27, 29, 30, 28, 31, 41 };
+		const uint32_t want[] = { side, side, side, side, side, side, shmax_win_side[k].w28,
+					  shmax_win_side[k].w31, shmax_win_side[k].w41 };
+		for (size_t j = 0; j < sizeof(idx) / sizeof(idx[0]); j++)
+			if (u->loaded[idx[j]] != 1 || u->value[idx[j]] != want[j]) {
+				shmax_refuse_word(s, u, idx[j], want[j], what[variant]);
+				return 0;
+			}
+		return 1;
+	}
+	nbg_cpu_refuse(s, "shmax-uniforms-unknown", "a max pooling shader (layer %s) whose window side "
+		       "(uniform 0x36038) is %u: executed are sides 8 and 4, whose lane words the corpus shows",
+		       s->layer, u->value[14]);
+	return 0;
+}
+
+/* The 0x10003 compilations' layout (lane words from 0x360a0 on, the words
+ * 0x36034, 0x36060 and 0x36064 equal, apart from the window side):
+ * refused with what is not known. */
+static int shmax_is_stepped(const cpu_uniforms *u)
+{
+	const uint32_t *v = u->value;
+	return u->loaded[40] == 1 && v[40] == SHMAX_WIN_LANE && u->loaded[13] == 1 && u->loaded[14] == 1 &&
+	       u->loaded[24] == 1 && u->loaded[25] == 1 && v[24] == v[13] && v[25] == v[13] && v[13] != v[14];
+}
+
+/* 1 when the output is the input pooled by side, stride and padding, and
+ * rows and slices hold the images; else the step refused. */
+static int shmax_shape_ok(nbg_cpu_step *s, const uint32_t *v)
+{
+	uint64_t w = v[2] & 0xffff, h = v[2] >> 16, depth = v[5], side = v[14], st = v[13], pad = v[15];
+	uint64_t ow = v[18] & 0xffff, oh = v[18] >> 16;
+	if (w && h && depth && depth <= SHMAX_MAX_SIDE && side && st && pad < side && side <= w + 2 * pad &&
+	    side <= h + 2 * pad && ow == (w + 2 * pad - side) / st + 1 && oh == (h + 2 * pad - side) / st + 1 &&
+	    v[8] == w && v[9] == h && v[10] == depth && v[11] == ow && v[12] == oh && v[21] == depth &&
+	    v[1] >= w && v[17] >= ow && v[4] >= v[1] * h && v[20] >= v[17] * oh)
+		return 1;
+	nbg_cpu_refuse(s, "shmax-shape-unsupported", "a max pooling shader (layer %s) over input 0x%08x "
+		       "(height << 16 | width) depth %u (row %u, slice %u bytes), sizes %u x %u x %u, window %u "
+		       "stride %u padding %u, to output %u x %u, 0x%08x depth %u (row %u, slice %u bytes): "
+		       "executed is an output of (size + 2 padding - window) / stride + 1 pixels each way, rows "
+		       "and slices that hold the images", s->layer, v[2], v[5], v[1], v[4], v[8], v[9], v[10],
+		       v[14], v[13], v[15], v[11], v[12], v[18], v[21], v[17], v[20]);
+	return 0;
 }
 
 void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation, const cpu_uniforms *u)
@@ -98,48 +223,41 @@ void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 				       CPU_UNIFORM_BASE + 4 * shmax_geometry[k], u->loaded[shmax_geometry[k]]);
 			return;
 		}
-	int s8 = u->value[3] == shmax_pinned_s8[0].value;
-	const shmax_pin *pin = s8 ? shmax_pinned_s8 : shmax_pinned;
-	size_t npin = s8 ? sizeof(shmax_pinned_s8) / sizeof(shmax_pinned_s8[0])
-			 : sizeof(shmax_pinned) / sizeof(shmax_pinned[0]);
-	for (size_t k = 0; k < npin; k++) {
-		unsigned i = pin[k].index;
-		if (u->loaded[i] != 1 || u->value[i] != pin[k].value) {
-			nbg_cpu_refuse(s, "shmax-uniforms-unknown", "a pooling shader (layer %s) with images in "
-				       "the 0x%08x format whose uniform 0x%05x is 0x%08x (loaded %d time%s): "
-				       "executed is the corpus's max pooling, which loads 0x%08x there once (5x5 "
-				       "windows, stride 1, padding 2, no requantization)", s->layer, pin[0].value,
-				       CPU_UNIFORM_BASE + 4 * i, u->value[i], u->loaded[i], u->loaded[i] == 1 ? "" : "s",
-				       pin[k].value);
-			return;
-		}
-	}
 	const uint32_t *v = u->value;
-	uint32_t w = v[2] & 0xffff, h = v[2] >> 16, depth = v[5];
-	/* the output as large as the input: stride 1 and padding 2 on each side
-	 * of a 5-pixel window */
-	if (w == 0 || h == 0 || depth == 0 || depth > SHMAX_MAX_SIDE || v[8] != w || v[9] != h || v[10] != depth ||
-	    v[11] != w || v[12] != h || v[18] != v[2] || v[21] != depth || v[1] < w || v[17] < w ||
-	    v[4] < (uint64_t)v[1] * h || v[20] < (uint64_t)v[17] * h) {
-		nbg_cpu_refuse(s, "shmax-shape-unsupported", "a max pooling shader (layer %s) over input 0x%08x "
-			       "(height << 16 | width) depth %u (row %u, slice %u bytes), sizes %u x %u x %u, to "
-			       "output %u x %u, 0x%08x depth %u (row %u, slice %u bytes): executed is an output "
-			       "the input's size, rows and slices that hold them", s->layer, v[2], depth, v[1],
-			       v[4], v[8], v[9], v[10], v[11], v[12], v[18], v[21], v[17], v[20]);
+	if (shmax_is_stepped(u)) {
+		nbg_cpu_refuse(s, "shmax-uniforms-unknown", "a pooling shader (layer %s) with window side %u "
+			       "(uniform 0x36038) and %u in 0x36034, 0x36060 and 0x36064, lane words from 0x360a0 on: "
+			       "where v1/1000f_7d_face_age_7d.nb pools the same layer it holds the side in all "
+			       "three (a stride of the side); whether this shader steps %u pixels is not "
+			       "established (a board's output of this layer would settle it)",
+			       s->layer, v[14], v[13], v[13]);
 		return;
 	}
+	if (u->loaded[15] == 1 && v[15] == v[3]) {
+		nbg_cpu_refuse(s, "shmax-uniforms-unknown", "a pooling shader (layer %s) with images in the "
+			       "0x%08x format whose output image lies at 0x36030 (its format word in 0x3603c, as the "
+			       "average pooling shader's layout has it), float 0x%08x in 0x36024 where a scale "
+			       "would go: not the max pooling's layout, and this layout's meaning is not "
+			       "established (a board's output of this layer would settle it)",
+			       s->layer, v[3], v[9]);
+		return;
+	}
+	int variant = shmax_variant(u);
+	if (!shmax_words_hold(s, u, variant) || !shmax_shape_ok(s, v))
+		return;
+	uint32_t w = v[2] & 0xffff, h = v[2] >> 16, depth = v[5], ow = v[18] & 0xffff, oh = v[18] >> 16;
 	nbg_cmd_ref in, out;
 	long ri, ro;
 	if (!nbg_cpu_locate_io(p, s, operation, u, 16, "max pooling shader", &in, &out, &ri, &ro))
 		return;
 	uint64_t last;
-	if ((uint64_t)w * h * depth > CPU_MAX_SCRATCH ||
+	if ((uint64_t)ow * oh * depth > CPU_MAX_SCRATCH ||
 	    !nbg_cpu_image_fits(p, (size_t)ri, in.offset, w, h, depth, v[1], v[4], &last) ||
-	    !nbg_cpu_image_fits(p, (size_t)ro, out.offset, w, h, depth, v[17], v[20], &last)) {
+	    !nbg_cpu_image_fits(p, (size_t)ro, out.offset, ow, oh, depth, v[17], v[20], &last)) {
 		nbg_cpu_refuse(s, "address-outside-memory", "a max pooling shader (layer %s) whose input "
-			       "(%ux%ux%u at %s+0x%llx) or output (at %s+0x%llx) does not lie inside its memory, "
-			       "or holds more than %llu pixels", s->layer, w, h, depth,
-			       nbg_graph_source_type_name(in.source_type), (unsigned long long)in.offset,
+			       "(%ux%ux%u at %s+0x%llx) or output (%ux%u at %s+0x%llx) does not lie inside its "
+			       "memory, or holds more than %llu pixels", s->layer, w, h, depth,
+			       nbg_graph_source_type_name(in.source_type), (unsigned long long)in.offset, ow, oh,
 			       nbg_graph_source_type_name(out.source_type), (unsigned long long)out.offset,
 			       (unsigned long long)CPU_MAX_SCRATCH);
 		return;
@@ -148,6 +266,11 @@ void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	r->width = w;
 	r->rows = h;
 	r->kx = depth;
+	r->mp.side = v[14];
+	r->mp.stride = v[13];
+	r->mp.pad = v[15];
+	r->mp.out_w = ow;
+	r->mp.out_h = oh;
 	r->in_stride = v[1];
 	r->in_slice = v[4];
 	r->out_stride = v[17];
@@ -156,18 +279,28 @@ void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	r->out_region = (size_t)ro;
 	r->in_base = in.offset;
 	r->out_base = out.offset;
-	r->in_flip = s8 ? 0x80 : 0;
-	snprintf(s->what, sizeof(s->what), "SH max pool %ux%u stride 1 pad %u, %ux%ux%u %s", SHMAX_SIDE,
-		 SHMAX_SIDE, SHMAX_PAD, w, h, depth, s8 ? "int8" : "uint8");
+	r->in_flip = variant == SHMAX_S8 ? 0x80 : 0;
+	snprintf(s->what, sizeof(s->what), "SH max pool %ux%u stride %u pad %u, %ux%ux%u -> %ux%u %s", v[14] % 100000,
+		 v[14] % 100000, v[13] % 100000, v[15] % 100000, w, h, depth, ow, oh,
+		 variant == SHMAX_S8 ? "int8" : "uint8");
 	nbg_cpu_ref_executed(s, op, CPU_OP_SHMAX, CPU_REF_MAXPOOL);
 }
 
-/* Its steps (every pixel's window, then the copy out) and the image it
- * allocates. */
+/* Its steps (every output pixel's window, then the copy out) and the image
+ * it allocates. */
 static void shmax_cost_ref(const cpu_ref *r, uint64_t *work, uint64_t *scratch)
 {
-	*scratch = nbg_cpu_mul_sat((uint64_t)r->width * r->rows, r->kx);
-	*work = nbg_cpu_mul_sat(*scratch, SHMAX_SIDE * SHMAX_SIDE + 1);
+	*scratch = nbg_cpu_mul_sat((uint64_t)r->mp.out_w * r->mp.out_h, r->kx);
+	*work = nbg_cpu_mul_sat(*scratch, nbg_cpu_add_sat((uint64_t)r->mp.side * r->mp.side, 1));
+}
+
+/* The first and last pixel of the window that starts at o x stride - pad,
+ * clipped to n pixels (the shape check keeps it non-empty). */
+static void shmax_span(const cpu_ref *r, uint32_t o, uint32_t n, uint32_t *lo, uint32_t *hi)
+{
+	uint64_t a = (uint64_t)o * r->mp.stride, b = a + r->mp.side - 1;
+	*lo = a < r->mp.pad ? 0 : (uint32_t)(a - r->mp.pad);
+	*hi = b - r->mp.pad >= n ? n - 1 : (uint32_t)(b - r->mp.pad);
 }
 
 /* The pooled image is computed whole before it is written: the output may
@@ -176,19 +309,19 @@ static int shmax_run_ref(const cpu_ref *r, uint8_t *const *buf)
 {
 	const uint8_t *in = buf[r->in_region] + r->in_base;
 	uint8_t *out = buf[r->out_region] + r->out_base;
-	uint32_t w = r->width, h = r->rows, depth = r->kx;
-	uint8_t *img = malloc((size_t)w * h * depth);
+	uint32_t ow = r->mp.out_w, oh = r->mp.out_h, depth = r->kx;
+	uint8_t *img = malloc((size_t)ow * oh * depth);
 	if (!img)
 		return -1;
 	uint8_t *d = img;
 	for (uint32_t c = 0; c < depth; c++) {
 		const uint8_t *plane = in + (uint64_t)c * r->in_slice;
-		for (uint32_t y = 0; y < h; y++) {
-			uint32_t y0 = y < SHMAX_PAD ? 0 : y - SHMAX_PAD;
-			uint32_t y1 = y + SHMAX_PAD >= h ? h - 1 : y + SHMAX_PAD;
-			for (uint32_t x = 0; x < w; x++) {
-				uint32_t x0 = x < SHMAX_PAD ? 0 : x - SHMAX_PAD;
-				uint32_t x1 = x + SHMAX_PAD >= w ? w - 1 : x + SHMAX_PAD;
+		for (uint32_t y = 0; y < oh; y++) {
+			uint32_t y0, y1;
+			shmax_span(r, y, r->rows, &y0, &y1);
+			for (uint32_t x = 0; x < ow; x++) {
+				uint32_t x0, x1;
+				shmax_span(r, x, r->width, &x0, &x1);
 				uint8_t m = 0; /* int8: compared by value, the bytes ^ 0x80 */
 				for (uint32_t yy = y0; yy <= y1; yy++)
 					for (uint32_t xx = x0; xx <= x1; xx++) {
@@ -201,8 +334,8 @@ static int shmax_run_ref(const cpu_ref *r, uint8_t *const *buf)
 	}
 	d = img;
 	for (uint32_t c = 0; c < depth; c++)
-		for (uint32_t y = 0; y < h; y++, d += w)
-			memcpy(out + (uint64_t)c * r->out_slice + (uint64_t)y * r->out_stride, d, w);
+		for (uint32_t y = 0; y < oh; y++, d += ow)
+			memcpy(out + (uint64_t)c * r->out_slice + (uint64_t)y * r->out_stride, d, ow);
 	free(img);
 	return 0;
 }

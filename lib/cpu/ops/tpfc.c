@@ -16,8 +16,7 @@
 
 /* Fields whose value changes what the TP unit computes, and the one value
  * LeNet's layers and the image classification network's (six targets)
- * hold (C); the 0x7d face-age layers with alu_relu_enable 1 are refused:
- * no reference reaches them. */
+ * hold (C).  alu_relu_enable is checked apart (tpfc_relu_ok). */
 static const cpu_tp_field fixed[] = {
 	{ NBG_TPF_ALU_I2F_ENABLE, 1 },
 	{ NBG_TPF_ALU_F2I_ENABLE, 1 },
@@ -30,7 +29,6 @@ static const cpu_tp_field fixed[] = {
 	{ NBG_TPF_ALU_Z_FILTER_MODE, 0 },
 	{ NBG_TPF_ALU_SQUARE_PRESHIFT, 0 },
 	{ NBG_TPF_ALU_INPUT_PRESHIFT, 0 },
-	{ NBG_TPF_ALU_RELU_ENABLE, 0 },
 	{ NBG_TPF_ALU_FILTER_PWL_SWAP, 0 },
 	{ NBG_TPF_ALU_REORDER_BITS_USED, 0 },
 	{ NBG_TPF_OUT_BRICK_MODE, 0 },
@@ -47,6 +45,22 @@ static const cpu_tp_field fixed[] = {
 	{ NBG_TPF_OUT_LOOP_4_INC, 1 },
 };
 
+/* ReLU (alu_relu_enable 1, the face-age files' FullyConnectedReluLayer
+ * layers) is executed where the output zero point is 0: there the largest
+ * of the value and 0 is what the saturation to 0..255 already writes,
+ * wherever in the requantization the unit takes it.  With another zero
+ * point whether it clips at 0 or at the zero point is not established. */
+static int tpfc_relu_ok(nbg_cpu_step *s, const nbg_cmd *cmd)
+{
+	uint32_t relu = nbg_cmd_tp(cmd, NBG_TPF_ALU_RELU_ENABLE), zp = nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP);
+	if (relu == 0 || (relu == 1 && zp == 0))
+		return 1;
+	nbg_cpu_refuse(s, "tpfc-field-unsupported", "a TP fully connected layer with alu_relu_enable %u and "
+		       "out_zp %u: executed is alu_relu_enable 0, or 1 with out_zp 0 (where the ReLU is the "
+		       "saturation at 0)", relu, zp);
+	return 0;
+}
+
 static void tpfc_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
 {
 	const nbg_cmd_op *cop = m->cop;
@@ -61,7 +75,8 @@ static void tpfc_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_ma
 		return;
 	}
 	if (!nbg_cpu_tp_fields_ok(s, cmd, fixed, sizeof(fixed) / sizeof(fixed[0]), "tpfc-field-unsupported",
-				  "a TP fully connected layer", "the value of the layers checked against a reference"))
+				  "a TP fully connected layer", "the value of the layers checked against a reference") ||
+	    !tpfc_relu_ok(s, cmd))
 		return;
 	const uint32_t *shape = nbg_weights_op_shape(wo);
 	t->nin = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Z_SIZE);
