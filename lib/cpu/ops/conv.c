@@ -702,14 +702,16 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 		cv = &planar;
 	}
 	size_t plane_out = (size_t)cv->out_x * cv->out_y;
-	uint8_t *planes = malloc(plane_out * cv->out_z);
-	uint8_t *stage = malloc((size_t)cv->pool_x * cv->pool_y * cv->out_z);
+	/* from the scratch cache: taken again by the next operation rather
+	 * than handed back to the kernel */
+	uint8_t *planes = nbg_cpu_scratch_take(plane_out * cv->out_z);
+	uint8_t *stage = nbg_cpu_scratch_take((size_t)cv->pool_x * cv->pool_y * cv->out_z);
 	/* a fused addition takes the 64-bit path, whose sums it needs */
 	int wide = !cv->acc32 || cv->add.on;
 	int64_t *acc = wide ? malloc(plane_out * sizeof(*acc)) : NULL;
 	if (!planes || !stage || (wide && !acc)) {
-		free(planes);
-		free(stage);
+		nbg_cpu_scratch_give(planes);
+		nbg_cpu_scratch_give(stage);
 		free(acc);
 		free(gathered);
 		return -1;
@@ -719,8 +721,8 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 	if (!wide) {
 		int fast = nbg_cpu_conv_fast(cv, in, planes); /* the vector paths, threads */
 		if (fast < 0 || (!fast && conv_planes32(cv, in, planes))) {
-			free(planes);
-			free(stage);
+			nbg_cpu_scratch_give(planes);
+			nbg_cpu_scratch_give(stage);
 			free(gathered);
 			return -1;
 		}
@@ -769,8 +771,8 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 			}
 			nbg_cpu_ring_write(out, src, a, cv->pool_x, cv->out_ring_lo, cv->out_ring_size);
 		}
-	free(planes);
-	free(stage);
+	nbg_cpu_scratch_give(planes);
+	nbg_cpu_scratch_give(stage);
 	free(acc);
 	free(gathered);
 	return 0;
