@@ -12,9 +12,9 @@
  *     CPU time, the ratio to the portable kernels and to the peaks; then
  *     the process's path on 2 threads, the wall time's speedup over 1.
  *
- * Each per-core figure is the median of ROUNDS rounds of this process's
- * CPU time, so another program on the machine slows the wall clock but
- * not the figure.  The thread scaling is wall time, which another program
+ * Each per-core figure is the least of ROUNDS runs' CPU time of this
+ * process (the run other programs on the machine disturbed least: they
+ * slow the wall clock, and through the caches the CPU time too).  The thread scaling is wall time, which another program
  * on a core does slow: 8 x ROUNDS runs on 1 and on 2 threads in turn, the
  * ratio of the least of each (the runs least disturbed), and of the
  * medians.  It reports; it never fails on a time.
@@ -146,14 +146,15 @@ static double time_once(conv_case *c, const cpu_conv_path *path, uint32_t thread
 	return (wall ? bench_wall() : bench_cpu()) - t0;
 }
 
-/* The median CPU seconds of one run on one thread. */
+/* The least CPU seconds of one run on one thread, of rounds runs. */
 static double time_conv(conv_case *c, const cpu_conv_path *path, int rounds)
 {
-	double t[64];
-	for (int r = 0; r < rounds; r++)
-		t[r] = time_once(c, path, 1, 0);
-	qsort(t, (size_t)rounds, sizeof(double), bench_cmp_double);
-	return t[rounds / 2];
+	double least = 0;
+	for (int r = 0; r < rounds; r++) {
+		double t = time_once(c, path, 1, 0);
+		least = r == 0 || t < least ? t : least;
+	}
+	return least;
 }
 
 /* The 2-thread scaling: SCALE_RUN runs back to back on 1 thread, then on

@@ -705,13 +705,14 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 	/* from the scratch cache: taken again by the next operation rather
 	 * than handed back to the kernel */
 	uint8_t *planes = nbg_cpu_scratch_take(plane_out * cv->out_z);
-	uint8_t *stage = nbg_cpu_scratch_take((size_t)cv->pool_x * cv->pool_y * cv->out_z);
+	/* without pooling the written image is the planes */
+	uint8_t *stage = cv->pooling ? nbg_cpu_scratch_take((size_t)cv->pool_x * cv->pool_y * cv->out_z) : planes;
 	/* a fused addition takes the 64-bit path, whose sums it needs */
 	int wide = !cv->acc32 || cv->add.on;
 	int64_t *acc = wide ? malloc(plane_out * sizeof(*acc)) : NULL;
 	if (!planes || !stage || (wide && !acc)) {
 		nbg_cpu_scratch_give(planes);
-		nbg_cpu_scratch_give(stage);
+		nbg_cpu_scratch_give(stage != planes ? stage : NULL);
 		free(acc);
 		free(gathered);
 		return -1;
@@ -722,7 +723,7 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 		int fast = nbg_cpu_conv_fast(cv, in, planes); /* the vector paths, threads */
 		if (fast < 0 || (!fast && conv_planes32(cv, in, planes))) {
 			nbg_cpu_scratch_give(planes);
-			nbg_cpu_scratch_give(stage);
+			nbg_cpu_scratch_give(stage != planes ? stage : NULL);
 			free(gathered);
 			return -1;
 		}
@@ -734,10 +735,8 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 	for (uint32_t o = 0; o < cv->out_z; o++) {
 		const uint8_t *plane = planes + o * plane_out;
 		uint8_t *dst = stage + (size_t)o * cv->pool_x * cv->pool_y;
-		if (cv->pooling == 0) { /* the written image is the plane */
-			memcpy(dst, plane, plane_out);
+		if (cv->pooling == 0) /* the written image is the plane, in place */
 			continue;
-		}
 		for (uint32_t py = 0; py < cv->pool_y; py++)
 			for (uint32_t px = 0; px < cv->pool_x; px++) {
 				uint8_t v;
@@ -772,7 +771,7 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 			nbg_cpu_ring_write(out, src, a, cv->pool_x, cv->out_ring_lo, cv->out_ring_size);
 		}
 	nbg_cpu_scratch_give(planes);
-	nbg_cpu_scratch_give(stage);
+	nbg_cpu_scratch_give(stage != planes ? stage : NULL);
 	free(acc);
 	free(gathered);
 	return 0;

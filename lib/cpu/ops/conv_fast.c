@@ -216,12 +216,15 @@ static void block_out(const cpu_conv_job *j, uint64_t b, uint64_t gr, const int3
 	uint8_t q[8][CPU_BLK];
 	uint64_t plane_out = (uint64_t)cv->out_x * cv->out_y, o0 = gr * j->grp;
 	uint32_t nch = cv->out_z - o0 < j->grp ? (uint32_t)(cv->out_z - o0) : j->grp;
-	int shift = 150 - (int)cv->exponent;
+	int shift = 150 - (int)cv->exponent, vec = j->path->requant && shift >= 1 && shift <= 62;
+	/* a block whose positions are one run of the planes (no wide columns,
+	 * within the last row): requantized in place */
+	int direct = vec && j->g.wide == cv->out_x && (b + 1) * CPU_BLK <= plane_out;
 	for (uint32_t c = 0; c < nch; c++) {
 		const int32_t *a = acc + c * CPU_BLK;
 		int32_t bias = (int32_t)((uint32_t)cv->bias[o0 + c] - (j->corr ? (uint32_t)j->corr[o0 + c] : 0));
-		if (j->path->requant && shift >= 1 && shift <= 62) {
-			j->path->requant(cv, a, bias, q[c]);
+		if (vec) {
+			j->path->requant(cv, a, bias, direct ? j->planes + (o0 + c) * plane_out + b * CPU_BLK : q[c]);
 			continue;
 		}
 		for (int i = 0; i < CPU_BLK; i++) {
@@ -231,7 +234,7 @@ static void block_out(const cpu_conv_job *j, uint64_t b, uint64_t gr, const int3
 					  : nbg_cpu_requant(v, cv->mantissa, cv->exponent, cv->out_zp, cv->relu);
 		}
 	}
-	for (uint64_t pos = b * CPU_BLK, end = pos + CPU_BLK; pos < end;) {
+	for (uint64_t pos = b * CPU_BLK, end = direct ? pos : pos + CPU_BLK; pos < end;) {
 		uint64_t oy = pos / j->g.wide, ox = pos % j->g.wide;
 		uint64_t len = j->g.wide - ox < end - pos ? j->g.wide - ox : end - pos;
 		if (oy >= cv->out_y)
