@@ -283,11 +283,12 @@ void nbg_cpu_parallel(uint32_t threads, uint64_t n, uint64_t grain, cpu_range_fn
  * to the kernel at each free (its trim threshold) and take it again page
  * by page at the next operation's first writes: on a 1x1 convolution
  * those page faults cost as much as its multiply-accumulates.  The cache
- * keeps at most CPU_CACHE_MAX bytes, the blocks a later operation did not
- * take freed first.
+ * keeps at most CPU_CACHE_MAX bytes (as the allocator keeps freed memory
+ * below its trim threshold), a smaller block giving its place to a larger
+ * one.
  */
 #define CPU_CACHE_BLOCKS 4
-#define CPU_CACHE_MAX ((size_t)64 << 20)
+#define CPU_CACHE_MAX ((size_t)32 << 20)
 
 /* A block: its size, then the caller's bytes (64-byte aligned). */
 #define CPU_SCRATCH_HEAD 64

@@ -760,7 +760,13 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 				dst[(size_t)py * cv->pool_x + px] = v;
 			}
 	}
-	for (uint32_t o = 0; o < cv->out_z; o++)
+	/* rows one after the other in the output as in the stage: one copy a
+	 * channel */
+	int rows = !cv->out_ring_size && cv->out_row == cv->pool_x;
+	for (uint32_t o = 0; o < cv->out_z && rows; o++)
+		memcpy(out + cv->out_base + (uint64_t)o * cv->out_slice, stage + (size_t)o * cv->pool_y * cv->pool_x,
+		       (size_t)cv->pool_y * cv->pool_x);
+	for (uint32_t o = 0; o < cv->out_z && !rows; o++)
 		for (uint32_t py = 0; py < cv->pool_y; py++) {
 			uint64_t a = cv->out_base + o * cv->out_slice + py * cv->out_row;
 			const uint8_t *src = stage + ((size_t)o * cv->pool_y + py) * cv->pool_x;

@@ -130,15 +130,23 @@ static void pack_lanes(void *ctx, uint64_t lo, uint64_t hi)
 	uint64_t e = (uint64_t)(xh < (int64_t)wide ? (xh > 0 ? xh : 0) : (int64_t)wide);
 	uint64_t a = (uint64_t)xl < e ? (uint64_t)xl : e;
 	int fill = width == 4 ? (cv->sgn ? 128 : (int)cv->in_zp) : 0;
+	/* rows whose every position is the input's, one after the other in
+	 * the input as in the layout (no border columns, the input's rows
+	 * as long as the wide ones: a 1x1 convolution's): one run */
+	int run = a == 0 && e == wide && cv->in_row == wide && cv->x_off == 0;
 	for (uint64_t l = lo; l < hi; l++) {
 		uint8_t *plane = pk->img + l * j->g.plane * 4;
-		for (uint64_t y = 0; y < rows; y++) {
+		for (uint64_t y = 0; y < rows;) {
 			uint8_t *d = plane + y * wide * 4;
 			int64_t iy = (int64_t)y + cv->y_off;
 			if (iy < 0 || iy >= (int64_t)cv->in_y || a == e) {
 				memset(d, fill, (size_t)(wide * 4));
+				y++;
 				continue;
 			}
+			uint64_t span = 1;
+			while (run && y + span < rows && iy + (int64_t)span < (int64_t)cv->in_y)
+				span++;
 			const uint8_t *r[4] = { NULL, NULL, NULL, NULL };
 			for (uint64_t i = 0; i < width; i++) {
 				uint64_t z = l * width + i;
@@ -148,7 +156,8 @@ static void pack_lanes(void *ctx, uint64_t lo, uint64_t hi)
 			}
 			memset(d, fill, (size_t)(a * 4));
 			memset(d + e * 4, fill, (size_t)((wide - e) * 4));
-			pack_row(j, r, d, a, e);
+			pack_row(j, r, d, a, a + span * (e - a));
+			y += span;
 		}
 		memset(plane + rows * wide * 4, fill, (size_t)((j->g.plane - rows * wide) * 4));
 	}
@@ -220,16 +229,19 @@ static void block_out(const cpu_conv_job *j, uint64_t b, uint64_t gr, const int3
 	/* a block whose positions are one run of the planes (no wide columns,
 	 * within the last row): requantized in place */
 	int direct = vec && j->g.wide == cv->out_x && (b + 1) * CPU_BLK <= plane_out;
+	int32_t bias[8];
+	uint8_t *out[8];
 	for (uint32_t c = 0; c < nch; c++) {
+		bias[c] = (int32_t)((uint32_t)cv->bias[o0 + c] - (j->corr ? (uint32_t)j->corr[o0 + c] : 0));
+		out[c] = direct ? j->planes + (o0 + c) * plane_out + b * CPU_BLK : q[c];
+	}
+	if (vec)
+		j->path->requant(cv, acc, nch, bias, out);
+	for (uint32_t c = 0; c < nch && !vec; c++) {
 		const int32_t *a = acc + c * CPU_BLK;
-		int32_t bias = (int32_t)((uint32_t)cv->bias[o0 + c] - (j->corr ? (uint32_t)j->corr[o0 + c] : 0));
-		if (vec) {
-			j->path->requant(cv, a, bias, direct ? j->planes + (o0 + c) * plane_out + b * CPU_BLK : q[c]);
-			continue;
-		}
 		for (int i = 0; i < CPU_BLK; i++) {
 			/* wrapping 32-bit sums: their true value fits int32 */
-			int64_t v = (int32_t)((uint32_t)a[i] + (uint32_t)bias);
+			int64_t v = (int32_t)((uint32_t)a[i] + (uint32_t)bias[c]);
 			q[c][i] = cv->sgn ? nbg_cpu_requant_s8(v, cv->mantissa, cv->exponent, (int32_t)cv->out_zp, cv->relu)
 					  : nbg_cpu_requant(v, cv->mantissa, cv->exponent, cv->out_zp, cv->relu);
 		}

@@ -43,10 +43,12 @@ typedef struct cpu_conv_job {
 /* acc[c * CPU_BLK + i]: channel gr * grp + c at wide position b * CPU_BLK + i. */
 typedef void (*cpu_conv_kern)(const cpu_conv_job *j, uint64_t b, uint64_t gr, int32_t *acc);
 
-/* CPU_BLK sums of one channel, plus its bias (wrapping in 32 bits),
- * requantized into out as nbg_cpu_requant / nbg_cpu_requant_s8 do (quant.h),
- * for a scale whose shift 150 - exponent lies in [1, 62]. */
-typedef void (*cpu_conv_requant)(const cpu_conv *cv, const int32_t *acc, int32_t bias, uint8_t *out);
+/* The sums of n channels (acc[c * CPU_BLK + i], n at most 8), each
+ * CPU_BLK of them plus its channel's bias[c] (wrapping in 32 bits),
+ * requantized into out[c] as nbg_cpu_requant / nbg_cpu_requant_s8 do
+ * (quant.h), for a scale whose shift 150 - exponent lies in [1, 62]. */
+typedef void (*cpu_conv_requant)(const cpu_conv *cv, const int32_t *acc, uint32_t n, const int32_t *bias,
+				 uint8_t *const *out);
 
 /* A path: its name, whether this CPU runs it (NULL: every CPU), its
  * kernel and group size (at most 8); kern NULL: ops/conv.c's portable

@@ -114,7 +114,8 @@ NBG_AVX512 static inline __m512i requant_half(__m512i prod, __m512i half, __m128
 	return _mm512_min_epi64(_mm512_max_epi64(q, vlo), vhi);
 }
 
-NBG_AVX512 static void requant_avx512(const cpu_conv *cv, const int32_t *acc, int32_t bias, uint8_t *out)
+NBG_AVX512 static void requant_avx512(const cpu_conv *cv, const int32_t *acc, uint32_t n, const int32_t *bias,
+				       uint8_t *const *out)
 {
 	int shift = 150 - (int)cv->exponent;
 	int64_t tmin = cv->sgn ? -128 : 0, tmax = cv->sgn ? 127 : 255, zp = cv->sgn ? (int32_t)cv->out_zp : (int64_t)cv->out_zp;
@@ -123,13 +124,15 @@ NBG_AVX512 static void requant_avx512(const cpu_conv *cv, const int32_t *acc, in
 	const __m512i half = _mm512_set1_epi64((int64_t)1 << (shift - 1));
 	const __m512i vzp = _mm512_set1_epi64(zp), vlo = _mm512_set1_epi64(lo), vhi = _mm512_set1_epi64(tmax);
 	const __m128i sh = _mm_cvtsi32_si128(shift);
-	const __m512i vb = _mm512_set1_epi32(bias);
-	for (int i = 0; i < CPU_BLK; i += 16) {
-		__m512i a = _mm512_add_epi32(_mm512_loadu_si512((const void *)(acc + i)), vb);
-		__m512i even = requant_half(_mm512_mul_epi32(a, mul), half, sh, vzp, vlo, vhi);
-		__m512i odd = requant_half(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), mul), half, sh, vzp, vlo, vhi);
-		__m512i q = _mm512_mask_blend_epi32((__mmask16)0xaaaa, even, _mm512_slli_epi64(odd, 32));
-		_mm_storeu_si128((__m128i *)(void *)(out + i), _mm512_cvtepi32_epi8(q));
+	for (uint32_t c = 0; c < n; c++) {
+		const __m512i vb = _mm512_set1_epi32(bias[c]);
+		for (int i = 0; i < CPU_BLK; i += 16) {
+			__m512i a = _mm512_add_epi32(_mm512_loadu_si512((const void *)(acc + c * CPU_BLK + i)), vb);
+			__m512i even = requant_half(_mm512_mul_epi32(a, mul), half, sh, vzp, vlo, vhi);
+			__m512i odd = requant_half(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), mul), half, sh, vzp, vlo, vhi);
+			__m512i q = _mm512_mask_blend_epi32((__mmask16)0xaaaa, even, _mm512_slli_epi64(odd, 32));
+			_mm_storeu_si128((__m128i *)(void *)(out[c] + i), _mm512_cvtepi32_epi8(q));
+		}
 	}
 }
 
