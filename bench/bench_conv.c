@@ -12,9 +12,10 @@
  *     CPU time, the ratio to the portable kernels and to the peaks; then
  *     the process's path on 2 threads, the wall time's speedup over 1.
  *
- * Each per-core figure is the least of ROUNDS runs' CPU time of this
- * process (the run other programs on the machine disturbed least: they
- * slow the wall clock, and through the caches the CPU time too).  The thread scaling is wall time, which another program
+ * Each per-core figure is the least CPU time of this process of ROUNDS
+ * runs, and more until 0.5 s are spent (the run other programs on the
+ * machine disturbed least: they slow the wall clock, and through the
+ * caches and the core's time the CPU time too).  The thread scaling is wall time, which another program
  * on a core does slow: 8 x ROUNDS runs on 1 and on 2 threads in turn, the
  * ratio of the least of each (the runs least disturbed), and of the
  * medians.  It reports; it never fails on a time.
@@ -146,13 +147,18 @@ static double time_once(conv_case *c, const cpu_conv_path *path, uint32_t thread
 	return (wall ? bench_wall() : bench_cpu()) - t0;
 }
 
-/* The least CPU seconds of one run on one thread, of rounds runs. */
+/* The least CPU seconds of one run on one thread: of rounds runs, and
+ * more until LEAST_SECONDS of CPU time are spent (at most LEAST_RUNS): a
+ * run of 0.1 ms needs many for one that nothing disturbed. */
+#define LEAST_SECONDS 0.5
+#define LEAST_RUNS 5000
 static double time_conv(conv_case *c, const cpu_conv_path *path, int rounds)
 {
-	double least = 0;
-	for (int r = 0; r < rounds; r++) {
+	double least = 0, spent = 0;
+	for (int r = 0; r < rounds || (spent < LEAST_SECONDS && r < LEAST_RUNS); r++) {
 		double t = time_once(c, path, 1, 0);
 		least = r == 0 || t < least ? t : least;
+		spent += t;
 	}
 	return least;
 }
