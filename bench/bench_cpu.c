@@ -11,8 +11,9 @@
  * wall clock but not the figure.  Printed: ms per inference, multiply-
  * accumulates per second of one core, the portable kernels' CPU time over
  * the default ones' (nbg_cpu_options.kernels), the wall time of a run on
- * one thread over one on two (nbg_cpu_options.threads: wall time, which a
- * second program on a core does slow), and the run's time over the plan's
+ * one thread over one on two (nbg_cpu_options.threads: the least wall
+ * time of the rounds, run back to back, each; a second program on a core
+ * slows wall time), and the run's time over the plan's
  * (the decoding a run needs once, measured side by side).  It reports; it
  * never fails on a time.
  *
@@ -41,7 +42,8 @@ typedef struct bench_runs {
 	double *t;
 } bench_runs;
 
-/* The median of b's rounds (wall: wall time, else this process's CPU time)
+/* The median of b's rounds (wall: the least wall time, the round other
+ * programs on the machine disturbed least; else this process's CPU time)
  * planned with threads and kernels, into *median; -1 on a failure. */
 static int time_runs(const bench_runs *b, uint64_t threads, uint64_t kernels, int wall, double *median)
 {
@@ -62,7 +64,7 @@ static int time_runs(const bench_runs *b, uint64_t threads, uint64_t kernels, in
 	}
 	nbg_cpu_plan_free(p);
 	qsort(b->t, (size_t)b->rounds, sizeof(double), bench_cmp_double);
-	*median = b->t[b->rounds / 2];
+	*median = b->t[wall ? 0 : b->rounds / 2];
 	return 0;
 }
 

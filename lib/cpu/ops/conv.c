@@ -702,14 +702,17 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 		cv = &planar;
 	}
 	size_t plane_out = (size_t)cv->out_x * cv->out_y;
-	uint8_t *planes = malloc(plane_out * cv->out_z);
-	uint8_t *stage = malloc((size_t)cv->pool_x * cv->pool_y * cv->out_z);
+	/* from the scratch cache: taken again by the next operation rather
+	 * than handed back to the kernel */
+	uint8_t *planes = nbg_cpu_scratch_take(plane_out * cv->out_z);
+	/* without pooling the written image is the planes */
+	uint8_t *stage = cv->pooling ? nbg_cpu_scratch_take((size_t)cv->pool_x * cv->pool_y * cv->out_z) : planes;
 	/* a fused addition takes the 64-bit path, whose sums it needs */
 	int wide = !cv->acc32 || cv->add.on;
 	int64_t *acc = wide ? malloc(plane_out * sizeof(*acc)) : NULL;
 	if (!planes || !stage || (wide && !acc)) {
-		free(planes);
-		free(stage);
+		nbg_cpu_scratch_give(planes);
+		nbg_cpu_scratch_give(stage != planes ? stage : NULL);
 		free(acc);
 		free(gathered);
 		return -1;
@@ -719,8 +722,8 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 	if (!wide) {
 		int fast = nbg_cpu_conv_fast(cv, in, planes); /* the vector paths, threads */
 		if (fast < 0 || (!fast && conv_planes32(cv, in, planes))) {
-			free(planes);
-			free(stage);
+			nbg_cpu_scratch_give(planes);
+			nbg_cpu_scratch_give(stage != planes ? stage : NULL);
 			free(gathered);
 			return -1;
 		}
@@ -732,10 +735,8 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 	for (uint32_t o = 0; o < cv->out_z; o++) {
 		const uint8_t *plane = planes + o * plane_out;
 		uint8_t *dst = stage + (size_t)o * cv->pool_x * cv->pool_y;
-		if (cv->pooling == 0) { /* the written image is the plane */
-			memcpy(dst, plane, plane_out);
+		if (cv->pooling == 0) /* the written image is the plane, in place */
 			continue;
-		}
 		for (uint32_t py = 0; py < cv->pool_y; py++)
 			for (uint32_t px = 0; px < cv->pool_x; px++) {
 				uint8_t v;
@@ -759,7 +760,13 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 				dst[(size_t)py * cv->pool_x + px] = v;
 			}
 	}
-	for (uint32_t o = 0; o < cv->out_z; o++)
+	/* rows one after the other in the output as in the stage: one copy a
+	 * channel */
+	int rows = !cv->out_ring_size && cv->out_row == cv->pool_x;
+	for (uint32_t o = 0; o < cv->out_z && rows; o++)
+		memcpy(out + cv->out_base + (uint64_t)o * cv->out_slice, stage + (size_t)o * cv->pool_y * cv->pool_x,
+		       (size_t)cv->pool_y * cv->pool_x);
+	for (uint32_t o = 0; o < cv->out_z && !rows; o++)
 		for (uint32_t py = 0; py < cv->pool_y; py++) {
 			uint64_t a = cv->out_base + o * cv->out_slice + py * cv->out_row;
 			const uint8_t *src = stage + ((size_t)o * cv->pool_y + py) * cv->pool_x;
@@ -769,8 +776,8 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 			}
 			nbg_cpu_ring_write(out, src, a, cv->pool_x, cv->out_ring_lo, cv->out_ring_size);
 		}
-	free(planes);
-	free(stage);
+	nbg_cpu_scratch_give(planes);
+	nbg_cpu_scratch_give(stage != planes ? stage : NULL);
 	free(acc);
 	free(gathered);
 	return 0;

@@ -20,7 +20,7 @@
 #define NBG_CPU_SIMD_ARM 0
 #endif
 
-static const cpu_conv_path portable = { "portable", NULL, NULL, CPU_GRP, NULL, 2, NULL };
+static const cpu_conv_path portable = { "portable", NULL, NULL, CPU_GRP, NULL, 2, NULL, NULL };
 
 static const cpu_conv_path *const paths[] = {
 #if NBG_CPU_SIMD_X86
@@ -81,36 +81,85 @@ uint64_t nbg_cpu_conv_fast_scratch(const cpu_conv *cv)
 	return nbg_cpu_add_sat(nbg_cpu_add_sat(img, wk), chans * 4);
 }
 
-/* The input into a layout, at each position of the wide planes whose
- * input row and column exist (the rest is the border, set by the caller):
- * width 2, the int16 pairs, x - in_zp; width 4, the 8-bit quads, u (the
- * byte, int8 data plus 128). */
-static void pack_image(const cpu_conv *cv, const cpu_conv_geom *g, const uint8_t *in, uint32_t width, void *img)
+/* The 8-bit layout's row of n positions from 4 input channels' rows
+ * (NULL: a missing channel, fill), each byte xor flip, the portable way
+ * (a path's `quad` does it on vector instructions). */
+static void quad_row(const uint8_t *const r[4], uint8_t *d, uint64_t n, uint8_t flip, uint8_t fill)
 {
-	int64_t lo = cv->x_off < 0 ? -(int64_t)cv->x_off : 0;
-	int64_t hi = (int64_t)cv->in_x - cv->x_off;
-	hi = hi < (int64_t)g->wide ? hi : (int64_t)g->wide;
-	int32_t xz = (int32_t)cv->in_zp;
-	uint8_t flip = cv->sgn ? 0x80 : 0;
-	for (uint32_t z = 0; z < cv->in_z; z++) {
-		const uint8_t *src = in + cv->in_base + (uint64_t)z * cv->in_slice;
-		uint64_t first = (uint64_t)(z / width) * g->plane * width + z % width;
-		for (uint64_t y = 0; y < (uint64_t)cv->out_y + cv->k - 1; y++) {
+	for (int i = 0; i < 4; i++)
+		for (uint64_t x = 0; x < n; x++)
+			d[x * 4 + i] = r[i] ? r[i][x] ^ flip : fill;
+}
+
+/* What pack_lanes reads and writes: the job, the input, the image. */
+typedef struct cpu_pack {
+	const cpu_conv_job *j;
+	const uint8_t *in;
+	uint8_t *img;
+} cpu_pack;
+
+/* One row of positions [a, e) of a lane from its channels' input rows r
+ * (NULL past the last channel) into d, the row's first position. */
+static void pack_row(const cpu_conv_job *j, const uint8_t *const r[4], uint8_t *d, uint64_t a, uint64_t e)
+{
+	const cpu_conv *cv = j->cv;
+	if (j->path->width == 4) {
+		uint8_t flip = cv->sgn ? 0x80 : 0, fill = (uint8_t)(cv->sgn ? 128 : cv->in_zp);
+		(j->path->quad ? j->path->quad : quad_row)(r, d + a * 4, e - a, flip, fill);
+		return;
+	}
+	int16_t *d16 = (int16_t *)(void *)d;
+	for (uint64_t i = 0; i < 2; i++)
+		for (uint64_t x = a; x < e; x++)
+			d16[x * 2 + i] = (int16_t)(r[i] ? nbg_cpu_conv_val(cv, r[i][x - a]) - (int32_t)cv->in_zp : 0);
+}
+
+/* The input into the job's layout: lanes [lo, hi) (pairs or quads of
+ * input channels), each its own part of the image, 4 bytes a position;
+ * at each position of the wide planes whose input row and column exist,
+ * x - in_zp (int16 pairs) or u (8-bit quads: the byte, int8 data plus
+ * 128); elsewhere (the border, the plane's tail, a missing channel) the
+ * value x = in_zp takes (int16 0, 8-bit c). */
+static void pack_lanes(void *ctx, uint64_t lo, uint64_t hi)
+{
+	const cpu_pack *pk = ctx;
+	const cpu_conv_job *j = pk->j;
+	const cpu_conv *cv = j->cv;
+	uint64_t width = j->path->width, wide = j->g.wide, rows = (uint64_t)cv->out_y + cv->k - 1;
+	int64_t xl = cv->x_off < 0 ? -(int64_t)cv->x_off : 0, xh = (int64_t)cv->in_x - cv->x_off;
+	uint64_t e = (uint64_t)(xh < (int64_t)wide ? (xh > 0 ? xh : 0) : (int64_t)wide);
+	uint64_t a = (uint64_t)xl < e ? (uint64_t)xl : e;
+	int fill = width == 4 ? (cv->sgn ? 128 : (int)cv->in_zp) : 0;
+	/* rows whose every position is the input's, one after the other in
+	 * the input as in the layout (no border columns, the input's rows
+	 * as long as the wide ones: a 1x1 convolution's): one run */
+	int run = a == 0 && e == wide && cv->in_row == wide && cv->x_off == 0;
+	for (uint64_t l = lo; l < hi; l++) {
+		uint8_t *plane = pk->img + l * j->g.plane * 4;
+		for (uint64_t y = 0; y < rows;) {
+			uint8_t *d = plane + y * wide * 4;
 			int64_t iy = (int64_t)y + cv->y_off;
-			if (iy < 0 || iy >= (int64_t)cv->in_y)
+			if (iy < 0 || iy >= (int64_t)cv->in_y || a == e) {
+				memset(d, fill, (size_t)(wide * 4));
+				y++;
 				continue;
-			const uint8_t *row = src + (uint64_t)iy * cv->in_row + cv->x_off;
-			uint64_t at = first + y * g->wide * width;
-			if (width == 4) {
-				uint8_t *d = (uint8_t *)img + at;
-				for (int64_t x = lo; x < hi; x++)
-					d[x * 4] = row[x] ^ flip;
-			} else {
-				int16_t *d = (int16_t *)img + at;
-				for (int64_t x = lo; x < hi; x++)
-					d[x * 2] = (int16_t)(nbg_cpu_conv_val(cv, row[x]) - xz);
 			}
+			uint64_t span = 1;
+			while (run && y + span < rows && iy + (int64_t)span < (int64_t)cv->in_y)
+				span++;
+			const uint8_t *r[4] = { NULL, NULL, NULL, NULL };
+			for (uint64_t i = 0; i < width; i++) {
+				uint64_t z = l * width + i;
+				if (z < cv->in_z)
+					r[i] = pk->in + cv->in_base + z * cv->in_slice + (uint64_t)iy * cv->in_row +
+					       (uint64_t)((int64_t)a + cv->x_off);
+			}
+			memset(d, fill, (size_t)(a * 4));
+			memset(d + e * 4, fill, (size_t)((wide - e) * 4));
+			pack_row(j, r, d, a, a + span * (e - a));
+			y += span;
 		}
+		memset(plane + rows * wide * 4, fill, (size_t)((j->g.plane - rows * wide) * 4));
 	}
 }
 
@@ -176,22 +225,28 @@ static void block_out(const cpu_conv_job *j, uint64_t b, uint64_t gr, const int3
 	uint8_t q[8][CPU_BLK];
 	uint64_t plane_out = (uint64_t)cv->out_x * cv->out_y, o0 = gr * j->grp;
 	uint32_t nch = cv->out_z - o0 < j->grp ? (uint32_t)(cv->out_z - o0) : j->grp;
-	int shift = 150 - (int)cv->exponent;
+	int shift = 150 - (int)cv->exponent, vec = j->path->requant && shift >= 1 && shift <= 62;
+	/* a block whose positions are one run of the planes (no wide columns,
+	 * within the last row): requantized in place */
+	int direct = vec && j->g.wide == cv->out_x && (b + 1) * CPU_BLK <= plane_out;
+	int32_t bias[8];
+	uint8_t *out[8];
 	for (uint32_t c = 0; c < nch; c++) {
+		bias[c] = (int32_t)((uint32_t)cv->bias[o0 + c] - (j->corr ? (uint32_t)j->corr[o0 + c] : 0));
+		out[c] = direct ? j->planes + (o0 + c) * plane_out + b * CPU_BLK : q[c];
+	}
+	if (vec)
+		j->path->requant(cv, acc, nch, bias, out);
+	for (uint32_t c = 0; c < nch && !vec; c++) {
 		const int32_t *a = acc + c * CPU_BLK;
-		int32_t bias = (int32_t)((uint32_t)cv->bias[o0 + c] - (j->corr ? (uint32_t)j->corr[o0 + c] : 0));
-		if (j->path->requant && shift >= 1 && shift <= 62) {
-			j->path->requant(cv, a, bias, q[c]);
-			continue;
-		}
 		for (int i = 0; i < CPU_BLK; i++) {
 			/* wrapping 32-bit sums: their true value fits int32 */
-			int64_t v = (int32_t)((uint32_t)a[i] + (uint32_t)bias);
+			int64_t v = (int32_t)((uint32_t)a[i] + (uint32_t)bias[c]);
 			q[c][i] = cv->sgn ? nbg_cpu_requant_s8(v, cv->mantissa, cv->exponent, (int32_t)cv->out_zp, cv->relu)
 					  : nbg_cpu_requant(v, cv->mantissa, cv->exponent, cv->out_zp, cv->relu);
 		}
 	}
-	for (uint64_t pos = b * CPU_BLK, end = pos + CPU_BLK; pos < end;) {
+	for (uint64_t pos = b * CPU_BLK, end = direct ? pos : pos + CPU_BLK; pos < end;) {
 		uint64_t oy = pos / j->g.wide, ox = pos % j->g.wide;
 		uint64_t len = j->g.wide - ox < end - pos ? j->g.wide - ox : end - pos;
 		if (oy >= cv->out_y)
@@ -217,8 +272,9 @@ static void run_items(void *ctx, uint64_t lo, uint64_t hi)
 	}
 }
 
-/* The input into j's layout and the weights (the plan's, or laid out here
- * into mem[1]): 1, or 0 when out of memory. */
+/* The input into j's layout (on the threads, a lane each) and the
+ * weights (the plan's, or laid out here into mem[1]): 1, or 0 when out of
+ * memory. */
 static int lay_out(cpu_conv_job *j, const uint8_t *in, void *mem[2])
 {
 	const cpu_conv *cv = j->cv;
@@ -229,24 +285,19 @@ static int lay_out(cpu_conv_job *j, const uint8_t *in, void *mem[2])
 			return 0;
 		pack_weights(cv, j->path, mem[1]);
 	}
-	uint64_t kk = (uint64_t)cv->k * cv->k;
+	uint64_t kk = (uint64_t)cv->k * cv->k, lanes = j->path->width == 4 ? j->quads : j->pairs;
+	cpu_pack pk = { j, in, mem[0] = nbg_cpu_scratch_take((size_t)(lanes * j->g.plane * 4)) };
+	if (!pk.img)
+		return 0;
+	nbg_cpu_parallel(cv->threads, lanes, 1, pack_lanes, &pk);
 	if (j->path->width == 4) {
-		uint8_t *img = mem[0] = malloc((size_t)(j->quads * j->g.plane * 4));
-		if (!img)
-			return 0;
-		memset(img, cv->sgn ? 128 : (int)cv->in_zp, (size_t)(j->quads * j->g.plane * 4));
-		pack_image(cv, &j->g, in, 4, img);
-		j->img8 = img;
+		j->img8 = pk.img;
 		j->wk8 = w;
 		j->corr = (const int32_t *)(const void *)(j->wk8 + j->groups * j->grp * j->quads * 4 * kk);
-		return 1;
+	} else {
+		j->img = (const int16_t *)(const void *)pk.img;
+		j->wk = w;
 	}
-	int16_t *img = mem[0] = calloc((size_t)(j->pairs * j->g.plane * 2), sizeof(*img));
-	if (!img)
-		return 0;
-	pack_image(cv, &j->g, in, 2, img);
-	j->img = img;
-	j->wk = w;
 	return 1;
 }
 
@@ -275,8 +326,8 @@ int nbg_cpu_conv_fast(const cpu_conv *cv, const uint8_t *in, uint8_t *planes)
 	void *mem[2] = { NULL, NULL };
 	int ok = lay_out(&j, in, mem);
 	if (ok)
-		nbg_cpu_parallel(cv->threads, j.g.blocks * j.groups, run_items, &j);
-	free(mem[0]);
+		nbg_cpu_parallel(cv->threads, j.g.blocks * j.groups, j.groups, run_items, &j);
+	nbg_cpu_scratch_give(mem[0]);
 	free(mem[1]);
 	return ok ? 1 : -1;
 }

@@ -43,10 +43,12 @@ typedef struct cpu_conv_job {
 /* acc[c * CPU_BLK + i]: channel gr * grp + c at wide position b * CPU_BLK + i. */
 typedef void (*cpu_conv_kern)(const cpu_conv_job *j, uint64_t b, uint64_t gr, int32_t *acc);
 
-/* CPU_BLK sums of one channel, plus its bias (wrapping in 32 bits),
- * requantized into out as nbg_cpu_requant / nbg_cpu_requant_s8 do (quant.h),
- * for a scale whose shift 150 - exponent lies in [1, 62]. */
-typedef void (*cpu_conv_requant)(const cpu_conv *cv, const int32_t *acc, int32_t bias, uint8_t *out);
+/* The sums of n channels (acc[c * CPU_BLK + i], n at most 8), each
+ * CPU_BLK of them plus its channel's bias[c] (wrapping in 32 bits),
+ * requantized into out[c] as nbg_cpu_requant / nbg_cpu_requant_s8 do
+ * (quant.h), for a scale whose shift 150 - exponent lies in [1, 62]. */
+typedef void (*cpu_conv_requant)(const cpu_conv *cv, const int32_t *acc, uint32_t n, const int32_t *bias,
+				 uint8_t *const *out);
 
 /* A path: its name, whether this CPU runs it (NULL: every CPU), its
  * kernel and group size (at most 8); kern NULL: ops/conv.c's portable
@@ -62,6 +64,10 @@ typedef struct cpu_conv_path {
 	cpu_conv_requant requant;
 	uint32_t width;
 	const struct cpu_conv_path *wide;
+	/* the 8-bit layout's row (NULL: the portable code): n positions
+	 * from 4 input channels' rows r (NULL: a missing channel, fill), each
+	 * byte xor flip, into d[n][4] */
+	void (*quad)(const uint8_t *const r[4], uint8_t *d, uint64_t n, uint8_t flip, uint8_t fill);
 } cpu_conv_path;
 
 /*
@@ -108,11 +114,20 @@ CPU_HIDDEN extern const cpu_conv_path nbg_cpu_conv_avx512_8, nbg_cpu_conv_avx512
 /* ops/conv_neon.c (aarch64 builds with -Dcpu_kernels=auto). */
 CPU_HIDDEN extern const cpu_conv_path nbg_cpu_conv_neon;
 
-/* Calls fn(ctx, lo, hi) over [0, n) cut into contiguous chunks that up to
- * `threads` threads (the caller's among them) claim in turn, and returns
- * when all are done; [0, n) at once in the caller when threads <= 1 or
- * in a build without threads (lib/cpu/threads.c). */
+/* Calls fn(ctx, lo, hi) over [0, n) cut into contiguous chunks of at
+ * least `grain` items (the last one excepted) that up to `threads`
+ * threads (the caller's and a pool's that lives across calls) claim in
+ * turn, and returns when all are done; [0, n) at once in the caller when
+ * threads <= 1, and in chunks in the caller alone in a build without
+ * threads or while another call uses the pool (lib/cpu/threads.c). */
 typedef void (*cpu_range_fn)(void *ctx, uint64_t lo, uint64_t hi);
-CPU_HIDDEN void nbg_cpu_parallel(uint32_t threads, uint64_t n, cpu_range_fn fn, void *ctx);
+CPU_HIDDEN void nbg_cpu_parallel(uint32_t threads, uint64_t n, uint64_t grain, cpu_range_fn fn, void *ctx);
+
+/* Scratch memory of at least n bytes (64-byte aligned, not set), from a
+ * cache of blocks earlier operations gave back, or allocated: NULL when
+ * out of memory; nbg_cpu_scratch_give gives it back (NULL: nothing) to
+ * that cache, which keeps a few blocks across operations (lib/cpu/threads.c). */
+CPU_HIDDEN void *nbg_cpu_scratch_take(size_t n);
+CPU_HIDDEN void nbg_cpu_scratch_give(void *p);
 
 #endif

@@ -56,7 +56,7 @@ static void kern_neon(const cpu_conv_job *j, uint64_t b, uint64_t gr, int32_t *a
 	}
 }
 
-const cpu_conv_path nbg_cpu_conv_neon = { "neon", NULL, kern_neon, GRPNEON, NULL, 2, NULL };
+const cpu_conv_path nbg_cpu_conv_neon = { "neon", NULL, kern_neon, GRPNEON, NULL, 2, NULL, NULL };
 
 #else
 /* Another target, or -Dcpu_kernels=portable: nothing here (ISO C wants a

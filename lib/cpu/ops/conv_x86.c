@@ -46,8 +46,10 @@ static int avx512_usable(void)
 NBG_AVX512 static inline __attribute__((always_inline)) void kern512(const cpu_conv_job *j, uint64_t b, uint64_t gr,
 								 int32_t *acc, int eight)
 {
-	__m512i a[GRP512][4];
+	__m512i a[GRP512][4]; /* every loop over it unrolled: the array stays in registers */
+#pragma GCC unroll 8
 	for (int c = 0; c < GRP512; c++)
+#pragma GCC unroll 4
 		for (int r = 0; r < 4; r++)
 			a[c][r] = _mm512_setzero_si512();
 	uint64_t k = j->cv->k, lanes = eight ? j->quads : j->pairs, row = j->g.wide * 4, plane = j->g.plane * 4;
@@ -81,7 +83,9 @@ NBG_AVX512 static inline __attribute__((always_inline)) void kern512(const cpu_c
 				}
 			}
 		}
+#pragma GCC unroll 8
 	for (int c = 0; c < GRP512; c++)
+#pragma GCC unroll 4
 		for (int r = 0; r < 4; r++)
 			_mm512_storeu_si512((void *)(acc + c * CPU_BLK + r * 16), a[c][r]);
 }
@@ -96,35 +100,75 @@ NBG_AVX512 static void kern_avx512_8(const cpu_conv_job *j, uint64_t b, uint64_t
 	kern512(j, b, gr, acc, 1);
 }
 
-/* quant.h's requantization, 8 sums at a time in 64-bit lanes: |acc| x
- * (2^23 + mantissa) below 2^55, rounded half away from zero by the shift,
- * the sign put back, the zero point added, ReLU and the output type's range
- * as bounds, the low byte kept. */
-NBG_AVX512 static void requant_avx512(const cpu_conv *cv, const int32_t *acc, int32_t bias, uint8_t *out)
+/* quant.h's requantization, 16 sums at a time in two sets of 8 64-bit
+ * lanes (the even sums and the odd ones): |acc| x (2^23 + mantissa) below
+ * 2^55, rounded half away from zero by the shift (floor((p + half - (p <
+ * 0)) / 2^shift), that rounding of |p| with the sign put back), the zero
+ * point added, ReLU and the output type's range as bounds, the low byte
+ * kept. */
+NBG_AVX512 static inline __m512i requant_half(__m512i prod, __m512i half, __m128i sh, __m512i vzp, __m512i vlo,
+					      __m512i vhi)
+{
+	__m512i q = _mm512_add_epi64(_mm512_add_epi64(prod, half), _mm512_srai_epi64(prod, 63));
+	q = _mm512_add_epi64(_mm512_sra_epi64(q, sh), vzp);
+	return _mm512_min_epi64(_mm512_max_epi64(q, vlo), vhi);
+}
+
+NBG_AVX512 static void requant_avx512(const cpu_conv *cv, const int32_t *acc, uint32_t n, const int32_t *bias,
+				       uint8_t *const *out)
 {
 	int shift = 150 - (int)cv->exponent;
 	int64_t tmin = cv->sgn ? -128 : 0, tmax = cv->sgn ? 127 : 255, zp = cv->sgn ? (int32_t)cv->out_zp : (int64_t)cv->out_zp;
 	int64_t lo = cv->relu && zp > tmin ? zp : tmin;
 	const __m512i mul = _mm512_set1_epi64((1 << 23) | (cv->mantissa & 0x7fffff));
-	const __m512i half = _mm512_set1_epi64((int64_t)1 << (shift - 1)), zero = _mm512_setzero_si512();
+	const __m512i half = _mm512_set1_epi64((int64_t)1 << (shift - 1));
 	const __m512i vzp = _mm512_set1_epi64(zp), vlo = _mm512_set1_epi64(lo), vhi = _mm512_set1_epi64(tmax);
 	const __m128i sh = _mm_cvtsi32_si128(shift);
-	const __m256i vb = _mm256_set1_epi32(bias);
-	for (int i = 0; i < CPU_BLK; i += 8) {
-		__m256i a = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(acc + i)), vb);
-		__m512i prod = _mm512_mul_epi32(_mm512_cvtepi32_epi64(a), mul);
-		__m512i q = _mm512_srl_epi64(_mm512_add_epi64(_mm512_abs_epi64(prod), half), sh);
-		q = _mm512_mask_sub_epi64(q, _mm512_cmplt_epi64_mask(prod, zero), zero, q);
-		q = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(q, vzp), vlo), vhi);
-		_mm_storel_epi64((__m128i *)(void *)(out + i), _mm512_cvtepi64_epi8(q));
+	for (uint32_t c = 0; c < n; c++) {
+		const __m512i vb = _mm512_set1_epi32(bias[c]);
+		for (int i = 0; i < CPU_BLK; i += 16) {
+			__m512i a = _mm512_add_epi32(_mm512_loadu_si512((const void *)(acc + c * CPU_BLK + i)), vb);
+			__m512i even = requant_half(_mm512_mul_epi32(a, mul), half, sh, vzp, vlo, vhi);
+			__m512i odd = requant_half(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), mul), half, sh, vzp, vlo, vhi);
+			__m512i q = _mm512_mask_blend_epi32((__mmask16)0xaaaa, even, _mm512_slli_epi64(odd, 32));
+			_mm_storeu_si128((__m128i *)(void *)(out[c] + i), _mm512_cvtepi32_epi8(q));
+		}
+	}
+}
+
+/* The 8-bit layout's row (conv_fast.h): 64 positions at a time, the 4
+ * channels' bytes interleaved into pairs, then quads (within each 128-bit
+ * lane), the lanes then put in order (a 4 x 4 transpose of lanes). */
+NBG_AVX512 static void quad_avx512(const uint8_t *const r[4], uint8_t *d, uint64_t n, uint8_t flip, uint8_t fill)
+{
+	const __m512i vf = _mm512_set1_epi8((char)flip), vfill = _mm512_set1_epi8((char)fill);
+	for (uint64_t x = 0; x < n; x += 64) {
+		uint64_t left = n - x;
+		__mmask64 m = left >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << left) - 1);
+		__m512i v[4];
+		for (int i = 0; i < 4; i++)
+			v[i] = r[i] ? _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, r[i] + x), vf) : vfill;
+		__m512i ab0 = _mm512_unpacklo_epi8(v[0], v[1]), ab1 = _mm512_unpackhi_epi8(v[0], v[1]);
+		__m512i cd0 = _mm512_unpacklo_epi8(v[2], v[3]), cd1 = _mm512_unpackhi_epi8(v[2], v[3]);
+		__m512i q0 = _mm512_unpacklo_epi16(ab0, cd0), q1 = _mm512_unpackhi_epi16(ab0, cd0);
+		__m512i q2 = _mm512_unpacklo_epi16(ab1, cd1), q3 = _mm512_unpackhi_epi16(ab1, cd1);
+		__m512i t0 = _mm512_shuffle_i32x4(q0, q1, 0x44), t1 = _mm512_shuffle_i32x4(q2, q3, 0x44);
+		__m512i t2 = _mm512_shuffle_i32x4(q0, q1, 0xee), t3 = _mm512_shuffle_i32x4(q2, q3, 0xee);
+		__m512i o[4] = { _mm512_shuffle_i32x4(t0, t1, 0x88), _mm512_shuffle_i32x4(t0, t1, 0xdd),
+				 _mm512_shuffle_i32x4(t2, t3, 0x88), _mm512_shuffle_i32x4(t2, t3, 0xdd) };
+		for (uint64_t k = 0; k < 4 && 16 * k < left; k++) {
+			uint64_t c = left - 16 * k >= 16 ? 16 : left - 16 * k;
+			__mmask16 mk = (__mmask16)(((uint32_t)1 << c) - 1);
+			_mm512_mask_storeu_epi32(d + 4 * (x + 16 * k), mk, o[k]);
+		}
 	}
 }
 
 const cpu_conv_path nbg_cpu_conv_avx512 = { "avx512-vnni", avx512_usable, kern_avx512, GRP512, requant_avx512,
-					     2, NULL };
+					     2, NULL, NULL };
 
 const cpu_conv_path nbg_cpu_conv_avx512_8 = { "avx512-vnni-8bit", avx512_usable, kern_avx512_8, GRP512,
-					      requant_avx512, 4, &nbg_cpu_conv_avx512 };
+					      requant_avx512, 4, &nbg_cpu_conv_avx512, quad_avx512 };
 
 #define NBG_AVX2 __attribute__((target("avx2")))
 #define GRP256 4
@@ -166,7 +210,7 @@ NBG_AVX2 static void kern_avx2(const cpu_conv_job *j, uint64_t b, uint64_t gr, i
 	}
 }
 
-const cpu_conv_path nbg_cpu_conv_avx2 = { "avx2", avx2_usable, kern_avx2, GRP256, NULL, 2, NULL };
+const cpu_conv_path nbg_cpu_conv_avx2 = { "avx2", avx2_usable, kern_avx2, GRP256, NULL, 2, NULL, NULL };
 
 #else
 /* Another target, or -Dcpu_kernels=portable: nothing here (ISO C wants a
