@@ -100,6 +100,31 @@ int nbg_cpu_patched_ref(const nbg_cpu_plan *p, size_t operation, uint32_t at, ui
 	return 0;
 }
 
+/* The bytes a state word relocated into a constant table points at: the
+ * patch of this operation that relocates the word at byte `at` names an
+ * entry of the table its source selects (MISC_DYNA_INPUT: the LCDT of a v1
+ * file; MISC_DYNA_GENERIC: the COEF_DATA_TABLE of a v2 file), and `need`
+ * bytes from the patched offset lie inside that entry; NULL otherwise. */
+const uint8_t *nbg_cpu_table_bytes(const nbg_cpu_plan *p, size_t operation, uint32_t at, uint32_t value,
+				   uint32_t source_type, uint64_t need)
+{
+	nbg_cmd_ref k;
+	size_t tid = source_type == NBG_GRAPH_SRC_MISC_DYNA_INPUT ? NBG_GRAPH_TABLE_LCD
+		     : NBG_GRAPH_TABLE_COEF_DATA;
+	const nbg_graph_table *t = nbg_graph_table_at(p->g, tid);
+	const nbg_graph_table_entry *e = NULL;
+	if ((source_type == NBG_GRAPH_SRC_MISC_DYNA_INPUT || source_type == NBG_GRAPH_SRC_MISC_DYNA_GENERIC) &&
+	    nbg_cpu_patched_ref(p, operation, at, value, &k) && k.source_type == source_type && k.index >= 0 &&
+	    t && t->present && t->decoded && t->data_present)
+		e = nbg_graph_table_entry_at(p->g, tid, (size_t)k.index);
+	if (!e || !e->in_bounds || t->data_offset > p->m->file_size ||
+	    e->offset > p->m->file_size - t->data_offset ||
+	    e->size > p->m->file_size - t->data_offset - e->offset || k.offset > e->size ||
+	    need > e->size - k.offset)
+		return NULL;
+	return p->m->data + t->data_offset + e->offset + k.offset;
+}
+
 /* The input (uniform 0x36000) and output (uniform index ou) image
  * addresses through their patches into *in, *out and the regions *ri, *ro;
  * 0 with the step refused when one is not relocated or in no region. */

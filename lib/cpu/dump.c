@@ -87,6 +87,13 @@ static int view_ref(const cpu_ref *r, cpu_view *v, nbg_cpu_tensor *t)
 		v->elem = r->kx;
 		t->data_format = r->group;
 		return 1;
+	case CPU_REF_IM2COL: /* p rows of k fp16 values; GEMM: n rows of p */
+	case CPU_REF_GEMM:
+		view_image(v, r->elt.region[2], r->elt.base[2], r->kind == CPU_REF_GEMM ? r->conv.p : r->conv.k,
+			   r->kind == CPU_REF_GEMM ? r->conv.n : r->conv.p, 1, r->elt.row[2], 0);
+		v->elem = 2;
+		t->data_format = DUMP_FP16;
+		return 1;
 	default:
 		return 0; /* an SP step of a softmax another step computes */
 	}
