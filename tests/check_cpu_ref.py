@@ -14,7 +14,7 @@ runs by reference semantics, against references no C code here computes.
    ConvolutionLayer shaders are executed likewise (check_cpu_shpool.py,
    check_cpu_shmax.py, check_cpu_shdw.py, check_cpu_shelt.py,
    check_cpu_int16.py and check_cpu_shconv.py check them) or refused with
-   pool-*, shmax-*, shdw-*, shelt-*, shpad-* and shconv-* ids or a
+   pool-*, shmax-*, shdw-*, shdw16-*, shelt-*, shpad-* and shconv-* ids or a
    memory id naming the layer; every other SH or SW
    operation is refused (shader-not-executed / software-not-executed) with
    its layer named; `nbg probe --json` counts the softmaxes per file, and
@@ -306,9 +306,9 @@ def check_plans(nbg, models, docs, failures, figures):
                     re.search(r": refused (pool|shmax)-[a-z-]+: a pooling shader \(layer PoolingLayer2\)", rest):
                 pass  # outside the layouts of check_cpu_shpool.py and check_cpu_shmax.py
             elif o["layer_name"] == "DepthwiseConvLayer" and o["type_name"] == "SH" and \
-                    re.search(r": refused shdw-[a-z-]+: a depthwise convolution shader "
+                    re.search(r": refused shdw(16)?-[a-z-]+: an? (fp16 )?depthwise convolution shader "
                               r"\(layer DepthwiseConvLayer\)", rest):
-                pass  # outside the established layout (check_cpu_shdw.py)
+                pass  # outside the established layouts (check_cpu_shdw.py, check_cpu_shconv.py)
             elif o["layer_name"] == "ConvolutionLayer" and o["type_name"] == "SH" and \
                     re.search(r": refused shconv-[a-z-]+: a ConvolutionLayer SH operation", rest):
                 pass  # outside the fp16 im2col and product layouts (check_cpu_shconv.py)

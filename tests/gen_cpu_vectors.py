@@ -1610,6 +1610,57 @@ def shconv_case():
     return c
 
 
+SHDW16_STRIDE2 = [0x151515, 0, 0x4320210, 0x654, 0x151515, 0x2100210, 0x210, 0x400] + [0] * 8 + \
+    [0x151515, 0, 0x4320210, 0x654, 0x151515, 0x5430543, 0x543, 0x400] + [0] * 8 + \
+    [0x111111, 0x111000, 0x40200, 0x402]
+
+
+def shdw16_case():
+    """The fp16 depthwise convolution shader in its stride-2 layout."""
+    c = Case("sh-dwconv-fp16", "SH DepthwiseConvLayer on fp16 planes: 3 channels of 5x4 (rows 12 bytes apart), "
+             "kernel 3x3, stride 2, pad 0 -> 3x2 (the last column's and row's windows past the input: 0 there, "
+             "TFLite's SAME), kernel rows 20 bytes apart, float32 biases",
+             "numpy: per channel the 3x3 windows, float32 products summed in (ky, kx) order plus the bias, "
+             "numpy.float16 (to nearest, ties to even), below the normal range 0")
+    rs = np.random.RandomState(44)
+    w, h, ch, k, st, ow, oh, row, wrow = 5, 4, 3, 3, 2, 3, 2, 12, 20
+    x = rs.uniform(-2, 2, (ch, h, w)).astype(np.float16)
+    wt = rs.uniform(-1, 1, (ch, k * k)).astype(np.float16)
+    bias = rs.uniform(-1, 1, ch).astype(np.float32)
+    img = np.zeros(ch * h * row, np.uint8)
+    for ci in range(ch):
+        for y in range(h):
+            img[ci * h * row + y * row:ci * h * row + y * row + 2 * w] = np.frombuffer(x[ci, y].tobytes(), np.uint8)
+    c.add_input(img, [row // 2, h, ch], FP16)
+    wbytes = np.zeros(wrow * ch, np.uint8)
+    for ci in range(ch):
+        wbytes[ci * wrow:ci * wrow + 2 * k * k] = np.frombuffer(wt[ci].tobytes(), np.uint8)
+    we, be = c.add_raw(wbytes), c.add_raw(np.frombuffer(bias.tobytes(), np.uint8))
+    u = {}
+    put(u, 1, [row, h << 16 | w, SHCONV_FP16, row * h, ch, SHCONV_PIN, 0])
+    put(u, 9, [wrow, ch << 16 | k * k, SHCONV_FP16, wrow * ch, 1, SHCONV_PIN, 0])
+    put(u, 17, [4 * ch, 1 << 16 | ch, SHCONV_F32, 4 * ch, 1, SHCONV_PIN_BIAS, 0])
+    put(u, 24, [1, k, k, st, 0, 0, st, 0])
+    put(u, 33, [2 * ow, oh << 16 | ow, SHCONV_FP16, 2 * ow * oh, ch, SHCONV_PIN, 0])
+    put(u, 40, [ow, 0, 0, 0] + SHDW16_STRIDE2)
+    sh_op(c, "DepthwiseConvLayer", u, [(0, (INPUT, 0, 0)), (8, (MISC_DYNA_GENERIC, we, 0)),
+                                       (16, (MISC_DYNA_GENERIC, be, 0)), (32, (OUTPUT, 0, 0))])
+    xp = np.zeros((ch, h + k, w + k), np.float16)
+    xp[:, :h, :w] = x
+    out = np.zeros((ch, oh, ow), np.float16)
+    for ci in range(ch):
+        for oy in range(oh):
+            for ox in range(ow):
+                acc = np.float32(0)
+                for j in range(k):
+                    for i in range(k):
+                        acc = np.float32(acc + np.float32(wt[ci, j * k + i]) * np.float32(xp[ci, oy * st + j,
+                                                                                          ox * st + i]))
+                out[ci, oy, ox] = np.float16(np.float32(acc + bias[ci]))
+    c.add_output(flush_subnormal(np.frombuffer(out.tobytes(), np.uint8).tolist()), [ow, oh, ch], FP16)
+    return c
+
+
 def all_cases():
     return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
@@ -1617,7 +1668,7 @@ def all_cases():
             [tp_f16_case(), lut_case(), tp_int8_case(), tpfc_case()] +
             [softmax_case(), softmax_int8_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
-             shconv_case()] + spmax_cases() + [tpfc_in_zp_case(), nn_scale_0xad_case()])
+             shconv_case(), shdw16_case()] + spmax_cases() + [tpfc_in_zp_case(), nn_scale_0xad_case()])
 
 
 def dwshader(name, rs, codes, scale_bits, pixels=None):

@@ -65,7 +65,7 @@ static int shconv_once(const cpu_uniforms *u, unsigned first, unsigned last)
 
 /* The image descriptor at word j: fp16 (or, f32, float32), depth 1 unless
  * depth_any, its pinned words; its size into *w, *h, row into *row. */
-static int shconv_image(const cpu_uniforms *u, unsigned j, int f32, int depth_any, uint32_t *w, uint32_t *h,
+int nbg_cpu_f16_image(const cpu_uniforms *u, unsigned j, int f32, int depth_any, uint32_t *w, uint32_t *h,
 			uint64_t *row)
 {
 	const uint32_t *v = u->value + j;
@@ -90,7 +90,7 @@ static int shconv_im2col_uniforms(nbg_cpu_step *s, const cpu_uniforms *u, cpu_re
 			 : u->loaded[j] > 1 || (u->loaded[j] && v[j]);
 	for (unsigned j = 28; j < 36; j++)
 		other |= v[j] != 0;
-	if (other || !shconv_image(u, 0, 0, 1, &w, &h, &row) || !shconv_image(u, 8, 0, 0, &k, &pr, &orow)) {
+	if (other || !nbg_cpu_f16_image(u, 0, 0, 1, &w, &h, &row) || !nbg_cpu_f16_image(u, 8, 0, 0, &k, &pr, &orow)) {
 		nbg_cpu_refuse(s, "shconv-uniforms-unknown", "a ConvolutionLayer SH operation (layer %s) "
 			       "loading no uniform 0x36090, whose uniforms are not the fp16 im2col shader's "
 			       "layout (0x36000..0x3605c and 0x36070..0x3608c loaded once, two fp16 images, "
@@ -139,9 +139,9 @@ static int shconv_gemm_uniforms(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operati
 		other |= u->loaded[j] > 1 || (u->loaded[j] && v[j]);
 	for (unsigned j = 36; j < 54; j++)
 		other |= v[j] != shconv_pinned[j - 36];
-	if (other || v[24] || v[26] || !shconv_image(u, 0, 0, 0, &k, &pr, &row) ||
-	    !shconv_image(u, 8, 0, 0, &kk, &n, &wrow) || !shconv_image(u, 16, 1, 0, &bn, &bh, &brow) ||
-	    !shconv_image(u, 28, 0, 0, &ow, &on, &orow)) {
+	if (other || v[24] || v[26] || !nbg_cpu_f16_image(u, 0, 0, 0, &k, &pr, &row) ||
+	    !nbg_cpu_f16_image(u, 8, 0, 0, &kk, &n, &wrow) || !nbg_cpu_f16_image(u, 16, 1, 0, &bn, &bh, &brow) ||
+	    !nbg_cpu_f16_image(u, 28, 0, 0, &ow, &on, &orow)) {
 		nbg_cpu_refuse(s, "shconv-uniforms-unknown", "a ConvolutionLayer SH operation (layer %s) "
 			       "loading uniform 0x36090, whose uniforms are not the fp16 matrix-product shader's "
 			       "layout (0x36000..0x36068 and 0x36070..0x360d4 loaded once, fp16 rows, kernels "
@@ -228,7 +228,7 @@ static void plan_shconv(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	nbg_cpu_ref_executed(s, op, CPU_OP_SHCONV, gemm ? CPU_REF_GEMM : CPU_REF_IM2COL);
 }
 
-static uint16_t shconv_ld(const uint8_t *b)
+uint16_t nbg_cpu_f16_ld(const uint8_t *b)
 {
 	return (uint16_t)(b[0] | b[1] << 8);
 }
@@ -257,6 +257,15 @@ static void shconv_run_im2col(const cpu_ref *r, uint8_t *const *buf)
 	}
 }
 
+void nbg_cpu_f16_store(uint8_t *d, float v)
+{
+	uint16_t h = nbg_fp16_from_float(v);
+	if (!(h & 0x7c00))
+		h = 0;
+	d[0] = (uint8_t)h;
+	d[1] = (uint8_t)(h >> 8);
+}
+
 /* float32 products summed in k order, then the bias, rounded once to fp16;
  * results below fp16's normal range written as +0, as the softmax's are. */
 static void shconv_run_gemm(const cpu_ref *r, uint8_t *const *buf)
@@ -271,13 +280,9 @@ static void shconv_run_gemm(const cpu_ref *r, uint8_t *const *buf)
 			const uint8_t *x = in + q * r->elt.row[0];
 			float acc = 0;
 			for (uint32_t k = 0; k < r->conv.k; k++)
-				acc += nbg_fp16_to_float(shconv_ld(w + 2 * k)) * nbg_fp16_to_float(shconv_ld(x + 2 * k));
-			uint16_t h = nbg_fp16_from_float(acc + bias);
-			if (!(h & 0x7c00))
-				h = 0;
-			uint8_t *d = out + o * r->elt.row[2] + 2ull * q;
-			d[0] = (uint8_t)h;
-			d[1] = (uint8_t)(h >> 8);
+				acc += nbg_fp16_to_float(nbg_cpu_f16_ld(w + 2 * k)) *
+				       nbg_fp16_to_float(nbg_cpu_f16_ld(x + 2 * k));
+			nbg_cpu_f16_store(out + o * r->elt.row[2] + 2ull * q, acc + bias);
 		}
 	}
 }

@@ -184,8 +184,13 @@ static void plan_shdw(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t opera
 {
 	cpu_ref *r = &op->u.ref;
 	cpu_uniforms u;
-	if (!nbg_cpu_load_uniforms(p, s, operation, "depthwise convolution shader", &u) ||
-	    !shdw_uniforms_known(s, &u) || !shdw_shape(s, &u, r) || !shdw_kernels(p, s, operation, &u, r))
+	if (!nbg_cpu_load_uniforms(p, s, operation, "depthwise convolution shader", &u))
+		return;
+	if (nbg_cpu_shdw16_is(&u)) {
+		nbg_cpu_shdw16_plan(p, s, op, operation, &u);
+		return;
+	}
+	if (!shdw_uniforms_known(s, &u) || !shdw_shape(s, &u, r) || !shdw_kernels(p, s, operation, &u, r))
 		return;
 	nbg_cmd_ref in, out;
 	long ri, ro;
