@@ -82,7 +82,8 @@ enum cpu_layer {
 	CPU_LAYER_TENSOR_SCALE,         /* TensorScale */
 	CPU_LAYER_SOFTMAX2_SP,          /* Softmax2Layer_SP */
 	CPU_LAYER_TENSOR_PAD2,          /* TensorPadOperation2 */
-	CPU_LAYER_CONVOLUTION           /* ConvolutionLayer */
+	CPU_LAYER_CONVOLUTION,          /* ConvolutionLayer */
+	CPU_LAYER_MULTISTREAM_SP        /* MultiStreamProcessor_SP */
 };
 
 /* What a command's operation is (nbg_cmd_op.kind, doc/commands.md), read

@@ -116,8 +116,8 @@ static void view_nn16(const cpu_nn16 *n, cpu_view *v, nbg_cpu_tensor *t)
 	} else {
 		view_image(v, n->out_region, n->out_base, n->pool_x, n->pool_y, n->out_z, n->out_row, n->out_slice);
 		v->elem = 2;
-		t->data_format = DUMP_INT16;
-		t->zero_point_known = 1;
+		t->data_format = n->kind >= CPU_NN16_F16_MAXPOOL ? DUMP_FP16 : DUMP_INT16;
+		t->zero_point_known = n->kind < CPU_NN16_F16_MAXPOOL;
 	}
 	v->ring_lo = n->out_ring_lo;
 	v->ring_size = n->out_ring_size;
