@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""The CPU backend on int16 data against the float TensorFlow Lite model
-the file was compiled from.
+"""The CPU backend on int16 and fp16 data against the float TensorFlow Lite
+model the file was compiled from.
 
 models_dir/mediapipe-a733/NAME.tflite is the float source of every
-corpus/v2/NAME_nbg_*.nb (its README).  For each v2 file whose input record
-is int16 (dynamic fixed point) and which has a source: when the CPU backend
+corpus/v2/NAME_nbg_*.nb (its README).  For each v2 file whose records are
+all int16 (dynamic fixed point) or all unquantized fp16 and which has a
+source (fp16: the image rounded to fp16, fed to both): when the CPU backend
 runs it whole (`nbg run --backend cpu --check --json`), the file and the
 source are run on one synthetic image (smooth gradients and a rectangle, x
 in [-1, 1], the input's range in the source; quantized by the file's input
@@ -18,9 +19,10 @@ of its shape (the record's dimensions, outermost first):
 - every output must correlate with its source output at 0.999 or more;
 - the output fidelity.json names for the model (face_detector: the
   regressors) must have a mean absolute error no larger than the figure
-  fidelity.json gives for the vendor's own int16 conversion against TFLite
-  (0.2515 for face_detector).  That figure bounds what an int16 compilation
-  of this model gives on the NPU as the vendor measured it (on its own
+  fidelity.json gives for the vendor's own conversion of that data type
+  against TFLite (int16 0.2515, fp16 0.2484 for face_detector).  That
+  figure bounds what such a compilation of this model gives on the NPU as
+  the vendor measured it (on its own
   inputs and pipeline, whose un-quantized import alone differs by 0.2482),
   so a backend within it computes no worse than the vendor's conversion; it
   is not a bound on bit-exactness.
@@ -189,14 +191,32 @@ def dfp16(rec):
     return q["fixed_point_position"]
 
 
+def codec(rec):
+    """(kind, encode, decode) of a record: "int16" dynamic fixed point (q =
+    round(x 2^fl)) or "fp16" with no quantization (numpy.float16); None for
+    another record."""
+    import numpy as np
+    fl = dfp16(rec)
+    if fl is not None:
+        return ("int16", lambda x: np.clip(np.round(x * 2.0 ** fl), -32768, 32767).astype("<i2"),
+                lambda b: np.frombuffer(b, "<i2").astype(np.float64) / 2.0 ** fl)
+    q = rec.get("quantization") or {}
+    if rec.get("data_format_name") == "FP16" and q.get("interpretation") == "none":
+        return ("fp16", lambda x: x.astype("<f2"), lambda b: np.frombuffer(b, "<f2").astype(np.float64))
+    return None
+
+
 def judge(nbg, path, src, fidelity):
     """True when judged."""
     import numpy as np
     name = os.path.basename(path)
     ins, outs = io_records(nbg, path)
-    if len(ins) != 1 or dfp16(ins[0]) is None or any(dfp16(o) is None for o in outs):
-        print("note %s: its records are not all int16 dynamic fixed point: not judged" % name)
+    kinds = [codec(r) for r in ins + outs]
+    if len(ins) != 1 or None in kinds or len(set(k[0] for k in kinds)) != 1:
+        print("note %s: its records are not all int16 dynamic fixed point or all unquantized fp16: not judged" %
+              name)
         return False
+    kind = kinds[0][0]
     plan = subprocess.run(nbg + ["run", "--backend", "cpu", "--check", "--json", path], stdout=subprocess.PIPE)
     doc = json.loads(plan.stdout)
     if not doc.get("runs_whole"):
@@ -210,11 +230,10 @@ def judge(nbg, path, src, fidelity):
     if len(shape) != 4 or shape[0] != 1:
         print("note %s: input %s is no N=1 NHWC image: not judged" % (name, shape))
         return False
-    fl = dfp16(rec)
     img = synthetic_image(shape[1], shape[2], shape[3])
-    q = np.clip(np.round(img * 2.0 ** fl), -32768, 32767).astype("<i2")
+    q = kinds[0][1](img)
     try:
-        ref = tflite_graph(src, q.astype(np.float64) / 2.0 ** fl)
+        ref = tflite_graph(src, kinds[0][2](q.tobytes()).reshape(img.shape))
     except ValueError as e:
         print("note %s: its source holds what the test's graph does not run (%s): not judged" % (name, e))
         return False
@@ -222,8 +241,8 @@ def judge(nbg, path, src, fidelity):
         q.tofile(os.path.join(tmp, "in.bin"))
         subprocess.run(nbg + ["run", "--backend", "cpu", path, "--input", os.path.join(tmp, "in.bin"),
                               "--output-dir", os.path.join(tmp, "out")], stdout=subprocess.DEVNULL, check=True)
-        got = [np.fromfile(os.path.join(tmp, "out", "output_%d.bin" % o["index"]), dtype="<i2")
-               .astype(np.float64) / 2.0 ** dfp16(o) for o in outs]
+        got = [kinds[1 + i][2](open(os.path.join(tmp, "out", "output_%d.bin" % o["index"]), "rb").read())
+               for i, o in enumerate(outs)]
     named = fidelity.get("output", "").split(" ")[0]
     judged = 0
     for o, g in zip(outs, got):
@@ -237,9 +256,9 @@ def judge(nbg, path, src, fidelity):
         check(corr >= MIN_CORR, "%s output %d (%s): correlation %.6f with the source's (at least %.3f), mean "
               "absolute error %.4f, largest %.3f" % (name, o["index"], same[0], corr, MIN_CORR, mae,
                                                      float(np.abs(g - r).max())))
-        if same[0] == named and "int16" in fidelity:
-            check(mae <= fidelity["int16"], "%s output %d (%s): mean absolute error %.4f, within the vendor's "
-                  "int16 conversion's %.4f (fidelity.json)" % (name, o["index"], named, mae, fidelity["int16"]))
+        if same[0] == named and kind in fidelity:
+            check(mae <= fidelity[kind], "%s output %d (%s): mean absolute error %.4f, within the vendor's "
+                  "%s conversion's %.4f (fidelity.json)" % (name, o["index"], named, mae, kind, fidelity[kind]))
         judged += 1
     return judged > 0
 
@@ -266,7 +285,7 @@ def main():
             print("note %s: no TFLite source beside the models (%s): not judged" % (name, src))
             continue
         judged += judge(nbg, os.path.join(v2, name), src, fidelity.get(model, {}))
-    check(judged > 0, "%d int16 files judged against their sources" % judged)
+    check(judged > 0, "%d int16 and fp16 files judged against their sources" % judged)
     sys.exit(tc_check.finish())
 
 

@@ -10,10 +10,11 @@ runs by reference semantics, against references no C code here computes.
    softmax of neither layout is printed as not judged and must not be
    executed; one writing an output record writes one of its width, whose
    innermost dimension is 2 for the pair softmax.  The PoolingLayer2,
-   DepthwiseConvLayer, TensorAdd, TensorScale and TensorPadOperation2
-   shaders are executed likewise (check_cpu_shpool.py, check_cpu_shmax.py,
-   check_cpu_shdw.py, check_cpu_shelt.py and check_cpu_int16.py check them)
-   or refused with pool-*, shmax-*, shdw-*, shelt-* and shpad-* ids or a
+   DepthwiseConvLayer, TensorAdd, TensorScale, TensorPadOperation2 and
+   ConvolutionLayer shaders are executed likewise (check_cpu_shpool.py,
+   check_cpu_shmax.py, check_cpu_shdw.py, check_cpu_shelt.py,
+   check_cpu_int16.py and check_cpu_shconv.py check them) or refused with
+   pool-*, shmax-*, shdw-*, shdw16-*, shelt-*, shpad-* and shconv-* ids or a
    memory id naming the layer; every other SH or SW
    operation is refused (shader-not-executed / software-not-executed) with
    its layer named; `nbg probe --json` counts the softmaxes per file, and
@@ -296,18 +297,21 @@ def check_plans(nbg, models, docs, failures, figures):
                     softmax.append((model, doc, o))
                 continue
             if o["layer_name"] in ("PoolingLayer2", "DepthwiseConvLayer", "TensorAdd", "TensorScale",
-                                   "TensorPadOperation2") and \
+                                   "TensorPadOperation2", "ConvolutionLayer") and \
                     o["type_name"] == "SH" and rest.endswith("execute " + LABEL):
-                pools.append(model)  # check_cpu_shpool/_shmax/_shdw/_shelt/_int16.py check these
+                pools.append(model)  # check_cpu_shpool/_shmax/_shdw/_shelt/_int16/_shconv.py check these
                 continue
             rid = "shader-not-executed" if o["type_name"] == "SH" else "software-not-executed"
             if o["layer_name"] == "PoolingLayer2" and o["type_name"] == "SH" and \
                     re.search(r": refused (pool|shmax)-[a-z-]+: a pooling shader \(layer PoolingLayer2\)", rest):
                 pass  # outside the layouts of check_cpu_shpool.py and check_cpu_shmax.py
             elif o["layer_name"] == "DepthwiseConvLayer" and o["type_name"] == "SH" and \
-                    re.search(r": refused shdw-[a-z-]+: a depthwise convolution shader "
+                    re.search(r": refused shdw(16)?-[a-z-]+: an? (fp16 )?depthwise convolution shader "
                               r"\(layer DepthwiseConvLayer\)", rest):
-                pass  # outside the established layout (check_cpu_shdw.py)
+                pass  # outside the established layouts (check_cpu_shdw.py, check_cpu_shconv.py)
+            elif o["layer_name"] == "ConvolutionLayer" and o["type_name"] == "SH" and \
+                    re.search(r": refused shconv-[a-z-]+: a ConvolutionLayer SH operation", rest):
+                pass  # outside the fp16 im2col and product layouts (check_cpu_shconv.py)
             elif o["layer_name"] == "TensorPadOperation2" and o["type_name"] == "SH" and \
                     re.search(r": refused shpad-[a-z-]+: a TensorPadOperation2 shader", rest):
                 pass  # outside the established layout (test_cpu_nn16.c, check_cpu_int16.py)

@@ -26,7 +26,8 @@ check_dump.py NBG --corpus CORPUS_DIR --goldens GOLDENS_DIR --cpu-dump NBG_CPU_D
     writes as 0); a tiled layer's whole tensor its tiles concatenated by
     numpy; two runs compare equal (exit 0); one byte changed in the fifth
     tensor makes nbg compare --json exit 1 naming that operation first.
-    The v2 file is the one of least work that runs whole (the others are
+    The v2 file is the one of least work that runs whole with an integer
+    image input (the others, an fp16 one among them, are
     printed with why they are not judged; a refused one must leave no
     dump): the same checks on int16 data, its outputs, which several
     operations write in parts, each part against output_<k>.bin at the
@@ -514,14 +515,18 @@ def corpus(nbg, corpus_dir, goldens, cpu_dump):
 
 
 def corpus_v2(nbg, cpu_dump, np, v2, tmp):
-    """The v2 file of least work that runs whole on the CPU backend (its
-    int16 dynamic fixed point data, where it is such a file): the dump
+    """The v2 file of least work that runs whole on the CPU backend with one
+    8- or 16-bit integer image input (its int16 dynamic fixed point data,
+    where it is such a file; an fp16 file is printed as not judged): the dump
     checks above, --batch against single runs, a PNG against the raw input
     numpy derives from it.  Every other v2 file is printed, with why it is
     not judged here; the first refused one must leave no dump."""
     plans = [(f, plan(nbg, f)) for f in v2]
-    runnable = sorted(((p["totals"]["work"], f, p) for f, p in plans if p and p["runs_whole"]))
-    check(bool(runnable), "the corpus holds a v2 file that runs whole on the CPU backend (%d v2 files)" % len(v2))
+    # the input must be one an image fills with a quantization derive() applies
+    fits = {f: integer_image_input(nbg, f) for f, p in plans if p and p["runs_whole"]}
+    runnable = sorted(((p["totals"]["work"], f, p) for f, p in plans if p and p["runs_whole"] and fits[f]))
+    check(bool(runnable), "the corpus holds a v2 file that runs whole on the CPU backend with an 8- or 16-bit "
+          "integer image input (%d v2 files)" % len(v2))
     refused = None
     for f, p in plans:
         name = os.path.basename(f)
@@ -530,6 +535,9 @@ def corpus_v2(nbg, cpu_dump, np, v2, tmp):
         elif not p["runs_whole"]:
             print("not judged: %s: the CPU backend refuses it (%s)" % (name, p["refusal"]))
             refused = refused or f
+        elif not fits[f]:
+            print("not judged: %s: runs whole, but its input is no 8- or 16-bit integer image this test "
+                  "derives (cpu-int16 judges it against its source)" % name)
         elif f != runnable[0][1]:
             print("not judged: %s: runs whole; this test checks the v2 file of least work (%s), one "
                   "whole-model run of each kind in the corpus tier" % (name, os.path.basename(runnable[0][1])))
@@ -546,6 +554,14 @@ def corpus_v2(nbg, cpu_dump, np, v2, tmp):
               "%s: the refused run exits 4 and leaves no dump (%d)" % (name, r.returncode))
     if runnable:
         v2_whole(nbg, cpu_dump, np, runnable[0][1], runnable[0][2], tmp)
+
+
+def integer_image_input(nbg, f):
+    """Whether the file has one input, an image (image_axes) of UINT8, INT8
+    or INT16 data."""
+    rec = json.loads(run([nbg, "inspect", "--json", f]).stdout)["inputs"]
+    return len(rec) == 1 and image_axes(rec[0]) is not None and \
+        rec[0]["data_format_name"] in ("UINT8", "INT8", "INT16")
 
 
 # An image's pixels as most float models of the v2 corpus take them: [-1, 1]

@@ -5799,23 +5799,198 @@ static const cv_raw c41_raw[] = {
 };
 
 static const uint8_t c42_in0[] = {
-	0x41, 0x5a, 0x96, 0x5d, 0x68, 0x45, 0x61, 0x73, 0x42, 0x7c,
+	0, 0x24, 0xfb, 0x36, 0xde, 0xbd, 0x27, 0xbc, 0x88, 0xb9, 0xbf, 0x3d, 0x51, 0x39, 0x45, 0x31,
+	0x89, 0xbf, 0x7b, 0x3b, 0xb9, 0xb6, 0xd5, 0x3c, 0xdc, 0xbb, 0x17, 0xbf, 0xde, 0x3d, 0x77, 0xbc,
+	0x15, 0xb6, 0xe3, 0xb9, 0xc6, 0xbe, 0x7e, 0x3d, 0x95, 0x3d, 0x8b, 0x3f, 0x56, 0xb7, 0x46, 0x3f,
+	0xf1, 0xb2, 0x6e, 0x39, 0xae, 0xbe, 0x5b, 0x3e, 0x77, 0xba, 0x9b, 0xbb, 0xeb, 0xbf, 0x88, 0x31,
+	0x3f, 0xae, 0x5d, 0x38, 0xa7, 0x3f, 0x8a, 0x3e, 0x90, 0x3e, 0x77, 0x2e, 0x56, 0xbe, 0x1b, 0xbd,
 };
 
 static const cv_io c42_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c42_in0, 10 },
+	{ { 5, 4, 2, 1 }, 3, 1, c42_in0, 80 },
 };
 
 static const uint8_t c42_out0[] = {
+	0x8c, 0xbe, 0x29, 0x40, 0x39, 0xc2, 0x5c, 0x3f, 0xf6, 0xbd, 0x85, 0xc6, 0x68, 0x37, 0x4d, 0x41,
+	0xb2, 0xbc, 0xae, 0x38, 0x74, 0x44, 0xb0, 0xbc, 0, 0, 0xde, 0x85, 0, 0, 0, 0,
+	0, 0, 0xde, 5,
+};
+
+static const cv_io c42_out[] = {
+	{ { 6, 3, 1, 1 }, 2, 1, c42_out0, 36 },
+};
+
+static const cv_field c42_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c42_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c42_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 8, -1, 64, 0 },
+};
+
+static const uint32_t c42_op0_u[] = {
+	0, 0xa, 0x40005, 0x44405041, 0x28, 2, 0x10dd10b0, 0,
+	0, 0x24, 0x60012, 0x44405041, 0xd8, 1, 0x10dd10b0, 0,
+	9, 3, 2, 2, 1, 1, 3, 3,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0,
+};
+
+static const cv_field c42_op1_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c42_op1_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c42_op1_a[] = {
+	{ 2, NULL, 0, 8, -1, 64, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 5, 1, 0, 0 },
+	{ 2, NULL, 28, 2, 0, 0, 0 },
+};
+
+static const uint32_t c42_op1_u[] = {
+	0, 0x24, 0x60012, 0x44405041, 0xd8, 1, 0x10dd10b0, 0,
+	0, 0x28, 0x30012, 0x44405041, 0x78, 1, 0x10dd10b0, 0,
+	0, 0xc, 0x10003, 0x32100002, 0xc, 1, 0x10de10b0, 0,
+	0, 0x18, 0, 0, 0, 0xc, 0x30006, 0x44405041,
+	0x24, 1, 0x10dd10b0, 0, 0x55555555, 0x55550000, 0x76543210, 0x76543210,
+	0, 0x76543210, 0x76543210, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 1, 2,
+};
+
+static const cv_op c42_ops[] = {
+	{ 1, "ConvolutionLayer", -1, c42_op0_f, 0, c42_op0_w, 0, c42_op0_a, 2, c42_op0_u, 36 },
+	{ 1, "ConvolutionLayer", -1, c42_op1_f, 0, c42_op1_w, 0, c42_op1_a, 4, c42_op1_u, 54 },
+};
+
+static const cv_stream c42_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c42_r0[] = {
+	0x40, 0x3b, 0xa3, 0xb1, 0xd7, 0x39, 0x82, 0x35, 0x1f, 0x34, 0x2f, 0xb7, 0x59, 0x3a, 0xb1, 0xb8,
+	0x1e, 0xb2, 0xe6, 0x3b, 0x8b, 0x37, 8, 0xaf, 0xc4, 0x2f, 0xae, 0xb1, 0x43, 0x37, 0x74, 0xb2,
+	0x72, 0x35, 0x8d, 0x36, 0, 0, 0, 0, 3, 0x33, 0x20, 0x2d, 0xb4, 0xb8, 0xd0, 0xb8,
+	0xbb, 0x38, 0xb6, 0xb6, 0xfe, 0x34, 0x6a, 0xb6, 0xb0, 0xb9, 0x26, 0xb2, 0x12, 0xb6, 0x1b, 0xb8,
+	0xa3, 0x31, 0x13, 0xb8, 0xee, 0x37, 0xb, 0x37, 0x40, 0x36, 0x5b, 0xba, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c42_r1[] = {
+	0x4e, 0x6d, 0x21, 0xbf, 0x5f, 0xc7, 5, 0xbe, 0, 0, 0, 0,
+};
+
+static const cv_raw c42_raw[] = {
+	{ c42_r0, 120 },
+	{ c42_r1, 12 },
+};
+
+static const uint8_t c43_in0[] = {
+	0x5c, 0x3d, 0x53, 0xbe, 0xd4, 0x3b, 0x77, 0xb8, 0x81, 0xb8, 0, 0, 0xfe, 0x36, 0xcc, 0xb6,
+	0xd2, 0xb5, 0x12, 0x29, 0xba, 0x3a, 0, 0, 0x5e, 0x3f, 0x8d, 0xb1, 0xa1, 0xb4, 0x2f, 0xbe,
+	0x83, 0xbc, 0, 0, 0x52, 0x3f, 0x18, 0x3f, 0x1c, 0x3e, 0xaf, 0x38, 0x94, 0xbc, 0, 0,
+	0x61, 0x38, 0xc6, 0xbd, 0x49, 0xb1, 0xfb, 0x3d, 0xbb, 0xbb, 0, 0, 0x46, 0x39, 0xce, 0x3d,
+	0x9e, 0xbd, 7, 0x34, 0x74, 0xbd, 0, 0, 0x3c, 0xbd, 0x56, 0xbe, 0xc1, 0xbc, 0xbc, 0xb1,
+	0xb7, 0x3c, 0, 0, 0xda, 0x3f, 0xe1, 0x3c, 0xd8, 0xb7, 7, 0x2c, 0xf, 0xbf, 0, 0,
+	0xc1, 0x3a, 0xd7, 0xbe, 0x1f, 0x3e, 0x3c, 0x3b, 0x55, 0x3d, 0, 0, 0xba, 0x3a, 0x51, 0x3a,
+	0xe2, 0x3e, 0x1b, 0x3e, 0x7b, 0xbe, 0, 0, 0x92, 0xb1, 0x73, 0xa7, 0x42, 0xbe, 0x8a, 0xbd,
+	0xc0, 0x3f, 0, 0, 0x4f, 0xbb, 0x5b, 0x3e, 0x5f, 0xbd, 0xe2, 0xbd, 0xd8, 0xb9, 0, 0,
+};
+
+static const cv_io c43_in[] = {
+	{ { 6, 4, 3, 1 }, 3, 1, c43_in0, 144 },
+};
+
+static const uint8_t c43_out0[] = {
+	0x7a, 0xbb, 0x12, 0xbc, 0x3d, 0x3e, 0xef, 0xb0, 0xde, 0x37, 0xe2, 0x3b, 0xfe, 0xc4, 0x1b, 0x3c,
+	0xf, 0x3e, 0xa, 0xc3, 0xe6, 0x39, 0x99, 0xb6, 0x57, 0x41, 9, 0x3a, 0x8e, 0x38, 0xe6, 0xbc,
+	0x63, 0xb8, 0x8a, 0x40,
+};
+
+static const cv_io c43_out[] = {
+	{ { 3, 2, 3, 1 }, 3, 1, c43_out0, 36 },
+};
+
+static const cv_field c43_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c43_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c43_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 5, 1, 0, 0 },
+	{ 2, NULL, 32, 2, 0, 0, 0 },
+};
+
+static const uint32_t c43_op0_u[] = {
+	0, 0xc, 0x40005, 0x44405041, 0x30, 3, 0x10dd10b0, 0,
+	0, 0x14, 0x30009, 0x44405041, 0x3c, 1, 0x10dd10b0, 0,
+	0, 0xc, 0x10003, 0x32100002, 0xc, 1, 0x10de10b0, 0,
+	1, 3, 3, 2, 0, 0, 2, 0,
+	0, 6, 0x20003, 0x44405041, 0xc, 3, 0x10dd10b0, 0,
+	3, 0, 0, 0, 0x151515, 0, 0x4320210, 0x654,
+	0x151515, 0x2100210, 0x210, 0x400, 0, 0, 0, 0,
+	0, 0, 0, 0, 0x151515, 0, 0x4320210, 0x654,
+	0x151515, 0x5430543, 0x543, 0x400, 0, 0, 0, 0,
+	0, 0, 0, 0, 0x111111, 0x111000, 0x40200, 0x402,
+};
+
+static const cv_op c43_ops[] = {
+	{ 1, "DepthwiseConvLayer", -1, c43_op0_f, 0, c43_op0_w, 0, c43_op0_a, 4, c43_op0_u, 80 },
+};
+
+static const cv_stream c43_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c43_r0[] = {
+	0x2a, 0xb6, 0xfd, 0xb0, 0x68, 0xb5, 0x5b, 0x30, 0x7a, 0xba, 0xc5, 0x38, 0x67, 0xb7, 0x95, 0x3a,
+	0x6e, 0x3a, 0, 0, 0xbf, 0xbb, 0xa9, 0x39, 0x9f, 0x35, 0x66, 0xbb, 0x1d, 0xb6, 0x1d, 0x30,
+	5, 0x32, 0xc9, 0x35, 0x3d, 0x34, 0, 0, 5, 0x3b, 0x96, 0x37, 0xd6, 0x37, 0x42, 0xba,
+	0x84, 0xa2, 0xde, 0x39, 0xb5, 0xbb, 0x13, 0xb9, 0x32, 0xba, 0, 0,
+};
+
+static const uint8_t c43_r1[] = {
+	0x6e, 0xe3, 0x34, 0x3f, 5, 0x31, 0x67, 0xbf, 0x32, 0xb6, 0x95, 0xba,
+};
+
+static const cv_raw c43_raw[] = {
+	{ c43_r0, 60 },
+	{ c43_r1, 12 },
+};
+
+static const uint8_t c44_in0[] = {
+	0x41, 0x5a, 0x96, 0x5d, 0x68, 0x45, 0x61, 0x73, 0x42, 0x7c,
+};
+
+static const cv_io c44_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c44_in0, 10 },
+};
+
+static const uint8_t c44_out0[] = {
 	0x41, 0x13, 0xb8, 0x1e, 0x6a, 0x3a, 0x45, 0x20, 0x27, 0x25, 0xff, 0x14, 0xe2, 0x21, 0x38, 0x2a,
 	0xdc, 0x13, 0x65, 0x2e,
 };
 
-static const cv_io c42_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c42_out0, 20 },
+static const cv_io c44_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c44_out0, 20 },
 };
 
-static const cv_field c42_op0_f[] = {
+static const cv_field c44_op0_f[] = {
 	{ "in_image_x_size", 0xa },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -5828,20 +6003,20 @@ static const cv_field c42_op0_f[] = {
 	{ "in_image_y_stride", 0xa },
 };
 
-static const cv_word c42_op0_w[] = {
+static const cv_word c44_op0_w[] = {
 	{ 29, 0x41455dcc },
 	{ 30, 0xc101710d },
 };
 
-static const cv_addr c42_op0_a[] = {
+static const cv_addr c44_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 };
 
-static const uint32_t c42_op0_u[] = {
+static const uint32_t c44_op0_u[] = {
 	0,
 };
 
-static const cv_field c42_op1_f[] = {
+static const cv_field c44_op1_f[] = {
 	{ "out_image_x_size", 0xa },
 	{ "out_image_y_size", 0x1 },
 	{ "out_image_z_size", 0x1 },
@@ -5850,49 +6025,49 @@ static const cv_field c42_op1_f[] = {
 	{ "out_image_y_stride", 0x14 },
 };
 
-static const cv_word c42_op1_w[] = {
+static const cv_word c44_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c42_op1_a[] = {
+static const cv_addr c44_op1_a[] = {
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c42_op1_u[] = {
+static const uint32_t c44_op1_u[] = {
 	0,
 };
 
-static const cv_op c42_ops[] = {
-	{ 6, "Softmax2Layer_SP", -1, c42_op0_f, 10, c42_op0_w, 2, c42_op0_a, 1, c42_op0_u, 0 },
-	{ 6, "Softmax2Layer_SP", -1, c42_op1_f, 6, c42_op1_w, 0, c42_op1_a, 1, c42_op1_u, 0 },
+static const cv_op c44_ops[] = {
+	{ 6, "Softmax2Layer_SP", -1, c44_op0_f, 10, c44_op0_w, 2, c44_op0_a, 1, c44_op0_u, 0 },
+	{ 6, "Softmax2Layer_SP", -1, c44_op1_f, 6, c44_op1_w, 0, c44_op1_a, 1, c44_op1_u, 0 },
 };
 
-static const cv_stream c42_s[] = {
+static const cv_stream c44_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c42_raw[] = {
+static const cv_raw c44_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c43_in0[] = {
+static const uint8_t c45_in0[] = {
 	0xd6, 0xb2, 0x5c, 0xa2, 0x8b, 0x38, 0x90, 0xa8, 0x51, 0xae,
 };
 
-static const cv_io c43_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c43_in0, 10 },
+static const cv_io c45_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c45_in0, 10 },
 };
 
-static const uint8_t c43_out0[] = {
+static const uint8_t c45_out0[] = {
 	0xff, 0x3b, 0x3b, 0xd, 0, 0, 0x96, 0, 1, 0, 0, 0, 3, 0, 0x3d, 2,
 	0, 0, 0x47, 8,
 };
 
-static const cv_io c43_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c43_out0, 20 },
+static const cv_io c45_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c45_out0, 20 },
 };
 
-static const cv_field c43_op0_f[] = {
+static const cv_field c45_op0_f[] = {
 	{ "in_image_x_size", 0xa },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -5905,20 +6080,20 @@ static const cv_field c43_op0_f[] = {
 	{ "in_image_y_stride", 0xa },
 };
 
-static const cv_word c43_op0_w[] = {
+static const cv_word c45_op0_w[] = {
 	{ 29, 0x4209badc },
 	{ 30, 0xc1b4a8a2 },
 };
 
-static const cv_addr c43_op0_a[] = {
+static const cv_addr c45_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 };
 
-static const uint32_t c43_op0_u[] = {
+static const uint32_t c45_op0_u[] = {
 	0,
 };
 
-static const cv_field c43_op1_f[] = {
+static const cv_field c45_op1_f[] = {
 	{ "out_image_x_size", 0xa },
 	{ "out_image_y_size", 0x1 },
 	{ "out_image_z_size", 0x1 },
@@ -5927,48 +6102,48 @@ static const cv_field c43_op1_f[] = {
 	{ "out_image_y_stride", 0x14 },
 };
 
-static const cv_word c43_op1_w[] = {
+static const cv_word c45_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c43_op1_a[] = {
+static const cv_addr c45_op1_a[] = {
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c43_op1_u[] = {
+static const uint32_t c45_op1_u[] = {
 	0,
 };
 
-static const cv_op c43_ops[] = {
-	{ 6, "Softmax2Layer_SP", -1, c43_op0_f, 10, c43_op0_w, 2, c43_op0_a, 1, c43_op0_u, 0 },
-	{ 6, "Softmax2Layer_SP", -1, c43_op1_f, 6, c43_op1_w, 0, c43_op1_a, 1, c43_op1_u, 0 },
+static const cv_op c45_ops[] = {
+	{ 6, "Softmax2Layer_SP", -1, c45_op0_f, 10, c45_op0_w, 2, c45_op0_a, 1, c45_op0_u, 0 },
+	{ 6, "Softmax2Layer_SP", -1, c45_op1_f, 6, c45_op1_w, 0, c45_op1_a, 1, c45_op1_u, 0 },
 };
 
-static const cv_stream c43_s[] = {
+static const cv_stream c45_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c43_raw[] = {
+static const cv_raw c45_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c44_in0[] = {
+static const uint8_t c46_in0[] = {
 	0x35, 0x3e, 6, 0xb0, 0xc1, 0x66, 0xd3, 0x4d, 0xda,
 };
 
-static const cv_io c44_in[] = {
-	{ { 9, 1, 1, 1 }, 1, 2, c44_in0, 9 },
+static const cv_io c46_in[] = {
+	{ { 9, 1, 1, 1 }, 1, 2, c46_in0, 9 },
 };
 
-static const uint8_t c44_out0[] = {
+static const uint8_t c46_out0[] = {
 	0x34, 0xff, 0, 0xff, 0, 0x62,
 };
 
-static const cv_io c44_out[] = {
-	{ { 6, 1, 1, 1 }, 1, 2, c44_out0, 6 },
+static const cv_io c46_out[] = {
+	{ { 6, 1, 1, 1 }, 1, 2, c46_out0, 6 },
 };
 
-static const cv_field c44_op0_f[] = {
+static const cv_field c46_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0x9 },
@@ -6009,45 +6184,45 @@ static const cv_field c44_op0_f[] = {
 	{ "alu_output_postshift", 0x3 },
 };
 
-static const cv_word c44_op0_w[] = {
+static const cv_word c46_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c44_op0_a[] = {
+static const cv_addr c46_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c44_op0_u[] = {
+static const uint32_t c46_op0_u[] = {
 	0,
 };
 
-static const cv_op c44_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c44_op0_f, 38, c44_op0_w, 0, c44_op0_a, 3, c44_op0_u, 0 },
+static const cv_op c46_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c46_op0_f, 38, c46_op0_w, 0, c46_op0_a, 3, c46_op0_u, 0 },
 };
 
-static const uint8_t c44_s0_w[] = {
+static const uint8_t c46_s0_w[] = {
 	0xa0, 0xc4, 0x62, 0xad, 0x91, 0xb7, 0x73, 0x35, 0xd9, 0xb4, 0x6e, 0xd8, 0x95, 0x9e, 0x8f, 0xaa,
 	0xee, 0x97, 0xe6, 0xaf, 0xdb, 0x38, 0x52, 0x2f, 0x75, 0xc, 0x2f, 0x10, 0xfa, 0xc, 0xbc, 0x72,
 	0x4c, 0x53, 0x93, 0x9d, 0x33, 0x63, 0x9c, 0x51, 0x2c, 0x91, 0xbb, 0xb4, 0x70, 0x46, 0xa8, 0x80,
 	0x4e, 0x60, 0x77, 0xdb, 0xad, 0x66,
 };
 
-static const int32_t c44_s0_b[] = {
+static const int32_t c46_s0_b[] = {
 	-7371, 200000, -200000, 740, 495, 1976,
 };
 
-static const cv_stream c44_s[] = {
-	{ { .out = 6, .kz = 9, .ky = 1, .kx = 1, .zp = 90, .in_zp = 128, .w = c44_s0_w, .bias = c44_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c46_s[] = {
+	{ { .out = 6, .kz = 9, .ky = 1, .kx = 1, .zp = 90, .in_zp = 128, .w = c46_s0_w, .bias = c46_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 7 } },
 };
 
-static const cv_raw c44_raw[] = {
+static const cv_raw c46_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c45_in0[] = {
+static const uint8_t c47_in0[] = {
 	0x8a, 0xc9, 0xe3, 0xd4, 0x6a, 0x6d, 0x4f, 0x6a, 0x50, 0x3e, 0x19, 1, 0x4b, 0x4d, 0xb9, 0x1a,
 	0xef, 0xa1, 0xec, 0x6e, 0x44, 0xa1, 8, 0x82, 0xcc, 0xd4, 0xdb, 0x1f, 0xc2, 0x85, 0x7d, 0x9a,
 	0xf, 0xd9, 0x56, 0x72, 0xab, 0xc5, 0xe5, 0xb1, 0x84, 0xe5, 0x3e, 0x50, 0xc2, 0x7f, 0x42, 0x3f,
@@ -6056,11 +6231,11 @@ static const uint8_t c45_in0[] = {
 	0x87, 0x24, 0x4b, 0xb8, 0x21, 0xcc, 0x72, 0x44, 0xa1, 0xf,
 };
 
-static const cv_io c45_in[] = {
-	{ { 90, 1, 1, 1 }, 1, 2, c45_in0, 90 },
+static const cv_io c47_in[] = {
+	{ { 90, 1, 1, 1 }, 1, 2, c47_in0, 90 },
 };
 
-static const uint8_t c45_out0[] = {
+static const uint8_t c47_out0[] = {
 	0x4e, 0x82, 0xa0, 0xd0, 0x8f, 0x4d, 0x27, 0x6b, 0x61, 0x7a, 0x37, 0x44, 0x10, 0x78, 0x8a, 0x47,
 	0x6c, 0x8d, 0x21, 0x72, 0x69, 0xa6, 0x2a, 0x85, 0xc, 0x83, 0x82, 0x1c, 0x6e, 0x3e, 0x5c, 0x86,
 	0x96, 0x37, 0x5a, 0x1b, 0x58, 0xc3, 0x9b, 0xc6, 0xb5, 0x53, 0x42, 0xff, 0xba, 0xb8, 0xe1, 0x4b,
@@ -6071,11 +6246,11 @@ static const uint8_t c45_out0[] = {
 	0x80, 0xae, 0x61, 0xd4, 0xb7, 0x6f, 0x97, 0x7f,
 };
 
-static const cv_io c45_out[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c45_out0, 120 },
+static const cv_io c47_out[] = {
+	{ { 120, 1, 1, 1 }, 1, 2, c47_out0, 120 },
 };
 
-static const cv_field c45_op0_f[] = {
+static const cv_field c47_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x1 },
@@ -6108,25 +6283,25 @@ static const cv_field c45_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0xa5 },
 };
 
-static const cv_word c45_op0_w[] = {
+static const cv_word c47_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c45_op0_a[] = {
+static const cv_addr c47_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c45_op0_u[] = {
+static const uint32_t c47_op0_u[] = {
 	0,
 };
 
-static const cv_op c45_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c45_op0_f, 30, c45_op0_w, 0, c45_op0_a, 3, c45_op0_u, 0 },
+static const cv_op c47_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c47_op0_f, 30, c47_op0_w, 0, c47_op0_a, 3, c47_op0_u, 0 },
 };
 
-static const uint8_t c45_s0_w[] = {
+static const uint8_t c47_s0_w[] = {
 	0xc5, 0x2f, 0x7d, 0x95, 0xfb, 0x46, 0x81, 9, 0x7c, 0xb0, 0x65, 0x2a, 0x28, 0x4d, 0x49, 0xc1,
 	0x3f, 0xd2, 0x42, 0x99, 0x95, 0xcc, 0xea, 0x44, 0x9d, 0xf1, 0x8e, 0xfb, 0x16, 3, 0xa1, 0x24,
 	0xe9, 0x98, 0x3c, 0xce, 0xca, 0xfa, 0xba, 0x94, 0x66, 0xd2, 0x6f, 0x79, 0xc6, 0x9c, 0x32, 0xc5,
@@ -6136,20 +6311,20 @@ static const uint8_t c45_s0_w[] = {
 	0x6b, 0x7e, 0x21, 0xd8, 0xe5, 0xa9, 0x9b, 0xda, 0x16, 0x33, 0x5f, 0x47,
 };
 
-static const int32_t c45_s0_b[] = {
+static const int32_t c47_s0_b[] = {
 	-2545, -2509, 1997, -2549,
 };
 
-static const cv_stream c45_s[] = {
-	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 103, .in_zp = 0, .w = c45_s0_w, .bias = c45_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
+static const cv_stream c47_s[] = {
+	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 103, .in_zp = 0, .w = c47_s0_w, .bias = c47_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c45_raw[] = {
+static const cv_raw c47_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c46_in0[] = {
+static const uint8_t c48_in0[] = {
 	0x89, 0x69, 0x29, 0x40, 0x94, 0x46, 0x7b, 0xb0, 0x84, 0xbb, 0x4b, 0x9f, 0x8d, 0xfe, 0, 0xc,
 	0xac, 0x9e, 0x91, 0x94, 0x59, 0x8e, 0x24, 0x54, 0xbb, 0xd, 0x79, 0xc6, 0xfe, 0, 8, 0x48,
 	0x8d, 0x57, 0x97, 0x2d, 0x36, 0x5e, 0x3e, 0x49, 0x64, 0x1f, 0x78, 0xfe, 0, 0x38, 3, 0x21,
@@ -6177,33 +6352,33 @@ static const uint8_t c46_in0[] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c46_in[] = {
-	{ { 400, 1, 1, 1 }, 1, 2, c46_in0, 400 },
+static const cv_io c48_in[] = {
+	{ { 400, 1, 1, 1 }, 1, 2, c48_in0, 400 },
 };
 
-static const uint8_t c46_out0[] = {
+static const uint8_t c48_out0[] = {
 	0xac, 0xb0, 0xbb, 0, 0xc7, 0xc2, 0xb4, 0, 0xc2, 0xa4, 0xad, 0, 0, 0xc4, 0xc3, 0xc0,
 	0, 0xa9, 0xc5, 0xbf, 0, 0xbe, 0xbb, 0xc5, 0, 0,
 };
 
-static const cv_io c46_out[] = {
-	{ { 26, 1, 1, 1 }, 1, 2, c46_out0, 26 },
+static const cv_io c48_out[] = {
+	{ { 26, 1, 1, 1 }, 1, 2, c48_out0, 26 },
 };
 
-static const cv_field c46_op0_f[] = {
+static const cv_field c48_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c46_op0_w[] = {
+static const cv_word c48_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c46_op0_a[] = {
+static const cv_addr c48_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
-static const uint32_t c46_op0_u[] = {
+static const uint32_t c48_op0_u[] = {
 	0, 0xf, 0xd000e, 0x444051f0, 0xc8, 2, 0x10da10b0, 0,
 	0xe, 0xd, 2, 3, 3, 4, 4, 0,
 	0, 4, 0x30003, 0x444051f0, 0xd, 2, 0x10da10b0, 0,
@@ -6216,35 +6391,35 @@ static const uint32_t c46_op0_u[] = {
 	0x3f800000, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
 };
 
-static const cv_op c46_ops[] = {
-	{ 1, "PoolingLayer2", -1, c46_op0_f, 0, c46_op0_w, 0, c46_op0_a, 2, c46_op0_u, 80 },
+static const cv_op c48_ops[] = {
+	{ 1, "PoolingLayer2", -1, c48_op0_f, 0, c48_op0_w, 0, c48_op0_a, 2, c48_op0_u, 80 },
 };
 
-static const cv_stream c46_s[] = {
+static const cv_stream c48_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c46_raw[] = {
+static const cv_raw c48_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c47_in0[] = {
+static const uint8_t c49_in0[] = {
 	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
 };
 
-static const cv_io c47_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c47_in0, 10 },
+static const cv_io c49_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c49_in0, 10 },
 };
 
-static const uint8_t c47_out0[] = {
+static const uint8_t c49_out0[] = {
 	0, 1, 0, 0x64, 0xff, 0, 0, 0, 0, 0, 0, 0xff,
 };
 
-static const cv_io c47_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c47_out0, 12 },
+static const cv_io c49_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c49_out0, 12 },
 };
 
-static const cv_field c47_op0_f[] = {
+static const cv_field c49_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0xa },
@@ -6286,25 +6461,25 @@ static const cv_field c47_op0_f[] = {
 	{ "alu_relu_enable", 0x1 },
 };
 
-static const cv_word c47_op0_w[] = {
+static const cv_word c49_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c47_op0_a[] = {
+static const cv_addr c49_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c47_op0_u[] = {
+static const uint32_t c49_op0_u[] = {
 	0,
 };
 
-static const cv_op c47_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c47_op0_f, 39, c47_op0_w, 0, c47_op0_a, 3, c47_op0_u, 0 },
+static const cv_op c49_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c49_op0_f, 39, c49_op0_w, 0, c49_op0_a, 3, c49_op0_u, 0 },
 };
 
-static const uint8_t c47_s0_w[] = {
+static const uint8_t c49_s0_w[] = {
 	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
 	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
 	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
@@ -6315,37 +6490,37 @@ static const uint8_t c47_s0_w[] = {
 	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
 };
 
-static const int32_t c47_s0_b[] = {
+static const int32_t c49_s0_b[] = {
 	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
 	2773, 246, 3645, -1021,
 };
 
-static const cv_stream c47_s[] = {
-	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c47_s0_w, .bias = c47_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c49_s[] = {
+	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c49_s0_w, .bias = c49_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
 };
 
-static const cv_raw c47_raw[] = {
+static const cv_raw c49_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c48_in0[] = {
+static const uint8_t c50_in0[] = {
 	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
 };
 
-static const cv_io c48_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c48_in0, 10 },
+static const cv_io c50_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c50_in0, 10 },
 };
 
-static const uint8_t c48_out0[] = {
+static const uint8_t c50_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c48_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c48_out0, 12 },
+static const cv_io c50_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c50_out0, 12 },
 };
 
-static const cv_field c48_op0_f[] = {
+static const cv_field c50_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0xa },
@@ -6387,25 +6562,25 @@ static const cv_field c48_op0_f[] = {
 	{ "alu_relu_enable", 0x1 },
 };
 
-static const cv_word c48_op0_w[] = {
+static const cv_word c50_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c48_op0_a[] = {
+static const cv_addr c50_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c48_op0_u[] = {
+static const uint32_t c50_op0_u[] = {
 	0,
 };
 
-static const cv_op c48_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c48_op0_f, 39, c48_op0_w, 0, c48_op0_a, 3, c48_op0_u, 0 },
+static const cv_op c50_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c50_op0_f, 39, c50_op0_w, 0, c50_op0_a, 3, c50_op0_u, 0 },
 };
 
-static const uint8_t c48_s0_w[] = {
+static const uint8_t c50_s0_w[] = {
 	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
 	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
 	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
@@ -6416,17 +6591,17 @@ static const uint8_t c48_s0_w[] = {
 	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
 };
 
-static const int32_t c48_s0_b[] = {
+static const int32_t c50_s0_b[] = {
 	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
 	2773, 246, 3645, -1021,
 };
 
-static const cv_stream c48_s[] = {
-	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c48_s0_w, .bias = c48_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c50_s[] = {
+	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c50_s0_w, .bias = c50_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
 };
 
-static const cv_raw c48_raw[] = {
+static const cv_raw c50_raw[] = {
 	{ NULL, 0 },
 };
 
@@ -6557,27 +6732,33 @@ static const cv_case cv_cases[] = {
 	{ "sh-max-pooling-int8", "SH max pooling on int8 images (format word 0x44405130, yolov8n 0x99's lane words): 5x5 windows at stride 1 with padding 2 over a 6x5x2 image of negative and positive values",
 	  "numpy: the maximum of the int8 values over each 5x5 window centred on the pixel, clipped to the image",
 	  "", 0x1000003b, 0, c41_in, 1, c41_out, 1, c41_ops, 1, c41_s, 0, c41_raw, 0 },
+	{ "sh-conv-fp16", "SH ConvolutionLayer pair on fp16 planes: im2col of a 5x4x2 input (kernel 3x3, stride 2, pad 1 -> 3x2 windows of 18 values, 0 outside) into the VIP SRAM, then the product with 3 kernels of 18 fp16 values (rows 40 bytes apart) plus float32 biases, one output plane of 3x2 per kernel; one sum falls below fp16's normal range",
+	  "numpy: the windows gathered in (channel, ky, kx) order, float32 products summed in that order plus the bias, numpy.float16 (to nearest, ties to even), below the normal range 0",
+	  "", 0x1000003b, 1024, c42_in, 1, c42_out, 1, c42_ops, 2, c42_s, 0, c42_raw, 2 },
+	{ "sh-dwconv-fp16", "SH DepthwiseConvLayer on fp16 planes: 3 channels of 5x4 (rows 12 bytes apart), kernel 3x3, stride 2, pad 0 -> 3x2 (the last column's and row's windows past the input: 0 there, TFLite's SAME), kernel rows 20 bytes apart, float32 biases",
+	  "numpy: per channel the 3x3 windows, float32 products summed in (ky, kx) order plus the bias, numpy.float16 (to nearest, ties to even), below the normal range 0",
+	  "", 0x1000003b, 0, c43_in, 1, c43_out, 1, c43_ops, 1, c43_s, 0, c43_raw, 2 },
 	{ "sp-softmax", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier",
 	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c42_in, 1, c42_out, 1, c42_ops, 2, c42_s, 0, c42_raw, 0 },
+	  "", 0x1000003b, 0, c44_in, 1, c44_out, 1, c44_ops, 2, c44_s, 0, c44_raw, 0 },
 	{ "sp-softmax-scale-precision", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier; s = 0.22358753 (0x3e64f421), where s x log2(e) rounded to a float32 would move one half by a unit in its last place",
 	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c43_in, 1, c43_out, 1, c43_ops, 2, c43_s, 0, c43_raw, 0 },
+	  "", 0x1000003b, 0, c45_in, 1, c45_out, 1, c45_ops, 2, c45_s, 0, c45_raw, 0 },
 	{ "tp-fully-connected-in-zp", "TP fully connected layer with in_zp 128 (as the gender network's on 0x7d, 0x88, 0x99): 9 inputs -> 6 outputs, kernel zero point 90, biases stored as added; one sum a tie, one saturates each way",
 	  "numpy: requant(bias[o] + sum over i of (w[o][i] - 90) x (in[i] - 128)), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c44_in, 1, c44_out, 1, c44_ops, 1, c44_s, 1, c44_raw, 0 },
+	  "", 0x1000003b, 0, c46_in, 1, c46_out, 1, c46_ops, 1, c46_s, 1, c46_raw, 0 },
 	{ "nn-conv-0xad", "NN conv 3x3, 3 -> 4 channels, 6x5 -> 6x5 (offsets -1), ReLU, target 0xad (shift = 127 - exponent, as 0xb9/0xbe: the 23-bit mantissa, a right shift of 5 to 12)",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
-	  "", 0xad, 0, c45_in, 1, c45_out, 1, c45_ops, 1, c45_s, 1, c45_raw, 0 },
+	  "", 0xad, 0, c47_in, 1, c47_out, 1, c47_ops, 1, c47_s, 1, c47_raw, 0 },
 	{ "sh-max-pooling-window", "SH max pooling (PoolingLayer2, images 0x444051f0, the 0x7d face-age file's windowed layout): 4x4 windows at stride 4, no padding, over a 14x13x2 image (rows 15, slices 200) into 3x3 (rows 4, slices 13 bytes: gaps); the last column and row of the input lie past every window",
 	  "numpy: the maximum over each 4x4 window at (4x, 4y)",
-	  "", 0x1000003b, 0, c46_in, 1, c46_out, 1, c46_ops, 1, c46_s, 0, c46_raw, 0 },
+	  "", 0x1000003b, 0, c48_in, 1, c48_out, 1, c48_ops, 1, c48_s, 0, c48_raw, 0 },
 	{ "tp-fully-connected-relu", "TP fully connected layer with alu_relu_enable 1 and out_zp 0 (as the face-age files' FullyConnectedReluLayer): 10 inputs -> 12 outputs, kernel zero point 120, scale 2^-3; half the sums negative, one -0.5 and one 0.5",
 	  "numpy: max(0, requant(bias[o] + sum over i of (w[o][i] - 120) x in[i])), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c47_in, 1, c47_out, 1, c47_ops, 1, c47_s, 1, c47_raw, 0 },
+	  "", 0x1000003b, 0, c49_in, 1, c49_out, 1, c49_ops, 1, c49_s, 1, c49_raw, 0 },
 	{ "tp-fully-connected-relu-zp", "the same layer with out_zp 5: whether ReLU clips at 0 or at the zero point is not established, so the plan refuses it before anything runs",
 	  "doc/cpu-backend.md, TP fully connected layers: ReLU only with out_zp 0 (tpfc-field-unsupported)",
-	  "tpfc-field-unsupported", 0x1000003b, 0, c48_in, 1, c48_out, 1, c48_ops, 1, c48_s, 1, c48_raw, 0 },
+	  "tpfc-field-unsupported", 0x1000003b, 0, c50_in, 1, c50_out, 1, c50_ops, 1, c50_s, 1, c50_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

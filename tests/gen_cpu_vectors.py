@@ -1614,6 +1614,121 @@ def nn_scale_0xad_case():
         m=0x52B7F4, e=117)[0]
 
 
+SHCONV_FP16, SHCONV_F32, SHCONV_PIN, SHCONV_PIN_BIAS = 0x44405041, 0x32100002, 0x10DD10B0, 0x10DE10B0
+
+
+def shconv_case():
+    """An fp16 convolution as the A733 compiles it: an im2col SH operation
+    into the VIP SRAM, then a matrix-product SH operation with fp16 kernels
+    and float32 biases in raw coefficient entries."""
+    c = Case("sh-conv-fp16", "SH ConvolutionLayer pair on fp16 planes: im2col of a 5x4x2 input (kernel 3x3, "
+             "stride 2, pad 1 -> 3x2 windows of 18 values, 0 outside) into the VIP SRAM, then the product "
+             "with 3 kernels of 18 fp16 values (rows 40 bytes apart) plus float32 biases, one output plane "
+             "of 3x2 per kernel; one sum falls below fp16's normal range",
+             "numpy: the windows gathered in (channel, ky, kx) order, float32 products summed in that order "
+             "plus the bias, numpy.float16 (to nearest, ties to even), below the normal range 0")
+    rs = np.random.RandomState(43)
+    w, h, ch, k, st, pad, n = 5, 4, 2, 3, 2, 1, 3
+    ow, oh, kk = 3, 2, ch * 9
+    x = rs.uniform(-2, 2, (ch, h, w)).astype(np.float16)
+    wt = rs.uniform(-1, 1, (n, kk)).astype(np.float16)
+    bias = rs.uniform(-1, 1, n).astype(np.float32)
+    # kernel 2 zero but one tap, bias 0: its output at window 0 is 2^-20 x
+    # the input there, below the normal range (written as 0)
+    wt[2] = 0
+    wt[2, 4] = np.float16(2.0 ** -14)
+    bias[2] = 0
+    x[0, 0, 0] = np.float16(2.0 ** -6)
+    c.add_input(np.frombuffer(x.tobytes(), np.uint8), [w, h, ch], FP16)
+    c.vip_sram = 1024
+    xp = np.zeros((ch, h + 2 * pad + st, w + 2 * pad + st), np.float16)
+    xp[:, pad:pad + h, pad:pad + w] = x
+    cols = np.array([[xp[ci, oy * st + j, ox * st + i] for ci in range(ch) for j in range(k) for i in range(k)]
+                     for oy in range(oh) for ox in range(ow)], np.float16)
+    u = {}
+    put(u, 1, [2 * w, h << 16 | w, SHCONV_FP16, 2 * w * h, ch, SHCONV_PIN, 0])
+    put(u, 9, [2 * kk, (ow * oh) << 16 | kk, SHCONV_FP16, 2 * kk * ow * oh, 1, SHCONV_PIN, 0])
+    put(u, 16, [9, ow, st, st, pad, pad, k, k])
+    put(u, 28, [0] * 8)
+    sh_op(c, "ConvolutionLayer", u, [(0, (INPUT, 0, 0)), (8, (VIP_SRAM, -1, 64))])
+    wrow = 40
+    wbytes = np.zeros(wrow * n, np.uint8)
+    for o in range(n):
+        wbytes[o * wrow:o * wrow + 2 * kk] = np.frombuffer(wt[o].tobytes(), np.uint8)
+    we, be = c.add_raw(wbytes), c.add_raw(np.frombuffer(bias.tobytes(), np.uint8))
+    u = {}
+    put(u, 1, [2 * kk, (ow * oh) << 16 | kk, SHCONV_FP16, 2 * kk * ow * oh, 1, SHCONV_PIN, 0])
+    put(u, 9, [wrow, n << 16 | kk, SHCONV_FP16, wrow * n, 1, SHCONV_PIN, 0])
+    put(u, 17, [4 * n, 1 << 16 | n, SHCONV_F32, 4 * n, 1, SHCONV_PIN_BIAS, 0])
+    put(u, 24, [0, 24, 0])
+    put(u, 29, [2 * ow * oh, n << 16 | ow * oh, SHCONV_FP16, 2 * ow * oh * n, 1, SHCONV_PIN, 0])
+    put(u, 36, [0x55555555, 0x55550000, 0x76543210, 0x76543210, 0, 0x76543210, 0x76543210, 0] + [0] * 8 + [1, 2])
+    sh_op(c, "ConvolutionLayer", u, [(0, (VIP_SRAM, -1, 64)), (8, (MISC_DYNA_GENERIC, we, 0)),
+                                      (16, (MISC_DYNA_GENERIC, be, 0)), (28, (OUTPUT, 0, 0))])
+    out = np.zeros((n, ow * oh), np.float16)
+    for o in range(n):
+        for q in range(ow * oh):
+            acc = np.float32(0)
+            for j in range(kk):
+                acc = np.float32(acc + np.float32(wt[o, j]) * np.float32(cols[q, j]))
+            out[o, q] = np.float16(np.float32(acc + bias[o]))
+    le = flush_subnormal(np.frombuffer(out.tobytes(), np.uint8).tolist())
+    assert le[2 * 2 * ow * oh:2 * 2 * ow * oh + 2] == [0, 0] and out[2, 0] != 0, "the flushed value"
+    c.add_output(le, [ow * oh, n], FP16)
+    return c
+
+
+SHDW16_STRIDE2 = [0x151515, 0, 0x4320210, 0x654, 0x151515, 0x2100210, 0x210, 0x400] + [0] * 8 + \
+    [0x151515, 0, 0x4320210, 0x654, 0x151515, 0x5430543, 0x543, 0x400] + [0] * 8 + \
+    [0x111111, 0x111000, 0x40200, 0x402]
+
+
+def shdw16_case():
+    """The fp16 depthwise convolution shader in its stride-2 layout."""
+    c = Case("sh-dwconv-fp16", "SH DepthwiseConvLayer on fp16 planes: 3 channels of 5x4 (rows 12 bytes apart), "
+             "kernel 3x3, stride 2, pad 0 -> 3x2 (the last column's and row's windows past the input: 0 there, "
+             "TFLite's SAME), kernel rows 20 bytes apart, float32 biases",
+             "numpy: per channel the 3x3 windows, float32 products summed in (ky, kx) order plus the bias, "
+             "numpy.float16 (to nearest, ties to even), below the normal range 0")
+    rs = np.random.RandomState(44)
+    w, h, ch, k, st, ow, oh, row, wrow = 5, 4, 3, 3, 2, 3, 2, 12, 20
+    x = rs.uniform(-2, 2, (ch, h, w)).astype(np.float16)
+    wt = rs.uniform(-1, 1, (ch, k * k)).astype(np.float16)
+    bias = rs.uniform(-1, 1, ch).astype(np.float32)
+    img = np.zeros(ch * h * row, np.uint8)
+    for ci in range(ch):
+        for y in range(h):
+            img[ci * h * row + y * row:ci * h * row + y * row + 2 * w] = np.frombuffer(x[ci, y].tobytes(), np.uint8)
+    c.add_input(img, [row // 2, h, ch], FP16)
+    wbytes = np.zeros(wrow * ch, np.uint8)
+    for ci in range(ch):
+        wbytes[ci * wrow:ci * wrow + 2 * k * k] = np.frombuffer(wt[ci].tobytes(), np.uint8)
+    we, be = c.add_raw(wbytes), c.add_raw(np.frombuffer(bias.tobytes(), np.uint8))
+    u = {}
+    put(u, 1, [row, h << 16 | w, SHCONV_FP16, row * h, ch, SHCONV_PIN, 0])
+    put(u, 9, [wrow, ch << 16 | k * k, SHCONV_FP16, wrow * ch, 1, SHCONV_PIN, 0])
+    put(u, 17, [4 * ch, 1 << 16 | ch, SHCONV_F32, 4 * ch, 1, SHCONV_PIN_BIAS, 0])
+    put(u, 24, [1, k, k, st, 0, 0, st, 0])
+    put(u, 33, [2 * ow, oh << 16 | ow, SHCONV_FP16, 2 * ow * oh, ch, SHCONV_PIN, 0])
+    put(u, 40, [ow, 0, 0, 0] + SHDW16_STRIDE2)
+    sh_op(c, "DepthwiseConvLayer", u, [(0, (INPUT, 0, 0)), (8, (MISC_DYNA_GENERIC, we, 0)),
+                                       (16, (MISC_DYNA_GENERIC, be, 0)), (32, (OUTPUT, 0, 0))])
+    xp = np.zeros((ch, h + k, w + k), np.float16)
+    xp[:, :h, :w] = x
+    out = np.zeros((ch, oh, ow), np.float16)
+    for ci in range(ch):
+        for oy in range(oh):
+            for ox in range(ow):
+                acc = np.float32(0)
+                for j in range(k):
+                    for i in range(k):
+                        acc = np.float32(acc + np.float32(wt[ci, j * k + i]) * np.float32(xp[ci, oy * st + j,
+                                                                                          ox * st + i]))
+                out[ci, oy, ox] = np.float16(np.float32(acc + bias[ci]))
+    c.add_output(flush_subnormal(np.frombuffer(out.tobytes(), np.uint8).tolist()), [ow, oh, ch], FP16)
+    return c
+
+
 def all_cases():
     return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
@@ -1621,8 +1736,8 @@ def all_cases():
             [tp_f16_case(), lut_case(), tp_int8_case(), tpfc_case()] +
             [softmax_case(), softmax_int8_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
-            ] + spmax_cases() + [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case(),
-                                  ] + tpfc_relu_case())
+             shconv_case(), shdw16_case()] + spmax_cases() + [tpfc_in_zp_case(), nn_scale_0xad_case(),
+                                                         shmax_win_case()] + tpfc_relu_case())
 
 
 def dwshader(name, rs, codes, scale_bits, pixels=None):

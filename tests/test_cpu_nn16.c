@@ -8,7 +8,9 @@
  * depthwise convolution over a zero border; the max pooling with no
  * kernel; a stride (first pixel); a fused addition with its clamp, its
  * second image's scale and its ReLU; an NT transpose of 2-byte elements; a
- * padding of rows with 0.  Each operation runs through its table entry
+ * padding of rows with 0; the fp16 max pooling, SP addition with its ReLU
+ * and NN_LUT ReLU (lib/cpu/ops/nnf16.c, "fp16 NN-engine operations").
+ * Each operation runs through its table entry
  * (nbg_cpu_ops[kind]->run) on buffers the test lays out, as the plan would
  * have set them (internal API, static library).
  */
@@ -209,6 +211,68 @@ static void test_fused_add(void **state)
 	assert_int_equal(nbg_cpu_nn16_add(a, -3200, -32768, 0), -16484); /* -100 - 16384 */
 }
 
+/* fp16 (ops/nnf16.c): halves as bits.  1.0 0x3c00, 2.0 0x4000, -1.5
+ * 0xbe00, 0.5 0x3800, 2^-14 0x0400 (the smallest normal), 2^-15 0x0200. */
+static void fp16_op(cpu_op *op, int kind, uint32_t x)
+{
+	memset(op, 0, sizeof(*op));
+	cpu_nn16 *n = &op->u.nn16;
+	planar(n, x, 1, 1, x, 1, 1);
+	n->kind = kind;
+	n->k = 1;
+	n->depthwise = 1;
+}
+
+/* The 2x2 max pooling of a 4x2 fp16 image: the largest value unchanged;
+ * the SP addition then the ReLU (a sum below the normal range is +0); the
+ * NN_LUT ReLU (negative and -0 -> +0). */
+static void test_fp16(void **state)
+{
+	(void)state;
+	cpu_op op;
+	fp16_op(&op, CPU_NN16_F16_MAXPOOL, 4);
+	cpu_nn16 *n = &op.u.nn16;
+	n->in_y = n->out_y = 2;
+	n->in_slice = 16;
+	n->pool_x = 2, n->pool_y = 1;
+	n->out_row = 4, n->out_slice = 4;
+	uint8_t in[24], out[8];
+	const uint16_t v[8] = { 0xbe00, 0x3800, 0x4000, 0xc000, 0xbc00, 0xbe00, 0x3c00, 0x3800 };
+	for (int i = 0; i < 8; i++)
+		put16(in, (size_t)i, (int16_t)v[i]);
+	run_op(&op, CPU_OP_NN16, in, out);
+	assert_int_equal((uint16_t)get16(out, 0), 0x3800); /* max(-1.5, 0.5, -1, -1.5) */
+	assert_int_equal((uint16_t)get16(out, 1), 0x4000); /* max(2, -2, 1, 0.5) */
+
+	fp16_op(&op, CPU_NN16_F16_ADD, 4);
+	n->relu = 1;
+	n->add.on = 1;
+	n->add.region = 0;
+	n->add.base = 8; /* after the input's four values */
+	n->add.row = 8, n->add.slice = 8;
+	const uint16_t a[4] = { 0x3c00, 0x3c00, 0x0400, 0x3800 }, b[4] = { 0x3800, 0xbe00, 0x8200, 0x3800 };
+	for (int i = 0; i < 4; i++) {
+		put16(in, (size_t)i, (int16_t)a[i]);
+		put16(in, 4 + (size_t)i, (int16_t)b[i]);
+	}
+	run_op(&op, CPU_OP_NN16, in, out);
+	assert_int_equal((uint16_t)get16(out, 0), 0x3e00); /* 1 + 0.5 = 1.5 */
+	assert_int_equal((uint16_t)get16(out, 1), 0);      /* 1 - 1.5 < 0: ReLU */
+	assert_int_equal((uint16_t)get16(out, 2), 0);      /* 2^-14 - 2^-15 = 2^-15: subnormal, +0 */
+	assert_int_equal((uint16_t)get16(out, 3), 0x3c00); /* 0.5 + 0.5 */
+
+	fp16_op(&op, CPU_NN16_F16_RELU, 4);
+	n->relu = 1;
+	const uint16_t r[4] = { 0xbe00, 0x8000, 0x3800, 0x7bff };
+	for (int i = 0; i < 4; i++)
+		put16(in, (size_t)i, (int16_t)r[i]);
+	run_op(&op, CPU_OP_NN16, in, out);
+	assert_int_equal((uint16_t)get16(out, 0), 0);
+	assert_int_equal((uint16_t)get16(out, 1), 0);
+	assert_int_equal((uint16_t)get16(out, 2), 0x3800);
+	assert_int_equal((uint16_t)get16(out, 3), 0x7bff); /* the largest half, unchanged */
+}
+
 /* NT: a 3x2 image of 2-byte elements (rows 8 bytes apart) into 2x3 (rows
  * 6 bytes apart): out(x, y) = in(y, x). */
 static void test_transpose(void **state)
@@ -265,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_depthwise_border_stride),
 		cmocka_unit_test(test_maxpool),
 		cmocka_unit_test(test_fused_add),
+		cmocka_unit_test(test_fp16),
 		cmocka_unit_test(test_transpose),
 		cmocka_unit_test(test_pad),
 	};

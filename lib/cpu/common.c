@@ -12,6 +12,7 @@
 #include "analysis/graph/commands_lib.h"
 #include "cpu/budget.h"
 #include "cpu/cpu_internal.h"
+#include "cpu/ops/nn16.h"
 
 void nbg_cpu_refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
 {
@@ -98,6 +99,31 @@ int nbg_cpu_patched_ref(const nbg_cpu_plan *p, size_t operation, uint32_t at, ui
 		return 1;
 	}
 	return 0;
+}
+
+/* The bytes a state word relocated into a constant table points at: the
+ * patch of this operation that relocates the word at byte `at` names an
+ * entry of the table its source selects (MISC_DYNA_INPUT: the LCDT of a v1
+ * file; MISC_DYNA_GENERIC: the COEF_DATA_TABLE of a v2 file), and `need`
+ * bytes from the patched offset lie inside that entry; NULL otherwise. */
+const uint8_t *nbg_cpu_table_bytes(const nbg_cpu_plan *p, size_t operation, uint32_t at, uint32_t value,
+				   uint32_t source_type, uint64_t need)
+{
+	nbg_cmd_ref k;
+	size_t tid = source_type == NBG_GRAPH_SRC_MISC_DYNA_INPUT ? NBG_GRAPH_TABLE_LCD
+		     : NBG_GRAPH_TABLE_COEF_DATA;
+	const nbg_graph_table *t = nbg_graph_table_at(p->g, tid);
+	const nbg_graph_table_entry *e = NULL;
+	if ((source_type == NBG_GRAPH_SRC_MISC_DYNA_INPUT || source_type == NBG_GRAPH_SRC_MISC_DYNA_GENERIC) &&
+	    nbg_cpu_patched_ref(p, operation, at, value, &k) && k.source_type == source_type && k.index >= 0 &&
+	    t && t->present && t->decoded && t->data_present)
+		e = nbg_graph_table_entry_at(p->g, tid, (size_t)k.index);
+	if (!e || !e->in_bounds || t->data_offset > p->m->file_size ||
+	    e->offset > p->m->file_size - t->data_offset ||
+	    e->size > p->m->file_size - t->data_offset - e->offset || k.offset > e->size ||
+	    need > e->size - k.offset)
+		return NULL;
+	return p->m->data + t->data_offset + e->offset + k.offset;
 }
 
 /* The input (uniform 0x36000) and output (uniform index ou) image
@@ -251,4 +277,32 @@ int nbg_cpu_input_interleaved(const nbg_cpu_plan *p, const nbg_cmd_op *op, uint3
 			return 0;
 	return io->dims[0] == z && io->dims[0] != io->dims[1] && (uint64_t)io->dims[1] * esize == op->in_row_stride &&
 	       io->dims[1] >= x && io->dims[2] >= y;
+}
+
+/* Where an int16 or fp16 NN-engine operation (ops/nn16.c, ops/nnf16.c)
+ * reads and writes: regions, strides, circular buffers; every byte inside
+ * its buffer.  x_bytes: the bytes of an input row from its first pixel;
+ * out_x_bytes likewise for the output. */
+int nbg_cpu_nn16_addressing(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op,
+			    const nbg_cmd *cmd, uint64_t x_bytes, uint32_t rows, uint32_t slices, uint64_t out_x_bytes,
+			   uint32_t out_rows, uint32_t out_slices)
+{
+	if (!nbg_cpu_find_io(p, s, op, &n->in_region, &n->out_region) ||
+	    !nbg_cpu_nn_ring(p, s, cmd, "input", 0, n->in_region, n->in_base, &n->in_ring_lo, &n->in_ring_size) ||
+	    !nbg_cpu_nn_ring(p, s, cmd, "output", 1, n->out_region, n->out_base, &n->out_ring_lo,
+			     &n->out_ring_size))
+		return 0;
+	if (!nbg_cpu_image_in(p, n->in_region, n->in_base, x_bytes, rows, slices, n->in_row, n->in_slice,
+			      n->in_ring_lo, n->in_ring_size, NULL) ||
+	    !nbg_cpu_image_in(p, n->out_region, n->out_base, out_x_bytes, out_rows, out_slices, n->out_row,
+			      n->out_slice, n->out_ring_lo, n->out_ring_size, NULL)) {
+		nbg_cpu_refuse(s, "address-outside-memory", "its input (%llu bytes a row, %u rows, %u slices at "
+			       "%s+0x%llx) or its output (%llu bytes a row, %u rows, %u slices at %s+0x%llx) does not "
+			       "lie inside its memory or circular buffer", (unsigned long long)x_bytes, rows, slices,
+			       nbg_graph_source_type_name(op->in_ref.source_type), (unsigned long long)n->in_base,
+			       (unsigned long long)out_x_bytes, out_rows, out_slices,
+			       nbg_graph_source_type_name(op->out_ref.source_type), (unsigned long long)n->out_base);
+		return 0;
+	}
+	return 1;
 }

@@ -47,6 +47,8 @@ enum cpu_op_kind {
 	CPU_OP_SHADD,           /* ops/shelt.c: SH TensorAdd */
 	CPU_OP_SHSCALE,         /* ops/shelt.c: SH TensorScale (2x upsampling) */
 	CPU_OP_SHPAD,           /* ops/shpad.c: SH TensorPadOperation2 */
+	CPU_OP_SHCONV,          /* ops/shconv.c: SH ConvolutionLayer (im2col, matrix product) */
+	CPU_OP_SHDW16,          /* ops/shdw16.c: SH DepthwiseConvLayer on fp16 (through shdw's plan) */
 	CPU_OP_SHADER,          /* ops/shader.c: any other SH or SW operation, refused */
 	CPU_OP_TPFC,            /* ops/tpfc.c: TP fully connected */
 	CPU_OP_TP,              /* ops/tp.c: every other TP operation (with ops/lut.c) */
@@ -79,7 +81,9 @@ enum cpu_layer {
 	CPU_LAYER_TENSOR_ADD,           /* TensorAdd */
 	CPU_LAYER_TENSOR_SCALE,         /* TensorScale */
 	CPU_LAYER_SOFTMAX2_SP,          /* Softmax2Layer_SP */
-	CPU_LAYER_TENSOR_PAD2           /* TensorPadOperation2 */
+	CPU_LAYER_TENSOR_PAD2,          /* TensorPadOperation2 */
+	CPU_LAYER_CONVOLUTION,          /* ConvolutionLayer */
+	CPU_LAYER_MULTISTREAM_SP        /* MultiStreamProcessor_SP */
 };
 
 /* What a command's operation is (nbg_cmd_op.kind, doc/commands.md), read
@@ -121,7 +125,8 @@ typedef struct cpu_op_def {
  * and its entries, each defined in its kind's file. */
 CPU_HIDDEN extern const cpu_op_def *const nbg_cpu_ops[CPU_OP__COUNT];
 CPU_HIDDEN extern const cpu_op_def nbg_cpu_op_softmax, nbg_cpu_op_shpool, nbg_cpu_op_shmax, nbg_cpu_op_shdw,
-	nbg_cpu_op_shadd, nbg_cpu_op_shscale, nbg_cpu_op_shpad, nbg_cpu_op_shader, nbg_cpu_op_tpfc, nbg_cpu_op_tp,
+	nbg_cpu_op_shadd, nbg_cpu_op_shscale, nbg_cpu_op_shpad, nbg_cpu_op_shconv, nbg_cpu_op_shdw16,
+	nbg_cpu_op_shader, nbg_cpu_op_tpfc, nbg_cpu_op_tp,
 	nbg_cpu_op_spmax, nbg_cpu_op_nn16, nbg_cpu_op_conv;
 
 struct nbg_cpu_plan {
@@ -237,11 +242,22 @@ CPU_HIDDEN int nbg_cpu_patched_ref(const nbg_cpu_plan *p, size_t operation, uint
 CPU_HIDDEN int nbg_cpu_locate_io(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const cpu_uniforms *u,
 				 size_t ou, const char *what, nbg_cmd_ref *in, nbg_cmd_ref *out, long *ri,
 				 long *ro);
+/* nbg_cpu_table_bytes (common.c): the `need` bytes of a constant table entry
+ * (MISC_DYNA_INPUT: the LCDT; MISC_DYNA_GENERIC: the COEF_DATA_TABLE) that
+ * the patch of the state word at byte `at` points at, or NULL. */
+CPU_HIDDEN const uint8_t *nbg_cpu_table_bytes(const nbg_cpu_plan *p, size_t operation, uint32_t at,
+					      uint32_t value, uint32_t source_type, uint64_t need);
 /* A step executed by reference semantics (common.c, shared by the shader
  * planners): op->kind = kind, op->u.ref.kind = ref_kind (its other members
  * set by the planner), labelled nbg_cpu_step.reference. */
 CPU_HIDDEN void nbg_cpu_ref_executed(nbg_cpu_step *s, cpu_op *op, int kind, int ref_kind);
 
+/* The fp16 depthwise convolution shader (ops/shdw16.c), planned through
+ * the DepthwiseConvLayer entry (ops/shdw.c): whether its uniforms are in
+ * that layout (uniform 0x36000's format word fp16); its plan. */
+CPU_HIDDEN int nbg_cpu_shdw16_is(const cpu_uniforms *u);
+CPU_HIDDEN void nbg_cpu_shdw16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation,
+				    const cpu_uniforms *u);
 /* The max pooling shader (ops/shmax.c), planned through the PoolingLayer2
  * entry (ops/shpool.c): whether a PoolingLayer2's uniforms are in its
  * image format; its plan (the step refused with a shmax-* id when the

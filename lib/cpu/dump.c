@@ -88,6 +88,19 @@ static int view_ref(const cpu_ref *r, cpu_view *v, nbg_cpu_tensor *t)
 		v->elem = r->kx;
 		t->data_format = r->group;
 		return 1;
+	case CPU_REF_DWCONV16:
+		view_image(v, r->elt.region[2], r->elt.base[2], r->conv.ow, r->conv.p, r->conv.c, r->elt.row[2],
+			   r->elt.slice[2]);
+		v->elem = 2;
+		t->data_format = DUMP_FP16;
+		return 1;
+	case CPU_REF_IM2COL: /* p rows of k fp16 values; GEMM: n rows of p */
+	case CPU_REF_GEMM:
+		view_image(v, r->elt.region[2], r->elt.base[2], r->kind == CPU_REF_GEMM ? r->conv.p : r->conv.k,
+			   r->kind == CPU_REF_GEMM ? r->conv.n : r->conv.p, 1, r->elt.row[2], 0);
+		v->elem = 2;
+		t->data_format = DUMP_FP16;
+		return 1;
 	default:
 		return 0; /* an SP step of a softmax another step computes */
 	}
@@ -104,8 +117,8 @@ static void view_nn16(const cpu_nn16 *n, cpu_view *v, nbg_cpu_tensor *t)
 	} else {
 		view_image(v, n->out_region, n->out_base, n->pool_x, n->pool_y, n->out_z, n->out_row, n->out_slice);
 		v->elem = 2;
-		t->data_format = DUMP_INT16;
-		t->zero_point_known = 1;
+		t->data_format = n->kind >= CPU_NN16_F16_MAXPOOL ? DUMP_FP16 : DUMP_INT16;
+		t->zero_point_known = n->kind < CPU_NN16_F16_MAXPOOL;
 	}
 	v->ring_lo = n->out_ring_lo;
 	v->ring_size = n->out_ring_size;

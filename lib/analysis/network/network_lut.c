@@ -205,6 +205,14 @@ const char *nbg_network_lut_function(const nbg_network *n, const nbg_cmd_op *op)
 	return name_table(tab, wide, tp_input, sign, !sign);
 }
 
+const char *nbg_nnlut_table_function(const uint8_t *tab, uint64_t size)
+{
+	if (!tab || size != NBG_NNLUT_BYTES)
+		return NULL;
+	int sign = (le32(tab + 4 * NBG_LUT_ENTRIES) & NBG_NNLUT_SIGN) != 0;
+	return name_table(tab, 1, nbg_command_nnlut_input, sign, 0);
+}
+
 /* An NN_LUT operation's table (commands_lib.h, NBG_NNLUT_BYTES) on fp16
  * data: its entries at the inputs the tail's sign bit maps them to. */
 const char *nbg_network_nnlut_function(const nbg_network *n, const nbg_cmd_op *op)
@@ -212,9 +220,5 @@ const char *nbg_network_nnlut_function(const nbg_network *n, const nbg_cmd_op *o
 	uint64_t size = 0;
 	const uint8_t *tab = op->in_type == 1 && op->out_type == 1 /* fp16 */
 				     ? nbg_command_coef_bytes(n->m, n->g, &op->kernel_ref, &size) : NULL;
-
-	if (!tab || size != NBG_NNLUT_BYTES)
-		return NULL;
-	int sign = (le32(tab + 4 * NBG_LUT_ENTRIES) & NBG_NNLUT_SIGN) != 0;
-	return name_table(tab, 1, nbg_command_nnlut_input, sign, 0);
+	return nbg_nnlut_table_function(tab, size);
 }

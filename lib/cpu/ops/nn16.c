@@ -214,37 +214,14 @@ static int nn16_transpose_run(const cpu_nn16 *n, uint8_t *const *buf)
 
 int nbg_cpu_nn16_run(const cpu_nn16 *n, uint8_t *const *buf)
 {
+	if (n->kind >= CPU_NN16_F16_MAXPOOL) {
+		nbg_cpu_nnf16_run(n, buf);
+		return 0;
+	}
 	return n->kind == CPU_NN16_TRANSPOSE ? nn16_transpose_run(n, buf) : nn16_conv_run(n, buf);
 }
 
 /* ------------------------------------------------------------------ plan */
-
-/* Where the operation reads and writes: regions, strides, circular
- * buffers; every byte inside its buffer.  x_bytes: the bytes of an input
- * row from its first pixel; out_x_bytes likewise for the output. */
-static int nn16_addressing(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op,
-			   const nbg_cmd *cmd, uint64_t x_bytes, uint32_t rows, uint32_t slices, uint64_t out_x_bytes,
-			   uint32_t out_rows, uint32_t out_slices)
-{
-	if (!nbg_cpu_find_io(p, s, op, &n->in_region, &n->out_region) ||
-	    !nbg_cpu_nn_ring(p, s, cmd, "input", 0, n->in_region, n->in_base, &n->in_ring_lo, &n->in_ring_size) ||
-	    !nbg_cpu_nn_ring(p, s, cmd, "output", 1, n->out_region, n->out_base, &n->out_ring_lo,
-			     &n->out_ring_size))
-		return 0;
-	if (!nbg_cpu_image_in(p, n->in_region, n->in_base, x_bytes, rows, slices, n->in_row, n->in_slice,
-			      n->in_ring_lo, n->in_ring_size, NULL) ||
-	    !nbg_cpu_image_in(p, n->out_region, n->out_base, out_x_bytes, out_rows, out_slices, n->out_row,
-			      n->out_slice, n->out_ring_lo, n->out_ring_size, NULL)) {
-		nbg_cpu_refuse(s, "address-outside-memory", "its input (%llu bytes a row, %u rows, %u slices at "
-			       "%s+0x%llx) or its output (%llu bytes a row, %u rows, %u slices at %s+0x%llx) does not "
-			       "lie inside its memory or circular buffer", (unsigned long long)x_bytes, rows, slices,
-			       nbg_graph_source_type_name(op->in_ref.source_type), (unsigned long long)n->in_base,
-			       (unsigned long long)out_x_bytes, out_rows, out_slices,
-			       nbg_graph_source_type_name(op->out_ref.source_type), (unsigned long long)n->out_base);
-		return 0;
-	}
-	return 1;
-}
 
 /* An NT transpose: in x*y (z 1) elements, out y*x, of the element size the
  * strides give (in_element_bytes, equal both sides). */
@@ -272,7 +249,7 @@ static void plan_transpose(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const 
 	n->out_base = op->out_ref.offset;
 	n->out_row = op->out_row_stride;
 	n->out_slice = op->out_slice_stride;
-	if (!nn16_addressing(p, s, n, op, cmd, (uint64_t)n->in_x * e, n->in_y, 1, (uint64_t)n->in_y * e, n->in_x,
+	if (!nbg_cpu_nn16_addressing(p, s, n, op, cmd, (uint64_t)n->in_x * e, n->in_y, 1, (uint64_t)n->in_y * e, n->in_x,
 			     1))
 		return;
 	s->verdict = NBG_CPU_EXECUTE;
@@ -509,7 +486,7 @@ static void plan_conv16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *opu, const cpu
 			       "%u- and %u-byte elements", op->in_element_bytes, op->out_element_bytes);
 		return;
 	}
-	if (!nn16_addressing(p, s, n, op, cmd, ((uint64_t)n->in_x - 1) * n->in_xstep + 2, n->in_y, n->in_z,
+	if (!nbg_cpu_nn16_addressing(p, s, n, op, cmd, ((uint64_t)n->in_x - 1) * n->in_xstep + 2, n->in_y, n->in_z,
 			     2ull * n->pool_x, n->pool_y, n->out_z))
 		return;
 	if (m->add_layer && !plan_add16(p, s, n, cmd))
@@ -529,9 +506,9 @@ static void plan_conv16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *opu, const cpu
  * fields are not set; its element size the strides give). */
 static int nn16_match(const nbg_cpu_plan *p, const cpu_match *m)
 {
-	(void)p;
 	return m->cop && m->cop->engine == NBG_CMD_NN &&
-	       (m->type == NBG_GRAPH_OP_NT || m->cop->in_type == NN16_TYPE || m->cop->out_type == NN16_TYPE);
+	       (m->type == NBG_GRAPH_OP_NT || m->cop->in_type == NN16_TYPE || m->cop->out_type == NN16_TYPE ||
+		nbg_cpu_nnf16_is(p, m->cop, m->type));
 }
 
 static void nn16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
@@ -547,6 +524,8 @@ static void nn16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_ma
 			       "its transpose is established on target 0x%x only", p->m->target, NN16_TARGET);
 	else if (m->type == NBG_GRAPH_OP_NT)
 		plan_transpose(p, s, &op->u.nn16, m->cop, cmd);
+	else if (nbg_cpu_nnf16_is(p, m->cop, m->type))
+		nbg_cpu_nnf16_plan(p, s, &op->u.nn16, m->cop, cmd, m->type, m->cmd_kind, m->layer);
 	else if (m->type == NBG_GRAPH_OP_NN)
 		plan_conv16(p, s, op, m, cmd);
 	else

@@ -16,7 +16,10 @@
 #include "cpu/quant.h"
 
 /* What a cpu_nn16 computes. */
-enum cpu_nn16_kind { CPU_NN16_CONV = 1, CPU_NN16_MAXPOOL, CPU_NN16_TRANSPOSE };
+enum cpu_nn16_kind { CPU_NN16_CONV = 1, CPU_NN16_MAXPOOL, CPU_NN16_TRANSPOSE,
+		     /* fp16 data (ops/nnf16.c): 2x2 max pooling, an SP addition (then ReLU),
+		      * an NN_LUT ReLU */
+		     CPU_NN16_F16_MAXPOOL, CPU_NN16_F16_ADD, CPU_NN16_F16_RELU };
 
 typedef struct cpu_nn16 {
 	int kind;                       /* enum cpu_nn16_kind */
@@ -36,6 +39,26 @@ typedef struct cpu_nn16 {
 	const int64_t *bias;            /* 48-bit, in the sum's units */
 	cpu_add add;                    /* a fused addition (add.on): zero point 0, ops/add.c's fixed point */
 } cpu_nn16;
+
+struct nbg_cpu_plan;
+struct nbg_cpu_step;
+struct nbg_cmd_op;
+struct nbg_cmd;
+/* The input (x_bytes a row, rows, slices) and written image of an NN-engine
+ * operation inside their memories and circular buffers (common.c); 0 with
+ * the step refused. */
+CPU_HIDDEN int nbg_cpu_nn16_addressing(struct nbg_cpu_plan *p, struct nbg_cpu_step *s, cpu_nn16 *n,
+				       const struct nbg_cmd_op *op, const struct nbg_cmd *cmd, uint64_t x_bytes,
+				       uint32_t rows, uint32_t slices, uint64_t out_x_bytes, uint32_t out_rows,
+				       uint32_t out_slices);
+/* The fp16 NN-engine operations of the A733 files (ops/nnf16.c): whether
+ * the step is one (target 0x1000003b, fp16 input and output, type NN, SP
+ * or NN_LUT); its plan (layer: its enum cpu_layer); its run. */
+CPU_HIDDEN int nbg_cpu_nnf16_is(const struct nbg_cpu_plan *p, const struct nbg_cmd_op *op, uint32_t type);
+CPU_HIDDEN void nbg_cpu_nnf16_plan(struct nbg_cpu_plan *p, struct nbg_cpu_step *s, cpu_nn16 *n,
+				   const struct nbg_cmd_op *op, const struct nbg_cmd *cmd, uint32_t type, int cmd_kind,
+				   int layer);
+CPU_HIDDEN void nbg_cpu_nnf16_run(const cpu_nn16 *n, uint8_t *const *buf);
 
 /* Executes one planned operation on the machine's buffers; -1 when out of
  * memory (nothing written). */

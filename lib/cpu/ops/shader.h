@@ -2,7 +2,8 @@
  * shader.h - SH, SW and SP operations the CPU backend computes by
  * reference semantics (doc/cpu-backend.md, "SH and SW operations"), as the
  * plan holds them: one struct for every such kind (ops/softmax.c,
- * ops/shpool.c, ops/shdw.c, ops/shelt.c, ops/shmax.c, ops/spmax.c), and
+ * ops/shpool.c, ops/shdw.c, ops/shelt.c, ops/shmax.c, ops/spmax.c,
+ * ops/shconv.c), and
  * the shader uniforms they are read from.  Never installed.
  */
 #ifndef NBG_CPU_OPS_SHADER_H
@@ -16,7 +17,8 @@
 
 /* What a cpu_ref computes. */
 enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWCONV, CPU_REF_ADD,
-		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL, CPU_REF_PAD };
+		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL, CPU_REF_PAD, CPU_REF_IM2COL,
+		    CPU_REF_GEMM, CPU_REF_DWCONV16 };
 
 /* CPU_REF_SOFTMAX (ops/softmax.c, ops/spmax.c): a softmax over width uint8
  * values (row 0 of the input image) into width fp16 values,
@@ -69,6 +71,20 @@ typedef struct cpu_ref {
 		int in1_f16;
 		int s8;                 /* int8 images (ADD: zero points 0, a and b powers of two; UPSAMPLE) */
 	} elt;
+	/* CPU_REF_IM2COL, CPU_REF_GEMM (ops/shconv.c): an fp16 convolution as two
+	 * shaders, images 0 (input) and 2 (output) of elt.  IM2COL: the c planes
+	 * of w x h at image 0 into image 2's p = ow x oh rows of k = c x kx x ky
+	 * values, row oy x ow + ox holding in[ci][oy sy - py + j][ox sx - px + i]
+	 * at (ci ky + j) kx + i, 0 outside the planes.  GEMM: row o < n of image 2
+	 * (p values) = fp16(bias[o] + sum over k of codes[o][k] x in[row][k]),
+	 * rows of k at image 0, codes' rows w_row bytes apart, bias n float32. */
+	struct {
+		uint32_t w, h, c, kx, ky, sx, sy, px, py, ow, p, k, n;
+		/* CPU_REF_DWCONV16 (ops/shdw16.c): channel ci's ow x p output plane
+		 * at image 2 = fp16(sum over j, i of codes[ci][j kx + i] x
+		 * in[ci][y sy - py + j][x sx - px + i] + bias[ci]), 0 outside */
+		const uint8_t *bias;    /* into the model's bytes (a COEF_DATA_TABLE entry) */
+	} conv;
 } cpu_ref;
 
 /* An SH operation's shader uniforms (analysis/graph/uniforms.h): the words its
@@ -79,6 +95,16 @@ typedef struct cpu_ref {
 #define CPU_UNIFORM_BASE NBG_SH_UNIFORM_BASE
 #define CPU_MAX_STATE_BYTES NBG_SH_MAX_STATE_BYTES
 typedef nbg_sh_uniforms cpu_uniforms; /* analysis/graph/uniforms.h */
+
+/* The fp16 shaders' helpers (ops/shconv.c): nbg_cpu_f16_image reads the
+ * image descriptor at uniform j (fp16, or f32 float32; depth 1 unless
+ * depth_any; its words 6 and 7 the corpus's) into *w, *h, *row;
+ * nbg_cpu_f16_store writes v rounded to fp16, below the normal range +0;
+ * nbg_cpu_f16_ld reads a little-endian half. */
+CPU_HIDDEN int nbg_cpu_f16_image(const cpu_uniforms *u, unsigned j, int f32, int depth_any, uint32_t *w,
+				 uint32_t *h, uint64_t *row);
+CPU_HIDDEN void nbg_cpu_f16_store(uint8_t *d, float v);
+CPU_HIDDEN uint16_t nbg_cpu_f16_ld(const uint8_t *b);
 
 /* The softmax's run (ops/softmax.c), shared by the SP softmax. */
 CPU_HIDDEN void nbg_cpu_softmax_run(const cpu_ref *r, uint8_t *const *buf, int flush);

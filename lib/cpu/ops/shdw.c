@@ -126,18 +126,9 @@ static int shdw_shape(nbg_cpu_step *s, const cpu_uniforms *u, cpu_ref *r)
 static int shdw_kernels(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const cpu_uniforms *u,
 			cpu_ref *r)
 {
-	nbg_cmd_ref k;
-	const nbg_graph_table *t = nbg_graph_table_at(p->g, NBG_GRAPH_TABLE_LCD);
-	const nbg_graph_table_entry *e = NULL;
 	uint64_t need = (uint64_t)(r->rows - 1) * r->w_row + (uint64_t)r->kx * r->ky;
-	if (nbg_cpu_patched_ref(p, operation, u->at[8], u->value[8], &k) &&
-	    k.source_type == NBG_GRAPH_SRC_MISC_DYNA_INPUT && k.index >= 0 && t && t->present &&
-	    t->decoded && t->data_present)
-		e = nbg_graph_table_entry_at(p->g, NBG_GRAPH_TABLE_LCD, (size_t)k.index);
-	if (!e || !e->in_bounds || t->data_offset > p->m->file_size ||
-	    e->offset > p->m->file_size - t->data_offset ||
-	    e->size > p->m->file_size - t->data_offset - e->offset || k.offset > e->size ||
-	    need > e->size - k.offset) {
+	r->codes = nbg_cpu_table_bytes(p, operation, u->at[8], u->value[8], NBG_GRAPH_SRC_MISC_DYNA_INPUT, need);
+	if (!r->codes) {
 		nbg_cpu_refuse(s, "shdw-kernels-not-located", "a depthwise convolution shader (layer %s) "
 			       "whose kernel address (uniform 0x36020) is not relocated by a MISC_DYNA_INPUT "
 			       "patch to an LCDT entry holding its %llu bytes (%u rows of %u codes, row %llu)",
@@ -145,7 +136,6 @@ static int shdw_kernels(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, cons
 			       (unsigned long long)r->w_row);
 		return 0;
 	}
-	r->codes = p->m->data + t->data_offset + e->offset + k.offset;
 	/* rows may share one kernel row (w_row 0): the codes read are the
 	 * plan's to count, not the entry's size */
 	if (!nbg_cpu_plan_spend(p, s, (uint64_t)r->rows * r->kx * r->ky, "comparing its kernel codes"))
@@ -194,8 +184,13 @@ static void plan_shdw(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t opera
 {
 	cpu_ref *r = &op->u.ref;
 	cpu_uniforms u;
-	if (!nbg_cpu_load_uniforms(p, s, operation, "depthwise convolution shader", &u) ||
-	    !shdw_uniforms_known(s, &u) || !shdw_shape(s, &u, r) || !shdw_kernels(p, s, operation, &u, r))
+	if (!nbg_cpu_load_uniforms(p, s, operation, "depthwise convolution shader", &u))
+		return;
+	if (nbg_cpu_shdw16_is(&u)) {
+		nbg_cpu_shdw16_plan(p, s, op, operation, &u);
+		return;
+	}
+	if (!shdw_uniforms_known(s, &u) || !shdw_shape(s, &u, r) || !shdw_kernels(p, s, operation, &u, r))
 		return;
 	nbg_cmd_ref in, out;
 	long ri, ro;

@@ -1,0 +1,251 @@
+/*
+ * ops/nnf16.c - the NN-engine operations of the A733 fp16 files (target
+ * 0x1000003b, fp16 input and output) that carry no kernels: the 2x2 max
+ * pooling the compiler writes as a 1x1 depthwise command with no kernel
+ * stream, the SP addition of two images (a MultiStreamProcessor_SP layer,
+ * then a ReLU; the SP operations of other layers are refused) and the NN_LUT activation whose table holds the ReLU.
+ * Planned through the int16 entry (ops/nn16.c, whose struct and addressing
+ * they share), computed by the rules of doc/cpu-backend.md ("fp16 NN-engine
+ * operations"); anything else is refused with an nnf16-* id.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/graph/commands_lib.h"
+#include "common/half.h"
+#include "cpu/cpu_internal.h"
+#include "cpu/ops/conv.h"
+#include "cpu/ops/nn16.h"
+#include "cpu/ops/shader.h"
+#include "cpu/ring.h"
+
+#define NNF16_TYPE 1u                /* the fp16 data-type code */
+#define NNF16_TARGET 0x1000003bu
+#define NNF16_ONE 0x3f800000u        /* float32 1.0 */
+#define NNF16_INF 0x7f800000u
+#define NNF16_NINF 0xff800000u
+
+/* The words of an SP command that carry its second image (as the int16
+ * fused addition's, ops/nn16.c). */
+enum { SPF_W_SCALE = 23, SPF_W_SCALE_HI = 27, SPF_W_MAX = 29, SPF_W_MIN = 30, SPF_W_STRIDES = 32,
+       SPF_W_BYTES = 33, SPF_W_ADDRESS = 34, SPF_W_END = 35, SPF_WORDS = 36 };
+
+int nbg_cpu_nnf16_is(const nbg_cpu_plan *p, const nbg_cmd_op *op, uint32_t type)
+{
+	return p->m->target == NNF16_TARGET && op->in_type == NNF16_TYPE && op->out_type == NNF16_TYPE &&
+	       (type == NBG_GRAPH_OP_NN || type == NBG_GRAPH_OP_SP || type == NBG_GRAPH_OP_NN_LUT);
+}
+
+static uint16_t rdh(const uint8_t *buf, uint64_t a, uint64_t lo, uint64_t size)
+{
+	return (uint16_t)(buf[nbg_cpu_ring_at(a, lo, size)] | buf[nbg_cpu_ring_at(a + 1, lo, size)] << 8);
+}
+
+/* ------------------------------------------------------------------- run */
+
+static uint16_t nnf16_value(const cpu_nn16 *n, uint8_t *const *buf, uint32_t z, uint32_t y, uint32_t x)
+{
+	const uint8_t *in = buf[n->in_region];
+	if (n->kind != CPU_NN16_F16_MAXPOOL) {
+		uint16_t a = rdh(in, n->in_base + z * n->in_slice + y * n->in_row + 2ull * x, n->in_ring_lo,
+				 n->in_ring_size);
+		float v = nbg_fp16_to_float(a);
+		if (n->kind == CPU_NN16_F16_ADD) {
+			const cpu_add *ad = &n->add;
+			v += nbg_fp16_to_float(rdh(buf[ad->region], ad->base + z * ad->slice + y * ad->row + 2ull * x,
+						   0, 0));
+			return nbg_fp16_from_float(v);
+		}
+		return a;
+	}
+	uint16_t best = 0;
+	int any = 0;
+	for (uint32_t dy = 0; dy < 2; dy++)
+		for (uint32_t dx = 0; dx < 2; dx++) {
+			uint32_t yy = 2 * y + dy, xx = 2 * x + dx;
+			if (yy >= n->in_y || xx >= n->in_x)
+				continue;
+			uint16_t h = rdh(in, n->in_base + z * n->in_slice + yy * n->in_row + 2ull * xx, n->in_ring_lo,
+					 n->in_ring_size);
+			if (!any || nbg_fp16_to_float(h) > nbg_fp16_to_float(best))
+				best = h;
+			any = 1;
+		}
+	return best;
+}
+
+void nbg_cpu_nnf16_run(const cpu_nn16 *n, uint8_t *const *buf)
+{
+	uint8_t *out = buf[n->out_region];
+	for (uint32_t z = 0; z < n->out_z; z++)
+		for (uint32_t y = 0; y < n->pool_y; y++)
+			for (uint32_t x = 0; x < n->pool_x; x++) {
+				uint16_t h = nnf16_value(n, buf, z, y, x);
+				if (n->relu && (h & 0x8000))
+					h = 0;
+				if (!(h & 0x7c00)) /* below the normal range: 0, as every fp16 result here */
+					h = 0;
+				uint64_t a = n->out_base + z * n->out_slice + y * n->out_row + 2ull * x;
+				out[nbg_cpu_ring_at(a, n->out_ring_lo, n->out_ring_size)] = (uint8_t)h;
+				out[nbg_cpu_ring_at(a + 1, n->out_ring_lo, n->out_ring_size)] = (uint8_t)(h >> 8);
+			}
+}
+
+/* ------------------------------------------------------------------ plan */
+
+/* The SP addition's second image: words 32 (row, slice strides), 34 (its
+ * address), 35 and 33 (where the buffer it starts ends, its size / 32; or
+ * word 35 unrelocated with bits 0-25 set: no buffer),
+ * its scale 1.0 (words 23, 27) and no bounds (words 29, 30: +-inf). */
+static int nnf16_second(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd)
+{
+	const uint32_t *w = cmd->words;
+	cpu_add *a = &n->add;
+	nbg_cmd_ref r, end;
+	if (cmd->word_count < SPF_WORDS ||
+	    ((w[SPF_W_SCALE] >> 2) | (w[SPF_W_SCALE_HI] >> 31) << 30) != NNF16_ONE || w[SPF_W_MAX] != NNF16_INF ||
+	    w[SPF_W_MIN] != NNF16_NINF) {
+		nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 SP addition whose words 23/27 (the second "
+			       "image's scale), 29 and 30 (bounds) are not 1.0, +inf and -inf: executed is the plain "
+			       "sum");
+		return 0;
+	}
+	long ri = nbg_cpu_add_image_at(p, s, SPF_W_ADDRESS, w[SPF_W_ADDRESS], &r);
+	if (ri < 0)
+		return 0;
+	a->region = (size_t)ri;
+	a->base = r.offset;
+	a->row = w[SPF_W_STRIDES] & 0xffffu;
+	a->slice = w[SPF_W_STRIDES] >> 16;
+	uint64_t last, bytes = a->slice * n->out_z;
+	if (a->row < 2ull * n->pool_x || a->slice < a->row * n->pool_y ||
+	    !nbg_cpu_image_fits(p, a->region, a->base, 2ull * n->pool_x, n->pool_y, n->out_z, a->row, a->slice,
+				&last)) {
+		nbg_cpu_refuse(s, "address-outside-memory", "its second image %ux%ux%u fp16 at %s+0x%llx (word %d "
+			       "strides 0x%08x) does not lie inside that memory", n->pool_x, n->pool_y, n->out_z,
+			       nbg_graph_source_type_name(r.source_type), (unsigned long long)a->base, SPF_W_STRIDES,
+			       w[SPF_W_STRIDES]);
+		return 0;
+	}
+	/* no buffer: word 35 relocated by no patch, its bits 0-25 all set (the
+	 * value the commands hold where no circular buffer is, as word 28) */
+	int none = !nbg_command_word_ref(p->g, s->operation, SPF_W_END, w[SPF_W_END], &end) && !end.patched &&
+		   (w[SPF_W_END] & 0x3ffffffu) == 0x3ffffffu;
+	if (!none && (!end.patched || end.source_type != r.source_type || end.index != r.index ||
+		      (end.offset & 0x3ffffffu) != a->base + 32ull * w[SPF_W_BYTES] ||
+		      32ull * w[SPF_W_BYTES] < bytes)) {
+		nbg_cpu_refuse(s, "nnf16-field-unsupported", "its command words %d (0x%08x) and %d (0x%x) are not "
+			       "the end and the size / 32 of a buffer that starts with its second image: a circular "
+			       "buffer there is not established", SPF_W_END, w[SPF_W_END], SPF_W_BYTES,
+			       w[SPF_W_BYTES]);
+		return 0;
+	}
+	a->on = 1;
+	return 1;
+}
+
+/* Which operation it is; 0 with the step refused. */
+static int nnf16_kind(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const nbg_cmd *cmd,
+		      uint32_t type, int cmd_kind, int layer)
+{
+	const nbg_weights_op *wo = p->wop[s->operation];
+	if (type == NBG_GRAPH_OP_NN) {
+		if (cmd_kind != CPU_CMD_DEPTHWISE_CONV || op->kernel[0] != 1 || op->kernel[1] != 1 ||
+		    op->kernel_ref.patched || op->pooling != 1 || op->pooling_size != 2 || op->relu ||
+		    (wo && nbg_weights_op_status(wo) == NBG_WEIGHTS_DECODED)) {
+			nbg_cpu_refuse(s, "nnf16-operation-unsupported", "an fp16 NN %s (kernel %ux%u, pooling %u "
+				       "of %u, relu %d): executed is the max pooling written as a 1x1 depthwise "
+				       "command with 2x2 max pooling, no kernel reference and no ReLU", op->kind,
+				       op->kernel[0], op->kernel[1], op->pooling, op->pooling_size, op->relu);
+			return 0;
+		}
+		n->kind = CPU_NN16_F16_MAXPOOL;
+		return 1;
+	}
+	if (op->pooling || op->relu || op->kernel[0] != 1 || op->kernel[1] != 1) {
+		nbg_cpu_refuse(s, "nnf16-operation-unsupported", "an fp16 %s operation with pooling %u, relu %d, "
+			       "kernel %ux%u: executed are none, 0, 1x1", nbg_graph_op_type_name(type), op->pooling,
+			       op->relu, op->kernel[0], op->kernel[1]);
+		return 0;
+	}
+	if (type == NBG_GRAPH_OP_SP && layer != CPU_LAYER_MULTISTREAM_SP) {
+		/* TensorAdd_SP, TensorSub_SP, TensorMul_SP, ActivationLayer_SP of
+		 * the other fp16 files: no ReLU follows their source's operator */
+		nbg_cpu_refuse(s, "nnf16-operation-unsupported", "an fp16 SP operation of layer %s: executed is "
+			       "the addition then ReLU of a MultiStreamProcessor_SP layer", s->layer);
+		return 0;
+	}
+	if (type == NBG_GRAPH_OP_SP) {
+		n->kind = CPU_NN16_F16_ADD;
+		n->relu = 1;
+		return nnf16_second(p, s, n, cmd);
+	}
+	uint64_t size = 0;
+	const uint8_t *tab = nbg_command_coef_bytes(p->m, p->g, &op->kernel_ref, &size);
+	const char *fn = nbg_nnlut_table_function(tab, size);
+	if (!fn || strcmp(fn, "relu")) {
+		nbg_cpu_refuse(s, "nnf16-lut-unsupported", "an fp16 NN_LUT whose table (%llu bytes) holds %s: "
+			       "executed is the ReLU's", (unsigned long long)size, fn ? fn : "no function identified");
+		return 0;
+	}
+	n->kind = CPU_NN16_F16_RELU;
+	n->relu = 1;
+	return 1;
+}
+
+void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const nbg_cmd *cmd,
+			uint32_t type, int cmd_kind, int layer)
+{
+	/* the scale: 1 (post_multiplier 0, post_shift 31 | 3 << 5: the float32 exponent of 1.0) */
+	uint32_t mant = nbg_cpu_nn_multiplier(cmd);
+	uint32_t exp = nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT) | nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT_BIT_5_6) << 5;
+	if (mant || exp != 127 || op->kernel_type != NNF16_TYPE || nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_X_OFFSET) ||
+	    nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_Y_OFFSET) || op->in_element_bytes != 2 || op->out_element_bytes != 2) {
+		nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 NN-engine operation with scale fields "
+			       "0x%x / %u, kernel data type %u, input offsets %u, %u, elements of %u and %u bytes: "
+			       "executed are scale 1 (0 / 127), fp16, 0, 0, 2 bytes", mant, exp, op->kernel_type,
+			       nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_X_OFFSET), nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_Y_OFFSET),
+			       op->in_element_bytes, op->out_element_bytes);
+		return;
+	}
+	n->in_x = nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_X_SIZE);
+	n->in_y = nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_Y_SIZE);
+	n->out_x = op->out_conv[0];
+	n->out_y = op->out_conv[1];
+	n->out_z = n->in_z = op->out_conv[2];
+	n->pool_x = op->out[0];
+	n->pool_y = op->out[1];
+	n->k = 1;
+	n->depthwise = 1;
+	if (!nnf16_kind(p, s, n, op, cmd, type, cmd_kind, layer))
+		return;
+	int pooled = n->kind == CPU_NN16_F16_MAXPOOL;
+	if (!n->in_x || !n->in_y || !n->out_z || n->in_x > (1u << 16) || n->in_y > (1u << 16) ||
+	    n->out_x != n->in_x || n->out_y != n->in_y || op->out[2] != n->out_z ||
+	    n->pool_x != (pooled ? (n->in_x + 1) / 2 : n->in_x) || n->pool_y != (pooled ? (n->in_y + 1) / 2 : n->in_y)) {
+		nbg_cpu_refuse(s, "shape-inconsistent", "an fp16 operation of input %ux%u, output %ux%ux%u written "
+			       "as %ux%ux%u: executed is the input's size (halved by the max pooling)", n->in_x,
+			       n->in_y, n->out_x, n->out_y, n->out_z, op->out[0], op->out[1], op->out[2]);
+		return;
+	}
+	n->in_base = op->in_ref.offset;
+	n->in_row = op->in_row_stride;
+	n->in_slice = op->in_slice_stride;
+	n->in_xstep = 2;
+	n->out_base = op->out_ref.offset;
+	n->out_row = op->out_row_stride;
+	n->out_slice = op->out_slice_stride;
+	if (op->tile_placed || !nbg_cpu_nn16_addressing(p, s, n, op, cmd, 2ull * n->in_x, n->in_y, n->in_z,
+							 2ull * n->pool_x, n->pool_y, n->out_z)) {
+		if (op->tile_placed)
+			nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 operation of a row tile: not established");
+		return;
+	}
+	snprintf(s->what, sizeof(s->what), "NN %s %ux%ux%u -> %ux%ux%u, fp16",
+		 n->kind == CPU_NN16_F16_MAXPOOL ? "max pool 2x2" : n->kind == CPU_NN16_F16_ADD ? "SP add + relu"
+											    : "lut relu",
+		 n->in_x, n->in_y, n->in_z, n->pool_x, n->pool_y, n->out_z);
+	s->verdict = NBG_CPU_EXECUTE;
+	s->reason_id = "";
+	s->macs = 0;
+}

@@ -1,0 +1,318 @@
+/*
+ * ops/shconv.c - the fp16 convolution of a ConvolutionLayer compiled as two
+ * SH operations (the A733 fp16 files): an im2col shader that lays every
+ * output pixel's window out as one row of a matrix, then a matrix-product
+ * shader that multiplies those rows by the kernels and adds the bias.  Both
+ * computed by reference semantics from their uniforms and I/O, not from the
+ * shaders' code (nbg_cpu_step.reference); doc/cpu-backend.md ("The fp16
+ * convolution shaders") gives each rule below with its evidence.
+ *
+ * Uniforms (0x36000 + 4 i; an image descriptor is eight words: address,
+ * row stride, height << 16 | width, format word, slice stride, depth, two
+ * words pinned below):
+ *   im2col   0..7   input: w x h, depth c fp16 planes
+ *            8..15  output: k = c kx ky values wide, p = ow x oh rows
+ *            16..23 kx ky, ow, sx, sy, px, py, kx, ky
+ *            28..35 0; any other word 0 where loaded (the corpus loads none)
+ *   product  0..7   input rows (the im2col matrix, k wide, p high)
+ *            8..15  kernels: k wide, n high, in a COEF_DATA_TABLE entry
+ *            16..23 bias: n float32 values, in a COEF_DATA_TABLE entry
+ *            24..26 0, k rounded up to a multiple of 8, 0
+ *            28..35 output: p wide, n high (one plane per output channel)
+ *            36..53 constants, pinned (the corpus's one set)
+ *            27, 54..79 0 where loaded (the corpus: 27 never, 56..71 on some)
+ * Anything else is refused with a shconv-* id.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/half.h"
+#include "cpu/budget.h"
+#include "cpu/cpu_internal.h"
+#include "cpu/ops/shader.h"
+
+#define SHCONV_PIN_A 0x10dd10b0u /* an image descriptor's seventh word */
+#define SHCONV_PIN_BIAS 0x10de10b0u
+#define SHCONV_MAX_SIDE 0xffffu
+
+/* The format words of fp16 images (element size 2) and of the float32 bias
+ * the corpus holds; bits 4..6 and 12 differ between them, their meaning
+ * not established (each value below executes the same). */
+static int shconv_fp16_format(uint32_t f)
+{
+	return f == 0x44405041u || f == 0x44405071u || f == 0x44404041u;
+}
+
+static int shconv_f32_format(uint32_t f)
+{
+	return f == 0x32100002u || f == 0x32100032u;
+}
+
+/* The product's constants 0x36090..0x360d4 (EVIS-style selection words and
+ * two small integers: their meaning not established), as every product
+ * shader of the corpus holds them. */
+static const uint32_t shconv_pinned[18] = { 0x55555555u, 0x55550000u, 0x76543210u, 0x76543210u, 0,
+					    0x76543210u, 0x76543210u, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2 };
+
+/* Whether words first..last are loaded once each. */
+static int shconv_once(const cpu_uniforms *u, unsigned first, unsigned last)
+{
+	for (unsigned j = first; j <= last; j++)
+		if (u->loaded[j] != 1)
+			return 0;
+	return 1;
+}
+
+/* The image descriptor at word j: fp16 (or, f32, float32), depth 1 unless
+ * depth_any, its pinned words; its size into *w, *h, row into *row. */
+int nbg_cpu_f16_image(const cpu_uniforms *u, unsigned j, int f32, int depth_any, uint32_t *w, uint32_t *h,
+			uint64_t *row)
+{
+	const uint32_t *v = u->value + j;
+	*w = v[2] & 0xffff;
+	*h = v[2] >> 16;
+	*row = v[1];
+	unsigned esize = f32 ? 4 : 2;
+	return (f32 ? shconv_f32_format(v[3]) : shconv_fp16_format(v[3])) && *w && *h &&
+	       (uint64_t)*w * esize <= v[1] && (depth_any || v[5] == 1) &&
+	       v[6] == (f32 ? SHCONV_PIN_BIAS : SHCONV_PIN_A) && v[7] == 0;
+}
+
+/* The im2col shader's uniforms into r; 0 with the step refused. */
+static int shconv_im2col_uniforms(nbg_cpu_step *s, const cpu_uniforms *u, cpu_ref *r)
+{
+	const uint32_t *v = u->value;
+	uint32_t w, h, k, pr;
+	uint64_t row, orow;
+	int other = 0;
+	for (unsigned j = 0; j < CPU_UNIFORMS; j++)
+		other |= (j < 24 || (j >= 28 && j < 36)) ? u->loaded[j] != 1
+			 : u->loaded[j] > 1 || (u->loaded[j] && v[j]);
+	for (unsigned j = 28; j < 36; j++)
+		other |= v[j] != 0;
+	if (other || !nbg_cpu_f16_image(u, 0, 0, 1, &w, &h, &row) || !nbg_cpu_f16_image(u, 8, 0, 0, &k, &pr, &orow)) {
+		nbg_cpu_refuse(s, "shconv-uniforms-unknown", "a ConvolutionLayer SH operation (layer %s) "
+			       "loading no uniform 0x36090, whose uniforms are not the fp16 im2col shader's "
+			       "layout (0x36000..0x3605c and 0x36070..0x3608c loaded once, two fp16 images, "
+			       "0x36070..0x3608c zero): format words 0x%08x, 0x%08x", s->layer, v[3], v[11]);
+		return 0;
+	}
+	uint32_t c = v[5], kx = v[22], ky = v[23], ow = v[17];
+	if (!c || !kx || !ky || !ow || v[16] != kx * ky || kx != ky || v[18] != v[19] || v[20] != v[21] ||
+	    !v[18] || v[18] > SHCONV_MAX_SIDE || v[20] > SHCONV_MAX_SIDE || kx > SHCONV_MAX_SIDE ||
+	    (uint64_t)c * kx * ky != k || pr % ow || v[4] < (uint64_t)(h - 1) * row + 2ull * w) {
+		nbg_cpu_refuse(s, "shconv-shape-unsupported", "an im2col shader (layer %s): input %ux%ux%u, "
+			       "output %u values x %u rows, uniforms 0x36040..0x3605c %u, %u, %u, %u, %u, %u, %u, %u: "
+			       "executed is kx x ky, ow, stride, stride, pad, pad, kx, ky with equal pairs (which "
+			       "of a pair is x is not established), c kx ky values a row, ow x oh rows",
+			       s->layer, w, h, c, k, pr, v[16], v[17], v[18], v[19], v[20], v[21], v[22], v[23]);
+		return 0;
+	}
+	r->conv.w = w;
+	r->conv.h = h;
+	r->conv.c = c;
+	r->conv.kx = kx;
+	r->conv.ky = ky;
+	r->conv.sx = v[18];
+	r->conv.sy = v[19];
+	r->conv.px = v[20];
+	r->conv.py = v[21];
+	r->conv.ow = ow;
+	r->conv.p = pr;
+	r->conv.k = k;
+	r->elt.row[0] = row;
+	r->elt.slice[0] = v[4];
+	r->elt.row[2] = orow;
+	return 1;
+}
+
+/* The product shader's uniforms, kernels and bias into r; 0 with the step
+ * refused. */
+static int shconv_gemm_uniforms(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const cpu_uniforms *u,
+				cpu_ref *r)
+{
+	const uint32_t *v = u->value;
+	uint32_t k, pr, kk, n, bn, bh, ow, on;
+	uint64_t row, wrow, brow, orow;
+	int other = !shconv_once(u, 0, 26) || !shconv_once(u, 28, 53);
+	for (unsigned j = 27; j < CPU_UNIFORMS; j = j == 27 ? 54 : j + 1)
+		other |= u->loaded[j] > 1 || (u->loaded[j] && v[j]);
+	for (unsigned j = 36; j < 54; j++)
+		other |= v[j] != shconv_pinned[j - 36];
+	if (other || v[24] || v[26] || !nbg_cpu_f16_image(u, 0, 0, 0, &k, &pr, &row) ||
+	    !nbg_cpu_f16_image(u, 8, 0, 0, &kk, &n, &wrow) || !nbg_cpu_f16_image(u, 16, 1, 0, &bn, &bh, &brow) ||
+	    !nbg_cpu_f16_image(u, 28, 0, 0, &ow, &on, &orow)) {
+		nbg_cpu_refuse(s, "shconv-uniforms-unknown", "a ConvolutionLayer SH operation (layer %s) "
+			       "loading uniform 0x36090, whose uniforms are not the fp16 matrix-product shader's "
+			       "layout (0x36000..0x36068 and 0x36070..0x360d4 loaded once, fp16 rows, kernels "
+			       "and output, a float32 bias, 0x36090..0x360d4 the corpus's constants): format "
+			       "words 0x%08x, 0x%08x, 0x%08x, 0x%08x", s->layer, v[3], v[11], v[19], v[31]);
+		return 0;
+	}
+	if (kk != k || bn != n || bh != 1 || ow != pr || on != n || v[25] != (k + 7) / 8 * 8) {
+		nbg_cpu_refuse(s, "shconv-shape-unsupported", "a matrix-product shader (layer %s): rows %u "
+			       "wide x %u, kernels %u x %u, bias %u x %u, output %u x %u, uniform 0x36064 %u: "
+			       "executed is k-wide rows and kernels, n biases, p x n output, 0x36064 k rounded "
+			       "up to 8", s->layer, k, pr, kk, n, bn, bh, ow, on, v[25]);
+		return 0;
+	}
+	uint64_t need = (uint64_t)(n - 1) * wrow + 2ull * k;
+	r->codes = nbg_cpu_table_bytes(p, operation, u->at[8], v[8], NBG_GRAPH_SRC_MISC_DYNA_GENERIC, need);
+	r->conv.bias = nbg_cpu_table_bytes(p, operation, u->at[16], v[16], NBG_GRAPH_SRC_MISC_DYNA_GENERIC,
+					   4ull * n);
+	if (!r->codes || !r->conv.bias) {
+		nbg_cpu_refuse(s, "shconv-kernels-not-located", "a matrix-product shader (layer %s) whose %s "
+			       "address (uniform 0x%05x) is not relocated by a MISC_DYNA_GENERIC patch to a "
+			       "COEF_DATA_TABLE entry holding its %llu bytes", s->layer,
+			       r->codes ? "bias" : "kernel", r->codes ? 0x36040u : 0x36020u,
+			       (unsigned long long)(r->codes ? 4ull * n : need));
+		return 0;
+	}
+	r->conv.k = k;
+	r->conv.p = pr;
+	r->conv.n = n;
+	r->w_row = wrow;
+	r->elt.row[0] = row;
+	r->elt.row[2] = orow;
+	return 1;
+}
+
+static void plan_shconv(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
+{
+	cpu_ref *r = &op->u.ref;
+	cpu_uniforms u;
+	if (!nbg_cpu_load_uniforms(p, s, operation, "convolution shader", &u))
+		return;
+	int gemm = u.loaded[36] != 0;
+	if (gemm ? !shconv_gemm_uniforms(p, s, operation, &u, r) : !shconv_im2col_uniforms(s, &u, r))
+		return;
+	nbg_cmd_ref in, out;
+	long ri, ro;
+	uint64_t last;
+	const char *what = gemm ? "matrix-product shader" : "im2col shader";
+	if (!nbg_cpu_locate_io(p, s, operation, &u, gemm ? 28 : 8, what, &in, &out, &ri, &ro))
+		return;
+	uint64_t macs = (uint64_t)r->conv.p * r->conv.k * (gemm ? r->conv.n : 1);
+	int fits = gemm ? nbg_cpu_image_fits(p, (size_t)ri, in.offset, 2ull * r->conv.k, r->conv.p, 1,
+					     r->elt.row[0], 0, &last) &&
+			  nbg_cpu_image_fits(p, (size_t)ro, out.offset, 2ull * r->conv.p, r->conv.n, 1,
+					     r->elt.row[2], 0, &last)
+			: nbg_cpu_image_fits(p, (size_t)ri, in.offset, 2ull * r->conv.w, r->conv.h, r->conv.c,
+					     r->elt.row[0], r->elt.slice[0], &last) &&
+			  nbg_cpu_image_fits(p, (size_t)ro, out.offset, 2ull * r->conv.k, r->conv.p, 1,
+					     r->elt.row[2], 0, &last);
+	if (!fits) {
+		nbg_cpu_refuse(s, "address-outside-memory", "an %s (layer %s) whose input at %s+0x%llx or "
+			       "output at %s+0x%llx does not lie inside its memory", what, s->layer,
+			       nbg_graph_source_type_name(in.source_type), (unsigned long long)in.offset,
+			       nbg_graph_source_type_name(out.source_type), (unsigned long long)out.offset);
+		return;
+	}
+	if (macs > NBG_CPU_MAX_MACS) {
+		nbg_cpu_refuse(s, "work-limit", "an %s (layer %s) of %llu steps, above the limit of %llu", what,
+			       s->layer, (unsigned long long)macs, (unsigned long long)NBG_CPU_MAX_MACS);
+		return;
+	}
+	r->elt.region[0] = (size_t)ri;
+	r->elt.region[2] = (size_t)ro;
+	r->elt.base[0] = in.offset;
+	r->elt.base[2] = out.offset;
+	if (gemm)
+		snprintf(s->what, sizeof(s->what), "SH matrix product %u x %u by %u x %u + bias, fp16",
+			 r->conv.p, r->conv.k, r->conv.n, r->conv.k);
+	else
+		snprintf(s->what, sizeof(s->what), "SH im2col %ux%ux%u, kernel %ux%u, stride %u, pad %u -> "
+			 "%u x %u, fp16", r->conv.w, r->conv.h, r->conv.c, r->conv.kx, r->conv.ky, r->conv.sx,
+			 r->conv.px, r->conv.p, r->conv.k);
+	s->macs = gemm ? macs : 0;
+	nbg_cpu_ref_executed(s, op, CPU_OP_SHCONV, gemm ? CPU_REF_GEMM : CPU_REF_IM2COL);
+}
+
+uint16_t nbg_cpu_f16_ld(const uint8_t *b)
+{
+	return (uint16_t)(b[0] | b[1] << 8);
+}
+
+static void shconv_run_im2col(const cpu_ref *r, uint8_t *const *buf)
+{
+	const uint8_t *in = buf[r->elt.region[0]] + r->elt.base[0];
+	uint8_t *out = buf[r->elt.region[2]] + r->elt.base[2];
+	for (uint32_t q = 0; q < r->conv.p; q++) {
+		uint8_t *o = out + q * r->elt.row[2];
+		int64_t y0 = (int64_t)(q / r->conv.ow) * r->conv.sy - r->conv.py;
+		int64_t x0 = (int64_t)(q % r->conv.ow) * r->conv.sx - r->conv.px;
+		for (uint32_t ci = 0; ci < r->conv.c; ci++)
+			for (uint32_t j = 0; j < r->conv.ky; j++)
+				for (uint32_t i = 0; i < r->conv.kx; i++, o += 2) {
+					int64_t y = y0 + j, x = x0 + i;
+					if (y < 0 || x < 0 || y >= r->conv.h || x >= r->conv.w) {
+						o[0] = o[1] = 0;
+						continue;
+					}
+					const uint8_t *e = in + ci * r->elt.slice[0] + (uint64_t)y * r->elt.row[0] +
+							   2 * (uint64_t)x;
+					o[0] = e[0];
+					o[1] = e[1];
+				}
+	}
+}
+
+void nbg_cpu_f16_store(uint8_t *d, float v)
+{
+	uint16_t h = nbg_fp16_from_float(v);
+	if (!(h & 0x7c00))
+		h = 0;
+	d[0] = (uint8_t)h;
+	d[1] = (uint8_t)(h >> 8);
+}
+
+/* float32 products summed in k order, then the bias, rounded once to fp16;
+ * results below fp16's normal range written as +0, as the softmax's are. */
+static void shconv_run_gemm(const cpu_ref *r, uint8_t *const *buf)
+{
+	const uint8_t *in = buf[r->elt.region[0]] + r->elt.base[0];
+	uint8_t *out = buf[r->elt.region[2]] + r->elt.base[2];
+	for (uint32_t o = 0; o < r->conv.n; o++) {
+		const uint8_t *w = r->codes + o * r->w_row;
+		float bias;
+		memcpy(&bias, r->conv.bias + 4ull * o, sizeof(bias));
+		for (uint32_t q = 0; q < r->conv.p; q++) {
+			const uint8_t *x = in + q * r->elt.row[0];
+			float acc = 0;
+			for (uint32_t k = 0; k < r->conv.k; k++)
+				acc += nbg_fp16_to_float(nbg_cpu_f16_ld(w + 2 * k)) *
+				       nbg_fp16_to_float(nbg_cpu_f16_ld(x + 2 * k));
+			nbg_cpu_f16_store(out + o * r->elt.row[2] + 2ull * q, acc + bias);
+		}
+	}
+}
+
+static int shconv_match(const nbg_cpu_plan *p, const cpu_match *m)
+{
+	(void)p;
+	return m->type == NBG_GRAPH_OP_SH && m->layer == CPU_LAYER_CONVOLUTION;
+}
+
+static void shconv_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
+{
+	plan_shconv(p, s, op, m->operation);
+}
+
+static int shconv_run(const cpu_op *op, uint8_t *const *buf)
+{
+	if (op->u.ref.kind == CPU_REF_GEMM)
+		shconv_run_gemm(&op->u.ref, buf);
+	else
+		shconv_run_im2col(&op->u.ref, buf);
+	return 0;
+}
+
+/* One step per value written (im2col) or per multiply-accumulate. */
+static void shconv_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
+{
+	const cpu_ref *r = &op->u.ref;
+	*work = nbg_cpu_mul_sat(nbg_cpu_mul_sat(r->conv.p, r->conv.k), r->kind == CPU_REF_GEMM ? r->conv.n : 1);
+	*scratch = 0;
+}
+
+const cpu_op_def nbg_cpu_op_shconv = { "sh-conv", shconv_match, shconv_plan, shconv_run, shconv_cost };
