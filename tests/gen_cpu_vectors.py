@@ -641,27 +641,42 @@ def nn_ring_case():
 
 def nn_tile_case(placed):
     """A conv 3x3 layer of 6x8 -> 4x6 as two NN operations of three output
-    rows each; placed: the second stores its output offset 16 times its
-    rows (target 0xb9's quirk), placed by its input rows."""
-    cid = "nn-row-tiles-placed" if placed else "nn-row-tiles"
+    rows each.  placed 1: the second stores its output offset (in VIP SRAM)
+    16 times its rows (target 0xb9's image_classify layer 2), placed by its
+    input rows; placed 2: the second stores its input offset (in VIP SRAM)
+    9 times its rows (the 0xb9 face detector's layer 3), placed by its
+    output rows.  The data flow places the image (dataflow.tile_placed);
+    TP copies move the image between the record and VIP SRAM."""
+    cid = ("nn-row-tiles", "nn-row-tiles-placed", "nn-row-tiles-placed-input")[placed]
     name = ("NN conv 3x3, 2 -> 3 channels, 6x8 -> 4x6, as two operations of the layer computing output rows "
             "0-2 and 3-5 (input rows 0-4 and 3-7)")
-    if placed:
-        name += (", the second's stored output offset 16 times its 3 rows (the 0xb9 file's layer-2 tiles): "
-                 "placed by its input rows")
+    if placed == 1:
+        name += (", writing VIP SRAM, the second's stored output offset 16 times its 3 rows (the 0xb9 "
+                 "image_classify file's layer-2 tiles): placed by its input rows")
+    elif placed == 2:
+        name += (", reading VIP SRAM, the second's stored input offset 9 times its 3 rows (the 0xb9 face "
+                 "detector's layer-3 tiles): placed by its output rows")
     c = Case(cid, name, "numpy: the whole layer's convolution (the tiles must compose to it)",
              0xB9 if placed else 0x1000003B)
-    rs = np.random.RandomState(10 + placed)
+    rs = np.random.RandomState(10 + min(placed, 1) + 7 * (placed == 2))
     img = rs.randint(0, 256, (2, 8, 6))
     w, bias = kernels(rs, (3, 2, 3, 3))
     planar_input(c, img, 6, 48)
+    if placed:
+        c.vip_sram = 1024
+    if placed == 2:
+        tp_op(c, "TensorCopy", 6, 8, 2, 6, 48, (0, 0, 5, 7), (6, 8, 6, 8), [(6, 1), (8, 6), (2, 48)],
+              at_out=(VIP_SRAM, -1, 0))
     for t in range(2):
         p = conv_params(target=c.target, in_x=6, in_y=5, kz=2, k=3, out_x=4, out_y=3, out_z=3, in_zp=90,
-                        w_zp=110, out_zp=70, m=0x10F0F0, e=(117 if placed else 117), in_row=6, in_slice=48,
+                        w_zp=110, out_zp=70, m=0x10F0F0, e=117, in_row=6, in_slice=48,
                         out_row=4, out_slice=24)
-        p["in_at"] = (INPUT, 0, 18 * t)
-        p["out_at"] = (OUTPUT, 0, (16 * 12 if placed else 12) * t)
+        p["in_at"] = (VIP_SRAM, -1, 9 * 18 * t) if placed == 2 else (INPUT, 0, 18 * t)
+        p["out_at"] = (VIP_SRAM, -1, 16 * 12 * t) if placed == 1 else (OUTPUT, 0, 12 * t)
         op, scale = nn_op(c, p, w, bias)
+    if placed == 1:
+        tp_op(c, "TensorCopy", 4, 6, 3, 4, 24, (0, 0, 3, 5), (4, 6, 4, 6), [(4, 1), (6, 4), (3, 24)],
+              at_in=(VIP_SRAM, -1, 0))
     whole = dict(p, in_y=8, out_y=6)
     q, acc = conv_expect(whole, img, w, bias, scale)
     planar_output(c, q, 4, 24)
@@ -1547,7 +1562,7 @@ def nn_scale_0xad_case():
 
 
 def all_cases():
-    return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1),
+    return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1), nn_tile_case(2),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
             tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() +
             [tp_f16_case(), lut_case(), tp_int8_case(), tpfc_case()] +
