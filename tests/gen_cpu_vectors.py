@@ -1169,6 +1169,32 @@ def tp_int8_case():
     return c
 
 
+def tp_u8_scaled_case():
+    """uint8 layout copies with a scale (doc/cpu-backend.md, "Scaled uint8
+    concatenations"): the face detectors' concatenation copies."""
+    c = Case("tp-uint8-scaled-copy", "TP uint8 layout copies (ConcatLayer) with a scale and zero points, over all "
+             "256 codes: in_zp 120, out_zp 0, multiplier 29339, shift 0 (x 1.895, the face detectors' first "
+             "concatenation: negative values saturate at 0); in_zp 147, out_zp 0, multiplier 5794, shift -1 "
+             "(x 2.354); in_zp 100, out_zp 40, multiplier 16384, shift 1 (x 0.75, ties of both signs)",
+             "numpy: out_zp + (q - in_zp) x (1 + m / 2^15) x 2^-s in Python fractions, rounded half away from "
+             "zero, saturated to 0..255")
+    codes = np.arange(256).reshape(1, 16, 16)
+    c.add_input(codes, [256])
+    for k, (m, sh, iz, oz) in enumerate(((29339, 0, 120, 0), (5794, -1, 147, 0), (16384, 1, 100, 40))):
+        op = tp_op(c, "ConcatLayer" + ("_%d" % k if k else ""), 16, 16, 1, 16, 256, (0, 0, 15, 15),
+                   (16, 16, 16, 16), [(16, 1), (16, 16)], at_in=(INPUT, 0, 0), at_out=(OUTPUT, k, 0),
+                   extra=[("alu_output_post_multiplier", m), ("alu_output_postshift", sh & 31),
+                          ("alu_output_postshift_5_6", (sh & 127) >> 5), ("in_zp", iz), ("out_zp", oz)])
+        scale = Fraction(32768 + m, 32768) * Fraction(2) ** -sh
+        out = [sat8(oz + round_half_away((q - iz) * scale)) for q in range(256)]
+        if k == 2:
+            assert sum(((q - iz) * scale).denominator == 2 for q in range(256)) > 50
+        else:
+            assert out[0] == 0 and out[iz] == 0 and (k or out[255] == 255)
+        c.add_output(out, [256])
+    return c
+
+
 def tpfc_acc(w, x, w_zp, in_zp):
     """A TP fully connected layer's sums before the bias: sum over i of
     (w[o][i] - w_zp) x (x[i] - in_zp), Python integers."""
@@ -1565,7 +1591,7 @@ def all_cases():
     return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1), nn_tile_case(2),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
             tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() +
-            [tp_f16_case(), lut_case(), tp_int8_case(), tpfc_case()] +
+            [tp_f16_case(), lut_case(), tp_int8_case(), tp_u8_scaled_case(), tpfc_case()] +
             [softmax_case(), softmax_int8_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
             ] + spmax_cases() + [tpfc_in_zp_case(), nn_scale_0xad_case()])
