@@ -1323,6 +1323,45 @@ def row_softmax(c, x, fmt, weight):
     c.add_output(flush_subnormal(f16_le(softmax_exact(x, Fraction(float(uf)) * ln2), True)), [n], FP16)
 
 
+# The words 0x36040..0x3613c of the 0x10003 files' SoftMax2 shader (the
+# 0xa1 face detector's three hold these; None: its scale, 0x36114)
+COLUMN_WORDS = [
+    0x333333, 0x0, 0x9060300, 0xd0c, 0x0, 0x0, 0x0, 0x4400, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+    0x2, 0x0, 0x2, 0xf, 0x1010101, 0x0, 0x20000, 0x60004, 0x2020202, 0x0, 0x0, 0x400, 0x1, 0x0, 0x1,
+    0x0, 0x1, 0x0, 0x1, 0x0, 0x33333333, 0x11110000, 0x3020100, 0x3020100, 0x0, 0x0, 0x0, 0x2400,
+    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0xf, None, 0x3, 0x3f800000, 0xb0b0b0b, 0x4040404,
+    0x10000, 0x30002, 0x8080808, 0x0, 0x0, 0x7400
+]
+
+
+def softmax_column_case():
+    c = Case("sh-softmax-column-pairs", "SH pair softmax of the 0x10003 files (layer SoftMax2, images 0x444051f0 "
+             "and 0x44405071 two values wide, one pair a row: rows 2 and 4 bytes apart) over 7 pairs, the "
+             "uniform 0x36114 = 0.6 x log2(e); one pair equal, one 255 against 0",
+             "numpy: 2^((x - max) x u) / sum over each pair, in 60-digit decimals, numpy.float16 (to nearest, "
+             "ties to even), below the normal range 0")
+    rs = np.random.RandomState(36)
+    x = rs.randint(60, 200, 14)
+    x[4] = x[5] = 131
+    x[8], x[9] = 255, 0
+    c.add_input(x, [14])
+    u = {}
+    put(u, 1, image_words(2, 2, 7, FMT_A, 14, 1))
+    put(u, 9, image_words(4, 2, 7, FMT_ADD_F16, 28, 1))
+    uf = np.float32(0.6 * math.log2(math.e))
+    for i, v in enumerate(COLUMN_WORDS):
+        u[16 + i] = f32_bits(uf) if v is None else v
+    sh_op(c, "SoftMax2", u, [(0, (INPUT, 0, 0)), (8, (OUTPUT, 0, 0))])
+    with decimal.localcontext() as ctx:
+        ctx.prec = 60
+        ln2 = Fraction(Decimal(2).ln())
+    want = []
+    for k in range(7):
+        want += softmax_exact(x[2 * k:2 * k + 2], Fraction(float(uf)) * ln2)
+    c.add_output(flush_subnormal(f16_le(want, True)), [2, 7], FP16)
+    return c
+
+
 def softmax_int8_case():
     c = Case("sh-softmax-int8", "SH softmax (Softmax2Layer) over 12 int8 values (format word 0x44404130) -> 12 "
              "halves, the uniform 0x36048 = 0.2 x log2(e): values from -40 to 30, negative and positive, "
@@ -1592,7 +1631,7 @@ def all_cases():
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
             tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() +
             [tp_f16_case(), lut_case(), tp_int8_case(), tp_u8_scaled_case(), tpfc_case()] +
-            [softmax_case(), softmax_int8_case(), avgpool_case(), shadd_case(0), shadd_case(1),
+            [softmax_case(), softmax_int8_case(), softmax_column_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
             ] + spmax_cases() + [tpfc_in_zp_case(), nn_scale_0xad_case()])
 
