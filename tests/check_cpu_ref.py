@@ -2,9 +2,12 @@
 """SH and SW operations in the CPU backend (nbg run --backend cpu): what it
 runs by reference semantics, against references no C code here computes.
 
-1. Plan, every corpus file and the LeNet files: each Softmax2Layer SH
-   operation whose format words are uint8 (or int8, 0x44404130) to fp16 and whose uniforms the
-   test decodes as the row softmax or the pair softmax (softmax_form) is
+1. Plan, every corpus file and the LeNet files: each Softmax2Layer (or
+   SoftMax2, the 0x10003 files' name) SH operation whose format words are
+   uint8 (or int8, 0x44404130) to fp16 and whose uniforms the test decodes
+   as the row softmax or the pair softmax (softmax_form), or whose words
+   0x444051f0 to 0x44405071 and uniforms it decodes as one pair a row
+   (column_form), is
    executed and labelled "reference semantics, not from the operation's
    code"; other format words are refused (softmax-format-unsupported); a
    softmax of neither layout is printed as not judged and must not be
@@ -73,6 +76,14 @@ LABEL = "(reference semantics, not from the operation's code)"
 FMT_UINT8, FMT_FP16 = 0x444041f0, 0x44404071
 FMT_INT8 = 0x44404130   # int8 input (retinaface): its bytes read as two's complement
 EXECUTED_FORMATS = ((FMT_UINT8, FMT_FP16), (FMT_INT8, FMT_FP16))
+# The 0x10003 files' SoftMax2 shader (the 0xa1 face detector): uint8 and
+# fp16 in the other format words, one pair a row (column_form)
+COLUMN_FORMATS = (0x444051f0, 0x44405071)
+SOFTMAX_LAYERS = ("Softmax2Layer", "SoftMax2")
+
+
+def executable_formats(fmt):
+    return fmt in EXECUTED_FORMATS or fmt == COLUMN_FORMATS
 
 
 def inspect(nbg, model):
@@ -153,6 +164,22 @@ def softmax_form(v):
                                           for a in (0x36040, 0x36044, 0x36048))))
 
 
+def column_form(v):
+    """(width, register of the scale uniform, 2) of the column pair
+    softmax: images two values wide (0x36008 pairs << 16 | 2, the output's
+    0x36028 the same), rows 2 and 4 bytes apart (0x36004, 0x36024), depth
+    1, 1.0 at 0x3611c and the scale at 0x36114: the pairs lie side by side,
+    a pair softmax over 2 x pairs values.  Raises Unjudged otherwise."""
+    img = v[0x36008]
+    if img & 0xffff == 2 and img >> 16 and v.get(0x36004) == 2 and v.get(0x36024) == 4 and \
+            v.get(0x36028) == img and v.get(0x36014) == 1 and v.get(0x36034) == 1 and \
+            v.get(0x3611c) == ONE_F32 and 0x36114 in v:
+        return 2 * (img >> 16), 0x36114, 2
+    raise Unjudged("format words 0x%08x, 0x%08x with image 0x%08x, rows %s and %s bytes, 0x3611c %s: "
+                   "not the column pair softmax" % (COLUMN_FORMATS + (img, v.get(0x36004), v.get(0x36024),
+                                                                     v.get(0x3611c))))
+
+
 def softmax_formats(data, doc, o):
     """The input and output image format words (0x3600c, 0x3602c)."""
     u = uniforms(data, doc, o)
@@ -167,14 +194,26 @@ def softmax_io(data, doc, o):
     pat = {p["dest_offset"]: p for p in doc["patches"]
            if p["operation"] == o["record_index"] and p["type"] == 0}
     v = {a: u[a][0] for a in u}
-    if (v[0x3600c], v[0x3602c]) not in EXECUTED_FORMATS:
+    if (v[0x3600c], v[0x3602c]) == COLUMN_FORMATS:
+        w, at, group = column_form(v)
+    elif (v[0x3600c], v[0x3602c]) not in EXECUTED_FORMATS:
         raise Unjudged("format words 0x%08x, 0x%08x" % (v[0x3600c], v[0x3602c]))
-    w, at, group = softmax_form(v)
+    else:
+        w, at, group = softmax_form(v)
     pi, po = pat[u[0x36000][1]], pat[u[0x36020][1]]
     ri = (pi["source_type_name"], pi["index"] if pi["source_type_name"] in ("INPUT", "OUTPUT") else -1)
     ro = (po["source_type_name"], po["index"] if po["source_type_name"] in ("INPUT", "OUTPUT") else -1)
     scale = struct.unpack("<f", struct.pack("<I", v[at]))[0]
-    return ri, pi["src_offset"] + v[0x36000], ro, po["src_offset"] + v[0x36020], w, scale, group
+    return ri, patched_offset(doc, pi, v[0x36000]), ro, patched_offset(doc, po, v[0x36020]), w, scale, group
+
+
+def patched_offset(doc, patch, value):
+    """Where a relocated uniform points in its buffer: before 0x10009 the
+    word is the address and the patch's source offset the buffer's base
+    (doc/commands.md; check_cpu_lut.py reads the table address so)."""
+    if doc["version"] < 0x10009 and patch["src_offset"] and value >= patch["src_offset"]:
+        return value - patch["src_offset"]
+    return patch["src_offset"] + value
 
 
 def numpy_softmax(x, s, group=0, flush=False):
@@ -203,6 +242,8 @@ def run_softmaxes(refop, model, op, doc, io, xs, tmp, rng):
         ind, outd = tempfile.mkdtemp(dir=tmp), tempfile.mkdtemp(dir=tmp)
         before = {}
         for (src, idx), n in region_sizes(doc).items():
+            if n is None:
+                continue  # a size the header does not give (VIP SRAM before 0x10008): zeros, not compared
             b = np.zeros(n, dtype=np.uint8)
             if (src, idx) == ri:
                 b = rng.integers(0, 256, n, dtype=np.uint8)
@@ -246,7 +287,7 @@ def inspect_all(nbg, models):
 def softmax_kind(data, doc, o):
     """A softmax's form as the rules of softmax_io read it: "row", "pair",
     "format" (not uint8 to fp16) or "unjudged"."""
-    if softmax_formats(data, doc, o) not in EXECUTED_FORMATS:
+    if not executable_formats(softmax_formats(data, doc, o)):
         return "format"
     try:
         return "pair" if softmax_io(data, doc, o)[6] else "row"
@@ -265,7 +306,7 @@ def plan_sample(docs):
             if o["type_name"] not in ("SH", "SW", "SP"):
                 continue
             k = (o["type_name"], o["layer_name"])
-            if k == ("SH", "Softmax2Layer"):
+            if k[0] == "SH" and k[1] in SOFTMAX_LAYERS:
                 data = data or open(model, "rb").read()
                 k += (softmax_kind(data, doc, o),)
             if k not in best or os.path.getsize(model) < os.path.getsize(best[k]):
@@ -292,7 +333,7 @@ def check_plans(nbg, models, docs, failures, figures):
                 continue
             if o["type_name"] not in ("SH", "SW"):
                 continue
-            if o["layer_name"] == "Softmax2Layer" and o["type_name"] == "SH":
+            if o["layer_name"] in SOFTMAX_LAYERS and o["type_name"] == "SH":
                 if judge_softmax(model, doc, o, rest, tally, failures):
                     softmax.append((model, doc, o))
                 continue
@@ -361,7 +402,7 @@ def judge_softmax(model, doc, o, rest, tally, failures):
     name, n = os.path.basename(model), o["record_index"]
     data = open(model, "rb").read()
     fmt = softmax_formats(data, doc, o)
-    if fmt not in EXECUTED_FORMATS:
+    if not executable_formats(fmt):
         tally["format"] += 1
         word = fmt[0] if fmt[0] not in (FMT_UINT8, FMT_INT8) else fmt[1]
         if ": refused softmax-format-unsupported: " not in rest or "0x%08x" % word not in rest:
@@ -520,27 +561,35 @@ def check_mutations(nbg, models, tmp, failures, figures):
 def check_pair_mutations(nbg, softmax, tmp, failures, figures):
     """Section 4 for the pair softmax: on the first corpus file holding
     one, its 1.0 at 0x36044, one selection word and its scale uniform
-    changed, each refused with its id."""
-    pairs = [(m, d, o) for m, d, o in softmax if softmax_io(open(m, "rb").read(), d, o)[6] == 2]
-    if not pairs:
-        figures.append("mutations of a pair softmax: none in the corpus, not checked")
-        return
-    model, doc, o = pairs[0]
-    data = open(model, "rb").read()
-    u = uniforms(data, doc, o)
-    t = [t for t in doc["tables"] if t["name"] == doc["graph"]["state_table"]][0]
-    base = t["data_offset"] + t["entries"][o["state_id"]]["offset"]
-    cases = []
-    for reg, value, rid, needle in ((0x36044, 0x40000000, "softmax-shape-unsupported", "0x40000000"),
-                                    (0x3605c, 0x30002, "softmax-shape-unsupported", "pair"),
-                                    (0x36040, 0xff800000, "softmax-scale-invalid", "0x36040")):
-        m = bytearray(data)
-        struct.pack_into("<I", m, base + u[reg][1], value)
-        cases.append(("%s op %d uniform 0x%05x = 0x%x" % (os.path.basename(model), o["record_index"],
-                                                         reg, value), m, rid, needle))
-    check_refused(nbg, cases, o["record_index"], tmp, failures)
-    figures.append("mutations of %s's pair softmax (op %d) refused with their ids: %d" %
-                   (os.path.basename(model), o["record_index"], len(cases)))
+    changed; for the column pair softmax its scale (0x36114), a lane word
+    and its input row stride: each refused with its id."""
+    for column, muts in ((False, ((0x36044, 0x40000000, "softmax-shape-unsupported", "0x40000000"),
+                                  (0x3605c, 0x30002, "softmax-shape-unsupported", "pair"),
+                                  (0x36040, 0xff800000, "softmax-scale-invalid", "0x36040"))),
+                         (True, ((0x36114, 0xff800000, "softmax-scale-invalid", "0x36114"),
+                                 (0x36120, 0x0b0b0b0c, "softmax-uniforms-unknown", "0x36120"),
+                                 (0x36004, 3, "softmax-uniforms-unknown", "0x36004")))):
+        what = "column pair softmax" if column else "pair softmax"
+        pairs = [(m, d, o) for m, d, o in softmax
+                 if softmax_io(open(m, "rb").read(), d, o)[6] == 2 and
+                 (softmax_formats(open(m, "rb").read(), d, o) == COLUMN_FORMATS) == column]
+        if not pairs:
+            figures.append("mutations of a %s: none in the corpus, not checked" % what)
+            continue
+        model, doc, o = pairs[0]
+        data = open(model, "rb").read()
+        u = uniforms(data, doc, o)
+        t = [t for t in doc["tables"] if t["name"] == doc["graph"]["state_table"]][0]
+        base = t["data_offset"] + t["entries"][o["state_id"]]["offset"]
+        cases = []
+        for reg, value, rid, needle in muts:
+            m = bytearray(data)
+            struct.pack_into("<I", m, base + u[reg][1], value)
+            cases.append(("%s op %d uniform 0x%05x = 0x%x" % (os.path.basename(model), o["record_index"],
+                                                             reg, value), m, rid, needle))
+        check_refused(nbg, cases, o["record_index"], tmp, failures)
+        figures.append("mutations of %s's %s (op %d) refused with their ids: %d" %
+                       (os.path.basename(model), what, o["record_index"], len(cases)))
 
 
 def check_refused(nbg, cases, n, tmp, failures):

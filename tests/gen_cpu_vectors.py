@@ -641,27 +641,42 @@ def nn_ring_case():
 
 def nn_tile_case(placed):
     """A conv 3x3 layer of 6x8 -> 4x6 as two NN operations of three output
-    rows each; placed: the second stores its output offset 16 times its
-    rows (target 0xb9's quirk), placed by its input rows."""
-    cid = "nn-row-tiles-placed" if placed else "nn-row-tiles"
+    rows each.  placed 1: the second stores its output offset (in VIP SRAM)
+    16 times its rows (target 0xb9's image_classify layer 2), placed by its
+    input rows; placed 2: the second stores its input offset (in VIP SRAM)
+    9 times its rows (the 0xb9 face detector's layer 3), placed by its
+    output rows.  The data flow places the image (dataflow.tile_placed);
+    TP copies move the image between the record and VIP SRAM."""
+    cid = ("nn-row-tiles", "nn-row-tiles-placed", "nn-row-tiles-placed-input")[placed]
     name = ("NN conv 3x3, 2 -> 3 channels, 6x8 -> 4x6, as two operations of the layer computing output rows "
             "0-2 and 3-5 (input rows 0-4 and 3-7)")
-    if placed:
-        name += (", the second's stored output offset 16 times its 3 rows (the 0xb9 file's layer-2 tiles): "
-                 "placed by its input rows")
+    if placed == 1:
+        name += (", writing VIP SRAM, the second's stored output offset 16 times its 3 rows (the 0xb9 "
+                 "image_classify file's layer-2 tiles): placed by its input rows")
+    elif placed == 2:
+        name += (", reading VIP SRAM, the second's stored input offset 9 times its 3 rows (the 0xb9 face "
+                 "detector's layer-3 tiles): placed by its output rows")
     c = Case(cid, name, "numpy: the whole layer's convolution (the tiles must compose to it)",
              0xB9 if placed else 0x1000003B)
-    rs = np.random.RandomState(10 + placed)
+    rs = np.random.RandomState(10 + min(placed, 1) + 7 * (placed == 2))
     img = rs.randint(0, 256, (2, 8, 6))
     w, bias = kernels(rs, (3, 2, 3, 3))
     planar_input(c, img, 6, 48)
+    if placed:
+        c.vip_sram = 1024
+    if placed == 2:
+        tp_op(c, "TensorCopy", 6, 8, 2, 6, 48, (0, 0, 5, 7), (6, 8, 6, 8), [(6, 1), (8, 6), (2, 48)],
+              at_out=(VIP_SRAM, -1, 0))
     for t in range(2):
         p = conv_params(target=c.target, in_x=6, in_y=5, kz=2, k=3, out_x=4, out_y=3, out_z=3, in_zp=90,
-                        w_zp=110, out_zp=70, m=0x10F0F0, e=(117 if placed else 117), in_row=6, in_slice=48,
+                        w_zp=110, out_zp=70, m=0x10F0F0, e=117, in_row=6, in_slice=48,
                         out_row=4, out_slice=24)
-        p["in_at"] = (INPUT, 0, 18 * t)
-        p["out_at"] = (OUTPUT, 0, (16 * 12 if placed else 12) * t)
+        p["in_at"] = (VIP_SRAM, -1, 9 * 18 * t) if placed == 2 else (INPUT, 0, 18 * t)
+        p["out_at"] = (VIP_SRAM, -1, 16 * 12 * t) if placed == 1 else (OUTPUT, 0, 12 * t)
         op, scale = nn_op(c, p, w, bias)
+    if placed == 1:
+        tp_op(c, "TensorCopy", 4, 6, 3, 4, 24, (0, 0, 3, 5), (4, 6, 4, 6), [(4, 1), (6, 4), (3, 24)],
+              at_in=(VIP_SRAM, -1, 0))
     whole = dict(p, in_y=8, out_y=6)
     q, acc = conv_expect(whole, img, w, bias, scale)
     planar_output(c, q, 4, 24)
@@ -1154,6 +1169,32 @@ def tp_int8_case():
     return c
 
 
+def tp_u8_scaled_case():
+    """uint8 layout copies with a scale (doc/cpu-backend.md, "Scaled uint8
+    concatenations"): the face detectors' concatenation copies."""
+    c = Case("tp-uint8-scaled-copy", "TP uint8 layout copies (ConcatLayer) with a scale and zero points, over all "
+             "256 codes: in_zp 120, out_zp 0, multiplier 29339, shift 0 (x 1.895, the face detectors' first "
+             "concatenation: negative values saturate at 0); in_zp 147, out_zp 0, multiplier 5794, shift -1 "
+             "(x 2.354); in_zp 100, out_zp 40, multiplier 16384, shift 1 (x 0.75, ties of both signs)",
+             "numpy: out_zp + (q - in_zp) x (1 + m / 2^15) x 2^-s in Python fractions, rounded half away from "
+             "zero, saturated to 0..255")
+    codes = np.arange(256).reshape(1, 16, 16)
+    c.add_input(codes, [256])
+    for k, (m, sh, iz, oz) in enumerate(((29339, 0, 120, 0), (5794, -1, 147, 0), (16384, 1, 100, 40))):
+        op = tp_op(c, "ConcatLayer" + ("_%d" % k if k else ""), 16, 16, 1, 16, 256, (0, 0, 15, 15),
+                   (16, 16, 16, 16), [(16, 1), (16, 16)], at_in=(INPUT, 0, 0), at_out=(OUTPUT, k, 0),
+                   extra=[("alu_output_post_multiplier", m), ("alu_output_postshift", sh & 31),
+                          ("alu_output_postshift_5_6", (sh & 127) >> 5), ("in_zp", iz), ("out_zp", oz)])
+        scale = Fraction(32768 + m, 32768) * Fraction(2) ** -sh
+        out = [sat8(oz + round_half_away((q - iz) * scale)) for q in range(256)]
+        if k == 2:
+            assert sum(((q - iz) * scale).denominator == 2 for q in range(256)) > 50
+        else:
+            assert out[0] == 0 and out[iz] == 0 and (k or out[255] == 255)
+        c.add_output(out, [256])
+    return c
+
+
 def tpfc_acc(w, x, w_zp, in_zp):
     """A TP fully connected layer's sums before the bias: sum over i of
     (w[o][i] - w_zp) x (x[i] - in_zp), Python integers."""
@@ -1312,6 +1353,45 @@ def row_softmax(c, x, fmt, weight):
     # results below fp16's normal range written as zero, as the V853 board
     # writes its SH softmax's (../shared/goldens/v853-lenet)
     c.add_output(flush_subnormal(f16_le(softmax_exact(x, Fraction(float(uf)) * ln2), True)), [n], FP16)
+
+
+# The words 0x36040..0x3613c of the 0x10003 files' SoftMax2 shader (the
+# 0xa1 face detector's three hold these; None: its scale, 0x36114)
+COLUMN_WORDS = [
+    0x333333, 0x0, 0x9060300, 0xd0c, 0x0, 0x0, 0x0, 0x4400, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+    0x2, 0x0, 0x2, 0xf, 0x1010101, 0x0, 0x20000, 0x60004, 0x2020202, 0x0, 0x0, 0x400, 0x1, 0x0, 0x1,
+    0x0, 0x1, 0x0, 0x1, 0x0, 0x33333333, 0x11110000, 0x3020100, 0x3020100, 0x0, 0x0, 0x0, 0x2400,
+    0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0xf, None, 0x3, 0x3f800000, 0xb0b0b0b, 0x4040404,
+    0x10000, 0x30002, 0x8080808, 0x0, 0x0, 0x7400
+]
+
+
+def softmax_column_case():
+    c = Case("sh-softmax-column-pairs", "SH pair softmax of the 0x10003 files (layer SoftMax2, images 0x444051f0 "
+             "and 0x44405071 two values wide, one pair a row: rows 2 and 4 bytes apart) over 7 pairs, the "
+             "uniform 0x36114 = 0.6 x log2(e); one pair equal, one 255 against 0",
+             "numpy: 2^((x - max) x u) / sum over each pair, in 60-digit decimals, numpy.float16 (to nearest, "
+             "ties to even), below the normal range 0")
+    rs = np.random.RandomState(36)
+    x = rs.randint(60, 200, 14)
+    x[4] = x[5] = 131
+    x[8], x[9] = 255, 0
+    c.add_input(x, [14])
+    u = {}
+    put(u, 1, image_words(2, 2, 7, FMT_A, 14, 1))
+    put(u, 9, image_words(4, 2, 7, FMT_ADD_F16, 28, 1))
+    uf = np.float32(0.6 * math.log2(math.e))
+    for i, v in enumerate(COLUMN_WORDS):
+        u[16 + i] = f32_bits(uf) if v is None else v
+    sh_op(c, "SoftMax2", u, [(0, (INPUT, 0, 0)), (8, (OUTPUT, 0, 0))])
+    with decimal.localcontext() as ctx:
+        ctx.prec = 60
+        ln2 = Fraction(Decimal(2).ln())
+    want = []
+    for k in range(7):
+        want += softmax_exact(x[2 * k:2 * k + 2], Fraction(float(uf)) * ln2)
+    c.add_output(flush_subnormal(f16_le(want, True)), [2, 7], FP16)
+    return c
 
 
 def softmax_int8_case():
@@ -1730,11 +1810,11 @@ def shdw16_case():
 
 
 def all_cases():
-    return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1),
+    return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1), nn_tile_case(2),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
             tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() +
-            [tp_f16_case(), lut_case(), tp_int8_case(), tpfc_case()] +
-            [softmax_case(), softmax_int8_case(), avgpool_case(), shadd_case(0), shadd_case(1),
+            [tp_f16_case(), lut_case(), tp_int8_case(), tp_u8_scaled_case(), tpfc_case()] +
+            [softmax_case(), softmax_int8_case(), softmax_column_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
              shconv_case(), shdw16_case()] + spmax_cases() + [tpfc_in_zp_case(), nn_scale_0xad_case(),
                                                          shmax_win_case()] + tpfc_relu_case())

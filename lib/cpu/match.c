@@ -46,6 +46,9 @@ void nbg_cpu_match_of(const nbg_cpu_plan *p, const nbg_cpu_step *s, cpu_match *m
 	m->operation = s->operation;
 	m->type = s->type;
 	m->layer = name_index(s->layer, layers, (int)(sizeof(layers) / sizeof(layers[0])));
+	/* the 0x10003 files' name of the layer (doc/cpu-backend.md, "SH and SW operations") */
+	if (!strcmp(s->layer, "SoftMax2"))
+		m->layer = CPU_LAYER_SOFTMAX2;
 	m->add_layer = strstr(s->layer, "AddLayer") != NULL;
 	m->cop = nbg_commands_op_of(p->c, s->operation);
 	m->cmd_kind = nbg_cpu_cmd_kind(m->cop);

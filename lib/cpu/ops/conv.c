@@ -142,17 +142,28 @@ static int32_t y_offset(const nbg_cpu_plan *p, const nbg_cmd_op *op)
  * earlier operation of the same layer computed (same kind, same memories)
  * must read as many rows further on as it writes further on, times its
  * subsampling (the row pitch as planned: an interleaved input's row holds
- * every channel).  One exception is measured (doc/cpu-backend.md, "Row
- * tiles, interleaved input records and circular buffers"): the 0xb9
- * image_classify file's layer-2 tiles store output offsets exactly 16
- * times the bytes their input step implies; run with their rows placed where the input puts them (the
- * previous tile's placed output plus those rows), the file computes what
- * the 0xbe and 0xe8 files compute, value for value.  A tile whose output
- * steps 16 times its rows is placed so; any other disagreement is refused.
+ * every channel).  Where the data flow places one of its images by the
+ * other's step (dataflow.tile_placed: that image's address steps k > 1
+ * times what the other's implies; doc/commands.md, "row tiles"), it is
+ * read or written there: the 0xb9 image_classify file's layer-2 outputs
+ * (k 16) so placed compute what the 0xbe and 0xe8 files compute, value for
+ * value, the 0xb9 face detector's layer-3 inputs and layer-6 outputs (k 9)
+ * what the 0xa1 one computes (doc/cpu-backend.md, "Row tiles, interleaved
+ * input records and circular buffers").  Any other disagreement is refused.
  */
 static int tile_consistent(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd_op *op, cpu_conv *cv)
 {
 	uint32_t sub = cv->pooling ? 2 : 1;
+	if (op->tile_placed == 1 || op->tile_placed == 2) {
+		size_t n = strlen(s->what);
+		if (op->tile_placed == 1)
+			cv->in_base = op->tile_offset;
+		else
+			cv->out_base = op->tile_offset;
+		snprintf(s->what + n, sizeof(s->what) - n, ", rows placed by its %s (x%u)",
+			 op->tile_placed == 1 ? "output" : "input", op->tile_scale);
+		return 1;
+	}
 	for (size_t j = op->operation, seen = 0; j-- > 0 && seen < 64; seen++) {
 		const nbg_cmd_op *q = nbg_commands_op_of(p->c, j);
 		if (!q || q->engine != NBG_CMD_NN || q->layer_id != op->layer_id)
@@ -170,16 +181,6 @@ static int tile_consistent(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd
 		if (din % cv->in_row || dout % op->out_row_stride ||
 		    rin == (int64_t)(dout / op->out_row_stride * sub))
 			return 1;
-		const cpu_op *prev = &p->ops[j];
-		uint64_t rows = rin > 0 && rin % sub == 0 ? (uint64_t)rin / sub : 0;
-		if (rows && rows < (1u << 20) && dout == 16 * rows * op->out_row_stride &&
-		    p->steps[j].verdict == NBG_CPU_EXECUTE && prev->kind == CPU_OP_CONV &&
-		    prev->u.conv.out_region == cv->out_region && !cv->out_ring_size) {
-			cv->out_base = prev->u.conv.out_base + rows * op->out_row_stride;
-			size_t n = strlen(s->what);
-			snprintf(s->what + n, sizeof(s->what) - n, ", rows placed by its input");
-			return 1;
-		}
 		nbg_cpu_refuse(s, "tile-offsets-inconsistent", "operation %zu of the same layer starts %lld input "
 		       "rows before it and writes %llu rows before it (subsampling %u): how its tile's addresses "
 		       "map to rows is not established", j, (long long)rin,
@@ -226,11 +227,11 @@ static int conv_addressing(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const
 	cv->out_base = op->out_ref.offset;
 	cv->out_row = op->out_row_stride;
 	cv->out_slice = op->out_slice_stride;
-	if (!nbg_cpu_nn_ring(p, s, cmd, "input", 0,
+	if (!tile_consistent(p, s, op, cv) ||
+	    !nbg_cpu_nn_ring(p, s, cmd, "input", 0,
 		     cv->in_region, cv->in_base, &cv->in_ring_lo, &cv->in_ring_size) ||
 	    !nbg_cpu_nn_ring(p, s, cmd, "output", 1,
-		     cv->out_region, cv->out_base, &cv->out_ring_lo, &cv->out_ring_size) ||
-	    !tile_consistent(p, s, op, cv))
+		     cv->out_region, cv->out_base, &cv->out_ring_lo, &cv->out_ring_size))
 		return 0;
 	if (op->in_element_bytes != 1 || op->out_element_bytes != 1 || cv->in_x > (1u << 16) ||
 	    !nbg_cpu_image_in(p, cv->in_region, cv->in_base, ((uint64_t)cv->in_x - 1) * cv->in_xstep + 1, cv->in_y,

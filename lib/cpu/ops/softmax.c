@@ -24,6 +24,12 @@
  * and selects the even and the odd values of each 8 (0x36058, 0x3605c:
  * halfwords 0, 2, 4, 6; 0x36098, 0x3609c: 1, 3, 5, 7) where the row softmax
  * reads them in order; it normalises each pair of adjacent values.
+ * The pair softmax of the 0x10003 files (layer SoftMax2: the 0xa1 face
+ * detector) is another shader: its images are two values wide, one pair
+ * a row (0x36004 2 bytes, 0x36008 pairs << 16 | 2; the output's rows 4
+ * bytes), in the formats 0x444051f0 (uint8) and 0x44405071 (fp16), its
+ * scale times log2(e) at 0x36114; every other word from 0x36040 to
+ * 0x3613c holds the one value the corpus's three hold (softmax_column).
  * The softmax needs no zero point: exp((x - max) * scale) cancels it.
  */
 #include <math.h>
@@ -41,6 +47,26 @@
 #define REF_FMT_UINT8 0x444041f0u
 #define REF_FMT_INT8 0x44404130u /* retinaface's pair softmax: its producer's output is int8 */
 #define REF_FMT_FP16 0x44404071u
+#define REF_FMT_UINT8_B 0x444051f0u /* the column pair softmax's images (0x10003) */
+#define REF_FMT_FP16_B 0x44405071u
+/* The column pair softmax's scale uniform (0x36114), and the values of
+ * words 16.. (0x36040..0x3613c) but that one: the 0xa1 face detector's
+ * three SoftMax2 shaders load these (lane and selection tables). */
+#define REF_COLUMN_SCALE 69
+#define REF_COLUMN_FIRST 16
+static const uint32_t column_pinned[CPU_UNIFORMS - REF_COLUMN_FIRST] = {
+	0x00333333, 0x00000000, 0x09060300, 0x00000d0c, 0x00000000, 0x00000000,
+	0x00000000, 0x00004400, 0x00000000, 0x00000000, 0x00000000, 0x00000000,
+	0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000002, 0x00000000,
+	0x00000002, 0x0000000f, 0x01010101, 0x00000000, 0x00020000, 0x00060004,
+	0x02020202, 0x00000000, 0x00000000, 0x00000400, 0x00000001, 0x00000000,
+	0x00000001, 0x00000000, 0x00000001, 0x00000000, 0x00000001, 0x00000000,
+	0x33333333, 0x11110000, 0x03020100, 0x03020100, 0x00000000, 0x00000000,
+	0x00000000, 0x00002400, 0x00000000, 0x00000000, 0x00000000, 0x00000000,
+	0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x0000000f, 0x00000000,
+	0x00000003, 0x3f800000, 0x0b0b0b0b, 0x04040404, 0x00010000, 0x00030002,
+	0x08080808, 0x00000000, 0x00000000, 0x00007400,
+};
 /* Widths above this are refused (work-limit); the corpus's: 7 and 10. */
 #define REF_MAX_WIDTH (1u << 20)
 /* An output record's format, FP16 (nbg_data_format_name). */
@@ -49,8 +75,46 @@
 /* The softmax's form from its uniforms (the header above): the values per
  * softmax (0: the whole row; 2: each pair) and the word holding the scale
  * times log2(e) (its index in u); -1 when neither layout fits. */
+/* The column pair softmax (the header above): 1 when u is its layout, 0
+ * when its images are in other format words, -1 when they are in its
+ * words but uniform *bad holds another value than *want (or is loaded
+ * other than once). */
+static int softmax_column(const cpu_uniforms *u, size_t *bad, uint32_t *want)
+{
+	if (u->value[3] != REF_FMT_UINT8_B || u->value[11] != REF_FMT_FP16_B)
+		return 0;
+	static const size_t geo[] = { 1, 9 };
+	static const uint32_t geo_want[] = { 2, 4 };
+	for (size_t k = 0; k < 2; k++)
+		if (u->value[geo[k]] != geo_want[k]) {
+			*bad = geo[k];
+			*want = geo_want[k];
+			return -1;
+		}
+	if ((u->value[2] & 0xffff) != 2) {
+		*bad = 2;
+		*want = (u->value[2] & 0xffff0000u) | 2;
+		return -1;
+	}
+	for (size_t i = REF_COLUMN_FIRST; i < CPU_UNIFORMS; i++)
+		if (i != REF_COLUMN_SCALE && (u->loaded[i] != 1 || u->value[i] != column_pinned[i - REF_COLUMN_FIRST])) {
+			*bad = i;
+			*want = column_pinned[i - REF_COLUMN_FIRST];
+			return -1;
+		}
+	*bad = REF_COLUMN_SCALE;
+	*want = u->value[REF_COLUMN_SCALE];
+	return u->loaded[REF_COLUMN_SCALE] == 1 ? 1 : -1;
+}
+
 static int softmax_form(const cpu_uniforms *u, uint32_t w, size_t *scale_at)
 {
+	size_t bad;
+	uint32_t want;
+	if (softmax_column(u, &bad, &want) == 1) {
+		*scale_at = REF_COLUMN_SCALE;
+		return 2;
+	}
 	if (u->value[16] == w && u->value[17] == (w & ~3u)) {
 		*scale_at = 18;
 		return 0;
@@ -80,7 +144,23 @@ static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 			return;
 		}
 	uint32_t w = u.value[2] & 0xffff, h = u.value[2] >> 16;
-	if ((u.value[3] != REF_FMT_UINT8 && u.value[3] != REF_FMT_INT8) || u.value[11] != REF_FMT_FP16) {
+	size_t bad = 0;
+	uint32_t want = 0;
+	int column = softmax_column(&u, &bad, &want);
+	if (column < 0) {
+		nbg_cpu_refuse(s, "softmax-uniforms-unknown", "a softmax (layer %s) with images in the formats "
+			       "0x%08x and 0x%08x whose uniform 0x%05zx is 0x%08x (loaded %d time%s): executed is the "
+			       "column pair softmax, which loads 0x%08x there once", s->layer, REF_FMT_UINT8_B,
+			       REF_FMT_FP16_B, CPU_UNIFORM_BASE + 4 * bad, u.value[bad], u.loaded[bad],
+			       u.loaded[bad] == 1 ? "" : "s", want);
+		return;
+	}
+	if (column) {
+		/* one pair a row, rows 2 and 4 bytes apart: the pairs side by side */
+		w = 2 * h;
+		h = 1;
+	}
+	if (!column && ((u.value[3] != REF_FMT_UINT8 && u.value[3] != REF_FMT_INT8) || u.value[11] != REF_FMT_FP16)) {
 		nbg_cpu_refuse(s, "softmax-format-unsupported", "a softmax (layer %s) with image format words "
 			       "0x%08x (input) and 0x%08x (output): executed are 0x%08x (uint8) and 0x%08x (int8) "
 			       "to 0x%08x (fp16)", s->layer, u.value[3], u.value[11], REF_FMT_UINT8, REF_FMT_INT8,
@@ -91,11 +171,11 @@ static void plan_softmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 	size_t at = 0;
 	int group = softmax_form(&u, w, &at);
 	if (h != 1 || u.value[5] != 1 || u.value[10] != u.value[2] || u.value[13] != 1 || w == 0 ||
-	    group < 0 || u.value[1] < w || u.value[9] < 2ull * w) {
+	    group < 0 || (!column && (u.value[1] < w || u.value[9] < 2ull * w))) {
 		nbg_cpu_refuse(s, "softmax-shape-unsupported", "a softmax (layer %s) over %ux%u depth %u to "
 			       "0x%08x depth %u, uniforms 0x36040-8 0x%x 0x%x 0x%x: executed is one row of "
 			       "width w, with w, w & ~3, the scale (row) or the scale, 1.0, 0 and an even/odd "
-			       "selection (pair)", s->layer, w, h, u.value[5], u.value[10], u.value[13],
+			       "selection (pair), or rows of one pair (SoftMax2)", s->layer, w, h, u.value[5], u.value[10], u.value[13],
 			       u.value[16], u.value[17], u.value[18]);
 		return;
 	}

@@ -366,15 +366,15 @@ static int tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layo
 		enum nbg_tp_fid f = tp_zero_fields[i];
 		int own = tp_scale_field(f);
 		int pre = f == NBG_TPF_ALU_INPUT_PRESHIFT && t->lut && t->flip; /* ops/lut.c reads it */
-		if (nbg_cmd_tp(cmd, f) && own == 2 && t->flip && layout && !t->lut)
-			t->scaled = 1; /* tp_scaled_map */
+		if (nbg_cmd_tp(cmd, f) && own == 2 && layout && !t->lut && !t->f16_out)
+			t->scaled = 1; /* tp_scaled_map: int8, or uint8 with its zero points */
 		else if (nbg_cmd_tp(cmd, f) && !(t->lut && own) && !(t->f16_out && own == 2) && !pre) {
 			nbg_cpu_refuse(s, "tp-field-unsupported", "%s is %u: a TP operation is executed only with "
 				       "it 0", nbg_command_fields(NBG_CMD_TP, NULL)[f].key, nbg_cmd_tp(cmd, f));
 			return 0;
 		}
 	}
-	if (!t->lut && !t->f16_out && nbg_cmd_tp(cmd, NBG_TPF_IN_ZP) != nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP)) {
+	if (!t->lut && !t->f16_out && !t->scaled && nbg_cmd_tp(cmd, NBG_TPF_IN_ZP) != nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP)) {
 		nbg_cpu_refuse(s, "tp-requantization-unsupported", "in_zp %u and out_zp %u differ: only copies "
 			       "that keep the zero point are executed", nbg_cmd_tp(cmd, NBG_TPF_IN_ZP), nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP));
 		return 0;
@@ -383,19 +383,25 @@ static int tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layo
 }
 
 /*
- * An int8 layout copy whose command sets a scale (retinaface's concatenations,
- * alu_output_postshift -1): each code q becomes q x (1 + post_multiplier /
- * 2^15) x 2^-s (nbg_cpu_tp_multiplier), rounded half away from zero,
- * saturated to -128..127: the lookup tables' output rule (ops/lut.c) with
- * the code in place of the table's value; with the fields 0 it is the
- * copy itself (inferred: doc/cpu-backend.md, "int8 data").
+ * A layout copy whose command sets a scale: each int8 code q (retinaface's
+ * concatenations, alu_output_postshift -1, zero points 0) or uint8 code q
+ * (the face detectors' concatenations, in_zp 120, 147, 131, out_zp 0)
+ * becomes out_zp + (q - in_zp) x (1 + post_multiplier / 2^15) x 2^-s
+ * (nbg_cpu_tp_multiplier), rounded half away from zero, saturated to the
+ * type's range: the lookup tables' output rule (ops/lut.c) with the code,
+ * less its zero point, in place of the table's value; with the fields 0
+ * and equal zero points it is the copy itself (inferred: doc/cpu-backend.md,
+ * "int8 data" and "Scaled uint8 concatenations").
  */
-static void tp_scaled_map(const nbg_cmd *cmd, uint8_t map[256])
+static void tp_scaled_map(const nbg_cmd *cmd, const cpu_tp *t, uint8_t map[256])
 {
 	double mult = nbg_cpu_tp_multiplier(cmd);
+	int iz = (int)nbg_cmd_tp(cmd, NBG_TPF_IN_ZP), oz = (int)nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP);
+	int lo = t->flip ? -128 : 0, hi = t->flip ? 127 : 255;
 	for (int b = 0; b < 256; b++) {
-		double r = nbg_cpu_round_half_away((double)(int8_t)(uint8_t)b * mult);
-		r = r < -128 ? -128 : r > 127 ? 127 : r;
+		int q = t->flip ? (int8_t)(uint8_t)b : b;
+		double r = oz + nbg_cpu_round_half_away((double)(q - iz) * mult);
+		r = r < lo ? lo : r > hi ? hi : r;
 		map[b] = (uint8_t)((int)r & 0xff);
 	}
 }
@@ -404,7 +410,8 @@ static void tp_scaled_map(const nbg_cmd *cmd, uint8_t map[256])
  * called in a refusal. */
 static const char *tp_mapped_name(const cpu_tp *t)
 {
-	return t->lut ? "lookup-table activation" : t->f16_out ? "copy into fp16" : "scaled int8 copy";
+	return t->lut ? "lookup-table activation" : t->f16_out ? "copy into fp16" :
+	       t->flip ? "scaled int8 copy" : "scaled uint8 copy";
 }
 
 /* The output loops, and what the walk costs: t->work, the run's steps,
@@ -466,7 +473,7 @@ static void tp_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_matc
 		return;
 	}
 	if (t->scaled)
-		tp_scaled_map(cmd, t->map);
+		tp_scaled_map(cmd, t, t->map);
 	t->x_size = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_X_SIZE);
 	t->y_size = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Y_SIZE);
 	t->z_size = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Z_SIZE);

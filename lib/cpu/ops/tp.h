@@ -37,7 +37,7 @@ typedef struct cpu_tp {
 	uint64_t in_lo, in_hi;          /* the input bytes read, inclusive, from in_base */
 	uint64_t in_ring_lo, in_ring_size, out_ring_lo, out_ring_size; /* circular buffers (size 0: none) */
 	int lut;                        /* a table activation: each copied pixel v is written as map[v] */
-	int scaled;                     /* an int8 copy with a scale: each pixel v written as map[v] (ops/tp.c) */
+	int scaled;                     /* a copy with a scale: each pixel v written as map[v] (ops/tp.c) */
 	uint8_t map[256];               /* ops/lut.c */
 	/* a copy into IEEE half elements (2 bytes, the counter counting
 	 * elements): each pixel v is written as half((v - f16_zp) x f16_scale),
