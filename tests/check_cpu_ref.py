@@ -289,6 +289,10 @@ def check_plans(nbg, models, docs, failures, figures):
                     rest.endswith("execute " + LABEL):
                 pools.append(model)  # the SP softmax: check_cpu.py (check_sp_softmax) checks it
                 continue
+            if o["type_name"] == "SP" and o["layer_name"] == "ReduceMeanLayer_SP" and \
+                    rest.endswith("execute " + LABEL):
+                pools.append(model)  # the SP mean: test_cpu_ops.c (cases sp-mean-*) checks it
+                continue
             if o["type_name"] not in ("SH", "SW"):
                 continue
             if o["layer_name"] == "Softmax2Layer" and o["type_name"] == "SH":

@@ -16,7 +16,7 @@
 
 /* What a cpu_ref computes. */
 enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWCONV, CPU_REF_ADD,
-		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL, CPU_REF_PAD };
+		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL, CPU_REF_PAD, CPU_REF_MEAN };
 
 /* CPU_REF_SOFTMAX (ops/softmax.c, ops/spmax.c): a softmax over width uint8
  * values (row 0 of the input image) into width fp16 values,
@@ -32,7 +32,11 @@ typedef struct cpu_ref {
 					 * bytes ^ 0x80 are the values plus 128 (a shift the softmax
 					 * cancels, an order the maximum keeps); else 0 */
 	/* CPU_REF_POOL (ops/shpool.c): rows rows of width uint8 each averaged
-	 * into one uint8, ((sum * pool_a - pool_b) * pool_c + pool_d) rounded. */
+	 * into one uint8, ((sum * pool_a - pool_b) * pool_c + pool_d) rounded.
+	 * CPU_REF_MEAN (ops/spmax.c): a width x rows x kx image of fp16 (rows
+	 * in_stride, slices in_slice apart) averaged over x (group 0) or over
+	 * z (group 2) into fp16 (rows out_stride, slices out_slice apart);
+	 * in_flip 1: the input holds int16 codes of fraction length exponent. */
 	uint32_t rows, in_stride, out_stride;
 	float pool_a, pool_b, pool_c, pool_d;
 	/* CPU_REF_DWCONV (ops/shdw.c): per channel c < rows, the kx x ky input
