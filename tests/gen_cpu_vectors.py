@@ -1627,6 +1627,74 @@ def spmean_scale_refused_case():
     return c
 
 
+def spsub_case(cid, int16_in):
+    """An SP subtraction (layer TensorSub_SP, two SP operations): the first
+    loads b (x fp16 values) with scale sb and word 27 bit 28 (the negation),
+    the second reads a with scale sa and writes a x sa - b[x] x sb."""
+    rs = np.random.RandomState(45 + int16_in)
+    if not int16_in:
+        x, y, z, row, slc, orow, oslc, sa, sb, fl = 3, 4, 1, 8, 32, 6, 24, 128.0, 128.0, None
+        name = ("3x4x1 fp16 a (rows 8 bytes apart) minus 3 fp16 b, both scaled by 2^7 (word 27 bit 30: the "
+                "exponent's eighth bit), into int16 (rows 6 bytes apart): ties, saturation both ways")
+    else:
+        x, y, z, row, slc, orow, oslc, sa, sb, fl = 4, 1, 3, 8, 10, 8, 8, 2.0 ** -11, 1.0, 11
+        name = ("4x1x3 int16 a (codes at fraction length 11: scale 2^-11; slices 10 bytes apart) minus 4 fp16 "
+                "b (scale 1) into fp16")
+    c = Case(cid, "SP subtraction (layer TensorSub_SP, two NN-engine SP operations): " + name,
+             "numpy: a x sa - b[x] x sb exactly (Fractions), rounded %s" %
+             ("half away from zero and saturated to int16" if not int16_in else
+              "to a half (to nearest, ties to even)"))
+    if not int16_in:
+        a = (rs.randint(-6000, 6000, (z, y, x)) / 256.0).astype(np.float16)
+        b = (rs.randint(-2000, 2000, x) / 256.0).astype(np.float16)
+        a[0, 0, 0], a[0, 1, 1] = np.float16(300), np.float16(-290)   # past +-32767 / 128
+        acodes = a.view(np.uint16)
+        av = [[[Fraction(float(v)) for v in r] for r in p] for p in a]
+    else:
+        a = rs.randint(-32768, 32768, (z, y, x))
+        b = rs.uniform(-20, 20, x).astype(np.float16)
+        acodes = a.astype(np.int16).view(np.uint16)
+        av = [[[Fraction(int(v)) for v in r] for r in p] for p in a]   # codes: sa holds 2^-fl
+    img = np.zeros(slc * z // 2, dtype=np.uint16)
+    for k in range(z):
+        for j in range(y):
+            img[(k * slc + j * row) // 2:(k * slc + j * row) // 2 + x] = acodes[k, j]
+    c.add_input(img.view(np.uint8), [img.size], FP16)
+    c.add_input(b.view(np.uint16).view(np.uint8), [x], FP16)
+    first = c.add_op(OP_SP, "TensorSub_SP")
+    first["fields"] += [("in_image_x_size", x), ("in_image_y_size", 1), ("kernel_z_size", 1),
+                        ("in_image_data_type", 1), ("out_image_data_type", 0), ("out_image_x_size", x),
+                        ("out_image_y_size", 1), ("out_image_z_size", 1), ("in_image_x_stride", 2 * x),
+                        ("in_image_y_stride", 2 * x)]
+    sp_scale(first, sb)
+    first["words"] = [(w, v | 1 << 28) if w == 27 else (w, v) for w, v in first["words"]]
+    field_addr(first, "in_image_address", INPUT, 1, 0)
+    last = c.add_op(OP_SP, "TensorSub_SP")
+    last["fields"] += [("in_image_x_size", x), ("in_image_y_size", y), ("kernel_z_size", z),
+                       ("in_image_data_type", 0 if int16_in else 1), ("in_image_data_type_bit_2", int(int16_in)),
+                       ("out_image_data_type", 1 if int16_in else 0),
+                       ("out_image_data_type_bit_2", int(not int16_in)),
+                       ("out_image_x_size", x), ("out_image_y_size", y), ("out_image_z_size", z),
+                       ("in_image_x_stride", row), ("in_image_y_stride", slc),
+                       ("out_image_x_stride", orow), ("out_image_y_stride", oslc)]
+    sp_scale(last, sa)
+    field_addr(last, "in_image_address", INPUT, 0, 0)
+    field_addr(last, "out_image_address", OUTPUT, 0, 0)
+    out = np.zeros(oslc * z // 2, dtype=np.uint16)
+    for k in range(z):
+        for j in range(y):
+            for i in range(x):
+                v = av[k][j][i] * Fraction(sa) - Fraction(float(b[i])) * Fraction(sb)
+                if int16_in:
+                    h = f16_round(v, not f16_tie(v))
+                else:
+                    q = max(-32768, min(32767, round_half_away(v)))
+                    h = q & 0xFFFF
+                out[(k * oslc + j * orow) // 2 + i] = h
+    c.add_output(out.view(np.uint8), [out.size], FP16)
+    return c
+
+
 def nn_scale_0xad_case():
     return conv_case(
         "nn-conv-0xad",
@@ -1644,7 +1712,8 @@ def all_cases():
             [softmax_case(), softmax_int8_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
             ] + spmax_cases() + [spmean_case("sp-mean-x", 0), spmean_case("sp-mean-z", 2),
-                                 spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case()] +
+                                 spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(),
+                                 spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
             [tpfc_in_zp_case(), nn_scale_0xad_case()])
 
 

@@ -16,7 +16,8 @@
 
 /* What a cpu_ref computes. */
 enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWCONV, CPU_REF_ADD,
-		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL, CPU_REF_PAD, CPU_REF_MEAN };
+		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL, CPU_REF_PAD, CPU_REF_MEAN,
+		    CPU_REF_SUB };
 
 /* CPU_REF_SOFTMAX (ops/softmax.c, ops/spmax.c): a softmax over width uint8
  * values (row 0 of the input image) into width fp16 values,
@@ -59,7 +60,10 @@ typedef struct cpu_ref {
 	 * (0, 1: the inputs; 2: the output).  ADD: out = round((in0 - zp0) x a
 	 * + (in1 - zp1) x b + zpo); UPSAMPLE: out[z][2y + j][2x + i] =
 	 * in0[z][y][x], x, y, z the input's.  in1_f16: input 1 holds IEEE half
-	 * values (2 bytes each, zp1 0), read as float32. */
+	 * values (2 bytes each, zp1 0), read as float32.  CPU_REF_SUB
+	 * (ops/spmax.c): out = in0 x a - in1[x] x b, in0 x x y x z fp16 (zp0
+	 * 0) or int16 codes (zp0 1), in1 x fp16 values, out fp16 (zpo 0) or
+	 * int16 (zpo 1); rows and slices 2 bytes an element. */
 	struct {
 		uint32_t x, y, z;
 		uint64_t row[3], slice[3], base[3];

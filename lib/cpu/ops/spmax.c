@@ -22,7 +22,9 @@
  * second reading nothing and writing the fp16 means over x (or z), which
  * its output shape names by a size of 1.  The second command's scale is
  * 2^-fl / n: the int16 input's fraction length fl (0 for fp16) and the
- * count n.
+ * count n.  The subtraction of a TensorSub_SP layer ("The SP subtraction")
+ * likewise: the first operation loads b (negated: word 27 bit 28), the
+ * second reads a and writes a x s_a - b x s_b.
  */
 #include <math.h>
 #include <stdio.h>
@@ -458,3 +460,166 @@ static void spmean_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
 }
 
 const cpu_op_def nbg_cpu_op_spmean = { "sp-mean", spmean_match, spmean_plan, spmean_run, spmean_cost };
+
+/* ------------------------------------------------------ the subtraction */
+
+#define SP_NEGATE (1u << 28)    /* word 27: the operand is subtracted */
+#define SP_FLAG_BITS 0xb0000000u /* word 27 bits 28, 29, 31: none but 28 established */
+
+/* An SP command's scale as a power of two 2^k (mantissa 0, exponent 1 to
+ * 254), the word 27 flags flags and no other of bits 28, 29, 31; 0 when
+ * not. */
+static double spsub_scale(const nbg_cmd *cmd, uint32_t flags)
+{
+	uint32_t b = sp_scale_bits(cmd), e = b >> 23;
+	if (cmd->word_count <= SP_W_FLAGS || (cmd->words[SP_W_FLAGS] & SP_FLAG_BITS) != flags || (b & 0x7fffffu) ||
+	    e == 0 || e == 255)
+		return 0;
+	return ldexp(1.0, (int)e - 127);
+}
+
+/* The pair: the first loads b (x fp16 values, x x 1 x 1) and writes no
+ * memory; the second reads a (x x y x z, fp16 or int16) and writes a - b
+ * in its shape (fp16 or int16). */
+static int spsub_shape(nbg_cpu_step *s, const nbg_cmd_op *a, const nbg_cmd_op *z, size_t first)
+{
+	int ok = a->in_type == 1 && a->in[1] == 1 && a->in[2] == 1 && a->in[0] == z->in[0] && z->in[0] &&
+		 z->in[1] && z->in[2] && (z->in_type == 1 || z->in_type == 4) &&
+		 (z->out_type == 1 || z->out_type == 4) && z->out[0] == z->in[0] && z->out[1] == z->in[1] &&
+		 z->out[2] == z->in[2];
+	if (!ok || a->out_ref.patched) {
+		nbg_cpu_refuse(s, "sp-sub-shape-unsupported", "a subtraction layer (%s) loading %ux%ux%u of data "
+			       "type %u (operation %zu) and reading %ux%ux%u of data type %u into %ux%ux%u of data "
+			       "type %u (operation %zu)%s: executed is x x 1 x 1 fp16 (1) values b, loaded without "
+			       "writing memory, and x x y x z fp16 or int16 (4) values a into a - b of a's shape, "
+			       "fp16 or int16", s->layer, a->in[0], a->in[1], a->in[2], a->in_type, first, z->in[0],
+			       z->in[1], z->in[2], z->in_type, z->out[0], z->out[1], z->out[2], z->out_type, first + 1,
+			       a->out_ref.patched ? ", the first writing memory" : "");
+		return 0;
+	}
+	return 1;
+}
+
+/* The operand images: b (region 1), a (region 0) and the output (2). */
+static int spsub_images(nbg_cpu_plan *p, spmax_layer *L, const nbg_cmd_op *a, const nbg_cmd_op *z, cpu_ref *r)
+{
+	const nbg_cmd *ca = nbg_commands_at(p->c, NBG_CMD_NN, a->command);
+	const nbg_cmd *cz = nbg_commands_at(p->c, NBG_CMD_NN, z->command);
+	uint64_t bytes = 2ull * z->in[0];
+	r->elt.x = z->in[0], r->elt.y = z->in[1], r->elt.z = z->in[2];
+	r->elt.row[0] = z->in_row_stride, r->elt.slice[0] = z->in_slice_stride;
+	r->elt.row[2] = z->out_row_stride, r->elt.slice[2] = z->out_slice_stride;
+	for (int i = 0; i < 3; i += 2)
+		if (r->elt.row[i] < bytes || r->elt.slice[i] < r->elt.row[i] * r->elt.y) {
+			nbg_cpu_refuse(L->s, "sp-sub-shape-unsupported", "a subtraction layer (%s) whose %s strides "
+				       "(rows %llu, slices %llu) are shorter than its rows and slices", L->s->layer,
+				       i ? "output" : "input", (unsigned long long)r->elt.row[i],
+				       (unsigned long long)r->elt.slice[i]);
+			return 0;
+		}
+	/* each image's extent: its slices' rows, as the mean's */
+	return spmax_image(p, L, a, ca, 0, bytes, 1, bytes, &r->elt.region[1], &r->elt.base[1]) &&
+	       spmax_image(p, L, z, cz, 0, (r->elt.z - 1) * r->elt.slice[0] + bytes, r->elt.y, r->elt.row[0],
+			   &r->elt.region[0], &r->elt.base[0]) &&
+	       spmax_image(p, L, z, cz, 1, (r->elt.z - 1) * r->elt.slice[2] + bytes, r->elt.y, r->elt.row[2],
+			   &r->elt.region[2], &r->elt.base[2]);
+}
+
+static void plan_spsub(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
+{
+	spmax_layer L = { .what = "subtraction", .id_layer = "sp-sub-layer-unsupported",
+			  .id_read = "sp-sub-intermediate-read", .s = s };
+	if (!spmax_span(p, &L, operation))
+		return;
+	if (L.last != L.first + 1) {
+		nbg_cpu_refuse(s, "sp-sub-layer-unsupported", "a subtraction layer (%s) of %zu operations: "
+			       "executed is a pair", s->layer, L.last - L.first + 1);
+		return;
+	}
+	const nbg_cmd_op *a = nbg_commands_op_of(p->c, L.first), *z = nbg_commands_op_of(p->c, L.last);
+	const nbg_cmd *ca = nbg_commands_at(p->c, NBG_CMD_NN, a->command);
+	const nbg_cmd *cz = nbg_commands_at(p->c, NBG_CMD_NN, z->command);
+	cpu_ref *r = &op->u.ref;
+	if (!spsub_shape(s, a, z, L.first))
+		return;
+	double sb = spsub_scale(ca, SP_NEGATE), sa = spsub_scale(cz, 0);
+	if (sb == 0 || sa == 0) {
+		nbg_cpu_refuse(s, "sp-sub-scale-inconsistent", "a subtraction layer (%s) whose scales (0x%08x, "
+			       "0x%08x) are not powers of two, or whose word %d flags (0x%08x, 0x%08x) are not bit "
+			       "28 (the negation) in the first and none in the second", s->layer, sp_scale_bits(ca),
+			       sp_scale_bits(cz), SP_W_FLAGS, ca->word_count > SP_W_FLAGS ? ca->words[SP_W_FLAGS] : 0,
+			       cz->word_count > SP_W_FLAGS ? cz->words[SP_W_FLAGS] : 0);
+		return;
+	}
+	if ((uint64_t)z->in[0] * z->in[1] * z->in[2] > SPMAX_MAX_WIDTH) {
+		nbg_cpu_refuse(s, "work-limit", "a subtraction over %ux%ux%u values, above the limit of %u",
+			       z->in[0], z->in[1], z->in[2], SPMAX_MAX_WIDTH);
+		return;
+	}
+	if (!spsub_images(p, &L, a, z, r) || !spmax_sealed(p, &L))
+		return;
+	if (operation != L.last) {
+		snprintf(s->what, sizeof(s->what), "SP, part of the subtraction computed at op %zu", L.last);
+		nbg_cpu_ref_executed(s, op, CPU_OP_SPSUB, CPU_REF_NONE);
+		return;
+	}
+	r->elt.a = (float)sa;
+	r->elt.b = (float)sb;
+	r->elt.zp0 = z->in_type == 4;   /* int16 a */
+	r->elt.zpo = z->out_type == 4;  /* int16 out */
+	snprintf(s->what, sizeof(s->what), "SP subtraction %ux%ux%u %s x %g - %u fp16 x %g -> %s (ops %zu-%zu)",
+		 r->elt.x, r->elt.y, r->elt.z, r->elt.zp0 ? "int16" : "fp16", sa, r->elt.x, sb,
+		 r->elt.zpo ? "int16" : "fp16", L.first, L.last);
+	nbg_cpu_ref_executed(s, op, CPU_OP_SPSUB, CPU_REF_SUB);
+}
+
+static int spsub_match(const nbg_cpu_plan *p, const cpu_match *m)
+{
+	(void)p;
+	return m->type == NBG_GRAPH_OP_SP && m->layer == CPU_LAYER_TENSOR_SUB_SP;
+}
+
+static void spsub_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
+{
+	plan_spsub(p, s, op, m->operation);
+}
+
+/* out = a x sa - b[x] x sb in double (exact: powers of two times halves or
+ * int16 codes), rounded once: to fp16 (to nearest, ties to even) or to an
+ * int16 code (half away from zero, saturated). */
+static int spsub_run(const cpu_op *op, uint8_t *const *buf)
+{
+	const cpu_ref *r = &op->u.ref;
+	if (r->kind != CPU_REF_SUB)
+		return 0;
+	const uint8_t *in = buf[r->elt.region[0]] + r->elt.base[0];
+	const uint8_t *bv = buf[r->elt.region[1]] + r->elt.base[1];
+	uint8_t *out = buf[r->elt.region[2]] + r->elt.base[2];
+	for (uint32_t z = 0; z < r->elt.z; z++)
+		for (uint32_t y = 0; y < r->elt.y; y++)
+			for (uint32_t x = 0; x < r->elt.x; x++) {
+				uint64_t i = z * r->elt.slice[0] + y * r->elt.row[0] + 2ull * x;
+				uint64_t o = z * r->elt.slice[2] + y * r->elt.row[2] + 2ull * x;
+				double v = spmean_at(in, i, (int)r->elt.zp0) * r->elt.a -
+					   spmean_at(bv, 2ull * x, 0) * r->elt.b;
+				uint16_t h;
+				if (r->elt.zpo) {
+					double q = v == v ? nbg_cpu_round_half_away(v) : 0; /* NaN: 0 (unmeasured) */
+					h = (uint16_t)(int16_t)(q < -32768 ? -32768 : q > 32767 ? 32767 : q);
+				} else {
+					h = nbg_fp16_from_double(v);
+				}
+				out[o] = (uint8_t)(h & 0xffu);
+				out[o + 1] = (uint8_t)(h >> 8);
+			}
+	return 0;
+}
+
+static void spsub_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
+{
+	const cpu_ref *r = &op->u.ref;
+	*work = r->kind == CPU_REF_SUB ? nbg_cpu_mul_sat(nbg_cpu_mul_sat(r->elt.x, r->elt.y), r->elt.z) : 0;
+	*scratch = 0;
+}
+
+const cpu_op_def nbg_cpu_op_spsub = { "sp-sub", spsub_match, spsub_plan, spsub_run, spsub_cost };
