@@ -331,6 +331,10 @@ def check_plans(nbg, models, docs, failures, figures):
                     rest.endswith("execute " + LABEL):
                 pools.append(model)  # the SP softmax: check_cpu.py (check_sp_softmax) checks it
                 continue
+            if o["type_name"] == "SP" and o["layer_name"] in ("ReduceMeanLayer_SP", "TensorSub_SP") and \
+                    rest.endswith("execute " + LABEL):
+                pools.append(model)  # the SP mean, subtraction: test_cpu_ops.c (sp-mean-*, sp-sub-*)
+                continue
             if o["type_name"] not in ("SH", "SW"):
                 continue
             if o["layer_name"] in SOFTMAX_LAYERS and o["type_name"] == "SH":

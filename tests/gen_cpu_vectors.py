@@ -1685,6 +1685,164 @@ def spmax_cases():
                        0x3E64F421, np.array([214, 178, 92, 162, 139, 56, 144, 168, 81, 174]))]
 
 
+def sp_scale(op, value):
+    """An SP command's scale (doc/cpu-backend.md, "The SP mean"): the
+    float32 value's exponent in post_shift, post_shift_bit_5_6 and word 27
+    bit 30, its mantissa in the post_multiplier fields."""
+    b = f32_bits(value)
+    e, m = b >> 23 & 255, b & 0x7FFFFF
+    op["fields"] += [("post_shift", e & 31), ("post_shift_bit_5_6", e >> 5 & 3), ("post_multiplier", m & 1),
+                     ("post_multiplier_1_to_6", m >> 1 & 63), ("post_multiplier_7_to_14", m >> 7 & 255),
+                     ("post_multiplier_15_to_22", m >> 15)]
+    op["words"] += [(27, (e >> 7) << 30)]
+
+
+def spmean_case(cid, axis, fl=None):
+    """An SP mean (layer ReduceMeanLayer_SP, two SP operations): over x of a
+    7x3x1 fp16 image whose rows lie 16 bytes apart (a gap after each), or
+    over z of a 5x1x6 one whose slices lie 12 bytes apart; fl: int16 codes
+    of that fraction length instead of halves."""
+    rs = np.random.RandomState(41 + axis + (fl or 0))
+    if axis == 0:
+        x, y, z, row, rows_per_slice, ox, oz = 7, 3, 1, 16, 3, 1, 1
+        name = "over x of 7x3x1 fp16 (rows 16 bytes apart) into 1x3x1"
+    else:
+        x, y, z, row, rows_per_slice, ox, oz = 5, 1, 6, 12, 1, 5, 1
+        name = "over z of 5x1x6 %s (rows and slices 12 bytes apart) into 5x1x1" % (
+            "int16 codes of fraction length %d (the second command's scale 2^-%d / 6)" % (fl, fl)
+            if fl is not None else "fp16")
+    n = x if axis == 0 else z
+    c = Case(cid, "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with "
+             "scale 1, the second writing with scale 2^-fl / n, none passing memory between them): " + name,
+             "numpy: the exact mean of the %s (Fractions), rounded to a half (to nearest, ties to even)" %
+             ("codes times 2^-%d" % fl if fl is not None else "halves"))
+    if fl is None:
+        vals = rs.uniform(-40, 40, (z, y, x)).astype(np.float16)
+        vals[0, 0, 0] = np.float16(60000)                 # large and small magnitudes in one mean
+        vals[-1, -1, -1] = np.float16(2.0 ** -20)
+        codes, exact = vals.view(np.uint16), [[[Fraction(float(v)) for v in r] for r in p] for p in vals]
+    else:
+        vals = rs.randint(-32768, 32768, (z, y, x))
+        vals[:, 0, 0] = 32767                             # a sum past the int16 range
+        codes = vals.astype(np.int16).view(np.uint16)
+        exact = [[[Fraction(int(v), 1 << fl) for v in r] for r in p] for p in vals]
+    slice_bytes = row * rows_per_slice
+    img = np.zeros(slice_bytes * z // 2, dtype=np.uint16)
+    for k in range(z):
+        for j in range(y):
+            at = (k * slice_bytes + j * row) // 2
+            img[at:at + x] = codes[k, j]
+    # the input record is FP16-sized (2-byte elements); the mean reads the
+    # command's data type
+    c.add_input(img.view(np.uint8), [img.size], FP16)
+    first = c.add_op(OP_SP, "ReduceMeanLayer_SP")
+    first["fields"] += [("in_image_x_size", x), ("in_image_y_size", y), ("kernel_z_size", z),
+                        ("in_image_data_type", 1 if fl is None else 0), ("in_image_data_type_bit_2", int(fl is not None)),
+                        ("kernel_data_type", 1), ("out_image_data_type", 0),
+                        ("out_image_x_size", x), ("out_image_y_size", y), ("out_image_z_size", z),
+                        ("in_image_x_stride", row), ("in_image_y_stride", slice_bytes)]
+    sp_scale(first, 1.0)
+    field_addr(first, "in_image_address", INPUT, 0, 0)
+    last = c.add_op(OP_SP, "ReduceMeanLayer_SP")
+    last["fields"] += [("in_image_x_size", ox), ("in_image_y_size", y), ("kernel_z_size", oz),
+                       ("in_image_data_type", 0), ("out_image_data_type", 1),
+                       ("out_image_x_size", ox), ("out_image_y_size", y), ("out_image_z_size", oz),
+                       ("out_image_x_stride", 2 * ox), ("out_image_y_stride", 2 * ox * y)]
+    sp_scale(last, float(np.float32(2.0 ** -(fl or 0) / n)))
+    field_addr(last, "out_image_address", OUTPUT, 0, 0)
+    if axis == 0:
+        means = [sum(exact[0][j]) / x for j in range(y)]
+    else:
+        means = [sum(exact[k][0][i] for k in range(z)) / z for i in range(x)]
+    # a mean exactly half way between halves is exact in double too (ties to
+    # even both ways); any other must lie clear of a tie
+    c.add_output([b for m in means for b in f16_le([m], not f16_tie(m))], [len(means)], FP16)
+    return c
+
+
+def spmean_scale_refused_case():
+    """The int16 mean with its second scale one float32 unit off 2^-11 / 6
+    (its last mantissa bit flipped): no fraction length gives it, and the
+    layer is refused."""
+    c = spmean_case("sp-mean-scale-refused", 2, 11)
+    c.name += "; the second scale one float32 unit off 2^-11 / 6: refused"
+    c.source = "doc/cpu-backend.md, The SP mean: a scale that is no 2^-fl / n is refused (sp-mean-scale-inconsistent)"
+    last = c.ops[1]
+    b = f32_bits(float(np.float32(2.0 ** -11 / 6))) ^ 1      # its last mantissa bit flipped
+    last["fields"] = [f for f in last["fields"] if f[0] != "post_multiplier"] + [("post_multiplier", b & 1)]
+    c.refused = "sp-mean-scale-inconsistent"
+    c.outs = [(np.zeros(10, dtype=np.uint8), [5], FP16)]
+    return c
+
+
+def spsub_case(cid, int16_in):
+    """An SP subtraction (layer TensorSub_SP, two SP operations): the first
+    loads b (x fp16 values) with scale sb and word 27 bit 28 (the negation),
+    the second reads a with scale sa and writes a x sa - b[x] x sb."""
+    rs = np.random.RandomState(45 + int16_in)
+    if not int16_in:
+        x, y, z, row, slc, orow, oslc, sa, sb, fl = 3, 4, 1, 8, 32, 6, 24, 128.0, 128.0, None
+        name = ("3x4x1 fp16 a (rows 8 bytes apart) minus 3 fp16 b, both scaled by 2^7 (word 27 bit 30: the "
+                "exponent's eighth bit), into int16 (rows 6 bytes apart): ties, saturation both ways")
+    else:
+        x, y, z, row, slc, orow, oslc, sa, sb, fl = 4, 1, 3, 8, 10, 8, 8, 2.0 ** -11, 1.0, 11
+        name = ("4x1x3 int16 a (codes at fraction length 11: scale 2^-11; slices 10 bytes apart) minus 4 fp16 "
+                "b (scale 1) into fp16")
+    c = Case(cid, "SP subtraction (layer TensorSub_SP, two NN-engine SP operations): " + name,
+             "numpy: a x sa - b[x] x sb exactly (Fractions), rounded %s" %
+             ("half away from zero and saturated to int16" if not int16_in else
+              "to a half (to nearest, ties to even)"))
+    if not int16_in:
+        a = (rs.randint(-6000, 6000, (z, y, x)) / 256.0).astype(np.float16)
+        b = (rs.randint(-2000, 2000, x) / 256.0).astype(np.float16)
+        a[0, 0, 0], a[0, 1, 1] = np.float16(300), np.float16(-290)   # past +-32767 / 128
+        acodes = a.view(np.uint16)
+        av = [[[Fraction(float(v)) for v in r] for r in p] for p in a]
+    else:
+        a = rs.randint(-32768, 32768, (z, y, x))
+        b = rs.uniform(-20, 20, x).astype(np.float16)
+        acodes = a.astype(np.int16).view(np.uint16)
+        av = [[[Fraction(int(v)) for v in r] for r in p] for p in a]   # codes: sa holds 2^-fl
+    img = np.zeros(slc * z // 2, dtype=np.uint16)
+    for k in range(z):
+        for j in range(y):
+            img[(k * slc + j * row) // 2:(k * slc + j * row) // 2 + x] = acodes[k, j]
+    c.add_input(img.view(np.uint8), [img.size], FP16)
+    c.add_input(b.view(np.uint16).view(np.uint8), [x], FP16)
+    first = c.add_op(OP_SP, "TensorSub_SP")
+    first["fields"] += [("in_image_x_size", x), ("in_image_y_size", 1), ("kernel_z_size", 1),
+                        ("in_image_data_type", 1), ("out_image_data_type", 0), ("out_image_x_size", x),
+                        ("out_image_y_size", 1), ("out_image_z_size", 1), ("in_image_x_stride", 2 * x),
+                        ("in_image_y_stride", 2 * x)]
+    sp_scale(first, sb)
+    first["words"] = [(w, v | 1 << 28) if w == 27 else (w, v) for w, v in first["words"]]
+    field_addr(first, "in_image_address", INPUT, 1, 0)
+    last = c.add_op(OP_SP, "TensorSub_SP")
+    last["fields"] += [("in_image_x_size", x), ("in_image_y_size", y), ("kernel_z_size", z),
+                       ("in_image_data_type", 0 if int16_in else 1), ("in_image_data_type_bit_2", int(int16_in)),
+                       ("out_image_data_type", 1 if int16_in else 0),
+                       ("out_image_data_type_bit_2", int(not int16_in)),
+                       ("out_image_x_size", x), ("out_image_y_size", y), ("out_image_z_size", z),
+                       ("in_image_x_stride", row), ("in_image_y_stride", slc),
+                       ("out_image_x_stride", orow), ("out_image_y_stride", oslc)]
+    sp_scale(last, sa)
+    field_addr(last, "in_image_address", INPUT, 0, 0)
+    field_addr(last, "out_image_address", OUTPUT, 0, 0)
+    out = np.zeros(oslc * z // 2, dtype=np.uint16)
+    for k in range(z):
+        for j in range(y):
+            for i in range(x):
+                v = av[k][j][i] * Fraction(sa) - Fraction(float(b[i])) * Fraction(sb)
+                if int16_in:
+                    h = f16_round(v, not f16_tie(v))
+                else:
+                    q = max(-32768, min(32767, round_half_away(v)))
+                    h = q & 0xFFFF
+                out[(k * oslc + j * orow) // 2 + i] = h
+    c.add_output(out.view(np.uint8), [out.size], FP16)
+    return c
+
+
 def nn_scale_0xad_case():
     return conv_case(
         "nn-conv-0xad",
@@ -1816,8 +1974,11 @@ def all_cases():
             [tp_f16_case(), lut_case(), tp_int8_case(), tp_u8_scaled_case(), tpfc_case()] +
             [softmax_case(), softmax_int8_case(), softmax_column_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
-             shconv_case(), shdw16_case()] + spmax_cases() + [tpfc_in_zp_case(), nn_scale_0xad_case(),
-                                                         shmax_win_case()] + tpfc_relu_case())
+             shconv_case(), shdw16_case()] + spmax_cases() +
+            [spmean_case("sp-mean-x", 0), spmean_case("sp-mean-z", 2),
+             spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(),
+             spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
+            [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case()] + tpfc_relu_case())
 
 
 def dwshader(name, rs, codes, scale_bits, pixels=None):

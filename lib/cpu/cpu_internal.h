@@ -53,6 +53,8 @@ enum cpu_op_kind {
 	CPU_OP_TPFC,            /* ops/tpfc.c: TP fully connected */
 	CPU_OP_TP,              /* ops/tp.c: every other TP operation (with ops/lut.c) */
 	CPU_OP_SPMAX,           /* ops/spmax.c: SP operations of a Softmax2Layer_SP */
+	CPU_OP_SPMEAN,          /* ops/spmax.c: SP operations of a ReduceMeanLayer_SP */
+	CPU_OP_SPSUB,           /* ops/spmax.c: SP operations of a TensorSub_SP */
 	CPU_OP_NN16,            /* ops/nn16.c: NN-engine operations on int16 data, NT transposes */
 	CPU_OP_CONV,            /* ops/conv.c: NN-engine operations (with ops/add.c) */
 	CPU_OP__COUNT
@@ -67,7 +69,7 @@ typedef struct cpu_op {
 		cpu_tp tp;              /* CPU_OP_TP */
 		cpu_tpfc tpfc;          /* CPU_OP_TPFC */
 		cpu_nn16 nn16;          /* CPU_OP_NN16 */
-		cpu_ref ref;            /* the shader kinds, CPU_OP_SPMAX */
+		cpu_ref ref;            /* the shader kinds, CPU_OP_SPMAX, _SPMEAN, _SPSUB */
 	} u;
 } cpu_op;
 
@@ -83,7 +85,9 @@ enum cpu_layer {
 	CPU_LAYER_SOFTMAX2_SP,          /* Softmax2Layer_SP */
 	CPU_LAYER_TENSOR_PAD2,          /* TensorPadOperation2 */
 	CPU_LAYER_CONVOLUTION,          /* ConvolutionLayer */
-	CPU_LAYER_MULTISTREAM_SP        /* MultiStreamProcessor_SP */
+	CPU_LAYER_MULTISTREAM_SP,       /* MultiStreamProcessor_SP */
+	CPU_LAYER_REDUCE_MEAN_SP,       /* ReduceMeanLayer_SP */
+	CPU_LAYER_TENSOR_SUB_SP         /* TensorSub_SP */
 };
 
 /* What a command's operation is (nbg_cmd_op.kind, doc/commands.md), read
@@ -127,7 +131,7 @@ CPU_HIDDEN extern const cpu_op_def *const nbg_cpu_ops[CPU_OP__COUNT];
 CPU_HIDDEN extern const cpu_op_def nbg_cpu_op_softmax, nbg_cpu_op_shpool, nbg_cpu_op_shmax, nbg_cpu_op_shdw,
 	nbg_cpu_op_shadd, nbg_cpu_op_shscale, nbg_cpu_op_shpad, nbg_cpu_op_shconv, nbg_cpu_op_shdw16,
 	nbg_cpu_op_shader, nbg_cpu_op_tpfc, nbg_cpu_op_tp,
-	nbg_cpu_op_spmax, nbg_cpu_op_nn16, nbg_cpu_op_conv;
+	nbg_cpu_op_spmax, nbg_cpu_op_spmean, nbg_cpu_op_spsub, nbg_cpu_op_nn16, nbg_cpu_op_conv;
 
 struct nbg_cpu_plan {
 	const nbg_model *m;             /* the model planned (the caller's, or own) */

@@ -67,6 +67,12 @@ static int view_ref(const cpu_ref *r, cpu_view *v, nbg_cpu_tensor *t)
 	case CPU_REF_POOL:
 		view_image(v, r->out_region, r->out_base, 1, 1, r->rows, 0, r->out_stride);
 		return 1;
+	case CPU_REF_MEAN:
+		view_image(v, r->out_region, r->out_base, r->group ? r->width : 1, r->rows, r->group ? 1 : r->kx,
+			   r->out_stride, r->out_slice);
+		v->elem = 2;
+		t->data_format = DUMP_FP16;
+		return 1;
 	case CPU_REF_DWCONV:
 		view_image(v, r->out_region, r->out_base, 1, 1, r->rows, 0, r->out_slice);
 		return 1;
@@ -83,6 +89,12 @@ static int view_ref(const cpu_ref *r, cpu_view *v, nbg_cpu_tensor *t)
 		t->data_format = r->elt.s8 ? DUMP_INT8 : DUMP_UINT8;
 		return 1;
 	}
+	case CPU_REF_SUB:
+		view_image(v, r->elt.region[2], r->elt.base[2], r->elt.x, r->elt.y, r->elt.z, r->elt.row[2],
+			   r->elt.slice[2]);
+		v->elem = 2;
+		t->data_format = r->elt.zpo ? DUMP_INT16 : DUMP_FP16;
+		return 1;
 	case CPU_REF_PAD: /* rows of width bytes, elements of kx bytes in the NBG format group */
 		view_image(v, r->elt.region[2], r->elt.base[2], r->width / r->kx, r->rows, 1, r->elt.row[2], 0);
 		v->elem = r->kx;

@@ -18,7 +18,7 @@
 /* What a cpu_ref computes. */
 enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWCONV, CPU_REF_ADD,
 		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL, CPU_REF_PAD, CPU_REF_IM2COL,
-		    CPU_REF_GEMM, CPU_REF_DWCONV16 };
+		    CPU_REF_GEMM, CPU_REF_DWCONV16, CPU_REF_MEAN, CPU_REF_SUB };
 
 /* CPU_REF_SOFTMAX (ops/softmax.c, ops/spmax.c): a softmax over width uint8
  * values (row 0 of the input image) into width fp16 values,
@@ -34,7 +34,11 @@ typedef struct cpu_ref {
 					 * bytes ^ 0x80 are the values plus 128 (a shift the softmax
 					 * cancels, an order the maximum keeps); else 0 */
 	/* CPU_REF_POOL (ops/shpool.c): rows rows of width uint8 each averaged
-	 * into one uint8, ((sum * pool_a - pool_b) * pool_c + pool_d) rounded. */
+	 * into one uint8, ((sum * pool_a - pool_b) * pool_c + pool_d) rounded.
+	 * CPU_REF_MEAN (ops/spmax.c): a width x rows x kx image of fp16 (rows
+	 * in_stride, slices in_slice apart) averaged over x (group 0) or over
+	 * z (group 2) into fp16 (rows out_stride, slices out_slice apart);
+	 * in_flip 1: the input holds int16 codes of fraction length exponent. */
 	uint32_t rows, in_stride, out_stride;
 	float pool_a, pool_b, pool_c, pool_d;
 	/* CPU_REF_DWCONV (ops/shdw.c): per channel c < rows, the kx x ky input
@@ -61,7 +65,10 @@ typedef struct cpu_ref {
 	 * (0, 1: the inputs; 2: the output).  ADD: out = round((in0 - zp0) x a
 	 * + (in1 - zp1) x b + zpo); UPSAMPLE: out[z][2y + j][2x + i] =
 	 * in0[z][y][x], x, y, z the input's.  in1_f16: input 1 holds IEEE half
-	 * values (2 bytes each, zp1 0), read as float32. */
+	 * values (2 bytes each, zp1 0), read as float32.  CPU_REF_SUB
+	 * (ops/spmax.c): out = in0 x a - in1[x] x b, in0 x x y x z fp16 (zp0
+	 * 0) or int16 codes (zp0 1), in1 x fp16 values, out fp16 (zpo 0) or
+	 * int16 (zpo 1); rows and slices 2 bytes an element. */
 	struct {
 		uint32_t x, y, z;
 		uint64_t row[3], slice[3], base[3];

@@ -15,6 +15,16 @@
  * output image (patched, fp16, n values).  The operations between them
  * write nothing here; the plan checks that no operation outside the layer
  * reads what they write.
+ *
+ * The mean of a ReduceMeanLayer_SP layer (doc/cpu-backend.md, "The SP
+ * mean") is run the same way: two SP operations, the first reading an
+ * x x y x z image of fp16 values or int16 codes and writing nothing, the
+ * second reading nothing and writing the fp16 means over x (or z), which
+ * its output shape names by a size of 1.  The second command's scale is
+ * 2^-fl / n: the int16 input's fraction length fl (0 for fp16) and the
+ * count n.  The subtraction of a TensorSub_SP layer ("The SP subtraction")
+ * likewise: the first operation loads b (negated: word 27 bit 28), the
+ * second reads a and writes a x s_a - b x s_b.
  */
 #include <math.h>
 #include <stdio.h>
@@ -32,10 +42,16 @@ enum {
 	SPMAX_W_LO = 30,        /* float32 s x (0 - zp) */
 	SPMAX_MAX_WIDTH = 1 << 20,
 	SPMAX_MAX_OPS = 64,     /* operations of one layer (LeNet's: 5); bounds the plan's work */
-	SPMAX_FORMAT_FP16 = 1   /* an output record's format, FP16 (nbg_data_format_name) */
+	SPMAX_FORMAT_FP16 = 1,  /* an output record's format, FP16 (nbg_data_format_name) */
+	SP_W_FLAGS = 27,        /* bit 30: bit 7 of an SP command's scale exponent; bits 28-31 flags */
+	SP_SCALE_ONE = 0x3f800000u /* float32 1.0 */
 };
 
+/* One SP layer run by reference semantics: the softmax or the mean. */
 typedef struct {
+	const char *what;       /* "softmax", "mean": in messages */
+	const char *id_layer;   /* the refusal id of a layer that is not such a run */
+	const char *id_read;    /* the refusal id of an intermediate read outside the layer */
 	size_t first, last;     /* the layer's operations */
 	uint32_t n;
 	float scale;
@@ -64,9 +80,9 @@ static int spmax_span(nbg_cpu_plan *p, spmax_layer *L, size_t operation)
 	       nbg_graph_operation_at(p->g, last + 1)->layer_id == id)
 		last++;
 	if (!l || first == last || last - first >= SPMAX_MAX_OPS || l->operation_records != last - first + 1) {
-		nbg_cpu_refuse(L->s, "sp-softmax-layer-unsupported", "a softmax layer (%s) whose %u operations "
+		nbg_cpu_refuse(L->s, L->id_layer, "a %s layer (%s) whose %u operations "
 			       "are not one contiguous run of 2 to %d: executed is such a run, the first reading "
-			       "the input and the last writing the output", L->s->layer,
+			       "the input and the last writing the output", L->what, L->s->layer,
 			       l ? l->operation_records : 0, SPMAX_MAX_OPS);
 		return 0;
 	}
@@ -74,8 +90,8 @@ static int spmax_span(nbg_cpu_plan *p, spmax_layer *L, size_t operation)
 		const nbg_cmd_op *op = nbg_commands_op_of(p->c, j);
 		if (nbg_graph_operation_at(p->g, j)->type != NBG_GRAPH_OP_SP || !op || op->engine != NBG_CMD_NN ||
 		    !nbg_commands_at(p->c, NBG_CMD_NN, op->command)) {
-			nbg_cpu_refuse(L->s, "sp-softmax-layer-unsupported", "a softmax layer (%s) whose "
-				       "operation %zu is not an SP operation with a decoded command", L->s->layer, j);
+			nbg_cpu_refuse(L->s, L->id_layer, "a %s layer (%s) whose operation %zu is not an "
+				       "SP operation with a decoded command", L->what, L->s->layer, j);
 			return 0;
 		}
 	}
@@ -105,16 +121,17 @@ static int spmax_scale(spmax_layer *L, const nbg_cmd *cmd)
 	return 1;
 }
 
-/* An SP operation's image: its region, and that n values of `bytes` each
- * lie inside it (and its circular buffer's lap, when it has one). */
+/* An SP operation's image: its region, and that its rows of `bytes` each,
+ * `row` apart, lie inside it (and its circular buffer's lap, when it has
+ * one). */
 static int spmax_image(nbg_cpu_plan *p, spmax_layer *L, const nbg_cmd_op *op, const nbg_cmd *cmd, int out,
-		       size_t *region, uint64_t *base)
+		       uint64_t bytes, uint32_t rows, uint64_t row, size_t *region, uint64_t *base)
 {
 	const char *what = out ? "output" : "input";
 	const nbg_cmd_ref *r = out ? &op->out_ref : &op->in_ref;
 	if (!r->patched) {
-		nbg_cpu_refuse(L->s, "address-not-relocated", "a softmax layer (%s) whose %s address (operation "
-			       "%zu) is relocated by no patch", L->s->layer, what, op->operation);
+		nbg_cpu_refuse(L->s, "address-not-relocated", "a %s layer (%s) whose %s address (operation "
+			       "%zu) is relocated by no patch", L->what, L->s->layer, what, op->operation);
 		return 0;
 	}
 	/* the buffer's end is relocated by a patch of that operation */
@@ -126,11 +143,11 @@ static int spmax_image(nbg_cpu_plan *p, spmax_layer *L, const nbg_cmd_op *op, co
 		nbg_cpu_refuse(L->s, t.reason_id, "operation %zu: %s", op->operation, t.reason);
 		return 0;
 	}
-	uint64_t bytes = (uint64_t)L->n * (out ? 2 : 1), last;
-	if (!nbg_cpu_image_fits(p, (size_t)ri, r->offset, bytes, 1, 1, bytes, bytes, &last) ||
+	uint64_t last;
+	if (!nbg_cpu_image_fits(p, (size_t)ri, r->offset, bytes, rows, 1, row, row * rows, &last) ||
 	    (size && last >= lo + size)) {
-		nbg_cpu_refuse(L->s, "address-outside-memory", "a softmax layer (%s) whose %s (%llu bytes at "
-			       "%s+0x%llx) does not lie inside its memory%s", L->s->layer, what,
+		nbg_cpu_refuse(L->s, "address-outside-memory", "a %s layer (%s) whose %s (%u rows of %llu bytes "
+			       "at %s+0x%llx) does not lie inside its memory%s", L->what, L->s->layer, what, rows,
 			       (unsigned long long)bytes, nbg_graph_source_type_name(r->source_type),
 			       (unsigned long long)r->offset, size ? " and before its circular buffer's end" : "");
 		return 0;
@@ -149,8 +166,8 @@ static int spmax_sealed(nbg_cpu_plan *p, spmax_layer *L)
 	if (!p->read_outside) {
 		p->read_outside = calloc(p->count ? p->count : 1, 1);
 		if (!p->read_outside) {
-			nbg_cpu_refuse(L->s, "work-limit", "out of memory for the data flow of a softmax layer (%s)",
-				       L->s->layer);
+			nbg_cpu_refuse(L->s, "work-limit", "out of memory for the data flow of a %s layer (%s)",
+				       L->what, L->s->layer);
 			return 0;
 		}
 		for (size_t i = 0; i < nbg_commands_edge_count(p->c); i++) {
@@ -165,9 +182,9 @@ static int spmax_sealed(nbg_cpu_plan *p, spmax_layer *L)
 	}
 	for (size_t j = L->first; j < L->last; j++)
 		if (p->read_outside[j]) {
-			nbg_cpu_refuse(L->s, "sp-softmax-intermediate-read", "a softmax layer (%s) whose operation "
-				       "%zu writes bytes that an operation of another layer or an output record "
-				       "reads: only the layer's output is computed", L->s->layer, j);
+			nbg_cpu_refuse(L->s, L->id_read, "a %s layer (%s) whose operation %zu writes bytes "
+				       "that an operation of another layer or an output record reads: only the "
+				       "layer's output is computed", L->what, L->s->layer, j);
 			return 0;
 		}
 	return 1;
@@ -175,7 +192,8 @@ static int spmax_sealed(nbg_cpu_plan *p, spmax_layer *L)
 
 static void plan_spmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
 {
-	spmax_layer L = { .s = s };
+	spmax_layer L = { .what = "softmax", .id_layer = "sp-softmax-layer-unsupported",
+			  .id_read = "sp-softmax-intermediate-read", .s = s };
 	if (!spmax_span(p, &L, operation))
 		return;
 	const nbg_cmd_op *a = nbg_commands_op_of(p->c, L.first), *z = nbg_commands_op_of(p->c, L.last);
@@ -198,8 +216,8 @@ static void plan_spmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t oper
 	}
 	L.n = (uint32_t)n;
 	cpu_ref *r = &op->u.ref;
-	if (!spmax_scale(&L, ca) || !spmax_image(p, &L, a, ca, 0, &r->in_region, &r->in_base) ||
-	    !spmax_image(p, &L, z, cz, 1, &r->out_region, &r->out_base) || !spmax_sealed(p, &L))
+	if (!spmax_scale(&L, ca) || !spmax_image(p, &L, a, ca, 0, n, 1, n, &r->in_region, &r->in_base) ||
+	    !spmax_image(p, &L, z, cz, 1, 2 * n, 1, 2 * n, &r->out_region, &r->out_base) || !spmax_sealed(p, &L))
 		return;
 	if (z->out_ref.source_type == NBG_GRAPH_SRC_OUTPUT) {
 		const nbg_io *io = nbg_model_output_at(p->m, (size_t)z->out_ref.index);
@@ -257,3 +275,351 @@ static void spmax_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
 }
 
 const cpu_op_def nbg_cpu_op_spmax = { "sp-softmax", spmax_match, spmax_plan, spmax_run, spmax_cost };
+
+/* ------------------------------------------------------------- the mean */
+
+/* The axis the mean layer reduces (0: x, 2: z), -1 when its commands are
+ * not fp16 x x y x z in and the same with x or z 1 out, or when the first
+ * writes or the second reads memory (a patch relocates the first's output
+ * or the second's input: the pair would not pass its sums internally). */
+static int spmean_axis(nbg_cpu_step *s, const nbg_cmd_op *a, const nbg_cmd_op *z, size_t first)
+{
+	int axis = -1;
+	if ((a->in_type == 1 || a->in_type == 4) && z->out_type == 1 && a->in[0] && a->in[1] && a->in[2] &&
+	    z->out[1] == a->in[1]) {
+		if (z->out[0] == 1 && z->out[2] == a->in[2] && a->in[0] > 1)
+			axis = 0;
+		else if (z->out[2] == 1 && z->out[0] == a->in[0] && a->in[2] > 1)
+			axis = 2;
+	}
+	if (axis < 0) {
+		nbg_cpu_refuse(s, "sp-mean-shape-unsupported", "a mean layer (%s) reading %ux%ux%u of data type "
+			       "%u (operation %zu) and writing %ux%ux%u of data type %u (operation %zu): executed "
+			       "is x x y x z fp16 (1) or int16 (4) values to fp16 values with x or z 1, the mean "
+			       "over it", s->layer, a->in[0], a->in[1], a->in[2], a->in_type, first, z->out[0],
+			       z->out[1], z->out[2], z->out_type, first + 1);
+		return -1;
+	}
+	if (a->out_ref.patched || z->in_ref.patched) {
+		nbg_cpu_refuse(s, "sp-mean-shape-unsupported", "a mean layer (%s) whose first operation's output "
+			       "or second operation's input is relocated by a patch: executed is a pair that "
+			       "passes its sums through no memory", s->layer);
+		return -1;
+	}
+	return axis;
+}
+
+/* An SP command's scale: the float32 whose exponent is post_shift |
+ * post_shift_bit_5_6 << 5 | word 27 bit 30 << 7 and whose mantissa is the
+ * 23-bit post_multiplier (doc/cpu-backend.md, "The SP mean"); its bits. */
+static uint32_t sp_scale_bits(const nbg_cmd *cmd)
+{
+	uint32_t e = nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT) | nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT_BIT_5_6) << 5 |
+		     (cmd->words[SP_W_FLAGS] >> 30 & 1u) << 7;
+	return e << 23 | nbg_cpu_nn_multiplier(cmd);
+}
+
+/* The mean's fraction length: the first command's scale 1, the second's
+ * float32(2^-fl / n), fl 0 for fp16 input, 0 to 31 for int16; the flag
+ * bits 28-31 of word 27 clear in both.  -1 (refused) otherwise. */
+static int spmean_fl(nbg_cpu_step *s, const nbg_cmd *ca, const nbg_cmd *cz, int int16, uint32_t n)
+{
+	uint32_t first = sp_scale_bits(ca), second = sp_scale_bits(cz);
+	if (ca->word_count > SP_W_FLAGS && cz->word_count > SP_W_FLAGS && first == SP_SCALE_ONE &&
+	    !(ca->words[SP_W_FLAGS] >> 28) && !(cz->words[SP_W_FLAGS] >> 28))
+		for (int fl = 0; fl <= (int16 ? 31 : 0); fl++)
+			if (bits_of((float)(ldexp(1.0, -fl) / n)) == second)
+				return fl;
+	nbg_cpu_refuse(s, "sp-mean-scale-inconsistent", "a mean layer (%s) of %u values whose scales (0x%08x, "
+		       "0x%08x: post_shift, post_shift_bit_5_6, word %d bit 30 and post_multiplier) are not 1 and "
+		       "2^-fl / %u, fl %s, or whose word %d sets bits 28-31", s->layer, n, first, second,
+		       SP_W_FLAGS, n, int16 ? "0 to 31 (the int16 input's fraction length)" : "0 (fp16 input)",
+		       SP_W_FLAGS);
+	return -1;
+}
+
+static void plan_spmean(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
+{
+	spmax_layer L = { .what = "mean", .id_layer = "sp-mean-layer-unsupported",
+			  .id_read = "sp-mean-intermediate-read", .s = s };
+	if (!spmax_span(p, &L, operation))
+		return;
+	if (L.last != L.first + 1) {
+		nbg_cpu_refuse(s, "sp-mean-layer-unsupported", "a mean layer (%s) of %zu operations: executed is "
+			       "a pair", s->layer, L.last - L.first + 1);
+		return;
+	}
+	const nbg_cmd_op *a = nbg_commands_op_of(p->c, L.first), *z = nbg_commands_op_of(p->c, L.last);
+	const nbg_cmd *ca = nbg_commands_at(p->c, NBG_CMD_NN, a->command);
+	const nbg_cmd *cz = nbg_commands_at(p->c, NBG_CMD_NN, z->command);
+	int axis = spmean_axis(s, a, z, L.first);
+	if (axis < 0)
+		return;
+	uint32_t n = axis ? a->in[2] : a->in[0];
+	int fl = spmean_fl(s, ca, cz, a->in_type == 4, n);
+	if (fl < 0)
+		return;
+	if ((uint64_t)a->in[0] * a->in[1] * a->in[2] > SPMAX_MAX_WIDTH) {
+		nbg_cpu_refuse(s, "work-limit", "a mean over %ux%ux%u values, above the limit of %u", a->in[0],
+			       a->in[1], a->in[2], SPMAX_MAX_WIDTH);
+		return;
+	}
+	cpu_ref *r = &op->u.ref;
+	uint64_t in_row = a->in_row_stride, in_slice = a->in_slice_stride;
+	uint64_t out_row = z->out_row_stride, out_slice = z->out_slice_stride;
+	uint32_t ox = z->out[0], oz = z->out[2];
+	if (in_row < 2ull * a->in[0] || in_slice < in_row * a->in[1] || out_row < 2ull * ox ||
+	    out_slice < out_row * z->out[1] || in_row >= (1ull << 32) || out_row >= (1ull << 32)) {
+		nbg_cpu_refuse(s, "sp-mean-shape-unsupported", "a mean layer (%s) whose strides (rows %llu, slices "
+			       "%llu in; %llu, %llu out) are shorter than its rows and slices", s->layer,
+			       (unsigned long long)in_row, (unsigned long long)in_slice,
+			       (unsigned long long)out_row, (unsigned long long)out_slice);
+		return;
+	}
+	/* each slice's rows, then the slices: the extent of the whole image */
+	if (!spmax_image(p, &L, a, ca, 0, (a->in[2] - 1) * in_slice + 2ull * a->in[0], a->in[1], in_row,
+			 &r->in_region, &r->in_base) ||
+	    !spmax_image(p, &L, z, cz, 1, (oz - 1) * out_slice + 2ull * ox, z->out[1], out_row, &r->out_region,
+			 &r->out_base) ||
+	    !spmax_sealed(p, &L))
+		return;
+	if (operation != L.last) {
+		snprintf(s->what, sizeof(s->what), "SP, part of the mean computed at op %zu", L.last);
+		nbg_cpu_ref_executed(s, op, CPU_OP_SPMEAN, CPU_REF_NONE);
+		return;
+	}
+	r->width = a->in[0];
+	r->rows = a->in[1];
+	r->kx = a->in[2];
+	r->group = (uint32_t)axis;
+	r->in_flip = a->in_type == 4;
+	r->exponent = (uint32_t)fl;
+	r->in_stride = (uint32_t)in_row;
+	r->in_slice = in_slice;
+	r->out_stride = (uint32_t)out_row;
+	r->out_slice = out_slice;
+	snprintf(s->what, sizeof(s->what), "SP mean over %s of %ux%ux%u %s -> fp16 (ops %zu-%zu), scale "
+		 "2^-%d / %u", axis ? "z" : "x", r->width, r->rows, r->kx, r->in_flip ? "int16" : "fp16", L.first,
+		 L.last, fl, n);
+	nbg_cpu_ref_executed(s, op, CPU_OP_SPMEAN, CPU_REF_MEAN);
+}
+
+static int spmean_match(const nbg_cpu_plan *p, const cpu_match *m)
+{
+	(void)p;
+	return m->type == NBG_GRAPH_OP_SP && m->layer == CPU_LAYER_REDUCE_MEAN_SP;
+}
+
+static void spmean_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
+{
+	plan_spmean(p, s, op, m->operation);
+}
+
+/* An input value: a half, or an int16 code (its 2^-fl in the scale). */
+static double spmean_at(const uint8_t *in, uint64_t a, int int16)
+{
+	uint16_t v = (uint16_t)(in[a] | in[a + 1] << 8);
+	return int16 ? (double)(int16_t)v : (double)nbg_fp16_to_float(v);
+}
+
+/* Each mean: the sum of its halves or int16 codes in double precision
+ * (exact for sums of fewer than 2^20 values: every half is a multiple of
+ * 2^-24 below 2^16, every code an integer below 2^15), times 2^-fl / n
+ * (exact but for the division by n), rounded once to fp16 (to nearest,
+ * ties to even). */
+static int spmean_run(const cpu_op *op, uint8_t *const *buf)
+{
+	const cpu_ref *r = &op->u.ref;
+	if (r->kind != CPU_REF_MEAN)
+		return 0;
+	const uint8_t *in = buf[r->in_region] + r->in_base;
+	uint8_t *out = buf[r->out_region] + r->out_base;
+	uint32_t n = r->group ? r->kx : r->width;            /* values per mean */
+	uint32_t ox = r->group ? r->width : 1, oz = r->group ? 1 : r->kx;
+	for (uint32_t z = 0; z < oz; z++)
+		for (uint32_t y = 0; y < r->rows; y++)
+			for (uint32_t x = 0; x < ox; x++) {
+				uint64_t a = z * r->in_slice + (uint64_t)y * r->in_stride + 2ull * x;
+				uint64_t step = r->group ? r->in_slice : 2;
+				double sum = 0;
+				for (uint32_t i = 0; i < n; i++)
+					sum += spmean_at(in, a + i * step, r->in_flip);
+				uint16_t h = nbg_fp16_from_double(ldexp(sum, -(int)r->exponent) / n);
+				uint64_t o = z * r->out_slice + (uint64_t)y * r->out_stride + 2ull * x;
+				out[o] = (uint8_t)(h & 0xffu);
+				out[o + 1] = (uint8_t)(h >> 8);
+			}
+	return 0;
+}
+
+static void spmean_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
+{
+	const cpu_ref *r = &op->u.ref;
+	*work = r->kind == CPU_REF_MEAN ? nbg_cpu_mul_sat(nbg_cpu_mul_sat(r->width, r->rows), r->kx) : 0;
+	*scratch = 0;
+}
+
+const cpu_op_def nbg_cpu_op_spmean = { "sp-mean", spmean_match, spmean_plan, spmean_run, spmean_cost };
+
+/* ------------------------------------------------------ the subtraction */
+
+#define SP_NEGATE (1u << 28)    /* word 27: the operand is subtracted */
+#define SP_FLAG_BITS 0xb0000000u /* word 27 bits 28, 29, 31: none but 28 established */
+
+/* An SP command's scale as a power of two 2^k (mantissa 0, exponent 1 to
+ * 254), the word 27 flags flags and no other of bits 28, 29, 31; 0 when
+ * not. */
+static double spsub_scale(const nbg_cmd *cmd, uint32_t flags)
+{
+	uint32_t b = sp_scale_bits(cmd), e = b >> 23;
+	if (cmd->word_count <= SP_W_FLAGS || (cmd->words[SP_W_FLAGS] & SP_FLAG_BITS) != flags || (b & 0x7fffffu) ||
+	    e == 0 || e == 255)
+		return 0;
+	return ldexp(1.0, (int)e - 127);
+}
+
+/* The pair: the first loads b (x fp16 values, x x 1 x 1) and writes no
+ * memory; the second reads a (x x y x z, fp16 or int16) and writes a - b
+ * in its shape (fp16 or int16). */
+static int spsub_shape(nbg_cpu_step *s, const nbg_cmd_op *a, const nbg_cmd_op *z, size_t first)
+{
+	int ok = a->in_type == 1 && a->in[1] == 1 && a->in[2] == 1 && a->in[0] == z->in[0] && z->in[0] &&
+		 z->in[1] && z->in[2] && (z->in_type == 1 || z->in_type == 4) &&
+		 (z->out_type == 1 || z->out_type == 4) && z->out[0] == z->in[0] && z->out[1] == z->in[1] &&
+		 z->out[2] == z->in[2];
+	if (!ok || a->out_ref.patched) {
+		nbg_cpu_refuse(s, "sp-sub-shape-unsupported", "a subtraction layer (%s) loading %ux%ux%u of data "
+			       "type %u (operation %zu) and reading %ux%ux%u of data type %u into %ux%ux%u of data "
+			       "type %u (operation %zu)%s: executed is x x 1 x 1 fp16 (1) values b, loaded without "
+			       "writing memory, and x x y x z fp16 or int16 (4) values a into a - b of a's shape, "
+			       "fp16 or int16", s->layer, a->in[0], a->in[1], a->in[2], a->in_type, first, z->in[0],
+			       z->in[1], z->in[2], z->in_type, z->out[0], z->out[1], z->out[2], z->out_type, first + 1,
+			       a->out_ref.patched ? ", the first writing memory" : "");
+		return 0;
+	}
+	return 1;
+}
+
+/* The operand images: b (region 1), a (region 0) and the output (2). */
+static int spsub_images(nbg_cpu_plan *p, spmax_layer *L, const nbg_cmd_op *a, const nbg_cmd_op *z, cpu_ref *r)
+{
+	const nbg_cmd *ca = nbg_commands_at(p->c, NBG_CMD_NN, a->command);
+	const nbg_cmd *cz = nbg_commands_at(p->c, NBG_CMD_NN, z->command);
+	uint64_t bytes = 2ull * z->in[0];
+	r->elt.x = z->in[0], r->elt.y = z->in[1], r->elt.z = z->in[2];
+	r->elt.row[0] = z->in_row_stride, r->elt.slice[0] = z->in_slice_stride;
+	r->elt.row[2] = z->out_row_stride, r->elt.slice[2] = z->out_slice_stride;
+	for (int i = 0; i < 3; i += 2)
+		if (r->elt.row[i] < bytes || r->elt.slice[i] < r->elt.row[i] * r->elt.y) {
+			nbg_cpu_refuse(L->s, "sp-sub-shape-unsupported", "a subtraction layer (%s) whose %s strides "
+				       "(rows %llu, slices %llu) are shorter than its rows and slices", L->s->layer,
+				       i ? "output" : "input", (unsigned long long)r->elt.row[i],
+				       (unsigned long long)r->elt.slice[i]);
+			return 0;
+		}
+	/* each image's extent: its slices' rows, as the mean's */
+	return spmax_image(p, L, a, ca, 0, bytes, 1, bytes, &r->elt.region[1], &r->elt.base[1]) &&
+	       spmax_image(p, L, z, cz, 0, (r->elt.z - 1) * r->elt.slice[0] + bytes, r->elt.y, r->elt.row[0],
+			   &r->elt.region[0], &r->elt.base[0]) &&
+	       spmax_image(p, L, z, cz, 1, (r->elt.z - 1) * r->elt.slice[2] + bytes, r->elt.y, r->elt.row[2],
+			   &r->elt.region[2], &r->elt.base[2]);
+}
+
+static void plan_spsub(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
+{
+	spmax_layer L = { .what = "subtraction", .id_layer = "sp-sub-layer-unsupported",
+			  .id_read = "sp-sub-intermediate-read", .s = s };
+	if (!spmax_span(p, &L, operation))
+		return;
+	if (L.last != L.first + 1) {
+		nbg_cpu_refuse(s, "sp-sub-layer-unsupported", "a subtraction layer (%s) of %zu operations: "
+			       "executed is a pair", s->layer, L.last - L.first + 1);
+		return;
+	}
+	const nbg_cmd_op *a = nbg_commands_op_of(p->c, L.first), *z = nbg_commands_op_of(p->c, L.last);
+	const nbg_cmd *ca = nbg_commands_at(p->c, NBG_CMD_NN, a->command);
+	const nbg_cmd *cz = nbg_commands_at(p->c, NBG_CMD_NN, z->command);
+	cpu_ref *r = &op->u.ref;
+	if (!spsub_shape(s, a, z, L.first))
+		return;
+	double sb = spsub_scale(ca, SP_NEGATE), sa = spsub_scale(cz, 0);
+	if (sb == 0 || sa == 0) {
+		nbg_cpu_refuse(s, "sp-sub-scale-inconsistent", "a subtraction layer (%s) whose scales (0x%08x, "
+			       "0x%08x) are not powers of two, or whose word %d flags (0x%08x, 0x%08x) are not bit "
+			       "28 (the negation) in the first and none in the second", s->layer, sp_scale_bits(ca),
+			       sp_scale_bits(cz), SP_W_FLAGS, ca->word_count > SP_W_FLAGS ? ca->words[SP_W_FLAGS] : 0,
+			       cz->word_count > SP_W_FLAGS ? cz->words[SP_W_FLAGS] : 0);
+		return;
+	}
+	if ((uint64_t)z->in[0] * z->in[1] * z->in[2] > SPMAX_MAX_WIDTH) {
+		nbg_cpu_refuse(s, "work-limit", "a subtraction over %ux%ux%u values, above the limit of %u",
+			       z->in[0], z->in[1], z->in[2], SPMAX_MAX_WIDTH);
+		return;
+	}
+	if (!spsub_images(p, &L, a, z, r) || !spmax_sealed(p, &L))
+		return;
+	if (operation != L.last) {
+		snprintf(s->what, sizeof(s->what), "SP, part of the subtraction computed at op %zu", L.last);
+		nbg_cpu_ref_executed(s, op, CPU_OP_SPSUB, CPU_REF_NONE);
+		return;
+	}
+	r->elt.a = (float)sa;
+	r->elt.b = (float)sb;
+	r->elt.zp0 = z->in_type == 4;   /* int16 a */
+	r->elt.zpo = z->out_type == 4;  /* int16 out */
+	snprintf(s->what, sizeof(s->what), "SP subtraction %ux%ux%u %s x %g - %u fp16 x %g -> %s (ops %zu-%zu)",
+		 r->elt.x, r->elt.y, r->elt.z, r->elt.zp0 ? "int16" : "fp16", sa, r->elt.x, sb,
+		 r->elt.zpo ? "int16" : "fp16", L.first, L.last);
+	nbg_cpu_ref_executed(s, op, CPU_OP_SPSUB, CPU_REF_SUB);
+}
+
+static int spsub_match(const nbg_cpu_plan *p, const cpu_match *m)
+{
+	(void)p;
+	return m->type == NBG_GRAPH_OP_SP && m->layer == CPU_LAYER_TENSOR_SUB_SP;
+}
+
+static void spsub_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
+{
+	plan_spsub(p, s, op, m->operation);
+}
+
+/* out = a x sa - b[x] x sb in double (exact: powers of two times halves or
+ * int16 codes), rounded once: to fp16 (to nearest, ties to even) or to an
+ * int16 code (half away from zero, saturated). */
+static int spsub_run(const cpu_op *op, uint8_t *const *buf)
+{
+	const cpu_ref *r = &op->u.ref;
+	if (r->kind != CPU_REF_SUB)
+		return 0;
+	const uint8_t *in = buf[r->elt.region[0]] + r->elt.base[0];
+	const uint8_t *bv = buf[r->elt.region[1]] + r->elt.base[1];
+	uint8_t *out = buf[r->elt.region[2]] + r->elt.base[2];
+	for (uint32_t z = 0; z < r->elt.z; z++)
+		for (uint32_t y = 0; y < r->elt.y; y++)
+			for (uint32_t x = 0; x < r->elt.x; x++) {
+				uint64_t i = z * r->elt.slice[0] + y * r->elt.row[0] + 2ull * x;
+				uint64_t o = z * r->elt.slice[2] + y * r->elt.row[2] + 2ull * x;
+				double v = spmean_at(in, i, (int)r->elt.zp0) * r->elt.a -
+					   spmean_at(bv, 2ull * x, 0) * r->elt.b;
+				uint16_t h;
+				if (r->elt.zpo) {
+					double q = v == v ? nbg_cpu_round_half_away(v) : 0; /* NaN: 0 (unmeasured) */
+					h = (uint16_t)(int16_t)(q < -32768 ? -32768 : q > 32767 ? 32767 : q);
+				} else {
+					h = nbg_fp16_from_double(v);
+				}
+				out[o] = (uint8_t)(h & 0xffu);
+				out[o + 1] = (uint8_t)(h >> 8);
+			}
+	return 0;
+}
+
+static void spsub_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
+{
+	const cpu_ref *r = &op->u.ref;
+	*work = r->kind == CPU_REF_SUB ? nbg_cpu_mul_sat(nbg_cpu_mul_sat(r->elt.x, r->elt.y), r->elt.z) : 0;
+	*scratch = 0;
+}
+
+const cpu_op_def nbg_cpu_op_spsub = { "sp-sub", spsub_match, spsub_plan, spsub_run, spsub_cost };
