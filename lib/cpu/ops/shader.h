@@ -107,6 +107,10 @@ typedef nbg_sh_uniforms cpu_uniforms; /* analysis/graph/uniforms.h */
  * analysis/graph/uniforms.h): nbg_cpu_f16_store writes v rounded to fp16,
  * below the normal range +0; nbg_cpu_f16_ld reads a little-endian half. */
 CPU_HIDDEN void nbg_cpu_f16_store(uint8_t *d, float v);
+/* The geometry both fp16 convolution planners keep (ops/shconv.c): g's
+ * sizes, kernel, stride and padding into r->conv, its strides into images
+ * 0 and 2 of r->elt. */
+CPU_HIDDEN void nbg_cpu_f16_geometry(cpu_ref *r, const nbg_sh_conv *g);
 CPU_HIDDEN uint16_t nbg_cpu_f16_ld(const uint8_t *b);
 
 /* The softmax's run (ops/softmax.c), shared by the SP softmax. */

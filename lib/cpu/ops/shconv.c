@@ -19,6 +19,24 @@
 #include "cpu/cpu_internal.h"
 #include "cpu/ops/shader.h"
 
+void nbg_cpu_f16_geometry(cpu_ref *r, const nbg_sh_conv *g)
+{
+	r->conv.w = g->w;
+	r->conv.h = g->h;
+	r->conv.c = g->c;
+	r->conv.kx = g->kx;
+	r->conv.ky = g->ky;
+	r->conv.sx = g->sx;
+	r->conv.sy = g->sy;
+	r->conv.px = g->px;
+	r->conv.py = g->py;
+	r->conv.ow = g->ow;
+	r->elt.row[0] = g->in_row;
+	r->elt.slice[0] = g->in_slice;
+	r->elt.row[2] = g->out_row;
+	r->elt.slice[2] = g->out_slice;
+}
+
 /* The im2col shader's uniforms into r; 0 with the step refused. */
 static int shconv_im2col_uniforms(nbg_cpu_step *s, const cpu_uniforms *u, cpu_ref *r)
 {
@@ -40,21 +58,9 @@ static int shconv_im2col_uniforms(nbg_cpu_step *s, const cpu_uniforms *u, cpu_re
 			       s->layer, g.w, g.h, g.c, g.k, g.p, v[16], v[17], v[18], v[19], v[20], v[21], v[22], v[23]);
 		return 0;
 	}
-	r->conv.w = g.w;
-	r->conv.h = g.h;
-	r->conv.c = g.c;
-	r->conv.kx = g.kx;
-	r->conv.ky = g.ky;
-	r->conv.sx = g.sx;
-	r->conv.sy = g.sy;
-	r->conv.px = g.px;
-	r->conv.py = g.py;
-	r->conv.ow = g.ow;
+	nbg_cpu_f16_geometry(r, &g);
 	r->conv.p = g.p;
 	r->conv.k = g.k;
-	r->elt.row[0] = g.in_row;
-	r->elt.slice[0] = g.in_slice;
-	r->elt.row[2] = g.out_row;
 	return 1;
 }
 

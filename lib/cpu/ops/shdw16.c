@@ -45,22 +45,9 @@ static int shdw16_uniforms(nbg_cpu_step *s, const cpu_uniforms *u, cpu_ref *r)
 			       v[18] & 0xffff, g.ow, g.oh, v[37], v[25], v[26], v[27], v[28], v[29], v[30]);
 		return 0;
 	}
-	r->conv.w = g.w;
-	r->conv.h = g.h;
-	r->conv.c = g.c;
-	r->conv.kx = g.kx;
-	r->conv.ky = g.ky;
-	r->conv.sx = g.sx;
-	r->conv.sy = g.sy;
-	r->conv.px = g.px;
-	r->conv.py = g.py;
-	r->conv.ow = g.ow;
+	nbg_cpu_f16_geometry(r, &g);
 	r->conv.p = g.oh;
 	r->w_row = g.w_row;
-	r->elt.row[0] = g.in_row;
-	r->elt.slice[0] = g.in_slice;
-	r->elt.row[2] = g.out_row;
-	r->elt.slice[2] = g.out_slice;
 	return 1;
 }
 
