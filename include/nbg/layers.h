@@ -58,7 +58,8 @@ typedef struct nbg_net_tensor {
 /* Where an operator name comes from. */
 enum nbg_net_op_basis {
 	NBG_NET_OP_NONE = 0,      /* neither the commands nor the vendor's name say */
-	NBG_NET_OP_COMMAND = 1,   /* the NN / TP command's fields */
+	NBG_NET_OP_COMMAND = 1,   /* the NN / TP command's fields, or the uniforms of the
+				   * A733 fp16 convolution shaders (doc/commands.md) */
 	NBG_NET_OP_VENDOR = 2,    /* the vendor's layer name (SH / SW operations: their
 				   * programs are not decoded) */
 };

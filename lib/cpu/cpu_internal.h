@@ -257,9 +257,8 @@ CPU_HIDDEN const uint8_t *nbg_cpu_table_bytes(const nbg_cpu_plan *p, size_t oper
 CPU_HIDDEN void nbg_cpu_ref_executed(nbg_cpu_step *s, cpu_op *op, int kind, int ref_kind);
 
 /* The fp16 depthwise convolution shader (ops/shdw16.c), planned through
- * the DepthwiseConvLayer entry (ops/shdw.c): whether its uniforms are in
- * that layout (uniform 0x36000's format word fp16); its plan. */
-CPU_HIDDEN int nbg_cpu_shdw16_is(const cpu_uniforms *u);
+ * the DepthwiseConvLayer entry (ops/shdw.c) where nbg_sh_dwconv16_is
+ * (analysis/graph/uniforms.h): its plan. */
 CPU_HIDDEN void nbg_cpu_shdw16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation,
 				    const cpu_uniforms *u);
 /* The max pooling shader (ops/shmax.c), planned through the PoolingLayer2

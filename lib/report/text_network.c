@@ -87,9 +87,9 @@ void nbg_text_network_decoded(FILE *out, nbg_decoded *d)
 	fprintf(out, "  [Layer] %-31s %-31s %-30s %s\n", "Name", "Operator", "In -> out", "Ops");
 	for (size_t i = 0; i < nbg_network_layer_count(n); i++)
 		layer_line(out, nbg_network_layer_at(n, i));
-	fprintf(out, "  (operator from the NN / TP commands; * from the vendor's layer name, its "
-		"program not decoded; ? neither. Shapes: the tensor's, from an I/O record, the "
-		"commands' rows or a tensor of the same pixels; \"engine view\": only how the NPU "
+	fprintf(out, "  (operator from the NN / TP commands or decoded shader uniforms; * from the vendor's "
+		"layer name, its program not decoded; ? neither. Shapes: the tensor's, from an I/O record, "
+		"the commands' rows or a tensor of the same pixels; \"engine view\": only how the NPU "
 		"addresses it, flattened or tiled; Ops: the layer's OPERATIONS records, each tile one, "
 		"with a decoded command + others)\n");
 	edge_totals(out, n);

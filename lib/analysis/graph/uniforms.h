@@ -65,4 +65,49 @@ typedef struct nbg_sh_image {
  * uniforms j..j+5 are loaded once each and j+3 is a format word. */
 NBG_INTERNAL int nbg_sh_image_at(const nbg_sh_uniforms *u, int j, nbg_sh_image *im);
 
+/* The A733 fp16 convolution shaders' uniforms (uniforms_conv.c), read by
+ * the CPU backend (lib/cpu/ops/shconv.c, shdw16.c) that executes them and
+ * by the network view (lib/analysis/network/) that shows their tensors;
+ * doc/cpu-backend.md ("The fp16 convolution shaders", "The fp16 depthwise
+ * convolution shader") gives each word with its evidence.
+ *
+ * nbg_sh_f16_image: the image descriptor at uniform j, fp16 (f32: a
+ * float32 bias row), depth 1 unless depth_any, its last two words the
+ * corpus's; its size into *w, *h and row stride into *row. */
+NBG_INTERNAL int nbg_sh_f16_image(const nbg_sh_uniforms *u, unsigned j, int f32, int depth_any, uint32_t *w,
+				  uint32_t *h, uint64_t *row);
+
+/* What a convolution shader computes, from its uniforms.
+ * im2col: c planes of w x h (rows in_row, planes in_slice bytes apart)
+ *   into p = ow x oh rows (out_row apart) of k = c kx ky values, the window
+ *   of output pixel (ox, oy) at (ox sx - px, oy sy - py);
+ * matrix product: p rows of k values (in_row apart) times n kernels of k
+ *   values (w_row apart) into n rows of p values (out_row apart);
+ * fp16 depthwise: c planes of w x h into c planes of ow x oh (out_row,
+ *   out_slice), kernels kx x ky (w_row apart), stride sx = sy, padding
+ *   px = py before. */
+typedef struct nbg_sh_conv {
+	uint32_t w, h, c, kx, ky, sx, sy, px, py, ow, oh, p, k, n;
+	uint64_t in_row, in_slice, out_row, out_slice, w_row;
+} nbg_sh_conv;
+
+enum nbg_sh_conv_status {
+	NBG_SHC_OK = 0,
+	NBG_SHC_LAYOUT,          /* the uniforms are not that shader's layout */
+	NBG_SHC_SHAPE            /* its layout, with sizes that do not fit together
+				  * or are not executed (unequal pairs, ...) */
+};
+
+/* Whether a ConvolutionLayer SH operation's uniforms are the matrix
+ * product's (uniform 0x36090 loaded) rather than the im2col's. */
+NBG_INTERNAL int nbg_sh_conv_is_product(const nbg_sh_uniforms *u);
+/* Whether a DepthwiseConvLayer SH operation's uniforms are the fp16
+ * shader's (uniform 0x36000's format word fp16). */
+NBG_INTERNAL int nbg_sh_dwconv16_is(const nbg_sh_uniforms *u);
+/* The shader's geometry into *c (zeroed first); NBG_SHC_OK when it is
+ * that shader's layout with sizes that fit. */
+NBG_INTERNAL enum nbg_sh_conv_status nbg_sh_im2col(const nbg_sh_uniforms *u, nbg_sh_conv *c);
+NBG_INTERNAL enum nbg_sh_conv_status nbg_sh_product(const nbg_sh_uniforms *u, nbg_sh_conv *c);
+NBG_INTERNAL enum nbg_sh_conv_status nbg_sh_dwconv16(const nbg_sh_uniforms *u, nbg_sh_conv *c);
+
 #endif

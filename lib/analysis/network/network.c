@@ -147,9 +147,11 @@ static void name_operator(nbg_network *n, nbg_net_layer *l, const nbg_cmd_op *fi
 		tp_operator(n, l, first);
 	}
 	/* a 1x1 depthwise convolution computes what the vendor names a
-	 * pooling: the pooling, its stride from the command */
+	 * pooling: the pooling, its stride from the command; or a PReLU (the
+	 * fp16 files: a weight of 1 and the slope per channel in its kernel
+	 * stream, doc/weights.md "fp16 streams") */
 	if (l->op && !strcmp(l->op, "DepthwiseConv2D") && l->kernel[0] == 1 && l->kernel[1] == 1 && v &&
-	    strstr(v->op, "Pool")) {
+	    (strstr(v->op, "Pool") || !strcmp(v->op, "PReLU"))) {
 		l->op = NULL;
 		l->kernel[0] = l->kernel[1] = 0;
 		if (l->fused) { /* the command's fused pooling is the layer's */
@@ -169,6 +171,20 @@ static void name_operator(nbg_network *n, nbg_net_layer *l, const nbg_cmd_op *fi
 		l->activation = v->activation;
 	if (v && !l->fused && v->fused)
 		l->fused = v->fused;
+}
+
+/* A convolution the A733 fp16 shaders compute: its operator, kernel and
+ * stride from their uniforms. */
+static void shader_operator(nbg_net_layer *l, const net_shconv *c)
+{
+	if (c->kind == NET_SHC_NONE)
+		return;
+	l->op = c->kind == NET_SHC_CONV ? "Conv2D" : "DepthwiseConv2D";
+	l->op_basis = NBG_NET_OP_COMMAND;
+	l->kernel[0] = c->g.kx;
+	l->kernel[1] = c->g.ky;
+	l->stride = c->g.sx;
+	l->stride_inferred = 0;
 }
 
 /* Is OPERATIONS record i in the data flow, and its other-operation record. */
@@ -226,8 +242,15 @@ static int build_nodes(nbg_network *n)
 			n->nodes[k].other_type = nbg_graph_op_type_name(o->type);
 		}
 	}
-	for (size_t k = 0; k < n->n; k++)
+	if (nbg_network_shconv(n) != 0) {
+		free(layer_node);
+		free(first);
+		return -1;
+	}
+	for (size_t k = 0; k < n->n; k++) {
 		name_operator(n, &n->nodes[k], first[k]);
+		shader_operator(&n->nodes[k], &n->shc[k]);
+	}
 	free(layer_node);
 	free(first);
 	return 0;
@@ -287,6 +310,7 @@ void nbg_network_free(nbg_network *n)
 	free(n->nodes);
 	free(n->node_of);
 	free(n->edges);
+	free(n->shc);
 	free(n);
 }
 

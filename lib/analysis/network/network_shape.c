@@ -283,6 +283,39 @@ static void sh_views(nbg_network *n)
 	}
 }
 
+/* The tensors of a node the fp16 convolution shaders compute
+ * (network_shconv.c): the input planes its im2col (depthwise) shader
+ * reads, output planes of the window grid, one per kernel (channel); fp16
+ * (the images' format words).  Their rows are the tensor's where the
+ * shader needs them (basis COMMAND); else they are views and the node keeps
+ * the pixel grid. */
+static void shconv_views(nbg_network *n, int *grid)
+{
+	for (size_t k = 0; k < n->n; k++) {
+		const net_shconv *c = &n->shc[k];
+		nbg_net_layer *l = &n->nodes[k];
+		if (c->kind == NET_SHC_NONE)
+			continue;
+		l->in.view[0] = c->g.w;
+		l->in.view[1] = c->g.h;
+		l->in.view[2] = c->g.c;
+		l->out.view[0] = c->g.ow;
+		l->out.view[1] = c->g.oh;
+		l->out.view[2] = c->kind == NET_SHC_CONV ? c->g.n : c->g.c;
+		l->in.data_type = l->out.data_type = 1; /* fp16 (nbg_command_data_type_name) */
+		grid[k] = !nbg_network_shconv_spatial(&c->g);
+		if (!grid[k])
+			l->in.basis = l->out.basis = NBG_NET_SHAPE_COMMAND;
+	}
+}
+
+/* Whether node k's operations' geometry is decoded: NN / TP commands, or
+ * the fp16 convolution shaders' uniforms. */
+static int decoded(const nbg_network *n, size_t k)
+{
+	return n->nodes[k].nn_tp_ops || n->shc[k].kind != NET_SHC_NONE;
+}
+
 /* The engine views of every node, its data types, the COMMAND bases, and
  * grid[k]: every operation of node k keeps the pixel grid. */
 static int views(nbg_network *n, int *grid)
@@ -318,6 +351,7 @@ static int views(nbg_network *n, int *grid)
 	free(sides);
 	free(x);
 	sh_views(n);
+	shconv_views(n, grid);
 	return 0;
 }
 
@@ -526,7 +560,7 @@ static void other_nodes(nbg_network *n)
 	for (size_t k = 0; k < n->n; k++) {
 		nbg_net_layer *l = &n->nodes[k];
 		const nbg_net_tensor *src = from[k] != SIZE_MAX ? &n->nodes[from[k]].out : NULL;
-		if (l->nn_tp_ops)
+		if (decoded(n, k))
 			continue;
 		/* an operator that keeps the shape, its output known (an output
 		 * record): its input is that shape */
@@ -744,7 +778,7 @@ static void engine_views(nbg_network *n, int all)
 	for (size_t k = 0; k < n->n; k++)
 		for (int s = 0; s < 2; s++) {
 			nbg_net_tensor *t = s ? &n->nodes[k].out : &n->nodes[k].in;
-			if (t->basis == NBG_NET_SHAPE_NONE && t->view[0] && (all || n->nodes[k].nn_tp_ops)) {
+			if (t->basis == NBG_NET_SHAPE_NONE && t->view[0] && (all || decoded(n, k))) {
 				memcpy(t->dims, t->view, sizeof(t->dims));
 				t->basis = NBG_NET_SHAPE_ENGINE;
 			}

@@ -103,14 +103,14 @@ typedef struct cpu_ref {
 #define CPU_MAX_STATE_BYTES NBG_SH_MAX_STATE_BYTES
 typedef nbg_sh_uniforms cpu_uniforms; /* analysis/graph/uniforms.h */
 
-/* The fp16 shaders' helpers (ops/shconv.c): nbg_cpu_f16_image reads the
- * image descriptor at uniform j (fp16, or f32 float32; depth 1 unless
- * depth_any; its words 6 and 7 the corpus's) into *w, *h, *row;
- * nbg_cpu_f16_store writes v rounded to fp16, below the normal range +0;
- * nbg_cpu_f16_ld reads a little-endian half. */
-CPU_HIDDEN int nbg_cpu_f16_image(const cpu_uniforms *u, unsigned j, int f32, int depth_any, uint32_t *w,
-				 uint32_t *h, uint64_t *row);
+/* The fp16 shaders' helpers (ops/shconv.c; their uniforms are read by
+ * analysis/graph/uniforms.h): nbg_cpu_f16_store writes v rounded to fp16,
+ * below the normal range +0; nbg_cpu_f16_ld reads a little-endian half. */
 CPU_HIDDEN void nbg_cpu_f16_store(uint8_t *d, float v);
+/* The geometry both fp16 convolution planners keep (ops/shconv.c): g's
+ * sizes, kernel, stride and padding into r->conv, its strides into images
+ * 0 and 2 of r->elt. */
+CPU_HIDDEN void nbg_cpu_f16_geometry(cpu_ref *r, const nbg_sh_conv *g);
 CPU_HIDDEN uint16_t nbg_cpu_f16_ld(const uint8_t *b);
 
 /* The softmax's run (ops/softmax.c), shared by the SP softmax. */

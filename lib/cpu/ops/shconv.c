@@ -7,21 +7,9 @@
  * shaders' code (nbg_cpu_step.reference); doc/cpu-backend.md ("The fp16
  * convolution shaders") gives each rule below with its evidence.
  *
- * Uniforms (0x36000 + 4 i; an image descriptor is eight words: address,
- * row stride, height << 16 | width, format word, slice stride, depth, two
- * words pinned below):
- *   im2col   0..7   input: w x h, depth c fp16 planes
- *            8..15  output: k = c kx ky values wide, p = ow x oh rows
- *            16..23 kx ky, ow, sx, sy, px, py, kx, ky
- *            28..35 0; any other word 0 where loaded (the corpus loads none)
- *   product  0..7   input rows (the im2col matrix, k wide, p high)
- *            8..15  kernels: k wide, n high, in a COEF_DATA_TABLE entry
- *            16..23 bias: n float32 values, in a COEF_DATA_TABLE entry
- *            24..26 0, k rounded up to a multiple of 8, 0
- *            28..35 output: p wide, n high (one plane per output channel)
- *            36..53 constants, pinned (the corpus's one set)
- *            27, 54..79 0 where loaded (the corpus: 27 never, 56..71 on some)
- * Anything else is refused with a shconv-* id.
+ * The uniforms (their layout in analysis/graph/uniforms_conv.c) are read
+ * by nbg_sh_im2col and nbg_sh_product, the reading the network view shares;
+ * anything else is refused with a shconv-* id.
  */
 #include <stdio.h>
 #include <string.h>
@@ -31,98 +19,48 @@
 #include "cpu/cpu_internal.h"
 #include "cpu/ops/shader.h"
 
-#define SHCONV_PIN_A 0x10dd10b0u /* an image descriptor's seventh word */
-#define SHCONV_PIN_BIAS 0x10de10b0u
-#define SHCONV_MAX_SIDE 0xffffu
-
-/* The format words of fp16 images (element size 2) and of the float32 bias
- * the corpus holds; bits 4..6 and 12 differ between them, their meaning
- * not established (each value below executes the same). */
-static int shconv_fp16_format(uint32_t f)
+void nbg_cpu_f16_geometry(cpu_ref *r, const nbg_sh_conv *g)
 {
-	return f == 0x44405041u || f == 0x44405071u || f == 0x44404041u;
-}
-
-static int shconv_f32_format(uint32_t f)
-{
-	return f == 0x32100002u || f == 0x32100032u;
-}
-
-/* The product's constants 0x36090..0x360d4 (EVIS-style selection words and
- * two small integers: their meaning not established), as every product
- * shader of the corpus holds them. */
-static const uint32_t shconv_pinned[18] = { 0x55555555u, 0x55550000u, 0x76543210u, 0x76543210u, 0,
-					    0x76543210u, 0x76543210u, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2 };
-
-/* Whether words first..last are loaded once each. */
-static int shconv_once(const cpu_uniforms *u, unsigned first, unsigned last)
-{
-	for (unsigned j = first; j <= last; j++)
-		if (u->loaded[j] != 1)
-			return 0;
-	return 1;
-}
-
-/* The image descriptor at word j: fp16 (or, f32, float32), depth 1 unless
- * depth_any, its pinned words; its size into *w, *h, row into *row. */
-int nbg_cpu_f16_image(const cpu_uniforms *u, unsigned j, int f32, int depth_any, uint32_t *w, uint32_t *h,
-			uint64_t *row)
-{
-	const uint32_t *v = u->value + j;
-	*w = v[2] & 0xffff;
-	*h = v[2] >> 16;
-	*row = v[1];
-	unsigned esize = f32 ? 4 : 2;
-	return (f32 ? shconv_f32_format(v[3]) : shconv_fp16_format(v[3])) && *w && *h &&
-	       (uint64_t)*w * esize <= v[1] && (depth_any || v[5] == 1) &&
-	       v[6] == (f32 ? SHCONV_PIN_BIAS : SHCONV_PIN_A) && v[7] == 0;
+	r->conv.w = g->w;
+	r->conv.h = g->h;
+	r->conv.c = g->c;
+	r->conv.kx = g->kx;
+	r->conv.ky = g->ky;
+	r->conv.sx = g->sx;
+	r->conv.sy = g->sy;
+	r->conv.px = g->px;
+	r->conv.py = g->py;
+	r->conv.ow = g->ow;
+	r->elt.row[0] = g->in_row;
+	r->elt.slice[0] = g->in_slice;
+	r->elt.row[2] = g->out_row;
+	r->elt.slice[2] = g->out_slice;
 }
 
 /* The im2col shader's uniforms into r; 0 with the step refused. */
 static int shconv_im2col_uniforms(nbg_cpu_step *s, const cpu_uniforms *u, cpu_ref *r)
 {
 	const uint32_t *v = u->value;
-	uint32_t w, h, k, pr;
-	uint64_t row, orow;
-	int other = 0;
-	for (unsigned j = 0; j < CPU_UNIFORMS; j++)
-		other |= (j < 24 || (j >= 28 && j < 36)) ? u->loaded[j] != 1
-			 : u->loaded[j] > 1 || (u->loaded[j] && v[j]);
-	for (unsigned j = 28; j < 36; j++)
-		other |= v[j] != 0;
-	if (other || !nbg_cpu_f16_image(u, 0, 0, 1, &w, &h, &row) || !nbg_cpu_f16_image(u, 8, 0, 0, &k, &pr, &orow)) {
+	nbg_sh_conv g;
+	enum nbg_sh_conv_status st = nbg_sh_im2col(u, &g);
+	if (st == NBG_SHC_LAYOUT) {
 		nbg_cpu_refuse(s, "shconv-uniforms-unknown", "a ConvolutionLayer SH operation (layer %s) "
 			       "loading no uniform 0x36090, whose uniforms are not the fp16 im2col shader's "
 			       "layout (0x36000..0x3605c and 0x36070..0x3608c loaded once, two fp16 images, "
 			       "0x36070..0x3608c zero): format words 0x%08x, 0x%08x", s->layer, v[3], v[11]);
 		return 0;
 	}
-	uint32_t c = v[5], kx = v[22], ky = v[23], ow = v[17];
-	if (!c || !kx || !ky || !ow || v[16] != kx * ky || kx != ky || v[18] != v[19] || v[20] != v[21] ||
-	    !v[18] || v[18] > SHCONV_MAX_SIDE || v[20] > SHCONV_MAX_SIDE || kx > SHCONV_MAX_SIDE ||
-	    (uint64_t)c * kx * ky != k || pr % ow || v[4] < (uint64_t)(h - 1) * row + 2ull * w) {
+	if (st != NBG_SHC_OK) {
 		nbg_cpu_refuse(s, "shconv-shape-unsupported", "an im2col shader (layer %s): input %ux%ux%u, "
 			       "output %u values x %u rows, uniforms 0x36040..0x3605c %u, %u, %u, %u, %u, %u, %u, %u: "
 			       "executed is kx x ky, ow, stride, stride, pad, pad, kx, ky with equal pairs (which "
 			       "of a pair is x is not established), c kx ky values a row, ow x oh rows",
-			       s->layer, w, h, c, k, pr, v[16], v[17], v[18], v[19], v[20], v[21], v[22], v[23]);
+			       s->layer, g.w, g.h, g.c, g.k, g.p, v[16], v[17], v[18], v[19], v[20], v[21], v[22], v[23]);
 		return 0;
 	}
-	r->conv.w = w;
-	r->conv.h = h;
-	r->conv.c = c;
-	r->conv.kx = kx;
-	r->conv.ky = ky;
-	r->conv.sx = v[18];
-	r->conv.sy = v[19];
-	r->conv.px = v[20];
-	r->conv.py = v[21];
-	r->conv.ow = ow;
-	r->conv.p = pr;
-	r->conv.k = k;
-	r->elt.row[0] = row;
-	r->elt.slice[0] = v[4];
-	r->elt.row[2] = orow;
+	nbg_cpu_f16_geometry(r, &g);
+	r->conv.p = g.p;
+	r->conv.k = g.k;
 	return 1;
 }
 
@@ -132,16 +70,9 @@ static int shconv_gemm_uniforms(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operati
 				cpu_ref *r)
 {
 	const uint32_t *v = u->value;
-	uint32_t k, pr, kk, n, bn, bh, ow, on;
-	uint64_t row, wrow, brow, orow;
-	int other = !shconv_once(u, 0, 26) || !shconv_once(u, 28, 53);
-	for (unsigned j = 27; j < CPU_UNIFORMS; j = j == 27 ? 54 : j + 1)
-		other |= u->loaded[j] > 1 || (u->loaded[j] && v[j]);
-	for (unsigned j = 36; j < 54; j++)
-		other |= v[j] != shconv_pinned[j - 36];
-	if (other || v[24] || v[26] || !nbg_cpu_f16_image(u, 0, 0, 0, &k, &pr, &row) ||
-	    !nbg_cpu_f16_image(u, 8, 0, 0, &kk, &n, &wrow) || !nbg_cpu_f16_image(u, 16, 1, 0, &bn, &bh, &brow) ||
-	    !nbg_cpu_f16_image(u, 28, 0, 0, &ow, &on, &orow)) {
+	nbg_sh_conv g;
+	enum nbg_sh_conv_status st = nbg_sh_product(u, &g);
+	if (st == NBG_SHC_LAYOUT) {
 		nbg_cpu_refuse(s, "shconv-uniforms-unknown", "a ConvolutionLayer SH operation (layer %s) "
 			       "loading uniform 0x36090, whose uniforms are not the fp16 matrix-product shader's "
 			       "layout (0x36000..0x36068 and 0x36070..0x360d4 loaded once, fp16 rows, kernels "
@@ -149,14 +80,16 @@ static int shconv_gemm_uniforms(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operati
 			       "words 0x%08x, 0x%08x, 0x%08x, 0x%08x", s->layer, v[3], v[11], v[19], v[31]);
 		return 0;
 	}
-	if (kk != k || bn != n || bh != 1 || ow != pr || on != n || v[25] != (k + 7) / 8 * 8) {
+	if (st != NBG_SHC_OK) {
 		nbg_cpu_refuse(s, "shconv-shape-unsupported", "a matrix-product shader (layer %s): rows %u "
 			       "wide x %u, kernels %u x %u, bias %u x %u, output %u x %u, uniform 0x36064 %u: "
 			       "executed is k-wide rows and kernels, n biases, p x n output, 0x36064 k rounded "
-			       "up to 8", s->layer, k, pr, kk, n, bn, bh, ow, on, v[25]);
+			       "up to 8", s->layer, g.k, g.p, v[10] & 0xffff, v[10] >> 16, v[18] & 0xffff,
+			       v[18] >> 16, v[30] & 0xffff, v[30] >> 16, v[25]);
 		return 0;
 	}
-	uint64_t need = (uint64_t)(n - 1) * wrow + 2ull * k;
+	uint32_t k = g.k, n = g.n;
+	uint64_t need = (uint64_t)(n - 1) * g.w_row + 2ull * k;
 	r->codes = nbg_cpu_table_bytes(p, operation, u->at[8], v[8], NBG_GRAPH_SRC_MISC_DYNA_GENERIC, need);
 	r->conv.bias = nbg_cpu_table_bytes(p, operation, u->at[16], v[16], NBG_GRAPH_SRC_MISC_DYNA_GENERIC,
 					   4ull * n);
@@ -169,11 +102,11 @@ static int shconv_gemm_uniforms(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operati
 		return 0;
 	}
 	r->conv.k = k;
-	r->conv.p = pr;
+	r->conv.p = g.p;
 	r->conv.n = n;
-	r->w_row = wrow;
-	r->elt.row[0] = row;
-	r->elt.row[2] = orow;
+	r->w_row = g.w_row;
+	r->elt.row[0] = g.in_row;
+	r->elt.row[2] = g.out_row;
 	return 1;
 }
 
@@ -183,7 +116,7 @@ static void plan_shconv(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	cpu_uniforms u;
 	if (!nbg_cpu_load_uniforms(p, s, operation, "convolution shader", &u))
 		return;
-	int gemm = u.loaded[36] != 0;
+	int gemm = nbg_sh_conv_is_product(&u);
 	if (gemm ? !shconv_gemm_uniforms(p, s, operation, &u, r) : !shconv_im2col_uniforms(s, &u, r))
 		return;
 	nbg_cmd_ref in, out;

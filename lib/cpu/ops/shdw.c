@@ -186,7 +186,7 @@ static void plan_shdw(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t opera
 	cpu_uniforms u;
 	if (!nbg_cpu_load_uniforms(p, s, operation, "depthwise convolution shader", &u))
 		return;
-	if (nbg_cpu_shdw16_is(&u)) {
+	if (nbg_sh_dwconv16_is(&u)) {
 		nbg_cpu_shdw16_plan(p, s, op, operation, &u);
 		return;
 	}

@@ -7,15 +7,9 @@
  * doc/cpu-backend.md ("The fp16 depthwise convolution shader") gives each
  * rule below with its evidence.
  *
- * Uniforms (0x36000 + 4 i; image descriptors as in ops/shconv.c):
- *   0..7    input: w x h, depth c fp16 planes
- *   8..15   kernels: kx ky fp16 values wide, c rows (a COEF_DATA_TABLE entry)
- *   16..23  bias: c float32 values (a COEF_DATA_TABLE entry)
- *   24..31  1, kx, ky, stride, pad, pad, stride, 0
- *   32..39  output: ow x oh, depth c fp16 planes
- *   40..79  constants, pinned: one set for stride 1; for stride 2 word 40
- *           the output width, 41..43 0 where loaded (the corpus loads none),
- *           the others another set
+ * The uniforms (their layout in analysis/graph/uniforms_conv.c) are read
+ * by nbg_sh_dwconv16, the reading the network view shares.
+ *
  * out[ci][y][x] = fp16(sum over j, i of k[ci][j kx + i] x
  * in[ci][y s - pad + j][x s - pad + i] + bias[ci]), 0 outside the plane
  * (after it too: TFLite's SAME padding puts the odd pixel there).
@@ -28,77 +22,32 @@
 #include "cpu/cpu_internal.h"
 #include "cpu/ops/shader.h"
 
-#define SHDW16_ANY (-1)   /* not loaded, or 0 */
-#define SHDW16_OW (-2)    /* the output width */
-
-/* Words 40..79 as the corpus's stride-1 and stride-2 shaders hold them. */
-static const int64_t shdw16_pinned[2][40] = {
-	{ 0x15151515, 0, 0x3210210, 0x5430432, 0x15151515, 0x2100210, 0x2100210, 0x400, 0, 0, 0, 0, 0, 0, 0, 0,
-	  0x15151515, 0, 0x3210210, 0x5430432, 0x15151515, 0x5430543, 0x5430543, 0x400, 0, 0, 0, 0, 0, 0, 0, 0,
-	  0x11111111, 0x11110000, 0x6040200, 0x6040200, 0x22222222, 0, 0, 0x400 },
-	{ SHDW16_OW, SHDW16_ANY, SHDW16_ANY, SHDW16_ANY, 0x151515, 0, 0x4320210, 0x654, 0x151515, 0x2100210, 0x210,
-	  0x400, 0, 0, 0, 0, 0, 0, 0, 0, 0x151515, 0, 0x4320210, 0x654, 0x151515, 0x5430543, 0x543, 0x400, 0, 0,
-	  0, 0, 0, 0, 0, 0, 0x111111, 0x111000, 0x40200, 0x402 },
-};
-
-int nbg_cpu_shdw16_is(const cpu_uniforms *u)
-{
-	return u->loaded[3] == 1 && (u->value[3] & 0xfff00003u) == 0x44400001u;
-}
-
 /* The uniforms into r; 0 with the step refused. */
 static int shdw16_uniforms(nbg_cpu_step *s, const cpu_uniforms *u, cpu_ref *r)
 {
 	const uint32_t *v = u->value;
-	uint32_t w, h, kk, c, bn, bh, ow, oh;
-	uint64_t row, krow, brow, orow;
-	unsigned set = v[27] == 2;
-	int other = 0;
-	for (unsigned j = 0; j < 40; j++)
-		other |= u->loaded[j] != 1;
-	for (unsigned j = 40; j < 80; j++) {
-		int64_t want = shdw16_pinned[set][j - 40];
-		other |= want == SHDW16_ANY ? u->loaded[j] > 1 || (u->loaded[j] && v[j])
-					     : u->loaded[j] != 1 || v[j] != (want == SHDW16_OW ? v[34] & 0xffff
-											: (uint32_t)want);
-	}
-	if (other || v[24] != 1 || v[31] != 0 || !nbg_cpu_f16_image(u, 0, 0, 1, &w, &h, &row) ||
-	    !nbg_cpu_f16_image(u, 8, 0, 0, &kk, &c, &krow) || !nbg_cpu_f16_image(u, 16, 1, 0, &bn, &bh, &brow) ||
-	    !nbg_cpu_f16_image(u, 32, 0, 1, &ow, &oh, &orow)) {
+	nbg_sh_conv g;
+	enum nbg_sh_conv_status st = nbg_sh_dwconv16(u, &g);
+	if (st == NBG_SHC_LAYOUT) {
 		nbg_cpu_refuse(s, "shdw16-uniforms-unknown", "an fp16 depthwise convolution shader (layer %s) "
 			       "whose uniforms are not the corpus's layout (0x36000..0x3613c loaded once, fp16 "
 			       "input, kernels and output, a float32 bias, 0x36060 1, 0x3607c 0, 0x360a0..0x3613c "
 			       "the constants of the corpus's stride-%u shaders): format words 0x%08x, 0x%08x, "
-			       "0x%08x, 0x%08x", s->layer, set + 1, v[3], v[11], v[19], v[35]);
+			       "0x%08x, 0x%08x", s->layer, (v[27] == 2) + 1, v[3], v[11], v[19], v[35]);
 		return 0;
 	}
-	uint32_t kx = v[25], ky = v[26], st = v[27], pad = v[28];
-	if (!kx || !ky || kk != kx * ky || v[5] != c || v[37] != c || bn != c || bh != 1 || v[30] != st ||
-	    v[29] != pad || (st != 1 && st != 2) || pad >= kx || pad >= ky ||
-	    (uint64_t)(ow - 1) * st >= (uint64_t)w + pad || (uint64_t)(oh - 1) * st >= (uint64_t)h + pad ||
-	    v[4] < (uint64_t)(h - 1) * row + 2ull * w || v[36] < (uint64_t)(oh - 1) * orow + 2ull * ow) {
+	if (st != NBG_SHC_OK) {
 		nbg_cpu_refuse(s, "shdw16-shape-unsupported", "an fp16 depthwise convolution shader (layer %s): "
 			       "input %ux%ux%u, kernels %u x %u, bias %u, output %ux%ux%u, uniforms 0x36064.. %u, %u, "
 			       "%u, %u, %u, %u: executed is kx, ky, stride, pad, pad, stride with equal pairs "
 			       "(which of a pair is x is not established), stride 1 or 2, every window starting "
-			       "inside the input padded before", s->layer, w, h, v[5], kk, c, bn, ow, oh, v[37], kx, ky, v[27], v[28],
-			       v[29], v[30]);
+			       "inside the input padded before", s->layer, g.w, g.h, v[5], v[10] & 0xffff, g.c,
+			       v[18] & 0xffff, g.ow, g.oh, v[37], v[25], v[26], v[27], v[28], v[29], v[30]);
 		return 0;
 	}
-	r->conv.w = w;
-	r->conv.h = h;
-	r->conv.c = c;
-	r->conv.kx = kx;
-	r->conv.ky = ky;
-	r->conv.sx = r->conv.sy = st;
-	r->conv.px = r->conv.py = pad;
-	r->conv.ow = ow;
-	r->conv.p = oh;
-	r->w_row = krow;
-	r->elt.row[0] = row;
-	r->elt.slice[0] = v[4];
-	r->elt.row[2] = orow;
-	r->elt.slice[2] = v[36];
+	nbg_cpu_f16_geometry(r, &g);
+	r->conv.p = g.oh;
+	r->w_row = g.w_row;
 	return 1;
 }
 

@@ -1,0 +1,203 @@
+/*
+ * uniforms_conv.c - the geometry of the A733 fp16 convolution shaders
+ * from their uniforms (uniforms.h): an im2col shader and a matrix-product
+ * shader per ConvolutionLayer, one depthwise shader per DepthwiseConvLayer.
+ * One reading for the CPU backend that executes them (lib/cpu/ops/
+ * shconv.c, shdw16.c) and the network view that shows their tensors.
+ *
+ * Uniforms (0x36000 + 4 i; an image descriptor is eight words: address,
+ * row stride, height << 16 | width, format word, slice stride, depth, two
+ * words pinned below):
+ *   im2col   0..7   input: w x h, depth c fp16 planes
+ *            8..15  output: k = c kx ky values wide, p = ow x oh rows
+ *            16..23 kx ky, ow, sx, sy, px, py, kx, ky
+ *            28..35 0; any other word 0 where loaded (the corpus loads none)
+ *   product  0..7   input rows (the im2col matrix, k wide, p high)
+ *            8..15  kernels: k wide, n high, in a COEF_DATA_TABLE entry
+ *            16..23 bias: n float32 values, in a COEF_DATA_TABLE entry
+ *            24..26 0, k rounded up to a multiple of 8, 0
+ *            28..35 output: p wide, n high (one plane per output channel)
+ *            36..53 constants, pinned (the corpus's one set)
+ *            27, 54..79 0 where loaded (the corpus: 27 never, 56..71 on some)
+ *   fp16 depthwise
+ *            0..7    input: w x h, depth c fp16 planes
+ *            8..15   kernels: kx ky fp16 values wide, c rows
+ *            16..23  bias: c float32 values
+ *            24..31  1, kx, ky, stride, pad, pad, stride, 0
+ *            32..39  output: ow x oh, depth c fp16 planes
+ *            40..79  constants, pinned: one set for stride 1; for stride 2
+ *                    word 40 the output width, 41..43 0 where loaded, the
+ *                    others another set
+ * doc/cpu-backend.md ("The fp16 convolution shaders", "The fp16 depthwise
+ * convolution shader") gives each word with its evidence.
+ */
+#include <string.h>
+
+#include "analysis/graph/uniforms.h"
+
+#define SHC_PIN_A 0x10dd10b0u /* an image descriptor's seventh word */
+#define SHC_PIN_BIAS 0x10de10b0u
+#define SHC_MAX_SIDE 0xffffu
+
+/* The format words of fp16 images (element size 2) and of the float32 bias
+ * the corpus holds; bits 4..6 and 12 differ between them, their meaning
+ * not established (each value below executes the same). */
+static int fp16_format(uint32_t f)
+{
+	return f == 0x44405041u || f == 0x44405071u || f == 0x44404041u;
+}
+
+static int f32_format(uint32_t f)
+{
+	return f == 0x32100002u || f == 0x32100032u;
+}
+
+/* The product's constants 0x36090..0x360d4 (EVIS-style selection words and
+ * two small integers: their meaning not established), as every product
+ * shader of the corpus holds them. */
+static const uint32_t product_pinned[18] = { 0x55555555u, 0x55550000u, 0x76543210u, 0x76543210u, 0,
+					     0x76543210u, 0x76543210u, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2 };
+
+#define DW_ANY (-1)   /* not loaded, or 0 */
+#define DW_OW (-2)    /* the output width */
+
+/* The depthwise shader's words 40..79 as the corpus's stride-1 and
+ * stride-2 shaders hold them. */
+static const int64_t dw_pinned[2][40] = {
+	{ 0x15151515, 0, 0x3210210, 0x5430432, 0x15151515, 0x2100210, 0x2100210, 0x400, 0, 0, 0, 0, 0, 0, 0, 0,
+	  0x15151515, 0, 0x3210210, 0x5430432, 0x15151515, 0x5430543, 0x5430543, 0x400, 0, 0, 0, 0, 0, 0, 0, 0,
+	  0x11111111, 0x11110000, 0x6040200, 0x6040200, 0x22222222, 0, 0, 0x400 },
+	{ DW_OW, DW_ANY, DW_ANY, DW_ANY, 0x151515, 0, 0x4320210, 0x654, 0x151515, 0x2100210, 0x210,
+	  0x400, 0, 0, 0, 0, 0, 0, 0, 0, 0x151515, 0, 0x4320210, 0x654, 0x151515, 0x5430543, 0x543, 0x400, 0, 0,
+	  0, 0, 0, 0, 0, 0, 0x111111, 0x111000, 0x40200, 0x402 },
+};
+
+/* Whether words first..last are loaded once each. */
+static int once(const nbg_sh_uniforms *u, unsigned first, unsigned last)
+{
+	for (unsigned j = first; j <= last; j++)
+		if (u->loaded[j] != 1)
+			return 0;
+	return 1;
+}
+
+/* Whether word j is not loaded, or loaded once with 0. */
+static int zero_or_absent(const nbg_sh_uniforms *u, unsigned j)
+{
+	return u->loaded[j] == 0 || (u->loaded[j] == 1 && u->value[j] == 0);
+}
+
+int nbg_sh_f16_image(const nbg_sh_uniforms *u, unsigned j, int f32, int depth_any, uint32_t *w, uint32_t *h,
+		     uint64_t *row)
+{
+	if (j + 8 > NBG_SH_UNIFORMS)
+		return 0;
+	const uint32_t *v = u->value + j;
+	*w = v[2] & 0xffff;
+	*h = v[2] >> 16;
+	*row = v[1];
+	unsigned esize = f32 ? 4 : 2;
+	return (f32 ? f32_format(v[3]) : fp16_format(v[3])) && *w && *h && (uint64_t)*w * esize <= v[1] &&
+	       (depth_any || v[5] == 1) && v[6] == (f32 ? SHC_PIN_BIAS : SHC_PIN_A) && v[7] == 0;
+}
+
+int nbg_sh_conv_is_product(const nbg_sh_uniforms *u)
+{
+	return u->loaded[36] != 0;
+}
+
+int nbg_sh_dwconv16_is(const nbg_sh_uniforms *u)
+{
+	return u->loaded[3] == 1 && (u->value[3] & 0xfff00003u) == 0x44400001u;
+}
+
+enum nbg_sh_conv_status nbg_sh_im2col(const nbg_sh_uniforms *u, nbg_sh_conv *c)
+{
+	const uint32_t *v = u->value;
+	int other = 0;
+	memset(c, 0, sizeof(*c));
+	for (unsigned j = 0; j < NBG_SH_UNIFORMS; j++)
+		other |= (j < 24 || (j >= 28 && j < 36)) ? u->loaded[j] != 1 : !zero_or_absent(u, j);
+	for (unsigned j = 28; j < 36; j++)
+		other |= v[j] != 0;
+	if (other || !nbg_sh_f16_image(u, 0, 0, 1, &c->w, &c->h, &c->in_row) ||
+	    !nbg_sh_f16_image(u, 8, 0, 0, &c->k, &c->p, &c->out_row))
+		return NBG_SHC_LAYOUT;
+	c->c = v[5];
+	c->kx = v[22];
+	c->ky = v[23];
+	c->ow = v[17];
+	c->sx = v[18];
+	c->sy = v[19];
+	c->px = v[20];
+	c->py = v[21];
+	c->in_slice = v[4];
+	if (!c->c || !c->kx || !c->ky || !c->ow || v[16] != c->kx * c->ky || c->kx != c->ky || c->sx != c->sy ||
+	    c->px != c->py || !c->sx || c->sx > SHC_MAX_SIDE || c->px > SHC_MAX_SIDE || c->kx > SHC_MAX_SIDE ||
+	    (uint64_t)c->c * c->kx * c->ky != c->k || c->p % c->ow ||
+	    c->in_slice < (uint64_t)(c->h - 1) * c->in_row + 2ull * c->w)
+		return NBG_SHC_SHAPE;
+	c->oh = c->p / c->ow;
+	return NBG_SHC_OK;
+}
+
+enum nbg_sh_conv_status nbg_sh_product(const nbg_sh_uniforms *u, nbg_sh_conv *c)
+{
+	const uint32_t *v = u->value;
+	uint32_t kk, bn, bh, pw, on;
+	uint64_t brow;
+	int other = !once(u, 0, 26) || !once(u, 28, 53);
+	memset(c, 0, sizeof(*c));
+	for (unsigned j = 27; j < NBG_SH_UNIFORMS; j = j == 27 ? 54 : j + 1)
+		other |= !zero_or_absent(u, j);
+	for (unsigned j = 36; j < 54; j++)
+		other |= v[j] != product_pinned[j - 36];
+	if (other || v[24] || v[26] || !nbg_sh_f16_image(u, 0, 0, 0, &c->k, &c->p, &c->in_row) ||
+	    !nbg_sh_f16_image(u, 8, 0, 0, &kk, &c->n, &c->w_row) || !nbg_sh_f16_image(u, 16, 1, 0, &bn, &bh, &brow) ||
+	    !nbg_sh_f16_image(u, 28, 0, 0, &pw, &on, &c->out_row))
+		return NBG_SHC_LAYOUT;
+	if (kk != c->k || bn != c->n || bh != 1 || pw != c->p || on != c->n || v[25] != (c->k + 7) / 8 * 8)
+		return NBG_SHC_SHAPE;
+	return NBG_SHC_OK;
+}
+
+/* Whether the depthwise shader's words 40..79 are the pinned set of its
+ * stride (set 0: stride 1, 1: stride 2). */
+static int dw_constants(const nbg_sh_uniforms *u, unsigned set)
+{
+	const uint32_t *v = u->value;
+	for (unsigned j = 40; j < 80; j++) {
+		int64_t want = dw_pinned[set][j - 40];
+		if (want == DW_ANY ? !zero_or_absent(u, j)
+				   : u->loaded[j] != 1 || v[j] != (want == DW_OW ? v[34] & 0xffff : (uint32_t)want))
+			return 0;
+	}
+	return 1;
+}
+
+enum nbg_sh_conv_status nbg_sh_dwconv16(const nbg_sh_uniforms *u, nbg_sh_conv *c)
+{
+	const uint32_t *v = u->value;
+	uint32_t kk, bn, bh;
+	uint64_t brow;
+	memset(c, 0, sizeof(*c));
+	if (!once(u, 0, 39) || !dw_constants(u, v[27] == 2) || v[24] != 1 || v[31] != 0 ||
+	    !nbg_sh_f16_image(u, 0, 0, 1, &c->w, &c->h, &c->in_row) ||
+	    !nbg_sh_f16_image(u, 8, 0, 0, &kk, &c->c, &c->w_row) || !nbg_sh_f16_image(u, 16, 1, 0, &bn, &bh, &brow) ||
+	    !nbg_sh_f16_image(u, 32, 0, 1, &c->ow, &c->oh, &c->out_row))
+		return NBG_SHC_LAYOUT;
+	c->kx = v[25];
+	c->ky = v[26];
+	c->sx = c->sy = v[27];
+	c->px = c->py = v[28];
+	c->in_slice = v[4];
+	c->out_slice = v[36];
+	uint32_t st = c->sx, pad = c->px;
+	if (!c->kx || !c->ky || kk != c->kx * c->ky || v[5] != c->c || v[37] != c->c || bn != c->c || bh != 1 ||
+	    v[30] != st || v[29] != pad || (st != 1 && st != 2) || pad >= c->kx || pad >= c->ky ||
+	    (uint64_t)(c->ow - 1) * st >= (uint64_t)c->w + pad || (uint64_t)(c->oh - 1) * st >= (uint64_t)c->h + pad ||
+	    c->in_slice < (uint64_t)(c->h - 1) * c->in_row + 2ull * c->w ||
+	    c->out_slice < (uint64_t)(c->oh - 1) * c->out_row + 2ull * c->ow)
+		return NBG_SHC_SHAPE;
+	return NBG_SHC_OK;
+}
