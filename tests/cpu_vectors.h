@@ -7775,6 +7775,80 @@ static const cv_raw c59_raw[] = {
 	{ NULL, 0 },
 };
 
+static const uint8_t c60_in0[] = {
+	0, 0x80, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xbb, 0, 0, 0, 0, 0xfc, 0x3c, 0x31, 0x3f,
+	0xfd, 0x3a, 0x19, 0xb8, 0, 0, 0, 0, 0xf2, 0x3c, 0, 0x88, 0xdb, 0xbd, 0xb6, 0xc1,
+	0, 0, 0, 0, 0xd1, 0xc0, 0xca, 0xbc, 0xc3, 0x3a, 0x44, 0xbc, 0, 0, 0, 0,
+	0x8c, 0xbf, 2, 0x41, 0x7f, 0xbd, 0x6f, 0xbd, 0, 0, 0, 0, 0x74, 0x41, 0x7a, 0xc0,
+	0xef, 0x3d, 0, 0xbe, 0, 0, 0, 0,
+};
+
+static const cv_io c60_in[] = {
+	{ { 6, 2, 3, 1 }, 3, 1, c60_in0, 72 },
+};
+
+static const uint8_t c60_out0[] = {
+	0, 0, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xb3, 0xfc, 0x3c, 0x31, 0x3f, 0xfd, 0x3a, 0x19, 0xb0,
+	0xf2, 0x3c, 0, 0, 0x64, 0x34, 0x48, 0x38, 0x3a, 0x37, 0x2f, 0x33, 0xc3, 0x3a, 0x66, 0x32,
+	0x6a, 0xb0, 2, 0x41, 0x6e, 0xae, 0x5b, 0xae, 0x74, 0x41, 0x3d, 0xb1, 0xef, 0x3d, 5, 0xaf,
+};
+
+static const cv_io c60_out[] = {
+	{ { 4, 2, 3, 1 }, 3, 1, c60_out0, 48 },
+};
+
+static const cv_field c60_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "kernels_per_core", 0x3 },
+	{ "depthwise", 0x1 },
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x2 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x3 },
+	{ "in_image_x_stride", 0xc },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x8 },
+	{ "out_image_y_stride", 0x10 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c60_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c60_op0_a[] = {
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c60_op0_u[] = {
+	0,
+};
+
+static const cv_op c60_ops[] = {
+	{ 2, "PReluLayer", -1, c60_op0_f, 18, c60_op0_w, 0, c60_op0_a, 3, c60_op0_u, 0 },
+};
+
+static const cv_stream c60_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c60_r0[] = {
+	0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3e, 0, 0, 0x80, 0x3f, 0, 0, 0x40, 0xbe,
+	0, 0, 0x80, 0x3f, 0, 0xc0, 0x95, 0x3d,
+};
+
+static const cv_raw c60_raw[] = {
+	{ c60_r0, 24 },
+};
+
 static const cv_case cv_cases[] = {
 	{ "nn-conv-ties-saturation", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5, offsets -1 (a border of zero points), zero points in 60, kernel 120, out 100, scale 1/2 (every odd sum a tie), saturation at 0 and 255, rows and slices with gaps",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
@@ -7956,6 +8030,9 @@ static const cv_case cv_cases[] = {
 	{ "tp-fully-connected-relu-zp", "the same layer with out_zp 5: whether ReLU clips at 0 or at the zero point is not established, so the plan refuses it before anything runs",
 	  "doc/cpu-backend.md, TP fully connected layers: ReLU only with out_zp 0 (tpfc-field-unsupported)",
 	  "tpfc-field-unsupported", 0x1000003b, 0, c59_in, 1, c59_out, 1, c59_ops, 1, c59_s, 1, c59_raw, 0 },
+	{ "nn-prelu-fp16", "NN PReluLayer on fp16: 3 channels of 4x2 (rows 12 bytes apart), a 1x1 depthwise command whose kernel stream (f32-pairs) holds weight 1.0 and a float16 slope per channel (0.25, -0.1875 and a slope rounded to a half) -> 4x2x3 (rows 8 bytes apart): negative values, -0, a product below the normal range",
+	  "numpy: x where x >= 0, else numpy.float16(float32(x) x float32(slope)) (the product of two halves is exact in float32: rounded once, to nearest, ties to even), below the normal range 0",
+	  "", 0x1000003b, 0, c60_in, 1, c60_out, 1, c60_ops, 1, c60_s, 0, c60_raw, 1 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};
