@@ -208,16 +208,28 @@ static int nnf16_kind(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_c
 			       op->relu, op->kernel[0], op->kernel[1]);
 		return 0;
 	}
-	if (type == NBG_GRAPH_OP_SP && layer != CPU_LAYER_MULTISTREAM_SP) {
-		/* TensorAdd_SP, TensorSub_SP, TensorMul_SP, ActivationLayer_SP of
-		 * the other fp16 files: no ReLU follows their source's operator */
-		nbg_cpu_refuse(s, "nnf16-operation-unsupported", "an fp16 SP operation of layer %s: executed is "
-			       "the addition then ReLU of a MultiStreamProcessor_SP layer", s->layer);
+	if (type == NBG_GRAPH_OP_SP && layer != CPU_LAYER_MULTISTREAM_SP && layer != CPU_LAYER_TENSOR_ADD_SP) {
+		/* TensorSub_SP, TensorMul_SP, ActivationLayer_SP of the other
+		 * fp16 files */
+		nbg_cpu_refuse(s, "nnf16-operation-unsupported", "an fp16 SP operation of layer %s: executed are "
+			       "the addition then ReLU of a MultiStreamProcessor_SP layer and the addition of a "
+			       "TensorAdd_SP layer", s->layer);
 		return 0;
 	}
 	if (type == NBG_GRAPH_OP_SP) {
+		/* word 27 bits 23-25 and word 28 bits 2-4: 0 in every
+		 * MultiStreamProcessor_SP command, set (7, 7) in some TensorAdd_SP
+		 * ones, with no meaning established */
+		uint32_t w27 = cmd->word_count > SPF_W_SCALE_HI ? cmd->words[SPF_W_SCALE_HI] >> 23 & 7u : 0;
+		uint32_t w28 = cmd->word_count > SPF_W_SCALE_HI + 1 ? cmd->words[SPF_W_SCALE_HI + 1] >> 2 & 7u : 0;
+		if (w27 || w28) {
+			nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 SP addition whose word 27 bits 23-25 "
+				       "(%u) and word 28 bits 2-4 (%u) are not 0: their meaning is not established",
+				       w27, w28);
+			return 0;
+		}
 		n->kind = CPU_NN16_F16_ADD;
-		n->relu = 1;
+		n->relu = layer == CPU_LAYER_MULTISTREAM_SP;
 		return nnf16_second(p, s, n, cmd);
 	}
 	uint64_t size = 0;
@@ -283,11 +295,14 @@ void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 	}
 	snprintf(s->what, sizeof(s->what), "NN %s %ux%ux%u -> %ux%ux%u, fp16",
 		 n->kind == CPU_NN16_F16_MAXPOOL ? "max pool 2x2"
-		 : n->kind == CPU_NN16_F16_ADD	 ? "SP add + relu"
+		 : n->kind == CPU_NN16_F16_ADD	 ? (n->relu ? "SP add + relu" : "SP add")
 		 : n->kind == CPU_NN16_F16_PRELU ? "prelu"
 						 : "lut relu",
 		 n->in_x, n->in_y, n->in_z, n->pool_x, n->pool_y, n->out_z);
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 	s->macs = 0;
+	/* an SP addition is known by its layer and its source, not from its SP
+	 * program (word 27's low bits), as the other SP operations */
+	s->reference = n->kind == CPU_NN16_F16_ADD;
 }
