@@ -21,8 +21,8 @@ runs by reference semantics, against references no C code here computes.
    memory id naming the layer; every other SH or SW
    operation is refused (shader-not-executed / software-not-executed) with
    its layer named; `nbg probe --json` counts the softmaxes per file, and
-   the SP operations of a Softmax2Layer_SP layer
-   (executed_by_reference_semantics).
+   the SP operations of a Softmax2Layer_SP layer, the SP mean, subtraction
+   and fp16 addition (executed_by_reference_semantics).
 2. Per softmax, on synthesized buffers (nbg-cpu-ref-op runs that one
    operation whatever precedes it): the I/O is decoded here, independently
    of the C code, from the raw bytes (the LOAD_STATE stream of the
@@ -334,6 +334,10 @@ def check_plans(nbg, models, docs, failures, figures):
             if o["type_name"] == "SP" and o["layer_name"] in ("ReduceMeanLayer_SP", "TensorSub_SP") and \
                     rest.endswith("execute " + LABEL):
                 pools.append(model)  # the SP mean, subtraction: test_cpu_ops.c (sp-mean-*, sp-sub-*)
+                continue
+            if o["type_name"] == "SP" and o["layer_name"] in ("MultiStreamProcessor_SP", "TensorAdd_SP") and \
+                    rest.endswith("execute " + LABEL):
+                pools.append(model)  # the fp16 SP addition: test_cpu_nn16.c, test_cpu_ops.c (sp-add-fp16)
                 continue
             if o["type_name"] not in ("SH", "SW"):
                 continue

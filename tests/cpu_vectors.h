@@ -7775,6 +7775,234 @@ static const cv_raw c59_raw[] = {
 	{ NULL, 0 },
 };
 
+static const uint8_t c60_in0[] = {
+	0, 0x80, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xbb, 0, 0, 0, 0, 0xfc, 0x3c, 0x31, 0x3f,
+	0xfd, 0x3a, 0x19, 0xb8, 0, 0, 0, 0, 0xf2, 0x3c, 0, 0x88, 0xdb, 0xbd, 0xb6, 0xc1,
+	0, 0, 0, 0, 0xd1, 0xc0, 0xca, 0xbc, 0xc3, 0x3a, 0x44, 0xbc, 0, 0, 0, 0,
+	0x8c, 0xbf, 2, 0x41, 0x7f, 0xbd, 0x6f, 0xbd, 0, 0, 0, 0, 0x74, 0x41, 0x7a, 0xc0,
+	0xef, 0x3d, 0, 0xbe, 0, 0, 0, 0,
+};
+
+static const cv_io c60_in[] = {
+	{ { 6, 2, 3, 1 }, 3, 1, c60_in0, 72 },
+};
+
+static const uint8_t c60_out0[] = {
+	0, 0, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xb3, 0xfc, 0x3c, 0x31, 0x3f, 0xfd, 0x3a, 0x19, 0xb0,
+	0xf2, 0x3c, 0, 0, 0x64, 0x34, 0x48, 0x38, 0x3a, 0x37, 0x2f, 0x33, 0xc3, 0x3a, 0x66, 0x32,
+	0x6a, 0xb0, 2, 0x41, 0x6e, 0xae, 0x5b, 0xae, 0x74, 0x41, 0x3d, 0xb1, 0xef, 0x3d, 5, 0xaf,
+};
+
+static const cv_io c60_out[] = {
+	{ { 4, 2, 3, 1 }, 3, 1, c60_out0, 48 },
+};
+
+static const cv_field c60_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "kernels_per_core", 0x3 },
+	{ "depthwise", 0x1 },
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x2 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x3 },
+	{ "in_image_x_stride", 0xc },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x8 },
+	{ "out_image_y_stride", 0x10 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c60_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c60_op0_a[] = {
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c60_op0_u[] = {
+	0,
+};
+
+static const cv_op c60_ops[] = {
+	{ 2, "PReluLayer", -1, c60_op0_f, 18, c60_op0_w, 0, c60_op0_a, 3, c60_op0_u, 0 },
+};
+
+static const cv_stream c60_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c60_r0[] = {
+	0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3e, 0, 0, 0x80, 0x3f, 0, 0, 0x40, 0xbe,
+	0, 0, 0x80, 0x3f, 0, 0xc0, 0x95, 0x3d,
+};
+
+static const cv_raw c60_raw[] = {
+	{ c60_r0, 24 },
+};
+
+static const uint8_t c61_in0[] = {
+	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
+	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c61_in1[] = {
+	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
+	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
+};
+
+static const cv_io c61_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c61_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c61_in1, 24 },
+};
+
+static const uint8_t c61_out0[] = {
+	0, 0, 0xfd, 0x48, 0x14, 0xc4, 0xee, 0xbe, 0x1e, 0x40, 0x13, 0xc3, 0xa0, 0x3a, 0x99, 0xc0,
+	0x1e, 0xc5, 0xd8, 0xc8, 0x72, 0xca, 0, 0x68,
+};
+
+static const cv_io c61_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c61_out0, 24 },
+};
+
+static const cv_field c61_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c61_op0_w[] = {
+	{ 23, 0xfe000000 },
+	{ 27, 0x00000000 },
+	{ 28, 0x00000000 },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 32, 0x000c0006 },
+	{ 33, 0x00000001 },
+	{ 35, 0x17ffffff },
+};
+
+static const cv_addr c61_op0_a[] = {
+	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c61_op0_u[] = {
+	0,
+};
+
+static const cv_op c61_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c61_op0_f, 16, c61_op0_w, 8, c61_op0_a, 3, c61_op0_u, 0 },
+};
+
+static const cv_stream c61_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c61_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c62_in0[] = {
+	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
+	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c62_in1[] = {
+	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
+	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
+};
+
+static const cv_io c62_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c62_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c62_in1, 24 },
+};
+
+static const uint8_t c62_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c62_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c62_out0, 24 },
+};
+
+static const cv_field c62_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c62_op0_w[] = {
+	{ 23, 0xfe000000 },
+	{ 27, 0x03800000 },
+	{ 28, 0x0000001c },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 32, 0x000c0006 },
+	{ 33, 0x00000001 },
+	{ 35, 0x17ffffff },
+};
+
+static const cv_addr c62_op0_a[] = {
+	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c62_op0_u[] = {
+	0,
+};
+
+static const cv_op c62_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c62_op0_f, 16, c62_op0_w, 8, c62_op0_a, 3, c62_op0_u, 0 },
+};
+
+static const cv_stream c62_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c62_raw[] = {
+	{ NULL, 0 },
+};
+
 static const cv_case cv_cases[] = {
 	{ "nn-conv-ties-saturation", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5, offsets -1 (a border of zero points), zero points in 60, kernel 120, out 100, scale 1/2 (every odd sum a tie), saturation at 0 and 255, rows and slices with gaps",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
@@ -7956,6 +8184,15 @@ static const cv_case cv_cases[] = {
 	{ "tp-fully-connected-relu-zp", "the same layer with out_zp 5: whether ReLU clips at 0 or at the zero point is not established, so the plan refuses it before anything runs",
 	  "doc/cpu-backend.md, TP fully connected layers: ReLU only with out_zp 0 (tpfc-field-unsupported)",
 	  "tpfc-field-unsupported", 0x1000003b, 0, c59_in, 1, c59_out, 1, c59_ops, 1, c59_s, 1, c59_raw, 0 },
+	{ "nn-prelu-fp16", "NN PReluLayer on fp16: 3 channels of 4x2 (rows 12 bytes apart), a 1x1 depthwise command whose kernel stream (f32-pairs) holds weight 1.0 and a float16 slope per channel (0.25, -0.1875 and a slope rounded to a half) -> 4x2x3 (rows 8 bytes apart): negative values, -0, a product below the normal range",
+	  "numpy: x where x >= 0, else numpy.float16(float32(x) x float32(slope)) (the product of two halves is exact in float32: rounded once, to nearest, ties to even), below the normal range 0",
+	  "", 0x1000003b, 0, c60_in, 1, c60_out, 1, c60_ops, 1, c60_s, 0, c60_raw, 1 },
+	{ "sp-add-fp16", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie",
+	  "numpy: a + b exactly (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
+	  "", 0x1000003b, 0, c61_in, 2, c61_out, 1, c61_ops, 1, c61_s, 0, c61_raw, 0 },
+	{ "sp-add-fp16-flags-refused", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie; word 27 bits 23-25 and word 28 bits 2-4 set: refused",
+	  "doc/cpu-backend.md, fp16 NN-engine operations: those bits are refused (nnf16-field-unsupported)",
+	  "nnf16-field-unsupported", 0x1000003b, 0, c62_in, 2, c62_out, 1, c62_ops, 1, c62_s, 0, c62_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

@@ -1967,6 +1967,102 @@ def shdw16_case():
     return c
 
 
+def nn_prelu_case():
+    """The fp16 PReLU (layer PReluLayer): a 1x1 depthwise NN command whose
+    kernel stream holds per channel the float32 pair (1.0, slope)."""
+    c = Case("nn-prelu-fp16", "NN PReluLayer on fp16: 3 channels of 4x2 (rows 12 bytes apart), a 1x1 depthwise "
+             "command whose kernel stream (f32-pairs) holds weight 1.0 and a float16 slope per channel (0.25, "
+             "-0.1875 and a slope rounded to a half) -> 4x2x3 (rows 8 bytes apart): negative values, -0, a "
+             "product below the normal range",
+             "numpy: x where x >= 0, else numpy.float16(float32(x) x float32(slope)) (the product of two halves "
+             "is exact in float32: rounded once, to nearest, ties to even), below the normal range 0")
+    rs = np.random.RandomState(47)
+    w, h, ch, row, orow = 4, 2, 3, 12, 8
+    slope = np.array([0.25, -0.1875, float(np.float16(0.0731))], np.float16)
+    x = rs.uniform(-3, 3, (ch, h, w)).astype(np.float16)
+    x[0, 0, 0], x[1, 0, 1], x[2, 1, 3] = np.float16(-0.0), np.float16(-2.0 ** -13), np.float16(-1.5)
+    img = np.zeros(ch * h * row, np.uint8)
+    for ci in range(ch):
+        for y in range(h):
+            img[(ci * h + y) * row:(ci * h + y) * row + 2 * w] = np.frombuffer(x[ci, y].tobytes(), np.uint8)
+    c.add_input(img, [row // 2, h, ch], FP16)
+    pairs = np.zeros(2 * ch, np.float32)
+    pairs[0::2], pairs[1::2] = 1.0, slope.astype(np.float32)
+    k = c.add_raw(np.frombuffer(pairs.tobytes(), np.uint8))
+    op = c.add_op(OP_NN, "PReluLayer")
+    op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", 1), ("kernels_per_core", ch), ("depthwise", 1),
+                     ("in_image_x_size", w), ("in_image_y_size", h), ("out_image_x_size", w),
+                     ("out_image_y_size", h), ("out_image_z_size", ch), ("in_image_x_stride", row),
+                     ("in_image_y_stride", row * h), ("out_image_x_stride", orow),
+                     ("out_image_y_stride", orow * h), ("kernel_data_type", 1), ("in_image_data_type", 1),
+                     ("out_image_data_type", 1), ("post_shift", 31), ("post_shift_bit_5_6", 3)]
+    field_addr(op, "kernel_address", MISC_DYNA_GENERIC, k, 0)
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    y = np.where(x.view(np.uint16) & 0x8000,
+                 (x.astype(np.float32) * slope.astype(np.float32)[:, None, None]).astype(np.float16), x)
+    out = np.zeros(ch * h * orow, np.uint8)
+    for ci in range(ch):
+        for yy in range(h):
+            out[(ci * h + yy) * orow:(ci * h + yy) * orow + 2 * w] = np.frombuffer(y[ci, yy].tobytes(), np.uint8)
+    c.add_output(flush_subnormal(out.tolist()), [orow // 2, h, ch], FP16)
+    return c
+
+
+def sp_add_case(flags=False):
+    """The fp16 SP addition of a TensorAdd_SP layer: a + b, no ReLU; flags:
+    word 27 bits 23-25 and word 28 bits 2-4 set (7, 7), refused."""
+    c = Case("sp-add-fp16" + ("-flags-refused" if flags else ""),
+             "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape "
+             "(word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), "
+             "no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum "
+             "below the normal range, a tie" + ("; word 27 bits 23-25 and word 28 bits 2-4 set: refused"
+                                                 if flags else ""),
+             "numpy: a + b exactly (Fractions), rounded to a half (to nearest, ties to even), below the normal "
+             "range 0" if not flags else "doc/cpu-backend.md, fp16 NN-engine operations: those bits are "
+             "refused (nnf16-field-unsupported)")
+    rs = np.random.RandomState(48)
+    x, y, z, row, slc, brow, orow = 3, 2, 2, 8, 24, 6, 6
+    a = rs.uniform(-8, 8, (z, y, x)).astype(np.float16)
+    b = rs.uniform(-8, 8, (z, y, x)).astype(np.float16)
+    a[0, 0, 0], b[0, 0, 0] = np.float16(2.0 ** -14), np.float16(-2.0 ** -15)   # 2^-15: subnormal, 0
+    a[1, 1, 2], b[1, 1, 2] = np.float16(2048), np.float16(1)                    # 2049: a tie, to 2048
+    img = np.zeros(slc * z // 2, np.uint16)
+    for k in range(z):
+        for j in range(y):
+            img[(k * slc + j * row) // 2:(k * slc + j * row) // 2 + x] = a[k, j].view(np.uint16)
+    c.add_input(img.view(np.uint8), [img.size], FP16)
+    bimg = np.zeros(brow * y * z // 2, np.uint16)
+    for k in range(z):
+        for j in range(y):
+            bimg[(k * y + j) * brow // 2:(k * y + j) * brow // 2 + x] = b[k, j].view(np.uint16)
+    c.add_input(bimg.view(np.uint8), [bimg.size], FP16)
+    op = c.add_op(OP_SP, "TensorAdd_SP")
+    op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", z), ("kernel_data_type", 1),
+                     ("in_image_x_size", x), ("in_image_y_size", y), ("in_image_data_type", 1),
+                     ("out_image_data_type", 1), ("out_image_x_size", x), ("out_image_y_size", y),
+                     ("out_image_z_size", z), ("in_image_x_stride", row), ("in_image_y_stride", slc),
+                     ("out_image_x_stride", orow), ("out_image_y_stride", orow * y),
+                     ("post_shift", 31), ("post_shift_bit_5_6", 3)]
+    one = f32_bits(1.0)
+    op["words"] += [(23, (one << 2) & 0xFFFFFFFF), (27, (one >> 30) << 31 | (7 << 23 if flags else 0)),
+                    (28, 7 << 2 if flags else 0), (29, 0x7F800000), (30, 0xFF800000),
+                    (32, (brow * y) << 16 | brow), (33, 1), (35, 0x17FFFFFF)]
+    word_addr(op, 34, INPUT, 1, 0, 0)
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    out = np.zeros(orow * y * z // 2, np.uint16)
+    for k in range(z):
+        for j in range(y):
+            for i in range(x):
+                out[(k * y + j) * orow // 2 + i] = f16_round(Fraction(float(a[k, j, i])) + Fraction(float(b[k, j, i])))
+    c.add_output(flush_subnormal(out.view(np.uint8).tolist()) if not flags else np.zeros(out.size * 2, np.uint8),
+                 [out.size], FP16)
+    if flags:
+        c.refused = "nnf16-field-unsupported"
+    return c
+
+
 def all_cases():
     return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1), nn_tile_case(2),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
@@ -1978,7 +2074,7 @@ def all_cases():
             [spmean_case("sp-mean-x", 0), spmean_case("sp-mean-z", 2),
              spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(),
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
-            [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case()] + tpfc_relu_case())
+            [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(True)])
 
 
 def dwshader(name, rs, codes, scale_bits, pixels=None):

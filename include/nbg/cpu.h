@@ -16,7 +16,7 @@
  * reference semantics from the I/O and scales their uniforms record, not
  * from the shader's code (nbg_cpu_step.reference), the softmax, global and
  * depthwise pooling, quantized addition, 2x upsampling and max pooling
- * shaders and the NN-engine's SP softmax.  Everything else is refused
+ * shaders and the NN-engine's SP softmax and fp16 addition.  Everything else is refused
  * before anything runs: other SH and SW operations (shader or software
  * code nbgkit does not decode); other NN-engine operations (SP outside a
  * softmax layer, NN_LUT, NT) and NN fully connected commands other than

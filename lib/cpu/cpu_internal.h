@@ -87,7 +87,8 @@ enum cpu_layer {
 	CPU_LAYER_CONVOLUTION,          /* ConvolutionLayer */
 	CPU_LAYER_MULTISTREAM_SP,       /* MultiStreamProcessor_SP */
 	CPU_LAYER_REDUCE_MEAN_SP,       /* ReduceMeanLayer_SP */
-	CPU_LAYER_TENSOR_SUB_SP         /* TensorSub_SP */
+	CPU_LAYER_TENSOR_SUB_SP,        /* TensorSub_SP */
+	CPU_LAYER_TENSOR_ADD_SP         /* TensorAdd_SP */
 };
 
 /* What a command's operation is (nbg_cmd_op.kind, doc/commands.md), read

@@ -3,7 +3,10 @@
  * 0x1000003b, fp16 input and output) that carry no kernels: the 2x2 max
  * pooling the compiler writes as a 1x1 depthwise command with no kernel
  * stream, the SP addition of two images (a MultiStreamProcessor_SP layer,
- * then a ReLU; the SP operations of other layers are refused) and the NN_LUT activation whose table holds the ReLU.
+ * then a ReLU; the SP operations of other layers are refused), the NN_LUT
+ * activation whose table holds the ReLU, and the PReLU written as a 1x1
+ * depthwise command whose kernel stream holds a weight 1.0 and the negative
+ * slope per channel.
  * Planned through the int16 entry (ops/nn16.c, whose struct and addressing
  * they share), computed by the rules of doc/cpu-backend.md ("fp16 NN-engine
  * operations"); anything else is refused with an nnf16-* id.
@@ -50,6 +53,9 @@ static uint16_t nnf16_value(const cpu_nn16 *n, uint8_t *const *buf, uint32_t z, 
 		uint16_t a = rdh(in, n->in_base + z * n->in_slice + y * n->in_row + 2ull * x, n->in_ring_lo,
 				 n->in_ring_size);
 		float v = nbg_fp16_to_float(a);
+		/* both halves: their product is exact in float32, rounded once */
+		if (n->kind == CPU_NN16_F16_PRELU && (a & 0x8000))
+			return nbg_fp16_from_float(v * n->slope[z]);
 		if (n->kind == CPU_NN16_F16_ADD) {
 			const cpu_add *ad = &n->add;
 			v += nbg_fp16_to_float(rdh(buf[ad->region], ad->base + z * ad->slice + y * ad->row + 2ull * x,
@@ -144,12 +150,46 @@ static int nnf16_second(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 	return 1;
 }
 
+/* The PReLU: a 1x1 depthwise command whose kernel stream decodes as
+ * f32-pairs (doc/weights.md), every weight 1.0, every second value a finite
+ * float16 (the negative slope); 0 with the step refused. */
+static int nnf16_prelu(nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const nbg_weights_op *wo)
+{
+	size_t count = 0;
+	const uint8_t *codes = wo ? nbg_weights_op_codes(wo, &count) : NULL;
+	const float *slope = wo ? nbg_weights_op_prelu_slope(wo) : NULL;
+	const uint32_t *shape = wo ? nbg_weights_op_shape(wo) : NULL;
+	if (!codes || !slope || nbg_weights_op_format(wo) != NBG_WEIGHTS_FORMAT_F32 || count != op->out_conv[2] ||
+	    shape[0] != op->out_conv[2]) {
+		nbg_cpu_refuse(s, "nnf16-operation-unsupported", "an fp16 1x1 depthwise NN command with a kernel "
+			       "stream %s: executed is the PReLU of a stream decoded as f32-pairs, one pair per "
+			       "output channel (%u)", wo ? nbg_weights_op_reason(wo) : "not decoded",
+			       op->out_conv[2]);
+		return 0;
+	}
+	for (size_t c = 0; c < count; c++) {
+		uint16_t w = (uint16_t)(codes[2 * c] | codes[2 * c + 1] << 8), h = nbg_fp16_from_float(slope[c]);
+		if (w != 0x3c00 || !(h & 0x7c00) || (h & 0x7c00) == 0x7c00 || nbg_fp16_to_float(h) != slope[c]) {
+			nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 PReLU whose channel %zu has weight "
+				       "0x%04x (fp16) and slope %g: executed are weight 1.0 and a normal float16 "
+				       "slope", c, w, (double)slope[c]);
+			return 0;
+		}
+	}
+	n->kind = CPU_NN16_F16_PRELU;
+	n->slope = slope;
+	return 1;
+}
+
 /* Which operation it is; 0 with the step refused. */
 static int nnf16_kind(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const nbg_cmd *cmd,
 		      uint32_t type, int cmd_kind, int layer)
 {
 	const nbg_weights_op *wo = p->wop[s->operation];
 	if (type == NBG_GRAPH_OP_NN) {
+		if (cmd_kind == CPU_CMD_DEPTHWISE_CONV && op->kernel[0] == 1 && op->kernel[1] == 1 &&
+		    op->kernel_ref.patched && !op->pooling && !op->relu)
+			return nnf16_prelu(s, n, op, wo);
 		if (cmd_kind != CPU_CMD_DEPTHWISE_CONV || op->kernel[0] != 1 || op->kernel[1] != 1 ||
 		    op->kernel_ref.patched || op->pooling != 1 || op->pooling_size != 2 || op->relu ||
 		    (wo && nbg_weights_op_status(wo) == NBG_WEIGHTS_DECODED)) {
@@ -168,16 +208,28 @@ static int nnf16_kind(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_c
 			       op->relu, op->kernel[0], op->kernel[1]);
 		return 0;
 	}
-	if (type == NBG_GRAPH_OP_SP && layer != CPU_LAYER_MULTISTREAM_SP) {
-		/* TensorAdd_SP, TensorSub_SP, TensorMul_SP, ActivationLayer_SP of
-		 * the other fp16 files: no ReLU follows their source's operator */
-		nbg_cpu_refuse(s, "nnf16-operation-unsupported", "an fp16 SP operation of layer %s: executed is "
-			       "the addition then ReLU of a MultiStreamProcessor_SP layer", s->layer);
+	if (type == NBG_GRAPH_OP_SP && layer != CPU_LAYER_MULTISTREAM_SP && layer != CPU_LAYER_TENSOR_ADD_SP) {
+		/* TensorSub_SP, TensorMul_SP, ActivationLayer_SP of the other
+		 * fp16 files */
+		nbg_cpu_refuse(s, "nnf16-operation-unsupported", "an fp16 SP operation of layer %s: executed are "
+			       "the addition then ReLU of a MultiStreamProcessor_SP layer and the addition of a "
+			       "TensorAdd_SP layer", s->layer);
 		return 0;
 	}
 	if (type == NBG_GRAPH_OP_SP) {
+		/* word 27 bits 23-25 and word 28 bits 2-4: 0 in every
+		 * MultiStreamProcessor_SP command, set (7, 7) in some TensorAdd_SP
+		 * ones, with no meaning established */
+		uint32_t w27 = cmd->word_count > SPF_W_SCALE_HI ? cmd->words[SPF_W_SCALE_HI] >> 23 & 7u : 0;
+		uint32_t w28 = cmd->word_count > SPF_W_SCALE_HI + 1 ? cmd->words[SPF_W_SCALE_HI + 1] >> 2 & 7u : 0;
+		if (w27 || w28) {
+			nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 SP addition whose word 27 bits 23-25 "
+				       "(%u) and word 28 bits 2-4 (%u) are not 0: their meaning is not established",
+				       w27, w28);
+			return 0;
+		}
 		n->kind = CPU_NN16_F16_ADD;
-		n->relu = 1;
+		n->relu = layer == CPU_LAYER_MULTISTREAM_SP;
 		return nnf16_second(p, s, n, cmd);
 	}
 	uint64_t size = 0;
@@ -242,10 +294,15 @@ void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 		return;
 	}
 	snprintf(s->what, sizeof(s->what), "NN %s %ux%ux%u -> %ux%ux%u, fp16",
-		 n->kind == CPU_NN16_F16_MAXPOOL ? "max pool 2x2" : n->kind == CPU_NN16_F16_ADD ? "SP add + relu"
-											    : "lut relu",
+		 n->kind == CPU_NN16_F16_MAXPOOL ? "max pool 2x2"
+		 : n->kind == CPU_NN16_F16_ADD	 ? (n->relu ? "SP add + relu" : "SP add")
+		 : n->kind == CPU_NN16_F16_PRELU ? "prelu"
+						 : "lut relu",
 		 n->in_x, n->in_y, n->in_z, n->pool_x, n->pool_y, n->out_z);
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 	s->macs = 0;
+	/* an SP addition is known by its layer and its source, not from its SP
+	 * program (word 27's low bits), as the other SP operations */
+	s->reference = n->kind == CPU_NN16_F16_ADD;
 }
