@@ -5,7 +5,8 @@
  * program output); no worker thread is left when an operation run outside
  * any hold returns, nor after the last nbg_cpu_pool_release (the process's
  * threads counted in /proc/self/task: 1, this one); a forked child whose
- * parent holds a started pool runs its own.  Where /proc/self/task cannot be read the
+ * parent holds a started pool runs its own; a scratch block is 64-byte
+ * aligned, as conv_fast.h says.  Where /proc/self/task cannot be read the
  * thread counts are printed as not judged.
  */
 #include <dirent.h>
@@ -130,6 +131,21 @@ static void test_fork(void **state)
 	expect_alone("after the parent's release");
 }
 
+static void test_scratch(void **state)
+{
+	(void)state;
+	nbg_cpu_pool_hold();
+	for (size_t n = 1; n <= ((size_t)1 << 20); n = n * 7 + 3) {
+		uint8_t *p = nbg_cpu_scratch_take(n);
+		assert_non_null(p);
+		if ((uintptr_t)p % 64)
+			fail_msg("a scratch block of %zu bytes at %p: not 64-byte aligned", n, (void *)p);
+		memset(p, 0xa5, n);
+		nbg_cpu_scratch_give(p);
+	}
+	nbg_cpu_pool_release();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -137,6 +153,7 @@ int main(void)
 		cmocka_unit_test(test_unheld_leaves_none),
 		cmocka_unit_test(test_release_leaves_none),
 		cmocka_unit_test(test_fork),
+		cmocka_unit_test(test_scratch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

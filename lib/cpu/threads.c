@@ -361,7 +361,9 @@ void *nbg_cpu_scratch_take(size_t n)
 	CACHE_UNLOCK();
 	if (b)
 		return b + CPU_SCRATCH_HEAD;
-	if (n > SIZE_MAX - CPU_SCRATCH_HEAD || !(b = malloc(n + CPU_SCRATCH_HEAD)))
+	/* the head and the bytes, in whole 64-byte lines from a line's start */
+	if (n > SIZE_MAX - 2 * CPU_SCRATCH_HEAD ||
+	    !(b = aligned_alloc(CPU_SCRATCH_HEAD, (n + 2 * CPU_SCRATCH_HEAD - 1) / CPU_SCRATCH_HEAD * CPU_SCRATCH_HEAD)))
 		return NULL;
 	memcpy(b, &n, sizeof(n));
 	return b + CPU_SCRATCH_HEAD;
