@@ -240,7 +240,10 @@ int main(int argc, char **argv)
 		printf("peak: not measured (this CPU has no AVX-512 VNNI)\n");
 	}
 #endif
+	/* the pool lives across the runs, as across a model run's operations */
+	nbg_cpu_pool_hold();
 	bench_case(3, rounds, busd, wssd);
 	bench_case(1, rounds, busd, wssd);
+	nbg_cpu_pool_release();
 	return 0;
 }

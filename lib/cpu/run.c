@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cpu/cpu_internal.h"
+#include "cpu/ops/conv_fast.h"
 #include "runtime/errors.h"
 
 struct nbg_cpu_state {
@@ -117,12 +118,16 @@ nbg_code nbg_cpu_run_hooked(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, 
 		    (size_t)st->regions[i].index < count && n)
 			memcpy(st->buf[i], inputs[st->regions[i].index].data, (size_t)n);
 	}
-	/* without a hook, the range at once; with one, step by step */
+	/* without a hook, the range at once; with one, step by step; the
+	 * thread pool and scratch cache live across the operations and are
+	 * gone when the run returns */
+	nbg_cpu_pool_hold();
 	for (size_t i = 0; i < end && rc == NBG_OK; i = after ? i + 1 : end) {
 		rc = nbg_cpu_run_range(p, st, i, after ? i + 1 : end, err);
 		if (rc == NBG_OK && after && p->steps[i].verdict == NBG_CPU_EXECUTE)
 			rc = after(ctx, i, st->buf, err);
 	}
+	nbg_cpu_pool_release();
 	if (rc != NBG_OK) {
 		nbg_cpu_state_free(st);
 		return rc;

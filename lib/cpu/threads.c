@@ -17,8 +17,16 @@
  *
  * One operation at a time uses the pool: a second caller (another thread
  * of the program, a second plan) runs its items alone, as does a build
- * without threads (the page's WebAssembly) and a forked child until its
- * own pool starts.  The workers block every signal.
+ * without threads (the page's WebAssembly).  The workers block every
+ * signal.
+ *
+ * The pool lives while a run holds it (nbg_cpu_pool_hold, as
+ * nbg_cpu_run does for its operations): the last release joins its
+ * workers and frees the scratch cache, so no thread and no cached block
+ * outlives the library's calls.  An operation run outside any hold stops
+ * the pool it started before it returns.  A forked child forgets its
+ * parent's pool and holds (its workers and runs are not in the child) and
+ * starts its own.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -86,6 +94,7 @@ typedef struct cpu_pool {
 	uint32_t seats;      /* workers the operation still takes */
 	uint32_t busy;       /* workers inside it */
 	uint32_t workers;    /* started */
+	int quit;            /* the workers leave */
 	int off;             /* the core the workers are kept off, -1: none */
 	pthread_t id[CPU_MAX_THREADS];
 } cpu_pool;
@@ -97,6 +106,10 @@ static cpu_pool *pool, *stale;
 static pthread_mutex_t pool_use = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
 
+/* The runs holding the pool (changed under hold_mu, read atomically). */
+static uint32_t holds;
+static pthread_mutex_t hold_mu = PTHREAD_MUTEX_INITIALIZER;
+
 /* The scratch cache's lock (below). */
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -104,6 +117,8 @@ static void pool_forked(void)
 {
 	stale = pool;
 	pool = NULL;
+	holds = 0;
+	pthread_mutex_init(&hold_mu, NULL);
 	pthread_mutex_init(&pool_use, NULL);
 	pthread_mutex_init(&cache_mu, NULL);
 }
@@ -167,8 +182,10 @@ static void *worker(void *arg)
 	uint64_t seen = 0;
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
-		while (!p->job || p->gen == seen || !p->seats)
+		while (!p->quit && (!p->job || p->gen == seen || !p->seats))
 			pthread_cond_wait(&p->wake, &p->mu);
+		if (p->quit)
+			break;
 		cpu_work *w = p->job;
 		seen = p->gen;
 		p->seats--;
@@ -182,6 +199,7 @@ static void *worker(void *arg)
 		spin_for(p, seen);
 		pthread_mutex_lock(&p->mu);
 	}
+	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
 
@@ -196,7 +214,6 @@ static void pool_grow(cpu_pool *p, uint32_t want)
 		pthread_t id;
 		if (pthread_create(&id, NULL, worker, p))
 			break;
-		pthread_detach(id);
 		p->id[p->workers++] = id;
 		p->off = -1; /* the new one is not kept off yet */
 	}
@@ -227,6 +244,27 @@ static void pool_place(cpu_pool *p)
 #endif
 }
 
+/* Stops the pool (under pool_use, no operation on it): its workers
+ * leave (a spinning one sees gen change) and are joined. */
+static void pool_stop(void)
+{
+	cpu_pool *p = pool;
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->quit = 1;
+	__atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&p->wake);
+	pthread_mutex_unlock(&p->mu);
+	for (uint32_t i = 0; i < p->workers; i++)
+		pthread_join(p->id[i], NULL);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->wake);
+	pthread_cond_destroy(&p->idle);
+	free(p);
+	pool = NULL;
+}
+
 /* w on the pool: 0 when the pool is in use or cannot start. */
 static int pool_run(cpu_work *w)
 {
@@ -254,6 +292,8 @@ static int pool_run(cpu_work *w)
 	while (p->busy)
 		pthread_cond_wait(&p->idle, &p->mu);
 	pthread_mutex_unlock(&p->mu);
+	if (!__atomic_load_n(&holds, __ATOMIC_ACQUIRE))
+		pool_stop(); /* no run holds it: no worker outlives this call */
 	pthread_mutex_unlock(&pool_use);
 	return 1;
 }
@@ -321,7 +361,9 @@ void *nbg_cpu_scratch_take(size_t n)
 	CACHE_UNLOCK();
 	if (b)
 		return b + CPU_SCRATCH_HEAD;
-	if (n > SIZE_MAX - CPU_SCRATCH_HEAD || !(b = malloc(n + CPU_SCRATCH_HEAD)))
+	/* the head and the bytes, in whole 64-byte lines from a line's start */
+	if (n > SIZE_MAX - 2 * CPU_SCRATCH_HEAD ||
+	    !(b = aligned_alloc(CPU_SCRATCH_HEAD, (n + 2 * CPU_SCRATCH_HEAD - 1) / CPU_SCRATCH_HEAD * CPU_SCRATCH_HEAD)))
 		return NULL;
 	memcpy(b, &n, sizeof(n));
 	return b + CPU_SCRATCH_HEAD;
@@ -355,4 +397,57 @@ void nbg_cpu_scratch_give(void *p)
 	}
 	CACHE_UNLOCK();
 	free(drop);
+}
+
+/* The cached blocks, freed. */
+static void cache_drain(void)
+{
+	void *drop[CPU_CACHE_BLOCKS];
+	CACHE_LOCK();
+	for (size_t i = 0; i < CPU_CACHE_BLOCKS; i++) {
+		drop[i] = cache.block[i];
+		cache.block[i] = NULL;
+	}
+	cache.held = 0;
+	CACHE_UNLOCK();
+	for (size_t i = 0; i < CPU_CACHE_BLOCKS; i++)
+		free(drop[i]);
+}
+
+#if !CPU_THREADS
+static uint32_t holds;
+#endif
+
+void nbg_cpu_pool_hold(void)
+{
+#if CPU_THREADS
+	if (pthread_once(&pool_once, pool_once_init))
+		return;
+	pthread_mutex_lock(&hold_mu);
+	__atomic_add_fetch(&holds, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_unlock(&hold_mu);
+#else
+	holds++;
+#endif
+}
+
+void nbg_cpu_pool_release(void)
+{
+	int last;
+#if CPU_THREADS
+	if (pthread_once(&pool_once, pool_once_init))
+		return;
+	pthread_mutex_lock(&hold_mu);
+	last = holds && !__atomic_sub_fetch(&holds, 1, __ATOMIC_ACQ_REL);
+	if (last) {
+		pthread_mutex_lock(&pool_use); /* waits for an operation run outside any hold */
+		pool_stop();
+		pthread_mutex_unlock(&pool_use);
+	}
+	pthread_mutex_unlock(&hold_mu);
+#else
+	last = holds && !--holds;
+#endif
+	if (last)
+		cache_drain();
 }

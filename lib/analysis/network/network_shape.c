@@ -1016,6 +1016,8 @@ int nbg_network_shapes(nbg_network *n)
 		rc = forward(n, grid);
 		/* what forward() settled joins the ends it left to the engine */
 		whole_edges(n, prod);
+	}
+	if (rc == 0) {
 		operands(n);
 		slices(n, prod);
 		rc = copies(n);

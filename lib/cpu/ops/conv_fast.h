@@ -130,4 +130,12 @@ CPU_HIDDEN void nbg_cpu_parallel(uint32_t threads, uint64_t n, uint64_t grain, c
 CPU_HIDDEN void *nbg_cpu_scratch_take(size_t n);
 CPU_HIDDEN void nbg_cpu_scratch_give(void *p);
 
+/* A run's hold on the thread pool and the scratch cache
+ * (lib/cpu/threads.c): between the first hold and the last release the
+ * pool's workers and the cached blocks live across operations; the last
+ * release joins the workers and frees the blocks.  Holds nest and may be
+ * taken from several threads. */
+CPU_HIDDEN void nbg_cpu_pool_hold(void);
+CPU_HIDDEN void nbg_cpu_pool_release(void);
+
 #endif
