@@ -227,8 +227,8 @@ void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	if (shmax_is_stepped(u)) {
 		nbg_cpu_refuse(s, "shmax-uniforms-unknown", "a pooling shader (layer %s) with window side %u "
 			       "(uniform 0x36038) and %u in 0x36034, 0x36060 and 0x36064, lane words from 0x360a0 on: "
-			       "where v1/1000f_7d_face_age_7d.nb pools the same layer it holds the side in all "
-			       "three (a stride of the side); whether this shader steps %u pixels is not "
+			       "where the network's target-0x7d compilation pools the same layer it holds the side "
+			       "in all three (a stride of the side); whether this shader steps %u pixels is not "
 			       "established (a board's output of this layer would settle it)",
 			       s->layer, v[14], v[13], v[13]);
 		return;
