@@ -807,13 +807,55 @@ static void slices(nbg_network *n, const size_t *prod)
 	}
 }
 
+/* Per node, the non-backward edges into it (edge[at[k] .. at[k+1]): any
+ * producer) and its operations (op[oat[k] .. oat[k+1]]), so that the
+ * passes below visit each edge and operation once per node they touch. */
+typedef struct incoming {
+	size_t *at, *edge, *oat, *op;
+} incoming;
+
+static void incoming_free(incoming *x)
+{
+	free(x->at);
+	free(x->edge);
+	free(x->oat);
+	free(x->op);
+}
+
+static int incoming_build(const nbg_network *n, incoming *x)
+{
+	x->at = calloc(n->n + 2, sizeof(size_t));
+	x->edge = calloc(n->edge_n + 1, sizeof(size_t));
+	x->oat = calloc(n->n + 2, sizeof(size_t));
+	x->op = calloc(n->ops + 1, sizeof(size_t));
+	if (!x->at || !x->edge || !x->oat || !x->op)
+		return -1;
+	for (size_t i = 0; i < n->edge_n; i++)
+		if (!n->edges[i].to_kind && !n->edges[i].backward)
+			x->at[n->edges[i].to + 2]++;
+	for (size_t i = 0; i < n->ops; i++)
+		if (n->node_of[i] != SIZE_MAX)
+			x->oat[n->node_of[i] + 2]++;
+	for (size_t k = 0; k < n->n; k++) {
+		x->at[k + 2] += x->at[k + 1];
+		x->oat[k + 2] += x->oat[k + 1];
+	}
+	for (size_t i = 0; i < n->edge_n; i++)
+		if (!n->edges[i].to_kind && !n->edges[i].backward)
+			x->edge[x->at[n->edges[i].to + 1]++] = i;
+	for (size_t i = 0; i < n->ops; i++)
+		if (n->node_of[i] != SIZE_MAX)
+			x->op[x->oat[n->node_of[i] + 1]++] = i;
+	return 0;
+}
+
 /* The 1x1 convolution kernel depth (*kz) and output depth (*oz) every NN
  * convolution of node k has; 0 when they differ or there is none. */
-static int conv_depths(const nbg_network *n, size_t k, uint32_t *kz, uint32_t *oz)
+static int conv_depths(const nbg_network *n, const incoming *x, size_t k, uint32_t *kz, uint32_t *oz)
 {
 	*kz = *oz = 0;
-	for (size_t i = 0; i < n->ops; i++) {
-		const nbg_cmd_op *op = n->node_of[i] == k ? nbg_commands_op_of(n->c, i) : NULL;
+	for (size_t j = x->oat[k]; j < x->oat[k + 1]; j++) {
+		const nbg_cmd_op *op = nbg_commands_op_of(n->c, x->op[j]);
 		if (!op || op->engine != NBG_CMD_NN)
 			continue;
 		if (op->type != NBG_GRAPH_OP_NN || strcmp(op->kind, "conv") || op->kernel[0] != 1 ||
@@ -825,20 +867,18 @@ static int conv_depths(const nbg_network *n, size_t k, uint32_t *kz, uint32_t *o
 	return *kz != 0;
 }
 
-/* The layers feeding node k (non-backward edges), when each is a layer
- * and each edge carries its whole tensor, all of one byte count: their
- * number, how many are known only by the engine's view, and a known one's
- * tensor (NULL when none is known or two known ones differ). */
-static const nbg_net_tensor *operand_shape(const nbg_network *n, size_t k, unsigned eb, uint32_t *count,
-					   uint32_t *unknown)
+/* The layers feeding node k, when each is a layer and each edge carries
+ * its whole tensor, all of one byte count: their number, how many are
+ * known only by the engine's view, and a known one's tensor (NULL when
+ * none is known or two known ones differ). */
+static const nbg_net_tensor *operand_shape(const nbg_network *n, const incoming *x, size_t k, unsigned eb,
+					   uint32_t *count, uint32_t *unknown)
 {
 	const nbg_net_tensor *s = NULL;
 	uint64_t bytes = 0;
 	*count = *unknown = 0;
-	for (size_t i = 0; i < n->edge_n; i++) {
-		const nbg_net_edge *e = &n->edges[i];
-		if (e->to_kind || e->to != k || e->backward)
-			continue;
+	for (size_t j = x->at[k]; j < x->at[k + 1]; j++) {
+		const nbg_net_edge *e = &n->edges[x->edge[j]];
 		const nbg_net_tensor *t = e->from_kind ? NULL : &n->nodes[e->from].out;
 		if (!t || (*count && e->bytes != bytes) || elements(t->dims) * eb != e->bytes)
 			return NULL;
@@ -856,13 +896,13 @@ static const nbg_net_tensor *operand_shape(const nbg_network *n, size_t k, unsig
 
 /* Node k's operands have tensor s: those known only by the engine's view
  * take it, and so do the node's input and (same count) output. */
-static void take_operands(nbg_network *n, size_t k, const nbg_net_tensor *s)
+static void take_operands(nbg_network *n, const incoming *x, size_t k, const nbg_net_tensor *s)
 {
 	nbg_net_layer *l = &n->nodes[k];
-	for (size_t i = 0; i < n->edge_n; i++) {
-		const nbg_net_edge *e = &n->edges[i];
+	for (size_t j = x->at[k]; j < x->at[k + 1]; j++) {
+		const nbg_net_edge *e = &n->edges[x->edge[j]];
 		nbg_net_tensor *t = e->from_kind ? NULL : &n->nodes[e->from].out;
-		if (!e->to_kind && e->to == k && !e->backward && t && !known(t)) {
+		if (t && !known(t)) {
 			memcpy(t->dims, s->dims, sizeof(t->dims));
 			t->basis = NBG_NET_SHAPE_PROPAGATED;
 		}
@@ -886,6 +926,39 @@ static int elementwise(const char *op)
 	return 0;
 }
 
+/* A convolution with a fused addition adds an operand of its output's
+ * shape: a producer known only by the engine's view whose whole tensor,
+ * of the output's element count, the node reads takes the output's shape. */
+static void fused_operands(nbg_network *n, const incoming *x, size_t k, unsigned eb)
+{
+	const nbg_net_tensor *o = &n->nodes[k].out;
+	if (!n->nodes[k].fused || strcmp(n->nodes[k].fused, "add") || !known(o))
+		return;
+	for (size_t j = x->at[k]; j < x->at[k + 1]; j++) {
+		const nbg_net_edge *e = &n->edges[x->edge[j]];
+		nbg_net_tensor *t = e->from_kind ? NULL : &n->nodes[e->from].out;
+		const uint32_t *v = t && t->dims[0] ? t->dims : t ? t->view : NULL;
+		if (t && !known(t) && v[0] && elements(v) == elements(o->dims) &&
+		    e->bytes == elements(o->dims) * eb) {
+			memcpy(t->dims, o->dims, sizeof(t->dims));
+			t->basis = NBG_NET_SHAPE_PROPAGATED;
+		}
+	}
+}
+
+/* Bytes per element of node k's input, or, for a node without NN / TP
+ * operations, of the first layer producer's output that has a known data
+ * type; 0 unknown. */
+static unsigned node_element_bytes(const nbg_network *n, const incoming *x, size_t k)
+{
+	const nbg_net_layer *l = &n->nodes[k];
+	unsigned eb = element_bytes(l->in.data_type);
+	for (size_t j = x->at[k]; !eb && l->in.data_type == UINT32_MAX && j < x->at[k + 1]; j++)
+		if (!n->edges[x->edge[j]].from_kind)
+			eb = element_bytes(n->nodes[n->edges[x->edge[j]].from].out.data_type);
+	return eb;
+}
+
 /* Layers reading the whole tensors of N >= 2 layers of one byte count:
  * - a 1x1 convolution of kernel depth N and one output channel: the N
  *   tensors are its N input planes and each output value a weighted sum of
@@ -896,43 +969,24 @@ static int elementwise(const char *op)
  * - a 1x1 convolution whose kernel depth is N x their channels: a
  *   convolution of their concatenation along channels, its input their x
  *   and y with that depth.
- * And a fused addition's operand (fused_operands). */
-/* A convolution with a fused addition adds an operand of its output's
- * shape: a producer known only by the engine's view whose whole tensor,
- * of the output's element count, the node reads takes the output's shape. */
-static void fused_operands(nbg_network *n, size_t k, unsigned eb)
+ * And a fused addition's operand (fused_operands).  -1: out of memory. */
+static int operands(nbg_network *n)
 {
-	const nbg_net_tensor *o = &n->nodes[k].out;
-	if (!n->nodes[k].fused || strcmp(n->nodes[k].fused, "add") || !known(o))
-		return;
-	for (size_t i = 0; i < n->edge_n; i++) {
-		const nbg_net_edge *e = &n->edges[i];
-		nbg_net_tensor *t = e->from_kind ? NULL : &n->nodes[e->from].out;
-		const uint32_t *v = t && t->dims[0] ? t->dims : t ? t->view : NULL;
-		if (!e->to_kind && e->to == k && !e->backward && t && !known(t) && v[0] &&
-		    elements(v) == elements(o->dims) && e->bytes == elements(o->dims) * eb) {
-			memcpy(t->dims, o->dims, sizeof(t->dims));
-			t->basis = NBG_NET_SHAPE_PROPAGATED;
-		}
+	incoming x;
+	if (incoming_build(n, &x) != 0) {
+		incoming_free(&x);
+		return -1;
 	}
-}
-
-static void operands(nbg_network *n)
-{
 	for (size_t k = 0; k < n->n; k++) {
 		nbg_net_layer *l = &n->nodes[k];
 		uint32_t kz = 0, oz = 0, count, unknown;
-		unsigned eb = element_bytes(l->in.data_type);
-		/* a node without NN / TP operations: its producers' data type */
-		for (size_t i = 0; !eb && l->in.data_type == UINT32_MAX && i < n->edge_n; i++)
-			if (!n->edges[i].to_kind && n->edges[i].to == k && !n->edges[i].from_kind)
-				eb = element_bytes(n->nodes[n->edges[i].from].out.data_type);
-		int conv = l->op && !strcmp(l->op, "Conv2D") && conv_depths(n, k, &kz, &oz);
+		unsigned eb = node_element_bytes(n, &x, k);
+		int conv = l->op && !strcmp(l->op, "Conv2D") && conv_depths(n, &x, k, &kz, &oz);
 		if (eb)
-			fused_operands(n, k, eb);
+			fused_operands(n, &x, k, eb);
 		if (!eb || (!conv && !(elementwise(l->op) && !known(&l->in))))
 			continue;
-		const nbg_net_tensor *s = operand_shape(n, k, eb, &count, &unknown);
+		const nbg_net_tensor *s = operand_shape(n, &x, k, eb, &count, &unknown);
 		if (!s || count < 2)
 			continue;
 		if (!conv || (kz == count && oz == 1)) {
@@ -940,7 +994,7 @@ static void operands(nbg_network *n)
 				l->op = "Add";
 				l->kernel[0] = l->kernel[1] = 0;
 			}
-			take_operands(n, k, s);
+			take_operands(n, &x, k, s);
 		} else if (!unknown && (uint64_t)kz == (uint64_t)count * s->dims[2] && !known(&l->in)) {
 			l->in.dims[0] = s->dims[0];
 			l->in.dims[1] = s->dims[1];
@@ -948,6 +1002,8 @@ static void operands(nbg_network *n)
 			l->in.basis = NBG_NET_SHAPE_PROPAGATED;
 		}
 	}
+	incoming_free(&x);
+	return 0;
 }
 
 /* A Copy layer whose commands give its output no extent (TP copies into
@@ -1017,8 +1073,9 @@ int nbg_network_shapes(nbg_network *n)
 		/* what forward() settled joins the ends it left to the engine */
 		whole_edges(n, prod);
 	}
+	if (rc == 0)
+		rc = operands(n);
 	if (rc == 0) {
-		operands(n);
 		slices(n, prod);
 		rc = copies(n);
 	}
