@@ -201,3 +201,32 @@ int nbg_cpu_plan_add(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_c
 	cv->add.on = 1;
 	return 1;
 }
+
+/* The second image of a 16-bit addition (the int16 fused addition, the
+ * fp16 SP addition): word `at` its relocated address, word `strides` its
+ * row and slice strides (low, high 16 bits), x x y x z 2-byte elements;
+ * into *a and *r, 0 with the step refused when it does not lie inside its
+ * memory.  `type` names the data in the refusal. */
+int nbg_cpu_add_second16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_add *a, uint32_t x, uint32_t y, uint32_t z,
+			 const uint32_t *w, unsigned at, unsigned strides, const char *type, nbg_cmd_ref *r)
+{
+	long ri = nbg_cpu_add_image_at(p, s, at, w[at], r);
+	if (ri < 0)
+		return 0;
+	a->region = (size_t)ri;
+	a->base = r->offset;
+	a->row = w[strides] & 0xffffu;
+	a->slice = w[strides] >> 16;
+	uint64_t last = 0;
+	if (a->row < 2ull * x || a->slice < a->row * y ||
+	    !nbg_cpu_image_fits(p, a->region, a->base, 2ull * x, y, z, a->row, a->slice,
+				&last)) {
+		nbg_cpu_refuse(s, "address-outside-memory", "its second image %ux%ux%u %s at %s+0x%llx (row %llu, "
+			       "slice %llu bytes, word %u) does not lie inside that memory's %llu bytes", x,
+			       y, z, type, nbg_graph_source_type_name(r->source_type),
+			       (unsigned long long)a->base, (unsigned long long)a->row, (unsigned long long)a->slice,
+			       strides, (unsigned long long)p->regions[a->region].size);
+		return 0;
+	}
+	return 1;
+}

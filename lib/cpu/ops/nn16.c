@@ -344,24 +344,8 @@ static int plan_add16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_c
 			       ADD16_WORDS);
 		return 0;
 	}
-	long ri = nbg_cpu_add_image_at(p, s, ADD16_W_ADDRESS, w[ADD16_W_ADDRESS], &r);
-	if (ri < 0)
+	if (!nbg_cpu_add_second16(p, s, &n->add, n->pool_x, n->pool_y, n->out_z, w, ADD16_W_ADDRESS, ADD16_W_STRIDES, "int16", &r))
 		return 0;
-	a->region = (size_t)ri;
-	a->base = r.offset;
-	a->row = w[ADD16_W_STRIDES] & 0xffffu;
-	a->slice = w[ADD16_W_STRIDES] >> 16;
-	uint64_t last = 0;
-	if (a->row < 2ull * n->pool_x || a->slice < a->row * n->pool_y ||
-	    !nbg_cpu_image_fits(p, a->region, a->base, 2ull * n->pool_x, n->pool_y, n->out_z, a->row, a->slice,
-				&last)) {
-		nbg_cpu_refuse(s, "address-outside-memory", "its second image %ux%ux%u int16 at %s+0x%llx (row %llu, "
-			       "slice %llu bytes, word %d) does not lie inside that memory's %llu bytes", n->pool_x,
-			       n->pool_y, n->out_z, nbg_graph_source_type_name(r.source_type),
-			       (unsigned long long)a->base, (unsigned long long)a->row, (unsigned long long)a->slice,
-			       ADD16_W_STRIDES, (unsigned long long)p->regions[a->region].size);
-		return 0;
-	}
 	/* words 35 (relocated, bits 0-25) and 33 (32-byte units): where the
 	 * image ends and its bytes, in every corpus command; another reading
 	 * (a circular buffer it would wrap through) is not established */
@@ -377,7 +361,6 @@ static int plan_add16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_c
 			       (unsigned long long)a->base, (unsigned long long)bytes);
 		return 0;
 	}
-	(void)last;
 	/* |acc| < 2^55 and |b| <= 2^15: the convolution's shift at most 45 and
 	 * the second image's at most 84 keep every term below 2^126 */
 	uint32_t v[3] = { (w[ADD16_W_SCALE] >> 2) | (w[ADD16_W_SCALE_HI] >> 31) << 30, w[ADD16_W_MAX],

@@ -116,23 +116,9 @@ static int nnf16_second(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 			       "sum");
 		return 0;
 	}
-	long ri = nbg_cpu_add_image_at(p, s, SPF_W_ADDRESS, w[SPF_W_ADDRESS], &r);
-	if (ri < 0)
+	if (!nbg_cpu_add_second16(p, s, a, n->pool_x, n->pool_y, n->out_z, w, SPF_W_ADDRESS, SPF_W_STRIDES, "fp16", &r))
 		return 0;
-	a->region = (size_t)ri;
-	a->base = r.offset;
-	a->row = w[SPF_W_STRIDES] & 0xffffu;
-	a->slice = w[SPF_W_STRIDES] >> 16;
-	uint64_t last, bytes = a->slice * n->out_z;
-	if (a->row < 2ull * n->pool_x || a->slice < a->row * n->pool_y ||
-	    !nbg_cpu_image_fits(p, a->region, a->base, 2ull * n->pool_x, n->pool_y, n->out_z, a->row, a->slice,
-				&last)) {
-		nbg_cpu_refuse(s, "address-outside-memory", "its second image %ux%ux%u fp16 at %s+0x%llx (word %d "
-			       "strides 0x%08x) does not lie inside that memory", n->pool_x, n->pool_y, n->out_z,
-			       nbg_graph_source_type_name(r.source_type), (unsigned long long)a->base, SPF_W_STRIDES,
-			       w[SPF_W_STRIDES]);
-		return 0;
-	}
+	uint64_t bytes = a->slice * n->out_z;
 	/* no buffer: word 35 relocated by no patch, its bits 0-25 all set (the
 	 * value the commands hold where no circular buffer is, as word 28) */
 	int none = !nbg_command_word_ref(p->g, s->operation, SPF_W_END, w[SPF_W_END], &end) && !end.patched &&
