@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -66,15 +67,28 @@ static int threads_now(void)
 	return n;
 }
 
+/* The threads the process had before any pool existed: 1, or more where
+ * it runs under an emulator that keeps threads of its own (qemu-user's
+ * RCU thread shows in /proc/self/task). */
+static int base_threads = -1;
+
 static void expect_alone(const char *when)
 {
 	int n = threads_now();
-	if (n < 0) {
+	/* a joined thread may show in /proc/self/task until the kernel has
+	 * reaped it: look again for up to 200 ms */
+	for (int i = 0; i < 40 && n > base_threads && base_threads >= 0; i++) {
+		struct timespec t = { 0, 5 * 1000 * 1000 };
+		nanosleep(&t, NULL);
+		n = threads_now();
+	}
+	if (n < 0 || base_threads < 0) {
 		printf("threads %s: not judged (/proc/self/task cannot be read)\n", when);
 		return;
 	}
-	if (n != 1)
-		fail_msg("%s: %d threads in the process, the pool's workers left behind", when, n);
+	if (n != base_threads)
+		fail_msg("%s: %d threads in the process (%d before any pool), the pool's workers left behind",
+			 when, n, base_threads);
 }
 
 static void test_items(void **state)
@@ -112,6 +126,11 @@ static void test_release_leaves_none(void **state)
 static void test_fork(void **state)
 {
 	(void)state;
+	if (base_threads != 1) {
+		/* qemu-user aborts in its own code when a threaded guest forks */
+		printf("fork: not judged (the process started with %d threads: an emulator's)\n", base_threads);
+		return;
+	}
 	nbg_cpu_pool_hold();
 	assert_true(items_once(3, 1)); /* the parent's pool started, held */
 	pid_t pid = fork();
@@ -148,6 +167,7 @@ static void test_scratch(void **state)
 
 int main(void)
 {
+	base_threads = threads_now();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_unheld_leaves_none),
