@@ -42,7 +42,5 @@ struct nbg_commands {
 
 /* The hardware data-type code of an I/O record's buffer format; -1: none. */
 NBG_INTERNAL int nbg_command_format_code(uint32_t data_format);
-/* Bytes per element of a hardware data-type code (unknown codes: 1). */
-NBG_INTERNAL unsigned nbg_command_type_bytes(uint32_t code);
 
 #endif

@@ -69,6 +69,8 @@ NBG_INTERNAL int nbg_command_ring(const nbg_graph *g, size_t operation, uint32_t
 NBG_INTERNAL const uint8_t *nbg_command_lut_table(const nbg_model *m, const nbg_graph *g,
 						  const nbg_cmd *cmd, size_t operation, nbg_cmd_ref *r,
 						  uint64_t *size);
+/* Bytes per element of a hardware data-type code (unknown codes: 1). */
+NBG_INTERNAL unsigned nbg_command_type_bytes(uint32_t code);
 /* The table coefficient streams and lookup tables lie in: COEF_DATA when
  * present and decoded, else the LCDT; -1 when neither. */
 NBG_INTERNAL int nbg_command_coef_table(const nbg_graph *g);

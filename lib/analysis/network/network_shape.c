@@ -788,7 +788,7 @@ static void engine_views(nbg_network *n, int all)
 /* Bytes per element of a command data type, 0 when unknown. */
 static unsigned element_bytes(uint32_t type)
 {
-	return type == 0 || type == 2 ? 1 : type == 1 || type == 4 || type == 7 ? 2 : 0;
+	return nbg_command_data_type_name(type) ? nbg_command_type_bytes(type) : 0;
 }
 
 /* Edges that carry channels of their producer's tensor to a reader they
