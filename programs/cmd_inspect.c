@@ -84,8 +84,10 @@ static int inspect_text(const nbg_model *m, const char *path, const inspect_opts
 			nbg_text_graph(stdout, m, g, o->a.graph);
 		if (o->a.commands)
 			nbg_text_commands(stdout, m, g, c);
-		if (o->a.network)
+		if (o->a.network && o->a.only)
 			nbg_text_network(stdout, d);
+		else if (o->a.network) /* the default report holds the table */
+			nbg_text_network_edges(stdout, d);
 		if (o->a.weights)
 			nbg_text_weights(stdout, m, g, c, w);
 		if (o->a.memory)

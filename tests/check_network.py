@@ -488,6 +488,14 @@ def check_sample(nbg, sample):
     # (the fully connected layer) into word 22 of their NN commands
     zps = [l["output"]["zero_point"] for l in net["layers"][:2]]
     check(zps == [0, 140], "sample: the commands' output zero points %s" % zps)
+    # the text report: the Network table and the edge list once each, with
+    # the default report (which holds the table) and with --only
+    for extra in ([], ["--only"]):
+        text = subprocess.run([*nbg, "inspect", *extra, "--network", sample],
+                              capture_output=True, text=True).stdout
+        counts = (text.count("\nNetwork (layers"), text.count("\nNetwork edges (4;"))
+        check(counts == (1, 1), "sample: inspect %s--network prints the Network table and "
+              "its 4 edges once each (%d, %d times)" % ("".join(e + " " for e in extra), *counts))
 
 
 def main():

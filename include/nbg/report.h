@@ -80,6 +80,9 @@ NBG_API void nbg_text_report_decoded(FILE *out, nbg_decoded *d, const char *path
 /* `nbg inspect --network`: the Network table of the report, then every edge
  * of the network view with its bytes and basis (nbg/layers.h). */
 NBG_API void nbg_text_network(FILE *out, nbg_decoded *d);
+/* Only the edges: for a caller that printed the default report, which holds
+ * the Network table already. */
+NBG_API void nbg_text_network_edges(FILE *out, nbg_decoded *d);
 
 /* The tables `what` selects, then the tables' coverage and every finding. */
 NBG_API void nbg_text_graph(FILE *out, const nbg_model *m, const nbg_graph *g, unsigned what);

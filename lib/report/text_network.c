@@ -108,14 +108,11 @@ static void end_text(FILE *out, const nbg_network *n, unsigned kind, size_t i)
 		fprintf(out, "op %zu", l ? l->first_operation : i);
 }
 
-void nbg_text_network(FILE *out, nbg_decoded *d)
+void nbg_text_network_edges(FILE *out, nbg_decoded *d)
 {
 	const nbg_network *n = NULL;
 
-	if (!out)
-		return;
-	nbg_text_network_decoded(out, d);
-	if (nbg_decoded_network(d, &n, NULL) != NBG_OK)
+	if (!out || nbg_decoded_network(d, &n, NULL) != NBG_OK)
 		return;
 	fprintf(out, "\nNetwork edges (%zu; bytes that flow, the last writer of each byte read):\n",
 		nbg_network_edge_count(n));
@@ -132,4 +129,12 @@ void nbg_text_network(FILE *out, nbg_decoded *d)
 			fprintf(out, ", a slice of the producer's %" PRIu32 " channels", e->slice_of);
 		fputc('\n', out);
 	}
+}
+
+void nbg_text_network(FILE *out, nbg_decoded *d)
+{
+	if (!out)
+		return;
+	nbg_text_network_decoded(out, d);
+	nbg_text_network_edges(out, d);
 }
