@@ -401,6 +401,33 @@ def multi_producer(layers, edges, totals):
         totals["layers of several producers, " + kind] += 1
 
 
+def check_views(doc, name, layers):
+    """An engine view is something the engine addresses: on a layer whose
+    operations are all NN / TP commands, it holds no more elements than the
+    layer's operations address on that side together (the commands section's
+    own dimensions, per operation).  An extent over tiles that make no image
+    (a mean beside the tensor it is subtracted from) would hold far more."""
+    ops = collections.defaultdict(list)
+    for o in doc["commands"]["operations"]:
+        ops[o["layer_id"]].append(o)
+    bad, judged = [], 0
+    for layer in layers:
+        if layer["other_operations"] or layer["layer"] is None:
+            continue
+        for side in ("input", "output"):
+            t = layer[side]
+            dims = [o.get(side) for o in ops.get(layer["layer"], [])]
+            if t["basis"] != "engine view" or not dims or None in dims:
+                continue
+            judged += 1
+            most = sum(d[0] * d[1] * d[2] for d in dims)
+            if math.prod(t["shape"]) > most:
+                bad.append("layer %d %s %s, its %d operations address %d elements" %
+                           (layer["layer"], side, t["shape"], len(dims), most))
+    check(not bad, "%s: %d engine views of NN / TP layers within what their operations address%s" %
+          (name, judged, ": " + "; ".join(bad[:3]) if bad else ""))
+
+
 def check_file(nbg, path, totals):
     doc = network(nbg, path, core=True)
     net, name = doc["network"], os.path.basename(path)
@@ -427,6 +454,7 @@ def check_file(nbg, path, totals):
                                                                             shape, count))
     check(not bad, "%s: %d layers; record shapes hold the records' element counts%s" %
           (name, len(layers), ": " + "; ".join(bad[:3]) if bad else ""))
+    check_views(doc, name, layers)
     drawn = [(json.dumps(e["from"]), json.dumps(e["to"])) for e in edges if not e["backward"]]
     check(not cyclic(drawn), "%s: the drawn edges make no cycle (%d drawn, %d backward)" %
           (name, len(drawn), len(edges) - len(drawn)))

@@ -77,6 +77,8 @@ typedef struct gather {
 	size_t tiles[2];
 	uint64_t elements[2], sum_y[2], sum_z[2];
 	uint32_t first[2][3];
+	uint32_t big[2][3];      /* the tile of the most elements */
+	uint64_t big_elements[2];
 	int same[2][3];
 	int full_depth; /* every input tile is a convolution's reading all its channels */
 	uint64_t ring[2];  /* the smallest circular buffer a tile is in (bytes) */
@@ -101,15 +103,16 @@ static void tile_add(gather *x, int s, const nbg_cmd_ref *r, const uint32_t d[3]
 		x->other_space[s] = 1;
 	x->tiles[s]++;
 	x->elements[s] += (uint64_t)d[0] * d[1] * d[2];
+	if ((uint64_t)d[0] * d[1] * d[2] > x->big_elements[s]) {
+		x->big_elements[s] = (uint64_t)d[0] * d[1] * d[2];
+		memcpy(x->big[s], d, sizeof(x->big[s]));
+	}
 	x->sum_y[s] += d[1];
 	x->sum_z[s] += d[2];
 }
 
-/* Side s's whole image from its tiles: the extent their addresses give
- * where the tiles fill it exactly (outputs; inputs: cover it, their halos
- * overlapping), else rows or channels split evenly (outputs: equal x and
- * z, y summed; equal x and y, z summed), else 0 -- the engine's view only. */
-static int tiles_whole(const gather *x, int s, uint32_t d[3])
+/* tiles_whole's rules; d is the extent when none holds. */
+static int tiles_image(const gather *x, int s, uint32_t d[3])
 {
 	const uint32_t *e = x->t[s].ext;
 	uint64_t ext = (uint64_t)e[0] * e[1] * e[2];
@@ -141,6 +144,22 @@ static int tiles_whole(const gather *x, int s, uint32_t d[3])
 		return 1;
 	}
 	return 0;
+}
+
+/* Side s's whole image from its tiles: the extent their addresses give
+ * where the tiles fill it exactly (outputs; inputs: cover it, their halos
+ * overlapping), else rows or channels split evenly (outputs: equal x and
+ * z, y summed; equal x and y, z summed), else 0 -- the engine's view only,
+ * which is then the largest tile as the engine addresses it: an extent
+ * over tiles that make no one image (a mean and the tensor it is
+ * subtracted from, rings of a few rows) is the shape of nothing. */
+static int tiles_whole(const gather *x, int s, uint32_t d[3])
+{
+	if (!tiles_image(x, s, d)) {
+		memcpy(d, x->big[s], 3 * sizeof(uint32_t));
+		return 0;
+	}
+	return 1;
 }
 
 /* A zero point a command states: TP field tf or NN field nf (-1: none);
