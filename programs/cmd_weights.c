@@ -251,6 +251,16 @@ static int write_op(export_set *x, const nbg_weights_op *o, int dequantize, json
 			return rc;
 		json_object_set_new(files, "lut_inputs", json_string(name));
 	}
+	json_object_set_new(files, "lut_table", json_null());
+	const uint8_t *table = nbg_weights_op_lut_table(o, NULL);
+	if (table) { /* a convolution's NN_LUT operation: the table after its kernels */
+		uint64_t one = 1024; /* entries (nbg/weights.h) */
+		snprintf(name, sizeof(name), "op%zu_lut_table.npy", op);
+		rc = write_npy(x, name, "<f4", &one, 1, table, one * 4);
+		if (rc)
+			return rc;
+		json_object_set_new(files, "lut_table", json_string(name));
+	}
 	/* where the floats come from */
 	json_object_set_new(files, "float_source",
 			    !dequantize ? json_null()

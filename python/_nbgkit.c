@@ -698,6 +698,15 @@ static PyObject *model_weights(ModelObject *self, PyObject *unused)
 				Py_CLEAR(d);
 			Py_XDECREF(b);
 		}
+		/* a convolution's NN_LUT operation: the table after its kernels,
+		 * 1,024 float32 little-endian values */
+		const uint8_t *lt = nbg_weights_op_lut_table(o, NULL);
+		if (d && lt) {
+			PyObject *b = blob_new(cap, lt, 1024 * 4);
+			if (!b || PyDict_SetItemString(d, "lut_table", b))
+				Py_CLEAR(d);
+			Py_XDECREF(b);
+		}
 		if (d && bit != UINT64_MAX) {
 			PyObject *b = PyLong_FromUnsignedLongLong(bit);
 			if (!b || PyDict_SetItemString(d, "bit_offset", b))

@@ -183,6 +183,26 @@ def judge_lut(op, out, name, figures):
     figures["lut"][key] = figures["lut"].get(key, 0) + 1
 
 
+def judge_table_after(op, out, name):
+    """A convolution's NN_LUT stream: the table's 1,024 values equal the
+    words read here from the raw bytes at the stream's last 4,160 bytes (the
+    table's 4,108 and zeros to its 64-byte end), and the export has them;
+    its kernels are judged against the source as any other's."""
+    import numpy as np
+    size = op["stream"]["size"]
+    data = open(op["_path"], "rb").read()[op["stream"]["offset"]:][:size]
+    at = size - 4160
+    raw = np.frombuffer(data[at:at + 4108], "<u4")
+    want = np.array([fp21(int(w)) for w in raw[:1024]], dtype=np.float64)
+    table = np.load(os.path.join(out, op["files"]["lut_table"]))
+    ok = (op["lut"]["after_kernels_at"] == at and not any(data[at + 4108:]) and
+          op["lut"]["tail"] == [int(w) for w in raw[1024:]] and
+          table.dtype == np.float32 and np.array_equal(table.astype(np.float64), want))
+    check(ok, "%s: operation %d: its kernels' stream ends with a table at byte %d whose 1,024 "
+          "values are the stream's words (read from the file's bytes), then zeros" %
+          (name, op["operation"], at))
+
+
 def judge(nbg, path, src, figures):
     import numpy as np
     sources = source_kernels(src)
@@ -207,6 +227,8 @@ def judge(nbg, path, src, figures):
                 continue
             if op["status"] != "decoded" or op["data_type"] not in ("int16", "fp16"):
                 continue
+            if op.get("lut") and op["lut"]["after_kernels_at"] is not None:
+                judge_table_after(op, out, name)
             judged += 1
             codes = np.load(os.path.join(out, op["files"]["weights"]))
             hit = None

@@ -1077,6 +1077,86 @@ static void test_synth_lut(void **state)
 	free(b);
 }
 
+/* An NN_LUT operation under a convolution's command whose stream is a
+ * kernel stream, then a table in its last 4,160 bytes: the kernels decode
+ * as the plain NN operation's (the same stream without the table, decoded
+ * here side by side), the table's values are its words; a non-zero byte
+ * after the table is refused where it is, a table word that is no value
+ * at its bit. */
+static void test_synth_conv_lut(void **state)
+{
+	tlayer L = make_layer(4, 3, 3, 3, 1, 0, 0);
+	ce_opts o = { .format = CE_V8A, .zrl = 1 };
+	size_t n, size, count, plain_count;
+	uint8_t *st = ce_encode(&L.l, &o, &n);
+	size_t k = (n + 63) / 64 * 64, total = k + 4160;
+	uint8_t *both = calloc(1, total);
+
+	(void)state;
+	assert_non_null(both);
+	memcpy(both, st, n);
+	for (uint32_t i = 0; i < 1024; i++)
+		put32(both + k + 4 * i, (i & 1) << 20 | (1 + i % 29) << 15 | ((i * 31) & 0x7fff));
+	put32(both + k + 4096, 0x36000000u);
+	for (int round = 0; round < 3; round++) {
+		size_t plain_size;
+		uint8_t *plain = ce_nbg_file(&L.l, st, n, 0x1000003b, &plain_size);
+		uint8_t *b = ce_nbg_file(&L.l, both, total, 0x1000003b, &size);
+		nbg_model *m;
+		nbg_error e;
+		assert_int_equal(nbg_parse(b, size, NULL, &m, &e), NBG_OK);
+		b[nbg_model_section(m, 4)->offset + 32] = 7; /* operation 1: NN_LUT */
+		nbg_model_free(m);
+		fx_refresh(b, size);
+		decoded_file d, dp;
+		decode_buf(b, size, &d);
+		decode_buf(plain, plain_size, &dp);
+		const nbg_weights_op *w = nbg_weights_at(d.w, 0), *wp = nbg_weights_at(dp.w, 0);
+		if (round == 1) { /* a byte after the table */
+			assert_int_equal(nbg_weights_op_status(w), NBG_WEIGHTS_NOT_DECODED);
+			assert_string_equal(nbg_weights_op_reason_id(w), "nonzero-tail");
+			assert_int_equal(nbg_weights_op_bit_offset(w), 8 * (k + 4150));
+		} else if (round == 2) { /* entry 7 with bit 24 set */
+			assert_int_equal(nbg_weights_op_status(w), NBG_WEIGHTS_NOT_DECODED);
+			assert_string_equal(nbg_weights_op_reason_id(w), "lut-entry-invalid");
+			assert_int_equal(nbg_weights_op_bit_offset(w), 8 * k + 7 * 32);
+		} else {
+			uint64_t at = 0;
+			assert_int_equal(nbg_weights_op_status(w), NBG_WEIGHTS_DECODED);
+			assert_int_equal(nbg_weights_op_status(wp), NBG_WEIGHTS_DECODED);
+			assert_int_equal(nbg_weights_op_format(w), NBG_WEIGHTS_FORMAT_V8A);
+			const uint8_t *c = nbg_weights_op_codes(w, &count), *cp = nbg_weights_op_codes(wp, &plain_count);
+			assert_int_equal(count, plain_count);
+			assert_memory_equal(c, cp, count);
+			assert_memory_equal(nbg_weights_op_bias(w), nbg_weights_op_bias(wp), 4 * sizeof(int32_t));
+			const uint8_t *t = nbg_weights_op_lut_table(w, &at);
+			assert_non_null(t);
+			assert_int_equal(at, k);
+			for (uint32_t i = 0; i < 1024; i++) {
+				uint32_t bits = get32(t + 4 * i);
+				float f;
+				memcpy(&f, &bits, sizeof(f));
+				assert_true((double)f == word_value(get32(both + k + 4 * i)));
+			}
+			assert_int_equal(nbg_weights_op_lut_tail(w)[0], 0x36000000u);
+			assert_null(nbg_weights_op_lut_table(wp, NULL));
+		}
+		free_decoded(&d);
+		free_decoded(&dp);
+		free(b);
+		free(plain);
+		if (round == 0)
+			both[k + 4150] = 1;
+		else if (round == 1) {
+			both[k + 4150] = 0;
+			put32(both + k + 28, get32(both + k + 28) | 1u << 24);
+		}
+	}
+	free(both);
+	free(st);
+	free_layer(&L);
+}
+
 /* `nbg weights --out`: the .npy files hold the arrays, weights.json their
  * SHA-256 (sha256sum's, not libnbg's). */
 static void test_cli_out(void **state)
@@ -1342,10 +1422,15 @@ static int verdict_holds(const uint8_t *b, const decoded_file *d, const nbg_weig
 	case NBG_WEIGHTS_DECODED:
 		if (k->tp)
 			return entry && (k->dtype == 0 || k->tp_int8);
-		/* an NN_LUT table: 4,108 bytes to its entry's end (raw_checks) */
+		/* an NN_LUT table: 4,108 bytes to its entry's end (raw_checks); or,
+		 * under a convolution's command (kernel_z_size set), a longer
+		 * stream: int16 kernels in a v8a stream, then the table */
+		if (k->type == NBG_GRAPH_OP_NN_LUT && nbg_weights_op_stream_size(o) == 4108)
+			return entry && nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_LUT;
 		if (k->type == NBG_GRAPH_OP_NN_LUT)
-			return entry && nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_LUT &&
-			       nbg_weights_op_stream_size(o) == 4108;
+			return entry && k->kz && nbg_weights_op_stream_size(o) > 4160 && k->dtype == 4 &&
+			       (p[0] & 15) == 2 && nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_V8A &&
+			       nbg_weights_op_lut_table(o, NULL);
 		/* uint8 kernels; int8 ones with input zero point 0; int16 ones in
 		 * a v8a stream whose header (byte 0) has bit16 set */
 		return entry && k->type == NBG_GRAPH_OP_NN &&
@@ -1419,6 +1504,26 @@ static void tally(corpus_walk *cw, const char *kind, const char *what)
 	cw->k[i].n++;
 }
 
+/* An NN_LUT table at p: 1,024 words of 21 bits (a sign, 5 exponent bits of
+ * bias 15, 15 mantissa bits; exponent 0 only for +-0), then 3 words; each
+ * value in `values` (float32 little-endian) the word's, computed here from
+ * the bits; the tail the words after the entries. */
+static void lut_words(const uint8_t *p, const uint8_t *values, const nbg_weights_op *o)
+{
+	for (size_t i = 0; i < 1024; i++) {
+		uint32_t w = get32(p + 4 * i), e = w >> 15 & 31, mant = w & 0x7fff;
+		assert_int_equal(w >> 21, 0);
+		assert_true(e != 31 && (e || !mant));
+		double v = e ? ldexp(1.0 + mant / 32768.0, (int)e - 15) : 0.0;
+		uint32_t bits = get32(values + 4 * i);
+		float f;
+		memcpy(&f, &bits, sizeof(f));
+		assert_true((double)f == (w >> 20 ? -v : v) && (signbit(f) != 0) == (w >> 20 != 0));
+	}
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(nbg_weights_op_lut_tail(o)[k], get32(p + 4096 + 4 * k));
+}
+
 /* The checks of a decoded stream, re-read from its raw bytes. */
 static void raw_checks(const uint8_t *p, size_t n, const nbg_weights_op *o)
 {
@@ -1469,27 +1574,26 @@ static void raw_checks(const uint8_t *p, size_t n, const nbg_weights_op *o)
 		return;
 	}
 	if (nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_LUT) {
-		/* 1,024 words of 21 bits (a sign, 5 exponent bits of bias 15, 15
-		 * mantissa bits; exponent 0 only for +-0), then 3 words; each code
-		 * the word's value, computed here from the bits */
 		size_t cn;
 		const uint8_t *codes = nbg_weights_op_codes(o, &cn);
 		assert_int_equal(n, 4108);
 		assert_int_equal(cn, 1024);
 		assert_int_equal(nbg_weights_op_code_bytes(o), 4);
-		for (size_t i = 0; i < 1024; i++) {
-			uint32_t w = get32(p + 4 * i), e = w >> 15 & 31, mant = w & 0x7fff;
-			assert_int_equal(w >> 21, 0);
-			assert_true(e != 31 && (e || !mant));
-			double v = e ? ldexp(1.0 + mant / 32768.0, (int)e - 15) : 0.0;
-			uint32_t bits = get32(codes + 4 * i);
-			float f;
-			memcpy(&f, &bits, sizeof(f));
-			assert_true((double)f == (w >> 20 ? -v : v) && (signbit(f) != 0) == (w >> 20 != 0));
-		}
-		assert_int_equal(nbg_weights_op_lut_tail(o)[0], get32(p + 4096));
+		lut_words(p, codes, o);
 		assert_true((nbg_weights_op_lut_inputs(o) != NULL) == (nbg_weights_op_data_type(o) == 1));
 		return;
+	}
+	uint64_t at;
+	const uint8_t *table = nbg_weights_op_lut_table(o, &at);
+	if (table) {
+		/* a convolution's NN_LUT stream: the table in the last 4,160
+		 * bytes (4,108 and zeros to the 64-byte end), the kernels before */
+		assert_true(n > 4160);
+		assert_int_equal(at, n - 4160);
+		lut_words(p + at, table, o);
+		for (size_t i = (size_t)at + 4108; i < n; i++)
+			assert_int_equal(p[i], 0);
+		n = (size_t)at;
 	}
 	if (nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_F32) {
 		/* a float32 pair per channel, the first an fp16 value exactly */
@@ -2203,6 +2307,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_synth_int8),
 		cmocka_unit_test(test_synth_file_rejected), cmocka_unit_test(test_synth_unsupported),
 		cmocka_unit_test(test_synth_lut),
+		cmocka_unit_test(test_synth_conv_lut),
 		cmocka_unit_test(test_cli_out),         cmocka_unit_test(test_tpfc),
 	};
 	const struct CMUnitTest corpus[] = {

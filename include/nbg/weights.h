@@ -210,6 +210,11 @@ NBG_API const int64_t *nbg_weights_op_bias_stored64(const nbg_weights_op *o);
  * bits, where established (fp16 data), else NULL. */
 NBG_API const uint32_t *nbg_weights_op_lut_tail(const nbg_weights_op *o);
 NBG_API const uint16_t *nbg_weights_op_lut_inputs(const nbg_weights_op *o);
+/* A convolution's NN_LUT operation (its kernels, then a table, in one
+ * stream): the table's 1,024 values as float32 little-endian (the codes of
+ * a table alone), *offset its byte offset in the stream; NULL for any other
+ * operation.  Its tail: nbg_weights_op_lut_tail. */
+NBG_API const uint8_t *nbg_weights_op_lut_table(const nbg_weights_op *o, uint64_t *offset);
 
 /* Of the codes of a decoded stream: smallest, largest, and how many equal
  * the zero point (0s when not decoded).  The codes of int8 and int16 kernels

@@ -166,11 +166,11 @@ static bool fc_column(const nbg_cmd *cmd, nbg_coef_shape *s)
 /* Streams nbgkit does not establish, by what the command says; false when
  * the operation is one of them. */
 static bool supported(const nbg_model *m, const nbg_cmd_op *op, const nbg_cmd *cmd,
-		      nbg_coef_shape *s, uint32_t ky_field, nbg_weights_op *w)
+		      nbg_coef_shape *s, uint32_t ky_field, int conv_lut, nbg_weights_op *w)
 {
 	const char *dt = nbg_command_data_type_name(op->kernel_type);
 
-	if (op->type != NBG_GRAPH_OP_NN) {
+	if (op->type != NBG_GRAPH_OP_NN && !conv_lut) {
 		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-operation-type", UINT64_MAX,
 			   "unsupported (an %s operation: its kernel is not a convolution's)",
 			   nbg_graph_op_type_name(op->type));
@@ -321,6 +321,7 @@ typedef struct pending {
 	size_t at;             /* its position in the result */
 	int tp;                /* a TP fully connected layer's stream (tp-fc) */
 	int lut;               /* an NN_LUT operation's table */
+	int conv_lut;          /* an NN_LUT operation's kernels, then its table */
 	nbg_coef_shape s;
 } pending;
 
@@ -382,44 +383,37 @@ static bool decode_tp(const nbg_model *m, const nbg_coef_shape *s, nbg_weights_o
 }
 
 /*
- * An NN_LUT operation's table (doc/weights.md, "Lookup tables of the NN
- * engine"): NBG_NNLUT_BYTES of the stream, 1,024 entries of the wide
- * layout of TP tables, then three words; the codes are the entries'
- * values as float32 (each exact: 15 mantissa bits), and for fp16 data the
- * inputs the entries hold the function at.  False only when memory ran out.
+ * An NN_LUT table (doc/weights.md, "Lookup tables of the NN engine") at
+ * tab: 1,024 entries of the wide layout of TP tables, then three words into
+ * tail; *values gets the entries' values as float32 bytes (each exact: 15
+ * mantissa bits), *inputs (fp16 data) the inputs the entries hold the
+ * function at.  -1 when memory ran out, 0 when an entry is no value of the
+ * layout (w's reason set, at bit base + the entry's), 1 when read.
  */
-static bool decode_lut(const nbg_model *m, const nbg_coef_shape *s, nbg_weights_op *w)
+static int read_lut(const uint8_t *tab, int fp16, uint64_t base, nbg_weights_op *w, uint32_t tail[3],
+		    uint8_t **values, uint16_t **inputs)
 {
-	const uint8_t *tab = m->data + w->stream_offset;
-
-	if (w->stream_size != NBG_NNLUT_BYTES) {
-		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-lut-size", UINT64_MAX,
-			   "unsupported (an NN_LUT stream of %" PRIu64 " bytes: the tables "
-			   "established are %u bytes, 1,024 entries and 3 words)",
-			   w->stream_size, NBG_NNLUT_BYTES);
-		return true;
-	}
 	uint8_t *v = malloc(NBG_LUT_ENTRIES * 4);
-	uint16_t *in = s->fp16 ? malloc(NBG_LUT_ENTRIES * sizeof(*in)) : NULL;
-	if (!v || (s->fp16 && !in)) {
+	uint16_t *in = fp16 ? malloc(NBG_LUT_ENTRIES * sizeof(*in)) : NULL;
+	if (!v || (fp16 && !in)) {
 		free(v);
 		free(in);
-		return false;
+		return -1;
 	}
 	for (uint32_t k = 0; k < 3; k++)
-		w->lut_tail[k] = le32(tab + 4 * (NBG_LUT_ENTRIES + k));
-	int sign = (w->lut_tail[0] & NBG_NNLUT_SIGN) != 0;
+		tail[k] = le32(tab + 4 * (NBG_LUT_ENTRIES + k));
+	int sign = (tail[0] & NBG_NNLUT_SIGN) != 0;
 	for (uint32_t i = 0; i < NBG_LUT_ENTRIES; i++) {
 		uint32_t word = le32(tab + 4 * i);
 		double x;
 		if (!nbg_command_lut_entry(word, 1, &x)) {
-			set_reason(w, NBG_WEIGHTS_NOT_DECODED, "lut-entry-invalid", 32ull * i,
+			set_reason(w, NBG_WEIGHTS_NOT_DECODED, "lut-entry-invalid", base + 32ull * i,
 				   "entry %u (0x%08x) is no finite value of the table's layout "
 				   "(a sign, 5 exponent and 15 mantissa bits in the low 21 bits)",
 				   i, word);
 			free(v);
 			free(in);
-			return true;
+			return 0;
 		}
 		float f = (float)x;
 		uint32_t bits;
@@ -428,6 +422,28 @@ static bool decode_lut(const nbg_model *m, const nbg_coef_shape *s, nbg_weights_
 		if (in)
 			in[i] = nbg_command_nnlut_input(i, sign);
 	}
+	*values = v;
+	*inputs = in;
+	return 1;
+}
+
+/* An NN_LUT operation's stream that is its table alone: the codes are the
+ * table's values.  False only when memory ran out. */
+static bool decode_lut(const nbg_model *m, const nbg_coef_shape *s, nbg_weights_op *w)
+{
+	uint8_t *v;
+	uint16_t *in;
+
+	if (w->stream_size != NBG_NNLUT_BYTES) {
+		set_reason(w, NBG_WEIGHTS_UNSUPPORTED, "unsupported-lut-size", UINT64_MAX,
+			   "unsupported (an NN_LUT stream of %" PRIu64 " bytes and no convolution: "
+			   "the tables established are %u bytes, 1,024 entries and 3 words)",
+			   w->stream_size, NBG_NNLUT_BYTES);
+		return true;
+	}
+	int rc = read_lut(m->data + w->stream_offset, s->fp16, 0, w, w->lut_tail, &v, &in);
+	if (rc <= 0)
+		return rc == 0;
 	w->status = NBG_WEIGHTS_DECODED;
 	w->reason_id = "";
 	w->reason[0] = '\0';
@@ -436,6 +452,45 @@ static bool decode_lut(const nbg_model *m, const nbg_coef_shape *s, nbg_weights_
 	w->codes = v;
 	w->code_bytes = 4;
 	w->lut_inputs = in;
+	return true;
+}
+
+/*
+ * An NN_LUT operation whose command is a convolution and whose stream is
+ * longer than a table: the convolution's kernel stream, then the table at
+ * the last NBG_NNLUT_SPAN bytes (its 4,108 bytes, zeros to the 64-byte
+ * end; doc/weights.md, "A convolution and its table in one stream").  The
+ * kernels decode as any convolution's within the bytes before the table;
+ * the table is kept beside them (nbg_weights_op_lut_table).  False only
+ * when memory ran out.
+ */
+static bool decode_conv_lut(const nbg_model *m, const nbg_coef_shape *s, nbg_weights_op *w)
+{
+	uint64_t size = w->stream_size, k = size - NBG_NNLUT_SPAN;
+	const uint8_t *p = m->data + w->stream_offset;
+	uint8_t *v;
+	uint16_t *in;
+
+	for (uint64_t i = k + NBG_NNLUT_BYTES; i < size; i++)
+		if (p[i]) {
+			set_reason(w, NBG_WEIGHTS_NOT_DECODED, "nonzero-tail", 8 * i,
+				   "byte %" PRIu64 " after the table at byte %" PRIu64 " is 0x%02x, "
+				   "not the zero padding to the stream's end", i, k, p[i]);
+			return true;
+		}
+	int rc = read_lut(p + k, 0, 8 * k, w, w->lut_tail, &v, &in);
+	if (rc <= 0)
+		return rc == 0;
+	free(in);
+	w->stream_size = k;
+	bool ok = decode_one(m, s, w);
+	w->stream_size = size;
+	if (!ok || w->status != NBG_WEIGHTS_DECODED) {
+		free(v);
+		return ok;
+	}
+	w->lut_table = v;
+	w->lut_offset = k;
 	return true;
 }
 
@@ -457,6 +512,7 @@ static bool op_ready(const nbg_model *m, const nbg_graph *g, const nbg_commands 
 	w->bit = UINT64_MAX;
 	w->data_type = op->kernel_type;
 	w->first = w;
+	p->conv_lut = 0;
 	if (op->engine == NBG_CMD_TP) {
 		nbg_cmd_ref r;
 		return nbg_weights_tp_fc(g, op, cmd, &r) && tp_fc_ready(m, g, op, cmd, &r, w, p);
@@ -468,7 +524,15 @@ static bool op_ready(const nbg_model *m, const nbg_graph *g, const nbg_commands 
 		w->shape[0] = NBG_LUT_ENTRIES;
 		w->shape[1] = w->shape[2] = w->shape[3] = 1;
 		p->s.fp16 = op->kernel_type == NBG_COEF_TYPE_FP16;
-		return locate(m, g, &op->kernel_ref, w);
+		if (!locate(m, g, &op->kernel_ref, w))
+			return false;
+		/* a longer stream under a convolution's command: its kernels, then
+		 * the table */
+		if (w->stream_size <= NBG_NNLUT_SPAN || !cmd || cmd->engine != NBG_CMD_NN ||
+		    !op->kernel[2] || !op->out[2])
+			return true;
+		p->lut = 0;
+		p->conv_lut = 1;
 	}
 	shape_of(m, cmd, &p->s, &ky_field);
 	w->shape[0] = p->s.out;
@@ -477,7 +541,8 @@ static bool op_ready(const nbg_model *m, const nbg_graph *g, const nbg_commands 
 	w->shape[3] = p->s.kx;
 	w->zero_point = (int32_t)p->s.zero_point;
 	w->in_zero_point = p->s.in_zero_point;
-	if (!locate(m, g, &op->kernel_ref, w) || !supported(m, op, cmd, &p->s, ky_field, w))
+	if ((!p->conv_lut && !locate(m, g, &op->kernel_ref, w)) ||
+	    !supported(m, op, cmd, &p->s, ky_field, p->conv_lut, w))
 		return false;
 	w->shape[2] = p->s.ky; /* a 0x7d fully connected command's kernels are one column */
 	w->shape[3] = p->s.kx;
@@ -505,7 +570,7 @@ static bool same_kernels(const pending *a, const pending *b)
 {
 	const nbg_coef_shape *x = &a->s, *y = &b->s;
 
-	return a->tp == b->tp && a->lut == b->lut && x->out == y->out && x->kz == y->kz && x->ky == y->ky &&
+	return a->tp == b->tp && a->lut == b->lut && a->conv_lut == b->conv_lut && x->out == y->out && x->kz == y->kz && x->ky == y->ky &&
 	       x->kx == y->kx && x->superblock == y->superblock &&
 	       x->zero_point == y->zero_point && x->in_zero_point == y->in_zero_point &&
 	       x->depthwise == y->depthwise && x->per_channel == y->per_channel &&
@@ -548,6 +613,8 @@ static void share(const nbg_weights_op *first, nbg_weights_op *w)
 	w->code_bytes = first->code_bytes;
 	memcpy(w->lut_tail, first->lut_tail, sizeof(w->lut_tail));
 	w->lut_inputs = first->lut_inputs;
+	w->lut_table = first->lut_table;
+	w->lut_offset = first->lut_offset;
 	w->first = (nbg_weights_op *)first;
 }
 
@@ -589,9 +656,10 @@ static bool decode_streams(const nbg_model *m, nbg_weights *r, pending *p, size_
 					   last->stream_offset, last->stream_size);
 			continue;
 		}
-		if (!(p[i].lut  ? decode_lut(m, &p[i].s, first)
-		      : p[i].tp ? decode_tp(m, &p[i].s, first)
-				: decode_one(m, &p[i].s, first)))
+		if (!(p[i].lut	    ? decode_lut(m, &p[i].s, first)
+		      : p[i].conv_lut ? decode_conv_lut(m, &p[i].s, first)
+		      : p[i].tp	    ? decode_tp(m, &p[i].s, first)
+				    : decode_one(m, &p[i].s, first)))
 			return false;
 		if (!last || first->stream_offset + first->stream_size >
 				     last->stream_offset + last->stream_size)
@@ -728,6 +796,7 @@ void nbg_weights_free(nbg_weights *w)
 		free(w->ops[i].bias64);
 		free(w->ops[i].slope);
 		free(w->ops[i].lut_inputs);
+		free(w->ops[i].lut_table);
 	}
 	free(w->ops);
 	free(w->spans);
@@ -822,7 +891,17 @@ int nbg_weights_stat_value(const nbg_weights_op *o, uint32_t stat, double *v)
 
 const uint32_t *nbg_weights_op_lut_tail(const nbg_weights_op *o)
 {
-	return o && o->format == NBG_WEIGHTS_FORMAT_LUT && o->codes ? o->lut_tail : NULL;
+	return o && ((o->format == NBG_WEIGHTS_FORMAT_LUT && o->codes) || o->lut_table) ? o->lut_tail
+											 : NULL;
+}
+
+const uint8_t *nbg_weights_op_lut_table(const nbg_weights_op *o, uint64_t *offset)
+{
+	if (!o || !o->lut_table)
+		return NULL;
+	if (offset)
+		*offset = o->lut_offset;
+	return o->lut_table;
 }
 
 const uint16_t *nbg_weights_op_lut_inputs(const nbg_weights_op *o)

@@ -43,6 +43,10 @@ struct nbg_weights_op {
 	 * where established (fp16 data), else NULL */
 	uint32_t lut_tail[3];
 	uint16_t *lut_inputs;
+	/* a convolution's NN_LUT operation: its table after the kernels (float32
+	 * values, native order) and the table's byte offset in the stream */
+	uint8_t *lut_table;
+	uint64_t lut_offset;
 	/* nbg_weights_op_stats' figures of the first's codes, computed at the
 	 * first call and kept (atomic): bit 63 set once computed, min in bits
 	 * 0-7, max in 8-15, zero points from bit 16 */

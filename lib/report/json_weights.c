@@ -152,12 +152,16 @@ static json_t *op_json(const nbg_graph *g, const nbg_commands *c, const nbg_weig
 					      ((double)shape[0] * shape[1] * shape[2] * shape[3])));
 	json_object_set_new(j, "per_channel_scale", json_boolean(nbg_weights_op_scale(o) != NULL));
 	const uint32_t *tail = nbg_weights_op_lut_tail(o);
+	uint64_t at;
+	int after = nbg_weights_op_lut_table(o, &at) != NULL;
 	if (tail)
-		json_object_set_new(j, "lut", json_pack("{s:[I,I,I],s:b,s:s?}", "tail",
+		json_object_set_new(j, "lut", json_pack("{s:[I,I,I],s:b,s:s?,s:o}", "tail",
 							 (json_int_t)tail[0], (json_int_t)tail[1],
 							 (json_int_t)tail[2], "sign_support",
 							 (tail[0] >> 28 & 1) != 0, "inputs",
-							 nbg_weights_op_lut_inputs(o) ? "float16" : NULL));
+							 nbg_weights_op_lut_inputs(o) ? "float16" : NULL,
+							 "after_kernels_at",
+							 after ? json_integer((json_int_t)at) : json_null()));
 	json_object_set_new(j, "sha256", shared_sha(w, o, sha));
 	return j;
 }

@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "coef/coefficients.h"
 #include "common/half.h"
@@ -57,7 +58,7 @@ void nbg_text_weights_op(FILE *out, const nbg_graph *g, const nbg_weights_op *o)
 	double vmin, vmax;
 	int real = nbg_weights_stat_value(o, st_min, &vmin);
 	nbg_weights_stat_value(o, st_max, &vmax);
-	if (nbg_weights_op_lut_tail(o)) {
+	if (nbg_weights_op_format(o) == NBG_WEIGHTS_FORMAT_LUT) {
 		fprintf(out, "decoded lut (1,024 entries, inputs %s), values %g..%g, %.1f%% zero\n",
 			!nbg_weights_op_lut_inputs(o)		? "not established"
 			: nbg_weights_op_lut_tail(o)[0] >> 28 & 1 ? "of both signs"
@@ -69,9 +70,24 @@ void nbg_text_weights_op(FILE *out, const nbg_graph *g, const nbg_weights_op *o)
 		nbg_weights_format_name(nbg_weights_op_format(o)), nbg_weights_op_order(o), cores,
 		cores == 1 ? "" : "s", nbg_weights_op_zero_point(o), real ? "values" : "codes",
 		vmin, vmax);
-	fprintf(out, ", %.1f%% zero weights%s%s\n", n ? 100.0 * (double)st_zero / (double)n : 0.0,
+	fprintf(out, ", %.1f%% zero weights%s%s", n ? 100.0 * (double)st_zero / (double)n : 0.0,
 		nbg_weights_op_scale(o) ? ", per-channel floats" : "",
 		nbg_weights_op_prelu_slope(o) ? ", PReLU slopes" : "");
+	uint64_t at;
+	const uint8_t *t = nbg_weights_op_lut_table(o, &at);
+	if (t) {
+		float lo = 0, hi = 0, f;
+		for (uint32_t i = 0; i < 1024; i++) {
+			uint32_t b = (uint32_t)t[4 * i] | (uint32_t)t[4 * i + 1] << 8 |
+				     (uint32_t)t[4 * i + 2] << 16 | (uint32_t)t[4 * i + 3] << 24;
+			memcpy(&f, &b, sizeof(f));
+			lo = i && lo < f ? lo : f;
+			hi = i && hi > f ? hi : f;
+		}
+		fprintf(out, "; then a lookup table at byte %" PRIu64 " of the stream (1,024 entries, "
+			"values %g..%g)", at, (double)lo, (double)hi);
+	}
+	fputc('\n', out);
 }
 
 void nbg_text_weights(FILE *out, const nbg_model *m, const nbg_graph *g, const nbg_commands *c,

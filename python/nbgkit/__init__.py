@@ -184,8 +184,10 @@ class Weights:
     carries one.  An NN_LUT operation's table (``format`` ``lut``): ``codes``
     are its 1,024 entries' values (float32, shape [1024, 1, 1, 1]) and
     ``lut_inputs`` the input each holds the function at (float16) where that
-    is established (fp16 data).  The arrays are read-only views of the
-    decoded result."""
+    is established (fp16 data).  A convolution's NN_LUT operation (its
+    kernels, then a table, in one stream) has its kernels as ``codes`` and
+    the table's values in ``lut_table`` (float32 [1024]).  The arrays are
+    read-only views of the decoded result."""
     index: int
     operation: int
     command: int
@@ -207,6 +209,7 @@ class Weights:
     bias_stored: Any = None
     scale: Any = None
     lut_inputs: Any = None
+    lut_table: Any = None
 
     def floats(self):
         """The weights as float32 where the file gives them, with where
@@ -539,11 +542,13 @@ class Model:
             if op is not None and d["operation"] != op:
                 continue
             shape = tuple(d["shape"])
-            codes, bias, stored, scale, inputs = (d.pop(k, None) for k in (
-                "codes", "bias", "bias_stored", "scale", "lut_inputs"))
+            codes, bias, stored, scale, inputs, table = (d.pop(k, None) for k in (
+                "codes", "bias", "bias_stored", "scale", "lut_inputs", "lut_table"))
             w = Weights(**{k: v for k, v in d.items() if k != "shape"}, shape=shape)
             if inputs is not None:
                 w.lut_inputs = np.frombuffer(inputs, dtype="<f2")
+            if table is not None:
+                w.lut_table = np.frombuffer(table, dtype="<f4")
             if codes is not None:
                 # int8 and int16 kernels hold signed codes, tables float32
                 # values (doc/weights.md)

@@ -102,6 +102,9 @@ NBG_INTERNAL int nbg_command_lut_entry(uint32_t w, int wide, double *v);
  * inputs only (clear).  nbg_command_nnlut_input gives entry i's input bits.
  */
 #define NBG_NNLUT_BYTES (NBG_LUT_ENTRIES * 4u + 12u)
+/* the table with its zeros to the next 64-byte boundary, where it follows
+ * a convolution's kernels in one stream */
+#define NBG_NNLUT_SPAN ((NBG_NNLUT_BYTES + 63u) & ~63u)
 #define NBG_NNLUT_SIGN (1u << 28)
 NBG_INTERNAL uint16_t nbg_command_nnlut_input(uint32_t i, int sign);
 /* The function such a table of size bytes holds, as the network view
