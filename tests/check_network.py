@@ -114,7 +114,7 @@ def tflite_model(path):
 
 
 # BuiltinOperator values of the schema
-CONV_2D, DEPTHWISE_CONV_2D, MAX_POOL_2D = 3, 4, 17
+CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, MAX_POOL_2D = 3, 4, 9, 17
 
 
 def tflite_ops(path):
@@ -137,9 +137,16 @@ def source_ops(path):
     O,H,W,I (depthwise 1,H,W,C)."""
     want = collections.Counter()
     for code, ins, outs in tflite_ops(path):
+        if code == FULLY_CONNECTED and len(ins) > 1 and len(ins[1]) == 2:
+            want[("FullyConnected", None, None, 1, 1, ins[1][1], 1, 1, ins[1][0])] += 1
+            continue
         if code not in (CONV_2D, DEPTHWISE_CONV_2D, MAX_POOL_2D) or len(ins[0]) != 4:
             continue
         a, b = ins[0], outs[0]
+        if code == CONV_2D and ins[1][1:3] == a[1:3] and b[1:3] == [1, 1]:
+            # a kernel over the whole image: a fully connected layer
+            want[("FullyConnected", None, None, a[2], a[1], a[3], 1, 1, b[3])] += 1
+            continue
         if code == MAX_POOL_2D:
             kernel = (None, None)
             name = "MaxPool"
@@ -160,12 +167,13 @@ def check_source(nbg, path, tflite):
     unknown = 0
     for layer in network(nbg, path)["network"]["layers"]:
         op = layer["operator"]
-        if op not in ("Conv2D", "DepthwiseConv2D", "MaxPool"):
+        if op not in ("Conv2D", "DepthwiseConv2D", "MaxPool", "FullyConnected"):
             continue
         if not (whole(layer["input"]) and whole(layer["output"])):
             unknown += 1
             continue
-        kernel = tuple(layer["kernel"]) if op != "MaxPool" and layer["kernel"] else (None, None)
+        kernel = tuple(layer["kernel"]) if op not in ("MaxPool", "FullyConnected") and \
+            layer["kernel"] else (None, None)
         got[(op, *kernel, *layer["input"]["shape"], *layer["output"]["shape"])] += 1
     # a layer whose kernel no command states (an SH program named by the
     # vendor) is judged by its operator and shapes
@@ -173,8 +181,10 @@ def check_source(nbg, path, tflite):
     for k, v in want.items():
         loose[(k[0], None, None) + k[3:]] += v
     extra = collections.Counter({k: v for k, v in got.items() if k[1] is not None}) - want
-    extra += collections.Counter({k: v for k, v in got.items() if k[1] is None and k[0] != "MaxPool"}) - loose
-    check(not extra, "%s: %d convolution and max-pool layers with whole tensors, each one of "
+    extra += collections.Counter({k: v for k, v in got.items()
+                                  if k[1] is None and k[0] not in ("MaxPool", "FullyConnected")}) - loose
+    extra += collections.Counter({k: v for k, v in got.items() if k[0] == "FullyConnected"}) - want
+    check(not extra, "%s: %d convolution, fully connected and max-pool layers with whole tensors, each one of "
           "the %d of %s (kernel, input and output H x W x C); %d without whole tensors%s" %
           (os.path.basename(path), sum(got.values()), sum(want.values()),
            os.path.basename(tflite), unknown,

@@ -125,6 +125,16 @@ static void tp_operator(const nbg_network *n, nbg_net_layer *l, const nbg_cmd_op
 	}
 }
 
+/* An NN_LUT operation that is a convolution with a table: a kernel depth
+ * in its command and a stream longer than a table (doc/weights.md, "A
+ * convolution and its table in one stream"). */
+static int nnlut_convolution(const nbg_network *n, const nbg_cmd_op *op)
+{
+	uint64_t size = 0;
+	return op->kernel[2] && nbg_command_coef_bytes(n->m, n->g, &op->kernel_ref, &size) &&
+	       size > NBG_NNLUT_SPAN;
+}
+
 /* The node's operator from its first NN / TP operation, else the vendor's
  * layer name. */
 static void name_operator(nbg_network *n, nbg_net_layer *l, const nbg_cmd_op *first)
@@ -134,7 +144,10 @@ static void name_operator(nbg_network *n, nbg_net_layer *l, const nbg_cmd_op *fi
 	if (first && first->engine == NBG_CMD_NN) {
 		if (first->type == NBG_GRAPH_OP_NN)
 			nn_operator(l, first);
-		else if (first->type == NBG_GRAPH_OP_NN_LUT) {
+		else if (first->type == NBG_GRAPH_OP_NN_LUT && nnlut_convolution(n, first)) {
+			nn_operator(l, first); /* the table is its activation */
+			l->activation = "lut";
+		} else if (first->type == NBG_GRAPH_OP_NN_LUT) {
 			const char *f = nbg_network_nnlut_function(n, first);
 			l->op = "Activation";
 			l->activation = f ? f : "lut";
