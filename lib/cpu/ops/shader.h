@@ -82,11 +82,15 @@ typedef struct cpu_ref {
 	 * shaders, images 0 (input) and 2 (output) of elt.  IM2COL: the c planes
 	 * of w x h at image 0 into image 2's p = ow x oh rows of k = c x kx x ky
 	 * values, row oy x ow + ox holding in[ci][oy sy - py + j][ox sx - px + i]
-	 * at (ci ky + j) kx + i, 0 outside the planes.  GEMM: row o < n of image 2
-	 * (p values) = fp16(bias[o] + sum over k of codes[o][k] x in[row][k]),
-	 * rows of k at image 0, codes' rows w_row bytes apart, bias n float32. */
+	 * at (ci ky + j) kx + i, 0 outside the planes (and past c kx ky, in
+	 * the fp32 rows of k values).  GEMM: row o < n of image 2 (p values) =
+	 * fp16(bias[o] + sum over k of codes[o][k] x in[row][k]) (fp32: the
+	 * float32 sum), rows of k at image 0, codes' rows w_row bytes apart,
+	 * bias n float32. */
 	struct {
 		uint32_t w, h, c, kx, ky, sx, sy, px, py, ow, p, k, n;
+		uint32_t esize;         /* bytes a value: 2 (fp16), 4 (float32: the fp32 pair,
+					 * whose product stores float32 sums unrounded) */
 		/* CPU_REF_DWCONV16 (ops/shdw16.c): channel ci's ow x p output plane
 		 * at image 2 = fp16(sum over j, i of codes[ci][j kx + i] x
 		 * in[ci][y sy - py + j][x sx - px + i] + bias[ci]), 0 outside */
