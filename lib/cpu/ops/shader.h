@@ -3,7 +3,7 @@
  * reference semantics (doc/cpu-backend.md, "SH and SW operations"), as the
  * plan holds them: one struct for every such kind (ops/softmax.c,
  * ops/shpool.c, ops/shdw.c, ops/shelt.c, ops/shmax.c, ops/spmax.c,
- * ops/shconv.c), and
+ * ops/shconv.c, ops/shf32.c), and
  * the shader uniforms they are read from.  Never installed.
  */
 #ifndef NBG_CPU_OPS_SHADER_H
@@ -18,7 +18,8 @@
 /* What a cpu_ref computes. */
 enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWCONV, CPU_REF_ADD,
 		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL, CPU_REF_PAD, CPU_REF_IM2COL,
-		    CPU_REF_GEMM, CPU_REF_DWCONV16, CPU_REF_MEAN, CPU_REF_SUB };
+		    CPU_REF_GEMM, CPU_REF_DWCONV16, CPU_REF_MEAN, CPU_REF_SUB,
+		    CPU_REF_RELU };
 
 /* CPU_REF_SOFTMAX (ops/softmax.c, ops/spmax.c): a softmax over width uint8
  * values (row 0 of the input image) into width fp16 values,
@@ -60,7 +61,11 @@ typedef struct cpu_ref {
 	const uint8_t *codes;           /* into the model's bytes (an LCDT entry) */
 	size_t in_region, out_region;   /* into the plan's regions */
 	uint64_t in_base, out_base;
-	/* CPU_REF_ADD, CPU_REF_UPSAMPLE (ops/shelt.c): images x x y x z of
+	/* CPU_REF_RELU, CPU_REF_MAXPOOL of ops/shf32.c: float32 images 0 (input)
+	 * and 2 (output) of elt, the output elt.x values x elt.y rows; RELU: out
+	 * = in > 0 ? in : +0, one shape; MAXPOOL: out[y][x] = the largest of
+	 * in[2y + j][2x + i], i, j < 2.
+	 * CPU_REF_ADD, CPU_REF_UPSAMPLE (ops/shelt.c): images x x y x z of
 	 * uint8, image i at region[i] + base[i] with its row and slice strides
 	 * (0, 1: the inputs; 2: the output).  ADD: out = round((in0 - zp0) x a
 	 * + (in1 - zp1) x b + zpo); UPSAMPLE: out[z][2y + j][2x + i] =
