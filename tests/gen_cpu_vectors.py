@@ -1981,6 +1981,27 @@ def shconv_f32_case():
     return c
 
 
+def shf32_other_program_case(layer, fmt, words):
+    """An fp32 ReLU or max pooling shader's uniforms whose program (the
+    synthesized file's, zeros) is not one of the two read: the function is
+    not in the uniforms, so the step keeps the generic refusal."""
+    c = Case("sh-f32-other-program-" + ("relu" if layer == "ActivationLayer" else "maxpool"),
+             "SH %s on float32 images in the fp32 shaders' layout (0x%08x), its program not the one read: "
+             "refused" % (layer, fmt),
+             "doc/cpu-backend.md, The fp32 shaders: only the two programs read are executed (shader-not-executed)")
+    c.add_input(np.zeros(128, np.uint8), [32], FP32)
+    u = {}
+    put(u, 1, words[0] + [fmt, 128, 1, 0, 0])
+    put(u, 9, words[1] + [fmt, 64 if layer != "ActivationLayer" else 128, 1, 0, 0])
+    if layer != "ActivationLayer":
+        put(u, 16, [2, 1])
+    sh_op(c, layer, u, [(0, (INPUT, 0, 0)), (8, (OUTPUT, 0, 0))])
+    c.refused = "shader-not-executed"
+    c.add_output(np.zeros(128 if layer == "ActivationLayer" else 32, np.uint8),
+                 [32 if layer == "ActivationLayer" else 8], FP32)
+    return c
+
+
 SHDW16_STRIDE2 = [0x151515, 0, 0x4320210, 0x654, 0x151515, 0x2100210, 0x210, 0x400] + [0] * 8 + \
     [0x151515, 0, 0x4320210, 0x654, 0x151515, 0x5430543, 0x543, 0x400] + [0] * 8 + \
     [0x111111, 0x111000, 0x40200, 0x402]
@@ -2135,7 +2156,9 @@ def all_cases():
             [tp_f16_case(), lut_case(), tp_int8_case(), tp_u8_scaled_case(), tpfc_case()] +
             [softmax_case(), softmax_int8_case(), softmax_column_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
-             shconv_case(), shconv_f32_case(), shdw16_case()] + spmax_cases() +
+             shconv_case(), shconv_f32_case(), shdw16_case(),
+             shf32_other_program_case("ActivationLayer", 0x44404032, [[128, 1 << 16 | 32], [128, 1 << 16 | 32]]),
+             shf32_other_program_case("Max Pooling", 0x32101034, [[64, 2 << 16 | 4], [32, 1 << 16 | 2]])] + spmax_cases() +
             [spmean_case("sp-mean-x", 0), spmean_case("sp-mean-z", 2),
              spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(),
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
