@@ -14,9 +14,11 @@ runs by reference semantics, against references no C code here computes.
    executed; one writing an output record writes one of its width, whose
    innermost dimension is 2 for the pair softmax.  The PoolingLayer2,
    DepthwiseConvLayer, TensorAdd, TensorScale, TensorPadOperation2 and
-   ConvolutionLayer shaders are executed likewise (check_cpu_shpool.py,
-   check_cpu_shmax.py, check_cpu_shdw.py, check_cpu_shelt.py,
-   check_cpu_int16.py and check_cpu_shconv.py check them) or refused with
+   ConvolutionLayer shaders, and the fp32 ActivationLayer and Max Pooling
+   ones whose program is one of the two read, are executed likewise
+   (check_cpu_shpool.py, check_cpu_shmax.py, check_cpu_shdw.py,
+   check_cpu_shelt.py, check_cpu_int16.py, check_cpu_shconv.py and
+   check_cpu_fp32.py check them) or refused with
    pool-*, shmax-*, shdw-*, shdw16-*, shelt-*, shpad-* and shconv-* ids or a
    memory id naming the layer; every other SH or SW
    operation is refused (shader-not-executed / software-not-executed) with
@@ -348,7 +350,11 @@ def check_plans(nbg, models, docs, failures, figures):
             if o["layer_name"] in ("PoolingLayer2", "DepthwiseConvLayer", "TensorAdd", "TensorScale",
                                    "TensorPadOperation2", "ConvolutionLayer") and \
                     o["type_name"] == "SH" and rest.endswith("execute " + LABEL):
-                pools.append(model)  # check_cpu_shpool/_shmax/_shdw/_shelt/_int16/_shconv.py check these
+                pools.append(model)  # check_cpu_shpool/_shmax/_shdw/_shelt/_int16/_shconv/_fp32.py check these
+                continue
+            if o["layer_name"] in ("ActivationLayer", "Max Pooling") and o["type_name"] == "SH" and \
+                    rest.endswith(", fp32: execute " + LABEL):
+                pools.append(model)  # the fp32 programs read: check_cpu_fp32.py checks these
                 continue
             rid = "shader-not-executed" if o["type_name"] == "SH" else "software-not-executed"
             if o["layer_name"] == "PoolingLayer2" and o["type_name"] == "SH" and \

@@ -6474,29 +6474,45 @@ static const cv_raw c45_raw[] = {
 };
 
 static const uint8_t c46_in0[] = {
-	0x5c, 0x3d, 0x53, 0xbe, 0xd4, 0x3b, 0x77, 0xb8, 0x81, 0xb8, 0, 0, 0xfe, 0x36, 0xcc, 0xb6,
-	0xd2, 0xb5, 0x12, 0x29, 0xba, 0x3a, 0, 0, 0x5e, 0x3f, 0x8d, 0xb1, 0xa1, 0xb4, 0x2f, 0xbe,
-	0x83, 0xbc, 0, 0, 0x52, 0x3f, 0x18, 0x3f, 0x1c, 0x3e, 0xaf, 0x38, 0x94, 0xbc, 0, 0,
-	0x61, 0x38, 0xc6, 0xbd, 0x49, 0xb1, 0xfb, 0x3d, 0xbb, 0xbb, 0, 0, 0x46, 0x39, 0xce, 0x3d,
-	0x9e, 0xbd, 7, 0x34, 0x74, 0xbd, 0, 0, 0x3c, 0xbd, 0x56, 0xbe, 0xc1, 0xbc, 0xbc, 0xb1,
-	0xb7, 0x3c, 0, 0, 0xda, 0x3f, 0xe1, 0x3c, 0xd8, 0xb7, 7, 0x2c, 0xf, 0xbf, 0, 0,
-	0xc1, 0x3a, 0xd7, 0xbe, 0x1f, 0x3e, 0x3c, 0x3b, 0x55, 0x3d, 0, 0, 0xba, 0x3a, 0x51, 0x3a,
-	0xe2, 0x3e, 0x1b, 0x3e, 0x7b, 0xbe, 0, 0, 0x92, 0xb1, 0x73, 0xa7, 0x42, 0xbe, 0x8a, 0xbd,
-	0xc0, 0x3f, 0, 0, 0x4f, 0xbb, 0x5b, 0x3e, 0x5f, 0xbd, 0xe2, 0xbd, 0xd8, 0xb9, 0, 0,
+	0xb8, 0x5f, 0xfa, 0x3f, 0x69, 0xef, 0x4a, 0x3e, 0x47, 0xcc, 0x5f, 0xbf, 0x81, 0x6d, 0xd8, 0xbf,
+	0xf4, 0x73, 0x63, 0xbe, 0, 0, 0, 0, 0xd2, 0xc1, 0xde, 0xbd, 0x20, 0x28, 0xe7, 0xbf,
+	0xbd, 0x60, 0xac, 0xbf, 0x1c, 0xa2, 0xc4, 0xbf, 0xf7, 0x72, 2, 0x3f, 0, 0, 0, 0,
+	0x7e, 0x5d, 0xb6, 0x3f, 0x73, 0xb4, 0x19, 0x3f, 0xdf, 0x3f, 0xfb, 0x3f, 0xfd, 0xe2, 0xf2, 0xbd,
+	0x61, 0x44, 0xf2, 0x3e, 0, 0, 0, 0, 0x7d, 0x8c, 0x5e, 0xbf, 0xb5, 0xb6, 0xf3, 0x3f,
+	0xbd, 0x38, 0x31, 0x3f, 0xe2, 0x95, 0x73, 0xbe, 0x34, 0x5c, 0x57, 0xbf, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0x6c, 0xeb, 0x1e, 0x3d, 0x87, 0x6b, 0xc6, 0xbf,
+	0x95, 0xcc, 0x8b, 0xbf, 0x14, 0xb3, 0xaf, 0xbd, 0x34, 0xb5, 0x83, 0xbf, 0, 0, 0, 0,
+	0x6c, 0x69, 0xe5, 0xbe, 0x61, 0x43, 0xa3, 0x3f, 0xca, 0xd5, 0xd9, 0xbf, 0xe, 0xa7, 0xd8, 0x3f,
+	0x6c, 0xda, 0x8c, 0xbf, 0, 0, 0, 0, 0xc, 0x53, 0x53, 0x3f, 0xf7, 0x63, 0xc7, 0xbf,
+	0x40, 0xdb, 0xce, 0x3e, 0x8e, 0xe3, 0xbe, 0xbe, 0xe9, 0x74, 0xac, 0x3f, 0, 0, 0, 0,
+	6, 0xf8, 0x7f, 0xbf, 0xee, 0x1a, 0x2d, 0xbe, 0x8e, 0x3e, 0x6b, 0x3e, 0xc4, 0, 0x7e, 0xbf,
+	0x73, 0x8e, 0xc7, 0xbf, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c46_in[] = {
-	{ { 6, 4, 3, 1 }, 3, 1, c46_in0, 144 },
+	{ { 208, 1, 1, 1 }, 1, 2, c46_in0, 208 },
 };
 
 static const uint8_t c46_out0[] = {
-	0x7a, 0xbb, 0x12, 0xbc, 0x3d, 0x3e, 0xef, 0xb0, 0xde, 0x37, 0xe2, 0x3b, 0xfe, 0xc4, 0x1b, 0x3c,
-	0xf, 0x3e, 0xa, 0xc3, 0xe6, 0x39, 0x99, 0xb6, 0x57, 0x41, 9, 0x3a, 0x8e, 0x38, 0xe6, 0xbc,
-	0x63, 0xb8, 0x8a, 0x40,
+	0x2d, 0x92, 0x17, 0xc0, 4, 1, 0x98, 0xbe, 0xd5, 0xcb, 0xac, 0xc0, 0x25, 0xbd, 0x51, 0x40,
+	0xad, 0x6e, 0x68, 0xc0, 0xb1, 0xee, 0x28, 0xc0, 0xa2, 0x2b, 0x23, 0x40, 0x60, 0xe3, 0xcb, 0x3e,
+	0xa3, 0xe3, 0x7e, 0x40, 0xe, 0xec, 0xb1, 0x3f, 0x33, 0x33, 0x62, 0xbf, 0, 0x83, 0x13, 0xbe,
+	0x2e, 0x1a, 0xb1, 0xc0, 0xa8, 0x2e, 0x7b, 0xbf, 0xce, 0xde, 0x3a, 0xc0, 0xb4, 0x8d, 0xe0, 0x3f,
+	0x56, 0x4a, 0x43, 0xbf, 0x5e, 0x75, 0x7e, 0xbe, 0xc8, 5, 0x36, 0xbe, 0x4e, 0x21, 0xf8, 0xbf,
+	0x95, 0xd3, 0x47, 0x3f, 0xbb, 0xb7, 0x1f, 0xc0, 0, 0xb8, 0x60, 0xbd, 0x93, 4, 0x1d, 0x3f,
+	0x60, 0x54, 0xcc, 0xbe, 0x66, 0x5a, 0x1b, 0xbf, 0xe9, 0x13, 0x12, 0x40, 0x6e, 0xc7, 0xa2, 0x40,
+	0x8a, 0x58, 0xe2, 0x40, 0xb1, 0x19, 0xc4, 0x3f, 0x68, 7, 0x6a, 0xbf, 0x98, 0xad, 0xc2, 0x3f,
+	0x65, 0x92, 0xeb, 0x3f, 0xb2, 0x15, 0x55, 0x40, 0xb7, 0x32, 0x59, 0x40, 0x90, 0xd, 0xd7, 0x3d,
+	0xdf, 0x56, 0xf5, 0x3e, 0x75, 0x84, 9, 0xc0, 0x45, 0xfb, 0x44, 0xc0, 0xc2, 0xe, 0xa7, 0xbf,
+	0xfd, 0x58, 0x36, 0xc0, 0x57, 0x36, 0x86, 0xc0, 0x54, 0x4d, 6, 0xc0, 0x11, 0x70, 0x5c, 0x40,
+	0xc6, 0x38, 0xa9, 0xbf, 0x4d, 0xbf, 0xa9, 0x3f, 0x7a, 0xd7, 0xc1, 0x40, 0xdd, 0x7a, 0x41, 0x40,
+	0x64, 0xf2, 0x87, 0x40, 0xd9, 0xa8, 0x1c, 0xc0, 0xe1, 0x19, 0x2f, 0x40, 0x45, 0x4f, 0x78, 0xbf,
+	0xf2, 0x28, 0xf3, 0xbe, 0x56, 0x6c, 0x8c, 0xc0, 0xbc, 0x39, 0x23, 0x3f, 5, 0x88, 0xf7, 0x3e,
+	0x24, 0x86, 0x86, 0xbf, 0x26, 0x34, 0xbb, 0xbe, 0xfd, 0xd9, 0x3e, 0x3f, 0xd8, 0xd2, 0xf3, 0x3f,
 };
 
 static const cv_io c46_out[] = {
-	{ { 3, 2, 3, 1 }, 3, 1, c46_out0, 36 },
+	{ { 20, 3, 1, 1 }, 2, 0, c46_out0, 240 },
 };
 
 static const cv_field c46_op0_f[] = {
@@ -6509,12 +6525,122 @@ static const cv_word c46_op0_w[] = {
 
 static const cv_addr c46_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 16, 8, -1, 64, 0 },
+};
+
+static const uint32_t c46_op0_u[] = {
+	0, 0x18, 0x40005, 0x44405002, 0x68, 2, 0, 0,
+	1, 1, 1, 1, 3, 3, 1, 1,
+	0, 0x60, 0x50014, 0x44405002, 0x1e0, 4, 0, 0,
+	5, 4, 2, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_field c46_op1_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c46_op1_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c46_op1_a[] = {
+	{ 2, NULL, 0, 8, -1, 64, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 5, 1, 0, 0 },
+	{ 2, NULL, 28, 2, 0, 0, 0 },
+};
+
+static const uint32_t c46_op1_u[] = {
+	0, 0x60, 0x140005, 0x32101034, 0x780, 1, 0, 0,
+	0, 0x60, 0x30005, 0x32101034, 0x120, 1, 0, 0,
+	0, 0x10, 0x10001, 0x32100034, 0x10, 1, 0, 0,
+	0x14, 0, 0, 0, 0, 0x50, 0x30005, 0x32101034,
+	0xf0, 1, 0, 0, 1, 0xfffffffd, 0xfffffffd,
+};
+
+static const cv_op c46_ops[] = {
+	{ 1, "ConvolutionLayer", -1, c46_op0_f, 0, c46_op0_w, 0, c46_op0_a, 2, c46_op0_u, 48 },
+	{ 1, "ConvolutionLayer", -1, c46_op1_f, 0, c46_op1_w, 0, c46_op1_a, 4, c46_op1_u, 39 },
+};
+
+static const cv_stream c46_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c46_r0[] = {
+	0x95, 0x13, 0xe8, 0x3e, 0xfa, 0x7b, 0xc2, 0xbe, 0x39, 0xc9, 0x26, 0x3f, 0x52, 0xf9, 0xc5, 0xbd,
+	6, 0xcd, 0x4f, 0xbf, 0x81, 0x3f, 0x46, 0x3f, 0x65, 0x8e, 0xf7, 0x3e, 0x18, 0x92, 0x41, 0xbf,
+	0x79, 0x34, 0x36, 0x3f, 0x44, 0xba, 0x5d, 0xbf, 0xc, 0xd1, 0x21, 0xbf, 0xc0, 0xd9, 0x27, 0xbf,
+	0xd2, 0x34, 0x58, 0x3f, 0xf, 0x53, 0xaa, 0x3e, 0x67, 0xd2, 0xfa, 0xbe, 0xf4, 0xa6, 0xfe, 0xbe,
+	0xa4, 0xd3, 0x77, 0x3f, 0x22, 0x16, 0xb7, 0x3e, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x90, 0xf1, 0x47, 0xbe, 0xcf, 0x24, 0x5f, 0xbf, 0x3f, 0xe4, 0xe5, 0xbd, 0x16, 0xf8, 0x15, 0xbf,
+	0xfb, 0xaa, 0xb5, 0xbe, 0xd8, 0x12, 0x99, 0x3e, 0x80, 0x63, 0xe5, 0x3e, 0xc9, 0xb5, 0x81, 0xbd,
+	0xcb, 0xdf, 0x1f, 0xbf, 0xd0, 0x7f, 0xd0, 0xbe, 0xc7, 0x38, 0x38, 0xbf, 0x5a, 0x7a, 0x4f, 0xbf,
+	0xd3, 0xf3, 0x86, 0xbc, 0x59, 0x47, 0x7b, 0x3f, 0xeb, 0x76, 0x42, 0x3f, 0xdd, 0x6c, 0x2d, 0xbf,
+	0xcf, 0xc4, 0xc7, 0xbe, 0xe0, 0x9e, 0x56, 0x3e, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x9c, 0x6f, 0x61, 0x3f, 0xe1, 0xb6, 0xee, 0x3e, 0x2b, 0xd1, 0x6b, 0xbf, 0x67, 0x19, 0x2e, 0xbf,
+	0xf6, 0x1c, 0x5f, 0xbf, 0xd, 0x1f, 0xe3, 0xbd, 0xa9, 0xf6, 0x2d, 0x3f, 0x36, 0xaa, 0xeb, 0x3d,
+	0x14, 0xd0, 0x79, 0x3f, 0x93, 0xc1, 6, 0x3f, 0xba, 0xba, 0x61, 0x3f, 0xbb, 0x30, 0xe8, 0x3e,
+	0xf9, 0x4d, 0xfd, 0xbe, 0xcc, 0x9d, 0x50, 0x3f, 0xf2, 0x27, 0xbd, 0x3e, 0xa6, 0x1e, 0x4a, 0xbf,
+	0xd7, 0x7a, 0x55, 0x3e, 0x88, 0xf4, 0xf2, 0x3e, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c46_r1[] = {
+	0xe5, 0x8a, 6, 0xbf, 0x5c, 0x5c, 0x7a, 0x3f, 0x57, 0x7c, 0x2e, 0x3f, 0, 0, 0, 0,
+};
+
+static const cv_raw c46_raw[] = {
+	{ c46_r0, 288 },
+	{ c46_r1, 16 },
+};
+
+static const uint8_t c47_in0[] = {
+	0x5c, 0x3d, 0x53, 0xbe, 0xd4, 0x3b, 0x77, 0xb8, 0x81, 0xb8, 0, 0, 0xfe, 0x36, 0xcc, 0xb6,
+	0xd2, 0xb5, 0x12, 0x29, 0xba, 0x3a, 0, 0, 0x5e, 0x3f, 0x8d, 0xb1, 0xa1, 0xb4, 0x2f, 0xbe,
+	0x83, 0xbc, 0, 0, 0x52, 0x3f, 0x18, 0x3f, 0x1c, 0x3e, 0xaf, 0x38, 0x94, 0xbc, 0, 0,
+	0x61, 0x38, 0xc6, 0xbd, 0x49, 0xb1, 0xfb, 0x3d, 0xbb, 0xbb, 0, 0, 0x46, 0x39, 0xce, 0x3d,
+	0x9e, 0xbd, 7, 0x34, 0x74, 0xbd, 0, 0, 0x3c, 0xbd, 0x56, 0xbe, 0xc1, 0xbc, 0xbc, 0xb1,
+	0xb7, 0x3c, 0, 0, 0xda, 0x3f, 0xe1, 0x3c, 0xd8, 0xb7, 7, 0x2c, 0xf, 0xbf, 0, 0,
+	0xc1, 0x3a, 0xd7, 0xbe, 0x1f, 0x3e, 0x3c, 0x3b, 0x55, 0x3d, 0, 0, 0xba, 0x3a, 0x51, 0x3a,
+	0xe2, 0x3e, 0x1b, 0x3e, 0x7b, 0xbe, 0, 0, 0x92, 0xb1, 0x73, 0xa7, 0x42, 0xbe, 0x8a, 0xbd,
+	0xc0, 0x3f, 0, 0, 0x4f, 0xbb, 0x5b, 0x3e, 0x5f, 0xbd, 0xe2, 0xbd, 0xd8, 0xb9, 0, 0,
+};
+
+static const cv_io c47_in[] = {
+	{ { 6, 4, 3, 1 }, 3, 1, c47_in0, 144 },
+};
+
+static const uint8_t c47_out0[] = {
+	0x7a, 0xbb, 0x12, 0xbc, 0x3d, 0x3e, 0xef, 0xb0, 0xde, 0x37, 0xe2, 0x3b, 0xfe, 0xc4, 0x1b, 0x3c,
+	0xf, 0x3e, 0xa, 0xc3, 0xe6, 0x39, 0x99, 0xb6, 0x57, 0x41, 9, 0x3a, 0x8e, 0x38, 0xe6, 0xbc,
+	0x63, 0xb8, 0x8a, 0x40,
+};
+
+static const cv_io c47_out[] = {
+	{ { 3, 2, 3, 1 }, 3, 1, c47_out0, 36 },
+};
+
+static const cv_field c47_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c47_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c47_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 8, 5, 0, 0, 0 },
 	{ 2, NULL, 16, 5, 1, 0, 0 },
 	{ 2, NULL, 32, 2, 0, 0, 0 },
 };
 
-static const uint32_t c46_op0_u[] = {
+static const uint32_t c47_op0_u[] = {
 	0, 0xc, 0x40005, 0x44405041, 0x30, 3, 0x10dd10b0, 0,
 	0, 0x14, 0x30009, 0x44405041, 0x3c, 1, 0x10dd10b0, 0,
 	0, 0xc, 0x10003, 0x32100002, 0xc, 1, 0x10de10b0, 0,
@@ -6527,48 +6653,163 @@ static const uint32_t c46_op0_u[] = {
 	0, 0, 0, 0, 0x111111, 0x111000, 0x40200, 0x402,
 };
 
-static const cv_op c46_ops[] = {
-	{ 1, "DepthwiseConvLayer", -1, c46_op0_f, 0, c46_op0_w, 0, c46_op0_a, 4, c46_op0_u, 80 },
+static const cv_op c47_ops[] = {
+	{ 1, "DepthwiseConvLayer", -1, c47_op0_f, 0, c47_op0_w, 0, c47_op0_a, 4, c47_op0_u, 80 },
 };
 
-static const cv_stream c46_s[] = {
+static const cv_stream c47_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c46_r0[] = {
+static const uint8_t c47_r0[] = {
 	0x2a, 0xb6, 0xfd, 0xb0, 0x68, 0xb5, 0x5b, 0x30, 0x7a, 0xba, 0xc5, 0x38, 0x67, 0xb7, 0x95, 0x3a,
 	0x6e, 0x3a, 0, 0, 0xbf, 0xbb, 0xa9, 0x39, 0x9f, 0x35, 0x66, 0xbb, 0x1d, 0xb6, 0x1d, 0x30,
 	5, 0x32, 0xc9, 0x35, 0x3d, 0x34, 0, 0, 5, 0x3b, 0x96, 0x37, 0xd6, 0x37, 0x42, 0xba,
 	0x84, 0xa2, 0xde, 0x39, 0xb5, 0xbb, 0x13, 0xb9, 0x32, 0xba, 0, 0,
 };
 
-static const uint8_t c46_r1[] = {
+static const uint8_t c47_r1[] = {
 	0x6e, 0xe3, 0x34, 0x3f, 5, 0x31, 0x67, 0xbf, 0x32, 0xb6, 0x95, 0xba,
 };
 
-static const cv_raw c46_raw[] = {
-	{ c46_r0, 60 },
-	{ c46_r1, 12 },
+static const cv_raw c47_raw[] = {
+	{ c47_r0, 60 },
+	{ c47_r1, 12 },
 };
 
-static const uint8_t c47_in0[] = {
+static const uint8_t c48_in0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c48_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 0, c48_in0, 128 },
+};
+
+static const uint8_t c48_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c48_out[] = {
+	{ { 32, 1, 1, 1 }, 1, 0, c48_out0, 128 },
+};
+
+static const cv_field c48_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c48_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c48_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+};
+
+static const uint32_t c48_op0_u[] = {
+	0, 0x80, 0x10020, 0x44404032, 0x80, 1, 0, 0,
+	0, 0x80, 0x10020, 0x44404032, 0x80, 1, 0, 0,
+};
+
+static const cv_op c48_ops[] = {
+	{ 1, "ActivationLayer", -1, c48_op0_f, 0, c48_op0_w, 0, c48_op0_a, 2, c48_op0_u, 16 },
+};
+
+static const cv_stream c48_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c48_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c49_in0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c49_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 0, c49_in0, 128 },
+};
+
+static const uint8_t c49_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c49_out[] = {
+	{ { 8, 1, 1, 1 }, 1, 0, c49_out0, 32 },
+};
+
+static const cv_field c49_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c49_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c49_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+};
+
+static const uint32_t c49_op0_u[] = {
+	0, 0x40, 0x20004, 0x32101034, 0x80, 1, 0, 0,
+	0, 0x20, 0x10002, 0x32101034, 0x40, 1, 0, 0,
+	2, 1,
+};
+
+static const cv_op c49_ops[] = {
+	{ 1, "Max Pooling", -1, c49_op0_f, 0, c49_op0_w, 0, c49_op0_a, 2, c49_op0_u, 18 },
+};
+
+static const cv_stream c49_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c49_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c50_in0[] = {
 	0x41, 0x5a, 0x96, 0x5d, 0x68, 0x45, 0x61, 0x73, 0x42, 0x7c,
 };
 
-static const cv_io c47_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c47_in0, 10 },
+static const cv_io c50_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c50_in0, 10 },
 };
 
-static const uint8_t c47_out0[] = {
+static const uint8_t c50_out0[] = {
 	0x41, 0x13, 0xb8, 0x1e, 0x6a, 0x3a, 0x45, 0x20, 0x27, 0x25, 0xff, 0x14, 0xe2, 0x21, 0x38, 0x2a,
 	0xdc, 0x13, 0x65, 0x2e,
 };
 
-static const cv_io c47_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c47_out0, 20 },
+static const cv_io c50_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c50_out0, 20 },
 };
 
-static const cv_field c47_op0_f[] = {
+static const cv_field c50_op0_f[] = {
 	{ "in_image_x_size", 0xa },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -6581,20 +6822,20 @@ static const cv_field c47_op0_f[] = {
 	{ "in_image_y_stride", 0xa },
 };
 
-static const cv_word c47_op0_w[] = {
+static const cv_word c50_op0_w[] = {
 	{ 29, 0x41455dcc },
 	{ 30, 0xc101710d },
 };
 
-static const cv_addr c47_op0_a[] = {
+static const cv_addr c50_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 };
 
-static const uint32_t c47_op0_u[] = {
+static const uint32_t c50_op0_u[] = {
 	0,
 };
 
-static const cv_field c47_op1_f[] = {
+static const cv_field c50_op1_f[] = {
 	{ "out_image_x_size", 0xa },
 	{ "out_image_y_size", 0x1 },
 	{ "out_image_z_size", 0x1 },
@@ -6603,49 +6844,49 @@ static const cv_field c47_op1_f[] = {
 	{ "out_image_y_stride", 0x14 },
 };
 
-static const cv_word c47_op1_w[] = {
+static const cv_word c50_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c47_op1_a[] = {
+static const cv_addr c50_op1_a[] = {
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c47_op1_u[] = {
+static const uint32_t c50_op1_u[] = {
 	0,
 };
 
-static const cv_op c47_ops[] = {
-	{ 6, "Softmax2Layer_SP", -1, c47_op0_f, 10, c47_op0_w, 2, c47_op0_a, 1, c47_op0_u, 0 },
-	{ 6, "Softmax2Layer_SP", -1, c47_op1_f, 6, c47_op1_w, 0, c47_op1_a, 1, c47_op1_u, 0 },
+static const cv_op c50_ops[] = {
+	{ 6, "Softmax2Layer_SP", -1, c50_op0_f, 10, c50_op0_w, 2, c50_op0_a, 1, c50_op0_u, 0 },
+	{ 6, "Softmax2Layer_SP", -1, c50_op1_f, 6, c50_op1_w, 0, c50_op1_a, 1, c50_op1_u, 0 },
 };
 
-static const cv_stream c47_s[] = {
+static const cv_stream c50_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c47_raw[] = {
+static const cv_raw c50_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c48_in0[] = {
+static const uint8_t c51_in0[] = {
 	0xd6, 0xb2, 0x5c, 0xa2, 0x8b, 0x38, 0x90, 0xa8, 0x51, 0xae,
 };
 
-static const cv_io c48_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c48_in0, 10 },
+static const cv_io c51_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c51_in0, 10 },
 };
 
-static const uint8_t c48_out0[] = {
+static const uint8_t c51_out0[] = {
 	0xff, 0x3b, 0x3b, 0xd, 0, 0, 0x96, 0, 1, 0, 0, 0, 3, 0, 0x3d, 2,
 	0, 0, 0x47, 8,
 };
 
-static const cv_io c48_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c48_out0, 20 },
+static const cv_io c51_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c51_out0, 20 },
 };
 
-static const cv_field c48_op0_f[] = {
+static const cv_field c51_op0_f[] = {
 	{ "in_image_x_size", 0xa },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -6658,20 +6899,20 @@ static const cv_field c48_op0_f[] = {
 	{ "in_image_y_stride", 0xa },
 };
 
-static const cv_word c48_op0_w[] = {
+static const cv_word c51_op0_w[] = {
 	{ 29, 0x4209badc },
 	{ 30, 0xc1b4a8a2 },
 };
 
-static const cv_addr c48_op0_a[] = {
+static const cv_addr c51_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 };
 
-static const uint32_t c48_op0_u[] = {
+static const uint32_t c51_op0_u[] = {
 	0,
 };
 
-static const cv_field c48_op1_f[] = {
+static const cv_field c51_op1_f[] = {
 	{ "out_image_x_size", 0xa },
 	{ "out_image_y_size", 0x1 },
 	{ "out_image_z_size", 0x1 },
@@ -6680,50 +6921,50 @@ static const cv_field c48_op1_f[] = {
 	{ "out_image_y_stride", 0x14 },
 };
 
-static const cv_word c48_op1_w[] = {
+static const cv_word c51_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c48_op1_a[] = {
+static const cv_addr c51_op1_a[] = {
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c48_op1_u[] = {
+static const uint32_t c51_op1_u[] = {
 	0,
 };
 
-static const cv_op c48_ops[] = {
-	{ 6, "Softmax2Layer_SP", -1, c48_op0_f, 10, c48_op0_w, 2, c48_op0_a, 1, c48_op0_u, 0 },
-	{ 6, "Softmax2Layer_SP", -1, c48_op1_f, 6, c48_op1_w, 0, c48_op1_a, 1, c48_op1_u, 0 },
+static const cv_op c51_ops[] = {
+	{ 6, "Softmax2Layer_SP", -1, c51_op0_f, 10, c51_op0_w, 2, c51_op0_a, 1, c51_op0_u, 0 },
+	{ 6, "Softmax2Layer_SP", -1, c51_op1_f, 6, c51_op1_w, 0, c51_op1_a, 1, c51_op1_u, 0 },
 };
 
-static const cv_stream c48_s[] = {
+static const cv_stream c51_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c48_raw[] = {
+static const cv_raw c51_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c49_in0[] = {
+static const uint8_t c52_in0[] = {
 	0x53, 0x7b, 0x8a, 0xd0, 0x13, 0x4b, 0x91, 0xd0, 0xac, 0xcf, 0x28, 0x48, 0x2e, 0xce, 0, 0,
 	0xbe, 0x4a, 0x2d, 0x50, 0x7f, 0xc6, 0xb6, 0xca, 0x57, 0xcc, 0x46, 0xce, 0x51, 0xcb, 0, 0,
 	7, 0xbe, 0x4e, 0xd0, 0x1a, 0x4c, 0x6a, 0xcb, 0xe8, 0x4c, 0x12, 0xc8, 0x10, 0, 0, 0,
 };
 
-static const cv_io c49_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c49_in0, 48 },
+static const cv_io c52_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c52_in0, 48 },
 };
 
-static const uint8_t c49_out0[] = {
+static const uint8_t c52_out0[] = {
 	0x2e, 0x70, 0x4d, 0xc4, 0x8a, 0xc2,
 };
 
-static const cv_io c49_out[] = {
-	{ { 3, 1, 1, 1 }, 1, 1, c49_out0, 6 },
+static const cv_io c52_out[] = {
+	{ { 3, 1, 1, 1 }, 1, 1, c52_out0, 6 },
 };
 
-static const cv_field c49_op0_f[] = {
+static const cv_field c52_op0_f[] = {
 	{ "in_image_x_size", 0x7 },
 	{ "in_image_y_size", 0x3 },
 	{ "kernel_z_size", 0x1 },
@@ -6736,297 +6977,6 @@ static const cv_field c49_op0_f[] = {
 	{ "out_image_z_size", 0x1 },
 	{ "in_image_x_stride", 0x10 },
 	{ "in_image_y_stride", 0x30 },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
-static const cv_word c49_op0_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c49_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-};
-
-static const uint32_t c49_op0_u[] = {
-	0,
-};
-
-static const cv_field c49_op1_f[] = {
-	{ "in_image_x_size", 0x1 },
-	{ "in_image_y_size", 0x3 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x0 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x1 },
-	{ "out_image_y_size", 0x3 },
-	{ "out_image_z_size", 0x1 },
-	{ "out_image_x_stride", 0x2 },
-	{ "out_image_y_stride", 0x6 },
-	{ "post_shift", 0x1c },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x1 },
-	{ "post_multiplier_1_to_6", 0x12 },
-	{ "post_multiplier_7_to_14", 0x92 },
-	{ "post_multiplier_15_to_22", 0x24 },
-};
-
-static const cv_word c49_op1_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c49_op1_a[] = {
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c49_op1_u[] = {
-	0,
-};
-
-static const cv_op c49_ops[] = {
-	{ 6, "ReduceMeanLayer_SP", -1, c49_op0_f, 18, c49_op0_w, 1, c49_op0_a, 1, c49_op0_u, 0 },
-	{ 6, "ReduceMeanLayer_SP", -1, c49_op1_f, 16, c49_op1_w, 1, c49_op1_a, 1, c49_op1_u, 0 },
-};
-
-static const cv_stream c49_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c49_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c50_in0[] = {
-	0x53, 0x7b, 0x5d, 0x48, 0x55, 0xcf, 0x30, 0xcd, 0xea, 0xca, 0, 0, 0x2f, 0x4f, 0xa5, 0x4a,
-	0x96, 0x42, 0xb6, 0xd0, 0xad, 0x4c, 0, 0, 0x34, 0xc8, 0xa, 0x4e, 0xe9, 0xcc, 0x6e, 0xd0,
-	0x55, 0x4f, 0, 0, 0x94, 0xcd, 0x9a, 0xc7, 0x5b, 0xcb, 0x3c, 0xd0, 0xdd, 0x4e, 0, 0,
-	0xfb, 0x4e, 0xb7, 0x50, 0x96, 0xc8, 0x8b, 0x50, 0x57, 0xc4, 0, 0, 0xca, 0x4a, 0x2d, 0xd0,
-	0xf1, 0x4f, 0xa, 0xcc, 0x10, 0, 0, 0,
-};
-
-static const cv_io c50_in[] = {
-	{ { 36, 1, 1, 1 }, 1, 1, c50_in0, 72 },
-};
-
-static const uint8_t c50_out0[] = {
-	0xe3, 0x70, 0x26, 0x47, 0x4c, 0xc6, 0x7b, 0xcc, 0xc7, 0x48,
-};
-
-static const cv_io c50_out[] = {
-	{ { 5, 1, 1, 1 }, 1, 1, c50_out0, 10 },
-};
-
-static const cv_field c50_op0_f[] = {
-	{ "in_image_x_size", 0x5 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x6 },
-	{ "in_image_data_type", 0x1 },
-	{ "in_image_data_type_bit_2", 0x0 },
-	{ "kernel_data_type", 0x1 },
-	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x5 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x6 },
-	{ "in_image_x_stride", 0xc },
-	{ "in_image_y_stride", 0xc },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
-static const cv_word c50_op0_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c50_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-};
-
-static const uint32_t c50_op0_u[] = {
-	0,
-};
-
-static const cv_field c50_op1_f[] = {
-	{ "in_image_x_size", 0x5 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x0 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x5 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x1 },
-	{ "out_image_x_stride", 0xa },
-	{ "out_image_y_stride", 0xa },
-	{ "post_shift", 0x1c },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x1 },
-	{ "post_multiplier_1_to_6", 0x15 },
-	{ "post_multiplier_7_to_14", 0x55 },
-	{ "post_multiplier_15_to_22", 0x55 },
-};
-
-static const cv_word c50_op1_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c50_op1_a[] = {
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c50_op1_u[] = {
-	0,
-};
-
-static const cv_op c50_ops[] = {
-	{ 6, "ReduceMeanLayer_SP", -1, c50_op0_f, 18, c50_op0_w, 1, c50_op0_a, 1, c50_op0_u, 0 },
-	{ 6, "ReduceMeanLayer_SP", -1, c50_op1_f, 16, c50_op1_w, 1, c50_op1_a, 1, c50_op1_u, 0 },
-};
-
-static const cv_stream c50_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c50_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c51_in0[] = {
-	0xff, 0x7f, 0x45, 0x1d, 0x82, 0xc3, 0xf, 0x6f, 0x17, 0x94, 0, 0, 0xff, 0x7f, 0x40, 0xad,
-	0x38, 0x5d, 0x87, 0x77, 0x11, 0xc8, 0, 0, 0xff, 0x7f, 6, 0x76, 0x69, 0xd2, 0xf7, 0x2c,
-	0xc4, 0xb2, 0, 0, 0xff, 0x7f, 0x34, 0xe5, 0xd, 0x94, 0x1e, 0x1a, 0xd6, 0xf7, 0, 0,
-	0xff, 0x7f, 0x3e, 0x18, 0x10, 0x15, 0x66, 0x31, 0x78, 0x28, 0, 0, 0xff, 0x7f, 0x17, 0x89,
-	0x83, 0x7e, 0x72, 0x11, 1, 0xbf, 0, 0,
-};
-
-static const cv_io c51_in[] = {
-	{ { 36, 1, 1, 1 }, 1, 1, c51_in0, 72 },
-};
-
-static const uint8_t c51_out0[] = {
-	0, 0x4c, 0xbe, 0xbc, 0x76, 0x38, 0xad, 0x47, 0xb4, 0xc5,
-};
-
-static const cv_io c51_out[] = {
-	{ { 5, 1, 1, 1 }, 1, 1, c51_out0, 10 },
-};
-
-static const cv_field c51_op0_f[] = {
-	{ "in_image_x_size", 0x5 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x6 },
-	{ "in_image_data_type", 0x0 },
-	{ "in_image_data_type_bit_2", 0x1 },
-	{ "kernel_data_type", 0x1 },
-	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x5 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x6 },
-	{ "in_image_x_stride", 0xc },
-	{ "in_image_y_stride", 0xc },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
-static const cv_word c51_op0_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c51_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-};
-
-static const uint32_t c51_op0_u[] = {
-	0,
-};
-
-static const cv_field c51_op1_f[] = {
-	{ "in_image_x_size", 0x5 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x0 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x5 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x1 },
-	{ "out_image_x_stride", 0xa },
-	{ "out_image_y_stride", 0xa },
-	{ "post_shift", 0x11 },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x1 },
-	{ "post_multiplier_1_to_6", 0x15 },
-	{ "post_multiplier_7_to_14", 0x55 },
-	{ "post_multiplier_15_to_22", 0x55 },
-};
-
-static const cv_word c51_op1_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c51_op1_a[] = {
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c51_op1_u[] = {
-	0,
-};
-
-static const cv_op c51_ops[] = {
-	{ 6, "ReduceMeanLayer_SP", -1, c51_op0_f, 18, c51_op0_w, 1, c51_op0_a, 1, c51_op0_u, 0 },
-	{ 6, "ReduceMeanLayer_SP", -1, c51_op1_f, 16, c51_op1_w, 1, c51_op1_a, 1, c51_op1_u, 0 },
-};
-
-static const cv_stream c51_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c51_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c52_in0[] = {
-	0xff, 0x7f, 0x45, 0x1d, 0x82, 0xc3, 0xf, 0x6f, 0x17, 0x94, 0, 0, 0xff, 0x7f, 0x40, 0xad,
-	0x38, 0x5d, 0x87, 0x77, 0x11, 0xc8, 0, 0, 0xff, 0x7f, 6, 0x76, 0x69, 0xd2, 0xf7, 0x2c,
-	0xc4, 0xb2, 0, 0, 0xff, 0x7f, 0x34, 0xe5, 0xd, 0x94, 0x1e, 0x1a, 0xd6, 0xf7, 0, 0,
-	0xff, 0x7f, 0x3e, 0x18, 0x10, 0x15, 0x66, 0x31, 0x78, 0x28, 0, 0, 0xff, 0x7f, 0x17, 0x89,
-	0x83, 0x7e, 0x72, 0x11, 1, 0xbf, 0, 0,
-};
-
-static const cv_io c52_in[] = {
-	{ { 36, 1, 1, 1 }, 1, 1, c52_in0, 72 },
-};
-
-static const uint8_t c52_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const cv_io c52_out[] = {
-	{ { 5, 1, 1, 1 }, 1, 1, c52_out0, 10 },
-};
-
-static const cv_field c52_op0_f[] = {
-	{ "in_image_x_size", 0x5 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x6 },
-	{ "in_image_data_type", 0x0 },
-	{ "in_image_data_type_bit_2", 0x1 },
-	{ "kernel_data_type", 0x1 },
-	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x5 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x6 },
-	{ "in_image_x_stride", 0xc },
-	{ "in_image_y_stride", 0xc },
 	{ "post_shift", 0x1f },
 	{ "post_shift_bit_5_6", 0x3 },
 	{ "post_multiplier", 0x0 },
@@ -7048,22 +6998,22 @@ static const uint32_t c52_op0_u[] = {
 };
 
 static const cv_field c52_op1_f[] = {
-	{ "in_image_x_size", 0x5 },
-	{ "in_image_y_size", 0x1 },
+	{ "in_image_x_size", 0x1 },
+	{ "in_image_y_size", 0x3 },
 	{ "kernel_z_size", 0x1 },
 	{ "in_image_data_type", 0x0 },
 	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x5 },
-	{ "out_image_y_size", 0x1 },
+	{ "out_image_x_size", 0x1 },
+	{ "out_image_y_size", 0x3 },
 	{ "out_image_z_size", 0x1 },
-	{ "out_image_x_stride", 0xa },
-	{ "out_image_y_stride", 0xa },
-	{ "post_shift", 0x11 },
+	{ "out_image_x_stride", 0x2 },
+	{ "out_image_y_stride", 0x6 },
+	{ "post_shift", 0x1c },
 	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier_1_to_6", 0x15 },
-	{ "post_multiplier_7_to_14", 0x55 },
-	{ "post_multiplier_15_to_22", 0x55 },
-	{ "post_multiplier", 0x0 },
+	{ "post_multiplier", 0x1 },
+	{ "post_multiplier_1_to_6", 0x12 },
+	{ "post_multiplier_7_to_14", 0x92 },
+	{ "post_multiplier_15_to_22", 0x24 },
 };
 
 static const cv_word c52_op1_w[] = {
@@ -7092,29 +7042,320 @@ static const cv_raw c52_raw[] = {
 };
 
 static const uint8_t c53_in0[] = {
+	0x53, 0x7b, 0x5d, 0x48, 0x55, 0xcf, 0x30, 0xcd, 0xea, 0xca, 0, 0, 0x2f, 0x4f, 0xa5, 0x4a,
+	0x96, 0x42, 0xb6, 0xd0, 0xad, 0x4c, 0, 0, 0x34, 0xc8, 0xa, 0x4e, 0xe9, 0xcc, 0x6e, 0xd0,
+	0x55, 0x4f, 0, 0, 0x94, 0xcd, 0x9a, 0xc7, 0x5b, 0xcb, 0x3c, 0xd0, 0xdd, 0x4e, 0, 0,
+	0xfb, 0x4e, 0xb7, 0x50, 0x96, 0xc8, 0x8b, 0x50, 0x57, 0xc4, 0, 0, 0xca, 0x4a, 0x2d, 0xd0,
+	0xf1, 0x4f, 0xa, 0xcc, 0x10, 0, 0, 0,
+};
+
+static const cv_io c53_in[] = {
+	{ { 36, 1, 1, 1 }, 1, 1, c53_in0, 72 },
+};
+
+static const uint8_t c53_out0[] = {
+	0xe3, 0x70, 0x26, 0x47, 0x4c, 0xc6, 0x7b, 0xcc, 0xc7, 0x48,
+};
+
+static const cv_io c53_out[] = {
+	{ { 5, 1, 1, 1 }, 1, 1, c53_out0, 10 },
+};
+
+static const cv_field c53_op0_f[] = {
+	{ "in_image_x_size", 0x5 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x6 },
+	{ "in_image_data_type", 0x1 },
+	{ "in_image_data_type_bit_2", 0x0 },
+	{ "kernel_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x5 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x6 },
+	{ "in_image_x_stride", 0xc },
+	{ "in_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c53_op0_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c53_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+};
+
+static const uint32_t c53_op0_u[] = {
+	0,
+};
+
+static const cv_field c53_op1_f[] = {
+	{ "in_image_x_size", 0x5 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x5 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "out_image_x_stride", 0xa },
+	{ "out_image_y_stride", 0xa },
+	{ "post_shift", 0x1c },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x1 },
+	{ "post_multiplier_1_to_6", 0x15 },
+	{ "post_multiplier_7_to_14", 0x55 },
+	{ "post_multiplier_15_to_22", 0x55 },
+};
+
+static const cv_word c53_op1_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c53_op1_a[] = {
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c53_op1_u[] = {
+	0,
+};
+
+static const cv_op c53_ops[] = {
+	{ 6, "ReduceMeanLayer_SP", -1, c53_op0_f, 18, c53_op0_w, 1, c53_op0_a, 1, c53_op0_u, 0 },
+	{ 6, "ReduceMeanLayer_SP", -1, c53_op1_f, 16, c53_op1_w, 1, c53_op1_a, 1, c53_op1_u, 0 },
+};
+
+static const cv_stream c53_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c53_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c54_in0[] = {
+	0xff, 0x7f, 0x45, 0x1d, 0x82, 0xc3, 0xf, 0x6f, 0x17, 0x94, 0, 0, 0xff, 0x7f, 0x40, 0xad,
+	0x38, 0x5d, 0x87, 0x77, 0x11, 0xc8, 0, 0, 0xff, 0x7f, 6, 0x76, 0x69, 0xd2, 0xf7, 0x2c,
+	0xc4, 0xb2, 0, 0, 0xff, 0x7f, 0x34, 0xe5, 0xd, 0x94, 0x1e, 0x1a, 0xd6, 0xf7, 0, 0,
+	0xff, 0x7f, 0x3e, 0x18, 0x10, 0x15, 0x66, 0x31, 0x78, 0x28, 0, 0, 0xff, 0x7f, 0x17, 0x89,
+	0x83, 0x7e, 0x72, 0x11, 1, 0xbf, 0, 0,
+};
+
+static const cv_io c54_in[] = {
+	{ { 36, 1, 1, 1 }, 1, 1, c54_in0, 72 },
+};
+
+static const uint8_t c54_out0[] = {
+	0, 0x4c, 0xbe, 0xbc, 0x76, 0x38, 0xad, 0x47, 0xb4, 0xc5,
+};
+
+static const cv_io c54_out[] = {
+	{ { 5, 1, 1, 1 }, 1, 1, c54_out0, 10 },
+};
+
+static const cv_field c54_op0_f[] = {
+	{ "in_image_x_size", 0x5 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x6 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
+	{ "kernel_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x5 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x6 },
+	{ "in_image_x_stride", 0xc },
+	{ "in_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c54_op0_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c54_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+};
+
+static const uint32_t c54_op0_u[] = {
+	0,
+};
+
+static const cv_field c54_op1_f[] = {
+	{ "in_image_x_size", 0x5 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x5 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "out_image_x_stride", 0xa },
+	{ "out_image_y_stride", 0xa },
+	{ "post_shift", 0x11 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x1 },
+	{ "post_multiplier_1_to_6", 0x15 },
+	{ "post_multiplier_7_to_14", 0x55 },
+	{ "post_multiplier_15_to_22", 0x55 },
+};
+
+static const cv_word c54_op1_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c54_op1_a[] = {
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c54_op1_u[] = {
+	0,
+};
+
+static const cv_op c54_ops[] = {
+	{ 6, "ReduceMeanLayer_SP", -1, c54_op0_f, 18, c54_op0_w, 1, c54_op0_a, 1, c54_op0_u, 0 },
+	{ 6, "ReduceMeanLayer_SP", -1, c54_op1_f, 16, c54_op1_w, 1, c54_op1_a, 1, c54_op1_u, 0 },
+};
+
+static const cv_stream c54_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c54_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c55_in0[] = {
+	0xff, 0x7f, 0x45, 0x1d, 0x82, 0xc3, 0xf, 0x6f, 0x17, 0x94, 0, 0, 0xff, 0x7f, 0x40, 0xad,
+	0x38, 0x5d, 0x87, 0x77, 0x11, 0xc8, 0, 0, 0xff, 0x7f, 6, 0x76, 0x69, 0xd2, 0xf7, 0x2c,
+	0xc4, 0xb2, 0, 0, 0xff, 0x7f, 0x34, 0xe5, 0xd, 0x94, 0x1e, 0x1a, 0xd6, 0xf7, 0, 0,
+	0xff, 0x7f, 0x3e, 0x18, 0x10, 0x15, 0x66, 0x31, 0x78, 0x28, 0, 0, 0xff, 0x7f, 0x17, 0x89,
+	0x83, 0x7e, 0x72, 0x11, 1, 0xbf, 0, 0,
+};
+
+static const cv_io c55_in[] = {
+	{ { 36, 1, 1, 1 }, 1, 1, c55_in0, 72 },
+};
+
+static const uint8_t c55_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c55_out[] = {
+	{ { 5, 1, 1, 1 }, 1, 1, c55_out0, 10 },
+};
+
+static const cv_field c55_op0_f[] = {
+	{ "in_image_x_size", 0x5 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x6 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
+	{ "kernel_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x5 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x6 },
+	{ "in_image_x_stride", 0xc },
+	{ "in_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c55_op0_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c55_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+};
+
+static const uint32_t c55_op0_u[] = {
+	0,
+};
+
+static const cv_field c55_op1_f[] = {
+	{ "in_image_x_size", 0x5 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x5 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "out_image_x_stride", 0xa },
+	{ "out_image_y_stride", 0xa },
+	{ "post_shift", 0x11 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier_1_to_6", 0x15 },
+	{ "post_multiplier_7_to_14", 0x55 },
+	{ "post_multiplier_15_to_22", 0x55 },
+	{ "post_multiplier", 0x0 },
+};
+
+static const cv_word c55_op1_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c55_op1_a[] = {
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c55_op1_u[] = {
+	0,
+};
+
+static const cv_op c55_ops[] = {
+	{ 6, "ReduceMeanLayer_SP", -1, c55_op0_f, 18, c55_op0_w, 1, c55_op0_a, 1, c55_op0_u, 0 },
+	{ 6, "ReduceMeanLayer_SP", -1, c55_op1_f, 16, c55_op1_w, 1, c55_op1_a, 1, c55_op1_u, 0 },
+};
+
+static const cv_stream c55_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c55_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c56_in0[] = {
 	0xb0, 0x5c, 0x5c, 0x40, 0, 0x2a, 0, 0, 0xac, 0x4d, 0x88, 0xdc, 0x6a, 0x49, 0, 0,
 	0x7c, 0xc8, 0x4c, 0xcd, 0xf, 0x49, 0, 0, 3, 0x48, 0x45, 0x45, 0x2a, 0x4c, 0, 0,
 };
 
-static const uint8_t c53_in1[] = {
+static const uint8_t c56_in1[] = {
 	0xf0, 0x3c, 0x41, 0x44, 0x2c, 0x40,
 };
 
-static const cv_io c53_in[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c53_in0, 32 },
-	{ { 3, 1, 1, 1 }, 1, 1, c53_in1, 6 },
+static const cv_io c56_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c56_in0, 32 },
+	{ { 3, 1, 1, 1 }, 1, 1, c56_in1, 6 },
 };
 
-static const uint8_t c53_out0[] = {
+static const uint8_t c56_out0[] = {
 	0xff, 0x7f, 0xf6, 0xfe, 0xfb, 0xfe, 0xba, 0xa, 0, 0x80, 0x5f, 4, 0xe6, 0xfa, 0x47, 0xf3,
 	4, 4, 0x65, 3, 0x82, 0, 0x49, 7,
 };
 
-static const cv_io c53_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c53_out0, 24 },
+static const cv_io c56_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c56_out0, 24 },
 };
 
-static const cv_field c53_op0_f[] = {
+static const cv_field c56_op0_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -7133,19 +7374,19 @@ static const cv_field c53_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c53_op0_w[] = {
+static const cv_word c56_op0_w[] = {
 	{ 27, 0x50000000 },
 };
 
-static const cv_addr c53_op0_a[] = {
+static const cv_addr c56_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
 };
 
-static const uint32_t c53_op0_u[] = {
+static const uint32_t c56_op0_u[] = {
 	0,
 };
 
-static const cv_field c53_op1_f[] = {
+static const cv_field c56_op1_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x4 },
 	{ "kernel_z_size", 0x1 },
@@ -7168,56 +7409,56 @@ static const cv_field c53_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c53_op1_w[] = {
+static const cv_word c56_op1_w[] = {
 	{ 27, 0x40000000 },
 };
 
-static const cv_addr c53_op1_a[] = {
+static const cv_addr c56_op1_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c53_op1_u[] = {
+static const uint32_t c56_op1_u[] = {
 	0,
 };
 
-static const cv_op c53_ops[] = {
-	{ 6, "TensorSub_SP", -1, c53_op0_f, 16, c53_op0_w, 1, c53_op0_a, 1, c53_op0_u, 0 },
-	{ 6, "TensorSub_SP", -1, c53_op1_f, 20, c53_op1_w, 1, c53_op1_a, 2, c53_op1_u, 0 },
+static const cv_op c56_ops[] = {
+	{ 6, "TensorSub_SP", -1, c56_op0_f, 16, c56_op0_w, 1, c56_op0_a, 1, c56_op0_u, 0 },
+	{ 6, "TensorSub_SP", -1, c56_op1_f, 20, c56_op1_w, 1, c56_op1_a, 2, c56_op1_u, 0 },
 };
 
-static const cv_stream c53_s[] = {
+static const cv_stream c56_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c53_raw[] = {
+static const cv_raw c56_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c54_in0[] = {
+static const uint8_t c57_in0[] = {
 	0xbd, 0xbc, 0x45, 0xdb, 0x28, 0xf6, 0x74, 0x5d, 0, 0, 0xba, 0xc9, 0x93, 0x49, 0x92, 0xc2,
 	0xcb, 0xe, 0, 0, 0x5d, 0x4f, 0x3c, 0x95, 0x9b, 0x49, 0xd0, 0xdb, 0, 0,
 };
 
-static const uint8_t c54_in1[] = {
+static const uint8_t c57_in1[] = {
 	0x92, 0xcc, 0xbb, 0xc0, 0x21, 0x4c, 0x33, 0xbf,
 };
 
-static const cv_io c54_in[] = {
-	{ { 15, 1, 1, 1 }, 1, 1, c54_in0, 30 },
-	{ { 4, 1, 1, 1 }, 1, 1, c54_in1, 8 },
+static const cv_io c57_in[] = {
+	{ { 15, 1, 1, 1 }, 1, 1, c57_in0, 30 },
+	{ { 4, 1, 1, 1 }, 1, 1, c57_in1, 8 },
 };
 
-static const uint8_t c54_out0[] = {
+static const uint8_t c57_out0[] = {
 	0xf0, 0x48, 0x74, 0xc0, 0x70, 0xcc, 0xbe, 0x4a, 0xc0, 0x49, 0xc8, 0x49, 0xc, 0xce, 0x4c, 0x43,
 	0xd, 0x4f, 0x7e, 0xc9, 0x51, 0xc7, 0x72, 0xc1,
 };
 
-static const cv_io c54_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c54_out0, 24 },
+static const cv_io c57_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c57_out0, 24 },
 };
 
-static const cv_field c54_op0_f[] = {
+static const cv_field c57_op0_f[] = {
 	{ "in_image_x_size", 0x4 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -7236,19 +7477,19 @@ static const cv_field c54_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c54_op0_w[] = {
+static const cv_word c57_op0_w[] = {
 	{ 27, 0x10000000 },
 };
 
-static const cv_addr c54_op0_a[] = {
+static const cv_addr c57_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
 };
 
-static const uint32_t c54_op0_u[] = {
+static const uint32_t c57_op0_u[] = {
 	0,
 };
 
-static const cv_field c54_op1_f[] = {
+static const cv_field c57_op1_f[] = {
 	{ "in_image_x_size", 0x4 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x3 },
@@ -7271,49 +7512,49 @@ static const cv_field c54_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c54_op1_w[] = {
+static const cv_word c57_op1_w[] = {
 	{ 27, 0x00000000 },
 };
 
-static const cv_addr c54_op1_a[] = {
+static const cv_addr c57_op1_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c54_op1_u[] = {
+static const uint32_t c57_op1_u[] = {
 	0,
 };
 
-static const cv_op c54_ops[] = {
-	{ 6, "TensorSub_SP", -1, c54_op0_f, 16, c54_op0_w, 1, c54_op0_a, 1, c54_op0_u, 0 },
-	{ 6, "TensorSub_SP", -1, c54_op1_f, 20, c54_op1_w, 1, c54_op1_a, 2, c54_op1_u, 0 },
+static const cv_op c57_ops[] = {
+	{ 6, "TensorSub_SP", -1, c57_op0_f, 16, c57_op0_w, 1, c57_op0_a, 1, c57_op0_u, 0 },
+	{ 6, "TensorSub_SP", -1, c57_op1_f, 20, c57_op1_w, 1, c57_op1_a, 2, c57_op1_u, 0 },
 };
 
-static const cv_stream c54_s[] = {
+static const cv_stream c57_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c54_raw[] = {
+static const cv_raw c57_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c55_in0[] = {
+static const uint8_t c58_in0[] = {
 	0x35, 0x3e, 6, 0xb0, 0xc1, 0x66, 0xd3, 0x4d, 0xda,
 };
 
-static const cv_io c55_in[] = {
-	{ { 9, 1, 1, 1 }, 1, 2, c55_in0, 9 },
+static const cv_io c58_in[] = {
+	{ { 9, 1, 1, 1 }, 1, 2, c58_in0, 9 },
 };
 
-static const uint8_t c55_out0[] = {
+static const uint8_t c58_out0[] = {
 	0x34, 0xff, 0, 0xff, 0, 0x62,
 };
 
-static const cv_io c55_out[] = {
-	{ { 6, 1, 1, 1 }, 1, 2, c55_out0, 6 },
+static const cv_io c58_out[] = {
+	{ { 6, 1, 1, 1 }, 1, 2, c58_out0, 6 },
 };
 
-static const cv_field c55_op0_f[] = {
+static const cv_field c58_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0x9 },
@@ -7354,45 +7595,45 @@ static const cv_field c55_op0_f[] = {
 	{ "alu_output_postshift", 0x3 },
 };
 
-static const cv_word c55_op0_w[] = {
+static const cv_word c58_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c55_op0_a[] = {
+static const cv_addr c58_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c55_op0_u[] = {
+static const uint32_t c58_op0_u[] = {
 	0,
 };
 
-static const cv_op c55_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c55_op0_f, 38, c55_op0_w, 0, c55_op0_a, 3, c55_op0_u, 0 },
+static const cv_op c58_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c58_op0_f, 38, c58_op0_w, 0, c58_op0_a, 3, c58_op0_u, 0 },
 };
 
-static const uint8_t c55_s0_w[] = {
+static const uint8_t c58_s0_w[] = {
 	0xa0, 0xc4, 0x62, 0xad, 0x91, 0xb7, 0x73, 0x35, 0xd9, 0xb4, 0x6e, 0xd8, 0x95, 0x9e, 0x8f, 0xaa,
 	0xee, 0x97, 0xe6, 0xaf, 0xdb, 0x38, 0x52, 0x2f, 0x75, 0xc, 0x2f, 0x10, 0xfa, 0xc, 0xbc, 0x72,
 	0x4c, 0x53, 0x93, 0x9d, 0x33, 0x63, 0x9c, 0x51, 0x2c, 0x91, 0xbb, 0xb4, 0x70, 0x46, 0xa8, 0x80,
 	0x4e, 0x60, 0x77, 0xdb, 0xad, 0x66,
 };
 
-static const int32_t c55_s0_b[] = {
+static const int32_t c58_s0_b[] = {
 	-7371, 200000, -200000, 740, 495, 1976,
 };
 
-static const cv_stream c55_s[] = {
-	{ { .out = 6, .kz = 9, .ky = 1, .kx = 1, .zp = 90, .in_zp = 128, .w = c55_s0_w, .bias = c55_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c58_s[] = {
+	{ { .out = 6, .kz = 9, .ky = 1, .kx = 1, .zp = 90, .in_zp = 128, .w = c58_s0_w, .bias = c58_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 7 } },
 };
 
-static const cv_raw c55_raw[] = {
+static const cv_raw c58_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c56_in0[] = {
+static const uint8_t c59_in0[] = {
 	0x8a, 0xc9, 0xe3, 0xd4, 0x6a, 0x6d, 0x4f, 0x6a, 0x50, 0x3e, 0x19, 1, 0x4b, 0x4d, 0xb9, 0x1a,
 	0xef, 0xa1, 0xec, 0x6e, 0x44, 0xa1, 8, 0x82, 0xcc, 0xd4, 0xdb, 0x1f, 0xc2, 0x85, 0x7d, 0x9a,
 	0xf, 0xd9, 0x56, 0x72, 0xab, 0xc5, 0xe5, 0xb1, 0x84, 0xe5, 0x3e, 0x50, 0xc2, 0x7f, 0x42, 0x3f,
@@ -7401,11 +7642,11 @@ static const uint8_t c56_in0[] = {
 	0x87, 0x24, 0x4b, 0xb8, 0x21, 0xcc, 0x72, 0x44, 0xa1, 0xf,
 };
 
-static const cv_io c56_in[] = {
-	{ { 90, 1, 1, 1 }, 1, 2, c56_in0, 90 },
+static const cv_io c59_in[] = {
+	{ { 90, 1, 1, 1 }, 1, 2, c59_in0, 90 },
 };
 
-static const uint8_t c56_out0[] = {
+static const uint8_t c59_out0[] = {
 	0x4e, 0x82, 0xa0, 0xd0, 0x8f, 0x4d, 0x27, 0x6b, 0x61, 0x7a, 0x37, 0x44, 0x10, 0x78, 0x8a, 0x47,
 	0x6c, 0x8d, 0x21, 0x72, 0x69, 0xa6, 0x2a, 0x85, 0xc, 0x83, 0x82, 0x1c, 0x6e, 0x3e, 0x5c, 0x86,
 	0x96, 0x37, 0x5a, 0x1b, 0x58, 0xc3, 0x9b, 0xc6, 0xb5, 0x53, 0x42, 0xff, 0xba, 0xb8, 0xe1, 0x4b,
@@ -7416,11 +7657,11 @@ static const uint8_t c56_out0[] = {
 	0x80, 0xae, 0x61, 0xd4, 0xb7, 0x6f, 0x97, 0x7f,
 };
 
-static const cv_io c56_out[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c56_out0, 120 },
+static const cv_io c59_out[] = {
+	{ { 120, 1, 1, 1 }, 1, 2, c59_out0, 120 },
 };
 
-static const cv_field c56_op0_f[] = {
+static const cv_field c59_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x1 },
@@ -7453,25 +7694,25 @@ static const cv_field c56_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0xa5 },
 };
 
-static const cv_word c56_op0_w[] = {
+static const cv_word c59_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c56_op0_a[] = {
+static const cv_addr c59_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c56_op0_u[] = {
+static const uint32_t c59_op0_u[] = {
 	0,
 };
 
-static const cv_op c56_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c56_op0_f, 30, c56_op0_w, 0, c56_op0_a, 3, c56_op0_u, 0 },
+static const cv_op c59_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c59_op0_f, 30, c59_op0_w, 0, c59_op0_a, 3, c59_op0_u, 0 },
 };
 
-static const uint8_t c56_s0_w[] = {
+static const uint8_t c59_s0_w[] = {
 	0xc5, 0x2f, 0x7d, 0x95, 0xfb, 0x46, 0x81, 9, 0x7c, 0xb0, 0x65, 0x2a, 0x28, 0x4d, 0x49, 0xc1,
 	0x3f, 0xd2, 0x42, 0x99, 0x95, 0xcc, 0xea, 0x44, 0x9d, 0xf1, 0x8e, 0xfb, 0x16, 3, 0xa1, 0x24,
 	0xe9, 0x98, 0x3c, 0xce, 0xca, 0xfa, 0xba, 0x94, 0x66, 0xd2, 0x6f, 0x79, 0xc6, 0x9c, 0x32, 0xc5,
@@ -7481,20 +7722,20 @@ static const uint8_t c56_s0_w[] = {
 	0x6b, 0x7e, 0x21, 0xd8, 0xe5, 0xa9, 0x9b, 0xda, 0x16, 0x33, 0x5f, 0x47,
 };
 
-static const int32_t c56_s0_b[] = {
+static const int32_t c59_s0_b[] = {
 	-2545, -2509, 1997, -2549,
 };
 
-static const cv_stream c56_s[] = {
-	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 103, .in_zp = 0, .w = c56_s0_w, .bias = c56_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
+static const cv_stream c59_s[] = {
+	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 103, .in_zp = 0, .w = c59_s0_w, .bias = c59_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c56_raw[] = {
+static const cv_raw c59_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c57_in0[] = {
+static const uint8_t c60_in0[] = {
 	0x89, 0x69, 0x29, 0x40, 0x94, 0x46, 0x7b, 0xb0, 0x84, 0xbb, 0x4b, 0x9f, 0x8d, 0xfe, 0, 0xc,
 	0xac, 0x9e, 0x91, 0x94, 0x59, 0x8e, 0x24, 0x54, 0xbb, 0xd, 0x79, 0xc6, 0xfe, 0, 8, 0x48,
 	0x8d, 0x57, 0x97, 0x2d, 0x36, 0x5e, 0x3e, 0x49, 0x64, 0x1f, 0x78, 0xfe, 0, 0x38, 3, 0x21,
@@ -7522,33 +7763,33 @@ static const uint8_t c57_in0[] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c57_in[] = {
-	{ { 400, 1, 1, 1 }, 1, 2, c57_in0, 400 },
+static const cv_io c60_in[] = {
+	{ { 400, 1, 1, 1 }, 1, 2, c60_in0, 400 },
 };
 
-static const uint8_t c57_out0[] = {
+static const uint8_t c60_out0[] = {
 	0xac, 0xb0, 0xbb, 0, 0xc7, 0xc2, 0xb4, 0, 0xc2, 0xa4, 0xad, 0, 0, 0xc4, 0xc3, 0xc0,
 	0, 0xa9, 0xc5, 0xbf, 0, 0xbe, 0xbb, 0xc5, 0, 0,
 };
 
-static const cv_io c57_out[] = {
-	{ { 26, 1, 1, 1 }, 1, 2, c57_out0, 26 },
+static const cv_io c60_out[] = {
+	{ { 26, 1, 1, 1 }, 1, 2, c60_out0, 26 },
 };
 
-static const cv_field c57_op0_f[] = {
+static const cv_field c60_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c57_op0_w[] = {
+static const cv_word c60_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c57_op0_a[] = {
+static const cv_addr c60_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
-static const uint32_t c57_op0_u[] = {
+static const uint32_t c60_op0_u[] = {
 	0, 0xf, 0xd000e, 0x444051f0, 0xc8, 2, 0x10da10b0, 0,
 	0xe, 0xd, 2, 3, 3, 4, 4, 0,
 	0, 4, 0x30003, 0x444051f0, 0xd, 2, 0x10da10b0, 0,
@@ -7561,35 +7802,35 @@ static const uint32_t c57_op0_u[] = {
 	0x3f800000, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
 };
 
-static const cv_op c57_ops[] = {
-	{ 1, "PoolingLayer2", -1, c57_op0_f, 0, c57_op0_w, 0, c57_op0_a, 2, c57_op0_u, 80 },
+static const cv_op c60_ops[] = {
+	{ 1, "PoolingLayer2", -1, c60_op0_f, 0, c60_op0_w, 0, c60_op0_a, 2, c60_op0_u, 80 },
 };
 
-static const cv_stream c57_s[] = {
+static const cv_stream c60_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c57_raw[] = {
+static const cv_raw c60_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c58_in0[] = {
+static const uint8_t c61_in0[] = {
 	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
 };
 
-static const cv_io c58_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c58_in0, 10 },
+static const cv_io c61_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c61_in0, 10 },
 };
 
-static const uint8_t c58_out0[] = {
+static const uint8_t c61_out0[] = {
 	0, 1, 0, 0x64, 0xff, 0, 0, 0, 0, 0, 0, 0xff,
 };
 
-static const cv_io c58_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c58_out0, 12 },
+static const cv_io c61_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c61_out0, 12 },
 };
 
-static const cv_field c58_op0_f[] = {
+static const cv_field c61_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0xa },
@@ -7631,25 +7872,25 @@ static const cv_field c58_op0_f[] = {
 	{ "alu_relu_enable", 0x1 },
 };
 
-static const cv_word c58_op0_w[] = {
+static const cv_word c61_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c58_op0_a[] = {
+static const cv_addr c61_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c58_op0_u[] = {
+static const uint32_t c61_op0_u[] = {
 	0,
 };
 
-static const cv_op c58_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c58_op0_f, 39, c58_op0_w, 0, c58_op0_a, 3, c58_op0_u, 0 },
+static const cv_op c61_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c61_op0_f, 39, c61_op0_w, 0, c61_op0_a, 3, c61_op0_u, 0 },
 };
 
-static const uint8_t c58_s0_w[] = {
+static const uint8_t c61_s0_w[] = {
 	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
 	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
 	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
@@ -7660,37 +7901,37 @@ static const uint8_t c58_s0_w[] = {
 	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
 };
 
-static const int32_t c58_s0_b[] = {
+static const int32_t c61_s0_b[] = {
 	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
 	2773, 246, 3645, -1021,
 };
 
-static const cv_stream c58_s[] = {
-	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c58_s0_w, .bias = c58_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c61_s[] = {
+	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c61_s0_w, .bias = c61_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
 };
 
-static const cv_raw c58_raw[] = {
+static const cv_raw c61_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c59_in0[] = {
+static const uint8_t c62_in0[] = {
 	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
 };
 
-static const cv_io c59_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c59_in0, 10 },
+static const cv_io c62_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c62_in0, 10 },
 };
 
-static const uint8_t c59_out0[] = {
+static const uint8_t c62_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c59_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c59_out0, 12 },
+static const cv_io c62_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c62_out0, 12 },
 };
 
-static const cv_field c59_op0_f[] = {
+static const cv_field c62_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0xa },
@@ -7732,25 +7973,25 @@ static const cv_field c59_op0_f[] = {
 	{ "alu_relu_enable", 0x1 },
 };
 
-static const cv_word c59_op0_w[] = {
+static const cv_word c62_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c59_op0_a[] = {
+static const cv_addr c62_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c59_op0_u[] = {
+static const uint32_t c62_op0_u[] = {
 	0,
 };
 
-static const cv_op c59_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c59_op0_f, 39, c59_op0_w, 0, c59_op0_a, 3, c59_op0_u, 0 },
+static const cv_op c62_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c62_op0_f, 39, c62_op0_w, 0, c62_op0_a, 3, c62_op0_u, 0 },
 };
 
-static const uint8_t c59_s0_w[] = {
+static const uint8_t c62_s0_w[] = {
 	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
 	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
 	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
@@ -7761,21 +8002,21 @@ static const uint8_t c59_s0_w[] = {
 	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
 };
 
-static const int32_t c59_s0_b[] = {
+static const int32_t c62_s0_b[] = {
 	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
 	2773, 246, 3645, -1021,
 };
 
-static const cv_stream c59_s[] = {
-	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c59_s0_w, .bias = c59_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c62_s[] = {
+	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c62_s0_w, .bias = c62_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
 };
 
-static const cv_raw c59_raw[] = {
+static const cv_raw c62_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c60_in0[] = {
+static const uint8_t c63_in0[] = {
 	0, 0x80, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xbb, 0, 0, 0, 0, 0xfc, 0x3c, 0x31, 0x3f,
 	0xfd, 0x3a, 0x19, 0xb8, 0, 0, 0, 0, 0xf2, 0x3c, 0, 0x88, 0xdb, 0xbd, 0xb6, 0xc1,
 	0, 0, 0, 0, 0xd1, 0xc0, 0xca, 0xbc, 0xc3, 0x3a, 0x44, 0xbc, 0, 0, 0, 0,
@@ -7783,21 +8024,21 @@ static const uint8_t c60_in0[] = {
 	0xef, 0x3d, 0, 0xbe, 0, 0, 0, 0,
 };
 
-static const cv_io c60_in[] = {
-	{ { 6, 2, 3, 1 }, 3, 1, c60_in0, 72 },
+static const cv_io c63_in[] = {
+	{ { 6, 2, 3, 1 }, 3, 1, c63_in0, 72 },
 };
 
-static const uint8_t c60_out0[] = {
+static const uint8_t c63_out0[] = {
 	0, 0, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xb3, 0xfc, 0x3c, 0x31, 0x3f, 0xfd, 0x3a, 0x19, 0xb0,
 	0xf2, 0x3c, 0, 0, 0x64, 0x34, 0x48, 0x38, 0x3a, 0x37, 0x2f, 0x33, 0xc3, 0x3a, 0x66, 0x32,
 	0x6a, 0xb0, 2, 0x41, 0x6e, 0xae, 0x5b, 0xae, 0x74, 0x41, 0x3d, 0xb1, 0xef, 0x3d, 5, 0xaf,
 };
 
-static const cv_io c60_out[] = {
-	{ { 4, 2, 3, 1 }, 3, 1, c60_out0, 48 },
+static const cv_io c63_out[] = {
+	{ { 4, 2, 3, 1 }, 3, 1, c63_out0, 48 },
 };
 
-static const cv_field c60_op0_f[] = {
+static const cv_field c63_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x3 },
@@ -7818,63 +8059,63 @@ static const cv_field c60_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c60_op0_w[] = {
+static const cv_word c63_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c60_op0_a[] = {
+static const cv_addr c63_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c60_op0_u[] = {
+static const uint32_t c63_op0_u[] = {
 	0,
 };
 
-static const cv_op c60_ops[] = {
-	{ 2, "PReluLayer", -1, c60_op0_f, 18, c60_op0_w, 0, c60_op0_a, 3, c60_op0_u, 0 },
+static const cv_op c63_ops[] = {
+	{ 2, "PReluLayer", -1, c63_op0_f, 18, c63_op0_w, 0, c63_op0_a, 3, c63_op0_u, 0 },
 };
 
-static const cv_stream c60_s[] = {
+static const cv_stream c63_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c60_r0[] = {
+static const uint8_t c63_r0[] = {
 	0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3e, 0, 0, 0x80, 0x3f, 0, 0, 0x40, 0xbe,
 	0, 0, 0x80, 0x3f, 0, 0xc0, 0x95, 0x3d,
 };
 
-static const cv_raw c60_raw[] = {
-	{ c60_r0, 24 },
+static const cv_raw c63_raw[] = {
+	{ c63_r0, 24 },
 };
 
-static const uint8_t c61_in0[] = {
+static const uint8_t c64_in0[] = {
 	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
 	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c61_in1[] = {
+static const uint8_t c64_in1[] = {
 	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
 	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
 };
 
-static const cv_io c61_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c61_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c61_in1, 24 },
+static const cv_io c64_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c64_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c64_in1, 24 },
 };
 
-static const uint8_t c61_out0[] = {
+static const uint8_t c64_out0[] = {
 	0, 0, 0xfd, 0x48, 0x14, 0xc4, 0xee, 0xbe, 0x1e, 0x40, 0x13, 0xc3, 0xa0, 0x3a, 0x99, 0xc0,
 	0x1e, 0xc5, 0xd8, 0xc8, 0x72, 0xca, 0, 0x68,
 };
 
-static const cv_io c61_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c61_out0, 24 },
+static const cv_io c64_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c64_out0, 24 },
 };
 
-static const cv_field c61_op0_f[] = {
+static const cv_field c64_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernel_data_type", 0x1 },
@@ -7893,7 +8134,7 @@ static const cv_field c61_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c61_op0_w[] = {
+static const cv_word c64_op0_w[] = {
 	{ 23, 0xfe000000 },
 	{ 27, 0x00000000 },
 	{ 28, 0x00000000 },
@@ -7904,54 +8145,54 @@ static const cv_word c61_op0_w[] = {
 	{ 35, 0x17ffffff },
 };
 
-static const cv_addr c61_op0_a[] = {
+static const cv_addr c64_op0_a[] = {
 	{ 1, NULL, 34, 1, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c61_op0_u[] = {
+static const uint32_t c64_op0_u[] = {
 	0,
 };
 
-static const cv_op c61_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c61_op0_f, 16, c61_op0_w, 8, c61_op0_a, 3, c61_op0_u, 0 },
+static const cv_op c64_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c64_op0_f, 16, c64_op0_w, 8, c64_op0_a, 3, c64_op0_u, 0 },
 };
 
-static const cv_stream c61_s[] = {
+static const cv_stream c64_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c61_raw[] = {
+static const cv_raw c64_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c62_in0[] = {
+static const uint8_t c65_in0[] = {
 	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
 	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c62_in1[] = {
+static const uint8_t c65_in1[] = {
 	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
 	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
 };
 
-static const cv_io c62_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c62_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c62_in1, 24 },
+static const cv_io c65_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c65_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c65_in1, 24 },
 };
 
-static const uint8_t c62_out0[] = {
+static const uint8_t c65_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c62_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c62_out0, 24 },
+static const cv_io c65_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c65_out0, 24 },
 };
 
-static const cv_field c62_op0_f[] = {
+static const cv_field c65_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernel_data_type", 0x1 },
@@ -7970,7 +8211,7 @@ static const cv_field c62_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c62_op0_w[] = {
+static const cv_word c65_op0_w[] = {
 	{ 23, 0xfe000000 },
 	{ 27, 0x03800000 },
 	{ 28, 0x0000001c },
@@ -7981,25 +8222,25 @@ static const cv_word c62_op0_w[] = {
 	{ 35, 0x17ffffff },
 };
 
-static const cv_addr c62_op0_a[] = {
+static const cv_addr c65_op0_a[] = {
 	{ 1, NULL, 34, 1, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c62_op0_u[] = {
+static const uint32_t c65_op0_u[] = {
 	0,
 };
 
-static const cv_op c62_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c62_op0_f, 16, c62_op0_w, 8, c62_op0_a, 3, c62_op0_u, 0 },
+static const cv_op c65_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c65_op0_f, 16, c65_op0_w, 8, c65_op0_a, 3, c65_op0_u, 0 },
 };
 
-static const cv_stream c62_s[] = {
+static const cv_stream c65_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c62_raw[] = {
+static const cv_raw c65_raw[] = {
 	{ NULL, 0 },
 };
 
@@ -8142,57 +8383,66 @@ static const cv_case cv_cases[] = {
 	{ "sh-conv-fp16", "SH ConvolutionLayer pair on fp16 planes: im2col of a 5x4x2 input (kernel 3x3, stride 2, pad 1 -> 3x2 windows of 18 values, 0 outside) into the VIP SRAM, then the product with 3 kernels of 18 fp16 values (rows 40 bytes apart) plus float32 biases, one output plane of 3x2 per kernel; one sum falls below fp16's normal range",
 	  "numpy: the windows gathered in (channel, ky, kx) order, float32 products summed in that order plus the bias, numpy.float16 (to nearest, ties to even), below the normal range 0",
 	  "", 0x1000003b, 1024, c45_in, 1, c45_out, 1, c45_ops, 2, c45_s, 0, c45_raw, 2 },
+	{ "sh-conv-fp32", "SH ConvolutionLayer pair on float32 planes: im2col of a 5x4x2 input (rows 24 bytes apart: gaps; kernel 3x3, stride 1, pad 1 -> 5x4 windows of 18 values, rows rounded up to 20, 0 outside) into the VIP SRAM, then the product with 3 kernels of 20 float32 values (the last two 0, rows 96 bytes apart) plus float32 biases, one output plane of 5x4 per kernel",
+	  "numpy: the windows gathered in (channel, ky, kx) order, float32 products summed in that order plus the bias, each step rounded to float32",
+	  "", 0x1000003b, 2048, c46_in, 1, c46_out, 1, c46_ops, 2, c46_s, 0, c46_raw, 2 },
 	{ "sh-dwconv-fp16", "SH DepthwiseConvLayer on fp16 planes: 3 channels of 5x4 (rows 12 bytes apart), kernel 3x3, stride 2, pad 0 -> 3x2 (the last column's and row's windows past the input: 0 there, TFLite's SAME), kernel rows 20 bytes apart, float32 biases",
 	  "numpy: per channel the 3x3 windows, float32 products summed in (ky, kx) order plus the bias, numpy.float16 (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c46_in, 1, c46_out, 1, c46_ops, 1, c46_s, 0, c46_raw, 2 },
+	  "", 0x1000003b, 0, c47_in, 1, c47_out, 1, c47_ops, 1, c47_s, 0, c47_raw, 2 },
+	{ "sh-f32-other-program-relu", "SH ActivationLayer on float32 images in the fp32 shaders' layout (0x44404032), its program not the one read: refused",
+	  "doc/cpu-backend.md, The fp32 shaders: only the two programs read are executed (shader-not-executed)",
+	  "shader-not-executed", 0x1000003b, 0, c48_in, 1, c48_out, 1, c48_ops, 1, c48_s, 0, c48_raw, 0 },
+	{ "sh-f32-other-program-maxpool", "SH Max Pooling on float32 images in the fp32 shaders' layout (0x32101034), its program not the one read: refused",
+	  "doc/cpu-backend.md, The fp32 shaders: only the two programs read are executed (shader-not-executed)",
+	  "shader-not-executed", 0x1000003b, 0, c49_in, 1, c49_out, 1, c49_ops, 1, c49_s, 0, c49_raw, 0 },
 	{ "sp-softmax", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier",
 	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c47_in, 1, c47_out, 1, c47_ops, 2, c47_s, 0, c47_raw, 0 },
+	  "", 0x1000003b, 0, c50_in, 1, c50_out, 1, c50_ops, 2, c50_s, 0, c50_raw, 0 },
 	{ "sp-softmax-scale-precision", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier; s = 0.22358753 (0x3e64f421), where s x log2(e) rounded to a float32 would move one half by a unit in its last place",
 	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c48_in, 1, c48_out, 1, c48_ops, 2, c48_s, 0, c48_raw, 0 },
+	  "", 0x1000003b, 0, c51_in, 1, c51_out, 1, c51_ops, 2, c51_s, 0, c51_raw, 0 },
 	{ "sp-mean-x", "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with scale 1, the second writing with scale 2^-fl / n, none passing memory between them): over x of 7x3x1 fp16 (rows 16 bytes apart) into 1x3x1",
 	  "numpy: the exact mean of the halves (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c49_in, 1, c49_out, 1, c49_ops, 2, c49_s, 0, c49_raw, 0 },
+	  "", 0x1000003b, 0, c52_in, 1, c52_out, 1, c52_ops, 2, c52_s, 0, c52_raw, 0 },
 	{ "sp-mean-z", "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with scale 1, the second writing with scale 2^-fl / n, none passing memory between them): over z of 5x1x6 fp16 (rows and slices 12 bytes apart) into 5x1x1",
 	  "numpy: the exact mean of the halves (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c50_in, 1, c50_out, 1, c50_ops, 2, c50_s, 0, c50_raw, 0 },
+	  "", 0x1000003b, 0, c53_in, 1, c53_out, 1, c53_ops, 2, c53_s, 0, c53_raw, 0 },
 	{ "sp-mean-int16", "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with scale 1, the second writing with scale 2^-fl / n, none passing memory between them): over z of 5x1x6 int16 codes of fraction length 11 (the second command's scale 2^-11 / 6) (rows and slices 12 bytes apart) into 5x1x1",
 	  "numpy: the exact mean of the codes times 2^-11 (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c51_in, 1, c51_out, 1, c51_ops, 2, c51_s, 0, c51_raw, 0 },
+	  "", 0x1000003b, 0, c54_in, 1, c54_out, 1, c54_ops, 2, c54_s, 0, c54_raw, 0 },
 	{ "sp-mean-scale-refused", "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with scale 1, the second writing with scale 2^-fl / n, none passing memory between them): over z of 5x1x6 int16 codes of fraction length 11 (the second command's scale 2^-11 / 6) (rows and slices 12 bytes apart) into 5x1x1; the second scale one float32 unit off 2^-11 / 6: refused",
 	  "doc/cpu-backend.md, The SP mean: a scale that is no 2^-fl / n is refused (sp-mean-scale-inconsistent)",
-	  "sp-mean-scale-inconsistent", 0x1000003b, 0, c52_in, 1, c52_out, 1, c52_ops, 2, c52_s, 0, c52_raw, 0 },
+	  "sp-mean-scale-inconsistent", 0x1000003b, 0, c55_in, 1, c55_out, 1, c55_ops, 2, c55_s, 0, c55_raw, 0 },
 	{ "sp-sub-fp16-int16", "SP subtraction (layer TensorSub_SP, two NN-engine SP operations): 3x4x1 fp16 a (rows 8 bytes apart) minus 3 fp16 b, both scaled by 2^7 (word 27 bit 30: the exponent's eighth bit), into int16 (rows 6 bytes apart): ties, saturation both ways",
 	  "numpy: a x sa - b[x] x sb exactly (Fractions), rounded half away from zero and saturated to int16",
-	  "", 0x1000003b, 0, c53_in, 2, c53_out, 1, c53_ops, 2, c53_s, 0, c53_raw, 0 },
+	  "", 0x1000003b, 0, c56_in, 2, c56_out, 1, c56_ops, 2, c56_s, 0, c56_raw, 0 },
 	{ "sp-sub-int16-fp16", "SP subtraction (layer TensorSub_SP, two NN-engine SP operations): 4x1x3 int16 a (codes at fraction length 11: scale 2^-11; slices 10 bytes apart) minus 4 fp16 b (scale 1) into fp16",
 	  "numpy: a x sa - b[x] x sb exactly (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c54_in, 2, c54_out, 1, c54_ops, 2, c54_s, 0, c54_raw, 0 },
+	  "", 0x1000003b, 0, c57_in, 2, c57_out, 1, c57_ops, 2, c57_s, 0, c57_raw, 0 },
 	{ "tp-fully-connected-in-zp", "TP fully connected layer with in_zp 128 (as the gender network's on 0x7d, 0x88, 0x99): 9 inputs -> 6 outputs, kernel zero point 90, biases stored as added; one sum a tie, one saturates each way",
 	  "numpy: requant(bias[o] + sum over i of (w[o][i] - 90) x (in[i] - 128)), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c55_in, 1, c55_out, 1, c55_ops, 1, c55_s, 1, c55_raw, 0 },
+	  "", 0x1000003b, 0, c58_in, 1, c58_out, 1, c58_ops, 1, c58_s, 1, c58_raw, 0 },
 	{ "nn-conv-0xad", "NN conv 3x3, 3 -> 4 channels, 6x5 -> 6x5 (offsets -1), ReLU, target 0xad (shift = 127 - exponent, as 0xb9/0xbe: the 23-bit mantissa, a right shift of 5 to 12)",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
-	  "", 0xad, 0, c56_in, 1, c56_out, 1, c56_ops, 1, c56_s, 1, c56_raw, 0 },
+	  "", 0xad, 0, c59_in, 1, c59_out, 1, c59_ops, 1, c59_s, 1, c59_raw, 0 },
 	{ "sh-max-pooling-window", "SH max pooling (PoolingLayer2, images 0x444051f0, the 0x7d face-age file's windowed layout): 4x4 windows at stride 4, no padding, over a 14x13x2 image (rows 15, slices 200) into 3x3 (rows 4, slices 13 bytes: gaps); the last column and row of the input lie past every window",
 	  "numpy: the maximum over each 4x4 window at (4x, 4y)",
-	  "", 0x1000003b, 0, c57_in, 1, c57_out, 1, c57_ops, 1, c57_s, 0, c57_raw, 0 },
+	  "", 0x1000003b, 0, c60_in, 1, c60_out, 1, c60_ops, 1, c60_s, 0, c60_raw, 0 },
 	{ "tp-fully-connected-relu", "TP fully connected layer with alu_relu_enable 1 and out_zp 0 (as the face-age files' FullyConnectedReluLayer): 10 inputs -> 12 outputs, kernel zero point 120, scale 2^-3; half the sums negative, one -0.5 and one 0.5",
 	  "numpy: max(0, requant(bias[o] + sum over i of (w[o][i] - 120) x in[i])), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c58_in, 1, c58_out, 1, c58_ops, 1, c58_s, 1, c58_raw, 0 },
+	  "", 0x1000003b, 0, c61_in, 1, c61_out, 1, c61_ops, 1, c61_s, 1, c61_raw, 0 },
 	{ "tp-fully-connected-relu-zp", "the same layer with out_zp 5: whether ReLU clips at 0 or at the zero point is not established, so the plan refuses it before anything runs",
 	  "doc/cpu-backend.md, TP fully connected layers: ReLU only with out_zp 0 (tpfc-field-unsupported)",
-	  "tpfc-field-unsupported", 0x1000003b, 0, c59_in, 1, c59_out, 1, c59_ops, 1, c59_s, 1, c59_raw, 0 },
+	  "tpfc-field-unsupported", 0x1000003b, 0, c62_in, 1, c62_out, 1, c62_ops, 1, c62_s, 1, c62_raw, 0 },
 	{ "nn-prelu-fp16", "NN PReluLayer on fp16: 3 channels of 4x2 (rows 12 bytes apart), a 1x1 depthwise command whose kernel stream (f32-pairs) holds weight 1.0 and a float16 slope per channel (0.25, -0.1875 and a slope rounded to a half) -> 4x2x3 (rows 8 bytes apart): negative values, -0, a product below the normal range",
 	  "numpy: x where x >= 0, else numpy.float16(float32(x) x float32(slope)) (the product of two halves is exact in float32: rounded once, to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c60_in, 1, c60_out, 1, c60_ops, 1, c60_s, 0, c60_raw, 1 },
+	  "", 0x1000003b, 0, c63_in, 1, c63_out, 1, c63_ops, 1, c63_s, 0, c63_raw, 1 },
 	{ "sp-add-fp16", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie",
 	  "numpy: a + b exactly (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c61_in, 2, c61_out, 1, c61_ops, 1, c61_s, 0, c61_raw, 0 },
+	  "", 0x1000003b, 0, c64_in, 2, c64_out, 1, c64_ops, 1, c64_s, 0, c64_raw, 0 },
 	{ "sp-add-fp16-flags-refused", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie; word 27 bits 23-25 and word 28 bits 2-4 set: refused",
 	  "doc/cpu-backend.md, fp16 NN-engine operations: those bits are refused (nnf16-field-unsupported)",
-	  "nnf16-field-unsupported", 0x1000003b, 0, c62_in, 2, c62_out, 1, c62_ops, 1, c62_s, 0, c62_raw, 0 },
+	  "nnf16-field-unsupported", 0x1000003b, 0, c65_in, 2, c65_out, 1, c65_ops, 1, c65_s, 0, c65_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

@@ -39,7 +39,7 @@ OUT = Path(__file__).resolve().parent / "cpu_vectors.h"
 # enum nbg_graph_source / enum nbg_graph_op_type
 INPUT, OUTPUT, MISC_DYNA_GENERIC, VIP_SRAM = 1, 2, 5, 8
 OP_SH, OP_NN, OP_TP, OP_SP = 1, 2, 3, 6
-UINT8, FP16 = 2, 1
+UINT8, FP16, FP32 = 2, 1, 0
 # tests/coef_encode.h
 CE_V7, CE_V8A, CE_V8B, CE_TPFC = 1, 2, 3, 4
 CE_INTERLEAVED = 2
@@ -1916,6 +1916,92 @@ def shconv_case():
     return c
 
 
+SHCONV_F32_PLANE, SHCONV_F32_X4, SHCONV_F32_BIAS = 0x44405002, 0x32101034, 0x32100034
+
+
+def f32_sum(w, x, bias):
+    """float32 products summed in order, then the bias, each step rounded
+    to float32."""
+    acc = np.float32(0)
+    for a, b in zip(w, x):
+        acc = np.float32(acc + np.float32(a * b))
+    return np.float32(acc + bias)
+
+
+def shconv_f32_case():
+    """The fp32 convolution pair of the TIM-VX fp32 file's layout: an im2col
+    of float32 planes into rows of 4-value elements, then the product."""
+    c = Case("sh-conv-fp32", "SH ConvolutionLayer pair on float32 planes: im2col of a 5x4x2 input (rows 24 bytes "
+             "apart: gaps; kernel 3x3, stride 1, pad 1 -> 5x4 windows of 18 values, rows rounded up to 20, 0 "
+             "outside) into the VIP SRAM, then the product with 3 kernels of 20 float32 values (the last two 0, "
+             "rows 96 bytes apart) plus float32 biases, one output plane of 5x4 per kernel",
+             "numpy: the windows gathered in (channel, ky, kx) order, float32 products summed in that order "
+             "plus the bias, each step rounded to float32")
+    rs = np.random.RandomState(45)
+    w, h, ch, n = 5, 4, 2, 3
+    kk, k4, p = ch * 9, 20, w * h
+    x = rs.uniform(-2, 2, (ch, h, w)).astype(np.float32)
+    wt = np.zeros((n, k4), np.float32)
+    wt[:, :kk] = rs.uniform(-1, 1, (n, kk))
+    bias = rs.uniform(-1, 1, n).astype(np.float32)
+    row, slice_ = 24, 4 * 24 + 8
+    buf = np.zeros(slice_ * ch, np.uint8)
+    for ci in range(ch):
+        for y in range(h):
+            at = ci * slice_ + y * row
+            buf[at:at + 4 * w] = np.frombuffer(x[ci, y].tobytes(), np.uint8)
+    c.add_input(buf, [len(buf)])
+    c.vip_sram = 2048
+    xp = np.zeros((ch, h + 2, w + 2), np.float32)
+    xp[:, 1:1 + h, 1:1 + w] = x
+    cols = np.array([[xp[ci, oy + j, ox + i] for ci in range(ch) for j in range(3) for i in range(3)] + [0, 0]
+                     for oy in range(h) for ox in range(w)], np.float32)
+    orow = 96
+    u = {}
+    put(u, 1, [row, h << 16 | w, SHCONV_F32_PLANE, slice_, ch, 0, 0])
+    put(u, 8, [1, 1, 1, 1, 3, 3, 1, 1])
+    put(u, 17, [orow, w << 16 | k4, SHCONV_F32_PLANE, w * orow, h, 0, 0])
+    put(u, 24, [w, h, ch, 0])
+    put(u, 32, [0] * 16)
+    sh_op(c, "ConvolutionLayer", u, [(0, (INPUT, 0, 0)), (16, (VIP_SRAM, -1, 64))])
+    we = c.add_raw(np.concatenate([np.frombuffer(np.concatenate([wt[o], np.zeros(4, np.float32)]).tobytes(),
+                                                 np.uint8) for o in range(n)]))
+    be = c.add_raw(np.frombuffer(np.concatenate([bias, np.zeros(1, np.float32)]).tobytes(), np.uint8))
+    u = {}
+    put(u, 1, [orow, p << 16 | k4 // 4, SHCONV_F32_X4, p * orow, 1, 0, 0])
+    put(u, 9, [96, n << 16 | k4 // 4, SHCONV_F32_X4, 96 * n, 1, 0, 0])
+    put(u, 17, [16, 1 << 16 | 1, SHCONV_F32_BIAS, 16, 1, 0, 0])
+    put(u, 24, [k4, 0])
+    put(u, 29, [4 * p, n << 16 | p // 4, SHCONV_F32_X4, 4 * p * n, 1, 0, 0])
+    put(u, 36, [1, 0xFFFFFFFD, 0xFFFFFFFD])
+    op = sh_op(c, "ConvolutionLayer", u, [(0, (VIP_SRAM, -1, 64)), (8, (MISC_DYNA_GENERIC, we, 0)),
+                                           (16, (MISC_DYNA_GENERIC, be, 0)), (28, (OUTPUT, 0, 0))])
+    out = np.array([[f32_sum(wt[o], cols[q], bias[o]) for q in range(p)] for o in range(n)], np.float32)
+    c.add_output(np.frombuffer(out.tobytes(), np.uint8), [p, n], FP32)
+    return c
+
+
+def shf32_other_program_case(layer, fmt, words):
+    """An fp32 ReLU or max pooling shader's uniforms whose program (the
+    synthesized file's, zeros) is not one of the two read: the function is
+    not in the uniforms, so the step keeps the generic refusal."""
+    c = Case("sh-f32-other-program-" + ("relu" if layer == "ActivationLayer" else "maxpool"),
+             "SH %s on float32 images in the fp32 shaders' layout (0x%08x), its program not the one read: "
+             "refused" % (layer, fmt),
+             "doc/cpu-backend.md, The fp32 shaders: only the two programs read are executed (shader-not-executed)")
+    c.add_input(np.zeros(128, np.uint8), [32], FP32)
+    u = {}
+    put(u, 1, words[0] + [fmt, 128, 1, 0, 0])
+    put(u, 9, words[1] + [fmt, 64 if layer != "ActivationLayer" else 128, 1, 0, 0])
+    if layer != "ActivationLayer":
+        put(u, 16, [2, 1])
+    sh_op(c, layer, u, [(0, (INPUT, 0, 0)), (8, (OUTPUT, 0, 0))])
+    c.refused = "shader-not-executed"
+    c.add_output(np.zeros(128 if layer == "ActivationLayer" else 32, np.uint8),
+                 [32 if layer == "ActivationLayer" else 8], FP32)
+    return c
+
+
 SHDW16_STRIDE2 = [0x151515, 0, 0x4320210, 0x654, 0x151515, 0x2100210, 0x210, 0x400] + [0] * 8 + \
     [0x151515, 0, 0x4320210, 0x654, 0x151515, 0x5430543, 0x543, 0x400] + [0] * 8 + \
     [0x111111, 0x111000, 0x40200, 0x402]
@@ -2070,7 +2156,9 @@ def all_cases():
             [tp_f16_case(), lut_case(), tp_int8_case(), tp_u8_scaled_case(), tpfc_case()] +
             [softmax_case(), softmax_int8_case(), softmax_column_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
-             shconv_case(), shdw16_case()] + spmax_cases() +
+             shconv_case(), shconv_f32_case(), shdw16_case(),
+             shf32_other_program_case("ActivationLayer", 0x44404032, [[128, 1 << 16 | 32], [128, 1 << 16 | 32]]),
+             shf32_other_program_case("Max Pooling", 0x32101034, [[64, 2 << 16 | 4], [32, 1 << 16 | 2]])] + spmax_cases() +
             [spmean_case("sp-mean-x", 0), spmean_case("sp-mean-z", 2),
              spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(),
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +

@@ -88,6 +88,7 @@ NBG_INTERNAL int nbg_sh_f16_image(const nbg_sh_uniforms *u, unsigned j, int f32,
  *   px = py before. */
 typedef struct nbg_sh_conv {
 	uint32_t w, h, c, kx, ky, sx, sy, px, py, ow, oh, p, k, n;
+	uint32_t esize;          /* bytes a value: 2 (fp16), 4 (the fp32 shaders) */
 	uint64_t in_row, in_slice, out_row, out_slice, w_row;
 } nbg_sh_conv;
 
@@ -99,7 +100,8 @@ enum nbg_sh_conv_status {
 };
 
 /* Whether a ConvolutionLayer SH operation's uniforms are the matrix
- * product's (uniform 0x36090 loaded) rather than the im2col's. */
+ * product's (uniform 0x36090 loaded, the input not an fp32 plane) rather
+ * than the im2col's. */
 NBG_INTERNAL int nbg_sh_conv_is_product(const nbg_sh_uniforms *u);
 /* Whether a DepthwiseConvLayer SH operation's uniforms are the fp16
  * shader's (uniform 0x36000's format word fp16). */

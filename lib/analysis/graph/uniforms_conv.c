@@ -1,5 +1,6 @@
 /*
- * uniforms_conv.c - the geometry of the A733 fp16 convolution shaders
+ * uniforms_conv.c - the geometry of the A733 fp16 convolution shaders (and
+ * of the fp32 pair of the TIM-VX fp32 file)
  * from their uniforms (uniforms.h): an im2col shader and a matrix-product
  * shader per ConvolutionLayer, one depthwise shader per DepthwiseConvLayer.
  * One reading for the CPU backend that executes them (lib/cpu/ops/
@@ -19,6 +20,19 @@
  *            28..35 output: p wide, n high (one plane per output channel)
  *            36..53 constants, pinned (the corpus's one set)
  *            27, 54..79 0 where loaded (the corpus: 27 never, 56..71 on some)
+ *   fp32 im2col (its input's format word 0x44405002; the TIM-VX fp32 file)
+ *            0..7   input: w x h, depth c float32 planes (last two words 0)
+ *            8..15  1, 1, 1, 1, kx, ky, 1, 1 (stride, dilation and padding
+ *                   among the ones, which is which not established)
+ *            16..23 output: k = c kx ky rounded up to 4 values wide, ow
+ *                   high, oh deep (rows ow apart in a plane: row oy ow + ox)
+ *            24..26 ow, oh, c; 27 0; any other word 0 where loaded
+ *   fp32 product (its input's format word 0x32101034; widths count four
+ *            float32 values)
+ *            0..7   input rows (k wide, p high)
+ *            8..15  kernels: k wide, n high; 16..23 bias: n values
+ *            24, 25 k, 0; 28..35 output: p wide, n high
+ *            36..38 1, -3, -3, pinned; any other word 0 where loaded
  *   fp16 depthwise
  *            0..7    input: w x h, depth c fp16 planes
  *            8..15   kernels: kx ky fp16 values wide, c rows
@@ -87,8 +101,27 @@ static int zero_or_absent(const nbg_sh_uniforms *u, unsigned j)
 	return u->loaded[j] == 0 || (u->loaded[j] == 1 && u->value[j] == 0);
 }
 
-int nbg_sh_f16_image(const nbg_sh_uniforms *u, unsigned j, int f32, int depth_any, uint32_t *w, uint32_t *h,
-		     uint64_t *row)
+/* The fp32 shaders' format words (the TIM-VX fp32 file): 0x44405002 a
+ * plane of float32 values (the im2col's), 0x32101034 and 0x32100034 rows
+ * of four float32 values an element (the product's rows, kernels and
+ * output; its bias).  Their images' last two words are 0. */
+#define SHC_F32_PLANE 0x44405002u
+
+static int f32_plane_format(uint32_t f)
+{
+	return f == SHC_F32_PLANE;
+}
+
+static int f32x4_format(uint32_t f)
+{
+	return f == 0x32101034u || f == 0x32100034u;
+}
+
+/* The image descriptor at uniform j in a format `format` accepts, elements
+ * of esize bytes, depth 1 unless depth_any, its seventh word pin and its
+ * eighth 0: its size into *w, *h and row stride into *row. */
+static int image(const nbg_sh_uniforms *u, unsigned j, int (*format)(uint32_t), unsigned esize, uint32_t pin,
+		 int depth_any, uint32_t *w, uint32_t *h, uint64_t *row)
 {
 	if (j + 8 > NBG_SH_UNIFORMS)
 		return 0;
@@ -96,14 +129,21 @@ int nbg_sh_f16_image(const nbg_sh_uniforms *u, unsigned j, int f32, int depth_an
 	*w = v[2] & 0xffff;
 	*h = v[2] >> 16;
 	*row = v[1];
-	unsigned esize = f32 ? 4 : 2;
-	return (f32 ? f32_format(v[3]) : fp16_format(v[3])) && *w && *h && (uint64_t)*w * esize <= v[1] &&
-	       (depth_any || v[5] == 1) && v[6] == (f32 ? SHC_PIN_BIAS : SHC_PIN_A) && v[7] == 0;
+	return format(v[3]) && *w && *h && (uint64_t)*w * esize <= v[1] && (depth_any || v[5] == 1) &&
+	       v[6] == pin && v[7] == 0;
+}
+
+int nbg_sh_f16_image(const nbg_sh_uniforms *u, unsigned j, int f32, int depth_any, uint32_t *w, uint32_t *h,
+		     uint64_t *row)
+{
+	return image(u, j, f32 ? f32_format : fp16_format, f32 ? 4 : 2, f32 ? SHC_PIN_BIAS : SHC_PIN_A, depth_any,
+		     w, h, row);
 }
 
 int nbg_sh_conv_is_product(const nbg_sh_uniforms *u)
 {
-	return u->loaded[36] != 0;
+	/* the fp32 im2col loads 0x36090 too, with zeros; its input is a plane */
+	return u->loaded[36] != 0 && !(u->loaded[3] && f32_plane_format(u->value[3]));
 }
 
 int nbg_sh_dwconv16_is(const nbg_sh_uniforms *u)
@@ -111,11 +151,47 @@ int nbg_sh_dwconv16_is(const nbg_sh_uniforms *u)
 	return u->loaded[3] == 1 && (u->value[3] & 0xfff00003u) == 0x44400001u;
 }
 
+/* Words 8..11, 14 and 15 of the fp32 im2col: 1 each, stride, dilation and
+ * padding among them (which is which not established). */
+static const unsigned im2col32_ones[6] = { 8, 9, 10, 11, 14, 15 };
+
+/* The fp32 im2col (its input's format word 0x44405002): words 0..27 loaded
+ * once, the rest 0 where loaded. */
+static enum nbg_sh_conv_status im2col32(const nbg_sh_uniforms *u, nbg_sh_conv *c)
+{
+	const uint32_t *v = u->value;
+	int other = !once(u, 0, 27) || v[27];
+	for (unsigned j = 28; j < NBG_SH_UNIFORMS; j++)
+		other |= !zero_or_absent(u, j);
+	if (other || !image(u, 0, f32_plane_format, 4, 0, 1, &c->w, &c->h, &c->in_row) ||
+	    !image(u, 16, f32_plane_format, 4, 0, 1, &c->k, &c->ow, &c->out_row))
+		return NBG_SHC_LAYOUT;
+	c->esize = 4;
+	c->c = v[5];
+	c->oh = v[21];
+	c->kx = v[12];
+	c->ky = v[13];
+	c->sx = c->sy = c->px = c->py = 1;
+	c->in_slice = v[4];
+	c->out_slice = v[20];
+	for (unsigned j = 0; j < 6; j++)
+		other |= v[im2col32_ones[j]] != 1;
+	if (other || c->kx != 3 || c->ky != 3 || !c->c || c->c > SHC_MAX_SIDE || c->ow != c->w || c->oh != c->h ||
+	    v[24] != c->ow || v[25] != c->oh || v[26] != c->c || c->k != (c->c * 9 + 3) / 4 * 4 ||
+	    c->out_slice != (uint64_t)c->ow * c->out_row || c->in_slice < (uint64_t)(c->h - 1) * c->in_row + 4ull * c->w)
+		return NBG_SHC_SHAPE;
+	c->p = c->ow * c->oh;
+	return NBG_SHC_OK;
+}
+
 enum nbg_sh_conv_status nbg_sh_im2col(const nbg_sh_uniforms *u, nbg_sh_conv *c)
 {
 	const uint32_t *v = u->value;
 	int other = 0;
 	memset(c, 0, sizeof(*c));
+	if (u->loaded[3] && f32_plane_format(v[3]))
+		return im2col32(u, c);
+	c->esize = 2;
 	for (unsigned j = 0; j < NBG_SH_UNIFORMS; j++)
 		other |= (j < 24 || (j >= 28 && j < 36)) ? u->loaded[j] != 1 : !zero_or_absent(u, j);
 	for (unsigned j = 28; j < 36; j++)
@@ -141,6 +217,34 @@ enum nbg_sh_conv_status nbg_sh_im2col(const nbg_sh_uniforms *u, nbg_sh_conv *c)
 	return NBG_SHC_OK;
 }
 
+/* The fp32 product's words 36..38 (not established; pinned). */
+static const uint32_t product32_pinned[3] = { 1, 0xfffffffdu, 0xfffffffdu };
+
+/* The fp32 matrix product (its input's format word 0x32101034): words
+ * 0..25 and 28..38 loaded once, the rest 0 where loaded; widths count
+ * four float32 values. */
+static enum nbg_sh_conv_status product32(const nbg_sh_uniforms *u, nbg_sh_conv *c)
+{
+	const uint32_t *v = u->value;
+	uint32_t kw, kk, bw, bh, pw, on;
+	uint64_t brow;
+	int other = !once(u, 0, 25) || !once(u, 28, 38) || v[25];
+	for (unsigned j = 26; j < NBG_SH_UNIFORMS; j = j == 27 ? 39 : j + 1)
+		other |= !zero_or_absent(u, j);
+	for (unsigned j = 36; j < 39; j++)
+		other |= v[j] != product32_pinned[j - 36];
+	if (other || !image(u, 0, f32x4_format, 16, 0, 0, &kw, &c->p, &c->in_row) ||
+	    !image(u, 8, f32x4_format, 16, 0, 0, &kk, &c->n, &c->w_row) ||
+	    !image(u, 16, f32x4_format, 16, 0, 0, &bw, &bh, &brow) ||
+	    !image(u, 28, f32x4_format, 16, 0, 0, &pw, &on, &c->out_row))
+		return NBG_SHC_LAYOUT;
+	c->esize = 4;
+	c->k = 4 * kw;
+	if (kk != kw || bh != 1 || bw != (c->n + 3) / 4 || (uint64_t)pw * 4 != c->p || on != c->n || v[24] != c->k)
+		return NBG_SHC_SHAPE;
+	return NBG_SHC_OK;
+}
+
 enum nbg_sh_conv_status nbg_sh_product(const nbg_sh_uniforms *u, nbg_sh_conv *c)
 {
 	const uint32_t *v = u->value;
@@ -148,6 +252,9 @@ enum nbg_sh_conv_status nbg_sh_product(const nbg_sh_uniforms *u, nbg_sh_conv *c)
 	uint64_t brow;
 	int other = !once(u, 0, 26) || !once(u, 28, 53);
 	memset(c, 0, sizeof(*c));
+	if (u->loaded[3] && f32x4_format(v[3]))
+		return product32(u, c);
+	c->esize = 2;
 	for (unsigned j = 27; j < NBG_SH_UNIFORMS; j = j == 27 ? 54 : j + 1)
 		other |= !zero_or_absent(u, j);
 	for (unsigned j = 36; j < 54; j++)
@@ -181,6 +288,7 @@ enum nbg_sh_conv_status nbg_sh_dwconv16(const nbg_sh_uniforms *u, nbg_sh_conv *c
 	uint32_t kk, bn, bh;
 	uint64_t brow;
 	memset(c, 0, sizeof(*c));
+	c->esize = 2;
 	if (!once(u, 0, 39) || !dw_constants(u, v[27] == 2) || v[24] != 1 || v[31] != 0 ||
 	    !nbg_sh_f16_image(u, 0, 0, 1, &c->w, &c->h, &c->in_row) ||
 	    !nbg_sh_f16_image(u, 8, 0, 0, &kk, &c->c, &c->w_row) || !nbg_sh_f16_image(u, 16, 1, 0, &bn, &bh, &brow) ||

@@ -3,7 +3,7 @@
  * reference semantics (doc/cpu-backend.md, "SH and SW operations"), as the
  * plan holds them: one struct for every such kind (ops/softmax.c,
  * ops/shpool.c, ops/shdw.c, ops/shelt.c, ops/shmax.c, ops/spmax.c,
- * ops/shconv.c), and
+ * ops/shconv.c, ops/shf32.c), and
  * the shader uniforms they are read from.  Never installed.
  */
 #ifndef NBG_CPU_OPS_SHADER_H
@@ -18,7 +18,8 @@
 /* What a cpu_ref computes. */
 enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWCONV, CPU_REF_ADD,
 		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL, CPU_REF_PAD, CPU_REF_IM2COL,
-		    CPU_REF_GEMM, CPU_REF_DWCONV16, CPU_REF_MEAN, CPU_REF_SUB };
+		    CPU_REF_GEMM, CPU_REF_DWCONV16, CPU_REF_MEAN, CPU_REF_SUB,
+		    CPU_REF_RELU };
 
 /* CPU_REF_SOFTMAX (ops/softmax.c, ops/spmax.c): a softmax over width uint8
  * values (row 0 of the input image) into width fp16 values,
@@ -60,7 +61,11 @@ typedef struct cpu_ref {
 	const uint8_t *codes;           /* into the model's bytes (an LCDT entry) */
 	size_t in_region, out_region;   /* into the plan's regions */
 	uint64_t in_base, out_base;
-	/* CPU_REF_ADD, CPU_REF_UPSAMPLE (ops/shelt.c): images x x y x z of
+	/* CPU_REF_RELU, CPU_REF_MAXPOOL of ops/shf32.c: float32 images 0 (input)
+	 * and 2 (output) of elt, the output elt.x values x elt.y rows; RELU: out
+	 * = in > 0 ? in : +0, one shape; MAXPOOL: out[y][x] = the largest of
+	 * in[2y + j][2x + i], i, j < 2.
+	 * CPU_REF_ADD, CPU_REF_UPSAMPLE (ops/shelt.c): images x x y x z of
 	 * uint8, image i at region[i] + base[i] with its row and slice strides
 	 * (0, 1: the inputs; 2: the output).  ADD: out = round((in0 - zp0) x a
 	 * + (in1 - zp1) x b + zpo); UPSAMPLE: out[z][2y + j][2x + i] =
@@ -82,11 +87,15 @@ typedef struct cpu_ref {
 	 * shaders, images 0 (input) and 2 (output) of elt.  IM2COL: the c planes
 	 * of w x h at image 0 into image 2's p = ow x oh rows of k = c x kx x ky
 	 * values, row oy x ow + ox holding in[ci][oy sy - py + j][ox sx - px + i]
-	 * at (ci ky + j) kx + i, 0 outside the planes.  GEMM: row o < n of image 2
-	 * (p values) = fp16(bias[o] + sum over k of codes[o][k] x in[row][k]),
-	 * rows of k at image 0, codes' rows w_row bytes apart, bias n float32. */
+	 * at (ci ky + j) kx + i, 0 outside the planes (and past c kx ky, in
+	 * the fp32 rows of k values).  GEMM: row o < n of image 2 (p values) =
+	 * fp16(bias[o] + sum over k of codes[o][k] x in[row][k]) (fp32: the
+	 * float32 sum), rows of k at image 0, codes' rows w_row bytes apart,
+	 * bias n float32. */
 	struct {
 		uint32_t w, h, c, kx, ky, sx, sy, px, py, ow, p, k, n;
+		uint32_t esize;         /* bytes a value: 2 (fp16), 4 (float32: the fp32 pair,
+					 * whose product stores float32 sums unrounded) */
 		/* CPU_REF_DWCONV16 (ops/shdw16.c): channel ci's ow x p output plane
 		 * at image 2 = fp16(sum over j, i of codes[ci][j kx + i] x
 		 * in[ci][y sy - py + j][x sx - px + i] + bias[ci]), 0 outside */
