@@ -9,7 +9,8 @@
  * kernel; a stride (first pixel); a fused addition with its clamp, its
  * second image's scale and its ReLU; an NT transpose of 2-byte elements; a
  * padding of rows with 0; images stored in groups of 16 channels; the
- * convolution's ReLU before a fused addition; the fp16 max pooling, SP addition with its ReLU
+ * convolution's ReLU before a fused addition; the 2x bilinear resize
+ * shader (lib/cpu/ops/shresize.c); the fp16 max pooling, SP addition with its ReLU
  * and NN_LUT ReLU (lib/cpu/ops/nnf16.c, "fp16 NN-engine operations").
  * Each operation runs through its table entry
  * (nbg_cpu_ops[kind]->run) on buffers the test lays out, as the plan would
@@ -275,6 +276,40 @@ static void test_grouped(void **state)
 	assert_int_equal(get16(out, 17), 303);
 }
 
+/* resize_bilinear_I16toI16_UP (ops/shresize.c): a 2x2 image into 4x4,
+ * half-pixel centres.  Output x 0 samples input -0.25 (pixel 0 alone), x 1
+ * 0.25 (3/4 of pixel 0, 1/4 of pixel 1), x 2 0.75, x 3 1.25 (pixel 1
+ * alone); the same in y; sums in 1/16 rounded half away from zero. */
+static void test_resize(void **state)
+{
+	(void)state;
+	cpu_op op;
+	memset(&op, 0, sizeof(op));
+	cpu_ref *r = &op.u.ref;
+	r->kind = CPU_REF_RESIZE;
+	r->elt.x = 2, r->elt.y = 2, r->elt.z = 2;
+	r->elt.region[0] = 0, r->elt.region[2] = 1;
+	r->elt.row[0] = 4, r->elt.slice[0] = 8;
+	r->elt.row[2] = 8, r->elt.slice[2] = 32;
+	uint8_t in[16], out[64];
+	/* channel 0: (0 16 / 32 48); channel 1: (-1 0 / 0 0) */
+	const int16_t v[8] = { 0, 16, 32, 48, -1, 0, 0, 0 };
+	for (int i = 0; i < 8; i++)
+		put16(in, (size_t)i, v[i]);
+	run_op(&op, CPU_OP_SHRESIZE, in, out);
+	/* channel 0 is 16 x + 32 y at the sample point, clamped to [0, 1]:
+	 * rows y = 0, 0.25, 0.75, 1 and columns the same */
+	const int16_t want[16] = { 0, 4, 12, 16, 8, 12, 20, 24, 24, 28, 36, 40, 32, 36, 44, 48 };
+	for (int i = 0; i < 16; i++)
+		assert_int_equal(get16(out, (size_t)i), want[i]);
+	/* channel 1 at (1, 1): -1 x 9/16 = -0.5625 -> -1; at (1, 0): -3/4 ->
+	 * -1; at (2, 1): -3/16 -> 0; at (0, 0): -1 */
+	assert_int_equal(get16(out, 16 + 5), -1);
+	assert_int_equal(get16(out, 16 + 1), -1);
+	assert_int_equal(get16(out, 16 + 6), 0);
+	assert_int_equal(get16(out, 16), -1);
+}
+
 /* fp16 (ops/nnf16.c): halves as bits.  1.0 0x3c00, 2.0 0x4000, -1.5
  * 0xbe00, 0.5 0x3800, 2^-14 0x0400 (the smallest normal), 2^-15 0x0200. */
 static void fp16_op(cpu_op *op, int kind, uint32_t x)
@@ -394,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_maxpool),
 		cmocka_unit_test(test_fused_add),
 		cmocka_unit_test(test_grouped),
+		cmocka_unit_test(test_resize),
 		cmocka_unit_test(test_fp16),
 		cmocka_unit_test(test_transpose),
 		cmocka_unit_test(test_pad),

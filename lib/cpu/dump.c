@@ -100,6 +100,12 @@ static int view_ref(const cpu_ref *r, cpu_view *v, nbg_cpu_tensor *t)
 		v->elem = r->kx;
 		t->data_format = r->group;
 		return 1;
+	case CPU_REF_RESIZE:
+		view_image(v, r->elt.region[2], r->elt.base[2], 2 * r->elt.x, 2 * r->elt.y, r->elt.z, r->elt.row[2],
+			   r->elt.slice[2]);
+		v->elem = 2;
+		t->data_format = DUMP_INT16;
+		return 1;
 	case CPU_REF_DWCONV16:
 		view_image(v, r->elt.region[2], r->elt.base[2], r->conv.ow, r->conv.p, r->conv.c, r->elt.row[2],
 			   r->elt.slice[2]);
