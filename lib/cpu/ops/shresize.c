@@ -22,6 +22,7 @@
  */
 #include <string.h>
 
+#include "cpu/budget.h"
 #include "cpu/cpu_internal.h"
 #include "cpu/ops/shader.h"
 
@@ -131,7 +132,9 @@ static int shrs_run(const cpu_op *op, uint8_t *const *buf)
 
 static void shrs_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
 {
-	*work = 4ull * op->u.ref.elt.x * op->u.ref.elt.y * op->u.ref.elt.z * 4;
+	const cpu_ref *r = &op->u.ref;
+	/* four input pixels read for each of the 4 x y outputs a channel */
+	*work = nbg_cpu_mul_sat(nbg_cpu_mul_sat(16ull * r->elt.x, r->elt.y), r->elt.z);
 	*scratch = 0;
 }
 
