@@ -13,13 +13,14 @@ runs by reference semantics, against references no C code here computes.
    softmax of neither layout is printed as not judged and must not be
    executed; one writing an output record writes one of its width, whose
    innermost dimension is 2 for the pair softmax.  The PoolingLayer2,
-   DepthwiseConvLayer, TensorAdd, TensorScale, TensorPadOperation2 and
-   ConvolutionLayer shaders, and the fp32 ActivationLayer and Max Pooling
-   ones whose program is one of the two read, are executed likewise
-   (check_cpu_shpool.py, check_cpu_shmax.py, check_cpu_shdw.py,
-   check_cpu_shelt.py, check_cpu_int16.py, check_cpu_shconv.py and
-   check_cpu_fp32.py check them) or refused with
-   pool-*, shmax-*, shdw-*, shdw16-*, shelt-*, shpad-* and shconv-* ids or a
+   DepthwiseConvLayer, TensorAdd, TensorScale, TensorPadOperation2,
+   resize_bilinear_I16toI16_UP and ConvolutionLayer shaders, and the fp32
+   ActivationLayer and Max Pooling ones whose program is one of the two
+   read, are executed likewise (check_cpu_shpool.py, check_cpu_shmax.py,
+   check_cpu_shdw.py, check_cpu_shelt.py, check_cpu_int16.py,
+   check_cpu_shconv.py and check_cpu_fp32.py check them) or refused with
+   pool-*, shmax-*, shdw-*, shdw16-*, shelt-*, shpad-*, shresize-* and
+   shconv-* ids or a
    memory id naming the layer; every other SH or SW
    operation is refused (shader-not-executed / software-not-executed) with
    its layer named; `nbg probe --json` counts the softmaxes per file, and
@@ -75,6 +76,7 @@ SKIP = 77
 LENET = "lenet-caffe/lenet_v2_0x10016.nb"
 LOG2E = 1.4426950408889634
 LABEL = "(reference semantics, not from the operation's code)"
+RESIZE = "com.vivantecorp.extension.evis.resize_bilinear_I16toI16_UP"
 FMT_UINT8, FMT_FP16 = 0x444041f0, 0x44404071
 FMT_INT8 = 0x44404130   # int8 input (retinaface): its bytes read as two's complement
 EXECUTED_FORMATS = ((FMT_UINT8, FMT_FP16), (FMT_INT8, FMT_FP16))
@@ -348,7 +350,7 @@ def check_plans(nbg, models, docs, failures, figures):
                     softmax.append((model, doc, o))
                 continue
             if o["layer_name"] in ("PoolingLayer2", "DepthwiseConvLayer", "TensorAdd", "TensorScale",
-                                   "TensorPadOperation2", "ConvolutionLayer") and \
+                                   "TensorPadOperation2", "ConvolutionLayer", RESIZE) and \
                     o["type_name"] == "SH" and rest.endswith("execute " + LABEL):
                 pools.append(model)  # check_cpu_shpool/_shmax/_shdw/_shelt/_int16/_shconv/_fp32.py check these
                 continue
@@ -369,6 +371,9 @@ def check_plans(nbg, models, docs, failures, figures):
                 pass  # outside the fp16 im2col and product layouts (check_cpu_shconv.py)
             elif o["layer_name"] == "TensorPadOperation2" and o["type_name"] == "SH" and \
                     re.search(r": refused shpad-[a-z-]+: a TensorPadOperation2 shader", rest):
+                pass  # outside the established layout (test_cpu_nn16.c, check_cpu_int16.py)
+            elif o["layer_name"] == RESIZE and o["type_name"] == "SH" and \
+                    re.search(r": refused shresize-[a-z-]+: a resize_bilinear_I16toI16_UP shader", rest):
                 pass  # outside the established layout (test_cpu_nn16.c, check_cpu_int16.py)
             elif o["layer_name"] in ("TensorAdd", "TensorScale") and o["type_name"] == "SH" and \
                     re.search(r": refused shelt-[a-z-]+: a %s shader \(layer %s\)" %

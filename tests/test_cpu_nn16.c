@@ -8,7 +8,9 @@
  * depthwise convolution over a zero border; the max pooling with no
  * kernel; a stride (first pixel); a fused addition with its clamp, its
  * second image's scale and its ReLU; an NT transpose of 2-byte elements; a
- * padding of rows with 0; the fp16 max pooling, SP addition with its ReLU
+ * padding of rows with 0; images stored in groups of 16 channels; the
+ * convolution's ReLU before a fused addition; the 2x bilinear resize
+ * shader (lib/cpu/ops/shresize.c); the fp16 max pooling, SP addition with its ReLU
  * and NN_LUT ReLU (lib/cpu/ops/nnf16.c, "fp16 NN-engine operations").
  * Each operation runs through its table entry
  * (nbg_cpu_ops[kind]->run) on buffers the test lays out, as the plan would
@@ -50,7 +52,7 @@ static void planar(cpu_nn16 *n, uint32_t x, uint32_t y, uint32_t z, uint32_t ox,
 	n->in_row = 2ull * x, n->in_slice = 2ull * x * y, n->in_xstep = 2;
 	n->out_x = ox, n->out_y = oy, n->out_z = oz;
 	n->pool_x = ox, n->pool_y = oy;
-	n->out_row = 2ull * ox, n->out_slice = 2ull * ox * oy;
+	n->out_row = 2ull * ox, n->out_slice = 2ull * ox * oy, n->out_xstep = 2;
 	n->in_region = 0, n->out_region = 1;
 }
 
@@ -188,6 +190,7 @@ static void test_fused_add(void **state)
 	a->region = 0;
 	a->base = 6; /* after the input's three pixels */
 	a->row = 6, a->slice = 6;
+	n->add_xstep = 2;
 	a->frac = 27;
 	a->conv_m = 1u << 23, a->conv_shift = 0;
 	a->b_m = 1 << 23, a->b_shift = 3;
@@ -209,6 +212,102 @@ static void test_fused_add(void **state)
 	run_op(&op, CPU_OP_NN16, in, out);
 	assert_int_equal(get16(out, 1), 0);
 	assert_int_equal(nbg_cpu_nn16_add(a, -3200, -32768, 0), -16484); /* -100 - 16384 */
+	/* the convolution's ReLU before the addition: a negative term is 0,
+	 * the sum may stay negative; 50 + 10.5 -> 61 unchanged */
+	put16(in, 1, -3200);
+	n->relu = NBG_CPU_NN16_RELU_TERM;
+	run_op(&op, CPU_OP_NN16, in, out);
+	assert_int_equal(get16(out, 0), 61);
+	assert_int_equal(get16(out, 1), -150); /* 0 + (-300) x 0.5 */
+	assert_int_equal(get16(out, 2), 251);
+	/* ReLU after the sum instead: max(-100 - 150, 0) */
+	n->relu = NBG_CPU_NN16_RELU_SUM;
+	run_op(&op, CPU_OP_NN16, in, out);
+	assert_int_equal(get16(out, 1), 0);
+	assert_int_equal(nbg_cpu_nn16_add(a, -3200, -300, NBG_CPU_NN16_RELU_TERM), -150);
+}
+
+/* Images stored in groups of 16 channels (nbg_cpu_nn16_grouped): channel
+ * c of pixel (x, y) at (c / 16) x group + y x row + x x 32 + (c % 16) x 2.
+ * A 1x1 depthwise convolution (weights 1, 2, ..., 32, scale 1) of a 2x2x32
+ * grouped image into a grouped output, its second image (the fused
+ * addition at scale 1) grouped too. */
+static void test_grouped(void **state)
+{
+	(void)state;
+	cpu_op op;
+	cpu_nn16 *n = new_conv(&op, 2, 2, 32, 32, 1, 127);
+	n->depthwise = 1;
+	uint8_t codes[64];
+	int64_t bias[32];
+	for (int c = 0; c < 32; c++) {
+		put16(codes, (size_t)c, (int16_t)(c + 1));
+		bias[c] = 128 * (c + 1); /* true bias 0 */
+	}
+	n->codes = codes;
+	n->bias = bias;
+	/* a 2-pixel row of 16 channels is 64 bytes; a group of 2 rows 128 */
+	n->in_grouped = n->out_grouped = 1;
+	n->in_row = n->out_row = 64, n->in_slice = n->out_slice = 128;
+	n->in_xstep = n->out_xstep = 32;
+	static uint8_t in[512], out[256];
+	memset(out, 0xee, sizeof(out));
+	for (int c = 0; c < 32; c++)
+		for (int y = 0; y < 2; y++)
+			for (int x = 0; x < 2; x++) /* value 100 c + 10 y + x */
+				put16(in, (size_t)(((c / 16) * 128 + y * 64 + x * 32 + (c % 16) * 2) / 2),
+				      (int16_t)(100 * c + 10 * y + x));
+	run_op(&op, CPU_OP_NN16, in, out);
+	/* channel 17 of pixel (1, 1): (1700 + 11) x 18 = 30798, at 128 + 64 + 32 + 2 */
+	assert_int_equal(get16(out, (128 + 64 + 32 + 2) / 2), 30798);
+	/* channel 0 of (0, 0): 0; channel 1 of (1, 0): 101 x 2, at 32 + 2 */
+	assert_int_equal(get16(out, 0), 0);
+	assert_int_equal(get16(out, 17), 202);
+	/* the fused addition: its second image the input's bytes (at 256),
+	 * grouped; channel 17 of (1, 1): 30798 + 1711 = 32509; channel 1 of
+	 * (1, 0): 202 + 101 */
+	memcpy(in + 256, in, 256);
+	cpu_add *a = &n->add;
+	a->on = 1, a->region = 0, a->base = 256, a->row = 64, a->slice = 128;
+	n->add_grouped = 1, n->add_xstep = 32;
+	a->frac = 23, a->conv_m = 1u << 23, a->b_m = 1 << 23;
+	run_op(&op, CPU_OP_NN16, in, out);
+	assert_int_equal(get16(out, (128 + 64 + 32 + 2) / 2), 32509);
+	assert_int_equal(get16(out, 17), 303);
+}
+
+/* resize_bilinear_I16toI16_UP (ops/shresize.c): a 2x2 image into 4x4,
+ * half-pixel centres.  Output x 0 samples input -0.25 (pixel 0 alone), x 1
+ * 0.25 (3/4 of pixel 0, 1/4 of pixel 1), x 2 0.75, x 3 1.25 (pixel 1
+ * alone); the same in y; sums in 1/16 rounded half away from zero. */
+static void test_resize(void **state)
+{
+	(void)state;
+	cpu_op op;
+	memset(&op, 0, sizeof(op));
+	cpu_ref *r = &op.u.ref;
+	r->kind = CPU_REF_RESIZE;
+	r->elt.x = 2, r->elt.y = 2, r->elt.z = 2;
+	r->elt.region[0] = 0, r->elt.region[2] = 1;
+	r->elt.row[0] = 4, r->elt.slice[0] = 8;
+	r->elt.row[2] = 8, r->elt.slice[2] = 32;
+	uint8_t in[16], out[64];
+	/* channel 0: (0 16 / 32 48); channel 1: (-1 0 / 0 0) */
+	const int16_t v[8] = { 0, 16, 32, 48, -1, 0, 0, 0 };
+	for (int i = 0; i < 8; i++)
+		put16(in, (size_t)i, v[i]);
+	run_op(&op, CPU_OP_SHRESIZE, in, out);
+	/* channel 0 is 16 x + 32 y at the sample point, clamped to [0, 1]:
+	 * rows y = 0, 0.25, 0.75, 1 and columns the same */
+	const int16_t want[16] = { 0, 4, 12, 16, 8, 12, 20, 24, 24, 28, 36, 40, 32, 36, 44, 48 };
+	for (int i = 0; i < 16; i++)
+		assert_int_equal(get16(out, (size_t)i), want[i]);
+	/* channel 1 at (1, 1): -1 x 9/16 = -0.5625 -> -1; at (1, 0): -3/4 ->
+	 * -1; at (2, 1): -3/16 -> 0; at (0, 0): -1 */
+	assert_int_equal(get16(out, 16 + 5), -1);
+	assert_int_equal(get16(out, 16 + 1), -1);
+	assert_int_equal(get16(out, 16 + 6), 0);
+	assert_int_equal(get16(out, 16), -1);
 }
 
 /* fp16 (ops/nnf16.c): halves as bits.  1.0 0x3c00, 2.0 0x4000, -1.5
@@ -329,6 +428,8 @@ int main(void)
 		cmocka_unit_test(test_depthwise_border_stride),
 		cmocka_unit_test(test_maxpool),
 		cmocka_unit_test(test_fused_add),
+		cmocka_unit_test(test_grouped),
+		cmocka_unit_test(test_resize),
 		cmocka_unit_test(test_fp16),
 		cmocka_unit_test(test_transpose),
 		cmocka_unit_test(test_pad),

@@ -279,6 +279,17 @@ int nbg_cpu_input_interleaved(const nbg_cpu_plan *p, const nbg_cmd_op *op, uint3
 	       io->dims[1] >= x && io->dims[2] >= y;
 }
 
+/* An int16 image whose slice stride field is the power of two just above
+ * its dense plane (rows x row bytes): 32,768 for 96 rows of 192 bytes and
+ * 8,192 for 48 of 96, which would place it past its memory's end, is
+ * stored in groups of 16 channels, each group's rows holding its 16
+ * channels pixel by pixel (doc/cpu-backend.md, "int16 data"). */
+int nbg_cpu_nn16_grouped(uint64_t field, uint64_t row, uint64_t rows)
+{
+	uint64_t plane = row * rows;
+	return plane && field > plane && field < 2 * plane && !(field & (field - 1));
+}
+
 /* Where an int16 or fp16 NN-engine operation (ops/nn16.c, ops/nnf16.c)
  * reads and writes: regions, strides, circular buffers; every byte inside
  * its buffer.  x_bytes: the bytes of an input row from its first pixel;

@@ -50,6 +50,7 @@ enum cpu_op_kind {
 	CPU_OP_SHCONV,          /* ops/shconv.c: SH ConvolutionLayer (im2col, matrix product) */
 	CPU_OP_SHDW16,          /* ops/shdw16.c: SH DepthwiseConvLayer on fp16 (through shdw's plan) */
 	CPU_OP_SHF32,           /* ops/shf32.c: SH ActivationLayer (ReLU), Max Pooling on fp32 */
+	CPU_OP_SHRESIZE,        /* ops/shresize.c: SH resize_bilinear_I16toI16_UP */
 	CPU_OP_SHADER,          /* ops/shader.c: any other SH or SW operation, refused */
 	CPU_OP_TPFC,            /* ops/tpfc.c: TP fully connected */
 	CPU_OP_TP,              /* ops/tp.c: every other TP operation (with ops/lut.c) */
@@ -91,7 +92,8 @@ enum cpu_layer {
 	CPU_LAYER_TENSOR_SUB_SP,        /* TensorSub_SP */
 	CPU_LAYER_TENSOR_ADD_SP,        /* TensorAdd_SP */
 	CPU_LAYER_ACTIVATION,           /* ActivationLayer */
-	CPU_LAYER_MAX_POOLING           /* Max Pooling */
+	CPU_LAYER_MAX_POOLING,          /* Max Pooling */
+	CPU_LAYER_RESIZE_BILINEAR_I16_UP /* com.vivantecorp.extension.evis.resize_bilinear_I16toI16_UP */
 };
 
 /* What a command's operation is (nbg_cmd_op.kind, doc/commands.md), read
@@ -134,7 +136,7 @@ typedef struct cpu_op_def {
 CPU_HIDDEN extern const cpu_op_def *const nbg_cpu_ops[CPU_OP__COUNT];
 CPU_HIDDEN extern const cpu_op_def nbg_cpu_op_softmax, nbg_cpu_op_shpool, nbg_cpu_op_shmax, nbg_cpu_op_shdw,
 	nbg_cpu_op_shadd, nbg_cpu_op_shscale, nbg_cpu_op_shpad, nbg_cpu_op_shconv, nbg_cpu_op_shdw16,
-	nbg_cpu_op_shf32, nbg_cpu_op_shader, nbg_cpu_op_tpfc, nbg_cpu_op_tp,
+	nbg_cpu_op_shf32, nbg_cpu_op_shresize, nbg_cpu_op_shader, nbg_cpu_op_tpfc, nbg_cpu_op_tp,
 	nbg_cpu_op_spmax, nbg_cpu_op_spmean, nbg_cpu_op_spsub, nbg_cpu_op_nn16, nbg_cpu_op_conv;
 
 struct nbg_cpu_plan {

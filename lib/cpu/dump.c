@@ -100,6 +100,12 @@ static int view_ref(const cpu_ref *r, cpu_view *v, nbg_cpu_tensor *t)
 		v->elem = r->kx;
 		t->data_format = r->group;
 		return 1;
+	case CPU_REF_RESIZE:
+		view_image(v, r->elt.region[2], r->elt.base[2], 2 * r->elt.x, 2 * r->elt.y, r->elt.z, r->elt.row[2],
+			   r->elt.slice[2]);
+		v->elem = 2;
+		t->data_format = DUMP_INT16;
+		return 1;
 	case CPU_REF_DWCONV16:
 		view_image(v, r->elt.region[2], r->elt.base[2], r->conv.ow, r->conv.p, r->conv.c, r->elt.row[2],
 			   r->elt.slice[2]);
@@ -119,7 +125,8 @@ static int view_ref(const cpu_ref *r, cpu_view *v, nbg_cpu_tensor *t)
 }
 
 /* An int16 NN-engine operation's written image (ops/nn16.c): its output
- * after pooling, int16; a transpose's in_y x in_x elements of its size. */
+ * after pooling, int16 (grouped: as stored); a transpose's in_y x in_x
+ * elements of its size. */
 static void view_nn16(const cpu_nn16 *n, cpu_view *v, nbg_cpu_tensor *t)
 {
 	if (n->kind == CPU_NN16_TRANSPOSE) {
@@ -127,7 +134,11 @@ static void view_nn16(const cpu_nn16 *n, cpu_view *v, nbg_cpu_tensor *t)
 		v->elem = n->esize;
 		t->data_format = n->esize == 2 ? DUMP_INT16 : n->esize == 4 ? DUMP_INT32 : DUMP_UINT8;
 	} else {
-		view_image(v, n->out_region, n->out_base, n->pool_x, n->pool_y, n->out_z, n->out_row, n->out_slice);
+		/* an image in groups of 16 channels (ops/nn16.c): its bytes, z / 16
+		 * groups of rows of 16 channels a pixel */
+		uint32_t g = n->out_grouped ? 16 : 1;
+		view_image(v, n->out_region, n->out_base, g * n->pool_x, n->pool_y, n->out_z / g, n->out_row,
+			   n->out_slice);
 		v->elem = 2;
 		t->data_format = n->kind >= CPU_NN16_F16_MAXPOOL ? DUMP_FP16 : DUMP_INT16;
 		t->zero_point_known = n->kind < CPU_NN16_F16_MAXPOOL;

@@ -44,6 +44,7 @@ void nbg_cpu_match_of(const nbg_cpu_plan *p, const nbg_cpu_step *s, cpu_match *m
 		[CPU_LAYER_MULTISTREAM_SP] = "MultiStreamProcessor_SP", [CPU_LAYER_REDUCE_MEAN_SP] = "ReduceMeanLayer_SP",
 		[CPU_LAYER_TENSOR_SUB_SP] = "TensorSub_SP", [CPU_LAYER_TENSOR_ADD_SP] = "TensorAdd_SP",
 		[CPU_LAYER_ACTIVATION] = "ActivationLayer", [CPU_LAYER_MAX_POOLING] = "Max Pooling",
+		[CPU_LAYER_RESIZE_BILINEAR_I16_UP] = "com.vivantecorp.extension.evis.resize_bilinear_I16toI16_UP",
 	};
 	m->operation = s->operation;
 	m->type = s->type;

@@ -13,6 +13,7 @@
 #include "cpu/budget.h"
 #include "cpu/cpu_internal.h"
 #include "cpu/ops/conv.h"
+#include "cpu/ops/nn16.h"
 #include "cpu/quant.h"
 
 /* The words of a 192-byte NN command of target 0xe8 that carry the addition. */
@@ -208,7 +209,8 @@ int nbg_cpu_plan_add(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_c
  * into *a and *r, 0 with the step refused when it does not lie inside its
  * memory.  `type` names the data in the refusal. */
 int nbg_cpu_add_second16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_add *a, uint32_t x, uint32_t y, uint32_t z,
-			 const uint32_t *w, unsigned at, unsigned strides, const char *type, nbg_cmd_ref *r)
+			 const uint32_t *w, unsigned at, unsigned strides, const char *type, int *grouped,
+			 nbg_cmd_ref *r)
 {
 	long ri = nbg_cpu_add_image_at(p, s, at, w[at], r);
 	if (ri < 0)
@@ -217,10 +219,20 @@ int nbg_cpu_add_second16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_add *a, uint32_t 
 	a->base = r->offset;
 	a->row = w[strides] & 0xffffu;
 	a->slice = w[strides] >> 16;
-	uint64_t last = 0;
-	if (a->row < 2ull * x || a->slice < a->row * y ||
-	    !nbg_cpu_image_fits(p, a->region, a->base, 2ull * x, y, z, a->row, a->slice,
-				&last)) {
+	uint64_t last = 0, xb = 2ull * x;
+	uint32_t slices = z;
+	if (grouped && nbg_cpu_nn16_grouped(a->slice, a->row, y) && z % 16 == 0) {
+		/* 16 channels a pixel, rows of 16 of the command's, groups of 16 planes */
+		*grouped = 1;
+		a->slice = 16 * a->row * y;
+		a->row *= 16;
+		xb *= 16;
+		slices = z / 16;
+	} else if (grouped) {
+		*grouped = 0;
+	}
+	if (a->row < xb || a->slice < a->row * y ||
+	    !nbg_cpu_image_fits(p, a->region, a->base, xb, y, slices, a->row, a->slice, &last)) {
 		nbg_cpu_refuse(s, "address-outside-memory", "its second image %ux%ux%u %s at %s+0x%llx (row %llu, "
 			       "slice %llu bytes, word %u) does not lie inside that memory's %llu bytes", x,
 			       y, z, type, nbg_graph_source_type_name(r->source_type),

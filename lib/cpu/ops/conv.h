@@ -60,9 +60,12 @@ CPU_HIDDEN int nbg_cpu_plan_add(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, 
  * step refused (ops/add.c; also ops/nn16.c). */
 CPU_HIDDEN long nbg_cpu_add_image_at(nbg_cpu_plan *p, nbg_cpu_step *s, unsigned word, uint32_t value,
 				     nbg_cmd_ref *r);
-/* The second image of a 16-bit addition (ops/add.c). */
+/* The second image of a 16-bit addition (ops/add.c); grouped (NULL: never
+ * grouped) set when it is stored in groups of 16 channels
+ * (nbg_cpu_nn16_grouped: a->slice the groups' stride, a->row 16 rows). */
 CPU_HIDDEN int nbg_cpu_add_second16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_add *a, uint32_t x, uint32_t y, uint32_t z,
-				    const uint32_t *w, unsigned at, unsigned strides, const char *type, nbg_cmd_ref *r);
+				    const uint32_t *w, unsigned at, unsigned strides, const char *type, int *grouped,
+				    nbg_cmd_ref *r);
 /* A fused addition's scales and bounds (ops/add.c; also the int16
  * addition of ops/nn16.c): the convolution's scale (mantissa, exponent),
  * v[0] the second image's scale and v[1], v[2] the upper and lower bounds

@@ -40,6 +40,7 @@ enum {
 	ADD16_WORDS = 36
 };
 #define ADD16_RELU_BIT 16
+#define ADD16_NO_BUFFER 0x3ffffffu   /* word 35 bits 0-25: no buffer (the circular buffers' "none") */
 
 static int16_t rd16(const uint8_t *buf, uint64_t a, uint64_t lo, uint64_t size)
 {
@@ -57,8 +58,10 @@ static void wr16(uint8_t *buf, uint64_t a, uint64_t lo, uint64_t size, int16_t v
 
 int16_t nbg_cpu_nn16_add(const cpu_add *a, int64_t acc, int16_t b, int relu)
 {
+	if ((relu & NBG_CPU_NN16_RELU_TERM) && acc < 0)
+		acc = 0;
 	int64_t q = nbg_cpu_add_sum(acc, a, b, 1u << 16);
-	if (relu && q < 0)
+	if ((relu & NBG_CPU_NN16_RELU_SUM) && q < 0)
 		q = 0;
 	return (int16_t)(q < -32768 ? -32768 : q > 32767 ? 32767 : q);
 }
@@ -79,7 +82,7 @@ static int32_t *nn16_gather(const cpu_nn16 *n, const uint8_t *in)
 	int32_t *d = g;
 	for (uint32_t z = 0; g && z < n->in_z; z++)
 		for (uint32_t y = 0; y < n->in_y; y++) {
-			uint64_t a = n->in_base + z * n->in_slice + y * n->in_row;
+			uint64_t a = n->in_base + nbg_cpu_nn16_chan(n->in_slice, n->in_grouped, z) + y * n->in_row;
 			for (uint32_t x = 0; x < n->in_x; x++)
 				*d++ = rd16(in, a + x * n->in_xstep, n->in_ring_lo, n->in_ring_size);
 		}
@@ -136,7 +139,8 @@ static int16_t nn16_pixel(const cpu_nn16 *n, const int64_t *acc, const uint8_t *
 	if (n->add.on) {
 		uint32_t sub = n->pooling == 3 ? 2 : 1;
 		const cpu_add *a = &n->add;
-		int16_t b = rd16(addbuf, a->base + o * a->slice + py * a->row + 2ull * px, 0, 0);
+		int16_t b = rd16(addbuf, a->base + nbg_cpu_nn16_chan(a->slice, n->add_grouped, o) + py * a->row +
+					 px * n->add_xstep, 0, 0);
 		return nbg_cpu_nn16_add(a, acc[(size_t)py * sub * n->out_x + px * sub], b, n->relu);
 	}
 	if (n->pooling == 0)
@@ -179,7 +183,8 @@ static int nn16_conv_run(const cpu_nn16 *n, uint8_t *const *buf)
 	for (uint32_t o = 0; o < n->out_z; o++)
 		for (uint32_t py = 0; py < n->pool_y; py++)
 			for (uint32_t px = 0; px < n->pool_x; px++)
-				wr16(out, n->out_base + o * n->out_slice + py * n->out_row + 2ull * px, n->out_ring_lo,
+				wr16(out, n->out_base + nbg_cpu_nn16_chan(n->out_slice, n->out_grouped, o) +
+					     py * n->out_row + px * n->out_xstep, n->out_ring_lo,
 				     n->out_ring_size, stage[o * pooled + (size_t)py * n->pool_x + px]);
 	free(g);
 	free(acc);
@@ -330,6 +335,19 @@ static int nn16_written(nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op)
 	return 1;
 }
 
+/* The rows of the image an operation reads: its own, or, for a row tile of
+ * an image an NN-engine operation wrote at the same slice stride, that
+ * operation's written rows. */
+static uint32_t nn16_image_rows(const nbg_cpu_plan *p, const nbg_cmd_op *op, uint32_t rows)
+{
+	const nbg_cmd_op *w = op->producer >= 0 ? nbg_commands_op_of(p->c, (size_t)op->producer) : NULL;
+	if (w && w->engine == NBG_CMD_NN && w->out_ref.source_type == op->in_ref.source_type &&
+	    w->out_ref.index == op->in_ref.index && w->out_slice_stride == op->in_slice_stride &&
+	    w->out_row_stride == op->in_row_stride && w->out[1] > rows)
+		return w->out[1];
+	return rows;
+}
+
 /* The second image of a fused addition: its address, strides and circular
  * buffer (which it must not pass), inside its memory. */
 static int plan_add16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd)
@@ -344,16 +362,22 @@ static int plan_add16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_c
 			       ADD16_WORDS);
 		return 0;
 	}
-	if (!nbg_cpu_add_second16(p, s, &n->add, n->pool_x, n->pool_y, n->out_z, w, ADD16_W_ADDRESS, ADD16_W_STRIDES, "int16", &r))
+	if (!nbg_cpu_add_second16(p, s, &n->add, n->pool_x, n->pool_y, n->out_z, w, ADD16_W_ADDRESS, ADD16_W_STRIDES, "int16", &n->add_grouped, &r))
 		return 0;
 	/* words 35 (relocated, bits 0-25) and 33 (32-byte units): where the
-	 * image ends and its bytes, in every corpus command; another reading
-	 * (a circular buffer it would wrap through) is not established */
+	 * image ends and its bytes, in every corpus command but those whose
+	 * word 35 holds, unrelocated, the end 0x3ffffff of no buffer (as a
+	 * circular buffer's end field: the image bounded by its memory alone);
+	 * another reading (a circular buffer it would wrap through) is not
+	 * established */
 	nbg_cmd_ref end;
-	uint64_t bytes = a->slice * n->out_z;
-	if (!nbg_command_word_ref(p->g, s->operation, ADD16_W_END, w[ADD16_W_END], &end) ||
+	uint64_t bytes = n->add_grouped ? a->slice * (n->out_z / 16) : a->slice * n->out_z;
+	n->add_xstep = n->add_grouped ? 32 : 2;
+	int none = (w[ADD16_W_END] & ADD16_NO_BUFFER) == ADD16_NO_BUFFER &&
+		   !nbg_command_word_ref(p->g, s->operation, ADD16_W_END, w[ADD16_W_END], &end);
+	if (!none && (!nbg_command_word_ref(p->g, s->operation, ADD16_W_END, w[ADD16_W_END], &end) ||
 	    end.source_type != r.source_type || end.index != r.index ||
-	    (end.offset & 0x3ffffffu) != a->base + 32ull * w[ADD16_W_BYTES] || 32ull * w[ADD16_W_BYTES] < bytes) {
+	    (end.offset & 0x3ffffffu) != a->base + 32ull * w[ADD16_W_BYTES] || 32ull * w[ADD16_W_BYTES] < bytes)) {
 		nbg_cpu_refuse(s, "fused-add-unsupported", "its command words %d (0x%08x, relocated 0x%llx) and %d "
 			       "(0x%x) are not the end and the size / 32 of a buffer that starts with its second image "
 			       "(0x%llx + %llu bytes): a circular buffer there is not established", ADD16_W_END,
@@ -369,13 +393,16 @@ static int plan_add16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_c
 			       "words 23 bits 2-31 and 27 bit 31, 29, 30"))
 		return 0;
 	/* the sum's ReLU is word 31 bit 16; the convolution's own ReLU field
-	 * (before the addition?) is set on no corpus command with an addition */
-	if (n->relu) {
-		nbg_cpu_refuse(s, "fused-add-unsupported", "an int16 addition whose convolution sets relu: whether "
-			       "it applies before the addition is not established");
+	 * applies to its term, before the addition (the source's RELU between
+	 * its CONV_2D and ADD: doc/cpu-backend.md, "int16 data") */
+	int sum_relu = (int)(w[ADD16_W_FLAGS] >> ADD16_RELU_BIT & 1u);
+	if (n->relu && sum_relu) {
+		nbg_cpu_refuse(s, "fused-add-unsupported", "an int16 addition whose convolution sets relu and whose "
+			       "command word %d bit %d (the ReLU after the addition) is set: both together are not "
+			       "established", ADD16_W_FLAGS, ADD16_RELU_BIT);
 		return 0;
 	}
-	n->relu = (int)(w[ADD16_W_FLAGS] >> ADD16_RELU_BIT & 1u);
+	n->relu = n->relu ? NBG_CPU_NN16_RELU_TERM : sum_relu ? NBG_CPU_NN16_RELU_SUM : 0;
 	a->on = 1;
 	return 1;
 }
@@ -421,6 +448,56 @@ static int nn16_kernel(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_
 	return 1;
 }
 
+/* Where the operation reads and writes: planar images at the command's
+ * strides, an interleaved input record, images stored in groups of 16
+ * channels (nbg_cpu_nn16_grouped), row tiles the data flow places; every
+ * byte inside its memory or circular buffer.  0 with the step refused. */
+static int nn16_images(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const nbg_cmd *cmd)
+{
+	n->in_base = op->in_ref.offset;
+	n->in_row = op->in_row_stride;
+	n->in_slice = op->in_slice_stride;
+	n->in_xstep = 2;
+	if (!n->depthwise && nbg_cpu_input_interleaved(p, op, n->in_z, n->in_x, n->in_y, 2)) {
+		n->in_row = op->in_row_stride * n->in_z;
+		n->in_slice = 2;
+		n->in_xstep = 2ull * n->in_z;
+	}
+	n->out_base = op->out_ref.offset;
+	n->out_row = op->out_row_stride;
+	n->out_slice = op->out_slice_stride;
+	n->out_xstep = 2;
+	uint32_t in_rows = nn16_image_rows(p, op, n->in_y), in_slices = n->in_z, out_slices = n->out_z;
+	n->in_grouped = n->in_xstep == 2 && n->in_z % 16 == 0 &&
+			nbg_cpu_nn16_grouped(n->in_slice, n->in_row, in_rows);
+	n->out_grouped = n->out_z % 16 == 0 && nbg_cpu_nn16_grouped(n->out_slice, n->out_row, n->pool_y);
+	if (n->in_grouped) { /* the tiles' stored addresses step 16 rows of the command's a row */
+		n->in_slice = 16 * n->in_row * in_rows;
+		n->in_row *= 16;
+		n->in_xstep = 32;
+		in_slices /= 16;
+	} else if (op->tile_placed == 1) {
+		/* a row tile whose image the data flow places by its other
+		 * image's step (doc/commands.md, "row tiles") */
+		n->in_base = op->tile_offset;
+	}
+	if (n->out_grouped) {
+		n->out_slice = 16 * n->out_row * n->pool_y;
+		n->out_row *= 16;
+		n->out_xstep = 32;
+		out_slices /= 16;
+	} else if (op->tile_placed == 2) {
+		n->out_base = op->tile_offset;
+	}
+	if (op->in_element_bytes != 2 || op->out_element_bytes != 2) {
+		nbg_cpu_refuse(s, "shape-inconsistent", "an int16 operation whose images the data flow reads with "
+			       "%u- and %u-byte elements", op->in_element_bytes, op->out_element_bytes);
+		return 0;
+	}
+	return nbg_cpu_nn16_addressing(p, s, n, op, cmd, ((uint64_t)n->in_x - 1) * n->in_xstep + 2, n->in_y,
+				       in_slices, (uint64_t)n->pool_x * n->out_xstep, n->pool_y, out_slices);
+}
+
 static void plan_conv16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *opu, const cpu_match *m, const nbg_cmd *cmd)
 {
 	cpu_nn16 *n = &opu->u.nn16;
@@ -445,32 +522,7 @@ static void plan_conv16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *opu, const cpu
 			       (unsigned long long)macs, (unsigned long long)NBG_CPU_MAX_MACS);
 		return;
 	}
-	n->in_base = op->in_ref.offset;
-	n->in_row = op->in_row_stride;
-	n->in_slice = op->in_slice_stride;
-	n->in_xstep = 2;
-	if (!n->depthwise && nbg_cpu_input_interleaved(p, op, n->in_z, n->in_x, n->in_y, 2)) {
-		n->in_row = op->in_row_stride * n->in_z;
-		n->in_slice = 2;
-		n->in_xstep = 2ull * n->in_z;
-	}
-	n->out_base = op->out_ref.offset;
-	n->out_row = op->out_row_stride;
-	n->out_slice = op->out_slice_stride;
-	/* a row tile whose image the data flow places by its other image's step
-	 * (doc/commands.md, "row tiles": the full-range detector's inputs step
-	 * 16 times their rows) */
-	if (op->tile_placed == 1)
-		n->in_base = op->tile_offset;
-	else if (op->tile_placed == 2)
-		n->out_base = op->tile_offset;
-	if (op->in_element_bytes != 2 || op->out_element_bytes != 2) {
-		nbg_cpu_refuse(s, "shape-inconsistent", "an int16 operation whose images the data flow reads with "
-			       "%u- and %u-byte elements", op->in_element_bytes, op->out_element_bytes);
-		return;
-	}
-	if (!nbg_cpu_nn16_addressing(p, s, n, op, cmd, ((uint64_t)n->in_x - 1) * n->in_xstep + 2, n->in_y, n->in_z,
-			     2ull * n->pool_x, n->pool_y, n->out_z))
+	if (!nn16_images(p, s, n, op, cmd))
 		return;
 	if (m->add_layer && !plan_add16(p, s, n, cmd))
 		return;

@@ -32,7 +32,12 @@ typedef struct cpu_nn16 {
 	uint32_t pool_x, pool_y;        /* the written image */
 	size_t in_region, out_region;
 	uint64_t in_base, in_row, in_slice, in_xstep; /* bytes; xstep: between pixels of a row */
-	uint64_t out_base, out_row, out_slice;
+	uint64_t out_base, out_row, out_slice, out_xstep;
+	/* an image stored in groups of 16 channels (nbg_cpu_nn16_grouped): its
+	 * slice the groups' stride, channel c at (c / 16) x slice + (c % 16) x 2,
+	 * its row 16 rows of the command's, its pixels 32 bytes apart */
+	int in_grouped, out_grouped, add_grouped;
+	uint64_t add_xstep;             /* the second image's pixel step */
 	uint64_t in_ring_lo, in_ring_size, out_ring_lo, out_ring_size;
 	uint32_t esize;                 /* CPU_NN16_TRANSPOSE: bytes per element */
 	const uint8_t *codes;           /* int16 little-endian [out][z][k][k] */
@@ -48,6 +53,16 @@ struct nbg_cmd;
 /* The input (x_bytes a row, rows, slices) and written image of an NN-engine
  * operation inside their memories and circular buffers (common.c); 0 with
  * the step refused. */
+/* Whether an int16 image of `rows` rows of `row` bytes whose command gives
+ * the slice stride `field` is stored in groups of 16 channels: the field
+ * the power of two just above its dense plane (common.c). */
+CPU_HIDDEN int nbg_cpu_nn16_grouped(uint64_t field, uint64_t row, uint64_t rows);
+/* The byte offset of channel z in an image of slice stride `slice`,
+ * grouped or not. */
+static inline uint64_t nbg_cpu_nn16_chan(uint64_t slice, int grouped, uint32_t z)
+{
+	return grouped ? (uint64_t)(z / 16) * slice + (uint64_t)(z % 16) * 2 : (uint64_t)z * slice;
+}
 CPU_HIDDEN int nbg_cpu_nn16_addressing(struct nbg_cpu_plan *p, struct nbg_cpu_step *s, cpu_nn16 *n,
 				       const struct nbg_cmd_op *op, const struct nbg_cmd *cmd, uint64_t x_bytes,
 				       uint32_t rows, uint32_t slices, uint64_t out_x_bytes, uint32_t out_rows,
@@ -65,7 +80,11 @@ CPU_HIDDEN void nbg_cpu_nnf16_run(const cpu_nn16 *n, uint8_t *const *buf);
  * memory (nothing written). */
 CPU_HIDDEN int nbg_cpu_nn16_run(const cpu_nn16 *n, uint8_t *const *buf);
 /* The per-pixel sum of an addition fused to an int16 convolution
- * (nbg_cpu_add_sum), saturated to int16 (ReLU: at least 0). */
+ * (nbg_cpu_add_sum), saturated to int16; relu: NBG_CPU_NN16_RELU_SUM the
+ * sum at least 0, NBG_CPU_NN16_RELU_TERM the convolution's term at least 0
+ * before the addition. */
+#define NBG_CPU_NN16_RELU_SUM 1
+#define NBG_CPU_NN16_RELU_TERM 2
 CPU_HIDDEN int16_t nbg_cpu_nn16_add(const cpu_add *a, int64_t acc, int16_t b, int relu);
 
 #endif

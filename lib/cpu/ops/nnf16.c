@@ -116,7 +116,7 @@ static int nnf16_second(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 			       "sum");
 		return 0;
 	}
-	if (!nbg_cpu_add_second16(p, s, a, n->pool_x, n->pool_y, n->out_z, w, SPF_W_ADDRESS, SPF_W_STRIDES, "fp16", &r))
+	if (!nbg_cpu_add_second16(p, s, a, n->pool_x, n->pool_y, n->out_z, w, SPF_W_ADDRESS, SPF_W_STRIDES, "fp16", NULL, &r))
 		return 0;
 	uint64_t bytes = a->slice * n->out_z;
 	/* no buffer: word 35 relocated by no patch, its bits 0-25 all set (the

@@ -19,7 +19,7 @@
 enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWCONV, CPU_REF_ADD,
 		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL, CPU_REF_PAD, CPU_REF_IM2COL,
 		    CPU_REF_GEMM, CPU_REF_DWCONV16, CPU_REF_MEAN, CPU_REF_SUB,
-		    CPU_REF_RELU };
+		    CPU_REF_RELU, CPU_REF_RESIZE };
 
 /* CPU_REF_SOFTMAX (ops/softmax.c, ops/spmax.c): a softmax over width uint8
  * values (row 0 of the input image) into width fp16 values,
@@ -121,6 +121,14 @@ CPU_HIDDEN void nbg_cpu_f16_store(uint8_t *d, float v);
  * 0 and 2 of r->elt. */
 CPU_HIDDEN void nbg_cpu_f16_geometry(cpu_ref *r, const nbg_sh_conv *g);
 CPU_HIDDEN uint16_t nbg_cpu_f16_ld(const uint8_t *b);
+
+/* Image k (0 input, 2 output) of an int16 image shader at uniform j into
+ * r->elt (ops/shpad.c; also ops/shresize.c); *last its last byte. */
+struct nbg_cpu_plan;
+struct nbg_cpu_step;
+CPU_HIDDEN int nbg_cpu_sh_image(struct nbg_cpu_plan *p, struct nbg_cpu_step *s, size_t operation,
+				const cpu_uniforms *u, unsigned j, cpu_ref *r, int k, const nbg_sh_image *im,
+				uint64_t *last);
 
 /* The softmax's run (ops/softmax.c), shared by the SP softmax. */
 CPU_HIDDEN void nbg_cpu_softmax_run(const cpu_ref *r, uint8_t *const *buf, int flush);

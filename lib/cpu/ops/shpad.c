@@ -27,16 +27,17 @@
 #define SHPAD_FMT_I16 0x444050c1u /* the int16 face detectors' image word */
 #define SHPAD_FMT_F16 0x44405041u /* the fp16 face detector's */
 
-/* Image k (0 input, 2 output) at uniform j: located through its patch,
- * inside its memory; *last its last byte. */
-static int shpad_image(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const cpu_uniforms *u, unsigned j,
-		       cpu_ref *r, int k, const nbg_sh_image *im, uint64_t *last)
+/* Image k (0 input, 2 output) of an int16 image shader (this one, the
+ * bilinear resize of ops/shresize.c) at uniform j: located through its
+ * patch, inside its memory; *last its last byte. */
+int nbg_cpu_sh_image(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const cpu_uniforms *u, unsigned j,
+		     cpu_ref *r, int k, const nbg_sh_image *im, uint64_t *last)
 {
 	nbg_cmd_ref ref;
 	const char *what = k ? "output" : "input";
 	if (!nbg_cpu_patched_ref(p, operation, u->at[j], u->value[j], &ref)) {
-		nbg_cpu_refuse(s, "address-not-relocated", "a TensorPadOperation2 shader whose %s address (uniform "
-			       "0x%05x) is relocated by no patch of the operation", what, CPU_UNIFORM_BASE + 4 * j);
+		nbg_cpu_refuse(s, "address-not-relocated", "a %s shader whose %s address (uniform 0x%05x) is "
+			       "relocated by no patch of the operation", s->layer, what, CPU_UNIFORM_BASE + 4 * j);
 		return 0;
 	}
 	long g = nbg_cpu_find_region(p, s, what, &ref);
@@ -46,11 +47,12 @@ static int shpad_image(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const
 	if (im->row < width || (im->depth > 1 && im->slice < im->row * im->height) || !im->height ||
 	    !nbg_cpu_image_fits(p, (size_t)g, ref.offset, width, im->height, im->depth ? im->depth : 1, im->row,
 				im->slice, last)) {
-		nbg_cpu_refuse(s, "address-outside-memory", "a TensorPadOperation2 shader whose %s %ux%ux%u of %u-byte "
-			       "elements at %s+0x%llx (row %llu, slice %llu) does not lie inside its memory with strides "
-			       "of at least a row and a slice", what, im->width, im->height, im->depth, im->element,
-			       nbg_graph_source_type_name(ref.source_type), (unsigned long long)ref.offset,
-			       (unsigned long long)im->row, (unsigned long long)im->slice);
+		nbg_cpu_refuse(s, "address-outside-memory", "a %s shader whose %s %ux%ux%u of %u-byte elements at "
+			       "%s+0x%llx (row %llu, slice %llu) does not lie inside its memory with strides of at "
+			       "least a row and a slice", s->layer, what, im->width, im->height, im->depth,
+			       im->element, nbg_graph_source_type_name(ref.source_type),
+			       (unsigned long long)ref.offset, (unsigned long long)im->row,
+			       (unsigned long long)im->slice);
 		return 0;
 	}
 	r->elt.region[k] = (size_t)g;
@@ -82,8 +84,8 @@ static void shpad_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_m
 		return;
 	}
 	uint64_t last[3] = { 0, 0, 0 };
-	if (!shpad_image(p, s, m->operation, &u, SHPAD_IN, r, 0, &in, &last[0]) ||
-	    !shpad_image(p, s, m->operation, &u, SHPAD_OUT, r, 2, &out, &last[2]))
+	if (!nbg_cpu_sh_image(p, s, m->operation, &u, SHPAD_IN, r, 0, &in, &last[0]) ||
+	    !nbg_cpu_sh_image(p, s, m->operation, &u, SHPAD_OUT, r, 2, &out, &last[2]))
 		return;
 	if (r->elt.region[0] == r->elt.region[2] && last[0] >= r->elt.base[2] && last[2] >= r->elt.base[0]) {
 		nbg_cpu_refuse(s, "shpad-uniforms-unknown", "a TensorPadOperation2 shader whose output overlaps its "

@@ -20,6 +20,7 @@ const cpu_op_def *const nbg_cpu_ops[CPU_OP__COUNT] = {
 	[CPU_OP_SHCONV] = &nbg_cpu_op_shconv,
 	[CPU_OP_SHDW16] = &nbg_cpu_op_shdw16,
 	[CPU_OP_SHF32] = &nbg_cpu_op_shf32,
+	[CPU_OP_SHRESIZE] = &nbg_cpu_op_shresize,
 	[CPU_OP_SHADER] = &nbg_cpu_op_shader,
 	[CPU_OP_TPFC] = &nbg_cpu_op_tpfc,
 	[CPU_OP_TP] = &nbg_cpu_op_tp,
