@@ -303,7 +303,7 @@ def main():
         if in_tier(tier, "corpus"):
             check_recovery(models, failures, figures)
             check_per_op(refop, models, tmp, failures, figures)
-        if in_tier(tier, "slow"):  # the models up to their shaders: a minute under ASan
+        if in_tier(tier, "slow"):  # the model up to its first refusal: seconds, under ten under ASan
             check_model_data(dumper, models, tmp, failures, figures)
     finish(figures, failures)
 
