@@ -14,13 +14,14 @@ runs by reference semantics, against references no C code here computes.
    executed; one writing an output record writes one of its width, whose
    innermost dimension is 2 for the pair softmax.  The PoolingLayer2,
    DepthwiseConvLayer, TensorAdd, TensorScale, TensorPadOperation2,
-   resize_bilinear_I16toI16_UP and ConvolutionLayer shaders, and the fp32
-   ActivationLayer and Max Pooling ones whose program is one of the two
-   read, are executed likewise (check_cpu_shpool.py, check_cpu_shmax.py,
-   check_cpu_shdw.py, check_cpu_shelt.py, check_cpu_int16.py,
-   check_cpu_shconv.py and check_cpu_fp32.py check them) or refused with
-   pool-*, shmax-*, shdw-*, shdw16-*, shelt-*, shpad-*, shresize-* and
-   shconv-* ids or a
+   resize_bilinear_I16toI16_UP, ConvolutionLayer, TensorSub, TensorMul,
+   PReluLayer and gray copy shaders, and the fp32 ActivationLayer and Max
+   Pooling ones whose program is one of the two read, are executed likewise
+   (check_cpu_shpool.py, check_cpu_shmax.py, check_cpu_shdw.py,
+   check_cpu_shelt.py, check_cpu_int16.py, check_cpu_shconv.py,
+   check_cpu_fp32.py and check_cpu_shpre.py check them) or refused with
+   pool-*, shmax-*, shdw-*, shdw16-*, shelt-*, shpad-*, shresize-*, shconv-*,
+   gray-*, sub-*, mul-*, prelu-* and shader-uniforms-* ids or a
    memory id naming the layer; every other SH or SW
    operation is refused (shader-not-executed / software-not-executed) with
    its layer named; `nbg probe --json` counts the softmaxes per file, and
@@ -84,6 +85,9 @@ EXECUTED_FORMATS = ((FMT_UINT8, FMT_FP16), (FMT_INT8, FMT_FP16))
 # fp16 in the other format words, one pair a row (column_form)
 COLUMN_FORMATS = (0x444051f0, 0x44405071)
 SOFTMAX_LAYERS = ("Softmax2Layer", "SoftMax2")
+# The pre-processing and PReLU shaders (check_cpu_shpre.py)
+PRE_LAYERS = ("com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16", "TensorSub", "TensorMul",
+              "PReluLayer")
 
 
 def executable_formats(fmt):
@@ -350,9 +354,9 @@ def check_plans(nbg, models, docs, failures, figures):
                     softmax.append((model, doc, o))
                 continue
             if o["layer_name"] in ("PoolingLayer2", "DepthwiseConvLayer", "TensorAdd", "TensorScale",
-                                   "TensorPadOperation2", "ConvolutionLayer", RESIZE) and \
+                                   "TensorPadOperation2", "ConvolutionLayer", RESIZE) + PRE_LAYERS and \
                     o["type_name"] == "SH" and rest.endswith("execute " + LABEL):
-                pools.append(model)  # check_cpu_shpool/_shmax/_shdw/_shelt/_int16/_shconv/_fp32.py check these
+                pools.append(model)  # check_cpu_shpool/_shmax/_shdw/_shelt/_int16/_shconv/_fp32/_shpre.py check these
                 continue
             if o["layer_name"] in ("ActivationLayer", "Max Pooling") and o["type_name"] == "SH" and \
                     rest.endswith(", fp32: execute " + LABEL):
@@ -379,6 +383,9 @@ def check_plans(nbg, models, docs, failures, figures):
                     re.search(r": refused shelt-[a-z-]+: a %s shader \(layer %s\)" %
                               (o["layer_name"], o["layer_name"]), rest):
                 pass  # outside the established layout (check_cpu_shelt.py)
+            elif o["layer_name"] in PRE_LAYERS and o["type_name"] == "SH" and \
+                    re.search(r": refused (gray|sub|mul|prelu|shader-uniforms)-[a-z-]+: ", rest):
+                pass  # outside the established layouts (check_cpu_shpre.py)
             elif o["layer_name"] in ("PoolingLayer2", "DepthwiseConvLayer", "TensorAdd", "TensorScale") and \
                     o["type_name"] == "SH" and \
                     re.search(r": refused (address-outside-memory|state-buffer-missing|state-buffer-truncated): "

@@ -8244,6 +8244,387 @@ static const cv_raw c65_raw[] = {
 	{ NULL, 0 },
 };
 
+static const uint8_t c66_in0[] = {
+	0, 0xff, 0xe5, 0xe0, 0xc9, 0, 0xc5, 0x10, 0x95, 0xde, 0xb4, 0, 0x69, 0xa5, 0x7a, 0x6e,
+	0x25, 0, 0, 0, 0x3c, 0x5e, 0x1c, 0x54, 0xa4, 0, 0xa3, 0x9b, 0xe6, 0x1c, 0xaa, 0,
+	0x74, 0x8a, 6, 0x19, 0xa1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c66_in[] = {
+	{ { 120, 1, 1, 1 }, 1, 2, c66_in0, 120 },
+};
+
+static const uint8_t c66_out0[] = {
+	0, 0, 0xf8, 0x5b, 0x28, 0x5b, 0, 0x5b, 0x48, 0x5a, 0, 0, 0x28, 0x5a, 0, 0x4c,
+	0xa8, 0x58, 0xf0, 0x5a, 0xa0, 0x59, 0, 0, 0x90, 0x56, 0x28, 0x59, 0xa0, 0x57, 0xe0, 0x56,
+	0xa0, 0x50, 0, 0, 0, 0, 0, 0, 0x80, 0x53, 0xe0, 0x55, 0, 0x4f, 0x40, 0x55,
+	0x20, 0x59, 0, 0, 0x18, 0x59, 0xd8, 0x58, 0x30, 0x5b, 0, 0x4f, 0x50, 0x59, 0, 0,
+	0x40, 0x57, 0x50, 0x58, 0, 0x46, 0x40, 0x4e, 8, 0x59, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c66_out[] = {
+	{ { 80, 1, 1, 1 }, 1, 2, c66_out0, 80 },
+};
+
+static const cv_field c66_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c66_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c66_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+	{ 2, NULL, 16, 5, 0, 0, 0 },
+	{ 2, NULL, 17, 5, 1, 0, 0 },
+	{ 2, NULL, 18, 5, 2, 0, 0 },
+	{ 2, NULL, 19, 5, 3, 0, 0 },
+};
+
+static const uint32_t c66_op0_u[] = {
+	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
+	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
+	0, 0, 0, 0, 0, 0x3f800000, 0, 0,
+	0x99999999, 0x44444444, 0x3020100, 0x7060504, 0x99999999, 0x6060606, 0x6060606, 0x100,
+	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
+	0x99999999, 0x44444444, 0xb0a0908, 0xf0e0d0c, 0x99999999, 0x6060606, 0x6060606, 0x100,
+	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
+};
+
+static const cv_op c66_ops[] = {
+	{ 1, "com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16", -1, c66_op0_f, 0, c66_op0_w, 0, c66_op0_a, 6, c66_op0_u, 56 },
+};
+
+static const cv_stream c66_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c66_r0[] = {
+	0, 0x80, 0, 0,
+};
+
+static const uint8_t c66_r1[] = {
+	0, 0x80, 0, 0,
+};
+
+static const uint8_t c66_r2[] = {
+	0, 0, 0, 0,
+};
+
+static const uint8_t c66_r3[] = {
+	0, 0, 0, 0,
+};
+
+static const cv_raw c66_raw[] = {
+	{ c66_r0, 4 },
+	{ c66_r1, 4 },
+	{ c66_r2, 4 },
+	{ c66_r3, 4 },
+};
+
+static const uint8_t c67_in0[] = {
+	0, 0, 0xf8, 0x5b, 0xb0, 0x5c, 0, 0xcd, 0xb8, 0x58, 0, 0, 0xf4, 0x57, 0x16, 0x58,
+	0xb8, 0x5b, 0, 0x59, 0x28, 0x5a, 0, 0, 0x50, 0x5b, 0x58, 0x58, 0xd8, 0x5a, 0xd0, 0x5b,
+	0x18, 0x59, 0, 0,
+};
+
+static const cv_io c67_in[] = {
+	{ { 18, 1, 1, 1 }, 3, 1, c67_in0, 36 },
+};
+
+static const uint8_t c67_out0[] = {
+	0x80, 0x7f, 0x7f, 0x80, 0x18, 0, 0, 3, 0x78, 0x20, 0x46, 0, 0x6a, 0xc, 0x5c, 0x7a,
+	0x24, 0,
+};
+
+static const cv_io c67_out[] = {
+	{ { 18, 1, 1, 1 }, 1, 2, c67_out0, 18 },
+};
+
+static const cv_field c67_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c67_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c67_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c67_op0_u[] = {
+	0, 0xc, 0x30005, 0x44404071, 0x24, 1, 0x10da10b0, 0,
+	0, 2, 0x10001, 0x44404071, 2, 1, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
+	0, 0x3f800000, 0xbf800000, 0, 0, 0, 0, 0,
+	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
+	0, 0, 0, 0x2400, 0, 0, 0, 0,
+};
+
+static const cv_op c67_ops[] = {
+	{ 1, "TensorSub", -1, c67_op0_f, 0, c67_op0_w, 0, c67_op0_a, 3, c67_op0_u, 80 },
+};
+
+static const cv_stream c67_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c67_r0[] = {
+	0xf8, 0x57,
+};
+
+static const cv_raw c67_raw[] = {
+	{ c67_r0, 2 },
+};
+
+static const uint8_t c68_in0[] = {
+	0x40, 0xc0, 0x80, 0x7f, 0x7b, 0, 0x3d, 0x16, 0x74, 0xbf, 0xff, 0, 0xb0, 0xd8, 0x3a, 0xc,
+	9, 0,
+};
+
+static const cv_io c68_in[] = {
+	{ { 18, 1, 1, 1 }, 1, 2, c68_in0, 18 },
+};
+
+static const uint8_t c68_out0[] = {
+	0x40, 0xc0, 0x81, 0x7e, 0x7a, 0, 0x3d, 0x16, 0x73, 0xc0, 0xff, 0, 0xb1, 0xd8, 0x3a, 0xc,
+	9, 0,
+};
+
+static const cv_io c68_out[] = {
+	{ { 18, 1, 1, 1 }, 1, 2, c68_out0, 18 },
+};
+
+static const cv_field c68_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c68_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c68_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c68_op0_u[] = {
+	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
+	0, 1, 0x10001, 0x44404130, 1, 1, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
+	0, 0, 0, 0, 0x11111111, 0, 0x3020100, 0x7060504,
+	0x11111111, 0x3020100, 0x7060504, 0x407, 0, 0, 0, 0,
+	0, 0, 0, 0, 0x11111111, 0, 0xb0a0908, 0xf0e0d0c,
+	0x11111111, 0xb0a0908, 0xf0e0d0c, 0x407, 0, 0, 0, 0,
+	0, 0, 0, 0,
+};
+
+static const cv_op c68_ops[] = {
+	{ 1, "TensorMul", -1, c68_op0_f, 0, c68_op0_w, 0, c68_op0_a, 3, c68_op0_u, 60 },
+};
+
+static const cv_stream c68_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c68_r0[] = {
+	0x7f,
+};
+
+static const cv_raw c68_raw[] = {
+	{ c68_r0, 1 },
+};
+
+static const uint8_t c69_in0[] = {
+	0x80, 0x7f, 3, 0x8f, 0x97, 0x61, 0xc0, 0, 0xb8, 7, 0x91, 0x89, 0x86, 0xe9, 0x77, 0,
+	0x80, 0x9c, 0xb4, 0x8d, 0x9e, 0x56, 0x54, 0, 0xbe, 0x90, 0xe6, 0xf8, 0x99, 0x97, 3, 0,
+};
+
+static const cv_io c69_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c69_in0, 32 },
+};
+
+static const uint8_t c69_out0[] = {
+	0xe0, 0x7f, 3, 0xe4, 0xe6, 0x61, 0xf0, 0, 0x24, 7, 0x38, 0x3c, 0x3d, 0xc, 0x77, 0,
+	0x80, 0x80, 0x8e, 0x80, 0x80, 0x56, 0x54, 0, 0xf9, 0xf5, 0xfd, 0xff, 0xf6, 0xf6, 3, 0,
+};
+
+static const cv_io c69_out[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c69_out0, 32 },
+};
+
+static const cv_field c69_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c69_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c69_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c69_op0_u[] = {
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4000,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_op c69_ops[] = {
+	{ 1, "PReluLayer", -1, c69_op0_f, 0, c69_op0_w, 0, c69_op0_a, 3, c69_op0_u, 56 },
+};
+
+static const cv_stream c69_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c69_r0[] = {
+	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
+};
+
+static const cv_raw c69_raw[] = {
+	{ c69_r0, 8 },
+};
+
+static const uint8_t c70_in0[] = {
+	0x80, 0x7f, 3, 0x48, 0xfd, 0x9d, 0x3d, 0, 0x65, 0xb7, 0xa5, 0xdb, 0x21, 0xb6, 0xf0, 0,
+	0x80, 0x9c, 0xde, 0xbd, 0x4d, 0xde, 0xc, 0, 0x18, 0x6f, 0x47, 0x9f, 0xe1, 0x75, 0x77, 0,
+};
+
+static const cv_io c70_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c70_in0, 32 },
+};
+
+static const uint8_t c70_out0[] = {
+	0xf0, 0x40, 2, 0x24, 0, 0xf4, 0x1e, 0, 0x32, 0x12, 0x17, 9, 0x10, 0x12, 4, 0,
+	0xa0, 0xb5, 0xe6, 0xce, 0x26, 0xe6, 6, 0, 0xc, 0x38, 0x24, 0xfb, 0xfe, 0x3a, 0x3c, 0,
+};
+
+static const cv_io c70_out[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c70_out0, 32 },
+};
+
+static const cv_field c70_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c70_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c70_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c70_op0_u[] = {
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4001,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4001,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_op c70_ops[] = {
+	{ 1, "PReluLayer", -1, c70_op0_f, 0, c70_op0_w, 0, c70_op0_a, 3, c70_op0_u, 56 },
+};
+
+static const cv_stream c70_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c70_r0[] = {
+	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
+};
+
+static const cv_raw c70_raw[] = {
+	{ c70_r0, 8 },
+};
+
+static const uint8_t c71_in0[] = {
+	0x80, 0x7f, 3, 0x8f, 0x97, 0x61, 0xc0, 0, 0xb8, 7, 0x91, 0x89, 0x86, 0xe9, 0x77, 0,
+	0x80, 0x9c, 0xb4, 0x8d, 0x9e, 0x56, 0x54, 0, 0xbe, 0x90, 0xe6, 0xf8, 0x99, 0x97, 3, 0,
+};
+
+static const cv_io c71_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c71_in0, 32 },
+};
+
+static const uint8_t c71_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c71_out[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c71_out0, 32 },
+};
+
+static const cv_field c71_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c71_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c71_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c71_op0_u[] = {
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0x55555555, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4000,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	2,
+};
+
+static const cv_op c71_ops[] = {
+	{ 1, "PReluLayer", -1, c71_op0_f, 0, c71_op0_w, 0, c71_op0_a, 3, c71_op0_u, 57 },
+};
+
+static const cv_stream c71_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c71_r0[] = {
+	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
+};
+
+static const cv_raw c71_raw[] = {
+	{ c71_r0, 8 },
+};
+
 static const cv_case cv_cases[] = {
 	{ "nn-conv-ties-saturation", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5, offsets -1 (a border of zero points), zero points in 60, kernel 120, out 100, scale 1/2 (every odd sum a tie), saturation at 0 and 255, rows and slices with gaps",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
@@ -8443,6 +8824,24 @@ static const cv_case cv_cases[] = {
 	{ "sp-add-fp16-flags-refused", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie; word 27 bits 23-25 and word 28 bits 2-4 set: refused",
 	  "doc/cpu-backend.md, fp16 NN-engine operations: those bits are refused (nnf16-field-unsupported)",
 	  "nnf16-field-unsupported", 0x1000003b, 0, c65_in, 2, c65_out, 1, c65_ops, 1, c65_s, 0, c65_raw, 0 },
+	{ "sh-gray-copy", "SH gray pre-processing copy (com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16): a uint8 5x3x2 image (rows 6, slices 20 bytes) into fp16 (rows 12, slices 40 bytes: gaps), x and y ratios 0x8000 and offsets 0 in four coefficient entries, mean 0, scale 1; 0 and 255 among the values",
+	  "numpy: numpy.float16 of each value (0..255 are exact halves)",
+	  "", 0x1000003b, 0, c66_in, 1, c66_out, 1, c66_ops, 1, c66_s, 0, c66_raw, 4 },
+	{ "sh-tensorsub-f16-int8", "SH TensorSub: a 5x3 fp16 image (rows 12 bytes: gaps) minus one half, 127.5, in a coefficient entry, into int8 (rows 6), factors a = 1, b = -1 (out = x a + k b, the mobilefacenet file's): every integer input a tie, fractions, saturation at -128 and 127",
+	  "numpy: numpy.rint(x - 127.5) in float64 of the halves (ties to even), saturated to -128..127",
+	  "", 0x1000003b, 0, c67_in, 1, c67_out, 1, c67_ops, 1, c67_s, 0, c67_raw, 1 },
+	{ "sh-tensormul-int8", "SH TensorMul: a 5x3 int8 image (rows 6) times one int8 value, 127, in a coefficient entry, post-shift 7 (0x407 at 0x3608c, 0x360cc: out = x 127 / 128, the mobilefacenet file's): the ties at 64 and -64, -128 and 127",
+	  "numpy: numpy.rint(x 127 / 128) on the signed values (ties to even), saturated to -128..127",
+	  "", 0x1000003b, 0, c68_in, 1, c68_out, 1, c68_ops, 1, c68_s, 0, c68_raw, 1 },
+	{ "sh-prelu-int8-shift0", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, post-shift 0: saturation at -128 (slope 1.5)",
+	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
+	  "", 0x1000003b, 0, c69_in, 1, c69_out, 1, c69_ops, 1, c69_s, 0, c69_raw, 1 },
+	{ "sh-prelu-int8-shift1", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, post-shift 1: ties of both signs (every odd value)",
+	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
+	  "", 0x1000003b, 0, c70_in, 1, c70_out, 1, c70_ops, 1, c70_s, 0, c70_raw, 1 },
+	{ "sh-prelu-lanes-refused", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, post-shift 0: saturation at -128 (slope 1.5); the lane word 0x55555555 at 0x36060 (the layout of two corpus shaders): refused",
+	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
+	  "prelu-uniforms-unknown", 0x1000003b, 0, c71_in, 1, c71_out, 1, c71_ops, 1, c71_s, 0, c71_raw, 1 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

@@ -2162,7 +2162,151 @@ def all_cases():
             [spmean_case("sp-mean-x", 0), spmean_case("sp-mean-z", 2),
              spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(),
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
-            [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(True)])
+            [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(True)] +
+            [gray_case(), tensorsub_case(), tensormul_case(), prelu_case(0), prelu_case(1),
+             prelu_case(0, 0x55555555)])
+
+
+# ------------------------------------------- pre-processing and PReLU shaders
+# (lib/cpu/ops/shgray.c, shsub.c, shmul.c, shprelu.c; the words as the
+# mobilefacenet 0xad file's shaders load them)
+
+GRAY_LAYER = "com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16"
+GRAY_LANES = ([0x99999999, 0x44444444, 0x03020100, 0x07060504, 0x99999999, 0x06060606, 0x06060606, 0x100] +
+              [0x3C000000] * 8 + [0x99999999, 0x44444444, 0x0B0A0908, 0x0F0E0D0C, 0x99999999, 0x06060606,
+                                  0x06060606, 0x100] + [0x3C000000] * 8)
+SUB_LANES = ([0x09090909, 0x04040404, 0x00010000, 0x00030002, 0x0A0A0A0A, 0, 0, 0x100] + [0x3C003C00, 0] * 4 +
+             [0x09090909, 0x04040404, 0x00050004, 0x00070006, 0x0A0A0A0A, 0, 0, 0x100] + [0x3C003C00, 0] * 4)
+SUB_EXTRACT = [0x33333333, 0x11110000, 0x03020100, 0x03020100, 0, 0, 0, 0x2400, 0, 0, 0, 0]
+FMT_S8_ELT, FMT_S8_PRELU = 0x44404130, 0x44405130
+
+
+def f16_bytes(a):
+    return np.frombuffer(np.asarray(a, dtype=np.float16).tobytes(), np.uint8)
+
+
+def gray_case():
+    c = Case("sh-gray-copy", "SH gray pre-processing copy (%s): a uint8 5x3x2 image (rows 6, slices 20 "
+             "bytes) into fp16 (rows 12, slices 40 bytes: gaps), x and y ratios 0x8000 and offsets 0 in "
+             "four coefficient entries, mean 0, scale 1; 0 and 255 among the values" % GRAY_LAYER,
+             "numpy: numpy.float16 of each value (0..255 are exact halves)")
+    rs = np.random.RandomState(51)
+    img = rs.randint(0, 256, (2, 3, 5))
+    img[0, 0, :2] = (0, 255)
+    c.add_input(x0_rec(img), [120])
+    raws = [c.add_raw(np.frombuffer(struct.pack("<I", w), np.uint8)) for w in (0x8000, 0x8000, 0, 0)]
+    u = {20: 0, 21: f32_bits(1.0)}
+    put(u, 1, image_words(6, 5, 3, FMT_A, 20, 2))
+    put(u, 9, image_words(12, 5, 3, FMT_ADD_F16, 40, 2))
+    put(u, 24, GRAY_LANES)
+    sh_op(c, GRAY_LAYER, u, [(0, (INPUT, 0, 0)), (8, (OUTPUT, 0, 0))] +
+          [(16 + k, (MISC_DYNA_GENERIC, raws[k], 0)) for k in range(4)])
+    out = np.zeros(80, np.uint8)
+    for z in range(2):
+        for y in range(3):
+            at = 40 * z + 12 * y
+            out[at:at + 10] = f16_bytes(img[z, y].astype(np.float16))
+    c.add_output(out, [80])
+    return c
+
+
+def tensorsub_case():
+    c = Case("sh-tensorsub-f16-int8", "SH TensorSub: a 5x3 fp16 image (rows 12 bytes: gaps) minus one half, "
+             "127.5, in a coefficient entry, into int8 (rows 6), factors a = 1, b = -1 (out = x a + k b, the "
+             "mobilefacenet file's): every integer input a tie, fractions, saturation at -128 and 127",
+             "numpy: numpy.rint(x - 127.5) in float64 of the halves (ties to even), saturated to -128..127")
+    rs = np.random.RandomState(52)
+    x = rs.randint(0, 256, (3, 5)).astype(np.float64)
+    x[0, :4] = (0, 255, 300, -20)
+    x[1, :2] = (127.25, 130.75)
+    img = np.zeros(36, np.uint8)
+    for y in range(3):
+        img[12 * y:12 * y + 10] = f16_bytes(x[y])
+    c.add_input(img, [18, 1, 1], FP16)
+    k = c.add_raw(f16_bytes([127.5]))
+    u = {24: 0, 25: f32_bits(1.0), 26: f32_bits(-1.0), 28: 0, 64: 0}
+    put(u, 1, image_words(12, 5, 3, FMT_F16, 36, 1))
+    put(u, 9, image_words(2, 1, 1, FMT_F16, 2, 1))
+    put(u, 17, image_words(6, 5, 3, FMT_S8_ELT, 18, 1))
+    put(u, 32, SUB_LANES)
+    put(u, 68, SUB_EXTRACT)
+    sh_op(c, "TensorSub", u, [(0, (INPUT, 0, 0)), (8, (MISC_DYNA_GENERIC, k, 0)), (16, (OUTPUT, 0, 0))])
+    v = np.clip(np.rint(x.astype(np.float16).astype(np.float64) - 127.5), -128, 127).astype(np.int64)
+    assert v[0, 0] == -128 and v[0, 2] == 127 and v[1, 0] == 0 and v[1, 1] == 3
+    assert (v[0, 4:] % 2 == 0).all() and (v[2] % 2 == 0).all()   # ties to even
+    out = np.zeros(18, np.int64)
+    place(out, v[None], 0, 6, 18)
+    c.add_output(s8_bytes(out), [18])
+    return c
+
+
+def tensormul_case():
+    c = Case("sh-tensormul-int8", "SH TensorMul: a 5x3 int8 image (rows 6) times one int8 value, 127, in a "
+             "coefficient entry, post-shift 7 (0x407 at 0x3608c, 0x360cc: out = x 127 / 128, the mobilefacenet "
+             "file's): the ties at 64 and -64, -128 and 127",
+             "numpy: numpy.rint(x 127 / 128) on the signed values (ties to even), saturated to -128..127")
+    rs = np.random.RandomState(53)
+    x = rs.randint(-128, 128, (3, 5))
+    x[0, :4] = (64, -64, -128, 127)
+    rec = np.zeros(18, np.int64)
+    place(rec, x[None], 0, 6, 18)
+    c.add_input(s8_bytes(rec), [18])
+    k = c.add_raw(s8_bytes([127]))
+    lanes = ([0x11111111, 0, 0x03020100, 0x07060504, 0x11111111, 0x03020100, 0x07060504, 0x407] + [0] * 8 +
+             [0x11111111, 0, 0x0B0A0908, 0x0F0E0D0C, 0x11111111, 0x0B0A0908, 0x0F0E0D0C, 0x407] + [0] * 8)
+    u = {24: 0}
+    put(u, 1, image_words(6, 5, 3, FMT_S8_ELT, 18, 1))
+    put(u, 9, image_words(1, 1, 1, FMT_S8_ELT, 1, 1))
+    put(u, 17, image_words(6, 5, 3, FMT_S8_ELT, 18, 1))
+    put(u, 28, lanes)
+    sh_op(c, "TensorMul", u, [(0, (INPUT, 0, 0)), (8, (MISC_DYNA_GENERIC, k, 0)), (16, (OUTPUT, 0, 0))])
+    v = np.clip(np.rint(x * 127 / 128.0), -128, 127).astype(np.int64)
+    assert v[0, 0] == 64 and v[0, 1] == -64 and v[0, 2] == -127
+    out = np.zeros(18, np.int64)
+    place(out, v[None], 0, 6, 18)
+    c.add_output(s8_bytes(out), [18])
+    return c
+
+
+def prelu_case(shift, lanes=0x77777777):
+    alpha = np.array([0.25, -0.5, 1.5, 0.1], np.float16)
+    cid = "sh-prelu-int8-shift%d" % shift if lanes == 0x77777777 else "sh-prelu-lanes-refused"
+    c = Case(cid, "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 "
+             "channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, "
+             "post-shift %d%s" % (shift, ": ties of both signs (every odd value)" if shift else
+                                  ": saturation at -128 (slope 1.5)") +
+             ("" if lanes == 0x77777777 else "; the lane word 0x55555555 at 0x36060 (the layout of two "
+                                             "corpus shaders): refused"),
+             "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), divided by 2^s, "
+             "numpy.rint (ties to even), saturated to -128..127")
+    rs = np.random.RandomState(54 + shift)
+    x = rs.randint(-128, 128, (4, 7))
+    x[0, :3], x[2, :2] = (-128, 127, 3), (-128, -100)
+    rec = np.zeros(32, np.int64)
+    place(rec, x[None], 0, 8, 32)
+    c.add_input(s8_bytes(rec), [32])
+    k = c.add_raw(f16_bytes(alpha))
+    words = [lanes, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000 | shift] + [0] * 8
+    u = {}
+    put(u, 1, image_words(8, 7, 4, FMT_S8_PRELU, 32, 1))
+    put(u, 9, image_words(8, 4, 1, FMT_F16, 8, 1))
+    put(u, 17, image_words(8, 7, 4, FMT_S8_PRELU, 32, 1))
+    put(u, 24, words)
+    put(u, 40, [0x77777777, 0x44444444, 0xBBAA9988, 0xFFEEDDCC, 0, 0, 0, 0x4000 | shift] + [0] * 8)
+    if lanes != 0x77777777:
+        u[56] = 2
+        c.refused = "prelu-uniforms-unknown"
+    sh_op(c, "PReluLayer", u, [(0, (INPUT, 0, 0)), (8, (MISC_DYNA_GENERIC, k, 0)), (16, (OUTPUT, 0, 0))])
+    a = alpha.astype(np.float64)[:, None]
+    v = np.clip(np.rint(np.where(x >= 0, x, x * a) / 2.0 ** shift), -128, 127).astype(np.int64)
+    if shift:
+        assert v[0, 2] == 2 and v[0, 1] == 64 and ((x[:, :] % 2 == 1) & (x >= 0)).sum() > 3
+    else:
+        assert v[2, 0] == -128 and v[2, 1] == -128 and v[0, 0] == -32
+    out = np.zeros(32, np.int64)
+    place(out, v[None], 0, 8, 32)
+    c.add_output(s8_bytes(out) if lanes == 0x77777777 else np.zeros(32, np.uint8), [32])
+    return c
 
 
 def dwshader(name, rs, codes, scale_bits, pixels=None):

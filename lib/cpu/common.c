@@ -104,14 +104,18 @@ int nbg_cpu_patched_ref(const nbg_cpu_plan *p, size_t operation, uint32_t at, ui
 /* The bytes a state word relocated into a constant table points at: the
  * patch of this operation that relocates the word at byte `at` names an
  * entry of the table its source selects (MISC_DYNA_INPUT: the LCDT of a v1
- * file; MISC_DYNA_GENERIC: the COEF_DATA_TABLE of a v2 file), and `need`
- * bytes from the patched offset lie inside that entry; NULL otherwise. */
+ * file; MISC_DYNA_GENERIC: the COEF_DATA_TABLE of a v2 file, the LCDT of a
+ * v1 file, which has no COEF_DATA_TABLE, as the memory report reads it),
+ * and `need` bytes from the patched offset lie inside that entry; NULL
+ * otherwise. */
 const uint8_t *nbg_cpu_table_bytes(const nbg_cpu_plan *p, size_t operation, uint32_t at, uint32_t value,
 				   uint32_t source_type, uint64_t need)
 {
 	nbg_cmd_ref k;
-	size_t tid = source_type == NBG_GRAPH_SRC_MISC_DYNA_INPUT ? NBG_GRAPH_TABLE_LCD
-		     : NBG_GRAPH_TABLE_COEF_DATA;
+	size_t tid = source_type == NBG_GRAPH_SRC_MISC_DYNA_INPUT ||
+				 !nbg_graph_table_at(p->g, NBG_GRAPH_TABLE_COEF_DATA)->decoded
+			     ? NBG_GRAPH_TABLE_LCD
+			     : NBG_GRAPH_TABLE_COEF_DATA;
 	const nbg_graph_table *t = nbg_graph_table_at(p->g, tid);
 	const nbg_graph_table_entry *e = NULL;
 	if ((source_type == NBG_GRAPH_SRC_MISC_DYNA_INPUT || source_type == NBG_GRAPH_SRC_MISC_DYNA_GENERIC) &&
@@ -124,6 +128,16 @@ const uint8_t *nbg_cpu_table_bytes(const nbg_cpu_plan *p, size_t operation, uint
 	    need > e->size - k.offset)
 		return NULL;
 	return p->m->data + t->data_offset + e->offset + k.offset;
+}
+
+/* The constant image at uniform j (cpu_internal.h). */
+const uint8_t *nbg_cpu_const_bytes(const nbg_cpu_plan *p, size_t operation, const cpu_uniforms *u, unsigned j,
+				   uint64_t need)
+{
+	const uint8_t *b = nbg_cpu_table_bytes(p, operation, u->at[j], u->value[j], NBG_GRAPH_SRC_MISC_DYNA_INPUT,
+					       need);
+	return b ? b : nbg_cpu_table_bytes(p, operation, u->at[j], u->value[j], NBG_GRAPH_SRC_MISC_DYNA_GENERIC,
+					   need);
 }
 
 /* The input (uniform 0x36000) and output (uniform index ou) image

@@ -51,6 +51,10 @@ enum cpu_op_kind {
 	CPU_OP_SHDW16,          /* ops/shdw16.c: SH DepthwiseConvLayer on fp16 (through shdw's plan) */
 	CPU_OP_SHF32,           /* ops/shf32.c: SH ActivationLayer (ReLU), Max Pooling on fp32 */
 	CPU_OP_SHRESIZE,        /* ops/shresize.c: SH resize_bilinear_I16toI16_UP */
+	CPU_OP_SHGRAY,          /* ops/shgray.c: SH pre_process_gray_copy_U8toF16 */
+	CPU_OP_SHSUB,           /* ops/shsub.c: SH TensorSub (fp16 minus a constant into int8) */
+	CPU_OP_SHMUL,           /* ops/shmul.c: SH TensorMul (int8 times a constant) */
+	CPU_OP_SHPRELU,         /* ops/shprelu.c: SH PReluLayer on int8 */
 	CPU_OP_SHADER,          /* ops/shader.c: any other SH or SW operation, refused */
 	CPU_OP_TPFC,            /* ops/tpfc.c: TP fully connected */
 	CPU_OP_TP,              /* ops/tp.c: every other TP operation (with ops/lut.c) */
@@ -93,7 +97,11 @@ enum cpu_layer {
 	CPU_LAYER_TENSOR_ADD_SP,        /* TensorAdd_SP */
 	CPU_LAYER_ACTIVATION,           /* ActivationLayer */
 	CPU_LAYER_MAX_POOLING,          /* Max Pooling */
-	CPU_LAYER_RESIZE_BILINEAR_I16_UP /* com.vivantecorp.extension.evis.resize_bilinear_I16toI16_UP */
+	CPU_LAYER_RESIZE_BILINEAR_I16_UP, /* com.vivantecorp.extension.evis.resize_bilinear_I16toI16_UP */
+	CPU_LAYER_GRAY_COPY_U8_F16,     /* com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16 */
+	CPU_LAYER_TENSOR_SUB,           /* TensorSub */
+	CPU_LAYER_TENSOR_MUL,           /* TensorMul */
+	CPU_LAYER_PRELU                 /* PReluLayer */
 };
 
 /* What a command's operation is (nbg_cmd_op.kind, doc/commands.md), read
@@ -136,7 +144,8 @@ typedef struct cpu_op_def {
 CPU_HIDDEN extern const cpu_op_def *const nbg_cpu_ops[CPU_OP__COUNT];
 CPU_HIDDEN extern const cpu_op_def nbg_cpu_op_softmax, nbg_cpu_op_shpool, nbg_cpu_op_shmax, nbg_cpu_op_shdw,
 	nbg_cpu_op_shadd, nbg_cpu_op_shscale, nbg_cpu_op_shpad, nbg_cpu_op_shconv, nbg_cpu_op_shdw16,
-	nbg_cpu_op_shf32, nbg_cpu_op_shresize, nbg_cpu_op_shader, nbg_cpu_op_tpfc, nbg_cpu_op_tp,
+	nbg_cpu_op_shf32, nbg_cpu_op_shresize, nbg_cpu_op_shgray, nbg_cpu_op_shsub, nbg_cpu_op_shmul,
+	nbg_cpu_op_shprelu, nbg_cpu_op_shader, nbg_cpu_op_tpfc, nbg_cpu_op_tp,
 	nbg_cpu_op_spmax, nbg_cpu_op_spmean, nbg_cpu_op_spsub, nbg_cpu_op_nn16, nbg_cpu_op_conv;
 
 struct nbg_cpu_plan {
@@ -261,6 +270,45 @@ CPU_HIDDEN const uint8_t *nbg_cpu_table_bytes(const nbg_cpu_plan *p, size_t oper
  * planners): op->kind = kind, op->u.ref.kind = ref_kind (its other members
  * set by the planner), labelled nbg_cpu_step.reference. */
 CPU_HIDDEN void nbg_cpu_ref_executed(nbg_cpu_step *s, cpu_op *op, int kind, int ref_kind);
+
+/* The elementwise shaders' image readers (ops/shelt.c), shared by the
+ * shaders whose images are eight-word descriptors: nbg_cpu_loaded_once
+ * (each uniform of idx loaded once), nbg_cpu_elt_image (image k of
+ * r->elt from the descriptor at uniform j: x x y x z elements of esize
+ * bytes inside its memory; *last its last byte), nbg_cpu_elt_apart (the
+ * output, image 2, apart from input k, or with same_ok that very image);
+ * each 0 with the step refused. */
+CPU_HIDDEN int nbg_cpu_loaded_once(nbg_cpu_step *s, const cpu_uniforms *u, const char *what, const unsigned *idx,
+				   size_t n);
+CPU_HIDDEN int nbg_cpu_elt_image(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const cpu_uniforms *u,
+				 unsigned j, const char *what, cpu_ref *r, int k, uint32_t esize, uint32_t x,
+				 uint32_t y, uint32_t z, uint64_t *last);
+CPU_HIDDEN int nbg_cpu_elt_apart(nbg_cpu_step *s, const cpu_ref *r, const char *what, int k, const uint64_t *last,
+				 int same_ok);
+
+/* nbg_cpu_pinned (ops/shelt.c): uniforms first.. loaded once each and
+ * equal to words[0..n) (0 with the step refused, shader-uniforms-unknown);
+ * nbg_cpu_elt_rows: row() over the rows of images 0 and 2 of r->elt (the
+ * one-input elementwise shaders' run); nbg_cpu_const_bytes (common.c): the
+ * `need` bytes of the constant image whose address is uniform j, relocated
+ * into the LCDT (MISC_DYNA_INPUT) or the coefficient table
+ * (MISC_DYNA_GENERIC), or NULL. */
+typedef void (*cpu_elt_row_fn)(const cpu_ref *r, const uint8_t *in, uint8_t *out, uint32_t y);
+CPU_HIDDEN int nbg_cpu_pinned(nbg_cpu_step *s, const cpu_uniforms *u, const char *what, unsigned first,
+			      const uint32_t *words, size_t n);
+CPU_HIDDEN void nbg_cpu_elt_rows(const cpu_ref *r, uint8_t *const *buf, cpu_elt_row_fn row);
+/* nbg_cpu_elt_io (ops/shelt.c): a one-input shader's images, r->elt's
+ * image 0 from uniform 0 and image 2 from uniform jo, x x y x z elements
+ * of esize[0] and esize[1] bytes, apart (or with same_ok the same image),
+ * and r->elt.x, y, z; 0 with the step refused. */
+CPU_HIDDEN int nbg_cpu_elt_io(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const cpu_uniforms *u, unsigned jo,
+			      const char *what, cpu_ref *r, const uint32_t *esize, uint32_t x, uint32_t y, uint32_t z,
+			      int same_ok);
+/* The elementwise shaders' cost (ops/shelt.c): a step per value of x x y
+ * x z, four for the 2x upsampling; no scratch. */
+CPU_HIDDEN void nbg_cpu_elt_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch);
+CPU_HIDDEN const uint8_t *nbg_cpu_const_bytes(const nbg_cpu_plan *p, size_t operation, const cpu_uniforms *u,
+					      unsigned j, uint64_t need);
 
 /* The fp16 depthwise convolution shader (ops/shdw16.c), planned through
  * the DepthwiseConvLayer entry (ops/shdw.c) where nbg_sh_dwconv16_is

@@ -45,6 +45,9 @@ void nbg_cpu_match_of(const nbg_cpu_plan *p, const nbg_cpu_step *s, cpu_match *m
 		[CPU_LAYER_TENSOR_SUB_SP] = "TensorSub_SP", [CPU_LAYER_TENSOR_ADD_SP] = "TensorAdd_SP",
 		[CPU_LAYER_ACTIVATION] = "ActivationLayer", [CPU_LAYER_MAX_POOLING] = "Max Pooling",
 		[CPU_LAYER_RESIZE_BILINEAR_I16_UP] = "com.vivantecorp.extension.evis.resize_bilinear_I16toI16_UP",
+		[CPU_LAYER_GRAY_COPY_U8_F16] = "com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16",
+		[CPU_LAYER_TENSOR_SUB] = "TensorSub", [CPU_LAYER_TENSOR_MUL] = "TensorMul",
+		[CPU_LAYER_PRELU] = "PReluLayer",
 	};
 	m->operation = s->operation;
 	m->type = s->type;

@@ -43,6 +43,15 @@ static inline double nbg_cpu_round_half_even(double v)
 	return nearbyint(v);
 }
 
+/* v rounded half to even and saturated to int8, as its byte (NaN: 0). */
+static inline uint8_t nbg_cpu_s8_even(double v)
+{
+	double q = nearbyint(v);
+	if (q != q)
+		return 0;
+	return (uint8_t)((int)(q < -128 ? -128 : q > 127 ? 127 : q) & 0xff);
+}
+
 /* A command or uniform word read as the float32 it holds. */
 static inline float nbg_cpu_f32_of(uint32_t v)
 {

@@ -19,7 +19,8 @@
 enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWCONV, CPU_REF_ADD,
 		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL, CPU_REF_PAD, CPU_REF_IM2COL,
 		    CPU_REF_GEMM, CPU_REF_DWCONV16, CPU_REF_MEAN, CPU_REF_SUB,
-		    CPU_REF_RELU, CPU_REF_RESIZE };
+		    CPU_REF_RELU, CPU_REF_RESIZE, CPU_REF_GRAY,
+		    CPU_REF_SUBC, CPU_REF_MULC, CPU_REF_PRELU };
 
 /* CPU_REF_SOFTMAX (ops/softmax.c, ops/spmax.c): a softmax over width uint8
  * values (row 0 of the input image) into width fp16 values,
@@ -83,6 +84,18 @@ typedef struct cpu_ref {
 		int in1_f16;
 		int s8;                 /* int8 images (ADD: zero points 0, a and b powers of two; UPSAMPLE) */
 	} elt;
+	/* CPU_REF_GRAY, CPU_REF_SUBC, CPU_REF_MULC, CPU_REF_PRELU (ops/shgray.c,
+	 * ops/shsub.c, ops/shmul.c, ops/shprelu.c): elt's image 0 into image 2,
+	 * x values a row.  GRAY: uint8 into fp16, v itself.  SUBC: fp16 into
+	 * int8, v x elt.a + cst.k x elt.b (cst.k the constant half).  MULC:
+	 * int8 into int8, v x cst.c / 2^cst.shift.  PRELU: int8 into int8,
+	 * (v >= 0 ? v : v x alpha[y]) / 2^cst.shift, alpha the y halves at
+	 * codes.  Each rounded half to even and saturated (int8). */
+	struct {
+		float k;
+		int32_t c;
+		uint32_t shift;
+	} cst;
 	/* CPU_REF_IM2COL, CPU_REF_GEMM (ops/shconv.c): an fp16 convolution as two
 	 * shaders, images 0 (input) and 2 (output) of elt.  IM2COL: the c planes
 	 * of w x h at image 0 into image 2's p = ow x oh rows of k = c x kx x ky

@@ -50,8 +50,9 @@
 #define SHELT_FMT_S8B 0x44404130u /* the int8 word of 0x444041f0's place (yolov8n 0x99's op 464) */
 #define SHELT_MAX_SCALE 65536.0f
 
-/* Uniform word j loaded exactly once, else refused. */
-static int loaded_once(nbg_cpu_step *s, const cpu_uniforms *u, const char *what, const unsigned *idx,
+/* Uniform words idx[0..n) each loaded exactly once, else refused
+ * (cpu_internal.h). */
+int nbg_cpu_loaded_once(nbg_cpu_step *s, const cpu_uniforms *u, const char *what, const unsigned *idx,
 		       size_t n)
 {
 	for (size_t k = 0; k < n; k++)
@@ -65,11 +66,41 @@ static int loaded_once(nbg_cpu_step *s, const cpu_uniforms *u, const char *what,
 	return 1;
 }
 
+/* Uniform words first..first + n - 1 each loaded once and equal to
+ * words[0..n), else refused naming the first that is not (cpu_internal.h). */
+int nbg_cpu_pinned(nbg_cpu_step *s, const cpu_uniforms *u, const char *what, unsigned first, const uint32_t *words,
+		   size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		size_t j = first + k;
+		if (u->loaded[j] == 1 && u->value[j] == words[k])
+			continue;
+		nbg_cpu_refuse(s, "shader-uniforms-unknown", "a %s shader (layer %s) whose uniform 0x%05x is "
+			       "0x%08x (loaded %d times): its meaning is not established, and executed is 0x%08x "
+			       "loaded once, the value of every such shader in the corpus", what, s->layer,
+			       (unsigned)(CPU_UNIFORM_BASE + 4 * j), u->value[j], u->loaded[j], words[k]);
+		return 0;
+	}
+	return 1;
+}
+
+/* Calls row(r, in, out, y) for every row y of every slice of images 0 and
+ * 2 of r->elt (cpu_internal.h). */
+void nbg_cpu_elt_rows(const cpu_ref *r, uint8_t *const *buf, cpu_elt_row_fn row)
+{
+	const uint8_t *in = buf[r->elt.region[0]] + r->elt.base[0];
+	uint8_t *out = buf[r->elt.region[2]] + r->elt.base[2];
+	for (uint32_t z = 0; z < r->elt.z; z++)
+		for (uint32_t y = 0; y < r->elt.y; y++)
+			row(r, in + z * r->elt.slice[0] + y * r->elt.row[0],
+			    out + z * r->elt.slice[2] + y * r->elt.row[2], y);
+}
+
 /* Image k of the reference from the eight words at uniform index j:
  * located through its patch, x x y x z elements of esize bytes with its
  * strides inside its memory, the strides at least the row and slice it
- * holds. */
-static int shelt_image(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const cpu_uniforms *u,
+ * holds (cpu_internal.h). */
+int nbg_cpu_elt_image(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const cpu_uniforms *u,
 		       unsigned j, const char *what, cpu_ref *r, int k, uint32_t esize, uint32_t x, uint32_t y,
 		       uint32_t z, uint64_t *last_out)
 {
@@ -109,10 +140,10 @@ static int shelt_image(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const
 }
 
 /* The output (image 2, bytes up to last[2]) shares no byte with input k
- * (bytes up to last[k]), or, for an addition, is that very image (each
+ * (bytes up to last[k]), or, with same_ok, is that very image (each
  * element is then read before it is written): the run writes as it reads.
- * 0 with the step refused. */
-static int shelt_apart(nbg_cpu_step *s, const cpu_ref *r, const char *what, int k, const uint64_t *last,
+ * 0 with the step refused (cpu_internal.h). */
+int nbg_cpu_elt_apart(nbg_cpu_step *s, const cpu_ref *r, const char *what, int k, const uint64_t *last,
 		       int same_ok)
 {
 	if (r->elt.region[k] != r->elt.region[2] || last[k] < r->elt.base[2] || last[2] < r->elt.base[k])
@@ -208,7 +239,7 @@ static void plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t oper
 		return;
 	int s8 = u.value[3] == SHELT_FMT_S8 || u.value[3] == SHELT_FMT_S8B;
 	/* the int8 layout: the images' words (the first 21), then shadd_s8_words */
-	if (!loaded_once(s, &u, "TensorAdd", used, s8 ? 21 : sizeof(used) / sizeof(used[0])) ||
+	if (!nbg_cpu_loaded_once(s, &u, "TensorAdd", used, s8 ? 21 : sizeof(used) / sizeof(used[0])) ||
 	    !shelt_format(s, &u, "TensorAdd", 3, 1, s8, &f16))
 		return;
 	const uint32_t *v = u.value;
@@ -240,10 +271,10 @@ static void plan_shadd(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t oper
 	}
 	uint64_t last[3];
 	for (int k = 0; k < 3; k++)
-		if (!shelt_image(p, s, operation, &u, 8u * (unsigned)k, "TensorAdd", r, k, k == 1 && f16 ? 2 : 1,
+		if (!nbg_cpu_elt_image(p, s, operation, &u, 8u * (unsigned)k, "TensorAdd", r, k, k == 1 && f16 ? 2 : 1,
 				 x, y, z, &last[k]))
 			return;
-	if (!shelt_apart(s, r, "TensorAdd", 0, last, 1) || !shelt_apart(s, r, "TensorAdd", 1, last, !f16))
+	if (!nbg_cpu_elt_apart(s, r, "TensorAdd", 0, last, 1) || !nbg_cpu_elt_apart(s, r, "TensorAdd", 1, last, !f16))
 		return;
 	r->elt.x = x;
 	r->elt.y = y;
@@ -275,7 +306,7 @@ static void plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 	cpu_uniforms u;
 	int f16;
 	if (!nbg_cpu_load_uniforms(p, s, operation, "TensorScale shader", &u) ||
-	    !loaded_once(s, &u, "TensorScale", used, sizeof(used) / sizeof(used[0])) ||
+	    !nbg_cpu_loaded_once(s, &u, "TensorScale", used, sizeof(used) / sizeof(used[0])) ||
 	    !shelt_format(s, &u, "TensorScale", 2, 0, 1, &f16))
 		return;
 	const uint32_t *v = u.value;
@@ -296,9 +327,9 @@ static void plan_shscale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t op
 		return;
 	}
 	uint64_t last[3];
-	if (!shelt_image(p, s, operation, &u, 0, "TensorScale", r, 0, 1, x, y, z, &last[0]) ||
-	    !shelt_image(p, s, operation, &u, 8, "TensorScale", r, 2, 1, 2 * x, 2 * y, z, &last[2]) ||
-	    !shelt_apart(s, r, "TensorScale", 0, last, 0))
+	if (!nbg_cpu_elt_image(p, s, operation, &u, 0, "TensorScale", r, 0, 1, x, y, z, &last[0]) ||
+	    !nbg_cpu_elt_image(p, s, operation, &u, 8, "TensorScale", r, 2, 1, 2 * x, 2 * y, z, &last[2]) ||
+	    !nbg_cpu_elt_apart(s, r, "TensorScale", 0, last, 0))
 		return;
 	r->elt.x = x;
 	r->elt.y = y;
@@ -374,9 +405,25 @@ static int shelt_run(const cpu_op *op, uint8_t *const *buf)
 	return 0;
 }
 
-/* One step per output value: the addition's, four per input value for
+/* The one-input shaders' images (cpu_internal.h). */
+int nbg_cpu_elt_io(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const cpu_uniforms *u, unsigned jo,
+		   const char *what, cpu_ref *r, const uint32_t *esize, uint32_t x, uint32_t y, uint32_t z, int same_ok)
+{
+	uint64_t last[3];
+	if (!nbg_cpu_elt_image(p, s, operation, u, 0, what, r, 0, esize[0], x, y, z, &last[0]) ||
+	    !nbg_cpu_elt_image(p, s, operation, u, jo, what, r, 2, esize[1], x, y, z, &last[2]) ||
+	    !nbg_cpu_elt_apart(s, r, what, 0, last, same_ok))
+		return 0;
+	r->elt.x = x;
+	r->elt.y = y;
+	r->elt.z = z;
+	return 1;
+}
+
+/* One step per output value: the addition's and the one-input shaders'
+ * (x x y x z of images 0 and 2, cpu_internal.h), four per input value for
  * the upsampling. */
-static void shelt_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
+void nbg_cpu_elt_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
 {
 	const cpu_ref *r = &op->u.ref;
 	uint64_t n = nbg_cpu_mul_sat(nbg_cpu_mul_sat(r->elt.x, r->elt.y), r->elt.z);
@@ -384,5 +431,5 @@ static void shelt_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
 	*scratch = 0;
 }
 
-const cpu_op_def nbg_cpu_op_shadd = { "sh-add", shadd_match, shadd_plan, shelt_run, shelt_cost };
-const cpu_op_def nbg_cpu_op_shscale = { "sh-scale", shscale_match, shscale_plan, shelt_run, shelt_cost };
+const cpu_op_def nbg_cpu_op_shadd = { "sh-add", shadd_match, shadd_plan, shelt_run, nbg_cpu_elt_cost };
+const cpu_op_def nbg_cpu_op_shscale = { "sh-scale", shscale_match, shscale_plan, shelt_run, nbg_cpu_elt_cost };
