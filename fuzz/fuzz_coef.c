@@ -64,10 +64,14 @@ static void check_out(const nbg_coef_shape *s, nbg_weights_format f, int r,
 	unsigned sum = 0;
 	for (size_t i = 0; i < n; i++)
 		sum += o->codes[i];
-	for (uint32_t c = 0; c < s->out; c++)
-		sum += s->fp16	? (unsigned)o->slope[c]
+	for (uint32_t c = 0; c < s->out; c++) {
+		uint32_t bits = 0; /* a slope's bits: converting a negative float is undefined */
+		if (s->fp16)
+			memcpy(&bits, &o->slope[c], sizeof(bits));
+		sum += s->fp16	? bits
 		       : s->bit16 ? (unsigned)o->bias64[c]
 				  : (unsigned)o->bias[c] ^ (unsigned)o->bias_stored[c];
+	}
 	(void)sum;
 }
 
