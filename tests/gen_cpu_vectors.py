@@ -2063,6 +2063,105 @@ def sp_add_case(flags=False):
     return c
 
 
+def nnlut_input(i, sign):
+    """The half-precision bits entry i of an NN_LUT table on fp16 data
+    holds its function at (doc/weights.md, "Lookup tables of the NN
+    engine"): the exponent's top bit flipped; the sign from bit 9 of i
+    where the tail's bit 28 is set."""
+    if sign:
+        return (((i & 511) << 6) ^ 0x4000) | (0x8000 if i & 512 else 0)
+    return ((i << 5) & 0xFFFF) ^ 0x4000
+
+
+def fp21_round(v):
+    """A Fraction rounded to the 32-bit entries' float (15 mantissa bits,
+    to nearest), clamped to its largest value; 0 below 2^-14."""
+    a = abs(Fraction(v))
+    if a < Fraction(1, 1 << 14):
+        return Fraction(0)
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    q = Fraction(round(a / Fraction(2) ** e * 32768), 32768) * Fraction(2) ** e
+    q = min(q, Fraction(65535))
+    return q if v > 0 else -q
+
+
+def nn_lut_case(sign):
+    """An fp16 NN_LUT table (layer ActivationLayer): the square with the
+    tail's sign bit (entries at sign, exponent and 4 mantissa bits), the
+    reciprocal square root without it (exponent and 5 mantissa bits, an
+    exponent-0 input read as (1 + m / 1024) x 2^-15 by the table's maker)."""
+    name = "square" if sign else "rsqrt"
+    c = Case("nn-lut-fp16-" + name,
+             "NN_LUT ActivationLayer on fp16: a 4x3x2 image (rows 10 bytes apart, slices 32) through a table of "
+             + ("x^2 (tail bit 28 set: negative inputs, 6 bits interpolated), inputs in [-6, 6], values just "
+                "below 2 (the next entry is entry 0), -0, 300 (past the largest half)" if sign else
+                "1 / sqrt(x) (tail bit 28 clear: 5 bits interpolated), inputs in (0, 40], +0 and a subnormal "
+                "(the maker's reading of exponent 0), a negative input (its magnitude's value negated)")
+             + " -> 4x3x2 (rows 8 bytes apart)",
+             "numpy: the entry of the input's top bits plus (next entry - entry) x the remaining bits / 2^6 "
+             "(2^5), in Python fractions, rounded to a half (to nearest, ties to even), below the normal range 0")
+    rs = np.random.RandomState(49 + sign)
+    w, h, ch, row, slc, orow = 4, 3, 2, 10, 32, 8
+    x = (rs.uniform(-6, 6, (ch, h, w)) if sign else rs.uniform(0.001, 40, (ch, h, w))).astype(np.float16)
+    if sign:
+        x[0, 0, :3] = np.array([1.99, 1.9999, -1.97], np.float16)
+        x[1, 2, 3], x[1, 1, 1] = np.float16(-0.0), np.float16(300)
+    else:
+        x[0, 0, :3] = np.array([0.0, 2.0 ** -20, 1.999], np.float16)
+        x[1, 2, 3] = np.float16(-0.3)
+    def f(b):
+        if sign:
+            v = Fraction(float(np.uint16(b).view(np.float16)))
+            return v * v
+        e, m = b >> 10 & 31, b & 0x3FF
+        v = Fraction(1024 + m, 1024) * Fraction(2) ** (e - 15 if e else -15)
+        r = Fraction(1) / Fraction(math.sqrt(v))   # the double's square root, then the entry's rounding
+        return r
+    vals, words = [], []
+    for i in range(1024):
+        b = nnlut_input(i, sign)
+        v = fp21_round(f(b)) if (b & 0x7C00) != 0x7C00 or not sign else Fraction(65535)
+        vals.append(v)
+        words.append(lut32_word(v))
+    tail = [1 << 28 if sign else 0, 0, 0]
+    table = c.add_raw(np.frombuffer(struct.pack("<1027I", *(words + tail)), np.uint8))
+    img = np.zeros(slc * ch // 2, np.uint16)
+    for k in range(ch):
+        for j in range(h):
+            img[(k * slc + j * row) // 2:(k * slc + j * row) // 2 + w] = x[k, j].view(np.uint16)
+    c.add_input(img.view(np.uint8), [img.size], FP16)
+    op = c.add_op(7, "ActivationLayer")
+    op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", 1), ("kernels_per_core", 1), ("depthwise", 1),
+                     ("in_image_x_size", w), ("in_image_y_size", h), ("out_image_x_size", w),
+                     ("out_image_y_size", h), ("out_image_z_size", ch), ("in_image_x_stride", row),
+                     ("in_image_y_stride", slc), ("out_image_x_stride", orow),
+                     ("out_image_y_stride", orow * h), ("kernel_data_type", 1), ("in_image_data_type", 1),
+                     ("out_image_data_type", 1), ("post_shift", 31), ("post_shift_bit_5_6", 3)]
+    field_addr(op, "kernel_address", MISC_DYNA_GENERIC, table, 0)
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    step = 64 if sign else 32
+    index = lambda b, neg: (((b ^ 0x4000) >> 6) | (512 if neg else 0)) if sign else ((b ^ 0x4000) >> 5) & 1023
+    out = np.zeros(orow * h * ch // 2, np.uint16)
+    for k in range(ch):
+        for j in range(h):
+            for i in range(w):
+                b = int(x[k, j, i].view(np.uint16))
+                mag, neg = b & 0x7FFF, bool(b & 0x8000)
+                base = mag & ~(step - 1)
+                v = vals[index(base, neg)]
+                if mag != base and base + step <= 0x7FFF:
+                    v += (vals[index(base + step, neg)] - v) * Fraction(mag - base, step)
+                # exact in a double and a float (entries of 16 significant bits plus 6 bits of the
+                # interpolation): its ties are the backend's ties
+                assert Fraction(float(np.float32(float(v)))) == v
+                out[(k * h + j) * orow // 2 + i] = f16_round(-v if neg and not sign else v)
+    c.add_output(flush_subnormal(out.view(np.uint8).tolist()), [out.size], FP16)
+    return c
+
+
 def all_cases():
     return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1), nn_tile_case(2),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
@@ -2074,7 +2173,8 @@ def all_cases():
             [spmean_case("sp-mean-x", 0), spmean_case("sp-mean-z", 2),
              spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(),
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
-            [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(True)])
+            [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(True)] +
+            [nn_lut_case(1), nn_lut_case(0)])
 
 
 def dwshader(name, rs, codes, scale_bits, pixels=None):

@@ -4,7 +4,9 @@
  * pooling the compiler writes as a 1x1 depthwise command with no kernel
  * stream, the SP addition of two images (a MultiStreamProcessor_SP layer,
  * then a ReLU; the SP operations of other layers are refused), the NN_LUT
- * activation whose table holds the ReLU, and the PReLU written as a 1x1
+ * activation whose table holds the ReLU, the NN_LUT tables of the square,
+ * square root and reciprocal square root (the entry the input's bits
+ * select, interpolated linearly on its remaining bits), and the PReLU written as a 1x1
  * depthwise command whose kernel stream holds a weight 1.0 and the negative
  * slope per channel.
  * Planned through the int16 entry (ops/nn16.c, whose struct and addressing
@@ -46,6 +48,41 @@ static uint16_t rdh(const uint8_t *buf, uint64_t a, uint64_t lo, uint64_t size)
 
 /* ------------------------------------------------------------------- run */
 
+/* Entry i of an NN_LUT table (checked by the plan: every word a value). */
+static double lut_entry(const uint8_t *tab, uint32_t i)
+{
+	double v = 0;
+	(void)nbg_command_lut_entry(nbg_command_lut_word(tab, 1, i), 1, &v);
+	return v;
+}
+
+/* The entry of an NN_LUT table for an input's magnitude bits b (a
+ * multiple of the entry's step): the inverse of nbg_command_nnlut_input. */
+static uint32_t lut_index(uint32_t b, int sign, int negative)
+{
+	return sign ? ((b ^ 0x4000u) >> 6 | (negative ? 512u : 0u)) : ((b ^ 0x4000u) >> 5 & 1023u);
+}
+
+/* An NN_LUT table applied to fp16 bits h (doc/cpu-backend.md, "fp16
+ * NN-engine operations"): the entry of the input's top bits (sign, exponent
+ * and 4 mantissa bits with the tail's bit 28 set; exponent and 5 mantissa
+ * bits without it), then linearly towards the next entry's value (the
+ * entry of the next larger magnitude) by the remaining bits; the largest
+ * magnitudes, with no next entry, take their entry.  A table without sign
+ * bit holds the non-negative inputs: a negative one gives the value of its
+ * magnitude negated, as the TP tables without sign support. */
+static uint16_t nnf16_lut(const cpu_nn16 *n, uint16_t h)
+{
+	uint32_t step = n->lut_sign ? 64u : 32u, mag = h & 0x7fffu, base = mag & ~(step - 1u);
+	int negative = (h & 0x8000) != 0;
+	double v = lut_entry(n->lut, lut_index(base, n->lut_sign, negative));
+	if (mag != base && base + step <= 0x7fffu) {
+		double next = lut_entry(n->lut, lut_index(base + step, n->lut_sign, negative));
+		v += (next - v) * (double)(mag - base) / (double)step;
+	}
+	return nbg_fp16_from_float((float)(!n->lut_sign && negative ? -v : v));
+}
+
 static uint16_t nnf16_value(const cpu_nn16 *n, uint8_t *const *buf, uint32_t z, uint32_t y, uint32_t x)
 {
 	const uint8_t *in = buf[n->in_region];
@@ -56,6 +93,8 @@ static uint16_t nnf16_value(const cpu_nn16 *n, uint8_t *const *buf, uint32_t z, 
 		/* both halves: their product is exact in float32, rounded once */
 		if (n->kind == CPU_NN16_F16_PRELU && (a & 0x8000))
 			return nbg_fp16_from_float(v * n->slope[z]);
+		if (n->kind == CPU_NN16_F16_LUT)
+			return nnf16_lut(n, a);
 		if (n->kind == CPU_NN16_F16_ADD) {
 			const cpu_add *ad = &n->add;
 			v += nbg_fp16_to_float(rdh(buf[ad->region], ad->base + z * ad->slice + y * ad->row + 2ull * x,
@@ -167,6 +206,45 @@ static int nnf16_prelu(nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const
 	return 1;
 }
 
+/* An NN_LUT operation: the ReLU, or a table of the square, square root or
+ * reciprocal square root, the functions at whose entries the tail's input
+ * mapping is established (doc/weights.md); 0 with the step refused. */
+static int nnf16_table(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op)
+{
+	uint64_t size = 0;
+	const uint8_t *tab = nbg_command_coef_bytes(p->m, p->g, &op->kernel_ref, &size);
+	const char *fn = nbg_nnlut_table_function(tab, size);
+	static const char *const known[] = { "relu", "square", "sqrt", "rsqrt" };
+	size_t k = 0;
+	while (fn && k < sizeof(known) / sizeof(*known) && strcmp(fn, known[k]))
+		k++;
+	if (!fn || k == sizeof(known) / sizeof(*known)) {
+		nbg_cpu_refuse(s, "nnf16-lut-unsupported", "an fp16 NN_LUT whose table (%llu bytes) holds %s: "
+			       "executed are the tables of the ReLU, the square, the square root and the "
+			       "reciprocal square root, at whose entries the tail's input mapping is established",
+			       (unsigned long long)size, fn ? fn : "no function of the list at the tail's mapping");
+		return 0;
+	}
+	if (k == 0) {
+		n->kind = CPU_NN16_F16_RELU;
+		n->relu = 1;
+		return 1;
+	}
+	for (uint32_t i = 0; i < NBG_LUT_ENTRIES; i++) {
+		double v;
+		if (!nbg_command_lut_entry(nbg_command_lut_word(tab, 1, i), 1, &v)) {
+			nbg_cpu_refuse(s, "nnf16-lut-unsupported", "an fp16 NN_LUT table (%s) whose entry %u "
+				       "(0x%08x) is no value of the layout", fn, i, nbg_command_lut_word(tab, 1, i));
+			return 0;
+		}
+	}
+	n->kind = CPU_NN16_F16_LUT;
+	n->lut = tab;
+	n->lut_sign = (nbg_command_lut_word(tab, 1, NBG_LUT_ENTRIES) & NBG_NNLUT_SIGN) != 0;
+	n->lut_name = fn;
+	return 1;
+}
+
 /* Which operation it is; 0 with the step refused. */
 static int nnf16_kind(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const nbg_cmd *cmd,
 		      uint32_t type, int cmd_kind, int layer)
@@ -218,17 +296,7 @@ static int nnf16_kind(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_c
 		n->relu = layer == CPU_LAYER_MULTISTREAM_SP;
 		return nnf16_second(p, s, n, cmd);
 	}
-	uint64_t size = 0;
-	const uint8_t *tab = nbg_command_coef_bytes(p->m, p->g, &op->kernel_ref, &size);
-	const char *fn = nbg_nnlut_table_function(tab, size);
-	if (!fn || strcmp(fn, "relu")) {
-		nbg_cpu_refuse(s, "nnf16-lut-unsupported", "an fp16 NN_LUT whose table (%llu bytes) holds %s: "
-			       "executed is the ReLU's", (unsigned long long)size, fn ? fn : "no function identified");
-		return 0;
-	}
-	n->kind = CPU_NN16_F16_RELU;
-	n->relu = 1;
-	return 1;
+	return nnf16_table(p, s, n, op);
 }
 
 void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const nbg_cmd *cmd,
@@ -279,10 +347,12 @@ void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 			nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 operation of a row tile: not established");
 		return;
 	}
-	snprintf(s->what, sizeof(s->what), "NN %s %ux%ux%u -> %ux%ux%u, fp16",
+	snprintf(s->what, sizeof(s->what), "NN %s%s %ux%ux%u -> %ux%ux%u, fp16",
+		 n->kind == CPU_NN16_F16_LUT ? "lut " : "",
 		 n->kind == CPU_NN16_F16_MAXPOOL ? "max pool 2x2"
 		 : n->kind == CPU_NN16_F16_ADD	 ? (n->relu ? "SP add + relu" : "SP add")
 		 : n->kind == CPU_NN16_F16_PRELU ? "prelu"
+		 : n->kind == CPU_NN16_F16_LUT	 ? n->lut_name
 						 : "lut relu",
 		 n->in_x, n->in_y, n->in_z, n->pool_x, n->pool_y, n->out_z);
 	s->verdict = NBG_CPU_EXECUTE;
