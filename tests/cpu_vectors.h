@@ -7092,29 +7092,187 @@ static const cv_raw c52_raw[] = {
 };
 
 static const uint8_t c53_in0[] = {
-	0xb0, 0x5c, 0x5c, 0x40, 0, 0x2a, 0, 0, 0xac, 0x4d, 0x88, 0xdc, 0x6a, 0x49, 0, 0,
-	0x7c, 0xc8, 0x4c, 0xcd, 0xf, 0x49, 0, 0, 3, 0x48, 0x45, 0x45, 0x2a, 0x4c, 0, 0,
-};
-
-static const uint8_t c53_in1[] = {
-	0xf0, 0x3c, 0x41, 0x44, 0x2c, 0x40,
+	0xe2, 0x78, 0, 0x68, 0xc9, 0xcd, 0xbd, 0x48, 0, 4, 0xce, 0x48, 0, 0, 0, 0,
+	0xe2, 0x78, 0, 0x3c, 0xce, 0x50, 0xc3, 0x3e, 1, 0, 0x4c, 0x4d, 0, 0, 0, 0,
 };
 
 static const cv_io c53_in[] = {
 	{ { 16, 1, 1, 1 }, 1, 1, c53_in0, 32 },
-	{ { 3, 1, 1, 1 }, 1, 1, c53_in1, 6 },
 };
 
 static const uint8_t c53_out0[] = {
+	0, 0x7c, 0, 0x68, 0xa6, 0x4b, 0x95, 0x49, 1, 4, 0xb3, 0x4f,
+};
+
+static const cv_io c53_out[] = {
+	{ { 6, 1, 1, 1 }, 1, 1, c53_out0, 12 },
+};
+
+static const cv_field c53_op0_f[] = {
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "kernel_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x10 },
+	{ "in_image_y_stride", 0x20 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c53_op0_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c53_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+};
+
+static const uint32_t c53_op0_u[] = {
+	0,
+};
+
+static const cv_field c53_op1_f[] = {
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0x6 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c53_op1_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c53_op1_a[] = {
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c53_op1_u[] = {
+	0,
+};
+
+static const cv_field c53_op2_f[] = {
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "kernel_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x10 },
+	{ "in_image_y_stride", 0x20 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c53_op2_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c53_op2_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 6, 0 },
+};
+
+static const uint32_t c53_op2_u[] = {
+	0,
+};
+
+static const cv_field c53_op3_f[] = {
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0x6 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c53_op3_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c53_op3_a[] = {
+	{ 0, "out_image_address", 0, 2, 0, 6, 0 },
+};
+
+static const uint32_t c53_op3_u[] = {
+	0,
+};
+
+static const cv_op c53_ops[] = {
+	{ 6, "ReduceSumLayer_SP", -1, c53_op0_f, 17, c53_op0_w, 1, c53_op0_a, 1, c53_op0_u, 0 },
+	{ 6, "ReduceSumLayer_SP", -1, c53_op1_f, 16, c53_op1_w, 1, c53_op1_a, 1, c53_op1_u, 0 },
+	{ 6, "ReduceSumLayer_SP", -1, c53_op2_f, 17, c53_op2_w, 1, c53_op2_a, 1, c53_op2_u, 0 },
+	{ 6, "ReduceSumLayer_SP", -1, c53_op3_f, 16, c53_op3_w, 1, c53_op3_a, 1, c53_op3_u, 0 },
+};
+
+static const cv_stream c53_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c53_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c54_in0[] = {
+	0xb0, 0x5c, 0x5c, 0x40, 0, 0x2a, 0, 0, 0xac, 0x4d, 0x88, 0xdc, 0x6a, 0x49, 0, 0,
+	0x7c, 0xc8, 0x4c, 0xcd, 0xf, 0x49, 0, 0, 3, 0x48, 0x45, 0x45, 0x2a, 0x4c, 0, 0,
+};
+
+static const uint8_t c54_in1[] = {
+	0xf0, 0x3c, 0x41, 0x44, 0x2c, 0x40,
+};
+
+static const cv_io c54_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c54_in0, 32 },
+	{ { 3, 1, 1, 1 }, 1, 1, c54_in1, 6 },
+};
+
+static const uint8_t c54_out0[] = {
 	0xff, 0x7f, 0xf6, 0xfe, 0xfb, 0xfe, 0xba, 0xa, 0, 0x80, 0x5f, 4, 0xe6, 0xfa, 0x47, 0xf3,
 	4, 4, 0x65, 3, 0x82, 0, 0x49, 7,
 };
 
-static const cv_io c53_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c53_out0, 24 },
+static const cv_io c54_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c54_out0, 24 },
 };
 
-static const cv_field c53_op0_f[] = {
+static const cv_field c54_op0_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -7133,19 +7291,19 @@ static const cv_field c53_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c53_op0_w[] = {
+static const cv_word c54_op0_w[] = {
 	{ 27, 0x50000000 },
 };
 
-static const cv_addr c53_op0_a[] = {
+static const cv_addr c54_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
 };
 
-static const uint32_t c53_op0_u[] = {
+static const uint32_t c54_op0_u[] = {
 	0,
 };
 
-static const cv_field c53_op1_f[] = {
+static const cv_field c54_op1_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x4 },
 	{ "kernel_z_size", 0x1 },
@@ -7168,111 +7326,8 @@ static const cv_field c53_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c53_op1_w[] = {
-	{ 27, 0x40000000 },
-};
-
-static const cv_addr c53_op1_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c53_op1_u[] = {
-	0,
-};
-
-static const cv_op c53_ops[] = {
-	{ 6, "TensorSub_SP", -1, c53_op0_f, 16, c53_op0_w, 1, c53_op0_a, 1, c53_op0_u, 0 },
-	{ 6, "TensorSub_SP", -1, c53_op1_f, 20, c53_op1_w, 1, c53_op1_a, 2, c53_op1_u, 0 },
-};
-
-static const cv_stream c53_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c53_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c54_in0[] = {
-	0xbd, 0xbc, 0x45, 0xdb, 0x28, 0xf6, 0x74, 0x5d, 0, 0, 0xba, 0xc9, 0x93, 0x49, 0x92, 0xc2,
-	0xcb, 0xe, 0, 0, 0x5d, 0x4f, 0x3c, 0x95, 0x9b, 0x49, 0xd0, 0xdb, 0, 0,
-};
-
-static const uint8_t c54_in1[] = {
-	0x92, 0xcc, 0xbb, 0xc0, 0x21, 0x4c, 0x33, 0xbf,
-};
-
-static const cv_io c54_in[] = {
-	{ { 15, 1, 1, 1 }, 1, 1, c54_in0, 30 },
-	{ { 4, 1, 1, 1 }, 1, 1, c54_in1, 8 },
-};
-
-static const uint8_t c54_out0[] = {
-	0xf0, 0x48, 0x74, 0xc0, 0x70, 0xcc, 0xbe, 0x4a, 0xc0, 0x49, 0xc8, 0x49, 0xc, 0xce, 0x4c, 0x43,
-	0xd, 0x4f, 0x7e, 0xc9, 0x51, 0xc7, 0x72, 0xc1,
-};
-
-static const cv_io c54_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c54_out0, 24 },
-};
-
-static const cv_field c54_op0_f[] = {
-	{ "in_image_x_size", 0x4 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x1 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x8 },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
-static const cv_word c54_op0_w[] = {
-	{ 27, 0x10000000 },
-};
-
-static const cv_addr c54_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
-};
-
-static const uint32_t c54_op0_u[] = {
-	0,
-};
-
-static const cv_field c54_op1_f[] = {
-	{ "in_image_x_size", 0x4 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x3 },
-	{ "in_image_data_type", 0x0 },
-	{ "in_image_data_type_bit_2", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_data_type_bit_2", 0x0 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x3 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0xa },
-	{ "out_image_x_stride", 0x8 },
-	{ "out_image_y_stride", 0x8 },
-	{ "post_shift", 0x14 },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
 static const cv_word c54_op1_w[] = {
-	{ 27, 0x00000000 },
+	{ 27, 0x40000000 },
 };
 
 static const cv_addr c54_op1_a[] = {
@@ -7298,22 +7353,125 @@ static const cv_raw c54_raw[] = {
 };
 
 static const uint8_t c55_in0[] = {
-	0x35, 0x3e, 6, 0xb0, 0xc1, 0x66, 0xd3, 0x4d, 0xda,
+	0xbd, 0xbc, 0x45, 0xdb, 0x28, 0xf6, 0x74, 0x5d, 0, 0, 0xba, 0xc9, 0x93, 0x49, 0x92, 0xc2,
+	0xcb, 0xe, 0, 0, 0x5d, 0x4f, 0x3c, 0x95, 0x9b, 0x49, 0xd0, 0xdb, 0, 0,
+};
+
+static const uint8_t c55_in1[] = {
+	0x92, 0xcc, 0xbb, 0xc0, 0x21, 0x4c, 0x33, 0xbf,
 };
 
 static const cv_io c55_in[] = {
-	{ { 9, 1, 1, 1 }, 1, 2, c55_in0, 9 },
+	{ { 15, 1, 1, 1 }, 1, 1, c55_in0, 30 },
+	{ { 4, 1, 1, 1 }, 1, 1, c55_in1, 8 },
 };
 
 static const uint8_t c55_out0[] = {
-	0x34, 0xff, 0, 0xff, 0, 0x62,
+	0xf0, 0x48, 0x74, 0xc0, 0x70, 0xcc, 0xbe, 0x4a, 0xc0, 0x49, 0xc8, 0x49, 0xc, 0xce, 0x4c, 0x43,
+	0xd, 0x4f, 0x7e, 0xc9, 0x51, 0xc7, 0x72, 0xc1,
 };
 
 static const cv_io c55_out[] = {
-	{ { 6, 1, 1, 1 }, 1, 2, c55_out0, 6 },
+	{ { 12, 1, 1, 1 }, 1, 1, c55_out0, 24 },
 };
 
 static const cv_field c55_op0_f[] = {
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x8 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c55_op0_w[] = {
+	{ 27, 0x10000000 },
+};
+
+static const cv_addr c55_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
+};
+
+static const uint32_t c55_op0_u[] = {
+	0,
+};
+
+static const cv_field c55_op1_f[] = {
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x3 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_data_type_bit_2", 0x0 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x3 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0xa },
+	{ "out_image_x_stride", 0x8 },
+	{ "out_image_y_stride", 0x8 },
+	{ "post_shift", 0x14 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c55_op1_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c55_op1_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c55_op1_u[] = {
+	0,
+};
+
+static const cv_op c55_ops[] = {
+	{ 6, "TensorSub_SP", -1, c55_op0_f, 16, c55_op0_w, 1, c55_op0_a, 1, c55_op0_u, 0 },
+	{ 6, "TensorSub_SP", -1, c55_op1_f, 20, c55_op1_w, 1, c55_op1_a, 2, c55_op1_u, 0 },
+};
+
+static const cv_stream c55_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c55_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c56_in0[] = {
+	0x35, 0x3e, 6, 0xb0, 0xc1, 0x66, 0xd3, 0x4d, 0xda,
+};
+
+static const cv_io c56_in[] = {
+	{ { 9, 1, 1, 1 }, 1, 2, c56_in0, 9 },
+};
+
+static const uint8_t c56_out0[] = {
+	0x34, 0xff, 0, 0xff, 0, 0x62,
+};
+
+static const cv_io c56_out[] = {
+	{ { 6, 1, 1, 1 }, 1, 2, c56_out0, 6 },
+};
+
+static const cv_field c56_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0x9 },
@@ -7354,45 +7512,45 @@ static const cv_field c55_op0_f[] = {
 	{ "alu_output_postshift", 0x3 },
 };
 
-static const cv_word c55_op0_w[] = {
+static const cv_word c56_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c55_op0_a[] = {
+static const cv_addr c56_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c55_op0_u[] = {
+static const uint32_t c56_op0_u[] = {
 	0,
 };
 
-static const cv_op c55_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c55_op0_f, 38, c55_op0_w, 0, c55_op0_a, 3, c55_op0_u, 0 },
+static const cv_op c56_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c56_op0_f, 38, c56_op0_w, 0, c56_op0_a, 3, c56_op0_u, 0 },
 };
 
-static const uint8_t c55_s0_w[] = {
+static const uint8_t c56_s0_w[] = {
 	0xa0, 0xc4, 0x62, 0xad, 0x91, 0xb7, 0x73, 0x35, 0xd9, 0xb4, 0x6e, 0xd8, 0x95, 0x9e, 0x8f, 0xaa,
 	0xee, 0x97, 0xe6, 0xaf, 0xdb, 0x38, 0x52, 0x2f, 0x75, 0xc, 0x2f, 0x10, 0xfa, 0xc, 0xbc, 0x72,
 	0x4c, 0x53, 0x93, 0x9d, 0x33, 0x63, 0x9c, 0x51, 0x2c, 0x91, 0xbb, 0xb4, 0x70, 0x46, 0xa8, 0x80,
 	0x4e, 0x60, 0x77, 0xdb, 0xad, 0x66,
 };
 
-static const int32_t c55_s0_b[] = {
+static const int32_t c56_s0_b[] = {
 	-7371, 200000, -200000, 740, 495, 1976,
 };
 
-static const cv_stream c55_s[] = {
-	{ { .out = 6, .kz = 9, .ky = 1, .kx = 1, .zp = 90, .in_zp = 128, .w = c55_s0_w, .bias = c55_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c56_s[] = {
+	{ { .out = 6, .kz = 9, .ky = 1, .kx = 1, .zp = 90, .in_zp = 128, .w = c56_s0_w, .bias = c56_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 7 } },
 };
 
-static const cv_raw c55_raw[] = {
+static const cv_raw c56_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c56_in0[] = {
+static const uint8_t c57_in0[] = {
 	0x8a, 0xc9, 0xe3, 0xd4, 0x6a, 0x6d, 0x4f, 0x6a, 0x50, 0x3e, 0x19, 1, 0x4b, 0x4d, 0xb9, 0x1a,
 	0xef, 0xa1, 0xec, 0x6e, 0x44, 0xa1, 8, 0x82, 0xcc, 0xd4, 0xdb, 0x1f, 0xc2, 0x85, 0x7d, 0x9a,
 	0xf, 0xd9, 0x56, 0x72, 0xab, 0xc5, 0xe5, 0xb1, 0x84, 0xe5, 0x3e, 0x50, 0xc2, 0x7f, 0x42, 0x3f,
@@ -7401,11 +7559,11 @@ static const uint8_t c56_in0[] = {
 	0x87, 0x24, 0x4b, 0xb8, 0x21, 0xcc, 0x72, 0x44, 0xa1, 0xf,
 };
 
-static const cv_io c56_in[] = {
-	{ { 90, 1, 1, 1 }, 1, 2, c56_in0, 90 },
+static const cv_io c57_in[] = {
+	{ { 90, 1, 1, 1 }, 1, 2, c57_in0, 90 },
 };
 
-static const uint8_t c56_out0[] = {
+static const uint8_t c57_out0[] = {
 	0x4e, 0x82, 0xa0, 0xd0, 0x8f, 0x4d, 0x27, 0x6b, 0x61, 0x7a, 0x37, 0x44, 0x10, 0x78, 0x8a, 0x47,
 	0x6c, 0x8d, 0x21, 0x72, 0x69, 0xa6, 0x2a, 0x85, 0xc, 0x83, 0x82, 0x1c, 0x6e, 0x3e, 0x5c, 0x86,
 	0x96, 0x37, 0x5a, 0x1b, 0x58, 0xc3, 0x9b, 0xc6, 0xb5, 0x53, 0x42, 0xff, 0xba, 0xb8, 0xe1, 0x4b,
@@ -7416,11 +7574,11 @@ static const uint8_t c56_out0[] = {
 	0x80, 0xae, 0x61, 0xd4, 0xb7, 0x6f, 0x97, 0x7f,
 };
 
-static const cv_io c56_out[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c56_out0, 120 },
+static const cv_io c57_out[] = {
+	{ { 120, 1, 1, 1 }, 1, 2, c57_out0, 120 },
 };
 
-static const cv_field c56_op0_f[] = {
+static const cv_field c57_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x1 },
@@ -7453,25 +7611,25 @@ static const cv_field c56_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0xa5 },
 };
 
-static const cv_word c56_op0_w[] = {
+static const cv_word c57_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c56_op0_a[] = {
+static const cv_addr c57_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c56_op0_u[] = {
+static const uint32_t c57_op0_u[] = {
 	0,
 };
 
-static const cv_op c56_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c56_op0_f, 30, c56_op0_w, 0, c56_op0_a, 3, c56_op0_u, 0 },
+static const cv_op c57_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c57_op0_f, 30, c57_op0_w, 0, c57_op0_a, 3, c57_op0_u, 0 },
 };
 
-static const uint8_t c56_s0_w[] = {
+static const uint8_t c57_s0_w[] = {
 	0xc5, 0x2f, 0x7d, 0x95, 0xfb, 0x46, 0x81, 9, 0x7c, 0xb0, 0x65, 0x2a, 0x28, 0x4d, 0x49, 0xc1,
 	0x3f, 0xd2, 0x42, 0x99, 0x95, 0xcc, 0xea, 0x44, 0x9d, 0xf1, 0x8e, 0xfb, 0x16, 3, 0xa1, 0x24,
 	0xe9, 0x98, 0x3c, 0xce, 0xca, 0xfa, 0xba, 0x94, 0x66, 0xd2, 0x6f, 0x79, 0xc6, 0x9c, 0x32, 0xc5,
@@ -7481,20 +7639,20 @@ static const uint8_t c56_s0_w[] = {
 	0x6b, 0x7e, 0x21, 0xd8, 0xe5, 0xa9, 0x9b, 0xda, 0x16, 0x33, 0x5f, 0x47,
 };
 
-static const int32_t c56_s0_b[] = {
+static const int32_t c57_s0_b[] = {
 	-2545, -2509, 1997, -2549,
 };
 
-static const cv_stream c56_s[] = {
-	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 103, .in_zp = 0, .w = c56_s0_w, .bias = c56_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
+static const cv_stream c57_s[] = {
+	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 103, .in_zp = 0, .w = c57_s0_w, .bias = c57_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c56_raw[] = {
+static const cv_raw c57_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c57_in0[] = {
+static const uint8_t c58_in0[] = {
 	0x89, 0x69, 0x29, 0x40, 0x94, 0x46, 0x7b, 0xb0, 0x84, 0xbb, 0x4b, 0x9f, 0x8d, 0xfe, 0, 0xc,
 	0xac, 0x9e, 0x91, 0x94, 0x59, 0x8e, 0x24, 0x54, 0xbb, 0xd, 0x79, 0xc6, 0xfe, 0, 8, 0x48,
 	0x8d, 0x57, 0x97, 0x2d, 0x36, 0x5e, 0x3e, 0x49, 0x64, 0x1f, 0x78, 0xfe, 0, 0x38, 3, 0x21,
@@ -7522,33 +7680,33 @@ static const uint8_t c57_in0[] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c57_in[] = {
-	{ { 400, 1, 1, 1 }, 1, 2, c57_in0, 400 },
+static const cv_io c58_in[] = {
+	{ { 400, 1, 1, 1 }, 1, 2, c58_in0, 400 },
 };
 
-static const uint8_t c57_out0[] = {
+static const uint8_t c58_out0[] = {
 	0xac, 0xb0, 0xbb, 0, 0xc7, 0xc2, 0xb4, 0, 0xc2, 0xa4, 0xad, 0, 0, 0xc4, 0xc3, 0xc0,
 	0, 0xa9, 0xc5, 0xbf, 0, 0xbe, 0xbb, 0xc5, 0, 0,
 };
 
-static const cv_io c57_out[] = {
-	{ { 26, 1, 1, 1 }, 1, 2, c57_out0, 26 },
+static const cv_io c58_out[] = {
+	{ { 26, 1, 1, 1 }, 1, 2, c58_out0, 26 },
 };
 
-static const cv_field c57_op0_f[] = {
+static const cv_field c58_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c57_op0_w[] = {
+static const cv_word c58_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c57_op0_a[] = {
+static const cv_addr c58_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
-static const uint32_t c57_op0_u[] = {
+static const uint32_t c58_op0_u[] = {
 	0, 0xf, 0xd000e, 0x444051f0, 0xc8, 2, 0x10da10b0, 0,
 	0xe, 0xd, 2, 3, 3, 4, 4, 0,
 	0, 4, 0x30003, 0x444051f0, 0xd, 2, 0x10da10b0, 0,
@@ -7561,113 +7719,12 @@ static const uint32_t c57_op0_u[] = {
 	0x3f800000, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
 };
 
-static const cv_op c57_ops[] = {
-	{ 1, "PoolingLayer2", -1, c57_op0_f, 0, c57_op0_w, 0, c57_op0_a, 2, c57_op0_u, 80 },
-};
-
-static const cv_stream c57_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c57_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c58_in0[] = {
-	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
-};
-
-static const cv_io c58_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c58_in0, 10 },
-};
-
-static const uint8_t c58_out0[] = {
-	0, 1, 0, 0x64, 0xff, 0, 0, 0, 0, 0, 0, 0xff,
-};
-
-static const cv_io c58_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c58_out0, 12 },
-};
-
-static const cv_field c58_op0_f[] = {
-	{ "in_image_x_size", 0x1 },
-	{ "in_image_y_size", 0x1 },
-	{ "in_image_z_size", 0xa },
-	{ "in_image_stride", 0x1 },
-	{ "in_image_slice", 0x1 },
-	{ "in_window_x_start", 0x0 },
-	{ "in_window_y_start", 0x0 },
-	{ "in_window_x_end", 0x0 },
-	{ "in_window_y_end", 0x0 },
-	{ "in_tile_x_size", 0x1 },
-	{ "in_tile_y_size", 0x1 },
-	{ "in_tile_x_inc", 0x1 },
-	{ "in_tile_y_inc", 0x1 },
-	{ "alu_i2f_enable", 0x1 },
-	{ "alu_f2i_enable", 0x1 },
-	{ "in_zp", 0x0 },
-	{ "flat_rounding_mode", 0x1 },
-	{ "integer_rounding_mode", 0x1 },
-	{ "out_loop_1_reset", 0x0 },
-	{ "out_loop_2_reset", 0x0 },
-	{ "out_loop_3_reset", 0x0 },
-	{ "out_loop_0_count", 0x1 },
-	{ "out_loop_0_inc", 0x0 },
-	{ "out_loop_1_count", 0x1 },
-	{ "out_loop_1_inc", 0x0 },
-	{ "out_loop_2_count", 0x1 },
-	{ "out_loop_2_inc", 0x0 },
-	{ "out_loop_3_count", 0x1 },
-	{ "out_loop_3_inc", 0x0 },
-	{ "out_loop_4_count", 0xc },
-	{ "out_loop_4_inc", 0x1 },
-	{ "out_loop_5_count", 0x1 },
-	{ "out_loop_5_inc", 0x0 },
-	{ "out_loop_6_inc", 0x0 },
-	{ "in_tile_sequence", 0x3 },
-	{ "coef_zp", 0x78 },
-	{ "out_zp", 0x0 },
-	{ "alu_output_postshift", 0x3 },
-	{ "alu_relu_enable", 0x1 },
-};
-
-static const cv_word c58_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c58_op0_a[] = {
-	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
-	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
-};
-
-static const uint32_t c58_op0_u[] = {
-	0,
-};
-
 static const cv_op c58_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c58_op0_f, 39, c58_op0_w, 0, c58_op0_a, 3, c58_op0_u, 0 },
-};
-
-static const uint8_t c58_s0_w[] = {
-	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
-	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
-	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
-	0x97, 0x34, 0x51, 0x11, 0x17, 0x60, 0x87, 0x1c, 0x88, 0x64, 0x1d, 0x49, 0x10, 0xc4, 0xfb, 0x3c,
-	7, 0x40, 0x99, 0xdf, 0xbd, 0x22, 0x32, 0x6c, 0xf, 0xb3, 0x70, 0x4b, 1, 0x35, 0x29, 0x1c,
-	0x35, 1, 0xfd, 0xee, 0x43, 0xe, 0x1a, 0x2e, 0xb9, 0x66, 0x55, 0x2c, 0xa7, 0x9f, 0xa3, 0x54,
-	0x1f, 0xea, 0x8d, 0x2e, 4, 0x64, 0x72, 0x50, 0xa2, 0x64, 0xe9, 0x18, 0x10, 0x8d, 0xc7, 0xc5,
-	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
-};
-
-static const int32_t c58_s0_b[] = {
-	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
-	2773, 246, 3645, -1021,
+	{ 1, "PoolingLayer2", -1, c58_op0_f, 0, c58_op0_w, 0, c58_op0_a, 2, c58_op0_u, 80 },
 };
 
 static const cv_stream c58_s[] = {
-	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c58_s0_w, .bias = c58_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
-	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
+	{ { 0 }, { 0 } },
 };
 
 static const cv_raw c58_raw[] = {
@@ -7683,7 +7740,7 @@ static const cv_io c59_in[] = {
 };
 
 static const uint8_t c59_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 1, 0, 0x64, 0xff, 0, 0, 0, 0, 0, 0, 0xff,
 };
 
 static const cv_io c59_out[] = {
@@ -7727,7 +7784,7 @@ static const cv_field c59_op0_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 	{ "in_tile_sequence", 0x3 },
 	{ "coef_zp", 0x78 },
-	{ "out_zp", 0x5 },
+	{ "out_zp", 0x0 },
 	{ "alu_output_postshift", 0x3 },
 	{ "alu_relu_enable", 0x1 },
 };
@@ -7776,6 +7833,107 @@ static const cv_raw c59_raw[] = {
 };
 
 static const uint8_t c60_in0[] = {
+	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
+};
+
+static const cv_io c60_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c60_in0, 10 },
+};
+
+static const uint8_t c60_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c60_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c60_out0, 12 },
+};
+
+static const cv_field c60_op0_f[] = {
+	{ "in_image_x_size", 0x1 },
+	{ "in_image_y_size", 0x1 },
+	{ "in_image_z_size", 0xa },
+	{ "in_image_stride", 0x1 },
+	{ "in_image_slice", 0x1 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0x0 },
+	{ "in_window_y_end", 0x0 },
+	{ "in_tile_x_size", 0x1 },
+	{ "in_tile_y_size", 0x1 },
+	{ "in_tile_x_inc", 0x1 },
+	{ "in_tile_y_inc", 0x1 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x1 },
+	{ "out_loop_0_inc", 0x0 },
+	{ "out_loop_1_count", 0x1 },
+	{ "out_loop_1_inc", 0x0 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0xc },
+	{ "out_loop_4_inc", 0x1 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "in_tile_sequence", 0x3 },
+	{ "coef_zp", 0x78 },
+	{ "out_zp", 0x5 },
+	{ "alu_output_postshift", 0x3 },
+	{ "alu_relu_enable", 0x1 },
+};
+
+static const cv_word c60_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c60_op0_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
+	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
+};
+
+static const uint32_t c60_op0_u[] = {
+	0,
+};
+
+static const cv_op c60_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c60_op0_f, 39, c60_op0_w, 0, c60_op0_a, 3, c60_op0_u, 0 },
+};
+
+static const uint8_t c60_s0_w[] = {
+	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
+	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
+	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
+	0x97, 0x34, 0x51, 0x11, 0x17, 0x60, 0x87, 0x1c, 0x88, 0x64, 0x1d, 0x49, 0x10, 0xc4, 0xfb, 0x3c,
+	7, 0x40, 0x99, 0xdf, 0xbd, 0x22, 0x32, 0x6c, 0xf, 0xb3, 0x70, 0x4b, 1, 0x35, 0x29, 0x1c,
+	0x35, 1, 0xfd, 0xee, 0x43, 0xe, 0x1a, 0x2e, 0xb9, 0x66, 0x55, 0x2c, 0xa7, 0x9f, 0xa3, 0x54,
+	0x1f, 0xea, 0x8d, 0x2e, 4, 0x64, 0x72, 0x50, 0xa2, 0x64, 0xe9, 0x18, 0x10, 0x8d, 0xc7, 0xc5,
+	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
+};
+
+static const int32_t c60_s0_b[] = {
+	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
+	2773, 246, 3645, -1021,
+};
+
+static const cv_stream c60_s[] = {
+	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c60_s0_w, .bias = c60_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
+};
+
+static const cv_raw c60_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c61_in0[] = {
 	0, 0x80, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xbb, 0, 0, 0, 0, 0xfc, 0x3c, 0x31, 0x3f,
 	0xfd, 0x3a, 0x19, 0xb8, 0, 0, 0, 0, 0xf2, 0x3c, 0, 0x88, 0xdb, 0xbd, 0xb6, 0xc1,
 	0, 0, 0, 0, 0xd1, 0xc0, 0xca, 0xbc, 0xc3, 0x3a, 0x44, 0xbc, 0, 0, 0, 0,
@@ -7783,21 +7941,21 @@ static const uint8_t c60_in0[] = {
 	0xef, 0x3d, 0, 0xbe, 0, 0, 0, 0,
 };
 
-static const cv_io c60_in[] = {
-	{ { 6, 2, 3, 1 }, 3, 1, c60_in0, 72 },
+static const cv_io c61_in[] = {
+	{ { 6, 2, 3, 1 }, 3, 1, c61_in0, 72 },
 };
 
-static const uint8_t c60_out0[] = {
+static const uint8_t c61_out0[] = {
 	0, 0, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xb3, 0xfc, 0x3c, 0x31, 0x3f, 0xfd, 0x3a, 0x19, 0xb0,
 	0xf2, 0x3c, 0, 0, 0x64, 0x34, 0x48, 0x38, 0x3a, 0x37, 0x2f, 0x33, 0xc3, 0x3a, 0x66, 0x32,
 	0x6a, 0xb0, 2, 0x41, 0x6e, 0xae, 0x5b, 0xae, 0x74, 0x41, 0x3d, 0xb1, 0xef, 0x3d, 5, 0xaf,
 };
 
-static const cv_io c60_out[] = {
-	{ { 4, 2, 3, 1 }, 3, 1, c60_out0, 48 },
+static const cv_io c61_out[] = {
+	{ { 4, 2, 3, 1 }, 3, 1, c61_out0, 48 },
 };
 
-static const cv_field c60_op0_f[] = {
+static const cv_field c61_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x3 },
@@ -7818,94 +7976,12 @@ static const cv_field c60_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c60_op0_w[] = {
+static const cv_word c61_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c60_op0_a[] = {
-	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c60_op0_u[] = {
-	0,
-};
-
-static const cv_op c60_ops[] = {
-	{ 2, "PReluLayer", -1, c60_op0_f, 18, c60_op0_w, 0, c60_op0_a, 3, c60_op0_u, 0 },
-};
-
-static const cv_stream c60_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c60_r0[] = {
-	0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3e, 0, 0, 0x80, 0x3f, 0, 0, 0x40, 0xbe,
-	0, 0, 0x80, 0x3f, 0, 0xc0, 0x95, 0x3d,
-};
-
-static const cv_raw c60_raw[] = {
-	{ c60_r0, 24 },
-};
-
-static const uint8_t c61_in0[] = {
-	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
-	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c61_in1[] = {
-	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
-	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
-};
-
-static const cv_io c61_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c61_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c61_in1, 24 },
-};
-
-static const uint8_t c61_out0[] = {
-	0, 0, 0xfd, 0x48, 0x14, 0xc4, 0xee, 0xbe, 0x1e, 0x40, 0x13, 0xc3, 0xa0, 0x3a, 0x99, 0xc0,
-	0x1e, 0xc5, 0xd8, 0xc8, 0x72, 0xca, 0, 0x68,
-};
-
-static const cv_io c61_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c61_out0, 24 },
-};
-
-static const cv_field c61_op0_f[] = {
-	{ "kernel_xy_size", 0x1 },
-	{ "kernel_z_size", 0x2 },
-	{ "kernel_data_type", 0x1 },
-	{ "in_image_x_size", 0x3 },
-	{ "in_image_y_size", 0x2 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x3 },
-	{ "out_image_y_size", 0x2 },
-	{ "out_image_z_size", 0x2 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x18 },
-	{ "out_image_x_stride", 0x6 },
-	{ "out_image_y_stride", 0xc },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-};
-
-static const cv_word c61_op0_w[] = {
-	{ 23, 0xfe000000 },
-	{ 27, 0x00000000 },
-	{ 28, 0x00000000 },
-	{ 29, 0x7f800000 },
-	{ 30, 0xff800000 },
-	{ 32, 0x000c0006 },
-	{ 33, 0x00000001 },
-	{ 35, 0x17ffffff },
-};
-
 static const cv_addr c61_op0_a[] = {
-	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
@@ -7915,15 +7991,20 @@ static const uint32_t c61_op0_u[] = {
 };
 
 static const cv_op c61_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c61_op0_f, 16, c61_op0_w, 8, c61_op0_a, 3, c61_op0_u, 0 },
+	{ 2, "PReluLayer", -1, c61_op0_f, 18, c61_op0_w, 0, c61_op0_a, 3, c61_op0_u, 0 },
 };
 
 static const cv_stream c61_s[] = {
 	{ { 0 }, { 0 } },
 };
 
+static const uint8_t c61_r0[] = {
+	0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3e, 0, 0, 0x80, 0x3f, 0, 0, 0x40, 0xbe,
+	0, 0, 0x80, 0x3f, 0, 0xc0, 0x95, 0x3d,
+};
+
 static const cv_raw c61_raw[] = {
-	{ NULL, 0 },
+	{ c61_r0, 24 },
 };
 
 static const uint8_t c62_in0[] = {
@@ -7943,8 +8024,8 @@ static const cv_io c62_in[] = {
 };
 
 static const uint8_t c62_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0xfd, 0x48, 0x14, 0xc4, 0xee, 0xbe, 0x1e, 0x40, 0x13, 0xc3, 0xa0, 0x3a, 0x99, 0xc0,
+	0x1e, 0xc5, 0xd8, 0xc8, 0x72, 0xca, 0, 0x68,
 };
 
 static const cv_io c62_out[] = {
@@ -7972,8 +8053,8 @@ static const cv_field c62_op0_f[] = {
 
 static const cv_word c62_op0_w[] = {
 	{ 23, 0xfe000000 },
-	{ 27, 0x03800000 },
-	{ 28, 0x0000001c },
+	{ 27, 0x00000000 },
+	{ 28, 0x00000000 },
 	{ 29, 0x7f800000 },
 	{ 30, 0xff800000 },
 	{ 32, 0x000c0006 },
@@ -8004,27 +8085,104 @@ static const cv_raw c62_raw[] = {
 };
 
 static const uint8_t c63_in0[] = {
+	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
+	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c63_in1[] = {
+	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
+	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
+};
+
+static const cv_io c63_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c63_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c63_in1, 24 },
+};
+
+static const uint8_t c63_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c63_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c63_out0, 24 },
+};
+
+static const cv_field c63_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c63_op0_w[] = {
+	{ 23, 0xfe000000 },
+	{ 27, 0x03800000 },
+	{ 28, 0x0000001c },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 32, 0x000c0006 },
+	{ 33, 0x00000001 },
+	{ 35, 0x17ffffff },
+};
+
+static const cv_addr c63_op0_a[] = {
+	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c63_op0_u[] = {
+	0,
+};
+
+static const cv_op c63_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c63_op0_f, 16, c63_op0_w, 8, c63_op0_a, 3, c63_op0_u, 0 },
+};
+
+static const cv_stream c63_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c63_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c64_in0[] = {
 	0xf6, 0x3f, 0, 0x40, 0xe1, 0xbf, 0xfa, 0xbc, 0, 0, 0xe4, 0xbd, 0xf5, 0x45, 0x68, 0xbc,
 	0x87, 0x42, 0, 0, 0x41, 0x42, 0x8f, 0xc0, 0x5e, 0xbf, 0x1e, 0xbf, 0, 0, 0, 0,
 	0x41, 0xc4, 0xac, 0x45, 0xe9, 0x44, 0xc2, 0x39, 0, 0, 0x79, 0xc0, 0xb0, 0x5c, 0x31, 0x40,
 	0x3a, 0xbd, 0, 0, 0x84, 0x2d, 0xa1, 0x34, 0x23, 0x45, 0, 0x80, 0, 0, 0, 0,
 };
 
-static const cv_io c63_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 1, c63_in0, 64 },
+static const cv_io c64_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 1, c64_in0, 64 },
 };
 
-static const uint8_t c63_out0[] = {
+static const uint8_t c64_out0[] = {
 	0xec, 0x43, 0, 0x44, 0xc3, 0x43, 0x31, 0x3e, 0x57, 0x40, 0x70, 0x50, 0xdc, 0x3c, 0x54, 0x49,
 	0xe4, 0x48, 0x33, 0x45, 0xc9, 0x42, 0x55, 0x42, 0x86, 0x4c, 6, 0x50, 8, 0x4e, 0x25, 0x38,
 	1, 0x45, 0, 0x7c, 0x65, 0x44, 0xd5, 0x3e, 0x9b, 0x1f, 0x5c, 0x2d, 0x9a, 0x4e, 0, 0,
 };
 
-static const cv_io c63_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c63_out0, 48 },
+static const cv_io c64_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c64_out0, 48 },
 };
 
-static const cv_field c63_op0_f[] = {
+static const cv_field c64_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -8045,29 +8203,29 @@ static const cv_field c63_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c63_op0_w[] = {
+static const cv_word c64_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c63_op0_a[] = {
+static const cv_addr c64_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c63_op0_u[] = {
+static const uint32_t c64_op0_u[] = {
 	0,
 };
 
-static const cv_op c63_ops[] = {
-	{ 7, "ActivationLayer", -1, c63_op0_f, 18, c63_op0_w, 0, c63_op0_a, 3, c63_op0_u, 0 },
+static const cv_op c64_ops[] = {
+	{ 7, "ActivationLayer", -1, c64_op0_f, 18, c64_op0_w, 0, c64_op0_a, 3, c64_op0_u, 0 },
 };
 
-static const cv_stream c63_s[] = {
+static const cv_stream c64_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c63_r0[] = {
+static const uint8_t c64_r0[] = {
 	0, 0x80, 8, 0, 0x80, 0x90, 8, 0, 0, 0xa2, 8, 0, 0x80, 0xb4, 8, 0,
 	0, 0xc8, 8, 0, 0x80, 0xdc, 8, 0, 0, 0xf2, 8, 0, 0x40, 4, 9, 0,
 	0, 0x10, 9, 0, 0x40, 0x1c, 9, 0, 0, 0x29, 9, 0, 0x40, 0x36, 9, 0,
@@ -8327,32 +8485,32 @@ static const uint8_t c63_r0[] = {
 	0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_raw c63_raw[] = {
-	{ c63_r0, 4108 },
+static const cv_raw c64_raw[] = {
+	{ c64_r0, 4108 },
 };
 
-static const uint8_t c64_in0[] = {
+static const uint8_t c65_in0[] = {
 	0, 0, 0x10, 0, 0xff, 0x3f, 0x75, 0x50, 0, 0, 0xd5, 0x4e, 0xab, 0x4d, 0x78, 0x4d,
 	0x35, 0x48, 0, 0, 0xb3, 0x4f, 0x7b, 0x50, 0x37, 0x4f, 0xfd, 0x4c, 0, 0, 0, 0,
 	0x6c, 0x4c, 3, 0x50, 0x39, 0x50, 0x95, 0x48, 0, 0, 0xd0, 0x50, 0xb7, 0x40, 0xcc, 0x49,
 	0x3e, 0x4a, 0, 0, 5, 0x4f, 0x13, 0x4f, 0xb7, 0x50, 0xcd, 0xb4, 0, 0, 0, 0,
 };
 
-static const cv_io c64_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 1, c64_in0, 64 },
+static const cv_io c65_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 1, c65_in0, 64 },
 };
 
-static const uint8_t c64_out0[] = {
+static const uint8_t c65_out0[] = {
 	0xa8, 0x59, 0x9d, 0x59, 0xa9, 0x39, 0x5c, 0x31, 0x1f, 0x32, 0xb9, 0x32, 0xd8, 0x32, 0x84, 0x35,
 	0xc4, 0x31, 0x58, 0x31, 0xf5, 0x31, 0x2a, 0x33, 0x9c, 0x33, 0xa6, 0x31, 0x82, 0x31, 0x49, 0x35,
 	0x28, 0x31, 0x36, 0x39, 0xb3, 0x34, 0x87, 0x34, 0xa, 0x32, 4, 0x32, 0x36, 0x31, 0x4e, 0xbf,
 };
 
-static const cv_io c64_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c64_out0, 48 },
+static const cv_io c65_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c65_out0, 48 },
 };
 
-static const cv_field c64_op0_f[] = {
+static const cv_field c65_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -8373,29 +8531,29 @@ static const cv_field c64_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c64_op0_w[] = {
+static const cv_word c65_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c64_op0_a[] = {
+static const cv_addr c65_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c64_op0_u[] = {
+static const uint32_t c65_op0_u[] = {
 	0,
 };
 
-static const cv_op c64_ops[] = {
-	{ 7, "ActivationLayer", -1, c64_op0_f, 18, c64_op0_w, 0, c64_op0_a, 3, c64_op0_u, 0 },
+static const cv_op c65_ops[] = {
+	{ 7, "ActivationLayer", -1, c65_op0_f, 18, c65_op0_w, 0, c65_op0_a, 3, c65_op0_u, 0 },
 };
 
-static const cv_stream c64_s[] = {
+static const cv_stream c65_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c64_r0[] = {
+static const uint8_t c65_r0[] = {
 	5, 0x35, 7, 0, 0x41, 0x32, 7, 0, 0x9d, 0x2f, 7, 0, 0x16, 0x2d, 7, 0,
 	0xab, 0x2a, 7, 0, 0x58, 0x28, 7, 0, 0x1d, 0x26, 7, 0, 0xf9, 0x23, 7, 0,
 	0xe9, 0x21, 7, 0, 0xec, 0x1f, 7, 0, 2, 0x1e, 7, 0, 0x29, 0x1c, 7, 0,
@@ -8655,8 +8813,8 @@ static const uint8_t c64_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_raw c64_raw[] = {
-	{ c64_r0, 4108 },
+static const cv_raw c65_raw[] = {
+	{ c65_r0, 4108 },
 };
 
 static const cv_case cv_cases[] = {
@@ -8819,42 +8977,45 @@ static const cv_case cv_cases[] = {
 	{ "sp-mean-scale-refused", "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with scale 1, the second writing with scale 2^-fl / n, none passing memory between them): over z of 5x1x6 int16 codes of fraction length 11 (the second command's scale 2^-11 / 6) (rows and slices 12 bytes apart) into 5x1x1; the second scale one float32 unit off 2^-11 / 6: refused",
 	  "doc/cpu-backend.md, The SP mean: a scale that is no 2^-fl / n is refused (sp-mean-scale-inconsistent)",
 	  "sp-mean-scale-inconsistent", 0x1000003b, 0, c52_in, 1, c52_out, 1, c52_ops, 2, c52_s, 0, c52_raw, 0 },
+	{ "sp-sum-y", "SP sum (layer ReduceSumLayer_SP: two pairs of NN-engine SP operations, each first reading with scale 1, each second writing with scale 1, none passing memory between them): over y of 3x2x1 fp16 (rows 16 bytes apart) into 3x1x1, the second pair's image and sums 6 bytes after the first's: a sum past the largest half, a tie, a subnormal term",
+	  "numpy: the exact sum of the halves (Fractions), rounded to a half (to nearest, ties to even)",
+	  "", 0x1000003b, 0, c53_in, 1, c53_out, 1, c53_ops, 4, c53_s, 0, c53_raw, 0 },
 	{ "sp-sub-fp16-int16", "SP subtraction (layer TensorSub_SP, two NN-engine SP operations): 3x4x1 fp16 a (rows 8 bytes apart) minus 3 fp16 b, both scaled by 2^7 (word 27 bit 30: the exponent's eighth bit), into int16 (rows 6 bytes apart): ties, saturation both ways",
 	  "numpy: a x sa - b[x] x sb exactly (Fractions), rounded half away from zero and saturated to int16",
-	  "", 0x1000003b, 0, c53_in, 2, c53_out, 1, c53_ops, 2, c53_s, 0, c53_raw, 0 },
+	  "", 0x1000003b, 0, c54_in, 2, c54_out, 1, c54_ops, 2, c54_s, 0, c54_raw, 0 },
 	{ "sp-sub-int16-fp16", "SP subtraction (layer TensorSub_SP, two NN-engine SP operations): 4x1x3 int16 a (codes at fraction length 11: scale 2^-11; slices 10 bytes apart) minus 4 fp16 b (scale 1) into fp16",
 	  "numpy: a x sa - b[x] x sb exactly (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c54_in, 2, c54_out, 1, c54_ops, 2, c54_s, 0, c54_raw, 0 },
+	  "", 0x1000003b, 0, c55_in, 2, c55_out, 1, c55_ops, 2, c55_s, 0, c55_raw, 0 },
 	{ "tp-fully-connected-in-zp", "TP fully connected layer with in_zp 128 (as the gender network's on 0x7d, 0x88, 0x99): 9 inputs -> 6 outputs, kernel zero point 90, biases stored as added; one sum a tie, one saturates each way",
 	  "numpy: requant(bias[o] + sum over i of (w[o][i] - 90) x (in[i] - 128)), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c55_in, 1, c55_out, 1, c55_ops, 1, c55_s, 1, c55_raw, 0 },
+	  "", 0x1000003b, 0, c56_in, 1, c56_out, 1, c56_ops, 1, c56_s, 1, c56_raw, 0 },
 	{ "nn-conv-0xad", "NN conv 3x3, 3 -> 4 channels, 6x5 -> 6x5 (offsets -1), ReLU, target 0xad (shift = 127 - exponent, as 0xb9/0xbe: the 23-bit mantissa, a right shift of 5 to 12)",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
-	  "", 0xad, 0, c56_in, 1, c56_out, 1, c56_ops, 1, c56_s, 1, c56_raw, 0 },
+	  "", 0xad, 0, c57_in, 1, c57_out, 1, c57_ops, 1, c57_s, 1, c57_raw, 0 },
 	{ "sh-max-pooling-window", "SH max pooling (PoolingLayer2, images 0x444051f0, the 0x7d face-age file's windowed layout): 4x4 windows at stride 4, no padding, over a 14x13x2 image (rows 15, slices 200) into 3x3 (rows 4, slices 13 bytes: gaps); the last column and row of the input lie past every window",
 	  "numpy: the maximum over each 4x4 window at (4x, 4y)",
-	  "", 0x1000003b, 0, c57_in, 1, c57_out, 1, c57_ops, 1, c57_s, 0, c57_raw, 0 },
+	  "", 0x1000003b, 0, c58_in, 1, c58_out, 1, c58_ops, 1, c58_s, 0, c58_raw, 0 },
 	{ "tp-fully-connected-relu", "TP fully connected layer with alu_relu_enable 1 and out_zp 0 (as the face-age files' FullyConnectedReluLayer): 10 inputs -> 12 outputs, kernel zero point 120, scale 2^-3; half the sums negative, one -0.5 and one 0.5",
 	  "numpy: max(0, requant(bias[o] + sum over i of (w[o][i] - 120) x in[i])), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c58_in, 1, c58_out, 1, c58_ops, 1, c58_s, 1, c58_raw, 0 },
+	  "", 0x1000003b, 0, c59_in, 1, c59_out, 1, c59_ops, 1, c59_s, 1, c59_raw, 0 },
 	{ "tp-fully-connected-relu-zp", "the same layer with out_zp 5: whether ReLU clips at 0 or at the zero point is not established, so the plan refuses it before anything runs",
 	  "doc/cpu-backend.md, TP fully connected layers: ReLU only with out_zp 0 (tpfc-field-unsupported)",
-	  "tpfc-field-unsupported", 0x1000003b, 0, c59_in, 1, c59_out, 1, c59_ops, 1, c59_s, 1, c59_raw, 0 },
+	  "tpfc-field-unsupported", 0x1000003b, 0, c60_in, 1, c60_out, 1, c60_ops, 1, c60_s, 1, c60_raw, 0 },
 	{ "nn-prelu-fp16", "NN PReluLayer on fp16: 3 channels of 4x2 (rows 12 bytes apart), a 1x1 depthwise command whose kernel stream (f32-pairs) holds weight 1.0 and a float16 slope per channel (0.25, -0.1875 and a slope rounded to a half) -> 4x2x3 (rows 8 bytes apart): negative values, -0, a product below the normal range",
 	  "numpy: x where x >= 0, else numpy.float16(float32(x) x float32(slope)) (the product of two halves is exact in float32: rounded once, to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c60_in, 1, c60_out, 1, c60_ops, 1, c60_s, 0, c60_raw, 1 },
+	  "", 0x1000003b, 0, c61_in, 1, c61_out, 1, c61_ops, 1, c61_s, 0, c61_raw, 1 },
 	{ "sp-add-fp16", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie",
 	  "numpy: a + b exactly (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c61_in, 2, c61_out, 1, c61_ops, 1, c61_s, 0, c61_raw, 0 },
+	  "", 0x1000003b, 0, c62_in, 2, c62_out, 1, c62_ops, 1, c62_s, 0, c62_raw, 0 },
 	{ "sp-add-fp16-flags-refused", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie; word 27 bits 23-25 and word 28 bits 2-4 set: refused",
 	  "doc/cpu-backend.md, fp16 NN-engine operations: those bits are refused (nnf16-field-unsupported)",
-	  "nnf16-field-unsupported", 0x1000003b, 0, c62_in, 2, c62_out, 1, c62_ops, 1, c62_s, 0, c62_raw, 0 },
+	  "nnf16-field-unsupported", 0x1000003b, 0, c63_in, 2, c63_out, 1, c63_ops, 1, c63_s, 0, c63_raw, 0 },
 	{ "nn-lut-fp16-square", "NN_LUT ActivationLayer on fp16: a 4x3x2 image (rows 10 bytes apart, slices 32) through a table of x^2 (tail bit 28 set: negative inputs, 6 bits interpolated), inputs in [-6, 6], values just below 2 (the next entry is entry 0), -0, 300 (past the largest half) -> 4x3x2 (rows 8 bytes apart)",
 	  "numpy: the entry of the input's top bits plus (next entry - entry) x the remaining bits / 2^6 (2^5), in Python fractions, rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c63_in, 1, c63_out, 1, c63_ops, 1, c63_s, 0, c63_raw, 1 },
+	  "", 0x1000003b, 0, c64_in, 1, c64_out, 1, c64_ops, 1, c64_s, 0, c64_raw, 1 },
 	{ "nn-lut-fp16-rsqrt", "NN_LUT ActivationLayer on fp16: a 4x3x2 image (rows 10 bytes apart, slices 32) through a table of 1 / sqrt(x) (tail bit 28 clear: 5 bits interpolated), inputs in (0, 40], +0 and a subnormal (the maker's reading of exponent 0), a negative input (its magnitude's value negated) -> 4x3x2 (rows 8 bytes apart)",
 	  "numpy: the entry of the input's top bits plus (next entry - entry) x the remaining bits / 2^6 (2^5), in Python fractions, rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c64_in, 1, c64_out, 1, c64_ops, 1, c64_s, 0, c64_raw, 1 },
+	  "", 0x1000003b, 0, c65_in, 1, c65_out, 1, c65_ops, 1, c65_s, 0, c65_raw, 1 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

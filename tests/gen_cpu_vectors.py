@@ -1760,6 +1760,45 @@ def spmean_case(cid, axis, fl=None):
     return c
 
 
+def spsum_case():
+    """An SP sum (layer ReduceSumLayer_SP, four SP operations: two pairs,
+    each summing its own image over y): a 6x2 fp16 image whose rows lie 16
+    bytes apart, the first pair reading its columns 0-2, the second 3-5,
+    writing 3 sums each, 6 bytes apart."""
+    c = Case("sp-sum-y", "SP sum (layer ReduceSumLayer_SP: two pairs of NN-engine SP operations, each first "
+             "reading with scale 1, each second writing with scale 1, none passing memory between them): over y "
+             "of 3x2x1 fp16 (rows 16 bytes apart) into 3x1x1, the second pair's image and sums 6 bytes after "
+             "the first's: a sum past the largest half, a tie, a subnormal term",
+             "numpy: the exact sum of the halves (Fractions), rounded to a half (to nearest, ties to even)")
+    rs = np.random.RandomState(52)
+    vals = rs.uniform(-40, 40, (2, 6)).astype(np.float16)
+    vals[:, 0] = np.float16(40000)                    # 80000: past the largest half
+    vals[0, 1], vals[1, 1] = np.float16(2048), np.float16(1)       # 2049: a tie, to 2048
+    vals[0, 4], vals[1, 4] = np.float16(2.0 ** -14), np.float16(2.0 ** -24)   # a subnormal term
+    img = np.zeros(16, dtype=np.uint16)
+    for j in range(2):
+        img[8 * j:8 * j + 6] = vals[j].view(np.uint16)
+    c.add_input(img.view(np.uint8), [img.size], FP16)
+    for half in range(2):
+        first = c.add_op(OP_SP, "ReduceSumLayer_SP")
+        first["fields"] += [("in_image_x_size", 3), ("in_image_y_size", 2), ("kernel_z_size", 1),
+                            ("in_image_data_type", 1), ("kernel_data_type", 1), ("out_image_data_type", 0),
+                            ("out_image_x_size", 3), ("out_image_y_size", 2), ("out_image_z_size", 1),
+                            ("in_image_x_stride", 16), ("in_image_y_stride", 32)]
+        sp_scale(first, 1.0)
+        field_addr(first, "in_image_address", INPUT, 0, 6 * half)
+        last = c.add_op(OP_SP, "ReduceSumLayer_SP")
+        last["fields"] += [("in_image_x_size", 3), ("in_image_y_size", 1), ("kernel_z_size", 1),
+                           ("in_image_data_type", 0), ("out_image_data_type", 1),
+                           ("out_image_x_size", 3), ("out_image_y_size", 1), ("out_image_z_size", 1),
+                           ("out_image_x_stride", 6), ("out_image_y_stride", 6)]
+        sp_scale(last, 1.0)
+        field_addr(last, "out_image_address", OUTPUT, 0, 6 * half)
+    sums = [Fraction(float(vals[0, i])) + Fraction(float(vals[1, i])) for i in range(6)]
+    c.add_output([b for m in sums for b in f16_le([m], False)], [6], FP16)
+    return c
+
+
 def spmean_scale_refused_case():
     """The int16 mean with its second scale one float32 unit off 2^-11 / 6
     (its last mantissa bit flipped): no fraction length gives it, and the
@@ -2171,7 +2210,7 @@ def all_cases():
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
              shconv_case(), shdw16_case()] + spmax_cases() +
             [spmean_case("sp-mean-x", 0), spmean_case("sp-mean-z", 2),
-             spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(),
+             spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(), spsum_case(),
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
             [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(True)] +
             [nn_lut_case(1), nn_lut_case(0)])

@@ -53,7 +53,7 @@ enum cpu_op_kind {
 	CPU_OP_TPFC,            /* ops/tpfc.c: TP fully connected */
 	CPU_OP_TP,              /* ops/tp.c: every other TP operation (with ops/lut.c) */
 	CPU_OP_SPMAX,           /* ops/spmax.c: SP operations of a Softmax2Layer_SP */
-	CPU_OP_SPMEAN,          /* ops/spmax.c: SP operations of a ReduceMeanLayer_SP */
+	CPU_OP_SPMEAN,          /* ops/spmax.c: SP operations of a ReduceMeanLayer_SP or ReduceSumLayer_SP */
 	CPU_OP_SPSUB,           /* ops/spmax.c: SP operations of a TensorSub_SP */
 	CPU_OP_NN16,            /* ops/nn16.c: NN-engine operations on int16 data, NT transposes */
 	CPU_OP_CONV,            /* ops/conv.c: NN-engine operations (with ops/add.c) */
@@ -88,7 +88,8 @@ enum cpu_layer {
 	CPU_LAYER_MULTISTREAM_SP,       /* MultiStreamProcessor_SP */
 	CPU_LAYER_REDUCE_MEAN_SP,       /* ReduceMeanLayer_SP */
 	CPU_LAYER_TENSOR_SUB_SP,        /* TensorSub_SP */
-	CPU_LAYER_TENSOR_ADD_SP         /* TensorAdd_SP */
+	CPU_LAYER_TENSOR_ADD_SP,        /* TensorAdd_SP */
+	CPU_LAYER_REDUCE_SUM_SP         /* ReduceSumLayer_SP */
 };
 
 /* What a command's operation is (nbg_cmd_op.kind, doc/commands.md), read

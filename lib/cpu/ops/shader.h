@@ -36,9 +36,10 @@ typedef struct cpu_ref {
 	/* CPU_REF_POOL (ops/shpool.c): rows rows of width uint8 each averaged
 	 * into one uint8, ((sum * pool_a - pool_b) * pool_c + pool_d) rounded.
 	 * CPU_REF_MEAN (ops/spmax.c): a width x rows x kx image of fp16 (rows
-	 * in_stride, slices in_slice apart) averaged over x (group 0) or over
-	 * z (group 2) into fp16 (rows out_stride, slices out_slice apart);
-	 * in_flip 1: the input holds int16 codes of fraction length exponent. */
+	 * in_stride, slices in_slice apart) summed over x, y or z (group 0, 1,
+	 * 2) and divided by ky (the count: a mean; 1: a sum) into fp16 (rows
+	 * out_stride, slices out_slice apart); in_flip 1: the input holds int16
+	 * codes of fraction length exponent. */
 	uint32_t rows, in_stride, out_stride;
 	float pool_a, pool_b, pool_c, pool_d;
 	/* CPU_REF_DWCONV (ops/shdw.c): per channel c < rows, the kx x ky input
