@@ -8817,6 +8817,190 @@ static const cv_raw c65_raw[] = {
 	{ c65_r0, 4108 },
 };
 
+static const uint8_t c66_in0[] = {
+	0, 0x14, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
+};
+
+static const cv_io c66_in[] = {
+	{ { 8, 1, 1, 1 }, 1, 1, c66_in0, 16 },
+};
+
+static const uint8_t c66_out0[] = {
+	0, 0, 0xdf, 0x90, 0xd9, 0x95, 0xd4, 0x1f, 0xc4, 0xb4, 0xb9, 0xb9, 0xc7, 0x9d, 9, 0x33,
+	0x39, 0x38, 0xbb, 0xa4, 0xc3, 0x39, 0xea, 0x3e, 0x7f, 0x21, 0xb1, 0xb6, 4, 0xbc, 0x93, 0x1c,
+	0x92, 0xb1, 0xb0, 0xb6, 0x3d, 0x29, 0x61, 0xbe, 0xa8, 0xc3, 0x89, 0xa7, 0x97, 0x3c, 0x82, 0x41,
+};
+
+static const cv_io c66_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c66_out0, 48 },
+};
+
+static const cv_field c66_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c66_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c66_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c66_op0_u[] = {
+	0, 2, 0x40001, 0x44405071, 8, 2, 0x10dd10b0, 0,
+	0, 6, 0x10003, 0x44404071, 6, 1, 0x10dd10b0, 0,
+	0, 6, 0x40003, 0x44405071, 0x18, 2, 0x10dd10b0, 0,
+	0x29292929, 0x10101010, 0x1110000, 0x3330222, 0x29292929, 0x10000, 0x30002, 0x300,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x29292929, 0x10101010, 0x5550444, 0x7770666, 0x29292929, 0x50004, 0x70006, 0x300,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x3f800000, 0, 0, 0, 0x11111111, 0x11110000, 0x6040200, 0x6040200,
+	0x22222222, 0, 0, 0x100, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
+	0x3c00, 0x3c00, 0x3c00, 0x3c00,
+};
+
+static const cv_op c66_ops[] = {
+	{ 1, "TensorMul", -1, c66_op0_f, 0, c66_op0_w, 0, c66_op0_a, 3, c66_op0_u, 76 },
+};
+
+static const cv_stream c66_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c66_r0[] = {
+	0, 0x24, 0xdf, 0xb8, 0xd9, 0xbd,
+};
+
+static const cv_raw c66_raw[] = {
+	{ c66_r0, 6 },
+};
+
+static const uint8_t c67_in0[] = {
+	0, 8, 0x1a, 0xc8, 0xba, 0xcc, 0x63, 0x3c, 0x5f, 0xcf, 0, 0, 0, 0, 0, 0,
+	9, 0x4f, 0x85, 0x4c, 0xb8, 0x4b, 0x25, 0x49, 0xe, 0xcf, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c67_in1[] = {
+	0, 0xc2,
+};
+
+static const cv_io c67_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c67_in0, 32 },
+	{ { 1, 1, 1, 1 }, 1, 1, c67_in1, 2 },
+};
+
+static const uint8_t c67_out0[] = {
+	0, 0, 0x78, 0x41, 0x4d, 0x46, 0xd9, 0xb5, 0xea, 0x48, 0xb1, 0xc8, 7, 0xc6, 0x25, 0xc5,
+	0xdc, 0xc2, 0xb4, 0x48,
+};
+
+static const cv_io c67_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c67_out0, 20 },
+};
+
+static const cv_field c67_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c67_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c67_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 1, 1, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c67_op0_u[] = {
+	0, 0x10, 0x20005, 0x44405071, 0x20, 1, 0x10dd10b0, 0,
+	0, 2, 0x10001, 0x44404071, 2, 1, 0x10dd10b0, 0,
+	0, 0xa, 0x20005, 0x44405071, 0x14, 1, 0x10dd10b0, 0,
+	0, 0x3f800000, 0x3f800000, 0, 0, 0, 0, 0,
+	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0, 0, 0, 0, 0x11111111, 0x11110000, 0x6040200, 0x6040200,
+	0x22222222, 0, 0, 0x100, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
+};
+
+static const cv_op c67_ops[] = {
+	{ 1, "TensorDiv", -1, c67_op0_f, 0, c67_op0_w, 0, c67_op0_a, 3, c67_op0_u, 80 },
+};
+
+static const cv_stream c67_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c67_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c68_in0[] = {
+	0, 0x14, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
+};
+
+static const cv_io c68_in[] = {
+	{ { 8, 1, 1, 1 }, 1, 1, c68_in0, 16 },
+};
+
+static const uint8_t c68_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c68_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c68_out0, 48 },
+};
+
+static const cv_field c68_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c68_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c68_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c68_op0_u[] = {
+	0, 2, 0x40001, 0x44405071, 8, 2, 0x10dd10b0, 0,
+	0, 6, 0x10003, 0x44404071, 6, 1, 0x10dd10b0, 0,
+	0, 6, 0x40003, 0x44405071, 0x18, 2, 0x10dd10b0, 0,
+	0x29292929, 0x10101010, 0x1110000, 0x3330222, 0x29292929, 0x10000, 0x30002, 0x300,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x29292929, 0x10101010, 0x5550444, 0x7770666, 0x29292929, 0x50004, 0x70006, 0x300,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x40000000, 0, 0, 0, 0x11111111, 0x11110000, 0x6040200, 0x6040200,
+	0x22222222, 0, 0, 0x100, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
+	0x3c00, 0x3c00, 0x3c00, 0x3c00,
+};
+
+static const cv_op c68_ops[] = {
+	{ 1, "TensorMul", -1, c68_op0_f, 0, c68_op0_w, 0, c68_op0_a, 3, c68_op0_u, 76 },
+};
+
+static const cv_stream c68_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c68_r0[] = {
+	0, 0x24, 0xdf, 0xb8, 0xd9, 0xbd,
+};
+
+static const cv_raw c68_raw[] = {
+	{ c68_r0, 6 },
+};
+
 static const cv_case cv_cases[] = {
 	{ "nn-conv-ties-saturation", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5, offsets -1 (a border of zero points), zero points in 60, kernel 120, out 100, scale 1/2 (every odd sum a tie), saturation at 0 and 255, rows and slices with gaps",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
@@ -9016,6 +9200,15 @@ static const cv_case cv_cases[] = {
 	{ "nn-lut-fp16-rsqrt", "NN_LUT ActivationLayer on fp16: a 4x3x2 image (rows 10 bytes apart, slices 32) through a table of 1 / sqrt(x) (tail bit 28 clear: 5 bits interpolated), inputs in (0, 40], +0 and a subnormal (the maker's reading of exponent 0), a negative input (its magnitude's value negated) -> 4x3x2 (rows 8 bytes apart)",
 	  "numpy: the entry of the input's top bits plus (next entry - entry) x the remaining bits / 2^6 (2^5), in Python fractions, rounded to a half (to nearest, ties to even), below the normal range 0",
 	  "", 0x1000003b, 0, c65_in, 1, c65_out, 1, c65_ops, 1, c65_s, 0, c65_raw, 1 },
+	{ "sh-mul-fp16", "SH TensorMul on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 1x4x2 x a 3x1x1 constant (COEF_DATA_TABLE) -> 3x4x2, both broadcast",
+	  "numpy: the exact product of the halves (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
+	  "", 0x1000003b, 0, c66_in, 1, c66_out, 1, c66_ops, 1, c66_s, 0, c66_raw, 1 },
+	{ "sh-div-fp16", "SH TensorDiv on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 5x2x1 (rows 16 bytes apart) / a 1x1x1 input (broadcast): a quotient below the normal range",
+	  "numpy: the exact quotient of the halves (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
+	  "", 0x1000003b, 0, c67_in, 2, c67_out, 1, c67_ops, 1, c67_s, 0, c67_raw, 0 },
+	{ "sh-mul-fp16-refused", "SH TensorMul on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 1x4x2 x a 3x1x1 constant (COEF_DATA_TABLE) -> 3x4x2, both broadcast; uniform 0x360e0 2.0 instead of 1.0: refused",
+	  "doc/cpu-backend.md, The fp16 TensorMul and TensorDiv shaders: another uniform value is refused (shf16-uniforms-unknown)",
+	  "shf16-uniforms-unknown", 0x1000003b, 0, c68_in, 1, c68_out, 1, c68_ops, 1, c68_s, 0, c68_raw, 1 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

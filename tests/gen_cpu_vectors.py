@@ -2201,6 +2201,93 @@ def nn_lut_case(sign):
     return c
 
 
+# The uniforms after the three images of the A733 fp16 TensorDiv and
+# TensorMul shaders, as every such shader of the corpus loads them (index,
+# value): lib/cpu/ops/shelt.c.
+SHDIV_WORDS = [
+    (24, 0x00000000), (25, 0x3F800000), (26, 0x3F800000), (27, 0x00000000), (28, 0x00000000),
+    (32, 0x09090909), (33, 0x04040404), (34, 0x00010000), (35, 0x00030002), (36, 0x0A0A0A0A),
+    (37, 0x00000000), (38, 0x00000000), (39, 0x00000100), (40, 0x3C003C00), (41, 0x00000000),
+    (42, 0x3C003C00), (43, 0x00000000), (44, 0x3C003C00), (45, 0x00000000), (46, 0x3C003C00),
+    (47, 0x00000000), (48, 0x09090909), (49, 0x04040404), (50, 0x00050004), (51, 0x00070006),
+    (52, 0x0A0A0A0A), (53, 0x00000000), (54, 0x00000000), (55, 0x00000100), (56, 0x3C003C00),
+    (57, 0x00000000), (58, 0x3C003C00), (59, 0x00000000), (60, 0x3C003C00), (61, 0x00000000),
+    (62, 0x3C003C00), (63, 0x00000000), (64, 0x00000000), (68, 0x11111111), (69, 0x11110000),
+    (70, 0x06040200), (71, 0x06040200), (72, 0x22222222), (73, 0x00000000), (74, 0x00000000),
+    (75, 0x00000100), (76, 0x00003C00), (77, 0x00003C00), (78, 0x00003C00), (79, 0x00003C00)]
+SHMUL_WORDS = [
+    (24, 0x29292929), (25, 0x10101010), (26, 0x01110000), (27, 0x03330222), (28, 0x29292929),
+    (29, 0x00010000), (30, 0x00030002), (31, 0x00000300), (32, 0x00000000), (33, 0x00000000),
+    (34, 0x00000000), (35, 0x00000000), (36, 0x00000000), (37, 0x00000000), (38, 0x00000000),
+    (39, 0x00000000), (40, 0x29292929), (41, 0x10101010), (42, 0x05550444), (43, 0x07770666),
+    (44, 0x29292929), (45, 0x00050004), (46, 0x00070006), (47, 0x00000300), (48, 0x00000000),
+    (49, 0x00000000), (50, 0x00000000), (51, 0x00000000), (52, 0x00000000), (53, 0x00000000),
+    (54, 0x00000000), (55, 0x00000000), (56, 0x3F800000), (57, 0x00000000), (60, 0x11111111),
+    (61, 0x11110000), (62, 0x06040200), (63, 0x06040200), (64, 0x22222222), (65, 0x00000000),
+    (66, 0x00000000), (67, 0x00000100), (68, 0x00003C00), (69, 0x00003C00), (70, 0x00003C00),
+    (71, 0x00003C00), (72, 0x00003C00), (73, 0x00003C00), (74, 0x00003C00), (75, 0x00003C00)]
+SHF16_FMT, SHF16_FMT_ROWS = 0x44404071, 0x44405071
+
+
+def shf16_case(div, refused=False):
+    """An fp16 TensorMul (input 0 1x4x2 planar, rows 2 bytes apart, times a
+    3x1x1 constant of the COEF_DATA_TABLE: 3x4x2) or TensorDiv (input 0
+    5x2x1, rows 16 bytes apart, over a 1x1x1 input: 5x2x1) shader;
+    refused: the TensorMul with 0x360e0 = 2.0."""
+    what = "TensorDiv" if div else "TensorMul"
+    c = Case("sh-%s-fp16%s" % ("div" if div else "mul", "-refused" if refused else ""),
+             "SH %s on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / "
+             "0x44405071, the other uniforms the corpus's): " % what +
+             ("5x2x1 (rows 16 bytes apart) / a 1x1x1 input (broadcast): a quotient below the normal range"
+              if div else "1x4x2 x a 3x1x1 constant (COEF_DATA_TABLE) -> 3x4x2, both broadcast") +
+             ("; uniform 0x360e0 2.0 instead of 1.0: refused" if refused else ""),
+             "numpy: the exact %s of the halves (Fractions), rounded to a half (to nearest, ties to even), "
+             "below the normal range 0" % ("quotient" if div else "product") if not refused else
+             "doc/cpu-backend.md, The fp16 TensorMul and TensorDiv shaders: another uniform value is refused "
+             "(shf16-uniforms-unknown)")
+    rs = np.random.RandomState(53 + div)
+    u = {}
+    for i, v in (SHDIV_WORDS if div else SHMUL_WORDS):
+        u[i] = v
+    if refused:
+        u[0x38] = f32_bits(2.0)
+    if div:
+        a = rs.uniform(-30, 30, (2, 5)).astype(np.float16)
+        b = np.float16(-3.0)
+        a[0, 0] = np.float16(2.0 ** -13)               # 2^-13 / -3: below the normal range
+        img = np.zeros(16, np.uint16)
+        for j in range(2):
+            img[8 * j:8 * j + 5] = a[j].view(np.uint16)
+        c.add_input(img.view(np.uint8), [16], FP16)
+        c.add_input(np.frombuffer(np.array([b]).tobytes(), np.uint8), [1], FP16)
+        put(u, 1, image_words(16, 5, 2, SHF16_FMT_ROWS, 32, 1))
+        put(u, 9, image_words(2, 1, 1, SHF16_FMT, 2, 1))
+        put(u, 17, image_words(10, 5, 2, SHF16_FMT_ROWS, 20, 1))
+        images = [(0, (INPUT, 0, 0)), (8, (INPUT, 1, 0)), (16, (OUTPUT, 0, 0))]
+        exact = [[Fraction(float(a[j, i])) / Fraction(float(b)) for i in range(5)] for j in range(2)]
+    else:
+        a = rs.uniform(-4, 4, (2, 4)).astype(np.float16)
+        g = rs.uniform(-2, 2, 3).astype(np.float16)
+        a[0, 0], g[0] = np.float16(2.0 ** -10), np.float16(2.0 ** -6)   # a product below the normal range
+        c.add_input(np.frombuffer(a.tobytes(), np.uint8), [8], FP16)
+        gamma = c.add_raw(np.frombuffer(g.tobytes(), np.uint8))
+        put(u, 1, image_words(2, 1, 4, SHF16_FMT_ROWS, 8, 2))
+        put(u, 9, image_words(6, 3, 1, SHF16_FMT, 6, 1))
+        put(u, 17, image_words(6, 3, 4, SHF16_FMT_ROWS, 24, 2))
+        images = [(0, (INPUT, 0, 0)), (8, (MISC_DYNA_GENERIC, gamma, 0)), (16, (OUTPUT, 0, 0))]
+        exact = [[Fraction(float(a[k, j])) * Fraction(float(g[i])) for i in range(3)] for k in range(2) for j in range(4)]
+    for i in (6, 14, 22):
+        u[i] = 0x10DD10B0
+    sh_op(c, what, u, images)
+    vals = [v for row in exact for v in row]
+    out = [b for v in vals for b in f16_le([v], True)]
+    if refused:
+        c.refused = "shf16-uniforms-unknown"
+        out = [0] * len(out)
+    c.add_output(flush_subnormal(out), [len(vals)], FP16)
+    return c
+
+
 def all_cases():
     return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1), nn_tile_case(2),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
@@ -2213,7 +2300,7 @@ def all_cases():
              spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(), spsum_case(),
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
             [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(True)] +
-            [nn_lut_case(1), nn_lut_case(0)])
+            [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)])
 
 
 def dwshader(name, rs, codes, scale_bits, pixels=None):

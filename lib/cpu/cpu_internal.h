@@ -46,6 +46,7 @@ enum cpu_op_kind {
 	CPU_OP_SHDW,            /* ops/shdw.c: SH DepthwiseConvLayer */
 	CPU_OP_SHADD,           /* ops/shelt.c: SH TensorAdd */
 	CPU_OP_SHSCALE,         /* ops/shelt.c: SH TensorScale (2x upsampling) */
+	CPU_OP_SHF16,           /* ops/shelt.c: SH TensorMul, TensorDiv of the A733 fp16 files */
 	CPU_OP_SHPAD,           /* ops/shpad.c: SH TensorPadOperation2 */
 	CPU_OP_SHCONV,          /* ops/shconv.c: SH ConvolutionLayer (im2col, matrix product) */
 	CPU_OP_SHDW16,          /* ops/shdw16.c: SH DepthwiseConvLayer on fp16 (through shdw's plan) */
@@ -89,7 +90,9 @@ enum cpu_layer {
 	CPU_LAYER_REDUCE_MEAN_SP,       /* ReduceMeanLayer_SP */
 	CPU_LAYER_TENSOR_SUB_SP,        /* TensorSub_SP */
 	CPU_LAYER_TENSOR_ADD_SP,        /* TensorAdd_SP */
-	CPU_LAYER_REDUCE_SUM_SP         /* ReduceSumLayer_SP */
+	CPU_LAYER_REDUCE_SUM_SP,        /* ReduceSumLayer_SP */
+	CPU_LAYER_TENSOR_MUL,           /* TensorMul */
+	CPU_LAYER_TENSOR_DIV            /* TensorDiv */
 };
 
 /* What a command's operation is (nbg_cmd_op.kind, doc/commands.md), read
@@ -131,7 +134,7 @@ typedef struct cpu_op_def {
  * and its entries, each defined in its kind's file. */
 CPU_HIDDEN extern const cpu_op_def *const nbg_cpu_ops[CPU_OP__COUNT];
 CPU_HIDDEN extern const cpu_op_def nbg_cpu_op_softmax, nbg_cpu_op_shpool, nbg_cpu_op_shmax, nbg_cpu_op_shdw,
-	nbg_cpu_op_shadd, nbg_cpu_op_shscale, nbg_cpu_op_shpad, nbg_cpu_op_shconv, nbg_cpu_op_shdw16,
+	nbg_cpu_op_shadd, nbg_cpu_op_shscale, nbg_cpu_op_shf16, nbg_cpu_op_shpad, nbg_cpu_op_shconv, nbg_cpu_op_shdw16,
 	nbg_cpu_op_shader, nbg_cpu_op_tpfc, nbg_cpu_op_tp,
 	nbg_cpu_op_spmax, nbg_cpu_op_spmean, nbg_cpu_op_spsub, nbg_cpu_op_nn16, nbg_cpu_op_conv;
 

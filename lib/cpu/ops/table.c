@@ -16,6 +16,7 @@ const cpu_op_def *const nbg_cpu_ops[CPU_OP__COUNT] = {
 	[CPU_OP_SHDW] = &nbg_cpu_op_shdw,
 	[CPU_OP_SHADD] = &nbg_cpu_op_shadd,
 	[CPU_OP_SHSCALE] = &nbg_cpu_op_shscale,
+	[CPU_OP_SHF16] = &nbg_cpu_op_shf16,
 	[CPU_OP_SHPAD] = &nbg_cpu_op_shpad,
 	[CPU_OP_SHCONV] = &nbg_cpu_op_shconv,
 	[CPU_OP_SHDW16] = &nbg_cpu_op_shdw16,
