@@ -9001,6 +9001,214 @@ static const cv_raw c68_raw[] = {
 	{ c68_r0, 6 },
 };
 
+static const uint8_t c69_in0[] = {
+	0, 4, 0, 0x80, 0xd0, 0xc2, 0, 0, 0x3d, 0xc5, 0x4b, 0xc2, 0x65, 0xc5, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0x61, 0x42, 0x58, 0x44, 0x73, 0x33, 0, 0,
+	0x3a, 0xc4, 0x52, 0xc4, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c69_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c69_in0, 48 },
+};
+
+static const uint8_t c69_out0[] = {
+	0, 0, 0, 0, 0xd0, 0xbe, 0x3d, 0xc1, 0x4b, 0xbe, 0x65, 0xc1, 0x61, 0x3e, 0x58, 0x40,
+	0x73, 0x2f, 0x3a, 0xc0, 0x52, 0xc0, 0xff, 0x77,
+};
+
+static const cv_io c69_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c69_out0, 24 },
+};
+
+static const cv_field c69_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1e },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c69_op0_w[] = {
+	{ 27, 0x00000000 },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 35, 0x07ffffff },
+};
+
+static const cv_addr c69_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c69_op0_u[] = {
+	0,
+};
+
+static const cv_op c69_ops[] = {
+	{ 6, "TensorMul_SP", -1, c69_op0_f, 16, c69_op0_w, 4, c69_op0_a, 2, c69_op0_u, 0 },
+};
+
+static const cv_stream c69_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c69_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c70_in0[] = {
+	0, 0, 0, 0x80, 0x65, 0xc0, 0, 0, 0xbb, 0x41, 0xe4, 0xc4, 0xf6, 0xc3, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0x22, 0x44, 0x60, 0x3b, 0x94, 0x33, 0, 0,
+	0x1f, 0xb8, 0x9b, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c70_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c70_in0, 48 },
+};
+
+static const uint8_t c70_out0[] = {
+	0, 0, 0, 0, 0x65, 0x40, 0xbb, 0xc1, 0xe4, 0x44, 0xf6, 0x43, 0x22, 0xc4, 0x60, 0xbb,
+	0x94, 0xb3, 0x1f, 0x38, 0x9b, 0x46, 0xff, 0xfb,
+};
+
+static const cv_io c70_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c70_out0, 24 },
+};
+
+static const cv_field c70_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c70_op0_w[] = {
+	{ 27, 0x10000000 },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 35, 0x07ffffff },
+};
+
+static const cv_addr c70_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c70_op0_u[] = {
+	0,
+};
+
+static const cv_op c70_ops[] = {
+	{ 6, "ActivationLayer_SP", -1, c70_op0_f, 16, c70_op0_w, 4, c70_op0_a, 2, c70_op0_u, 0 },
+};
+
+static const cv_stream c70_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c70_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c71_in0[] = {
+	0, 4, 0, 0x80, 0x3b, 0xc7, 0, 0, 0x92, 0x36, 0x8d, 0xc5, 0x54, 9, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xce, 0xc3, 0x84, 0x39, 0x2e, 0x3a, 0, 0,
+	0x63, 0xc4, 0x92, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c71_in1[] = {
+	0, 0x34, 0xd4, 0x41, 0xcb, 0x45, 0xe8, 0xb9, 0x72, 0x3c, 0xea, 0xc7, 0xfe, 0x45, 0xfc, 0x3c,
+	0x20, 0x47, 0x45, 0x46, 0xd2, 0x41, 0, 0x44,
+};
+
+static const cv_io c71_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c71_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c71_in1, 24 },
+};
+
+static const uint8_t c71_out0[] = {
+	0, 0, 0, 0, 0x3c, 0xd1, 0xda, 0xb4, 0x2b, 0xc6, 0x45, 0x95, 0xd9, 0xcd, 0xdf, 0x3a,
+	0x81, 0x45, 0xe0, 0xce, 0xc8, 0xcc, 0xff, 0x7b,
+};
+
+static const cv_io c71_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c71_out0, 24 },
+};
+
+static const cv_field c71_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "kernels_per_core", 0x2 },
+	{ "depthwise", 0x1 },
+};
+
+static const cv_word c71_op0_w[] = {
+	{ 29, 0x477fe000 },
+	{ 30, 0xc77fe000 },
+	{ 32, 0x000c0006 },
+	{ 33, 0x00000001 },
+	{ 35, 0x17ffffff },
+};
+
+static const cv_addr c71_op0_a[] = {
+	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c71_op0_u[] = {
+	0,
+};
+
+static const cv_op c71_ops[] = {
+	{ 2, "TensorMul", -1, c71_op0_f, 18, c71_op0_w, 5, c71_op0_a, 3, c71_op0_u, 0 },
+};
+
+static const cv_stream c71_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c71_raw[] = {
+	{ NULL, 0 },
+};
+
 static const cv_case cv_cases[] = {
 	{ "nn-conv-ties-saturation", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5, offsets -1 (a border of zero points), zero points in 60, kernel 120, out 100, scale 1/2 (every odd sum a tie), saturation at 0 and 255, rows and slices with gaps",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
@@ -9209,6 +9417,15 @@ static const cv_case cv_cases[] = {
 	{ "sh-mul-fp16-refused", "SH TensorMul on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 1x4x2 x a 3x1x1 constant (COEF_DATA_TABLE) -> 3x4x2, both broadcast; uniform 0x360e0 2.0 instead of 1.0: refused",
 	  "doc/cpu-backend.md, The fp16 TensorMul and TensorDiv shaders: another uniform value is refused (shf16-uniforms-unknown)",
 	  "shf16-uniforms-unknown", 0x1000003b, 0, c68_in, 1, c68_out, 1, c68_ops, 1, c68_s, 0, c68_raw, 1 },
+	{ "nn-f16-scale", "SP TensorMul_SP on fp16, one operation of scale 0.5 (post_shift 30 | 3 << 5): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): a result below the normal range, -0",
+	  "numpy: the exact x / 2 (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
+	  "", 0x1000003b, 0, c69_in, 1, c69_out, 1, c69_ops, 1, c69_s, 0, c69_raw, 0 },
+	{ "nn-f16-negate", "SP ActivationLayer_SP on fp16, one operation, word 27 bit 28 (the negation), scale 1: a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): +0 and -0, the largest half",
+	  "numpy: the exact -x (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
+	  "", 0x1000003b, 0, c70_in, 1, c70_out, 1, c70_ops, 1, c70_s, 0, c70_raw, 0 },
+	{ "nn-f16-mul", "NN TensorMul on fp16, a 1x1 depthwise command with no kernel reference times b of the same shape (word 34, rows 6 bytes apart: word 32), bounds +-65504 (words 29, 30): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): a product past the largest half (65504), one below the normal range",
+	  "numpy: the exact a x b (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0, past the largest half +-65504",
+	  "", 0x1000003b, 0, c71_in, 2, c71_out, 1, c71_ops, 1, c71_s, 0, c71_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

@@ -2288,6 +2288,77 @@ def shf16_case(div, refused=False):
     return c
 
 
+def f16_image(vals, row, slc):
+    """z x y x x halves into rows `row` bytes and slices `slc` bytes apart."""
+    z, y, x = vals.shape
+    img = np.zeros(slc * z // 2, np.uint16)
+    for k in range(z):
+        for j in range(y):
+            img[(k * slc + j * row) // 2:(k * slc + j * row) // 2 + x] = vals[k, j].view(np.uint16)
+    return img.view(np.uint8)
+
+
+def nnf16_elt_case(kind):
+    """The fp16 NN-engine elementwise operations without kernels: a
+    TensorMul_SP layer of one SP operation (its input times its scale 0.5),
+    an ActivationLayer_SP one (negated: word 27 bit 28), a TensorMul
+    layer's 1x1 depthwise NN command times the second image of its words
+    32-35 (bounds +-65504)."""
+    x, y, z, row, slc, orow = 3, 2, 2, 8, 24, 6
+    title = {"scale": "SP TensorMul_SP on fp16, one operation of scale 0.5 (post_shift 30 | 3 << 5)",
+             "negate": "SP ActivationLayer_SP on fp16, one operation, word 27 bit 28 (the negation), scale 1",
+             "mul": "NN TensorMul on fp16, a 1x1 depthwise command with no kernel reference times b of the "
+                    "same shape (word 34, rows 6 bytes apart: word 32), bounds +-65504 (words 29, 30)"}[kind]
+    c = Case("nn-f16-" + kind, title + ": a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes "
+             "apart): " + {"scale": "a result below the normal range, -0",
+                           "negate": "+0 and -0, the largest half",
+                           "mul": "a product past the largest half (65504), one below the normal range"}[kind],
+             "numpy: the exact %s (Fractions), rounded to a half (to nearest, ties to even), below the normal "
+             "range 0%s" % ({"scale": "x / 2", "negate": "-x", "mul": "a x b"}[kind],
+                            ", past the largest half +-65504" if kind == "mul" else ""))
+    rs = np.random.RandomState(60 + len(kind))
+    a = rs.uniform(-8, 8, (z, y, x)).astype(np.float16)
+    b = rs.uniform(-8, 8, (z, y, x)).astype(np.float16)
+    a[0, 0, 0], a[0, 0, 1], a[1, 1, 2] = np.float16(2.0 ** -14), np.float16(-0.0), np.float16(65504)
+    if kind == "negate":
+        a[0, 0, 0] = np.float16(0.0)
+    b[0, 0, 0], b[1, 1, 2] = np.float16(0.25), np.float16(4)
+    c.add_input(f16_image(a, row, slc), [slc * z // 2], FP16)
+    layer = {"scale": "TensorMul_SP", "negate": "ActivationLayer_SP", "mul": "TensorMul"}[kind]
+    op = c.add_op(OP_NN if kind == "mul" else OP_SP, layer)
+    op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", z), ("kernel_data_type", 1),
+                     ("in_image_x_size", x), ("in_image_y_size", y), ("in_image_data_type", 1),
+                     ("out_image_data_type", 1), ("out_image_x_size", x), ("out_image_y_size", y),
+                     ("out_image_z_size", z), ("in_image_x_stride", row), ("in_image_y_stride", slc),
+                     ("out_image_x_stride", orow), ("out_image_y_stride", orow * y),
+                     ("post_shift", 30 if kind == "scale" else 31), ("post_shift_bit_5_6", 3)]
+    if kind == "mul":
+        op["fields"] += [("kernels_per_core", z), ("depthwise", 1)]
+        brow = 6
+        c.add_input(f16_image(b, brow, brow * y), [brow * y * z // 2], FP16)
+        op["words"] += [(29, 0x477FE000), (30, 0xC77FE000), (32, (brow * y) << 16 | brow), (33, 1),
+                        (35, 0x17FFFFFF)]
+        word_addr(op, 34, INPUT, 1, 0, 0)
+        exact = [Fraction(float(u)) * Fraction(float(v)) for u, v in zip(a.ravel(), b.ravel())]
+    else:
+        op["words"] += [(27, 1 << 28 if kind == "negate" else 0), (29, 0x7F800000), (30, 0xFF800000),
+                        (35, 0x07FFFFFF)]
+        exact = [Fraction(float(u)) * (-1 if kind == "negate" else Fraction(1, 2)) for u in a.ravel()]
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    halves = [f16_round(v) for v in exact]
+    if kind == "mul":
+        halves = [(h & 0x8000) | 0x7BFF if h & 0x7FFF == 0x7C00 else h for h in halves]
+        assert any(h & 0x7FFF == 0x7BFF for h in halves)
+    out = np.zeros(orow * y * z // 2, np.uint16)
+    hv = np.array(halves, np.uint16).reshape(z, y, x)
+    for k in range(z):
+        for j in range(y):
+            out[(k * y + j) * orow // 2:(k * y + j) * orow // 2 + x] = hv[k, j]
+    c.add_output(flush_subnormal(out.view(np.uint8).tolist()), [out.size], FP16)
+    return c
+
+
 def all_cases():
     return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1), nn_tile_case(2),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
@@ -2300,7 +2371,8 @@ def all_cases():
              spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(), spsum_case(),
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
             [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(True)] +
-            [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)])
+            [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)] +
+            [nnf16_elt_case(k) for k in ("scale", "negate", "mul")])
 
 
 def dwshader(name, rs, codes, scale_bits, pixels=None):

@@ -19,9 +19,11 @@
 enum cpu_nn16_kind { CPU_NN16_CONV = 1, CPU_NN16_MAXPOOL, CPU_NN16_TRANSPOSE,
 		     /* fp16 data (ops/nnf16.c): 2x2 max pooling, an SP addition (then ReLU),
 		      * an NN_LUT ReLU, a PReLU (a 1x1 depthwise command with f32-pairs kernels),
-		      * an NN_LUT table interpolated */
+		      * an NN_LUT table interpolated, an SP operation scaling (negating) its
+		      * input (mantissa, exponent: the scale's float32 fields, exponent bit 8
+		      * the sign), the product with a second image (add: its image) */
 		     CPU_NN16_F16_MAXPOOL, CPU_NN16_F16_ADD, CPU_NN16_F16_RELU, CPU_NN16_F16_PRELU,
-		     CPU_NN16_F16_LUT };
+		     CPU_NN16_F16_LUT, CPU_NN16_F16_SCALE, CPU_NN16_F16_MUL };
 
 typedef struct cpu_nn16 {
 	int kind;                       /* enum cpu_nn16_kind */

@@ -13,6 +13,7 @@
  * they share), computed by the rules of doc/cpu-backend.md ("fp16 NN-engine
  * operations"); anything else is refused with an nnf16-* id.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,6 +30,8 @@
 #define NNF16_ONE 0x3f800000u        /* float32 1.0 */
 #define NNF16_INF 0x7f800000u
 #define NNF16_NINF 0xff800000u
+#define NNF16_F16_MAX 0x477fe000u   /* float32 65504, the largest half */
+#define NNF16_F16_NMAX 0xc77fe000u
 
 /* The words of an SP command that carry its second image (as the int16
  * fused addition's, ops/nn16.c). */
@@ -95,11 +98,20 @@ static uint16_t nnf16_value(const cpu_nn16 *n, uint8_t *const *buf, uint32_t z, 
 			return nbg_fp16_from_float(v * n->slope[z]);
 		if (n->kind == CPU_NN16_F16_LUT)
 			return nnf16_lut(n, a);
-		if (n->kind == CPU_NN16_F16_ADD) {
+		if (n->kind == CPU_NN16_F16_SCALE) {
+			/* a power of two times a half: exact in double, rounded once */
+			double k = ldexp(1.0 + ldexp((double)n->mantissa, -23), (int)(n->exponent & 0xffu) - 127);
+			return nbg_fp16_from_double((double)v * (n->exponent >> 8 ? -k : k));
+		}
+		if (n->kind == CPU_NN16_F16_ADD || n->kind == CPU_NN16_F16_MUL) {
 			const cpu_add *ad = &n->add;
-			v += nbg_fp16_to_float(rdh(buf[ad->region], ad->base + z * ad->slice + y * ad->row + 2ull * x,
-						   0, 0));
-			return nbg_fp16_from_float(v);
+			float b = nbg_fp16_to_float(rdh(buf[ad->region], ad->base + z * ad->slice + y * ad->row + 2ull * x,
+							0, 0));
+			if (n->kind == CPU_NN16_F16_ADD)
+				return nbg_fp16_from_float(v + b);
+			/* the product of two halves is exact in float32; the bounds +-65504 */
+			uint16_t h = nbg_fp16_from_float(v * b);
+			return (h & 0x7fff) == 0x7c00 ? (uint16_t)((h & 0x8000) | 0x7bff) : h;
 		}
 		return a;
 	}
@@ -138,6 +150,8 @@ void nbg_cpu_nnf16_run(const cpu_nn16 *n, uint8_t *const *buf)
 
 /* ------------------------------------------------------------------ plan */
 
+static int nnf16_image(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd);
+
 /* The SP addition's second image: words 32 (row, slice strides), 34 (its
  * address), 35 and 33 (where the buffer it starts ends, its size / 32; or
  * word 35 unrelocated with bits 0-25 set: no buffer),
@@ -145,8 +159,6 @@ void nbg_cpu_nnf16_run(const cpu_nn16 *n, uint8_t *const *buf)
 static int nnf16_second(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd)
 {
 	const uint32_t *w = cmd->words;
-	cpu_add *a = &n->add;
-	nbg_cmd_ref r, end;
 	if (cmd->word_count < SPF_WORDS ||
 	    ((w[SPF_W_SCALE] >> 2) | (w[SPF_W_SCALE_HI] >> 31) << 30) != NNF16_ONE || w[SPF_W_MAX] != NNF16_INF ||
 	    w[SPF_W_MIN] != NNF16_NINF) {
@@ -155,6 +167,15 @@ static int nnf16_second(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 			       "sum");
 		return 0;
 	}
+	return nnf16_image(p, s, n, cmd);
+}
+
+/* The second image of words 32-35 (nnf16_second); 0 with the step refused. */
+static int nnf16_image(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd)
+{
+	const uint32_t *w = cmd->words;
+	cpu_add *a = &n->add;
+	nbg_cmd_ref r, end;
 	if (!nbg_cpu_add_second16(p, s, a, n->pool_x, n->pool_y, n->out_z, w, SPF_W_ADDRESS, SPF_W_STRIDES, "fp16", &r))
 		return 0;
 	uint64_t bytes = a->slice * n->out_z;
@@ -245,6 +266,67 @@ static int nnf16_table(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_
 	return 1;
 }
 
+/* The product of a TensorMul layer's NN depthwise command (no kernel
+ * reference) with the second image of its words 32-35, words 29 and 30
+ * the bounds +-65504, words 23 and 27 bit 31 0 (no scale of the second
+ * image); 0 with the step refused. */
+static int nnf16_mul(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const nbg_cmd *cmd)
+{
+	const uint32_t *w = cmd->words;
+	if (op->kernel[0] != 1 || op->kernel[1] != 1 || op->kernel_ref.patched || op->pooling || op->relu ||
+	    cmd->word_count < SPF_WORDS || w[SPF_W_MAX] != NNF16_F16_MAX || w[SPF_W_MIN] != NNF16_F16_NMAX ||
+	    w[SPF_W_SCALE] || w[SPF_W_SCALE_HI] >> 31) {
+		nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 NN depthwise command of a TensorMul layer "
+			       "(kernel %ux%u, kernel reference %s, pooling %u, relu %d, words 29, 30: 0x%08x, "
+			       "0x%08x): executed is the 1x1 command with no kernel reference, pooling or ReLU, "
+			       "bounds +-65504 (0x477fe000, 0xc77fe000) and words 23, 27 bit 31 clear, times its "
+			       "second image", op->kernel[0], op->kernel[1], op->kernel_ref.patched ? "patched" : "none",
+			       op->pooling, op->relu, cmd->word_count >= SPF_WORDS ? w[SPF_W_MAX] : 0,
+			       cmd->word_count >= SPF_WORDS ? w[SPF_W_MIN] : 0);
+		return 0;
+	}
+	n->kind = CPU_NN16_F16_MUL;
+	return nnf16_image(p, s, n, cmd);
+}
+
+/* A TensorMul_SP layer's (or ActivationLayer_SP's) one SP operation: its
+ * input times its command's scale (a power of two: the SP scale of
+ * "The SP mean"), negated where word 27 bit 28 is set (ActivationLayer_SP:
+ * there only); no second image (word 34 0, word 35 unrelocated with bits
+ * 0-25 set), bounds +-inf, words 23 and 27 bit 31 clear.  0 with the step
+ * refused. */
+static int nnf16_scale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd)
+{
+	const uint32_t *w = cmd->words;
+	const nbg_graph_layer *l = nbg_graph_layer_at(p->g, nbg_graph_operation_at(p->g, s->operation)->layer_id);
+	int neg = !strcmp(s->layer, "ActivationLayer_SP");
+	nbg_cmd_ref end;
+	if (!l || l->operation_records != 1 || cmd->word_count < SPF_WORDS || w[SPF_W_ADDRESS] ||
+	    nbg_command_word_ref(p->g, s->operation, SPF_W_END, w[SPF_W_END], &end) ||
+	    (w[SPF_W_END] & 0x3ffffffu) != 0x3ffffffu || w[SPF_W_MAX] != NNF16_INF || w[SPF_W_MIN] != NNF16_NINF ||
+	    w[SPF_W_SCALE] || (w[SPF_W_SCALE_HI] & 0xb0000000u) != (neg ? 0x10000000u : 0u)) {
+		nbg_cpu_refuse(s, "nnf16-operation-unsupported", "an fp16 SP operation of layer %s (%u operations "
+			       "in the layer) outside the executed scaling: one operation, no second image (words "
+			       "34, 35), bounds +-inf (words 29, 30), words 23 and 27 bit 31 clear, word 27 bit 28 "
+			       "(the negation) set in an ActivationLayer_SP only", s->layer,
+			       l ? l->operation_records : 0);
+		return 0;
+	}
+	uint32_t mant = nbg_cpu_nn_multiplier(cmd);
+	uint32_t exp = nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT) | nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT_BIT_5_6) << 5 |
+		       (w[SPF_W_SCALE_HI] >> 30 & 1u) << 7;
+	if (mant || exp == 0 || exp == 255 || (neg && exp != 127)) {
+		nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 SP operation of layer %s whose scale "
+			       "(mantissa 0x%06x, exponent %u) is not a power of two%s", s->layer, mant, exp,
+			       neg ? " 1 (the negation's)" : "");
+		return 0;
+	}
+	n->kind = CPU_NN16_F16_SCALE;
+	n->mantissa = 0;
+	n->exponent = exp | (uint32_t)neg << 8;
+	return 1;
+}
+
 /* Which operation it is; 0 with the step refused. */
 static int nnf16_kind(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const nbg_cmd *cmd,
 		      uint32_t type, int cmd_kind, int layer)
@@ -254,6 +336,8 @@ static int nnf16_kind(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_c
 		if (cmd_kind == CPU_CMD_DEPTHWISE_CONV && op->kernel[0] == 1 && op->kernel[1] == 1 &&
 		    op->kernel_ref.patched && !op->pooling && !op->relu)
 			return nnf16_prelu(s, n, op, wo);
+		if (cmd_kind == CPU_CMD_DEPTHWISE_CONV && !strcmp(s->layer, "TensorMul"))
+			return nnf16_mul(p, s, n, op, cmd);
 		if (cmd_kind != CPU_CMD_DEPTHWISE_CONV || op->kernel[0] != 1 || op->kernel[1] != 1 ||
 		    op->kernel_ref.patched || op->pooling != 1 || op->pooling_size != 2 || op->relu ||
 		    (wo && nbg_weights_op_status(wo) == NBG_WEIGHTS_DECODED)) {
@@ -272,6 +356,8 @@ static int nnf16_kind(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_c
 			       op->relu, op->kernel[0], op->kernel[1]);
 		return 0;
 	}
+	if (type == NBG_GRAPH_OP_SP && (!strcmp(s->layer, "TensorMul_SP") || !strcmp(s->layer, "ActivationLayer_SP")))
+		return nnf16_scale(p, s, n, cmd);
 	if (type == NBG_GRAPH_OP_SP && layer != CPU_LAYER_MULTISTREAM_SP && layer != CPU_LAYER_TENSOR_ADD_SP) {
 		/* TensorSub_SP, TensorMul_SP, ActivationLayer_SP of the other
 		 * fp16 files */
@@ -305,7 +391,9 @@ void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 	/* the scale: 1 (post_multiplier 0, post_shift 31 | 3 << 5: the float32 exponent of 1.0) */
 	uint32_t mant = nbg_cpu_nn_multiplier(cmd);
 	uint32_t exp = nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT) | nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT_BIT_5_6) << 5;
-	if (mant || exp != 127 || op->kernel_type != NNF16_TYPE || nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_X_OFFSET) ||
+	int scaled = type == NBG_GRAPH_OP_SP && !strcmp(s->layer, "TensorMul_SP"); /* its own scale */
+	if ((!scaled && (mant || exp != 127)) || op->kernel_type != NNF16_TYPE ||
+	    nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_X_OFFSET) ||
 	    nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_Y_OFFSET) || op->in_element_bytes != 2 || op->out_element_bytes != 2) {
 		nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 NN-engine operation with scale fields "
 			       "0x%x / %u, kernel data type %u, input offsets %u, %u, elements of %u and %u bytes: "
@@ -353,6 +441,8 @@ void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 		 : n->kind == CPU_NN16_F16_ADD	 ? (n->relu ? "SP add + relu" : "SP add")
 		 : n->kind == CPU_NN16_F16_PRELU ? "prelu"
 		 : n->kind == CPU_NN16_F16_LUT	 ? n->lut_name
+		 : n->kind == CPU_NN16_F16_SCALE ? (n->exponent >> 8 ? "SP negate" : "SP scale")
+		 : n->kind == CPU_NN16_F16_MUL	 ? "mul"
 						 : "lut relu",
 		 n->in_x, n->in_y, n->in_z, n->pool_x, n->pool_y, n->out_z);
 	s->verdict = NBG_CPU_EXECUTE;
@@ -360,5 +450,5 @@ void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 	s->macs = 0;
 	/* an SP addition is known by its layer and its source, not from its SP
 	 * program (word 27's low bits), as the other SP operations */
-	s->reference = n->kind == CPU_NN16_F16_ADD;
+	s->reference = n->kind == CPU_NN16_F16_ADD || n->kind == CPU_NN16_F16_SCALE || n->kind == CPU_NN16_F16_MUL;
 }
