@@ -7250,29 +7250,197 @@ static const cv_raw c53_raw[] = {
 };
 
 static const uint8_t c54_in0[] = {
-	0xb0, 0x5c, 0x5c, 0x40, 0, 0x2a, 0, 0, 0xac, 0x4d, 0x88, 0xdc, 0x6a, 0x49, 0, 0,
-	0x7c, 0xc8, 0x4c, 0xcd, 0xf, 0x49, 0, 0, 3, 0x48, 0x45, 0x45, 0x2a, 0x4c, 0, 0,
+	0x53, 0x77, 0x50, 0xc4, 0xb1, 0xbd, 0xe, 0xc2, 0x39, 0x3c, 0xc5, 0x39, 0xea, 0x44, 0xb1, 0x46,
+	0xa8, 0x35, 0xd2, 0xbc, 0xda, 0xc6, 0x60, 0x46, 0x16, 0xbd, 0, 0xc, 0x93, 0xc4, 0xb9, 0xba,
 };
 
 static const uint8_t c54_in1[] = {
-	0xf0, 0x3c, 0x41, 0x44, 0x2c, 0x40,
+	0, 0x42, 0x64, 0xc2, 0xd6, 0x42, 0, 0x2c,
 };
 
 static const cv_io c54_in[] = {
 	{ { 16, 1, 1, 1 }, 1, 1, c54_in0, 32 },
-	{ { 3, 1, 1, 1 }, 1, 1, c54_in1, 6 },
+	{ { 4, 1, 1, 1 }, 1, 1, c54_in1, 8 },
 };
 
 static const uint8_t c54_out0[] = {
+	0, 0x7c, 0x78, 0xca, 0x45, 0xc4, 0x8a, 0xc8, 0xbf, 0xc2, 0x9c, 0xc0, 0xda, 0xcb, 0x58, 0xcd,
+	0xd5, 0x3c, 0x1e, 0xc4, 0xdb, 0xcd, 0x73, 0x4d, 0x16, 0xad, 0, 1, 0x93, 0xb4, 0xb9, 0xaa,
+};
+
+static const cv_io c54_out[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c54_out0, 32 },
+};
+
+static const cv_field c54_op0_f[] = {
+	{ "in_image_x_size", 0x2 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x2 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x4 },
+	{ "in_image_y_stride", 0x4 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c54_op0_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c54_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
+};
+
+static const uint32_t c54_op0_u[] = {
+	0,
+};
+
+static const cv_field c54_op1_f[] = {
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x2 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x10 },
+	{ "out_image_x_stride", 0x8 },
+	{ "out_image_y_stride", 0x10 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c54_op1_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c54_op1_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c54_op1_u[] = {
+	0,
+};
+
+static const cv_field c54_op2_f[] = {
+	{ "in_image_x_size", 0x2 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x2 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x4 },
+	{ "in_image_y_stride", 0x4 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c54_op2_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c54_op2_a[] = {
+	{ 0, "in_image_address", 0, 1, 1, 4, 0 },
+};
+
+static const uint32_t c54_op2_u[] = {
+	0,
+};
+
+static const cv_field c54_op3_f[] = {
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x2 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x10 },
+	{ "out_image_x_stride", 0x8 },
+	{ "out_image_y_stride", 0x10 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c54_op3_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c54_op3_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 16, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 16, 0 },
+};
+
+static const uint32_t c54_op3_u[] = {
+	0,
+};
+
+static const cv_op c54_ops[] = {
+	{ 6, "TensorMul_SP", -1, c54_op0_f, 16, c54_op0_w, 1, c54_op0_a, 1, c54_op0_u, 0 },
+	{ 6, "TensorMul_SP", -1, c54_op1_f, 18, c54_op1_w, 1, c54_op1_a, 2, c54_op1_u, 0 },
+	{ 6, "TensorMul_SP", -1, c54_op2_f, 16, c54_op2_w, 1, c54_op2_a, 1, c54_op2_u, 0 },
+	{ 6, "TensorMul_SP", -1, c54_op3_f, 18, c54_op3_w, 1, c54_op3_a, 2, c54_op3_u, 0 },
+};
+
+static const cv_stream c54_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c54_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c55_in0[] = {
+	0xb0, 0x5c, 0x5c, 0x40, 0, 0x2a, 0, 0, 0xac, 0x4d, 0x88, 0xdc, 0x6a, 0x49, 0, 0,
+	0x7c, 0xc8, 0x4c, 0xcd, 0xf, 0x49, 0, 0, 3, 0x48, 0x45, 0x45, 0x2a, 0x4c, 0, 0,
+};
+
+static const uint8_t c55_in1[] = {
+	0xf0, 0x3c, 0x41, 0x44, 0x2c, 0x40,
+};
+
+static const cv_io c55_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c55_in0, 32 },
+	{ { 3, 1, 1, 1 }, 1, 1, c55_in1, 6 },
+};
+
+static const uint8_t c55_out0[] = {
 	0xff, 0x7f, 0xf6, 0xfe, 0xfb, 0xfe, 0xba, 0xa, 0, 0x80, 0x5f, 4, 0xe6, 0xfa, 0x47, 0xf3,
 	4, 4, 0x65, 3, 0x82, 0, 0x49, 7,
 };
 
-static const cv_io c54_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c54_out0, 24 },
+static const cv_io c55_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c55_out0, 24 },
 };
 
-static const cv_field c54_op0_f[] = {
+static const cv_field c55_op0_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -7291,19 +7459,19 @@ static const cv_field c54_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c54_op0_w[] = {
+static const cv_word c55_op0_w[] = {
 	{ 27, 0x50000000 },
 };
 
-static const cv_addr c54_op0_a[] = {
+static const cv_addr c55_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
 };
 
-static const uint32_t c54_op0_u[] = {
+static const uint32_t c55_op0_u[] = {
 	0,
 };
 
-static const cv_field c54_op1_f[] = {
+static const cv_field c55_op1_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x4 },
 	{ "kernel_z_size", 0x1 },
@@ -7326,111 +7494,8 @@ static const cv_field c54_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c54_op1_w[] = {
-	{ 27, 0x40000000 },
-};
-
-static const cv_addr c54_op1_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c54_op1_u[] = {
-	0,
-};
-
-static const cv_op c54_ops[] = {
-	{ 6, "TensorSub_SP", -1, c54_op0_f, 16, c54_op0_w, 1, c54_op0_a, 1, c54_op0_u, 0 },
-	{ 6, "TensorSub_SP", -1, c54_op1_f, 20, c54_op1_w, 1, c54_op1_a, 2, c54_op1_u, 0 },
-};
-
-static const cv_stream c54_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c54_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c55_in0[] = {
-	0xbd, 0xbc, 0x45, 0xdb, 0x28, 0xf6, 0x74, 0x5d, 0, 0, 0xba, 0xc9, 0x93, 0x49, 0x92, 0xc2,
-	0xcb, 0xe, 0, 0, 0x5d, 0x4f, 0x3c, 0x95, 0x9b, 0x49, 0xd0, 0xdb, 0, 0,
-};
-
-static const uint8_t c55_in1[] = {
-	0x92, 0xcc, 0xbb, 0xc0, 0x21, 0x4c, 0x33, 0xbf,
-};
-
-static const cv_io c55_in[] = {
-	{ { 15, 1, 1, 1 }, 1, 1, c55_in0, 30 },
-	{ { 4, 1, 1, 1 }, 1, 1, c55_in1, 8 },
-};
-
-static const uint8_t c55_out0[] = {
-	0xf0, 0x48, 0x74, 0xc0, 0x70, 0xcc, 0xbe, 0x4a, 0xc0, 0x49, 0xc8, 0x49, 0xc, 0xce, 0x4c, 0x43,
-	0xd, 0x4f, 0x7e, 0xc9, 0x51, 0xc7, 0x72, 0xc1,
-};
-
-static const cv_io c55_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c55_out0, 24 },
-};
-
-static const cv_field c55_op0_f[] = {
-	{ "in_image_x_size", 0x4 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x1 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x8 },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
-static const cv_word c55_op0_w[] = {
-	{ 27, 0x10000000 },
-};
-
-static const cv_addr c55_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
-};
-
-static const uint32_t c55_op0_u[] = {
-	0,
-};
-
-static const cv_field c55_op1_f[] = {
-	{ "in_image_x_size", 0x4 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x3 },
-	{ "in_image_data_type", 0x0 },
-	{ "in_image_data_type_bit_2", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_data_type_bit_2", 0x0 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x3 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0xa },
-	{ "out_image_x_stride", 0x8 },
-	{ "out_image_y_stride", 0x8 },
-	{ "post_shift", 0x14 },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
 static const cv_word c55_op1_w[] = {
-	{ 27, 0x00000000 },
+	{ 27, 0x40000000 },
 };
 
 static const cv_addr c55_op1_a[] = {
@@ -7456,22 +7521,125 @@ static const cv_raw c55_raw[] = {
 };
 
 static const uint8_t c56_in0[] = {
-	0x35, 0x3e, 6, 0xb0, 0xc1, 0x66, 0xd3, 0x4d, 0xda,
+	0xbd, 0xbc, 0x45, 0xdb, 0x28, 0xf6, 0x74, 0x5d, 0, 0, 0xba, 0xc9, 0x93, 0x49, 0x92, 0xc2,
+	0xcb, 0xe, 0, 0, 0x5d, 0x4f, 0x3c, 0x95, 0x9b, 0x49, 0xd0, 0xdb, 0, 0,
+};
+
+static const uint8_t c56_in1[] = {
+	0x92, 0xcc, 0xbb, 0xc0, 0x21, 0x4c, 0x33, 0xbf,
 };
 
 static const cv_io c56_in[] = {
-	{ { 9, 1, 1, 1 }, 1, 2, c56_in0, 9 },
+	{ { 15, 1, 1, 1 }, 1, 1, c56_in0, 30 },
+	{ { 4, 1, 1, 1 }, 1, 1, c56_in1, 8 },
 };
 
 static const uint8_t c56_out0[] = {
-	0x34, 0xff, 0, 0xff, 0, 0x62,
+	0xf0, 0x48, 0x74, 0xc0, 0x70, 0xcc, 0xbe, 0x4a, 0xc0, 0x49, 0xc8, 0x49, 0xc, 0xce, 0x4c, 0x43,
+	0xd, 0x4f, 0x7e, 0xc9, 0x51, 0xc7, 0x72, 0xc1,
 };
 
 static const cv_io c56_out[] = {
-	{ { 6, 1, 1, 1 }, 1, 2, c56_out0, 6 },
+	{ { 12, 1, 1, 1 }, 1, 1, c56_out0, 24 },
 };
 
 static const cv_field c56_op0_f[] = {
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x8 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c56_op0_w[] = {
+	{ 27, 0x10000000 },
+};
+
+static const cv_addr c56_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
+};
+
+static const uint32_t c56_op0_u[] = {
+	0,
+};
+
+static const cv_field c56_op1_f[] = {
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x3 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_data_type_bit_2", 0x0 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x3 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0xa },
+	{ "out_image_x_stride", 0x8 },
+	{ "out_image_y_stride", 0x8 },
+	{ "post_shift", 0x14 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c56_op1_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c56_op1_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c56_op1_u[] = {
+	0,
+};
+
+static const cv_op c56_ops[] = {
+	{ 6, "TensorSub_SP", -1, c56_op0_f, 16, c56_op0_w, 1, c56_op0_a, 1, c56_op0_u, 0 },
+	{ 6, "TensorSub_SP", -1, c56_op1_f, 20, c56_op1_w, 1, c56_op1_a, 2, c56_op1_u, 0 },
+};
+
+static const cv_stream c56_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c56_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c57_in0[] = {
+	0x35, 0x3e, 6, 0xb0, 0xc1, 0x66, 0xd3, 0x4d, 0xda,
+};
+
+static const cv_io c57_in[] = {
+	{ { 9, 1, 1, 1 }, 1, 2, c57_in0, 9 },
+};
+
+static const uint8_t c57_out0[] = {
+	0x34, 0xff, 0, 0xff, 0, 0x62,
+};
+
+static const cv_io c57_out[] = {
+	{ { 6, 1, 1, 1 }, 1, 2, c57_out0, 6 },
+};
+
+static const cv_field c57_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0x9 },
@@ -7512,45 +7680,45 @@ static const cv_field c56_op0_f[] = {
 	{ "alu_output_postshift", 0x3 },
 };
 
-static const cv_word c56_op0_w[] = {
+static const cv_word c57_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c56_op0_a[] = {
+static const cv_addr c57_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c56_op0_u[] = {
+static const uint32_t c57_op0_u[] = {
 	0,
 };
 
-static const cv_op c56_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c56_op0_f, 38, c56_op0_w, 0, c56_op0_a, 3, c56_op0_u, 0 },
+static const cv_op c57_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c57_op0_f, 38, c57_op0_w, 0, c57_op0_a, 3, c57_op0_u, 0 },
 };
 
-static const uint8_t c56_s0_w[] = {
+static const uint8_t c57_s0_w[] = {
 	0xa0, 0xc4, 0x62, 0xad, 0x91, 0xb7, 0x73, 0x35, 0xd9, 0xb4, 0x6e, 0xd8, 0x95, 0x9e, 0x8f, 0xaa,
 	0xee, 0x97, 0xe6, 0xaf, 0xdb, 0x38, 0x52, 0x2f, 0x75, 0xc, 0x2f, 0x10, 0xfa, 0xc, 0xbc, 0x72,
 	0x4c, 0x53, 0x93, 0x9d, 0x33, 0x63, 0x9c, 0x51, 0x2c, 0x91, 0xbb, 0xb4, 0x70, 0x46, 0xa8, 0x80,
 	0x4e, 0x60, 0x77, 0xdb, 0xad, 0x66,
 };
 
-static const int32_t c56_s0_b[] = {
+static const int32_t c57_s0_b[] = {
 	-7371, 200000, -200000, 740, 495, 1976,
 };
 
-static const cv_stream c56_s[] = {
-	{ { .out = 6, .kz = 9, .ky = 1, .kx = 1, .zp = 90, .in_zp = 128, .w = c56_s0_w, .bias = c56_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c57_s[] = {
+	{ { .out = 6, .kz = 9, .ky = 1, .kx = 1, .zp = 90, .in_zp = 128, .w = c57_s0_w, .bias = c57_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 7 } },
 };
 
-static const cv_raw c56_raw[] = {
+static const cv_raw c57_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c57_in0[] = {
+static const uint8_t c58_in0[] = {
 	0x8a, 0xc9, 0xe3, 0xd4, 0x6a, 0x6d, 0x4f, 0x6a, 0x50, 0x3e, 0x19, 1, 0x4b, 0x4d, 0xb9, 0x1a,
 	0xef, 0xa1, 0xec, 0x6e, 0x44, 0xa1, 8, 0x82, 0xcc, 0xd4, 0xdb, 0x1f, 0xc2, 0x85, 0x7d, 0x9a,
 	0xf, 0xd9, 0x56, 0x72, 0xab, 0xc5, 0xe5, 0xb1, 0x84, 0xe5, 0x3e, 0x50, 0xc2, 0x7f, 0x42, 0x3f,
@@ -7559,11 +7727,11 @@ static const uint8_t c57_in0[] = {
 	0x87, 0x24, 0x4b, 0xb8, 0x21, 0xcc, 0x72, 0x44, 0xa1, 0xf,
 };
 
-static const cv_io c57_in[] = {
-	{ { 90, 1, 1, 1 }, 1, 2, c57_in0, 90 },
+static const cv_io c58_in[] = {
+	{ { 90, 1, 1, 1 }, 1, 2, c58_in0, 90 },
 };
 
-static const uint8_t c57_out0[] = {
+static const uint8_t c58_out0[] = {
 	0x4e, 0x82, 0xa0, 0xd0, 0x8f, 0x4d, 0x27, 0x6b, 0x61, 0x7a, 0x37, 0x44, 0x10, 0x78, 0x8a, 0x47,
 	0x6c, 0x8d, 0x21, 0x72, 0x69, 0xa6, 0x2a, 0x85, 0xc, 0x83, 0x82, 0x1c, 0x6e, 0x3e, 0x5c, 0x86,
 	0x96, 0x37, 0x5a, 0x1b, 0x58, 0xc3, 0x9b, 0xc6, 0xb5, 0x53, 0x42, 0xff, 0xba, 0xb8, 0xe1, 0x4b,
@@ -7574,11 +7742,11 @@ static const uint8_t c57_out0[] = {
 	0x80, 0xae, 0x61, 0xd4, 0xb7, 0x6f, 0x97, 0x7f,
 };
 
-static const cv_io c57_out[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c57_out0, 120 },
+static const cv_io c58_out[] = {
+	{ { 120, 1, 1, 1 }, 1, 2, c58_out0, 120 },
 };
 
-static const cv_field c57_op0_f[] = {
+static const cv_field c58_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x1 },
@@ -7611,25 +7779,25 @@ static const cv_field c57_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0xa5 },
 };
 
-static const cv_word c57_op0_w[] = {
+static const cv_word c58_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c57_op0_a[] = {
+static const cv_addr c58_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c57_op0_u[] = {
+static const uint32_t c58_op0_u[] = {
 	0,
 };
 
-static const cv_op c57_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c57_op0_f, 30, c57_op0_w, 0, c57_op0_a, 3, c57_op0_u, 0 },
+static const cv_op c58_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c58_op0_f, 30, c58_op0_w, 0, c58_op0_a, 3, c58_op0_u, 0 },
 };
 
-static const uint8_t c57_s0_w[] = {
+static const uint8_t c58_s0_w[] = {
 	0xc5, 0x2f, 0x7d, 0x95, 0xfb, 0x46, 0x81, 9, 0x7c, 0xb0, 0x65, 0x2a, 0x28, 0x4d, 0x49, 0xc1,
 	0x3f, 0xd2, 0x42, 0x99, 0x95, 0xcc, 0xea, 0x44, 0x9d, 0xf1, 0x8e, 0xfb, 0x16, 3, 0xa1, 0x24,
 	0xe9, 0x98, 0x3c, 0xce, 0xca, 0xfa, 0xba, 0x94, 0x66, 0xd2, 0x6f, 0x79, 0xc6, 0x9c, 0x32, 0xc5,
@@ -7639,20 +7807,20 @@ static const uint8_t c57_s0_w[] = {
 	0x6b, 0x7e, 0x21, 0xd8, 0xe5, 0xa9, 0x9b, 0xda, 0x16, 0x33, 0x5f, 0x47,
 };
 
-static const int32_t c57_s0_b[] = {
+static const int32_t c58_s0_b[] = {
 	-2545, -2509, 1997, -2549,
 };
 
-static const cv_stream c57_s[] = {
-	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 103, .in_zp = 0, .w = c57_s0_w, .bias = c57_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
+static const cv_stream c58_s[] = {
+	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 103, .in_zp = 0, .w = c58_s0_w, .bias = c58_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c57_raw[] = {
+static const cv_raw c58_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c58_in0[] = {
+static const uint8_t c59_in0[] = {
 	0x89, 0x69, 0x29, 0x40, 0x94, 0x46, 0x7b, 0xb0, 0x84, 0xbb, 0x4b, 0x9f, 0x8d, 0xfe, 0, 0xc,
 	0xac, 0x9e, 0x91, 0x94, 0x59, 0x8e, 0x24, 0x54, 0xbb, 0xd, 0x79, 0xc6, 0xfe, 0, 8, 0x48,
 	0x8d, 0x57, 0x97, 0x2d, 0x36, 0x5e, 0x3e, 0x49, 0x64, 0x1f, 0x78, 0xfe, 0, 0x38, 3, 0x21,
@@ -7680,33 +7848,33 @@ static const uint8_t c58_in0[] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c58_in[] = {
-	{ { 400, 1, 1, 1 }, 1, 2, c58_in0, 400 },
+static const cv_io c59_in[] = {
+	{ { 400, 1, 1, 1 }, 1, 2, c59_in0, 400 },
 };
 
-static const uint8_t c58_out0[] = {
+static const uint8_t c59_out0[] = {
 	0xac, 0xb0, 0xbb, 0, 0xc7, 0xc2, 0xb4, 0, 0xc2, 0xa4, 0xad, 0, 0, 0xc4, 0xc3, 0xc0,
 	0, 0xa9, 0xc5, 0xbf, 0, 0xbe, 0xbb, 0xc5, 0, 0,
 };
 
-static const cv_io c58_out[] = {
-	{ { 26, 1, 1, 1 }, 1, 2, c58_out0, 26 },
+static const cv_io c59_out[] = {
+	{ { 26, 1, 1, 1 }, 1, 2, c59_out0, 26 },
 };
 
-static const cv_field c58_op0_f[] = {
+static const cv_field c59_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c58_op0_w[] = {
+static const cv_word c59_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c58_op0_a[] = {
+static const cv_addr c59_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
-static const uint32_t c58_op0_u[] = {
+static const uint32_t c59_op0_u[] = {
 	0, 0xf, 0xd000e, 0x444051f0, 0xc8, 2, 0x10da10b0, 0,
 	0xe, 0xd, 2, 3, 3, 4, 4, 0,
 	0, 4, 0x30003, 0x444051f0, 0xd, 2, 0x10da10b0, 0,
@@ -7719,113 +7887,12 @@ static const uint32_t c58_op0_u[] = {
 	0x3f800000, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
 };
 
-static const cv_op c58_ops[] = {
-	{ 1, "PoolingLayer2", -1, c58_op0_f, 0, c58_op0_w, 0, c58_op0_a, 2, c58_op0_u, 80 },
-};
-
-static const cv_stream c58_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c58_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c59_in0[] = {
-	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
-};
-
-static const cv_io c59_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c59_in0, 10 },
-};
-
-static const uint8_t c59_out0[] = {
-	0, 1, 0, 0x64, 0xff, 0, 0, 0, 0, 0, 0, 0xff,
-};
-
-static const cv_io c59_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c59_out0, 12 },
-};
-
-static const cv_field c59_op0_f[] = {
-	{ "in_image_x_size", 0x1 },
-	{ "in_image_y_size", 0x1 },
-	{ "in_image_z_size", 0xa },
-	{ "in_image_stride", 0x1 },
-	{ "in_image_slice", 0x1 },
-	{ "in_window_x_start", 0x0 },
-	{ "in_window_y_start", 0x0 },
-	{ "in_window_x_end", 0x0 },
-	{ "in_window_y_end", 0x0 },
-	{ "in_tile_x_size", 0x1 },
-	{ "in_tile_y_size", 0x1 },
-	{ "in_tile_x_inc", 0x1 },
-	{ "in_tile_y_inc", 0x1 },
-	{ "alu_i2f_enable", 0x1 },
-	{ "alu_f2i_enable", 0x1 },
-	{ "in_zp", 0x0 },
-	{ "flat_rounding_mode", 0x1 },
-	{ "integer_rounding_mode", 0x1 },
-	{ "out_loop_1_reset", 0x0 },
-	{ "out_loop_2_reset", 0x0 },
-	{ "out_loop_3_reset", 0x0 },
-	{ "out_loop_0_count", 0x1 },
-	{ "out_loop_0_inc", 0x0 },
-	{ "out_loop_1_count", 0x1 },
-	{ "out_loop_1_inc", 0x0 },
-	{ "out_loop_2_count", 0x1 },
-	{ "out_loop_2_inc", 0x0 },
-	{ "out_loop_3_count", 0x1 },
-	{ "out_loop_3_inc", 0x0 },
-	{ "out_loop_4_count", 0xc },
-	{ "out_loop_4_inc", 0x1 },
-	{ "out_loop_5_count", 0x1 },
-	{ "out_loop_5_inc", 0x0 },
-	{ "out_loop_6_inc", 0x0 },
-	{ "in_tile_sequence", 0x3 },
-	{ "coef_zp", 0x78 },
-	{ "out_zp", 0x0 },
-	{ "alu_output_postshift", 0x3 },
-	{ "alu_relu_enable", 0x1 },
-};
-
-static const cv_word c59_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c59_op0_a[] = {
-	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
-	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
-};
-
-static const uint32_t c59_op0_u[] = {
-	0,
-};
-
 static const cv_op c59_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c59_op0_f, 39, c59_op0_w, 0, c59_op0_a, 3, c59_op0_u, 0 },
-};
-
-static const uint8_t c59_s0_w[] = {
-	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
-	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
-	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
-	0x97, 0x34, 0x51, 0x11, 0x17, 0x60, 0x87, 0x1c, 0x88, 0x64, 0x1d, 0x49, 0x10, 0xc4, 0xfb, 0x3c,
-	7, 0x40, 0x99, 0xdf, 0xbd, 0x22, 0x32, 0x6c, 0xf, 0xb3, 0x70, 0x4b, 1, 0x35, 0x29, 0x1c,
-	0x35, 1, 0xfd, 0xee, 0x43, 0xe, 0x1a, 0x2e, 0xb9, 0x66, 0x55, 0x2c, 0xa7, 0x9f, 0xa3, 0x54,
-	0x1f, 0xea, 0x8d, 0x2e, 4, 0x64, 0x72, 0x50, 0xa2, 0x64, 0xe9, 0x18, 0x10, 0x8d, 0xc7, 0xc5,
-	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
-};
-
-static const int32_t c59_s0_b[] = {
-	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
-	2773, 246, 3645, -1021,
+	{ 1, "PoolingLayer2", -1, c59_op0_f, 0, c59_op0_w, 0, c59_op0_a, 2, c59_op0_u, 80 },
 };
 
 static const cv_stream c59_s[] = {
-	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c59_s0_w, .bias = c59_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
-	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
+	{ { 0 }, { 0 } },
 };
 
 static const cv_raw c59_raw[] = {
@@ -7841,7 +7908,7 @@ static const cv_io c60_in[] = {
 };
 
 static const uint8_t c60_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 1, 0, 0x64, 0xff, 0, 0, 0, 0, 0, 0, 0xff,
 };
 
 static const cv_io c60_out[] = {
@@ -7885,7 +7952,7 @@ static const cv_field c60_op0_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 	{ "in_tile_sequence", 0x3 },
 	{ "coef_zp", 0x78 },
-	{ "out_zp", 0x5 },
+	{ "out_zp", 0x0 },
 	{ "alu_output_postshift", 0x3 },
 	{ "alu_relu_enable", 0x1 },
 };
@@ -7934,6 +8001,107 @@ static const cv_raw c60_raw[] = {
 };
 
 static const uint8_t c61_in0[] = {
+	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
+};
+
+static const cv_io c61_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c61_in0, 10 },
+};
+
+static const uint8_t c61_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c61_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c61_out0, 12 },
+};
+
+static const cv_field c61_op0_f[] = {
+	{ "in_image_x_size", 0x1 },
+	{ "in_image_y_size", 0x1 },
+	{ "in_image_z_size", 0xa },
+	{ "in_image_stride", 0x1 },
+	{ "in_image_slice", 0x1 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0x0 },
+	{ "in_window_y_end", 0x0 },
+	{ "in_tile_x_size", 0x1 },
+	{ "in_tile_y_size", 0x1 },
+	{ "in_tile_x_inc", 0x1 },
+	{ "in_tile_y_inc", 0x1 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x1 },
+	{ "out_loop_0_inc", 0x0 },
+	{ "out_loop_1_count", 0x1 },
+	{ "out_loop_1_inc", 0x0 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0xc },
+	{ "out_loop_4_inc", 0x1 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "in_tile_sequence", 0x3 },
+	{ "coef_zp", 0x78 },
+	{ "out_zp", 0x5 },
+	{ "alu_output_postshift", 0x3 },
+	{ "alu_relu_enable", 0x1 },
+};
+
+static const cv_word c61_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c61_op0_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
+	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
+};
+
+static const uint32_t c61_op0_u[] = {
+	0,
+};
+
+static const cv_op c61_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c61_op0_f, 39, c61_op0_w, 0, c61_op0_a, 3, c61_op0_u, 0 },
+};
+
+static const uint8_t c61_s0_w[] = {
+	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
+	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
+	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
+	0x97, 0x34, 0x51, 0x11, 0x17, 0x60, 0x87, 0x1c, 0x88, 0x64, 0x1d, 0x49, 0x10, 0xc4, 0xfb, 0x3c,
+	7, 0x40, 0x99, 0xdf, 0xbd, 0x22, 0x32, 0x6c, 0xf, 0xb3, 0x70, 0x4b, 1, 0x35, 0x29, 0x1c,
+	0x35, 1, 0xfd, 0xee, 0x43, 0xe, 0x1a, 0x2e, 0xb9, 0x66, 0x55, 0x2c, 0xa7, 0x9f, 0xa3, 0x54,
+	0x1f, 0xea, 0x8d, 0x2e, 4, 0x64, 0x72, 0x50, 0xa2, 0x64, 0xe9, 0x18, 0x10, 0x8d, 0xc7, 0xc5,
+	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
+};
+
+static const int32_t c61_s0_b[] = {
+	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
+	2773, 246, 3645, -1021,
+};
+
+static const cv_stream c61_s[] = {
+	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c61_s0_w, .bias = c61_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
+};
+
+static const cv_raw c61_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c62_in0[] = {
 	0, 0x80, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xbb, 0, 0, 0, 0, 0xfc, 0x3c, 0x31, 0x3f,
 	0xfd, 0x3a, 0x19, 0xb8, 0, 0, 0, 0, 0xf2, 0x3c, 0, 0x88, 0xdb, 0xbd, 0xb6, 0xc1,
 	0, 0, 0, 0, 0xd1, 0xc0, 0xca, 0xbc, 0xc3, 0x3a, 0x44, 0xbc, 0, 0, 0, 0,
@@ -7941,21 +8109,21 @@ static const uint8_t c61_in0[] = {
 	0xef, 0x3d, 0, 0xbe, 0, 0, 0, 0,
 };
 
-static const cv_io c61_in[] = {
-	{ { 6, 2, 3, 1 }, 3, 1, c61_in0, 72 },
+static const cv_io c62_in[] = {
+	{ { 6, 2, 3, 1 }, 3, 1, c62_in0, 72 },
 };
 
-static const uint8_t c61_out0[] = {
+static const uint8_t c62_out0[] = {
 	0, 0, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xb3, 0xfc, 0x3c, 0x31, 0x3f, 0xfd, 0x3a, 0x19, 0xb0,
 	0xf2, 0x3c, 0, 0, 0x64, 0x34, 0x48, 0x38, 0x3a, 0x37, 0x2f, 0x33, 0xc3, 0x3a, 0x66, 0x32,
 	0x6a, 0xb0, 2, 0x41, 0x6e, 0xae, 0x5b, 0xae, 0x74, 0x41, 0x3d, 0xb1, 0xef, 0x3d, 5, 0xaf,
 };
 
-static const cv_io c61_out[] = {
-	{ { 4, 2, 3, 1 }, 3, 1, c61_out0, 48 },
+static const cv_io c62_out[] = {
+	{ { 4, 2, 3, 1 }, 3, 1, c62_out0, 48 },
 };
 
-static const cv_field c61_op0_f[] = {
+static const cv_field c62_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x3 },
@@ -7976,94 +8144,12 @@ static const cv_field c61_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c61_op0_w[] = {
+static const cv_word c62_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c61_op0_a[] = {
-	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c61_op0_u[] = {
-	0,
-};
-
-static const cv_op c61_ops[] = {
-	{ 2, "PReluLayer", -1, c61_op0_f, 18, c61_op0_w, 0, c61_op0_a, 3, c61_op0_u, 0 },
-};
-
-static const cv_stream c61_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c61_r0[] = {
-	0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3e, 0, 0, 0x80, 0x3f, 0, 0, 0x40, 0xbe,
-	0, 0, 0x80, 0x3f, 0, 0xc0, 0x95, 0x3d,
-};
-
-static const cv_raw c61_raw[] = {
-	{ c61_r0, 24 },
-};
-
-static const uint8_t c62_in0[] = {
-	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
-	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c62_in1[] = {
-	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
-	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
-};
-
-static const cv_io c62_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c62_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c62_in1, 24 },
-};
-
-static const uint8_t c62_out0[] = {
-	0, 0, 0xfd, 0x48, 0x14, 0xc4, 0xee, 0xbe, 0x1e, 0x40, 0x13, 0xc3, 0xa0, 0x3a, 0x99, 0xc0,
-	0x1e, 0xc5, 0xd8, 0xc8, 0x72, 0xca, 0, 0x68,
-};
-
-static const cv_io c62_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c62_out0, 24 },
-};
-
-static const cv_field c62_op0_f[] = {
-	{ "kernel_xy_size", 0x1 },
-	{ "kernel_z_size", 0x2 },
-	{ "kernel_data_type", 0x1 },
-	{ "in_image_x_size", 0x3 },
-	{ "in_image_y_size", 0x2 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x3 },
-	{ "out_image_y_size", 0x2 },
-	{ "out_image_z_size", 0x2 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x18 },
-	{ "out_image_x_stride", 0x6 },
-	{ "out_image_y_stride", 0xc },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-};
-
-static const cv_word c62_op0_w[] = {
-	{ 23, 0xfe000000 },
-	{ 27, 0x00000000 },
-	{ 28, 0x00000000 },
-	{ 29, 0x7f800000 },
-	{ 30, 0xff800000 },
-	{ 32, 0x000c0006 },
-	{ 33, 0x00000001 },
-	{ 35, 0x17ffffff },
-};
-
 static const cv_addr c62_op0_a[] = {
-	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
@@ -8073,15 +8159,20 @@ static const uint32_t c62_op0_u[] = {
 };
 
 static const cv_op c62_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c62_op0_f, 16, c62_op0_w, 8, c62_op0_a, 3, c62_op0_u, 0 },
+	{ 2, "PReluLayer", -1, c62_op0_f, 18, c62_op0_w, 0, c62_op0_a, 3, c62_op0_u, 0 },
 };
 
 static const cv_stream c62_s[] = {
 	{ { 0 }, { 0 } },
 };
 
+static const uint8_t c62_r0[] = {
+	0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3e, 0, 0, 0x80, 0x3f, 0, 0, 0x40, 0xbe,
+	0, 0, 0x80, 0x3f, 0, 0xc0, 0x95, 0x3d,
+};
+
 static const cv_raw c62_raw[] = {
-	{ NULL, 0 },
+	{ c62_r0, 24 },
 };
 
 static const uint8_t c63_in0[] = {
@@ -8101,8 +8192,8 @@ static const cv_io c63_in[] = {
 };
 
 static const uint8_t c63_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0xfd, 0x48, 0x14, 0xc4, 0xee, 0xbe, 0x1e, 0x40, 0x13, 0xc3, 0xa0, 0x3a, 0x99, 0xc0,
+	0x1e, 0xc5, 0xd8, 0xc8, 0x72, 0xca, 0, 0x68,
 };
 
 static const cv_io c63_out[] = {
@@ -8130,8 +8221,8 @@ static const cv_field c63_op0_f[] = {
 
 static const cv_word c63_op0_w[] = {
 	{ 23, 0xfe000000 },
-	{ 27, 0x03800000 },
-	{ 28, 0x0000001c },
+	{ 27, 0x00000000 },
+	{ 28, 0x00000000 },
 	{ 29, 0x7f800000 },
 	{ 30, 0xff800000 },
 	{ 32, 0x000c0006 },
@@ -8162,27 +8253,104 @@ static const cv_raw c63_raw[] = {
 };
 
 static const uint8_t c64_in0[] = {
+	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
+	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c64_in1[] = {
+	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
+	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
+};
+
+static const cv_io c64_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c64_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c64_in1, 24 },
+};
+
+static const uint8_t c64_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c64_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c64_out0, 24 },
+};
+
+static const cv_field c64_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c64_op0_w[] = {
+	{ 23, 0xfe000000 },
+	{ 27, 0x03800000 },
+	{ 28, 0x0000001c },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 32, 0x000c0006 },
+	{ 33, 0x00000001 },
+	{ 35, 0x17ffffff },
+};
+
+static const cv_addr c64_op0_a[] = {
+	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c64_op0_u[] = {
+	0,
+};
+
+static const cv_op c64_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c64_op0_f, 16, c64_op0_w, 8, c64_op0_a, 3, c64_op0_u, 0 },
+};
+
+static const cv_stream c64_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c64_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c65_in0[] = {
 	0xf6, 0x3f, 0, 0x40, 0xe1, 0xbf, 0xfa, 0xbc, 0, 0, 0xe4, 0xbd, 0xf5, 0x45, 0x68, 0xbc,
 	0x87, 0x42, 0, 0, 0x41, 0x42, 0x8f, 0xc0, 0x5e, 0xbf, 0x1e, 0xbf, 0, 0, 0, 0,
 	0x41, 0xc4, 0xac, 0x45, 0xe9, 0x44, 0xc2, 0x39, 0, 0, 0x79, 0xc0, 0xb0, 0x5c, 0x31, 0x40,
 	0x3a, 0xbd, 0, 0, 0x84, 0x2d, 0xa1, 0x34, 0x23, 0x45, 0, 0x80, 0, 0, 0, 0,
 };
 
-static const cv_io c64_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 1, c64_in0, 64 },
+static const cv_io c65_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 1, c65_in0, 64 },
 };
 
-static const uint8_t c64_out0[] = {
+static const uint8_t c65_out0[] = {
 	0xec, 0x43, 0, 0x44, 0xc3, 0x43, 0x31, 0x3e, 0x57, 0x40, 0x70, 0x50, 0xdc, 0x3c, 0x54, 0x49,
 	0xe4, 0x48, 0x33, 0x45, 0xc9, 0x42, 0x55, 0x42, 0x86, 0x4c, 6, 0x50, 8, 0x4e, 0x25, 0x38,
 	1, 0x45, 0, 0x7c, 0x65, 0x44, 0xd5, 0x3e, 0x9b, 0x1f, 0x5c, 0x2d, 0x9a, 0x4e, 0, 0,
 };
 
-static const cv_io c64_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c64_out0, 48 },
+static const cv_io c65_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c65_out0, 48 },
 };
 
-static const cv_field c64_op0_f[] = {
+static const cv_field c65_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -8203,29 +8371,29 @@ static const cv_field c64_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c64_op0_w[] = {
+static const cv_word c65_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c64_op0_a[] = {
+static const cv_addr c65_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c64_op0_u[] = {
+static const uint32_t c65_op0_u[] = {
 	0,
 };
 
-static const cv_op c64_ops[] = {
-	{ 7, "ActivationLayer", -1, c64_op0_f, 18, c64_op0_w, 0, c64_op0_a, 3, c64_op0_u, 0 },
+static const cv_op c65_ops[] = {
+	{ 7, "ActivationLayer", -1, c65_op0_f, 18, c65_op0_w, 0, c65_op0_a, 3, c65_op0_u, 0 },
 };
 
-static const cv_stream c64_s[] = {
+static const cv_stream c65_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c64_r0[] = {
+static const uint8_t c65_r0[] = {
 	0, 0x80, 8, 0, 0x80, 0x90, 8, 0, 0, 0xa2, 8, 0, 0x80, 0xb4, 8, 0,
 	0, 0xc8, 8, 0, 0x80, 0xdc, 8, 0, 0, 0xf2, 8, 0, 0x40, 4, 9, 0,
 	0, 0x10, 9, 0, 0x40, 0x1c, 9, 0, 0, 0x29, 9, 0, 0x40, 0x36, 9, 0,
@@ -8485,32 +8653,32 @@ static const uint8_t c64_r0[] = {
 	0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_raw c64_raw[] = {
-	{ c64_r0, 4108 },
+static const cv_raw c65_raw[] = {
+	{ c65_r0, 4108 },
 };
 
-static const uint8_t c65_in0[] = {
+static const uint8_t c66_in0[] = {
 	0, 0, 0x10, 0, 0xff, 0x3f, 0x75, 0x50, 0, 0, 0xd5, 0x4e, 0xab, 0x4d, 0x78, 0x4d,
 	0x35, 0x48, 0, 0, 0xb3, 0x4f, 0x7b, 0x50, 0x37, 0x4f, 0xfd, 0x4c, 0, 0, 0, 0,
 	0x6c, 0x4c, 3, 0x50, 0x39, 0x50, 0x95, 0x48, 0, 0, 0xd0, 0x50, 0xb7, 0x40, 0xcc, 0x49,
 	0x3e, 0x4a, 0, 0, 5, 0x4f, 0x13, 0x4f, 0xb7, 0x50, 0xcd, 0xb4, 0, 0, 0, 0,
 };
 
-static const cv_io c65_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 1, c65_in0, 64 },
+static const cv_io c66_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 1, c66_in0, 64 },
 };
 
-static const uint8_t c65_out0[] = {
+static const uint8_t c66_out0[] = {
 	0xa8, 0x59, 0x9d, 0x59, 0xa9, 0x39, 0x5c, 0x31, 0x1f, 0x32, 0xb9, 0x32, 0xd8, 0x32, 0x84, 0x35,
 	0xc4, 0x31, 0x58, 0x31, 0xf5, 0x31, 0x2a, 0x33, 0x9c, 0x33, 0xa6, 0x31, 0x82, 0x31, 0x49, 0x35,
 	0x28, 0x31, 0x36, 0x39, 0xb3, 0x34, 0x87, 0x34, 0xa, 0x32, 4, 0x32, 0x36, 0x31, 0x4e, 0xbf,
 };
 
-static const cv_io c65_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c65_out0, 48 },
+static const cv_io c66_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c66_out0, 48 },
 };
 
-static const cv_field c65_op0_f[] = {
+static const cv_field c66_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -8531,29 +8699,29 @@ static const cv_field c65_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c65_op0_w[] = {
+static const cv_word c66_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c65_op0_a[] = {
+static const cv_addr c66_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c65_op0_u[] = {
+static const uint32_t c66_op0_u[] = {
 	0,
 };
 
-static const cv_op c65_ops[] = {
-	{ 7, "ActivationLayer", -1, c65_op0_f, 18, c65_op0_w, 0, c65_op0_a, 3, c65_op0_u, 0 },
+static const cv_op c66_ops[] = {
+	{ 7, "ActivationLayer", -1, c66_op0_f, 18, c66_op0_w, 0, c66_op0_a, 3, c66_op0_u, 0 },
 };
 
-static const cv_stream c65_s[] = {
+static const cv_stream c66_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c65_r0[] = {
+static const uint8_t c66_r0[] = {
 	5, 0x35, 7, 0, 0x41, 0x32, 7, 0, 0x9d, 0x2f, 7, 0, 0x16, 0x2d, 7, 0,
 	0xab, 0x2a, 7, 0, 0x58, 0x28, 7, 0, 0x1d, 0x26, 7, 0, 0xf9, 0x23, 7, 0,
 	0xe9, 0x21, 7, 0, 0xec, 0x1f, 7, 0, 2, 0x1e, 7, 0, 0x29, 0x1c, 7, 0,
@@ -8813,92 +8981,26 @@ static const uint8_t c65_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_raw c65_raw[] = {
-	{ c65_r0, 4108 },
+static const cv_raw c66_raw[] = {
+	{ c66_r0, 4108 },
 };
 
-static const uint8_t c66_in0[] = {
+static const uint8_t c67_in0[] = {
 	0, 0x14, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
 };
 
-static const cv_io c66_in[] = {
-	{ { 8, 1, 1, 1 }, 1, 1, c66_in0, 16 },
+static const cv_io c67_in[] = {
+	{ { 8, 1, 1, 1 }, 1, 1, c67_in0, 16 },
 };
 
-static const uint8_t c66_out0[] = {
+static const uint8_t c67_out0[] = {
 	0, 0, 0xdf, 0x90, 0xd9, 0x95, 0xd4, 0x1f, 0xc4, 0xb4, 0xb9, 0xb9, 0xc7, 0x9d, 9, 0x33,
 	0x39, 0x38, 0xbb, 0xa4, 0xc3, 0x39, 0xea, 0x3e, 0x7f, 0x21, 0xb1, 0xb6, 4, 0xbc, 0x93, 0x1c,
 	0x92, 0xb1, 0xb0, 0xb6, 0x3d, 0x29, 0x61, 0xbe, 0xa8, 0xc3, 0x89, 0xa7, 0x97, 0x3c, 0x82, 0x41,
 };
 
-static const cv_io c66_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c66_out0, 48 },
-};
-
-static const cv_field c66_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c66_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c66_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
-};
-
-static const uint32_t c66_op0_u[] = {
-	0, 2, 0x40001, 0x44405071, 8, 2, 0x10dd10b0, 0,
-	0, 6, 0x10003, 0x44404071, 6, 1, 0x10dd10b0, 0,
-	0, 6, 0x40003, 0x44405071, 0x18, 2, 0x10dd10b0, 0,
-	0x29292929, 0x10101010, 0x1110000, 0x3330222, 0x29292929, 0x10000, 0x30002, 0x300,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0x29292929, 0x10101010, 0x5550444, 0x7770666, 0x29292929, 0x50004, 0x70006, 0x300,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0x3f800000, 0, 0, 0, 0x11111111, 0x11110000, 0x6040200, 0x6040200,
-	0x22222222, 0, 0, 0x100, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
-	0x3c00, 0x3c00, 0x3c00, 0x3c00,
-};
-
-static const cv_op c66_ops[] = {
-	{ 1, "TensorMul", -1, c66_op0_f, 0, c66_op0_w, 0, c66_op0_a, 3, c66_op0_u, 76 },
-};
-
-static const cv_stream c66_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c66_r0[] = {
-	0, 0x24, 0xdf, 0xb8, 0xd9, 0xbd,
-};
-
-static const cv_raw c66_raw[] = {
-	{ c66_r0, 6 },
-};
-
-static const uint8_t c67_in0[] = {
-	0, 8, 0x1a, 0xc8, 0xba, 0xcc, 0x63, 0x3c, 0x5f, 0xcf, 0, 0, 0, 0, 0, 0,
-	9, 0x4f, 0x85, 0x4c, 0xb8, 0x4b, 0x25, 0x49, 0xe, 0xcf, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c67_in1[] = {
-	0, 0xc2,
-};
-
-static const cv_io c67_in[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c67_in0, 32 },
-	{ { 1, 1, 1, 1 }, 1, 1, c67_in1, 2 },
-};
-
-static const uint8_t c67_out0[] = {
-	0, 0, 0x78, 0x41, 0x4d, 0x46, 0xd9, 0xb5, 0xea, 0x48, 0xb1, 0xc8, 7, 0xc6, 0x25, 0xc5,
-	0xdc, 0xc2, 0xb4, 0x48,
-};
-
 static const cv_io c67_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c67_out0, 20 },
+	{ { 24, 1, 1, 1 }, 1, 1, c67_out0, 48 },
 };
 
 static const cv_field c67_op0_f[] = {
@@ -8911,51 +9013,60 @@ static const cv_word c67_op0_w[] = {
 
 static const cv_addr c67_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 1, 1, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c67_op0_u[] = {
-	0, 0x10, 0x20005, 0x44405071, 0x20, 1, 0x10dd10b0, 0,
-	0, 2, 0x10001, 0x44404071, 2, 1, 0x10dd10b0, 0,
-	0, 0xa, 0x20005, 0x44405071, 0x14, 1, 0x10dd10b0, 0,
-	0, 0x3f800000, 0x3f800000, 0, 0, 0, 0, 0,
-	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
-	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
-	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
-	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
-	0, 0, 0, 0, 0x11111111, 0x11110000, 0x6040200, 0x6040200,
+	0, 2, 0x40001, 0x44405071, 8, 2, 0x10dd10b0, 0,
+	0, 6, 0x10003, 0x44404071, 6, 1, 0x10dd10b0, 0,
+	0, 6, 0x40003, 0x44405071, 0x18, 2, 0x10dd10b0, 0,
+	0x29292929, 0x10101010, 0x1110000, 0x3330222, 0x29292929, 0x10000, 0x30002, 0x300,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x29292929, 0x10101010, 0x5550444, 0x7770666, 0x29292929, 0x50004, 0x70006, 0x300,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x3f800000, 0, 0, 0, 0x11111111, 0x11110000, 0x6040200, 0x6040200,
 	0x22222222, 0, 0, 0x100, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
+	0x3c00, 0x3c00, 0x3c00, 0x3c00,
 };
 
 static const cv_op c67_ops[] = {
-	{ 1, "TensorDiv", -1, c67_op0_f, 0, c67_op0_w, 0, c67_op0_a, 3, c67_op0_u, 80 },
+	{ 1, "TensorMul", -1, c67_op0_f, 0, c67_op0_w, 0, c67_op0_a, 3, c67_op0_u, 76 },
 };
 
 static const cv_stream c67_s[] = {
 	{ { 0 }, { 0 } },
 };
 
+static const uint8_t c67_r0[] = {
+	0, 0x24, 0xdf, 0xb8, 0xd9, 0xbd,
+};
+
 static const cv_raw c67_raw[] = {
-	{ NULL, 0 },
+	{ c67_r0, 6 },
 };
 
 static const uint8_t c68_in0[] = {
-	0, 0x14, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
+	0, 8, 0x1a, 0xc8, 0xba, 0xcc, 0x63, 0x3c, 0x5f, 0xcf, 0, 0, 0, 0, 0, 0,
+	9, 0x4f, 0x85, 0x4c, 0xb8, 0x4b, 0x25, 0x49, 0xe, 0xcf, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c68_in1[] = {
+	0, 0xc2,
 };
 
 static const cv_io c68_in[] = {
-	{ { 8, 1, 1, 1 }, 1, 1, c68_in0, 16 },
+	{ { 16, 1, 1, 1 }, 1, 1, c68_in0, 32 },
+	{ { 1, 1, 1, 1 }, 1, 1, c68_in1, 2 },
 };
 
 static const uint8_t c68_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0x78, 0x41, 0x4d, 0x46, 0xd9, 0xb5, 0xea, 0x48, 0xb1, 0xc8, 7, 0xc6, 0x25, 0xc5,
+	0xdc, 0xc2, 0xb4, 0x48,
 };
 
 static const cv_io c68_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c68_out0, 48 },
+	{ { 10, 1, 1, 1 }, 1, 1, c68_out0, 20 },
 };
 
 static const cv_field c68_op0_f[] = {
@@ -8968,11 +9079,68 @@ static const cv_word c68_op0_w[] = {
 
 static const cv_addr c68_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 8, 1, 1, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c68_op0_u[] = {
+	0, 0x10, 0x20005, 0x44405071, 0x20, 1, 0x10dd10b0, 0,
+	0, 2, 0x10001, 0x44404071, 2, 1, 0x10dd10b0, 0,
+	0, 0xa, 0x20005, 0x44405071, 0x14, 1, 0x10dd10b0, 0,
+	0, 0x3f800000, 0x3f800000, 0, 0, 0, 0, 0,
+	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0, 0, 0, 0, 0x11111111, 0x11110000, 0x6040200, 0x6040200,
+	0x22222222, 0, 0, 0x100, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
+};
+
+static const cv_op c68_ops[] = {
+	{ 1, "TensorDiv", -1, c68_op0_f, 0, c68_op0_w, 0, c68_op0_a, 3, c68_op0_u, 80 },
+};
+
+static const cv_stream c68_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c68_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c69_in0[] = {
+	0, 0x14, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
+};
+
+static const cv_io c69_in[] = {
+	{ { 8, 1, 1, 1 }, 1, 1, c69_in0, 16 },
+};
+
+static const uint8_t c69_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c69_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c69_out0, 48 },
+};
+
+static const cv_field c69_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c69_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c69_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c69_op0_u[] = {
 	0, 2, 0x40001, 0x44405071, 8, 2, 0x10dd10b0, 0,
 	0, 6, 0x10003, 0x44404071, 6, 1, 0x10dd10b0, 0,
 	0, 6, 0x40003, 0x44405071, 0x18, 2, 0x10dd10b0, 0,
@@ -8985,92 +9153,26 @@ static const uint32_t c68_op0_u[] = {
 	0x3c00, 0x3c00, 0x3c00, 0x3c00,
 };
 
-static const cv_op c68_ops[] = {
-	{ 1, "TensorMul", -1, c68_op0_f, 0, c68_op0_w, 0, c68_op0_a, 3, c68_op0_u, 76 },
-};
-
-static const cv_stream c68_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c68_r0[] = {
-	0, 0x24, 0xdf, 0xb8, 0xd9, 0xbd,
-};
-
-static const cv_raw c68_raw[] = {
-	{ c68_r0, 6 },
-};
-
-static const uint8_t c69_in0[] = {
-	0, 4, 0, 0x80, 0xd0, 0xc2, 0, 0, 0x3d, 0xc5, 0x4b, 0xc2, 0x65, 0xc5, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0x61, 0x42, 0x58, 0x44, 0x73, 0x33, 0, 0,
-	0x3a, 0xc4, 0x52, 0xc4, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const cv_io c69_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c69_in0, 48 },
-};
-
-static const uint8_t c69_out0[] = {
-	0, 0, 0, 0, 0xd0, 0xbe, 0x3d, 0xc1, 0x4b, 0xbe, 0x65, 0xc1, 0x61, 0x3e, 0x58, 0x40,
-	0x73, 0x2f, 0x3a, 0xc0, 0x52, 0xc0, 0xff, 0x77,
-};
-
-static const cv_io c69_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c69_out0, 24 },
-};
-
-static const cv_field c69_op0_f[] = {
-	{ "kernel_xy_size", 0x1 },
-	{ "kernel_z_size", 0x2 },
-	{ "kernel_data_type", 0x1 },
-	{ "in_image_x_size", 0x3 },
-	{ "in_image_y_size", 0x2 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x3 },
-	{ "out_image_y_size", 0x2 },
-	{ "out_image_z_size", 0x2 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x18 },
-	{ "out_image_x_stride", 0x6 },
-	{ "out_image_y_stride", 0xc },
-	{ "post_shift", 0x1e },
-	{ "post_shift_bit_5_6", 0x3 },
-};
-
-static const cv_word c69_op0_w[] = {
-	{ 27, 0x00000000 },
-	{ 29, 0x7f800000 },
-	{ 30, 0xff800000 },
-	{ 35, 0x07ffffff },
-};
-
-static const cv_addr c69_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c69_op0_u[] = {
-	0,
-};
-
 static const cv_op c69_ops[] = {
-	{ 6, "TensorMul_SP", -1, c69_op0_f, 16, c69_op0_w, 4, c69_op0_a, 2, c69_op0_u, 0 },
+	{ 1, "TensorMul", -1, c69_op0_f, 0, c69_op0_w, 0, c69_op0_a, 3, c69_op0_u, 76 },
 };
 
 static const cv_stream c69_s[] = {
 	{ { 0 }, { 0 } },
 };
 
+static const uint8_t c69_r0[] = {
+	0, 0x24, 0xdf, 0xb8, 0xd9, 0xbd,
+};
+
 static const cv_raw c69_raw[] = {
-	{ NULL, 0 },
+	{ c69_r0, 6 },
 };
 
 static const uint8_t c70_in0[] = {
-	0, 0, 0, 0x80, 0x65, 0xc0, 0, 0, 0xbb, 0x41, 0xe4, 0xc4, 0xf6, 0xc3, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0x22, 0x44, 0x60, 0x3b, 0x94, 0x33, 0, 0,
-	0x1f, 0xb8, 0x9b, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 4, 0, 0x80, 0xd0, 0xc2, 0, 0, 0x3d, 0xc5, 0x4b, 0xc2, 0x65, 0xc5, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0x61, 0x42, 0x58, 0x44, 0x73, 0x33, 0, 0,
+	0x3a, 0xc4, 0x52, 0xc4, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c70_in[] = {
@@ -9078,8 +9180,8 @@ static const cv_io c70_in[] = {
 };
 
 static const uint8_t c70_out0[] = {
-	0, 0, 0, 0, 0x65, 0x40, 0xbb, 0xc1, 0xe4, 0x44, 0xf6, 0x43, 0x22, 0xc4, 0x60, 0xbb,
-	0x94, 0xb3, 0x1f, 0x38, 0x9b, 0x46, 0xff, 0xfb,
+	0, 0, 0, 0, 0xd0, 0xbe, 0x3d, 0xc1, 0x4b, 0xbe, 0x65, 0xc1, 0x61, 0x3e, 0x58, 0x40,
+	0x73, 0x2f, 0x3a, 0xc0, 0x52, 0xc0, 0xff, 0x77,
 };
 
 static const cv_io c70_out[] = {
@@ -9101,12 +9203,12 @@ static const cv_field c70_op0_f[] = {
 	{ "in_image_y_stride", 0x18 },
 	{ "out_image_x_stride", 0x6 },
 	{ "out_image_y_stride", 0xc },
-	{ "post_shift", 0x1f },
+	{ "post_shift", 0x1e },
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
 static const cv_word c70_op0_w[] = {
-	{ 27, 0x10000000 },
+	{ 27, 0x00000000 },
 	{ 29, 0x7f800000 },
 	{ 30, 0xff800000 },
 	{ 35, 0x07ffffff },
@@ -9122,7 +9224,7 @@ static const uint32_t c70_op0_u[] = {
 };
 
 static const cv_op c70_ops[] = {
-	{ 6, "ActivationLayer_SP", -1, c70_op0_f, 16, c70_op0_w, 4, c70_op0_a, 2, c70_op0_u, 0 },
+	{ 6, "TensorMul_SP", -1, c70_op0_f, 16, c70_op0_w, 4, c70_op0_a, 2, c70_op0_u, 0 },
 };
 
 static const cv_stream c70_s[] = {
@@ -9134,24 +9236,18 @@ static const cv_raw c70_raw[] = {
 };
 
 static const uint8_t c71_in0[] = {
-	0, 4, 0, 0x80, 0x3b, 0xc7, 0, 0, 0x92, 0x36, 0x8d, 0xc5, 0x54, 9, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xce, 0xc3, 0x84, 0x39, 0x2e, 0x3a, 0, 0,
-	0x63, 0xc4, 0x92, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c71_in1[] = {
-	0, 0x34, 0xd4, 0x41, 0xcb, 0x45, 0xe8, 0xb9, 0x72, 0x3c, 0xea, 0xc7, 0xfe, 0x45, 0xfc, 0x3c,
-	0x20, 0x47, 0x45, 0x46, 0xd2, 0x41, 0, 0x44,
+	0, 0, 0, 0x80, 0x65, 0xc0, 0, 0, 0xbb, 0x41, 0xe4, 0xc4, 0xf6, 0xc3, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0x22, 0x44, 0x60, 0x3b, 0x94, 0x33, 0, 0,
+	0x1f, 0xb8, 0x9b, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c71_in[] = {
 	{ { 24, 1, 1, 1 }, 1, 1, c71_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c71_in1, 24 },
 };
 
 static const uint8_t c71_out0[] = {
-	0, 0, 0, 0, 0x3c, 0xd1, 0xda, 0xb4, 0x2b, 0xc6, 0x45, 0x95, 0xd9, 0xcd, 0xdf, 0x3a,
-	0x81, 0x45, 0xe0, 0xce, 0xc8, 0xcc, 0xff, 0x7b,
+	0, 0, 0, 0, 0x65, 0x40, 0xbb, 0xc1, 0xe4, 0x44, 0xf6, 0x43, 0x22, 0xc4, 0x60, 0xbb,
+	0x94, 0xb3, 0x1f, 0x38, 0x9b, 0x46, 0xff, 0xfb,
 };
 
 static const cv_io c71_out[] = {
@@ -9175,20 +9271,16 @@ static const cv_field c71_op0_f[] = {
 	{ "out_image_y_stride", 0xc },
 	{ "post_shift", 0x1f },
 	{ "post_shift_bit_5_6", 0x3 },
-	{ "kernels_per_core", 0x2 },
-	{ "depthwise", 0x1 },
 };
 
 static const cv_word c71_op0_w[] = {
-	{ 29, 0x477fe000 },
-	{ 30, 0xc77fe000 },
-	{ 32, 0x000c0006 },
-	{ 33, 0x00000001 },
-	{ 35, 0x17ffffff },
+	{ 27, 0x10000000 },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 35, 0x07ffffff },
 };
 
 static const cv_addr c71_op0_a[] = {
-	{ 1, NULL, 34, 1, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
@@ -9198,7 +9290,7 @@ static const uint32_t c71_op0_u[] = {
 };
 
 static const cv_op c71_ops[] = {
-	{ 2, "TensorMul", -1, c71_op0_f, 18, c71_op0_w, 5, c71_op0_a, 3, c71_op0_u, 0 },
+	{ 6, "ActivationLayer_SP", -1, c71_op0_f, 16, c71_op0_w, 4, c71_op0_a, 2, c71_op0_u, 0 },
 };
 
 static const cv_stream c71_s[] = {
@@ -9206,6 +9298,82 @@ static const cv_stream c71_s[] = {
 };
 
 static const cv_raw c71_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c72_in0[] = {
+	0, 4, 0, 0x80, 0x3b, 0xc7, 0, 0, 0x92, 0x36, 0x8d, 0xc5, 0x54, 9, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xce, 0xc3, 0x84, 0x39, 0x2e, 0x3a, 0, 0,
+	0x63, 0xc4, 0x92, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c72_in1[] = {
+	0, 0x34, 0xd4, 0x41, 0xcb, 0x45, 0xe8, 0xb9, 0x72, 0x3c, 0xea, 0xc7, 0xfe, 0x45, 0xfc, 0x3c,
+	0x20, 0x47, 0x45, 0x46, 0xd2, 0x41, 0, 0x44,
+};
+
+static const cv_io c72_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c72_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c72_in1, 24 },
+};
+
+static const uint8_t c72_out0[] = {
+	0, 0, 0, 0, 0x3c, 0xd1, 0xda, 0xb4, 0x2b, 0xc6, 0x45, 0x95, 0xd9, 0xcd, 0xdf, 0x3a,
+	0x81, 0x45, 0xe0, 0xce, 0xc8, 0xcc, 0xff, 0x7b,
+};
+
+static const cv_io c72_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c72_out0, 24 },
+};
+
+static const cv_field c72_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "kernels_per_core", 0x2 },
+	{ "depthwise", 0x1 },
+};
+
+static const cv_word c72_op0_w[] = {
+	{ 29, 0x477fe000 },
+	{ 30, 0xc77fe000 },
+	{ 32, 0x000c0006 },
+	{ 33, 0x00000001 },
+	{ 35, 0x17ffffff },
+};
+
+static const cv_addr c72_op0_a[] = {
+	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c72_op0_u[] = {
+	0,
+};
+
+static const cv_op c72_ops[] = {
+	{ 2, "TensorMul", -1, c72_op0_f, 18, c72_op0_w, 5, c72_op0_a, 3, c72_op0_u, 0 },
+};
+
+static const cv_stream c72_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c72_raw[] = {
 	{ NULL, 0 },
 };
 
@@ -9372,60 +9540,63 @@ static const cv_case cv_cases[] = {
 	{ "sp-sum-y", "SP sum (layer ReduceSumLayer_SP: two pairs of NN-engine SP operations, each first reading with scale 1, each second writing with scale 1, none passing memory between them): over y of 3x2x1 fp16 (rows 16 bytes apart) into 3x1x1, the second pair's image and sums 6 bytes after the first's: a sum past the largest half, a tie, a subnormal term",
 	  "numpy: the exact sum of the halves (Fractions), rounded to a half (to nearest, ties to even)",
 	  "", 0x1000003b, 0, c53_in, 1, c53_out, 1, c53_ops, 4, c53_s, 0, c53_raw, 0 },
+	{ "sp-mul-y", "SP product (layer TensorMul_SP, two pairs of NN-engine SP operations): 4x2x1 fp16 a (rows 8 bytes apart) times 2 fp16 b, one per row (b along y), twice, the second pair reading the next rows and b values and writing after the first: a product past the largest half, one below the normal range",
+	  "numpy: a x b[y] exactly (Fractions), rounded to a half (to nearest, ties to even)",
+	  "", 0x1000003b, 0, c54_in, 2, c54_out, 1, c54_ops, 4, c54_s, 0, c54_raw, 0 },
 	{ "sp-sub-fp16-int16", "SP subtraction (layer TensorSub_SP, two NN-engine SP operations): 3x4x1 fp16 a (rows 8 bytes apart) minus 3 fp16 b, both scaled by 2^7 (word 27 bit 30: the exponent's eighth bit), into int16 (rows 6 bytes apart): ties, saturation both ways",
 	  "numpy: a x sa - b[x] x sb exactly (Fractions), rounded half away from zero and saturated to int16",
-	  "", 0x1000003b, 0, c54_in, 2, c54_out, 1, c54_ops, 2, c54_s, 0, c54_raw, 0 },
+	  "", 0x1000003b, 0, c55_in, 2, c55_out, 1, c55_ops, 2, c55_s, 0, c55_raw, 0 },
 	{ "sp-sub-int16-fp16", "SP subtraction (layer TensorSub_SP, two NN-engine SP operations): 4x1x3 int16 a (codes at fraction length 11: scale 2^-11; slices 10 bytes apart) minus 4 fp16 b (scale 1) into fp16",
 	  "numpy: a x sa - b[x] x sb exactly (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c55_in, 2, c55_out, 1, c55_ops, 2, c55_s, 0, c55_raw, 0 },
+	  "", 0x1000003b, 0, c56_in, 2, c56_out, 1, c56_ops, 2, c56_s, 0, c56_raw, 0 },
 	{ "tp-fully-connected-in-zp", "TP fully connected layer with in_zp 128 (as the gender network's on 0x7d, 0x88, 0x99): 9 inputs -> 6 outputs, kernel zero point 90, biases stored as added; one sum a tie, one saturates each way",
 	  "numpy: requant(bias[o] + sum over i of (w[o][i] - 90) x (in[i] - 128)), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c56_in, 1, c56_out, 1, c56_ops, 1, c56_s, 1, c56_raw, 0 },
+	  "", 0x1000003b, 0, c57_in, 1, c57_out, 1, c57_ops, 1, c57_s, 1, c57_raw, 0 },
 	{ "nn-conv-0xad", "NN conv 3x3, 3 -> 4 channels, 6x5 -> 6x5 (offsets -1), ReLU, target 0xad (shift = 127 - exponent, as 0xb9/0xbe: the 23-bit mantissa, a right shift of 5 to 12)",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
-	  "", 0xad, 0, c57_in, 1, c57_out, 1, c57_ops, 1, c57_s, 1, c57_raw, 0 },
+	  "", 0xad, 0, c58_in, 1, c58_out, 1, c58_ops, 1, c58_s, 1, c58_raw, 0 },
 	{ "sh-max-pooling-window", "SH max pooling (PoolingLayer2, images 0x444051f0, the 0x7d face-age file's windowed layout): 4x4 windows at stride 4, no padding, over a 14x13x2 image (rows 15, slices 200) into 3x3 (rows 4, slices 13 bytes: gaps); the last column and row of the input lie past every window",
 	  "numpy: the maximum over each 4x4 window at (4x, 4y)",
-	  "", 0x1000003b, 0, c58_in, 1, c58_out, 1, c58_ops, 1, c58_s, 0, c58_raw, 0 },
+	  "", 0x1000003b, 0, c59_in, 1, c59_out, 1, c59_ops, 1, c59_s, 0, c59_raw, 0 },
 	{ "tp-fully-connected-relu", "TP fully connected layer with alu_relu_enable 1 and out_zp 0 (as the face-age files' FullyConnectedReluLayer): 10 inputs -> 12 outputs, kernel zero point 120, scale 2^-3; half the sums negative, one -0.5 and one 0.5",
 	  "numpy: max(0, requant(bias[o] + sum over i of (w[o][i] - 120) x in[i])), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c59_in, 1, c59_out, 1, c59_ops, 1, c59_s, 1, c59_raw, 0 },
+	  "", 0x1000003b, 0, c60_in, 1, c60_out, 1, c60_ops, 1, c60_s, 1, c60_raw, 0 },
 	{ "tp-fully-connected-relu-zp", "the same layer with out_zp 5: whether ReLU clips at 0 or at the zero point is not established, so the plan refuses it before anything runs",
 	  "doc/cpu-backend.md, TP fully connected layers: ReLU only with out_zp 0 (tpfc-field-unsupported)",
-	  "tpfc-field-unsupported", 0x1000003b, 0, c60_in, 1, c60_out, 1, c60_ops, 1, c60_s, 1, c60_raw, 0 },
+	  "tpfc-field-unsupported", 0x1000003b, 0, c61_in, 1, c61_out, 1, c61_ops, 1, c61_s, 1, c61_raw, 0 },
 	{ "nn-prelu-fp16", "NN PReluLayer on fp16: 3 channels of 4x2 (rows 12 bytes apart), a 1x1 depthwise command whose kernel stream (f32-pairs) holds weight 1.0 and a float16 slope per channel (0.25, -0.1875 and a slope rounded to a half) -> 4x2x3 (rows 8 bytes apart): negative values, -0, a product below the normal range",
 	  "numpy: x where x >= 0, else numpy.float16(float32(x) x float32(slope)) (the product of two halves is exact in float32: rounded once, to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c61_in, 1, c61_out, 1, c61_ops, 1, c61_s, 0, c61_raw, 1 },
+	  "", 0x1000003b, 0, c62_in, 1, c62_out, 1, c62_ops, 1, c62_s, 0, c62_raw, 1 },
 	{ "sp-add-fp16", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie",
 	  "numpy: a + b exactly (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c62_in, 2, c62_out, 1, c62_ops, 1, c62_s, 0, c62_raw, 0 },
+	  "", 0x1000003b, 0, c63_in, 2, c63_out, 1, c63_ops, 1, c63_s, 0, c63_raw, 0 },
 	{ "sp-add-fp16-flags-refused", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie; word 27 bits 23-25 and word 28 bits 2-4 set: refused",
 	  "doc/cpu-backend.md, fp16 NN-engine operations: those bits are refused (nnf16-field-unsupported)",
-	  "nnf16-field-unsupported", 0x1000003b, 0, c63_in, 2, c63_out, 1, c63_ops, 1, c63_s, 0, c63_raw, 0 },
+	  "nnf16-field-unsupported", 0x1000003b, 0, c64_in, 2, c64_out, 1, c64_ops, 1, c64_s, 0, c64_raw, 0 },
 	{ "nn-lut-fp16-square", "NN_LUT ActivationLayer on fp16: a 4x3x2 image (rows 10 bytes apart, slices 32) through a table of x^2 (tail bit 28 set: negative inputs, 6 bits interpolated), inputs in [-6, 6], values just below 2 (the next entry is entry 0), -0, 300 (past the largest half) -> 4x3x2 (rows 8 bytes apart)",
 	  "numpy: the entry of the input's top bits plus (next entry - entry) x the remaining bits / 2^6 (2^5), in Python fractions, rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c64_in, 1, c64_out, 1, c64_ops, 1, c64_s, 0, c64_raw, 1 },
+	  "", 0x1000003b, 0, c65_in, 1, c65_out, 1, c65_ops, 1, c65_s, 0, c65_raw, 1 },
 	{ "nn-lut-fp16-rsqrt", "NN_LUT ActivationLayer on fp16: a 4x3x2 image (rows 10 bytes apart, slices 32) through a table of 1 / sqrt(x) (tail bit 28 clear: 5 bits interpolated), inputs in (0, 40], +0 and a subnormal (the maker's reading of exponent 0), a negative input (its magnitude's value negated) -> 4x3x2 (rows 8 bytes apart)",
 	  "numpy: the entry of the input's top bits plus (next entry - entry) x the remaining bits / 2^6 (2^5), in Python fractions, rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c65_in, 1, c65_out, 1, c65_ops, 1, c65_s, 0, c65_raw, 1 },
+	  "", 0x1000003b, 0, c66_in, 1, c66_out, 1, c66_ops, 1, c66_s, 0, c66_raw, 1 },
 	{ "sh-mul-fp16", "SH TensorMul on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 1x4x2 x a 3x1x1 constant (COEF_DATA_TABLE) -> 3x4x2, both broadcast",
 	  "numpy: the exact product of the halves (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c66_in, 1, c66_out, 1, c66_ops, 1, c66_s, 0, c66_raw, 1 },
+	  "", 0x1000003b, 0, c67_in, 1, c67_out, 1, c67_ops, 1, c67_s, 0, c67_raw, 1 },
 	{ "sh-div-fp16", "SH TensorDiv on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 5x2x1 (rows 16 bytes apart) / a 1x1x1 input (broadcast): a quotient below the normal range",
 	  "numpy: the exact quotient of the halves (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c67_in, 2, c67_out, 1, c67_ops, 1, c67_s, 0, c67_raw, 0 },
+	  "", 0x1000003b, 0, c68_in, 2, c68_out, 1, c68_ops, 1, c68_s, 0, c68_raw, 0 },
 	{ "sh-mul-fp16-refused", "SH TensorMul on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 1x4x2 x a 3x1x1 constant (COEF_DATA_TABLE) -> 3x4x2, both broadcast; uniform 0x360e0 2.0 instead of 1.0: refused",
 	  "doc/cpu-backend.md, The fp16 TensorMul and TensorDiv shaders: another uniform value is refused (shf16-uniforms-unknown)",
-	  "shf16-uniforms-unknown", 0x1000003b, 0, c68_in, 1, c68_out, 1, c68_ops, 1, c68_s, 0, c68_raw, 1 },
+	  "shf16-uniforms-unknown", 0x1000003b, 0, c69_in, 1, c69_out, 1, c69_ops, 1, c69_s, 0, c69_raw, 1 },
 	{ "nn-f16-scale", "SP TensorMul_SP on fp16, one operation of scale 0.5 (post_shift 30 | 3 << 5): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): a result below the normal range, -0",
 	  "numpy: the exact x / 2 (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c69_in, 1, c69_out, 1, c69_ops, 1, c69_s, 0, c69_raw, 0 },
+	  "", 0x1000003b, 0, c70_in, 1, c70_out, 1, c70_ops, 1, c70_s, 0, c70_raw, 0 },
 	{ "nn-f16-negate", "SP ActivationLayer_SP on fp16, one operation, word 27 bit 28 (the negation), scale 1: a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): +0 and -0, the largest half",
 	  "numpy: the exact -x (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c70_in, 1, c70_out, 1, c70_ops, 1, c70_s, 0, c70_raw, 0 },
+	  "", 0x1000003b, 0, c71_in, 1, c71_out, 1, c71_ops, 1, c71_s, 0, c71_raw, 0 },
 	{ "nn-f16-mul", "NN TensorMul on fp16, a 1x1 depthwise command with no kernel reference times b of the same shape (word 34, rows 6 bytes apart: word 32), bounds +-65504 (words 29, 30): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): a product past the largest half (65504), one below the normal range",
 	  "numpy: the exact a x b (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0, past the largest half +-65504",
-	  "", 0x1000003b, 0, c71_in, 2, c71_out, 1, c71_ops, 1, c71_s, 0, c71_raw, 0 },
+	  "", 0x1000003b, 0, c72_in, 2, c72_out, 1, c72_ops, 1, c72_s, 0, c72_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

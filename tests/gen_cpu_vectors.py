@@ -1799,6 +1799,50 @@ def spsum_case():
     return c
 
 
+def spmul_case():
+    """An SP product (layer TensorMul_SP of two pairs of SP operations): each
+    first loads b (fp16, scale 1, no flag), each second reads a 4x2 fp16
+    slice of a (4 wide, rows 8 bytes apart) and writes a x b[y] (b along y:
+    its count is a's rows, not its width), the second pair's a, b and output
+    after the first's."""
+    c = Case("sp-mul-y", "SP product (layer TensorMul_SP, two pairs of NN-engine SP operations): 4x2x1 fp16 a "
+             "(rows 8 bytes apart) times 2 fp16 b, one per row (b along y), twice, the second pair reading "
+             "the next rows and b values and writing after the first: a product past the largest half, one "
+             "below the normal range",
+             "numpy: a x b[y] exactly (Fractions), rounded to a half (to nearest, ties to even)")
+    rs = np.random.RandomState(57)
+    a = rs.uniform(-8, 8, (4, 4)).astype(np.float16)
+    b = rs.uniform(-4, 4, 4).astype(np.float16)
+    a[0, 0], b[0] = np.float16(30000), np.float16(3)             # past the largest half: inf
+    a[3, 1], b[3] = np.float16(2.0 ** -12), np.float16(2.0 ** -4)  # 2^-16: subnormal, kept
+    img = np.zeros(16, np.uint16)
+    for j in range(4):
+        img[4 * j:4 * j + 4] = a[j].view(np.uint16)
+    c.add_input(img.view(np.uint8), [16], FP16)
+    c.add_input(b.view(np.uint16).view(np.uint8), [4], FP16)
+    for half in range(2):
+        first = c.add_op(OP_SP, "TensorMul_SP")
+        first["fields"] += [("in_image_x_size", 2), ("in_image_y_size", 1), ("kernel_z_size", 1),
+                            ("in_image_data_type", 1), ("out_image_data_type", 0), ("out_image_x_size", 2),
+                            ("out_image_y_size", 1), ("out_image_z_size", 1), ("in_image_x_stride", 4),
+                            ("in_image_y_stride", 4)]
+        sp_scale(first, 1.0)
+        field_addr(first, "in_image_address", INPUT, 1, 4 * half)
+        last = c.add_op(OP_SP, "TensorMul_SP")
+        last["fields"] += [("in_image_x_size", 4), ("in_image_y_size", 2), ("kernel_z_size", 1),
+                           ("in_image_data_type", 1), ("out_image_data_type", 1),
+                           ("out_image_x_size", 4), ("out_image_y_size", 2), ("out_image_z_size", 1),
+                           ("in_image_x_stride", 8), ("in_image_y_stride", 16),
+                           ("out_image_x_stride", 8), ("out_image_y_stride", 16)]
+        sp_scale(last, 1.0)
+        field_addr(last, "in_image_address", INPUT, 0, 16 * half)
+        field_addr(last, "out_image_address", OUTPUT, 0, 16 * half)
+    vals = [Fraction(float(a[j, i])) * Fraction(float(b[j])) for j in range(4) for i in range(4)]
+    # exact in double (a product of two halves): ties are the backend's ties
+    c.add_output([v for x in vals for v in f16_le([x], False)], [16], FP16)
+    return c
+
+
 def spmean_scale_refused_case():
     """The int16 mean with its second scale one float32 unit off 2^-11 / 6
     (its last mantissa bit flipped): no fraction length gives it, and the
@@ -2368,7 +2412,7 @@ def all_cases():
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
              shconv_case(), shdw16_case()] + spmax_cases() +
             [spmean_case("sp-mean-x", 0), spmean_case("sp-mean-z", 2),
-             spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(), spsum_case(),
+             spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(), spsum_case(), spmul_case(),
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
             [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(True)] +
             [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)] +

@@ -56,6 +56,7 @@ enum cpu_op_kind {
 	CPU_OP_SPMAX,           /* ops/spmax.c: SP operations of a Softmax2Layer_SP */
 	CPU_OP_SPMEAN,          /* ops/spmax.c: SP operations of a ReduceMeanLayer_SP or ReduceSumLayer_SP */
 	CPU_OP_SPSUB,           /* ops/spmax.c: SP operations of a TensorSub_SP */
+	CPU_OP_SPMUL,           /* ops/spmax.c: SP operations of a TensorMul_SP of pairs */
 	CPU_OP_NN16,            /* ops/nn16.c: NN-engine operations on int16 data, NT transposes */
 	CPU_OP_CONV,            /* ops/conv.c: NN-engine operations (with ops/add.c) */
 	CPU_OP__COUNT
@@ -92,7 +93,8 @@ enum cpu_layer {
 	CPU_LAYER_TENSOR_ADD_SP,        /* TensorAdd_SP */
 	CPU_LAYER_REDUCE_SUM_SP,        /* ReduceSumLayer_SP */
 	CPU_LAYER_TENSOR_MUL,           /* TensorMul */
-	CPU_LAYER_TENSOR_DIV            /* TensorDiv */
+	CPU_LAYER_TENSOR_DIV,           /* TensorDiv */
+	CPU_LAYER_TENSOR_MUL_SP         /* TensorMul_SP */
 };
 
 /* What a command's operation is (nbg_cmd_op.kind, doc/commands.md), read
@@ -136,7 +138,7 @@ CPU_HIDDEN extern const cpu_op_def *const nbg_cpu_ops[CPU_OP__COUNT];
 CPU_HIDDEN extern const cpu_op_def nbg_cpu_op_softmax, nbg_cpu_op_shpool, nbg_cpu_op_shmax, nbg_cpu_op_shdw,
 	nbg_cpu_op_shadd, nbg_cpu_op_shscale, nbg_cpu_op_shf16, nbg_cpu_op_shpad, nbg_cpu_op_shconv, nbg_cpu_op_shdw16,
 	nbg_cpu_op_shader, nbg_cpu_op_tpfc, nbg_cpu_op_tp,
-	nbg_cpu_op_spmax, nbg_cpu_op_spmean, nbg_cpu_op_spsub, nbg_cpu_op_nn16, nbg_cpu_op_conv;
+	nbg_cpu_op_spmax, nbg_cpu_op_spmean, nbg_cpu_op_spsub, nbg_cpu_op_spmul, nbg_cpu_op_nn16, nbg_cpu_op_conv;
 
 struct nbg_cpu_plan {
 	const nbg_model *m;             /* the model planned (the caller's, or own) */

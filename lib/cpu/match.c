@@ -44,7 +44,7 @@ void nbg_cpu_match_of(const nbg_cpu_plan *p, const nbg_cpu_step *s, cpu_match *m
 		[CPU_LAYER_MULTISTREAM_SP] = "MultiStreamProcessor_SP", [CPU_LAYER_REDUCE_MEAN_SP] = "ReduceMeanLayer_SP",
 		[CPU_LAYER_TENSOR_SUB_SP] = "TensorSub_SP", [CPU_LAYER_TENSOR_ADD_SP] = "TensorAdd_SP",
 		[CPU_LAYER_REDUCE_SUM_SP] = "ReduceSumLayer_SP", [CPU_LAYER_TENSOR_MUL] = "TensorMul",
-		[CPU_LAYER_TENSOR_DIV] = "TensorDiv",
+		[CPU_LAYER_TENSOR_DIV] = "TensorDiv", [CPU_LAYER_TENSOR_MUL_SP] = "TensorMul_SP",
 	};
 	m->operation = s->operation;
 	m->type = s->type;

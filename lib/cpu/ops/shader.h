@@ -19,7 +19,7 @@
 enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWCONV, CPU_REF_ADD,
 		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL, CPU_REF_PAD, CPU_REF_IM2COL,
 		    CPU_REF_GEMM, CPU_REF_DWCONV16, CPU_REF_MEAN, CPU_REF_SUB,
-		    CPU_REF_F16MUL, CPU_REF_F16DIV };
+		    CPU_REF_F16MUL, CPU_REF_F16DIV, CPU_REF_SPMUL };
 
 /* CPU_REF_SOFTMAX (ops/softmax.c, ops/spmax.c): a softmax over width uint8
  * values (row 0 of the input image) into width fp16 values,
@@ -70,7 +70,8 @@ typedef struct cpu_ref {
 	 * values (2 bytes each, zp1 0), read as float32.  CPU_REF_SUB
 	 * (ops/spmax.c): out = in0 x a - in1[x] x b, in0 x x y x z fp16 (zp0
 	 * 0) or int16 codes (zp0 1), in1 x fp16 values, out fp16 (zpo 0) or
-	 * int16 (zpo 1); rows and slices 2 bytes an element.  CPU_REF_F16MUL,
+	 * int16 (zpo 1); rows and slices 2 bytes an element.  CPU_REF_SPMUL: the
+	 * same with out = in0 x a x in1[x or y (group 1)] x b.  CPU_REF_F16MUL,
 	 * CPU_REF_F16DIV (ops/shelt.c): out = in0 x in1 or in0 / in1 in fp16
 	 * over x x y x z, an input's row or slice stride 0 along an axis it
 	 * broadcasts, its x step in bytes zp0 (in0), zp1 (in1): 2, or 0; group

@@ -26,6 +26,7 @@ const cpu_op_def *const nbg_cpu_ops[CPU_OP__COUNT] = {
 	[CPU_OP_SPMAX] = &nbg_cpu_op_spmax,
 	[CPU_OP_SPMEAN] = &nbg_cpu_op_spmean,
 	[CPU_OP_SPSUB] = &nbg_cpu_op_spsub,
+	[CPU_OP_SPMUL] = &nbg_cpu_op_spmul,
 	[CPU_OP_NN16] = &nbg_cpu_op_nn16,
 	[CPU_OP_CONV] = &nbg_cpu_op_conv,
 };
