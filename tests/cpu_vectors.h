@@ -9377,6 +9377,72 @@ static const cv_raw c72_raw[] = {
 	{ NULL, 0 },
 };
 
+static const uint8_t c73_in0[] = {
+	0, 4, 0, 0x80, 0x1e, 0x3e, 0, 0, 0x6b, 0xba, 0x80, 0xb9, 7, 0xc2, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xf9, 0xc1, 0x91, 0xc2, 0xe1, 0x37, 0, 0,
+	0xa4, 0xbe, 0, 0x43, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c73_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c73_in0, 48 },
+};
+
+static const uint8_t c73_out0[] = {
+	0, 4, 0, 0, 0x1e, 0x3e, 0x6b, 0xba, 0x80, 0xb9, 7, 0xc2, 0xf9, 0xc1, 0x91, 0xc2,
+	0xe1, 0x37, 0xa4, 0xbe, 0, 0x43, 0xff, 0x7b,
+};
+
+static const cv_io c73_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c73_out0, 24 },
+};
+
+static const cv_field c73_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c73_op0_w[] = {
+	{ 27, 0x00000000 },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 35, 0x07ffffff },
+};
+
+static const cv_addr c73_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c73_op0_u[] = {
+	0,
+};
+
+static const cv_op c73_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c73_op0_f, 16, c73_op0_w, 4, c73_op0_a, 2, c73_op0_u, 0 },
+};
+
+static const cv_stream c73_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c73_raw[] = {
+	{ NULL, 0 },
+};
+
 static const cv_case cv_cases[] = {
 	{ "nn-conv-ties-saturation", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5, offsets -1 (a border of zero points), zero points in 60, kernel 120, out 100, scale 1/2 (every odd sum a tie), saturation at 0 and 255, rows and slices with gaps",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
@@ -9597,6 +9663,9 @@ static const cv_case cv_cases[] = {
 	{ "nn-f16-mul", "NN TensorMul on fp16, a 1x1 depthwise command with no kernel reference times b of the same shape (word 34, rows 6 bytes apart: word 32), bounds +-65504 (words 29, 30): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): a product past the largest half (65504), one below the normal range",
 	  "numpy: the exact a x b (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0, past the largest half +-65504",
 	  "", 0x1000003b, 0, c72_in, 2, c72_out, 1, c72_ops, 1, c72_s, 0, c72_raw, 0 },
+	{ "nn-f16-add0", "SP TensorAdd_SP on fp16, one operation with no second image (words 23, 34 0), scale 1: a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): -0, the largest half, the smallest normal half",
+	  "numpy: the exact x (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
+	  "", 0x1000003b, 0, c73_in, 1, c73_out, 1, c73_ops, 1, c73_s, 0, c73_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

@@ -2351,14 +2351,16 @@ def nnf16_elt_case(kind):
     x, y, z, row, slc, orow = 3, 2, 2, 8, 24, 6
     title = {"scale": "SP TensorMul_SP on fp16, one operation of scale 0.5 (post_shift 30 | 3 << 5)",
              "negate": "SP ActivationLayer_SP on fp16, one operation, word 27 bit 28 (the negation), scale 1",
+             "add0": "SP TensorAdd_SP on fp16, one operation with no second image (words 23, 34 0), scale 1",
              "mul": "NN TensorMul on fp16, a 1x1 depthwise command with no kernel reference times b of the "
                     "same shape (word 34, rows 6 bytes apart: word 32), bounds +-65504 (words 29, 30)"}[kind]
     c = Case("nn-f16-" + kind, title + ": a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes "
              "apart): " + {"scale": "a result below the normal range, -0",
                            "negate": "+0 and -0, the largest half",
+                           "add0": "-0, the largest half, the smallest normal half",
                            "mul": "a product past the largest half (65504), one below the normal range"}[kind],
              "numpy: the exact %s (Fractions), rounded to a half (to nearest, ties to even), below the normal "
-             "range 0%s" % ({"scale": "x / 2", "negate": "-x", "mul": "a x b"}[kind],
+             "range 0%s" % ({"scale": "x / 2", "negate": "-x", "mul": "a x b", "add0": "x"}[kind],
                             ", past the largest half +-65504" if kind == "mul" else ""))
     rs = np.random.RandomState(60 + len(kind))
     a = rs.uniform(-8, 8, (z, y, x)).astype(np.float16)
@@ -2368,7 +2370,7 @@ def nnf16_elt_case(kind):
         a[0, 0, 0] = np.float16(0.0)
     b[0, 0, 0], b[1, 1, 2] = np.float16(0.25), np.float16(4)
     c.add_input(f16_image(a, row, slc), [slc * z // 2], FP16)
-    layer = {"scale": "TensorMul_SP", "negate": "ActivationLayer_SP", "mul": "TensorMul"}[kind]
+    layer = {"scale": "TensorMul_SP", "negate": "ActivationLayer_SP", "mul": "TensorMul", "add0": "TensorAdd_SP"}[kind]
     op = c.add_op(OP_NN if kind == "mul" else OP_SP, layer)
     op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", z), ("kernel_data_type", 1),
                      ("in_image_x_size", x), ("in_image_y_size", y), ("in_image_data_type", 1),
@@ -2387,7 +2389,8 @@ def nnf16_elt_case(kind):
     else:
         op["words"] += [(27, 1 << 28 if kind == "negate" else 0), (29, 0x7F800000), (30, 0xFF800000),
                         (35, 0x07FFFFFF)]
-        exact = [Fraction(float(u)) * (-1 if kind == "negate" else Fraction(1, 2)) for u in a.ravel()]
+        k = {"negate": -1, "scale": Fraction(1, 2), "add0": 1}[kind]
+        exact = [Fraction(float(u)) * k for u in a.ravel()]
     field_addr(op, "in_image_address", INPUT, 0, 0)
     field_addr(op, "out_image_address", OUTPUT, 0, 0)
     halves = [f16_round(v) for v in exact]
@@ -2416,7 +2419,7 @@ def all_cases():
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
             [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(True)] +
             [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)] +
-            [nnf16_elt_case(k) for k in ("scale", "negate", "mul")])
+            [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")])
 
 
 def dwshader(name, rs, codes, scale_bits, pixels=None):

@@ -293,13 +293,14 @@ static int nnf16_mul(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cm
  * input times its command's scale (a power of two: the SP scale of
  * "The SP mean"), negated where word 27 bit 28 is set (ActivationLayer_SP:
  * there only); no second image (word 34 0, word 35 unrelocated with bits
- * 0-25 set), bounds +-inf, words 23 and 27 bit 31 clear.  0 with the step
- * refused. */
+ * 0-25 set), bounds +-inf, words 23 and 27 bit 31 clear.  A TensorAdd_SP
+ * of that form (scale 1) is a copy: its second image's scale 0, none
+ * given.  0 with the step refused. */
 static int nnf16_scale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd)
 {
 	const uint32_t *w = cmd->words;
 	const nbg_graph_layer *l = nbg_graph_layer_at(p->g, nbg_graph_operation_at(p->g, s->operation)->layer_id);
-	int neg = !strcmp(s->layer, "ActivationLayer_SP");
+	int neg = !strcmp(s->layer, "ActivationLayer_SP"), add = !strcmp(s->layer, "TensorAdd_SP");
 	nbg_cmd_ref end;
 	if (!l || l->operation_records != 1 || cmd->word_count < SPF_WORDS || w[SPF_W_ADDRESS] ||
 	    nbg_command_word_ref(p->g, s->operation, SPF_W_END, w[SPF_W_END], &end) ||
@@ -315,10 +316,10 @@ static int nnf16_scale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_
 	uint32_t mant = nbg_cpu_nn_multiplier(cmd);
 	uint32_t exp = nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT) | nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT_BIT_5_6) << 5 |
 		       (w[SPF_W_SCALE_HI] >> 30 & 1u) << 7;
-	if (mant || exp == 0 || exp == 255 || (neg && exp != 127)) {
+	if (mant || exp == 0 || exp == 255 || ((neg || add) && exp != 127)) {
 		nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 SP operation of layer %s whose scale "
 			       "(mantissa 0x%06x, exponent %u) is not a power of two%s", s->layer, mant, exp,
-			       neg ? " 1 (the negation's)" : "");
+			       neg ? " 1 (the negation's)" : add ? " 1 (an addition without second image)" : "");
 		return 0;
 	}
 	n->kind = CPU_NN16_F16_SCALE;
@@ -357,6 +358,11 @@ static int nnf16_kind(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_c
 		return 0;
 	}
 	if (type == NBG_GRAPH_OP_SP && (!strcmp(s->layer, "TensorMul_SP") || !strcmp(s->layer, "ActivationLayer_SP")))
+		return nnf16_scale(p, s, n, cmd);
+	/* an addition with no second image and its scale 0: the source's ADD of
+	 * a constant the command does not hold (doc/cpu-backend.md) */
+	if (type == NBG_GRAPH_OP_SP && layer == CPU_LAYER_TENSOR_ADD_SP && cmd->word_count >= SPF_WORDS &&
+	    !cmd->words[SPF_W_SCALE] && !(cmd->words[SPF_W_SCALE_HI] >> 31) && !cmd->words[SPF_W_ADDRESS])
 		return nnf16_scale(p, s, n, cmd);
 	if (type == NBG_GRAPH_OP_SP && layer != CPU_LAYER_MULTISTREAM_SP && layer != CPU_LAYER_TENSOR_ADD_SP) {
 		/* TensorSub_SP, TensorMul_SP, ActivationLayer_SP of the other
@@ -441,7 +447,8 @@ void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 		 : n->kind == CPU_NN16_F16_ADD	 ? (n->relu ? "SP add + relu" : "SP add")
 		 : n->kind == CPU_NN16_F16_PRELU ? "prelu"
 		 : n->kind == CPU_NN16_F16_LUT	 ? n->lut_name
-		 : n->kind == CPU_NN16_F16_SCALE ? (n->exponent >> 8 ? "SP negate" : "SP scale")
+		 : n->kind == CPU_NN16_F16_SCALE ? (n->exponent >> 8 ? "SP negate"
+						    : layer == CPU_LAYER_TENSOR_ADD_SP ? "SP add 0" : "SP scale")
 		 : n->kind == CPU_NN16_F16_MUL	 ? "mul"
 						 : "lut relu",
 		 n->in_x, n->in_y, n->in_z, n->pool_x, n->pool_y, n->out_z);
