@@ -171,6 +171,9 @@ def judge_lut(op, out, name, figures):
           "%s: operation %d: the exported inputs are "
           "the mapping of sign bit %d" % (name, op["operation"], sign))
     f = lut_function(lut_inputs(sign), want)
+    if f is None and int(raw[1024]) == LUT_WINDOW_TAIL:
+        judge_window(op, name, want, figures)
+        return
     if f is None:
         print("note %s: operation %d: its table is no function of the list (ReLU, square, "
               "square root, reciprocal square root): mapping not judged" % (name, op["operation"]))
@@ -183,6 +186,43 @@ def judge_lut(op, out, name, figures):
     figures["lut"][key] = figures["lut"].get(key, 0) + 1
     if f in LUT_SMOOTH:
         judge_between(op, name, want, sign, f, figures)
+
+
+# The tail word of the two logistic tables (the landmarks' and blendshapes'
+# last activations): its entries fit the sigmoid at a third mapping, not
+# the two of its bit 28.
+LUT_WINDOW_TAIL = 0x34000000
+
+
+def window_inputs():
+    """Entry i's input as the logistic tables hold it: the sign from bit 9,
+    5 mantissa bits and 3 exponent bits from bits 0-7, the exponent's top
+    bits 10 (bit 8 clear: 2 to 504) or 01 (set: 2^-7 to 2)."""
+    import numpy as np
+    i = np.arange(1024)
+    h = ((i & 255) << 5) | np.where(i & 256, 0x2000, 0x4000) | np.where(i & 512, 0x8000, 0)
+    return h.astype(np.uint16).view(np.float16).astype(np.float64)
+
+
+def judge_window(op, name, t, figures):
+    """A table of tail LUT_WINDOW_TAIL: the sigmoid at window_inputs within
+    0.51 units in the last place of the entries' layout at every entry
+    (within 2^-14 of 0 where the sigmoid is below 2^-14), and at no entry of the tail's bit-28
+    mapping (the mapping the tail names is not the one its entries hold)."""
+    import numpy as np
+    x = window_inputs()
+    f = 1 / (1 + np.exp(-x))
+    big = f >= 2.0 ** -14
+    ulp = 2.0 ** (np.floor(np.log2(f[big])) - 15)
+    err = float(np.max(np.abs(t[big] - f[big]) / ulp))
+    # below 2^-14 the layout holds 0 (no value smaller)
+    small = bool(np.all(np.abs(t[~big] - f[~big]) <= 2.0 ** -14))
+    check(err <= 0.51 and small and lut_function(lut_inputs(True), t) is None,
+          "%s: operation %d: its table (tail 0x%08x) is the sigmoid at the inputs sign | (i & 255) << 5 | "
+          "(i & 256 ? 0x2000 : 0x4000), |x| from 2^-7 to 504, within %.3f units in the last place; the "
+          "tail's bit-28 mapping gives no function of the list"
+          % (name, op["operation"], LUT_WINDOW_TAIL, err))
+    figures["lut"]["sigmoid (window)"] = figures["lut"].get("sigmoid (window)", 0) + 1
 
 
 # the smooth functions of the list, at positive inputs

@@ -30,6 +30,7 @@
 #define NNF16_ONE 0x3f800000u        /* float32 1.0 */
 #define NNF16_INF 0x7f800000u
 #define NNF16_NINF 0xff800000u
+#define NNF16_LUT_WINDOW 0x34000000u /* the logistic tables' tail word (doc/weights.md) */
 #define NNF16_F16_MAX 0x477fe000u   /* float32 65504, the largest half */
 #define NNF16_F16_NMAX 0xc77fe000u
 
@@ -239,6 +240,14 @@ static int nnf16_table(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_
 	size_t k = 0;
 	while (fn && k < sizeof(known) / sizeof(*known) && strcmp(fn, known[k]))
 		k++;
+	if (!fn && tab && size == NBG_NNLUT_BYTES && nbg_command_lut_word(tab, 1, NBG_LUT_ENTRIES) == NNF16_LUT_WINDOW) {
+		nbg_cpu_refuse(s, "nnf16-lut-unsupported", "an fp16 NN_LUT whose tail word 0x%08x selects neither "
+			       "input mapping of its bit 28: its entries are the sigmoid at the inputs sign | (i & 255) "
+			       "<< 5 | (i & 256 ? 0x2000 : 0x4000) (|x| from 2^-7 to 504, doc/weights.md), and the "
+			       "inputs outside that range and the field that selects it are not established",
+			       NNF16_LUT_WINDOW);
+		return 0;
+	}
 	if (!fn || k == sizeof(known) / sizeof(*known)) {
 		nbg_cpu_refuse(s, "nnf16-lut-unsupported", "an fp16 NN_LUT whose table (%llu bytes) holds %s: "
 			       "executed are the tables of the ReLU, the square, the square root and the "
