@@ -29,6 +29,9 @@ of its shape (the record's dimensions, outermost first):
   is not a bound on bit-exactness.
 
 A file the backend does not run whole is printed with its first refusal,
+but for one whose source begins with the landmark normalisation (the
+blendshapes model): that prefix is judged alone (judge_prefix, with the
+nbg-cpu-dump program given as a fourth argument),
 as is a file with no source or whose outputs match no source output by
 shape (not judged).  At least one file must be judged.
 
@@ -44,7 +47,7 @@ filter_width (3), filter_height (4); AddOptions fused_activation_function
 (0); ConcatenationOptions axis (0); ResizeBilinearOptions align_corners (2),
 half_pixel_centers (3), the output size the operator's second input.
 
-Usage: check_cpu_int16.py NBG CORPUS_DIR MODELS_DIR (exit 77, SKIP, when
+Usage: check_cpu_int16.py NBG CORPUS_DIR MODELS_DIR [NBG_CPU_DUMP] (exit 77, SKIP, when
 they are absent or Debian's python3-numpy cannot be imported).
 """
 import json
@@ -238,7 +241,7 @@ def codec(rec):
     return None
 
 
-def judge(nbg, path, src, fidelity):
+def judge(nbg, path, src, fidelity, dump=None):
     """True when judged."""
     import numpy as np
     name = os.path.basename(path)
@@ -252,6 +255,8 @@ def judge(nbg, path, src, fidelity):
     plan = subprocess.run(nbg + ["run", "--backend", "cpu", "--check", "--json", path], stdout=subprocess.PIPE)
     doc = json.loads(plan.stdout)
     if not doc.get("runs_whole"):
+        if dump and kind == "fp16" and judge_prefix(nbg, dump, path, src, doc):
+            return True
         first = doc.get("first_refused") or {}
         print("note %s: the CPU backend does not run it whole (%d of %d operations refused; first: op %s, "
               "%s): not judged" % (name, doc.get("refused", 0), doc.get("operations", 0),
@@ -298,9 +303,80 @@ def judge(nbg, path, src, fidelity):
     return judged > 0
 
 
+# TFLite builtin codes of the landmark normalisation (MEAN, SUB, MUL, SUM,
+# SQRT, MEAN, DIV) a source may begin with
+NORMALISATION = [40, 41, 18, 74, 75, 40, 42]
+
+
+def judge_prefix(nbg, dump, path, src, doc):
+    """A file the backend does not run whole whose source begins with the
+    landmark normalisation (the blendshapes model: (x - mean) / mean norm,
+    then a MUL by a constant): its first SP scaling ("NN SP scale", the
+    MUL) run alone up to there (nbg-cpu-dump) on random landmarks (rounded
+    to fp16, fed to both), against the source's operators in float64 here.
+    Its largest error must stay within 2 units in the last place of the
+    largest half it holds (the NN_LUT tables' interpolation, the SP sum,
+    mean, division and scaling: doc/cpu-backend.md).  True when judged."""
+    import numpy as np
+    name = os.path.basename(path)
+    buf, _, codes, data, graph = check_network.tflite_model(src)
+    ops = graph.tables(3)
+    seq = [codes[op.scalar(0, "I")] for op in ops[:len(NORMALISATION)]]
+    steps = [s for s in doc.get("steps", []) if s.get("verdict") == "execute" and
+             (s.get("what") or "").startswith("NN SP scale")]
+    if seq != NORMALISATION or not steps:
+        return False
+    k = steps[0]["operation"]
+    tensors = graph.tables(0)
+    scale, const = None, {}
+    for i, t in enumerate(tensors):
+        raw = data[t.scalar(2, "I")]
+        if raw and len(raw) <= 4 and t.scalar(1, "b") in (0, 1):
+            const[i] = float(np.frombuffer(raw, np.float32 if t.scalar(1, "b") == 0 else np.float16)[0])
+    for op in ops[len(NORMALISATION):]:
+        code = codes[op.scalar(0, "I")]
+        if code == DEQUANTIZE and op.ints(1)[0] in const:
+            const[op.ints(2)[0]] = const[op.ints(1)[0]]
+        if code == 18:                          # the first MUL after it: by a constant
+            scale = next((const[i] for i in op.ints(1) if i in const), None)
+            break
+    if scale is None:
+        return False
+    cmds = json.loads(subprocess.run(nbg + ["inspect", "--json", "--commands", path], stdout=subprocess.PIPE,
+                                     check=True).stdout)
+    cmd = [c for c in cmds["commands"]["nn"]["commands"] if c["operation"] == k]
+    ref = cmd[0]["patched_fields"].get("out_image_address") if cmd else None
+    ins, _ = io_records(nbg, path)
+    shape = ins[0]["dimensions_outermost_first"]
+    if not ref or ref["source_type_name"] != "VIP_SRAM" or len(shape) != 3 or cmd[0]["fields"][
+            "out_image_x_stride"] != 2 * shape[2]:
+        print("note %s: its scaling (op %d) writes no contiguous VIP SRAM image: prefix not judged" % (name, k))
+        return False
+    rs = np.random.RandomState(7)
+    x = rs.uniform(0, 256, shape[1:]).astype(np.float16)
+    with tempfile.TemporaryDirectory() as tmp:
+        x.tofile(os.path.join(tmp, "in.bin"))
+        os.mkdir(os.path.join(tmp, "out"))
+        subprocess.run(command(dump) + [path, str(k + 1), os.path.join(tmp, "out"), os.path.join(tmp, "in.bin")],
+                       stdout=subprocess.DEVNULL, check=True)
+        sram = open(os.path.join(tmp, "out", "VIP_SRAM_-1.bin"), "rb").read()
+    n = x.size
+    got = np.frombuffer(sram[ref["src_offset"]:ref["src_offset"] + 2 * n], "<f2").astype(np.float64).reshape(x.shape)
+    xv = x.astype(np.float64)
+    c = xv - xv.mean(axis=0, keepdims=True)
+    want = c / np.sqrt((c * c).sum(axis=1)).mean() * scale
+    err = np.abs(got - want)
+    ulp = 2.0 ** (np.floor(np.log2(np.abs(want).max())) - 10)
+    check(err.max() <= 2 * ulp, "%s: ops 0-%d (the landmark normalisation, then x %g) against the source's "
+          "operators: largest error %.3g (%.2f units in the last place of the largest half, at most 2), mean "
+          "%.3g" % (name, k, scale, err.max(), err.max() / ulp, err.mean()))
+    return True
+
+
 def main():
     nbg = command(sys.argv[1])
     corpus, models = sys.argv[2], sys.argv[3]
+    dump = sys.argv[4] if len(sys.argv) > 4 else None
     tc_corpus.need("check_cpu_int16.py", "the CPU backend's int16 runs", corpus)
     src_dir = os.path.join(models, "mediapipe-a733")
     if not os.path.isdir(src_dir):
@@ -319,7 +395,7 @@ def main():
         if not os.path.exists(src):
             print("note %s: no TFLite source beside the models (%s): not judged" % (name, src))
             continue
-        judged += judge(nbg, os.path.join(v2, name), src, fidelity.get(model, {}))
+        judged += judge(nbg, os.path.join(v2, name), src, fidelity.get(model, {}), dump)
     check(judged > 0, "%d int16 and fp16 files judged against their sources" % judged)
     sys.exit(tc_check.finish())
 

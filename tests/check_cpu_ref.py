@@ -339,9 +339,14 @@ def check_plans(nbg, models, docs, failures, figures):
                     rest.endswith("execute " + LABEL):
                 pools.append(model)  # the SP softmax: check_cpu.py (check_sp_softmax) checks it
                 continue
-            if o["type_name"] == "SP" and o["layer_name"] in ("ReduceMeanLayer_SP", "TensorSub_SP") and \
+            if o["type_name"] == "SP" and o["layer_name"] in ("ReduceMeanLayer_SP", "TensorSub_SP",
+                                                              "ReduceSumLayer_SP", "TensorMul_SP",
+                                                              "ActivationLayer_SP") and \
                     rest.endswith("execute " + LABEL):
-                pools.append(model)  # the SP mean, subtraction: test_cpu_ops.c (sp-mean-*, sp-sub-*)
+                pools.append(model)  # the SP mean, subtraction, sum, product, scaling, negation:
+                continue             # test_cpu_ops.c (sp-mean-*, sp-sub-*, sp-sum-y, sp-mul-y, nn-f16-*)
+            if o["type_name"] == "NN" and o["layer_name"] == "TensorMul" and rest.endswith("execute " + LABEL):
+                pools.append(model)  # the fp16 NN product: test_cpu_ops.c (nn-f16-mul)
                 continue
             if o["type_name"] == "SP" and o["layer_name"] in ("MultiStreamProcessor_SP", "TensorAdd_SP") and \
                     rest.endswith("execute " + LABEL):
@@ -354,7 +359,7 @@ def check_plans(nbg, models, docs, failures, figures):
                     softmax.append((model, doc, o))
                 continue
             if o["layer_name"] in ("PoolingLayer2", "DepthwiseConvLayer", "TensorAdd", "TensorScale",
-                                   "TensorPadOperation2", "ConvolutionLayer", RESIZE) + PRE_LAYERS and \
+                                   "TensorPadOperation2", "ConvolutionLayer", RESIZE, "TensorDiv") + PRE_LAYERS and \
                     o["type_name"] == "SH" and rest.endswith("execute " + LABEL):
                 pools.append(model)  # check_cpu_shpool/_shmax/_shdw/_shelt/_int16/_shconv/_fp32/_shpre.py check these
                 continue
@@ -379,6 +384,10 @@ def check_plans(nbg, models, docs, failures, figures):
             elif o["layer_name"] == RESIZE and o["type_name"] == "SH" and \
                     re.search(r": refused shresize-[a-z-]+: a resize_bilinear_I16toI16_UP shader", rest):
                 pass  # outside the established layout (test_cpu_nn16.c, check_cpu_int16.py)
+            elif o["layer_name"] in ("TensorMul", "TensorDiv") and o["type_name"] == "SH" and \
+                    re.search(r": refused shf16-[a-z-]+: a %s shader \(layer %s\)" %
+                              (o["layer_name"], o["layer_name"]), rest):
+                pass  # outside the fp16 layout (test_cpu_ops.c, sh-mul-fp16, sh-div-fp16)
             elif o["layer_name"] in ("TensorAdd", "TensorScale") and o["type_name"] == "SH" and \
                     re.search(r": refused shelt-[a-z-]+: a %s shader \(layer %s\)" %
                               (o["layer_name"], o["layer_name"]), rest):

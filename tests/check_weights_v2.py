@@ -171,6 +171,9 @@ def judge_lut(op, out, name, figures):
           "%s: operation %d: the exported inputs are "
           "the mapping of sign bit %d" % (name, op["operation"], sign))
     f = lut_function(lut_inputs(sign), want)
+    if f is None and int(raw[1024]) == LUT_WINDOW_TAIL:
+        judge_window(op, name, want, figures)
+        return
     if f is None:
         print("note %s: operation %d: its table is no function of the list (ReLU, square, "
               "square root, reciprocal square root): mapping not judged" % (name, op["operation"]))
@@ -181,6 +184,97 @@ def judge_lut(op, out, name, figures):
           "and no function of the list at the other mapping's" % (name, op["operation"], f, sign))
     key = "%s (sign bit %d)" % (f, sign)
     figures["lut"][key] = figures["lut"].get(key, 0) + 1
+    if f in LUT_SMOOTH:
+        judge_between(op, name, want, sign, f, figures)
+
+
+# The tail word of the two logistic tables (the landmarks' and blendshapes'
+# last activations): its entries fit the sigmoid at a third mapping, not
+# the two of its bit 28.
+LUT_WINDOW_TAIL = 0x34000000
+
+
+def window_inputs():
+    """Entry i's input as the logistic tables hold it: the sign from bit 9,
+    5 mantissa bits and 3 exponent bits from bits 0-7, the exponent's top
+    bits 10 (bit 8 clear: 2 to 504) or 01 (set: 2^-7 to 2)."""
+    import numpy as np
+    i = np.arange(1024)
+    h = ((i & 255) << 5) | np.where(i & 256, 0x2000, 0x4000) | np.where(i & 512, 0x8000, 0)
+    return h.astype(np.uint16).view(np.float16).astype(np.float64)
+
+
+def judge_window(op, name, t, figures):
+    """A table of tail LUT_WINDOW_TAIL: the sigmoid at window_inputs within
+    0.51 units in the last place of the entries' layout at every entry
+    (within 2^-14 of 0 where the sigmoid is below 2^-14), and at no entry of the tail's bit-28
+    mapping (the mapping the tail names is not the one its entries hold)."""
+    import numpy as np
+    x = window_inputs()
+    f = 1 / (1 + np.exp(-x))
+    big = f >= 2.0 ** -14
+    ulp = 2.0 ** (np.floor(np.log2(f[big])) - 15)
+    err = float(np.max(np.abs(t[big] - f[big]) / ulp))
+    # below 2^-14 the layout holds 0 (no value smaller)
+    small = bool(np.all(np.abs(t[~big] - f[~big]) <= 2.0 ** -14))
+    check(err <= 0.51 and small and lut_function(lut_inputs(True), t) is None,
+          "%s: operation %d: its table (tail 0x%08x) is the sigmoid at the inputs sign | (i & 255) << 5 | "
+          "(i & 256 ? 0x2000 : 0x4000), |x| from 2^-7 to 504, within %.3f units in the last place; the "
+          "tail's bit-28 mapping gives no function of the list"
+          % (name, op["operation"], LUT_WINDOW_TAIL, err))
+    figures["lut"]["sigmoid (window)"] = figures["lut"].get("sigmoid (window)", 0) + 1
+
+
+# the smooth functions of the list, at positive inputs
+LUT_SMOOTH = {"square": lambda x: x * x, "sqrt": lambda x: x ** 0.5, "rsqrt": lambda x: x ** -0.5}
+
+
+def lut_apply(t, sign, h, linear):
+    """Table t (1,024 values) on the half-precision bits h (an array): the
+    entry of the input's top bits (sign, exponent, 4 mantissa bits with the
+    tail's sign bit; exponent, 5 without), then, when linear, towards the
+    next larger magnitude's entry by the remaining 6 (5) bits."""
+    import numpy as np
+    step = 64 if sign else 32
+    mag = h.astype(np.int64) & 0x7FFF
+    neg = (h.astype(np.int64) & 0x8000) != 0
+    base = mag & ~(step - 1)
+
+    def index(b):
+        return ((b ^ 0x4000) >> 6 | np.where(neg, 512, 0)) if sign else ((b ^ 0x4000) >> 5) & 1023
+    v = t[index(base)]
+    if linear:
+        has = (mag != base) & (base + step <= 0x7FFF)
+        nxt = t[index(np.minimum(base + step, 0x7FFF))]
+        v = np.where(has, v + (nxt - v) * (mag - base) / step, v)
+    return v
+
+
+def judge_between(op, name, t, sign, f, figures):
+    """Between a table's entries (doc/cpu-backend.md, fp16 NN-engine
+    operations): over every positive normal half whose function value is a
+    normal half, the error against the function, in units in the last place
+    of the half, of the entry alone and of the linear interpolation towards
+    the next entry; the interpolation is within 1.5 units everywhere and the
+    entry alone off by more than 16 somewhere (so the reading between
+    entries decides, and the tables are sampled for interpolation)."""
+    import numpy as np
+    h = np.arange(0x0400, 0x7C00, dtype=np.uint16)
+    with np.errstate(all="ignore"):
+        want = LUT_SMOOTH[f](h.view(np.float16).astype(np.float64))
+    keep = (want >= 2.0 ** -14) & (want <= 65504)
+    ulp = 2.0 ** (np.floor(np.log2(want[keep])) - 10)
+    errs = []
+    for linear in (False, True):
+        got = lut_apply(t, sign, h, linear)[keep].astype(np.float16).astype(np.float64)
+        errs.append(float(np.max(np.abs(got - want[keep]) / ulp)))
+    check(errs[1] <= 1.5 and errs[0] > 16,
+          "%s: operation %d: the %s table between its entries, against the function over %d halves: "
+          "linear interpolation within %.2f units in the last place, the entry alone %.1f"
+          % (name, op["operation"], f, int(keep.sum()), errs[1], errs[0]))
+    k = figures["between"].setdefault(f, [0, 0.0, 0.0])
+    k[0] += 1
+    k[1], k[2] = max(k[1], errs[1]), max(k[2], errs[0])
 
 
 def judge_table_after(op, out, name):
@@ -312,7 +406,7 @@ def main():
         sys.exit(77)
     debian_imports(("numpy",), "NBG_V2_REEXEC", "the v2 weights check needs Debian's python3-numpy")
     figures = {"operations": 0, "compiler": 0, "error": [0, 0, 0, 0.0, 0.0], "lut": {},
-               "lut_done": set()}
+               "lut_done": set(), "between": {}}
     v2 = os.path.join(corpus, "v2")
     for name in sorted(os.listdir(v2)):
         if not name.endswith(".nb"):
@@ -332,6 +426,9 @@ def main():
     check(any("sign bit 1" in k for k in lut) and any("sign bit 0" in k for k in lut),
           "NN_LUT tables on fp16 data judged by function: %s; both mappings witnessed"
           % dict(sorted(lut.items())))
+    print("NN_LUT tables between their entries (tables, largest error of the linear "
+          "interpolation and of the entry alone, units in the last place): %s"
+          % dict(sorted(figures["between"].items())))
     sys.exit(tc_check.finish())
 
 

@@ -1760,6 +1760,89 @@ def spmean_case(cid, axis, fl=None):
     return c
 
 
+def spsum_case():
+    """An SP sum (layer ReduceSumLayer_SP, four SP operations: two pairs,
+    each summing its own image over y): a 6x2 fp16 image whose rows lie 16
+    bytes apart, the first pair reading its columns 0-2, the second 3-5,
+    writing 3 sums each, 6 bytes apart."""
+    c = Case("sp-sum-y", "SP sum (layer ReduceSumLayer_SP: two pairs of NN-engine SP operations, each first "
+             "reading with scale 1, each second writing with scale 1, none passing memory between them): over y "
+             "of 3x2x1 fp16 (rows 16 bytes apart) into 3x1x1, the second pair's image and sums 6 bytes after "
+             "the first's: a sum past the largest half, a tie, a subnormal term",
+             "numpy: the exact sum of the halves (Fractions), rounded to a half (to nearest, ties to even)")
+    rs = np.random.RandomState(52)
+    vals = rs.uniform(-40, 40, (2, 6)).astype(np.float16)
+    vals[:, 0] = np.float16(40000)                    # 80000: past the largest half
+    vals[0, 1], vals[1, 1] = np.float16(2048), np.float16(1)       # 2049: a tie, to 2048
+    vals[0, 4], vals[1, 4] = np.float16(2.0 ** -14), np.float16(2.0 ** -24)   # a subnormal term
+    img = np.zeros(16, dtype=np.uint16)
+    for j in range(2):
+        img[8 * j:8 * j + 6] = vals[j].view(np.uint16)
+    c.add_input(img.view(np.uint8), [img.size], FP16)
+    for half in range(2):
+        first = c.add_op(OP_SP, "ReduceSumLayer_SP")
+        first["fields"] += [("in_image_x_size", 3), ("in_image_y_size", 2), ("kernel_z_size", 1),
+                            ("in_image_data_type", 1), ("kernel_data_type", 1), ("out_image_data_type", 0),
+                            ("out_image_x_size", 3), ("out_image_y_size", 2), ("out_image_z_size", 1),
+                            ("in_image_x_stride", 16), ("in_image_y_stride", 32)]
+        sp_scale(first, 1.0)
+        field_addr(first, "in_image_address", INPUT, 0, 6 * half)
+        last = c.add_op(OP_SP, "ReduceSumLayer_SP")
+        last["fields"] += [("in_image_x_size", 3), ("in_image_y_size", 1), ("kernel_z_size", 1),
+                           ("in_image_data_type", 0), ("out_image_data_type", 1),
+                           ("out_image_x_size", 3), ("out_image_y_size", 1), ("out_image_z_size", 1),
+                           ("out_image_x_stride", 6), ("out_image_y_stride", 6)]
+        sp_scale(last, 1.0)
+        field_addr(last, "out_image_address", OUTPUT, 0, 6 * half)
+    sums = [Fraction(float(vals[0, i])) + Fraction(float(vals[1, i])) for i in range(6)]
+    c.add_output([b for m in sums for b in f16_le([m], False)], [6], FP16)
+    return c
+
+
+def spmul_case():
+    """An SP product (layer TensorMul_SP of two pairs of SP operations): each
+    first loads b (fp16, scale 1, no flag), each second reads a 4x2 fp16
+    slice of a (4 wide, rows 8 bytes apart) and writes a x b[y] (b along y:
+    its count is a's rows, not its width), the second pair's a, b and output
+    after the first's."""
+    c = Case("sp-mul-y", "SP product (layer TensorMul_SP, two pairs of NN-engine SP operations): 4x2x1 fp16 a "
+             "(rows 8 bytes apart) times 2 fp16 b, one per row (b along y), twice, the second pair reading "
+             "the next rows and b values and writing after the first: a product past the largest half, one "
+             "below the normal range",
+             "numpy: a x b[y] exactly (Fractions), rounded to a half (to nearest, ties to even)")
+    rs = np.random.RandomState(57)
+    a = rs.uniform(-8, 8, (4, 4)).astype(np.float16)
+    b = rs.uniform(-4, 4, 4).astype(np.float16)
+    a[0, 0], b[0] = np.float16(30000), np.float16(3)             # past the largest half: inf
+    a[3, 1], b[3] = np.float16(2.0 ** -12), np.float16(2.0 ** -4)  # 2^-16: subnormal, kept
+    img = np.zeros(16, np.uint16)
+    for j in range(4):
+        img[4 * j:4 * j + 4] = a[j].view(np.uint16)
+    c.add_input(img.view(np.uint8), [16], FP16)
+    c.add_input(b.view(np.uint16).view(np.uint8), [4], FP16)
+    for half in range(2):
+        first = c.add_op(OP_SP, "TensorMul_SP")
+        first["fields"] += [("in_image_x_size", 2), ("in_image_y_size", 1), ("kernel_z_size", 1),
+                            ("in_image_data_type", 1), ("out_image_data_type", 0), ("out_image_x_size", 2),
+                            ("out_image_y_size", 1), ("out_image_z_size", 1), ("in_image_x_stride", 4),
+                            ("in_image_y_stride", 4)]
+        sp_scale(first, 1.0)
+        field_addr(first, "in_image_address", INPUT, 1, 4 * half)
+        last = c.add_op(OP_SP, "TensorMul_SP")
+        last["fields"] += [("in_image_x_size", 4), ("in_image_y_size", 2), ("kernel_z_size", 1),
+                           ("in_image_data_type", 1), ("out_image_data_type", 1),
+                           ("out_image_x_size", 4), ("out_image_y_size", 2), ("out_image_z_size", 1),
+                           ("in_image_x_stride", 8), ("in_image_y_stride", 16),
+                           ("out_image_x_stride", 8), ("out_image_y_stride", 16)]
+        sp_scale(last, 1.0)
+        field_addr(last, "in_image_address", INPUT, 0, 16 * half)
+        field_addr(last, "out_image_address", OUTPUT, 0, 16 * half)
+    vals = [Fraction(float(a[j, i])) * Fraction(float(b[j])) for j in range(4) for i in range(4)]
+    # exact in double (a product of two halves): ties are the backend's ties
+    c.add_output([v for x in vals for v in f16_le([x], False)], [16], FP16)
+    return c
+
+
 def spmean_scale_refused_case():
     """The int16 mean with its second scale one float32 unit off 2^-11 / 6
     (its last mantissa bit flipped): no fraction length gives it, and the
@@ -2149,6 +2232,266 @@ def sp_add_case(flags=False):
     return c
 
 
+def nnlut_input(i, sign):
+    """The half-precision bits entry i of an NN_LUT table on fp16 data
+    holds its function at (doc/weights.md, "Lookup tables of the NN
+    engine"): the exponent's top bit flipped; the sign from bit 9 of i
+    where the tail's bit 28 is set."""
+    if sign:
+        return (((i & 511) << 6) ^ 0x4000) | (0x8000 if i & 512 else 0)
+    return ((i << 5) & 0xFFFF) ^ 0x4000
+
+
+def fp21_round(v):
+    """A Fraction rounded to the 32-bit entries' float (15 mantissa bits,
+    to nearest), clamped to its largest value; 0 below 2^-14."""
+    a = abs(Fraction(v))
+    if a < Fraction(1, 1 << 14):
+        return Fraction(0)
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    q = Fraction(round(a / Fraction(2) ** e * 32768), 32768) * Fraction(2) ** e
+    q = min(q, Fraction(65535))
+    return q if v > 0 else -q
+
+
+def nn_lut_case(sign):
+    """An fp16 NN_LUT table (layer ActivationLayer): the square with the
+    tail's sign bit (entries at sign, exponent and 4 mantissa bits), the
+    reciprocal square root without it (exponent and 5 mantissa bits, an
+    exponent-0 input read as (1 + m / 1024) x 2^-15 by the table's maker)."""
+    name = "square" if sign else "rsqrt"
+    c = Case("nn-lut-fp16-" + name,
+             "NN_LUT ActivationLayer on fp16: a 4x3x2 image (rows 10 bytes apart, slices 32) through a table of "
+             + ("x^2 (tail bit 28 set: negative inputs, 6 bits interpolated), inputs in [-6, 6], values just "
+                "below 2 (the next entry is entry 0), -0, 300 (past the largest half)" if sign else
+                "1 / sqrt(x) (tail bit 28 clear: 5 bits interpolated), inputs in (0, 40], +0 and a subnormal "
+                "(the maker's reading of exponent 0), a negative input (its magnitude's value negated)")
+             + " -> 4x3x2 (rows 8 bytes apart)",
+             "numpy: the entry of the input's top bits plus (next entry - entry) x the remaining bits / 2^6 "
+             "(2^5), in Python fractions, rounded to a half (to nearest, ties to even), below the normal range 0")
+    rs = np.random.RandomState(49 + sign)
+    w, h, ch, row, slc, orow = 4, 3, 2, 10, 32, 8
+    x = (rs.uniform(-6, 6, (ch, h, w)) if sign else rs.uniform(0.001, 40, (ch, h, w))).astype(np.float16)
+    if sign:
+        x[0, 0, :3] = np.array([1.99, 1.9999, -1.97], np.float16)
+        x[1, 2, 3], x[1, 1, 1] = np.float16(-0.0), np.float16(300)
+    else:
+        x[0, 0, :3] = np.array([0.0, 2.0 ** -20, 1.999], np.float16)
+        x[1, 2, 3] = np.float16(-0.3)
+    def f(b):
+        if sign:
+            v = Fraction(float(np.uint16(b).view(np.float16)))
+            return v * v
+        e, m = b >> 10 & 31, b & 0x3FF
+        v = Fraction(1024 + m, 1024) * Fraction(2) ** (e - 15 if e else -15)
+        r = Fraction(1) / Fraction(math.sqrt(v))   # the double's square root, then the entry's rounding
+        return r
+    vals, words = [], []
+    for i in range(1024):
+        b = nnlut_input(i, sign)
+        v = fp21_round(f(b)) if (b & 0x7C00) != 0x7C00 or not sign else Fraction(65535)
+        vals.append(v)
+        words.append(lut32_word(v))
+    tail = [1 << 28 if sign else 0, 0, 0]
+    table = c.add_raw(np.frombuffer(struct.pack("<1027I", *(words + tail)), np.uint8))
+    img = np.zeros(slc * ch // 2, np.uint16)
+    for k in range(ch):
+        for j in range(h):
+            img[(k * slc + j * row) // 2:(k * slc + j * row) // 2 + w] = x[k, j].view(np.uint16)
+    c.add_input(img.view(np.uint8), [img.size], FP16)
+    op = c.add_op(7, "ActivationLayer")
+    op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", 1), ("kernels_per_core", 1), ("depthwise", 1),
+                     ("in_image_x_size", w), ("in_image_y_size", h), ("out_image_x_size", w),
+                     ("out_image_y_size", h), ("out_image_z_size", ch), ("in_image_x_stride", row),
+                     ("in_image_y_stride", slc), ("out_image_x_stride", orow),
+                     ("out_image_y_stride", orow * h), ("kernel_data_type", 1), ("in_image_data_type", 1),
+                     ("out_image_data_type", 1), ("post_shift", 31), ("post_shift_bit_5_6", 3)]
+    field_addr(op, "kernel_address", MISC_DYNA_GENERIC, table, 0)
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    step = 64 if sign else 32
+    index = lambda b, neg: (((b ^ 0x4000) >> 6) | (512 if neg else 0)) if sign else ((b ^ 0x4000) >> 5) & 1023
+    out = np.zeros(orow * h * ch // 2, np.uint16)
+    for k in range(ch):
+        for j in range(h):
+            for i in range(w):
+                b = int(x[k, j, i].view(np.uint16))
+                mag, neg = b & 0x7FFF, bool(b & 0x8000)
+                base = mag & ~(step - 1)
+                v = vals[index(base, neg)]
+                if mag != base and base + step <= 0x7FFF:
+                    v += (vals[index(base + step, neg)] - v) * Fraction(mag - base, step)
+                # exact in a double and a float (entries of 16 significant bits plus 6 bits of the
+                # interpolation): its ties are the backend's ties
+                assert Fraction(float(np.float32(float(v)))) == v
+                out[(k * h + j) * orow // 2 + i] = f16_round(-v if neg and not sign else v)
+    c.add_output(flush_subnormal(out.view(np.uint8).tolist()), [out.size], FP16)
+    return c
+
+
+# The uniforms after the three images of the A733 fp16 TensorDiv and
+# TensorMul shaders, as every such shader of the corpus loads them (index,
+# value): lib/cpu/ops/shelt.c.
+SHDIV_WORDS = [
+    (24, 0x00000000), (25, 0x3F800000), (26, 0x3F800000), (27, 0x00000000), (28, 0x00000000),
+    (32, 0x09090909), (33, 0x04040404), (34, 0x00010000), (35, 0x00030002), (36, 0x0A0A0A0A),
+    (37, 0x00000000), (38, 0x00000000), (39, 0x00000100), (40, 0x3C003C00), (41, 0x00000000),
+    (42, 0x3C003C00), (43, 0x00000000), (44, 0x3C003C00), (45, 0x00000000), (46, 0x3C003C00),
+    (47, 0x00000000), (48, 0x09090909), (49, 0x04040404), (50, 0x00050004), (51, 0x00070006),
+    (52, 0x0A0A0A0A), (53, 0x00000000), (54, 0x00000000), (55, 0x00000100), (56, 0x3C003C00),
+    (57, 0x00000000), (58, 0x3C003C00), (59, 0x00000000), (60, 0x3C003C00), (61, 0x00000000),
+    (62, 0x3C003C00), (63, 0x00000000), (64, 0x00000000), (68, 0x11111111), (69, 0x11110000),
+    (70, 0x06040200), (71, 0x06040200), (72, 0x22222222), (73, 0x00000000), (74, 0x00000000),
+    (75, 0x00000100), (76, 0x00003C00), (77, 0x00003C00), (78, 0x00003C00), (79, 0x00003C00)]
+SHMUL_WORDS = [
+    (24, 0x29292929), (25, 0x10101010), (26, 0x01110000), (27, 0x03330222), (28, 0x29292929),
+    (29, 0x00010000), (30, 0x00030002), (31, 0x00000300), (32, 0x00000000), (33, 0x00000000),
+    (34, 0x00000000), (35, 0x00000000), (36, 0x00000000), (37, 0x00000000), (38, 0x00000000),
+    (39, 0x00000000), (40, 0x29292929), (41, 0x10101010), (42, 0x05550444), (43, 0x07770666),
+    (44, 0x29292929), (45, 0x00050004), (46, 0x00070006), (47, 0x00000300), (48, 0x00000000),
+    (49, 0x00000000), (50, 0x00000000), (51, 0x00000000), (52, 0x00000000), (53, 0x00000000),
+    (54, 0x00000000), (55, 0x00000000), (56, 0x3F800000), (57, 0x00000000), (60, 0x11111111),
+    (61, 0x11110000), (62, 0x06040200), (63, 0x06040200), (64, 0x22222222), (65, 0x00000000),
+    (66, 0x00000000), (67, 0x00000100), (68, 0x00003C00), (69, 0x00003C00), (70, 0x00003C00),
+    (71, 0x00003C00), (72, 0x00003C00), (73, 0x00003C00), (74, 0x00003C00), (75, 0x00003C00)]
+SHF16_FMT, SHF16_FMT_ROWS = 0x44404071, 0x44405071
+
+
+def shf16_case(div, refused=False):
+    """An fp16 TensorMul (input 0 1x4x2 planar, rows 2 bytes apart, times a
+    3x1x1 constant of the COEF_DATA_TABLE: 3x4x2) or TensorDiv (input 0
+    5x2x1, rows 16 bytes apart, over a 1x1x1 input: 5x2x1) shader;
+    refused: the TensorMul with 0x360e0 = 2.0."""
+    what = "TensorDiv" if div else "TensorMul"
+    c = Case("sh-%s-fp16%s" % ("div" if div else "mul", "-refused" if refused else ""),
+             "SH %s on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / "
+             "0x44405071, the other uniforms the corpus's): " % what +
+             ("5x2x1 (rows 16 bytes apart) / a 1x1x1 input (broadcast): a quotient below the normal range"
+              if div else "1x4x2 x a 3x1x1 constant (COEF_DATA_TABLE) -> 3x4x2, both broadcast") +
+             ("; uniform 0x360e0 2.0 instead of 1.0: refused" if refused else ""),
+             "numpy: the exact %s of the halves (Fractions), rounded to a half (to nearest, ties to even), "
+             "below the normal range 0" % ("quotient" if div else "product") if not refused else
+             "doc/cpu-backend.md, The fp16 TensorMul and TensorDiv shaders: another uniform value is refused "
+             "(shf16-uniforms-unknown)")
+    rs = np.random.RandomState(53 + div)
+    u = {}
+    for i, v in (SHDIV_WORDS if div else SHMUL_WORDS):
+        u[i] = v
+    if refused:
+        u[0x38] = f32_bits(2.0)
+    if div:
+        a = rs.uniform(-30, 30, (2, 5)).astype(np.float16)
+        b = np.float16(-3.0)
+        a[0, 0] = np.float16(2.0 ** -13)               # 2^-13 / -3: below the normal range
+        img = np.zeros(16, np.uint16)
+        for j in range(2):
+            img[8 * j:8 * j + 5] = a[j].view(np.uint16)
+        c.add_input(img.view(np.uint8), [16], FP16)
+        c.add_input(np.frombuffer(np.array([b]).tobytes(), np.uint8), [1], FP16)
+        put(u, 1, image_words(16, 5, 2, SHF16_FMT_ROWS, 32, 1))
+        put(u, 9, image_words(2, 1, 1, SHF16_FMT, 2, 1))
+        put(u, 17, image_words(10, 5, 2, SHF16_FMT_ROWS, 20, 1))
+        images = [(0, (INPUT, 0, 0)), (8, (INPUT, 1, 0)), (16, (OUTPUT, 0, 0))]
+        exact = [[Fraction(float(a[j, i])) / Fraction(float(b)) for i in range(5)] for j in range(2)]
+    else:
+        a = rs.uniform(-4, 4, (2, 4)).astype(np.float16)
+        g = rs.uniform(-2, 2, 3).astype(np.float16)
+        a[0, 0], g[0] = np.float16(2.0 ** -10), np.float16(2.0 ** -6)   # a product below the normal range
+        c.add_input(np.frombuffer(a.tobytes(), np.uint8), [8], FP16)
+        gamma = c.add_raw(np.frombuffer(g.tobytes(), np.uint8))
+        put(u, 1, image_words(2, 1, 4, SHF16_FMT_ROWS, 8, 2))
+        put(u, 9, image_words(6, 3, 1, SHF16_FMT, 6, 1))
+        put(u, 17, image_words(6, 3, 4, SHF16_FMT_ROWS, 24, 2))
+        images = [(0, (INPUT, 0, 0)), (8, (MISC_DYNA_GENERIC, gamma, 0)), (16, (OUTPUT, 0, 0))]
+        exact = [[Fraction(float(a[k, j])) * Fraction(float(g[i])) for i in range(3)] for k in range(2) for j in range(4)]
+    for i in (6, 14, 22):
+        u[i] = 0x10DD10B0
+    sh_op(c, what, u, images)
+    vals = [v for row in exact for v in row]
+    out = [b for v in vals for b in f16_le([v], True)]
+    if refused:
+        c.refused = "shf16-uniforms-unknown"
+        out = [0] * len(out)
+    c.add_output(flush_subnormal(out), [len(vals)], FP16)
+    return c
+
+
+def f16_image(vals, row, slc):
+    """z x y x x halves into rows `row` bytes and slices `slc` bytes apart."""
+    z, y, x = vals.shape
+    img = np.zeros(slc * z // 2, np.uint16)
+    for k in range(z):
+        for j in range(y):
+            img[(k * slc + j * row) // 2:(k * slc + j * row) // 2 + x] = vals[k, j].view(np.uint16)
+    return img.view(np.uint8)
+
+
+def nnf16_elt_case(kind):
+    """The fp16 NN-engine elementwise operations without kernels: a
+    TensorMul_SP layer of one SP operation (its input times its scale 0.5),
+    an ActivationLayer_SP one (negated: word 27 bit 28), a TensorMul
+    layer's 1x1 depthwise NN command times the second image of its words
+    32-35 (bounds +-65504)."""
+    x, y, z, row, slc, orow = 3, 2, 2, 8, 24, 6
+    title = {"scale": "SP TensorMul_SP on fp16, one operation of scale 0.5 (post_shift 30 | 3 << 5)",
+             "negate": "SP ActivationLayer_SP on fp16, one operation, word 27 bit 28 (the negation), scale 1",
+             "add0": "SP TensorAdd_SP on fp16, one operation with no second image (words 23, 34 0), scale 1",
+             "mul": "NN TensorMul on fp16, a 1x1 depthwise command with no kernel reference times b of the "
+                    "same shape (word 34, rows 6 bytes apart: word 32), bounds +-65504 (words 29, 30)"}[kind]
+    c = Case("nn-f16-" + kind, title + ": a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes "
+             "apart): " + {"scale": "a result below the normal range, -0",
+                           "negate": "+0 and -0, the largest half",
+                           "add0": "-0, the largest half, the smallest normal half",
+                           "mul": "a product past the largest half (65504), one below the normal range"}[kind],
+             "numpy: the exact %s (Fractions), rounded to a half (to nearest, ties to even), below the normal "
+             "range 0%s" % ({"scale": "x / 2", "negate": "-x", "mul": "a x b", "add0": "x"}[kind],
+                            ", past the largest half +-65504" if kind == "mul" else ""))
+    rs = np.random.RandomState(60 + len(kind))
+    a = rs.uniform(-8, 8, (z, y, x)).astype(np.float16)
+    b = rs.uniform(-8, 8, (z, y, x)).astype(np.float16)
+    a[0, 0, 0], a[0, 0, 1], a[1, 1, 2] = np.float16(2.0 ** -14), np.float16(-0.0), np.float16(65504)
+    if kind == "negate":
+        a[0, 0, 0] = np.float16(0.0)
+    b[0, 0, 0], b[1, 1, 2] = np.float16(0.25), np.float16(4)
+    c.add_input(f16_image(a, row, slc), [slc * z // 2], FP16)
+    layer = {"scale": "TensorMul_SP", "negate": "ActivationLayer_SP", "mul": "TensorMul", "add0": "TensorAdd_SP"}[kind]
+    op = c.add_op(OP_NN if kind == "mul" else OP_SP, layer)
+    op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", z), ("kernel_data_type", 1),
+                     ("in_image_x_size", x), ("in_image_y_size", y), ("in_image_data_type", 1),
+                     ("out_image_data_type", 1), ("out_image_x_size", x), ("out_image_y_size", y),
+                     ("out_image_z_size", z), ("in_image_x_stride", row), ("in_image_y_stride", slc),
+                     ("out_image_x_stride", orow), ("out_image_y_stride", orow * y),
+                     ("post_shift", 30 if kind == "scale" else 31), ("post_shift_bit_5_6", 3)]
+    if kind == "mul":
+        op["fields"] += [("kernels_per_core", z), ("depthwise", 1)]
+        brow = 6
+        c.add_input(f16_image(b, brow, brow * y), [brow * y * z // 2], FP16)
+        op["words"] += [(29, 0x477FE000), (30, 0xC77FE000), (32, (brow * y) << 16 | brow), (33, 1),
+                        (35, 0x17FFFFFF)]
+        word_addr(op, 34, INPUT, 1, 0, 0)
+        exact = [Fraction(float(u)) * Fraction(float(v)) for u, v in zip(a.ravel(), b.ravel())]
+    else:
+        op["words"] += [(27, 1 << 28 if kind == "negate" else 0), (29, 0x7F800000), (30, 0xFF800000),
+                        (35, 0x07FFFFFF)]
+        k = {"negate": -1, "scale": Fraction(1, 2), "add0": 1}[kind]
+        exact = [Fraction(float(u)) * k for u in a.ravel()]
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    halves = [f16_round(v) for v in exact]
+    if kind == "mul":
+        halves = [(h & 0x8000) | 0x7BFF if h & 0x7FFF == 0x7C00 else h for h in halves]
+        assert any(h & 0x7FFF == 0x7BFF for h in halves)
+    out = np.zeros(orow * y * z // 2, np.uint16)
+    hv = np.array(halves, np.uint16).reshape(z, y, x)
+    for k in range(z):
+        for j in range(y):
+            out[(k * y + j) * orow // 2:(k * y + j) * orow // 2 + x] = hv[k, j]
+    c.add_output(flush_subnormal(out.view(np.uint8).tolist()), [out.size], FP16)
+    return c
+
+
 def all_cases():
     return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1), nn_tile_case(2),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
@@ -2160,11 +2503,13 @@ def all_cases():
              shf32_other_program_case("ActivationLayer", 0x44404032, [[128, 1 << 16 | 32], [128, 1 << 16 | 32]]),
              shf32_other_program_case("Max Pooling", 0x32101034, [[64, 2 << 16 | 4], [32, 1 << 16 | 2]])] + spmax_cases() +
             [spmean_case("sp-mean-x", 0), spmean_case("sp-mean-z", 2),
-             spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(),
+             spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(), spsum_case(), spmul_case(),
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
             [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(True)] +
             [gray_case(), tensorsub_case(), tensormul_case(), prelu_case(0), prelu_case(1),
-             prelu_case(0, 0x55555555)])
+             prelu_case(0, 0x55555555)] +
+            [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)] +
+            [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")])
 
 
 # ------------------------------------------- pre-processing and PReLU shaders
@@ -2244,7 +2589,8 @@ def tensormul_case():
     c = Case("sh-tensormul-int8", "SH TensorMul: a 5x3 int8 image (rows 6) times one int8 value, 127, in a "
              "coefficient entry, post-shift 7 (0x407 at 0x3608c, 0x360cc: out = x 127 / 128, the mobilefacenet "
              "file's): the ties at 64 and -64, -128 and 127",
-             "numpy: numpy.rint(x 127 / 128) on the signed values (ties to even), saturated to -128..127")
+             "numpy: numpy.rint(x 127 / 128) on the signed values (ties to even), saturated to -128..127",
+             target=0xAD)  # the mobilefacenet file's target (TensorMul on the A733 is the fp16 shader's)
     rs = np.random.RandomState(53)
     x = rs.randint(-128, 128, (3, 5))
     x[0, :4] = (64, -64, -128, 127)

@@ -46,6 +46,7 @@ enum cpu_op_kind {
 	CPU_OP_SHDW,            /* ops/shdw.c: SH DepthwiseConvLayer */
 	CPU_OP_SHADD,           /* ops/shelt.c: SH TensorAdd */
 	CPU_OP_SHSCALE,         /* ops/shelt.c: SH TensorScale (2x upsampling) */
+	CPU_OP_SHF16,           /* ops/shelt.c: SH TensorMul, TensorDiv of the A733 fp16 files */
 	CPU_OP_SHPAD,           /* ops/shpad.c: SH TensorPadOperation2 */
 	CPU_OP_SHCONV,          /* ops/shconv.c: SH ConvolutionLayer (im2col, matrix product) */
 	CPU_OP_SHDW16,          /* ops/shdw16.c: SH DepthwiseConvLayer on fp16 (through shdw's plan) */
@@ -59,8 +60,9 @@ enum cpu_op_kind {
 	CPU_OP_TPFC,            /* ops/tpfc.c: TP fully connected */
 	CPU_OP_TP,              /* ops/tp.c: every other TP operation (with ops/lut.c) */
 	CPU_OP_SPMAX,           /* ops/spmax.c: SP operations of a Softmax2Layer_SP */
-	CPU_OP_SPMEAN,          /* ops/spmax.c: SP operations of a ReduceMeanLayer_SP */
+	CPU_OP_SPMEAN,          /* ops/spmax.c: SP operations of a ReduceMeanLayer_SP or ReduceSumLayer_SP */
 	CPU_OP_SPSUB,           /* ops/spmax.c: SP operations of a TensorSub_SP */
+	CPU_OP_SPMUL,           /* ops/spmax.c: SP operations of a TensorMul_SP of pairs */
 	CPU_OP_NN16,            /* ops/nn16.c: NN-engine operations on int16 data, NT transposes */
 	CPU_OP_CONV,            /* ops/conv.c: NN-engine operations (with ops/add.c) */
 	CPU_OP__COUNT
@@ -101,7 +103,10 @@ enum cpu_layer {
 	CPU_LAYER_GRAY_COPY_U8_F16,     /* com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16 */
 	CPU_LAYER_TENSOR_SUB,           /* TensorSub */
 	CPU_LAYER_TENSOR_MUL,           /* TensorMul */
-	CPU_LAYER_PRELU                 /* PReluLayer */
+	CPU_LAYER_PRELU,                /* PReluLayer */
+	CPU_LAYER_REDUCE_SUM_SP,        /* ReduceSumLayer_SP */
+	CPU_LAYER_TENSOR_DIV,           /* TensorDiv */
+	CPU_LAYER_TENSOR_MUL_SP         /* TensorMul_SP */
 };
 
 /* What a command's operation is (nbg_cmd_op.kind, doc/commands.md), read
@@ -143,10 +148,10 @@ typedef struct cpu_op_def {
  * and its entries, each defined in its kind's file. */
 CPU_HIDDEN extern const cpu_op_def *const nbg_cpu_ops[CPU_OP__COUNT];
 CPU_HIDDEN extern const cpu_op_def nbg_cpu_op_softmax, nbg_cpu_op_shpool, nbg_cpu_op_shmax, nbg_cpu_op_shdw,
-	nbg_cpu_op_shadd, nbg_cpu_op_shscale, nbg_cpu_op_shpad, nbg_cpu_op_shconv, nbg_cpu_op_shdw16,
+	nbg_cpu_op_shadd, nbg_cpu_op_shscale, nbg_cpu_op_shf16, nbg_cpu_op_shpad, nbg_cpu_op_shconv, nbg_cpu_op_shdw16,
 	nbg_cpu_op_shf32, nbg_cpu_op_shresize, nbg_cpu_op_shgray, nbg_cpu_op_shsub, nbg_cpu_op_shmul,
 	nbg_cpu_op_shprelu, nbg_cpu_op_shader, nbg_cpu_op_tpfc, nbg_cpu_op_tp,
-	nbg_cpu_op_spmax, nbg_cpu_op_spmean, nbg_cpu_op_spsub, nbg_cpu_op_nn16, nbg_cpu_op_conv;
+	nbg_cpu_op_spmax, nbg_cpu_op_spmean, nbg_cpu_op_spsub, nbg_cpu_op_spmul, nbg_cpu_op_nn16, nbg_cpu_op_conv;
 
 struct nbg_cpu_plan {
 	const nbg_model *m;             /* the model planned (the caller's, or own) */

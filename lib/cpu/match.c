@@ -48,6 +48,8 @@ void nbg_cpu_match_of(const nbg_cpu_plan *p, const nbg_cpu_step *s, cpu_match *m
 		[CPU_LAYER_GRAY_COPY_U8_F16] = "com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16",
 		[CPU_LAYER_TENSOR_SUB] = "TensorSub", [CPU_LAYER_TENSOR_MUL] = "TensorMul",
 		[CPU_LAYER_PRELU] = "PReluLayer",
+		[CPU_LAYER_REDUCE_SUM_SP] = "ReduceSumLayer_SP",
+		[CPU_LAYER_TENSOR_DIV] = "TensorDiv", [CPU_LAYER_TENSOR_MUL_SP] = "TensorMul_SP",
 	};
 	m->operation = s->operation;
 	m->type = s->type;

@@ -108,8 +108,8 @@ NBG_INTERNAL int nbg_command_lut_entry(uint32_t w, int wide, double *v);
 #define NBG_NNLUT_SIGN (1u << 28)
 NBG_INTERNAL uint16_t nbg_command_nnlut_input(uint32_t i, int sign);
 /* The function such a table of size bytes holds, as the network view
- * names it ("relu", "leaky-relu", "tanh", "sigmoid", "silu", "square": every
- * finite entry within 4 units in the last place of it), or NULL
+ * names it ("relu", "leaky-relu", "tanh", "sigmoid", "silu", "square", "sqrt",
+ * "rsqrt": every finite entry within 4 units in the last place of it), or NULL
  * (analysis/network/network_lut.c). */
 NBG_INTERNAL const char *nbg_nnlut_table_function(const uint8_t *tab, uint64_t size);
 

@@ -6,7 +6,9 @@
  * the sign (bit 9) and (i & 511) << 6 (sign support 1); the compiler folds
  * the input's scale into the function, so each candidate has one parameter
  * p: tanh(p x), the sigmoid 1 / (1 + e^(-p x)), SiLU p x / (1 + e^(-p x)),
- * the square (p x)^2, the leaky ReLU (x, or p x below 0; p 0: the ReLU).  p is solved from the
+ * the square (p x)^2, the leaky ReLU (x, or p x below 0; p 0: the ReLU); for the NN engine's
+ * tables (NN_LUT) also the square root sqrt(p x) and the reciprocal square root 1 / sqrt(p x).
+ * p is solved from the
  * entries in the middle of the function's range, and the candidate is the
  * function only when every finite entry is within 4 units in the last place
  * of the entry's layout (or 2^-13) of it, or where the function passes the
@@ -22,7 +24,13 @@
 #include "analysis/network/network_internal.h"
 #include "common/half.h"
 
-enum { FN_TANH, FN_SIGMOID, FN_SILU, FN_SQUARE, FN_LEAKY, FN__COUNT };
+enum { FN_TANH, FN_SIGMOID, FN_SILU, FN_SQUARE, FN_LEAKY, FN_SQRT, FN_RSQRT, FN__COUNT };
+
+/* the candidates of a TP table (sign support 1), of one without (odd
+ * functions only) and of an NN_LUT table */
+#define FNS_TP ((1u << FN_SQRT) - 1u)
+#define FNS_ODD (1u << FN_TANH)
+#define FNS_NNLUT ((1u << FN__COUNT) - 1u)
 
 static double value(int f, double p, double x)
 {
@@ -35,6 +43,10 @@ static double value(int f, double p, double x)
 		return p * x / (1.0 + exp(-p * x));
 	case FN_SQUARE:
 		return p * x * p * x;
+	case FN_SQRT:
+		return sqrt(p * x);
+	case FN_RSQRT:
+		return 1.0 / sqrt(p * x);
 	default:
 		return x >= 0 ? x : p * x;
 	}
@@ -47,8 +59,11 @@ static uint16_t tp_input(uint32_t i, int sign)
 }
 
 /* The entries as (x, t), finite ones only, each at the input `input`
- * maps it to; their count. */
-static size_t points(const uint8_t *tab, int wide, uint16_t (*input)(uint32_t, int), int sign,
+ * maps it to; their count.  sub15: an input of exponent 0 is read as
+ * (1 + m / 1024) x 2^-15, as the maker of the NN_LUT tables without sign
+ * bit reads one (doc/weights.md: the square root's entry at +0 is the
+ * square root of 2^-15). */
+static size_t points(const uint8_t *tab, int wide, uint16_t (*input)(uint32_t, int), int sign, int sub15,
 		     double *x, double *t)
 {
 	size_t n = 0;
@@ -59,7 +74,7 @@ static size_t points(const uint8_t *tab, int wide, uint16_t (*input)(uint32_t, i
 		uint16_t h = input(i, sign);
 		if ((h & 0x7c00) == 0x7c00) /* no input is infinite or NaN */
 			continue;
-		double in = nbg_fp16_to_float(h);
+		double in = sub15 && !(h & 0x7c00) ? ldexp(1.0 + (h & 0x3ff) / 1024.0, -15) : nbg_fp16_to_float(h);
 		if (fabs(in) >= 60000) /* the largest halves: past every table's function */
 			continue;
 		x[n] = in;
@@ -108,6 +123,10 @@ static double solve(int f, double x, double t)
 		return x < -1 ? t / x : NAN;
 	case FN_SQUARE:
 		return x > 0.5 && t > 0 ? sqrt(t) / x : NAN;
+	case FN_SQRT:
+		return x > 0.5 && t > 0 ? t * t / x : NAN;
+	case FN_RSQRT:
+		return x > 0.5 && t > 0 ? 1.0 / (t * t * x) : NAN;
 	default:
 		break;
 	}
@@ -151,16 +170,16 @@ static int holds(int f, const double *x, const double *t, size_t n, int mbits, d
 }
 
 /* The function the k entries (x, t) hold, NULL when no candidate fits:
- * only odd ones where the table has no sign support (TP: tanh). */
-static const char *name_points(const double *x, const double *t, size_t k, int odd, int mbits,
+ * fns, the candidates (FNS_*) in the enum's order. */
+static const char *name_points(const double *x, const double *t, size_t k, unsigned fns, int mbits,
 			       double *ps)
 {
 	static const char *const names[FN__COUNT] = { "tanh", "sigmoid", "silu", "square",
-						      "leaky-relu" };
+						      "leaky-relu", "sqrt", "rsqrt" };
 	const char *name = NULL;
 
 	for (int f = 0; f < FN__COUNT && !name && k; f++) {
-		if (odd && f != FN_TANH)
+		if (!(fns >> f & 1u))
 			continue;
 		if (holds(f, x, t, k, mbits, ps))
 			name = names[f];
@@ -178,14 +197,14 @@ static const char *name_points(const double *x, const double *t, size_t k, int o
 /* The function a table holds (name_points), its entries at the inputs
  * `input` maps them to; NULL when memory runs out or none fits. */
 static const char *name_table(const uint8_t *tab, int wide, uint16_t (*input)(uint32_t, int),
-			      int sign, int odd)
+			      int sign, int sub15, unsigned fns)
 {
 	double *buf = malloc(3 * NBG_LUT_ENTRIES * sizeof(double));
 	if (!buf)
 		return NULL;
 	double *x = buf, *t = buf + NBG_LUT_ENTRIES;
-	size_t k = points(tab, wide, input, sign, x, t);
-	const char *name = name_points(x, t, k, odd, wide ? 15 : 10, buf + 2 * NBG_LUT_ENTRIES);
+	size_t k = points(tab, wide, input, sign, sub15, x, t);
+	const char *name = name_points(x, t, k, fns, wide ? 15 : 10, buf + 2 * NBG_LUT_ENTRIES);
 	free(buf);
 	return name;
 }
@@ -202,7 +221,7 @@ const char *nbg_network_lut_function(const nbg_network *n, const nbg_cmd_op *op)
 		return NULL;
 	int sign = nbg_cmd_tp(cmd, NBG_TPF_ALU_PWL_SIGN_SUPPORT) != 0;
 	/* a table without sign support holds an odd function */
-	return name_table(tab, wide, tp_input, sign, !sign);
+	return name_table(tab, wide, tp_input, sign, 0, sign ? FNS_TP : FNS_ODD);
 }
 
 const char *nbg_nnlut_table_function(const uint8_t *tab, uint64_t size)
@@ -210,7 +229,7 @@ const char *nbg_nnlut_table_function(const uint8_t *tab, uint64_t size)
 	if (!tab || size != NBG_NNLUT_BYTES)
 		return NULL;
 	int sign = (le32(tab + 4 * NBG_LUT_ENTRIES) & NBG_NNLUT_SIGN) != 0;
-	return name_table(tab, 1, nbg_command_nnlut_input, sign, 0);
+	return name_table(tab, 1, nbg_command_nnlut_input, sign, !sign, FNS_NNLUT);
 }
 
 /* An NN_LUT operation's table (commands_lib.h, NBG_NNLUT_BYTES) on fp16

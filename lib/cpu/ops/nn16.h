@@ -18,8 +18,12 @@
 /* What a cpu_nn16 computes. */
 enum cpu_nn16_kind { CPU_NN16_CONV = 1, CPU_NN16_MAXPOOL, CPU_NN16_TRANSPOSE,
 		     /* fp16 data (ops/nnf16.c): 2x2 max pooling, an SP addition (then ReLU),
-		      * an NN_LUT ReLU, a PReLU (a 1x1 depthwise command with f32-pairs kernels) */
-		     CPU_NN16_F16_MAXPOOL, CPU_NN16_F16_ADD, CPU_NN16_F16_RELU, CPU_NN16_F16_PRELU };
+		      * an NN_LUT ReLU, a PReLU (a 1x1 depthwise command with f32-pairs kernels),
+		      * an NN_LUT table interpolated, an SP operation scaling (negating) its
+		      * input (mantissa, exponent: the scale's float32 fields, exponent bit 8
+		      * the sign), the product with a second image (add: its image) */
+		     CPU_NN16_F16_MAXPOOL, CPU_NN16_F16_ADD, CPU_NN16_F16_RELU, CPU_NN16_F16_PRELU,
+		     CPU_NN16_F16_LUT, CPU_NN16_F16_SCALE, CPU_NN16_F16_MUL };
 
 typedef struct cpu_nn16 {
 	int kind;                       /* enum cpu_nn16_kind */
@@ -43,6 +47,9 @@ typedef struct cpu_nn16 {
 	const uint8_t *codes;           /* int16 little-endian [out][z][k][k] */
 	const int64_t *bias;            /* 48-bit, in the sum's units */
 	const float *slope;             /* CPU_NN16_F16_PRELU: the negative slope per channel (float16 values) */
+	const uint8_t *lut;             /* CPU_NN16_F16_LUT: the NN_LUT table's 1,024 words; lut_sign: its tail's bit 28 */
+	int lut_sign;
+	const char *lut_name;           /* the function the table holds (a static string) */
 	cpu_add add;                    /* a fused addition (add.on): zero point 0, ops/add.c's fixed point */
 } cpu_nn16;
 

@@ -4,13 +4,16 @@
  * pooling the compiler writes as a 1x1 depthwise command with no kernel
  * stream, the SP addition of two images (a MultiStreamProcessor_SP layer,
  * then a ReLU; the SP operations of other layers are refused), the NN_LUT
- * activation whose table holds the ReLU, and the PReLU written as a 1x1
+ * activation whose table holds the ReLU, the NN_LUT tables of the square,
+ * square root and reciprocal square root (the entry the input's bits
+ * select, interpolated linearly on its remaining bits), and the PReLU written as a 1x1
  * depthwise command whose kernel stream holds a weight 1.0 and the negative
  * slope per channel.
  * Planned through the int16 entry (ops/nn16.c, whose struct and addressing
  * they share), computed by the rules of doc/cpu-backend.md ("fp16 NN-engine
  * operations"); anything else is refused with an nnf16-* id.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,6 +30,9 @@
 #define NNF16_ONE 0x3f800000u        /* float32 1.0 */
 #define NNF16_INF 0x7f800000u
 #define NNF16_NINF 0xff800000u
+#define NNF16_LUT_WINDOW 0x34000000u /* the logistic tables' tail word (doc/weights.md) */
+#define NNF16_F16_MAX 0x477fe000u   /* float32 65504, the largest half */
+#define NNF16_F16_NMAX 0xc77fe000u
 
 /* The words of an SP command that carry its second image (as the int16
  * fused addition's, ops/nn16.c). */
@@ -46,6 +52,41 @@ static uint16_t rdh(const uint8_t *buf, uint64_t a, uint64_t lo, uint64_t size)
 
 /* ------------------------------------------------------------------- run */
 
+/* Entry i of an NN_LUT table (checked by the plan: every word a value). */
+static double lut_entry(const uint8_t *tab, uint32_t i)
+{
+	double v = 0;
+	(void)nbg_command_lut_entry(nbg_command_lut_word(tab, 1, i), 1, &v);
+	return v;
+}
+
+/* The entry of an NN_LUT table for an input's magnitude bits b (a
+ * multiple of the entry's step): the inverse of nbg_command_nnlut_input. */
+static uint32_t lut_index(uint32_t b, int sign, int negative)
+{
+	return sign ? ((b ^ 0x4000u) >> 6 | (negative ? 512u : 0u)) : ((b ^ 0x4000u) >> 5 & 1023u);
+}
+
+/* An NN_LUT table applied to fp16 bits h (doc/cpu-backend.md, "fp16
+ * NN-engine operations"): the entry of the input's top bits (sign, exponent
+ * and 4 mantissa bits with the tail's bit 28 set; exponent and 5 mantissa
+ * bits without it), then linearly towards the next entry's value (the
+ * entry of the next larger magnitude) by the remaining bits; the largest
+ * magnitudes, with no next entry, take their entry.  A table without sign
+ * bit holds the non-negative inputs: a negative one gives the value of its
+ * magnitude negated, as the TP tables without sign support. */
+static uint16_t nnf16_lut(const cpu_nn16 *n, uint16_t h)
+{
+	uint32_t step = n->lut_sign ? 64u : 32u, mag = h & 0x7fffu, base = mag & ~(step - 1u);
+	int negative = (h & 0x8000) != 0;
+	double v = lut_entry(n->lut, lut_index(base, n->lut_sign, negative));
+	if (mag != base && base + step <= 0x7fffu) {
+		double next = lut_entry(n->lut, lut_index(base + step, n->lut_sign, negative));
+		v += (next - v) * (double)(mag - base) / (double)step;
+	}
+	return nbg_fp16_from_float((float)(!n->lut_sign && negative ? -v : v));
+}
+
 static uint16_t nnf16_value(const cpu_nn16 *n, uint8_t *const *buf, uint32_t z, uint32_t y, uint32_t x)
 {
 	const uint8_t *in = buf[n->in_region];
@@ -56,11 +97,22 @@ static uint16_t nnf16_value(const cpu_nn16 *n, uint8_t *const *buf, uint32_t z, 
 		/* both halves: their product is exact in float32, rounded once */
 		if (n->kind == CPU_NN16_F16_PRELU && (a & 0x8000))
 			return nbg_fp16_from_float(v * n->slope[z]);
-		if (n->kind == CPU_NN16_F16_ADD) {
+		if (n->kind == CPU_NN16_F16_LUT)
+			return nnf16_lut(n, a);
+		if (n->kind == CPU_NN16_F16_SCALE) {
+			/* a power of two times a half: exact in double, rounded once */
+			double k = ldexp(1.0 + ldexp((double)n->mantissa, -23), (int)(n->exponent & 0xffu) - 127);
+			return nbg_fp16_from_double((double)v * (n->exponent >> 8 ? -k : k));
+		}
+		if (n->kind == CPU_NN16_F16_ADD || n->kind == CPU_NN16_F16_MUL) {
 			const cpu_add *ad = &n->add;
-			v += nbg_fp16_to_float(rdh(buf[ad->region], ad->base + z * ad->slice + y * ad->row + 2ull * x,
-						   0, 0));
-			return nbg_fp16_from_float(v);
+			float b = nbg_fp16_to_float(rdh(buf[ad->region], ad->base + z * ad->slice + y * ad->row + 2ull * x,
+							0, 0));
+			if (n->kind == CPU_NN16_F16_ADD)
+				return nbg_fp16_from_float(v + b);
+			/* the product of two halves is exact in float32; the bounds +-65504 */
+			uint16_t h = nbg_fp16_from_float(v * b);
+			return (h & 0x7fff) == 0x7c00 ? (uint16_t)((h & 0x8000) | 0x7bff) : h;
 		}
 		return a;
 	}
@@ -99,6 +151,8 @@ void nbg_cpu_nnf16_run(const cpu_nn16 *n, uint8_t *const *buf)
 
 /* ------------------------------------------------------------------ plan */
 
+static int nnf16_image(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd);
+
 /* The SP addition's second image: words 32 (row, slice strides), 34 (its
  * address), 35 and 33 (where the buffer it starts ends, its size / 32; or
  * word 35 unrelocated with bits 0-25 set: no buffer),
@@ -106,8 +160,6 @@ void nbg_cpu_nnf16_run(const cpu_nn16 *n, uint8_t *const *buf)
 static int nnf16_second(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd)
 {
 	const uint32_t *w = cmd->words;
-	cpu_add *a = &n->add;
-	nbg_cmd_ref r, end;
 	if (cmd->word_count < SPF_WORDS ||
 	    ((w[SPF_W_SCALE] >> 2) | (w[SPF_W_SCALE_HI] >> 31) << 30) != NNF16_ONE || w[SPF_W_MAX] != NNF16_INF ||
 	    w[SPF_W_MIN] != NNF16_NINF) {
@@ -116,6 +168,15 @@ static int nnf16_second(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 			       "sum");
 		return 0;
 	}
+	return nnf16_image(p, s, n, cmd);
+}
+
+/* The second image of words 32-35 (nnf16_second); 0 with the step refused. */
+static int nnf16_image(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd)
+{
+	const uint32_t *w = cmd->words;
+	cpu_add *a = &n->add;
+	nbg_cmd_ref r, end;
 	if (!nbg_cpu_add_second16(p, s, a, n->pool_x, n->pool_y, n->out_z, w, SPF_W_ADDRESS, SPF_W_STRIDES, "fp16", NULL, &r))
 		return 0;
 	uint64_t bytes = a->slice * n->out_z;
@@ -167,6 +228,115 @@ static int nnf16_prelu(nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const
 	return 1;
 }
 
+/* An NN_LUT operation: the ReLU, or a table of the square, square root or
+ * reciprocal square root, the functions at whose entries the tail's input
+ * mapping is established (doc/weights.md); 0 with the step refused. */
+static int nnf16_table(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op)
+{
+	uint64_t size = 0;
+	const uint8_t *tab = nbg_command_coef_bytes(p->m, p->g, &op->kernel_ref, &size);
+	const char *fn = nbg_nnlut_table_function(tab, size);
+	static const char *const known[] = { "relu", "square", "sqrt", "rsqrt" };
+	size_t k = 0;
+	while (fn && k < sizeof(known) / sizeof(*known) && strcmp(fn, known[k]))
+		k++;
+	if (!fn && tab && size == NBG_NNLUT_BYTES && nbg_command_lut_word(tab, 1, NBG_LUT_ENTRIES) == NNF16_LUT_WINDOW) {
+		nbg_cpu_refuse(s, "nnf16-lut-unsupported", "an fp16 NN_LUT whose tail word 0x%08x selects neither "
+			       "input mapping of its bit 28: its entries are the sigmoid at the inputs sign | (i & 255) "
+			       "<< 5 | (i & 256 ? 0x2000 : 0x4000) (|x| from 2^-7 to 504, doc/weights.md), and the "
+			       "inputs outside that range and the field that selects it are not established",
+			       NNF16_LUT_WINDOW);
+		return 0;
+	}
+	if (!fn || k == sizeof(known) / sizeof(*known)) {
+		nbg_cpu_refuse(s, "nnf16-lut-unsupported", "an fp16 NN_LUT whose table (%llu bytes) holds %s: "
+			       "executed are the tables of the ReLU, the square, the square root and the "
+			       "reciprocal square root, at whose entries the tail's input mapping is established",
+			       (unsigned long long)size, fn ? fn : "no function of the list at the tail's mapping");
+		return 0;
+	}
+	if (k == 0) {
+		n->kind = CPU_NN16_F16_RELU;
+		n->relu = 1;
+		return 1;
+	}
+	for (uint32_t i = 0; i < NBG_LUT_ENTRIES; i++) {
+		double v;
+		if (!nbg_command_lut_entry(nbg_command_lut_word(tab, 1, i), 1, &v)) {
+			nbg_cpu_refuse(s, "nnf16-lut-unsupported", "an fp16 NN_LUT table (%s) whose entry %u "
+				       "(0x%08x) is no value of the layout", fn, i, nbg_command_lut_word(tab, 1, i));
+			return 0;
+		}
+	}
+	n->kind = CPU_NN16_F16_LUT;
+	n->lut = tab;
+	n->lut_sign = (nbg_command_lut_word(tab, 1, NBG_LUT_ENTRIES) & NBG_NNLUT_SIGN) != 0;
+	n->lut_name = fn;
+	return 1;
+}
+
+/* The product of a TensorMul layer's NN depthwise command (no kernel
+ * reference) with the second image of its words 32-35, words 29 and 30
+ * the bounds +-65504, words 23 and 27 bit 31 0 (no scale of the second
+ * image); 0 with the step refused. */
+static int nnf16_mul(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const nbg_cmd *cmd)
+{
+	const uint32_t *w = cmd->words;
+	if (op->kernel[0] != 1 || op->kernel[1] != 1 || op->kernel_ref.patched || op->pooling || op->relu ||
+	    cmd->word_count < SPF_WORDS || w[SPF_W_MAX] != NNF16_F16_MAX || w[SPF_W_MIN] != NNF16_F16_NMAX ||
+	    w[SPF_W_SCALE] || w[SPF_W_SCALE_HI] >> 31) {
+		nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 NN depthwise command of a TensorMul layer "
+			       "(kernel %ux%u, kernel reference %s, pooling %u, relu %d, words 29, 30: 0x%08x, "
+			       "0x%08x): executed is the 1x1 command with no kernel reference, pooling or ReLU, "
+			       "bounds +-65504 (0x477fe000, 0xc77fe000) and words 23, 27 bit 31 clear, times its "
+			       "second image", op->kernel[0], op->kernel[1], op->kernel_ref.patched ? "patched" : "none",
+			       op->pooling, op->relu, cmd->word_count >= SPF_WORDS ? w[SPF_W_MAX] : 0,
+			       cmd->word_count >= SPF_WORDS ? w[SPF_W_MIN] : 0);
+		return 0;
+	}
+	n->kind = CPU_NN16_F16_MUL;
+	return nnf16_image(p, s, n, cmd);
+}
+
+/* A TensorMul_SP layer's (or ActivationLayer_SP's) one SP operation: its
+ * input times its command's scale (a power of two: the SP scale of
+ * "The SP mean"), negated where word 27 bit 28 is set (ActivationLayer_SP:
+ * there only); no second image (word 34 0, word 35 unrelocated with bits
+ * 0-25 set), bounds +-inf, words 23 and 27 bit 31 clear.  A TensorAdd_SP
+ * of that form (scale 1) is a copy: its second image's scale 0, none
+ * given.  0 with the step refused. */
+static int nnf16_scale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd)
+{
+	const uint32_t *w = cmd->words;
+	const nbg_graph_layer *l = nbg_graph_layer_at(p->g, nbg_graph_operation_at(p->g, s->operation)->layer_id);
+	int neg = !strcmp(s->layer, "ActivationLayer_SP"), add = !strcmp(s->layer, "TensorAdd_SP");
+	nbg_cmd_ref end;
+	if (!l || l->operation_records != 1 || cmd->word_count < SPF_WORDS || w[SPF_W_ADDRESS] ||
+	    nbg_command_word_ref(p->g, s->operation, SPF_W_END, w[SPF_W_END], &end) ||
+	    (w[SPF_W_END] & 0x3ffffffu) != 0x3ffffffu || w[SPF_W_MAX] != NNF16_INF || w[SPF_W_MIN] != NNF16_NINF ||
+	    w[SPF_W_SCALE] || (w[SPF_W_SCALE_HI] & 0xb0000000u) != (neg ? 0x10000000u : 0u)) {
+		nbg_cpu_refuse(s, "nnf16-operation-unsupported", "an fp16 SP operation of layer %s (%u operations "
+			       "in the layer) outside the executed scaling: one operation, no second image (words "
+			       "34, 35), bounds +-inf (words 29, 30), words 23 and 27 bit 31 clear, word 27 bit 28 "
+			       "(the negation) set in an ActivationLayer_SP only", s->layer,
+			       l ? l->operation_records : 0);
+		return 0;
+	}
+	uint32_t mant = nbg_cpu_nn_multiplier(cmd);
+	uint32_t exp = nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT) | nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT_BIT_5_6) << 5 |
+		       (w[SPF_W_SCALE_HI] >> 30 & 1u) << 7;
+	if (mant || exp == 0 || exp == 255 || ((neg || add) && exp != 127)) {
+		nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 SP operation of layer %s whose scale "
+			       "(mantissa 0x%06x, exponent %u) is not a power of two%s", s->layer, mant, exp,
+			       neg ? " 1 (the negation's)" : add ? " 1 (an addition without second image)" : "");
+		return 0;
+	}
+	n->kind = CPU_NN16_F16_SCALE;
+	n->mantissa = 0;
+	n->exponent = exp | (uint32_t)neg << 8;
+	return 1;
+}
+
 /* Which operation it is; 0 with the step refused. */
 static int nnf16_kind(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const nbg_cmd *cmd,
 		      uint32_t type, int cmd_kind, int layer)
@@ -176,6 +346,8 @@ static int nnf16_kind(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_c
 		if (cmd_kind == CPU_CMD_DEPTHWISE_CONV && op->kernel[0] == 1 && op->kernel[1] == 1 &&
 		    op->kernel_ref.patched && !op->pooling && !op->relu)
 			return nnf16_prelu(s, n, op, wo);
+		if (cmd_kind == CPU_CMD_DEPTHWISE_CONV && !strcmp(s->layer, "TensorMul"))
+			return nnf16_mul(p, s, n, op, cmd);
 		if (cmd_kind != CPU_CMD_DEPTHWISE_CONV || op->kernel[0] != 1 || op->kernel[1] != 1 ||
 		    op->kernel_ref.patched || op->pooling != 1 || op->pooling_size != 2 || op->relu ||
 		    (wo && nbg_weights_op_status(wo) == NBG_WEIGHTS_DECODED)) {
@@ -194,6 +366,13 @@ static int nnf16_kind(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_c
 			       op->relu, op->kernel[0], op->kernel[1]);
 		return 0;
 	}
+	if (type == NBG_GRAPH_OP_SP && (!strcmp(s->layer, "TensorMul_SP") || !strcmp(s->layer, "ActivationLayer_SP")))
+		return nnf16_scale(p, s, n, cmd);
+	/* an addition with no second image and its scale 0: the source's ADD of
+	 * a constant the command does not hold (doc/cpu-backend.md) */
+	if (type == NBG_GRAPH_OP_SP && layer == CPU_LAYER_TENSOR_ADD_SP && cmd->word_count >= SPF_WORDS &&
+	    !cmd->words[SPF_W_SCALE] && !(cmd->words[SPF_W_SCALE_HI] >> 31) && !cmd->words[SPF_W_ADDRESS])
+		return nnf16_scale(p, s, n, cmd);
 	if (type == NBG_GRAPH_OP_SP && layer != CPU_LAYER_MULTISTREAM_SP && layer != CPU_LAYER_TENSOR_ADD_SP) {
 		/* TensorSub_SP, TensorMul_SP, ActivationLayer_SP of the other
 		 * fp16 files */
@@ -218,17 +397,7 @@ static int nnf16_kind(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_c
 		n->relu = layer == CPU_LAYER_MULTISTREAM_SP;
 		return nnf16_second(p, s, n, cmd);
 	}
-	uint64_t size = 0;
-	const uint8_t *tab = nbg_command_coef_bytes(p->m, p->g, &op->kernel_ref, &size);
-	const char *fn = nbg_nnlut_table_function(tab, size);
-	if (!fn || strcmp(fn, "relu")) {
-		nbg_cpu_refuse(s, "nnf16-lut-unsupported", "an fp16 NN_LUT whose table (%llu bytes) holds %s: "
-			       "executed is the ReLU's", (unsigned long long)size, fn ? fn : "no function identified");
-		return 0;
-	}
-	n->kind = CPU_NN16_F16_RELU;
-	n->relu = 1;
-	return 1;
+	return nnf16_table(p, s, n, op);
 }
 
 void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const nbg_cmd *cmd,
@@ -237,7 +406,9 @@ void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 	/* the scale: 1 (post_multiplier 0, post_shift 31 | 3 << 5: the float32 exponent of 1.0) */
 	uint32_t mant = nbg_cpu_nn_multiplier(cmd);
 	uint32_t exp = nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT) | nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT_BIT_5_6) << 5;
-	if (mant || exp != 127 || op->kernel_type != NNF16_TYPE || nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_X_OFFSET) ||
+	int scaled = type == NBG_GRAPH_OP_SP && !strcmp(s->layer, "TensorMul_SP"); /* its own scale */
+	if ((!scaled && (mant || exp != 127)) || op->kernel_type != NNF16_TYPE ||
+	    nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_X_OFFSET) ||
 	    nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_Y_OFFSET) || op->in_element_bytes != 2 || op->out_element_bytes != 2) {
 		nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 NN-engine operation with scale fields "
 			       "0x%x / %u, kernel data type %u, input offsets %u, %u, elements of %u and %u bytes: "
@@ -279,10 +450,15 @@ void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 			nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 operation of a row tile: not established");
 		return;
 	}
-	snprintf(s->what, sizeof(s->what), "NN %s %ux%ux%u -> %ux%ux%u, fp16",
+	snprintf(s->what, sizeof(s->what), "NN %s%s %ux%ux%u -> %ux%ux%u, fp16",
+		 n->kind == CPU_NN16_F16_LUT ? "lut " : "",
 		 n->kind == CPU_NN16_F16_MAXPOOL ? "max pool 2x2"
 		 : n->kind == CPU_NN16_F16_ADD	 ? (n->relu ? "SP add + relu" : "SP add")
 		 : n->kind == CPU_NN16_F16_PRELU ? "prelu"
+		 : n->kind == CPU_NN16_F16_LUT	 ? n->lut_name
+		 : n->kind == CPU_NN16_F16_SCALE ? (n->exponent >> 8 ? "SP negate"
+						    : layer == CPU_LAYER_TENSOR_ADD_SP ? "SP add 0" : "SP scale")
+		 : n->kind == CPU_NN16_F16_MUL	 ? "mul"
 						 : "lut relu",
 		 n->in_x, n->in_y, n->in_z, n->pool_x, n->pool_y, n->out_z);
 	s->verdict = NBG_CPU_EXECUTE;
@@ -290,5 +466,5 @@ void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 	s->macs = 0;
 	/* an SP addition is known by its layer and its source, not from its SP
 	 * program (word 27's low bits), as the other SP operations */
-	s->reference = n->kind == CPU_NN16_F16_ADD;
+	s->reference = n->kind == CPU_NN16_F16_ADD || n->kind == CPU_NN16_F16_SCALE || n->kind == CPU_NN16_F16_MUL;
 }

@@ -20,7 +20,8 @@ enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWC
 		    CPU_REF_UPSAMPLE, CPU_REF_MAXPOOL, CPU_REF_PAD, CPU_REF_IM2COL,
 		    CPU_REF_GEMM, CPU_REF_DWCONV16, CPU_REF_MEAN, CPU_REF_SUB,
 		    CPU_REF_RELU, CPU_REF_RESIZE, CPU_REF_GRAY,
-		    CPU_REF_SUBC, CPU_REF_MULC, CPU_REF_PRELU };
+		    CPU_REF_SUBC, CPU_REF_MULC, CPU_REF_PRELU,
+		    CPU_REF_F16MUL, CPU_REF_F16DIV, CPU_REF_SPMUL };
 
 /* CPU_REF_SOFTMAX (ops/softmax.c, ops/spmax.c): a softmax over width uint8
  * values (row 0 of the input image) into width fp16 values,
@@ -38,9 +39,10 @@ typedef struct cpu_ref {
 	/* CPU_REF_POOL (ops/shpool.c): rows rows of width uint8 each averaged
 	 * into one uint8, ((sum * pool_a - pool_b) * pool_c + pool_d) rounded.
 	 * CPU_REF_MEAN (ops/spmax.c): a width x rows x kx image of fp16 (rows
-	 * in_stride, slices in_slice apart) averaged over x (group 0) or over
-	 * z (group 2) into fp16 (rows out_stride, slices out_slice apart);
-	 * in_flip 1: the input holds int16 codes of fraction length exponent. */
+	 * in_stride, slices in_slice apart) summed over x, y or z (group 0, 1,
+	 * 2) and divided by ky (the count: a mean; 1: a sum) into fp16 (rows
+	 * out_stride, slices out_slice apart); in_flip 1: the input holds int16
+	 * codes of fraction length exponent. */
 	uint32_t rows, in_stride, out_stride;
 	float pool_a, pool_b, pool_c, pool_d;
 	/* CPU_REF_DWCONV (ops/shdw.c): per channel c < rows, the kx x ky input
@@ -74,7 +76,12 @@ typedef struct cpu_ref {
 	 * values (2 bytes each, zp1 0), read as float32.  CPU_REF_SUB
 	 * (ops/spmax.c): out = in0 x a - in1[x] x b, in0 x x y x z fp16 (zp0
 	 * 0) or int16 codes (zp0 1), in1 x fp16 values, out fp16 (zpo 0) or
-	 * int16 (zpo 1); rows and slices 2 bytes an element. */
+	 * int16 (zpo 1); rows and slices 2 bytes an element.  CPU_REF_SPMUL: the
+	 * same with out = in0 x a x in1[x or y (group 1)] x b.  CPU_REF_F16MUL,
+	 * CPU_REF_F16DIV (ops/shelt.c): out = in0 x in1 or in0 / in1 in fp16
+	 * over x x y x z, an input's row or slice stride 0 along an axis it
+	 * broadcasts, its x step in bytes zp0 (in0), zp1 (in1): 2, or 0; group
+	 * 1 + k: input k is a constant of the model at codes (no region). */
 	struct {
 		uint32_t x, y, z;
 		uint64_t row[3], slice[3], base[3];

@@ -24,6 +24,13 @@
  * ..., 0xff (lane i from lane i / 2), 0x36050 16, 0x36054 0xffffffff; no
  * quantization uniform: out[z][2y + j][2x + i] = in[z][y][x].
  * Anything else is refused with an shelt-* id.
+ *
+ * TensorMul and TensorDiv of the A733 fp16 files (target 0x1000003b): the
+ * same three images, of fp16 values (format words 0x44404071, 0x44405071),
+ * each input broadcast along its axes of size 1, an input in the model's
+ * constants (COEF_DATA_TABLE) read there; out = in0 x in1 or in0 / in1 in
+ * fp16, the other uniforms as every such shader of the corpus loads them
+ * (shf16-* ids otherwise).
  */
 #include <math.h>
 #include <stdio.h>
@@ -49,6 +56,7 @@
 #define SHELT_FMT_S8 0x44405130u
 #define SHELT_FMT_S8B 0x44404130u /* the int8 word of 0x444041f0's place (yolov8n 0x99's op 464) */
 #define SHELT_MAX_SCALE 65536.0f
+#define SHF16_TARGET 0x1000003bu /* the A733 files, whose shaders compute in fp16 */
 
 /* Uniform words idx[0..n) each loaded exactly once, else refused
  * (cpu_internal.h). */
@@ -433,3 +441,187 @@ void nbg_cpu_elt_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
 
 const cpu_op_def nbg_cpu_op_shadd = { "sh-add", shadd_match, shadd_plan, shelt_run, nbg_cpu_elt_cost };
 const cpu_op_def nbg_cpu_op_shscale = { "sh-scale", shscale_match, shscale_plan, shelt_run, nbg_cpu_elt_cost };
+
+/* ----------------------------------------------- fp16 TensorMul, TensorDiv */
+
+/* The fp16 image words of the A733 shaders (bit 12: more than one row) */
+#define SHF16_FMT 0x44404071u
+#define SHF16_FMT_ROWS 0x44405071u
+
+/* The uniforms after the three images, as every such shader of the
+ * corpus loads them (index, value): the lane tables of the shader and,
+ * read as TensorAdd's, zpo 0 and the scales 1.0 (TensorDiv 0x36060-0x36068;
+ * TensorMul 0x360e0, 0x360e4). */
+static const uint32_t shdiv_words[][2] = {
+	{ 24, 0x00000000u }, { 25, 0x3f800000u }, { 26, 0x3f800000u }, { 27, 0x00000000u },
+	{ 28, 0x00000000u }, { 32, 0x09090909u }, { 33, 0x04040404u }, { 34, 0x00010000u },
+	{ 35, 0x00030002u }, { 36, 0x0a0a0a0au }, { 37, 0x00000000u }, { 38, 0x00000000u },
+	{ 39, 0x00000100u }, { 40, 0x3c003c00u }, { 41, 0x00000000u }, { 42, 0x3c003c00u },
+	{ 43, 0x00000000u }, { 44, 0x3c003c00u }, { 45, 0x00000000u }, { 46, 0x3c003c00u },
+	{ 47, 0x00000000u }, { 48, 0x09090909u }, { 49, 0x04040404u }, { 50, 0x00050004u },
+	{ 51, 0x00070006u }, { 52, 0x0a0a0a0au }, { 53, 0x00000000u }, { 54, 0x00000000u },
+	{ 55, 0x00000100u }, { 56, 0x3c003c00u }, { 57, 0x00000000u }, { 58, 0x3c003c00u },
+	{ 59, 0x00000000u }, { 60, 0x3c003c00u }, { 61, 0x00000000u }, { 62, 0x3c003c00u },
+	{ 63, 0x00000000u }, { 64, 0x00000000u }, { 68, 0x11111111u }, { 69, 0x11110000u },
+	{ 70, 0x06040200u }, { 71, 0x06040200u }, { 72, 0x22222222u }, { 73, 0x00000000u },
+	{ 74, 0x00000000u }, { 75, 0x00000100u }, { 76, 0x00003c00u }, { 77, 0x00003c00u },
+	{ 78, 0x00003c00u }, { 79, 0x00003c00u },
+};
+
+static const uint32_t shmul_words[][2] = {
+	{ 24, 0x29292929u }, { 25, 0x10101010u }, { 26, 0x01110000u }, { 27, 0x03330222u },
+	{ 28, 0x29292929u }, { 29, 0x00010000u }, { 30, 0x00030002u }, { 31, 0x00000300u },
+	{ 32, 0x00000000u }, { 33, 0x00000000u }, { 34, 0x00000000u }, { 35, 0x00000000u },
+	{ 36, 0x00000000u }, { 37, 0x00000000u }, { 38, 0x00000000u }, { 39, 0x00000000u },
+	{ 40, 0x29292929u }, { 41, 0x10101010u }, { 42, 0x05550444u }, { 43, 0x07770666u },
+	{ 44, 0x29292929u }, { 45, 0x00050004u }, { 46, 0x00070006u }, { 47, 0x00000300u },
+	{ 48, 0x00000000u }, { 49, 0x00000000u }, { 50, 0x00000000u }, { 51, 0x00000000u },
+	{ 52, 0x00000000u }, { 53, 0x00000000u }, { 54, 0x00000000u }, { 55, 0x00000000u },
+	{ 56, 0x3f800000u }, { 57, 0x00000000u }, { 60, 0x11111111u }, { 61, 0x11110000u },
+	{ 62, 0x06040200u }, { 63, 0x06040200u }, { 64, 0x22222222u }, { 65, 0x00000000u },
+	{ 66, 0x00000000u }, { 67, 0x00000100u }, { 68, 0x00003c00u }, { 69, 0x00003c00u },
+	{ 70, 0x00003c00u }, { 71, 0x00003c00u }, { 72, 0x00003c00u }, { 73, 0x00003c00u },
+	{ 74, 0x00003c00u }, { 75, 0x00003c00u },
+};
+
+/* Input k's strides into the output's walk: 0 along an axis it holds once
+ * (broadcast), its own otherwise; its x step in zp0 / zp1. */
+static void shf16_broadcast(cpu_ref *r, int k, uint32_t x, uint32_t y, uint32_t z)
+{
+	if (y == 1)
+		r->elt.row[k] = 0;
+	if (z == 1)
+		r->elt.slice[k] = 0;
+	*(k ? &r->elt.zp1 : &r->elt.zp0) = x == 1 ? 0 : 2;
+}
+
+/* Input k when its address is relocated into the COEF_DATA_TABLE (a
+ * constant of the model, as TensorMul's gamma): its bytes in r->codes, its
+ * strides as an image's; 0 when it is not such an input. */
+static int shf16_const(const nbg_cpu_plan *p, size_t operation, const cpu_uniforms *u, cpu_ref *r, int k,
+		       const uint32_t *dim)
+{
+	const uint32_t *v = u->value + 8 * k;
+	uint64_t row = v[1], slice = v[4], width = 2ull * dim[0];
+	if (r->group || row < width || (dim[2] > 1 && slice < row * dim[1]))
+		return 0;
+	uint64_t need = (dim[2] - 1) * slice + (dim[1] - 1) * row + width;
+	const uint8_t *b = nbg_cpu_table_bytes(p, operation, u->at[8 * k], v[0], NBG_GRAPH_SRC_MISC_DYNA_GENERIC, need);
+	if (!b)
+		return 0;
+	r->codes = b;
+	r->group = 1u + (uint32_t)k;
+	r->elt.base[k] = 0, r->elt.row[k] = row, r->elt.slice[k] = slice;
+	return 1;
+}
+
+/* The three images (0x36000, 0x36020, 0x36040) of fp16 values; each
+ * input of the output's size or 1 along each axis.  0 with the step
+ * refused. */
+static int shf16_images(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, const cpu_uniforms *u,
+			const char *what, cpu_ref *r)
+{
+	static const unsigned used[] = { 0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17, 18, 19, 20, 21, 23 };
+	if (!nbg_cpu_loaded_once(s, u, what, used, sizeof(used) / sizeof(used[0])))
+		return 0;
+	const uint32_t *v = u->value;
+	uint32_t dim[3][3];
+	int ok = 1;
+	for (int k = 0; k < 3; k++)
+		dim[k][0] = v[8 * k + 2] & 0xffff, dim[k][1] = v[8 * k + 2] >> 16, dim[k][2] = v[8 * k + 5];
+	for (int k = 0; k < 3; k++) {
+		ok &= (v[8 * k + 3] == SHF16_FMT || v[8 * k + 3] == SHF16_FMT_ROWS) && v[8 * k + 7] == 0;
+		for (int d = 0; d < 3; d++)
+			ok &= dim[k][d] && dim[k][d] <= (1u << 20) && (dim[k][d] == dim[2][d] || dim[k][d] == 1);
+	}
+	if (!ok) {
+		nbg_cpu_refuse(s, "shf16-shape-unsupported", "a %s shader (layer %s) over images 0x%08x x %u "
+			       "(format 0x%08x), 0x%08x x %u (0x%08x) into 0x%08x x %u (0x%08x) (height << 16 | "
+			       "width, depth): executed are fp16 images (0x%08x, 0x%08x), each input of the "
+			       "output's size or 1 along each axis", what, s->layer, v[2], v[5], v[3], v[10], v[13],
+			       v[11], v[18], v[21], v[19], SHF16_FMT, SHF16_FMT_ROWS);
+		return 0;
+	}
+	uint64_t last[3];
+	r->group = 0;
+	for (int k = 2; k >= 0; k--) {
+		if (k < 2 && shf16_const(p, operation, u, r, k, dim[k])) {
+			last[k] = 0, r->elt.region[k] = r->elt.region[2] + 1; /* apart from the output */
+			continue;
+		}
+		if (!nbg_cpu_elt_image(p, s, operation, u, 8u * (unsigned)k, what, r, k, 2, dim[k][0], dim[k][1], dim[k][2],
+				 &last[k]))
+			return 0;
+	}
+	for (int k = 0; k < 2; k++) {
+		int same = dim[k][0] == dim[2][0] && dim[k][1] == dim[2][1] && dim[k][2] == dim[2][2];
+		if (!nbg_cpu_elt_apart(s, r, what, k, last, same))
+			return 0;
+		shf16_broadcast(r, k, dim[k][0], dim[k][1], dim[k][2]);
+	}
+	r->elt.x = dim[2][0], r->elt.y = dim[2][1], r->elt.z = dim[2][2];
+	return 1;
+}
+
+/* TensorMul (div 0) or TensorDiv (div 1) of the A733 fp16 files. */
+static void plan_shf16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation, int div)
+{
+	const char *what = div ? "TensorDiv" : "TensorMul";
+	const uint32_t(*w)[2] = div ? shdiv_words : shmul_words;
+	size_t n = div ? sizeof(shdiv_words) / sizeof(shdiv_words[0]) : sizeof(shmul_words) / sizeof(shmul_words[0]);
+	cpu_ref *r = &op->u.ref;
+	cpu_uniforms u;
+	if (!nbg_cpu_load_uniforms(p, s, operation, div ? "TensorDiv shader" : "TensorMul shader", &u))
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (u.loaded[w[i][0]] != 1 || u.value[w[i][0]] != w[i][1]) {
+			nbg_cpu_refuse(s, "shf16-uniforms-unknown", "a %s shader (layer %s) whose uniform 0x%05x is "
+				       "0x%08x (loaded %d times): executed is 0x%08x loaded once, the value of every "
+				       "such fp16 shader in the corpus", what, s->layer, CPU_UNIFORM_BASE + 4 * w[i][0],
+				       u.value[w[i][0]], u.loaded[w[i][0]], w[i][1]);
+			return;
+		}
+	if (!shf16_images(p, s, operation, &u, what, r))
+		return;
+	snprintf(s->what, sizeof(s->what), "SH %s %ux%ux%u fp16, inputs %ux%ux%u and %ux%ux%u broadcast",
+		 div ? "div" : "mul", r->elt.x, r->elt.y, r->elt.z, u.value[2] & 0xffff, u.value[2] >> 16, u.value[5],
+		 u.value[10] & 0xffff, u.value[10] >> 16, u.value[13]);
+	nbg_cpu_ref_executed(s, op, CPU_OP_SHF16, div ? CPU_REF_F16DIV : CPU_REF_F16MUL);
+}
+
+/* out = fp16(in0 x in1) or fp16(in0 / in1), each input broadcast along
+ * its axes of size 1: the product of two halves is exact in float32, the
+ * quotient rounded to float32 then to fp16 as if rounded once (24 >= 2 x
+ * 11 + 2 bits); below the normal range +0. */
+static int shf16_run(const cpu_op *op, uint8_t *const *buf)
+{
+	const cpu_ref *r = &op->u.ref;
+	const uint8_t *in0 = (r->group == 1 ? r->codes : buf[r->elt.region[0]]) + r->elt.base[0];
+	const uint8_t *in1 = (r->group == 2 ? r->codes : buf[r->elt.region[1]]) + r->elt.base[1];
+	uint8_t *out = buf[r->elt.region[2]] + r->elt.base[2];
+	for (uint32_t z = 0; z < r->elt.z; z++)
+		for (uint32_t y = 0; y < r->elt.y; y++) {
+			const uint8_t *p0 = in0 + z * r->elt.slice[0] + y * r->elt.row[0];
+			const uint8_t *p1 = in1 + z * r->elt.slice[1] + y * r->elt.row[1];
+			uint8_t *dst = out + z * r->elt.slice[2] + y * r->elt.row[2];
+			for (uint32_t x = 0; x < r->elt.x; x++) {
+				float a = nbg_fp16_to_float(nbg_cpu_f16_ld(p0 + (size_t)x * r->elt.zp0));
+				float b = nbg_fp16_to_float(nbg_cpu_f16_ld(p1 + (size_t)x * r->elt.zp1));
+				nbg_cpu_f16_store(dst + 2ull * x, r->kind == CPU_REF_F16DIV ? a / b : a * b);
+			}
+		}
+	return 0;
+}
+
+static int shf16_match(const nbg_cpu_plan *p, const cpu_match *m)
+{
+	return m->type == NBG_GRAPH_OP_SH && p->m->target == SHF16_TARGET &&
+	       (m->layer == CPU_LAYER_TENSOR_MUL || m->layer == CPU_LAYER_TENSOR_DIV);
+}
+
+static void shf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
+{
+	plan_shf16(p, s, op, m->operation, m->layer == CPU_LAYER_TENSOR_DIV);
+}
+
+const cpu_op_def nbg_cpu_op_shf16 = { "sh-f16-elt", shf16_match, shf16_plan, shf16_run, nbg_cpu_elt_cost };

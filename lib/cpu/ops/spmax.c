@@ -19,12 +19,14 @@
  * The mean of a ReduceMeanLayer_SP layer (doc/cpu-backend.md, "The SP
  * mean") is run the same way: two SP operations, the first reading an
  * x x y x z image of fp16 values or int16 codes and writing nothing, the
- * second reading nothing and writing the fp16 means over x (or z), which
+ * second reading nothing and writing the fp16 means over x, y or z, which
  * its output shape names by a size of 1.  The second command's scale is
  * 2^-fl / n: the int16 input's fraction length fl (0 for fp16) and the
- * count n.  The subtraction of a TensorSub_SP layer ("The SP subtraction")
+ * count n.  A ReduceSumLayer_SP layer is pairs of the same kind, each
+ * summing its own image (scale 2^-fl).  The subtraction of a TensorSub_SP layer ("The SP subtraction")
  * likewise: the first operation loads b (negated: word 27 bit 28), the
- * second reads a and writes a x s_a - b x s_b.
+ * second reads a and writes a x s_a - b x s_b; the product of a TensorMul_SP
+ * layer's pairs likewise, a x s_a x b x s_b, b along a's x or y.
  */
 #include <math.h>
 #include <stdio.h>
@@ -278,32 +280,31 @@ const cpu_op_def nbg_cpu_op_spmax = { "sp-softmax", spmax_match, spmax_plan, spm
 
 /* ------------------------------------------------------------- the mean */
 
-/* The axis the mean layer reduces (0: x, 2: z), -1 when its commands are
- * not fp16 x x y x z in and the same with x or z 1 out, or when the first
- * writes or the second reads memory (a patch relocates the first's output
- * or the second's input: the pair would not pass its sums internally). */
-static int spmean_axis(nbg_cpu_step *s, const nbg_cmd_op *a, const nbg_cmd_op *z, size_t first)
+/* The axis a reduction pair sums over (0: x, 1: y, 2: z), -1 when its
+ * commands are not fp16 (or int16) x x y x z in and the same with that axis
+ * 1 out, or when the first writes or the second reads memory (a patch
+ * relocates the first's output or the second's input: the pair would not
+ * pass its sums internally). */
+static int spmean_axis(nbg_cpu_step *s, const char *what, const nbg_cmd_op *a, const nbg_cmd_op *z, size_t first)
 {
 	int axis = -1;
-	if ((a->in_type == 1 || a->in_type == 4) && z->out_type == 1 && a->in[0] && a->in[1] && a->in[2] &&
-	    z->out[1] == a->in[1]) {
-		if (z->out[0] == 1 && z->out[2] == a->in[2] && a->in[0] > 1)
-			axis = 0;
-		else if (z->out[2] == 1 && z->out[0] == a->in[0] && a->in[2] > 1)
-			axis = 2;
-	}
+	if ((a->in_type == 1 || a->in_type == 4) && z->out_type == 1 && a->in[0] && a->in[1] && a->in[2])
+		for (int d = 0; d < 3; d++)
+			if (z->out[d] == 1 && a->in[d] > 1 && z->out[(d + 1) % 3] == a->in[(d + 1) % 3] &&
+			    z->out[(d + 2) % 3] == a->in[(d + 2) % 3])
+				axis = d;
 	if (axis < 0) {
-		nbg_cpu_refuse(s, "sp-mean-shape-unsupported", "a mean layer (%s) reading %ux%ux%u of data type "
+		nbg_cpu_refuse(s, "sp-mean-shape-unsupported", "a %s layer (%s) reading %ux%ux%u of data type "
 			       "%u (operation %zu) and writing %ux%ux%u of data type %u (operation %zu): executed "
-			       "is x x y x z fp16 (1) or int16 (4) values to fp16 values with x or z 1, the mean "
-			       "over it", s->layer, a->in[0], a->in[1], a->in[2], a->in_type, first, z->out[0],
-			       z->out[1], z->out[2], z->out_type, first + 1);
+			       "is x x y x z fp16 (1) or int16 (4) values to fp16 values with x, y or z 1, the %s "
+			       "over it", what, s->layer, a->in[0], a->in[1], a->in[2], a->in_type, first, z->out[0],
+			       z->out[1], z->out[2], z->out_type, first + 1, what);
 		return -1;
 	}
 	if (a->out_ref.patched || z->in_ref.patched) {
-		nbg_cpu_refuse(s, "sp-mean-shape-unsupported", "a mean layer (%s) whose first operation's output "
+		nbg_cpu_refuse(s, "sp-mean-shape-unsupported", "a %s layer (%s) whose first operation's output "
 			       "or second operation's input is relocated by a patch: executed is a pair that "
-			       "passes its sums through no memory", s->layer);
+			       "passes its sums through no memory", what, s->layer);
 		return -1;
 	}
 	return axis;
@@ -319,48 +320,64 @@ static uint32_t sp_scale_bits(const nbg_cmd *cmd)
 	return e << 23 | nbg_cpu_nn_multiplier(cmd);
 }
 
-/* The mean's fraction length: the first command's scale 1, the second's
- * float32(2^-fl / n), fl 0 for fp16 input, 0 to 31 for int16; the flag
- * bits 28-31 of word 27 clear in both.  -1 (refused) otherwise. */
-static int spmean_fl(nbg_cpu_step *s, const nbg_cmd *ca, const nbg_cmd *cz, int int16, uint32_t n)
+/* The reduction's fraction length: the first command's scale 1, the
+ * second's float32(2^-fl / d) (d: n for a mean, 1 for a sum), fl 0 for fp16
+ * input, 0 to 31 for int16; the flag bits 28-31 of word 27 clear in both.
+ * -1 (refused) otherwise. */
+static int spmean_fl(nbg_cpu_step *s, const char *what, const nbg_cmd *ca, const nbg_cmd *cz, int int16,
+		     uint32_t d)
 {
 	uint32_t first = sp_scale_bits(ca), second = sp_scale_bits(cz);
 	if (ca->word_count > SP_W_FLAGS && cz->word_count > SP_W_FLAGS && first == SP_SCALE_ONE &&
 	    !(ca->words[SP_W_FLAGS] >> 28) && !(cz->words[SP_W_FLAGS] >> 28))
 		for (int fl = 0; fl <= (int16 ? 31 : 0); fl++)
-			if (bits_of((float)(ldexp(1.0, -fl) / n)) == second)
+			if (bits_of((float)(ldexp(1.0, -fl) / d)) == second)
 				return fl;
-	nbg_cpu_refuse(s, "sp-mean-scale-inconsistent", "a mean layer (%s) of %u values whose scales (0x%08x, "
-		       "0x%08x: post_shift, post_shift_bit_5_6, word %d bit 30 and post_multiplier) are not 1 and "
-		       "2^-fl / %u, fl %s, or whose word %d sets bits 28-31", s->layer, n, first, second,
-		       SP_W_FLAGS, n, int16 ? "0 to 31 (the int16 input's fraction length)" : "0 (fp16 input)",
+	nbg_cpu_refuse(s, "sp-mean-scale-inconsistent", "a %s layer (%s) whose scales (0x%08x, 0x%08x: "
+		       "post_shift, post_shift_bit_5_6, word %d bit 30 and post_multiplier) are not 1 and "
+		       "2^-fl / %u, fl %s, or whose word %d sets bits 28-31", what, s->layer, first, second,
+		       SP_W_FLAGS, d, int16 ? "0 to 31 (the int16 input's fraction length)" : "0 (fp16 input)",
 		       SP_W_FLAGS);
 	return -1;
 }
 
-static void plan_spmean(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
+/* The layer's pairs (first, second) of SP operations: the one of
+ * `operation`; 0 with the step refused. */
+static int spmean_pair(nbg_cpu_plan *p, nbg_cpu_step *s, spmax_layer *L, size_t operation)
 {
-	spmax_layer L = { .what = "mean", .id_layer = "sp-mean-layer-unsupported",
-			  .id_read = "sp-mean-intermediate-read", .s = s };
-	if (!spmax_span(p, &L, operation))
-		return;
-	if (L.last != L.first + 1) {
-		nbg_cpu_refuse(s, "sp-mean-layer-unsupported", "a mean layer (%s) of %zu operations: executed is "
-			       "a pair", s->layer, L.last - L.first + 1);
-		return;
+	if (!spmax_span(p, L, operation))
+		return 0;
+	if ((L->last - L->first + 1) % 2) {
+		nbg_cpu_refuse(s, L->id_layer, "a %s layer (%s) of %zu operations: executed are pairs", L->what,
+			       s->layer, L->last - L->first + 1);
+		return 0;
 	}
+	L->first += (operation - L->first) / 2 * 2;
+	L->last = L->first + 1;
+	return 1;
+}
+
+/* A mean (ReduceMeanLayer_SP) or a sum (ReduceSumLayer_SP: sum 1): each
+ * pair of the layer reduces its own image over one axis. */
+static void plan_spmean(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation, int sum)
+{
+	const char *what = sum ? "sum" : "mean";
+	spmax_layer L = { .what = what, .id_layer = "sp-mean-layer-unsupported",
+			  .id_read = "sp-mean-intermediate-read", .s = s };
+	if (!spmean_pair(p, s, &L, operation))
+		return;
 	const nbg_cmd_op *a = nbg_commands_op_of(p->c, L.first), *z = nbg_commands_op_of(p->c, L.last);
 	const nbg_cmd *ca = nbg_commands_at(p->c, NBG_CMD_NN, a->command);
 	const nbg_cmd *cz = nbg_commands_at(p->c, NBG_CMD_NN, z->command);
-	int axis = spmean_axis(s, a, z, L.first);
+	int axis = spmean_axis(s, what, a, z, L.first);
 	if (axis < 0)
 		return;
-	uint32_t n = axis ? a->in[2] : a->in[0];
-	int fl = spmean_fl(s, ca, cz, a->in_type == 4, n);
+	uint32_t n = a->in[axis];
+	int fl = spmean_fl(s, what, ca, cz, a->in_type == 4, sum ? 1 : n);
 	if (fl < 0)
 		return;
 	if ((uint64_t)a->in[0] * a->in[1] * a->in[2] > SPMAX_MAX_WIDTH) {
-		nbg_cpu_refuse(s, "work-limit", "a mean over %ux%ux%u values, above the limit of %u", a->in[0],
+		nbg_cpu_refuse(s, "work-limit", "a %s over %ux%ux%u values, above the limit of %u", what, a->in[0],
 			       a->in[1], a->in[2], SPMAX_MAX_WIDTH);
 		return;
 	}
@@ -370,8 +387,8 @@ static void plan_spmean(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	uint32_t ox = z->out[0], oz = z->out[2];
 	if (in_row < 2ull * a->in[0] || in_slice < in_row * a->in[1] || out_row < 2ull * ox ||
 	    out_slice < out_row * z->out[1] || in_row >= (1ull << 32) || out_row >= (1ull << 32)) {
-		nbg_cpu_refuse(s, "sp-mean-shape-unsupported", "a mean layer (%s) whose strides (rows %llu, slices "
-			       "%llu in; %llu, %llu out) are shorter than its rows and slices", s->layer,
+		nbg_cpu_refuse(s, "sp-mean-shape-unsupported", "a %s layer (%s) whose strides (rows %llu, slices "
+			       "%llu in; %llu, %llu out) are shorter than its rows and slices", what, s->layer,
 			       (unsigned long long)in_row, (unsigned long long)in_slice,
 			       (unsigned long long)out_row, (unsigned long long)out_slice);
 		return;
@@ -384,7 +401,7 @@ static void plan_spmean(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	    !spmax_sealed(p, &L))
 		return;
 	if (operation != L.last) {
-		snprintf(s->what, sizeof(s->what), "SP, part of the mean computed at op %zu", L.last);
+		snprintf(s->what, sizeof(s->what), "SP, part of the %s computed at op %zu", what, L.last);
 		nbg_cpu_ref_executed(s, op, CPU_OP_SPMEAN, CPU_REF_NONE);
 		return;
 	}
@@ -392,27 +409,29 @@ static void plan_spmean(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	r->rows = a->in[1];
 	r->kx = a->in[2];
 	r->group = (uint32_t)axis;
+	r->ky = sum ? 1 : n;
 	r->in_flip = a->in_type == 4;
 	r->exponent = (uint32_t)fl;
 	r->in_stride = (uint32_t)in_row;
 	r->in_slice = in_slice;
 	r->out_stride = (uint32_t)out_row;
 	r->out_slice = out_slice;
-	snprintf(s->what, sizeof(s->what), "SP mean over %s of %ux%ux%u %s -> fp16 (ops %zu-%zu), scale "
-		 "2^-%d / %u", axis ? "z" : "x", r->width, r->rows, r->kx, r->in_flip ? "int16" : "fp16", L.first,
-		 L.last, fl, n);
+	snprintf(s->what, sizeof(s->what), "SP %s over %c of %ux%ux%u %s -> fp16 (ops %zu-%zu), scale "
+		 "2^-%d / %u", what, "xyz"[axis], r->width, r->rows, r->kx, r->in_flip ? "int16" : "fp16", L.first,
+		 L.last, fl, r->ky);
 	nbg_cpu_ref_executed(s, op, CPU_OP_SPMEAN, CPU_REF_MEAN);
 }
 
 static int spmean_match(const nbg_cpu_plan *p, const cpu_match *m)
 {
 	(void)p;
-	return m->type == NBG_GRAPH_OP_SP && m->layer == CPU_LAYER_REDUCE_MEAN_SP;
+	return m->type == NBG_GRAPH_OP_SP &&
+	       (m->layer == CPU_LAYER_REDUCE_MEAN_SP || m->layer == CPU_LAYER_REDUCE_SUM_SP);
 }
 
 static void spmean_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
 {
-	plan_spmean(p, s, op, m->operation);
+	plan_spmean(p, s, op, m->operation, m->layer == CPU_LAYER_REDUCE_SUM_SP);
 }
 
 /* An input value: a half, or an int16 code (its 2^-fl in the scale). */
@@ -422,11 +441,11 @@ static double spmean_at(const uint8_t *in, uint64_t a, int int16)
 	return int16 ? (double)(int16_t)v : (double)nbg_fp16_to_float(v);
 }
 
-/* Each mean: the sum of its halves or int16 codes in double precision
- * (exact for sums of fewer than 2^20 values: every half is a multiple of
- * 2^-24 below 2^16, every code an integer below 2^15), times 2^-fl / n
- * (exact but for the division by n), rounded once to fp16 (to nearest,
- * ties to even). */
+/* Each mean (sum): the sum of its halves or int16 codes in double
+ * precision (exact for sums of fewer than 2^20 values: every half is a
+ * multiple of 2^-24 below 2^16, every code an integer below 2^15), times
+ * 2^-fl / d (exact but for the division by d: n for a mean, 1 for a sum),
+ * rounded once to fp16 (to nearest, ties to even). */
 static int spmean_run(const cpu_op *op, uint8_t *const *buf)
 {
 	const cpu_ref *r = &op->u.ref;
@@ -434,17 +453,18 @@ static int spmean_run(const cpu_op *op, uint8_t *const *buf)
 		return 0;
 	const uint8_t *in = buf[r->in_region] + r->in_base;
 	uint8_t *out = buf[r->out_region] + r->out_base;
-	uint32_t n = r->group ? r->kx : r->width;            /* values per mean */
-	uint32_t ox = r->group ? r->width : 1, oz = r->group ? 1 : r->kx;
-	for (uint32_t z = 0; z < oz; z++)
-		for (uint32_t y = 0; y < r->rows; y++)
-			for (uint32_t x = 0; x < ox; x++) {
+	uint32_t dims[3] = { r->width, r->rows, r->kx }, axis = r->group;
+	uint64_t steps[3] = { 2, r->in_stride, r->in_slice };
+	uint32_t n = dims[axis];                             /* values per mean */
+	dims[axis] = 1;
+	for (uint32_t z = 0; z < dims[2]; z++)
+		for (uint32_t y = 0; y < dims[1]; y++)
+			for (uint32_t x = 0; x < dims[0]; x++) {
 				uint64_t a = z * r->in_slice + (uint64_t)y * r->in_stride + 2ull * x;
-				uint64_t step = r->group ? r->in_slice : 2;
 				double sum = 0;
 				for (uint32_t i = 0; i < n; i++)
-					sum += spmean_at(in, a + i * step, r->in_flip);
-				uint16_t h = nbg_fp16_from_double(ldexp(sum, -(int)r->exponent) / n);
+					sum += spmean_at(in, a + i * steps[axis], r->in_flip);
+				uint16_t h = nbg_fp16_from_double(ldexp(sum, -(int)r->exponent) / r->ky);
 				uint64_t o = z * r->out_slice + (uint64_t)y * r->out_stride + 2ull * x;
 				out[o] = (uint8_t)(h & 0xffu);
 				out[o + 1] = (uint8_t)(h >> 8);
@@ -478,26 +498,30 @@ static double spsub_scale(const nbg_cmd *cmd, uint32_t flags)
 	return ldexp(1.0, (int)e - 127);
 }
 
-/* The pair: the first loads b (x fp16 values, x x 1 x 1) and writes no
+/* The pair: the first loads b (n fp16 values, n x 1 x 1) and writes no
  * memory; the second reads a (x x y x z, fp16 or int16) and writes a - b
- * in its shape (fp16 or int16). */
-static int spsub_shape(nbg_cpu_step *s, const nbg_cmd_op *a, const nbg_cmd_op *z, size_t first)
+ * (a x b) in its shape (fp16 or int16), b one value per x (n = x), or, for
+ * a product, per y (n = y, not x).  The axis b runs along (0, 1), -1 with
+ * the step refused. */
+static int spsub_shape(nbg_cpu_step *s, const char *what, const nbg_cmd_op *a, const nbg_cmd_op *z, size_t first,
+		       int mul)
 {
-	int ok = a->in_type == 1 && a->in[1] == 1 && a->in[2] == 1 && a->in[0] == z->in[0] && z->in[0] &&
-		 z->in[1] && z->in[2] && (z->in_type == 1 || z->in_type == 4) &&
-		 (z->out_type == 1 || z->out_type == 4) && z->out[0] == z->in[0] && z->out[1] == z->in[1] &&
-		 z->out[2] == z->in[2];
-	if (!ok || a->out_ref.patched) {
-		nbg_cpu_refuse(s, "sp-sub-shape-unsupported", "a subtraction layer (%s) loading %ux%ux%u of data "
+	int ok = a->in_type == 1 && a->in[1] == 1 && a->in[2] == 1 && z->in[0] && z->in[1] && z->in[2] &&
+		 (z->in_type == 1 || z->in_type == 4) && (z->out_type == 1 || z->out_type == 4) &&
+		 z->out[0] == z->in[0] && z->out[1] == z->in[1] && z->out[2] == z->in[2];
+	int axis = a->in[0] == z->in[0] ? 0 : mul && a->in[0] == z->in[1] ? 1 : -1;
+	if (!ok || axis < 0 || a->out_ref.patched) {
+		nbg_cpu_refuse(s, "sp-sub-shape-unsupported", "a %s layer (%s) loading %ux%ux%u of data "
 			       "type %u (operation %zu) and reading %ux%ux%u of data type %u into %ux%ux%u of data "
-			       "type %u (operation %zu)%s: executed is x x 1 x 1 fp16 (1) values b, loaded without "
-			       "writing memory, and x x y x z fp16 or int16 (4) values a into a - b of a's shape, "
-			       "fp16 or int16", s->layer, a->in[0], a->in[1], a->in[2], a->in_type, first, z->in[0],
-			       z->in[1], z->in[2], z->in_type, z->out[0], z->out[1], z->out[2], z->out_type, first + 1,
-			       a->out_ref.patched ? ", the first writing memory" : "");
-		return 0;
+			       "type %u (operation %zu)%s: executed is n x 1 x 1 fp16 (1) values b, loaded without "
+			       "writing memory, and x x y x z fp16 or int16 (4) values a, n = x%s, into a result of "
+			       "a's shape, fp16 or int16", what, s->layer, a->in[0], a->in[1], a->in[2], a->in_type,
+			       first, z->in[0], z->in[1], z->in[2], z->in_type, z->out[0], z->out[1], z->out[2],
+			       z->out_type, first + 1, a->out_ref.patched ? ", the first writing memory" : "",
+			       mul ? " (or y)" : "");
+		return -1;
 	}
-	return 1;
+	return axis;
 }
 
 /* The operand images: b (region 1), a (region 0) and the output (2). */
@@ -505,7 +529,7 @@ static int spsub_images(nbg_cpu_plan *p, spmax_layer *L, const nbg_cmd_op *a, co
 {
 	const nbg_cmd *ca = nbg_commands_at(p->c, NBG_CMD_NN, a->command);
 	const nbg_cmd *cz = nbg_commands_at(p->c, NBG_CMD_NN, z->command);
-	uint64_t bytes = 2ull * z->in[0];
+	uint64_t bytes = 2ull * z->in[0], bbytes = 2ull * a->in[0];
 	r->elt.x = z->in[0], r->elt.y = z->in[1], r->elt.z = z->in[2];
 	r->elt.row[0] = z->in_row_stride, r->elt.slice[0] = z->in_slice_stride;
 	r->elt.row[2] = z->out_row_stride, r->elt.slice[2] = z->out_slice_stride;
@@ -518,59 +542,59 @@ static int spsub_images(nbg_cpu_plan *p, spmax_layer *L, const nbg_cmd_op *a, co
 			return 0;
 		}
 	/* each image's extent: its slices' rows, as the mean's */
-	return spmax_image(p, L, a, ca, 0, bytes, 1, bytes, &r->elt.region[1], &r->elt.base[1]) &&
+	return spmax_image(p, L, a, ca, 0, bbytes, 1, bbytes, &r->elt.region[1], &r->elt.base[1]) &&
 	       spmax_image(p, L, z, cz, 0, (r->elt.z - 1) * r->elt.slice[0] + bytes, r->elt.y, r->elt.row[0],
 			   &r->elt.region[0], &r->elt.base[0]) &&
 	       spmax_image(p, L, z, cz, 1, (r->elt.z - 1) * r->elt.slice[2] + bytes, r->elt.y, r->elt.row[2],
 			   &r->elt.region[2], &r->elt.base[2]);
 }
 
-static void plan_spsub(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation)
+/* A TensorSub_SP layer (mul 0) or a TensorMul_SP layer of pairs (mul 1). */
+static void plan_spsub(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation, int mul)
 {
-	spmax_layer L = { .what = "subtraction", .id_layer = "sp-sub-layer-unsupported",
+	const char *what = mul ? "product" : "subtraction";
+	spmax_layer L = { .what = what, .id_layer = "sp-sub-layer-unsupported",
 			  .id_read = "sp-sub-intermediate-read", .s = s };
-	if (!spmax_span(p, &L, operation))
+	if (!spmean_pair(p, s, &L, operation))
 		return;
-	if (L.last != L.first + 1) {
-		nbg_cpu_refuse(s, "sp-sub-layer-unsupported", "a subtraction layer (%s) of %zu operations: "
-			       "executed is a pair", s->layer, L.last - L.first + 1);
-		return;
-	}
 	const nbg_cmd_op *a = nbg_commands_op_of(p->c, L.first), *z = nbg_commands_op_of(p->c, L.last);
 	const nbg_cmd *ca = nbg_commands_at(p->c, NBG_CMD_NN, a->command);
 	const nbg_cmd *cz = nbg_commands_at(p->c, NBG_CMD_NN, z->command);
 	cpu_ref *r = &op->u.ref;
-	if (!spsub_shape(s, a, z, L.first))
+	int axis = spsub_shape(s, what, a, z, L.first, mul);
+	if (axis < 0)
 		return;
-	double sb = spsub_scale(ca, SP_NEGATE), sa = spsub_scale(cz, 0);
+	double sb = spsub_scale(ca, mul ? 0 : SP_NEGATE), sa = spsub_scale(cz, 0);
 	if (sb == 0 || sa == 0) {
-		nbg_cpu_refuse(s, "sp-sub-scale-inconsistent", "a subtraction layer (%s) whose scales (0x%08x, "
-			       "0x%08x) are not powers of two, or whose word %d flags (0x%08x, 0x%08x) are not bit "
-			       "28 (the negation) in the first and none in the second", s->layer, sp_scale_bits(ca),
+		nbg_cpu_refuse(s, "sp-sub-scale-inconsistent", "a %s layer (%s) whose scales (0x%08x, "
+			       "0x%08x) are not powers of two, or whose word %d flags (0x%08x, 0x%08x) are not %s "
+			       "in the first and none in the second", what, s->layer, sp_scale_bits(ca),
 			       sp_scale_bits(cz), SP_W_FLAGS, ca->word_count > SP_W_FLAGS ? ca->words[SP_W_FLAGS] : 0,
-			       cz->word_count > SP_W_FLAGS ? cz->words[SP_W_FLAGS] : 0);
+			       cz->word_count > SP_W_FLAGS ? cz->words[SP_W_FLAGS] : 0,
+			       mul ? "none" : "bit 28 (the negation)");
 		return;
 	}
 	if ((uint64_t)z->in[0] * z->in[1] * z->in[2] > SPMAX_MAX_WIDTH) {
-		nbg_cpu_refuse(s, "work-limit", "a subtraction over %ux%ux%u values, above the limit of %u",
+		nbg_cpu_refuse(s, "work-limit", "a %s over %ux%ux%u values, above the limit of %u", what,
 			       z->in[0], z->in[1], z->in[2], SPMAX_MAX_WIDTH);
 		return;
 	}
 	if (!spsub_images(p, &L, a, z, r) || !spmax_sealed(p, &L))
 		return;
 	if (operation != L.last) {
-		snprintf(s->what, sizeof(s->what), "SP, part of the subtraction computed at op %zu", L.last);
-		nbg_cpu_ref_executed(s, op, CPU_OP_SPSUB, CPU_REF_NONE);
+		snprintf(s->what, sizeof(s->what), "SP, part of the %s computed at op %zu", what, L.last);
+		nbg_cpu_ref_executed(s, op, mul ? CPU_OP_SPMUL : CPU_OP_SPSUB, CPU_REF_NONE);
 		return;
 	}
 	r->elt.a = (float)sa;
 	r->elt.b = (float)sb;
 	r->elt.zp0 = z->in_type == 4;   /* int16 a */
 	r->elt.zpo = z->out_type == 4;  /* int16 out */
-	snprintf(s->what, sizeof(s->what), "SP subtraction %ux%ux%u %s x %g - %u fp16 x %g -> %s (ops %zu-%zu)",
-		 r->elt.x, r->elt.y, r->elt.z, r->elt.zp0 ? "int16" : "fp16", sa, r->elt.x, sb,
-		 r->elt.zpo ? "int16" : "fp16", L.first, L.last);
-	nbg_cpu_ref_executed(s, op, CPU_OP_SPSUB, CPU_REF_SUB);
+	r->group = (uint32_t)axis;
+	snprintf(s->what, sizeof(s->what), "SP %s %ux%ux%u %s x %g %c %u fp16 (along %c) x %g -> %s (ops %zu-%zu)",
+		 mul ? "product" : "subtraction", r->elt.x, r->elt.y, r->elt.z, r->elt.zp0 ? "int16" : "fp16", sa,
+		 mul ? '*' : '-', a->in[0], "xy"[axis], sb, r->elt.zpo ? "int16" : "fp16", L.first, L.last);
+	nbg_cpu_ref_executed(s, op, mul ? CPU_OP_SPMUL : CPU_OP_SPSUB, mul ? CPU_REF_SPMUL : CPU_REF_SUB);
 }
 
 static int spsub_match(const nbg_cpu_plan *p, const cpu_match *m)
@@ -581,16 +605,32 @@ static int spsub_match(const nbg_cpu_plan *p, const cpu_match *m)
 
 static void spsub_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
 {
-	plan_spsub(p, s, op, m->operation);
+	plan_spsub(p, s, op, m->operation, 0);
 }
 
-/* out = a x sa - b[x] x sb in double (exact: powers of two times halves or
- * int16 codes), rounded once: to fp16 (to nearest, ties to even) or to an
- * int16 code (half away from zero, saturated). */
+/* A TensorMul_SP layer of more than one operation (one: ops/nnf16.c, the
+ * scaling). */
+static int spmul_match(const nbg_cpu_plan *p, const cpu_match *m)
+{
+	const nbg_graph_layer *l = m->type == NBG_GRAPH_OP_SP && m->layer == CPU_LAYER_TENSOR_MUL_SP
+					   ? nbg_graph_layer_at(p->g, nbg_graph_operation_at(p->g, m->operation)->layer_id)
+					   : NULL;
+	return l && l->operation_records > 1;
+}
+
+static void spmul_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
+{
+	plan_spsub(p, s, op, m->operation, 1);
+}
+
+/* out = a x sa - b[x] x sb (a x sa x b[x or y] x sb) in double (exact:
+ * powers of two times halves or int16 codes, a product of two of them),
+ * rounded once: to fp16 (to nearest, ties to even) or to an int16 code
+ * (half away from zero, saturated). */
 static int spsub_run(const cpu_op *op, uint8_t *const *buf)
 {
 	const cpu_ref *r = &op->u.ref;
-	if (r->kind != CPU_REF_SUB)
+	if (r->kind != CPU_REF_SUB && r->kind != CPU_REF_SPMUL)
 		return 0;
 	const uint8_t *in = buf[r->elt.region[0]] + r->elt.base[0];
 	const uint8_t *bv = buf[r->elt.region[1]] + r->elt.base[1];
@@ -600,8 +640,9 @@ static int spsub_run(const cpu_op *op, uint8_t *const *buf)
 			for (uint32_t x = 0; x < r->elt.x; x++) {
 				uint64_t i = z * r->elt.slice[0] + y * r->elt.row[0] + 2ull * x;
 				uint64_t o = z * r->elt.slice[2] + y * r->elt.row[2] + 2ull * x;
-				double v = spmean_at(in, i, (int)r->elt.zp0) * r->elt.a -
-					   spmean_at(bv, 2ull * x, 0) * r->elt.b;
+				double va = spmean_at(in, i, (int)r->elt.zp0) * r->elt.a;
+				double vb = spmean_at(bv, 2ull * (r->group ? y : x), 0) * r->elt.b;
+				double v = r->kind == CPU_REF_SPMUL ? va * vb : va - vb;
 				uint16_t h;
 				if (r->elt.zpo) {
 					double q = v == v ? nbg_cpu_round_half_away(v) : 0; /* NaN: 0 (unmeasured) */
@@ -618,8 +659,10 @@ static int spsub_run(const cpu_op *op, uint8_t *const *buf)
 static void spsub_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
 {
 	const cpu_ref *r = &op->u.ref;
-	*work = r->kind == CPU_REF_SUB ? nbg_cpu_mul_sat(nbg_cpu_mul_sat(r->elt.x, r->elt.y), r->elt.z) : 0;
+	*work = r->kind == CPU_REF_SUB || r->kind == CPU_REF_SPMUL
+			? nbg_cpu_mul_sat(nbg_cpu_mul_sat(r->elt.x, r->elt.y), r->elt.z) : 0;
 	*scratch = 0;
 }
 
 const cpu_op_def nbg_cpu_op_spsub = { "sp-sub", spsub_match, spsub_plan, spsub_run, spsub_cost };
+const cpu_op_def nbg_cpu_op_spmul = { "sp-mul", spmul_match, spmul_plan, spsub_run, spsub_cost };

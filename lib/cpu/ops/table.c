@@ -16,6 +16,7 @@ const cpu_op_def *const nbg_cpu_ops[CPU_OP__COUNT] = {
 	[CPU_OP_SHDW] = &nbg_cpu_op_shdw,
 	[CPU_OP_SHADD] = &nbg_cpu_op_shadd,
 	[CPU_OP_SHSCALE] = &nbg_cpu_op_shscale,
+	[CPU_OP_SHF16] = &nbg_cpu_op_shf16,
 	[CPU_OP_SHPAD] = &nbg_cpu_op_shpad,
 	[CPU_OP_SHCONV] = &nbg_cpu_op_shconv,
 	[CPU_OP_SHDW16] = &nbg_cpu_op_shdw16,
@@ -31,6 +32,7 @@ const cpu_op_def *const nbg_cpu_ops[CPU_OP__COUNT] = {
 	[CPU_OP_SPMAX] = &nbg_cpu_op_spmax,
 	[CPU_OP_SPMEAN] = &nbg_cpu_op_spmean,
 	[CPU_OP_SPSUB] = &nbg_cpu_op_spsub,
+	[CPU_OP_SPMUL] = &nbg_cpu_op_spmul,
 	[CPU_OP_NN16] = &nbg_cpu_op_nn16,
 	[CPU_OP_CONV] = &nbg_cpu_op_conv,
 };
