@@ -7815,61 +7815,48 @@ static const cv_raw c60_raw[] = {
 };
 
 static const uint8_t c61_in0[] = {
-	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
+	6, 0x1b, 7, 0x25, 0x38, 0x38, 0x32, 1, 0xc, 7, 0x32, 0x13, 0x1f, 0xfe, 0, 0x37,
+	0x13, 0x3b, 0x1b, 9, 0x20, 0x31, 0x35, 9, 8, 0x34, 0x1e, 0xf, 0xfe, 0, 0x1c, 0x34,
+	0x28, 0x3a, 0xa, 0x16, 3, 0x1b, 0x23, 7, 0x37, 0x31, 0x13, 0xfe, 0, 0x1c, 0xd, 0x25,
+	0x12, 0x32, 0xf, 0x3a, 3, 0x1e, 0x3c, 0x2c, 0x2e, 0x17, 0xfe, 0, 0x2b, 0x23, 0x2a, 0x22,
+	0x1f, 0x12, 0x2c, 5, 0x10, 1, 7, 0x1c, 0x29, 0xfe, 0, 0x1f, 0x2b, 0x18, 0x2f, 0x1d,
+	0x35, 0x2e, 0x19, 0x13, 0x3a, 0x22, 6, 0x39, 0xfe, 0, 0x13, 0x15, 0x24, 0x25, 0x25, 0x2c,
+	0x3f, 0xa, 0x18, 0, 1, 0x21, 0x34, 0xfe, 0, 0x39, 0x22, 0xe, 0x35, 0xe, 7, 0x38,
+	0xd, 0x16, 0x14, 0x12, 0x1b, 0xc, 0xfe, 0, 0x3e, 9, 0x3a, 0x37, 0x33, 0x1b, 0x39, 0,
+	0x15, 0x1e, 0x35, 0x25, 0x20, 0xfe, 0, 0x32, 0x3a, 0x14, 0x29, 0x37, 0x2a, 0x26, 0xe, 0x37,
+	0x2f, 0x2b, 0x3c, 0x1b, 0xfe, 0, 0x3f, 0x1d, 0x2d, 7, 0xa, 0x3d, 0x13, 4, 0x19, 0x34,
+	0x3d, 0x37, 0x22, 0xfe, 0, 0x18, 0x3d, 0x33, 0x2b, 0x18, 0x3a, 0x29, 0x25, 0x3a, 0x15, 0x25,
+	0x1f, 0x27, 0xfe, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xfe, 0, 0, 0, 0, 0, 0, 0x3f, 0x3f, 0x3f, 0x3f, 2, 9, 6, 0x2d,
+	0x3b, 0x32, 0x27, 0x19, 0x38, 0xfe, 0, 0x3f, 0x3f, 0x3f, 0x3f, 0x20, 0x30, 0x35, 0, 0x26,
+	0x3c, 0x30, 3, 0x3b, 0xfe, 0, 0x3f, 0x3f, 0x3f, 0x3f, 0x39, 0xd, 0x33, 0x39, 0x34, 0x2b,
+	0x28, 0x31, 0x2d, 0xfe, 0, 0x3f, 0x3f, 0x3f, 0x3f, 0x30, 0x18, 0x3a, 0x1d, 0xa, 0x19, 0x2a,
+	0x20, 0x2b, 0xfe, 0, 7, 6, 0x38, 0x2b, 0x24, 0xd, 0x20, 2, 0, 0xb, 0xf, 0x1e,
+	0xa, 0xfe, 0, 0x21, 0x14, 0x13, 0x12, 0x11, 0x1c, 0x13, 0x15, 0x1b, 0x24, 0x3a, 0x1b, 0x34,
+	0xfe, 0, 0x39, 0xf, 0x26, 0x15, 0x3c, 0x11, 0x1f, 0x38, 7, 0x2b, 0x3f, 0x37, 0x16, 0xfe,
+	0, 0x1a, 0x3f, 0x24, 0x17, 0x31, 0x3a, 6, 0x2f, 0x1c, 0x29, 0x34, 0x34, 6, 0xfe, 0,
+	0x18, 0x3d, 0x39, 0x1f, 0x21, 5, 0x16, 0x10, 0x33, 0x10, 0x3e, 0xa, 0x14, 0xfe, 0, 0x38,
+	0x23, 0x32, 0x21, 0xe, 0, 8, 0x39, 9, 0x3d, 0x3f, 0x3f, 0x2c, 0xfe, 0, 0x1b, 0x2f,
+	0x3d, 0x38, 0x38, 0x11, 0x19, 0x2a, 0x39, 0x1c, 0x3a, 0x3d, 0xe, 0xfe, 0, 0x10, 0x31, 0x15,
+	0x2a, 5, 0x31, 0x28, 0x34, 0x30, 9, 0x2e, 0x11, 0xf, 0xfe, 0, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c61_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c61_in0, 10 },
+	{ { 400, 1, 1, 1 }, 1, 2, c61_in0, 400 },
 };
 
 static const uint8_t c61_out0[] = {
-	0, 1, 0, 0x64, 0xff, 0, 0, 0, 0, 0, 0, 0xff,
+	0x8a, 0x85, 0x8a, 0, 0x99, 0x85, 0x55, 0, 0xb6, 0x91, 0xb9, 0, 0, 0xff, 0x8f, 0xa6,
+	0, 0x82, 0x84, 0x93, 0, 0xb3, 0x77, 0xb1, 0, 0,
 };
 
 static const cv_io c61_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c61_out0, 12 },
+	{ { 26, 1, 1, 1 }, 1, 2, c61_out0, 26 },
 };
 
 static const cv_field c61_op0_f[] = {
-	{ "in_image_x_size", 0x1 },
-	{ "in_image_y_size", 0x1 },
-	{ "in_image_z_size", 0xa },
-	{ "in_image_stride", 0x1 },
-	{ "in_image_slice", 0x1 },
-	{ "in_window_x_start", 0x0 },
-	{ "in_window_y_start", 0x0 },
-	{ "in_window_x_end", 0x0 },
-	{ "in_window_y_end", 0x0 },
-	{ "in_tile_x_size", 0x1 },
-	{ "in_tile_y_size", 0x1 },
-	{ "in_tile_x_inc", 0x1 },
-	{ "in_tile_y_inc", 0x1 },
-	{ "alu_i2f_enable", 0x1 },
-	{ "alu_f2i_enable", 0x1 },
-	{ "in_zp", 0x0 },
-	{ "flat_rounding_mode", 0x1 },
-	{ "integer_rounding_mode", 0x1 },
-	{ "out_loop_1_reset", 0x0 },
-	{ "out_loop_2_reset", 0x0 },
-	{ "out_loop_3_reset", 0x0 },
-	{ "out_loop_0_count", 0x1 },
-	{ "out_loop_0_inc", 0x0 },
-	{ "out_loop_1_count", 0x1 },
-	{ "out_loop_1_inc", 0x0 },
-	{ "out_loop_2_count", 0x1 },
-	{ "out_loop_2_inc", 0x0 },
-	{ "out_loop_3_count", 0x1 },
-	{ "out_loop_3_inc", 0x0 },
-	{ "out_loop_4_count", 0xc },
-	{ "out_loop_4_inc", 0x1 },
-	{ "out_loop_5_count", 0x1 },
-	{ "out_loop_5_inc", 0x0 },
-	{ "out_loop_6_inc", 0x0 },
-	{ "in_tile_sequence", 0x3 },
-	{ "coef_zp", 0x78 },
-	{ "out_zp", 0x0 },
-	{ "alu_output_postshift", 0x3 },
-	{ "alu_relu_enable", 0x1 },
+	{ NULL, 0 },
 };
 
 static const cv_word c61_op0_w[] = {
@@ -7877,38 +7864,27 @@ static const cv_word c61_op0_w[] = {
 };
 
 static const cv_addr c61_op0_a[] = {
-	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
-	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 12, 2, 0, 0, 0 },
 };
 
 static const uint32_t c61_op0_u[] = {
-	0,
+	0, 0xf, 0xd000e, 0x444051c0, 0xc8, 2, 0x10da10b0, 0,
+	0xc, 0, 0x3e89d90a, 0, 0, 4, 0x30003, 0x444051c0,
+	0xd, 2, 0x10da10b0, 0, 4, 4, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 1, 0, 0xff,
 };
 
 static const cv_op c61_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c61_op0_f, 39, c61_op0_w, 0, c61_op0_a, 3, c61_op0_u, 0 },
-};
-
-static const uint8_t c61_s0_w[] = {
-	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
-	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
-	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
-	0x97, 0x34, 0x51, 0x11, 0x17, 0x60, 0x87, 0x1c, 0x88, 0x64, 0x1d, 0x49, 0x10, 0xc4, 0xfb, 0x3c,
-	7, 0x40, 0x99, 0xdf, 0xbd, 0x22, 0x32, 0x6c, 0xf, 0xb3, 0x70, 0x4b, 1, 0x35, 0x29, 0x1c,
-	0x35, 1, 0xfd, 0xee, 0x43, 0xe, 0x1a, 0x2e, 0xb9, 0x66, 0x55, 0x2c, 0xa7, 0x9f, 0xa3, 0x54,
-	0x1f, 0xea, 0x8d, 0x2e, 4, 0x64, 0x72, 0x50, 0xa2, 0x64, 0xe9, 0x18, 0x10, 0x8d, 0xc7, 0xc5,
-	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
-};
-
-static const int32_t c61_s0_b[] = {
-	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
-	2773, 246, 3645, -1021,
+	{ 1, "PoolingLayer2", -1, c61_op0_f, 0, c61_op0_w, 0, c61_op0_a, 2, c61_op0_u, 63 },
 };
 
 static const cv_stream c61_s[] = {
-	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c61_s0_w, .bias = c61_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
-	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
+	{ { 0 }, { 0 } },
 };
 
 static const cv_raw c61_raw[] = {
@@ -7924,7 +7900,7 @@ static const cv_io c62_in[] = {
 };
 
 static const uint8_t c62_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 1, 0, 0x64, 0xff, 0, 0, 0, 0, 0, 0, 0xff,
 };
 
 static const cv_io c62_out[] = {
@@ -7968,7 +7944,7 @@ static const cv_field c62_op0_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 	{ "in_tile_sequence", 0x3 },
 	{ "coef_zp", 0x78 },
-	{ "out_zp", 0x5 },
+	{ "out_zp", 0x0 },
 	{ "alu_output_postshift", 0x3 },
 	{ "alu_relu_enable", 0x1 },
 };
@@ -8017,6 +7993,107 @@ static const cv_raw c62_raw[] = {
 };
 
 static const uint8_t c63_in0[] = {
+	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
+};
+
+static const cv_io c63_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c63_in0, 10 },
+};
+
+static const uint8_t c63_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c63_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c63_out0, 12 },
+};
+
+static const cv_field c63_op0_f[] = {
+	{ "in_image_x_size", 0x1 },
+	{ "in_image_y_size", 0x1 },
+	{ "in_image_z_size", 0xa },
+	{ "in_image_stride", 0x1 },
+	{ "in_image_slice", 0x1 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0x0 },
+	{ "in_window_y_end", 0x0 },
+	{ "in_tile_x_size", 0x1 },
+	{ "in_tile_y_size", 0x1 },
+	{ "in_tile_x_inc", 0x1 },
+	{ "in_tile_y_inc", 0x1 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x1 },
+	{ "out_loop_0_inc", 0x0 },
+	{ "out_loop_1_count", 0x1 },
+	{ "out_loop_1_inc", 0x0 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0xc },
+	{ "out_loop_4_inc", 0x1 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "in_tile_sequence", 0x3 },
+	{ "coef_zp", 0x78 },
+	{ "out_zp", 0x5 },
+	{ "alu_output_postshift", 0x3 },
+	{ "alu_relu_enable", 0x1 },
+};
+
+static const cv_word c63_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c63_op0_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
+	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
+};
+
+static const uint32_t c63_op0_u[] = {
+	0,
+};
+
+static const cv_op c63_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c63_op0_f, 39, c63_op0_w, 0, c63_op0_a, 3, c63_op0_u, 0 },
+};
+
+static const uint8_t c63_s0_w[] = {
+	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
+	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
+	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
+	0x97, 0x34, 0x51, 0x11, 0x17, 0x60, 0x87, 0x1c, 0x88, 0x64, 0x1d, 0x49, 0x10, 0xc4, 0xfb, 0x3c,
+	7, 0x40, 0x99, 0xdf, 0xbd, 0x22, 0x32, 0x6c, 0xf, 0xb3, 0x70, 0x4b, 1, 0x35, 0x29, 0x1c,
+	0x35, 1, 0xfd, 0xee, 0x43, 0xe, 0x1a, 0x2e, 0xb9, 0x66, 0x55, 0x2c, 0xa7, 0x9f, 0xa3, 0x54,
+	0x1f, 0xea, 0x8d, 0x2e, 4, 0x64, 0x72, 0x50, 0xa2, 0x64, 0xe9, 0x18, 0x10, 0x8d, 0xc7, 0xc5,
+	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
+};
+
+static const int32_t c63_s0_b[] = {
+	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
+	2773, 246, 3645, -1021,
+};
+
+static const cv_stream c63_s[] = {
+	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c63_s0_w, .bias = c63_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
+};
+
+static const cv_raw c63_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c64_in0[] = {
 	0, 0x80, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xbb, 0, 0, 0, 0, 0xfc, 0x3c, 0x31, 0x3f,
 	0xfd, 0x3a, 0x19, 0xb8, 0, 0, 0, 0, 0xf2, 0x3c, 0, 0x88, 0xdb, 0xbd, 0xb6, 0xc1,
 	0, 0, 0, 0, 0xd1, 0xc0, 0xca, 0xbc, 0xc3, 0x3a, 0x44, 0xbc, 0, 0, 0, 0,
@@ -8024,21 +8101,21 @@ static const uint8_t c63_in0[] = {
 	0xef, 0x3d, 0, 0xbe, 0, 0, 0, 0,
 };
 
-static const cv_io c63_in[] = {
-	{ { 6, 2, 3, 1 }, 3, 1, c63_in0, 72 },
+static const cv_io c64_in[] = {
+	{ { 6, 2, 3, 1 }, 3, 1, c64_in0, 72 },
 };
 
-static const uint8_t c63_out0[] = {
+static const uint8_t c64_out0[] = {
 	0, 0, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xb3, 0xfc, 0x3c, 0x31, 0x3f, 0xfd, 0x3a, 0x19, 0xb0,
 	0xf2, 0x3c, 0, 0, 0x64, 0x34, 0x48, 0x38, 0x3a, 0x37, 0x2f, 0x33, 0xc3, 0x3a, 0x66, 0x32,
 	0x6a, 0xb0, 2, 0x41, 0x6e, 0xae, 0x5b, 0xae, 0x74, 0x41, 0x3d, 0xb1, 0xef, 0x3d, 5, 0xaf,
 };
 
-static const cv_io c63_out[] = {
-	{ { 4, 2, 3, 1 }, 3, 1, c63_out0, 48 },
+static const cv_io c64_out[] = {
+	{ { 4, 2, 3, 1 }, 3, 1, c64_out0, 48 },
 };
 
-static const cv_field c63_op0_f[] = {
+static const cv_field c64_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x3 },
@@ -8059,94 +8136,12 @@ static const cv_field c63_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c63_op0_w[] = {
+static const cv_word c64_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c63_op0_a[] = {
-	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c63_op0_u[] = {
-	0,
-};
-
-static const cv_op c63_ops[] = {
-	{ 2, "PReluLayer", -1, c63_op0_f, 18, c63_op0_w, 0, c63_op0_a, 3, c63_op0_u, 0 },
-};
-
-static const cv_stream c63_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c63_r0[] = {
-	0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3e, 0, 0, 0x80, 0x3f, 0, 0, 0x40, 0xbe,
-	0, 0, 0x80, 0x3f, 0, 0xc0, 0x95, 0x3d,
-};
-
-static const cv_raw c63_raw[] = {
-	{ c63_r0, 24 },
-};
-
-static const uint8_t c64_in0[] = {
-	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
-	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c64_in1[] = {
-	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
-	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
-};
-
-static const cv_io c64_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c64_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c64_in1, 24 },
-};
-
-static const uint8_t c64_out0[] = {
-	0, 0, 0xfd, 0x48, 0x14, 0xc4, 0xee, 0xbe, 0x1e, 0x40, 0x13, 0xc3, 0xa0, 0x3a, 0x99, 0xc0,
-	0x1e, 0xc5, 0xd8, 0xc8, 0x72, 0xca, 0, 0x68,
-};
-
-static const cv_io c64_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c64_out0, 24 },
-};
-
-static const cv_field c64_op0_f[] = {
-	{ "kernel_xy_size", 0x1 },
-	{ "kernel_z_size", 0x2 },
-	{ "kernel_data_type", 0x1 },
-	{ "in_image_x_size", 0x3 },
-	{ "in_image_y_size", 0x2 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x3 },
-	{ "out_image_y_size", 0x2 },
-	{ "out_image_z_size", 0x2 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x18 },
-	{ "out_image_x_stride", 0x6 },
-	{ "out_image_y_stride", 0xc },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-};
-
-static const cv_word c64_op0_w[] = {
-	{ 23, 0xfe000000 },
-	{ 27, 0x00000000 },
-	{ 28, 0x00000000 },
-	{ 29, 0x7f800000 },
-	{ 30, 0xff800000 },
-	{ 32, 0x000c0006 },
-	{ 33, 0x00000001 },
-	{ 35, 0x17ffffff },
-};
-
 static const cv_addr c64_op0_a[] = {
-	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
@@ -8156,15 +8151,20 @@ static const uint32_t c64_op0_u[] = {
 };
 
 static const cv_op c64_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c64_op0_f, 16, c64_op0_w, 8, c64_op0_a, 3, c64_op0_u, 0 },
+	{ 2, "PReluLayer", -1, c64_op0_f, 18, c64_op0_w, 0, c64_op0_a, 3, c64_op0_u, 0 },
 };
 
 static const cv_stream c64_s[] = {
 	{ { 0 }, { 0 } },
 };
 
+static const uint8_t c64_r0[] = {
+	0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3e, 0, 0, 0x80, 0x3f, 0, 0, 0x40, 0xbe,
+	0, 0, 0x80, 0x3f, 0, 0xc0, 0x95, 0x3d,
+};
+
 static const cv_raw c64_raw[] = {
-	{ NULL, 0 },
+	{ c64_r0, 24 },
 };
 
 static const uint8_t c65_in0[] = {
@@ -8184,8 +8184,8 @@ static const cv_io c65_in[] = {
 };
 
 static const uint8_t c65_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0xfd, 0x48, 0x14, 0xc4, 0xee, 0xbe, 0x1e, 0x40, 0x13, 0xc3, 0xa0, 0x3a, 0x99, 0xc0,
+	0x1e, 0xc5, 0xd8, 0xc8, 0x72, 0xca, 0, 0x68,
 };
 
 static const cv_io c65_out[] = {
@@ -8213,8 +8213,8 @@ static const cv_field c65_op0_f[] = {
 
 static const cv_word c65_op0_w[] = {
 	{ 23, 0xfe000000 },
-	{ 27, 0x03800000 },
-	{ 28, 0x0000001c },
+	{ 27, 0x00000000 },
+	{ 28, 0x00000000 },
 	{ 29, 0x7f800000 },
 	{ 30, 0xff800000 },
 	{ 32, 0x000c0006 },
@@ -8241,6 +8241,83 @@ static const cv_stream c65_s[] = {
 };
 
 static const cv_raw c65_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c66_in0[] = {
+	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
+	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c66_in1[] = {
+	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
+	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
+};
+
+static const cv_io c66_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c66_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c66_in1, 24 },
+};
+
+static const uint8_t c66_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c66_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c66_out0, 24 },
+};
+
+static const cv_field c66_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c66_op0_w[] = {
+	{ 23, 0xfe000000 },
+	{ 27, 0x03800000 },
+	{ 28, 0x0000001c },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 32, 0x000c0006 },
+	{ 33, 0x00000001 },
+	{ 35, 0x17ffffff },
+};
+
+static const cv_addr c66_op0_a[] = {
+	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c66_op0_u[] = {
+	0,
+};
+
+static const cv_op c66_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c66_op0_f, 16, c66_op0_w, 8, c66_op0_a, 3, c66_op0_u, 0 },
+};
+
+static const cv_stream c66_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c66_raw[] = {
 	{ NULL, 0 },
 };
 
@@ -8428,21 +8505,24 @@ static const cv_case cv_cases[] = {
 	{ "sh-max-pooling-window", "SH max pooling (PoolingLayer2, images 0x444051f0, the 0x7d face-age file's windowed layout): 4x4 windows at stride 4, no padding, over a 14x13x2 image (rows 15, slices 200) into 3x3 (rows 4, slices 13 bytes: gaps); the last column and row of the input lie past every window",
 	  "numpy: the maximum over each 4x4 window at (4x, 4y)",
 	  "", 0x1000003b, 0, c60_in, 1, c60_out, 1, c60_ops, 1, c60_s, 0, c60_raw, 0 },
+	{ "sh-average-pooling-window", "SH average pooling by windows (PoolingLayer2, images 0x444051c0, the 0x7d face-age file's layout: window side and stride in 0x36050, 0x36054, the float32 scale in 0x36028): 4x4 windows at stride 4 over a 14x13x2 image (rows 15, slices 200) into 3x3 (rows 4, slices 13 bytes: gaps), scale 0x3e89d90a (the file's op 70); the last column and row of the input lie past every window, and some sums saturate",
+	  "numpy: the sum of each 4x4 window at (4x, 4y) times the float32 scale in double, rounded to nearest (ties to even), clipped to 0..255",
+	  "", 0x1000003b, 0, c61_in, 1, c61_out, 1, c61_ops, 1, c61_s, 0, c61_raw, 0 },
 	{ "tp-fully-connected-relu", "TP fully connected layer with alu_relu_enable 1 and out_zp 0 (as the face-age files' FullyConnectedReluLayer): 10 inputs -> 12 outputs, kernel zero point 120, scale 2^-3; half the sums negative, one -0.5 and one 0.5",
 	  "numpy: max(0, requant(bias[o] + sum over i of (w[o][i] - 120) x in[i])), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c61_in, 1, c61_out, 1, c61_ops, 1, c61_s, 1, c61_raw, 0 },
+	  "", 0x1000003b, 0, c62_in, 1, c62_out, 1, c62_ops, 1, c62_s, 1, c62_raw, 0 },
 	{ "tp-fully-connected-relu-zp", "the same layer with out_zp 5: whether ReLU clips at 0 or at the zero point is not established, so the plan refuses it before anything runs",
 	  "doc/cpu-backend.md, TP fully connected layers: ReLU only with out_zp 0 (tpfc-field-unsupported)",
-	  "tpfc-field-unsupported", 0x1000003b, 0, c62_in, 1, c62_out, 1, c62_ops, 1, c62_s, 1, c62_raw, 0 },
+	  "tpfc-field-unsupported", 0x1000003b, 0, c63_in, 1, c63_out, 1, c63_ops, 1, c63_s, 1, c63_raw, 0 },
 	{ "nn-prelu-fp16", "NN PReluLayer on fp16: 3 channels of 4x2 (rows 12 bytes apart), a 1x1 depthwise command whose kernel stream (f32-pairs) holds weight 1.0 and a float16 slope per channel (0.25, -0.1875 and a slope rounded to a half) -> 4x2x3 (rows 8 bytes apart): negative values, -0, a product below the normal range",
 	  "numpy: x where x >= 0, else numpy.float16(float32(x) x float32(slope)) (the product of two halves is exact in float32: rounded once, to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c63_in, 1, c63_out, 1, c63_ops, 1, c63_s, 0, c63_raw, 1 },
+	  "", 0x1000003b, 0, c64_in, 1, c64_out, 1, c64_ops, 1, c64_s, 0, c64_raw, 1 },
 	{ "sp-add-fp16", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie",
 	  "numpy: a + b exactly (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c64_in, 2, c64_out, 1, c64_ops, 1, c64_s, 0, c64_raw, 0 },
+	  "", 0x1000003b, 0, c65_in, 2, c65_out, 1, c65_ops, 1, c65_s, 0, c65_raw, 0 },
 	{ "sp-add-fp16-flags-refused", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie; word 27 bits 23-25 and word 28 bits 2-4 set: refused",
 	  "doc/cpu-backend.md, fp16 NN-engine operations: those bits are refused (nnf16-field-unsupported)",
-	  "nnf16-field-unsupported", 0x1000003b, 0, c65_in, 2, c65_out, 1, c65_ops, 1, c65_s, 0, c65_raw, 0 },
+	  "nnf16-field-unsupported", 0x1000003b, 0, c66_in, 2, c66_out, 1, c66_ops, 1, c66_s, 0, c66_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

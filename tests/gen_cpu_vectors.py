@@ -1643,6 +1643,40 @@ def shmax_win_case():
     return c
 
 
+def shavg_win_case():
+    c = Case("sh-average-pooling-window", "SH average pooling by windows (PoolingLayer2, images 0x444051c0, the "
+             "0x7d face-age file's layout: window side and stride in 0x36050, 0x36054, the float32 scale in "
+             "0x36028): 4x4 windows at stride 4 over a 14x13x2 image (rows 15, slices 200) into 3x3 (rows 4, "
+             "slices 13 bytes: gaps), scale 0x3e89d90a (the file's op 70); the last column and row of the "
+             "input lie past every window, and some sums saturate",
+             "numpy: the sum of each 4x4 window at (4x, 4y) times the float32 scale in double, rounded to "
+             "nearest (ties to even), clipped to 0..255")
+    rs = np.random.RandomState(40)
+    img = rs.randint(0, 64, (2, 13, 14))
+    img[1, 0:4, 0:4] = 63      # a window whose average saturates: 1008 x 0.269 > 255
+    img[:, 12, :] = 255        # outside every window: must not reach the output
+    img[:, :, 13] = 254
+    rec = np.zeros(400, dtype=np.int64)
+    place(rec, img, 0, 15, 200)
+    c.add_input(rec, [400])
+    scale = 0x3E89D90A
+    u = {1: 15, 2: 13 << 16 | 14, 3: 0x444051C0, 4: 200, 5: 2, 6: 0x10DA10B0, 7: 0, 8: 12, 9: 0, 10: scale,
+         11: 0, 13: 4, 14: 3 << 16 | 3, 15: 0x444051C0, 16: 13, 17: 2, 18: 0x10DA10B0, 19: 0, 20: 4, 21: 4,
+         22: 0, 23: 0, 60: 1, 62: 255}
+    sh_op(c, "PoolingLayer2", u, [(0, (INPUT, 0, 0)), (12, (OUTPUT, 0, 0))])
+    f = float(np.float32(struct.unpack("<f", struct.pack("<I", scale))[0]))
+    sums = np.zeros((2, 3, 3), dtype=np.int64)
+    for y in range(3):
+        for x in range(3):
+            sums[:, y, x] = img[:, 4 * y:4 * y + 4, 4 * x:4 * x + 4].sum(axis=(1, 2))
+    pooled = np.clip(np.rint(sums * f), 0, 255).astype(np.int64)
+    assert pooled.max() == 255 and pooled.min() < 255
+    out = np.zeros(26, dtype=np.int64)
+    place(out, pooled, 0, 4, 13)
+    c.add_output(out, [26])
+    return c
+
+
 def spmax_case(cid, name, s_bits, q):
     """An SP softmax of the uint8 values q with the float32 scale s_bits."""
     c = Case(cid, "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): %d uint8 values (zero "
@@ -2162,7 +2196,7 @@ def all_cases():
             [spmean_case("sp-mean-x", 0), spmean_case("sp-mean-z", 2),
              spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(),
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
-            [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(True)])
+            [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case(), shavg_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(True)])
 
 
 def dwshader(name, rs, codes, scale_bits, pixels=None):
