@@ -1097,6 +1097,32 @@ def lut_case():
     return c
 
 
+def lut_swapped_case():
+    c = Case("tp-lookup-table-0xe8", "TP lookup-table activation over all 256 input codes (a 16x16 image) "
+             "with a target-0xe8 table: 32-bit entries stored with the index's bit 9 inverted, then the "
+             "words 0x05000000, 0x003f8000; random entries in [0, 1], sign support 0 (the sign put back), "
+             "zero points 100 -> 128, scale 100 (the interpolation between entries decides)",
+             "numpy: the rule of doc/cpu-backend.md in Python fractions over the entries in index order "
+             "(entry i read at i ^ 512), times the scale, rounded half away from zero, plus the zero point, "
+             "saturated")
+    codes = np.arange(256).reshape(1, 16, 16)
+    planar_input(c, codes, 16, 256)
+    rs = np.random.RandomState(41)
+    vals = [Fraction(int(v), 1 << 10) for v in rs.randint(0, 1025, 1024)]
+    words = [lut32_word(v) for v in vals]
+    vals = [Fraction(0) if w == 0 else v for w, v in zip(words, vals)]
+    stored = [words[i ^ 512] for i in range(1024)]
+    table = np.frombuffer(b"".join(struct.pack("<I", w) for w in stored) +
+                          struct.pack("<II", 0x05000000, 0x003F8000), dtype=np.uint8)
+    scale = lut_op(c, "ActivationLayer", table, 0, 18432, -6, 100, 128, 0)
+    out = [sat8(round_half_away(lut_rule(vals, 0, q - 100) * scale) + 128) for q in range(256)]
+    straight = [sat8(round_half_away(lut_rule([vals[i ^ 512] for i in range(1024)], 0, q - 100) * scale) + 128)
+                for q in range(256)]
+    assert sum(a != b for a, b in zip(out, straight)) > 100   # the order matters
+    c.add_output(out, [256])
+    return c
+
+
 def tp_int8_case():
     """int8 TP operations (doc/cpu-backend.md, "int8 data"): a max pooling
     compares values, not bytes; a table maps each signed code."""
@@ -2187,7 +2213,7 @@ def all_cases():
     return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1), nn_tile_case(2),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
             tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() +
-            [tp_f16_case(), lut_case(), tp_int8_case(), tp_u8_scaled_case(), tpfc_case()] +
+            [tp_f16_case(), lut_case(), lut_swapped_case(), tp_int8_case(), tp_u8_scaled_case(), tpfc_case()] +
             [softmax_case(), softmax_int8_case(), softmax_column_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
              shconv_case(), shconv_f32_case(), shdw16_case(),
