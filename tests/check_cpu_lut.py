@@ -7,7 +7,9 @@ against references no C code here computes.
    is decoded with the layout doc/cpu-backend.md states (1,024 entries; a
    32-bit entry a sign, 5 exponent and 15 mantissa bits, or a half-precision
    entry; entry i stands for the input whose half-precision bits are i << 5,
-   or with alu_pwl_sign_support 1 the sign and i << 6), and must be a known
+   or with alu_pwl_sign_support 1 the sign and i << 6; the target-0xe8
+   tables, ending in the words 0x05000000, 0x003f8000, hold entry i at
+   i ^ 512), and must be a known
    function of that input, with one parameter fitted, at every finite entry,
    within 0.51 unit in the last place (values below 2^-14 held as 0): tanh
    (LeNet, the face-age network), leaky ReLU (hand-tiny), SiLU (yolov8n).
@@ -20,6 +22,10 @@ against references no C code here computes.
    times the multiplier, rounded, plus out_zp, placed by the Python TP walk
    of check_cpu_tp.py; the largest difference in quantization steps is
    printed and must be at most 1, and no other byte may change.
+   2b. The target-0xe8 table against the same layer of the 0x10003 file
+   (one quantization): both files run on one random input to their first
+   table (op 3); the tables' outputs must be equal byte for byte (the
+   convolutions before them agree to 0.1 %: printed).
 3. A synthesized table: LeNet's first table replaced by values no model
    holds (both signs, steps of every size, copied into a temporary file),
    run on lenet.dat: the operation's output must equal, byte for byte, the
@@ -53,7 +59,7 @@ import tempfile
 
 from check_cpu import (CORPUS_INPUTS, dump, finish, in_tier, key, prefetch, run, run_cpu, split, synth_inputs,
                        tier_of)
-from check_cpu_tp import image, inputs_for, inspect, multiplier, walk
+from check_cpu_tp import image, inputs_for, inspect, multiplier, read_image, walk
 
 SKIP = 77
 LENET = "v1/1000f_ee_lenet_model.nb"
@@ -62,6 +68,7 @@ TABLES = [
     (LENET, "tanh", [2, 5, 9, 11]),
     ("v1/1000f_7d_face_age_7d.nb", "tanh", [3, 4, 5, 6]),
     ("v1/10003_99_face_age_99.nb", "tanh", []),
+    ("v1/1000e_e8_face_age_e8.nb", "tanh", [3]),
     ("v1/1000c_99_hand-tiny.nb", "leaky", [4]),
     ("v1/1000e_99_hand-tiny.nb", "leaky", [2]),
     ("v1/1000f_99_hand-tiny.nb", "leaky", [2]),
@@ -90,6 +97,10 @@ def lut_ops(doc, data):
     return out
 
 
+# The target-0xe8 tables' last 8 bytes (the words 0x05000000, 0x003f8000).
+SWAPPED_TAIL = bytes([0, 0, 0, 0x05, 0, 0x80, 0x3f, 0])
+
+
 def decode(f, tab):
     """(inputs x, table values T, unit in the last place of T) of the
     1,024 entries, as doc/cpu-backend.md states the layout."""
@@ -99,7 +110,11 @@ def decode(f, tab):
     x = ((i << 6) if sign else (i << 5)).astype(np.uint16).view(np.float16).astype(np.float64)
     if len(tab) in (4104, 4112):  # 4112: the 0x10003 files' entries
         w = np.frombuffer(tab[:4096], dtype="<u4").astype(np.int64)
-        if any(tab[4096:]) or np.any(w >> 21):
+        if bytes(tab[4096:]) == SWAPPED_TAIL and not sign:
+            w = w[np.arange(1024) ^ 512]   # target 0xe8: entry i at i ^ 512
+        elif any(tab[4096:]):
+            return None
+        if np.any(w >> 21):
             return None
         e, m, s = (w >> 15) & 31, w & 0x7fff, (w >> 20) & 1
         mbits = 15
@@ -211,6 +226,43 @@ def check_tables(nbg, corpus, failures, figures):
 
 def round_away(y):
     return np.where(y < 0, -np.floor(-y + 0.5), np.floor(y + 0.5))
+
+
+# Part 2b: the target-0xe8 table against the same layer compiled for
+# 0x10003 (one quantization: doc/cpu-backend.md, "The target-0xe8 table
+# format"), both files run on one input to their first table.
+E8_PAIR = ("v1/1000e_e8_face_age_e8.nb", "v1/10003_99_face_age_99.nb", 3)
+
+
+def check_e8_pair(nbg, dumper, corpus, tmp, failures, figures):
+    paths = [os.path.join(corpus, n) for n in E8_PAIR[:2]]
+    if not all(os.path.exists(p) for p in paths):
+        figures.append("0xe8 table against 0x10003: %s not in the corpus: not judged" % " or ".join(E8_PAIR[:2]))
+        return
+    n = E8_PAIR[2]
+    docs = [inspect(nbg, p) for p in paths]
+    seeds = inputs_for(docs[0], tmp, 43)
+    imgs = {}
+    for path, doc in zip(paths, docs):
+        op = next(o for o in doc["commands"]["operations"] if o["operation"] == n)
+        f = doc["commands"]["tp"]["commands"][op["command"]]["fields"]
+        after = dump(dumper, path, n + 1, seeds, tmp)
+        if after is None or f["alu_pwl_enable"] != 1:
+            failures.append("%s op %d: not a table that runs" % (path, n))
+            return
+        flow = op["dataflow"]
+        imgs[path] = (image(f, after[key(op["input_ref"])], op["input_ref"]["offset"]),
+                      read_image(after[key(op["output_ref"])], op["output_ref"]["offset"], f["in_image_x_size"],
+                                 f["in_image_y_size"], f["in_image_z_size"], flow["output_row_stride"],
+                                 flow["output_slice_stride"]))
+    (ca, ta), (cb, tb) = imgs[paths[0]], imgs[paths[1]]
+    conv_same = int(np.count_nonzero(ca == cb))
+    table_same = int(np.count_nonzero(ta == tb))
+    figures.append("0xe8 table against 0x10003 (op %d of each, one random input): the convolutions before agree in "
+                   "%d of %d bytes (at most %d step), the tables' outputs in %d of %d" %
+                   (n, conv_same, ca.size, int(np.abs(ca.astype(int) - cb.astype(int)).max()), table_same, ta.size))
+    if table_same < ta.size or ta.size < 1000 or conv_same < ca.size * 0.999:
+        failures.append("the 0xe8 file's first table does not agree with the 0x10003 file's same layer")
 
 
 def check_per_op(nbg, dumper, corpus, models, tmp, fitted, failures, figures, tier):
@@ -401,6 +453,8 @@ def main():
         fitted = check_tables(nbg, corpus_dir, failures if in_tier(tier, "corpus") else [],
                               figures if in_tier(tier, "corpus") else [])
         check_per_op(nbg, dumper, corpus_dir, models, tmp, fitted, failures, figures, tier)
+        if in_tier(tier, "corpus"):
+            check_e8_pair(nbg, dumper, corpus_dir, tmp, failures, figures)
         if in_tier(tier, "corpus"):
             check_synthesized(nbg, dumper, models, tmp, failures, figures)
         check_lenet(nbg, models, tmp, failures, figures, tier)

@@ -232,6 +232,46 @@ def numpy_windows(img, side, stride, ow, oh):
     return out
 
 
+def average_op(n, u, v, doc, plans, failures, rows):
+    """An average pooling by windows, read from the raw words: the images at
+    0x36000 and 0x36030, window side and stride 0x36050, 0x36054, the
+    float32 scale 0x36028, the zero-point words 0x36024, 0x3602c zero."""
+    pat = {p["dest_offset"]: p for p in doc["patches"] if p["operation"] == n and p["type"] == 0}
+    io = []
+    for reg in (0x36000, 0x36030):
+        p = pat[u[reg][1]]
+        key = (p["source_type_name"], p["index"] if p["source_type_name"] in ("INPUT", "OUTPUT") else -1)
+        io.append((key, p["src_offset"] + u[reg][0]))
+    gi, go = geometry(v, 0), geometry(v, 0x30)
+    side, stride = v[0x50], v[0x54]
+    ok = (side == stride and v[0x24] == 0 and v[0x2c] == 0 and v[0x20] == go[0] * side and
+          go[0] == (gi[0] - side) // stride + 1 and go[1] == (gi[1] - side) // stride + 1 and gi[2] == go[2])
+    rows.append("op %d average %dx%dx%d side %d stride %d -> %dx%d, scale %.6g = %.4f / %d" %
+                (n, gi[0], gi[1], gi[2], side, stride, go[0], go[1], f32(v[0x28]), f32(v[0x28]) * side * side,
+                 side * side))
+    if not ok:
+        failures.append("op %d: the average layout does not hold" % n)
+    if not plans[n][2].endswith("execute " + LABEL):
+        failures.append("op %d is not executed by reference semantics: %s" % (n, plans[n][2]))
+    return {"op": n, "in": io[0], "out": io[1], "gi": gi, "go": go, "side": side, "stride": stride,
+            "scale": f32(v[0x28])}
+
+
+def f32(w):
+    return struct.unpack("<f", struct.pack("<I", w))[0]
+
+
+def numpy_average(img, side, ow, oh, scale):
+    """Each side x side window's sum at (x side, y side) times the float32
+    scale in double, rounded to nearest (ties to even), clipped to 0..255."""
+    import numpy as np
+    out = np.zeros(img.shape[:1] + (oh, ow), dtype=np.int64)
+    for y in range(oh):
+        for x in range(ow):
+            out[:, y, x] = img[:, y * side:y * side + side, x * side:x * side + side].astype(np.int64).sum(axis=(1, 2))
+    return np.clip(np.rint(out * float(scale)), 0, 255).astype(np.uint8)
+
+
 def windowed_ops(nbg, model, data, doc, failures, rows):
     """The face-age file's PoolingLayer2 shaders: the max ones (format word
     0x444051f0) decoded, the others' format words listed in rows."""
@@ -249,6 +289,8 @@ def windowed_ops(nbg, model, data, doc, failures, rows):
             if v.get(0xc) != FMT_AVG:
                 failures.append("op %d: a PoolingLayer2 shader neither max (0x%x) nor average (0x%x)" %
                                 (n, FMT, FMT_AVG))
+            else:
+                out.append(average_op(n, u, v, doc, plans, failures, rows))
             continue
         pat = {p["dest_offset"]: p for p in doc["patches"] if p["operation"] == n and p["type"] == 0}
         io = []
@@ -283,15 +325,20 @@ def check_windowed(nbg, refop, corpus, tmp, failures, figures):
     rows = []
     ops = windowed_ops(nbg, model, data, doc, failures, rows)
     figures.append("windowed layout (%s): %s" % (FACE_AGE, "; ".join(rows)))
-    if len(ops) < 2 or len({q["side"] for q in ops}) < 2:
-        failures.append("%d windowed max poolings (two sides expected)" % len(ops))
-        return
+    for kind in ("max", "average"):
+        mine = [q for q in ops if ("scale" in q) == (kind == "average")]
+        if len(mine) < 2 or len({q["side"] for q in mine}) < 2:
+            failures.append("%d windowed %s poolings (two sides expected)" % (len(mine), kind))
+            return
     rng = np.random.default_rng(2031)
     jobs, starts = [], []
     for q in ops:
         for trial in range(2):
             ind, outd = tempfile.mkdtemp(dir=tmp), tempfile.mkdtemp(dir=tmp)
-            starts.append({k: rng.integers(0, 256, n, dtype=np.uint8) for k, n in region_sizes(doc).items()})
+            # averages: bytes under 64, so that the sums times the scales (3.7 to 4.3 / side^2)
+            # mostly stay inside 0..255
+            top = 64 if "scale" in q else 256
+            starts.append({k: rng.integers(0, top, n, dtype=np.uint8) for k, n in region_sizes(doc).items()})
             for k, b in starts[-1].items():
                 b.tofile(os.path.join(ind, "%s_%d.bin" % k))
             jobs.append((q["op"], ind, outd))
@@ -306,17 +353,20 @@ def check_windowed(nbg, refop, corpus, tmp, failures, figures):
         after = {k: np.fromfile(os.path.join(outd, "%s_%d.bin" % k), dtype=np.uint8) for k in state}
         _, img = read_image(state[q["in"][0]], q["in"][1], q["gi"])
         at, _ = read_image(after[q["out"][0]], q["out"][1], q["go"])
-        want = numpy_windows(img, q["side"], q["stride"], q["go"][0], q["go"][1])
+        if "scale" in q:
+            want = numpy_average(img, q["side"], q["go"][0], q["go"][1], q["scale"])
+        else:
+            want = numpy_windows(img, q["side"], q["stride"], q["go"][0], q["go"][1])
         expect = {k: b.copy() for k, b in state.items()}
         expect[q["out"][0]][at] = want
         ok = all(np.array_equal(expect[k], after[k]) for k in expect)
         equal += ok
         values += want.size
         if not ok:
-            failures.append("op %d, run %d: differs from numpy's max pooling by windows" % (op, j))
+            failures.append("op %d, run %d: differs from numpy's pooling by windows" % (op, j))
     figures.append("windowed runs: %d of %d (each operation twice on random buffers) equal to numpy's max "
-                   "pooling by windows of side = stride byte for byte, %d values, no other byte changed" %
-                   (equal, len(jobs), values))
+                   "or average (sum x scale, rounded) pooling by windows of side = stride byte for byte, %d "
+                   "values, no other byte changed" % (equal, len(jobs), values))
 
 
 def check_whole(nbg, model, doc, tmp, failures, figures):

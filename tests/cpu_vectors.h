@@ -4670,12 +4670,388 @@ static const cv_raw c30_raw[] = {
 };
 
 static const uint8_t c31_in0[] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xa, 0xb, 0xc, 0xd, 0xe, 0xf,
+	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
+	0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f,
+	0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3a, 0x3b, 0x3c, 0x3d, 0x3e, 0x3f,
+	0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x4b, 0x4c, 0x4d, 0x4e, 0x4f,
+	0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5a, 0x5b, 0x5c, 0x5d, 0x5e, 0x5f,
+	0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x6b, 0x6c, 0x6d, 0x6e, 0x6f,
+	0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x7b, 0x7c, 0x7d, 0x7e, 0x7f,
+	0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f,
+	0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0x9b, 0x9c, 0x9d, 0x9e, 0x9f,
+	0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf,
+	0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xb9, 0xba, 0xbb, 0xbc, 0xbd, 0xbe, 0xbf,
+	0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xcb, 0xcc, 0xcd, 0xce, 0xcf,
+	0xd0, 0xd1, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf,
+	0xe0, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef,
+	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
+};
+
+static const cv_io c31_in[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c31_in0, 256 },
+};
+
+static const uint8_t c31_out0[] = {
+	0x3c, 0x5a, 0x79, 0x7b, 0x7e, 0x56, 0x2f, 0x28, 0x21, 0x3b, 0x55, 0x64, 0x73, 0x6d, 0x68, 0x64,
+	0x60, 0x45, 0x2a, 0x51, 0x79, 0x5a, 0x3c, 0x2f, 0x22, 0x2f, 0x3c, 0x2f, 0x22, 0x25, 0x28, 0x4f,
+	0x75, 0x57, 0x3a, 0x41, 0x49, 0x2e, 0x7c, 0x6f, 0x3d, 0x5a, 0x28, 0x46, 0x51, 0x74, 0x69, 0x21,
+	0x2c, 0x50, 0x3b, 0x47, 0x38, 0x29, 0x1e, 0x3c, 0x35, 0x37, 0x44, 0x3c, 0x3f, 0x40, 0x21, 0x25,
+	0x31, 0x3f, 0x3d, 0x77, 0x33, 0x35, 0x4e, 0x71, 0x3d, 0x3b, 0x6d, 0x79, 0x27, 0x62, 0x4a, 0x33,
+	0x6b, 0x5e, 0x37, 0x6c, 0x65, 0x52, 0x25, 0x35, 0x32, 0x73, 0x32, 0x24, 0x2a, 0x53, 0x43, 0x67,
+	0x2a, 0x5d, 0x7b, 0x7f, 0xdb, 0x81, 0x85, 0xa3, 0xd6, 0x99, 0xbd, 0xad, 0xd6, 0xdc, 0xce, 0x8d,
+	0xce, 0xcb, 0xdb, 0xae, 0x9b, 0x94, 0xc9, 0xa2, 0x95, 0xcd, 0xb6, 0x9e, 0xd9, 0x87, 0x93, 0xc5,
+	0xc3, 0x8f, 0xb2, 0xcb, 0xcd, 0x89, 0xc3, 0xc1, 0xcf, 0xdb, 0xdf, 0xc0, 0xc1, 0xc4, 0xbc, 0xc9,
+	0xcb, 0xc4, 0xe2, 0xd7, 0xc8, 0xb9, 0xc5, 0xb0, 0xd4, 0xdf, 0x97, 0x8c, 0xaf, 0xba, 0xd8, 0xa6,
+	0xc3, 0x91, 0x84, 0xd2, 0xb7, 0xbf, 0xc6, 0xa9, 0x8b, 0xb1, 0xd8, 0xdb, 0xde, 0xd1, 0xc4, 0xd1,
+	0xde, 0xd1, 0xc4, 0xa6, 0x87, 0xaf, 0xd6, 0xbb, 0xa0, 0x9c, 0x98, 0x93, 0x8d, 0x9c, 0xab, 0xc5,
+	0xdf, 0xd8, 0xd1, 0xaa, 0x82, 0x85, 0x87, 0xa6, 0xc4, 0xa5, 0x86, 0xaa, 0xce, 0xc2, 0xb6, 0x9c,
+	0x81, 0x9c, 0xb7, 0xc8, 0xd8, 0xc5, 0xb1, 0xb6, 0xba, 0xaa, 0x9b, 0xb5, 0xd0, 0xbf, 0xad, 0xa4,
+	0x9b, 0x96, 0x90, 0x8d, 0x89, 0x9a, 0xab, 0xbc, 0xce, 0xca, 0xc7, 0xc4, 0xc1, 0xb6, 0xab, 0xa0,
+	0x95, 0x9b, 0xa2, 0xa8, 0xae, 0xac, 0xa9, 0xa7, 0xa4, 0xa1, 0x9d, 0x9a, 0x96, 0x93, 0x90, 0x8d,
+};
+
+static const cv_io c31_out[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c31_out0, 256 },
+};
+
+static const cv_field c31_op0_f[] = {
+	{ "in_image_x_size", 0x10 },
+	{ "in_image_y_size", 0x10 },
+	{ "in_image_z_size", 0x1 },
+	{ "in_image_stride", 0x10 },
+	{ "in_image_slice", 0x100 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0xf },
+	{ "in_window_y_end", 0xf },
+	{ "in_tile_x_size", 0x10 },
+	{ "in_tile_y_size", 0x10 },
+	{ "in_tile_x_inc", 0x10 },
+	{ "in_tile_y_inc", 0x10 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x10 },
+	{ "out_loop_0_inc", 0x1 },
+	{ "out_loop_1_count", 0x10 },
+	{ "out_loop_1_inc", 0x10 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0x1 },
+	{ "out_loop_4_inc", 0x0 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "alu_pwl_enable", 0x1 },
+	{ "alu_load_pwl_lut", 0x1 },
+	{ "alu_pwl_sign_support", 0x0 },
+	{ "in_zp", 0x64 },
+	{ "out_zp", 0x80 },
+	{ "alu_output_post_multiplier", 0x4800 },
+	{ "alu_output_postshift", 0x1a },
+	{ "alu_output_postshift_5_6", 0x3 },
+};
+
+static const cv_word c31_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c31_op0_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
+	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
+};
+
+static const uint32_t c31_op0_u[] = {
+	0,
+};
+
+static const cv_op c31_ops[] = {
+	{ 3, "ActivationLayer", -1, c31_op0_f, 41, c31_op0_w, 0, c31_op0_a, 3, c31_op0_u, 0 },
+};
+
+static const cv_stream c31_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c31_r0[] = {
+	0, 0x58, 5, 0, 0xc0, 0x52, 7, 0, 0, 0x2a, 6, 0, 0, 0x13, 6, 0,
+	0, 0x2a, 6, 0, 0, 4, 6, 0, 0x80, 0x8b, 6, 0, 0xc0, 0x6a, 7, 0,
+	0, 0x90, 5, 0, 0, 0xa4, 6, 0, 0, 0xe6, 6, 0, 0xc0, 7, 7, 0,
+	0x40, 0x4f, 7, 0, 0, 0xbb, 6, 0, 0, 0x6e, 7, 0, 0x40, 0, 7, 0,
+	0x80, 0xb3, 6, 0, 0x40, 0x24, 7, 0, 0, 0x50, 4, 0, 0xc0, 0, 7, 0,
+	0, 0x6d, 6, 0, 0xc0, 0x14, 7, 0, 0x80, 0xed, 6, 0, 0xc0, 0x12, 7, 0,
+	0x80, 0x4b, 7, 0, 0xc0, 0xc, 7, 0, 0x80, 0x50, 7, 0, 0, 0xd9, 6, 0,
+	0x80, 0x2b, 7, 0, 0xc0, 0x35, 7, 0, 0, 0xb6, 5, 0, 0, 0x97, 6, 0,
+	0, 0x5d, 7, 0, 0x80, 0x2e, 7, 0, 0, 0xfd, 6, 0, 0, 0xb8, 5, 0,
+	0x80, 0xae, 6, 0, 0, 0xdb, 6, 0, 0, 0x48, 7, 0, 0x80, 0x2f, 7, 0,
+	0, 0x81, 6, 0, 0xc0, 0x54, 7, 0, 0, 0x15, 7, 0, 0x80, 0x5a, 7, 0,
+	0, 0x69, 6, 0, 0x80, 0x17, 7, 0, 0x40, 0x2a, 7, 0, 0, 0x6d, 6, 0,
+	0xc0, 0x1c, 7, 0, 0xc0, 0x53, 7, 0, 0, 0x38, 7, 0, 0xc0, 0x5a, 7, 0,
+	0x80, 0xcd, 6, 0, 0xc0, 0x6e, 7, 0, 0xc0, 0x38, 7, 0, 0x80, 0x21, 7, 0,
+	0, 0xe4, 6, 0, 0x40, 0x29, 7, 0, 0x80, 0x67, 7, 0, 0, 0x63, 6, 0,
+	0, 5, 6, 0, 0, 0x2f, 7, 0, 0, 0x48, 7, 0, 0, 0xe3, 6, 0,
+	0x80, 0x5c, 7, 0, 0x80, 0xd6, 6, 0, 0x80, 0x2b, 7, 0, 0, 0x6f, 6, 0,
+	0xc0, 0x6b, 7, 0, 0xc0, 0x44, 7, 0, 0x40, 0x54, 7, 0, 0x80, 0x89, 6, 0,
+	0xc0, 0x47, 7, 0, 0x40, 0, 7, 0, 0x80, 0xdf, 6, 0, 0, 0x6a, 6, 0,
+	0, 3, 6, 0, 0x40, 0x1c, 7, 0, 0xc0, 0x51, 7, 0, 0x40, 0x4d, 7, 0,
+	0xc0, 0x46, 7, 0, 0x80, 0xbd, 6, 0, 0, 0x32, 6, 0, 0x40, 0x3f, 7, 0,
+	0x40, 0x3f, 7, 0, 0, 0xc4, 5, 0, 0xc0, 0x71, 7, 0, 0x40, 0x3f, 7, 0,
+	0, 0x6a, 7, 0, 0, 0xdc, 5, 0, 0, 0xa, 6, 0, 0xc0, 0x75, 7, 0,
+	0x80, 0xea, 6, 0, 0x80, 4, 7, 0, 0x80, 0x86, 6, 0, 0x80, 0xd1, 6, 0,
+	0x80, 0x8b, 6, 0, 0xc0, 0x5c, 7, 0, 0, 0x51, 6, 0, 0, 0xf2, 6, 0,
+	0x40, 0x3a, 7, 0, 0, 0x4c, 6, 0, 0x80, 0xad, 6, 0, 0x80, 0xe2, 6, 0,
+	0, 0x5a, 6, 0, 0, 0xf, 7, 0, 0xc0, 0x45, 7, 0, 0x40, 0x21, 7, 0,
+	0, 9, 7, 0, 0, 0x10, 5, 0, 0x80, 0x98, 6, 0, 0, 0x44, 7, 0,
+	0x40, 0x64, 7, 0, 0xc0, 0x60, 7, 0, 0, 0x98, 5, 0, 0, 0x16, 6, 0,
+	0, 0x46, 6, 0, 0x40, 0x65, 7, 0, 0xc0, 0x2f, 7, 0, 0xc0, 0x4d, 7, 0,
+	0, 0x2c, 7, 0, 0x40, 0x5a, 7, 0, 0, 0x1b, 6, 0, 0, 0x7f, 6, 0,
+	0, 0xff, 6, 0, 0xc0, 0x17, 7, 0, 0xc0, 0x40, 7, 0, 0x80, 0x78, 7, 0,
+	0, 0x44, 7, 0, 0, 0xb2, 5, 0, 0x80, 0x2a, 7, 0, 0x80, 0x27, 7, 0,
+	0x40, 0x49, 7, 0, 0x40, 0x68, 7, 0, 0x40, 0x72, 7, 0, 0x40, 0x24, 7, 0,
+	0, 0x27, 7, 0, 0, 0x2e, 7, 0, 0x40, 0x19, 7, 0, 0x80, 0x3a, 7, 0,
+	0x80, 0x3f, 7, 0, 0x80, 0x2e, 7, 0, 0xc0, 0x7a, 7, 0, 0xc0, 0x5f, 7, 0,
+	0, 0x39, 7, 0, 0, 0x12, 7, 0, 0, 0x30, 7, 0, 0, 0xf4, 6, 0,
+	0x40, 0x58, 7, 0, 0, 0x72, 7, 0, 0, 0x6d, 6, 0, 0, 0xf6, 5, 0,
+	0, 0xf0, 6, 0, 0, 0x15, 7, 0, 0xc0, 0x60, 7, 0, 0, 0xc0, 6, 0,
+	0x80, 0x2c, 7, 0, 0, 0x2a, 6, 0, 0, 0x24, 5, 0, 0, 0x53, 7, 0,
+	0, 0xd, 7, 0, 0x40, 0x34, 7, 0, 0, 0xde, 5, 0, 0x80, 0x61, 7, 0,
+	0x40, 0x71, 7, 0, 0, 0x2e, 7, 0, 0xc0, 0x6f, 7, 0, 0, 0x2d, 7, 0,
+	0, 0x98, 5, 0, 0x40, 0x5d, 7, 0, 0, 0xa5, 6, 0, 0, 0x78, 6, 0,
+	0, 8, 6, 0, 0x80, 0xdd, 6, 0, 0x40, 0x74, 7, 0, 0xc0, 0x4f, 7, 0,
+	0, 0xa0, 4, 0, 0, 0x98, 5, 0, 0x40, 0x2f, 7, 0, 0, 0x78, 5, 0,
+	0x80, 0x48, 7, 0, 0x80, 0xa, 7, 0, 0, 0x40, 4, 0, 0, 0xd, 7, 0,
+	0x80, 0x61, 7, 0, 0, 0xfb, 6, 0, 0x80, 0x14, 7, 0, 0x80, 0x88, 6, 0,
+	0x80, 0x4d, 7, 0, 0, 0xe7, 6, 0, 0x80, 0x8a, 6, 0, 0, 0x25, 6, 0,
+	0, 0xbc, 5, 0, 0x80, 0x46, 7, 0, 0xc0, 0x25, 7, 0, 0, 0x55, 6, 0,
+	0x80, 0xed, 6, 0, 0x80, 0xba, 6, 0, 0, 0x60, 6, 0, 0, 0xd8, 5, 0,
+	0x40, 0x5f, 7, 0, 0, 0xb8, 6, 0, 0, 0xba, 6, 0, 0, 0x2d, 7, 0,
+	0, 0xe9, 6, 0, 0x40, 0x36, 7, 0, 0x80, 0x60, 7, 0, 0x80, 3, 7, 0,
+	0, 0x1b, 7, 0, 0, 0xf0, 4, 0, 0x80, 0x1a, 7, 0, 0x40, 4, 7, 0,
+	0x80, 0x37, 7, 0, 0, 0x3d, 7, 0, 0x80, 0xe2, 6, 0, 0x80, 0xef, 6, 0,
+	0x80, 0xd2, 6, 0, 0, 0x74, 7, 0, 0x80, 0x48, 7, 0, 0x80, 0x24, 7, 0,
+	0, 0x6a, 6, 0, 0, 0x84, 5, 0, 0, 0x22, 7, 0, 0x80, 0xaa, 6, 0,
+	0, 0x88, 5, 0, 0x80, 0x79, 7, 0, 0, 0x6f, 6, 0, 0x80, 0x54, 7, 0,
+	0, 0x62, 7, 0, 0xc0, 0xc, 7, 0, 0xc0, 0x50, 7, 0, 0, 0x33, 7, 0,
+	0x40, 0x7c, 7, 0, 0, 0xde, 6, 0, 0, 0x25, 7, 0, 0xc0, 0x49, 7, 0,
+	0, 0x28, 6, 0, 0x80, 0x23, 7, 0, 0, 0x4b, 7, 0, 0x80, 0x68, 7, 0,
+	0xc0, 0x6e, 7, 0, 0, 0x14, 7, 0, 0, 0x14, 6, 0, 0x40, 0x5d, 7, 0,
+	0, 0x37, 6, 0, 0x80, 0x46, 7, 0, 0x40, 0x35, 7, 0, 0, 0xf6, 5, 0,
+	0, 0x44, 6, 0, 0xc0, 0x51, 7, 0, 0x80, 0x7f, 7, 0, 0xc0, 0x62, 7, 0,
+	0x80, 0x24, 7, 0, 0, 0xa5, 6, 0, 0, 0xf3, 6, 0, 0x80, 0x66, 7, 0,
+	0xc0, 0x10, 7, 0, 0x40, 0x5f, 7, 0, 0x80, 0xdd, 6, 0, 0x80, 0xed, 6, 0,
+	0, 0x2f, 6, 0, 0, 6, 7, 0, 0x80, 0xa, 7, 0, 0, 0x1c, 6, 0,
+	0x80, 0xe8, 6, 0, 0xc0, 1, 7, 0, 0x80, 0x33, 7, 0, 0x80, 0xbe, 6, 0,
+	0x80, 0x32, 7, 0, 0xc0, 0x19, 7, 0, 0x40, 0x52, 7, 0, 0, 0xf8, 5, 0,
+	0x40, 0x68, 7, 0, 0x80, 0xc, 7, 0, 0, 0, 5, 0, 0xc0, 0x4d, 7, 0,
+	0xc0, 4, 7, 0, 0, 0xa8, 6, 0, 0, 0xc2, 5, 0, 0x40, 0x44, 7, 0,
+	0, 0xc7, 6, 0, 0xc0, 3, 7, 0, 0x80, 0x89, 6, 0, 0, 0xe6, 5, 0,
+	0x40, 0x79, 7, 0, 0x40, 0x7f, 7, 0, 0x80, 0xf2, 6, 0, 0, 0xa5, 6, 0,
+	0x80, 0x41, 7, 0, 0, 0, 7, 0, 0xc0, 9, 7, 0, 0xc0, 0x50, 7, 0,
+	0, 0x40, 3, 0, 0xc0, 0x66, 7, 0, 0x40, 0x19, 7, 0, 0, 0x83, 6, 0,
+	0, 0xf9, 6, 0, 0x80, 4, 7, 0, 0, 0x46, 6, 0, 0x80, 0xca, 6, 0,
+	0, 0xcd, 6, 0, 0, 0xcd, 6, 0, 0, 0x92, 5, 0, 0x80, 0x17, 7, 0,
+	0x80, 0xa1, 6, 0, 0, 0xa1, 6, 0, 0, 0x4e, 7, 0, 0, 0x69, 7, 0,
+	0xc0, 0x58, 7, 0, 0, 0xd3, 6, 0, 0xc0, 0x3a, 7, 0, 0x40, 0x2b, 7, 0,
+	0, 0, 0, 0, 0x80, 0xa0, 6, 0, 0x80, 0x44, 7, 0, 0x40, 0x26, 7, 0,
+	0xc0, 0x28, 7, 0, 0x80, 0x43, 7, 0, 0, 0x34, 7, 0, 0, 0x80, 6, 0,
+	0x80, 0x96, 6, 0, 0, 0x99, 6, 0, 0, 0xa8, 6, 0, 0x40, 0x29, 7, 0,
+	0xc0, 0x2a, 7, 0, 0xc0, 0x4f, 7, 0, 0x40, 0xc, 7, 0, 0x80, 0xc2, 6, 0,
+	0, 0x89, 6, 0, 0x80, 0xe2, 6, 0, 0, 0xa1, 6, 0, 0, 0x19, 6, 0,
+	0, 0x20, 5, 0, 0xc0, 0x77, 7, 0, 0x40, 0x5d, 7, 0, 0, 0x20, 6, 0,
+	0, 0x53, 6, 0, 0, 0x7e, 7, 0, 0, 0xfa, 5, 0, 0xc0, 0x22, 7, 0,
+	0, 0x9c, 6, 0, 0x80, 0x19, 7, 0, 0x80, 0x4a, 7, 0, 0x80, 0x21, 7, 0,
+	0, 0xe0, 4, 0, 0xc0, 0x75, 7, 0, 0xc0, 0x17, 7, 0, 0, 5, 6, 0,
+	0, 0x70, 7, 0, 0, 0xf, 6, 0, 0x80, 0xe3, 6, 0, 0, 0x5b, 6, 0,
+	0x80, 0xd0, 6, 0, 0, 0x36, 6, 0, 0x80, 0xc4, 6, 0, 0, 0xe4, 6, 0,
+	0, 0x3f, 6, 0, 0x80, 0x8c, 6, 0, 0, 0xfc, 6, 0, 0x40, 0x19, 7, 0,
+	0, 0x7c, 5, 0, 0xc0, 0x78, 7, 0, 0x40, 0x3d, 7, 0, 0xc0, 0x23, 7, 0,
+	0, 0x77, 7, 0, 0, 0x2a, 6, 0, 0, 3, 6, 0, 0x40, 0x46, 7, 0,
+	0, 0x30, 7, 0, 0, 0xd5, 6, 0, 0xc0, 0x38, 7, 0, 0, 0x70, 7, 0,
+	0, 0x47, 6, 0, 0, 0x8e, 5, 0, 0, 0xf5, 6, 0, 0, 0x1e, 6, 0,
+	0x80, 0x6f, 7, 0, 0x40, 0x4c, 7, 0, 0, 0x29, 7, 0, 0x40, 0x78, 7, 0,
+	0, 0x93, 6, 0, 0, 0x56, 7, 0, 0x80, 0x42, 7, 0, 0, 0x8a, 6, 0,
+	0x80, 0x38, 7, 0, 0xc0, 0x6c, 7, 0, 0x80, 0xc8, 6, 0, 0x80, 0xfd, 6, 0,
+	0, 0x80, 5, 0, 0x40, 0x52, 7, 0, 0, 0x7c, 6, 0, 0x80, 0xb2, 6, 0,
+	0, 0xc5, 6, 0, 0x40, 0x2d, 7, 0, 0xc0, 0x67, 7, 0, 0, 0xe0, 6, 0,
+	0, 0x23, 7, 0, 0x80, 0xd8, 6, 0, 0, 0x57, 7, 0, 0x80, 0x16, 7, 0,
+	0, 0, 6, 0, 0, 0xdf, 6, 0, 0x80, 0x6c, 7, 0, 0, 0xd9, 6, 0,
+	0, 0x8d, 6, 0, 0x80, 0xd2, 6, 0, 0x80, 0x8f, 6, 0, 0x40, 9, 7, 0,
+	0, 0x5f, 6, 0, 0x40, 0x64, 7, 0, 0x40, 0x1e, 7, 0, 0, 0xc6, 5, 0,
+	0x40, 0x75, 7, 0, 0, 0x10, 6, 0, 0, 0xec, 6, 0, 0, 0xe4, 5, 0,
+	0xc0, 0x3c, 7, 0, 0x80, 0x63, 7, 0, 0x80, 0xae, 6, 0, 0x40, 5, 7, 0,
+	0, 0xd8, 5, 0, 0, 8, 7, 0, 0, 0x28, 5, 0, 0, 0xec, 6, 0,
+	0, 0x96, 6, 0, 0x80, 0xcc, 6, 0, 0, 0x65, 7, 0, 0xc0, 0x62, 7, 0,
+	0, 0x56, 7, 0, 0x80, 0x45, 7, 0, 0x80, 0x53, 7, 0, 0, 0x5f, 6, 0,
+	0, 0xc0, 4, 0, 0x80, 0, 7, 0, 0, 0x6c, 7, 0, 0x80, 0x36, 7, 0,
+	0x40, 0x7c, 7, 0, 0, 0xf8, 5, 0, 0x80, 0x56, 7, 0, 0, 0x75, 7, 0,
+	0xc0, 0x38, 7, 0, 0x80, 0xdf, 6, 0, 0x40, 0x28, 7, 0, 0, 0xb9, 6, 0,
+	0, 0xff, 6, 0, 0x80, 0x17, 7, 0, 0x80, 0xcc, 6, 0, 0, 0x6d, 7, 0,
+	0, 0x13, 7, 0, 0xc0, 0x71, 7, 0, 0, 0x13, 6, 0, 0, 9, 6, 0,
+	0x80, 0xca, 6, 0, 0x80, 0x5b, 7, 0, 0x40, 0x35, 7, 0, 0x40, 0x5b, 7, 0,
+	0, 0x40, 4, 0, 0, 0x98, 5, 0, 0xc0, 0x6c, 7, 0, 0xc0, 0x2b, 7, 0,
+	0x80, 0xef, 6, 0, 0, 0x3c, 6, 0, 0xc0, 0x44, 7, 0, 0, 0x91, 6, 0,
+	0, 0x39, 6, 0, 0x40, 0x31, 7, 0, 0x80, 0x3c, 7, 0, 0, 0xfd, 6, 0,
+	0x40, 0xe, 7, 0, 0x80, 0x55, 7, 0, 0, 0x89, 6, 0, 0, 0xf4, 6, 0,
+	0, 0xed, 6, 0, 0, 0x35, 7, 0, 0, 0xf0, 5, 0, 0x40, 0x2c, 7, 0,
+	0, 0, 0, 0, 0, 0x4d, 6, 0, 0, 0x38, 5, 0, 0, 0x14, 7, 0,
+	0xc0, 0x14, 7, 0, 0, 0xf2, 5, 0, 0x80, 0xcd, 6, 0, 0x80, 0x5c, 7, 0,
+	0x80, 0x72, 7, 0, 0x80, 0xf7, 6, 0, 0, 0x53, 7, 0, 0, 0xd2, 5, 0,
+	0, 0x15, 7, 0, 0, 0x26, 7, 0, 0, 0xd8, 4, 0, 0, 0x3c, 7, 0,
+	0x40, 0xd, 7, 0, 0, 0x52, 6, 0, 0x40, 0x22, 7, 0, 0, 0xad, 6, 0,
+	0x80, 0x48, 7, 0, 0, 0x47, 6, 0, 0x80, 0x76, 7, 0, 0x80, 0x71, 7, 0,
+	0, 0x67, 7, 0, 0xc0, 0x23, 7, 0, 0x40, 0x47, 7, 0, 0, 0x31, 7, 0,
+	0, 0xf5, 6, 0, 0x80, 0xb3, 6, 0, 0x80, 0xdc, 6, 0, 0, 0x34, 5, 0,
+	0, 0x87, 6, 0, 0x80, 0x77, 7, 0, 0, 4, 5, 0, 0xc0, 0x4f, 7, 0,
+	0xc0, 0x68, 7, 0, 0x80, 0xa0, 6, 0, 0, 0x73, 6, 0, 0x80, 0xcb, 6, 0,
+	0, 0x8d, 6, 0, 0x40, 0x5b, 7, 0, 0, 0xdc, 6, 0, 0, 3, 6, 0,
+	0xc0, 0x28, 7, 0, 0, 0x46, 6, 0, 0, 0x7c, 7, 0, 0x80, 0x55, 7, 0,
+	0x40, 0x6f, 7, 0, 0, 0x33, 6, 0, 0, 0xee, 6, 0, 0, 0x56, 7, 0,
+	0, 0xf4, 5, 0, 0x80, 0x38, 7, 0, 0, 0x47, 7, 0, 0x80, 0x9a, 6, 0,
+	0x40, 0x2f, 7, 0, 0x80, 0x28, 7, 0, 0xc0, 0x4e, 7, 0, 0x40, 0x20, 7, 0,
+	0, 0x98, 5, 0, 0, 0x23, 6, 0, 0x80, 0xe2, 6, 0, 0x80, 0x65, 7, 0,
+	0, 0xd7, 6, 0, 0, 0x79, 7, 0, 0xc0, 7, 7, 0, 0, 0x3d, 6, 0,
+	0x80, 0x8a, 6, 0, 0x80, 0xb7, 6, 0, 0, 0xcc, 5, 0, 0x80, 0x4e, 7, 0,
+	0x40, 0x20, 7, 0, 0, 0x35, 7, 0, 0, 0x9c, 5, 0, 0x40, 0x12, 7, 0,
+	0, 0x80, 3, 0, 0, 0x49, 7, 0, 0, 0xba, 5, 0, 0x80, 0xc5, 6, 0,
+	0x40, 0x5b, 7, 0, 0xc0, 0x61, 7, 0, 0x40, 0x1f, 7, 0, 0x80, 0xce, 6, 0,
+	0, 0x75, 6, 0, 0, 0xd9, 6, 0, 0, 0x2e, 6, 0, 0, 0xef, 6, 0,
+	0, 0xa, 6, 0, 0x40, 0x7d, 7, 0, 0, 0x9a, 5, 0, 0, 0xd5, 6, 0,
+	0, 0xa9, 6, 0, 0x80, 0xc8, 6, 0, 0, 0xce, 5, 0, 0, 0x4f, 7, 0,
+	0, 0xc2, 5, 0, 0x80, 0xaa, 6, 0, 0, 0x7a, 6, 0, 0x80, 0xdc, 6, 0,
+	0, 0x24, 7, 0, 0, 0xa3, 6, 0, 0x80, 0x83, 6, 0, 0xc0, 0x58, 7, 0,
+	0, 0x32, 6, 0, 0x80, 0x90, 6, 0, 0xc0, 0x46, 7, 0, 0x40, 4, 7, 0,
+	0, 0xf5, 6, 0, 0x80, 0x6f, 7, 0, 0x80, 0xbb, 6, 0, 0, 0x77, 7, 0,
+	0xc0, 0x61, 7, 0, 0, 0xda, 6, 0, 0, 0, 5, 0, 0x40, 0x35, 7, 0,
+	0, 0x34, 6, 0, 0, 0xfb, 6, 0, 0, 0x2b, 6, 0, 0, 0x20, 7, 0,
+	0x80, 0x26, 7, 0, 0, 0x23, 6, 0, 0x40, 0x28, 7, 0, 0, 0xf5, 6, 0,
+	0x80, 0x80, 6, 0, 0x40, 8, 7, 0, 0, 0xfc, 6, 0, 0, 0x20, 6, 0,
+	0, 0x78, 7, 0, 0, 0x88, 5, 0, 0x80, 0xda, 6, 0, 0, 0xc0, 3, 0,
+	0, 0x2c, 5, 0, 0x80, 0xe7, 6, 0, 0, 0x40, 7, 0, 0x40, 0x14, 7, 0,
+	0, 0x3c, 7, 0, 0x80, 0x97, 6, 0, 0, 0xb8, 4, 0, 0x80, 0x60, 7, 0,
+	0, 0x8e, 5, 0, 0, 0x1f, 6, 0, 0xc0, 0x41, 7, 0, 0, 0xca, 5, 0,
+	0x40, 0x25, 7, 0, 0xc0, 0xe, 7, 0, 0, 1, 7, 0, 0, 0xcb, 6, 0,
+	0xc0, 0x70, 7, 0, 0, 0x24, 6, 0, 0x40, 0xd, 7, 0, 0, 0xe1, 6, 0,
+	0, 0x59, 6, 0, 0x40, 0x1c, 7, 0, 0xc0, 0x10, 7, 0, 0, 0x74, 7, 0,
+	0x40, 0x28, 7, 0, 0x80, 0xd3, 6, 0, 0x80, 0xff, 6, 0, 0x80, 0xb9, 6, 0,
+	0, 0xc4, 6, 0, 0, 0xfa, 6, 0, 0, 0xa0, 6, 0, 0x80, 0xb9, 6, 0,
+	0xc0, 0x54, 7, 0, 0x80, 0x1a, 7, 0, 0x80, 0x8f, 6, 0, 0x80, 9, 7, 0,
+	0, 7, 6, 0, 0xc0, 0x6d, 7, 0, 0, 1, 6, 0, 0, 0xd, 7, 0,
+	0, 0x30, 6, 0, 0, 0x4d, 6, 0, 0x80, 0xa8, 6, 0, 0xc0, 0xe, 7, 0,
+	0x80, 0x76, 7, 0, 0xc0, 0x1b, 7, 0, 0, 0x54, 5, 0, 0, 0xb0, 5, 0,
+	0xc0, 0x3d, 7, 0, 0x40, 0x20, 7, 0, 0, 0x2c, 5, 0, 0, 0x2a, 7, 0,
+	0xc0, 0x4d, 7, 0, 0, 0x8b, 6, 0, 0x80, 0x39, 7, 0, 0x40, 0x75, 7, 0,
+	0x40, 0x1a, 7, 0, 0, 0xd6, 5, 0, 0, 0xc0, 5, 0, 0, 0x86, 5, 0,
+	0, 0x62, 7, 0, 0, 0xb2, 6, 0, 0x80, 0xb, 7, 0, 0, 0x70, 6, 0,
+	0x40, 0x40, 7, 0, 0, 0x6e, 7, 0, 0, 0x7d, 6, 0, 0x40, 0x77, 7, 0,
+	0, 0xc1, 6, 0, 0x80, 0xa9, 6, 0, 0x80, 0xc9, 6, 0, 0, 0x38, 6, 0,
+	0, 0x6a, 6, 0, 0x80, 0x8f, 6, 0, 0xc0, 0x5c, 7, 0, 0xc0, 0x5c, 7, 0,
+	0x80, 0x77, 7, 0, 0x80, 0xa8, 6, 0, 0xc0, 0x59, 7, 0, 0, 8, 5, 0,
+	0, 0xd1, 6, 0, 0, 0x7f, 6, 0, 0xc0, 0x5d, 7, 0, 0, 0xf0, 4, 0,
+	0x40, 0x6d, 7, 0, 0x40, 0x10, 7, 0, 0x40, 1, 7, 0, 0, 0xc8, 5, 0,
+	0, 0x58, 6, 0, 0x40, 0x55, 7, 0, 0xc0, 0x2e, 7, 0, 0, 0xce, 6, 0,
+	0x80, 0xf3, 6, 0, 0, 0xa1, 6, 0, 0x80, 0xaa, 6, 0, 0x40, 0x13, 7, 0,
+	0x40, 4, 7, 0, 0xc0, 0x2d, 7, 0, 0x80, 0xda, 6, 0, 0, 0x29, 7, 0,
+	0, 0x2a, 7, 0, 0, 0x18, 5, 0, 0, 0x6d, 7, 0, 0, 4, 5, 0,
+	0, 0xe0, 3, 0, 0xc0, 0x18, 7, 0, 0x80, 0xaa, 6, 0, 0, 0x89, 6, 0,
+	0, 0x92, 5, 0, 0x80, 0xf2, 6, 0, 0, 0xd0, 5, 0, 0, 0xa0, 3, 0,
+	0, 0xe0, 4, 0, 0x80, 0xb0, 6, 0, 0, 0x68, 7, 0, 0x80, 0x4e, 7, 0,
+	0, 0xbf, 6, 0, 0, 0x10, 7, 0, 0, 0xfb, 6, 0, 0, 0x20, 7, 0,
+	0x80, 0xa3, 6, 0, 0, 0x42, 7, 0, 0, 0x67, 6, 0, 0, 0x5c, 5, 0,
+	0, 0x88, 4, 0, 0, 3, 6, 0, 0x80, 0x99, 6, 0, 0, 0x7e, 7, 0,
+	0x80, 0x7e, 7, 0, 0xc0, 0x11, 7, 0, 0, 0x14, 6, 0, 0xc0, 0xc, 7, 0,
+	0, 0x58, 7, 0, 0, 0xde, 6, 0, 0xc0, 0x3e, 7, 0, 0xc0, 0x5a, 7, 0,
+	0, 0x3d, 6, 0, 0, 0x3c, 7, 0, 0x40, 0x3d, 7, 0, 0, 0x77, 6, 0,
+	0, 0xc8, 6, 0, 0x40, 0, 7, 0, 0, 0x4f, 6, 0, 0, 0xc9, 6, 0,
+	0, 0x2e, 7, 0, 0x80, 0xb1, 6, 0, 0x40, 0x79, 7, 0, 0x40, 0x6b, 7, 0,
+	0, 0x5b, 7, 0, 0x80, 0x73, 7, 0, 0, 0xac, 5, 0, 0, 0x24, 5, 0,
+	0, 0x72, 7, 0, 0x80, 0xb3, 6, 0, 0, 0x39, 7, 0, 0x80, 0x8b, 6, 0,
+	0, 0x98, 5, 0, 0, 0x67, 7, 0, 0, 0x12, 7, 0, 0xc0, 0xd, 7, 0,
+	0xc0, 0x72, 7, 0, 0x40, 0x25, 7, 0, 0, 0x11, 6, 0, 0x40, 0x5d, 7, 0,
+	0, 0x4a, 6, 0, 0, 0xab, 6, 0, 0, 0x8a, 5, 0, 0x80, 0x91, 6, 0,
+	0, 0xef, 6, 0, 0, 0x4c, 5, 0, 0x80, 0xaa, 6, 0, 0x40, 0x52, 7, 0,
+	0xc0, 0x2c, 7, 0, 0, 0x5d, 6, 0, 0, 0xd8, 4, 0, 0x80, 7, 7, 0,
+	0, 0x45, 6, 0, 0x80, 0x55, 7, 0, 0, 0x48, 6, 0, 0x80, 0x80, 6, 0,
+	0, 0xe2, 5, 0, 0, 0, 7, 0, 0x40, 0x64, 7, 0, 0x80, 0x1f, 7, 0,
+	0xc0, 0x5e, 7, 0, 0, 0xf8, 5, 0, 0x80, 0xbf, 6, 0, 0, 0xf0, 6, 0,
+	0xc0, 0x27, 7, 0, 0, 0x84, 6, 0, 0, 0x5c, 6, 0, 0x80, 0x30, 7, 0,
+	0, 0xd6, 6, 0, 0xc0, 0x59, 7, 0, 0x80, 0xe5, 6, 0, 0x40, 0x4a, 7, 0,
+	0xc0, 0x16, 7, 0, 0x80, 0xe6, 6, 0, 0, 0xf8, 6, 0, 0, 0xea, 5, 0,
+	0, 0x87, 6, 0, 0, 0x78, 7, 0, 0x80, 0x4c, 7, 0, 0, 0xe5, 6, 0,
+	0x80, 0x1d, 7, 0, 0, 0x37, 6, 0, 0, 0xe8, 5, 0, 0x80, 0xd7, 6, 0,
+	0x40, 2, 7, 0, 0x40, 0x7c, 7, 0, 0x40, 0x24, 7, 0, 0, 0x78, 7, 0,
+	0, 0xfb, 6, 0, 0xc0, 0x35, 7, 0, 0, 0x12, 7, 0, 0x40, 0x2c, 7, 0,
+	0, 0xae, 5, 0, 0xc0, 0x72, 7, 0, 0x80, 0x6c, 7, 0, 0x80, 3, 7, 0,
+	0, 0xbe, 6, 0, 0x80, 6, 7, 0, 0, 0xd6, 6, 0, 0x80, 0x63, 7, 0,
+	0xc0, 0x78, 7, 0, 0, 0xcd, 6, 0, 0, 0xbe, 5, 0, 0xc0, 0x6e, 7, 0,
+	0, 0xa4, 5, 0, 0x80, 0xeb, 6, 0, 0xc0, 0x42, 7, 0, 0, 0x5e, 7, 0,
+	0x40, 0x3c, 7, 0, 0, 0x9e, 6, 0, 0x80, 0xa9, 6, 0, 0x80, 0x91, 6, 0,
+	0xc0, 0x32, 7, 0, 0, 0x69, 6, 0, 0, 0x64, 6, 0, 0, 0xb5, 6, 0,
+	0, 0xf4, 6, 0, 0, 0xbe, 5, 0, 0x40, 0x47, 7, 0, 0, 0xeb, 6, 0,
+	0xc0, 0x69, 7, 0, 0, 0x50, 7, 0, 0xc0, 0x2b, 7, 0, 0x40, 0x1a, 7, 0,
+	0x40, 0x4b, 7, 0, 0, 0x75, 6, 0, 0xc0, 0x47, 7, 0, 0, 0xe4, 5, 0,
+	0, 0, 6, 0, 0x40, 5, 7, 0, 0, 0xb8, 6, 0, 0, 0x6b, 6, 0,
+	0x80, 0x89, 6, 0, 0x80, 0xae, 6, 0, 0, 0xe6, 5, 0, 0x40, 0xe, 7, 0,
+	0x80, 0xe5, 6, 0, 0, 0x63, 6, 0, 0x80, 0x45, 7, 0, 0x40, 0x7a, 7, 0,
+	0x80, 0x34, 7, 0, 0x80, 0x3c, 7, 0, 0, 0x38, 6, 0, 0, 0x54, 7, 0,
+	0, 0x92, 6, 0, 0, 0x73, 6, 0, 0, 0xec, 5, 0, 0x80, 0x90, 6, 0,
+	0, 0x88, 5, 0, 0, 0xc, 7, 0, 0, 0xe, 6, 0, 0xc0, 0x3f, 7, 0,
+	0, 0x47, 7, 0, 0, 0x79, 6, 0, 0xc0, 0x6e, 7, 0, 0x80, 0xe, 7, 0,
+	0, 0xc0, 5, 0, 0, 0xfa, 6, 0, 0x80, 0x9e, 6, 0, 0, 0x41, 7, 0,
+	0x80, 0x54, 7, 0, 0, 0x44, 5, 0, 0x40, 0x6f, 7, 0, 0xc0, 0xe, 7, 0,
+	0xc0, 0x37, 7, 0, 0, 0x75, 7, 0, 0, 0x83, 6, 0, 0, 0xf0, 6, 0,
+	0, 0x36, 6, 0, 0x80, 0x5f, 7, 0, 0, 0xe4, 6, 0, 0x40, 0x2c, 7, 0,
+	0, 0xf3, 6, 0, 0, 0x40, 4, 0, 0x80, 0xf3, 6, 0, 0x80, 0xae, 6, 0,
+	0, 0x4f, 6, 0, 0x80, 0x29, 7, 0, 0, 0x88, 4, 0, 0, 0x35, 7, 0,
+	0, 0x2d, 6, 0, 0, 0xeb, 6, 0, 0, 0xa2, 6, 0, 0, 0x27, 7, 0,
+	0xc0, 0x45, 7, 0, 0, 0x57, 7, 0, 0, 0xce, 6, 0, 0x80, 0xb0, 6, 0,
+	0, 0x67, 6, 0, 0, 0x27, 6, 0, 0, 0x52, 6, 0, 0x80, 0x5e, 7, 0,
+	0, 0xe6, 5, 0, 0, 0x37, 6, 0, 0, 0x6b, 6, 0, 0, 0xd1, 6, 0,
+	0, 0xe1, 6, 0, 0, 0x1d, 6, 0, 0, 0x48, 7, 0, 0, 0x90, 5, 0,
+	0xc0, 0x4b, 7, 0, 0xc0, 0x48, 7, 0, 0xc0, 0x61, 7, 0, 0, 0x40, 3, 0,
+	0, 0xe4, 5, 0, 0x40, 0x28, 7, 0, 0x80, 0xa9, 6, 0, 0, 0x67, 6, 0,
+	0, 0x92, 6, 0, 0x80, 0xc8, 6, 0, 0, 0xf4, 6, 0, 0x80, 8, 7, 0,
+	0xc0, 0x22, 7, 0, 0x80, 0xe6, 6, 0, 0, 0x62, 6, 0, 0x80, 0x89, 6, 0,
+	0, 0x38, 6, 0, 0, 0x54, 6, 0, 0x80, 0x9b, 6, 0, 0, 0xa8, 5, 0,
+	0xc0, 0x63, 7, 0, 0, 0xd6, 5, 0, 0, 0x1b, 7, 0, 0x80, 0xe6, 6, 0,
+	0, 0x40, 6, 0, 0, 0x6e, 6, 0, 0xc0, 0x27, 7, 0, 0x80, 0x1e, 7, 0,
+	0xc0, 0x45, 7, 0, 0, 0xd, 7, 0, 0x80, 0x8c, 6, 0, 0, 0x74, 7, 0,
+	0x40, 0x16, 7, 0, 0x40, 0x2d, 7, 0, 0, 0x17, 6, 0, 0, 0x14, 7, 0,
+	0, 0x2c, 7, 0, 0, 0xac, 6, 0, 0, 3, 6, 0, 0, 0xb0, 6, 0,
+	0, 0xfc, 6, 0, 0, 0x60, 4, 0, 0x40, 0x5a, 7, 0, 0x40, 0x14, 7, 0,
+	0x40, 0x1d, 7, 0, 0x40, 0x54, 7, 0, 0, 0x3a, 7, 0, 0x80, 0xe9, 6, 0,
+	0, 0x5c, 7, 0, 0, 0x79, 7, 0, 0xc0, 0x58, 7, 0, 0, 0x15, 7, 0,
+	0x80, 0xc2, 6, 0, 0, 0x1b, 6, 0, 0, 0x60, 6, 0, 0, 0xad, 6, 0,
+	0x80, 0xbd, 6, 0, 0x40, 0x3e, 7, 0, 0, 0x21, 7, 0, 0x40, 0x29, 7, 0,
+	0, 0xc0, 3, 0, 0x40, 0x19, 7, 0, 0, 0x68, 6, 0, 0, 0xd8, 5, 0,
+	0x40, 0x4d, 7, 0, 0, 0x21, 6, 0, 0, 0x96, 5, 0, 0, 0x2f, 7, 0,
+	0x80, 0xc8, 6, 0, 0x80, 0x3e, 7, 0, 0xc0, 0x67, 7, 0, 0x80, 0xd7, 6, 0,
+	0, 0xc, 6, 0, 0, 0xeb, 6, 0, 0x80, 0x99, 6, 0, 0x80, 0xc6, 6, 0,
+	0, 0x9f, 6, 0, 0, 0x74, 6, 0, 0, 0xda, 6, 0, 0, 0x58, 6, 0,
+	0xc0, 0x55, 7, 0, 0, 0xd1, 6, 0, 0, 0x24, 6, 0, 0, 0x1f, 6, 0,
+	0x80, 0xc2, 6, 0, 0x80, 0xe0, 6, 0, 0x80, 0xb4, 6, 0, 0, 0x5a, 7, 0,
+	0, 0x7e, 6, 0, 0x80, 0xa0, 6, 0, 0, 0x46, 7, 0, 0, 0x7b, 6, 0,
+	0, 0, 0, 5, 0, 0x80, 0x3f, 0,
+};
+
+static const cv_raw c31_raw[] = {
+	{ c31_r0, 4104 },
+};
+
+static const uint8_t c32_in0[] = {
 	0xb5, 0xbe, 0x86, 0xe6, 0xcd, 0xe2, 0xf3, 0xb5, 0xee, 0xf, 0xb8, 0xd2, 0xaf, 0xf5, 0x8c, 0xaf,
 	0x90, 0x8c, 0xf2, 0xcc, 0xd3, 0xb3, 0xe3, 0xd1, 0xac, 0xf0, 0xc6, 0, 0xce, 0xe0, 0xf7, 0xe6,
 	0xcf, 0xb4, 0xc, 0xf0, 0xae, 0xa8, 0xb3, 0xbf, 0xf9, 0xc6, 0xb6, 0xf0, 0x98, 0xe5, 0x96, 0xbb,
 };
 
-static const uint8_t c31_in1[] = {
+static const uint8_t c32_in1[] = {
 	0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f,
 	0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0x9b, 0x9c, 0x9d, 0x9e, 0x9f,
 	0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf,
@@ -4694,16 +5070,16 @@ static const uint8_t c31_in1[] = {
 	0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x7b, 0x7c, 0x7d, 0x7e, 0x7f,
 };
 
-static const cv_io c31_in[] = {
-	{ { 48, 1, 1, 1 }, 1, 2, c31_in0, 48 },
-	{ { 256, 1, 1, 1 }, 1, 2, c31_in1, 256 },
+static const cv_io c32_in[] = {
+	{ { 48, 1, 1, 1 }, 1, 2, c32_in0, 48 },
+	{ { 256, 1, 1, 1 }, 1, 2, c32_in1, 256 },
 };
 
-static const uint8_t c31_out0[] = {
+static const uint8_t c32_out0[] = {
 	0xf3, 0xf, 0xe2, 0xf5, 0xd3, 0xe3, 0xf7, 0, 0xc, 0xf0, 0xe5, 0xf9,
 };
 
-static const uint8_t c31_out1[] = {
+static const uint8_t c32_out1[] = {
 	0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f,
 	0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0x9b, 0x9c, 0x9d, 0x9e, 0x9f,
 	0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf,
@@ -4722,7 +5098,7 @@ static const uint8_t c31_out1[] = {
 	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
 };
 
-static const uint8_t c31_out2[] = {
+static const uint8_t c32_out2[] = {
 	0xe0, 0xe0, 0xe0, 0xe1, 0xe1, 0xe1, 0xe1, 0xe2, 0xe2, 0xe2, 0xe2, 0xe3, 0xe3, 0xe3, 0xe3, 0xe4,
 	0xe4, 0xe4, 0xe4, 0xe5, 0xe5, 0xe5, 0xe5, 0xe6, 0xe6, 0xe6, 0xe6, 0xe7, 0xe7, 0xe7, 0xe7, 0xe8,
 	0xe8, 0xe8, 0xe8, 0xe9, 0xe9, 0xe9, 0xe9, 0xea, 0xea, 0xea, 0xea, 0xeb, 0xeb, 0xeb, 0xeb, 0xec,
@@ -4741,7 +5117,7 @@ static const uint8_t c31_out2[] = {
 	0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x7b, 0x7c, 0x7d, 0x7e, 0x7f,
 };
 
-static const uint8_t c31_out3[] = {
+static const uint8_t c32_out3[] = {
 	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
@@ -4760,7 +5136,7 @@ static const uint8_t c31_out3[] = {
 	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
 };
 
-static const uint8_t c31_out4[] = {
+static const uint8_t c32_out4[] = {
 	0xa0, 0xa1, 0xa1, 0xa2, 0xa3, 0xa4, 0xa4, 0xa5, 0xa6, 0xa7, 0xa7, 0xa8, 0xa9, 0xaa, 0xaa, 0xab,
 	0xac, 0xad, 0xad, 0xae, 0xaf, 0xb0, 0xb0, 0xb1, 0xb2, 0xb3, 0xb3, 0xb4, 0xb5, 0xb6, 0xb6, 0xb7,
 	0xb8, 0xb9, 0xb9, 0xba, 0xbb, 0xbc, 0xbc, 0xbd, 0xbe, 0xbf, 0xbf, 0xc0, 0xc1, 0xc2, 0xc2, 0xc3,
@@ -4779,15 +5155,15 @@ static const uint8_t c31_out4[] = {
 	0x54, 0x55, 0x56, 0x56, 0x57, 0x58, 0x59, 0x59, 0x5a, 0x5b, 0x5c, 0x5c, 0x5d, 0x5e, 0x5f, 0x5f,
 };
 
-static const cv_io c31_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c31_out0, 12 },
-	{ { 256, 1, 1, 1 }, 1, 2, c31_out1, 256 },
-	{ { 256, 1, 1, 1 }, 1, 2, c31_out2, 256 },
-	{ { 256, 1, 1, 1 }, 1, 2, c31_out3, 256 },
-	{ { 256, 1, 1, 1 }, 1, 2, c31_out4, 256 },
+static const cv_io c32_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c32_out0, 12 },
+	{ { 256, 1, 1, 1 }, 1, 2, c32_out1, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c32_out2, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c32_out3, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c32_out4, 256 },
 };
 
-static const cv_field c31_op0_f[] = {
+static const cv_field c32_op0_f[] = {
 	{ "in_image_x_size", 0x6 },
 	{ "in_image_y_size", 0x4 },
 	{ "in_image_z_size", 0x2 },
@@ -4834,20 +5210,20 @@ static const cv_field c31_op0_f[] = {
 	{ "out_image_data_type", 0x2 },
 };
 
-static const cv_word c31_op0_w[] = {
+static const cv_word c32_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c31_op0_a[] = {
+static const cv_addr c32_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c31_op0_u[] = {
+static const uint32_t c32_op0_u[] = {
 	0,
 };
 
-static const cv_field c31_op1_f[] = {
+static const cv_field c32_op1_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -4892,21 +5268,21 @@ static const cv_field c31_op1_f[] = {
 	{ "out_image_data_type", 0x2 },
 };
 
-static const cv_word c31_op1_w[] = {
+static const cv_word c32_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c31_op1_a[] = {
+static const cv_addr c32_op1_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 1, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 1, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c31_op1_u[] = {
+static const uint32_t c32_op1_u[] = {
 	0,
 };
 
-static const cv_field c31_op2_f[] = {
+static const cv_field c32_op2_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -4952,21 +5328,21 @@ static const cv_field c31_op2_f[] = {
 	{ "out_image_data_type", 0x2 },
 };
 
-static const cv_word c31_op2_w[] = {
+static const cv_word c32_op2_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c31_op2_a[] = {
+static const cv_addr c32_op2_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 1, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 2, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c31_op2_u[] = {
+static const uint32_t c32_op2_u[] = {
 	0,
 };
 
-static const cv_field c31_op3_f[] = {
+static const cv_field c32_op3_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -5009,20 +5385,20 @@ static const cv_field c31_op3_f[] = {
 	{ "out_image_data_type", 0x2 },
 };
 
-static const cv_word c31_op3_w[] = {
+static const cv_word c32_op3_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c31_op3_a[] = {
+static const cv_addr c32_op3_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 1, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 3, 0, 0 },
 };
 
-static const uint32_t c31_op3_u[] = {
+static const uint32_t c32_op3_u[] = {
 	0,
 };
 
-static const cv_field c31_op4_f[] = {
+static const cv_field c32_op4_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -5065,32 +5441,32 @@ static const cv_field c31_op4_f[] = {
 	{ "out_image_data_type", 0x2 },
 };
 
-static const cv_word c31_op4_w[] = {
+static const cv_word c32_op4_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c31_op4_a[] = {
+static const cv_addr c32_op4_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 1, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 4, 0, 0 },
 };
 
-static const uint32_t c31_op4_u[] = {
+static const uint32_t c32_op4_u[] = {
 	0,
 };
 
-static const cv_op c31_ops[] = {
-	{ 3, "PoolingLayer2", -1, c31_op0_f, 44, c31_op0_w, 0, c31_op0_a, 2, c31_op0_u, 0 },
-	{ 3, "ActivationLayer", -1, c31_op1_f, 42, c31_op1_w, 0, c31_op1_a, 3, c31_op1_u, 0 },
-	{ 3, "ActivationLayer_1", -1, c31_op2_f, 43, c31_op2_w, 0, c31_op2_a, 3, c31_op2_u, 0 },
-	{ 3, "ConcatLayer", -1, c31_op3_f, 40, c31_op3_w, 0, c31_op3_a, 2, c31_op3_u, 0 },
-	{ 3, "ConcatLayer_1", -1, c31_op4_f, 40, c31_op4_w, 0, c31_op4_a, 2, c31_op4_u, 0 },
+static const cv_op c32_ops[] = {
+	{ 3, "PoolingLayer2", -1, c32_op0_f, 44, c32_op0_w, 0, c32_op0_a, 2, c32_op0_u, 0 },
+	{ 3, "ActivationLayer", -1, c32_op1_f, 42, c32_op1_w, 0, c32_op1_a, 3, c32_op1_u, 0 },
+	{ 3, "ActivationLayer_1", -1, c32_op2_f, 43, c32_op2_w, 0, c32_op2_a, 3, c32_op2_u, 0 },
+	{ 3, "ConcatLayer", -1, c32_op3_f, 40, c32_op3_w, 0, c32_op3_a, 2, c32_op3_u, 0 },
+	{ 3, "ConcatLayer_1", -1, c32_op4_f, 40, c32_op4_w, 0, c32_op4_a, 2, c32_op4_u, 0 },
 };
 
-static const cv_stream c31_s[] = {
+static const cv_stream c32_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c31_r0[] = {
+static const uint8_t c32_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -5350,11 +5726,11 @@ static const uint8_t c31_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_raw c31_raw[] = {
-	{ c31_r0, 4104 },
+static const cv_raw c32_raw[] = {
+	{ c32_r0, 4104 },
 };
 
-static const uint8_t c32_in0[] = {
+static const uint8_t c33_in0[] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xa, 0xb, 0xc, 0xd, 0xe, 0xf,
 	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
 	0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f,
@@ -5373,11 +5749,11 @@ static const uint8_t c32_in0[] = {
 	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
 };
 
-static const cv_io c32_in[] = {
-	{ { 256, 1, 1, 1 }, 1, 2, c32_in0, 256 },
+static const cv_io c33_in[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c33_in0, 256 },
 };
 
-static const uint8_t c32_out0[] = {
+static const uint8_t c33_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -5396,7 +5772,7 @@ static const uint8_t c32_out0[] = {
 	0xe3, 0xe5, 0xe7, 0xe9, 0xeb, 0xed, 0xef, 0xf1, 0xf3, 0xf5, 0xf6, 0xf8, 0xfa, 0xfc, 0xfe, 0xff,
 };
 
-static const uint8_t c32_out1[] = {
+static const uint8_t c33_out1[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -5415,7 +5791,7 @@ static const uint8_t c32_out1[] = {
 	0xdb, 0xdd, 0xe0, 0xe2, 0xe4, 0xe7, 0xe9, 0xeb, 0xee, 0xf0, 0xf2, 0xf5, 0xf7, 0xf9, 0xfc, 0xfe,
 };
 
-static const uint8_t c32_out2[] = {
+static const uint8_t c33_out2[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -5434,13 +5810,13 @@ static const uint8_t c32_out2[] = {
 	0x91, 0x92, 0x93, 0x93, 0x94, 0x95, 0x96, 0x96, 0x97, 0x98, 0x99, 0x99, 0x9a, 0x9b, 0x9c, 0x9c,
 };
 
-static const cv_io c32_out[] = {
-	{ { 256, 1, 1, 1 }, 1, 2, c32_out0, 256 },
-	{ { 256, 1, 1, 1 }, 1, 2, c32_out1, 256 },
-	{ { 256, 1, 1, 1 }, 1, 2, c32_out2, 256 },
+static const cv_io c33_out[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c33_out0, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c33_out1, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c33_out2, 256 },
 };
 
-static const cv_field c32_op0_f[] = {
+static const cv_field c33_op0_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -5481,20 +5857,20 @@ static const cv_field c32_op0_f[] = {
 	{ "out_zp", 0x0 },
 };
 
-static const cv_word c32_op0_w[] = {
+static const cv_word c33_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c32_op0_a[] = {
+static const cv_addr c33_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c32_op0_u[] = {
+static const uint32_t c33_op0_u[] = {
 	0,
 };
 
-static const cv_field c32_op1_f[] = {
+static const cv_field c33_op1_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -5535,20 +5911,20 @@ static const cv_field c32_op1_f[] = {
 	{ "out_zp", 0x0 },
 };
 
-static const cv_word c32_op1_w[] = {
+static const cv_word c33_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c32_op1_a[] = {
+static const cv_addr c33_op1_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 1, 0, 0 },
 };
 
-static const uint32_t c32_op1_u[] = {
+static const uint32_t c33_op1_u[] = {
 	0,
 };
 
-static const cv_field c32_op2_f[] = {
+static const cv_field c33_op2_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -5589,51 +5965,51 @@ static const cv_field c32_op2_f[] = {
 	{ "out_zp", 0x28 },
 };
 
-static const cv_word c32_op2_w[] = {
+static const cv_word c33_op2_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c32_op2_a[] = {
+static const cv_addr c33_op2_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 2, 0, 0 },
 };
 
-static const uint32_t c32_op2_u[] = {
+static const uint32_t c33_op2_u[] = {
 	0,
 };
 
-static const cv_op c32_ops[] = {
-	{ 3, "ConcatLayer", -1, c32_op0_f, 38, c32_op0_w, 0, c32_op0_a, 2, c32_op0_u, 0 },
-	{ 3, "ConcatLayer_1", -1, c32_op1_f, 38, c32_op1_w, 0, c32_op1_a, 2, c32_op1_u, 0 },
-	{ 3, "ConcatLayer_2", -1, c32_op2_f, 38, c32_op2_w, 0, c32_op2_a, 2, c32_op2_u, 0 },
+static const cv_op c33_ops[] = {
+	{ 3, "ConcatLayer", -1, c33_op0_f, 38, c33_op0_w, 0, c33_op0_a, 2, c33_op0_u, 0 },
+	{ 3, "ConcatLayer_1", -1, c33_op1_f, 38, c33_op1_w, 0, c33_op1_a, 2, c33_op1_u, 0 },
+	{ 3, "ConcatLayer_2", -1, c33_op2_f, 38, c33_op2_w, 0, c33_op2_a, 2, c33_op2_u, 0 },
 };
 
-static const cv_stream c32_s[] = {
+static const cv_stream c33_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c32_raw[] = {
+static const cv_raw c33_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c33_in0[] = {
+static const uint8_t c34_in0[] = {
 	0x84, 0x3e, 0xda, 0x8f, 0x3d, 0x76, 0xff, 0x97, 0xac, 0xb2, 0xfd, 0x88, 0x9c, 0x84, 0x59, 0xfd,
 	0x9f, 0xf4, 0xc5, 0x81, 0xa7, 3, 0x58, 0xb7,
 };
 
-static const cv_io c33_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 2, c33_in0, 24 },
+static const cv_io c34_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 2, c34_in0, 24 },
 };
 
-static const uint8_t c33_out0[] = {
+static const uint8_t c34_out0[] = {
 	0x6a, 0x60, 0xff, 0, 0xff, 0, 0, 0xff, 0xff, 0, 0, 0, 0xff, 0, 0xff, 0,
 };
 
-static const cv_io c33_out[] = {
-	{ { 16, 1, 1, 1 }, 1, 2, c33_out0, 16 },
+static const cv_io c34_out[] = {
+	{ { 16, 1, 1, 1 }, 1, 2, c34_out0, 16 },
 };
 
-static const cv_field c33_op0_f[] = {
+static const cv_field c34_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0xc },
@@ -5674,25 +6050,25 @@ static const cv_field c33_op0_f[] = {
 	{ "alu_output_postshift", 0x4 },
 };
 
-static const cv_word c33_op0_w[] = {
+static const cv_word c34_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c33_op0_a[] = {
+static const cv_addr c34_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c33_op0_u[] = {
+static const uint32_t c34_op0_u[] = {
 	0,
 };
 
-static const cv_op c33_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c33_op0_f, 38, c33_op0_w, 0, c33_op0_a, 3, c33_op0_u, 0 },
+static const cv_op c34_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c34_op0_f, 38, c34_op0_w, 0, c34_op0_a, 3, c34_op0_u, 0 },
 };
 
-static const uint8_t c33_s0_w[] = {
+static const uint8_t c34_s0_w[] = {
 	3, 0x54, 0x2d, 0x83, 1, 0x96, 0x9f, 0x30, 0x2f, 0xc9, 0x90, 0xec, 0x6d, 0x32, 0xd5, 0x24,
 	0x89, 0xa0, 0x8a, 0x3c, 0x2f, 0x6a, 1, 0xd6, 0xdb, 0xb1, 0x92, 0x5c, 0x24, 0x62, 0x9e, 0xe5,
 	0x68, 0xeb, 0xf0, 0xa6, 0x74, 0x82, 5, 0x39, 0xc9, 0x16, 0xf0, 0xb, 2, 0xab, 0x5a, 0x3d,
@@ -5707,62 +6083,14 @@ static const uint8_t c33_s0_w[] = {
 	0x77, 0x19, 5, 0x87, 0xf0, 0x97, 0x32, 0x8d, 0x60, 0x6c, 0x5e, 0xde, 0xc5, 0x26, 0x3b, 0x8b,
 };
 
-static const int32_t c33_s0_b[] = {
+static const int32_t c34_s0_b[] = {
 	35362, 63433, 100000, -100000, 1254, -115, -934, 1426,
 	-1918, -1211, -1105, -1019, -1691, -657, -497, -727,
 };
 
-static const cv_stream c33_s[] = {
-	{ { .out = 16, .kz = 12, .ky = 1, .kx = 1, .zp = 128, .in_zp = 0, .w = c33_s0_w, .bias = c33_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
-	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 6 } },
-};
-
-static const cv_raw c33_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c34_in0[] = {
-	0x5f, 0x5f, 0x67, 0x7d, 0x6e, 0x66, 0x71, 0x7d, 0x6f, 0x75,
-};
-
-static const cv_io c34_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c34_in0, 10 },
-};
-
-static const uint8_t c34_out0[] = {
-	0, 0, 0, 0, 0x1a, 0xb, 0xa8, 0x37, 0x25, 0x19, 1, 9, 0x59, 0x1f, 0xa8, 0x37,
-	0x4d, 0x1b, 0x73, 0x27,
-};
-
-static const cv_io c34_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c34_out0, 20 },
-};
-
-static const cv_field c34_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c34_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c34_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
-};
-
-static const uint32_t c34_op0_u[] = {
-	0, 0xa, 0x1000a, 0x444041f0, 0xa, 1, 0x10da10b0, 0,
-	0, 0x14, 0x1000a, 0x44404071, 0x14, 1, 0x10da10b0, 0,
-	0xa, 8, 0x3f0143f6,
-};
-
-static const cv_op c34_ops[] = {
-	{ 1, "Softmax2Layer", -1, c34_op0_f, 0, c34_op0_w, 0, c34_op0_a, 2, c34_op0_u, 19 },
-};
-
 static const cv_stream c34_s[] = {
-	{ { 0 }, { 0 } },
+	{ { .out = 16, .kz = 12, .ky = 1, .kx = 1, .zp = 128, .in_zp = 0, .w = c34_s0_w, .bias = c34_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 6 } },
 };
 
 static const cv_raw c34_raw[] = {
@@ -5770,20 +6098,20 @@ static const cv_raw c34_raw[] = {
 };
 
 static const uint8_t c35_in0[] = {
-	0xe7, 0xf, 0x1e, 0x17, 0x18, 0xe3, 0xe3, 0x10, 0x11, 0x1e, 4, 0xf,
+	0x5f, 0x5f, 0x67, 0x7d, 0x6e, 0x66, 0x71, 0x7d, 0x6f, 0x75,
 };
 
 static const cv_io c35_in[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c35_in0, 12 },
+	{ { 10, 1, 1, 1 }, 1, 2, c35_in0, 10 },
 };
 
 static const uint8_t c35_out0[] = {
-	0, 0, 0x92, 0x24, 0xbd, 0x35, 0xa9, 0x2d, 0xea, 0x2e, 0, 0, 0, 0, 0x95, 0x25,
-	0xd2, 0x26, 0xbd, 0x35, 0xd, 0x18, 0x92, 0x24,
+	0, 0, 0, 0, 0x1a, 0xb, 0xa8, 0x37, 0x25, 0x19, 1, 9, 0x59, 0x1f, 0xa8, 0x37,
+	0x4d, 0x1b, 0x73, 0x27,
 };
 
 static const cv_io c35_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c35_out0, 24 },
+	{ { 10, 1, 1, 1 }, 1, 1, c35_out0, 20 },
 };
 
 static const cv_field c35_op0_f[] = {
@@ -5800,9 +6128,9 @@ static const cv_addr c35_op0_a[] = {
 };
 
 static const uint32_t c35_op0_u[] = {
-	0, 0xc, 0x1000c, 0x44404130, 0xc, 1, 0x10da10b0, 0,
-	0, 0x18, 0x1000c, 0x44404071, 0x18, 1, 0x10da10b0, 0,
-	0xc, 0xc, 0x3e93bb63,
+	0, 0xa, 0x1000a, 0x444041f0, 0xa, 1, 0x10da10b0, 0,
+	0, 0x14, 0x1000a, 0x44404071, 0x14, 1, 0x10da10b0, 0,
+	0xa, 8, 0x3f0143f6,
 };
 
 static const cv_op c35_ops[] = {
@@ -5818,20 +6146,20 @@ static const cv_raw c35_raw[] = {
 };
 
 static const uint8_t c36_in0[] = {
-	0xc1, 0x9e, 0x68, 0xc5, 0x83, 0x83, 0x7c, 0x97, 0xff, 0, 0xa5, 0xb8, 0x8f, 0xb5,
+	0xe7, 0xf, 0x1e, 0x17, 0x18, 0xe3, 0xe3, 0x10, 0x11, 0x1e, 4, 0xf,
 };
 
 static const cv_io c36_in[] = {
-	{ { 14, 1, 1, 1 }, 1, 2, c36_in0, 14 },
+	{ { 12, 1, 1, 1 }, 1, 2, c36_in0, 12 },
 };
 
 static const uint8_t c36_out0[] = {
-	0, 0x3c, 0, 0, 0, 0, 0, 0x3c, 0, 0x38, 0, 0x38, 0, 0, 0, 0x3c,
-	0, 0x3c, 0, 0, 0, 0, 0, 0x3c, 0, 0, 0, 0x3c,
+	0, 0, 0x92, 0x24, 0xbd, 0x35, 0xa9, 0x2d, 0xea, 0x2e, 0, 0, 0, 0, 0x95, 0x25,
+	0xd2, 0x26, 0xbd, 0x35, 0xd, 0x18, 0x92, 0x24,
 };
 
 static const cv_io c36_out[] = {
-	{ { 2, 7, 1, 1 }, 2, 1, c36_out0, 28 },
+	{ { 12, 1, 1, 1 }, 1, 1, c36_out0, 24 },
 };
 
 static const cv_field c36_op0_f[] = {
@@ -5848,20 +6176,13 @@ static const cv_addr c36_op0_a[] = {
 };
 
 static const uint32_t c36_op0_u[] = {
-	0, 2, 0x70002, 0x444051f0, 0xe, 1, 0x10da10b0, 0,
-	0, 4, 0x70002, 0x44405071, 0x1c, 1, 0x10da10b0, 0,
-	0x333333, 0, 0x9060300, 0xd0c, 0, 0, 0, 0x4400,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	2, 0, 2, 0xf, 0x1010101, 0, 0x20000, 0x60004,
-	0x2020202, 0, 0, 0x400, 1, 0, 1, 0,
-	1, 0, 1, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
-	0, 0, 0, 0x2400, 0, 0, 0, 0,
-	0, 0, 0, 0, 0xf, 0x3f5d9914, 3, 0x3f800000,
-	0xb0b0b0b, 0x4040404, 0x10000, 0x30002, 0x8080808, 0, 0, 0x7400,
+	0, 0xc, 0x1000c, 0x44404130, 0xc, 1, 0x10da10b0, 0,
+	0, 0x18, 0x1000c, 0x44404071, 0x18, 1, 0x10da10b0, 0,
+	0xc, 0xc, 0x3e93bb63,
 };
 
 static const cv_op c36_ops[] = {
-	{ 1, "SoftMax2", -1, c36_op0_f, 0, c36_op0_w, 0, c36_op0_a, 2, c36_op0_u, 80 },
+	{ 1, "Softmax2Layer", -1, c36_op0_f, 0, c36_op0_w, 0, c36_op0_a, 2, c36_op0_u, 19 },
 };
 
 static const cv_stream c36_s[] = {
@@ -5873,27 +6194,20 @@ static const cv_raw c36_raw[] = {
 };
 
 static const uint8_t c37_in0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0x52, 0x92, 0xfe, 0x19, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	0xff, 0xff, 0xff, 0xff, 0x98, 0x67, 0x6f, 0x78, 4, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xae, 0x4c, 0x8c, 0xc6, 0x2c, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x8a, 0x9c, 0xf9, 0x1a,
-	0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0x2a, 0x6b, 0xf2, 0xb8, 0xb2, 0xba, 0x10, 0x5a, 0xe3, 0x5e, 1, 0xb5, 0x4b, 0xd3, 0x7c, 0x6b,
-	0x92, 0xdb, 0x9e, 5, 0x3c, 0x96, 6, 0xbd, 0x94, 0xfe, 0x6f, 0xd6, 0x4e, 0x1b, 0x62, 0xd5,
-	0xac, 0xf3, 0x9b, 0x22, 0xf6, 0x4e, 0x7b, 0x9e, 0x9f, 0x7a, 0x65, 0x27,
+	0xc1, 0x9e, 0x68, 0xc5, 0x83, 0x83, 0x7c, 0x97, 0xff, 0, 0xa5, 0xb8, 0x8f, 0xb5,
 };
 
 static const cv_io c37_in[] = {
-	{ { 140, 1, 1, 1 }, 1, 2, c37_in0, 140 },
+	{ { 14, 1, 1, 1 }, 1, 2, c37_in0, 14 },
 };
 
 static const uint8_t c37_out0[] = {
-	0, 0, 0xff, 0, 0, 0, 2, 0, 4, 0, 0xf9, 0, 0xff, 0,
+	0, 0x3c, 0, 0, 0, 0, 0, 0x3c, 0, 0x38, 0, 0x38, 0, 0, 0, 0x3c,
+	0, 0x3c, 0, 0, 0, 0, 0, 0x3c, 0, 0, 0, 0x3c,
 };
 
 static const cv_io c37_out[] = {
-	{ { 14, 1, 1, 1 }, 1, 2, c37_out0, 14 },
+	{ { 2, 7, 1, 1 }, 2, 1, c37_out0, 28 },
 };
 
 static const cv_field c37_op0_f[] = {
@@ -5906,22 +6220,24 @@ static const cv_word c37_op0_w[] = {
 
 static const cv_addr c37_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 12, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
 };
 
 static const uint32_t c37_op0_u[] = {
-	0, 0x14, 0x70010, 0x444051c0, 0x8c, 1, 0x10da10b0, 0,
-	4, 0x3f800000, 0x42000000, 0x3e000000, 0, 2, 0x70001, 0x444051c0,
-	0xe, 1, 0x10da10b0, 0, 0, 0, 0, 0,
+	0, 2, 0x70002, 0x444051f0, 0xe, 1, 0x10da10b0, 0,
+	0, 4, 0x70002, 0x44405071, 0x1c, 1, 0x10da10b0, 0,
+	0x333333, 0, 0x9060300, 0xd0c, 0, 0, 0, 0x4400,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0x3f800000,
+	2, 0, 2, 0xf, 0x1010101, 0, 0x20000, 0x60004,
+	0x2020202, 0, 0, 0x400, 1, 0, 1, 0,
+	1, 0, 1, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
+	0, 0, 0, 0x2400, 0, 0, 0, 0,
+	0, 0, 0, 0, 0xf, 0x3f5d9914, 3, 0x3f800000,
+	0xb0b0b0b, 0x4040404, 0x10000, 0x30002, 0x8080808, 0, 0, 0x7400,
 };
 
 static const cv_op c37_ops[] = {
-	{ 1, "PoolingLayer2", -1, c37_op0_f, 0, c37_op0_w, 0, c37_op0_a, 2, c37_op0_u, 61 },
+	{ 1, "SoftMax2", -1, c37_op0_f, 0, c37_op0_w, 0, c37_op0_a, 2, c37_op0_u, 80 },
 };
 
 static const cv_stream c37_s[] = {
@@ -5933,39 +6249,27 @@ static const cv_raw c37_raw[] = {
 };
 
 static const uint8_t c38_in0[] = {
-	0, 0xff, 0x85, 0x36, 0x7c, 0, 0xbe, 0x58, 0x93, 0xfc, 0x47, 0, 0xfe, 0x59, 3, 0xe5,
-	0xea, 0, 0, 0, 9, 4, 0x8b, 0xd1, 3, 0, 0x41, 0xa2, 0x23, 0x18, 0x2a, 0,
-	0x52, 0x8a, 0xd4, 0xb2, 0x64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c38_in1[] = {
-	0x64, 0xb9, 0xc5, 0xf9, 0xa6, 0, 0x4d, 0xb, 0x3e, 0x8b, 0x78, 0, 0xda, 0x9d, 0x34, 0xdd,
-	0x5a, 0, 0, 0, 0xef, 0x40, 0x8b, 0x86, 0x6e, 0, 0x5e, 0xc4, 0x3e, 0xe9, 0x9e, 0,
-	0xd0, 0xd3, 0x32, 0xe5, 0x4a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0x52, 0x92, 0xfe, 0x19, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0x98, 0x67, 0x6f, 0x78, 4, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xae, 0x4c, 0x8c, 0xc6, 0x2c, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x8a, 0x9c, 0xf9, 0x1a,
+	0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x2a, 0x6b, 0xf2, 0xb8, 0xb2, 0xba, 0x10, 0x5a, 0xe3, 0x5e, 1, 0xb5, 0x4b, 0xd3, 0x7c, 0x6b,
+	0x92, 0xdb, 0x9e, 5, 0x3c, 0x96, 6, 0xbd, 0x94, 0xfe, 0x6f, 0xd6, 0x4e, 0x1b, 0x62, 0xd5,
+	0xac, 0xf3, 0x9b, 0x22, 0xf6, 0x4e, 0x7b, 0x9e, 0x9f, 0x7a, 0x65, 0x27,
 };
 
 static const cv_io c38_in[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c38_in0, 120 },
-	{ { 120, 1, 1, 1 }, 1, 2, c38_in1, 120 },
+	{ { 140, 1, 1, 1 }, 1, 2, c38_in0, 140 },
 };
 
 static const uint8_t c38_out0[] = {
-	0x47, 0xff, 0xff, 0xff, 0xe8, 0x84, 0, 0x58, 0xff, 0x88, 0xff, 0xc9, 0, 0xff, 0xad, 0xff,
-	0x13, 0xc7, 0xe2, 0x58, 0x5e, 0xff, 0x20, 0xff, 0xb3, 0xff, 0xff, 0x66, 0xff, 0x52,
+	0, 0, 0xff, 0, 0, 0, 2, 0, 4, 0, 0xf9, 0, 0xff, 0,
 };
 
 static const cv_io c38_out[] = {
-	{ { 30, 1, 1, 1 }, 1, 2, c38_out0, 30 },
+	{ { 14, 1, 1, 1 }, 1, 2, c38_out0, 14 },
 };
 
 static const cv_field c38_op0_f[] = {
@@ -5978,24 +6282,22 @@ static const cv_word c38_op0_w[] = {
 
 static const cv_addr c38_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 1, 1, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
+	{ 2, NULL, 12, 2, 0, 0, 0 },
 };
 
 static const uint32_t c38_op0_u[] = {
-	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 5, 0x30005, 0x444051f0, 0xf, 2, 0x10da10b0, 0,
-	0x43000000, 0x3f000000, 0x3fc00000, 0, 0x1e, 0, 0, 0,
+	0, 0x14, 0x70010, 0x444051c0, 0x8c, 1, 0x10da10b0, 0,
+	4, 0x3f800000, 0x42000000, 0x3e000000, 0, 2, 0x70001, 0x444051c0,
+	0xe, 1, 0x10da10b0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0x80,
+	0, 0, 0, 0, 0x3f800000,
 };
 
 static const cv_op c38_ops[] = {
-	{ 1, "TensorAdd", -1, c38_op0_f, 0, c38_op0_w, 0, c38_op0_a, 3, c38_op0_u, 65 },
+	{ 1, "PoolingLayer2", -1, c38_op0_f, 0, c38_op0_w, 0, c38_op0_a, 2, c38_op0_u, 61 },
 };
 
 static const cv_stream c38_s[] = {
@@ -6007,9 +6309,9 @@ static const cv_raw c38_raw[] = {
 };
 
 static const uint8_t c39_in0[] = {
-	0, 0xff, 0xd8, 0x42, 0x92, 0, 0xc9, 0x39, 0xc3, 0x66, 0x3d, 0, 0xd3, 0x8e, 0xfc, 0xaa,
-	0x2d, 0, 0, 0, 0x23, 0x21, 0x4d, 0x1f, 0xac, 0, 0x7a, 0xe7, 0x8c, 0x8b, 0x96, 0,
-	0x50, 0x50, 0x6a, 0x66, 0xf6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0xff, 0x85, 0x36, 0x7c, 0, 0xbe, 0x58, 0x93, 0xfc, 0x47, 0, 0xfe, 0x59, 3, 0xe5,
+	0xea, 0, 0, 0, 9, 4, 0x8b, 0xd1, 3, 0, 0x41, 0xa2, 0x23, 0x18, 0x2a, 0,
+	0x52, 0x8a, 0xd4, 0xb2, 0x64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -6018,11 +6320,11 @@ static const uint8_t c39_in0[] = {
 };
 
 static const uint8_t c39_in1[] = {
-	0x53, 0xfb, 0x53, 0x7b, 0x40, 0xcc, 0x20, 0x50, 0x20, 0xd0, 0, 0, 0, 0xfc, 0, 0x7c,
-	0, 0x7e, 0xa0, 0xd0, 0x80, 0xcc, 0, 0, 0, 0xcb, 0, 0xc8, 0, 0x48, 0, 0x4a,
-	0x80, 0xcb, 0, 0, 0, 0, 0, 0, 0xc0, 0x50, 0, 0xc9, 0x80, 0x4a, 0x80, 0x4b,
-	0x60, 0x50, 0, 0, 0, 0x4d, 0xe0, 0xd0, 0x80, 0x4d, 0x80, 0x48, 0xe0, 0x50, 0, 0,
-	0, 0xc4, 0x60, 0x50, 0, 0xc7, 0, 0x47, 0x40, 0xce, 0, 0, 0, 0, 0, 0,
+	0x64, 0xb9, 0xc5, 0xf9, 0xa6, 0, 0x4d, 0xb, 0x3e, 0x8b, 0x78, 0, 0xda, 0x9d, 0x34, 0xdd,
+	0x5a, 0, 0, 0, 0xef, 0x40, 0x8b, 0x86, 0x6e, 0, 0x5e, 0xc4, 0x3e, 0xe9, 0x9e, 0,
+	0xd0, 0xd3, 0x32, 0xe5, 0x4a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
@@ -6030,12 +6332,12 @@ static const uint8_t c39_in1[] = {
 
 static const cv_io c39_in[] = {
 	{ { 120, 1, 1, 1 }, 1, 2, c39_in0, 120 },
-	{ { 60, 1, 1, 1 }, 1, 1, c39_in1, 120 },
+	{ { 120, 1, 1, 1 }, 1, 2, c39_in1, 120 },
 };
 
 static const uint8_t c39_out0[] = {
-	0, 0xff, 0xd4, 0xa2, 0xaa, 0, 0xff, 0, 0x92, 0x86, 0xd4, 0xb4, 0xf3, 0xcc, 0x80, 0x96,
-	0x7c, 0x9e, 0x88, 0xd8, 0xb8, 0xd1, 0xc2, 0xbb, 0xd0, 0x97, 0xaa, 0xa2, 0xa8, 0xe0,
+	0x47, 0xff, 0xff, 0xff, 0xe8, 0x84, 0, 0x58, 0xff, 0x88, 0xff, 0xc9, 0, 0xff, 0xad, 0xff,
+	0x13, 0xc7, 0xe2, 0x58, 0x5e, 0xff, 0x20, 0xff, 0xb3, 0xff, 0xff, 0x66, 0xff, 0x52,
 };
 
 static const cv_io c39_out[] = {
@@ -6058,14 +6360,14 @@ static const cv_addr c39_op0_a[] = {
 
 static const uint32_t c39_op0_u[] = {
 	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
 	0, 5, 0x30005, 0x444051f0, 0xf, 2, 0x10da10b0, 0,
-	0x43000000, 0x3f000000, 0x3f000000, 0, 0x1e, 0, 0, 0,
+	0x43000000, 0x3f000000, 0x3fc00000, 0, 0x1e, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0,
+	0x80,
 };
 
 static const cv_op c39_ops[] = {
@@ -6081,9 +6383,9 @@ static const cv_raw c39_raw[] = {
 };
 
 static const uint8_t c40_in0[] = {
-	0x78, 0x88, 0xcc, 0x7b, 0x5c, 0, 0x35, 0x96, 0xfa, 0x23, 0x43, 0, 0xaa, 0xd5, 0xbf, 0xd8,
-	0x75, 0, 0, 0, 0x57, 0x5f, 0xbe, 0x88, 0x68, 0, 3, 0x32, 0xcc, 0x58, 0xae, 0,
-	0xc, 0xda, 0x91, 0xd8, 0x9a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0xff, 0xd8, 0x42, 0x92, 0, 0xc9, 0x39, 0xc3, 0x66, 0x3d, 0, 0xd3, 0x8e, 0xfc, 0xaa,
+	0x2d, 0, 0, 0, 0x23, 0x21, 0x4d, 0x1f, 0xac, 0, 0x7a, 0xe7, 0x8c, 0x8b, 0x96, 0,
+	0x50, 0x50, 0x6a, 0x66, 0xf6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -6092,11 +6394,11 @@ static const uint8_t c40_in0[] = {
 };
 
 static const uint8_t c40_in1[] = {
-	0x64, 0x9c, 0x74, 0x71, 0x4a, 0, 0xe3, 2, 0xb3, 0x1c, 0xe3, 0, 0x62, 0xd9, 0x43, 0xba,
-	0x1f, 0, 0, 0, 0xfe, 0x87, 0x4e, 0xb5, 0xe, 0, 0x36, 1, 0x6a, 0x53, 0x14, 0,
-	0x91, 0xa3, 0xb, 0x8f, 0x24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x53, 0xfb, 0x53, 0x7b, 0x40, 0xcc, 0x20, 0x50, 0x20, 0xd0, 0, 0, 0, 0xfc, 0, 0x7c,
+	0, 0x7e, 0xa0, 0xd0, 0x80, 0xcc, 0, 0, 0, 0xcb, 0, 0xc8, 0, 0x48, 0, 0x4a,
+	0x80, 0xcb, 0, 0, 0, 0, 0, 0, 0xc0, 0x50, 0, 0xc9, 0x80, 0x4a, 0x80, 0x4b,
+	0x60, 0x50, 0, 0, 0, 0x4d, 0xe0, 0xd0, 0x80, 0x4d, 0x80, 0x48, 0xe0, 0x50, 0, 0,
+	0, 0xc4, 0x60, 0x50, 0, 0xc7, 0, 0x47, 0x40, 0xce, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
@@ -6104,12 +6406,12 @@ static const uint8_t c40_in1[] = {
 
 static const cv_io c40_in[] = {
 	{ { 120, 1, 1, 1 }, 1, 2, c40_in0, 120 },
-	{ { 120, 1, 1, 1 }, 1, 2, c40_in1, 120 },
+	{ { 60, 1, 1, 1 }, 1, 1, c40_in1, 120 },
 };
 
 static const uint8_t c40_out0[] = {
-	0x7f, 0x80, 6, 0x7f, 0x7f, 0x26, 0x97, 0xd4, 0x31, 0x34, 0xdb, 0xc2, 0xe0, 0xb5, 0x7f, 0x56,
-	0x22, 0xe5, 0x80, 0x6f, 0x1e, 0x32, 1, 0x7f, 0xb8, 0xd4, 0xac, 0x96, 0xa0, 0xac,
+	0, 0xff, 0xd4, 0xa2, 0xaa, 0, 0xff, 0, 0x92, 0x86, 0xd4, 0xb4, 0xf3, 0xcc, 0x80, 0x96,
+	0x7c, 0x9e, 0x88, 0xd8, 0xb8, 0xd1, 0xc2, 0xbb, 0xd0, 0x97, 0xaa, 0xa2, 0xa8, 0xe0,
 };
 
 static const cv_io c40_out[] = {
@@ -6131,17 +6433,19 @@ static const cv_addr c40_op0_a[] = {
 };
 
 static const uint32_t c40_op0_u[] = {
-	0, 6, 0x30005, 0x44405130, 0x14, 2, 0x10da10b0, 0,
-	0, 6, 0x30005, 0x44405130, 0x14, 2, 0x10da10b0, 0,
-	0, 5, 0x30005, 0x44405130, 0xf, 2, 0x10da10b0, 0,
-	0x55555555, 0x44444444, 0x33221100, 0x77665544, 0xaaaaaaaa, 0, 0, 0x601,
-	0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002,
-	0x55555555, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0xaaaaaaaa, 0, 0, 0x601,
-	0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002,
+	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
+	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
+	0, 5, 0x30005, 0x444051f0, 0xf, 2, 0x10da10b0, 0,
+	0x43000000, 0x3f000000, 0x3f000000, 0, 0x1e, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0,
 };
 
 static const cv_op c40_ops[] = {
-	{ 1, "TensorAdd", -1, c40_op0_f, 0, c40_op0_w, 0, c40_op0_a, 3, c40_op0_u, 56 },
+	{ 1, "TensorAdd", -1, c40_op0_f, 0, c40_op0_w, 0, c40_op0_a, 3, c40_op0_u, 65 },
 };
 
 static const cv_stream c40_s[] = {
@@ -6153,22 +6457,39 @@ static const cv_raw c40_raw[] = {
 };
 
 static const uint8_t c41_in0[] = {
-	0xa1, 0x7a, 0xea, 0x69, 0xf6, 0x55, 0x44, 0x23, 0xc5, 0x8b, 0xea, 0xce,
+	0x78, 0x88, 0xcc, 0x7b, 0x5c, 0, 0x35, 0x96, 0xfa, 0x23, 0x43, 0, 0xaa, 0xd5, 0xbf, 0xd8,
+	0x75, 0, 0, 0, 0x57, 0x5f, 0xbe, 0x88, 0x68, 0, 3, 0x32, 0xcc, 0x58, 0xae, 0,
+	0xc, 0xda, 0x91, 0xd8, 0x9a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c41_in1[] = {
+	0x64, 0x9c, 0x74, 0x71, 0x4a, 0, 0xe3, 2, 0xb3, 0x1c, 0xe3, 0, 0x62, 0xd9, 0x43, 0xba,
+	0x1f, 0, 0, 0, 0xfe, 0x87, 0x4e, 0xb5, 0xe, 0, 0x36, 1, 0x6a, 0x53, 0x14, 0,
+	0x91, 0xa3, 0xb, 0x8f, 0x24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c41_in[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c41_in0, 12 },
+	{ { 120, 1, 1, 1 }, 1, 2, c41_in0, 120 },
+	{ { 120, 1, 1, 1 }, 1, 2, c41_in1, 120 },
 };
 
 static const uint8_t c41_out0[] = {
-	0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0x69, 0x69,
-	0xf6, 0xf6, 0x55, 0x55, 0, 0x69, 0x69, 0xf6, 0xf6, 0x55, 0x55, 0, 0x44, 0x44, 0x23, 0x23,
-	0xc5, 0xc5, 0, 0x44, 0x44, 0x23, 0x23, 0xc5, 0xc5, 0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce,
-	0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce, 0,
+	0x7f, 0x80, 6, 0x7f, 0x7f, 0x26, 0x97, 0xd4, 0x31, 0x34, 0xdb, 0xc2, 0xe0, 0xb5, 0x7f, 0x56,
+	0x22, 0xe5, 0x80, 0x6f, 0x1e, 0x32, 1, 0x7f, 0xb8, 0xd4, 0xac, 0x96, 0xa0, 0xac,
 };
 
 static const cv_io c41_out[] = {
-	{ { 56, 1, 1, 1 }, 1, 2, c41_out0, 56 },
+	{ { 30, 1, 1, 1 }, 1, 2, c41_out0, 30 },
 };
 
 static const cv_field c41_op0_f[] = {
@@ -6181,17 +6502,22 @@ static const cv_word c41_op0_w[] = {
 
 static const cv_addr c41_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 1, 1, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c41_op0_u[] = {
-	0, 3, 0x20003, 0x444041f0, 6, 2, 0x10da10b0, 0,
-	0, 7, 0x40006, 0x444041f0, 0x1c, 2, 0x10da10b0, 0,
-	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
+	0, 6, 0x30005, 0x44405130, 0x14, 2, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x44405130, 0x14, 2, 0x10da10b0, 0,
+	0, 5, 0x30005, 0x44405130, 0xf, 2, 0x10da10b0, 0,
+	0x55555555, 0x44444444, 0x33221100, 0x77665544, 0xaaaaaaaa, 0, 0, 0x601,
+	0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002,
+	0x55555555, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0xaaaaaaaa, 0, 0, 0x601,
+	0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002,
 };
 
 static const cv_op c41_ops[] = {
-	{ 1, "TensorScale", -1, c41_op0_f, 0, c41_op0_w, 0, c41_op0_a, 2, c41_op0_u, 22 },
+	{ 1, "TensorAdd", -1, c41_op0_f, 0, c41_op0_w, 0, c41_op0_a, 3, c41_op0_u, 56 },
 };
 
 static const cv_stream c41_s[] = {
@@ -6203,25 +6529,22 @@ static const cv_raw c41_raw[] = {
 };
 
 static const uint8_t c42_in0[] = {
-	5, 0xe2, 0x1e, 0x28, 0x21, 0x7a, 0x5a, 0xac, 9, 0xa5, 0x37, 6, 0x64, 0xc0, 0xdb, 0x5f,
-	0x46, 0x46, 0x16, 0x9f, 0x81, 0xe9, 0x16, 0x74,
+	0xa1, 0x7a, 0xea, 0x69, 0xf6, 0x55, 0x44, 0x23, 0xc5, 0x8b, 0xea, 0xce,
 };
 
 static const cv_io c42_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 2, c42_in0, 24 },
+	{ { 12, 1, 1, 1 }, 1, 2, c42_in0, 12 },
 };
 
 static const uint8_t c42_out0[] = {
-	5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28, 5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28,
-	0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac, 0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac,
-	9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6, 9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6,
-	0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f, 0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f,
-	0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f, 0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f,
-	0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74, 0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74,
+	0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0x69, 0x69,
+	0xf6, 0xf6, 0x55, 0x55, 0, 0x69, 0x69, 0xf6, 0xf6, 0x55, 0x55, 0, 0x44, 0x44, 0x23, 0x23,
+	0xc5, 0xc5, 0, 0x44, 0x44, 0x23, 0x23, 0xc5, 0xc5, 0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce,
+	0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce, 0,
 };
 
 static const cv_io c42_out[] = {
-	{ { 96, 1, 1, 1 }, 1, 2, c42_out0, 96 },
+	{ { 56, 1, 1, 1 }, 1, 2, c42_out0, 56 },
 };
 
 static const cv_field c42_op0_f[] = {
@@ -6238,8 +6561,8 @@ static const cv_addr c42_op0_a[] = {
 };
 
 static const uint32_t c42_op0_u[] = {
-	0, 4, 0x30004, 0x44405130, 0xc, 2, 0x10da10b0, 0,
-	0, 8, 0x60008, 0x44405130, 0x30, 2, 0x10da10b0, 0,
+	0, 3, 0x20003, 0x444041f0, 6, 2, 0x10da10b0, 0,
+	0, 7, 0x40006, 0x444041f0, 0x1c, 2, 0x10da10b0, 0,
 	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
 };
 
@@ -6256,26 +6579,25 @@ static const cv_raw c42_raw[] = {
 };
 
 static const uint8_t c43_in0[] = {
-	0xc9, 0xf, 0xec, 0xb7, 0x21, 0xec, 0xbf, 0xc0, 0xf9, 0xe8, 0x8b, 0x8b, 0xb8, 0xc8, 0x39, 0xb7,
-	0xde, 0xac, 0x7e, 0xdb, 0x37, 0x38, 0xc0, 0xe9, 0x4c, 0xbd, 0xf2, 0x6f, 0x95, 0x83, 0x13, 0x13,
-	9, 0x2d, 0x3b, 0xd8, 0x27, 0xc5, 0xb8, 0x86, 0xd0, 0x7d, 0xde, 0xfc, 0xec, 1, 0xf9, 0xbe,
-	0xca, 0x39, 0xde, 0xa0, 0xaa, 0xa2, 0x12, 0x55, 0x38, 0x83, 0xff, 0xbe,
+	5, 0xe2, 0x1e, 0x28, 0x21, 0x7a, 0x5a, 0xac, 9, 0xa5, 0x37, 6, 0x64, 0xc0, 0xdb, 0x5f,
+	0x46, 0x46, 0x16, 0x9f, 0x81, 0xe9, 0x16, 0x74,
 };
 
 static const cv_io c43_in[] = {
-	{ { 60, 1, 1, 1 }, 1, 2, c43_in0, 60 },
+	{ { 24, 1, 1, 1 }, 1, 2, c43_in0, 24 },
 };
 
 static const uint8_t c43_out0[] = {
-	0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9,
-	0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xe9, 0, 0xf2, 0xf2, 0xf2, 0xf2,
-	0xf2, 0xe9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9,
-	0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc,
-	0xfc, 0xff, 0xff, 0xff, 0xff, 0,
+	5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28, 5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28,
+	0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac, 0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac,
+	9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6, 9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6,
+	0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f, 0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f,
+	0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f, 0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f,
+	0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74, 0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74,
 };
 
 static const cv_io c43_out[] = {
-	{ { 70, 1, 1, 1 }, 1, 2, c43_out0, 70 },
+	{ { 96, 1, 1, 1 }, 1, 2, c43_out0, 96 },
 };
 
 static const cv_field c43_op0_f[] = {
@@ -6288,24 +6610,17 @@ static const cv_word c43_op0_w[] = {
 
 static const cv_addr c43_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
 };
 
 static const uint32_t c43_op0_u[] = {
-	0, 6, 0x50006, 0x444051f0, 0x1e, 2, 0x10da10b0, 0,
-	6, 5, 2, 6, 5, 1, 5, 2,
-	0, 7, 0x50006, 0x444051f0, 0x23, 2, 0x10da10b0, 0,
-	2, 2, 0x98765432, 0x10fedcba, 0x1010101, 0, 0x10000, 0x30002,
-	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
-	0x3c00, 0, 0x3c00, 0, 0x1010101, 0, 0x50004, 0x70006,
-	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
-	0x3c00, 0, 0x3c00, 0, 0x3f800000, 0, 0, 0,
-	0x33333333, 0x11110000, 0x3020100, 0x3020100, 0, 0, 0, 0x2400,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 4, 0x30004, 0x44405130, 0xc, 2, 0x10da10b0, 0,
+	0, 8, 0x60008, 0x44405130, 0x30, 2, 0x10da10b0, 0,
+	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
 };
 
 static const cv_op c43_ops[] = {
-	{ 1, "PoolingLayer2", -1, c43_op0_f, 0, c43_op0_w, 0, c43_op0_a, 2, c43_op0_u, 80 },
+	{ 1, "TensorScale", -1, c43_op0_f, 0, c43_op0_w, 0, c43_op0_a, 2, c43_op0_u, 22 },
 };
 
 static const cv_stream c43_s[] = {
@@ -6317,10 +6632,10 @@ static const cv_raw c43_raw[] = {
 };
 
 static const uint8_t c44_in0[] = {
-	0x21, 0xcb, 0xb5, 0x53, 0xbc, 4, 0x82, 0x61, 0x97, 0xd9, 0xdc, 0x70, 0xde, 0x4a, 0xc1, 0xd,
-	0xfd, 0x74, 0xe3, 0xe1, 0x47, 0xf2, 0xfd, 0x4d, 0xd, 0x2f, 0x21, 0xe8, 0x12, 0x7b, 0x92, 0xc3,
-	0xcd, 0xc9, 0x87, 0xcc, 0xc1, 0x8a, 0x9f, 0x9e, 0x94, 0xcb, 0x95, 0xe7, 0x94, 0xae, 0x86, 0xc6,
-	0x95, 0xe0, 0xab, 0xab, 0xb5, 0x80, 0xe5, 0x9a, 0x93, 0x83, 0xe6, 0xe5,
+	0xc9, 0xf, 0xec, 0xb7, 0x21, 0xec, 0xbf, 0xc0, 0xf9, 0xe8, 0x8b, 0x8b, 0xb8, 0xc8, 0x39, 0xb7,
+	0xde, 0xac, 0x7e, 0xdb, 0x37, 0x38, 0xc0, 0xe9, 0x4c, 0xbd, 0xf2, 0x6f, 0x95, 0x83, 0x13, 0x13,
+	9, 0x2d, 0x3b, 0xd8, 0x27, 0xc5, 0xb8, 0x86, 0xd0, 0x7d, 0xde, 0xfc, 0xec, 1, 0xf9, 0xbe,
+	0xca, 0x39, 0xde, 0xa0, 0xaa, 0xa2, 0x12, 0x55, 0x38, 0x83, 0xff, 0xbe,
 };
 
 static const cv_io c44_in[] = {
@@ -6328,14 +6643,15 @@ static const cv_io c44_in[] = {
 };
 
 static const uint8_t c44_out0[] = {
-	0x61, 0x61, 0x61, 0x74, 0x74, 0x74, 0x61, 0x61, 0x61, 0x74, 0x74, 0x74, 0x61, 0x61, 0x61, 0x7b,
-	0x7b, 0x7b, 0x61, 0x61, 0x61, 0x7b, 0x7b, 0x7b, 0x4a, 0x4a, 0x4a, 0x7b, 0x7b, 0x7b, 0xe7, 0xe7,
-	0xe7, 0xe7, 0xcd, 0xcc, 0xe7, 0xe7, 0xe7, 0xe7, 0xcd, 0xcc, 0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6,
-	0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6, 0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6,
+	0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9,
+	0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xe9, 0, 0xf2, 0xf2, 0xf2, 0xf2,
+	0xf2, 0xe9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9,
+	0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc,
+	0xfc, 0xff, 0xff, 0xff, 0xff, 0,
 };
 
 static const cv_io c44_out[] = {
-	{ { 60, 1, 1, 1 }, 1, 2, c44_out0, 60 },
+	{ { 70, 1, 1, 1 }, 1, 2, c44_out0, 70 },
 };
 
 static const cv_field c44_op0_f[] = {
@@ -6352,14 +6668,14 @@ static const cv_addr c44_op0_a[] = {
 };
 
 static const uint32_t c44_op0_u[] = {
-	0, 6, 0x50006, 0x44405130, 0x1e, 2, 0x10da10b0, 0,
+	0, 6, 0x50006, 0x444051f0, 0x1e, 2, 0x10da10b0, 0,
 	6, 5, 2, 6, 5, 1, 5, 2,
-	0, 6, 0x50006, 0x44405130, 0x1e, 2, 0x10da10b0, 0,
-	2, 2, 1, 1, 0, 5, 5, 5,
-	0x33333333, 0x11100000, 0x3020100, 0x7060504, 0, 0, 0, 0x7400,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	1, 0, 0, 0, 2, 0, 0, 0x400,
-	1, 0, 0, 0, 0, 0, 0, 0,
+	0, 7, 0x50006, 0x444051f0, 0x23, 2, 0x10da10b0, 0,
+	2, 2, 0x98765432, 0x10fedcba, 0x1010101, 0, 0x10000, 0x30002,
+	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
+	0x3c00, 0, 0x3c00, 0, 0x1010101, 0, 0x50004, 0x70006,
+	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
+	0x3c00, 0, 0x3c00, 0, 0x3f800000, 0, 0, 0,
 	0x33333333, 0x11110000, 0x3020100, 0x3020100, 0, 0, 0, 0x2400,
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
@@ -6377,25 +6693,25 @@ static const cv_raw c44_raw[] = {
 };
 
 static const uint8_t c45_in0[] = {
-	0, 0x24, 0xfb, 0x36, 0xde, 0xbd, 0x27, 0xbc, 0x88, 0xb9, 0xbf, 0x3d, 0x51, 0x39, 0x45, 0x31,
-	0x89, 0xbf, 0x7b, 0x3b, 0xb9, 0xb6, 0xd5, 0x3c, 0xdc, 0xbb, 0x17, 0xbf, 0xde, 0x3d, 0x77, 0xbc,
-	0x15, 0xb6, 0xe3, 0xb9, 0xc6, 0xbe, 0x7e, 0x3d, 0x95, 0x3d, 0x8b, 0x3f, 0x56, 0xb7, 0x46, 0x3f,
-	0xf1, 0xb2, 0x6e, 0x39, 0xae, 0xbe, 0x5b, 0x3e, 0x77, 0xba, 0x9b, 0xbb, 0xeb, 0xbf, 0x88, 0x31,
-	0x3f, 0xae, 0x5d, 0x38, 0xa7, 0x3f, 0x8a, 0x3e, 0x90, 0x3e, 0x77, 0x2e, 0x56, 0xbe, 0x1b, 0xbd,
+	0x21, 0xcb, 0xb5, 0x53, 0xbc, 4, 0x82, 0x61, 0x97, 0xd9, 0xdc, 0x70, 0xde, 0x4a, 0xc1, 0xd,
+	0xfd, 0x74, 0xe3, 0xe1, 0x47, 0xf2, 0xfd, 0x4d, 0xd, 0x2f, 0x21, 0xe8, 0x12, 0x7b, 0x92, 0xc3,
+	0xcd, 0xc9, 0x87, 0xcc, 0xc1, 0x8a, 0x9f, 0x9e, 0x94, 0xcb, 0x95, 0xe7, 0x94, 0xae, 0x86, 0xc6,
+	0x95, 0xe0, 0xab, 0xab, 0xb5, 0x80, 0xe5, 0x9a, 0x93, 0x83, 0xe6, 0xe5,
 };
 
 static const cv_io c45_in[] = {
-	{ { 5, 4, 2, 1 }, 3, 1, c45_in0, 80 },
+	{ { 60, 1, 1, 1 }, 1, 2, c45_in0, 60 },
 };
 
 static const uint8_t c45_out0[] = {
-	0x8c, 0xbe, 0x29, 0x40, 0x39, 0xc2, 0x5c, 0x3f, 0xf6, 0xbd, 0x85, 0xc6, 0x68, 0x37, 0x4d, 0x41,
-	0xb2, 0xbc, 0xae, 0x38, 0x74, 0x44, 0xb0, 0xbc, 0, 0, 0xde, 0x85, 0, 0, 0, 0,
-	0, 0, 0xde, 5,
+	0x61, 0x61, 0x61, 0x74, 0x74, 0x74, 0x61, 0x61, 0x61, 0x74, 0x74, 0x74, 0x61, 0x61, 0x61, 0x7b,
+	0x7b, 0x7b, 0x61, 0x61, 0x61, 0x7b, 0x7b, 0x7b, 0x4a, 0x4a, 0x4a, 0x7b, 0x7b, 0x7b, 0xe7, 0xe7,
+	0xe7, 0xe7, 0xcd, 0xcc, 0xe7, 0xe7, 0xe7, 0xe7, 0xcd, 0xcc, 0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6,
+	0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6, 0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6,
 };
 
 static const cv_io c45_out[] = {
-	{ { 6, 3, 1, 1 }, 2, 1, c45_out0, 36 },
+	{ { 60, 1, 1, 1 }, 1, 2, c45_out0, 60 },
 };
 
 static const cv_field c45_op0_f[] = {
@@ -6408,111 +6724,54 @@ static const cv_word c45_op0_w[] = {
 
 static const cv_addr c45_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 8, -1, 64, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c45_op0_u[] = {
-	0, 0xa, 0x40005, 0x44405041, 0x28, 2, 0x10dd10b0, 0,
-	0, 0x24, 0x60012, 0x44405041, 0xd8, 1, 0x10dd10b0, 0,
-	9, 3, 2, 2, 1, 1, 3, 3,
+	0, 6, 0x50006, 0x44405130, 0x1e, 2, 0x10da10b0, 0,
+	6, 5, 2, 6, 5, 1, 5, 2,
+	0, 6, 0x50006, 0x44405130, 0x1e, 2, 0x10da10b0, 0,
+	2, 2, 1, 1, 0, 5, 5, 5,
+	0x33333333, 0x11100000, 0x3020100, 0x7060504, 0, 0, 0, 0x7400,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0,
-};
-
-static const cv_field c45_op1_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c45_op1_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c45_op1_a[] = {
-	{ 2, NULL, 0, 8, -1, 64, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
-	{ 2, NULL, 16, 5, 1, 0, 0 },
-	{ 2, NULL, 28, 2, 0, 0, 0 },
-};
-
-static const uint32_t c45_op1_u[] = {
-	0, 0x24, 0x60012, 0x44405041, 0xd8, 1, 0x10dd10b0, 0,
-	0, 0x28, 0x30012, 0x44405041, 0x78, 1, 0x10dd10b0, 0,
-	0, 0xc, 0x10003, 0x32100002, 0xc, 1, 0x10de10b0, 0,
-	0, 0x18, 0, 0, 0, 0xc, 0x30006, 0x44405041,
-	0x24, 1, 0x10dd10b0, 0, 0x55555555, 0x55550000, 0x76543210, 0x76543210,
-	0, 0x76543210, 0x76543210, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 1, 2,
+	1, 0, 0, 0, 2, 0, 0, 0x400,
+	1, 0, 0, 0, 0, 0, 0, 0,
+	0x33333333, 0x11110000, 0x3020100, 0x3020100, 0, 0, 0, 0x2400,
+	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_op c45_ops[] = {
-	{ 1, "ConvolutionLayer", -1, c45_op0_f, 0, c45_op0_w, 0, c45_op0_a, 2, c45_op0_u, 36 },
-	{ 1, "ConvolutionLayer", -1, c45_op1_f, 0, c45_op1_w, 0, c45_op1_a, 4, c45_op1_u, 54 },
+	{ 1, "PoolingLayer2", -1, c45_op0_f, 0, c45_op0_w, 0, c45_op0_a, 2, c45_op0_u, 80 },
 };
 
 static const cv_stream c45_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c45_r0[] = {
-	0x40, 0x3b, 0xa3, 0xb1, 0xd7, 0x39, 0x82, 0x35, 0x1f, 0x34, 0x2f, 0xb7, 0x59, 0x3a, 0xb1, 0xb8,
-	0x1e, 0xb2, 0xe6, 0x3b, 0x8b, 0x37, 8, 0xaf, 0xc4, 0x2f, 0xae, 0xb1, 0x43, 0x37, 0x74, 0xb2,
-	0x72, 0x35, 0x8d, 0x36, 0, 0, 0, 0, 3, 0x33, 0x20, 0x2d, 0xb4, 0xb8, 0xd0, 0xb8,
-	0xbb, 0x38, 0xb6, 0xb6, 0xfe, 0x34, 0x6a, 0xb6, 0xb0, 0xb9, 0x26, 0xb2, 0x12, 0xb6, 0x1b, 0xb8,
-	0xa3, 0x31, 0x13, 0xb8, 0xee, 0x37, 0xb, 0x37, 0x40, 0x36, 0x5b, 0xba, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c45_r1[] = {
-	0x4e, 0x6d, 0x21, 0xbf, 0x5f, 0xc7, 5, 0xbe, 0, 0, 0, 0,
-};
-
 static const cv_raw c45_raw[] = {
-	{ c45_r0, 120 },
-	{ c45_r1, 12 },
+	{ NULL, 0 },
 };
 
 static const uint8_t c46_in0[] = {
-	0xb8, 0x5f, 0xfa, 0x3f, 0x69, 0xef, 0x4a, 0x3e, 0x47, 0xcc, 0x5f, 0xbf, 0x81, 0x6d, 0xd8, 0xbf,
-	0xf4, 0x73, 0x63, 0xbe, 0, 0, 0, 0, 0xd2, 0xc1, 0xde, 0xbd, 0x20, 0x28, 0xe7, 0xbf,
-	0xbd, 0x60, 0xac, 0xbf, 0x1c, 0xa2, 0xc4, 0xbf, 0xf7, 0x72, 2, 0x3f, 0, 0, 0, 0,
-	0x7e, 0x5d, 0xb6, 0x3f, 0x73, 0xb4, 0x19, 0x3f, 0xdf, 0x3f, 0xfb, 0x3f, 0xfd, 0xe2, 0xf2, 0xbd,
-	0x61, 0x44, 0xf2, 0x3e, 0, 0, 0, 0, 0x7d, 0x8c, 0x5e, 0xbf, 0xb5, 0xb6, 0xf3, 0x3f,
-	0xbd, 0x38, 0x31, 0x3f, 0xe2, 0x95, 0x73, 0xbe, 0x34, 0x5c, 0x57, 0xbf, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0x6c, 0xeb, 0x1e, 0x3d, 0x87, 0x6b, 0xc6, 0xbf,
-	0x95, 0xcc, 0x8b, 0xbf, 0x14, 0xb3, 0xaf, 0xbd, 0x34, 0xb5, 0x83, 0xbf, 0, 0, 0, 0,
-	0x6c, 0x69, 0xe5, 0xbe, 0x61, 0x43, 0xa3, 0x3f, 0xca, 0xd5, 0xd9, 0xbf, 0xe, 0xa7, 0xd8, 0x3f,
-	0x6c, 0xda, 0x8c, 0xbf, 0, 0, 0, 0, 0xc, 0x53, 0x53, 0x3f, 0xf7, 0x63, 0xc7, 0xbf,
-	0x40, 0xdb, 0xce, 0x3e, 0x8e, 0xe3, 0xbe, 0xbe, 0xe9, 0x74, 0xac, 0x3f, 0, 0, 0, 0,
-	6, 0xf8, 0x7f, 0xbf, 0xee, 0x1a, 0x2d, 0xbe, 0x8e, 0x3e, 0x6b, 0x3e, 0xc4, 0, 0x7e, 0xbf,
-	0x73, 0x8e, 0xc7, 0xbf, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0x24, 0xfb, 0x36, 0xde, 0xbd, 0x27, 0xbc, 0x88, 0xb9, 0xbf, 0x3d, 0x51, 0x39, 0x45, 0x31,
+	0x89, 0xbf, 0x7b, 0x3b, 0xb9, 0xb6, 0xd5, 0x3c, 0xdc, 0xbb, 0x17, 0xbf, 0xde, 0x3d, 0x77, 0xbc,
+	0x15, 0xb6, 0xe3, 0xb9, 0xc6, 0xbe, 0x7e, 0x3d, 0x95, 0x3d, 0x8b, 0x3f, 0x56, 0xb7, 0x46, 0x3f,
+	0xf1, 0xb2, 0x6e, 0x39, 0xae, 0xbe, 0x5b, 0x3e, 0x77, 0xba, 0x9b, 0xbb, 0xeb, 0xbf, 0x88, 0x31,
+	0x3f, 0xae, 0x5d, 0x38, 0xa7, 0x3f, 0x8a, 0x3e, 0x90, 0x3e, 0x77, 0x2e, 0x56, 0xbe, 0x1b, 0xbd,
 };
 
 static const cv_io c46_in[] = {
-	{ { 208, 1, 1, 1 }, 1, 2, c46_in0, 208 },
+	{ { 5, 4, 2, 1 }, 3, 1, c46_in0, 80 },
 };
 
 static const uint8_t c46_out0[] = {
-	0x2d, 0x92, 0x17, 0xc0, 4, 1, 0x98, 0xbe, 0xd5, 0xcb, 0xac, 0xc0, 0x25, 0xbd, 0x51, 0x40,
-	0xad, 0x6e, 0x68, 0xc0, 0xb1, 0xee, 0x28, 0xc0, 0xa2, 0x2b, 0x23, 0x40, 0x60, 0xe3, 0xcb, 0x3e,
-	0xa3, 0xe3, 0x7e, 0x40, 0xe, 0xec, 0xb1, 0x3f, 0x33, 0x33, 0x62, 0xbf, 0, 0x83, 0x13, 0xbe,
-	0x2e, 0x1a, 0xb1, 0xc0, 0xa8, 0x2e, 0x7b, 0xbf, 0xce, 0xde, 0x3a, 0xc0, 0xb4, 0x8d, 0xe0, 0x3f,
-	0x56, 0x4a, 0x43, 0xbf, 0x5e, 0x75, 0x7e, 0xbe, 0xc8, 5, 0x36, 0xbe, 0x4e, 0x21, 0xf8, 0xbf,
-	0x95, 0xd3, 0x47, 0x3f, 0xbb, 0xb7, 0x1f, 0xc0, 0, 0xb8, 0x60, 0xbd, 0x93, 4, 0x1d, 0x3f,
-	0x60, 0x54, 0xcc, 0xbe, 0x66, 0x5a, 0x1b, 0xbf, 0xe9, 0x13, 0x12, 0x40, 0x6e, 0xc7, 0xa2, 0x40,
-	0x8a, 0x58, 0xe2, 0x40, 0xb1, 0x19, 0xc4, 0x3f, 0x68, 7, 0x6a, 0xbf, 0x98, 0xad, 0xc2, 0x3f,
-	0x65, 0x92, 0xeb, 0x3f, 0xb2, 0x15, 0x55, 0x40, 0xb7, 0x32, 0x59, 0x40, 0x90, 0xd, 0xd7, 0x3d,
-	0xdf, 0x56, 0xf5, 0x3e, 0x75, 0x84, 9, 0xc0, 0x45, 0xfb, 0x44, 0xc0, 0xc2, 0xe, 0xa7, 0xbf,
-	0xfd, 0x58, 0x36, 0xc0, 0x57, 0x36, 0x86, 0xc0, 0x54, 0x4d, 6, 0xc0, 0x11, 0x70, 0x5c, 0x40,
-	0xc6, 0x38, 0xa9, 0xbf, 0x4d, 0xbf, 0xa9, 0x3f, 0x7a, 0xd7, 0xc1, 0x40, 0xdd, 0x7a, 0x41, 0x40,
-	0x64, 0xf2, 0x87, 0x40, 0xd9, 0xa8, 0x1c, 0xc0, 0xe1, 0x19, 0x2f, 0x40, 0x45, 0x4f, 0x78, 0xbf,
-	0xf2, 0x28, 0xf3, 0xbe, 0x56, 0x6c, 0x8c, 0xc0, 0xbc, 0x39, 0x23, 0x3f, 5, 0x88, 0xf7, 0x3e,
-	0x24, 0x86, 0x86, 0xbf, 0x26, 0x34, 0xbb, 0xbe, 0xfd, 0xd9, 0x3e, 0x3f, 0xd8, 0xd2, 0xf3, 0x3f,
+	0x8c, 0xbe, 0x29, 0x40, 0x39, 0xc2, 0x5c, 0x3f, 0xf6, 0xbd, 0x85, 0xc6, 0x68, 0x37, 0x4d, 0x41,
+	0xb2, 0xbc, 0xae, 0x38, 0x74, 0x44, 0xb0, 0xbc, 0, 0, 0xde, 0x85, 0, 0, 0, 0,
+	0, 0, 0xde, 5,
 };
 
 static const cv_io c46_out[] = {
-	{ { 20, 3, 1, 1 }, 2, 0, c46_out0, 240 },
+	{ { 6, 3, 1, 1 }, 2, 1, c46_out0, 36 },
 };
 
 static const cv_field c46_op0_f[] = {
@@ -6525,16 +6784,15 @@ static const cv_word c46_op0_w[] = {
 
 static const cv_addr c46_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 16, 8, -1, 64, 0 },
+	{ 2, NULL, 8, 8, -1, 64, 0 },
 };
 
 static const uint32_t c46_op0_u[] = {
-	0, 0x18, 0x40005, 0x44405002, 0x68, 2, 0, 0,
-	1, 1, 1, 1, 3, 3, 1, 1,
-	0, 0x60, 0x50014, 0x44405002, 0x1e0, 4, 0, 0,
-	5, 4, 2, 0, 0, 0, 0, 0,
+	0, 0xa, 0x40005, 0x44405041, 0x28, 2, 0x10dd10b0, 0,
+	0, 0x24, 0x60012, 0x44405041, 0xd8, 1, 0x10dd10b0, 0,
+	9, 3, 2, 2, 1, 1, 3, 3,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0,
 };
 
 static const cv_field c46_op1_f[] = {
@@ -6553,16 +6811,18 @@ static const cv_addr c46_op1_a[] = {
 };
 
 static const uint32_t c46_op1_u[] = {
-	0, 0x60, 0x140005, 0x32101034, 0x780, 1, 0, 0,
-	0, 0x60, 0x30005, 0x32101034, 0x120, 1, 0, 0,
-	0, 0x10, 0x10001, 0x32100034, 0x10, 1, 0, 0,
-	0x14, 0, 0, 0, 0, 0x50, 0x30005, 0x32101034,
-	0xf0, 1, 0, 0, 1, 0xfffffffd, 0xfffffffd,
+	0, 0x24, 0x60012, 0x44405041, 0xd8, 1, 0x10dd10b0, 0,
+	0, 0x28, 0x30012, 0x44405041, 0x78, 1, 0x10dd10b0, 0,
+	0, 0xc, 0x10003, 0x32100002, 0xc, 1, 0x10de10b0, 0,
+	0, 0x18, 0, 0, 0, 0xc, 0x30006, 0x44405041,
+	0x24, 1, 0x10dd10b0, 0, 0x55555555, 0x55550000, 0x76543210, 0x76543210,
+	0, 0x76543210, 0x76543210, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 1, 2,
 };
 
 static const cv_op c46_ops[] = {
-	{ 1, "ConvolutionLayer", -1, c46_op0_f, 0, c46_op0_w, 0, c46_op0_a, 2, c46_op0_u, 48 },
-	{ 1, "ConvolutionLayer", -1, c46_op1_f, 0, c46_op1_w, 0, c46_op1_a, 4, c46_op1_u, 39 },
+	{ 1, "ConvolutionLayer", -1, c46_op0_f, 0, c46_op0_w, 0, c46_op0_a, 2, c46_op0_u, 36 },
+	{ 1, "ConvolutionLayer", -1, c46_op1_f, 0, c46_op1_w, 0, c46_op1_a, 4, c46_op1_u, 54 },
 };
 
 static const cv_stream c46_s[] = {
@@ -6570,6 +6830,122 @@ static const cv_stream c46_s[] = {
 };
 
 static const uint8_t c46_r0[] = {
+	0x40, 0x3b, 0xa3, 0xb1, 0xd7, 0x39, 0x82, 0x35, 0x1f, 0x34, 0x2f, 0xb7, 0x59, 0x3a, 0xb1, 0xb8,
+	0x1e, 0xb2, 0xe6, 0x3b, 0x8b, 0x37, 8, 0xaf, 0xc4, 0x2f, 0xae, 0xb1, 0x43, 0x37, 0x74, 0xb2,
+	0x72, 0x35, 0x8d, 0x36, 0, 0, 0, 0, 3, 0x33, 0x20, 0x2d, 0xb4, 0xb8, 0xd0, 0xb8,
+	0xbb, 0x38, 0xb6, 0xb6, 0xfe, 0x34, 0x6a, 0xb6, 0xb0, 0xb9, 0x26, 0xb2, 0x12, 0xb6, 0x1b, 0xb8,
+	0xa3, 0x31, 0x13, 0xb8, 0xee, 0x37, 0xb, 0x37, 0x40, 0x36, 0x5b, 0xba, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c46_r1[] = {
+	0x4e, 0x6d, 0x21, 0xbf, 0x5f, 0xc7, 5, 0xbe, 0, 0, 0, 0,
+};
+
+static const cv_raw c46_raw[] = {
+	{ c46_r0, 120 },
+	{ c46_r1, 12 },
+};
+
+static const uint8_t c47_in0[] = {
+	0xb8, 0x5f, 0xfa, 0x3f, 0x69, 0xef, 0x4a, 0x3e, 0x47, 0xcc, 0x5f, 0xbf, 0x81, 0x6d, 0xd8, 0xbf,
+	0xf4, 0x73, 0x63, 0xbe, 0, 0, 0, 0, 0xd2, 0xc1, 0xde, 0xbd, 0x20, 0x28, 0xe7, 0xbf,
+	0xbd, 0x60, 0xac, 0xbf, 0x1c, 0xa2, 0xc4, 0xbf, 0xf7, 0x72, 2, 0x3f, 0, 0, 0, 0,
+	0x7e, 0x5d, 0xb6, 0x3f, 0x73, 0xb4, 0x19, 0x3f, 0xdf, 0x3f, 0xfb, 0x3f, 0xfd, 0xe2, 0xf2, 0xbd,
+	0x61, 0x44, 0xf2, 0x3e, 0, 0, 0, 0, 0x7d, 0x8c, 0x5e, 0xbf, 0xb5, 0xb6, 0xf3, 0x3f,
+	0xbd, 0x38, 0x31, 0x3f, 0xe2, 0x95, 0x73, 0xbe, 0x34, 0x5c, 0x57, 0xbf, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0x6c, 0xeb, 0x1e, 0x3d, 0x87, 0x6b, 0xc6, 0xbf,
+	0x95, 0xcc, 0x8b, 0xbf, 0x14, 0xb3, 0xaf, 0xbd, 0x34, 0xb5, 0x83, 0xbf, 0, 0, 0, 0,
+	0x6c, 0x69, 0xe5, 0xbe, 0x61, 0x43, 0xa3, 0x3f, 0xca, 0xd5, 0xd9, 0xbf, 0xe, 0xa7, 0xd8, 0x3f,
+	0x6c, 0xda, 0x8c, 0xbf, 0, 0, 0, 0, 0xc, 0x53, 0x53, 0x3f, 0xf7, 0x63, 0xc7, 0xbf,
+	0x40, 0xdb, 0xce, 0x3e, 0x8e, 0xe3, 0xbe, 0xbe, 0xe9, 0x74, 0xac, 0x3f, 0, 0, 0, 0,
+	6, 0xf8, 0x7f, 0xbf, 0xee, 0x1a, 0x2d, 0xbe, 0x8e, 0x3e, 0x6b, 0x3e, 0xc4, 0, 0x7e, 0xbf,
+	0x73, 0x8e, 0xc7, 0xbf, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c47_in[] = {
+	{ { 208, 1, 1, 1 }, 1, 2, c47_in0, 208 },
+};
+
+static const uint8_t c47_out0[] = {
+	0x2d, 0x92, 0x17, 0xc0, 4, 1, 0x98, 0xbe, 0xd5, 0xcb, 0xac, 0xc0, 0x25, 0xbd, 0x51, 0x40,
+	0xad, 0x6e, 0x68, 0xc0, 0xb1, 0xee, 0x28, 0xc0, 0xa2, 0x2b, 0x23, 0x40, 0x60, 0xe3, 0xcb, 0x3e,
+	0xa3, 0xe3, 0x7e, 0x40, 0xe, 0xec, 0xb1, 0x3f, 0x33, 0x33, 0x62, 0xbf, 0, 0x83, 0x13, 0xbe,
+	0x2e, 0x1a, 0xb1, 0xc0, 0xa8, 0x2e, 0x7b, 0xbf, 0xce, 0xde, 0x3a, 0xc0, 0xb4, 0x8d, 0xe0, 0x3f,
+	0x56, 0x4a, 0x43, 0xbf, 0x5e, 0x75, 0x7e, 0xbe, 0xc8, 5, 0x36, 0xbe, 0x4e, 0x21, 0xf8, 0xbf,
+	0x95, 0xd3, 0x47, 0x3f, 0xbb, 0xb7, 0x1f, 0xc0, 0, 0xb8, 0x60, 0xbd, 0x93, 4, 0x1d, 0x3f,
+	0x60, 0x54, 0xcc, 0xbe, 0x66, 0x5a, 0x1b, 0xbf, 0xe9, 0x13, 0x12, 0x40, 0x6e, 0xc7, 0xa2, 0x40,
+	0x8a, 0x58, 0xe2, 0x40, 0xb1, 0x19, 0xc4, 0x3f, 0x68, 7, 0x6a, 0xbf, 0x98, 0xad, 0xc2, 0x3f,
+	0x65, 0x92, 0xeb, 0x3f, 0xb2, 0x15, 0x55, 0x40, 0xb7, 0x32, 0x59, 0x40, 0x90, 0xd, 0xd7, 0x3d,
+	0xdf, 0x56, 0xf5, 0x3e, 0x75, 0x84, 9, 0xc0, 0x45, 0xfb, 0x44, 0xc0, 0xc2, 0xe, 0xa7, 0xbf,
+	0xfd, 0x58, 0x36, 0xc0, 0x57, 0x36, 0x86, 0xc0, 0x54, 0x4d, 6, 0xc0, 0x11, 0x70, 0x5c, 0x40,
+	0xc6, 0x38, 0xa9, 0xbf, 0x4d, 0xbf, 0xa9, 0x3f, 0x7a, 0xd7, 0xc1, 0x40, 0xdd, 0x7a, 0x41, 0x40,
+	0x64, 0xf2, 0x87, 0x40, 0xd9, 0xa8, 0x1c, 0xc0, 0xe1, 0x19, 0x2f, 0x40, 0x45, 0x4f, 0x78, 0xbf,
+	0xf2, 0x28, 0xf3, 0xbe, 0x56, 0x6c, 0x8c, 0xc0, 0xbc, 0x39, 0x23, 0x3f, 5, 0x88, 0xf7, 0x3e,
+	0x24, 0x86, 0x86, 0xbf, 0x26, 0x34, 0xbb, 0xbe, 0xfd, 0xd9, 0x3e, 0x3f, 0xd8, 0xd2, 0xf3, 0x3f,
+};
+
+static const cv_io c47_out[] = {
+	{ { 20, 3, 1, 1 }, 2, 0, c47_out0, 240 },
+};
+
+static const cv_field c47_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c47_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c47_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 16, 8, -1, 64, 0 },
+};
+
+static const uint32_t c47_op0_u[] = {
+	0, 0x18, 0x40005, 0x44405002, 0x68, 2, 0, 0,
+	1, 1, 1, 1, 3, 3, 1, 1,
+	0, 0x60, 0x50014, 0x44405002, 0x1e0, 4, 0, 0,
+	5, 4, 2, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_field c47_op1_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c47_op1_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c47_op1_a[] = {
+	{ 2, NULL, 0, 8, -1, 64, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 5, 1, 0, 0 },
+	{ 2, NULL, 28, 2, 0, 0, 0 },
+};
+
+static const uint32_t c47_op1_u[] = {
+	0, 0x60, 0x140005, 0x32101034, 0x780, 1, 0, 0,
+	0, 0x60, 0x30005, 0x32101034, 0x120, 1, 0, 0,
+	0, 0x10, 0x10001, 0x32100034, 0x10, 1, 0, 0,
+	0x14, 0, 0, 0, 0, 0x50, 0x30005, 0x32101034,
+	0xf0, 1, 0, 0, 1, 0xfffffffd, 0xfffffffd,
+};
+
+static const cv_op c47_ops[] = {
+	{ 1, "ConvolutionLayer", -1, c47_op0_f, 0, c47_op0_w, 0, c47_op0_a, 2, c47_op0_u, 48 },
+	{ 1, "ConvolutionLayer", -1, c47_op1_f, 0, c47_op1_w, 0, c47_op1_a, 4, c47_op1_u, 39 },
+};
+
+static const cv_stream c47_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c47_r0[] = {
 	0x95, 0x13, 0xe8, 0x3e, 0xfa, 0x7b, 0xc2, 0xbe, 0x39, 0xc9, 0x26, 0x3f, 0x52, 0xf9, 0xc5, 0xbd,
 	6, 0xcd, 0x4f, 0xbf, 0x81, 0x3f, 0x46, 0x3f, 0x65, 0x8e, 0xf7, 0x3e, 0x18, 0x92, 0x41, 0xbf,
 	0x79, 0x34, 0x36, 0x3f, 0x44, 0xba, 0x5d, 0xbf, 0xc, 0xd1, 0x21, 0xbf, 0xc0, 0xd9, 0x27, 0xbf,
@@ -6590,16 +6966,16 @@ static const uint8_t c46_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c46_r1[] = {
+static const uint8_t c47_r1[] = {
 	0xe5, 0x8a, 6, 0xbf, 0x5c, 0x5c, 0x7a, 0x3f, 0x57, 0x7c, 0x2e, 0x3f, 0, 0, 0, 0,
 };
 
-static const cv_raw c46_raw[] = {
-	{ c46_r0, 288 },
-	{ c46_r1, 16 },
+static const cv_raw c47_raw[] = {
+	{ c47_r0, 288 },
+	{ c47_r1, 16 },
 };
 
-static const uint8_t c47_in0[] = {
+static const uint8_t c48_in0[] = {
 	0x5c, 0x3d, 0x53, 0xbe, 0xd4, 0x3b, 0x77, 0xb8, 0x81, 0xb8, 0, 0, 0xfe, 0x36, 0xcc, 0xb6,
 	0xd2, 0xb5, 0x12, 0x29, 0xba, 0x3a, 0, 0, 0x5e, 0x3f, 0x8d, 0xb1, 0xa1, 0xb4, 0x2f, 0xbe,
 	0x83, 0xbc, 0, 0, 0x52, 0x3f, 0x18, 0x3f, 0x1c, 0x3e, 0xaf, 0x38, 0x94, 0xbc, 0, 0,
@@ -6611,100 +6987,18 @@ static const uint8_t c47_in0[] = {
 	0xc0, 0x3f, 0, 0, 0x4f, 0xbb, 0x5b, 0x3e, 0x5f, 0xbd, 0xe2, 0xbd, 0xd8, 0xb9, 0, 0,
 };
 
-static const cv_io c47_in[] = {
-	{ { 6, 4, 3, 1 }, 3, 1, c47_in0, 144 },
+static const cv_io c48_in[] = {
+	{ { 6, 4, 3, 1 }, 3, 1, c48_in0, 144 },
 };
 
-static const uint8_t c47_out0[] = {
+static const uint8_t c48_out0[] = {
 	0x7a, 0xbb, 0x12, 0xbc, 0x3d, 0x3e, 0xef, 0xb0, 0xde, 0x37, 0xe2, 0x3b, 0xfe, 0xc4, 0x1b, 0x3c,
 	0xf, 0x3e, 0xa, 0xc3, 0xe6, 0x39, 0x99, 0xb6, 0x57, 0x41, 9, 0x3a, 0x8e, 0x38, 0xe6, 0xbc,
 	0x63, 0xb8, 0x8a, 0x40,
 };
 
-static const cv_io c47_out[] = {
-	{ { 3, 2, 3, 1 }, 3, 1, c47_out0, 36 },
-};
-
-static const cv_field c47_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c47_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c47_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
-	{ 2, NULL, 16, 5, 1, 0, 0 },
-	{ 2, NULL, 32, 2, 0, 0, 0 },
-};
-
-static const uint32_t c47_op0_u[] = {
-	0, 0xc, 0x40005, 0x44405041, 0x30, 3, 0x10dd10b0, 0,
-	0, 0x14, 0x30009, 0x44405041, 0x3c, 1, 0x10dd10b0, 0,
-	0, 0xc, 0x10003, 0x32100002, 0xc, 1, 0x10de10b0, 0,
-	1, 3, 3, 2, 0, 0, 2, 0,
-	0, 6, 0x20003, 0x44405041, 0xc, 3, 0x10dd10b0, 0,
-	3, 0, 0, 0, 0x151515, 0, 0x4320210, 0x654,
-	0x151515, 0x2100210, 0x210, 0x400, 0, 0, 0, 0,
-	0, 0, 0, 0, 0x151515, 0, 0x4320210, 0x654,
-	0x151515, 0x5430543, 0x543, 0x400, 0, 0, 0, 0,
-	0, 0, 0, 0, 0x111111, 0x111000, 0x40200, 0x402,
-};
-
-static const cv_op c47_ops[] = {
-	{ 1, "DepthwiseConvLayer", -1, c47_op0_f, 0, c47_op0_w, 0, c47_op0_a, 4, c47_op0_u, 80 },
-};
-
-static const cv_stream c47_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c47_r0[] = {
-	0x2a, 0xb6, 0xfd, 0xb0, 0x68, 0xb5, 0x5b, 0x30, 0x7a, 0xba, 0xc5, 0x38, 0x67, 0xb7, 0x95, 0x3a,
-	0x6e, 0x3a, 0, 0, 0xbf, 0xbb, 0xa9, 0x39, 0x9f, 0x35, 0x66, 0xbb, 0x1d, 0xb6, 0x1d, 0x30,
-	5, 0x32, 0xc9, 0x35, 0x3d, 0x34, 0, 0, 5, 0x3b, 0x96, 0x37, 0xd6, 0x37, 0x42, 0xba,
-	0x84, 0xa2, 0xde, 0x39, 0xb5, 0xbb, 0x13, 0xb9, 0x32, 0xba, 0, 0,
-};
-
-static const uint8_t c47_r1[] = {
-	0x6e, 0xe3, 0x34, 0x3f, 5, 0x31, 0x67, 0xbf, 0x32, 0xb6, 0x95, 0xba,
-};
-
-static const cv_raw c47_raw[] = {
-	{ c47_r0, 60 },
-	{ c47_r1, 12 },
-};
-
-static const uint8_t c48_in0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const cv_io c48_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 0, c48_in0, 128 },
-};
-
-static const uint8_t c48_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
 static const cv_io c48_out[] = {
-	{ { 32, 1, 1, 1 }, 1, 0, c48_out0, 128 },
+	{ { 3, 2, 3, 1 }, 3, 1, c48_out0, 36 },
 };
 
 static const cv_field c48_op0_f[] = {
@@ -6717,24 +7011,46 @@ static const cv_word c48_op0_w[] = {
 
 static const cv_addr c48_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 5, 1, 0, 0 },
+	{ 2, NULL, 32, 2, 0, 0, 0 },
 };
 
 static const uint32_t c48_op0_u[] = {
-	0, 0x80, 0x10020, 0x44404032, 0x80, 1, 0, 0,
-	0, 0x80, 0x10020, 0x44404032, 0x80, 1, 0, 0,
+	0, 0xc, 0x40005, 0x44405041, 0x30, 3, 0x10dd10b0, 0,
+	0, 0x14, 0x30009, 0x44405041, 0x3c, 1, 0x10dd10b0, 0,
+	0, 0xc, 0x10003, 0x32100002, 0xc, 1, 0x10de10b0, 0,
+	1, 3, 3, 2, 0, 0, 2, 0,
+	0, 6, 0x20003, 0x44405041, 0xc, 3, 0x10dd10b0, 0,
+	3, 0, 0, 0, 0x151515, 0, 0x4320210, 0x654,
+	0x151515, 0x2100210, 0x210, 0x400, 0, 0, 0, 0,
+	0, 0, 0, 0, 0x151515, 0, 0x4320210, 0x654,
+	0x151515, 0x5430543, 0x543, 0x400, 0, 0, 0, 0,
+	0, 0, 0, 0, 0x111111, 0x111000, 0x40200, 0x402,
 };
 
 static const cv_op c48_ops[] = {
-	{ 1, "ActivationLayer", -1, c48_op0_f, 0, c48_op0_w, 0, c48_op0_a, 2, c48_op0_u, 16 },
+	{ 1, "DepthwiseConvLayer", -1, c48_op0_f, 0, c48_op0_w, 0, c48_op0_a, 4, c48_op0_u, 80 },
 };
 
 static const cv_stream c48_s[] = {
 	{ { 0 }, { 0 } },
 };
 
+static const uint8_t c48_r0[] = {
+	0x2a, 0xb6, 0xfd, 0xb0, 0x68, 0xb5, 0x5b, 0x30, 0x7a, 0xba, 0xc5, 0x38, 0x67, 0xb7, 0x95, 0x3a,
+	0x6e, 0x3a, 0, 0, 0xbf, 0xbb, 0xa9, 0x39, 0x9f, 0x35, 0x66, 0xbb, 0x1d, 0xb6, 0x1d, 0x30,
+	5, 0x32, 0xc9, 0x35, 0x3d, 0x34, 0, 0, 5, 0x3b, 0x96, 0x37, 0xd6, 0x37, 0x42, 0xba,
+	0x84, 0xa2, 0xde, 0x39, 0xb5, 0xbb, 0x13, 0xb9, 0x32, 0xba, 0, 0,
+};
+
+static const uint8_t c48_r1[] = {
+	0x6e, 0xe3, 0x34, 0x3f, 5, 0x31, 0x67, 0xbf, 0x32, 0xb6, 0x95, 0xba,
+};
+
 static const cv_raw c48_raw[] = {
-	{ NULL, 0 },
+	{ c48_r0, 60 },
+	{ c48_r1, 12 },
 };
 
 static const uint8_t c49_in0[] = {
@@ -6755,10 +7071,16 @@ static const cv_io c49_in[] = {
 static const uint8_t c49_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c49_out[] = {
-	{ { 8, 1, 1, 1 }, 1, 0, c49_out0, 32 },
+	{ { 32, 1, 1, 1 }, 1, 0, c49_out0, 128 },
 };
 
 static const cv_field c49_op0_f[] = {
@@ -6775,13 +7097,12 @@ static const cv_addr c49_op0_a[] = {
 };
 
 static const uint32_t c49_op0_u[] = {
-	0, 0x40, 0x20004, 0x32101034, 0x80, 1, 0, 0,
-	0, 0x20, 0x10002, 0x32101034, 0x40, 1, 0, 0,
-	2, 1,
+	0, 0x80, 0x10020, 0x44404032, 0x80, 1, 0, 0,
+	0, 0x80, 0x10020, 0x44404032, 0x80, 1, 0, 0,
 };
 
 static const cv_op c49_ops[] = {
-	{ 1, "Max Pooling", -1, c49_op0_f, 0, c49_op0_w, 0, c49_op0_a, 2, c49_op0_u, 18 },
+	{ 1, "ActivationLayer", -1, c49_op0_f, 0, c49_op0_w, 0, c49_op0_a, 2, c49_op0_u, 16 },
 };
 
 static const cv_stream c49_s[] = {
@@ -6793,23 +7114,78 @@ static const cv_raw c49_raw[] = {
 };
 
 static const uint8_t c50_in0[] = {
-	0x41, 0x5a, 0x96, 0x5d, 0x68, 0x45, 0x61, 0x73, 0x42, 0x7c,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c50_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c50_in0, 10 },
+	{ { 32, 1, 1, 1 }, 1, 0, c50_in0, 128 },
 };
 
 static const uint8_t c50_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c50_out[] = {
+	{ { 8, 1, 1, 1 }, 1, 0, c50_out0, 32 },
+};
+
+static const cv_field c50_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c50_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c50_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+};
+
+static const uint32_t c50_op0_u[] = {
+	0, 0x40, 0x20004, 0x32101034, 0x80, 1, 0, 0,
+	0, 0x20, 0x10002, 0x32101034, 0x40, 1, 0, 0,
+	2, 1,
+};
+
+static const cv_op c50_ops[] = {
+	{ 1, "Max Pooling", -1, c50_op0_f, 0, c50_op0_w, 0, c50_op0_a, 2, c50_op0_u, 18 },
+};
+
+static const cv_stream c50_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c50_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c51_in0[] = {
+	0x41, 0x5a, 0x96, 0x5d, 0x68, 0x45, 0x61, 0x73, 0x42, 0x7c,
+};
+
+static const cv_io c51_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c51_in0, 10 },
+};
+
+static const uint8_t c51_out0[] = {
 	0x41, 0x13, 0xb8, 0x1e, 0x6a, 0x3a, 0x45, 0x20, 0x27, 0x25, 0xff, 0x14, 0xe2, 0x21, 0x38, 0x2a,
 	0xdc, 0x13, 0x65, 0x2e,
 };
 
-static const cv_io c50_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c50_out0, 20 },
+static const cv_io c51_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c51_out0, 20 },
 };
 
-static const cv_field c50_op0_f[] = {
+static const cv_field c51_op0_f[] = {
 	{ "in_image_x_size", 0xa },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -6822,86 +7198,9 @@ static const cv_field c50_op0_f[] = {
 	{ "in_image_y_stride", 0xa },
 };
 
-static const cv_word c50_op0_w[] = {
+static const cv_word c51_op0_w[] = {
 	{ 29, 0x41455dcc },
 	{ 30, 0xc101710d },
-};
-
-static const cv_addr c50_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-};
-
-static const uint32_t c50_op0_u[] = {
-	0,
-};
-
-static const cv_field c50_op1_f[] = {
-	{ "out_image_x_size", 0xa },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_stride", 0x14 },
-	{ "out_image_y_stride", 0x14 },
-};
-
-static const cv_word c50_op1_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c50_op1_a[] = {
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c50_op1_u[] = {
-	0,
-};
-
-static const cv_op c50_ops[] = {
-	{ 6, "Softmax2Layer_SP", -1, c50_op0_f, 10, c50_op0_w, 2, c50_op0_a, 1, c50_op0_u, 0 },
-	{ 6, "Softmax2Layer_SP", -1, c50_op1_f, 6, c50_op1_w, 0, c50_op1_a, 1, c50_op1_u, 0 },
-};
-
-static const cv_stream c50_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c50_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c51_in0[] = {
-	0xd6, 0xb2, 0x5c, 0xa2, 0x8b, 0x38, 0x90, 0xa8, 0x51, 0xae,
-};
-
-static const cv_io c51_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c51_in0, 10 },
-};
-
-static const uint8_t c51_out0[] = {
-	0xff, 0x3b, 0x3b, 0xd, 0, 0, 0x96, 0, 1, 0, 0, 0, 3, 0, 0x3d, 2,
-	0, 0, 0x47, 8,
-};
-
-static const cv_io c51_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c51_out0, 20 },
-};
-
-static const cv_field c51_op0_f[] = {
-	{ "in_image_x_size", 0xa },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x1 },
-	{ "coef_zero_point", 0x65 },
-	{ "post_multiplier", 0x1 },
-	{ "post_multiplier_1_to_6", 0x10 },
-	{ "post_multiplier_7_to_14", 0xe8 },
-	{ "post_multiplier_15_to_22", 0xc9 },
-	{ "in_image_x_stride", 0xa },
-	{ "in_image_y_stride", 0xa },
-};
-
-static const cv_word c51_op0_w[] = {
-	{ 29, 0x4209badc },
-	{ 30, 0xc1b4a8a2 },
 };
 
 static const cv_addr c51_op0_a[] = {
@@ -6947,24 +7246,101 @@ static const cv_raw c51_raw[] = {
 };
 
 static const uint8_t c52_in0[] = {
+	0xd6, 0xb2, 0x5c, 0xa2, 0x8b, 0x38, 0x90, 0xa8, 0x51, 0xae,
+};
+
+static const cv_io c52_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c52_in0, 10 },
+};
+
+static const uint8_t c52_out0[] = {
+	0xff, 0x3b, 0x3b, 0xd, 0, 0, 0x96, 0, 1, 0, 0, 0, 3, 0, 0x3d, 2,
+	0, 0, 0x47, 8,
+};
+
+static const cv_io c52_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c52_out0, 20 },
+};
+
+static const cv_field c52_op0_f[] = {
+	{ "in_image_x_size", 0xa },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "coef_zero_point", 0x65 },
+	{ "post_multiplier", 0x1 },
+	{ "post_multiplier_1_to_6", 0x10 },
+	{ "post_multiplier_7_to_14", 0xe8 },
+	{ "post_multiplier_15_to_22", 0xc9 },
+	{ "in_image_x_stride", 0xa },
+	{ "in_image_y_stride", 0xa },
+};
+
+static const cv_word c52_op0_w[] = {
+	{ 29, 0x4209badc },
+	{ 30, 0xc1b4a8a2 },
+};
+
+static const cv_addr c52_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+};
+
+static const uint32_t c52_op0_u[] = {
+	0,
+};
+
+static const cv_field c52_op1_f[] = {
+	{ "out_image_x_size", 0xa },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_stride", 0x14 },
+	{ "out_image_y_stride", 0x14 },
+};
+
+static const cv_word c52_op1_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c52_op1_a[] = {
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c52_op1_u[] = {
+	0,
+};
+
+static const cv_op c52_ops[] = {
+	{ 6, "Softmax2Layer_SP", -1, c52_op0_f, 10, c52_op0_w, 2, c52_op0_a, 1, c52_op0_u, 0 },
+	{ 6, "Softmax2Layer_SP", -1, c52_op1_f, 6, c52_op1_w, 0, c52_op1_a, 1, c52_op1_u, 0 },
+};
+
+static const cv_stream c52_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c52_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c53_in0[] = {
 	0x53, 0x7b, 0x8a, 0xd0, 0x13, 0x4b, 0x91, 0xd0, 0xac, 0xcf, 0x28, 0x48, 0x2e, 0xce, 0, 0,
 	0xbe, 0x4a, 0x2d, 0x50, 0x7f, 0xc6, 0xb6, 0xca, 0x57, 0xcc, 0x46, 0xce, 0x51, 0xcb, 0, 0,
 	7, 0xbe, 0x4e, 0xd0, 0x1a, 0x4c, 0x6a, 0xcb, 0xe8, 0x4c, 0x12, 0xc8, 0x10, 0, 0, 0,
 };
 
-static const cv_io c52_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c52_in0, 48 },
+static const cv_io c53_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c53_in0, 48 },
 };
 
-static const uint8_t c52_out0[] = {
+static const uint8_t c53_out0[] = {
 	0x2e, 0x70, 0x4d, 0xc4, 0x8a, 0xc2,
 };
 
-static const cv_io c52_out[] = {
-	{ { 3, 1, 1, 1 }, 1, 1, c52_out0, 6 },
+static const cv_io c53_out[] = {
+	{ { 3, 1, 1, 1 }, 1, 1, c53_out0, 6 },
 };
 
-static const cv_field c52_op0_f[] = {
+static const cv_field c53_op0_f[] = {
 	{ "in_image_x_size", 0x7 },
 	{ "in_image_y_size", 0x3 },
 	{ "kernel_z_size", 0x1 },
@@ -6977,103 +7353,6 @@ static const cv_field c52_op0_f[] = {
 	{ "out_image_z_size", 0x1 },
 	{ "in_image_x_stride", 0x10 },
 	{ "in_image_y_stride", 0x30 },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
-static const cv_word c52_op0_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c52_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-};
-
-static const uint32_t c52_op0_u[] = {
-	0,
-};
-
-static const cv_field c52_op1_f[] = {
-	{ "in_image_x_size", 0x1 },
-	{ "in_image_y_size", 0x3 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x0 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x1 },
-	{ "out_image_y_size", 0x3 },
-	{ "out_image_z_size", 0x1 },
-	{ "out_image_x_stride", 0x2 },
-	{ "out_image_y_stride", 0x6 },
-	{ "post_shift", 0x1c },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x1 },
-	{ "post_multiplier_1_to_6", 0x12 },
-	{ "post_multiplier_7_to_14", 0x92 },
-	{ "post_multiplier_15_to_22", 0x24 },
-};
-
-static const cv_word c52_op1_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c52_op1_a[] = {
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c52_op1_u[] = {
-	0,
-};
-
-static const cv_op c52_ops[] = {
-	{ 6, "ReduceMeanLayer_SP", -1, c52_op0_f, 18, c52_op0_w, 1, c52_op0_a, 1, c52_op0_u, 0 },
-	{ 6, "ReduceMeanLayer_SP", -1, c52_op1_f, 16, c52_op1_w, 1, c52_op1_a, 1, c52_op1_u, 0 },
-};
-
-static const cv_stream c52_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c52_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c53_in0[] = {
-	0x53, 0x7b, 0x5d, 0x48, 0x55, 0xcf, 0x30, 0xcd, 0xea, 0xca, 0, 0, 0x2f, 0x4f, 0xa5, 0x4a,
-	0x96, 0x42, 0xb6, 0xd0, 0xad, 0x4c, 0, 0, 0x34, 0xc8, 0xa, 0x4e, 0xe9, 0xcc, 0x6e, 0xd0,
-	0x55, 0x4f, 0, 0, 0x94, 0xcd, 0x9a, 0xc7, 0x5b, 0xcb, 0x3c, 0xd0, 0xdd, 0x4e, 0, 0,
-	0xfb, 0x4e, 0xb7, 0x50, 0x96, 0xc8, 0x8b, 0x50, 0x57, 0xc4, 0, 0, 0xca, 0x4a, 0x2d, 0xd0,
-	0xf1, 0x4f, 0xa, 0xcc, 0x10, 0, 0, 0,
-};
-
-static const cv_io c53_in[] = {
-	{ { 36, 1, 1, 1 }, 1, 1, c53_in0, 72 },
-};
-
-static const uint8_t c53_out0[] = {
-	0xe3, 0x70, 0x26, 0x47, 0x4c, 0xc6, 0x7b, 0xcc, 0xc7, 0x48,
-};
-
-static const cv_io c53_out[] = {
-	{ { 5, 1, 1, 1 }, 1, 1, c53_out0, 10 },
-};
-
-static const cv_field c53_op0_f[] = {
-	{ "in_image_x_size", 0x5 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x6 },
-	{ "in_image_data_type", 0x1 },
-	{ "in_image_data_type_bit_2", 0x0 },
-	{ "kernel_data_type", 0x1 },
-	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x5 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x6 },
-	{ "in_image_x_stride", 0xc },
-	{ "in_image_y_stride", 0xc },
 	{ "post_shift", 0x1f },
 	{ "post_shift_bit_5_6", 0x3 },
 	{ "post_multiplier", 0x0 },
@@ -7095,22 +7374,22 @@ static const uint32_t c53_op0_u[] = {
 };
 
 static const cv_field c53_op1_f[] = {
-	{ "in_image_x_size", 0x5 },
-	{ "in_image_y_size", 0x1 },
+	{ "in_image_x_size", 0x1 },
+	{ "in_image_y_size", 0x3 },
 	{ "kernel_z_size", 0x1 },
 	{ "in_image_data_type", 0x0 },
 	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x5 },
-	{ "out_image_y_size", 0x1 },
+	{ "out_image_x_size", 0x1 },
+	{ "out_image_y_size", 0x3 },
 	{ "out_image_z_size", 0x1 },
-	{ "out_image_x_stride", 0xa },
-	{ "out_image_y_stride", 0xa },
+	{ "out_image_x_stride", 0x2 },
+	{ "out_image_y_stride", 0x6 },
 	{ "post_shift", 0x1c },
 	{ "post_shift_bit_5_6", 0x3 },
 	{ "post_multiplier", 0x1 },
-	{ "post_multiplier_1_to_6", 0x15 },
-	{ "post_multiplier_7_to_14", 0x55 },
-	{ "post_multiplier_15_to_22", 0x55 },
+	{ "post_multiplier_1_to_6", 0x12 },
+	{ "post_multiplier_7_to_14", 0x92 },
+	{ "post_multiplier_15_to_22", 0x24 },
 };
 
 static const cv_word c53_op1_w[] = {
@@ -7139,11 +7418,11 @@ static const cv_raw c53_raw[] = {
 };
 
 static const uint8_t c54_in0[] = {
-	0xff, 0x7f, 0x45, 0x1d, 0x82, 0xc3, 0xf, 0x6f, 0x17, 0x94, 0, 0, 0xff, 0x7f, 0x40, 0xad,
-	0x38, 0x5d, 0x87, 0x77, 0x11, 0xc8, 0, 0, 0xff, 0x7f, 6, 0x76, 0x69, 0xd2, 0xf7, 0x2c,
-	0xc4, 0xb2, 0, 0, 0xff, 0x7f, 0x34, 0xe5, 0xd, 0x94, 0x1e, 0x1a, 0xd6, 0xf7, 0, 0,
-	0xff, 0x7f, 0x3e, 0x18, 0x10, 0x15, 0x66, 0x31, 0x78, 0x28, 0, 0, 0xff, 0x7f, 0x17, 0x89,
-	0x83, 0x7e, 0x72, 0x11, 1, 0xbf, 0, 0,
+	0x53, 0x7b, 0x5d, 0x48, 0x55, 0xcf, 0x30, 0xcd, 0xea, 0xca, 0, 0, 0x2f, 0x4f, 0xa5, 0x4a,
+	0x96, 0x42, 0xb6, 0xd0, 0xad, 0x4c, 0, 0, 0x34, 0xc8, 0xa, 0x4e, 0xe9, 0xcc, 0x6e, 0xd0,
+	0x55, 0x4f, 0, 0, 0x94, 0xcd, 0x9a, 0xc7, 0x5b, 0xcb, 0x3c, 0xd0, 0xdd, 0x4e, 0, 0,
+	0xfb, 0x4e, 0xb7, 0x50, 0x96, 0xc8, 0x8b, 0x50, 0x57, 0xc4, 0, 0, 0xca, 0x4a, 0x2d, 0xd0,
+	0xf1, 0x4f, 0xa, 0xcc, 0x10, 0, 0, 0,
 };
 
 static const cv_io c54_in[] = {
@@ -7151,7 +7430,7 @@ static const cv_io c54_in[] = {
 };
 
 static const uint8_t c54_out0[] = {
-	0, 0x4c, 0xbe, 0xbc, 0x76, 0x38, 0xad, 0x47, 0xb4, 0xc5,
+	0xe3, 0x70, 0x26, 0x47, 0x4c, 0xc6, 0x7b, 0xcc, 0xc7, 0x48,
 };
 
 static const cv_io c54_out[] = {
@@ -7162,8 +7441,8 @@ static const cv_field c54_op0_f[] = {
 	{ "in_image_x_size", 0x5 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x6 },
-	{ "in_image_data_type", 0x0 },
-	{ "in_image_data_type_bit_2", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "in_image_data_type_bit_2", 0x0 },
 	{ "kernel_data_type", 0x1 },
 	{ "out_image_data_type", 0x0 },
 	{ "out_image_x_size", 0x5 },
@@ -7202,7 +7481,7 @@ static const cv_field c54_op1_f[] = {
 	{ "out_image_z_size", 0x1 },
 	{ "out_image_x_stride", 0xa },
 	{ "out_image_y_stride", 0xa },
-	{ "post_shift", 0x11 },
+	{ "post_shift", 0x1c },
 	{ "post_shift_bit_5_6", 0x3 },
 	{ "post_multiplier", 0x1 },
 	{ "post_multiplier_1_to_6", 0x15 },
@@ -7248,7 +7527,7 @@ static const cv_io c55_in[] = {
 };
 
 static const uint8_t c55_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0x4c, 0xbe, 0xbc, 0x76, 0x38, 0xad, 0x47, 0xb4, 0xc5,
 };
 
 static const cv_io c55_out[] = {
@@ -7301,10 +7580,10 @@ static const cv_field c55_op1_f[] = {
 	{ "out_image_y_stride", 0xa },
 	{ "post_shift", 0x11 },
 	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x1 },
 	{ "post_multiplier_1_to_6", 0x15 },
 	{ "post_multiplier_7_to_14", 0x55 },
 	{ "post_multiplier_15_to_22", 0x55 },
-	{ "post_multiplier", 0x0 },
 };
 
 static const cv_word c55_op1_w[] = {
@@ -7333,34 +7612,38 @@ static const cv_raw c55_raw[] = {
 };
 
 static const uint8_t c56_in0[] = {
-	0xe2, 0x78, 0, 0x68, 0xc9, 0xcd, 0xbd, 0x48, 0, 4, 0xce, 0x48, 0, 0, 0, 0,
-	0xe2, 0x78, 0, 0x3c, 0xce, 0x50, 0xc3, 0x3e, 1, 0, 0x4c, 0x4d, 0, 0, 0, 0,
+	0xff, 0x7f, 0x45, 0x1d, 0x82, 0xc3, 0xf, 0x6f, 0x17, 0x94, 0, 0, 0xff, 0x7f, 0x40, 0xad,
+	0x38, 0x5d, 0x87, 0x77, 0x11, 0xc8, 0, 0, 0xff, 0x7f, 6, 0x76, 0x69, 0xd2, 0xf7, 0x2c,
+	0xc4, 0xb2, 0, 0, 0xff, 0x7f, 0x34, 0xe5, 0xd, 0x94, 0x1e, 0x1a, 0xd6, 0xf7, 0, 0,
+	0xff, 0x7f, 0x3e, 0x18, 0x10, 0x15, 0x66, 0x31, 0x78, 0x28, 0, 0, 0xff, 0x7f, 0x17, 0x89,
+	0x83, 0x7e, 0x72, 0x11, 1, 0xbf, 0, 0,
 };
 
 static const cv_io c56_in[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c56_in0, 32 },
+	{ { 36, 1, 1, 1 }, 1, 1, c56_in0, 72 },
 };
 
 static const uint8_t c56_out0[] = {
-	0, 0x7c, 0, 0x68, 0xa6, 0x4b, 0x95, 0x49, 1, 4, 0xb3, 0x4f,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c56_out[] = {
-	{ { 6, 1, 1, 1 }, 1, 1, c56_out0, 12 },
+	{ { 5, 1, 1, 1 }, 1, 1, c56_out0, 10 },
 };
 
 static const cv_field c56_op0_f[] = {
-	{ "in_image_x_size", 0x3 },
-	{ "in_image_y_size", 0x2 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x1 },
+	{ "in_image_x_size", 0x5 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x6 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
 	{ "kernel_data_type", 0x1 },
 	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x3 },
-	{ "out_image_y_size", 0x2 },
-	{ "out_image_z_size", 0x1 },
-	{ "in_image_x_stride", 0x10 },
-	{ "in_image_y_stride", 0x20 },
+	{ "out_image_x_size", 0x5 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x6 },
+	{ "in_image_x_stride", 0xc },
+	{ "in_image_y_stride", 0xc },
 	{ "post_shift", 0x1f },
 	{ "post_shift_bit_5_6", 0x3 },
 	{ "post_multiplier", 0x0 },
@@ -7382,22 +7665,22 @@ static const uint32_t c56_op0_u[] = {
 };
 
 static const cv_field c56_op1_f[] = {
-	{ "in_image_x_size", 0x3 },
+	{ "in_image_x_size", 0x5 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "in_image_data_type", 0x0 },
 	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x3 },
+	{ "out_image_x_size", 0x5 },
 	{ "out_image_y_size", 0x1 },
 	{ "out_image_z_size", 0x1 },
-	{ "out_image_x_stride", 0x6 },
-	{ "out_image_y_stride", 0x6 },
-	{ "post_shift", 0x1f },
+	{ "out_image_x_stride", 0xa },
+	{ "out_image_y_stride", 0xa },
+	{ "post_shift", 0x11 },
 	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier_1_to_6", 0x15 },
+	{ "post_multiplier_7_to_14", 0x55 },
+	{ "post_multiplier_15_to_22", 0x55 },
 	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
 };
 
 static const cv_word c56_op1_w[] = {
@@ -7412,7 +7695,37 @@ static const uint32_t c56_op1_u[] = {
 	0,
 };
 
-static const cv_field c56_op2_f[] = {
+static const cv_op c56_ops[] = {
+	{ 6, "ReduceMeanLayer_SP", -1, c56_op0_f, 18, c56_op0_w, 1, c56_op0_a, 1, c56_op0_u, 0 },
+	{ 6, "ReduceMeanLayer_SP", -1, c56_op1_f, 16, c56_op1_w, 1, c56_op1_a, 1, c56_op1_u, 0 },
+};
+
+static const cv_stream c56_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c56_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c57_in0[] = {
+	0xe2, 0x78, 0, 0x68, 0xc9, 0xcd, 0xbd, 0x48, 0, 4, 0xce, 0x48, 0, 0, 0, 0,
+	0xe2, 0x78, 0, 0x3c, 0xce, 0x50, 0xc3, 0x3e, 1, 0, 0x4c, 0x4d, 0, 0, 0, 0,
+};
+
+static const cv_io c57_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c57_in0, 32 },
+};
+
+static const uint8_t c57_out0[] = {
+	0, 0x7c, 0, 0x68, 0xa6, 0x4b, 0x95, 0x49, 1, 4, 0xb3, 0x4f,
+};
+
+static const cv_io c57_out[] = {
+	{ { 6, 1, 1, 1 }, 1, 1, c57_out0, 12 },
+};
+
+static const cv_field c57_op0_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x2 },
 	{ "kernel_z_size", 0x1 },
@@ -7432,19 +7745,19 @@ static const cv_field c56_op2_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c56_op2_w[] = {
+static const cv_word c57_op0_w[] = {
 	{ 27, 0x00000000 },
 };
 
-static const cv_addr c56_op2_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 6, 0 },
+static const cv_addr c57_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 };
 
-static const uint32_t c56_op2_u[] = {
+static const uint32_t c57_op0_u[] = {
 	0,
 };
 
-static const cv_field c56_op3_f[] = {
+static const cv_field c57_op1_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -7463,114 +7776,11 @@ static const cv_field c56_op3_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c56_op3_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c56_op3_a[] = {
-	{ 0, "out_image_address", 0, 2, 0, 6, 0 },
-};
-
-static const uint32_t c56_op3_u[] = {
-	0,
-};
-
-static const cv_op c56_ops[] = {
-	{ 6, "ReduceSumLayer_SP", -1, c56_op0_f, 17, c56_op0_w, 1, c56_op0_a, 1, c56_op0_u, 0 },
-	{ 6, "ReduceSumLayer_SP", -1, c56_op1_f, 16, c56_op1_w, 1, c56_op1_a, 1, c56_op1_u, 0 },
-	{ 6, "ReduceSumLayer_SP", -1, c56_op2_f, 17, c56_op2_w, 1, c56_op2_a, 1, c56_op2_u, 0 },
-	{ 6, "ReduceSumLayer_SP", -1, c56_op3_f, 16, c56_op3_w, 1, c56_op3_a, 1, c56_op3_u, 0 },
-};
-
-static const cv_stream c56_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c56_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c57_in0[] = {
-	0x53, 0x77, 0x50, 0xc4, 0xb1, 0xbd, 0xe, 0xc2, 0x39, 0x3c, 0xc5, 0x39, 0xea, 0x44, 0xb1, 0x46,
-	0xa8, 0x35, 0xd2, 0xbc, 0xda, 0xc6, 0x60, 0x46, 0x16, 0xbd, 0, 0xc, 0x93, 0xc4, 0xb9, 0xba,
-};
-
-static const uint8_t c57_in1[] = {
-	0, 0x42, 0x64, 0xc2, 0xd6, 0x42, 0, 0x2c,
-};
-
-static const cv_io c57_in[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c57_in0, 32 },
-	{ { 4, 1, 1, 1 }, 1, 1, c57_in1, 8 },
-};
-
-static const uint8_t c57_out0[] = {
-	0, 0x7c, 0x78, 0xca, 0x45, 0xc4, 0x8a, 0xc8, 0xbf, 0xc2, 0x9c, 0xc0, 0xda, 0xcb, 0x58, 0xcd,
-	0xd5, 0x3c, 0x1e, 0xc4, 0xdb, 0xcd, 0x73, 0x4d, 0x16, 0xad, 0, 1, 0x93, 0xb4, 0xb9, 0xaa,
-};
-
-static const cv_io c57_out[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c57_out0, 32 },
-};
-
-static const cv_field c57_op0_f[] = {
-	{ "in_image_x_size", 0x2 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x2 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x1 },
-	{ "in_image_x_stride", 0x4 },
-	{ "in_image_y_stride", 0x4 },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
-static const cv_word c57_op0_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c57_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
-};
-
-static const uint32_t c57_op0_u[] = {
-	0,
-};
-
-static const cv_field c57_op1_f[] = {
-	{ "in_image_x_size", 0x4 },
-	{ "in_image_y_size", 0x2 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x2 },
-	{ "out_image_z_size", 0x1 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x10 },
-	{ "out_image_x_stride", 0x8 },
-	{ "out_image_y_stride", 0x10 },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
 static const cv_word c57_op1_w[] = {
 	{ 27, 0x00000000 },
 };
 
 static const cv_addr c57_op1_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
@@ -7579,16 +7789,17 @@ static const uint32_t c57_op1_u[] = {
 };
 
 static const cv_field c57_op2_f[] = {
-	{ "in_image_x_size", 0x2 },
-	{ "in_image_y_size", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
 	{ "kernel_z_size", 0x1 },
 	{ "in_image_data_type", 0x1 },
+	{ "kernel_data_type", 0x1 },
 	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x2 },
-	{ "out_image_y_size", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
 	{ "out_image_z_size", 0x1 },
-	{ "in_image_x_stride", 0x4 },
-	{ "in_image_y_stride", 0x4 },
+	{ "in_image_x_stride", 0x10 },
+	{ "in_image_y_stride", 0x20 },
 	{ "post_shift", 0x1f },
 	{ "post_shift_bit_5_6", 0x3 },
 	{ "post_multiplier", 0x0 },
@@ -7602,7 +7813,7 @@ static const cv_word c57_op2_w[] = {
 };
 
 static const cv_addr c57_op2_a[] = {
-	{ 0, "in_image_address", 0, 1, 1, 4, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 6, 0 },
 };
 
 static const uint32_t c57_op2_u[] = {
@@ -7610,6 +7821,106 @@ static const uint32_t c57_op2_u[] = {
 };
 
 static const cv_field c57_op3_f[] = {
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0x6 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c57_op3_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c57_op3_a[] = {
+	{ 0, "out_image_address", 0, 2, 0, 6, 0 },
+};
+
+static const uint32_t c57_op3_u[] = {
+	0,
+};
+
+static const cv_op c57_ops[] = {
+	{ 6, "ReduceSumLayer_SP", -1, c57_op0_f, 17, c57_op0_w, 1, c57_op0_a, 1, c57_op0_u, 0 },
+	{ 6, "ReduceSumLayer_SP", -1, c57_op1_f, 16, c57_op1_w, 1, c57_op1_a, 1, c57_op1_u, 0 },
+	{ 6, "ReduceSumLayer_SP", -1, c57_op2_f, 17, c57_op2_w, 1, c57_op2_a, 1, c57_op2_u, 0 },
+	{ 6, "ReduceSumLayer_SP", -1, c57_op3_f, 16, c57_op3_w, 1, c57_op3_a, 1, c57_op3_u, 0 },
+};
+
+static const cv_stream c57_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c57_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c58_in0[] = {
+	0x53, 0x77, 0x50, 0xc4, 0xb1, 0xbd, 0xe, 0xc2, 0x39, 0x3c, 0xc5, 0x39, 0xea, 0x44, 0xb1, 0x46,
+	0xa8, 0x35, 0xd2, 0xbc, 0xda, 0xc6, 0x60, 0x46, 0x16, 0xbd, 0, 0xc, 0x93, 0xc4, 0xb9, 0xba,
+};
+
+static const uint8_t c58_in1[] = {
+	0, 0x42, 0x64, 0xc2, 0xd6, 0x42, 0, 0x2c,
+};
+
+static const cv_io c58_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c58_in0, 32 },
+	{ { 4, 1, 1, 1 }, 1, 1, c58_in1, 8 },
+};
+
+static const uint8_t c58_out0[] = {
+	0, 0x7c, 0x78, 0xca, 0x45, 0xc4, 0x8a, 0xc8, 0xbf, 0xc2, 0x9c, 0xc0, 0xda, 0xcb, 0x58, 0xcd,
+	0xd5, 0x3c, 0x1e, 0xc4, 0xdb, 0xcd, 0x73, 0x4d, 0x16, 0xad, 0, 1, 0x93, 0xb4, 0xb9, 0xaa,
+};
+
+static const cv_io c58_out[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c58_out0, 32 },
+};
+
+static const cv_field c58_op0_f[] = {
+	{ "in_image_x_size", 0x2 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x2 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x4 },
+	{ "in_image_y_stride", 0x4 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c58_op0_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c58_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
+};
+
+static const uint32_t c58_op0_u[] = {
+	0,
+};
+
+static const cv_field c58_op1_f[] = {
 	{ "in_image_x_size", 0x4 },
 	{ "in_image_y_size", 0x2 },
 	{ "kernel_z_size", 0x1 },
@@ -7630,58 +7941,123 @@ static const cv_field c57_op3_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c57_op3_w[] = {
+static const cv_word c58_op1_w[] = {
 	{ 27, 0x00000000 },
 };
 
-static const cv_addr c57_op3_a[] = {
+static const cv_addr c58_op1_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c58_op1_u[] = {
+	0,
+};
+
+static const cv_field c58_op2_f[] = {
+	{ "in_image_x_size", 0x2 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x2 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x4 },
+	{ "in_image_y_stride", 0x4 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c58_op2_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c58_op2_a[] = {
+	{ 0, "in_image_address", 0, 1, 1, 4, 0 },
+};
+
+static const uint32_t c58_op2_u[] = {
+	0,
+};
+
+static const cv_field c58_op3_f[] = {
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x2 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x10 },
+	{ "out_image_x_stride", 0x8 },
+	{ "out_image_y_stride", 0x10 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c58_op3_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c58_op3_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 16, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 16, 0 },
 };
 
-static const uint32_t c57_op3_u[] = {
+static const uint32_t c58_op3_u[] = {
 	0,
 };
 
-static const cv_op c57_ops[] = {
-	{ 6, "TensorMul_SP", -1, c57_op0_f, 16, c57_op0_w, 1, c57_op0_a, 1, c57_op0_u, 0 },
-	{ 6, "TensorMul_SP", -1, c57_op1_f, 18, c57_op1_w, 1, c57_op1_a, 2, c57_op1_u, 0 },
-	{ 6, "TensorMul_SP", -1, c57_op2_f, 16, c57_op2_w, 1, c57_op2_a, 1, c57_op2_u, 0 },
-	{ 6, "TensorMul_SP", -1, c57_op3_f, 18, c57_op3_w, 1, c57_op3_a, 2, c57_op3_u, 0 },
+static const cv_op c58_ops[] = {
+	{ 6, "TensorMul_SP", -1, c58_op0_f, 16, c58_op0_w, 1, c58_op0_a, 1, c58_op0_u, 0 },
+	{ 6, "TensorMul_SP", -1, c58_op1_f, 18, c58_op1_w, 1, c58_op1_a, 2, c58_op1_u, 0 },
+	{ 6, "TensorMul_SP", -1, c58_op2_f, 16, c58_op2_w, 1, c58_op2_a, 1, c58_op2_u, 0 },
+	{ 6, "TensorMul_SP", -1, c58_op3_f, 18, c58_op3_w, 1, c58_op3_a, 2, c58_op3_u, 0 },
 };
 
-static const cv_stream c57_s[] = {
+static const cv_stream c58_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c57_raw[] = {
+static const cv_raw c58_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c58_in0[] = {
+static const uint8_t c59_in0[] = {
 	0xb0, 0x5c, 0x5c, 0x40, 0, 0x2a, 0, 0, 0xac, 0x4d, 0x88, 0xdc, 0x6a, 0x49, 0, 0,
 	0x7c, 0xc8, 0x4c, 0xcd, 0xf, 0x49, 0, 0, 3, 0x48, 0x45, 0x45, 0x2a, 0x4c, 0, 0,
 };
 
-static const uint8_t c58_in1[] = {
+static const uint8_t c59_in1[] = {
 	0xf0, 0x3c, 0x41, 0x44, 0x2c, 0x40,
 };
 
-static const cv_io c58_in[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c58_in0, 32 },
-	{ { 3, 1, 1, 1 }, 1, 1, c58_in1, 6 },
+static const cv_io c59_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c59_in0, 32 },
+	{ { 3, 1, 1, 1 }, 1, 1, c59_in1, 6 },
 };
 
-static const uint8_t c58_out0[] = {
+static const uint8_t c59_out0[] = {
 	0xff, 0x7f, 0xf6, 0xfe, 0xfb, 0xfe, 0xba, 0xa, 0, 0x80, 0x5f, 4, 0xe6, 0xfa, 0x47, 0xf3,
 	4, 4, 0x65, 3, 0x82, 0, 0x49, 7,
 };
 
-static const cv_io c58_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c58_out0, 24 },
+static const cv_io c59_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c59_out0, 24 },
 };
 
-static const cv_field c58_op0_f[] = {
+static const cv_field c59_op0_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -7700,19 +8076,19 @@ static const cv_field c58_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c58_op0_w[] = {
+static const cv_word c59_op0_w[] = {
 	{ 27, 0x50000000 },
 };
 
-static const cv_addr c58_op0_a[] = {
+static const cv_addr c59_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
 };
 
-static const uint32_t c58_op0_u[] = {
+static const uint32_t c59_op0_u[] = {
 	0,
 };
 
-static const cv_field c58_op1_f[] = {
+static const cv_field c59_op1_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x4 },
 	{ "kernel_z_size", 0x1 },
@@ -7735,111 +8111,8 @@ static const cv_field c58_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c58_op1_w[] = {
-	{ 27, 0x40000000 },
-};
-
-static const cv_addr c58_op1_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c58_op1_u[] = {
-	0,
-};
-
-static const cv_op c58_ops[] = {
-	{ 6, "TensorSub_SP", -1, c58_op0_f, 16, c58_op0_w, 1, c58_op0_a, 1, c58_op0_u, 0 },
-	{ 6, "TensorSub_SP", -1, c58_op1_f, 20, c58_op1_w, 1, c58_op1_a, 2, c58_op1_u, 0 },
-};
-
-static const cv_stream c58_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c58_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c59_in0[] = {
-	0xbd, 0xbc, 0x45, 0xdb, 0x28, 0xf6, 0x74, 0x5d, 0, 0, 0xba, 0xc9, 0x93, 0x49, 0x92, 0xc2,
-	0xcb, 0xe, 0, 0, 0x5d, 0x4f, 0x3c, 0x95, 0x9b, 0x49, 0xd0, 0xdb, 0, 0,
-};
-
-static const uint8_t c59_in1[] = {
-	0x92, 0xcc, 0xbb, 0xc0, 0x21, 0x4c, 0x33, 0xbf,
-};
-
-static const cv_io c59_in[] = {
-	{ { 15, 1, 1, 1 }, 1, 1, c59_in0, 30 },
-	{ { 4, 1, 1, 1 }, 1, 1, c59_in1, 8 },
-};
-
-static const uint8_t c59_out0[] = {
-	0xf0, 0x48, 0x74, 0xc0, 0x70, 0xcc, 0xbe, 0x4a, 0xc0, 0x49, 0xc8, 0x49, 0xc, 0xce, 0x4c, 0x43,
-	0xd, 0x4f, 0x7e, 0xc9, 0x51, 0xc7, 0x72, 0xc1,
-};
-
-static const cv_io c59_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c59_out0, 24 },
-};
-
-static const cv_field c59_op0_f[] = {
-	{ "in_image_x_size", 0x4 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x1 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x8 },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
-static const cv_word c59_op0_w[] = {
-	{ 27, 0x10000000 },
-};
-
-static const cv_addr c59_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
-};
-
-static const uint32_t c59_op0_u[] = {
-	0,
-};
-
-static const cv_field c59_op1_f[] = {
-	{ "in_image_x_size", 0x4 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x3 },
-	{ "in_image_data_type", 0x0 },
-	{ "in_image_data_type_bit_2", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_data_type_bit_2", 0x0 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x3 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0xa },
-	{ "out_image_x_stride", 0x8 },
-	{ "out_image_y_stride", 0x8 },
-	{ "post_shift", 0x14 },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
 static const cv_word c59_op1_w[] = {
-	{ 27, 0x00000000 },
+	{ 27, 0x40000000 },
 };
 
 static const cv_addr c59_op1_a[] = {
@@ -7865,22 +8138,125 @@ static const cv_raw c59_raw[] = {
 };
 
 static const uint8_t c60_in0[] = {
-	0x35, 0x3e, 6, 0xb0, 0xc1, 0x66, 0xd3, 0x4d, 0xda,
+	0xbd, 0xbc, 0x45, 0xdb, 0x28, 0xf6, 0x74, 0x5d, 0, 0, 0xba, 0xc9, 0x93, 0x49, 0x92, 0xc2,
+	0xcb, 0xe, 0, 0, 0x5d, 0x4f, 0x3c, 0x95, 0x9b, 0x49, 0xd0, 0xdb, 0, 0,
+};
+
+static const uint8_t c60_in1[] = {
+	0x92, 0xcc, 0xbb, 0xc0, 0x21, 0x4c, 0x33, 0xbf,
 };
 
 static const cv_io c60_in[] = {
-	{ { 9, 1, 1, 1 }, 1, 2, c60_in0, 9 },
+	{ { 15, 1, 1, 1 }, 1, 1, c60_in0, 30 },
+	{ { 4, 1, 1, 1 }, 1, 1, c60_in1, 8 },
 };
 
 static const uint8_t c60_out0[] = {
-	0x34, 0xff, 0, 0xff, 0, 0x62,
+	0xf0, 0x48, 0x74, 0xc0, 0x70, 0xcc, 0xbe, 0x4a, 0xc0, 0x49, 0xc8, 0x49, 0xc, 0xce, 0x4c, 0x43,
+	0xd, 0x4f, 0x7e, 0xc9, 0x51, 0xc7, 0x72, 0xc1,
 };
 
 static const cv_io c60_out[] = {
-	{ { 6, 1, 1, 1 }, 1, 2, c60_out0, 6 },
+	{ { 12, 1, 1, 1 }, 1, 1, c60_out0, 24 },
 };
 
 static const cv_field c60_op0_f[] = {
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x8 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c60_op0_w[] = {
+	{ 27, 0x10000000 },
+};
+
+static const cv_addr c60_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
+};
+
+static const uint32_t c60_op0_u[] = {
+	0,
+};
+
+static const cv_field c60_op1_f[] = {
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x3 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_data_type_bit_2", 0x0 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x3 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0xa },
+	{ "out_image_x_stride", 0x8 },
+	{ "out_image_y_stride", 0x8 },
+	{ "post_shift", 0x14 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c60_op1_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c60_op1_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c60_op1_u[] = {
+	0,
+};
+
+static const cv_op c60_ops[] = {
+	{ 6, "TensorSub_SP", -1, c60_op0_f, 16, c60_op0_w, 1, c60_op0_a, 1, c60_op0_u, 0 },
+	{ 6, "TensorSub_SP", -1, c60_op1_f, 20, c60_op1_w, 1, c60_op1_a, 2, c60_op1_u, 0 },
+};
+
+static const cv_stream c60_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c60_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c61_in0[] = {
+	0x35, 0x3e, 6, 0xb0, 0xc1, 0x66, 0xd3, 0x4d, 0xda,
+};
+
+static const cv_io c61_in[] = {
+	{ { 9, 1, 1, 1 }, 1, 2, c61_in0, 9 },
+};
+
+static const uint8_t c61_out0[] = {
+	0x34, 0xff, 0, 0xff, 0, 0x62,
+};
+
+static const cv_io c61_out[] = {
+	{ { 6, 1, 1, 1 }, 1, 2, c61_out0, 6 },
+};
+
+static const cv_field c61_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0x9 },
@@ -7921,45 +8297,45 @@ static const cv_field c60_op0_f[] = {
 	{ "alu_output_postshift", 0x3 },
 };
 
-static const cv_word c60_op0_w[] = {
+static const cv_word c61_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c60_op0_a[] = {
+static const cv_addr c61_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c60_op0_u[] = {
+static const uint32_t c61_op0_u[] = {
 	0,
 };
 
-static const cv_op c60_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c60_op0_f, 38, c60_op0_w, 0, c60_op0_a, 3, c60_op0_u, 0 },
+static const cv_op c61_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c61_op0_f, 38, c61_op0_w, 0, c61_op0_a, 3, c61_op0_u, 0 },
 };
 
-static const uint8_t c60_s0_w[] = {
+static const uint8_t c61_s0_w[] = {
 	0xa0, 0xc4, 0x62, 0xad, 0x91, 0xb7, 0x73, 0x35, 0xd9, 0xb4, 0x6e, 0xd8, 0x95, 0x9e, 0x8f, 0xaa,
 	0xee, 0x97, 0xe6, 0xaf, 0xdb, 0x38, 0x52, 0x2f, 0x75, 0xc, 0x2f, 0x10, 0xfa, 0xc, 0xbc, 0x72,
 	0x4c, 0x53, 0x93, 0x9d, 0x33, 0x63, 0x9c, 0x51, 0x2c, 0x91, 0xbb, 0xb4, 0x70, 0x46, 0xa8, 0x80,
 	0x4e, 0x60, 0x77, 0xdb, 0xad, 0x66,
 };
 
-static const int32_t c60_s0_b[] = {
+static const int32_t c61_s0_b[] = {
 	-7371, 200000, -200000, 740, 495, 1976,
 };
 
-static const cv_stream c60_s[] = {
-	{ { .out = 6, .kz = 9, .ky = 1, .kx = 1, .zp = 90, .in_zp = 128, .w = c60_s0_w, .bias = c60_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c61_s[] = {
+	{ { .out = 6, .kz = 9, .ky = 1, .kx = 1, .zp = 90, .in_zp = 128, .w = c61_s0_w, .bias = c61_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 7 } },
 };
 
-static const cv_raw c60_raw[] = {
+static const cv_raw c61_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c61_in0[] = {
+static const uint8_t c62_in0[] = {
 	0x8a, 0xc9, 0xe3, 0xd4, 0x6a, 0x6d, 0x4f, 0x6a, 0x50, 0x3e, 0x19, 1, 0x4b, 0x4d, 0xb9, 0x1a,
 	0xef, 0xa1, 0xec, 0x6e, 0x44, 0xa1, 8, 0x82, 0xcc, 0xd4, 0xdb, 0x1f, 0xc2, 0x85, 0x7d, 0x9a,
 	0xf, 0xd9, 0x56, 0x72, 0xab, 0xc5, 0xe5, 0xb1, 0x84, 0xe5, 0x3e, 0x50, 0xc2, 0x7f, 0x42, 0x3f,
@@ -7968,11 +8344,11 @@ static const uint8_t c61_in0[] = {
 	0x87, 0x24, 0x4b, 0xb8, 0x21, 0xcc, 0x72, 0x44, 0xa1, 0xf,
 };
 
-static const cv_io c61_in[] = {
-	{ { 90, 1, 1, 1 }, 1, 2, c61_in0, 90 },
+static const cv_io c62_in[] = {
+	{ { 90, 1, 1, 1 }, 1, 2, c62_in0, 90 },
 };
 
-static const uint8_t c61_out0[] = {
+static const uint8_t c62_out0[] = {
 	0x4e, 0x82, 0xa0, 0xd0, 0x8f, 0x4d, 0x27, 0x6b, 0x61, 0x7a, 0x37, 0x44, 0x10, 0x78, 0x8a, 0x47,
 	0x6c, 0x8d, 0x21, 0x72, 0x69, 0xa6, 0x2a, 0x85, 0xc, 0x83, 0x82, 0x1c, 0x6e, 0x3e, 0x5c, 0x86,
 	0x96, 0x37, 0x5a, 0x1b, 0x58, 0xc3, 0x9b, 0xc6, 0xb5, 0x53, 0x42, 0xff, 0xba, 0xb8, 0xe1, 0x4b,
@@ -7983,11 +8359,11 @@ static const uint8_t c61_out0[] = {
 	0x80, 0xae, 0x61, 0xd4, 0xb7, 0x6f, 0x97, 0x7f,
 };
 
-static const cv_io c61_out[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c61_out0, 120 },
+static const cv_io c62_out[] = {
+	{ { 120, 1, 1, 1 }, 1, 2, c62_out0, 120 },
 };
 
-static const cv_field c61_op0_f[] = {
+static const cv_field c62_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x1 },
@@ -8020,25 +8396,25 @@ static const cv_field c61_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0xa5 },
 };
 
-static const cv_word c61_op0_w[] = {
+static const cv_word c62_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c61_op0_a[] = {
+static const cv_addr c62_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c61_op0_u[] = {
+static const uint32_t c62_op0_u[] = {
 	0,
 };
 
-static const cv_op c61_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c61_op0_f, 30, c61_op0_w, 0, c61_op0_a, 3, c61_op0_u, 0 },
+static const cv_op c62_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c62_op0_f, 30, c62_op0_w, 0, c62_op0_a, 3, c62_op0_u, 0 },
 };
 
-static const uint8_t c61_s0_w[] = {
+static const uint8_t c62_s0_w[] = {
 	0xc5, 0x2f, 0x7d, 0x95, 0xfb, 0x46, 0x81, 9, 0x7c, 0xb0, 0x65, 0x2a, 0x28, 0x4d, 0x49, 0xc1,
 	0x3f, 0xd2, 0x42, 0x99, 0x95, 0xcc, 0xea, 0x44, 0x9d, 0xf1, 0x8e, 0xfb, 0x16, 3, 0xa1, 0x24,
 	0xe9, 0x98, 0x3c, 0xce, 0xca, 0xfa, 0xba, 0x94, 0x66, 0xd2, 0x6f, 0x79, 0xc6, 0x9c, 0x32, 0xc5,
@@ -8048,20 +8424,20 @@ static const uint8_t c61_s0_w[] = {
 	0x6b, 0x7e, 0x21, 0xd8, 0xe5, 0xa9, 0x9b, 0xda, 0x16, 0x33, 0x5f, 0x47,
 };
 
-static const int32_t c61_s0_b[] = {
+static const int32_t c62_s0_b[] = {
 	-2545, -2509, 1997, -2549,
 };
 
-static const cv_stream c61_s[] = {
-	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 103, .in_zp = 0, .w = c61_s0_w, .bias = c61_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
+static const cv_stream c62_s[] = {
+	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 103, .in_zp = 0, .w = c62_s0_w, .bias = c62_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c61_raw[] = {
+static const cv_raw c62_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c62_in0[] = {
+static const uint8_t c63_in0[] = {
 	0x89, 0x69, 0x29, 0x40, 0x94, 0x46, 0x7b, 0xb0, 0x84, 0xbb, 0x4b, 0x9f, 0x8d, 0xfe, 0, 0xc,
 	0xac, 0x9e, 0x91, 0x94, 0x59, 0x8e, 0x24, 0x54, 0xbb, 0xd, 0x79, 0xc6, 0xfe, 0, 8, 0x48,
 	0x8d, 0x57, 0x97, 0x2d, 0x36, 0x5e, 0x3e, 0x49, 0x64, 0x1f, 0x78, 0xfe, 0, 0x38, 3, 0x21,
@@ -8089,33 +8465,33 @@ static const uint8_t c62_in0[] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c62_in[] = {
-	{ { 400, 1, 1, 1 }, 1, 2, c62_in0, 400 },
+static const cv_io c63_in[] = {
+	{ { 400, 1, 1, 1 }, 1, 2, c63_in0, 400 },
 };
 
-static const uint8_t c62_out0[] = {
+static const uint8_t c63_out0[] = {
 	0xac, 0xb0, 0xbb, 0, 0xc7, 0xc2, 0xb4, 0, 0xc2, 0xa4, 0xad, 0, 0, 0xc4, 0xc3, 0xc0,
 	0, 0xa9, 0xc5, 0xbf, 0, 0xbe, 0xbb, 0xc5, 0, 0,
 };
 
-static const cv_io c62_out[] = {
-	{ { 26, 1, 1, 1 }, 1, 2, c62_out0, 26 },
+static const cv_io c63_out[] = {
+	{ { 26, 1, 1, 1 }, 1, 2, c63_out0, 26 },
 };
 
-static const cv_field c62_op0_f[] = {
+static const cv_field c63_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c62_op0_w[] = {
+static const cv_word c63_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c62_op0_a[] = {
+static const cv_addr c63_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
-static const uint32_t c62_op0_u[] = {
+static const uint32_t c63_op0_u[] = {
 	0, 0xf, 0xd000e, 0x444051f0, 0xc8, 2, 0x10da10b0, 0,
 	0xe, 0xd, 2, 3, 3, 4, 4, 0,
 	0, 4, 0x30003, 0x444051f0, 0xd, 2, 0x10da10b0, 0,
@@ -8128,35 +8504,112 @@ static const uint32_t c62_op0_u[] = {
 	0x3f800000, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
 };
 
-static const cv_op c62_ops[] = {
-	{ 1, "PoolingLayer2", -1, c62_op0_f, 0, c62_op0_w, 0, c62_op0_a, 2, c62_op0_u, 80 },
+static const cv_op c63_ops[] = {
+	{ 1, "PoolingLayer2", -1, c63_op0_f, 0, c63_op0_w, 0, c63_op0_a, 2, c63_op0_u, 80 },
 };
 
-static const cv_stream c62_s[] = {
+static const cv_stream c63_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c62_raw[] = {
+static const cv_raw c63_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c63_in0[] = {
+static const uint8_t c64_in0[] = {
+	6, 0x1b, 7, 0x25, 0x38, 0x38, 0x32, 1, 0xc, 7, 0x32, 0x13, 0x1f, 0xfe, 0, 0x37,
+	0x13, 0x3b, 0x1b, 9, 0x20, 0x31, 0x35, 9, 8, 0x34, 0x1e, 0xf, 0xfe, 0, 0x1c, 0x34,
+	0x28, 0x3a, 0xa, 0x16, 3, 0x1b, 0x23, 7, 0x37, 0x31, 0x13, 0xfe, 0, 0x1c, 0xd, 0x25,
+	0x12, 0x32, 0xf, 0x3a, 3, 0x1e, 0x3c, 0x2c, 0x2e, 0x17, 0xfe, 0, 0x2b, 0x23, 0x2a, 0x22,
+	0x1f, 0x12, 0x2c, 5, 0x10, 1, 7, 0x1c, 0x29, 0xfe, 0, 0x1f, 0x2b, 0x18, 0x2f, 0x1d,
+	0x35, 0x2e, 0x19, 0x13, 0x3a, 0x22, 6, 0x39, 0xfe, 0, 0x13, 0x15, 0x24, 0x25, 0x25, 0x2c,
+	0x3f, 0xa, 0x18, 0, 1, 0x21, 0x34, 0xfe, 0, 0x39, 0x22, 0xe, 0x35, 0xe, 7, 0x38,
+	0xd, 0x16, 0x14, 0x12, 0x1b, 0xc, 0xfe, 0, 0x3e, 9, 0x3a, 0x37, 0x33, 0x1b, 0x39, 0,
+	0x15, 0x1e, 0x35, 0x25, 0x20, 0xfe, 0, 0x32, 0x3a, 0x14, 0x29, 0x37, 0x2a, 0x26, 0xe, 0x37,
+	0x2f, 0x2b, 0x3c, 0x1b, 0xfe, 0, 0x3f, 0x1d, 0x2d, 7, 0xa, 0x3d, 0x13, 4, 0x19, 0x34,
+	0x3d, 0x37, 0x22, 0xfe, 0, 0x18, 0x3d, 0x33, 0x2b, 0x18, 0x3a, 0x29, 0x25, 0x3a, 0x15, 0x25,
+	0x1f, 0x27, 0xfe, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xfe, 0, 0, 0, 0, 0, 0, 0x3f, 0x3f, 0x3f, 0x3f, 2, 9, 6, 0x2d,
+	0x3b, 0x32, 0x27, 0x19, 0x38, 0xfe, 0, 0x3f, 0x3f, 0x3f, 0x3f, 0x20, 0x30, 0x35, 0, 0x26,
+	0x3c, 0x30, 3, 0x3b, 0xfe, 0, 0x3f, 0x3f, 0x3f, 0x3f, 0x39, 0xd, 0x33, 0x39, 0x34, 0x2b,
+	0x28, 0x31, 0x2d, 0xfe, 0, 0x3f, 0x3f, 0x3f, 0x3f, 0x30, 0x18, 0x3a, 0x1d, 0xa, 0x19, 0x2a,
+	0x20, 0x2b, 0xfe, 0, 7, 6, 0x38, 0x2b, 0x24, 0xd, 0x20, 2, 0, 0xb, 0xf, 0x1e,
+	0xa, 0xfe, 0, 0x21, 0x14, 0x13, 0x12, 0x11, 0x1c, 0x13, 0x15, 0x1b, 0x24, 0x3a, 0x1b, 0x34,
+	0xfe, 0, 0x39, 0xf, 0x26, 0x15, 0x3c, 0x11, 0x1f, 0x38, 7, 0x2b, 0x3f, 0x37, 0x16, 0xfe,
+	0, 0x1a, 0x3f, 0x24, 0x17, 0x31, 0x3a, 6, 0x2f, 0x1c, 0x29, 0x34, 0x34, 6, 0xfe, 0,
+	0x18, 0x3d, 0x39, 0x1f, 0x21, 5, 0x16, 0x10, 0x33, 0x10, 0x3e, 0xa, 0x14, 0xfe, 0, 0x38,
+	0x23, 0x32, 0x21, 0xe, 0, 8, 0x39, 9, 0x3d, 0x3f, 0x3f, 0x2c, 0xfe, 0, 0x1b, 0x2f,
+	0x3d, 0x38, 0x38, 0x11, 0x19, 0x2a, 0x39, 0x1c, 0x3a, 0x3d, 0xe, 0xfe, 0, 0x10, 0x31, 0x15,
+	0x2a, 5, 0x31, 0x28, 0x34, 0x30, 9, 0x2e, 0x11, 0xf, 0xfe, 0, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c64_in[] = {
+	{ { 400, 1, 1, 1 }, 1, 2, c64_in0, 400 },
+};
+
+static const uint8_t c64_out0[] = {
+	0x8a, 0x85, 0x8a, 0, 0x99, 0x85, 0x55, 0, 0xb6, 0x91, 0xb9, 0, 0, 0xff, 0x8f, 0xa6,
+	0, 0x82, 0x84, 0x93, 0, 0xb3, 0x77, 0xb1, 0, 0,
+};
+
+static const cv_io c64_out[] = {
+	{ { 26, 1, 1, 1 }, 1, 2, c64_out0, 26 },
+};
+
+static const cv_field c64_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c64_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c64_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 12, 2, 0, 0, 0 },
+};
+
+static const uint32_t c64_op0_u[] = {
+	0, 0xf, 0xd000e, 0x444051c0, 0xc8, 2, 0x10da10b0, 0,
+	0xc, 0, 0x3e89d90a, 0, 0, 4, 0x30003, 0x444051c0,
+	0xd, 2, 0x10da10b0, 0, 4, 4, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 1, 0, 0xff,
+};
+
+static const cv_op c64_ops[] = {
+	{ 1, "PoolingLayer2", -1, c64_op0_f, 0, c64_op0_w, 0, c64_op0_a, 2, c64_op0_u, 63 },
+};
+
+static const cv_stream c64_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c64_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c65_in0[] = {
 	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
 };
 
-static const cv_io c63_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c63_in0, 10 },
+static const cv_io c65_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c65_in0, 10 },
 };
 
-static const uint8_t c63_out0[] = {
+static const uint8_t c65_out0[] = {
 	0, 1, 0, 0x64, 0xff, 0, 0, 0, 0, 0, 0, 0xff,
 };
 
-static const cv_io c63_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c63_out0, 12 },
+static const cv_io c65_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c65_out0, 12 },
 };
 
-static const cv_field c63_op0_f[] = {
+static const cv_field c65_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0xa },
@@ -8198,25 +8651,25 @@ static const cv_field c63_op0_f[] = {
 	{ "alu_relu_enable", 0x1 },
 };
 
-static const cv_word c63_op0_w[] = {
+static const cv_word c65_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c63_op0_a[] = {
+static const cv_addr c65_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c63_op0_u[] = {
+static const uint32_t c65_op0_u[] = {
 	0,
 };
 
-static const cv_op c63_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c63_op0_f, 39, c63_op0_w, 0, c63_op0_a, 3, c63_op0_u, 0 },
+static const cv_op c65_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c65_op0_f, 39, c65_op0_w, 0, c65_op0_a, 3, c65_op0_u, 0 },
 };
 
-static const uint8_t c63_s0_w[] = {
+static const uint8_t c65_s0_w[] = {
 	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
 	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
 	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
@@ -8227,37 +8680,37 @@ static const uint8_t c63_s0_w[] = {
 	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
 };
 
-static const int32_t c63_s0_b[] = {
+static const int32_t c65_s0_b[] = {
 	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
 	2773, 246, 3645, -1021,
 };
 
-static const cv_stream c63_s[] = {
-	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c63_s0_w, .bias = c63_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c65_s[] = {
+	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c65_s0_w, .bias = c65_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
 };
 
-static const cv_raw c63_raw[] = {
+static const cv_raw c65_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c64_in0[] = {
+static const uint8_t c66_in0[] = {
 	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
 };
 
-static const cv_io c64_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c64_in0, 10 },
+static const cv_io c66_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c66_in0, 10 },
 };
 
-static const uint8_t c64_out0[] = {
+static const uint8_t c66_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c64_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c64_out0, 12 },
+static const cv_io c66_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c66_out0, 12 },
 };
 
-static const cv_field c64_op0_f[] = {
+static const cv_field c66_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0xa },
@@ -8299,25 +8752,25 @@ static const cv_field c64_op0_f[] = {
 	{ "alu_relu_enable", 0x1 },
 };
 
-static const cv_word c64_op0_w[] = {
+static const cv_word c66_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c64_op0_a[] = {
+static const cv_addr c66_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c64_op0_u[] = {
+static const uint32_t c66_op0_u[] = {
 	0,
 };
 
-static const cv_op c64_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c64_op0_f, 39, c64_op0_w, 0, c64_op0_a, 3, c64_op0_u, 0 },
+static const cv_op c66_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c66_op0_f, 39, c66_op0_w, 0, c66_op0_a, 3, c66_op0_u, 0 },
 };
 
-static const uint8_t c64_s0_w[] = {
+static const uint8_t c66_s0_w[] = {
 	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
 	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
 	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
@@ -8328,21 +8781,21 @@ static const uint8_t c64_s0_w[] = {
 	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
 };
 
-static const int32_t c64_s0_b[] = {
+static const int32_t c66_s0_b[] = {
 	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
 	2773, 246, 3645, -1021,
 };
 
-static const cv_stream c64_s[] = {
-	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c64_s0_w, .bias = c64_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c66_s[] = {
+	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c66_s0_w, .bias = c66_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
 };
 
-static const cv_raw c64_raw[] = {
+static const cv_raw c66_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c65_in0[] = {
+static const uint8_t c67_in0[] = {
 	0, 0x80, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xbb, 0, 0, 0, 0, 0xfc, 0x3c, 0x31, 0x3f,
 	0xfd, 0x3a, 0x19, 0xb8, 0, 0, 0, 0, 0xf2, 0x3c, 0, 0x88, 0xdb, 0xbd, 0xb6, 0xc1,
 	0, 0, 0, 0, 0xd1, 0xc0, 0xca, 0xbc, 0xc3, 0x3a, 0x44, 0xbc, 0, 0, 0, 0,
@@ -8350,21 +8803,21 @@ static const uint8_t c65_in0[] = {
 	0xef, 0x3d, 0, 0xbe, 0, 0, 0, 0,
 };
 
-static const cv_io c65_in[] = {
-	{ { 6, 2, 3, 1 }, 3, 1, c65_in0, 72 },
+static const cv_io c67_in[] = {
+	{ { 6, 2, 3, 1 }, 3, 1, c67_in0, 72 },
 };
 
-static const uint8_t c65_out0[] = {
+static const uint8_t c67_out0[] = {
 	0, 0, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xb3, 0xfc, 0x3c, 0x31, 0x3f, 0xfd, 0x3a, 0x19, 0xb0,
 	0xf2, 0x3c, 0, 0, 0x64, 0x34, 0x48, 0x38, 0x3a, 0x37, 0x2f, 0x33, 0xc3, 0x3a, 0x66, 0x32,
 	0x6a, 0xb0, 2, 0x41, 0x6e, 0xae, 0x5b, 0xae, 0x74, 0x41, 0x3d, 0xb1, 0xef, 0x3d, 5, 0xaf,
 };
 
-static const cv_io c65_out[] = {
-	{ { 4, 2, 3, 1 }, 3, 1, c65_out0, 48 },
+static const cv_io c67_out[] = {
+	{ { 4, 2, 3, 1 }, 3, 1, c67_out0, 48 },
 };
 
-static const cv_field c65_op0_f[] = {
+static const cv_field c67_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x3 },
@@ -8385,63 +8838,63 @@ static const cv_field c65_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c65_op0_w[] = {
+static const cv_word c67_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c65_op0_a[] = {
+static const cv_addr c67_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c65_op0_u[] = {
+static const uint32_t c67_op0_u[] = {
 	0,
 };
 
-static const cv_op c65_ops[] = {
-	{ 2, "PReluLayer", -1, c65_op0_f, 18, c65_op0_w, 0, c65_op0_a, 3, c65_op0_u, 0 },
+static const cv_op c67_ops[] = {
+	{ 2, "PReluLayer", -1, c67_op0_f, 18, c67_op0_w, 0, c67_op0_a, 3, c67_op0_u, 0 },
 };
 
-static const cv_stream c65_s[] = {
+static const cv_stream c67_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c65_r0[] = {
+static const uint8_t c67_r0[] = {
 	0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3e, 0, 0, 0x80, 0x3f, 0, 0, 0x40, 0xbe,
 	0, 0, 0x80, 0x3f, 0, 0xc0, 0x95, 0x3d,
 };
 
-static const cv_raw c65_raw[] = {
-	{ c65_r0, 24 },
+static const cv_raw c67_raw[] = {
+	{ c67_r0, 24 },
 };
 
-static const uint8_t c66_in0[] = {
+static const uint8_t c68_in0[] = {
 	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
 	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c66_in1[] = {
+static const uint8_t c68_in1[] = {
 	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
 	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
 };
 
-static const cv_io c66_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c66_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c66_in1, 24 },
+static const cv_io c68_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c68_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c68_in1, 24 },
 };
 
-static const uint8_t c66_out0[] = {
+static const uint8_t c68_out0[] = {
 	0, 0, 0xfd, 0x48, 0x14, 0xc4, 0xee, 0xbe, 0x1e, 0x40, 0x13, 0xc3, 0xa0, 0x3a, 0x99, 0xc0,
 	0x1e, 0xc5, 0xd8, 0xc8, 0x72, 0xca, 0, 0x68,
 };
 
-static const cv_io c66_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c66_out0, 24 },
+static const cv_io c68_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c68_out0, 24 },
 };
 
-static const cv_field c66_op0_f[] = {
+static const cv_field c68_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernel_data_type", 0x1 },
@@ -8460,7 +8913,7 @@ static const cv_field c66_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c66_op0_w[] = {
+static const cv_word c68_op0_w[] = {
 	{ 23, 0xfe000000 },
 	{ 27, 0x00000000 },
 	{ 28, 0x00000000 },
@@ -8471,54 +8924,54 @@ static const cv_word c66_op0_w[] = {
 	{ 35, 0x17ffffff },
 };
 
-static const cv_addr c66_op0_a[] = {
+static const cv_addr c68_op0_a[] = {
 	{ 1, NULL, 34, 1, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c66_op0_u[] = {
+static const uint32_t c68_op0_u[] = {
 	0,
 };
 
-static const cv_op c66_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c66_op0_f, 16, c66_op0_w, 8, c66_op0_a, 3, c66_op0_u, 0 },
+static const cv_op c68_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c68_op0_f, 16, c68_op0_w, 8, c68_op0_a, 3, c68_op0_u, 0 },
 };
 
-static const cv_stream c66_s[] = {
+static const cv_stream c68_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c66_raw[] = {
+static const cv_raw c68_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c67_in0[] = {
+static const uint8_t c69_in0[] = {
 	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
 	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c67_in1[] = {
+static const uint8_t c69_in1[] = {
 	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
 	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
 };
 
-static const cv_io c67_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c67_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c67_in1, 24 },
+static const cv_io c69_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c69_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c69_in1, 24 },
 };
 
-static const uint8_t c67_out0[] = {
+static const uint8_t c69_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c67_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c67_out0, 24 },
+static const cv_io c69_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c69_out0, 24 },
 };
 
-static const cv_field c67_op0_f[] = {
+static const cv_field c69_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernel_data_type", 0x1 },
@@ -8537,7 +8990,7 @@ static const cv_field c67_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c67_op0_w[] = {
+static const cv_word c69_op0_w[] = {
 	{ 23, 0xfe000000 },
 	{ 27, 0x03800000 },
 	{ 28, 0x0000001c },
@@ -8548,29 +9001,29 @@ static const cv_word c67_op0_w[] = {
 	{ 35, 0x17ffffff },
 };
 
-static const cv_addr c67_op0_a[] = {
+static const cv_addr c69_op0_a[] = {
 	{ 1, NULL, 34, 1, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c67_op0_u[] = {
+static const uint32_t c69_op0_u[] = {
 	0,
 };
 
-static const cv_op c67_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c67_op0_f, 16, c67_op0_w, 8, c67_op0_a, 3, c67_op0_u, 0 },
+static const cv_op c69_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c69_op0_f, 16, c69_op0_w, 8, c69_op0_a, 3, c69_op0_u, 0 },
 };
 
-static const cv_stream c67_s[] = {
+static const cv_stream c69_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c67_raw[] = {
+static const cv_raw c69_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c68_in0[] = {
+static const uint8_t c70_in0[] = {
 	0, 0xff, 0xe5, 0xe0, 0xc9, 0, 0xc5, 0x10, 0x95, 0xde, 0xb4, 0, 0x69, 0xa5, 0x7a, 0x6e,
 	0x25, 0, 0, 0, 0x3c, 0x5e, 0x1c, 0x54, 0xa4, 0, 0xa3, 0x9b, 0xe6, 0x1c, 0xaa, 0,
 	0x74, 0x8a, 6, 0x19, 0xa1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -8581,11 +9034,11 @@ static const uint8_t c68_in0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c68_in[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c68_in0, 120 },
+static const cv_io c70_in[] = {
+	{ { 120, 1, 1, 1 }, 1, 2, c70_in0, 120 },
 };
 
-static const uint8_t c68_out0[] = {
+static const uint8_t c70_out0[] = {
 	0, 0, 0xf8, 0x5b, 0x28, 0x5b, 0, 0x5b, 0x48, 0x5a, 0, 0, 0x28, 0x5a, 0, 0x4c,
 	0xa8, 0x58, 0xf0, 0x5a, 0xa0, 0x59, 0, 0, 0x90, 0x56, 0x28, 0x59, 0xa0, 0x57, 0xe0, 0x56,
 	0xa0, 0x50, 0, 0, 0, 0, 0, 0, 0x80, 0x53, 0xe0, 0x55, 0, 0x4f, 0x40, 0x55,
@@ -8593,146 +9046,8 @@ static const uint8_t c68_out0[] = {
 	0x40, 0x57, 0x50, 0x58, 0, 0x46, 0x40, 0x4e, 8, 0x59, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c68_out[] = {
-	{ { 80, 1, 1, 1 }, 1, 2, c68_out0, 80 },
-};
-
-static const cv_field c68_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c68_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c68_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
-	{ 2, NULL, 16, 5, 0, 0, 0 },
-	{ 2, NULL, 17, 5, 1, 0, 0 },
-	{ 2, NULL, 18, 5, 2, 0, 0 },
-	{ 2, NULL, 19, 5, 3, 0, 0 },
-};
-
-static const uint32_t c68_op0_u[] = {
-	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
-	0, 0, 0, 0, 0, 0x3f800000, 0, 0,
-	0x99999999, 0x44444444, 0x3020100, 0x7060504, 0x99999999, 0x6060606, 0x6060606, 0x100,
-	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
-	0x99999999, 0x44444444, 0xb0a0908, 0xf0e0d0c, 0x99999999, 0x6060606, 0x6060606, 0x100,
-	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
-};
-
-static const cv_op c68_ops[] = {
-	{ 1, "com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16", -1, c68_op0_f, 0, c68_op0_w, 0, c68_op0_a, 6, c68_op0_u, 56 },
-};
-
-static const cv_stream c68_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c68_r0[] = {
-	0, 0x80, 0, 0,
-};
-
-static const uint8_t c68_r1[] = {
-	0, 0x80, 0, 0,
-};
-
-static const uint8_t c68_r2[] = {
-	0, 0, 0, 0,
-};
-
-static const uint8_t c68_r3[] = {
-	0, 0, 0, 0,
-};
-
-static const cv_raw c68_raw[] = {
-	{ c68_r0, 4 },
-	{ c68_r1, 4 },
-	{ c68_r2, 4 },
-	{ c68_r3, 4 },
-};
-
-static const uint8_t c69_in0[] = {
-	0, 0, 0xf8, 0x5b, 0xb0, 0x5c, 0, 0xcd, 0xb8, 0x58, 0, 0, 0xf4, 0x57, 0x16, 0x58,
-	0xb8, 0x5b, 0, 0x59, 0x28, 0x5a, 0, 0, 0x50, 0x5b, 0x58, 0x58, 0xd8, 0x5a, 0xd0, 0x5b,
-	0x18, 0x59, 0, 0,
-};
-
-static const cv_io c69_in[] = {
-	{ { 18, 1, 1, 1 }, 3, 1, c69_in0, 36 },
-};
-
-static const uint8_t c69_out0[] = {
-	0x80, 0x7f, 0x7f, 0x80, 0x18, 0, 0, 3, 0x78, 0x20, 0x46, 0, 0x6a, 0xc, 0x5c, 0x7a,
-	0x24, 0,
-};
-
-static const cv_io c69_out[] = {
-	{ { 18, 1, 1, 1 }, 1, 2, c69_out0, 18 },
-};
-
-static const cv_field c69_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c69_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c69_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
-};
-
-static const uint32_t c69_op0_u[] = {
-	0, 0xc, 0x30005, 0x44404071, 0x24, 1, 0x10da10b0, 0,
-	0, 2, 0x10001, 0x44404071, 2, 1, 0x10da10b0, 0,
-	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
-	0, 0x3f800000, 0xbf800000, 0, 0, 0, 0, 0,
-	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
-	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
-	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
-	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
-	0, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
-	0, 0, 0, 0x2400, 0, 0, 0, 0,
-};
-
-static const cv_op c69_ops[] = {
-	{ 1, "TensorSub", -1, c69_op0_f, 0, c69_op0_w, 0, c69_op0_a, 3, c69_op0_u, 80 },
-};
-
-static const cv_stream c69_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c69_r0[] = {
-	0xf8, 0x57,
-};
-
-static const cv_raw c69_raw[] = {
-	{ c69_r0, 2 },
-};
-
-static const uint8_t c70_in0[] = {
-	0x40, 0xc0, 0x80, 0x7f, 0x7b, 0, 0x3d, 0x16, 0x74, 0xbf, 0xff, 0, 0xb0, 0xd8, 0x3a, 0xc,
-	9, 0,
-};
-
-static const cv_io c70_in[] = {
-	{ { 18, 1, 1, 1 }, 1, 2, c70_in0, 18 },
-};
-
-static const uint8_t c70_out0[] = {
-	0x40, 0xc0, 0x81, 0x7e, 0x7a, 0, 0x3d, 0x16, 0x73, 0xc0, 0xff, 0, 0xb1, 0xd8, 0x3a, 0xc,
-	9, 0,
-};
-
 static const cv_io c70_out[] = {
-	{ { 18, 1, 1, 1 }, 1, 2, c70_out0, 18 },
+	{ { 80, 1, 1, 1 }, 1, 2, c70_out0, 80 },
 };
 
 static const cv_field c70_op0_f[] = {
@@ -8745,23 +9060,25 @@ static const cv_word c70_op0_w[] = {
 
 static const cv_addr c70_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+	{ 2, NULL, 16, 5, 0, 0, 0 },
+	{ 2, NULL, 17, 5, 1, 0, 0 },
+	{ 2, NULL, 18, 5, 2, 0, 0 },
+	{ 2, NULL, 19, 5, 3, 0, 0 },
 };
 
 static const uint32_t c70_op0_u[] = {
-	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
-	0, 1, 0x10001, 0x44404130, 1, 1, 0x10da10b0, 0,
-	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
-	0, 0, 0, 0, 0x11111111, 0, 0x3020100, 0x7060504,
-	0x11111111, 0x3020100, 0x7060504, 0x407, 0, 0, 0, 0,
-	0, 0, 0, 0, 0x11111111, 0, 0xb0a0908, 0xf0e0d0c,
-	0x11111111, 0xb0a0908, 0xf0e0d0c, 0x407, 0, 0, 0, 0,
-	0, 0, 0, 0,
+	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
+	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
+	0, 0, 0, 0, 0, 0x3f800000, 0, 0,
+	0x99999999, 0x44444444, 0x3020100, 0x7060504, 0x99999999, 0x6060606, 0x6060606, 0x100,
+	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
+	0x99999999, 0x44444444, 0xb0a0908, 0xf0e0d0c, 0x99999999, 0x6060606, 0x6060606, 0x100,
+	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
 };
 
 static const cv_op c70_ops[] = {
-	{ 1, "TensorMul", -1, c70_op0_f, 0, c70_op0_w, 0, c70_op0_a, 3, c70_op0_u, 60 },
+	{ 1, "com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16", -1, c70_op0_f, 0, c70_op0_w, 0, c70_op0_a, 6, c70_op0_u, 56 },
 };
 
 static const cv_stream c70_s[] = {
@@ -8769,29 +9086,45 @@ static const cv_stream c70_s[] = {
 };
 
 static const uint8_t c70_r0[] = {
-	0x7f,
+	0, 0x80, 0, 0,
+};
+
+static const uint8_t c70_r1[] = {
+	0, 0x80, 0, 0,
+};
+
+static const uint8_t c70_r2[] = {
+	0, 0, 0, 0,
+};
+
+static const uint8_t c70_r3[] = {
+	0, 0, 0, 0,
 };
 
 static const cv_raw c70_raw[] = {
-	{ c70_r0, 1 },
+	{ c70_r0, 4 },
+	{ c70_r1, 4 },
+	{ c70_r2, 4 },
+	{ c70_r3, 4 },
 };
 
 static const uint8_t c71_in0[] = {
-	0x80, 0x7f, 3, 0x8f, 0x97, 0x61, 0xc0, 0, 0xb8, 7, 0x91, 0x89, 0x86, 0xe9, 0x77, 0,
-	0x80, 0x9c, 0xb4, 0x8d, 0x9e, 0x56, 0x54, 0, 0xbe, 0x90, 0xe6, 0xf8, 0x99, 0x97, 3, 0,
+	0, 0, 0xf8, 0x5b, 0xb0, 0x5c, 0, 0xcd, 0xb8, 0x58, 0, 0, 0xf4, 0x57, 0x16, 0x58,
+	0xb8, 0x5b, 0, 0x59, 0x28, 0x5a, 0, 0, 0x50, 0x5b, 0x58, 0x58, 0xd8, 0x5a, 0xd0, 0x5b,
+	0x18, 0x59, 0, 0,
 };
 
 static const cv_io c71_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c71_in0, 32 },
+	{ { 18, 1, 1, 1 }, 3, 1, c71_in0, 36 },
 };
 
 static const uint8_t c71_out0[] = {
-	0xe0, 0x7f, 3, 0xe4, 0xe6, 0x61, 0xf0, 0, 0x24, 7, 0x38, 0x3c, 0x3d, 0xc, 0x77, 0,
-	0x80, 0x80, 0x8e, 0x80, 0x80, 0x56, 0x54, 0, 0xf9, 0xf5, 0xfd, 0xff, 0xf6, 0xf6, 3, 0,
+	0x80, 0x7f, 0x7f, 0x80, 0x18, 0, 0, 3, 0x78, 0x20, 0x46, 0, 0x6a, 0xc, 0x5c, 0x7a,
+	0x24, 0,
 };
 
 static const cv_io c71_out[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c71_out0, 32 },
+	{ { 18, 1, 1, 1 }, 1, 2, c71_out0, 18 },
 };
 
 static const cv_field c71_op0_f[] = {
@@ -8809,17 +9142,20 @@ static const cv_addr c71_op0_a[] = {
 };
 
 static const uint32_t c71_op0_u[] = {
-	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
-	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4000,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0xc, 0x30005, 0x44404071, 0x24, 1, 0x10da10b0, 0,
+	0, 2, 0x10001, 0x44404071, 2, 1, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
+	0, 0x3f800000, 0xbf800000, 0, 0, 0, 0, 0,
+	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
+	0, 0, 0, 0x2400, 0, 0, 0, 0,
 };
 
 static const cv_op c71_ops[] = {
-	{ 1, "PReluLayer", -1, c71_op0_f, 0, c71_op0_w, 0, c71_op0_a, 3, c71_op0_u, 56 },
+	{ 1, "TensorSub", -1, c71_op0_f, 0, c71_op0_w, 0, c71_op0_a, 3, c71_op0_u, 80 },
 };
 
 static const cv_stream c71_s[] = {
@@ -8827,29 +9163,29 @@ static const cv_stream c71_s[] = {
 };
 
 static const uint8_t c71_r0[] = {
-	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
+	0xf8, 0x57,
 };
 
 static const cv_raw c71_raw[] = {
-	{ c71_r0, 8 },
+	{ c71_r0, 2 },
 };
 
 static const uint8_t c72_in0[] = {
-	0x80, 0x7f, 3, 0x48, 0xfd, 0x9d, 0x3d, 0, 0x65, 0xb7, 0xa5, 0xdb, 0x21, 0xb6, 0xf0, 0,
-	0x80, 0x9c, 0xde, 0xbd, 0x4d, 0xde, 0xc, 0, 0x18, 0x6f, 0x47, 0x9f, 0xe1, 0x75, 0x77, 0,
+	0x40, 0xc0, 0x80, 0x7f, 0x7b, 0, 0x3d, 0x16, 0x74, 0xbf, 0xff, 0, 0xb0, 0xd8, 0x3a, 0xc,
+	9, 0,
 };
 
 static const cv_io c72_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c72_in0, 32 },
+	{ { 18, 1, 1, 1 }, 1, 2, c72_in0, 18 },
 };
 
 static const uint8_t c72_out0[] = {
-	0xf0, 0x40, 2, 0x24, 0, 0xf4, 0x1e, 0, 0x32, 0x12, 0x17, 9, 0x10, 0x12, 4, 0,
-	0xa0, 0xb5, 0xe6, 0xce, 0x26, 0xe6, 6, 0, 0xc, 0x38, 0x24, 0xfb, 0xfe, 0x3a, 0x3c, 0,
+	0x40, 0xc0, 0x81, 0x7e, 0x7a, 0, 0x3d, 0x16, 0x73, 0xc0, 0xff, 0, 0xb1, 0xd8, 0x3a, 0xc,
+	9, 0,
 };
 
 static const cv_io c72_out[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c72_out0, 32 },
+	{ { 18, 1, 1, 1 }, 1, 2, c72_out0, 18 },
 };
 
 static const cv_field c72_op0_f[] = {
@@ -8867,17 +9203,18 @@ static const cv_addr c72_op0_a[] = {
 };
 
 static const uint32_t c72_op0_u[] = {
-	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
-	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4001,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4001,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
+	0, 1, 0x10001, 0x44404130, 1, 1, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
+	0, 0, 0, 0, 0x11111111, 0, 0x3020100, 0x7060504,
+	0x11111111, 0x3020100, 0x7060504, 0x407, 0, 0, 0, 0,
+	0, 0, 0, 0, 0x11111111, 0, 0xb0a0908, 0xf0e0d0c,
+	0x11111111, 0xb0a0908, 0xf0e0d0c, 0x407, 0, 0, 0, 0,
+	0, 0, 0, 0,
 };
 
 static const cv_op c72_ops[] = {
-	{ 1, "PReluLayer", -1, c72_op0_f, 0, c72_op0_w, 0, c72_op0_a, 3, c72_op0_u, 56 },
+	{ 1, "TensorMul", -1, c72_op0_f, 0, c72_op0_w, 0, c72_op0_a, 3, c72_op0_u, 60 },
 };
 
 static const cv_stream c72_s[] = {
@@ -8885,11 +9222,11 @@ static const cv_stream c72_s[] = {
 };
 
 static const uint8_t c72_r0[] = {
-	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
+	0x7f,
 };
 
 static const cv_raw c72_raw[] = {
-	{ c72_r0, 8 },
+	{ c72_r0, 1 },
 };
 
 static const uint8_t c73_in0[] = {
@@ -8902,8 +9239,8 @@ static const cv_io c73_in[] = {
 };
 
 static const uint8_t c73_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0xe0, 0x7f, 3, 0xe4, 0xe6, 0x61, 0xf0, 0, 0x24, 7, 0x38, 0x3c, 0x3d, 0xc, 0x77, 0,
+	0x80, 0x80, 0x8e, 0x80, 0x80, 0x56, 0x54, 0, 0xf9, 0xf5, 0xfd, 0xff, 0xf6, 0xf6, 3, 0,
 };
 
 static const cv_io c73_out[] = {
@@ -8928,15 +9265,14 @@ static const uint32_t c73_op0_u[] = {
 	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
 	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
 	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0x55555555, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000,
+	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4000,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	2,
 };
 
 static const cv_op c73_ops[] = {
-	{ 1, "PReluLayer", -1, c73_op0_f, 0, c73_op0_w, 0, c73_op0_a, 3, c73_op0_u, 57 },
+	{ 1, "PReluLayer", -1, c73_op0_f, 0, c73_op0_w, 0, c73_op0_a, 3, c73_op0_u, 56 },
 };
 
 static const cv_stream c73_s[] = {
@@ -8952,27 +9288,144 @@ static const cv_raw c73_raw[] = {
 };
 
 static const uint8_t c74_in0[] = {
+	0x80, 0x7f, 3, 0x48, 0xfd, 0x9d, 0x3d, 0, 0x65, 0xb7, 0xa5, 0xdb, 0x21, 0xb6, 0xf0, 0,
+	0x80, 0x9c, 0xde, 0xbd, 0x4d, 0xde, 0xc, 0, 0x18, 0x6f, 0x47, 0x9f, 0xe1, 0x75, 0x77, 0,
+};
+
+static const cv_io c74_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c74_in0, 32 },
+};
+
+static const uint8_t c74_out0[] = {
+	0xf0, 0x40, 2, 0x24, 0, 0xf4, 0x1e, 0, 0x32, 0x12, 0x17, 9, 0x10, 0x12, 4, 0,
+	0xa0, 0xb5, 0xe6, 0xce, 0x26, 0xe6, 6, 0, 0xc, 0x38, 0x24, 0xfb, 0xfe, 0x3a, 0x3c, 0,
+};
+
+static const cv_io c74_out[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c74_out0, 32 },
+};
+
+static const cv_field c74_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c74_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c74_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c74_op0_u[] = {
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4001,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4001,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_op c74_ops[] = {
+	{ 1, "PReluLayer", -1, c74_op0_f, 0, c74_op0_w, 0, c74_op0_a, 3, c74_op0_u, 56 },
+};
+
+static const cv_stream c74_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c74_r0[] = {
+	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
+};
+
+static const cv_raw c74_raw[] = {
+	{ c74_r0, 8 },
+};
+
+static const uint8_t c75_in0[] = {
+	0x80, 0x7f, 3, 0x8f, 0x97, 0x61, 0xc0, 0, 0xb8, 7, 0x91, 0x89, 0x86, 0xe9, 0x77, 0,
+	0x80, 0x9c, 0xb4, 0x8d, 0x9e, 0x56, 0x54, 0, 0xbe, 0x90, 0xe6, 0xf8, 0x99, 0x97, 3, 0,
+};
+
+static const cv_io c75_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c75_in0, 32 },
+};
+
+static const uint8_t c75_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c75_out[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c75_out0, 32 },
+};
+
+static const cv_field c75_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c75_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c75_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c75_op0_u[] = {
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0x55555555, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4000,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	2,
+};
+
+static const cv_op c75_ops[] = {
+	{ 1, "PReluLayer", -1, c75_op0_f, 0, c75_op0_w, 0, c75_op0_a, 3, c75_op0_u, 57 },
+};
+
+static const cv_stream c75_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c75_r0[] = {
+	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
+};
+
+static const cv_raw c75_raw[] = {
+	{ c75_r0, 8 },
+};
+
+static const uint8_t c76_in0[] = {
 	0xf6, 0x3f, 0, 0x40, 0xe1, 0xbf, 0xfa, 0xbc, 0, 0, 0xe4, 0xbd, 0xf5, 0x45, 0x68, 0xbc,
 	0x87, 0x42, 0, 0, 0x41, 0x42, 0x8f, 0xc0, 0x5e, 0xbf, 0x1e, 0xbf, 0, 0, 0, 0,
 	0x41, 0xc4, 0xac, 0x45, 0xe9, 0x44, 0xc2, 0x39, 0, 0, 0x79, 0xc0, 0xb0, 0x5c, 0x31, 0x40,
 	0x3a, 0xbd, 0, 0, 0x84, 0x2d, 0xa1, 0x34, 0x23, 0x45, 0, 0x80, 0, 0, 0, 0,
 };
 
-static const cv_io c74_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 1, c74_in0, 64 },
+static const cv_io c76_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 1, c76_in0, 64 },
 };
 
-static const uint8_t c74_out0[] = {
+static const uint8_t c76_out0[] = {
 	0xec, 0x43, 0, 0x44, 0xc3, 0x43, 0x31, 0x3e, 0x57, 0x40, 0x70, 0x50, 0xdc, 0x3c, 0x54, 0x49,
 	0xe4, 0x48, 0x33, 0x45, 0xc9, 0x42, 0x55, 0x42, 0x86, 0x4c, 6, 0x50, 8, 0x4e, 0x25, 0x38,
 	1, 0x45, 0, 0x7c, 0x65, 0x44, 0xd5, 0x3e, 0x9b, 0x1f, 0x5c, 0x2d, 0x9a, 0x4e, 0, 0,
 };
 
-static const cv_io c74_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c74_out0, 48 },
+static const cv_io c76_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c76_out0, 48 },
 };
 
-static const cv_field c74_op0_f[] = {
+static const cv_field c76_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -8993,29 +9446,29 @@ static const cv_field c74_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c74_op0_w[] = {
+static const cv_word c76_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c74_op0_a[] = {
+static const cv_addr c76_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c74_op0_u[] = {
+static const uint32_t c76_op0_u[] = {
 	0,
 };
 
-static const cv_op c74_ops[] = {
-	{ 7, "ActivationLayer", -1, c74_op0_f, 18, c74_op0_w, 0, c74_op0_a, 3, c74_op0_u, 0 },
+static const cv_op c76_ops[] = {
+	{ 7, "ActivationLayer", -1, c76_op0_f, 18, c76_op0_w, 0, c76_op0_a, 3, c76_op0_u, 0 },
 };
 
-static const cv_stream c74_s[] = {
+static const cv_stream c76_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c74_r0[] = {
+static const uint8_t c76_r0[] = {
 	0, 0x80, 8, 0, 0x80, 0x90, 8, 0, 0, 0xa2, 8, 0, 0x80, 0xb4, 8, 0,
 	0, 0xc8, 8, 0, 0x80, 0xdc, 8, 0, 0, 0xf2, 8, 0, 0x40, 4, 9, 0,
 	0, 0x10, 9, 0, 0x40, 0x1c, 9, 0, 0, 0x29, 9, 0, 0x40, 0x36, 9, 0,
@@ -9275,32 +9728,32 @@ static const uint8_t c74_r0[] = {
 	0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_raw c74_raw[] = {
-	{ c74_r0, 4108 },
+static const cv_raw c76_raw[] = {
+	{ c76_r0, 4108 },
 };
 
-static const uint8_t c75_in0[] = {
+static const uint8_t c77_in0[] = {
 	0, 0, 0x10, 0, 0xff, 0x3f, 0x75, 0x50, 0, 0, 0xd5, 0x4e, 0xab, 0x4d, 0x78, 0x4d,
 	0x35, 0x48, 0, 0, 0xb3, 0x4f, 0x7b, 0x50, 0x37, 0x4f, 0xfd, 0x4c, 0, 0, 0, 0,
 	0x6c, 0x4c, 3, 0x50, 0x39, 0x50, 0x95, 0x48, 0, 0, 0xd0, 0x50, 0xb7, 0x40, 0xcc, 0x49,
 	0x3e, 0x4a, 0, 0, 5, 0x4f, 0x13, 0x4f, 0xb7, 0x50, 0xcd, 0xb4, 0, 0, 0, 0,
 };
 
-static const cv_io c75_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 1, c75_in0, 64 },
+static const cv_io c77_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 1, c77_in0, 64 },
 };
 
-static const uint8_t c75_out0[] = {
+static const uint8_t c77_out0[] = {
 	0xa8, 0x59, 0x9d, 0x59, 0xa9, 0x39, 0x5c, 0x31, 0x1f, 0x32, 0xb9, 0x32, 0xd8, 0x32, 0x84, 0x35,
 	0xc4, 0x31, 0x58, 0x31, 0xf5, 0x31, 0x2a, 0x33, 0x9c, 0x33, 0xa6, 0x31, 0x82, 0x31, 0x49, 0x35,
 	0x28, 0x31, 0x36, 0x39, 0xb3, 0x34, 0x87, 0x34, 0xa, 0x32, 4, 0x32, 0x36, 0x31, 0x4e, 0xbf,
 };
 
-static const cv_io c75_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c75_out0, 48 },
+static const cv_io c77_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c77_out0, 48 },
 };
 
-static const cv_field c75_op0_f[] = {
+static const cv_field c77_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -9321,29 +9774,29 @@ static const cv_field c75_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c75_op0_w[] = {
+static const cv_word c77_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c75_op0_a[] = {
+static const cv_addr c77_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c75_op0_u[] = {
+static const uint32_t c77_op0_u[] = {
 	0,
 };
 
-static const cv_op c75_ops[] = {
-	{ 7, "ActivationLayer", -1, c75_op0_f, 18, c75_op0_w, 0, c75_op0_a, 3, c75_op0_u, 0 },
+static const cv_op c77_ops[] = {
+	{ 7, "ActivationLayer", -1, c77_op0_f, 18, c77_op0_w, 0, c77_op0_a, 3, c77_op0_u, 0 },
 };
 
-static const cv_stream c75_s[] = {
+static const cv_stream c77_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c75_r0[] = {
+static const uint8_t c77_r0[] = {
 	5, 0x35, 7, 0, 0x41, 0x32, 7, 0, 0x9d, 0x2f, 7, 0, 0x16, 0x2d, 7, 0,
 	0xab, 0x2a, 7, 0, 0x58, 0x28, 7, 0, 0x1d, 0x26, 7, 0, 0xf9, 0x23, 7, 0,
 	0xe9, 0x21, 7, 0, 0xec, 0x1f, 7, 0, 2, 0x1e, 7, 0, 0x29, 0x1c, 7, 0,
@@ -9603,131 +10056,8 @@ static const uint8_t c75_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_raw c75_raw[] = {
-	{ c75_r0, 4108 },
-};
-
-static const uint8_t c76_in0[] = {
-	0, 0x14, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
-};
-
-static const cv_io c76_in[] = {
-	{ { 8, 1, 1, 1 }, 1, 1, c76_in0, 16 },
-};
-
-static const uint8_t c76_out0[] = {
-	0, 0, 0xdf, 0x90, 0xd9, 0x95, 0xd4, 0x1f, 0xc4, 0xb4, 0xb9, 0xb9, 0xc7, 0x9d, 9, 0x33,
-	0x39, 0x38, 0xbb, 0xa4, 0xc3, 0x39, 0xea, 0x3e, 0x7f, 0x21, 0xb1, 0xb6, 4, 0xbc, 0x93, 0x1c,
-	0x92, 0xb1, 0xb0, 0xb6, 0x3d, 0x29, 0x61, 0xbe, 0xa8, 0xc3, 0x89, 0xa7, 0x97, 0x3c, 0x82, 0x41,
-};
-
-static const cv_io c76_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c76_out0, 48 },
-};
-
-static const cv_field c76_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c76_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c76_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
-};
-
-static const uint32_t c76_op0_u[] = {
-	0, 2, 0x40001, 0x44405071, 8, 2, 0x10dd10b0, 0,
-	0, 6, 0x10003, 0x44404071, 6, 1, 0x10dd10b0, 0,
-	0, 6, 0x40003, 0x44405071, 0x18, 2, 0x10dd10b0, 0,
-	0x29292929, 0x10101010, 0x1110000, 0x3330222, 0x29292929, 0x10000, 0x30002, 0x300,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0x29292929, 0x10101010, 0x5550444, 0x7770666, 0x29292929, 0x50004, 0x70006, 0x300,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0x3f800000, 0, 0, 0, 0x11111111, 0x11110000, 0x6040200, 0x6040200,
-	0x22222222, 0, 0, 0x100, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
-	0x3c00, 0x3c00, 0x3c00, 0x3c00,
-};
-
-static const cv_op c76_ops[] = {
-	{ 1, "TensorMul", -1, c76_op0_f, 0, c76_op0_w, 0, c76_op0_a, 3, c76_op0_u, 76 },
-};
-
-static const cv_stream c76_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c76_r0[] = {
-	0, 0x24, 0xdf, 0xb8, 0xd9, 0xbd,
-};
-
-static const cv_raw c76_raw[] = {
-	{ c76_r0, 6 },
-};
-
-static const uint8_t c77_in0[] = {
-	0, 8, 0x1a, 0xc8, 0xba, 0xcc, 0x63, 0x3c, 0x5f, 0xcf, 0, 0, 0, 0, 0, 0,
-	9, 0x4f, 0x85, 0x4c, 0xb8, 0x4b, 0x25, 0x49, 0xe, 0xcf, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c77_in1[] = {
-	0, 0xc2,
-};
-
-static const cv_io c77_in[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c77_in0, 32 },
-	{ { 1, 1, 1, 1 }, 1, 1, c77_in1, 2 },
-};
-
-static const uint8_t c77_out0[] = {
-	0, 0, 0x78, 0x41, 0x4d, 0x46, 0xd9, 0xb5, 0xea, 0x48, 0xb1, 0xc8, 7, 0xc6, 0x25, 0xc5,
-	0xdc, 0xc2, 0xb4, 0x48,
-};
-
-static const cv_io c77_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c77_out0, 20 },
-};
-
-static const cv_field c77_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c77_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c77_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 1, 1, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
-};
-
-static const uint32_t c77_op0_u[] = {
-	0, 0x10, 0x20005, 0x44405071, 0x20, 1, 0x10dd10b0, 0,
-	0, 2, 0x10001, 0x44404071, 2, 1, 0x10dd10b0, 0,
-	0, 0xa, 0x20005, 0x44405071, 0x14, 1, 0x10dd10b0, 0,
-	0, 0x3f800000, 0x3f800000, 0, 0, 0, 0, 0,
-	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
-	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
-	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
-	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
-	0, 0, 0, 0, 0x11111111, 0x11110000, 0x6040200, 0x6040200,
-	0x22222222, 0, 0, 0x100, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
-};
-
-static const cv_op c77_ops[] = {
-	{ 1, "TensorDiv", -1, c77_op0_f, 0, c77_op0_w, 0, c77_op0_a, 3, c77_op0_u, 80 },
-};
-
-static const cv_stream c77_s[] = {
-	{ { 0 }, { 0 } },
-};
-
 static const cv_raw c77_raw[] = {
-	{ NULL, 0 },
+	{ c77_r0, 4108 },
 };
 
 static const uint8_t c78_in0[] = {
@@ -9739,9 +10069,9 @@ static const cv_io c78_in[] = {
 };
 
 static const uint8_t c78_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0xdf, 0x90, 0xd9, 0x95, 0xd4, 0x1f, 0xc4, 0xb4, 0xb9, 0xb9, 0xc7, 0x9d, 9, 0x33,
+	0x39, 0x38, 0xbb, 0xa4, 0xc3, 0x39, 0xea, 0x3e, 0x7f, 0x21, 0xb1, 0xb6, 4, 0xbc, 0x93, 0x1c,
+	0x92, 0xb1, 0xb0, 0xb6, 0x3d, 0x29, 0x61, 0xbe, 0xa8, 0xc3, 0x89, 0xa7, 0x97, 0x3c, 0x82, 0x41,
 };
 
 static const cv_io c78_out[] = {
@@ -9770,7 +10100,7 @@ static const uint32_t c78_op0_u[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0x29292929, 0x10101010, 0x5550444, 0x7770666, 0x29292929, 0x50004, 0x70006, 0x300,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0x40000000, 0, 0, 0, 0x11111111, 0x11110000, 0x6040200, 0x6040200,
+	0x3f800000, 0, 0, 0, 0x11111111, 0x11110000, 0x6040200, 0x6040200,
 	0x22222222, 0, 0, 0x100, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
 	0x3c00, 0x3c00, 0x3c00, 0x3c00,
 };
@@ -9792,61 +10122,57 @@ static const cv_raw c78_raw[] = {
 };
 
 static const uint8_t c79_in0[] = {
-	0, 4, 0, 0x80, 0xd0, 0xc2, 0, 0, 0x3d, 0xc5, 0x4b, 0xc2, 0x65, 0xc5, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0x61, 0x42, 0x58, 0x44, 0x73, 0x33, 0, 0,
-	0x3a, 0xc4, 0x52, 0xc4, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 8, 0x1a, 0xc8, 0xba, 0xcc, 0x63, 0x3c, 0x5f, 0xcf, 0, 0, 0, 0, 0, 0,
+	9, 0x4f, 0x85, 0x4c, 0xb8, 0x4b, 0x25, 0x49, 0xe, 0xcf, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c79_in1[] = {
+	0, 0xc2,
 };
 
 static const cv_io c79_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c79_in0, 48 },
+	{ { 16, 1, 1, 1 }, 1, 1, c79_in0, 32 },
+	{ { 1, 1, 1, 1 }, 1, 1, c79_in1, 2 },
 };
 
 static const uint8_t c79_out0[] = {
-	0, 0, 0, 0, 0xd0, 0xbe, 0x3d, 0xc1, 0x4b, 0xbe, 0x65, 0xc1, 0x61, 0x3e, 0x58, 0x40,
-	0x73, 0x2f, 0x3a, 0xc0, 0x52, 0xc0, 0xff, 0x77,
+	0, 0, 0x78, 0x41, 0x4d, 0x46, 0xd9, 0xb5, 0xea, 0x48, 0xb1, 0xc8, 7, 0xc6, 0x25, 0xc5,
+	0xdc, 0xc2, 0xb4, 0x48,
 };
 
 static const cv_io c79_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c79_out0, 24 },
+	{ { 10, 1, 1, 1 }, 1, 1, c79_out0, 20 },
 };
 
 static const cv_field c79_op0_f[] = {
-	{ "kernel_xy_size", 0x1 },
-	{ "kernel_z_size", 0x2 },
-	{ "kernel_data_type", 0x1 },
-	{ "in_image_x_size", 0x3 },
-	{ "in_image_y_size", 0x2 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x3 },
-	{ "out_image_y_size", 0x2 },
-	{ "out_image_z_size", 0x2 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x18 },
-	{ "out_image_x_stride", 0x6 },
-	{ "out_image_y_stride", 0xc },
-	{ "post_shift", 0x1e },
-	{ "post_shift_bit_5_6", 0x3 },
+	{ NULL, 0 },
 };
 
 static const cv_word c79_op0_w[] = {
-	{ 27, 0x00000000 },
-	{ 29, 0x7f800000 },
-	{ 30, 0xff800000 },
-	{ 35, 0x07ffffff },
+	{ 0, 0 },
 };
 
 static const cv_addr c79_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 1, 1, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c79_op0_u[] = {
-	0,
+	0, 0x10, 0x20005, 0x44405071, 0x20, 1, 0x10dd10b0, 0,
+	0, 2, 0x10001, 0x44404071, 2, 1, 0x10dd10b0, 0,
+	0, 0xa, 0x20005, 0x44405071, 0x14, 1, 0x10dd10b0, 0,
+	0, 0x3f800000, 0x3f800000, 0, 0, 0, 0, 0,
+	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0, 0, 0, 0, 0x11111111, 0x11110000, 0x6040200, 0x6040200,
+	0x22222222, 0, 0, 0x100, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
 };
 
 static const cv_op c79_ops[] = {
-	{ 6, "TensorMul_SP", -1, c79_op0_f, 16, c79_op0_w, 4, c79_op0_a, 2, c79_op0_u, 0 },
+	{ 1, "TensorDiv", -1, c79_op0_f, 0, c79_op0_w, 0, c79_op0_a, 3, c79_op0_u, 80 },
 };
 
 static const cv_stream c79_s[] = {
@@ -9858,90 +10184,79 @@ static const cv_raw c79_raw[] = {
 };
 
 static const uint8_t c80_in0[] = {
-	0, 0, 0, 0x80, 0x65, 0xc0, 0, 0, 0xbb, 0x41, 0xe4, 0xc4, 0xf6, 0xc3, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0x22, 0x44, 0x60, 0x3b, 0x94, 0x33, 0, 0,
-	0x1f, 0xb8, 0x9b, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0x14, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
 };
 
 static const cv_io c80_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c80_in0, 48 },
+	{ { 8, 1, 1, 1 }, 1, 1, c80_in0, 16 },
 };
 
 static const uint8_t c80_out0[] = {
-	0, 0, 0, 0, 0x65, 0x40, 0xbb, 0xc1, 0xe4, 0x44, 0xf6, 0x43, 0x22, 0xc4, 0x60, 0xbb,
-	0x94, 0xb3, 0x1f, 0x38, 0x9b, 0x46, 0xff, 0xfb,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c80_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c80_out0, 24 },
+	{ { 24, 1, 1, 1 }, 1, 1, c80_out0, 48 },
 };
 
 static const cv_field c80_op0_f[] = {
-	{ "kernel_xy_size", 0x1 },
-	{ "kernel_z_size", 0x2 },
-	{ "kernel_data_type", 0x1 },
-	{ "in_image_x_size", 0x3 },
-	{ "in_image_y_size", 0x2 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x3 },
-	{ "out_image_y_size", 0x2 },
-	{ "out_image_z_size", 0x2 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x18 },
-	{ "out_image_x_stride", 0x6 },
-	{ "out_image_y_stride", 0xc },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
+	{ NULL, 0 },
 };
 
 static const cv_word c80_op0_w[] = {
-	{ 27, 0x10000000 },
-	{ 29, 0x7f800000 },
-	{ 30, 0xff800000 },
-	{ 35, 0x07ffffff },
+	{ 0, 0 },
 };
 
 static const cv_addr c80_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c80_op0_u[] = {
-	0,
+	0, 2, 0x40001, 0x44405071, 8, 2, 0x10dd10b0, 0,
+	0, 6, 0x10003, 0x44404071, 6, 1, 0x10dd10b0, 0,
+	0, 6, 0x40003, 0x44405071, 0x18, 2, 0x10dd10b0, 0,
+	0x29292929, 0x10101010, 0x1110000, 0x3330222, 0x29292929, 0x10000, 0x30002, 0x300,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x29292929, 0x10101010, 0x5550444, 0x7770666, 0x29292929, 0x50004, 0x70006, 0x300,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x40000000, 0, 0, 0, 0x11111111, 0x11110000, 0x6040200, 0x6040200,
+	0x22222222, 0, 0, 0x100, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
+	0x3c00, 0x3c00, 0x3c00, 0x3c00,
 };
 
 static const cv_op c80_ops[] = {
-	{ 6, "ActivationLayer_SP", -1, c80_op0_f, 16, c80_op0_w, 4, c80_op0_a, 2, c80_op0_u, 0 },
+	{ 1, "TensorMul", -1, c80_op0_f, 0, c80_op0_w, 0, c80_op0_a, 3, c80_op0_u, 76 },
 };
 
 static const cv_stream c80_s[] = {
 	{ { 0 }, { 0 } },
 };
 
+static const uint8_t c80_r0[] = {
+	0, 0x24, 0xdf, 0xb8, 0xd9, 0xbd,
+};
+
 static const cv_raw c80_raw[] = {
-	{ NULL, 0 },
+	{ c80_r0, 6 },
 };
 
 static const uint8_t c81_in0[] = {
-	0, 4, 0, 0x80, 0x3b, 0xc7, 0, 0, 0x92, 0x36, 0x8d, 0xc5, 0x54, 9, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xce, 0xc3, 0x84, 0x39, 0x2e, 0x3a, 0, 0,
-	0x63, 0xc4, 0x92, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c81_in1[] = {
-	0, 0x34, 0xd4, 0x41, 0xcb, 0x45, 0xe8, 0xb9, 0x72, 0x3c, 0xea, 0xc7, 0xfe, 0x45, 0xfc, 0x3c,
-	0x20, 0x47, 0x45, 0x46, 0xd2, 0x41, 0, 0x44,
+	0, 4, 0, 0x80, 0xd0, 0xc2, 0, 0, 0x3d, 0xc5, 0x4b, 0xc2, 0x65, 0xc5, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0x61, 0x42, 0x58, 0x44, 0x73, 0x33, 0, 0,
+	0x3a, 0xc4, 0x52, 0xc4, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c81_in[] = {
 	{ { 24, 1, 1, 1 }, 1, 1, c81_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c81_in1, 24 },
 };
 
 static const uint8_t c81_out0[] = {
-	0, 0, 0, 0, 0x3c, 0xd1, 0xda, 0xb4, 0x2b, 0xc6, 0x45, 0x95, 0xd9, 0xcd, 0xdf, 0x3a,
-	0x81, 0x45, 0xe0, 0xce, 0xc8, 0xcc, 0xff, 0x7b,
+	0, 0, 0, 0, 0xd0, 0xbe, 0x3d, 0xc1, 0x4b, 0xbe, 0x65, 0xc1, 0x61, 0x3e, 0x58, 0x40,
+	0x73, 0x2f, 0x3a, 0xc0, 0x52, 0xc0, 0xff, 0x77,
 };
 
 static const cv_io c81_out[] = {
@@ -9963,22 +10278,18 @@ static const cv_field c81_op0_f[] = {
 	{ "in_image_y_stride", 0x18 },
 	{ "out_image_x_stride", 0x6 },
 	{ "out_image_y_stride", 0xc },
-	{ "post_shift", 0x1f },
+	{ "post_shift", 0x1e },
 	{ "post_shift_bit_5_6", 0x3 },
-	{ "kernels_per_core", 0x2 },
-	{ "depthwise", 0x1 },
 };
 
 static const cv_word c81_op0_w[] = {
-	{ 29, 0x477fe000 },
-	{ 30, 0xc77fe000 },
-	{ 32, 0x000c0006 },
-	{ 33, 0x00000001 },
-	{ 35, 0x17ffffff },
+	{ 27, 0x00000000 },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 35, 0x07ffffff },
 };
 
 static const cv_addr c81_op0_a[] = {
-	{ 1, NULL, 34, 1, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
@@ -9988,7 +10299,7 @@ static const uint32_t c81_op0_u[] = {
 };
 
 static const cv_op c81_ops[] = {
-	{ 2, "TensorMul", -1, c81_op0_f, 18, c81_op0_w, 5, c81_op0_a, 3, c81_op0_u, 0 },
+	{ 6, "TensorMul_SP", -1, c81_op0_f, 16, c81_op0_w, 4, c81_op0_a, 2, c81_op0_u, 0 },
 };
 
 static const cv_stream c81_s[] = {
@@ -10000,9 +10311,9 @@ static const cv_raw c81_raw[] = {
 };
 
 static const uint8_t c82_in0[] = {
-	0, 4, 0, 0x80, 0x1e, 0x3e, 0, 0, 0x6b, 0xba, 0x80, 0xb9, 7, 0xc2, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xf9, 0xc1, 0x91, 0xc2, 0xe1, 0x37, 0, 0,
-	0xa4, 0xbe, 0, 0x43, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0x80, 0x65, 0xc0, 0, 0, 0xbb, 0x41, 0xe4, 0xc4, 0xf6, 0xc3, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0x22, 0x44, 0x60, 0x3b, 0x94, 0x33, 0, 0,
+	0x1f, 0xb8, 0x9b, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c82_in[] = {
@@ -10010,8 +10321,8 @@ static const cv_io c82_in[] = {
 };
 
 static const uint8_t c82_out0[] = {
-	0, 4, 0, 0, 0x1e, 0x3e, 0x6b, 0xba, 0x80, 0xb9, 7, 0xc2, 0xf9, 0xc1, 0x91, 0xc2,
-	0xe1, 0x37, 0xa4, 0xbe, 0, 0x43, 0xff, 0x7b,
+	0, 0, 0, 0, 0x65, 0x40, 0xbb, 0xc1, 0xe4, 0x44, 0xf6, 0x43, 0x22, 0xc4, 0x60, 0xbb,
+	0x94, 0xb3, 0x1f, 0x38, 0x9b, 0x46, 0xff, 0xfb,
 };
 
 static const cv_io c82_out[] = {
@@ -10038,7 +10349,7 @@ static const cv_field c82_op0_f[] = {
 };
 
 static const cv_word c82_op0_w[] = {
-	{ 27, 0x00000000 },
+	{ 27, 0x10000000 },
 	{ 29, 0x7f800000 },
 	{ 30, 0xff800000 },
 	{ 35, 0x07ffffff },
@@ -10054,7 +10365,7 @@ static const uint32_t c82_op0_u[] = {
 };
 
 static const cv_op c82_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c82_op0_f, 16, c82_op0_w, 4, c82_op0_a, 2, c82_op0_u, 0 },
+	{ 6, "ActivationLayer_SP", -1, c82_op0_f, 16, c82_op0_w, 4, c82_op0_a, 2, c82_op0_u, 0 },
 };
 
 static const cv_stream c82_s[] = {
@@ -10062,6 +10373,148 @@ static const cv_stream c82_s[] = {
 };
 
 static const cv_raw c82_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c83_in0[] = {
+	0, 4, 0, 0x80, 0x3b, 0xc7, 0, 0, 0x92, 0x36, 0x8d, 0xc5, 0x54, 9, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xce, 0xc3, 0x84, 0x39, 0x2e, 0x3a, 0, 0,
+	0x63, 0xc4, 0x92, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c83_in1[] = {
+	0, 0x34, 0xd4, 0x41, 0xcb, 0x45, 0xe8, 0xb9, 0x72, 0x3c, 0xea, 0xc7, 0xfe, 0x45, 0xfc, 0x3c,
+	0x20, 0x47, 0x45, 0x46, 0xd2, 0x41, 0, 0x44,
+};
+
+static const cv_io c83_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c83_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c83_in1, 24 },
+};
+
+static const uint8_t c83_out0[] = {
+	0, 0, 0, 0, 0x3c, 0xd1, 0xda, 0xb4, 0x2b, 0xc6, 0x45, 0x95, 0xd9, 0xcd, 0xdf, 0x3a,
+	0x81, 0x45, 0xe0, 0xce, 0xc8, 0xcc, 0xff, 0x7b,
+};
+
+static const cv_io c83_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c83_out0, 24 },
+};
+
+static const cv_field c83_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "kernels_per_core", 0x2 },
+	{ "depthwise", 0x1 },
+};
+
+static const cv_word c83_op0_w[] = {
+	{ 29, 0x477fe000 },
+	{ 30, 0xc77fe000 },
+	{ 32, 0x000c0006 },
+	{ 33, 0x00000001 },
+	{ 35, 0x17ffffff },
+};
+
+static const cv_addr c83_op0_a[] = {
+	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c83_op0_u[] = {
+	0,
+};
+
+static const cv_op c83_ops[] = {
+	{ 2, "TensorMul", -1, c83_op0_f, 18, c83_op0_w, 5, c83_op0_a, 3, c83_op0_u, 0 },
+};
+
+static const cv_stream c83_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c83_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c84_in0[] = {
+	0, 4, 0, 0x80, 0x1e, 0x3e, 0, 0, 0x6b, 0xba, 0x80, 0xb9, 7, 0xc2, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xf9, 0xc1, 0x91, 0xc2, 0xe1, 0x37, 0, 0,
+	0xa4, 0xbe, 0, 0x43, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c84_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c84_in0, 48 },
+};
+
+static const uint8_t c84_out0[] = {
+	0, 4, 0, 0, 0x1e, 0x3e, 0x6b, 0xba, 0x80, 0xb9, 7, 0xc2, 0xf9, 0xc1, 0x91, 0xc2,
+	0xe1, 0x37, 0xa4, 0xbe, 0, 0x43, 0xff, 0x7b,
+};
+
+static const cv_io c84_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c84_out0, 24 },
+};
+
+static const cv_field c84_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c84_op0_w[] = {
+	{ 27, 0x00000000 },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 35, 0x07ffffff },
+};
+
+static const cv_addr c84_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c84_op0_u[] = {
+	0,
+};
+
+static const cv_op c84_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c84_op0_f, 16, c84_op0_w, 4, c84_op0_a, 2, c84_op0_u, 0 },
+};
+
+static const cv_stream c84_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c84_raw[] = {
 	{ NULL, 0 },
 };
 
@@ -10159,162 +10612,168 @@ static const cv_case cv_cases[] = {
 	{ "tp-lookup-tables", "TP lookup-table activations over all 256 input codes (a 16x16 image), three tables: leaky ReLU with alpha 1/4 in 32-bit entries with sign support, scale 2, zero points 120 -> 20 (saturation at both ends, ties of the negative side); x / 4 in half-precision entries without sign support (the table holds f(|d|), the sign put back), zero points 100 -> 128, ties; random entries in [-1, 1] with sign support, scale 100 (the interpolation between entries decides)",
 	  "numpy: the functions' values (leaky ReLU, x / 4: linear between entries, so the interpolation is exact), for the random table the rule of doc/cpu-backend.md in Python fractions; times the scale, rounded half away from zero, plus the zero point, saturated",
 	  "", 0x1000003b, 0, c30_in, 1, c30_out, 3, c30_ops, 3, c30_s, 0, c30_raw, 3 },
+	{ "tp-lookup-table-0xe8", "TP lookup-table activation over all 256 input codes (a 16x16 image) with a target-0xe8 table: 32-bit entries stored with the index's bit 9 inverted, then the words 0x05000000, 0x003f8000; random entries in [0, 1], sign support 0 (the sign put back), zero points 100 -> 128, scale 100 (the interpolation between entries decides)",
+	  "numpy: the rule of doc/cpu-backend.md in Python fractions over the entries in index order (entry i read at i ^ 512), times the scale, rounded half away from zero, plus the zero point, saturated",
+	  "", 0x1000003b, 0, c31_in, 1, c31_out, 1, c31_ops, 1, c31_s, 0, c31_raw, 1 },
 	{ "tp-int8-pool-and-table", "TP on int8 data (in_image_data_type and out_image_data_type 2, zero points 0): 2x2 max pooling at stride 2 of a 6x4x2 image whose windows mix -128..-1 with 0..127 (-> 3x2x2); a lookup table (leaky ReLU, alpha 1/4, 32-bit entries with sign support) over all 256 codes, shift -2 (scale 4): negative codes take the negative branch, saturation at -128 and 127; the same table with alu_input_preshift 3 (the code times 2^-3 selects the entry) and shift -3, ties of the negative side; int8 copies with a scale: shift -1 (x 2, saturating) and multiplier 1.5 with shift 1 (x 0.75, ties of both signs)",
 	  "numpy: the maximum of each window's int8 values; the table's rule of doc/cpu-backend.md on the signed code (the copies: the code times the scale), in Python fractions, rounded half away from zero, saturated to -128..127",
-	  "", 0x1000003b, 0, c31_in, 2, c31_out, 5, c31_ops, 5, c31_s, 0, c31_raw, 1 },
+	  "", 0x1000003b, 0, c32_in, 2, c32_out, 5, c32_ops, 5, c32_s, 0, c32_raw, 1 },
 	{ "tp-uint8-scaled-copy", "TP uint8 layout copies (ConcatLayer) with a scale and zero points, over all 256 codes: in_zp 120, out_zp 0, multiplier 29339, shift 0 (x 1.895, the face detectors' first concatenation: negative values saturate at 0); in_zp 147, out_zp 0, multiplier 5794, shift -1 (x 2.354); in_zp 100, out_zp 40, multiplier 16384, shift 1 (x 0.75, ties of both signs)",
 	  "numpy: out_zp + (q - in_zp) x (1 + m / 2^15) x 2^-s in Python fractions, rounded half away from zero, saturated to 0..255",
-	  "", 0x1000003b, 0, c32_in, 1, c32_out, 3, c32_ops, 3, c32_s, 0, c32_raw, 0 },
+	  "", 0x1000003b, 0, c33_in, 1, c33_out, 3, c33_ops, 3, c33_s, 0, c33_raw, 0 },
 	{ "tp-fully-connected", "TP fully connected layer, 12 inputs 2 bytes apart -> 16 outputs, kernel zero point 128, scale 2^-4 (15-bit mantissa, exponent 127 - shift): two sums are ties (+ and -), two saturate",
 	  "numpy: requant(bias[o] + sum over i of (w[o][i] - zp) x in[i]), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c33_in, 1, c33_out, 1, c33_ops, 1, c33_s, 1, c33_raw, 0 },
+	  "", 0x1000003b, 0, c34_in, 1, c34_out, 1, c34_ops, 1, c34_s, 1, c34_raw, 0 },
 	{ "sh-softmax", "SH softmax (Softmax2Layer) over 10 uint8 values -> 10 halves into an FP16 output record, the uniform 0x36048 = 0.35 x log2(e) as a float32; two values equal the maximum",
 	  "numpy: 2^((x - max) x u) / sum in double precision, numpy.float16 (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c34_in, 1, c34_out, 1, c34_ops, 1, c34_s, 0, c34_raw, 0 },
+	  "", 0x1000003b, 0, c35_in, 1, c35_out, 1, c35_ops, 1, c35_s, 0, c35_raw, 0 },
 	{ "sh-softmax-int8", "SH softmax (Softmax2Layer) over 12 int8 values (format word 0x44404130) -> 12 halves, the uniform 0x36048 = 0.2 x log2(e): values from -40 to 30, negative and positive, two at the maximum",
 	  "numpy: 2^((x - max) x u) / sum over the signed values, in 60-digit decimals, numpy.float16 (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c35_in, 1, c35_out, 1, c35_ops, 1, c35_s, 0, c35_raw, 0 },
+	  "", 0x1000003b, 0, c36_in, 1, c36_out, 1, c36_ops, 1, c36_s, 0, c36_raw, 0 },
 	{ "sh-softmax-column-pairs", "SH pair softmax of the 0x10003 files (layer SoftMax2, images 0x444051f0 and 0x44405071 two values wide, one pair a row: rows 2 and 4 bytes apart) over 7 pairs, the uniform 0x36114 = 0.6 x log2(e); one pair equal, one 255 against 0",
 	  "numpy: 2^((x - max) x u) / sum over each pair, in 60-digit decimals, numpy.float16 (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c36_in, 1, c36_out, 1, c36_ops, 1, c36_s, 0, c36_raw, 0 },
+	  "", 0x1000003b, 0, c37_in, 1, c37_out, 1, c37_ops, 1, c37_s, 0, c37_raw, 0 },
 	{ "sh-global-average-pooling", "SH global average pooling (PoolingLayer2, images 0x444051c0): 7 channels of 4x4 (rows of 16 bytes, 20 apart) -> 7 values (2 apart); a = 1, b = 16 x 2 (zero point 2), c = 1 / (16 x 0.5), d = 1: a sum of 4 mod 8 is a tie",
 	  "numpy: numpy.rint((sum x a - b) x c + d) in double precision from the float32 uniforms (to nearest, ties to even: the C library's nearbyint), saturated",
-	  "", 0x1000003b, 0, c37_in, 1, c37_out, 1, c37_ops, 1, c37_s, 0, c37_raw, 0 },
+	  "", 0x1000003b, 0, c38_in, 1, c38_out, 1, c38_ops, 1, c38_s, 0, c38_raw, 0 },
 	{ "sh-tensoradd", "SH TensorAdd of two 5x3x2 images (rows 6, slices 20 bytes apart) into a third (rows 5), a = 0.5, b = 1.5, zero points 30, 128 -> 128 (out = (x0 - zp0) a + (x1 - zp1) b + zpo): ties, saturation at 0 and 255",
 	  "numpy: numpy.rint of the sum in double precision from the float32 uniforms (to nearest, ties to even), saturated",
-	  "", 0x1000003b, 0, c38_in, 2, c38_out, 1, c38_ops, 1, c38_s, 0, c38_raw, 0 },
+	  "", 0x1000003b, 0, c39_in, 2, c39_out, 1, c39_ops, 1, c39_s, 0, c39_raw, 0 },
 	{ "sh-tensoradd-fp16", "SH TensorAdd of two 5x3x2 images (rows 6, slices 20 bytes apart) into a third (rows 5), a = 0.5, b = 0.5, input 1 IEEE halves (format 0x44405071, rows of 2 x width bytes; multiples of 1, +-60000, +-infinity, a NaN), zero points 30, 0 (fp16) -> 128 (out = (x0 - zp0) a + (x1 - zp1) b + zpo): ties, saturation at 0 and 255; a NaN half gives 0",
 	  "numpy: numpy.rint of the sum in double precision from the float32 uniforms (to nearest, ties to even), x1 the numpy.float16 value, saturated",
-	  "", 0x1000003b, 0, c39_in, 2, c39_out, 1, c39_ops, 1, c39_s, 0, c39_raw, 0 },
+	  "", 0x1000003b, 0, c40_in, 2, c40_out, 1, c40_ops, 1, c40_s, 0, c40_raw, 0 },
 	{ "sh-tensoradd-int8", "SH TensorAdd of two int8 5x3x2 images (format word 0x44405130, rows 6, slices 20) in the int8 layout: lane words with the weights (2, 1) and the shift 1 (out = x0 + x1 / 2, yolov8n 0x99's first addition): ties of both signs, saturation at -128 and 127",
 	  "numpy: numpy.rint((2 x0 + x1) / 2) on the signed values (to nearest, ties to even), saturated to -128..127",
-	  "", 0x1000003b, 0, c40_in, 2, c40_out, 1, c40_ops, 1, c40_s, 0, c40_raw, 0 },
+	  "", 0x1000003b, 0, c41_in, 2, c41_out, 1, c41_ops, 1, c41_s, 0, c41_raw, 0 },
 	{ "sh-tensorscale", "SH TensorScale: a 3x2x2 image (rows 3, slices 6) upsampled 2x into 6x4x2 (rows 7, slices 28 bytes: gaps)",
 	  "numpy: numpy.repeat by 2 along x and y (2x nearest neighbour)",
-	  "", 0x1000003b, 0, c41_in, 1, c41_out, 1, c41_ops, 1, c41_s, 0, c41_raw, 0 },
+	  "", 0x1000003b, 0, c42_in, 1, c42_out, 1, c42_ops, 1, c42_s, 0, c42_raw, 0 },
 	{ "sh-tensorscale-int8", "SH TensorScale on int8 images (format word 0x44405130, the uint8 layout otherwise): a 4x3x2 image of negative and positive values upsampled 2x into 8x6x2",
 	  "numpy: numpy.repeat by 2 along x and y of the int8 values, as bytes",
-	  "", 0x1000003b, 0, c42_in, 1, c42_out, 1, c42_ops, 1, c42_s, 0, c42_raw, 0 },
+	  "", 0x1000003b, 0, c43_in, 1, c43_out, 1, c43_ops, 1, c43_s, 0, c43_raw, 0 },
 	{ "sh-max-pooling", "SH max pooling (PoolingLayer2, images 0x444051f0, yolov8n's SPPF layout): 5x5 windows at stride 1 with padding 2 over a 6x5x2 image (rows 6, slices 30) into one of its size (rows 7, slices 35 bytes: gaps)",
 	  "numpy: the maximum over each 5x5 window centred on the pixel, clipped to the image",
-	  "", 0x1000003b, 0, c43_in, 1, c43_out, 1, c43_ops, 1, c43_s, 0, c43_raw, 0 },
+	  "", 0x1000003b, 0, c44_in, 1, c44_out, 1, c44_ops, 1, c44_s, 0, c44_raw, 0 },
 	{ "sh-max-pooling-int8", "SH max pooling on int8 images (format word 0x44405130, yolov8n 0x99's lane words): 5x5 windows at stride 1 with padding 2 over a 6x5x2 image of negative and positive values",
 	  "numpy: the maximum of the int8 values over each 5x5 window centred on the pixel, clipped to the image",
-	  "", 0x1000003b, 0, c44_in, 1, c44_out, 1, c44_ops, 1, c44_s, 0, c44_raw, 0 },
+	  "", 0x1000003b, 0, c45_in, 1, c45_out, 1, c45_ops, 1, c45_s, 0, c45_raw, 0 },
 	{ "sh-conv-fp16", "SH ConvolutionLayer pair on fp16 planes: im2col of a 5x4x2 input (kernel 3x3, stride 2, pad 1 -> 3x2 windows of 18 values, 0 outside) into the VIP SRAM, then the product with 3 kernels of 18 fp16 values (rows 40 bytes apart) plus float32 biases, one output plane of 3x2 per kernel; one sum falls below fp16's normal range",
 	  "numpy: the windows gathered in (channel, ky, kx) order, float32 products summed in that order plus the bias, numpy.float16 (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 1024, c45_in, 1, c45_out, 1, c45_ops, 2, c45_s, 0, c45_raw, 2 },
+	  "", 0x1000003b, 1024, c46_in, 1, c46_out, 1, c46_ops, 2, c46_s, 0, c46_raw, 2 },
 	{ "sh-conv-fp32", "SH ConvolutionLayer pair on float32 planes: im2col of a 5x4x2 input (rows 24 bytes apart: gaps; kernel 3x3, stride 1, pad 1 -> 5x4 windows of 18 values, rows rounded up to 20, 0 outside) into the VIP SRAM, then the product with 3 kernels of 20 float32 values (the last two 0, rows 96 bytes apart) plus float32 biases, one output plane of 5x4 per kernel",
 	  "numpy: the windows gathered in (channel, ky, kx) order, float32 products summed in that order plus the bias, each step rounded to float32",
-	  "", 0x1000003b, 2048, c46_in, 1, c46_out, 1, c46_ops, 2, c46_s, 0, c46_raw, 2 },
+	  "", 0x1000003b, 2048, c47_in, 1, c47_out, 1, c47_ops, 2, c47_s, 0, c47_raw, 2 },
 	{ "sh-dwconv-fp16", "SH DepthwiseConvLayer on fp16 planes: 3 channels of 5x4 (rows 12 bytes apart), kernel 3x3, stride 2, pad 0 -> 3x2 (the last column's and row's windows past the input: 0 there, TFLite's SAME), kernel rows 20 bytes apart, float32 biases",
 	  "numpy: per channel the 3x3 windows, float32 products summed in (ky, kx) order plus the bias, numpy.float16 (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c47_in, 1, c47_out, 1, c47_ops, 1, c47_s, 0, c47_raw, 2 },
+	  "", 0x1000003b, 0, c48_in, 1, c48_out, 1, c48_ops, 1, c48_s, 0, c48_raw, 2 },
 	{ "sh-f32-other-program-relu", "SH ActivationLayer on float32 images in the fp32 shaders' layout (0x44404032), its program not the one read: refused",
 	  "doc/cpu-backend.md, The fp32 shaders: only the two programs read are executed (shader-not-executed)",
-	  "shader-not-executed", 0x1000003b, 0, c48_in, 1, c48_out, 1, c48_ops, 1, c48_s, 0, c48_raw, 0 },
+	  "shader-not-executed", 0x1000003b, 0, c49_in, 1, c49_out, 1, c49_ops, 1, c49_s, 0, c49_raw, 0 },
 	{ "sh-f32-other-program-maxpool", "SH Max Pooling on float32 images in the fp32 shaders' layout (0x32101034), its program not the one read: refused",
 	  "doc/cpu-backend.md, The fp32 shaders: only the two programs read are executed (shader-not-executed)",
-	  "shader-not-executed", 0x1000003b, 0, c49_in, 1, c49_out, 1, c49_ops, 1, c49_s, 0, c49_raw, 0 },
+	  "shader-not-executed", 0x1000003b, 0, c50_in, 1, c50_out, 1, c50_ops, 1, c50_s, 0, c50_raw, 0 },
 	{ "sp-softmax", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier",
 	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c50_in, 1, c50_out, 1, c50_ops, 2, c50_s, 0, c50_raw, 0 },
+	  "", 0x1000003b, 0, c51_in, 1, c51_out, 1, c51_ops, 2, c51_s, 0, c51_raw, 0 },
 	{ "sp-softmax-scale-precision", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier; s = 0.22358753 (0x3e64f421), where s x log2(e) rounded to a float32 would move one half by a unit in its last place",
 	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c51_in, 1, c51_out, 1, c51_ops, 2, c51_s, 0, c51_raw, 0 },
+	  "", 0x1000003b, 0, c52_in, 1, c52_out, 1, c52_ops, 2, c52_s, 0, c52_raw, 0 },
 	{ "sp-mean-x", "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with scale 1, the second writing with scale 2^-fl / n, none passing memory between them): over x of 7x3x1 fp16 (rows 16 bytes apart) into 1x3x1",
 	  "numpy: the exact mean of the halves (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c52_in, 1, c52_out, 1, c52_ops, 2, c52_s, 0, c52_raw, 0 },
+	  "", 0x1000003b, 0, c53_in, 1, c53_out, 1, c53_ops, 2, c53_s, 0, c53_raw, 0 },
 	{ "sp-mean-z", "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with scale 1, the second writing with scale 2^-fl / n, none passing memory between them): over z of 5x1x6 fp16 (rows and slices 12 bytes apart) into 5x1x1",
 	  "numpy: the exact mean of the halves (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c53_in, 1, c53_out, 1, c53_ops, 2, c53_s, 0, c53_raw, 0 },
+	  "", 0x1000003b, 0, c54_in, 1, c54_out, 1, c54_ops, 2, c54_s, 0, c54_raw, 0 },
 	{ "sp-mean-int16", "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with scale 1, the second writing with scale 2^-fl / n, none passing memory between them): over z of 5x1x6 int16 codes of fraction length 11 (the second command's scale 2^-11 / 6) (rows and slices 12 bytes apart) into 5x1x1",
 	  "numpy: the exact mean of the codes times 2^-11 (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c54_in, 1, c54_out, 1, c54_ops, 2, c54_s, 0, c54_raw, 0 },
+	  "", 0x1000003b, 0, c55_in, 1, c55_out, 1, c55_ops, 2, c55_s, 0, c55_raw, 0 },
 	{ "sp-mean-scale-refused", "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with scale 1, the second writing with scale 2^-fl / n, none passing memory between them): over z of 5x1x6 int16 codes of fraction length 11 (the second command's scale 2^-11 / 6) (rows and slices 12 bytes apart) into 5x1x1; the second scale one float32 unit off 2^-11 / 6: refused",
 	  "doc/cpu-backend.md, The SP mean: a scale that is no 2^-fl / n is refused (sp-mean-scale-inconsistent)",
-	  "sp-mean-scale-inconsistent", 0x1000003b, 0, c55_in, 1, c55_out, 1, c55_ops, 2, c55_s, 0, c55_raw, 0 },
+	  "sp-mean-scale-inconsistent", 0x1000003b, 0, c56_in, 1, c56_out, 1, c56_ops, 2, c56_s, 0, c56_raw, 0 },
 	{ "sp-sum-y", "SP sum (layer ReduceSumLayer_SP: two pairs of NN-engine SP operations, each first reading with scale 1, each second writing with scale 1, none passing memory between them): over y of 3x2x1 fp16 (rows 16 bytes apart) into 3x1x1, the second pair's image and sums 6 bytes after the first's: a sum past the largest half, a tie, a subnormal term",
 	  "numpy: the exact sum of the halves (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c56_in, 1, c56_out, 1, c56_ops, 4, c56_s, 0, c56_raw, 0 },
+	  "", 0x1000003b, 0, c57_in, 1, c57_out, 1, c57_ops, 4, c57_s, 0, c57_raw, 0 },
 	{ "sp-mul-y", "SP product (layer TensorMul_SP, two pairs of NN-engine SP operations): 4x2x1 fp16 a (rows 8 bytes apart) times 2 fp16 b, one per row (b along y), twice, the second pair reading the next rows and b values and writing after the first: a product past the largest half, one below the normal range",
 	  "numpy: a x b[y] exactly (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c57_in, 2, c57_out, 1, c57_ops, 4, c57_s, 0, c57_raw, 0 },
+	  "", 0x1000003b, 0, c58_in, 2, c58_out, 1, c58_ops, 4, c58_s, 0, c58_raw, 0 },
 	{ "sp-sub-fp16-int16", "SP subtraction (layer TensorSub_SP, two NN-engine SP operations): 3x4x1 fp16 a (rows 8 bytes apart) minus 3 fp16 b, both scaled by 2^7 (word 27 bit 30: the exponent's eighth bit), into int16 (rows 6 bytes apart): ties, saturation both ways",
 	  "numpy: a x sa - b[x] x sb exactly (Fractions), rounded half away from zero and saturated to int16",
-	  "", 0x1000003b, 0, c58_in, 2, c58_out, 1, c58_ops, 2, c58_s, 0, c58_raw, 0 },
+	  "", 0x1000003b, 0, c59_in, 2, c59_out, 1, c59_ops, 2, c59_s, 0, c59_raw, 0 },
 	{ "sp-sub-int16-fp16", "SP subtraction (layer TensorSub_SP, two NN-engine SP operations): 4x1x3 int16 a (codes at fraction length 11: scale 2^-11; slices 10 bytes apart) minus 4 fp16 b (scale 1) into fp16",
 	  "numpy: a x sa - b[x] x sb exactly (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c59_in, 2, c59_out, 1, c59_ops, 2, c59_s, 0, c59_raw, 0 },
+	  "", 0x1000003b, 0, c60_in, 2, c60_out, 1, c60_ops, 2, c60_s, 0, c60_raw, 0 },
 	{ "tp-fully-connected-in-zp", "TP fully connected layer with in_zp 128 (as the gender network's on 0x7d, 0x88, 0x99): 9 inputs -> 6 outputs, kernel zero point 90, biases stored as added; one sum a tie, one saturates each way",
 	  "numpy: requant(bias[o] + sum over i of (w[o][i] - 90) x (in[i] - 128)), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c60_in, 1, c60_out, 1, c60_ops, 1, c60_s, 1, c60_raw, 0 },
+	  "", 0x1000003b, 0, c61_in, 1, c61_out, 1, c61_ops, 1, c61_s, 1, c61_raw, 0 },
 	{ "nn-conv-0xad", "NN conv 3x3, 3 -> 4 channels, 6x5 -> 6x5 (offsets -1), ReLU, target 0xad (shift = 127 - exponent, as 0xb9/0xbe: the 23-bit mantissa, a right shift of 5 to 12)",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
-	  "", 0xad, 0, c61_in, 1, c61_out, 1, c61_ops, 1, c61_s, 1, c61_raw, 0 },
+	  "", 0xad, 0, c62_in, 1, c62_out, 1, c62_ops, 1, c62_s, 1, c62_raw, 0 },
 	{ "sh-max-pooling-window", "SH max pooling (PoolingLayer2, images 0x444051f0, the 0x7d face-age file's windowed layout): 4x4 windows at stride 4, no padding, over a 14x13x2 image (rows 15, slices 200) into 3x3 (rows 4, slices 13 bytes: gaps); the last column and row of the input lie past every window",
 	  "numpy: the maximum over each 4x4 window at (4x, 4y)",
-	  "", 0x1000003b, 0, c62_in, 1, c62_out, 1, c62_ops, 1, c62_s, 0, c62_raw, 0 },
+	  "", 0x1000003b, 0, c63_in, 1, c63_out, 1, c63_ops, 1, c63_s, 0, c63_raw, 0 },
+	{ "sh-average-pooling-window", "SH average pooling by windows (PoolingLayer2, images 0x444051c0, the 0x7d face-age file's layout: window side and stride in 0x36050, 0x36054, the float32 scale in 0x36028): 4x4 windows at stride 4 over a 14x13x2 image (rows 15, slices 200) into 3x3 (rows 4, slices 13 bytes: gaps), scale 0x3e89d90a (the file's op 70); the last column and row of the input lie past every window, and some sums saturate",
+	  "numpy: the sum of each 4x4 window at (4x, 4y) times the float32 scale in double, rounded to nearest (ties to even), clipped to 0..255",
+	  "", 0x1000003b, 0, c64_in, 1, c64_out, 1, c64_ops, 1, c64_s, 0, c64_raw, 0 },
 	{ "tp-fully-connected-relu", "TP fully connected layer with alu_relu_enable 1 and out_zp 0 (as the face-age files' FullyConnectedReluLayer): 10 inputs -> 12 outputs, kernel zero point 120, scale 2^-3; half the sums negative, one -0.5 and one 0.5",
 	  "numpy: max(0, requant(bias[o] + sum over i of (w[o][i] - 120) x in[i])), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c63_in, 1, c63_out, 1, c63_ops, 1, c63_s, 1, c63_raw, 0 },
+	  "", 0x1000003b, 0, c65_in, 1, c65_out, 1, c65_ops, 1, c65_s, 1, c65_raw, 0 },
 	{ "tp-fully-connected-relu-zp", "the same layer with out_zp 5: whether ReLU clips at 0 or at the zero point is not established, so the plan refuses it before anything runs",
 	  "doc/cpu-backend.md, TP fully connected layers: ReLU only with out_zp 0 (tpfc-field-unsupported)",
-	  "tpfc-field-unsupported", 0x1000003b, 0, c64_in, 1, c64_out, 1, c64_ops, 1, c64_s, 1, c64_raw, 0 },
+	  "tpfc-field-unsupported", 0x1000003b, 0, c66_in, 1, c66_out, 1, c66_ops, 1, c66_s, 1, c66_raw, 0 },
 	{ "nn-prelu-fp16", "NN PReluLayer on fp16: 3 channels of 4x2 (rows 12 bytes apart), a 1x1 depthwise command whose kernel stream (f32-pairs) holds weight 1.0 and a float16 slope per channel (0.25, -0.1875 and a slope rounded to a half) -> 4x2x3 (rows 8 bytes apart): negative values, -0, a product below the normal range",
 	  "numpy: x where x >= 0, else numpy.float16(float32(x) x float32(slope)) (the product of two halves is exact in float32: rounded once, to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c65_in, 1, c65_out, 1, c65_ops, 1, c65_s, 0, c65_raw, 1 },
+	  "", 0x1000003b, 0, c67_in, 1, c67_out, 1, c67_ops, 1, c67_s, 0, c67_raw, 1 },
 	{ "sp-add-fp16", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie",
 	  "numpy: a + b exactly (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c66_in, 2, c66_out, 1, c66_ops, 1, c66_s, 0, c66_raw, 0 },
+	  "", 0x1000003b, 0, c68_in, 2, c68_out, 1, c68_ops, 1, c68_s, 0, c68_raw, 0 },
 	{ "sp-add-fp16-flags-refused", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie; word 27 bits 23-25 and word 28 bits 2-4 set: refused",
 	  "doc/cpu-backend.md, fp16 NN-engine operations: those bits are refused (nnf16-field-unsupported)",
-	  "nnf16-field-unsupported", 0x1000003b, 0, c67_in, 2, c67_out, 1, c67_ops, 1, c67_s, 0, c67_raw, 0 },
+	  "nnf16-field-unsupported", 0x1000003b, 0, c69_in, 2, c69_out, 1, c69_ops, 1, c69_s, 0, c69_raw, 0 },
 	{ "sh-gray-copy", "SH gray pre-processing copy (com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16): a uint8 5x3x2 image (rows 6, slices 20 bytes) into fp16 (rows 12, slices 40 bytes: gaps), x and y ratios 0x8000 and offsets 0 in four coefficient entries, mean 0, scale 1; 0 and 255 among the values",
 	  "numpy: numpy.float16 of each value (0..255 are exact halves)",
-	  "", 0x1000003b, 0, c68_in, 1, c68_out, 1, c68_ops, 1, c68_s, 0, c68_raw, 4 },
+	  "", 0x1000003b, 0, c70_in, 1, c70_out, 1, c70_ops, 1, c70_s, 0, c70_raw, 4 },
 	{ "sh-tensorsub-f16-int8", "SH TensorSub: a 5x3 fp16 image (rows 12 bytes: gaps) minus one half, 127.5, in a coefficient entry, into int8 (rows 6), factors a = 1, b = -1 (out = x a + k b, the mobilefacenet file's): every integer input a tie, fractions, saturation at -128 and 127",
 	  "numpy: numpy.rint(x - 127.5) in float64 of the halves (ties to even), saturated to -128..127",
-	  "", 0x1000003b, 0, c69_in, 1, c69_out, 1, c69_ops, 1, c69_s, 0, c69_raw, 1 },
+	  "", 0x1000003b, 0, c71_in, 1, c71_out, 1, c71_ops, 1, c71_s, 0, c71_raw, 1 },
 	{ "sh-tensormul-int8", "SH TensorMul: a 5x3 int8 image (rows 6) times one int8 value, 127, in a coefficient entry, post-shift 7 (0x407 at 0x3608c, 0x360cc: out = x 127 / 128, the mobilefacenet file's): the ties at 64 and -64, -128 and 127",
 	  "numpy: numpy.rint(x 127 / 128) on the signed values (ties to even), saturated to -128..127",
-	  "", 0xad, 0, c70_in, 1, c70_out, 1, c70_ops, 1, c70_s, 0, c70_raw, 1 },
+	  "", 0xad, 0, c72_in, 1, c72_out, 1, c72_ops, 1, c72_s, 0, c72_raw, 1 },
 	{ "sh-prelu-int8-shift0", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, post-shift 0: saturation at -128 (slope 1.5)",
 	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
-	  "", 0x1000003b, 0, c71_in, 1, c71_out, 1, c71_ops, 1, c71_s, 0, c71_raw, 1 },
+	  "", 0x1000003b, 0, c73_in, 1, c73_out, 1, c73_ops, 1, c73_s, 0, c73_raw, 1 },
 	{ "sh-prelu-int8-shift1", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, post-shift 1: ties of both signs (every odd value)",
 	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
-	  "", 0x1000003b, 0, c72_in, 1, c72_out, 1, c72_ops, 1, c72_s, 0, c72_raw, 1 },
+	  "", 0x1000003b, 0, c74_in, 1, c74_out, 1, c74_ops, 1, c74_s, 0, c74_raw, 1 },
 	{ "sh-prelu-lanes-refused", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, post-shift 0: saturation at -128 (slope 1.5); the lane word 0x55555555 at 0x36060 (the layout of two corpus shaders): refused",
 	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
-	  "prelu-uniforms-unknown", 0x1000003b, 0, c73_in, 1, c73_out, 1, c73_ops, 1, c73_s, 0, c73_raw, 1 },
+	  "prelu-uniforms-unknown", 0x1000003b, 0, c75_in, 1, c75_out, 1, c75_ops, 1, c75_s, 0, c75_raw, 1 },
 	{ "nn-lut-fp16-square", "NN_LUT ActivationLayer on fp16: a 4x3x2 image (rows 10 bytes apart, slices 32) through a table of x^2 (tail bit 28 set: negative inputs, 6 bits interpolated), inputs in [-6, 6], values just below 2 (the next entry is entry 0), -0, 300 (past the largest half) -> 4x3x2 (rows 8 bytes apart)",
 	  "numpy: the entry of the input's top bits plus (next entry - entry) x the remaining bits / 2^6 (2^5), in Python fractions, rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c74_in, 1, c74_out, 1, c74_ops, 1, c74_s, 0, c74_raw, 1 },
+	  "", 0x1000003b, 0, c76_in, 1, c76_out, 1, c76_ops, 1, c76_s, 0, c76_raw, 1 },
 	{ "nn-lut-fp16-rsqrt", "NN_LUT ActivationLayer on fp16: a 4x3x2 image (rows 10 bytes apart, slices 32) through a table of 1 / sqrt(x) (tail bit 28 clear: 5 bits interpolated), inputs in (0, 40], +0 and a subnormal (the maker's reading of exponent 0), a negative input (its magnitude's value negated) -> 4x3x2 (rows 8 bytes apart)",
 	  "numpy: the entry of the input's top bits plus (next entry - entry) x the remaining bits / 2^6 (2^5), in Python fractions, rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c75_in, 1, c75_out, 1, c75_ops, 1, c75_s, 0, c75_raw, 1 },
+	  "", 0x1000003b, 0, c77_in, 1, c77_out, 1, c77_ops, 1, c77_s, 0, c77_raw, 1 },
 	{ "sh-mul-fp16", "SH TensorMul on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 1x4x2 x a 3x1x1 constant (COEF_DATA_TABLE) -> 3x4x2, both broadcast",
 	  "numpy: the exact product of the halves (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c76_in, 1, c76_out, 1, c76_ops, 1, c76_s, 0, c76_raw, 1 },
+	  "", 0x1000003b, 0, c78_in, 1, c78_out, 1, c78_ops, 1, c78_s, 0, c78_raw, 1 },
 	{ "sh-div-fp16", "SH TensorDiv on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 5x2x1 (rows 16 bytes apart) / a 1x1x1 input (broadcast): a quotient below the normal range",
 	  "numpy: the exact quotient of the halves (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c77_in, 2, c77_out, 1, c77_ops, 1, c77_s, 0, c77_raw, 0 },
+	  "", 0x1000003b, 0, c79_in, 2, c79_out, 1, c79_ops, 1, c79_s, 0, c79_raw, 0 },
 	{ "sh-mul-fp16-refused", "SH TensorMul on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 1x4x2 x a 3x1x1 constant (COEF_DATA_TABLE) -> 3x4x2, both broadcast; uniform 0x360e0 2.0 instead of 1.0: refused",
 	  "doc/cpu-backend.md, The fp16 TensorMul and TensorDiv shaders: another uniform value is refused (shf16-uniforms-unknown)",
-	  "shf16-uniforms-unknown", 0x1000003b, 0, c78_in, 1, c78_out, 1, c78_ops, 1, c78_s, 0, c78_raw, 1 },
+	  "shf16-uniforms-unknown", 0x1000003b, 0, c80_in, 1, c80_out, 1, c80_ops, 1, c80_s, 0, c80_raw, 1 },
 	{ "nn-f16-scale", "SP TensorMul_SP on fp16, one operation of scale 0.5 (post_shift 30 | 3 << 5): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): a result below the normal range, -0",
 	  "numpy: the exact x / 2 (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c79_in, 1, c79_out, 1, c79_ops, 1, c79_s, 0, c79_raw, 0 },
+	  "", 0x1000003b, 0, c81_in, 1, c81_out, 1, c81_ops, 1, c81_s, 0, c81_raw, 0 },
 	{ "nn-f16-negate", "SP ActivationLayer_SP on fp16, one operation, word 27 bit 28 (the negation), scale 1: a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): +0 and -0, the largest half",
 	  "numpy: the exact -x (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c80_in, 1, c80_out, 1, c80_ops, 1, c80_s, 0, c80_raw, 0 },
+	  "", 0x1000003b, 0, c82_in, 1, c82_out, 1, c82_ops, 1, c82_s, 0, c82_raw, 0 },
 	{ "nn-f16-mul", "NN TensorMul on fp16, a 1x1 depthwise command with no kernel reference times b of the same shape (word 34, rows 6 bytes apart: word 32), bounds +-65504 (words 29, 30): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): a product past the largest half (65504), one below the normal range",
 	  "numpy: the exact a x b (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0, past the largest half +-65504",
-	  "", 0x1000003b, 0, c81_in, 2, c81_out, 1, c81_ops, 1, c81_s, 0, c81_raw, 0 },
+	  "", 0x1000003b, 0, c83_in, 2, c83_out, 1, c83_ops, 1, c83_s, 0, c83_raw, 0 },
 	{ "nn-f16-add0", "SP TensorAdd_SP on fp16, one operation with no second image (words 23, 34 0), scale 1: a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): -0, the largest half, the smallest normal half",
 	  "numpy: the exact x (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c82_in, 1, c82_out, 1, c82_ops, 1, c82_s, 0, c82_raw, 0 },
+	  "", 0x1000003b, 0, c84_in, 1, c84_out, 1, c84_ops, 1, c84_s, 0, c84_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

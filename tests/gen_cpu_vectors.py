@@ -1097,6 +1097,32 @@ def lut_case():
     return c
 
 
+def lut_swapped_case():
+    c = Case("tp-lookup-table-0xe8", "TP lookup-table activation over all 256 input codes (a 16x16 image) "
+             "with a target-0xe8 table: 32-bit entries stored with the index's bit 9 inverted, then the "
+             "words 0x05000000, 0x003f8000; random entries in [0, 1], sign support 0 (the sign put back), "
+             "zero points 100 -> 128, scale 100 (the interpolation between entries decides)",
+             "numpy: the rule of doc/cpu-backend.md in Python fractions over the entries in index order "
+             "(entry i read at i ^ 512), times the scale, rounded half away from zero, plus the zero point, "
+             "saturated")
+    codes = np.arange(256).reshape(1, 16, 16)
+    planar_input(c, codes, 16, 256)
+    rs = np.random.RandomState(41)
+    vals = [Fraction(int(v), 1 << 10) for v in rs.randint(0, 1025, 1024)]
+    words = [lut32_word(v) for v in vals]
+    vals = [Fraction(0) if w == 0 else v for w, v in zip(words, vals)]
+    stored = [words[i ^ 512] for i in range(1024)]
+    table = np.frombuffer(b"".join(struct.pack("<I", w) for w in stored) +
+                          struct.pack("<II", 0x05000000, 0x003F8000), dtype=np.uint8)
+    scale = lut_op(c, "ActivationLayer", table, 0, 18432, -6, 100, 128, 0)
+    out = [sat8(round_half_away(lut_rule(vals, 0, q - 100) * scale) + 128) for q in range(256)]
+    straight = [sat8(round_half_away(lut_rule([vals[i ^ 512] for i in range(1024)], 0, q - 100) * scale) + 128)
+                for q in range(256)]
+    assert sum(a != b for a, b in zip(out, straight)) > 100   # the order matters
+    c.add_output(out, [256])
+    return c
+
+
 def tp_int8_case():
     """int8 TP operations (doc/cpu-backend.md, "int8 data"): a max pooling
     compares values, not bytes; a table maps each signed code."""
@@ -1637,6 +1663,40 @@ def shmax_win_case():
     sh_op(c, "PoolingLayer2", u, [(0, (INPUT, 0, 0)), (16, (OUTPUT, 0, 0))])
     pooled = max_pool(img, 4, 4, 0, 0, 3, 3)
     assert pooled.max() < 254
+    out = np.zeros(26, dtype=np.int64)
+    place(out, pooled, 0, 4, 13)
+    c.add_output(out, [26])
+    return c
+
+
+def shavg_win_case():
+    c = Case("sh-average-pooling-window", "SH average pooling by windows (PoolingLayer2, images 0x444051c0, the "
+             "0x7d face-age file's layout: window side and stride in 0x36050, 0x36054, the float32 scale in "
+             "0x36028): 4x4 windows at stride 4 over a 14x13x2 image (rows 15, slices 200) into 3x3 (rows 4, "
+             "slices 13 bytes: gaps), scale 0x3e89d90a (the file's op 70); the last column and row of the "
+             "input lie past every window, and some sums saturate",
+             "numpy: the sum of each 4x4 window at (4x, 4y) times the float32 scale in double, rounded to "
+             "nearest (ties to even), clipped to 0..255")
+    rs = np.random.RandomState(40)
+    img = rs.randint(0, 64, (2, 13, 14))
+    img[1, 0:4, 0:4] = 63      # a window whose average saturates: 1008 x 0.269 > 255
+    img[:, 12, :] = 255        # outside every window: must not reach the output
+    img[:, :, 13] = 254
+    rec = np.zeros(400, dtype=np.int64)
+    place(rec, img, 0, 15, 200)
+    c.add_input(rec, [400])
+    scale = 0x3E89D90A
+    u = {1: 15, 2: 13 << 16 | 14, 3: 0x444051C0, 4: 200, 5: 2, 6: 0x10DA10B0, 7: 0, 8: 12, 9: 0, 10: scale,
+         11: 0, 13: 4, 14: 3 << 16 | 3, 15: 0x444051C0, 16: 13, 17: 2, 18: 0x10DA10B0, 19: 0, 20: 4, 21: 4,
+         22: 0, 23: 0, 60: 1, 62: 255}
+    sh_op(c, "PoolingLayer2", u, [(0, (INPUT, 0, 0)), (12, (OUTPUT, 0, 0))])
+    f = float(np.float32(struct.unpack("<f", struct.pack("<I", scale))[0]))
+    sums = np.zeros((2, 3, 3), dtype=np.int64)
+    for y in range(3):
+        for x in range(3):
+            sums[:, y, x] = img[:, 4 * y:4 * y + 4, 4 * x:4 * x + 4].sum(axis=(1, 2))
+    pooled = np.clip(np.rint(sums * f), 0, 255).astype(np.int64)
+    assert pooled.max() == 255 and pooled.min() < 255
     out = np.zeros(26, dtype=np.int64)
     place(out, pooled, 0, 4, 13)
     c.add_output(out, [26])
@@ -2496,7 +2556,7 @@ def all_cases():
     return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1), nn_tile_case(2),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
             tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() +
-            [tp_f16_case(), lut_case(), tp_int8_case(), tp_u8_scaled_case(), tpfc_case()] +
+            [tp_f16_case(), lut_case(), lut_swapped_case(), tp_int8_case(), tp_u8_scaled_case(), tpfc_case()] +
             [softmax_case(), softmax_int8_case(), softmax_column_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
              shconv_case(), shconv_f32_case(), shdw16_case(),
@@ -2505,7 +2565,7 @@ def all_cases():
             [spmean_case("sp-mean-x", 0), spmean_case("sp-mean-z", 2),
              spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(), spsum_case(), spmul_case(),
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
-            [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(True)] +
+            [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case(), shavg_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(True)] +
             [gray_case(), tensorsub_case(), tensormul_case(), prelu_case(0), prelu_case(1),
              prelu_case(0, 0x55555555)] +
             [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)] +

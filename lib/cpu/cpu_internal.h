@@ -327,6 +327,10 @@ CPU_HIDDEN void nbg_cpu_shdw16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op
 CPU_HIDDEN int nbg_cpu_shmax_is(const cpu_uniforms *u);
 CPU_HIDDEN void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation,
 				   const cpu_uniforms *u);
+/* The average pooling by windows (the same file), in the average shader's
+ * image format: the face-age files' layout, else refused. */
+CPU_HIDDEN void nbg_cpu_plan_shavg(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation,
+				   const cpu_uniforms *u);
 
 /* Runs one executed operation through its table entry (run.c); -1 when
  * out of memory. */

@@ -16,9 +16,12 @@
  *   number), rounded half away from zero, plus out_zp, saturated to uint8;
  *   on int8 data (zero points 0) q is the byte read as two's complement and
  *   the result saturates to -128..127 (inferred: doc/cpu-backend.md).
+ *   A table that ends in the target-0xe8 words (lut_tail_swapped) holds
+ *   entry i at position i ^ 512.
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analysis/graph/commands_lib.h"
 #include "common/internal.h"
@@ -35,6 +38,12 @@ static const cpu_tp_field lut_fixed[] = {
 	{ NBG_TPF_ALU_F2I_ENABLE, 1 },
 };
 
+/* The target-0xe8 tables' end (1000e_e8_face_age_e8.nb): 32-bit entries
+ * stored with the index's bit 9 inverted, then the words 0x05000000,
+ * 0x003f8000 where the other targets' tables end in zero bytes. */
+static const uint8_t lut_tail_swapped[8] = { 0, 0, 0, 0x05, 0, 0x80, 0x3f, 0 };
+#define LUT_SWAP_BIT 512u
+
 /* The bytes of the table (nbg_command_lut_table); NULL with the step
  * refused when there is none. */
 static const uint8_t *lut_bytes(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, uint64_t *size)
@@ -50,7 +59,7 @@ static const uint8_t *lut_bytes(const nbg_cpu_plan *p, nbg_cpu_step *s, const nb
 
 /* The table's value at input d x 2^-pre (pre: alu_input_preshift, 0..14):
  * entry and interpolation (the header). */
-static int lut_at(const uint8_t *tab, int wide, int sign_support, int d, int pre, double *out)
+static int lut_at(const uint8_t *tab, int wide, unsigned swap, int sign_support, int d, int pre, double *out)
 {
 	uint32_t a = (uint32_t)(d < 0 ? -d : d); /* at most 383: exact in half precision */
 	int ex = 0;
@@ -64,9 +73,9 @@ static int lut_at(const uint8_t *tab, int wide, int sign_support, int d, int pre
 	if (sign_support && d < 0)
 		i |= 512;
 	double v0, v1 = 0;
-	int ok = nbg_command_lut_entry(nbg_command_lut_word(tab, wide, i), wide, &v0);
+	int ok = nbg_command_lut_entry(nbg_command_lut_word(tab, wide, i ^ swap), wide, &v0);
 	if (ok && frac)
-		ok = nbg_command_lut_entry(nbg_command_lut_word(tab, wide, i + 1), wide, &v1);
+		ok = nbg_command_lut_entry(nbg_command_lut_word(tab, wide, (i + 1) ^ swap), wide, &v1);
 	if (!ok)
 		return -(int)i - 1;
 	double v = frac ? v0 + (v1 - v0) * ldexp((double)frac, -(int)low) : v0;
@@ -93,13 +102,20 @@ int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd,
 			       (unsigned long long)size, NBG_LUT_BYTES_32, NBG_LUT_BYTES_16);
 		return 0;
 	}
+	int sign = nbg_cmd_tp(cmd, NBG_TPF_ALU_PWL_SIGN_SUPPORT) != 0;
+	unsigned swap = 0;
+	if (layout < 0 && size == NBG_LUT_BYTES_32 && !sign &&
+	    memcmp(tab + 4 * NBG_LUT_ENTRIES, lut_tail_swapped, sizeof(lut_tail_swapped)) == 0) {
+		swap = LUT_SWAP_BIT;
+		layout = 1;
+	}
 	if (layout < 0) {
 		nbg_cpu_refuse(s, "tp-lut-unsupported", "its table's byte %llu after the 1,024 entries "
-			       "is 0x%02x: every table of the corpus ends in zero bytes",
+			       "is 0x%02x: executed are zero bytes there, and the target-0xe8 tables' end "
+			       "(the words 0x05000000, 0x003f8000 after 32-bit entries, sign support 0)",
 			       (unsigned long long)nonzero, tab[nonzero]);
 		return 0;
 	}
-	int sign = nbg_cmd_tp(cmd, NBG_TPF_ALU_PWL_SIGN_SUPPORT) != 0;
 	double mult = nbg_cpu_tp_multiplier(cmd);
 	int in_zp = (int)nbg_cmd_tp(cmd, NBG_TPF_IN_ZP), out_zp = (int)nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP);
 	/* int8 data (ops/tp.c takes int8 only in and out): the byte b is the
@@ -117,7 +133,7 @@ int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd,
 	for (int b = 0; b < 256; b++) {
 		int q = s8 ? (int)(int8_t)(uint8_t)b : b;
 		double v = 0;
-		int bad = lut_at(tab, wide, sign, q - in_zp, pre, &v);
+		int bad = lut_at(tab, wide, swap, sign, q - in_zp, pre, &v);
 		if (bad) {
 			nbg_cpu_refuse(s, "tp-lut-unsupported", "input code %d selects table entry %d, which "
 				       "is not a finite value of the table layout", q, -bad - 1);

@@ -57,6 +57,8 @@ typedef struct cpu_ref {
 	 * at (x mp.stride - mp.pad, y mp.stride - mp.pad), clipped to the image. */
 	struct {
 		uint32_t side, stride, pad, out_w, out_h;
+		float mean_scale;       /* > 0: the window's sum times it, rounded (ops/shmax.c,
+					 * nbg_cpu_plan_shavg), not the max */
 	} mp;
 	/* CPU_REF_PAD (ops/shpad.c): rows rows of width bytes at elt's image 2,
 	 * the first elt.y copied from image 0, the others 0; kx the element

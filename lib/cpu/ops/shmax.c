@@ -33,6 +33,7 @@
  * (stride 11 or 5 beside a window of 8 or 4, where the 0x7d file holds the
  * side): refused, naming the words.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@
 #include "cpu/budget.h"
 #include "cpu/cpu_internal.h"
 #include "cpu/ops/shader.h"
+#include "cpu/quant.h"
 
 /* The words whose values are pinned, with the one value the corpus's three
  * operations hold (a different value would be another variant of the
@@ -213,6 +215,55 @@ static int shmax_shape_ok(nbg_cpu_step *s, const uint32_t *v)
 	return 0;
 }
 
+/* A windowed pooling's geometry: input w x h x depth (rows in_row, slices
+ * in_slice bytes apart), window side, stride, padding, output ow x oh
+ * (out_row, out_slice). */
+typedef struct shmax_geom {
+	uint32_t w, h, depth, side, stride, pad, ow, oh, in_row, in_slice, out_row, out_slice;
+} shmax_geom;
+
+/* Locates the images (the output's words from out_word on) and fills the
+ * step's cpu_ref; 0 with the step refused. */
+static int shmax_commit(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation, const cpu_uniforms *u,
+			unsigned out_word, const shmax_geom *g)
+{
+	nbg_cmd_ref in, out;
+	long ri, ro;
+	if (!nbg_cpu_locate_io(p, s, operation, u, out_word, "pooling shader", &in, &out, &ri, &ro))
+		return 0;
+	uint64_t last;
+	if ((uint64_t)g->ow * g->oh * g->depth > CPU_MAX_SCRATCH ||
+	    !nbg_cpu_image_fits(p, (size_t)ri, in.offset, g->w, g->h, g->depth, g->in_row, g->in_slice, &last) ||
+	    !nbg_cpu_image_fits(p, (size_t)ro, out.offset, g->ow, g->oh, g->depth, g->out_row, g->out_slice, &last)) {
+		nbg_cpu_refuse(s, "address-outside-memory", "a pooling shader (layer %s) whose input "
+			       "(%ux%ux%u at %s+0x%llx) or output (%ux%u at %s+0x%llx) does not lie inside its "
+			       "memory, or holds more than %llu pixels", s->layer, g->w, g->h, g->depth,
+			       nbg_graph_source_type_name(in.source_type), (unsigned long long)in.offset, g->ow, g->oh,
+			       nbg_graph_source_type_name(out.source_type), (unsigned long long)out.offset,
+			       (unsigned long long)CPU_MAX_SCRATCH);
+		return 0;
+	}
+	cpu_ref *r = &op->u.ref;
+	r->width = g->w;
+	r->rows = g->h;
+	r->kx = g->depth;
+	r->mp.side = g->side;
+	r->mp.stride = g->stride;
+	r->mp.pad = g->pad;
+	r->mp.out_w = g->ow;
+	r->mp.out_h = g->oh;
+	r->mp.mean_scale = 0;
+	r->in_stride = g->in_row;
+	r->in_slice = g->in_slice;
+	r->out_stride = g->out_row;
+	r->out_slice = g->out_slice;
+	r->in_region = (size_t)ri;
+	r->out_region = (size_t)ro;
+	r->in_base = in.offset;
+	r->out_base = out.offset;
+	return 1;
+}
+
 void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation, const cpu_uniforms *u)
 {
 	for (size_t k = 0; k < sizeof(shmax_geometry) / sizeof(shmax_geometry[0]); k++)
@@ -245,44 +296,66 @@ void nbg_cpu_plan_shmax(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t ope
 	int variant = shmax_variant(u);
 	if (!shmax_words_hold(s, u, variant) || !shmax_shape_ok(s, v))
 		return;
-	uint32_t w = v[2] & 0xffff, h = v[2] >> 16, depth = v[5], ow = v[18] & 0xffff, oh = v[18] >> 16;
-	nbg_cmd_ref in, out;
-	long ri, ro;
-	if (!nbg_cpu_locate_io(p, s, operation, u, 16, "max pooling shader", &in, &out, &ri, &ro))
+	const shmax_geom g = { v[2] & 0xffff, v[2] >> 16, v[5], v[14], v[13], v[15], v[18] & 0xffff, v[18] >> 16,
+			       v[1], v[4], v[17], v[20] };
+	if (!shmax_commit(p, s, op, operation, u, 16, &g))
 		return;
-	uint64_t last;
-	if ((uint64_t)ow * oh * depth > CPU_MAX_SCRATCH ||
-	    !nbg_cpu_image_fits(p, (size_t)ri, in.offset, w, h, depth, v[1], v[4], &last) ||
-	    !nbg_cpu_image_fits(p, (size_t)ro, out.offset, ow, oh, depth, v[17], v[20], &last)) {
-		nbg_cpu_refuse(s, "address-outside-memory", "a max pooling shader (layer %s) whose input "
-			       "(%ux%ux%u at %s+0x%llx) or output (%ux%u at %s+0x%llx) does not lie inside its "
-			       "memory, or holds more than %llu pixels", s->layer, w, h, depth,
-			       nbg_graph_source_type_name(in.source_type), (unsigned long long)in.offset, ow, oh,
-			       nbg_graph_source_type_name(out.source_type), (unsigned long long)out.offset,
-			       (unsigned long long)CPU_MAX_SCRATCH);
+	op->u.ref.in_flip = variant == SHMAX_S8 ? 0x80 : 0;
+	snprintf(s->what, sizeof(s->what), "SH max pool %ux%u stride %u pad %u, %ux%ux%u -> %ux%u %s", v[14] % 100000,
+		 v[14] % 100000, v[13] % 100000, v[15] % 100000, g.w, g.h, g.depth, g.ow, g.oh,
+		 variant == SHMAX_S8 ? "int8" : "uint8");
+	nbg_cpu_ref_executed(s, op, CPU_OP_SHMAX, CPU_REF_MAXPOOL);
+}
+
+/* The average pooling shader by windows (the 0x7d and 0xe8 face-age files'
+ * ops 52, 70 and 27, 41; doc/cpu-backend.md, "The average pooling by
+ * windows"): the images as the average shader's layout has them (input
+ * 0x36000.., output 0x36030..), depth > 1, 0x36050 and 0x36054 the window
+ * side and the stride (equal), 0x36020 the covered side (out x side), the
+ * float32 0x36028 the scale s_in / (side^2 s_out), 0x36024 and 0x3602c 0
+ * (the zero points' terms, both zero points 0), padding words 0x36058,
+ * 0x3605c 0: out = round(sum of the window x scale), saturated. */
+void nbg_cpu_plan_shavg(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t operation, const cpu_uniforms *u)
+{
+	static const unsigned used[] = { 0, 1, 2, 4, 5, 8, 9, 10, 11, 12, 13, 14, 16, 17, 20, 21, 22, 23 };
+	const uint32_t *v = u->value;
+	if (v[20] == 0 && v[21] && v[22] == v[21] && v[23] && v[23] != v[21]) {
+		nbg_cpu_refuse(s, "pool-shape-unsupported", "a pooling shader (layer %s) averaging by windows in "
+			       "the 0x10003 compilations' layout: window side %u (uniform 0x3605c) and %u in 0x36054, "
+			       "0x36058, %u pixels covered (0x36020), float 0x%08x in 0x36024: where the network's "
+			       "target-0x7d compilation pools the same layer it holds the side as the stride; "
+			       "whether this shader steps %u pixels is not established (a board's output of this "
+			       "layer would settle it)", s->layer, v[23], v[21], v[8], v[9], v[21]);
 		return;
 	}
-	cpu_ref *r = &op->u.ref;
-	r->width = w;
-	r->rows = h;
-	r->kx = depth;
-	r->mp.side = v[14];
-	r->mp.stride = v[13];
-	r->mp.pad = v[15];
-	r->mp.out_w = ow;
-	r->mp.out_h = oh;
-	r->in_stride = v[1];
-	r->in_slice = v[4];
-	r->out_stride = v[17];
-	r->out_slice = v[20];
-	r->in_region = (size_t)ri;
-	r->out_region = (size_t)ro;
-	r->in_base = in.offset;
-	r->out_base = out.offset;
-	r->in_flip = variant == SHMAX_S8 ? 0x80 : 0;
-	snprintf(s->what, sizeof(s->what), "SH max pool %ux%u stride %u pad %u, %ux%ux%u -> %ux%u %s", v[14] % 100000,
-		 v[14] % 100000, v[13] % 100000, v[15] % 100000, w, h, depth, ow, oh,
-		 variant == SHMAX_S8 ? "int8" : "uint8");
+	const shmax_geom g = { v[2] & 0xffff, v[2] >> 16, v[5], v[20], v[21], 0, v[14] & 0xffff, v[14] >> 16,
+			       v[1], v[4], v[13], v[16] };
+	int ok = g.side && g.side == g.stride && g.side <= g.w && g.side <= g.h && g.depth <= SHMAX_MAX_SIDE &&
+		 g.ow == (g.w - g.side) / g.stride + 1 && g.oh == (g.h - g.side) / g.stride + 1 && g.ow == g.oh &&
+		 v[8] == g.ow * g.side && v[9] == 0 && v[11] == 0 && v[22] == 0 && v[23] == 0 &&
+		 v[17] == g.depth && v[1] >= g.w && v[13] >= g.ow && v[4] >= (uint64_t)v[1] * g.h &&
+		 v[16] >= (uint64_t)v[13] * g.oh;
+	for (size_t k = 0; k < sizeof(used) / sizeof(used[0]); k++)
+		ok = ok && u->loaded[used[k]] == 1;
+	float scale = nbg_cpu_f32_of(v[10]);
+	if (!ok || !isfinite(scale) || !(scale > 0) || scale > 1.0f) {
+		nbg_cpu_refuse(s, "pool-shape-unsupported", "a pooling shader (layer %s) averaging by windows: "
+			       "input 0x%08x (height << 16 | width) depth %u, %u pixels covered (uniform 0x36020), "
+			       "0x%x and 0x%x in 0x36050, 0x36054 (window side and stride), 0x%x and 0x%x in "
+			       "0x36058, 0x3605c, 0x%x and 0x%x in 0x36024, 0x3602c, float 0x%08x in 0x36028, "
+			       "output 0x%08x depth %u: executed are a window side equal to the stride that "
+			       "tiles out x side pixels, zero words 0x36024, 0x3602c, 0x36058, 0x3605c (zero "
+			       "points 0, no padding) and a scale in (0, 1], each word loaded once (the 0x7d and "
+			       "0xe8 face-age files' layout)", s->layer, v[2], v[5], v[8], v[20], v[21], v[22],
+			       v[23], v[9], v[11], v[10], v[14], v[17]);
+		return;
+	}
+	if (!shmax_commit(p, s, op, operation, u, 12, &g))
+		return;
+	op->u.ref.in_flip = 0;
+	op->u.ref.mp.mean_scale = scale;
+	snprintf(s->what, sizeof(s->what), "SH average pool %ux%u stride %u, %ux%ux%u -> %ux%u uint8",
+		 g.side % 100000, g.side % 100000, g.stride % 100000, g.w, g.h, g.depth, g.ow, g.oh);
 	nbg_cpu_ref_executed(s, op, CPU_OP_SHMAX, CPU_REF_MAXPOOL);
 }
 
@@ -301,6 +374,14 @@ static void shmax_span(const cpu_ref *r, uint32_t o, uint32_t n, uint32_t *lo, u
 	uint64_t a = (uint64_t)o * r->mp.stride, b = a + r->mp.side - 1;
 	*lo = a < r->mp.pad ? 0 : (uint32_t)(a - r->mp.pad);
 	*hi = b - r->mp.pad >= n ? n - 1 : (uint32_t)(b - r->mp.pad);
+}
+
+/* The average's output: the window's sum times the scale (float32, the
+ * product in double), rounded half to even, saturated to 0..255. */
+static uint8_t shavg_value(uint64_t sum, float scale)
+{
+	double v = nbg_cpu_round_half_even((double)sum * (double)scale);
+	return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
 }
 
 /* The pooled image is computed whole before it is written: the output may
@@ -323,12 +404,14 @@ static int shmax_run_ref(const cpu_ref *r, uint8_t *const *buf)
 				uint32_t x0, x1;
 				shmax_span(r, x, r->width, &x0, &x1);
 				uint8_t m = 0; /* int8: compared by value, the bytes ^ 0x80 */
+				uint64_t sum = 0;
 				for (uint32_t yy = y0; yy <= y1; yy++)
 					for (uint32_t xx = x0; xx <= x1; xx++) {
 						uint8_t px = plane[(uint64_t)yy * r->in_stride + xx] ^ r->in_flip;
 						m = px > m ? px : m;
+						sum += px;
 					}
-				*d++ = m ^ r->in_flip;
+				*d++ = r->mp.mean_scale > 0 ? shavg_value(sum, r->mp.mean_scale) : (uint8_t)(m ^ r->in_flip);
 			}
 		}
 	}

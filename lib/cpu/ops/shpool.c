@@ -55,13 +55,7 @@ static void plan_pool(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t opera
 	if (u.value[5] > 1 && u.value[17] == u.value[5]) {
 		/* the face-age network's average poolings by windows: one image
 		 * of several channels, the window words after the output image */
-		nbg_cpu_refuse(s, "pool-shape-unsupported", "a pooling shader (layer %s) averaging by windows: "
-			       "input 0x%08x (height << 16 | width) depth %u, %u pixels covered (uniform 0x36020), "
-			       "0x%x and 0x%x in 0x36050, 0x36054, float 0x%08x in 0x36028, output 0x%08x: executed "
-			       "is one row per channel averaged to one value (depth 1); how this layout scales, "
-			       "rounds and keeps its zero points is not established (a board's output of this "
-			       "layer would settle it)", s->layer, u.value[2], u.value[5], side, u.value[20],
-			       u.value[21], u.value[10], u.value[14]);
+		nbg_cpu_plan_shavg(p, s, op, operation, &u);
 		return;
 	}
 	if (w == 0 || h == 0 || side == 0 || side > 0xffff || side * side != w || u.value[5] != 1 ||
