@@ -154,9 +154,9 @@ void nbg_cpu_nnf16_run(const cpu_nn16 *n, uint8_t *const *buf)
 static int nnf16_image(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd);
 
 /* The SP addition's second image: words 32 (row, slice strides), 34 (its
- * address), 35 and 33 (where the buffer it starts ends, its size / 32; or
- * word 35 unrelocated with bits 0-25 set: no buffer),
- * its scale 1.0 (words 23, 27) and no bounds (words 29, 30: +-inf). */
+ * address), 35 and 33 (where the buffer that holds it ends, its size / 32,
+ * the image inside it so that no address wraps; or word 35 unrelocated
+ * with bits 0-25 set: no buffer), its scale 1.0 (words 23, 27) and no bounds (words 29, 30: +-inf). */
 static int nnf16_second(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd)
 {
 	const uint32_t *w = cmd->words;
@@ -179,16 +179,18 @@ static int nnf16_image(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_
 	nbg_cmd_ref r, end;
 	if (!nbg_cpu_add_second16(p, s, a, n->pool_x, n->pool_y, n->out_z, w, SPF_W_ADDRESS, SPF_W_STRIDES, "fp16", NULL, &r))
 		return 0;
-	uint64_t bytes = a->slice * n->out_z;
+	/* the image's bytes from its first: the last row's end in the last slice */
+	uint64_t bytes = a->slice * (n->out_z - 1) + a->row * (n->pool_y - 1) + 2ull * n->pool_x;
+	uint64_t size = 32ull * w[SPF_W_BYTES], stop;
 	/* no buffer: word 35 relocated by no patch, its bits 0-25 all set (the
 	 * value the commands hold where no circular buffer is, as word 28) */
 	int none = !nbg_command_word_ref(p->g, s->operation, SPF_W_END, w[SPF_W_END], &end) && !end.patched &&
 		   (w[SPF_W_END] & 0x3ffffffu) == 0x3ffffffu;
-	if (!none && (!end.patched || end.source_type != r.source_type || end.index != r.index ||
-		      (end.offset & 0x3ffffffu) != a->base + 32ull * w[SPF_W_BYTES] ||
-		      32ull * w[SPF_W_BYTES] < bytes)) {
+	stop = end.offset & 0x3ffffffu;
+	if (!none && (!end.patched || end.source_type != r.source_type || end.index != r.index || stop < size ||
+		      a->base < stop - size || a->base + bytes > stop)) {
 		nbg_cpu_refuse(s, "nnf16-field-unsupported", "its command words %d (0x%08x) and %d (0x%x) are not "
-			       "the end and the size / 32 of a buffer that starts with its second image: a circular "
+			       "the end and the size / 32 of a buffer that holds its second image: a circular "
 			       "buffer there is not established", SPF_W_END, w[SPF_W_END], SPF_W_BYTES,
 			       w[SPF_W_BYTES]);
 		return 0;
@@ -383,14 +385,16 @@ static int nnf16_kind(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_c
 	}
 	if (type == NBG_GRAPH_OP_SP) {
 		/* word 27 bits 23-25 and word 28 bits 2-4: 0 in every
-		 * MultiStreamProcessor_SP command, set (7, 7) in some TensorAdd_SP
-		 * ones, with no meaning established */
+		 * MultiStreamProcessor_SP command, (7, 7) in the TensorAdd_SP
+		 * ones whose sum feeds a PReLU; the sum is the same either way
+		 * (doc/cpu-backend.md, fp16 NN-engine operations), other values
+		 * are not established */
 		uint32_t w27 = cmd->word_count > SPF_W_SCALE_HI ? cmd->words[SPF_W_SCALE_HI] >> 23 & 7u : 0;
 		uint32_t w28 = cmd->word_count > SPF_W_SCALE_HI + 1 ? cmd->words[SPF_W_SCALE_HI + 1] >> 2 & 7u : 0;
-		if (w27 || w28) {
+		if ((w27 || w28) && (w27 != 7 || w28 != 7)) {
 			nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 SP addition whose word 27 bits 23-25 "
-				       "(%u) and word 28 bits 2-4 (%u) are not 0: their meaning is not established",
-				       w27, w28);
+				       "(%u) and word 28 bits 2-4 (%u) are neither both 0 nor both 7: their meaning is "
+				       "not established", w27, w28);
 			return 0;
 		}
 		n->kind = CPU_NN16_F16_ADD;
