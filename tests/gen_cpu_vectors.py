@@ -2290,6 +2290,59 @@ def nn_prelu_case():
     return c
 
 
+
+OP_NN_LUT = 7
+
+
+def nnlut_word(v):
+    """A value in an NN_LUT table's wide layout: sign bit 20, exponent
+    bits 15-19 (bias 15), 15 mantissa bits; below 2^-14: 0."""
+    if v == 0 or abs(v) < 2.0 ** -14:
+        return 0
+    m, e = math.frexp(abs(v))            # abs(v) = m 2^e, m in [0.5, 1)
+    mant = int(round((m * 2 - 1) * 2 ** 15))
+    if mant == 2 ** 15:
+        mant, e = 0, e + 1
+    return (1 << 20 if v < 0 else 0) | (e - 1 + 15) << 15 | mant
+
+
+def nn_lut_sigmoid_case():
+    """The fp16 NN_LUT sigmoid: a table of 32 entries a binade (its first
+    tail word's bit 24 clear) that holds 1 / (1 + e^-x)."""
+    c = Case("nn-lut-sigmoid-fp16", "NN_LUT ActivationLayer on fp16: 8 values through a table whose first tail "
+             "word is 0x34000000 (sign support, bit 24 clear: entry i at the half ((((i & 511) << 5) + 0x2000) & "
+             "0x3fff) + 0x2000, sign bit 9) holding the sigmoid; values of both signs, 0, one past the table's "
+             "range (20)",
+             "numpy: numpy.float16(float32(1 / (1 + e^-x))) in float64; the same at p 1 +- 1e-4 (the parameter "
+             "solved from the table), below the normal range 0")
+    words = []
+    for i in range(1024):
+        bits = (((((i & 511) << 5) + 0x2000) & 0x3FFF) + 0x2000) | (0x8000 if i & 512 else 0)
+        x = float(np.array([bits], np.uint16).view(np.float16)[0])
+        words.append(nnlut_word(1.0 / (1.0 + math.exp(-x))))
+    table = np.array(words + [0x34000000, 0, 0x003E8000], np.uint32)
+    k = c.add_raw(np.frombuffer(table.astype("<u4").tobytes(), np.uint8))
+    x = np.array([-3.0, -0.5, 0.0, 0.3, 1.0, 2.5, 20.0, -2.0], np.float16)
+    c.add_input(np.frombuffer(x.tobytes(), np.uint8), [8, 1, 1], FP16)
+
+    def sig(p):
+        return np.array([np.float16(np.float32(1.0 / (1.0 + math.exp(-p * float(v))))) for v in x], np.float16)
+    y = sig(1.0)
+    assert (sig(1 - 1e-4).view(np.uint16) == y.view(np.uint16)).all() and \
+        (sig(1 + 1e-4).view(np.uint16) == y.view(np.uint16)).all(), "a value on a rounding edge"
+    op = c.add_op(OP_NN_LUT, "ActivationLayer")
+    op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", 1), ("kernels_per_core", 1), ("depthwise", 1),
+                     ("in_image_x_size", 8), ("in_image_y_size", 1), ("out_image_x_size", 8),
+                     ("out_image_y_size", 1), ("out_image_z_size", 1), ("in_image_x_stride", 16),
+                     ("in_image_y_stride", 16), ("out_image_x_stride", 16), ("out_image_y_stride", 16),
+                     ("kernel_data_type", 1), ("in_image_data_type", 1), ("out_image_data_type", 1),
+                     ("post_shift", 31), ("post_shift_bit_5_6", 3)]
+    field_addr(op, "kernel_address", MISC_DYNA_GENERIC, k, 0)
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    c.add_output(flush_subnormal(np.frombuffer(y.tobytes(), np.uint8).tolist()), [8, 1, 1], FP16)
+    return c
+
 def sp_add_case(flags=0):
     """The fp16 SP addition of a TensorAdd_SP layer: a + b, no ReLU; flags:
     word 27 bits 23-25 and word 28 bits 2-4 both set to it: 7 (the
@@ -2378,7 +2431,7 @@ def nn_lut_case(sign):
     name = "square" if sign else "rsqrt"
     c = Case("nn-lut-fp16-" + name,
              "NN_LUT ActivationLayer on fp16: a 4x3x2 image (rows 10 bytes apart, slices 32) through a table of "
-             + ("x^2 (tail bit 28 set: negative inputs, 6 bits interpolated), inputs in [-6, 6], values just "
+             + ("x^2 (tail bits 28 and 24 set: negative inputs, 6 bits interpolated), inputs in [-6, 6], values just "
                 "below 2 (the next entry is entry 0), -0, 300 (past the largest half)" if sign else
                 "1 / sqrt(x) (tail bit 28 clear: 5 bits interpolated), inputs in (0, 40], +0 and a subnormal "
                 "(the maker's reading of exponent 0), a negative input (its magnitude's value negated)")
@@ -2408,7 +2461,7 @@ def nn_lut_case(sign):
         v = fp21_round(f(b)) if (b & 0x7C00) != 0x7C00 or not sign else Fraction(65535)
         vals.append(v)
         words.append(lut32_word(v))
-    tail = [1 << 28 if sign else 0, 0, 0]
+    tail = [1 << 28 | 1 << 24 if sign else 0, 0, 0]   # bit 24 clear: the logistic tables' mapping
     table = c.add_raw(np.frombuffer(struct.pack("<1027I", *(words + tail)), np.uint8))
     img = np.zeros(slc * ch // 2, np.uint16)
     for k in range(ch):
@@ -2620,7 +2673,7 @@ def all_cases():
              spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(), spsum_case(), spmul_case(),
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
             [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(7)] +
-            [shconv_s2_case(), nt_long_case(), sp_add_case(3), shdw16_small_case()] +
+            [shconv_s2_case(), nt_long_case(), sp_add_case(3), shdw16_small_case(), nn_lut_sigmoid_case()] +
             [gray_case(), tensorsub_case(), tensormul_case(), prelu_case(0), prelu_case(1),
              prelu_case(0, 0x55555555)] +
             [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)] +
