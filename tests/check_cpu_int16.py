@@ -18,15 +18,20 @@ dequantized by its record (q 2^-fl), is compared with the source output
 of its shape (the record's dimensions, outermost first):
 
 - every output must correlate with its source output at 0.999 or more;
-- the output fidelity.json names for the model (face_detector: the
-  regressors) must have a mean absolute error no larger than the figure
+- the output fidelity.json names for the model by its source tensor's
+  name (face_detector: the regressors) must have a mean absolute error no larger than the figure
   fidelity.json gives for the vendor's own conversion of that data type
   against TFLite (int16 0.2515, fp16 0.2484 for face_detector).  That
   figure bounds what such a compilation of this model gives on the NPU as
   the vendor measured it (on its own
   inputs and pipeline, whose un-quantized import alone differs by 0.2482),
   so a backend within it computes no worse than the vendor's conversion; it
-  is not a bound on bit-exactness.
+  is not a bound on bit-exactness.  An output it names by its value
+  count alone ("(N values)": face_landmarks_detector's 1,434) has its
+  error printed beside the figure, not judged: on this non-face image the
+  fp16 arithmetic alone moves it further (numpy rounding every operator's
+  output to fp16 lands 1.08 pixels from the float64 source there).
+- an output of one value has no correlation: printed, not judged.
 
 A file the backend does not run whole is printed with its first refusal,
 but for one whose source begins with the landmark normalisation (the
@@ -52,6 +57,7 @@ they are absent or Debian's python3-numpy cannot be imported).
 """
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -68,7 +74,7 @@ import tc_check
 MIN_CORR = 0.999
 # TFLite BuiltinOperator codes the face models use
 ADD, CONCATENATION, CONV_2D, DEPTHWISE_CONV_2D, DEQUANTIZE = 0, 2, 3, 4, 6
-MAX_POOL_2D, RELU, RESHAPE, RESIZE_BILINEAR, PAD = 17, 19, 22, 23, 34
+LOGISTIC, MAX_POOL_2D, RELU, RESHAPE, RESIZE_BILINEAR, PAD, PRELU = 14, 17, 19, 22, 23, 34, 54
 
 
 def options(op):
@@ -171,6 +177,10 @@ def tflite_graph(path, image):
             r = activation(x + val[ins[1]], opt.scalar(0, "b") if opt else 0)
         elif code == RELU:
             r = np.maximum(x, 0)
+        elif code == PRELU:
+            r = np.where(x >= 0, x, x * val[ins[1]])
+        elif code == LOGISTIC:
+            r = 1.0 / (1.0 + np.exp(-x))
         elif code == PAD:
             r = np.pad(x, val[ins[1]].astype(int))
         elif code == MAX_POOL_2D:
@@ -280,10 +290,12 @@ def judge(nbg, path, src, fidelity, dump=None):
                               "--output-dir", os.path.join(tmp, "out")], stdout=subprocess.DEVNULL, check=True)
         got = [kinds[1 + i][2](open(os.path.join(tmp, "out", "output_%d.bin" % o["index"]), "rb").read())
                for i, o in enumerate(outs)]
+    # the output fidelity.json names: a source tensor's name, or "(N values)"
     named = fidelity.get("output", "").split(" ")[0]
     if kind not in fidelity:
         print("note %s: fidelity.json gives no %s figure for its model: mean absolute errors reported, not "
               "bounded" % (name, kind))
+    count = re.search(r"\((\d+) values\)", fidelity.get("output", ""))
     judged = 0
     for o, g in zip(outs, got):
         same = [k for k, v in ref.items() if list(v.shape) == o["dimensions_outermost_first"]]
@@ -292,13 +304,25 @@ def judge(nbg, path, src, fidelity, dump=None):
                   (name, o["index"], o["dimensions_outermost_first"], len(same)))
             continue
         r = ref[same[0]].reshape(-1)
+        if r.size < 2:
+            # one value: no correlation; its difference printed
+            print("note %s output %d (%s): one value, %.6g against the source's %.6g: no correlation, not "
+                  "judged" % (name, o["index"], same[0], float(g[0]), float(r[0])))
+            continue
         mae, corr = float(np.abs(g - r).mean()), float(np.corrcoef(g, r)[0, 1])
         check(corr >= MIN_CORR, "%s output %d (%s): correlation %.6f with the source's (at least %.3f), mean "
               "absolute error %.4f, largest %.3f" % (name, o["index"], same[0], corr, MIN_CORR, mae,
                                                      float(np.abs(g - r).max())))
+        if same[0] != named and count and r.size == int(count.group(1)) and kind in fidelity:
+            # named by its size alone: the vendor measured it on its own
+            # (face) inputs, which the synthetic image is not; printed
+            print("note %s output %d (%s): mean absolute error %.4f, the vendor's %s conversion's %.4f on its "
+                  "own inputs (fidelity.json): not judged on the synthetic image" %
+                  (name, o["index"], fidelity["output"], mae, kind, fidelity[kind]))
         if same[0] == named and kind in fidelity:
             check(mae <= fidelity[kind], "%s output %d (%s): mean absolute error %.4f, within the vendor's "
-                  "%s conversion's %.4f (fidelity.json)" % (name, o["index"], named, mae, kind, fidelity[kind]))
+                  "%s conversion's %.4f (fidelity.json)" % (name, o["index"], fidelity["output"], mae, kind,
+                                                            fidelity[kind]))
         judged += 1
     return judged > 0
 

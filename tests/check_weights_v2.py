@@ -106,23 +106,32 @@ def fp21(w):
     return -v if w >> 20 & 1 else v
 
 
-def lut_inputs(sign):
-    """The inputs entry i holds the function at, by the tail's sign bit:
-    half-precision bits ((i & 511) << 6) ^ 0x4000 and the sign bit 9 of i
-    (set), or ((i << 5) & 0xffff) ^ 0x4000 (clear)."""
+def lut_inputs(mode):
+    """The inputs entry i holds the function at, by the tail's first word
+    (lut_mode): half-precision bits ((i & 511) << 6) ^ 0x4000 and the sign
+    bit 9 of i (1: bits 28 and 24 set), ((((i & 511) << 5) + 0x2000) &
+    0x3fff) + 0x2000 and the sign bit 9 (2: bit 28 set, bit 24 clear), or
+    ((i << 5) & 0xffff) ^ 0x4000 (0: bit 28 clear)."""
     import numpy as np
     i = np.arange(1024, dtype=np.uint32)
-    h = (((i & 511) << 6) ^ 0x4000) | np.where(i & 512, 0x8000, 0) if sign else \
+    sign = np.where(i & 512, 0x8000, 0)
+    h = (((i & 511) << 6) ^ 0x4000) | sign if mode == 1 else \
+        (((((i & 511) << 5) + 0x2000) & 0x3fff) + 0x2000) | sign if mode == 2 else \
         ((i << 5) & 0xffff) ^ 0x4000
     return h.astype(np.uint16).view(np.float16).astype(np.float64)
+
+
+def lut_mode(word):
+    """The input mapping of a table whose first tail word is word."""
+    return 0 if not word >> 28 & 1 else 1 if word >> 24 & 1 else 2
 
 
 def lut_function(x, t):
     """Which elementary function the entries (x, t) hold, within 4 units in
     the last place of the 15-bit mantissa (entries past the largest value,
-    65535, clamped to it), by numpy: the ReLU, the square, the square root,
-    the reciprocal square root (the layer normalisations' operations of the
-    sources); None.  An input of exponent 0 is taken as the table's maker
+    65535, clamped to it), by numpy: the ReLU, the square, the sigmoid, the
+    square root, the reciprocal square root (the layer normalisations'
+    operations of the sources, their LOGISTICs); None.  An input of exponent 0 is taken as the table's maker
     reads one, (1 + m / 1024) * 2^-15 (sqrt's entry at +0 is sqrt(2^-15))."""
     import numpy as np
     ok = np.isfinite(x) & (np.abs(x) < 60000)
@@ -131,7 +140,7 @@ def lut_function(x, t):
     sub = (h & 0x7c00) == 0
     x = np.where(sub, np.where(h & 0x8000, -1, 1) * (1 + (h & 0x3ff) / 1024.0) * 2.0 ** -15, x)
     top = (2 - 2.0 ** -15) * 2.0 ** 15
-    cands = {"relu": lambda: np.maximum(x, 0), "square": lambda: x * x}
+    cands = {"relu": lambda: np.maximum(x, 0), "square": lambda: x * x, "sigmoid": lambda: 1 / (1 + np.exp(-x))}
     if (x > 0).all():
         cands["sqrt"] = lambda: np.sqrt(x)
         cands["rsqrt"] = lambda: 1 / np.sqrt(x)
@@ -158,6 +167,7 @@ def judge_lut(op, out, name, figures):
     raw = np.frombuffer(open(op["_path"], "rb").read()[op["stream"]["offset"]:][:4108], "<u4")
     want = np.array([fp21(int(w)) for w in raw[:1024]], dtype=np.float64)
     sign = bool(raw[1024] >> 28 & 1)
+    mode = lut_mode(int(raw[1024]))
     ok = codes.dtype == np.float32 and np.array_equal(codes.astype(np.float64), want) and \
         op["lut"]["sign_support"] == sign
     check(ok, "%s: operation %d: its NN_LUT table's 1,024 values are the stream's words "
@@ -167,62 +177,44 @@ def judge_lut(op, out, name, figures):
     figures["lut_done"].add(op["files"]["weights"])
     x = np.load(os.path.join(out, op["files"]["lut_inputs"]))
     check(np.array_equal(x.astype(np.float16).view(np.uint16),
-                         lut_inputs(sign).astype(np.float16).view(np.uint16)),
+                         lut_inputs(mode).astype(np.float16).view(np.uint16)),
           "%s: operation %d: the exported inputs are "
-          "the mapping of sign bit %d" % (name, op["operation"], sign))
-    f = lut_function(lut_inputs(sign), want)
-    if f is None and int(raw[1024]) == LUT_WINDOW_TAIL:
-        judge_window(op, name, want, figures)
-        return
+          "the mapping %d of its tail" % (name, op["operation"], mode))
+    f = lut_function(lut_inputs(mode), want)
     if f is None:
         print("note %s: operation %d: its table is no function of the list (ReLU, square, "
               "square root, reciprocal square root): mapping not judged" % (name, op["operation"]))
         figures["lut"]["other"] = figures["lut"].get("other", 0) + 1
         return
-    other = lut_function(lut_inputs(not sign), want)
-    check(other is None, "%s: operation %d: its table is the %s at the inputs of sign bit %d "
-          "and no function of the list at the other mapping's" % (name, op["operation"], f, sign))
-    key = "%s (sign bit %d)" % (f, sign)
+    other = [m for m in (0, 1, 2) if m != mode and lut_function(lut_inputs(m), want) is not None]
+    check(not other, "%s: operation %d: its table is the %s at the inputs of mapping %d "
+          "and no function of the list at the other mappings'" % (name, op["operation"], f, mode))
+    key = "%s (mapping %d)" % (f, mode)
     figures["lut"][key] = figures["lut"].get(key, 0) + 1
     if f in LUT_SMOOTH:
-        judge_between(op, name, want, sign, f, figures)
-
-
-# The tail word of the two logistic tables (the landmarks' and blendshapes'
-# last activations): its entries fit the sigmoid at a third mapping, not
-# the two of its bit 28.
-LUT_WINDOW_TAIL = 0x34000000
-
-
-def window_inputs():
-    """Entry i's input as the logistic tables hold it: the sign from bit 9,
-    5 mantissa bits and 3 exponent bits from bits 0-7, the exponent's top
-    bits 10 (bit 8 clear: 2 to 504) or 01 (set: 2^-7 to 2)."""
-    import numpy as np
-    i = np.arange(1024)
-    h = ((i & 255) << 5) | np.where(i & 256, 0x2000, 0x4000) | np.where(i & 512, 0x8000, 0)
-    return h.astype(np.uint16).view(np.float16).astype(np.float64)
+        judge_between(op, name, want, mode == 1, f, figures)
+    if mode == 2:
+        judge_window(op, name, want, figures)
 
 
 def judge_window(op, name, t, figures):
-    """A table of tail LUT_WINDOW_TAIL: the sigmoid at window_inputs within
-    0.51 units in the last place of the entries' layout at every entry
-    (within 2^-14 of 0 where the sigmoid is below 2^-14), and at no entry of the tail's bit-28
-    mapping (the mapping the tail names is not the one its entries hold)."""
+    """A table of mapping 2 (the logistic tables, tail 0x34000000): the
+    sigmoid at lut_inputs(2) within 0.51 units in the last place of the
+    entries' layout at every entry (within 2^-14 of 0 where the sigmoid is
+    below 2^-14)."""
     import numpy as np
-    x = window_inputs()
+    x = lut_inputs(2)
     f = 1 / (1 + np.exp(-x))
     big = f >= 2.0 ** -14
     ulp = 2.0 ** (np.floor(np.log2(f[big])) - 15)
     err = float(np.max(np.abs(t[big] - f[big]) / ulp))
     # below 2^-14 the layout holds 0 (no value smaller)
     small = bool(np.all(np.abs(t[~big] - f[~big]) <= 2.0 ** -14))
-    check(err <= 0.51 and small and lut_function(lut_inputs(True), t) is None,
-          "%s: operation %d: its table (tail 0x%08x) is the sigmoid at the inputs sign | (i & 255) << 5 | "
-          "(i & 256 ? 0x2000 : 0x4000), |x| from 2^-7 to 504, within %.3f units in the last place; the "
-          "tail's bit-28 mapping gives no function of the list"
-          % (name, op["operation"], LUT_WINDOW_TAIL, err))
-    figures["lut"]["sigmoid (window)"] = figures["lut"].get("sigmoid (window)", 0) + 1
+    check(err <= 0.51 and small,
+          "%s: operation %d: its table is the sigmoid at the inputs of mapping 2 (|x| from 2^-7 to 504) "
+          "within %.3f units in the last place" % (name, op["operation"], err))
+    k = figures["lut"].setdefault("sigmoid within 0.51 ulp, largest", 0.0)
+    figures["lut"]["sigmoid within 0.51 ulp, largest"] = max(k, round(err, 3))
 
 
 # the smooth functions of the list, at positive inputs
@@ -423,8 +415,8 @@ def main():
           "below 16384)" % (figures["operations"], figures["compiler"], e[0], e[1], e[2], e[3],
                             e[4]))
     lut = figures["lut"]
-    check(any("sign bit 1" in k for k in lut) and any("sign bit 0" in k for k in lut),
-          "NN_LUT tables on fp16 data judged by function: %s; both mappings witnessed"
+    check(all(any("mapping %d" % m in k for k in lut) for m in (0, 1, 2)),
+          "NN_LUT tables on fp16 data judged by function: %s; the three mappings witnessed"
           % dict(sorted(lut.items())))
     print("NN_LUT tables between their entries (tables, largest error of the linear "
           "interpolation and of the entry alone, units in the last place): %s"

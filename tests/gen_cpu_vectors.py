@@ -1998,6 +1998,37 @@ def nn_scale_0xad_case():
 SHCONV_FP16, SHCONV_F32, SHCONV_PIN, SHCONV_PIN_BIAS = 0x44405041, 0x32100002, 0x10DD10B0, 0x10DE10B0
 
 
+def shconv_product(c, wt, bias, cols, wrow, fmt):
+    """The matrix-product SH operation of an fp16 convolution pair: the
+    rows cols (p x k, in the VIP SRAM at 64) times n kernels wt (rows wrow
+    bytes apart, format word fmt as the output's) plus float32 biases, into
+    output 0; numpy's result (n x p: float32 products summed in k order,
+    the bias, one rounding to fp16)."""
+    n, kk = wt.shape
+    p = cols.shape[0]
+    wbytes = np.zeros(wrow * n, np.uint8)
+    for o in range(n):
+        wbytes[o * wrow:o * wrow + 2 * kk] = np.frombuffer(wt[o].tobytes(), np.uint8)
+    we, be = c.add_raw(wbytes), c.add_raw(np.frombuffer(bias.tobytes(), np.uint8))
+    u = {}
+    put(u, 1, [2 * kk, p << 16 | kk, SHCONV_FP16, 2 * kk * p, 1, SHCONV_PIN, 0])
+    put(u, 9, [wrow, n << 16 | kk, fmt, wrow * n, 1, SHCONV_PIN, 0])
+    put(u, 17, [4 * n, 1 << 16 | n, SHCONV_F32, 4 * n, 1, SHCONV_PIN_BIAS, 0])
+    put(u, 24, [0, (kk + 7) // 8 * 8, 0])
+    put(u, 29, [2 * p, n << 16 | p, fmt, 2 * p * n, 1, SHCONV_PIN, 0])
+    put(u, 36, [0x55555555, 0x55550000, 0x76543210, 0x76543210, 0, 0x76543210, 0x76543210, 0] + [0] * 8 + [1, 2])
+    sh_op(c, "ConvolutionLayer", u, [(0, (VIP_SRAM, -1, 64)), (8, (MISC_DYNA_GENERIC, we, 0)),
+                                      (16, (MISC_DYNA_GENERIC, be, 0)), (28, (OUTPUT, 0, 0))])
+    out = np.zeros((n, p), np.float16)
+    for o in range(n):
+        for q in range(p):
+            acc = np.float32(0)
+            for j in range(kk):
+                acc = np.float32(acc + np.float32(wt[o, j]) * np.float32(cols[q, j]))
+            out[o, q] = np.float16(np.float32(acc + bias[o]))
+    return out
+
+
 def shconv_case():
     """An fp16 convolution as the A733 compiles it: an im2col SH operation
     into the VIP SRAM, then a matrix-product SH operation with fp16 kernels
@@ -2032,30 +2063,86 @@ def shconv_case():
     put(u, 16, [9, ow, st, st, pad, pad, k, k])
     put(u, 28, [0] * 8)
     sh_op(c, "ConvolutionLayer", u, [(0, (INPUT, 0, 0)), (8, (VIP_SRAM, -1, 64))])
-    wrow = 40
-    wbytes = np.zeros(wrow * n, np.uint8)
-    for o in range(n):
-        wbytes[o * wrow:o * wrow + 2 * kk] = np.frombuffer(wt[o].tobytes(), np.uint8)
-    we, be = c.add_raw(wbytes), c.add_raw(np.frombuffer(bias.tobytes(), np.uint8))
-    u = {}
-    put(u, 1, [2 * kk, (ow * oh) << 16 | kk, SHCONV_FP16, 2 * kk * ow * oh, 1, SHCONV_PIN, 0])
-    put(u, 9, [wrow, n << 16 | kk, SHCONV_FP16, wrow * n, 1, SHCONV_PIN, 0])
-    put(u, 17, [4 * n, 1 << 16 | n, SHCONV_F32, 4 * n, 1, SHCONV_PIN_BIAS, 0])
-    put(u, 24, [0, 24, 0])
-    put(u, 29, [2 * ow * oh, n << 16 | ow * oh, SHCONV_FP16, 2 * ow * oh * n, 1, SHCONV_PIN, 0])
-    put(u, 36, [0x55555555, 0x55550000, 0x76543210, 0x76543210, 0, 0x76543210, 0x76543210, 0] + [0] * 8 + [1, 2])
-    sh_op(c, "ConvolutionLayer", u, [(0, (VIP_SRAM, -1, 64)), (8, (MISC_DYNA_GENERIC, we, 0)),
-                                      (16, (MISC_DYNA_GENERIC, be, 0)), (28, (OUTPUT, 0, 0))])
-    out = np.zeros((n, ow * oh), np.float16)
-    for o in range(n):
-        for q in range(ow * oh):
-            acc = np.float32(0)
-            for j in range(kk):
-                acc = np.float32(acc + np.float32(wt[o, j]) * np.float32(cols[q, j]))
-            out[o, q] = np.float16(np.float32(acc + bias[o]))
+    out = shconv_product(c, wt, bias, cols, 40, SHCONV_FP16)
     le = flush_subnormal(np.frombuffer(out.tobytes(), np.uint8).tolist())
     assert le[2 * 2 * ow * oh:2 * 2 * ow * oh + 2] == [0, 0] and out[2, 0] != 0, "the flushed value"
     c.add_output(le, [ow * oh, n], FP16)
+    return c
+
+
+# The stride-2 fp16 im2col's uniforms 0x36060..0x3611c, as the corpus's one
+# such shader holds them (lib/analysis/graph/uniforms_conv.c)
+IM2COL_S2_PINNED = [0x111111, 0x111000, 0x20100, 0x201, 0x222222, 0, 0, 0x400, 1, 1, 1, 1, 1, 1, 0, 0,
+                    0x111111, 0x111000, 0x2040302, 0x403, 0x222222, 0, 0, 0x400, 1, 1, 1, 1, 1, 1, 0, 0,
+                    0x111111, 0x111000, 0x4060504, 0x605, 0x222222, 0, 0, 0x400, 1, 1, 1, 1, 1, 1, 0, 0]
+SHCONV_FP16_B = 0x44404071  # the fourth fp16 format word (the landmarks file's heads)
+
+
+def shconv_s2_case():
+    """The stride-2 fp16 im2col (uniforms 0x36058/0x3605c not loaded, the
+    pinned constants from 0x36060 on), then a product whose kernels and
+    output use the format word 0x44404071."""
+    c = Case("sh-conv-fp16-stride2", "SH ConvolutionLayer pair on fp16 planes: the stride-2 im2col (its "
+             "constants loaded, no kernel-size words) of a 6x5x3 input (kernel 3x3, stride 2, pad 0 -> 3x3 "
+             "windows of 27 values, 0 past the input's right and bottom edges) into the VIP SRAM, then the "
+             "product with 2 kernels of 27 fp16 values in format 0x44404071 plus float32 biases",
+             "numpy: the windows gathered in (channel, ky, kx) order, float32 products summed in that order "
+             "plus the bias, numpy.float16 (to nearest, ties to even)")
+    rs = np.random.RandomState(48)
+    w, h, ch, k, st, n = 6, 5, 3, 3, 2, 2
+    ow, oh, kk = 3, 3, ch * 9
+    x = rs.uniform(-2, 2, (ch, h, w)).astype(np.float16)
+    wt = rs.uniform(-1, 1, (n, kk)).astype(np.float16)
+    bias = rs.uniform(-1, 1, n).astype(np.float32)
+    c.add_input(np.frombuffer(x.tobytes(), np.uint8), [w, h, ch], FP16)
+    c.vip_sram = 2048
+    xp = np.zeros((ch, h + st, w + st), np.float16)
+    xp[:, :h, :w] = x
+    cols = np.array([[xp[ci, oy * st + j, ox * st + i] for ci in range(ch) for j in range(k) for i in range(k)]
+                     for oy in range(oh) for ox in range(ow)], np.float16)
+    u = {}
+    put(u, 1, [2 * w, h << 16 | w, SHCONV_FP16, 2 * w * h, ch, SHCONV_PIN, 0])
+    put(u, 9, [2 * kk, (ow * oh) << 16 | kk, SHCONV_FP16, 2 * kk * ow * oh, 1, SHCONV_PIN, 0])
+    put(u, 16, [9, ow, st, st, 0, 0])
+    put(u, 24, IM2COL_S2_PINNED)
+    sh_op(c, "ConvolutionLayer", u, [(0, (INPUT, 0, 0)), (8, (VIP_SRAM, -1, 64))])
+    out = shconv_product(c, wt, bias, cols, 2 * kk, SHCONV_FP16_B)
+    c.add_output(flush_subnormal(np.frombuffer(out.tobytes(), np.uint8).tolist()), [ow * oh, n], FP16)
+    return c
+
+
+OP_NT = 8
+
+
+def nt_long_case():
+    """An NT transpose longer than its 13-bit size fields hold: bits 13 and
+    up of its length in kernel_z_size, bits 16 and up of the output's row
+    stride in out_image_tile_x_size (the landmarks file's first layer)."""
+    c = Case("nt-transpose-long", "NN TensorTranspose NT of 8200 pixels of 2 fp16 values (an NHWC record, rows "
+             "of 4 bytes; non-zero at the first and last 128 pixels and every 97th) into 2 planes of 8200 values 65540 bytes apart: in_image_y_size and "
+             "out_image_x_size 8 with kernel_z_size 1 (8 + 8192), out_image_x_stride 4 with "
+             "out_image_tile_x_size 1 (4 + 65536)",
+             "numpy: numpy.transpose(record) into rows at the stride; the bytes between rows 0")
+    rs = np.random.RandomState(49)
+    n, ch, orow = 8200, 2, 65540
+    x = rs.uniform(-2, 2, (n, ch)).astype(np.float16)
+    # values at the first and last 128 pixels and every 97th, 0 elsewhere
+    # (a header of reasonable size; the pixels past 8192 all non-zero)
+    keep = np.zeros(n, bool)
+    keep[:128], keep[-128:], keep[::97] = True, True, True
+    x[~keep] = 0
+    c.add_input(np.frombuffer(x.tobytes(), np.uint8), [ch, n, 1], FP16)
+    op = c.add_op(OP_NT, "TensorTranspose")
+    op["fields"] += [("kernel_z_size", 1), ("in_image_x_size", ch), ("in_image_y_size", n & 0x1FFF),
+                     ("out_image_x_size", n & 0x1FFF), ("out_image_y_size", ch), ("out_image_z_size", 1),
+                     ("out_image_tile_x_size", 1), ("in_image_x_stride", 2 * ch),
+                     ("out_image_x_stride", orow & 0xFFFF)]
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    out = np.zeros(orow + 2 * n, np.uint8)
+    for ci in range(ch):
+        out[ci * orow:ci * orow + 2 * n] = np.frombuffer(np.ascontiguousarray(x[:, ci]).tobytes(), np.uint8)
+    c.add_output(out, [(orow + 2 * n) // 2, 1, 1], FP16)
     return c
 
 
@@ -2150,15 +2237,12 @@ SHDW16_STRIDE2 = [0x151515, 0, 0x4320210, 0x654, 0x151515, 0x2100210, 0x210, 0x4
     [0x111111, 0x111000, 0x40200, 0x402]
 
 
-def shdw16_case():
-    """The fp16 depthwise convolution shader in its stride-2 layout."""
-    c = Case("sh-dwconv-fp16", "SH DepthwiseConvLayer on fp16 planes: 3 channels of 5x4 (rows 12 bytes apart), "
-             "kernel 3x3, stride 2, pad 0 -> 3x2 (the last column's and row's windows past the input: 0 there, "
-             "TFLite's SAME), kernel rows 20 bytes apart, float32 biases",
-             "numpy: per channel the 3x3 windows, float32 products summed in (ky, kx) order plus the bias, "
-             "numpy.float16 (to nearest, ties to even), below the normal range 0")
-    rs = np.random.RandomState(44)
-    w, h, ch, k, st, ow, oh, row, wrow = 5, 4, 3, 3, 2, 3, 2, 12, 20
+def shdw16_build(c, seed, w, h, ch, st, pad, ow, oh, row, wrow, tail, consts):
+    """An fp16 depthwise convolution shader case: 3x3 kernels, stride st,
+    padding pad before (and as needed after), uniforms 0x3607c = tail and
+    0x360a0.. consts; its input, kernels, bias and numpy's output."""
+    k = 3
+    rs = np.random.RandomState(seed)
     x = rs.uniform(-2, 2, (ch, h, w)).astype(np.float16)
     wt = rs.uniform(-1, 1, (ch, k * k)).astype(np.float16)
     bias = rs.uniform(-1, 1, ch).astype(np.float32)
@@ -2175,13 +2259,13 @@ def shdw16_case():
     put(u, 1, [row, h << 16 | w, SHCONV_FP16, row * h, ch, SHCONV_PIN, 0])
     put(u, 9, [wrow, ch << 16 | k * k, SHCONV_FP16, wrow * ch, 1, SHCONV_PIN, 0])
     put(u, 17, [4 * ch, 1 << 16 | ch, SHCONV_F32, 4 * ch, 1, SHCONV_PIN_BIAS, 0])
-    put(u, 24, [1, k, k, st, 0, 0, st, 0])
+    put(u, 24, [1, k, k, st, pad, pad, st, tail])
     put(u, 33, [2 * ow, oh << 16 | ow, SHCONV_FP16, 2 * ow * oh, ch, SHCONV_PIN, 0])
-    put(u, 40, [ow, 0, 0, 0] + SHDW16_STRIDE2)
+    put(u, 40, consts)
     sh_op(c, "DepthwiseConvLayer", u, [(0, (INPUT, 0, 0)), (8, (MISC_DYNA_GENERIC, we, 0)),
                                        (16, (MISC_DYNA_GENERIC, be, 0)), (32, (OUTPUT, 0, 0))])
-    xp = np.zeros((ch, h + k, w + k), np.float16)
-    xp[:, :h, :w] = x
+    xp = np.zeros((ch, h + pad + k, w + pad + k), np.float16)
+    xp[:, pad:pad + h, pad:pad + w] = x
     out = np.zeros((ch, oh, ow), np.float16)
     for ci in range(ch):
         for oy in range(oh):
@@ -2194,6 +2278,34 @@ def shdw16_case():
                 out[ci, oy, ox] = np.float16(np.float32(acc + bias[ci]))
     c.add_output(flush_subnormal(np.frombuffer(out.tobytes(), np.uint8).tolist()), [ow, oh, ch], FP16)
     return c
+
+
+def shdw16_case():
+    """The fp16 depthwise convolution shader in its stride-2 layout."""
+    c = Case("sh-dwconv-fp16", "SH DepthwiseConvLayer on fp16 planes: 3 channels of 5x4 (rows 12 bytes apart), "
+             "kernel 3x3, stride 2, pad 0 -> 3x2 (the last column's and row's windows past the input: 0 there, "
+             "TFLite's SAME), kernel rows 20 bytes apart, float32 biases",
+             "numpy: per channel the 3x3 windows, float32 products summed in (ky, kx) order plus the bias, "
+             "numpy.float16 (to nearest, ties to even), below the normal range 0")
+    return shdw16_build(c, 44, 5, 4, 3, 2, 0, 3, 2, 12, 20, 0, [3, 0, 0, 0] + SHDW16_STRIDE2)
+
+
+# the small-image stride-1 layout's words 0x360a8.. after 0 and the output
+# width (lib/analysis/graph/uniforms_conv.c, set 2)
+SHDW16_SMALL = [0x40, 0, 0x15, 0, 0x3210, 0, 0x55, 0x3210, 0, 0x400] + [0] * 28
+
+
+def shdw16_small_case():
+    """The fp16 depthwise convolution shader in the stride-1 layout of the
+    landmarks file's 4x4 and 2x2 images (0x3607c = 1, the third constant
+    set)."""
+    c = Case("sh-dwconv-fp16-small", "SH DepthwiseConvLayer on fp16 planes, the small-image layout (uniform "
+             "0x3607c 1, its constants): 3 channels of 4x4 (rows 10 bytes apart), kernel 3x3, stride 1, pad 1 "
+             "-> 4x4 (windows past every edge: 0 there, TFLite's SAME), kernel rows 20 bytes apart, float32 "
+             "biases",
+             "numpy: per channel the 3x3 windows, float32 products summed in (ky, kx) order plus the bias, "
+             "numpy.float16 (to nearest, ties to even), below the normal range 0")
+    return shdw16_build(c, 50, 4, 4, 3, 1, 1, 4, 4, 10, 20, 1, [0, 4] + SHDW16_SMALL)
 
 
 def nn_prelu_case():
@@ -2238,18 +2350,73 @@ def nn_prelu_case():
     return c
 
 
-def sp_add_case(flags=False):
+
+OP_NN_LUT = 7
+
+
+def nnlut_word(v):
+    """A value in an NN_LUT table's wide layout: sign bit 20, exponent
+    bits 15-19 (bias 15), 15 mantissa bits; below 2^-14: 0."""
+    if v == 0 or abs(v) < 2.0 ** -14:
+        return 0
+    m, e = math.frexp(abs(v))            # abs(v) = m 2^e, m in [0.5, 1)
+    mant = int(round((m * 2 - 1) * 2 ** 15))
+    if mant == 2 ** 15:
+        mant, e = 0, e + 1
+    return (1 << 20 if v < 0 else 0) | (e - 1 + 15) << 15 | mant
+
+
+def nn_lut_sigmoid_case():
+    """The fp16 NN_LUT sigmoid: a table of 32 entries a binade (its first
+    tail word's bit 24 clear) that holds 1 / (1 + e^-x)."""
+    c = Case("nn-lut-sigmoid-fp16", "NN_LUT ActivationLayer on fp16: 8 values through a table whose first tail "
+             "word is 0x34000000 (sign support, bit 24 clear: entry i at the half ((((i & 511) << 5) + 0x2000) & "
+             "0x3fff) + 0x2000, sign bit 9) holding the sigmoid; values of both signs, 0, one past the table's "
+             "range (20)",
+             "numpy: numpy.float16(float32(1 / (1 + e^-x))) in float64; the same at p 1 +- 1e-4 (the parameter "
+             "solved from the table), below the normal range 0")
+    words = []
+    for i in range(1024):
+        bits = (((((i & 511) << 5) + 0x2000) & 0x3FFF) + 0x2000) | (0x8000 if i & 512 else 0)
+        x = float(np.array([bits], np.uint16).view(np.float16)[0])
+        words.append(nnlut_word(1.0 / (1.0 + math.exp(-x))))
+    table = np.array(words + [0x34000000, 0, 0x003E8000], np.uint32)
+    k = c.add_raw(np.frombuffer(table.astype("<u4").tobytes(), np.uint8))
+    x = np.array([-3.0, -0.5, 0.0, 0.3, 1.0, 2.5, 20.0, -2.0], np.float16)
+    c.add_input(np.frombuffer(x.tobytes(), np.uint8), [8, 1, 1], FP16)
+
+    def sig(p):
+        return np.array([np.float16(np.float32(1.0 / (1.0 + math.exp(-p * float(v))))) for v in x], np.float16)
+    y = sig(1.0)
+    assert (sig(1 - 1e-4).view(np.uint16) == y.view(np.uint16)).all() and \
+        (sig(1 + 1e-4).view(np.uint16) == y.view(np.uint16)).all(), "a value on a rounding edge"
+    op = c.add_op(OP_NN_LUT, "ActivationLayer")
+    op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", 1), ("kernels_per_core", 1), ("depthwise", 1),
+                     ("in_image_x_size", 8), ("in_image_y_size", 1), ("out_image_x_size", 8),
+                     ("out_image_y_size", 1), ("out_image_z_size", 1), ("in_image_x_stride", 16),
+                     ("in_image_y_stride", 16), ("out_image_x_stride", 16), ("out_image_y_stride", 16),
+                     ("kernel_data_type", 1), ("in_image_data_type", 1), ("out_image_data_type", 1),
+                     ("post_shift", 31), ("post_shift_bit_5_6", 3)]
+    field_addr(op, "kernel_address", MISC_DYNA_GENERIC, k, 0)
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    c.add_output(flush_subnormal(np.frombuffer(y.tobytes(), np.uint8).tolist()), [8, 1, 1], FP16)
+    return c
+
+def sp_add_case(flags=0):
     """The fp16 SP addition of a TensorAdd_SP layer: a + b, no ReLU; flags:
-    word 27 bits 23-25 and word 28 bits 2-4 set (7, 7), refused."""
-    c = Case("sp-add-fp16" + ("-flags-refused" if flags else ""),
+    word 27 bits 23-25 and word 28 bits 2-4 both set to it: 7 (the
+    landmarks file's additions) runs alike, another value is refused."""
+    refused = flags not in (0, 7)
+    c = Case("sp-add-fp16" + ("-flags-refused" if refused else "-flags" if flags else ""),
              "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape "
              "(word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), "
              "no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum "
-             "below the normal range, a tie" + ("; word 27 bits 23-25 and word 28 bits 2-4 set: refused"
-                                                 if flags else ""),
+             "below the normal range, a tie" + ("; word 27 bits 23-25 and word 28 bits 2-4 %d: %s" % (
+                 flags, "refused" if refused else "the same sum") if flags else ""),
              "numpy: a + b exactly (Fractions), rounded to a half (to nearest, ties to even), below the normal "
-             "range 0" if not flags else "doc/cpu-backend.md, fp16 NN-engine operations: those bits are "
-             "refused (nnf16-field-unsupported)")
+             "range 0" if not refused else "doc/cpu-backend.md, fp16 NN-engine operations: those bits, "
+             "but 0 and 7, are refused (nnf16-field-unsupported)")
     rs = np.random.RandomState(48)
     x, y, z, row, slc, brow, orow = 3, 2, 2, 8, 24, 6, 6
     a = rs.uniform(-8, 8, (z, y, x)).astype(np.float16)
@@ -2274,8 +2441,8 @@ def sp_add_case(flags=False):
                      ("out_image_x_stride", orow), ("out_image_y_stride", orow * y),
                      ("post_shift", 31), ("post_shift_bit_5_6", 3)]
     one = f32_bits(1.0)
-    op["words"] += [(23, (one << 2) & 0xFFFFFFFF), (27, (one >> 30) << 31 | (7 << 23 if flags else 0)),
-                    (28, 7 << 2 if flags else 0), (29, 0x7F800000), (30, 0xFF800000),
+    op["words"] += [(23, (one << 2) & 0xFFFFFFFF), (27, (one >> 30) << 31 | flags << 23),
+                    (28, flags << 2), (29, 0x7F800000), (30, 0xFF800000),
                     (32, (brow * y) << 16 | brow), (33, 1), (35, 0x17FFFFFF)]
     word_addr(op, 34, INPUT, 1, 0, 0)
     field_addr(op, "in_image_address", INPUT, 0, 0)
@@ -2285,9 +2452,9 @@ def sp_add_case(flags=False):
         for j in range(y):
             for i in range(x):
                 out[(k * y + j) * orow // 2 + i] = f16_round(Fraction(float(a[k, j, i])) + Fraction(float(b[k, j, i])))
-    c.add_output(flush_subnormal(out.view(np.uint8).tolist()) if not flags else np.zeros(out.size * 2, np.uint8),
+    c.add_output(flush_subnormal(out.view(np.uint8).tolist()) if not refused else np.zeros(out.size * 2, np.uint8),
                  [out.size], FP16)
-    if flags:
+    if refused:
         c.refused = "nnf16-field-unsupported"
     return c
 
@@ -2324,7 +2491,7 @@ def nn_lut_case(sign):
     name = "square" if sign else "rsqrt"
     c = Case("nn-lut-fp16-" + name,
              "NN_LUT ActivationLayer on fp16: a 4x3x2 image (rows 10 bytes apart, slices 32) through a table of "
-             + ("x^2 (tail bit 28 set: negative inputs, 6 bits interpolated), inputs in [-6, 6], values just "
+             + ("x^2 (tail bits 28 and 24 set: negative inputs, 6 bits interpolated), inputs in [-6, 6], values just "
                 "below 2 (the next entry is entry 0), -0, 300 (past the largest half)" if sign else
                 "1 / sqrt(x) (tail bit 28 clear: 5 bits interpolated), inputs in (0, 40], +0 and a subnormal "
                 "(the maker's reading of exponent 0), a negative input (its magnitude's value negated)")
@@ -2354,7 +2521,7 @@ def nn_lut_case(sign):
         v = fp21_round(f(b)) if (b & 0x7C00) != 0x7C00 or not sign else Fraction(65535)
         vals.append(v)
         words.append(lut32_word(v))
-    tail = [1 << 28 if sign else 0, 0, 0]
+    tail = [1 << 28 | 1 << 24 if sign else 0, 0, 0]   # bit 24 clear: the logistic tables' mapping
     table = c.add_raw(np.frombuffer(struct.pack("<1027I", *(words + tail)), np.uint8))
     img = np.zeros(slc * ch // 2, np.uint16)
     for k in range(ch):
@@ -2565,7 +2732,8 @@ def all_cases():
             [spmean_case("sp-mean-x", 0), spmean_case("sp-mean-z", 2),
              spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(), spsum_case(), spmul_case(),
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
-            [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case(), shavg_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(True)] +
+            [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case(), shavg_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(7)] +
+            [shconv_s2_case(), nt_long_case(), sp_add_case(3), shdw16_small_case(), nn_lut_sigmoid_case()] +
             [gray_case(), tensorsub_case(), tensormul_case(), prelu_case(0), prelu_case(1),
              prelu_case(0, 0x55555555)] +
             [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)] +
@@ -2872,10 +3040,20 @@ def c_str(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+SPARSE_FROM = 32768
+
+
 def c_array(ctype, name, values, per_line=16):
     vals = [int(v) for v in values]
     fmt = (lambda v: "%d" % v) if ctype.startswith("int") else (lambda v: "0x%x" % v if v > 9 else "%d" % v)
     lines = []
+    if len(vals) >= SPARSE_FROM:
+        # a large array (the long transpose's rows 64 KiB apart): its lines
+        # of zeros left to the initializer, the others placed by index
+        for i in range(0, len(vals), per_line):
+            if any(vals[i:i + per_line]):
+                lines.append("\t[%d] = " % i + ", ".join(fmt(v) for v in vals[i:i + per_line]) + ",")
+        return "static const %s %s[%d] = {\n%s\n};\n" % (ctype, name, len(vals), "\n".join(lines) or "\t0,")
     for i in range(0, len(vals), per_line):
         lines.append("\t" + ", ".join(fmt(v) for v in vals[i:i + per_line]) + ",")
     body = "\n".join(lines) if lines else "\t0,"

@@ -402,7 +402,7 @@ static int read_lut(const uint8_t *tab, int fp16, uint64_t base, nbg_weights_op 
 	}
 	for (uint32_t k = 0; k < 3; k++)
 		tail[k] = le32(tab + 4 * (NBG_LUT_ENTRIES + k));
-	int sign = (tail[0] & NBG_NNLUT_SIGN) != 0;
+	int mode = nbg_command_nnlut_mode(tail[0]);
 	for (uint32_t i = 0; i < NBG_LUT_ENTRIES; i++) {
 		uint32_t word = le32(tab + 4 * i);
 		double x;
@@ -420,7 +420,7 @@ static int read_lut(const uint8_t *tab, int fp16, uint64_t base, nbg_weights_op 
 		memcpy(&bits, &f, sizeof(bits));
 		put_le32(v + 4 * i, bits);
 		if (in)
-			in[i] = nbg_command_nnlut_input(i, sign);
+			in[i] = nbg_command_nnlut_input(i, mode);
 	}
 	*values = v;
 	*inputs = in;

@@ -95,23 +95,29 @@ NBG_INTERNAL int nbg_command_lut_entry(uint32_t w, int wide, double *v);
  * The table of an NN_LUT operation (an NN-engine activation, commands_lut.c;
  * doc/weights.md, "Lookup tables of the NN engine"): the stream its
  * kernel_address names, NBG_NNLUT_BYTES long: 1,024 entries of the wide
- * layout above, then three words, of which bit 28 of the first
- * (NBG_NNLUT_SIGN) says how an entry's index maps to its input: the input
- * whose half-precision bits are ((i & 511) << 6) ^ 0x4000 with the sign
- * bit 9 of i put on (set), or ((i << 5) & 0xffff) ^ 0x4000, non-negative
- * inputs only (clear).  nbg_command_nnlut_input gives entry i's input bits.
+ * layout above, then three words, of which bits 28 (NBG_NNLUT_SIGN) and
+ * 24 (NBG_NNLUT_FULL) of the first say how an entry's index maps to its
+ * input (nbg_command_nnlut_mode): the input whose half-precision bits are
+ * ((i & 511) << 6) ^ 0x4000 with the sign bit 9 of i put on (both set:
+ * mode 1), the same with ((((i & 511) << 5) + 0x2000) & 0x3fff) + 0x2000,
+ * 32 entries a binade from 2^-7 to 2^9 (sign set, bit 24 clear: mode 2),
+ * or ((i << 5) & 0xffff) ^ 0x4000, non-negative inputs only (sign clear:
+ * mode 0).  nbg_command_nnlut_input gives entry i's input bits.
  */
 #define NBG_NNLUT_BYTES (NBG_LUT_ENTRIES * 4u + 12u)
 /* the table with its zeros to the next 64-byte boundary, where it follows
  * a convolution's kernels in one stream */
 #define NBG_NNLUT_SPAN ((NBG_NNLUT_BYTES + 63u) & ~63u)
 #define NBG_NNLUT_SIGN (1u << 28)
-NBG_INTERNAL uint16_t nbg_command_nnlut_input(uint32_t i, int sign);
+#define NBG_NNLUT_FULL (1u << 24)
+NBG_INTERNAL int nbg_command_nnlut_mode(uint32_t tail0);
+NBG_INTERNAL uint16_t nbg_command_nnlut_input(uint32_t i, int mode);
 /* The function such a table of size bytes holds, as the network view
  * names it ("relu", "leaky-relu", "tanh", "sigmoid", "silu", "square", "sqrt",
  * "rsqrt": every finite entry within 4 units in the last place of it), or NULL
- * (analysis/network/network_lut.c). */
-NBG_INTERNAL const char *nbg_nnlut_table_function(const uint8_t *tab, uint64_t size);
+ * (analysis/network/network_lut.c); *param (param may be NULL) its
+ * parameter p (f(p x); the leaky ReLU's slope). */
+NBG_INTERNAL const char *nbg_nnlut_table_function(const uint8_t *tab, uint64_t size, double *param);
 
 /* The value of NN field f of an NN command, of TP field f of a TP command;
  * 0 for a command of the other engine.  Fields are named by id (a typo does

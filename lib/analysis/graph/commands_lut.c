@@ -92,9 +92,17 @@ int nbg_command_lut_entry(uint32_t w, int wide, double *v)
 	return 1;
 }
 
-uint16_t nbg_command_nnlut_input(uint32_t i, int sign)
+int nbg_command_nnlut_mode(uint32_t tail0)
 {
-	if (sign)
-		return (uint16_t)((((i & 511u) << 6) ^ 0x4000u) | (i & 512u ? 0x8000u : 0u));
+	return !(tail0 & NBG_NNLUT_SIGN) ? 0 : (tail0 & NBG_NNLUT_FULL) ? 1 : 2;
+}
+
+uint16_t nbg_command_nnlut_input(uint32_t i, int mode)
+{
+	uint16_t sign = i & 512u ? 0x8000u : 0u;
+	if (mode == 1)
+		return (uint16_t)((((i & 511u) << 6) ^ 0x4000u) | sign);
+	if (mode == 2)
+		return (uint16_t)((((((i & 511u) << 5) + 0x2000u) & 0x3fffu) + 0x2000u) | sign);
 	return (uint16_t)(((i << 5) & 0xffffu) ^ 0x4000u);
 }

@@ -13,6 +13,8 @@
  *            8..15  output: k = c kx ky values wide, p = ow x oh rows
  *            16..23 kx ky, ow, sx, sy, px, py, kx, ky
  *            28..35 0; any other word 0 where loaded (the corpus loads none)
+ *   im2col, stride 2 (loads 0x36090): 0..21 as above, 22 and 23 0 where
+ *            loaded (kx = ky = 3), 24..71 constants, pinned
  *   product  0..7   input rows (the im2col matrix, k wide, p high)
  *            8..15  kernels: k wide, n high, in a COEF_DATA_TABLE entry
  *            16..23 bias: n float32 values, in a COEF_DATA_TABLE entry
@@ -37,11 +39,13 @@
  *            0..7    input: w x h, depth c fp16 planes
  *            8..15   kernels: kx ky fp16 values wide, c rows
  *            16..23  bias: c float32 values
- *            24..31  1, kx, ky, stride, pad, pad, stride, 0
+ *            24..31  1, kx, ky, stride, pad, pad, stride, 0 (or 1: below)
  *            32..39  output: ow x oh, depth c fp16 planes
  *            40..79  constants, pinned: one set for stride 1; for stride 2
  *                    word 40 the output width, 41..43 0 where loaded, the
- *                    others another set
+ *                    others another set; for stride 1 with word 31 1 (the
+ *                    4x4 and 2x2 images) word 41 the output width, 42
+ *                    0x40, 44..51 a third set, the rest 0 where loaded
  * doc/cpu-backend.md ("The fp16 convolution shaders", "The fp16 depthwise
  * convolution shader") gives each word with its evidence.
  */
@@ -58,7 +62,7 @@
  * not established (each value below executes the same). */
 static int fp16_format(uint32_t f)
 {
-	return f == 0x44405041u || f == 0x44405071u || f == 0x44404041u;
+	return f == 0x44405041u || f == 0x44405071u || f == 0x44404041u || f == 0x44404071u;
 }
 
 static int f32_format(uint32_t f)
@@ -76,14 +80,18 @@ static const uint32_t product_pinned[18] = { 0x55555555u, 0x55550000u, 0x7654321
 #define DW_OW (-2)    /* the output width */
 
 /* The depthwise shader's words 40..79 as the corpus's stride-1 and
- * stride-2 shaders hold them. */
-static const int64_t dw_pinned[2][40] = {
+ * stride-2 shaders hold them, and (set 2) its stride-1 shaders on images
+ * of 4x4 and 2x2 (word 31 1): word 41 the output width. */
+static const int64_t dw_pinned[3][40] = {
 	{ 0x15151515, 0, 0x3210210, 0x5430432, 0x15151515, 0x2100210, 0x2100210, 0x400, 0, 0, 0, 0, 0, 0, 0, 0,
 	  0x15151515, 0, 0x3210210, 0x5430432, 0x15151515, 0x5430543, 0x5430543, 0x400, 0, 0, 0, 0, 0, 0, 0, 0,
 	  0x11111111, 0x11110000, 0x6040200, 0x6040200, 0x22222222, 0, 0, 0x400 },
 	{ DW_OW, DW_ANY, DW_ANY, DW_ANY, 0x151515, 0, 0x4320210, 0x654, 0x151515, 0x2100210, 0x210,
 	  0x400, 0, 0, 0, 0, 0, 0, 0, 0, 0x151515, 0, 0x4320210, 0x654, 0x151515, 0x5430543, 0x543, 0x400, 0, 0,
 	  0, 0, 0, 0, 0, 0, 0x111111, 0x111000, 0x40200, 0x402 },
+	{ 0, DW_OW, 0x40, DW_ANY, 0x15, 0, 0x3210, 0, 0x55, 0x3210, 0, 0x400, DW_ANY, DW_ANY, DW_ANY, DW_ANY,
+	  DW_ANY, DW_ANY, DW_ANY, DW_ANY, DW_ANY, DW_ANY, DW_ANY, DW_ANY, DW_ANY, DW_ANY, DW_ANY, DW_ANY, DW_ANY,
+	  DW_ANY, DW_ANY, DW_ANY, DW_ANY, DW_ANY, DW_ANY, DW_ANY, DW_ANY, DW_ANY, DW_ANY, DW_ANY },
 };
 
 /* Whether words first..last are loaded once each. */
@@ -140,10 +148,36 @@ int nbg_sh_f16_image(const nbg_sh_uniforms *u, unsigned j, int f32, int depth_an
 		     w, h, row);
 }
 
+/* The stride-2 fp16 im2col's words 24..71: three sets of EVIS-style
+ * selection words (their third word the taps 0 1 2, 2 3 4, 4 5 6: windows
+ * of 3 at stride 2), pinned as the corpus's one such shader holds them. */
+static const uint32_t im2col_s2_pinned[48] = {
+	0x111111u, 0x111000u, 0x20100u, 0x201u, 0x222222u, 0, 0, 0x400u, 1, 1, 1, 1, 1, 1, 0, 0,
+	0x111111u, 0x111000u, 0x2040302u, 0x403u, 0x222222u, 0, 0, 0x400u, 1, 1, 1, 1, 1, 1, 0, 0,
+	0x111111u, 0x111000u, 0x4060504u, 0x605u, 0x222222u, 0, 0, 0x400u, 1, 1, 1, 1, 1, 1, 0, 0,
+};
+
+/* Whether the uniforms are the stride-2 fp16 im2col's: words 0..21 and
+ * 24..71 loaded once, 24..71 the pinned set, the rest (22 and 23, the
+ * other layout's kernel size, among them) 0 where loaded. */
+static int im2col16_s2(const nbg_sh_uniforms *u)
+{
+	if (!once(u, 0, 21) || !zero_or_absent(u, 22) || !zero_or_absent(u, 23) || !once(u, 24, 71))
+		return 0;
+	for (unsigned j = 24; j < 72; j++)
+		if (u->value[j] != im2col_s2_pinned[j - 24])
+			return 0;
+	for (unsigned j = 72; j < NBG_SH_UNIFORMS; j++)
+		if (!zero_or_absent(u, j))
+			return 0;
+	return 1;
+}
+
 int nbg_sh_conv_is_product(const nbg_sh_uniforms *u)
 {
-	/* the fp32 im2col loads 0x36090 too, with zeros; its input is a plane */
-	return u->loaded[36] != 0 && !(u->loaded[3] && f32_plane_format(u->value[3]));
+	/* the fp32 im2col loads 0x36090 too, with zeros; its input is a plane;
+	 * the stride-2 fp16 im2col loads it with its constants */
+	return u->loaded[36] != 0 && !(u->loaded[3] && f32_plane_format(u->value[3])) && !im2col16_s2(u);
 }
 
 int nbg_sh_dwconv16_is(const nbg_sh_uniforms *u)
@@ -192,16 +226,17 @@ enum nbg_sh_conv_status nbg_sh_im2col(const nbg_sh_uniforms *u, nbg_sh_conv *c)
 	if (u->loaded[3] && f32_plane_format(v[3]))
 		return im2col32(u, c);
 	c->esize = 2;
-	for (unsigned j = 0; j < NBG_SH_UNIFORMS; j++)
+	int s2 = im2col16_s2(u);
+	for (unsigned j = 0; j < NBG_SH_UNIFORMS && !s2; j++)
 		other |= (j < 24 || (j >= 28 && j < 36)) ? u->loaded[j] != 1 : !zero_or_absent(u, j);
-	for (unsigned j = 28; j < 36; j++)
+	for (unsigned j = 28; j < 36 && !s2; j++)
 		other |= v[j] != 0;
 	if (other || !nbg_sh_f16_image(u, 0, 0, 1, &c->w, &c->h, &c->in_row) ||
 	    !nbg_sh_f16_image(u, 8, 0, 0, &c->k, &c->p, &c->out_row))
 		return NBG_SHC_LAYOUT;
 	c->c = v[5];
-	c->kx = v[22];
-	c->ky = v[23];
+	c->kx = s2 ? 3 : v[22];
+	c->ky = s2 ? 3 : v[23];
 	c->ow = v[17];
 	c->sx = v[18];
 	c->sy = v[19];
@@ -209,6 +244,7 @@ enum nbg_sh_conv_status nbg_sh_im2col(const nbg_sh_uniforms *u, nbg_sh_conv *c)
 	c->py = v[21];
 	c->in_slice = v[4];
 	if (!c->c || !c->kx || !c->ky || !c->ow || v[16] != c->kx * c->ky || c->kx != c->ky || c->sx != c->sy ||
+	    (s2 && c->sx != 2) ||
 	    c->px != c->py || !c->sx || c->sx > SHC_MAX_SIDE || c->px > SHC_MAX_SIDE || c->kx > SHC_MAX_SIDE ||
 	    (uint64_t)c->c * c->kx * c->ky != c->k || c->p % c->ow ||
 	    c->in_slice < (uint64_t)(c->h - 1) * c->in_row + 2ull * c->w)
@@ -269,7 +305,7 @@ enum nbg_sh_conv_status nbg_sh_product(const nbg_sh_uniforms *u, nbg_sh_conv *c)
 }
 
 /* Whether the depthwise shader's words 40..79 are the pinned set of its
- * stride (set 0: stride 1, 1: stride 2). */
+ * stride (set 0: stride 1, 1: stride 2, 2: stride 1 with word 31 1). */
 static int dw_constants(const nbg_sh_uniforms *u, unsigned set)
 {
 	const uint32_t *v = u->value;
@@ -289,7 +325,8 @@ enum nbg_sh_conv_status nbg_sh_dwconv16(const nbg_sh_uniforms *u, nbg_sh_conv *c
 	uint64_t brow;
 	memset(c, 0, sizeof(*c));
 	c->esize = 2;
-	if (!once(u, 0, 39) || !dw_constants(u, v[27] == 2) || v[24] != 1 || v[31] != 0 ||
+	if (!once(u, 0, 39) || v[31] > 1 || (v[31] && v[27] != 1) || !dw_constants(u, v[31] ? 2 : v[27] == 2) ||
+	    v[24] != 1 ||
 	    !nbg_sh_f16_image(u, 0, 0, 1, &c->w, &c->h, &c->in_row) ||
 	    !nbg_sh_f16_image(u, 8, 0, 0, &kk, &c->c, &c->w_row) || !nbg_sh_f16_image(u, 16, 1, 0, &bn, &bh, &brow) ||
 	    !nbg_sh_f16_image(u, 32, 0, 1, &c->ow, &c->oh, &c->out_row))

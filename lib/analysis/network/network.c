@@ -192,7 +192,11 @@ static void shader_operator(nbg_net_layer *l, const net_shconv *c)
 {
 	if (c->kind == NET_SHC_NONE)
 		return;
-	l->op = c->kind == NET_SHC_CONV ? "Conv2D" : "DepthwiseConv2D";
+	/* a window over the whole input giving one pixel: a fully connected
+	 * layer, as the NN engine's whole-image commands are named */
+	int fc = c->kind == NET_SHC_CONV && c->g.kx == c->g.w && c->g.ky == c->g.h && !c->g.px && !c->g.py &&
+		 c->g.ow == 1 && c->g.oh == 1;
+	l->op = fc ? "FullyConnected" : c->kind == NET_SHC_CONV ? "Conv2D" : "DepthwiseConv2D";
 	l->op_basis = NBG_NET_OP_COMMAND;
 	l->kernel[0] = c->g.kx;
 	l->kernel[1] = c->g.ky;

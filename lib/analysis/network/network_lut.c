@@ -140,9 +140,9 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Whether f with the median of the solutions at every fourth entry (the
- * parameter's estimate; the name rests on the check after it) holds at
- * every entry. */
-static int holds(int f, const double *x, const double *t, size_t n, int mbits, double *ps)
+ * parameter's estimate, into *param; the name rests on the check after
+ * it) holds at every entry. */
+static int holds(int f, const double *x, const double *t, size_t n, int mbits, double *ps, double *param)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < n; i += 4) {
@@ -156,6 +156,7 @@ static int holds(int f, const double *x, const double *t, size_t n, int mbits, d
 	double p = ps[k / 2];
 	if (f == FN_LEAKY ? !(p >= 0 && p < 1) : !(p > 0))
 		return 0;
+	*param = p;
 	/* the layout's largest value: a function beyond it is clamped to it */
 	double top = mbits == 15 ? ldexp(2.0 - 0x1p-15, 15) : 65504.0;
 	for (size_t i = 0; i < n; i++) {
@@ -172,7 +173,7 @@ static int holds(int f, const double *x, const double *t, size_t n, int mbits, d
 /* The function the k entries (x, t) hold, NULL when no candidate fits:
  * fns, the candidates (FNS_*) in the enum's order. */
 static const char *name_points(const double *x, const double *t, size_t k, unsigned fns, int mbits,
-			       double *ps)
+			       double *ps, double *param)
 {
 	static const char *const names[FN__COUNT] = { "tanh", "sigmoid", "silu", "square",
 						      "leaky-relu", "sqrt", "rsqrt" };
@@ -181,7 +182,7 @@ static const char *name_points(const double *x, const double *t, size_t k, unsig
 	for (int f = 0; f < FN__COUNT && !name && k; f++) {
 		if (!(fns >> f & 1u))
 			continue;
-		if (holds(f, x, t, k, mbits, ps))
+		if (holds(f, x, t, k, mbits, ps, param))
 			name = names[f];
 	}
 	if (name && !strcmp(name, "leaky-relu")) {
@@ -197,14 +198,17 @@ static const char *name_points(const double *x, const double *t, size_t k, unsig
 /* The function a table holds (name_points), its entries at the inputs
  * `input` maps them to; NULL when memory runs out or none fits. */
 static const char *name_table(const uint8_t *tab, int wide, uint16_t (*input)(uint32_t, int),
-			      int sign, int sub15, unsigned fns)
+			      int sign, int sub15, unsigned fns, double *param)
 {
 	double *buf = malloc(3 * NBG_LUT_ENTRIES * sizeof(double));
 	if (!buf)
 		return NULL;
 	double *x = buf, *t = buf + NBG_LUT_ENTRIES;
 	size_t k = points(tab, wide, input, sign, sub15, x, t);
-	const char *name = name_points(x, t, k, fns, wide ? 15 : 10, buf + 2 * NBG_LUT_ENTRIES);
+	double p = 0;
+	const char *name = name_points(x, t, k, fns, wide ? 15 : 10, buf + 2 * NBG_LUT_ENTRIES, &p);
+	if (param)
+		*param = p;
 	free(buf);
 	return name;
 }
@@ -221,15 +225,15 @@ const char *nbg_network_lut_function(const nbg_network *n, const nbg_cmd_op *op)
 		return NULL;
 	int sign = nbg_cmd_tp(cmd, NBG_TPF_ALU_PWL_SIGN_SUPPORT) != 0;
 	/* a table without sign support holds an odd function */
-	return name_table(tab, wide, tp_input, sign, 0, sign ? FNS_TP : FNS_ODD);
+	return name_table(tab, wide, tp_input, sign, 0, sign ? FNS_TP : FNS_ODD, NULL);
 }
 
-const char *nbg_nnlut_table_function(const uint8_t *tab, uint64_t size)
+const char *nbg_nnlut_table_function(const uint8_t *tab, uint64_t size, double *param)
 {
 	if (!tab || size != NBG_NNLUT_BYTES)
 		return NULL;
-	int sign = (le32(tab + 4 * NBG_LUT_ENTRIES) & NBG_NNLUT_SIGN) != 0;
-	return name_table(tab, 1, nbg_command_nnlut_input, sign, !sign, FNS_NNLUT);
+	int mode = nbg_command_nnlut_mode(le32(tab + 4 * NBG_LUT_ENTRIES));
+	return name_table(tab, 1, nbg_command_nnlut_input, mode, mode == 0, FNS_NNLUT, param);
 }
 
 /* An NN_LUT operation's table (commands_lib.h, NBG_NNLUT_BYTES) on fp16
@@ -239,5 +243,5 @@ const char *nbg_network_nnlut_function(const nbg_network *n, const nbg_cmd_op *o
 	uint64_t size = 0;
 	const uint8_t *tab = op->in_type == 1 && op->out_type == 1 /* fp16 */
 				     ? nbg_command_coef_bytes(n->m, n->g, &op->kernel_ref, &size) : NULL;
-	return nbg_nnlut_table_function(tab, size);
+	return nbg_nnlut_table_function(tab, size, NULL);
 }

@@ -428,9 +428,10 @@ static void records(nbg_network *n)
 		const nbg_io *io = in ? nbg_model_input_at(n->m, rec) : nbg_model_output_at(n->m, rec);
 		nbg_net_tensor *t = in ? &n->nodes[n->node_of[op]].in : &n->nodes[n->node_of[op]].out;
 		uint32_t d[3];
-		/* an SH image's view is no tensor's layout: the record stands */
+		/* an SH image's view is no tensor's layout (but the fp16
+		 * convolution shaders' planes, shconv_views): the record stands */
 		static const uint32_t none[3];
-		const uint32_t *view = n->nodes[n->node_of[op]].nn_tp_ops ? t->view : none;
+		const uint32_t *view = decoded(n, n->node_of[op]) ? t->view : none;
 		if (!io || t->basis == NBG_NET_SHAPE_RECORD || !record_dims(io, view, d))
 			continue;
 		t->record = (int32_t)rec;

@@ -228,35 +228,54 @@ int nbg_cpu_nn16_run(const cpu_nn16 *n, uint8_t *const *buf)
 
 /* ------------------------------------------------------------------ plan */
 
+/* An NT transpose's long side: its length n (in_image_y_size, equal to
+ * out_image_x_size) and the output's row stride, bits 13 and up of n in
+ * kernel_z_size, bits 16 and up of the stride in out_image_tile_x_size
+ * (fields a transpose has no other use for; doc/cpu-backend.md "int16
+ * data", NT transpose), its input's depth then 1.  Both extensions 0:
+ * the fields as decoded.  Returns the extension of n. */
+static uint32_t transpose_long_side(const nbg_cmd_op *op, const nbg_cmd *cmd, uint32_t *in_y, uint32_t *out_x,
+				uint64_t *out_row)
+{
+	uint32_t hi = nbg_cmd_nn(cmd, NBG_NNF_KERNEL_Z_SIZE), row_hi = nbg_cmd_nn(cmd, NBG_NNF_OUT_IMAGE_TILE_X_SIZE);
+	*in_y = op->in[1] + (hi << 13);
+	*out_x = op->out[0] + (hi << 13);
+	*out_row = op->out_row_stride + ((uint64_t)row_hi << 16);
+	return hi;
+}
+
 /* An NT transpose: in x*y (z 1) elements, out y*x, of the element size the
  * strides give (in_element_bytes, equal both sides). */
 static void plan_transpose(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op,
 			   const nbg_cmd *cmd)
 {
-	uint32_t e = op->in_element_bytes;
-	if ((e != 1 && e != 2 && e != 4) || op->out_element_bytes != e || op->in[2] > 1 || op->out[2] != 1 ||
-	    op->out[0] != op->in[1] || op->out[1] != op->in[0] || !op->in[0] || !op->in[1] ||
-	    op->in_row_stride < (uint64_t)op->in[0] * e || op->out_row_stride < (uint64_t)op->out[0] * e) {
+	uint32_t e = op->in_element_bytes, in_y, out_x;
+	uint64_t out_row;
+	uint32_t z = transpose_long_side(op, cmd, &in_y, &out_x, &out_row) ? 1 : op->in[2];
+	if ((e != 1 && e != 2 && e != 4) || op->out_element_bytes != e || z > 1 || op->out[2] != 1 ||
+	    out_x != in_y || op->out[1] != op->in[0] || !op->in[0] || !in_y ||
+	    op->in_row_stride < (uint64_t)op->in[0] * e || out_row < (uint64_t)out_x * e) {
 		nbg_cpu_refuse(s, "transpose-unsupported", "an NT operation %ux%ux%u -> %ux%ux%u of %u-byte "
 			       "elements (row strides %llu, %llu): executed is the 2-D transpose x*y*1 -> y*x*1 of 1-, "
-			       "2- or 4-byte elements, rows at least as long as they hold", op->in[0], op->in[1],
-			       op->in[2], op->out[0], op->out[1], op->out[2], e,
-			       (unsigned long long)op->in_row_stride, (unsigned long long)op->out_row_stride);
+			       "2- or 4-byte elements, rows at least as long as they hold", op->in[0], in_y,
+			       z, out_x, op->out[1], op->out[2], e,
+			       (unsigned long long)op->in_row_stride, (unsigned long long)out_row);
 		return;
 	}
 	n->kind = CPU_NN16_TRANSPOSE;
 	n->esize = e;
 	n->in_x = op->in[0];
-	n->in_y = op->in[1];
+	n->in_y = in_y;
 	n->in_base = op->in_ref.offset;
 	n->in_row = op->in_row_stride;
 	n->in_slice = op->in_slice_stride;
 	n->out_base = op->out_ref.offset;
-	n->out_row = op->out_row_stride;
+	n->out_row = out_row;
 	n->out_slice = op->out_slice_stride;
 	if (!nbg_cpu_nn16_addressing(p, s, n, op, cmd, (uint64_t)n->in_x * e, n->in_y, 1, (uint64_t)n->in_y * e, n->in_x,
 			     1))
 		return;
+	snprintf(s->what, sizeof(s->what), "NN transpose %ux%ux1 -> %ux%ux1", n->in_x, n->in_y, n->in_y, n->in_x);
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 }

@@ -21,9 +21,11 @@ enum cpu_nn16_kind { CPU_NN16_CONV = 1, CPU_NN16_MAXPOOL, CPU_NN16_TRANSPOSE,
 		      * an NN_LUT ReLU, a PReLU (a 1x1 depthwise command with f32-pairs kernels),
 		      * an NN_LUT table interpolated, an SP operation scaling (negating) its
 		      * input (mantissa, exponent: the scale's float32 fields, exponent bit 8
-		      * the sign), the product with a second image (add: its image) */
+		      * the sign), the product with a second image (add: its image), an NN_LUT
+		      * sigmoid executed as the function */
 		     CPU_NN16_F16_MAXPOOL, CPU_NN16_F16_ADD, CPU_NN16_F16_RELU, CPU_NN16_F16_PRELU,
-		     CPU_NN16_F16_LUT, CPU_NN16_F16_SCALE, CPU_NN16_F16_MUL };
+		     CPU_NN16_F16_LUT, CPU_NN16_F16_SCALE, CPU_NN16_F16_MUL,
+		     CPU_NN16_F16_SIGMOID };
 
 typedef struct cpu_nn16 {
 	int kind;                       /* enum cpu_nn16_kind */
@@ -50,6 +52,7 @@ typedef struct cpu_nn16 {
 	const uint8_t *lut;             /* CPU_NN16_F16_LUT: the NN_LUT table's 1,024 words; lut_sign: its tail's bit 28 */
 	int lut_sign;
 	const char *lut_name;           /* the function the table holds (a static string) */
+	double lut_p;                   /* CPU_NN16_F16_SIGMOID: 1 / (1 + e^(-p x)) */
 	cpu_add add;                    /* a fused addition (add.on): zero point 0, ops/add.c's fixed point */
 } cpu_nn16;
 

@@ -30,7 +30,6 @@
 #define NNF16_ONE 0x3f800000u        /* float32 1.0 */
 #define NNF16_INF 0x7f800000u
 #define NNF16_NINF 0xff800000u
-#define NNF16_LUT_WINDOW 0x34000000u /* the logistic tables' tail word (doc/weights.md) */
 #define NNF16_F16_MAX 0x477fe000u   /* float32 65504, the largest half */
 #define NNF16_F16_NMAX 0xc77fe000u
 
@@ -97,6 +96,8 @@ static uint16_t nnf16_value(const cpu_nn16 *n, uint8_t *const *buf, uint32_t z, 
 		/* both halves: their product is exact in float32, rounded once */
 		if (n->kind == CPU_NN16_F16_PRELU && (a & 0x8000))
 			return nbg_fp16_from_float(v * n->slope[z]);
+		if (n->kind == CPU_NN16_F16_SIGMOID)
+			return nbg_fp16_from_float((float)(1.0 / (1.0 + exp(-n->lut_p * v))));
 		if (n->kind == CPU_NN16_F16_LUT)
 			return nnf16_lut(n, a);
 		if (n->kind == CPU_NN16_F16_SCALE) {
@@ -154,9 +155,9 @@ void nbg_cpu_nnf16_run(const cpu_nn16 *n, uint8_t *const *buf)
 static int nnf16_image(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd);
 
 /* The SP addition's second image: words 32 (row, slice strides), 34 (its
- * address), 35 and 33 (where the buffer it starts ends, its size / 32; or
- * word 35 unrelocated with bits 0-25 set: no buffer),
- * its scale 1.0 (words 23, 27) and no bounds (words 29, 30: +-inf). */
+ * address), 35 and 33 (where the buffer that holds it ends, its size / 32,
+ * the image inside it so that no address wraps; or word 35 unrelocated
+ * with bits 0-25 set: no buffer), its scale 1.0 (words 23, 27) and no bounds (words 29, 30: +-inf). */
 static int nnf16_second(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd)
 {
 	const uint32_t *w = cmd->words;
@@ -179,16 +180,18 @@ static int nnf16_image(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_
 	nbg_cmd_ref r, end;
 	if (!nbg_cpu_add_second16(p, s, a, n->pool_x, n->pool_y, n->out_z, w, SPF_W_ADDRESS, SPF_W_STRIDES, "fp16", NULL, &r))
 		return 0;
-	uint64_t bytes = a->slice * n->out_z;
+	/* the image's bytes from its first: the last row's end in the last slice */
+	uint64_t bytes = a->slice * (n->out_z - 1) + a->row * (n->pool_y - 1) + 2ull * n->pool_x;
+	uint64_t size = 32ull * w[SPF_W_BYTES], stop;
 	/* no buffer: word 35 relocated by no patch, its bits 0-25 all set (the
 	 * value the commands hold where no circular buffer is, as word 28) */
 	int none = !nbg_command_word_ref(p->g, s->operation, SPF_W_END, w[SPF_W_END], &end) && !end.patched &&
 		   (w[SPF_W_END] & 0x3ffffffu) == 0x3ffffffu;
-	if (!none && (!end.patched || end.source_type != r.source_type || end.index != r.index ||
-		      (end.offset & 0x3ffffffu) != a->base + 32ull * w[SPF_W_BYTES] ||
-		      32ull * w[SPF_W_BYTES] < bytes)) {
+	stop = end.offset & 0x3ffffffu;
+	if (!none && (!end.patched || end.source_type != r.source_type || end.index != r.index || stop < size ||
+		      a->base < stop - size || a->base + bytes > stop)) {
 		nbg_cpu_refuse(s, "nnf16-field-unsupported", "its command words %d (0x%08x) and %d (0x%x) are not "
-			       "the end and the size / 32 of a buffer that starts with its second image: a circular "
+			       "the end and the size / 32 of a buffer that holds its second image: a circular "
 			       "buffer there is not established", SPF_W_END, w[SPF_W_END], SPF_W_BYTES,
 			       w[SPF_W_BYTES]);
 		return 0;
@@ -228,24 +231,31 @@ static int nnf16_prelu(nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const
 	return 1;
 }
 
-/* An NN_LUT operation: the ReLU, or a table of the square, square root or
+/* An NN_LUT operation: the ReLU, the sigmoid (executed as the function), or
+ * a table of the square, square root or
  * reciprocal square root, the functions at whose entries the tail's input
  * mapping is established (doc/weights.md); 0 with the step refused. */
 static int nnf16_table(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op)
 {
 	uint64_t size = 0;
 	const uint8_t *tab = nbg_command_coef_bytes(p->m, p->g, &op->kernel_ref, &size);
-	const char *fn = nbg_nnlut_table_function(tab, size);
+	double param = 0;
+	const char *fn = nbg_nnlut_table_function(tab, size, &param);
+	if (fn && !strcmp(fn, "sigmoid")) {
+		/* the logistic tables: executed as the function, its parameter
+		 * solved from the entries (doc/cpu-backend.md) */
+		n->kind = CPU_NN16_F16_SIGMOID;
+		n->lut_p = param;
+		return 1;
+	}
 	static const char *const known[] = { "relu", "square", "sqrt", "rsqrt" };
 	size_t k = 0;
 	while (fn && k < sizeof(known) / sizeof(*known) && strcmp(fn, known[k]))
 		k++;
-	if (!fn && tab && size == NBG_NNLUT_BYTES && nbg_command_lut_word(tab, 1, NBG_LUT_ENTRIES) == NNF16_LUT_WINDOW) {
-		nbg_cpu_refuse(s, "nnf16-lut-unsupported", "an fp16 NN_LUT whose tail word 0x%08x selects neither "
-			       "input mapping of its bit 28: its entries are the sigmoid at the inputs sign | (i & 255) "
-			       "<< 5 | (i & 256 ? 0x2000 : 0x4000) (|x| from 2^-7 to 504, doc/weights.md), and the "
-			       "inputs outside that range and the field that selects it are not established",
-			       NNF16_LUT_WINDOW);
+	if (fn && k && nbg_command_nnlut_mode(nbg_command_lut_word(tab, 1, NBG_LUT_ENTRIES)) == 2) {
+		nbg_cpu_refuse(s, "nnf16-lut-unsupported", "an fp16 NN_LUT table (%s) whose tail word 0x%08x has "
+			       "bit 28 set and bit 24 clear: interpolated are the tables of the other two input "
+			       "mappings (doc/weights.md)", fn, nbg_command_lut_word(tab, 1, NBG_LUT_ENTRIES));
 		return 0;
 	}
 	if (!fn || k == sizeof(known) / sizeof(*known)) {
@@ -383,14 +393,16 @@ static int nnf16_kind(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_c
 	}
 	if (type == NBG_GRAPH_OP_SP) {
 		/* word 27 bits 23-25 and word 28 bits 2-4: 0 in every
-		 * MultiStreamProcessor_SP command, set (7, 7) in some TensorAdd_SP
-		 * ones, with no meaning established */
+		 * MultiStreamProcessor_SP command, (7, 7) in the TensorAdd_SP
+		 * ones whose sum feeds a PReLU; the sum is the same either way
+		 * (doc/cpu-backend.md, fp16 NN-engine operations), other values
+		 * are not established */
 		uint32_t w27 = cmd->word_count > SPF_W_SCALE_HI ? cmd->words[SPF_W_SCALE_HI] >> 23 & 7u : 0;
 		uint32_t w28 = cmd->word_count > SPF_W_SCALE_HI + 1 ? cmd->words[SPF_W_SCALE_HI + 1] >> 2 & 7u : 0;
-		if (w27 || w28) {
+		if ((w27 || w28) && (w27 != 7 || w28 != 7)) {
 			nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 SP addition whose word 27 bits 23-25 "
-				       "(%u) and word 28 bits 2-4 (%u) are not 0: their meaning is not established",
-				       w27, w28);
+				       "(%u) and word 28 bits 2-4 (%u) are neither both 0 nor both 7: their meaning is "
+				       "not established", w27, w28);
 			return 0;
 		}
 		n->kind = CPU_NN16_F16_ADD;
@@ -459,6 +471,7 @@ void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 		 : n->kind == CPU_NN16_F16_SCALE ? (n->exponent >> 8 ? "SP negate"
 						    : layer == CPU_LAYER_TENSOR_ADD_SP ? "SP add 0" : "SP scale")
 		 : n->kind == CPU_NN16_F16_MUL	 ? "mul"
+		 : n->kind == CPU_NN16_F16_SIGMOID ? "lut sigmoid"
 						 : "lut relu",
 		 n->in_x, n->in_y, n->in_z, n->pool_x, n->pool_y, n->out_z);
 	s->verdict = NBG_CPU_EXECUTE;
