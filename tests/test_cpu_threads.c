@@ -123,12 +123,34 @@ static void test_release_leaves_none(void **state)
 	expect_alone("after a release without a hold");
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
 static void test_fork(void **state)
 {
 	(void)state;
 	if (base_threads != 1) {
 		/* qemu-user aborts in its own code when a threaded guest forks */
 		printf("fork: not judged (the process started with %d threads: an emulator's)\n", base_threads);
+		return;
+	}
+	if (SANITIZED) {
+		/* gcc 12's AddressSanitizer does not take its allocator's lock
+		 * around fork: a child forked while a worker of the parent holds
+		 * it blocks in its first allocation (seen: 1 run in 12, the
+		 * child's new workers waiting in SizeClassAllocator64::
+		 * GetFromAllocator).  glibc's malloc, which the other builds
+		 * use, resets its locks in the child. */
+		printf("fork: not judged (built with AddressSanitizer, whose allocator lock a forked child "
+		       "can inherit held)\n");
 		return;
 	}
 	nbg_cpu_pool_hold();
