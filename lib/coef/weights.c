@@ -528,8 +528,7 @@ static bool op_ready(const nbg_model *m, const nbg_graph *g, const nbg_commands 
 			return false;
 		/* a longer stream under a convolution's command: its kernels, then
 		 * the table */
-		if (w->stream_size <= NBG_NNLUT_SPAN || !cmd || cmd->engine != NBG_CMD_NN ||
-		    !op->kernel[2] || !op->out[2])
+		if (!cmd || cmd->engine != NBG_CMD_NN || !nbg_nnlut_convolution(op, w->stream_size))
 			return true;
 		p->lut = 0;
 		p->conv_lut = 1;

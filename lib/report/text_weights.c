@@ -10,6 +10,7 @@
 
 #include "coef/coefficients.h"
 #include "common/half.h"
+#include "common/internal.h"
 #include "nbg/weights.h"
 #include "report/text_internal.h"
 
@@ -78,8 +79,7 @@ void nbg_text_weights_op(FILE *out, const nbg_graph *g, const nbg_weights_op *o)
 	if (t) {
 		float lo = 0, hi = 0, f;
 		for (uint32_t i = 0; i < 1024; i++) {
-			uint32_t b = (uint32_t)t[4 * i] | (uint32_t)t[4 * i + 1] << 8 |
-				     (uint32_t)t[4 * i + 2] << 16 | (uint32_t)t[4 * i + 3] << 24;
+			uint32_t b = le32(t + 4 * i);
 			memcpy(&f, &b, sizeof(f));
 			lo = i && lo < f ? lo : f;
 			hi = i && hi > f ? hi : f;

@@ -108,6 +108,14 @@ NBG_INTERNAL int nbg_command_lut_entry(uint32_t w, int wide, double *v);
 /* the table with its zeros to the next 64-byte boundary, where it follows
  * a convolution's kernels in one stream */
 #define NBG_NNLUT_SPAN ((NBG_NNLUT_BYTES + 63u) & ~63u)
+/* An NN_LUT operation that is a convolution with its table: a kernel depth
+ * and an output depth in its command, and a stream (stream_size bytes)
+ * longer than a table (doc/weights.md, "A convolution and its table in one
+ * stream"); the weights decoder and the network view read it so. */
+static inline int nbg_nnlut_convolution(const nbg_cmd_op *op, uint64_t stream_size)
+{
+	return op->kernel[2] && op->out[2] && stream_size > NBG_NNLUT_SPAN;
+}
 #define NBG_NNLUT_SIGN (1u << 28)
 #define NBG_NNLUT_FULL (1u << 24)
 NBG_INTERNAL int nbg_command_nnlut_mode(uint32_t tail0);

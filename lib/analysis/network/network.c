@@ -125,14 +125,12 @@ static void tp_operator(const nbg_network *n, nbg_net_layer *l, const nbg_cmd_op
 	}
 }
 
-/* An NN_LUT operation that is a convolution with a table: a kernel depth
- * in its command and a stream longer than a table (doc/weights.md, "A
- * convolution and its table in one stream"). */
+/* An NN_LUT operation that is a convolution with a table
+ * (nbg_nnlut_convolution, over its coefficient bytes). */
 static int nnlut_convolution(const nbg_network *n, const nbg_cmd_op *op)
 {
 	uint64_t size = 0;
-	return op->kernel[2] && nbg_command_coef_bytes(n->m, n->g, &op->kernel_ref, &size) &&
-	       size > NBG_NNLUT_SPAN;
+	return nbg_command_coef_bytes(n->m, n->g, &op->kernel_ref, &size) && nbg_nnlut_convolution(op, size);
 }
 
 /* The node's operator from its first NN / TP operation, else the vendor's
