@@ -6048,6 +6048,11 @@ static const cv_field c34_op0_f[] = {
 	{ "coef_zp", 0x80 },
 	{ "out_zp", 0x64 },
 	{ "alu_output_postshift", 0x4 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x0 },
+	{ "alu_horz_processing", 0x0 },
+	{ "alu_horz_proc_count", 0xf },
+	{ "alu_vert_proc_count", 0x0 },
 };
 
 static const cv_word c34_op0_w[] = {
@@ -6065,7 +6070,7 @@ static const uint32_t c34_op0_u[] = {
 };
 
 static const cv_op c34_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c34_op0_f, 38, c34_op0_w, 0, c34_op0_a, 3, c34_op0_u, 0 },
+	{ 3, "FullyConnectedReluLayer", -1, c34_op0_f, 43, c34_op0_w, 0, c34_op0_a, 3, c34_op0_u, 0 },
 };
 
 static const uint8_t c34_s0_w[] = {
@@ -6098,24 +6103,70 @@ static const cv_raw c34_raw[] = {
 };
 
 static const uint8_t c35_in0[] = {
-	0x5f, 0x5f, 0x67, 0x7d, 0x6e, 0x66, 0x71, 0x7d, 0x6f, 0x75,
+	0x81, 0x79, 0x85, 0x96, 0x74, 0xa0, 0x83, 0xd7, 0xc, 0x40, 0x33, 0x17, 0x6c, 0x8c, 0x45, 0x88,
+	0x18, 0xde, 0x72, 0x2b,
 };
 
 static const cv_io c35_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c35_in0, 10 },
+	{ { 20, 1, 1, 1 }, 1, 2, c35_in0, 20 },
 };
 
 static const uint8_t c35_out0[] = {
-	0, 0, 0, 0, 0x1a, 0xb, 0xa8, 0x37, 0x25, 0x19, 1, 9, 0x59, 0x1f, 0xa8, 0x37,
-	0x4d, 0x1b, 0x73, 0x27,
+	0xa, 0xfb, 0x7f, 0x80, 0x7f, 0x7f, 0x80, 0x7f, 0x80, 0x80, 0x80, 0x80, 0x7f, 0x7f, 0x80, 0x7f,
+	0x7f, 0x80, 0x7f, 0x80, 0x7f, 0xf, 0x7f, 0x7f, 0x80, 0x80, 0x7f, 0x7f, 0x7f, 0x7f, 0x80, 0x7f,
+	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x80, 0x7f, 0x7f, 0x7f, 0x80, 0x9c, 0x7f, 0x7f, 0x7f,
+	0x80, 0x12, 0x80, 0x80, 0x80, 0xa4, 0x7f, 0x7f, 0xc3, 0x80, 0x7f, 0x7f, 0x7f, 0x7f, 0x80, 0x80,
+	0x7f, 0x7f, 0x7f, 0x7f, 0x80, 0x7f,
 };
 
 static const cv_io c35_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c35_out0, 20 },
+	{ { 70, 1, 1, 1 }, 1, 2, c35_out0, 70 },
 };
 
 static const cv_field c35_op0_f[] = {
-	{ NULL, 0 },
+	{ "in_image_x_size", 0x1 },
+	{ "in_image_y_size", 0x1 },
+	{ "in_image_z_size", 0x14 },
+	{ "in_image_stride", 0x1 },
+	{ "in_image_slice", 0x1 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0x0 },
+	{ "in_window_y_end", 0x0 },
+	{ "in_tile_x_size", 0x1 },
+	{ "in_tile_y_size", 0x1 },
+	{ "in_tile_x_inc", 0x1 },
+	{ "in_tile_y_inc", 0x1 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x1 },
+	{ "out_loop_0_inc", 0x0 },
+	{ "out_loop_1_count", 0x1 },
+	{ "out_loop_1_inc", 0x0 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0x46 },
+	{ "out_loop_4_inc", 0x1 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "in_tile_sequence", 0x3 },
+	{ "coef_zp", 0x0 },
+	{ "out_zp", 0x0 },
+	{ "alu_output_postshift", 0x5 },
+	{ "in_image_data_type", 0x2 },
+	{ "out_image_data_type", 0x2 },
+	{ "alu_horz_processing", 0x2 },
+	{ "alu_horz_proc_count", 0x5 },
+	{ "alu_vert_proc_count", 0x1 },
 };
 
 static const cv_word c35_op0_w[] = {
@@ -6123,22 +6174,125 @@ static const cv_word c35_op0_w[] = {
 };
 
 static const cv_addr c35_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
+	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
+	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
 static const uint32_t c35_op0_u[] = {
-	0, 0xa, 0x1000a, 0x444041f0, 0xa, 1, 0x10da10b0, 0,
-	0, 0x14, 0x1000a, 0x44404071, 0x14, 1, 0x10da10b0, 0,
-	0xa, 8, 0x3f0143f6,
+	0,
 };
 
 static const cv_op c35_ops[] = {
-	{ 1, "Softmax2Layer", -1, c35_op0_f, 0, c35_op0_w, 0, c35_op0_a, 2, c35_op0_u, 19 },
+	{ 3, "FullyConnectedReluLayer", -1, c35_op0_f, 43, c35_op0_w, 0, c35_op0_a, 3, c35_op0_u, 0 },
+};
+
+static const uint8_t c35_s0_w[] = {
+	0x5c, 0x58, 0x87, 1, 0xf6, 0x4e, 0xad, 0xbc, 0x22, 0x33, 0x60, 0x7c, 0x60, 0x25, 0x46, 0xc4,
+	0xe8, 0x9c, 0xed, 0xf, 0x9a, 0x84, 0x87, 0xc, 0x2c, 0x4c, 0xe1, 0x75, 0x20, 0x43, 0x8c, 0x39,
+	0xf4, 0xd0, 0x79, 0x74, 0xba, 0x41, 0x81, 0x4a, 0x11, 0x4a, 0x91, 0x8a, 2, 0x7a, 0x99, 0x2f,
+	4, 0xd6, 0xfd, 0x82, 0x50, 0x3c, 0xe6, 0x5b, 2, 0x9f, 0x85, 0x2b, 0x69, 0x84, 0x4a, 2,
+	0x7b, 0xc8, 0x2c, 0xd3, 0xb, 0xd3, 0x59, 0xc7, 0x5b, 0x3c, 0x11, 0x54, 0x85, 0x6c, 0xa9, 0x57,
+	0xb, 0xdf, 0xea, 1, 0x9d, 0x94, 0xbc, 0x50, 0x27, 0xb7, 4, 0xe7, 0xdb, 0x86, 0x5c, 0x14,
+	0x2c, 0x17, 0x5e, 0xeb, 0x8a, 0x19, 0xa2, 0xf4, 0x5c, 0x2a, 0x68, 0x13, 0x68, 0xa7, 0xe5, 0xdd,
+	0x52, 0x69, 0xa8, 0x25, 0xee, 0xab, 0x39, 0x26, 0x91, 0xb9, 0x4a, 0x21, 0x83, 0x88, 0x10, 0x1e,
+	0xa0, 0xb0, 0xe5, 0x3e, 0xae, 0xe5, 0x4d, 0x51, 0xe2, 0xfb, 0x54, 0xd2, 0xeb, 0xdc, 0x7a, 0x1c,
+	0x6d, 0xf3, 0xd1, 0xe8, 0xcd, 0x5c, 0x54, 0x38, 0xdb, 0x24, 0x82, 0xa5, 0xd5, 0x9b, 9, 0x71,
+	0x42, 0x90, 0x26, 0x17, 0xaa, 0x6d, 0xc0, 0x51, 0x9e, 0x53, 0x4a, 0xe5, 0xac, 0xed, 0xcf, 0x82,
+	0x23, 0xa8, 0xa3, 0x51, 0x5e, 0x89, 0xdc, 0x5e, 0x81, 0xf8, 0x70, 0x84, 0xe, 0x34, 0x26, 0xa7,
+	0xb, 0x46, 0x8d, 0xfb, 0x92, 0x2a, 0x85, 0x37, 0x3b, 0xfa, 0x64, 0xc6, 0xdc, 0xe5, 0x4c, 0x6b,
+	0xef, 0xb8, 0x96, 0x21, 0xfc, 0x5b, 0x4f, 0xdf, 0x5c, 0x6f, 0xf9, 0x1c, 0xda, 0x93, 0x5a, 0xc0,
+	0xc6, 0xf6, 0x37, 0x92, 0x17, 0x44, 0xc6, 0x45, 0xa4, 0x65, 0xc, 0xc, 0x55, 0xe5, 0x95, 0xec,
+	0x4c, 0x42, 0x83, 0xac, 0x20, 0xe9, 0x3e, 0, 6, 0x90, 5, 0xc5, 0xcc, 0x1f, 0x43, 0x44,
+	0x39, 0xc6, 0x7c, 0xcd, 0x9d, 0x4b, 0x4c, 0x24, 0x98, 0xcc, 0xb6, 0xc0, 0xa5, 0x12, 0xa6, 0xd7,
+	0x29, 0x3f, 0x65, 0x7e, 0x76, 0xce, 0xd2, 0x7a, 0xea, 0x19, 0x90, 0x9e, 0x1c, 0x7b, 0x19, 7,
+	0xb7, 0x85, 0xb7, 0xb0, 0xe3, 0x2d, 0xbb, 0xe5, 0x3b, 0x97, 0x8b, 0x30, 0x73, 0x46, 0xb9, 0xb6,
+	0xe0, 0xd5, 0x9b, 0xe1, 0xd5, 0x6a, 0xf2, 0xf1, 0x3b, 0xb3, 0x45, 0x84, 0xe3, 0x30, 0xb0, 0xe5,
+	0x3a, 0x17, 0xe0, 0xfb, 0xa4, 0xb4, 0xa0, 0x34, 0x5f, 0x2d, 0x56, 0xfa, 0x36, 0x88, 0x73, 0x3f,
+	0xa0, 0x7a, 0xa5, 0xb9, 0x71, 0x45, 0x34, 0xa8, 0x80, 0xa0, 0x37, 0xc4, 0x8f, 0xc2, 4, 0x2f,
+	0xda, 0x9f, 0x83, 0x18, 0xde, 0x4b, 0x42, 0xd3, 0x67, 0x7b, 0x5b, 0xb0, 0x3f, 0x58, 0xde, 7,
+	0xcf, 0x46, 5, 0x48, 0x46, 0x99, 0xb7, 0xc0, 0x6f, 0xad, 0x56, 0x6e, 0x10, 0x7c, 0x4a, 0x75,
+	0xfc, 0xaa, 0x67, 0xfd, 0xfa, 0xfc, 0x63, 0xc, 0xd4, 0x54, 0xf0, 0xab, 0xb2, 0x29, 0x18, 0xf4,
+	0x7d, 0x45, 0xab, 0xd7, 0xe6, 0x11, 0xf5, 0x9c, 0xce, 0xda, 0x1a, 0x5a, 1, 0x75, 0x98, 0xd2,
+	0xa0, 0x2a, 0x5f, 0x4a, 0xa8, 0xb7, 7, 0x56, 0x3f, 0x88, 0xc1, 0, 0x5c, 0xda, 0xd4, 0xe6,
+	0x8d, 0xcb, 0x33, 0x6e, 0xd4, 1, 0x25, 0x3a, 0xa0, 0xb2, 0x39, 0x27, 0x5c, 0x22, 0x16, 0x6f,
+	0xd0, 0x7b, 0x59, 0xf1, 0xa7, 0xab, 0x61, 0x4b, 0x53, 0x25, 0x72, 0xc5, 0xc, 0x3f, 0x17, 0xda,
+	0xa1, 0xe8, 0x89, 0x6b, 0xcc, 0x71, 0xec, 0x48, 0xe6, 0xa1, 0x96, 0x8e, 0x58, 0x7e, 0xa3, 0x9d,
+	0xed, 0xbf, 0xab, 0x3f, 0xdb, 0x36, 0xde, 0x22, 0x9c, 0x63, 0x2f, 0xef, 0xe, 0x7a, 0x8a, 0xad,
+	0xe3, 0xa7, 0xdc, 0xdc, 0x72, 0x41, 0x11, 0x53, 0x8a, 0xfc, 0x9e, 0xda, 0x1c, 0xa6, 2, 0x1f,
+	0x60, 0xd4, 0xb4, 0x83, 0xe6, 0x88, 0xa6, 0xb3, 0x89, 0x78, 0x44, 0x45, 0x29, 0x34, 0xe7, 0x2c,
+	0x3c, 0xdd, 0xee, 0xc8, 0x38, 0x92, 0x30, 0xc6, 0x68, 0x4b, 0x42, 0xe8, 0x89, 0xff, 0x3c, 4,
+	0xa3, 0x1b, 0xab, 0x38, 0x3f, 0xd4, 0x75, 0x49, 0xed, 0x86, 0x51, 0x2d, 0xda, 0x55, 0xe, 0x4a,
+	0x7b, 0x63, 0x89, 0xf9, 0xfd, 0x7c, 0xec, 0x8b, 0xf0, 0x35, 0x99, 4, 0x68, 0x34, 0xde, 0x87,
+	0x19, 0x1c, 0x7f, 0x6c, 0xc7, 0x3b, 0xdc, 1, 0xc0, 0x72, 0xac, 0x7c, 0xc7, 0, 0xc8, 0x2b,
+	0x32, 0xa0, 0x73, 0xf8, 0xc3, 0x26, 0x1c, 0xc2, 0x2c, 0x81, 0xd1, 0xc3, 0x48, 0x20, 0xc2, 0x32,
+	0x76, 6, 0xc7, 0x34, 0xc5, 0xc2, 0x38, 0x45, 0x82, 0xd0, 0xad, 0x31, 0xe2, 0x5b, 0x65, 0x74,
+	0x6b, 0xc5, 0x92, 0x87, 0xac, 0x2d, 0x19, 0xcb, 0x15, 0xe0, 0x5d, 0xf3, 0x94, 0xe5, 0xe0, 3,
+	0x85, 0xd2, 0x43, 0xcb, 0xf0, 0x5b, 0x29, 0x83, 0x70, 0x42, 0xa5, 0x89, 0xf6, 0xcf, 0x51, 0x89,
+	0xb3, 0x7c, 0x17, 0x3f, 0x83, 0xcf, 0xce, 0x19, 0x6d, 0x6a, 0xa4, 0xff, 0x15, 0xab, 0x67, 0x5b,
+	0xeb, 0xa2, 0xbe, 8, 0xaf, 0x36, 0xb9, 0x59, 0xa9, 0x43, 0xc7, 0x1b, 0x1a, 0xc6, 0x97, 0xf5,
+	0xdd, 0x7d, 0xe1, 0x6e, 0x3f, 0xaa, 0x58, 0x53, 0x58, 0x93, 0xa5, 0x29, 0x23, 0xc5, 0x62, 0xe4,
+	0xf0, 0xce, 0xb4, 0xab, 0x3d, 0x56, 0x33, 0xc8, 0x13, 0x95, 0x31, 0xf3, 0x8e, 0x1d, 0x79, 0x33,
+	0xd0, 0x17, 0xb7, 0xc8, 0x30, 0xdd, 9, 0x32, 0x24, 0x90, 0x2a, 0xc0, 0xe7, 0x43, 0x25, 0x1f,
+	0xee, 0xd0, 0x53, 0xc7, 0xa6, 0x7f, 0xec, 0xb7, 0xc0, 0xdf, 0x98, 0x79, 0xde, 0x44, 0xef, 0x3a,
+	0xfd, 0x3b, 0xed, 0x3d, 0x34, 0xbe, 0x46, 0x92, 0xa0, 0xd2, 0xe5, 0x3d, 0x1d, 0x27, 0xd3, 0x46,
+	0xb9, 0xc9, 0x92, 0x53, 0x55, 0xa9, 0xc3, 0x6d, 0x99, 0xb, 0x45, 0x6b, 0x56, 0x3d, 0x34, 0x62,
+	0xa8, 0xf4, 0xd7, 0x71, 0xa7, 0x6d, 0xd8, 0x7c, 0xcb, 0x64, 0xfa, 0xde, 0x57, 0x1f, 0x50, 0x8f,
+	0x8c, 0x79, 0x8f, 0xa0, 0x25, 0xf9, 0xc9, 0x3c, 0x53, 0x93, 0x75, 0x39, 0xe1, 0xb4, 0xaa, 0xda,
+	0xff, 0xac, 0x8a, 0xa3, 0xc3, 0xcf, 0xd3, 0xe9, 0x75, 0xf9, 0x94, 0xec, 0x3a, 0x66, 0xf, 0x16,
+	0x9a, 0x2a, 0xa2, 0x91, 0x64, 0x17, 0x7e, 0x77, 0xe2, 0x94, 0x8b, 0x69, 0x1c, 0xf9, 0x1e, 0x32,
+	0xa7, 0x8d, 0x18, 0x5a, 0x26, 0x8f, 0x4e, 0xd5, 0xdb, 0x3f, 0x8d, 0x49, 0x4e, 0xb1, 0xb8, 0xe4,
+	0x88, 0x59, 0xf9, 0x55, 0x9a, 0xee, 0x3f, 0xb8, 0x45, 0x2d, 0xf9, 0x8a, 0xfe, 0xbb, 0xcb, 0x96,
+	0x18, 0x66, 0xe1, 0xd6, 0x2c, 0x53, 0x7b, 0x24, 0x40, 0x69, 0xd9, 0xae, 0xd7, 0xf5, 0x68, 0x32,
+	0xaf, 0x50, 0x27, 0xef, 0x3c, 0xf4, 0xb3, 0xdf, 0xac, 0xf1, 0xc0, 0x50, 0x18, 0x53, 0xb8, 0xdb,
+	0x59, 0x83, 0x8c, 0xb5, 0xb7, 0x93, 0x9f, 0x59, 0x14, 0x45, 0x61, 0xd4, 0x71, 0x99, 0xa1, 0xc1,
+	0x4c, 4, 0x51, 0x12, 0x57, 0x9a, 0xc0, 0xfd, 0xc0, 0xc5, 0x8a, 0xd4, 0x8f, 0x61, 0x6b, 0x16,
+	0x5d, 0x84, 0x2d, 0x43, 0x6e, 0x2e, 0x4f, 0x93, 0x81, 0x95, 0x77, 0xb6, 0xaa, 0x48, 0x3c, 0x73,
+	0xcb, 0xc1, 0x46, 1, 0x2b, 0x3d, 0x7e, 0x9c, 0xe8, 0x65, 0x67, 0x18, 0xba, 0x2c, 0x24, 0x7e,
+	0x27, 0xf5, 0xcd, 0xd2, 0xac, 0xe7, 0x92, 0x14, 0xd7, 0x32, 0xf9, 0xa5, 3, 0xfe, 0x77, 0x9a,
+	0xa1, 0xc2, 0x21, 0xf, 0xed, 0x45, 0xc9, 0xd8, 0x62, 0x96, 0x51, 0xe5, 0x2e, 8, 0xbb, 0x2c,
+	7, 0x87, 0xba, 0xd1, 4, 0x5f, 0xbe, 0xee, 0x7b, 0x36, 0xd8, 0xcf, 0xb7, 0xa8, 0x2b, 0xe8,
+	0x12, 0x3d, 0x18, 0x9a, 0x63, 0x2a, 0xfd, 0x8c, 0xe1, 0x16, 0xaf, 0x26, 0x51, 0x45, 0x13, 0xee,
+	0x45, 0xa8, 0xfe, 0x2d, 0x7e, 0xd0, 0x9e, 0xd1, 0xd5, 0x7a, 0xa7, 0x61, 0xb5, 0x77, 0xd6, 0xc4,
+	0x3f, 0xfc, 0xc7, 0x35, 0x75, 0xc9, 0x52, 0x5f, 0x18, 0xc9, 0x80, 0x73, 0x22, 0x6f, 0x74, 0x8e,
+	0x23, 0x8a, 0xcb, 0x25, 5, 0x50, 0xfa, 0x44, 0x32, 0xd, 0x9c, 0xce, 0x3c, 0xa3, 0x8f, 0x60,
+	0x5c, 0x8e, 0x9a, 0xa3, 0xa2, 0xaa, 0x93, 0x61, 0xba, 0x93, 0x59, 0xe8, 0xa5, 0x4a, 0x49, 0xf,
+	0xb4, 0xcc, 0xaf, 0xee, 0x67, 0xc4, 0xce, 0x97, 0x14, 0xc8, 0xf2, 0xb9, 0x91, 6, 0x66, 0x60,
+	0x6d, 9, 0xc6, 0x1a, 0x72, 0x4f, 0x18, 0x36, 0xc1, 0x12, 0x50, 0x5c, 0xe9, 0xae, 0x9b, 0,
+	0xb2, 0xae, 0x18, 0xe7, 0xf3, 0x32, 0x57, 0xb, 0xcf, 0x6a, 0x1f, 0xf4, 0x44, 0xf7, 0xc4, 0x9e,
+	0x10, 0xea, 0xec, 0x96, 0x4e, 5, 0x19, 0xaf, 0x34, 0x3b, 0xd3, 0xce, 0xab, 0x87, 0x3c, 0xdb,
+	0x49, 0x7a, 0xa8, 0xf2, 0xc5, 0x14, 0xa1, 0xc5, 0xf2, 0x2d, 0x30, 0x67, 0x8f, 0xd6, 0xa9, 0x4b,
+	0x49, 0xba, 0x21, 0x4f, 0xac, 0x8b, 0x79, 1, 0xfa, 6, 0xab, 0x11, 0xfb, 0xe2, 0x23, 0x54,
+	0xd8, 0x4c, 0x61, 0xad, 0x40, 0x90, 0xdc, 0x6c, 0x3b, 0x19, 0xc2, 0xc3, 0xbb, 0x4e, 0xea, 0xd1,
+	0x45, 0x2e, 0x77, 0x61, 0x72, 0x90, 0x10, 0xac, 0x10, 0x6d, 0x84, 0x29, 5, 0x7e, 2, 0xcb,
+	0x64, 0x8b, 0x2a, 0xb2, 0xfe, 0x4c, 0x83, 0xee, 0x24, 0x8d, 0x66, 0x92, 0x37, 0xde, 0x40, 0x5c,
+	0xaf, 1, 0x21, 0xac, 0x53, 0xd6, 3, 0x36, 0x75, 0x4a, 0x3a, 0xe0, 0x31, 0xfd, 0x41, 0x45,
+	0xd2, 0x26, 0x67, 0x80, 0x29, 0xb9, 0x87, 0x27, 0x5a, 0x68, 0xc, 9, 0x9c, 0x50, 0x64, 0x51,
+	0xed, 0xc9, 0x94, 0x88, 0x87, 0x24, 7, 0x94, 0x82, 0x9a, 0x7e, 0x42, 0x47, 0xb9, 0x47, 0x4a,
+	0x80, 0x5a, 0x31, 0xf1, 0x30, 3, 0x4f, 0xd, 0x4c, 0x2c, 0x81, 0xb2, 0xaf, 0xb5, 0xca, 0x3c,
+	5, 0x8a, 0x82, 0xba, 0x83, 0x93, 8, 0x2c, 0xe7, 0x91, 0x15, 0x6c, 0xe5, 0xa3, 0x99, 0xf9,
+	0, 0xa3, 0xaf, 0x92, 0x26, 7, 0x20, 0x93, 0xaa, 0x2a, 0x1d, 0x3c, 0xcb, 0x47, 0xdd, 0xc1,
+	0x59, 0xb4, 0x18, 0x69, 0xf7, 0xe4, 0x1f, 0xda, 0x9e, 0xcb, 0xa, 0x9e, 0xe3, 0xd2, 0x24, 6,
+	0x5b, 0x1b, 0x6a, 0x1b, 0x11, 0x27, 0x3a, 0xa4, 0x5f, 0x56, 0xf1, 0xa0, 0xb8, 0x87, 0xd9, 0x1c,
+	0x95, 0xc6, 0xa5, 0x63, 0x92, 0x1a, 0x4a, 0xb2, 0x79, 0xea, 0x73, 0x94, 0x72, 0xbe, 0xa9, 0x50,
+	0xda, 0x9d, 0xe8, 0xb6, 0xe7, 0x36, 0x95, 0xd7,
+};
+
+static const int32_t c35_s0_b[] = {
+	-48781, 7827, 300000, -300000, 513, -3561, -2341, -2738,
+	243, 4952, 4423, 4098, 3053, 3814, -905, -2548,
+	-3687, -4714, -4124, -2230, 3604, -4087, -1547, 2244,
+	1903, 1776, 2780, -2308, 2388, -3649, -60, 1407,
+	1086, -3984, 2956, -4331, -4114, 1143, 2890, -667,
+	-1810, 2916, 4315, -1807, -1742, 3035, 4154, -315,
+	1462, -3770, -4761, 2287, -4591, -429, -2377, 3702,
+	-3241, 969, -1210, -2876, 2552, 3816, -4343, -1766,
+	-1702, 4723, 4961, 3138, -1107, 4994,
 };
 
 static const cv_stream c35_s[] = {
-	{ { 0 }, { 0 } },
+	{ { .out = 70, .kz = 20, .ky = 1, .kx = 1, .zp = 0, .in_zp = 0, .w = c35_s0_w, .bias = c35_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 9 } },
 };
 
 static const cv_raw c35_raw[] = {
@@ -6146,24 +6300,70 @@ static const cv_raw c35_raw[] = {
 };
 
 static const uint8_t c36_in0[] = {
-	0xe7, 0xf, 0x1e, 0x17, 0x18, 0xe3, 0xe3, 0x10, 0x11, 0x1e, 4, 0xf,
+	0x81, 0x79, 0x85, 0x96, 0x74, 0xa0, 0x83, 0xd7, 0xc, 0x40, 0x33, 0x17, 0x6c, 0x8c, 0x45, 0x88,
+	0x18, 0xde, 0x72, 0x2b,
 };
 
 static const cv_io c36_in[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c36_in0, 12 },
+	{ { 20, 1, 1, 1 }, 1, 2, c36_in0, 20 },
 };
 
 static const uint8_t c36_out0[] = {
-	0, 0, 0x92, 0x24, 0xbd, 0x35, 0xa9, 0x2d, 0xea, 0x2e, 0, 0, 0, 0, 0x95, 0x25,
-	0xd2, 0x26, 0xbd, 0x35, 0xd, 0x18, 0x92, 0x24,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c36_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c36_out0, 24 },
+	{ { 70, 1, 1, 1 }, 1, 2, c36_out0, 70 },
 };
 
 static const cv_field c36_op0_f[] = {
-	{ NULL, 0 },
+	{ "in_image_x_size", 0x1 },
+	{ "in_image_y_size", 0x1 },
+	{ "in_image_z_size", 0x14 },
+	{ "in_image_stride", 0x1 },
+	{ "in_image_slice", 0x1 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0x0 },
+	{ "in_window_y_end", 0x0 },
+	{ "in_tile_x_size", 0x1 },
+	{ "in_tile_y_size", 0x1 },
+	{ "in_tile_x_inc", 0x1 },
+	{ "in_tile_y_inc", 0x1 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x1 },
+	{ "out_loop_0_inc", 0x0 },
+	{ "out_loop_1_count", 0x1 },
+	{ "out_loop_1_inc", 0x0 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0x46 },
+	{ "out_loop_4_inc", 0x1 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "in_tile_sequence", 0x3 },
+	{ "coef_zp", 0x0 },
+	{ "out_zp", 0x0 },
+	{ "alu_output_postshift", 0x5 },
+	{ "in_image_data_type", 0x2 },
+	{ "out_image_data_type", 0x2 },
+	{ "alu_horz_processing", 0x0 },
+	{ "alu_horz_proc_count", 0x5 },
+	{ "alu_vert_proc_count", 0x1 },
 };
 
 static const cv_word c36_op0_w[] = {
@@ -6171,22 +6371,125 @@ static const cv_word c36_op0_w[] = {
 };
 
 static const cv_addr c36_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
+	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
+	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
 static const uint32_t c36_op0_u[] = {
-	0, 0xc, 0x1000c, 0x44404130, 0xc, 1, 0x10da10b0, 0,
-	0, 0x18, 0x1000c, 0x44404071, 0x18, 1, 0x10da10b0, 0,
-	0xc, 0xc, 0x3e93bb63,
+	0,
 };
 
 static const cv_op c36_ops[] = {
-	{ 1, "Softmax2Layer", -1, c36_op0_f, 0, c36_op0_w, 0, c36_op0_a, 2, c36_op0_u, 19 },
+	{ 3, "FullyConnectedReluLayer", -1, c36_op0_f, 43, c36_op0_w, 0, c36_op0_a, 3, c36_op0_u, 0 },
+};
+
+static const uint8_t c36_s0_w[] = {
+	0x5c, 0x58, 0x87, 1, 0xf6, 0x4e, 0xad, 0xbc, 0x22, 0x33, 0x60, 0x7c, 0x60, 0x25, 0x46, 0xc4,
+	0xe8, 0x9c, 0xed, 0xf, 0x9a, 0x84, 0x87, 0xc, 0x2c, 0x4c, 0xe1, 0x75, 0x20, 0x43, 0x8c, 0x39,
+	0xf4, 0xd0, 0x79, 0x74, 0xba, 0x41, 0x81, 0x4a, 0x11, 0x4a, 0x91, 0x8a, 2, 0x7a, 0x99, 0x2f,
+	4, 0xd6, 0xfd, 0x82, 0x50, 0x3c, 0xe6, 0x5b, 2, 0x9f, 0x85, 0x2b, 0x69, 0x84, 0x4a, 2,
+	0x7b, 0xc8, 0x2c, 0xd3, 0xb, 0xd3, 0x59, 0xc7, 0x5b, 0x3c, 0x11, 0x54, 0x85, 0x6c, 0xa9, 0x57,
+	0xb, 0xdf, 0xea, 1, 0x9d, 0x94, 0xbc, 0x50, 0x27, 0xb7, 4, 0xe7, 0xdb, 0x86, 0x5c, 0x14,
+	0x2c, 0x17, 0x5e, 0xeb, 0x8a, 0x19, 0xa2, 0xf4, 0x5c, 0x2a, 0x68, 0x13, 0x68, 0xa7, 0xe5, 0xdd,
+	0x52, 0x69, 0xa8, 0x25, 0xee, 0xab, 0x39, 0x26, 0x91, 0xb9, 0x4a, 0x21, 0x83, 0x88, 0x10, 0x1e,
+	0xa0, 0xb0, 0xe5, 0x3e, 0xae, 0xe5, 0x4d, 0x51, 0xe2, 0xfb, 0x54, 0xd2, 0xeb, 0xdc, 0x7a, 0x1c,
+	0x6d, 0xf3, 0xd1, 0xe8, 0xcd, 0x5c, 0x54, 0x38, 0xdb, 0x24, 0x82, 0xa5, 0xd5, 0x9b, 9, 0x71,
+	0x42, 0x90, 0x26, 0x17, 0xaa, 0x6d, 0xc0, 0x51, 0x9e, 0x53, 0x4a, 0xe5, 0xac, 0xed, 0xcf, 0x82,
+	0x23, 0xa8, 0xa3, 0x51, 0x5e, 0x89, 0xdc, 0x5e, 0x81, 0xf8, 0x70, 0x84, 0xe, 0x34, 0x26, 0xa7,
+	0xb, 0x46, 0x8d, 0xfb, 0x92, 0x2a, 0x85, 0x37, 0x3b, 0xfa, 0x64, 0xc6, 0xdc, 0xe5, 0x4c, 0x6b,
+	0xef, 0xb8, 0x96, 0x21, 0xfc, 0x5b, 0x4f, 0xdf, 0x5c, 0x6f, 0xf9, 0x1c, 0xda, 0x93, 0x5a, 0xc0,
+	0xc6, 0xf6, 0x37, 0x92, 0x17, 0x44, 0xc6, 0x45, 0xa4, 0x65, 0xc, 0xc, 0x55, 0xe5, 0x95, 0xec,
+	0x4c, 0x42, 0x83, 0xac, 0x20, 0xe9, 0x3e, 0, 6, 0x90, 5, 0xc5, 0xcc, 0x1f, 0x43, 0x44,
+	0x39, 0xc6, 0x7c, 0xcd, 0x9d, 0x4b, 0x4c, 0x24, 0x98, 0xcc, 0xb6, 0xc0, 0xa5, 0x12, 0xa6, 0xd7,
+	0x29, 0x3f, 0x65, 0x7e, 0x76, 0xce, 0xd2, 0x7a, 0xea, 0x19, 0x90, 0x9e, 0x1c, 0x7b, 0x19, 7,
+	0xb7, 0x85, 0xb7, 0xb0, 0xe3, 0x2d, 0xbb, 0xe5, 0x3b, 0x97, 0x8b, 0x30, 0x73, 0x46, 0xb9, 0xb6,
+	0xe0, 0xd5, 0x9b, 0xe1, 0xd5, 0x6a, 0xf2, 0xf1, 0x3b, 0xb3, 0x45, 0x84, 0xe3, 0x30, 0xb0, 0xe5,
+	0x3a, 0x17, 0xe0, 0xfb, 0xa4, 0xb4, 0xa0, 0x34, 0x5f, 0x2d, 0x56, 0xfa, 0x36, 0x88, 0x73, 0x3f,
+	0xa0, 0x7a, 0xa5, 0xb9, 0x71, 0x45, 0x34, 0xa8, 0x80, 0xa0, 0x37, 0xc4, 0x8f, 0xc2, 4, 0x2f,
+	0xda, 0x9f, 0x83, 0x18, 0xde, 0x4b, 0x42, 0xd3, 0x67, 0x7b, 0x5b, 0xb0, 0x3f, 0x58, 0xde, 7,
+	0xcf, 0x46, 5, 0x48, 0x46, 0x99, 0xb7, 0xc0, 0x6f, 0xad, 0x56, 0x6e, 0x10, 0x7c, 0x4a, 0x75,
+	0xfc, 0xaa, 0x67, 0xfd, 0xfa, 0xfc, 0x63, 0xc, 0xd4, 0x54, 0xf0, 0xab, 0xb2, 0x29, 0x18, 0xf4,
+	0x7d, 0x45, 0xab, 0xd7, 0xe6, 0x11, 0xf5, 0x9c, 0xce, 0xda, 0x1a, 0x5a, 1, 0x75, 0x98, 0xd2,
+	0xa0, 0x2a, 0x5f, 0x4a, 0xa8, 0xb7, 7, 0x56, 0x3f, 0x88, 0xc1, 0, 0x5c, 0xda, 0xd4, 0xe6,
+	0x8d, 0xcb, 0x33, 0x6e, 0xd4, 1, 0x25, 0x3a, 0xa0, 0xb2, 0x39, 0x27, 0x5c, 0x22, 0x16, 0x6f,
+	0xd0, 0x7b, 0x59, 0xf1, 0xa7, 0xab, 0x61, 0x4b, 0x53, 0x25, 0x72, 0xc5, 0xc, 0x3f, 0x17, 0xda,
+	0xa1, 0xe8, 0x89, 0x6b, 0xcc, 0x71, 0xec, 0x48, 0xe6, 0xa1, 0x96, 0x8e, 0x58, 0x7e, 0xa3, 0x9d,
+	0xed, 0xbf, 0xab, 0x3f, 0xdb, 0x36, 0xde, 0x22, 0x9c, 0x63, 0x2f, 0xef, 0xe, 0x7a, 0x8a, 0xad,
+	0xe3, 0xa7, 0xdc, 0xdc, 0x72, 0x41, 0x11, 0x53, 0x8a, 0xfc, 0x9e, 0xda, 0x1c, 0xa6, 2, 0x1f,
+	0x60, 0xd4, 0xb4, 0x83, 0xe6, 0x88, 0xa6, 0xb3, 0x89, 0x78, 0x44, 0x45, 0x29, 0x34, 0xe7, 0x2c,
+	0x3c, 0xdd, 0xee, 0xc8, 0x38, 0x92, 0x30, 0xc6, 0x68, 0x4b, 0x42, 0xe8, 0x89, 0xff, 0x3c, 4,
+	0xa3, 0x1b, 0xab, 0x38, 0x3f, 0xd4, 0x75, 0x49, 0xed, 0x86, 0x51, 0x2d, 0xda, 0x55, 0xe, 0x4a,
+	0x7b, 0x63, 0x89, 0xf9, 0xfd, 0x7c, 0xec, 0x8b, 0xf0, 0x35, 0x99, 4, 0x68, 0x34, 0xde, 0x87,
+	0x19, 0x1c, 0x7f, 0x6c, 0xc7, 0x3b, 0xdc, 1, 0xc0, 0x72, 0xac, 0x7c, 0xc7, 0, 0xc8, 0x2b,
+	0x32, 0xa0, 0x73, 0xf8, 0xc3, 0x26, 0x1c, 0xc2, 0x2c, 0x81, 0xd1, 0xc3, 0x48, 0x20, 0xc2, 0x32,
+	0x76, 6, 0xc7, 0x34, 0xc5, 0xc2, 0x38, 0x45, 0x82, 0xd0, 0xad, 0x31, 0xe2, 0x5b, 0x65, 0x74,
+	0x6b, 0xc5, 0x92, 0x87, 0xac, 0x2d, 0x19, 0xcb, 0x15, 0xe0, 0x5d, 0xf3, 0x94, 0xe5, 0xe0, 3,
+	0x85, 0xd2, 0x43, 0xcb, 0xf0, 0x5b, 0x29, 0x83, 0x70, 0x42, 0xa5, 0x89, 0xf6, 0xcf, 0x51, 0x89,
+	0xb3, 0x7c, 0x17, 0x3f, 0x83, 0xcf, 0xce, 0x19, 0x6d, 0x6a, 0xa4, 0xff, 0x15, 0xab, 0x67, 0x5b,
+	0xeb, 0xa2, 0xbe, 8, 0xaf, 0x36, 0xb9, 0x59, 0xa9, 0x43, 0xc7, 0x1b, 0x1a, 0xc6, 0x97, 0xf5,
+	0xdd, 0x7d, 0xe1, 0x6e, 0x3f, 0xaa, 0x58, 0x53, 0x58, 0x93, 0xa5, 0x29, 0x23, 0xc5, 0x62, 0xe4,
+	0xf0, 0xce, 0xb4, 0xab, 0x3d, 0x56, 0x33, 0xc8, 0x13, 0x95, 0x31, 0xf3, 0x8e, 0x1d, 0x79, 0x33,
+	0xd0, 0x17, 0xb7, 0xc8, 0x30, 0xdd, 9, 0x32, 0x24, 0x90, 0x2a, 0xc0, 0xe7, 0x43, 0x25, 0x1f,
+	0xee, 0xd0, 0x53, 0xc7, 0xa6, 0x7f, 0xec, 0xb7, 0xc0, 0xdf, 0x98, 0x79, 0xde, 0x44, 0xef, 0x3a,
+	0xfd, 0x3b, 0xed, 0x3d, 0x34, 0xbe, 0x46, 0x92, 0xa0, 0xd2, 0xe5, 0x3d, 0x1d, 0x27, 0xd3, 0x46,
+	0xb9, 0xc9, 0x92, 0x53, 0x55, 0xa9, 0xc3, 0x6d, 0x99, 0xb, 0x45, 0x6b, 0x56, 0x3d, 0x34, 0x62,
+	0xa8, 0xf4, 0xd7, 0x71, 0xa7, 0x6d, 0xd8, 0x7c, 0xcb, 0x64, 0xfa, 0xde, 0x57, 0x1f, 0x50, 0x8f,
+	0x8c, 0x79, 0x8f, 0xa0, 0x25, 0xf9, 0xc9, 0x3c, 0x53, 0x93, 0x75, 0x39, 0xe1, 0xb4, 0xaa, 0xda,
+	0xff, 0xac, 0x8a, 0xa3, 0xc3, 0xcf, 0xd3, 0xe9, 0x75, 0xf9, 0x94, 0xec, 0x3a, 0x66, 0xf, 0x16,
+	0x9a, 0x2a, 0xa2, 0x91, 0x64, 0x17, 0x7e, 0x77, 0xe2, 0x94, 0x8b, 0x69, 0x1c, 0xf9, 0x1e, 0x32,
+	0xa7, 0x8d, 0x18, 0x5a, 0x26, 0x8f, 0x4e, 0xd5, 0xdb, 0x3f, 0x8d, 0x49, 0x4e, 0xb1, 0xb8, 0xe4,
+	0x88, 0x59, 0xf9, 0x55, 0x9a, 0xee, 0x3f, 0xb8, 0x45, 0x2d, 0xf9, 0x8a, 0xfe, 0xbb, 0xcb, 0x96,
+	0x18, 0x66, 0xe1, 0xd6, 0x2c, 0x53, 0x7b, 0x24, 0x40, 0x69, 0xd9, 0xae, 0xd7, 0xf5, 0x68, 0x32,
+	0xaf, 0x50, 0x27, 0xef, 0x3c, 0xf4, 0xb3, 0xdf, 0xac, 0xf1, 0xc0, 0x50, 0x18, 0x53, 0xb8, 0xdb,
+	0x59, 0x83, 0x8c, 0xb5, 0xb7, 0x93, 0x9f, 0x59, 0x14, 0x45, 0x61, 0xd4, 0x71, 0x99, 0xa1, 0xc1,
+	0x4c, 4, 0x51, 0x12, 0x57, 0x9a, 0xc0, 0xfd, 0xc0, 0xc5, 0x8a, 0xd4, 0x8f, 0x61, 0x6b, 0x16,
+	0x5d, 0x84, 0x2d, 0x43, 0x6e, 0x2e, 0x4f, 0x93, 0x81, 0x95, 0x77, 0xb6, 0xaa, 0x48, 0x3c, 0x73,
+	0xcb, 0xc1, 0x46, 1, 0x2b, 0x3d, 0x7e, 0x9c, 0xe8, 0x65, 0x67, 0x18, 0xba, 0x2c, 0x24, 0x7e,
+	0x27, 0xf5, 0xcd, 0xd2, 0xac, 0xe7, 0x92, 0x14, 0xd7, 0x32, 0xf9, 0xa5, 3, 0xfe, 0x77, 0x9a,
+	0xa1, 0xc2, 0x21, 0xf, 0xed, 0x45, 0xc9, 0xd8, 0x62, 0x96, 0x51, 0xe5, 0x2e, 8, 0xbb, 0x2c,
+	7, 0x87, 0xba, 0xd1, 4, 0x5f, 0xbe, 0xee, 0x7b, 0x36, 0xd8, 0xcf, 0xb7, 0xa8, 0x2b, 0xe8,
+	0x12, 0x3d, 0x18, 0x9a, 0x63, 0x2a, 0xfd, 0x8c, 0xe1, 0x16, 0xaf, 0x26, 0x51, 0x45, 0x13, 0xee,
+	0x45, 0xa8, 0xfe, 0x2d, 0x7e, 0xd0, 0x9e, 0xd1, 0xd5, 0x7a, 0xa7, 0x61, 0xb5, 0x77, 0xd6, 0xc4,
+	0x3f, 0xfc, 0xc7, 0x35, 0x75, 0xc9, 0x52, 0x5f, 0x18, 0xc9, 0x80, 0x73, 0x22, 0x6f, 0x74, 0x8e,
+	0x23, 0x8a, 0xcb, 0x25, 5, 0x50, 0xfa, 0x44, 0x32, 0xd, 0x9c, 0xce, 0x3c, 0xa3, 0x8f, 0x60,
+	0x5c, 0x8e, 0x9a, 0xa3, 0xa2, 0xaa, 0x93, 0x61, 0xba, 0x93, 0x59, 0xe8, 0xa5, 0x4a, 0x49, 0xf,
+	0xb4, 0xcc, 0xaf, 0xee, 0x67, 0xc4, 0xce, 0x97, 0x14, 0xc8, 0xf2, 0xb9, 0x91, 6, 0x66, 0x60,
+	0x6d, 9, 0xc6, 0x1a, 0x72, 0x4f, 0x18, 0x36, 0xc1, 0x12, 0x50, 0x5c, 0xe9, 0xae, 0x9b, 0,
+	0xb2, 0xae, 0x18, 0xe7, 0xf3, 0x32, 0x57, 0xb, 0xcf, 0x6a, 0x1f, 0xf4, 0x44, 0xf7, 0xc4, 0x9e,
+	0x10, 0xea, 0xec, 0x96, 0x4e, 5, 0x19, 0xaf, 0x34, 0x3b, 0xd3, 0xce, 0xab, 0x87, 0x3c, 0xdb,
+	0x49, 0x7a, 0xa8, 0xf2, 0xc5, 0x14, 0xa1, 0xc5, 0xf2, 0x2d, 0x30, 0x67, 0x8f, 0xd6, 0xa9, 0x4b,
+	0x49, 0xba, 0x21, 0x4f, 0xac, 0x8b, 0x79, 1, 0xfa, 6, 0xab, 0x11, 0xfb, 0xe2, 0x23, 0x54,
+	0xd8, 0x4c, 0x61, 0xad, 0x40, 0x90, 0xdc, 0x6c, 0x3b, 0x19, 0xc2, 0xc3, 0xbb, 0x4e, 0xea, 0xd1,
+	0x45, 0x2e, 0x77, 0x61, 0x72, 0x90, 0x10, 0xac, 0x10, 0x6d, 0x84, 0x29, 5, 0x7e, 2, 0xcb,
+	0x64, 0x8b, 0x2a, 0xb2, 0xfe, 0x4c, 0x83, 0xee, 0x24, 0x8d, 0x66, 0x92, 0x37, 0xde, 0x40, 0x5c,
+	0xaf, 1, 0x21, 0xac, 0x53, 0xd6, 3, 0x36, 0x75, 0x4a, 0x3a, 0xe0, 0x31, 0xfd, 0x41, 0x45,
+	0xd2, 0x26, 0x67, 0x80, 0x29, 0xb9, 0x87, 0x27, 0x5a, 0x68, 0xc, 9, 0x9c, 0x50, 0x64, 0x51,
+	0xed, 0xc9, 0x94, 0x88, 0x87, 0x24, 7, 0x94, 0x82, 0x9a, 0x7e, 0x42, 0x47, 0xb9, 0x47, 0x4a,
+	0x80, 0x5a, 0x31, 0xf1, 0x30, 3, 0x4f, 0xd, 0x4c, 0x2c, 0x81, 0xb2, 0xaf, 0xb5, 0xca, 0x3c,
+	5, 0x8a, 0x82, 0xba, 0x83, 0x93, 8, 0x2c, 0xe7, 0x91, 0x15, 0x6c, 0xe5, 0xa3, 0x99, 0xf9,
+	0, 0xa3, 0xaf, 0x92, 0x26, 7, 0x20, 0x93, 0xaa, 0x2a, 0x1d, 0x3c, 0xcb, 0x47, 0xdd, 0xc1,
+	0x59, 0xb4, 0x18, 0x69, 0xf7, 0xe4, 0x1f, 0xda, 0x9e, 0xcb, 0xa, 0x9e, 0xe3, 0xd2, 0x24, 6,
+	0x5b, 0x1b, 0x6a, 0x1b, 0x11, 0x27, 0x3a, 0xa4, 0x5f, 0x56, 0xf1, 0xa0, 0xb8, 0x87, 0xd9, 0x1c,
+	0x95, 0xc6, 0xa5, 0x63, 0x92, 0x1a, 0x4a, 0xb2, 0x79, 0xea, 0x73, 0x94, 0x72, 0xbe, 0xa9, 0x50,
+	0xda, 0x9d, 0xe8, 0xb6, 0xe7, 0x36, 0x95, 0xd7,
+};
+
+static const int32_t c36_s0_b[] = {
+	-48781, 7827, 300000, -300000, 513, -3561, -2341, -2738,
+	243, 4952, 4423, 4098, 3053, 3814, -905, -2548,
+	-3687, -4714, -4124, -2230, 3604, -4087, -1547, 2244,
+	1903, 1776, 2780, -2308, 2388, -3649, -60, 1407,
+	1086, -3984, 2956, -4331, -4114, 1143, 2890, -667,
+	-1810, 2916, 4315, -1807, -1742, 3035, 4154, -315,
+	1462, -3770, -4761, 2287, -4591, -429, -2377, 3702,
+	-3241, 969, -1210, -2876, 2552, 3816, -4343, -1766,
+	-1702, 4723, 4961, 3138, -1107, 4994,
 };
 
 static const cv_stream c36_s[] = {
-	{ { 0 }, { 0 } },
+	{ { .out = 70, .kz = 20, .ky = 1, .kx = 1, .zp = 0, .in_zp = 0, .w = c36_s0_w, .bias = c36_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 9 } },
 };
 
 static const cv_raw c36_raw[] = {
@@ -6194,20 +6497,20 @@ static const cv_raw c36_raw[] = {
 };
 
 static const uint8_t c37_in0[] = {
-	0xc1, 0x9e, 0x68, 0xc5, 0x83, 0x83, 0x7c, 0x97, 0xff, 0, 0xa5, 0xb8, 0x8f, 0xb5,
+	0x5f, 0x5f, 0x67, 0x7d, 0x6e, 0x66, 0x71, 0x7d, 0x6f, 0x75,
 };
 
 static const cv_io c37_in[] = {
-	{ { 14, 1, 1, 1 }, 1, 2, c37_in0, 14 },
+	{ { 10, 1, 1, 1 }, 1, 2, c37_in0, 10 },
 };
 
 static const uint8_t c37_out0[] = {
-	0, 0x3c, 0, 0, 0, 0, 0, 0x3c, 0, 0x38, 0, 0x38, 0, 0, 0, 0x3c,
-	0, 0x3c, 0, 0, 0, 0, 0, 0x3c, 0, 0, 0, 0x3c,
+	0, 0, 0, 0, 0x1a, 0xb, 0xa8, 0x37, 0x25, 0x19, 1, 9, 0x59, 0x1f, 0xa8, 0x37,
+	0x4d, 0x1b, 0x73, 0x27,
 };
 
 static const cv_io c37_out[] = {
-	{ { 2, 7, 1, 1 }, 2, 1, c37_out0, 28 },
+	{ { 10, 1, 1, 1 }, 1, 1, c37_out0, 20 },
 };
 
 static const cv_field c37_op0_f[] = {
@@ -6224,20 +6527,13 @@ static const cv_addr c37_op0_a[] = {
 };
 
 static const uint32_t c37_op0_u[] = {
-	0, 2, 0x70002, 0x444051f0, 0xe, 1, 0x10da10b0, 0,
-	0, 4, 0x70002, 0x44405071, 0x1c, 1, 0x10da10b0, 0,
-	0x333333, 0, 0x9060300, 0xd0c, 0, 0, 0, 0x4400,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	2, 0, 2, 0xf, 0x1010101, 0, 0x20000, 0x60004,
-	0x2020202, 0, 0, 0x400, 1, 0, 1, 0,
-	1, 0, 1, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
-	0, 0, 0, 0x2400, 0, 0, 0, 0,
-	0, 0, 0, 0, 0xf, 0x3f5d9914, 3, 0x3f800000,
-	0xb0b0b0b, 0x4040404, 0x10000, 0x30002, 0x8080808, 0, 0, 0x7400,
+	0, 0xa, 0x1000a, 0x444041f0, 0xa, 1, 0x10da10b0, 0,
+	0, 0x14, 0x1000a, 0x44404071, 0x14, 1, 0x10da10b0, 0,
+	0xa, 8, 0x3f0143f6,
 };
 
 static const cv_op c37_ops[] = {
-	{ 1, "SoftMax2", -1, c37_op0_f, 0, c37_op0_w, 0, c37_op0_a, 2, c37_op0_u, 80 },
+	{ 1, "Softmax2Layer", -1, c37_op0_f, 0, c37_op0_w, 0, c37_op0_a, 2, c37_op0_u, 19 },
 };
 
 static const cv_stream c37_s[] = {
@@ -6249,27 +6545,20 @@ static const cv_raw c37_raw[] = {
 };
 
 static const uint8_t c38_in0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0x52, 0x92, 0xfe, 0x19, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	0xff, 0xff, 0xff, 0xff, 0x98, 0x67, 0x6f, 0x78, 4, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xae, 0x4c, 0x8c, 0xc6, 0x2c, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x8a, 0x9c, 0xf9, 0x1a,
-	0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0x2a, 0x6b, 0xf2, 0xb8, 0xb2, 0xba, 0x10, 0x5a, 0xe3, 0x5e, 1, 0xb5, 0x4b, 0xd3, 0x7c, 0x6b,
-	0x92, 0xdb, 0x9e, 5, 0x3c, 0x96, 6, 0xbd, 0x94, 0xfe, 0x6f, 0xd6, 0x4e, 0x1b, 0x62, 0xd5,
-	0xac, 0xf3, 0x9b, 0x22, 0xf6, 0x4e, 0x7b, 0x9e, 0x9f, 0x7a, 0x65, 0x27,
+	0xe7, 0xf, 0x1e, 0x17, 0x18, 0xe3, 0xe3, 0x10, 0x11, 0x1e, 4, 0xf,
 };
 
 static const cv_io c38_in[] = {
-	{ { 140, 1, 1, 1 }, 1, 2, c38_in0, 140 },
+	{ { 12, 1, 1, 1 }, 1, 2, c38_in0, 12 },
 };
 
 static const uint8_t c38_out0[] = {
-	0, 0, 0xff, 0, 0, 0, 2, 0, 4, 0, 0xf9, 0, 0xff, 0,
+	0, 0, 0x92, 0x24, 0xbd, 0x35, 0xa9, 0x2d, 0xea, 0x2e, 0, 0, 0, 0, 0x95, 0x25,
+	0xd2, 0x26, 0xbd, 0x35, 0xd, 0x18, 0x92, 0x24,
 };
 
 static const cv_io c38_out[] = {
-	{ { 14, 1, 1, 1 }, 1, 2, c38_out0, 14 },
+	{ { 12, 1, 1, 1 }, 1, 1, c38_out0, 24 },
 };
 
 static const cv_field c38_op0_f[] = {
@@ -6282,22 +6571,17 @@ static const cv_word c38_op0_w[] = {
 
 static const cv_addr c38_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 12, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
 };
 
 static const uint32_t c38_op0_u[] = {
-	0, 0x14, 0x70010, 0x444051c0, 0x8c, 1, 0x10da10b0, 0,
-	4, 0x3f800000, 0x42000000, 0x3e000000, 0, 2, 0x70001, 0x444051c0,
-	0xe, 1, 0x10da10b0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0x3f800000,
+	0, 0xc, 0x1000c, 0x44404130, 0xc, 1, 0x10da10b0, 0,
+	0, 0x18, 0x1000c, 0x44404071, 0x18, 1, 0x10da10b0, 0,
+	0xc, 0xc, 0x3e93bb63,
 };
 
 static const cv_op c38_ops[] = {
-	{ 1, "PoolingLayer2", -1, c38_op0_f, 0, c38_op0_w, 0, c38_op0_a, 2, c38_op0_u, 61 },
+	{ 1, "Softmax2Layer", -1, c38_op0_f, 0, c38_op0_w, 0, c38_op0_a, 2, c38_op0_u, 19 },
 };
 
 static const cv_stream c38_s[] = {
@@ -6309,39 +6593,20 @@ static const cv_raw c38_raw[] = {
 };
 
 static const uint8_t c39_in0[] = {
-	0, 0xff, 0x85, 0x36, 0x7c, 0, 0xbe, 0x58, 0x93, 0xfc, 0x47, 0, 0xfe, 0x59, 3, 0xe5,
-	0xea, 0, 0, 0, 9, 4, 0x8b, 0xd1, 3, 0, 0x41, 0xa2, 0x23, 0x18, 0x2a, 0,
-	0x52, 0x8a, 0xd4, 0xb2, 0x64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c39_in1[] = {
-	0x64, 0xb9, 0xc5, 0xf9, 0xa6, 0, 0x4d, 0xb, 0x3e, 0x8b, 0x78, 0, 0xda, 0x9d, 0x34, 0xdd,
-	0x5a, 0, 0, 0, 0xef, 0x40, 0x8b, 0x86, 0x6e, 0, 0x5e, 0xc4, 0x3e, 0xe9, 0x9e, 0,
-	0xd0, 0xd3, 0x32, 0xe5, 0x4a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0xc1, 0x9e, 0x68, 0xc5, 0x83, 0x83, 0x7c, 0x97, 0xff, 0, 0xa5, 0xb8, 0x8f, 0xb5,
 };
 
 static const cv_io c39_in[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c39_in0, 120 },
-	{ { 120, 1, 1, 1 }, 1, 2, c39_in1, 120 },
+	{ { 14, 1, 1, 1 }, 1, 2, c39_in0, 14 },
 };
 
 static const uint8_t c39_out0[] = {
-	0x47, 0xff, 0xff, 0xff, 0xe8, 0x84, 0, 0x58, 0xff, 0x88, 0xff, 0xc9, 0, 0xff, 0xad, 0xff,
-	0x13, 0xc7, 0xe2, 0x58, 0x5e, 0xff, 0x20, 0xff, 0xb3, 0xff, 0xff, 0x66, 0xff, 0x52,
+	0, 0x3c, 0, 0, 0, 0, 0, 0x3c, 0, 0x38, 0, 0x38, 0, 0, 0, 0x3c,
+	0, 0x3c, 0, 0, 0, 0, 0, 0x3c, 0, 0, 0, 0x3c,
 };
 
 static const cv_io c39_out[] = {
-	{ { 30, 1, 1, 1 }, 1, 2, c39_out0, 30 },
+	{ { 2, 7, 1, 1 }, 2, 1, c39_out0, 28 },
 };
 
 static const cv_field c39_op0_f[] = {
@@ -6354,24 +6619,24 @@ static const cv_word c39_op0_w[] = {
 
 static const cv_addr c39_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 1, 1, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
 };
 
 static const uint32_t c39_op0_u[] = {
-	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 5, 0x30005, 0x444051f0, 0xf, 2, 0x10da10b0, 0,
-	0x43000000, 0x3f000000, 0x3fc00000, 0, 0x1e, 0, 0, 0,
+	0, 2, 0x70002, 0x444051f0, 0xe, 1, 0x10da10b0, 0,
+	0, 4, 0x70002, 0x44405071, 0x1c, 1, 0x10da10b0, 0,
+	0x333333, 0, 0x9060300, 0xd0c, 0, 0, 0, 0x4400,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0x80,
+	2, 0, 2, 0xf, 0x1010101, 0, 0x20000, 0x60004,
+	0x2020202, 0, 0, 0x400, 1, 0, 1, 0,
+	1, 0, 1, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
+	0, 0, 0, 0x2400, 0, 0, 0, 0,
+	0, 0, 0, 0, 0xf, 0x3f5d9914, 3, 0x3f800000,
+	0xb0b0b0b, 0x4040404, 0x10000, 0x30002, 0x8080808, 0, 0, 0x7400,
 };
 
 static const cv_op c39_ops[] = {
-	{ 1, "TensorAdd", -1, c39_op0_f, 0, c39_op0_w, 0, c39_op0_a, 3, c39_op0_u, 65 },
+	{ 1, "SoftMax2", -1, c39_op0_f, 0, c39_op0_w, 0, c39_op0_a, 2, c39_op0_u, 80 },
 };
 
 static const cv_stream c39_s[] = {
@@ -6383,39 +6648,27 @@ static const cv_raw c39_raw[] = {
 };
 
 static const uint8_t c40_in0[] = {
-	0, 0xff, 0xd8, 0x42, 0x92, 0, 0xc9, 0x39, 0xc3, 0x66, 0x3d, 0, 0xd3, 0x8e, 0xfc, 0xaa,
-	0x2d, 0, 0, 0, 0x23, 0x21, 0x4d, 0x1f, 0xac, 0, 0x7a, 0xe7, 0x8c, 0x8b, 0x96, 0,
-	0x50, 0x50, 0x6a, 0x66, 0xf6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c40_in1[] = {
-	0x53, 0xfb, 0x53, 0x7b, 0x40, 0xcc, 0x20, 0x50, 0x20, 0xd0, 0, 0, 0, 0xfc, 0, 0x7c,
-	0, 0x7e, 0xa0, 0xd0, 0x80, 0xcc, 0, 0, 0, 0xcb, 0, 0xc8, 0, 0x48, 0, 0x4a,
-	0x80, 0xcb, 0, 0, 0, 0, 0, 0, 0xc0, 0x50, 0, 0xc9, 0x80, 0x4a, 0x80, 0x4b,
-	0x60, 0x50, 0, 0, 0, 0x4d, 0xe0, 0xd0, 0x80, 0x4d, 0x80, 0x48, 0xe0, 0x50, 0, 0,
-	0, 0xc4, 0x60, 0x50, 0, 0xc7, 0, 0x47, 0x40, 0xce, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0x52, 0x92, 0xfe, 0x19, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0x98, 0x67, 0x6f, 0x78, 4, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xae, 0x4c, 0x8c, 0xc6, 0x2c, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x8a, 0x9c, 0xf9, 0x1a,
+	0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x2a, 0x6b, 0xf2, 0xb8, 0xb2, 0xba, 0x10, 0x5a, 0xe3, 0x5e, 1, 0xb5, 0x4b, 0xd3, 0x7c, 0x6b,
+	0x92, 0xdb, 0x9e, 5, 0x3c, 0x96, 6, 0xbd, 0x94, 0xfe, 0x6f, 0xd6, 0x4e, 0x1b, 0x62, 0xd5,
+	0xac, 0xf3, 0x9b, 0x22, 0xf6, 0x4e, 0x7b, 0x9e, 0x9f, 0x7a, 0x65, 0x27,
 };
 
 static const cv_io c40_in[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c40_in0, 120 },
-	{ { 60, 1, 1, 1 }, 1, 1, c40_in1, 120 },
+	{ { 140, 1, 1, 1 }, 1, 2, c40_in0, 140 },
 };
 
 static const uint8_t c40_out0[] = {
-	0, 0xff, 0xd4, 0xa2, 0xaa, 0, 0xff, 0, 0x92, 0x86, 0xd4, 0xb4, 0xf3, 0xcc, 0x80, 0x96,
-	0x7c, 0x9e, 0x88, 0xd8, 0xb8, 0xd1, 0xc2, 0xbb, 0xd0, 0x97, 0xaa, 0xa2, 0xa8, 0xe0,
+	0, 0, 0xff, 0, 0, 0, 2, 0, 4, 0, 0xf9, 0, 0xff, 0,
 };
 
 static const cv_io c40_out[] = {
-	{ { 30, 1, 1, 1 }, 1, 2, c40_out0, 30 },
+	{ { 14, 1, 1, 1 }, 1, 2, c40_out0, 14 },
 };
 
 static const cv_field c40_op0_f[] = {
@@ -6428,24 +6681,22 @@ static const cv_word c40_op0_w[] = {
 
 static const cv_addr c40_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 1, 1, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
+	{ 2, NULL, 12, 2, 0, 0, 0 },
 };
 
 static const uint32_t c40_op0_u[] = {
-	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
-	0, 5, 0x30005, 0x444051f0, 0xf, 2, 0x10da10b0, 0,
-	0x43000000, 0x3f000000, 0x3f000000, 0, 0x1e, 0, 0, 0,
+	0, 0x14, 0x70010, 0x444051c0, 0x8c, 1, 0x10da10b0, 0,
+	4, 0x3f800000, 0x42000000, 0x3e000000, 0, 2, 0x70001, 0x444051c0,
+	0xe, 1, 0x10da10b0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0,
+	0, 0, 0, 0, 0x3f800000,
 };
 
 static const cv_op c40_ops[] = {
-	{ 1, "TensorAdd", -1, c40_op0_f, 0, c40_op0_w, 0, c40_op0_a, 3, c40_op0_u, 65 },
+	{ 1, "PoolingLayer2", -1, c40_op0_f, 0, c40_op0_w, 0, c40_op0_a, 2, c40_op0_u, 61 },
 };
 
 static const cv_stream c40_s[] = {
@@ -6457,9 +6708,9 @@ static const cv_raw c40_raw[] = {
 };
 
 static const uint8_t c41_in0[] = {
-	0x78, 0x88, 0xcc, 0x7b, 0x5c, 0, 0x35, 0x96, 0xfa, 0x23, 0x43, 0, 0xaa, 0xd5, 0xbf, 0xd8,
-	0x75, 0, 0, 0, 0x57, 0x5f, 0xbe, 0x88, 0x68, 0, 3, 0x32, 0xcc, 0x58, 0xae, 0,
-	0xc, 0xda, 0x91, 0xd8, 0x9a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0xff, 0x85, 0x36, 0x7c, 0, 0xbe, 0x58, 0x93, 0xfc, 0x47, 0, 0xfe, 0x59, 3, 0xe5,
+	0xea, 0, 0, 0, 9, 4, 0x8b, 0xd1, 3, 0, 0x41, 0xa2, 0x23, 0x18, 0x2a, 0,
+	0x52, 0x8a, 0xd4, 0xb2, 0x64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -6468,9 +6719,9 @@ static const uint8_t c41_in0[] = {
 };
 
 static const uint8_t c41_in1[] = {
-	0x64, 0x9c, 0x74, 0x71, 0x4a, 0, 0xe3, 2, 0xb3, 0x1c, 0xe3, 0, 0x62, 0xd9, 0x43, 0xba,
-	0x1f, 0, 0, 0, 0xfe, 0x87, 0x4e, 0xb5, 0xe, 0, 0x36, 1, 0x6a, 0x53, 0x14, 0,
-	0x91, 0xa3, 0xb, 0x8f, 0x24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x64, 0xb9, 0xc5, 0xf9, 0xa6, 0, 0x4d, 0xb, 0x3e, 0x8b, 0x78, 0, 0xda, 0x9d, 0x34, 0xdd,
+	0x5a, 0, 0, 0, 0xef, 0x40, 0x8b, 0x86, 0x6e, 0, 0x5e, 0xc4, 0x3e, 0xe9, 0x9e, 0,
+	0xd0, 0xd3, 0x32, 0xe5, 0x4a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -6484,8 +6735,8 @@ static const cv_io c41_in[] = {
 };
 
 static const uint8_t c41_out0[] = {
-	0x7f, 0x80, 6, 0x7f, 0x7f, 0x26, 0x97, 0xd4, 0x31, 0x34, 0xdb, 0xc2, 0xe0, 0xb5, 0x7f, 0x56,
-	0x22, 0xe5, 0x80, 0x6f, 0x1e, 0x32, 1, 0x7f, 0xb8, 0xd4, 0xac, 0x96, 0xa0, 0xac,
+	0x47, 0xff, 0xff, 0xff, 0xe8, 0x84, 0, 0x58, 0xff, 0x88, 0xff, 0xc9, 0, 0xff, 0xad, 0xff,
+	0x13, 0xc7, 0xe2, 0x58, 0x5e, 0xff, 0x20, 0xff, 0xb3, 0xff, 0xff, 0x66, 0xff, 0x52,
 };
 
 static const cv_io c41_out[] = {
@@ -6507,17 +6758,19 @@ static const cv_addr c41_op0_a[] = {
 };
 
 static const uint32_t c41_op0_u[] = {
-	0, 6, 0x30005, 0x44405130, 0x14, 2, 0x10da10b0, 0,
-	0, 6, 0x30005, 0x44405130, 0x14, 2, 0x10da10b0, 0,
-	0, 5, 0x30005, 0x44405130, 0xf, 2, 0x10da10b0, 0,
-	0x55555555, 0x44444444, 0x33221100, 0x77665544, 0xaaaaaaaa, 0, 0, 0x601,
-	0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002,
-	0x55555555, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0xaaaaaaaa, 0, 0, 0x601,
-	0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002,
+	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
+	0, 5, 0x30005, 0x444051f0, 0xf, 2, 0x10da10b0, 0,
+	0x43000000, 0x3f000000, 0x3fc00000, 0, 0x1e, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x80,
 };
 
 static const cv_op c41_ops[] = {
-	{ 1, "TensorAdd", -1, c41_op0_f, 0, c41_op0_w, 0, c41_op0_a, 3, c41_op0_u, 56 },
+	{ 1, "TensorAdd", -1, c41_op0_f, 0, c41_op0_w, 0, c41_op0_a, 3, c41_op0_u, 65 },
 };
 
 static const cv_stream c41_s[] = {
@@ -6529,22 +6782,39 @@ static const cv_raw c41_raw[] = {
 };
 
 static const uint8_t c42_in0[] = {
-	0xa1, 0x7a, 0xea, 0x69, 0xf6, 0x55, 0x44, 0x23, 0xc5, 0x8b, 0xea, 0xce,
+	0, 0xff, 0xd8, 0x42, 0x92, 0, 0xc9, 0x39, 0xc3, 0x66, 0x3d, 0, 0xd3, 0x8e, 0xfc, 0xaa,
+	0x2d, 0, 0, 0, 0x23, 0x21, 0x4d, 0x1f, 0xac, 0, 0x7a, 0xe7, 0x8c, 0x8b, 0x96, 0,
+	0x50, 0x50, 0x6a, 0x66, 0xf6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c42_in1[] = {
+	0x53, 0xfb, 0x53, 0x7b, 0x40, 0xcc, 0x20, 0x50, 0x20, 0xd0, 0, 0, 0, 0xfc, 0, 0x7c,
+	0, 0x7e, 0xa0, 0xd0, 0x80, 0xcc, 0, 0, 0, 0xcb, 0, 0xc8, 0, 0x48, 0, 0x4a,
+	0x80, 0xcb, 0, 0, 0, 0, 0, 0, 0xc0, 0x50, 0, 0xc9, 0x80, 0x4a, 0x80, 0x4b,
+	0x60, 0x50, 0, 0, 0, 0x4d, 0xe0, 0xd0, 0x80, 0x4d, 0x80, 0x48, 0xe0, 0x50, 0, 0,
+	0, 0xc4, 0x60, 0x50, 0, 0xc7, 0, 0x47, 0x40, 0xce, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c42_in[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c42_in0, 12 },
+	{ { 120, 1, 1, 1 }, 1, 2, c42_in0, 120 },
+	{ { 60, 1, 1, 1 }, 1, 1, c42_in1, 120 },
 };
 
 static const uint8_t c42_out0[] = {
-	0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0x69, 0x69,
-	0xf6, 0xf6, 0x55, 0x55, 0, 0x69, 0x69, 0xf6, 0xf6, 0x55, 0x55, 0, 0x44, 0x44, 0x23, 0x23,
-	0xc5, 0xc5, 0, 0x44, 0x44, 0x23, 0x23, 0xc5, 0xc5, 0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce,
-	0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce, 0,
+	0, 0xff, 0xd4, 0xa2, 0xaa, 0, 0xff, 0, 0x92, 0x86, 0xd4, 0xb4, 0xf3, 0xcc, 0x80, 0x96,
+	0x7c, 0x9e, 0x88, 0xd8, 0xb8, 0xd1, 0xc2, 0xbb, 0xd0, 0x97, 0xaa, 0xa2, 0xa8, 0xe0,
 };
 
 static const cv_io c42_out[] = {
-	{ { 56, 1, 1, 1 }, 1, 2, c42_out0, 56 },
+	{ { 30, 1, 1, 1 }, 1, 2, c42_out0, 30 },
 };
 
 static const cv_field c42_op0_f[] = {
@@ -6557,17 +6827,24 @@ static const cv_word c42_op0_w[] = {
 
 static const cv_addr c42_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 1, 1, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c42_op0_u[] = {
-	0, 3, 0x20003, 0x444041f0, 6, 2, 0x10da10b0, 0,
-	0, 7, 0x40006, 0x444041f0, 0x1c, 2, 0x10da10b0, 0,
-	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
+	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
+	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
+	0, 5, 0x30005, 0x444051f0, 0xf, 2, 0x10da10b0, 0,
+	0x43000000, 0x3f000000, 0x3f000000, 0, 0x1e, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0,
 };
 
 static const cv_op c42_ops[] = {
-	{ 1, "TensorScale", -1, c42_op0_f, 0, c42_op0_w, 0, c42_op0_a, 2, c42_op0_u, 22 },
+	{ 1, "TensorAdd", -1, c42_op0_f, 0, c42_op0_w, 0, c42_op0_a, 3, c42_op0_u, 65 },
 };
 
 static const cv_stream c42_s[] = {
@@ -6579,25 +6856,39 @@ static const cv_raw c42_raw[] = {
 };
 
 static const uint8_t c43_in0[] = {
-	5, 0xe2, 0x1e, 0x28, 0x21, 0x7a, 0x5a, 0xac, 9, 0xa5, 0x37, 6, 0x64, 0xc0, 0xdb, 0x5f,
-	0x46, 0x46, 0x16, 0x9f, 0x81, 0xe9, 0x16, 0x74,
+	0x78, 0x88, 0xcc, 0x7b, 0x5c, 0, 0x35, 0x96, 0xfa, 0x23, 0x43, 0, 0xaa, 0xd5, 0xbf, 0xd8,
+	0x75, 0, 0, 0, 0x57, 0x5f, 0xbe, 0x88, 0x68, 0, 3, 0x32, 0xcc, 0x58, 0xae, 0,
+	0xc, 0xda, 0x91, 0xd8, 0x9a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c43_in1[] = {
+	0x64, 0x9c, 0x74, 0x71, 0x4a, 0, 0xe3, 2, 0xb3, 0x1c, 0xe3, 0, 0x62, 0xd9, 0x43, 0xba,
+	0x1f, 0, 0, 0, 0xfe, 0x87, 0x4e, 0xb5, 0xe, 0, 0x36, 1, 0x6a, 0x53, 0x14, 0,
+	0x91, 0xa3, 0xb, 0x8f, 0x24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c43_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 2, c43_in0, 24 },
+	{ { 120, 1, 1, 1 }, 1, 2, c43_in0, 120 },
+	{ { 120, 1, 1, 1 }, 1, 2, c43_in1, 120 },
 };
 
 static const uint8_t c43_out0[] = {
-	5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28, 5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28,
-	0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac, 0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac,
-	9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6, 9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6,
-	0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f, 0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f,
-	0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f, 0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f,
-	0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74, 0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74,
+	0x7f, 0x80, 6, 0x7f, 0x7f, 0x26, 0x97, 0xd4, 0x31, 0x34, 0xdb, 0xc2, 0xe0, 0xb5, 0x7f, 0x56,
+	0x22, 0xe5, 0x80, 0x6f, 0x1e, 0x32, 1, 0x7f, 0xb8, 0xd4, 0xac, 0x96, 0xa0, 0xac,
 };
 
 static const cv_io c43_out[] = {
-	{ { 96, 1, 1, 1 }, 1, 2, c43_out0, 96 },
+	{ { 30, 1, 1, 1 }, 1, 2, c43_out0, 30 },
 };
 
 static const cv_field c43_op0_f[] = {
@@ -6610,17 +6901,22 @@ static const cv_word c43_op0_w[] = {
 
 static const cv_addr c43_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 1, 1, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c43_op0_u[] = {
-	0, 4, 0x30004, 0x44405130, 0xc, 2, 0x10da10b0, 0,
-	0, 8, 0x60008, 0x44405130, 0x30, 2, 0x10da10b0, 0,
-	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
+	0, 6, 0x30005, 0x44405130, 0x14, 2, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x44405130, 0x14, 2, 0x10da10b0, 0,
+	0, 5, 0x30005, 0x44405130, 0xf, 2, 0x10da10b0, 0,
+	0x55555555, 0x44444444, 0x33221100, 0x77665544, 0xaaaaaaaa, 0, 0, 0x601,
+	0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002,
+	0x55555555, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0xaaaaaaaa, 0, 0, 0x601,
+	0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002,
 };
 
 static const cv_op c43_ops[] = {
-	{ 1, "TensorScale", -1, c43_op0_f, 0, c43_op0_w, 0, c43_op0_a, 2, c43_op0_u, 22 },
+	{ 1, "TensorAdd", -1, c43_op0_f, 0, c43_op0_w, 0, c43_op0_a, 3, c43_op0_u, 56 },
 };
 
 static const cv_stream c43_s[] = {
@@ -6632,26 +6928,22 @@ static const cv_raw c43_raw[] = {
 };
 
 static const uint8_t c44_in0[] = {
-	0xc9, 0xf, 0xec, 0xb7, 0x21, 0xec, 0xbf, 0xc0, 0xf9, 0xe8, 0x8b, 0x8b, 0xb8, 0xc8, 0x39, 0xb7,
-	0xde, 0xac, 0x7e, 0xdb, 0x37, 0x38, 0xc0, 0xe9, 0x4c, 0xbd, 0xf2, 0x6f, 0x95, 0x83, 0x13, 0x13,
-	9, 0x2d, 0x3b, 0xd8, 0x27, 0xc5, 0xb8, 0x86, 0xd0, 0x7d, 0xde, 0xfc, 0xec, 1, 0xf9, 0xbe,
-	0xca, 0x39, 0xde, 0xa0, 0xaa, 0xa2, 0x12, 0x55, 0x38, 0x83, 0xff, 0xbe,
+	0xa1, 0x7a, 0xea, 0x69, 0xf6, 0x55, 0x44, 0x23, 0xc5, 0x8b, 0xea, 0xce,
 };
 
 static const cv_io c44_in[] = {
-	{ { 60, 1, 1, 1 }, 1, 2, c44_in0, 60 },
+	{ { 12, 1, 1, 1 }, 1, 2, c44_in0, 12 },
 };
 
 static const uint8_t c44_out0[] = {
-	0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9,
-	0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xe9, 0, 0xf2, 0xf2, 0xf2, 0xf2,
-	0xf2, 0xe9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9,
-	0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc,
-	0xfc, 0xff, 0xff, 0xff, 0xff, 0,
+	0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0x69, 0x69,
+	0xf6, 0xf6, 0x55, 0x55, 0, 0x69, 0x69, 0xf6, 0xf6, 0x55, 0x55, 0, 0x44, 0x44, 0x23, 0x23,
+	0xc5, 0xc5, 0, 0x44, 0x44, 0x23, 0x23, 0xc5, 0xc5, 0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce,
+	0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce, 0,
 };
 
 static const cv_io c44_out[] = {
-	{ { 70, 1, 1, 1 }, 1, 2, c44_out0, 70 },
+	{ { 56, 1, 1, 1 }, 1, 2, c44_out0, 56 },
 };
 
 static const cv_field c44_op0_f[] = {
@@ -6664,24 +6956,17 @@ static const cv_word c44_op0_w[] = {
 
 static const cv_addr c44_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
 };
 
 static const uint32_t c44_op0_u[] = {
-	0, 6, 0x50006, 0x444051f0, 0x1e, 2, 0x10da10b0, 0,
-	6, 5, 2, 6, 5, 1, 5, 2,
-	0, 7, 0x50006, 0x444051f0, 0x23, 2, 0x10da10b0, 0,
-	2, 2, 0x98765432, 0x10fedcba, 0x1010101, 0, 0x10000, 0x30002,
-	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
-	0x3c00, 0, 0x3c00, 0, 0x1010101, 0, 0x50004, 0x70006,
-	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
-	0x3c00, 0, 0x3c00, 0, 0x3f800000, 0, 0, 0,
-	0x33333333, 0x11110000, 0x3020100, 0x3020100, 0, 0, 0, 0x2400,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 3, 0x20003, 0x444041f0, 6, 2, 0x10da10b0, 0,
+	0, 7, 0x40006, 0x444041f0, 0x1c, 2, 0x10da10b0, 0,
+	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
 };
 
 static const cv_op c44_ops[] = {
-	{ 1, "PoolingLayer2", -1, c44_op0_f, 0, c44_op0_w, 0, c44_op0_a, 2, c44_op0_u, 80 },
+	{ 1, "TensorScale", -1, c44_op0_f, 0, c44_op0_w, 0, c44_op0_a, 2, c44_op0_u, 22 },
 };
 
 static const cv_stream c44_s[] = {
@@ -6693,25 +6978,25 @@ static const cv_raw c44_raw[] = {
 };
 
 static const uint8_t c45_in0[] = {
-	0x21, 0xcb, 0xb5, 0x53, 0xbc, 4, 0x82, 0x61, 0x97, 0xd9, 0xdc, 0x70, 0xde, 0x4a, 0xc1, 0xd,
-	0xfd, 0x74, 0xe3, 0xe1, 0x47, 0xf2, 0xfd, 0x4d, 0xd, 0x2f, 0x21, 0xe8, 0x12, 0x7b, 0x92, 0xc3,
-	0xcd, 0xc9, 0x87, 0xcc, 0xc1, 0x8a, 0x9f, 0x9e, 0x94, 0xcb, 0x95, 0xe7, 0x94, 0xae, 0x86, 0xc6,
-	0x95, 0xe0, 0xab, 0xab, 0xb5, 0x80, 0xe5, 0x9a, 0x93, 0x83, 0xe6, 0xe5,
+	5, 0xe2, 0x1e, 0x28, 0x21, 0x7a, 0x5a, 0xac, 9, 0xa5, 0x37, 6, 0x64, 0xc0, 0xdb, 0x5f,
+	0x46, 0x46, 0x16, 0x9f, 0x81, 0xe9, 0x16, 0x74,
 };
 
 static const cv_io c45_in[] = {
-	{ { 60, 1, 1, 1 }, 1, 2, c45_in0, 60 },
+	{ { 24, 1, 1, 1 }, 1, 2, c45_in0, 24 },
 };
 
 static const uint8_t c45_out0[] = {
-	0x61, 0x61, 0x61, 0x74, 0x74, 0x74, 0x61, 0x61, 0x61, 0x74, 0x74, 0x74, 0x61, 0x61, 0x61, 0x7b,
-	0x7b, 0x7b, 0x61, 0x61, 0x61, 0x7b, 0x7b, 0x7b, 0x4a, 0x4a, 0x4a, 0x7b, 0x7b, 0x7b, 0xe7, 0xe7,
-	0xe7, 0xe7, 0xcd, 0xcc, 0xe7, 0xe7, 0xe7, 0xe7, 0xcd, 0xcc, 0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6,
-	0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6, 0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6,
+	5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28, 5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28,
+	0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac, 0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac,
+	9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6, 9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6,
+	0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f, 0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f,
+	0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f, 0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f,
+	0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74, 0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74,
 };
 
 static const cv_io c45_out[] = {
-	{ { 60, 1, 1, 1 }, 1, 2, c45_out0, 60 },
+	{ { 96, 1, 1, 1 }, 1, 2, c45_out0, 96 },
 };
 
 static const cv_field c45_op0_f[] = {
@@ -6724,24 +7009,17 @@ static const cv_word c45_op0_w[] = {
 
 static const cv_addr c45_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
 };
 
 static const uint32_t c45_op0_u[] = {
-	0, 6, 0x50006, 0x44405130, 0x1e, 2, 0x10da10b0, 0,
-	6, 5, 2, 6, 5, 1, 5, 2,
-	0, 6, 0x50006, 0x44405130, 0x1e, 2, 0x10da10b0, 0,
-	2, 2, 1, 1, 0, 5, 5, 5,
-	0x33333333, 0x11100000, 0x3020100, 0x7060504, 0, 0, 0, 0x7400,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	1, 0, 0, 0, 2, 0, 0, 0x400,
-	1, 0, 0, 0, 0, 0, 0, 0,
-	0x33333333, 0x11110000, 0x3020100, 0x3020100, 0, 0, 0, 0x2400,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 4, 0x30004, 0x44405130, 0xc, 2, 0x10da10b0, 0,
+	0, 8, 0x60008, 0x44405130, 0x30, 2, 0x10da10b0, 0,
+	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
 };
 
 static const cv_op c45_ops[] = {
-	{ 1, "PoolingLayer2", -1, c45_op0_f, 0, c45_op0_w, 0, c45_op0_a, 2, c45_op0_u, 80 },
+	{ 1, "TensorScale", -1, c45_op0_f, 0, c45_op0_w, 0, c45_op0_a, 2, c45_op0_u, 22 },
 };
 
 static const cv_stream c45_s[] = {
@@ -6753,25 +7031,26 @@ static const cv_raw c45_raw[] = {
 };
 
 static const uint8_t c46_in0[] = {
-	0, 0x24, 0xfb, 0x36, 0xde, 0xbd, 0x27, 0xbc, 0x88, 0xb9, 0xbf, 0x3d, 0x51, 0x39, 0x45, 0x31,
-	0x89, 0xbf, 0x7b, 0x3b, 0xb9, 0xb6, 0xd5, 0x3c, 0xdc, 0xbb, 0x17, 0xbf, 0xde, 0x3d, 0x77, 0xbc,
-	0x15, 0xb6, 0xe3, 0xb9, 0xc6, 0xbe, 0x7e, 0x3d, 0x95, 0x3d, 0x8b, 0x3f, 0x56, 0xb7, 0x46, 0x3f,
-	0xf1, 0xb2, 0x6e, 0x39, 0xae, 0xbe, 0x5b, 0x3e, 0x77, 0xba, 0x9b, 0xbb, 0xeb, 0xbf, 0x88, 0x31,
-	0x3f, 0xae, 0x5d, 0x38, 0xa7, 0x3f, 0x8a, 0x3e, 0x90, 0x3e, 0x77, 0x2e, 0x56, 0xbe, 0x1b, 0xbd,
+	0xc9, 0xf, 0xec, 0xb7, 0x21, 0xec, 0xbf, 0xc0, 0xf9, 0xe8, 0x8b, 0x8b, 0xb8, 0xc8, 0x39, 0xb7,
+	0xde, 0xac, 0x7e, 0xdb, 0x37, 0x38, 0xc0, 0xe9, 0x4c, 0xbd, 0xf2, 0x6f, 0x95, 0x83, 0x13, 0x13,
+	9, 0x2d, 0x3b, 0xd8, 0x27, 0xc5, 0xb8, 0x86, 0xd0, 0x7d, 0xde, 0xfc, 0xec, 1, 0xf9, 0xbe,
+	0xca, 0x39, 0xde, 0xa0, 0xaa, 0xa2, 0x12, 0x55, 0x38, 0x83, 0xff, 0xbe,
 };
 
 static const cv_io c46_in[] = {
-	{ { 5, 4, 2, 1 }, 3, 1, c46_in0, 80 },
+	{ { 60, 1, 1, 1 }, 1, 2, c46_in0, 60 },
 };
 
 static const uint8_t c46_out0[] = {
-	0x8c, 0xbe, 0x29, 0x40, 0x39, 0xc2, 0x5c, 0x3f, 0xf6, 0xbd, 0x85, 0xc6, 0x68, 0x37, 0x4d, 0x41,
-	0xb2, 0xbc, 0xae, 0x38, 0x74, 0x44, 0xb0, 0xbc, 0, 0, 0xde, 0x85, 0, 0, 0, 0,
-	0, 0, 0xde, 5,
+	0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9,
+	0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xe9, 0, 0xf2, 0xf2, 0xf2, 0xf2,
+	0xf2, 0xe9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9,
+	0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc,
+	0xfc, 0xff, 0xff, 0xff, 0xff, 0,
 };
 
 static const cv_io c46_out[] = {
-	{ { 6, 3, 1, 1 }, 2, 1, c46_out0, 36 },
+	{ { 70, 1, 1, 1 }, 1, 2, c46_out0, 70 },
 };
 
 static const cv_field c46_op0_f[] = {
@@ -6784,10 +7063,130 @@ static const cv_word c46_op0_w[] = {
 
 static const cv_addr c46_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 8, -1, 64, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c46_op0_u[] = {
+	0, 6, 0x50006, 0x444051f0, 0x1e, 2, 0x10da10b0, 0,
+	6, 5, 2, 6, 5, 1, 5, 2,
+	0, 7, 0x50006, 0x444051f0, 0x23, 2, 0x10da10b0, 0,
+	2, 2, 0x98765432, 0x10fedcba, 0x1010101, 0, 0x10000, 0x30002,
+	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
+	0x3c00, 0, 0x3c00, 0, 0x1010101, 0, 0x50004, 0x70006,
+	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
+	0x3c00, 0, 0x3c00, 0, 0x3f800000, 0, 0, 0,
+	0x33333333, 0x11110000, 0x3020100, 0x3020100, 0, 0, 0, 0x2400,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_op c46_ops[] = {
+	{ 1, "PoolingLayer2", -1, c46_op0_f, 0, c46_op0_w, 0, c46_op0_a, 2, c46_op0_u, 80 },
+};
+
+static const cv_stream c46_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c46_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c47_in0[] = {
+	0x21, 0xcb, 0xb5, 0x53, 0xbc, 4, 0x82, 0x61, 0x97, 0xd9, 0xdc, 0x70, 0xde, 0x4a, 0xc1, 0xd,
+	0xfd, 0x74, 0xe3, 0xe1, 0x47, 0xf2, 0xfd, 0x4d, 0xd, 0x2f, 0x21, 0xe8, 0x12, 0x7b, 0x92, 0xc3,
+	0xcd, 0xc9, 0x87, 0xcc, 0xc1, 0x8a, 0x9f, 0x9e, 0x94, 0xcb, 0x95, 0xe7, 0x94, 0xae, 0x86, 0xc6,
+	0x95, 0xe0, 0xab, 0xab, 0xb5, 0x80, 0xe5, 0x9a, 0x93, 0x83, 0xe6, 0xe5,
+};
+
+static const cv_io c47_in[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c47_in0, 60 },
+};
+
+static const uint8_t c47_out0[] = {
+	0x61, 0x61, 0x61, 0x74, 0x74, 0x74, 0x61, 0x61, 0x61, 0x74, 0x74, 0x74, 0x61, 0x61, 0x61, 0x7b,
+	0x7b, 0x7b, 0x61, 0x61, 0x61, 0x7b, 0x7b, 0x7b, 0x4a, 0x4a, 0x4a, 0x7b, 0x7b, 0x7b, 0xe7, 0xe7,
+	0xe7, 0xe7, 0xcd, 0xcc, 0xe7, 0xe7, 0xe7, 0xe7, 0xcd, 0xcc, 0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6,
+	0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6, 0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6,
+};
+
+static const cv_io c47_out[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c47_out0, 60 },
+};
+
+static const cv_field c47_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c47_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c47_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c47_op0_u[] = {
+	0, 6, 0x50006, 0x44405130, 0x1e, 2, 0x10da10b0, 0,
+	6, 5, 2, 6, 5, 1, 5, 2,
+	0, 6, 0x50006, 0x44405130, 0x1e, 2, 0x10da10b0, 0,
+	2, 2, 1, 1, 0, 5, 5, 5,
+	0x33333333, 0x11100000, 0x3020100, 0x7060504, 0, 0, 0, 0x7400,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	1, 0, 0, 0, 2, 0, 0, 0x400,
+	1, 0, 0, 0, 0, 0, 0, 0,
+	0x33333333, 0x11110000, 0x3020100, 0x3020100, 0, 0, 0, 0x2400,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_op c47_ops[] = {
+	{ 1, "PoolingLayer2", -1, c47_op0_f, 0, c47_op0_w, 0, c47_op0_a, 2, c47_op0_u, 80 },
+};
+
+static const cv_stream c47_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c47_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c48_in0[] = {
+	0, 0x24, 0xfb, 0x36, 0xde, 0xbd, 0x27, 0xbc, 0x88, 0xb9, 0xbf, 0x3d, 0x51, 0x39, 0x45, 0x31,
+	0x89, 0xbf, 0x7b, 0x3b, 0xb9, 0xb6, 0xd5, 0x3c, 0xdc, 0xbb, 0x17, 0xbf, 0xde, 0x3d, 0x77, 0xbc,
+	0x15, 0xb6, 0xe3, 0xb9, 0xc6, 0xbe, 0x7e, 0x3d, 0x95, 0x3d, 0x8b, 0x3f, 0x56, 0xb7, 0x46, 0x3f,
+	0xf1, 0xb2, 0x6e, 0x39, 0xae, 0xbe, 0x5b, 0x3e, 0x77, 0xba, 0x9b, 0xbb, 0xeb, 0xbf, 0x88, 0x31,
+	0x3f, 0xae, 0x5d, 0x38, 0xa7, 0x3f, 0x8a, 0x3e, 0x90, 0x3e, 0x77, 0x2e, 0x56, 0xbe, 0x1b, 0xbd,
+};
+
+static const cv_io c48_in[] = {
+	{ { 5, 4, 2, 1 }, 3, 1, c48_in0, 80 },
+};
+
+static const uint8_t c48_out0[] = {
+	0x8c, 0xbe, 0x29, 0x40, 0x39, 0xc2, 0x5c, 0x3f, 0xf6, 0xbd, 0x85, 0xc6, 0x68, 0x37, 0x4d, 0x41,
+	0xb2, 0xbc, 0xae, 0x38, 0x74, 0x44, 0xb0, 0xbc, 0, 0, 0xde, 0x85, 0, 0, 0, 0,
+	0, 0, 0xde, 5,
+};
+
+static const cv_io c48_out[] = {
+	{ { 6, 3, 1, 1 }, 2, 1, c48_out0, 36 },
+};
+
+static const cv_field c48_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c48_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c48_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 8, -1, 64, 0 },
+};
+
+static const uint32_t c48_op0_u[] = {
 	0, 0xa, 0x40005, 0x44405041, 0x28, 2, 0x10dd10b0, 0,
 	0, 0x24, 0x60012, 0x44405041, 0xd8, 1, 0x10dd10b0, 0,
 	9, 3, 2, 2, 1, 1, 3, 3,
@@ -6795,22 +7194,22 @@ static const uint32_t c46_op0_u[] = {
 	0, 0, 0, 0,
 };
 
-static const cv_field c46_op1_f[] = {
+static const cv_field c48_op1_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c46_op1_w[] = {
+static const cv_word c48_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c46_op1_a[] = {
+static const cv_addr c48_op1_a[] = {
 	{ 2, NULL, 0, 8, -1, 64, 0 },
 	{ 2, NULL, 8, 5, 0, 0, 0 },
 	{ 2, NULL, 16, 5, 1, 0, 0 },
 	{ 2, NULL, 28, 2, 0, 0, 0 },
 };
 
-static const uint32_t c46_op1_u[] = {
+static const uint32_t c48_op1_u[] = {
 	0, 0x24, 0x60012, 0x44405041, 0xd8, 1, 0x10dd10b0, 0,
 	0, 0x28, 0x30012, 0x44405041, 0x78, 1, 0x10dd10b0, 0,
 	0, 0xc, 0x10003, 0x32100002, 0xc, 1, 0x10de10b0, 0,
@@ -6820,16 +7219,16 @@ static const uint32_t c46_op1_u[] = {
 	0, 0, 0, 0, 1, 2,
 };
 
-static const cv_op c46_ops[] = {
-	{ 1, "ConvolutionLayer", -1, c46_op0_f, 0, c46_op0_w, 0, c46_op0_a, 2, c46_op0_u, 36 },
-	{ 1, "ConvolutionLayer", -1, c46_op1_f, 0, c46_op1_w, 0, c46_op1_a, 4, c46_op1_u, 54 },
+static const cv_op c48_ops[] = {
+	{ 1, "ConvolutionLayer", -1, c48_op0_f, 0, c48_op0_w, 0, c48_op0_a, 2, c48_op0_u, 36 },
+	{ 1, "ConvolutionLayer", -1, c48_op1_f, 0, c48_op1_w, 0, c48_op1_a, 4, c48_op1_u, 54 },
 };
 
-static const cv_stream c46_s[] = {
+static const cv_stream c48_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c46_r0[] = {
+static const uint8_t c48_r0[] = {
 	0x40, 0x3b, 0xa3, 0xb1, 0xd7, 0x39, 0x82, 0x35, 0x1f, 0x34, 0x2f, 0xb7, 0x59, 0x3a, 0xb1, 0xb8,
 	0x1e, 0xb2, 0xe6, 0x3b, 0x8b, 0x37, 8, 0xaf, 0xc4, 0x2f, 0xae, 0xb1, 0x43, 0x37, 0x74, 0xb2,
 	0x72, 0x35, 0x8d, 0x36, 0, 0, 0, 0, 3, 0x33, 0x20, 0x2d, 0xb4, 0xb8, 0xd0, 0xb8,
@@ -6840,16 +7239,16 @@ static const uint8_t c46_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c46_r1[] = {
+static const uint8_t c48_r1[] = {
 	0x4e, 0x6d, 0x21, 0xbf, 0x5f, 0xc7, 5, 0xbe, 0, 0, 0, 0,
 };
 
-static const cv_raw c46_raw[] = {
-	{ c46_r0, 120 },
-	{ c46_r1, 12 },
+static const cv_raw c48_raw[] = {
+	{ c48_r0, 120 },
+	{ c48_r1, 12 },
 };
 
-static const uint8_t c47_in0[] = {
+static const uint8_t c49_in0[] = {
 	0xb8, 0x5f, 0xfa, 0x3f, 0x69, 0xef, 0x4a, 0x3e, 0x47, 0xcc, 0x5f, 0xbf, 0x81, 0x6d, 0xd8, 0xbf,
 	0xf4, 0x73, 0x63, 0xbe, 0, 0, 0, 0, 0xd2, 0xc1, 0xde, 0xbd, 0x20, 0x28, 0xe7, 0xbf,
 	0xbd, 0x60, 0xac, 0xbf, 0x1c, 0xa2, 0xc4, 0xbf, 0xf7, 0x72, 2, 0x3f, 0, 0, 0, 0,
@@ -6865,11 +7264,11 @@ static const uint8_t c47_in0[] = {
 	0x73, 0x8e, 0xc7, 0xbf, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c47_in[] = {
-	{ { 208, 1, 1, 1 }, 1, 2, c47_in0, 208 },
+static const cv_io c49_in[] = {
+	{ { 208, 1, 1, 1 }, 1, 2, c49_in0, 208 },
 };
 
-static const uint8_t c47_out0[] = {
+static const uint8_t c49_out0[] = {
 	0x2d, 0x92, 0x17, 0xc0, 4, 1, 0x98, 0xbe, 0xd5, 0xcb, 0xac, 0xc0, 0x25, 0xbd, 0x51, 0x40,
 	0xad, 0x6e, 0x68, 0xc0, 0xb1, 0xee, 0x28, 0xc0, 0xa2, 0x2b, 0x23, 0x40, 0x60, 0xe3, 0xcb, 0x3e,
 	0xa3, 0xe3, 0x7e, 0x40, 0xe, 0xec, 0xb1, 0x3f, 0x33, 0x33, 0x62, 0xbf, 0, 0x83, 0x13, 0xbe,
@@ -6887,24 +7286,24 @@ static const uint8_t c47_out0[] = {
 	0x24, 0x86, 0x86, 0xbf, 0x26, 0x34, 0xbb, 0xbe, 0xfd, 0xd9, 0x3e, 0x3f, 0xd8, 0xd2, 0xf3, 0x3f,
 };
 
-static const cv_io c47_out[] = {
-	{ { 20, 3, 1, 1 }, 2, 0, c47_out0, 240 },
+static const cv_io c49_out[] = {
+	{ { 20, 3, 1, 1 }, 2, 0, c49_out0, 240 },
 };
 
-static const cv_field c47_op0_f[] = {
+static const cv_field c49_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c47_op0_w[] = {
+static const cv_word c49_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c47_op0_a[] = {
+static const cv_addr c49_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 16, 8, -1, 64, 0 },
 };
 
-static const uint32_t c47_op0_u[] = {
+static const uint32_t c49_op0_u[] = {
 	0, 0x18, 0x40005, 0x44405002, 0x68, 2, 0, 0,
 	1, 1, 1, 1, 3, 3, 1, 1,
 	0, 0x60, 0x50014, 0x44405002, 0x1e0, 4, 0, 0,
@@ -6913,22 +7312,22 @@ static const uint32_t c47_op0_u[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_field c47_op1_f[] = {
+static const cv_field c49_op1_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c47_op1_w[] = {
+static const cv_word c49_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c47_op1_a[] = {
+static const cv_addr c49_op1_a[] = {
 	{ 2, NULL, 0, 8, -1, 64, 0 },
 	{ 2, NULL, 8, 5, 0, 0, 0 },
 	{ 2, NULL, 16, 5, 1, 0, 0 },
 	{ 2, NULL, 28, 2, 0, 0, 0 },
 };
 
-static const uint32_t c47_op1_u[] = {
+static const uint32_t c49_op1_u[] = {
 	0, 0x60, 0x140005, 0x32101034, 0x780, 1, 0, 0,
 	0, 0x60, 0x30005, 0x32101034, 0x120, 1, 0, 0,
 	0, 0x10, 0x10001, 0x32100034, 0x10, 1, 0, 0,
@@ -6936,16 +7335,16 @@ static const uint32_t c47_op1_u[] = {
 	0xf0, 1, 0, 0, 1, 0xfffffffd, 0xfffffffd,
 };
 
-static const cv_op c47_ops[] = {
-	{ 1, "ConvolutionLayer", -1, c47_op0_f, 0, c47_op0_w, 0, c47_op0_a, 2, c47_op0_u, 48 },
-	{ 1, "ConvolutionLayer", -1, c47_op1_f, 0, c47_op1_w, 0, c47_op1_a, 4, c47_op1_u, 39 },
+static const cv_op c49_ops[] = {
+	{ 1, "ConvolutionLayer", -1, c49_op0_f, 0, c49_op0_w, 0, c49_op0_a, 2, c49_op0_u, 48 },
+	{ 1, "ConvolutionLayer", -1, c49_op1_f, 0, c49_op1_w, 0, c49_op1_a, 4, c49_op1_u, 39 },
 };
 
-static const cv_stream c47_s[] = {
+static const cv_stream c49_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c47_r0[] = {
+static const uint8_t c49_r0[] = {
 	0x95, 0x13, 0xe8, 0x3e, 0xfa, 0x7b, 0xc2, 0xbe, 0x39, 0xc9, 0x26, 0x3f, 0x52, 0xf9, 0xc5, 0xbd,
 	6, 0xcd, 0x4f, 0xbf, 0x81, 0x3f, 0x46, 0x3f, 0x65, 0x8e, 0xf7, 0x3e, 0x18, 0x92, 0x41, 0xbf,
 	0x79, 0x34, 0x36, 0x3f, 0x44, 0xba, 0x5d, 0xbf, 0xc, 0xd1, 0x21, 0xbf, 0xc0, 0xd9, 0x27, 0xbf,
@@ -6966,16 +7365,16 @@ static const uint8_t c47_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c47_r1[] = {
+static const uint8_t c49_r1[] = {
 	0xe5, 0x8a, 6, 0xbf, 0x5c, 0x5c, 0x7a, 0x3f, 0x57, 0x7c, 0x2e, 0x3f, 0, 0, 0, 0,
 };
 
-static const cv_raw c47_raw[] = {
-	{ c47_r0, 288 },
-	{ c47_r1, 16 },
+static const cv_raw c49_raw[] = {
+	{ c49_r0, 288 },
+	{ c49_r1, 16 },
 };
 
-static const uint8_t c48_in0[] = {
+static const uint8_t c50_in0[] = {
 	0x5c, 0x3d, 0x53, 0xbe, 0xd4, 0x3b, 0x77, 0xb8, 0x81, 0xb8, 0, 0, 0xfe, 0x36, 0xcc, 0xb6,
 	0xd2, 0xb5, 0x12, 0x29, 0xba, 0x3a, 0, 0, 0x5e, 0x3f, 0x8d, 0xb1, 0xa1, 0xb4, 0x2f, 0xbe,
 	0x83, 0xbc, 0, 0, 0x52, 0x3f, 0x18, 0x3f, 0x1c, 0x3e, 0xaf, 0x38, 0x94, 0xbc, 0, 0,
@@ -6987,154 +7386,18 @@ static const uint8_t c48_in0[] = {
 	0xc0, 0x3f, 0, 0, 0x4f, 0xbb, 0x5b, 0x3e, 0x5f, 0xbd, 0xe2, 0xbd, 0xd8, 0xb9, 0, 0,
 };
 
-static const cv_io c48_in[] = {
-	{ { 6, 4, 3, 1 }, 3, 1, c48_in0, 144 },
+static const cv_io c50_in[] = {
+	{ { 6, 4, 3, 1 }, 3, 1, c50_in0, 144 },
 };
 
-static const uint8_t c48_out0[] = {
+static const uint8_t c50_out0[] = {
 	0x7a, 0xbb, 0x12, 0xbc, 0x3d, 0x3e, 0xef, 0xb0, 0xde, 0x37, 0xe2, 0x3b, 0xfe, 0xc4, 0x1b, 0x3c,
 	0xf, 0x3e, 0xa, 0xc3, 0xe6, 0x39, 0x99, 0xb6, 0x57, 0x41, 9, 0x3a, 0x8e, 0x38, 0xe6, 0xbc,
 	0x63, 0xb8, 0x8a, 0x40,
 };
 
-static const cv_io c48_out[] = {
-	{ { 3, 2, 3, 1 }, 3, 1, c48_out0, 36 },
-};
-
-static const cv_field c48_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c48_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c48_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
-	{ 2, NULL, 16, 5, 1, 0, 0 },
-	{ 2, NULL, 32, 2, 0, 0, 0 },
-};
-
-static const uint32_t c48_op0_u[] = {
-	0, 0xc, 0x40005, 0x44405041, 0x30, 3, 0x10dd10b0, 0,
-	0, 0x14, 0x30009, 0x44405041, 0x3c, 1, 0x10dd10b0, 0,
-	0, 0xc, 0x10003, 0x32100002, 0xc, 1, 0x10de10b0, 0,
-	1, 3, 3, 2, 0, 0, 2, 0,
-	0, 6, 0x20003, 0x44405041, 0xc, 3, 0x10dd10b0, 0,
-	3, 0, 0, 0, 0x151515, 0, 0x4320210, 0x654,
-	0x151515, 0x2100210, 0x210, 0x400, 0, 0, 0, 0,
-	0, 0, 0, 0, 0x151515, 0, 0x4320210, 0x654,
-	0x151515, 0x5430543, 0x543, 0x400, 0, 0, 0, 0,
-	0, 0, 0, 0, 0x111111, 0x111000, 0x40200, 0x402,
-};
-
-static const cv_op c48_ops[] = {
-	{ 1, "DepthwiseConvLayer", -1, c48_op0_f, 0, c48_op0_w, 0, c48_op0_a, 4, c48_op0_u, 80 },
-};
-
-static const cv_stream c48_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c48_r0[] = {
-	0x2a, 0xb6, 0xfd, 0xb0, 0x68, 0xb5, 0x5b, 0x30, 0x7a, 0xba, 0xc5, 0x38, 0x67, 0xb7, 0x95, 0x3a,
-	0x6e, 0x3a, 0, 0, 0xbf, 0xbb, 0xa9, 0x39, 0x9f, 0x35, 0x66, 0xbb, 0x1d, 0xb6, 0x1d, 0x30,
-	5, 0x32, 0xc9, 0x35, 0x3d, 0x34, 0, 0, 5, 0x3b, 0x96, 0x37, 0xd6, 0x37, 0x42, 0xba,
-	0x84, 0xa2, 0xde, 0x39, 0xb5, 0xbb, 0x13, 0xb9, 0x32, 0xba, 0, 0,
-};
-
-static const uint8_t c48_r1[] = {
-	0x6e, 0xe3, 0x34, 0x3f, 5, 0x31, 0x67, 0xbf, 0x32, 0xb6, 0x95, 0xba,
-};
-
-static const cv_raw c48_raw[] = {
-	{ c48_r0, 60 },
-	{ c48_r1, 12 },
-};
-
-static const uint8_t c49_in0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const cv_io c49_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 0, c49_in0, 128 },
-};
-
-static const uint8_t c49_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const cv_io c49_out[] = {
-	{ { 32, 1, 1, 1 }, 1, 0, c49_out0, 128 },
-};
-
-static const cv_field c49_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c49_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c49_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
-};
-
-static const uint32_t c49_op0_u[] = {
-	0, 0x80, 0x10020, 0x44404032, 0x80, 1, 0, 0,
-	0, 0x80, 0x10020, 0x44404032, 0x80, 1, 0, 0,
-};
-
-static const cv_op c49_ops[] = {
-	{ 1, "ActivationLayer", -1, c49_op0_f, 0, c49_op0_w, 0, c49_op0_a, 2, c49_op0_u, 16 },
-};
-
-static const cv_stream c49_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c49_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c50_in0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const cv_io c50_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 0, c50_in0, 128 },
-};
-
-static const uint8_t c50_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
 static const cv_io c50_out[] = {
-	{ { 8, 1, 1, 1 }, 1, 0, c50_out0, 32 },
+	{ { 3, 2, 3, 1 }, 3, 1, c50_out0, 36 },
 };
 
 static const cv_field c50_op0_f[] = {
@@ -7147,45 +7410,181 @@ static const cv_word c50_op0_w[] = {
 
 static const cv_addr c50_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 5, 1, 0, 0 },
+	{ 2, NULL, 32, 2, 0, 0, 0 },
 };
 
 static const uint32_t c50_op0_u[] = {
-	0, 0x40, 0x20004, 0x32101034, 0x80, 1, 0, 0,
-	0, 0x20, 0x10002, 0x32101034, 0x40, 1, 0, 0,
-	2, 1,
+	0, 0xc, 0x40005, 0x44405041, 0x30, 3, 0x10dd10b0, 0,
+	0, 0x14, 0x30009, 0x44405041, 0x3c, 1, 0x10dd10b0, 0,
+	0, 0xc, 0x10003, 0x32100002, 0xc, 1, 0x10de10b0, 0,
+	1, 3, 3, 2, 0, 0, 2, 0,
+	0, 6, 0x20003, 0x44405041, 0xc, 3, 0x10dd10b0, 0,
+	3, 0, 0, 0, 0x151515, 0, 0x4320210, 0x654,
+	0x151515, 0x2100210, 0x210, 0x400, 0, 0, 0, 0,
+	0, 0, 0, 0, 0x151515, 0, 0x4320210, 0x654,
+	0x151515, 0x5430543, 0x543, 0x400, 0, 0, 0, 0,
+	0, 0, 0, 0, 0x111111, 0x111000, 0x40200, 0x402,
 };
 
 static const cv_op c50_ops[] = {
-	{ 1, "Max Pooling", -1, c50_op0_f, 0, c50_op0_w, 0, c50_op0_a, 2, c50_op0_u, 18 },
+	{ 1, "DepthwiseConvLayer", -1, c50_op0_f, 0, c50_op0_w, 0, c50_op0_a, 4, c50_op0_u, 80 },
 };
 
 static const cv_stream c50_s[] = {
 	{ { 0 }, { 0 } },
 };
 
+static const uint8_t c50_r0[] = {
+	0x2a, 0xb6, 0xfd, 0xb0, 0x68, 0xb5, 0x5b, 0x30, 0x7a, 0xba, 0xc5, 0x38, 0x67, 0xb7, 0x95, 0x3a,
+	0x6e, 0x3a, 0, 0, 0xbf, 0xbb, 0xa9, 0x39, 0x9f, 0x35, 0x66, 0xbb, 0x1d, 0xb6, 0x1d, 0x30,
+	5, 0x32, 0xc9, 0x35, 0x3d, 0x34, 0, 0, 5, 0x3b, 0x96, 0x37, 0xd6, 0x37, 0x42, 0xba,
+	0x84, 0xa2, 0xde, 0x39, 0xb5, 0xbb, 0x13, 0xb9, 0x32, 0xba, 0, 0,
+};
+
+static const uint8_t c50_r1[] = {
+	0x6e, 0xe3, 0x34, 0x3f, 5, 0x31, 0x67, 0xbf, 0x32, 0xb6, 0x95, 0xba,
+};
+
 static const cv_raw c50_raw[] = {
-	{ NULL, 0 },
+	{ c50_r0, 60 },
+	{ c50_r1, 12 },
 };
 
 static const uint8_t c51_in0[] = {
-	0x41, 0x5a, 0x96, 0x5d, 0x68, 0x45, 0x61, 0x73, 0x42, 0x7c,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c51_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c51_in0, 10 },
+	{ { 32, 1, 1, 1 }, 1, 0, c51_in0, 128 },
 };
 
 static const uint8_t c51_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c51_out[] = {
+	{ { 32, 1, 1, 1 }, 1, 0, c51_out0, 128 },
+};
+
+static const cv_field c51_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c51_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c51_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+};
+
+static const uint32_t c51_op0_u[] = {
+	0, 0x80, 0x10020, 0x44404032, 0x80, 1, 0, 0,
+	0, 0x80, 0x10020, 0x44404032, 0x80, 1, 0, 0,
+};
+
+static const cv_op c51_ops[] = {
+	{ 1, "ActivationLayer", -1, c51_op0_f, 0, c51_op0_w, 0, c51_op0_a, 2, c51_op0_u, 16 },
+};
+
+static const cv_stream c51_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c51_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c52_in0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c52_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 0, c52_in0, 128 },
+};
+
+static const uint8_t c52_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c52_out[] = {
+	{ { 8, 1, 1, 1 }, 1, 0, c52_out0, 32 },
+};
+
+static const cv_field c52_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c52_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c52_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+};
+
+static const uint32_t c52_op0_u[] = {
+	0, 0x40, 0x20004, 0x32101034, 0x80, 1, 0, 0,
+	0, 0x20, 0x10002, 0x32101034, 0x40, 1, 0, 0,
+	2, 1,
+};
+
+static const cv_op c52_ops[] = {
+	{ 1, "Max Pooling", -1, c52_op0_f, 0, c52_op0_w, 0, c52_op0_a, 2, c52_op0_u, 18 },
+};
+
+static const cv_stream c52_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c52_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c53_in0[] = {
+	0x41, 0x5a, 0x96, 0x5d, 0x68, 0x45, 0x61, 0x73, 0x42, 0x7c,
+};
+
+static const cv_io c53_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c53_in0, 10 },
+};
+
+static const uint8_t c53_out0[] = {
 	0x41, 0x13, 0xb8, 0x1e, 0x6a, 0x3a, 0x45, 0x20, 0x27, 0x25, 0xff, 0x14, 0xe2, 0x21, 0x38, 0x2a,
 	0xdc, 0x13, 0x65, 0x2e,
 };
 
-static const cv_io c51_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c51_out0, 20 },
+static const cv_io c53_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c53_out0, 20 },
 };
 
-static const cv_field c51_op0_f[] = {
+static const cv_field c53_op0_f[] = {
 	{ "in_image_x_size", 0xa },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -7198,20 +7597,20 @@ static const cv_field c51_op0_f[] = {
 	{ "in_image_y_stride", 0xa },
 };
 
-static const cv_word c51_op0_w[] = {
+static const cv_word c53_op0_w[] = {
 	{ 29, 0x41455dcc },
 	{ 30, 0xc101710d },
 };
 
-static const cv_addr c51_op0_a[] = {
+static const cv_addr c53_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 };
 
-static const uint32_t c51_op0_u[] = {
+static const uint32_t c53_op0_u[] = {
 	0,
 };
 
-static const cv_field c51_op1_f[] = {
+static const cv_field c53_op1_f[] = {
 	{ "out_image_x_size", 0xa },
 	{ "out_image_y_size", 0x1 },
 	{ "out_image_z_size", 0x1 },
@@ -7220,49 +7619,49 @@ static const cv_field c51_op1_f[] = {
 	{ "out_image_y_stride", 0x14 },
 };
 
-static const cv_word c51_op1_w[] = {
+static const cv_word c53_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c51_op1_a[] = {
+static const cv_addr c53_op1_a[] = {
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c51_op1_u[] = {
+static const uint32_t c53_op1_u[] = {
 	0,
 };
 
-static const cv_op c51_ops[] = {
-	{ 6, "Softmax2Layer_SP", -1, c51_op0_f, 10, c51_op0_w, 2, c51_op0_a, 1, c51_op0_u, 0 },
-	{ 6, "Softmax2Layer_SP", -1, c51_op1_f, 6, c51_op1_w, 0, c51_op1_a, 1, c51_op1_u, 0 },
+static const cv_op c53_ops[] = {
+	{ 6, "Softmax2Layer_SP", -1, c53_op0_f, 10, c53_op0_w, 2, c53_op0_a, 1, c53_op0_u, 0 },
+	{ 6, "Softmax2Layer_SP", -1, c53_op1_f, 6, c53_op1_w, 0, c53_op1_a, 1, c53_op1_u, 0 },
 };
 
-static const cv_stream c51_s[] = {
+static const cv_stream c53_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c51_raw[] = {
+static const cv_raw c53_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c52_in0[] = {
+static const uint8_t c54_in0[] = {
 	0xd6, 0xb2, 0x5c, 0xa2, 0x8b, 0x38, 0x90, 0xa8, 0x51, 0xae,
 };
 
-static const cv_io c52_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c52_in0, 10 },
+static const cv_io c54_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c54_in0, 10 },
 };
 
-static const uint8_t c52_out0[] = {
+static const uint8_t c54_out0[] = {
 	0xff, 0x3b, 0x3b, 0xd, 0, 0, 0x96, 0, 1, 0, 0, 0, 3, 0, 0x3d, 2,
 	0, 0, 0x47, 8,
 };
 
-static const cv_io c52_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c52_out0, 20 },
+static const cv_io c54_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c54_out0, 20 },
 };
 
-static const cv_field c52_op0_f[] = {
+static const cv_field c54_op0_f[] = {
 	{ "in_image_x_size", 0xa },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -7275,20 +7674,20 @@ static const cv_field c52_op0_f[] = {
 	{ "in_image_y_stride", 0xa },
 };
 
-static const cv_word c52_op0_w[] = {
+static const cv_word c54_op0_w[] = {
 	{ 29, 0x4209badc },
 	{ 30, 0xc1b4a8a2 },
 };
 
-static const cv_addr c52_op0_a[] = {
+static const cv_addr c54_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 };
 
-static const uint32_t c52_op0_u[] = {
+static const uint32_t c54_op0_u[] = {
 	0,
 };
 
-static const cv_field c52_op1_f[] = {
+static const cv_field c54_op1_f[] = {
 	{ "out_image_x_size", 0xa },
 	{ "out_image_y_size", 0x1 },
 	{ "out_image_z_size", 0x1 },
@@ -7297,50 +7696,50 @@ static const cv_field c52_op1_f[] = {
 	{ "out_image_y_stride", 0x14 },
 };
 
-static const cv_word c52_op1_w[] = {
+static const cv_word c54_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c52_op1_a[] = {
+static const cv_addr c54_op1_a[] = {
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c52_op1_u[] = {
+static const uint32_t c54_op1_u[] = {
 	0,
 };
 
-static const cv_op c52_ops[] = {
-	{ 6, "Softmax2Layer_SP", -1, c52_op0_f, 10, c52_op0_w, 2, c52_op0_a, 1, c52_op0_u, 0 },
-	{ 6, "Softmax2Layer_SP", -1, c52_op1_f, 6, c52_op1_w, 0, c52_op1_a, 1, c52_op1_u, 0 },
+static const cv_op c54_ops[] = {
+	{ 6, "Softmax2Layer_SP", -1, c54_op0_f, 10, c54_op0_w, 2, c54_op0_a, 1, c54_op0_u, 0 },
+	{ 6, "Softmax2Layer_SP", -1, c54_op1_f, 6, c54_op1_w, 0, c54_op1_a, 1, c54_op1_u, 0 },
 };
 
-static const cv_stream c52_s[] = {
+static const cv_stream c54_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c52_raw[] = {
+static const cv_raw c54_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c53_in0[] = {
+static const uint8_t c55_in0[] = {
 	0x53, 0x7b, 0x8a, 0xd0, 0x13, 0x4b, 0x91, 0xd0, 0xac, 0xcf, 0x28, 0x48, 0x2e, 0xce, 0, 0,
 	0xbe, 0x4a, 0x2d, 0x50, 0x7f, 0xc6, 0xb6, 0xca, 0x57, 0xcc, 0x46, 0xce, 0x51, 0xcb, 0, 0,
 	7, 0xbe, 0x4e, 0xd0, 0x1a, 0x4c, 0x6a, 0xcb, 0xe8, 0x4c, 0x12, 0xc8, 0x10, 0, 0, 0,
 };
 
-static const cv_io c53_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c53_in0, 48 },
+static const cv_io c55_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c55_in0, 48 },
 };
 
-static const uint8_t c53_out0[] = {
+static const uint8_t c55_out0[] = {
 	0x2e, 0x70, 0x4d, 0xc4, 0x8a, 0xc2,
 };
 
-static const cv_io c53_out[] = {
-	{ { 3, 1, 1, 1 }, 1, 1, c53_out0, 6 },
+static const cv_io c55_out[] = {
+	{ { 3, 1, 1, 1 }, 1, 1, c55_out0, 6 },
 };
 
-static const cv_field c53_op0_f[] = {
+static const cv_field c55_op0_f[] = {
 	{ "in_image_x_size", 0x7 },
 	{ "in_image_y_size", 0x3 },
 	{ "kernel_z_size", 0x1 },
@@ -7353,200 +7752,6 @@ static const cv_field c53_op0_f[] = {
 	{ "out_image_z_size", 0x1 },
 	{ "in_image_x_stride", 0x10 },
 	{ "in_image_y_stride", 0x30 },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
-static const cv_word c53_op0_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c53_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-};
-
-static const uint32_t c53_op0_u[] = {
-	0,
-};
-
-static const cv_field c53_op1_f[] = {
-	{ "in_image_x_size", 0x1 },
-	{ "in_image_y_size", 0x3 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x0 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x1 },
-	{ "out_image_y_size", 0x3 },
-	{ "out_image_z_size", 0x1 },
-	{ "out_image_x_stride", 0x2 },
-	{ "out_image_y_stride", 0x6 },
-	{ "post_shift", 0x1c },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x1 },
-	{ "post_multiplier_1_to_6", 0x12 },
-	{ "post_multiplier_7_to_14", 0x92 },
-	{ "post_multiplier_15_to_22", 0x24 },
-};
-
-static const cv_word c53_op1_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c53_op1_a[] = {
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c53_op1_u[] = {
-	0,
-};
-
-static const cv_op c53_ops[] = {
-	{ 6, "ReduceMeanLayer_SP", -1, c53_op0_f, 18, c53_op0_w, 1, c53_op0_a, 1, c53_op0_u, 0 },
-	{ 6, "ReduceMeanLayer_SP", -1, c53_op1_f, 16, c53_op1_w, 1, c53_op1_a, 1, c53_op1_u, 0 },
-};
-
-static const cv_stream c53_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c53_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c54_in0[] = {
-	0x53, 0x7b, 0x5d, 0x48, 0x55, 0xcf, 0x30, 0xcd, 0xea, 0xca, 0, 0, 0x2f, 0x4f, 0xa5, 0x4a,
-	0x96, 0x42, 0xb6, 0xd0, 0xad, 0x4c, 0, 0, 0x34, 0xc8, 0xa, 0x4e, 0xe9, 0xcc, 0x6e, 0xd0,
-	0x55, 0x4f, 0, 0, 0x94, 0xcd, 0x9a, 0xc7, 0x5b, 0xcb, 0x3c, 0xd0, 0xdd, 0x4e, 0, 0,
-	0xfb, 0x4e, 0xb7, 0x50, 0x96, 0xc8, 0x8b, 0x50, 0x57, 0xc4, 0, 0, 0xca, 0x4a, 0x2d, 0xd0,
-	0xf1, 0x4f, 0xa, 0xcc, 0x10, 0, 0, 0,
-};
-
-static const cv_io c54_in[] = {
-	{ { 36, 1, 1, 1 }, 1, 1, c54_in0, 72 },
-};
-
-static const uint8_t c54_out0[] = {
-	0xe3, 0x70, 0x26, 0x47, 0x4c, 0xc6, 0x7b, 0xcc, 0xc7, 0x48,
-};
-
-static const cv_io c54_out[] = {
-	{ { 5, 1, 1, 1 }, 1, 1, c54_out0, 10 },
-};
-
-static const cv_field c54_op0_f[] = {
-	{ "in_image_x_size", 0x5 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x6 },
-	{ "in_image_data_type", 0x1 },
-	{ "in_image_data_type_bit_2", 0x0 },
-	{ "kernel_data_type", 0x1 },
-	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x5 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x6 },
-	{ "in_image_x_stride", 0xc },
-	{ "in_image_y_stride", 0xc },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
-static const cv_word c54_op0_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c54_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-};
-
-static const uint32_t c54_op0_u[] = {
-	0,
-};
-
-static const cv_field c54_op1_f[] = {
-	{ "in_image_x_size", 0x5 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x0 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x5 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x1 },
-	{ "out_image_x_stride", 0xa },
-	{ "out_image_y_stride", 0xa },
-	{ "post_shift", 0x1c },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x1 },
-	{ "post_multiplier_1_to_6", 0x15 },
-	{ "post_multiplier_7_to_14", 0x55 },
-	{ "post_multiplier_15_to_22", 0x55 },
-};
-
-static const cv_word c54_op1_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c54_op1_a[] = {
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c54_op1_u[] = {
-	0,
-};
-
-static const cv_op c54_ops[] = {
-	{ 6, "ReduceMeanLayer_SP", -1, c54_op0_f, 18, c54_op0_w, 1, c54_op0_a, 1, c54_op0_u, 0 },
-	{ 6, "ReduceMeanLayer_SP", -1, c54_op1_f, 16, c54_op1_w, 1, c54_op1_a, 1, c54_op1_u, 0 },
-};
-
-static const cv_stream c54_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c54_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c55_in0[] = {
-	0xff, 0x7f, 0x45, 0x1d, 0x82, 0xc3, 0xf, 0x6f, 0x17, 0x94, 0, 0, 0xff, 0x7f, 0x40, 0xad,
-	0x38, 0x5d, 0x87, 0x77, 0x11, 0xc8, 0, 0, 0xff, 0x7f, 6, 0x76, 0x69, 0xd2, 0xf7, 0x2c,
-	0xc4, 0xb2, 0, 0, 0xff, 0x7f, 0x34, 0xe5, 0xd, 0x94, 0x1e, 0x1a, 0xd6, 0xf7, 0, 0,
-	0xff, 0x7f, 0x3e, 0x18, 0x10, 0x15, 0x66, 0x31, 0x78, 0x28, 0, 0, 0xff, 0x7f, 0x17, 0x89,
-	0x83, 0x7e, 0x72, 0x11, 1, 0xbf, 0, 0,
-};
-
-static const cv_io c55_in[] = {
-	{ { 36, 1, 1, 1 }, 1, 1, c55_in0, 72 },
-};
-
-static const uint8_t c55_out0[] = {
-	0, 0x4c, 0xbe, 0xbc, 0x76, 0x38, 0xad, 0x47, 0xb4, 0xc5,
-};
-
-static const cv_io c55_out[] = {
-	{ { 5, 1, 1, 1 }, 1, 1, c55_out0, 10 },
-};
-
-static const cv_field c55_op0_f[] = {
-	{ "in_image_x_size", 0x5 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x6 },
-	{ "in_image_data_type", 0x0 },
-	{ "in_image_data_type_bit_2", 0x1 },
-	{ "kernel_data_type", 0x1 },
-	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x5 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x6 },
-	{ "in_image_x_stride", 0xc },
-	{ "in_image_y_stride", 0xc },
 	{ "post_shift", 0x1f },
 	{ "post_shift_bit_5_6", 0x3 },
 	{ "post_multiplier", 0x0 },
@@ -7568,22 +7773,22 @@ static const uint32_t c55_op0_u[] = {
 };
 
 static const cv_field c55_op1_f[] = {
-	{ "in_image_x_size", 0x5 },
-	{ "in_image_y_size", 0x1 },
+	{ "in_image_x_size", 0x1 },
+	{ "in_image_y_size", 0x3 },
 	{ "kernel_z_size", 0x1 },
 	{ "in_image_data_type", 0x0 },
 	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x5 },
-	{ "out_image_y_size", 0x1 },
+	{ "out_image_x_size", 0x1 },
+	{ "out_image_y_size", 0x3 },
 	{ "out_image_z_size", 0x1 },
-	{ "out_image_x_stride", 0xa },
-	{ "out_image_y_stride", 0xa },
-	{ "post_shift", 0x11 },
+	{ "out_image_x_stride", 0x2 },
+	{ "out_image_y_stride", 0x6 },
+	{ "post_shift", 0x1c },
 	{ "post_shift_bit_5_6", 0x3 },
 	{ "post_multiplier", 0x1 },
-	{ "post_multiplier_1_to_6", 0x15 },
-	{ "post_multiplier_7_to_14", 0x55 },
-	{ "post_multiplier_15_to_22", 0x55 },
+	{ "post_multiplier_1_to_6", 0x12 },
+	{ "post_multiplier_7_to_14", 0x92 },
+	{ "post_multiplier_15_to_22", 0x24 },
 };
 
 static const cv_word c55_op1_w[] = {
@@ -7612,11 +7817,11 @@ static const cv_raw c55_raw[] = {
 };
 
 static const uint8_t c56_in0[] = {
-	0xff, 0x7f, 0x45, 0x1d, 0x82, 0xc3, 0xf, 0x6f, 0x17, 0x94, 0, 0, 0xff, 0x7f, 0x40, 0xad,
-	0x38, 0x5d, 0x87, 0x77, 0x11, 0xc8, 0, 0, 0xff, 0x7f, 6, 0x76, 0x69, 0xd2, 0xf7, 0x2c,
-	0xc4, 0xb2, 0, 0, 0xff, 0x7f, 0x34, 0xe5, 0xd, 0x94, 0x1e, 0x1a, 0xd6, 0xf7, 0, 0,
-	0xff, 0x7f, 0x3e, 0x18, 0x10, 0x15, 0x66, 0x31, 0x78, 0x28, 0, 0, 0xff, 0x7f, 0x17, 0x89,
-	0x83, 0x7e, 0x72, 0x11, 1, 0xbf, 0, 0,
+	0x53, 0x7b, 0x5d, 0x48, 0x55, 0xcf, 0x30, 0xcd, 0xea, 0xca, 0, 0, 0x2f, 0x4f, 0xa5, 0x4a,
+	0x96, 0x42, 0xb6, 0xd0, 0xad, 0x4c, 0, 0, 0x34, 0xc8, 0xa, 0x4e, 0xe9, 0xcc, 0x6e, 0xd0,
+	0x55, 0x4f, 0, 0, 0x94, 0xcd, 0x9a, 0xc7, 0x5b, 0xcb, 0x3c, 0xd0, 0xdd, 0x4e, 0, 0,
+	0xfb, 0x4e, 0xb7, 0x50, 0x96, 0xc8, 0x8b, 0x50, 0x57, 0xc4, 0, 0, 0xca, 0x4a, 0x2d, 0xd0,
+	0xf1, 0x4f, 0xa, 0xcc, 0x10, 0, 0, 0,
 };
 
 static const cv_io c56_in[] = {
@@ -7624,7 +7829,7 @@ static const cv_io c56_in[] = {
 };
 
 static const uint8_t c56_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0xe3, 0x70, 0x26, 0x47, 0x4c, 0xc6, 0x7b, 0xcc, 0xc7, 0x48,
 };
 
 static const cv_io c56_out[] = {
@@ -7635,8 +7840,8 @@ static const cv_field c56_op0_f[] = {
 	{ "in_image_x_size", 0x5 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x6 },
-	{ "in_image_data_type", 0x0 },
-	{ "in_image_data_type_bit_2", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "in_image_data_type_bit_2", 0x0 },
 	{ "kernel_data_type", 0x1 },
 	{ "out_image_data_type", 0x0 },
 	{ "out_image_x_size", 0x5 },
@@ -7675,12 +7880,12 @@ static const cv_field c56_op1_f[] = {
 	{ "out_image_z_size", 0x1 },
 	{ "out_image_x_stride", 0xa },
 	{ "out_image_y_stride", 0xa },
-	{ "post_shift", 0x11 },
+	{ "post_shift", 0x1c },
 	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x1 },
 	{ "post_multiplier_1_to_6", 0x15 },
 	{ "post_multiplier_7_to_14", 0x55 },
 	{ "post_multiplier_15_to_22", 0x55 },
-	{ "post_multiplier", 0x0 },
 };
 
 static const cv_word c56_op1_w[] = {
@@ -7709,34 +7914,38 @@ static const cv_raw c56_raw[] = {
 };
 
 static const uint8_t c57_in0[] = {
-	0xe2, 0x78, 0, 0x68, 0xc9, 0xcd, 0xbd, 0x48, 0, 4, 0xce, 0x48, 0, 0, 0, 0,
-	0xe2, 0x78, 0, 0x3c, 0xce, 0x50, 0xc3, 0x3e, 1, 0, 0x4c, 0x4d, 0, 0, 0, 0,
+	0xff, 0x7f, 0x45, 0x1d, 0x82, 0xc3, 0xf, 0x6f, 0x17, 0x94, 0, 0, 0xff, 0x7f, 0x40, 0xad,
+	0x38, 0x5d, 0x87, 0x77, 0x11, 0xc8, 0, 0, 0xff, 0x7f, 6, 0x76, 0x69, 0xd2, 0xf7, 0x2c,
+	0xc4, 0xb2, 0, 0, 0xff, 0x7f, 0x34, 0xe5, 0xd, 0x94, 0x1e, 0x1a, 0xd6, 0xf7, 0, 0,
+	0xff, 0x7f, 0x3e, 0x18, 0x10, 0x15, 0x66, 0x31, 0x78, 0x28, 0, 0, 0xff, 0x7f, 0x17, 0x89,
+	0x83, 0x7e, 0x72, 0x11, 1, 0xbf, 0, 0,
 };
 
 static const cv_io c57_in[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c57_in0, 32 },
+	{ { 36, 1, 1, 1 }, 1, 1, c57_in0, 72 },
 };
 
 static const uint8_t c57_out0[] = {
-	0, 0x7c, 0, 0x68, 0xa6, 0x4b, 0x95, 0x49, 1, 4, 0xb3, 0x4f,
+	0, 0x4c, 0xbe, 0xbc, 0x76, 0x38, 0xad, 0x47, 0xb4, 0xc5,
 };
 
 static const cv_io c57_out[] = {
-	{ { 6, 1, 1, 1 }, 1, 1, c57_out0, 12 },
+	{ { 5, 1, 1, 1 }, 1, 1, c57_out0, 10 },
 };
 
 static const cv_field c57_op0_f[] = {
-	{ "in_image_x_size", 0x3 },
-	{ "in_image_y_size", 0x2 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x1 },
+	{ "in_image_x_size", 0x5 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x6 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
 	{ "kernel_data_type", 0x1 },
 	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x3 },
-	{ "out_image_y_size", 0x2 },
-	{ "out_image_z_size", 0x1 },
-	{ "in_image_x_stride", 0x10 },
-	{ "in_image_y_stride", 0x20 },
+	{ "out_image_x_size", 0x5 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x6 },
+	{ "in_image_x_stride", 0xc },
+	{ "in_image_y_stride", 0xc },
 	{ "post_shift", 0x1f },
 	{ "post_shift_bit_5_6", 0x3 },
 	{ "post_multiplier", 0x0 },
@@ -7758,22 +7967,22 @@ static const uint32_t c57_op0_u[] = {
 };
 
 static const cv_field c57_op1_f[] = {
-	{ "in_image_x_size", 0x3 },
+	{ "in_image_x_size", 0x5 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "in_image_data_type", 0x0 },
 	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x3 },
+	{ "out_image_x_size", 0x5 },
 	{ "out_image_y_size", 0x1 },
 	{ "out_image_z_size", 0x1 },
-	{ "out_image_x_stride", 0x6 },
-	{ "out_image_y_stride", 0x6 },
-	{ "post_shift", 0x1f },
+	{ "out_image_x_stride", 0xa },
+	{ "out_image_y_stride", 0xa },
+	{ "post_shift", 0x11 },
 	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
+	{ "post_multiplier", 0x1 },
+	{ "post_multiplier_1_to_6", 0x15 },
+	{ "post_multiplier_7_to_14", 0x55 },
+	{ "post_multiplier_15_to_22", 0x55 },
 };
 
 static const cv_word c57_op1_w[] = {
@@ -7788,7 +7997,134 @@ static const uint32_t c57_op1_u[] = {
 	0,
 };
 
-static const cv_field c57_op2_f[] = {
+static const cv_op c57_ops[] = {
+	{ 6, "ReduceMeanLayer_SP", -1, c57_op0_f, 18, c57_op0_w, 1, c57_op0_a, 1, c57_op0_u, 0 },
+	{ 6, "ReduceMeanLayer_SP", -1, c57_op1_f, 16, c57_op1_w, 1, c57_op1_a, 1, c57_op1_u, 0 },
+};
+
+static const cv_stream c57_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c57_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c58_in0[] = {
+	0xff, 0x7f, 0x45, 0x1d, 0x82, 0xc3, 0xf, 0x6f, 0x17, 0x94, 0, 0, 0xff, 0x7f, 0x40, 0xad,
+	0x38, 0x5d, 0x87, 0x77, 0x11, 0xc8, 0, 0, 0xff, 0x7f, 6, 0x76, 0x69, 0xd2, 0xf7, 0x2c,
+	0xc4, 0xb2, 0, 0, 0xff, 0x7f, 0x34, 0xe5, 0xd, 0x94, 0x1e, 0x1a, 0xd6, 0xf7, 0, 0,
+	0xff, 0x7f, 0x3e, 0x18, 0x10, 0x15, 0x66, 0x31, 0x78, 0x28, 0, 0, 0xff, 0x7f, 0x17, 0x89,
+	0x83, 0x7e, 0x72, 0x11, 1, 0xbf, 0, 0,
+};
+
+static const cv_io c58_in[] = {
+	{ { 36, 1, 1, 1 }, 1, 1, c58_in0, 72 },
+};
+
+static const uint8_t c58_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c58_out[] = {
+	{ { 5, 1, 1, 1 }, 1, 1, c58_out0, 10 },
+};
+
+static const cv_field c58_op0_f[] = {
+	{ "in_image_x_size", 0x5 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x6 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
+	{ "kernel_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x5 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x6 },
+	{ "in_image_x_stride", 0xc },
+	{ "in_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c58_op0_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c58_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+};
+
+static const uint32_t c58_op0_u[] = {
+	0,
+};
+
+static const cv_field c58_op1_f[] = {
+	{ "in_image_x_size", 0x5 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x5 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "out_image_x_stride", 0xa },
+	{ "out_image_y_stride", 0xa },
+	{ "post_shift", 0x11 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier_1_to_6", 0x15 },
+	{ "post_multiplier_7_to_14", 0x55 },
+	{ "post_multiplier_15_to_22", 0x55 },
+	{ "post_multiplier", 0x0 },
+};
+
+static const cv_word c58_op1_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c58_op1_a[] = {
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c58_op1_u[] = {
+	0,
+};
+
+static const cv_op c58_ops[] = {
+	{ 6, "ReduceMeanLayer_SP", -1, c58_op0_f, 18, c58_op0_w, 1, c58_op0_a, 1, c58_op0_u, 0 },
+	{ 6, "ReduceMeanLayer_SP", -1, c58_op1_f, 16, c58_op1_w, 1, c58_op1_a, 1, c58_op1_u, 0 },
+};
+
+static const cv_stream c58_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c58_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c59_in0[] = {
+	0xe2, 0x78, 0, 0x68, 0xc9, 0xcd, 0xbd, 0x48, 0, 4, 0xce, 0x48, 0, 0, 0, 0,
+	0xe2, 0x78, 0, 0x3c, 0xce, 0x50, 0xc3, 0x3e, 1, 0, 0x4c, 0x4d, 0, 0, 0, 0,
+};
+
+static const cv_io c59_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c59_in0, 32 },
+};
+
+static const uint8_t c59_out0[] = {
+	0, 0x7c, 0, 0x68, 0xa6, 0x4b, 0x95, 0x49, 1, 4, 0xb3, 0x4f,
+};
+
+static const cv_io c59_out[] = {
+	{ { 6, 1, 1, 1 }, 1, 1, c59_out0, 12 },
+};
+
+static const cv_field c59_op0_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x2 },
 	{ "kernel_z_size", 0x1 },
@@ -7808,19 +8144,19 @@ static const cv_field c57_op2_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c57_op2_w[] = {
+static const cv_word c59_op0_w[] = {
 	{ 27, 0x00000000 },
 };
 
-static const cv_addr c57_op2_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 6, 0 },
+static const cv_addr c59_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 };
 
-static const uint32_t c57_op2_u[] = {
+static const uint32_t c59_op0_u[] = {
 	0,
 };
 
-static const cv_field c57_op3_f[] = {
+static const cv_field c59_op1_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -7839,57 +8175,120 @@ static const cv_field c57_op3_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c57_op3_w[] = {
+static const cv_word c59_op1_w[] = {
 	{ 27, 0x00000000 },
 };
 
-static const cv_addr c57_op3_a[] = {
-	{ 0, "out_image_address", 0, 2, 0, 6, 0 },
+static const cv_addr c59_op1_a[] = {
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c57_op3_u[] = {
+static const uint32_t c59_op1_u[] = {
 	0,
 };
 
-static const cv_op c57_ops[] = {
-	{ 6, "ReduceSumLayer_SP", -1, c57_op0_f, 17, c57_op0_w, 1, c57_op0_a, 1, c57_op0_u, 0 },
-	{ 6, "ReduceSumLayer_SP", -1, c57_op1_f, 16, c57_op1_w, 1, c57_op1_a, 1, c57_op1_u, 0 },
-	{ 6, "ReduceSumLayer_SP", -1, c57_op2_f, 17, c57_op2_w, 1, c57_op2_a, 1, c57_op2_u, 0 },
-	{ 6, "ReduceSumLayer_SP", -1, c57_op3_f, 16, c57_op3_w, 1, c57_op3_a, 1, c57_op3_u, 0 },
+static const cv_field c59_op2_f[] = {
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "kernel_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x10 },
+	{ "in_image_y_stride", 0x20 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_stream c57_s[] = {
+static const cv_word c59_op2_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c59_op2_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 6, 0 },
+};
+
+static const uint32_t c59_op2_u[] = {
+	0,
+};
+
+static const cv_field c59_op3_f[] = {
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0x6 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c59_op3_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c59_op3_a[] = {
+	{ 0, "out_image_address", 0, 2, 0, 6, 0 },
+};
+
+static const uint32_t c59_op3_u[] = {
+	0,
+};
+
+static const cv_op c59_ops[] = {
+	{ 6, "ReduceSumLayer_SP", -1, c59_op0_f, 17, c59_op0_w, 1, c59_op0_a, 1, c59_op0_u, 0 },
+	{ 6, "ReduceSumLayer_SP", -1, c59_op1_f, 16, c59_op1_w, 1, c59_op1_a, 1, c59_op1_u, 0 },
+	{ 6, "ReduceSumLayer_SP", -1, c59_op2_f, 17, c59_op2_w, 1, c59_op2_a, 1, c59_op2_u, 0 },
+	{ 6, "ReduceSumLayer_SP", -1, c59_op3_f, 16, c59_op3_w, 1, c59_op3_a, 1, c59_op3_u, 0 },
+};
+
+static const cv_stream c59_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c57_raw[] = {
+static const cv_raw c59_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c58_in0[] = {
+static const uint8_t c60_in0[] = {
 	0x53, 0x77, 0x50, 0xc4, 0xb1, 0xbd, 0xe, 0xc2, 0x39, 0x3c, 0xc5, 0x39, 0xea, 0x44, 0xb1, 0x46,
 	0xa8, 0x35, 0xd2, 0xbc, 0xda, 0xc6, 0x60, 0x46, 0x16, 0xbd, 0, 0xc, 0x93, 0xc4, 0xb9, 0xba,
 };
 
-static const uint8_t c58_in1[] = {
+static const uint8_t c60_in1[] = {
 	0, 0x42, 0x64, 0xc2, 0xd6, 0x42, 0, 0x2c,
 };
 
-static const cv_io c58_in[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c58_in0, 32 },
-	{ { 4, 1, 1, 1 }, 1, 1, c58_in1, 8 },
+static const cv_io c60_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c60_in0, 32 },
+	{ { 4, 1, 1, 1 }, 1, 1, c60_in1, 8 },
 };
 
-static const uint8_t c58_out0[] = {
+static const uint8_t c60_out0[] = {
 	0, 0x7c, 0x78, 0xca, 0x45, 0xc4, 0x8a, 0xc8, 0xbf, 0xc2, 0x9c, 0xc0, 0xda, 0xcb, 0x58, 0xcd,
 	0xd5, 0x3c, 0x1e, 0xc4, 0xdb, 0xcd, 0x73, 0x4d, 0x16, 0xad, 0, 1, 0x93, 0xb4, 0xb9, 0xaa,
 };
 
-static const cv_io c58_out[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c58_out0, 32 },
+static const cv_io c60_out[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c60_out0, 32 },
 };
 
-static const cv_field c58_op0_f[] = {
+static const cv_field c60_op0_f[] = {
 	{ "in_image_x_size", 0x2 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -7908,19 +8307,19 @@ static const cv_field c58_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c58_op0_w[] = {
+static const cv_word c60_op0_w[] = {
 	{ 27, 0x00000000 },
 };
 
-static const cv_addr c58_op0_a[] = {
+static const cv_addr c60_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
 };
 
-static const uint32_t c58_op0_u[] = {
+static const uint32_t c60_op0_u[] = {
 	0,
 };
 
-static const cv_field c58_op1_f[] = {
+static const cv_field c60_op1_f[] = {
 	{ "in_image_x_size", 0x4 },
 	{ "in_image_y_size", 0x2 },
 	{ "kernel_z_size", 0x1 },
@@ -7941,20 +8340,20 @@ static const cv_field c58_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c58_op1_w[] = {
+static const cv_word c60_op1_w[] = {
 	{ 27, 0x00000000 },
 };
 
-static const cv_addr c58_op1_a[] = {
+static const cv_addr c60_op1_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c58_op1_u[] = {
+static const uint32_t c60_op1_u[] = {
 	0,
 };
 
-static const cv_field c58_op2_f[] = {
+static const cv_field c60_op2_f[] = {
 	{ "in_image_x_size", 0x2 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -7973,19 +8372,19 @@ static const cv_field c58_op2_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c58_op2_w[] = {
+static const cv_word c60_op2_w[] = {
 	{ 27, 0x00000000 },
 };
 
-static const cv_addr c58_op2_a[] = {
+static const cv_addr c60_op2_a[] = {
 	{ 0, "in_image_address", 0, 1, 1, 4, 0 },
 };
 
-static const uint32_t c58_op2_u[] = {
+static const uint32_t c60_op2_u[] = {
 	0,
 };
 
-static const cv_field c58_op3_f[] = {
+static const cv_field c60_op3_f[] = {
 	{ "in_image_x_size", 0x4 },
 	{ "in_image_y_size", 0x2 },
 	{ "kernel_z_size", 0x1 },
@@ -8006,58 +8405,58 @@ static const cv_field c58_op3_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c58_op3_w[] = {
+static const cv_word c60_op3_w[] = {
 	{ 27, 0x00000000 },
 };
 
-static const cv_addr c58_op3_a[] = {
+static const cv_addr c60_op3_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 16, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 16, 0 },
 };
 
-static const uint32_t c58_op3_u[] = {
+static const uint32_t c60_op3_u[] = {
 	0,
 };
 
-static const cv_op c58_ops[] = {
-	{ 6, "TensorMul_SP", -1, c58_op0_f, 16, c58_op0_w, 1, c58_op0_a, 1, c58_op0_u, 0 },
-	{ 6, "TensorMul_SP", -1, c58_op1_f, 18, c58_op1_w, 1, c58_op1_a, 2, c58_op1_u, 0 },
-	{ 6, "TensorMul_SP", -1, c58_op2_f, 16, c58_op2_w, 1, c58_op2_a, 1, c58_op2_u, 0 },
-	{ 6, "TensorMul_SP", -1, c58_op3_f, 18, c58_op3_w, 1, c58_op3_a, 2, c58_op3_u, 0 },
+static const cv_op c60_ops[] = {
+	{ 6, "TensorMul_SP", -1, c60_op0_f, 16, c60_op0_w, 1, c60_op0_a, 1, c60_op0_u, 0 },
+	{ 6, "TensorMul_SP", -1, c60_op1_f, 18, c60_op1_w, 1, c60_op1_a, 2, c60_op1_u, 0 },
+	{ 6, "TensorMul_SP", -1, c60_op2_f, 16, c60_op2_w, 1, c60_op2_a, 1, c60_op2_u, 0 },
+	{ 6, "TensorMul_SP", -1, c60_op3_f, 18, c60_op3_w, 1, c60_op3_a, 2, c60_op3_u, 0 },
 };
 
-static const cv_stream c58_s[] = {
+static const cv_stream c60_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c58_raw[] = {
+static const cv_raw c60_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c59_in0[] = {
+static const uint8_t c61_in0[] = {
 	0xb0, 0x5c, 0x5c, 0x40, 0, 0x2a, 0, 0, 0xac, 0x4d, 0x88, 0xdc, 0x6a, 0x49, 0, 0,
 	0x7c, 0xc8, 0x4c, 0xcd, 0xf, 0x49, 0, 0, 3, 0x48, 0x45, 0x45, 0x2a, 0x4c, 0, 0,
 };
 
-static const uint8_t c59_in1[] = {
+static const uint8_t c61_in1[] = {
 	0xf0, 0x3c, 0x41, 0x44, 0x2c, 0x40,
 };
 
-static const cv_io c59_in[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c59_in0, 32 },
-	{ { 3, 1, 1, 1 }, 1, 1, c59_in1, 6 },
+static const cv_io c61_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c61_in0, 32 },
+	{ { 3, 1, 1, 1 }, 1, 1, c61_in1, 6 },
 };
 
-static const uint8_t c59_out0[] = {
+static const uint8_t c61_out0[] = {
 	0xff, 0x7f, 0xf6, 0xfe, 0xfb, 0xfe, 0xba, 0xa, 0, 0x80, 0x5f, 4, 0xe6, 0xfa, 0x47, 0xf3,
 	4, 4, 0x65, 3, 0x82, 0, 0x49, 7,
 };
 
-static const cv_io c59_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c59_out0, 24 },
+static const cv_io c61_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c61_out0, 24 },
 };
 
-static const cv_field c59_op0_f[] = {
+static const cv_field c61_op0_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -8076,19 +8475,19 @@ static const cv_field c59_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c59_op0_w[] = {
+static const cv_word c61_op0_w[] = {
 	{ 27, 0x50000000 },
 };
 
-static const cv_addr c59_op0_a[] = {
+static const cv_addr c61_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
 };
 
-static const uint32_t c59_op0_u[] = {
+static const uint32_t c61_op0_u[] = {
 	0,
 };
 
-static const cv_field c59_op1_f[] = {
+static const cv_field c61_op1_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x4 },
 	{ "kernel_z_size", 0x1 },
@@ -8111,56 +8510,56 @@ static const cv_field c59_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c59_op1_w[] = {
+static const cv_word c61_op1_w[] = {
 	{ 27, 0x40000000 },
 };
 
-static const cv_addr c59_op1_a[] = {
+static const cv_addr c61_op1_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c59_op1_u[] = {
+static const uint32_t c61_op1_u[] = {
 	0,
 };
 
-static const cv_op c59_ops[] = {
-	{ 6, "TensorSub_SP", -1, c59_op0_f, 16, c59_op0_w, 1, c59_op0_a, 1, c59_op0_u, 0 },
-	{ 6, "TensorSub_SP", -1, c59_op1_f, 20, c59_op1_w, 1, c59_op1_a, 2, c59_op1_u, 0 },
+static const cv_op c61_ops[] = {
+	{ 6, "TensorSub_SP", -1, c61_op0_f, 16, c61_op0_w, 1, c61_op0_a, 1, c61_op0_u, 0 },
+	{ 6, "TensorSub_SP", -1, c61_op1_f, 20, c61_op1_w, 1, c61_op1_a, 2, c61_op1_u, 0 },
 };
 
-static const cv_stream c59_s[] = {
+static const cv_stream c61_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c59_raw[] = {
+static const cv_raw c61_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c60_in0[] = {
+static const uint8_t c62_in0[] = {
 	0xbd, 0xbc, 0x45, 0xdb, 0x28, 0xf6, 0x74, 0x5d, 0, 0, 0xba, 0xc9, 0x93, 0x49, 0x92, 0xc2,
 	0xcb, 0xe, 0, 0, 0x5d, 0x4f, 0x3c, 0x95, 0x9b, 0x49, 0xd0, 0xdb, 0, 0,
 };
 
-static const uint8_t c60_in1[] = {
+static const uint8_t c62_in1[] = {
 	0x92, 0xcc, 0xbb, 0xc0, 0x21, 0x4c, 0x33, 0xbf,
 };
 
-static const cv_io c60_in[] = {
-	{ { 15, 1, 1, 1 }, 1, 1, c60_in0, 30 },
-	{ { 4, 1, 1, 1 }, 1, 1, c60_in1, 8 },
+static const cv_io c62_in[] = {
+	{ { 15, 1, 1, 1 }, 1, 1, c62_in0, 30 },
+	{ { 4, 1, 1, 1 }, 1, 1, c62_in1, 8 },
 };
 
-static const uint8_t c60_out0[] = {
+static const uint8_t c62_out0[] = {
 	0xf0, 0x48, 0x74, 0xc0, 0x70, 0xcc, 0xbe, 0x4a, 0xc0, 0x49, 0xc8, 0x49, 0xc, 0xce, 0x4c, 0x43,
 	0xd, 0x4f, 0x7e, 0xc9, 0x51, 0xc7, 0x72, 0xc1,
 };
 
-static const cv_io c60_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c60_out0, 24 },
+static const cv_io c62_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c62_out0, 24 },
 };
 
-static const cv_field c60_op0_f[] = {
+static const cv_field c62_op0_f[] = {
 	{ "in_image_x_size", 0x4 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -8179,19 +8578,19 @@ static const cv_field c60_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c60_op0_w[] = {
+static const cv_word c62_op0_w[] = {
 	{ 27, 0x10000000 },
 };
 
-static const cv_addr c60_op0_a[] = {
+static const cv_addr c62_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
 };
 
-static const uint32_t c60_op0_u[] = {
+static const uint32_t c62_op0_u[] = {
 	0,
 };
 
-static const cv_field c60_op1_f[] = {
+static const cv_field c62_op1_f[] = {
 	{ "in_image_x_size", 0x4 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x3 },
@@ -8214,49 +8613,49 @@ static const cv_field c60_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c60_op1_w[] = {
+static const cv_word c62_op1_w[] = {
 	{ 27, 0x00000000 },
 };
 
-static const cv_addr c60_op1_a[] = {
+static const cv_addr c62_op1_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c60_op1_u[] = {
+static const uint32_t c62_op1_u[] = {
 	0,
 };
 
-static const cv_op c60_ops[] = {
-	{ 6, "TensorSub_SP", -1, c60_op0_f, 16, c60_op0_w, 1, c60_op0_a, 1, c60_op0_u, 0 },
-	{ 6, "TensorSub_SP", -1, c60_op1_f, 20, c60_op1_w, 1, c60_op1_a, 2, c60_op1_u, 0 },
+static const cv_op c62_ops[] = {
+	{ 6, "TensorSub_SP", -1, c62_op0_f, 16, c62_op0_w, 1, c62_op0_a, 1, c62_op0_u, 0 },
+	{ 6, "TensorSub_SP", -1, c62_op1_f, 20, c62_op1_w, 1, c62_op1_a, 2, c62_op1_u, 0 },
 };
 
-static const cv_stream c60_s[] = {
+static const cv_stream c62_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c60_raw[] = {
+static const cv_raw c62_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c61_in0[] = {
+static const uint8_t c63_in0[] = {
 	0x35, 0x3e, 6, 0xb0, 0xc1, 0x66, 0xd3, 0x4d, 0xda,
 };
 
-static const cv_io c61_in[] = {
-	{ { 9, 1, 1, 1 }, 1, 2, c61_in0, 9 },
+static const cv_io c63_in[] = {
+	{ { 9, 1, 1, 1 }, 1, 2, c63_in0, 9 },
 };
 
-static const uint8_t c61_out0[] = {
+static const uint8_t c63_out0[] = {
 	0x34, 0xff, 0, 0xff, 0, 0x62,
 };
 
-static const cv_io c61_out[] = {
-	{ { 6, 1, 1, 1 }, 1, 2, c61_out0, 6 },
+static const cv_io c63_out[] = {
+	{ { 6, 1, 1, 1 }, 1, 2, c63_out0, 6 },
 };
 
-static const cv_field c61_op0_f[] = {
+static const cv_field c63_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0x9 },
@@ -8295,47 +8694,52 @@ static const cv_field c61_op0_f[] = {
 	{ "coef_zp", 0x5a },
 	{ "out_zp", 0x3c },
 	{ "alu_output_postshift", 0x3 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x0 },
+	{ "alu_horz_processing", 0x0 },
+	{ "alu_horz_proc_count", 0x5 },
+	{ "alu_vert_proc_count", 0x0 },
 };
 
-static const cv_word c61_op0_w[] = {
+static const cv_word c63_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c61_op0_a[] = {
+static const cv_addr c63_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c61_op0_u[] = {
+static const uint32_t c63_op0_u[] = {
 	0,
 };
 
-static const cv_op c61_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c61_op0_f, 38, c61_op0_w, 0, c61_op0_a, 3, c61_op0_u, 0 },
+static const cv_op c63_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c63_op0_f, 43, c63_op0_w, 0, c63_op0_a, 3, c63_op0_u, 0 },
 };
 
-static const uint8_t c61_s0_w[] = {
+static const uint8_t c63_s0_w[] = {
 	0xa0, 0xc4, 0x62, 0xad, 0x91, 0xb7, 0x73, 0x35, 0xd9, 0xb4, 0x6e, 0xd8, 0x95, 0x9e, 0x8f, 0xaa,
 	0xee, 0x97, 0xe6, 0xaf, 0xdb, 0x38, 0x52, 0x2f, 0x75, 0xc, 0x2f, 0x10, 0xfa, 0xc, 0xbc, 0x72,
 	0x4c, 0x53, 0x93, 0x9d, 0x33, 0x63, 0x9c, 0x51, 0x2c, 0x91, 0xbb, 0xb4, 0x70, 0x46, 0xa8, 0x80,
 	0x4e, 0x60, 0x77, 0xdb, 0xad, 0x66,
 };
 
-static const int32_t c61_s0_b[] = {
+static const int32_t c63_s0_b[] = {
 	-7371, 200000, -200000, 740, 495, 1976,
 };
 
-static const cv_stream c61_s[] = {
-	{ { .out = 6, .kz = 9, .ky = 1, .kx = 1, .zp = 90, .in_zp = 128, .w = c61_s0_w, .bias = c61_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c63_s[] = {
+	{ { .out = 6, .kz = 9, .ky = 1, .kx = 1, .zp = 90, .in_zp = 128, .w = c63_s0_w, .bias = c63_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 7 } },
 };
 
-static const cv_raw c61_raw[] = {
+static const cv_raw c63_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c62_in0[] = {
+static const uint8_t c64_in0[] = {
 	0x8a, 0xc9, 0xe3, 0xd4, 0x6a, 0x6d, 0x4f, 0x6a, 0x50, 0x3e, 0x19, 1, 0x4b, 0x4d, 0xb9, 0x1a,
 	0xef, 0xa1, 0xec, 0x6e, 0x44, 0xa1, 8, 0x82, 0xcc, 0xd4, 0xdb, 0x1f, 0xc2, 0x85, 0x7d, 0x9a,
 	0xf, 0xd9, 0x56, 0x72, 0xab, 0xc5, 0xe5, 0xb1, 0x84, 0xe5, 0x3e, 0x50, 0xc2, 0x7f, 0x42, 0x3f,
@@ -8344,11 +8748,11 @@ static const uint8_t c62_in0[] = {
 	0x87, 0x24, 0x4b, 0xb8, 0x21, 0xcc, 0x72, 0x44, 0xa1, 0xf,
 };
 
-static const cv_io c62_in[] = {
-	{ { 90, 1, 1, 1 }, 1, 2, c62_in0, 90 },
+static const cv_io c64_in[] = {
+	{ { 90, 1, 1, 1 }, 1, 2, c64_in0, 90 },
 };
 
-static const uint8_t c62_out0[] = {
+static const uint8_t c64_out0[] = {
 	0x4e, 0x82, 0xa0, 0xd0, 0x8f, 0x4d, 0x27, 0x6b, 0x61, 0x7a, 0x37, 0x44, 0x10, 0x78, 0x8a, 0x47,
 	0x6c, 0x8d, 0x21, 0x72, 0x69, 0xa6, 0x2a, 0x85, 0xc, 0x83, 0x82, 0x1c, 0x6e, 0x3e, 0x5c, 0x86,
 	0x96, 0x37, 0x5a, 0x1b, 0x58, 0xc3, 0x9b, 0xc6, 0xb5, 0x53, 0x42, 0xff, 0xba, 0xb8, 0xe1, 0x4b,
@@ -8359,11 +8763,11 @@ static const uint8_t c62_out0[] = {
 	0x80, 0xae, 0x61, 0xd4, 0xb7, 0x6f, 0x97, 0x7f,
 };
 
-static const cv_io c62_out[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c62_out0, 120 },
+static const cv_io c64_out[] = {
+	{ { 120, 1, 1, 1 }, 1, 2, c64_out0, 120 },
 };
 
-static const cv_field c62_op0_f[] = {
+static const cv_field c64_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x1 },
@@ -8396,25 +8800,25 @@ static const cv_field c62_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0xa5 },
 };
 
-static const cv_word c62_op0_w[] = {
+static const cv_word c64_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c62_op0_a[] = {
+static const cv_addr c64_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c62_op0_u[] = {
+static const uint32_t c64_op0_u[] = {
 	0,
 };
 
-static const cv_op c62_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c62_op0_f, 30, c62_op0_w, 0, c62_op0_a, 3, c62_op0_u, 0 },
+static const cv_op c64_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c64_op0_f, 30, c64_op0_w, 0, c64_op0_a, 3, c64_op0_u, 0 },
 };
 
-static const uint8_t c62_s0_w[] = {
+static const uint8_t c64_s0_w[] = {
 	0xc5, 0x2f, 0x7d, 0x95, 0xfb, 0x46, 0x81, 9, 0x7c, 0xb0, 0x65, 0x2a, 0x28, 0x4d, 0x49, 0xc1,
 	0x3f, 0xd2, 0x42, 0x99, 0x95, 0xcc, 0xea, 0x44, 0x9d, 0xf1, 0x8e, 0xfb, 0x16, 3, 0xa1, 0x24,
 	0xe9, 0x98, 0x3c, 0xce, 0xca, 0xfa, 0xba, 0x94, 0x66, 0xd2, 0x6f, 0x79, 0xc6, 0x9c, 0x32, 0xc5,
@@ -8424,20 +8828,20 @@ static const uint8_t c62_s0_w[] = {
 	0x6b, 0x7e, 0x21, 0xd8, 0xe5, 0xa9, 0x9b, 0xda, 0x16, 0x33, 0x5f, 0x47,
 };
 
-static const int32_t c62_s0_b[] = {
+static const int32_t c64_s0_b[] = {
 	-2545, -2509, 1997, -2549,
 };
 
-static const cv_stream c62_s[] = {
-	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 103, .in_zp = 0, .w = c62_s0_w, .bias = c62_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
+static const cv_stream c64_s[] = {
+	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 103, .in_zp = 0, .w = c64_s0_w, .bias = c64_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c62_raw[] = {
+static const cv_raw c64_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c63_in0[] = {
+static const uint8_t c65_in0[] = {
 	0x89, 0x69, 0x29, 0x40, 0x94, 0x46, 0x7b, 0xb0, 0x84, 0xbb, 0x4b, 0x9f, 0x8d, 0xfe, 0, 0xc,
 	0xac, 0x9e, 0x91, 0x94, 0x59, 0x8e, 0x24, 0x54, 0xbb, 0xd, 0x79, 0xc6, 0xfe, 0, 8, 0x48,
 	0x8d, 0x57, 0x97, 0x2d, 0x36, 0x5e, 0x3e, 0x49, 0x64, 0x1f, 0x78, 0xfe, 0, 0x38, 3, 0x21,
@@ -8465,33 +8869,33 @@ static const uint8_t c63_in0[] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c63_in[] = {
-	{ { 400, 1, 1, 1 }, 1, 2, c63_in0, 400 },
+static const cv_io c65_in[] = {
+	{ { 400, 1, 1, 1 }, 1, 2, c65_in0, 400 },
 };
 
-static const uint8_t c63_out0[] = {
+static const uint8_t c65_out0[] = {
 	0xac, 0xb0, 0xbb, 0, 0xc7, 0xc2, 0xb4, 0, 0xc2, 0xa4, 0xad, 0, 0, 0xc4, 0xc3, 0xc0,
 	0, 0xa9, 0xc5, 0xbf, 0, 0xbe, 0xbb, 0xc5, 0, 0,
 };
 
-static const cv_io c63_out[] = {
-	{ { 26, 1, 1, 1 }, 1, 2, c63_out0, 26 },
+static const cv_io c65_out[] = {
+	{ { 26, 1, 1, 1 }, 1, 2, c65_out0, 26 },
 };
 
-static const cv_field c63_op0_f[] = {
+static const cv_field c65_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c63_op0_w[] = {
+static const cv_word c65_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c63_op0_a[] = {
+static const cv_addr c65_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
-static const uint32_t c63_op0_u[] = {
+static const uint32_t c65_op0_u[] = {
 	0, 0xf, 0xd000e, 0x444051f0, 0xc8, 2, 0x10da10b0, 0,
 	0xe, 0xd, 2, 3, 3, 4, 4, 0,
 	0, 4, 0x30003, 0x444051f0, 0xd, 2, 0x10da10b0, 0,
@@ -8504,19 +8908,19 @@ static const uint32_t c63_op0_u[] = {
 	0x3f800000, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
 };
 
-static const cv_op c63_ops[] = {
-	{ 1, "PoolingLayer2", -1, c63_op0_f, 0, c63_op0_w, 0, c63_op0_a, 2, c63_op0_u, 80 },
+static const cv_op c65_ops[] = {
+	{ 1, "PoolingLayer2", -1, c65_op0_f, 0, c65_op0_w, 0, c65_op0_a, 2, c65_op0_u, 80 },
 };
 
-static const cv_stream c63_s[] = {
+static const cv_stream c65_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c63_raw[] = {
+static const cv_raw c65_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c64_in0[] = {
+static const uint8_t c66_in0[] = {
 	6, 0x1b, 7, 0x25, 0x38, 0x38, 0x32, 1, 0xc, 7, 0x32, 0x13, 0x1f, 0xfe, 0, 0x37,
 	0x13, 0x3b, 0x1b, 9, 0x20, 0x31, 0x35, 9, 8, 0x34, 0x1e, 0xf, 0xfe, 0, 0x1c, 0x34,
 	0x28, 0x3a, 0xa, 0x16, 3, 0x1b, 0x23, 7, 0x37, 0x31, 0x13, 0xfe, 0, 0x1c, 0xd, 0x25,
@@ -8544,33 +8948,33 @@ static const uint8_t c64_in0[] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c64_in[] = {
-	{ { 400, 1, 1, 1 }, 1, 2, c64_in0, 400 },
+static const cv_io c66_in[] = {
+	{ { 400, 1, 1, 1 }, 1, 2, c66_in0, 400 },
 };
 
-static const uint8_t c64_out0[] = {
+static const uint8_t c66_out0[] = {
 	0x8a, 0x85, 0x8a, 0, 0x99, 0x85, 0x55, 0, 0xb6, 0x91, 0xb9, 0, 0, 0xff, 0x8f, 0xa6,
 	0, 0x82, 0x84, 0x93, 0, 0xb3, 0x77, 0xb1, 0, 0,
 };
 
-static const cv_io c64_out[] = {
-	{ { 26, 1, 1, 1 }, 1, 2, c64_out0, 26 },
+static const cv_io c66_out[] = {
+	{ { 26, 1, 1, 1 }, 1, 2, c66_out0, 26 },
 };
 
-static const cv_field c64_op0_f[] = {
+static const cv_field c66_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c64_op0_w[] = {
+static const cv_word c66_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c64_op0_a[] = {
+static const cv_addr c66_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 12, 2, 0, 0, 0 },
 };
 
-static const uint32_t c64_op0_u[] = {
+static const uint32_t c66_op0_u[] = {
 	0, 0xf, 0xd000e, 0x444051c0, 0xc8, 2, 0x10da10b0, 0,
 	0xc, 0, 0x3e89d90a, 0, 0, 4, 0x30003, 0x444051c0,
 	0xd, 2, 0x10da10b0, 0, 4, 4, 0, 0,
@@ -8581,35 +8985,35 @@ static const uint32_t c64_op0_u[] = {
 	0, 0, 0, 0, 1, 0, 0xff,
 };
 
-static const cv_op c64_ops[] = {
-	{ 1, "PoolingLayer2", -1, c64_op0_f, 0, c64_op0_w, 0, c64_op0_a, 2, c64_op0_u, 63 },
+static const cv_op c66_ops[] = {
+	{ 1, "PoolingLayer2", -1, c66_op0_f, 0, c66_op0_w, 0, c66_op0_a, 2, c66_op0_u, 63 },
 };
 
-static const cv_stream c64_s[] = {
+static const cv_stream c66_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c64_raw[] = {
+static const cv_raw c66_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c65_in0[] = {
+static const uint8_t c67_in0[] = {
 	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
 };
 
-static const cv_io c65_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c65_in0, 10 },
+static const cv_io c67_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c67_in0, 10 },
 };
 
-static const uint8_t c65_out0[] = {
+static const uint8_t c67_out0[] = {
 	0, 1, 0, 0x64, 0xff, 0, 0, 0, 0, 0, 0, 0xff,
 };
 
-static const cv_io c65_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c65_out0, 12 },
+static const cv_io c67_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c67_out0, 12 },
 };
 
-static const cv_field c65_op0_f[] = {
+static const cv_field c67_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0xa },
@@ -8648,28 +9052,33 @@ static const cv_field c65_op0_f[] = {
 	{ "coef_zp", 0x78 },
 	{ "out_zp", 0x0 },
 	{ "alu_output_postshift", 0x3 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x0 },
+	{ "alu_horz_processing", 0x0 },
+	{ "alu_horz_proc_count", 0xb },
+	{ "alu_vert_proc_count", 0x0 },
 	{ "alu_relu_enable", 0x1 },
 };
 
-static const cv_word c65_op0_w[] = {
+static const cv_word c67_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c65_op0_a[] = {
+static const cv_addr c67_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c65_op0_u[] = {
+static const uint32_t c67_op0_u[] = {
 	0,
 };
 
-static const cv_op c65_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c65_op0_f, 39, c65_op0_w, 0, c65_op0_a, 3, c65_op0_u, 0 },
+static const cv_op c67_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c67_op0_f, 44, c67_op0_w, 0, c67_op0_a, 3, c67_op0_u, 0 },
 };
 
-static const uint8_t c65_s0_w[] = {
+static const uint8_t c67_s0_w[] = {
 	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
 	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
 	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
@@ -8680,37 +9089,37 @@ static const uint8_t c65_s0_w[] = {
 	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
 };
 
-static const int32_t c65_s0_b[] = {
+static const int32_t c67_s0_b[] = {
 	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
 	2773, 246, 3645, -1021,
 };
 
-static const cv_stream c65_s[] = {
-	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c65_s0_w, .bias = c65_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c67_s[] = {
+	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c67_s0_w, .bias = c67_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
 };
 
-static const cv_raw c65_raw[] = {
+static const cv_raw c67_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c66_in0[] = {
+static const uint8_t c68_in0[] = {
 	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
 };
 
-static const cv_io c66_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c66_in0, 10 },
+static const cv_io c68_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c68_in0, 10 },
 };
 
-static const uint8_t c66_out0[] = {
+static const uint8_t c68_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c66_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c66_out0, 12 },
+static const cv_io c68_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c68_out0, 12 },
 };
 
-static const cv_field c66_op0_f[] = {
+static const cv_field c68_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0xa },
@@ -8749,28 +9158,33 @@ static const cv_field c66_op0_f[] = {
 	{ "coef_zp", 0x78 },
 	{ "out_zp", 0x5 },
 	{ "alu_output_postshift", 0x3 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x0 },
+	{ "alu_horz_processing", 0x0 },
+	{ "alu_horz_proc_count", 0xb },
+	{ "alu_vert_proc_count", 0x0 },
 	{ "alu_relu_enable", 0x1 },
 };
 
-static const cv_word c66_op0_w[] = {
+static const cv_word c68_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c66_op0_a[] = {
+static const cv_addr c68_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c66_op0_u[] = {
+static const uint32_t c68_op0_u[] = {
 	0,
 };
 
-static const cv_op c66_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c66_op0_f, 39, c66_op0_w, 0, c66_op0_a, 3, c66_op0_u, 0 },
+static const cv_op c68_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c68_op0_f, 44, c68_op0_w, 0, c68_op0_a, 3, c68_op0_u, 0 },
 };
 
-static const uint8_t c66_s0_w[] = {
+static const uint8_t c68_s0_w[] = {
 	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
 	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
 	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
@@ -8781,21 +9195,21 @@ static const uint8_t c66_s0_w[] = {
 	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
 };
 
-static const int32_t c66_s0_b[] = {
+static const int32_t c68_s0_b[] = {
 	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
 	2773, 246, 3645, -1021,
 };
 
-static const cv_stream c66_s[] = {
-	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c66_s0_w, .bias = c66_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c68_s[] = {
+	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c68_s0_w, .bias = c68_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
 };
 
-static const cv_raw c66_raw[] = {
+static const cv_raw c68_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c67_in0[] = {
+static const uint8_t c69_in0[] = {
 	0, 0x80, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xbb, 0, 0, 0, 0, 0xfc, 0x3c, 0x31, 0x3f,
 	0xfd, 0x3a, 0x19, 0xb8, 0, 0, 0, 0, 0xf2, 0x3c, 0, 0x88, 0xdb, 0xbd, 0xb6, 0xc1,
 	0, 0, 0, 0, 0xd1, 0xc0, 0xca, 0xbc, 0xc3, 0x3a, 0x44, 0xbc, 0, 0, 0, 0,
@@ -8803,21 +9217,21 @@ static const uint8_t c67_in0[] = {
 	0xef, 0x3d, 0, 0xbe, 0, 0, 0, 0,
 };
 
-static const cv_io c67_in[] = {
-	{ { 6, 2, 3, 1 }, 3, 1, c67_in0, 72 },
+static const cv_io c69_in[] = {
+	{ { 6, 2, 3, 1 }, 3, 1, c69_in0, 72 },
 };
 
-static const uint8_t c67_out0[] = {
+static const uint8_t c69_out0[] = {
 	0, 0, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xb3, 0xfc, 0x3c, 0x31, 0x3f, 0xfd, 0x3a, 0x19, 0xb0,
 	0xf2, 0x3c, 0, 0, 0x64, 0x34, 0x48, 0x38, 0x3a, 0x37, 0x2f, 0x33, 0xc3, 0x3a, 0x66, 0x32,
 	0x6a, 0xb0, 2, 0x41, 0x6e, 0xae, 0x5b, 0xae, 0x74, 0x41, 0x3d, 0xb1, 0xef, 0x3d, 5, 0xaf,
 };
 
-static const cv_io c67_out[] = {
-	{ { 4, 2, 3, 1 }, 3, 1, c67_out0, 48 },
+static const cv_io c69_out[] = {
+	{ { 4, 2, 3, 1 }, 3, 1, c69_out0, 48 },
 };
 
-static const cv_field c67_op0_f[] = {
+static const cv_field c69_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x3 },
@@ -8838,63 +9252,63 @@ static const cv_field c67_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c67_op0_w[] = {
+static const cv_word c69_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c67_op0_a[] = {
+static const cv_addr c69_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c67_op0_u[] = {
+static const uint32_t c69_op0_u[] = {
 	0,
 };
 
-static const cv_op c67_ops[] = {
-	{ 2, "PReluLayer", -1, c67_op0_f, 18, c67_op0_w, 0, c67_op0_a, 3, c67_op0_u, 0 },
+static const cv_op c69_ops[] = {
+	{ 2, "PReluLayer", -1, c69_op0_f, 18, c69_op0_w, 0, c69_op0_a, 3, c69_op0_u, 0 },
 };
 
-static const cv_stream c67_s[] = {
+static const cv_stream c69_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c67_r0[] = {
+static const uint8_t c69_r0[] = {
 	0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3e, 0, 0, 0x80, 0x3f, 0, 0, 0x40, 0xbe,
 	0, 0, 0x80, 0x3f, 0, 0xc0, 0x95, 0x3d,
 };
 
-static const cv_raw c67_raw[] = {
-	{ c67_r0, 24 },
+static const cv_raw c69_raw[] = {
+	{ c69_r0, 24 },
 };
 
-static const uint8_t c68_in0[] = {
+static const uint8_t c70_in0[] = {
 	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
 	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c68_in1[] = {
+static const uint8_t c70_in1[] = {
 	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
 	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
 };
 
-static const cv_io c68_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c68_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c68_in1, 24 },
+static const cv_io c70_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c70_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c70_in1, 24 },
 };
 
-static const uint8_t c68_out0[] = {
+static const uint8_t c70_out0[] = {
 	0, 0, 0xfd, 0x48, 0x14, 0xc4, 0xee, 0xbe, 0x1e, 0x40, 0x13, 0xc3, 0xa0, 0x3a, 0x99, 0xc0,
 	0x1e, 0xc5, 0xd8, 0xc8, 0x72, 0xca, 0, 0x68,
 };
 
-static const cv_io c68_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c68_out0, 24 },
+static const cv_io c70_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c70_out0, 24 },
 };
 
-static const cv_field c68_op0_f[] = {
+static const cv_field c70_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernel_data_type", 0x1 },
@@ -8913,7 +9327,7 @@ static const cv_field c68_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c68_op0_w[] = {
+static const cv_word c70_op0_w[] = {
 	{ 23, 0xfe000000 },
 	{ 27, 0x00000000 },
 	{ 28, 0x00000000 },
@@ -8924,54 +9338,54 @@ static const cv_word c68_op0_w[] = {
 	{ 35, 0x17ffffff },
 };
 
-static const cv_addr c68_op0_a[] = {
+static const cv_addr c70_op0_a[] = {
 	{ 1, NULL, 34, 1, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c68_op0_u[] = {
+static const uint32_t c70_op0_u[] = {
 	0,
 };
 
-static const cv_op c68_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c68_op0_f, 16, c68_op0_w, 8, c68_op0_a, 3, c68_op0_u, 0 },
+static const cv_op c70_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c70_op0_f, 16, c70_op0_w, 8, c70_op0_a, 3, c70_op0_u, 0 },
 };
 
-static const cv_stream c68_s[] = {
+static const cv_stream c70_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c68_raw[] = {
+static const cv_raw c70_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c69_in0[] = {
+static const uint8_t c71_in0[] = {
 	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
 	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c69_in1[] = {
+static const uint8_t c71_in1[] = {
 	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
 	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
 };
 
-static const cv_io c69_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c69_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c69_in1, 24 },
+static const cv_io c71_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c71_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c71_in1, 24 },
 };
 
-static const uint8_t c69_out0[] = {
+static const uint8_t c71_out0[] = {
 	0, 0, 0xfd, 0x48, 0x14, 0xc4, 0xee, 0xbe, 0x1e, 0x40, 0x13, 0xc3, 0xa0, 0x3a, 0x99, 0xc0,
 	0x1e, 0xc5, 0xd8, 0xc8, 0x72, 0xca, 0, 0x68,
 };
 
-static const cv_io c69_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c69_out0, 24 },
+static const cv_io c71_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c71_out0, 24 },
 };
 
-static const cv_field c69_op0_f[] = {
+static const cv_field c71_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernel_data_type", 0x1 },
@@ -8990,7 +9404,7 @@ static const cv_field c69_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c69_op0_w[] = {
+static const cv_word c71_op0_w[] = {
 	{ 23, 0xfe000000 },
 	{ 27, 0x03800000 },
 	{ 28, 0x0000001c },
@@ -9001,29 +9415,29 @@ static const cv_word c69_op0_w[] = {
 	{ 35, 0x17ffffff },
 };
 
-static const cv_addr c69_op0_a[] = {
+static const cv_addr c71_op0_a[] = {
 	{ 1, NULL, 34, 1, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c69_op0_u[] = {
+static const uint32_t c71_op0_u[] = {
 	0,
 };
 
-static const cv_op c69_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c69_op0_f, 16, c69_op0_w, 8, c69_op0_a, 3, c69_op0_u, 0 },
+static const cv_op c71_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c71_op0_f, 16, c71_op0_w, 8, c71_op0_a, 3, c71_op0_u, 0 },
 };
 
-static const cv_stream c69_s[] = {
+static const cv_stream c71_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c69_raw[] = {
+static const cv_raw c71_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c70_in0[] = {
+static const uint8_t c72_in0[] = {
 	0xb8, 0xbf, 0x44, 0x3e, 0xe2, 0xba, 0x6f, 0xba, 0xac, 0x3c, 0x9e, 0xb9, 0xd6, 0x3d, 0xb8, 0xb2,
 	0x2c, 0x32, 0x92, 0xb8, 0x34, 0xbe, 0xbb, 0xbd, 0xc, 0xb3, 0x6c, 0x3b, 0x1b, 0xb1, 0xf0, 0x35,
 	0x3a, 0xb9, 0xd5, 0xb1, 2, 0xbd, 0xd6, 0xb5, 0xe3, 0xbd, 0x68, 0xbf, 0xb0, 0xbe, 0x96, 0xbc,
@@ -9038,34 +9452,34 @@ static const uint8_t c70_in0[] = {
 	0xef, 0xbe, 0x72, 0xb8,
 };
 
-static const cv_io c70_in[] = {
-	{ { 6, 5, 3, 1 }, 3, 1, c70_in0, 180 },
+static const cv_io c72_in[] = {
+	{ { 6, 5, 3, 1 }, 3, 1, c72_in0, 180 },
 };
 
-static const uint8_t c70_out0[] = {
+static const uint8_t c72_out0[] = {
 	0xf2, 0x44, 0x32, 0x47, 0x10, 0x3c, 0xbc, 0x43, 0xcb, 0xbe, 0xf3, 0x40, 0xb3, 0xb5, 9, 0x3c,
 	0xbb, 0x33, 0x10, 0x39, 6, 0x40, 0xc9, 0xc5, 8, 0xbe, 0xdd, 0xba, 0xee, 0xbd, 0x88, 0x3c,
 	0x17, 0x3a, 0x7c, 0x41,
 };
 
-static const cv_io c70_out[] = {
-	{ { 9, 2, 1, 1 }, 2, 1, c70_out0, 36 },
+static const cv_io c72_out[] = {
+	{ { 9, 2, 1, 1 }, 2, 1, c72_out0, 36 },
 };
 
-static const cv_field c70_op0_f[] = {
+static const cv_field c72_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c70_op0_w[] = {
+static const cv_word c72_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c70_op0_a[] = {
+static const cv_addr c72_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 8, 8, -1, 64, 0 },
 };
 
-static const uint32_t c70_op0_u[] = {
+static const uint32_t c72_op0_u[] = {
 	0, 0xc, 0x50006, 0x44405041, 0x3c, 3, 0x10dd10b0, 0,
 	0, 0x36, 0x9001b, 0x44405041, 0x1e6, 1, 0x10dd10b0, 0,
 	9, 3, 2, 2, 0, 0, 0, 0,
@@ -9077,22 +9491,22 @@ static const uint32_t c70_op0_u[] = {
 	1, 1, 1, 1, 1, 1, 0, 0,
 };
 
-static const cv_field c70_op1_f[] = {
+static const cv_field c72_op1_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c70_op1_w[] = {
+static const cv_word c72_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c70_op1_a[] = {
+static const cv_addr c72_op1_a[] = {
 	{ 2, NULL, 0, 8, -1, 64, 0 },
 	{ 2, NULL, 8, 5, 0, 0, 0 },
 	{ 2, NULL, 16, 5, 1, 0, 0 },
 	{ 2, NULL, 28, 2, 0, 0, 0 },
 };
 
-static const uint32_t c70_op1_u[] = {
+static const uint32_t c72_op1_u[] = {
 	0, 0x36, 0x9001b, 0x44405041, 0x1e6, 1, 0x10dd10b0, 0,
 	0, 0x36, 0x2001b, 0x44404071, 0x6c, 1, 0x10dd10b0, 0,
 	0, 8, 0x10002, 0x32100002, 8, 1, 0x10de10b0, 0,
@@ -9102,16 +9516,16 @@ static const uint32_t c70_op1_u[] = {
 	0, 0, 0, 0, 1, 2,
 };
 
-static const cv_op c70_ops[] = {
-	{ 1, "ConvolutionLayer", -1, c70_op0_f, 0, c70_op0_w, 0, c70_op0_a, 2, c70_op0_u, 72 },
-	{ 1, "ConvolutionLayer", -1, c70_op1_f, 0, c70_op1_w, 0, c70_op1_a, 4, c70_op1_u, 54 },
+static const cv_op c72_ops[] = {
+	{ 1, "ConvolutionLayer", -1, c72_op0_f, 0, c72_op0_w, 0, c72_op0_a, 2, c72_op0_u, 72 },
+	{ 1, "ConvolutionLayer", -1, c72_op1_f, 0, c72_op1_w, 0, c72_op1_a, 4, c72_op1_u, 54 },
 };
 
-static const cv_stream c70_s[] = {
+static const cv_stream c72_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c70_r0[] = {
+static const uint8_t c72_r0[] = {
 	0x5d, 0xbb, 0x9d, 0xbb, 0xc9, 0x38, 0xe7, 0x38, 0x66, 0xb7, 0x23, 0xb8, 0xbb, 0xb7, 0xd0, 0x3b,
 	0xde, 0x36, 0xde, 0x32, 0xe1, 0x3a, 0xd3, 0xb2, 0xe2, 0xb8, 0xf8, 0x37, 0x3b, 0xae, 0x2a, 0xba,
 	0x8a, 0xbb, 0x12, 0xb7, 0x30, 0x39, 0xd9, 0xb7, 7, 0xb0, 0x28, 0xb8, 0x7a, 0xb1, 0xac, 0x3a,
@@ -9121,16 +9535,16 @@ static const uint8_t c70_r0[] = {
 	0x1f, 0xac, 0xa0, 0x34, 0xa8, 0x34, 0xae, 0x39, 0x5c, 0x37, 0xe9, 0xb6,
 };
 
-static const uint8_t c70_r1[] = {
+static const uint8_t c72_r1[] = {
 	3, 0xc6, 0x72, 0x3e, 0x33, 0xfe, 0x5c, 0x3f,
 };
 
-static const cv_raw c70_raw[] = {
-	{ c70_r0, 108 },
-	{ c70_r1, 8 },
+static const cv_raw c72_raw[] = {
+	{ c72_r0, 108 },
+	{ c72_r1, 8 },
 };
 
-static const uint8_t c71_in0[32800] = {
+static const uint8_t c73_in0[32800] = {
 	[0] = 0x5e, 0xba, 0xc, 0xbc, 0xd2, 0x3e, 0x44, 0x3e, 0xdd, 0x39, 0x48, 0x34, 3, 0x32, 0xa2, 0xbc,
 	[16] = 0x51, 0x3c, 0x57, 0x3e, 0x18, 0x3b, 0xff, 0x9c, 0x66, 0xb3, 0xd7, 0x3c, 0x84, 0x3d, 0x55, 0xbc,
 	[32] = 0x65, 0x3f, 0xf, 0xbf, 0xba, 0xba, 3, 0xba, 0x76, 0x3a, 0xa5, 0x3a, 0x17, 0x3f, 0xcf, 0x36,
@@ -9279,11 +9693,11 @@ static const uint8_t c71_in0[32800] = {
 	[32784] = 0x9c, 0x37, 0xdf, 0x32, 0x6c, 0x3c, 0x32, 0xba, 0x6a, 0x3f, 0xc5, 0xbd, 0x2f, 0x2c, 0x95, 0xbc,
 };
 
-static const cv_io c71_in[] = {
-	{ { 2, 8200, 1, 1 }, 3, 1, c71_in0, 32800 },
+static const cv_io c73_in[] = {
+	{ { 2, 8200, 1, 1 }, 3, 1, c73_in0, 32800 },
 };
 
-static const uint8_t c71_out0[81940] = {
+static const uint8_t c73_out0[81940] = {
 	[0] = 0x5e, 0xba, 0xd2, 0x3e, 0xdd, 0x39, 3, 0x32, 0x51, 0x3c, 0x18, 0x3b, 0x66, 0xb3, 0x84, 0x3d,
 	[16] = 0x65, 0x3f, 0xba, 0xba, 0x76, 0x3a, 0x17, 0x3f, 0xa2, 0xb8, 0x81, 0x3e, 0x4e, 0xba, 0xf4, 0xbb,
 	[32] = 0x80, 0x3d, 0xd7, 0x3f, 0xae, 0x3d, 0x4e, 0x39, 0x4c, 0x35, 8, 0xad, 0x56, 0xbd, 0x83, 0x31,
@@ -9516,11 +9930,11 @@ static const uint8_t c71_out0[81940] = {
 	[81936] = 0xc5, 0xbd, 0x95, 0xbc,
 };
 
-static const cv_io c71_out[] = {
-	{ { 40970, 1, 1, 1 }, 3, 1, c71_out0, 81940 },
+static const cv_io c73_out[] = {
+	{ { 40970, 1, 1, 1 }, 3, 1, c73_out0, 81940 },
 };
 
-static const cv_field c71_op0_f[] = {
+static const cv_field c73_op0_f[] = {
 	{ "kernel_z_size", 0x1 },
 	{ "in_image_x_size", 0x2 },
 	{ "in_image_y_size", 0x8 },
@@ -9532,57 +9946,57 @@ static const cv_field c71_op0_f[] = {
 	{ "out_image_x_stride", 0x4 },
 };
 
-static const cv_word c71_op0_w[] = {
+static const cv_word c73_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c71_op0_a[] = {
+static const cv_addr c73_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c71_op0_u[] = {
+static const uint32_t c73_op0_u[] = {
 	0,
 };
 
-static const cv_op c71_ops[] = {
-	{ 8, "TensorTranspose", -1, c71_op0_f, 9, c71_op0_w, 0, c71_op0_a, 2, c71_op0_u, 0 },
+static const cv_op c73_ops[] = {
+	{ 8, "TensorTranspose", -1, c73_op0_f, 9, c73_op0_w, 0, c73_op0_a, 2, c73_op0_u, 0 },
 };
 
-static const cv_stream c71_s[] = {
+static const cv_stream c73_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c71_raw[] = {
+static const cv_raw c73_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c72_in0[] = {
+static const uint8_t c74_in0[] = {
 	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
 	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c72_in1[] = {
+static const uint8_t c74_in1[] = {
 	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
 	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
 };
 
-static const cv_io c72_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c72_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c72_in1, 24 },
+static const cv_io c74_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c74_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c74_in1, 24 },
 };
 
-static const uint8_t c72_out0[] = {
+static const uint8_t c74_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c72_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c72_out0, 24 },
+static const cv_io c74_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c74_out0, 24 },
 };
 
-static const cv_field c72_op0_f[] = {
+static const cv_field c74_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernel_data_type", 0x1 },
@@ -9601,7 +10015,7 @@ static const cv_field c72_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c72_op0_w[] = {
+static const cv_word c74_op0_w[] = {
 	{ 23, 0xfe000000 },
 	{ 27, 0x01800000 },
 	{ 28, 0x0000000c },
@@ -9612,29 +10026,29 @@ static const cv_word c72_op0_w[] = {
 	{ 35, 0x17ffffff },
 };
 
-static const cv_addr c72_op0_a[] = {
+static const cv_addr c74_op0_a[] = {
 	{ 1, NULL, 34, 1, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c72_op0_u[] = {
+static const uint32_t c74_op0_u[] = {
 	0,
 };
 
-static const cv_op c72_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c72_op0_f, 16, c72_op0_w, 8, c72_op0_a, 3, c72_op0_u, 0 },
+static const cv_op c74_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c74_op0_f, 16, c74_op0_w, 8, c74_op0_a, 3, c74_op0_u, 0 },
 };
 
-static const cv_stream c72_s[] = {
+static const cv_stream c74_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c72_raw[] = {
+static const cv_raw c74_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c73_in0[] = {
+static const uint8_t c75_in0[] = {
 	0x87, 0xa5, 0x5a, 0xbc, 0xd3, 0xbb, 0xa3, 0xb6, 0, 0, 0xda, 0xb7, 0xf2, 0x3f, 0xe0, 0xb5,
 	0x5a, 0x3c, 0, 0, 0x2b, 0x3c, 0x14, 0xba, 0xe9, 0xb8, 0xbe, 0xb8, 0, 0, 0xac, 0xbd,
 	0x90, 0x3f, 0x8c, 0x3e, 0xad, 0x33, 0, 0, 0xf7, 0xb9, 0x36, 0x3e, 0x96, 0x39, 0xf8, 0xb6,
@@ -9645,11 +10059,11 @@ static const uint8_t c73_in0[] = {
 	0x82, 0x3c, 0x39, 0x3b, 1, 0xbe, 0, 0,
 };
 
-static const cv_io c73_in[] = {
-	{ { 5, 4, 3, 1 }, 3, 1, c73_in0, 120 },
+static const cv_io c75_in[] = {
+	{ { 5, 4, 3, 1 }, 3, 1, c75_in0, 120 },
 };
 
-static const uint8_t c73_out0[] = {
+static const uint8_t c75_out0[] = {
 	0x1b, 0x39, 0x34, 0x20, 0x80, 0x3f, 0x6c, 0xb4, 0x25, 0x30, 0xf0, 0x41, 0x20, 0x38, 0xf3, 0xa8,
 	0xa5, 0x35, 0x9e, 0xc0, 0xd5, 0x40, 0xb2, 0x3c, 0x82, 0x2f, 0x47, 0x3b, 0xba, 0x3a, 0xe6, 0x3a,
 	9, 0x3d, 0x37, 0x36, 0x81, 0x39, 0x86, 0x3b, 0xbc, 0xb4, 0x21, 0xc0, 0x83, 0xbb, 0x61, 0xc0,
@@ -9658,26 +10072,26 @@ static const uint8_t c73_out0[] = {
 	8, 0x44, 0x40, 0x40, 0xd3, 0xc0, 0xcf, 0xc1, 0xc5, 0x42, 0x27, 0x41, 0x67, 0xbb, 0x47, 0xbd,
 };
 
-static const cv_io c73_out[] = {
-	{ { 4, 4, 3, 1 }, 3, 1, c73_out0, 96 },
+static const cv_io c75_out[] = {
+	{ { 4, 4, 3, 1 }, 3, 1, c75_out0, 96 },
 };
 
-static const cv_field c73_op0_f[] = {
+static const cv_field c75_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c73_op0_w[] = {
+static const cv_word c75_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c73_op0_a[] = {
+static const cv_addr c75_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 8, 5, 0, 0, 0 },
 	{ 2, NULL, 16, 5, 1, 0, 0 },
 	{ 2, NULL, 32, 2, 0, 0, 0 },
 };
 
-static const uint32_t c73_op0_u[] = {
+static const uint32_t c75_op0_u[] = {
 	0, 0xa, 0x40004, 0x44405041, 0x28, 3, 0x10dd10b0, 0,
 	0, 0x14, 0x30009, 0x44405041, 0x3c, 1, 0x10dd10b0, 0,
 	0, 0xc, 0x10003, 0x32100002, 0xc, 1, 0x10de10b0, 0,
@@ -9690,47 +10104,47 @@ static const uint32_t c73_op0_u[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_op c73_ops[] = {
-	{ 1, "DepthwiseConvLayer", -1, c73_op0_f, 0, c73_op0_w, 0, c73_op0_a, 4, c73_op0_u, 80 },
+static const cv_op c75_ops[] = {
+	{ 1, "DepthwiseConvLayer", -1, c75_op0_f, 0, c75_op0_w, 0, c75_op0_a, 4, c75_op0_u, 80 },
 };
 
-static const cv_stream c73_s[] = {
+static const cv_stream c75_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c73_r0[] = {
+static const uint8_t c75_r0[] = {
 	0xa9, 0x3a, 0x30, 0xb3, 0x90, 0xb6, 0x79, 0x33, 0x1e, 0xac, 0xd4, 0xb7, 0x6d, 0x39, 0x24, 0xb9,
 	0x5e, 0xb8, 0, 0, 0x1e, 0x35, 0x59, 0xa9, 0xd3, 0xba, 0xc7, 0xb9, 0x34, 0xba, 0xb0, 0xa9,
 	0x28, 0x2d, 0x54, 0x3b, 0x5d, 0x31, 0, 0, 0xd3, 0x2a, 0xc2, 0x3a, 0xb5, 0x3a, 0xf0, 0xb7,
 	0xd8, 0x35, 0x6e, 0x3b, 0x5e, 0xb8, 0xea, 0x36, 0xc4, 0x38, 0, 0,
 };
 
-static const uint8_t c73_r1[] = {
+static const uint8_t c75_r1[] = {
 	0xda, 0x9d, 0x5f, 0x3f, 0x1d, 0x1b, 0x35, 0x3f, 0x98, 0xac, 0x20, 0xbe,
 };
 
-static const cv_raw c73_raw[] = {
-	{ c73_r0, 60 },
-	{ c73_r1, 12 },
+static const cv_raw c75_raw[] = {
+	{ c75_r0, 60 },
+	{ c75_r1, 12 },
 };
 
-static const uint8_t c74_in0[] = {
+static const uint8_t c76_in0[] = {
 	0, 0xc2, 0, 0xb8, 0, 0, 0xcd, 0x34, 0, 0x3c, 0, 0x41, 0, 0x4d, 0, 0xc0,
 };
 
-static const cv_io c74_in[] = {
-	{ { 8, 1, 1, 1 }, 3, 1, c74_in0, 16 },
+static const cv_io c76_in[] = {
+	{ { 8, 1, 1, 1 }, 3, 1, c76_in0, 16 },
 };
 
-static const uint8_t c74_out0[] = {
+static const uint8_t c76_out0[] = {
 	0x12, 0x2a, 0xa, 0x36, 0, 0x38, 0x98, 0x38, 0xd9, 0x39, 0x65, 0x3b, 0, 0x3c, 0xa1, 0x2f,
 };
 
-static const cv_io c74_out[] = {
-	{ { 8, 1, 1, 1 }, 3, 1, c74_out0, 16 },
+static const cv_io c76_out[] = {
+	{ { 8, 1, 1, 1 }, 3, 1, c76_out0, 16 },
 };
 
-static const cv_field c74_op0_f[] = {
+static const cv_field c76_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -9751,29 +10165,29 @@ static const cv_field c74_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c74_op0_w[] = {
+static const cv_word c76_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c74_op0_a[] = {
+static const cv_addr c76_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c74_op0_u[] = {
+static const uint32_t c76_op0_u[] = {
 	0,
 };
 
-static const cv_op c74_ops[] = {
-	{ 7, "ActivationLayer", -1, c74_op0_f, 18, c74_op0_w, 0, c74_op0_a, 3, c74_op0_u, 0 },
+static const cv_op c76_ops[] = {
+	{ 7, "ActivationLayer", -1, c76_op0_f, 18, c76_op0_w, 0, c76_op0_a, 3, c76_op0_u, 0 },
 };
 
-static const cv_stream c74_s[] = {
+static const cv_stream c76_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c74_r0[] = {
+static const uint8_t c76_r0[] = {
 	0x7c, 0x61, 7, 0, 0x20, 0x63, 7, 0, 0xb0, 0x64, 7, 0, 0x2d, 0x66, 7, 0,
 	0x97, 0x67, 7, 0, 0xf0, 0x68, 7, 0, 0x37, 0x6a, 7, 0, 0x6e, 0x6b, 7, 0,
 	0x95, 0x6c, 7, 0, 0xac, 0x6d, 7, 0, 0xb5, 0x6e, 7, 0, 0xb0, 0x6f, 7, 0,
@@ -10033,11 +10447,11 @@ static const uint8_t c74_r0[] = {
 	0, 0, 0, 0x34, 0, 0, 0, 0, 0, 0x80, 0x3e, 0,
 };
 
-static const cv_raw c74_raw[] = {
-	{ c74_r0, 4108 },
+static const cv_raw c76_raw[] = {
+	{ c76_r0, 4108 },
 };
 
-static const uint8_t c75_in0[] = {
+static const uint8_t c77_in0[] = {
 	0, 0xff, 0xe5, 0xe0, 0xc9, 0, 0xc5, 0x10, 0x95, 0xde, 0xb4, 0, 0x69, 0xa5, 0x7a, 0x6e,
 	0x25, 0, 0, 0, 0x3c, 0x5e, 0x1c, 0x54, 0xa4, 0, 0xa3, 0x9b, 0xe6, 0x1c, 0xaa, 0,
 	0x74, 0x8a, 6, 0x19, 0xa1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -10048,11 +10462,11 @@ static const uint8_t c75_in0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c75_in[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c75_in0, 120 },
+static const cv_io c77_in[] = {
+	{ { 120, 1, 1, 1 }, 1, 2, c77_in0, 120 },
 };
 
-static const uint8_t c75_out0[] = {
+static const uint8_t c77_out0[] = {
 	0, 0, 0xf8, 0x5b, 0x28, 0x5b, 0, 0x5b, 0x48, 0x5a, 0, 0, 0x28, 0x5a, 0, 0x4c,
 	0xa8, 0x58, 0xf0, 0x5a, 0xa0, 0x59, 0, 0, 0x90, 0x56, 0x28, 0x59, 0xa0, 0x57, 0xe0, 0x56,
 	0xa0, 0x50, 0, 0, 0, 0, 0, 0, 0x80, 0x53, 0xe0, 0x55, 0, 0x4f, 0x40, 0x55,
@@ -10060,146 +10474,8 @@ static const uint8_t c75_out0[] = {
 	0x40, 0x57, 0x50, 0x58, 0, 0x46, 0x40, 0x4e, 8, 0x59, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c75_out[] = {
-	{ { 80, 1, 1, 1 }, 1, 2, c75_out0, 80 },
-};
-
-static const cv_field c75_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c75_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c75_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
-	{ 2, NULL, 16, 5, 0, 0, 0 },
-	{ 2, NULL, 17, 5, 1, 0, 0 },
-	{ 2, NULL, 18, 5, 2, 0, 0 },
-	{ 2, NULL, 19, 5, 3, 0, 0 },
-};
-
-static const uint32_t c75_op0_u[] = {
-	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
-	0, 0, 0, 0, 0, 0x3f800000, 0, 0,
-	0x99999999, 0x44444444, 0x3020100, 0x7060504, 0x99999999, 0x6060606, 0x6060606, 0x100,
-	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
-	0x99999999, 0x44444444, 0xb0a0908, 0xf0e0d0c, 0x99999999, 0x6060606, 0x6060606, 0x100,
-	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
-};
-
-static const cv_op c75_ops[] = {
-	{ 1, "com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16", -1, c75_op0_f, 0, c75_op0_w, 0, c75_op0_a, 6, c75_op0_u, 56 },
-};
-
-static const cv_stream c75_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c75_r0[] = {
-	0, 0x80, 0, 0,
-};
-
-static const uint8_t c75_r1[] = {
-	0, 0x80, 0, 0,
-};
-
-static const uint8_t c75_r2[] = {
-	0, 0, 0, 0,
-};
-
-static const uint8_t c75_r3[] = {
-	0, 0, 0, 0,
-};
-
-static const cv_raw c75_raw[] = {
-	{ c75_r0, 4 },
-	{ c75_r1, 4 },
-	{ c75_r2, 4 },
-	{ c75_r3, 4 },
-};
-
-static const uint8_t c76_in0[] = {
-	0, 0, 0xf8, 0x5b, 0xb0, 0x5c, 0, 0xcd, 0xb8, 0x58, 0, 0, 0xf4, 0x57, 0x16, 0x58,
-	0xb8, 0x5b, 0, 0x59, 0x28, 0x5a, 0, 0, 0x50, 0x5b, 0x58, 0x58, 0xd8, 0x5a, 0xd0, 0x5b,
-	0x18, 0x59, 0, 0,
-};
-
-static const cv_io c76_in[] = {
-	{ { 18, 1, 1, 1 }, 3, 1, c76_in0, 36 },
-};
-
-static const uint8_t c76_out0[] = {
-	0x80, 0x7f, 0x7f, 0x80, 0x18, 0, 0, 3, 0x78, 0x20, 0x46, 0, 0x6a, 0xc, 0x5c, 0x7a,
-	0x24, 0,
-};
-
-static const cv_io c76_out[] = {
-	{ { 18, 1, 1, 1 }, 1, 2, c76_out0, 18 },
-};
-
-static const cv_field c76_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c76_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c76_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
-};
-
-static const uint32_t c76_op0_u[] = {
-	0, 0xc, 0x30005, 0x44404071, 0x24, 1, 0x10da10b0, 0,
-	0, 2, 0x10001, 0x44404071, 2, 1, 0x10da10b0, 0,
-	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
-	0, 0x3f800000, 0xbf800000, 0, 0, 0, 0, 0,
-	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
-	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
-	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
-	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
-	0, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
-	0, 0, 0, 0x2400, 0, 0, 0, 0,
-};
-
-static const cv_op c76_ops[] = {
-	{ 1, "TensorSub", -1, c76_op0_f, 0, c76_op0_w, 0, c76_op0_a, 3, c76_op0_u, 80 },
-};
-
-static const cv_stream c76_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c76_r0[] = {
-	0xf8, 0x57,
-};
-
-static const cv_raw c76_raw[] = {
-	{ c76_r0, 2 },
-};
-
-static const uint8_t c77_in0[] = {
-	0x40, 0xc0, 0x80, 0x7f, 0x7b, 0, 0x3d, 0x16, 0x74, 0xbf, 0xff, 0, 0xb0, 0xd8, 0x3a, 0xc,
-	9, 0,
-};
-
-static const cv_io c77_in[] = {
-	{ { 18, 1, 1, 1 }, 1, 2, c77_in0, 18 },
-};
-
-static const uint8_t c77_out0[] = {
-	0x40, 0xc0, 0x81, 0x7e, 0x7a, 0, 0x3d, 0x16, 0x73, 0xc0, 0xff, 0, 0xb1, 0xd8, 0x3a, 0xc,
-	9, 0,
-};
-
 static const cv_io c77_out[] = {
-	{ { 18, 1, 1, 1 }, 1, 2, c77_out0, 18 },
+	{ { 80, 1, 1, 1 }, 1, 2, c77_out0, 80 },
 };
 
 static const cv_field c77_op0_f[] = {
@@ -10212,23 +10488,25 @@ static const cv_word c77_op0_w[] = {
 
 static const cv_addr c77_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+	{ 2, NULL, 16, 5, 0, 0, 0 },
+	{ 2, NULL, 17, 5, 1, 0, 0 },
+	{ 2, NULL, 18, 5, 2, 0, 0 },
+	{ 2, NULL, 19, 5, 3, 0, 0 },
 };
 
 static const uint32_t c77_op0_u[] = {
-	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
-	0, 1, 0x10001, 0x44404130, 1, 1, 0x10da10b0, 0,
-	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
-	0, 0, 0, 0, 0x11111111, 0, 0x3020100, 0x7060504,
-	0x11111111, 0x3020100, 0x7060504, 0x407, 0, 0, 0, 0,
-	0, 0, 0, 0, 0x11111111, 0, 0xb0a0908, 0xf0e0d0c,
-	0x11111111, 0xb0a0908, 0xf0e0d0c, 0x407, 0, 0, 0, 0,
-	0, 0, 0, 0,
+	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
+	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
+	0, 0, 0, 0, 0, 0x3f800000, 0, 0,
+	0x99999999, 0x44444444, 0x3020100, 0x7060504, 0x99999999, 0x6060606, 0x6060606, 0x100,
+	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
+	0x99999999, 0x44444444, 0xb0a0908, 0xf0e0d0c, 0x99999999, 0x6060606, 0x6060606, 0x100,
+	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
 };
 
 static const cv_op c77_ops[] = {
-	{ 1, "TensorMul", -1, c77_op0_f, 0, c77_op0_w, 0, c77_op0_a, 3, c77_op0_u, 60 },
+	{ 1, "com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16", -1, c77_op0_f, 0, c77_op0_w, 0, c77_op0_a, 6, c77_op0_u, 56 },
 };
 
 static const cv_stream c77_s[] = {
@@ -10236,29 +10514,45 @@ static const cv_stream c77_s[] = {
 };
 
 static const uint8_t c77_r0[] = {
-	0x7f,
+	0, 0x80, 0, 0,
+};
+
+static const uint8_t c77_r1[] = {
+	0, 0x80, 0, 0,
+};
+
+static const uint8_t c77_r2[] = {
+	0, 0, 0, 0,
+};
+
+static const uint8_t c77_r3[] = {
+	0, 0, 0, 0,
 };
 
 static const cv_raw c77_raw[] = {
-	{ c77_r0, 1 },
+	{ c77_r0, 4 },
+	{ c77_r1, 4 },
+	{ c77_r2, 4 },
+	{ c77_r3, 4 },
 };
 
 static const uint8_t c78_in0[] = {
-	0x80, 0x7f, 3, 0x8f, 0x97, 0x61, 0xc0, 0, 0xb8, 7, 0x91, 0x89, 0x86, 0xe9, 0x77, 0,
-	0x80, 0x9c, 0xb4, 0x8d, 0x9e, 0x56, 0x54, 0, 0xbe, 0x90, 0xe6, 0xf8, 0x99, 0x97, 3, 0,
+	0, 0, 0xf8, 0x5b, 0xb0, 0x5c, 0, 0xcd, 0xb8, 0x58, 0, 0, 0xf4, 0x57, 0x16, 0x58,
+	0xb8, 0x5b, 0, 0x59, 0x28, 0x5a, 0, 0, 0x50, 0x5b, 0x58, 0x58, 0xd8, 0x5a, 0xd0, 0x5b,
+	0x18, 0x59, 0, 0,
 };
 
 static const cv_io c78_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c78_in0, 32 },
+	{ { 18, 1, 1, 1 }, 3, 1, c78_in0, 36 },
 };
 
 static const uint8_t c78_out0[] = {
-	0xe0, 0x7f, 3, 0xe4, 0xe6, 0x61, 0xf0, 0, 0x24, 7, 0x38, 0x3c, 0x3d, 0xc, 0x77, 0,
-	0x80, 0x80, 0x8e, 0x80, 0x80, 0x56, 0x54, 0, 0xf9, 0xf5, 0xfd, 0xff, 0xf6, 0xf6, 3, 0,
+	0x80, 0x7f, 0x7f, 0x80, 0x18, 0, 0, 3, 0x78, 0x20, 0x46, 0, 0x6a, 0xc, 0x5c, 0x7a,
+	0x24, 0,
 };
 
 static const cv_io c78_out[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c78_out0, 32 },
+	{ { 18, 1, 1, 1 }, 1, 2, c78_out0, 18 },
 };
 
 static const cv_field c78_op0_f[] = {
@@ -10276,17 +10570,20 @@ static const cv_addr c78_op0_a[] = {
 };
 
 static const uint32_t c78_op0_u[] = {
-	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
-	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4000,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0xc, 0x30005, 0x44404071, 0x24, 1, 0x10da10b0, 0,
+	0, 2, 0x10001, 0x44404071, 2, 1, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
+	0, 0x3f800000, 0xbf800000, 0, 0, 0, 0, 0,
+	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
+	0, 0, 0, 0x2400, 0, 0, 0, 0,
 };
 
 static const cv_op c78_ops[] = {
-	{ 1, "PReluLayer", -1, c78_op0_f, 0, c78_op0_w, 0, c78_op0_a, 3, c78_op0_u, 56 },
+	{ 1, "TensorSub", -1, c78_op0_f, 0, c78_op0_w, 0, c78_op0_a, 3, c78_op0_u, 80 },
 };
 
 static const cv_stream c78_s[] = {
@@ -10294,29 +10591,29 @@ static const cv_stream c78_s[] = {
 };
 
 static const uint8_t c78_r0[] = {
-	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
+	0xf8, 0x57,
 };
 
 static const cv_raw c78_raw[] = {
-	{ c78_r0, 8 },
+	{ c78_r0, 2 },
 };
 
 static const uint8_t c79_in0[] = {
-	0x80, 0x7f, 3, 0x48, 0xfd, 0x9d, 0x3d, 0, 0x65, 0xb7, 0xa5, 0xdb, 0x21, 0xb6, 0xf0, 0,
-	0x80, 0x9c, 0xde, 0xbd, 0x4d, 0xde, 0xc, 0, 0x18, 0x6f, 0x47, 0x9f, 0xe1, 0x75, 0x77, 0,
+	0x40, 0xc0, 0x80, 0x7f, 0x7b, 0, 0x3d, 0x16, 0x74, 0xbf, 0xff, 0, 0xb0, 0xd8, 0x3a, 0xc,
+	9, 0,
 };
 
 static const cv_io c79_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c79_in0, 32 },
+	{ { 18, 1, 1, 1 }, 1, 2, c79_in0, 18 },
 };
 
 static const uint8_t c79_out0[] = {
-	0xf0, 0x40, 2, 0x24, 0, 0xf4, 0x1e, 0, 0x32, 0x12, 0x17, 9, 0x10, 0x12, 4, 0,
-	0xa0, 0xb5, 0xe6, 0xce, 0x26, 0xe6, 6, 0, 0xc, 0x38, 0x24, 0xfb, 0xfe, 0x3a, 0x3c, 0,
+	0x40, 0xc0, 0x81, 0x7e, 0x7a, 0, 0x3d, 0x16, 0x73, 0xc0, 0xff, 0, 0xb1, 0xd8, 0x3a, 0xc,
+	9, 0,
 };
 
 static const cv_io c79_out[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c79_out0, 32 },
+	{ { 18, 1, 1, 1 }, 1, 2, c79_out0, 18 },
 };
 
 static const cv_field c79_op0_f[] = {
@@ -10334,17 +10631,18 @@ static const cv_addr c79_op0_a[] = {
 };
 
 static const uint32_t c79_op0_u[] = {
-	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
-	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4001,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4001,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
+	0, 1, 0x10001, 0x44404130, 1, 1, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
+	0, 0, 0, 0, 0x11111111, 0, 0x3020100, 0x7060504,
+	0x11111111, 0x3020100, 0x7060504, 0x407, 0, 0, 0, 0,
+	0, 0, 0, 0, 0x11111111, 0, 0xb0a0908, 0xf0e0d0c,
+	0x11111111, 0xb0a0908, 0xf0e0d0c, 0x407, 0, 0, 0, 0,
+	0, 0, 0, 0,
 };
 
 static const cv_op c79_ops[] = {
-	{ 1, "PReluLayer", -1, c79_op0_f, 0, c79_op0_w, 0, c79_op0_a, 3, c79_op0_u, 56 },
+	{ 1, "TensorMul", -1, c79_op0_f, 0, c79_op0_w, 0, c79_op0_a, 3, c79_op0_u, 60 },
 };
 
 static const cv_stream c79_s[] = {
@@ -10352,11 +10650,11 @@ static const cv_stream c79_s[] = {
 };
 
 static const uint8_t c79_r0[] = {
-	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
+	0x7f,
 };
 
 static const cv_raw c79_raw[] = {
-	{ c79_r0, 8 },
+	{ c79_r0, 1 },
 };
 
 static const uint8_t c80_in0[] = {
@@ -10369,8 +10667,8 @@ static const cv_io c80_in[] = {
 };
 
 static const uint8_t c80_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0xe0, 0x7f, 3, 0xe4, 0xe6, 0x61, 0xf0, 0, 0x24, 7, 0x38, 0x3c, 0x3d, 0xc, 0x77, 0,
+	0x80, 0x80, 0x8e, 0x80, 0x80, 0x56, 0x54, 0, 0xf9, 0xf5, 0xfd, 0xff, 0xf6, 0xf6, 3, 0,
 };
 
 static const cv_io c80_out[] = {
@@ -10395,15 +10693,14 @@ static const uint32_t c80_op0_u[] = {
 	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
 	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
 	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0x55555555, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000,
+	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4000,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	2,
 };
 
 static const cv_op c80_ops[] = {
-	{ 1, "PReluLayer", -1, c80_op0_f, 0, c80_op0_w, 0, c80_op0_a, 3, c80_op0_u, 57 },
+	{ 1, "PReluLayer", -1, c80_op0_f, 0, c80_op0_w, 0, c80_op0_a, 3, c80_op0_u, 56 },
 };
 
 static const cv_stream c80_s[] = {
@@ -10419,27 +10716,207 @@ static const cv_raw c80_raw[] = {
 };
 
 static const uint8_t c81_in0[] = {
+	0x80, 0x7f, 3, 0x48, 0xfd, 0x9d, 0x3d, 0, 0x65, 0xb7, 0xa5, 0xdb, 0x21, 0xb6, 0xf0, 0,
+	0x80, 0x9c, 0xde, 0xbd, 0x4d, 0xde, 0xc, 0, 0x18, 0x6f, 0x47, 0x9f, 0xe1, 0x75, 0x77, 0,
+};
+
+static const cv_io c81_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c81_in0, 32 },
+};
+
+static const uint8_t c81_out0[] = {
+	0xf0, 0x40, 2, 0x24, 0, 0xf4, 0x1e, 0, 0x32, 0x12, 0x17, 9, 0x10, 0x12, 4, 0,
+	0xa0, 0xb5, 0xe6, 0xce, 0x26, 0xe6, 6, 0, 0xc, 0x38, 0x24, 0xfb, 0xfe, 0x3a, 0x3c, 0,
+};
+
+static const cv_io c81_out[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c81_out0, 32 },
+};
+
+static const cv_field c81_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c81_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c81_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c81_op0_u[] = {
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4001,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4001,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_op c81_ops[] = {
+	{ 1, "PReluLayer", -1, c81_op0_f, 0, c81_op0_w, 0, c81_op0_a, 3, c81_op0_u, 56 },
+};
+
+static const cv_stream c81_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c81_r0[] = {
+	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
+};
+
+static const cv_raw c81_raw[] = {
+	{ c81_r0, 8 },
+};
+
+static const uint8_t c82_in0[] = {
+	0x80, 0x7f, 3, 0xfd, 5, 0xf9, 0x40, 0, 0xf7, 0x50, 0xb0, 0x9f, 0xf8, 0xa, 0xf6, 0,
+	0x80, 0x9c, 0xa2, 0x90, 0xf1, 0x5e, 0xa4, 0, 0xc2, 0x46, 0x94, 0xfd, 0xf, 0x75, 0xdb, 0,
+};
+
+static const cv_io c82_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c82_in0, 32 },
+};
+
+static const uint8_t c82_out0[] = {
+	0xc0, 0x7f, 6, 0xfe, 0xa, 0xfc, 0x7f, 0, 9, 0x7f, 0x50, 0x61, 8, 0x14, 0xa, 0,
+	0x80, 0x80, 0x80, 0x80, 0xd3, 0x7f, 0x80, 0, 0xf4, 0x7f, 0xea, 0xff, 0x1e, 0x7f, 0xf9, 0,
+};
+
+static const cv_io c82_out[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c82_out0, 32 },
+};
+
+static const cv_field c82_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c82_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c82_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c82_op0_u[] = {
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0x55555555, 0x44444444, 0x33221100, 0x77665544, 0, 0x1010101, 0x1010101, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x55555555, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0x1010101, 0x1010101, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	2, 0, 0, 0, 0x11, 0x10, 0, 0,
+	0x21, 0, 0, 0x400, 0, 1, 0, 0,
+	0, 0, 0, 0,
+};
+
+static const cv_op c82_ops[] = {
+	{ 1, "PReluLayer", -1, c82_op0_f, 0, c82_op0_w, 0, c82_op0_a, 3, c82_op0_u, 76 },
+};
+
+static const cv_stream c82_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c82_r0[] = {
+	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
+};
+
+static const cv_raw c82_raw[] = {
+	{ c82_r0, 8 },
+};
+
+static const uint8_t c83_in0[] = {
+	0x80, 0x7f, 3, 0xfd, 5, 0xf9, 0x40, 0, 0xf7, 0x50, 0xb0, 0x9f, 0xf8, 0xa, 0xf6, 0,
+	0x80, 0x9c, 0xa2, 0x90, 0xf1, 0x5e, 0xa4, 0, 0xc2, 0x46, 0x94, 0xfd, 0xf, 0x75, 0xdb, 0,
+};
+
+static const cv_io c83_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c83_in0, 32 },
+};
+
+static const uint8_t c83_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c83_out[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c83_out0, 32 },
+};
+
+static const cv_field c83_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c83_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c83_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c83_op0_u[] = {
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0x55555555, 0x44444444, 0x33221100, 0x77665544, 0, 0x1010101, 0x1010101, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x55555555, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0x1010101, 0x1010101, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	3, 0, 0, 0, 0x11, 0x10, 0, 0,
+	0x21, 0, 0, 0x400, 0, 1, 0, 0,
+	0, 0, 0, 0,
+};
+
+static const cv_op c83_ops[] = {
+	{ 1, "PReluLayer", -1, c83_op0_f, 0, c83_op0_w, 0, c83_op0_a, 3, c83_op0_u, 76 },
+};
+
+static const cv_stream c83_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c83_r0[] = {
+	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
+};
+
+static const cv_raw c83_raw[] = {
+	{ c83_r0, 8 },
+};
+
+static const uint8_t c84_in0[] = {
 	0xf6, 0x3f, 0, 0x40, 0xe1, 0xbf, 0xfa, 0xbc, 0, 0, 0xe4, 0xbd, 0xf5, 0x45, 0x68, 0xbc,
 	0x87, 0x42, 0, 0, 0x41, 0x42, 0x8f, 0xc0, 0x5e, 0xbf, 0x1e, 0xbf, 0, 0, 0, 0,
 	0x41, 0xc4, 0xac, 0x45, 0xe9, 0x44, 0xc2, 0x39, 0, 0, 0x79, 0xc0, 0xb0, 0x5c, 0x31, 0x40,
 	0x3a, 0xbd, 0, 0, 0x84, 0x2d, 0xa1, 0x34, 0x23, 0x45, 0, 0x80, 0, 0, 0, 0,
 };
 
-static const cv_io c81_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 1, c81_in0, 64 },
+static const cv_io c84_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 1, c84_in0, 64 },
 };
 
-static const uint8_t c81_out0[] = {
+static const uint8_t c84_out0[] = {
 	0xec, 0x43, 0, 0x44, 0xc3, 0x43, 0x31, 0x3e, 0x57, 0x40, 0x70, 0x50, 0xdc, 0x3c, 0x54, 0x49,
 	0xe4, 0x48, 0x33, 0x45, 0xc9, 0x42, 0x55, 0x42, 0x86, 0x4c, 6, 0x50, 8, 0x4e, 0x25, 0x38,
 	1, 0x45, 0, 0x7c, 0x65, 0x44, 0xd5, 0x3e, 0x9b, 0x1f, 0x5c, 0x2d, 0x9a, 0x4e, 0, 0,
 };
 
-static const cv_io c81_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c81_out0, 48 },
+static const cv_io c84_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c84_out0, 48 },
 };
 
-static const cv_field c81_op0_f[] = {
+static const cv_field c84_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -10460,29 +10937,29 @@ static const cv_field c81_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c81_op0_w[] = {
+static const cv_word c84_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c81_op0_a[] = {
+static const cv_addr c84_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c81_op0_u[] = {
+static const uint32_t c84_op0_u[] = {
 	0,
 };
 
-static const cv_op c81_ops[] = {
-	{ 7, "ActivationLayer", -1, c81_op0_f, 18, c81_op0_w, 0, c81_op0_a, 3, c81_op0_u, 0 },
+static const cv_op c84_ops[] = {
+	{ 7, "ActivationLayer", -1, c84_op0_f, 18, c84_op0_w, 0, c84_op0_a, 3, c84_op0_u, 0 },
 };
 
-static const cv_stream c81_s[] = {
+static const cv_stream c84_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c81_r0[] = {
+static const uint8_t c84_r0[] = {
 	0, 0x80, 8, 0, 0x80, 0x90, 8, 0, 0, 0xa2, 8, 0, 0x80, 0xb4, 8, 0,
 	0, 0xc8, 8, 0, 0x80, 0xdc, 8, 0, 0, 0xf2, 8, 0, 0x40, 4, 9, 0,
 	0, 0x10, 9, 0, 0x40, 0x1c, 9, 0, 0, 0x29, 9, 0, 0x40, 0x36, 9, 0,
@@ -10742,32 +11219,32 @@ static const uint8_t c81_r0[] = {
 	0, 0, 0, 0x11, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_raw c81_raw[] = {
-	{ c81_r0, 4108 },
+static const cv_raw c84_raw[] = {
+	{ c84_r0, 4108 },
 };
 
-static const uint8_t c82_in0[] = {
+static const uint8_t c85_in0[] = {
 	0, 0, 0x10, 0, 0xff, 0x3f, 0x75, 0x50, 0, 0, 0xd5, 0x4e, 0xab, 0x4d, 0x78, 0x4d,
 	0x35, 0x48, 0, 0, 0xb3, 0x4f, 0x7b, 0x50, 0x37, 0x4f, 0xfd, 0x4c, 0, 0, 0, 0,
 	0x6c, 0x4c, 3, 0x50, 0x39, 0x50, 0x95, 0x48, 0, 0, 0xd0, 0x50, 0xb7, 0x40, 0xcc, 0x49,
 	0x3e, 0x4a, 0, 0, 5, 0x4f, 0x13, 0x4f, 0xb7, 0x50, 0xcd, 0xb4, 0, 0, 0, 0,
 };
 
-static const cv_io c82_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 1, c82_in0, 64 },
+static const cv_io c85_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 1, c85_in0, 64 },
 };
 
-static const uint8_t c82_out0[] = {
+static const uint8_t c85_out0[] = {
 	0xa8, 0x59, 0x9d, 0x59, 0xa9, 0x39, 0x5c, 0x31, 0x1f, 0x32, 0xb9, 0x32, 0xd8, 0x32, 0x84, 0x35,
 	0xc4, 0x31, 0x58, 0x31, 0xf5, 0x31, 0x2a, 0x33, 0x9c, 0x33, 0xa6, 0x31, 0x82, 0x31, 0x49, 0x35,
 	0x28, 0x31, 0x36, 0x39, 0xb3, 0x34, 0x87, 0x34, 0xa, 0x32, 4, 0x32, 0x36, 0x31, 0x4e, 0xbf,
 };
 
-static const cv_io c82_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c82_out0, 48 },
+static const cv_io c85_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c85_out0, 48 },
 };
 
-static const cv_field c82_op0_f[] = {
+static const cv_field c85_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -10788,29 +11265,29 @@ static const cv_field c82_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c82_op0_w[] = {
+static const cv_word c85_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c82_op0_a[] = {
+static const cv_addr c85_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c82_op0_u[] = {
+static const uint32_t c85_op0_u[] = {
 	0,
 };
 
-static const cv_op c82_ops[] = {
-	{ 7, "ActivationLayer", -1, c82_op0_f, 18, c82_op0_w, 0, c82_op0_a, 3, c82_op0_u, 0 },
+static const cv_op c85_ops[] = {
+	{ 7, "ActivationLayer", -1, c85_op0_f, 18, c85_op0_w, 0, c85_op0_a, 3, c85_op0_u, 0 },
 };
 
-static const cv_stream c82_s[] = {
+static const cv_stream c85_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c82_r0[] = {
+static const uint8_t c85_r0[] = {
 	5, 0x35, 7, 0, 0x41, 0x32, 7, 0, 0x9d, 0x2f, 7, 0, 0x16, 0x2d, 7, 0,
 	0xab, 0x2a, 7, 0, 0x58, 0x28, 7, 0, 0x1d, 0x26, 7, 0, 0xf9, 0x23, 7, 0,
 	0xe9, 0x21, 7, 0, 0xec, 0x1f, 7, 0, 2, 0x1e, 7, 0, 0x29, 0x1c, 7, 0,
@@ -11070,43 +11547,43 @@ static const uint8_t c82_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_raw c82_raw[] = {
-	{ c82_r0, 4108 },
+static const cv_raw c85_raw[] = {
+	{ c85_r0, 4108 },
 };
 
-static const uint8_t c83_in0[] = {
+static const uint8_t c86_in0[] = {
 	0, 0x14, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
 };
 
-static const cv_io c83_in[] = {
-	{ { 8, 1, 1, 1 }, 1, 1, c83_in0, 16 },
+static const cv_io c86_in[] = {
+	{ { 8, 1, 1, 1 }, 1, 1, c86_in0, 16 },
 };
 
-static const uint8_t c83_out0[] = {
+static const uint8_t c86_out0[] = {
 	0, 0, 0xdf, 0x90, 0xd9, 0x95, 0xd4, 0x1f, 0xc4, 0xb4, 0xb9, 0xb9, 0xc7, 0x9d, 9, 0x33,
 	0x39, 0x38, 0xbb, 0xa4, 0xc3, 0x39, 0xea, 0x3e, 0x7f, 0x21, 0xb1, 0xb6, 4, 0xbc, 0x93, 0x1c,
 	0x92, 0xb1, 0xb0, 0xb6, 0x3d, 0x29, 0x61, 0xbe, 0xa8, 0xc3, 0x89, 0xa7, 0x97, 0x3c, 0x82, 0x41,
 };
 
-static const cv_io c83_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c83_out0, 48 },
+static const cv_io c86_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c86_out0, 48 },
 };
 
-static const cv_field c83_op0_f[] = {
+static const cv_field c86_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c83_op0_w[] = {
+static const cv_word c86_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c83_op0_a[] = {
+static const cv_addr c86_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 8, 5, 0, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
-static const uint32_t c83_op0_u[] = {
+static const uint32_t c86_op0_u[] = {
 	0, 2, 0x40001, 0x44405071, 8, 2, 0x10dd10b0, 0,
 	0, 6, 0x10003, 0x44404071, 6, 1, 0x10dd10b0, 0,
 	0, 6, 0x40003, 0x44405071, 0x18, 2, 0x10dd10b0, 0,
@@ -11119,60 +11596,60 @@ static const uint32_t c83_op0_u[] = {
 	0x3c00, 0x3c00, 0x3c00, 0x3c00,
 };
 
-static const cv_op c83_ops[] = {
-	{ 1, "TensorMul", -1, c83_op0_f, 0, c83_op0_w, 0, c83_op0_a, 3, c83_op0_u, 76 },
+static const cv_op c86_ops[] = {
+	{ 1, "TensorMul", -1, c86_op0_f, 0, c86_op0_w, 0, c86_op0_a, 3, c86_op0_u, 76 },
 };
 
-static const cv_stream c83_s[] = {
+static const cv_stream c86_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c83_r0[] = {
+static const uint8_t c86_r0[] = {
 	0, 0x24, 0xdf, 0xb8, 0xd9, 0xbd,
 };
 
-static const cv_raw c83_raw[] = {
-	{ c83_r0, 6 },
+static const cv_raw c86_raw[] = {
+	{ c86_r0, 6 },
 };
 
-static const uint8_t c84_in0[] = {
+static const uint8_t c87_in0[] = {
 	0, 8, 0x1a, 0xc8, 0xba, 0xcc, 0x63, 0x3c, 0x5f, 0xcf, 0, 0, 0, 0, 0, 0,
 	9, 0x4f, 0x85, 0x4c, 0xb8, 0x4b, 0x25, 0x49, 0xe, 0xcf, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c84_in1[] = {
+static const uint8_t c87_in1[] = {
 	0, 0xc2,
 };
 
-static const cv_io c84_in[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c84_in0, 32 },
-	{ { 1, 1, 1, 1 }, 1, 1, c84_in1, 2 },
+static const cv_io c87_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c87_in0, 32 },
+	{ { 1, 1, 1, 1 }, 1, 1, c87_in1, 2 },
 };
 
-static const uint8_t c84_out0[] = {
+static const uint8_t c87_out0[] = {
 	0, 0, 0x78, 0x41, 0x4d, 0x46, 0xd9, 0xb5, 0xea, 0x48, 0xb1, 0xc8, 7, 0xc6, 0x25, 0xc5,
 	0xdc, 0xc2, 0xb4, 0x48,
 };
 
-static const cv_io c84_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c84_out0, 20 },
+static const cv_io c87_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c87_out0, 20 },
 };
 
-static const cv_field c84_op0_f[] = {
+static const cv_field c87_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c84_op0_w[] = {
+static const cv_word c87_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c84_op0_a[] = {
+static const cv_addr c87_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 8, 1, 1, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
-static const uint32_t c84_op0_u[] = {
+static const uint32_t c87_op0_u[] = {
 	0, 0x10, 0x20005, 0x44405071, 0x20, 1, 0x10dd10b0, 0,
 	0, 2, 0x10001, 0x44404071, 2, 1, 0x10dd10b0, 0,
 	0, 0xa, 0x20005, 0x44405071, 0x14, 1, 0x10dd10b0, 0,
@@ -11185,51 +11662,51 @@ static const uint32_t c84_op0_u[] = {
 	0x22222222, 0, 0, 0x100, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
 };
 
-static const cv_op c84_ops[] = {
-	{ 1, "TensorDiv", -1, c84_op0_f, 0, c84_op0_w, 0, c84_op0_a, 3, c84_op0_u, 80 },
+static const cv_op c87_ops[] = {
+	{ 1, "TensorDiv", -1, c87_op0_f, 0, c87_op0_w, 0, c87_op0_a, 3, c87_op0_u, 80 },
 };
 
-static const cv_stream c84_s[] = {
+static const cv_stream c87_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c84_raw[] = {
+static const cv_raw c87_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c85_in0[] = {
+static const uint8_t c88_in0[] = {
 	0, 0x14, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
 };
 
-static const cv_io c85_in[] = {
-	{ { 8, 1, 1, 1 }, 1, 1, c85_in0, 16 },
+static const cv_io c88_in[] = {
+	{ { 8, 1, 1, 1 }, 1, 1, c88_in0, 16 },
 };
 
-static const uint8_t c85_out0[] = {
+static const uint8_t c88_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c85_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c85_out0, 48 },
+static const cv_io c88_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c88_out0, 48 },
 };
 
-static const cv_field c85_op0_f[] = {
+static const cv_field c88_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c85_op0_w[] = {
+static const cv_word c88_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c85_op0_a[] = {
+static const cv_addr c88_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 8, 5, 0, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
-static const uint32_t c85_op0_u[] = {
+static const uint32_t c88_op0_u[] = {
 	0, 2, 0x40001, 0x44405071, 8, 2, 0x10dd10b0, 0,
 	0, 6, 0x10003, 0x44404071, 6, 1, 0x10dd10b0, 0,
 	0, 6, 0x40003, 0x44405071, 0x18, 2, 0x10dd10b0, 0,
@@ -11242,234 +11719,26 @@ static const uint32_t c85_op0_u[] = {
 	0x3c00, 0x3c00, 0x3c00, 0x3c00,
 };
 
-static const cv_op c85_ops[] = {
-	{ 1, "TensorMul", -1, c85_op0_f, 0, c85_op0_w, 0, c85_op0_a, 3, c85_op0_u, 76 },
-};
-
-static const cv_stream c85_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c85_r0[] = {
-	0, 0x24, 0xdf, 0xb8, 0xd9, 0xbd,
-};
-
-static const cv_raw c85_raw[] = {
-	{ c85_r0, 6 },
-};
-
-static const uint8_t c86_in0[] = {
-	0, 4, 0, 0x80, 0xd0, 0xc2, 0, 0, 0x3d, 0xc5, 0x4b, 0xc2, 0x65, 0xc5, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0x61, 0x42, 0x58, 0x44, 0x73, 0x33, 0, 0,
-	0x3a, 0xc4, 0x52, 0xc4, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const cv_io c86_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c86_in0, 48 },
-};
-
-static const uint8_t c86_out0[] = {
-	0, 0, 0, 0, 0xd0, 0xbe, 0x3d, 0xc1, 0x4b, 0xbe, 0x65, 0xc1, 0x61, 0x3e, 0x58, 0x40,
-	0x73, 0x2f, 0x3a, 0xc0, 0x52, 0xc0, 0xff, 0x77,
-};
-
-static const cv_io c86_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c86_out0, 24 },
-};
-
-static const cv_field c86_op0_f[] = {
-	{ "kernel_xy_size", 0x1 },
-	{ "kernel_z_size", 0x2 },
-	{ "kernel_data_type", 0x1 },
-	{ "in_image_x_size", 0x3 },
-	{ "in_image_y_size", 0x2 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x3 },
-	{ "out_image_y_size", 0x2 },
-	{ "out_image_z_size", 0x2 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x18 },
-	{ "out_image_x_stride", 0x6 },
-	{ "out_image_y_stride", 0xc },
-	{ "post_shift", 0x1e },
-	{ "post_shift_bit_5_6", 0x3 },
-};
-
-static const cv_word c86_op0_w[] = {
-	{ 27, 0x00000000 },
-	{ 29, 0x7f800000 },
-	{ 30, 0xff800000 },
-	{ 35, 0x07ffffff },
-};
-
-static const cv_addr c86_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c86_op0_u[] = {
-	0,
-};
-
-static const cv_op c86_ops[] = {
-	{ 6, "TensorMul_SP", -1, c86_op0_f, 16, c86_op0_w, 4, c86_op0_a, 2, c86_op0_u, 0 },
-};
-
-static const cv_stream c86_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c86_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c87_in0[] = {
-	0, 0, 0, 0x80, 0x65, 0xc0, 0, 0, 0xbb, 0x41, 0xe4, 0xc4, 0xf6, 0xc3, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0x22, 0x44, 0x60, 0x3b, 0x94, 0x33, 0, 0,
-	0x1f, 0xb8, 0x9b, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const cv_io c87_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c87_in0, 48 },
-};
-
-static const uint8_t c87_out0[] = {
-	0, 0, 0, 0, 0x65, 0x40, 0xbb, 0xc1, 0xe4, 0x44, 0xf6, 0x43, 0x22, 0xc4, 0x60, 0xbb,
-	0x94, 0xb3, 0x1f, 0x38, 0x9b, 0x46, 0xff, 0xfb,
-};
-
-static const cv_io c87_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c87_out0, 24 },
-};
-
-static const cv_field c87_op0_f[] = {
-	{ "kernel_xy_size", 0x1 },
-	{ "kernel_z_size", 0x2 },
-	{ "kernel_data_type", 0x1 },
-	{ "in_image_x_size", 0x3 },
-	{ "in_image_y_size", 0x2 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x3 },
-	{ "out_image_y_size", 0x2 },
-	{ "out_image_z_size", 0x2 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x18 },
-	{ "out_image_x_stride", 0x6 },
-	{ "out_image_y_stride", 0xc },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-};
-
-static const cv_word c87_op0_w[] = {
-	{ 27, 0x10000000 },
-	{ 29, 0x7f800000 },
-	{ 30, 0xff800000 },
-	{ 35, 0x07ffffff },
-};
-
-static const cv_addr c87_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c87_op0_u[] = {
-	0,
-};
-
-static const cv_op c87_ops[] = {
-	{ 6, "ActivationLayer_SP", -1, c87_op0_f, 16, c87_op0_w, 4, c87_op0_a, 2, c87_op0_u, 0 },
-};
-
-static const cv_stream c87_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c87_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c88_in0[] = {
-	0, 4, 0, 0x80, 0x3b, 0xc7, 0, 0, 0x92, 0x36, 0x8d, 0xc5, 0x54, 9, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xce, 0xc3, 0x84, 0x39, 0x2e, 0x3a, 0, 0,
-	0x63, 0xc4, 0x92, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c88_in1[] = {
-	0, 0x34, 0xd4, 0x41, 0xcb, 0x45, 0xe8, 0xb9, 0x72, 0x3c, 0xea, 0xc7, 0xfe, 0x45, 0xfc, 0x3c,
-	0x20, 0x47, 0x45, 0x46, 0xd2, 0x41, 0, 0x44,
-};
-
-static const cv_io c88_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c88_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c88_in1, 24 },
-};
-
-static const uint8_t c88_out0[] = {
-	0, 0, 0, 0, 0x3c, 0xd1, 0xda, 0xb4, 0x2b, 0xc6, 0x45, 0x95, 0xd9, 0xcd, 0xdf, 0x3a,
-	0x81, 0x45, 0xe0, 0xce, 0xc8, 0xcc, 0xff, 0x7b,
-};
-
-static const cv_io c88_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c88_out0, 24 },
-};
-
-static const cv_field c88_op0_f[] = {
-	{ "kernel_xy_size", 0x1 },
-	{ "kernel_z_size", 0x2 },
-	{ "kernel_data_type", 0x1 },
-	{ "in_image_x_size", 0x3 },
-	{ "in_image_y_size", 0x2 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x3 },
-	{ "out_image_y_size", 0x2 },
-	{ "out_image_z_size", 0x2 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x18 },
-	{ "out_image_x_stride", 0x6 },
-	{ "out_image_y_stride", 0xc },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "kernels_per_core", 0x2 },
-	{ "depthwise", 0x1 },
-};
-
-static const cv_word c88_op0_w[] = {
-	{ 29, 0x477fe000 },
-	{ 30, 0xc77fe000 },
-	{ 32, 0x000c0006 },
-	{ 33, 0x00000001 },
-	{ 35, 0x17ffffff },
-};
-
-static const cv_addr c88_op0_a[] = {
-	{ 1, NULL, 34, 1, 1, 0, 0 },
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c88_op0_u[] = {
-	0,
-};
-
 static const cv_op c88_ops[] = {
-	{ 2, "TensorMul", -1, c88_op0_f, 18, c88_op0_w, 5, c88_op0_a, 3, c88_op0_u, 0 },
+	{ 1, "TensorMul", -1, c88_op0_f, 0, c88_op0_w, 0, c88_op0_a, 3, c88_op0_u, 76 },
 };
 
 static const cv_stream c88_s[] = {
 	{ { 0 }, { 0 } },
 };
 
+static const uint8_t c88_r0[] = {
+	0, 0x24, 0xdf, 0xb8, 0xd9, 0xbd,
+};
+
 static const cv_raw c88_raw[] = {
-	{ NULL, 0 },
+	{ c88_r0, 6 },
 };
 
 static const uint8_t c89_in0[] = {
-	0, 4, 0, 0x80, 0x1e, 0x3e, 0, 0, 0x6b, 0xba, 0x80, 0xb9, 7, 0xc2, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xf9, 0xc1, 0x91, 0xc2, 0xe1, 0x37, 0, 0,
-	0xa4, 0xbe, 0, 0x43, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 4, 0, 0x80, 0xd0, 0xc2, 0, 0, 0x3d, 0xc5, 0x4b, 0xc2, 0x65, 0xc5, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0x61, 0x42, 0x58, 0x44, 0x73, 0x33, 0, 0,
+	0x3a, 0xc4, 0x52, 0xc4, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c89_in[] = {
@@ -11477,8 +11746,8 @@ static const cv_io c89_in[] = {
 };
 
 static const uint8_t c89_out0[] = {
-	0, 4, 0, 0, 0x1e, 0x3e, 0x6b, 0xba, 0x80, 0xb9, 7, 0xc2, 0xf9, 0xc1, 0x91, 0xc2,
-	0xe1, 0x37, 0xa4, 0xbe, 0, 0x43, 0xff, 0x7b,
+	0, 0, 0, 0, 0xd0, 0xbe, 0x3d, 0xc1, 0x4b, 0xbe, 0x65, 0xc1, 0x61, 0x3e, 0x58, 0x40,
+	0x73, 0x2f, 0x3a, 0xc0, 0x52, 0xc0, 0xff, 0x77,
 };
 
 static const cv_io c89_out[] = {
@@ -11500,7 +11769,7 @@ static const cv_field c89_op0_f[] = {
 	{ "in_image_y_stride", 0x18 },
 	{ "out_image_x_stride", 0x6 },
 	{ "out_image_y_stride", 0xc },
-	{ "post_shift", 0x1f },
+	{ "post_shift", 0x1e },
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
@@ -11521,7 +11790,7 @@ static const uint32_t c89_op0_u[] = {
 };
 
 static const cv_op c89_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c89_op0_f, 16, c89_op0_w, 4, c89_op0_a, 2, c89_op0_u, 0 },
+	{ 6, "TensorMul_SP", -1, c89_op0_f, 16, c89_op0_w, 4, c89_op0_a, 2, c89_op0_u, 0 },
 };
 
 static const cv_stream c89_s[] = {
@@ -11529,6 +11798,214 @@ static const cv_stream c89_s[] = {
 };
 
 static const cv_raw c89_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c90_in0[] = {
+	0, 0, 0, 0x80, 0x65, 0xc0, 0, 0, 0xbb, 0x41, 0xe4, 0xc4, 0xf6, 0xc3, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0x22, 0x44, 0x60, 0x3b, 0x94, 0x33, 0, 0,
+	0x1f, 0xb8, 0x9b, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c90_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c90_in0, 48 },
+};
+
+static const uint8_t c90_out0[] = {
+	0, 0, 0, 0, 0x65, 0x40, 0xbb, 0xc1, 0xe4, 0x44, 0xf6, 0x43, 0x22, 0xc4, 0x60, 0xbb,
+	0x94, 0xb3, 0x1f, 0x38, 0x9b, 0x46, 0xff, 0xfb,
+};
+
+static const cv_io c90_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c90_out0, 24 },
+};
+
+static const cv_field c90_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c90_op0_w[] = {
+	{ 27, 0x10000000 },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 35, 0x07ffffff },
+};
+
+static const cv_addr c90_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c90_op0_u[] = {
+	0,
+};
+
+static const cv_op c90_ops[] = {
+	{ 6, "ActivationLayer_SP", -1, c90_op0_f, 16, c90_op0_w, 4, c90_op0_a, 2, c90_op0_u, 0 },
+};
+
+static const cv_stream c90_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c90_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c91_in0[] = {
+	0, 4, 0, 0x80, 0x3b, 0xc7, 0, 0, 0x92, 0x36, 0x8d, 0xc5, 0x54, 9, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xce, 0xc3, 0x84, 0x39, 0x2e, 0x3a, 0, 0,
+	0x63, 0xc4, 0x92, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c91_in1[] = {
+	0, 0x34, 0xd4, 0x41, 0xcb, 0x45, 0xe8, 0xb9, 0x72, 0x3c, 0xea, 0xc7, 0xfe, 0x45, 0xfc, 0x3c,
+	0x20, 0x47, 0x45, 0x46, 0xd2, 0x41, 0, 0x44,
+};
+
+static const cv_io c91_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c91_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c91_in1, 24 },
+};
+
+static const uint8_t c91_out0[] = {
+	0, 0, 0, 0, 0x3c, 0xd1, 0xda, 0xb4, 0x2b, 0xc6, 0x45, 0x95, 0xd9, 0xcd, 0xdf, 0x3a,
+	0x81, 0x45, 0xe0, 0xce, 0xc8, 0xcc, 0xff, 0x7b,
+};
+
+static const cv_io c91_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c91_out0, 24 },
+};
+
+static const cv_field c91_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "kernels_per_core", 0x2 },
+	{ "depthwise", 0x1 },
+};
+
+static const cv_word c91_op0_w[] = {
+	{ 29, 0x477fe000 },
+	{ 30, 0xc77fe000 },
+	{ 32, 0x000c0006 },
+	{ 33, 0x00000001 },
+	{ 35, 0x17ffffff },
+};
+
+static const cv_addr c91_op0_a[] = {
+	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c91_op0_u[] = {
+	0,
+};
+
+static const cv_op c91_ops[] = {
+	{ 2, "TensorMul", -1, c91_op0_f, 18, c91_op0_w, 5, c91_op0_a, 3, c91_op0_u, 0 },
+};
+
+static const cv_stream c91_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c91_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c92_in0[] = {
+	0, 4, 0, 0x80, 0x1e, 0x3e, 0, 0, 0x6b, 0xba, 0x80, 0xb9, 7, 0xc2, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xf9, 0xc1, 0x91, 0xc2, 0xe1, 0x37, 0, 0,
+	0xa4, 0xbe, 0, 0x43, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c92_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c92_in0, 48 },
+};
+
+static const uint8_t c92_out0[] = {
+	0, 4, 0, 0, 0x1e, 0x3e, 0x6b, 0xba, 0x80, 0xb9, 7, 0xc2, 0xf9, 0xc1, 0x91, 0xc2,
+	0xe1, 0x37, 0xa4, 0xbe, 0, 0x43, 0xff, 0x7b,
+};
+
+static const cv_io c92_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c92_out0, 24 },
+};
+
+static const cv_field c92_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c92_op0_w[] = {
+	{ 27, 0x00000000 },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 35, 0x07ffffff },
+};
+
+static const cv_addr c92_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c92_op0_u[] = {
+	0,
+};
+
+static const cv_op c92_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c92_op0_f, 16, c92_op0_w, 4, c92_op0_a, 2, c92_op0_u, 0 },
+};
+
+static const cv_stream c92_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c92_raw[] = {
 	{ NULL, 0 },
 };
 
@@ -11638,171 +12115,180 @@ static const cv_case cv_cases[] = {
 	{ "tp-fully-connected", "TP fully connected layer, 12 inputs 2 bytes apart -> 16 outputs, kernel zero point 128, scale 2^-4 (15-bit mantissa, exponent 127 - shift): two sums are ties (+ and -), two saturate",
 	  "numpy: requant(bias[o] + sum over i of (w[o][i] - zp) x in[i]), exactly (Python fractions), half away from zero",
 	  "", 0x1000003b, 0, c34_in, 1, c34_out, 1, c34_ops, 1, c34_s, 1, c34_raw, 0 },
+	{ "tp-fully-connected-int8", "TP fully connected layer on int8 data (data type code 2, alu_horz_processing 2): 20 inputs -> 70 outputs (the output count field 69 = 5 | 1 << 6), signed codes and inputs, zero points 0, scale 2^-5; two sums ties (+ and -), two saturate (127, -128)",
+	  "numpy: sat_s8(round_half_away((bias[o] + sum over i of w[o][i] x in[i]) / 2^5)) on the signed values, exactly (Python fractions)",
+	  "", 0x1000003b, 0, c35_in, 1, c35_out, 1, c35_ops, 1, c35_s, 1, c35_raw, 0 },
+	{ "tp-fully-connected-int8-horz0", "TP fully connected layer on int8 data (data type code 2, alu_horz_processing 0): 20 inputs -> 70 outputs (the output count field 69 = 5 | 1 << 6), signed codes and inputs, zero points 0, scale 2^-5; alu_horz_processing 0 is the uint8 weights' code: refused",
+	  "doc/cpu-backend.md, TP fully connected layers: alu_horz_processing is the weights' data type (tpfc-field-unsupported)",
+	  "tpfc-field-unsupported", 0x1000003b, 0, c36_in, 1, c36_out, 1, c36_ops, 1, c36_s, 1, c36_raw, 0 },
 	{ "sh-softmax", "SH softmax (Softmax2Layer) over 10 uint8 values -> 10 halves into an FP16 output record, the uniform 0x36048 = 0.35 x log2(e) as a float32; two values equal the maximum",
 	  "numpy: 2^((x - max) x u) / sum in double precision, numpy.float16 (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c35_in, 1, c35_out, 1, c35_ops, 1, c35_s, 0, c35_raw, 0 },
+	  "", 0x1000003b, 0, c37_in, 1, c37_out, 1, c37_ops, 1, c37_s, 0, c37_raw, 0 },
 	{ "sh-softmax-int8", "SH softmax (Softmax2Layer) over 12 int8 values (format word 0x44404130) -> 12 halves, the uniform 0x36048 = 0.2 x log2(e): values from -40 to 30, negative and positive, two at the maximum",
 	  "numpy: 2^((x - max) x u) / sum over the signed values, in 60-digit decimals, numpy.float16 (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c36_in, 1, c36_out, 1, c36_ops, 1, c36_s, 0, c36_raw, 0 },
+	  "", 0x1000003b, 0, c38_in, 1, c38_out, 1, c38_ops, 1, c38_s, 0, c38_raw, 0 },
 	{ "sh-softmax-column-pairs", "SH pair softmax of the 0x10003 files (layer SoftMax2, images 0x444051f0 and 0x44405071 two values wide, one pair a row: rows 2 and 4 bytes apart) over 7 pairs, the uniform 0x36114 = 0.6 x log2(e); one pair equal, one 255 against 0",
 	  "numpy: 2^((x - max) x u) / sum over each pair, in 60-digit decimals, numpy.float16 (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c37_in, 1, c37_out, 1, c37_ops, 1, c37_s, 0, c37_raw, 0 },
+	  "", 0x1000003b, 0, c39_in, 1, c39_out, 1, c39_ops, 1, c39_s, 0, c39_raw, 0 },
 	{ "sh-global-average-pooling", "SH global average pooling (PoolingLayer2, images 0x444051c0): 7 channels of 4x4 (rows of 16 bytes, 20 apart) -> 7 values (2 apart); a = 1, b = 16 x 2 (zero point 2), c = 1 / (16 x 0.5), d = 1: a sum of 4 mod 8 is a tie",
 	  "numpy: numpy.rint((sum x a - b) x c + d) in double precision from the float32 uniforms (to nearest, ties to even: the C library's nearbyint), saturated",
-	  "", 0x1000003b, 0, c38_in, 1, c38_out, 1, c38_ops, 1, c38_s, 0, c38_raw, 0 },
+	  "", 0x1000003b, 0, c40_in, 1, c40_out, 1, c40_ops, 1, c40_s, 0, c40_raw, 0 },
 	{ "sh-tensoradd", "SH TensorAdd of two 5x3x2 images (rows 6, slices 20 bytes apart) into a third (rows 5), a = 0.5, b = 1.5, zero points 30, 128 -> 128 (out = (x0 - zp0) a + (x1 - zp1) b + zpo): ties, saturation at 0 and 255",
 	  "numpy: numpy.rint of the sum in double precision from the float32 uniforms (to nearest, ties to even), saturated",
-	  "", 0x1000003b, 0, c39_in, 2, c39_out, 1, c39_ops, 1, c39_s, 0, c39_raw, 0 },
+	  "", 0x1000003b, 0, c41_in, 2, c41_out, 1, c41_ops, 1, c41_s, 0, c41_raw, 0 },
 	{ "sh-tensoradd-fp16", "SH TensorAdd of two 5x3x2 images (rows 6, slices 20 bytes apart) into a third (rows 5), a = 0.5, b = 0.5, input 1 IEEE halves (format 0x44405071, rows of 2 x width bytes; multiples of 1, +-60000, +-infinity, a NaN), zero points 30, 0 (fp16) -> 128 (out = (x0 - zp0) a + (x1 - zp1) b + zpo): ties, saturation at 0 and 255; a NaN half gives 0",
 	  "numpy: numpy.rint of the sum in double precision from the float32 uniforms (to nearest, ties to even), x1 the numpy.float16 value, saturated",
-	  "", 0x1000003b, 0, c40_in, 2, c40_out, 1, c40_ops, 1, c40_s, 0, c40_raw, 0 },
+	  "", 0x1000003b, 0, c42_in, 2, c42_out, 1, c42_ops, 1, c42_s, 0, c42_raw, 0 },
 	{ "sh-tensoradd-int8", "SH TensorAdd of two int8 5x3x2 images (format word 0x44405130, rows 6, slices 20) in the int8 layout: lane words with the weights (2, 1) and the shift 1 (out = x0 + x1 / 2, yolov8n 0x99's first addition): ties of both signs, saturation at -128 and 127",
 	  "numpy: numpy.rint((2 x0 + x1) / 2) on the signed values (to nearest, ties to even), saturated to -128..127",
-	  "", 0x1000003b, 0, c41_in, 2, c41_out, 1, c41_ops, 1, c41_s, 0, c41_raw, 0 },
+	  "", 0x1000003b, 0, c43_in, 2, c43_out, 1, c43_ops, 1, c43_s, 0, c43_raw, 0 },
 	{ "sh-tensorscale", "SH TensorScale: a 3x2x2 image (rows 3, slices 6) upsampled 2x into 6x4x2 (rows 7, slices 28 bytes: gaps)",
 	  "numpy: numpy.repeat by 2 along x and y (2x nearest neighbour)",
-	  "", 0x1000003b, 0, c42_in, 1, c42_out, 1, c42_ops, 1, c42_s, 0, c42_raw, 0 },
+	  "", 0x1000003b, 0, c44_in, 1, c44_out, 1, c44_ops, 1, c44_s, 0, c44_raw, 0 },
 	{ "sh-tensorscale-int8", "SH TensorScale on int8 images (format word 0x44405130, the uint8 layout otherwise): a 4x3x2 image of negative and positive values upsampled 2x into 8x6x2",
 	  "numpy: numpy.repeat by 2 along x and y of the int8 values, as bytes",
-	  "", 0x1000003b, 0, c43_in, 1, c43_out, 1, c43_ops, 1, c43_s, 0, c43_raw, 0 },
+	  "", 0x1000003b, 0, c45_in, 1, c45_out, 1, c45_ops, 1, c45_s, 0, c45_raw, 0 },
 	{ "sh-max-pooling", "SH max pooling (PoolingLayer2, images 0x444051f0, yolov8n's SPPF layout): 5x5 windows at stride 1 with padding 2 over a 6x5x2 image (rows 6, slices 30) into one of its size (rows 7, slices 35 bytes: gaps)",
 	  "numpy: the maximum over each 5x5 window centred on the pixel, clipped to the image",
-	  "", 0x1000003b, 0, c44_in, 1, c44_out, 1, c44_ops, 1, c44_s, 0, c44_raw, 0 },
+	  "", 0x1000003b, 0, c46_in, 1, c46_out, 1, c46_ops, 1, c46_s, 0, c46_raw, 0 },
 	{ "sh-max-pooling-int8", "SH max pooling on int8 images (format word 0x44405130, yolov8n 0x99's lane words): 5x5 windows at stride 1 with padding 2 over a 6x5x2 image of negative and positive values",
 	  "numpy: the maximum of the int8 values over each 5x5 window centred on the pixel, clipped to the image",
-	  "", 0x1000003b, 0, c45_in, 1, c45_out, 1, c45_ops, 1, c45_s, 0, c45_raw, 0 },
+	  "", 0x1000003b, 0, c47_in, 1, c47_out, 1, c47_ops, 1, c47_s, 0, c47_raw, 0 },
 	{ "sh-conv-fp16", "SH ConvolutionLayer pair on fp16 planes: im2col of a 5x4x2 input (kernel 3x3, stride 2, pad 1 -> 3x2 windows of 18 values, 0 outside) into the VIP SRAM, then the product with 3 kernels of 18 fp16 values (rows 40 bytes apart) plus float32 biases, one output plane of 3x2 per kernel; one sum falls below fp16's normal range",
 	  "numpy: the windows gathered in (channel, ky, kx) order, float32 products summed in that order plus the bias, numpy.float16 (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 1024, c46_in, 1, c46_out, 1, c46_ops, 2, c46_s, 0, c46_raw, 2 },
+	  "", 0x1000003b, 1024, c48_in, 1, c48_out, 1, c48_ops, 2, c48_s, 0, c48_raw, 2 },
 	{ "sh-conv-fp32", "SH ConvolutionLayer pair on float32 planes: im2col of a 5x4x2 input (rows 24 bytes apart: gaps; kernel 3x3, stride 1, pad 1 -> 5x4 windows of 18 values, rows rounded up to 20, 0 outside) into the VIP SRAM, then the product with 3 kernels of 20 float32 values (the last two 0, rows 96 bytes apart) plus float32 biases, one output plane of 5x4 per kernel",
 	  "numpy: the windows gathered in (channel, ky, kx) order, float32 products summed in that order plus the bias, each step rounded to float32",
-	  "", 0x1000003b, 2048, c47_in, 1, c47_out, 1, c47_ops, 2, c47_s, 0, c47_raw, 2 },
+	  "", 0x1000003b, 2048, c49_in, 1, c49_out, 1, c49_ops, 2, c49_s, 0, c49_raw, 2 },
 	{ "sh-dwconv-fp16", "SH DepthwiseConvLayer on fp16 planes: 3 channels of 5x4 (rows 12 bytes apart), kernel 3x3, stride 2, pad 0 -> 3x2 (the last column's and row's windows past the input: 0 there, TFLite's SAME), kernel rows 20 bytes apart, float32 biases",
 	  "numpy: per channel the 3x3 windows, float32 products summed in (ky, kx) order plus the bias, numpy.float16 (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c48_in, 1, c48_out, 1, c48_ops, 1, c48_s, 0, c48_raw, 2 },
+	  "", 0x1000003b, 0, c50_in, 1, c50_out, 1, c50_ops, 1, c50_s, 0, c50_raw, 2 },
 	{ "sh-f32-other-program-relu", "SH ActivationLayer on float32 images in the fp32 shaders' layout (0x44404032), its program not the one read: refused",
 	  "doc/cpu-backend.md, The fp32 shaders: only the two programs read are executed (shader-not-executed)",
-	  "shader-not-executed", 0x1000003b, 0, c49_in, 1, c49_out, 1, c49_ops, 1, c49_s, 0, c49_raw, 0 },
+	  "shader-not-executed", 0x1000003b, 0, c51_in, 1, c51_out, 1, c51_ops, 1, c51_s, 0, c51_raw, 0 },
 	{ "sh-f32-other-program-maxpool", "SH Max Pooling on float32 images in the fp32 shaders' layout (0x32101034), its program not the one read: refused",
 	  "doc/cpu-backend.md, The fp32 shaders: only the two programs read are executed (shader-not-executed)",
-	  "shader-not-executed", 0x1000003b, 0, c50_in, 1, c50_out, 1, c50_ops, 1, c50_s, 0, c50_raw, 0 },
+	  "shader-not-executed", 0x1000003b, 0, c52_in, 1, c52_out, 1, c52_ops, 1, c52_s, 0, c52_raw, 0 },
 	{ "sp-softmax", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier",
 	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c51_in, 1, c51_out, 1, c51_ops, 2, c51_s, 0, c51_raw, 0 },
+	  "", 0x1000003b, 0, c53_in, 1, c53_out, 1, c53_ops, 2, c53_s, 0, c53_raw, 0 },
 	{ "sp-softmax-scale-precision", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier; s = 0.22358753 (0x3e64f421), where s x log2(e) rounded to a float32 would move one half by a unit in its last place",
 	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c52_in, 1, c52_out, 1, c52_ops, 2, c52_s, 0, c52_raw, 0 },
+	  "", 0x1000003b, 0, c54_in, 1, c54_out, 1, c54_ops, 2, c54_s, 0, c54_raw, 0 },
 	{ "sp-mean-x", "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with scale 1, the second writing with scale 2^-fl / n, none passing memory between them): over x of 7x3x1 fp16 (rows 16 bytes apart) into 1x3x1",
 	  "numpy: the exact mean of the halves (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c53_in, 1, c53_out, 1, c53_ops, 2, c53_s, 0, c53_raw, 0 },
+	  "", 0x1000003b, 0, c55_in, 1, c55_out, 1, c55_ops, 2, c55_s, 0, c55_raw, 0 },
 	{ "sp-mean-z", "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with scale 1, the second writing with scale 2^-fl / n, none passing memory between them): over z of 5x1x6 fp16 (rows and slices 12 bytes apart) into 5x1x1",
 	  "numpy: the exact mean of the halves (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c54_in, 1, c54_out, 1, c54_ops, 2, c54_s, 0, c54_raw, 0 },
+	  "", 0x1000003b, 0, c56_in, 1, c56_out, 1, c56_ops, 2, c56_s, 0, c56_raw, 0 },
 	{ "sp-mean-int16", "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with scale 1, the second writing with scale 2^-fl / n, none passing memory between them): over z of 5x1x6 int16 codes of fraction length 11 (the second command's scale 2^-11 / 6) (rows and slices 12 bytes apart) into 5x1x1",
 	  "numpy: the exact mean of the codes times 2^-11 (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c55_in, 1, c55_out, 1, c55_ops, 2, c55_s, 0, c55_raw, 0 },
+	  "", 0x1000003b, 0, c57_in, 1, c57_out, 1, c57_ops, 2, c57_s, 0, c57_raw, 0 },
 	{ "sp-mean-scale-refused", "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with scale 1, the second writing with scale 2^-fl / n, none passing memory between them): over z of 5x1x6 int16 codes of fraction length 11 (the second command's scale 2^-11 / 6) (rows and slices 12 bytes apart) into 5x1x1; the second scale one float32 unit off 2^-11 / 6: refused",
 	  "doc/cpu-backend.md, The SP mean: a scale that is no 2^-fl / n is refused (sp-mean-scale-inconsistent)",
-	  "sp-mean-scale-inconsistent", 0x1000003b, 0, c56_in, 1, c56_out, 1, c56_ops, 2, c56_s, 0, c56_raw, 0 },
+	  "sp-mean-scale-inconsistent", 0x1000003b, 0, c58_in, 1, c58_out, 1, c58_ops, 2, c58_s, 0, c58_raw, 0 },
 	{ "sp-sum-y", "SP sum (layer ReduceSumLayer_SP: two pairs of NN-engine SP operations, each first reading with scale 1, each second writing with scale 1, none passing memory between them): over y of 3x2x1 fp16 (rows 16 bytes apart) into 3x1x1, the second pair's image and sums 6 bytes after the first's: a sum past the largest half, a tie, a subnormal term",
 	  "numpy: the exact sum of the halves (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c57_in, 1, c57_out, 1, c57_ops, 4, c57_s, 0, c57_raw, 0 },
+	  "", 0x1000003b, 0, c59_in, 1, c59_out, 1, c59_ops, 4, c59_s, 0, c59_raw, 0 },
 	{ "sp-mul-y", "SP product (layer TensorMul_SP, two pairs of NN-engine SP operations): 4x2x1 fp16 a (rows 8 bytes apart) times 2 fp16 b, one per row (b along y), twice, the second pair reading the next rows and b values and writing after the first: a product past the largest half, one below the normal range",
 	  "numpy: a x b[y] exactly (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c58_in, 2, c58_out, 1, c58_ops, 4, c58_s, 0, c58_raw, 0 },
+	  "", 0x1000003b, 0, c60_in, 2, c60_out, 1, c60_ops, 4, c60_s, 0, c60_raw, 0 },
 	{ "sp-sub-fp16-int16", "SP subtraction (layer TensorSub_SP, two NN-engine SP operations): 3x4x1 fp16 a (rows 8 bytes apart) minus 3 fp16 b, both scaled by 2^7 (word 27 bit 30: the exponent's eighth bit), into int16 (rows 6 bytes apart): ties, saturation both ways",
 	  "numpy: a x sa - b[x] x sb exactly (Fractions), rounded half away from zero and saturated to int16",
-	  "", 0x1000003b, 0, c59_in, 2, c59_out, 1, c59_ops, 2, c59_s, 0, c59_raw, 0 },
+	  "", 0x1000003b, 0, c61_in, 2, c61_out, 1, c61_ops, 2, c61_s, 0, c61_raw, 0 },
 	{ "sp-sub-int16-fp16", "SP subtraction (layer TensorSub_SP, two NN-engine SP operations): 4x1x3 int16 a (codes at fraction length 11: scale 2^-11; slices 10 bytes apart) minus 4 fp16 b (scale 1) into fp16",
 	  "numpy: a x sa - b[x] x sb exactly (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c60_in, 2, c60_out, 1, c60_ops, 2, c60_s, 0, c60_raw, 0 },
+	  "", 0x1000003b, 0, c62_in, 2, c62_out, 1, c62_ops, 2, c62_s, 0, c62_raw, 0 },
 	{ "tp-fully-connected-in-zp", "TP fully connected layer with in_zp 128 (as the gender network's on 0x7d, 0x88, 0x99): 9 inputs -> 6 outputs, kernel zero point 90, biases stored as added; one sum a tie, one saturates each way",
 	  "numpy: requant(bias[o] + sum over i of (w[o][i] - 90) x (in[i] - 128)), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c61_in, 1, c61_out, 1, c61_ops, 1, c61_s, 1, c61_raw, 0 },
+	  "", 0x1000003b, 0, c63_in, 1, c63_out, 1, c63_ops, 1, c63_s, 1, c63_raw, 0 },
 	{ "nn-conv-0xad", "NN conv 3x3, 3 -> 4 channels, 6x5 -> 6x5 (offsets -1), ReLU, target 0xad (shift = 127 - exponent, as 0xb9/0xbe: the 23-bit mantissa, a right shift of 5 to 12)",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
-	  "", 0xad, 0, c62_in, 1, c62_out, 1, c62_ops, 1, c62_s, 1, c62_raw, 0 },
+	  "", 0xad, 0, c64_in, 1, c64_out, 1, c64_ops, 1, c64_s, 1, c64_raw, 0 },
 	{ "sh-max-pooling-window", "SH max pooling (PoolingLayer2, images 0x444051f0, the 0x7d face-age file's windowed layout): 4x4 windows at stride 4, no padding, over a 14x13x2 image (rows 15, slices 200) into 3x3 (rows 4, slices 13 bytes: gaps); the last column and row of the input lie past every window",
 	  "numpy: the maximum over each 4x4 window at (4x, 4y)",
-	  "", 0x1000003b, 0, c63_in, 1, c63_out, 1, c63_ops, 1, c63_s, 0, c63_raw, 0 },
+	  "", 0x1000003b, 0, c65_in, 1, c65_out, 1, c65_ops, 1, c65_s, 0, c65_raw, 0 },
 	{ "sh-average-pooling-window", "SH average pooling by windows (PoolingLayer2, images 0x444051c0, the 0x7d face-age file's layout: window side and stride in 0x36050, 0x36054, the float32 scale in 0x36028): 4x4 windows at stride 4 over a 14x13x2 image (rows 15, slices 200) into 3x3 (rows 4, slices 13 bytes: gaps), scale 0x3e89d90a (the file's op 70); the last column and row of the input lie past every window, and some sums saturate",
 	  "numpy: the sum of each 4x4 window at (4x, 4y) times the float32 scale in double, rounded to nearest (ties to even), clipped to 0..255",
-	  "", 0x1000003b, 0, c64_in, 1, c64_out, 1, c64_ops, 1, c64_s, 0, c64_raw, 0 },
+	  "", 0x1000003b, 0, c66_in, 1, c66_out, 1, c66_ops, 1, c66_s, 0, c66_raw, 0 },
 	{ "tp-fully-connected-relu", "TP fully connected layer with alu_relu_enable 1 and out_zp 0 (as the face-age files' FullyConnectedReluLayer): 10 inputs -> 12 outputs, kernel zero point 120, scale 2^-3; half the sums negative, one -0.5 and one 0.5",
 	  "numpy: max(0, requant(bias[o] + sum over i of (w[o][i] - 120) x in[i])), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c65_in, 1, c65_out, 1, c65_ops, 1, c65_s, 1, c65_raw, 0 },
+	  "", 0x1000003b, 0, c67_in, 1, c67_out, 1, c67_ops, 1, c67_s, 1, c67_raw, 0 },
 	{ "tp-fully-connected-relu-zp", "the same layer with out_zp 5: whether ReLU clips at 0 or at the zero point is not established, so the plan refuses it before anything runs",
 	  "doc/cpu-backend.md, TP fully connected layers: ReLU only with out_zp 0 (tpfc-field-unsupported)",
-	  "tpfc-field-unsupported", 0x1000003b, 0, c66_in, 1, c66_out, 1, c66_ops, 1, c66_s, 1, c66_raw, 0 },
+	  "tpfc-field-unsupported", 0x1000003b, 0, c68_in, 1, c68_out, 1, c68_ops, 1, c68_s, 1, c68_raw, 0 },
 	{ "nn-prelu-fp16", "NN PReluLayer on fp16: 3 channels of 4x2 (rows 12 bytes apart), a 1x1 depthwise command whose kernel stream (f32-pairs) holds weight 1.0 and a float16 slope per channel (0.25, -0.1875 and a slope rounded to a half) -> 4x2x3 (rows 8 bytes apart): negative values, -0, a product below the normal range",
 	  "numpy: x where x >= 0, else numpy.float16(float32(x) x float32(slope)) (the product of two halves is exact in float32: rounded once, to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c67_in, 1, c67_out, 1, c67_ops, 1, c67_s, 0, c67_raw, 1 },
+	  "", 0x1000003b, 0, c69_in, 1, c69_out, 1, c69_ops, 1, c69_s, 0, c69_raw, 1 },
 	{ "sp-add-fp16", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie",
 	  "numpy: a + b exactly (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c68_in, 2, c68_out, 1, c68_ops, 1, c68_s, 0, c68_raw, 0 },
+	  "", 0x1000003b, 0, c70_in, 2, c70_out, 1, c70_ops, 1, c70_s, 0, c70_raw, 0 },
 	{ "sp-add-fp16-flags", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie; word 27 bits 23-25 and word 28 bits 2-4 7: the same sum",
 	  "numpy: a + b exactly (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c69_in, 2, c69_out, 1, c69_ops, 1, c69_s, 0, c69_raw, 0 },
+	  "", 0x1000003b, 0, c71_in, 2, c71_out, 1, c71_ops, 1, c71_s, 0, c71_raw, 0 },
 	{ "sh-conv-fp16-stride2", "SH ConvolutionLayer pair on fp16 planes: the stride-2 im2col (its constants loaded, no kernel-size words) of a 6x5x3 input (kernel 3x3, stride 2, pad 0 -> 3x3 windows of 27 values, 0 past the input's right and bottom edges) into the VIP SRAM, then the product with 2 kernels of 27 fp16 values in format 0x44404071 plus float32 biases",
 	  "numpy: the windows gathered in (channel, ky, kx) order, float32 products summed in that order plus the bias, numpy.float16 (to nearest, ties to even)",
-	  "", 0x1000003b, 2048, c70_in, 1, c70_out, 1, c70_ops, 2, c70_s, 0, c70_raw, 2 },
+	  "", 0x1000003b, 2048, c72_in, 1, c72_out, 1, c72_ops, 2, c72_s, 0, c72_raw, 2 },
 	{ "nt-transpose-long", "NN TensorTranspose NT of 8200 pixels of 2 fp16 values (an NHWC record, rows of 4 bytes; non-zero at the first and last 128 pixels and every 97th) into 2 planes of 8200 values 65540 bytes apart: in_image_y_size and out_image_x_size 8 with kernel_z_size 1 (8 + 8192), out_image_x_stride 4 with out_image_tile_x_size 1 (4 + 65536)",
 	  "numpy: numpy.transpose(record) into rows at the stride; the bytes between rows 0",
-	  "", 0x1000003b, 0, c71_in, 1, c71_out, 1, c71_ops, 1, c71_s, 0, c71_raw, 0 },
+	  "", 0x1000003b, 0, c73_in, 1, c73_out, 1, c73_ops, 1, c73_s, 0, c73_raw, 0 },
 	{ "sp-add-fp16-flags-refused", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie; word 27 bits 23-25 and word 28 bits 2-4 3: refused",
 	  "doc/cpu-backend.md, fp16 NN-engine operations: those bits, but 0 and 7, are refused (nnf16-field-unsupported)",
-	  "nnf16-field-unsupported", 0x1000003b, 0, c72_in, 2, c72_out, 1, c72_ops, 1, c72_s, 0, c72_raw, 0 },
+	  "nnf16-field-unsupported", 0x1000003b, 0, c74_in, 2, c74_out, 1, c74_ops, 1, c74_s, 0, c74_raw, 0 },
 	{ "sh-dwconv-fp16-small", "SH DepthwiseConvLayer on fp16 planes, the small-image layout (uniform 0x3607c 1, its constants): 3 channels of 4x4 (rows 10 bytes apart), kernel 3x3, stride 1, pad 1 -> 4x4 (windows past every edge: 0 there, TFLite's SAME), kernel rows 20 bytes apart, float32 biases",
 	  "numpy: per channel the 3x3 windows, float32 products summed in (ky, kx) order plus the bias, numpy.float16 (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c73_in, 1, c73_out, 1, c73_ops, 1, c73_s, 0, c73_raw, 2 },
+	  "", 0x1000003b, 0, c75_in, 1, c75_out, 1, c75_ops, 1, c75_s, 0, c75_raw, 2 },
 	{ "nn-lut-sigmoid-fp16", "NN_LUT ActivationLayer on fp16: 8 values through a table whose first tail word is 0x34000000 (sign support, bit 24 clear: entry i at the half ((((i & 511) << 5) + 0x2000) & 0x3fff) + 0x2000, sign bit 9) holding the sigmoid; values of both signs, 0, one past the table's range (20)",
 	  "numpy: numpy.float16(float32(1 / (1 + e^-x))) in float64; the same at p 1 +- 1e-4 (the parameter solved from the table), below the normal range 0",
-	  "", 0x1000003b, 0, c74_in, 1, c74_out, 1, c74_ops, 1, c74_s, 0, c74_raw, 1 },
+	  "", 0x1000003b, 0, c76_in, 1, c76_out, 1, c76_ops, 1, c76_s, 0, c76_raw, 1 },
 	{ "sh-gray-copy", "SH gray pre-processing copy (com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16): a uint8 5x3x2 image (rows 6, slices 20 bytes) into fp16 (rows 12, slices 40 bytes: gaps), x and y ratios 0x8000 and offsets 0 in four coefficient entries, mean 0, scale 1; 0 and 255 among the values",
 	  "numpy: numpy.float16 of each value (0..255 are exact halves)",
-	  "", 0x1000003b, 0, c75_in, 1, c75_out, 1, c75_ops, 1, c75_s, 0, c75_raw, 4 },
+	  "", 0x1000003b, 0, c77_in, 1, c77_out, 1, c77_ops, 1, c77_s, 0, c77_raw, 4 },
 	{ "sh-tensorsub-f16-int8", "SH TensorSub: a 5x3 fp16 image (rows 12 bytes: gaps) minus one half, 127.5, in a coefficient entry, into int8 (rows 6), factors a = 1, b = -1 (out = x a + k b, the mobilefacenet file's): every integer input a tie, fractions, saturation at -128 and 127",
 	  "numpy: numpy.rint(x - 127.5) in float64 of the halves (ties to even), saturated to -128..127",
-	  "", 0x1000003b, 0, c76_in, 1, c76_out, 1, c76_ops, 1, c76_s, 0, c76_raw, 1 },
+	  "", 0x1000003b, 0, c78_in, 1, c78_out, 1, c78_ops, 1, c78_s, 0, c78_raw, 1 },
 	{ "sh-tensormul-int8", "SH TensorMul: a 5x3 int8 image (rows 6) times one int8 value, 127, in a coefficient entry, post-shift 7 (0x407 at 0x3608c, 0x360cc: out = x 127 / 128, the mobilefacenet file's): the ties at 64 and -64, -128 and 127",
 	  "numpy: numpy.rint(x 127 / 128) on the signed values (ties to even), saturated to -128..127",
-	  "", 0xad, 0, c77_in, 1, c77_out, 1, c77_ops, 1, c77_s, 0, c77_raw, 1 },
+	  "", 0xad, 0, c79_in, 1, c79_out, 1, c79_ops, 1, c79_s, 0, c79_raw, 1 },
 	{ "sh-prelu-int8-shift0", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, post-shift 0: saturation at -128 (slope 1.5)",
-	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
-	  "", 0x1000003b, 0, c78_in, 1, c78_out, 1, c78_ops, 1, c78_s, 0, c78_raw, 1 },
+	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), times the multiplier and divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
+	  "", 0x1000003b, 0, c80_in, 1, c80_out, 1, c80_ops, 1, c80_s, 0, c80_raw, 1 },
 	{ "sh-prelu-int8-shift1", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, post-shift 1: ties of both signs (every odd value)",
-	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
-	  "", 0x1000003b, 0, c79_in, 1, c79_out, 1, c79_ops, 1, c79_s, 0, c79_raw, 1 },
-	{ "sh-prelu-lanes-refused", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, post-shift 0: saturation at -128 (slope 1.5); the lane word 0x55555555 at 0x36060 (the layout of two corpus shaders): refused",
-	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
-	  "prelu-uniforms-unknown", 0x1000003b, 0, c80_in, 1, c80_out, 1, c80_ops, 1, c80_s, 0, c80_raw, 1 },
+	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), times the multiplier and divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
+	  "", 0x1000003b, 0, c81_in, 1, c81_out, 1, c81_ops, 1, c81_s, 0, c81_raw, 1 },
+	{ "sh-prelu-int8-mul2", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, the lane layout 0x55555555 (in_fl < out_fl, as two corpus shaders) with the multiplier 2 at 0x360e0: ties of both signs (slope 0.25 on odd values), saturation at 127 and -128",
+	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), times the multiplier and divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
+	  "", 0x1000003b, 0, c82_in, 1, c82_out, 1, c82_ops, 1, c82_s, 0, c82_raw, 1 },
+	{ "sh-prelu-mul-refused", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, the lane layout 0x55555555 (in_fl < out_fl, as two corpus shaders) with the multiplier 3 at 0x360e0, not a power of two: refused",
+	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), times the multiplier and divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
+	  "prelu-uniforms-unknown", 0x1000003b, 0, c83_in, 1, c83_out, 1, c83_ops, 1, c83_s, 0, c83_raw, 1 },
 	{ "nn-lut-fp16-square", "NN_LUT ActivationLayer on fp16: a 4x3x2 image (rows 10 bytes apart, slices 32) through a table of x^2 (tail bits 28 and 24 set: negative inputs, 6 bits interpolated), inputs in [-6, 6], values just below 2 (the next entry is entry 0), -0, 300 (past the largest half) -> 4x3x2 (rows 8 bytes apart)",
 	  "numpy: the entry of the input's top bits plus (next entry - entry) x the remaining bits / 2^6 (2^5), in Python fractions, rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c81_in, 1, c81_out, 1, c81_ops, 1, c81_s, 0, c81_raw, 1 },
+	  "", 0x1000003b, 0, c84_in, 1, c84_out, 1, c84_ops, 1, c84_s, 0, c84_raw, 1 },
 	{ "nn-lut-fp16-rsqrt", "NN_LUT ActivationLayer on fp16: a 4x3x2 image (rows 10 bytes apart, slices 32) through a table of 1 / sqrt(x) (tail bit 28 clear: 5 bits interpolated), inputs in (0, 40], +0 and a subnormal (the maker's reading of exponent 0), a negative input (its magnitude's value negated) -> 4x3x2 (rows 8 bytes apart)",
 	  "numpy: the entry of the input's top bits plus (next entry - entry) x the remaining bits / 2^6 (2^5), in Python fractions, rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c82_in, 1, c82_out, 1, c82_ops, 1, c82_s, 0, c82_raw, 1 },
+	  "", 0x1000003b, 0, c85_in, 1, c85_out, 1, c85_ops, 1, c85_s, 0, c85_raw, 1 },
 	{ "sh-mul-fp16", "SH TensorMul on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 1x4x2 x a 3x1x1 constant (COEF_DATA_TABLE) -> 3x4x2, both broadcast",
 	  "numpy: the exact product of the halves (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c83_in, 1, c83_out, 1, c83_ops, 1, c83_s, 0, c83_raw, 1 },
+	  "", 0x1000003b, 0, c86_in, 1, c86_out, 1, c86_ops, 1, c86_s, 0, c86_raw, 1 },
 	{ "sh-div-fp16", "SH TensorDiv on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 5x2x1 (rows 16 bytes apart) / a 1x1x1 input (broadcast): a quotient below the normal range",
 	  "numpy: the exact quotient of the halves (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c84_in, 2, c84_out, 1, c84_ops, 1, c84_s, 0, c84_raw, 0 },
+	  "", 0x1000003b, 0, c87_in, 2, c87_out, 1, c87_ops, 1, c87_s, 0, c87_raw, 0 },
 	{ "sh-mul-fp16-refused", "SH TensorMul on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 1x4x2 x a 3x1x1 constant (COEF_DATA_TABLE) -> 3x4x2, both broadcast; uniform 0x360e0 2.0 instead of 1.0: refused",
 	  "doc/cpu-backend.md, The fp16 TensorMul and TensorDiv shaders: another uniform value is refused (shf16-uniforms-unknown)",
-	  "shf16-uniforms-unknown", 0x1000003b, 0, c85_in, 1, c85_out, 1, c85_ops, 1, c85_s, 0, c85_raw, 1 },
+	  "shf16-uniforms-unknown", 0x1000003b, 0, c88_in, 1, c88_out, 1, c88_ops, 1, c88_s, 0, c88_raw, 1 },
 	{ "nn-f16-scale", "SP TensorMul_SP on fp16, one operation of scale 0.5 (post_shift 30 | 3 << 5): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): a result below the normal range, -0",
 	  "numpy: the exact x / 2 (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c86_in, 1, c86_out, 1, c86_ops, 1, c86_s, 0, c86_raw, 0 },
+	  "", 0x1000003b, 0, c89_in, 1, c89_out, 1, c89_ops, 1, c89_s, 0, c89_raw, 0 },
 	{ "nn-f16-negate", "SP ActivationLayer_SP on fp16, one operation, word 27 bit 28 (the negation), scale 1: a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): +0 and -0, the largest half",
 	  "numpy: the exact -x (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c87_in, 1, c87_out, 1, c87_ops, 1, c87_s, 0, c87_raw, 0 },
+	  "", 0x1000003b, 0, c90_in, 1, c90_out, 1, c90_ops, 1, c90_s, 0, c90_raw, 0 },
 	{ "nn-f16-mul", "NN TensorMul on fp16, a 1x1 depthwise command with no kernel reference times b of the same shape (word 34, rows 6 bytes apart: word 32), bounds +-65504 (words 29, 30): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): a product past the largest half (65504), one below the normal range",
 	  "numpy: the exact a x b (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0, past the largest half +-65504",
-	  "", 0x1000003b, 0, c88_in, 2, c88_out, 1, c88_ops, 1, c88_s, 0, c88_raw, 0 },
+	  "", 0x1000003b, 0, c91_in, 2, c91_out, 1, c91_ops, 1, c91_s, 0, c91_raw, 0 },
 	{ "nn-f16-add0", "SP TensorAdd_SP on fp16, one operation with no second image (words 23, 34 0), scale 1: a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): -0, the largest half, the smallest normal half",
 	  "numpy: the exact x (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c89_in, 1, c89_out, 1, c89_ops, 1, c89_s, 0, c89_raw, 0 },
+	  "", 0x1000003b, 0, c92_in, 1, c92_out, 1, c92_ops, 1, c92_s, 0, c92_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

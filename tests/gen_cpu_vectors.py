@@ -1227,18 +1227,25 @@ def tpfc_acc(w, x, w_zp, in_zp):
     return [int((w[o].astype(np.int64) - w_zp) @ (np.asarray(x).astype(np.int64) - in_zp)) for o in range(len(w))]
 
 
-def tpfc_layer(c, w, bias, w_zp, in_zp, out_zp, shift, step, map_seed):
+def tpfc_layer(c, w, bias, w_zp, in_zp, out_zp, shift, step, map_seed, dtype=0, horz=None):
     """A TP fully connected layer over w's inputs (`step` bytes apart,
     from input 0) into output 0, its stream biases stored as added; the
-    expected bytes: requant(bias + sum), the scale 2^-shift."""
+    expected bytes: requant(bias + sum), the scale 2^-shift.  dtype: the
+    TP data type code of input and output (0 uint8, 2 int8, w's codes then
+    two's complement); alu_horz_processing the weights' type (dtype unless
+    horz), the output count minus one in alu_horz_proc_count |
+    alu_vert_proc_count << 6 (the vendor's fully connected commands)."""
     nout, nin = w.shape
-    s = c.add_stream({"out": nout, "kz": nin, "ky": 1, "kx": 1, "zp": w_zp, "in_zp": in_zp, "w": w.ravel(),
-                      "bias": bias, "cores": 1, "superblocks": 1, "depthwise": 0, "plane": 1, "seed": 0},
+    s = c.add_stream({"out": nout, "kz": nin, "ky": 1, "kx": 1, "zp": w_zp, "in_zp": in_zp,
+                      "w": np.asarray(w).ravel() & 0xFF, "bias": bias, "cores": 1, "superblocks": 1,
+                      "depthwise": 0, "plane": 1, "seed": 0},
                      {"format": CE_TPFC, "zrl": 1, "avg_bias": 171, "map_seed": map_seed})
     op = tp_op(c, "FullyConnectedReluLayer", 1, 1, nin, 1, step, (0, 0, 0, 0), (1, 1, 1, 1),
                [(1, 0), (1, 0), (1, 0), (1, 0), (nout, 1), (1, 0)], zp=in_zp,
                extra=[("in_tile_sequence", 3), ("coef_zp", w_zp), ("out_zp", out_zp),
-                      ("alu_output_postshift", shift)])
+                      ("alu_output_postshift", shift), ("in_image_data_type", dtype),
+                      ("out_image_data_type", dtype), ("alu_horz_processing", dtype if horz is None else horz),
+                      ("alu_horz_proc_count", (nout - 1) & 63), ("alu_vert_proc_count", (nout - 1) >> 6)])
     field_addr(op, "alu_load_pwl_lut_address", MISC_DYNA_GENERIC, s, 0)
 
 
@@ -1265,6 +1272,37 @@ def tpfc_case():
     out = tpfc_out(acc, bias, 100, 4)
     assert out[0] == 106 and out[1] == 96 and out[2] == 255 and out[3] == 0
     c.add_output(out, [16])
+    return c
+
+
+def tpfc_s8_case(horz=2):
+    """An int8 TP fully connected layer (mobilefacenet's on 0xad: every zero
+    point 0, alu_horz_processing 2); with horz 0 refused."""
+    executed = horz == 2
+    c = Case("tp-fully-connected-int8" if executed else "tp-fully-connected-int8-horz0",
+             "TP fully connected layer on int8 data (data type code 2, alu_horz_processing %d): 20 inputs -> 70 "
+             "outputs (the output count field 69 = 5 | 1 << 6), signed codes and inputs, zero points 0, scale "
+             "2^-5; %s" % (horz, "two sums ties (+ and -), two saturate (127, -128)" if executed else
+                           "alu_horz_processing 0 is the uint8 weights' code: refused"),
+             "numpy: sat_s8(round_half_away((bias[o] + sum over i of w[o][i] x in[i]) / 2^5)) on the signed "
+             "values, exactly (Python fractions)" if executed else
+             "doc/cpu-backend.md, TP fully connected layers: alu_horz_processing is the weights' data type "
+             "(tpfc-field-unsupported)")
+    rs = np.random.RandomState(28)
+    x = rs.randint(-128, 128, 20)
+    w = rs.randint(-128, 128, (70, 20))
+    acc = tpfc_acc(w, x, 0, 0)
+    bias = rs.randint(-5000, 5000, 70)
+    bias[0] = -acc[0] + 32 * 9 + 16      # 9.5 -> 10
+    bias[1] = -acc[1] - 32 * 4 - 16      # -4.5 -> -5
+    bias[2], bias[3] = 300000, -300000
+    c.add_input(s8_bytes(x), [20])
+    tpfc_layer(c, w, bias, 0, 0, 0, 5, 1, 9, dtype=2, horz=horz)
+    out = [sat_s8(round_half_away((int(b) + a) * Fraction(1, 32))) for a, b in zip(acc, bias)]
+    assert out[:4] == [10, -5, 127, -128] and sum(v < 0 for v in out) > 10 and sum(v > 0 for v in out) > 10
+    if not executed:
+        c.refused = "tpfc-field-unsupported"
+    c.add_output(s8_bytes(out) if executed else np.zeros(70, np.uint8), [70])
     return c
 
 
@@ -2723,7 +2761,8 @@ def all_cases():
     return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1), nn_tile_case(2),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
             tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() +
-            [tp_f16_case(), lut_case(), lut_swapped_case(), tp_int8_case(), tp_u8_scaled_case(), tpfc_case()] +
+            [tp_f16_case(), lut_case(), lut_swapped_case(), tp_int8_case(), tp_u8_scaled_case(), tpfc_case(),
+             tpfc_s8_case(), tpfc_s8_case(0)] +
             [softmax_case(), softmax_int8_case(), softmax_column_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
              shconv_case(), shconv_f32_case(), shdw16_case(),
@@ -2735,7 +2774,7 @@ def all_cases():
             [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case(), shavg_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(7)] +
             [shconv_s2_case(), nt_long_case(), sp_add_case(3), shdw16_small_case(), nn_lut_sigmoid_case()] +
             [gray_case(), tensorsub_case(), tensormul_case(), prelu_case(0), prelu_case(1),
-             prelu_case(0, 0x55555555)] +
+             prelu_case(0, 2), prelu_case(0, 3)] +
             [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)] +
             [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")])
 
@@ -2842,44 +2881,67 @@ def tensormul_case():
     return c
 
 
-def prelu_case(shift, lanes=0x77777777):
+# The in_fl < out_fl layout of ovxlib's PReLU initializer (mobilefacenet's
+# ops 25 and 29): lane words 0x36060-0x360dc, then uniMergeMultiplier_2x8
+# at 0x360f0 (the multiplier itself at 0x360e0).
+PRELU_MUL_LANES = ([0x55555555, 0x44444444, 0x33221100, 0x77665544, 0, 0x01010101, 0x01010101, 0] + [0] * 8 +
+                   [0x55555555, 0x44444444, 0xBBAA9988, 0xFFEEDDCC, 0, 0x01010101, 0x01010101, 0] + [0] * 8)
+PRELU_MERGE_MUL = [0x11, 0x10, 0, 0, 0x21, 0, 0, 0x400, 0, 1, 0, 0, 0, 0, 0, 0]
+
+
+def prelu_case(shift, mul=1):
+    """PReLU in the in_fl >= out_fl layout (post-shift shift) or, mul > 1,
+    the in_fl < out_fl one (multiplier mul; a mul not a power of two is
+    refused)."""
     alpha = np.array([0.25, -0.5, 1.5, 0.1], np.float16)
-    cid = "sh-prelu-int8-shift%d" % shift if lanes == 0x77777777 else "sh-prelu-lanes-refused"
+    executed = mul == 1 or (mul & (mul - 1)) == 0
+    cid = ("sh-prelu-int8-shift%d" % shift if mul == 1 else
+           "sh-prelu-int8-mul%d" % mul if executed else "sh-prelu-mul-refused")
+    what = ("post-shift %d%s" % (shift, ": ties of both signs (every odd value)" if shift else
+                                 ": saturation at -128 (slope 1.5)") if mul == 1 else
+            "the lane layout 0x55555555 (in_fl < out_fl, as two corpus shaders) with the multiplier %d at "
+            "0x360e0%s" % (mul, ": ties of both signs (slope 0.25 on odd values), saturation at 127 and -128"
+                           if executed else ", not a power of two: refused"))
     c = Case(cid, "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 "
-             "channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, "
-             "post-shift %d%s" % (shift, ": ties of both signs (every odd value)" if shift else
-                                  ": saturation at -128 (slope 1.5)") +
-             ("" if lanes == 0x77777777 else "; the lane word 0x55555555 at 0x36060 (the layout of two "
-                                             "corpus shaders): refused"),
-             "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), divided by 2^s, "
-             "numpy.rint (ties to even), saturated to -128..127")
-    rs = np.random.RandomState(54 + shift)
+             "channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, " + what,
+             "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), times the multiplier "
+             "and divided by 2^s, numpy.rint (ties to even), saturated to -128..127")
+    rs = np.random.RandomState(54 + shift + 10 * (mul > 1))
     x = rs.randint(-128, 128, (4, 7))
     x[0, :3], x[2, :2] = (-128, 127, 3), (-128, -100)
+    if mul > 1:
+        x[0, 3:7], x[1, :2] = (-3, 5, -7, 64), (-9, 80)
     rec = np.zeros(32, np.int64)
     place(rec, x[None], 0, 8, 32)
     c.add_input(s8_bytes(rec), [32])
     k = c.add_raw(f16_bytes(alpha))
-    words = [lanes, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000 | shift] + [0] * 8
     u = {}
     put(u, 1, image_words(8, 7, 4, FMT_S8_PRELU, 32, 1))
     put(u, 9, image_words(8, 4, 1, FMT_F16, 8, 1))
     put(u, 17, image_words(8, 7, 4, FMT_S8_PRELU, 32, 1))
-    put(u, 24, words)
-    put(u, 40, [0x77777777, 0x44444444, 0xBBAA9988, 0xFFEEDDCC, 0, 0, 0, 0x4000 | shift] + [0] * 8)
-    if lanes != 0x77777777:
-        u[56] = 2
+    if mul == 1:
+        put(u, 24, [0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000 | shift] + [0] * 8)
+        put(u, 40, [0x77777777, 0x44444444, 0xBBAA9988, 0xFFEEDDCC, 0, 0, 0, 0x4000 | shift] + [0] * 8)
+    else:
+        put(u, 24, PRELU_MUL_LANES)
+        u[56] = mul
+        put(u, 60, PRELU_MERGE_MUL)
+    if not executed:
         c.refused = "prelu-uniforms-unknown"
     sh_op(c, "PReluLayer", u, [(0, (INPUT, 0, 0)), (8, (MISC_DYNA_GENERIC, k, 0)), (16, (OUTPUT, 0, 0))])
     a = alpha.astype(np.float64)[:, None]
-    v = np.clip(np.rint(np.where(x >= 0, x, x * a) / 2.0 ** shift), -128, 127).astype(np.int64)
-    if shift:
+    v = np.clip(np.rint(np.where(x >= 0, x, x * a) * mul / 2.0 ** shift), -128, 127).astype(np.int64)
+    if mul > 1 and executed:
+        # -3 x 0.25 x 2 = -1.5 -> -2, -7 -> -3.5 -> -4, 5 -> 10, 64 -> 127, -9 x -0.5 x 2 = 9, 80 -> 127
+        assert list(v[0, 3:7]) == [-2, 10, -4, 127] and list(v[1, :2]) == [9, 127] and v[2, 0] == -128
+        assert v[0, 1] == 127 and v[0, 0] == -64
+    elif shift:
         assert v[0, 2] == 2 and v[0, 1] == 64 and ((x[:, :] % 2 == 1) & (x >= 0)).sum() > 3
-    else:
+    elif mul == 1:
         assert v[2, 0] == -128 and v[2, 1] == -128 and v[0, 0] == -32
     out = np.zeros(32, np.int64)
     place(out, v[None], 0, 8, 32)
-    c.add_output(s8_bytes(out) if lanes == 0x77777777 else np.zeros(32, np.uint8), [32])
+    c.add_output(s8_bytes(out) if executed else np.zeros(32, np.uint8), [32])
     return c
 
 

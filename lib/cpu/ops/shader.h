@@ -98,8 +98,8 @@ typedef struct cpu_ref {
 	 * x values a row.  GRAY: uint8 into fp16, v itself.  SUBC: fp16 into
 	 * int8, v x elt.a + cst.k x elt.b (cst.k the constant half).  MULC:
 	 * int8 into int8, v x cst.c / 2^cst.shift.  PRELU: int8 into int8,
-	 * (v >= 0 ? v : v x alpha[y]) / 2^cst.shift, alpha the y halves at
-	 * codes.  Each rounded half to even and saturated (int8). */
+	 * (v >= 0 ? v : v x alpha[y]) x cst.c / 2^cst.shift, alpha the y
+	 * halves at codes.  Each rounded half to even and saturated (int8). */
 	struct {
 		float k;
 		int32_t c;

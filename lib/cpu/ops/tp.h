@@ -59,6 +59,7 @@ typedef struct cpu_tpfc {
 	uint64_t out_base;              /* output o at out_base + o */
 	const uint8_t *codes;           /* [nout][nin] */
 	const int32_t *bias;
+	int s8;                         /* int8 input, weights and output (zero points 0) */
 } cpu_tpfc;
 
 /* A TP command field and the one value an executed rule was established
