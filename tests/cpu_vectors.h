@@ -782,6 +782,99 @@ static const cv_raw c6_raw[] = {
 };
 
 static const uint8_t c7_in0[] = {
+	0xc3, 0x54, 0xf1, 0x69, 0x85, 0xda, 0x88, 0x53, 0x68, 0xbf, 0x30, 0x6d, 0x55, 0x3c, 0xb1, 0x73,
+	0xca, 0x9b, 0x6c, 0xd, 0x89, 0x3d, 0x8f, 0x5d, 0x62, 0x3b, 0x12, 0xe, 0x66, 0x5d, 0xb8, 9,
+	0x33, 0xc4, 0xb5, 0x35, 0x47, 0x3b, 0xaa, 0x69, 0x9a, 0x42, 0x66, 9, 0xe5, 0x7d, 0xee, 0x51,
+	0x6b, 0xf, 0xdc, 0x5b, 0xeb, 0x3f, 0x56, 0x1f, 0x14, 0xad, 0x15, 0xc8, 0xdc, 0x1c, 0xdf, 0x2f,
+	0x8a, 0x40, 0x87, 0xad, 2, 0xa6, 0xc7, 0xdf, 0x24, 0x7b, 0x78, 0xd9, 0xbc, 0x66, 0x5b, 0xc4,
+	0x25, 0x6b, 0xc2, 0xd2, 0x26, 0x36, 0xd6, 0xa7, 0x7a, 0x2e, 0x69, 0x86, 0x5f, 0xa0, 0x49, 0xe2,
+	7, 0x7e, 0x89, 0xe2, 0xe6, 0xaa, 0x13, 0x3b, 0x30, 0x89, 0x10, 0x70, 0xce, 0x76, 0xf9, 0xb7,
+	0xf4, 0xb7, 0x69, 0x14, 0xf8, 0x62, 0xd7, 0xe2,
+};
+
+static const cv_io c7_in[] = {
+	{ { 120, 1, 1, 1 }, 1, 2, c7_in0, 120 },
+};
+
+static const uint8_t c7_out0[] = {
+	0x90, 0xc1, 0xdf, 0x97, 0xc0, 0x94, 0x90, 0x8e, 0x87, 0x89, 0xb6, 0xb8, 0xaa, 0xbe, 0xb5, 0xb9,
+	0xa8, 0xbf, 0xbc, 0x95, 0x77, 0xb6, 0xf6, 0xf5,
+};
+
+static const cv_io c7_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 2, c7_out0, 24 },
+};
+
+static const cv_field c7_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "kernels_per_core", 0x2 },
+	{ "pooling", 0x1 },
+	{ "in_image_x_size", 0x6 },
+	{ "in_image_y_size", 0x5 },
+	{ "in_image_x_offset", 0x0 },
+	{ "in_image_x_offset_bit_3", 0x0 },
+	{ "in_image_y_offset", 0x0 },
+	{ "in_image_y_offset_bit_3", 0x0 },
+	{ "relu", 0x0 },
+	{ "out_image_x_size", 0x6 },
+	{ "out_image_y_size", 0x5 },
+	{ "out_image_z_size", 0x4 },
+	{ "rounding_mode", 0x1 },
+	{ "in_image_border_const", 0x7f },
+	{ "in_image_x_stride", 0x6 },
+	{ "in_image_y_stride", 0x1e },
+	{ "out_image_x_stride", 0x3 },
+	{ "out_image_y_stride", 0x6 },
+	{ "coef_zero_point", 0x78 },
+	{ "out_zero_point", 0x7f },
+	{ "depthwise", 0x1 },
+	{ "layer_type", 0x0 },
+	{ "kernel_y_size", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x1e },
+	{ "post_multiplier_7_to_14", 0x56 },
+	{ "post_shift", 0x17 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier_15_to_22", 0x34 },
+};
+
+static const cv_word c7_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c7_op0_a[] = {
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c7_op0_u[] = {
+	0,
+};
+
+static const cv_op c7_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 0, c7_op0_f, 31, c7_op0_w, 0, c7_op0_a, 3, c7_op0_u, 0 },
+};
+
+static const uint8_t c7_s0_w[] = {
+	0x98, 6, 0xff, 0x9c, 0x85, 0x42, 0x93, 0xe3, 0x4b, 0xb, 0xae, 0xdc,
+};
+
+static const int32_t c7_s0_b[] = {
+	1023, 982, 1775, -2089,
+};
+
+static const cv_stream c7_s[] = {
+	{ { .out = 4, .kz = 1, .ky = 3, .kx = 1, .zp = 120, .in_zp = 127, .w = c7_s0_w, .bias = c7_s0_b, .cores = 2, .superblocks = 1, .depthwise = 1, .plane = 30, .seed = 0 },
+	  { .format = 2, .zrl = 1, .map_seed = 1 } },
+};
+
+static const cv_raw c7_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c8_in0[] = {
 	6, 0xb, 4, 0xf6, 0xb, 0xfa, 0xff, 0xfe, 2, 0xfa, 6, 6, 5, 0xff, 0xb, 0xff,
 	5, 0xfe, 5, 8, 0xff, 0, 0xff, 0xa, 0xf7, 0xf7, 6, 0xff, 0xc, 0xfb, 3, 0xc,
 	0xf5, 0xfe, 0xff, 0xff, 0xff, 0xff, 8, 0xff, 3, 0xc, 8, 5, 0xff, 0xf5, 0xf5, 5,
@@ -792,11 +885,11 @@ static const uint8_t c7_in0[] = {
 	0xff, 0xff,
 };
 
-static const cv_io c7_in[] = {
-	{ { 114, 1, 1, 1 }, 1, 2, c7_in0, 114 },
+static const cv_io c8_in[] = {
+	{ { 114, 1, 1, 1 }, 1, 2, c8_in0, 114 },
 };
 
-static const uint8_t c7_out0[] = {
+static const uint8_t c8_out0[] = {
 	0xe2, 0xd0, 2, 0x20, 0x3c, 0x1d, 0xe0, 0x28, 0x51, 0x23, 0x1e, 7, 0xdd, 0xa, 0xdd, 0xe6,
 	0xed, 0xa, 0xe0, 0x2b, 0xe7, 0xd3, 0xef, 0x1b, 0xfc, 0x26, 0xc9, 0x17, 0xd4, 0xea, 0x38, 0xfa,
 	0xd9, 0xf5, 0x17, 0xf7, 0xec, 9, 0xa, 0x22, 0x2d, 0xfd, 0xdd, 0xfd, 0x11, 0xe, 0x10, 0xec,
@@ -809,11 +902,11 @@ static const uint8_t c7_out0[] = {
 	0xd2, 0x52, 0xfc, 0xd1, 4, 0xed,
 };
 
-static const cv_io c7_out[] = {
-	{ { 150, 1, 1, 1 }, 1, 2, c7_out0, 150 },
+static const cv_io c8_out[] = {
+	{ { 150, 1, 1, 1 }, 1, 2, c8_out0, 150 },
 };
 
-static const cv_field c7_op0_f[] = {
+static const cv_field c8_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x2 },
@@ -848,25 +941,25 @@ static const cv_field c7_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x0 },
 };
 
-static const cv_word c7_op0_w[] = {
+static const cv_word c8_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c7_op0_a[] = {
+static const cv_addr c8_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c7_op0_u[] = {
+static const uint32_t c8_op0_u[] = {
 	0,
 };
 
-static const cv_op c7_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c7_op0_f, 32, c7_op0_w, 0, c7_op0_a, 3, c7_op0_u, 0 },
+static const cv_op c8_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c8_op0_f, 32, c8_op0_w, 0, c8_op0_a, 3, c8_op0_u, 0 },
 };
 
-static const uint8_t c7_s0_w[] = {
+static const uint8_t c8_s0_w[] = {
 	3, 0, 0xff, 2, 1, 0, 0, 0xff, 3, 3, 0, 3, 0xff, 2, 2, 1,
 	3, 3, 0xfd, 1, 0, 0xfe, 0xff, 0xfd, 3, 3, 0xfe, 3, 3, 1, 0xfd, 0,
 	0, 1, 0, 2, 0xff, 0xff, 3, 0xff, 3, 0, 2, 0xfe, 0xfe, 3, 0, 0,
@@ -878,20 +971,20 @@ static const uint8_t c7_s0_w[] = {
 	0, 1, 3, 0xfe, 2, 0xfd, 2,
 };
 
-static const int32_t c7_s0_b[] = {
+static const int32_t c8_s0_b[] = {
 	5, -7, 180, -180, 0,
 };
 
-static const cv_stream c7_s[] = {
-	{ { .out = 5, .kz = 3, .ky = 3, .kx = 3, .zp = 0, .in_zp = 0, .w = c7_s0_w, .bias = c7_s0_b, .cores = 2, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 5, .int8 = 1 },
+static const cv_stream c8_s[] = {
+	{ { .out = 5, .kz = 3, .ky = 3, .kx = 3, .zp = 0, .in_zp = 0, .w = c8_s0_w, .bias = c8_s0_b, .cores = 2, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 5, .int8 = 1 },
 	  { .format = 3, .order = 2, .zrl = 1, .avg_bias = 12, .map_seed = 5 } },
 };
 
-static const cv_raw c7_raw[] = {
+static const cv_raw c8_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c8_in0[] = {
+static const uint8_t c9_in0[] = {
 	0x57, 0xab, 5, 0xb6, 0xfc, 0x3e, 0xd8, 0x13, 0x7c, 0xc7, 0x7e, 0xd9, 0x83, 0x65, 0x6a, 0x89,
 	0x84, 0xb, 0x51, 0x83, 0xc1, 0x22, 0xa3, 0x98, 0xaa, 0xd2, 0xa, 0x54, 0x32, 0xe4, 0xe4, 0x39,
 	0x45, 0x79, 0x26, 0xcd, 0x8b, 0xbe, 0xb, 0xf8, 0x5a, 0x1d, 0xb4, 0x5d, 0xda, 0x6f, 0xc0, 0xb,
@@ -903,21 +996,21 @@ static const uint8_t c8_in0[] = {
 	0xd2, 0xd1, 0xf7, 0xdf, 0xd2, 0x20, 0xfd, 0x44, 0x80, 0xc7, 0x40, 0xf0,
 };
 
-static const cv_io c8_in[] = {
-	{ { 140, 1, 1, 1 }, 1, 2, c8_in0, 140 },
+static const cv_io c9_in[] = {
+	{ { 140, 1, 1, 1 }, 1, 2, c9_in0, 140 },
 };
 
-static const uint8_t c8_out0[] = {
+static const uint8_t c9_out0[] = {
 	0x14, 0, 0x1c, 0, 0xf, 0x17, 0x44, 0x24, 0x16, 0x1c, 8, 0x2a, 4, 0x1b, 0x1e, 0x4c,
 	0x27, 0x2a, 0xd, 0x18, 0x23, 0x33, 0x26, 0xa, 0x27, 0x15, 0x17, 0x15, 0xe, 0x20, 0x24, 0x12,
 	0x23, 0x33, 0, 0xb,
 };
 
-static const cv_io c8_out[] = {
-	{ { 36, 1, 1, 1 }, 1, 2, c8_out0, 36 },
+static const cv_io c9_out[] = {
+	{ { 36, 1, 1, 1 }, 1, 2, c9_out0, 36 },
 };
 
-static const cv_field c8_op0_f[] = {
+static const cv_field c9_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x4 },
 	{ "kernels_per_core", 0x3 },
@@ -952,25 +1045,25 @@ static const cv_field c8_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x0 },
 };
 
-static const cv_word c8_op0_w[] = {
+static const cv_word c9_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c8_op0_a[] = {
+static const cv_addr c9_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c8_op0_u[] = {
+static const uint32_t c9_op0_u[] = {
 	0,
 };
 
-static const cv_op c8_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c8_op0_f, 32, c8_op0_w, 0, c8_op0_a, 3, c8_op0_u, 0 },
+static const cv_op c9_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c9_op0_f, 32, c9_op0_w, 0, c9_op0_a, 3, c9_op0_u, 0 },
 };
 
-static const uint8_t c8_s0_w[] = {
+static const uint8_t c9_s0_w[] = {
 	0xfa, 0xde, 0x63, 0xd2, 0x54, 0x48, 0x42, 0x25, 8, 0x3b, 0x3c, 0xce, 0x5c, 0x59, 0x3e, 0xd2,
 	0xb1, 0x30, 0xab, 0xd3, 0xc6, 0xc5, 0xbf, 0x5e, 0xe1, 0x86, 0xf, 0xb0, 0xeb, 0x81, 0xaf, 0,
 	0x3f, 0x5d, 0xa4, 0xbb, 0xe9, 0xbe, 0xb0, 0xb5, 0x78, 0xe6, 0x13, 0x9e, 0x87, 0x2d, 0xa9, 0xa6,
@@ -987,20 +1080,20 @@ static const uint8_t c8_s0_w[] = {
 	0xf0, 0x7d, 0x19, 0x19, 0x4f, 0x5c, 0xd1, 0xf2,
 };
 
-static const int32_t c8_s0_b[] = {
+static const int32_t c9_s0_b[] = {
 	-544, -461, 1074, -1772, -2979, -1816,
 };
 
-static const cv_stream c8_s[] = {
-	{ { .out = 6, .kz = 4, .ky = 3, .kx = 3, .zp = 0, .in_zp = 0, .w = c8_s0_w, .bias = c8_s0_b, .cores = 2, .superblocks = 1, .depthwise = 0, .plane = 35, .seed = 0, .int8 = 1 },
+static const cv_stream c9_s[] = {
+	{ { .out = 6, .kz = 4, .ky = 3, .kx = 3, .zp = 0, .in_zp = 0, .w = c9_s0_w, .bias = c9_s0_b, .cores = 2, .superblocks = 1, .depthwise = 0, .plane = 35, .seed = 0, .int8 = 1 },
 	  { .format = 1, .order = 2, .zrl_bits = 3 } },
 };
 
-static const cv_raw c8_raw[] = {
+static const cv_raw c9_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c9_in0[] = {
+static const uint8_t c10_in0[] = {
 	0x94, 7, 0x58, 0xc2, 0x12, 0x49, 0xb9, 0x43, 0xe6, 0xbd, 0x53, 0xe, 0x7c, 0x2a, 0xad, 0xa3,
 	0xa1, 0xcd, 0x9f, 0x2c, 0xfa, 0x67, 0xc, 0xb, 0x16, 0xd0, 0xd0, 0xea, 0xe6, 0x76, 0x90, 0xd4,
 	0xd8, 0x68, 0x13, 0x97, 0x49, 0xe3, 0xd3, 0x87, 0xa, 0xc3, 0x87, 0x52, 0x51, 0x7c, 3, 0x6b,
@@ -1008,20 +1101,20 @@ static const uint8_t c9_in0[] = {
 	0xbc, 0x81, 0x3e, 0xb1, 0x4f, 0xa4, 0xe1, 0x4b,
 };
 
-static const cv_io c9_in[] = {
-	{ { 72, 1, 1, 1 }, 1, 2, c9_in0, 72 },
+static const cv_io c10_in[] = {
+	{ { 72, 1, 1, 1 }, 1, 2, c10_in0, 72 },
 };
 
-static const uint8_t c9_out0[] = {
+static const uint8_t c10_out0[] = {
 	0xd5, 0xda, 0xfe, 0xf2, 0xfa, 0xf3, 0xfc, 0xa, 0x29, 7, 0x18, 0x23, 0x3c, 0x55, 0x30, 0x61,
 	0x62, 0x73, 0x47, 0x27, 0x27, 0x17, 0x37, 0x39,
 };
 
-static const cv_io c9_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 2, c9_out0, 24 },
+static const cv_io c10_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 2, c10_out0, 24 },
 };
 
-static const cv_field c9_op0_f[] = {
+static const cv_field c10_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x1 },
@@ -1056,42 +1149,42 @@ static const cv_field c9_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x0 },
 };
 
-static const cv_word c9_op0_w[] = {
+static const cv_word c10_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c9_op0_a[] = {
+static const cv_addr c10_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c9_op0_u[] = {
+static const uint32_t c10_op0_u[] = {
 	0,
 };
 
-static const cv_op c9_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c9_op0_f, 32, c9_op0_w, 0, c9_op0_a, 3, c9_op0_u, 0 },
+static const cv_op c10_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c10_op0_f, 32, c10_op0_w, 0, c10_op0_a, 3, c10_op0_u, 0 },
 };
 
-static const uint8_t c9_s0_w[] = {
+static const uint8_t c10_s0_w[] = {
 	0x21, 0x2f, 0xf, 0xe, 0x4e, 0x1c, 0xa8, 0x8a, 0xb4, 0xd8, 0x2c, 0x33,
 };
 
-static const int32_t c9_s0_b[] = {
+static const int32_t c10_s0_b[] = {
 	-9000, -4000, 0, 2500,
 };
 
-static const cv_stream c9_s[] = {
-	{ { .out = 4, .kz = 3, .ky = 1, .kx = 1, .zp = 0, .in_zp = 0, .w = c9_s0_w, .bias = c9_s0_b, .cores = 2, .superblocks = 2, .depthwise = 0, .plane = 24, .seed = 2, .int8 = 1 },
+static const cv_stream c10_s[] = {
+	{ { .out = 4, .kz = 3, .ky = 1, .kx = 1, .zp = 0, .in_zp = 0, .w = c10_s0_w, .bias = c10_s0_b, .cores = 2, .superblocks = 2, .depthwise = 0, .plane = 24, .seed = 2, .int8 = 1 },
 	  { .format = 3, .order = 2, .zrl = 1, .avg_bias = 12, .map_seed = 2 } },
 };
 
-static const cv_raw c9_raw[] = {
+static const cv_raw c10_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c10_in0[] = {
+static const uint8_t c11_in0[] = {
 	0x21, 0xfa, 0x6a, 0xe9, 0x76, 0xd5, 0xc4, 0xa3, 0x45, 0xb, 0x6a, 0x4e, 0x1d, 0x92, 0x9d, 0xd9,
 	0x78, 0x9d, 0xe6, 0xf5, 0xf6, 0x94, 0x65, 0xe0, 0xbe, 0x85, 0x14, 0x33, 0x93, 0x55, 0x95, 0x3f,
 	0x68, 0xc8, 0x6f, 0xaa, 0xed, 0x54, 0xc8, 0xfe, 0xea, 0xcd, 0x24, 2, 0xa5, 0x62, 0x3a, 0x2a,
@@ -1106,21 +1199,21 @@ static const uint8_t c10_in0[] = {
 	0x75, 0x19, 0x43, 0xa6,
 };
 
-static const cv_io c10_in[] = {
-	{ { 180, 1, 1, 1 }, 1, 2, c10_in0, 180 },
+static const cv_io c11_in[] = {
+	{ { 180, 1, 1, 1 }, 1, 2, c11_in0, 180 },
 };
 
-static const uint8_t c10_out0[] = {
+static const uint8_t c11_out0[] = {
 	0, 0x10, 0x12, 9, 0x11, 0x19, 1, 0x14, 0xf, 0, 0xf8, 4, 9, 0xed, 0xf9, 0xfd,
 	0xd, 1, 0xeb, 0xa, 0xf4, 0xfb, 0xfa, 0xf3, 0xfb, 0xf8, 0xf0, 0xd, 0xfc, 3, 0xef, 0xe7,
 	0xfe, 0x10, 0x1a, 0xe1, 0xff, 0xe3, 0, 2, 0xc, 0x2a, 0xf0, 0xdc, 0xf,
 };
 
-static const cv_io c10_out[] = {
-	{ { 45, 1, 1, 1 }, 1, 2, c10_out0, 45 },
+static const cv_io c11_out[] = {
+	{ { 45, 1, 1, 1 }, 1, 2, c11_out0, 45 },
 };
 
-static const cv_field c10_op0_f[] = {
+static const cv_field c11_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -1156,98 +1249,6 @@ static const cv_field c10_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0x15 },
 };
 
-static const cv_word c10_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c10_op0_a[] = {
-	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c10_op0_u[] = {
-	0,
-};
-
-static const cv_op c10_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c10_op0_f, 33, c10_op0_w, 0, c10_op0_a, 3, c10_op0_u, 0 },
-};
-
-static const uint8_t c10_s0_w[] = {
-	0xb1, 0x6e, 0xa4, 0xb6, 0x39, 0xe5, 0xd7, 0x15, 0x27, 0xad, 0xab, 0xa5, 0x49, 0x38, 0xfe, 0x3e,
-	0x21, 0xb3, 0xfc, 0x8c, 0xe6, 0x38, 0xd6, 9, 0xc4, 0xa9, 0x3e, 0xaa, 0x20, 0x20, 0x38, 0x6a,
-	0x40, 0x39, 0x51, 0x3c, 0x97, 0x7a, 0x80, 0xe3, 0x88, 0xa0, 0x4f, 0x38, 0xa3,
-};
-
-static const int32_t c10_s0_b[] = {
-	2752, 131, -1695, -379, 1249,
-};
-
-static const cv_stream c10_s[] = {
-	{ { .out = 5, .kz = 1, .ky = 3, .kx = 3, .zp = 0, .in_zp = 0, .w = c10_s0_w, .bias = c10_s0_b, .cores = 4, .superblocks = 2, .depthwise = 1, .plane = 36, .seed = 4, .int8 = 1 },
-	  { .format = 2, .zrl = 1, .map_seed = 4 } },
-};
-
-static const cv_raw c10_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c11_in0[] = {
-	0xe4, 0x54, 0xf1, 0x69, 0x85, 0xe3, 0x88, 0x53, 0x68, 0xbf, 0x30, 0x6d, 0x81, 0x3c, 0xb1, 0x73,
-	0xca, 0x8b, 0x6c, 0xd, 0x89, 0x3d, 0x8f, 0x5d,
-};
-
-static const cv_io c11_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 2, c11_in0, 24 },
-};
-
-static const uint8_t c11_out0[] = {
-	0x80, 0x7f, 0x80, 0x7f, 0x7f, 0x80, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
-};
-
-static const uint8_t c11_out1[] = {
-	0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1,
-};
-
-static const cv_io c11_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c11_out0, 12 },
-	{ { 12, 1, 1, 1 }, 1, 2, c11_out1, 12 },
-};
-
-static const cv_field c11_op0_f[] = {
-	{ "kernel_xy_size", 0x1 },
-	{ "kernel_z_size", 0x2 },
-	{ "kernels_per_core", 0x1 },
-	{ "pooling", 0x0 },
-	{ "in_image_x_size", 0x4 },
-	{ "in_image_y_size", 0x3 },
-	{ "in_image_x_offset", 0x0 },
-	{ "in_image_x_offset_bit_3", 0x0 },
-	{ "in_image_y_offset", 0x0 },
-	{ "in_image_y_offset_bit_3", 0x0 },
-	{ "relu", 0x0 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x3 },
-	{ "out_image_z_size", 0x1 },
-	{ "rounding_mode", 0x1 },
-	{ "in_image_border_const", 0x80 },
-	{ "in_image_x_stride", 0x4 },
-	{ "in_image_y_stride", 0xc },
-	{ "out_image_x_stride", 0x4 },
-	{ "out_image_y_stride", 0xc },
-	{ "coef_zero_point", 0x64 },
-	{ "out_zero_point", 0x0 },
-	{ "depthwise", 0x0 },
-	{ "layer_type", 0x0 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_shift", 0x6 },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier_15_to_22", 0xfe },
-};
-
 static const cv_word c11_op0_w[] = {
 	{ 0, 0 },
 };
@@ -1262,79 +1263,23 @@ static const uint32_t c11_op0_u[] = {
 	0,
 };
 
-static const cv_field c11_op1_f[] = {
-	{ "kernel_xy_size", 0x1 },
-	{ "kernel_z_size", 0x2 },
-	{ "kernels_per_core", 0x1 },
-	{ "pooling", 0x0 },
-	{ "in_image_x_size", 0x4 },
-	{ "in_image_y_size", 0x3 },
-	{ "in_image_x_offset", 0x0 },
-	{ "in_image_x_offset_bit_3", 0x0 },
-	{ "in_image_y_offset", 0x0 },
-	{ "in_image_y_offset_bit_3", 0x0 },
-	{ "relu", 0x0 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x3 },
-	{ "out_image_z_size", 0x1 },
-	{ "rounding_mode", 0x1 },
-	{ "in_image_border_const", 0x80 },
-	{ "in_image_x_stride", 0x4 },
-	{ "in_image_y_stride", 0xc },
-	{ "out_image_x_stride", 0x4 },
-	{ "out_image_y_stride", 0xc },
-	{ "coef_zero_point", 0x64 },
-	{ "out_zero_point", 0x80 },
-	{ "depthwise", 0x0 },
-	{ "layer_type", 0x0 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_shift", 0x6 },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier_15_to_22", 0xfe },
-};
-
-static const cv_word c11_op1_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c11_op1_a[] = {
-	{ 0, "kernel_address", 0, 5, 1, 0, 0 },
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 1, 0, 0 },
-};
-
-static const uint32_t c11_op1_u[] = {
-	0,
-};
-
 static const cv_op c11_ops[] = {
-	{ 2, "ConvolutionReluLayer", 0, c11_op0_f, 30, c11_op0_w, 0, c11_op0_a, 3, c11_op0_u, 0 },
-	{ 2, "ConvolutionReluLayer_1", 0, c11_op1_f, 30, c11_op1_w, 0, c11_op1_a, 3, c11_op1_u, 0 },
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c11_op0_f, 33, c11_op0_w, 0, c11_op0_a, 3, c11_op0_u, 0 },
 };
 
 static const uint8_t c11_s0_w[] = {
-	0x6e, 0x65,
+	0xb1, 0x6e, 0xa4, 0xb6, 0x39, 0xe5, 0xd7, 0x15, 0x27, 0xad, 0xab, 0xa5, 0x49, 0x38, 0xfe, 0x3e,
+	0x21, 0xb3, 0xfc, 0x8c, 0xe6, 0x38, 0xd6, 9, 0xc4, 0xa9, 0x3e, 0xaa, 0x20, 0x20, 0x38, 0x6a,
+	0x40, 0x39, 0x51, 0x3c, 0x97, 0x7a, 0x80, 0xe3, 0x88, 0xa0, 0x4f, 0x38, 0xa3,
 };
 
 static const int32_t c11_s0_b[] = {
-	2147482647,
-};
-
-static const uint8_t c11_s1_w[] = {
-	0x5a, 0x63,
-};
-
-static const int32_t c11_s1_b[] = {
-	-2147482647,
+	2752, 131, -1695, -379, 1249,
 };
 
 static const cv_stream c11_s[] = {
-	{ { .out = 1, .kz = 2, .ky = 1, .kx = 1, .zp = 100, .in_zp = 128, .w = c11_s0_w, .bias = c11_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 12, .seed = 0 },
-	  { .format = 2, .zrl = 1, .map_seed = 1 } },
-	{ { .out = 1, .kz = 2, .ky = 1, .kx = 1, .zp = 100, .in_zp = 128, .w = c11_s1_w, .bias = c11_s1_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 12, .seed = 0 },
-	  { .format = 2, .zrl = 1, .map_seed = 1 } },
+	{ { .out = 5, .kz = 1, .ky = 3, .kx = 3, .zp = 0, .in_zp = 0, .w = c11_s0_w, .bias = c11_s0_b, .cores = 4, .superblocks = 2, .depthwise = 1, .plane = 36, .seed = 4, .int8 = 1 },
+	  { .format = 2, .zrl = 1, .map_seed = 4 } },
 };
 
 static const cv_raw c11_raw[] = {
@@ -1342,19 +1287,20 @@ static const cv_raw c11_raw[] = {
 };
 
 static const uint8_t c12_in0[] = {
-	0x62, 0x3b, 0x12, 0xe, 0x66, 0x5d, 0xb8, 9, 0x33, 0xc4, 0xb5, 0x35,
+	0xe4, 0x54, 0xf1, 0x69, 0x85, 0xe3, 0x88, 0x53, 0x68, 0xbf, 0x30, 0x6d, 0x81, 0x3c, 0xb1, 0x73,
+	0xca, 0x8b, 0x6c, 0xd, 0x89, 0x3d, 0x8f, 0x5d,
 };
 
 static const cv_io c12_in[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c12_in0, 12 },
+	{ { 24, 1, 1, 1 }, 1, 2, c12_in0, 24 },
 };
 
 static const uint8_t c12_out0[] = {
-	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
+	0x80, 0x7f, 0x80, 0x7f, 0x7f, 0x80, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
 };
 
 static const uint8_t c12_out1[] = {
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1,
 };
 
 static const cv_io c12_out[] = {
@@ -1364,7 +1310,7 @@ static const cv_io c12_out[] = {
 
 static const cv_field c12_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
-	{ "kernel_z_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
 	{ "kernels_per_core", 0x1 },
 	{ "pooling", 0x0 },
 	{ "in_image_x_size", 0x4 },
@@ -1411,7 +1357,7 @@ static const uint32_t c12_op0_u[] = {
 
 static const cv_field c12_op1_f[] = {
 	{ "kernel_xy_size", 0x1 },
-	{ "kernel_z_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
 	{ "kernels_per_core", 0x1 },
 	{ "pooling", 0x0 },
 	{ "in_image_x_size", 0x4 },
@@ -1457,30 +1403,30 @@ static const uint32_t c12_op1_u[] = {
 };
 
 static const cv_op c12_ops[] = {
-	{ 2, "ConvolutionReluLayer", 1, c12_op0_f, 30, c12_op0_w, 0, c12_op0_a, 3, c12_op0_u, 0 },
+	{ 2, "ConvolutionReluLayer", 0, c12_op0_f, 30, c12_op0_w, 0, c12_op0_a, 3, c12_op0_u, 0 },
 	{ 2, "ConvolutionReluLayer_1", 0, c12_op1_f, 30, c12_op1_w, 0, c12_op1_a, 3, c12_op1_u, 0 },
 };
 
 static const uint8_t c12_s0_w[] = {
-	0x65,
+	0x6e, 0x65,
 };
 
 static const int32_t c12_s0_b[] = {
-	2147483392,
+	2147482647,
 };
 
 static const uint8_t c12_s1_w[] = {
-	0x65,
+	0x5a, 0x63,
 };
 
 static const int32_t c12_s1_b[] = {
-	-2147483393,
+	-2147482647,
 };
 
 static const cv_stream c12_s[] = {
-	{ { .out = 1, .kz = 1, .ky = 1, .kx = 1, .zp = 100, .in_zp = 128, .w = c12_s0_w, .bias = c12_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 12, .seed = 0 },
+	{ { .out = 1, .kz = 2, .ky = 1, .kx = 1, .zp = 100, .in_zp = 128, .w = c12_s0_w, .bias = c12_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 12, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
-	{ { .out = 1, .kz = 1, .ky = 1, .kx = 1, .zp = 100, .in_zp = 128, .w = c12_s1_w, .bias = c12_s1_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 12, .seed = 0 },
+	{ { .out = 1, .kz = 2, .ky = 1, .kx = 1, .zp = 100, .in_zp = 128, .w = c12_s1_w, .bias = c12_s1_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 12, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
@@ -1489,6 +1435,153 @@ static const cv_raw c12_raw[] = {
 };
 
 static const uint8_t c13_in0[] = {
+	0x62, 0x3b, 0x12, 0xe, 0x66, 0x5d, 0xb8, 9, 0x33, 0xc4, 0xb5, 0x35,
+};
+
+static const cv_io c13_in[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c13_in0, 12 },
+};
+
+static const uint8_t c13_out0[] = {
+	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
+};
+
+static const uint8_t c13_out1[] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+static const cv_io c13_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c13_out0, 12 },
+	{ { 12, 1, 1, 1 }, 1, 2, c13_out1, 12 },
+};
+
+static const cv_field c13_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "kernels_per_core", 0x1 },
+	{ "pooling", 0x0 },
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x3 },
+	{ "in_image_x_offset", 0x0 },
+	{ "in_image_x_offset_bit_3", 0x0 },
+	{ "in_image_y_offset", 0x0 },
+	{ "in_image_y_offset_bit_3", 0x0 },
+	{ "relu", 0x0 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x3 },
+	{ "out_image_z_size", 0x1 },
+	{ "rounding_mode", 0x1 },
+	{ "in_image_border_const", 0x80 },
+	{ "in_image_x_stride", 0x4 },
+	{ "in_image_y_stride", 0xc },
+	{ "out_image_x_stride", 0x4 },
+	{ "out_image_y_stride", 0xc },
+	{ "coef_zero_point", 0x64 },
+	{ "out_zero_point", 0x0 },
+	{ "depthwise", 0x0 },
+	{ "layer_type", 0x0 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_shift", 0x6 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier_15_to_22", 0xfe },
+};
+
+static const cv_word c13_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c13_op0_a[] = {
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c13_op0_u[] = {
+	0,
+};
+
+static const cv_field c13_op1_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "kernels_per_core", 0x1 },
+	{ "pooling", 0x0 },
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x3 },
+	{ "in_image_x_offset", 0x0 },
+	{ "in_image_x_offset_bit_3", 0x0 },
+	{ "in_image_y_offset", 0x0 },
+	{ "in_image_y_offset_bit_3", 0x0 },
+	{ "relu", 0x0 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x3 },
+	{ "out_image_z_size", 0x1 },
+	{ "rounding_mode", 0x1 },
+	{ "in_image_border_const", 0x80 },
+	{ "in_image_x_stride", 0x4 },
+	{ "in_image_y_stride", 0xc },
+	{ "out_image_x_stride", 0x4 },
+	{ "out_image_y_stride", 0xc },
+	{ "coef_zero_point", 0x64 },
+	{ "out_zero_point", 0x80 },
+	{ "depthwise", 0x0 },
+	{ "layer_type", 0x0 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_shift", 0x6 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier_15_to_22", 0xfe },
+};
+
+static const cv_word c13_op1_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c13_op1_a[] = {
+	{ 0, "kernel_address", 0, 5, 1, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 1, 0, 0 },
+};
+
+static const uint32_t c13_op1_u[] = {
+	0,
+};
+
+static const cv_op c13_ops[] = {
+	{ 2, "ConvolutionReluLayer", 1, c13_op0_f, 30, c13_op0_w, 0, c13_op0_a, 3, c13_op0_u, 0 },
+	{ 2, "ConvolutionReluLayer_1", 0, c13_op1_f, 30, c13_op1_w, 0, c13_op1_a, 3, c13_op1_u, 0 },
+};
+
+static const uint8_t c13_s0_w[] = {
+	0x65,
+};
+
+static const int32_t c13_s0_b[] = {
+	2147483392,
+};
+
+static const uint8_t c13_s1_w[] = {
+	0x65,
+};
+
+static const int32_t c13_s1_b[] = {
+	-2147483393,
+};
+
+static const cv_stream c13_s[] = {
+	{ { .out = 1, .kz = 1, .ky = 1, .kx = 1, .zp = 100, .in_zp = 128, .w = c13_s0_w, .bias = c13_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 12, .seed = 0 },
+	  { .format = 2, .zrl = 1, .map_seed = 1 } },
+	{ { .out = 1, .kz = 1, .ky = 1, .kx = 1, .zp = 100, .in_zp = 128, .w = c13_s1_w, .bias = c13_s1_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 12, .seed = 0 },
+	  { .format = 2, .zrl = 1, .map_seed = 1 } },
+};
+
+static const cv_raw c13_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c14_in0[] = {
 	0x7e, 0x5c, 0x7e, 0xf5, 0xb6, 0x38, 0xfb, 0x96, 0x7d, 0x41, 0x16, 0xb4, 0x3b, 0x28, 0xfa, 0xf1,
 	0xf8, 0x75, 0x5b, 0xa1, 0xdd, 0xdc, 0x80, 0xbc, 0xee, 0xbb, 0xd8, 0xca, 0xb8, 0xdd, 0x3e, 0xea,
 	0x7c, 0x78, 0xc, 0x12, 0xd6, 0xb8, 0x81, 0xb8, 0xe3, 0x8b, 0xa5, 0x13, 0xe6, 0x77, 0x89, 0xd0,
@@ -1507,11 +1600,11 @@ static const uint8_t c13_in0[] = {
 	0x4f, 0x1d, 0x61, 0xdd, 0xe2, 0xfc, 0xb4, 0x19, 0x7d, 0xc6, 0xef, 0xcf, 0x6b, 0xfb, 0x75, 0x2f,
 };
 
-static const cv_io c13_in[] = {
-	{ { 256, 1, 1, 1 }, 1, 2, c13_in0, 256 },
+static const cv_io c14_in[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c14_in0, 256 },
 };
 
-static const uint8_t c13_out0[] = {
+static const uint8_t c14_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -1522,11 +1615,11 @@ static const uint8_t c13_out0[] = {
 	0x70, 0x85, 0x7d, 0x87, 0x7f, 0x73, 0x96, 0x7e, 0x7a, 0x87, 0x97, 0x99, 0x7c, 0x82, 0x84, 0x77,
 };
 
-static const cv_io c13_out[] = {
-	{ { 128, 1, 1, 1 }, 1, 2, c13_out0, 128 },
+static const cv_io c14_out[] = {
+	{ { 128, 1, 1, 1 }, 1, 2, c14_out0, 128 },
 };
 
-static const cv_field c13_op0_f[] = {
+static const cv_field c14_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernels_per_core", 0x1 },
@@ -1561,11 +1654,11 @@ static const cv_field c13_op0_f[] = {
 	{ "out_image_circular_buf_size", 0x1 },
 };
 
-static const cv_word c13_op0_w[] = {
+static const cv_word c14_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c13_op0_a[] = {
+static const cv_addr c14_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 240, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 100, 0 },
@@ -1573,184 +1666,27 @@ static const cv_addr c13_op0_a[] = {
 	{ 0, "out_image_circular_buf_end_addr_plus_1", 0, 2, 0, 128, 0 },
 };
 
-static const uint32_t c13_op0_u[] = {
+static const uint32_t c14_op0_u[] = {
 	0,
 };
 
-static const cv_op c13_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c13_op0_f, 32, c13_op0_w, 0, c13_op0_a, 5, c13_op0_u, 0 },
+static const cv_op c14_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c14_op0_f, 32, c14_op0_w, 0, c14_op0_a, 5, c14_op0_u, 0 },
 };
 
-static const uint8_t c13_s0_w[] = {
+static const uint8_t c14_s0_w[] = {
 	0x37, 0xea, 0x1c, 0x7d, 0xd5, 0xa1, 0x23, 0x56, 0xa, 0x7d, 0x79, 0x74, 0x8d, 0x95, 0x82, 0x9a,
 	0x99, 0xbf, 0x55, 0x9e, 0x5c, 0x52, 0xc9, 0xf4, 0xa8, 0x5d, 0x32, 0xa8, 0xb1, 0x40, 0xb7, 0x4c,
 	0xca, 0xae, 0x89, 0x82, 0xa9, 0xb2, 0x3b, 0x97, 0xa4, 0x92, 0x4f, 7, 0xa3, 0xc9, 0xf1, 0x10,
 	0xb0, 0x29, 0xef, 0x94, 0x10, 0x43,
 };
 
-static const int32_t c13_s0_b[] = {
+static const int32_t c14_s0_b[] = {
 	2635, -2461, 334,
 };
 
-static const cv_stream c13_s[] = {
-	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 128, .in_zp = 50, .w = c13_s0_w, .bias = c13_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 20, .seed = 0 },
-	  { .format = 2, .zrl = 1, .map_seed = 1 } },
-};
-
-static const cv_raw c13_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c14_in0[] = {
-	9, 0x7d, 0xe4, 0xf, 0x40, 0x71, 0x7b, 0x9c, 0xd9, 0xdd, 0xf0, 0x9d, 0x71, 0xfa, 8, 0x49,
-	0, 0xea, 0x28, 0xf6, 0xa4, 0x73, 0x10, 0x64, 0xef, 0x8b, 0x36, 0x58, 0x6b, 0x7a, 0x3e, 0x21,
-	0xc8, 0x64, 0xce, 0xb1, 0xb3, 0x36, 0x4d, 0xc5, 0xd, 0xf3, 0x99, 0x7e, 0x8d, 0x5c, 0x56, 0x1e,
-	0x9e, 0x59, 0x8c, 0x41, 0x1f, 0x39, 0x24, 0x1b, 0x12, 0x5d, 0x4d, 0x96, 0x97, 0x5e, 0xf8, 0x8b,
-	0x9c, 0x4a, 0xd8, 0x89, 0xf, 0x12, 0xd0, 0x76, 0x47, 0x58, 0x8b, 0x91, 0xae, 0x87, 0xcb, 0x1c,
-	0x21, 0xd4, 0xfa, 0x60, 0xd8, 0x2c, 0x85, 4, 0x47, 0x58, 0x58, 0x32, 0x6c, 0xb6, 0x22, 0x68,
-};
-
-static const cv_io c14_in[] = {
-	{ { 96, 1, 1, 1 }, 1, 2, c14_in0, 96 },
-};
-
-static const uint8_t c14_out0[] = {
-	0x55, 0x9a, 0x46, 0x8e, 0x69, 0x65, 0x38, 0x5d, 0x76, 0x2b, 0x6e, 0x56, 0x67, 0x4b, 0x96, 0x56,
-	0x1d, 0x62, 0x58, 0x86, 0x47, 0x6b, 0x36, 0x32, 0x41, 0x33, 0x6f, 0x4b, 0x6d, 0x88, 0x4e, 0x73,
-	0x4c, 0x5a, 0x24, 0x50, 0x34, 0x6d, 0x5f, 0x77, 0x66, 0x44, 0x7e, 0x4e, 0x55, 0x4c, 0x4a, 0x4e,
-	0x33, 0x35, 0x59, 0x55, 0x2d, 0x11, 0, 0x34, 0x2f, 0x1f, 0x74, 0x53, 0x40, 0x1a, 0x33, 0x45,
-	0x24, 0x4d, 0x4b, 0x2b, 0x36, 0x3c, 0x26, 0x36,
-};
-
-static const cv_io c14_out[] = {
-	{ { 72, 1, 1, 1 }, 1, 2, c14_out0, 72 },
-};
-
-static const cv_field c14_op0_f[] = {
-	{ "kernel_xy_size", 0x3 },
-	{ "kernel_z_size", 0x2 },
-	{ "kernels_per_core", 0x1 },
-	{ "pooling", 0x0 },
-	{ "in_image_x_size", 0x6 },
-	{ "in_image_y_size", 0x5 },
-	{ "in_image_x_offset", 0x0 },
-	{ "in_image_x_offset_bit_3", 0x0 },
-	{ "in_image_y_offset", 0x0 },
-	{ "in_image_y_offset_bit_3", 0x0 },
-	{ "relu", 0x0 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x3 },
-	{ "out_image_z_size", 0x3 },
-	{ "rounding_mode", 0x1 },
-	{ "in_image_border_const", 0x5a },
-	{ "in_image_x_stride", 0x6 },
-	{ "in_image_y_stride", 0x30 },
-	{ "out_image_x_stride", 0x4 },
-	{ "out_image_y_stride", 0x18 },
-	{ "coef_zero_point", 0x6e },
-	{ "out_zero_point", 0x46 },
-	{ "depthwise", 0x0 },
-	{ "layer_type", 0x0 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x38 },
-	{ "post_multiplier_7_to_14", 0xe1 },
-	{ "post_shift", 0x15 },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier_15_to_22", 0x21 },
-};
-
-static const cv_word c14_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c14_op0_a[] = {
-	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c14_op0_u[] = {
-	0,
-};
-
-static const cv_field c14_op1_f[] = {
-	{ "kernel_xy_size", 0x3 },
-	{ "kernel_z_size", 0x2 },
-	{ "kernels_per_core", 0x1 },
-	{ "pooling", 0x0 },
-	{ "in_image_x_size", 0x6 },
-	{ "in_image_y_size", 0x5 },
-	{ "in_image_x_offset", 0x0 },
-	{ "in_image_x_offset_bit_3", 0x0 },
-	{ "in_image_y_offset", 0x0 },
-	{ "in_image_y_offset_bit_3", 0x0 },
-	{ "relu", 0x0 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x3 },
-	{ "out_image_z_size", 0x3 },
-	{ "rounding_mode", 0x1 },
-	{ "in_image_border_const", 0x5a },
-	{ "in_image_x_stride", 0x6 },
-	{ "in_image_y_stride", 0x30 },
-	{ "out_image_x_stride", 0x4 },
-	{ "out_image_y_stride", 0x18 },
-	{ "coef_zero_point", 0x6e },
-	{ "out_zero_point", 0x46 },
-	{ "depthwise", 0x0 },
-	{ "layer_type", 0x0 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x38 },
-	{ "post_multiplier_7_to_14", 0xe1 },
-	{ "post_shift", 0x15 },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier_15_to_22", 0x21 },
-};
-
-static const cv_word c14_op1_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c14_op1_a[] = {
-	{ 0, "kernel_address", 0, 5, 1, 0, 0 },
-	{ 0, "in_image_address", 0, 1, 0, 18, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 12, 0 },
-};
-
-static const uint32_t c14_op1_u[] = {
-	0,
-};
-
-static const cv_op c14_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c14_op0_f, 30, c14_op0_w, 0, c14_op0_a, 3, c14_op0_u, 0 },
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c14_op1_f, 30, c14_op1_w, 0, c14_op1_a, 3, c14_op1_u, 0 },
-};
-
-static const uint8_t c14_s0_w[] = {
-	0xf, 0xcd, 0x58, 0x8f, 0xfd, 0x86, 0xf6, 0x55, 0xea, 0x96, 0xb, 0x70, 0xc, 0xdc, 0xe0, 0x3e,
-	0xf6, 0xb9, 0xf1, 0x4f, 0x6c, 0xe8, 0x2a, 0xed, 0x39, 0xeb, 0x61, 0x32, 0x2d, 0xa8, 0xd9, 0xc9,
-	0xa5, 0x80, 0x92, 0x17, 3, 0x1d, 0x10, 0x54, 0x52, 0x70, 0xe, 0x33, 0x4f, 0xf3, 0x11, 0xb2,
-	0x35, 0x99, 0x6e, 0xb0, 0xea, 0x11,
-};
-
-static const int32_t c14_s0_b[] = {
-	488, 1364, -1478,
-};
-
-static const uint8_t c14_s1_w[] = {
-	0xf, 0xcd, 0x58, 0x8f, 0xfd, 0x86, 0xf6, 0x55, 0xea, 0x96, 0xb, 0x70, 0xc, 0xdc, 0xe0, 0x3e,
-	0xf6, 0xb9, 0xf1, 0x4f, 0x6c, 0xe8, 0x2a, 0xed, 0x39, 0xeb, 0x61, 0x32, 0x2d, 0xa8, 0xd9, 0xc9,
-	0xa5, 0x80, 0x92, 0x17, 3, 0x1d, 0x10, 0x54, 0x52, 0x70, 0xe, 0x33, 0x4f, 0xf3, 0x11, 0xb2,
-	0x35, 0x99, 0x6e, 0xb0, 0xea, 0x11,
-};
-
-static const int32_t c14_s1_b[] = {
-	488, 1364, -1478,
-};
-
 static const cv_stream c14_s[] = {
-	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 110, .in_zp = 90, .w = c14_s0_w, .bias = c14_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 12, .seed = 0 },
-	  { .format = 2, .zrl = 1, .map_seed = 1 } },
-	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 110, .in_zp = 90, .w = c14_s1_w, .bias = c14_s1_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 12, .seed = 0 },
+	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 128, .in_zp = 50, .w = c14_s0_w, .bias = c14_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 20, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
@@ -1759,12 +1695,12 @@ static const cv_raw c14_raw[] = {
 };
 
 static const uint8_t c15_in0[] = {
-	0x99, 0xbf, 0x50, 0x5b, 0x51, 0xb7, 0xd, 0x4c, 0xa1, 0x47, 0x52, 0x18, 0x6d, 0x5c, 0xb0, 0xfd,
-	0xa0, 0x2d, 0xec, 0x7d, 0x84, 0x22, 0x8c, 0x81, 0x4a, 0x25, 0xf5, 0xe7, 0xd4, 0x51, 0x5b, 0x98,
-	0xf8, 0x91, 0x43, 0x46, 0xab, 0x72, 0xf2, 0xc0, 0x7d, 0x4f, 0x60, 0x17, 0x9b, 0x46, 0x59, 0x6b,
-	0x8a, 0xb9, 0x1b, 0x2c, 0xf5, 0x8e, 7, 0xb7, 0x4f, 0xc0, 0xa8, 0xf0, 0x1b, 0xf8, 0xdf, 0x85,
-	0xb5, 0x47, 0xb2, 0xe3, 0xbb, 1, 0xf0, 0x83, 0x88, 0xd7, 0xd1, 0x44, 0x48, 0x72, 0xa0, 0x4e,
-	0x13, 0x99, 0x75, 0x5a, 0xa6, 0xbb, 0x11, 0x2b, 0x12, 0xfd, 0x30, 0x8a, 0x2f, 0x6e, 0xa0, 0xac,
+	9, 0x7d, 0xe4, 0xf, 0x40, 0x71, 0x7b, 0x9c, 0xd9, 0xdd, 0xf0, 0x9d, 0x71, 0xfa, 8, 0x49,
+	0, 0xea, 0x28, 0xf6, 0xa4, 0x73, 0x10, 0x64, 0xef, 0x8b, 0x36, 0x58, 0x6b, 0x7a, 0x3e, 0x21,
+	0xc8, 0x64, 0xce, 0xb1, 0xb3, 0x36, 0x4d, 0xc5, 0xd, 0xf3, 0x99, 0x7e, 0x8d, 0x5c, 0x56, 0x1e,
+	0x9e, 0x59, 0x8c, 0x41, 0x1f, 0x39, 0x24, 0x1b, 0x12, 0x5d, 0x4d, 0x96, 0x97, 0x5e, 0xf8, 0x8b,
+	0x9c, 0x4a, 0xd8, 0x89, 0xf, 0x12, 0xd0, 0x76, 0x47, 0x58, 0x8b, 0x91, 0xae, 0x87, 0xcb, 0x1c,
+	0x21, 0xd4, 0xfa, 0x60, 0xd8, 0x2c, 0x85, 4, 0x47, 0x58, 0x58, 0x32, 0x6c, 0xb6, 0x22, 0x68,
 };
 
 static const cv_io c15_in[] = {
@@ -1772,11 +1708,11 @@ static const cv_io c15_in[] = {
 };
 
 static const uint8_t c15_out0[] = {
-	0x51, 0x58, 0x3a, 0x3f, 0x59, 0x58, 0x58, 0x55, 0x58, 0x5d, 0x32, 0x23, 0x2b, 0x6a, 0x81, 0x40,
-	0x67, 0x44, 0x2e, 0x44, 0x7a, 0x54, 0x41, 0x4d, 0x45, 0x64, 0x79, 0x54, 0x62, 0x5f, 0x5f, 0x47,
-	0x5f, 0x85, 0x47, 0x48, 0x5c, 0x68, 0x38, 0x3f, 0x62, 0x58, 0x1c, 0x3e, 0x38, 0x55, 0x26, 0x38,
-	0x42, 0x4f, 0x64, 0x61, 0x60, 0x89, 0x7e, 0x4a, 0x5c, 0x65, 0x8c, 0x71, 0x89, 0x85, 0x69, 0x50,
-	0x62, 0x79, 0x6b, 0x5c, 0x57, 0x55, 0x40, 0x4a,
+	0x55, 0x9a, 0x46, 0x8e, 0x69, 0x65, 0x38, 0x5d, 0x76, 0x2b, 0x6e, 0x56, 0x67, 0x4b, 0x96, 0x56,
+	0x1d, 0x62, 0x58, 0x86, 0x47, 0x6b, 0x36, 0x32, 0x41, 0x33, 0x6f, 0x4b, 0x6d, 0x88, 0x4e, 0x73,
+	0x4c, 0x5a, 0x24, 0x50, 0x34, 0x6d, 0x5f, 0x77, 0x66, 0x44, 0x7e, 0x4e, 0x55, 0x4c, 0x4a, 0x4e,
+	0x33, 0x35, 0x59, 0x55, 0x2d, 0x11, 0, 0x34, 0x2f, 0x1f, 0x74, 0x53, 0x40, 0x1a, 0x33, 0x45,
+	0x24, 0x4d, 0x4b, 0x2b, 0x36, 0x3c, 0x26, 0x36,
 };
 
 static const cv_io c15_out[] = {
@@ -1811,8 +1747,8 @@ static const cv_field c15_op0_f[] = {
 	{ "post_multiplier", 0x0 },
 	{ "post_multiplier_1_to_6", 0x38 },
 	{ "post_multiplier_7_to_14", 0xe1 },
-	{ "post_shift", 0xa },
-	{ "post_shift_bit_5_6", 0x0 },
+	{ "post_shift", 0x15 },
+	{ "post_shift_bit_5_6", 0x3 },
 	{ "post_multiplier_15_to_22", 0x21 },
 };
 
@@ -1823,7 +1759,7 @@ static const cv_word c15_op0_w[] = {
 static const cv_addr c15_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 8, -1, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
 static const uint32_t c15_op0_u[] = {
@@ -1858,8 +1794,8 @@ static const cv_field c15_op1_f[] = {
 	{ "post_multiplier", 0x0 },
 	{ "post_multiplier_1_to_6", 0x38 },
 	{ "post_multiplier_7_to_14", 0xe1 },
-	{ "post_shift", 0xa },
-	{ "post_shift_bit_5_6", 0x0 },
+	{ "post_shift", 0x15 },
+	{ "post_shift_bit_5_6", 0x3 },
 	{ "post_multiplier_15_to_22", 0x21 },
 };
 
@@ -1870,90 +1806,38 @@ static const cv_word c15_op1_w[] = {
 static const cv_addr c15_op1_a[] = {
 	{ 0, "kernel_address", 0, 5, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 18, 0 },
-	{ 0, "out_image_address", 0, 8, -1, 192, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 12, 0 },
 };
 
 static const uint32_t c15_op1_u[] = {
 	0,
 };
 
-static const cv_field c15_op2_f[] = {
-	{ "in_image_x_size", 0x4 },
-	{ "in_image_y_size", 0x6 },
-	{ "in_image_z_size", 0x3 },
-	{ "in_image_stride", 0x4 },
-	{ "in_image_slice", 0x18 },
-	{ "in_window_x_start", 0x0 },
-	{ "in_window_y_start", 0x0 },
-	{ "in_window_x_end", 0x3 },
-	{ "in_window_y_end", 0x5 },
-	{ "in_tile_x_size", 0x4 },
-	{ "in_tile_y_size", 0x6 },
-	{ "in_tile_x_inc", 0x4 },
-	{ "in_tile_y_inc", 0x6 },
-	{ "alu_i2f_enable", 0x1 },
-	{ "alu_f2i_enable", 0x1 },
-	{ "in_zp", 0x0 },
-	{ "out_zp", 0x0 },
-	{ "flat_rounding_mode", 0x1 },
-	{ "integer_rounding_mode", 0x1 },
-	{ "out_loop_1_reset", 0x0 },
-	{ "out_loop_2_reset", 0x0 },
-	{ "out_loop_3_reset", 0x0 },
-	{ "out_loop_0_count", 0x4 },
-	{ "out_loop_0_inc", 0x1 },
-	{ "out_loop_1_count", 0x6 },
-	{ "out_loop_1_inc", 0x4 },
-	{ "out_loop_2_count", 0x3 },
-	{ "out_loop_2_inc", 0x18 },
-	{ "out_loop_3_count", 0x1 },
-	{ "out_loop_3_inc", 0x0 },
-	{ "out_loop_4_count", 0x1 },
-	{ "out_loop_4_inc", 0x0 },
-	{ "out_loop_5_count", 0x1 },
-	{ "out_loop_5_inc", 0x0 },
-	{ "out_loop_6_inc", 0x0 },
-};
-
-static const cv_word c15_op2_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c15_op2_a[] = {
-	{ 0, "in_image_base_address", 0, 8, -1, 0, 0 },
-	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c15_op2_u[] = {
-	0,
-};
-
 static const cv_op c15_ops[] = {
 	{ 2, "ConvolutionReluPoolingLayer2", 1, c15_op0_f, 30, c15_op0_w, 0, c15_op0_a, 3, c15_op0_u, 0 },
 	{ 2, "ConvolutionReluPoolingLayer2", 1, c15_op1_f, 30, c15_op1_w, 0, c15_op1_a, 3, c15_op1_u, 0 },
-	{ 3, "TensorCopy", -1, c15_op2_f, 35, c15_op2_w, 0, c15_op2_a, 2, c15_op2_u, 0 },
 };
 
 static const uint8_t c15_s0_w[] = {
-	0x28, 8, 0xc4, 0xa1, 0x81, 0xdf, 0x69, 0x7c, 0x4b, 0xa2, 0x48, 0x13, 0xe0, 0x54, 0x32, 0x52,
-	0xbb, 0xed, 0x48, 0x26, 0xa7, 0x22, 0x77, 0x76, 0x1f, 0xf4, 0x76, 0x64, 0x84, 0x9c, 0x8d, 0xb9,
-	0x41, 0xfc, 0x5a, 0xd5, 0x76, 0x94, 0x6a, 0x91, 0x6f, 0xd1, 0xbe, 0x84, 0x4a, 0xee, 0xa7, 0xa3,
-	0x95, 0xc3, 0xa3, 0xd1, 6, 0x7c,
+	0xf, 0xcd, 0x58, 0x8f, 0xfd, 0x86, 0xf6, 0x55, 0xea, 0x96, 0xb, 0x70, 0xc, 0xdc, 0xe0, 0x3e,
+	0xf6, 0xb9, 0xf1, 0x4f, 0x6c, 0xe8, 0x2a, 0xed, 0x39, 0xeb, 0x61, 0x32, 0x2d, 0xa8, 0xd9, 0xc9,
+	0xa5, 0x80, 0x92, 0x17, 3, 0x1d, 0x10, 0x54, 0x52, 0x70, 0xe, 0x33, 0x4f, 0xf3, 0x11, 0xb2,
+	0x35, 0x99, 0x6e, 0xb0, 0xea, 0x11,
 };
 
 static const int32_t c15_s0_b[] = {
-	944, -1223, -2686,
+	488, 1364, -1478,
 };
 
 static const uint8_t c15_s1_w[] = {
-	0x28, 8, 0xc4, 0xa1, 0x81, 0xdf, 0x69, 0x7c, 0x4b, 0xa2, 0x48, 0x13, 0xe0, 0x54, 0x32, 0x52,
-	0xbb, 0xed, 0x48, 0x26, 0xa7, 0x22, 0x77, 0x76, 0x1f, 0xf4, 0x76, 0x64, 0x84, 0x9c, 0x8d, 0xb9,
-	0x41, 0xfc, 0x5a, 0xd5, 0x76, 0x94, 0x6a, 0x91, 0x6f, 0xd1, 0xbe, 0x84, 0x4a, 0xee, 0xa7, 0xa3,
-	0x95, 0xc3, 0xa3, 0xd1, 6, 0x7c,
+	0xf, 0xcd, 0x58, 0x8f, 0xfd, 0x86, 0xf6, 0x55, 0xea, 0x96, 0xb, 0x70, 0xc, 0xdc, 0xe0, 0x3e,
+	0xf6, 0xb9, 0xf1, 0x4f, 0x6c, 0xe8, 0x2a, 0xed, 0x39, 0xeb, 0x61, 0x32, 0x2d, 0xa8, 0xd9, 0xc9,
+	0xa5, 0x80, 0x92, 0x17, 3, 0x1d, 0x10, 0x54, 0x52, 0x70, 0xe, 0x33, 0x4f, 0xf3, 0x11, 0xb2,
+	0x35, 0x99, 0x6e, 0xb0, 0xea, 0x11,
 };
 
 static const int32_t c15_s1_b[] = {
-	944, -1223, -2686,
+	488, 1364, -1478,
 };
 
 static const cv_stream c15_s[] = {
@@ -1968,12 +1852,12 @@ static const cv_raw c15_raw[] = {
 };
 
 static const uint8_t c16_in0[] = {
-	0x2a, 0x13, 0x78, 0x45, 0xbe, 0xb1, 0xae, 0xf2, 0x42, 8, 0x98, 0xe2, 0x91, 0x85, 0x55, 0x6f,
-	0xbe, 0xea, 0x8a, 0xf4, 0xf5, 0x4b, 0xff, 0xb7, 0xa4, 0x44, 0x6b, 0xc1, 0xc3, 0x49, 0x85, 0xe,
-	0x46, 0x55, 0x7c, 0xd, 0x88, 0x92, 0x40, 0x5d, 0x89, 0xcd, 0x8a, 0xfa, 0xba, 0xcd, 0xf, 0x3b,
-	0x83, 0xb2, 0x9c, 0x83, 0x9f, 0x15, 0xb, 0x6a, 0xb7, 0x62, 0x99, 0x1d, 0x16, 0x59, 0x43, 0x34,
-	0x63, 0xbf, 0x55, 0x69, 0x1a, 0x23, 0x26, 0xf3, 0x8b, 0x89, 0x20, 0xb4, 0xdb, 0xfb, 0x72, 0xae,
-	0xac, 0x1c, 0xa2, 0x71, 0xd, 0x45, 0x35, 0xce, 0x53, 0x33, 0x68, 0xcd, 0x4f, 7, 0xbb, 0x9b,
+	0x99, 0xbf, 0x50, 0x5b, 0x51, 0xb7, 0xd, 0x4c, 0xa1, 0x47, 0x52, 0x18, 0x6d, 0x5c, 0xb0, 0xfd,
+	0xa0, 0x2d, 0xec, 0x7d, 0x84, 0x22, 0x8c, 0x81, 0x4a, 0x25, 0xf5, 0xe7, 0xd4, 0x51, 0x5b, 0x98,
+	0xf8, 0x91, 0x43, 0x46, 0xab, 0x72, 0xf2, 0xc0, 0x7d, 0x4f, 0x60, 0x17, 0x9b, 0x46, 0x59, 0x6b,
+	0x8a, 0xb9, 0x1b, 0x2c, 0xf5, 0x8e, 7, 0xb7, 0x4f, 0xc0, 0xa8, 0xf0, 0x1b, 0xf8, 0xdf, 0x85,
+	0xb5, 0x47, 0xb2, 0xe3, 0xbb, 1, 0xf0, 0x83, 0x88, 0xd7, 0xd1, 0x44, 0x48, 0x72, 0xa0, 0x4e,
+	0x13, 0x99, 0x75, 0x5a, 0xa6, 0xbb, 0x11, 0x2b, 0x12, 0xfd, 0x30, 0x8a, 0x2f, 0x6e, 0xa0, 0xac,
 };
 
 static const cv_io c16_in[] = {
@@ -1981,11 +1865,11 @@ static const cv_io c16_in[] = {
 };
 
 static const uint8_t c16_out0[] = {
-	0x5d, 0x5e, 0x54, 0x47, 0x5d, 0x55, 0x56, 0x64, 0x54, 0x5f, 0x61, 0x6a, 0x47, 0x3e, 0x5b, 0x6a,
-	0x3c, 0x50, 0x4d, 0x66, 0x51, 0x56, 0x67, 0x33, 0x50, 0x3f, 0x3d, 0x49, 0x79, 0x3f, 0x56, 0x37,
-	0x50, 0x58, 0x34, 0x38, 0x2c, 0x2e, 0x46, 0x45, 0x26, 0x51, 0x4b, 0x6b, 0x56, 0x2b, 0x41, 0x2b,
-	0x28, 0x2e, 0x43, 0x45, 0x43, 0x34, 0x1d, 0x3d, 0x62, 0x3a, 0x40, 0x77, 0x8b, 0x9f, 0x80, 0x68,
-	0x4b, 0x3c, 0x6a, 0x4e, 0x26, 0x3c, 0x2a, 0x45,
+	0x51, 0x58, 0x3a, 0x3f, 0x59, 0x58, 0x58, 0x55, 0x58, 0x5d, 0x32, 0x23, 0x2b, 0x6a, 0x81, 0x40,
+	0x67, 0x44, 0x2e, 0x44, 0x7a, 0x54, 0x41, 0x4d, 0x45, 0x64, 0x79, 0x54, 0x62, 0x5f, 0x5f, 0x47,
+	0x5f, 0x85, 0x47, 0x48, 0x5c, 0x68, 0x38, 0x3f, 0x62, 0x58, 0x1c, 0x3e, 0x38, 0x55, 0x26, 0x38,
+	0x42, 0x4f, 0x64, 0x61, 0x60, 0x89, 0x7e, 0x4a, 0x5c, 0x65, 0x8c, 0x71, 0x89, 0x85, 0x69, 0x50,
+	0x62, 0x79, 0x6b, 0x5c, 0x57, 0x55, 0x40, 0x4a,
 };
 
 static const cv_io c16_out[] = {
@@ -1993,41 +1877,36 @@ static const cv_io c16_out[] = {
 };
 
 static const cv_field c16_op0_f[] = {
+	{ "kernel_xy_size", 0x3 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernels_per_core", 0x1 },
+	{ "pooling", 0x0 },
 	{ "in_image_x_size", 0x6 },
-	{ "in_image_y_size", 0x8 },
-	{ "in_image_z_size", 0x2 },
-	{ "in_image_stride", 0x6 },
-	{ "in_image_slice", 0x30 },
-	{ "in_window_x_start", 0x0 },
-	{ "in_window_y_start", 0x0 },
-	{ "in_window_x_end", 0x5 },
-	{ "in_window_y_end", 0x7 },
-	{ "in_tile_x_size", 0x6 },
-	{ "in_tile_y_size", 0x8 },
-	{ "in_tile_x_inc", 0x6 },
-	{ "in_tile_y_inc", 0x8 },
-	{ "alu_i2f_enable", 0x1 },
-	{ "alu_f2i_enable", 0x1 },
-	{ "in_zp", 0x0 },
-	{ "out_zp", 0x0 },
-	{ "flat_rounding_mode", 0x1 },
-	{ "integer_rounding_mode", 0x1 },
-	{ "out_loop_1_reset", 0x0 },
-	{ "out_loop_2_reset", 0x0 },
-	{ "out_loop_3_reset", 0x0 },
-	{ "out_loop_0_count", 0x6 },
-	{ "out_loop_0_inc", 0x1 },
-	{ "out_loop_1_count", 0x8 },
-	{ "out_loop_1_inc", 0x6 },
-	{ "out_loop_2_count", 0x2 },
-	{ "out_loop_2_inc", 0x30 },
-	{ "out_loop_3_count", 0x1 },
-	{ "out_loop_3_inc", 0x0 },
-	{ "out_loop_4_count", 0x1 },
-	{ "out_loop_4_inc", 0x0 },
-	{ "out_loop_5_count", 0x1 },
-	{ "out_loop_5_inc", 0x0 },
-	{ "out_loop_6_inc", 0x0 },
+	{ "in_image_y_size", 0x5 },
+	{ "in_image_x_offset", 0x0 },
+	{ "in_image_x_offset_bit_3", 0x0 },
+	{ "in_image_y_offset", 0x0 },
+	{ "in_image_y_offset_bit_3", 0x0 },
+	{ "relu", 0x0 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x3 },
+	{ "out_image_z_size", 0x3 },
+	{ "rounding_mode", 0x1 },
+	{ "in_image_border_const", 0x5a },
+	{ "in_image_x_stride", 0x6 },
+	{ "in_image_y_stride", 0x30 },
+	{ "out_image_x_stride", 0x4 },
+	{ "out_image_y_stride", 0x18 },
+	{ "coef_zero_point", 0x6e },
+	{ "out_zero_point", 0x46 },
+	{ "depthwise", 0x0 },
+	{ "layer_type", 0x0 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x38 },
+	{ "post_multiplier_7_to_14", 0xe1 },
+	{ "post_shift", 0xa },
+	{ "post_shift_bit_5_6", 0x0 },
+	{ "post_multiplier_15_to_22", 0x21 },
 };
 
 static const cv_word c16_op0_w[] = {
@@ -2035,8 +1914,9 @@ static const cv_word c16_op0_w[] = {
 };
 
 static const cv_addr c16_op0_a[] = {
-	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_base_address", 0, 8, -1, 0, 0 },
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 8, -1, 0, 0 },
 };
 
 static const uint32_t c16_op0_u[] = {
@@ -2081,9 +1961,9 @@ static const cv_word c16_op1_w[] = {
 };
 
 static const cv_addr c16_op1_a[] = {
-	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
-	{ 0, "in_image_address", 0, 8, -1, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+	{ 0, "kernel_address", 0, 5, 1, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 18, 0 },
+	{ 0, "out_image_address", 0, 8, -1, 192, 0 },
 };
 
 static const uint32_t c16_op1_u[] = {
@@ -2091,6 +1971,172 @@ static const uint32_t c16_op1_u[] = {
 };
 
 static const cv_field c16_op2_f[] = {
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x6 },
+	{ "in_image_z_size", 0x3 },
+	{ "in_image_stride", 0x4 },
+	{ "in_image_slice", 0x18 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0x3 },
+	{ "in_window_y_end", 0x5 },
+	{ "in_tile_x_size", 0x4 },
+	{ "in_tile_y_size", 0x6 },
+	{ "in_tile_x_inc", 0x4 },
+	{ "in_tile_y_inc", 0x6 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "out_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x4 },
+	{ "out_loop_0_inc", 0x1 },
+	{ "out_loop_1_count", 0x6 },
+	{ "out_loop_1_inc", 0x4 },
+	{ "out_loop_2_count", 0x3 },
+	{ "out_loop_2_inc", 0x18 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0x1 },
+	{ "out_loop_4_inc", 0x0 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+};
+
+static const cv_word c16_op2_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c16_op2_a[] = {
+	{ 0, "in_image_base_address", 0, 8, -1, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c16_op2_u[] = {
+	0,
+};
+
+static const cv_op c16_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c16_op0_f, 30, c16_op0_w, 0, c16_op0_a, 3, c16_op0_u, 0 },
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c16_op1_f, 30, c16_op1_w, 0, c16_op1_a, 3, c16_op1_u, 0 },
+	{ 3, "TensorCopy", -1, c16_op2_f, 35, c16_op2_w, 0, c16_op2_a, 2, c16_op2_u, 0 },
+};
+
+static const uint8_t c16_s0_w[] = {
+	0x28, 8, 0xc4, 0xa1, 0x81, 0xdf, 0x69, 0x7c, 0x4b, 0xa2, 0x48, 0x13, 0xe0, 0x54, 0x32, 0x52,
+	0xbb, 0xed, 0x48, 0x26, 0xa7, 0x22, 0x77, 0x76, 0x1f, 0xf4, 0x76, 0x64, 0x84, 0x9c, 0x8d, 0xb9,
+	0x41, 0xfc, 0x5a, 0xd5, 0x76, 0x94, 0x6a, 0x91, 0x6f, 0xd1, 0xbe, 0x84, 0x4a, 0xee, 0xa7, 0xa3,
+	0x95, 0xc3, 0xa3, 0xd1, 6, 0x7c,
+};
+
+static const int32_t c16_s0_b[] = {
+	944, -1223, -2686,
+};
+
+static const uint8_t c16_s1_w[] = {
+	0x28, 8, 0xc4, 0xa1, 0x81, 0xdf, 0x69, 0x7c, 0x4b, 0xa2, 0x48, 0x13, 0xe0, 0x54, 0x32, 0x52,
+	0xbb, 0xed, 0x48, 0x26, 0xa7, 0x22, 0x77, 0x76, 0x1f, 0xf4, 0x76, 0x64, 0x84, 0x9c, 0x8d, 0xb9,
+	0x41, 0xfc, 0x5a, 0xd5, 0x76, 0x94, 0x6a, 0x91, 0x6f, 0xd1, 0xbe, 0x84, 0x4a, 0xee, 0xa7, 0xa3,
+	0x95, 0xc3, 0xa3, 0xd1, 6, 0x7c,
+};
+
+static const int32_t c16_s1_b[] = {
+	944, -1223, -2686,
+};
+
+static const cv_stream c16_s[] = {
+	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 110, .in_zp = 90, .w = c16_s0_w, .bias = c16_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 12, .seed = 0 },
+	  { .format = 2, .zrl = 1, .map_seed = 1 } },
+	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 110, .in_zp = 90, .w = c16_s1_w, .bias = c16_s1_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 12, .seed = 0 },
+	  { .format = 2, .zrl = 1, .map_seed = 1 } },
+};
+
+static const cv_raw c16_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c17_in0[] = {
+	0x2a, 0x13, 0x78, 0x45, 0xbe, 0xb1, 0xae, 0xf2, 0x42, 8, 0x98, 0xe2, 0x91, 0x85, 0x55, 0x6f,
+	0xbe, 0xea, 0x8a, 0xf4, 0xf5, 0x4b, 0xff, 0xb7, 0xa4, 0x44, 0x6b, 0xc1, 0xc3, 0x49, 0x85, 0xe,
+	0x46, 0x55, 0x7c, 0xd, 0x88, 0x92, 0x40, 0x5d, 0x89, 0xcd, 0x8a, 0xfa, 0xba, 0xcd, 0xf, 0x3b,
+	0x83, 0xb2, 0x9c, 0x83, 0x9f, 0x15, 0xb, 0x6a, 0xb7, 0x62, 0x99, 0x1d, 0x16, 0x59, 0x43, 0x34,
+	0x63, 0xbf, 0x55, 0x69, 0x1a, 0x23, 0x26, 0xf3, 0x8b, 0x89, 0x20, 0xb4, 0xdb, 0xfb, 0x72, 0xae,
+	0xac, 0x1c, 0xa2, 0x71, 0xd, 0x45, 0x35, 0xce, 0x53, 0x33, 0x68, 0xcd, 0x4f, 7, 0xbb, 0x9b,
+};
+
+static const cv_io c17_in[] = {
+	{ { 96, 1, 1, 1 }, 1, 2, c17_in0, 96 },
+};
+
+static const uint8_t c17_out0[] = {
+	0x5d, 0x5e, 0x54, 0x47, 0x5d, 0x55, 0x56, 0x64, 0x54, 0x5f, 0x61, 0x6a, 0x47, 0x3e, 0x5b, 0x6a,
+	0x3c, 0x50, 0x4d, 0x66, 0x51, 0x56, 0x67, 0x33, 0x50, 0x3f, 0x3d, 0x49, 0x79, 0x3f, 0x56, 0x37,
+	0x50, 0x58, 0x34, 0x38, 0x2c, 0x2e, 0x46, 0x45, 0x26, 0x51, 0x4b, 0x6b, 0x56, 0x2b, 0x41, 0x2b,
+	0x28, 0x2e, 0x43, 0x45, 0x43, 0x34, 0x1d, 0x3d, 0x62, 0x3a, 0x40, 0x77, 0x8b, 0x9f, 0x80, 0x68,
+	0x4b, 0x3c, 0x6a, 0x4e, 0x26, 0x3c, 0x2a, 0x45,
+};
+
+static const cv_io c17_out[] = {
+	{ { 72, 1, 1, 1 }, 1, 2, c17_out0, 72 },
+};
+
+static const cv_field c17_op0_f[] = {
+	{ "in_image_x_size", 0x6 },
+	{ "in_image_y_size", 0x8 },
+	{ "in_image_z_size", 0x2 },
+	{ "in_image_stride", 0x6 },
+	{ "in_image_slice", 0x30 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0x5 },
+	{ "in_window_y_end", 0x7 },
+	{ "in_tile_x_size", 0x6 },
+	{ "in_tile_y_size", 0x8 },
+	{ "in_tile_x_inc", 0x6 },
+	{ "in_tile_y_inc", 0x8 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "out_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x6 },
+	{ "out_loop_0_inc", 0x1 },
+	{ "out_loop_1_count", 0x8 },
+	{ "out_loop_1_inc", 0x6 },
+	{ "out_loop_2_count", 0x2 },
+	{ "out_loop_2_inc", 0x30 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0x1 },
+	{ "out_loop_4_inc", 0x0 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+};
+
+static const cv_word c17_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c17_op0_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_base_address", 0, 8, -1, 0, 0 },
+};
+
+static const uint32_t c17_op0_u[] = {
+	0,
+};
+
+static const cv_field c17_op1_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernels_per_core", 0x1 },
@@ -2123,71 +2169,118 @@ static const cv_field c16_op2_f[] = {
 	{ "post_multiplier_15_to_22", 0x21 },
 };
 
-static const cv_word c16_op2_w[] = {
+static const cv_word c17_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c16_op2_a[] = {
+static const cv_addr c17_op1_a[] = {
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
+	{ 0, "in_image_address", 0, 8, -1, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c17_op1_u[] = {
+	0,
+};
+
+static const cv_field c17_op2_f[] = {
+	{ "kernel_xy_size", 0x3 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernels_per_core", 0x1 },
+	{ "pooling", 0x0 },
+	{ "in_image_x_size", 0x6 },
+	{ "in_image_y_size", 0x5 },
+	{ "in_image_x_offset", 0x0 },
+	{ "in_image_x_offset_bit_3", 0x0 },
+	{ "in_image_y_offset", 0x0 },
+	{ "in_image_y_offset_bit_3", 0x0 },
+	{ "relu", 0x0 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x3 },
+	{ "out_image_z_size", 0x3 },
+	{ "rounding_mode", 0x1 },
+	{ "in_image_border_const", 0x5a },
+	{ "in_image_x_stride", 0x6 },
+	{ "in_image_y_stride", 0x30 },
+	{ "out_image_x_stride", 0x4 },
+	{ "out_image_y_stride", 0x18 },
+	{ "coef_zero_point", 0x6e },
+	{ "out_zero_point", 0x46 },
+	{ "depthwise", 0x0 },
+	{ "layer_type", 0x0 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x38 },
+	{ "post_multiplier_7_to_14", 0xe1 },
+	{ "post_shift", 0xa },
+	{ "post_shift_bit_5_6", 0x0 },
+	{ "post_multiplier_15_to_22", 0x21 },
+};
+
+static const cv_word c17_op2_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c17_op2_a[] = {
 	{ 0, "kernel_address", 0, 5, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 8, -1, 162, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 12, 0 },
 };
 
-static const uint32_t c16_op2_u[] = {
+static const uint32_t c17_op2_u[] = {
 	0,
 };
 
-static const cv_op c16_ops[] = {
-	{ 3, "TensorCopy", -1, c16_op0_f, 35, c16_op0_w, 0, c16_op0_a, 2, c16_op0_u, 0 },
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c16_op1_f, 30, c16_op1_w, 0, c16_op1_a, 3, c16_op1_u, 0 },
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c16_op2_f, 30, c16_op2_w, 0, c16_op2_a, 3, c16_op2_u, 0 },
+static const cv_op c17_ops[] = {
+	{ 3, "TensorCopy", -1, c17_op0_f, 35, c17_op0_w, 0, c17_op0_a, 2, c17_op0_u, 0 },
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c17_op1_f, 30, c17_op1_w, 0, c17_op1_a, 3, c17_op1_u, 0 },
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c17_op2_f, 30, c17_op2_w, 0, c17_op2_a, 3, c17_op2_u, 0 },
 };
 
-static const uint8_t c16_s0_w[] = {
+static const uint8_t c17_s0_w[] = {
 	0x4e, 0x8b, 0xb3, 0xe3, 0x90, 0xb5, 0x6b, 0xaf, 0x54, 0x93, 0x71, 0xf4, 0x65, 0x75, 0x66, 0xc6,
 	0xe, 0x64, 0x68, 0x81, 0x8a, 0x23, 0xd2, 0x14, 0x44, 0x6a, 0xd0, 0xe, 0x48, 0xe2, 0x24, 0x72,
 	5, 0x5c, 0x16, 0x1c, 0xe7, 0xfc, 0xe6, 0x56, 0x5d, 0x8a, 0x4c, 0x17, 0x17, 0x4f, 0x66, 0x13,
 	0x66, 0x5d, 0xb2, 0xd7, 0xd0, 0x42,
 };
 
-static const int32_t c16_s0_b[] = {
+static const int32_t c17_s0_b[] = {
 	-1944, 1790, 2698,
 };
 
-static const uint8_t c16_s1_w[] = {
+static const uint8_t c17_s1_w[] = {
 	0x4e, 0x8b, 0xb3, 0xe3, 0x90, 0xb5, 0x6b, 0xaf, 0x54, 0x93, 0x71, 0xf4, 0x65, 0x75, 0x66, 0xc6,
 	0xe, 0x64, 0x68, 0x81, 0x8a, 0x23, 0xd2, 0x14, 0x44, 0x6a, 0xd0, 0xe, 0x48, 0xe2, 0x24, 0x72,
 	5, 0x5c, 0x16, 0x1c, 0xe7, 0xfc, 0xe6, 0x56, 0x5d, 0x8a, 0x4c, 0x17, 0x17, 0x4f, 0x66, 0x13,
 	0x66, 0x5d, 0xb2, 0xd7, 0xd0, 0x42,
 };
 
-static const int32_t c16_s1_b[] = {
+static const int32_t c17_s1_b[] = {
 	-1944, 1790, 2698,
 };
 
-static const cv_stream c16_s[] = {
-	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 110, .in_zp = 90, .w = c16_s0_w, .bias = c16_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 12, .seed = 0 },
+static const cv_stream c17_s[] = {
+	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 110, .in_zp = 90, .w = c17_s0_w, .bias = c17_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 12, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
-	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 110, .in_zp = 90, .w = c16_s1_w, .bias = c16_s1_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 12, .seed = 0 },
+	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 110, .in_zp = 90, .w = c17_s1_w, .bias = c17_s1_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 12, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c16_raw[] = {
+static const cv_raw c17_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c17_in0[] = {
+static const uint8_t c18_in0[] = {
 	0x4b, 0x9b, 0x86, 0xfd, 0xf1, 0x82, 3, 0xc3, 0x4c, 0xb0, 0x16, 0x31, 0xb4, 0x85, 0x8d, 0xd9,
 	0xa2, 0xcb, 0x76, 0x4a, 0x80, 0x75, 0x68, 0xcc, 0xd, 0x52, 0x59, 0x23, 0xbe, 0x64, 0xa3, 0xa1,
 	0x9e, 0x77, 0xbf, 0x60, 0x92, 0xd6, 0xb2, 0xd0, 0xd4, 0x86, 0x7b, 0x6d, 0x49, 0xad, 0x9e, 0xf0,
 	0xa0, 0x6e, 0x1b, 0xbb, 0xd9, 0xbb, 0xd8, 0x4f, 0x19, 0xf6, 0xe1, 0x38,
 };
 
-static const cv_io c17_in[] = {
-	{ { 3, 5, 4, 1 }, 3, 2, c17_in0, 60 },
+static const cv_io c18_in[] = {
+	{ { 3, 5, 4, 1 }, 3, 2, c18_in0, 60 },
 };
 
-static const uint8_t c17_out0[] = {
+static const uint8_t c18_out0[] = {
 	0x89, 0xc5, 0x82, 0xb4, 0x89, 0xdc, 0xc7, 0xb3, 0xd1, 0x9b, 0xd9, 0xaa, 0xc2, 0xe6, 0x9e, 0xa8,
 	0x6f, 0x8b, 0x86, 0x73, 0xcd, 0xff, 0xca, 0xd8, 0xad, 0xa6, 0xcd, 0xd3, 0xff, 0xaf, 0x90, 0xfe,
 	0xcc, 0xff, 0xa5, 0x9b, 0x93, 0x92, 0x88, 0x87, 0x71, 0x78, 0x71, 0x62, 0x8f, 0xc0, 0xc6, 0x9b,
@@ -2195,11 +2288,11 @@ static const uint8_t c17_out0[] = {
 	0x71, 0x83, 0x5f, 0xb0, 0x73, 0x77, 0x58, 0x7d, 0x6e, 0xa5, 0x92, 0x5b, 0x55, 0x5c, 0x35, 0x5b,
 };
 
-static const cv_io c17_out[] = {
-	{ { 80, 1, 1, 1 }, 1, 2, c17_out0, 80 },
+static const cv_io c18_out[] = {
+	{ { 80, 1, 1, 1 }, 1, 2, c18_out0, 80 },
 };
 
-static const cv_field c17_op0_f[] = {
+static const cv_field c18_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x1 },
@@ -2232,25 +2325,25 @@ static const cv_field c17_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0x40 },
 };
 
-static const cv_word c17_op0_w[] = {
+static const cv_word c18_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c17_op0_a[] = {
+static const cv_addr c18_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c17_op0_u[] = {
+static const uint32_t c18_op0_u[] = {
 	0,
 };
 
-static const cv_op c17_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c17_op0_f, 30, c17_op0_w, 0, c17_op0_a, 3, c17_op0_u, 0 },
+static const cv_op c18_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c18_op0_f, 30, c18_op0_w, 0, c18_op0_a, 3, c18_op0_u, 0 },
 };
 
-static const uint8_t c17_s0_w[] = {
+static const uint8_t c18_s0_w[] = {
 	4, 0xe0, 0xc4, 0x41, 0xeb, 0x2c, 0xa5, 0xcb, 0xf5, 0x73, 0x44, 0xb5, 0xcb, 0x35, 0x6b, 0xaf,
 	0x3c, 0xe0, 0xaa, 0xc6, 0x46, 0x6d, 0xc3, 0x82, 0x9c, 0xca, 0x3a, 0x3b, 0x54, 0x63, 0x79, 0xb6,
 	0xb7, 0xd4, 0xeb, 0xed, 0xe1, 0x14, 0x9d, 0x69, 0xc5, 0xb3, 0xf5, 0x2b, 0xa0, 0x2b, 0x12, 0x79,
@@ -2260,39 +2353,39 @@ static const uint8_t c17_s0_w[] = {
 	0x36, 0x9e, 0xb1, 0xa4, 0x2e, 0x8a, 0x4c, 0xd3, 0x48, 0x9a, 0x48, 0x16,
 };
 
-static const int32_t c17_s0_b[] = {
+static const int32_t c18_s0_b[] = {
 	-2176, 1046, -607, -361,
 };
 
-static const cv_stream c17_s[] = {
-	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 128, .in_zp = 10, .w = c17_s0_w, .bias = c17_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 20, .seed = 0 },
+static const cv_stream c18_s[] = {
+	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 128, .in_zp = 10, .w = c18_s0_w, .bias = c18_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 20, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c17_raw[] = {
+static const cv_raw c18_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c18_in0[] = {
+static const uint8_t c19_in0[] = {
 	0x52, 0xb0, 0x4a, 0x10, 0xe6, 0x62, 0xf4, 0x99, 0xec, 0xba, 0xe3, 0x9a, 0xf4, 0x7e, 0xc2, 0xae,
 	0xb6, 0xe5, 0xcd, 0x4a, 0x49, 0x4b, 0x34, 2, 0xa0, 0x93, 0x95, 0x93, 0x8b, 0xd6, 0xf5, 0x4b,
 	1, 0x92, 0x18, 0x9c,
 };
 
-static const cv_io c18_in[] = {
-	{ { 36, 1, 1, 1 }, 1, 2, c18_in0, 36 },
+static const cv_io c19_in[] = {
+	{ { 36, 1, 1, 1 }, 1, 2, c19_in0, 36 },
 };
 
-static const uint8_t c18_out0[] = {
+static const uint8_t c19_out0[] = {
 	0x79, 0x7b, 0x7c, 0x7c, 0x7b, 0x7b, 0x83, 0x82, 0x82, 0x81, 0x82, 0x82, 0x7e, 0x80, 0x7f, 0x7e,
 	0x80, 0x7d, 0x82, 0x82, 0x80, 0x81, 0x82, 0x83,
 };
 
-static const cv_io c18_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 2, c18_out0, 24 },
+static const cv_io c19_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 2, c19_out0, 24 },
 };
 
-static const cv_field c18_op0_f[] = {
+static const cv_field c19_op0_f[] = {
 	{ "kernel_xy_size", 0x2 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x2 },
@@ -2324,43 +2417,43 @@ static const cv_field c18_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x0 },
 };
 
-static const cv_word c18_op0_w[] = {
+static const cv_word c19_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c18_op0_a[] = {
+static const cv_addr c19_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c18_op0_u[] = {
+static const uint32_t c19_op0_u[] = {
 	0,
 };
 
-static const cv_op c18_ops[] = {
-	{ 2, "FullyConnectedReluLayer", 1, c18_op0_f, 29, c18_op0_w, 0, c18_op0_a, 3, c18_op0_u, 0 },
+static const cv_op c19_ops[] = {
+	{ 2, "FullyConnectedReluLayer", 1, c19_op0_f, 29, c19_op0_w, 0, c19_op0_a, 3, c19_op0_u, 0 },
 };
 
-static const uint8_t c18_s0_w[] = {
+static const uint8_t c19_s0_w[] = {
 	0xb, 0x28, 0x4c, 0x3a, 0x16, 0x22, 0xb4, 0x75, 0xe7, 0xe3, 0x85, 0x78, 0xb3, 0x7a, 0x58, 0xd5,
 	0x31, 0x18, 0xff, 0x71, 0xad, 0x47, 0x87, 0xf5,
 };
 
-static const int32_t c18_s0_b[] = {
+static const int32_t c19_s0_b[] = {
 	707, -690, 2375, -1733,
 };
 
-static const cv_stream c18_s[] = {
-	{ { .out = 4, .kz = 3, .ky = 2, .kx = 1, .zp = 128, .in_zp = 20, .w = c18_s0_w, .bias = c18_s0_b, .cores = 2, .superblocks = 1, .depthwise = 0, .plane = 6, .seed = 0 },
+static const cv_stream c19_s[] = {
+	{ { .out = 4, .kz = 3, .ky = 2, .kx = 1, .zp = 128, .in_zp = 20, .w = c19_s0_w, .bias = c19_s0_b, .cores = 2, .superblocks = 1, .depthwise = 0, .plane = 6, .seed = 0 },
 	  { .format = 1, .order = 2, .zrl_bits = 3 } },
 };
 
-static const cv_raw c18_raw[] = {
+static const cv_raw c19_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c19_in0[] = {
+static const uint8_t c20_in0[] = {
 	0x87, 0x7d, 0x4a, 0x47, 0x8a, 0x84, 0x84, 0x6b, 0x7d, 0x79, 0x84, 0x6f, 0x58, 0x75, 0x50, 0x49,
 	0x60, 0x5d, 0x43, 0x6f, 0x78, 0x6f, 0x68, 0x80, 0x6f, 0x3e, 0x53, 0x5b, 0x74, 0x6f, 0x89, 0x57,
 	0x73, 0x4e, 0x84, 0x71, 0x6c, 0x86, 0x78, 0x4d, 0x61, 0x59, 0x43, 0x6e, 0x5e, 0x52, 0x85, 0x3c,
@@ -2368,28 +2461,28 @@ static const uint8_t c19_in0[] = {
 	0x5c, 0x43, 0x83, 0x75, 0x69, 0x43, 0x45, 0x75,
 };
 
-static const uint8_t c19_in1[] = {
+static const uint8_t c20_in1[] = {
 	0, 0xff, 0x75, 0xa1, 0xa8, 0x81, 0x9c, 0x67, 0xa3, 0x79, 0x64, 0x97, 0x9d, 0x70, 0x9d, 0x78,
 	0x9f, 0x70, 0x75, 0x99, 0x69, 0xa0, 0x7c, 0x8f, 0x90, 0x81, 0x7d, 0x9b, 0xa9, 0x6c, 0x97, 0x77,
 	0xa7, 0x8b, 0x77, 0x86, 0xa3, 0xa4, 0x8d, 0x8c, 0x8a, 0x96, 0x64, 0x8e, 0x7b, 0x7f, 0x9e, 0x76,
 };
 
-static const cv_io c19_in[] = {
-	{ { 72, 1, 1, 1 }, 1, 2, c19_in0, 72 },
-	{ { 48, 1, 1, 1 }, 1, 2, c19_in1, 48 },
+static const cv_io c20_in[] = {
+	{ { 72, 1, 1, 1 }, 1, 2, c20_in0, 72 },
+	{ { 48, 1, 1, 1 }, 1, 2, c20_in1, 48 },
 };
 
-static const uint8_t c19_out0[] = {
+static const uint8_t c20_out0[] = {
 	0, 0xff, 0x2a, 0xb3, 0xcf, 0x6c, 0xa2, 0, 0xce, 0x78, 0x31, 0x5a, 0xae, 0x45, 0x7d, 0x33,
 	0xd7, 0x28, 0x35, 0xc6, 0, 0xc5, 0x5c, 0x61, 0x86, 0x86, 0x52, 0xab, 0xad, 0x1d, 0xa2, 0x41,
 	0x7d, 0x72, 0x54, 0x46, 0xae, 0xab, 0x84, 0x57, 0x62, 0xb7, 0, 0x5d, 0x4a, 0x71, 0xc2, 0x24,
 };
 
-static const cv_io c19_out[] = {
-	{ { 48, 1, 1, 1 }, 1, 2, c19_out0, 48 },
+static const cv_io c20_out[] = {
+	{ { 48, 1, 1, 1 }, 1, 2, c20_out0, 48 },
 };
 
-static const cv_field c19_op0_f[] = {
+static const cv_field c20_op0_f[] = {
 	{ "in_image_x_size", 0x6 },
 	{ "in_image_y_size", 0x4 },
 	{ "in_image_z_size", 0x2 },
@@ -2427,20 +2520,20 @@ static const cv_field c19_op0_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 };
 
-static const cv_word c19_op0_w[] = {
+static const cv_word c20_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c19_op0_a[] = {
+static const cv_addr c20_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 1, 0, 0 },
 	{ 0, "out_image_base_address", 0, 8, -1, 0, 0 },
 };
 
-static const uint32_t c19_op0_u[] = {
+static const uint32_t c20_op0_u[] = {
 	0,
 };
 
-static const cv_field c19_op1_f[] = {
+static const cv_field c20_op1_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x1 },
@@ -2473,7 +2566,7 @@ static const cv_field c19_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c19_op1_w[] = {
+static const cv_word c20_op1_w[] = {
 	{ 23, 0x00800000 },
 	{ 24, 0x00000001 },
 	{ 27, 0x00000000 },
@@ -2483,43 +2576,43 @@ static const cv_word c19_op1_w[] = {
 	{ 32, 0x00180006 },
 };
 
-static const cv_addr c19_op1_a[] = {
+static const cv_addr c20_op1_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 	{ 1, NULL, 26, 8, -1, 0, 0 },
 };
 
-static const uint32_t c19_op1_u[] = {
+static const uint32_t c20_op1_u[] = {
 	0,
 };
 
-static const cv_op c19_ops[] = {
-	{ 3, "TensorCopy", -1, c19_op0_f, 35, c19_op0_w, 0, c19_op0_a, 2, c19_op0_u, 0 },
-	{ 2, "ConvolutionReluPoolingAddLayer", 1, c19_op1_f, 30, c19_op1_w, 7, c19_op1_a, 4, c19_op1_u, 0 },
+static const cv_op c20_ops[] = {
+	{ 3, "TensorCopy", -1, c20_op0_f, 35, c20_op0_w, 0, c20_op0_a, 2, c20_op0_u, 0 },
+	{ 2, "ConvolutionReluPoolingAddLayer", 1, c20_op1_f, 30, c20_op1_w, 7, c20_op1_a, 4, c20_op1_u, 0 },
 };
 
-static const uint8_t c19_s0_w[] = {
+static const uint8_t c20_s0_w[] = {
 	0x72, 0x70, 0x7e, 0x72, 0x7c, 0x77, 0x77, 0x76, 0x76, 0x72, 0x78, 0x7e, 0x75, 0x7f, 0x7d, 0x75,
 	0x73, 0x73, 0x70, 0x7d, 0x77, 0x7e, 0x71, 0x79, 0x73, 0x77, 0x7b, 0x70, 0x79, 0x7d, 0x75, 0x70,
 	0x77, 0x76, 0x78, 0x7d, 0x80, 0x7a, 0x74, 0x7e, 0x7a, 0x76, 0x7e, 0x7d, 0x7c, 0x7b, 0x80, 0x72,
 	0x73, 0x71, 0x77, 0x71, 0x7b, 0x74,
 };
 
-static const int32_t c19_s0_b[] = {
+static const int32_t c20_s0_b[] = {
 	155, -35,
 };
 
-static const cv_stream c19_s[] = {
-	{ { .out = 2, .kz = 3, .ky = 3, .kx = 3, .zp = 120, .in_zp = 100, .w = c19_s0_w, .bias = c19_s0_b, .cores = 2, .superblocks = 2, .depthwise = 0, .plane = 24, .seed = 0 },
+static const cv_stream c20_s[] = {
+	{ { .out = 2, .kz = 3, .ky = 3, .kx = 3, .zp = 120, .in_zp = 100, .w = c20_s0_w, .bias = c20_s0_b, .cores = 2, .superblocks = 2, .depthwise = 0, .plane = 24, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c19_raw[] = {
+static const cv_raw c20_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c20_in0[] = {
+static const uint8_t c21_in0[] = {
 	0x4f, 0x87, 0x7d, 0x7e, 0x65, 0x4b, 0x4f, 0x8c, 0x54, 0x43, 0x73, 0x6d, 0x4e, 0x61, 0x7d, 0x6f,
 	0x6f, 0x7a, 0x40, 0x46, 0x4d, 0x7c, 0x4c, 0x3e, 0x56, 0x54, 0x45, 0x68, 0x43, 0x89, 0x7b, 0x42,
 	0x63, 0x80, 0x4c, 0x6c, 0x81, 0x56, 0x3e, 0x6e, 0x69, 0x7a, 0x67, 0x70, 0x53, 0x48, 0x53, 0x5e,
@@ -2527,24 +2620,24 @@ static const uint8_t c20_in0[] = {
 	0x4f, 0x86, 0x70, 0x85, 0x72, 0x44, 0x61, 0x45,
 };
 
-static const uint8_t c20_in1[] = {
+static const uint8_t c21_in1[] = {
 	0, 0xff, 0xaa, 0x7d, 0x6f, 0x8d, 0x8f, 0x68, 0x66, 0x84, 0x98, 0x74,
 };
 
-static const cv_io c20_in[] = {
-	{ { 72, 1, 1, 1 }, 1, 2, c20_in0, 72 },
-	{ { 12, 1, 1, 1 }, 1, 2, c20_in1, 12 },
+static const cv_io c21_in[] = {
+	{ { 72, 1, 1, 1 }, 1, 2, c21_in0, 72 },
+	{ { 12, 1, 1, 1 }, 1, 2, c21_in1, 12 },
 };
 
-static const uint8_t c20_out0[] = {
+static const uint8_t c21_out0[] = {
 	0, 0xff, 0xf3, 0x61, 0x22, 0x68, 0x69, 0x21, 0x17, 0x93, 0x7c, 0x51,
 };
 
-static const cv_io c20_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c20_out0, 12 },
+static const cv_io c21_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c21_out0, 12 },
 };
 
-static const cv_field c20_op0_f[] = {
+static const cv_field c21_op0_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x2 },
 	{ "in_image_z_size", 0x2 },
@@ -2582,20 +2675,20 @@ static const cv_field c20_op0_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 };
 
-static const cv_word c20_op0_w[] = {
+static const cv_word c21_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c20_op0_a[] = {
+static const cv_addr c21_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 1, 0, 0 },
 	{ 0, "out_image_base_address", 0, 8, -1, 0, 0 },
 };
 
-static const uint32_t c20_op0_u[] = {
+static const uint32_t c21_op0_u[] = {
 	0,
 };
 
-static const cv_field c20_op1_f[] = {
+static const cv_field c21_op1_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x1 },
@@ -2628,7 +2721,7 @@ static const cv_field c20_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c20_op1_w[] = {
+static const cv_word c21_op1_w[] = {
 	{ 23, 0x00800000 },
 	{ 24, 0x00000001 },
 	{ 27, 0x00000000 },
@@ -2638,54 +2731,54 @@ static const cv_word c20_op1_w[] = {
 	{ 32, 0x00060003 },
 };
 
-static const cv_addr c20_op1_a[] = {
+static const cv_addr c21_op1_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 	{ 1, NULL, 26, 8, -1, 0, 0 },
 };
 
-static const uint32_t c20_op1_u[] = {
+static const uint32_t c21_op1_u[] = {
 	0,
 };
 
-static const cv_op c20_ops[] = {
-	{ 3, "TensorCopy", -1, c20_op0_f, 35, c20_op0_w, 0, c20_op0_a, 2, c20_op0_u, 0 },
-	{ 2, "ConvolutionReluPoolingAddLayer", 1, c20_op1_f, 30, c20_op1_w, 7, c20_op1_a, 4, c20_op1_u, 0 },
+static const cv_op c21_ops[] = {
+	{ 3, "TensorCopy", -1, c21_op0_f, 35, c21_op0_w, 0, c21_op0_a, 2, c21_op0_u, 0 },
+	{ 2, "ConvolutionReluPoolingAddLayer", 1, c21_op1_f, 30, c21_op1_w, 7, c21_op1_a, 4, c21_op1_u, 0 },
 };
 
-static const uint8_t c20_s0_w[] = {
+static const uint8_t c21_s0_w[] = {
 	0x78, 0x7e, 0x74, 0x7f, 0x7e, 0x7e, 0x75, 0x77, 0x72, 0x80, 0x7d, 0x73, 0x72, 0x72, 0x7f, 0x7e,
 	0x71, 0x7c, 0x7b, 0x76, 0x7c, 0x7d, 0x7f, 0x70, 0x71, 0x78, 0x80, 0x7c, 0x7d, 0x7b, 0x70, 0x70,
 	0x72, 0x7b, 0x74, 0x70, 0x70, 0x70, 0x7f, 0x7f, 0x77, 0x79, 0x75, 0x71, 0x77, 0x70, 0x70, 0x7d,
 	0x72, 0x7f, 0x77, 0x72, 0x7c, 0x7b,
 };
 
-static const int32_t c20_s0_b[] = {
+static const int32_t c21_s0_b[] = {
 	-82, 38,
 };
 
-static const cv_stream c20_s[] = {
-	{ { .out = 2, .kz = 3, .ky = 3, .kx = 3, .zp = 120, .in_zp = 100, .w = c20_s0_w, .bias = c20_s0_b, .cores = 2, .superblocks = 2, .depthwise = 0, .plane = 24, .seed = 0 },
+static const cv_stream c21_s[] = {
+	{ { .out = 2, .kz = 3, .ky = 3, .kx = 3, .zp = 120, .in_zp = 100, .w = c21_s0_w, .bias = c21_s0_b, .cores = 2, .superblocks = 2, .depthwise = 0, .plane = 24, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c20_raw[] = {
+static const cv_raw c21_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c21_in0[] = {
+static const uint8_t c22_in0[] = {
 	0x63, 0xda, 0xf, 0xdf, 0x9c, 0xff, 0xda, 0x89, 0x94, 0x4b, 0x16, 0xff, 0x47, 0xa2, 0xe0, 0x76,
 	0x28, 0xff, 0xd5, 0xda, 0x1a, 0xfb, 0xd3, 0xff, 0xff, 0x10, 0xfd, 0xe6, 0xe6, 0xbe, 0xff, 0x90,
 	0x69, 0x65, 7, 0xe5, 0xff, 0xff, 0xe2, 6, 0x1a, 0x8d, 0xff, 0xcb, 0xba, 0x19, 0x83, 0xca,
 	0xff, 0xff,
 };
 
-static const cv_io c21_in[] = {
-	{ { 50, 1, 1, 1 }, 1, 2, c21_in0, 50 },
+static const cv_io c22_in[] = {
+	{ { 50, 1, 1, 1 }, 1, 2, c22_in0, 50 },
 };
 
-static const uint8_t c21_out0[] = {
+static const uint8_t c22_out0[] = {
 	0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x63, 0xda, 0xf, 0xdf, 0x9c, 0x4d, 0x4d, 0xda,
 	0x89, 0x94, 0x4b, 0x16, 0x4d, 0x4d, 0x47, 0xa2, 0xe0, 0x76, 0x28, 0x4d, 0x4d, 0xd5, 0xda, 0x1a,
 	0xfb, 0xd3, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d, 0x4d,
@@ -2694,11 +2787,11 @@ static const uint8_t c21_out0[] = {
 	0x4d, 0x4d, 0x4d, 0x4d,
 };
 
-static const cv_io c21_out[] = {
-	{ { 84, 1, 1, 1 }, 1, 2, c21_out0, 84 },
+static const cv_io c22_out[] = {
+	{ { 84, 1, 1, 1 }, 1, 2, c22_out0, 84 },
 };
 
-static const cv_field c21_op0_f[] = {
+static const cv_field c22_op0_f[] = {
 	{ "in_image_x_size", 0x5 },
 	{ "in_image_y_size", 0x4 },
 	{ "in_image_z_size", 0x2 },
@@ -2737,54 +2830,54 @@ static const cv_field c21_op0_f[] = {
 	{ "in_image_border_const", 0x4d },
 };
 
-static const cv_word c21_op0_w[] = {
+static const cv_word c22_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c21_op0_a[] = {
+static const cv_addr c22_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c21_op0_u[] = {
+static const uint32_t c22_op0_u[] = {
 	0,
 };
 
-static const cv_op c21_ops[] = {
-	{ 3, "TensorCopy", -1, c21_op0_f, 36, c21_op0_w, 0, c21_op0_a, 2, c21_op0_u, 0 },
+static const cv_op c22_ops[] = {
+	{ 3, "TensorCopy", -1, c22_op0_f, 36, c22_op0_w, 0, c22_op0_a, 2, c22_op0_u, 0 },
 };
 
-static const cv_stream c21_s[] = {
+static const cv_stream c22_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c21_raw[] = {
+static const cv_raw c22_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c22_in0[] = {
+static const uint8_t c23_in0[] = {
 	0xcb, 0x3d, 0xcd, 0x53, 0xb9, 0xde, 0x6e, 0x20, 0xa, 0xeb, 6, 0x4b, 0x12, 3, 0xfd, 0xcd,
 	0x91, 0xf8, 0x2b, 0x90, 0x12, 0x4f, 0xda, 0xbb, 0xc7, 0x4b, 0x76, 0x9d, 0xad, 6, 0xbf, 0x4e,
 	0x18, 0x92, 0x5d, 0x21, 0xce, 0x2a, 0x5e, 3, 0x92, 0x46, 0xe9, 0xb4, 0x16, 0x8e, 4, 0x1b,
 	0x4b, 8, 6, 0x1a, 0xcf, 0x52, 0x4e, 0x73, 0x8a, 0xea, 0xa1, 0xd5,
 };
 
-static const cv_io c22_in[] = {
-	{ { 60, 1, 1, 1 }, 1, 2, c22_in0, 60 },
+static const cv_io c23_in[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c23_in0, 60 },
 };
 
-static const uint8_t c22_out0[] = {
+static const uint8_t c23_out0[] = {
 	0xcb, 0x12, 0x92, 0x3d, 0x4f, 0x46, 0xcd, 0xda, 0xe9, 0x53, 0xbb, 0xb4, 0xb9, 0xc7, 0x16, 0xde,
 	0x4b, 0x8e, 0x6e, 0x76, 4, 0x20, 0x9d, 0x1b, 0xa, 0xad, 0x4b, 0xeb, 6, 8, 6, 0xbf,
 	6, 0x4b, 0x4e, 0x1a, 0x12, 0x18, 0xcf, 3, 0x92, 0x52, 0xfd, 0x5d, 0x4e, 0xcd, 0x21, 0x73,
 	0x91, 0xce, 0x8a, 0xf8, 0x2a, 0xea, 0x2b, 0x5e, 0xa1, 0x90, 3, 0xd5,
 };
 
-static const cv_io c22_out[] = {
-	{ { 60, 1, 1, 1 }, 1, 2, c22_out0, 60 },
+static const cv_io c23_out[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c23_out0, 60 },
 };
 
-static const cv_field c22_op0_f[] = {
+static const cv_field c23_op0_f[] = {
 	{ "in_image_x_size", 0x4 },
 	{ "in_image_y_size", 0x5 },
 	{ "in_image_z_size", 0x3 },
@@ -2822,52 +2915,52 @@ static const cv_field c22_op0_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 };
 
-static const cv_word c22_op0_w[] = {
+static const cv_word c23_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c22_op0_a[] = {
+static const cv_addr c23_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c22_op0_u[] = {
+static const uint32_t c23_op0_u[] = {
 	0,
 };
 
-static const cv_op c22_ops[] = {
-	{ 3, "TensorTranspose", -1, c22_op0_f, 35, c22_op0_w, 0, c22_op0_a, 2, c22_op0_u, 0 },
+static const cv_op c23_ops[] = {
+	{ 3, "TensorTranspose", -1, c23_op0_f, 35, c23_op0_w, 0, c23_op0_a, 2, c23_op0_u, 0 },
 };
 
-static const cv_stream c22_s[] = {
+static const cv_stream c23_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c22_raw[] = {
+static const cv_raw c23_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c23_in0[] = {
+static const uint8_t c24_in0[] = {
 	0x72, 0x11, 0x28, 0x52, 0x2a, 0x3c, 0xd4, 0x7b, 0x7f, 0x9e, 0x24, 0x88, 0xf6, 0xb0, 0x13, 0xf4,
 	0x30, 0xfd, 0xdf, 0xb5, 0xa, 0x26, 9, 0x3c, 0xbc, 0x97, 0x34, 0xe0, 0xcc, 0x4e, 0xdf, 0x36,
 	0xd1, 0xc9, 0x9b, 0xe6,
 };
 
-static const cv_io c23_in[] = {
-	{ { 3, 4, 3, 1 }, 3, 2, c23_in0, 36 },
+static const cv_io c24_in[] = {
+	{ { 3, 4, 3, 1 }, 3, 2, c24_in0, 36 },
 };
 
-static const uint8_t c23_out0[] = {
+static const uint8_t c24_out0[] = {
 	0x72, 0x52, 0xd4, 0x9e, 0xf6, 0xf4, 0xdf, 0x26, 0xbc, 0xe0, 0xdf, 0xc9, 0x11, 0x2a, 0x7b, 0x24,
 	0xb0, 0x30, 0xb5, 9, 0x97, 0xcc, 0x36, 0x9b, 0x28, 0x3c, 0x7f, 0x88, 0x13, 0xfd, 0xa, 0x3c,
 	0x34, 0x4e, 0xd1, 0xe6,
 };
 
-static const cv_io c23_out[] = {
-	{ { 36, 1, 1, 1 }, 1, 2, c23_out0, 36 },
+static const cv_io c24_out[] = {
+	{ { 36, 1, 1, 1 }, 1, 2, c24_out0, 36 },
 };
 
-static const cv_field c23_op0_f[] = {
+static const cv_field c24_op0_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0xc },
 	{ "in_image_z_size", 0x1 },
@@ -2905,52 +2998,52 @@ static const cv_field c23_op0_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 };
 
-static const cv_word c23_op0_w[] = {
+static const cv_word c24_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c23_op0_a[] = {
+static const cv_addr c24_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c23_op0_u[] = {
+static const uint32_t c24_op0_u[] = {
 	0,
 };
 
-static const cv_op c23_ops[] = {
-	{ 3, "TensorTranspose", -1, c23_op0_f, 35, c23_op0_w, 0, c23_op0_a, 2, c23_op0_u, 0 },
+static const cv_op c24_ops[] = {
+	{ 3, "TensorTranspose", -1, c24_op0_f, 35, c24_op0_w, 0, c24_op0_a, 2, c24_op0_u, 0 },
 };
 
-static const cv_stream c23_s[] = {
+static const cv_stream c24_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c23_raw[] = {
+static const cv_raw c24_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c24_in0[] = {
+static const uint8_t c25_in0[] = {
 	0xea, 0xa7, 0xe9, 0xd7, 0xf6, 9, 0xe, 0x9f, 0xb8, 0x38, 0xba, 0x4f, 0x9b, 0xb2, 0x7d, 0x7e,
 	0xec, 0xca, 0xf2, 0x71, 0xec, 0x45, 0x82, 0x39, 0x97, 0xdf, 0x65, 0xf5, 0xfc, 0x99, 0x76, 0x29,
 	0x89, 0xf5, 0xc2, 0x8f, 0xf9, 0x76, 0xc1, 0x1e, 0x58, 0x31, 0xf0, 0xa8, 0x8b, 0x45, 0x80, 0xba,
 };
 
-static const cv_io c24_in[] = {
-	{ { 48, 1, 1, 1 }, 1, 2, c24_in0, 48 },
+static const cv_io c25_in[] = {
+	{ { 48, 1, 1, 1 }, 1, 2, c25_in0, 48 },
 };
 
-static const uint8_t c24_out0[] = {
+static const uint8_t c25_out0[] = {
 	0xea, 0xe9, 0xf6, 0x9b, 0x7d, 0xec, 0xa7, 0xd7, 9, 0xb2, 0x7e, 0xca, 0xe, 0xb8, 0xba, 0xf2,
 	0xec, 0x82, 0x9f, 0x38, 0x4f, 0x71, 0x45, 0x39, 0x97, 0x65, 0xfc, 0xf9, 0xc1, 0x58, 0xdf, 0xf5,
 	0x99, 0x76, 0x1e, 0x31, 0x76, 0x89, 0xc2, 0xf0, 0x8b, 0x80, 0x29, 0xf5, 0x8f, 0xa8, 0x45, 0xba,
 };
 
-static const cv_io c24_out[] = {
-	{ { 48, 1, 1, 1 }, 1, 2, c24_out0, 48 },
+static const cv_io c25_out[] = {
+	{ { 48, 1, 1, 1 }, 1, 2, c25_out0, 48 },
 };
 
-static const cv_field c24_op0_f[] = {
+static const cv_field c25_op0_f[] = {
 	{ "in_image_x_size", 0x6 },
 	{ "in_image_y_size", 0x4 },
 	{ "in_image_z_size", 0x2 },
@@ -2988,59 +3081,59 @@ static const cv_field c24_op0_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 };
 
-static const cv_word c24_op0_w[] = {
+static const cv_word c25_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c24_op0_a[] = {
+static const cv_addr c25_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c24_op0_u[] = {
+static const uint32_t c25_op0_u[] = {
 	0,
 };
 
-static const cv_op c24_ops[] = {
-	{ 3, "ConvolutionReluPoolingLayer2", -1, c24_op0_f, 35, c24_op0_w, 0, c24_op0_a, 2, c24_op0_u, 0 },
+static const cv_op c25_ops[] = {
+	{ 3, "ConvolutionReluPoolingLayer2", -1, c25_op0_f, 35, c25_op0_w, 0, c25_op0_a, 2, c25_op0_u, 0 },
 };
 
-static const cv_stream c24_s[] = {
+static const cv_stream c25_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c24_raw[] = {
+static const cv_raw c25_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c25_in0[] = {
+static const uint8_t c26_in0[] = {
 	0x56, 0x25, 0x44, 0xeb, 0x92, 9, 0xb9, 0x8e, 0x74, 0x65, 0x23, 0xcb, 0x69, 0x97, 0x9d, 0xbc,
 	0x61, 0x82, 0x93, 0x56, 0xad, 0x55, 0xd4, 0xd4, 0xf1, 0x3c, 0x2d, 0x98, 0xcb, 0x37, 0x41, 0xe9,
 	0xd2, 0x33, 0x64, 0x74, 0xc, 0x24, 0xa9, 0x4a, 0x60, 0xdf, 0xef, 0xd5, 0xfb, 0x1f, 0x6f, 0x6a,
 };
 
-static const cv_io c25_in[] = {
-	{ { 48, 1, 1, 1 }, 1, 2, c25_in0, 48 },
+static const cv_io c26_in[] = {
+	{ { 48, 1, 1, 1 }, 1, 2, c26_in0, 48 },
 };
 
-static const uint8_t c25_out0[] = {
+static const uint8_t c26_out0[] = {
 	0x56, 0x25, 0x44, 0xeb, 0x92, 9, 0xb9, 0x8e, 0x74, 0x65, 0x23, 0xcb, 0x69, 0x97, 0x9d, 0xbc,
 	0x61, 0x82, 0x93, 0x56, 0xad, 0x55, 0xd4, 0xd4, 0xf1, 0x3c, 0x2d, 0x98, 0xcb, 0x37, 0x41, 0xe9,
 	0xd2, 0x33, 0x64, 0x74, 0xc, 0x24, 0xa9, 0x4a, 0x60, 0xdf, 0xef, 0xd5, 0xfb, 0x1f, 0x6f, 0x6a,
 };
 
-static const uint8_t c25_out1[] = {
+static const uint8_t c26_out1[] = {
 	0x56, 0x25, 0x44, 0xeb, 0x92, 9, 0xb9, 0x8e, 0x74, 0x65, 0x23, 0xcb, 0x69, 0x97, 0x9d, 0xbc,
 	0x61, 0x82, 0x93, 0x56, 0xad, 0x55, 0xd4, 0xd4, 0xf1, 0x3c, 0x2d, 0x98, 0xcb, 0x37, 0x41, 0xe9,
 	0xd2, 0x33, 0x64, 0x74, 0xc, 0x24, 0xa9, 0x4a, 0x60, 0xdf, 0xef, 0xd5, 0xfb, 0x1f, 0x6f, 0x6a,
 };
 
-static const cv_io c25_out[] = {
-	{ { 48, 1, 1, 1 }, 1, 2, c25_out0, 48 },
-	{ { 48, 1, 1, 1 }, 1, 2, c25_out1, 48 },
+static const cv_io c26_out[] = {
+	{ { 48, 1, 1, 1 }, 1, 2, c26_out0, 48 },
+	{ { 48, 1, 1, 1 }, 1, 2, c26_out1, 48 },
 };
 
-static const cv_field c25_op0_f[] = {
+static const cv_field c26_op0_f[] = {
 	{ "in_image_x_size", 0x8 },
 	{ "in_image_y_size", 0x3 },
 	{ "in_image_z_size", 0x2 },
@@ -3078,20 +3171,20 @@ static const cv_field c25_op0_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 };
 
-static const cv_word c25_op0_w[] = {
+static const cv_word c26_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c25_op0_a[] = {
+static const cv_addr c26_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c25_op0_u[] = {
+static const uint32_t c26_op0_u[] = {
 	0,
 };
 
-static const cv_field c25_op1_f[] = {
+static const cv_field c26_op1_f[] = {
 	{ "in_image_x_size", 0x8 },
 	{ "in_image_y_size", 0x3 },
 	{ "in_image_z_size", 0x2 },
@@ -3129,33 +3222,33 @@ static const cv_field c25_op1_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 };
 
-static const cv_word c25_op1_w[] = {
+static const cv_word c26_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c25_op1_a[] = {
+static const cv_addr c26_op1_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 1, 0, 0 },
 };
 
-static const uint32_t c25_op1_u[] = {
+static const uint32_t c26_op1_u[] = {
 	0,
 };
 
-static const cv_op c25_ops[] = {
-	{ 3, "TensorCopy", -1, c25_op0_f, 35, c25_op0_w, 0, c25_op0_a, 2, c25_op0_u, 0 },
-	{ 3, "TensorCopy_1", -1, c25_op1_f, 35, c25_op1_w, 0, c25_op1_a, 2, c25_op1_u, 0 },
+static const cv_op c26_ops[] = {
+	{ 3, "TensorCopy", -1, c26_op0_f, 35, c26_op0_w, 0, c26_op0_a, 2, c26_op0_u, 0 },
+	{ 3, "TensorCopy_1", -1, c26_op1_f, 35, c26_op1_w, 0, c26_op1_a, 2, c26_op1_u, 0 },
 };
 
-static const cv_stream c25_s[] = {
+static const cv_stream c26_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c25_raw[] = {
+static const cv_raw c26_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c26_in0[] = {
+static const uint8_t c27_in0[] = {
 	0xc9, 0xcf, 0x38, 4, 0x30, 0x70, 0x78, 0xff, 0xa3, 0xbc, 0x62, 0xff, 0xf1, 0xca, 0x48, 0xff,
 	0x6e, 0xbf, 0xac, 0x3d, 0xfd, 0xe9, 0xfd, 0xff, 0xf6, 0x7a, 0x30, 0xee, 0x64, 0xe6, 0x54, 0xff,
 	0x3b, 0x94, 0x77, 0xcc, 0xb8, 0xa9, 0x85, 0xff, 0xe6, 0xe5, 0x12, 0xc6, 0x32, 0xb8, 0xec, 0xff,
@@ -3166,21 +3259,21 @@ static const uint8_t c26_in0[] = {
 	0xff, 0xff,
 };
 
-static const cv_io c26_in[] = {
-	{ { 114, 1, 1, 1 }, 1, 2, c26_in0, 114 },
+static const cv_io c27_in[] = {
+	{ { 114, 1, 1, 1 }, 1, 2, c27_in0, 114 },
 };
 
-static const uint8_t c26_out0[] = {
+static const uint8_t c27_out0[] = {
 	0xcf, 0xff, 0xff, 0xca, 0xf6, 0xff, 0xff, 0xfd, 0xf6, 0xee, 0xee, 0xec, 0xe6, 0xe5, 0xfa, 0xfa,
 	0xf8, 0xf8, 0xf0, 0xf0, 0xe3, 0xd4, 0xeb, 0xe6, 0xe3, 0xfa, 0xfe, 0xe6, 0x99, 0xcf, 0xfe, 0xde,
 };
 
-static const uint8_t c26_out1[] = {
+static const uint8_t c27_out1[] = {
 	0xcf, 0xff, 0xf1, 0x78, 0xf6, 0xee, 0xfd, 0xfd, 0xe6, 0xcc, 0xb8, 0xec, 0xe2, 0x35, 0xfa, 0x23,
 	0xf8, 0xdb, 0xf0, 0xd0, 0xe3, 0x85, 0xeb, 0xe6, 0xa0, 0xfa, 0xfe, 0x79, 0x47, 0x3a, 0xb2, 0xde,
 };
 
-static const uint8_t c26_out2[] = {
+static const uint8_t c27_out2[] = {
 	0xcf, 0xcf, 0xff, 0xff, 0xf1, 0xca, 0xbf, 0xbf, 0xff, 0xff, 0xfd, 0xfd, 0xf6, 0xbf, 0xee, 0xfd,
 	0xfd, 0xfd, 0xf6, 0x94, 0xee, 0xee, 0xe6, 0xe6, 0xe6, 0xe5, 0xcc, 0xcc, 0xb8, 0xec, 0xe6, 0xe5,
 	0xc6, 0xc6, 0xfa, 0xfa, 0xf8, 0xf8, 0xdb, 0xa1, 0xf0, 0xf0, 0x86, 0xd4, 0xd4, 0xeb, 0xeb, 0xd0,
@@ -3188,13 +3281,13 @@ static const uint8_t c26_out2[] = {
 	0xfe, 0xa0, 0x99, 0xcf, 0xcf, 0xfe, 0xfe, 0xde,
 };
 
-static const cv_io c26_out[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c26_out0, 32 },
-	{ { 32, 1, 1, 1 }, 1, 2, c26_out1, 32 },
-	{ { 72, 1, 1, 1 }, 1, 2, c26_out2, 72 },
+static const cv_io c27_out[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c27_out0, 32 },
+	{ { 32, 1, 1, 1 }, 1, 2, c27_out1, 32 },
+	{ { 72, 1, 1, 1 }, 1, 2, c27_out2, 72 },
 };
 
-static const cv_field c26_op0_f[] = {
+static const cv_field c27_op0_f[] = {
 	{ "in_image_x_size", 0x7 },
 	{ "in_image_y_size", 0x7 },
 	{ "in_image_z_size", 0x2 },
@@ -3239,20 +3332,20 @@ static const cv_field c26_op0_f[] = {
 	{ "in_image_border_mode", 0x1 },
 };
 
-static const cv_word c26_op0_w[] = {
+static const cv_word c27_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c26_op0_a[] = {
+static const cv_addr c27_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c26_op0_u[] = {
+static const uint32_t c27_op0_u[] = {
 	0,
 };
 
-static const cv_field c26_op1_f[] = {
+static const cv_field c27_op1_f[] = {
 	{ "in_image_x_size", 0x7 },
 	{ "in_image_y_size", 0x7 },
 	{ "in_image_z_size", 0x2 },
@@ -3297,20 +3390,20 @@ static const cv_field c26_op1_f[] = {
 	{ "in_image_border_mode", 0x1 },
 };
 
-static const cv_word c26_op1_w[] = {
+static const cv_word c27_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c26_op1_a[] = {
+static const cv_addr c27_op1_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 1, 0, 0 },
 };
 
-static const uint32_t c26_op1_u[] = {
+static const uint32_t c27_op1_u[] = {
 	0,
 };
 
-static const cv_field c26_op2_f[] = {
+static const cv_field c27_op2_f[] = {
 	{ "in_image_x_size", 0x7 },
 	{ "in_image_y_size", 0x7 },
 	{ "in_image_z_size", 0x2 },
@@ -3355,34 +3448,34 @@ static const cv_field c26_op2_f[] = {
 	{ "in_image_border_mode", 0x1 },
 };
 
-static const cv_word c26_op2_w[] = {
+static const cv_word c27_op2_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c26_op2_a[] = {
+static const cv_addr c27_op2_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 2, 0, 0 },
 };
 
-static const uint32_t c26_op2_u[] = {
+static const uint32_t c27_op2_u[] = {
 	0,
 };
 
-static const cv_op c26_ops[] = {
-	{ 3, "PoolingLayer2", -1, c26_op0_f, 42, c26_op0_w, 0, c26_op0_a, 2, c26_op0_u, 0 },
-	{ 3, "PoolingLayer2_1", -1, c26_op1_f, 42, c26_op1_w, 0, c26_op1_a, 2, c26_op1_u, 0 },
-	{ 3, "PoolingLayer2_2", -1, c26_op2_f, 42, c26_op2_w, 0, c26_op2_a, 2, c26_op2_u, 0 },
+static const cv_op c27_ops[] = {
+	{ 3, "PoolingLayer2", -1, c27_op0_f, 42, c27_op0_w, 0, c27_op0_a, 2, c27_op0_u, 0 },
+	{ 3, "PoolingLayer2_1", -1, c27_op1_f, 42, c27_op1_w, 0, c27_op1_a, 2, c27_op1_u, 0 },
+	{ 3, "PoolingLayer2_2", -1, c27_op2_f, 42, c27_op2_w, 0, c27_op2_a, 2, c27_op2_u, 0 },
 };
 
-static const cv_stream c26_s[] = {
+static const cv_stream c27_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c26_raw[] = {
+static const cv_raw c27_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c27_in0[] = {
+static const uint8_t c28_in0[] = {
 	0x75, 0x84, 0x2c, 0xc0, 0x64, 0x66, 0xf6, 0xeb, 0x54, 0x88, 0xdf, 0xe4, 0xdd, 0x92, 0xe, 0xfc,
 	0x2d, 0xd8, 0xfa, 0x5d, 0xa7, 0x22, 0xa9, 0x7f, 8, 0xa8, 0x85, 0x6f, 0x1b, 0x54, 0xa2, 0x1d,
 	0xd2, 0x51, 0x26, 0x79, 0x93, 0x13, 0xc2, 0xdb, 7, 0x9b, 0x67, 0x17, 0xee, 0xea, 0x17, 0x69,
@@ -3401,11 +3494,11 @@ static const uint8_t c27_in0[] = {
 	0xe3, 0xd2, 0xf2, 0xea, 0x57, 0x69, 0x10, 0xfc, 0x26, 8, 0x26, 0x68, 0x76, 0xcf, 0xd6, 0x4c,
 };
 
-static const cv_io c27_in[] = {
-	{ { 256, 1, 1, 1 }, 1, 2, c27_in0, 256 },
+static const cv_io c28_in[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c28_in0, 256 },
 };
 
-static const uint8_t c27_out0[] = {
+static const uint8_t c28_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -3416,11 +3509,11 @@ static const uint8_t c27_out0[] = {
 	0x76, 0xcf, 0xd6, 0x4c, 0x3c, 0x30, 0x5d, 0xbb, 0xdd, 0x41, 0x5d, 0x95, 0x6c, 0x35, 0x89, 0xf9,
 };
 
-static const cv_io c27_out[] = {
-	{ { 128, 1, 1, 1 }, 1, 2, c27_out0, 128 },
+static const cv_io c28_out[] = {
+	{ { 128, 1, 1, 1 }, 1, 2, c28_out0, 128 },
 };
 
-static const cv_field c27_op0_f[] = {
+static const cv_field c28_op0_f[] = {
 	{ "in_image_x_size", 0x6 },
 	{ "in_image_y_size", 0x5 },
 	{ "in_image_z_size", 0x1 },
@@ -3460,34 +3553,34 @@ static const cv_field c27_op0_f[] = {
 	{ "out_image_circular_buf_size", 0x1 },
 };
 
-static const cv_word c27_op0_w[] = {
+static const cv_word c28_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c27_op0_a[] = {
+static const cv_addr c28_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 240, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 100, 0 },
 	{ 0, "in_image_circular_buf_end_address_plus_1", 0, 1, 0, 256, 0 },
 	{ 0, "out_image_circular_buf_end_address_plus_1", 0, 2, 0, 128, 0 },
 };
 
-static const uint32_t c27_op0_u[] = {
+static const uint32_t c28_op0_u[] = {
 	0,
 };
 
-static const cv_op c27_ops[] = {
-	{ 3, "TensorCopy", -1, c27_op0_f, 37, c27_op0_w, 0, c27_op0_a, 4, c27_op0_u, 0 },
+static const cv_op c28_ops[] = {
+	{ 3, "TensorCopy", -1, c28_op0_f, 37, c28_op0_w, 0, c28_op0_a, 4, c28_op0_u, 0 },
 };
 
-static const cv_stream c27_s[] = {
+static const cv_stream c28_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c27_raw[] = {
+static const cv_raw c28_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c28_in0[] = {
+static const uint8_t c29_in0[] = {
 	0x75, 0x84, 0x2c, 0xc0, 0x64, 0x66, 0xf6, 0xeb, 0x54, 0x88, 0xdf, 0xe4, 0xdd, 0x92, 0xe, 0xfc,
 	0x2d, 0xd8, 0xfa, 0x5d, 0xa7, 0x22, 0xa9, 0x7f, 8, 0xa8, 0x85, 0x6f, 0x1b, 0x54, 0xa2, 0x1d,
 	0xd2, 0x51, 0x26, 0x79, 0x93, 0x13, 0xc2, 0xdb, 7, 0x9b, 0x67, 0x17, 0xee, 0xea, 0x17, 0x69,
@@ -3506,11 +3599,11 @@ static const uint8_t c28_in0[] = {
 	0xe3, 0xd2, 0xf2, 0xea, 0x57, 0x69, 0x10, 0xfc, 0x26, 8, 0x26, 0x68, 0x76, 0xcf, 0xd6, 0x4c,
 };
 
-static const cv_io c28_in[] = {
-	{ { 256, 1, 1, 1 }, 1, 2, c28_in0, 256 },
+static const cv_io c29_in[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c29_in0, 256 },
 };
 
-static const uint8_t c28_out0[] = {
+static const uint8_t c29_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -3523,11 +3616,11 @@ static const uint8_t c28_out0[] = {
 	0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c28_out[] = {
-	{ { 150, 1, 1, 1 }, 1, 2, c28_out0, 150 },
+static const cv_io c29_out[] = {
+	{ { 150, 1, 1, 1 }, 1, 2, c29_out0, 150 },
 };
 
-static const cv_field c28_op0_f[] = {
+static const cv_field c29_op0_f[] = {
 	{ "in_image_x_size", 0x6 },
 	{ "in_image_y_size", 0x5 },
 	{ "in_image_z_size", 0x5 },
@@ -3566,59 +3659,59 @@ static const cv_field c28_op0_f[] = {
 	{ "in_image_circular_buf_size", 0x1 },
 };
 
-static const cv_word c28_op0_w[] = {
+static const cv_word c29_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c28_op0_a[] = {
+static const cv_addr c29_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 200, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "in_image_circular_buf_end_address_plus_1", 0, 1, 0, 256, 0 },
 };
 
-static const uint32_t c28_op0_u[] = {
+static const uint32_t c29_op0_u[] = {
 	0,
 };
 
-static const cv_op c28_ops[] = {
-	{ 3, "TensorCopy", -1, c28_op0_f, 36, c28_op0_w, 0, c28_op0_a, 3, c28_op0_u, 0 },
+static const cv_op c29_ops[] = {
+	{ 3, "TensorCopy", -1, c29_op0_f, 36, c29_op0_w, 0, c29_op0_a, 3, c29_op0_u, 0 },
 };
 
-static const cv_stream c28_s[] = {
+static const cv_stream c29_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c28_raw[] = {
+static const cv_raw c29_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c29_in0[] = {
+static const uint8_t c30_in0[] = {
 	0xe6, 0xa7, 1, 0xc9, 0xb6, 0xe8, 0x1f, 0xed, 0xcc, 0x5b, 0x27, 0x5a, 0x99, 0xb3, 6, 0x7b,
 	0xad, 0xc, 0x31, 0xc2, 0xcb, 0xd5, 0xc5, 0xc0,
 };
 
-static const cv_io c29_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 2, c29_in0, 24 },
+static const cv_io c30_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 2, c30_in0, 24 },
 };
 
-static const uint8_t c29_out0[] = {
+static const uint8_t c30_out0[] = {
 	0x30, 0x6c, 0x52, 0x68, 0x62, 0xea, 0x82, 0x6a, 0x49, 0x69, 0x41, 0x6c, 0x72, 0xe8, 0x6a, 0x6c,
 	0xb4, 0x6a, 0xa4, 0xdc, 0xdd, 0xe7, 0x28, 0xdd, 0xd5, 0x66, 0x18, 0x69, 0xf, 0xea, 0xee, 0x61,
 	0xb4, 0x68, 0xac, 0xe9, 0x93, 0xe6, 0xf, 0x6a, 0xa4, 0x6a, 0x48, 0x6b, 0x40, 0x6a, 0xee, 0x69,
 };
 
-static const uint8_t c29_out1[] = {
+static const uint8_t c30_out1[] = {
 	0x4d, 0x45, 0x77, 0x41, 0xa, 0xc4, 0x1f, 0x44, 0xb0, 0x42, 0x62, 0x45, 0xa1, 0xc1, 0x96, 0x45,
 	0x3e, 0x44, 0xe0, 0xb5, 0xfa, 0xc0, 0x87, 0xb6, 0x53, 0x40, 0x72, 0x42, 0xab, 0xc3, 0x81, 0x3b,
 	0xf4, 0x41, 0x2e, 0xc3, 0x29, 0xc0, 0xab, 0x43, 0x33, 0x44, 0x9c, 0x44, 0xea, 0x43, 0x81, 0x43,
 };
 
-static const cv_io c29_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c29_out0, 48 },
-	{ { 24, 1, 1, 1 }, 1, 1, c29_out1, 48 },
+static const cv_io c30_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c30_out0, 48 },
+	{ { 24, 1, 1, 1 }, 1, 1, c30_out1, 48 },
 };
 
-static const cv_field c29_op0_f[] = {
+static const cv_field c30_op0_f[] = {
 	{ "in_image_x_size", 0x6 },
 	{ "in_image_y_size", 0x4 },
 	{ "in_image_z_size", 0x1 },
@@ -3660,20 +3753,20 @@ static const cv_field c29_op0_f[] = {
 	{ "alu_output_postshift_5_6", 0x3 },
 };
 
-static const cv_word c29_op0_w[] = {
+static const cv_word c30_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c29_op0_a[] = {
+static const cv_addr c30_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c29_op0_u[] = {
+static const uint32_t c30_op0_u[] = {
 	0,
 };
 
-static const cv_field c29_op1_f[] = {
+static const cv_field c30_op1_f[] = {
 	{ "in_image_x_size", 0x6 },
 	{ "in_image_y_size", 0x4 },
 	{ "in_image_z_size", 0x1 },
@@ -3715,33 +3808,33 @@ static const cv_field c29_op1_f[] = {
 	{ "alu_output_postshift_5_6", 0x0 },
 };
 
-static const cv_word c29_op1_w[] = {
+static const cv_word c30_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c29_op1_a[] = {
+static const cv_addr c30_op1_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 1, 0, 0 },
 };
 
-static const uint32_t c29_op1_u[] = {
+static const uint32_t c30_op1_u[] = {
 	0,
 };
 
-static const cv_op c29_ops[] = {
-	{ 3, "TensorCopy_0", -1, c29_op0_f, 39, c29_op0_w, 0, c29_op0_a, 2, c29_op0_u, 0 },
-	{ 3, "TensorCopy_1", -1, c29_op1_f, 39, c29_op1_w, 0, c29_op1_a, 2, c29_op1_u, 0 },
+static const cv_op c30_ops[] = {
+	{ 3, "TensorCopy_0", -1, c30_op0_f, 39, c30_op0_w, 0, c30_op0_a, 2, c30_op0_u, 0 },
+	{ 3, "TensorCopy_1", -1, c30_op1_f, 39, c30_op1_w, 0, c30_op1_a, 2, c30_op1_u, 0 },
 };
 
-static const cv_stream c29_s[] = {
+static const cv_stream c30_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c29_raw[] = {
+static const cv_raw c30_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c30_in0[] = {
+static const uint8_t c31_in0[] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xa, 0xb, 0xc, 0xd, 0xe, 0xf,
 	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
 	0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f,
@@ -3760,11 +3853,11 @@ static const uint8_t c30_in0[] = {
 	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
 };
 
-static const cv_io c30_in[] = {
-	{ { 256, 1, 1, 1 }, 1, 2, c30_in0, 256 },
+static const cv_io c31_in[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c31_in0, 256 },
 };
 
-static const uint8_t c30_out0[] = {
+static const uint8_t c31_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -3783,7 +3876,7 @@ static const uint8_t c30_out0[] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 };
 
-static const uint8_t c30_out1[] = {
+static const uint8_t c31_out1[] = {
 	0x67, 0x67, 0x67, 0x68, 0x68, 0x68, 0x68, 0x69, 0x69, 0x69, 0x69, 0x6a, 0x6a, 0x6a, 0x6a, 0x6b,
 	0x6b, 0x6b, 0x6b, 0x6c, 0x6c, 0x6c, 0x6c, 0x6d, 0x6d, 0x6d, 0x6d, 0x6e, 0x6e, 0x6e, 0x6e, 0x6f,
 	0x6f, 0x6f, 0x6f, 0x70, 0x70, 0x70, 0x70, 0x71, 0x71, 0x71, 0x71, 0x72, 0x72, 0x72, 0x72, 0x73,
@@ -3802,7 +3895,7 @@ static const uint8_t c30_out1[] = {
 	0xa3, 0xa3, 0xa4, 0xa4, 0xa4, 0xa4, 0xa5, 0xa5, 0xa5, 0xa5, 0xa6, 0xa6, 0xa6, 0xa6, 0xa7, 0xa7,
 };
 
-static const uint8_t c30_out2[] = {
+static const uint8_t c31_out2[] = {
 	0xb3, 0x93, 0x74, 0x55, 0x36, 0x55, 0x74, 0x93, 0xb2, 0xa1, 0x90, 0x7f, 0x6e, 0x76, 0x7e, 0x85,
 	0x8d, 0x72, 0x57, 0x3c, 0x21, 0x36, 0x4c, 0x62, 0x78, 0x8f, 0xa6, 0xbe, 0xd5, 0xc1, 0xae, 0x9a,
 	0x87, 0x87, 0x87, 0x86, 0x86, 0x7d, 0x75, 0x6c, 0x63, 0x59, 0x4e, 0x44, 0x3a, 0x3c, 0x3f, 0x42,
@@ -3821,13 +3914,13 @@ static const uint8_t c30_out2[] = {
 	0x31, 0x59, 0x81, 0xaa, 0xd2, 0xc8, 0xbe, 0xb4, 0xab, 0x8c, 0x6d, 0x4e, 0x2f, 0x3e, 0x4d, 0x5c,
 };
 
-static const cv_io c30_out[] = {
-	{ { 256, 1, 1, 1 }, 1, 2, c30_out0, 256 },
-	{ { 256, 1, 1, 1 }, 1, 2, c30_out1, 256 },
-	{ { 256, 1, 1, 1 }, 1, 2, c30_out2, 256 },
+static const cv_io c31_out[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c31_out0, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c31_out1, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c31_out2, 256 },
 };
 
-static const cv_field c30_op0_f[] = {
+static const cv_field c31_op0_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -3871,21 +3964,21 @@ static const cv_field c30_op0_f[] = {
 	{ "alu_output_postshift_5_6", 0x3 },
 };
 
-static const cv_word c30_op0_w[] = {
+static const cv_word c31_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c30_op0_a[] = {
+static const cv_addr c31_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c30_op0_u[] = {
+static const uint32_t c31_op0_u[] = {
 	0,
 };
 
-static const cv_field c30_op1_f[] = {
+static const cv_field c31_op1_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -3929,21 +4022,21 @@ static const cv_field c30_op1_f[] = {
 	{ "alu_output_postshift_5_6", 0x0 },
 };
 
-static const cv_word c30_op1_w[] = {
+static const cv_word c31_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c30_op1_a[] = {
+static const cv_addr c31_op1_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 1, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 1, 0, 0 },
 };
 
-static const uint32_t c30_op1_u[] = {
+static const uint32_t c31_op1_u[] = {
 	0,
 };
 
-static const cv_field c30_op2_f[] = {
+static const cv_field c31_op2_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -3987,31 +4080,31 @@ static const cv_field c30_op2_f[] = {
 	{ "alu_output_postshift_5_6", 0x3 },
 };
 
-static const cv_word c30_op2_w[] = {
+static const cv_word c31_op2_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c30_op2_a[] = {
+static const cv_addr c31_op2_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 2, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 2, 0, 0 },
 };
 
-static const uint32_t c30_op2_u[] = {
+static const uint32_t c31_op2_u[] = {
 	0,
 };
 
-static const cv_op c30_ops[] = {
-	{ 3, "ActivationLayer", -1, c30_op0_f, 41, c30_op0_w, 0, c30_op0_a, 3, c30_op0_u, 0 },
-	{ 3, "ActivationLayer_1", -1, c30_op1_f, 41, c30_op1_w, 0, c30_op1_a, 3, c30_op1_u, 0 },
-	{ 3, "ActivationLayer_2", -1, c30_op2_f, 41, c30_op2_w, 0, c30_op2_a, 3, c30_op2_u, 0 },
+static const cv_op c31_ops[] = {
+	{ 3, "ActivationLayer", -1, c31_op0_f, 41, c31_op0_w, 0, c31_op0_a, 3, c31_op0_u, 0 },
+	{ 3, "ActivationLayer_1", -1, c31_op1_f, 41, c31_op1_w, 0, c31_op1_a, 3, c31_op1_u, 0 },
+	{ 3, "ActivationLayer_2", -1, c31_op2_f, 41, c31_op2_w, 0, c31_op2_a, 3, c31_op2_u, 0 },
 };
 
-static const cv_stream c30_s[] = {
+static const cv_stream c31_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c30_r0[] = {
+static const uint8_t c31_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -4271,7 +4364,7 @@ static const uint8_t c30_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c30_r1[] = {
+static const uint8_t c31_r1[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -4403,7 +4496,7 @@ static const uint8_t c30_r1[] = {
 	0, 0, 0, 0,
 };
 
-static const uint8_t c30_r2[] = {
+static const uint8_t c31_r2[] = {
 	0x80, 0x17, 0x17, 0, 0, 0xfa, 0x15, 0, 0x40, 0x2a, 0x17, 0, 0, 1, 6, 0,
 	0x40, 0x61, 0x17, 0, 0x80, 0xf1, 6, 0, 0xc0, 0x5c, 7, 0, 0, 0xe2, 0x15, 0,
 	0x80, 0x44, 7, 0, 0, 0x20, 0x17, 0, 0, 0x7e, 6, 0, 0, 4, 0x15, 0,
@@ -4663,13 +4756,13 @@ static const uint8_t c30_r2[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_raw c30_raw[] = {
-	{ c30_r0, 4104 },
-	{ c30_r1, 2052 },
-	{ c30_r2, 4104 },
+static const cv_raw c31_raw[] = {
+	{ c31_r0, 4104 },
+	{ c31_r1, 2052 },
+	{ c31_r2, 4104 },
 };
 
-static const uint8_t c31_in0[] = {
+static const uint8_t c32_in0[] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xa, 0xb, 0xc, 0xd, 0xe, 0xf,
 	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
 	0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f,
@@ -4688,11 +4781,11 @@ static const uint8_t c31_in0[] = {
 	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
 };
 
-static const cv_io c31_in[] = {
-	{ { 256, 1, 1, 1 }, 1, 2, c31_in0, 256 },
+static const cv_io c32_in[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c32_in0, 256 },
 };
 
-static const uint8_t c31_out0[] = {
+static const uint8_t c32_out0[] = {
 	0x3c, 0x5a, 0x79, 0x7b, 0x7e, 0x56, 0x2f, 0x28, 0x21, 0x3b, 0x55, 0x64, 0x73, 0x6d, 0x68, 0x64,
 	0x60, 0x45, 0x2a, 0x51, 0x79, 0x5a, 0x3c, 0x2f, 0x22, 0x2f, 0x3c, 0x2f, 0x22, 0x25, 0x28, 0x4f,
 	0x75, 0x57, 0x3a, 0x41, 0x49, 0x2e, 0x7c, 0x6f, 0x3d, 0x5a, 0x28, 0x46, 0x51, 0x74, 0x69, 0x21,
@@ -4711,11 +4804,11 @@ static const uint8_t c31_out0[] = {
 	0x95, 0x9b, 0xa2, 0xa8, 0xae, 0xac, 0xa9, 0xa7, 0xa4, 0xa1, 0x9d, 0x9a, 0x96, 0x93, 0x90, 0x8d,
 };
 
-static const cv_io c31_out[] = {
-	{ { 256, 1, 1, 1 }, 1, 2, c31_out0, 256 },
+static const cv_io c32_out[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c32_out0, 256 },
 };
 
-static const cv_field c31_op0_f[] = {
+static const cv_field c32_op0_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -4759,29 +4852,29 @@ static const cv_field c31_op0_f[] = {
 	{ "alu_output_postshift_5_6", 0x3 },
 };
 
-static const cv_word c31_op0_w[] = {
+static const cv_word c32_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c31_op0_a[] = {
+static const cv_addr c32_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c31_op0_u[] = {
+static const uint32_t c32_op0_u[] = {
 	0,
 };
 
-static const cv_op c31_ops[] = {
-	{ 3, "ActivationLayer", -1, c31_op0_f, 41, c31_op0_w, 0, c31_op0_a, 3, c31_op0_u, 0 },
+static const cv_op c32_ops[] = {
+	{ 3, "ActivationLayer", -1, c32_op0_f, 41, c32_op0_w, 0, c32_op0_a, 3, c32_op0_u, 0 },
 };
 
-static const cv_stream c31_s[] = {
+static const cv_stream c32_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c31_r0[] = {
+static const uint8_t c32_r0[] = {
 	0, 0x58, 5, 0, 0xc0, 0x52, 7, 0, 0, 0x2a, 6, 0, 0, 0x13, 6, 0,
 	0, 0x2a, 6, 0, 0, 4, 6, 0, 0x80, 0x8b, 6, 0, 0xc0, 0x6a, 7, 0,
 	0, 0x90, 5, 0, 0, 0xa4, 6, 0, 0, 0xe6, 6, 0, 0xc0, 7, 7, 0,
@@ -5041,17 +5134,17 @@ static const uint8_t c31_r0[] = {
 	0, 0, 0, 5, 0, 0x80, 0x3f, 0,
 };
 
-static const cv_raw c31_raw[] = {
-	{ c31_r0, 4104 },
+static const cv_raw c32_raw[] = {
+	{ c32_r0, 4104 },
 };
 
-static const uint8_t c32_in0[] = {
+static const uint8_t c33_in0[] = {
 	0xb5, 0xbe, 0x86, 0xe6, 0xcd, 0xe2, 0xf3, 0xb5, 0xee, 0xf, 0xb8, 0xd2, 0xaf, 0xf5, 0x8c, 0xaf,
 	0x90, 0x8c, 0xf2, 0xcc, 0xd3, 0xb3, 0xe3, 0xd1, 0xac, 0xf0, 0xc6, 0, 0xce, 0xe0, 0xf7, 0xe6,
 	0xcf, 0xb4, 0xc, 0xf0, 0xae, 0xa8, 0xb3, 0xbf, 0xf9, 0xc6, 0xb6, 0xf0, 0x98, 0xe5, 0x96, 0xbb,
 };
 
-static const uint8_t c32_in1[] = {
+static const uint8_t c33_in1[] = {
 	0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f,
 	0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0x9b, 0x9c, 0x9d, 0x9e, 0x9f,
 	0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf,
@@ -5070,16 +5163,16 @@ static const uint8_t c32_in1[] = {
 	0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x7b, 0x7c, 0x7d, 0x7e, 0x7f,
 };
 
-static const cv_io c32_in[] = {
-	{ { 48, 1, 1, 1 }, 1, 2, c32_in0, 48 },
-	{ { 256, 1, 1, 1 }, 1, 2, c32_in1, 256 },
+static const cv_io c33_in[] = {
+	{ { 48, 1, 1, 1 }, 1, 2, c33_in0, 48 },
+	{ { 256, 1, 1, 1 }, 1, 2, c33_in1, 256 },
 };
 
-static const uint8_t c32_out0[] = {
+static const uint8_t c33_out0[] = {
 	0xf3, 0xf, 0xe2, 0xf5, 0xd3, 0xe3, 0xf7, 0, 0xc, 0xf0, 0xe5, 0xf9,
 };
 
-static const uint8_t c32_out1[] = {
+static const uint8_t c33_out1[] = {
 	0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f,
 	0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0x9b, 0x9c, 0x9d, 0x9e, 0x9f,
 	0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf,
@@ -5098,7 +5191,7 @@ static const uint8_t c32_out1[] = {
 	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
 };
 
-static const uint8_t c32_out2[] = {
+static const uint8_t c33_out2[] = {
 	0xe0, 0xe0, 0xe0, 0xe1, 0xe1, 0xe1, 0xe1, 0xe2, 0xe2, 0xe2, 0xe2, 0xe3, 0xe3, 0xe3, 0xe3, 0xe4,
 	0xe4, 0xe4, 0xe4, 0xe5, 0xe5, 0xe5, 0xe5, 0xe6, 0xe6, 0xe6, 0xe6, 0xe7, 0xe7, 0xe7, 0xe7, 0xe8,
 	0xe8, 0xe8, 0xe8, 0xe9, 0xe9, 0xe9, 0xe9, 0xea, 0xea, 0xea, 0xea, 0xeb, 0xeb, 0xeb, 0xeb, 0xec,
@@ -5117,7 +5210,7 @@ static const uint8_t c32_out2[] = {
 	0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x7b, 0x7c, 0x7d, 0x7e, 0x7f,
 };
 
-static const uint8_t c32_out3[] = {
+static const uint8_t c33_out3[] = {
 	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
@@ -5136,7 +5229,7 @@ static const uint8_t c32_out3[] = {
 	0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
 };
 
-static const uint8_t c32_out4[] = {
+static const uint8_t c33_out4[] = {
 	0xa0, 0xa1, 0xa1, 0xa2, 0xa3, 0xa4, 0xa4, 0xa5, 0xa6, 0xa7, 0xa7, 0xa8, 0xa9, 0xaa, 0xaa, 0xab,
 	0xac, 0xad, 0xad, 0xae, 0xaf, 0xb0, 0xb0, 0xb1, 0xb2, 0xb3, 0xb3, 0xb4, 0xb5, 0xb6, 0xb6, 0xb7,
 	0xb8, 0xb9, 0xb9, 0xba, 0xbb, 0xbc, 0xbc, 0xbd, 0xbe, 0xbf, 0xbf, 0xc0, 0xc1, 0xc2, 0xc2, 0xc3,
@@ -5155,15 +5248,15 @@ static const uint8_t c32_out4[] = {
 	0x54, 0x55, 0x56, 0x56, 0x57, 0x58, 0x59, 0x59, 0x5a, 0x5b, 0x5c, 0x5c, 0x5d, 0x5e, 0x5f, 0x5f,
 };
 
-static const cv_io c32_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c32_out0, 12 },
-	{ { 256, 1, 1, 1 }, 1, 2, c32_out1, 256 },
-	{ { 256, 1, 1, 1 }, 1, 2, c32_out2, 256 },
-	{ { 256, 1, 1, 1 }, 1, 2, c32_out3, 256 },
-	{ { 256, 1, 1, 1 }, 1, 2, c32_out4, 256 },
+static const cv_io c33_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c33_out0, 12 },
+	{ { 256, 1, 1, 1 }, 1, 2, c33_out1, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c33_out2, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c33_out3, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c33_out4, 256 },
 };
 
-static const cv_field c32_op0_f[] = {
+static const cv_field c33_op0_f[] = {
 	{ "in_image_x_size", 0x6 },
 	{ "in_image_y_size", 0x4 },
 	{ "in_image_z_size", 0x2 },
@@ -5210,20 +5303,20 @@ static const cv_field c32_op0_f[] = {
 	{ "out_image_data_type", 0x2 },
 };
 
-static const cv_word c32_op0_w[] = {
+static const cv_word c33_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c32_op0_a[] = {
+static const cv_addr c33_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c32_op0_u[] = {
+static const uint32_t c33_op0_u[] = {
 	0,
 };
 
-static const cv_field c32_op1_f[] = {
+static const cv_field c33_op1_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -5268,21 +5361,21 @@ static const cv_field c32_op1_f[] = {
 	{ "out_image_data_type", 0x2 },
 };
 
-static const cv_word c32_op1_w[] = {
+static const cv_word c33_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c32_op1_a[] = {
+static const cv_addr c33_op1_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 1, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 1, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c32_op1_u[] = {
+static const uint32_t c33_op1_u[] = {
 	0,
 };
 
-static const cv_field c32_op2_f[] = {
+static const cv_field c33_op2_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -5328,21 +5421,21 @@ static const cv_field c32_op2_f[] = {
 	{ "out_image_data_type", 0x2 },
 };
 
-static const cv_word c32_op2_w[] = {
+static const cv_word c33_op2_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c32_op2_a[] = {
+static const cv_addr c33_op2_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 1, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 2, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c32_op2_u[] = {
+static const uint32_t c33_op2_u[] = {
 	0,
 };
 
-static const cv_field c32_op3_f[] = {
+static const cv_field c33_op3_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -5385,20 +5478,20 @@ static const cv_field c32_op3_f[] = {
 	{ "out_image_data_type", 0x2 },
 };
 
-static const cv_word c32_op3_w[] = {
+static const cv_word c33_op3_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c32_op3_a[] = {
+static const cv_addr c33_op3_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 1, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 3, 0, 0 },
 };
 
-static const uint32_t c32_op3_u[] = {
+static const uint32_t c33_op3_u[] = {
 	0,
 };
 
-static const cv_field c32_op4_f[] = {
+static const cv_field c33_op4_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -5441,32 +5534,32 @@ static const cv_field c32_op4_f[] = {
 	{ "out_image_data_type", 0x2 },
 };
 
-static const cv_word c32_op4_w[] = {
+static const cv_word c33_op4_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c32_op4_a[] = {
+static const cv_addr c33_op4_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 1, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 4, 0, 0 },
 };
 
-static const uint32_t c32_op4_u[] = {
+static const uint32_t c33_op4_u[] = {
 	0,
 };
 
-static const cv_op c32_ops[] = {
-	{ 3, "PoolingLayer2", -1, c32_op0_f, 44, c32_op0_w, 0, c32_op0_a, 2, c32_op0_u, 0 },
-	{ 3, "ActivationLayer", -1, c32_op1_f, 42, c32_op1_w, 0, c32_op1_a, 3, c32_op1_u, 0 },
-	{ 3, "ActivationLayer_1", -1, c32_op2_f, 43, c32_op2_w, 0, c32_op2_a, 3, c32_op2_u, 0 },
-	{ 3, "ConcatLayer", -1, c32_op3_f, 40, c32_op3_w, 0, c32_op3_a, 2, c32_op3_u, 0 },
-	{ 3, "ConcatLayer_1", -1, c32_op4_f, 40, c32_op4_w, 0, c32_op4_a, 2, c32_op4_u, 0 },
+static const cv_op c33_ops[] = {
+	{ 3, "PoolingLayer2", -1, c33_op0_f, 44, c33_op0_w, 0, c33_op0_a, 2, c33_op0_u, 0 },
+	{ 3, "ActivationLayer", -1, c33_op1_f, 42, c33_op1_w, 0, c33_op1_a, 3, c33_op1_u, 0 },
+	{ 3, "ActivationLayer_1", -1, c33_op2_f, 43, c33_op2_w, 0, c33_op2_a, 3, c33_op2_u, 0 },
+	{ 3, "ConcatLayer", -1, c33_op3_f, 40, c33_op3_w, 0, c33_op3_a, 2, c33_op3_u, 0 },
+	{ 3, "ConcatLayer_1", -1, c33_op4_f, 40, c33_op4_w, 0, c33_op4_a, 2, c33_op4_u, 0 },
 };
 
-static const cv_stream c32_s[] = {
+static const cv_stream c33_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c32_r0[] = {
+static const uint8_t c33_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -5726,11 +5819,11 @@ static const uint8_t c32_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_raw c32_raw[] = {
-	{ c32_r0, 4104 },
+static const cv_raw c33_raw[] = {
+	{ c33_r0, 4104 },
 };
 
-static const uint8_t c33_in0[] = {
+static const uint8_t c34_in0[] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xa, 0xb, 0xc, 0xd, 0xe, 0xf,
 	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
 	0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f,
@@ -5749,11 +5842,11 @@ static const uint8_t c33_in0[] = {
 	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
 };
 
-static const cv_io c33_in[] = {
-	{ { 256, 1, 1, 1 }, 1, 2, c33_in0, 256 },
+static const cv_io c34_in[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c34_in0, 256 },
 };
 
-static const uint8_t c33_out0[] = {
+static const uint8_t c34_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -5772,7 +5865,7 @@ static const uint8_t c33_out0[] = {
 	0xe3, 0xe5, 0xe7, 0xe9, 0xeb, 0xed, 0xef, 0xf1, 0xf3, 0xf5, 0xf6, 0xf8, 0xfa, 0xfc, 0xfe, 0xff,
 };
 
-static const uint8_t c33_out1[] = {
+static const uint8_t c34_out1[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -5791,7 +5884,7 @@ static const uint8_t c33_out1[] = {
 	0xdb, 0xdd, 0xe0, 0xe2, 0xe4, 0xe7, 0xe9, 0xeb, 0xee, 0xf0, 0xf2, 0xf5, 0xf7, 0xf9, 0xfc, 0xfe,
 };
 
-static const uint8_t c33_out2[] = {
+static const uint8_t c34_out2[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -5810,13 +5903,13 @@ static const uint8_t c33_out2[] = {
 	0x91, 0x92, 0x93, 0x93, 0x94, 0x95, 0x96, 0x96, 0x97, 0x98, 0x99, 0x99, 0x9a, 0x9b, 0x9c, 0x9c,
 };
 
-static const cv_io c33_out[] = {
-	{ { 256, 1, 1, 1 }, 1, 2, c33_out0, 256 },
-	{ { 256, 1, 1, 1 }, 1, 2, c33_out1, 256 },
-	{ { 256, 1, 1, 1 }, 1, 2, c33_out2, 256 },
+static const cv_io c34_out[] = {
+	{ { 256, 1, 1, 1 }, 1, 2, c34_out0, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c34_out1, 256 },
+	{ { 256, 1, 1, 1 }, 1, 2, c34_out2, 256 },
 };
 
-static const cv_field c33_op0_f[] = {
+static const cv_field c34_op0_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -5857,20 +5950,20 @@ static const cv_field c33_op0_f[] = {
 	{ "out_zp", 0x0 },
 };
 
-static const cv_word c33_op0_w[] = {
+static const cv_word c34_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c33_op0_a[] = {
+static const cv_addr c34_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c33_op0_u[] = {
+static const uint32_t c34_op0_u[] = {
 	0,
 };
 
-static const cv_field c33_op1_f[] = {
+static const cv_field c34_op1_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -5911,20 +6004,20 @@ static const cv_field c33_op1_f[] = {
 	{ "out_zp", 0x0 },
 };
 
-static const cv_word c33_op1_w[] = {
+static const cv_word c34_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c33_op1_a[] = {
+static const cv_addr c34_op1_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 1, 0, 0 },
 };
 
-static const uint32_t c33_op1_u[] = {
+static const uint32_t c34_op1_u[] = {
 	0,
 };
 
-static const cv_field c33_op2_f[] = {
+static const cv_field c34_op2_f[] = {
 	{ "in_image_x_size", 0x10 },
 	{ "in_image_y_size", 0x10 },
 	{ "in_image_z_size", 0x1 },
@@ -5965,51 +6058,51 @@ static const cv_field c33_op2_f[] = {
 	{ "out_zp", 0x28 },
 };
 
-static const cv_word c33_op2_w[] = {
+static const cv_word c34_op2_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c33_op2_a[] = {
+static const cv_addr c34_op2_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 2, 0, 0 },
 };
 
-static const uint32_t c33_op2_u[] = {
+static const uint32_t c34_op2_u[] = {
 	0,
 };
 
-static const cv_op c33_ops[] = {
-	{ 3, "ConcatLayer", -1, c33_op0_f, 38, c33_op0_w, 0, c33_op0_a, 2, c33_op0_u, 0 },
-	{ 3, "ConcatLayer_1", -1, c33_op1_f, 38, c33_op1_w, 0, c33_op1_a, 2, c33_op1_u, 0 },
-	{ 3, "ConcatLayer_2", -1, c33_op2_f, 38, c33_op2_w, 0, c33_op2_a, 2, c33_op2_u, 0 },
+static const cv_op c34_ops[] = {
+	{ 3, "ConcatLayer", -1, c34_op0_f, 38, c34_op0_w, 0, c34_op0_a, 2, c34_op0_u, 0 },
+	{ 3, "ConcatLayer_1", -1, c34_op1_f, 38, c34_op1_w, 0, c34_op1_a, 2, c34_op1_u, 0 },
+	{ 3, "ConcatLayer_2", -1, c34_op2_f, 38, c34_op2_w, 0, c34_op2_a, 2, c34_op2_u, 0 },
 };
 
-static const cv_stream c33_s[] = {
+static const cv_stream c34_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c33_raw[] = {
+static const cv_raw c34_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c34_in0[] = {
+static const uint8_t c35_in0[] = {
 	0x84, 0x3e, 0xda, 0x8f, 0x3d, 0x76, 0xff, 0x97, 0xac, 0xb2, 0xfd, 0x88, 0x9c, 0x84, 0x59, 0xfd,
 	0x9f, 0xf4, 0xc5, 0x81, 0xa7, 3, 0x58, 0xb7,
 };
 
-static const cv_io c34_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 2, c34_in0, 24 },
+static const cv_io c35_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 2, c35_in0, 24 },
 };
 
-static const uint8_t c34_out0[] = {
+static const uint8_t c35_out0[] = {
 	0x6a, 0x60, 0xff, 0, 0xff, 0, 0, 0xff, 0xff, 0, 0, 0, 0xff, 0, 0xff, 0,
 };
 
-static const cv_io c34_out[] = {
-	{ { 16, 1, 1, 1 }, 1, 2, c34_out0, 16 },
+static const cv_io c35_out[] = {
+	{ { 16, 1, 1, 1 }, 1, 2, c35_out0, 16 },
 };
 
-static const cv_field c34_op0_f[] = {
+static const cv_field c35_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0xc },
@@ -6050,25 +6143,25 @@ static const cv_field c34_op0_f[] = {
 	{ "alu_output_postshift", 0x4 },
 };
 
-static const cv_word c34_op0_w[] = {
+static const cv_word c35_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c34_op0_a[] = {
+static const cv_addr c35_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c34_op0_u[] = {
+static const uint32_t c35_op0_u[] = {
 	0,
 };
 
-static const cv_op c34_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c34_op0_f, 38, c34_op0_w, 0, c34_op0_a, 3, c34_op0_u, 0 },
+static const cv_op c35_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c35_op0_f, 38, c35_op0_w, 0, c35_op0_a, 3, c35_op0_u, 0 },
 };
 
-static const uint8_t c34_s0_w[] = {
+static const uint8_t c35_s0_w[] = {
 	3, 0x54, 0x2d, 0x83, 1, 0x96, 0x9f, 0x30, 0x2f, 0xc9, 0x90, 0xec, 0x6d, 0x32, 0xd5, 0x24,
 	0x89, 0xa0, 0x8a, 0x3c, 0x2f, 0x6a, 1, 0xd6, 0xdb, 0xb1, 0x92, 0x5c, 0x24, 0x62, 0x9e, 0xe5,
 	0x68, 0xeb, 0xf0, 0xa6, 0x74, 0x82, 5, 0x39, 0xc9, 0x16, 0xf0, 0xb, 2, 0xab, 0x5a, 0x3d,
@@ -6083,62 +6176,14 @@ static const uint8_t c34_s0_w[] = {
 	0x77, 0x19, 5, 0x87, 0xf0, 0x97, 0x32, 0x8d, 0x60, 0x6c, 0x5e, 0xde, 0xc5, 0x26, 0x3b, 0x8b,
 };
 
-static const int32_t c34_s0_b[] = {
+static const int32_t c35_s0_b[] = {
 	35362, 63433, 100000, -100000, 1254, -115, -934, 1426,
 	-1918, -1211, -1105, -1019, -1691, -657, -497, -727,
 };
 
-static const cv_stream c34_s[] = {
-	{ { .out = 16, .kz = 12, .ky = 1, .kx = 1, .zp = 128, .in_zp = 0, .w = c34_s0_w, .bias = c34_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
-	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 6 } },
-};
-
-static const cv_raw c34_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c35_in0[] = {
-	0x5f, 0x5f, 0x67, 0x7d, 0x6e, 0x66, 0x71, 0x7d, 0x6f, 0x75,
-};
-
-static const cv_io c35_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c35_in0, 10 },
-};
-
-static const uint8_t c35_out0[] = {
-	0, 0, 0, 0, 0x1a, 0xb, 0xa8, 0x37, 0x25, 0x19, 1, 9, 0x59, 0x1f, 0xa8, 0x37,
-	0x4d, 0x1b, 0x73, 0x27,
-};
-
-static const cv_io c35_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c35_out0, 20 },
-};
-
-static const cv_field c35_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c35_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c35_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
-};
-
-static const uint32_t c35_op0_u[] = {
-	0, 0xa, 0x1000a, 0x444041f0, 0xa, 1, 0x10da10b0, 0,
-	0, 0x14, 0x1000a, 0x44404071, 0x14, 1, 0x10da10b0, 0,
-	0xa, 8, 0x3f0143f6,
-};
-
-static const cv_op c35_ops[] = {
-	{ 1, "Softmax2Layer", -1, c35_op0_f, 0, c35_op0_w, 0, c35_op0_a, 2, c35_op0_u, 19 },
-};
-
 static const cv_stream c35_s[] = {
-	{ { 0 }, { 0 } },
+	{ { .out = 16, .kz = 12, .ky = 1, .kx = 1, .zp = 128, .in_zp = 0, .w = c35_s0_w, .bias = c35_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 6 } },
 };
 
 static const cv_raw c35_raw[] = {
@@ -6146,20 +6191,20 @@ static const cv_raw c35_raw[] = {
 };
 
 static const uint8_t c36_in0[] = {
-	0xe7, 0xf, 0x1e, 0x17, 0x18, 0xe3, 0xe3, 0x10, 0x11, 0x1e, 4, 0xf,
+	0x5f, 0x5f, 0x67, 0x7d, 0x6e, 0x66, 0x71, 0x7d, 0x6f, 0x75,
 };
 
 static const cv_io c36_in[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c36_in0, 12 },
+	{ { 10, 1, 1, 1 }, 1, 2, c36_in0, 10 },
 };
 
 static const uint8_t c36_out0[] = {
-	0, 0, 0x92, 0x24, 0xbd, 0x35, 0xa9, 0x2d, 0xea, 0x2e, 0, 0, 0, 0, 0x95, 0x25,
-	0xd2, 0x26, 0xbd, 0x35, 0xd, 0x18, 0x92, 0x24,
+	0, 0, 0, 0, 0x1a, 0xb, 0xa8, 0x37, 0x25, 0x19, 1, 9, 0x59, 0x1f, 0xa8, 0x37,
+	0x4d, 0x1b, 0x73, 0x27,
 };
 
 static const cv_io c36_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c36_out0, 24 },
+	{ { 10, 1, 1, 1 }, 1, 1, c36_out0, 20 },
 };
 
 static const cv_field c36_op0_f[] = {
@@ -6176,9 +6221,9 @@ static const cv_addr c36_op0_a[] = {
 };
 
 static const uint32_t c36_op0_u[] = {
-	0, 0xc, 0x1000c, 0x44404130, 0xc, 1, 0x10da10b0, 0,
-	0, 0x18, 0x1000c, 0x44404071, 0x18, 1, 0x10da10b0, 0,
-	0xc, 0xc, 0x3e93bb63,
+	0, 0xa, 0x1000a, 0x444041f0, 0xa, 1, 0x10da10b0, 0,
+	0, 0x14, 0x1000a, 0x44404071, 0x14, 1, 0x10da10b0, 0,
+	0xa, 8, 0x3f0143f6,
 };
 
 static const cv_op c36_ops[] = {
@@ -6194,20 +6239,20 @@ static const cv_raw c36_raw[] = {
 };
 
 static const uint8_t c37_in0[] = {
-	0xc1, 0x9e, 0x68, 0xc5, 0x83, 0x83, 0x7c, 0x97, 0xff, 0, 0xa5, 0xb8, 0x8f, 0xb5,
+	0xe7, 0xf, 0x1e, 0x17, 0x18, 0xe3, 0xe3, 0x10, 0x11, 0x1e, 4, 0xf,
 };
 
 static const cv_io c37_in[] = {
-	{ { 14, 1, 1, 1 }, 1, 2, c37_in0, 14 },
+	{ { 12, 1, 1, 1 }, 1, 2, c37_in0, 12 },
 };
 
 static const uint8_t c37_out0[] = {
-	0, 0x3c, 0, 0, 0, 0, 0, 0x3c, 0, 0x38, 0, 0x38, 0, 0, 0, 0x3c,
-	0, 0x3c, 0, 0, 0, 0, 0, 0x3c, 0, 0, 0, 0x3c,
+	0, 0, 0x92, 0x24, 0xbd, 0x35, 0xa9, 0x2d, 0xea, 0x2e, 0, 0, 0, 0, 0x95, 0x25,
+	0xd2, 0x26, 0xbd, 0x35, 0xd, 0x18, 0x92, 0x24,
 };
 
 static const cv_io c37_out[] = {
-	{ { 2, 7, 1, 1 }, 2, 1, c37_out0, 28 },
+	{ { 12, 1, 1, 1 }, 1, 1, c37_out0, 24 },
 };
 
 static const cv_field c37_op0_f[] = {
@@ -6224,20 +6269,13 @@ static const cv_addr c37_op0_a[] = {
 };
 
 static const uint32_t c37_op0_u[] = {
-	0, 2, 0x70002, 0x444051f0, 0xe, 1, 0x10da10b0, 0,
-	0, 4, 0x70002, 0x44405071, 0x1c, 1, 0x10da10b0, 0,
-	0x333333, 0, 0x9060300, 0xd0c, 0, 0, 0, 0x4400,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	2, 0, 2, 0xf, 0x1010101, 0, 0x20000, 0x60004,
-	0x2020202, 0, 0, 0x400, 1, 0, 1, 0,
-	1, 0, 1, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
-	0, 0, 0, 0x2400, 0, 0, 0, 0,
-	0, 0, 0, 0, 0xf, 0x3f5d9914, 3, 0x3f800000,
-	0xb0b0b0b, 0x4040404, 0x10000, 0x30002, 0x8080808, 0, 0, 0x7400,
+	0, 0xc, 0x1000c, 0x44404130, 0xc, 1, 0x10da10b0, 0,
+	0, 0x18, 0x1000c, 0x44404071, 0x18, 1, 0x10da10b0, 0,
+	0xc, 0xc, 0x3e93bb63,
 };
 
 static const cv_op c37_ops[] = {
-	{ 1, "SoftMax2", -1, c37_op0_f, 0, c37_op0_w, 0, c37_op0_a, 2, c37_op0_u, 80 },
+	{ 1, "Softmax2Layer", -1, c37_op0_f, 0, c37_op0_w, 0, c37_op0_a, 2, c37_op0_u, 19 },
 };
 
 static const cv_stream c37_s[] = {
@@ -6249,27 +6287,20 @@ static const cv_raw c37_raw[] = {
 };
 
 static const uint8_t c38_in0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0x52, 0x92, 0xfe, 0x19, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	0xff, 0xff, 0xff, 0xff, 0x98, 0x67, 0x6f, 0x78, 4, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xae, 0x4c, 0x8c, 0xc6, 0x2c, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x8a, 0x9c, 0xf9, 0x1a,
-	0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0x2a, 0x6b, 0xf2, 0xb8, 0xb2, 0xba, 0x10, 0x5a, 0xe3, 0x5e, 1, 0xb5, 0x4b, 0xd3, 0x7c, 0x6b,
-	0x92, 0xdb, 0x9e, 5, 0x3c, 0x96, 6, 0xbd, 0x94, 0xfe, 0x6f, 0xd6, 0x4e, 0x1b, 0x62, 0xd5,
-	0xac, 0xf3, 0x9b, 0x22, 0xf6, 0x4e, 0x7b, 0x9e, 0x9f, 0x7a, 0x65, 0x27,
+	0xc1, 0x9e, 0x68, 0xc5, 0x83, 0x83, 0x7c, 0x97, 0xff, 0, 0xa5, 0xb8, 0x8f, 0xb5,
 };
 
 static const cv_io c38_in[] = {
-	{ { 140, 1, 1, 1 }, 1, 2, c38_in0, 140 },
+	{ { 14, 1, 1, 1 }, 1, 2, c38_in0, 14 },
 };
 
 static const uint8_t c38_out0[] = {
-	0, 0, 0xff, 0, 0, 0, 2, 0, 4, 0, 0xf9, 0, 0xff, 0,
+	0, 0x3c, 0, 0, 0, 0, 0, 0x3c, 0, 0x38, 0, 0x38, 0, 0, 0, 0x3c,
+	0, 0x3c, 0, 0, 0, 0, 0, 0x3c, 0, 0, 0, 0x3c,
 };
 
 static const cv_io c38_out[] = {
-	{ { 14, 1, 1, 1 }, 1, 2, c38_out0, 14 },
+	{ { 2, 7, 1, 1 }, 2, 1, c38_out0, 28 },
 };
 
 static const cv_field c38_op0_f[] = {
@@ -6282,22 +6313,24 @@ static const cv_word c38_op0_w[] = {
 
 static const cv_addr c38_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 12, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
 };
 
 static const uint32_t c38_op0_u[] = {
-	0, 0x14, 0x70010, 0x444051c0, 0x8c, 1, 0x10da10b0, 0,
-	4, 0x3f800000, 0x42000000, 0x3e000000, 0, 2, 0x70001, 0x444051c0,
-	0xe, 1, 0x10da10b0, 0, 0, 0, 0, 0,
+	0, 2, 0x70002, 0x444051f0, 0xe, 1, 0x10da10b0, 0,
+	0, 4, 0x70002, 0x44405071, 0x1c, 1, 0x10da10b0, 0,
+	0x333333, 0, 0x9060300, 0xd0c, 0, 0, 0, 0x4400,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0x3f800000,
+	2, 0, 2, 0xf, 0x1010101, 0, 0x20000, 0x60004,
+	0x2020202, 0, 0, 0x400, 1, 0, 1, 0,
+	1, 0, 1, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
+	0, 0, 0, 0x2400, 0, 0, 0, 0,
+	0, 0, 0, 0, 0xf, 0x3f5d9914, 3, 0x3f800000,
+	0xb0b0b0b, 0x4040404, 0x10000, 0x30002, 0x8080808, 0, 0, 0x7400,
 };
 
 static const cv_op c38_ops[] = {
-	{ 1, "PoolingLayer2", -1, c38_op0_f, 0, c38_op0_w, 0, c38_op0_a, 2, c38_op0_u, 61 },
+	{ 1, "SoftMax2", -1, c38_op0_f, 0, c38_op0_w, 0, c38_op0_a, 2, c38_op0_u, 80 },
 };
 
 static const cv_stream c38_s[] = {
@@ -6309,39 +6342,27 @@ static const cv_raw c38_raw[] = {
 };
 
 static const uint8_t c39_in0[] = {
-	0, 0xff, 0x85, 0x36, 0x7c, 0, 0xbe, 0x58, 0x93, 0xfc, 0x47, 0, 0xfe, 0x59, 3, 0xe5,
-	0xea, 0, 0, 0, 9, 4, 0x8b, 0xd1, 3, 0, 0x41, 0xa2, 0x23, 0x18, 0x2a, 0,
-	0x52, 0x8a, 0xd4, 0xb2, 0x64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c39_in1[] = {
-	0x64, 0xb9, 0xc5, 0xf9, 0xa6, 0, 0x4d, 0xb, 0x3e, 0x8b, 0x78, 0, 0xda, 0x9d, 0x34, 0xdd,
-	0x5a, 0, 0, 0, 0xef, 0x40, 0x8b, 0x86, 0x6e, 0, 0x5e, 0xc4, 0x3e, 0xe9, 0x9e, 0,
-	0xd0, 0xd3, 0x32, 0xe5, 0x4a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0x52, 0x92, 0xfe, 0x19, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0x98, 0x67, 0x6f, 0x78, 4, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xae, 0x4c, 0x8c, 0xc6, 0x2c, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x8a, 0x9c, 0xf9, 0x1a,
+	0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x2a, 0x6b, 0xf2, 0xb8, 0xb2, 0xba, 0x10, 0x5a, 0xe3, 0x5e, 1, 0xb5, 0x4b, 0xd3, 0x7c, 0x6b,
+	0x92, 0xdb, 0x9e, 5, 0x3c, 0x96, 6, 0xbd, 0x94, 0xfe, 0x6f, 0xd6, 0x4e, 0x1b, 0x62, 0xd5,
+	0xac, 0xf3, 0x9b, 0x22, 0xf6, 0x4e, 0x7b, 0x9e, 0x9f, 0x7a, 0x65, 0x27,
 };
 
 static const cv_io c39_in[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c39_in0, 120 },
-	{ { 120, 1, 1, 1 }, 1, 2, c39_in1, 120 },
+	{ { 140, 1, 1, 1 }, 1, 2, c39_in0, 140 },
 };
 
 static const uint8_t c39_out0[] = {
-	0x47, 0xff, 0xff, 0xff, 0xe8, 0x84, 0, 0x58, 0xff, 0x88, 0xff, 0xc9, 0, 0xff, 0xad, 0xff,
-	0x13, 0xc7, 0xe2, 0x58, 0x5e, 0xff, 0x20, 0xff, 0xb3, 0xff, 0xff, 0x66, 0xff, 0x52,
+	0, 0, 0xff, 0, 0, 0, 2, 0, 4, 0, 0xf9, 0, 0xff, 0,
 };
 
 static const cv_io c39_out[] = {
-	{ { 30, 1, 1, 1 }, 1, 2, c39_out0, 30 },
+	{ { 14, 1, 1, 1 }, 1, 2, c39_out0, 14 },
 };
 
 static const cv_field c39_op0_f[] = {
@@ -6354,24 +6375,22 @@ static const cv_word c39_op0_w[] = {
 
 static const cv_addr c39_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 1, 1, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
+	{ 2, NULL, 12, 2, 0, 0, 0 },
 };
 
 static const uint32_t c39_op0_u[] = {
-	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 5, 0x30005, 0x444051f0, 0xf, 2, 0x10da10b0, 0,
-	0x43000000, 0x3f000000, 0x3fc00000, 0, 0x1e, 0, 0, 0,
+	0, 0x14, 0x70010, 0x444051c0, 0x8c, 1, 0x10da10b0, 0,
+	4, 0x3f800000, 0x42000000, 0x3e000000, 0, 2, 0x70001, 0x444051c0,
+	0xe, 1, 0x10da10b0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0x80,
+	0, 0, 0, 0, 0x3f800000,
 };
 
 static const cv_op c39_ops[] = {
-	{ 1, "TensorAdd", -1, c39_op0_f, 0, c39_op0_w, 0, c39_op0_a, 3, c39_op0_u, 65 },
+	{ 1, "PoolingLayer2", -1, c39_op0_f, 0, c39_op0_w, 0, c39_op0_a, 2, c39_op0_u, 61 },
 };
 
 static const cv_stream c39_s[] = {
@@ -6383,9 +6402,9 @@ static const cv_raw c39_raw[] = {
 };
 
 static const uint8_t c40_in0[] = {
-	0, 0xff, 0xd8, 0x42, 0x92, 0, 0xc9, 0x39, 0xc3, 0x66, 0x3d, 0, 0xd3, 0x8e, 0xfc, 0xaa,
-	0x2d, 0, 0, 0, 0x23, 0x21, 0x4d, 0x1f, 0xac, 0, 0x7a, 0xe7, 0x8c, 0x8b, 0x96, 0,
-	0x50, 0x50, 0x6a, 0x66, 0xf6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0xff, 0x85, 0x36, 0x7c, 0, 0xbe, 0x58, 0x93, 0xfc, 0x47, 0, 0xfe, 0x59, 3, 0xe5,
+	0xea, 0, 0, 0, 9, 4, 0x8b, 0xd1, 3, 0, 0x41, 0xa2, 0x23, 0x18, 0x2a, 0,
+	0x52, 0x8a, 0xd4, 0xb2, 0x64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -6394,11 +6413,11 @@ static const uint8_t c40_in0[] = {
 };
 
 static const uint8_t c40_in1[] = {
-	0x53, 0xfb, 0x53, 0x7b, 0x40, 0xcc, 0x20, 0x50, 0x20, 0xd0, 0, 0, 0, 0xfc, 0, 0x7c,
-	0, 0x7e, 0xa0, 0xd0, 0x80, 0xcc, 0, 0, 0, 0xcb, 0, 0xc8, 0, 0x48, 0, 0x4a,
-	0x80, 0xcb, 0, 0, 0, 0, 0, 0, 0xc0, 0x50, 0, 0xc9, 0x80, 0x4a, 0x80, 0x4b,
-	0x60, 0x50, 0, 0, 0, 0x4d, 0xe0, 0xd0, 0x80, 0x4d, 0x80, 0x48, 0xe0, 0x50, 0, 0,
-	0, 0xc4, 0x60, 0x50, 0, 0xc7, 0, 0x47, 0x40, 0xce, 0, 0, 0, 0, 0, 0,
+	0x64, 0xb9, 0xc5, 0xf9, 0xa6, 0, 0x4d, 0xb, 0x3e, 0x8b, 0x78, 0, 0xda, 0x9d, 0x34, 0xdd,
+	0x5a, 0, 0, 0, 0xef, 0x40, 0x8b, 0x86, 0x6e, 0, 0x5e, 0xc4, 0x3e, 0xe9, 0x9e, 0,
+	0xd0, 0xd3, 0x32, 0xe5, 0x4a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
@@ -6406,12 +6425,12 @@ static const uint8_t c40_in1[] = {
 
 static const cv_io c40_in[] = {
 	{ { 120, 1, 1, 1 }, 1, 2, c40_in0, 120 },
-	{ { 60, 1, 1, 1 }, 1, 1, c40_in1, 120 },
+	{ { 120, 1, 1, 1 }, 1, 2, c40_in1, 120 },
 };
 
 static const uint8_t c40_out0[] = {
-	0, 0xff, 0xd4, 0xa2, 0xaa, 0, 0xff, 0, 0x92, 0x86, 0xd4, 0xb4, 0xf3, 0xcc, 0x80, 0x96,
-	0x7c, 0x9e, 0x88, 0xd8, 0xb8, 0xd1, 0xc2, 0xbb, 0xd0, 0x97, 0xaa, 0xa2, 0xa8, 0xe0,
+	0x47, 0xff, 0xff, 0xff, 0xe8, 0x84, 0, 0x58, 0xff, 0x88, 0xff, 0xc9, 0, 0xff, 0xad, 0xff,
+	0x13, 0xc7, 0xe2, 0x58, 0x5e, 0xff, 0x20, 0xff, 0xb3, 0xff, 0xff, 0x66, 0xff, 0x52,
 };
 
 static const cv_io c40_out[] = {
@@ -6434,14 +6453,14 @@ static const cv_addr c40_op0_a[] = {
 
 static const uint32_t c40_op0_u[] = {
 	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
 	0, 5, 0x30005, 0x444051f0, 0xf, 2, 0x10da10b0, 0,
-	0x43000000, 0x3f000000, 0x3f000000, 0, 0x1e, 0, 0, 0,
+	0x43000000, 0x3f000000, 0x3fc00000, 0, 0x1e, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0,
+	0x80,
 };
 
 static const cv_op c40_ops[] = {
@@ -6457,9 +6476,9 @@ static const cv_raw c40_raw[] = {
 };
 
 static const uint8_t c41_in0[] = {
-	0x78, 0x88, 0xcc, 0x7b, 0x5c, 0, 0x35, 0x96, 0xfa, 0x23, 0x43, 0, 0xaa, 0xd5, 0xbf, 0xd8,
-	0x75, 0, 0, 0, 0x57, 0x5f, 0xbe, 0x88, 0x68, 0, 3, 0x32, 0xcc, 0x58, 0xae, 0,
-	0xc, 0xda, 0x91, 0xd8, 0x9a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0xff, 0xd8, 0x42, 0x92, 0, 0xc9, 0x39, 0xc3, 0x66, 0x3d, 0, 0xd3, 0x8e, 0xfc, 0xaa,
+	0x2d, 0, 0, 0, 0x23, 0x21, 0x4d, 0x1f, 0xac, 0, 0x7a, 0xe7, 0x8c, 0x8b, 0x96, 0,
+	0x50, 0x50, 0x6a, 0x66, 0xf6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -6468,11 +6487,11 @@ static const uint8_t c41_in0[] = {
 };
 
 static const uint8_t c41_in1[] = {
-	0x64, 0x9c, 0x74, 0x71, 0x4a, 0, 0xe3, 2, 0xb3, 0x1c, 0xe3, 0, 0x62, 0xd9, 0x43, 0xba,
-	0x1f, 0, 0, 0, 0xfe, 0x87, 0x4e, 0xb5, 0xe, 0, 0x36, 1, 0x6a, 0x53, 0x14, 0,
-	0x91, 0xa3, 0xb, 0x8f, 0x24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x53, 0xfb, 0x53, 0x7b, 0x40, 0xcc, 0x20, 0x50, 0x20, 0xd0, 0, 0, 0, 0xfc, 0, 0x7c,
+	0, 0x7e, 0xa0, 0xd0, 0x80, 0xcc, 0, 0, 0, 0xcb, 0, 0xc8, 0, 0x48, 0, 0x4a,
+	0x80, 0xcb, 0, 0, 0, 0, 0, 0, 0xc0, 0x50, 0, 0xc9, 0x80, 0x4a, 0x80, 0x4b,
+	0x60, 0x50, 0, 0, 0, 0x4d, 0xe0, 0xd0, 0x80, 0x4d, 0x80, 0x48, 0xe0, 0x50, 0, 0,
+	0, 0xc4, 0x60, 0x50, 0, 0xc7, 0, 0x47, 0x40, 0xce, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
@@ -6480,12 +6499,12 @@ static const uint8_t c41_in1[] = {
 
 static const cv_io c41_in[] = {
 	{ { 120, 1, 1, 1 }, 1, 2, c41_in0, 120 },
-	{ { 120, 1, 1, 1 }, 1, 2, c41_in1, 120 },
+	{ { 60, 1, 1, 1 }, 1, 1, c41_in1, 120 },
 };
 
 static const uint8_t c41_out0[] = {
-	0x7f, 0x80, 6, 0x7f, 0x7f, 0x26, 0x97, 0xd4, 0x31, 0x34, 0xdb, 0xc2, 0xe0, 0xb5, 0x7f, 0x56,
-	0x22, 0xe5, 0x80, 0x6f, 0x1e, 0x32, 1, 0x7f, 0xb8, 0xd4, 0xac, 0x96, 0xa0, 0xac,
+	0, 0xff, 0xd4, 0xa2, 0xaa, 0, 0xff, 0, 0x92, 0x86, 0xd4, 0xb4, 0xf3, 0xcc, 0x80, 0x96,
+	0x7c, 0x9e, 0x88, 0xd8, 0xb8, 0xd1, 0xc2, 0xbb, 0xd0, 0x97, 0xaa, 0xa2, 0xa8, 0xe0,
 };
 
 static const cv_io c41_out[] = {
@@ -6507,17 +6526,19 @@ static const cv_addr c41_op0_a[] = {
 };
 
 static const uint32_t c41_op0_u[] = {
-	0, 6, 0x30005, 0x44405130, 0x14, 2, 0x10da10b0, 0,
-	0, 6, 0x30005, 0x44405130, 0x14, 2, 0x10da10b0, 0,
-	0, 5, 0x30005, 0x44405130, 0xf, 2, 0x10da10b0, 0,
-	0x55555555, 0x44444444, 0x33221100, 0x77665544, 0xaaaaaaaa, 0, 0, 0x601,
-	0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002,
-	0x55555555, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0xaaaaaaaa, 0, 0, 0x601,
-	0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002,
+	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
+	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
+	0, 5, 0x30005, 0x444051f0, 0xf, 2, 0x10da10b0, 0,
+	0x43000000, 0x3f000000, 0x3f000000, 0, 0x1e, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0,
 };
 
 static const cv_op c41_ops[] = {
-	{ 1, "TensorAdd", -1, c41_op0_f, 0, c41_op0_w, 0, c41_op0_a, 3, c41_op0_u, 56 },
+	{ 1, "TensorAdd", -1, c41_op0_f, 0, c41_op0_w, 0, c41_op0_a, 3, c41_op0_u, 65 },
 };
 
 static const cv_stream c41_s[] = {
@@ -6529,22 +6550,39 @@ static const cv_raw c41_raw[] = {
 };
 
 static const uint8_t c42_in0[] = {
-	0xa1, 0x7a, 0xea, 0x69, 0xf6, 0x55, 0x44, 0x23, 0xc5, 0x8b, 0xea, 0xce,
+	0x78, 0x88, 0xcc, 0x7b, 0x5c, 0, 0x35, 0x96, 0xfa, 0x23, 0x43, 0, 0xaa, 0xd5, 0xbf, 0xd8,
+	0x75, 0, 0, 0, 0x57, 0x5f, 0xbe, 0x88, 0x68, 0, 3, 0x32, 0xcc, 0x58, 0xae, 0,
+	0xc, 0xda, 0x91, 0xd8, 0x9a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c42_in1[] = {
+	0x64, 0x9c, 0x74, 0x71, 0x4a, 0, 0xe3, 2, 0xb3, 0x1c, 0xe3, 0, 0x62, 0xd9, 0x43, 0xba,
+	0x1f, 0, 0, 0, 0xfe, 0x87, 0x4e, 0xb5, 0xe, 0, 0x36, 1, 0x6a, 0x53, 0x14, 0,
+	0x91, 0xa3, 0xb, 0x8f, 0x24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c42_in[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c42_in0, 12 },
+	{ { 120, 1, 1, 1 }, 1, 2, c42_in0, 120 },
+	{ { 120, 1, 1, 1 }, 1, 2, c42_in1, 120 },
 };
 
 static const uint8_t c42_out0[] = {
-	0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0x69, 0x69,
-	0xf6, 0xf6, 0x55, 0x55, 0, 0x69, 0x69, 0xf6, 0xf6, 0x55, 0x55, 0, 0x44, 0x44, 0x23, 0x23,
-	0xc5, 0xc5, 0, 0x44, 0x44, 0x23, 0x23, 0xc5, 0xc5, 0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce,
-	0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce, 0,
+	0x7f, 0x80, 6, 0x7f, 0x7f, 0x26, 0x97, 0xd4, 0x31, 0x34, 0xdb, 0xc2, 0xe0, 0xb5, 0x7f, 0x56,
+	0x22, 0xe5, 0x80, 0x6f, 0x1e, 0x32, 1, 0x7f, 0xb8, 0xd4, 0xac, 0x96, 0xa0, 0xac,
 };
 
 static const cv_io c42_out[] = {
-	{ { 56, 1, 1, 1 }, 1, 2, c42_out0, 56 },
+	{ { 30, 1, 1, 1 }, 1, 2, c42_out0, 30 },
 };
 
 static const cv_field c42_op0_f[] = {
@@ -6557,17 +6595,22 @@ static const cv_word c42_op0_w[] = {
 
 static const cv_addr c42_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 1, 1, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c42_op0_u[] = {
-	0, 3, 0x20003, 0x444041f0, 6, 2, 0x10da10b0, 0,
-	0, 7, 0x40006, 0x444041f0, 0x1c, 2, 0x10da10b0, 0,
-	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
+	0, 6, 0x30005, 0x44405130, 0x14, 2, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x44405130, 0x14, 2, 0x10da10b0, 0,
+	0, 5, 0x30005, 0x44405130, 0xf, 2, 0x10da10b0, 0,
+	0x55555555, 0x44444444, 0x33221100, 0x77665544, 0xaaaaaaaa, 0, 0, 0x601,
+	0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002,
+	0x55555555, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0xaaaaaaaa, 0, 0, 0x601,
+	0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002, 0x10002,
 };
 
 static const cv_op c42_ops[] = {
-	{ 1, "TensorScale", -1, c42_op0_f, 0, c42_op0_w, 0, c42_op0_a, 2, c42_op0_u, 22 },
+	{ 1, "TensorAdd", -1, c42_op0_f, 0, c42_op0_w, 0, c42_op0_a, 3, c42_op0_u, 56 },
 };
 
 static const cv_stream c42_s[] = {
@@ -6579,25 +6622,22 @@ static const cv_raw c42_raw[] = {
 };
 
 static const uint8_t c43_in0[] = {
-	5, 0xe2, 0x1e, 0x28, 0x21, 0x7a, 0x5a, 0xac, 9, 0xa5, 0x37, 6, 0x64, 0xc0, 0xdb, 0x5f,
-	0x46, 0x46, 0x16, 0x9f, 0x81, 0xe9, 0x16, 0x74,
+	0xa1, 0x7a, 0xea, 0x69, 0xf6, 0x55, 0x44, 0x23, 0xc5, 0x8b, 0xea, 0xce,
 };
 
 static const cv_io c43_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 2, c43_in0, 24 },
+	{ { 12, 1, 1, 1 }, 1, 2, c43_in0, 12 },
 };
 
 static const uint8_t c43_out0[] = {
-	5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28, 5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28,
-	0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac, 0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac,
-	9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6, 9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6,
-	0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f, 0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f,
-	0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f, 0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f,
-	0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74, 0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74,
+	0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0xa1, 0xa1, 0x7a, 0x7a, 0xea, 0xea, 0, 0x69, 0x69,
+	0xf6, 0xf6, 0x55, 0x55, 0, 0x69, 0x69, 0xf6, 0xf6, 0x55, 0x55, 0, 0x44, 0x44, 0x23, 0x23,
+	0xc5, 0xc5, 0, 0x44, 0x44, 0x23, 0x23, 0xc5, 0xc5, 0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce,
+	0, 0x8b, 0x8b, 0xea, 0xea, 0xce, 0xce, 0,
 };
 
 static const cv_io c43_out[] = {
-	{ { 96, 1, 1, 1 }, 1, 2, c43_out0, 96 },
+	{ { 56, 1, 1, 1 }, 1, 2, c43_out0, 56 },
 };
 
 static const cv_field c43_op0_f[] = {
@@ -6614,8 +6654,8 @@ static const cv_addr c43_op0_a[] = {
 };
 
 static const uint32_t c43_op0_u[] = {
-	0, 4, 0x30004, 0x44405130, 0xc, 2, 0x10da10b0, 0,
-	0, 8, 0x60008, 0x44405130, 0x30, 2, 0x10da10b0, 0,
+	0, 3, 0x20003, 0x444041f0, 6, 2, 0x10da10b0, 0,
+	0, 7, 0x40006, 0x444041f0, 0x1c, 2, 0x10da10b0, 0,
 	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
 };
 
@@ -6632,26 +6672,25 @@ static const cv_raw c43_raw[] = {
 };
 
 static const uint8_t c44_in0[] = {
-	0xc9, 0xf, 0xec, 0xb7, 0x21, 0xec, 0xbf, 0xc0, 0xf9, 0xe8, 0x8b, 0x8b, 0xb8, 0xc8, 0x39, 0xb7,
-	0xde, 0xac, 0x7e, 0xdb, 0x37, 0x38, 0xc0, 0xe9, 0x4c, 0xbd, 0xf2, 0x6f, 0x95, 0x83, 0x13, 0x13,
-	9, 0x2d, 0x3b, 0xd8, 0x27, 0xc5, 0xb8, 0x86, 0xd0, 0x7d, 0xde, 0xfc, 0xec, 1, 0xf9, 0xbe,
-	0xca, 0x39, 0xde, 0xa0, 0xaa, 0xa2, 0x12, 0x55, 0x38, 0x83, 0xff, 0xbe,
+	5, 0xe2, 0x1e, 0x28, 0x21, 0x7a, 0x5a, 0xac, 9, 0xa5, 0x37, 6, 0x64, 0xc0, 0xdb, 0x5f,
+	0x46, 0x46, 0x16, 0x9f, 0x81, 0xe9, 0x16, 0x74,
 };
 
 static const cv_io c44_in[] = {
-	{ { 60, 1, 1, 1 }, 1, 2, c44_in0, 60 },
+	{ { 24, 1, 1, 1 }, 1, 2, c44_in0, 24 },
 };
 
 static const uint8_t c44_out0[] = {
-	0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9,
-	0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xe9, 0, 0xf2, 0xf2, 0xf2, 0xf2,
-	0xf2, 0xe9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9,
-	0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc,
-	0xfc, 0xff, 0xff, 0xff, 0xff, 0,
+	5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28, 5, 5, 0xe2, 0xe2, 0x1e, 0x1e, 0x28, 0x28,
+	0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac, 0x21, 0x21, 0x7a, 0x7a, 0x5a, 0x5a, 0xac, 0xac,
+	9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6, 9, 9, 0xa5, 0xa5, 0x37, 0x37, 6, 6,
+	0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f, 0x64, 0x64, 0xc0, 0xc0, 0xdb, 0xdb, 0x5f, 0x5f,
+	0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f, 0x46, 0x46, 0x46, 0x46, 0x16, 0x16, 0x9f, 0x9f,
+	0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74, 0x81, 0x81, 0xe9, 0xe9, 0x16, 0x16, 0x74, 0x74,
 };
 
 static const cv_io c44_out[] = {
-	{ { 70, 1, 1, 1 }, 1, 2, c44_out0, 70 },
+	{ { 96, 1, 1, 1 }, 1, 2, c44_out0, 96 },
 };
 
 static const cv_field c44_op0_f[] = {
@@ -6664,24 +6703,17 @@ static const cv_word c44_op0_w[] = {
 
 static const cv_addr c44_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
 };
 
 static const uint32_t c44_op0_u[] = {
-	0, 6, 0x50006, 0x444051f0, 0x1e, 2, 0x10da10b0, 0,
-	6, 5, 2, 6, 5, 1, 5, 2,
-	0, 7, 0x50006, 0x444051f0, 0x23, 2, 0x10da10b0, 0,
-	2, 2, 0x98765432, 0x10fedcba, 0x1010101, 0, 0x10000, 0x30002,
-	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
-	0x3c00, 0, 0x3c00, 0, 0x1010101, 0, 0x50004, 0x70006,
-	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
-	0x3c00, 0, 0x3c00, 0, 0x3f800000, 0, 0, 0,
-	0x33333333, 0x11110000, 0x3020100, 0x3020100, 0, 0, 0, 0x2400,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 4, 0x30004, 0x44405130, 0xc, 2, 0x10da10b0, 0,
+	0, 8, 0x60008, 0x44405130, 0x30, 2, 0x10da10b0, 0,
+	0x33221100, 0x77665544, 0xbbaa9988, 0xffeeddcc, 0x10, 0xffffffff,
 };
 
 static const cv_op c44_ops[] = {
-	{ 1, "PoolingLayer2", -1, c44_op0_f, 0, c44_op0_w, 0, c44_op0_a, 2, c44_op0_u, 80 },
+	{ 1, "TensorScale", -1, c44_op0_f, 0, c44_op0_w, 0, c44_op0_a, 2, c44_op0_u, 22 },
 };
 
 static const cv_stream c44_s[] = {
@@ -6693,10 +6725,10 @@ static const cv_raw c44_raw[] = {
 };
 
 static const uint8_t c45_in0[] = {
-	0x21, 0xcb, 0xb5, 0x53, 0xbc, 4, 0x82, 0x61, 0x97, 0xd9, 0xdc, 0x70, 0xde, 0x4a, 0xc1, 0xd,
-	0xfd, 0x74, 0xe3, 0xe1, 0x47, 0xf2, 0xfd, 0x4d, 0xd, 0x2f, 0x21, 0xe8, 0x12, 0x7b, 0x92, 0xc3,
-	0xcd, 0xc9, 0x87, 0xcc, 0xc1, 0x8a, 0x9f, 0x9e, 0x94, 0xcb, 0x95, 0xe7, 0x94, 0xae, 0x86, 0xc6,
-	0x95, 0xe0, 0xab, 0xab, 0xb5, 0x80, 0xe5, 0x9a, 0x93, 0x83, 0xe6, 0xe5,
+	0xc9, 0xf, 0xec, 0xb7, 0x21, 0xec, 0xbf, 0xc0, 0xf9, 0xe8, 0x8b, 0x8b, 0xb8, 0xc8, 0x39, 0xb7,
+	0xde, 0xac, 0x7e, 0xdb, 0x37, 0x38, 0xc0, 0xe9, 0x4c, 0xbd, 0xf2, 0x6f, 0x95, 0x83, 0x13, 0x13,
+	9, 0x2d, 0x3b, 0xd8, 0x27, 0xc5, 0xb8, 0x86, 0xd0, 0x7d, 0xde, 0xfc, 0xec, 1, 0xf9, 0xbe,
+	0xca, 0x39, 0xde, 0xa0, 0xaa, 0xa2, 0x12, 0x55, 0x38, 0x83, 0xff, 0xbe,
 };
 
 static const cv_io c45_in[] = {
@@ -6704,14 +6736,15 @@ static const cv_io c45_in[] = {
 };
 
 static const uint8_t c45_out0[] = {
-	0x61, 0x61, 0x61, 0x74, 0x74, 0x74, 0x61, 0x61, 0x61, 0x74, 0x74, 0x74, 0x61, 0x61, 0x61, 0x7b,
-	0x7b, 0x7b, 0x61, 0x61, 0x61, 0x7b, 0x7b, 0x7b, 0x4a, 0x4a, 0x4a, 0x7b, 0x7b, 0x7b, 0xe7, 0xe7,
-	0xe7, 0xe7, 0xcd, 0xcc, 0xe7, 0xe7, 0xe7, 0xe7, 0xcd, 0xcc, 0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6,
-	0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6, 0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6,
+	0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9,
+	0xf9, 0xf9, 0xf9, 0xec, 0, 0xf9, 0xf9, 0xf9, 0xf9, 0xf9, 0xe9, 0, 0xf2, 0xf2, 0xf2, 0xf2,
+	0xf2, 0xe9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9, 0, 0xfc, 0xfc, 0xfc, 0xfc, 0xf9, 0xf9,
+	0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc, 0xfc, 0xff, 0xff, 0xff, 0xff, 0, 0xfc,
+	0xfc, 0xff, 0xff, 0xff, 0xff, 0,
 };
 
 static const cv_io c45_out[] = {
-	{ { 60, 1, 1, 1 }, 1, 2, c45_out0, 60 },
+	{ { 70, 1, 1, 1 }, 1, 2, c45_out0, 70 },
 };
 
 static const cv_field c45_op0_f[] = {
@@ -6728,14 +6761,14 @@ static const cv_addr c45_op0_a[] = {
 };
 
 static const uint32_t c45_op0_u[] = {
-	0, 6, 0x50006, 0x44405130, 0x1e, 2, 0x10da10b0, 0,
+	0, 6, 0x50006, 0x444051f0, 0x1e, 2, 0x10da10b0, 0,
 	6, 5, 2, 6, 5, 1, 5, 2,
-	0, 6, 0x50006, 0x44405130, 0x1e, 2, 0x10da10b0, 0,
-	2, 2, 1, 1, 0, 5, 5, 5,
-	0x33333333, 0x11100000, 0x3020100, 0x7060504, 0, 0, 0, 0x7400,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	1, 0, 0, 0, 2, 0, 0, 0x400,
-	1, 0, 0, 0, 0, 0, 0, 0,
+	0, 7, 0x50006, 0x444051f0, 0x23, 2, 0x10da10b0, 0,
+	2, 2, 0x98765432, 0x10fedcba, 0x1010101, 0, 0x10000, 0x30002,
+	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
+	0x3c00, 0, 0x3c00, 0, 0x1010101, 0, 0x50004, 0x70006,
+	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
+	0x3c00, 0, 0x3c00, 0, 0x3f800000, 0, 0, 0,
 	0x33333333, 0x11110000, 0x3020100, 0x3020100, 0, 0, 0, 0x2400,
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
@@ -6753,25 +6786,25 @@ static const cv_raw c45_raw[] = {
 };
 
 static const uint8_t c46_in0[] = {
-	0, 0x24, 0xfb, 0x36, 0xde, 0xbd, 0x27, 0xbc, 0x88, 0xb9, 0xbf, 0x3d, 0x51, 0x39, 0x45, 0x31,
-	0x89, 0xbf, 0x7b, 0x3b, 0xb9, 0xb6, 0xd5, 0x3c, 0xdc, 0xbb, 0x17, 0xbf, 0xde, 0x3d, 0x77, 0xbc,
-	0x15, 0xb6, 0xe3, 0xb9, 0xc6, 0xbe, 0x7e, 0x3d, 0x95, 0x3d, 0x8b, 0x3f, 0x56, 0xb7, 0x46, 0x3f,
-	0xf1, 0xb2, 0x6e, 0x39, 0xae, 0xbe, 0x5b, 0x3e, 0x77, 0xba, 0x9b, 0xbb, 0xeb, 0xbf, 0x88, 0x31,
-	0x3f, 0xae, 0x5d, 0x38, 0xa7, 0x3f, 0x8a, 0x3e, 0x90, 0x3e, 0x77, 0x2e, 0x56, 0xbe, 0x1b, 0xbd,
+	0x21, 0xcb, 0xb5, 0x53, 0xbc, 4, 0x82, 0x61, 0x97, 0xd9, 0xdc, 0x70, 0xde, 0x4a, 0xc1, 0xd,
+	0xfd, 0x74, 0xe3, 0xe1, 0x47, 0xf2, 0xfd, 0x4d, 0xd, 0x2f, 0x21, 0xe8, 0x12, 0x7b, 0x92, 0xc3,
+	0xcd, 0xc9, 0x87, 0xcc, 0xc1, 0x8a, 0x9f, 0x9e, 0x94, 0xcb, 0x95, 0xe7, 0x94, 0xae, 0x86, 0xc6,
+	0x95, 0xe0, 0xab, 0xab, 0xb5, 0x80, 0xe5, 0x9a, 0x93, 0x83, 0xe6, 0xe5,
 };
 
 static const cv_io c46_in[] = {
-	{ { 5, 4, 2, 1 }, 3, 1, c46_in0, 80 },
+	{ { 60, 1, 1, 1 }, 1, 2, c46_in0, 60 },
 };
 
 static const uint8_t c46_out0[] = {
-	0x8c, 0xbe, 0x29, 0x40, 0x39, 0xc2, 0x5c, 0x3f, 0xf6, 0xbd, 0x85, 0xc6, 0x68, 0x37, 0x4d, 0x41,
-	0xb2, 0xbc, 0xae, 0x38, 0x74, 0x44, 0xb0, 0xbc, 0, 0, 0xde, 0x85, 0, 0, 0, 0,
-	0, 0, 0xde, 5,
+	0x61, 0x61, 0x61, 0x74, 0x74, 0x74, 0x61, 0x61, 0x61, 0x74, 0x74, 0x74, 0x61, 0x61, 0x61, 0x7b,
+	0x7b, 0x7b, 0x61, 0x61, 0x61, 0x7b, 0x7b, 0x7b, 0x4a, 0x4a, 0x4a, 0x7b, 0x7b, 0x7b, 0xe7, 0xe7,
+	0xe7, 0xe7, 0xcd, 0xcc, 0xe7, 0xe7, 0xe7, 0xe7, 0xcd, 0xcc, 0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6,
+	0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6, 0xe7, 0xe7, 0xe7, 0xe7, 0xe6, 0xe6,
 };
 
 static const cv_io c46_out[] = {
-	{ { 6, 3, 1, 1 }, 2, 1, c46_out0, 36 },
+	{ { 60, 1, 1, 1 }, 1, 2, c46_out0, 60 },
 };
 
 static const cv_field c46_op0_f[] = {
@@ -6784,111 +6817,54 @@ static const cv_word c46_op0_w[] = {
 
 static const cv_addr c46_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 8, -1, 64, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c46_op0_u[] = {
-	0, 0xa, 0x40005, 0x44405041, 0x28, 2, 0x10dd10b0, 0,
-	0, 0x24, 0x60012, 0x44405041, 0xd8, 1, 0x10dd10b0, 0,
-	9, 3, 2, 2, 1, 1, 3, 3,
+	0, 6, 0x50006, 0x44405130, 0x1e, 2, 0x10da10b0, 0,
+	6, 5, 2, 6, 5, 1, 5, 2,
+	0, 6, 0x50006, 0x44405130, 0x1e, 2, 0x10da10b0, 0,
+	2, 2, 1, 1, 0, 5, 5, 5,
+	0x33333333, 0x11100000, 0x3020100, 0x7060504, 0, 0, 0, 0x7400,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0,
-};
-
-static const cv_field c46_op1_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c46_op1_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c46_op1_a[] = {
-	{ 2, NULL, 0, 8, -1, 64, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
-	{ 2, NULL, 16, 5, 1, 0, 0 },
-	{ 2, NULL, 28, 2, 0, 0, 0 },
-};
-
-static const uint32_t c46_op1_u[] = {
-	0, 0x24, 0x60012, 0x44405041, 0xd8, 1, 0x10dd10b0, 0,
-	0, 0x28, 0x30012, 0x44405041, 0x78, 1, 0x10dd10b0, 0,
-	0, 0xc, 0x10003, 0x32100002, 0xc, 1, 0x10de10b0, 0,
-	0, 0x18, 0, 0, 0, 0xc, 0x30006, 0x44405041,
-	0x24, 1, 0x10dd10b0, 0, 0x55555555, 0x55550000, 0x76543210, 0x76543210,
-	0, 0x76543210, 0x76543210, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 1, 2,
+	1, 0, 0, 0, 2, 0, 0, 0x400,
+	1, 0, 0, 0, 0, 0, 0, 0,
+	0x33333333, 0x11110000, 0x3020100, 0x3020100, 0, 0, 0, 0x2400,
+	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_op c46_ops[] = {
-	{ 1, "ConvolutionLayer", -1, c46_op0_f, 0, c46_op0_w, 0, c46_op0_a, 2, c46_op0_u, 36 },
-	{ 1, "ConvolutionLayer", -1, c46_op1_f, 0, c46_op1_w, 0, c46_op1_a, 4, c46_op1_u, 54 },
+	{ 1, "PoolingLayer2", -1, c46_op0_f, 0, c46_op0_w, 0, c46_op0_a, 2, c46_op0_u, 80 },
 };
 
 static const cv_stream c46_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c46_r0[] = {
-	0x40, 0x3b, 0xa3, 0xb1, 0xd7, 0x39, 0x82, 0x35, 0x1f, 0x34, 0x2f, 0xb7, 0x59, 0x3a, 0xb1, 0xb8,
-	0x1e, 0xb2, 0xe6, 0x3b, 0x8b, 0x37, 8, 0xaf, 0xc4, 0x2f, 0xae, 0xb1, 0x43, 0x37, 0x74, 0xb2,
-	0x72, 0x35, 0x8d, 0x36, 0, 0, 0, 0, 3, 0x33, 0x20, 0x2d, 0xb4, 0xb8, 0xd0, 0xb8,
-	0xbb, 0x38, 0xb6, 0xb6, 0xfe, 0x34, 0x6a, 0xb6, 0xb0, 0xb9, 0x26, 0xb2, 0x12, 0xb6, 0x1b, 0xb8,
-	0xa3, 0x31, 0x13, 0xb8, 0xee, 0x37, 0xb, 0x37, 0x40, 0x36, 0x5b, 0xba, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c46_r1[] = {
-	0x4e, 0x6d, 0x21, 0xbf, 0x5f, 0xc7, 5, 0xbe, 0, 0, 0, 0,
-};
-
 static const cv_raw c46_raw[] = {
-	{ c46_r0, 120 },
-	{ c46_r1, 12 },
+	{ NULL, 0 },
 };
 
 static const uint8_t c47_in0[] = {
-	0xb8, 0x5f, 0xfa, 0x3f, 0x69, 0xef, 0x4a, 0x3e, 0x47, 0xcc, 0x5f, 0xbf, 0x81, 0x6d, 0xd8, 0xbf,
-	0xf4, 0x73, 0x63, 0xbe, 0, 0, 0, 0, 0xd2, 0xc1, 0xde, 0xbd, 0x20, 0x28, 0xe7, 0xbf,
-	0xbd, 0x60, 0xac, 0xbf, 0x1c, 0xa2, 0xc4, 0xbf, 0xf7, 0x72, 2, 0x3f, 0, 0, 0, 0,
-	0x7e, 0x5d, 0xb6, 0x3f, 0x73, 0xb4, 0x19, 0x3f, 0xdf, 0x3f, 0xfb, 0x3f, 0xfd, 0xe2, 0xf2, 0xbd,
-	0x61, 0x44, 0xf2, 0x3e, 0, 0, 0, 0, 0x7d, 0x8c, 0x5e, 0xbf, 0xb5, 0xb6, 0xf3, 0x3f,
-	0xbd, 0x38, 0x31, 0x3f, 0xe2, 0x95, 0x73, 0xbe, 0x34, 0x5c, 0x57, 0xbf, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0x6c, 0xeb, 0x1e, 0x3d, 0x87, 0x6b, 0xc6, 0xbf,
-	0x95, 0xcc, 0x8b, 0xbf, 0x14, 0xb3, 0xaf, 0xbd, 0x34, 0xb5, 0x83, 0xbf, 0, 0, 0, 0,
-	0x6c, 0x69, 0xe5, 0xbe, 0x61, 0x43, 0xa3, 0x3f, 0xca, 0xd5, 0xd9, 0xbf, 0xe, 0xa7, 0xd8, 0x3f,
-	0x6c, 0xda, 0x8c, 0xbf, 0, 0, 0, 0, 0xc, 0x53, 0x53, 0x3f, 0xf7, 0x63, 0xc7, 0xbf,
-	0x40, 0xdb, 0xce, 0x3e, 0x8e, 0xe3, 0xbe, 0xbe, 0xe9, 0x74, 0xac, 0x3f, 0, 0, 0, 0,
-	6, 0xf8, 0x7f, 0xbf, 0xee, 0x1a, 0x2d, 0xbe, 0x8e, 0x3e, 0x6b, 0x3e, 0xc4, 0, 0x7e, 0xbf,
-	0x73, 0x8e, 0xc7, 0xbf, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0x24, 0xfb, 0x36, 0xde, 0xbd, 0x27, 0xbc, 0x88, 0xb9, 0xbf, 0x3d, 0x51, 0x39, 0x45, 0x31,
+	0x89, 0xbf, 0x7b, 0x3b, 0xb9, 0xb6, 0xd5, 0x3c, 0xdc, 0xbb, 0x17, 0xbf, 0xde, 0x3d, 0x77, 0xbc,
+	0x15, 0xb6, 0xe3, 0xb9, 0xc6, 0xbe, 0x7e, 0x3d, 0x95, 0x3d, 0x8b, 0x3f, 0x56, 0xb7, 0x46, 0x3f,
+	0xf1, 0xb2, 0x6e, 0x39, 0xae, 0xbe, 0x5b, 0x3e, 0x77, 0xba, 0x9b, 0xbb, 0xeb, 0xbf, 0x88, 0x31,
+	0x3f, 0xae, 0x5d, 0x38, 0xa7, 0x3f, 0x8a, 0x3e, 0x90, 0x3e, 0x77, 0x2e, 0x56, 0xbe, 0x1b, 0xbd,
 };
 
 static const cv_io c47_in[] = {
-	{ { 208, 1, 1, 1 }, 1, 2, c47_in0, 208 },
+	{ { 5, 4, 2, 1 }, 3, 1, c47_in0, 80 },
 };
 
 static const uint8_t c47_out0[] = {
-	0x2d, 0x92, 0x17, 0xc0, 4, 1, 0x98, 0xbe, 0xd5, 0xcb, 0xac, 0xc0, 0x25, 0xbd, 0x51, 0x40,
-	0xad, 0x6e, 0x68, 0xc0, 0xb1, 0xee, 0x28, 0xc0, 0xa2, 0x2b, 0x23, 0x40, 0x60, 0xe3, 0xcb, 0x3e,
-	0xa3, 0xe3, 0x7e, 0x40, 0xe, 0xec, 0xb1, 0x3f, 0x33, 0x33, 0x62, 0xbf, 0, 0x83, 0x13, 0xbe,
-	0x2e, 0x1a, 0xb1, 0xc0, 0xa8, 0x2e, 0x7b, 0xbf, 0xce, 0xde, 0x3a, 0xc0, 0xb4, 0x8d, 0xe0, 0x3f,
-	0x56, 0x4a, 0x43, 0xbf, 0x5e, 0x75, 0x7e, 0xbe, 0xc8, 5, 0x36, 0xbe, 0x4e, 0x21, 0xf8, 0xbf,
-	0x95, 0xd3, 0x47, 0x3f, 0xbb, 0xb7, 0x1f, 0xc0, 0, 0xb8, 0x60, 0xbd, 0x93, 4, 0x1d, 0x3f,
-	0x60, 0x54, 0xcc, 0xbe, 0x66, 0x5a, 0x1b, 0xbf, 0xe9, 0x13, 0x12, 0x40, 0x6e, 0xc7, 0xa2, 0x40,
-	0x8a, 0x58, 0xe2, 0x40, 0xb1, 0x19, 0xc4, 0x3f, 0x68, 7, 0x6a, 0xbf, 0x98, 0xad, 0xc2, 0x3f,
-	0x65, 0x92, 0xeb, 0x3f, 0xb2, 0x15, 0x55, 0x40, 0xb7, 0x32, 0x59, 0x40, 0x90, 0xd, 0xd7, 0x3d,
-	0xdf, 0x56, 0xf5, 0x3e, 0x75, 0x84, 9, 0xc0, 0x45, 0xfb, 0x44, 0xc0, 0xc2, 0xe, 0xa7, 0xbf,
-	0xfd, 0x58, 0x36, 0xc0, 0x57, 0x36, 0x86, 0xc0, 0x54, 0x4d, 6, 0xc0, 0x11, 0x70, 0x5c, 0x40,
-	0xc6, 0x38, 0xa9, 0xbf, 0x4d, 0xbf, 0xa9, 0x3f, 0x7a, 0xd7, 0xc1, 0x40, 0xdd, 0x7a, 0x41, 0x40,
-	0x64, 0xf2, 0x87, 0x40, 0xd9, 0xa8, 0x1c, 0xc0, 0xe1, 0x19, 0x2f, 0x40, 0x45, 0x4f, 0x78, 0xbf,
-	0xf2, 0x28, 0xf3, 0xbe, 0x56, 0x6c, 0x8c, 0xc0, 0xbc, 0x39, 0x23, 0x3f, 5, 0x88, 0xf7, 0x3e,
-	0x24, 0x86, 0x86, 0xbf, 0x26, 0x34, 0xbb, 0xbe, 0xfd, 0xd9, 0x3e, 0x3f, 0xd8, 0xd2, 0xf3, 0x3f,
+	0x8c, 0xbe, 0x29, 0x40, 0x39, 0xc2, 0x5c, 0x3f, 0xf6, 0xbd, 0x85, 0xc6, 0x68, 0x37, 0x4d, 0x41,
+	0xb2, 0xbc, 0xae, 0x38, 0x74, 0x44, 0xb0, 0xbc, 0, 0, 0xde, 0x85, 0, 0, 0, 0,
+	0, 0, 0xde, 5,
 };
 
 static const cv_io c47_out[] = {
-	{ { 20, 3, 1, 1 }, 2, 0, c47_out0, 240 },
+	{ { 6, 3, 1, 1 }, 2, 1, c47_out0, 36 },
 };
 
 static const cv_field c47_op0_f[] = {
@@ -6901,16 +6877,15 @@ static const cv_word c47_op0_w[] = {
 
 static const cv_addr c47_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 16, 8, -1, 64, 0 },
+	{ 2, NULL, 8, 8, -1, 64, 0 },
 };
 
 static const uint32_t c47_op0_u[] = {
-	0, 0x18, 0x40005, 0x44405002, 0x68, 2, 0, 0,
-	1, 1, 1, 1, 3, 3, 1, 1,
-	0, 0x60, 0x50014, 0x44405002, 0x1e0, 4, 0, 0,
-	5, 4, 2, 0, 0, 0, 0, 0,
+	0, 0xa, 0x40005, 0x44405041, 0x28, 2, 0x10dd10b0, 0,
+	0, 0x24, 0x60012, 0x44405041, 0xd8, 1, 0x10dd10b0, 0,
+	9, 3, 2, 2, 1, 1, 3, 3,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0,
 };
 
 static const cv_field c47_op1_f[] = {
@@ -6929,16 +6904,18 @@ static const cv_addr c47_op1_a[] = {
 };
 
 static const uint32_t c47_op1_u[] = {
-	0, 0x60, 0x140005, 0x32101034, 0x780, 1, 0, 0,
-	0, 0x60, 0x30005, 0x32101034, 0x120, 1, 0, 0,
-	0, 0x10, 0x10001, 0x32100034, 0x10, 1, 0, 0,
-	0x14, 0, 0, 0, 0, 0x50, 0x30005, 0x32101034,
-	0xf0, 1, 0, 0, 1, 0xfffffffd, 0xfffffffd,
+	0, 0x24, 0x60012, 0x44405041, 0xd8, 1, 0x10dd10b0, 0,
+	0, 0x28, 0x30012, 0x44405041, 0x78, 1, 0x10dd10b0, 0,
+	0, 0xc, 0x10003, 0x32100002, 0xc, 1, 0x10de10b0, 0,
+	0, 0x18, 0, 0, 0, 0xc, 0x30006, 0x44405041,
+	0x24, 1, 0x10dd10b0, 0, 0x55555555, 0x55550000, 0x76543210, 0x76543210,
+	0, 0x76543210, 0x76543210, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 1, 2,
 };
 
 static const cv_op c47_ops[] = {
-	{ 1, "ConvolutionLayer", -1, c47_op0_f, 0, c47_op0_w, 0, c47_op0_a, 2, c47_op0_u, 48 },
-	{ 1, "ConvolutionLayer", -1, c47_op1_f, 0, c47_op1_w, 0, c47_op1_a, 4, c47_op1_u, 39 },
+	{ 1, "ConvolutionLayer", -1, c47_op0_f, 0, c47_op0_w, 0, c47_op0_a, 2, c47_op0_u, 36 },
+	{ 1, "ConvolutionLayer", -1, c47_op1_f, 0, c47_op1_w, 0, c47_op1_a, 4, c47_op1_u, 54 },
 };
 
 static const cv_stream c47_s[] = {
@@ -6946,6 +6923,122 @@ static const cv_stream c47_s[] = {
 };
 
 static const uint8_t c47_r0[] = {
+	0x40, 0x3b, 0xa3, 0xb1, 0xd7, 0x39, 0x82, 0x35, 0x1f, 0x34, 0x2f, 0xb7, 0x59, 0x3a, 0xb1, 0xb8,
+	0x1e, 0xb2, 0xe6, 0x3b, 0x8b, 0x37, 8, 0xaf, 0xc4, 0x2f, 0xae, 0xb1, 0x43, 0x37, 0x74, 0xb2,
+	0x72, 0x35, 0x8d, 0x36, 0, 0, 0, 0, 3, 0x33, 0x20, 0x2d, 0xb4, 0xb8, 0xd0, 0xb8,
+	0xbb, 0x38, 0xb6, 0xb6, 0xfe, 0x34, 0x6a, 0xb6, 0xb0, 0xb9, 0x26, 0xb2, 0x12, 0xb6, 0x1b, 0xb8,
+	0xa3, 0x31, 0x13, 0xb8, 0xee, 0x37, 0xb, 0x37, 0x40, 0x36, 0x5b, 0xba, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c47_r1[] = {
+	0x4e, 0x6d, 0x21, 0xbf, 0x5f, 0xc7, 5, 0xbe, 0, 0, 0, 0,
+};
+
+static const cv_raw c47_raw[] = {
+	{ c47_r0, 120 },
+	{ c47_r1, 12 },
+};
+
+static const uint8_t c48_in0[] = {
+	0xb8, 0x5f, 0xfa, 0x3f, 0x69, 0xef, 0x4a, 0x3e, 0x47, 0xcc, 0x5f, 0xbf, 0x81, 0x6d, 0xd8, 0xbf,
+	0xf4, 0x73, 0x63, 0xbe, 0, 0, 0, 0, 0xd2, 0xc1, 0xde, 0xbd, 0x20, 0x28, 0xe7, 0xbf,
+	0xbd, 0x60, 0xac, 0xbf, 0x1c, 0xa2, 0xc4, 0xbf, 0xf7, 0x72, 2, 0x3f, 0, 0, 0, 0,
+	0x7e, 0x5d, 0xb6, 0x3f, 0x73, 0xb4, 0x19, 0x3f, 0xdf, 0x3f, 0xfb, 0x3f, 0xfd, 0xe2, 0xf2, 0xbd,
+	0x61, 0x44, 0xf2, 0x3e, 0, 0, 0, 0, 0x7d, 0x8c, 0x5e, 0xbf, 0xb5, 0xb6, 0xf3, 0x3f,
+	0xbd, 0x38, 0x31, 0x3f, 0xe2, 0x95, 0x73, 0xbe, 0x34, 0x5c, 0x57, 0xbf, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0x6c, 0xeb, 0x1e, 0x3d, 0x87, 0x6b, 0xc6, 0xbf,
+	0x95, 0xcc, 0x8b, 0xbf, 0x14, 0xb3, 0xaf, 0xbd, 0x34, 0xb5, 0x83, 0xbf, 0, 0, 0, 0,
+	0x6c, 0x69, 0xe5, 0xbe, 0x61, 0x43, 0xa3, 0x3f, 0xca, 0xd5, 0xd9, 0xbf, 0xe, 0xa7, 0xd8, 0x3f,
+	0x6c, 0xda, 0x8c, 0xbf, 0, 0, 0, 0, 0xc, 0x53, 0x53, 0x3f, 0xf7, 0x63, 0xc7, 0xbf,
+	0x40, 0xdb, 0xce, 0x3e, 0x8e, 0xe3, 0xbe, 0xbe, 0xe9, 0x74, 0xac, 0x3f, 0, 0, 0, 0,
+	6, 0xf8, 0x7f, 0xbf, 0xee, 0x1a, 0x2d, 0xbe, 0x8e, 0x3e, 0x6b, 0x3e, 0xc4, 0, 0x7e, 0xbf,
+	0x73, 0x8e, 0xc7, 0xbf, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c48_in[] = {
+	{ { 208, 1, 1, 1 }, 1, 2, c48_in0, 208 },
+};
+
+static const uint8_t c48_out0[] = {
+	0x2d, 0x92, 0x17, 0xc0, 4, 1, 0x98, 0xbe, 0xd5, 0xcb, 0xac, 0xc0, 0x25, 0xbd, 0x51, 0x40,
+	0xad, 0x6e, 0x68, 0xc0, 0xb1, 0xee, 0x28, 0xc0, 0xa2, 0x2b, 0x23, 0x40, 0x60, 0xe3, 0xcb, 0x3e,
+	0xa3, 0xe3, 0x7e, 0x40, 0xe, 0xec, 0xb1, 0x3f, 0x33, 0x33, 0x62, 0xbf, 0, 0x83, 0x13, 0xbe,
+	0x2e, 0x1a, 0xb1, 0xc0, 0xa8, 0x2e, 0x7b, 0xbf, 0xce, 0xde, 0x3a, 0xc0, 0xb4, 0x8d, 0xe0, 0x3f,
+	0x56, 0x4a, 0x43, 0xbf, 0x5e, 0x75, 0x7e, 0xbe, 0xc8, 5, 0x36, 0xbe, 0x4e, 0x21, 0xf8, 0xbf,
+	0x95, 0xd3, 0x47, 0x3f, 0xbb, 0xb7, 0x1f, 0xc0, 0, 0xb8, 0x60, 0xbd, 0x93, 4, 0x1d, 0x3f,
+	0x60, 0x54, 0xcc, 0xbe, 0x66, 0x5a, 0x1b, 0xbf, 0xe9, 0x13, 0x12, 0x40, 0x6e, 0xc7, 0xa2, 0x40,
+	0x8a, 0x58, 0xe2, 0x40, 0xb1, 0x19, 0xc4, 0x3f, 0x68, 7, 0x6a, 0xbf, 0x98, 0xad, 0xc2, 0x3f,
+	0x65, 0x92, 0xeb, 0x3f, 0xb2, 0x15, 0x55, 0x40, 0xb7, 0x32, 0x59, 0x40, 0x90, 0xd, 0xd7, 0x3d,
+	0xdf, 0x56, 0xf5, 0x3e, 0x75, 0x84, 9, 0xc0, 0x45, 0xfb, 0x44, 0xc0, 0xc2, 0xe, 0xa7, 0xbf,
+	0xfd, 0x58, 0x36, 0xc0, 0x57, 0x36, 0x86, 0xc0, 0x54, 0x4d, 6, 0xc0, 0x11, 0x70, 0x5c, 0x40,
+	0xc6, 0x38, 0xa9, 0xbf, 0x4d, 0xbf, 0xa9, 0x3f, 0x7a, 0xd7, 0xc1, 0x40, 0xdd, 0x7a, 0x41, 0x40,
+	0x64, 0xf2, 0x87, 0x40, 0xd9, 0xa8, 0x1c, 0xc0, 0xe1, 0x19, 0x2f, 0x40, 0x45, 0x4f, 0x78, 0xbf,
+	0xf2, 0x28, 0xf3, 0xbe, 0x56, 0x6c, 0x8c, 0xc0, 0xbc, 0x39, 0x23, 0x3f, 5, 0x88, 0xf7, 0x3e,
+	0x24, 0x86, 0x86, 0xbf, 0x26, 0x34, 0xbb, 0xbe, 0xfd, 0xd9, 0x3e, 0x3f, 0xd8, 0xd2, 0xf3, 0x3f,
+};
+
+static const cv_io c48_out[] = {
+	{ { 20, 3, 1, 1 }, 2, 0, c48_out0, 240 },
+};
+
+static const cv_field c48_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c48_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c48_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 16, 8, -1, 64, 0 },
+};
+
+static const uint32_t c48_op0_u[] = {
+	0, 0x18, 0x40005, 0x44405002, 0x68, 2, 0, 0,
+	1, 1, 1, 1, 3, 3, 1, 1,
+	0, 0x60, 0x50014, 0x44405002, 0x1e0, 4, 0, 0,
+	5, 4, 2, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_field c48_op1_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c48_op1_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c48_op1_a[] = {
+	{ 2, NULL, 0, 8, -1, 64, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 5, 1, 0, 0 },
+	{ 2, NULL, 28, 2, 0, 0, 0 },
+};
+
+static const uint32_t c48_op1_u[] = {
+	0, 0x60, 0x140005, 0x32101034, 0x780, 1, 0, 0,
+	0, 0x60, 0x30005, 0x32101034, 0x120, 1, 0, 0,
+	0, 0x10, 0x10001, 0x32100034, 0x10, 1, 0, 0,
+	0x14, 0, 0, 0, 0, 0x50, 0x30005, 0x32101034,
+	0xf0, 1, 0, 0, 1, 0xfffffffd, 0xfffffffd,
+};
+
+static const cv_op c48_ops[] = {
+	{ 1, "ConvolutionLayer", -1, c48_op0_f, 0, c48_op0_w, 0, c48_op0_a, 2, c48_op0_u, 48 },
+	{ 1, "ConvolutionLayer", -1, c48_op1_f, 0, c48_op1_w, 0, c48_op1_a, 4, c48_op1_u, 39 },
+};
+
+static const cv_stream c48_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c48_r0[] = {
 	0x95, 0x13, 0xe8, 0x3e, 0xfa, 0x7b, 0xc2, 0xbe, 0x39, 0xc9, 0x26, 0x3f, 0x52, 0xf9, 0xc5, 0xbd,
 	6, 0xcd, 0x4f, 0xbf, 0x81, 0x3f, 0x46, 0x3f, 0x65, 0x8e, 0xf7, 0x3e, 0x18, 0x92, 0x41, 0xbf,
 	0x79, 0x34, 0x36, 0x3f, 0x44, 0xba, 0x5d, 0xbf, 0xc, 0xd1, 0x21, 0xbf, 0xc0, 0xd9, 0x27, 0xbf,
@@ -6966,16 +7059,16 @@ static const uint8_t c47_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c47_r1[] = {
+static const uint8_t c48_r1[] = {
 	0xe5, 0x8a, 6, 0xbf, 0x5c, 0x5c, 0x7a, 0x3f, 0x57, 0x7c, 0x2e, 0x3f, 0, 0, 0, 0,
 };
 
-static const cv_raw c47_raw[] = {
-	{ c47_r0, 288 },
-	{ c47_r1, 16 },
+static const cv_raw c48_raw[] = {
+	{ c48_r0, 288 },
+	{ c48_r1, 16 },
 };
 
-static const uint8_t c48_in0[] = {
+static const uint8_t c49_in0[] = {
 	0x5c, 0x3d, 0x53, 0xbe, 0xd4, 0x3b, 0x77, 0xb8, 0x81, 0xb8, 0, 0, 0xfe, 0x36, 0xcc, 0xb6,
 	0xd2, 0xb5, 0x12, 0x29, 0xba, 0x3a, 0, 0, 0x5e, 0x3f, 0x8d, 0xb1, 0xa1, 0xb4, 0x2f, 0xbe,
 	0x83, 0xbc, 0, 0, 0x52, 0x3f, 0x18, 0x3f, 0x1c, 0x3e, 0xaf, 0x38, 0x94, 0xbc, 0, 0,
@@ -6987,100 +7080,18 @@ static const uint8_t c48_in0[] = {
 	0xc0, 0x3f, 0, 0, 0x4f, 0xbb, 0x5b, 0x3e, 0x5f, 0xbd, 0xe2, 0xbd, 0xd8, 0xb9, 0, 0,
 };
 
-static const cv_io c48_in[] = {
-	{ { 6, 4, 3, 1 }, 3, 1, c48_in0, 144 },
+static const cv_io c49_in[] = {
+	{ { 6, 4, 3, 1 }, 3, 1, c49_in0, 144 },
 };
 
-static const uint8_t c48_out0[] = {
+static const uint8_t c49_out0[] = {
 	0x7a, 0xbb, 0x12, 0xbc, 0x3d, 0x3e, 0xef, 0xb0, 0xde, 0x37, 0xe2, 0x3b, 0xfe, 0xc4, 0x1b, 0x3c,
 	0xf, 0x3e, 0xa, 0xc3, 0xe6, 0x39, 0x99, 0xb6, 0x57, 0x41, 9, 0x3a, 0x8e, 0x38, 0xe6, 0xbc,
 	0x63, 0xb8, 0x8a, 0x40,
 };
 
-static const cv_io c48_out[] = {
-	{ { 3, 2, 3, 1 }, 3, 1, c48_out0, 36 },
-};
-
-static const cv_field c48_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c48_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c48_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
-	{ 2, NULL, 16, 5, 1, 0, 0 },
-	{ 2, NULL, 32, 2, 0, 0, 0 },
-};
-
-static const uint32_t c48_op0_u[] = {
-	0, 0xc, 0x40005, 0x44405041, 0x30, 3, 0x10dd10b0, 0,
-	0, 0x14, 0x30009, 0x44405041, 0x3c, 1, 0x10dd10b0, 0,
-	0, 0xc, 0x10003, 0x32100002, 0xc, 1, 0x10de10b0, 0,
-	1, 3, 3, 2, 0, 0, 2, 0,
-	0, 6, 0x20003, 0x44405041, 0xc, 3, 0x10dd10b0, 0,
-	3, 0, 0, 0, 0x151515, 0, 0x4320210, 0x654,
-	0x151515, 0x2100210, 0x210, 0x400, 0, 0, 0, 0,
-	0, 0, 0, 0, 0x151515, 0, 0x4320210, 0x654,
-	0x151515, 0x5430543, 0x543, 0x400, 0, 0, 0, 0,
-	0, 0, 0, 0, 0x111111, 0x111000, 0x40200, 0x402,
-};
-
-static const cv_op c48_ops[] = {
-	{ 1, "DepthwiseConvLayer", -1, c48_op0_f, 0, c48_op0_w, 0, c48_op0_a, 4, c48_op0_u, 80 },
-};
-
-static const cv_stream c48_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c48_r0[] = {
-	0x2a, 0xb6, 0xfd, 0xb0, 0x68, 0xb5, 0x5b, 0x30, 0x7a, 0xba, 0xc5, 0x38, 0x67, 0xb7, 0x95, 0x3a,
-	0x6e, 0x3a, 0, 0, 0xbf, 0xbb, 0xa9, 0x39, 0x9f, 0x35, 0x66, 0xbb, 0x1d, 0xb6, 0x1d, 0x30,
-	5, 0x32, 0xc9, 0x35, 0x3d, 0x34, 0, 0, 5, 0x3b, 0x96, 0x37, 0xd6, 0x37, 0x42, 0xba,
-	0x84, 0xa2, 0xde, 0x39, 0xb5, 0xbb, 0x13, 0xb9, 0x32, 0xba, 0, 0,
-};
-
-static const uint8_t c48_r1[] = {
-	0x6e, 0xe3, 0x34, 0x3f, 5, 0x31, 0x67, 0xbf, 0x32, 0xb6, 0x95, 0xba,
-};
-
-static const cv_raw c48_raw[] = {
-	{ c48_r0, 60 },
-	{ c48_r1, 12 },
-};
-
-static const uint8_t c49_in0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const cv_io c49_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 0, c49_in0, 128 },
-};
-
-static const uint8_t c49_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
 static const cv_io c49_out[] = {
-	{ { 32, 1, 1, 1 }, 1, 0, c49_out0, 128 },
+	{ { 3, 2, 3, 1 }, 3, 1, c49_out0, 36 },
 };
 
 static const cv_field c49_op0_f[] = {
@@ -7093,24 +7104,46 @@ static const cv_word c49_op0_w[] = {
 
 static const cv_addr c49_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 5, 1, 0, 0 },
+	{ 2, NULL, 32, 2, 0, 0, 0 },
 };
 
 static const uint32_t c49_op0_u[] = {
-	0, 0x80, 0x10020, 0x44404032, 0x80, 1, 0, 0,
-	0, 0x80, 0x10020, 0x44404032, 0x80, 1, 0, 0,
+	0, 0xc, 0x40005, 0x44405041, 0x30, 3, 0x10dd10b0, 0,
+	0, 0x14, 0x30009, 0x44405041, 0x3c, 1, 0x10dd10b0, 0,
+	0, 0xc, 0x10003, 0x32100002, 0xc, 1, 0x10de10b0, 0,
+	1, 3, 3, 2, 0, 0, 2, 0,
+	0, 6, 0x20003, 0x44405041, 0xc, 3, 0x10dd10b0, 0,
+	3, 0, 0, 0, 0x151515, 0, 0x4320210, 0x654,
+	0x151515, 0x2100210, 0x210, 0x400, 0, 0, 0, 0,
+	0, 0, 0, 0, 0x151515, 0, 0x4320210, 0x654,
+	0x151515, 0x5430543, 0x543, 0x400, 0, 0, 0, 0,
+	0, 0, 0, 0, 0x111111, 0x111000, 0x40200, 0x402,
 };
 
 static const cv_op c49_ops[] = {
-	{ 1, "ActivationLayer", -1, c49_op0_f, 0, c49_op0_w, 0, c49_op0_a, 2, c49_op0_u, 16 },
+	{ 1, "DepthwiseConvLayer", -1, c49_op0_f, 0, c49_op0_w, 0, c49_op0_a, 4, c49_op0_u, 80 },
 };
 
 static const cv_stream c49_s[] = {
 	{ { 0 }, { 0 } },
 };
 
+static const uint8_t c49_r0[] = {
+	0x2a, 0xb6, 0xfd, 0xb0, 0x68, 0xb5, 0x5b, 0x30, 0x7a, 0xba, 0xc5, 0x38, 0x67, 0xb7, 0x95, 0x3a,
+	0x6e, 0x3a, 0, 0, 0xbf, 0xbb, 0xa9, 0x39, 0x9f, 0x35, 0x66, 0xbb, 0x1d, 0xb6, 0x1d, 0x30,
+	5, 0x32, 0xc9, 0x35, 0x3d, 0x34, 0, 0, 5, 0x3b, 0x96, 0x37, 0xd6, 0x37, 0x42, 0xba,
+	0x84, 0xa2, 0xde, 0x39, 0xb5, 0xbb, 0x13, 0xb9, 0x32, 0xba, 0, 0,
+};
+
+static const uint8_t c49_r1[] = {
+	0x6e, 0xe3, 0x34, 0x3f, 5, 0x31, 0x67, 0xbf, 0x32, 0xb6, 0x95, 0xba,
+};
+
 static const cv_raw c49_raw[] = {
-	{ NULL, 0 },
+	{ c49_r0, 60 },
+	{ c49_r1, 12 },
 };
 
 static const uint8_t c50_in0[] = {
@@ -7131,10 +7164,16 @@ static const cv_io c50_in[] = {
 static const uint8_t c50_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c50_out[] = {
-	{ { 8, 1, 1, 1 }, 1, 0, c50_out0, 32 },
+	{ { 32, 1, 1, 1 }, 1, 0, c50_out0, 128 },
 };
 
 static const cv_field c50_op0_f[] = {
@@ -7151,13 +7190,12 @@ static const cv_addr c50_op0_a[] = {
 };
 
 static const uint32_t c50_op0_u[] = {
-	0, 0x40, 0x20004, 0x32101034, 0x80, 1, 0, 0,
-	0, 0x20, 0x10002, 0x32101034, 0x40, 1, 0, 0,
-	2, 1,
+	0, 0x80, 0x10020, 0x44404032, 0x80, 1, 0, 0,
+	0, 0x80, 0x10020, 0x44404032, 0x80, 1, 0, 0,
 };
 
 static const cv_op c50_ops[] = {
-	{ 1, "Max Pooling", -1, c50_op0_f, 0, c50_op0_w, 0, c50_op0_a, 2, c50_op0_u, 18 },
+	{ 1, "ActivationLayer", -1, c50_op0_f, 0, c50_op0_w, 0, c50_op0_a, 2, c50_op0_u, 16 },
 };
 
 static const cv_stream c50_s[] = {
@@ -7169,23 +7207,78 @@ static const cv_raw c50_raw[] = {
 };
 
 static const uint8_t c51_in0[] = {
-	0x41, 0x5a, 0x96, 0x5d, 0x68, 0x45, 0x61, 0x73, 0x42, 0x7c,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c51_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c51_in0, 10 },
+	{ { 32, 1, 1, 1 }, 1, 0, c51_in0, 128 },
 };
 
 static const uint8_t c51_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c51_out[] = {
+	{ { 8, 1, 1, 1 }, 1, 0, c51_out0, 32 },
+};
+
+static const cv_field c51_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c51_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c51_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+};
+
+static const uint32_t c51_op0_u[] = {
+	0, 0x40, 0x20004, 0x32101034, 0x80, 1, 0, 0,
+	0, 0x20, 0x10002, 0x32101034, 0x40, 1, 0, 0,
+	2, 1,
+};
+
+static const cv_op c51_ops[] = {
+	{ 1, "Max Pooling", -1, c51_op0_f, 0, c51_op0_w, 0, c51_op0_a, 2, c51_op0_u, 18 },
+};
+
+static const cv_stream c51_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c51_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c52_in0[] = {
+	0x41, 0x5a, 0x96, 0x5d, 0x68, 0x45, 0x61, 0x73, 0x42, 0x7c,
+};
+
+static const cv_io c52_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c52_in0, 10 },
+};
+
+static const uint8_t c52_out0[] = {
 	0x41, 0x13, 0xb8, 0x1e, 0x6a, 0x3a, 0x45, 0x20, 0x27, 0x25, 0xff, 0x14, 0xe2, 0x21, 0x38, 0x2a,
 	0xdc, 0x13, 0x65, 0x2e,
 };
 
-static const cv_io c51_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c51_out0, 20 },
+static const cv_io c52_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c52_out0, 20 },
 };
 
-static const cv_field c51_op0_f[] = {
+static const cv_field c52_op0_f[] = {
 	{ "in_image_x_size", 0xa },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -7198,86 +7291,9 @@ static const cv_field c51_op0_f[] = {
 	{ "in_image_y_stride", 0xa },
 };
 
-static const cv_word c51_op0_w[] = {
+static const cv_word c52_op0_w[] = {
 	{ 29, 0x41455dcc },
 	{ 30, 0xc101710d },
-};
-
-static const cv_addr c51_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-};
-
-static const uint32_t c51_op0_u[] = {
-	0,
-};
-
-static const cv_field c51_op1_f[] = {
-	{ "out_image_x_size", 0xa },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_stride", 0x14 },
-	{ "out_image_y_stride", 0x14 },
-};
-
-static const cv_word c51_op1_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c51_op1_a[] = {
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c51_op1_u[] = {
-	0,
-};
-
-static const cv_op c51_ops[] = {
-	{ 6, "Softmax2Layer_SP", -1, c51_op0_f, 10, c51_op0_w, 2, c51_op0_a, 1, c51_op0_u, 0 },
-	{ 6, "Softmax2Layer_SP", -1, c51_op1_f, 6, c51_op1_w, 0, c51_op1_a, 1, c51_op1_u, 0 },
-};
-
-static const cv_stream c51_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c51_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c52_in0[] = {
-	0xd6, 0xb2, 0x5c, 0xa2, 0x8b, 0x38, 0x90, 0xa8, 0x51, 0xae,
-};
-
-static const cv_io c52_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c52_in0, 10 },
-};
-
-static const uint8_t c52_out0[] = {
-	0xff, 0x3b, 0x3b, 0xd, 0, 0, 0x96, 0, 1, 0, 0, 0, 3, 0, 0x3d, 2,
-	0, 0, 0x47, 8,
-};
-
-static const cv_io c52_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c52_out0, 20 },
-};
-
-static const cv_field c52_op0_f[] = {
-	{ "in_image_x_size", 0xa },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x1 },
-	{ "coef_zero_point", 0x65 },
-	{ "post_multiplier", 0x1 },
-	{ "post_multiplier_1_to_6", 0x10 },
-	{ "post_multiplier_7_to_14", 0xe8 },
-	{ "post_multiplier_15_to_22", 0xc9 },
-	{ "in_image_x_stride", 0xa },
-	{ "in_image_y_stride", 0xa },
-};
-
-static const cv_word c52_op0_w[] = {
-	{ 29, 0x4209badc },
-	{ 30, 0xc1b4a8a2 },
 };
 
 static const cv_addr c52_op0_a[] = {
@@ -7323,24 +7339,101 @@ static const cv_raw c52_raw[] = {
 };
 
 static const uint8_t c53_in0[] = {
+	0xd6, 0xb2, 0x5c, 0xa2, 0x8b, 0x38, 0x90, 0xa8, 0x51, 0xae,
+};
+
+static const cv_io c53_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c53_in0, 10 },
+};
+
+static const uint8_t c53_out0[] = {
+	0xff, 0x3b, 0x3b, 0xd, 0, 0, 0x96, 0, 1, 0, 0, 0, 3, 0, 0x3d, 2,
+	0, 0, 0x47, 8,
+};
+
+static const cv_io c53_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c53_out0, 20 },
+};
+
+static const cv_field c53_op0_f[] = {
+	{ "in_image_x_size", 0xa },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "coef_zero_point", 0x65 },
+	{ "post_multiplier", 0x1 },
+	{ "post_multiplier_1_to_6", 0x10 },
+	{ "post_multiplier_7_to_14", 0xe8 },
+	{ "post_multiplier_15_to_22", 0xc9 },
+	{ "in_image_x_stride", 0xa },
+	{ "in_image_y_stride", 0xa },
+};
+
+static const cv_word c53_op0_w[] = {
+	{ 29, 0x4209badc },
+	{ 30, 0xc1b4a8a2 },
+};
+
+static const cv_addr c53_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+};
+
+static const uint32_t c53_op0_u[] = {
+	0,
+};
+
+static const cv_field c53_op1_f[] = {
+	{ "out_image_x_size", 0xa },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_stride", 0x14 },
+	{ "out_image_y_stride", 0x14 },
+};
+
+static const cv_word c53_op1_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c53_op1_a[] = {
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c53_op1_u[] = {
+	0,
+};
+
+static const cv_op c53_ops[] = {
+	{ 6, "Softmax2Layer_SP", -1, c53_op0_f, 10, c53_op0_w, 2, c53_op0_a, 1, c53_op0_u, 0 },
+	{ 6, "Softmax2Layer_SP", -1, c53_op1_f, 6, c53_op1_w, 0, c53_op1_a, 1, c53_op1_u, 0 },
+};
+
+static const cv_stream c53_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c53_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c54_in0[] = {
 	0x53, 0x7b, 0x8a, 0xd0, 0x13, 0x4b, 0x91, 0xd0, 0xac, 0xcf, 0x28, 0x48, 0x2e, 0xce, 0, 0,
 	0xbe, 0x4a, 0x2d, 0x50, 0x7f, 0xc6, 0xb6, 0xca, 0x57, 0xcc, 0x46, 0xce, 0x51, 0xcb, 0, 0,
 	7, 0xbe, 0x4e, 0xd0, 0x1a, 0x4c, 0x6a, 0xcb, 0xe8, 0x4c, 0x12, 0xc8, 0x10, 0, 0, 0,
 };
 
-static const cv_io c53_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c53_in0, 48 },
+static const cv_io c54_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c54_in0, 48 },
 };
 
-static const uint8_t c53_out0[] = {
+static const uint8_t c54_out0[] = {
 	0x2e, 0x70, 0x4d, 0xc4, 0x8a, 0xc2,
 };
 
-static const cv_io c53_out[] = {
-	{ { 3, 1, 1, 1 }, 1, 1, c53_out0, 6 },
+static const cv_io c54_out[] = {
+	{ { 3, 1, 1, 1 }, 1, 1, c54_out0, 6 },
 };
 
-static const cv_field c53_op0_f[] = {
+static const cv_field c54_op0_f[] = {
 	{ "in_image_x_size", 0x7 },
 	{ "in_image_y_size", 0x3 },
 	{ "kernel_z_size", 0x1 },
@@ -7353,103 +7446,6 @@ static const cv_field c53_op0_f[] = {
 	{ "out_image_z_size", 0x1 },
 	{ "in_image_x_stride", 0x10 },
 	{ "in_image_y_stride", 0x30 },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
-static const cv_word c53_op0_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c53_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-};
-
-static const uint32_t c53_op0_u[] = {
-	0,
-};
-
-static const cv_field c53_op1_f[] = {
-	{ "in_image_x_size", 0x1 },
-	{ "in_image_y_size", 0x3 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x0 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x1 },
-	{ "out_image_y_size", 0x3 },
-	{ "out_image_z_size", 0x1 },
-	{ "out_image_x_stride", 0x2 },
-	{ "out_image_y_stride", 0x6 },
-	{ "post_shift", 0x1c },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x1 },
-	{ "post_multiplier_1_to_6", 0x12 },
-	{ "post_multiplier_7_to_14", 0x92 },
-	{ "post_multiplier_15_to_22", 0x24 },
-};
-
-static const cv_word c53_op1_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c53_op1_a[] = {
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c53_op1_u[] = {
-	0,
-};
-
-static const cv_op c53_ops[] = {
-	{ 6, "ReduceMeanLayer_SP", -1, c53_op0_f, 18, c53_op0_w, 1, c53_op0_a, 1, c53_op0_u, 0 },
-	{ 6, "ReduceMeanLayer_SP", -1, c53_op1_f, 16, c53_op1_w, 1, c53_op1_a, 1, c53_op1_u, 0 },
-};
-
-static const cv_stream c53_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c53_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c54_in0[] = {
-	0x53, 0x7b, 0x5d, 0x48, 0x55, 0xcf, 0x30, 0xcd, 0xea, 0xca, 0, 0, 0x2f, 0x4f, 0xa5, 0x4a,
-	0x96, 0x42, 0xb6, 0xd0, 0xad, 0x4c, 0, 0, 0x34, 0xc8, 0xa, 0x4e, 0xe9, 0xcc, 0x6e, 0xd0,
-	0x55, 0x4f, 0, 0, 0x94, 0xcd, 0x9a, 0xc7, 0x5b, 0xcb, 0x3c, 0xd0, 0xdd, 0x4e, 0, 0,
-	0xfb, 0x4e, 0xb7, 0x50, 0x96, 0xc8, 0x8b, 0x50, 0x57, 0xc4, 0, 0, 0xca, 0x4a, 0x2d, 0xd0,
-	0xf1, 0x4f, 0xa, 0xcc, 0x10, 0, 0, 0,
-};
-
-static const cv_io c54_in[] = {
-	{ { 36, 1, 1, 1 }, 1, 1, c54_in0, 72 },
-};
-
-static const uint8_t c54_out0[] = {
-	0xe3, 0x70, 0x26, 0x47, 0x4c, 0xc6, 0x7b, 0xcc, 0xc7, 0x48,
-};
-
-static const cv_io c54_out[] = {
-	{ { 5, 1, 1, 1 }, 1, 1, c54_out0, 10 },
-};
-
-static const cv_field c54_op0_f[] = {
-	{ "in_image_x_size", 0x5 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x6 },
-	{ "in_image_data_type", 0x1 },
-	{ "in_image_data_type_bit_2", 0x0 },
-	{ "kernel_data_type", 0x1 },
-	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x5 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x6 },
-	{ "in_image_x_stride", 0xc },
-	{ "in_image_y_stride", 0xc },
 	{ "post_shift", 0x1f },
 	{ "post_shift_bit_5_6", 0x3 },
 	{ "post_multiplier", 0x0 },
@@ -7471,22 +7467,22 @@ static const uint32_t c54_op0_u[] = {
 };
 
 static const cv_field c54_op1_f[] = {
-	{ "in_image_x_size", 0x5 },
-	{ "in_image_y_size", 0x1 },
+	{ "in_image_x_size", 0x1 },
+	{ "in_image_y_size", 0x3 },
 	{ "kernel_z_size", 0x1 },
 	{ "in_image_data_type", 0x0 },
 	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x5 },
-	{ "out_image_y_size", 0x1 },
+	{ "out_image_x_size", 0x1 },
+	{ "out_image_y_size", 0x3 },
 	{ "out_image_z_size", 0x1 },
-	{ "out_image_x_stride", 0xa },
-	{ "out_image_y_stride", 0xa },
+	{ "out_image_x_stride", 0x2 },
+	{ "out_image_y_stride", 0x6 },
 	{ "post_shift", 0x1c },
 	{ "post_shift_bit_5_6", 0x3 },
 	{ "post_multiplier", 0x1 },
-	{ "post_multiplier_1_to_6", 0x15 },
-	{ "post_multiplier_7_to_14", 0x55 },
-	{ "post_multiplier_15_to_22", 0x55 },
+	{ "post_multiplier_1_to_6", 0x12 },
+	{ "post_multiplier_7_to_14", 0x92 },
+	{ "post_multiplier_15_to_22", 0x24 },
 };
 
 static const cv_word c54_op1_w[] = {
@@ -7515,11 +7511,11 @@ static const cv_raw c54_raw[] = {
 };
 
 static const uint8_t c55_in0[] = {
-	0xff, 0x7f, 0x45, 0x1d, 0x82, 0xc3, 0xf, 0x6f, 0x17, 0x94, 0, 0, 0xff, 0x7f, 0x40, 0xad,
-	0x38, 0x5d, 0x87, 0x77, 0x11, 0xc8, 0, 0, 0xff, 0x7f, 6, 0x76, 0x69, 0xd2, 0xf7, 0x2c,
-	0xc4, 0xb2, 0, 0, 0xff, 0x7f, 0x34, 0xe5, 0xd, 0x94, 0x1e, 0x1a, 0xd6, 0xf7, 0, 0,
-	0xff, 0x7f, 0x3e, 0x18, 0x10, 0x15, 0x66, 0x31, 0x78, 0x28, 0, 0, 0xff, 0x7f, 0x17, 0x89,
-	0x83, 0x7e, 0x72, 0x11, 1, 0xbf, 0, 0,
+	0x53, 0x7b, 0x5d, 0x48, 0x55, 0xcf, 0x30, 0xcd, 0xea, 0xca, 0, 0, 0x2f, 0x4f, 0xa5, 0x4a,
+	0x96, 0x42, 0xb6, 0xd0, 0xad, 0x4c, 0, 0, 0x34, 0xc8, 0xa, 0x4e, 0xe9, 0xcc, 0x6e, 0xd0,
+	0x55, 0x4f, 0, 0, 0x94, 0xcd, 0x9a, 0xc7, 0x5b, 0xcb, 0x3c, 0xd0, 0xdd, 0x4e, 0, 0,
+	0xfb, 0x4e, 0xb7, 0x50, 0x96, 0xc8, 0x8b, 0x50, 0x57, 0xc4, 0, 0, 0xca, 0x4a, 0x2d, 0xd0,
+	0xf1, 0x4f, 0xa, 0xcc, 0x10, 0, 0, 0,
 };
 
 static const cv_io c55_in[] = {
@@ -7527,7 +7523,7 @@ static const cv_io c55_in[] = {
 };
 
 static const uint8_t c55_out0[] = {
-	0, 0x4c, 0xbe, 0xbc, 0x76, 0x38, 0xad, 0x47, 0xb4, 0xc5,
+	0xe3, 0x70, 0x26, 0x47, 0x4c, 0xc6, 0x7b, 0xcc, 0xc7, 0x48,
 };
 
 static const cv_io c55_out[] = {
@@ -7538,8 +7534,8 @@ static const cv_field c55_op0_f[] = {
 	{ "in_image_x_size", 0x5 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x6 },
-	{ "in_image_data_type", 0x0 },
-	{ "in_image_data_type_bit_2", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "in_image_data_type_bit_2", 0x0 },
 	{ "kernel_data_type", 0x1 },
 	{ "out_image_data_type", 0x0 },
 	{ "out_image_x_size", 0x5 },
@@ -7578,7 +7574,7 @@ static const cv_field c55_op1_f[] = {
 	{ "out_image_z_size", 0x1 },
 	{ "out_image_x_stride", 0xa },
 	{ "out_image_y_stride", 0xa },
-	{ "post_shift", 0x11 },
+	{ "post_shift", 0x1c },
 	{ "post_shift_bit_5_6", 0x3 },
 	{ "post_multiplier", 0x1 },
 	{ "post_multiplier_1_to_6", 0x15 },
@@ -7624,7 +7620,7 @@ static const cv_io c56_in[] = {
 };
 
 static const uint8_t c56_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0x4c, 0xbe, 0xbc, 0x76, 0x38, 0xad, 0x47, 0xb4, 0xc5,
 };
 
 static const cv_io c56_out[] = {
@@ -7677,10 +7673,10 @@ static const cv_field c56_op1_f[] = {
 	{ "out_image_y_stride", 0xa },
 	{ "post_shift", 0x11 },
 	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x1 },
 	{ "post_multiplier_1_to_6", 0x15 },
 	{ "post_multiplier_7_to_14", 0x55 },
 	{ "post_multiplier_15_to_22", 0x55 },
-	{ "post_multiplier", 0x0 },
 };
 
 static const cv_word c56_op1_w[] = {
@@ -7709,34 +7705,38 @@ static const cv_raw c56_raw[] = {
 };
 
 static const uint8_t c57_in0[] = {
-	0xe2, 0x78, 0, 0x68, 0xc9, 0xcd, 0xbd, 0x48, 0, 4, 0xce, 0x48, 0, 0, 0, 0,
-	0xe2, 0x78, 0, 0x3c, 0xce, 0x50, 0xc3, 0x3e, 1, 0, 0x4c, 0x4d, 0, 0, 0, 0,
+	0xff, 0x7f, 0x45, 0x1d, 0x82, 0xc3, 0xf, 0x6f, 0x17, 0x94, 0, 0, 0xff, 0x7f, 0x40, 0xad,
+	0x38, 0x5d, 0x87, 0x77, 0x11, 0xc8, 0, 0, 0xff, 0x7f, 6, 0x76, 0x69, 0xd2, 0xf7, 0x2c,
+	0xc4, 0xb2, 0, 0, 0xff, 0x7f, 0x34, 0xe5, 0xd, 0x94, 0x1e, 0x1a, 0xd6, 0xf7, 0, 0,
+	0xff, 0x7f, 0x3e, 0x18, 0x10, 0x15, 0x66, 0x31, 0x78, 0x28, 0, 0, 0xff, 0x7f, 0x17, 0x89,
+	0x83, 0x7e, 0x72, 0x11, 1, 0xbf, 0, 0,
 };
 
 static const cv_io c57_in[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c57_in0, 32 },
+	{ { 36, 1, 1, 1 }, 1, 1, c57_in0, 72 },
 };
 
 static const uint8_t c57_out0[] = {
-	0, 0x7c, 0, 0x68, 0xa6, 0x4b, 0x95, 0x49, 1, 4, 0xb3, 0x4f,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c57_out[] = {
-	{ { 6, 1, 1, 1 }, 1, 1, c57_out0, 12 },
+	{ { 5, 1, 1, 1 }, 1, 1, c57_out0, 10 },
 };
 
 static const cv_field c57_op0_f[] = {
-	{ "in_image_x_size", 0x3 },
-	{ "in_image_y_size", 0x2 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x1 },
+	{ "in_image_x_size", 0x5 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x6 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
 	{ "kernel_data_type", 0x1 },
 	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x3 },
-	{ "out_image_y_size", 0x2 },
-	{ "out_image_z_size", 0x1 },
-	{ "in_image_x_stride", 0x10 },
-	{ "in_image_y_stride", 0x20 },
+	{ "out_image_x_size", 0x5 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x6 },
+	{ "in_image_x_stride", 0xc },
+	{ "in_image_y_stride", 0xc },
 	{ "post_shift", 0x1f },
 	{ "post_shift_bit_5_6", 0x3 },
 	{ "post_multiplier", 0x0 },
@@ -7758,22 +7758,22 @@ static const uint32_t c57_op0_u[] = {
 };
 
 static const cv_field c57_op1_f[] = {
-	{ "in_image_x_size", 0x3 },
+	{ "in_image_x_size", 0x5 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "in_image_data_type", 0x0 },
 	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x3 },
+	{ "out_image_x_size", 0x5 },
 	{ "out_image_y_size", 0x1 },
 	{ "out_image_z_size", 0x1 },
-	{ "out_image_x_stride", 0x6 },
-	{ "out_image_y_stride", 0x6 },
-	{ "post_shift", 0x1f },
+	{ "out_image_x_stride", 0xa },
+	{ "out_image_y_stride", 0xa },
+	{ "post_shift", 0x11 },
 	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier_1_to_6", 0x15 },
+	{ "post_multiplier_7_to_14", 0x55 },
+	{ "post_multiplier_15_to_22", 0x55 },
 	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
 };
 
 static const cv_word c57_op1_w[] = {
@@ -7788,7 +7788,37 @@ static const uint32_t c57_op1_u[] = {
 	0,
 };
 
-static const cv_field c57_op2_f[] = {
+static const cv_op c57_ops[] = {
+	{ 6, "ReduceMeanLayer_SP", -1, c57_op0_f, 18, c57_op0_w, 1, c57_op0_a, 1, c57_op0_u, 0 },
+	{ 6, "ReduceMeanLayer_SP", -1, c57_op1_f, 16, c57_op1_w, 1, c57_op1_a, 1, c57_op1_u, 0 },
+};
+
+static const cv_stream c57_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c57_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c58_in0[] = {
+	0xe2, 0x78, 0, 0x68, 0xc9, 0xcd, 0xbd, 0x48, 0, 4, 0xce, 0x48, 0, 0, 0, 0,
+	0xe2, 0x78, 0, 0x3c, 0xce, 0x50, 0xc3, 0x3e, 1, 0, 0x4c, 0x4d, 0, 0, 0, 0,
+};
+
+static const cv_io c58_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c58_in0, 32 },
+};
+
+static const uint8_t c58_out0[] = {
+	0, 0x7c, 0, 0x68, 0xa6, 0x4b, 0x95, 0x49, 1, 4, 0xb3, 0x4f,
+};
+
+static const cv_io c58_out[] = {
+	{ { 6, 1, 1, 1 }, 1, 1, c58_out0, 12 },
+};
+
+static const cv_field c58_op0_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x2 },
 	{ "kernel_z_size", 0x1 },
@@ -7808,19 +7838,19 @@ static const cv_field c57_op2_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c57_op2_w[] = {
+static const cv_word c58_op0_w[] = {
 	{ 27, 0x00000000 },
 };
 
-static const cv_addr c57_op2_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 6, 0 },
+static const cv_addr c58_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 };
 
-static const uint32_t c57_op2_u[] = {
+static const uint32_t c58_op0_u[] = {
 	0,
 };
 
-static const cv_field c57_op3_f[] = {
+static const cv_field c58_op1_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -7839,114 +7869,11 @@ static const cv_field c57_op3_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c57_op3_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c57_op3_a[] = {
-	{ 0, "out_image_address", 0, 2, 0, 6, 0 },
-};
-
-static const uint32_t c57_op3_u[] = {
-	0,
-};
-
-static const cv_op c57_ops[] = {
-	{ 6, "ReduceSumLayer_SP", -1, c57_op0_f, 17, c57_op0_w, 1, c57_op0_a, 1, c57_op0_u, 0 },
-	{ 6, "ReduceSumLayer_SP", -1, c57_op1_f, 16, c57_op1_w, 1, c57_op1_a, 1, c57_op1_u, 0 },
-	{ 6, "ReduceSumLayer_SP", -1, c57_op2_f, 17, c57_op2_w, 1, c57_op2_a, 1, c57_op2_u, 0 },
-	{ 6, "ReduceSumLayer_SP", -1, c57_op3_f, 16, c57_op3_w, 1, c57_op3_a, 1, c57_op3_u, 0 },
-};
-
-static const cv_stream c57_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c57_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c58_in0[] = {
-	0x53, 0x77, 0x50, 0xc4, 0xb1, 0xbd, 0xe, 0xc2, 0x39, 0x3c, 0xc5, 0x39, 0xea, 0x44, 0xb1, 0x46,
-	0xa8, 0x35, 0xd2, 0xbc, 0xda, 0xc6, 0x60, 0x46, 0x16, 0xbd, 0, 0xc, 0x93, 0xc4, 0xb9, 0xba,
-};
-
-static const uint8_t c58_in1[] = {
-	0, 0x42, 0x64, 0xc2, 0xd6, 0x42, 0, 0x2c,
-};
-
-static const cv_io c58_in[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c58_in0, 32 },
-	{ { 4, 1, 1, 1 }, 1, 1, c58_in1, 8 },
-};
-
-static const uint8_t c58_out0[] = {
-	0, 0x7c, 0x78, 0xca, 0x45, 0xc4, 0x8a, 0xc8, 0xbf, 0xc2, 0x9c, 0xc0, 0xda, 0xcb, 0x58, 0xcd,
-	0xd5, 0x3c, 0x1e, 0xc4, 0xdb, 0xcd, 0x73, 0x4d, 0x16, 0xad, 0, 1, 0x93, 0xb4, 0xb9, 0xaa,
-};
-
-static const cv_io c58_out[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c58_out0, 32 },
-};
-
-static const cv_field c58_op0_f[] = {
-	{ "in_image_x_size", 0x2 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x2 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x1 },
-	{ "in_image_x_stride", 0x4 },
-	{ "in_image_y_stride", 0x4 },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
-static const cv_word c58_op0_w[] = {
-	{ 27, 0x00000000 },
-};
-
-static const cv_addr c58_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
-};
-
-static const uint32_t c58_op0_u[] = {
-	0,
-};
-
-static const cv_field c58_op1_f[] = {
-	{ "in_image_x_size", 0x4 },
-	{ "in_image_y_size", 0x2 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x2 },
-	{ "out_image_z_size", 0x1 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x10 },
-	{ "out_image_x_stride", 0x8 },
-	{ "out_image_y_stride", 0x10 },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
 static const cv_word c58_op1_w[] = {
 	{ 27, 0x00000000 },
 };
 
 static const cv_addr c58_op1_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
@@ -7955,16 +7882,17 @@ static const uint32_t c58_op1_u[] = {
 };
 
 static const cv_field c58_op2_f[] = {
-	{ "in_image_x_size", 0x2 },
-	{ "in_image_y_size", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
 	{ "kernel_z_size", 0x1 },
 	{ "in_image_data_type", 0x1 },
+	{ "kernel_data_type", 0x1 },
 	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x2 },
-	{ "out_image_y_size", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
 	{ "out_image_z_size", 0x1 },
-	{ "in_image_x_stride", 0x4 },
-	{ "in_image_y_stride", 0x4 },
+	{ "in_image_x_stride", 0x10 },
+	{ "in_image_y_stride", 0x20 },
 	{ "post_shift", 0x1f },
 	{ "post_shift_bit_5_6", 0x3 },
 	{ "post_multiplier", 0x0 },
@@ -7978,7 +7906,7 @@ static const cv_word c58_op2_w[] = {
 };
 
 static const cv_addr c58_op2_a[] = {
-	{ 0, "in_image_address", 0, 1, 1, 4, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 6, 0 },
 };
 
 static const uint32_t c58_op2_u[] = {
@@ -7986,6 +7914,106 @@ static const uint32_t c58_op2_u[] = {
 };
 
 static const cv_field c58_op3_f[] = {
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0x6 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c58_op3_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c58_op3_a[] = {
+	{ 0, "out_image_address", 0, 2, 0, 6, 0 },
+};
+
+static const uint32_t c58_op3_u[] = {
+	0,
+};
+
+static const cv_op c58_ops[] = {
+	{ 6, "ReduceSumLayer_SP", -1, c58_op0_f, 17, c58_op0_w, 1, c58_op0_a, 1, c58_op0_u, 0 },
+	{ 6, "ReduceSumLayer_SP", -1, c58_op1_f, 16, c58_op1_w, 1, c58_op1_a, 1, c58_op1_u, 0 },
+	{ 6, "ReduceSumLayer_SP", -1, c58_op2_f, 17, c58_op2_w, 1, c58_op2_a, 1, c58_op2_u, 0 },
+	{ 6, "ReduceSumLayer_SP", -1, c58_op3_f, 16, c58_op3_w, 1, c58_op3_a, 1, c58_op3_u, 0 },
+};
+
+static const cv_stream c58_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c58_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c59_in0[] = {
+	0x53, 0x77, 0x50, 0xc4, 0xb1, 0xbd, 0xe, 0xc2, 0x39, 0x3c, 0xc5, 0x39, 0xea, 0x44, 0xb1, 0x46,
+	0xa8, 0x35, 0xd2, 0xbc, 0xda, 0xc6, 0x60, 0x46, 0x16, 0xbd, 0, 0xc, 0x93, 0xc4, 0xb9, 0xba,
+};
+
+static const uint8_t c59_in1[] = {
+	0, 0x42, 0x64, 0xc2, 0xd6, 0x42, 0, 0x2c,
+};
+
+static const cv_io c59_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c59_in0, 32 },
+	{ { 4, 1, 1, 1 }, 1, 1, c59_in1, 8 },
+};
+
+static const uint8_t c59_out0[] = {
+	0, 0x7c, 0x78, 0xca, 0x45, 0xc4, 0x8a, 0xc8, 0xbf, 0xc2, 0x9c, 0xc0, 0xda, 0xcb, 0x58, 0xcd,
+	0xd5, 0x3c, 0x1e, 0xc4, 0xdb, 0xcd, 0x73, 0x4d, 0x16, 0xad, 0, 1, 0x93, 0xb4, 0xb9, 0xaa,
+};
+
+static const cv_io c59_out[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c59_out0, 32 },
+};
+
+static const cv_field c59_op0_f[] = {
+	{ "in_image_x_size", 0x2 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x2 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x4 },
+	{ "in_image_y_stride", 0x4 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c59_op0_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c59_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
+};
+
+static const uint32_t c59_op0_u[] = {
+	0,
+};
+
+static const cv_field c59_op1_f[] = {
 	{ "in_image_x_size", 0x4 },
 	{ "in_image_y_size", 0x2 },
 	{ "kernel_z_size", 0x1 },
@@ -8006,58 +8034,123 @@ static const cv_field c58_op3_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c58_op3_w[] = {
+static const cv_word c59_op1_w[] = {
 	{ 27, 0x00000000 },
 };
 
-static const cv_addr c58_op3_a[] = {
+static const cv_addr c59_op1_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c59_op1_u[] = {
+	0,
+};
+
+static const cv_field c59_op2_f[] = {
+	{ "in_image_x_size", 0x2 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x2 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x4 },
+	{ "in_image_y_stride", 0x4 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c59_op2_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c59_op2_a[] = {
+	{ 0, "in_image_address", 0, 1, 1, 4, 0 },
+};
+
+static const uint32_t c59_op2_u[] = {
+	0,
+};
+
+static const cv_field c59_op3_f[] = {
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x2 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x10 },
+	{ "out_image_x_stride", 0x8 },
+	{ "out_image_y_stride", 0x10 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c59_op3_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c59_op3_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 16, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 16, 0 },
 };
 
-static const uint32_t c58_op3_u[] = {
+static const uint32_t c59_op3_u[] = {
 	0,
 };
 
-static const cv_op c58_ops[] = {
-	{ 6, "TensorMul_SP", -1, c58_op0_f, 16, c58_op0_w, 1, c58_op0_a, 1, c58_op0_u, 0 },
-	{ 6, "TensorMul_SP", -1, c58_op1_f, 18, c58_op1_w, 1, c58_op1_a, 2, c58_op1_u, 0 },
-	{ 6, "TensorMul_SP", -1, c58_op2_f, 16, c58_op2_w, 1, c58_op2_a, 1, c58_op2_u, 0 },
-	{ 6, "TensorMul_SP", -1, c58_op3_f, 18, c58_op3_w, 1, c58_op3_a, 2, c58_op3_u, 0 },
+static const cv_op c59_ops[] = {
+	{ 6, "TensorMul_SP", -1, c59_op0_f, 16, c59_op0_w, 1, c59_op0_a, 1, c59_op0_u, 0 },
+	{ 6, "TensorMul_SP", -1, c59_op1_f, 18, c59_op1_w, 1, c59_op1_a, 2, c59_op1_u, 0 },
+	{ 6, "TensorMul_SP", -1, c59_op2_f, 16, c59_op2_w, 1, c59_op2_a, 1, c59_op2_u, 0 },
+	{ 6, "TensorMul_SP", -1, c59_op3_f, 18, c59_op3_w, 1, c59_op3_a, 2, c59_op3_u, 0 },
 };
 
-static const cv_stream c58_s[] = {
+static const cv_stream c59_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c58_raw[] = {
+static const cv_raw c59_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c59_in0[] = {
+static const uint8_t c60_in0[] = {
 	0xb0, 0x5c, 0x5c, 0x40, 0, 0x2a, 0, 0, 0xac, 0x4d, 0x88, 0xdc, 0x6a, 0x49, 0, 0,
 	0x7c, 0xc8, 0x4c, 0xcd, 0xf, 0x49, 0, 0, 3, 0x48, 0x45, 0x45, 0x2a, 0x4c, 0, 0,
 };
 
-static const uint8_t c59_in1[] = {
+static const uint8_t c60_in1[] = {
 	0xf0, 0x3c, 0x41, 0x44, 0x2c, 0x40,
 };
 
-static const cv_io c59_in[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c59_in0, 32 },
-	{ { 3, 1, 1, 1 }, 1, 1, c59_in1, 6 },
+static const cv_io c60_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c60_in0, 32 },
+	{ { 3, 1, 1, 1 }, 1, 1, c60_in1, 6 },
 };
 
-static const uint8_t c59_out0[] = {
+static const uint8_t c60_out0[] = {
 	0xff, 0x7f, 0xf6, 0xfe, 0xfb, 0xfe, 0xba, 0xa, 0, 0x80, 0x5f, 4, 0xe6, 0xfa, 0x47, 0xf3,
 	4, 4, 0x65, 3, 0x82, 0, 0x49, 7,
 };
 
-static const cv_io c59_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c59_out0, 24 },
+static const cv_io c60_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c60_out0, 24 },
 };
 
-static const cv_field c59_op0_f[] = {
+static const cv_field c60_op0_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -8076,19 +8169,19 @@ static const cv_field c59_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c59_op0_w[] = {
+static const cv_word c60_op0_w[] = {
 	{ 27, 0x50000000 },
 };
 
-static const cv_addr c59_op0_a[] = {
+static const cv_addr c60_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
 };
 
-static const uint32_t c59_op0_u[] = {
+static const uint32_t c60_op0_u[] = {
 	0,
 };
 
-static const cv_field c59_op1_f[] = {
+static const cv_field c60_op1_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x4 },
 	{ "kernel_z_size", 0x1 },
@@ -8111,111 +8204,8 @@ static const cv_field c59_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c59_op1_w[] = {
-	{ 27, 0x40000000 },
-};
-
-static const cv_addr c59_op1_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c59_op1_u[] = {
-	0,
-};
-
-static const cv_op c59_ops[] = {
-	{ 6, "TensorSub_SP", -1, c59_op0_f, 16, c59_op0_w, 1, c59_op0_a, 1, c59_op0_u, 0 },
-	{ 6, "TensorSub_SP", -1, c59_op1_f, 20, c59_op1_w, 1, c59_op1_a, 2, c59_op1_u, 0 },
-};
-
-static const cv_stream c59_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c59_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c60_in0[] = {
-	0xbd, 0xbc, 0x45, 0xdb, 0x28, 0xf6, 0x74, 0x5d, 0, 0, 0xba, 0xc9, 0x93, 0x49, 0x92, 0xc2,
-	0xcb, 0xe, 0, 0, 0x5d, 0x4f, 0x3c, 0x95, 0x9b, 0x49, 0xd0, 0xdb, 0, 0,
-};
-
-static const uint8_t c60_in1[] = {
-	0x92, 0xcc, 0xbb, 0xc0, 0x21, 0x4c, 0x33, 0xbf,
-};
-
-static const cv_io c60_in[] = {
-	{ { 15, 1, 1, 1 }, 1, 1, c60_in0, 30 },
-	{ { 4, 1, 1, 1 }, 1, 1, c60_in1, 8 },
-};
-
-static const uint8_t c60_out0[] = {
-	0xf0, 0x48, 0x74, 0xc0, 0x70, 0xcc, 0xbe, 0x4a, 0xc0, 0x49, 0xc8, 0x49, 0xc, 0xce, 0x4c, 0x43,
-	0xd, 0x4f, 0x7e, 0xc9, 0x51, 0xc7, 0x72, 0xc1,
-};
-
-static const cv_io c60_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c60_out0, 24 },
-};
-
-static const cv_field c60_op0_f[] = {
-	{ "in_image_x_size", 0x4 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x1 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x8 },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
-static const cv_word c60_op0_w[] = {
-	{ 27, 0x10000000 },
-};
-
-static const cv_addr c60_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
-};
-
-static const uint32_t c60_op0_u[] = {
-	0,
-};
-
-static const cv_field c60_op1_f[] = {
-	{ "in_image_x_size", 0x4 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x3 },
-	{ "in_image_data_type", 0x0 },
-	{ "in_image_data_type_bit_2", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_data_type_bit_2", 0x0 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x3 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0xa },
-	{ "out_image_x_stride", 0x8 },
-	{ "out_image_y_stride", 0x8 },
-	{ "post_shift", 0x14 },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
 static const cv_word c60_op1_w[] = {
-	{ 27, 0x00000000 },
+	{ 27, 0x40000000 },
 };
 
 static const cv_addr c60_op1_a[] = {
@@ -8241,22 +8231,125 @@ static const cv_raw c60_raw[] = {
 };
 
 static const uint8_t c61_in0[] = {
-	0x35, 0x3e, 6, 0xb0, 0xc1, 0x66, 0xd3, 0x4d, 0xda,
+	0xbd, 0xbc, 0x45, 0xdb, 0x28, 0xf6, 0x74, 0x5d, 0, 0, 0xba, 0xc9, 0x93, 0x49, 0x92, 0xc2,
+	0xcb, 0xe, 0, 0, 0x5d, 0x4f, 0x3c, 0x95, 0x9b, 0x49, 0xd0, 0xdb, 0, 0,
+};
+
+static const uint8_t c61_in1[] = {
+	0x92, 0xcc, 0xbb, 0xc0, 0x21, 0x4c, 0x33, 0xbf,
 };
 
 static const cv_io c61_in[] = {
-	{ { 9, 1, 1, 1 }, 1, 2, c61_in0, 9 },
+	{ { 15, 1, 1, 1 }, 1, 1, c61_in0, 30 },
+	{ { 4, 1, 1, 1 }, 1, 1, c61_in1, 8 },
 };
 
 static const uint8_t c61_out0[] = {
-	0x34, 0xff, 0, 0xff, 0, 0x62,
+	0xf0, 0x48, 0x74, 0xc0, 0x70, 0xcc, 0xbe, 0x4a, 0xc0, 0x49, 0xc8, 0x49, 0xc, 0xce, 0x4c, 0x43,
+	0xd, 0x4f, 0x7e, 0xc9, 0x51, 0xc7, 0x72, 0xc1,
 };
 
 static const cv_io c61_out[] = {
-	{ { 6, 1, 1, 1 }, 1, 2, c61_out0, 6 },
+	{ { 12, 1, 1, 1 }, 1, 1, c61_out0, 24 },
 };
 
 static const cv_field c61_op0_f[] = {
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x8 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c61_op0_w[] = {
+	{ 27, 0x10000000 },
+};
+
+static const cv_addr c61_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
+};
+
+static const uint32_t c61_op0_u[] = {
+	0,
+};
+
+static const cv_field c61_op1_f[] = {
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x3 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_data_type_bit_2", 0x0 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x3 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0xa },
+	{ "out_image_x_stride", 0x8 },
+	{ "out_image_y_stride", 0x8 },
+	{ "post_shift", 0x14 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c61_op1_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c61_op1_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c61_op1_u[] = {
+	0,
+};
+
+static const cv_op c61_ops[] = {
+	{ 6, "TensorSub_SP", -1, c61_op0_f, 16, c61_op0_w, 1, c61_op0_a, 1, c61_op0_u, 0 },
+	{ 6, "TensorSub_SP", -1, c61_op1_f, 20, c61_op1_w, 1, c61_op1_a, 2, c61_op1_u, 0 },
+};
+
+static const cv_stream c61_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c61_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c62_in0[] = {
+	0x35, 0x3e, 6, 0xb0, 0xc1, 0x66, 0xd3, 0x4d, 0xda,
+};
+
+static const cv_io c62_in[] = {
+	{ { 9, 1, 1, 1 }, 1, 2, c62_in0, 9 },
+};
+
+static const uint8_t c62_out0[] = {
+	0x34, 0xff, 0, 0xff, 0, 0x62,
+};
+
+static const cv_io c62_out[] = {
+	{ { 6, 1, 1, 1 }, 1, 2, c62_out0, 6 },
+};
+
+static const cv_field c62_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0x9 },
@@ -8297,45 +8390,45 @@ static const cv_field c61_op0_f[] = {
 	{ "alu_output_postshift", 0x3 },
 };
 
-static const cv_word c61_op0_w[] = {
+static const cv_word c62_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c61_op0_a[] = {
+static const cv_addr c62_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c61_op0_u[] = {
+static const uint32_t c62_op0_u[] = {
 	0,
 };
 
-static const cv_op c61_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c61_op0_f, 38, c61_op0_w, 0, c61_op0_a, 3, c61_op0_u, 0 },
+static const cv_op c62_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c62_op0_f, 38, c62_op0_w, 0, c62_op0_a, 3, c62_op0_u, 0 },
 };
 
-static const uint8_t c61_s0_w[] = {
+static const uint8_t c62_s0_w[] = {
 	0xa0, 0xc4, 0x62, 0xad, 0x91, 0xb7, 0x73, 0x35, 0xd9, 0xb4, 0x6e, 0xd8, 0x95, 0x9e, 0x8f, 0xaa,
 	0xee, 0x97, 0xe6, 0xaf, 0xdb, 0x38, 0x52, 0x2f, 0x75, 0xc, 0x2f, 0x10, 0xfa, 0xc, 0xbc, 0x72,
 	0x4c, 0x53, 0x93, 0x9d, 0x33, 0x63, 0x9c, 0x51, 0x2c, 0x91, 0xbb, 0xb4, 0x70, 0x46, 0xa8, 0x80,
 	0x4e, 0x60, 0x77, 0xdb, 0xad, 0x66,
 };
 
-static const int32_t c61_s0_b[] = {
+static const int32_t c62_s0_b[] = {
 	-7371, 200000, -200000, 740, 495, 1976,
 };
 
-static const cv_stream c61_s[] = {
-	{ { .out = 6, .kz = 9, .ky = 1, .kx = 1, .zp = 90, .in_zp = 128, .w = c61_s0_w, .bias = c61_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c62_s[] = {
+	{ { .out = 6, .kz = 9, .ky = 1, .kx = 1, .zp = 90, .in_zp = 128, .w = c62_s0_w, .bias = c62_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 7 } },
 };
 
-static const cv_raw c61_raw[] = {
+static const cv_raw c62_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c62_in0[] = {
+static const uint8_t c63_in0[] = {
 	0x8a, 0xc9, 0xe3, 0xd4, 0x6a, 0x6d, 0x4f, 0x6a, 0x50, 0x3e, 0x19, 1, 0x4b, 0x4d, 0xb9, 0x1a,
 	0xef, 0xa1, 0xec, 0x6e, 0x44, 0xa1, 8, 0x82, 0xcc, 0xd4, 0xdb, 0x1f, 0xc2, 0x85, 0x7d, 0x9a,
 	0xf, 0xd9, 0x56, 0x72, 0xab, 0xc5, 0xe5, 0xb1, 0x84, 0xe5, 0x3e, 0x50, 0xc2, 0x7f, 0x42, 0x3f,
@@ -8344,11 +8437,11 @@ static const uint8_t c62_in0[] = {
 	0x87, 0x24, 0x4b, 0xb8, 0x21, 0xcc, 0x72, 0x44, 0xa1, 0xf,
 };
 
-static const cv_io c62_in[] = {
-	{ { 90, 1, 1, 1 }, 1, 2, c62_in0, 90 },
+static const cv_io c63_in[] = {
+	{ { 90, 1, 1, 1 }, 1, 2, c63_in0, 90 },
 };
 
-static const uint8_t c62_out0[] = {
+static const uint8_t c63_out0[] = {
 	0x4e, 0x82, 0xa0, 0xd0, 0x8f, 0x4d, 0x27, 0x6b, 0x61, 0x7a, 0x37, 0x44, 0x10, 0x78, 0x8a, 0x47,
 	0x6c, 0x8d, 0x21, 0x72, 0x69, 0xa6, 0x2a, 0x85, 0xc, 0x83, 0x82, 0x1c, 0x6e, 0x3e, 0x5c, 0x86,
 	0x96, 0x37, 0x5a, 0x1b, 0x58, 0xc3, 0x9b, 0xc6, 0xb5, 0x53, 0x42, 0xff, 0xba, 0xb8, 0xe1, 0x4b,
@@ -8359,11 +8452,11 @@ static const uint8_t c62_out0[] = {
 	0x80, 0xae, 0x61, 0xd4, 0xb7, 0x6f, 0x97, 0x7f,
 };
 
-static const cv_io c62_out[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c62_out0, 120 },
+static const cv_io c63_out[] = {
+	{ { 120, 1, 1, 1 }, 1, 2, c63_out0, 120 },
 };
 
-static const cv_field c62_op0_f[] = {
+static const cv_field c63_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x1 },
@@ -8396,25 +8489,25 @@ static const cv_field c62_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0xa5 },
 };
 
-static const cv_word c62_op0_w[] = {
+static const cv_word c63_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c62_op0_a[] = {
+static const cv_addr c63_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c62_op0_u[] = {
+static const uint32_t c63_op0_u[] = {
 	0,
 };
 
-static const cv_op c62_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c62_op0_f, 30, c62_op0_w, 0, c62_op0_a, 3, c62_op0_u, 0 },
+static const cv_op c63_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c63_op0_f, 30, c63_op0_w, 0, c63_op0_a, 3, c63_op0_u, 0 },
 };
 
-static const uint8_t c62_s0_w[] = {
+static const uint8_t c63_s0_w[] = {
 	0xc5, 0x2f, 0x7d, 0x95, 0xfb, 0x46, 0x81, 9, 0x7c, 0xb0, 0x65, 0x2a, 0x28, 0x4d, 0x49, 0xc1,
 	0x3f, 0xd2, 0x42, 0x99, 0x95, 0xcc, 0xea, 0x44, 0x9d, 0xf1, 0x8e, 0xfb, 0x16, 3, 0xa1, 0x24,
 	0xe9, 0x98, 0x3c, 0xce, 0xca, 0xfa, 0xba, 0x94, 0x66, 0xd2, 0x6f, 0x79, 0xc6, 0x9c, 0x32, 0xc5,
@@ -8424,20 +8517,20 @@ static const uint8_t c62_s0_w[] = {
 	0x6b, 0x7e, 0x21, 0xd8, 0xe5, 0xa9, 0x9b, 0xda, 0x16, 0x33, 0x5f, 0x47,
 };
 
-static const int32_t c62_s0_b[] = {
+static const int32_t c63_s0_b[] = {
 	-2545, -2509, 1997, -2549,
 };
 
-static const cv_stream c62_s[] = {
-	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 103, .in_zp = 0, .w = c62_s0_w, .bias = c62_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
+static const cv_stream c63_s[] = {
+	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 103, .in_zp = 0, .w = c63_s0_w, .bias = c63_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c62_raw[] = {
+static const cv_raw c63_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c63_in0[] = {
+static const uint8_t c64_in0[] = {
 	0x89, 0x69, 0x29, 0x40, 0x94, 0x46, 0x7b, 0xb0, 0x84, 0xbb, 0x4b, 0x9f, 0x8d, 0xfe, 0, 0xc,
 	0xac, 0x9e, 0x91, 0x94, 0x59, 0x8e, 0x24, 0x54, 0xbb, 0xd, 0x79, 0xc6, 0xfe, 0, 8, 0x48,
 	0x8d, 0x57, 0x97, 0x2d, 0x36, 0x5e, 0x3e, 0x49, 0x64, 0x1f, 0x78, 0xfe, 0, 0x38, 3, 0x21,
@@ -8465,33 +8558,33 @@ static const uint8_t c63_in0[] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c63_in[] = {
-	{ { 400, 1, 1, 1 }, 1, 2, c63_in0, 400 },
+static const cv_io c64_in[] = {
+	{ { 400, 1, 1, 1 }, 1, 2, c64_in0, 400 },
 };
 
-static const uint8_t c63_out0[] = {
+static const uint8_t c64_out0[] = {
 	0xac, 0xb0, 0xbb, 0, 0xc7, 0xc2, 0xb4, 0, 0xc2, 0xa4, 0xad, 0, 0, 0xc4, 0xc3, 0xc0,
 	0, 0xa9, 0xc5, 0xbf, 0, 0xbe, 0xbb, 0xc5, 0, 0,
 };
 
-static const cv_io c63_out[] = {
-	{ { 26, 1, 1, 1 }, 1, 2, c63_out0, 26 },
+static const cv_io c64_out[] = {
+	{ { 26, 1, 1, 1 }, 1, 2, c64_out0, 26 },
 };
 
-static const cv_field c63_op0_f[] = {
+static const cv_field c64_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c63_op0_w[] = {
+static const cv_word c64_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c63_op0_a[] = {
+static const cv_addr c64_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
-static const uint32_t c63_op0_u[] = {
+static const uint32_t c64_op0_u[] = {
 	0, 0xf, 0xd000e, 0x444051f0, 0xc8, 2, 0x10da10b0, 0,
 	0xe, 0xd, 2, 3, 3, 4, 4, 0,
 	0, 4, 0x30003, 0x444051f0, 0xd, 2, 0x10da10b0, 0,
@@ -8504,19 +8597,19 @@ static const uint32_t c63_op0_u[] = {
 	0x3f800000, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
 };
 
-static const cv_op c63_ops[] = {
-	{ 1, "PoolingLayer2", -1, c63_op0_f, 0, c63_op0_w, 0, c63_op0_a, 2, c63_op0_u, 80 },
+static const cv_op c64_ops[] = {
+	{ 1, "PoolingLayer2", -1, c64_op0_f, 0, c64_op0_w, 0, c64_op0_a, 2, c64_op0_u, 80 },
 };
 
-static const cv_stream c63_s[] = {
+static const cv_stream c64_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c63_raw[] = {
+static const cv_raw c64_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c64_in0[] = {
+static const uint8_t c65_in0[] = {
 	6, 0x1b, 7, 0x25, 0x38, 0x38, 0x32, 1, 0xc, 7, 0x32, 0x13, 0x1f, 0xfe, 0, 0x37,
 	0x13, 0x3b, 0x1b, 9, 0x20, 0x31, 0x35, 9, 8, 0x34, 0x1e, 0xf, 0xfe, 0, 0x1c, 0x34,
 	0x28, 0x3a, 0xa, 0x16, 3, 0x1b, 0x23, 7, 0x37, 0x31, 0x13, 0xfe, 0, 0x1c, 0xd, 0x25,
@@ -8544,33 +8637,33 @@ static const uint8_t c64_in0[] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c64_in[] = {
-	{ { 400, 1, 1, 1 }, 1, 2, c64_in0, 400 },
+static const cv_io c65_in[] = {
+	{ { 400, 1, 1, 1 }, 1, 2, c65_in0, 400 },
 };
 
-static const uint8_t c64_out0[] = {
+static const uint8_t c65_out0[] = {
 	0x8a, 0x85, 0x8a, 0, 0x99, 0x85, 0x55, 0, 0xb6, 0x91, 0xb9, 0, 0, 0xff, 0x8f, 0xa6,
 	0, 0x82, 0x84, 0x93, 0, 0xb3, 0x77, 0xb1, 0, 0,
 };
 
-static const cv_io c64_out[] = {
-	{ { 26, 1, 1, 1 }, 1, 2, c64_out0, 26 },
+static const cv_io c65_out[] = {
+	{ { 26, 1, 1, 1 }, 1, 2, c65_out0, 26 },
 };
 
-static const cv_field c64_op0_f[] = {
+static const cv_field c65_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c64_op0_w[] = {
+static const cv_word c65_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c64_op0_a[] = {
+static const cv_addr c65_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 12, 2, 0, 0, 0 },
 };
 
-static const uint32_t c64_op0_u[] = {
+static const uint32_t c65_op0_u[] = {
 	0, 0xf, 0xd000e, 0x444051c0, 0xc8, 2, 0x10da10b0, 0,
 	0xc, 0, 0x3e89d90a, 0, 0, 4, 0x30003, 0x444051c0,
 	0xd, 2, 0x10da10b0, 0, 4, 4, 0, 0,
@@ -8581,113 +8674,12 @@ static const uint32_t c64_op0_u[] = {
 	0, 0, 0, 0, 1, 0, 0xff,
 };
 
-static const cv_op c64_ops[] = {
-	{ 1, "PoolingLayer2", -1, c64_op0_f, 0, c64_op0_w, 0, c64_op0_a, 2, c64_op0_u, 63 },
-};
-
-static const cv_stream c64_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c64_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c65_in0[] = {
-	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
-};
-
-static const cv_io c65_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c65_in0, 10 },
-};
-
-static const uint8_t c65_out0[] = {
-	0, 1, 0, 0x64, 0xff, 0, 0, 0, 0, 0, 0, 0xff,
-};
-
-static const cv_io c65_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c65_out0, 12 },
-};
-
-static const cv_field c65_op0_f[] = {
-	{ "in_image_x_size", 0x1 },
-	{ "in_image_y_size", 0x1 },
-	{ "in_image_z_size", 0xa },
-	{ "in_image_stride", 0x1 },
-	{ "in_image_slice", 0x1 },
-	{ "in_window_x_start", 0x0 },
-	{ "in_window_y_start", 0x0 },
-	{ "in_window_x_end", 0x0 },
-	{ "in_window_y_end", 0x0 },
-	{ "in_tile_x_size", 0x1 },
-	{ "in_tile_y_size", 0x1 },
-	{ "in_tile_x_inc", 0x1 },
-	{ "in_tile_y_inc", 0x1 },
-	{ "alu_i2f_enable", 0x1 },
-	{ "alu_f2i_enable", 0x1 },
-	{ "in_zp", 0x0 },
-	{ "flat_rounding_mode", 0x1 },
-	{ "integer_rounding_mode", 0x1 },
-	{ "out_loop_1_reset", 0x0 },
-	{ "out_loop_2_reset", 0x0 },
-	{ "out_loop_3_reset", 0x0 },
-	{ "out_loop_0_count", 0x1 },
-	{ "out_loop_0_inc", 0x0 },
-	{ "out_loop_1_count", 0x1 },
-	{ "out_loop_1_inc", 0x0 },
-	{ "out_loop_2_count", 0x1 },
-	{ "out_loop_2_inc", 0x0 },
-	{ "out_loop_3_count", 0x1 },
-	{ "out_loop_3_inc", 0x0 },
-	{ "out_loop_4_count", 0xc },
-	{ "out_loop_4_inc", 0x1 },
-	{ "out_loop_5_count", 0x1 },
-	{ "out_loop_5_inc", 0x0 },
-	{ "out_loop_6_inc", 0x0 },
-	{ "in_tile_sequence", 0x3 },
-	{ "coef_zp", 0x78 },
-	{ "out_zp", 0x0 },
-	{ "alu_output_postshift", 0x3 },
-	{ "alu_relu_enable", 0x1 },
-};
-
-static const cv_word c65_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c65_op0_a[] = {
-	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
-	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
-};
-
-static const uint32_t c65_op0_u[] = {
-	0,
-};
-
 static const cv_op c65_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c65_op0_f, 39, c65_op0_w, 0, c65_op0_a, 3, c65_op0_u, 0 },
-};
-
-static const uint8_t c65_s0_w[] = {
-	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
-	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
-	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
-	0x97, 0x34, 0x51, 0x11, 0x17, 0x60, 0x87, 0x1c, 0x88, 0x64, 0x1d, 0x49, 0x10, 0xc4, 0xfb, 0x3c,
-	7, 0x40, 0x99, 0xdf, 0xbd, 0x22, 0x32, 0x6c, 0xf, 0xb3, 0x70, 0x4b, 1, 0x35, 0x29, 0x1c,
-	0x35, 1, 0xfd, 0xee, 0x43, 0xe, 0x1a, 0x2e, 0xb9, 0x66, 0x55, 0x2c, 0xa7, 0x9f, 0xa3, 0x54,
-	0x1f, 0xea, 0x8d, 0x2e, 4, 0x64, 0x72, 0x50, 0xa2, 0x64, 0xe9, 0x18, 0x10, 0x8d, 0xc7, 0xc5,
-	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
-};
-
-static const int32_t c65_s0_b[] = {
-	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
-	2773, 246, 3645, -1021,
+	{ 1, "PoolingLayer2", -1, c65_op0_f, 0, c65_op0_w, 0, c65_op0_a, 2, c65_op0_u, 63 },
 };
 
 static const cv_stream c65_s[] = {
-	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c65_s0_w, .bias = c65_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
-	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
+	{ { 0 }, { 0 } },
 };
 
 static const cv_raw c65_raw[] = {
@@ -8703,7 +8695,7 @@ static const cv_io c66_in[] = {
 };
 
 static const uint8_t c66_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 1, 0, 0x64, 0xff, 0, 0, 0, 0, 0, 0, 0xff,
 };
 
 static const cv_io c66_out[] = {
@@ -8747,7 +8739,7 @@ static const cv_field c66_op0_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 	{ "in_tile_sequence", 0x3 },
 	{ "coef_zp", 0x78 },
-	{ "out_zp", 0x5 },
+	{ "out_zp", 0x0 },
 	{ "alu_output_postshift", 0x3 },
 	{ "alu_relu_enable", 0x1 },
 };
@@ -8796,6 +8788,107 @@ static const cv_raw c66_raw[] = {
 };
 
 static const uint8_t c67_in0[] = {
+	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
+};
+
+static const cv_io c67_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c67_in0, 10 },
+};
+
+static const uint8_t c67_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c67_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c67_out0, 12 },
+};
+
+static const cv_field c67_op0_f[] = {
+	{ "in_image_x_size", 0x1 },
+	{ "in_image_y_size", 0x1 },
+	{ "in_image_z_size", 0xa },
+	{ "in_image_stride", 0x1 },
+	{ "in_image_slice", 0x1 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0x0 },
+	{ "in_window_y_end", 0x0 },
+	{ "in_tile_x_size", 0x1 },
+	{ "in_tile_y_size", 0x1 },
+	{ "in_tile_x_inc", 0x1 },
+	{ "in_tile_y_inc", 0x1 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x1 },
+	{ "out_loop_0_inc", 0x0 },
+	{ "out_loop_1_count", 0x1 },
+	{ "out_loop_1_inc", 0x0 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0xc },
+	{ "out_loop_4_inc", 0x1 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "in_tile_sequence", 0x3 },
+	{ "coef_zp", 0x78 },
+	{ "out_zp", 0x5 },
+	{ "alu_output_postshift", 0x3 },
+	{ "alu_relu_enable", 0x1 },
+};
+
+static const cv_word c67_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c67_op0_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
+	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
+};
+
+static const uint32_t c67_op0_u[] = {
+	0,
+};
+
+static const cv_op c67_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c67_op0_f, 39, c67_op0_w, 0, c67_op0_a, 3, c67_op0_u, 0 },
+};
+
+static const uint8_t c67_s0_w[] = {
+	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
+	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
+	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
+	0x97, 0x34, 0x51, 0x11, 0x17, 0x60, 0x87, 0x1c, 0x88, 0x64, 0x1d, 0x49, 0x10, 0xc4, 0xfb, 0x3c,
+	7, 0x40, 0x99, 0xdf, 0xbd, 0x22, 0x32, 0x6c, 0xf, 0xb3, 0x70, 0x4b, 1, 0x35, 0x29, 0x1c,
+	0x35, 1, 0xfd, 0xee, 0x43, 0xe, 0x1a, 0x2e, 0xb9, 0x66, 0x55, 0x2c, 0xa7, 0x9f, 0xa3, 0x54,
+	0x1f, 0xea, 0x8d, 0x2e, 4, 0x64, 0x72, 0x50, 0xa2, 0x64, 0xe9, 0x18, 0x10, 0x8d, 0xc7, 0xc5,
+	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
+};
+
+static const int32_t c67_s0_b[] = {
+	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
+	2773, 246, 3645, -1021,
+};
+
+static const cv_stream c67_s[] = {
+	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c67_s0_w, .bias = c67_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
+};
+
+static const cv_raw c67_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c68_in0[] = {
 	0, 0x80, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xbb, 0, 0, 0, 0, 0xfc, 0x3c, 0x31, 0x3f,
 	0xfd, 0x3a, 0x19, 0xb8, 0, 0, 0, 0, 0xf2, 0x3c, 0, 0x88, 0xdb, 0xbd, 0xb6, 0xc1,
 	0, 0, 0, 0, 0xd1, 0xc0, 0xca, 0xbc, 0xc3, 0x3a, 0x44, 0xbc, 0, 0, 0, 0,
@@ -8803,21 +8896,21 @@ static const uint8_t c67_in0[] = {
 	0xef, 0x3d, 0, 0xbe, 0, 0, 0, 0,
 };
 
-static const cv_io c67_in[] = {
-	{ { 6, 2, 3, 1 }, 3, 1, c67_in0, 72 },
+static const cv_io c68_in[] = {
+	{ { 6, 2, 3, 1 }, 3, 1, c68_in0, 72 },
 };
 
-static const uint8_t c67_out0[] = {
+static const uint8_t c68_out0[] = {
 	0, 0, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xb3, 0xfc, 0x3c, 0x31, 0x3f, 0xfd, 0x3a, 0x19, 0xb0,
 	0xf2, 0x3c, 0, 0, 0x64, 0x34, 0x48, 0x38, 0x3a, 0x37, 0x2f, 0x33, 0xc3, 0x3a, 0x66, 0x32,
 	0x6a, 0xb0, 2, 0x41, 0x6e, 0xae, 0x5b, 0xae, 0x74, 0x41, 0x3d, 0xb1, 0xef, 0x3d, 5, 0xaf,
 };
 
-static const cv_io c67_out[] = {
-	{ { 4, 2, 3, 1 }, 3, 1, c67_out0, 48 },
+static const cv_io c68_out[] = {
+	{ { 4, 2, 3, 1 }, 3, 1, c68_out0, 48 },
 };
 
-static const cv_field c67_op0_f[] = {
+static const cv_field c68_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x3 },
@@ -8838,94 +8931,12 @@ static const cv_field c67_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c67_op0_w[] = {
+static const cv_word c68_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c67_op0_a[] = {
-	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c67_op0_u[] = {
-	0,
-};
-
-static const cv_op c67_ops[] = {
-	{ 2, "PReluLayer", -1, c67_op0_f, 18, c67_op0_w, 0, c67_op0_a, 3, c67_op0_u, 0 },
-};
-
-static const cv_stream c67_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c67_r0[] = {
-	0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3e, 0, 0, 0x80, 0x3f, 0, 0, 0x40, 0xbe,
-	0, 0, 0x80, 0x3f, 0, 0xc0, 0x95, 0x3d,
-};
-
-static const cv_raw c67_raw[] = {
-	{ c67_r0, 24 },
-};
-
-static const uint8_t c68_in0[] = {
-	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
-	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c68_in1[] = {
-	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
-	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
-};
-
-static const cv_io c68_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c68_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c68_in1, 24 },
-};
-
-static const uint8_t c68_out0[] = {
-	0, 0, 0xfd, 0x48, 0x14, 0xc4, 0xee, 0xbe, 0x1e, 0x40, 0x13, 0xc3, 0xa0, 0x3a, 0x99, 0xc0,
-	0x1e, 0xc5, 0xd8, 0xc8, 0x72, 0xca, 0, 0x68,
-};
-
-static const cv_io c68_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c68_out0, 24 },
-};
-
-static const cv_field c68_op0_f[] = {
-	{ "kernel_xy_size", 0x1 },
-	{ "kernel_z_size", 0x2 },
-	{ "kernel_data_type", 0x1 },
-	{ "in_image_x_size", 0x3 },
-	{ "in_image_y_size", 0x2 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x3 },
-	{ "out_image_y_size", 0x2 },
-	{ "out_image_z_size", 0x2 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x18 },
-	{ "out_image_x_stride", 0x6 },
-	{ "out_image_y_stride", 0xc },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-};
-
-static const cv_word c68_op0_w[] = {
-	{ 23, 0xfe000000 },
-	{ 27, 0x00000000 },
-	{ 28, 0x00000000 },
-	{ 29, 0x7f800000 },
-	{ 30, 0xff800000 },
-	{ 32, 0x000c0006 },
-	{ 33, 0x00000001 },
-	{ 35, 0x17ffffff },
-};
-
 static const cv_addr c68_op0_a[] = {
-	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
@@ -8935,15 +8946,20 @@ static const uint32_t c68_op0_u[] = {
 };
 
 static const cv_op c68_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c68_op0_f, 16, c68_op0_w, 8, c68_op0_a, 3, c68_op0_u, 0 },
+	{ 2, "PReluLayer", -1, c68_op0_f, 18, c68_op0_w, 0, c68_op0_a, 3, c68_op0_u, 0 },
 };
 
 static const cv_stream c68_s[] = {
 	{ { 0 }, { 0 } },
 };
 
+static const uint8_t c68_r0[] = {
+	0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3e, 0, 0, 0x80, 0x3f, 0, 0, 0x40, 0xbe,
+	0, 0, 0x80, 0x3f, 0, 0xc0, 0x95, 0x3d,
+};
+
 static const cv_raw c68_raw[] = {
-	{ NULL, 0 },
+	{ c68_r0, 24 },
 };
 
 static const uint8_t c69_in0[] = {
@@ -8992,8 +9008,8 @@ static const cv_field c69_op0_f[] = {
 
 static const cv_word c69_op0_w[] = {
 	{ 23, 0xfe000000 },
-	{ 27, 0x03800000 },
-	{ 28, 0x0000001c },
+	{ 27, 0x00000000 },
+	{ 28, 0x00000000 },
 	{ 29, 0x7f800000 },
 	{ 30, 0xff800000 },
 	{ 32, 0x000c0006 },
@@ -9024,6 +9040,83 @@ static const cv_raw c69_raw[] = {
 };
 
 static const uint8_t c70_in0[] = {
+	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
+	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c70_in1[] = {
+	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
+	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
+};
+
+static const cv_io c70_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c70_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c70_in1, 24 },
+};
+
+static const uint8_t c70_out0[] = {
+	0, 0, 0xfd, 0x48, 0x14, 0xc4, 0xee, 0xbe, 0x1e, 0x40, 0x13, 0xc3, 0xa0, 0x3a, 0x99, 0xc0,
+	0x1e, 0xc5, 0xd8, 0xc8, 0x72, 0xca, 0, 0x68,
+};
+
+static const cv_io c70_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c70_out0, 24 },
+};
+
+static const cv_field c70_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c70_op0_w[] = {
+	{ 23, 0xfe000000 },
+	{ 27, 0x03800000 },
+	{ 28, 0x0000001c },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 32, 0x000c0006 },
+	{ 33, 0x00000001 },
+	{ 35, 0x17ffffff },
+};
+
+static const cv_addr c70_op0_a[] = {
+	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c70_op0_u[] = {
+	0,
+};
+
+static const cv_op c70_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c70_op0_f, 16, c70_op0_w, 8, c70_op0_a, 3, c70_op0_u, 0 },
+};
+
+static const cv_stream c70_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c70_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c71_in0[] = {
 	0xb8, 0xbf, 0x44, 0x3e, 0xe2, 0xba, 0x6f, 0xba, 0xac, 0x3c, 0x9e, 0xb9, 0xd6, 0x3d, 0xb8, 0xb2,
 	0x2c, 0x32, 0x92, 0xb8, 0x34, 0xbe, 0xbb, 0xbd, 0xc, 0xb3, 0x6c, 0x3b, 0x1b, 0xb1, 0xf0, 0x35,
 	0x3a, 0xb9, 0xd5, 0xb1, 2, 0xbd, 0xd6, 0xb5, 0xe3, 0xbd, 0x68, 0xbf, 0xb0, 0xbe, 0x96, 0xbc,
@@ -9038,34 +9131,34 @@ static const uint8_t c70_in0[] = {
 	0xef, 0xbe, 0x72, 0xb8,
 };
 
-static const cv_io c70_in[] = {
-	{ { 6, 5, 3, 1 }, 3, 1, c70_in0, 180 },
+static const cv_io c71_in[] = {
+	{ { 6, 5, 3, 1 }, 3, 1, c71_in0, 180 },
 };
 
-static const uint8_t c70_out0[] = {
+static const uint8_t c71_out0[] = {
 	0xf2, 0x44, 0x32, 0x47, 0x10, 0x3c, 0xbc, 0x43, 0xcb, 0xbe, 0xf3, 0x40, 0xb3, 0xb5, 9, 0x3c,
 	0xbb, 0x33, 0x10, 0x39, 6, 0x40, 0xc9, 0xc5, 8, 0xbe, 0xdd, 0xba, 0xee, 0xbd, 0x88, 0x3c,
 	0x17, 0x3a, 0x7c, 0x41,
 };
 
-static const cv_io c70_out[] = {
-	{ { 9, 2, 1, 1 }, 2, 1, c70_out0, 36 },
+static const cv_io c71_out[] = {
+	{ { 9, 2, 1, 1 }, 2, 1, c71_out0, 36 },
 };
 
-static const cv_field c70_op0_f[] = {
+static const cv_field c71_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c70_op0_w[] = {
+static const cv_word c71_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c70_op0_a[] = {
+static const cv_addr c71_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 8, 8, -1, 64, 0 },
 };
 
-static const uint32_t c70_op0_u[] = {
+static const uint32_t c71_op0_u[] = {
 	0, 0xc, 0x50006, 0x44405041, 0x3c, 3, 0x10dd10b0, 0,
 	0, 0x36, 0x9001b, 0x44405041, 0x1e6, 1, 0x10dd10b0, 0,
 	9, 3, 2, 2, 0, 0, 0, 0,
@@ -9077,22 +9170,22 @@ static const uint32_t c70_op0_u[] = {
 	1, 1, 1, 1, 1, 1, 0, 0,
 };
 
-static const cv_field c70_op1_f[] = {
+static const cv_field c71_op1_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c70_op1_w[] = {
+static const cv_word c71_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c70_op1_a[] = {
+static const cv_addr c71_op1_a[] = {
 	{ 2, NULL, 0, 8, -1, 64, 0 },
 	{ 2, NULL, 8, 5, 0, 0, 0 },
 	{ 2, NULL, 16, 5, 1, 0, 0 },
 	{ 2, NULL, 28, 2, 0, 0, 0 },
 };
 
-static const uint32_t c70_op1_u[] = {
+static const uint32_t c71_op1_u[] = {
 	0, 0x36, 0x9001b, 0x44405041, 0x1e6, 1, 0x10dd10b0, 0,
 	0, 0x36, 0x2001b, 0x44404071, 0x6c, 1, 0x10dd10b0, 0,
 	0, 8, 0x10002, 0x32100002, 8, 1, 0x10de10b0, 0,
@@ -9102,16 +9195,16 @@ static const uint32_t c70_op1_u[] = {
 	0, 0, 0, 0, 1, 2,
 };
 
-static const cv_op c70_ops[] = {
-	{ 1, "ConvolutionLayer", -1, c70_op0_f, 0, c70_op0_w, 0, c70_op0_a, 2, c70_op0_u, 72 },
-	{ 1, "ConvolutionLayer", -1, c70_op1_f, 0, c70_op1_w, 0, c70_op1_a, 4, c70_op1_u, 54 },
+static const cv_op c71_ops[] = {
+	{ 1, "ConvolutionLayer", -1, c71_op0_f, 0, c71_op0_w, 0, c71_op0_a, 2, c71_op0_u, 72 },
+	{ 1, "ConvolutionLayer", -1, c71_op1_f, 0, c71_op1_w, 0, c71_op1_a, 4, c71_op1_u, 54 },
 };
 
-static const cv_stream c70_s[] = {
+static const cv_stream c71_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c70_r0[] = {
+static const uint8_t c71_r0[] = {
 	0x5d, 0xbb, 0x9d, 0xbb, 0xc9, 0x38, 0xe7, 0x38, 0x66, 0xb7, 0x23, 0xb8, 0xbb, 0xb7, 0xd0, 0x3b,
 	0xde, 0x36, 0xde, 0x32, 0xe1, 0x3a, 0xd3, 0xb2, 0xe2, 0xb8, 0xf8, 0x37, 0x3b, 0xae, 0x2a, 0xba,
 	0x8a, 0xbb, 0x12, 0xb7, 0x30, 0x39, 0xd9, 0xb7, 7, 0xb0, 0x28, 0xb8, 0x7a, 0xb1, 0xac, 0x3a,
@@ -9121,16 +9214,16 @@ static const uint8_t c70_r0[] = {
 	0x1f, 0xac, 0xa0, 0x34, 0xa8, 0x34, 0xae, 0x39, 0x5c, 0x37, 0xe9, 0xb6,
 };
 
-static const uint8_t c70_r1[] = {
+static const uint8_t c71_r1[] = {
 	3, 0xc6, 0x72, 0x3e, 0x33, 0xfe, 0x5c, 0x3f,
 };
 
-static const cv_raw c70_raw[] = {
-	{ c70_r0, 108 },
-	{ c70_r1, 8 },
+static const cv_raw c71_raw[] = {
+	{ c71_r0, 108 },
+	{ c71_r1, 8 },
 };
 
-static const uint8_t c71_in0[32800] = {
+static const uint8_t c72_in0[32800] = {
 	[0] = 0x5e, 0xba, 0xc, 0xbc, 0xd2, 0x3e, 0x44, 0x3e, 0xdd, 0x39, 0x48, 0x34, 3, 0x32, 0xa2, 0xbc,
 	[16] = 0x51, 0x3c, 0x57, 0x3e, 0x18, 0x3b, 0xff, 0x9c, 0x66, 0xb3, 0xd7, 0x3c, 0x84, 0x3d, 0x55, 0xbc,
 	[32] = 0x65, 0x3f, 0xf, 0xbf, 0xba, 0xba, 3, 0xba, 0x76, 0x3a, 0xa5, 0x3a, 0x17, 0x3f, 0xcf, 0x36,
@@ -9279,11 +9372,11 @@ static const uint8_t c71_in0[32800] = {
 	[32784] = 0x9c, 0x37, 0xdf, 0x32, 0x6c, 0x3c, 0x32, 0xba, 0x6a, 0x3f, 0xc5, 0xbd, 0x2f, 0x2c, 0x95, 0xbc,
 };
 
-static const cv_io c71_in[] = {
-	{ { 2, 8200, 1, 1 }, 3, 1, c71_in0, 32800 },
+static const cv_io c72_in[] = {
+	{ { 2, 8200, 1, 1 }, 3, 1, c72_in0, 32800 },
 };
 
-static const uint8_t c71_out0[81940] = {
+static const uint8_t c72_out0[81940] = {
 	[0] = 0x5e, 0xba, 0xd2, 0x3e, 0xdd, 0x39, 3, 0x32, 0x51, 0x3c, 0x18, 0x3b, 0x66, 0xb3, 0x84, 0x3d,
 	[16] = 0x65, 0x3f, 0xba, 0xba, 0x76, 0x3a, 0x17, 0x3f, 0xa2, 0xb8, 0x81, 0x3e, 0x4e, 0xba, 0xf4, 0xbb,
 	[32] = 0x80, 0x3d, 0xd7, 0x3f, 0xae, 0x3d, 0x4e, 0x39, 0x4c, 0x35, 8, 0xad, 0x56, 0xbd, 0x83, 0x31,
@@ -9516,11 +9609,11 @@ static const uint8_t c71_out0[81940] = {
 	[81936] = 0xc5, 0xbd, 0x95, 0xbc,
 };
 
-static const cv_io c71_out[] = {
-	{ { 40970, 1, 1, 1 }, 3, 1, c71_out0, 81940 },
+static const cv_io c72_out[] = {
+	{ { 40970, 1, 1, 1 }, 3, 1, c72_out0, 81940 },
 };
 
-static const cv_field c71_op0_f[] = {
+static const cv_field c72_op0_f[] = {
 	{ "kernel_z_size", 0x1 },
 	{ "in_image_x_size", 0x2 },
 	{ "in_image_y_size", 0x8 },
@@ -9532,57 +9625,57 @@ static const cv_field c71_op0_f[] = {
 	{ "out_image_x_stride", 0x4 },
 };
 
-static const cv_word c71_op0_w[] = {
+static const cv_word c72_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c71_op0_a[] = {
+static const cv_addr c72_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c71_op0_u[] = {
+static const uint32_t c72_op0_u[] = {
 	0,
 };
 
-static const cv_op c71_ops[] = {
-	{ 8, "TensorTranspose", -1, c71_op0_f, 9, c71_op0_w, 0, c71_op0_a, 2, c71_op0_u, 0 },
+static const cv_op c72_ops[] = {
+	{ 8, "TensorTranspose", -1, c72_op0_f, 9, c72_op0_w, 0, c72_op0_a, 2, c72_op0_u, 0 },
 };
 
-static const cv_stream c71_s[] = {
+static const cv_stream c72_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c71_raw[] = {
+static const cv_raw c72_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c72_in0[] = {
+static const uint8_t c73_in0[] = {
 	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
 	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c72_in1[] = {
+static const uint8_t c73_in1[] = {
 	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
 	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
 };
 
-static const cv_io c72_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c72_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c72_in1, 24 },
+static const cv_io c73_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c73_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c73_in1, 24 },
 };
 
-static const uint8_t c72_out0[] = {
+static const uint8_t c73_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c72_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c72_out0, 24 },
+static const cv_io c73_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c73_out0, 24 },
 };
 
-static const cv_field c72_op0_f[] = {
+static const cv_field c73_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernel_data_type", 0x1 },
@@ -9601,7 +9694,7 @@ static const cv_field c72_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c72_op0_w[] = {
+static const cv_word c73_op0_w[] = {
 	{ 23, 0xfe000000 },
 	{ 27, 0x01800000 },
 	{ 28, 0x0000000c },
@@ -9612,29 +9705,29 @@ static const cv_word c72_op0_w[] = {
 	{ 35, 0x17ffffff },
 };
 
-static const cv_addr c72_op0_a[] = {
+static const cv_addr c73_op0_a[] = {
 	{ 1, NULL, 34, 1, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c72_op0_u[] = {
+static const uint32_t c73_op0_u[] = {
 	0,
 };
 
-static const cv_op c72_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c72_op0_f, 16, c72_op0_w, 8, c72_op0_a, 3, c72_op0_u, 0 },
+static const cv_op c73_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c73_op0_f, 16, c73_op0_w, 8, c73_op0_a, 3, c73_op0_u, 0 },
 };
 
-static const cv_stream c72_s[] = {
+static const cv_stream c73_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c72_raw[] = {
+static const cv_raw c73_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c73_in0[] = {
+static const uint8_t c74_in0[] = {
 	0x87, 0xa5, 0x5a, 0xbc, 0xd3, 0xbb, 0xa3, 0xb6, 0, 0, 0xda, 0xb7, 0xf2, 0x3f, 0xe0, 0xb5,
 	0x5a, 0x3c, 0, 0, 0x2b, 0x3c, 0x14, 0xba, 0xe9, 0xb8, 0xbe, 0xb8, 0, 0, 0xac, 0xbd,
 	0x90, 0x3f, 0x8c, 0x3e, 0xad, 0x33, 0, 0, 0xf7, 0xb9, 0x36, 0x3e, 0x96, 0x39, 0xf8, 0xb6,
@@ -9645,11 +9738,11 @@ static const uint8_t c73_in0[] = {
 	0x82, 0x3c, 0x39, 0x3b, 1, 0xbe, 0, 0,
 };
 
-static const cv_io c73_in[] = {
-	{ { 5, 4, 3, 1 }, 3, 1, c73_in0, 120 },
+static const cv_io c74_in[] = {
+	{ { 5, 4, 3, 1 }, 3, 1, c74_in0, 120 },
 };
 
-static const uint8_t c73_out0[] = {
+static const uint8_t c74_out0[] = {
 	0x1b, 0x39, 0x34, 0x20, 0x80, 0x3f, 0x6c, 0xb4, 0x25, 0x30, 0xf0, 0x41, 0x20, 0x38, 0xf3, 0xa8,
 	0xa5, 0x35, 0x9e, 0xc0, 0xd5, 0x40, 0xb2, 0x3c, 0x82, 0x2f, 0x47, 0x3b, 0xba, 0x3a, 0xe6, 0x3a,
 	9, 0x3d, 0x37, 0x36, 0x81, 0x39, 0x86, 0x3b, 0xbc, 0xb4, 0x21, 0xc0, 0x83, 0xbb, 0x61, 0xc0,
@@ -9658,26 +9751,26 @@ static const uint8_t c73_out0[] = {
 	8, 0x44, 0x40, 0x40, 0xd3, 0xc0, 0xcf, 0xc1, 0xc5, 0x42, 0x27, 0x41, 0x67, 0xbb, 0x47, 0xbd,
 };
 
-static const cv_io c73_out[] = {
-	{ { 4, 4, 3, 1 }, 3, 1, c73_out0, 96 },
+static const cv_io c74_out[] = {
+	{ { 4, 4, 3, 1 }, 3, 1, c74_out0, 96 },
 };
 
-static const cv_field c73_op0_f[] = {
+static const cv_field c74_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c73_op0_w[] = {
+static const cv_word c74_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c73_op0_a[] = {
+static const cv_addr c74_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 8, 5, 0, 0, 0 },
 	{ 2, NULL, 16, 5, 1, 0, 0 },
 	{ 2, NULL, 32, 2, 0, 0, 0 },
 };
 
-static const uint32_t c73_op0_u[] = {
+static const uint32_t c74_op0_u[] = {
 	0, 0xa, 0x40004, 0x44405041, 0x28, 3, 0x10dd10b0, 0,
 	0, 0x14, 0x30009, 0x44405041, 0x3c, 1, 0x10dd10b0, 0,
 	0, 0xc, 0x10003, 0x32100002, 0xc, 1, 0x10de10b0, 0,
@@ -9690,47 +9783,47 @@ static const uint32_t c73_op0_u[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_op c73_ops[] = {
-	{ 1, "DepthwiseConvLayer", -1, c73_op0_f, 0, c73_op0_w, 0, c73_op0_a, 4, c73_op0_u, 80 },
+static const cv_op c74_ops[] = {
+	{ 1, "DepthwiseConvLayer", -1, c74_op0_f, 0, c74_op0_w, 0, c74_op0_a, 4, c74_op0_u, 80 },
 };
 
-static const cv_stream c73_s[] = {
+static const cv_stream c74_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c73_r0[] = {
+static const uint8_t c74_r0[] = {
 	0xa9, 0x3a, 0x30, 0xb3, 0x90, 0xb6, 0x79, 0x33, 0x1e, 0xac, 0xd4, 0xb7, 0x6d, 0x39, 0x24, 0xb9,
 	0x5e, 0xb8, 0, 0, 0x1e, 0x35, 0x59, 0xa9, 0xd3, 0xba, 0xc7, 0xb9, 0x34, 0xba, 0xb0, 0xa9,
 	0x28, 0x2d, 0x54, 0x3b, 0x5d, 0x31, 0, 0, 0xd3, 0x2a, 0xc2, 0x3a, 0xb5, 0x3a, 0xf0, 0xb7,
 	0xd8, 0x35, 0x6e, 0x3b, 0x5e, 0xb8, 0xea, 0x36, 0xc4, 0x38, 0, 0,
 };
 
-static const uint8_t c73_r1[] = {
+static const uint8_t c74_r1[] = {
 	0xda, 0x9d, 0x5f, 0x3f, 0x1d, 0x1b, 0x35, 0x3f, 0x98, 0xac, 0x20, 0xbe,
 };
 
-static const cv_raw c73_raw[] = {
-	{ c73_r0, 60 },
-	{ c73_r1, 12 },
+static const cv_raw c74_raw[] = {
+	{ c74_r0, 60 },
+	{ c74_r1, 12 },
 };
 
-static const uint8_t c74_in0[] = {
+static const uint8_t c75_in0[] = {
 	0, 0xc2, 0, 0xb8, 0, 0, 0xcd, 0x34, 0, 0x3c, 0, 0x41, 0, 0x4d, 0, 0xc0,
 };
 
-static const cv_io c74_in[] = {
-	{ { 8, 1, 1, 1 }, 3, 1, c74_in0, 16 },
+static const cv_io c75_in[] = {
+	{ { 8, 1, 1, 1 }, 3, 1, c75_in0, 16 },
 };
 
-static const uint8_t c74_out0[] = {
+static const uint8_t c75_out0[] = {
 	0x12, 0x2a, 0xa, 0x36, 0, 0x38, 0x98, 0x38, 0xd9, 0x39, 0x65, 0x3b, 0, 0x3c, 0xa1, 0x2f,
 };
 
-static const cv_io c74_out[] = {
-	{ { 8, 1, 1, 1 }, 3, 1, c74_out0, 16 },
+static const cv_io c75_out[] = {
+	{ { 8, 1, 1, 1 }, 3, 1, c75_out0, 16 },
 };
 
-static const cv_field c74_op0_f[] = {
+static const cv_field c75_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -9751,29 +9844,29 @@ static const cv_field c74_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c74_op0_w[] = {
+static const cv_word c75_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c74_op0_a[] = {
+static const cv_addr c75_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c74_op0_u[] = {
+static const uint32_t c75_op0_u[] = {
 	0,
 };
 
-static const cv_op c74_ops[] = {
-	{ 7, "ActivationLayer", -1, c74_op0_f, 18, c74_op0_w, 0, c74_op0_a, 3, c74_op0_u, 0 },
+static const cv_op c75_ops[] = {
+	{ 7, "ActivationLayer", -1, c75_op0_f, 18, c75_op0_w, 0, c75_op0_a, 3, c75_op0_u, 0 },
 };
 
-static const cv_stream c74_s[] = {
+static const cv_stream c75_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c74_r0[] = {
+static const uint8_t c75_r0[] = {
 	0x7c, 0x61, 7, 0, 0x20, 0x63, 7, 0, 0xb0, 0x64, 7, 0, 0x2d, 0x66, 7, 0,
 	0x97, 0x67, 7, 0, 0xf0, 0x68, 7, 0, 0x37, 0x6a, 7, 0, 0x6e, 0x6b, 7, 0,
 	0x95, 0x6c, 7, 0, 0xac, 0x6d, 7, 0, 0xb5, 0x6e, 7, 0, 0xb0, 0x6f, 7, 0,
@@ -10033,11 +10126,11 @@ static const uint8_t c74_r0[] = {
 	0, 0, 0, 0x34, 0, 0, 0, 0, 0, 0x80, 0x3e, 0,
 };
 
-static const cv_raw c74_raw[] = {
-	{ c74_r0, 4108 },
+static const cv_raw c75_raw[] = {
+	{ c75_r0, 4108 },
 };
 
-static const uint8_t c75_in0[] = {
+static const uint8_t c76_in0[] = {
 	0, 0xff, 0xe5, 0xe0, 0xc9, 0, 0xc5, 0x10, 0x95, 0xde, 0xb4, 0, 0x69, 0xa5, 0x7a, 0x6e,
 	0x25, 0, 0, 0, 0x3c, 0x5e, 0x1c, 0x54, 0xa4, 0, 0xa3, 0x9b, 0xe6, 0x1c, 0xaa, 0,
 	0x74, 0x8a, 6, 0x19, 0xa1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -10048,11 +10141,11 @@ static const uint8_t c75_in0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c75_in[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c75_in0, 120 },
+static const cv_io c76_in[] = {
+	{ { 120, 1, 1, 1 }, 1, 2, c76_in0, 120 },
 };
 
-static const uint8_t c75_out0[] = {
+static const uint8_t c76_out0[] = {
 	0, 0, 0xf8, 0x5b, 0x28, 0x5b, 0, 0x5b, 0x48, 0x5a, 0, 0, 0x28, 0x5a, 0, 0x4c,
 	0xa8, 0x58, 0xf0, 0x5a, 0xa0, 0x59, 0, 0, 0x90, 0x56, 0x28, 0x59, 0xa0, 0x57, 0xe0, 0x56,
 	0xa0, 0x50, 0, 0, 0, 0, 0, 0, 0x80, 0x53, 0xe0, 0x55, 0, 0x4f, 0x40, 0x55,
@@ -10060,85 +10153,8 @@ static const uint8_t c75_out0[] = {
 	0x40, 0x57, 0x50, 0x58, 0, 0x46, 0x40, 0x4e, 8, 0x59, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c75_out[] = {
-	{ { 80, 1, 1, 1 }, 1, 2, c75_out0, 80 },
-};
-
-static const cv_field c75_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c75_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c75_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
-	{ 2, NULL, 16, 5, 0, 0, 0 },
-	{ 2, NULL, 17, 5, 1, 0, 0 },
-	{ 2, NULL, 18, 5, 2, 0, 0 },
-	{ 2, NULL, 19, 5, 3, 0, 0 },
-};
-
-static const uint32_t c75_op0_u[] = {
-	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
-	0, 0, 0, 0, 0, 0x3f800000, 0, 0,
-	0x99999999, 0x44444444, 0x3020100, 0x7060504, 0x99999999, 0x6060606, 0x6060606, 0x100,
-	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
-	0x99999999, 0x44444444, 0xb0a0908, 0xf0e0d0c, 0x99999999, 0x6060606, 0x6060606, 0x100,
-	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
-};
-
-static const cv_op c75_ops[] = {
-	{ 1, "com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16", -1, c75_op0_f, 0, c75_op0_w, 0, c75_op0_a, 6, c75_op0_u, 56 },
-};
-
-static const cv_stream c75_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c75_r0[] = {
-	0, 0x80, 0, 0,
-};
-
-static const uint8_t c75_r1[] = {
-	0, 0x80, 0, 0,
-};
-
-static const uint8_t c75_r2[] = {
-	0, 0, 0, 0,
-};
-
-static const uint8_t c75_r3[] = {
-	0, 0, 0, 0,
-};
-
-static const cv_raw c75_raw[] = {
-	{ c75_r0, 4 },
-	{ c75_r1, 4 },
-	{ c75_r2, 4 },
-	{ c75_r3, 4 },
-};
-
-static const uint8_t c76_in0[] = {
-	0, 0, 0xf8, 0x5b, 0xb0, 0x5c, 0, 0xcd, 0xb8, 0x58, 0, 0, 0xf4, 0x57, 0x16, 0x58,
-	0xb8, 0x5b, 0, 0x59, 0x28, 0x5a, 0, 0, 0x50, 0x5b, 0x58, 0x58, 0xd8, 0x5a, 0xd0, 0x5b,
-	0x18, 0x59, 0, 0,
-};
-
-static const cv_io c76_in[] = {
-	{ { 18, 1, 1, 1 }, 3, 1, c76_in0, 36 },
-};
-
-static const uint8_t c76_out0[] = {
-	0x80, 0x7f, 0x7f, 0x80, 0x18, 0, 0, 3, 0x78, 0x20, 0x46, 0, 0x6a, 0xc, 0x5c, 0x7a,
-	0x24, 0,
-};
-
 static const cv_io c76_out[] = {
-	{ { 18, 1, 1, 1 }, 1, 2, c76_out0, 18 },
+	{ { 80, 1, 1, 1 }, 1, 2, c76_out0, 80 },
 };
 
 static const cv_field c76_op0_f[] = {
@@ -10151,25 +10167,25 @@ static const cv_word c76_op0_w[] = {
 
 static const cv_addr c76_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+	{ 2, NULL, 16, 5, 0, 0, 0 },
+	{ 2, NULL, 17, 5, 1, 0, 0 },
+	{ 2, NULL, 18, 5, 2, 0, 0 },
+	{ 2, NULL, 19, 5, 3, 0, 0 },
 };
 
 static const uint32_t c76_op0_u[] = {
-	0, 0xc, 0x30005, 0x44404071, 0x24, 1, 0x10da10b0, 0,
-	0, 2, 0x10001, 0x44404071, 2, 1, 0x10da10b0, 0,
-	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
-	0, 0x3f800000, 0xbf800000, 0, 0, 0, 0, 0,
-	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
-	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
-	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
-	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
-	0, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
-	0, 0, 0, 0x2400, 0, 0, 0, 0,
+	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
+	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
+	0, 0, 0, 0, 0, 0x3f800000, 0, 0,
+	0x99999999, 0x44444444, 0x3020100, 0x7060504, 0x99999999, 0x6060606, 0x6060606, 0x100,
+	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
+	0x99999999, 0x44444444, 0xb0a0908, 0xf0e0d0c, 0x99999999, 0x6060606, 0x6060606, 0x100,
+	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
 };
 
 static const cv_op c76_ops[] = {
-	{ 1, "TensorSub", -1, c76_op0_f, 0, c76_op0_w, 0, c76_op0_a, 3, c76_op0_u, 80 },
+	{ 1, "com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16", -1, c76_op0_f, 0, c76_op0_w, 0, c76_op0_a, 6, c76_op0_u, 56 },
 };
 
 static const cv_stream c76_s[] = {
@@ -10177,25 +10193,41 @@ static const cv_stream c76_s[] = {
 };
 
 static const uint8_t c76_r0[] = {
-	0xf8, 0x57,
+	0, 0x80, 0, 0,
+};
+
+static const uint8_t c76_r1[] = {
+	0, 0x80, 0, 0,
+};
+
+static const uint8_t c76_r2[] = {
+	0, 0, 0, 0,
+};
+
+static const uint8_t c76_r3[] = {
+	0, 0, 0, 0,
 };
 
 static const cv_raw c76_raw[] = {
-	{ c76_r0, 2 },
+	{ c76_r0, 4 },
+	{ c76_r1, 4 },
+	{ c76_r2, 4 },
+	{ c76_r3, 4 },
 };
 
 static const uint8_t c77_in0[] = {
-	0x40, 0xc0, 0x80, 0x7f, 0x7b, 0, 0x3d, 0x16, 0x74, 0xbf, 0xff, 0, 0xb0, 0xd8, 0x3a, 0xc,
-	9, 0,
+	0, 0, 0xf8, 0x5b, 0xb0, 0x5c, 0, 0xcd, 0xb8, 0x58, 0, 0, 0xf4, 0x57, 0x16, 0x58,
+	0xb8, 0x5b, 0, 0x59, 0x28, 0x5a, 0, 0, 0x50, 0x5b, 0x58, 0x58, 0xd8, 0x5a, 0xd0, 0x5b,
+	0x18, 0x59, 0, 0,
 };
 
 static const cv_io c77_in[] = {
-	{ { 18, 1, 1, 1 }, 1, 2, c77_in0, 18 },
+	{ { 18, 1, 1, 1 }, 3, 1, c77_in0, 36 },
 };
 
 static const uint8_t c77_out0[] = {
-	0x40, 0xc0, 0x81, 0x7e, 0x7a, 0, 0x3d, 0x16, 0x73, 0xc0, 0xff, 0, 0xb1, 0xd8, 0x3a, 0xc,
-	9, 0,
+	0x80, 0x7f, 0x7f, 0x80, 0x18, 0, 0, 3, 0x78, 0x20, 0x46, 0, 0x6a, 0xc, 0x5c, 0x7a,
+	0x24, 0,
 };
 
 static const cv_io c77_out[] = {
@@ -10217,18 +10249,20 @@ static const cv_addr c77_op0_a[] = {
 };
 
 static const uint32_t c77_op0_u[] = {
+	0, 0xc, 0x30005, 0x44404071, 0x24, 1, 0x10da10b0, 0,
+	0, 2, 0x10001, 0x44404071, 2, 1, 0x10da10b0, 0,
 	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
-	0, 1, 0x10001, 0x44404130, 1, 1, 0x10da10b0, 0,
-	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
-	0, 0, 0, 0, 0x11111111, 0, 0x3020100, 0x7060504,
-	0x11111111, 0x3020100, 0x7060504, 0x407, 0, 0, 0, 0,
-	0, 0, 0, 0, 0x11111111, 0, 0xb0a0908, 0xf0e0d0c,
-	0x11111111, 0xb0a0908, 0xf0e0d0c, 0x407, 0, 0, 0, 0,
-	0, 0, 0, 0,
+	0, 0x3f800000, 0xbf800000, 0, 0, 0, 0, 0,
+	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
+	0, 0, 0, 0x2400, 0, 0, 0, 0,
 };
 
 static const cv_op c77_ops[] = {
-	{ 1, "TensorMul", -1, c77_op0_f, 0, c77_op0_w, 0, c77_op0_a, 3, c77_op0_u, 60 },
+	{ 1, "TensorSub", -1, c77_op0_f, 0, c77_op0_w, 0, c77_op0_a, 3, c77_op0_u, 80 },
 };
 
 static const cv_stream c77_s[] = {
@@ -10236,29 +10270,29 @@ static const cv_stream c77_s[] = {
 };
 
 static const uint8_t c77_r0[] = {
-	0x7f,
+	0xf8, 0x57,
 };
 
 static const cv_raw c77_raw[] = {
-	{ c77_r0, 1 },
+	{ c77_r0, 2 },
 };
 
 static const uint8_t c78_in0[] = {
-	0x80, 0x7f, 3, 0x8f, 0x97, 0x61, 0xc0, 0, 0xb8, 7, 0x91, 0x89, 0x86, 0xe9, 0x77, 0,
-	0x80, 0x9c, 0xb4, 0x8d, 0x9e, 0x56, 0x54, 0, 0xbe, 0x90, 0xe6, 0xf8, 0x99, 0x97, 3, 0,
+	0x40, 0xc0, 0x80, 0x7f, 0x7b, 0, 0x3d, 0x16, 0x74, 0xbf, 0xff, 0, 0xb0, 0xd8, 0x3a, 0xc,
+	9, 0,
 };
 
 static const cv_io c78_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c78_in0, 32 },
+	{ { 18, 1, 1, 1 }, 1, 2, c78_in0, 18 },
 };
 
 static const uint8_t c78_out0[] = {
-	0xe0, 0x7f, 3, 0xe4, 0xe6, 0x61, 0xf0, 0, 0x24, 7, 0x38, 0x3c, 0x3d, 0xc, 0x77, 0,
-	0x80, 0x80, 0x8e, 0x80, 0x80, 0x56, 0x54, 0, 0xf9, 0xf5, 0xfd, 0xff, 0xf6, 0xf6, 3, 0,
+	0x40, 0xc0, 0x81, 0x7e, 0x7a, 0, 0x3d, 0x16, 0x73, 0xc0, 0xff, 0, 0xb1, 0xd8, 0x3a, 0xc,
+	9, 0,
 };
 
 static const cv_io c78_out[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c78_out0, 32 },
+	{ { 18, 1, 1, 1 }, 1, 2, c78_out0, 18 },
 };
 
 static const cv_field c78_op0_f[] = {
@@ -10276,17 +10310,18 @@ static const cv_addr c78_op0_a[] = {
 };
 
 static const uint32_t c78_op0_u[] = {
-	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
-	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4000,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
+	0, 1, 0x10001, 0x44404130, 1, 1, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
+	0, 0, 0, 0, 0x11111111, 0, 0x3020100, 0x7060504,
+	0x11111111, 0x3020100, 0x7060504, 0x407, 0, 0, 0, 0,
+	0, 0, 0, 0, 0x11111111, 0, 0xb0a0908, 0xf0e0d0c,
+	0x11111111, 0xb0a0908, 0xf0e0d0c, 0x407, 0, 0, 0, 0,
+	0, 0, 0, 0,
 };
 
 static const cv_op c78_ops[] = {
-	{ 1, "PReluLayer", -1, c78_op0_f, 0, c78_op0_w, 0, c78_op0_a, 3, c78_op0_u, 56 },
+	{ 1, "TensorMul", -1, c78_op0_f, 0, c78_op0_w, 0, c78_op0_a, 3, c78_op0_u, 60 },
 };
 
 static const cv_stream c78_s[] = {
@@ -10294,29 +10329,35 @@ static const cv_stream c78_s[] = {
 };
 
 static const uint8_t c78_r0[] = {
-	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
+	0x7f,
 };
 
 static const cv_raw c78_raw[] = {
-	{ c78_r0, 8 },
+	{ c78_r0, 1 },
 };
 
 static const uint8_t c79_in0[] = {
-	0x80, 0x7f, 3, 0x48, 0xfd, 0x9d, 0x3d, 0, 0x65, 0xb7, 0xa5, 0xdb, 0x21, 0xb6, 0xf0, 0,
-	0x80, 0x9c, 0xde, 0xbd, 0x4d, 0xde, 0xc, 0, 0x18, 0x6f, 0x47, 0x9f, 0xe1, 0x75, 0x77, 0,
+	0xff, 0, 0xff, 0x10, 0xaf, 0xfe, 0x22, 0x7b, 0x2a, 0x41, 0x77, 0x45, 0xad, 0x6f, 0x6c, 0x33,
+	0xd7, 0x30,
+};
+
+static const uint8_t c79_in1[] = {
+	0xff, 0xc8, 1, 0x4f, 0xe4, 0xb6, 0x3d, 0x22, 0x93, 0xa, 5, 0x2e, 0xa8, 0x22, 0x6d, 0x26,
+	0xc3, 0x62,
 };
 
 static const cv_io c79_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c79_in0, 32 },
+	{ { 9, 2, 1, 1 }, 2, 2, c79_in0, 18 },
+	{ { 9, 2, 1, 1 }, 2, 2, c79_in1, 18 },
 };
 
 static const uint8_t c79_out0[] = {
-	0xf0, 0x40, 2, 0x24, 0, 0xf4, 0x1e, 0, 0x32, 0x12, 0x17, 9, 0x10, 0x12, 4, 0,
-	0xa0, 0xb5, 0xe6, 0xce, 0x26, 0xe6, 6, 0, 0xc, 0x38, 0x24, 0xfb, 0xfe, 0x3a, 0x3c, 0,
+	0xff, 0, 3, 0xe, 0xff, 0xff, 0x17, 0x2f, 0x46, 7, 7, 0x24, 0xff, 0x2b, 0x85, 0x16,
+	0xff, 0x35,
 };
 
 static const cv_io c79_out[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c79_out0, 32 },
+	{ { 9, 2, 1, 1 }, 2, 2, c79_out0, 18 },
 };
 
 static const cv_field c79_op0_f[] = {
@@ -10329,52 +10370,95 @@ static const cv_word c79_op0_w[] = {
 
 static const cv_addr c79_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 8, 1, 1, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c79_op0_u[] = {
-	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
-	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4001,
+	0, 9, 0x20009, 0x444041f0, 0x12, 1, 0x10da10b0, 0,
+	0, 9, 0x20009, 0x444041f0, 0x12, 1, 0x10da10b0, 0,
+	0, 9, 0x20009, 0x444041f0, 0x12, 1, 0x10da10b0, 0,
+	0x29292929, 0x10101010, 0x1110000, 0x3330222, 0x29292929, 0x10000, 0x30002, 0x300,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4001,
+	0x29292929, 0x10101010, 0x5550444, 0x7770666, 0x29292929, 0x50004, 0x70006, 0x300,
 	0, 0, 0, 0, 0, 0, 0, 0,
+	0x3c38de02, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
+	0, 0, 0, 0x2400, 0, 0, 0, 0,
+	0, 0, 0, 0,
 };
 
 static const cv_op c79_ops[] = {
-	{ 1, "PReluLayer", -1, c79_op0_f, 0, c79_op0_w, 0, c79_op0_a, 3, c79_op0_u, 56 },
+	{ 1, "TensorMul", -1, c79_op0_f, 0, c79_op0_w, 0, c79_op0_a, 3, c79_op0_u, 76 },
 };
 
 static const cv_stream c79_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c79_r0[] = {
-	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
-};
-
 static const cv_raw c79_raw[] = {
-	{ c79_r0, 8 },
+	{ NULL, 0 },
 };
 
 static const uint8_t c80_in0[] = {
-	0x80, 0x7f, 3, 0x8f, 0x97, 0x61, 0xc0, 0, 0xb8, 7, 0x91, 0x89, 0x86, 0xe9, 0x77, 0,
-	0x80, 0x9c, 0xb4, 0x8d, 0x9e, 0x56, 0x54, 0, 0xbe, 0x90, 0xe6, 0xf8, 0x99, 0x97, 3, 0,
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xa, 0xb, 0xc, 0xd, 0xe, 0xf,
+	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
+	0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f,
+	0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3a, 0x3b, 0x3c, 0x3d, 0x3e, 0x3f,
+	0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x4b, 0x4c, 0x4d, 0x4e, 0x4f,
+	0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5a, 0x5b, 0x5c, 0x5d, 0x5e, 0x5f,
+	0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x6b, 0x6c, 0x6d, 0x6e, 0x6f,
+	0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x7b, 0x7c, 0x7d, 0x7e, 0x7f,
+	0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f,
+	0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0x9b, 0x9c, 0x9d, 0x9e, 0x9f,
+	0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf,
+	0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xb9, 0xba, 0xbb, 0xbc, 0xbd, 0xbe, 0xbf,
+	0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xcb, 0xcc, 0xcd, 0xce, 0xcf,
+	0xd0, 0xd1, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf,
+	0xe0, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef,
+	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
 };
 
 static const cv_io c80_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c80_in0, 32 },
+	{ { 16, 16, 1, 1 }, 2, 2, c80_in0, 256 },
 };
 
 static const uint8_t c80_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0x61, 0x23, 0x61, 0x27, 0x88, 0x29, 0x5f, 0x2b, 0x9b, 0x2c, 0x85, 0x2d, 0x6f, 0x2e,
+	0x59, 0x2f, 0x21, 0x30, 0x95, 0x30, 8, 0x31, 0x7b, 0x31, 0xed, 0x31, 0x5f, 0x32, 0xd0, 0x32,
+	0x40, 0x33, 0xb0, 0x33, 0xf, 0x34, 0x46, 0x34, 0x7d, 0x34, 0xb3, 0x34, 0xe9, 0x34, 0x1e, 0x35,
+	0x53, 0x35, 0x87, 0x35, 0xbb, 0x35, 0xee, 0x35, 0x21, 0x36, 0x53, 0x36, 0x84, 0x36, 0xb5, 0x36,
+	0xe6, 0x36, 0x15, 0x37, 0x45, 0x37, 0x73, 0x37, 0xa1, 0x37, 0xce, 0x37, 0xfb, 0x37, 0x13, 0x38,
+	0x29, 0x38, 0x3f, 0x38, 0x54, 0x38, 0x68, 0x38, 0x7d, 0x38, 0x91, 0x38, 0xa5, 0x38, 0xb8, 0x38,
+	0xcb, 0x38, 0xde, 0x38, 0xf0, 0x38, 2, 0x39, 0x14, 0x39, 0x26, 0x39, 0x37, 0x39, 0x48, 0x39,
+	0x58, 0x39, 0x68, 0x39, 0x78, 0x39, 0x88, 0x39, 0x97, 0x39, 0xa6, 0x39, 0xb5, 0x39, 0xc3, 0x39,
+	0xd1, 0x39, 0xdf, 0x39, 0xec, 0x39, 0xf9, 0x39, 6, 0x3a, 0x13, 0x3a, 0x1f, 0x3a, 0x2b, 0x3a,
+	0x37, 0x3a, 0x43, 0x3a, 0x4e, 0x3a, 0x59, 0x3a, 0x64, 0x3a, 0x6f, 0x3a, 0x79, 0x3a, 0x83, 0x3a,
+	0x8d, 0x3a, 0x96, 0x3a, 0xa0, 0x3a, 0xa9, 0x3a, 0xb2, 0x3a, 0xbb, 0x3a, 0xc3, 0x3a, 0xcc, 0x3a,
+	0xd4, 0x3a, 0xdc, 0x3a, 0xe3, 0x3a, 0xeb, 0x3a, 0xf2, 0x3a, 0xf9, 0x3a, 0, 0x3b, 7, 0x3b,
+	0xe, 0x3b, 0x14, 0x3b, 0x1b, 0x3b, 0x21, 0x3b, 0x27, 0x3b, 0x2d, 0x3b, 0x32, 0x3b, 0x38, 0x3b,
+	0x3d, 0x3b, 0x43, 0x3b, 0x48, 0x3b, 0x4d, 0x3b, 0x52, 0x3b, 0x56, 0x3b, 0x5b, 0x3b, 0x60, 0x3b,
+	0x64, 0x3b, 0x68, 0x3b, 0x6c, 0x3b, 0x70, 0x3b, 0x74, 0x3b, 0x78, 0x3b, 0x7c, 0x3b, 0x80, 0x3b,
+	0x83, 0x3b, 0x87, 0x3b, 0x8a, 0x3b, 0x8d, 0x3b, 0x90, 0x3b, 0x93, 0x3b, 0x96, 0x3b, 0x99, 0x3b,
+	0x9c, 0x3b, 0x9f, 0x3b, 0xa2, 0x3b, 0xa4, 0x3b, 0xa7, 0x3b, 0xa9, 0x3b, 0xac, 0x3b, 0xae, 0x3b,
+	0xb0, 0x3b, 0xb3, 0x3b, 0xb5, 0x3b, 0xb7, 0x3b, 0xb9, 0x3b, 0xbb, 0x3b, 0xbd, 0x3b, 0xbf, 0x3b,
+	0xc0, 0x3b, 0xc2, 0x3b, 0xc4, 0x3b, 0xc6, 0x3b, 0xc7, 0x3b, 0xc9, 0x3b, 0xca, 0x3b, 0xcc, 0x3b,
+	0xcd, 0x3b, 0xcf, 0x3b, 0xd0, 0x3b, 0xd2, 0x3b, 0xd3, 0x3b, 0xd4, 0x3b, 0xd5, 0x3b, 0xd7, 0x3b,
+	0xd8, 0x3b, 0xd9, 0x3b, 0xda, 0x3b, 0xdb, 0x3b, 0xdc, 0x3b, 0xdd, 0x3b, 0xde, 0x3b, 0xdf, 0x3b,
+	0xe0, 0x3b, 0xe1, 0x3b, 0xe2, 0x3b, 0xe3, 0x3b, 0xe3, 0x3b, 0xe4, 0x3b, 0xe5, 0x3b, 0xe6, 0x3b,
+	0xe7, 0x3b, 0xe7, 0x3b, 0xe8, 0x3b, 0xe9, 0x3b, 0xe9, 0x3b, 0xea, 0x3b, 0xeb, 0x3b, 0xeb, 0x3b,
+	0xec, 0x3b, 0xec, 0x3b, 0xed, 0x3b, 0xed, 0x3b, 0xee, 0x3b, 0xee, 0x3b, 0xef, 0x3b, 0xef, 0x3b,
+	0xf0, 0x3b, 0xf0, 0x3b, 0xf1, 0x3b, 0xf1, 0x3b, 0xf2, 0x3b, 0xf2, 0x3b, 0xf2, 0x3b, 0xf3, 0x3b,
+	0xf3, 0x3b, 0xf4, 0x3b, 0xf4, 0x3b, 0xf4, 0x3b, 0xf5, 0x3b, 0xf5, 0x3b, 0xf5, 0x3b, 0xf6, 0x3b,
+	0xf6, 0x3b, 0xf6, 0x3b, 0xf6, 0x3b, 0xf7, 0x3b, 0xf7, 0x3b, 0xf7, 0x3b, 0xf7, 0x3b, 0xf8, 0x3b,
+	0xf8, 0x3b, 0xf8, 0x3b, 0xf8, 0x3b, 0xf9, 0x3b, 0xf9, 0x3b, 0xf9, 0x3b, 0xf9, 0x3b, 0xf9, 0x3b,
+	0xfa, 0x3b, 0xfa, 0x3b, 0xfa, 0x3b, 0xfa, 0x3b, 0xfa, 0x3b, 0xfa, 0x3b, 0xfb, 0x3b, 0xfb, 0x3b,
+	0xfb, 0x3b, 0xfb, 0x3b, 0xfb, 0x3b, 0xfb, 0x3b, 0xfb, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b,
+	0xfc, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b,
+	0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b,
 };
 
 static const cv_io c80_out[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c80_out0, 32 },
+	{ { 16, 16, 1, 1 }, 2, 1, c80_out0, 512 },
 };
 
 static const cv_field c80_op0_f[] = {
@@ -10387,11 +10471,281 @@ static const cv_word c80_op0_w[] = {
 
 static const cv_addr c80_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+};
+
+static const uint32_t c80_op0_u[] = {
+	0, 0x10, 0x100010, 0x444041f0, 0x100, 1, 0x10da10b0, 0,
+	0, 0x20, 0x100010, 0x44404071, 0x200, 1, 0x10dd10b0, 0,
+	0x4038aa3b, 0x3f800000, 0x3c6c2191, 0, 0x1010101, 0, 0x10000, 0x30002,
+	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
+	0x3c00, 0, 0x3c00, 0, 0x1010101, 0, 0x50004, 0x70006,
+	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
+	0x3c00, 0, 0x3c00, 0, 0x3f800000, 0, 0, 0,
+	0x11111111, 0x11110000, 0x6040200, 0x6040200, 0x22222222, 0, 0, 0x100,
+	0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
+};
+
+static const cv_op c80_ops[] = {
+	{ 1, "ActivationLayer", -1, c80_op0_f, 0, c80_op0_w, 0, c80_op0_a, 2, c80_op0_u, 72 },
+};
+
+static const cv_stream c80_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c80_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c81_in0[] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xa, 0xb, 0xc, 0xd, 0xe, 0xf,
+	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
+	0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f,
+	0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3a, 0x3b, 0x3c, 0x3d, 0x3e, 0x3f,
+	0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x4b, 0x4c, 0x4d, 0x4e, 0x4f,
+	0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5a, 0x5b, 0x5c, 0x5d, 0x5e, 0x5f,
+	0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x6b, 0x6c, 0x6d, 0x6e, 0x6f,
+	0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x7b, 0x7c, 0x7d, 0x7e, 0x7f,
+	0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f,
+	0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0x9b, 0x9c, 0x9d, 0x9e, 0x9f,
+	0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf,
+	0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xb9, 0xba, 0xbb, 0xbc, 0xbd, 0xbe, 0xbf,
+	0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xcb, 0xcc, 0xcd, 0xce, 0xcf,
+	0xd0, 0xd1, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf,
+	0xe0, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef,
+	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
+};
+
+static const cv_io c81_in[] = {
+	{ { 16, 16, 1, 1 }, 2, 2, c81_in0, 256 },
+};
+
+static const uint8_t c81_out0[] = {
+	7, 0xbb, 0, 0xbb, 0xf9, 0xba, 0xf2, 0xba, 0xeb, 0xba, 0xe3, 0xba, 0xdc, 0xba, 0xd4, 0xba,
+	0xcc, 0xba, 0xc3, 0xba, 0xbb, 0xba, 0xb2, 0xba, 0xa9, 0xba, 0xa0, 0xba, 0x96, 0xba, 0x8d, 0xba,
+	0x83, 0xba, 0x79, 0xba, 0x6f, 0xba, 0x64, 0xba, 0x59, 0xba, 0x4e, 0xba, 0x43, 0xba, 0x37, 0xba,
+	0x2b, 0xba, 0x1f, 0xba, 0x13, 0xba, 6, 0xba, 0xf9, 0xb9, 0xec, 0xb9, 0xdf, 0xb9, 0xd1, 0xb9,
+	0xc3, 0xb9, 0xb5, 0xb9, 0xa6, 0xb9, 0x97, 0xb9, 0x88, 0xb9, 0x78, 0xb9, 0x68, 0xb9, 0x58, 0xb9,
+	0x48, 0xb9, 0x37, 0xb9, 0x26, 0xb9, 0x14, 0xb9, 2, 0xb9, 0xf0, 0xb8, 0xde, 0xb8, 0xcb, 0xb8,
+	0xb8, 0xb8, 0xa5, 0xb8, 0x91, 0xb8, 0x7d, 0xb8, 0x68, 0xb8, 0x54, 0xb8, 0x3f, 0xb8, 0x29, 0xb8,
+	0x13, 0xb8, 0xfb, 0xb7, 0xce, 0xb7, 0xa1, 0xb7, 0x73, 0xb7, 0x45, 0xb7, 0x15, 0xb7, 0xe6, 0xb6,
+	0xb5, 0xb6, 0x84, 0xb6, 0x53, 0xb6, 0x21, 0xb6, 0xee, 0xb5, 0xbb, 0xb5, 0x87, 0xb5, 0x53, 0xb5,
+	0x1e, 0xb5, 0xe9, 0xb4, 0xb3, 0xb4, 0x7d, 0xb4, 0x46, 0xb4, 0xf, 0xb4, 0xb0, 0xb3, 0x40, 0xb3,
+	0xd0, 0xb2, 0x5f, 0xb2, 0xed, 0xb1, 0x7b, 0xb1, 8, 0xb1, 0x95, 0xb0, 0x21, 0xb0, 0x59, 0xaf,
+	0x6f, 0xae, 0x85, 0xad, 0x9b, 0xac, 0x5f, 0xab, 0x88, 0xa9, 0x61, 0xa7, 0x61, 0xa3, 0, 0,
+	0x61, 0x23, 0x61, 0x27, 0x88, 0x29, 0x5f, 0x2b, 0x9b, 0x2c, 0x85, 0x2d, 0x6f, 0x2e, 0x59, 0x2f,
+	0x21, 0x30, 0x95, 0x30, 8, 0x31, 0x7b, 0x31, 0xed, 0x31, 0x5f, 0x32, 0xd0, 0x32, 0x40, 0x33,
+	0xb0, 0x33, 0xf, 0x34, 0x46, 0x34, 0x7d, 0x34, 0xb3, 0x34, 0xe9, 0x34, 0x1e, 0x35, 0x53, 0x35,
+	0x87, 0x35, 0xbb, 0x35, 0xee, 0x35, 0x21, 0x36, 0x53, 0x36, 0x84, 0x36, 0xb5, 0x36, 0xe6, 0x36,
+	0x15, 0x37, 0x45, 0x37, 0x73, 0x37, 0xa1, 0x37, 0xce, 0x37, 0xfb, 0x37, 0x13, 0x38, 0x29, 0x38,
+	0x3f, 0x38, 0x54, 0x38, 0x68, 0x38, 0x7d, 0x38, 0x91, 0x38, 0xa5, 0x38, 0xb8, 0x38, 0xcb, 0x38,
+	0xde, 0x38, 0xf0, 0x38, 2, 0x39, 0x14, 0x39, 0x26, 0x39, 0x37, 0x39, 0x48, 0x39, 0x58, 0x39,
+	0x68, 0x39, 0x78, 0x39, 0x88, 0x39, 0x97, 0x39, 0xa6, 0x39, 0xb5, 0x39, 0xc3, 0x39, 0xd1, 0x39,
+	0xdf, 0x39, 0xec, 0x39, 0xf9, 0x39, 6, 0x3a, 0x13, 0x3a, 0x1f, 0x3a, 0x2b, 0x3a, 0x37, 0x3a,
+	0x43, 0x3a, 0x4e, 0x3a, 0x59, 0x3a, 0x64, 0x3a, 0x6f, 0x3a, 0x79, 0x3a, 0x83, 0x3a, 0x8d, 0x3a,
+	0x96, 0x3a, 0xa0, 0x3a, 0xa9, 0x3a, 0xb2, 0x3a, 0xbb, 0x3a, 0xc3, 0x3a, 0xcc, 0x3a, 0xd4, 0x3a,
+	0xdc, 0x3a, 0xe3, 0x3a, 0xeb, 0x3a, 0xf2, 0x3a, 0xf9, 0x3a, 0, 0x3b, 7, 0x3b, 0xe, 0x3b,
+	0x14, 0x3b, 0x1b, 0x3b, 0x21, 0x3b, 0x27, 0x3b, 0x2d, 0x3b, 0x32, 0x3b, 0x38, 0x3b, 0x3d, 0x3b,
+	0x43, 0x3b, 0x48, 0x3b, 0x4d, 0x3b, 0x52, 0x3b, 0x56, 0x3b, 0x5b, 0x3b, 0x60, 0x3b, 0x64, 0x3b,
+	0x68, 0x3b, 0x6c, 0x3b, 0x70, 0x3b, 0x74, 0x3b, 0x78, 0x3b, 0x7c, 0x3b, 0x80, 0x3b, 0x83, 0x3b,
+	0x87, 0x3b, 0x8a, 0x3b, 0x8d, 0x3b, 0x90, 0x3b, 0x93, 0x3b, 0x96, 0x3b, 0x99, 0x3b, 0x9c, 0x3b,
+	0x9f, 0x3b, 0xa2, 0x3b, 0xa4, 0x3b, 0xa7, 0x3b, 0xa9, 0x3b, 0xac, 0x3b, 0xae, 0x3b, 0xb0, 0x3b,
+	0xb3, 0x3b, 0xb5, 0x3b, 0xb7, 0x3b, 0xb9, 0x3b, 0xbb, 0x3b, 0xbd, 0x3b, 0xbf, 0x3b, 0xc0, 0x3b,
+	0xc2, 0x3b, 0xc4, 0x3b, 0xc6, 0x3b, 0xc7, 0x3b, 0xc9, 0x3b, 0xca, 0x3b, 0xcc, 0x3b, 0xcd, 0x3b,
+	0xcf, 0x3b, 0xd0, 0x3b, 0xd2, 0x3b, 0xd3, 0x3b, 0xd4, 0x3b, 0xd5, 0x3b, 0xd7, 0x3b, 0xd8, 0x3b,
+};
+
+static const cv_io c81_out[] = {
+	{ { 16, 16, 1, 1 }, 2, 1, c81_out0, 512 },
+};
+
+static const cv_field c81_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c81_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c81_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+};
+
+static const uint32_t c81_op0_u[] = {
+	0, 0x10, 0x100010, 0x444041f0, 0x100, 1, 0x10da10b0, 0,
+	0, 0x20, 0x100010, 0x44404071, 0x200, 1, 0x10dd10b0, 0,
+	0x4038aa3b, 0x3f800000, 0x3c6c2191, 0xbfaf40ea, 0x1010101, 0, 0x10000, 0x30002,
+	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
+	0x3c00, 0, 0x3c00, 0, 0x1010101, 0, 0x50004, 0x70006,
+	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
+	0x3c00, 0, 0x3c00, 0, 0x3f800000, 0, 0, 0,
+	0x11111111, 0x11110000, 0x6040200, 0x6040200, 0x22222222, 0, 0, 0x100,
+	0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
+};
+
+static const cv_op c81_ops[] = {
+	{ 1, "ActivationLayer", -1, c81_op0_f, 0, c81_op0_w, 0, c81_op0_a, 2, c81_op0_u, 72 },
+};
+
+static const cv_stream c81_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c81_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c82_in0[] = {
+	0x80, 0x7f, 3, 0x8f, 0x97, 0x61, 0xc0, 0, 0xb8, 7, 0x91, 0x89, 0x86, 0xe9, 0x77, 0,
+	0x80, 0x9c, 0xb4, 0x8d, 0x9e, 0x56, 0x54, 0, 0xbe, 0x90, 0xe6, 0xf8, 0x99, 0x97, 3, 0,
+};
+
+static const cv_io c82_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c82_in0, 32 },
+};
+
+static const uint8_t c82_out0[] = {
+	0xe0, 0x7f, 3, 0xe4, 0xe6, 0x61, 0xf0, 0, 0x24, 7, 0x38, 0x3c, 0x3d, 0xc, 0x77, 0,
+	0x80, 0x80, 0x8e, 0x80, 0x80, 0x56, 0x54, 0, 0xf9, 0xf5, 0xfd, 0xff, 0xf6, 0xf6, 3, 0,
+};
+
+static const cv_io c82_out[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c82_out0, 32 },
+};
+
+static const cv_field c82_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c82_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c82_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 8, 5, 0, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
-static const uint32_t c80_op0_u[] = {
+static const uint32_t c82_op0_u[] = {
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4000,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_op c82_ops[] = {
+	{ 1, "PReluLayer", -1, c82_op0_f, 0, c82_op0_w, 0, c82_op0_a, 3, c82_op0_u, 56 },
+};
+
+static const cv_stream c82_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c82_r0[] = {
+	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
+};
+
+static const cv_raw c82_raw[] = {
+	{ c82_r0, 8 },
+};
+
+static const uint8_t c83_in0[] = {
+	0x80, 0x7f, 3, 0x48, 0xfd, 0x9d, 0x3d, 0, 0x65, 0xb7, 0xa5, 0xdb, 0x21, 0xb6, 0xf0, 0,
+	0x80, 0x9c, 0xde, 0xbd, 0x4d, 0xde, 0xc, 0, 0x18, 0x6f, 0x47, 0x9f, 0xe1, 0x75, 0x77, 0,
+};
+
+static const cv_io c83_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c83_in0, 32 },
+};
+
+static const uint8_t c83_out0[] = {
+	0xf0, 0x40, 2, 0x24, 0, 0xf4, 0x1e, 0, 0x32, 0x12, 0x17, 9, 0x10, 0x12, 4, 0,
+	0xa0, 0xb5, 0xe6, 0xce, 0x26, 0xe6, 6, 0, 0xc, 0x38, 0x24, 0xfb, 0xfe, 0x3a, 0x3c, 0,
+};
+
+static const cv_io c83_out[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c83_out0, 32 },
+};
+
+static const cv_field c83_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c83_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c83_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c83_op0_u[] = {
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4001,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4001,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_op c83_ops[] = {
+	{ 1, "PReluLayer", -1, c83_op0_f, 0, c83_op0_w, 0, c83_op0_a, 3, c83_op0_u, 56 },
+};
+
+static const cv_stream c83_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c83_r0[] = {
+	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
+};
+
+static const cv_raw c83_raw[] = {
+	{ c83_r0, 8 },
+};
+
+static const uint8_t c84_in0[] = {
+	0x80, 0x7f, 3, 0x8f, 0x97, 0x61, 0xc0, 0, 0xb8, 7, 0x91, 0x89, 0x86, 0xe9, 0x77, 0,
+	0x80, 0x9c, 0xb4, 0x8d, 0x9e, 0x56, 0x54, 0, 0xbe, 0x90, 0xe6, 0xf8, 0x99, 0x97, 3, 0,
+};
+
+static const cv_io c84_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c84_in0, 32 },
+};
+
+static const uint8_t c84_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c84_out[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c84_out0, 32 },
+};
+
+static const cv_field c84_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c84_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c84_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c84_op0_u[] = {
 	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
 	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
 	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
@@ -10402,44 +10756,44 @@ static const uint32_t c80_op0_u[] = {
 	2,
 };
 
-static const cv_op c80_ops[] = {
-	{ 1, "PReluLayer", -1, c80_op0_f, 0, c80_op0_w, 0, c80_op0_a, 3, c80_op0_u, 57 },
+static const cv_op c84_ops[] = {
+	{ 1, "PReluLayer", -1, c84_op0_f, 0, c84_op0_w, 0, c84_op0_a, 3, c84_op0_u, 57 },
 };
 
-static const cv_stream c80_s[] = {
+static const cv_stream c84_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c80_r0[] = {
+static const uint8_t c84_r0[] = {
 	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
 };
 
-static const cv_raw c80_raw[] = {
-	{ c80_r0, 8 },
+static const cv_raw c84_raw[] = {
+	{ c84_r0, 8 },
 };
 
-static const uint8_t c81_in0[] = {
+static const uint8_t c85_in0[] = {
 	0xf6, 0x3f, 0, 0x40, 0xe1, 0xbf, 0xfa, 0xbc, 0, 0, 0xe4, 0xbd, 0xf5, 0x45, 0x68, 0xbc,
 	0x87, 0x42, 0, 0, 0x41, 0x42, 0x8f, 0xc0, 0x5e, 0xbf, 0x1e, 0xbf, 0, 0, 0, 0,
 	0x41, 0xc4, 0xac, 0x45, 0xe9, 0x44, 0xc2, 0x39, 0, 0, 0x79, 0xc0, 0xb0, 0x5c, 0x31, 0x40,
 	0x3a, 0xbd, 0, 0, 0x84, 0x2d, 0xa1, 0x34, 0x23, 0x45, 0, 0x80, 0, 0, 0, 0,
 };
 
-static const cv_io c81_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 1, c81_in0, 64 },
+static const cv_io c85_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 1, c85_in0, 64 },
 };
 
-static const uint8_t c81_out0[] = {
+static const uint8_t c85_out0[] = {
 	0xec, 0x43, 0, 0x44, 0xc3, 0x43, 0x31, 0x3e, 0x57, 0x40, 0x70, 0x50, 0xdc, 0x3c, 0x54, 0x49,
 	0xe4, 0x48, 0x33, 0x45, 0xc9, 0x42, 0x55, 0x42, 0x86, 0x4c, 6, 0x50, 8, 0x4e, 0x25, 0x38,
 	1, 0x45, 0, 0x7c, 0x65, 0x44, 0xd5, 0x3e, 0x9b, 0x1f, 0x5c, 0x2d, 0x9a, 0x4e, 0, 0,
 };
 
-static const cv_io c81_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c81_out0, 48 },
+static const cv_io c85_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c85_out0, 48 },
 };
 
-static const cv_field c81_op0_f[] = {
+static const cv_field c85_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -10460,29 +10814,29 @@ static const cv_field c81_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c81_op0_w[] = {
+static const cv_word c85_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c81_op0_a[] = {
+static const cv_addr c85_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c81_op0_u[] = {
+static const uint32_t c85_op0_u[] = {
 	0,
 };
 
-static const cv_op c81_ops[] = {
-	{ 7, "ActivationLayer", -1, c81_op0_f, 18, c81_op0_w, 0, c81_op0_a, 3, c81_op0_u, 0 },
+static const cv_op c85_ops[] = {
+	{ 7, "ActivationLayer", -1, c85_op0_f, 18, c85_op0_w, 0, c85_op0_a, 3, c85_op0_u, 0 },
 };
 
-static const cv_stream c81_s[] = {
+static const cv_stream c85_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c81_r0[] = {
+static const uint8_t c85_r0[] = {
 	0, 0x80, 8, 0, 0x80, 0x90, 8, 0, 0, 0xa2, 8, 0, 0x80, 0xb4, 8, 0,
 	0, 0xc8, 8, 0, 0x80, 0xdc, 8, 0, 0, 0xf2, 8, 0, 0x40, 4, 9, 0,
 	0, 0x10, 9, 0, 0x40, 0x1c, 9, 0, 0, 0x29, 9, 0, 0x40, 0x36, 9, 0,
@@ -10742,32 +11096,32 @@ static const uint8_t c81_r0[] = {
 	0, 0, 0, 0x11, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_raw c81_raw[] = {
-	{ c81_r0, 4108 },
+static const cv_raw c85_raw[] = {
+	{ c85_r0, 4108 },
 };
 
-static const uint8_t c82_in0[] = {
+static const uint8_t c86_in0[] = {
 	0, 0, 0x10, 0, 0xff, 0x3f, 0x75, 0x50, 0, 0, 0xd5, 0x4e, 0xab, 0x4d, 0x78, 0x4d,
 	0x35, 0x48, 0, 0, 0xb3, 0x4f, 0x7b, 0x50, 0x37, 0x4f, 0xfd, 0x4c, 0, 0, 0, 0,
 	0x6c, 0x4c, 3, 0x50, 0x39, 0x50, 0x95, 0x48, 0, 0, 0xd0, 0x50, 0xb7, 0x40, 0xcc, 0x49,
 	0x3e, 0x4a, 0, 0, 5, 0x4f, 0x13, 0x4f, 0xb7, 0x50, 0xcd, 0xb4, 0, 0, 0, 0,
 };
 
-static const cv_io c82_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 1, c82_in0, 64 },
+static const cv_io c86_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 1, c86_in0, 64 },
 };
 
-static const uint8_t c82_out0[] = {
+static const uint8_t c86_out0[] = {
 	0xa8, 0x59, 0x9d, 0x59, 0xa9, 0x39, 0x5c, 0x31, 0x1f, 0x32, 0xb9, 0x32, 0xd8, 0x32, 0x84, 0x35,
 	0xc4, 0x31, 0x58, 0x31, 0xf5, 0x31, 0x2a, 0x33, 0x9c, 0x33, 0xa6, 0x31, 0x82, 0x31, 0x49, 0x35,
 	0x28, 0x31, 0x36, 0x39, 0xb3, 0x34, 0x87, 0x34, 0xa, 0x32, 4, 0x32, 0x36, 0x31, 0x4e, 0xbf,
 };
 
-static const cv_io c82_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c82_out0, 48 },
+static const cv_io c86_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c86_out0, 48 },
 };
 
-static const cv_field c82_op0_f[] = {
+static const cv_field c86_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -10788,29 +11142,29 @@ static const cv_field c82_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c82_op0_w[] = {
+static const cv_word c86_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c82_op0_a[] = {
+static const cv_addr c86_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c82_op0_u[] = {
+static const uint32_t c86_op0_u[] = {
 	0,
 };
 
-static const cv_op c82_ops[] = {
-	{ 7, "ActivationLayer", -1, c82_op0_f, 18, c82_op0_w, 0, c82_op0_a, 3, c82_op0_u, 0 },
+static const cv_op c86_ops[] = {
+	{ 7, "ActivationLayer", -1, c86_op0_f, 18, c86_op0_w, 0, c86_op0_a, 3, c86_op0_u, 0 },
 };
 
-static const cv_stream c82_s[] = {
+static const cv_stream c86_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c82_r0[] = {
+static const uint8_t c86_r0[] = {
 	5, 0x35, 7, 0, 0x41, 0x32, 7, 0, 0x9d, 0x2f, 7, 0, 0x16, 0x2d, 7, 0,
 	0xab, 0x2a, 7, 0, 0x58, 0x28, 7, 0, 0x1d, 0x26, 7, 0, 0xf9, 0x23, 7, 0,
 	0xe9, 0x21, 7, 0, 0xec, 0x1f, 7, 0, 2, 0x1e, 7, 0, 0x29, 0x1c, 7, 0,
@@ -11070,43 +11424,43 @@ static const uint8_t c82_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_raw c82_raw[] = {
-	{ c82_r0, 4108 },
+static const cv_raw c86_raw[] = {
+	{ c86_r0, 4108 },
 };
 
-static const uint8_t c83_in0[] = {
+static const uint8_t c87_in0[] = {
 	0, 0x14, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
 };
 
-static const cv_io c83_in[] = {
-	{ { 8, 1, 1, 1 }, 1, 1, c83_in0, 16 },
+static const cv_io c87_in[] = {
+	{ { 8, 1, 1, 1 }, 1, 1, c87_in0, 16 },
 };
 
-static const uint8_t c83_out0[] = {
+static const uint8_t c87_out0[] = {
 	0, 0, 0xdf, 0x90, 0xd9, 0x95, 0xd4, 0x1f, 0xc4, 0xb4, 0xb9, 0xb9, 0xc7, 0x9d, 9, 0x33,
 	0x39, 0x38, 0xbb, 0xa4, 0xc3, 0x39, 0xea, 0x3e, 0x7f, 0x21, 0xb1, 0xb6, 4, 0xbc, 0x93, 0x1c,
 	0x92, 0xb1, 0xb0, 0xb6, 0x3d, 0x29, 0x61, 0xbe, 0xa8, 0xc3, 0x89, 0xa7, 0x97, 0x3c, 0x82, 0x41,
 };
 
-static const cv_io c83_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c83_out0, 48 },
+static const cv_io c87_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c87_out0, 48 },
 };
 
-static const cv_field c83_op0_f[] = {
+static const cv_field c87_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c83_op0_w[] = {
+static const cv_word c87_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c83_op0_a[] = {
+static const cv_addr c87_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 8, 5, 0, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
-static const uint32_t c83_op0_u[] = {
+static const uint32_t c87_op0_u[] = {
 	0, 2, 0x40001, 0x44405071, 8, 2, 0x10dd10b0, 0,
 	0, 6, 0x10003, 0x44404071, 6, 1, 0x10dd10b0, 0,
 	0, 6, 0x40003, 0x44405071, 0x18, 2, 0x10dd10b0, 0,
@@ -11119,60 +11473,60 @@ static const uint32_t c83_op0_u[] = {
 	0x3c00, 0x3c00, 0x3c00, 0x3c00,
 };
 
-static const cv_op c83_ops[] = {
-	{ 1, "TensorMul", -1, c83_op0_f, 0, c83_op0_w, 0, c83_op0_a, 3, c83_op0_u, 76 },
+static const cv_op c87_ops[] = {
+	{ 1, "TensorMul", -1, c87_op0_f, 0, c87_op0_w, 0, c87_op0_a, 3, c87_op0_u, 76 },
 };
 
-static const cv_stream c83_s[] = {
+static const cv_stream c87_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c83_r0[] = {
+static const uint8_t c87_r0[] = {
 	0, 0x24, 0xdf, 0xb8, 0xd9, 0xbd,
 };
 
-static const cv_raw c83_raw[] = {
-	{ c83_r0, 6 },
+static const cv_raw c87_raw[] = {
+	{ c87_r0, 6 },
 };
 
-static const uint8_t c84_in0[] = {
+static const uint8_t c88_in0[] = {
 	0, 8, 0x1a, 0xc8, 0xba, 0xcc, 0x63, 0x3c, 0x5f, 0xcf, 0, 0, 0, 0, 0, 0,
 	9, 0x4f, 0x85, 0x4c, 0xb8, 0x4b, 0x25, 0x49, 0xe, 0xcf, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c84_in1[] = {
+static const uint8_t c88_in1[] = {
 	0, 0xc2,
 };
 
-static const cv_io c84_in[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c84_in0, 32 },
-	{ { 1, 1, 1, 1 }, 1, 1, c84_in1, 2 },
+static const cv_io c88_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c88_in0, 32 },
+	{ { 1, 1, 1, 1 }, 1, 1, c88_in1, 2 },
 };
 
-static const uint8_t c84_out0[] = {
+static const uint8_t c88_out0[] = {
 	0, 0, 0x78, 0x41, 0x4d, 0x46, 0xd9, 0xb5, 0xea, 0x48, 0xb1, 0xc8, 7, 0xc6, 0x25, 0xc5,
 	0xdc, 0xc2, 0xb4, 0x48,
 };
 
-static const cv_io c84_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c84_out0, 20 },
+static const cv_io c88_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c88_out0, 20 },
 };
 
-static const cv_field c84_op0_f[] = {
+static const cv_field c88_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c84_op0_w[] = {
+static const cv_word c88_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c84_op0_a[] = {
+static const cv_addr c88_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 8, 1, 1, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
-static const uint32_t c84_op0_u[] = {
+static const uint32_t c88_op0_u[] = {
 	0, 0x10, 0x20005, 0x44405071, 0x20, 1, 0x10dd10b0, 0,
 	0, 2, 0x10001, 0x44404071, 2, 1, 0x10dd10b0, 0,
 	0, 0xa, 0x20005, 0x44405071, 0x14, 1, 0x10dd10b0, 0,
@@ -11185,51 +11539,51 @@ static const uint32_t c84_op0_u[] = {
 	0x22222222, 0, 0, 0x100, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
 };
 
-static const cv_op c84_ops[] = {
-	{ 1, "TensorDiv", -1, c84_op0_f, 0, c84_op0_w, 0, c84_op0_a, 3, c84_op0_u, 80 },
+static const cv_op c88_ops[] = {
+	{ 1, "TensorDiv", -1, c88_op0_f, 0, c88_op0_w, 0, c88_op0_a, 3, c88_op0_u, 80 },
 };
 
-static const cv_stream c84_s[] = {
+static const cv_stream c88_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c84_raw[] = {
+static const cv_raw c88_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c85_in0[] = {
+static const uint8_t c89_in0[] = {
 	0, 0x14, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
 };
 
-static const cv_io c85_in[] = {
-	{ { 8, 1, 1, 1 }, 1, 1, c85_in0, 16 },
+static const cv_io c89_in[] = {
+	{ { 8, 1, 1, 1 }, 1, 1, c89_in0, 16 },
 };
 
-static const uint8_t c85_out0[] = {
+static const uint8_t c89_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c85_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c85_out0, 48 },
+static const cv_io c89_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c89_out0, 48 },
 };
 
-static const cv_field c85_op0_f[] = {
+static const cv_field c89_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c85_op0_w[] = {
+static const cv_word c89_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c85_op0_a[] = {
+static const cv_addr c89_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 8, 5, 0, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
-static const uint32_t c85_op0_u[] = {
+static const uint32_t c89_op0_u[] = {
 	0, 2, 0x40001, 0x44405071, 8, 2, 0x10dd10b0, 0,
 	0, 6, 0x10003, 0x44404071, 6, 1, 0x10dd10b0, 0,
 	0, 6, 0x40003, 0x44405071, 0x18, 2, 0x10dd10b0, 0,
@@ -11242,42 +11596,42 @@ static const uint32_t c85_op0_u[] = {
 	0x3c00, 0x3c00, 0x3c00, 0x3c00,
 };
 
-static const cv_op c85_ops[] = {
-	{ 1, "TensorMul", -1, c85_op0_f, 0, c85_op0_w, 0, c85_op0_a, 3, c85_op0_u, 76 },
+static const cv_op c89_ops[] = {
+	{ 1, "TensorMul", -1, c89_op0_f, 0, c89_op0_w, 0, c89_op0_a, 3, c89_op0_u, 76 },
 };
 
-static const cv_stream c85_s[] = {
+static const cv_stream c89_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c85_r0[] = {
+static const uint8_t c89_r0[] = {
 	0, 0x24, 0xdf, 0xb8, 0xd9, 0xbd,
 };
 
-static const cv_raw c85_raw[] = {
-	{ c85_r0, 6 },
+static const cv_raw c89_raw[] = {
+	{ c89_r0, 6 },
 };
 
-static const uint8_t c86_in0[] = {
+static const uint8_t c90_in0[] = {
 	0, 4, 0, 0x80, 0xd0, 0xc2, 0, 0, 0x3d, 0xc5, 0x4b, 0xc2, 0x65, 0xc5, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0x61, 0x42, 0x58, 0x44, 0x73, 0x33, 0, 0,
 	0x3a, 0xc4, 0x52, 0xc4, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c86_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c86_in0, 48 },
+static const cv_io c90_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c90_in0, 48 },
 };
 
-static const uint8_t c86_out0[] = {
+static const uint8_t c90_out0[] = {
 	0, 0, 0, 0, 0xd0, 0xbe, 0x3d, 0xc1, 0x4b, 0xbe, 0x65, 0xc1, 0x61, 0x3e, 0x58, 0x40,
 	0x73, 0x2f, 0x3a, 0xc0, 0x52, 0xc0, 0xff, 0x77,
 };
 
-static const cv_io c86_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c86_out0, 24 },
+static const cv_io c90_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c90_out0, 24 },
 };
 
-static const cv_field c86_op0_f[] = {
+static const cv_field c90_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernel_data_type", 0x1 },
@@ -11296,54 +11650,54 @@ static const cv_field c86_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c86_op0_w[] = {
+static const cv_word c90_op0_w[] = {
 	{ 27, 0x00000000 },
 	{ 29, 0x7f800000 },
 	{ 30, 0xff800000 },
 	{ 35, 0x07ffffff },
 };
 
-static const cv_addr c86_op0_a[] = {
+static const cv_addr c90_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c86_op0_u[] = {
+static const uint32_t c90_op0_u[] = {
 	0,
 };
 
-static const cv_op c86_ops[] = {
-	{ 6, "TensorMul_SP", -1, c86_op0_f, 16, c86_op0_w, 4, c86_op0_a, 2, c86_op0_u, 0 },
+static const cv_op c90_ops[] = {
+	{ 6, "TensorMul_SP", -1, c90_op0_f, 16, c90_op0_w, 4, c90_op0_a, 2, c90_op0_u, 0 },
 };
 
-static const cv_stream c86_s[] = {
+static const cv_stream c90_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c86_raw[] = {
+static const cv_raw c90_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c87_in0[] = {
+static const uint8_t c91_in0[] = {
 	0, 0, 0, 0x80, 0x65, 0xc0, 0, 0, 0xbb, 0x41, 0xe4, 0xc4, 0xf6, 0xc3, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0x22, 0x44, 0x60, 0x3b, 0x94, 0x33, 0, 0,
 	0x1f, 0xb8, 0x9b, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c87_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c87_in0, 48 },
+static const cv_io c91_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c91_in0, 48 },
 };
 
-static const uint8_t c87_out0[] = {
+static const uint8_t c91_out0[] = {
 	0, 0, 0, 0, 0x65, 0x40, 0xbb, 0xc1, 0xe4, 0x44, 0xf6, 0x43, 0x22, 0xc4, 0x60, 0xbb,
 	0x94, 0xb3, 0x1f, 0x38, 0x9b, 0x46, 0xff, 0xfb,
 };
 
-static const cv_io c87_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c87_out0, 24 },
+static const cv_io c91_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c91_out0, 24 },
 };
 
-static const cv_field c87_op0_f[] = {
+static const cv_field c91_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernel_data_type", 0x1 },
@@ -11362,60 +11716,60 @@ static const cv_field c87_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c87_op0_w[] = {
+static const cv_word c91_op0_w[] = {
 	{ 27, 0x10000000 },
 	{ 29, 0x7f800000 },
 	{ 30, 0xff800000 },
 	{ 35, 0x07ffffff },
 };
 
-static const cv_addr c87_op0_a[] = {
+static const cv_addr c91_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c87_op0_u[] = {
+static const uint32_t c91_op0_u[] = {
 	0,
 };
 
-static const cv_op c87_ops[] = {
-	{ 6, "ActivationLayer_SP", -1, c87_op0_f, 16, c87_op0_w, 4, c87_op0_a, 2, c87_op0_u, 0 },
+static const cv_op c91_ops[] = {
+	{ 6, "ActivationLayer_SP", -1, c91_op0_f, 16, c91_op0_w, 4, c91_op0_a, 2, c91_op0_u, 0 },
 };
 
-static const cv_stream c87_s[] = {
+static const cv_stream c91_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c87_raw[] = {
+static const cv_raw c91_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c88_in0[] = {
+static const uint8_t c92_in0[] = {
 	0, 4, 0, 0x80, 0x3b, 0xc7, 0, 0, 0x92, 0x36, 0x8d, 0xc5, 0x54, 9, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0xce, 0xc3, 0x84, 0x39, 0x2e, 0x3a, 0, 0,
 	0x63, 0xc4, 0x92, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c88_in1[] = {
+static const uint8_t c92_in1[] = {
 	0, 0x34, 0xd4, 0x41, 0xcb, 0x45, 0xe8, 0xb9, 0x72, 0x3c, 0xea, 0xc7, 0xfe, 0x45, 0xfc, 0x3c,
 	0x20, 0x47, 0x45, 0x46, 0xd2, 0x41, 0, 0x44,
 };
 
-static const cv_io c88_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c88_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c88_in1, 24 },
+static const cv_io c92_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c92_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c92_in1, 24 },
 };
 
-static const uint8_t c88_out0[] = {
+static const uint8_t c92_out0[] = {
 	0, 0, 0, 0, 0x3c, 0xd1, 0xda, 0xb4, 0x2b, 0xc6, 0x45, 0x95, 0xd9, 0xcd, 0xdf, 0x3a,
 	0x81, 0x45, 0xe0, 0xce, 0xc8, 0xcc, 0xff, 0x7b,
 };
 
-static const cv_io c88_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c88_out0, 24 },
+static const cv_io c92_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c92_out0, 24 },
 };
 
-static const cv_field c88_op0_f[] = {
+static const cv_field c92_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernel_data_type", 0x1 },
@@ -11436,7 +11790,7 @@ static const cv_field c88_op0_f[] = {
 	{ "depthwise", 0x1 },
 };
 
-static const cv_word c88_op0_w[] = {
+static const cv_word c92_op0_w[] = {
 	{ 29, 0x477fe000 },
 	{ 30, 0xc77fe000 },
 	{ 32, 0x000c0006 },
@@ -11444,48 +11798,48 @@ static const cv_word c88_op0_w[] = {
 	{ 35, 0x17ffffff },
 };
 
-static const cv_addr c88_op0_a[] = {
+static const cv_addr c92_op0_a[] = {
 	{ 1, NULL, 34, 1, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c88_op0_u[] = {
+static const uint32_t c92_op0_u[] = {
 	0,
 };
 
-static const cv_op c88_ops[] = {
-	{ 2, "TensorMul", -1, c88_op0_f, 18, c88_op0_w, 5, c88_op0_a, 3, c88_op0_u, 0 },
+static const cv_op c92_ops[] = {
+	{ 2, "TensorMul", -1, c92_op0_f, 18, c92_op0_w, 5, c92_op0_a, 3, c92_op0_u, 0 },
 };
 
-static const cv_stream c88_s[] = {
+static const cv_stream c92_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c88_raw[] = {
+static const cv_raw c92_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c89_in0[] = {
+static const uint8_t c93_in0[] = {
 	0, 4, 0, 0x80, 0x1e, 0x3e, 0, 0, 0x6b, 0xba, 0x80, 0xb9, 7, 0xc2, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0xf9, 0xc1, 0x91, 0xc2, 0xe1, 0x37, 0, 0,
 	0xa4, 0xbe, 0, 0x43, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c89_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c89_in0, 48 },
+static const cv_io c93_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c93_in0, 48 },
 };
 
-static const uint8_t c89_out0[] = {
+static const uint8_t c93_out0[] = {
 	0, 4, 0, 0, 0x1e, 0x3e, 0x6b, 0xba, 0x80, 0xb9, 7, 0xc2, 0xf9, 0xc1, 0x91, 0xc2,
 	0xe1, 0x37, 0xa4, 0xbe, 0, 0x43, 0xff, 0x7b,
 };
 
-static const cv_io c89_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c89_out0, 24 },
+static const cv_io c93_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c93_out0, 24 },
 };
 
-static const cv_field c89_op0_f[] = {
+static const cv_field c93_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernel_data_type", 0x1 },
@@ -11504,31 +11858,31 @@ static const cv_field c89_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c89_op0_w[] = {
+static const cv_word c93_op0_w[] = {
 	{ 27, 0x00000000 },
 	{ 29, 0x7f800000 },
 	{ 30, 0xff800000 },
 	{ 35, 0x07ffffff },
 };
 
-static const cv_addr c89_op0_a[] = {
+static const cv_addr c93_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c89_op0_u[] = {
+static const uint32_t c93_op0_u[] = {
 	0,
 };
 
-static const cv_op c89_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c89_op0_f, 16, c89_op0_w, 4, c89_op0_a, 2, c89_op0_u, 0 },
+static const cv_op c93_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c93_op0_f, 16, c93_op0_w, 4, c93_op0_a, 2, c93_op0_u, 0 },
 };
 
-static const cv_stream c89_s[] = {
+static const cv_stream c93_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c89_raw[] = {
+static const cv_raw c93_raw[] = {
 	{ NULL, 0 },
 };
 
@@ -11554,255 +11908,267 @@ static const cv_case cv_cases[] = {
 	{ "nn-conv1x1-v8b-0x99", "NN conv 1x1, 5 -> 9 channels, 4x3, offsets +1 (the image read from its second pixel and row), target 0x99 (a v8b kernel stream, 15-bit mantissa)",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
 	  "", 0x99, 0, c6_in, 1, c6_out, 1, c6_ops, 1, c6_s, 1, c6_raw, 0 },
+	{ "nn-depthwise-3x1-maxpool-0xe8", "NN depthwise conv of a kernel 3 rows high and 1 wide (kernel_xy_size 1, kernel_y_size 3), 4 channels, 6x5 -> 6x5 (no offset: the last two rows read the border), 2x2 max pooling -> 3x2, target 0xe8 (a v8a stream), random kernels; the 0xe8 face-age file's ops 4 and 18 hold the identity [1, 0, 0]",
+	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
+	  "", 0xe8, 0, c7_in, 1, c7_out, 1, c7_ops, 1, c7_s, 1, c7_raw, 0 },
 	{ "nn-int8-conv-ties-saturation", "NN int8 conv 3x3, 3 -> 5 channels, 6x5 -> 6x5 (offsets -1: a border of zeros), target 0x99 (a v8b stream of signed codes), scale 1/2: odd sums are ties of both signs, saturation at -128 and 127",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
-	  "", 0x99, 0, c7_in, 1, c7_out, 1, c7_ops, 1, c7_s, 1, c7_raw, 0 },
+	  "", 0x99, 0, c8_in, 1, c8_out, 1, c8_ops, 1, c8_s, 1, c8_raw, 0 },
 	{ "nn-int8-conv-relu-maxpool-v7", "NN int8 conv 3x3, 4 -> 6 channels, 7x5 -> 7x5 (offsets -1), ReLU (at the zero point 0), 2x2 max pooling -> 3x2, target 0x88 (a v7 stream of signed codes, 15-bit mantissa)",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
-	  "", 0x88, 0, c8_in, 1, c8_out, 1, c8_ops, 1, c8_s, 1, c8_raw, 0 },
+	  "", 0x88, 0, c9_in, 1, c9_out, 1, c9_ops, 1, c9_s, 1, c9_raw, 0 },
 	{ "nn-int8-maxpool-negative", "NN int8 conv 1x1, 3 -> 4 channels, 6x4 -> 6x4, no ReLU, 2x2 max pooling -> 3x2, target 0x99: windows of negative values only, and windows mixing -128..-1 with 0..127 (compared by value, not by byte)",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
-	  "", 0x99, 0, c9_in, 1, c9_out, 1, c9_ops, 1, c9_s, 1, c9_raw, 0 },
+	  "", 0x99, 0, c10_in, 1, c10_out, 1, c10_ops, 1, c10_s, 1, c10_raw, 0 },
 	{ "nn-int8-depthwise-first-pixel", "NN int8 depthwise conv 3x3, 5 channels, 6x6 -> 6x6 (offsets -1), first-pixel pooling -> 3x3, target 0xe8 (a v8a stream: the bias stored as it is)",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
-	  "", 0xe8, 0, c10_in, 1, c10_out, 1, c10_ops, 1, c10_s, 1, c10_raw, 0 },
+	  "", 0xe8, 0, c11_in, 1, c11_out, 1, c11_ops, 1, c11_s, 1, c11_raw, 0 },
 	{ "nn-acc64", "NN conv 1x1, 2 -> 1 channel, 4x3, twice: biases 2^31 - 1001 and -(2^31 - 1001) with kernel deviations (10, 1) and (-10, -1), so the sums pass 2^31 and -2^31 (the 64-bit path; the requantization's 128-bit branch); the scale 255 / 2^32 puts 2^31 exactly at 127.5, so each output says on which side of 2^31 its sum lies, and a sum of exactly +-2^31 is a tie (half away from zero)",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
-	  "", 0x1000003b, 0, c11_in, 1, c11_out, 2, c11_ops, 2, c11_s, 2, c11_raw, 0 },
+	  "", 0x1000003b, 0, c12_in, 1, c12_out, 2, c12_ops, 2, c12_s, 2, c12_raw, 0 },
 	{ "nn-acc32-bound", "NN conv 1x1, 1 -> 1 channel, 4x3, twice: |bias| + 255 x sum |w - zp| is exactly 2^31 - 1 (the 32-bit kernels) and then 2^31 (the 64-bit path), the plan's bound of doc/cpu-backend.md",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
-	  "", 0x1000003b, 0, c12_in, 1, c12_out, 2, c12_ops, 2, c12_s, 2, c12_raw, 0 },
+	  "", 0x1000003b, 0, c13_in, 1, c13_out, 2, c13_ops, 2, c13_s, 2, c13_raw, 0 },
 	{ "nn-circular-buffers", "NN conv 3x3, 2 -> 3 channels, 5x4 (offsets -1), its input read through a circular buffer of 192 bytes ending at the input record's end (the image starts 16 bytes before that end and wraps to the buffer's start) and its output written through one of 64 bytes ending at the output record's end (passing it once)",
 	  "numpy: the convolution of the image gathered through the ring (an address at or past the buffer's start lands at start + (address - start) mod size), placed through the output's ring",
-	  "", 0x1000003b, 0, c13_in, 1, c13_out, 1, c13_ops, 1, c13_s, 1, c13_raw, 0 },
+	  "", 0x1000003b, 0, c14_in, 1, c14_out, 1, c14_ops, 1, c14_s, 1, c14_raw, 0 },
 	{ "nn-row-tiles", "NN conv 3x3, 2 -> 3 channels, 6x8 -> 4x6, as two operations of the layer computing output rows 0-2 and 3-5 (input rows 0-4 and 3-7)",
 	  "numpy: the whole layer's convolution (the tiles must compose to it)",
-	  "", 0x1000003b, 0, c14_in, 1, c14_out, 1, c14_ops, 2, c14_s, 2, c14_raw, 0 },
+	  "", 0x1000003b, 0, c15_in, 1, c15_out, 1, c15_ops, 2, c15_s, 2, c15_raw, 0 },
 	{ "nn-row-tiles-placed", "NN conv 3x3, 2 -> 3 channels, 6x8 -> 4x6, as two operations of the layer computing output rows 0-2 and 3-5 (input rows 0-4 and 3-7), writing VIP SRAM, the second's stored output offset 16 times its 3 rows (the 0xb9 image_classify file's layer-2 tiles): placed by its input rows",
 	  "numpy: the whole layer's convolution (the tiles must compose to it)",
-	  "", 0xb9, 1024, c15_in, 1, c15_out, 1, c15_ops, 3, c15_s, 2, c15_raw, 0 },
+	  "", 0xb9, 1024, c16_in, 1, c16_out, 1, c16_ops, 3, c16_s, 2, c16_raw, 0 },
 	{ "nn-row-tiles-placed-input", "NN conv 3x3, 2 -> 3 channels, 6x8 -> 4x6, as two operations of the layer computing output rows 0-2 and 3-5 (input rows 0-4 and 3-7), reading VIP SRAM, the second's stored input offset 9 times its 3 rows (the 0xb9 face detector's layer-3 tiles): placed by its output rows",
 	  "numpy: the whole layer's convolution (the tiles must compose to it)",
-	  "", 0xb9, 1024, c16_in, 1, c16_out, 1, c16_ops, 3, c16_s, 2, c16_raw, 0 },
+	  "", 0xb9, 1024, c17_in, 1, c17_out, 1, c17_ops, 3, c17_s, 2, c17_raw, 0 },
 	{ "nn-interleaved-input", "NN conv 3x3, 3 -> 4 channels, 5x4 (offsets -1), reading an input record of dims (3, 5, 4) innermost first: channels side by side, pixel (x, y, z) at (5y + x) x 3 + z, while the command describes planes of rows of 5 bytes",
 	  "numpy: the convolution of the record transposed from HWC to CHW",
-	  "", 0x1000003b, 0, c17_in, 1, c17_out, 1, c17_ops, 1, c17_s, 1, c17_raw, 0 },
+	  "", 0x1000003b, 0, c18_in, 1, c18_out, 1, c18_ops, 1, c18_s, 1, c18_raw, 0 },
 	{ "nn-fc-0x7d", "NN fully connected command of target 0x7d (layer_type 1): 6 columns of 2 rows in 3 slices -> 4 channels of 6 pixels, kernels one column of 2 rows (a v7 stream, kx 1, ky 2, kz 3); 15-bit mantissa, shift = 142 - exponent",
 	  "numpy: out[o][x] = requant(bias[o] + sum over z, y of (w[o][z][y] - zp)(in[z][y][x] - in_zp)), doc/cpu-backend.md's rule for these commands",
-	  "", 0x7d, 0, c18_in, 1, c18_out, 1, c18_ops, 1, c18_s, 1, c18_raw, 0 },
+	  "", 0x7d, 0, c19_in, 1, c19_out, 1, c19_ops, 1, c19_s, 1, c19_raw, 0 },
 	{ "nn-fused-add", "NN conv 3x3 fused with an addition (target 0xe8, layer ConvolutionReluPoolingAddLayer), 3 -> 2 channels, 6x4 (offsets -1): the second image (a TP copy of input 1 into VIP SRAM, zero point 133, its scale 2.5 with bit 30 of the float in word 24), the convolution's term clamped to [-60, 50] (words 30, 29), the sum rounded once",
 	  "numpy: t = clamp(acc x scale, lo, hi) + (b - zp) x scale_b computed exactly (Python fractions), rounded half away from zero, plus the output zero point, saturated",
-	  "", 0xe8, 1024, c19_in, 2, c19_out, 1, c19_ops, 2, c19_s, 1, c19_raw, 0 },
+	  "", 0xe8, 1024, c20_in, 2, c20_out, 1, c20_ops, 2, c20_s, 1, c20_raw, 0 },
 	{ "nn-fused-add-first-pixel", "NN conv 3x3 fused with an addition (target 0xe8, layer ConvolutionReluPoolingAddLayer), 3 -> 2 channels, 6x4 (offsets -1), first-pixel pooling -> 3x2 (the second image read where each pixel is written): the second image (a TP copy of input 1 into VIP SRAM, zero point 133, its scale 2.5 with bit 30 of the float in word 24), the convolution's term clamped to [-60, 50] (words 30, 29), the sum rounded once",
 	  "numpy: t = clamp(acc x scale, lo, hi) + (b - zp) x scale_b computed exactly (Python fractions), rounded half away from zero, plus the output zero point, saturated",
-	  "", 0xe8, 1024, c20_in, 2, c20_out, 1, c20_ops, 2, c20_s, 1, c20_raw, 0 },
+	  "", 0xe8, 1024, c21_in, 2, c21_out, 1, c21_ops, 2, c21_s, 1, c21_raw, 0 },
 	{ "tp-copy-border", "TP copy of a 5x4x2 image (rows 6, slices 25 bytes apart) through the window x -1..5, y -1..4: a border of the constant 77 one pixel wide around it, 7x6x2 dense",
 	  "numpy: the layer's meaning (numpy.pad with the constant), not a walk of the fields",
-	  "", 0x1000003b, 0, c21_in, 1, c21_out, 1, c21_ops, 1, c21_s, 0, c21_raw, 0 },
+	  "", 0x1000003b, 0, c22_in, 1, c22_out, 1, c22_ops, 1, c22_s, 0, c22_raw, 0 },
 	{ "tp-transpose-planes-to-pixels", "TP TensorTranspose of a 4x5x3 planar image into pixels of 3 channels (loop 0 x by 3, loop 1 y by 12, loop 2 z by 1), in tiles of 2 rows (the last one row)",
 	  "numpy: the layer's meaning (numpy.transpose(image, (1, 2, 0))), not a walk of the fields",
-	  "", 0x1000003b, 0, c22_in, 1, c22_out, 1, c22_ops, 1, c22_s, 0, c22_raw, 0 },
+	  "", 0x1000003b, 0, c23_in, 1, c23_out, 1, c23_ops, 1, c23_s, 0, c23_raw, 0 },
 	{ "tp-transpose-pixels-to-planes", "TP TensorTranspose of an input record of 4x3 pixels of 3 channels (HWC), read as an image 3 wide (the channels) and 12 high (the pixels), into 3 planes (loop 0 the channel by 12, loop 1 the pixel by 1), in tiles of 5 rows",
 	  "numpy: the layer's meaning (numpy.transpose(record, (2, 0, 1))), not a walk of the fields",
-	  "", 0x1000003b, 0, c23_in, 1, c23_out, 1, c23_ops, 1, c23_s, 0, c23_raw, 0 },
+	  "", 0x1000003b, 0, c24_in, 1, c24_out, 1, c24_ops, 1, c24_s, 0, c24_raw, 0 },
 	{ "tp-reshuffle", "TP reshuffle of a 6x4x2 image into its four stride-2 phases (space to depth: loop 0 x mod 2, loop 1 x / 2 with a count of 100 that out_loop_1_reset ends at each row's end, loop 2 y mod 2, loop 3 y / 2, loop 4 z)",
 	  "numpy: the layer's meaning (phase (py, px) of channel z is image[z, py::2, px::2]), not a walk of the fields",
-	  "", 0x1000003b, 0, c24_in, 1, c24_out, 1, c24_ops, 1, c24_s, 0, c24_raw, 0 },
+	  "", 0x1000003b, 0, c25_in, 1, c25_out, 1, c25_ops, 1, c25_s, 0, c25_raw, 0 },
 	{ "tp-tile-resets", "TP copies of an 8x3x2 image in two tiles 4 wide, twice: with out_loop_2_reset (at a tile's end loops 0-2 restart and loop 3 counts the tile) and with out_loop_3_reset (loops 0-3 restart, loop 4 counts it); loop 2 (and 3) count 100 by 0",
 	  "numpy: the layer's meaning (the dense image, as it is), not a walk of the fields",
-	  "", 0x1000003b, 0, c25_in, 1, c25_out, 2, c25_ops, 2, c25_s, 0, c25_raw, 0 },
+	  "", 0x1000003b, 0, c26_in, 1, c26_out, 2, c26_ops, 2, c26_s, 0, c26_raw, 0 },
 	{ "tp-max-pooling", "TP max pooling of a 7x7x2 image (rows 8, slices 57 bytes apart): 3x3 at stride 2 over the window -1..7 in overlapping tiles 5 wide at steps of 4 (-> 4x4); 2x2 at stride 2 over the window 0..7, one pixel past the image (-> 4x4); 2x2 at stride 1 (-> 6x6)",
 	  "numpy: the maximum over each window's pixels inside the image (border mode 1)",
-	  "", 0x1000003b, 0, c26_in, 1, c26_out, 3, c26_ops, 3, c26_s, 0, c26_raw, 0 },
+	  "", 0x1000003b, 0, c27_in, 1, c27_out, 3, c27_ops, 3, c27_s, 0, c27_raw, 0 },
 	{ "tp-circular-buffers", "TP copy of a 6x5 image read through a circular buffer of 192 bytes ending at the input record's end (starting 16 bytes before it: rows wrap to the buffer's start) and written through one of 64 bytes ending at the output record's end (passing it once)",
 	  "numpy: the image gathered through the input's ring and placed through the output's (an address at or past a buffer's start lands at start + (address - start) mod size)",
-	  "", 0x1000003b, 0, c27_in, 1, c27_out, 1, c27_ops, 1, c27_s, 0, c27_raw, 0 },
+	  "", 0x1000003b, 0, c28_in, 1, c28_out, 1, c28_ops, 1, c28_s, 0, c28_raw, 0 },
 	{ "tp-circular-buffer-second-lap", "TP copy of a 6x5x5 image (150 bytes) through a circular buffer of 64 bytes: it would pass the buffer's end three times; a second lap is not established, so the plan refuses it before anything runs",
 	  "doc/cpu-backend.md, TP operations: a second lap is refused (circular-buffer-wrap)",
-	  "circular-buffer-wrap", 0x1000003b, 0, c28_in, 1, c28_out, 1, c28_ops, 1, c28_s, 0, c28_raw, 0 },
+	  "circular-buffer-wrap", 0x1000003b, 0, c29_in, 1, c29_out, 1, c29_ops, 1, c29_s, 0, c29_raw, 0 },
 	{ "tp-copy-into-fp16", "TP copies of a 6x4 uint8 image (zero point 100) into IEEE halves, twice: scale 33 (multiplier 1024, shift -5: products up to 5115, where halves are 2 and 4 apart, many exactly half way) and scale (1 + 10000 / 2^15) x 2^-5",
 	  "numpy: numpy.float16 of the float32 product (v - zp) x scale, to nearest with ties to even, little-endian",
-	  "", 0x1000003b, 0, c29_in, 1, c29_out, 2, c29_ops, 2, c29_s, 0, c29_raw, 0 },
+	  "", 0x1000003b, 0, c30_in, 1, c30_out, 2, c30_ops, 2, c30_s, 0, c30_raw, 0 },
 	{ "tp-lookup-tables", "TP lookup-table activations over all 256 input codes (a 16x16 image), three tables: leaky ReLU with alpha 1/4 in 32-bit entries with sign support, scale 2, zero points 120 -> 20 (saturation at both ends, ties of the negative side); x / 4 in half-precision entries without sign support (the table holds f(|d|), the sign put back), zero points 100 -> 128, ties; random entries in [-1, 1] with sign support, scale 100 (the interpolation between entries decides)",
 	  "numpy: the functions' values (leaky ReLU, x / 4: linear between entries, so the interpolation is exact), for the random table the rule of doc/cpu-backend.md in Python fractions; times the scale, rounded half away from zero, plus the zero point, saturated",
-	  "", 0x1000003b, 0, c30_in, 1, c30_out, 3, c30_ops, 3, c30_s, 0, c30_raw, 3 },
+	  "", 0x1000003b, 0, c31_in, 1, c31_out, 3, c31_ops, 3, c31_s, 0, c31_raw, 3 },
 	{ "tp-lookup-table-0xe8", "TP lookup-table activation over all 256 input codes (a 16x16 image) with a target-0xe8 table: 32-bit entries stored with the index's bit 9 inverted, then the words 0x05000000, 0x003f8000; random entries in [0, 1], sign support 0 (the sign put back), zero points 100 -> 128, scale 100 (the interpolation between entries decides)",
 	  "numpy: the rule of doc/cpu-backend.md in Python fractions over the entries in index order (entry i read at i ^ 512), times the scale, rounded half away from zero, plus the zero point, saturated",
-	  "", 0x1000003b, 0, c31_in, 1, c31_out, 1, c31_ops, 1, c31_s, 0, c31_raw, 1 },
+	  "", 0x1000003b, 0, c32_in, 1, c32_out, 1, c32_ops, 1, c32_s, 0, c32_raw, 1 },
 	{ "tp-int8-pool-and-table", "TP on int8 data (in_image_data_type and out_image_data_type 2, zero points 0): 2x2 max pooling at stride 2 of a 6x4x2 image whose windows mix -128..-1 with 0..127 (-> 3x2x2); a lookup table (leaky ReLU, alpha 1/4, 32-bit entries with sign support) over all 256 codes, shift -2 (scale 4): negative codes take the negative branch, saturation at -128 and 127; the same table with alu_input_preshift 3 (the code times 2^-3 selects the entry) and shift -3, ties of the negative side; int8 copies with a scale: shift -1 (x 2, saturating) and multiplier 1.5 with shift 1 (x 0.75, ties of both signs)",
 	  "numpy: the maximum of each window's int8 values; the table's rule of doc/cpu-backend.md on the signed code (the copies: the code times the scale), in Python fractions, rounded half away from zero, saturated to -128..127",
-	  "", 0x1000003b, 0, c32_in, 2, c32_out, 5, c32_ops, 5, c32_s, 0, c32_raw, 1 },
+	  "", 0x1000003b, 0, c33_in, 2, c33_out, 5, c33_ops, 5, c33_s, 0, c33_raw, 1 },
 	{ "tp-uint8-scaled-copy", "TP uint8 layout copies (ConcatLayer) with a scale and zero points, over all 256 codes: in_zp 120, out_zp 0, multiplier 29339, shift 0 (x 1.895, the face detectors' first concatenation: negative values saturate at 0); in_zp 147, out_zp 0, multiplier 5794, shift -1 (x 2.354); in_zp 100, out_zp 40, multiplier 16384, shift 1 (x 0.75, ties of both signs)",
 	  "numpy: out_zp + (q - in_zp) x (1 + m / 2^15) x 2^-s in Python fractions, rounded half away from zero, saturated to 0..255",
-	  "", 0x1000003b, 0, c33_in, 1, c33_out, 3, c33_ops, 3, c33_s, 0, c33_raw, 0 },
+	  "", 0x1000003b, 0, c34_in, 1, c34_out, 3, c34_ops, 3, c34_s, 0, c34_raw, 0 },
 	{ "tp-fully-connected", "TP fully connected layer, 12 inputs 2 bytes apart -> 16 outputs, kernel zero point 128, scale 2^-4 (15-bit mantissa, exponent 127 - shift): two sums are ties (+ and -), two saturate",
 	  "numpy: requant(bias[o] + sum over i of (w[o][i] - zp) x in[i]), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c34_in, 1, c34_out, 1, c34_ops, 1, c34_s, 1, c34_raw, 0 },
+	  "", 0x1000003b, 0, c35_in, 1, c35_out, 1, c35_ops, 1, c35_s, 1, c35_raw, 0 },
 	{ "sh-softmax", "SH softmax (Softmax2Layer) over 10 uint8 values -> 10 halves into an FP16 output record, the uniform 0x36048 = 0.35 x log2(e) as a float32; two values equal the maximum",
 	  "numpy: 2^((x - max) x u) / sum in double precision, numpy.float16 (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c35_in, 1, c35_out, 1, c35_ops, 1, c35_s, 0, c35_raw, 0 },
+	  "", 0x1000003b, 0, c36_in, 1, c36_out, 1, c36_ops, 1, c36_s, 0, c36_raw, 0 },
 	{ "sh-softmax-int8", "SH softmax (Softmax2Layer) over 12 int8 values (format word 0x44404130) -> 12 halves, the uniform 0x36048 = 0.2 x log2(e): values from -40 to 30, negative and positive, two at the maximum",
 	  "numpy: 2^((x - max) x u) / sum over the signed values, in 60-digit decimals, numpy.float16 (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c36_in, 1, c36_out, 1, c36_ops, 1, c36_s, 0, c36_raw, 0 },
+	  "", 0x1000003b, 0, c37_in, 1, c37_out, 1, c37_ops, 1, c37_s, 0, c37_raw, 0 },
 	{ "sh-softmax-column-pairs", "SH pair softmax of the 0x10003 files (layer SoftMax2, images 0x444051f0 and 0x44405071 two values wide, one pair a row: rows 2 and 4 bytes apart) over 7 pairs, the uniform 0x36114 = 0.6 x log2(e); one pair equal, one 255 against 0",
 	  "numpy: 2^((x - max) x u) / sum over each pair, in 60-digit decimals, numpy.float16 (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c37_in, 1, c37_out, 1, c37_ops, 1, c37_s, 0, c37_raw, 0 },
+	  "", 0x1000003b, 0, c38_in, 1, c38_out, 1, c38_ops, 1, c38_s, 0, c38_raw, 0 },
 	{ "sh-global-average-pooling", "SH global average pooling (PoolingLayer2, images 0x444051c0): 7 channels of 4x4 (rows of 16 bytes, 20 apart) -> 7 values (2 apart); a = 1, b = 16 x 2 (zero point 2), c = 1 / (16 x 0.5), d = 1: a sum of 4 mod 8 is a tie",
 	  "numpy: numpy.rint((sum x a - b) x c + d) in double precision from the float32 uniforms (to nearest, ties to even: the C library's nearbyint), saturated",
-	  "", 0x1000003b, 0, c38_in, 1, c38_out, 1, c38_ops, 1, c38_s, 0, c38_raw, 0 },
+	  "", 0x1000003b, 0, c39_in, 1, c39_out, 1, c39_ops, 1, c39_s, 0, c39_raw, 0 },
 	{ "sh-tensoradd", "SH TensorAdd of two 5x3x2 images (rows 6, slices 20 bytes apart) into a third (rows 5), a = 0.5, b = 1.5, zero points 30, 128 -> 128 (out = (x0 - zp0) a + (x1 - zp1) b + zpo): ties, saturation at 0 and 255",
 	  "numpy: numpy.rint of the sum in double precision from the float32 uniforms (to nearest, ties to even), saturated",
-	  "", 0x1000003b, 0, c39_in, 2, c39_out, 1, c39_ops, 1, c39_s, 0, c39_raw, 0 },
+	  "", 0x1000003b, 0, c40_in, 2, c40_out, 1, c40_ops, 1, c40_s, 0, c40_raw, 0 },
 	{ "sh-tensoradd-fp16", "SH TensorAdd of two 5x3x2 images (rows 6, slices 20 bytes apart) into a third (rows 5), a = 0.5, b = 0.5, input 1 IEEE halves (format 0x44405071, rows of 2 x width bytes; multiples of 1, +-60000, +-infinity, a NaN), zero points 30, 0 (fp16) -> 128 (out = (x0 - zp0) a + (x1 - zp1) b + zpo): ties, saturation at 0 and 255; a NaN half gives 0",
 	  "numpy: numpy.rint of the sum in double precision from the float32 uniforms (to nearest, ties to even), x1 the numpy.float16 value, saturated",
-	  "", 0x1000003b, 0, c40_in, 2, c40_out, 1, c40_ops, 1, c40_s, 0, c40_raw, 0 },
+	  "", 0x1000003b, 0, c41_in, 2, c41_out, 1, c41_ops, 1, c41_s, 0, c41_raw, 0 },
 	{ "sh-tensoradd-int8", "SH TensorAdd of two int8 5x3x2 images (format word 0x44405130, rows 6, slices 20) in the int8 layout: lane words with the weights (2, 1) and the shift 1 (out = x0 + x1 / 2, yolov8n 0x99's first addition): ties of both signs, saturation at -128 and 127",
 	  "numpy: numpy.rint((2 x0 + x1) / 2) on the signed values (to nearest, ties to even), saturated to -128..127",
-	  "", 0x1000003b, 0, c41_in, 2, c41_out, 1, c41_ops, 1, c41_s, 0, c41_raw, 0 },
+	  "", 0x1000003b, 0, c42_in, 2, c42_out, 1, c42_ops, 1, c42_s, 0, c42_raw, 0 },
 	{ "sh-tensorscale", "SH TensorScale: a 3x2x2 image (rows 3, slices 6) upsampled 2x into 6x4x2 (rows 7, slices 28 bytes: gaps)",
 	  "numpy: numpy.repeat by 2 along x and y (2x nearest neighbour)",
-	  "", 0x1000003b, 0, c42_in, 1, c42_out, 1, c42_ops, 1, c42_s, 0, c42_raw, 0 },
+	  "", 0x1000003b, 0, c43_in, 1, c43_out, 1, c43_ops, 1, c43_s, 0, c43_raw, 0 },
 	{ "sh-tensorscale-int8", "SH TensorScale on int8 images (format word 0x44405130, the uint8 layout otherwise): a 4x3x2 image of negative and positive values upsampled 2x into 8x6x2",
 	  "numpy: numpy.repeat by 2 along x and y of the int8 values, as bytes",
-	  "", 0x1000003b, 0, c43_in, 1, c43_out, 1, c43_ops, 1, c43_s, 0, c43_raw, 0 },
+	  "", 0x1000003b, 0, c44_in, 1, c44_out, 1, c44_ops, 1, c44_s, 0, c44_raw, 0 },
 	{ "sh-max-pooling", "SH max pooling (PoolingLayer2, images 0x444051f0, yolov8n's SPPF layout): 5x5 windows at stride 1 with padding 2 over a 6x5x2 image (rows 6, slices 30) into one of its size (rows 7, slices 35 bytes: gaps)",
 	  "numpy: the maximum over each 5x5 window centred on the pixel, clipped to the image",
-	  "", 0x1000003b, 0, c44_in, 1, c44_out, 1, c44_ops, 1, c44_s, 0, c44_raw, 0 },
+	  "", 0x1000003b, 0, c45_in, 1, c45_out, 1, c45_ops, 1, c45_s, 0, c45_raw, 0 },
 	{ "sh-max-pooling-int8", "SH max pooling on int8 images (format word 0x44405130, yolov8n 0x99's lane words): 5x5 windows at stride 1 with padding 2 over a 6x5x2 image of negative and positive values",
 	  "numpy: the maximum of the int8 values over each 5x5 window centred on the pixel, clipped to the image",
-	  "", 0x1000003b, 0, c45_in, 1, c45_out, 1, c45_ops, 1, c45_s, 0, c45_raw, 0 },
+	  "", 0x1000003b, 0, c46_in, 1, c46_out, 1, c46_ops, 1, c46_s, 0, c46_raw, 0 },
 	{ "sh-conv-fp16", "SH ConvolutionLayer pair on fp16 planes: im2col of a 5x4x2 input (kernel 3x3, stride 2, pad 1 -> 3x2 windows of 18 values, 0 outside) into the VIP SRAM, then the product with 3 kernels of 18 fp16 values (rows 40 bytes apart) plus float32 biases, one output plane of 3x2 per kernel; one sum falls below fp16's normal range",
 	  "numpy: the windows gathered in (channel, ky, kx) order, float32 products summed in that order plus the bias, numpy.float16 (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 1024, c46_in, 1, c46_out, 1, c46_ops, 2, c46_s, 0, c46_raw, 2 },
+	  "", 0x1000003b, 1024, c47_in, 1, c47_out, 1, c47_ops, 2, c47_s, 0, c47_raw, 2 },
 	{ "sh-conv-fp32", "SH ConvolutionLayer pair on float32 planes: im2col of a 5x4x2 input (rows 24 bytes apart: gaps; kernel 3x3, stride 1, pad 1 -> 5x4 windows of 18 values, rows rounded up to 20, 0 outside) into the VIP SRAM, then the product with 3 kernels of 20 float32 values (the last two 0, rows 96 bytes apart) plus float32 biases, one output plane of 5x4 per kernel",
 	  "numpy: the windows gathered in (channel, ky, kx) order, float32 products summed in that order plus the bias, each step rounded to float32",
-	  "", 0x1000003b, 2048, c47_in, 1, c47_out, 1, c47_ops, 2, c47_s, 0, c47_raw, 2 },
+	  "", 0x1000003b, 2048, c48_in, 1, c48_out, 1, c48_ops, 2, c48_s, 0, c48_raw, 2 },
 	{ "sh-dwconv-fp16", "SH DepthwiseConvLayer on fp16 planes: 3 channels of 5x4 (rows 12 bytes apart), kernel 3x3, stride 2, pad 0 -> 3x2 (the last column's and row's windows past the input: 0 there, TFLite's SAME), kernel rows 20 bytes apart, float32 biases",
 	  "numpy: per channel the 3x3 windows, float32 products summed in (ky, kx) order plus the bias, numpy.float16 (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c48_in, 1, c48_out, 1, c48_ops, 1, c48_s, 0, c48_raw, 2 },
+	  "", 0x1000003b, 0, c49_in, 1, c49_out, 1, c49_ops, 1, c49_s, 0, c49_raw, 2 },
 	{ "sh-f32-other-program-relu", "SH ActivationLayer on float32 images in the fp32 shaders' layout (0x44404032), its program not the one read: refused",
 	  "doc/cpu-backend.md, The fp32 shaders: only the two programs read are executed (shader-not-executed)",
-	  "shader-not-executed", 0x1000003b, 0, c49_in, 1, c49_out, 1, c49_ops, 1, c49_s, 0, c49_raw, 0 },
+	  "shader-not-executed", 0x1000003b, 0, c50_in, 1, c50_out, 1, c50_ops, 1, c50_s, 0, c50_raw, 0 },
 	{ "sh-f32-other-program-maxpool", "SH Max Pooling on float32 images in the fp32 shaders' layout (0x32101034), its program not the one read: refused",
 	  "doc/cpu-backend.md, The fp32 shaders: only the two programs read are executed (shader-not-executed)",
-	  "shader-not-executed", 0x1000003b, 0, c50_in, 1, c50_out, 1, c50_ops, 1, c50_s, 0, c50_raw, 0 },
+	  "shader-not-executed", 0x1000003b, 0, c51_in, 1, c51_out, 1, c51_ops, 1, c51_s, 0, c51_raw, 0 },
 	{ "sp-softmax", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier",
 	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c51_in, 1, c51_out, 1, c51_ops, 2, c51_s, 0, c51_raw, 0 },
+	  "", 0x1000003b, 0, c52_in, 1, c52_out, 1, c52_ops, 2, c52_s, 0, c52_raw, 0 },
 	{ "sp-softmax-scale-precision", "SP softmax (layer Softmax2Layer_SP, two NN-engine SP operations): 10 uint8 values (zero point 101) -> halves into an FP16 output record; the scale s from the float32 clamps of the first command (words 29, 30 = s x (255 - zp), s x (0 - zp)), its mantissa in post_multiplier; s = 0.22358753 (0x3e64f421), where s x log2(e) rounded to a float32 would move one half by a unit in its last place",
 	  "numpy: exp(s x (q - max)) / sum in double precision (doc/cpu-backend.md, 60-digit decimal exponentials), rounded to halves (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c52_in, 1, c52_out, 1, c52_ops, 2, c52_s, 0, c52_raw, 0 },
+	  "", 0x1000003b, 0, c53_in, 1, c53_out, 1, c53_ops, 2, c53_s, 0, c53_raw, 0 },
 	{ "sp-mean-x", "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with scale 1, the second writing with scale 2^-fl / n, none passing memory between them): over x of 7x3x1 fp16 (rows 16 bytes apart) into 1x3x1",
 	  "numpy: the exact mean of the halves (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c53_in, 1, c53_out, 1, c53_ops, 2, c53_s, 0, c53_raw, 0 },
+	  "", 0x1000003b, 0, c54_in, 1, c54_out, 1, c54_ops, 2, c54_s, 0, c54_raw, 0 },
 	{ "sp-mean-z", "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with scale 1, the second writing with scale 2^-fl / n, none passing memory between them): over z of 5x1x6 fp16 (rows and slices 12 bytes apart) into 5x1x1",
 	  "numpy: the exact mean of the halves (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c54_in, 1, c54_out, 1, c54_ops, 2, c54_s, 0, c54_raw, 0 },
+	  "", 0x1000003b, 0, c55_in, 1, c55_out, 1, c55_ops, 2, c55_s, 0, c55_raw, 0 },
 	{ "sp-mean-int16", "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with scale 1, the second writing with scale 2^-fl / n, none passing memory between them): over z of 5x1x6 int16 codes of fraction length 11 (the second command's scale 2^-11 / 6) (rows and slices 12 bytes apart) into 5x1x1",
 	  "numpy: the exact mean of the codes times 2^-11 (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c55_in, 1, c55_out, 1, c55_ops, 2, c55_s, 0, c55_raw, 0 },
+	  "", 0x1000003b, 0, c56_in, 1, c56_out, 1, c56_ops, 2, c56_s, 0, c56_raw, 0 },
 	{ "sp-mean-scale-refused", "SP mean (layer ReduceMeanLayer_SP, two NN-engine SP operations, the first reading with scale 1, the second writing with scale 2^-fl / n, none passing memory between them): over z of 5x1x6 int16 codes of fraction length 11 (the second command's scale 2^-11 / 6) (rows and slices 12 bytes apart) into 5x1x1; the second scale one float32 unit off 2^-11 / 6: refused",
 	  "doc/cpu-backend.md, The SP mean: a scale that is no 2^-fl / n is refused (sp-mean-scale-inconsistent)",
-	  "sp-mean-scale-inconsistent", 0x1000003b, 0, c56_in, 1, c56_out, 1, c56_ops, 2, c56_s, 0, c56_raw, 0 },
+	  "sp-mean-scale-inconsistent", 0x1000003b, 0, c57_in, 1, c57_out, 1, c57_ops, 2, c57_s, 0, c57_raw, 0 },
 	{ "sp-sum-y", "SP sum (layer ReduceSumLayer_SP: two pairs of NN-engine SP operations, each first reading with scale 1, each second writing with scale 1, none passing memory between them): over y of 3x2x1 fp16 (rows 16 bytes apart) into 3x1x1, the second pair's image and sums 6 bytes after the first's: a sum past the largest half, a tie, a subnormal term",
 	  "numpy: the exact sum of the halves (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c57_in, 1, c57_out, 1, c57_ops, 4, c57_s, 0, c57_raw, 0 },
+	  "", 0x1000003b, 0, c58_in, 1, c58_out, 1, c58_ops, 4, c58_s, 0, c58_raw, 0 },
 	{ "sp-mul-y", "SP product (layer TensorMul_SP, two pairs of NN-engine SP operations): 4x2x1 fp16 a (rows 8 bytes apart) times 2 fp16 b, one per row (b along y), twice, the second pair reading the next rows and b values and writing after the first: a product past the largest half, one below the normal range",
 	  "numpy: a x b[y] exactly (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c58_in, 2, c58_out, 1, c58_ops, 4, c58_s, 0, c58_raw, 0 },
+	  "", 0x1000003b, 0, c59_in, 2, c59_out, 1, c59_ops, 4, c59_s, 0, c59_raw, 0 },
 	{ "sp-sub-fp16-int16", "SP subtraction (layer TensorSub_SP, two NN-engine SP operations): 3x4x1 fp16 a (rows 8 bytes apart) minus 3 fp16 b, both scaled by 2^7 (word 27 bit 30: the exponent's eighth bit), into int16 (rows 6 bytes apart): ties, saturation both ways",
 	  "numpy: a x sa - b[x] x sb exactly (Fractions), rounded half away from zero and saturated to int16",
-	  "", 0x1000003b, 0, c59_in, 2, c59_out, 1, c59_ops, 2, c59_s, 0, c59_raw, 0 },
+	  "", 0x1000003b, 0, c60_in, 2, c60_out, 1, c60_ops, 2, c60_s, 0, c60_raw, 0 },
 	{ "sp-sub-int16-fp16", "SP subtraction (layer TensorSub_SP, two NN-engine SP operations): 4x1x3 int16 a (codes at fraction length 11: scale 2^-11; slices 10 bytes apart) minus 4 fp16 b (scale 1) into fp16",
 	  "numpy: a x sa - b[x] x sb exactly (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c60_in, 2, c60_out, 1, c60_ops, 2, c60_s, 0, c60_raw, 0 },
+	  "", 0x1000003b, 0, c61_in, 2, c61_out, 1, c61_ops, 2, c61_s, 0, c61_raw, 0 },
 	{ "tp-fully-connected-in-zp", "TP fully connected layer with in_zp 128 (as the gender network's on 0x7d, 0x88, 0x99): 9 inputs -> 6 outputs, kernel zero point 90, biases stored as added; one sum a tie, one saturates each way",
 	  "numpy: requant(bias[o] + sum over i of (w[o][i] - 90) x (in[i] - 128)), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c61_in, 1, c61_out, 1, c61_ops, 1, c61_s, 1, c61_raw, 0 },
+	  "", 0x1000003b, 0, c62_in, 1, c62_out, 1, c62_ops, 1, c62_s, 1, c62_raw, 0 },
 	{ "nn-conv-0xad", "NN conv 3x3, 3 -> 4 channels, 6x5 -> 6x5 (offsets -1), ReLU, target 0xad (shift = 127 - exponent, as 0xb9/0xbe: the 23-bit mantissa, a right shift of 5 to 12)",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
-	  "", 0xad, 0, c62_in, 1, c62_out, 1, c62_ops, 1, c62_s, 1, c62_raw, 0 },
+	  "", 0xad, 0, c63_in, 1, c63_out, 1, c63_ops, 1, c63_s, 1, c63_raw, 0 },
 	{ "sh-max-pooling-window", "SH max pooling (PoolingLayer2, images 0x444051f0, the 0x7d face-age file's windowed layout): 4x4 windows at stride 4, no padding, over a 14x13x2 image (rows 15, slices 200) into 3x3 (rows 4, slices 13 bytes: gaps); the last column and row of the input lie past every window",
 	  "numpy: the maximum over each 4x4 window at (4x, 4y)",
-	  "", 0x1000003b, 0, c63_in, 1, c63_out, 1, c63_ops, 1, c63_s, 0, c63_raw, 0 },
+	  "", 0x1000003b, 0, c64_in, 1, c64_out, 1, c64_ops, 1, c64_s, 0, c64_raw, 0 },
 	{ "sh-average-pooling-window", "SH average pooling by windows (PoolingLayer2, images 0x444051c0, the 0x7d face-age file's layout: window side and stride in 0x36050, 0x36054, the float32 scale in 0x36028): 4x4 windows at stride 4 over a 14x13x2 image (rows 15, slices 200) into 3x3 (rows 4, slices 13 bytes: gaps), scale 0x3e89d90a (the file's op 70); the last column and row of the input lie past every window, and some sums saturate",
 	  "numpy: the sum of each 4x4 window at (4x, 4y) times the float32 scale in double, rounded to nearest (ties to even), clipped to 0..255",
-	  "", 0x1000003b, 0, c64_in, 1, c64_out, 1, c64_ops, 1, c64_s, 0, c64_raw, 0 },
+	  "", 0x1000003b, 0, c65_in, 1, c65_out, 1, c65_ops, 1, c65_s, 0, c65_raw, 0 },
 	{ "tp-fully-connected-relu", "TP fully connected layer with alu_relu_enable 1 and out_zp 0 (as the face-age files' FullyConnectedReluLayer): 10 inputs -> 12 outputs, kernel zero point 120, scale 2^-3; half the sums negative, one -0.5 and one 0.5",
 	  "numpy: max(0, requant(bias[o] + sum over i of (w[o][i] - 120) x in[i])), exactly (Python fractions), half away from zero",
-	  "", 0x1000003b, 0, c65_in, 1, c65_out, 1, c65_ops, 1, c65_s, 1, c65_raw, 0 },
+	  "", 0x1000003b, 0, c66_in, 1, c66_out, 1, c66_ops, 1, c66_s, 1, c66_raw, 0 },
 	{ "tp-fully-connected-relu-zp", "the same layer with out_zp 5: whether ReLU clips at 0 or at the zero point is not established, so the plan refuses it before anything runs",
 	  "doc/cpu-backend.md, TP fully connected layers: ReLU only with out_zp 0 (tpfc-field-unsupported)",
-	  "tpfc-field-unsupported", 0x1000003b, 0, c66_in, 1, c66_out, 1, c66_ops, 1, c66_s, 1, c66_raw, 0 },
+	  "tpfc-field-unsupported", 0x1000003b, 0, c67_in, 1, c67_out, 1, c67_ops, 1, c67_s, 1, c67_raw, 0 },
 	{ "nn-prelu-fp16", "NN PReluLayer on fp16: 3 channels of 4x2 (rows 12 bytes apart), a 1x1 depthwise command whose kernel stream (f32-pairs) holds weight 1.0 and a float16 slope per channel (0.25, -0.1875 and a slope rounded to a half) -> 4x2x3 (rows 8 bytes apart): negative values, -0, a product below the normal range",
 	  "numpy: x where x >= 0, else numpy.float16(float32(x) x float32(slope)) (the product of two halves is exact in float32: rounded once, to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c67_in, 1, c67_out, 1, c67_ops, 1, c67_s, 0, c67_raw, 1 },
+	  "", 0x1000003b, 0, c68_in, 1, c68_out, 1, c68_ops, 1, c68_s, 0, c68_raw, 1 },
 	{ "sp-add-fp16", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie",
 	  "numpy: a + b exactly (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c68_in, 2, c68_out, 1, c68_ops, 1, c68_s, 0, c68_raw, 0 },
+	  "", 0x1000003b, 0, c69_in, 2, c69_out, 1, c69_ops, 1, c69_s, 0, c69_raw, 0 },
 	{ "sp-add-fp16-flags", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie; word 27 bits 23-25 and word 28 bits 2-4 7: the same sum",
 	  "numpy: a + b exactly (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c69_in, 2, c69_out, 1, c69_ops, 1, c69_s, 0, c69_raw, 0 },
+	  "", 0x1000003b, 0, c70_in, 2, c70_out, 1, c70_ops, 1, c70_s, 0, c70_raw, 0 },
 	{ "sh-conv-fp16-stride2", "SH ConvolutionLayer pair on fp16 planes: the stride-2 im2col (its constants loaded, no kernel-size words) of a 6x5x3 input (kernel 3x3, stride 2, pad 0 -> 3x3 windows of 27 values, 0 past the input's right and bottom edges) into the VIP SRAM, then the product with 2 kernels of 27 fp16 values in format 0x44404071 plus float32 biases",
 	  "numpy: the windows gathered in (channel, ky, kx) order, float32 products summed in that order plus the bias, numpy.float16 (to nearest, ties to even)",
-	  "", 0x1000003b, 2048, c70_in, 1, c70_out, 1, c70_ops, 2, c70_s, 0, c70_raw, 2 },
+	  "", 0x1000003b, 2048, c71_in, 1, c71_out, 1, c71_ops, 2, c71_s, 0, c71_raw, 2 },
 	{ "nt-transpose-long", "NN TensorTranspose NT of 8200 pixels of 2 fp16 values (an NHWC record, rows of 4 bytes; non-zero at the first and last 128 pixels and every 97th) into 2 planes of 8200 values 65540 bytes apart: in_image_y_size and out_image_x_size 8 with kernel_z_size 1 (8 + 8192), out_image_x_stride 4 with out_image_tile_x_size 1 (4 + 65536)",
 	  "numpy: numpy.transpose(record) into rows at the stride; the bytes between rows 0",
-	  "", 0x1000003b, 0, c71_in, 1, c71_out, 1, c71_ops, 1, c71_s, 0, c71_raw, 0 },
+	  "", 0x1000003b, 0, c72_in, 1, c72_out, 1, c72_ops, 1, c72_s, 0, c72_raw, 0 },
 	{ "sp-add-fp16-flags-refused", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie; word 27 bits 23-25 and word 28 bits 2-4 3: refused",
 	  "doc/cpu-backend.md, fp16 NN-engine operations: those bits, but 0 and 7, are refused (nnf16-field-unsupported)",
-	  "nnf16-field-unsupported", 0x1000003b, 0, c72_in, 2, c72_out, 1, c72_ops, 1, c72_s, 0, c72_raw, 0 },
+	  "nnf16-field-unsupported", 0x1000003b, 0, c73_in, 2, c73_out, 1, c73_ops, 1, c73_s, 0, c73_raw, 0 },
 	{ "sh-dwconv-fp16-small", "SH DepthwiseConvLayer on fp16 planes, the small-image layout (uniform 0x3607c 1, its constants): 3 channels of 4x4 (rows 10 bytes apart), kernel 3x3, stride 1, pad 1 -> 4x4 (windows past every edge: 0 there, TFLite's SAME), kernel rows 20 bytes apart, float32 biases",
 	  "numpy: per channel the 3x3 windows, float32 products summed in (ky, kx) order plus the bias, numpy.float16 (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c73_in, 1, c73_out, 1, c73_ops, 1, c73_s, 0, c73_raw, 2 },
+	  "", 0x1000003b, 0, c74_in, 1, c74_out, 1, c74_ops, 1, c74_s, 0, c74_raw, 2 },
 	{ "nn-lut-sigmoid-fp16", "NN_LUT ActivationLayer on fp16: 8 values through a table whose first tail word is 0x34000000 (sign support, bit 24 clear: entry i at the half ((((i & 511) << 5) + 0x2000) & 0x3fff) + 0x2000, sign bit 9) holding the sigmoid; values of both signs, 0, one past the table's range (20)",
 	  "numpy: numpy.float16(float32(1 / (1 + e^-x))) in float64; the same at p 1 +- 1e-4 (the parameter solved from the table), below the normal range 0",
-	  "", 0x1000003b, 0, c74_in, 1, c74_out, 1, c74_ops, 1, c74_s, 0, c74_raw, 1 },
+	  "", 0x1000003b, 0, c75_in, 1, c75_out, 1, c75_ops, 1, c75_s, 0, c75_raw, 1 },
 	{ "sh-gray-copy", "SH gray pre-processing copy (com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16): a uint8 5x3x2 image (rows 6, slices 20 bytes) into fp16 (rows 12, slices 40 bytes: gaps), x and y ratios 0x8000 and offsets 0 in four coefficient entries, mean 0, scale 1; 0 and 255 among the values",
 	  "numpy: numpy.float16 of each value (0..255 are exact halves)",
-	  "", 0x1000003b, 0, c75_in, 1, c75_out, 1, c75_ops, 1, c75_s, 0, c75_raw, 4 },
+	  "", 0x1000003b, 0, c76_in, 1, c76_out, 1, c76_ops, 1, c76_s, 0, c76_raw, 4 },
 	{ "sh-tensorsub-f16-int8", "SH TensorSub: a 5x3 fp16 image (rows 12 bytes: gaps) minus one half, 127.5, in a coefficient entry, into int8 (rows 6), factors a = 1, b = -1 (out = x a + k b, the mobilefacenet file's): every integer input a tie, fractions, saturation at -128 and 127",
 	  "numpy: numpy.rint(x - 127.5) in float64 of the halves (ties to even), saturated to -128..127",
-	  "", 0x1000003b, 0, c76_in, 1, c76_out, 1, c76_ops, 1, c76_s, 0, c76_raw, 1 },
+	  "", 0x1000003b, 0, c77_in, 1, c77_out, 1, c77_ops, 1, c77_s, 0, c77_raw, 1 },
 	{ "sh-tensormul-int8", "SH TensorMul: a 5x3 int8 image (rows 6) times one int8 value, 127, in a coefficient entry, post-shift 7 (0x407 at 0x3608c, 0x360cc: out = x 127 / 128, the mobilefacenet file's): the ties at 64 and -64, -128 and 127",
 	  "numpy: numpy.rint(x 127 / 128) on the signed values (ties to even), saturated to -128..127",
-	  "", 0xad, 0, c77_in, 1, c77_out, 1, c77_ops, 1, c77_s, 0, c77_raw, 1 },
+	  "", 0xad, 0, c78_in, 1, c78_out, 1, c78_ops, 1, c78_s, 0, c78_raw, 1 },
+	{ "sh-tensormul-uint8", "SH TensorMul of two uint8 images (format 0x444041f0) of 9x2x1 into a third, scale 0.0112834 at 0x360e0 (the 0x7d face-age file's op 54), zero points 0: ties at products x scale = k + 1/2 and saturation at 255",
+	  "numpy: numpy.rint(a x b x float32 scale) in double precision (ties to even), saturated to 255",
+	  "", 0x7d, 0, c79_in, 2, c79_out, 1, c79_ops, 1, c79_s, 0, c79_raw, 0 },
+	{ "sh-tanh-zp0", "SH tanh (ActivationLayer: 2 log2(e) at 0x36040) of 256 uint8 codes (16x16, rows 16) into 16x16 fp16 values, input scale 0.0144123 at 0x36048 and -0 times it at 0x3604c (the 0x7d face-age file's op 56)",
+	  "numpy: numpy.tanh of the float32 q x scale + offset, in double, numpy.float16 (to nearest, ties to even)",
+	  "", 0x7d, 0, c80_in, 1, c80_out, 1, c80_ops, 1, c80_s, 0, c80_raw, 0 },
+	{ "sh-tanh-zp95", "SH tanh (ActivationLayer: 2 log2(e) at 0x36040) of 256 uint8 codes (16x16, rows 16) into 16x16 fp16 values, input scale 0.0144123 at 0x36048 and -95 times it at 0x3604c (the 0x7d face-age file's op 92)",
+	  "numpy: numpy.tanh of the float32 q x scale + offset, in double, numpy.float16 (to nearest, ties to even)",
+	  "", 0x7d, 0, c81_in, 1, c81_out, 1, c81_ops, 1, c81_s, 0, c81_raw, 0 },
 	{ "sh-prelu-int8-shift0", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, post-shift 0: saturation at -128 (slope 1.5)",
 	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
-	  "", 0x1000003b, 0, c78_in, 1, c78_out, 1, c78_ops, 1, c78_s, 0, c78_raw, 1 },
+	  "", 0x1000003b, 0, c82_in, 1, c82_out, 1, c82_ops, 1, c82_s, 0, c82_raw, 1 },
 	{ "sh-prelu-int8-shift1", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, post-shift 1: ties of both signs (every odd value)",
 	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
-	  "", 0x1000003b, 0, c79_in, 1, c79_out, 1, c79_ops, 1, c79_s, 0, c79_raw, 1 },
+	  "", 0x1000003b, 0, c83_in, 1, c83_out, 1, c83_ops, 1, c83_s, 0, c83_raw, 1 },
 	{ "sh-prelu-lanes-refused", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, post-shift 0: saturation at -128 (slope 1.5); the lane word 0x55555555 at 0x36060 (the layout of two corpus shaders): refused",
 	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
-	  "prelu-uniforms-unknown", 0x1000003b, 0, c80_in, 1, c80_out, 1, c80_ops, 1, c80_s, 0, c80_raw, 1 },
+	  "prelu-uniforms-unknown", 0x1000003b, 0, c84_in, 1, c84_out, 1, c84_ops, 1, c84_s, 0, c84_raw, 1 },
 	{ "nn-lut-fp16-square", "NN_LUT ActivationLayer on fp16: a 4x3x2 image (rows 10 bytes apart, slices 32) through a table of x^2 (tail bits 28 and 24 set: negative inputs, 6 bits interpolated), inputs in [-6, 6], values just below 2 (the next entry is entry 0), -0, 300 (past the largest half) -> 4x3x2 (rows 8 bytes apart)",
 	  "numpy: the entry of the input's top bits plus (next entry - entry) x the remaining bits / 2^6 (2^5), in Python fractions, rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c81_in, 1, c81_out, 1, c81_ops, 1, c81_s, 0, c81_raw, 1 },
+	  "", 0x1000003b, 0, c85_in, 1, c85_out, 1, c85_ops, 1, c85_s, 0, c85_raw, 1 },
 	{ "nn-lut-fp16-rsqrt", "NN_LUT ActivationLayer on fp16: a 4x3x2 image (rows 10 bytes apart, slices 32) through a table of 1 / sqrt(x) (tail bit 28 clear: 5 bits interpolated), inputs in (0, 40], +0 and a subnormal (the maker's reading of exponent 0), a negative input (its magnitude's value negated) -> 4x3x2 (rows 8 bytes apart)",
 	  "numpy: the entry of the input's top bits plus (next entry - entry) x the remaining bits / 2^6 (2^5), in Python fractions, rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c82_in, 1, c82_out, 1, c82_ops, 1, c82_s, 0, c82_raw, 1 },
+	  "", 0x1000003b, 0, c86_in, 1, c86_out, 1, c86_ops, 1, c86_s, 0, c86_raw, 1 },
 	{ "sh-mul-fp16", "SH TensorMul on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 1x4x2 x a 3x1x1 constant (COEF_DATA_TABLE) -> 3x4x2, both broadcast",
 	  "numpy: the exact product of the halves (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c83_in, 1, c83_out, 1, c83_ops, 1, c83_s, 0, c83_raw, 1 },
+	  "", 0x1000003b, 0, c87_in, 1, c87_out, 1, c87_ops, 1, c87_s, 0, c87_raw, 1 },
 	{ "sh-div-fp16", "SH TensorDiv on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 5x2x1 (rows 16 bytes apart) / a 1x1x1 input (broadcast): a quotient below the normal range",
 	  "numpy: the exact quotient of the halves (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c84_in, 2, c84_out, 1, c84_ops, 1, c84_s, 0, c84_raw, 0 },
+	  "", 0x1000003b, 0, c88_in, 2, c88_out, 1, c88_ops, 1, c88_s, 0, c88_raw, 0 },
 	{ "sh-mul-fp16-refused", "SH TensorMul on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 1x4x2 x a 3x1x1 constant (COEF_DATA_TABLE) -> 3x4x2, both broadcast; uniform 0x360e0 2.0 instead of 1.0: refused",
 	  "doc/cpu-backend.md, The fp16 TensorMul and TensorDiv shaders: another uniform value is refused (shf16-uniforms-unknown)",
-	  "shf16-uniforms-unknown", 0x1000003b, 0, c85_in, 1, c85_out, 1, c85_ops, 1, c85_s, 0, c85_raw, 1 },
+	  "shf16-uniforms-unknown", 0x1000003b, 0, c89_in, 1, c89_out, 1, c89_ops, 1, c89_s, 0, c89_raw, 1 },
 	{ "nn-f16-scale", "SP TensorMul_SP on fp16, one operation of scale 0.5 (post_shift 30 | 3 << 5): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): a result below the normal range, -0",
 	  "numpy: the exact x / 2 (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c86_in, 1, c86_out, 1, c86_ops, 1, c86_s, 0, c86_raw, 0 },
+	  "", 0x1000003b, 0, c90_in, 1, c90_out, 1, c90_ops, 1, c90_s, 0, c90_raw, 0 },
 	{ "nn-f16-negate", "SP ActivationLayer_SP on fp16, one operation, word 27 bit 28 (the negation), scale 1: a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): +0 and -0, the largest half",
 	  "numpy: the exact -x (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c87_in, 1, c87_out, 1, c87_ops, 1, c87_s, 0, c87_raw, 0 },
+	  "", 0x1000003b, 0, c91_in, 1, c91_out, 1, c91_ops, 1, c91_s, 0, c91_raw, 0 },
 	{ "nn-f16-mul", "NN TensorMul on fp16, a 1x1 depthwise command with no kernel reference times b of the same shape (word 34, rows 6 bytes apart: word 32), bounds +-65504 (words 29, 30): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): a product past the largest half (65504), one below the normal range",
 	  "numpy: the exact a x b (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0, past the largest half +-65504",
-	  "", 0x1000003b, 0, c88_in, 2, c88_out, 1, c88_ops, 1, c88_s, 0, c88_raw, 0 },
+	  "", 0x1000003b, 0, c92_in, 2, c92_out, 1, c92_ops, 1, c92_s, 0, c92_raw, 0 },
 	{ "nn-f16-add0", "SP TensorAdd_SP on fp16, one operation with no second image (words 23, 34 0), scale 1: a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): -0, the largest half, the smallest normal half",
 	  "numpy: the exact x (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c89_in, 1, c89_out, 1, c89_ops, 1, c89_s, 0, c89_raw, 0 },
+	  "", 0x1000003b, 0, c93_in, 1, c93_out, 1, c93_ops, 1, c93_s, 0, c93_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};
