@@ -113,7 +113,9 @@ class Model:
         for o in self.doc["operations"]:
             if o["type_name"] == "SH" and o["layer_name"] in LAYERS and not self.elsewhere:
                 rest = self.lines.get(o["record_index"], ("?", "?", ""))[2]
-                if rest.endswith("execute " + LABEL):
+                # the uint8 product of two images (the face-age files,
+                # "x0 x x1") is test cpu-age's
+                if rest.endswith("execute " + LABEL) and " x0 x x1 " not in rest:
                     self.sh[o["record_index"]] = Shader(self, o)
 
     def lcd(self, index, offset):

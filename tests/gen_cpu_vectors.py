@@ -252,8 +252,8 @@ def conv_direct(img, w, bias, k, x_off, y_off, out_x, out_y, in_zp, w_zp, depthw
         acc[o] = bias[o]
         for z in range(w.shape[1]):
             src = d[o if depthwise else z]
-            for ky in range(k):
-                for kx in range(k):
+            for ky in range(w.shape[2]):
+                for kx in range(w.shape[3]):
                     t = int(w[o, z, ky, kx]) - w_zp
                     y0, x0 = 16 + ky + y_off, 16 + kx + x_off
                     acc[o] += t * src[y0:y0 + out_y, x0:x0 + out_x]
@@ -327,6 +327,8 @@ def nn_fields(p):
          ("out_image_y_stride", p["out_slice"]), ("coef_zero_point", p["w_zp"]),
          ("out_zero_point", p["out_zp"]), ("depthwise", 1 if p["dw"] else 0),
          ("layer_type", p.get("layer_type", 0))]
+    if "ky" in p:  # a kernel one value wide: k wide, ky high
+        f.append(("kernel_y_size", p["ky"]))
     if p.get("int8"):
         f += [("kernel_data_type", 2), ("in_image_data_type", 2), ("out_image_data_type", 2)]
     sf, scale = nn_scale_fields(t, p["m"], p["e"])
@@ -357,7 +359,9 @@ def nn_op(case, p, w, bias, layer="ConvolutionReluPoolingLayer2", acc32=None):
     ((source, index, offset) each), kernels w [o][kz][ky][kx] as a stream;
     the test checks the accumulation path the bound gives (acc32, when
     given, is what the case means it to be)."""
-    bound = int(fits_int32(w, bias, p["w_zp"]))
+    # the 32-bit kernels take square kernels only (a 0x7d fully connected
+    # command is run as a 1x1 convolution: doc/cpu-backend.md)
+    bound = int(fits_int32(w, bias, p["w_zp"]) and (w.shape[2] == w.shape[3] or p.get("layer_type") == 1))
     assert acc32 is None or acc32 == bound
     op = case.add_op(OP_NN, layer, bound)
     p["cores"] = min(p["cores"], w.shape[0])  # a core without kernels ends a stream (doc/weights.md)
@@ -432,12 +436,13 @@ def conv_case(cid, name, seed, in_lo=0, in_hi=256, w_dev=None, bias=None, **kw):
     if p.get("int8") and (in_lo, in_hi) == (0, 256):
         in_lo, in_hi = -128, 128
     img = rs.randint(in_lo, in_hi, (p["out_z"] if p["dw"] else p["kz"], p["in_y"], p["in_x"]))
+    ky = p.get("ky", p["k"])
     if w_dev:
-        w = p["w_zp"] + rs.randint(-w_dev, w_dev + 1, (p["out_z"], kz, p["k"], p["k"]))
+        w = p["w_zp"] + rs.randint(-w_dev, w_dev + 1, (p["out_z"], kz, ky, p["k"]))
     elif p.get("int8"):
-        w = rs.randint(-128, 128, (p["out_z"], kz, p["k"], p["k"]))
+        w = rs.randint(-128, 128, (p["out_z"], kz, ky, p["k"]))
     else:
-        w = rs.randint(0, 256, (p["out_z"], kz, p["k"], p["k"]))
+        w = rs.randint(0, 256, (p["out_z"], kz, ky, p["k"]))
     bias = np.array(bias if bias is not None else rs.randint(-3000, 3001, p["out_z"]), dtype=np.int64)
     px, py = written_dims(p)
     p.setdefault("in_row", p["in_x"])
@@ -510,6 +515,15 @@ def nn_cases():
         "target 0x99 (a v8b kernel stream, 15-bit mantissa)", 7, target=0x99, in_x=5, in_y=4, kz=5, k=1,
         out_x=4, out_y=3, out_z=9, x_off=1, y_off=1, in_zp=77, w_zp=100, out_zp=90, m=0x654300, e=120,
         cores=2, superblocks=2, order_seed=3)[0])
+    c, acc, scale, q = conv_case(
+        "nn-depthwise-3x1-maxpool-0xe8",
+        "NN depthwise conv of a kernel 3 rows high and 1 wide (kernel_xy_size 1, kernel_y_size 3), 4 channels, "
+        "6x5 -> 6x5 (no offset: the last two rows read the border), 2x2 max pooling -> 3x2, target 0xe8 (a "
+        "v8a stream), random kernels; the 0xe8 face-age file's ops 4 and 18 hold the identity [1, 0, 0]",
+        8, target=0xE8, dw=True, in_x=6, in_y=5, kz=1, k=1, ky=3, out_x=6, out_y=5, out_z=4, in_zp=127,
+        w_zp=120, out_zp=127, pooling=1, m=0x1A2B3C, e=119, cores=2, superblocks=1)
+    assert acc.shape == (4, 5, 6) and (q > 0).any() and (q < 255).any()
+    cases.append(c)
     return cases
 
 
@@ -2773,10 +2787,77 @@ def all_cases():
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
             [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case(), shavg_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(7)] +
             [shconv_s2_case(), nt_long_case(), sp_add_case(3), shdw16_small_case(), nn_lut_sigmoid_case()] +
-            [gray_case(), tensorsub_case(), tensormul_case(), prelu_case(0), prelu_case(1),
+            [gray_case(), tensorsub_case(), tensormul_case(), tensormul_u8_case(), tanh_case(0),
+             tanh_case(95), prelu_case(0), prelu_case(1),
              prelu_case(0, 2), prelu_case(0, 3)] +
             [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)] +
             [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")])
+
+
+# ------------------------------------------- the face-age network's shaders
+# (lib/cpu/ops/shmul.c's uint8 product, lib/cpu/ops/shtanh.c; the words as
+# the 0x7d and 0xe8 face-age files' shaders load them)
+
+MULU8_LANES = ([0x29292929, 0x10101010, 0x01110000, 0x03330222, 0x29292929, 0x00010000, 0x00030002, 0x300] +
+               [0] * 8 +
+               [0x29292929, 0x10101010, 0x05550444, 0x07770666, 0x29292929, 0x00050004, 0x00070006, 0x300] +
+               [0] * 8)
+MULU8_TAIL = [0x33333333, 0x11110000, 0x03020100, 0x03020100, 0, 0, 0, 0x2400] + [0] * 8
+
+
+def tensormul_u8_case():
+    c = Case("sh-tensormul-uint8", "SH TensorMul of two uint8 images (format 0x444041f0) of 9x2x1 into a "
+             "third, scale 0.0112834 at 0x360e0 (the 0x7d face-age file's op 54), zero points 0: ties at "
+             "products x scale = k + 1/2 and saturation at 255",
+             "numpy: numpy.rint(a x b x float32 scale) in double precision (ties to even), saturated to 255",
+             target=0x7D)
+    scale = np.float32(0.0112834)
+    rs = np.random.RandomState(61)
+    a = rs.randint(0, 256, (2, 9))
+    b = rs.randint(0, 256, (2, 9))
+    a[0, :3], b[0, :3] = (255, 0, 255), (255, 200, 1)
+    c.add_input(a.ravel(), [9, 2])
+    c.add_input(b.ravel(), [9, 2])
+    u = {56: f32_bits(float(scale)), 57: 0}
+    put(u, 1, image_words(9, 9, 2, FMT_U8, 18, 1))
+    put(u, 9, image_words(9, 9, 2, FMT_U8, 18, 1))
+    put(u, 17, image_words(9, 9, 2, FMT_U8, 18, 1))
+    put(u, 24, MULU8_LANES)
+    put(u, 60, MULU8_TAIL)
+    sh_op(c, "TensorMul", u, [(0, (INPUT, 0, 0)), (8, (INPUT, 1, 0)), (16, (OUTPUT, 0, 0))])
+    v = np.clip(np.rint(a.astype(np.float64) * b * float(scale)), 0, 255).astype(np.int64)
+    assert v[0, 0] == 255 and v[0, 1] == 0 and v[0, 2] == 3 and 0 < (v < 255).sum()
+    c.add_output(v.ravel(), [9, 2])
+    return c
+
+
+TANH_LANES = ([0x01010101, 0, 0x00010000, 0x00030002, 0x02020202, 0, 0, 0x100] + [0x3C00, 0] * 4 +
+              [0x01010101, 0, 0x00050004, 0x00070006, 0x02020202, 0, 0, 0x100] + [0x3C00, 0] * 4 +
+              [0x3F800000, 0])
+TANH_TAIL = [0x11111111, 0x11110000, 0x06040200, 0x06040200, 0x22222222, 0, 0, 0x100] + [0x3C00] * 8
+
+
+def tanh_case(zp):
+    c = Case("sh-tanh-zp%d" % zp, "SH tanh (ActivationLayer: 2 log2(e) at 0x36040) of 256 uint8 codes (16x16, "
+             "rows 16) into 16x16 fp16 values, input scale 0.0144123 at 0x36048 and -%d times it at 0x3604c "
+             "(the 0x7d face-age file's op %d)" % (zp, 92 if zp else 56),
+             "numpy: numpy.tanh of the float32 q x scale + offset, in double, numpy.float16 (to nearest, "
+             "ties to even)", target=0x7D)
+    sc = np.float32(0.0144123)
+    off = np.float32(-zp * float(sc))
+    q = np.arange(256)
+    c.add_input(q, [16, 16])
+    u = {16: 0x4038AA3B, 17: 0x3F800000, 18: f32_bits(float(sc)), 19: f32_bits(float(off))}
+    put(u, 1, image_words(16, 16, 16, FMT_U8, 256, 1))
+    put(u, 9, image_words(32, 16, 16, FMT_F16, 512, 1))
+    u[14] = 0x10DD10B0
+    put(u, 20, TANH_LANES)
+    put(u, 56, TANH_TAIL)
+    sh_op(c, "ActivationLayer", u, [(0, (INPUT, 0, 0)), (8, (OUTPUT, 0, 0))])
+    arg = q.astype(np.float32) * sc + off
+    want = np.tanh(arg.astype(np.float64))
+    c.add_output(f16_le(Fraction(float(v)) for v in want), [16, 16], FP16)
+    return c
 
 
 # ------------------------------------------- pre-processing and PReLU shaders

@@ -56,6 +56,7 @@ enum cpu_op_kind {
 	CPU_OP_SHSUB,           /* ops/shsub.c: SH TensorSub (fp16 minus a constant into int8) */
 	CPU_OP_SHMUL,           /* ops/shmul.c: SH TensorMul (int8 times a constant) */
 	CPU_OP_SHPRELU,         /* ops/shprelu.c: SH PReluLayer on int8 */
+	CPU_OP_SHTANH,          /* ops/shtanh.c: SH ActivationLayer tanh, uint8 into fp16 */
 	CPU_OP_SHADER,          /* ops/shader.c: any other SH or SW operation, refused */
 	CPU_OP_TPFC,            /* ops/tpfc.c: TP fully connected */
 	CPU_OP_TP,              /* ops/tp.c: every other TP operation (with ops/lut.c) */
@@ -150,7 +151,7 @@ CPU_HIDDEN extern const cpu_op_def *const nbg_cpu_ops[CPU_OP__COUNT];
 CPU_HIDDEN extern const cpu_op_def nbg_cpu_op_softmax, nbg_cpu_op_shpool, nbg_cpu_op_shmax, nbg_cpu_op_shdw,
 	nbg_cpu_op_shadd, nbg_cpu_op_shscale, nbg_cpu_op_shf16, nbg_cpu_op_shpad, nbg_cpu_op_shconv, nbg_cpu_op_shdw16,
 	nbg_cpu_op_shf32, nbg_cpu_op_shresize, nbg_cpu_op_shgray, nbg_cpu_op_shsub, nbg_cpu_op_shmul,
-	nbg_cpu_op_shprelu, nbg_cpu_op_shader, nbg_cpu_op_tpfc, nbg_cpu_op_tp,
+	nbg_cpu_op_shprelu, nbg_cpu_op_shtanh, nbg_cpu_op_shader, nbg_cpu_op_tpfc, nbg_cpu_op_tp,
 	nbg_cpu_op_spmax, nbg_cpu_op_spmean, nbg_cpu_op_spsub, nbg_cpu_op_spmul, nbg_cpu_op_nn16, nbg_cpu_op_conv;
 
 struct nbg_cpu_plan {
