@@ -31,7 +31,7 @@ const char *nbg_cpu_verdict_name(int v)
 static void add_region(nbg_cpu_plan *p, uint32_t type, int32_t index, uint64_t size)
 {
 	if (p->region_count < sizeof(p->regions) / sizeof(p->regions[0]))
-		p->regions[p->region_count++] = (cpu_region){ type, index, size };
+		p->regions[p->region_count++] = (cpu_region){ type, index, size, NULL };
 }
 
 /* The dynamic outputs an operation writes: in the LCD layout a
@@ -62,6 +62,34 @@ static void add_dynamic_outputs(nbg_cpu_plan *p)
 	}
 }
 
+/* The dynamic inputs operations read in the sections layout: a
+ * MISC_DYNA_INPUT patch names a DYNAIO_TABLE entry (doc/memory.md), a
+ * buffer of that entry's size holding, at the start, the bytes the file
+ * stores there (doc/cpu-backend.md, "The machine"). */
+static void add_dynamic_inputs(nbg_cpu_plan *p)
+{
+	const nbg_dynaio *d = nbg_model_dynaio(p->m);
+	if (!d || !d->present || d->region_offset > p->m->file_size ||
+	    d->region_size > p->m->file_size - d->region_offset)
+		return;
+	size_t n = nbg_graph_summary_of(p->g)->patch_count, added = 0;
+	for (size_t i = 0; i < n && added < CPU_MAX_DYNAMIC_INPUTS; i++) {
+		const nbg_graph_patch *pt = nbg_graph_patch_at(p->g, i);
+		if (pt->source_type != NBG_GRAPH_SRC_MISC_DYNA_INPUT || pt->operation < 0 || pt->index < 0)
+			continue;
+		const nbg_dynaio_entry *e = nbg_model_dynaio_entry_at(p->m, (size_t)pt->index);
+		int seen = 0;
+		for (size_t r = 0; r < p->region_count; r++)
+			seen |= p->regions[r].source_type == pt->source_type && p->regions[r].index == pt->index;
+		if (!e || !e->size || seen || e->offset > d->region_size || e->size > d->region_size - e->offset ||
+		    p->region_count >= sizeof(p->regions) / sizeof(p->regions[0]))
+			continue;
+		p->regions[p->region_count++] = (cpu_region){ pt->source_type, pt->index, e->size,
+							      p->m->data + d->region_offset + e->offset };
+		added++;
+	}
+}
+
 /* The VIP SRAM's bytes: the header's, or for a v1 file of a version that
  * has no VIP SRAM record (before 0x10008) and whose commands still place
  * images there, the size every later corpus file of its target declares
@@ -88,6 +116,7 @@ static void build_regions(nbg_cpu_plan *p)
 	add_region(p, NBG_GRAPH_SRC_AXI_SRAM, -1, m->memory.axi_sram_bytes);
 	add_region(p, NBG_GRAPH_SRC_MEMORY_POOL, -1, m->memory.memory_pool_bytes);
 	add_dynamic_outputs(p);
+	add_dynamic_inputs(p);
 }
 
 
