@@ -28,10 +28,28 @@ const char *nbg_cpu_verdict_name(int v)
 	}
 }
 
-static void add_region(nbg_cpu_plan *p, uint32_t type, int32_t index, uint64_t size)
+static void add_region_from(nbg_cpu_plan *p, uint32_t type, int32_t index, uint64_t size, const uint8_t *init)
 {
 	if (p->region_count < sizeof(p->regions) / sizeof(p->regions[0]))
-		p->regions[p->region_count++] = (cpu_region){ type, index, size, NULL };
+		p->regions[p->region_count++] = (cpu_region){ type, index, size, init };
+}
+
+static void add_region(nbg_cpu_plan *p, uint32_t type, int32_t index, uint64_t size)
+{
+	add_region_from(p, type, index, size, NULL);
+}
+
+/* Patch i when it is an operation's patch of this (dynamic) source type
+ * naming an entry no region holds yet; NULL otherwise. */
+static const nbg_graph_patch *new_dynamic_patch(const nbg_cpu_plan *p, size_t i, uint32_t type)
+{
+	const nbg_graph_patch *pt = nbg_graph_patch_at(p->g, i);
+	if (!pt || pt->source_type != type || pt->operation < 0 || pt->index < 0)
+		return NULL;
+	for (size_t r = 0; r < p->region_count; r++)
+		if (p->regions[r].source_type == type && p->regions[r].index == pt->index)
+			return NULL;
+	return pt;
 }
 
 /* The dynamic outputs an operation writes: in the LCD layout a
@@ -47,15 +65,10 @@ static void add_dynamic_outputs(nbg_cpu_plan *p)
 		return;
 	size_t n = nbg_graph_summary_of(p->g)->patch_count, added = 0;
 	for (size_t i = 0; i < n && added < CPU_MAX_DYNAMIC_OUTPUTS; i++) {
-		const nbg_graph_patch *pt = nbg_graph_patch_at(p->g, i);
-		if (pt->source_type != NBG_GRAPH_SRC_MISC_DYNA_OUTPUT || pt->operation < 0 || pt->index < 0)
-			continue;
-		const nbg_graph_table_entry *e = nbg_graph_table_entry_at(p->g, NBG_GRAPH_TABLE_LCD,
-									  (size_t)pt->index);
-		int seen = 0;
-		for (size_t r = 0; r < p->region_count; r++)
-			seen |= p->regions[r].source_type == pt->source_type && p->regions[r].index == pt->index;
-		if (!e || !e->in_bounds || !e->size || seen)
+		const nbg_graph_patch *pt = new_dynamic_patch(p, i, NBG_GRAPH_SRC_MISC_DYNA_OUTPUT);
+		const nbg_graph_table_entry *e = pt ? nbg_graph_table_entry_at(p->g, NBG_GRAPH_TABLE_LCD,
+									       (size_t)pt->index) : NULL;
+		if (!e || !e->in_bounds || !e->size)
 			continue;
 		add_region(p, pt->source_type, pt->index, e->size);
 		added++;
@@ -74,18 +87,11 @@ static void add_dynamic_inputs(nbg_cpu_plan *p)
 		return;
 	size_t n = nbg_graph_summary_of(p->g)->patch_count, added = 0;
 	for (size_t i = 0; i < n && added < CPU_MAX_DYNAMIC_INPUTS; i++) {
-		const nbg_graph_patch *pt = nbg_graph_patch_at(p->g, i);
-		if (pt->source_type != NBG_GRAPH_SRC_MISC_DYNA_INPUT || pt->operation < 0 || pt->index < 0)
+		const nbg_graph_patch *pt = new_dynamic_patch(p, i, NBG_GRAPH_SRC_MISC_DYNA_INPUT);
+		const nbg_dynaio_entry *e = pt ? nbg_model_dynaio_entry_at(p->m, (size_t)pt->index) : NULL;
+		if (!e || !e->size || e->offset > d->region_size || e->size > d->region_size - e->offset)
 			continue;
-		const nbg_dynaio_entry *e = nbg_model_dynaio_entry_at(p->m, (size_t)pt->index);
-		int seen = 0;
-		for (size_t r = 0; r < p->region_count; r++)
-			seen |= p->regions[r].source_type == pt->source_type && p->regions[r].index == pt->index;
-		if (!e || !e->size || seen || e->offset > d->region_size || e->size > d->region_size - e->offset ||
-		    p->region_count >= sizeof(p->regions) / sizeof(p->regions[0]))
-			continue;
-		p->regions[p->region_count++] = (cpu_region){ pt->source_type, pt->index, e->size,
-							      p->m->data + d->region_offset + e->offset };
+		add_region_from(p, pt->source_type, pt->index, e->size, p->m->data + d->region_offset + e->offset);
 		added++;
 	}
 }
