@@ -12363,6 +12363,131 @@ static const cv_raw c96_raw[] = {
 	{ NULL, 0 },
 };
 
+static const uint8_t c97_in0[] = {
+	0x8c, 0x41, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
+	0x89, 0xb1, 0xdf, 0xbc, 0xd9, 0xc1, 0xae, 0xbf, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0x3d, 0xc3, 0xc4, 0xba, 0x1c, 0xbc, 0x43, 0x37,
+	0x5c, 0x42, 0x53, 0xc1, 0xf0, 0xb9, 0xe0, 0x3c, 0x56, 0x38, 0x42, 0x38, 0x3c, 0x32, 0xe3, 0x3a,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0xf3, 0xc1, 0xf9, 0xc0, 0x87, 0xb7, 0xcb, 0x41, 0x5a, 0x42, 0x56, 0xc0, 0x51, 0xb4, 0x89, 0xb3,
+	0xc1, 0xb8, 0x85, 0x43, 0x37, 0x41, 0x8f, 0x3e, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c97_in[] = {
+	{ { 60, 1, 1, 1 }, 3, 1, c97_in0, 120 },
+};
+
+static const uint8_t c97_out0[] = {
+	0x8c, 0x41, 0xbb, 0xbc, 0x3d, 0x41, 0xdf, 0xbc, 0, 0, 0xd4, 0x37, 0x7f, 0x39, 0x89, 0xbf,
+	0xd9, 0xc1, 0, 0, 0xc7, 0xb5, 0x93, 0x34, 0x89, 0xb1, 0xae, 0xbf, 0, 0, 0, 0,
+	0, 0, 0, 0, 0x3d, 0xc3, 0x43, 0x37, 0xf0, 0xb9, 0x42, 0x38, 0, 0, 0xc4, 0xba,
+	0x5c, 0x42, 0xe0, 0x3c, 0x3c, 0x32, 0, 0, 0x1c, 0xbc, 0x53, 0xc1, 0x56, 0x38, 0xe3, 0x3a,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xf3, 0xc1, 0xcb, 0x41, 0x51, 0xb4, 0x85, 0x43,
+	0, 0, 0xf9, 0xc0, 0x5a, 0x42, 0x89, 0xb3, 0x37, 0x41, 0, 0, 0x87, 0xb7, 0x56, 0xc0,
+	0xc1, 0xb8, 0x8f, 0x3e, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c97_out[] = {
+	{ { 54, 1, 1, 1 }, 3, 1, c97_out0, 108 },
+};
+
+static const cv_field c97_op0_f[] = {
+	{ "kernel_address", 0x2 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x4 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x3 },
+	{ "out_image_z_size", 0x3 },
+	{ "in_image_x_stride", 0x6 },
+	{ "in_image_y_stride", 0x28 },
+	{ "out_image_x_stride", 0xa },
+	{ "out_image_y_stride", 0x24 },
+};
+
+static const cv_word c97_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c97_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c97_op0_u[] = {
+	0,
+};
+
+static const cv_op c97_ops[] = {
+	{ 8, "ConcatLayer", -1, c97_op0_f, 10, c97_op0_w, 0, c97_op0_a, 2, c97_op0_u, 0 },
+};
+
+static const cv_stream c97_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c97_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c98_in0[] = {
+	0xc9, 0x42, 0x79, 0xc1, 0xdf, 0x41, 0xa7, 0xc2, 0xb5, 0x38, 0xfa, 0xbe, 0xcd, 0xbf, 0x18, 0x38,
+	0x7c, 0xc0, 0xc2, 0x3c, 0x17, 0x3c, 0xb3, 0xb9, 0x3d, 0xba, 0x61, 0xb6, 0x42, 0xc0, 0xda, 0xc1,
+	0x53, 0xc2, 0xea, 0xb2,
+};
+
+static const cv_io c98_in[] = {
+	{ { 18, 1, 1, 1 }, 3, 1, c98_in0, 36 },
+};
+
+static const uint8_t c98_out0[] = {
+	0xc9, 0x42, 0x79, 0xc1, 0xdf, 0x41, 0xc2, 0x3c, 0x17, 0x3c, 0xb3, 0xb9, 0, 0, 0xa7, 0xc2,
+	0xb5, 0x38, 0xfa, 0xbe, 0x3d, 0xba, 0x61, 0xb6, 0x42, 0xc0, 0, 0, 0xcd, 0xbf, 0x18, 0x38,
+	0x7c, 0xc0, 0xda, 0xc1, 0x53, 0xc2, 0xea, 0xb2, 0, 0,
+};
+
+static const cv_io c98_out[] = {
+	{ { 21, 1, 1, 1 }, 3, 1, c98_out0, 42 },
+};
+
+static const cv_field c98_op0_f[] = {
+	{ "kernel_address", 0x6 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "out_image_x_size", 0x2 },
+	{ "out_image_y_size", 0x3 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x12 },
+	{ "in_image_y_stride", 0x24 },
+	{ "out_image_x_stride", 0xe },
+	{ "out_image_y_stride", 0x2a },
+};
+
+static const cv_word c98_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c98_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c98_op0_u[] = {
+	0,
+};
+
+static const cv_op c98_ops[] = {
+	{ 8, "TensorTranspose", -1, c98_op0_f, 10, c98_op0_w, 0, c98_op0_a, 2, c98_op0_u, 0 },
+};
+
+static const cv_stream c98_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c98_raw[] = {
+	{ NULL, 0 },
+};
+
 static const cv_case cv_cases[] = {
 	{ "nn-conv-ties-saturation", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5, offsets -1 (a border of zero points), zero points in 60, kernel 120, out 100, scale 1/2 (every odd sum a tie), saturation at 0 and 255, rows and slices with gaps",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
@@ -12655,6 +12780,12 @@ static const cv_case cv_cases[] = {
 	{ "nn-f16-add0", "SP TensorAdd_SP on fp16, one operation with no second image (words 23, 34 0), scale 1: a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): -0, the largest half, the smallest normal half",
 	  "numpy: the exact x (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
 	  "", 0x1000003b, 0, c96_in, 1, c96_out, 1, c96_ops, 1, c96_s, 0, c96_raw, 0 },
+	{ "nt-transpose-slices", "NN ConcatLayer NT of 3 slices of 3x4 fp16 values (rows 6 bytes apart: word 5 (kernel_address) 2 times the width, as in every NT command of the corpus; slices 40) into 3 slices of 4x3 (rows 10 bytes apart, slices 36): out_image_z_size 3",
+	  "numpy: numpy.transpose of each slice, placed at the strides; the bytes between rows 0",
+	  "", 0x1000003b, 0, c97_in, 1, c97_out, 1, c97_ops, 1, c97_s, 0, c97_raw, 0 },
+	{ "nt-transpose-rows", "NN TensorTranspose NT of a 3x2 image of 6-byte elements (3 fp16 values each; input rows 18 bytes, word 5 (kernel_address) 6) into 2x3 (output rows 14 bytes apart)",
+	  "numpy: numpy.transpose of the (2, 3, 6-byte) array's first two axes, rows at the stride; the bytes between rows 0",
+	  "", 0x1000003b, 0, c98_in, 1, c98_out, 1, c98_ops, 1, c98_s, 0, c98_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

@@ -2198,6 +2198,66 @@ def nt_long_case():
     return c
 
 
+def nt_slices_case():
+    """A 3-D NT transpose (the blendshapes files' ConcatLayer): the 2-D
+    transpose in each of out_image_z_size slices, the input's slices at
+    in_image_y_stride, the output's at out_image_y_stride (bytes)."""
+    c = Case("nt-transpose-slices", "NN ConcatLayer NT of 3 slices of 3x4 fp16 values (rows 6 bytes apart: "
+             "word 5 (kernel_address) 2 times the width, as in every NT command of the corpus; slices 40) into "
+             "3 slices of 4x3 (rows 10 bytes apart, slices 36): out_image_z_size 3",
+             "numpy: numpy.transpose of each slice, placed at the strides; the bytes between rows 0")
+    rs = np.random.RandomState(53)
+    x, y, z, irow, islice, orow, oslice = 3, 4, 3, 6, 40, 10, 36
+    img = rs.uniform(-4, 4, (z, y, x)).astype(np.float16)
+    buf = np.zeros(islice * z, np.uint8)
+    for k in range(z):
+        for j in range(y):
+            buf[k * islice + j * irow:k * islice + j * irow + 2 * x] = np.frombuffer(img[k, j].tobytes(), np.uint8)
+    c.add_input(buf, [islice * z // 2, 1, 1], FP16)
+    op = c.add_op(OP_NT, "ConcatLayer")
+    op["fields"] += [("kernel_address", 2), ("in_image_x_size", x), ("in_image_y_size", y),
+                     ("out_image_x_size", y), ("out_image_y_size", x), ("out_image_z_size", z),
+                     ("in_image_x_stride", irow), ("in_image_y_stride", islice),
+                     ("out_image_x_stride", orow), ("out_image_y_stride", oslice)]
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    out = np.zeros(oslice * z, np.uint8)
+    for k in range(z):
+        t = np.ascontiguousarray(img[k].T)
+        for i in range(x):
+            out[k * oslice + i * orow:k * oslice + i * orow + 2 * y] = np.frombuffer(t[i].tobytes(), np.uint8)
+    c.add_output(out, [oslice * z // 2, 1, 1], FP16)
+    return c
+
+
+def nt_rows_case():
+    """An NT transpose whose elements are whole rows: word 5
+    (kernel_address) holds the element's bytes, the input's row stride
+    in_image_x_size times it (the blendshapes files' 192-, 194- and
+    104-byte elements)."""
+    c = Case("nt-transpose-rows", "NN TensorTranspose NT of a 3x2 image of 6-byte elements (3 fp16 values each; "
+             "input rows 18 bytes, word 5 (kernel_address) 6) into 2x3 (output rows 14 bytes apart)",
+             "numpy: numpy.transpose of the (2, 3, 6-byte) array's first two axes, rows at the stride; the "
+             "bytes between rows 0")
+    rs = np.random.RandomState(59)
+    x, y, e, orow = 3, 2, 6, 14
+    img = rs.uniform(-4, 4, (y, x, e // 2)).astype(np.float16)
+    c.add_input(np.frombuffer(img.tobytes(), np.uint8), [x * y * e // 2, 1, 1], FP16)
+    op = c.add_op(OP_NT, "TensorTranspose")
+    op["fields"] += [("kernel_address", e), ("in_image_x_size", x), ("in_image_y_size", y),
+                     ("out_image_x_size", y), ("out_image_y_size", x), ("out_image_z_size", 1),
+                     ("in_image_x_stride", x * e), ("in_image_y_stride", x * y * e),
+                     ("out_image_x_stride", orow), ("out_image_y_stride", orow * x)]
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    t = np.ascontiguousarray(img.transpose(1, 0, 2))
+    out = np.zeros(orow * x, np.uint8)
+    for i in range(x):
+        out[i * orow:i * orow + y * e] = np.frombuffer(t[i].tobytes(), np.uint8)
+    c.add_output(out, [orow * x // 2, 1, 1], FP16)
+    return c
+
+
 SHCONV_F32_PLANE, SHCONV_F32_X4, SHCONV_F32_BIAS = 0x44405002, 0x32101034, 0x32100034
 
 
@@ -2791,7 +2851,7 @@ def all_cases():
              tanh_case(95), prelu_case(0), prelu_case(1),
              prelu_case(0, 2), prelu_case(0, 3)] +
             [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)] +
-            [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")])
+            [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")] + [nt_slices_case(), nt_rows_case()])
 
 
 # ------------------------------------------- the face-age network's shaders

@@ -25,15 +25,19 @@
 #include "nbg/graph.h"
 #include "nbg/weights.h"
 
-/* One buffer of the machine: a source type and, for INPUT / OUTPUT, the
- * record index. */
-/* The dynamic output buffers a plan models at most (plan.c). */
+/* One buffer of the machine: a source type and, for INPUT / OUTPUT and
+ * the dynamic ones, the record or table index; init: the bytes it starts
+ * with (a dynamic input's stored entry, in the model's data), else NULL
+ * (zero-filled). */
+/* The dynamic output and input buffers a plan models at most (plan.c). */
 #define CPU_MAX_DYNAMIC_OUTPUTS 16
+#define CPU_MAX_DYNAMIC_INPUTS 16
 
 typedef struct cpu_region {
 	uint32_t source_type;
 	int32_t index;
 	uint64_t size;
+	const uint8_t *init;
 } cpu_region;
 
 /* The kinds of operation, in the order the plan tries their matches: each
@@ -168,7 +172,7 @@ struct nbg_cpu_plan {
 	unsigned char *read_outside;    /* per operation: its writes are read outside its layer
 					 * (ops/spmax.c; NULL until needed) */
 	size_t region_count;
-	cpu_region regions[5 + 2 * 64 + CPU_MAX_DYNAMIC_OUTPUTS];
+	cpu_region regions[5 + 2 * 64 + CPU_MAX_DYNAMIC_OUTPUTS + CPU_MAX_DYNAMIC_INPUTS];
 	char caveat[256];               /* nbg_cpu_plan_caveat; "" when none */
 	const nbg_weights_op **wop;     /* per operation: its weights record, NULL when none (the
 					 * weights indexed once, plan.c) */

@@ -24,6 +24,7 @@
 #define NN16_TYPE 4u                 /* the int16 data-type code */
 #define NN16_TARGET 0x1000003bu      /* the one target whose int16 commands are established */
 #define NN16_MAX_TAPS (1u << 24)     /* taps per sum: |sum| < 2^47 + 2^46 + 2^24 x 2^30 < 2^55 */
+#define NN16_MAX_ELEMENT 65536u      /* an NT transpose's element: at most a row of 32,768 halves */
 
 /* The words of a 192-byte NN command of target 0x1000003b that carry a
  * fused addition (doc/cpu-backend.md, "int16 data"). */
@@ -192,27 +193,34 @@ static int nn16_conv_run(const cpu_nn16 *n, uint8_t *const *buf)
 	return 0;
 }
 
-/* out(x, y) = in(y, x): x*y elements of esize bytes. */
+/* out(x, y, z) = in(y, x, z): x*y elements of esize bytes in each of the
+ * out_z slices (1 but for the 3-D transposes), the slices at the command's
+ * slice strides.  The whole input is gathered first (the output may
+ * overlap it). */
 static int nn16_transpose_run(const cpu_nn16 *n, uint8_t *const *buf)
 {
-	size_t count = (size_t)n->in_x * n->in_y;
-	uint8_t *t = malloc(count * n->esize);
+	size_t plane = (size_t)n->in_x * n->in_y * n->esize;
+	uint8_t *t = malloc(plane * n->out_z);
 	if (!t)
 		return -1;
 	const uint8_t *in = buf[n->in_region];
-	for (uint32_t y = 0; y < n->in_y; y++)
-		for (uint32_t x = 0; x < n->in_x; x++)
-			for (uint32_t b = 0; b < n->esize; b++)
-				t[((size_t)y * n->in_x + x) * n->esize + b] =
-					in[nbg_cpu_ring_at(n->in_base + y * n->in_row + (uint64_t)x * n->esize + b,
-							   n->in_ring_lo, n->in_ring_size)];
+	for (uint32_t z = 0; z < n->out_z; z++)
+		for (uint32_t y = 0; y < n->in_y; y++)
+			for (uint32_t x = 0; x < n->in_x; x++)
+				for (uint32_t b = 0; b < n->esize; b++)
+					t[z * plane + ((size_t)y * n->in_x + x) * n->esize + b] =
+						in[nbg_cpu_ring_at(n->in_base + z * n->in_slice + y * n->in_row +
+								   (uint64_t)x * n->esize + b,
+								   n->in_ring_lo, n->in_ring_size)];
 	uint8_t *out = buf[n->out_region];
-	for (uint32_t y = 0; y < n->in_y; y++)
-		for (uint32_t x = 0; x < n->in_x; x++)
-			for (uint32_t b = 0; b < n->esize; b++)
-				out[nbg_cpu_ring_at(n->out_base + (uint64_t)x * n->out_row + (uint64_t)y * n->esize + b,
-						    n->out_ring_lo, n->out_ring_size)] =
-					t[((size_t)y * n->in_x + x) * n->esize + b];
+	for (uint32_t z = 0; z < n->out_z; z++)
+		for (uint32_t y = 0; y < n->in_y; y++)
+			for (uint32_t x = 0; x < n->in_x; x++)
+				for (uint32_t b = 0; b < n->esize; b++)
+					out[nbg_cpu_ring_at(n->out_base + z * n->out_slice + (uint64_t)x * n->out_row +
+							    (uint64_t)y * n->esize + b,
+							    n->out_ring_lo, n->out_ring_size)] =
+						t[z * plane + ((size_t)y * n->in_x + x) * n->esize + b];
 	free(t);
 	return 0;
 }
@@ -245,37 +253,54 @@ static uint32_t transpose_long_side(const nbg_cmd_op *op, const nbg_cmd *cmd, ui
 }
 
 /* An NT transpose: in x*y (z 1) elements, out y*x, of the element size the
- * strides give (in_element_bytes, equal both sides). */
+ * strides give (in_element_bytes, equal both sides); in each of the
+ * output's out_image_z_size slices (the 3-D transpose, doc/cpu-backend.md
+ * "int16 data", NT transpose in slices), the input's slices at its slice
+ * stride, the output's at its own; a long side makes it one slice. */
 static void plan_transpose(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op,
 			   const nbg_cmd *cmd)
 {
 	uint32_t e = op->in_element_bytes, in_y, out_x;
 	uint64_t out_row;
-	uint32_t z = transpose_long_side(op, cmd, &in_y, &out_x, &out_row) ? 1 : op->in[2];
-	if ((e != 1 && e != 2 && e != 4) || op->out_element_bytes != e || z > 1 || op->out[2] != 1 ||
+	uint32_t hi = transpose_long_side(op, cmd, &in_y, &out_x, &out_row);
+	uint32_t z = hi ? 1 : op->in[2], slices = op->out[2];
+	if (!e || e > NN16_MAX_ELEMENT || op->out_element_bytes != e || z > 1 || !slices || (hi && slices != 1) ||
 	    out_x != in_y || op->out[1] != op->in[0] || !op->in[0] || !in_y ||
-	    op->in_row_stride < (uint64_t)op->in[0] * e || out_row < (uint64_t)out_x * e) {
+	    op->in_row_stride < (uint64_t)op->in[0] * e || out_row < (uint64_t)out_x * e ||
+	    (slices > 1 && (op->in_slice_stride < (in_y - 1) * op->in_row_stride + (uint64_t)op->in[0] * e ||
+			    op->out_slice_stride < (op->in[0] - 1) * out_row + (uint64_t)out_x * e))) {
 		nbg_cpu_refuse(s, "transpose-unsupported", "an NT operation %ux%ux%u -> %ux%ux%u of %u-byte "
-			       "elements (row strides %llu, %llu): executed is the 2-D transpose x*y*1 -> y*x*1 of 1-, "
-			       "2- or 4-byte elements, rows at least as long as they hold", op->in[0], in_y,
-			       z, out_x, op->out[1], op->out[2], e,
-			       (unsigned long long)op->in_row_stride, (unsigned long long)out_row);
+			       "elements (row strides %llu, %llu; slice strides %llu, %llu): executed is the transpose "
+			       "x*y -> y*x of elements of 1 to 65536 bytes in each of the output's slices (1 with a long "
+			       "side), rows at least as long as they hold, slices at least as long as their rows",
+			       op->in[0], in_y, z, out_x, op->out[1], slices, e,
+			       (unsigned long long)op->in_row_stride, (unsigned long long)out_row,
+			       (unsigned long long)op->in_slice_stride, (unsigned long long)op->out_slice_stride);
 		return;
 	}
 	n->kind = CPU_NN16_TRANSPOSE;
 	n->esize = e;
 	n->in_x = op->in[0];
 	n->in_y = in_y;
+	n->out_z = slices;
 	n->in_base = op->in_ref.offset;
 	n->in_row = op->in_row_stride;
 	n->in_slice = op->in_slice_stride;
 	n->out_base = op->out_ref.offset;
 	n->out_row = out_row;
 	n->out_slice = op->out_slice_stride;
-	if (!nbg_cpu_nn16_addressing(p, s, n, op, cmd, (uint64_t)n->in_x * e, n->in_y, 1, (uint64_t)n->in_y * e, n->in_x,
-			     1))
+	if (!nbg_cpu_nn16_addressing(p, s, n, op, cmd, (uint64_t)n->in_x * e, n->in_y, slices, (uint64_t)n->in_y * e,
+				     n->in_x, slices))
 		return;
-	snprintf(s->what, sizeof(s->what), "NN transpose %ux%ux1 -> %ux%ux1", n->in_x, n->in_y, n->in_y, n->in_x);
+	char each[48] = "";
+	if (e > 4)
+		snprintf(each, sizeof(each), " of %u-byte elements", e);
+	if (slices > 1)
+		snprintf(s->what, sizeof(s->what), "NN transpose %ux%ux%u -> %ux%ux%u%s (each slice)", n->in_x,
+			 n->in_y, slices, n->in_y, n->in_x, slices, each);
+	else
+		snprintf(s->what, sizeof(s->what), "NN transpose %ux%ux1 -> %ux%ux1%s", n->in_x, n->in_y, n->in_y,
+			 n->in_x, each);
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 }
@@ -601,8 +626,8 @@ static void nn16_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
 {
 	const cpu_nn16 *n = &op->u.nn16;
 	if (n->kind == CPU_NN16_TRANSPOSE) {
-		*scratch = (uint64_t)n->in_x * n->in_y * n->esize;
-		*work = 2 * *scratch;
+		*scratch = nbg_cpu_mul_sat((uint64_t)n->in_x * n->in_y * n->esize, n->out_z);
+		*work = nbg_cpu_mul_sat(2, *scratch);
 		return;
 	}
 	uint64_t in = (uint64_t)n->in_x * n->in_y * n->in_z, plane = (uint64_t)n->out_x * n->out_y;
