@@ -556,6 +556,15 @@ static int keeps_shape(const char *op)
 	return 0;
 }
 
+/* Whether t may take src's shape: t has none, or only the engine's view
+ * where src is proven or propagated. */
+static int weaker(const nbg_net_tensor *t, const nbg_net_tensor *src)
+{
+	return t->basis == NBG_NET_SHAPE_NONE ||
+	       (t->basis == NBG_NET_SHAPE_ENGINE && src->basis != NBG_NET_SHAPE_NONE &&
+		src->basis != NBG_NET_SHAPE_ENGINE);
+}
+
 /* Nodes without NN / TP operations: the input of their one producer (the
  * proven or inferred edge carrying the most bytes), the output too for an
  * operator that keeps the shape. */
@@ -591,14 +600,13 @@ static void other_nodes(nbg_network *n)
 			l->in.basis = l->out.basis == NBG_NET_SHAPE_ENGINE ? NBG_NET_SHAPE_ENGINE
 									   : NBG_NET_SHAPE_PROPAGATED;
 		}
-		if (l->in.basis == NBG_NET_SHAPE_NONE && src && src->basis != NBG_NET_SHAPE_NONE) {
+		if (src && src->basis != NBG_NET_SHAPE_NONE && weaker(&l->in, src)) {
 			memcpy(l->in.dims, src->dims, sizeof(l->in.dims));
 			l->in.data_type = src->data_type;
 			l->in.basis = src->basis == NBG_NET_SHAPE_ENGINE ? NBG_NET_SHAPE_ENGINE
 									 : NBG_NET_SHAPE_PROPAGATED;
 		}
-		if (l->out.basis == NBG_NET_SHAPE_NONE && l->in.basis != NBG_NET_SHAPE_NONE &&
-		    keeps_shape(l->op)) {
+		if (l->in.basis != NBG_NET_SHAPE_NONE && weaker(&l->out, &l->in) && keeps_shape(l->op)) {
 			memcpy(l->out.dims, l->in.dims, sizeof(l->out.dims));
 			l->out.data_type = l->in.data_type;
 			l->out.basis = l->in.basis == NBG_NET_SHAPE_ENGINE ? NBG_NET_SHAPE_ENGINE
@@ -1083,22 +1091,38 @@ int nbg_network_shapes(nbg_network *n)
 		return -1;
 	}
 	engine_views(n, 0);
-	other_nodes(n);
 	size_t *prod = producers(n);
-	int rc = prod ? forward(n, grid) : -1;
-	if (rc == 0) {
-		outputs_from_consumers(n, prod);
-		whole_edges(n, prod);
+	int rc = prod ? 0 : -1;
+	/* each rule fills only tensors no other has proven, so a tensor one
+	 * rule settles may let an earlier one settle another: the rules run
+	 * again while they settle more (each pass settles at least one of the
+	 * 2 x nodes tensors, so at most that many passes) */
+	for (size_t pass = 0, settled = SIZE_MAX; rc == 0 && pass <= 2 * n->n; pass++) {
+		size_t now = 0;
+		other_nodes(n);
 		rc = forward(n, grid);
-		/* what forward() settled joins the ends it left to the engine */
-		whole_edges(n, prod);
+		if (rc == 0) {
+			outputs_from_consumers(n, prod);
+			whole_edges(n, prod);
+			rc = forward(n, grid);
+			/* what forward() settled joins the ends it left to the engine */
+			whole_edges(n, prod);
+		}
+		if (rc == 0)
+			rc = copies(n);
+		if (rc == 0)
+			rc = operands(n);
+		for (size_t k = 0; k < n->n; k++)
+			for (int s = 0; s < 2; s++) {
+				const nbg_net_tensor *t = s ? &n->nodes[k].out : &n->nodes[k].in;
+				now += 2 * (size_t)known(t) + (t->basis != NBG_NET_SHAPE_NONE);
+			}
+		if (now == settled)
+			break;
+		settled = now;
 	}
 	if (rc == 0)
-		rc = operands(n);
-	if (rc == 0) {
 		slices(n, prod);
-		rc = copies(n);
-	}
 	free(prod);
 	free(grid);
 	transposed_records(n);
