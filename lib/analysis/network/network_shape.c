@@ -538,7 +538,7 @@ static int propagate(nbg_network *n, const int *grid)
 static int keeps_grid_op(const char *op)
 {
 	static const char *const ops[] = { "Concat", "Copy", "Activation", "Add", "Sub", "Mul",
-					   "Div", "Scale", "PReLU", "LeakyReLU", "Maximum" };
+					   "Div", "PReLU", "LeakyReLU", "Maximum" };
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (!strcmp(op, ops[i]))
 			return 1;
@@ -548,7 +548,7 @@ static int keeps_grid_op(const char *op)
 /* Operators that give their output their input's shape. */
 static int keeps_shape(const char *op)
 {
-	static const char *const ops[] = { "Softmax", "Add", "Sub", "Mul", "Div", "Scale",
+	static const char *const ops[] = { "Softmax", "Add", "Sub", "Mul", "Div",
 					   "Activation", "PReLU", "LeakyReLU", "Copy", "Maximum" };
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (!strcmp(op, ops[i]))
