@@ -974,6 +974,107 @@ static void fused_operands(nbg_network *n, const incoming *x, size_t k, unsigned
 	}
 }
 
+/* A 1x1 convolution of kernel depth kz reading the whole tensors of N >= 2
+ * layers (each edge carries its producer's whole output): a convolution of
+ * their concatenation along channels, each operand planes of one x * y
+ * grid -- the known operands' (and its input's, when known).  An operand
+ * known only by the engine's view, whose edge carries all of that view,
+ * then is x * y * (its bytes / (x * y)), and the convolution's input
+ * x * y * kz, where those depths and the known operands' add up to kz
+ * exactly (and, its input not known, its view has x * y pixels). */
+static void concatenation(nbg_network *n, const incoming *x, size_t k, unsigned eb, uint32_t kz)
+{
+	nbg_net_layer *l = &n->nodes[k];
+	uint32_t xy[2] = { 0, 0 };
+	uint64_t z = 0;
+	size_t count = 0, unknown = 0;
+	if (known(&l->in)) {
+		if (l->in.dims[2] != kz)
+			return;
+		xy[0] = l->in.dims[0];
+		xy[1] = l->in.dims[1];
+	}
+	for (size_t j = x->at[k]; j < x->at[k + 1]; j++) {
+		const nbg_net_edge *e = &n->edges[x->edge[j]];
+		const nbg_net_tensor *t = e->from_kind ? NULL : &n->nodes[e->from].out;
+		if (!t)
+			return;
+		count++;
+		if (!known(t)) {
+			/* its view is what it writes: the edge must carry all of it */
+			if (!t->view[0] || elements(t->view) * eb != e->bytes)
+				return;
+			unknown++;
+			continue;
+		}
+		if (elements(t->dims) * eb != e->bytes || (xy[0] && (t->dims[0] != xy[0] || t->dims[1] != xy[1])))
+			return;
+		xy[0] = t->dims[0];
+		xy[1] = t->dims[1];
+	}
+	uint64_t plane = (uint64_t)xy[0] * xy[1] * eb;
+	if (count < 2 || !plane || (unknown && !known(&l->in) && pixels(l->in.view) != (uint64_t)xy[0] * xy[1]))
+		return;
+	for (size_t j = x->at[k]; j < x->at[k + 1]; j++) {
+		const nbg_net_edge *e = &n->edges[x->edge[j]];
+		if (e->bytes % plane)
+			return;
+		z += e->bytes / plane;
+	}
+	if (z != kz)
+		return;
+	for (size_t j = x->at[k]; j < x->at[k + 1]; j++) {
+		const nbg_net_edge *e = &n->edges[x->edge[j]];
+		nbg_net_tensor *t = &n->nodes[e->from].out;
+		if (!known(t)) {
+			uint32_t d[3] = { xy[0], xy[1], (uint32_t)(e->bytes / plane) };
+			memcpy(t->dims, d, sizeof(d));
+			t->basis = NBG_NET_SHAPE_PROPAGATED;
+		}
+	}
+	if (!known(&l->in)) {
+		uint32_t d[3] = { xy[0], xy[1], kz };
+		memcpy(l->in.dims, d, sizeof(d));
+		l->in.basis = NBG_NET_SHAPE_PROPAGATED;
+	}
+}
+
+/* Whether every operation of node k is a lookup table (an NN_LUT
+ * operation, a TP one with its piecewise-linear lookup) with no kernel:
+ * one output element per input element. */
+static int lookup_only(const nbg_network *n, const incoming *x, size_t k)
+{
+	if (!n->nodes[k].nn_tp_ops || n->nodes[k].other_ops)
+		return 0;
+	for (size_t j = x->oat[k]; j < x->oat[k + 1]; j++) {
+		const nbg_cmd_op *op = nbg_commands_op_of(n->c, x->op[j]);
+		if (!op)
+			continue;
+		if (op->kernel[2] || !(op->type == NBG_GRAPH_OP_NN_LUT ||
+				       (op->engine == NBG_CMD_TP && !strcmp(op->kind, "lut"))))
+			return 0;
+	}
+	return 1;
+}
+
+/* A layer that writes its input's tensor (a lookup-table activation: one
+ * element out per element in; a copy): a side known only by the engine's
+ * view takes the other side's shape, when its view holds as many elements
+ * (both ways), or (a copy's input, both = 0) is that shape. */
+static void one_tensor(nbg_net_layer *l, int both)
+{
+	nbg_net_tensor *a = &l->in, *b = &l->out;
+	if (known(a) == known(b))
+		return;
+	nbg_net_tensor *to = known(a) ? b : a, *from = known(a) ? a : b;
+	if (!to->view[0] || (to == b && !both))
+		return;
+	if (both ? elements(to->view) != elements(from->dims) : memcmp(to->view, from->dims, sizeof(to->view)))
+		return;
+	memcpy(to->dims, from->dims, sizeof(to->dims));
+	to->basis = NBG_NET_SHAPE_PROPAGATED;
+}
+
 /* Bytes per element of node k's input, or, for a node without NN / TP
  * operations, of the first layer producer's output that has a known data
  * type; 0 unknown. */
@@ -1023,12 +1124,18 @@ static int operands(nbg_network *n)
 				l->kernel[0] = l->kernel[1] = 0;
 			}
 			take_operands(n, &x, k, s);
-		} else if (!unknown && (uint64_t)kz == (uint64_t)count * s->dims[2] && !known(&l->in)) {
-			l->in.dims[0] = s->dims[0];
-			l->in.dims[1] = s->dims[1];
-			l->in.dims[2] = kz;
-			l->in.basis = NBG_NET_SHAPE_PROPAGATED;
 		}
+	}
+	for (size_t k = 0; k < n->n; k++) {
+		uint32_t kz, oz;
+		unsigned eb = node_element_bytes(n, &x, k);
+		const char *op = n->nodes[k].op;
+		if (eb && op && !strcmp(op, "Conv2D") && conv_depths(n, &x, k, &kz, &oz))
+			concatenation(n, &x, k, eb, kz);
+		if (op && !strcmp(op, "Activation") && lookup_only(n, &x, k))
+			one_tensor(&n->nodes[k], 1);
+		if (op && !strcmp(op, "Copy") && !n->nodes[k].other_ops)
+			one_tensor(&n->nodes[k], 0);
 	}
 	incoming_free(&x);
 	return 0;
