@@ -908,7 +908,9 @@ static const nbg_net_tensor *operand_shape(const nbg_network *n, const incoming 
 	for (size_t j = x->at[k]; j < x->at[k + 1]; j++) {
 		const nbg_net_edge *e = &n->edges[x->edge[j]];
 		const nbg_net_tensor *t = e->from_kind ? NULL : &n->nodes[e->from].out;
-		if (!t || (*count && e->bytes != bytes) || elements(t->dims) * eb != e->bytes)
+		/* an SH image's view is its dims only once every rule had its turn */
+		const uint32_t *d = !t ? NULL : known(t) || t->dims[0] ? t->dims : t->view;
+		if (!t || (*count && e->bytes != bytes) || elements(d) * eb != e->bytes)
 			return NULL;
 		bytes = e->bytes;
 		++*count;
@@ -1113,11 +1115,20 @@ static int operands(nbg_network *n)
 		int conv = l->op && !strcmp(l->op, "Conv2D") && conv_depths(n, &x, k, &kz, &oz);
 		if (eb)
 			fused_operands(n, &x, k, eb);
-		if (!eb || (!conv && !(elementwise(l->op) && !known(&l->in))))
+		if (!eb || (!conv && known(&l->in)))
 			continue;
 		const nbg_net_tensor *s = operand_shape(n, &x, k, eb, &count, &unknown);
 		if (!s || count < 2)
 			continue;
+		/* whatever the operator: it reads N whole tensors of one shape and
+		 * addresses exactly that shape */
+		if (!conv && !elementwise(l->op)) {
+			if (!memcmp(l->in.view, s->dims, sizeof(l->in.view))) {
+				memcpy(l->in.dims, s->dims, sizeof(l->in.dims));
+				l->in.basis = NBG_NET_SHAPE_PROPAGATED;
+			}
+			continue;
+		}
 		if (!conv || (kz == count && oz == 1)) {
 			if (conv) {
 				l->op = "Add";
