@@ -16,8 +16,12 @@
  * keeps the pixel grid (a 1x1 convolution with stride 1, no pooling; a
  * lookup-table activation).  A node with no NN / TP operation takes the
  * output of its one producer, and, for an operator that keeps its input's
- * shape (Softmax, Add, an activation, ...), gives it to its output.  What
- * stays unresolved is shown as the engine's view (basis ENGINE), labelled.
+ * shape (Softmax, Add, an activation, ...), gives it to its output.  A
+ * layer of lookup tables or a copy writes the tensor it reads; a 1x1
+ * convolution over N whole tensors reads their concatenation along
+ * channels (its operands and input from each other's grid and the edges'
+ * bytes).  These rules run again while they settle more.  What stays
+ * unresolved is shown as the engine's view (basis ENGINE), labelled.
  */
 #include <stdlib.h>
 #include <string.h>
