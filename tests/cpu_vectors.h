@@ -12009,6 +12009,222 @@ static const cv_raw c92_raw[] = {
 	{ NULL, 0 },
 };
 
+static const uint8_t c93_in0[] = {
+	0xd5, 0x73, 0xec, 0xfd, 0x22, 0x28, 0x60, 0x69, 0x71, 0x98, 0xd5, 0xd3, 0x61, 0x5e,
+};
+
+static const cv_io c93_in[] = {
+	{ { 14, 1, 1, 1 }, 1, 2, c93_in0, 14 },
+};
+
+static const uint8_t c93_out0[] = {
+	0x56, 0x4f, 0x55, 0x4c, 0xff, 0, 0x2a, 0x64, 0x48, 0x54,
+};
+
+static const cv_io c93_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c93_out0, 10 },
+};
+
+static const cv_field c93_op0_f[] = {
+	{ "in_image_x_size", 0x1 },
+	{ "in_image_y_size", 0x1 },
+	{ "in_image_z_size", 0xe },
+	{ "in_image_stride", 0x1 },
+	{ "in_image_slice", 0x1 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0x0 },
+	{ "in_window_y_end", 0x0 },
+	{ "in_tile_x_size", 0x1 },
+	{ "in_tile_y_size", 0x1 },
+	{ "in_tile_x_inc", 0x1 },
+	{ "in_tile_y_inc", 0x1 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x1 },
+	{ "out_loop_0_inc", 0x0 },
+	{ "out_loop_1_count", 0x1 },
+	{ "out_loop_1_inc", 0x0 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0xa },
+	{ "out_loop_4_inc", 0x1 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "in_tile_sequence", 0x3 },
+	{ "coef_zp", 0x4a },
+	{ "out_zp", 0x51 },
+	{ "alu_output_postshift", 0x4 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x0 },
+	{ "alu_horz_processing", 0x0 },
+	{ "alu_horz_proc_count", 0x9 },
+	{ "alu_vert_proc_count", 0x0 },
+	{ "alu_output_post_multiplier", 0x4000 },
+	{ "flat_rounding_mode", 0x0 },
+};
+
+static const cv_word c93_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c93_op0_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
+	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
+};
+
+static const uint32_t c93_op0_u[] = {
+	0,
+};
+
+static const cv_op c93_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c93_op0_f, 45, c93_op0_w, 0, c93_op0_a, 3, c93_op0_u, 0 },
+};
+
+static const uint8_t c93_s0_w[] = {
+	0x5e, 0xf8, 0xf1, 0xcb, 0x9b, 0x45, 0x94, 0xce, 0x97, 0x40, 0xa4, 0x82, 0xf, 0x66, 0xa7, 0xdf,
+	0x3a, 0xc3, 0xa0, 0xfa, 0xb, 0x18, 3, 0x7b, 0xae, 0xcc, 0x4e, 0x1a, 0xd, 0x96, 0xcd, 0x17,
+	0x9f, 0xd4, 0xfe, 0xfc, 0x20, 0x32, 0xd0, 0xfa, 0xd4, 0x42, 0x68, 1, 0x7b, 0xc1, 0x14, 0x76,
+	0xd1, 0x3b, 0xdc, 0x86, 0x54, 0xbb, 0x2c, 0x1d, 0x6b, 0x79, 0xc0, 0xce, 0x3b, 0xbc, 0xd2, 0x2f,
+	0xa3, 0x84, 0x73, 4, 0xb8, 0x4e, 0x10, 4, 0xcf, 0xa5, 0xb3, 0xaa, 0xe8, 0x43, 0x2e, 0x4e,
+	0xdb, 0xec, 0x84, 0xb, 0xe4, 0xce, 0xed, 0xd5, 0x9a, 0xd1, 0x21, 0x4e, 0xdc, 0x94, 0x56, 0xa6,
+	0xe, 9, 0xd4, 0xab, 0x36, 0x5c, 0xd9, 0xb1, 0x20, 0xd8, 0x64, 0xa2, 0x37, 6, 0x21, 0x96,
+	0xe3, 0x55, 0xb9, 0x12, 0xe6, 0xa9, 0x5c, 0xea, 0x12, 0x83, 0xe9, 0x78, 0xdc, 0xab, 0x47, 0xcd,
+	0x13, 0x5f, 0x11, 0x41, 0x7b, 0x5c, 0x5e, 0xb9, 0x61, 0xe1, 0xc1, 0,
+};
+
+static const int32_t c93_s0_b[] = {
+	-154865, -106494, -128013, -95477, 10000000, -10000000, -164416, -61126,
+	-142802, -71497,
+};
+
+static const cv_stream c93_s[] = {
+	{ { .out = 10, .kz = 14, .ky = 1, .kx = 1, .zp = 74, .in_zp = 0, .w = c93_s0_w, .bias = c93_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 10 } },
+};
+
+static const cv_raw c93_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c94_in0[] = {
+	0xd5, 0x73, 0xec, 0xfd, 0x22, 0x28, 0x60, 0x69, 0x71, 0x98, 0xd5, 0xd3, 0x61, 0x5e,
+};
+
+static const cv_io c94_in[] = {
+	{ { 14, 1, 1, 1 }, 1, 2, c94_in0, 14 },
+};
+
+static const uint8_t c94_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c94_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c94_out0, 10 },
+};
+
+static const cv_field c94_op0_f[] = {
+	{ "in_image_x_size", 0x1 },
+	{ "in_image_y_size", 0x1 },
+	{ "in_image_z_size", 0xe },
+	{ "in_image_stride", 0x1 },
+	{ "in_image_slice", 0x1 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0x0 },
+	{ "in_window_y_end", 0x0 },
+	{ "in_tile_x_size", 0x1 },
+	{ "in_tile_y_size", 0x1 },
+	{ "in_tile_x_inc", 0x1 },
+	{ "in_tile_y_inc", 0x1 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x1 },
+	{ "out_loop_0_inc", 0x0 },
+	{ "out_loop_1_count", 0x1 },
+	{ "out_loop_1_inc", 0x0 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0xa },
+	{ "out_loop_4_inc", 0x1 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "in_tile_sequence", 0x3 },
+	{ "coef_zp", 0x4a },
+	{ "out_zp", 0x51 },
+	{ "alu_output_postshift", 0x4 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x0 },
+	{ "alu_horz_processing", 0x0 },
+	{ "alu_horz_proc_count", 0x9 },
+	{ "alu_vert_proc_count", 0x0 },
+	{ "alu_output_post_multiplier", 0x4000 },
+	{ "flat_rounding_mode", 0x2 },
+};
+
+static const cv_word c94_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c94_op0_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
+	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
+};
+
+static const uint32_t c94_op0_u[] = {
+	0,
+};
+
+static const cv_op c94_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c94_op0_f, 45, c94_op0_w, 0, c94_op0_a, 3, c94_op0_u, 0 },
+};
+
+static const uint8_t c94_s0_w[] = {
+	0x5e, 0xf8, 0xf1, 0xcb, 0x9b, 0x45, 0x94, 0xce, 0x97, 0x40, 0xa4, 0x82, 0xf, 0x66, 0xa7, 0xdf,
+	0x3a, 0xc3, 0xa0, 0xfa, 0xb, 0x18, 3, 0x7b, 0xae, 0xcc, 0x4e, 0x1a, 0xd, 0x96, 0xcd, 0x17,
+	0x9f, 0xd4, 0xfe, 0xfc, 0x20, 0x32, 0xd0, 0xfa, 0xd4, 0x42, 0x68, 1, 0x7b, 0xc1, 0x14, 0x76,
+	0xd1, 0x3b, 0xdc, 0x86, 0x54, 0xbb, 0x2c, 0x1d, 0x6b, 0x79, 0xc0, 0xce, 0x3b, 0xbc, 0xd2, 0x2f,
+	0xa3, 0x84, 0x73, 4, 0xb8, 0x4e, 0x10, 4, 0xcf, 0xa5, 0xb3, 0xaa, 0xe8, 0x43, 0x2e, 0x4e,
+	0xdb, 0xec, 0x84, 0xb, 0xe4, 0xce, 0xed, 0xd5, 0x9a, 0xd1, 0x21, 0x4e, 0xdc, 0x94, 0x56, 0xa6,
+	0xe, 9, 0xd4, 0xab, 0x36, 0x5c, 0xd9, 0xb1, 0x20, 0xd8, 0x64, 0xa2, 0x37, 6, 0x21, 0x96,
+	0xe3, 0x55, 0xb9, 0x12, 0xe6, 0xa9, 0x5c, 0xea, 0x12, 0x83, 0xe9, 0x78, 0xdc, 0xab, 0x47, 0xcd,
+	0x13, 0x5f, 0x11, 0x41, 0x7b, 0x5c, 0x5e, 0xb9, 0x61, 0xe1, 0xc1, 0,
+};
+
+static const int32_t c94_s0_b[] = {
+	-154865, -106494, -128013, -95477, 10000000, -10000000, -164416, -61126,
+	-142802, -71497,
+};
+
+static const cv_stream c94_s[] = {
+	{ { .out = 10, .kz = 14, .ky = 1, .kx = 1, .zp = 74, .in_zp = 0, .w = c94_s0_w, .bias = c94_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 10 } },
+};
+
+static const cv_raw c94_raw[] = {
+	{ NULL, 0 },
+};
+
 static const cv_case cv_cases[] = {
 	{ "nn-conv-ties-saturation", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5, offsets -1 (a border of zero points), zero points in 60, kernel 120, out 100, scale 1/2 (every odd sum a tie), saturation at 0 and 255, rows and slices with gaps",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
@@ -12289,6 +12505,12 @@ static const cv_case cv_cases[] = {
 	{ "nn-f16-add0", "SP TensorAdd_SP on fp16, one operation with no second image (words 23, 34 0), scale 1: a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): -0, the largest half, the smallest normal half",
 	  "numpy: the exact x (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
 	  "", 0x1000003b, 0, c92_in, 1, c92_out, 1, c92_ops, 1, c92_s, 0, c92_raw, 0 },
+	{ "tp-fully-connected-round0", "TP fully connected layer with flat_rounding_mode 0 (simple rounding): 14 inputs -> 10 outputs, kernel zero point 74, out_zp 81 (the 0x10003 image classification layer's), scale 3/32 (multiplier 16384, shift 4); sums 4.5 and -1.5 (ties of both signs), 4.21875, -4.78125, two saturate",
+	  "numpy: out_zp + round_half_away((bias[o] + sum over i of (w[o][i] - 74) x in[i]) x 3/32), exactly (Python fractions), saturated to 0..255: simple rounding as the vendor's software rounds it, the zero point added after the rounding",
+	  "", 0x1000003b, 0, c93_in, 1, c93_out, 1, c93_ops, 1, c93_s, 1, c93_raw, 0 },
+	{ "tp-fully-connected-round2", "TP fully connected layer with flat_rounding_mode 2 (round toward zero): 14 inputs -> 10 outputs, kernel zero point 74, out_zp 81 (the 0x10003 image classification layer's), scale 3/32 (multiplier 16384, shift 4); refused before anything runs",
+	  "doc/cpu-backend.md, TP fully connected layers: flat_rounding_mode 2 and 3 are refused (tpfc-field-unsupported)",
+	  "tpfc-field-unsupported", 0x1000003b, 0, c94_in, 1, c94_out, 1, c94_ops, 1, c94_s, 1, c94_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

@@ -1361,6 +1361,44 @@ def tpfc_relu_case():
     return [c, d]
 
 
+def tpfc_round_case(mode=0):
+    """flat_rounding_mode 0, the vendor's simple rounding (the 0x10003 image
+    classification file's layers, kernel zero point 74, out_zp 81); 2
+    (round toward zero) is refused."""
+    executed = mode == 0
+    c = Case("tp-fully-connected-round%d" % mode,
+             "TP fully connected layer with flat_rounding_mode %d%s: 14 inputs -> 10 outputs, kernel zero point 74, "
+             "out_zp 81 (the 0x10003 image classification layer's), scale 3/32 (multiplier 16384, shift 4); %s"
+             % (mode, " (simple rounding)" if executed else " (round toward zero)",
+                "sums 4.5 and -1.5 (ties of both signs), 4.21875, -4.78125, two saturate" if executed else
+                "refused before anything runs"),
+             "numpy: out_zp + round_half_away((bias[o] + sum over i of (w[o][i] - 74) x in[i]) x 3/32), exactly "
+             "(Python fractions), saturated to 0..255: simple rounding as the vendor's software rounds it, the "
+             "zero point added after the rounding" if executed else
+             "doc/cpu-backend.md, TP fully connected layers: flat_rounding_mode 2 and 3 are refused "
+             "(tpfc-field-unsupported)")
+    rs = np.random.RandomState(29)
+    x = rs.randint(0, 256, 14)
+    w = rs.randint(0, 256, (10, 14))
+    acc = tpfc_acc(w, x, 74, 0)
+    bias = rs.randint(-1000, 1000, 10) - np.asarray(acc)     # sums of both signs, most in range
+    scale = Fraction(3, 32)
+    for o, v in enumerate((48, -16, 45, -51)):  # x 3/32: 4.5, -1.5, 4.21875, -4.78125
+        bias[o] = v - acc[o]
+    bias[4], bias[5] = 10 ** 7, -10 ** 7
+    c.add_input(x, [14])
+    tpfc_layer(c, w, bias, 74, 0, 81, 4, 1, 10)
+    c.ops[-1]["fields"] += [("alu_output_post_multiplier", 16384), ("flat_rounding_mode", mode)]
+    out = [sat8(81 + round_half_away((int(b) + a) * scale)) for a, b in zip(acc, bias)]
+    assert out[:6] == [86, 79, 85, 76, 255, 0] and 0 < min(out[6:]) and max(out[6:]) < 255
+    # the zero point added before the rounding would give 80 for -1.5
+    assert round_half_away(81 + (bias[1] + acc[1]) * scale) == 80
+    if not executed:
+        c.refused = "tpfc-field-unsupported"
+    c.add_output(out if executed else np.zeros(10, np.uint8), [10])
+    return c
+
+
 # ------------------------------------------------------------- shaders
 
 FMT_U8, FMT_F16, FMT_POOL, FMT_A, FMT_B, FMT_ADD_F16 = 0x444041F0, 0x44404071, 0x444051C0, 0x444051F0, \
@@ -2776,7 +2814,8 @@ def all_cases():
             [gray_case(), tensorsub_case(), tensormul_case(), prelu_case(0), prelu_case(1),
              prelu_case(0, 2), prelu_case(0, 3)] +
             [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)] +
-            [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")])
+            [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")] +
+            [tpfc_round_case(0), tpfc_round_case(2)])
 
 
 # ------------------------------------------- pre-processing and PReLU shaders
