@@ -12225,6 +12225,198 @@ static const cv_raw c94_raw[] = {
 	{ NULL, 0 },
 };
 
+static const uint8_t c95_in0[] = {
+	0x2b, 0x3c, 0x2d, 0x42, 0x30, 0x3b, 0x50, 0x3d, 0x32, 0x43, 0x35, 0x31, 0x37, 0x45, 0x4a, 0x3a,
+	0x36, 0x4e, 0x45, 0x31, 0x2c, 0x2f, 0x42, 0x2a, 0x4e, 0x31, 0x4d, 0x39, 0x37, 0x44, 0x43, 0x3e,
+	0x47, 0x3c, 0x3d, 0x30, 0x44, 0x44, 0x47, 0x32, 0x28, 0x2f, 0x2a, 0x4e, 0x2f, 0x47, 0x4c, 0x41,
+	0x4e, 0x43, 0x2c, 0x4d, 0x2a, 0x3a, 0x4e, 0x3e, 0x4f, 0x2e, 0x47, 0x48,
+};
+
+static const cv_io c95_in[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c95_in0, 60 },
+};
+
+static const uint8_t c95_out0[] = {
+	0x4f, 0x75, 0x64, 0x58, 0x73, 0x88, 0x62, 0x71, 0x37, 0x79, 0x46, 0x44, 0x75, 0x2f, 0x80, 0x84,
+	0x89, 0xbf, 0x56, 0x57, 0x5a, 0x2f, 0x5c, 0x2d, 0x49, 0x85, 0x5b, 0x95, 0x74, 0x7c, 0xff, 0xff,
+	0xe2, 0xe0, 0xd2, 0xd9, 0xe0, 0xff, 0xe8, 0xff, 0xf3, 0xff, 0xff, 0xf5, 0xf5, 0xfb, 0xdd, 0xd1,
+	0xff, 0xea, 0xff, 0xe3, 0xe7, 0xff, 0xff, 0xec, 0xc8, 0xff, 0xff, 0xd5, 0, 0x14, 0, 0x47,
+	0x25, 0, 5, 0x2c, 0x1d, 4, 0, 0x1f, 7, 1, 0x26, 0, 0x44, 0xe, 0x1e, 0,
+	0x2e, 0, 0, 0, 0xc, 0x1e, 0x30, 0x2a, 0x1a, 0x10,
+};
+
+static const cv_io c95_out[] = {
+	{ { 90, 1, 1, 1 }, 1, 2, c95_out0, 90 },
+};
+
+static const cv_field c95_op0_f[] = {
+	{ "kernel_xy_size", 0x3 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernels_per_core", 0x1 },
+	{ "pooling", 0x0 },
+	{ "in_image_x_size", 0x6 },
+	{ "in_image_y_size", 0x5 },
+	{ "in_image_x_offset", 0x7 },
+	{ "in_image_x_offset_bit_3", 0x1 },
+	{ "in_image_y_offset", 0x7 },
+	{ "in_image_y_offset_bit_3", 0x1 },
+	{ "relu", 0x0 },
+	{ "out_image_x_size", 0x6 },
+	{ "out_image_y_size", 0x5 },
+	{ "out_image_z_size", 0x3 },
+	{ "rounding_mode", 0x1 },
+	{ "in_image_border_const", 0x3c },
+	{ "in_image_x_stride", 0x6 },
+	{ "in_image_y_stride", 0x1e },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0x1e },
+	{ "coef_zero_point", 0x78 },
+	{ "out_zero_point", 0x64 },
+	{ "depthwise", 0x0 },
+	{ "layer_type", 0x0 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_shift", 0x1e },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier_15_to_22", 0x0 },
+	{ "rounding_mode", 0x0 },
+};
+
+static const cv_word c95_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c95_op0_a[] = {
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c95_op0_u[] = {
+	0,
+};
+
+static const cv_op c95_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c95_op0_f, 31, c95_op0_w, 0, c95_op0_a, 3, c95_op0_u, 0 },
+};
+
+static const uint8_t c95_s0_w[] = {
+	0x77, 0x78, 0x77, 0x78, 0x78, 0x79, 0x79, 0x76, 0x77, 0x76, 0x76, 0x77, 0x7a, 0x77, 0x7a, 0x76,
+	0x78, 0x78, 0x76, 0x7a, 0x78, 0x79, 0x79, 0x79, 0x79, 0x7a, 0x76, 0x77, 0x79, 0x78, 0x76, 0x76,
+	0x7a, 0x79, 0x7a, 0x79, 0x76, 0x77, 0x76, 0x79, 0x78, 0x77, 0x78, 0x79, 0x76, 0x78, 0x77, 0x7a,
+	0x7a, 0x77, 0x79, 0x7a, 0x76, 0x76,
+};
+
+static const int32_t c95_s0_b[] = {
+	3, 300, -180,
+};
+
+static const cv_stream c95_s[] = {
+	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 120, .in_zp = 60, .w = c95_s0_w, .bias = c95_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
+	  { .format = 2, .zrl = 1, .map_seed = 1 } },
+};
+
+static const cv_raw c95_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c96_in0[] = {
+	0x2b, 0x3c, 0x2d, 0x42, 0x30, 0x3b, 0x50, 0x3d, 0x32, 0x43, 0x35, 0x31, 0x37, 0x45, 0x4a, 0x3a,
+	0x36, 0x4e, 0x45, 0x31, 0x2c, 0x2f, 0x42, 0x2a, 0x4e, 0x31, 0x4d, 0x39, 0x37, 0x44, 0x43, 0x3e,
+	0x47, 0x3c, 0x3d, 0x30, 0x44, 0x44, 0x47, 0x32, 0x28, 0x2f, 0x2a, 0x4e, 0x2f, 0x47, 0x4c, 0x41,
+	0x4e, 0x43, 0x2c, 0x4d, 0x2a, 0x3a, 0x4e, 0x3e, 0x4f, 0x2e, 0x47, 0x48,
+};
+
+static const cv_io c96_in[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c96_in0, 60 },
+};
+
+static const uint8_t c96_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c96_out[] = {
+	{ { 90, 1, 1, 1 }, 1, 2, c96_out0, 90 },
+};
+
+static const cv_field c96_op0_f[] = {
+	{ "kernel_xy_size", 0x3 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernels_per_core", 0x1 },
+	{ "pooling", 0x0 },
+	{ "in_image_x_size", 0x6 },
+	{ "in_image_y_size", 0x5 },
+	{ "in_image_x_offset", 0x7 },
+	{ "in_image_x_offset_bit_3", 0x1 },
+	{ "in_image_y_offset", 0x7 },
+	{ "in_image_y_offset_bit_3", 0x1 },
+	{ "relu", 0x0 },
+	{ "out_image_x_size", 0x6 },
+	{ "out_image_y_size", 0x5 },
+	{ "out_image_z_size", 0x3 },
+	{ "rounding_mode", 0x1 },
+	{ "in_image_border_const", 0x3c },
+	{ "in_image_x_stride", 0x6 },
+	{ "in_image_y_stride", 0x1e },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0x1e },
+	{ "coef_zero_point", 0x78 },
+	{ "out_zero_point", 0x64 },
+	{ "depthwise", 0x0 },
+	{ "layer_type", 0x0 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_shift", 0x1e },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier_15_to_22", 0x0 },
+	{ "rounding_mode", 0x2 },
+};
+
+static const cv_word c96_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c96_op0_a[] = {
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c96_op0_u[] = {
+	0,
+};
+
+static const cv_op c96_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c96_op0_f, 31, c96_op0_w, 0, c96_op0_a, 3, c96_op0_u, 0 },
+};
+
+static const uint8_t c96_s0_w[] = {
+	0x77, 0x78, 0x77, 0x78, 0x78, 0x79, 0x79, 0x76, 0x77, 0x76, 0x76, 0x77, 0x7a, 0x77, 0x7a, 0x76,
+	0x78, 0x78, 0x76, 0x7a, 0x78, 0x79, 0x79, 0x79, 0x79, 0x7a, 0x76, 0x77, 0x79, 0x78, 0x76, 0x76,
+	0x7a, 0x79, 0x7a, 0x79, 0x76, 0x77, 0x76, 0x79, 0x78, 0x77, 0x78, 0x79, 0x76, 0x78, 0x77, 0x7a,
+	0x7a, 0x77, 0x79, 0x7a, 0x76, 0x76,
+};
+
+static const int32_t c96_s0_b[] = {
+	3, 300, -180,
+};
+
+static const cv_stream c96_s[] = {
+	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 120, .in_zp = 60, .w = c96_s0_w, .bias = c96_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
+	  { .format = 2, .zrl = 1, .map_seed = 1 } },
+};
+
+static const cv_raw c96_raw[] = {
+	{ NULL, 0 },
+};
+
 static const cv_case cv_cases[] = {
 	{ "nn-conv-ties-saturation", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5, offsets -1 (a border of zero points), zero points in 60, kernel 120, out 100, scale 1/2 (every odd sum a tie), saturation at 0 and 255, rows and slices with gaps",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
@@ -12511,6 +12703,12 @@ static const cv_case cv_cases[] = {
 	{ "tp-fully-connected-round2", "TP fully connected layer with flat_rounding_mode 2 (round toward zero): 14 inputs -> 10 outputs, kernel zero point 74, out_zp 81 (the 0x10003 image classification layer's), scale 3/32 (multiplier 16384, shift 4); refused before anything runs",
 	  "doc/cpu-backend.md, TP fully connected layers: flat_rounding_mode 2 and 3 are refused (tpfc-field-unsupported)",
 	  "tpfc-field-unsupported", 0x1000003b, 0, c94_in, 1, c94_out, 1, c94_ops, 1, c94_s, 1, c94_raw, 0 },
+	{ "nn-conv-rounding-mode0", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5 (offsets -1), scale 1/2 (every odd sum a tie), with rounding_mode 0 (the vendor's simple rounding, the 0x10003 image classification file's)",
+	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
+	  "", 0x1000003b, 0, c95_in, 1, c95_out, 1, c95_ops, 1, c95_s, 1, c95_raw, 0 },
+	{ "nn-conv-rounding-mode2", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5 (offsets -1), scale 1/2 (every odd sum a tie), with rounding_mode 2 (the vendor's round toward zero): refused before anything runs",
+	  "doc/cpu-backend.md, What it executes: rounding_mode 2 and 3 are refused (rounding-mode-unsupported)",
+	  "rounding-mode-unsupported", 0x1000003b, 0, c96_in, 1, c96_out, 1, c96_ops, 1, c96_s, 1, c96_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

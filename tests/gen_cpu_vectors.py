@@ -513,6 +513,29 @@ def nn_cases():
     return cases
 
 
+def nn_rounding_cases():
+    """NN rounding_mode 0 (executed as 1 is) and 2 (refused)."""
+    cases = []
+    for mode in (0, 2):
+        c = conv_case(
+            "nn-conv-rounding-mode%d" % mode,
+            "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5 (offsets -1), scale 1/2 (every odd sum a tie), with "
+            "rounding_mode %d (the vendor's %s)%s" % (mode, "simple rounding, the 0x10003 image classification "
+                                                      "file's" if mode == 0 else "round toward zero",
+                                                      "" if mode == 0 else ": refused before anything runs"),
+            8, in_lo=40, in_hi=81, w_dev=2, bias=[3, 300, -180], in_x=6, in_y=5, kz=2, k=3, out_x=6, out_y=5,
+            out_z=3, x_off=-1, y_off=-1, in_zp=60, w_zp=120, out_zp=100, m=0, e=126, in_row=6, in_slice=30,
+            out_row=6, out_slice=30)[0]
+        c.ops[-1]["fields"].append(("rounding_mode", mode))
+        if mode:
+            c.refused = "rounding-mode-unsupported"
+            c.source = ("doc/cpu-backend.md, What it executes: rounding_mode 2 and 3 are refused "
+                        "(rounding-mode-unsupported)")
+            c.outs = [(np.zeros_like(o[0]), o[1], o[2]) for o in c.outs]
+        cases.append(c)
+    return cases
+
+
 def nn_int8_cases():
     """int8 convolutions (doc/cpu-backend.md, "int8 data"): input, output and
     kernel codes two's complement, every zero point 0, results saturated to
@@ -2815,7 +2838,7 @@ def all_cases():
              prelu_case(0, 2), prelu_case(0, 3)] +
             [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)] +
             [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")] +
-            [tpfc_round_case(0), tpfc_round_case(2)])
+            [tpfc_round_case(0), tpfc_round_case(2)] + nn_rounding_cases())
 
 
 # ------------------------------------------- pre-processing and PReLU shaders
