@@ -12488,6 +12488,414 @@ static const cv_raw c98_raw[] = {
 	{ NULL, 0 },
 };
 
+static const uint8_t c99_in0[] = {
+	0xd5, 0x73, 0xec, 0xfd, 0x22, 0x28, 0x60, 0x69, 0x71, 0x98, 0xd5, 0xd3, 0x61, 0x5e,
+};
+
+static const cv_io c99_in[] = {
+	{ { 14, 1, 1, 1 }, 1, 2, c99_in0, 14 },
+};
+
+static const uint8_t c99_out0[] = {
+	0x56, 0x4f, 0x55, 0x4c, 0xff, 0, 0x2a, 0x64, 0x48, 0x54,
+};
+
+static const cv_io c99_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c99_out0, 10 },
+};
+
+static const cv_field c99_op0_f[] = {
+	{ "in_image_x_size", 0x1 },
+	{ "in_image_y_size", 0x1 },
+	{ "in_image_z_size", 0xe },
+	{ "in_image_stride", 0x1 },
+	{ "in_image_slice", 0x1 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0x0 },
+	{ "in_window_y_end", 0x0 },
+	{ "in_tile_x_size", 0x1 },
+	{ "in_tile_y_size", 0x1 },
+	{ "in_tile_x_inc", 0x1 },
+	{ "in_tile_y_inc", 0x1 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x1 },
+	{ "out_loop_0_inc", 0x0 },
+	{ "out_loop_1_count", 0x1 },
+	{ "out_loop_1_inc", 0x0 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0xa },
+	{ "out_loop_4_inc", 0x1 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "in_tile_sequence", 0x3 },
+	{ "coef_zp", 0x4a },
+	{ "out_zp", 0x51 },
+	{ "alu_output_postshift", 0x4 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x0 },
+	{ "alu_horz_processing", 0x0 },
+	{ "alu_horz_proc_count", 0x9 },
+	{ "alu_vert_proc_count", 0x0 },
+	{ "alu_output_post_multiplier", 0x4000 },
+	{ "flat_rounding_mode", 0x0 },
+};
+
+static const cv_word c99_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c99_op0_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
+	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
+};
+
+static const uint32_t c99_op0_u[] = {
+	0,
+};
+
+static const cv_op c99_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c99_op0_f, 45, c99_op0_w, 0, c99_op0_a, 3, c99_op0_u, 0 },
+};
+
+static const uint8_t c99_s0_w[] = {
+	0x5e, 0xf8, 0xf1, 0xcb, 0x9b, 0x45, 0x94, 0xce, 0x97, 0x40, 0xa4, 0x82, 0xf, 0x66, 0xa7, 0xdf,
+	0x3a, 0xc3, 0xa0, 0xfa, 0xb, 0x18, 3, 0x7b, 0xae, 0xcc, 0x4e, 0x1a, 0xd, 0x96, 0xcd, 0x17,
+	0x9f, 0xd4, 0xfe, 0xfc, 0x20, 0x32, 0xd0, 0xfa, 0xd4, 0x42, 0x68, 1, 0x7b, 0xc1, 0x14, 0x76,
+	0xd1, 0x3b, 0xdc, 0x86, 0x54, 0xbb, 0x2c, 0x1d, 0x6b, 0x79, 0xc0, 0xce, 0x3b, 0xbc, 0xd2, 0x2f,
+	0xa3, 0x84, 0x73, 4, 0xb8, 0x4e, 0x10, 4, 0xcf, 0xa5, 0xb3, 0xaa, 0xe8, 0x43, 0x2e, 0x4e,
+	0xdb, 0xec, 0x84, 0xb, 0xe4, 0xce, 0xed, 0xd5, 0x9a, 0xd1, 0x21, 0x4e, 0xdc, 0x94, 0x56, 0xa6,
+	0xe, 9, 0xd4, 0xab, 0x36, 0x5c, 0xd9, 0xb1, 0x20, 0xd8, 0x64, 0xa2, 0x37, 6, 0x21, 0x96,
+	0xe3, 0x55, 0xb9, 0x12, 0xe6, 0xa9, 0x5c, 0xea, 0x12, 0x83, 0xe9, 0x78, 0xdc, 0xab, 0x47, 0xcd,
+	0x13, 0x5f, 0x11, 0x41, 0x7b, 0x5c, 0x5e, 0xb9, 0x61, 0xe1, 0xc1, 0,
+};
+
+static const int32_t c99_s0_b[] = {
+	-154865, -106494, -128013, -95477, 10000000, -10000000, -164416, -61126,
+	-142802, -71497,
+};
+
+static const cv_stream c99_s[] = {
+	{ { .out = 10, .kz = 14, .ky = 1, .kx = 1, .zp = 74, .in_zp = 0, .w = c99_s0_w, .bias = c99_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 10 } },
+};
+
+static const cv_raw c99_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c100_in0[] = {
+	0xd5, 0x73, 0xec, 0xfd, 0x22, 0x28, 0x60, 0x69, 0x71, 0x98, 0xd5, 0xd3, 0x61, 0x5e,
+};
+
+static const cv_io c100_in[] = {
+	{ { 14, 1, 1, 1 }, 1, 2, c100_in0, 14 },
+};
+
+static const uint8_t c100_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c100_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c100_out0, 10 },
+};
+
+static const cv_field c100_op0_f[] = {
+	{ "in_image_x_size", 0x1 },
+	{ "in_image_y_size", 0x1 },
+	{ "in_image_z_size", 0xe },
+	{ "in_image_stride", 0x1 },
+	{ "in_image_slice", 0x1 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0x0 },
+	{ "in_window_y_end", 0x0 },
+	{ "in_tile_x_size", 0x1 },
+	{ "in_tile_y_size", 0x1 },
+	{ "in_tile_x_inc", 0x1 },
+	{ "in_tile_y_inc", 0x1 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x1 },
+	{ "out_loop_0_inc", 0x0 },
+	{ "out_loop_1_count", 0x1 },
+	{ "out_loop_1_inc", 0x0 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0xa },
+	{ "out_loop_4_inc", 0x1 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "in_tile_sequence", 0x3 },
+	{ "coef_zp", 0x4a },
+	{ "out_zp", 0x51 },
+	{ "alu_output_postshift", 0x4 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x0 },
+	{ "alu_horz_processing", 0x0 },
+	{ "alu_horz_proc_count", 0x9 },
+	{ "alu_vert_proc_count", 0x0 },
+	{ "alu_output_post_multiplier", 0x4000 },
+	{ "flat_rounding_mode", 0x2 },
+};
+
+static const cv_word c100_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c100_op0_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
+	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
+};
+
+static const uint32_t c100_op0_u[] = {
+	0,
+};
+
+static const cv_op c100_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c100_op0_f, 45, c100_op0_w, 0, c100_op0_a, 3, c100_op0_u, 0 },
+};
+
+static const uint8_t c100_s0_w[] = {
+	0x5e, 0xf8, 0xf1, 0xcb, 0x9b, 0x45, 0x94, 0xce, 0x97, 0x40, 0xa4, 0x82, 0xf, 0x66, 0xa7, 0xdf,
+	0x3a, 0xc3, 0xa0, 0xfa, 0xb, 0x18, 3, 0x7b, 0xae, 0xcc, 0x4e, 0x1a, 0xd, 0x96, 0xcd, 0x17,
+	0x9f, 0xd4, 0xfe, 0xfc, 0x20, 0x32, 0xd0, 0xfa, 0xd4, 0x42, 0x68, 1, 0x7b, 0xc1, 0x14, 0x76,
+	0xd1, 0x3b, 0xdc, 0x86, 0x54, 0xbb, 0x2c, 0x1d, 0x6b, 0x79, 0xc0, 0xce, 0x3b, 0xbc, 0xd2, 0x2f,
+	0xa3, 0x84, 0x73, 4, 0xb8, 0x4e, 0x10, 4, 0xcf, 0xa5, 0xb3, 0xaa, 0xe8, 0x43, 0x2e, 0x4e,
+	0xdb, 0xec, 0x84, 0xb, 0xe4, 0xce, 0xed, 0xd5, 0x9a, 0xd1, 0x21, 0x4e, 0xdc, 0x94, 0x56, 0xa6,
+	0xe, 9, 0xd4, 0xab, 0x36, 0x5c, 0xd9, 0xb1, 0x20, 0xd8, 0x64, 0xa2, 0x37, 6, 0x21, 0x96,
+	0xe3, 0x55, 0xb9, 0x12, 0xe6, 0xa9, 0x5c, 0xea, 0x12, 0x83, 0xe9, 0x78, 0xdc, 0xab, 0x47, 0xcd,
+	0x13, 0x5f, 0x11, 0x41, 0x7b, 0x5c, 0x5e, 0xb9, 0x61, 0xe1, 0xc1, 0,
+};
+
+static const int32_t c100_s0_b[] = {
+	-154865, -106494, -128013, -95477, 10000000, -10000000, -164416, -61126,
+	-142802, -71497,
+};
+
+static const cv_stream c100_s[] = {
+	{ { .out = 10, .kz = 14, .ky = 1, .kx = 1, .zp = 74, .in_zp = 0, .w = c100_s0_w, .bias = c100_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 10 } },
+};
+
+static const cv_raw c100_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c101_in0[] = {
+	0x2b, 0x3c, 0x2d, 0x42, 0x30, 0x3b, 0x50, 0x3d, 0x32, 0x43, 0x35, 0x31, 0x37, 0x45, 0x4a, 0x3a,
+	0x36, 0x4e, 0x45, 0x31, 0x2c, 0x2f, 0x42, 0x2a, 0x4e, 0x31, 0x4d, 0x39, 0x37, 0x44, 0x43, 0x3e,
+	0x47, 0x3c, 0x3d, 0x30, 0x44, 0x44, 0x47, 0x32, 0x28, 0x2f, 0x2a, 0x4e, 0x2f, 0x47, 0x4c, 0x41,
+	0x4e, 0x43, 0x2c, 0x4d, 0x2a, 0x3a, 0x4e, 0x3e, 0x4f, 0x2e, 0x47, 0x48,
+};
+
+static const cv_io c101_in[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c101_in0, 60 },
+};
+
+static const uint8_t c101_out0[] = {
+	0x4f, 0x75, 0x64, 0x58, 0x73, 0x88, 0x62, 0x71, 0x37, 0x79, 0x46, 0x44, 0x75, 0x2f, 0x80, 0x84,
+	0x89, 0xbf, 0x56, 0x57, 0x5a, 0x2f, 0x5c, 0x2d, 0x49, 0x85, 0x5b, 0x95, 0x74, 0x7c, 0xff, 0xff,
+	0xe2, 0xe0, 0xd2, 0xd9, 0xe0, 0xff, 0xe8, 0xff, 0xf3, 0xff, 0xff, 0xf5, 0xf5, 0xfb, 0xdd, 0xd1,
+	0xff, 0xea, 0xff, 0xe3, 0xe7, 0xff, 0xff, 0xec, 0xc8, 0xff, 0xff, 0xd5, 0, 0x14, 0, 0x47,
+	0x25, 0, 5, 0x2c, 0x1d, 4, 0, 0x1f, 7, 1, 0x26, 0, 0x44, 0xe, 0x1e, 0,
+	0x2e, 0, 0, 0, 0xc, 0x1e, 0x30, 0x2a, 0x1a, 0x10,
+};
+
+static const cv_io c101_out[] = {
+	{ { 90, 1, 1, 1 }, 1, 2, c101_out0, 90 },
+};
+
+static const cv_field c101_op0_f[] = {
+	{ "kernel_xy_size", 0x3 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernels_per_core", 0x1 },
+	{ "pooling", 0x0 },
+	{ "in_image_x_size", 0x6 },
+	{ "in_image_y_size", 0x5 },
+	{ "in_image_x_offset", 0x7 },
+	{ "in_image_x_offset_bit_3", 0x1 },
+	{ "in_image_y_offset", 0x7 },
+	{ "in_image_y_offset_bit_3", 0x1 },
+	{ "relu", 0x0 },
+	{ "out_image_x_size", 0x6 },
+	{ "out_image_y_size", 0x5 },
+	{ "out_image_z_size", 0x3 },
+	{ "rounding_mode", 0x1 },
+	{ "in_image_border_const", 0x3c },
+	{ "in_image_x_stride", 0x6 },
+	{ "in_image_y_stride", 0x1e },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0x1e },
+	{ "coef_zero_point", 0x78 },
+	{ "out_zero_point", 0x64 },
+	{ "depthwise", 0x0 },
+	{ "layer_type", 0x0 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_shift", 0x1e },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier_15_to_22", 0x0 },
+	{ "rounding_mode", 0x0 },
+};
+
+static const cv_word c101_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c101_op0_a[] = {
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c101_op0_u[] = {
+	0,
+};
+
+static const cv_op c101_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c101_op0_f, 31, c101_op0_w, 0, c101_op0_a, 3, c101_op0_u, 0 },
+};
+
+static const uint8_t c101_s0_w[] = {
+	0x77, 0x78, 0x77, 0x78, 0x78, 0x79, 0x79, 0x76, 0x77, 0x76, 0x76, 0x77, 0x7a, 0x77, 0x7a, 0x76,
+	0x78, 0x78, 0x76, 0x7a, 0x78, 0x79, 0x79, 0x79, 0x79, 0x7a, 0x76, 0x77, 0x79, 0x78, 0x76, 0x76,
+	0x7a, 0x79, 0x7a, 0x79, 0x76, 0x77, 0x76, 0x79, 0x78, 0x77, 0x78, 0x79, 0x76, 0x78, 0x77, 0x7a,
+	0x7a, 0x77, 0x79, 0x7a, 0x76, 0x76,
+};
+
+static const int32_t c101_s0_b[] = {
+	3, 300, -180,
+};
+
+static const cv_stream c101_s[] = {
+	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 120, .in_zp = 60, .w = c101_s0_w, .bias = c101_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
+	  { .format = 2, .zrl = 1, .map_seed = 1 } },
+};
+
+static const cv_raw c101_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c102_in0[] = {
+	0x2b, 0x3c, 0x2d, 0x42, 0x30, 0x3b, 0x50, 0x3d, 0x32, 0x43, 0x35, 0x31, 0x37, 0x45, 0x4a, 0x3a,
+	0x36, 0x4e, 0x45, 0x31, 0x2c, 0x2f, 0x42, 0x2a, 0x4e, 0x31, 0x4d, 0x39, 0x37, 0x44, 0x43, 0x3e,
+	0x47, 0x3c, 0x3d, 0x30, 0x44, 0x44, 0x47, 0x32, 0x28, 0x2f, 0x2a, 0x4e, 0x2f, 0x47, 0x4c, 0x41,
+	0x4e, 0x43, 0x2c, 0x4d, 0x2a, 0x3a, 0x4e, 0x3e, 0x4f, 0x2e, 0x47, 0x48,
+};
+
+static const cv_io c102_in[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c102_in0, 60 },
+};
+
+static const uint8_t c102_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c102_out[] = {
+	{ { 90, 1, 1, 1 }, 1, 2, c102_out0, 90 },
+};
+
+static const cv_field c102_op0_f[] = {
+	{ "kernel_xy_size", 0x3 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernels_per_core", 0x1 },
+	{ "pooling", 0x0 },
+	{ "in_image_x_size", 0x6 },
+	{ "in_image_y_size", 0x5 },
+	{ "in_image_x_offset", 0x7 },
+	{ "in_image_x_offset_bit_3", 0x1 },
+	{ "in_image_y_offset", 0x7 },
+	{ "in_image_y_offset_bit_3", 0x1 },
+	{ "relu", 0x0 },
+	{ "out_image_x_size", 0x6 },
+	{ "out_image_y_size", 0x5 },
+	{ "out_image_z_size", 0x3 },
+	{ "rounding_mode", 0x1 },
+	{ "in_image_border_const", 0x3c },
+	{ "in_image_x_stride", 0x6 },
+	{ "in_image_y_stride", 0x1e },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0x1e },
+	{ "coef_zero_point", 0x78 },
+	{ "out_zero_point", 0x64 },
+	{ "depthwise", 0x0 },
+	{ "layer_type", 0x0 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_shift", 0x1e },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier_15_to_22", 0x0 },
+	{ "rounding_mode", 0x2 },
+};
+
+static const cv_word c102_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c102_op0_a[] = {
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c102_op0_u[] = {
+	0,
+};
+
+static const cv_op c102_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c102_op0_f, 31, c102_op0_w, 0, c102_op0_a, 3, c102_op0_u, 0 },
+};
+
+static const uint8_t c102_s0_w[] = {
+	0x77, 0x78, 0x77, 0x78, 0x78, 0x79, 0x79, 0x76, 0x77, 0x76, 0x76, 0x77, 0x7a, 0x77, 0x7a, 0x76,
+	0x78, 0x78, 0x76, 0x7a, 0x78, 0x79, 0x79, 0x79, 0x79, 0x7a, 0x76, 0x77, 0x79, 0x78, 0x76, 0x76,
+	0x7a, 0x79, 0x7a, 0x79, 0x76, 0x77, 0x76, 0x79, 0x78, 0x77, 0x78, 0x79, 0x76, 0x78, 0x77, 0x7a,
+	0x7a, 0x77, 0x79, 0x7a, 0x76, 0x76,
+};
+
+static const int32_t c102_s0_b[] = {
+	3, 300, -180,
+};
+
+static const cv_stream c102_s[] = {
+	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 120, .in_zp = 60, .w = c102_s0_w, .bias = c102_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
+	  { .format = 2, .zrl = 1, .map_seed = 1 } },
+};
+
+static const cv_raw c102_raw[] = {
+	{ NULL, 0 },
+};
+
 static const cv_case cv_cases[] = {
 	{ "nn-conv-ties-saturation", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5, offsets -1 (a border of zero points), zero points in 60, kernel 120, out 100, scale 1/2 (every odd sum a tie), saturation at 0 and 255, rows and slices with gaps",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
@@ -12786,6 +13194,18 @@ static const cv_case cv_cases[] = {
 	{ "nt-transpose-rows", "NN TensorTranspose NT of a 3x2 image of 6-byte elements (3 fp16 values each; input rows 18 bytes, word 5 (kernel_address) 6) into 2x3 (output rows 14 bytes apart)",
 	  "numpy: numpy.transpose of the (2, 3, 6-byte) array's first two axes, rows at the stride; the bytes between rows 0",
 	  "", 0x1000003b, 0, c98_in, 1, c98_out, 1, c98_ops, 1, c98_s, 0, c98_raw, 0 },
+	{ "tp-fully-connected-round0", "TP fully connected layer with flat_rounding_mode 0 (simple rounding): 14 inputs -> 10 outputs, kernel zero point 74, out_zp 81 (the 0x10003 image classification layer's), scale 3/32 (multiplier 16384, shift 4); sums 4.5 and -1.5 (ties of both signs), 4.21875, -4.78125, two saturate",
+	  "numpy: out_zp + round_half_away((bias[o] + sum over i of (w[o][i] - 74) x in[i]) x 3/32), exactly (Python fractions), saturated to 0..255: simple rounding as the vendor's software rounds it, the zero point added after the rounding",
+	  "", 0x1000003b, 0, c99_in, 1, c99_out, 1, c99_ops, 1, c99_s, 1, c99_raw, 0 },
+	{ "tp-fully-connected-round2", "TP fully connected layer with flat_rounding_mode 2 (round toward zero): 14 inputs -> 10 outputs, kernel zero point 74, out_zp 81 (the 0x10003 image classification layer's), scale 3/32 (multiplier 16384, shift 4); refused before anything runs",
+	  "doc/cpu-backend.md, TP fully connected layers: flat_rounding_mode 2 and 3 are refused (tpfc-field-unsupported)",
+	  "tpfc-field-unsupported", 0x1000003b, 0, c100_in, 1, c100_out, 1, c100_ops, 1, c100_s, 1, c100_raw, 0 },
+	{ "nn-conv-rounding-mode0", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5 (offsets -1), scale 1/2 (every odd sum a tie), with rounding_mode 0 (the vendor's simple rounding, the 0x10003 image classification file's)",
+	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, half away from zero), then ReLU, saturation and pooling",
+	  "", 0x1000003b, 0, c101_in, 1, c101_out, 1, c101_ops, 1, c101_s, 1, c101_raw, 0 },
+	{ "nn-conv-rounding-mode2", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5 (offsets -1), scale 1/2 (every odd sum a tie), with rounding_mode 2 (the vendor's round toward zero): refused before anything runs",
+	  "doc/cpu-backend.md, What it executes: rounding_mode 2 and 3 are refused (rounding-mode-unsupported)",
+	  "rounding-mode-unsupported", 0x1000003b, 0, c102_in, 1, c102_out, 1, c102_ops, 1, c102_s, 1, c102_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

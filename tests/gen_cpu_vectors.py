@@ -527,6 +527,29 @@ def nn_cases():
     return cases
 
 
+def nn_rounding_cases():
+    """NN rounding_mode 0 (executed as 1 is) and 2 (refused)."""
+    cases = []
+    for mode in (0, 2):
+        c = conv_case(
+            "nn-conv-rounding-mode%d" % mode,
+            "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5 (offsets -1), scale 1/2 (every odd sum a tie), with "
+            "rounding_mode %d (the vendor's %s)%s" % (mode, "simple rounding, the 0x10003 image classification "
+                                                      "file's" if mode == 0 else "round toward zero",
+                                                      "" if mode == 0 else ": refused before anything runs"),
+            8, in_lo=40, in_hi=81, w_dev=2, bias=[3, 300, -180], in_x=6, in_y=5, kz=2, k=3, out_x=6, out_y=5,
+            out_z=3, x_off=-1, y_off=-1, in_zp=60, w_zp=120, out_zp=100, m=0, e=126, in_row=6, in_slice=30,
+            out_row=6, out_slice=30)[0]
+        c.ops[-1]["fields"].append(("rounding_mode", mode))
+        if mode:
+            c.refused = "rounding-mode-unsupported"
+            c.source = ("doc/cpu-backend.md, What it executes: rounding_mode 2 and 3 are refused "
+                        "(rounding-mode-unsupported)")
+            c.outs = [(np.zeros_like(o[0]), o[1], o[2]) for o in c.outs]
+        cases.append(c)
+    return cases
+
+
 def nn_int8_cases():
     """int8 convolutions (doc/cpu-backend.md, "int8 data"): input, output and
     kernel codes two's complement, every zero point 0, results saturated to
@@ -1373,6 +1396,44 @@ def tpfc_relu_case():
     d.ops[-1]["fields"].append(("alu_relu_enable", 1))
     d.add_output(np.zeros(12, dtype=np.uint8), [12])
     return [c, d]
+
+
+def tpfc_round_case(mode=0):
+    """flat_rounding_mode 0, the vendor's simple rounding (the 0x10003 image
+    classification file's layers, kernel zero point 74, out_zp 81); 2
+    (round toward zero) is refused."""
+    executed = mode == 0
+    c = Case("tp-fully-connected-round%d" % mode,
+             "TP fully connected layer with flat_rounding_mode %d%s: 14 inputs -> 10 outputs, kernel zero point 74, "
+             "out_zp 81 (the 0x10003 image classification layer's), scale 3/32 (multiplier 16384, shift 4); %s"
+             % (mode, " (simple rounding)" if executed else " (round toward zero)",
+                "sums 4.5 and -1.5 (ties of both signs), 4.21875, -4.78125, two saturate" if executed else
+                "refused before anything runs"),
+             "numpy: out_zp + round_half_away((bias[o] + sum over i of (w[o][i] - 74) x in[i]) x 3/32), exactly "
+             "(Python fractions), saturated to 0..255: simple rounding as the vendor's software rounds it, the "
+             "zero point added after the rounding" if executed else
+             "doc/cpu-backend.md, TP fully connected layers: flat_rounding_mode 2 and 3 are refused "
+             "(tpfc-field-unsupported)")
+    rs = np.random.RandomState(29)
+    x = rs.randint(0, 256, 14)
+    w = rs.randint(0, 256, (10, 14))
+    acc = tpfc_acc(w, x, 74, 0)
+    bias = rs.randint(-1000, 1000, 10) - np.asarray(acc)     # sums of both signs, most in range
+    scale = Fraction(3, 32)
+    for o, v in enumerate((48, -16, 45, -51)):  # x 3/32: 4.5, -1.5, 4.21875, -4.78125
+        bias[o] = v - acc[o]
+    bias[4], bias[5] = 10 ** 7, -10 ** 7
+    c.add_input(x, [14])
+    tpfc_layer(c, w, bias, 74, 0, 81, 4, 1, 10)
+    c.ops[-1]["fields"] += [("alu_output_post_multiplier", 16384), ("flat_rounding_mode", mode)]
+    out = [sat8(81 + round_half_away((int(b) + a) * scale)) for a, b in zip(acc, bias)]
+    assert out[:6] == [86, 79, 85, 76, 255, 0] and 0 < min(out[6:]) and max(out[6:]) < 255
+    # the zero point added before the rounding would give 80 for -1.5
+    assert round_half_away(81 + (bias[1] + acc[1]) * scale) == 80
+    if not executed:
+        c.refused = "tpfc-field-unsupported"
+    c.add_output(out if executed else np.zeros(10, np.uint8), [10])
+    return c
 
 
 # ------------------------------------------------------------- shaders
@@ -2851,7 +2912,8 @@ def all_cases():
              tanh_case(95), prelu_case(0), prelu_case(1),
              prelu_case(0, 2), prelu_case(0, 3)] +
             [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)] +
-            [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")] + [nt_slices_case(), nt_rows_case()])
+            [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")] + [nt_slices_case(), nt_rows_case()] +
+            [tpfc_round_case(0), tpfc_round_case(2)] + nn_rounding_cases())
 
 
 # ------------------------------------------- the face-age network's shaders

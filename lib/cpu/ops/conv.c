@@ -361,6 +361,15 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 		       nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_BORDER_MODE));
 		return;
 	}
+	/* the output tensor's rounding mode in the vendor's codes: 0 simple
+	 * rounding, 1 to nearest even, 2 toward zero, 3 RTNI; 0 and 1 are
+	 * executed, both half away from zero (doc/cpu-backend.md) */
+	if (nbg_cmd_nn(cmd, NBG_NNF_ROUNDING_MODE) > 1) {
+		nbg_cpu_refuse(s, "rounding-mode-unsupported", "rounding_mode is %u (the vendor's %s): executed are "
+			       "0 and 1, rounded half away from zero", nbg_cmd_nn(cmd, NBG_NNF_ROUNDING_MODE),
+			       nbg_cmd_nn(cmd, NBG_NNF_ROUNDING_MODE) == 2 ? "round toward zero" : "RTNI");
+		return;
+	}
 	uint32_t pool = op->pooling;
 	if (pool == 2 || (pool == 1 && op->pooling_size != 2) || (pool == 3 && op->pooling_size != 2)) {
 		nbg_cpu_refuse(s, "pooling-unsupported", "pooling is %u (%s) with a %ux%u window: executed are none, "

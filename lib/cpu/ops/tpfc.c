@@ -16,9 +16,10 @@
 
 /* Fields whose value changes what the TP unit computes, and the one value
  * LeNet's layers and the image classification network's (six targets)
- * hold (C).  alu_relu_enable, alu_horz_processing (the weights' data type)
- * and the output count (alu_horz_proc_count, alu_vert_proc_count) are
- * checked apart (tpfc_relu_ok, tpfc_types_ok). */
+ * hold (C).  alu_relu_enable, alu_horz_processing (the weights' data type),
+ * the output count (alu_horz_proc_count, alu_vert_proc_count) and
+ * flat_rounding_mode are checked apart (tpfc_relu_ok, tpfc_types_ok,
+ * tpfc_rounding_ok). */
 static const cpu_tp_field fixed[] = {
 	{ NBG_TPF_ALU_I2F_ENABLE, 1 },
 	{ NBG_TPF_ALU_F2I_ENABLE, 1 },
@@ -35,7 +36,6 @@ static const cpu_tp_field fixed[] = {
 	{ NBG_TPF_ALU_REORDER_BITS_USED, 0 },
 	{ NBG_TPF_OUT_BRICK_MODE, 0 },
 	{ NBG_TPF_IN_IMAGE_BORDER_MODE, 0 },
-	{ NBG_TPF_FLAT_ROUNDING_MODE, 1 },
 	{ NBG_TPF_INTEGER_ROUNDING_MODE, 1 },
 	{ NBG_TPF_IN_IMAGE_X_SIZE, 1 },
 	{ NBG_TPF_IN_IMAGE_Y_SIZE, 1 },
@@ -60,6 +60,23 @@ static int tpfc_relu_ok(nbg_cpu_step *s, const nbg_cmd *cmd)
 	nbg_cpu_refuse(s, "tpfc-field-unsupported", "a TP fully connected layer with alu_relu_enable %u and "
 		       "out_zp %u: executed is alu_relu_enable 0, or 1 with out_zp 0 (where the ReLU is the "
 		       "saturation at 0)", relu, zp);
+	return 0;
+}
+
+/* flat_rounding_mode is the output tensor's rounding mode in the vendor's
+ * codes: 0 its simple rounding (half away from zero), 1 round to nearest
+ * even, 2 toward zero, 3 its RTNI.  0 (the 0x10003 image classification
+ * file's layers) and 1 (every other corpus layer) are executed, both
+ * rounded half away from zero (nbg_cpu_requant): for 0 the vendor's rule,
+ * for 1 inferred (doc/cpu-backend.md, "TP fully connected layers"). */
+static int tpfc_rounding_ok(nbg_cpu_step *s, const nbg_cmd *cmd)
+{
+	uint32_t mode = nbg_cmd_tp(cmd, NBG_TPF_FLAT_ROUNDING_MODE);
+	if (mode <= 1)
+		return 1;
+	nbg_cpu_refuse(s, "tpfc-field-unsupported", "a TP fully connected layer with flat_rounding_mode %u "
+		       "(the vendor's %s): executed are 0 and 1, rounded half away from zero", mode,
+		       mode == 2 ? "round toward zero" : "RTNI");
 	return 0;
 }
 
@@ -120,7 +137,7 @@ static void tpfc_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_ma
 	}
 	if (!nbg_cpu_tp_fields_ok(s, cmd, fixed, sizeof(fixed) / sizeof(fixed[0]), "tpfc-field-unsupported",
 				  "a TP fully connected layer", "the value of the layers checked against a reference") ||
-	    !tpfc_relu_ok(s, cmd))
+	    !tpfc_relu_ok(s, cmd) || !tpfc_rounding_ok(s, cmd))
 		return;
 	const uint32_t *shape = nbg_weights_op_shape(wo);
 	t->nin = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Z_SIZE);
