@@ -1,19 +1,20 @@
 #!/usr/bin/env python3
 """The face-age network's deltas across its compilations (doc/cpu-backend.md,
-"The tanh shader").
+"The uint8 product and the tanh shader", "Lookup tables into fp16").
 
 A family is check_cpu_cross.py's (MANIFEST.tsv's names).  In each file, the
-SH operations the plan executes as a tanh (`SH tanh` in `nbg run --check
---json`) with no refused operation before them write an fp16 output record
-(the data flow's output edge).  Each file runs up to past each such
-operation (nbg-cpu-dump) on the same synthesized inputs (uniform random, a
-smooth pattern with two rectangles, a ramp, five normal images; the corpus
-tier the first two), and the value written is compared with the family's
-first such file's for the same output record: the two compilations
-quantize their intermediate images differently (their TensorMul scales
-differ) but share the output records, so the deltas must agree within
-TOLERANCE; and the values must not be degenerate (fewer than half zero).
-Never a list of files: a file joins by its name and its plan.
+operations the plan executes as a tanh shader (`SH tanh` in `nbg run
+--check --json`) or as a TP lookup table into fp16 (`TP lut ... -> fp16`:
+the local deltas) with no refused operation before them write an fp16
+output record (the data flow's output edge).  Each file runs up to past
+each such operation (nbg-cpu-dump) on the same synthesized inputs (uniform
+random, a smooth pattern with two rectangles, a ramp, five normal images;
+the corpus tier the first two), and the halves written are compared with
+the family's first such file's for the same output record: the two
+compilations quantize their intermediate images differently (their
+TensorMul scales differ) but share the output records, so the deltas must
+agree within TOLERANCE; and the values must not be degenerate (fewer than
+half zero).  Never a list of files: a file joins by its name and its plan.
 
 Usage: check_cpu_age.py NBG DUMP CORPUS_DIR [--tier corpus|slow]  (exit 77
 when CORPUS_DIR is absent or Debian's python3-numpy cannot be imported).
@@ -28,13 +29,15 @@ import check_cpu_cross as cx
 from check_weights_lenet import debian_imports
 
 # The largest difference measured between the 0x7d and 0xe8 files' deltas
-# (tanh values in [-1, 1]) is 0.077 (doc/cpu-backend.md).
-TOLERANCE = 0.1
+# (tanh values in [-1, 1]) on the slow tier's eight inputs is 0.101, the
+# second stage's (output 7, the smooth pattern); the first stage's is
+# 0.077, the local deltas' 0.00025 (doc/cpu-backend.md).
+TOLERANCE = 0.15
 
 
 def tanh_ops(nbg, path):
-    """[(operation, output record index)] of the executed tanh shaders with
-    nothing refused before them."""
+    """[(operation, output record index)] of the executed tanh shaders and
+    lookup tables into fp16 with nothing refused before them."""
     r = cc.run([nbg, "run", "--backend", "cpu", "--check", "--json", path])
     doc = json.loads(r.stdout)
     edges = cc.inspect_many(nbg, [path], "--commands")[path]["commands"]["edges"]
@@ -43,7 +46,8 @@ def tanh_ops(nbg, path):
     for st in doc["steps"]:
         if st["verdict"] == "refused":
             break
-        if st["verdict"] == "execute" and st["what"].startswith("SH tanh") and st["operation"] in outs:
+        tanh = st["what"].startswith("SH tanh") or (st["what"].startswith("TP lut") and "-> fp16" in st["what"])
+        if st["verdict"] == "execute" and tanh and st["operation"] in outs:
             found.append((st["operation"], outs[st["operation"]]))
     return found
 
@@ -83,6 +87,7 @@ def main():
                 continue
             recs = cx.records(nbg, [p for p, _ in files])
             n = recs[files[0][0]][0][0]["byte_size"]
+            size = {path: {r["index"]: r["byte_size"] for r in recs[path][1]} for path, _ in files}
             values = {}
             for path, ops in files:
                 if len(recs[path][0]) != 1 or recs[path][0][0]["byte_size"] != n:
@@ -93,8 +98,8 @@ def main():
                     img.tofile(f)
                     for op, rec in ops:
                         bufs = cc.dump(dumper, path, op + 1, [f], tmp)
-                        v = float(np.frombuffer(bufs[("OUTPUT", rec)][:2].tobytes(), "<f2")[0])
-                        values.setdefault(rec, {}).setdefault(path, []).append(v)
+                        v = np.frombuffer(bufs[("OUTPUT", rec)][:size[path][rec]].tobytes(), "<f2")
+                        values.setdefault(rec, {}).setdefault(path, []).append(v.astype(np.float64))
             for rec in sorted(values):
                 got = values[rec]
                 first = sorted(got)[0]
@@ -102,19 +107,21 @@ def main():
                     a, b = np.array(got[first]), np.array(got[path])
                     d = float(np.abs(a - b).max())
                     pairs += 1
-                    figures.append("%s: output %d (tanh, fp16) of %s against %s on %d inputs: largest "
-                                   "difference %.4f, mean %.4f (values %.3f..%.3f)" %
-                                   (fam, rec, cx.rel(path), cx.rel(first), len(a), d,
-                                    float(np.abs(a - b).mean()), float(a.min()), float(a.max())))
+                    figures.append("%s: output %d (tanh, fp16, %d values) of %s against %s on %d inputs: "
+                                   "largest difference %.4f, mean %.4f (values %.3f..%.3f, %d distinct "
+                                   "over the inputs)" %
+                                   (fam, rec, a.shape[1], cx.rel(path), cx.rel(first), len(a), d,
+                                    float(np.abs(a - b).mean()), float(a.min()), float(a.max()),
+                                    len({x.tobytes() for x in a})))
                     if d > TOLERANCE:
                         failures.append("%s: output %d of %s differs from %s's by %.4f" %
                                         (fam, rec, cx.rel(path), cx.rel(first), d))
                 for path, v in got.items():
-                    if sum(x == 0 for x in v) * 2 > len(v):
+                    if int((np.array(v) == 0).sum()) * 2 > np.array(v).size:
                         failures.append("%s: output %d of %s is 0 on most inputs: degenerate" %
                                         (fam, rec, cx.rel(path)))
     if not pairs:
-        failures.append("no two face-age files run up to a tanh shader")
+        failures.append("no two face-age files run up to a tanh shader or a lookup table into fp16")
     cc.finish(figures, failures)
 
 

@@ -1081,13 +1081,14 @@ def lut_rule(vals, sign_support, d):
     return -v if not sign_support and d < 0 else v
 
 
-def lut_op(c, layer, table, sign_support, m, sh, in_zp, out_zp, out_index):
+def lut_op(c, layer, table, sign_support, m, sh, in_zp, out_zp, out_index, extra=()):
     entry = c.add_raw(table)
     op = tp_op(c, layer, 16, 16, 1, 16, 256, (0, 0, 15, 15), (16, 16, 16, 16), [(16, 1), (16, 16)],
                at_out=(OUTPUT, out_index, 0),
                extra=[("alu_pwl_enable", 1), ("alu_load_pwl_lut", 1), ("alu_pwl_sign_support", sign_support),
                       ("in_zp", in_zp), ("out_zp", out_zp), ("alu_output_post_multiplier", m),
-                      ("alu_output_postshift", sh & 31), ("alu_output_postshift_5_6", (sh & 127) >> 5)])
+                      ("alu_output_postshift", sh & 31), ("alu_output_postshift_5_6", (sh & 127) >> 5)] +
+               list(extra))
     field_addr(op, "alu_load_pwl_lut_address", MISC_DYNA_GENERIC, entry, 0)
     return Fraction(32768 + m, 32768) * Fraction(2) ** -sh
 
@@ -1158,6 +1159,49 @@ def lut_swapped_case():
     assert sum(a != b for a, b in zip(out, straight)) > 100   # the order matters
     c.add_output(out, [256])
     return c
+
+
+def lut_f16_cases():
+    """Lookup tables into fp16 (doc/cpu-backend.md, "Lookup tables into
+    fp16"): the value itself, no scale, written as the nearest half."""
+    c = Case("tp-lookup-table-into-fp16", "TP lookup tables over all 256 input codes (a 16x16 image) into IEEE "
+             "halves, out_zp 0, no multiplier or shift, sign support 0 (the sign put back), random entries in "
+             "[0, 1] in steps of 2^-10: half-precision entries, alu_f2i_enable 0, in_zp 86 (the 0x7d face-age "
+             "file's); a target-0xe8 table (32-bit entries at i ^ 512, its end words), alu_f2i_enable 1, "
+             "in_zp 255 (every input negative); the interpolation between entries and the rounding to a half "
+             "(ties to even) decide",
+             "numpy: the rule of doc/cpu-backend.md in Python fractions (entry, interpolation, the sign put "
+             "back), rounded once to the nearest half, ties to even, little-endian")
+    codes = np.arange(256).reshape(1, 16, 16)
+    planar_input(c, codes, 16, 256)
+    rs = np.random.RandomState(43)
+    f16 = [("out_image_data_type", 1)]
+    ties = [0, 0]
+    for k, (wide, f2i, in_zp) in enumerate(((False, 0, 86), (True, 1, 255))):
+        vals = [Fraction(int(v), 1 << 10) for v in rs.randint(0, 1025, 1024)]
+        words = [lut32_word(v) if wide else lut16_word(v) for v in vals]
+        vals = [Fraction(0) if w == 0 else v for w, v in zip(words, vals)]
+        if wide:
+            table = b"".join(struct.pack("<I", words[i ^ 512]) for i in range(1024)) + \
+                struct.pack("<II", 0x05000000, 0x003F8000)
+        else:
+            table = b"".join(struct.pack("<H", w) for w in words) + bytes(4)
+        lut_op(c, "ActivationLayer_%d" % k, np.frombuffer(table, dtype=np.uint8), 0, 0, 0, in_zp, 0, k,
+               extra=f16 + [("alu_f2i_enable", f2i)])
+        ys = [lut_rule(vals, 0, q - in_zp) for q in range(256)]
+        ties[k] = sum(f16_tie(y) for y in ys)
+        assert any(y < 0 for y in ys) and len({f16_bits(y) for y in ys}) > 150
+        c.add_output(f16_le(ys), [256], FP16)
+    assert min(ties) >= 3, ties
+    d = Case("tp-lookup-table-into-fp16-scaled", "TP lookup table into fp16 with alu_output_post_multiplier "
+             "set: every such corpus operation writes the value unscaled, so a scale is refused before "
+             "anything runs", "doc/cpu-backend.md, \"Lookup tables into fp16\": refused (tp-lut-unsupported)")
+    d.refused = "tp-lut-unsupported"
+    planar_input(d, codes, 16, 256)
+    data, _ = lut_table(lambda x: x / 4, 0, False)
+    lut_op(d, "ActivationLayer", data, 0, 1024, 0, 100, 0, 0, extra=f16)
+    d.add_output(np.zeros(512, dtype=np.uint8), [256], FP16)
+    return [c, d]
 
 
 def tp_int8_case():
@@ -2896,7 +2940,7 @@ def all_cases():
     return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1), nn_tile_case(2),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
             tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() +
-            [tp_f16_case(), lut_case(), lut_swapped_case(), tp_int8_case(), tp_u8_scaled_case(), tpfc_case(),
+            [tp_f16_case(), lut_case(), lut_swapped_case()] + lut_f16_cases() + [tp_int8_case(), tp_u8_scaled_case(), tpfc_case(),
              tpfc_s8_case(), tpfc_s8_case(0)] +
             [softmax_case(), softmax_int8_case(), softmax_column_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
