@@ -44,16 +44,24 @@ static int nnf16_data(uint32_t t)
 	return t == NNF16_TYPE || t == NNF16_I16;
 }
 
+static int nnf16_layer_is(const nbg_cpu_plan *p, const nbg_cmd_op *op, const char *name)
+{
+	const nbg_graph_layer *l = nbg_graph_layer_at(p->g, op->layer_id);
+	return l && !strcmp(l->name, name);
+}
+
 int nbg_cpu_nnf16_is(const nbg_cpu_plan *p, const nbg_cmd_op *op, uint32_t type)
 {
 	if (p->m->target != NNF16_TARGET)
 		return 0;
 	if (op->in_type == NNF16_TYPE && op->out_type == NNF16_TYPE)
 		return type == NBG_GRAPH_OP_NN || type == NBG_GRAPH_OP_SP || type == NBG_GRAPH_OP_NN_LUT;
-	/* the int16 blendshapes file's tables and SP scalings: fp16 or int16
-	 * on either side */
+	/* the int16 blendshapes file's tables and SP scalings (fp16 or int16
+	 * on either side) and its TensorMul products (int16, no kernel) */
 	return nnf16_data(op->in_type) && nnf16_data(op->out_type) &&
-	       (type == NBG_GRAPH_OP_SP || type == NBG_GRAPH_OP_NN_LUT);
+	       (type == NBG_GRAPH_OP_SP || type == NBG_GRAPH_OP_NN_LUT ||
+		(type == NBG_GRAPH_OP_NN && op->in_type == NNF16_I16 && op->out_type == NNF16_I16 &&
+		 !op->kernel_ref.patched && op->kind && !strcmp(op->kind, "depthwise conv") && nnf16_layer_is(p, op, "TensorMul")));
 }
 
 static uint16_t rdh(const uint8_t *buf, uint64_t a, uint64_t lo, uint64_t size)
@@ -130,6 +138,12 @@ static uint16_t nni16_value(const cpu_nn16 *n, uint8_t *const *buf, uint32_t z, 
 	double v;
 	if (n->kind == CPU_NN16_F16_LUT) {
 		v = nni16_lut(n, (int16_t)a); /* planned: int16 in, int16 out, scale 1 */
+	} else if (n->kind == CPU_NN16_F16_MUL) {
+		/* two codes' product times the scale: exact in double */
+		const cpu_add *ad = &n->add;
+		uint16_t b = rdh(buf[ad->region], ad->base + z * ad->slice + y * ad->row + 2ull * x, 0, 0);
+		v = (double)(int16_t)a * (double)(int16_t)b *
+		    ldexp(1.0 + ldexp((double)n->mantissa, -23), (int)n->exponent - 127);
 	} else {
 		double k = ldexp(1.0 + ldexp((double)n->mantissa, -23), (int)(n->exponent & 0xffu) - 127);
 		/* a 24-bit scale times a half or an int16 code: exact in double */
@@ -211,6 +225,7 @@ void nbg_cpu_nnf16_run(const cpu_nn16 *n, uint8_t *const *buf)
 /* ------------------------------------------------------------------ plan */
 
 static int nnf16_image(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd);
+static int nni16_bounds(const cpu_nn16 *n, const uint32_t *w, uint32_t mant, uint32_t exp);
 
 /* The SP addition's second image: words 32 (row, slice strides), 34 (its
  * address), 35 and 33 (where the buffer that holds it ends, its size / 32,
@@ -380,9 +395,15 @@ static int nnf16_table(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_
 static int nnf16_mul(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const nbg_cmd *cmd)
 {
 	const uint32_t *w = cmd->words;
+	uint32_t mant = nbg_cpu_nn_multiplier(cmd);
+	uint32_t exp = nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT) | nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT_BIT_5_6) << 5;
+	/* int16: its scale (exponent 1-254), bounds the int16 range times it;
+	 * fp16: scale 1 (checked by the caller), bounds +-65504 */
+	int bounds = cmd->word_count >= SPF_WORDS &&
+		     (n->in_i16 ? exp && exp < 255 && !(w[SPF_W_MAX] == NNF16_INF) && nni16_bounds(n, w, mant, exp)
+				: w[SPF_W_MAX] == NNF16_F16_MAX && w[SPF_W_MIN] == NNF16_F16_NMAX);
 	if (op->kernel[0] != 1 || op->kernel[1] != 1 || op->kernel_ref.patched || op->pooling || op->relu ||
-	    cmd->word_count < SPF_WORDS || w[SPF_W_MAX] != NNF16_F16_MAX || w[SPF_W_MIN] != NNF16_F16_NMAX ||
-	    w[SPF_W_SCALE] || w[SPF_W_SCALE_HI] >> 31) {
+	    !bounds || w[SPF_W_SCALE] || w[SPF_W_SCALE_HI] >> 31) {
 		nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 NN depthwise command of a TensorMul layer "
 			       "(kernel %ux%u, kernel reference %s, pooling %u, relu %d, words 29, 30: 0x%08x, "
 			       "0x%08x): executed is the 1x1 command with no kernel reference, pooling or ReLU, "
@@ -393,6 +414,8 @@ static int nnf16_mul(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cm
 		return 0;
 	}
 	n->kind = CPU_NN16_F16_MUL;
+	n->mantissa = mant;
+	n->exponent = exp;
 	return nnf16_image(p, s, n, cmd);
 }
 
@@ -534,7 +557,8 @@ void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 	n->in_i16 = op->in_type == NNF16_I16;
 	n->out_i16 = op->out_type == NNF16_I16;
 	/* its own scale: a TensorMul_SP's, or an SP operation's on int16 data */
-	int scaled = type == NBG_GRAPH_OP_SP && (!strcmp(s->layer, "TensorMul_SP") || n->in_i16 || n->out_i16);
+	int scaled = (type == NBG_GRAPH_OP_SP && (!strcmp(s->layer, "TensorMul_SP") || n->in_i16 || n->out_i16)) ||
+		     (type == NBG_GRAPH_OP_NN && n->in_i16);
 	if ((!scaled && (mant || exp != 127)) ||
 	    (op->kernel_type != NNF16_TYPE && !(op->kernel_type == NNF16_I16 && (n->in_i16 || n->out_i16))) ||
 	    nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_X_OFFSET) ||

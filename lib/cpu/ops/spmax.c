@@ -506,7 +506,8 @@ static double spsub_scale(const nbg_cmd *cmd, uint32_t flags)
 static int spsub_shape(nbg_cpu_step *s, const char *what, const nbg_cmd_op *a, const nbg_cmd_op *z, size_t first,
 		       int mul)
 {
-	int ok = a->in_type == 1 && a->in[1] == 1 && a->in[2] == 1 && z->in[0] && z->in[1] && z->in[2] &&
+	/* b: fp16, or int16 codes in a product (the int16 blendshapes file's) */
+	int ok = (a->in_type == 1 || (mul && a->in_type == 4)) && a->in[1] == 1 && a->in[2] == 1 && z->in[0] && z->in[1] && z->in[2] &&
 		 (z->in_type == 1 || z->in_type == 4) && (z->out_type == 1 || z->out_type == 4) &&
 		 z->out[0] == z->in[0] && z->out[1] == z->in[1] && z->out[2] == z->in[2];
 	int axis = a->in[0] == z->in[0] ? 0 : mul && a->in[0] == z->in[1] ? 1 : -1;
@@ -514,7 +515,7 @@ static int spsub_shape(nbg_cpu_step *s, const char *what, const nbg_cmd_op *a, c
 		nbg_cpu_refuse(s, "sp-sub-shape-unsupported", "a %s layer (%s) loading %ux%ux%u of data "
 			       "type %u (operation %zu) and reading %ux%ux%u of data type %u into %ux%ux%u of data "
 			       "type %u (operation %zu)%s: executed is n x 1 x 1 fp16 (1) values b, loaded without "
-			       "writing memory, and x x y x z fp16 or int16 (4) values a, n = x%s, into a result of "
+			       "writing memory (a product's: or int16 (4) codes), and x x y x z fp16 or int16 (4) values a, n = x%s, into a result of "
 			       "a's shape, fp16 or int16", what, s->layer, a->in[0], a->in[1], a->in[2], a->in_type,
 			       first, z->in[0], z->in[1], z->in[2], z->in_type, z->out[0], z->out[1], z->out[2],
 			       z->out_type, first + 1, a->out_ref.patched ? ", the first writing memory" : "",
@@ -589,11 +590,12 @@ static void plan_spsub(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t oper
 	r->elt.a = (float)sa;
 	r->elt.b = (float)sb;
 	r->elt.zp0 = z->in_type == 4;   /* int16 a */
+	r->elt.zp1 = a->in_type == 4;   /* int16 b */
 	r->elt.zpo = z->out_type == 4;  /* int16 out */
 	r->group = (uint32_t)axis;
-	snprintf(s->what, sizeof(s->what), "SP %s %ux%ux%u %s x %g %c %u fp16 (along %c) x %g -> %s (ops %zu-%zu)",
+	snprintf(s->what, sizeof(s->what), "SP %s %ux%ux%u %s x %g %c %u %s (along %c) x %g -> %s (ops %zu-%zu)",
 		 mul ? "product" : "subtraction", r->elt.x, r->elt.y, r->elt.z, r->elt.zp0 ? "int16" : "fp16", sa,
-		 mul ? '*' : '-', a->in[0], "xy"[axis], sb, r->elt.zpo ? "int16" : "fp16", L.first, L.last);
+		 mul ? '*' : '-', a->in[0], r->elt.zp1 ? "int16" : "fp16", "xy"[axis], sb, r->elt.zpo ? "int16" : "fp16", L.first, L.last);
 	nbg_cpu_ref_executed(s, op, mul ? CPU_OP_SPMUL : CPU_OP_SPSUB, mul ? CPU_REF_SPMUL : CPU_REF_SUB);
 }
 
@@ -641,7 +643,7 @@ static int spsub_run(const cpu_op *op, uint8_t *const *buf)
 				uint64_t i = z * r->elt.slice[0] + y * r->elt.row[0] + 2ull * x;
 				uint64_t o = z * r->elt.slice[2] + y * r->elt.row[2] + 2ull * x;
 				double va = spmean_at(in, i, (int)r->elt.zp0) * r->elt.a;
-				double vb = spmean_at(bv, 2ull * (r->group ? y : x), 0) * r->elt.b;
+				double vb = spmean_at(bv, 2ull * (r->group ? y : x), (int)r->elt.zp1) * r->elt.b;
 				double v = r->kind == CPU_REF_SPMUL ? va * vb : va - vb;
 				uint16_t h;
 				if (r->elt.zpo) {
