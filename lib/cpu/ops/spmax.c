@@ -587,7 +587,11 @@ static void plan_spsub(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t oper
 		nbg_cpu_ref_executed(s, op, mul ? CPU_OP_SPMUL : CPU_OP_SPSUB, CPU_REF_NONE);
 		return;
 	}
-	r->elt.a = (float)sa;
+	/* a product of int16 codes by int16 codes: a x b x s_b, the second
+	 * command's scale (2^-fl of a) not applied (doc/cpu-backend.md, "The
+	 * SP product") */
+	int codes = mul && z->in_type == 4 && a->in_type == 4 && z->out_type == 4;
+	r->elt.a = codes ? 1.0f : (float)sa;
 	r->elt.b = (float)sb;
 	r->elt.zp0 = z->in_type == 4;   /* int16 a */
 	r->elt.zp1 = a->in_type == 4;   /* int16 b */
@@ -625,17 +629,30 @@ static void spmul_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_m
 	plan_spsub(p, s, op, m->operation, 1);
 }
 
+/* The values of b: one per x, or per y (a product along y). */
+static uint32_t spsub_b_count(const cpu_ref *r)
+{
+	return r->group ? r->elt.y : r->elt.x;
+}
+
 /* out = a x sa - b[x] x sb (a x sa x b[x or y] x sb) in double (exact:
  * powers of two times halves or int16 codes, a product of two of them),
  * rounded once: to fp16 (to nearest, ties to even) or to an int16 code
- * (half away from zero, saturated). */
+ * (half away from zero, saturated).  b is copied before any value is
+ * written: the first command loads it, and the output may cover where it
+ * was (the int16 blendshapes file's op 99 writes over its last 256
+ * bytes). */
 static int spsub_run(const cpu_op *op, uint8_t *const *buf)
 {
 	const cpu_ref *r = &op->u.ref;
 	if (r->kind != CPU_REF_SUB && r->kind != CPU_REF_SPMUL)
 		return 0;
 	const uint8_t *in = buf[r->elt.region[0]] + r->elt.base[0];
-	const uint8_t *bv = buf[r->elt.region[1]] + r->elt.base[1];
+	size_t nb = 2u * (size_t)spsub_b_count(r);
+	uint8_t *bv = malloc(nb ? nb : 1);
+	if (!bv)
+		return -1;
+	memcpy(bv, buf[r->elt.region[1]] + r->elt.base[1], nb);
 	uint8_t *out = buf[r->elt.region[2]] + r->elt.base[2];
 	for (uint32_t z = 0; z < r->elt.z; z++)
 		for (uint32_t y = 0; y < r->elt.y; y++)
@@ -655,15 +672,16 @@ static int spsub_run(const cpu_op *op, uint8_t *const *buf)
 				out[o] = (uint8_t)(h & 0xffu);
 				out[o + 1] = (uint8_t)(h >> 8);
 			}
+	free(bv);
 	return 0;
 }
 
 static void spsub_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
 {
 	const cpu_ref *r = &op->u.ref;
-	*work = r->kind == CPU_REF_SUB || r->kind == CPU_REF_SPMUL
-			? nbg_cpu_mul_sat(nbg_cpu_mul_sat(r->elt.x, r->elt.y), r->elt.z) : 0;
-	*scratch = 0;
+	int on = r->kind == CPU_REF_SUB || r->kind == CPU_REF_SPMUL;
+	*work = on ? nbg_cpu_mul_sat(nbg_cpu_mul_sat(r->elt.x, r->elt.y), r->elt.z) : 0;
+	*scratch = on ? 2ull * spsub_b_count(r) : 0;
 }
 
 const cpu_op_def nbg_cpu_op_spsub = { "sp-sub", spsub_match, spsub_plan, spsub_run, spsub_cost };
