@@ -49,7 +49,8 @@ typedef struct cpu_nn16 {
 	const uint8_t *codes;           /* int16 little-endian [out][z][k][k] */
 	const int64_t *bias;            /* 48-bit, in the sum's units */
 	const float *slope;             /* CPU_NN16_F16_PRELU: the negative slope per channel (float16 values) */
-	const uint8_t *lut;             /* CPU_NN16_F16_LUT: the NN_LUT table's 1,024 words; lut_sign: its tail's bit 28 */
+	const uint8_t *lut;             /* CPU_NN16_F16_LUT: the NN_LUT table's 1,024 words; lut_sign: its tail's bit 28;
+					 * CPU_NN16_CONV: the table after its kernels (1,024 float32), read at the sum */
 	int lut_sign;
 	const char *lut_name;           /* the function the table holds (a static string) */
 	double lut_p;                   /* CPU_NN16_F16_SIGMOID: 1 / (1 + e^(-p x)) */
