@@ -1955,6 +1955,54 @@ def spmul_case():
     return c
 
 
+def spmul_int16_case():
+    """The int16 SP product (layer TensorMul_SP of two pairs, as the int16
+    blendshapes file's layer normalisations): a, b and the output int16
+    codes, the first command's scale s_b = 2^-12, the second's s_a = 2^-9
+    (the fraction length of a), b along y; out = a x b x s_b (s_a not
+    applied: doc/cpu-backend.md, "The SP product")."""
+    c = Case("sp-mul-int16", "SP product (layer TensorMul_SP, two pairs of NN-engine SP operations) of int16 "
+             "codes: 4x2x1 int16 a (rows 8 bytes apart, second scale 2^-9) times 2 int16 b, one per row (b "
+             "along y, first scale 2^-12), twice, into int16: ties both ways, saturation both ways",
+             "numpy: a x b[y] x 2^-12 exactly (Fractions), rounded half away from zero, saturated to int16 (the "
+             "second command's scale not applied)")
+    rs = np.random.RandomState(58)
+    a = rs.randint(-4000, 4000, (4, 4))
+    b = rs.randint(-9000, 9000, 4)
+    a[0, 0], b[0] = 30000, 9000                 # 65918: saturates at 32767
+    a[0, 1] = -30000                            # saturates at -32768
+    a[1, 2], b[1] = 2048, 3                     # 1.5: a tie, to 2
+    a[1, 3] = -2048                             # -1.5: to -2
+    img = np.zeros(16, np.uint16)
+    for j in range(4):
+        img[4 * j:4 * j + 4] = a[j].astype(np.int16).view(np.uint16)
+    c.add_input(img.view(np.uint8), [16], FP16)
+    c.add_input(b.astype(np.int16).view(np.uint16).view(np.uint8), [4], FP16)
+    for half in range(2):
+        first = c.add_op(OP_SP, "TensorMul_SP")
+        first["fields"] += [("in_image_x_size", 2), ("in_image_y_size", 1), ("kernel_z_size", 1),
+                            ("in_image_data_type", 0), ("in_image_data_type_bit_2", 1), ("out_image_data_type", 0),
+                            ("out_image_x_size", 2), ("out_image_y_size", 1), ("out_image_z_size", 1),
+                            ("in_image_x_stride", 4), ("in_image_y_stride", 4)]
+        sp_scale(first, 2.0 ** -12)
+        field_addr(first, "in_image_address", INPUT, 1, 4 * half)
+        last = c.add_op(OP_SP, "TensorMul_SP")
+        last["fields"] += [("in_image_x_size", 4), ("in_image_y_size", 2), ("kernel_z_size", 1),
+                           ("in_image_data_type", 0), ("in_image_data_type_bit_2", 1),
+                           ("out_image_data_type", 0), ("out_image_data_type_bit_2", 1),
+                           ("out_image_x_size", 4), ("out_image_y_size", 2), ("out_image_z_size", 1),
+                           ("in_image_x_stride", 8), ("in_image_y_stride", 16),
+                           ("out_image_x_stride", 8), ("out_image_y_stride", 16)]
+        sp_scale(last, 2.0 ** -9)
+        field_addr(last, "in_image_address", INPUT, 0, 16 * half)
+        field_addr(last, "out_image_address", OUTPUT, 0, 16 * half)
+    q = [max(-32768, min(32767, round_half_away(Fraction(int(a[j, i]) * int(b[j]), 1 << 12))))
+         for j in range(4) for i in range(4)]
+    assert q[0] == 32767 and q[1] == -32768 and q[6] == 2 and q[7] == -2
+    c.add_output(np.array(q, np.int16).view(np.uint8), [16], FP16)
+    return c
+
+
 def spmean_scale_refused_case():
     """The int16 mean with its second scale one float32 unit off 2^-11 / 6
     (its last mantissa bit flipped): no fraction length gives it, and the
@@ -2843,7 +2891,7 @@ def all_cases():
              shf32_other_program_case("ActivationLayer", 0x44404032, [[128, 1 << 16 | 32], [128, 1 << 16 | 32]]),
              shf32_other_program_case("Max Pooling", 0x32101034, [[64, 2 << 16 | 4], [32, 1 << 16 | 2]])] + spmax_cases() +
             [spmean_case("sp-mean-x", 0), spmean_case("sp-mean-z", 2),
-             spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(), spsum_case(), spmul_case(),
+             spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(), spsum_case(), spmul_case(), spmul_int16_case(),
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
             [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case(), shavg_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(7)] +
             [shconv_s2_case(), nt_long_case(), sp_add_case(3), shdw16_small_case(), nn_lut_sigmoid_case()] +

@@ -640,8 +640,8 @@ static uint32_t spsub_b_count(const cpu_ref *r)
  * rounded once: to fp16 (to nearest, ties to even) or to an int16 code
  * (half away from zero, saturated).  b is copied before any value is
  * written: the first command loads it, and the output may cover where it
- * was (the int16 blendshapes file's op 99 writes over its last 256
- * bytes). */
+ * was (the int16 blendshapes file's op 99 writes over all of
+ * it). */
 static int spsub_run(const cpu_op *op, uint8_t *const *buf)
 {
 	const cpu_ref *r = &op->u.ref;
