@@ -2718,6 +2718,128 @@ def nn_lut_case(sign):
     return c
 
 
+def nn_lut_int16_case():
+    """An NN_LUT table on int16 codes in and out (the int16 blendshapes
+    file's op 7: the tail's bits 28 and 24 set, a table of (v / 128)^2 at
+    the entry of input v): the code read as a half's value, the entry of
+    its sign, exponent and 4 mantissa bits, then linearly by all the bits
+    below them (a code above 2,048 has more than a half holds)."""
+    c = Case("nn-lut-int16", "NN_LUT ActivationLayer on int16 codes (in, out and kernel data type 4): a 4x3x1 "
+             "image (rows 10 bytes apart) through a table of (v / 128)^2 (tail bits 28 and 24 set) -> 4x3x1 "
+             "(rows 8 bytes apart): codes past 2,048 (7 to 10 bits interpolated), negative codes, 0, ties, "
+             "a result past 32,767 (saturated)",
+             "numpy: the entry of the code's sign, exponent and 4 mantissa bits plus (next entry - entry) x "
+             "the bits below / their step, in Python fractions, rounded half away from zero, saturated")
+    rs = np.random.RandomState(63)
+    w, h, row, orow = 4, 3, 10, 8
+    x = rs.randint(-3000, 3000, (h, w))
+    x[0, 0], x[0, 1], x[0, 2], x[0, 3] = 0, 30000, -5, 2049
+    x[1, 0] = 181                               # 181 = 176 + 5: 4 of 16 units interpolated
+    f = lambda v: v * v / Fraction(128 * 128)
+    vals, words = [], []
+    for i in range(1024):
+        b = nnlut_input(i, 1)
+        v = fp21_round(f(Fraction(float(np.uint16(b).view(np.float16))))) if (b & 0x7C00) != 0x7C00 \
+            else Fraction(65535)
+        vals.append(v)
+        words.append(lut32_word(v))
+    tail = [1 << 28 | 1 << 24, 0, 0]
+    table = c.add_raw(np.frombuffer(struct.pack("<1027I", *(words + tail)), np.uint8))
+    img = np.zeros(row * h // 2, np.uint16)
+    for j in range(h):
+        img[j * row // 2:j * row // 2 + w] = x[j].astype(np.int16).view(np.uint16)
+    c.add_input(img.view(np.uint8), [img.size], FP16)
+    op = c.add_op(7, "ActivationLayer")
+    op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", 1), ("kernels_per_core", 1), ("depthwise", 1),
+                     ("in_image_x_size", w), ("in_image_y_size", h), ("out_image_x_size", w),
+                     ("out_image_y_size", h), ("out_image_z_size", 1), ("in_image_x_stride", row),
+                     ("in_image_y_stride", row * h), ("out_image_x_stride", orow),
+                     ("out_image_y_stride", orow * h), ("kernel_data_type", 0), ("kernel_data_type_bit_2", 1),
+                     ("in_image_data_type", 0), ("in_image_data_type_bit_2", 1), ("out_image_data_type", 0),
+                     ("out_image_data_type_bit_2", 1), ("post_shift", 31), ("post_shift_bit_5_6", 3)]
+    field_addr(op, "kernel_address", MISC_DYNA_GENERIC, table, 0)
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    index = lambda b, neg: ((b ^ 0x4000) >> 6) | (512 if neg else 0)
+    half = lambda m: int(np.float16(m).view(np.uint16))
+    out = np.zeros(orow * h // 2, np.uint16)
+    for j in range(h):
+        for i in range(w):
+            code = int(x[j, i])
+            m, neg = abs(code), code < 0
+            e = m.bit_length() - 1
+            step = 1 << (e - 4) if e > 4 else 1
+            base = m - m % step
+            v = vals[index(half(base), neg)]
+            if m != base:
+                v += (vals[index(half(base + step), neg)] - v) * Fraction(m - base, step)
+            q = max(-32768, min(32767, round_half_away(v)))
+            out[j * orow // 2 + i] = q & 0xFFFF
+    assert out[1] == 32767
+    c.add_output(out.view(np.uint8), [out.size], FP16)
+    return c
+
+
+def nn_sp_scale_int16_case(to_int16):
+    """An SP scaling between fp16 and int16 (layer TensorAdd_SP of one
+    operation, no second image, as the int16 blendshapes file's variance +
+    epsilon: fp16 in, int16 codes out at scale 2^13, word 27 bit 30 the
+    exponent's eighth bit), or back (int16 codes in at scale 2^-13, fp16
+    out): out = x x k, an int16 result rounded half away from zero and
+    saturated."""
+    k = Fraction(1 << 13) if to_int16 else Fraction(1, 1 << 13)
+    c = Case("nn-sp-scale-" + ("f16-int16" if to_int16 else "int16-f16"),
+             "SP TensorAdd_SP of one operation with no second image: a 3x2x1 %s image (rows 8 bytes apart) "
+             "times %s (the SP scale) -> %s (rows 6 bytes apart)%s" %
+             (("fp16", "2^13", "int16 codes", ": ties both ways, saturation both ways") if to_int16 else
+              ("int16 codes", "2^-13", "fp16", ": -32768, 0, a subnormal result (0)")),
+             "numpy: x x k exactly (Fractions), %s" %
+             ("rounded half away from zero, saturated to int16" if to_int16 else
+              "rounded to a half (to nearest, ties to even), below the normal range 0"))
+    rs = np.random.RandomState(64 + to_int16)
+    x, y, row, orow = 3, 2, 8, 6
+    if to_int16:
+        a = (rs.randint(-3000, 3000, (y, x)) / 1024.0).astype(np.float16)
+        a[0, 0], a[0, 1], a[0, 2] = np.float16(5.0), np.float16(-5.0), np.float16(2.0 ** -14)   # 2^-1: a tie
+        a[1, 0] = np.float16(-3.0 * 2.0 ** -14)                                                # -1.5: a tie
+        codes = a.view(np.uint16)
+        vals = [Fraction(float(v)) for v in a.ravel()]
+    else:
+        a = rs.randint(-32768, 32768, (y, x))
+        a[0, 0], a[0, 1], a[0, 2] = -32768, 0, 1
+        codes = a.astype(np.int16).view(np.uint16)
+        vals = [Fraction(int(v)) for v in a.ravel()]
+    img = np.zeros(row * y // 2, np.uint16)
+    for j in range(y):
+        img[j * row // 2:j * row // 2 + x] = codes[j]
+    c.add_input(img.view(np.uint8), [img.size], FP16)
+    op = c.add_op(OP_SP, "TensorAdd_SP")
+    op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", 1),
+                     ("kernel_data_type", 1 if to_int16 else 0), ("kernel_data_type_bit_2", 0 if to_int16 else 1),
+                     ("in_image_x_size", x), ("in_image_y_size", y),
+                     ("in_image_data_type", 1 if to_int16 else 0), ("in_image_data_type_bit_2", 0 if to_int16 else 1),
+                     ("out_image_data_type", 0 if to_int16 else 1), ("out_image_data_type_bit_2", 1 if to_int16 else 0),
+                     ("out_image_x_size", x), ("out_image_y_size", y), ("out_image_z_size", 1),
+                     ("in_image_x_stride", row), ("in_image_y_stride", row * y),
+                     ("out_image_x_stride", orow), ("out_image_y_stride", orow * y)]
+    sp_scale(op, float(k))
+    op["words"] += [(29, 0x7F800000), (30, 0xFF800000), (35, 0x07FFFFFF)]
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    out = np.zeros(orow * y // 2, np.uint16)
+    for j in range(y):
+        for i in range(x):
+            v = vals[j * x + i] * k
+            out[j * orow // 2 + i] = (max(-32768, min(32767, round_half_away(v))) & 0xFFFF) if to_int16 \
+                else f16_round(v)
+    if to_int16:
+        assert out[0] == 32767 and out[1] == 0x8000 and out[2] == 1 and out[orow // 2] == 0xFFFE
+        c.add_output(out.view(np.uint8), [out.size], FP16)
+    else:
+        c.add_output(flush_subnormal(out.view(np.uint8).tolist()), [out.size], FP16)
+    return c
+
+
 # The uniforms after the three images of the A733 fp16 TensorDiv and
 # TensorMul shaders, as every such shader of the corpus loads them (index,
 # value): lib/cpu/ops/shelt.c.
@@ -2899,7 +3021,8 @@ def all_cases():
              tanh_case(95), prelu_case(0), prelu_case(1),
              prelu_case(0, 2), prelu_case(0, 3)] +
             [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)] +
-            [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")] + [nt_slices_case(), nt_rows_case()])
+            [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")] +
+            [nn_lut_int16_case(), nn_sp_scale_int16_case(1), nn_sp_scale_int16_case(0)] + [nt_slices_case(), nt_rows_case()])
 
 
 # ------------------------------------------- the face-age network's shaders
