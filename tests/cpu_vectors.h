@@ -13006,6 +13006,208 @@ static const cv_raw c100_raw[] = {
 };
 
 static const uint8_t c101_in0[] = {
+	0, 0x20, 0, 0xe0, 0x13, 0xd2, 0x2f, 0xc6, 0x75, 0x2c, 0x13, 0x13, 0xaa, 4, 0x30, 0x75,
+};
+
+static const cv_io c101_in[] = {
+	{ { 8, 1, 1, 1 }, 1, 1, c101_in0, 16 },
+};
+
+static const uint8_t c101_out0[] = {
+	2, 0, 0x84, 0x1b, 0x98, 0x3a, 0xfe, 0xff, 0x7c, 0xe4, 0x68, 0xc5, 0xfe, 0xff, 0x83, 0xd8,
+	0xe8, 0xab, 0xfd, 0xff, 0x4a, 0xce, 0x23, 0x96, 2, 0, 0x39, 0x26, 0x67, 0x51, 1, 0,
+	0x66, 0x10, 0xed, 0x22, 0, 0, 3, 4, 0x8a, 8, 5, 0, 0xc2, 0x64, 0xff, 0x7f,
+};
+
+static const cv_io c101_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c101_out0, 48 },
+};
+
+static const cv_field c101_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c101_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c101_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c101_op0_u[] = {
+	0, 2, 0x40001, 0x444050f1, 8, 2, 0x10dd10b0, 0,
+	0, 6, 0x10003, 0x444040f1, 6, 1, 0x10dd10b0, 0,
+	0, 6, 0x40003, 0x444050f1, 0x18, 2, 0x10dd10b0, 0,
+	0x29292929, 0x10101010, 0x1110000, 0x3330222, 0x29292929, 0x10000, 0x30002, 0x300,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x29292929, 0x10101010, 0x5550444, 0x7770666, 0x29292929, 0x50004, 0x70006, 0x300,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x38800000, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
+	0, 0, 0, 0x2400, 0, 0, 0, 0,
+	0, 0, 0, 0,
+};
+
+static const cv_op c101_ops[] = {
+	{ 1, "TensorMul", -1, c101_op0_f, 0, c101_op0_w, 0, c101_op0_a, 3, c101_op0_u, 76 },
+};
+
+static const cv_stream c101_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c101_r0[] = {
+	3, 0, 7, 0x37, 0x30, 0x75,
+};
+
+static const cv_raw c101_raw[] = {
+	{ c101_r0, 6 },
+};
+
+static const uint8_t c102_in0[] = {
+	1, 0, 0xe8, 3, 0x18, 0xfc, 0xc5, 0x5d, 7, 0x28, 0, 0, 0, 0, 0, 0,
+	0xd9, 0xfb, 0x89, 0xb3, 0x5b, 3, 0x23, 0x86, 0x16, 0x94, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c102_in1[] = {
+	0, 0xc2,
+};
+
+static const cv_io c102_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c102_in0, 32 },
+	{ { 1, 1, 1, 1 }, 1, 1, c102_in1, 2 },
+};
+
+static const uint8_t c102_out0[] = {
+	0xd5, 0xff, 0, 0x80, 0xff, 0x7f, 0, 0x80, 0, 0x80, 0xff, 0x7f, 0xff, 0x7f, 0, 0x80,
+	0xff, 0x7f, 0xff, 0x7f,
+};
+
+static const cv_io c102_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c102_out0, 20 },
+};
+
+static const cv_field c102_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c102_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c102_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 1, 1, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c102_op0_u[] = {
+	0, 0x10, 0x20005, 0x444050f1, 0x20, 1, 0x10dd10b0, 0,
+	0, 2, 0x10001, 0x44404071, 2, 1, 0x10dd10b0, 0,
+	0, 0xa, 0x20005, 0x444050f1, 0x14, 1, 0x10dd10b0, 0,
+	0, 0x3c000000, 0x46800000, 0, 0, 0, 0, 0,
+	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
+	0, 0, 0, 0x2400, 0, 0, 0, 0,
+};
+
+static const cv_op c102_ops[] = {
+	{ 1, "TensorDiv", -1, c102_op0_f, 0, c102_op0_w, 0, c102_op0_a, 3, c102_op0_u, 80 },
+};
+
+static const cv_stream c102_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c102_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c103_in0[] = {
+	0, 8, 0, 0xf8, 0x67, 0x16, 0, 0, 0x64, 0xec, 0x8a, 0x11, 0xac, 9, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xb0, 0xf9, 0x5c, 7, 0xd8, 0xfe, 0, 0,
+	0x57, 0xf7, 0xe0, 0xb1, 0x20, 0x4e, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c103_in1[] = {
+	3, 0, 3, 0, 0xec, 0xe9, 0x53, 0xf3, 0xef, 0xe7, 0x53, 0xc, 0xdb, 0xe6, 0x88, 0x1a,
+	0x4b, 0xe1, 0x7b, 2, 0x20, 0x4e, 0x20, 0x4e,
+};
+
+static const cv_io c103_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c103_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c103_in1, 24 },
+};
+
+static const uint8_t c103_out0[] = {
+	2, 0, 0xfe, 0xff, 0x16, 0xe1, 0x89, 0xf, 0x9e, 0xe5, 0x73, 7, 0xec, 9, 0x34, 0xc,
+	0x38, 2, 0xa8, 0xfe, 0, 0x80, 0xff, 0x7f,
+};
+
+static const cv_io c103_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c103_out0, 24 },
+};
+
+static const cv_field c103_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x0 },
+	{ "kernel_data_type_bit_2", 0x1 },
+	{ "kernels_per_core", 0x2 },
+	{ "depthwise", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_data_type_bit_2", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x13 },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c103_op0_w[] = {
+	{ 29, 0x40fffe00 },
+	{ 30, 0xc1000000 },
+	{ 32, 0x000c0006 },
+	{ 33, 0x00000001 },
+	{ 35, 0x17ffffff },
+};
+
+static const cv_addr c103_op0_a[] = {
+	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c103_op0_u[] = {
+	0,
+};
+
+static const cv_op c103_ops[] = {
+	{ 2, "TensorMul", -1, c103_op0_f, 21, c103_op0_w, 5, c103_op0_a, 3, c103_op0_u, 0 },
+};
+
+static const cv_stream c103_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c103_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c104_in0[] = {
 	0x8c, 0x41, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
 	0x89, 0xb1, 0xdf, 0xbc, 0xd9, 0xc1, 0xae, 0xbf, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0x3d, 0xc3, 0xc4, 0xba, 0x1c, 0xbc, 0x43, 0x37,
@@ -13016,11 +13218,11 @@ static const uint8_t c101_in0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c101_in[] = {
-	{ { 60, 1, 1, 1 }, 3, 1, c101_in0, 120 },
+static const cv_io c104_in[] = {
+	{ { 60, 1, 1, 1 }, 3, 1, c104_in0, 120 },
 };
 
-static const uint8_t c101_out0[] = {
+static const uint8_t c104_out0[] = {
 	0x8c, 0x41, 0xbb, 0xbc, 0x3d, 0x41, 0xdf, 0xbc, 0, 0, 0xd4, 0x37, 0x7f, 0x39, 0x89, 0xbf,
 	0xd9, 0xc1, 0, 0, 0xc7, 0xb5, 0x93, 0x34, 0x89, 0xb1, 0xae, 0xbf, 0, 0, 0, 0,
 	0, 0, 0, 0, 0x3d, 0xc3, 0x43, 0x37, 0xf0, 0xb9, 0x42, 0x38, 0, 0, 0xc4, 0xba,
@@ -13030,11 +13232,11 @@ static const uint8_t c101_out0[] = {
 	0xc1, 0xb8, 0x8f, 0x3e, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c101_out[] = {
-	{ { 54, 1, 1, 1 }, 3, 1, c101_out0, 108 },
+static const cv_io c104_out[] = {
+	{ { 54, 1, 1, 1 }, 3, 1, c104_out0, 108 },
 };
 
-static const cv_field c101_op0_f[] = {
+static const cv_field c104_op0_f[] = {
 	{ "kernel_address", 0x2 },
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x4 },
@@ -13047,52 +13249,52 @@ static const cv_field c101_op0_f[] = {
 	{ "out_image_y_stride", 0x24 },
 };
 
-static const cv_word c101_op0_w[] = {
+static const cv_word c104_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c101_op0_a[] = {
+static const cv_addr c104_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c101_op0_u[] = {
+static const uint32_t c104_op0_u[] = {
 	0,
 };
 
-static const cv_op c101_ops[] = {
-	{ 8, "ConcatLayer", -1, c101_op0_f, 10, c101_op0_w, 0, c101_op0_a, 2, c101_op0_u, 0 },
+static const cv_op c104_ops[] = {
+	{ 8, "ConcatLayer", -1, c104_op0_f, 10, c104_op0_w, 0, c104_op0_a, 2, c104_op0_u, 0 },
 };
 
-static const cv_stream c101_s[] = {
+static const cv_stream c104_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c101_raw[] = {
+static const cv_raw c104_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c102_in0[] = {
+static const uint8_t c105_in0[] = {
 	0xc9, 0x42, 0x79, 0xc1, 0xdf, 0x41, 0xa7, 0xc2, 0xb5, 0x38, 0xfa, 0xbe, 0xcd, 0xbf, 0x18, 0x38,
 	0x7c, 0xc0, 0xc2, 0x3c, 0x17, 0x3c, 0xb3, 0xb9, 0x3d, 0xba, 0x61, 0xb6, 0x42, 0xc0, 0xda, 0xc1,
 	0x53, 0xc2, 0xea, 0xb2,
 };
 
-static const cv_io c102_in[] = {
-	{ { 18, 1, 1, 1 }, 3, 1, c102_in0, 36 },
+static const cv_io c105_in[] = {
+	{ { 18, 1, 1, 1 }, 3, 1, c105_in0, 36 },
 };
 
-static const uint8_t c102_out0[] = {
+static const uint8_t c105_out0[] = {
 	0xc9, 0x42, 0x79, 0xc1, 0xdf, 0x41, 0xc2, 0x3c, 0x17, 0x3c, 0xb3, 0xb9, 0, 0, 0xa7, 0xc2,
 	0xb5, 0x38, 0xfa, 0xbe, 0x3d, 0xba, 0x61, 0xb6, 0x42, 0xc0, 0, 0, 0xcd, 0xbf, 0x18, 0x38,
 	0x7c, 0xc0, 0xda, 0xc1, 0x53, 0xc2, 0xea, 0xb2, 0, 0,
 };
 
-static const cv_io c102_out[] = {
-	{ { 21, 1, 1, 1 }, 3, 1, c102_out0, 42 },
+static const cv_io c105_out[] = {
+	{ { 21, 1, 1, 1 }, 3, 1, c105_out0, 42 },
 };
 
-static const cv_field c102_op0_f[] = {
+static const cv_field c105_op0_f[] = {
 	{ "kernel_address", 0x6 },
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x2 },
@@ -13105,28 +13307,28 @@ static const cv_field c102_op0_f[] = {
 	{ "out_image_y_stride", 0x2a },
 };
 
-static const cv_word c102_op0_w[] = {
+static const cv_word c105_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c102_op0_a[] = {
+static const cv_addr c105_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c102_op0_u[] = {
+static const uint32_t c105_op0_u[] = {
 	0,
 };
 
-static const cv_op c102_ops[] = {
-	{ 8, "TensorTranspose", -1, c102_op0_f, 10, c102_op0_w, 0, c102_op0_a, 2, c102_op0_u, 0 },
+static const cv_op c105_ops[] = {
+	{ 8, "TensorTranspose", -1, c105_op0_f, 10, c105_op0_w, 0, c105_op0_a, 2, c105_op0_u, 0 },
 };
 
-static const cv_stream c102_s[] = {
+static const cv_stream c105_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c102_raw[] = {
+static const cv_raw c105_raw[] = {
 	{ NULL, 0 },
 };
 
@@ -13434,12 +13636,21 @@ static const cv_case cv_cases[] = {
 	{ "nn-sp-scale-int16-f16", "SP TensorAdd_SP of one operation with no second image: a 3x2x1 int16 codes image (rows 8 bytes apart) times 2^-13 (the SP scale) -> fp16 (rows 6 bytes apart): -32768, 0, a subnormal result (0)",
 	  "numpy: x x k exactly (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
 	  "", 0x1000003b, 0, c100_in, 1, c100_out, 1, c100_ops, 1, c100_s, 0, c100_raw, 0 },
+	{ "sh-mul-int16", "SH TensorMul on int16 codes (format words 0x444040f1 / 0x444050f1, the int16 lane table): 1x4x2 int16 x a 3x1x1 int16 constant (COEF_DATA_TABLE) x 2^-14 -> 3x4x2 int16, both broadcast: ties both ways, saturation",
+	  "numpy: the exact code0 x code1 x 2^-14 (Fractions), rounded half away from zero, saturated to int16",
+	  "", 0x1000003b, 0, c101_in, 1, c101_out, 1, c101_ops, 1, c101_s, 0, c101_raw, 1 },
+	{ "sh-div-int16", "SH TensorDiv on int16 codes (format words 0x444040f1 / 0x444050f1, the int16 lane table): 5x2x1 int16 (rows 16 bytes apart) x 2^-7 / a 1x1x1 fp16 input (broadcast) x 2^14 -> int16: saturation both ways",
+	  "numpy: the exact code0 x 2^-7 / h1 x 2^14 (Fractions), rounded half away from zero, saturated to int16",
+	  "", 0x1000003b, 0, c102_in, 2, c102_out, 1, c102_ops, 1, c102_s, 0, c102_raw, 0 },
+	{ "nn-int16-mul", "NN TensorMul on int16 codes, a 1x1 depthwise command with no kernel reference times b of the same shape (word 34, rows 6 bytes apart: word 32), scale 2^-12, bounds the int16 range x 2^-12 (words 29, 30): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): ties both ways, saturation both ways",
+	  "numpy: the exact a x b x 2^-12 (Fractions), rounded half away from zero, saturated to int16",
+	  "", 0x1000003b, 0, c103_in, 2, c103_out, 1, c103_ops, 1, c103_s, 0, c103_raw, 0 },
 	{ "nt-transpose-slices", "NN ConcatLayer NT of 3 slices of 3x4 fp16 values (rows 6 bytes apart: word 5 (kernel_address) 2 times the width, as in every NT command of the corpus; slices 40) into 3 slices of 4x3 (rows 10 bytes apart, slices 36): out_image_z_size 3",
 	  "numpy: numpy.transpose of each slice, placed at the strides; the bytes between rows 0",
-	  "", 0x1000003b, 0, c101_in, 1, c101_out, 1, c101_ops, 1, c101_s, 0, c101_raw, 0 },
+	  "", 0x1000003b, 0, c104_in, 1, c104_out, 1, c104_ops, 1, c104_s, 0, c104_raw, 0 },
 	{ "nt-transpose-rows", "NN TensorTranspose NT of a 3x2 image of 6-byte elements (3 fp16 values each; input rows 18 bytes, word 5 (kernel_address) 6) into 2x3 (output rows 14 bytes apart)",
 	  "numpy: numpy.transpose of the (2, 3, 6-byte) array's first two axes, rows at the stride; the bytes between rows 0",
-	  "", 0x1000003b, 0, c102_in, 1, c102_out, 1, c102_ops, 1, c102_s, 0, c102_raw, 0 },
+	  "", 0x1000003b, 0, c105_in, 1, c105_out, 1, c105_ops, 1, c105_s, 0, c105_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

@@ -2927,6 +2927,127 @@ def shf16_case(div, refused=False):
     return c
 
 
+def nn_mul_int16_case():
+    """The int16 blendshapes file's NN TensorMul (op 42): a 1x1 depthwise
+    command with no kernel reference, int16 codes in and out, times the
+    int16 codes of its second image (words 32-35), its scale 2^-12
+    (post_shift 19 | 3 << 5), bounds float32(32767 x 2^-12) and
+    float32(-32768 x 2^-12) (words 29, 30)."""
+    x, y, z, row, slc, orow, brow = 3, 2, 2, 8, 24, 6, 6
+    c = Case("nn-int16-mul", "NN TensorMul on int16 codes, a 1x1 depthwise command with no kernel reference "
+             "times b of the same shape (word 34, rows 6 bytes apart: word 32), scale 2^-12, bounds the int16 "
+             "range x 2^-12 (words 29, 30): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 "
+             "bytes apart): ties both ways, saturation both ways",
+             "numpy: the exact a x b x 2^-12 (Fractions), rounded half away from zero, saturated to int16")
+    rs = np.random.RandomState(68)
+    a = rs.randint(-8000, 8000, (z, y, x))
+    b = rs.randint(-8000, 8000, (z, y, x))
+    a[0, 0, 0], b[0, 0, 0] = 2048, 3            # 1.5: to 2
+    a[0, 0, 1], b[0, 0, 1] = -2048, 3           # -1.5: to -2
+    a[1, 1, 2], b[1, 1, 2] = 20000, 20000       # 97656.25: 32767
+    a[1, 1, 1], b[1, 1, 1] = -20000, 20000      # -32768
+    img = np.zeros(slc * z // 2, np.uint16)
+    bimg = np.zeros(brow * y * z // 2, np.uint16)
+    for k in range(z):
+        for j in range(y):
+            img[(k * slc + j * row) // 2:(k * slc + j * row) // 2 + x] = a[k, j].astype(np.int16).view(np.uint16)
+            bimg[(k * y + j) * brow // 2:(k * y + j) * brow // 2 + x] = b[k, j].astype(np.int16).view(np.uint16)
+    c.add_input(img.view(np.uint8), [img.size], FP16)
+    c.add_input(bimg.view(np.uint8), [bimg.size], FP16)
+    op = c.add_op(OP_NN, "TensorMul")
+    op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", z), ("kernel_data_type", 0),
+                     ("kernel_data_type_bit_2", 1), ("kernels_per_core", z), ("depthwise", 1),
+                     ("in_image_x_size", x), ("in_image_y_size", y), ("in_image_data_type", 0),
+                     ("in_image_data_type_bit_2", 1), ("out_image_data_type", 0), ("out_image_data_type_bit_2", 1),
+                     ("out_image_x_size", x), ("out_image_y_size", y), ("out_image_z_size", z),
+                     ("in_image_x_stride", row), ("in_image_y_stride", slc),
+                     ("out_image_x_stride", orow), ("out_image_y_stride", orow * y),
+                     ("post_shift", 19), ("post_shift_bit_5_6", 3)]
+    op["words"] += [(29, f32_bits(32767 * 2.0 ** -12)), (30, f32_bits(-32768 * 2.0 ** -12)),
+                    (32, (brow * y) << 16 | brow), (33, 1), (35, 0x17FFFFFF)]
+    word_addr(op, 34, INPUT, 1, 0, 0)
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    out = np.zeros(orow * y * z // 2, np.uint16)
+    for k in range(z):
+        for j in range(y):
+            for i in range(x):
+                q = max(-32768, min(32767, round_half_away(Fraction(int(a[k, j, i]) * int(b[k, j, i]), 1 << 12))))
+                out[(k * y + j) * orow // 2 + i] = q & 0xFFFF
+    assert out[0] == 2 and out[1] == 0xFFFE
+    c.add_output(out.view(np.uint8), [out.size], FP16)
+    return c
+
+
+SHI16_FMT, SHI16_FMT_ROWS = 0x444040F1, 0x444050F1
+# the int16 shaders' last lane table (lib/cpu/ops/shelt.c): TensorMul's
+# words 60-75, TensorDiv's 68-79
+SHI16_LANES = [0x33333333, 0x11110000, 0x03020100, 0x03020100, 0, 0, 0, 0x00002400, 0, 0, 0, 0, 0, 0, 0, 0]
+
+
+def shi16_case(div):
+    """The int16 blendshapes file's int16 shaders: TensorDiv (input 0 int16
+    codes 5x2x1, rows 16 bytes apart, over a 1x1x1 fp16 input, into int16:
+    code0 x u[0x36064] / h1 x u[0x36068], 2^-7 and 2^14) and TensorMul
+    (1x4x2 int16 times a 3x1x1 int16 constant of the COEF_DATA_TABLE,
+    into int16: code0 x code1 x u[0x360e0], 2^-14)."""
+    what = "TensorDiv" if div else "TensorMul"
+    c = Case("sh-%s-int16" % ("div" if div else "mul"),
+             "SH %s on int16 codes (format words 0x444040f1 / 0x444050f1, the int16 lane table): " % what +
+             ("5x2x1 int16 (rows 16 bytes apart) x 2^-7 / a 1x1x1 fp16 input (broadcast) x 2^14 -> int16: "
+              "saturation both ways" if div else
+              "1x4x2 int16 x a 3x1x1 int16 constant (COEF_DATA_TABLE) x 2^-14 -> 3x4x2 int16, both broadcast: "
+              "ties both ways, saturation"),
+             "numpy: the exact %s (Fractions), rounded half away from zero, saturated to int16" %
+             ("code0 x 2^-7 / h1 x 2^14" if div else "code0 x code1 x 2^-14"))
+    rs = np.random.RandomState(66 + div)
+    u = {}
+    for i, v in (SHDIV_WORDS if div else SHMUL_WORDS):
+        u[i] = v
+    for i, v in enumerate(SHI16_LANES[:12 if div else 16]):
+        u[(68 if div else 60) + i] = v
+    if div:
+        u[25], u[26] = f32_bits(2.0 ** -7), f32_bits(2.0 ** 14)
+        a = rs.randint(-32768, 32768, (2, 5))
+        b = np.float16(-3.0)
+        a[0, 0], a[0, 1], a[0, 2] = 1, 1000, -1000   # 1000 x 2^7 / 3 = 42666.7: saturated both ways
+        img = np.zeros(16, np.uint16)
+        for j in range(2):
+            img[8 * j:8 * j + 5] = a[j].astype(np.int16).view(np.uint16)
+        c.add_input(img.view(np.uint8), [16], FP16)
+        c.add_input(np.frombuffer(np.array([b]).tobytes(), np.uint8), [1], FP16)
+        put(u, 1, image_words(16, 5, 2, SHI16_FMT_ROWS, 32, 1))
+        put(u, 9, image_words(2, 1, 1, SHF16_FMT, 2, 1))
+        put(u, 17, image_words(10, 5, 2, SHI16_FMT_ROWS, 20, 1))
+        images = [(0, (INPUT, 0, 0)), (8, (INPUT, 1, 0)), (16, (OUTPUT, 0, 0))]
+        exact = [[Fraction(int(a[j, i]), 1 << 7) / Fraction(float(b)) * (1 << 14) for i in range(5)]
+                 for j in range(2)]
+    else:
+        u[56] = f32_bits(2.0 ** -14)
+        a = rs.randint(-20000, 20000, (2, 4))
+        g = rs.randint(-20000, 20000, 3)
+        a[0, 0], g[0] = 8192, 3                       # 1.5: a tie, to 2
+        a[0, 1] = -8192                               # -1.5: to -2
+        a[1, 3], g[2] = 30000, 30000                  # 54931.6: saturated
+        c.add_input(a.astype(np.int16).view(np.uint8), [8], FP16)
+        gamma = c.add_raw(g.astype(np.int16).view(np.uint8))
+        put(u, 1, image_words(2, 1, 4, SHI16_FMT_ROWS, 8, 2))
+        put(u, 9, image_words(6, 3, 1, SHI16_FMT, 6, 1))
+        put(u, 17, image_words(6, 3, 4, SHI16_FMT_ROWS, 24, 2))
+        images = [(0, (INPUT, 0, 0)), (8, (MISC_DYNA_GENERIC, gamma, 0)), (16, (OUTPUT, 0, 0))]
+        exact = [[Fraction(int(a[k, j]) * int(g[i]), 1 << 14) for i in range(3)] for k in range(2) for j in range(4)]
+    for i in (6, 14, 22):
+        u[i] = 0x10DD10B0
+    sh_op(c, what, u, images)
+    q = [max(-32768, min(32767, round_half_away(v))) for row in exact for v in row]
+    if div:
+        assert q[1] == -32768 and q[2] == 32767
+    else:
+        assert q[0] == 2 and q[3] == -2 and q[23] == 32767
+    c.add_output(np.array(q, np.int16).view(np.uint8), [len(q)], FP16)
+    return c
+
+
 def f16_image(vals, row, slc):
     """z x y x x halves into rows `row` bytes and slices `slc` bytes apart."""
     z, y, x = vals.shape
@@ -3022,7 +3143,8 @@ def all_cases():
              prelu_case(0, 2), prelu_case(0, 3)] +
             [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)] +
             [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")] +
-            [nn_lut_int16_case(), nn_sp_scale_int16_case(1), nn_sp_scale_int16_case(0)] + [nt_slices_case(), nt_rows_case()])
+            [nn_lut_int16_case(), nn_sp_scale_int16_case(1), nn_sp_scale_int16_case(0), shi16_case(0),
+             shi16_case(1), nn_mul_int16_case()] + [nt_slices_case(), nt_rows_case()])
 
 
 # ------------------------------------------- the face-age network's shaders
