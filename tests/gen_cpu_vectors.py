@@ -1911,6 +1911,31 @@ def spsum_case():
     return c
 
 
+def spmul_pairs(c, int16, sb, sa):
+    """The two pairs of a TensorMul_SP layer (spmul_case): each first loads
+    2 values of b (input record 1) with scale sb, each second reads a 4x2
+    slice of a (input record 0, rows 8 bytes apart) with scale sa and writes
+    it, the second pair's after the first's; fp16 or int16 (4) data."""
+    t = lambda key: [(key, 0), (key + "_bit_2", 1)] if int16 else [(key, 1)]
+    for half in range(2):
+        first = c.add_op(OP_SP, "TensorMul_SP")
+        first["fields"] += [("in_image_x_size", 2), ("in_image_y_size", 1), ("kernel_z_size", 1)] + \
+            t("in_image_data_type") + [("out_image_data_type", 0), ("out_image_x_size", 2),
+                                        ("out_image_y_size", 1), ("out_image_z_size", 1), ("in_image_x_stride", 4),
+                                        ("in_image_y_stride", 4)]
+        sp_scale(first, sb)
+        field_addr(first, "in_image_address", INPUT, 1, 4 * half)
+        last = c.add_op(OP_SP, "TensorMul_SP")
+        last["fields"] += [("in_image_x_size", 4), ("in_image_y_size", 2), ("kernel_z_size", 1)] + \
+            t("in_image_data_type") + t("out_image_data_type") + \
+            [("out_image_x_size", 4), ("out_image_y_size", 2), ("out_image_z_size", 1),
+             ("in_image_x_stride", 8), ("in_image_y_stride", 16),
+             ("out_image_x_stride", 8), ("out_image_y_stride", 16)]
+        sp_scale(last, sa)
+        field_addr(last, "in_image_address", INPUT, 0, 16 * half)
+        field_addr(last, "out_image_address", OUTPUT, 0, 16 * half)
+
+
 def spmul_case():
     """An SP product (layer TensorMul_SP of two pairs of SP operations): each
     first loads b (fp16, scale 1, no flag), each second reads a 4x2 fp16
@@ -1932,23 +1957,7 @@ def spmul_case():
         img[4 * j:4 * j + 4] = a[j].view(np.uint16)
     c.add_input(img.view(np.uint8), [16], FP16)
     c.add_input(b.view(np.uint16).view(np.uint8), [4], FP16)
-    for half in range(2):
-        first = c.add_op(OP_SP, "TensorMul_SP")
-        first["fields"] += [("in_image_x_size", 2), ("in_image_y_size", 1), ("kernel_z_size", 1),
-                            ("in_image_data_type", 1), ("out_image_data_type", 0), ("out_image_x_size", 2),
-                            ("out_image_y_size", 1), ("out_image_z_size", 1), ("in_image_x_stride", 4),
-                            ("in_image_y_stride", 4)]
-        sp_scale(first, 1.0)
-        field_addr(first, "in_image_address", INPUT, 1, 4 * half)
-        last = c.add_op(OP_SP, "TensorMul_SP")
-        last["fields"] += [("in_image_x_size", 4), ("in_image_y_size", 2), ("kernel_z_size", 1),
-                           ("in_image_data_type", 1), ("out_image_data_type", 1),
-                           ("out_image_x_size", 4), ("out_image_y_size", 2), ("out_image_z_size", 1),
-                           ("in_image_x_stride", 8), ("in_image_y_stride", 16),
-                           ("out_image_x_stride", 8), ("out_image_y_stride", 16)]
-        sp_scale(last, 1.0)
-        field_addr(last, "in_image_address", INPUT, 0, 16 * half)
-        field_addr(last, "out_image_address", OUTPUT, 0, 16 * half)
+    spmul_pairs(c, False, 1.0, 1.0)
     vals = [Fraction(float(a[j, i])) * Fraction(float(b[j])) for j in range(4) for i in range(4)]
     # exact in double (a product of two halves): ties are the backend's ties
     c.add_output([v for x in vals for v in f16_le([x], False)], [16], FP16)
@@ -1973,29 +1982,9 @@ def spmul_int16_case():
     a[0, 1] = -30000                            # saturates at -32768
     a[1, 2], b[1] = 2048, 3                     # 1.5: a tie, to 2
     a[1, 3] = -2048                             # -1.5: to -2
-    img = np.zeros(16, np.uint16)
-    for j in range(4):
-        img[4 * j:4 * j + 4] = a[j].astype(np.int16).view(np.uint16)
-    c.add_input(img.view(np.uint8), [16], FP16)
-    c.add_input(b.astype(np.int16).view(np.uint16).view(np.uint8), [4], FP16)
-    for half in range(2):
-        first = c.add_op(OP_SP, "TensorMul_SP")
-        first["fields"] += [("in_image_x_size", 2), ("in_image_y_size", 1), ("kernel_z_size", 1),
-                            ("in_image_data_type", 0), ("in_image_data_type_bit_2", 1), ("out_image_data_type", 0),
-                            ("out_image_x_size", 2), ("out_image_y_size", 1), ("out_image_z_size", 1),
-                            ("in_image_x_stride", 4), ("in_image_y_stride", 4)]
-        sp_scale(first, 2.0 ** -12)
-        field_addr(first, "in_image_address", INPUT, 1, 4 * half)
-        last = c.add_op(OP_SP, "TensorMul_SP")
-        last["fields"] += [("in_image_x_size", 4), ("in_image_y_size", 2), ("kernel_z_size", 1),
-                           ("in_image_data_type", 0), ("in_image_data_type_bit_2", 1),
-                           ("out_image_data_type", 0), ("out_image_data_type_bit_2", 1),
-                           ("out_image_x_size", 4), ("out_image_y_size", 2), ("out_image_z_size", 1),
-                           ("in_image_x_stride", 8), ("in_image_y_stride", 16),
-                           ("out_image_x_stride", 8), ("out_image_y_stride", 16)]
-        sp_scale(last, 2.0 ** -9)
-        field_addr(last, "in_image_address", INPUT, 0, 16 * half)
-        field_addr(last, "out_image_address", OUTPUT, 0, 16 * half)
+    c.add_input(a.astype(np.int16).view(np.uint8), [16], FP16)      # rows 8 bytes apart: contiguous
+    c.add_input(b.astype(np.int16).view(np.uint8), [4], FP16)
+    spmul_pairs(c, True, 2.0 ** -12, 2.0 ** -9)
     q = [max(-32768, min(32767, round_half_away(Fraction(int(a[j, i]) * int(b[j]), 1 << 12))))
          for j in range(4) for i in range(4)]
     assert q[0] == 32767 and q[1] == -32768 and q[6] == 2 and q[7] == -2
@@ -2563,6 +2552,13 @@ def nn_lut_sigmoid_case():
     c.add_output(flush_subnormal(np.frombuffer(y.tobytes(), np.uint8).tolist()), [8, 1, 1], FP16)
     return c
 
+def second_image(op, brow, y):
+    """An NN-engine command's second image (words 32-35): input record 1,
+    rows brow bytes apart, y rows a slice, in a buffer with no end."""
+    op["words"] += [(32, (brow * y) << 16 | brow), (33, 1), (35, 0x17FFFFFF)]
+    word_addr(op, 34, INPUT, 1, 0, 0)
+
+
 def sp_add_case(flags=0):
     """The fp16 SP addition of a TensorAdd_SP layer: a + b, no ReLU; flags:
     word 27 bits 23-25 and word 28 bits 2-4 both set to it: 7 (the
@@ -2602,9 +2598,8 @@ def sp_add_case(flags=0):
                      ("post_shift", 31), ("post_shift_bit_5_6", 3)]
     one = f32_bits(1.0)
     op["words"] += [(23, (one << 2) & 0xFFFFFFFF), (27, (one >> 30) << 31 | flags << 23),
-                    (28, flags << 2), (29, 0x7F800000), (30, 0xFF800000),
-                    (32, (brow * y) << 16 | brow), (33, 1), (35, 0x17FFFFFF)]
-    word_addr(op, 34, INPUT, 1, 0, 0)
+                    (28, flags << 2), (29, 0x7F800000), (30, 0xFF800000)]
+    second_image(op, brow, y)
     field_addr(op, "in_image_address", INPUT, 0, 0)
     field_addr(op, "out_image_address", OUTPUT, 0, 0)
     out = np.zeros(orow * y * z // 2, np.uint16)
@@ -2946,14 +2941,8 @@ def nn_mul_int16_case():
     a[0, 0, 1], b[0, 0, 1] = -2048, 3           # -1.5: to -2
     a[1, 1, 2], b[1, 1, 2] = 20000, 20000       # 97656.25: 32767
     a[1, 1, 1], b[1, 1, 1] = -20000, 20000      # -32768
-    img = np.zeros(slc * z // 2, np.uint16)
-    bimg = np.zeros(brow * y * z // 2, np.uint16)
-    for k in range(z):
-        for j in range(y):
-            img[(k * slc + j * row) // 2:(k * slc + j * row) // 2 + x] = a[k, j].astype(np.int16).view(np.uint16)
-            bimg[(k * y + j) * brow // 2:(k * y + j) * brow // 2 + x] = b[k, j].astype(np.int16).view(np.uint16)
-    c.add_input(img.view(np.uint8), [img.size], FP16)
-    c.add_input(bimg.view(np.uint8), [bimg.size], FP16)
+    c.add_input(f16_image(a.astype(np.int16), row, slc), [slc * z // 2], FP16)       # int16 codes
+    c.add_input(f16_image(b.astype(np.int16), brow, brow * y), [brow * y * z // 2], FP16)
     op = c.add_op(OP_NN, "TensorMul")
     op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", z), ("kernel_data_type", 0),
                      ("kernel_data_type_bit_2", 1), ("kernels_per_core", z), ("depthwise", 1),
@@ -2963,19 +2952,15 @@ def nn_mul_int16_case():
                      ("in_image_x_stride", row), ("in_image_y_stride", slc),
                      ("out_image_x_stride", orow), ("out_image_y_stride", orow * y),
                      ("post_shift", 19), ("post_shift_bit_5_6", 3)]
-    op["words"] += [(29, f32_bits(32767 * 2.0 ** -12)), (30, f32_bits(-32768 * 2.0 ** -12)),
-                    (32, (brow * y) << 16 | brow), (33, 1), (35, 0x17FFFFFF)]
-    word_addr(op, 34, INPUT, 1, 0, 0)
+    op["words"] += [(29, f32_bits(32767 * 2.0 ** -12)), (30, f32_bits(-32768 * 2.0 ** -12))]
+    second_image(op, brow, y)
     field_addr(op, "in_image_address", INPUT, 0, 0)
     field_addr(op, "out_image_address", OUTPUT, 0, 0)
-    out = np.zeros(orow * y * z // 2, np.uint16)
-    for k in range(z):
-        for j in range(y):
-            for i in range(x):
-                q = max(-32768, min(32767, round_half_away(Fraction(int(a[k, j, i]) * int(b[k, j, i]), 1 << 12))))
-                out[(k * y + j) * orow // 2 + i] = q & 0xFFFF
-    assert out[0] == 2 and out[1] == 0xFFFE
-    c.add_output(out.view(np.uint8), [out.size], FP16)
+    q = np.array([max(-32768, min(32767, round_half_away(Fraction(int(u) * int(v), 1 << 12))))
+                  for u, v in zip(a.ravel(), b.ravel())], np.int16).reshape(z, y, x)
+    assert q[0, 0, 0] == 2 and q[0, 0, 1] == -2 and q[1, 1, 2] == 32767 and q[1, 1, 1] == -32768
+    out = f16_image(q, orow, orow * y)             # int16 codes, rows orow bytes apart
+    c.add_output(out, [out.size // 2], FP16)
     return c
 
 
@@ -3098,9 +3083,8 @@ def nnf16_elt_case(kind):
         op["fields"] += [("kernels_per_core", z), ("depthwise", 1)]
         brow = 6
         c.add_input(f16_image(b, brow, brow * y), [brow * y * z // 2], FP16)
-        op["words"] += [(29, 0x477FE000), (30, 0xC77FE000), (32, (brow * y) << 16 | brow), (33, 1),
-                        (35, 0x17FFFFFF)]
-        word_addr(op, 34, INPUT, 1, 0, 0)
+        op["words"] += [(29, 0x477FE000), (30, 0xC77FE000)]
+        second_image(op, brow, y)
         exact = [Fraction(float(u)) * Fraction(float(v)) for u, v in zip(a.ravel(), b.ravel())]
     else:
         op["words"] += [(27, 1 << 28 if kind == "negate" else 0), (29, 0x7F800000), (30, 0xFF800000),
