@@ -9414,29 +9414,203 @@ static const cv_raw c63_raw[] = {
 };
 
 static const uint8_t c64_in0[] = {
-	0xb0, 0x5c, 0x5c, 0x40, 0, 0x2a, 0, 0, 0xac, 0x4d, 0x88, 0xdc, 0x6a, 0x49, 0, 0,
-	0x7c, 0xc8, 0x4c, 0xcd, 0xf, 0x49, 0, 0, 3, 0x48, 0x45, 0x45, 0x2a, 0x4c, 0, 0,
+	0x30, 0x75, 0xd0, 0x8a, 0x77, 0xb, 0x79, 0xc, 0xee, 0xff, 0xf5, 0xfb, 0, 8, 0, 0xf8,
+	0xf9, 7, 1, 9, 0xba, 4, 0x85, 8, 0x60, 0xff, 0x46, 5, 0xd4, 0xf2, 0x34, 0xf8,
 };
 
 static const uint8_t c64_in1[] = {
-	0xf0, 0x3c, 0x41, 0x44, 0x2c, 0x40,
+	0x28, 0x23, 3, 0, 0xdb, 0xe5, 0xe4, 0x21,
 };
 
 static const cv_io c64_in[] = {
 	{ { 16, 1, 1, 1 }, 1, 1, c64_in0, 32 },
-	{ { 3, 1, 1, 1 }, 1, 1, c64_in1, 6 },
+	{ { 4, 1, 1, 1 }, 1, 1, c64_in1, 8 },
 };
 
 static const uint8_t c64_out0[] = {
+	0xff, 0x7f, 0, 0x80, 0x31, 0x19, 0x68, 0x1b, 0, 0, 0xff, 0xff, 2, 0, 0xfe, 0xff,
+	0xf9, 0xf2, 0x4a, 0xf1, 0x47, 0xf8, 0x14, 0xf2, 0xad, 0xfe, 0x2c, 0xb, 0x1a, 0xe4, 0x7c, 0xef,
+};
+
+static const cv_io c64_out[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c64_out0, 32 },
+};
+
+static const cv_field c64_op0_f[] = {
+	{ "in_image_x_size", 0x2 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x2 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x4 },
+	{ "in_image_y_stride", 0x4 },
+	{ "post_shift", 0x13 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c64_op0_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c64_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
+};
+
+static const uint32_t c64_op0_u[] = {
+	0,
+};
+
+static const cv_field c64_op1_f[] = {
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x2 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_data_type_bit_2", 0x1 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x10 },
+	{ "out_image_x_stride", 0x8 },
+	{ "out_image_y_stride", 0x10 },
+	{ "post_shift", 0x16 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c64_op1_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c64_op1_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c64_op1_u[] = {
+	0,
+};
+
+static const cv_field c64_op2_f[] = {
+	{ "in_image_x_size", 0x2 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x2 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x4 },
+	{ "in_image_y_stride", 0x4 },
+	{ "post_shift", 0x13 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c64_op2_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c64_op2_a[] = {
+	{ 0, "in_image_address", 0, 1, 1, 4, 0 },
+};
+
+static const uint32_t c64_op2_u[] = {
+	0,
+};
+
+static const cv_field c64_op3_f[] = {
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x2 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_data_type_bit_2", 0x1 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x10 },
+	{ "out_image_x_stride", 0x8 },
+	{ "out_image_y_stride", 0x10 },
+	{ "post_shift", 0x16 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c64_op3_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c64_op3_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 16, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 16, 0 },
+};
+
+static const uint32_t c64_op3_u[] = {
+	0,
+};
+
+static const cv_op c64_ops[] = {
+	{ 6, "TensorMul_SP", -1, c64_op0_f, 17, c64_op0_w, 1, c64_op0_a, 1, c64_op0_u, 0 },
+	{ 6, "TensorMul_SP", -1, c64_op1_f, 20, c64_op1_w, 1, c64_op1_a, 2, c64_op1_u, 0 },
+	{ 6, "TensorMul_SP", -1, c64_op2_f, 17, c64_op2_w, 1, c64_op2_a, 1, c64_op2_u, 0 },
+	{ 6, "TensorMul_SP", -1, c64_op3_f, 20, c64_op3_w, 1, c64_op3_a, 2, c64_op3_u, 0 },
+};
+
+static const cv_stream c64_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c64_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c65_in0[] = {
+	0xb0, 0x5c, 0x5c, 0x40, 0, 0x2a, 0, 0, 0xac, 0x4d, 0x88, 0xdc, 0x6a, 0x49, 0, 0,
+	0x7c, 0xc8, 0x4c, 0xcd, 0xf, 0x49, 0, 0, 3, 0x48, 0x45, 0x45, 0x2a, 0x4c, 0, 0,
+};
+
+static const uint8_t c65_in1[] = {
+	0xf0, 0x3c, 0x41, 0x44, 0x2c, 0x40,
+};
+
+static const cv_io c65_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c65_in0, 32 },
+	{ { 3, 1, 1, 1 }, 1, 1, c65_in1, 6 },
+};
+
+static const uint8_t c65_out0[] = {
 	0xff, 0x7f, 0xf6, 0xfe, 0xfb, 0xfe, 0xba, 0xa, 0, 0x80, 0x5f, 4, 0xe6, 0xfa, 0x47, 0xf3,
 	4, 4, 0x65, 3, 0x82, 0, 0x49, 7,
 };
 
-static const cv_io c64_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c64_out0, 24 },
+static const cv_io c65_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c65_out0, 24 },
 };
 
-static const cv_field c64_op0_f[] = {
+static const cv_field c65_op0_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
@@ -9455,19 +9629,19 @@ static const cv_field c64_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c64_op0_w[] = {
+static const cv_word c65_op0_w[] = {
 	{ 27, 0x50000000 },
 };
 
-static const cv_addr c64_op0_a[] = {
+static const cv_addr c65_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
 };
 
-static const uint32_t c64_op0_u[] = {
+static const uint32_t c65_op0_u[] = {
 	0,
 };
 
-static const cv_field c64_op1_f[] = {
+static const cv_field c65_op1_f[] = {
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x4 },
 	{ "kernel_z_size", 0x1 },
@@ -9490,111 +9664,8 @@ static const cv_field c64_op1_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c64_op1_w[] = {
-	{ 27, 0x40000000 },
-};
-
-static const cv_addr c64_op1_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c64_op1_u[] = {
-	0,
-};
-
-static const cv_op c64_ops[] = {
-	{ 6, "TensorSub_SP", -1, c64_op0_f, 16, c64_op0_w, 1, c64_op0_a, 1, c64_op0_u, 0 },
-	{ 6, "TensorSub_SP", -1, c64_op1_f, 20, c64_op1_w, 1, c64_op1_a, 2, c64_op1_u, 0 },
-};
-
-static const cv_stream c64_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c64_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c65_in0[] = {
-	0xbd, 0xbc, 0x45, 0xdb, 0x28, 0xf6, 0x74, 0x5d, 0, 0, 0xba, 0xc9, 0x93, 0x49, 0x92, 0xc2,
-	0xcb, 0xe, 0, 0, 0x5d, 0x4f, 0x3c, 0x95, 0x9b, 0x49, 0xd0, 0xdb, 0, 0,
-};
-
-static const uint8_t c65_in1[] = {
-	0x92, 0xcc, 0xbb, 0xc0, 0x21, 0x4c, 0x33, 0xbf,
-};
-
-static const cv_io c65_in[] = {
-	{ { 15, 1, 1, 1 }, 1, 1, c65_in0, 30 },
-	{ { 4, 1, 1, 1 }, 1, 1, c65_in1, 8 },
-};
-
-static const uint8_t c65_out0[] = {
-	0xf0, 0x48, 0x74, 0xc0, 0x70, 0xcc, 0xbe, 0x4a, 0xc0, 0x49, 0xc8, 0x49, 0xc, 0xce, 0x4c, 0x43,
-	0xd, 0x4f, 0x7e, 0xc9, 0x51, 0xc7, 0x72, 0xc1,
-};
-
-static const cv_io c65_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c65_out0, 24 },
-};
-
-static const cv_field c65_op0_f[] = {
-	{ "in_image_x_size", 0x4 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x1 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x0 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x1 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x8 },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
-static const cv_word c65_op0_w[] = {
-	{ 27, 0x10000000 },
-};
-
-static const cv_addr c65_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
-};
-
-static const uint32_t c65_op0_u[] = {
-	0,
-};
-
-static const cv_field c65_op1_f[] = {
-	{ "in_image_x_size", 0x4 },
-	{ "in_image_y_size", 0x1 },
-	{ "kernel_z_size", 0x3 },
-	{ "in_image_data_type", 0x0 },
-	{ "in_image_data_type_bit_2", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_data_type_bit_2", 0x0 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x1 },
-	{ "out_image_z_size", 0x3 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0xa },
-	{ "out_image_x_stride", 0x8 },
-	{ "out_image_y_stride", 0x8 },
-	{ "post_shift", 0x14 },
-	{ "post_shift_bit_5_6", 0x3 },
-	{ "post_multiplier", 0x0 },
-	{ "post_multiplier_1_to_6", 0x0 },
-	{ "post_multiplier_7_to_14", 0x0 },
-	{ "post_multiplier_15_to_22", 0x0 },
-};
-
 static const cv_word c65_op1_w[] = {
-	{ 27, 0x00000000 },
+	{ 27, 0x40000000 },
 };
 
 static const cv_addr c65_op1_a[] = {
@@ -9620,22 +9691,125 @@ static const cv_raw c65_raw[] = {
 };
 
 static const uint8_t c66_in0[] = {
-	0x35, 0x3e, 6, 0xb0, 0xc1, 0x66, 0xd3, 0x4d, 0xda,
+	0xbd, 0xbc, 0x45, 0xdb, 0x28, 0xf6, 0x74, 0x5d, 0, 0, 0xba, 0xc9, 0x93, 0x49, 0x92, 0xc2,
+	0xcb, 0xe, 0, 0, 0x5d, 0x4f, 0x3c, 0x95, 0x9b, 0x49, 0xd0, 0xdb, 0, 0,
+};
+
+static const uint8_t c66_in1[] = {
+	0x92, 0xcc, 0xbb, 0xc0, 0x21, 0x4c, 0x33, 0xbf,
 };
 
 static const cv_io c66_in[] = {
-	{ { 9, 1, 1, 1 }, 1, 2, c66_in0, 9 },
+	{ { 15, 1, 1, 1 }, 1, 1, c66_in0, 30 },
+	{ { 4, 1, 1, 1 }, 1, 1, c66_in1, 8 },
 };
 
 static const uint8_t c66_out0[] = {
-	0x34, 0xff, 0, 0xff, 0, 0x62,
+	0xf0, 0x48, 0x74, 0xc0, 0x70, 0xcc, 0xbe, 0x4a, 0xc0, 0x49, 0xc8, 0x49, 0xc, 0xce, 0x4c, 0x43,
+	0xd, 0x4f, 0x7e, 0xc9, 0x51, 0xc7, 0x72, 0xc1,
 };
 
 static const cv_io c66_out[] = {
-	{ { 6, 1, 1, 1 }, 1, 2, c66_out0, 6 },
+	{ { 12, 1, 1, 1 }, 1, 1, c66_out0, 24 },
 };
 
 static const cv_field c66_op0_f[] = {
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x8 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c66_op0_w[] = {
+	{ 27, 0x10000000 },
+};
+
+static const cv_addr c66_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 1, 0, 0 },
+};
+
+static const uint32_t c66_op0_u[] = {
+	0,
+};
+
+static const cv_field c66_op1_f[] = {
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x1 },
+	{ "kernel_z_size", 0x3 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_data_type_bit_2", 0x0 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x1 },
+	{ "out_image_z_size", 0x3 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0xa },
+	{ "out_image_x_stride", 0x8 },
+	{ "out_image_y_stride", 0x8 },
+	{ "post_shift", 0x14 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c66_op1_w[] = {
+	{ 27, 0x00000000 },
+};
+
+static const cv_addr c66_op1_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c66_op1_u[] = {
+	0,
+};
+
+static const cv_op c66_ops[] = {
+	{ 6, "TensorSub_SP", -1, c66_op0_f, 16, c66_op0_w, 1, c66_op0_a, 1, c66_op0_u, 0 },
+	{ 6, "TensorSub_SP", -1, c66_op1_f, 20, c66_op1_w, 1, c66_op1_a, 2, c66_op1_u, 0 },
+};
+
+static const cv_stream c66_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c66_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c67_in0[] = {
+	0x35, 0x3e, 6, 0xb0, 0xc1, 0x66, 0xd3, 0x4d, 0xda,
+};
+
+static const cv_io c67_in[] = {
+	{ { 9, 1, 1, 1 }, 1, 2, c67_in0, 9 },
+};
+
+static const uint8_t c67_out0[] = {
+	0x34, 0xff, 0, 0xff, 0, 0x62,
+};
+
+static const cv_io c67_out[] = {
+	{ { 6, 1, 1, 1 }, 1, 2, c67_out0, 6 },
+};
+
+static const cv_field c67_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0x9 },
@@ -9681,45 +9855,45 @@ static const cv_field c66_op0_f[] = {
 	{ "alu_vert_proc_count", 0x0 },
 };
 
-static const cv_word c66_op0_w[] = {
+static const cv_word c67_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c66_op0_a[] = {
+static const cv_addr c67_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c66_op0_u[] = {
+static const uint32_t c67_op0_u[] = {
 	0,
 };
 
-static const cv_op c66_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c66_op0_f, 43, c66_op0_w, 0, c66_op0_a, 3, c66_op0_u, 0 },
+static const cv_op c67_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c67_op0_f, 43, c67_op0_w, 0, c67_op0_a, 3, c67_op0_u, 0 },
 };
 
-static const uint8_t c66_s0_w[] = {
+static const uint8_t c67_s0_w[] = {
 	0xa0, 0xc4, 0x62, 0xad, 0x91, 0xb7, 0x73, 0x35, 0xd9, 0xb4, 0x6e, 0xd8, 0x95, 0x9e, 0x8f, 0xaa,
 	0xee, 0x97, 0xe6, 0xaf, 0xdb, 0x38, 0x52, 0x2f, 0x75, 0xc, 0x2f, 0x10, 0xfa, 0xc, 0xbc, 0x72,
 	0x4c, 0x53, 0x93, 0x9d, 0x33, 0x63, 0x9c, 0x51, 0x2c, 0x91, 0xbb, 0xb4, 0x70, 0x46, 0xa8, 0x80,
 	0x4e, 0x60, 0x77, 0xdb, 0xad, 0x66,
 };
 
-static const int32_t c66_s0_b[] = {
+static const int32_t c67_s0_b[] = {
 	-7371, 200000, -200000, 740, 495, 1976,
 };
 
-static const cv_stream c66_s[] = {
-	{ { .out = 6, .kz = 9, .ky = 1, .kx = 1, .zp = 90, .in_zp = 128, .w = c66_s0_w, .bias = c66_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c67_s[] = {
+	{ { .out = 6, .kz = 9, .ky = 1, .kx = 1, .zp = 90, .in_zp = 128, .w = c67_s0_w, .bias = c67_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 7 } },
 };
 
-static const cv_raw c66_raw[] = {
+static const cv_raw c67_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c67_in0[] = {
+static const uint8_t c68_in0[] = {
 	0x8a, 0xc9, 0xe3, 0xd4, 0x6a, 0x6d, 0x4f, 0x6a, 0x50, 0x3e, 0x19, 1, 0x4b, 0x4d, 0xb9, 0x1a,
 	0xef, 0xa1, 0xec, 0x6e, 0x44, 0xa1, 8, 0x82, 0xcc, 0xd4, 0xdb, 0x1f, 0xc2, 0x85, 0x7d, 0x9a,
 	0xf, 0xd9, 0x56, 0x72, 0xab, 0xc5, 0xe5, 0xb1, 0x84, 0xe5, 0x3e, 0x50, 0xc2, 0x7f, 0x42, 0x3f,
@@ -9728,11 +9902,11 @@ static const uint8_t c67_in0[] = {
 	0x87, 0x24, 0x4b, 0xb8, 0x21, 0xcc, 0x72, 0x44, 0xa1, 0xf,
 };
 
-static const cv_io c67_in[] = {
-	{ { 90, 1, 1, 1 }, 1, 2, c67_in0, 90 },
+static const cv_io c68_in[] = {
+	{ { 90, 1, 1, 1 }, 1, 2, c68_in0, 90 },
 };
 
-static const uint8_t c67_out0[] = {
+static const uint8_t c68_out0[] = {
 	0x4e, 0x82, 0xa0, 0xd0, 0x8f, 0x4d, 0x27, 0x6b, 0x61, 0x7a, 0x37, 0x44, 0x10, 0x78, 0x8a, 0x47,
 	0x6c, 0x8d, 0x21, 0x72, 0x69, 0xa6, 0x2a, 0x85, 0xc, 0x83, 0x82, 0x1c, 0x6e, 0x3e, 0x5c, 0x86,
 	0x96, 0x37, 0x5a, 0x1b, 0x58, 0xc3, 0x9b, 0xc6, 0xb5, 0x53, 0x42, 0xff, 0xba, 0xb8, 0xe1, 0x4b,
@@ -9743,11 +9917,11 @@ static const uint8_t c67_out0[] = {
 	0x80, 0xae, 0x61, 0xd4, 0xb7, 0x6f, 0x97, 0x7f,
 };
 
-static const cv_io c67_out[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c67_out0, 120 },
+static const cv_io c68_out[] = {
+	{ { 120, 1, 1, 1 }, 1, 2, c68_out0, 120 },
 };
 
-static const cv_field c67_op0_f[] = {
+static const cv_field c68_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x3 },
 	{ "kernels_per_core", 0x1 },
@@ -9780,25 +9954,25 @@ static const cv_field c67_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0xa5 },
 };
 
-static const cv_word c67_op0_w[] = {
+static const cv_word c68_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c67_op0_a[] = {
+static const cv_addr c68_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c67_op0_u[] = {
+static const uint32_t c68_op0_u[] = {
 	0,
 };
 
-static const cv_op c67_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c67_op0_f, 30, c67_op0_w, 0, c67_op0_a, 3, c67_op0_u, 0 },
+static const cv_op c68_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c68_op0_f, 30, c68_op0_w, 0, c68_op0_a, 3, c68_op0_u, 0 },
 };
 
-static const uint8_t c67_s0_w[] = {
+static const uint8_t c68_s0_w[] = {
 	0xc5, 0x2f, 0x7d, 0x95, 0xfb, 0x46, 0x81, 9, 0x7c, 0xb0, 0x65, 0x2a, 0x28, 0x4d, 0x49, 0xc1,
 	0x3f, 0xd2, 0x42, 0x99, 0x95, 0xcc, 0xea, 0x44, 0x9d, 0xf1, 0x8e, 0xfb, 0x16, 3, 0xa1, 0x24,
 	0xe9, 0x98, 0x3c, 0xce, 0xca, 0xfa, 0xba, 0x94, 0x66, 0xd2, 0x6f, 0x79, 0xc6, 0x9c, 0x32, 0xc5,
@@ -9808,20 +9982,20 @@ static const uint8_t c67_s0_w[] = {
 	0x6b, 0x7e, 0x21, 0xd8, 0xe5, 0xa9, 0x9b, 0xda, 0x16, 0x33, 0x5f, 0x47,
 };
 
-static const int32_t c67_s0_b[] = {
+static const int32_t c68_s0_b[] = {
 	-2545, -2509, 1997, -2549,
 };
 
-static const cv_stream c67_s[] = {
-	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 103, .in_zp = 0, .w = c67_s0_w, .bias = c67_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
+static const cv_stream c68_s[] = {
+	{ { .out = 4, .kz = 3, .ky = 3, .kx = 3, .zp = 103, .in_zp = 0, .w = c68_s0_w, .bias = c68_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c67_raw[] = {
+static const cv_raw c68_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c68_in0[] = {
+static const uint8_t c69_in0[] = {
 	0x89, 0x69, 0x29, 0x40, 0x94, 0x46, 0x7b, 0xb0, 0x84, 0xbb, 0x4b, 0x9f, 0x8d, 0xfe, 0, 0xc,
 	0xac, 0x9e, 0x91, 0x94, 0x59, 0x8e, 0x24, 0x54, 0xbb, 0xd, 0x79, 0xc6, 0xfe, 0, 8, 0x48,
 	0x8d, 0x57, 0x97, 0x2d, 0x36, 0x5e, 0x3e, 0x49, 0x64, 0x1f, 0x78, 0xfe, 0, 0x38, 3, 0x21,
@@ -9849,33 +10023,33 @@ static const uint8_t c68_in0[] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c68_in[] = {
-	{ { 400, 1, 1, 1 }, 1, 2, c68_in0, 400 },
+static const cv_io c69_in[] = {
+	{ { 400, 1, 1, 1 }, 1, 2, c69_in0, 400 },
 };
 
-static const uint8_t c68_out0[] = {
+static const uint8_t c69_out0[] = {
 	0xac, 0xb0, 0xbb, 0, 0xc7, 0xc2, 0xb4, 0, 0xc2, 0xa4, 0xad, 0, 0, 0xc4, 0xc3, 0xc0,
 	0, 0xa9, 0xc5, 0xbf, 0, 0xbe, 0xbb, 0xc5, 0, 0,
 };
 
-static const cv_io c68_out[] = {
-	{ { 26, 1, 1, 1 }, 1, 2, c68_out0, 26 },
+static const cv_io c69_out[] = {
+	{ { 26, 1, 1, 1 }, 1, 2, c69_out0, 26 },
 };
 
-static const cv_field c68_op0_f[] = {
+static const cv_field c69_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c68_op0_w[] = {
+static const cv_word c69_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c68_op0_a[] = {
+static const cv_addr c69_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
-static const uint32_t c68_op0_u[] = {
+static const uint32_t c69_op0_u[] = {
 	0, 0xf, 0xd000e, 0x444051f0, 0xc8, 2, 0x10da10b0, 0,
 	0xe, 0xd, 2, 3, 3, 4, 4, 0,
 	0, 4, 0x30003, 0x444051f0, 0xd, 2, 0x10da10b0, 0,
@@ -9888,19 +10062,19 @@ static const uint32_t c68_op0_u[] = {
 	0x3f800000, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
 };
 
-static const cv_op c68_ops[] = {
-	{ 1, "PoolingLayer2", -1, c68_op0_f, 0, c68_op0_w, 0, c68_op0_a, 2, c68_op0_u, 80 },
+static const cv_op c69_ops[] = {
+	{ 1, "PoolingLayer2", -1, c69_op0_f, 0, c69_op0_w, 0, c69_op0_a, 2, c69_op0_u, 80 },
 };
 
-static const cv_stream c68_s[] = {
+static const cv_stream c69_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c68_raw[] = {
+static const cv_raw c69_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c69_in0[] = {
+static const uint8_t c70_in0[] = {
 	6, 0x1b, 7, 0x25, 0x38, 0x38, 0x32, 1, 0xc, 7, 0x32, 0x13, 0x1f, 0xfe, 0, 0x37,
 	0x13, 0x3b, 0x1b, 9, 0x20, 0x31, 0x35, 9, 8, 0x34, 0x1e, 0xf, 0xfe, 0, 0x1c, 0x34,
 	0x28, 0x3a, 0xa, 0x16, 3, 0x1b, 0x23, 7, 0x37, 0x31, 0x13, 0xfe, 0, 0x1c, 0xd, 0x25,
@@ -9928,33 +10102,33 @@ static const uint8_t c69_in0[] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c69_in[] = {
-	{ { 400, 1, 1, 1 }, 1, 2, c69_in0, 400 },
+static const cv_io c70_in[] = {
+	{ { 400, 1, 1, 1 }, 1, 2, c70_in0, 400 },
 };
 
-static const uint8_t c69_out0[] = {
+static const uint8_t c70_out0[] = {
 	0x8a, 0x85, 0x8a, 0, 0x99, 0x85, 0x55, 0, 0xb6, 0x91, 0xb9, 0, 0, 0xff, 0x8f, 0xa6,
 	0, 0x82, 0x84, 0x93, 0, 0xb3, 0x77, 0xb1, 0, 0,
 };
 
-static const cv_io c69_out[] = {
-	{ { 26, 1, 1, 1 }, 1, 2, c69_out0, 26 },
+static const cv_io c70_out[] = {
+	{ { 26, 1, 1, 1 }, 1, 2, c70_out0, 26 },
 };
 
-static const cv_field c69_op0_f[] = {
+static const cv_field c70_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c69_op0_w[] = {
+static const cv_word c70_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c69_op0_a[] = {
+static const cv_addr c70_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 12, 2, 0, 0, 0 },
 };
 
-static const uint32_t c69_op0_u[] = {
+static const uint32_t c70_op0_u[] = {
 	0, 0xf, 0xd000e, 0x444051c0, 0xc8, 2, 0x10da10b0, 0,
 	0xc, 0, 0x3e89d90a, 0, 0, 4, 0x30003, 0x444051c0,
 	0xd, 2, 0x10da10b0, 0, 4, 4, 0, 0,
@@ -9965,118 +10139,12 @@ static const uint32_t c69_op0_u[] = {
 	0, 0, 0, 0, 1, 0, 0xff,
 };
 
-static const cv_op c69_ops[] = {
-	{ 1, "PoolingLayer2", -1, c69_op0_f, 0, c69_op0_w, 0, c69_op0_a, 2, c69_op0_u, 63 },
-};
-
-static const cv_stream c69_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c69_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c70_in0[] = {
-	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
-};
-
-static const cv_io c70_in[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c70_in0, 10 },
-};
-
-static const uint8_t c70_out0[] = {
-	0, 0, 0, 0x64, 0xff, 0, 0, 0, 0, 0, 0, 0xff,
-};
-
-static const cv_io c70_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 2, c70_out0, 12 },
-};
-
-static const cv_field c70_op0_f[] = {
-	{ "in_image_x_size", 0x1 },
-	{ "in_image_y_size", 0x1 },
-	{ "in_image_z_size", 0xa },
-	{ "in_image_stride", 0x1 },
-	{ "in_image_slice", 0x1 },
-	{ "in_window_x_start", 0x0 },
-	{ "in_window_y_start", 0x0 },
-	{ "in_window_x_end", 0x0 },
-	{ "in_window_y_end", 0x0 },
-	{ "in_tile_x_size", 0x1 },
-	{ "in_tile_y_size", 0x1 },
-	{ "in_tile_x_inc", 0x1 },
-	{ "in_tile_y_inc", 0x1 },
-	{ "alu_i2f_enable", 0x1 },
-	{ "alu_f2i_enable", 0x1 },
-	{ "in_zp", 0x0 },
-	{ "flat_rounding_mode", 0x1 },
-	{ "integer_rounding_mode", 0x1 },
-	{ "out_loop_1_reset", 0x0 },
-	{ "out_loop_2_reset", 0x0 },
-	{ "out_loop_3_reset", 0x0 },
-	{ "out_loop_0_count", 0x1 },
-	{ "out_loop_0_inc", 0x0 },
-	{ "out_loop_1_count", 0x1 },
-	{ "out_loop_1_inc", 0x0 },
-	{ "out_loop_2_count", 0x1 },
-	{ "out_loop_2_inc", 0x0 },
-	{ "out_loop_3_count", 0x1 },
-	{ "out_loop_3_inc", 0x0 },
-	{ "out_loop_4_count", 0xc },
-	{ "out_loop_4_inc", 0x1 },
-	{ "out_loop_5_count", 0x1 },
-	{ "out_loop_5_inc", 0x0 },
-	{ "out_loop_6_inc", 0x0 },
-	{ "in_tile_sequence", 0x3 },
-	{ "coef_zp", 0x78 },
-	{ "out_zp", 0x0 },
-	{ "alu_output_postshift", 0x3 },
-	{ "in_image_data_type", 0x0 },
-	{ "out_image_data_type", 0x0 },
-	{ "alu_horz_processing", 0x0 },
-	{ "alu_horz_proc_count", 0xb },
-	{ "alu_vert_proc_count", 0x0 },
-	{ "alu_relu_enable", 0x1 },
-};
-
-static const cv_word c70_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c70_op0_a[] = {
-	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
-	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
-};
-
-static const uint32_t c70_op0_u[] = {
-	0,
-};
-
 static const cv_op c70_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c70_op0_f, 44, c70_op0_w, 0, c70_op0_a, 3, c70_op0_u, 0 },
-};
-
-static const uint8_t c70_s0_w[] = {
-	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
-	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
-	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
-	0x97, 0x34, 0x51, 0x11, 0x17, 0x60, 0x87, 0x1c, 0x88, 0x64, 0x1d, 0x49, 0x10, 0xc4, 0xfb, 0x3c,
-	7, 0x40, 0x99, 0xdf, 0xbd, 0x22, 0x32, 0x6c, 0xf, 0xb3, 0x70, 0x4b, 1, 0x35, 0x29, 0x1c,
-	0x35, 1, 0xfd, 0xee, 0x43, 0xe, 0x1a, 0x2e, 0xb9, 0x66, 0x55, 0x2c, 0xa7, 0x9f, 0xa3, 0x54,
-	0x1f, 0xea, 0x8d, 0x2e, 4, 0x64, 0x72, 0x50, 0xa2, 0x64, 0xe9, 0x18, 0x10, 0x8d, 0xc7, 0xc5,
-	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
-};
-
-static const int32_t c70_s0_b[] = {
-	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
-	2773, 246, 3645, -1021,
+	{ 1, "PoolingLayer2", -1, c70_op0_f, 0, c70_op0_w, 0, c70_op0_a, 2, c70_op0_u, 63 },
 };
 
 static const cv_stream c70_s[] = {
-	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c70_s0_w, .bias = c70_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
-	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
+	{ { 0 }, { 0 } },
 };
 
 static const cv_raw c70_raw[] = {
@@ -10092,7 +10160,7 @@ static const cv_io c71_in[] = {
 };
 
 static const uint8_t c71_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0x64, 0xff, 0, 0, 0, 0, 0, 0, 0xff,
 };
 
 static const cv_io c71_out[] = {
@@ -10136,7 +10204,7 @@ static const cv_field c71_op0_f[] = {
 	{ "out_loop_6_inc", 0x0 },
 	{ "in_tile_sequence", 0x3 },
 	{ "coef_zp", 0x78 },
-	{ "out_zp", 0x5 },
+	{ "out_zp", 0x0 },
 	{ "alu_output_postshift", 0x3 },
 	{ "in_image_data_type", 0x0 },
 	{ "out_image_data_type", 0x0 },
@@ -10190,6 +10258,112 @@ static const cv_raw c71_raw[] = {
 };
 
 static const uint8_t c72_in0[] = {
+	0x13, 0xb8, 0x48, 0x1f, 0x38, 0xf0, 0x25, 0x18, 0x19, 0x8d,
+};
+
+static const cv_io c72_in[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c72_in0, 10 },
+};
+
+static const uint8_t c72_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c72_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 2, c72_out0, 12 },
+};
+
+static const cv_field c72_op0_f[] = {
+	{ "in_image_x_size", 0x1 },
+	{ "in_image_y_size", 0x1 },
+	{ "in_image_z_size", 0xa },
+	{ "in_image_stride", 0x1 },
+	{ "in_image_slice", 0x1 },
+	{ "in_window_x_start", 0x0 },
+	{ "in_window_y_start", 0x0 },
+	{ "in_window_x_end", 0x0 },
+	{ "in_window_y_end", 0x0 },
+	{ "in_tile_x_size", 0x1 },
+	{ "in_tile_y_size", 0x1 },
+	{ "in_tile_x_inc", 0x1 },
+	{ "in_tile_y_inc", 0x1 },
+	{ "alu_i2f_enable", 0x1 },
+	{ "alu_f2i_enable", 0x1 },
+	{ "in_zp", 0x0 },
+	{ "flat_rounding_mode", 0x1 },
+	{ "integer_rounding_mode", 0x1 },
+	{ "out_loop_1_reset", 0x0 },
+	{ "out_loop_2_reset", 0x0 },
+	{ "out_loop_3_reset", 0x0 },
+	{ "out_loop_0_count", 0x1 },
+	{ "out_loop_0_inc", 0x0 },
+	{ "out_loop_1_count", 0x1 },
+	{ "out_loop_1_inc", 0x0 },
+	{ "out_loop_2_count", 0x1 },
+	{ "out_loop_2_inc", 0x0 },
+	{ "out_loop_3_count", 0x1 },
+	{ "out_loop_3_inc", 0x0 },
+	{ "out_loop_4_count", 0xc },
+	{ "out_loop_4_inc", 0x1 },
+	{ "out_loop_5_count", 0x1 },
+	{ "out_loop_5_inc", 0x0 },
+	{ "out_loop_6_inc", 0x0 },
+	{ "in_tile_sequence", 0x3 },
+	{ "coef_zp", 0x78 },
+	{ "out_zp", 0x5 },
+	{ "alu_output_postshift", 0x3 },
+	{ "in_image_data_type", 0x0 },
+	{ "out_image_data_type", 0x0 },
+	{ "alu_horz_processing", 0x0 },
+	{ "alu_horz_proc_count", 0xb },
+	{ "alu_vert_proc_count", 0x0 },
+	{ "alu_relu_enable", 0x1 },
+};
+
+static const cv_word c72_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c72_op0_a[] = {
+	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
+	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
+};
+
+static const uint32_t c72_op0_u[] = {
+	0,
+};
+
+static const cv_op c72_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c72_op0_f, 44, c72_op0_w, 0, c72_op0_a, 3, c72_op0_u, 0 },
+};
+
+static const uint8_t c72_s0_w[] = {
+	0x71, 2, 0x7f, 0xbf, 0xaa, 0xe1, 0xae, 0x8a, 0xb1, 4, 0xbe, 0xb6, 0x9f, 0x53, 0xf, 0x4f,
+	0xf3, 0xfa, 0x20, 0x55, 0x33, 0xcc, 0xfd, 3, 0xda, 0x76, 0xcc, 0x3e, 0x47, 0x5d, 0x62, 0x27,
+	0xbb, 0x68, 0x35, 0xf7, 0x21, 0x42, 0x4f, 0xb0, 0x63, 0xb3, 0x85, 0xaa, 0x13, 0xb5, 0xe0, 0x17,
+	0x97, 0x34, 0x51, 0x11, 0x17, 0x60, 0x87, 0x1c, 0x88, 0x64, 0x1d, 0x49, 0x10, 0xc4, 0xfb, 0x3c,
+	7, 0x40, 0x99, 0xdf, 0xbd, 0x22, 0x32, 0x6c, 0xf, 0xb3, 0x70, 0x4b, 1, 0x35, 0x29, 0x1c,
+	0x35, 1, 0xfd, 0xee, 0x43, 0xe, 0x1a, 0x2e, 0xb9, 0x66, 0x55, 0x2c, 0xa7, 0x9f, 0xa3, 0x54,
+	0x1f, 0xea, 0x8d, 0x2e, 4, 0x64, 0x72, 0x50, 0xa2, 0x64, 0xe9, 0x18, 0x10, 0x8d, 0xc7, 0xc5,
+	0xb6, 0x2d, 0xcb, 2, 0x52, 0xcf, 0x7c, 0xdb,
+};
+
+static const int32_t c72_s0_b[] = {
+	3637, 789, -22586, -17290, -3344, -3037, -3766, -2422,
+	2773, 246, 3645, -1021,
+};
+
+static const cv_stream c72_s[] = {
+	{ { .out = 12, .kz = 10, .ky = 1, .kx = 1, .zp = 120, .in_zp = 0, .w = c72_s0_w, .bias = c72_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 8 } },
+};
+
+static const cv_raw c72_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c73_in0[] = {
 	0, 0x80, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xbb, 0, 0, 0, 0, 0xfc, 0x3c, 0x31, 0x3f,
 	0xfd, 0x3a, 0x19, 0xb8, 0, 0, 0, 0, 0xf2, 0x3c, 0, 0x88, 0xdb, 0xbd, 0xb6, 0xc1,
 	0, 0, 0, 0, 0xd1, 0xc0, 0xca, 0xbc, 0xc3, 0x3a, 0x44, 0xbc, 0, 0, 0, 0,
@@ -10197,21 +10371,21 @@ static const uint8_t c72_in0[] = {
 	0xef, 0x3d, 0, 0xbe, 0, 0, 0, 0,
 };
 
-static const cv_io c72_in[] = {
-	{ { 6, 2, 3, 1 }, 3, 1, c72_in0, 72 },
+static const cv_io c73_in[] = {
+	{ { 6, 2, 3, 1 }, 3, 1, c73_in0, 72 },
 };
 
-static const uint8_t c72_out0[] = {
+static const uint8_t c73_out0[] = {
 	0, 0, 0xb2, 0x41, 0x7d, 0x3d, 0x21, 0xb3, 0xfc, 0x3c, 0x31, 0x3f, 0xfd, 0x3a, 0x19, 0xb0,
 	0xf2, 0x3c, 0, 0, 0x64, 0x34, 0x48, 0x38, 0x3a, 0x37, 0x2f, 0x33, 0xc3, 0x3a, 0x66, 0x32,
 	0x6a, 0xb0, 2, 0x41, 0x6e, 0xae, 0x5b, 0xae, 0x74, 0x41, 0x3d, 0xb1, 0xef, 0x3d, 5, 0xaf,
 };
 
-static const cv_io c72_out[] = {
-	{ { 4, 2, 3, 1 }, 3, 1, c72_out0, 48 },
+static const cv_io c73_out[] = {
+	{ { 4, 2, 3, 1 }, 3, 1, c73_out0, 48 },
 };
 
-static const cv_field c72_op0_f[] = {
+static const cv_field c73_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x3 },
@@ -10232,94 +10406,12 @@ static const cv_field c72_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c72_op0_w[] = {
+static const cv_word c73_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c72_op0_a[] = {
-	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c72_op0_u[] = {
-	0,
-};
-
-static const cv_op c72_ops[] = {
-	{ 2, "PReluLayer", -1, c72_op0_f, 18, c72_op0_w, 0, c72_op0_a, 3, c72_op0_u, 0 },
-};
-
-static const cv_stream c72_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c72_r0[] = {
-	0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3e, 0, 0, 0x80, 0x3f, 0, 0, 0x40, 0xbe,
-	0, 0, 0x80, 0x3f, 0, 0xc0, 0x95, 0x3d,
-};
-
-static const cv_raw c72_raw[] = {
-	{ c72_r0, 24 },
-};
-
-static const uint8_t c73_in0[] = {
-	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
-	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c73_in1[] = {
-	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
-	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
-};
-
-static const cv_io c73_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c73_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c73_in1, 24 },
-};
-
-static const uint8_t c73_out0[] = {
-	0, 0, 0xfd, 0x48, 0x14, 0xc4, 0xee, 0xbe, 0x1e, 0x40, 0x13, 0xc3, 0xa0, 0x3a, 0x99, 0xc0,
-	0x1e, 0xc5, 0xd8, 0xc8, 0x72, 0xca, 0, 0x68,
-};
-
-static const cv_io c73_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c73_out0, 24 },
-};
-
-static const cv_field c73_op0_f[] = {
-	{ "kernel_xy_size", 0x1 },
-	{ "kernel_z_size", 0x2 },
-	{ "kernel_data_type", 0x1 },
-	{ "in_image_x_size", 0x3 },
-	{ "in_image_y_size", 0x2 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x3 },
-	{ "out_image_y_size", 0x2 },
-	{ "out_image_z_size", 0x2 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x18 },
-	{ "out_image_x_stride", 0x6 },
-	{ "out_image_y_stride", 0xc },
-	{ "post_shift", 0x1f },
-	{ "post_shift_bit_5_6", 0x3 },
-};
-
-static const cv_word c73_op0_w[] = {
-	{ 23, 0xfe000000 },
-	{ 27, 0x00000000 },
-	{ 28, 0x00000000 },
-	{ 29, 0x7f800000 },
-	{ 30, 0xff800000 },
-	{ 32, 0x000c0006 },
-	{ 33, 0x00000001 },
-	{ 35, 0x17ffffff },
-};
-
 static const cv_addr c73_op0_a[] = {
-	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
@@ -10329,15 +10421,20 @@ static const uint32_t c73_op0_u[] = {
 };
 
 static const cv_op c73_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c73_op0_f, 16, c73_op0_w, 8, c73_op0_a, 3, c73_op0_u, 0 },
+	{ 2, "PReluLayer", -1, c73_op0_f, 18, c73_op0_w, 0, c73_op0_a, 3, c73_op0_u, 0 },
 };
 
 static const cv_stream c73_s[] = {
 	{ { 0 }, { 0 } },
 };
 
+static const uint8_t c73_r0[] = {
+	0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3e, 0, 0, 0x80, 0x3f, 0, 0, 0x40, 0xbe,
+	0, 0, 0x80, 0x3f, 0, 0xc0, 0x95, 0x3d,
+};
+
 static const cv_raw c73_raw[] = {
-	{ NULL, 0 },
+	{ c73_r0, 24 },
 };
 
 static const uint8_t c74_in0[] = {
@@ -10386,8 +10483,8 @@ static const cv_field c74_op0_f[] = {
 
 static const cv_word c74_op0_w[] = {
 	{ 23, 0xfe000000 },
-	{ 27, 0x03800000 },
-	{ 28, 0x0000001c },
+	{ 27, 0x00000000 },
+	{ 28, 0x00000000 },
 	{ 29, 0x7f800000 },
 	{ 30, 0xff800000 },
 	{ 32, 0x000c0006 },
@@ -10418,6 +10515,83 @@ static const cv_raw c74_raw[] = {
 };
 
 static const uint8_t c75_in0[] = {
+	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
+	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c75_in1[] = {
+	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
+	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
+};
+
+static const cv_io c75_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c75_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c75_in1, 24 },
+};
+
+static const uint8_t c75_out0[] = {
+	0, 0, 0xfd, 0x48, 0x14, 0xc4, 0xee, 0xbe, 0x1e, 0x40, 0x13, 0xc3, 0xa0, 0x3a, 0x99, 0xc0,
+	0x1e, 0xc5, 0xd8, 0xc8, 0x72, 0xca, 0, 0x68,
+};
+
+static const cv_io c75_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c75_out0, 24 },
+};
+
+static const cv_field c75_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c75_op0_w[] = {
+	{ 23, 0xfe000000 },
+	{ 27, 0x03800000 },
+	{ 28, 0x0000001c },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 32, 0x000c0006 },
+	{ 33, 0x00000001 },
+	{ 35, 0x17ffffff },
+};
+
+static const cv_addr c75_op0_a[] = {
+	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c75_op0_u[] = {
+	0,
+};
+
+static const cv_op c75_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c75_op0_f, 16, c75_op0_w, 8, c75_op0_a, 3, c75_op0_u, 0 },
+};
+
+static const cv_stream c75_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c75_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c76_in0[] = {
 	0xb8, 0xbf, 0x44, 0x3e, 0xe2, 0xba, 0x6f, 0xba, 0xac, 0x3c, 0x9e, 0xb9, 0xd6, 0x3d, 0xb8, 0xb2,
 	0x2c, 0x32, 0x92, 0xb8, 0x34, 0xbe, 0xbb, 0xbd, 0xc, 0xb3, 0x6c, 0x3b, 0x1b, 0xb1, 0xf0, 0x35,
 	0x3a, 0xb9, 0xd5, 0xb1, 2, 0xbd, 0xd6, 0xb5, 0xe3, 0xbd, 0x68, 0xbf, 0xb0, 0xbe, 0x96, 0xbc,
@@ -10432,34 +10606,34 @@ static const uint8_t c75_in0[] = {
 	0xef, 0xbe, 0x72, 0xb8,
 };
 
-static const cv_io c75_in[] = {
-	{ { 6, 5, 3, 1 }, 3, 1, c75_in0, 180 },
+static const cv_io c76_in[] = {
+	{ { 6, 5, 3, 1 }, 3, 1, c76_in0, 180 },
 };
 
-static const uint8_t c75_out0[] = {
+static const uint8_t c76_out0[] = {
 	0xf2, 0x44, 0x32, 0x47, 0x10, 0x3c, 0xbc, 0x43, 0xcb, 0xbe, 0xf3, 0x40, 0xb3, 0xb5, 9, 0x3c,
 	0xbb, 0x33, 0x10, 0x39, 6, 0x40, 0xc9, 0xc5, 8, 0xbe, 0xdd, 0xba, 0xee, 0xbd, 0x88, 0x3c,
 	0x17, 0x3a, 0x7c, 0x41,
 };
 
-static const cv_io c75_out[] = {
-	{ { 9, 2, 1, 1 }, 2, 1, c75_out0, 36 },
+static const cv_io c76_out[] = {
+	{ { 9, 2, 1, 1 }, 2, 1, c76_out0, 36 },
 };
 
-static const cv_field c75_op0_f[] = {
+static const cv_field c76_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c75_op0_w[] = {
+static const cv_word c76_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c75_op0_a[] = {
+static const cv_addr c76_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 8, 8, -1, 64, 0 },
 };
 
-static const uint32_t c75_op0_u[] = {
+static const uint32_t c76_op0_u[] = {
 	0, 0xc, 0x50006, 0x44405041, 0x3c, 3, 0x10dd10b0, 0,
 	0, 0x36, 0x9001b, 0x44405041, 0x1e6, 1, 0x10dd10b0, 0,
 	9, 3, 2, 2, 0, 0, 0, 0,
@@ -10471,22 +10645,22 @@ static const uint32_t c75_op0_u[] = {
 	1, 1, 1, 1, 1, 1, 0, 0,
 };
 
-static const cv_field c75_op1_f[] = {
+static const cv_field c76_op1_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c75_op1_w[] = {
+static const cv_word c76_op1_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c75_op1_a[] = {
+static const cv_addr c76_op1_a[] = {
 	{ 2, NULL, 0, 8, -1, 64, 0 },
 	{ 2, NULL, 8, 5, 0, 0, 0 },
 	{ 2, NULL, 16, 5, 1, 0, 0 },
 	{ 2, NULL, 28, 2, 0, 0, 0 },
 };
 
-static const uint32_t c75_op1_u[] = {
+static const uint32_t c76_op1_u[] = {
 	0, 0x36, 0x9001b, 0x44405041, 0x1e6, 1, 0x10dd10b0, 0,
 	0, 0x36, 0x2001b, 0x44404071, 0x6c, 1, 0x10dd10b0, 0,
 	0, 8, 0x10002, 0x32100002, 8, 1, 0x10de10b0, 0,
@@ -10496,16 +10670,16 @@ static const uint32_t c75_op1_u[] = {
 	0, 0, 0, 0, 1, 2,
 };
 
-static const cv_op c75_ops[] = {
-	{ 1, "ConvolutionLayer", -1, c75_op0_f, 0, c75_op0_w, 0, c75_op0_a, 2, c75_op0_u, 72 },
-	{ 1, "ConvolutionLayer", -1, c75_op1_f, 0, c75_op1_w, 0, c75_op1_a, 4, c75_op1_u, 54 },
+static const cv_op c76_ops[] = {
+	{ 1, "ConvolutionLayer", -1, c76_op0_f, 0, c76_op0_w, 0, c76_op0_a, 2, c76_op0_u, 72 },
+	{ 1, "ConvolutionLayer", -1, c76_op1_f, 0, c76_op1_w, 0, c76_op1_a, 4, c76_op1_u, 54 },
 };
 
-static const cv_stream c75_s[] = {
+static const cv_stream c76_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c75_r0[] = {
+static const uint8_t c76_r0[] = {
 	0x5d, 0xbb, 0x9d, 0xbb, 0xc9, 0x38, 0xe7, 0x38, 0x66, 0xb7, 0x23, 0xb8, 0xbb, 0xb7, 0xd0, 0x3b,
 	0xde, 0x36, 0xde, 0x32, 0xe1, 0x3a, 0xd3, 0xb2, 0xe2, 0xb8, 0xf8, 0x37, 0x3b, 0xae, 0x2a, 0xba,
 	0x8a, 0xbb, 0x12, 0xb7, 0x30, 0x39, 0xd9, 0xb7, 7, 0xb0, 0x28, 0xb8, 0x7a, 0xb1, 0xac, 0x3a,
@@ -10515,16 +10689,16 @@ static const uint8_t c75_r0[] = {
 	0x1f, 0xac, 0xa0, 0x34, 0xa8, 0x34, 0xae, 0x39, 0x5c, 0x37, 0xe9, 0xb6,
 };
 
-static const uint8_t c75_r1[] = {
+static const uint8_t c76_r1[] = {
 	3, 0xc6, 0x72, 0x3e, 0x33, 0xfe, 0x5c, 0x3f,
 };
 
-static const cv_raw c75_raw[] = {
-	{ c75_r0, 108 },
-	{ c75_r1, 8 },
+static const cv_raw c76_raw[] = {
+	{ c76_r0, 108 },
+	{ c76_r1, 8 },
 };
 
-static const uint8_t c76_in0[32800] = {
+static const uint8_t c77_in0[32800] = {
 	[0] = 0x5e, 0xba, 0xc, 0xbc, 0xd2, 0x3e, 0x44, 0x3e, 0xdd, 0x39, 0x48, 0x34, 3, 0x32, 0xa2, 0xbc,
 	[16] = 0x51, 0x3c, 0x57, 0x3e, 0x18, 0x3b, 0xff, 0x9c, 0x66, 0xb3, 0xd7, 0x3c, 0x84, 0x3d, 0x55, 0xbc,
 	[32] = 0x65, 0x3f, 0xf, 0xbf, 0xba, 0xba, 3, 0xba, 0x76, 0x3a, 0xa5, 0x3a, 0x17, 0x3f, 0xcf, 0x36,
@@ -10673,11 +10847,11 @@ static const uint8_t c76_in0[32800] = {
 	[32784] = 0x9c, 0x37, 0xdf, 0x32, 0x6c, 0x3c, 0x32, 0xba, 0x6a, 0x3f, 0xc5, 0xbd, 0x2f, 0x2c, 0x95, 0xbc,
 };
 
-static const cv_io c76_in[] = {
-	{ { 2, 8200, 1, 1 }, 3, 1, c76_in0, 32800 },
+static const cv_io c77_in[] = {
+	{ { 2, 8200, 1, 1 }, 3, 1, c77_in0, 32800 },
 };
 
-static const uint8_t c76_out0[81940] = {
+static const uint8_t c77_out0[81940] = {
 	[0] = 0x5e, 0xba, 0xd2, 0x3e, 0xdd, 0x39, 3, 0x32, 0x51, 0x3c, 0x18, 0x3b, 0x66, 0xb3, 0x84, 0x3d,
 	[16] = 0x65, 0x3f, 0xba, 0xba, 0x76, 0x3a, 0x17, 0x3f, 0xa2, 0xb8, 0x81, 0x3e, 0x4e, 0xba, 0xf4, 0xbb,
 	[32] = 0x80, 0x3d, 0xd7, 0x3f, 0xae, 0x3d, 0x4e, 0x39, 0x4c, 0x35, 8, 0xad, 0x56, 0xbd, 0x83, 0x31,
@@ -10910,11 +11084,11 @@ static const uint8_t c76_out0[81940] = {
 	[81936] = 0xc5, 0xbd, 0x95, 0xbc,
 };
 
-static const cv_io c76_out[] = {
-	{ { 40970, 1, 1, 1 }, 3, 1, c76_out0, 81940 },
+static const cv_io c77_out[] = {
+	{ { 40970, 1, 1, 1 }, 3, 1, c77_out0, 81940 },
 };
 
-static const cv_field c76_op0_f[] = {
+static const cv_field c77_op0_f[] = {
 	{ "kernel_z_size", 0x1 },
 	{ "in_image_x_size", 0x2 },
 	{ "in_image_y_size", 0x8 },
@@ -10926,57 +11100,57 @@ static const cv_field c76_op0_f[] = {
 	{ "out_image_x_stride", 0x4 },
 };
 
-static const cv_word c76_op0_w[] = {
+static const cv_word c77_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c76_op0_a[] = {
+static const cv_addr c77_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c76_op0_u[] = {
+static const uint32_t c77_op0_u[] = {
 	0,
 };
 
-static const cv_op c76_ops[] = {
-	{ 8, "TensorTranspose", -1, c76_op0_f, 9, c76_op0_w, 0, c76_op0_a, 2, c76_op0_u, 0 },
+static const cv_op c77_ops[] = {
+	{ 8, "TensorTranspose", -1, c77_op0_f, 9, c77_op0_w, 0, c77_op0_a, 2, c77_op0_u, 0 },
 };
 
-static const cv_stream c76_s[] = {
+static const cv_stream c77_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c76_raw[] = {
+static const cv_raw c77_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c77_in0[] = {
+static const uint8_t c78_in0[] = {
 	0, 4, 0x44, 0x46, 0xe2, 0xc2, 0, 0, 0x6f, 0xc2, 0xac, 0x44, 0x9e, 0xc1, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0xd6, 0x45, 0xb8, 0xba, 0x2c, 0x3a, 0, 0,
 	0x92, 0xc0, 0x34, 0xc6, 0, 0x68, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const uint8_t c77_in1[] = {
+static const uint8_t c78_in1[] = {
 	0, 0x82, 0x6c, 0x43, 0x1b, 0xb9, 0xf0, 0x3d, 0x3a, 0xc1, 0xd5, 0xb9, 2, 0xc5, 0xd6, 0xbd,
 	0xe3, 0xc5, 0x68, 0xc7, 0xb0, 0xc6, 0, 0x3c,
 };
 
-static const cv_io c77_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c77_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c77_in1, 24 },
+static const cv_io c78_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c78_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c78_in1, 24 },
 };
 
-static const uint8_t c77_out0[] = {
+static const uint8_t c78_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c77_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c77_out0, 24 },
+static const cv_io c78_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c78_out0, 24 },
 };
 
-static const cv_field c77_op0_f[] = {
+static const cv_field c78_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernel_data_type", 0x1 },
@@ -10995,7 +11169,7 @@ static const cv_field c77_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c77_op0_w[] = {
+static const cv_word c78_op0_w[] = {
 	{ 23, 0xfe000000 },
 	{ 27, 0x01800000 },
 	{ 28, 0x0000000c },
@@ -11006,29 +11180,29 @@ static const cv_word c77_op0_w[] = {
 	{ 35, 0x17ffffff },
 };
 
-static const cv_addr c77_op0_a[] = {
+static const cv_addr c78_op0_a[] = {
 	{ 1, NULL, 34, 1, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c77_op0_u[] = {
+static const uint32_t c78_op0_u[] = {
 	0,
 };
 
-static const cv_op c77_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c77_op0_f, 16, c77_op0_w, 8, c77_op0_a, 3, c77_op0_u, 0 },
+static const cv_op c78_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c78_op0_f, 16, c78_op0_w, 8, c78_op0_a, 3, c78_op0_u, 0 },
 };
 
-static const cv_stream c77_s[] = {
+static const cv_stream c78_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c77_raw[] = {
+static const cv_raw c78_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c78_in0[] = {
+static const uint8_t c79_in0[] = {
 	0x87, 0xa5, 0x5a, 0xbc, 0xd3, 0xbb, 0xa3, 0xb6, 0, 0, 0xda, 0xb7, 0xf2, 0x3f, 0xe0, 0xb5,
 	0x5a, 0x3c, 0, 0, 0x2b, 0x3c, 0x14, 0xba, 0xe9, 0xb8, 0xbe, 0xb8, 0, 0, 0xac, 0xbd,
 	0x90, 0x3f, 0x8c, 0x3e, 0xad, 0x33, 0, 0, 0xf7, 0xb9, 0x36, 0x3e, 0x96, 0x39, 0xf8, 0xb6,
@@ -11039,11 +11213,11 @@ static const uint8_t c78_in0[] = {
 	0x82, 0x3c, 0x39, 0x3b, 1, 0xbe, 0, 0,
 };
 
-static const cv_io c78_in[] = {
-	{ { 5, 4, 3, 1 }, 3, 1, c78_in0, 120 },
+static const cv_io c79_in[] = {
+	{ { 5, 4, 3, 1 }, 3, 1, c79_in0, 120 },
 };
 
-static const uint8_t c78_out0[] = {
+static const uint8_t c79_out0[] = {
 	0x1b, 0x39, 0x34, 0x20, 0x80, 0x3f, 0x6c, 0xb4, 0x25, 0x30, 0xf0, 0x41, 0x20, 0x38, 0xf3, 0xa8,
 	0xa5, 0x35, 0x9e, 0xc0, 0xd5, 0x40, 0xb2, 0x3c, 0x82, 0x2f, 0x47, 0x3b, 0xba, 0x3a, 0xe6, 0x3a,
 	9, 0x3d, 0x37, 0x36, 0x81, 0x39, 0x86, 0x3b, 0xbc, 0xb4, 0x21, 0xc0, 0x83, 0xbb, 0x61, 0xc0,
@@ -11052,26 +11226,26 @@ static const uint8_t c78_out0[] = {
 	8, 0x44, 0x40, 0x40, 0xd3, 0xc0, 0xcf, 0xc1, 0xc5, 0x42, 0x27, 0x41, 0x67, 0xbb, 0x47, 0xbd,
 };
 
-static const cv_io c78_out[] = {
-	{ { 4, 4, 3, 1 }, 3, 1, c78_out0, 96 },
+static const cv_io c79_out[] = {
+	{ { 4, 4, 3, 1 }, 3, 1, c79_out0, 96 },
 };
 
-static const cv_field c78_op0_f[] = {
+static const cv_field c79_op0_f[] = {
 	{ NULL, 0 },
 };
 
-static const cv_word c78_op0_w[] = {
+static const cv_word c79_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c78_op0_a[] = {
+static const cv_addr c79_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
 	{ 2, NULL, 8, 5, 0, 0, 0 },
 	{ 2, NULL, 16, 5, 1, 0, 0 },
 	{ 2, NULL, 32, 2, 0, 0, 0 },
 };
 
-static const uint32_t c78_op0_u[] = {
+static const uint32_t c79_op0_u[] = {
 	0, 0xa, 0x40004, 0x44405041, 0x28, 3, 0x10dd10b0, 0,
 	0, 0x14, 0x30009, 0x44405041, 0x3c, 1, 0x10dd10b0, 0,
 	0, 0xc, 0x10003, 0x32100002, 0xc, 1, 0x10de10b0, 0,
@@ -11084,47 +11258,47 @@ static const uint32_t c78_op0_u[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_op c78_ops[] = {
-	{ 1, "DepthwiseConvLayer", -1, c78_op0_f, 0, c78_op0_w, 0, c78_op0_a, 4, c78_op0_u, 80 },
+static const cv_op c79_ops[] = {
+	{ 1, "DepthwiseConvLayer", -1, c79_op0_f, 0, c79_op0_w, 0, c79_op0_a, 4, c79_op0_u, 80 },
 };
 
-static const cv_stream c78_s[] = {
+static const cv_stream c79_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c78_r0[] = {
+static const uint8_t c79_r0[] = {
 	0xa9, 0x3a, 0x30, 0xb3, 0x90, 0xb6, 0x79, 0x33, 0x1e, 0xac, 0xd4, 0xb7, 0x6d, 0x39, 0x24, 0xb9,
 	0x5e, 0xb8, 0, 0, 0x1e, 0x35, 0x59, 0xa9, 0xd3, 0xba, 0xc7, 0xb9, 0x34, 0xba, 0xb0, 0xa9,
 	0x28, 0x2d, 0x54, 0x3b, 0x5d, 0x31, 0, 0, 0xd3, 0x2a, 0xc2, 0x3a, 0xb5, 0x3a, 0xf0, 0xb7,
 	0xd8, 0x35, 0x6e, 0x3b, 0x5e, 0xb8, 0xea, 0x36, 0xc4, 0x38, 0, 0,
 };
 
-static const uint8_t c78_r1[] = {
+static const uint8_t c79_r1[] = {
 	0xda, 0x9d, 0x5f, 0x3f, 0x1d, 0x1b, 0x35, 0x3f, 0x98, 0xac, 0x20, 0xbe,
 };
 
-static const cv_raw c78_raw[] = {
-	{ c78_r0, 60 },
-	{ c78_r1, 12 },
+static const cv_raw c79_raw[] = {
+	{ c79_r0, 60 },
+	{ c79_r1, 12 },
 };
 
-static const uint8_t c79_in0[] = {
+static const uint8_t c80_in0[] = {
 	0, 0xc2, 0, 0xb8, 0, 0, 0xcd, 0x34, 0, 0x3c, 0, 0x41, 0, 0x4d, 0, 0xc0,
 };
 
-static const cv_io c79_in[] = {
-	{ { 8, 1, 1, 1 }, 3, 1, c79_in0, 16 },
+static const cv_io c80_in[] = {
+	{ { 8, 1, 1, 1 }, 3, 1, c80_in0, 16 },
 };
 
-static const uint8_t c79_out0[] = {
+static const uint8_t c80_out0[] = {
 	0x12, 0x2a, 0xa, 0x36, 0, 0x38, 0x98, 0x38, 0xd9, 0x39, 0x65, 0x3b, 0, 0x3c, 0xa1, 0x2f,
 };
 
-static const cv_io c79_out[] = {
-	{ { 8, 1, 1, 1 }, 3, 1, c79_out0, 16 },
+static const cv_io c80_out[] = {
+	{ { 8, 1, 1, 1 }, 3, 1, c80_out0, 16 },
 };
 
-static const cv_field c79_op0_f[] = {
+static const cv_field c80_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -11145,29 +11319,29 @@ static const cv_field c79_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c79_op0_w[] = {
+static const cv_word c80_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c79_op0_a[] = {
+static const cv_addr c80_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c79_op0_u[] = {
+static const uint32_t c80_op0_u[] = {
 	0,
 };
 
-static const cv_op c79_ops[] = {
-	{ 7, "ActivationLayer", -1, c79_op0_f, 18, c79_op0_w, 0, c79_op0_a, 3, c79_op0_u, 0 },
+static const cv_op c80_ops[] = {
+	{ 7, "ActivationLayer", -1, c80_op0_f, 18, c80_op0_w, 0, c80_op0_a, 3, c80_op0_u, 0 },
 };
 
-static const cv_stream c79_s[] = {
+static const cv_stream c80_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c79_r0[] = {
+static const uint8_t c80_r0[] = {
 	0x7c, 0x61, 7, 0, 0x20, 0x63, 7, 0, 0xb0, 0x64, 7, 0, 0x2d, 0x66, 7, 0,
 	0x97, 0x67, 7, 0, 0xf0, 0x68, 7, 0, 0x37, 0x6a, 7, 0, 0x6e, 0x6b, 7, 0,
 	0x95, 0x6c, 7, 0, 0xac, 0x6d, 7, 0, 0xb5, 0x6e, 7, 0, 0xb0, 0x6f, 7, 0,
@@ -11427,11 +11601,11 @@ static const uint8_t c79_r0[] = {
 	0, 0, 0, 0x34, 0, 0, 0, 0, 0, 0x80, 0x3e, 0,
 };
 
-static const cv_raw c79_raw[] = {
-	{ c79_r0, 4108 },
+static const cv_raw c80_raw[] = {
+	{ c80_r0, 4108 },
 };
 
-static const uint8_t c80_in0[] = {
+static const uint8_t c81_in0[] = {
 	0, 0xff, 0xe5, 0xe0, 0xc9, 0, 0xc5, 0x10, 0x95, 0xde, 0xb4, 0, 0x69, 0xa5, 0x7a, 0x6e,
 	0x25, 0, 0, 0, 0x3c, 0x5e, 0x1c, 0x54, 0xa4, 0, 0xa3, 0x9b, 0xe6, 0x1c, 0xaa, 0,
 	0x74, 0x8a, 6, 0x19, 0xa1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -11442,11 +11616,11 @@ static const uint8_t c80_in0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c80_in[] = {
-	{ { 120, 1, 1, 1 }, 1, 2, c80_in0, 120 },
+static const cv_io c81_in[] = {
+	{ { 120, 1, 1, 1 }, 1, 2, c81_in0, 120 },
 };
 
-static const uint8_t c80_out0[] = {
+static const uint8_t c81_out0[] = {
 	0, 0, 0xf8, 0x5b, 0x28, 0x5b, 0, 0x5b, 0x48, 0x5a, 0, 0, 0x28, 0x5a, 0, 0x4c,
 	0xa8, 0x58, 0xf0, 0x5a, 0xa0, 0x59, 0, 0, 0x90, 0x56, 0x28, 0x59, 0xa0, 0x57, 0xe0, 0x56,
 	0xa0, 0x50, 0, 0, 0, 0, 0, 0, 0x80, 0x53, 0xe0, 0x55, 0, 0x4f, 0x40, 0x55,
@@ -11454,85 +11628,8 @@ static const uint8_t c80_out0[] = {
 	0x40, 0x57, 0x50, 0x58, 0, 0x46, 0x40, 0x4e, 8, 0x59, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c80_out[] = {
-	{ { 80, 1, 1, 1 }, 1, 2, c80_out0, 80 },
-};
-
-static const cv_field c80_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c80_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c80_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
-	{ 2, NULL, 16, 5, 0, 0, 0 },
-	{ 2, NULL, 17, 5, 1, 0, 0 },
-	{ 2, NULL, 18, 5, 2, 0, 0 },
-	{ 2, NULL, 19, 5, 3, 0, 0 },
-};
-
-static const uint32_t c80_op0_u[] = {
-	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
-	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
-	0, 0, 0, 0, 0, 0x3f800000, 0, 0,
-	0x99999999, 0x44444444, 0x3020100, 0x7060504, 0x99999999, 0x6060606, 0x6060606, 0x100,
-	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
-	0x99999999, 0x44444444, 0xb0a0908, 0xf0e0d0c, 0x99999999, 0x6060606, 0x6060606, 0x100,
-	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
-};
-
-static const cv_op c80_ops[] = {
-	{ 1, "com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16", -1, c80_op0_f, 0, c80_op0_w, 0, c80_op0_a, 6, c80_op0_u, 56 },
-};
-
-static const cv_stream c80_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c80_r0[] = {
-	0, 0x80, 0, 0,
-};
-
-static const uint8_t c80_r1[] = {
-	0, 0x80, 0, 0,
-};
-
-static const uint8_t c80_r2[] = {
-	0, 0, 0, 0,
-};
-
-static const uint8_t c80_r3[] = {
-	0, 0, 0, 0,
-};
-
-static const cv_raw c80_raw[] = {
-	{ c80_r0, 4 },
-	{ c80_r1, 4 },
-	{ c80_r2, 4 },
-	{ c80_r3, 4 },
-};
-
-static const uint8_t c81_in0[] = {
-	0, 0, 0xf8, 0x5b, 0xb0, 0x5c, 0, 0xcd, 0xb8, 0x58, 0, 0, 0xf4, 0x57, 0x16, 0x58,
-	0xb8, 0x5b, 0, 0x59, 0x28, 0x5a, 0, 0, 0x50, 0x5b, 0x58, 0x58, 0xd8, 0x5a, 0xd0, 0x5b,
-	0x18, 0x59, 0, 0,
-};
-
-static const cv_io c81_in[] = {
-	{ { 18, 1, 1, 1 }, 3, 1, c81_in0, 36 },
-};
-
-static const uint8_t c81_out0[] = {
-	0x80, 0x7f, 0x7f, 0x80, 0x18, 0, 0, 3, 0x78, 0x20, 0x46, 0, 0x6a, 0xc, 0x5c, 0x7a,
-	0x24, 0,
-};
-
 static const cv_io c81_out[] = {
-	{ { 18, 1, 1, 1 }, 1, 2, c81_out0, 18 },
+	{ { 80, 1, 1, 1 }, 1, 2, c81_out0, 80 },
 };
 
 static const cv_field c81_op0_f[] = {
@@ -11545,25 +11642,25 @@ static const cv_word c81_op0_w[] = {
 
 static const cv_addr c81_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+	{ 2, NULL, 16, 5, 0, 0, 0 },
+	{ 2, NULL, 17, 5, 1, 0, 0 },
+	{ 2, NULL, 18, 5, 2, 0, 0 },
+	{ 2, NULL, 19, 5, 3, 0, 0 },
 };
 
 static const uint32_t c81_op0_u[] = {
-	0, 0xc, 0x30005, 0x44404071, 0x24, 1, 0x10da10b0, 0,
-	0, 2, 0x10001, 0x44404071, 2, 1, 0x10da10b0, 0,
-	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
-	0, 0x3f800000, 0xbf800000, 0, 0, 0, 0, 0,
-	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
-	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
-	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
-	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
-	0, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
-	0, 0, 0, 0x2400, 0, 0, 0, 0,
+	0, 6, 0x30005, 0x444051f0, 0x14, 2, 0x10da10b0, 0,
+	0, 0xc, 0x30005, 0x44405071, 0x28, 2, 0x10da10b0, 0,
+	0, 0, 0, 0, 0, 0x3f800000, 0, 0,
+	0x99999999, 0x44444444, 0x3020100, 0x7060504, 0x99999999, 0x6060606, 0x6060606, 0x100,
+	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
+	0x99999999, 0x44444444, 0xb0a0908, 0xf0e0d0c, 0x99999999, 0x6060606, 0x6060606, 0x100,
+	0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000, 0x3c000000,
 };
 
 static const cv_op c81_ops[] = {
-	{ 1, "TensorSub", -1, c81_op0_f, 0, c81_op0_w, 0, c81_op0_a, 3, c81_op0_u, 80 },
+	{ 1, "com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16", -1, c81_op0_f, 0, c81_op0_w, 0, c81_op0_a, 6, c81_op0_u, 56 },
 };
 
 static const cv_stream c81_s[] = {
@@ -11571,25 +11668,41 @@ static const cv_stream c81_s[] = {
 };
 
 static const uint8_t c81_r0[] = {
-	0xf8, 0x57,
+	0, 0x80, 0, 0,
+};
+
+static const uint8_t c81_r1[] = {
+	0, 0x80, 0, 0,
+};
+
+static const uint8_t c81_r2[] = {
+	0, 0, 0, 0,
+};
+
+static const uint8_t c81_r3[] = {
+	0, 0, 0, 0,
 };
 
 static const cv_raw c81_raw[] = {
-	{ c81_r0, 2 },
+	{ c81_r0, 4 },
+	{ c81_r1, 4 },
+	{ c81_r2, 4 },
+	{ c81_r3, 4 },
 };
 
 static const uint8_t c82_in0[] = {
-	0x40, 0xc0, 0x80, 0x7f, 0x7b, 0, 0x3d, 0x16, 0x74, 0xbf, 0xff, 0, 0xb0, 0xd8, 0x3a, 0xc,
-	9, 0,
+	0, 0, 0xf8, 0x5b, 0xb0, 0x5c, 0, 0xcd, 0xb8, 0x58, 0, 0, 0xf4, 0x57, 0x16, 0x58,
+	0xb8, 0x5b, 0, 0x59, 0x28, 0x5a, 0, 0, 0x50, 0x5b, 0x58, 0x58, 0xd8, 0x5a, 0xd0, 0x5b,
+	0x18, 0x59, 0, 0,
 };
 
 static const cv_io c82_in[] = {
-	{ { 18, 1, 1, 1 }, 1, 2, c82_in0, 18 },
+	{ { 18, 1, 1, 1 }, 3, 1, c82_in0, 36 },
 };
 
 static const uint8_t c82_out0[] = {
-	0x40, 0xc0, 0x81, 0x7e, 0x7a, 0, 0x3d, 0x16, 0x73, 0xc0, 0xff, 0, 0xb1, 0xd8, 0x3a, 0xc,
-	9, 0,
+	0x80, 0x7f, 0x7f, 0x80, 0x18, 0, 0, 3, 0x78, 0x20, 0x46, 0, 0x6a, 0xc, 0x5c, 0x7a,
+	0x24, 0,
 };
 
 static const cv_io c82_out[] = {
@@ -11611,18 +11724,20 @@ static const cv_addr c82_op0_a[] = {
 };
 
 static const uint32_t c82_op0_u[] = {
+	0, 0xc, 0x30005, 0x44404071, 0x24, 1, 0x10da10b0, 0,
+	0, 2, 0x10001, 0x44404071, 2, 1, 0x10da10b0, 0,
 	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
-	0, 1, 0x10001, 0x44404130, 1, 1, 0x10da10b0, 0,
-	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
-	0, 0, 0, 0, 0x11111111, 0, 0x3020100, 0x7060504,
-	0x11111111, 0x3020100, 0x7060504, 0x407, 0, 0, 0, 0,
-	0, 0, 0, 0, 0x11111111, 0, 0xb0a0908, 0xf0e0d0c,
-	0x11111111, 0xb0a0908, 0xf0e0d0c, 0x407, 0, 0, 0, 0,
-	0, 0, 0, 0,
+	0, 0x3f800000, 0xbf800000, 0, 0, 0, 0, 0,
+	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
+	0, 0, 0, 0x2400, 0, 0, 0, 0,
 };
 
 static const cv_op c82_ops[] = {
-	{ 1, "TensorMul", -1, c82_op0_f, 0, c82_op0_w, 0, c82_op0_a, 3, c82_op0_u, 60 },
+	{ 1, "TensorSub", -1, c82_op0_f, 0, c82_op0_w, 0, c82_op0_a, 3, c82_op0_u, 80 },
 };
 
 static const cv_stream c82_s[] = {
@@ -11630,35 +11745,29 @@ static const cv_stream c82_s[] = {
 };
 
 static const uint8_t c82_r0[] = {
-	0x7f,
+	0xf8, 0x57,
 };
 
 static const cv_raw c82_raw[] = {
-	{ c82_r0, 1 },
+	{ c82_r0, 2 },
 };
 
 static const uint8_t c83_in0[] = {
-	0xff, 0, 0xff, 0x10, 0xaf, 0xfe, 0x22, 0x7b, 0x2a, 0x41, 0x77, 0x45, 0xad, 0x6f, 0x6c, 0x33,
-	0xd7, 0x30,
-};
-
-static const uint8_t c83_in1[] = {
-	0xff, 0xc8, 1, 0x4f, 0xe4, 0xb6, 0x3d, 0x22, 0x93, 0xa, 5, 0x2e, 0xa8, 0x22, 0x6d, 0x26,
-	0xc3, 0x62,
+	0x40, 0xc0, 0x80, 0x7f, 0x7b, 0, 0x3d, 0x16, 0x74, 0xbf, 0xff, 0, 0xb0, 0xd8, 0x3a, 0xc,
+	9, 0,
 };
 
 static const cv_io c83_in[] = {
-	{ { 9, 2, 1, 1 }, 2, 2, c83_in0, 18 },
-	{ { 9, 2, 1, 1 }, 2, 2, c83_in1, 18 },
+	{ { 18, 1, 1, 1 }, 1, 2, c83_in0, 18 },
 };
 
 static const uint8_t c83_out0[] = {
-	0xff, 0, 3, 0xe, 0xff, 0xff, 0x17, 0x2f, 0x46, 7, 7, 0x24, 0xff, 0x2b, 0x85, 0x16,
-	0xff, 0x35,
+	0x40, 0xc0, 0x81, 0x7e, 0x7a, 0, 0x3d, 0x16, 0x73, 0xc0, 0xff, 0, 0xb1, 0xd8, 0x3a, 0xc,
+	9, 0,
 };
 
 static const cv_io c83_out[] = {
-	{ { 9, 2, 1, 1 }, 2, 2, c83_out0, 18 },
+	{ { 18, 1, 1, 1 }, 1, 2, c83_out0, 18 },
 };
 
 static const cv_field c83_op0_f[] = {
@@ -11671,95 +11780,59 @@ static const cv_word c83_op0_w[] = {
 
 static const cv_addr c83_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 1, 1, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c83_op0_u[] = {
-	0, 9, 0x20009, 0x444041f0, 0x12, 1, 0x10da10b0, 0,
-	0, 9, 0x20009, 0x444041f0, 0x12, 1, 0x10da10b0, 0,
-	0, 9, 0x20009, 0x444041f0, 0x12, 1, 0x10da10b0, 0,
-	0x29292929, 0x10101010, 0x1110000, 0x3330222, 0x29292929, 0x10000, 0x30002, 0x300,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0x29292929, 0x10101010, 0x5550444, 0x7770666, 0x29292929, 0x50004, 0x70006, 0x300,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0x3c38de02, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
-	0, 0, 0, 0x2400, 0, 0, 0, 0,
+	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
+	0, 1, 0x10001, 0x44404130, 1, 1, 0x10da10b0, 0,
+	0, 6, 0x30005, 0x44404130, 0x12, 1, 0x10da10b0, 0,
+	0, 0, 0, 0, 0x11111111, 0, 0x3020100, 0x7060504,
+	0x11111111, 0x3020100, 0x7060504, 0x407, 0, 0, 0, 0,
+	0, 0, 0, 0, 0x11111111, 0, 0xb0a0908, 0xf0e0d0c,
+	0x11111111, 0xb0a0908, 0xf0e0d0c, 0x407, 0, 0, 0, 0,
 	0, 0, 0, 0,
 };
 
 static const cv_op c83_ops[] = {
-	{ 1, "TensorMul", -1, c83_op0_f, 0, c83_op0_w, 0, c83_op0_a, 3, c83_op0_u, 76 },
+	{ 1, "TensorMul", -1, c83_op0_f, 0, c83_op0_w, 0, c83_op0_a, 3, c83_op0_u, 60 },
 };
 
 static const cv_stream c83_s[] = {
 	{ { 0 }, { 0 } },
 };
 
+static const uint8_t c83_r0[] = {
+	0x7f,
+};
+
 static const cv_raw c83_raw[] = {
-	{ NULL, 0 },
+	{ c83_r0, 1 },
 };
 
 static const uint8_t c84_in0[] = {
-	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xa, 0xb, 0xc, 0xd, 0xe, 0xf,
-	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
-	0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f,
-	0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3a, 0x3b, 0x3c, 0x3d, 0x3e, 0x3f,
-	0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x4b, 0x4c, 0x4d, 0x4e, 0x4f,
-	0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5a, 0x5b, 0x5c, 0x5d, 0x5e, 0x5f,
-	0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x6b, 0x6c, 0x6d, 0x6e, 0x6f,
-	0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x7b, 0x7c, 0x7d, 0x7e, 0x7f,
-	0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f,
-	0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0x9b, 0x9c, 0x9d, 0x9e, 0x9f,
-	0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf,
-	0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xb9, 0xba, 0xbb, 0xbc, 0xbd, 0xbe, 0xbf,
-	0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xcb, 0xcc, 0xcd, 0xce, 0xcf,
-	0xd0, 0xd1, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf,
-	0xe0, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef,
-	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
+	0xff, 0, 0xff, 0x10, 0xaf, 0xfe, 0x22, 0x7b, 0x2a, 0x41, 0x77, 0x45, 0xad, 0x6f, 0x6c, 0x33,
+	0xd7, 0x30,
+};
+
+static const uint8_t c84_in1[] = {
+	0xff, 0xc8, 1, 0x4f, 0xe4, 0xb6, 0x3d, 0x22, 0x93, 0xa, 5, 0x2e, 0xa8, 0x22, 0x6d, 0x26,
+	0xc3, 0x62,
 };
 
 static const cv_io c84_in[] = {
-	{ { 16, 16, 1, 1 }, 2, 2, c84_in0, 256 },
+	{ { 9, 2, 1, 1 }, 2, 2, c84_in0, 18 },
+	{ { 9, 2, 1, 1 }, 2, 2, c84_in1, 18 },
 };
 
 static const uint8_t c84_out0[] = {
-	0, 0, 0x61, 0x23, 0x61, 0x27, 0x88, 0x29, 0x5f, 0x2b, 0x9b, 0x2c, 0x85, 0x2d, 0x6f, 0x2e,
-	0x59, 0x2f, 0x21, 0x30, 0x95, 0x30, 8, 0x31, 0x7b, 0x31, 0xed, 0x31, 0x5f, 0x32, 0xd0, 0x32,
-	0x40, 0x33, 0xb0, 0x33, 0xf, 0x34, 0x46, 0x34, 0x7d, 0x34, 0xb3, 0x34, 0xe9, 0x34, 0x1e, 0x35,
-	0x53, 0x35, 0x87, 0x35, 0xbb, 0x35, 0xee, 0x35, 0x21, 0x36, 0x53, 0x36, 0x84, 0x36, 0xb5, 0x36,
-	0xe6, 0x36, 0x15, 0x37, 0x45, 0x37, 0x73, 0x37, 0xa1, 0x37, 0xce, 0x37, 0xfb, 0x37, 0x13, 0x38,
-	0x29, 0x38, 0x3f, 0x38, 0x54, 0x38, 0x68, 0x38, 0x7d, 0x38, 0x91, 0x38, 0xa5, 0x38, 0xb8, 0x38,
-	0xcb, 0x38, 0xde, 0x38, 0xf0, 0x38, 2, 0x39, 0x14, 0x39, 0x26, 0x39, 0x37, 0x39, 0x48, 0x39,
-	0x58, 0x39, 0x68, 0x39, 0x78, 0x39, 0x88, 0x39, 0x97, 0x39, 0xa6, 0x39, 0xb5, 0x39, 0xc3, 0x39,
-	0xd1, 0x39, 0xdf, 0x39, 0xec, 0x39, 0xf9, 0x39, 6, 0x3a, 0x13, 0x3a, 0x1f, 0x3a, 0x2b, 0x3a,
-	0x37, 0x3a, 0x43, 0x3a, 0x4e, 0x3a, 0x59, 0x3a, 0x64, 0x3a, 0x6f, 0x3a, 0x79, 0x3a, 0x83, 0x3a,
-	0x8d, 0x3a, 0x96, 0x3a, 0xa0, 0x3a, 0xa9, 0x3a, 0xb2, 0x3a, 0xbb, 0x3a, 0xc3, 0x3a, 0xcc, 0x3a,
-	0xd4, 0x3a, 0xdc, 0x3a, 0xe3, 0x3a, 0xeb, 0x3a, 0xf2, 0x3a, 0xf9, 0x3a, 0, 0x3b, 7, 0x3b,
-	0xe, 0x3b, 0x14, 0x3b, 0x1b, 0x3b, 0x21, 0x3b, 0x27, 0x3b, 0x2d, 0x3b, 0x32, 0x3b, 0x38, 0x3b,
-	0x3d, 0x3b, 0x43, 0x3b, 0x48, 0x3b, 0x4d, 0x3b, 0x52, 0x3b, 0x56, 0x3b, 0x5b, 0x3b, 0x60, 0x3b,
-	0x64, 0x3b, 0x68, 0x3b, 0x6c, 0x3b, 0x70, 0x3b, 0x74, 0x3b, 0x78, 0x3b, 0x7c, 0x3b, 0x80, 0x3b,
-	0x83, 0x3b, 0x87, 0x3b, 0x8a, 0x3b, 0x8d, 0x3b, 0x90, 0x3b, 0x93, 0x3b, 0x96, 0x3b, 0x99, 0x3b,
-	0x9c, 0x3b, 0x9f, 0x3b, 0xa2, 0x3b, 0xa4, 0x3b, 0xa7, 0x3b, 0xa9, 0x3b, 0xac, 0x3b, 0xae, 0x3b,
-	0xb0, 0x3b, 0xb3, 0x3b, 0xb5, 0x3b, 0xb7, 0x3b, 0xb9, 0x3b, 0xbb, 0x3b, 0xbd, 0x3b, 0xbf, 0x3b,
-	0xc0, 0x3b, 0xc2, 0x3b, 0xc4, 0x3b, 0xc6, 0x3b, 0xc7, 0x3b, 0xc9, 0x3b, 0xca, 0x3b, 0xcc, 0x3b,
-	0xcd, 0x3b, 0xcf, 0x3b, 0xd0, 0x3b, 0xd2, 0x3b, 0xd3, 0x3b, 0xd4, 0x3b, 0xd5, 0x3b, 0xd7, 0x3b,
-	0xd8, 0x3b, 0xd9, 0x3b, 0xda, 0x3b, 0xdb, 0x3b, 0xdc, 0x3b, 0xdd, 0x3b, 0xde, 0x3b, 0xdf, 0x3b,
-	0xe0, 0x3b, 0xe1, 0x3b, 0xe2, 0x3b, 0xe3, 0x3b, 0xe3, 0x3b, 0xe4, 0x3b, 0xe5, 0x3b, 0xe6, 0x3b,
-	0xe7, 0x3b, 0xe7, 0x3b, 0xe8, 0x3b, 0xe9, 0x3b, 0xe9, 0x3b, 0xea, 0x3b, 0xeb, 0x3b, 0xeb, 0x3b,
-	0xec, 0x3b, 0xec, 0x3b, 0xed, 0x3b, 0xed, 0x3b, 0xee, 0x3b, 0xee, 0x3b, 0xef, 0x3b, 0xef, 0x3b,
-	0xf0, 0x3b, 0xf0, 0x3b, 0xf1, 0x3b, 0xf1, 0x3b, 0xf2, 0x3b, 0xf2, 0x3b, 0xf2, 0x3b, 0xf3, 0x3b,
-	0xf3, 0x3b, 0xf4, 0x3b, 0xf4, 0x3b, 0xf4, 0x3b, 0xf5, 0x3b, 0xf5, 0x3b, 0xf5, 0x3b, 0xf6, 0x3b,
-	0xf6, 0x3b, 0xf6, 0x3b, 0xf6, 0x3b, 0xf7, 0x3b, 0xf7, 0x3b, 0xf7, 0x3b, 0xf7, 0x3b, 0xf8, 0x3b,
-	0xf8, 0x3b, 0xf8, 0x3b, 0xf8, 0x3b, 0xf9, 0x3b, 0xf9, 0x3b, 0xf9, 0x3b, 0xf9, 0x3b, 0xf9, 0x3b,
-	0xfa, 0x3b, 0xfa, 0x3b, 0xfa, 0x3b, 0xfa, 0x3b, 0xfa, 0x3b, 0xfa, 0x3b, 0xfb, 0x3b, 0xfb, 0x3b,
-	0xfb, 0x3b, 0xfb, 0x3b, 0xfb, 0x3b, 0xfb, 0x3b, 0xfb, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b,
-	0xfc, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b,
-	0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b,
+	0xff, 0, 3, 0xe, 0xff, 0xff, 0x17, 0x2f, 0x46, 7, 7, 0x24, 0xff, 0x2b, 0x85, 0x16,
+	0xff, 0x35,
 };
 
 static const cv_io c84_out[] = {
-	{ { 16, 16, 1, 1 }, 2, 1, c84_out0, 512 },
+	{ { 9, 2, 1, 1 }, 2, 2, c84_out0, 18 },
 };
 
 static const cv_field c84_op0_f[] = {
@@ -11772,23 +11845,25 @@ static const cv_word c84_op0_w[] = {
 
 static const cv_addr c84_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 1, 1, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c84_op0_u[] = {
-	0, 0x10, 0x100010, 0x444041f0, 0x100, 1, 0x10da10b0, 0,
-	0, 0x20, 0x100010, 0x44404071, 0x200, 1, 0x10dd10b0, 0,
-	0x4038aa3b, 0x3f800000, 0x3c6c2191, 0, 0x1010101, 0, 0x10000, 0x30002,
-	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
-	0x3c00, 0, 0x3c00, 0, 0x1010101, 0, 0x50004, 0x70006,
-	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
-	0x3c00, 0, 0x3c00, 0, 0x3f800000, 0, 0, 0,
-	0x11111111, 0x11110000, 0x6040200, 0x6040200, 0x22222222, 0, 0, 0x100,
-	0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
+	0, 9, 0x20009, 0x444041f0, 0x12, 1, 0x10da10b0, 0,
+	0, 9, 0x20009, 0x444041f0, 0x12, 1, 0x10da10b0, 0,
+	0, 9, 0x20009, 0x444041f0, 0x12, 1, 0x10da10b0, 0,
+	0x29292929, 0x10101010, 0x1110000, 0x3330222, 0x29292929, 0x10000, 0x30002, 0x300,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x29292929, 0x10101010, 0x5550444, 0x7770666, 0x29292929, 0x50004, 0x70006, 0x300,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x3c38de02, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
+	0, 0, 0, 0x2400, 0, 0, 0, 0,
+	0, 0, 0, 0,
 };
 
 static const cv_op c84_ops[] = {
-	{ 1, "ActivationLayer", -1, c84_op0_f, 0, c84_op0_w, 0, c84_op0_a, 2, c84_op0_u, 72 },
+	{ 1, "TensorMul", -1, c84_op0_f, 0, c84_op0_w, 0, c84_op0_a, 3, c84_op0_u, 76 },
 };
 
 static const cv_stream c84_s[] = {
@@ -11823,6 +11898,105 @@ static const cv_io c85_in[] = {
 };
 
 static const uint8_t c85_out0[] = {
+	0, 0, 0x61, 0x23, 0x61, 0x27, 0x88, 0x29, 0x5f, 0x2b, 0x9b, 0x2c, 0x85, 0x2d, 0x6f, 0x2e,
+	0x59, 0x2f, 0x21, 0x30, 0x95, 0x30, 8, 0x31, 0x7b, 0x31, 0xed, 0x31, 0x5f, 0x32, 0xd0, 0x32,
+	0x40, 0x33, 0xb0, 0x33, 0xf, 0x34, 0x46, 0x34, 0x7d, 0x34, 0xb3, 0x34, 0xe9, 0x34, 0x1e, 0x35,
+	0x53, 0x35, 0x87, 0x35, 0xbb, 0x35, 0xee, 0x35, 0x21, 0x36, 0x53, 0x36, 0x84, 0x36, 0xb5, 0x36,
+	0xe6, 0x36, 0x15, 0x37, 0x45, 0x37, 0x73, 0x37, 0xa1, 0x37, 0xce, 0x37, 0xfb, 0x37, 0x13, 0x38,
+	0x29, 0x38, 0x3f, 0x38, 0x54, 0x38, 0x68, 0x38, 0x7d, 0x38, 0x91, 0x38, 0xa5, 0x38, 0xb8, 0x38,
+	0xcb, 0x38, 0xde, 0x38, 0xf0, 0x38, 2, 0x39, 0x14, 0x39, 0x26, 0x39, 0x37, 0x39, 0x48, 0x39,
+	0x58, 0x39, 0x68, 0x39, 0x78, 0x39, 0x88, 0x39, 0x97, 0x39, 0xa6, 0x39, 0xb5, 0x39, 0xc3, 0x39,
+	0xd1, 0x39, 0xdf, 0x39, 0xec, 0x39, 0xf9, 0x39, 6, 0x3a, 0x13, 0x3a, 0x1f, 0x3a, 0x2b, 0x3a,
+	0x37, 0x3a, 0x43, 0x3a, 0x4e, 0x3a, 0x59, 0x3a, 0x64, 0x3a, 0x6f, 0x3a, 0x79, 0x3a, 0x83, 0x3a,
+	0x8d, 0x3a, 0x96, 0x3a, 0xa0, 0x3a, 0xa9, 0x3a, 0xb2, 0x3a, 0xbb, 0x3a, 0xc3, 0x3a, 0xcc, 0x3a,
+	0xd4, 0x3a, 0xdc, 0x3a, 0xe3, 0x3a, 0xeb, 0x3a, 0xf2, 0x3a, 0xf9, 0x3a, 0, 0x3b, 7, 0x3b,
+	0xe, 0x3b, 0x14, 0x3b, 0x1b, 0x3b, 0x21, 0x3b, 0x27, 0x3b, 0x2d, 0x3b, 0x32, 0x3b, 0x38, 0x3b,
+	0x3d, 0x3b, 0x43, 0x3b, 0x48, 0x3b, 0x4d, 0x3b, 0x52, 0x3b, 0x56, 0x3b, 0x5b, 0x3b, 0x60, 0x3b,
+	0x64, 0x3b, 0x68, 0x3b, 0x6c, 0x3b, 0x70, 0x3b, 0x74, 0x3b, 0x78, 0x3b, 0x7c, 0x3b, 0x80, 0x3b,
+	0x83, 0x3b, 0x87, 0x3b, 0x8a, 0x3b, 0x8d, 0x3b, 0x90, 0x3b, 0x93, 0x3b, 0x96, 0x3b, 0x99, 0x3b,
+	0x9c, 0x3b, 0x9f, 0x3b, 0xa2, 0x3b, 0xa4, 0x3b, 0xa7, 0x3b, 0xa9, 0x3b, 0xac, 0x3b, 0xae, 0x3b,
+	0xb0, 0x3b, 0xb3, 0x3b, 0xb5, 0x3b, 0xb7, 0x3b, 0xb9, 0x3b, 0xbb, 0x3b, 0xbd, 0x3b, 0xbf, 0x3b,
+	0xc0, 0x3b, 0xc2, 0x3b, 0xc4, 0x3b, 0xc6, 0x3b, 0xc7, 0x3b, 0xc9, 0x3b, 0xca, 0x3b, 0xcc, 0x3b,
+	0xcd, 0x3b, 0xcf, 0x3b, 0xd0, 0x3b, 0xd2, 0x3b, 0xd3, 0x3b, 0xd4, 0x3b, 0xd5, 0x3b, 0xd7, 0x3b,
+	0xd8, 0x3b, 0xd9, 0x3b, 0xda, 0x3b, 0xdb, 0x3b, 0xdc, 0x3b, 0xdd, 0x3b, 0xde, 0x3b, 0xdf, 0x3b,
+	0xe0, 0x3b, 0xe1, 0x3b, 0xe2, 0x3b, 0xe3, 0x3b, 0xe3, 0x3b, 0xe4, 0x3b, 0xe5, 0x3b, 0xe6, 0x3b,
+	0xe7, 0x3b, 0xe7, 0x3b, 0xe8, 0x3b, 0xe9, 0x3b, 0xe9, 0x3b, 0xea, 0x3b, 0xeb, 0x3b, 0xeb, 0x3b,
+	0xec, 0x3b, 0xec, 0x3b, 0xed, 0x3b, 0xed, 0x3b, 0xee, 0x3b, 0xee, 0x3b, 0xef, 0x3b, 0xef, 0x3b,
+	0xf0, 0x3b, 0xf0, 0x3b, 0xf1, 0x3b, 0xf1, 0x3b, 0xf2, 0x3b, 0xf2, 0x3b, 0xf2, 0x3b, 0xf3, 0x3b,
+	0xf3, 0x3b, 0xf4, 0x3b, 0xf4, 0x3b, 0xf4, 0x3b, 0xf5, 0x3b, 0xf5, 0x3b, 0xf5, 0x3b, 0xf6, 0x3b,
+	0xf6, 0x3b, 0xf6, 0x3b, 0xf6, 0x3b, 0xf7, 0x3b, 0xf7, 0x3b, 0xf7, 0x3b, 0xf7, 0x3b, 0xf8, 0x3b,
+	0xf8, 0x3b, 0xf8, 0x3b, 0xf8, 0x3b, 0xf9, 0x3b, 0xf9, 0x3b, 0xf9, 0x3b, 0xf9, 0x3b, 0xf9, 0x3b,
+	0xfa, 0x3b, 0xfa, 0x3b, 0xfa, 0x3b, 0xfa, 0x3b, 0xfa, 0x3b, 0xfa, 0x3b, 0xfb, 0x3b, 0xfb, 0x3b,
+	0xfb, 0x3b, 0xfb, 0x3b, 0xfb, 0x3b, 0xfb, 0x3b, 0xfb, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b,
+	0xfc, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b, 0xfc, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b,
+	0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b, 0xfd, 0x3b,
+};
+
+static const cv_io c85_out[] = {
+	{ { 16, 16, 1, 1 }, 2, 1, c85_out0, 512 },
+};
+
+static const cv_field c85_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c85_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c85_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
+};
+
+static const uint32_t c85_op0_u[] = {
+	0, 0x10, 0x100010, 0x444041f0, 0x100, 1, 0x10da10b0, 0,
+	0, 0x20, 0x100010, 0x44404071, 0x200, 1, 0x10dd10b0, 0,
+	0x4038aa3b, 0x3f800000, 0x3c6c2191, 0, 0x1010101, 0, 0x10000, 0x30002,
+	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
+	0x3c00, 0, 0x3c00, 0, 0x1010101, 0, 0x50004, 0x70006,
+	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
+	0x3c00, 0, 0x3c00, 0, 0x3f800000, 0, 0, 0,
+	0x11111111, 0x11110000, 0x6040200, 0x6040200, 0x22222222, 0, 0, 0x100,
+	0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
+};
+
+static const cv_op c85_ops[] = {
+	{ 1, "ActivationLayer", -1, c85_op0_f, 0, c85_op0_w, 0, c85_op0_a, 2, c85_op0_u, 72 },
+};
+
+static const cv_stream c85_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c85_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c86_in0[] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xa, 0xb, 0xc, 0xd, 0xe, 0xf,
+	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
+	0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f,
+	0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3a, 0x3b, 0x3c, 0x3d, 0x3e, 0x3f,
+	0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x4b, 0x4c, 0x4d, 0x4e, 0x4f,
+	0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5a, 0x5b, 0x5c, 0x5d, 0x5e, 0x5f,
+	0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x6b, 0x6c, 0x6d, 0x6e, 0x6f,
+	0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x7b, 0x7c, 0x7d, 0x7e, 0x7f,
+	0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8c, 0x8d, 0x8e, 0x8f,
+	0x90, 0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0x9b, 0x9c, 0x9d, 0x9e, 0x9f,
+	0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf,
+	0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xb9, 0xba, 0xbb, 0xbc, 0xbd, 0xbe, 0xbf,
+	0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xcb, 0xcc, 0xcd, 0xce, 0xcf,
+	0xd0, 0xd1, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf,
+	0xe0, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef,
+	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
+};
+
+static const cv_io c86_in[] = {
+	{ { 16, 16, 1, 1 }, 2, 2, c86_in0, 256 },
+};
+
+static const uint8_t c86_out0[] = {
 	7, 0xbb, 0, 0xbb, 0xf9, 0xba, 0xf2, 0xba, 0xeb, 0xba, 0xe3, 0xba, 0xdc, 0xba, 0xd4, 0xba,
 	0xcc, 0xba, 0xc3, 0xba, 0xbb, 0xba, 0xb2, 0xba, 0xa9, 0xba, 0xa0, 0xba, 0x96, 0xba, 0x8d, 0xba,
 	0x83, 0xba, 0x79, 0xba, 0x6f, 0xba, 0x64, 0xba, 0x59, 0xba, 0x4e, 0xba, 0x43, 0xba, 0x37, 0xba,
@@ -11857,63 +12031,8 @@ static const uint8_t c85_out0[] = {
 	0xcf, 0x3b, 0xd0, 0x3b, 0xd2, 0x3b, 0xd3, 0x3b, 0xd4, 0x3b, 0xd5, 0x3b, 0xd7, 0x3b, 0xd8, 0x3b,
 };
 
-static const cv_io c85_out[] = {
-	{ { 16, 16, 1, 1 }, 2, 1, c85_out0, 512 },
-};
-
-static const cv_field c85_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c85_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c85_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 2, 0, 0, 0 },
-};
-
-static const uint32_t c85_op0_u[] = {
-	0, 0x10, 0x100010, 0x444041f0, 0x100, 1, 0x10da10b0, 0,
-	0, 0x20, 0x100010, 0x44404071, 0x200, 1, 0x10dd10b0, 0,
-	0x4038aa3b, 0x3f800000, 0x3c6c2191, 0xbfaf40ea, 0x1010101, 0, 0x10000, 0x30002,
-	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
-	0x3c00, 0, 0x3c00, 0, 0x1010101, 0, 0x50004, 0x70006,
-	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
-	0x3c00, 0, 0x3c00, 0, 0x3f800000, 0, 0, 0,
-	0x11111111, 0x11110000, 0x6040200, 0x6040200, 0x22222222, 0, 0, 0x100,
-	0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
-};
-
-static const cv_op c85_ops[] = {
-	{ 1, "ActivationLayer", -1, c85_op0_f, 0, c85_op0_w, 0, c85_op0_a, 2, c85_op0_u, 72 },
-};
-
-static const cv_stream c85_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const cv_raw c85_raw[] = {
-	{ NULL, 0 },
-};
-
-static const uint8_t c86_in0[] = {
-	0x80, 0x7f, 3, 0x8f, 0x97, 0x61, 0xc0, 0, 0xb8, 7, 0x91, 0x89, 0x86, 0xe9, 0x77, 0,
-	0x80, 0x9c, 0xb4, 0x8d, 0x9e, 0x56, 0x54, 0, 0xbe, 0x90, 0xe6, 0xf8, 0x99, 0x97, 3, 0,
-};
-
-static const cv_io c86_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c86_in0, 32 },
-};
-
-static const uint8_t c86_out0[] = {
-	0xe0, 0x7f, 3, 0xe4, 0xe6, 0x61, 0xf0, 0, 0x24, 7, 0x38, 0x3c, 0x3d, 0xc, 0x77, 0,
-	0x80, 0x80, 0x8e, 0x80, 0x80, 0x56, 0x54, 0, 0xf9, 0xf5, 0xfd, 0xff, 0xf6, 0xf6, 3, 0,
-};
-
 static const cv_io c86_out[] = {
-	{ { 32, 1, 1, 1 }, 1, 2, c86_out0, 32 },
+	{ { 16, 16, 1, 1 }, 2, 1, c86_out0, 512 },
 };
 
 static const cv_field c86_op0_f[] = {
@@ -11926,39 +12045,36 @@ static const cv_word c86_op0_w[] = {
 
 static const cv_addr c86_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
+	{ 2, NULL, 8, 2, 0, 0, 0 },
 };
 
 static const uint32_t c86_op0_u[] = {
-	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
-	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4000,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0x10, 0x100010, 0x444041f0, 0x100, 1, 0x10da10b0, 0,
+	0, 0x20, 0x100010, 0x44404071, 0x200, 1, 0x10dd10b0, 0,
+	0x4038aa3b, 0x3f800000, 0x3c6c2191, 0xbfaf40ea, 0x1010101, 0, 0x10000, 0x30002,
+	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
+	0x3c00, 0, 0x3c00, 0, 0x1010101, 0, 0x50004, 0x70006,
+	0x2020202, 0, 0, 0x100, 0x3c00, 0, 0x3c00, 0,
+	0x3c00, 0, 0x3c00, 0, 0x3f800000, 0, 0, 0,
+	0x11111111, 0x11110000, 0x6040200, 0x6040200, 0x22222222, 0, 0, 0x100,
+	0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
 };
 
 static const cv_op c86_ops[] = {
-	{ 1, "PReluLayer", -1, c86_op0_f, 0, c86_op0_w, 0, c86_op0_a, 3, c86_op0_u, 56 },
+	{ 1, "ActivationLayer", -1, c86_op0_f, 0, c86_op0_w, 0, c86_op0_a, 2, c86_op0_u, 72 },
 };
 
 static const cv_stream c86_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c86_r0[] = {
-	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
-};
-
 static const cv_raw c86_raw[] = {
-	{ c86_r0, 8 },
+	{ NULL, 0 },
 };
 
 static const uint8_t c87_in0[] = {
-	0x80, 0x7f, 3, 0x48, 0xfd, 0x9d, 0x3d, 0, 0x65, 0xb7, 0xa5, 0xdb, 0x21, 0xb6, 0xf0, 0,
-	0x80, 0x9c, 0xde, 0xbd, 0x4d, 0xde, 0xc, 0, 0x18, 0x6f, 0x47, 0x9f, 0xe1, 0x75, 0x77, 0,
+	0x80, 0x7f, 3, 0x8f, 0x97, 0x61, 0xc0, 0, 0xb8, 7, 0x91, 0x89, 0x86, 0xe9, 0x77, 0,
+	0x80, 0x9c, 0xb4, 0x8d, 0x9e, 0x56, 0x54, 0, 0xbe, 0x90, 0xe6, 0xf8, 0x99, 0x97, 3, 0,
 };
 
 static const cv_io c87_in[] = {
@@ -11966,8 +12082,8 @@ static const cv_io c87_in[] = {
 };
 
 static const uint8_t c87_out0[] = {
-	0xf0, 0x40, 2, 0x24, 0, 0xf4, 0x1e, 0, 0x32, 0x12, 0x17, 9, 0x10, 0x12, 4, 0,
-	0xa0, 0xb5, 0xe6, 0xce, 0x26, 0xe6, 6, 0, 0xc, 0x38, 0x24, 0xfb, 0xfe, 0x3a, 0x3c, 0,
+	0xe0, 0x7f, 3, 0xe4, 0xe6, 0x61, 0xf0, 0, 0x24, 7, 0x38, 0x3c, 0x3d, 0xc, 0x77, 0,
+	0x80, 0x80, 0x8e, 0x80, 0x80, 0x56, 0x54, 0, 0xf9, 0xf5, 0xfd, 0xff, 0xf6, 0xf6, 3, 0,
 };
 
 static const cv_io c87_out[] = {
@@ -11992,9 +12108,9 @@ static const uint32_t c87_op0_u[] = {
 	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
 	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
 	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4001,
+	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4001,
+	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4000,
 	0, 0, 0, 0, 0, 0, 0, 0,
 };
 
@@ -12015,8 +12131,8 @@ static const cv_raw c87_raw[] = {
 };
 
 static const uint8_t c88_in0[] = {
-	0x80, 0x7f, 3, 0xfd, 5, 0xf9, 0x40, 0, 0xf7, 0x50, 0xb0, 0x9f, 0xf8, 0xa, 0xf6, 0,
-	0x80, 0x9c, 0xa2, 0x90, 0xf1, 0x5e, 0xa4, 0, 0xc2, 0x46, 0x94, 0xfd, 0xf, 0x75, 0xdb, 0,
+	0x80, 0x7f, 3, 0x48, 0xfd, 0x9d, 0x3d, 0, 0x65, 0xb7, 0xa5, 0xdb, 0x21, 0xb6, 0xf0, 0,
+	0x80, 0x9c, 0xde, 0xbd, 0x4d, 0xde, 0xc, 0, 0x18, 0x6f, 0x47, 0x9f, 0xe1, 0x75, 0x77, 0,
 };
 
 static const cv_io c88_in[] = {
@@ -12024,8 +12140,8 @@ static const cv_io c88_in[] = {
 };
 
 static const uint8_t c88_out0[] = {
-	0xc0, 0x7f, 6, 0xfe, 0xa, 0xfc, 0x7f, 0, 9, 0x7f, 0x50, 0x61, 8, 0x14, 0xa, 0,
-	0x80, 0x80, 0x80, 0x80, 0xd3, 0x7f, 0x80, 0, 0xf4, 0x7f, 0xea, 0xff, 0x1e, 0x7f, 0xf9, 0,
+	0xf0, 0x40, 2, 0x24, 0, 0xf4, 0x1e, 0, 0x32, 0x12, 0x17, 9, 0x10, 0x12, 4, 0,
+	0xa0, 0xb5, 0xe6, 0xce, 0x26, 0xe6, 6, 0, 0xc, 0x38, 0x24, 0xfb, 0xfe, 0x3a, 0x3c, 0,
 };
 
 static const cv_io c88_out[] = {
@@ -12050,17 +12166,14 @@ static const uint32_t c88_op0_u[] = {
 	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
 	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
 	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
-	0x55555555, 0x44444444, 0x33221100, 0x77665544, 0, 0x1010101, 0x1010101, 0,
+	0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4001,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	0x55555555, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0x1010101, 0x1010101, 0,
+	0x77777777, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0, 0, 0x4001,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	2, 0, 0, 0, 0x11, 0x10, 0, 0,
-	0x21, 0, 0, 0x400, 0, 1, 0, 0,
-	0, 0, 0, 0,
 };
 
 static const cv_op c88_ops[] = {
-	{ 1, "PReluLayer", -1, c88_op0_f, 0, c88_op0_w, 0, c88_op0_a, 3, c88_op0_u, 76 },
+	{ 1, "PReluLayer", -1, c88_op0_f, 0, c88_op0_w, 0, c88_op0_a, 3, c88_op0_u, 56 },
 };
 
 static const cv_stream c88_s[] = {
@@ -12085,8 +12198,8 @@ static const cv_io c89_in[] = {
 };
 
 static const uint8_t c89_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0xc0, 0x7f, 6, 0xfe, 0xa, 0xfc, 0x7f, 0, 9, 0x7f, 0x50, 0x61, 8, 0x14, 0xa, 0,
+	0x80, 0x80, 0x80, 0x80, 0xd3, 0x7f, 0x80, 0, 0xf4, 0x7f, 0xea, 0xff, 0x1e, 0x7f, 0xf9, 0,
 };
 
 static const cv_io c89_out[] = {
@@ -12115,7 +12228,7 @@ static const uint32_t c89_op0_u[] = {
 	0, 0, 0, 0, 0, 0, 0, 0,
 	0x55555555, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0x1010101, 0x1010101, 0,
 	0, 0, 0, 0, 0, 0, 0, 0,
-	3, 0, 0, 0, 0x11, 0x10, 0, 0,
+	2, 0, 0, 0, 0x11, 0x10, 0, 0,
 	0x21, 0, 0, 0x400, 0, 1, 0, 0,
 	0, 0, 0, 0,
 };
@@ -12137,27 +12250,88 @@ static const cv_raw c89_raw[] = {
 };
 
 static const uint8_t c90_in0[] = {
+	0x80, 0x7f, 3, 0xfd, 5, 0xf9, 0x40, 0, 0xf7, 0x50, 0xb0, 0x9f, 0xf8, 0xa, 0xf6, 0,
+	0x80, 0x9c, 0xa2, 0x90, 0xf1, 0x5e, 0xa4, 0, 0xc2, 0x46, 0x94, 0xfd, 0xf, 0x75, 0xdb, 0,
+};
+
+static const cv_io c90_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c90_in0, 32 },
+};
+
+static const uint8_t c90_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c90_out[] = {
+	{ { 32, 1, 1, 1 }, 1, 2, c90_out0, 32 },
+};
+
+static const cv_field c90_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c90_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c90_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c90_op0_u[] = {
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0, 8, 0x10004, 0x44404071, 8, 1, 0x10da10b0, 0,
+	0, 8, 0x40007, 0x44405130, 0x20, 1, 0x10da10b0, 0,
+	0x55555555, 0x44444444, 0x33221100, 0x77665544, 0, 0x1010101, 0x1010101, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x55555555, 0x44444444, 0xbbaa9988, 0xffeeddcc, 0, 0x1010101, 0x1010101, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	3, 0, 0, 0, 0x11, 0x10, 0, 0,
+	0x21, 0, 0, 0x400, 0, 1, 0, 0,
+	0, 0, 0, 0,
+};
+
+static const cv_op c90_ops[] = {
+	{ 1, "PReluLayer", -1, c90_op0_f, 0, c90_op0_w, 0, c90_op0_a, 3, c90_op0_u, 76 },
+};
+
+static const cv_stream c90_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c90_r0[] = {
+	0, 0x34, 0, 0xb8, 0, 0x3e, 0x66, 0x2e,
+};
+
+static const cv_raw c90_raw[] = {
+	{ c90_r0, 8 },
+};
+
+static const uint8_t c91_in0[] = {
 	0xf6, 0x3f, 0, 0x40, 0xe1, 0xbf, 0xfa, 0xbc, 0, 0, 0xe4, 0xbd, 0xf5, 0x45, 0x68, 0xbc,
 	0x87, 0x42, 0, 0, 0x41, 0x42, 0x8f, 0xc0, 0x5e, 0xbf, 0x1e, 0xbf, 0, 0, 0, 0,
 	0x41, 0xc4, 0xac, 0x45, 0xe9, 0x44, 0xc2, 0x39, 0, 0, 0x79, 0xc0, 0xb0, 0x5c, 0x31, 0x40,
 	0x3a, 0xbd, 0, 0, 0x84, 0x2d, 0xa1, 0x34, 0x23, 0x45, 0, 0x80, 0, 0, 0, 0,
 };
 
-static const cv_io c90_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 1, c90_in0, 64 },
+static const cv_io c91_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 1, c91_in0, 64 },
 };
 
-static const uint8_t c90_out0[] = {
+static const uint8_t c91_out0[] = {
 	0xec, 0x43, 0, 0x44, 0xc3, 0x43, 0x31, 0x3e, 0x57, 0x40, 0x70, 0x50, 0xdc, 0x3c, 0x54, 0x49,
 	0xe4, 0x48, 0x33, 0x45, 0xc9, 0x42, 0x55, 0x42, 0x86, 0x4c, 6, 0x50, 8, 0x4e, 0x25, 0x38,
 	1, 0x45, 0, 0x7c, 0x65, 0x44, 0xd5, 0x3e, 0x9b, 0x1f, 0x5c, 0x2d, 0x9a, 0x4e, 0, 0,
 };
 
-static const cv_io c90_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c90_out0, 48 },
+static const cv_io c91_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c91_out0, 48 },
 };
 
-static const cv_field c90_op0_f[] = {
+static const cv_field c91_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -12178,29 +12352,29 @@ static const cv_field c90_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c90_op0_w[] = {
+static const cv_word c91_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c90_op0_a[] = {
+static const cv_addr c91_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c90_op0_u[] = {
+static const uint32_t c91_op0_u[] = {
 	0,
 };
 
-static const cv_op c90_ops[] = {
-	{ 7, "ActivationLayer", -1, c90_op0_f, 18, c90_op0_w, 0, c90_op0_a, 3, c90_op0_u, 0 },
+static const cv_op c91_ops[] = {
+	{ 7, "ActivationLayer", -1, c91_op0_f, 18, c91_op0_w, 0, c91_op0_a, 3, c91_op0_u, 0 },
 };
 
-static const cv_stream c90_s[] = {
+static const cv_stream c91_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c90_r0[] = {
+static const uint8_t c91_r0[] = {
 	0, 0x80, 8, 0, 0x80, 0x90, 8, 0, 0, 0xa2, 8, 0, 0x80, 0xb4, 8, 0,
 	0, 0xc8, 8, 0, 0x80, 0xdc, 8, 0, 0, 0xf2, 8, 0, 0x40, 4, 9, 0,
 	0, 0x10, 9, 0, 0x40, 0x1c, 9, 0, 0, 0x29, 9, 0, 0x40, 0x36, 9, 0,
@@ -12460,32 +12634,32 @@ static const uint8_t c90_r0[] = {
 	0, 0, 0, 0x11, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_raw c90_raw[] = {
-	{ c90_r0, 4108 },
+static const cv_raw c91_raw[] = {
+	{ c91_r0, 4108 },
 };
 
-static const uint8_t c91_in0[] = {
+static const uint8_t c92_in0[] = {
 	0, 0, 0x10, 0, 0xff, 0x3f, 0x75, 0x50, 0, 0, 0xd5, 0x4e, 0xab, 0x4d, 0x78, 0x4d,
 	0x35, 0x48, 0, 0, 0xb3, 0x4f, 0x7b, 0x50, 0x37, 0x4f, 0xfd, 0x4c, 0, 0, 0, 0,
 	0x6c, 0x4c, 3, 0x50, 0x39, 0x50, 0x95, 0x48, 0, 0, 0xd0, 0x50, 0xb7, 0x40, 0xcc, 0x49,
 	0x3e, 0x4a, 0, 0, 5, 0x4f, 0x13, 0x4f, 0xb7, 0x50, 0xcd, 0xb4, 0, 0, 0, 0,
 };
 
-static const cv_io c91_in[] = {
-	{ { 32, 1, 1, 1 }, 1, 1, c91_in0, 64 },
+static const cv_io c92_in[] = {
+	{ { 32, 1, 1, 1 }, 1, 1, c92_in0, 64 },
 };
 
-static const uint8_t c91_out0[] = {
+static const uint8_t c92_out0[] = {
 	0xa8, 0x59, 0x9d, 0x59, 0xa9, 0x39, 0x5c, 0x31, 0x1f, 0x32, 0xb9, 0x32, 0xd8, 0x32, 0x84, 0x35,
 	0xc4, 0x31, 0x58, 0x31, 0xf5, 0x31, 0x2a, 0x33, 0x9c, 0x33, 0xa6, 0x31, 0x82, 0x31, 0x49, 0x35,
 	0x28, 0x31, 0x36, 0x39, 0xb3, 0x34, 0x87, 0x34, 0xa, 0x32, 4, 0x32, 0x36, 0x31, 0x4e, 0xbf,
 };
 
-static const cv_io c91_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c91_out0, 48 },
+static const cv_io c92_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c92_out0, 48 },
 };
 
-static const cv_field c91_op0_f[] = {
+static const cv_field c92_op0_f[] = {
 	{ "kernel_xy_size", 0x1 },
 	{ "kernel_z_size", 0x1 },
 	{ "kernels_per_core", 0x1 },
@@ -12506,29 +12680,29 @@ static const cv_field c91_op0_f[] = {
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
-static const cv_word c91_op0_w[] = {
+static const cv_word c92_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c91_op0_a[] = {
+static const cv_addr c92_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c91_op0_u[] = {
+static const uint32_t c92_op0_u[] = {
 	0,
 };
 
-static const cv_op c91_ops[] = {
-	{ 7, "ActivationLayer", -1, c91_op0_f, 18, c91_op0_w, 0, c91_op0_a, 3, c91_op0_u, 0 },
+static const cv_op c92_ops[] = {
+	{ 7, "ActivationLayer", -1, c92_op0_f, 18, c92_op0_w, 0, c92_op0_a, 3, c92_op0_u, 0 },
 };
 
-static const cv_stream c91_s[] = {
+static const cv_stream c92_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const uint8_t c91_r0[] = {
+static const uint8_t c92_r0[] = {
 	5, 0x35, 7, 0, 0x41, 0x32, 7, 0, 0x9d, 0x2f, 7, 0, 0x16, 0x2d, 7, 0,
 	0xab, 0x2a, 7, 0, 0x58, 0x28, 7, 0, 0x1d, 0x26, 7, 0, 0xf9, 0x23, 7, 0,
 	0xe9, 0x21, 7, 0, 0xec, 0x1f, 7, 0, 2, 0x1e, 7, 0, 0x29, 0x1c, 7, 0,
@@ -12788,92 +12962,26 @@ static const uint8_t c91_r0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_raw c91_raw[] = {
-	{ c91_r0, 4108 },
+static const cv_raw c92_raw[] = {
+	{ c92_r0, 4108 },
 };
 
-static const uint8_t c92_in0[] = {
+static const uint8_t c93_in0[] = {
 	0, 0x14, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
 };
 
-static const cv_io c92_in[] = {
-	{ { 8, 1, 1, 1 }, 1, 1, c92_in0, 16 },
+static const cv_io c93_in[] = {
+	{ { 8, 1, 1, 1 }, 1, 1, c93_in0, 16 },
 };
 
-static const uint8_t c92_out0[] = {
+static const uint8_t c93_out0[] = {
 	0, 0, 0xdf, 0x90, 0xd9, 0x95, 0xd4, 0x1f, 0xc4, 0xb4, 0xb9, 0xb9, 0xc7, 0x9d, 9, 0x33,
 	0x39, 0x38, 0xbb, 0xa4, 0xc3, 0x39, 0xea, 0x3e, 0x7f, 0x21, 0xb1, 0xb6, 4, 0xbc, 0x93, 0x1c,
 	0x92, 0xb1, 0xb0, 0xb6, 0x3d, 0x29, 0x61, 0xbe, 0xa8, 0xc3, 0x89, 0xa7, 0x97, 0x3c, 0x82, 0x41,
 };
 
-static const cv_io c92_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c92_out0, 48 },
-};
-
-static const cv_field c92_op0_f[] = {
-	{ NULL, 0 },
-};
-
-static const cv_word c92_op0_w[] = {
-	{ 0, 0 },
-};
-
-static const cv_addr c92_op0_a[] = {
-	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
-	{ 2, NULL, 16, 2, 0, 0, 0 },
-};
-
-static const uint32_t c92_op0_u[] = {
-	0, 2, 0x40001, 0x44405071, 8, 2, 0x10dd10b0, 0,
-	0, 6, 0x10003, 0x44404071, 6, 1, 0x10dd10b0, 0,
-	0, 6, 0x40003, 0x44405071, 0x18, 2, 0x10dd10b0, 0,
-	0x29292929, 0x10101010, 0x1110000, 0x3330222, 0x29292929, 0x10000, 0x30002, 0x300,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0x29292929, 0x10101010, 0x5550444, 0x7770666, 0x29292929, 0x50004, 0x70006, 0x300,
-	0, 0, 0, 0, 0, 0, 0, 0,
-	0x3f800000, 0, 0, 0, 0x11111111, 0x11110000, 0x6040200, 0x6040200,
-	0x22222222, 0, 0, 0x100, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
-	0x3c00, 0x3c00, 0x3c00, 0x3c00,
-};
-
-static const cv_op c92_ops[] = {
-	{ 1, "TensorMul", -1, c92_op0_f, 0, c92_op0_w, 0, c92_op0_a, 3, c92_op0_u, 76 },
-};
-
-static const cv_stream c92_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c92_r0[] = {
-	0, 0x24, 0xdf, 0xb8, 0xd9, 0xbd,
-};
-
-static const cv_raw c92_raw[] = {
-	{ c92_r0, 6 },
-};
-
-static const uint8_t c93_in0[] = {
-	0, 8, 0x1a, 0xc8, 0xba, 0xcc, 0x63, 0x3c, 0x5f, 0xcf, 0, 0, 0, 0, 0, 0,
-	9, 0x4f, 0x85, 0x4c, 0xb8, 0x4b, 0x25, 0x49, 0xe, 0xcf, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c93_in1[] = {
-	0, 0xc2,
-};
-
-static const cv_io c93_in[] = {
-	{ { 16, 1, 1, 1 }, 1, 1, c93_in0, 32 },
-	{ { 1, 1, 1, 1 }, 1, 1, c93_in1, 2 },
-};
-
-static const uint8_t c93_out0[] = {
-	0, 0, 0x78, 0x41, 0x4d, 0x46, 0xd9, 0xb5, 0xea, 0x48, 0xb1, 0xc8, 7, 0xc6, 0x25, 0xc5,
-	0xdc, 0xc2, 0xb4, 0x48,
-};
-
 static const cv_io c93_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 1, c93_out0, 20 },
+	{ { 24, 1, 1, 1 }, 1, 1, c93_out0, 48 },
 };
 
 static const cv_field c93_op0_f[] = {
@@ -12886,51 +12994,60 @@ static const cv_word c93_op0_w[] = {
 
 static const cv_addr c93_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 1, 1, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c93_op0_u[] = {
-	0, 0x10, 0x20005, 0x44405071, 0x20, 1, 0x10dd10b0, 0,
-	0, 2, 0x10001, 0x44404071, 2, 1, 0x10dd10b0, 0,
-	0, 0xa, 0x20005, 0x44405071, 0x14, 1, 0x10dd10b0, 0,
-	0, 0x3f800000, 0x3f800000, 0, 0, 0, 0, 0,
-	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
-	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
-	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
-	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
-	0, 0, 0, 0, 0x11111111, 0x11110000, 0x6040200, 0x6040200,
+	0, 2, 0x40001, 0x44405071, 8, 2, 0x10dd10b0, 0,
+	0, 6, 0x10003, 0x44404071, 6, 1, 0x10dd10b0, 0,
+	0, 6, 0x40003, 0x44405071, 0x18, 2, 0x10dd10b0, 0,
+	0x29292929, 0x10101010, 0x1110000, 0x3330222, 0x29292929, 0x10000, 0x30002, 0x300,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x29292929, 0x10101010, 0x5550444, 0x7770666, 0x29292929, 0x50004, 0x70006, 0x300,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x3f800000, 0, 0, 0, 0x11111111, 0x11110000, 0x6040200, 0x6040200,
 	0x22222222, 0, 0, 0x100, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
+	0x3c00, 0x3c00, 0x3c00, 0x3c00,
 };
 
 static const cv_op c93_ops[] = {
-	{ 1, "TensorDiv", -1, c93_op0_f, 0, c93_op0_w, 0, c93_op0_a, 3, c93_op0_u, 80 },
+	{ 1, "TensorMul", -1, c93_op0_f, 0, c93_op0_w, 0, c93_op0_a, 3, c93_op0_u, 76 },
 };
 
 static const cv_stream c93_s[] = {
 	{ { 0 }, { 0 } },
 };
 
+static const uint8_t c93_r0[] = {
+	0, 0x24, 0xdf, 0xb8, 0xd9, 0xbd,
+};
+
 static const cv_raw c93_raw[] = {
-	{ NULL, 0 },
+	{ c93_r0, 6 },
 };
 
 static const uint8_t c94_in0[] = {
-	0, 0x14, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
+	0, 8, 0x1a, 0xc8, 0xba, 0xcc, 0x63, 0x3c, 0x5f, 0xcf, 0, 0, 0, 0, 0, 0,
+	9, 0x4f, 0x85, 0x4c, 0xb8, 0x4b, 0x25, 0x49, 0xe, 0xcf, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c94_in1[] = {
+	0, 0xc2,
 };
 
 static const cv_io c94_in[] = {
-	{ { 8, 1, 1, 1 }, 1, 1, c94_in0, 16 },
+	{ { 16, 1, 1, 1 }, 1, 1, c94_in0, 32 },
+	{ { 1, 1, 1, 1 }, 1, 1, c94_in1, 2 },
 };
 
 static const uint8_t c94_out0[] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0x78, 0x41, 0x4d, 0x46, 0xd9, 0xb5, 0xea, 0x48, 0xb1, 0xc8, 7, 0xc6, 0x25, 0xc5,
+	0xdc, 0xc2, 0xb4, 0x48,
 };
 
 static const cv_io c94_out[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c94_out0, 48 },
+	{ { 10, 1, 1, 1 }, 1, 1, c94_out0, 20 },
 };
 
 static const cv_field c94_op0_f[] = {
@@ -12943,11 +13060,68 @@ static const cv_word c94_op0_w[] = {
 
 static const cv_addr c94_op0_a[] = {
 	{ 2, NULL, 0, 1, 0, 0, 0 },
-	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 8, 1, 1, 0, 0 },
 	{ 2, NULL, 16, 2, 0, 0, 0 },
 };
 
 static const uint32_t c94_op0_u[] = {
+	0, 0x10, 0x20005, 0x44405071, 0x20, 1, 0x10dd10b0, 0,
+	0, 2, 0x10001, 0x44404071, 2, 1, 0x10dd10b0, 0,
+	0, 0xa, 0x20005, 0x44405071, 0x14, 1, 0x10dd10b0, 0,
+	0, 0x3f800000, 0x3f800000, 0, 0, 0, 0, 0,
+	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0, 0, 0, 0, 0x11111111, 0x11110000, 0x6040200, 0x6040200,
+	0x22222222, 0, 0, 0x100, 0x3c00, 0x3c00, 0x3c00, 0x3c00,
+};
+
+static const cv_op c94_ops[] = {
+	{ 1, "TensorDiv", -1, c94_op0_f, 0, c94_op0_w, 0, c94_op0_a, 3, c94_op0_u, 80 },
+};
+
+static const cv_stream c94_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c94_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c95_in0[] = {
+	0, 0x14, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
+};
+
+static const cv_io c95_in[] = {
+	{ { 8, 1, 1, 1 }, 1, 1, c95_in0, 16 },
+};
+
+static const uint8_t c95_out0[] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c95_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c95_out0, 48 },
+};
+
+static const cv_field c95_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c95_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c95_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c95_op0_u[] = {
 	0, 2, 0x40001, 0x44405071, 8, 2, 0x10dd10b0, 0,
 	0, 6, 0x10003, 0x44404071, 6, 1, 0x10dd10b0, 0,
 	0, 6, 0x40003, 0x44405071, 0x18, 2, 0x10dd10b0, 0,
@@ -12960,92 +13134,26 @@ static const uint32_t c94_op0_u[] = {
 	0x3c00, 0x3c00, 0x3c00, 0x3c00,
 };
 
-static const cv_op c94_ops[] = {
-	{ 1, "TensorMul", -1, c94_op0_f, 0, c94_op0_w, 0, c94_op0_a, 3, c94_op0_u, 76 },
-};
-
-static const cv_stream c94_s[] = {
-	{ { 0 }, { 0 } },
-};
-
-static const uint8_t c94_r0[] = {
-	0, 0x24, 0xdf, 0xb8, 0xd9, 0xbd,
-};
-
-static const cv_raw c94_raw[] = {
-	{ c94_r0, 6 },
-};
-
-static const uint8_t c95_in0[] = {
-	0, 4, 0, 0x80, 0xd0, 0xc2, 0, 0, 0x3d, 0xc5, 0x4b, 0xc2, 0x65, 0xc5, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0x61, 0x42, 0x58, 0x44, 0x73, 0x33, 0, 0,
-	0x3a, 0xc4, 0x52, 0xc4, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const cv_io c95_in[] = {
-	{ { 24, 1, 1, 1 }, 1, 1, c95_in0, 48 },
-};
-
-static const uint8_t c95_out0[] = {
-	0, 0, 0, 0, 0xd0, 0xbe, 0x3d, 0xc1, 0x4b, 0xbe, 0x65, 0xc1, 0x61, 0x3e, 0x58, 0x40,
-	0x73, 0x2f, 0x3a, 0xc0, 0x52, 0xc0, 0xff, 0x77,
-};
-
-static const cv_io c95_out[] = {
-	{ { 12, 1, 1, 1 }, 1, 1, c95_out0, 24 },
-};
-
-static const cv_field c95_op0_f[] = {
-	{ "kernel_xy_size", 0x1 },
-	{ "kernel_z_size", 0x2 },
-	{ "kernel_data_type", 0x1 },
-	{ "in_image_x_size", 0x3 },
-	{ "in_image_y_size", 0x2 },
-	{ "in_image_data_type", 0x1 },
-	{ "out_image_data_type", 0x1 },
-	{ "out_image_x_size", 0x3 },
-	{ "out_image_y_size", 0x2 },
-	{ "out_image_z_size", 0x2 },
-	{ "in_image_x_stride", 0x8 },
-	{ "in_image_y_stride", 0x18 },
-	{ "out_image_x_stride", 0x6 },
-	{ "out_image_y_stride", 0xc },
-	{ "post_shift", 0x1e },
-	{ "post_shift_bit_5_6", 0x3 },
-};
-
-static const cv_word c95_op0_w[] = {
-	{ 27, 0x00000000 },
-	{ 29, 0x7f800000 },
-	{ 30, 0xff800000 },
-	{ 35, 0x07ffffff },
-};
-
-static const cv_addr c95_op0_a[] = {
-	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
-	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
-};
-
-static const uint32_t c95_op0_u[] = {
-	0,
-};
-
 static const cv_op c95_ops[] = {
-	{ 6, "TensorMul_SP", -1, c95_op0_f, 16, c95_op0_w, 4, c95_op0_a, 2, c95_op0_u, 0 },
+	{ 1, "TensorMul", -1, c95_op0_f, 0, c95_op0_w, 0, c95_op0_a, 3, c95_op0_u, 76 },
 };
 
 static const cv_stream c95_s[] = {
 	{ { 0 }, { 0 } },
 };
 
+static const uint8_t c95_r0[] = {
+	0, 0x24, 0xdf, 0xb8, 0xd9, 0xbd,
+};
+
 static const cv_raw c95_raw[] = {
-	{ NULL, 0 },
+	{ c95_r0, 6 },
 };
 
 static const uint8_t c96_in0[] = {
-	0, 0, 0, 0x80, 0x65, 0xc0, 0, 0, 0xbb, 0x41, 0xe4, 0xc4, 0xf6, 0xc3, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0x22, 0x44, 0x60, 0x3b, 0x94, 0x33, 0, 0,
-	0x1f, 0xb8, 0x9b, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 4, 0, 0x80, 0xd0, 0xc2, 0, 0, 0x3d, 0xc5, 0x4b, 0xc2, 0x65, 0xc5, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0x61, 0x42, 0x58, 0x44, 0x73, 0x33, 0, 0,
+	0x3a, 0xc4, 0x52, 0xc4, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c96_in[] = {
@@ -13053,8 +13161,8 @@ static const cv_io c96_in[] = {
 };
 
 static const uint8_t c96_out0[] = {
-	0, 0, 0, 0, 0x65, 0x40, 0xbb, 0xc1, 0xe4, 0x44, 0xf6, 0x43, 0x22, 0xc4, 0x60, 0xbb,
-	0x94, 0xb3, 0x1f, 0x38, 0x9b, 0x46, 0xff, 0xfb,
+	0, 0, 0, 0, 0xd0, 0xbe, 0x3d, 0xc1, 0x4b, 0xbe, 0x65, 0xc1, 0x61, 0x3e, 0x58, 0x40,
+	0x73, 0x2f, 0x3a, 0xc0, 0x52, 0xc0, 0xff, 0x77,
 };
 
 static const cv_io c96_out[] = {
@@ -13076,12 +13184,12 @@ static const cv_field c96_op0_f[] = {
 	{ "in_image_y_stride", 0x18 },
 	{ "out_image_x_stride", 0x6 },
 	{ "out_image_y_stride", 0xc },
-	{ "post_shift", 0x1f },
+	{ "post_shift", 0x1e },
 	{ "post_shift_bit_5_6", 0x3 },
 };
 
 static const cv_word c96_op0_w[] = {
-	{ 27, 0x10000000 },
+	{ 27, 0x00000000 },
 	{ 29, 0x7f800000 },
 	{ 30, 0xff800000 },
 	{ 35, 0x07ffffff },
@@ -13097,7 +13205,7 @@ static const uint32_t c96_op0_u[] = {
 };
 
 static const cv_op c96_ops[] = {
-	{ 6, "ActivationLayer_SP", -1, c96_op0_f, 16, c96_op0_w, 4, c96_op0_a, 2, c96_op0_u, 0 },
+	{ 6, "TensorMul_SP", -1, c96_op0_f, 16, c96_op0_w, 4, c96_op0_a, 2, c96_op0_u, 0 },
 };
 
 static const cv_stream c96_s[] = {
@@ -13109,24 +13217,18 @@ static const cv_raw c96_raw[] = {
 };
 
 static const uint8_t c97_in0[] = {
-	0, 4, 0, 0x80, 0x3b, 0xc7, 0, 0, 0x92, 0x36, 0x8d, 0xc5, 0x54, 9, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xce, 0xc3, 0x84, 0x39, 0x2e, 0x3a, 0, 0,
-	0x63, 0xc4, 0x92, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
-static const uint8_t c97_in1[] = {
-	0, 0x34, 0xd4, 0x41, 0xcb, 0x45, 0xe8, 0xb9, 0x72, 0x3c, 0xea, 0xc7, 0xfe, 0x45, 0xfc, 0x3c,
-	0x20, 0x47, 0x45, 0x46, 0xd2, 0x41, 0, 0x44,
+	0, 0, 0, 0x80, 0x65, 0xc0, 0, 0, 0xbb, 0x41, 0xe4, 0xc4, 0xf6, 0xc3, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0x22, 0x44, 0x60, 0x3b, 0x94, 0x33, 0, 0,
+	0x1f, 0xb8, 0x9b, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c97_in[] = {
 	{ { 24, 1, 1, 1 }, 1, 1, c97_in0, 48 },
-	{ { 12, 1, 1, 1 }, 1, 1, c97_in1, 24 },
 };
 
 static const uint8_t c97_out0[] = {
-	0, 0, 0, 0, 0x3c, 0xd1, 0xda, 0xb4, 0x2b, 0xc6, 0x45, 0x95, 0xd9, 0xcd, 0xdf, 0x3a,
-	0x81, 0x45, 0xe0, 0xce, 0xc8, 0xcc, 0xff, 0x7b,
+	0, 0, 0, 0, 0x65, 0x40, 0xbb, 0xc1, 0xe4, 0x44, 0xf6, 0x43, 0x22, 0xc4, 0x60, 0xbb,
+	0x94, 0xb3, 0x1f, 0x38, 0x9b, 0x46, 0xff, 0xfb,
 };
 
 static const cv_io c97_out[] = {
@@ -13150,20 +13252,16 @@ static const cv_field c97_op0_f[] = {
 	{ "out_image_y_stride", 0xc },
 	{ "post_shift", 0x1f },
 	{ "post_shift_bit_5_6", 0x3 },
-	{ "kernels_per_core", 0x2 },
-	{ "depthwise", 0x1 },
 };
 
 static const cv_word c97_op0_w[] = {
-	{ 29, 0x477fe000 },
-	{ 30, 0xc77fe000 },
-	{ 32, 0x000c0006 },
-	{ 33, 0x00000001 },
-	{ 35, 0x17ffffff },
+	{ 27, 0x10000000 },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 35, 0x07ffffff },
 };
 
 static const cv_addr c97_op0_a[] = {
-	{ 1, NULL, 34, 1, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
@@ -13173,7 +13271,7 @@ static const uint32_t c97_op0_u[] = {
 };
 
 static const cv_op c97_ops[] = {
-	{ 2, "TensorMul", -1, c97_op0_f, 18, c97_op0_w, 5, c97_op0_a, 3, c97_op0_u, 0 },
+	{ 6, "ActivationLayer_SP", -1, c97_op0_f, 16, c97_op0_w, 4, c97_op0_a, 2, c97_op0_u, 0 },
 };
 
 static const cv_stream c97_s[] = {
@@ -13185,18 +13283,24 @@ static const cv_raw c97_raw[] = {
 };
 
 static const uint8_t c98_in0[] = {
-	0, 4, 0, 0x80, 0x1e, 0x3e, 0, 0, 0x6b, 0xba, 0x80, 0xb9, 7, 0xc2, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xf9, 0xc1, 0x91, 0xc2, 0xe1, 0x37, 0, 0,
-	0xa4, 0xbe, 0, 0x43, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 4, 0, 0x80, 0x3b, 0xc7, 0, 0, 0x92, 0x36, 0x8d, 0xc5, 0x54, 9, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xce, 0xc3, 0x84, 0x39, 0x2e, 0x3a, 0, 0,
+	0x63, 0xc4, 0x92, 0xc6, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c98_in1[] = {
+	0, 0x34, 0xd4, 0x41, 0xcb, 0x45, 0xe8, 0xb9, 0x72, 0x3c, 0xea, 0xc7, 0xfe, 0x45, 0xfc, 0x3c,
+	0x20, 0x47, 0x45, 0x46, 0xd2, 0x41, 0, 0x44,
 };
 
 static const cv_io c98_in[] = {
 	{ { 24, 1, 1, 1 }, 1, 1, c98_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c98_in1, 24 },
 };
 
 static const uint8_t c98_out0[] = {
-	0, 4, 0, 0, 0x1e, 0x3e, 0x6b, 0xba, 0x80, 0xb9, 7, 0xc2, 0xf9, 0xc1, 0x91, 0xc2,
-	0xe1, 0x37, 0xa4, 0xbe, 0, 0x43, 0xff, 0x7b,
+	0, 0, 0, 0, 0x3c, 0xd1, 0xda, 0xb4, 0x2b, 0xc6, 0x45, 0x95, 0xd9, 0xcd, 0xdf, 0x3a,
+	0x81, 0x45, 0xe0, 0xce, 0xc8, 0xcc, 0xff, 0x7b,
 };
 
 static const cv_io c98_out[] = {
@@ -13220,16 +13324,20 @@ static const cv_field c98_op0_f[] = {
 	{ "out_image_y_stride", 0xc },
 	{ "post_shift", 0x1f },
 	{ "post_shift_bit_5_6", 0x3 },
+	{ "kernels_per_core", 0x2 },
+	{ "depthwise", 0x1 },
 };
 
 static const cv_word c98_op0_w[] = {
-	{ 27, 0x00000000 },
-	{ 29, 0x7f800000 },
-	{ 30, 0xff800000 },
-	{ 35, 0x07ffffff },
+	{ 29, 0x477fe000 },
+	{ 30, 0xc77fe000 },
+	{ 32, 0x000c0006 },
+	{ 33, 0x00000001 },
+	{ 35, 0x17ffffff },
 };
 
 static const cv_addr c98_op0_a[] = {
+	{ 1, NULL, 34, 1, 1, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
@@ -13239,7 +13347,7 @@ static const uint32_t c98_op0_u[] = {
 };
 
 static const cv_op c98_ops[] = {
-	{ 6, "TensorAdd_SP", -1, c98_op0_f, 16, c98_op0_w, 4, c98_op0_a, 2, c98_op0_u, 0 },
+	{ 2, "TensorMul", -1, c98_op0_f, 18, c98_op0_w, 5, c98_op0_a, 3, c98_op0_u, 0 },
 };
 
 static const cv_stream c98_s[] = {
@@ -13251,49 +13359,48 @@ static const cv_raw c98_raw[] = {
 };
 
 static const uint8_t c99_in0[] = {
-	0x8c, 0x41, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
-	0x89, 0xb1, 0xdf, 0xbc, 0xd9, 0xc1, 0xae, 0xbf, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0x3d, 0xc3, 0xc4, 0xba, 0x1c, 0xbc, 0x43, 0x37,
-	0x5c, 0x42, 0x53, 0xc1, 0xf0, 0xb9, 0xe0, 0x3c, 0x56, 0x38, 0x42, 0x38, 0x3c, 0x32, 0xe3, 0x3a,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0xf3, 0xc1, 0xf9, 0xc0, 0x87, 0xb7, 0xcb, 0x41, 0x5a, 0x42, 0x56, 0xc0, 0x51, 0xb4, 0x89, 0xb3,
-	0xc1, 0xb8, 0x85, 0x43, 0x37, 0x41, 0x8f, 0x3e, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0,
+	0, 4, 0, 0x80, 0x1e, 0x3e, 0, 0, 0x6b, 0xba, 0x80, 0xb9, 7, 0xc2, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xf9, 0xc1, 0x91, 0xc2, 0xe1, 0x37, 0, 0,
+	0xa4, 0xbe, 0, 0x43, 0xff, 0x7b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
 static const cv_io c99_in[] = {
-	{ { 60, 1, 1, 1 }, 3, 1, c99_in0, 120 },
+	{ { 24, 1, 1, 1 }, 1, 1, c99_in0, 48 },
 };
 
 static const uint8_t c99_out0[] = {
-	0x8c, 0x41, 0xbb, 0xbc, 0x3d, 0x41, 0xdf, 0xbc, 0, 0, 0xd4, 0x37, 0x7f, 0x39, 0x89, 0xbf,
-	0xd9, 0xc1, 0, 0, 0xc7, 0xb5, 0x93, 0x34, 0x89, 0xb1, 0xae, 0xbf, 0, 0, 0, 0,
-	0, 0, 0, 0, 0x3d, 0xc3, 0x43, 0x37, 0xf0, 0xb9, 0x42, 0x38, 0, 0, 0xc4, 0xba,
-	0x5c, 0x42, 0xe0, 0x3c, 0x3c, 0x32, 0, 0, 0x1c, 0xbc, 0x53, 0xc1, 0x56, 0x38, 0xe3, 0x3a,
-	0, 0, 0, 0, 0, 0, 0, 0, 0xf3, 0xc1, 0xcb, 0x41, 0x51, 0xb4, 0x85, 0x43,
-	0, 0, 0xf9, 0xc0, 0x5a, 0x42, 0x89, 0xb3, 0x37, 0x41, 0, 0, 0x87, 0xb7, 0x56, 0xc0,
-	0xc1, 0xb8, 0x8f, 0x3e, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 4, 0, 0, 0x1e, 0x3e, 0x6b, 0xba, 0x80, 0xb9, 7, 0xc2, 0xf9, 0xc1, 0x91, 0xc2,
+	0xe1, 0x37, 0xa4, 0xbe, 0, 0x43, 0xff, 0x7b,
 };
 
 static const cv_io c99_out[] = {
-	{ { 54, 1, 1, 1 }, 3, 1, c99_out0, 108 },
+	{ { 12, 1, 1, 1 }, 1, 1, c99_out0, 24 },
 };
 
 static const cv_field c99_op0_f[] = {
-	{ "kernel_address", 0x2 },
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x1 },
 	{ "in_image_x_size", 0x3 },
-	{ "in_image_y_size", 0x4 },
-	{ "out_image_x_size", 0x4 },
-	{ "out_image_y_size", 0x3 },
-	{ "out_image_z_size", 0x3 },
-	{ "in_image_x_stride", 0x6 },
-	{ "in_image_y_stride", 0x28 },
-	{ "out_image_x_stride", 0xa },
-	{ "out_image_y_stride", 0x24 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
 };
 
 static const cv_word c99_op0_w[] = {
-	{ 0, 0 },
+	{ 27, 0x00000000 },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 35, 0x07ffffff },
 };
 
 static const cv_addr c99_op0_a[] = {
@@ -13306,7 +13413,7 @@ static const uint32_t c99_op0_u[] = {
 };
 
 static const cv_op c99_ops[] = {
-	{ 8, "ConcatLayer", -1, c99_op0_f, 10, c99_op0_w, 0, c99_op0_a, 2, c99_op0_u, 0 },
+	{ 6, "TensorAdd_SP", -1, c99_op0_f, 16, c99_op0_w, 4, c99_op0_a, 2, c99_op0_u, 0 },
 };
 
 static const cv_stream c99_s[] = {
@@ -13318,26 +13425,763 @@ static const cv_raw c99_raw[] = {
 };
 
 static const uint8_t c100_in0[] = {
+	0, 0, 0x30, 0x75, 0xfb, 0xff, 1, 8, 0, 0, 0xb5, 0, 0x68, 0xf5, 0x48, 1,
+	0x96, 0xfd, 0, 0, 0xa3, 1, 0xba, 0xfe, 0xe, 0xfb, 0x85, 0xfb, 0, 0,
+};
+
+static const cv_io c100_in[] = {
+	{ { 15, 1, 1, 1 }, 1, 1, c100_in0, 30 },
+};
+
+static const uint8_t c100_out0[] = {
+	0, 0, 0xff, 0x7f, 0, 0, 0, 1, 2, 0, 0xc1, 1, 7, 0, 0x17, 0,
+	0xb, 0, 6, 0, 0x62, 0, 0x50, 0,
+};
+
+static const cv_io c100_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c100_out0, 24 },
+};
+
+static const cv_field c100_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "kernels_per_core", 0x1 },
+	{ "depthwise", 0x1 },
+	{ "in_image_x_size", 0x4 },
+	{ "in_image_y_size", 0x3 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x3 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0xa },
+	{ "in_image_y_stride", 0x1e },
+	{ "out_image_x_stride", 0x8 },
+	{ "out_image_y_stride", 0x18 },
+	{ "kernel_data_type", 0x0 },
+	{ "kernel_data_type_bit_2", 0x1 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_data_type_bit_2", 0x1 },
+	{ "post_shift", 0x1f },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c100_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c100_op0_a[] = {
+	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c100_op0_u[] = {
+	0,
+};
+
+static const cv_op c100_ops[] = {
+	{ 7, "ActivationLayer", -1, c100_op0_f, 21, c100_op0_w, 0, c100_op0_a, 3, c100_op0_u, 0 },
+};
+
+static const cv_stream c100_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c100_r0[] = {
+	0, 0x80, 1, 0, 0x80, 0x90, 1, 0, 0, 0xa2, 1, 0, 0x80, 0xb4, 1, 0,
+	0, 0xc8, 1, 0, 0x80, 0xdc, 1, 0, 0, 0xf2, 1, 0, 0x40, 4, 2, 0,
+	0, 0x10, 2, 0, 0x40, 0x1c, 2, 0, 0, 0x29, 2, 0, 0x40, 0x36, 2, 0,
+	0, 0x44, 2, 0, 0x40, 0x52, 2, 0, 0, 0x61, 2, 0, 0x40, 0x70, 2, 0,
+	0, 0x80, 2, 0, 0x80, 0x90, 2, 0, 0, 0xa2, 2, 0, 0x80, 0xb4, 2, 0,
+	0, 0xc8, 2, 0, 0x80, 0xdc, 2, 0, 0, 0xf2, 2, 0, 0x40, 4, 3, 0,
+	0, 0x10, 3, 0, 0x40, 0x1c, 3, 0, 0, 0x29, 3, 0, 0x40, 0x36, 3, 0,
+	0, 0x44, 3, 0, 0x40, 0x52, 3, 0, 0, 0x61, 3, 0, 0x40, 0x70, 3, 0,
+	0, 0x80, 3, 0, 0x80, 0x90, 3, 0, 0, 0xa2, 3, 0, 0x80, 0xb4, 3, 0,
+	0, 0xc8, 3, 0, 0x80, 0xdc, 3, 0, 0, 0xf2, 3, 0, 0x40, 4, 4, 0,
+	0, 0x10, 4, 0, 0x40, 0x1c, 4, 0, 0, 0x29, 4, 0, 0x40, 0x36, 4, 0,
+	0, 0x44, 4, 0, 0x40, 0x52, 4, 0, 0, 0x61, 4, 0, 0x40, 0x70, 4, 0,
+	0, 0x80, 4, 0, 0x80, 0x90, 4, 0, 0, 0xa2, 4, 0, 0x80, 0xb4, 4, 0,
+	0, 0xc8, 4, 0, 0x80, 0xdc, 4, 0, 0, 0xf2, 4, 0, 0x40, 4, 5, 0,
+	0, 0x10, 5, 0, 0x40, 0x1c, 5, 0, 0, 0x29, 5, 0, 0x40, 0x36, 5, 0,
+	0, 0x44, 5, 0, 0x40, 0x52, 5, 0, 0, 0x61, 5, 0, 0x40, 0x70, 5, 0,
+	0, 0x80, 5, 0, 0x80, 0x90, 5, 0, 0, 0xa2, 5, 0, 0x80, 0xb4, 5, 0,
+	0, 0xc8, 5, 0, 0x80, 0xdc, 5, 0, 0, 0xf2, 5, 0, 0x40, 4, 6, 0,
+	0, 0x10, 6, 0, 0x40, 0x1c, 6, 0, 0, 0x29, 6, 0, 0x40, 0x36, 6, 0,
+	0, 0x44, 6, 0, 0x40, 0x52, 6, 0, 0, 0x61, 6, 0, 0x40, 0x70, 6, 0,
+	0, 0x80, 6, 0, 0x80, 0x90, 6, 0, 0, 0xa2, 6, 0, 0x80, 0xb4, 6, 0,
+	0, 0xc8, 6, 0, 0x80, 0xdc, 6, 0, 0, 0xf2, 6, 0, 0x40, 4, 7, 0,
+	0, 0x10, 7, 0, 0x40, 0x1c, 7, 0, 0, 0x29, 7, 0, 0x40, 0x36, 7, 0,
+	0, 0x44, 7, 0, 0x40, 0x52, 7, 0, 0, 0x61, 7, 0, 0x40, 0x70, 7, 0,
+	0, 0x80, 7, 0, 0x80, 0x90, 7, 0, 0, 0xa2, 7, 0, 0x80, 0xb4, 7, 0,
+	0, 0xc8, 7, 0, 0x80, 0xdc, 7, 0, 0, 0xf2, 7, 0, 0x40, 4, 8, 0,
+	0, 0x10, 8, 0, 0x40, 0x1c, 8, 0, 0, 0x29, 8, 0, 0x40, 0x36, 8, 0,
+	0, 0x44, 8, 0, 0x40, 0x52, 8, 0, 0, 0x61, 8, 0, 0x40, 0x70, 8, 0,
+	0, 0x80, 8, 0, 0x80, 0x90, 8, 0, 0, 0xa2, 8, 0, 0x80, 0xb4, 8, 0,
+	0, 0xc8, 8, 0, 0x80, 0xdc, 8, 0, 0, 0xf2, 8, 0, 0x40, 4, 9, 0,
+	0, 0x10, 9, 0, 0x40, 0x1c, 9, 0, 0, 0x29, 9, 0, 0x40, 0x36, 9, 0,
+	0, 0x44, 9, 0, 0x40, 0x52, 9, 0, 0, 0x61, 9, 0, 0x40, 0x70, 9, 0,
+	0, 0x80, 9, 0, 0x80, 0x90, 9, 0, 0, 0xa2, 9, 0, 0x80, 0xb4, 9, 0,
+	0, 0xc8, 9, 0, 0x80, 0xdc, 9, 0, 0, 0xf2, 9, 0, 0x40, 4, 0xa, 0,
+	0, 0x10, 0xa, 0, 0x40, 0x1c, 0xa, 0, 0, 0x29, 0xa, 0, 0x40, 0x36, 0xa, 0,
+	0, 0x44, 0xa, 0, 0x40, 0x52, 0xa, 0, 0, 0x61, 0xa, 0, 0x40, 0x70, 0xa, 0,
+	0, 0x80, 0xa, 0, 0x80, 0x90, 0xa, 0, 0, 0xa2, 0xa, 0, 0x80, 0xb4, 0xa, 0,
+	0, 0xc8, 0xa, 0, 0x80, 0xdc, 0xa, 0, 0, 0xf2, 0xa, 0, 0x40, 4, 0xb, 0,
+	0, 0x10, 0xb, 0, 0x40, 0x1c, 0xb, 0, 0, 0x29, 0xb, 0, 0x40, 0x36, 0xb, 0,
+	0, 0x44, 0xb, 0, 0x40, 0x52, 0xb, 0, 0, 0x61, 0xb, 0, 0x40, 0x70, 0xb, 0,
+	0, 0x80, 0xb, 0, 0x80, 0x90, 0xb, 0, 0, 0xa2, 0xb, 0, 0x80, 0xb4, 0xb, 0,
+	0, 0xc8, 0xb, 0, 0x80, 0xdc, 0xb, 0, 0, 0xf2, 0xb, 0, 0x40, 4, 0xc, 0,
+	0, 0x10, 0xc, 0, 0x40, 0x1c, 0xc, 0, 0, 0x29, 0xc, 0, 0x40, 0x36, 0xc, 0,
+	0, 0x44, 0xc, 0, 0x40, 0x52, 0xc, 0, 0, 0x61, 0xc, 0, 0x40, 0x70, 0xc, 0,
+	0, 0x80, 0xc, 0, 0x80, 0x90, 0xc, 0, 0, 0xa2, 0xc, 0, 0x80, 0xb4, 0xc, 0,
+	0, 0xc8, 0xc, 0, 0x80, 0xdc, 0xc, 0, 0, 0xf2, 0xc, 0, 0x40, 4, 0xd, 0,
+	0, 0x10, 0xd, 0, 0x40, 0x1c, 0xd, 0, 0, 0x29, 0xd, 0, 0x40, 0x36, 0xd, 0,
+	0, 0x44, 0xd, 0, 0x40, 0x52, 0xd, 0, 0, 0x61, 0xd, 0, 0x40, 0x70, 0xd, 0,
+	0, 0x80, 0xd, 0, 0x80, 0x90, 0xd, 0, 0, 0xa2, 0xd, 0, 0x80, 0xb4, 0xd, 0,
+	0, 0xc8, 0xd, 0, 0x80, 0xdc, 0xd, 0, 0, 0xf2, 0xd, 0, 0x40, 4, 0xe, 0,
+	0, 0x10, 0xe, 0, 0x40, 0x1c, 0xe, 0, 0, 0x29, 0xe, 0, 0x40, 0x36, 0xe, 0,
+	0, 0x44, 0xe, 0, 0x40, 0x52, 0xe, 0, 0, 0x61, 0xe, 0, 0x40, 0x70, 0xe, 0,
+	0, 0x80, 0xe, 0, 0x80, 0x90, 0xe, 0, 0, 0xa2, 0xe, 0, 0x80, 0xb4, 0xe, 0,
+	0, 0xc8, 0xe, 0, 0x80, 0xdc, 0xe, 0, 0, 0xf2, 0xe, 0, 0x40, 4, 0xf, 0,
+	0, 0x10, 0xf, 0, 0x40, 0x1c, 0xf, 0, 0, 0x29, 0xf, 0, 0x40, 0x36, 0xf, 0,
+	0, 0x44, 0xf, 0, 0x40, 0x52, 0xf, 0, 0, 0x61, 0xf, 0, 0x40, 0x70, 0xf, 0,
+	0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0,
+	0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0,
+	0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0,
+	0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0,
+	0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0,
+	0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0,
+	0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0,
+	0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0x80, 0, 0, 0x80, 0x90, 0, 0, 0, 0xa2, 0, 0, 0x80, 0xb4, 0, 0,
+	0, 0xc8, 0, 0, 0x80, 0xdc, 0, 0, 0, 0xf2, 0, 0, 0x40, 4, 1, 0,
+	0, 0x10, 1, 0, 0x40, 0x1c, 1, 0, 0, 0x29, 1, 0, 0x40, 0x36, 1, 0,
+	0, 0x44, 1, 0, 0x40, 0x52, 1, 0, 0, 0x61, 1, 0, 0x40, 0x70, 1, 0,
+	0, 0x80, 1, 0, 0x80, 0x90, 1, 0, 0, 0xa2, 1, 0, 0x80, 0xb4, 1, 0,
+	0, 0xc8, 1, 0, 0x80, 0xdc, 1, 0, 0, 0xf2, 1, 0, 0x40, 4, 2, 0,
+	0, 0x10, 2, 0, 0x40, 0x1c, 2, 0, 0, 0x29, 2, 0, 0x40, 0x36, 2, 0,
+	0, 0x44, 2, 0, 0x40, 0x52, 2, 0, 0, 0x61, 2, 0, 0x40, 0x70, 2, 0,
+	0, 0x80, 2, 0, 0x80, 0x90, 2, 0, 0, 0xa2, 2, 0, 0x80, 0xb4, 2, 0,
+	0, 0xc8, 2, 0, 0x80, 0xdc, 2, 0, 0, 0xf2, 2, 0, 0x40, 4, 3, 0,
+	0, 0x10, 3, 0, 0x40, 0x1c, 3, 0, 0, 0x29, 3, 0, 0x40, 0x36, 3, 0,
+	0, 0x44, 3, 0, 0x40, 0x52, 3, 0, 0, 0x61, 3, 0, 0x40, 0x70, 3, 0,
+	0, 0x80, 3, 0, 0x80, 0x90, 3, 0, 0, 0xa2, 3, 0, 0x80, 0xb4, 3, 0,
+	0, 0xc8, 3, 0, 0x80, 0xdc, 3, 0, 0, 0xf2, 3, 0, 0x40, 4, 4, 0,
+	0, 0x10, 4, 0, 0x40, 0x1c, 4, 0, 0, 0x29, 4, 0, 0x40, 0x36, 4, 0,
+	0, 0x44, 4, 0, 0x40, 0x52, 4, 0, 0, 0x61, 4, 0, 0x40, 0x70, 4, 0,
+	0, 0x80, 4, 0, 0x80, 0x90, 4, 0, 0, 0xa2, 4, 0, 0x80, 0xb4, 4, 0,
+	0, 0xc8, 4, 0, 0x80, 0xdc, 4, 0, 0, 0xf2, 4, 0, 0x40, 4, 5, 0,
+	0, 0x10, 5, 0, 0x40, 0x1c, 5, 0, 0, 0x29, 5, 0, 0x40, 0x36, 5, 0,
+	0, 0x44, 5, 0, 0x40, 0x52, 5, 0, 0, 0x61, 5, 0, 0x40, 0x70, 5, 0,
+	0, 0x80, 5, 0, 0x80, 0x90, 5, 0, 0, 0xa2, 5, 0, 0x80, 0xb4, 5, 0,
+	0, 0xc8, 5, 0, 0x80, 0xdc, 5, 0, 0, 0xf2, 5, 0, 0x40, 4, 6, 0,
+	0, 0x10, 6, 0, 0x40, 0x1c, 6, 0, 0, 0x29, 6, 0, 0x40, 0x36, 6, 0,
+	0, 0x44, 6, 0, 0x40, 0x52, 6, 0, 0, 0x61, 6, 0, 0x40, 0x70, 6, 0,
+	0, 0x80, 6, 0, 0x80, 0x90, 6, 0, 0, 0xa2, 6, 0, 0x80, 0xb4, 6, 0,
+	0, 0xc8, 6, 0, 0x80, 0xdc, 6, 0, 0, 0xf2, 6, 0, 0x40, 4, 7, 0,
+	0, 0x10, 7, 0, 0x40, 0x1c, 7, 0, 0, 0x29, 7, 0, 0x40, 0x36, 7, 0,
+	0, 0x44, 7, 0, 0x40, 0x52, 7, 0, 0, 0x61, 7, 0, 0x40, 0x70, 7, 0,
+	0, 0x80, 7, 0, 0x80, 0x90, 7, 0, 0, 0xa2, 7, 0, 0x80, 0xb4, 7, 0,
+	0, 0xc8, 7, 0, 0x80, 0xdc, 7, 0, 0, 0xf2, 7, 0, 0x40, 4, 8, 0,
+	0, 0x10, 8, 0, 0x40, 0x1c, 8, 0, 0, 0x29, 8, 0, 0x40, 0x36, 8, 0,
+	0, 0x44, 8, 0, 0x40, 0x52, 8, 0, 0, 0x61, 8, 0, 0x40, 0x70, 8, 0,
+	0, 0x80, 8, 0, 0x80, 0x90, 8, 0, 0, 0xa2, 8, 0, 0x80, 0xb4, 8, 0,
+	0, 0xc8, 8, 0, 0x80, 0xdc, 8, 0, 0, 0xf2, 8, 0, 0x40, 4, 9, 0,
+	0, 0x10, 9, 0, 0x40, 0x1c, 9, 0, 0, 0x29, 9, 0, 0x40, 0x36, 9, 0,
+	0, 0x44, 9, 0, 0x40, 0x52, 9, 0, 0, 0x61, 9, 0, 0x40, 0x70, 9, 0,
+	0, 0x80, 9, 0, 0x80, 0x90, 9, 0, 0, 0xa2, 9, 0, 0x80, 0xb4, 9, 0,
+	0, 0xc8, 9, 0, 0x80, 0xdc, 9, 0, 0, 0xf2, 9, 0, 0x40, 4, 0xa, 0,
+	0, 0x10, 0xa, 0, 0x40, 0x1c, 0xa, 0, 0, 0x29, 0xa, 0, 0x40, 0x36, 0xa, 0,
+	0, 0x44, 0xa, 0, 0x40, 0x52, 0xa, 0, 0, 0x61, 0xa, 0, 0x40, 0x70, 0xa, 0,
+	0, 0x80, 0xa, 0, 0x80, 0x90, 0xa, 0, 0, 0xa2, 0xa, 0, 0x80, 0xb4, 0xa, 0,
+	0, 0xc8, 0xa, 0, 0x80, 0xdc, 0xa, 0, 0, 0xf2, 0xa, 0, 0x40, 4, 0xb, 0,
+	0, 0x10, 0xb, 0, 0x40, 0x1c, 0xb, 0, 0, 0x29, 0xb, 0, 0x40, 0x36, 0xb, 0,
+	0, 0x44, 0xb, 0, 0x40, 0x52, 0xb, 0, 0, 0x61, 0xb, 0, 0x40, 0x70, 0xb, 0,
+	0, 0x80, 0xb, 0, 0x80, 0x90, 0xb, 0, 0, 0xa2, 0xb, 0, 0x80, 0xb4, 0xb, 0,
+	0, 0xc8, 0xb, 0, 0x80, 0xdc, 0xb, 0, 0, 0xf2, 0xb, 0, 0x40, 4, 0xc, 0,
+	0, 0x10, 0xc, 0, 0x40, 0x1c, 0xc, 0, 0, 0x29, 0xc, 0, 0x40, 0x36, 0xc, 0,
+	0, 0x44, 0xc, 0, 0x40, 0x52, 0xc, 0, 0, 0x61, 0xc, 0, 0x40, 0x70, 0xc, 0,
+	0, 0x80, 0xc, 0, 0x80, 0x90, 0xc, 0, 0, 0xa2, 0xc, 0, 0x80, 0xb4, 0xc, 0,
+	0, 0xc8, 0xc, 0, 0x80, 0xdc, 0xc, 0, 0, 0xf2, 0xc, 0, 0x40, 4, 0xd, 0,
+	0, 0x10, 0xd, 0, 0x40, 0x1c, 0xd, 0, 0, 0x29, 0xd, 0, 0x40, 0x36, 0xd, 0,
+	0, 0x44, 0xd, 0, 0x40, 0x52, 0xd, 0, 0, 0x61, 0xd, 0, 0x40, 0x70, 0xd, 0,
+	0, 0x80, 0xd, 0, 0x80, 0x90, 0xd, 0, 0, 0xa2, 0xd, 0, 0x80, 0xb4, 0xd, 0,
+	0, 0xc8, 0xd, 0, 0x80, 0xdc, 0xd, 0, 0, 0xf2, 0xd, 0, 0x40, 4, 0xe, 0,
+	0, 0x10, 0xe, 0, 0x40, 0x1c, 0xe, 0, 0, 0x29, 0xe, 0, 0x40, 0x36, 0xe, 0,
+	0, 0x44, 0xe, 0, 0x40, 0x52, 0xe, 0, 0, 0x61, 0xe, 0, 0x40, 0x70, 0xe, 0,
+	0, 0x80, 0xe, 0, 0x80, 0x90, 0xe, 0, 0, 0xa2, 0xe, 0, 0x80, 0xb4, 0xe, 0,
+	0, 0xc8, 0xe, 0, 0x80, 0xdc, 0xe, 0, 0, 0xf2, 0xe, 0, 0x40, 4, 0xf, 0,
+	0, 0x10, 0xf, 0, 0x40, 0x1c, 0xf, 0, 0, 0x29, 0xf, 0, 0x40, 0x36, 0xf, 0,
+	0, 0x44, 0xf, 0, 0x40, 0x52, 0xf, 0, 0, 0x61, 0xf, 0, 0x40, 0x70, 0xf, 0,
+	0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0,
+	0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0,
+	0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0,
+	0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0,
+	0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0,
+	0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0,
+	0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0,
+	0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0, 0xff, 0x7f, 0xf, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0x80, 0, 0, 0x80, 0x90, 0, 0, 0, 0xa2, 0, 0, 0x80, 0xb4, 0, 0,
+	0, 0xc8, 0, 0, 0x80, 0xdc, 0, 0, 0, 0xf2, 0, 0, 0x40, 4, 1, 0,
+	0, 0x10, 1, 0, 0x40, 0x1c, 1, 0, 0, 0x29, 1, 0, 0x40, 0x36, 1, 0,
+	0, 0x44, 1, 0, 0x40, 0x52, 1, 0, 0, 0x61, 1, 0, 0x40, 0x70, 1, 0,
+	0, 0, 0, 0x11, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_raw c100_raw[] = {
+	{ c100_r0, 4108 },
+};
+
+static const uint8_t c101_in0[] = {
+	0, 0x45, 0, 0xc5, 0, 4, 0, 0, 0, 0x8a, 0x3c, 0x36, 0, 0x3d, 0, 0,
+};
+
+static const cv_io c101_in[] = {
+	{ { 8, 1, 1, 1 }, 1, 1, c101_in0, 16 },
+};
+
+static const uint8_t c101_out0[] = {
+	0xff, 0x7f, 0, 0x80, 1, 0, 0xfe, 0xff, 0x78, 0xc, 0, 0x28,
+};
+
+static const cv_io c101_out[] = {
+	{ { 6, 1, 1, 1 }, 1, 1, c101_out0, 12 },
+};
+
+static const cv_field c101_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "kernel_data_type", 0x1 },
+	{ "kernel_data_type_bit_2", 0x0 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x1 },
+	{ "in_image_data_type_bit_2", 0x0 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_data_type_bit_2", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x10 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0xc },
+	{ "post_shift_bit_5_6", 0x0 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c101_op0_w[] = {
+	{ 27, 0x40000000 },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 35, 0x07ffffff },
+};
+
+static const cv_addr c101_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c101_op0_u[] = {
+	0,
+};
+
+static const cv_op c101_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c101_op0_f, 23, c101_op0_w, 4, c101_op0_a, 2, c101_op0_u, 0 },
+};
+
+static const cv_stream c101_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c101_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c102_in0[] = {
+	0, 0x80, 0, 0, 1, 0, 0, 0, 0xa6, 0xc, 0x36, 0x40, 0xf1, 0x23, 0, 0,
+};
+
+static const cv_io c102_in[] = {
+	{ { 8, 1, 1, 1 }, 1, 1, c102_in0, 16 },
+};
+
+static const uint8_t c102_out0[] = {
+	0, 0xc4, 0, 0, 0, 8, 0x53, 0x36, 3, 0x40, 0x7e, 0x3c,
+};
+
+static const cv_io c102_out[] = {
+	{ { 6, 1, 1, 1 }, 1, 1, c102_out0, 12 },
+};
+
+static const cv_field c102_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x1 },
+	{ "kernel_data_type", 0x0 },
+	{ "kernel_data_type_bit_2", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
+	{ "out_image_data_type", 0x1 },
+	{ "out_image_data_type_bit_2", 0x0 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x1 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x10 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x12 },
+	{ "post_shift_bit_5_6", 0x3 },
+	{ "post_multiplier", 0x0 },
+	{ "post_multiplier_1_to_6", 0x0 },
+	{ "post_multiplier_7_to_14", 0x0 },
+	{ "post_multiplier_15_to_22", 0x0 },
+};
+
+static const cv_word c102_op0_w[] = {
+	{ 27, 0x00000000 },
+	{ 29, 0x7f800000 },
+	{ 30, 0xff800000 },
+	{ 35, 0x07ffffff },
+};
+
+static const cv_addr c102_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c102_op0_u[] = {
+	0,
+};
+
+static const cv_op c102_ops[] = {
+	{ 6, "TensorAdd_SP", -1, c102_op0_f, 23, c102_op0_w, 4, c102_op0_a, 2, c102_op0_u, 0 },
+};
+
+static const cv_stream c102_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c102_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c103_in0[] = {
+	0, 0x20, 0, 0xe0, 0x13, 0xd2, 0x2f, 0xc6, 0x75, 0x2c, 0x13, 0x13, 0xaa, 4, 0x30, 0x75,
+};
+
+static const cv_io c103_in[] = {
+	{ { 8, 1, 1, 1 }, 1, 1, c103_in0, 16 },
+};
+
+static const uint8_t c103_out0[] = {
+	2, 0, 0x84, 0x1b, 0x98, 0x3a, 0xfe, 0xff, 0x7c, 0xe4, 0x68, 0xc5, 0xfe, 0xff, 0x83, 0xd8,
+	0xe8, 0xab, 0xfd, 0xff, 0x4a, 0xce, 0x23, 0x96, 2, 0, 0x39, 0x26, 0x67, 0x51, 1, 0,
+	0x66, 0x10, 0xed, 0x22, 0, 0, 3, 4, 0x8a, 8, 5, 0, 0xc2, 0x64, 0xff, 0x7f,
+};
+
+static const cv_io c103_out[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c103_out0, 48 },
+};
+
+static const cv_field c103_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c103_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c103_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 5, 0, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c103_op0_u[] = {
+	0, 2, 0x40001, 0x444050f1, 8, 2, 0x10dd10b0, 0,
+	0, 6, 0x10003, 0x444040f1, 6, 1, 0x10dd10b0, 0,
+	0, 6, 0x40003, 0x444050f1, 0x18, 2, 0x10dd10b0, 0,
+	0x29292929, 0x10101010, 0x1110000, 0x3330222, 0x29292929, 0x10000, 0x30002, 0x300,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x29292929, 0x10101010, 0x5550444, 0x7770666, 0x29292929, 0x50004, 0x70006, 0x300,
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0x38800000, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
+	0, 0, 0, 0x2400, 0, 0, 0, 0,
+	0, 0, 0, 0,
+};
+
+static const cv_op c103_ops[] = {
+	{ 1, "TensorMul", -1, c103_op0_f, 0, c103_op0_w, 0, c103_op0_a, 3, c103_op0_u, 76 },
+};
+
+static const cv_stream c103_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const uint8_t c103_r0[] = {
+	3, 0, 7, 0x37, 0x30, 0x75,
+};
+
+static const cv_raw c103_raw[] = {
+	{ c103_r0, 6 },
+};
+
+static const uint8_t c104_in0[] = {
+	1, 0, 0xe8, 3, 0x18, 0xfc, 0xc5, 0x5d, 7, 0x28, 0, 0, 0, 0, 0, 0,
+	0xd9, 0xfb, 0x89, 0xb3, 0x5b, 3, 0x23, 0x86, 0x16, 0x94, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c104_in1[] = {
+	0, 0xc2,
+};
+
+static const cv_io c104_in[] = {
+	{ { 16, 1, 1, 1 }, 1, 1, c104_in0, 32 },
+	{ { 1, 1, 1, 1 }, 1, 1, c104_in1, 2 },
+};
+
+static const uint8_t c104_out0[] = {
+	0xd5, 0xff, 0, 0x80, 0xff, 0x7f, 0, 0x80, 0, 0x80, 0xff, 0x7f, 0xff, 0x7f, 0, 0x80,
+	0xff, 0x7f, 0xff, 0x7f,
+};
+
+static const cv_io c104_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 1, c104_out0, 20 },
+};
+
+static const cv_field c104_op0_f[] = {
+	{ NULL, 0 },
+};
+
+static const cv_word c104_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c104_op0_a[] = {
+	{ 2, NULL, 0, 1, 0, 0, 0 },
+	{ 2, NULL, 8, 1, 1, 0, 0 },
+	{ 2, NULL, 16, 2, 0, 0, 0 },
+};
+
+static const uint32_t c104_op0_u[] = {
+	0, 0x10, 0x20005, 0x444050f1, 0x20, 1, 0x10dd10b0, 0,
+	0, 2, 0x10001, 0x44404071, 2, 1, 0x10dd10b0, 0,
+	0, 0xa, 0x20005, 0x444050f1, 0x14, 1, 0x10dd10b0, 0,
+	0, 0x3c000000, 0x46800000, 0, 0, 0, 0, 0,
+	0x9090909, 0x4040404, 0x10000, 0x30002, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0x9090909, 0x4040404, 0x50004, 0x70006, 0xa0a0a0a, 0, 0, 0x100,
+	0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0, 0x3c003c00, 0,
+	0, 0, 0, 0, 0x33333333, 0x11110000, 0x3020100, 0x3020100,
+	0, 0, 0, 0x2400, 0, 0, 0, 0,
+};
+
+static const cv_op c104_ops[] = {
+	{ 1, "TensorDiv", -1, c104_op0_f, 0, c104_op0_w, 0, c104_op0_a, 3, c104_op0_u, 80 },
+};
+
+static const cv_stream c104_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c104_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c105_in0[] = {
+	0, 8, 0, 0xf8, 0x67, 0x16, 0, 0, 0x64, 0xec, 0x8a, 0x11, 0xac, 9, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xb0, 0xf9, 0x5c, 7, 0xd8, 0xfe, 0, 0,
+	0x57, 0xf7, 0xe0, 0xb1, 0x20, 0x4e, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const uint8_t c105_in1[] = {
+	3, 0, 3, 0, 0xec, 0xe9, 0x53, 0xf3, 0xef, 0xe7, 0x53, 0xc, 0xdb, 0xe6, 0x88, 0x1a,
+	0x4b, 0xe1, 0x7b, 2, 0x20, 0x4e, 0x20, 0x4e,
+};
+
+static const cv_io c105_in[] = {
+	{ { 24, 1, 1, 1 }, 1, 1, c105_in0, 48 },
+	{ { 12, 1, 1, 1 }, 1, 1, c105_in1, 24 },
+};
+
+static const uint8_t c105_out0[] = {
+	2, 0, 0xfe, 0xff, 0x16, 0xe1, 0x89, 0xf, 0x9e, 0xe5, 0x73, 7, 0xec, 9, 0x34, 0xc,
+	0x38, 2, 0xa8, 0xfe, 0, 0x80, 0xff, 0x7f,
+};
+
+static const cv_io c105_out[] = {
+	{ { 12, 1, 1, 1 }, 1, 1, c105_out0, 24 },
+};
+
+static const cv_field c105_op0_f[] = {
+	{ "kernel_xy_size", 0x1 },
+	{ "kernel_z_size", 0x2 },
+	{ "kernel_data_type", 0x0 },
+	{ "kernel_data_type_bit_2", 0x1 },
+	{ "kernels_per_core", 0x2 },
+	{ "depthwise", 0x1 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x2 },
+	{ "in_image_data_type", 0x0 },
+	{ "in_image_data_type_bit_2", 0x1 },
+	{ "out_image_data_type", 0x0 },
+	{ "out_image_data_type_bit_2", 0x1 },
+	{ "out_image_x_size", 0x3 },
+	{ "out_image_y_size", 0x2 },
+	{ "out_image_z_size", 0x2 },
+	{ "in_image_x_stride", 0x8 },
+	{ "in_image_y_stride", 0x18 },
+	{ "out_image_x_stride", 0x6 },
+	{ "out_image_y_stride", 0xc },
+	{ "post_shift", 0x13 },
+	{ "post_shift_bit_5_6", 0x3 },
+};
+
+static const cv_word c105_op0_w[] = {
+	{ 29, 0x40fffe00 },
+	{ 30, 0xc1000000 },
+	{ 32, 0x000c0006 },
+	{ 33, 0x00000001 },
+	{ 35, 0x17ffffff },
+};
+
+static const cv_addr c105_op0_a[] = {
+	{ 1, NULL, 34, 1, 1, 0, 0 },
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c105_op0_u[] = {
+	0,
+};
+
+static const cv_op c105_ops[] = {
+	{ 2, "TensorMul", -1, c105_op0_f, 21, c105_op0_w, 5, c105_op0_a, 3, c105_op0_u, 0 },
+};
+
+static const cv_stream c105_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c105_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c106_in0[] = {
+	0x8c, 0x41, 0xd4, 0x37, 0xc7, 0xb5, 0xbb, 0xbc, 0x7f, 0x39, 0x93, 0x34, 0x3d, 0x41, 0x89, 0xbf,
+	0x89, 0xb1, 0xdf, 0xbc, 0xd9, 0xc1, 0xae, 0xbf, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0x3d, 0xc3, 0xc4, 0xba, 0x1c, 0xbc, 0x43, 0x37,
+	0x5c, 0x42, 0x53, 0xc1, 0xf0, 0xb9, 0xe0, 0x3c, 0x56, 0x38, 0x42, 0x38, 0x3c, 0x32, 0xe3, 0x3a,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0xf3, 0xc1, 0xf9, 0xc0, 0x87, 0xb7, 0xcb, 0x41, 0x5a, 0x42, 0x56, 0xc0, 0x51, 0xb4, 0x89, 0xb3,
+	0xc1, 0xb8, 0x85, 0x43, 0x37, 0x41, 0x8f, 0x3e, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c106_in[] = {
+	{ { 60, 1, 1, 1 }, 3, 1, c106_in0, 120 },
+};
+
+static const uint8_t c106_out0[] = {
+	0x8c, 0x41, 0xbb, 0xbc, 0x3d, 0x41, 0xdf, 0xbc, 0, 0, 0xd4, 0x37, 0x7f, 0x39, 0x89, 0xbf,
+	0xd9, 0xc1, 0, 0, 0xc7, 0xb5, 0x93, 0x34, 0x89, 0xb1, 0xae, 0xbf, 0, 0, 0, 0,
+	0, 0, 0, 0, 0x3d, 0xc3, 0x43, 0x37, 0xf0, 0xb9, 0x42, 0x38, 0, 0, 0xc4, 0xba,
+	0x5c, 0x42, 0xe0, 0x3c, 0x3c, 0x32, 0, 0, 0x1c, 0xbc, 0x53, 0xc1, 0x56, 0x38, 0xe3, 0x3a,
+	0, 0, 0, 0, 0, 0, 0, 0, 0xf3, 0xc1, 0xcb, 0x41, 0x51, 0xb4, 0x85, 0x43,
+	0, 0, 0xf9, 0xc0, 0x5a, 0x42, 0x89, 0xb3, 0x37, 0x41, 0, 0, 0x87, 0xb7, 0x56, 0xc0,
+	0xc1, 0xb8, 0x8f, 0x3e, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const cv_io c106_out[] = {
+	{ { 54, 1, 1, 1 }, 3, 1, c106_out0, 108 },
+};
+
+static const cv_field c106_op0_f[] = {
+	{ "kernel_address", 0x2 },
+	{ "in_image_x_size", 0x3 },
+	{ "in_image_y_size", 0x4 },
+	{ "out_image_x_size", 0x4 },
+	{ "out_image_y_size", 0x3 },
+	{ "out_image_z_size", 0x3 },
+	{ "in_image_x_stride", 0x6 },
+	{ "in_image_y_stride", 0x28 },
+	{ "out_image_x_stride", 0xa },
+	{ "out_image_y_stride", 0x24 },
+};
+
+static const cv_word c106_op0_w[] = {
+	{ 0, 0 },
+};
+
+static const cv_addr c106_op0_a[] = {
+	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
+	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
+};
+
+static const uint32_t c106_op0_u[] = {
+	0,
+};
+
+static const cv_op c106_ops[] = {
+	{ 8, "ConcatLayer", -1, c106_op0_f, 10, c106_op0_w, 0, c106_op0_a, 2, c106_op0_u, 0 },
+};
+
+static const cv_stream c106_s[] = {
+	{ { 0 }, { 0 } },
+};
+
+static const cv_raw c106_raw[] = {
+	{ NULL, 0 },
+};
+
+static const uint8_t c107_in0[] = {
 	0xc9, 0x42, 0x79, 0xc1, 0xdf, 0x41, 0xa7, 0xc2, 0xb5, 0x38, 0xfa, 0xbe, 0xcd, 0xbf, 0x18, 0x38,
 	0x7c, 0xc0, 0xc2, 0x3c, 0x17, 0x3c, 0xb3, 0xb9, 0x3d, 0xba, 0x61, 0xb6, 0x42, 0xc0, 0xda, 0xc1,
 	0x53, 0xc2, 0xea, 0xb2,
 };
 
-static const cv_io c100_in[] = {
-	{ { 18, 1, 1, 1 }, 3, 1, c100_in0, 36 },
+static const cv_io c107_in[] = {
+	{ { 18, 1, 1, 1 }, 3, 1, c107_in0, 36 },
 };
 
-static const uint8_t c100_out0[] = {
+static const uint8_t c107_out0[] = {
 	0xc9, 0x42, 0x79, 0xc1, 0xdf, 0x41, 0xc2, 0x3c, 0x17, 0x3c, 0xb3, 0xb9, 0, 0, 0xa7, 0xc2,
 	0xb5, 0x38, 0xfa, 0xbe, 0x3d, 0xba, 0x61, 0xb6, 0x42, 0xc0, 0, 0, 0xcd, 0xbf, 0x18, 0x38,
 	0x7c, 0xc0, 0xda, 0xc1, 0x53, 0xc2, 0xea, 0xb2, 0, 0,
 };
 
-static const cv_io c100_out[] = {
-	{ { 21, 1, 1, 1 }, 3, 1, c100_out0, 42 },
+static const cv_io c107_out[] = {
+	{ { 21, 1, 1, 1 }, 3, 1, c107_out0, 42 },
 };
 
-static const cv_field c100_op0_f[] = {
+static const cv_field c107_op0_f[] = {
 	{ "kernel_address", 0x6 },
 	{ "in_image_x_size", 0x3 },
 	{ "in_image_y_size", 0x2 },
@@ -13350,48 +14194,48 @@ static const cv_field c100_op0_f[] = {
 	{ "out_image_y_stride", 0x2a },
 };
 
-static const cv_word c100_op0_w[] = {
+static const cv_word c107_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c100_op0_a[] = {
+static const cv_addr c107_op0_a[] = {
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c100_op0_u[] = {
+static const uint32_t c107_op0_u[] = {
 	0,
 };
 
-static const cv_op c100_ops[] = {
-	{ 8, "TensorTranspose", -1, c100_op0_f, 10, c100_op0_w, 0, c100_op0_a, 2, c100_op0_u, 0 },
+static const cv_op c107_ops[] = {
+	{ 8, "TensorTranspose", -1, c107_op0_f, 10, c107_op0_w, 0, c107_op0_a, 2, c107_op0_u, 0 },
 };
 
-static const cv_stream c100_s[] = {
+static const cv_stream c107_s[] = {
 	{ { 0 }, { 0 } },
 };
 
-static const cv_raw c100_raw[] = {
+static const cv_raw c107_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c101_in0[] = {
+static const uint8_t c108_in0[] = {
 	0xd5, 0x73, 0xec, 0xfd, 0x22, 0x28, 0x60, 0x69, 0x71, 0x98, 0xd5, 0xd3, 0x61, 0x5e,
 };
 
-static const cv_io c101_in[] = {
-	{ { 14, 1, 1, 1 }, 1, 2, c101_in0, 14 },
+static const cv_io c108_in[] = {
+	{ { 14, 1, 1, 1 }, 1, 2, c108_in0, 14 },
 };
 
-static const uint8_t c101_out0[] = {
+static const uint8_t c108_out0[] = {
 	0x56, 0x4f, 0x55, 0x4c, 0xff, 0, 0x2a, 0x64, 0x48, 0x54,
 };
 
-static const cv_io c101_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c101_out0, 10 },
+static const cv_io c108_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c108_out0, 10 },
 };
 
-static const cv_field c101_op0_f[] = {
+static const cv_field c108_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0xe },
@@ -13439,25 +14283,25 @@ static const cv_field c101_op0_f[] = {
 	{ "flat_rounding_mode", 0x0 },
 };
 
-static const cv_word c101_op0_w[] = {
+static const cv_word c108_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c101_op0_a[] = {
+static const cv_addr c108_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c101_op0_u[] = {
+static const uint32_t c108_op0_u[] = {
 	0,
 };
 
-static const cv_op c101_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c101_op0_f, 45, c101_op0_w, 0, c101_op0_a, 3, c101_op0_u, 0 },
+static const cv_op c108_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c108_op0_f, 45, c108_op0_w, 0, c108_op0_a, 3, c108_op0_u, 0 },
 };
 
-static const uint8_t c101_s0_w[] = {
+static const uint8_t c108_s0_w[] = {
 	0x5e, 0xf8, 0xf1, 0xcb, 0x9b, 0x45, 0x94, 0xce, 0x97, 0x40, 0xa4, 0x82, 0xf, 0x66, 0xa7, 0xdf,
 	0x3a, 0xc3, 0xa0, 0xfa, 0xb, 0x18, 3, 0x7b, 0xae, 0xcc, 0x4e, 0x1a, 0xd, 0x96, 0xcd, 0x17,
 	0x9f, 0xd4, 0xfe, 0xfc, 0x20, 0x32, 0xd0, 0xfa, 0xd4, 0x42, 0x68, 1, 0x7b, 0xc1, 0x14, 0x76,
@@ -13469,37 +14313,37 @@ static const uint8_t c101_s0_w[] = {
 	0x13, 0x5f, 0x11, 0x41, 0x7b, 0x5c, 0x5e, 0xb9, 0x61, 0xe1, 0xc1, 0,
 };
 
-static const int32_t c101_s0_b[] = {
+static const int32_t c108_s0_b[] = {
 	-154865, -106494, -128013, -95477, 10000000, -10000000, -164416, -61126,
 	-142802, -71497,
 };
 
-static const cv_stream c101_s[] = {
-	{ { .out = 10, .kz = 14, .ky = 1, .kx = 1, .zp = 74, .in_zp = 0, .w = c101_s0_w, .bias = c101_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c108_s[] = {
+	{ { .out = 10, .kz = 14, .ky = 1, .kx = 1, .zp = 74, .in_zp = 0, .w = c108_s0_w, .bias = c108_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 10 } },
 };
 
-static const cv_raw c101_raw[] = {
+static const cv_raw c108_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c102_in0[] = {
+static const uint8_t c109_in0[] = {
 	0xd5, 0x73, 0xec, 0xfd, 0x22, 0x28, 0x60, 0x69, 0x71, 0x98, 0xd5, 0xd3, 0x61, 0x5e,
 };
 
-static const cv_io c102_in[] = {
-	{ { 14, 1, 1, 1 }, 1, 2, c102_in0, 14 },
+static const cv_io c109_in[] = {
+	{ { 14, 1, 1, 1 }, 1, 2, c109_in0, 14 },
 };
 
-static const uint8_t c102_out0[] = {
+static const uint8_t c109_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c102_out[] = {
-	{ { 10, 1, 1, 1 }, 1, 2, c102_out0, 10 },
+static const cv_io c109_out[] = {
+	{ { 10, 1, 1, 1 }, 1, 2, c109_out0, 10 },
 };
 
-static const cv_field c102_op0_f[] = {
+static const cv_field c109_op0_f[] = {
 	{ "in_image_x_size", 0x1 },
 	{ "in_image_y_size", 0x1 },
 	{ "in_image_z_size", 0xe },
@@ -13547,25 +14391,25 @@ static const cv_field c102_op0_f[] = {
 	{ "flat_rounding_mode", 0x2 },
 };
 
-static const cv_word c102_op0_w[] = {
+static const cv_word c109_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c102_op0_a[] = {
+static const cv_addr c109_op0_a[] = {
 	{ 0, "in_image_base_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_base_address", 0, 2, 0, 0, 0 },
 	{ 0, "alu_load_pwl_lut_address", 0, 5, 0, 0, 0 },
 };
 
-static const uint32_t c102_op0_u[] = {
+static const uint32_t c109_op0_u[] = {
 	0,
 };
 
-static const cv_op c102_ops[] = {
-	{ 3, "FullyConnectedReluLayer", -1, c102_op0_f, 45, c102_op0_w, 0, c102_op0_a, 3, c102_op0_u, 0 },
+static const cv_op c109_ops[] = {
+	{ 3, "FullyConnectedReluLayer", -1, c109_op0_f, 45, c109_op0_w, 0, c109_op0_a, 3, c109_op0_u, 0 },
 };
 
-static const uint8_t c102_s0_w[] = {
+static const uint8_t c109_s0_w[] = {
 	0x5e, 0xf8, 0xf1, 0xcb, 0x9b, 0x45, 0x94, 0xce, 0x97, 0x40, 0xa4, 0x82, 0xf, 0x66, 0xa7, 0xdf,
 	0x3a, 0xc3, 0xa0, 0xfa, 0xb, 0x18, 3, 0x7b, 0xae, 0xcc, 0x4e, 0x1a, 0xd, 0x96, 0xcd, 0x17,
 	0x9f, 0xd4, 0xfe, 0xfc, 0x20, 0x32, 0xd0, 0xfa, 0xd4, 0x42, 0x68, 1, 0x7b, 0xc1, 0x14, 0x76,
@@ -13577,32 +14421,32 @@ static const uint8_t c102_s0_w[] = {
 	0x13, 0x5f, 0x11, 0x41, 0x7b, 0x5c, 0x5e, 0xb9, 0x61, 0xe1, 0xc1, 0,
 };
 
-static const int32_t c102_s0_b[] = {
+static const int32_t c109_s0_b[] = {
 	-154865, -106494, -128013, -95477, 10000000, -10000000, -164416, -61126,
 	-142802, -71497,
 };
 
-static const cv_stream c102_s[] = {
-	{ { .out = 10, .kz = 14, .ky = 1, .kx = 1, .zp = 74, .in_zp = 0, .w = c102_s0_w, .bias = c102_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
+static const cv_stream c109_s[] = {
+	{ { .out = 10, .kz = 14, .ky = 1, .kx = 1, .zp = 74, .in_zp = 0, .w = c109_s0_w, .bias = c109_s0_b, .cores = 1, .superblocks = 1, .depthwise = 0, .plane = 1, .seed = 0 },
 	  { .format = 4, .zrl = 1, .avg_bias = 171, .map_seed = 10 } },
 };
 
-static const cv_raw c102_raw[] = {
+static const cv_raw c109_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c103_in0[] = {
+static const uint8_t c110_in0[] = {
 	0x2b, 0x3c, 0x2d, 0x42, 0x30, 0x3b, 0x50, 0x3d, 0x32, 0x43, 0x35, 0x31, 0x37, 0x45, 0x4a, 0x3a,
 	0x36, 0x4e, 0x45, 0x31, 0x2c, 0x2f, 0x42, 0x2a, 0x4e, 0x31, 0x4d, 0x39, 0x37, 0x44, 0x43, 0x3e,
 	0x47, 0x3c, 0x3d, 0x30, 0x44, 0x44, 0x47, 0x32, 0x28, 0x2f, 0x2a, 0x4e, 0x2f, 0x47, 0x4c, 0x41,
 	0x4e, 0x43, 0x2c, 0x4d, 0x2a, 0x3a, 0x4e, 0x3e, 0x4f, 0x2e, 0x47, 0x48,
 };
 
-static const cv_io c103_in[] = {
-	{ { 60, 1, 1, 1 }, 1, 2, c103_in0, 60 },
+static const cv_io c110_in[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c110_in0, 60 },
 };
 
-static const uint8_t c103_out0[] = {
+static const uint8_t c110_out0[] = {
 	0x4f, 0x75, 0x64, 0x58, 0x73, 0x88, 0x62, 0x71, 0x37, 0x79, 0x46, 0x44, 0x75, 0x2f, 0x80, 0x84,
 	0x89, 0xbf, 0x56, 0x57, 0x5a, 0x2f, 0x5c, 0x2d, 0x49, 0x85, 0x5b, 0x95, 0x74, 0x7c, 0xff, 0xff,
 	0xe2, 0xe0, 0xd2, 0xd9, 0xe0, 0xff, 0xe8, 0xff, 0xf3, 0xff, 0xff, 0xf5, 0xf5, 0xfb, 0xdd, 0xd1,
@@ -13611,11 +14455,11 @@ static const uint8_t c103_out0[] = {
 	0x2e, 0, 0, 0, 0xc, 0x1e, 0x30, 0x2a, 0x1a, 0x10,
 };
 
-static const cv_io c103_out[] = {
-	{ { 90, 1, 1, 1 }, 1, 2, c103_out0, 90 },
+static const cv_io c110_out[] = {
+	{ { 90, 1, 1, 1 }, 1, 2, c110_out0, 90 },
 };
 
-static const cv_field c103_op0_f[] = {
+static const cv_field c110_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernels_per_core", 0x1 },
@@ -13648,56 +14492,56 @@ static const cv_field c103_op0_f[] = {
 	{ "post_multiplier_15_to_22", 0x0 },
 };
 
-static const cv_word c103_op0_w[] = {
+static const cv_word c110_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c103_op0_a[] = {
+static const cv_addr c110_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c103_op0_u[] = {
+static const uint32_t c110_op0_u[] = {
 	0,
 };
 
-static const cv_op c103_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c103_op0_f, 30, c103_op0_w, 0, c103_op0_a, 3, c103_op0_u, 0 },
+static const cv_op c110_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c110_op0_f, 30, c110_op0_w, 0, c110_op0_a, 3, c110_op0_u, 0 },
 };
 
-static const uint8_t c103_s0_w[] = {
+static const uint8_t c110_s0_w[] = {
 	0x77, 0x78, 0x77, 0x78, 0x78, 0x79, 0x79, 0x76, 0x77, 0x76, 0x76, 0x77, 0x7a, 0x77, 0x7a, 0x76,
 	0x78, 0x78, 0x76, 0x7a, 0x78, 0x79, 0x79, 0x79, 0x79, 0x7a, 0x76, 0x77, 0x79, 0x78, 0x76, 0x76,
 	0x7a, 0x79, 0x7a, 0x79, 0x76, 0x77, 0x76, 0x79, 0x78, 0x77, 0x78, 0x79, 0x76, 0x78, 0x77, 0x7a,
 	0x7a, 0x77, 0x79, 0x7a, 0x76, 0x76,
 };
 
-static const int32_t c103_s0_b[] = {
+static const int32_t c110_s0_b[] = {
 	3, 300, -180,
 };
 
-static const cv_stream c103_s[] = {
-	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 120, .in_zp = 60, .w = c103_s0_w, .bias = c103_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
+static const cv_stream c110_s[] = {
+	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 120, .in_zp = 60, .w = c110_s0_w, .bias = c110_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c103_raw[] = {
+static const cv_raw c110_raw[] = {
 	{ NULL, 0 },
 };
 
-static const uint8_t c104_in0[] = {
+static const uint8_t c111_in0[] = {
 	0x2b, 0x3c, 0x2d, 0x42, 0x30, 0x3b, 0x50, 0x3d, 0x32, 0x43, 0x35, 0x31, 0x37, 0x45, 0x4a, 0x3a,
 	0x36, 0x4e, 0x45, 0x31, 0x2c, 0x2f, 0x42, 0x2a, 0x4e, 0x31, 0x4d, 0x39, 0x37, 0x44, 0x43, 0x3e,
 	0x47, 0x3c, 0x3d, 0x30, 0x44, 0x44, 0x47, 0x32, 0x28, 0x2f, 0x2a, 0x4e, 0x2f, 0x47, 0x4c, 0x41,
 	0x4e, 0x43, 0x2c, 0x4d, 0x2a, 0x3a, 0x4e, 0x3e, 0x4f, 0x2e, 0x47, 0x48,
 };
 
-static const cv_io c104_in[] = {
-	{ { 60, 1, 1, 1 }, 1, 2, c104_in0, 60 },
+static const cv_io c111_in[] = {
+	{ { 60, 1, 1, 1 }, 1, 2, c111_in0, 60 },
 };
 
-static const uint8_t c104_out0[] = {
+static const uint8_t c111_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -13706,11 +14550,11 @@ static const uint8_t c104_out0[] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static const cv_io c104_out[] = {
-	{ { 90, 1, 1, 1 }, 1, 2, c104_out0, 90 },
+static const cv_io c111_out[] = {
+	{ { 90, 1, 1, 1 }, 1, 2, c111_out0, 90 },
 };
 
-static const cv_field c104_op0_f[] = {
+static const cv_field c111_op0_f[] = {
 	{ "kernel_xy_size", 0x3 },
 	{ "kernel_z_size", 0x2 },
 	{ "kernels_per_core", 0x1 },
@@ -13744,41 +14588,41 @@ static const cv_field c104_op0_f[] = {
 	{ "rounding_mode", 0x2 },
 };
 
-static const cv_word c104_op0_w[] = {
+static const cv_word c111_op0_w[] = {
 	{ 0, 0 },
 };
 
-static const cv_addr c104_op0_a[] = {
+static const cv_addr c111_op0_a[] = {
 	{ 0, "kernel_address", 0, 5, 0, 0, 0 },
 	{ 0, "in_image_address", 0, 1, 0, 0, 0 },
 	{ 0, "out_image_address", 0, 2, 0, 0, 0 },
 };
 
-static const uint32_t c104_op0_u[] = {
+static const uint32_t c111_op0_u[] = {
 	0,
 };
 
-static const cv_op c104_ops[] = {
-	{ 2, "ConvolutionReluPoolingLayer2", 1, c104_op0_f, 31, c104_op0_w, 0, c104_op0_a, 3, c104_op0_u, 0 },
+static const cv_op c111_ops[] = {
+	{ 2, "ConvolutionReluPoolingLayer2", 1, c111_op0_f, 31, c111_op0_w, 0, c111_op0_a, 3, c111_op0_u, 0 },
 };
 
-static const uint8_t c104_s0_w[] = {
+static const uint8_t c111_s0_w[] = {
 	0x77, 0x78, 0x77, 0x78, 0x78, 0x79, 0x79, 0x76, 0x77, 0x76, 0x76, 0x77, 0x7a, 0x77, 0x7a, 0x76,
 	0x78, 0x78, 0x76, 0x7a, 0x78, 0x79, 0x79, 0x79, 0x79, 0x7a, 0x76, 0x77, 0x79, 0x78, 0x76, 0x76,
 	0x7a, 0x79, 0x7a, 0x79, 0x76, 0x77, 0x76, 0x79, 0x78, 0x77, 0x78, 0x79, 0x76, 0x78, 0x77, 0x7a,
 	0x7a, 0x77, 0x79, 0x7a, 0x76, 0x76,
 };
 
-static const int32_t c104_s0_b[] = {
+static const int32_t c111_s0_b[] = {
 	3, 300, -180,
 };
 
-static const cv_stream c104_s[] = {
-	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 120, .in_zp = 60, .w = c104_s0_w, .bias = c104_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
+static const cv_stream c111_s[] = {
+	{ { .out = 3, .kz = 2, .ky = 3, .kx = 3, .zp = 120, .in_zp = 60, .w = c111_s0_w, .bias = c111_s0_b, .cores = 3, .superblocks = 2, .depthwise = 0, .plane = 30, .seed = 0 },
 	  { .format = 2, .zrl = 1, .map_seed = 1 } },
 };
 
-static const cv_raw c104_raw[] = {
+static const cv_raw c111_raw[] = {
 	{ NULL, 0 },
 };
 
@@ -13975,129 +14819,150 @@ static const cv_case cv_cases[] = {
 	{ "sp-mul-y", "SP product (layer TensorMul_SP, two pairs of NN-engine SP operations): 4x2x1 fp16 a (rows 8 bytes apart) times 2 fp16 b, one per row (b along y), twice, the second pair reading the next rows and b values and writing after the first: a product past the largest half, one below the normal range",
 	  "numpy: a x b[y] exactly (Fractions), rounded to a half (to nearest, ties to even)",
 	  "", 0x1000003b, 0, c63_in, 2, c63_out, 1, c63_ops, 4, c63_s, 0, c63_raw, 0 },
+	{ "sp-mul-int16", "SP product (layer TensorMul_SP, two pairs of NN-engine SP operations) of int16 codes: 4x2x1 int16 a (rows 8 bytes apart, second scale 2^-9) times 2 int16 b, one per row (b along y, first scale 2^-12), twice, into int16: ties both ways, saturation both ways",
+	  "numpy: a x b[y] x 2^-12 exactly (Fractions), rounded half away from zero, saturated to int16 (the second command's scale not applied)",
+	  "", 0x1000003b, 0, c64_in, 2, c64_out, 1, c64_ops, 4, c64_s, 0, c64_raw, 0 },
 	{ "sp-sub-fp16-int16", "SP subtraction (layer TensorSub_SP, two NN-engine SP operations): 3x4x1 fp16 a (rows 8 bytes apart) minus 3 fp16 b, both scaled by 2^7 (word 27 bit 30: the exponent's eighth bit), into int16 (rows 6 bytes apart): ties, saturation both ways",
 	  "numpy: a x sa - b[x] x sb exactly (Fractions), rounded half away from zero and saturated to int16",
-	  "", 0x1000003b, 0, c64_in, 2, c64_out, 1, c64_ops, 2, c64_s, 0, c64_raw, 0 },
+	  "", 0x1000003b, 0, c65_in, 2, c65_out, 1, c65_ops, 2, c65_s, 0, c65_raw, 0 },
 	{ "sp-sub-int16-fp16", "SP subtraction (layer TensorSub_SP, two NN-engine SP operations): 4x1x3 int16 a (codes at fraction length 11: scale 2^-11; slices 10 bytes apart) minus 4 fp16 b (scale 1) into fp16",
 	  "numpy: a x sa - b[x] x sb exactly (Fractions), rounded to a half (to nearest, ties to even)",
-	  "", 0x1000003b, 0, c65_in, 2, c65_out, 1, c65_ops, 2, c65_s, 0, c65_raw, 0 },
+	  "", 0x1000003b, 0, c66_in, 2, c66_out, 1, c66_ops, 2, c66_s, 0, c66_raw, 0 },
 	{ "tp-fully-connected-in-zp", "TP fully connected layer with in_zp 128 (as the gender network's on 0x7d, 0x88, 0x99): 9 inputs -> 6 outputs, kernel zero point 90, biases stored as added; one sum a tie, one saturates each way",
 	  "numpy: requant(bias[o] + sum over i of (w[o][i] - 90) x (in[i] - 128)), exactly (Python fractions), half to even (flat_rounding_mode 1)",
-	  "", 0x1000003b, 0, c66_in, 1, c66_out, 1, c66_ops, 1, c66_s, 1, c66_raw, 0 },
+	  "", 0x1000003b, 0, c67_in, 1, c67_out, 1, c67_ops, 1, c67_s, 1, c67_raw, 0 },
 	{ "nn-conv-0xad", "NN conv 3x3, 3 -> 4 channels, 6x5 -> 6x5 (offsets -1), ReLU, target 0xad (shift = 127 - exponent, as 0xb9/0xbe: the 23-bit mantissa, a right shift of 5 to 12)",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, rounded per the command's rounding_mode: half to even), then ReLU, saturation and pooling",
-	  "", 0xad, 0, c67_in, 1, c67_out, 1, c67_ops, 1, c67_s, 1, c67_raw, 0 },
+	  "", 0xad, 0, c68_in, 1, c68_out, 1, c68_ops, 1, c68_s, 1, c68_raw, 0 },
 	{ "sh-max-pooling-window", "SH max pooling (PoolingLayer2, images 0x444051f0, the 0x7d face-age file's windowed layout): 4x4 windows at stride 4, no padding, over a 14x13x2 image (rows 15, slices 200) into 3x3 (rows 4, slices 13 bytes: gaps); the last column and row of the input lie past every window",
 	  "numpy: the maximum over each 4x4 window at (4x, 4y)",
-	  "", 0x1000003b, 0, c68_in, 1, c68_out, 1, c68_ops, 1, c68_s, 0, c68_raw, 0 },
+	  "", 0x1000003b, 0, c69_in, 1, c69_out, 1, c69_ops, 1, c69_s, 0, c69_raw, 0 },
 	{ "sh-average-pooling-window", "SH average pooling by windows (PoolingLayer2, images 0x444051c0, the 0x7d face-age file's layout: window side and stride in 0x36050, 0x36054, the float32 scale in 0x36028): 4x4 windows at stride 4 over a 14x13x2 image (rows 15, slices 200) into 3x3 (rows 4, slices 13 bytes: gaps), scale 0x3e89d90a (the file's op 70); the last column and row of the input lie past every window, and some sums saturate",
 	  "numpy: the sum of each 4x4 window at (4x, 4y) times the float32 scale in double, rounded to nearest (ties to even), clipped to 0..255",
-	  "", 0x1000003b, 0, c69_in, 1, c69_out, 1, c69_ops, 1, c69_s, 0, c69_raw, 0 },
+	  "", 0x1000003b, 0, c70_in, 1, c70_out, 1, c70_ops, 1, c70_s, 0, c70_raw, 0 },
 	{ "tp-fully-connected-relu", "TP fully connected layer with alu_relu_enable 1 and out_zp 0 (as the face-age files' FullyConnectedReluLayer): 10 inputs -> 12 outputs, kernel zero point 120, scale 2^-3; half the sums negative, one -0.5 and one 0.5",
 	  "numpy: max(0, requant(bias[o] + sum over i of (w[o][i] - 120) x in[i])), exactly (Python fractions), half to even (flat_rounding_mode 1)",
-	  "", 0x1000003b, 0, c70_in, 1, c70_out, 1, c70_ops, 1, c70_s, 1, c70_raw, 0 },
+	  "", 0x1000003b, 0, c71_in, 1, c71_out, 1, c71_ops, 1, c71_s, 1, c71_raw, 0 },
 	{ "tp-fully-connected-relu-zp", "the same layer with out_zp 5: whether ReLU clips at 0 or at the zero point is not established, so the plan refuses it before anything runs",
 	  "doc/cpu-backend.md, TP fully connected layers: ReLU only with out_zp 0 (tpfc-field-unsupported)",
-	  "tpfc-field-unsupported", 0x1000003b, 0, c71_in, 1, c71_out, 1, c71_ops, 1, c71_s, 1, c71_raw, 0 },
+	  "tpfc-field-unsupported", 0x1000003b, 0, c72_in, 1, c72_out, 1, c72_ops, 1, c72_s, 1, c72_raw, 0 },
 	{ "nn-prelu-fp16", "NN PReluLayer on fp16: 3 channels of 4x2 (rows 12 bytes apart), a 1x1 depthwise command whose kernel stream (f32-pairs) holds weight 1.0 and a float16 slope per channel (0.25, -0.1875 and a slope rounded to a half) -> 4x2x3 (rows 8 bytes apart): negative values, -0, a product below the normal range",
 	  "numpy: x where x >= 0, else numpy.float16(float32(x) x float32(slope)) (the product of two halves is exact in float32: rounded once, to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c72_in, 1, c72_out, 1, c72_ops, 1, c72_s, 0, c72_raw, 1 },
+	  "", 0x1000003b, 0, c73_in, 1, c73_out, 1, c73_ops, 1, c73_s, 0, c73_raw, 1 },
 	{ "sp-add-fp16", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie",
 	  "numpy: a + b exactly (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c73_in, 2, c73_out, 1, c73_ops, 1, c73_s, 0, c73_raw, 0 },
+	  "", 0x1000003b, 0, c74_in, 2, c74_out, 1, c74_ops, 1, c74_s, 0, c74_raw, 0 },
 	{ "sp-add-fp16-flags", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie; word 27 bits 23-25 and word 28 bits 2-4 7: the same sum",
 	  "numpy: a + b exactly (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c74_in, 2, c74_out, 1, c74_ops, 1, c74_s, 0, c74_raw, 0 },
+	  "", 0x1000003b, 0, c75_in, 2, c75_out, 1, c75_ops, 1, c75_s, 0, c75_raw, 0 },
 	{ "sh-conv-fp16-stride2", "SH ConvolutionLayer pair on fp16 planes: the stride-2 im2col (its constants loaded, no kernel-size words) of a 6x5x3 input (kernel 3x3, stride 2, pad 0 -> 3x3 windows of 27 values, 0 past the input's right and bottom edges) into the VIP SRAM, then the product with 2 kernels of 27 fp16 values in format 0x44404071 plus float32 biases",
 	  "numpy: the windows gathered in (channel, ky, kx) order, float32 products summed in that order plus the bias, numpy.float16 (to nearest, ties to even)",
-	  "", 0x1000003b, 2048, c75_in, 1, c75_out, 1, c75_ops, 2, c75_s, 0, c75_raw, 2 },
+	  "", 0x1000003b, 2048, c76_in, 1, c76_out, 1, c76_ops, 2, c76_s, 0, c76_raw, 2 },
 	{ "nt-transpose-long", "NN TensorTranspose NT of 8200 pixels of 2 fp16 values (an NHWC record, rows of 4 bytes; non-zero at the first and last 128 pixels and every 97th) into 2 planes of 8200 values 65540 bytes apart: in_image_y_size and out_image_x_size 8 with kernel_z_size 1 (8 + 8192), out_image_x_stride 4 with out_image_tile_x_size 1 (4 + 65536)",
 	  "numpy: numpy.transpose(record) into rows at the stride; the bytes between rows 0",
-	  "", 0x1000003b, 0, c76_in, 1, c76_out, 1, c76_ops, 1, c76_s, 0, c76_raw, 0 },
+	  "", 0x1000003b, 0, c77_in, 1, c77_out, 1, c77_ops, 1, c77_s, 0, c77_raw, 0 },
 	{ "sp-add-fp16-flags-refused", "SP TensorAdd_SP on fp16: a 3x2x2 image (rows 8 bytes apart, slices 24) plus b of the same shape (word 34, rows 6 bytes apart: word 32), b's scale 1.0 (words 23/27), bounds +-inf (words 29, 30), no circular buffer (word 35 0x17ffffff) -> 3x2x2 (rows 6 bytes apart): negative sums kept, a sum below the normal range, a tie; word 27 bits 23-25 and word 28 bits 2-4 3: refused",
 	  "doc/cpu-backend.md, fp16 NN-engine operations: those bits, but 0 and 7, are refused (nnf16-field-unsupported)",
-	  "nnf16-field-unsupported", 0x1000003b, 0, c77_in, 2, c77_out, 1, c77_ops, 1, c77_s, 0, c77_raw, 0 },
+	  "nnf16-field-unsupported", 0x1000003b, 0, c78_in, 2, c78_out, 1, c78_ops, 1, c78_s, 0, c78_raw, 0 },
 	{ "sh-dwconv-fp16-small", "SH DepthwiseConvLayer on fp16 planes, the small-image layout (uniform 0x3607c 1, its constants): 3 channels of 4x4 (rows 10 bytes apart), kernel 3x3, stride 1, pad 1 -> 4x4 (windows past every edge: 0 there, TFLite's SAME), kernel rows 20 bytes apart, float32 biases",
 	  "numpy: per channel the 3x3 windows, float32 products summed in (ky, kx) order plus the bias, numpy.float16 (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c78_in, 1, c78_out, 1, c78_ops, 1, c78_s, 0, c78_raw, 2 },
+	  "", 0x1000003b, 0, c79_in, 1, c79_out, 1, c79_ops, 1, c79_s, 0, c79_raw, 2 },
 	{ "nn-lut-sigmoid-fp16", "NN_LUT ActivationLayer on fp16: 8 values through a table whose first tail word is 0x34000000 (sign support, bit 24 clear: entry i at the half ((((i & 511) << 5) + 0x2000) & 0x3fff) + 0x2000, sign bit 9) holding the sigmoid; values of both signs, 0, one past the table's range (20)",
 	  "numpy: numpy.float16(float32(1 / (1 + e^-x))) in float64; the same at p 1 +- 1e-4 (the parameter solved from the table), below the normal range 0",
-	  "", 0x1000003b, 0, c79_in, 1, c79_out, 1, c79_ops, 1, c79_s, 0, c79_raw, 1 },
+	  "", 0x1000003b, 0, c80_in, 1, c80_out, 1, c80_ops, 1, c80_s, 0, c80_raw, 1 },
 	{ "sh-gray-copy", "SH gray pre-processing copy (com.vivantecorp.extension.evis.pre_process_gray_copy_U8toF16): a uint8 5x3x2 image (rows 6, slices 20 bytes) into fp16 (rows 12, slices 40 bytes: gaps), x and y ratios 0x8000 and offsets 0 in four coefficient entries, mean 0, scale 1; 0 and 255 among the values",
 	  "numpy: numpy.float16 of each value (0..255 are exact halves)",
-	  "", 0x1000003b, 0, c80_in, 1, c80_out, 1, c80_ops, 1, c80_s, 0, c80_raw, 4 },
+	  "", 0x1000003b, 0, c81_in, 1, c81_out, 1, c81_ops, 1, c81_s, 0, c81_raw, 4 },
 	{ "sh-tensorsub-f16-int8", "SH TensorSub: a 5x3 fp16 image (rows 12 bytes: gaps) minus one half, 127.5, in a coefficient entry, into int8 (rows 6), factors a = 1, b = -1 (out = x a + k b, the mobilefacenet file's): every integer input a tie, fractions, saturation at -128 and 127",
 	  "numpy: numpy.rint(x - 127.5) in float64 of the halves (ties to even), saturated to -128..127",
-	  "", 0x1000003b, 0, c81_in, 1, c81_out, 1, c81_ops, 1, c81_s, 0, c81_raw, 1 },
+	  "", 0x1000003b, 0, c82_in, 1, c82_out, 1, c82_ops, 1, c82_s, 0, c82_raw, 1 },
 	{ "sh-tensormul-int8", "SH TensorMul: a 5x3 int8 image (rows 6) times one int8 value, 127, in a coefficient entry, post-shift 7 (0x407 at 0x3608c, 0x360cc: out = x 127 / 128, the mobilefacenet file's): the ties at 64 and -64, -128 and 127",
 	  "numpy: numpy.rint(x 127 / 128) on the signed values (ties to even), saturated to -128..127",
-	  "", 0xad, 0, c82_in, 1, c82_out, 1, c82_ops, 1, c82_s, 0, c82_raw, 1 },
+	  "", 0xad, 0, c83_in, 1, c83_out, 1, c83_ops, 1, c83_s, 0, c83_raw, 1 },
 	{ "sh-tensormul-uint8", "SH TensorMul of two uint8 images (format 0x444041f0) of 9x2x1 into a third, scale 0.0112834 at 0x360e0 (the 0x7d face-age file's op 54), zero points 0: ties at products x scale = k + 1/2 and saturation at 255",
 	  "numpy: numpy.rint(a x b x float32 scale) in double precision (ties to even), saturated to 255",
-	  "", 0x7d, 0, c83_in, 2, c83_out, 1, c83_ops, 1, c83_s, 0, c83_raw, 0 },
+	  "", 0x7d, 0, c84_in, 2, c84_out, 1, c84_ops, 1, c84_s, 0, c84_raw, 0 },
 	{ "sh-tanh-zp0", "SH tanh (ActivationLayer: 2 log2(e) at 0x36040) of 256 uint8 codes (16x16, rows 16) into 16x16 fp16 values, input scale 0.0144123 at 0x36048 and -0 times it at 0x3604c (the 0x7d face-age file's op 56)",
 	  "numpy: numpy.tanh of the float32 q x scale + offset, in double, numpy.float16 (to nearest, ties to even)",
-	  "", 0x7d, 0, c84_in, 1, c84_out, 1, c84_ops, 1, c84_s, 0, c84_raw, 0 },
+	  "", 0x7d, 0, c85_in, 1, c85_out, 1, c85_ops, 1, c85_s, 0, c85_raw, 0 },
 	{ "sh-tanh-zp95", "SH tanh (ActivationLayer: 2 log2(e) at 0x36040) of 256 uint8 codes (16x16, rows 16) into 16x16 fp16 values, input scale 0.0144123 at 0x36048 and -95 times it at 0x3604c (the 0x7d face-age file's op 92)",
 	  "numpy: numpy.tanh of the float32 q x scale + offset, in double, numpy.float16 (to nearest, ties to even)",
-	  "", 0x7d, 0, c85_in, 1, c85_out, 1, c85_ops, 1, c85_s, 0, c85_raw, 0 },
+	  "", 0x7d, 0, c86_in, 1, c86_out, 1, c86_ops, 1, c86_s, 0, c86_raw, 0 },
 	{ "sh-prelu-int8-shift0", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, post-shift 0: saturation at -128 (slope 1.5)",
 	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), times the multiplier and divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
-	  "", 0x1000003b, 0, c86_in, 1, c86_out, 1, c86_ops, 1, c86_s, 0, c86_raw, 1 },
+	  "", 0x1000003b, 0, c87_in, 1, c87_out, 1, c87_ops, 1, c87_s, 0, c87_raw, 1 },
 	{ "sh-prelu-int8-shift1", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, post-shift 1: ties of both signs (every odd value)",
 	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), times the multiplier and divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
-	  "", 0x1000003b, 0, c87_in, 1, c87_out, 1, c87_ops, 1, c87_s, 0, c87_raw, 1 },
+	  "", 0x1000003b, 0, c88_in, 1, c88_out, 1, c88_ops, 1, c88_s, 0, c88_raw, 1 },
 	{ "sh-prelu-int8-mul2", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, the lane layout 0x55555555 (in_fl < out_fl, as two corpus shaders) with the multiplier 2 at 0x360e0: ties of both signs (slope 0.25 on odd values), saturation at 127 and -128",
 	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), times the multiplier and divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
-	  "", 0x1000003b, 0, c88_in, 1, c88_out, 1, c88_ops, 1, c88_s, 0, c88_raw, 1 },
+	  "", 0x1000003b, 0, c89_in, 1, c89_out, 1, c89_ops, 1, c89_s, 0, c89_raw, 1 },
 	{ "sh-prelu-mul-refused", "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, the lane layout 0x55555555 (in_fl < out_fl, as two corpus shaders) with the multiplier 3 at 0x360e0, not a power of two: refused",
 	  "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), times the multiplier and divided by 2^s, numpy.rint (ties to even), saturated to -128..127",
-	  "prelu-uniforms-unknown", 0x1000003b, 0, c89_in, 1, c89_out, 1, c89_ops, 1, c89_s, 0, c89_raw, 1 },
+	  "prelu-uniforms-unknown", 0x1000003b, 0, c90_in, 1, c90_out, 1, c90_ops, 1, c90_s, 0, c90_raw, 1 },
 	{ "nn-lut-fp16-square", "NN_LUT ActivationLayer on fp16: a 4x3x2 image (rows 10 bytes apart, slices 32) through a table of x^2 (tail bits 28 and 24 set: negative inputs, 6 bits interpolated), inputs in [-6, 6], values just below 2 (the next entry is entry 0), -0, 300 (past the largest half) -> 4x3x2 (rows 8 bytes apart)",
 	  "numpy: the entry of the input's top bits plus (next entry - entry) x the remaining bits / 2^6 (2^5), in Python fractions, rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c90_in, 1, c90_out, 1, c90_ops, 1, c90_s, 0, c90_raw, 1 },
+	  "", 0x1000003b, 0, c91_in, 1, c91_out, 1, c91_ops, 1, c91_s, 0, c91_raw, 1 },
 	{ "nn-lut-fp16-rsqrt", "NN_LUT ActivationLayer on fp16: a 4x3x2 image (rows 10 bytes apart, slices 32) through a table of 1 / sqrt(x) (tail bit 28 clear: 5 bits interpolated), inputs in (0, 40], +0 and a subnormal (the maker's reading of exponent 0), a negative input (its magnitude's value negated) -> 4x3x2 (rows 8 bytes apart)",
 	  "numpy: the entry of the input's top bits plus (next entry - entry) x the remaining bits / 2^6 (2^5), in Python fractions, rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c91_in, 1, c91_out, 1, c91_ops, 1, c91_s, 0, c91_raw, 1 },
+	  "", 0x1000003b, 0, c92_in, 1, c92_out, 1, c92_ops, 1, c92_s, 0, c92_raw, 1 },
 	{ "sh-mul-fp16", "SH TensorMul on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 1x4x2 x a 3x1x1 constant (COEF_DATA_TABLE) -> 3x4x2, both broadcast",
 	  "numpy: the exact product of the halves (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c92_in, 1, c92_out, 1, c92_ops, 1, c92_s, 0, c92_raw, 1 },
+	  "", 0x1000003b, 0, c93_in, 1, c93_out, 1, c93_ops, 1, c93_s, 0, c93_raw, 1 },
 	{ "sh-div-fp16", "SH TensorDiv on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 5x2x1 (rows 16 bytes apart) / a 1x1x1 input (broadcast): a quotient below the normal range",
 	  "numpy: the exact quotient of the halves (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c93_in, 2, c93_out, 1, c93_ops, 1, c93_s, 0, c93_raw, 0 },
+	  "", 0x1000003b, 0, c94_in, 2, c94_out, 1, c94_ops, 1, c94_s, 0, c94_raw, 0 },
 	{ "sh-mul-fp16-refused", "SH TensorMul on fp16 (A733 layout: images 0x36000, 0x36020, 0x36040, format words 0x44404071 / 0x44405071, the other uniforms the corpus's): 1x4x2 x a 3x1x1 constant (COEF_DATA_TABLE) -> 3x4x2, both broadcast; uniform 0x360e0 2.0 instead of 1.0: refused",
 	  "doc/cpu-backend.md, The fp16 TensorMul and TensorDiv shaders: another uniform value is refused (shf16-uniforms-unknown)",
-	  "shf16-uniforms-unknown", 0x1000003b, 0, c94_in, 1, c94_out, 1, c94_ops, 1, c94_s, 0, c94_raw, 1 },
+	  "shf16-uniforms-unknown", 0x1000003b, 0, c95_in, 1, c95_out, 1, c95_ops, 1, c95_s, 0, c95_raw, 1 },
 	{ "nn-f16-scale", "SP TensorMul_SP on fp16, one operation of scale 0.5 (post_shift 30 | 3 << 5): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): a result below the normal range, -0",
 	  "numpy: the exact x / 2 (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c95_in, 1, c95_out, 1, c95_ops, 1, c95_s, 0, c95_raw, 0 },
+	  "", 0x1000003b, 0, c96_in, 1, c96_out, 1, c96_ops, 1, c96_s, 0, c96_raw, 0 },
 	{ "nn-f16-negate", "SP ActivationLayer_SP on fp16, one operation, word 27 bit 28 (the negation), scale 1: a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): +0 and -0, the largest half",
 	  "numpy: the exact -x (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c96_in, 1, c96_out, 1, c96_ops, 1, c96_s, 0, c96_raw, 0 },
+	  "", 0x1000003b, 0, c97_in, 1, c97_out, 1, c97_ops, 1, c97_s, 0, c97_raw, 0 },
 	{ "nn-f16-mul", "NN TensorMul on fp16, a 1x1 depthwise command with no kernel reference times b of the same shape (word 34, rows 6 bytes apart: word 32), bounds +-65504 (words 29, 30): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): a product past the largest half (65504), one below the normal range",
 	  "numpy: the exact a x b (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0, past the largest half +-65504",
-	  "", 0x1000003b, 0, c97_in, 2, c97_out, 1, c97_ops, 1, c97_s, 0, c97_raw, 0 },
+	  "", 0x1000003b, 0, c98_in, 2, c98_out, 1, c98_ops, 1, c98_s, 0, c98_raw, 0 },
 	{ "nn-f16-add0", "SP TensorAdd_SP on fp16, one operation with no second image (words 23, 34 0), scale 1: a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): -0, the largest half, the smallest normal half",
 	  "numpy: the exact x (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
-	  "", 0x1000003b, 0, c98_in, 1, c98_out, 1, c98_ops, 1, c98_s, 0, c98_raw, 0 },
+	  "", 0x1000003b, 0, c99_in, 1, c99_out, 1, c99_ops, 1, c99_s, 0, c99_raw, 0 },
+	{ "nn-lut-int16", "NN_LUT ActivationLayer on int16 codes (in, out and kernel data type 4): a 4x3x1 image (rows 10 bytes apart) through a table of (v / 128)^2 (tail bits 28 and 24 set) -> 4x3x1 (rows 8 bytes apart): codes past 2,048 (7 to 10 bits interpolated), negative codes, 0, ties, a result past 32,767 (saturated)",
+	  "numpy: the entry of the code's sign, exponent and 4 mantissa bits plus (next entry - entry) x the bits below / their step, in Python fractions, rounded half away from zero, saturated",
+	  "", 0x1000003b, 0, c100_in, 1, c100_out, 1, c100_ops, 1, c100_s, 0, c100_raw, 1 },
+	{ "nn-sp-scale-f16-int16", "SP TensorAdd_SP of one operation with no second image: a 3x2x1 fp16 image (rows 8 bytes apart) times 2^13 (the SP scale) -> int16 codes (rows 6 bytes apart): ties both ways, saturation both ways",
+	  "numpy: x x k exactly (Fractions), rounded half away from zero, saturated to int16",
+	  "", 0x1000003b, 0, c101_in, 1, c101_out, 1, c101_ops, 1, c101_s, 0, c101_raw, 0 },
+	{ "nn-sp-scale-int16-f16", "SP TensorAdd_SP of one operation with no second image: a 3x2x1 int16 codes image (rows 8 bytes apart) times 2^-13 (the SP scale) -> fp16 (rows 6 bytes apart): -32768, 0, a subnormal result (0)",
+	  "numpy: x x k exactly (Fractions), rounded to a half (to nearest, ties to even), below the normal range 0",
+	  "", 0x1000003b, 0, c102_in, 1, c102_out, 1, c102_ops, 1, c102_s, 0, c102_raw, 0 },
+	{ "sh-mul-int16", "SH TensorMul on int16 codes (format words 0x444040f1 / 0x444050f1, the int16 lane table): 1x4x2 int16 x a 3x1x1 int16 constant (COEF_DATA_TABLE) x 2^-14 -> 3x4x2 int16, both broadcast: ties both ways, saturation",
+	  "numpy: the exact code0 x code1 x 2^-14 (Fractions), rounded half away from zero, saturated to int16",
+	  "", 0x1000003b, 0, c103_in, 1, c103_out, 1, c103_ops, 1, c103_s, 0, c103_raw, 1 },
+	{ "sh-div-int16", "SH TensorDiv on int16 codes (format words 0x444040f1 / 0x444050f1, the int16 lane table): 5x2x1 int16 (rows 16 bytes apart) x 2^-7 / a 1x1x1 fp16 input (broadcast) x 2^14 -> int16: saturation both ways",
+	  "numpy: the exact code0 x 2^-7 / h1 x 2^14 (Fractions), rounded half away from zero, saturated to int16",
+	  "", 0x1000003b, 0, c104_in, 2, c104_out, 1, c104_ops, 1, c104_s, 0, c104_raw, 0 },
+	{ "nn-int16-mul", "NN TensorMul on int16 codes, a 1x1 depthwise command with no kernel reference times b of the same shape (word 34, rows 6 bytes apart: word 32), scale 2^-12, bounds the int16 range x 2^-12 (words 29, 30): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 bytes apart): ties both ways, saturation both ways",
+	  "numpy: the exact a x b x 2^-12 (Fractions), rounded half away from zero, saturated to int16",
+	  "", 0x1000003b, 0, c105_in, 2, c105_out, 1, c105_ops, 1, c105_s, 0, c105_raw, 0 },
 	{ "nt-transpose-slices", "NN ConcatLayer NT of 3 slices of 3x4 fp16 values (rows 6 bytes apart: word 5 (kernel_address) 2 times the width, as in every NT command of the corpus; slices 40) into 3 slices of 4x3 (rows 10 bytes apart, slices 36): out_image_z_size 3",
 	  "numpy: numpy.transpose of each slice, placed at the strides; the bytes between rows 0",
-	  "", 0x1000003b, 0, c99_in, 1, c99_out, 1, c99_ops, 1, c99_s, 0, c99_raw, 0 },
+	  "", 0x1000003b, 0, c106_in, 1, c106_out, 1, c106_ops, 1, c106_s, 0, c106_raw, 0 },
 	{ "nt-transpose-rows", "NN TensorTranspose NT of a 3x2 image of 6-byte elements (3 fp16 values each; input rows 18 bytes, word 5 (kernel_address) 6) into 2x3 (output rows 14 bytes apart)",
 	  "numpy: numpy.transpose of the (2, 3, 6-byte) array's first two axes, rows at the stride; the bytes between rows 0",
-	  "", 0x1000003b, 0, c100_in, 1, c100_out, 1, c100_ops, 1, c100_s, 0, c100_raw, 0 },
+	  "", 0x1000003b, 0, c107_in, 1, c107_out, 1, c107_ops, 1, c107_s, 0, c107_raw, 0 },
 	{ "tp-fully-connected-round0", "TP fully connected layer with flat_rounding_mode 0 (simple rounding): 14 inputs -> 10 outputs, kernel zero point 74, out_zp 81 (the 0x10003 image classification layer's), scale 3/32 (multiplier 16384, shift 4); sums 4.5 and -1.5 (ties of both signs), 4.21875, -4.78125, two saturate",
 	  "numpy: out_zp + round_half_away((bias[o] + sum over i of (w[o][i] - 74) x in[i]) x 3/32), exactly (Python fractions), saturated to 0..255: simple rounding as the vendor's software rounds it, the zero point added after the rounding",
-	  "", 0x1000003b, 0, c101_in, 1, c101_out, 1, c101_ops, 1, c101_s, 1, c101_raw, 0 },
+	  "", 0x1000003b, 0, c108_in, 1, c108_out, 1, c108_ops, 1, c108_s, 1, c108_raw, 0 },
 	{ "tp-fully-connected-round2", "TP fully connected layer with flat_rounding_mode 2 (round toward zero): 14 inputs -> 10 outputs, kernel zero point 74, out_zp 81 (the 0x10003 image classification layer's), scale 3/32 (multiplier 16384, shift 4); refused before anything runs",
 	  "doc/cpu-backend.md, TP fully connected layers: flat_rounding_mode 2 and 3 are refused (tpfc-field-unsupported)",
-	  "tpfc-field-unsupported", 0x1000003b, 0, c102_in, 1, c102_out, 1, c102_ops, 1, c102_s, 1, c102_raw, 0 },
+	  "tpfc-field-unsupported", 0x1000003b, 0, c109_in, 1, c109_out, 1, c109_ops, 1, c109_s, 1, c109_raw, 0 },
 	{ "nn-conv-rounding-mode0", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5 (offsets -1), scale 1/2 (every odd sum a tie), with rounding_mode 0 (the vendor's simple rounding, the 0x10003 image classification file's)",
 	  "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, rounded per the command's rounding_mode: half away from zero), then ReLU, saturation and pooling",
-	  "", 0x1000003b, 0, c103_in, 1, c103_out, 1, c103_ops, 1, c103_s, 1, c103_raw, 0 },
+	  "", 0x1000003b, 0, c110_in, 1, c110_out, 1, c110_ops, 1, c110_s, 1, c110_raw, 0 },
 	{ "nn-conv-rounding-mode2", "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5 (offsets -1), scale 1/2 (every odd sum a tie), with rounding_mode 2 (the vendor's round toward zero): refused before anything runs",
 	  "doc/cpu-backend.md, What it executes: rounding_mode 2 and 3 are refused (rounding-mode-unsupported)",
-	  "rounding-mode-unsupported", 0x1000003b, 0, c104_in, 1, c104_out, 1, c104_ops, 1, c104_s, 1, c104_raw, 0 },
+	  "rounding-mode-unsupported", 0x1000003b, 0, c111_in, 1, c111_out, 1, c111_ops, 1, c111_s, 1, c111_raw, 0 },
 };
 
 static const uint8_t dw0_in[] = {200, 200, 200, 165, 200, 200, 200, 193, 200, 200, 200, 19, 159, 57, 57, 57, 187, 57, 57, 57, 49, 57, 57, 56, 180, 158, 14, 14, 14, 244, 14, 14, 14, 22, 14, 14, 16, 199, 55};

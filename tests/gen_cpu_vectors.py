@@ -2050,6 +2050,31 @@ def spsum_case():
     return c
 
 
+def spmul_pairs(c, int16, sb, sa):
+    """The two pairs of a TensorMul_SP layer (spmul_case): each first loads
+    2 values of b (input record 1) with scale sb, each second reads a 4x2
+    slice of a (input record 0, rows 8 bytes apart) with scale sa and writes
+    it, the second pair's after the first's; fp16 or int16 (4) data."""
+    t = lambda key: [(key, 0), (key + "_bit_2", 1)] if int16 else [(key, 1)]
+    for half in range(2):
+        first = c.add_op(OP_SP, "TensorMul_SP")
+        first["fields"] += [("in_image_x_size", 2), ("in_image_y_size", 1), ("kernel_z_size", 1)] + \
+            t("in_image_data_type") + [("out_image_data_type", 0), ("out_image_x_size", 2),
+                                        ("out_image_y_size", 1), ("out_image_z_size", 1), ("in_image_x_stride", 4),
+                                        ("in_image_y_stride", 4)]
+        sp_scale(first, sb)
+        field_addr(first, "in_image_address", INPUT, 1, 4 * half)
+        last = c.add_op(OP_SP, "TensorMul_SP")
+        last["fields"] += [("in_image_x_size", 4), ("in_image_y_size", 2), ("kernel_z_size", 1)] + \
+            t("in_image_data_type") + t("out_image_data_type") + \
+            [("out_image_x_size", 4), ("out_image_y_size", 2), ("out_image_z_size", 1),
+             ("in_image_x_stride", 8), ("in_image_y_stride", 16),
+             ("out_image_x_stride", 8), ("out_image_y_stride", 16)]
+        sp_scale(last, sa)
+        field_addr(last, "in_image_address", INPUT, 0, 16 * half)
+        field_addr(last, "out_image_address", OUTPUT, 0, 16 * half)
+
+
 def spmul_case():
     """An SP product (layer TensorMul_SP of two pairs of SP operations): each
     first loads b (fp16, scale 1, no flag), each second reads a 4x2 fp16
@@ -2071,26 +2096,38 @@ def spmul_case():
         img[4 * j:4 * j + 4] = a[j].view(np.uint16)
     c.add_input(img.view(np.uint8), [16], FP16)
     c.add_input(b.view(np.uint16).view(np.uint8), [4], FP16)
-    for half in range(2):
-        first = c.add_op(OP_SP, "TensorMul_SP")
-        first["fields"] += [("in_image_x_size", 2), ("in_image_y_size", 1), ("kernel_z_size", 1),
-                            ("in_image_data_type", 1), ("out_image_data_type", 0), ("out_image_x_size", 2),
-                            ("out_image_y_size", 1), ("out_image_z_size", 1), ("in_image_x_stride", 4),
-                            ("in_image_y_stride", 4)]
-        sp_scale(first, 1.0)
-        field_addr(first, "in_image_address", INPUT, 1, 4 * half)
-        last = c.add_op(OP_SP, "TensorMul_SP")
-        last["fields"] += [("in_image_x_size", 4), ("in_image_y_size", 2), ("kernel_z_size", 1),
-                           ("in_image_data_type", 1), ("out_image_data_type", 1),
-                           ("out_image_x_size", 4), ("out_image_y_size", 2), ("out_image_z_size", 1),
-                           ("in_image_x_stride", 8), ("in_image_y_stride", 16),
-                           ("out_image_x_stride", 8), ("out_image_y_stride", 16)]
-        sp_scale(last, 1.0)
-        field_addr(last, "in_image_address", INPUT, 0, 16 * half)
-        field_addr(last, "out_image_address", OUTPUT, 0, 16 * half)
+    spmul_pairs(c, False, 1.0, 1.0)
     vals = [Fraction(float(a[j, i])) * Fraction(float(b[j])) for j in range(4) for i in range(4)]
     # exact in double (a product of two halves): ties are the backend's ties
     c.add_output([v for x in vals for v in f16_le([x], False)], [16], FP16)
+    return c
+
+
+def spmul_int16_case():
+    """The int16 SP product (layer TensorMul_SP of two pairs, as the int16
+    blendshapes file's layer normalisations): a, b and the output int16
+    codes, the first command's scale s_b = 2^-12, the second's s_a = 2^-9
+    (the fraction length of a), b along y; out = a x b x s_b (s_a not
+    applied: doc/cpu-backend.md, "The SP product")."""
+    c = Case("sp-mul-int16", "SP product (layer TensorMul_SP, two pairs of NN-engine SP operations) of int16 "
+             "codes: 4x2x1 int16 a (rows 8 bytes apart, second scale 2^-9) times 2 int16 b, one per row (b "
+             "along y, first scale 2^-12), twice, into int16: ties both ways, saturation both ways",
+             "numpy: a x b[y] x 2^-12 exactly (Fractions), rounded half away from zero, saturated to int16 (the "
+             "second command's scale not applied)")
+    rs = np.random.RandomState(58)
+    a = rs.randint(-4000, 4000, (4, 4))
+    b = rs.randint(-9000, 9000, 4)
+    a[0, 0], b[0] = 30000, 9000                 # 65918: saturates at 32767
+    a[0, 1] = -30000                            # saturates at -32768
+    a[1, 2], b[1] = 2048, 3                     # 1.5: a tie, to 2
+    a[1, 3] = -2048                             # -1.5: to -2
+    c.add_input(a.astype(np.int16).view(np.uint8), [16], FP16)      # rows 8 bytes apart: contiguous
+    c.add_input(b.astype(np.int16).view(np.uint8), [4], FP16)
+    spmul_pairs(c, True, 2.0 ** -12, 2.0 ** -9)
+    q = [max(-32768, min(32767, round_half_away(Fraction(int(a[j, i]) * int(b[j]), 1 << 12))))
+         for j in range(4) for i in range(4)]
+    assert q[0] == 32767 and q[1] == -32768 and q[6] == 2 and q[7] == -2
+    c.add_output(np.array(q, np.int16).view(np.uint8), [16], FP16)
     return c
 
 
@@ -2654,6 +2691,13 @@ def nn_lut_sigmoid_case():
     c.add_output(flush_subnormal(np.frombuffer(y.tobytes(), np.uint8).tolist()), [8, 1, 1], FP16)
     return c
 
+def second_image(op, brow, y):
+    """An NN-engine command's second image (words 32-35): input record 1,
+    rows brow bytes apart, y rows a slice, in a buffer with no end."""
+    op["words"] += [(32, (brow * y) << 16 | brow), (33, 1), (35, 0x17FFFFFF)]
+    word_addr(op, 34, INPUT, 1, 0, 0)
+
+
 def sp_add_case(flags=0):
     """The fp16 SP addition of a TensorAdd_SP layer: a + b, no ReLU; flags:
     word 27 bits 23-25 and word 28 bits 2-4 both set to it: 7 (the
@@ -2693,9 +2737,8 @@ def sp_add_case(flags=0):
                      ("post_shift", 31), ("post_shift_bit_5_6", 3)]
     one = f32_bits(1.0)
     op["words"] += [(23, (one << 2) & 0xFFFFFFFF), (27, (one >> 30) << 31 | flags << 23),
-                    (28, flags << 2), (29, 0x7F800000), (30, 0xFF800000),
-                    (32, (brow * y) << 16 | brow), (33, 1), (35, 0x17FFFFFF)]
-    word_addr(op, 34, INPUT, 1, 0, 0)
+                    (28, flags << 2), (29, 0x7F800000), (30, 0xFF800000)]
+    second_image(op, brow, y)
     field_addr(op, "in_image_address", INPUT, 0, 0)
     field_addr(op, "out_image_address", OUTPUT, 0, 0)
     out = np.zeros(orow * y * z // 2, np.uint16)
@@ -2809,6 +2852,128 @@ def nn_lut_case(sign):
     return c
 
 
+def nn_lut_int16_case():
+    """An NN_LUT table on int16 codes in and out (the int16 blendshapes
+    file's op 7: the tail's bits 28 and 24 set, a table of (v / 128)^2 at
+    the entry of input v): the code read as a half's value, the entry of
+    its sign, exponent and 4 mantissa bits, then linearly by all the bits
+    below them (a code above 2,048 has more than a half holds)."""
+    c = Case("nn-lut-int16", "NN_LUT ActivationLayer on int16 codes (in, out and kernel data type 4): a 4x3x1 "
+             "image (rows 10 bytes apart) through a table of (v / 128)^2 (tail bits 28 and 24 set) -> 4x3x1 "
+             "(rows 8 bytes apart): codes past 2,048 (7 to 10 bits interpolated), negative codes, 0, ties, "
+             "a result past 32,767 (saturated)",
+             "numpy: the entry of the code's sign, exponent and 4 mantissa bits plus (next entry - entry) x "
+             "the bits below / their step, in Python fractions, rounded half away from zero, saturated")
+    rs = np.random.RandomState(63)
+    w, h, row, orow = 4, 3, 10, 8
+    x = rs.randint(-3000, 3000, (h, w))
+    x[0, 0], x[0, 1], x[0, 2], x[0, 3] = 0, 30000, -5, 2049
+    x[1, 0] = 181                               # 181 = 176 + 5: 4 of 16 units interpolated
+    f = lambda v: v * v / Fraction(128 * 128)
+    vals, words = [], []
+    for i in range(1024):
+        b = nnlut_input(i, 1)
+        v = fp21_round(f(Fraction(float(np.uint16(b).view(np.float16))))) if (b & 0x7C00) != 0x7C00 \
+            else Fraction(65535)
+        vals.append(v)
+        words.append(lut32_word(v))
+    tail = [1 << 28 | 1 << 24, 0, 0]
+    table = c.add_raw(np.frombuffer(struct.pack("<1027I", *(words + tail)), np.uint8))
+    img = np.zeros(row * h // 2, np.uint16)
+    for j in range(h):
+        img[j * row // 2:j * row // 2 + w] = x[j].astype(np.int16).view(np.uint16)
+    c.add_input(img.view(np.uint8), [img.size], FP16)
+    op = c.add_op(7, "ActivationLayer")
+    op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", 1), ("kernels_per_core", 1), ("depthwise", 1),
+                     ("in_image_x_size", w), ("in_image_y_size", h), ("out_image_x_size", w),
+                     ("out_image_y_size", h), ("out_image_z_size", 1), ("in_image_x_stride", row),
+                     ("in_image_y_stride", row * h), ("out_image_x_stride", orow),
+                     ("out_image_y_stride", orow * h), ("kernel_data_type", 0), ("kernel_data_type_bit_2", 1),
+                     ("in_image_data_type", 0), ("in_image_data_type_bit_2", 1), ("out_image_data_type", 0),
+                     ("out_image_data_type_bit_2", 1), ("post_shift", 31), ("post_shift_bit_5_6", 3)]
+    field_addr(op, "kernel_address", MISC_DYNA_GENERIC, table, 0)
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    index = lambda b, neg: ((b ^ 0x4000) >> 6) | (512 if neg else 0)
+    half = lambda m: int(np.float16(m).view(np.uint16))
+    out = np.zeros(orow * h // 2, np.uint16)
+    for j in range(h):
+        for i in range(w):
+            code = int(x[j, i])
+            m, neg = abs(code), code < 0
+            e = m.bit_length() - 1
+            step = 1 << (e - 4) if e > 4 else 1
+            base = m - m % step
+            v = vals[index(half(base), neg)]
+            if m != base:
+                v += (vals[index(half(base + step), neg)] - v) * Fraction(m - base, step)
+            q = max(-32768, min(32767, round_half_away(v)))
+            out[j * orow // 2 + i] = q & 0xFFFF
+    assert out[1] == 32767
+    c.add_output(out.view(np.uint8), [out.size], FP16)
+    return c
+
+
+def nn_sp_scale_int16_case(to_int16):
+    """An SP scaling between fp16 and int16 (layer TensorAdd_SP of one
+    operation, no second image, as the int16 blendshapes file's variance +
+    epsilon: fp16 in, int16 codes out at scale 2^13, word 27 bit 30 the
+    exponent's eighth bit), or back (int16 codes in at scale 2^-13, fp16
+    out): out = x x k, an int16 result rounded half away from zero and
+    saturated."""
+    k = Fraction(1 << 13) if to_int16 else Fraction(1, 1 << 13)
+    c = Case("nn-sp-scale-" + ("f16-int16" if to_int16 else "int16-f16"),
+             "SP TensorAdd_SP of one operation with no second image: a 3x2x1 %s image (rows 8 bytes apart) "
+             "times %s (the SP scale) -> %s (rows 6 bytes apart)%s" %
+             (("fp16", "2^13", "int16 codes", ": ties both ways, saturation both ways") if to_int16 else
+              ("int16 codes", "2^-13", "fp16", ": -32768, 0, a subnormal result (0)")),
+             "numpy: x x k exactly (Fractions), %s" %
+             ("rounded half away from zero, saturated to int16" if to_int16 else
+              "rounded to a half (to nearest, ties to even), below the normal range 0"))
+    rs = np.random.RandomState(64 + to_int16)
+    x, y, row, orow = 3, 2, 8, 6
+    if to_int16:
+        a = (rs.randint(-3000, 3000, (y, x)) / 1024.0).astype(np.float16)
+        a[0, 0], a[0, 1], a[0, 2] = np.float16(5.0), np.float16(-5.0), np.float16(2.0 ** -14)   # 2^-1: a tie
+        a[1, 0] = np.float16(-3.0 * 2.0 ** -14)                                                # -1.5: a tie
+        codes = a.view(np.uint16)
+        vals = [Fraction(float(v)) for v in a.ravel()]
+    else:
+        a = rs.randint(-32768, 32768, (y, x))
+        a[0, 0], a[0, 1], a[0, 2] = -32768, 0, 1
+        codes = a.astype(np.int16).view(np.uint16)
+        vals = [Fraction(int(v)) for v in a.ravel()]
+    img = np.zeros(row * y // 2, np.uint16)
+    for j in range(y):
+        img[j * row // 2:j * row // 2 + x] = codes[j]
+    c.add_input(img.view(np.uint8), [img.size], FP16)
+    op = c.add_op(OP_SP, "TensorAdd_SP")
+    op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", 1),
+                     ("kernel_data_type", 1 if to_int16 else 0), ("kernel_data_type_bit_2", 0 if to_int16 else 1),
+                     ("in_image_x_size", x), ("in_image_y_size", y),
+                     ("in_image_data_type", 1 if to_int16 else 0), ("in_image_data_type_bit_2", 0 if to_int16 else 1),
+                     ("out_image_data_type", 0 if to_int16 else 1), ("out_image_data_type_bit_2", 1 if to_int16 else 0),
+                     ("out_image_x_size", x), ("out_image_y_size", y), ("out_image_z_size", 1),
+                     ("in_image_x_stride", row), ("in_image_y_stride", row * y),
+                     ("out_image_x_stride", orow), ("out_image_y_stride", orow * y)]
+    sp_scale(op, float(k))
+    op["words"] += [(29, 0x7F800000), (30, 0xFF800000), (35, 0x07FFFFFF)]
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    out = np.zeros(orow * y // 2, np.uint16)
+    for j in range(y):
+        for i in range(x):
+            v = vals[j * x + i] * k
+            out[j * orow // 2 + i] = (max(-32768, min(32767, round_half_away(v))) & 0xFFFF) if to_int16 \
+                else f16_round(v)
+    if to_int16:
+        assert out[0] == 32767 and out[1] == 0x8000 and out[2] == 1 and out[orow // 2] == 0xFFFE
+        c.add_output(out.view(np.uint8), [out.size], FP16)
+    else:
+        c.add_output(flush_subnormal(out.view(np.uint8).tolist()), [out.size], FP16)
+    return c
+
+
 # The uniforms after the three images of the A733 fp16 TensorDiv and
 # TensorMul shaders, as every such shader of the corpus loads them (index,
 # value): lib/cpu/ops/shelt.c.
@@ -2896,6 +3061,117 @@ def shf16_case(div, refused=False):
     return c
 
 
+def nn_mul_int16_case():
+    """The int16 blendshapes file's NN TensorMul (op 42): a 1x1 depthwise
+    command with no kernel reference, int16 codes in and out, times the
+    int16 codes of its second image (words 32-35), its scale 2^-12
+    (post_shift 19 | 3 << 5), bounds float32(32767 x 2^-12) and
+    float32(-32768 x 2^-12) (words 29, 30)."""
+    x, y, z, row, slc, orow, brow = 3, 2, 2, 8, 24, 6, 6
+    c = Case("nn-int16-mul", "NN TensorMul on int16 codes, a 1x1 depthwise command with no kernel reference "
+             "times b of the same shape (word 34, rows 6 bytes apart: word 32), scale 2^-12, bounds the int16 "
+             "range x 2^-12 (words 29, 30): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 "
+             "bytes apart): ties both ways, saturation both ways",
+             "numpy: the exact a x b x 2^-12 (Fractions), rounded half away from zero, saturated to int16")
+    rs = np.random.RandomState(68)
+    a = rs.randint(-8000, 8000, (z, y, x))
+    b = rs.randint(-8000, 8000, (z, y, x))
+    a[0, 0, 0], b[0, 0, 0] = 2048, 3            # 1.5: to 2
+    a[0, 0, 1], b[0, 0, 1] = -2048, 3           # -1.5: to -2
+    a[1, 1, 2], b[1, 1, 2] = 20000, 20000       # 97656.25: 32767
+    a[1, 1, 1], b[1, 1, 1] = -20000, 20000      # -32768
+    c.add_input(f16_image(a.astype(np.int16), row, slc), [slc * z // 2], FP16)       # int16 codes
+    c.add_input(f16_image(b.astype(np.int16), brow, brow * y), [brow * y * z // 2], FP16)
+    op = c.add_op(OP_NN, "TensorMul")
+    op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", z), ("kernel_data_type", 0),
+                     ("kernel_data_type_bit_2", 1), ("kernels_per_core", z), ("depthwise", 1),
+                     ("in_image_x_size", x), ("in_image_y_size", y), ("in_image_data_type", 0),
+                     ("in_image_data_type_bit_2", 1), ("out_image_data_type", 0), ("out_image_data_type_bit_2", 1),
+                     ("out_image_x_size", x), ("out_image_y_size", y), ("out_image_z_size", z),
+                     ("in_image_x_stride", row), ("in_image_y_stride", slc),
+                     ("out_image_x_stride", orow), ("out_image_y_stride", orow * y),
+                     ("post_shift", 19), ("post_shift_bit_5_6", 3)]
+    op["words"] += [(29, f32_bits(32767 * 2.0 ** -12)), (30, f32_bits(-32768 * 2.0 ** -12))]
+    second_image(op, brow, y)
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    q = np.array([max(-32768, min(32767, round_half_away(Fraction(int(u) * int(v), 1 << 12))))
+                  for u, v in zip(a.ravel(), b.ravel())], np.int16).reshape(z, y, x)
+    assert q[0, 0, 0] == 2 and q[0, 0, 1] == -2 and q[1, 1, 2] == 32767 and q[1, 1, 1] == -32768
+    out = f16_image(q, orow, orow * y)             # int16 codes, rows orow bytes apart
+    c.add_output(out, [out.size // 2], FP16)
+    return c
+
+
+SHI16_FMT, SHI16_FMT_ROWS = 0x444040F1, 0x444050F1
+# the int16 shaders' last lane table (lib/cpu/ops/shelt.c): TensorMul's
+# words 60-75, TensorDiv's 68-79
+SHI16_LANES = [0x33333333, 0x11110000, 0x03020100, 0x03020100, 0, 0, 0, 0x00002400, 0, 0, 0, 0, 0, 0, 0, 0]
+
+
+def shi16_case(div):
+    """The int16 blendshapes file's int16 shaders: TensorDiv (input 0 int16
+    codes 5x2x1, rows 16 bytes apart, over a 1x1x1 fp16 input, into int16:
+    code0 x u[0x36064] / h1 x u[0x36068], 2^-7 and 2^14) and TensorMul
+    (1x4x2 int16 times a 3x1x1 int16 constant of the COEF_DATA_TABLE,
+    into int16: code0 x code1 x u[0x360e0], 2^-14)."""
+    what = "TensorDiv" if div else "TensorMul"
+    c = Case("sh-%s-int16" % ("div" if div else "mul"),
+             "SH %s on int16 codes (format words 0x444040f1 / 0x444050f1, the int16 lane table): " % what +
+             ("5x2x1 int16 (rows 16 bytes apart) x 2^-7 / a 1x1x1 fp16 input (broadcast) x 2^14 -> int16: "
+              "saturation both ways" if div else
+              "1x4x2 int16 x a 3x1x1 int16 constant (COEF_DATA_TABLE) x 2^-14 -> 3x4x2 int16, both broadcast: "
+              "ties both ways, saturation"),
+             "numpy: the exact %s (Fractions), rounded half away from zero, saturated to int16" %
+             ("code0 x 2^-7 / h1 x 2^14" if div else "code0 x code1 x 2^-14"))
+    rs = np.random.RandomState(66 + div)
+    u = {}
+    for i, v in (SHDIV_WORDS if div else SHMUL_WORDS):
+        u[i] = v
+    for i, v in enumerate(SHI16_LANES[:12 if div else 16]):
+        u[(68 if div else 60) + i] = v
+    if div:
+        u[25], u[26] = f32_bits(2.0 ** -7), f32_bits(2.0 ** 14)
+        a = rs.randint(-32768, 32768, (2, 5))
+        b = np.float16(-3.0)
+        a[0, 0], a[0, 1], a[0, 2] = 1, 1000, -1000   # 1000 x 2^7 / 3 = 42666.7: saturated both ways
+        img = np.zeros(16, np.uint16)
+        for j in range(2):
+            img[8 * j:8 * j + 5] = a[j].astype(np.int16).view(np.uint16)
+        c.add_input(img.view(np.uint8), [16], FP16)
+        c.add_input(np.frombuffer(np.array([b]).tobytes(), np.uint8), [1], FP16)
+        put(u, 1, image_words(16, 5, 2, SHI16_FMT_ROWS, 32, 1))
+        put(u, 9, image_words(2, 1, 1, SHF16_FMT, 2, 1))
+        put(u, 17, image_words(10, 5, 2, SHI16_FMT_ROWS, 20, 1))
+        images = [(0, (INPUT, 0, 0)), (8, (INPUT, 1, 0)), (16, (OUTPUT, 0, 0))]
+        exact = [[Fraction(int(a[j, i]), 1 << 7) / Fraction(float(b)) * (1 << 14) for i in range(5)]
+                 for j in range(2)]
+    else:
+        u[56] = f32_bits(2.0 ** -14)
+        a = rs.randint(-20000, 20000, (2, 4))
+        g = rs.randint(-20000, 20000, 3)
+        a[0, 0], g[0] = 8192, 3                       # 1.5: a tie, to 2
+        a[0, 1] = -8192                               # -1.5: to -2
+        a[1, 3], g[2] = 30000, 30000                  # 54931.6: saturated
+        c.add_input(a.astype(np.int16).view(np.uint8), [8], FP16)
+        gamma = c.add_raw(g.astype(np.int16).view(np.uint8))
+        put(u, 1, image_words(2, 1, 4, SHI16_FMT_ROWS, 8, 2))
+        put(u, 9, image_words(6, 3, 1, SHI16_FMT, 6, 1))
+        put(u, 17, image_words(6, 3, 4, SHI16_FMT_ROWS, 24, 2))
+        images = [(0, (INPUT, 0, 0)), (8, (MISC_DYNA_GENERIC, gamma, 0)), (16, (OUTPUT, 0, 0))]
+        exact = [[Fraction(int(a[k, j]) * int(g[i]), 1 << 14) for i in range(3)] for k in range(2) for j in range(4)]
+    for i in (6, 14, 22):
+        u[i] = 0x10DD10B0
+    sh_op(c, what, u, images)
+    q = [max(-32768, min(32767, round_half_away(v))) for row in exact for v in row]
+    if div:
+        assert q[1] == -32768 and q[2] == 32767
+    else:
+        assert q[0] == 2 and q[3] == -2 and q[23] == 32767
+    c.add_output(np.array(q, np.int16).view(np.uint8), [len(q)], FP16)
+    return c
+
+
 def f16_image(vals, row, slc):
     """z x y x x halves into rows `row` bytes and slices `slc` bytes apart."""
     z, y, x = vals.shape
@@ -2946,9 +3222,8 @@ def nnf16_elt_case(kind):
         op["fields"] += [("kernels_per_core", z), ("depthwise", 1)]
         brow = 6
         c.add_input(f16_image(b, brow, brow * y), [brow * y * z // 2], FP16)
-        op["words"] += [(29, 0x477FE000), (30, 0xC77FE000), (32, (brow * y) << 16 | brow), (33, 1),
-                        (35, 0x17FFFFFF)]
-        word_addr(op, 34, INPUT, 1, 0, 0)
+        op["words"] += [(29, 0x477FE000), (30, 0xC77FE000)]
+        second_image(op, brow, y)
         exact = [Fraction(float(u)) * Fraction(float(v)) for u, v in zip(a.ravel(), b.ravel())]
     else:
         op["words"] += [(27, 1 << 28 if kind == "negate" else 0), (29, 0x7F800000), (30, 0xFF800000),
@@ -2982,7 +3257,7 @@ def all_cases():
              shf32_other_program_case("ActivationLayer", 0x44404032, [[128, 1 << 16 | 32], [128, 1 << 16 | 32]]),
              shf32_other_program_case("Max Pooling", 0x32101034, [[64, 2 << 16 | 4], [32, 1 << 16 | 2]])] + spmax_cases() +
             [spmean_case("sp-mean-x", 0), spmean_case("sp-mean-z", 2),
-             spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(), spsum_case(), spmul_case(),
+             spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(), spsum_case(), spmul_case(), spmul_int16_case(),
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
             [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case(), shavg_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(7)] +
             [shconv_s2_case(), nt_long_case(), sp_add_case(3), shdw16_small_case(), nn_lut_sigmoid_case()] +
@@ -2990,7 +3265,9 @@ def all_cases():
              tanh_case(95), prelu_case(0), prelu_case(1),
              prelu_case(0, 2), prelu_case(0, 3)] +
             [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)] +
-            [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")] + [nt_slices_case(), nt_rows_case()] +
+            [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")] +
+            [nn_lut_int16_case(), nn_sp_scale_int16_case(1), nn_sp_scale_int16_case(0), shi16_case(0),
+             shi16_case(1), nn_mul_int16_case()] + [nt_slices_case(), nt_rows_case()] +
             [tpfc_round_case(0), tpfc_round_case(2)] + nn_rounding_cases())
 
 

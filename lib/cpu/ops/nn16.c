@@ -9,6 +9,7 @@
  * computes in 64-bit sums.  doc/cpu-backend.md ("int16 data") gives each
  * rule with its evidence.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,42 @@ static int16_t requant16(const cpu_nn16 *n, int64_t acc)
 	if (n->relu && q < 0)
 		q = 0;
 	return (int16_t)(q < -32768 ? -32768 : q > 32767 ? 32767 : q);
+}
+
+/* Entry i of a convolution's table (float32 little-endian). */
+static double nn16_entry(const cpu_nn16 *n, uint32_t i)
+{
+	const uint8_t *b = n->lut + 4u * i;
+	return (double)nbg_cpu_f32_of((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+}
+
+/* A convolution's table read at its scaled sum v = acc x 2^(exponent -
+ * 127) (doc/cpu-backend.md, "int16 data"): 8 entries a binade, entry
+ * 8 (floor(log2 |v|) - 1) + the 3 bits after the leading one (v = 2^k:
+ * entry 8 (k - 1)), plus 512 for a negative v; then linearly towards the
+ * next entry by the bits below them.  |v| below 2 reads entry 0 (512),
+ * the largest binade's last entry every larger |v|.  The value rounded
+ * half away from zero (not by rounding_mode, which governs the
+ * requantization a table replaces here: inferred) and saturated to int16.  v is exact in a double:
+ * the scale a power of two, the sum below 2^53. */
+static int16_t nn16_table(const cpu_nn16 *n, int64_t acc)
+{
+	double v = ldexp((double)acc, (int)n->exponent - 127), m = fabs(v), rest = 0;
+	uint32_t base = v < 0 ? 512u : 0u, i = 0;
+	if (m >= 2.0) {
+		int e = 0;
+		double f = frexp(m, &e) * 16.0 - 8.0; /* m = (8 + f) / 8 x 2^(e - 1), f in [0, 8) */
+		uint32_t top = (uint32_t)f;
+		i = 8u * (uint32_t)(e - 2) + top;
+		rest = f - top;
+		if (i > 255u)
+			i = 255u, rest = 0;
+	}
+	double t = nn16_entry(n, base + i);
+	if (rest > 0 && i < 255u)
+		t += (nn16_entry(n, base + i + 1) - t) * rest;
+	t = nbg_cpu_round_half_away(t);
+	return (int16_t)(t < -32768.0 ? -32768.0 : t > 32767.0 ? 32767.0 : t);
 }
 
 /* The input image as values [z][y][x], read at the strides, pixel step
@@ -144,6 +181,8 @@ static int16_t nn16_pixel(const cpu_nn16 *n, const int64_t *acc, const uint8_t *
 					 px * n->add_xstep, 0, 0);
 		return nbg_cpu_nn16_add(a, acc[(size_t)py * sub * n->out_x + px * sub], b, n->relu, n->even);
 	}
+	if (n->lut)
+		return nn16_table(n, acc[(size_t)py * n->out_x + px]);
 	if (n->pooling == 0)
 		return requant16(n, acc[(size_t)py * n->out_x + px]);
 	if (n->pooling == 3)
@@ -546,17 +585,41 @@ static int nn16_images(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_
 				       in_slices, (uint64_t)n->pool_x * n->out_xstep, n->pool_y, out_slices);
 }
 
+/* An NN_LUT convolution's table (doc/weights.md, "A convolution and its
+ * table in one stream"): executed with the one tail of the corpus's such
+ * table (0x36000000: bits 28 and 25 set, 24 clear), a scale that is a
+ * power of two, no pooling, ReLU or addition.  0 with the step refused. */
+#define NN16_LUT_TAIL 0x36000000u
+static int nn16_lut(nbg_cpu_step *s, cpu_nn16 *n, const nbg_weights_op *wo)
+{
+	uint64_t at = 0;
+	const uint8_t *tab = nbg_weights_op_lut_table(wo, &at);
+	const uint32_t *tail = nbg_weights_op_lut_tail(wo);
+	if (!tab || !tail || tail[0] != NN16_LUT_TAIL || n->mantissa || n->exponent == 0 || n->exponent >= 255 ||
+	    n->pooling || n->relu || n->add.on) {
+		nbg_cpu_refuse(s, "nn16-lut-unsupported", "an int16 convolution with its table (tail word 0x%08x, "
+			       "scale mantissa 0x%06x, pooling %u, relu %d): executed is the tail 0x%08x (8 entries a "
+			       "binade of the sum) with a power-of-two scale, no pooling and no ReLU",
+			       tail ? tail[0] : 0, n->mantissa, n->pooling, n->relu, NN16_LUT_TAIL);
+		return 0;
+	}
+	n->lut = tab;
+	return 1;
+}
+
 static void plan_conv16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *opu, const cpu_match *m, const nbg_cmd *cmd)
 {
 	cpu_nn16 *n = &opu->u.nn16;
 	const nbg_cmd_op *op = m->cop;
-	if (m->cmd_kind != CPU_CMD_CONV && m->cmd_kind != CPU_CMD_DEPTHWISE_CONV) {
+	/* an NN_LUT convolution (nn16_lut_conv): a convolution's command */
+	int kind = m->type == NBG_GRAPH_OP_NN_LUT && m->cmd_kind == CPU_CMD_NN_LUT ? CPU_CMD_CONV : m->cmd_kind;
+	if (kind != CPU_CMD_CONV && kind != CPU_CMD_DEPTHWISE_CONV) {
 		nbg_cpu_refuse(s, "operation-kind-unsupported", "an int16 NN %s: executed are conv and depthwise "
 			       "conv", op->kind);
 		return;
 	}
-	if (!nn16_fields(p, s, n, op, cmd) || !nn16_kernel(p, s, n, op, m->cmd_kind, p->wop[m->operation]) ||
-	    !nn16_written(s, n, op))
+	if (!nn16_fields(p, s, n, op, cmd) || !nn16_kernel(p, s, n, op, kind, p->wop[m->operation]) ||
+	    !nn16_written(s, n, op) || (m->type == NBG_GRAPH_OP_NN_LUT && !nn16_lut(s, n, p->wop[m->operation])))
 		return;
 	if (!n->in_x || !n->in_y || !n->in_z || !n->out_x || !n->out_y || !n->out_z || n->in_x > (1u << 16) ||
 	    n->in_y > (1u << 16) || n->out_x > (1u << 16) || n->out_y > (1u << 16)) {
@@ -580,9 +643,20 @@ static void plan_conv16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *opu, const cpu
 			       ADD16_W_FLAGS, ADD16_RELU_BIT);
 		return;
 	}
+	if (n->lut) {
+		size_t at = strlen(s->what);
+		snprintf(s->what + at, sizeof(s->what) - at, ", conv and its table read at the sums");
+	}
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 	s->macs = macs;
+}
+
+/* Whether an NN_LUT operation is a convolution with its table. */
+static int nn16_lut_conv(const nbg_cpu_plan *p, const nbg_cmd_op *op)
+{
+	uint64_t size = 0;
+	return nbg_command_coef_bytes(p->m, p->g, &op->kernel_ref, &size) && nbg_nnlut_convolution(op, size);
 }
 
 /* An NN-engine operation on int16 data, or an NT transpose (its data type
@@ -607,6 +681,9 @@ static void nn16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_ma
 			       "its transpose is established on target 0x%x only", p->m->target, NN16_TARGET);
 	else if (m->type == NBG_GRAPH_OP_NT)
 		plan_transpose(p, s, &op->u.nn16, m->cop, cmd);
+	else if (m->type == NBG_GRAPH_OP_NN_LUT && m->cop->in_type == NN16_TYPE && m->cop->out_type == NN16_TYPE &&
+		 nn16_lut_conv(p, m->cop))
+		plan_conv16(p, s, op, m, cmd); /* a convolution with its table */
 	else if (nbg_cpu_nnf16_is(p, m->cop, m->type))
 		nbg_cpu_nnf16_plan(p, s, &op->u.nn16, m->cop, cmd, m->type, m->cmd_kind, m->layer);
 	else if (m->type == NBG_GRAPH_OP_NN)
