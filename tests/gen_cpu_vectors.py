@@ -1334,6 +1334,32 @@ def tp_u8_scaled_case():
     return c
 
 
+def tp_rounding_refused_cases():
+    """A lookup table and a scaled copy with flat_rounding_mode 2 and 3
+    (the vendor's round toward zero and RTNI): refused before anything
+    runs, as the fully connected layers are (doc/cpu-backend.md, "Rounding
+    modes")."""
+    cases = []
+    for kind, mode, rid in (("lookup-table", 2, "tp-lut-unsupported"), ("scaled-copy", 3, "tp-field-unsupported")):
+        c = Case("tp-%s-rounding-mode%d" % (kind, mode),
+                 "a TP uint8 %s (zero points 100 -> 40) with flat_rounding_mode %d (the vendor's %s): refused "
+                 "before anything runs" % ("lookup table of x / 4" if mode == 2 else "scaled copy (x 0.75)", mode,
+                                           "round toward zero" if mode == 2 else "RTNI"),
+                 "doc/cpu-backend.md, Rounding modes: flat_rounding_mode 2 and 3 are refused (%s)" % rid)
+        planar_input(c, np.arange(256).reshape(1, 16, 16), 16, 256)
+        if mode == 2:
+            lut_op(c, "ActivationLayer", lut_table(lambda x: x / 4, 0, False)[0], 0, 0, 0, 100, 40, 0)
+        else:
+            tp_op(c, "ConcatLayer", 16, 16, 1, 16, 256, (0, 0, 15, 15), (16, 16, 16, 16), [(16, 1), (16, 16)],
+                  extra=[("alu_output_post_multiplier", 16384), ("alu_output_postshift", 1), ("in_zp", 100),
+                         ("out_zp", 40)])
+        c.ops[-1]["fields"].append(("flat_rounding_mode", mode))
+        c.refused = rid
+        c.add_output(np.zeros(256, np.uint8), [256])
+        cases.append(c)
+    return cases
+
+
 def tpfc_acc(w, x, w_zp, in_zp):
     """A TP fully connected layer's sums before the bias: sum over i of
     (w[o][i] - w_zp) x (x[i] - in_zp), Python integers."""
@@ -3268,7 +3294,7 @@ def all_cases():
             [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")] +
             [nn_lut_int16_case(), nn_sp_scale_int16_case(1), nn_sp_scale_int16_case(0), shi16_case(0),
              shi16_case(1), nn_mul_int16_case()] + [nt_slices_case(), nt_rows_case()] +
-            [tpfc_round_case(0), tpfc_round_case(2)] + nn_rounding_cases())
+            [tpfc_round_case(0), tpfc_round_case(2)] + nn_rounding_cases() + tp_rounding_refused_cases())
 
 
 # ------------------------------------------- the face-age network's shaders
