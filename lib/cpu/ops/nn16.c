@@ -90,8 +90,9 @@ static double nn16_entry(const cpu_nn16 *n, uint32_t i)
  * next entry by the bits below them.  |v| below 2 reads entry 0 (512),
  * the largest binade's last entry every larger |v|.  The value rounded
  * half away from zero (not by rounding_mode, which governs the
- * requantization a table replaces here: inferred) and saturated to int16.  v is exact in a double:
- * the scale a power of two, the sum below 2^53. */
+ * requantization a table replaces here: inferred) and saturated to
+ * int16.  v is exact in a double: the scale a power of two, the sum
+ * below 2^53. */
 static int16_t nn16_table(const cpu_nn16 *n, int64_t acc)
 {
 	double v = ldexp((double)acc, (int)n->exponent - 127), m = fabs(v), rest = 0;

@@ -98,9 +98,9 @@ CPU_HIDDEN void nbg_cpu_nnf16_run(const cpu_nn16 *n, uint8_t *const *buf);
  * memory (nothing written). */
 CPU_HIDDEN int nbg_cpu_nn16_run(const cpu_nn16 *n, uint8_t *const *buf);
 /* The per-pixel sum of an addition fused to an int16 convolution
- * (nbg_cpu_add_sum, rounded per `even`: quant.h), saturated to int16; relu: NBG_CPU_NN16_RELU_SUM the
- * sum at least 0, NBG_CPU_NN16_RELU_TERM the convolution's term at least 0
- * before the addition. */
+ * (nbg_cpu_add_sum, rounded per `even`: quant.h), saturated to int16;
+ * relu: NBG_CPU_NN16_RELU_SUM the sum at least 0, NBG_CPU_NN16_RELU_TERM
+ * the convolution's term at least 0 before the addition. */
 #define NBG_CPU_NN16_RELU_SUM 1
 #define NBG_CPU_NN16_RELU_TERM 2
 CPU_HIDDEN int16_t nbg_cpu_nn16_add(const cpu_add *a, int64_t acc, int16_t b, int relu, int even);

@@ -396,7 +396,8 @@ static int tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layo
  * (the face detectors' concatenations, in_zp 120, 147, 131, out_zp 0)
  * becomes out_zp + (q - in_zp) x (1 + post_multiplier / 2^15) x 2^-s
  * (nbg_cpu_tp_multiplier), rounded per flat_rounding_mode (even: 0 half
- * away from zero, 1 half to even, quant.h), saturated to the type's range: the lookup tables' output rule (ops/lut.c) with the code,
+ * away from zero, 1 half to even, quant.h), saturated to the type's
+ * range: the lookup tables' output rule (ops/lut.c) with the code,
  * less its zero point, in place of the table's value; with the fields 0
  * and equal zero points it is the copy itself (inferred: doc/cpu-backend.md,
  * "int8 data" and "Scaled uint8 concatenations").
