@@ -69,8 +69,17 @@ Mul and DivOptions fused_activation_function (0); ReducerOptions keep_dims
 (0) (MEAN, SUM over the axes of the second input); StridedSliceOptions
 (strided_slice); TRANSPOSE's permutation its second input.
 
-Usage: check_cpu_int16.py NBG CORPUS_DIR MODELS_DIR [NBG_CPU_DUMP] (exit 77, SKIP, when
-they are absent or Debian's python3-numpy cannot be imported).
+Then every v2 file on a real face (judge_faces; tests/tc_face.py makes
+each model's input from the astronaut photograph, FACE_PATH below, with the
+float sources): the mean absolute error of the output fidelity.json names
+printed beside the vendor's, asserted within it but where FACE_UNBOUNDED
+says why not.  Without the photograph those checks are skipped, saying
+so, unless CI=true or NBG_REQUIRE_CORPUS=1 (then they fail).
+
+Usage: check_cpu_int16.py [--face FACE_PATH] NBG CORPUS_DIR MODELS_DIR [NBG_CPU_DUMP]
+(exit 77, SKIP, when they are absent or Debian's python3-numpy cannot be
+imported; FACE_PATH the meson option face_image, NBG_FACE_IMAGE overriding
+it).
 """
 import json
 import os
@@ -421,8 +430,7 @@ def judge(nbg, path, src, fidelity, dump=None):
     if kind not in fidelity:
         print("note %s: fidelity.json gives no %s figure for its model: mean absolute errors reported, not "
               "bounded" % (name, kind))
-    count = re.search(r"\((\d+) values\)|^(\d+) ", fidelity.get("output", ""))
-    count = int(count.group(1) or count.group(2)) if count else None
+    key = fidelity_output(fidelity, ref)
     judged = 0
     for o, g in zip(outs, got):
         same = [k for k, v in ref.items() if list(v.shape) == o["dimensions_outermost_first"]]
@@ -449,7 +457,7 @@ def judge(nbg, path, src, fidelity, dump=None):
               "absolute error %.4f, largest %.3f" % (name, o["index"], same[0], corr,
                                                      " (its SP additions bounded as the file's)" if bounds else "",
                                                      MIN_CORR, mae, float(np.abs(g - r).max())))
-        if same[0] != named and count and r.size == count and kind in fidelity:
+        if same[0] == key != named and kind in fidelity:
             # named by its size alone: the vendor measured it on its own
             # (face) inputs, which the synthetic image is not; printed
             print("note %s output %d (%s): mean absolute error %.4f, the vendor's %s conversion's %.4f on its "
@@ -476,7 +484,7 @@ def fidelity_output(fidelity, ref):
 
 
 # The models and data types whose figure on the face is printed, not
-# asserted, and why (measured: doc/cpu-backend.md, "v2 fidelity"); every
+# asserted, and why (doc/cpu-backend.md, "The v2 files on a real face"); every
 # other figure fidelity.json gives is asserted.
 FACE_UNBOUNDED = {
     ("face_blendshapes", "fp16"): "fp16 arithmetic alone lands further on this face: numpy rounding every "
