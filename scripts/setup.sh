@@ -57,7 +57,11 @@ face_in_deb=./usr/lib/python3/dist-packages/skimage/data/astronaut.png
 face_sha=88431cd9653ccd539741b555fb0a46b61558b301d4110412b5bc28b5e3ea6cb5
 if [ ! -f "$face" ]; then
 	tmp=$(mktemp -d)
-	if (cd "$tmp" && apt-get download -qq python3-skimage &&
+	# the package lists may be empty on a fresh machine that needed no
+	# install above: one update, then the download again
+	(cd "$tmp" && apt-get download -qq python3-skimage >/dev/null 2>&1) ||
+		$SUDO apt-get update -qq || true
+	if (cd "$tmp" && { ls python3-skimage_*.deb >/dev/null 2>&1 || apt-get download -qq python3-skimage; } &&
 		dpkg-deb --fsys-tarfile python3-skimage_*.deb | tar -x "$face_in_deb") &&
 		echo "$face_sha  $tmp/$face_in_deb" | sha256sum -c --status; then
 		$SUDO mkdir -p "$(dirname "$face")"
