@@ -137,6 +137,59 @@ static void tp_store(const cpu_tp *t, uint8_t *out, uint64_t off, uint8_t v)
 	out[nbg_cpu_ring_at(a + 1, t->out_ring_lo, t->out_ring_size)] = (uint8_t)(h >> 8);
 }
 
+/* The counter's first digit whose count is not 1 (a digit counting to 1
+ * carries at every step and stays 0), 6 when there is none. */
+static int tp_first_digit(const cpu_tp *t)
+{
+	int f = 0;
+	while (f < 6 && t->count[f] == 1)
+		f++;
+	return f;
+}
+
+/*
+ * A run of a copy's (or a table's) elements from output ox of a tile row
+ * whose counter steps all advance digit f alone (no row end, no carry out
+ * of d[f]; f: tp_first_digit) and whose pixels all lie in the image, at
+ * x, y: its length (the elements it takes, each followed by that step), 0
+ * when under 2.
+ */
+static uint32_t tp_run_length(const cpu_tp *t, const tp_counter *c, int f, uint32_t ox, uint32_t nx, int64_t x,
+			      int64_t y)
+{
+	if (t->pool || f == 6 || y < 0 || y >= t->y_size || x < 0 || x >= t->x_size)
+		return 0;
+	uint64_t nf = t->count[f] ? t->count[f] : 65536;
+	uint64_t r = nx - 1 - ox, room = nf - 1 - c->d[f], in = (uint64_t)(t->x_size - x);
+	r = r < room ? r : room;
+	r = r < in ? r : in;
+	return r > 1 ? (uint32_t)r : 0;
+}
+
+/* r elements of a run from the pixels at src, the first at the counter's
+ * offset off, each `inc` after the one before: consecutive bytes through
+ * the output's ring where inc is 1, else one at a time. */
+static void tp_span(const cpu_tp *t, const uint8_t *src, uint8_t *out, uint64_t off, uint32_t r, uint64_t inc)
+{
+	int mapped = t->lut || t->scaled;
+	if (t->f16_out || inc != 1) {
+		for (uint32_t i = 0; i < r; i++)
+			tp_store(t, out, off + i * inc, mapped ? t->map[src[i]] : src[i]);
+		return;
+	}
+	if (!mapped) {
+		nbg_cpu_ring_write(out, src, t->out_base + off, r, t->out_ring_lo, t->out_ring_size);
+		return;
+	}
+	uint8_t v[256];
+	for (uint32_t at = 0, n; at < r; at += n) {
+		n = r - at < sizeof(v) ? r - at : (uint32_t)sizeof(v);
+		for (uint32_t i = 0; i < n; i++)
+			v[i] = t->map[src[at + i]];
+		nbg_cpu_ring_write(out, v, t->out_base + off + at, n, t->out_ring_lo, t->out_ring_size);
+	}
+}
+
 /*
  * The walk: with in and out, computes and writes every element (in points
  * at in_base, out at the output region, written at out_base + the counter's
@@ -151,6 +204,7 @@ static void tp_walk_marks(const cpu_tp *t, const uint8_t *in, uint8_t *out, uint
 	tp_counter c;
 	memset(&c, 0, sizeof(c));
 	uint64_t top = 0;
+	int f = tp_first_digit(t);
 	for (uint32_t z = 0; z < t->z_size; z++) {
 		uint64_t zoff = (uint64_t)z * t->slice;
 		for (uint64_t ty = 0; ty < nty; ty++) {
@@ -162,6 +216,15 @@ static void tp_walk_marks(const cpu_tp *t, const uint8_t *in, uint8_t *out, uint
 							 t->ps);
 				for (uint32_t oy = 0; oy < ny; oy++)
 					for (uint32_t ox = 0; ox < nx; ox++) {
+						uint32_t r = out ? tp_run_length(t, &c, f, ox, nx, x0 + ox, y0 + oy) : 0;
+						if (r) {
+							tp_span(t, in + zoff + (uint64_t)(y0 + oy) * t->stride +
+								       (uint64_t)(x0 + ox), out, c.off, r, t->inc[f]);
+							c.off += r * t->inc[f];
+							c.d[f] += r;
+							ox += r - 1;
+							continue;
+						}
 						if (out) {
 							uint8_t v = tp_element(t, in, x0 + (int64_t)ox * t->ps,
 									       y0 + (int64_t)oy * t->ps, zoff);
