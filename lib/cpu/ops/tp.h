@@ -45,6 +45,7 @@ typedef struct cpu_tp {
 	int f16_out;
 	uint32_t f16_zp;
 	float f16_scale;
+	uint32_t threads;               /* the slices cut across this many threads (1: the caller's) */
 } cpu_tp;
 
 /* A TP fully connected layer: coefficients read through
