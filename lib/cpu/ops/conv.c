@@ -717,26 +717,33 @@ static void conv_emit_range(void *ctx, uint64_t lo, uint64_t hi)
 	for (uint64_t o = lo; o < hi; o++) {
 		const uint8_t *plane = e->planes + o * plane_out;
 		uint8_t *dst = stage + (size_t)o * cv->pool_x * cv->pool_y;
-		for (uint32_t py = 0; py < cv->pool_y && cv->pooling; py++)
+		uint8_t flip = cv->sgn ? 0x80 : 0;
+		for (uint32_t py = 0; py < cv->pool_y && cv->pooling; py++) {
+			/* the window's rows (its first always in the plane: pool_y is
+			 * at most (out_y + 1) / 2), the second NULL past the edge */
+			const uint8_t *r0 = plane + (size_t)(2 * py) * cv->out_x;
+			const uint8_t *r1 = 2 * py + 1 < cv->out_y ? r0 + cv->out_x : NULL;
+			uint8_t *d = dst + (size_t)py * cv->pool_x;
 			for (uint32_t px = 0; px < cv->pool_x; px++) {
-				uint8_t v;
+				uint32_t x = 2 * px;
 				if (cv->pooling == 3) { /* first pixel of the 2x2 window */
-					v = plane[(size_t)(2 * py) * cv->out_x + 2 * px];
-				} else { /* max over the 2x2 window, clipped at the edge; int8
-					  * compared by value: its bytes with the sign bit flipped */
-					uint8_t flip = cv->sgn ? 0x80 : 0;
-					v = 0;
-					for (uint32_t dy = 0; dy < 2; dy++)
-						for (uint32_t dx = 0; dx < 2; dx++) {
-							uint32_t y = 2 * py + dy, x = 2 * px + dx;
-							uint8_t b = y < cv->out_y && x < cv->out_x ?
-								    plane[(size_t)y * cv->out_x + x] ^ flip : 0;
-							v = b > v ? b : v;
-						}
-					v ^= flip;
+					d[px] = r0[x];
+					continue;
 				}
-				dst[(size_t)py * cv->pool_x + px] = v;
+				/* max over the 2x2 window, clipped at the edge (a pixel past
+				 * it takes no part); int8 compared by value: its bytes with
+				 * the sign bit flipped */
+				uint8_t v = r0[x] ^ flip, b;
+				int two = x + 1 < cv->out_x;
+				b = two ? r0[x + 1] ^ flip : 0;
+				v = b > v ? b : v;
+				b = r1 ? r1[x] ^ flip : 0;
+				v = b > v ? b : v;
+				b = r1 && two ? r1[x + 1] ^ flip : 0;
+				v = b > v ? b : v;
+				d[px] = v ^ flip;
 			}
+		}
 		/* rows one after the other in the output as in the stage: one
 		 * copy a channel */
 		if (!cv->out_ring_size && cv->out_row == cv->pool_x) {
@@ -804,11 +811,13 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 				     planes + o * plane_out);
 	}
 	/* the pooling and the copy into the output, a channel at a time: on
-	 * the threads where no two channels write the same byte (no ring, the
-	 * rows within their slice) */
+	 * the threads where no two channels write the same byte (the rows
+	 * within their slice; through a ring, every channel's bytes within
+	 * one lap of it) */
 	conv_emit e = { cv, planes, stage, out };
 	uint64_t span = (uint64_t)(cv->pool_y - 1) * cv->out_row + cv->pool_x;
-	int apart = !cv->out_ring_size && cv->out_row >= cv->pool_x && cv->out_slice >= span;
+	uint64_t all = nbg_cpu_add_sat(nbg_cpu_mul_sat(cv->out_z - 1, cv->out_slice), span);
+	int apart = cv->out_row >= cv->pool_x && cv->out_slice >= span && (!cv->out_ring_size || all <= cv->out_ring_size);
 	nbg_cpu_parallel(apart ? cv->threads : 1, cv->out_z, 1, conv_emit_range, &e);
 	nbg_cpu_scratch_give(planes);
 	nbg_cpu_scratch_give(stage != planes ? stage : NULL);
