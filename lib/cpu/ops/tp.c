@@ -203,18 +203,22 @@ static void tp_span(const cpu_tp *t, const uint8_t *src, uint8_t *out, uint64_t 
 
 /* What a walk does: with in and out, computes and writes every element of
  * slices [z0, z1) (in points at in_base, out at the output region, written
- * at out_base + the counter's offset through the output's ring), the
- * counter only stepped through the slices before z0; without, over every
- * slice, the largest output offset (hi) and whether each slice's offsets
- * all lie above every earlier slice's (apart: the slices write distinct
- * elements), or, with mark, a 1 at mark[offset] for every element's
- * counter offset (mark holds the largest + 1). */
+ * at out_base + the counter's offset through the output's ring; z0 > 0
+ * only where the plan found the slices even, the counter then starting at
+ * z0 x t->slice_step); without, over every slice, the largest output
+ * offset (hi), whether each slice's offsets all lie above every earlier
+ * slice's (apart: the slices write distinct elements) and whether the
+ * counter's digits are all 0 again after the first slice (even: each
+ * slice then starts step further than the one before), or, with mark, a
+ * 1 at mark[offset] for every element's counter offset (mark holds the
+ * largest + 1). */
 typedef struct tp_pass {
 	const uint8_t *in;
 	uint8_t *out;
 	uint32_t z0, z1;
 	uint64_t hi;
-	int apart;
+	int apart, even;
+	uint64_t step;
 	uint8_t *mark;
 } tp_pass;
 
@@ -257,12 +261,16 @@ static void tp_walk_pass(const cpu_tp *t, tp_pass *w)
 	uint64_t nty = tp_tiles(t->wy0, t->wy1, t->tile_yinc, t->ph);
 	tp_counter c;
 	memset(&c, 0, sizeof(c));
+	c.off = w->z0 * t->slice_step;
 	uint64_t top = 0, below = 0; /* the largest offset, and the earlier slices' */
-	int f = tp_first_digit(t);
+	int f = tp_first_digit(t), write = w->out != NULL;
 	w->apart = 1;
-	for (uint32_t z = 0; z < (w->out ? w->z1 : t->z_size); z++) {
+	for (uint32_t z = w->z0; z < w->z1; z++) {
 		uint64_t zoff = (uint64_t)z * t->slice, lo = UINT64_MAX;
-		int write = w->out && z >= w->z0;
+		if (z == 1 && !write) {
+			w->even = !c.d[0] && !c.d[1] && !c.d[2] && !c.d[3] && !c.d[4] && !c.d[5];
+			w->step = c.off;
+		}
 		for (uint64_t ty = 0; ty < nty; ty++) {
 			int64_t y0 = t->wy0 + (int64_t)(ty * t->tile_yinc);
 			uint32_t ny = tp_outputs(tp_tile_width((int32_t)y0, t->wy1, t->tile_y), t->ph, t->ps);
@@ -284,7 +292,7 @@ static void tp_walk_pass(const cpu_tp *t, tp_pass *w)
 
 uint8_t *nbg_cpu_tp_written(const cpu_tp *t, uint64_t *n)
 {
-	tp_pass w = { NULL, NULL, 0, t->z_size, 0, 1, NULL };
+	tp_pass w = { NULL, NULL, 0, t->z_size, 0, 1, 0, 0, NULL };
 	tp_walk_pass(t, &w);
 	uint64_t hi = w.hi;
 	uint8_t *mark = w.mark = hi < SIZE_MAX ? calloc((size_t)hi + 1, 1) : NULL;
@@ -646,7 +654,7 @@ static void tp_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_matc
 	}
 	if (!nbg_cpu_plan_spend(p, s, steps, "the walk of its output counter"))
 		return;
-	tp_pass w = { NULL, NULL, 0, t->z_size, 0, 1, NULL };
+	tp_pass w = { NULL, NULL, 0, t->z_size, 0, 1, 0, 0, NULL };
 	tp_walk_pass(t, &w);
 	uint64_t hi = w.hi;
 	if (t->f16_out)
@@ -680,9 +688,12 @@ static void tp_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_matc
 		     (t->in_ring_size || t->out_ring_size ||
 		      (t->in_base + t->in_lo <= t->out_base + hi && t->out_base <= t->in_base + t->in_hi));
 	/* its slices on the threads where they write distinct elements, at
-	 * distinct bytes of the ring (the output's span within it) */
+	 * distinct bytes of the ring (the output's span within it), and each
+	 * slice's counter starts slice_step after the one before */
 	int apart = w.apart && (!t->out_ring_size || hi < t->out_ring_size);
-	t->threads = apart && t->z_size > 1 && t->work >= TP_THREAD_WORK ? (uint32_t)p->totals.limits.threads : 1;
+	t->slice_step = w.even ? w.step : 0;
+	t->threads = apart && w.even && t->z_size > 1 && t->work >= TP_THREAD_WORK ?
+			     (uint32_t)p->totals.limits.threads : 1;
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 	op->kind = CPU_OP_TP;
@@ -704,7 +715,7 @@ typedef struct tp_job {
 static void tp_slices(void *ctx, uint64_t lo, uint64_t hi)
 {
 	const tp_job *j = ctx;
-	tp_pass w = { j->in, j->out, (uint32_t)lo, (uint32_t)hi, 0, 1, NULL };
+	tp_pass w = { j->in, j->out, (uint32_t)lo, (uint32_t)hi, 0, 1, 0, 0, NULL };
 	tp_walk_pass(j->t, &w);
 }
 

@@ -46,6 +46,8 @@ typedef struct cpu_tp {
 	uint32_t f16_zp;
 	float f16_scale;
 	uint32_t threads;               /* the slices cut across this many threads (1: the caller's) */
+	uint64_t slice_step;            /* with threads > 1: the counter's offset at each slice's start,
+					 * a multiple of it (its digits all 0) */
 } cpu_tp;
 
 /* A TP fully connected layer: coefficients read through
