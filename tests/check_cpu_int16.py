@@ -4,13 +4,17 @@ model the file was compiled from.
 
 models_dir/mediapipe-a733/NAME.tflite is the float source of every
 corpus/v2/NAME_nbg_*.nb (its README).  For each v2 file whose records are
-all int16 (dynamic fixed point) or all unquantized fp16 and which has a
-source (fp16: the image rounded to fp16, fed to both): when the CPU backend
+int16 (dynamic fixed point) or unquantized fp16, one input and its outputs
+of one kind (the input may be the other: the int16 blendshapes file takes
+fp16 landmarks), and which has a source (fp16: the image rounded to fp16,
+fed to both): when the CPU backend
 runs it whole (`nbg run --backend cpu --check --json`), the file and the
 source are run on one synthetic image (smooth gradients and a rectangle, x
 in [-0.5, 0.5], half the input's range in the source, AMPLITUDE below;
 quantized by the file's input record, q = round(x 2^fl), and the source
-given q 2^-fl, the same values).  The source runs in numpy here
+given q 2^-fl, the same values); a file whose input is [1, N, 2] landmarks
+(the blendshapes model) on N points uniform in [0, 256) (seed 7, rounded
+by its record).  The source runs in numpy here
 (tflite_graph below: an independent
 implementation of the operators the face models use, from TFLite's
 operator semantics, float64, never nbgkit's code).  Each output record,
@@ -27,11 +31,21 @@ of its shape (the record's dimensions, outermost first):
   inputs and pipeline, whose un-quantized import alone differs by 0.2482),
   so a backend within it computes no worse than the vendor's conversion; it
   is not a bound on bit-exactness.  An output it names by its value
-  count alone ("(N values)": face_landmarks_detector's 1,434) has its
+  count alone ("(N values)": face_landmarks_detector's 1,434; or "N ...":
+  face_blendshapes' "52 blendshape scores") has its
   error printed beside the figure, not judged: on this non-face image the
   fp16 arithmetic alone moves it further (numpy rounding every operator's
   output to fp16 lands 1.08 pixels from the float64 source there).
 - an output of one value has no correlation: printed, not judged.
+- a file whose SP additions without second image write int16 (layer
+  TensorAdd_SP: the layer normalisations' variance + epsilon, held as
+  codes of x k, k the command's SP scale; sp_add_bounds) saturates where
+  the source's variance passes 32767 / k: on the synthetic landmarks the
+  int16 blendshapes file does so in 3 of its 8 normalisations (18 of
+  their 776 values, seed 7).  Its outputs are judged against the source with those
+  ADDs bounded to the int16 range at k (tflite_graph's bounds: a property
+  of the file's commands, not of the backend), and the unbounded figure is
+  printed beside them.
 
 A file the backend does not run whole is printed with its first refusal,
 but for one whose source begins with the landmark normalisation (the
@@ -50,7 +64,10 @@ fused_activation_function (3, RELU 1); DepthwiseConv2DOptions the same but
 the activation at 4; Pool2DOptions padding (0), stride_w (1), stride_h (2),
 filter_width (3), filter_height (4); AddOptions fused_activation_function
 (0); ConcatenationOptions axis (0); ResizeBilinearOptions align_corners (2),
-half_pixel_centers (3), the output size the operator's second input.
+half_pixel_centers (3), the output size the operator's second input; Sub,
+Mul and DivOptions fused_activation_function (0); ReducerOptions keep_dims
+(0) (MEAN, SUM over the axes of the second input); StridedSliceOptions
+(strided_slice); TRANSPOSE's permutation its second input.
 
 Usage: check_cpu_int16.py NBG CORPUS_DIR MODELS_DIR [NBG_CPU_DUMP] (exit 77, SKIP, when
 they are absent or Debian's python3-numpy cannot be imported).
@@ -75,6 +92,10 @@ MIN_CORR = 0.999
 # TFLite BuiltinOperator codes the face models use
 ADD, CONCATENATION, CONV_2D, DEPTHWISE_CONV_2D, DEQUANTIZE = 0, 2, 3, 4, 6
 LOGISTIC, MAX_POOL_2D, RELU, RESHAPE, RESIZE_BILINEAR, PAD, PRELU = 14, 17, 19, 22, 23, 34, 54
+# and those of the blendshapes model (its landmark normalisation and
+# MLP-Mixer blocks: layer normalisations of MEAN, SQUARED_DIFFERENCE, RSQRT)
+MUL, TRANSPOSE, MEAN, SUB, DIV, STRIDED_SLICE, NEG, SUM, SQRT, RSQRT = 18, 39, 40, 41, 42, 45, 59, 74, 75, 76
+SQUARED_DIFFERENCE = 99
 
 
 def options(op):
@@ -142,6 +163,23 @@ def resize_bilinear(x, oh, ow, align_corners, half_pixel):
     return top * (1 - fy) + bot * fy
 
 
+def strided_slice(x, begin, end, strides, opt):
+    """TFLite's STRIDED_SLICE with its begin, end and shrink-axis masks
+    (StridedSliceOptions begin_mask (0), end_mask (1), ellipsis_mask (2),
+    new_axis_mask (3), shrink_axis_mask (4)); ValueError for the others."""
+    masks = [opt.scalar(i, "i") if opt else 0 for i in range(5)]
+    if masks[2] or masks[3]:
+        raise ValueError("strided slice with an ellipsis or new axis mask")
+    idx = []
+    for d in range(x.ndim):
+        b, e, st = int(begin[d]), int(end[d]), int(strides[d])
+        if masks[4] >> d & 1:
+            idx.append(b)
+            continue
+        idx.append(slice(None if masks[0] >> d & 1 else b, None if masks[1] >> d & 1 else e, st))
+    return x[tuple(idx)]
+
+
 def activation(x, f):
     import numpy as np
     if f not in (0, 1):
@@ -149,11 +187,16 @@ def activation(x, f):
     return np.maximum(x, 0) if f == 1 else x
 
 
-def tflite_graph(path, image):
+def tflite_graph(path, image, every=None, bounds=None):
     """Subgraph 0 of the model run on image (H, W, C floats): its outputs
-    as {tensor name: array}.  ValueError for an operator it does not
-    implement."""
+    as {tensor name: array}; every (a dict), when given, receives each
+    operator's output by its tensor's name.  bounds (a list of scales k),
+    when given, bounds the output of the n-th ADD of one tensor and one
+    value (the layer normalisations' variance + epsilon) to the int16 range
+    at scale k, [-32768 / k, 32767 / k] (sp_add_bounds).  ValueError for an
+    operator it does not implement."""
     import numpy as np
+    scalar_adds = 0
     buf, _, codes, data, graph = check_network.tflite_model(path)
     tensors = graph.tables(0)
     val = {}
@@ -175,6 +218,11 @@ def tflite_graph(path, image):
                                   code == DEPTHWISE_CONV_2D), opt.scalar(3 if code == CONV_2D else 4, "b"))[None]
         elif code == ADD:
             r = activation(x + val[ins[1]], opt.scalar(0, "b") if opt else 0)
+            if val[ins[1]].size == 1 and bounds is not None:
+                if scalar_adds < len(bounds):
+                    k = bounds[scalar_adds]
+                    r = np.clip(r, -32768 / k, 32767 / k)
+                scalar_adds += 1
         elif code == RELU:
             r = np.maximum(x, 0)
         elif code == PRELU:
@@ -195,9 +243,32 @@ def tflite_graph(path, image):
             r = x.reshape(tensors[outs[0]].ints(0))
         elif code == CONCATENATION:
             r = np.concatenate([val[i] for i in ins], axis=opt.scalar(0, "i"))
+        elif code in (SUB, MUL, DIV):
+            y = val[ins[1]]
+            r = activation(x - y if code == SUB else x * y if code == MUL else x / y,
+                           opt.scalar(0, "b") if opt else 0)
+        elif code == SQUARED_DIFFERENCE:
+            r = (x - val[ins[1]]) ** 2
+        elif code in (MEAN, SUM):
+            axes = tuple(int(a) % x.ndim for a in np.atleast_1d(val[ins[1]]))
+            keep = bool(opt.scalar(0, "b")) if opt else False
+            r = x.mean(axis=axes, keepdims=keep) if code == MEAN else x.sum(axis=axes, keepdims=keep)
+        elif code == SQRT:
+            r = np.sqrt(x)
+        elif code == RSQRT:
+            r = 1.0 / np.sqrt(x)
+        elif code == NEG:
+            r = -x
+        elif code == TRANSPOSE:
+            r = np.transpose(x, val[ins[1]].astype(int))
+        elif code == STRIDED_SLICE:
+            r = strided_slice(x, val[ins[1]], val[ins[2]], val[ins[3]], opt)
         else:
             raise ValueError("operator %d not implemented" % code)
         val[outs[0]] = r
+        if every is not None:
+            p, n = tensors[outs[0]]._vector(3)
+            every[buf[p:p + n].decode()] = r
     out = {}
     for i in graph.ints(2):
         p, n = tensors[i]._vector(3)
@@ -220,6 +291,12 @@ def synthetic_image(h, w, c):
     img = np.stack([chans[i % 3] for i in range(c)], -1)
     img[h * 5 // 16:h * 5 // 8, w * 3 // 8:w * 11 // 16] = [(0.9, -0.5, 0.2)[i % 3] for i in range(c)]
     return img * AMPLITUDE
+
+
+def synthetic_landmarks(n):
+    """n points (x, y) uniform in [0, 256) (seed 7), as judge_prefix's."""
+    import numpy as np
+    return np.random.RandomState(7).uniform(0, 256, (n, 2))
 
 
 def io_records(nbg, path):
@@ -251,21 +328,53 @@ def codec(rec):
     return None
 
 
+def sp_add_bounds(nbg, path, doc):
+    """The scales k of the file's SP additions without second image that
+    write int16 (layer TensorAdd_SP, one SP command each: the layer
+    normalisations' variance + epsilon, doc/cpu-backend.md), in operation
+    order: their output holds the int16 codes of x k, so a value past
+    32767 / k saturates in the file itself.  k = 2^(e - 127), e the SP
+    scale's exponent (post_shift | post_shift_bit_5_6 << 5 | word 27 bit
+    30 << 7, "The SP mean"); None when a multiplier is set or there are
+    none."""
+    ops = [st["operation"] for st in doc.get("steps", []) if st.get("layer") == "TensorAdd_SP"]
+    if not ops:
+        return None
+    cmds = json.loads(subprocess.run(nbg + ["inspect", "--json", "--commands", path], stdout=subprocess.PIPE,
+                                     check=True).stdout)
+    by_op = {c["operation"]: c for c in cmds["commands"]["nn"]["commands"]}
+    ks = []
+    for k in ops:
+        c = by_op.get(k)
+        if not c:
+            return None
+        f, w = c["fields"], c["words"]
+        if f["out_image_data_type"] | f["out_image_data_type_bit_2"] << 2 != 4:
+            continue                             # an fp16 result: no int16 bound
+        if any(f.get(m) for m in ("post_multiplier", "post_multiplier_1_to_6", "post_multiplier_7_to_14",
+                                  "post_multiplier_15_to_22")) or len(w) <= 27:
+            return None
+        e = f["post_shift"] | f["post_shift_bit_5_6"] << 5 | (w[27] >> 30 & 1) << 7
+        ks.append(2.0 ** (e - 127))
+    return ks or None
+
+
 def judge(nbg, path, src, fidelity, dump=None):
     """True when judged."""
     import numpy as np
     name = os.path.basename(path)
     ins, outs = io_records(nbg, path)
     kinds = [codec(r) for r in ins + outs]
-    if len(ins) != 1 or None in kinds or len(set(k[0] for k in kinds)) != 1:
-        print("note %s: its records are not all int16 dynamic fixed point or all unquantized fp16: not judged" %
-              name)
+    if len(ins) != 1 or None in kinds or len(set(k[0] for k in kinds[1:])) != 1:
+        print("note %s: its records are not int16 dynamic fixed point or unquantized fp16, its outputs of one "
+              "kind: not judged" % name)
         return False
-    kind = kinds[0][0]
+    # the outputs' kind (fidelity.json's figure); the input is encoded by its own
+    kind = kinds[1][0]
     plan = subprocess.run(nbg + ["run", "--backend", "cpu", "--check", "--json", path], stdout=subprocess.PIPE)
     doc = json.loads(plan.stdout)
     if not doc.get("runs_whole"):
-        if dump and kind == "fp16" and judge_prefix(nbg, dump, path, src, doc):
+        if dump and kinds[0][0] == "fp16" and judge_prefix(nbg, dump, path, src, doc):
             return True
         first = doc.get("first_refused") or {}
         print("note %s: the CPU backend does not run it whole (%d of %d operations refused; first: op %s, "
@@ -274,13 +383,19 @@ def judge(nbg, path, src, fidelity, dump=None):
         return False
     rec = ins[0]
     shape = rec["dimensions_outermost_first"]
-    if len(shape) != 4 or shape[0] != 1:
-        print("note %s: input %s is no N=1 NHWC image: not judged" % (name, shape))
+    if len(shape) == 3 and shape[0] == 1 and shape[2] == 2:
+        # landmarks (the blendshapes model's [1, 146, 2]): x, y in [0, 256)
+        img = synthetic_landmarks(shape[1])
+    elif len(shape) != 4 or shape[0] != 1:
+        print("note %s: input %s is no N=1 NHWC image or [1, N, 2] landmarks: not judged" % (name, shape))
         return False
-    img = synthetic_image(shape[1], shape[2], shape[3])
+    else:
+        img = synthetic_image(shape[1], shape[2], shape[3])
     q = kinds[0][1](img)
+    bounds = sp_add_bounds(nbg, path, doc)
     try:
-        ref = tflite_graph(src, kinds[0][2](q.tobytes()).reshape(img.shape))
+        ref = tflite_graph(src, kinds[0][2](q.tobytes()).reshape(img.shape), bounds=bounds)
+        free = tflite_graph(src, kinds[0][2](q.tobytes()).reshape(img.shape)) if bounds else ref
     except ValueError as e:
         print("note %s: its source holds what the test's graph does not run (%s): not judged" % (name, e))
         return False
@@ -295,7 +410,8 @@ def judge(nbg, path, src, fidelity, dump=None):
     if kind not in fidelity:
         print("note %s: fidelity.json gives no %s figure for its model: mean absolute errors reported, not "
               "bounded" % (name, kind))
-    count = re.search(r"\((\d+) values\)", fidelity.get("output", ""))
+    count = re.search(r"\((\d+) values\)|^(\d+) ", fidelity.get("output", ""))
+    count = int(count.group(1) or count.group(2)) if count else None
     judged = 0
     for o, g in zip(outs, got):
         same = [k for k, v in ref.items() if list(v.shape) == o["dimensions_outermost_first"]]
@@ -310,10 +426,19 @@ def judge(nbg, path, src, fidelity, dump=None):
                   "judged" % (name, o["index"], same[0], float(g[0]), float(r[0])))
             continue
         mae, corr = float(np.abs(g - r).mean()), float(np.corrcoef(g, r)[0, 1])
-        check(corr >= MIN_CORR, "%s output %d (%s): correlation %.6f with the source's (at least %.3f), mean "
-              "absolute error %.4f, largest %.3f" % (name, o["index"], same[0], corr, MIN_CORR, mae,
-                                                     float(np.abs(g - r).max())))
-        if same[0] != named and count and r.size == int(count.group(1)) and kind in fidelity:
+        if bounds:
+            # the source as it is, printed: the bounds are the file's
+            f = free[same[0]].reshape(-1)
+            print("note %s output %d (%s): against the source without the int16 bounds of its %d SP additions "
+                  "(scales %s): correlation %.6f, mean absolute error %.4f (not judged: values the file's "
+                  "formats saturate)" % (name, o["index"], same[0], len(bounds),
+                                         ", ".join("2^%d" % round(np.log2(k)) for k in bounds),
+                                         float(np.corrcoef(g, f)[0, 1]), float(np.abs(g - f).mean())))
+        check(corr >= MIN_CORR, "%s output %d (%s): correlation %.6f with the source's%s (at least %.3f), mean "
+              "absolute error %.4f, largest %.3f" % (name, o["index"], same[0], corr,
+                                                     " (its SP additions bounded as the file's)" if bounds else "",
+                                                     MIN_CORR, mae, float(np.abs(g - r).max())))
+        if same[0] != named and count and r.size == count and kind in fidelity:
             # named by its size alone: the vendor measured it on its own
             # (face) inputs, which the synthetic image is not; printed
             print("note %s output %d (%s): mean absolute error %.4f, the vendor's %s conversion's %.4f on its "

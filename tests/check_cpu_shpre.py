@@ -20,7 +20,8 @@ executed is printed with its refusals.
    random bytes, then only the extremes -128, -1, 0, 127 and uint8 0 and
    255): the output image equals numpy's, computed from the words decoded
    in part 1 (gray: numpy.float16 of the bytes; sub: rint(x a + k b);
-   mul: rint(x c / 2^s); PReLU: rint((x >= 0 ? x : x alpha) / 2^s); ties
+   mul: rint(x c / 2^s); PReLU: rint((x >= 0 ? x : x alpha) x m / 2^s),
+   m the multiplier at 0x360e0 in the 0x55555555 lane layout, else 1; ties
    to even, int8 saturation), and no other byte of any buffer changes.
 3. On the model's own data (slow tier): each file run (nbg-cpu-dump, one
    synthesized input) up to each executed shader before its first refused
@@ -91,7 +92,9 @@ class Shader:
         else:
             a = np.frombuffer(self.consts[0x36020][:2 * inp.shape[1]], np.float16).astype(np.float64)
             x = inp.astype(np.float64)
-            q = np.where(x >= 0, x, x * a[None, :, None]) / 2.0 ** (v[0x3607c] & 0x1f)
+            # the in_fl < out_fl layout (0x55555555 at 0x36060): the multiplier at 0x360e0
+            m = v[0x360e0] if v[0x36060] == 0x55555555 else 1
+            q = np.where(x >= 0, x, x * a[None, :, None]) * m / 2.0 ** (v[0x3607c] & 0x1f)
         return np.clip(np.rint(q), -128, 127).astype(np.int8)
 
 
@@ -110,7 +113,9 @@ class Model:
         for o in self.doc["operations"]:
             if o["type_name"] == "SH" and o["layer_name"] in LAYERS and not self.elsewhere:
                 rest = self.lines.get(o["record_index"], ("?", "?", ""))[2]
-                if rest.endswith("execute " + LABEL):
+                # the uint8 product of two images (the face-age files,
+                # "x0 x x1") is test cpu-age's
+                if rest.endswith("execute " + LABEL) and " x0 x x1 " not in rest:
                     self.sh[o["record_index"]] = Shader(self, o)
 
     def lcd(self, index, offset):
@@ -190,7 +195,8 @@ def check_recovery(models, failures, figures):
             i, o = q.imgs
             s = np.frombuffer(q.consts[0x36020][:2 * i["y"]], np.float16)
             slopes += list(s.astype(np.float64))
-            shifts[q.v[0x3607c] & 0x1f] = shifts.get(q.v[0x3607c] & 0x1f, 0) + 1
+            k = "x %d" % q.v[0x360e0] if q.v[0x36060] == 0x55555555 else "/ 2^%d" % (q.v[0x3607c] & 0x1f)
+            shifts[k] = shifts.get(k, 0) + 1
             prev, nxt = ops.get(q.n - 1), ops.get(q.n + 1)
             for what, op, ref, img in (("before", prev, "output_ref", i), ("after", nxt, "input_ref", o)):
                 r = op and op[ref]
@@ -201,7 +207,7 @@ def check_recovery(models, failures, figures):
         figures.append("recovery: " + n)
     if slopes:
         a = np.array(slopes)
-        figures.append("recovery: %d PReLU shaders, post-shifts %s, %d slopes from %.3f to %.3f (median "
+        figures.append("recovery: %d PReLU shaders, factors %s, %d slopes from %.3f to %.3f (median "
                        "%.3f, %d negative); images at the neighbouring operations' addresses" %
                        (sum(shifts.values()), dict(sorted(shifts.items())), a.size, a.min(), a.max(),
                         float(np.median(a)), int((a < 0).sum())))

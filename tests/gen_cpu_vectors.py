@@ -252,8 +252,8 @@ def conv_direct(img, w, bias, k, x_off, y_off, out_x, out_y, in_zp, w_zp, depthw
         acc[o] = bias[o]
         for z in range(w.shape[1]):
             src = d[o if depthwise else z]
-            for ky in range(k):
-                for kx in range(k):
+            for ky in range(w.shape[2]):
+                for kx in range(w.shape[3]):
                     t = int(w[o, z, ky, kx]) - w_zp
                     y0, x0 = 16 + ky + y_off, 16 + kx + x_off
                     acc[o] += t * src[y0:y0 + out_y, x0:x0 + out_x]
@@ -327,6 +327,8 @@ def nn_fields(p):
          ("out_image_y_stride", p["out_slice"]), ("coef_zero_point", p["w_zp"]),
          ("out_zero_point", p["out_zp"]), ("depthwise", 1 if p["dw"] else 0),
          ("layer_type", p.get("layer_type", 0))]
+    if "ky" in p:  # a kernel one value wide: k wide, ky high
+        f.append(("kernel_y_size", p["ky"]))
     if p.get("int8"):
         f += [("kernel_data_type", 2), ("in_image_data_type", 2), ("out_image_data_type", 2)]
     sf, scale = nn_scale_fields(t, p["m"], p["e"])
@@ -357,7 +359,9 @@ def nn_op(case, p, w, bias, layer="ConvolutionReluPoolingLayer2", acc32=None):
     ((source, index, offset) each), kernels w [o][kz][ky][kx] as a stream;
     the test checks the accumulation path the bound gives (acc32, when
     given, is what the case means it to be)."""
-    bound = int(fits_int32(w, bias, p["w_zp"]))
+    # the 32-bit kernels take square kernels only (a 0x7d fully connected
+    # command is run as a 1x1 convolution: doc/cpu-backend.md)
+    bound = int(fits_int32(w, bias, p["w_zp"]) and (w.shape[2] == w.shape[3] or p.get("layer_type") == 1))
     assert acc32 is None or acc32 == bound
     op = case.add_op(OP_NN, layer, bound)
     p["cores"] = min(p["cores"], w.shape[0])  # a core without kernels ends a stream (doc/weights.md)
@@ -432,12 +436,13 @@ def conv_case(cid, name, seed, in_lo=0, in_hi=256, w_dev=None, bias=None, **kw):
     if p.get("int8") and (in_lo, in_hi) == (0, 256):
         in_lo, in_hi = -128, 128
     img = rs.randint(in_lo, in_hi, (p["out_z"] if p["dw"] else p["kz"], p["in_y"], p["in_x"]))
+    ky = p.get("ky", p["k"])
     if w_dev:
-        w = p["w_zp"] + rs.randint(-w_dev, w_dev + 1, (p["out_z"], kz, p["k"], p["k"]))
+        w = p["w_zp"] + rs.randint(-w_dev, w_dev + 1, (p["out_z"], kz, ky, p["k"]))
     elif p.get("int8"):
-        w = rs.randint(-128, 128, (p["out_z"], kz, p["k"], p["k"]))
+        w = rs.randint(-128, 128, (p["out_z"], kz, ky, p["k"]))
     else:
-        w = rs.randint(0, 256, (p["out_z"], kz, p["k"], p["k"]))
+        w = rs.randint(0, 256, (p["out_z"], kz, ky, p["k"]))
     bias = np.array(bias if bias is not None else rs.randint(-3000, 3001, p["out_z"]), dtype=np.int64)
     px, py = written_dims(p)
     p.setdefault("in_row", p["in_x"])
@@ -510,6 +515,38 @@ def nn_cases():
         "target 0x99 (a v8b kernel stream, 15-bit mantissa)", 7, target=0x99, in_x=5, in_y=4, kz=5, k=1,
         out_x=4, out_y=3, out_z=9, x_off=1, y_off=1, in_zp=77, w_zp=100, out_zp=90, m=0x654300, e=120,
         cores=2, superblocks=2, order_seed=3)[0])
+    c, acc, scale, q = conv_case(
+        "nn-depthwise-3x1-maxpool-0xe8",
+        "NN depthwise conv of a kernel 3 rows high and 1 wide (kernel_xy_size 1, kernel_y_size 3), 4 channels, "
+        "6x5 -> 6x5 (no offset: the last two rows read the border), 2x2 max pooling -> 3x2, target 0xe8 (a "
+        "v8a stream), random kernels; the 0xe8 face-age file's ops 4 and 18 hold the identity [1, 0, 0]",
+        8, target=0xE8, dw=True, in_x=6, in_y=5, kz=1, k=1, ky=3, out_x=6, out_y=5, out_z=4, in_zp=127,
+        w_zp=120, out_zp=127, pooling=1, m=0x1A2B3C, e=119, cores=2, superblocks=1)
+    assert acc.shape == (4, 5, 6) and (q > 0).any() and (q < 255).any()
+    cases.append(c)
+    return cases
+
+
+def nn_rounding_cases():
+    """NN rounding_mode 0 (executed as 1 is) and 2 (refused)."""
+    cases = []
+    for mode in (0, 2):
+        c = conv_case(
+            "nn-conv-rounding-mode%d" % mode,
+            "NN conv 3x3, 2 -> 3 channels, 6x5 -> 6x5 (offsets -1), scale 1/2 (every odd sum a tie), with "
+            "rounding_mode %d (the vendor's %s)%s" % (mode, "simple rounding, the 0x10003 image classification "
+                                                      "file's" if mode == 0 else "round toward zero",
+                                                      "" if mode == 0 else ": refused before anything runs"),
+            8, in_lo=40, in_hi=81, w_dev=2, bias=[3, 300, -180], in_x=6, in_y=5, kz=2, k=3, out_x=6, out_y=5,
+            out_z=3, x_off=-1, y_off=-1, in_zp=60, w_zp=120, out_zp=100, m=0, e=126, in_row=6, in_slice=30,
+            out_row=6, out_slice=30)[0]
+        c.ops[-1]["fields"].append(("rounding_mode", mode))
+        if mode:
+            c.refused = "rounding-mode-unsupported"
+            c.source = ("doc/cpu-backend.md, What it executes: rounding_mode 2 and 3 are refused "
+                        "(rounding-mode-unsupported)")
+            c.outs = [(np.zeros_like(o[0]), o[1], o[2]) for o in c.outs]
+        cases.append(c)
     return cases
 
 
@@ -1044,13 +1081,14 @@ def lut_rule(vals, sign_support, d):
     return -v if not sign_support and d < 0 else v
 
 
-def lut_op(c, layer, table, sign_support, m, sh, in_zp, out_zp, out_index):
+def lut_op(c, layer, table, sign_support, m, sh, in_zp, out_zp, out_index, extra=()):
     entry = c.add_raw(table)
     op = tp_op(c, layer, 16, 16, 1, 16, 256, (0, 0, 15, 15), (16, 16, 16, 16), [(16, 1), (16, 16)],
                at_out=(OUTPUT, out_index, 0),
                extra=[("alu_pwl_enable", 1), ("alu_load_pwl_lut", 1), ("alu_pwl_sign_support", sign_support),
                       ("in_zp", in_zp), ("out_zp", out_zp), ("alu_output_post_multiplier", m),
-                      ("alu_output_postshift", sh & 31), ("alu_output_postshift_5_6", (sh & 127) >> 5)])
+                      ("alu_output_postshift", sh & 31), ("alu_output_postshift_5_6", (sh & 127) >> 5)] +
+               list(extra))
     field_addr(op, "alu_load_pwl_lut_address", MISC_DYNA_GENERIC, entry, 0)
     return Fraction(32768 + m, 32768) * Fraction(2) ** -sh
 
@@ -1121,6 +1159,49 @@ def lut_swapped_case():
     assert sum(a != b for a, b in zip(out, straight)) > 100   # the order matters
     c.add_output(out, [256])
     return c
+
+
+def lut_f16_cases():
+    """Lookup tables into fp16 (doc/cpu-backend.md, "Lookup tables into
+    fp16"): the value itself, no scale, written as the nearest half."""
+    c = Case("tp-lookup-table-into-fp16", "TP lookup tables over all 256 input codes (a 16x16 image) into IEEE "
+             "halves, out_zp 0, no multiplier or shift, sign support 0 (the sign put back), random entries in "
+             "[0, 1] in steps of 2^-10: half-precision entries, alu_f2i_enable 0, in_zp 86 (the 0x7d face-age "
+             "file's); a target-0xe8 table (32-bit entries at i ^ 512, its end words), alu_f2i_enable 1, "
+             "in_zp 255 (every input negative); the interpolation between entries and the rounding to a half "
+             "(ties to even) decide",
+             "numpy: the rule of doc/cpu-backend.md in Python fractions (entry, interpolation, the sign put "
+             "back), rounded once to the nearest half, ties to even, little-endian")
+    codes = np.arange(256).reshape(1, 16, 16)
+    planar_input(c, codes, 16, 256)
+    rs = np.random.RandomState(43)
+    f16 = [("out_image_data_type", 1)]
+    ties = [0, 0]
+    for k, (wide, f2i, in_zp) in enumerate(((False, 0, 86), (True, 1, 255))):
+        vals = [Fraction(int(v), 1 << 10) for v in rs.randint(0, 1025, 1024)]
+        words = [lut32_word(v) if wide else lut16_word(v) for v in vals]
+        vals = [Fraction(0) if w == 0 else v for w, v in zip(words, vals)]
+        if wide:
+            table = b"".join(struct.pack("<I", words[i ^ 512]) for i in range(1024)) + \
+                struct.pack("<II", 0x05000000, 0x003F8000)
+        else:
+            table = b"".join(struct.pack("<H", w) for w in words) + bytes(4)
+        lut_op(c, "ActivationLayer_%d" % k, np.frombuffer(table, dtype=np.uint8), 0, 0, 0, in_zp, 0, k,
+               extra=f16 + [("alu_f2i_enable", f2i)])
+        ys = [lut_rule(vals, 0, q - in_zp) for q in range(256)]
+        ties[k] = sum(f16_tie(y) for y in ys)
+        assert any(y < 0 for y in ys) and len({f16_bits(y) for y in ys}) > 150
+        c.add_output(f16_le(ys), [256], FP16)
+    assert min(ties) >= 3, ties
+    d = Case("tp-lookup-table-into-fp16-scaled", "TP lookup table into fp16 with alu_output_post_multiplier "
+             "set: every such corpus operation writes the value unscaled, so a scale is refused before "
+             "anything runs", "doc/cpu-backend.md, \"Lookup tables into fp16\": refused (tp-lut-unsupported)")
+    d.refused = "tp-lut-unsupported"
+    planar_input(d, codes, 16, 256)
+    data, _ = lut_table(lambda x: x / 4, 0, False)
+    lut_op(d, "ActivationLayer", data, 0, 1024, 0, 100, 0, 0, extra=f16)
+    d.add_output(np.zeros(512, dtype=np.uint8), [256], FP16)
+    return [c, d]
 
 
 def tp_int8_case():
@@ -1227,18 +1308,25 @@ def tpfc_acc(w, x, w_zp, in_zp):
     return [int((w[o].astype(np.int64) - w_zp) @ (np.asarray(x).astype(np.int64) - in_zp)) for o in range(len(w))]
 
 
-def tpfc_layer(c, w, bias, w_zp, in_zp, out_zp, shift, step, map_seed):
+def tpfc_layer(c, w, bias, w_zp, in_zp, out_zp, shift, step, map_seed, dtype=0, horz=None):
     """A TP fully connected layer over w's inputs (`step` bytes apart,
     from input 0) into output 0, its stream biases stored as added; the
-    expected bytes: requant(bias + sum), the scale 2^-shift."""
+    expected bytes: requant(bias + sum), the scale 2^-shift.  dtype: the
+    TP data type code of input and output (0 uint8, 2 int8, w's codes then
+    two's complement); alu_horz_processing the weights' type (dtype unless
+    horz), the output count minus one in alu_horz_proc_count |
+    alu_vert_proc_count << 6 (the vendor's fully connected commands)."""
     nout, nin = w.shape
-    s = c.add_stream({"out": nout, "kz": nin, "ky": 1, "kx": 1, "zp": w_zp, "in_zp": in_zp, "w": w.ravel(),
-                      "bias": bias, "cores": 1, "superblocks": 1, "depthwise": 0, "plane": 1, "seed": 0},
+    s = c.add_stream({"out": nout, "kz": nin, "ky": 1, "kx": 1, "zp": w_zp, "in_zp": in_zp,
+                      "w": np.asarray(w).ravel() & 0xFF, "bias": bias, "cores": 1, "superblocks": 1,
+                      "depthwise": 0, "plane": 1, "seed": 0},
                      {"format": CE_TPFC, "zrl": 1, "avg_bias": 171, "map_seed": map_seed})
     op = tp_op(c, "FullyConnectedReluLayer", 1, 1, nin, 1, step, (0, 0, 0, 0), (1, 1, 1, 1),
                [(1, 0), (1, 0), (1, 0), (1, 0), (nout, 1), (1, 0)], zp=in_zp,
                extra=[("in_tile_sequence", 3), ("coef_zp", w_zp), ("out_zp", out_zp),
-                      ("alu_output_postshift", shift)])
+                      ("alu_output_postshift", shift), ("in_image_data_type", dtype),
+                      ("out_image_data_type", dtype), ("alu_horz_processing", dtype if horz is None else horz),
+                      ("alu_horz_proc_count", (nout - 1) & 63), ("alu_vert_proc_count", (nout - 1) >> 6)])
     field_addr(op, "alu_load_pwl_lut_address", MISC_DYNA_GENERIC, s, 0)
 
 
@@ -1265,6 +1353,37 @@ def tpfc_case():
     out = tpfc_out(acc, bias, 100, 4)
     assert out[0] == 106 and out[1] == 96 and out[2] == 255 and out[3] == 0
     c.add_output(out, [16])
+    return c
+
+
+def tpfc_s8_case(horz=2):
+    """An int8 TP fully connected layer (mobilefacenet's on 0xad: every zero
+    point 0, alu_horz_processing 2); with horz 0 refused."""
+    executed = horz == 2
+    c = Case("tp-fully-connected-int8" if executed else "tp-fully-connected-int8-horz0",
+             "TP fully connected layer on int8 data (data type code 2, alu_horz_processing %d): 20 inputs -> 70 "
+             "outputs (the output count field 69 = 5 | 1 << 6), signed codes and inputs, zero points 0, scale "
+             "2^-5; %s" % (horz, "two sums ties (+ and -), two saturate (127, -128)" if executed else
+                           "alu_horz_processing 0 is the uint8 weights' code: refused"),
+             "numpy: sat_s8(round_half_away((bias[o] + sum over i of w[o][i] x in[i]) / 2^5)) on the signed "
+             "values, exactly (Python fractions)" if executed else
+             "doc/cpu-backend.md, TP fully connected layers: alu_horz_processing is the weights' data type "
+             "(tpfc-field-unsupported)")
+    rs = np.random.RandomState(28)
+    x = rs.randint(-128, 128, 20)
+    w = rs.randint(-128, 128, (70, 20))
+    acc = tpfc_acc(w, x, 0, 0)
+    bias = rs.randint(-5000, 5000, 70)
+    bias[0] = -acc[0] + 32 * 9 + 16      # 9.5 -> 10
+    bias[1] = -acc[1] - 32 * 4 - 16      # -4.5 -> -5
+    bias[2], bias[3] = 300000, -300000
+    c.add_input(s8_bytes(x), [20])
+    tpfc_layer(c, w, bias, 0, 0, 0, 5, 1, 9, dtype=2, horz=horz)
+    out = [sat_s8(round_half_away((int(b) + a) * Fraction(1, 32))) for a, b in zip(acc, bias)]
+    assert out[:4] == [10, -5, 127, -128] and sum(v < 0 for v in out) > 10 and sum(v > 0 for v in out) > 10
+    if not executed:
+        c.refused = "tpfc-field-unsupported"
+    c.add_output(s8_bytes(out) if executed else np.zeros(70, np.uint8), [70])
     return c
 
 
@@ -1321,6 +1440,44 @@ def tpfc_relu_case():
     d.ops[-1]["fields"].append(("alu_relu_enable", 1))
     d.add_output(np.zeros(12, dtype=np.uint8), [12])
     return [c, d]
+
+
+def tpfc_round_case(mode=0):
+    """flat_rounding_mode 0, the vendor's simple rounding (the 0x10003 image
+    classification file's layers, kernel zero point 74, out_zp 81); 2
+    (round toward zero) is refused."""
+    executed = mode == 0
+    c = Case("tp-fully-connected-round%d" % mode,
+             "TP fully connected layer with flat_rounding_mode %d%s: 14 inputs -> 10 outputs, kernel zero point 74, "
+             "out_zp 81 (the 0x10003 image classification layer's), scale 3/32 (multiplier 16384, shift 4); %s"
+             % (mode, " (simple rounding)" if executed else " (round toward zero)",
+                "sums 4.5 and -1.5 (ties of both signs), 4.21875, -4.78125, two saturate" if executed else
+                "refused before anything runs"),
+             "numpy: out_zp + round_half_away((bias[o] + sum over i of (w[o][i] - 74) x in[i]) x 3/32), exactly "
+             "(Python fractions), saturated to 0..255: simple rounding as the vendor's software rounds it, the "
+             "zero point added after the rounding" if executed else
+             "doc/cpu-backend.md, TP fully connected layers: flat_rounding_mode 2 and 3 are refused "
+             "(tpfc-field-unsupported)")
+    rs = np.random.RandomState(29)
+    x = rs.randint(0, 256, 14)
+    w = rs.randint(0, 256, (10, 14))
+    acc = tpfc_acc(w, x, 74, 0)
+    bias = rs.randint(-1000, 1000, 10) - np.asarray(acc)     # sums of both signs, most in range
+    scale = Fraction(3, 32)
+    for o, v in enumerate((48, -16, 45, -51)):  # x 3/32: 4.5, -1.5, 4.21875, -4.78125
+        bias[o] = v - acc[o]
+    bias[4], bias[5] = 10 ** 7, -10 ** 7
+    c.add_input(x, [14])
+    tpfc_layer(c, w, bias, 74, 0, 81, 4, 1, 10)
+    c.ops[-1]["fields"] += [("alu_output_post_multiplier", 16384), ("flat_rounding_mode", mode)]
+    out = [sat8(81 + round_half_away((int(b) + a) * scale)) for a, b in zip(acc, bias)]
+    assert out[:6] == [86, 79, 85, 76, 255, 0] and 0 < min(out[6:]) and max(out[6:]) < 255
+    # the zero point added before the rounding would give 80 for -1.5
+    assert round_half_away(81 + (bias[1] + acc[1]) * scale) == 80
+    if not executed:
+        c.refused = "tpfc-field-unsupported"
+    c.add_output(out if executed else np.zeros(10, np.uint8), [10])
+    return c
 
 
 # ------------------------------------------------------------- shaders
@@ -1859,6 +2016,31 @@ def spsum_case():
     return c
 
 
+def spmul_pairs(c, int16, sb, sa):
+    """The two pairs of a TensorMul_SP layer (spmul_case): each first loads
+    2 values of b (input record 1) with scale sb, each second reads a 4x2
+    slice of a (input record 0, rows 8 bytes apart) with scale sa and writes
+    it, the second pair's after the first's; fp16 or int16 (4) data."""
+    t = lambda key: [(key, 0), (key + "_bit_2", 1)] if int16 else [(key, 1)]
+    for half in range(2):
+        first = c.add_op(OP_SP, "TensorMul_SP")
+        first["fields"] += [("in_image_x_size", 2), ("in_image_y_size", 1), ("kernel_z_size", 1)] + \
+            t("in_image_data_type") + [("out_image_data_type", 0), ("out_image_x_size", 2),
+                                        ("out_image_y_size", 1), ("out_image_z_size", 1), ("in_image_x_stride", 4),
+                                        ("in_image_y_stride", 4)]
+        sp_scale(first, sb)
+        field_addr(first, "in_image_address", INPUT, 1, 4 * half)
+        last = c.add_op(OP_SP, "TensorMul_SP")
+        last["fields"] += [("in_image_x_size", 4), ("in_image_y_size", 2), ("kernel_z_size", 1)] + \
+            t("in_image_data_type") + t("out_image_data_type") + \
+            [("out_image_x_size", 4), ("out_image_y_size", 2), ("out_image_z_size", 1),
+             ("in_image_x_stride", 8), ("in_image_y_stride", 16),
+             ("out_image_x_stride", 8), ("out_image_y_stride", 16)]
+        sp_scale(last, sa)
+        field_addr(last, "in_image_address", INPUT, 0, 16 * half)
+        field_addr(last, "out_image_address", OUTPUT, 0, 16 * half)
+
+
 def spmul_case():
     """An SP product (layer TensorMul_SP of two pairs of SP operations): each
     first loads b (fp16, scale 1, no flag), each second reads a 4x2 fp16
@@ -1880,26 +2062,38 @@ def spmul_case():
         img[4 * j:4 * j + 4] = a[j].view(np.uint16)
     c.add_input(img.view(np.uint8), [16], FP16)
     c.add_input(b.view(np.uint16).view(np.uint8), [4], FP16)
-    for half in range(2):
-        first = c.add_op(OP_SP, "TensorMul_SP")
-        first["fields"] += [("in_image_x_size", 2), ("in_image_y_size", 1), ("kernel_z_size", 1),
-                            ("in_image_data_type", 1), ("out_image_data_type", 0), ("out_image_x_size", 2),
-                            ("out_image_y_size", 1), ("out_image_z_size", 1), ("in_image_x_stride", 4),
-                            ("in_image_y_stride", 4)]
-        sp_scale(first, 1.0)
-        field_addr(first, "in_image_address", INPUT, 1, 4 * half)
-        last = c.add_op(OP_SP, "TensorMul_SP")
-        last["fields"] += [("in_image_x_size", 4), ("in_image_y_size", 2), ("kernel_z_size", 1),
-                           ("in_image_data_type", 1), ("out_image_data_type", 1),
-                           ("out_image_x_size", 4), ("out_image_y_size", 2), ("out_image_z_size", 1),
-                           ("in_image_x_stride", 8), ("in_image_y_stride", 16),
-                           ("out_image_x_stride", 8), ("out_image_y_stride", 16)]
-        sp_scale(last, 1.0)
-        field_addr(last, "in_image_address", INPUT, 0, 16 * half)
-        field_addr(last, "out_image_address", OUTPUT, 0, 16 * half)
+    spmul_pairs(c, False, 1.0, 1.0)
     vals = [Fraction(float(a[j, i])) * Fraction(float(b[j])) for j in range(4) for i in range(4)]
     # exact in double (a product of two halves): ties are the backend's ties
     c.add_output([v for x in vals for v in f16_le([x], False)], [16], FP16)
+    return c
+
+
+def spmul_int16_case():
+    """The int16 SP product (layer TensorMul_SP of two pairs, as the int16
+    blendshapes file's layer normalisations): a, b and the output int16
+    codes, the first command's scale s_b = 2^-12, the second's s_a = 2^-9
+    (the fraction length of a), b along y; out = a x b x s_b (s_a not
+    applied: doc/cpu-backend.md, "The SP product")."""
+    c = Case("sp-mul-int16", "SP product (layer TensorMul_SP, two pairs of NN-engine SP operations) of int16 "
+             "codes: 4x2x1 int16 a (rows 8 bytes apart, second scale 2^-9) times 2 int16 b, one per row (b "
+             "along y, first scale 2^-12), twice, into int16: ties both ways, saturation both ways",
+             "numpy: a x b[y] x 2^-12 exactly (Fractions), rounded half away from zero, saturated to int16 (the "
+             "second command's scale not applied)")
+    rs = np.random.RandomState(58)
+    a = rs.randint(-4000, 4000, (4, 4))
+    b = rs.randint(-9000, 9000, 4)
+    a[0, 0], b[0] = 30000, 9000                 # 65918: saturates at 32767
+    a[0, 1] = -30000                            # saturates at -32768
+    a[1, 2], b[1] = 2048, 3                     # 1.5: a tie, to 2
+    a[1, 3] = -2048                             # -1.5: to -2
+    c.add_input(a.astype(np.int16).view(np.uint8), [16], FP16)      # rows 8 bytes apart: contiguous
+    c.add_input(b.astype(np.int16).view(np.uint8), [4], FP16)
+    spmul_pairs(c, True, 2.0 ** -12, 2.0 ** -9)
+    q = [max(-32768, min(32767, round_half_away(Fraction(int(a[j, i]) * int(b[j]), 1 << 12))))
+         for j in range(4) for i in range(4)]
+    assert q[0] == 32767 and q[1] == -32768 and q[6] == 2 and q[7] == -2
+    c.add_output(np.array(q, np.int16).view(np.uint8), [16], FP16)
     return c
 
 
@@ -2143,6 +2337,66 @@ def nt_long_case():
     for ci in range(ch):
         out[ci * orow:ci * orow + 2 * n] = np.frombuffer(np.ascontiguousarray(x[:, ci]).tobytes(), np.uint8)
     c.add_output(out, [(orow + 2 * n) // 2, 1, 1], FP16)
+    return c
+
+
+def nt_slices_case():
+    """A 3-D NT transpose (the blendshapes files' ConcatLayer): the 2-D
+    transpose in each of out_image_z_size slices, the input's slices at
+    in_image_y_stride, the output's at out_image_y_stride (bytes)."""
+    c = Case("nt-transpose-slices", "NN ConcatLayer NT of 3 slices of 3x4 fp16 values (rows 6 bytes apart: "
+             "word 5 (kernel_address) 2 times the width, as in every NT command of the corpus; slices 40) into "
+             "3 slices of 4x3 (rows 10 bytes apart, slices 36): out_image_z_size 3",
+             "numpy: numpy.transpose of each slice, placed at the strides; the bytes between rows 0")
+    rs = np.random.RandomState(53)
+    x, y, z, irow, islice, orow, oslice = 3, 4, 3, 6, 40, 10, 36
+    img = rs.uniform(-4, 4, (z, y, x)).astype(np.float16)
+    buf = np.zeros(islice * z, np.uint8)
+    for k in range(z):
+        for j in range(y):
+            buf[k * islice + j * irow:k * islice + j * irow + 2 * x] = np.frombuffer(img[k, j].tobytes(), np.uint8)
+    c.add_input(buf, [islice * z // 2, 1, 1], FP16)
+    op = c.add_op(OP_NT, "ConcatLayer")
+    op["fields"] += [("kernel_address", 2), ("in_image_x_size", x), ("in_image_y_size", y),
+                     ("out_image_x_size", y), ("out_image_y_size", x), ("out_image_z_size", z),
+                     ("in_image_x_stride", irow), ("in_image_y_stride", islice),
+                     ("out_image_x_stride", orow), ("out_image_y_stride", oslice)]
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    out = np.zeros(oslice * z, np.uint8)
+    for k in range(z):
+        t = np.ascontiguousarray(img[k].T)
+        for i in range(x):
+            out[k * oslice + i * orow:k * oslice + i * orow + 2 * y] = np.frombuffer(t[i].tobytes(), np.uint8)
+    c.add_output(out, [oslice * z // 2, 1, 1], FP16)
+    return c
+
+
+def nt_rows_case():
+    """An NT transpose whose elements are whole rows: word 5
+    (kernel_address) holds the element's bytes, the input's row stride
+    in_image_x_size times it (the blendshapes files' 192-, 194- and
+    104-byte elements)."""
+    c = Case("nt-transpose-rows", "NN TensorTranspose NT of a 3x2 image of 6-byte elements (3 fp16 values each; "
+             "input rows 18 bytes, word 5 (kernel_address) 6) into 2x3 (output rows 14 bytes apart)",
+             "numpy: numpy.transpose of the (2, 3, 6-byte) array's first two axes, rows at the stride; the "
+             "bytes between rows 0")
+    rs = np.random.RandomState(59)
+    x, y, e, orow = 3, 2, 6, 14
+    img = rs.uniform(-4, 4, (y, x, e // 2)).astype(np.float16)
+    c.add_input(np.frombuffer(img.tobytes(), np.uint8), [x * y * e // 2, 1, 1], FP16)
+    op = c.add_op(OP_NT, "TensorTranspose")
+    op["fields"] += [("kernel_address", e), ("in_image_x_size", x), ("in_image_y_size", y),
+                     ("out_image_x_size", y), ("out_image_y_size", x), ("out_image_z_size", 1),
+                     ("in_image_x_stride", x * e), ("in_image_y_stride", x * y * e),
+                     ("out_image_x_stride", orow), ("out_image_y_stride", orow * x)]
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    t = np.ascontiguousarray(img.transpose(1, 0, 2))
+    out = np.zeros(orow * x, np.uint8)
+    for i in range(x):
+        out[i * orow:i * orow + y * e] = np.frombuffer(t[i].tobytes(), np.uint8)
+    c.add_output(out, [orow * x // 2, 1, 1], FP16)
     return c
 
 
@@ -2403,6 +2657,13 @@ def nn_lut_sigmoid_case():
     c.add_output(flush_subnormal(np.frombuffer(y.tobytes(), np.uint8).tolist()), [8, 1, 1], FP16)
     return c
 
+def second_image(op, brow, y):
+    """An NN-engine command's second image (words 32-35): input record 1,
+    rows brow bytes apart, y rows a slice, in a buffer with no end."""
+    op["words"] += [(32, (brow * y) << 16 | brow), (33, 1), (35, 0x17FFFFFF)]
+    word_addr(op, 34, INPUT, 1, 0, 0)
+
+
 def sp_add_case(flags=0):
     """The fp16 SP addition of a TensorAdd_SP layer: a + b, no ReLU; flags:
     word 27 bits 23-25 and word 28 bits 2-4 both set to it: 7 (the
@@ -2442,9 +2703,8 @@ def sp_add_case(flags=0):
                      ("post_shift", 31), ("post_shift_bit_5_6", 3)]
     one = f32_bits(1.0)
     op["words"] += [(23, (one << 2) & 0xFFFFFFFF), (27, (one >> 30) << 31 | flags << 23),
-                    (28, flags << 2), (29, 0x7F800000), (30, 0xFF800000),
-                    (32, (brow * y) << 16 | brow), (33, 1), (35, 0x17FFFFFF)]
-    word_addr(op, 34, INPUT, 1, 0, 0)
+                    (28, flags << 2), (29, 0x7F800000), (30, 0xFF800000)]
+    second_image(op, brow, y)
     field_addr(op, "in_image_address", INPUT, 0, 0)
     field_addr(op, "out_image_address", OUTPUT, 0, 0)
     out = np.zeros(orow * y * z // 2, np.uint16)
@@ -2558,6 +2818,128 @@ def nn_lut_case(sign):
     return c
 
 
+def nn_lut_int16_case():
+    """An NN_LUT table on int16 codes in and out (the int16 blendshapes
+    file's op 7: the tail's bits 28 and 24 set, a table of (v / 128)^2 at
+    the entry of input v): the code read as a half's value, the entry of
+    its sign, exponent and 4 mantissa bits, then linearly by all the bits
+    below them (a code above 2,048 has more than a half holds)."""
+    c = Case("nn-lut-int16", "NN_LUT ActivationLayer on int16 codes (in, out and kernel data type 4): a 4x3x1 "
+             "image (rows 10 bytes apart) through a table of (v / 128)^2 (tail bits 28 and 24 set) -> 4x3x1 "
+             "(rows 8 bytes apart): codes past 2,048 (7 to 10 bits interpolated), negative codes, 0, ties, "
+             "a result past 32,767 (saturated)",
+             "numpy: the entry of the code's sign, exponent and 4 mantissa bits plus (next entry - entry) x "
+             "the bits below / their step, in Python fractions, rounded half away from zero, saturated")
+    rs = np.random.RandomState(63)
+    w, h, row, orow = 4, 3, 10, 8
+    x = rs.randint(-3000, 3000, (h, w))
+    x[0, 0], x[0, 1], x[0, 2], x[0, 3] = 0, 30000, -5, 2049
+    x[1, 0] = 181                               # 181 = 176 + 5: 4 of 16 units interpolated
+    f = lambda v: v * v / Fraction(128 * 128)
+    vals, words = [], []
+    for i in range(1024):
+        b = nnlut_input(i, 1)
+        v = fp21_round(f(Fraction(float(np.uint16(b).view(np.float16))))) if (b & 0x7C00) != 0x7C00 \
+            else Fraction(65535)
+        vals.append(v)
+        words.append(lut32_word(v))
+    tail = [1 << 28 | 1 << 24, 0, 0]
+    table = c.add_raw(np.frombuffer(struct.pack("<1027I", *(words + tail)), np.uint8))
+    img = np.zeros(row * h // 2, np.uint16)
+    for j in range(h):
+        img[j * row // 2:j * row // 2 + w] = x[j].astype(np.int16).view(np.uint16)
+    c.add_input(img.view(np.uint8), [img.size], FP16)
+    op = c.add_op(7, "ActivationLayer")
+    op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", 1), ("kernels_per_core", 1), ("depthwise", 1),
+                     ("in_image_x_size", w), ("in_image_y_size", h), ("out_image_x_size", w),
+                     ("out_image_y_size", h), ("out_image_z_size", 1), ("in_image_x_stride", row),
+                     ("in_image_y_stride", row * h), ("out_image_x_stride", orow),
+                     ("out_image_y_stride", orow * h), ("kernel_data_type", 0), ("kernel_data_type_bit_2", 1),
+                     ("in_image_data_type", 0), ("in_image_data_type_bit_2", 1), ("out_image_data_type", 0),
+                     ("out_image_data_type_bit_2", 1), ("post_shift", 31), ("post_shift_bit_5_6", 3)]
+    field_addr(op, "kernel_address", MISC_DYNA_GENERIC, table, 0)
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    index = lambda b, neg: ((b ^ 0x4000) >> 6) | (512 if neg else 0)
+    half = lambda m: int(np.float16(m).view(np.uint16))
+    out = np.zeros(orow * h // 2, np.uint16)
+    for j in range(h):
+        for i in range(w):
+            code = int(x[j, i])
+            m, neg = abs(code), code < 0
+            e = m.bit_length() - 1
+            step = 1 << (e - 4) if e > 4 else 1
+            base = m - m % step
+            v = vals[index(half(base), neg)]
+            if m != base:
+                v += (vals[index(half(base + step), neg)] - v) * Fraction(m - base, step)
+            q = max(-32768, min(32767, round_half_away(v)))
+            out[j * orow // 2 + i] = q & 0xFFFF
+    assert out[1] == 32767
+    c.add_output(out.view(np.uint8), [out.size], FP16)
+    return c
+
+
+def nn_sp_scale_int16_case(to_int16):
+    """An SP scaling between fp16 and int16 (layer TensorAdd_SP of one
+    operation, no second image, as the int16 blendshapes file's variance +
+    epsilon: fp16 in, int16 codes out at scale 2^13, word 27 bit 30 the
+    exponent's eighth bit), or back (int16 codes in at scale 2^-13, fp16
+    out): out = x x k, an int16 result rounded half away from zero and
+    saturated."""
+    k = Fraction(1 << 13) if to_int16 else Fraction(1, 1 << 13)
+    c = Case("nn-sp-scale-" + ("f16-int16" if to_int16 else "int16-f16"),
+             "SP TensorAdd_SP of one operation with no second image: a 3x2x1 %s image (rows 8 bytes apart) "
+             "times %s (the SP scale) -> %s (rows 6 bytes apart)%s" %
+             (("fp16", "2^13", "int16 codes", ": ties both ways, saturation both ways") if to_int16 else
+              ("int16 codes", "2^-13", "fp16", ": -32768, 0, a subnormal result (0)")),
+             "numpy: x x k exactly (Fractions), %s" %
+             ("rounded half away from zero, saturated to int16" if to_int16 else
+              "rounded to a half (to nearest, ties to even), below the normal range 0"))
+    rs = np.random.RandomState(64 + to_int16)
+    x, y, row, orow = 3, 2, 8, 6
+    if to_int16:
+        a = (rs.randint(-3000, 3000, (y, x)) / 1024.0).astype(np.float16)
+        a[0, 0], a[0, 1], a[0, 2] = np.float16(5.0), np.float16(-5.0), np.float16(2.0 ** -14)   # 2^-1: a tie
+        a[1, 0] = np.float16(-3.0 * 2.0 ** -14)                                                # -1.5: a tie
+        codes = a.view(np.uint16)
+        vals = [Fraction(float(v)) for v in a.ravel()]
+    else:
+        a = rs.randint(-32768, 32768, (y, x))
+        a[0, 0], a[0, 1], a[0, 2] = -32768, 0, 1
+        codes = a.astype(np.int16).view(np.uint16)
+        vals = [Fraction(int(v)) for v in a.ravel()]
+    img = np.zeros(row * y // 2, np.uint16)
+    for j in range(y):
+        img[j * row // 2:j * row // 2 + x] = codes[j]
+    c.add_input(img.view(np.uint8), [img.size], FP16)
+    op = c.add_op(OP_SP, "TensorAdd_SP")
+    op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", 1),
+                     ("kernel_data_type", 1 if to_int16 else 0), ("kernel_data_type_bit_2", 0 if to_int16 else 1),
+                     ("in_image_x_size", x), ("in_image_y_size", y),
+                     ("in_image_data_type", 1 if to_int16 else 0), ("in_image_data_type_bit_2", 0 if to_int16 else 1),
+                     ("out_image_data_type", 0 if to_int16 else 1), ("out_image_data_type_bit_2", 1 if to_int16 else 0),
+                     ("out_image_x_size", x), ("out_image_y_size", y), ("out_image_z_size", 1),
+                     ("in_image_x_stride", row), ("in_image_y_stride", row * y),
+                     ("out_image_x_stride", orow), ("out_image_y_stride", orow * y)]
+    sp_scale(op, float(k))
+    op["words"] += [(29, 0x7F800000), (30, 0xFF800000), (35, 0x07FFFFFF)]
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    out = np.zeros(orow * y // 2, np.uint16)
+    for j in range(y):
+        for i in range(x):
+            v = vals[j * x + i] * k
+            out[j * orow // 2 + i] = (max(-32768, min(32767, round_half_away(v))) & 0xFFFF) if to_int16 \
+                else f16_round(v)
+    if to_int16:
+        assert out[0] == 32767 and out[1] == 0x8000 and out[2] == 1 and out[orow // 2] == 0xFFFE
+        c.add_output(out.view(np.uint8), [out.size], FP16)
+    else:
+        c.add_output(flush_subnormal(out.view(np.uint8).tolist()), [out.size], FP16)
+    return c
+
+
 # The uniforms after the three images of the A733 fp16 TensorDiv and
 # TensorMul shaders, as every such shader of the corpus loads them (index,
 # value): lib/cpu/ops/shelt.c.
@@ -2645,6 +3027,117 @@ def shf16_case(div, refused=False):
     return c
 
 
+def nn_mul_int16_case():
+    """The int16 blendshapes file's NN TensorMul (op 42): a 1x1 depthwise
+    command with no kernel reference, int16 codes in and out, times the
+    int16 codes of its second image (words 32-35), its scale 2^-12
+    (post_shift 19 | 3 << 5), bounds float32(32767 x 2^-12) and
+    float32(-32768 x 2^-12) (words 29, 30)."""
+    x, y, z, row, slc, orow, brow = 3, 2, 2, 8, 24, 6, 6
+    c = Case("nn-int16-mul", "NN TensorMul on int16 codes, a 1x1 depthwise command with no kernel reference "
+             "times b of the same shape (word 34, rows 6 bytes apart: word 32), scale 2^-12, bounds the int16 "
+             "range x 2^-12 (words 29, 30): a 3x2x2 image (rows 8 bytes apart, slices 24) -> 3x2x2 (rows 6 "
+             "bytes apart): ties both ways, saturation both ways",
+             "numpy: the exact a x b x 2^-12 (Fractions), rounded half away from zero, saturated to int16")
+    rs = np.random.RandomState(68)
+    a = rs.randint(-8000, 8000, (z, y, x))
+    b = rs.randint(-8000, 8000, (z, y, x))
+    a[0, 0, 0], b[0, 0, 0] = 2048, 3            # 1.5: to 2
+    a[0, 0, 1], b[0, 0, 1] = -2048, 3           # -1.5: to -2
+    a[1, 1, 2], b[1, 1, 2] = 20000, 20000       # 97656.25: 32767
+    a[1, 1, 1], b[1, 1, 1] = -20000, 20000      # -32768
+    c.add_input(f16_image(a.astype(np.int16), row, slc), [slc * z // 2], FP16)       # int16 codes
+    c.add_input(f16_image(b.astype(np.int16), brow, brow * y), [brow * y * z // 2], FP16)
+    op = c.add_op(OP_NN, "TensorMul")
+    op["fields"] += [("kernel_xy_size", 1), ("kernel_z_size", z), ("kernel_data_type", 0),
+                     ("kernel_data_type_bit_2", 1), ("kernels_per_core", z), ("depthwise", 1),
+                     ("in_image_x_size", x), ("in_image_y_size", y), ("in_image_data_type", 0),
+                     ("in_image_data_type_bit_2", 1), ("out_image_data_type", 0), ("out_image_data_type_bit_2", 1),
+                     ("out_image_x_size", x), ("out_image_y_size", y), ("out_image_z_size", z),
+                     ("in_image_x_stride", row), ("in_image_y_stride", slc),
+                     ("out_image_x_stride", orow), ("out_image_y_stride", orow * y),
+                     ("post_shift", 19), ("post_shift_bit_5_6", 3)]
+    op["words"] += [(29, f32_bits(32767 * 2.0 ** -12)), (30, f32_bits(-32768 * 2.0 ** -12))]
+    second_image(op, brow, y)
+    field_addr(op, "in_image_address", INPUT, 0, 0)
+    field_addr(op, "out_image_address", OUTPUT, 0, 0)
+    q = np.array([max(-32768, min(32767, round_half_away(Fraction(int(u) * int(v), 1 << 12))))
+                  for u, v in zip(a.ravel(), b.ravel())], np.int16).reshape(z, y, x)
+    assert q[0, 0, 0] == 2 and q[0, 0, 1] == -2 and q[1, 1, 2] == 32767 and q[1, 1, 1] == -32768
+    out = f16_image(q, orow, orow * y)             # int16 codes, rows orow bytes apart
+    c.add_output(out, [out.size // 2], FP16)
+    return c
+
+
+SHI16_FMT, SHI16_FMT_ROWS = 0x444040F1, 0x444050F1
+# the int16 shaders' last lane table (lib/cpu/ops/shelt.c): TensorMul's
+# words 60-75, TensorDiv's 68-79
+SHI16_LANES = [0x33333333, 0x11110000, 0x03020100, 0x03020100, 0, 0, 0, 0x00002400, 0, 0, 0, 0, 0, 0, 0, 0]
+
+
+def shi16_case(div):
+    """The int16 blendshapes file's int16 shaders: TensorDiv (input 0 int16
+    codes 5x2x1, rows 16 bytes apart, over a 1x1x1 fp16 input, into int16:
+    code0 x u[0x36064] / h1 x u[0x36068], 2^-7 and 2^14) and TensorMul
+    (1x4x2 int16 times a 3x1x1 int16 constant of the COEF_DATA_TABLE,
+    into int16: code0 x code1 x u[0x360e0], 2^-14)."""
+    what = "TensorDiv" if div else "TensorMul"
+    c = Case("sh-%s-int16" % ("div" if div else "mul"),
+             "SH %s on int16 codes (format words 0x444040f1 / 0x444050f1, the int16 lane table): " % what +
+             ("5x2x1 int16 (rows 16 bytes apart) x 2^-7 / a 1x1x1 fp16 input (broadcast) x 2^14 -> int16: "
+              "saturation both ways" if div else
+              "1x4x2 int16 x a 3x1x1 int16 constant (COEF_DATA_TABLE) x 2^-14 -> 3x4x2 int16, both broadcast: "
+              "ties both ways, saturation"),
+             "numpy: the exact %s (Fractions), rounded half away from zero, saturated to int16" %
+             ("code0 x 2^-7 / h1 x 2^14" if div else "code0 x code1 x 2^-14"))
+    rs = np.random.RandomState(66 + div)
+    u = {}
+    for i, v in (SHDIV_WORDS if div else SHMUL_WORDS):
+        u[i] = v
+    for i, v in enumerate(SHI16_LANES[:12 if div else 16]):
+        u[(68 if div else 60) + i] = v
+    if div:
+        u[25], u[26] = f32_bits(2.0 ** -7), f32_bits(2.0 ** 14)
+        a = rs.randint(-32768, 32768, (2, 5))
+        b = np.float16(-3.0)
+        a[0, 0], a[0, 1], a[0, 2] = 1, 1000, -1000   # 1000 x 2^7 / 3 = 42666.7: saturated both ways
+        img = np.zeros(16, np.uint16)
+        for j in range(2):
+            img[8 * j:8 * j + 5] = a[j].astype(np.int16).view(np.uint16)
+        c.add_input(img.view(np.uint8), [16], FP16)
+        c.add_input(np.frombuffer(np.array([b]).tobytes(), np.uint8), [1], FP16)
+        put(u, 1, image_words(16, 5, 2, SHI16_FMT_ROWS, 32, 1))
+        put(u, 9, image_words(2, 1, 1, SHF16_FMT, 2, 1))
+        put(u, 17, image_words(10, 5, 2, SHI16_FMT_ROWS, 20, 1))
+        images = [(0, (INPUT, 0, 0)), (8, (INPUT, 1, 0)), (16, (OUTPUT, 0, 0))]
+        exact = [[Fraction(int(a[j, i]), 1 << 7) / Fraction(float(b)) * (1 << 14) for i in range(5)]
+                 for j in range(2)]
+    else:
+        u[56] = f32_bits(2.0 ** -14)
+        a = rs.randint(-20000, 20000, (2, 4))
+        g = rs.randint(-20000, 20000, 3)
+        a[0, 0], g[0] = 8192, 3                       # 1.5: a tie, to 2
+        a[0, 1] = -8192                               # -1.5: to -2
+        a[1, 3], g[2] = 30000, 30000                  # 54931.6: saturated
+        c.add_input(a.astype(np.int16).view(np.uint8), [8], FP16)
+        gamma = c.add_raw(g.astype(np.int16).view(np.uint8))
+        put(u, 1, image_words(2, 1, 4, SHI16_FMT_ROWS, 8, 2))
+        put(u, 9, image_words(6, 3, 1, SHI16_FMT, 6, 1))
+        put(u, 17, image_words(6, 3, 4, SHI16_FMT_ROWS, 24, 2))
+        images = [(0, (INPUT, 0, 0)), (8, (MISC_DYNA_GENERIC, gamma, 0)), (16, (OUTPUT, 0, 0))]
+        exact = [[Fraction(int(a[k, j]) * int(g[i]), 1 << 14) for i in range(3)] for k in range(2) for j in range(4)]
+    for i in (6, 14, 22):
+        u[i] = 0x10DD10B0
+    sh_op(c, what, u, images)
+    q = [max(-32768, min(32767, round_half_away(v))) for row in exact for v in row]
+    if div:
+        assert q[1] == -32768 and q[2] == 32767
+    else:
+        assert q[0] == 2 and q[3] == -2 and q[23] == 32767
+    c.add_output(np.array(q, np.int16).view(np.uint8), [len(q)], FP16)
+    return c
+
+
 def f16_image(vals, row, slc):
     """z x y x x halves into rows `row` bytes and slices `slc` bytes apart."""
     z, y, x = vals.shape
@@ -2695,9 +3188,8 @@ def nnf16_elt_case(kind):
         op["fields"] += [("kernels_per_core", z), ("depthwise", 1)]
         brow = 6
         c.add_input(f16_image(b, brow, brow * y), [brow * y * z // 2], FP16)
-        op["words"] += [(29, 0x477FE000), (30, 0xC77FE000), (32, (brow * y) << 16 | brow), (33, 1),
-                        (35, 0x17FFFFFF)]
-        word_addr(op, 34, INPUT, 1, 0, 0)
+        op["words"] += [(29, 0x477FE000), (30, 0xC77FE000)]
+        second_image(op, brow, y)
         exact = [Fraction(float(u)) * Fraction(float(v)) for u, v in zip(a.ravel(), b.ravel())]
     else:
         op["words"] += [(27, 1 << 28 if kind == "negate" else 0), (29, 0x7F800000), (30, 0xFF800000),
@@ -2723,21 +3215,92 @@ def all_cases():
     return (nn_cases() + nn_int8_cases() + nn_wide_cases() + [nn_ring_case(), nn_tile_case(0), nn_tile_case(1), nn_tile_case(2),
             nn_interleaved_case(), nn_fc7d_case(), nn_fused_add_case(0), nn_fused_add_case(1)] +
             tp_copy_cases() + [tp_pool_case()] + tp_ring_cases() +
-            [tp_f16_case(), lut_case(), lut_swapped_case(), tp_int8_case(), tp_u8_scaled_case(), tpfc_case()] +
+            [tp_f16_case(), lut_case(), lut_swapped_case()] + lut_f16_cases() + [tp_int8_case(), tp_u8_scaled_case(), tpfc_case(),
+             tpfc_s8_case(), tpfc_s8_case(0)] +
             [softmax_case(), softmax_int8_case(), softmax_column_case(), avgpool_case(), shadd_case(0), shadd_case(1),
              shadd_int8_case(), shscale_case(), shscale_int8_case(), shmax_case(), shmax_int8_case(),
              shconv_case(), shconv_f32_case(), shdw16_case(),
              shf32_other_program_case("ActivationLayer", 0x44404032, [[128, 1 << 16 | 32], [128, 1 << 16 | 32]]),
              shf32_other_program_case("Max Pooling", 0x32101034, [[64, 2 << 16 | 4], [32, 1 << 16 | 2]])] + spmax_cases() +
             [spmean_case("sp-mean-x", 0), spmean_case("sp-mean-z", 2),
-             spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(), spsum_case(), spmul_case(),
+             spmean_case("sp-mean-int16", 2, 11), spmean_scale_refused_case(), spsum_case(), spmul_case(), spmul_int16_case(),
              spsub_case("sp-sub-fp16-int16", 0), spsub_case("sp-sub-int16-fp16", 1)] +
             [tpfc_in_zp_case(), nn_scale_0xad_case(), shmax_win_case(), shavg_win_case()] + tpfc_relu_case() + [nn_prelu_case(), sp_add_case(), sp_add_case(7)] +
             [shconv_s2_case(), nt_long_case(), sp_add_case(3), shdw16_small_case(), nn_lut_sigmoid_case()] +
-            [gray_case(), tensorsub_case(), tensormul_case(), prelu_case(0), prelu_case(1),
-             prelu_case(0, 0x55555555)] +
+            [gray_case(), tensorsub_case(), tensormul_case(), tensormul_u8_case(), tanh_case(0),
+             tanh_case(95), prelu_case(0), prelu_case(1),
+             prelu_case(0, 2), prelu_case(0, 3)] +
             [nn_lut_case(1), nn_lut_case(0), shf16_case(0), shf16_case(1), shf16_case(0, True)] +
-            [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")])
+            [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")] +
+            [nn_lut_int16_case(), nn_sp_scale_int16_case(1), nn_sp_scale_int16_case(0), shi16_case(0),
+             shi16_case(1), nn_mul_int16_case()] + [nt_slices_case(), nt_rows_case()] +
+            [tpfc_round_case(0), tpfc_round_case(2)] + nn_rounding_cases())
+
+
+# ------------------------------------------- the face-age network's shaders
+# (lib/cpu/ops/shmul.c's uint8 product, lib/cpu/ops/shtanh.c; the words as
+# the 0x7d and 0xe8 face-age files' shaders load them)
+
+MULU8_LANES = ([0x29292929, 0x10101010, 0x01110000, 0x03330222, 0x29292929, 0x00010000, 0x00030002, 0x300] +
+               [0] * 8 +
+               [0x29292929, 0x10101010, 0x05550444, 0x07770666, 0x29292929, 0x00050004, 0x00070006, 0x300] +
+               [0] * 8)
+MULU8_TAIL = [0x33333333, 0x11110000, 0x03020100, 0x03020100, 0, 0, 0, 0x2400] + [0] * 8
+
+
+def tensormul_u8_case():
+    c = Case("sh-tensormul-uint8", "SH TensorMul of two uint8 images (format 0x444041f0) of 9x2x1 into a "
+             "third, scale 0.0112834 at 0x360e0 (the 0x7d face-age file's op 54), zero points 0: ties at "
+             "products x scale = k + 1/2 and saturation at 255",
+             "numpy: numpy.rint(a x b x float32 scale) in double precision (ties to even), saturated to 255",
+             target=0x7D)
+    scale = np.float32(0.0112834)
+    rs = np.random.RandomState(61)
+    a = rs.randint(0, 256, (2, 9))
+    b = rs.randint(0, 256, (2, 9))
+    a[0, :3], b[0, :3] = (255, 0, 255), (255, 200, 1)
+    c.add_input(a.ravel(), [9, 2])
+    c.add_input(b.ravel(), [9, 2])
+    u = {56: f32_bits(float(scale)), 57: 0}
+    put(u, 1, image_words(9, 9, 2, FMT_U8, 18, 1))
+    put(u, 9, image_words(9, 9, 2, FMT_U8, 18, 1))
+    put(u, 17, image_words(9, 9, 2, FMT_U8, 18, 1))
+    put(u, 24, MULU8_LANES)
+    put(u, 60, MULU8_TAIL)
+    sh_op(c, "TensorMul", u, [(0, (INPUT, 0, 0)), (8, (INPUT, 1, 0)), (16, (OUTPUT, 0, 0))])
+    v = np.clip(np.rint(a.astype(np.float64) * b * float(scale)), 0, 255).astype(np.int64)
+    assert v[0, 0] == 255 and v[0, 1] == 0 and v[0, 2] == 3 and 0 < (v < 255).sum()
+    c.add_output(v.ravel(), [9, 2])
+    return c
+
+
+TANH_LANES = ([0x01010101, 0, 0x00010000, 0x00030002, 0x02020202, 0, 0, 0x100] + [0x3C00, 0] * 4 +
+              [0x01010101, 0, 0x00050004, 0x00070006, 0x02020202, 0, 0, 0x100] + [0x3C00, 0] * 4 +
+              [0x3F800000, 0])
+TANH_TAIL = [0x11111111, 0x11110000, 0x06040200, 0x06040200, 0x22222222, 0, 0, 0x100] + [0x3C00] * 8
+
+
+def tanh_case(zp):
+    c = Case("sh-tanh-zp%d" % zp, "SH tanh (ActivationLayer: 2 log2(e) at 0x36040) of 256 uint8 codes (16x16, "
+             "rows 16) into 16x16 fp16 values, input scale 0.0144123 at 0x36048 and -%d times it at 0x3604c "
+             "(the 0x7d face-age file's op %d)" % (zp, 92 if zp else 56),
+             "numpy: numpy.tanh of the float32 q x scale + offset, in double, numpy.float16 (to nearest, "
+             "ties to even)", target=0x7D)
+    sc = np.float32(0.0144123)
+    off = np.float32(-zp * float(sc))
+    q = np.arange(256)
+    c.add_input(q, [16, 16])
+    u = {16: 0x4038AA3B, 17: 0x3F800000, 18: f32_bits(float(sc)), 19: f32_bits(float(off))}
+    put(u, 1, image_words(16, 16, 16, FMT_U8, 256, 1))
+    put(u, 9, image_words(32, 16, 16, FMT_F16, 512, 1))
+    u[14] = 0x10DD10B0
+    put(u, 20, TANH_LANES)
+    put(u, 56, TANH_TAIL)
+    sh_op(c, "ActivationLayer", u, [(0, (INPUT, 0, 0)), (8, (OUTPUT, 0, 0))])
+    arg = q.astype(np.float32) * sc + off
+    want = np.tanh(arg.astype(np.float64))
+    c.add_output(f16_le(Fraction(float(v)) for v in want), [16, 16], FP16)
+    return c
 
 
 # ------------------------------------------- pre-processing and PReLU shaders
@@ -2842,44 +3405,67 @@ def tensormul_case():
     return c
 
 
-def prelu_case(shift, lanes=0x77777777):
+# The in_fl < out_fl layout of ovxlib's PReLU initializer (mobilefacenet's
+# ops 25 and 29): lane words 0x36060-0x360dc, then uniMergeMultiplier_2x8
+# at 0x360f0 (the multiplier itself at 0x360e0).
+PRELU_MUL_LANES = ([0x55555555, 0x44444444, 0x33221100, 0x77665544, 0, 0x01010101, 0x01010101, 0] + [0] * 8 +
+                   [0x55555555, 0x44444444, 0xBBAA9988, 0xFFEEDDCC, 0, 0x01010101, 0x01010101, 0] + [0] * 8)
+PRELU_MERGE_MUL = [0x11, 0x10, 0, 0, 0x21, 0, 0, 0x400, 0, 1, 0, 0, 0, 0, 0, 0]
+
+
+def prelu_case(shift, mul=1):
+    """PReLU in the in_fl >= out_fl layout (post-shift shift) or, mul > 1,
+    the in_fl < out_fl one (multiplier mul; a mul not a power of two is
+    refused)."""
     alpha = np.array([0.25, -0.5, 1.5, 0.1], np.float16)
-    cid = "sh-prelu-int8-shift%d" % shift if lanes == 0x77777777 else "sh-prelu-lanes-refused"
+    executed = mul == 1 or (mul & (mul - 1)) == 0
+    cid = ("sh-prelu-int8-shift%d" % shift if mul == 1 else
+           "sh-prelu-int8-mul%d" % mul if executed else "sh-prelu-mul-refused")
+    what = ("post-shift %d%s" % (shift, ": ties of both signs (every odd value)" if shift else
+                                 ": saturation at -128 (slope 1.5)") if mul == 1 else
+            "the lane layout 0x55555555 (in_fl < out_fl, as two corpus shaders) with the multiplier %d at "
+            "0x360e0%s" % (mul, ": ties of both signs (slope 0.25 on odd values), saturation at 127 and -128"
+                           if executed else ", not a power of two: refused"))
     c = Case(cid, "SH PReLU of int8 images (format word 0x44405130): 7 values a row (rows 8 bytes) by 4 "
-             "channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, "
-             "post-shift %d%s" % (shift, ": ties of both signs (every odd value)" if shift else
-                                  ": saturation at -128 (slope 1.5)") +
-             ("" if lanes == 0x77777777 else "; the lane word 0x55555555 at 0x36060 (the layout of two "
-                                             "corpus shaders): refused"),
-             "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), divided by 2^s, "
-             "numpy.rint (ties to even), saturated to -128..127")
-    rs = np.random.RandomState(54 + shift)
+             "channels (rows), one fp16 slope a channel (0.25, -0.5, 1.5, 0.1) in a coefficient entry, " + what,
+             "numpy: x if x >= 0 else x times the channel's slope (float64 of the half), times the multiplier "
+             "and divided by 2^s, numpy.rint (ties to even), saturated to -128..127")
+    rs = np.random.RandomState(54 + shift + 10 * (mul > 1))
     x = rs.randint(-128, 128, (4, 7))
     x[0, :3], x[2, :2] = (-128, 127, 3), (-128, -100)
+    if mul > 1:
+        x[0, 3:7], x[1, :2] = (-3, 5, -7, 64), (-9, 80)
     rec = np.zeros(32, np.int64)
     place(rec, x[None], 0, 8, 32)
     c.add_input(s8_bytes(rec), [32])
     k = c.add_raw(f16_bytes(alpha))
-    words = [lanes, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000 | shift] + [0] * 8
     u = {}
     put(u, 1, image_words(8, 7, 4, FMT_S8_PRELU, 32, 1))
     put(u, 9, image_words(8, 4, 1, FMT_F16, 8, 1))
     put(u, 17, image_words(8, 7, 4, FMT_S8_PRELU, 32, 1))
-    put(u, 24, words)
-    put(u, 40, [0x77777777, 0x44444444, 0xBBAA9988, 0xFFEEDDCC, 0, 0, 0, 0x4000 | shift] + [0] * 8)
-    if lanes != 0x77777777:
-        u[56] = 2
+    if mul == 1:
+        put(u, 24, [0x77777777, 0x44444444, 0x33221100, 0x77665544, 0, 0, 0, 0x4000 | shift] + [0] * 8)
+        put(u, 40, [0x77777777, 0x44444444, 0xBBAA9988, 0xFFEEDDCC, 0, 0, 0, 0x4000 | shift] + [0] * 8)
+    else:
+        put(u, 24, PRELU_MUL_LANES)
+        u[56] = mul
+        put(u, 60, PRELU_MERGE_MUL)
+    if not executed:
         c.refused = "prelu-uniforms-unknown"
     sh_op(c, "PReluLayer", u, [(0, (INPUT, 0, 0)), (8, (MISC_DYNA_GENERIC, k, 0)), (16, (OUTPUT, 0, 0))])
     a = alpha.astype(np.float64)[:, None]
-    v = np.clip(np.rint(np.where(x >= 0, x, x * a) / 2.0 ** shift), -128, 127).astype(np.int64)
-    if shift:
+    v = np.clip(np.rint(np.where(x >= 0, x, x * a) * mul / 2.0 ** shift), -128, 127).astype(np.int64)
+    if mul > 1 and executed:
+        # -3 x 0.25 x 2 = -1.5 -> -2, -7 -> -3.5 -> -4, 5 -> 10, 64 -> 127, -9 x -0.5 x 2 = 9, 80 -> 127
+        assert list(v[0, 3:7]) == [-2, 10, -4, 127] and list(v[1, :2]) == [9, 127] and v[2, 0] == -128
+        assert v[0, 1] == 127 and v[0, 0] == -64
+    elif shift:
         assert v[0, 2] == 2 and v[0, 1] == 64 and ((x[:, :] % 2 == 1) & (x >= 0)).sum() > 3
-    else:
+    elif mul == 1:
         assert v[2, 0] == -128 and v[2, 1] == -128 and v[0, 0] == -32
     out = np.zeros(32, np.int64)
     place(out, v[None], 0, 8, 32)
-    c.add_output(s8_bytes(out) if lanes == 0x77777777 else np.zeros(32, np.uint8), [32])
+    c.add_output(s8_bytes(out) if executed else np.zeros(32, np.uint8), [32])
     return c
 
 

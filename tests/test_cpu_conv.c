@@ -140,7 +140,7 @@ static void random_layer(layer *l)
 	memset(l, 0, sizeof(*l));
 	cpu_conv *cv = &l->cv;
 	cv->depthwise = rnd(3) == 0;
-	cv->k = 1 + rnd(5);
+	cv->k = cv->kh = 1 + rnd(5);
 	cv->out_x = 1 + rnd(40);
 	cv->out_y = 1 + rnd(20);
 	cv->out_z = 1 + rnd(11);
@@ -217,7 +217,7 @@ static void test_sums_past_int32(void **state)
 	layer l;
 	memset(&l, 0, sizeof(l));
 	cpu_conv *cv = &l.cv;
-	cv->k = 3;
+	cv->k = cv->kh = 3;
 	cv->in_x = cv->in_y = cv->out_x = cv->out_y = 3;
 	cv->x_off = cv->y_off = -1;
 	cv->in_z = 4096;

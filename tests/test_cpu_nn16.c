@@ -383,6 +383,7 @@ static void test_transpose(void **state)
 	n->kind = CPU_NN16_TRANSPOSE;
 	n->esize = 2;
 	n->in_x = 3, n->in_y = 2;
+	n->out_z = 1; /* one slice */
 	n->in_row = 8, n->out_row = 6;
 	n->in_region = 0, n->out_region = 1;
 	uint8_t in[16], out[18];

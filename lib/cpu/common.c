@@ -40,7 +40,8 @@ long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *wha
 			continue;
 		if ((g->source_type == NBG_GRAPH_SRC_INPUT ||
 		     g->source_type == NBG_GRAPH_SRC_OUTPUT ||
-		     g->source_type == NBG_GRAPH_SRC_MISC_DYNA_OUTPUT) &&
+		     g->source_type == NBG_GRAPH_SRC_MISC_DYNA_OUTPUT ||
+		     g->source_type == NBG_GRAPH_SRC_MISC_DYNA_INPUT) &&
 		    g->index != r->index)
 			continue;
 		return (long)i;

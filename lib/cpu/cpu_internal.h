@@ -25,15 +25,19 @@
 #include "nbg/graph.h"
 #include "nbg/weights.h"
 
-/* One buffer of the machine: a source type and, for INPUT / OUTPUT, the
- * record index. */
-/* The dynamic output buffers a plan models at most (plan.c). */
+/* One buffer of the machine: a source type and, for INPUT / OUTPUT and
+ * the dynamic ones, the record or table index; init: the bytes it starts
+ * with (a dynamic input's stored entry, in the model's data), else NULL
+ * (zero-filled). */
+/* The dynamic output and input buffers a plan models at most (plan.c). */
 #define CPU_MAX_DYNAMIC_OUTPUTS 16
+#define CPU_MAX_DYNAMIC_INPUTS 16
 
 typedef struct cpu_region {
 	uint32_t source_type;
 	int32_t index;
 	uint64_t size;
+	const uint8_t *init;
 } cpu_region;
 
 /* The kinds of operation, in the order the plan tries their matches: each
@@ -56,6 +60,7 @@ enum cpu_op_kind {
 	CPU_OP_SHSUB,           /* ops/shsub.c: SH TensorSub (fp16 minus a constant into int8) */
 	CPU_OP_SHMUL,           /* ops/shmul.c: SH TensorMul (int8 times a constant) */
 	CPU_OP_SHPRELU,         /* ops/shprelu.c: SH PReluLayer on int8 */
+	CPU_OP_SHTANH,          /* ops/shtanh.c: SH ActivationLayer tanh, uint8 into fp16 */
 	CPU_OP_SHADER,          /* ops/shader.c: any other SH or SW operation, refused */
 	CPU_OP_TPFC,            /* ops/tpfc.c: TP fully connected */
 	CPU_OP_TP,              /* ops/tp.c: every other TP operation (with ops/lut.c) */
@@ -150,7 +155,7 @@ CPU_HIDDEN extern const cpu_op_def *const nbg_cpu_ops[CPU_OP__COUNT];
 CPU_HIDDEN extern const cpu_op_def nbg_cpu_op_softmax, nbg_cpu_op_shpool, nbg_cpu_op_shmax, nbg_cpu_op_shdw,
 	nbg_cpu_op_shadd, nbg_cpu_op_shscale, nbg_cpu_op_shf16, nbg_cpu_op_shpad, nbg_cpu_op_shconv, nbg_cpu_op_shdw16,
 	nbg_cpu_op_shf32, nbg_cpu_op_shresize, nbg_cpu_op_shgray, nbg_cpu_op_shsub, nbg_cpu_op_shmul,
-	nbg_cpu_op_shprelu, nbg_cpu_op_shader, nbg_cpu_op_tpfc, nbg_cpu_op_tp,
+	nbg_cpu_op_shprelu, nbg_cpu_op_shtanh, nbg_cpu_op_shader, nbg_cpu_op_tpfc, nbg_cpu_op_tp,
 	nbg_cpu_op_spmax, nbg_cpu_op_spmean, nbg_cpu_op_spsub, nbg_cpu_op_spmul, nbg_cpu_op_nn16, nbg_cpu_op_conv;
 
 struct nbg_cpu_plan {
@@ -167,7 +172,7 @@ struct nbg_cpu_plan {
 	unsigned char *read_outside;    /* per operation: its writes are read outside its layer
 					 * (ops/spmax.c; NULL until needed) */
 	size_t region_count;
-	cpu_region regions[5 + 2 * 64 + CPU_MAX_DYNAMIC_OUTPUTS];
+	cpu_region regions[5 + 2 * 64 + CPU_MAX_DYNAMIC_OUTPUTS + CPU_MAX_DYNAMIC_INPUTS];
 	char caveat[256];               /* nbg_cpu_plan_caveat; "" when none */
 	const nbg_weights_op **wop;     /* per operation: its weights record, NULL when none (the
 					 * weights indexed once, plan.c) */

@@ -28,10 +28,28 @@ const char *nbg_cpu_verdict_name(int v)
 	}
 }
 
-static void add_region(nbg_cpu_plan *p, uint32_t type, int32_t index, uint64_t size)
+static void add_region_from(nbg_cpu_plan *p, uint32_t type, int32_t index, uint64_t size, const uint8_t *init)
 {
 	if (p->region_count < sizeof(p->regions) / sizeof(p->regions[0]))
-		p->regions[p->region_count++] = (cpu_region){ type, index, size };
+		p->regions[p->region_count++] = (cpu_region){ type, index, size, init };
+}
+
+static void add_region(nbg_cpu_plan *p, uint32_t type, int32_t index, uint64_t size)
+{
+	add_region_from(p, type, index, size, NULL);
+}
+
+/* Patch i when it is an operation's patch of this (dynamic) source type
+ * naming an entry no region holds yet; NULL otherwise. */
+static const nbg_graph_patch *new_dynamic_patch(const nbg_cpu_plan *p, size_t i, uint32_t type)
+{
+	const nbg_graph_patch *pt = nbg_graph_patch_at(p->g, i);
+	if (!pt || pt->source_type != type || pt->operation < 0 || pt->index < 0)
+		return NULL;
+	for (size_t r = 0; r < p->region_count; r++)
+		if (p->regions[r].source_type == type && p->regions[r].index == pt->index)
+			return NULL;
+	return pt;
 }
 
 /* The dynamic outputs an operation writes: in the LCD layout a
@@ -47,17 +65,33 @@ static void add_dynamic_outputs(nbg_cpu_plan *p)
 		return;
 	size_t n = nbg_graph_summary_of(p->g)->patch_count, added = 0;
 	for (size_t i = 0; i < n && added < CPU_MAX_DYNAMIC_OUTPUTS; i++) {
-		const nbg_graph_patch *pt = nbg_graph_patch_at(p->g, i);
-		if (pt->source_type != NBG_GRAPH_SRC_MISC_DYNA_OUTPUT || pt->operation < 0 || pt->index < 0)
-			continue;
-		const nbg_graph_table_entry *e = nbg_graph_table_entry_at(p->g, NBG_GRAPH_TABLE_LCD,
-									  (size_t)pt->index);
-		int seen = 0;
-		for (size_t r = 0; r < p->region_count; r++)
-			seen |= p->regions[r].source_type == pt->source_type && p->regions[r].index == pt->index;
-		if (!e || !e->in_bounds || !e->size || seen)
+		const nbg_graph_patch *pt = new_dynamic_patch(p, i, NBG_GRAPH_SRC_MISC_DYNA_OUTPUT);
+		const nbg_graph_table_entry *e = pt ? nbg_graph_table_entry_at(p->g, NBG_GRAPH_TABLE_LCD,
+									       (size_t)pt->index) : NULL;
+		if (!e || !e->in_bounds || !e->size)
 			continue;
 		add_region(p, pt->source_type, pt->index, e->size);
+		added++;
+	}
+}
+
+/* The dynamic inputs operations read in the sections layout: a
+ * MISC_DYNA_INPUT patch names a DYNAIO_TABLE entry (doc/memory.md), a
+ * buffer of that entry's size holding, at the start, the bytes the file
+ * stores there (doc/cpu-backend.md, "The machine"). */
+static void add_dynamic_inputs(nbg_cpu_plan *p)
+{
+	const nbg_dynaio *d = nbg_model_dynaio(p->m);
+	if (!d || !d->present || d->region_offset > p->m->file_size ||
+	    d->region_size > p->m->file_size - d->region_offset)
+		return;
+	size_t n = nbg_graph_summary_of(p->g)->patch_count, added = 0;
+	for (size_t i = 0; i < n && added < CPU_MAX_DYNAMIC_INPUTS; i++) {
+		const nbg_graph_patch *pt = new_dynamic_patch(p, i, NBG_GRAPH_SRC_MISC_DYNA_INPUT);
+		const nbg_dynaio_entry *e = pt ? nbg_model_dynaio_entry_at(p->m, (size_t)pt->index) : NULL;
+		if (!e || !e->size || e->offset > d->region_size || e->size > d->region_size - e->offset)
+			continue;
+		add_region_from(p, pt->source_type, pt->index, e->size, p->m->data + d->region_offset + e->offset);
 		added++;
 	}
 }
@@ -88,6 +122,7 @@ static void build_regions(nbg_cpu_plan *p)
 	add_region(p, NBG_GRAPH_SRC_AXI_SRAM, -1, m->memory.axi_sram_bytes);
 	add_region(p, NBG_GRAPH_SRC_MEMORY_POOL, -1, m->memory.memory_pool_bytes);
 	add_dynamic_outputs(p);
+	add_dynamic_inputs(p);
 }
 
 

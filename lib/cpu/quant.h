@@ -8,8 +8,10 @@
  *
  * The rounding modes (doc/cpu-backend.md names each rule's evidence):
  *   half away from zero - every integer requantization: NN convolutions,
- *     fused additions, TP fully connected layers, TP lookup tables
- *     (inferred: rounding_mode 1, no source states the rule);
+ *     fused additions, TP fully connected layers, TP lookup tables (the
+ *     vendor's simple rounding, rounding_mode / flat_rounding_mode 0, as
+ *     its software rounds it; for mode 1, which the vendor names round to
+ *     nearest even, inferred);
  *   half to even - the shader paths computed in float (the average pool,
  *     TensorAdd and TensorScale) and every narrowing to fp16.
  */

@@ -34,7 +34,8 @@ const uint8_t *nbg_cpu_state_buffer(const nbg_cpu_state *s, uint32_t source_type
 	for (size_t i = 0; s && i < s->count; i++) {
 		const cpu_region *r = &s->regions[i];
 		if (r->source_type != source_type ||
-		    ((source_type == NBG_GRAPH_SRC_INPUT || source_type == NBG_GRAPH_SRC_OUTPUT) &&
+		    ((source_type == NBG_GRAPH_SRC_INPUT || source_type == NBG_GRAPH_SRC_OUTPUT ||
+		      source_type == NBG_GRAPH_SRC_MISC_DYNA_INPUT) &&
 		     r->index != index))
 			continue;
 		if (size)
@@ -117,6 +118,8 @@ nbg_code nbg_cpu_run_hooked(const nbg_cpu_plan *p, const nbg_rt_buffer *inputs, 
 		if (st->regions[i].source_type == NBG_GRAPH_SRC_INPUT && st->regions[i].index >= 0 &&
 		    (size_t)st->regions[i].index < count && n)
 			memcpy(st->buf[i], inputs[st->regions[i].index].data, (size_t)n);
+		else if (st->regions[i].init && n)
+			memcpy(st->buf[i], st->regions[i].init, (size_t)n);
 	}
 	/* without a hook, the range at once; with one, step by step; the
 	 * thread pool and scratch cache live across the operations and are

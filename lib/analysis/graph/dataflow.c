@@ -315,11 +315,18 @@ static uint64_t tp_value(const nbg_commands *c, const nbg_cmd_op *op, enum nbg_t
 	return nbg_cmd_tp(&c->cmds[op->engine][op->command], f);
 }
 
-/* Bytes per element of an NT command: its input row stride over its width
- * (the data-type bits of NT commands are left 0). */
+/* Bytes per element of an NT command (the data-type bits of NT commands
+ * are left 0): word 5 (the kernel_address field, which no patch relocates
+ * in an NT command) where the input row stride is the width times it (in
+ * every NT command of the corpus: 2, and 192, 194 or 104 where whole rows
+ * move, doc/cpu-backend.md "int16 data"); else the input row stride over
+ * the width where that is 1, 2 or 4; else the data type's. */
 static uint64_t nt_element(const nbg_commands *c, const nbg_cmd_op *op)
 {
 	uint64_t x = nn_value(c, op, NBG_NNF_IN_IMAGE_X_SIZE), s = nn_value(c, op, NBG_NNF_IN_IMAGE_X_STRIDE);
+	uint64_t w5 = nn_value(c, op, NBG_NNF_KERNEL_ADDRESS);
+	if (x && w5 && s == x * w5)
+		return w5;
 	if (x && s % x == 0 && (s / x == 1 || s / x == 2 || s / x == 4))
 		return s / x;
 	return nbg_command_type_bytes(op->in_type);
@@ -348,7 +355,7 @@ static void nn_footprints(df *d, nbg_cmd_op *op, df_op *o, int64_t in_sp, int64_
 	if (in_sp >= 0) {
 		fp *f = &o->read[o->reads++];
 		uint64_t xs = nn_value(c, op, NBG_NNF_IN_IMAGE_X_STRIDE), ys = nn_value(c, op, NBG_NNF_IN_IMAGE_Y_STRIDE);
-		uint64_t z = op->type == NBG_GRAPH_OP_NT ? 1
+		uint64_t z = op->type == NBG_GRAPH_OP_NT ? (oz ? oz : 1) /* a slice per output slice */
 			   : nn_value(c, op, NBG_NNF_DEPTHWISE) ? oz : (kz ? kz : 1);
 		uint64_t lo, hi;
 		f->space = (uint32_t)in_sp;

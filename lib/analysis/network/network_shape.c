@@ -16,8 +16,12 @@
  * keeps the pixel grid (a 1x1 convolution with stride 1, no pooling; a
  * lookup-table activation).  A node with no NN / TP operation takes the
  * output of its one producer, and, for an operator that keeps its input's
- * shape (Softmax, Add, an activation, ...), gives it to its output.  What
- * stays unresolved is shown as the engine's view (basis ENGINE), labelled.
+ * shape (Softmax, Add, an activation, ...), gives it to its output.  A
+ * layer of lookup tables or a copy writes the tensor it reads; a 1x1
+ * convolution over N whole tensors reads their concatenation along
+ * channels (its operands and input from each other's grid and the edges'
+ * bytes).  These rules run again while they settle more.  What stays
+ * unresolved is shown as the engine's view (basis ENGINE), labelled.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -538,7 +542,7 @@ static int propagate(nbg_network *n, const int *grid)
 static int keeps_grid_op(const char *op)
 {
 	static const char *const ops[] = { "Concat", "Copy", "Activation", "Add", "Sub", "Mul",
-					   "Div", "Scale", "PReLU", "LeakyReLU", "Maximum" };
+					   "Div", "PReLU", "LeakyReLU", "Maximum" };
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (!strcmp(op, ops[i]))
 			return 1;
@@ -548,12 +552,21 @@ static int keeps_grid_op(const char *op)
 /* Operators that give their output their input's shape. */
 static int keeps_shape(const char *op)
 {
-	static const char *const ops[] = { "Softmax", "Add", "Sub", "Mul", "Div", "Scale",
+	static const char *const ops[] = { "Softmax", "Add", "Sub", "Mul", "Div",
 					   "Activation", "PReLU", "LeakyReLU", "Copy", "Maximum" };
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (!strcmp(op, ops[i]))
 			return 1;
 	return 0;
+}
+
+/* Whether t may take src's shape: t has none, or only the engine's view
+ * where src is proven or propagated. */
+static int weaker(const nbg_net_tensor *t, const nbg_net_tensor *src)
+{
+	return t->basis == NBG_NET_SHAPE_NONE ||
+	       (t->basis == NBG_NET_SHAPE_ENGINE && src->basis != NBG_NET_SHAPE_NONE &&
+		src->basis != NBG_NET_SHAPE_ENGINE);
 }
 
 /* Nodes without NN / TP operations: the input of their one producer (the
@@ -591,14 +604,13 @@ static void other_nodes(nbg_network *n)
 			l->in.basis = l->out.basis == NBG_NET_SHAPE_ENGINE ? NBG_NET_SHAPE_ENGINE
 									   : NBG_NET_SHAPE_PROPAGATED;
 		}
-		if (l->in.basis == NBG_NET_SHAPE_NONE && src && src->basis != NBG_NET_SHAPE_NONE) {
+		if (src && src->basis != NBG_NET_SHAPE_NONE && weaker(&l->in, src)) {
 			memcpy(l->in.dims, src->dims, sizeof(l->in.dims));
 			l->in.data_type = src->data_type;
 			l->in.basis = src->basis == NBG_NET_SHAPE_ENGINE ? NBG_NET_SHAPE_ENGINE
 									 : NBG_NET_SHAPE_PROPAGATED;
 		}
-		if (l->out.basis == NBG_NET_SHAPE_NONE && l->in.basis != NBG_NET_SHAPE_NONE &&
-		    keeps_shape(l->op)) {
+		if (l->in.basis != NBG_NET_SHAPE_NONE && weaker(&l->out, &l->in) && keeps_shape(l->op)) {
 			memcpy(l->out.dims, l->in.dims, sizeof(l->out.dims));
 			l->out.data_type = l->in.data_type;
 			l->out.basis = l->in.basis == NBG_NET_SHAPE_ENGINE ? NBG_NET_SHAPE_ENGINE
@@ -900,7 +912,9 @@ static const nbg_net_tensor *operand_shape(const nbg_network *n, const incoming 
 	for (size_t j = x->at[k]; j < x->at[k + 1]; j++) {
 		const nbg_net_edge *e = &n->edges[x->edge[j]];
 		const nbg_net_tensor *t = e->from_kind ? NULL : &n->nodes[e->from].out;
-		if (!t || (*count && e->bytes != bytes) || elements(t->dims) * eb != e->bytes)
+		/* an SH image's view is its dims only once every rule had its turn */
+		const uint32_t *d = !t ? NULL : known(t) || t->dims[0] ? t->dims : t->view;
+		if (!t || (*count && e->bytes != bytes) || elements(d) * eb != e->bytes)
 			return NULL;
 		bytes = e->bytes;
 		++*count;
@@ -966,6 +980,107 @@ static void fused_operands(nbg_network *n, const incoming *x, size_t k, unsigned
 	}
 }
 
+/* A 1x1 convolution of kernel depth kz reading the whole tensors of N >= 2
+ * layers (each edge carries its producer's whole output): a convolution of
+ * their concatenation along channels, each operand planes of one x * y
+ * grid -- the known operands' (and its input's, when known).  An operand
+ * known only by the engine's view, whose edge carries all of that view,
+ * then is x * y * (its bytes / (x * y)), and the convolution's input
+ * x * y * kz, where those depths and the known operands' add up to kz
+ * exactly (and, its input not known, its view has x * y pixels). */
+static void concatenation(nbg_network *n, const incoming *x, size_t k, unsigned eb, uint32_t kz)
+{
+	nbg_net_layer *l = &n->nodes[k];
+	uint32_t xy[2] = { 0, 0 };
+	uint64_t z = 0;
+	size_t count = 0, unknown = 0;
+	if (known(&l->in)) {
+		if (l->in.dims[2] != kz)
+			return;
+		xy[0] = l->in.dims[0];
+		xy[1] = l->in.dims[1];
+	}
+	for (size_t j = x->at[k]; j < x->at[k + 1]; j++) {
+		const nbg_net_edge *e = &n->edges[x->edge[j]];
+		const nbg_net_tensor *t = e->from_kind ? NULL : &n->nodes[e->from].out;
+		if (!t)
+			return;
+		count++;
+		if (!known(t)) {
+			/* its view is what it writes: the edge must carry all of it */
+			if (!t->view[0] || elements(t->view) * eb != e->bytes)
+				return;
+			unknown++;
+			continue;
+		}
+		if (elements(t->dims) * eb != e->bytes || (xy[0] && (t->dims[0] != xy[0] || t->dims[1] != xy[1])))
+			return;
+		xy[0] = t->dims[0];
+		xy[1] = t->dims[1];
+	}
+	uint64_t plane = (uint64_t)xy[0] * xy[1] * eb;
+	if (count < 2 || !plane || (unknown && !known(&l->in) && pixels(l->in.view) != (uint64_t)xy[0] * xy[1]))
+		return;
+	for (size_t j = x->at[k]; j < x->at[k + 1]; j++) {
+		const nbg_net_edge *e = &n->edges[x->edge[j]];
+		if (e->bytes % plane)
+			return;
+		z += e->bytes / plane;
+	}
+	if (z != kz)
+		return;
+	for (size_t j = x->at[k]; j < x->at[k + 1]; j++) {
+		const nbg_net_edge *e = &n->edges[x->edge[j]];
+		nbg_net_tensor *t = &n->nodes[e->from].out;
+		if (!known(t)) {
+			uint32_t d[3] = { xy[0], xy[1], (uint32_t)(e->bytes / plane) };
+			memcpy(t->dims, d, sizeof(d));
+			t->basis = NBG_NET_SHAPE_PROPAGATED;
+		}
+	}
+	if (!known(&l->in)) {
+		uint32_t d[3] = { xy[0], xy[1], kz };
+		memcpy(l->in.dims, d, sizeof(d));
+		l->in.basis = NBG_NET_SHAPE_PROPAGATED;
+	}
+}
+
+/* Whether every operation of node k is a lookup table (an NN_LUT
+ * operation, a TP one with its piecewise-linear lookup) with no kernel:
+ * one output element per input element. */
+static int lookup_only(const nbg_network *n, const incoming *x, size_t k)
+{
+	if (!n->nodes[k].nn_tp_ops || n->nodes[k].other_ops)
+		return 0;
+	for (size_t j = x->oat[k]; j < x->oat[k + 1]; j++) {
+		const nbg_cmd_op *op = nbg_commands_op_of(n->c, x->op[j]);
+		if (!op)
+			continue;
+		if (op->kernel[2] || !(op->type == NBG_GRAPH_OP_NN_LUT ||
+				       (op->engine == NBG_CMD_TP && !strcmp(op->kind, "lut"))))
+			return 0;
+	}
+	return 1;
+}
+
+/* A layer that writes its input's tensor (a lookup-table activation: one
+ * element out per element in; a copy): a side known only by the engine's
+ * view takes the other side's shape, when its view holds as many elements
+ * (both ways), or (a copy's input, both = 0) is that shape. */
+static void one_tensor(nbg_net_layer *l, int both)
+{
+	nbg_net_tensor *a = &l->in, *b = &l->out;
+	if (known(a) == known(b))
+		return;
+	nbg_net_tensor *to = known(a) ? b : a, *from = known(a) ? a : b;
+	if (!to->view[0] || (to == b && !both))
+		return;
+	if (both ? elements(to->view) != elements(from->dims) : memcmp(to->view, from->dims, sizeof(to->view)))
+		return;
+	memcpy(to->dims, from->dims, sizeof(to->dims));
+	to->basis = NBG_NET_SHAPE_PROPAGATED;
+}
+
 /* Bytes per element of node k's input, or, for a node without NN / TP
  * operations, of the first layer producer's output that has a known data
  * type; 0 unknown. */
@@ -1004,23 +1119,38 @@ static int operands(nbg_network *n)
 		int conv = l->op && !strcmp(l->op, "Conv2D") && conv_depths(n, &x, k, &kz, &oz);
 		if (eb)
 			fused_operands(n, &x, k, eb);
-		if (!eb || (!conv && !(elementwise(l->op) && !known(&l->in))))
+		if (!eb || (!conv && known(&l->in)))
 			continue;
 		const nbg_net_tensor *s = operand_shape(n, &x, k, eb, &count, &unknown);
 		if (!s || count < 2)
 			continue;
+		/* whatever the operator: it reads N whole tensors of one shape and
+		 * addresses exactly that shape */
+		if (!conv && !elementwise(l->op)) {
+			if (!memcmp(l->in.view, s->dims, sizeof(l->in.view))) {
+				memcpy(l->in.dims, s->dims, sizeof(l->in.dims));
+				l->in.basis = NBG_NET_SHAPE_PROPAGATED;
+			}
+			continue;
+		}
 		if (!conv || (kz == count && oz == 1)) {
 			if (conv) {
 				l->op = "Add";
 				l->kernel[0] = l->kernel[1] = 0;
 			}
 			take_operands(n, &x, k, s);
-		} else if (!unknown && (uint64_t)kz == (uint64_t)count * s->dims[2] && !known(&l->in)) {
-			l->in.dims[0] = s->dims[0];
-			l->in.dims[1] = s->dims[1];
-			l->in.dims[2] = kz;
-			l->in.basis = NBG_NET_SHAPE_PROPAGATED;
 		}
+	}
+	for (size_t k = 0; k < n->n; k++) {
+		uint32_t kz, oz;
+		unsigned eb = node_element_bytes(n, &x, k);
+		const char *op = n->nodes[k].op;
+		if (eb && op && !strcmp(op, "Conv2D") && conv_depths(n, &x, k, &kz, &oz))
+			concatenation(n, &x, k, eb, kz);
+		if (op && !strcmp(op, "Activation") && lookup_only(n, &x, k))
+			one_tensor(&n->nodes[k], 1);
+		if (op && !strcmp(op, "Copy") && !n->nodes[k].other_ops)
+			one_tensor(&n->nodes[k], 0);
 	}
 	incoming_free(&x);
 	return 0;
@@ -1083,22 +1213,38 @@ int nbg_network_shapes(nbg_network *n)
 		return -1;
 	}
 	engine_views(n, 0);
-	other_nodes(n);
 	size_t *prod = producers(n);
-	int rc = prod ? forward(n, grid) : -1;
-	if (rc == 0) {
-		outputs_from_consumers(n, prod);
-		whole_edges(n, prod);
+	int rc = prod ? 0 : -1;
+	/* each rule fills only tensors no other has proven, so a tensor one
+	 * rule settles may let an earlier one settle another: the rules run
+	 * again while they settle more (each pass settles at least one of the
+	 * 2 x nodes tensors, so at most that many passes) */
+	for (size_t pass = 0, settled = SIZE_MAX; rc == 0 && pass <= 2 * n->n; pass++) {
+		size_t now = 0;
+		other_nodes(n);
 		rc = forward(n, grid);
-		/* what forward() settled joins the ends it left to the engine */
-		whole_edges(n, prod);
+		if (rc == 0) {
+			outputs_from_consumers(n, prod);
+			whole_edges(n, prod);
+			rc = forward(n, grid);
+			/* what forward() settled joins the ends it left to the engine */
+			whole_edges(n, prod);
+		}
+		if (rc == 0)
+			rc = copies(n);
+		if (rc == 0)
+			rc = operands(n);
+		for (size_t k = 0; k < n->n; k++)
+			for (int s = 0; s < 2; s++) {
+				const nbg_net_tensor *t = s ? &n->nodes[k].out : &n->nodes[k].in;
+				now += 2 * (size_t)known(t) + (t->basis != NBG_NET_SHAPE_NONE);
+			}
+		if (now == settled)
+			break;
+		settled = now;
 	}
 	if (rc == 0)
-		rc = operands(n);
-	if (rc == 0) {
 		slices(n, prod);
-		rc = copies(n);
-	}
 	free(prod);
 	free(grid);
 	transposed_records(n);

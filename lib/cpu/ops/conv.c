@@ -89,7 +89,7 @@ static int conv_weights(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nb
 			const uint32_t *shape)
 {
 	size_t n = 0;
-	uint64_t need = (uint64_t)cv->out_z * cv->k * cv->k * (cv->depthwise ? 1 : cv->in_z);
+	uint64_t need = (uint64_t)cv->out_z * cv->kh * cv->k * (cv->depthwise ? 1 : cv->in_z);
 	cv->codes = nbg_weights_op_codes(wo, &n);
 	cv->bias = nbg_weights_op_bias(wo);
 	if (!cv->codes || !cv->bias || n < need) {
@@ -97,7 +97,8 @@ static int conv_weights(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nb
 		       "the %ux%ux%ux%u kernel needs", n, shape[0], shape[1], shape[2], shape[3]);
 		return 0;
 	}
-	cv->acc32 = nbg_cpu_plan_afford(p, need) && nbg_cpu_conv_fits_int32(cv);
+	/* the 32-bit kernels and the vector paths take square kernels only */
+	cv->acc32 = cv->kh == cv->k && nbg_cpu_plan_afford(p, need) && nbg_cpu_conv_fits_int32(cv);
 	return 1;
 }
 
@@ -272,7 +273,7 @@ static int conv_addressing(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const
  */
 static int column_as_1x1(nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op, uint32_t pool)
 {
-	uint32_t ky = cv->k;
+	uint32_t ky = cv->kh;
 	if (cv->depthwise || cv->in_y != ky || cv->out_y != 1 || cv->out_x != cv->in_x || pool ||
 	    op->out_subsample != 1 || cv->x_off || cv->y_off || cv->in_z > UINT32_MAX / ky) {
 		nbg_cpu_refuse(s, "shape-inconsistent", "a fully connected command with %u-row kernels over "
@@ -290,7 +291,7 @@ static int column_as_1x1(nbg_cpu_step *s, cpu_conv *cv, const nbg_cmd_op *op, ui
 	}
 	cv->in_z *= ky;
 	cv->in_y = 1;
-	cv->k = 1;
+	cv->k = cv->kh = 1;
 	return 1;
 }
 
@@ -360,6 +361,15 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 		       nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_BORDER_MODE));
 		return;
 	}
+	/* the output tensor's rounding mode in the vendor's codes: 0 simple
+	 * rounding, 1 to nearest even, 2 toward zero, 3 RTNI; 0 and 1 are
+	 * executed, both half away from zero (doc/cpu-backend.md) */
+	if (nbg_cmd_nn(cmd, NBG_NNF_ROUNDING_MODE) > 1) {
+		nbg_cpu_refuse(s, "rounding-mode-unsupported", "rounding_mode is %u (the vendor's %s): executed are "
+			       "0 and 1, rounded half away from zero", nbg_cmd_nn(cmd, NBG_NNF_ROUNDING_MODE),
+			       nbg_cmd_nn(cmd, NBG_NNF_ROUNDING_MODE) == 2 ? "round toward zero" : "RTNI");
+		return;
+	}
 	uint32_t pool = op->pooling;
 	if (pool == 2 || (pool == 1 && op->pooling_size != 2) || (pool == 3 && op->pooling_size != 2)) {
 		nbg_cpu_refuse(s, "pooling-unsupported", "pooling is %u (%s) with a %ux%u window: executed are none, "
@@ -369,19 +379,29 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 	}
 	const uint32_t *shape = nbg_weights_op_shape(wo);
 	cv->depthwise = kind == CPU_CMD_DEPTHWISE_CONV;
-	cv->k = shape[2];
+	cv->kh = shape[2];
+	cv->k = shape[3];
 	cv->in_x = nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_X_SIZE);
 	cv->in_y = nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_Y_SIZE);
 	cv->out_x = op->out_conv[0];
 	cv->out_y = op->out_conv[1];
 	cv->out_z = op->out_conv[2];
 	cv->in_z = cv->depthwise ? cv->out_z : shape[1];
-	if ((shape[2] != shape[3] && !column) || shape[0] != cv->out_z || (cv->depthwise && shape[1] != 1)) {
+	if (shape[0] != cv->out_z || (cv->depthwise && shape[1] != 1)) {
 		nbg_cpu_refuse(s, "shape-inconsistent", "the kernel shape %ux%ux%ux%u does not match the command's "
-		       "output z %u", shape[0], shape[1], shape[2], shape[3], cv->out_z);
+		       "output z %u%s", shape[0], shape[1], shape[2], shape[3], cv->out_z,
+		       cv->depthwise ? " with one input channel per kernel (depthwise)" : "");
 		return;
 	}
-	if (!cv->in_x || !cv->in_y || !cv->in_z || !cv->out_x || !cv->out_y || !cv->out_z || !cv->k) {
+	/* a kernel one value wide (ky x 1, 1 x kx: the weights decoder's only
+	 * non-square kernels, doc/weights.md) is computed as it is; the 0x7d
+	 * column kernels are reshaped below */
+	if (shape[2] != shape[3] && shape[2] != 1 && shape[3] != 1) {
+		nbg_cpu_refuse(s, "shape-inconsistent", "the kernel is %u rows of %u values: executed are square "
+		       "kernels and kernels one value wide", shape[2], shape[3]);
+		return;
+	}
+	if (!cv->in_x || !cv->in_y || !cv->in_z || !cv->out_x || !cv->out_y || !cv->out_z || !cv->k || !cv->kh) {
 		nbg_cpu_refuse(s, "shape-invalid", "a size of the command is 0 (input %ux%ux%u, output %ux%ux%u)",
 		       cv->in_x, cv->in_y, cv->in_z, cv->out_x, cv->out_y, cv->out_z);
 		return;
@@ -413,7 +433,7 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 	cv->relu = op->relu;
 	if (!conv_written(s, cv, op, pool))
 		return;
-	uint64_t macs = (uint64_t)cv->out_x * cv->out_y * cv->out_z * cv->k * cv->k *
+	uint64_t macs = (uint64_t)cv->out_x * cv->out_y * cv->out_z * cv->kh * cv->k *
 			(cv->depthwise ? 1 : cv->in_z);
 	if (macs > NBG_CPU_MAX_MACS) {
 		nbg_cpu_refuse(s, "work-limit", "%llu multiply-accumulates, above the limit of %llu",
@@ -475,18 +495,18 @@ static void conv_channel(const cpu_conv *cv, const uint8_t *in, const uint8_t *a
 			 int64_t *acc, uint8_t *plane)
 {
 	uint32_t kz = cv->depthwise ? 1 : cv->in_z;
-	const uint8_t *w = cv->codes + (size_t)o * kz * cv->k * cv->k;
+	const uint8_t *w = cv->codes + (size_t)o * kz * cv->kh * cv->k;
 	int32_t wz = (int32_t)cv->w_zp, xz = (int32_t)cv->in_zp;
 	size_t n = (size_t)cv->out_x * cv->out_y;
 	for (size_t i = 0; i < n; i++)
 		acc[i] = cv->bias[o];
 	for (uint32_t z = 0; z < kz; z++) {
 		const uint8_t *slice = in + cv->in_base + (uint64_t)(cv->depthwise ? o : z) * cv->in_slice;
-		for (uint32_t ky = 0; ky < cv->k; ky++) {
+		for (uint32_t ky = 0; ky < cv->kh; ky++) {
 			uint32_t y0, y1;
 			valid_range(cv->out_y, cv->in_y, (int64_t)ky + cv->y_off, &y0, &y1);
 			for (uint32_t kx = 0; kx < cv->k; kx++) {
-				int32_t wv = nbg_cpu_conv_val(cv, w[((size_t)z * cv->k + ky) * cv->k + kx]) - wz;
+				int32_t wv = nbg_cpu_conv_val(cv, w[((size_t)z * cv->kh + ky) * cv->k + kx]) - wz;
 				uint32_t x0, x1;
 				valid_range(cv->out_x, cv->in_x, (int64_t)kx + cv->x_off, &x0, &x1);
 				if (wv == 0 || x0 >= x1)
@@ -689,7 +709,7 @@ static uint64_t conv_scratch(const cpu_conv *cv)
 static uint64_t conv_work(const cpu_conv *cv)
 {
 	uint64_t plane_out = (uint64_t)cv->out_x * cv->out_y;
-	uint64_t taps = (uint64_t)(cv->depthwise ? 1 : cv->in_z) * cv->k * cv->k;
+	uint64_t taps = (uint64_t)(cv->depthwise ? 1 : cv->in_z) * cv->kh * cv->k;
 	uint64_t macs = nbg_cpu_mul_sat(nbg_cpu_mul_sat(plane_out, cv->out_z), taps);
 	if (cv->acc32 && !cv->add.on) {
 		cpu_conv_geom g = nbg_cpu_conv_geometry(cv);

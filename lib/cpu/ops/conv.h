@@ -20,7 +20,9 @@ typedef struct cpu_conv {
 	int depthwise;
 	int sgn;                        /* int8 data: input, output and kernel codes in two's complement */
 	uint32_t in_x, in_y, in_z;      /* the input image (z: the kernel's, or out z) */
-	uint32_t k, out_x, out_y, out_z; /* kernel size; conv output before pooling */
+	uint32_t k, out_x, out_y, out_z; /* kernel width; conv output before pooling */
+	uint32_t kh;                    /* kernel height: k, but for a kernel one value wide
+					 * (ky x 1 or 1 x kx), which takes the 64-bit path */
 	int32_t x_off, y_off;           /* input offset of output (0,0): signed 4 bits */
 	uint32_t in_zp;                 /* in_image_border_const: zero point and border */
 	uint32_t out_zp;
@@ -36,7 +38,7 @@ typedef struct cpu_conv {
 	/* circular buffers [lo, lo + size) an address at or past lo wraps into
 	 * (lo + (address - lo) mod size); size 0: none (ops/conv.c) */
 	uint64_t in_ring_lo, in_ring_size, out_ring_lo, out_ring_size;
-	const uint8_t *codes;           /* [out][z][k][k] */
+	const uint8_t *codes;           /* [out][z][kh][k] */
 	const int32_t *bias;            /* corrected: sum((w - zp)(x - in_zp)) + bias */
 	int acc32;                      /* the plan proved every sum fits int32 (ops/conv.c) */
 	cpu_add add;                    /* a fused addition (add.on), target 0xe8 */

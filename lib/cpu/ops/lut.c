@@ -16,6 +16,9 @@
  *   number), rounded half away from zero, plus out_zp, saturated to uint8;
  *   on int8 data (zero points 0) q is the byte read as two's complement and
  *   the result saturates to -128..127 (inferred: doc/cpu-backend.md).
+ *   Into fp16 (the face-age network's local deltas) the value itself, its
+ *   scale fields and out_zp 0, is written as the nearest IEEE half, ties
+ *   to even (the rounding inferred), alu_f2i_enable 0 or 1 alike.
  *   A table that ends in the target-0xe8 words (lut_tail_swapped) holds
  *   entry i at position i ^ 512.
  */
@@ -24,6 +27,7 @@
 #include <string.h>
 
 #include "analysis/graph/commands_lib.h"
+#include "common/half.h"
 #include "common/internal.h"
 #include "cpu/cpu_internal.h"
 #include "cpu/ops/tp.h"
@@ -36,6 +40,19 @@ static const cpu_tp_field lut_fixed[] = {
 	{ NBG_TPF_ALU_LOAD_PWL_LUT, 1 },
 	{ NBG_TPF_ALU_I2F_ENABLE, 1 },
 	{ NBG_TPF_ALU_F2I_ENABLE, 1 },
+};
+
+/* A table into fp16: the value is written as it is, with no scale (every
+ * such operation of the corpus: the 15 of the face-age files); out_zp 0
+ * and the rounding modes ops/tp.c checks for every operation into fp16,
+ * and alu_f2i_enable is read as nothing (0 in the 0x7d and 0x10003 files,
+ * 1 in the 0xe8 file's; doc/cpu-backend.md, "Lookup tables into fp16"). */
+static const cpu_tp_field lut_f16_fixed[] = {
+	{ NBG_TPF_ALU_LOAD_PWL_LUT, 1 },
+	{ NBG_TPF_ALU_I2F_ENABLE, 1 },
+	{ NBG_TPF_ALU_OUTPUT_POST_MULTIPLIER, 0 },
+	{ NBG_TPF_ALU_OUTPUT_POSTSHIFT, 0 },
+	{ NBG_TPF_ALU_OUTPUT_POSTSHIFT_5_6, 0 },
 };
 
 /* The target-0xe8 tables' end (1000e_e8_face_age_e8.nb): 32-bit entries
@@ -83,10 +100,13 @@ static int lut_at(const uint8_t *tab, int wide, unsigned swap, int sign_support,
 	return 0;
 }
 
-int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, uint8_t map[256])
+int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, uint8_t map[256],
+		     uint16_t *half)
 {
-	if (!nbg_cpu_tp_fields_ok(s, cmd, lut_fixed, sizeof(lut_fixed) / sizeof(lut_fixed[0]),
-				  "tp-lut-unsupported", "a TP lookup-table activation",
+	const cpu_tp_field *fixed = half ? lut_f16_fixed : lut_fixed;
+	size_t nfixed = half ? sizeof(lut_f16_fixed) / sizeof(lut_f16_fixed[0]) : sizeof(lut_fixed) / sizeof(lut_fixed[0]);
+	if (!nbg_cpu_tp_fields_ok(s, cmd, fixed, nfixed, "tp-lut-unsupported",
+				  half ? "a TP lookup table into fp16" : "a TP lookup-table activation",
 				  "the value of every such operation of the corpus"))
 		return 0;
 	uint64_t size = 0;
@@ -140,6 +160,10 @@ int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd,
 			return 0;
 		}
 		double y = v * mult;
+		if (half) {
+			half[b] = nbg_fp16_from_double(y); /* mult 1: the value, rounded once (I) */
+			continue;
+		}
 		double r = nbg_cpu_round_half_away(y); /* (I) */
 		r += out_zp;
 		r = r < lo ? lo : r > hi ? hi : r;

@@ -9,6 +9,7 @@
  * computes in 64-bit sums.  doc/cpu-backend.md ("int16 data") gives each
  * rule with its evidence.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #define NN16_TYPE 4u                 /* the int16 data-type code */
 #define NN16_TARGET 0x1000003bu      /* the one target whose int16 commands are established */
 #define NN16_MAX_TAPS (1u << 24)     /* taps per sum: |sum| < 2^47 + 2^46 + 2^24 x 2^30 < 2^55 */
+#define NN16_MAX_ELEMENT 65536u      /* an NT transpose's element: at most a row of 32,768 halves */
 
 /* The words of a 192-byte NN command of target 0x1000003b that carry a
  * fused addition (doc/cpu-backend.md, "int16 data"). */
@@ -72,6 +74,41 @@ static int16_t requant16(const cpu_nn16 *n, int64_t acc)
 	if (n->relu && q < 0)
 		q = 0;
 	return (int16_t)(q < -32768 ? -32768 : q > 32767 ? 32767 : q);
+}
+
+/* Entry i of a convolution's table (float32 little-endian). */
+static double nn16_entry(const cpu_nn16 *n, uint32_t i)
+{
+	const uint8_t *b = n->lut + 4u * i;
+	return (double)nbg_cpu_f32_of((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+}
+
+/* A convolution's table read at its scaled sum v = acc x 2^(exponent -
+ * 127) (doc/cpu-backend.md, "int16 data"): 8 entries a binade, entry
+ * 8 (floor(log2 |v|) - 1) + the 3 bits after the leading one (v = 2^k:
+ * entry 8 (k - 1)), plus 512 for a negative v; then linearly towards the
+ * next entry by the bits below them.  |v| below 2 reads entry 0 (512),
+ * the largest binade's last entry every larger |v|.  The value rounded
+ * half away from zero and saturated to int16.  v is exact in a double:
+ * the scale a power of two, the sum below 2^53. */
+static int16_t nn16_table(const cpu_nn16 *n, int64_t acc)
+{
+	double v = ldexp((double)acc, (int)n->exponent - 127), m = fabs(v), rest = 0;
+	uint32_t base = v < 0 ? 512u : 0u, i = 0;
+	if (m >= 2.0) {
+		int e = 0;
+		double f = frexp(m, &e) * 16.0 - 8.0; /* m = (8 + f) / 8 x 2^(e - 1), f in [0, 8) */
+		uint32_t top = (uint32_t)f;
+		i = 8u * (uint32_t)(e - 2) + top;
+		rest = f - top;
+		if (i > 255u)
+			i = 255u, rest = 0;
+	}
+	double t = nn16_entry(n, base + i);
+	if (rest > 0 && i < 255u)
+		t += (nn16_entry(n, base + i + 1) - t) * rest;
+	t = nbg_cpu_round_half_away(t);
+	return (int16_t)(t < -32768.0 ? -32768.0 : t > 32767.0 ? 32767.0 : t);
 }
 
 /* The input image as values [z][y][x], read at the strides, pixel step
@@ -143,6 +180,8 @@ static int16_t nn16_pixel(const cpu_nn16 *n, const int64_t *acc, const uint8_t *
 					 px * n->add_xstep, 0, 0);
 		return nbg_cpu_nn16_add(a, acc[(size_t)py * sub * n->out_x + px * sub], b, n->relu);
 	}
+	if (n->lut)
+		return nn16_table(n, acc[(size_t)py * n->out_x + px]);
 	if (n->pooling == 0)
 		return requant16(n, acc[(size_t)py * n->out_x + px]);
 	if (n->pooling == 3)
@@ -192,27 +231,34 @@ static int nn16_conv_run(const cpu_nn16 *n, uint8_t *const *buf)
 	return 0;
 }
 
-/* out(x, y) = in(y, x): x*y elements of esize bytes. */
+/* out(x, y, z) = in(y, x, z): x*y elements of esize bytes in each of the
+ * out_z slices (1 but for the 3-D transposes), the slices at the command's
+ * slice strides.  The whole input is gathered first (the output may
+ * overlap it). */
 static int nn16_transpose_run(const cpu_nn16 *n, uint8_t *const *buf)
 {
-	size_t count = (size_t)n->in_x * n->in_y;
-	uint8_t *t = malloc(count * n->esize);
+	size_t plane = (size_t)n->in_x * n->in_y * n->esize;
+	uint8_t *t = malloc(plane * n->out_z);
 	if (!t)
 		return -1;
 	const uint8_t *in = buf[n->in_region];
-	for (uint32_t y = 0; y < n->in_y; y++)
-		for (uint32_t x = 0; x < n->in_x; x++)
-			for (uint32_t b = 0; b < n->esize; b++)
-				t[((size_t)y * n->in_x + x) * n->esize + b] =
-					in[nbg_cpu_ring_at(n->in_base + y * n->in_row + (uint64_t)x * n->esize + b,
-							   n->in_ring_lo, n->in_ring_size)];
+	for (uint32_t z = 0; z < n->out_z; z++)
+		for (uint32_t y = 0; y < n->in_y; y++)
+			for (uint32_t x = 0; x < n->in_x; x++)
+				for (uint32_t b = 0; b < n->esize; b++)
+					t[z * plane + ((size_t)y * n->in_x + x) * n->esize + b] =
+						in[nbg_cpu_ring_at(n->in_base + z * n->in_slice + y * n->in_row +
+								   (uint64_t)x * n->esize + b,
+								   n->in_ring_lo, n->in_ring_size)];
 	uint8_t *out = buf[n->out_region];
-	for (uint32_t y = 0; y < n->in_y; y++)
-		for (uint32_t x = 0; x < n->in_x; x++)
-			for (uint32_t b = 0; b < n->esize; b++)
-				out[nbg_cpu_ring_at(n->out_base + (uint64_t)x * n->out_row + (uint64_t)y * n->esize + b,
-						    n->out_ring_lo, n->out_ring_size)] =
-					t[((size_t)y * n->in_x + x) * n->esize + b];
+	for (uint32_t z = 0; z < n->out_z; z++)
+		for (uint32_t y = 0; y < n->in_y; y++)
+			for (uint32_t x = 0; x < n->in_x; x++)
+				for (uint32_t b = 0; b < n->esize; b++)
+					out[nbg_cpu_ring_at(n->out_base + z * n->out_slice + (uint64_t)x * n->out_row +
+							    (uint64_t)y * n->esize + b,
+							    n->out_ring_lo, n->out_ring_size)] =
+						t[z * plane + ((size_t)y * n->in_x + x) * n->esize + b];
 	free(t);
 	return 0;
 }
@@ -245,37 +291,54 @@ static uint32_t transpose_long_side(const nbg_cmd_op *op, const nbg_cmd *cmd, ui
 }
 
 /* An NT transpose: in x*y (z 1) elements, out y*x, of the element size the
- * strides give (in_element_bytes, equal both sides). */
+ * strides give (in_element_bytes, equal both sides); in each of the
+ * output's out_image_z_size slices (the 3-D transpose, doc/cpu-backend.md
+ * "int16 data", NT transpose in slices), the input's slices at its slice
+ * stride, the output's at its own; a long side makes it one slice. */
 static void plan_transpose(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op,
 			   const nbg_cmd *cmd)
 {
 	uint32_t e = op->in_element_bytes, in_y, out_x;
 	uint64_t out_row;
-	uint32_t z = transpose_long_side(op, cmd, &in_y, &out_x, &out_row) ? 1 : op->in[2];
-	if ((e != 1 && e != 2 && e != 4) || op->out_element_bytes != e || z > 1 || op->out[2] != 1 ||
+	uint32_t hi = transpose_long_side(op, cmd, &in_y, &out_x, &out_row);
+	uint32_t z = hi ? 1 : op->in[2], slices = op->out[2];
+	if (!e || e > NN16_MAX_ELEMENT || op->out_element_bytes != e || z > 1 || !slices || (hi && slices != 1) ||
 	    out_x != in_y || op->out[1] != op->in[0] || !op->in[0] || !in_y ||
-	    op->in_row_stride < (uint64_t)op->in[0] * e || out_row < (uint64_t)out_x * e) {
+	    op->in_row_stride < (uint64_t)op->in[0] * e || out_row < (uint64_t)out_x * e ||
+	    (slices > 1 && (op->in_slice_stride < (in_y - 1) * op->in_row_stride + (uint64_t)op->in[0] * e ||
+			    op->out_slice_stride < (op->in[0] - 1) * out_row + (uint64_t)out_x * e))) {
 		nbg_cpu_refuse(s, "transpose-unsupported", "an NT operation %ux%ux%u -> %ux%ux%u of %u-byte "
-			       "elements (row strides %llu, %llu): executed is the 2-D transpose x*y*1 -> y*x*1 of 1-, "
-			       "2- or 4-byte elements, rows at least as long as they hold", op->in[0], in_y,
-			       z, out_x, op->out[1], op->out[2], e,
-			       (unsigned long long)op->in_row_stride, (unsigned long long)out_row);
+			       "elements (row strides %llu, %llu; slice strides %llu, %llu): executed is the transpose "
+			       "x*y -> y*x of elements of 1 to 65536 bytes in each of the output's slices (1 with a long "
+			       "side), rows at least as long as they hold, slices at least as long as their rows",
+			       op->in[0], in_y, z, out_x, op->out[1], slices, e,
+			       (unsigned long long)op->in_row_stride, (unsigned long long)out_row,
+			       (unsigned long long)op->in_slice_stride, (unsigned long long)op->out_slice_stride);
 		return;
 	}
 	n->kind = CPU_NN16_TRANSPOSE;
 	n->esize = e;
 	n->in_x = op->in[0];
 	n->in_y = in_y;
+	n->out_z = slices;
 	n->in_base = op->in_ref.offset;
 	n->in_row = op->in_row_stride;
 	n->in_slice = op->in_slice_stride;
 	n->out_base = op->out_ref.offset;
 	n->out_row = out_row;
 	n->out_slice = op->out_slice_stride;
-	if (!nbg_cpu_nn16_addressing(p, s, n, op, cmd, (uint64_t)n->in_x * e, n->in_y, 1, (uint64_t)n->in_y * e, n->in_x,
-			     1))
+	if (!nbg_cpu_nn16_addressing(p, s, n, op, cmd, (uint64_t)n->in_x * e, n->in_y, slices, (uint64_t)n->in_y * e,
+				     n->in_x, slices))
 		return;
-	snprintf(s->what, sizeof(s->what), "NN transpose %ux%ux1 -> %ux%ux1", n->in_x, n->in_y, n->in_y, n->in_x);
+	char each[48] = "";
+	if (e > 4)
+		snprintf(each, sizeof(each), " of %u-byte elements", e);
+	if (slices > 1)
+		snprintf(s->what, sizeof(s->what), "NN transpose %ux%ux%u -> %ux%ux%u%s (each slice)", n->in_x,
+			 n->in_y, slices, n->in_y, n->in_x, slices, each);
+	else
+		snprintf(s->what, sizeof(s->what), "NN transpose %ux%ux1 -> %ux%ux1%s", n->in_x, n->in_y, n->in_y,
+			 n->in_x, each);
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 }
@@ -517,17 +580,41 @@ static int nn16_images(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_
 				       in_slices, (uint64_t)n->pool_x * n->out_xstep, n->pool_y, out_slices);
 }
 
+/* An NN_LUT convolution's table (doc/weights.md, "A convolution and its
+ * table in one stream"): executed with the one tail of the corpus's such
+ * table (0x36000000: bits 28 and 25 set, 24 clear), a scale that is a
+ * power of two, no pooling, ReLU or addition.  0 with the step refused. */
+#define NN16_LUT_TAIL 0x36000000u
+static int nn16_lut(nbg_cpu_step *s, cpu_nn16 *n, const nbg_weights_op *wo)
+{
+	uint64_t at = 0;
+	const uint8_t *tab = nbg_weights_op_lut_table(wo, &at);
+	const uint32_t *tail = nbg_weights_op_lut_tail(wo);
+	if (!tab || !tail || tail[0] != NN16_LUT_TAIL || n->mantissa || n->exponent == 0 || n->exponent >= 255 ||
+	    n->pooling || n->relu || n->add.on) {
+		nbg_cpu_refuse(s, "nn16-lut-unsupported", "an int16 convolution with its table (tail word 0x%08x, "
+			       "scale mantissa 0x%06x, pooling %u, relu %d): executed is the tail 0x%08x (8 entries a "
+			       "binade of the sum) with a power-of-two scale, no pooling and no ReLU",
+			       tail ? tail[0] : 0, n->mantissa, n->pooling, n->relu, NN16_LUT_TAIL);
+		return 0;
+	}
+	n->lut = tab;
+	return 1;
+}
+
 static void plan_conv16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *opu, const cpu_match *m, const nbg_cmd *cmd)
 {
 	cpu_nn16 *n = &opu->u.nn16;
 	const nbg_cmd_op *op = m->cop;
-	if (m->cmd_kind != CPU_CMD_CONV && m->cmd_kind != CPU_CMD_DEPTHWISE_CONV) {
+	/* an NN_LUT convolution (nn16_lut_conv): a convolution's command */
+	int kind = m->type == NBG_GRAPH_OP_NN_LUT && m->cmd_kind == CPU_CMD_NN_LUT ? CPU_CMD_CONV : m->cmd_kind;
+	if (kind != CPU_CMD_CONV && kind != CPU_CMD_DEPTHWISE_CONV) {
 		nbg_cpu_refuse(s, "operation-kind-unsupported", "an int16 NN %s: executed are conv and depthwise "
 			       "conv", op->kind);
 		return;
 	}
-	if (!nn16_fields(p, s, n, op, cmd) || !nn16_kernel(p, s, n, op, m->cmd_kind, p->wop[m->operation]) ||
-	    !nn16_written(s, n, op))
+	if (!nn16_fields(p, s, n, op, cmd) || !nn16_kernel(p, s, n, op, kind, p->wop[m->operation]) ||
+	    !nn16_written(s, n, op) || (m->type == NBG_GRAPH_OP_NN_LUT && !nn16_lut(s, n, p->wop[m->operation])))
 		return;
 	if (!n->in_x || !n->in_y || !n->in_z || !n->out_x || !n->out_y || !n->out_z || n->in_x > (1u << 16) ||
 	    n->in_y > (1u << 16) || n->out_x > (1u << 16) || n->out_y > (1u << 16)) {
@@ -551,9 +638,20 @@ static void plan_conv16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *opu, const cpu
 			       ADD16_W_FLAGS, ADD16_RELU_BIT);
 		return;
 	}
+	if (n->lut) {
+		size_t at = strlen(s->what);
+		snprintf(s->what + at, sizeof(s->what) - at, ", conv and its table read at the sums");
+	}
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 	s->macs = macs;
+}
+
+/* Whether an NN_LUT operation is a convolution with its table. */
+static int nn16_lut_conv(const nbg_cpu_plan *p, const nbg_cmd_op *op)
+{
+	uint64_t size = 0;
+	return nbg_command_coef_bytes(p->m, p->g, &op->kernel_ref, &size) && nbg_nnlut_convolution(op, size);
 }
 
 /* An NN-engine operation on int16 data, or an NT transpose (its data type
@@ -578,6 +676,9 @@ static void nn16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_ma
 			       "its transpose is established on target 0x%x only", p->m->target, NN16_TARGET);
 	else if (m->type == NBG_GRAPH_OP_NT)
 		plan_transpose(p, s, &op->u.nn16, m->cop, cmd);
+	else if (m->type == NBG_GRAPH_OP_NN_LUT && m->cop->in_type == NN16_TYPE && m->cop->out_type == NN16_TYPE &&
+		 nn16_lut_conv(p, m->cop))
+		plan_conv16(p, s, op, m, cmd); /* a convolution with its table */
 	else if (nbg_cpu_nnf16_is(p, m->cop, m->type))
 		nbg_cpu_nnf16_plan(p, s, &op->u.nn16, m->cop, cmd, m->type, m->cmd_kind, m->layer);
 	else if (m->type == NBG_GRAPH_OP_NN)
@@ -601,8 +702,8 @@ static void nn16_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
 {
 	const cpu_nn16 *n = &op->u.nn16;
 	if (n->kind == CPU_NN16_TRANSPOSE) {
-		*scratch = (uint64_t)n->in_x * n->in_y * n->esize;
-		*work = 2 * *scratch;
+		*scratch = nbg_cpu_mul_sat((uint64_t)n->in_x * n->in_y * n->esize, n->out_z);
+		*work = nbg_cpu_mul_sat(2, *scratch);
 		return;
 	}
 	uint64_t in = (uint64_t)n->in_x * n->in_y * n->in_z, plane = (uint64_t)n->out_x * n->out_y;

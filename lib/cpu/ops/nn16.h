@@ -49,10 +49,16 @@ typedef struct cpu_nn16 {
 	const uint8_t *codes;           /* int16 little-endian [out][z][k][k] */
 	const int64_t *bias;            /* 48-bit, in the sum's units */
 	const float *slope;             /* CPU_NN16_F16_PRELU: the negative slope per channel (float16 values) */
-	const uint8_t *lut;             /* CPU_NN16_F16_LUT: the NN_LUT table's 1,024 words; lut_sign: its tail's bit 28 */
+	const uint8_t *lut;             /* CPU_NN16_F16_LUT: the NN_LUT table's 1,024 words; lut_sign: its tail's bit 28;
+					 * CPU_NN16_CONV: the table after its kernels (1,024 float32), read at the sum */
 	int lut_sign;
 	const char *lut_name;           /* the function the table holds (a static string) */
 	double lut_p;                   /* CPU_NN16_F16_SIGMOID: 1 / (1 + e^(-p x)) */
+	/* the int16 blendshapes file: int16 codes in (out) where fp16 values
+	 * would be; a table (CPU_NN16_F16_LUT) or scale (CPU_NN16_F16_SCALE)
+	 * only: the value the code, the result rounded half away from zero
+	 * and saturated */
+	int in_i16, out_i16;
 	cpu_add add;                    /* a fused addition (add.on): zero point 0, ops/add.c's fixed point */
 } cpu_nn16;
 
@@ -79,7 +85,8 @@ CPU_HIDDEN int nbg_cpu_nn16_addressing(struct nbg_cpu_plan *p, struct nbg_cpu_st
 				       uint32_t out_slices);
 /* The fp16 NN-engine operations of the A733 files (ops/nnf16.c): whether
  * the step is one (target 0x1000003b, fp16 input and output, type NN, SP
- * or NN_LUT); its plan (layer: its enum cpu_layer); its run. */
+ * or NN_LUT; or an SP or NN_LUT operation between fp16 and int16 data,
+ * one side int16); its plan (layer: its enum cpu_layer); its run. */
 CPU_HIDDEN int nbg_cpu_nnf16_is(const struct nbg_cpu_plan *p, const struct nbg_cmd_op *op, uint32_t type);
 CPU_HIDDEN void nbg_cpu_nnf16_plan(struct nbg_cpu_plan *p, struct nbg_cpu_step *s, cpu_nn16 *n,
 				   const struct nbg_cmd_op *op, const struct nbg_cmd *cmd, uint32_t type, int cmd_kind,

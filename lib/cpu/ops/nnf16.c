@@ -26,6 +26,7 @@
 #include "cpu/ring.h"
 
 #define NNF16_TYPE 1u                /* the fp16 data-type code */
+#define NNF16_I16 4u                 /* the int16 data-type code */
 #define NNF16_TARGET 0x1000003bu
 #define NNF16_ONE 0x3f800000u        /* float32 1.0 */
 #define NNF16_INF 0x7f800000u
@@ -38,10 +39,29 @@
 enum { SPF_W_SCALE = 23, SPF_W_SCALE_HI = 27, SPF_W_MAX = 29, SPF_W_MIN = 30, SPF_W_STRIDES = 32,
        SPF_W_BYTES = 33, SPF_W_ADDRESS = 34, SPF_W_END = 35, SPF_WORDS = 36 };
 
+static int nnf16_data(uint32_t t)
+{
+	return t == NNF16_TYPE || t == NNF16_I16;
+}
+
+static int nnf16_layer_is(const nbg_cpu_plan *p, const nbg_cmd_op *op, const char *name)
+{
+	const nbg_graph_layer *l = nbg_graph_layer_at(p->g, op->layer_id);
+	return l && !strcmp(l->name, name);
+}
+
 int nbg_cpu_nnf16_is(const nbg_cpu_plan *p, const nbg_cmd_op *op, uint32_t type)
 {
-	return p->m->target == NNF16_TARGET && op->in_type == NNF16_TYPE && op->out_type == NNF16_TYPE &&
-	       (type == NBG_GRAPH_OP_NN || type == NBG_GRAPH_OP_SP || type == NBG_GRAPH_OP_NN_LUT);
+	if (p->m->target != NNF16_TARGET)
+		return 0;
+	if (op->in_type == NNF16_TYPE && op->out_type == NNF16_TYPE)
+		return type == NBG_GRAPH_OP_NN || type == NBG_GRAPH_OP_SP || type == NBG_GRAPH_OP_NN_LUT;
+	/* the int16 blendshapes file's tables and SP scalings (fp16 or int16
+	 * on either side) and its TensorMul products (int16, no kernel) */
+	return nnf16_data(op->in_type) && nnf16_data(op->out_type) &&
+	       (type == NBG_GRAPH_OP_SP || type == NBG_GRAPH_OP_NN_LUT ||
+		(type == NBG_GRAPH_OP_NN && op->in_type == NNF16_I16 && op->out_type == NNF16_I16 &&
+		 !op->kernel_ref.patched && op->kind && !strcmp(op->kind, "depthwise conv") && nnf16_layer_is(p, op, "TensorMul")));
 }
 
 static uint16_t rdh(const uint8_t *buf, uint64_t a, uint64_t lo, uint64_t size)
@@ -84,6 +104,57 @@ static uint16_t nnf16_lut(const cpu_nn16 *n, uint16_t h)
 		v += (next - v) * (double)(mag - base) / (double)step;
 	}
 	return nbg_fp16_from_float((float)(!n->lut_sign && negative ? -v : v));
+}
+
+/* An NN_LUT table applied to an int16 code c (doc/cpu-backend.md, "int16
+ * data"): the table read at the value c as at a half's, the entry of its
+ * top bits (sign, exponent and 4 mantissa bits, or exponent and 5), then
+ * linearly towards the next by the bits below them, all of them (a code
+ * above 2,048 has more than a half holds). */
+static double nni16_lut(const cpu_nn16 *n, int32_t c)
+{
+	uint32_t m = (uint32_t)(c < 0 ? -c : c), keep = n->lut_sign ? 4u : 5u, e = 0;
+	while (m >> (e + 1))
+		e++;
+	uint32_t step = m && e > keep ? 1u << (e - keep) : 1u, base = m & ~(step - 1u);
+	int negative = c < 0;
+	uint16_t hb = nbg_fp16_from_float((float)base); /* exact: at most 6 significant bits, below 2^15 */
+	double v = lut_entry(n->lut, lut_index(hb & 0x7fffu, n->lut_sign, negative));
+	if (m != base) {
+		uint16_t hn = nbg_fp16_from_float((float)(base + step)); /* exact: base + step has as few bits */
+		double next = lut_entry(n->lut, lut_index(hn & 0x7fffu, n->lut_sign, negative));
+		v += (next - v) * (double)(m - base) / (double)step;
+	}
+	return !n->lut_sign && negative ? -v : v;
+}
+
+/* The value at (x, y, z) when either side is int16 (a table or a
+ * scaling), as the output's bits: an int16 code rounded half away from
+ * zero and saturated, or an fp16 value rounded once. */
+static uint16_t nni16_value(const cpu_nn16 *n, uint8_t *const *buf, uint32_t z, uint32_t y, uint32_t x)
+{
+	uint16_t a = rdh(buf[n->in_region], n->in_base + z * n->in_slice + y * n->in_row + 2ull * x, n->in_ring_lo,
+			 n->in_ring_size);
+	double v;
+	if (n->kind == CPU_NN16_F16_LUT) {
+		v = nni16_lut(n, (int16_t)a); /* planned: int16 in, int16 out, scale 1 */
+	} else if (n->kind == CPU_NN16_F16_MUL) {
+		/* two codes' product times the scale: exact in double */
+		const cpu_add *ad = &n->add;
+		uint16_t b = rdh(buf[ad->region], ad->base + z * ad->slice + y * ad->row + 2ull * x, 0, 0);
+		v = (double)(int16_t)a * (double)(int16_t)b *
+		    ldexp(1.0 + ldexp((double)n->mantissa, -23), (int)n->exponent - 127);
+	} else {
+		double k = ldexp(1.0 + ldexp((double)n->mantissa, -23), (int)(n->exponent & 0xffu) - 127);
+		/* a 24-bit scale times a half or an int16 code: exact in double */
+		v = (n->in_i16 ? (double)(int16_t)a : (double)nbg_fp16_to_float(a)) * (n->exponent >> 8 ? -k : k);
+	}
+	if (!n->out_i16)
+		return nbg_fp16_from_double(v);
+	if (v != v) /* a NaN input: 0, as the SP subtraction's */
+		return 0;
+	v = nbg_cpu_round_half_away(v);
+	return (uint16_t)(int16_t)(v > 32767.0 ? 32767.0 : v < -32768.0 ? -32768.0 : v);
 }
 
 static uint16_t nnf16_value(const cpu_nn16 *n, uint8_t *const *buf, uint32_t z, uint32_t y, uint32_t x)
@@ -139,10 +210,11 @@ void nbg_cpu_nnf16_run(const cpu_nn16 *n, uint8_t *const *buf)
 	for (uint32_t z = 0; z < n->out_z; z++)
 		for (uint32_t y = 0; y < n->pool_y; y++)
 			for (uint32_t x = 0; x < n->pool_x; x++) {
-				uint16_t h = nnf16_value(n, buf, z, y, x);
+				uint16_t h = n->in_i16 || n->out_i16 ? nni16_value(n, buf, z, y, x)
+								       : nnf16_value(n, buf, z, y, x);
 				if (n->relu && (h & 0x8000))
 					h = 0;
-				if (!(h & 0x7c00)) /* below the normal range: 0, as every fp16 result here */
+				if (!n->out_i16 && !(h & 0x7c00)) /* below the normal range: 0, as every fp16 result here */
 					h = 0;
 				uint64_t a = n->out_base + z * n->out_slice + y * n->out_row + 2ull * x;
 				out[nbg_cpu_ring_at(a, n->out_ring_lo, n->out_ring_size)] = (uint8_t)h;
@@ -153,6 +225,7 @@ void nbg_cpu_nnf16_run(const cpu_nn16 *n, uint8_t *const *buf)
 /* ------------------------------------------------------------------ plan */
 
 static int nnf16_image(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd *cmd);
+static int nni16_bounds(const cpu_nn16 *n, const uint32_t *w, uint32_t mant, uint32_t exp);
 
 /* The SP addition's second image: words 32 (row, slice strides), 34 (its
  * address), 35 and 33 (where the buffer that holds it ends, its size / 32,
@@ -231,6 +304,34 @@ static int nnf16_prelu(nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const
 	return 1;
 }
 
+/* An NN_LUT table on int16 codes in and out (doc/cpu-backend.md, "int16
+ * data"): its 4,108 bytes every word a value of the layout, its tail's
+ * bits 28 and 24 both set or bit 28 clear (the two mappings interpolated
+ * on fp16 data); read at the code's value.  0 with the step refused. */
+static int nni16_table(nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const uint8_t *tab, uint64_t size)
+{
+	int full = tab && size >= NBG_NNLUT_BYTES && !nbg_nnlut_convolution(op, size);
+	int mode = full ? nbg_command_nnlut_mode(nbg_command_lut_word(tab, 1, NBG_LUT_ENTRIES)) : 2;
+	int ok = n->in_i16 && n->out_i16 && mode != 2;
+	for (uint32_t i = 0; ok && i < NBG_LUT_ENTRIES; i++) {
+		double v;
+		ok = nbg_command_lut_entry(nbg_command_lut_word(tab, 1, i), 1, &v);
+	}
+	if (!ok) {
+		nbg_cpu_refuse(s, "nnf16-lut-unsupported", "an NN_LUT on int16 data (input type %s, output %s) whose "
+			       "table (%llu bytes, input mapping %u) is not one of 4,108 bytes, every entry a value, "
+			       "read with the tail's bits 28 and 24 both set or bit 28 clear: executed is such a table "
+			       "from int16 codes to int16 codes", n->in_i16 ? "int16" : "fp16",
+			       n->out_i16 ? "int16" : "fp16", (unsigned long long)size, (unsigned)mode);
+		return 0;
+	}
+	n->kind = CPU_NN16_F16_LUT;
+	n->lut = tab;
+	n->lut_sign = (nbg_command_lut_word(tab, 1, NBG_LUT_ENTRIES) & NBG_NNLUT_SIGN) != 0;
+	n->lut_name = "int16 table";
+	return 1;
+}
+
 /* An NN_LUT operation: the ReLU, the sigmoid (executed as the function), or
  * a table of the square, square root or
  * reciprocal square root, the functions at whose entries the tail's input
@@ -240,6 +341,8 @@ static int nnf16_table(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_
 	uint64_t size = 0;
 	const uint8_t *tab = nbg_command_coef_bytes(p->m, p->g, &op->kernel_ref, &size);
 	double param = 0;
+	if (n->in_i16 || n->out_i16)
+		return nni16_table(s, n, op, tab, size);
 	const char *fn = nbg_nnlut_table_function(tab, size, &param);
 	if (fn && !strcmp(fn, "sigmoid")) {
 		/* the logistic tables: executed as the function, its parameter
@@ -292,9 +395,15 @@ static int nnf16_table(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_
 static int nnf16_mul(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cmd_op *op, const nbg_cmd *cmd)
 {
 	const uint32_t *w = cmd->words;
+	uint32_t mant = nbg_cpu_nn_multiplier(cmd);
+	uint32_t exp = nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT) | nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT_BIT_5_6) << 5;
+	/* int16: its scale (exponent 1-254), bounds the int16 range times it;
+	 * fp16: scale 1 (checked by the caller), bounds +-65504 */
+	int bounds = cmd->word_count >= SPF_WORDS &&
+		     (n->in_i16 ? exp && exp < 255 && !(w[SPF_W_MAX] == NNF16_INF) && nni16_bounds(n, w, mant, exp)
+				: w[SPF_W_MAX] == NNF16_F16_MAX && w[SPF_W_MIN] == NNF16_F16_NMAX);
 	if (op->kernel[0] != 1 || op->kernel[1] != 1 || op->kernel_ref.patched || op->pooling || op->relu ||
-	    cmd->word_count < SPF_WORDS || w[SPF_W_MAX] != NNF16_F16_MAX || w[SPF_W_MIN] != NNF16_F16_NMAX ||
-	    w[SPF_W_SCALE] || w[SPF_W_SCALE_HI] >> 31) {
+	    !bounds || w[SPF_W_SCALE] || w[SPF_W_SCALE_HI] >> 31) {
 		nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 NN depthwise command of a TensorMul layer "
 			       "(kernel %ux%u, kernel reference %s, pooling %u, relu %d, words 29, 30: 0x%08x, "
 			       "0x%08x): executed is the 1x1 command with no kernel reference, pooling or ReLU, "
@@ -305,7 +414,30 @@ static int nnf16_mul(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_cm
 		return 0;
 	}
 	n->kind = CPU_NN16_F16_MUL;
+	n->mantissa = mant;
+	n->exponent = exp;
 	return nnf16_image(p, s, n, cmd);
+}
+
+/* Words 29 and 30 (the bounds) of a scaling: +-inf, or, writing int16
+ * codes, float32(32767 k) and float32(-32768 k), k the command's scale (the
+ * int16 range: the code's saturation). */
+static uint32_t nni16_f32_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+static int nni16_bounds(const cpu_nn16 *n, const uint32_t *w, uint32_t mant, uint32_t exp)
+{
+	if (w[SPF_W_MAX] == NNF16_INF && w[SPF_W_MIN] == NNF16_NINF)
+		return 1;
+	if (!n->out_i16 || exp == 0 || exp >= 255)
+		return 0;
+	double k = ldexp(1.0 + ldexp((double)mant, -23), (int)exp - 127);
+	return w[SPF_W_MAX] == nni16_f32_bits((float)(32767.0 * k)) &&
+	       w[SPF_W_MIN] == nni16_f32_bits((float)(-32768.0 * k));
 }
 
 /* A TensorMul_SP layer's (or ActivationLayer_SP's) one SP operation: its
@@ -320,10 +452,13 @@ static int nnf16_scale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_
 	const uint32_t *w = cmd->words;
 	const nbg_graph_layer *l = nbg_graph_layer_at(p->g, nbg_graph_operation_at(p->g, s->operation)->layer_id);
 	int neg = !strcmp(s->layer, "ActivationLayer_SP"), add = !strcmp(s->layer, "TensorAdd_SP");
+	uint32_t mant = nbg_cpu_nn_multiplier(cmd);
+	uint32_t exp = nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT) | nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT_BIT_5_6) << 5 |
+		       (cmd->word_count < SPF_WORDS ? 0u : (w[SPF_W_SCALE_HI] >> 30 & 1u) << 7);
 	nbg_cmd_ref end;
 	if (!l || l->operation_records != 1 || cmd->word_count < SPF_WORDS || w[SPF_W_ADDRESS] ||
 	    nbg_command_word_ref(p->g, s->operation, SPF_W_END, w[SPF_W_END], &end) ||
-	    (w[SPF_W_END] & 0x3ffffffu) != 0x3ffffffu || w[SPF_W_MAX] != NNF16_INF || w[SPF_W_MIN] != NNF16_NINF ||
+	    (w[SPF_W_END] & 0x3ffffffu) != 0x3ffffffu || !nni16_bounds(n, w, mant, exp) ||
 	    w[SPF_W_SCALE] || (w[SPF_W_SCALE_HI] & 0xb0000000u) != (neg ? 0x10000000u : 0u)) {
 		nbg_cpu_refuse(s, "nnf16-operation-unsupported", "an fp16 SP operation of layer %s (%u operations "
 			       "in the layer) outside the executed scaling: one operation, no second image (words "
@@ -332,17 +467,18 @@ static int nnf16_scale(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_
 			       l ? l->operation_records : 0);
 		return 0;
 	}
-	uint32_t mant = nbg_cpu_nn_multiplier(cmd);
-	uint32_t exp = nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT) | nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT_BIT_5_6) << 5 |
-		       (w[SPF_W_SCALE_HI] >> 30 & 1u) << 7;
-	if (mant || exp == 0 || exp == 255 || ((neg || add) && exp != 127)) {
+	/* on int16 data: the scale of the fraction lengths (a power of two to
+	 * or from fp16, any between two int16 images) */
+	int i16 = n->in_i16 || n->out_i16;
+	if ((mant && !(n->in_i16 && n->out_i16)) || exp == 0 || exp == 255 || (!i16 && (neg || add) && exp != 127)) {
 		nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 SP operation of layer %s whose scale "
 			       "(mantissa 0x%06x, exponent %u) is not a power of two%s", s->layer, mant, exp,
-			       neg ? " 1 (the negation's)" : add ? " 1 (an addition without second image)" : "");
+			       i16 ? " (any scale between two int16 images)" : neg ? " 1 (the negation's)"
+			       : add ? " 1 (an addition without second image)" : "");
 		return 0;
 	}
 	n->kind = CPU_NN16_F16_SCALE;
-	n->mantissa = 0;
+	n->mantissa = mant;
 	n->exponent = exp | (uint32_t)neg << 8;
 	return 1;
 }
@@ -418,8 +554,13 @@ void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 	/* the scale: 1 (post_multiplier 0, post_shift 31 | 3 << 5: the float32 exponent of 1.0) */
 	uint32_t mant = nbg_cpu_nn_multiplier(cmd);
 	uint32_t exp = nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT) | nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT_BIT_5_6) << 5;
-	int scaled = type == NBG_GRAPH_OP_SP && !strcmp(s->layer, "TensorMul_SP"); /* its own scale */
-	if ((!scaled && (mant || exp != 127)) || op->kernel_type != NNF16_TYPE ||
+	n->in_i16 = op->in_type == NNF16_I16;
+	n->out_i16 = op->out_type == NNF16_I16;
+	/* its own scale: a TensorMul_SP's, or an SP operation's on int16 data */
+	int scaled = (type == NBG_GRAPH_OP_SP && (!strcmp(s->layer, "TensorMul_SP") || n->in_i16 || n->out_i16)) ||
+		     (type == NBG_GRAPH_OP_NN && n->in_i16);
+	if ((!scaled && (mant || exp != 127)) ||
+	    (op->kernel_type != NNF16_TYPE && !(op->kernel_type == NNF16_I16 && (n->in_i16 || n->out_i16))) ||
 	    nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_X_OFFSET) ||
 	    nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_Y_OFFSET) || op->in_element_bytes != 2 || op->out_element_bytes != 2) {
 		nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 NN-engine operation with scale fields "
@@ -462,7 +603,7 @@ void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 			nbg_cpu_refuse(s, "nnf16-field-unsupported", "an fp16 operation of a row tile: not established");
 		return;
 	}
-	snprintf(s->what, sizeof(s->what), "NN %s%s %ux%ux%u -> %ux%ux%u, fp16",
+	snprintf(s->what, sizeof(s->what), "NN %s%s %ux%ux%u -> %ux%ux%u, %s",
 		 n->kind == CPU_NN16_F16_LUT ? "lut " : "",
 		 n->kind == CPU_NN16_F16_MAXPOOL ? "max pool 2x2"
 		 : n->kind == CPU_NN16_F16_ADD	 ? (n->relu ? "SP add + relu" : "SP add")
@@ -473,7 +614,8 @@ void nbg_cpu_nnf16_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg
 		 : n->kind == CPU_NN16_F16_MUL	 ? "mul"
 		 : n->kind == CPU_NN16_F16_SIGMOID ? "lut sigmoid"
 						 : "lut relu",
-		 n->in_x, n->in_y, n->in_z, n->pool_x, n->pool_y, n->out_z);
+		 n->in_x, n->in_y, n->in_z, n->pool_x, n->pool_y, n->out_z,
+		 n->in_i16 == n->out_i16 ? (n->in_i16 ? "int16" : "fp16") : n->in_i16 ? "int16 -> fp16" : "fp16 -> int16");
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 	s->macs = 0;

@@ -21,7 +21,7 @@ enum cpu_ref_kind { CPU_REF_NONE = 0, CPU_REF_SOFTMAX, CPU_REF_POOL, CPU_REF_DWC
 		    CPU_REF_GEMM, CPU_REF_DWCONV16, CPU_REF_MEAN, CPU_REF_SUB,
 		    CPU_REF_RELU, CPU_REF_RESIZE, CPU_REF_GRAY,
 		    CPU_REF_SUBC, CPU_REF_MULC, CPU_REF_PRELU,
-		    CPU_REF_F16MUL, CPU_REF_F16DIV, CPU_REF_SPMUL };
+		    CPU_REF_F16MUL, CPU_REF_F16DIV, CPU_REF_SPMUL, CPU_REF_MULU8, CPU_REF_TANH };
 
 /* CPU_REF_SOFTMAX (ops/softmax.c, ops/spmax.c): a softmax over width uint8
  * values (row 0 of the input image) into width fp16 values,
@@ -98,8 +98,11 @@ typedef struct cpu_ref {
 	 * x values a row.  GRAY: uint8 into fp16, v itself.  SUBC: fp16 into
 	 * int8, v x elt.a + cst.k x elt.b (cst.k the constant half).  MULC:
 	 * int8 into int8, v x cst.c / 2^cst.shift.  PRELU: int8 into int8,
-	 * (v >= 0 ? v : v x alpha[y]) / 2^cst.shift, alpha the y halves at
-	 * codes.  Each rounded half to even and saturated (int8). */
+	 * (v >= 0 ? v : v x alpha[y]) x cst.c / 2^cst.shift, alpha the y
+	 * halves at codes.  Each rounded half to even and saturated (int8).  MULU8
+	 * (ops/shmul.c): uint8 images 0 and 1 into image 2, in0 x in1 x elt.a,
+	 * rounded half to even, saturated to 255.  TANH (ops/shtanh.c): uint8
+	 * into fp16, tanh(v x elt.a + elt.b) rounded once to a half. */
 	struct {
 		float k;
 		int32_t c;

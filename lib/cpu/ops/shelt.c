@@ -447,6 +447,11 @@ const cpu_op_def nbg_cpu_op_shscale = { "sh-scale", shscale_match, shscale_plan,
 /* The fp16 image words of the A733 shaders (bit 12: more than one row) */
 #define SHF16_FMT 0x44404071u
 #define SHF16_FMT_ROWS 0x44405071u
+/* the int16 blendshapes file's int16 images (dynamic fixed point) */
+#define SHI16_FMT 0x444040f1u
+#define SHI16_FMT_ROWS 0x444050f1u
+/* elt.zpo's bits: image k (0, 1, 2) holds int16 codes */
+#define SHI16_IMG(k) (1u << (k))
 
 /* The uniforms after the three images, as every such shader of the
  * corpus loads them (index, value): the lane tables of the shader and,
@@ -483,6 +488,21 @@ static const uint32_t shmul_words[][2] = {
 	{ 70, 0x00003c00u }, { 71, 0x00003c00u }, { 72, 0x00003c00u }, { 73, 0x00003c00u },
 	{ 74, 0x00003c00u }, { 75, 0x00003c00u },
 };
+
+/* The int16 shaders' last lane table where the fp16 ones (shmul_words,
+ * shdiv_words) hold another: TensorMul's words 60-75 (0x360f0-0x3612c),
+ * TensorDiv's 68-79 (0x36110-0x3613c); 0x360e0 (56) is TensorMul's scale,
+ * 0x36064 and 0x36068 (25, 26) TensorDiv's. */
+static const uint32_t shi16_lanes[] = {
+	0x33333333u, 0x11110000u, 0x03020100u, 0x03020100u, 0, 0, 0, 0x00002400u, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+
+/* Whether float32 bits v are a power of two (mantissa 0, a normal exponent). */
+static int shi16_pow2(uint32_t v)
+{
+	return !(v & 0x807fffffu) && (v >> 23) && (v >> 23) < 255;
+}
 
 /* Input k's strides into the output's walk: 0 along an axis it holds once
  * (broadcast), its own otherwise; its x step in zp0 / zp1. */
@@ -529,8 +549,11 @@ static int shf16_images(nbg_cpu_plan *p, nbg_cpu_step *s, size_t operation, cons
 	int ok = 1;
 	for (int k = 0; k < 3; k++)
 		dim[k][0] = v[8 * k + 2] & 0xffff, dim[k][1] = v[8 * k + 2] >> 16, dim[k][2] = v[8 * k + 5];
+	r->elt.zpo = 0;
 	for (int k = 0; k < 3; k++) {
-		ok &= (v[8 * k + 3] == SHF16_FMT || v[8 * k + 3] == SHF16_FMT_ROWS) && v[8 * k + 7] == 0;
+		int i16 = v[8 * k + 3] == SHI16_FMT || v[8 * k + 3] == SHI16_FMT_ROWS;
+		r->elt.zpo |= i16 ? SHI16_IMG(k) : 0u;
+		ok &= (i16 || v[8 * k + 3] == SHF16_FMT || v[8 * k + 3] == SHF16_FMT_ROWS) && v[8 * k + 7] == 0;
 		for (int d = 0; d < 3; d++)
 			ok &= dim[k][d] && dim[k][d] <= (1u << 20) && (dim[k][d] == dim[2][d] || dim[k][d] == 1);
 	}
@@ -573,7 +596,15 @@ static void plan_shf16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t oper
 	cpu_uniforms u;
 	if (!nbg_cpu_load_uniforms(p, s, operation, div ? "TensorDiv shader" : "TensorMul shader", &u))
 		return;
-	for (size_t i = 0; i < n; i++)
+	/* the int16 file's: its scales (TensorDiv 0x36064, 0x36068; TensorMul
+	 * 0x360e0) powers of two, TensorMul's lane tables its own */
+	int i16 = u.value[3] == SHI16_FMT || u.value[3] == SHI16_FMT_ROWS;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t lanes = div ? 68 : 60, at = w[i][0];
+		int scale = div ? at == 25 || at == 26 : at == 56;
+		if (i16 && u.loaded[at] == 1 &&
+		    ((scale && shi16_pow2(u.value[at])) || (at >= lanes && u.value[at] == shi16_lanes[at - lanes])))
+			continue;
 		if (u.loaded[w[i][0]] != 1 || u.value[w[i][0]] != w[i][1]) {
 			nbg_cpu_refuse(s, "shf16-uniforms-unknown", "a %s shader (layer %s) whose uniform 0x%05x is "
 				       "0x%08x (loaded %d times): executed is 0x%08x loaded once, the value of every "
@@ -581,10 +612,21 @@ static void plan_shf16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t oper
 				       u.value[w[i][0]], u.loaded[w[i][0]], w[i][1]);
 			return;
 		}
+	}
 	if (!shf16_images(p, s, operation, &u, what, r))
 		return;
-	snprintf(s->what, sizeof(s->what), "SH %s %ux%ux%u fp16, inputs %ux%ux%u and %ux%ux%u broadcast",
-		 div ? "div" : "mul", r->elt.x, r->elt.y, r->elt.z, u.value[2] & 0xffff, u.value[2] >> 16, u.value[5],
+	/* int16: TensorDiv's input 0 and output, TensorMul's three images */
+	if (i16 != !!(r->elt.zpo & SHI16_IMG(0)) || (i16 && (div ? r->elt.zpo != (SHI16_IMG(0) | SHI16_IMG(2))
+							       : r->elt.zpo != 7u))) {
+		nbg_cpu_refuse(s, "shf16-shape-unsupported", "a %s shader (layer %s) with int16 images 0x%x (bit k: "
+			       "image k): executed are %s or none", what, s->layer, r->elt.zpo,
+			       div ? "input 0 and the output (0x5)" : "all three (0x7)");
+		return;
+	}
+	r->elt.a = i16 ? nbg_cpu_f32_of(u.value[div ? 25 : 56]) : 1.0f;
+	r->elt.b = i16 && div ? nbg_cpu_f32_of(u.value[26]) : 1.0f;
+	snprintf(s->what, sizeof(s->what), "SH %s %ux%ux%u %s, inputs %ux%ux%u and %ux%ux%u broadcast",
+		 div ? "div" : "mul", r->elt.x, r->elt.y, r->elt.z, i16 ? "int16" : "fp16", u.value[2] & 0xffff, u.value[2] >> 16, u.value[5],
 		 u.value[10] & 0xffff, u.value[10] >> 16, u.value[13]);
 	nbg_cpu_ref_executed(s, op, CPU_OP_SHF16, div ? CPU_REF_F16DIV : CPU_REF_F16MUL);
 }
@@ -593,6 +635,25 @@ static void plan_shf16(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t oper
  * its axes of size 1: the product of two halves is exact in float32, the
  * quotient rounded to float32 then to fp16 as if rounded once (24 >= 2 x
  * 11 + 2 bits); below the normal range +0. */
+/* One output row of the int16 file's shaders (doc/cpu-backend.md, "int16
+ * data"): TensorDiv's code0 x a / h1 x b, TensorMul's code0 x code1 x a,
+ * in double (exact but for the quotient's one rounding), rounded half
+ * away from zero, saturated to int16. */
+static void shi16_row(const cpu_ref *r, const uint8_t *p0, const uint8_t *p1, uint8_t *dst)
+{
+	for (uint32_t x = 0; x < r->elt.x; x++) {
+		const uint8_t *q0 = p0 + (size_t)x * r->elt.zp0, *q1 = p1 + (size_t)x * r->elt.zp1;
+		double a = (double)(int16_t)(q0[0] | q0[1] << 8), b;
+		if (r->kind == CPU_REF_F16DIV)
+			b = (double)nbg_fp16_to_float(nbg_cpu_f16_ld(q1)), a = a * (double)r->elt.a / b * (double)r->elt.b;
+		else
+			a = a * (double)(int16_t)(q1[0] | q1[1] << 8) * (double)r->elt.a;
+		a = a != a ? 0.0 : nbg_cpu_round_half_away(a);
+		int16_t c = (int16_t)(a > 32767.0 ? 32767.0 : a < -32768.0 ? -32768.0 : a);
+		dst[2ull * x] = (uint8_t)c, dst[2ull * x + 1] = (uint8_t)((uint16_t)c >> 8);
+	}
+}
+
 static int shf16_run(const cpu_op *op, uint8_t *const *buf)
 {
 	const cpu_ref *r = &op->u.ref;
@@ -604,6 +665,10 @@ static int shf16_run(const cpu_op *op, uint8_t *const *buf)
 			const uint8_t *p0 = in0 + z * r->elt.slice[0] + y * r->elt.row[0];
 			const uint8_t *p1 = in1 + z * r->elt.slice[1] + y * r->elt.row[1];
 			uint8_t *dst = out + z * r->elt.slice[2] + y * r->elt.row[2];
+			if (r->elt.zpo) {
+				shi16_row(r, p0, p1, dst);
+				continue;
+			}
 			for (uint32_t x = 0; x < r->elt.x; x++) {
 				float a = nbg_fp16_to_float(nbg_cpu_f16_ld(p0 + (size_t)x * r->elt.zp0));
 				float b = nbg_fp16_to_float(nbg_cpu_f16_ld(p1 + (size_t)x * r->elt.zp1));

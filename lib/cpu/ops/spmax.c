@@ -506,7 +506,8 @@ static double spsub_scale(const nbg_cmd *cmd, uint32_t flags)
 static int spsub_shape(nbg_cpu_step *s, const char *what, const nbg_cmd_op *a, const nbg_cmd_op *z, size_t first,
 		       int mul)
 {
-	int ok = a->in_type == 1 && a->in[1] == 1 && a->in[2] == 1 && z->in[0] && z->in[1] && z->in[2] &&
+	/* b: fp16, or int16 codes in a product (the int16 blendshapes file's) */
+	int ok = (a->in_type == 1 || (mul && a->in_type == 4)) && a->in[1] == 1 && a->in[2] == 1 && z->in[0] && z->in[1] && z->in[2] &&
 		 (z->in_type == 1 || z->in_type == 4) && (z->out_type == 1 || z->out_type == 4) &&
 		 z->out[0] == z->in[0] && z->out[1] == z->in[1] && z->out[2] == z->in[2];
 	int axis = a->in[0] == z->in[0] ? 0 : mul && a->in[0] == z->in[1] ? 1 : -1;
@@ -514,7 +515,7 @@ static int spsub_shape(nbg_cpu_step *s, const char *what, const nbg_cmd_op *a, c
 		nbg_cpu_refuse(s, "sp-sub-shape-unsupported", "a %s layer (%s) loading %ux%ux%u of data "
 			       "type %u (operation %zu) and reading %ux%ux%u of data type %u into %ux%ux%u of data "
 			       "type %u (operation %zu)%s: executed is n x 1 x 1 fp16 (1) values b, loaded without "
-			       "writing memory, and x x y x z fp16 or int16 (4) values a, n = x%s, into a result of "
+			       "writing memory (a product's: or int16 (4) codes), and x x y x z fp16 or int16 (4) values a, n = x%s, into a result of "
 			       "a's shape, fp16 or int16", what, s->layer, a->in[0], a->in[1], a->in[2], a->in_type,
 			       first, z->in[0], z->in[1], z->in[2], z->in_type, z->out[0], z->out[1], z->out[2],
 			       z->out_type, first + 1, a->out_ref.patched ? ", the first writing memory" : "",
@@ -586,14 +587,19 @@ static void plan_spsub(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, size_t oper
 		nbg_cpu_ref_executed(s, op, mul ? CPU_OP_SPMUL : CPU_OP_SPSUB, CPU_REF_NONE);
 		return;
 	}
-	r->elt.a = (float)sa;
+	/* a product of int16 codes by int16 codes: a x b x s_b, the second
+	 * command's scale (2^-fl of a) not applied (doc/cpu-backend.md, "The
+	 * SP product") */
+	int codes = mul && z->in_type == 4 && a->in_type == 4 && z->out_type == 4;
+	r->elt.a = codes ? 1.0f : (float)sa;
 	r->elt.b = (float)sb;
 	r->elt.zp0 = z->in_type == 4;   /* int16 a */
+	r->elt.zp1 = a->in_type == 4;   /* int16 b */
 	r->elt.zpo = z->out_type == 4;  /* int16 out */
 	r->group = (uint32_t)axis;
-	snprintf(s->what, sizeof(s->what), "SP %s %ux%ux%u %s x %g %c %u fp16 (along %c) x %g -> %s (ops %zu-%zu)",
+	snprintf(s->what, sizeof(s->what), "SP %s %ux%ux%u %s x %g %c %u %s (along %c) x %g -> %s (ops %zu-%zu)",
 		 mul ? "product" : "subtraction", r->elt.x, r->elt.y, r->elt.z, r->elt.zp0 ? "int16" : "fp16", sa,
-		 mul ? '*' : '-', a->in[0], "xy"[axis], sb, r->elt.zpo ? "int16" : "fp16", L.first, L.last);
+		 mul ? '*' : '-', a->in[0], r->elt.zp1 ? "int16" : "fp16", "xy"[axis], sb, r->elt.zpo ? "int16" : "fp16", L.first, L.last);
 	nbg_cpu_ref_executed(s, op, mul ? CPU_OP_SPMUL : CPU_OP_SPSUB, mul ? CPU_REF_SPMUL : CPU_REF_SUB);
 }
 
@@ -623,17 +629,30 @@ static void spmul_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_m
 	plan_spsub(p, s, op, m->operation, 1);
 }
 
+/* The values of b: one per x, or per y (a product along y). */
+static uint32_t spsub_b_count(const cpu_ref *r)
+{
+	return r->group ? r->elt.y : r->elt.x;
+}
+
 /* out = a x sa - b[x] x sb (a x sa x b[x or y] x sb) in double (exact:
  * powers of two times halves or int16 codes, a product of two of them),
  * rounded once: to fp16 (to nearest, ties to even) or to an int16 code
- * (half away from zero, saturated). */
+ * (half away from zero, saturated).  b is copied before any value is
+ * written: the first command loads it, and the output may cover where it
+ * was (the int16 blendshapes file's op 99 writes over all of
+ * it). */
 static int spsub_run(const cpu_op *op, uint8_t *const *buf)
 {
 	const cpu_ref *r = &op->u.ref;
 	if (r->kind != CPU_REF_SUB && r->kind != CPU_REF_SPMUL)
 		return 0;
 	const uint8_t *in = buf[r->elt.region[0]] + r->elt.base[0];
-	const uint8_t *bv = buf[r->elt.region[1]] + r->elt.base[1];
+	size_t nb = 2u * (size_t)spsub_b_count(r);
+	uint8_t *bv = malloc(nb ? nb : 1);
+	if (!bv)
+		return -1;
+	memcpy(bv, buf[r->elt.region[1]] + r->elt.base[1], nb);
 	uint8_t *out = buf[r->elt.region[2]] + r->elt.base[2];
 	for (uint32_t z = 0; z < r->elt.z; z++)
 		for (uint32_t y = 0; y < r->elt.y; y++)
@@ -641,7 +660,7 @@ static int spsub_run(const cpu_op *op, uint8_t *const *buf)
 				uint64_t i = z * r->elt.slice[0] + y * r->elt.row[0] + 2ull * x;
 				uint64_t o = z * r->elt.slice[2] + y * r->elt.row[2] + 2ull * x;
 				double va = spmean_at(in, i, (int)r->elt.zp0) * r->elt.a;
-				double vb = spmean_at(bv, 2ull * (r->group ? y : x), 0) * r->elt.b;
+				double vb = spmean_at(bv, 2ull * (r->group ? y : x), (int)r->elt.zp1) * r->elt.b;
 				double v = r->kind == CPU_REF_SPMUL ? va * vb : va - vb;
 				uint16_t h;
 				if (r->elt.zpo) {
@@ -653,15 +672,16 @@ static int spsub_run(const cpu_op *op, uint8_t *const *buf)
 				out[o] = (uint8_t)(h & 0xffu);
 				out[o + 1] = (uint8_t)(h >> 8);
 			}
+	free(bv);
 	return 0;
 }
 
 static void spsub_cost(const cpu_op *op, uint64_t *work, uint64_t *scratch)
 {
 	const cpu_ref *r = &op->u.ref;
-	*work = r->kind == CPU_REF_SUB || r->kind == CPU_REF_SPMUL
-			? nbg_cpu_mul_sat(nbg_cpu_mul_sat(r->elt.x, r->elt.y), r->elt.z) : 0;
-	*scratch = 0;
+	int on = r->kind == CPU_REF_SUB || r->kind == CPU_REF_SPMUL;
+	*work = on ? nbg_cpu_mul_sat(nbg_cpu_mul_sat(r->elt.x, r->elt.y), r->elt.z) : 0;
+	*scratch = on ? 2ull * spsub_b_count(r) : 0;
 }
 
 const cpu_op_def nbg_cpu_op_spsub = { "sp-sub", spsub_match, spsub_plan, spsub_run, spsub_cost };

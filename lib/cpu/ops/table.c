@@ -26,6 +26,7 @@ const cpu_op_def *const nbg_cpu_ops[CPU_OP__COUNT] = {
 	[CPU_OP_SHSUB] = &nbg_cpu_op_shsub,
 	[CPU_OP_SHMUL] = &nbg_cpu_op_shmul,
 	[CPU_OP_SHPRELU] = &nbg_cpu_op_shprelu,
+	[CPU_OP_SHTANH] = &nbg_cpu_op_shtanh,
 	[CPU_OP_SHADER] = &nbg_cpu_op_shader,
 	[CPU_OP_TPFC] = &nbg_cpu_op_tpfc,
 	[CPU_OP_TP] = &nbg_cpu_op_tp,

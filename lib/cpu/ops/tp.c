@@ -113,7 +113,7 @@ static uint8_t tp_element(const cpu_tp *t, const uint8_t *in, int64_t x0, int64_
 		if (x0 < 0 || y0 < 0 || x0 >= t->x_size || y0 >= t->y_size)
 			return t->border;
 		uint8_t v = in[zoff + (uint64_t)y0 * t->stride + (uint64_t)x0];
-		return t->lut || t->scaled ? t->map[v] : v;
+		return (t->lut || t->scaled) && !t->f16_out ? t->map[v] : v;
 	}
 	/* max over the window's pixels inside the image (int8: by value, the
 	 * bytes with their sign bit flipped) */
@@ -131,14 +131,15 @@ static uint8_t tp_element(const cpu_tp *t, const uint8_t *in, int64_t x0, int64_
 }
 
 /* Writes element v at the counter's offset off through the output's ring:
- * a byte, or the half of a uint8-into-fp16 copy, low byte first. */
+ * a byte, or the half of pixel v (a copy or table into fp16), low byte
+ * first. */
 static void tp_store(const cpu_tp *t, uint8_t *out, uint64_t off, uint8_t v)
 {
 	if (!t->f16_out) {
 		out[nbg_cpu_ring_at(t->out_base + off, t->out_ring_lo, t->out_ring_size)] = v;
 		return;
 	}
-	uint16_t h = nbg_fp16_from_float((float)((int32_t)v - (int32_t)t->f16_zp) * t->f16_scale);
+	uint16_t h = t->half[v];
 	uint64_t a = t->out_base + 2 * off;
 	out[nbg_cpu_ring_at(a, t->out_ring_lo, t->out_ring_size)] = (uint8_t)h;
 	out[nbg_cpu_ring_at(a + 1, t->out_ring_lo, t->out_ring_size)] = (uint8_t)(h >> 8);
@@ -182,7 +183,7 @@ static uint32_t tp_run_length(const cpu_tp *t, const tp_counter *c, int f, uint3
  * the output's ring where inc is 1, else one at a time. */
 static void tp_span(const cpu_tp *t, const uint8_t *src, uint8_t *out, uint64_t off, uint32_t r, uint64_t inc)
 {
-	int mapped = t->lut || t->scaled;
+	int mapped = (t->lut || t->scaled) && !t->f16_out; /* into fp16: tp_store's half[v] */
 	if (t->f16_out || inc != 1) {
 		for (uint32_t i = 0; i < r; i++)
 			tp_store(t, out, off + i * inc, mapped ? t->map[src[i]] : src[i]);
@@ -414,20 +415,21 @@ static int tp_scale_field(enum nbg_tp_fid f)
 
 /* The data types and their conversions: uint8 in; uint8 out with
  * alu_i2f_enable equal to alu_f2i_enable (a round trip through float, or
- * none; a table's are checked by ops/lut.c), or, for a layout copy, fp16
- * out with i2f and not f2i and both rounding modes 1 (those of the
- * corpus's copies), its scale then read into t; 0 with the step refused. */
+ * none; a table's are checked by ops/lut.c), or, for a layout copy or a
+ * table, fp16 out with both rounding modes 1 and out_zp 0 (those of the
+ * corpus's), a copy with i2f and not f2i, its halves then computed into
+ * t; 0 with the step refused. */
 static int tp_types_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layout)
 {
 	uint32_t ti = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_DATA_TYPE), to = nbg_cmd_tp(cmd, NBG_TPF_OUT_IMAGE_DATA_TYPE);
 	uint32_t i2f = nbg_cmd_tp(cmd, NBG_TPF_ALU_I2F_ENABLE), f2i = nbg_cmd_tp(cmd, NBG_TPF_ALU_F2I_ENABLE);
-	t->f16_out = layout && ti == 0 && to == 1;
+	t->f16_out = (layout || t->lut) && ti == 0 && to == 1;
 	t->flip = ti == 2 && to == 2 ? 0x80 : 0;
 	if ((ti != 0 && !t->flip) || (to != 0 && !t->f16_out && !t->flip)) {
 		enum nbg_tp_fid f = ti != 0 && !t->flip ? NBG_TPF_IN_IMAGE_DATA_TYPE : NBG_TPF_OUT_IMAGE_DATA_TYPE;
 		const char *n = nbg_command_data_type_name(nbg_cmd_tp(cmd, f));
 		nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): executed are uint8 or int8 in and "
-			       "out, and a layout copy from uint8 into fp16",
+			       "out, and a layout copy or lookup table from uint8 into fp16",
 			       nbg_command_fields(NBG_CMD_TP, NULL)[f].key, nbg_cmd_tp(cmd, f), n ? n : "unknown");
 		return 0;
 	}
@@ -437,7 +439,7 @@ static int tp_types_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layou
 			       nbg_cmd_tp(cmd, NBG_TPF_IN_ZP), nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP));
 		return 0;
 	}
-	if (t->f16_out ? !(i2f == 1 && f2i == 0) : !t->lut && i2f != f2i) {
+	if (!t->lut && (t->f16_out ? !(i2f == 1 && f2i == 0) : i2f != f2i)) {
 		nbg_cpu_refuse(s, "tp-field-unsupported", "alu_i2f_enable %u and alu_f2i_enable %u into %s: "
 			       "executed are both 0 or both 1 into uint8, 1 and 0 into fp16", i2f, f2i,
 			       t->f16_out ? "fp16" : "uint8");
@@ -446,18 +448,24 @@ static int tp_types_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layou
 	if (!t->f16_out)
 		return 1;
 	if (nbg_cmd_tp(cmd, NBG_TPF_FLAT_ROUNDING_MODE) != 1 || nbg_cmd_tp(cmd, NBG_TPF_INTEGER_ROUNDING_MODE) != 1) {
-		nbg_cpu_refuse(s, "tp-field-unsupported", "a copy into fp16 with flat_rounding_mode %u and "
-			       "integer_rounding_mode %u: executed are both 1, those of every such corpus copy",
+		nbg_cpu_refuse(s, "tp-field-unsupported", "a %s into fp16 with flat_rounding_mode %u and "
+			       "integer_rounding_mode %u: executed are both 1, those of every such corpus operation",
+			       t->lut ? "lookup table" : "copy",
 			       nbg_cmd_tp(cmd, NBG_TPF_FLAT_ROUNDING_MODE), nbg_cmd_tp(cmd, NBG_TPF_INTEGER_ROUNDING_MODE));
 		return 0;
 	}
 	if (nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP) != 0) {
-		nbg_cpu_refuse(s, "tp-requantization-unsupported", "a copy into fp16 with out_zp %u: executed "
-			       "is out_zp 0", nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP));
+		nbg_cpu_refuse(s, "tp-requantization-unsupported", "a %s into fp16 with out_zp %u: executed "
+			       "is out_zp 0", t->lut ? "lookup table" : "copy", nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP));
 		return 0;
 	}
-	t->f16_zp = nbg_cmd_tp(cmd, NBG_TPF_IN_ZP);
-	t->f16_scale = (float)nbg_cpu_tp_multiplier(cmd);
+	if (t->lut)
+		return 1; /* its halves: ops/lut.c */
+	/* pixel v: the float32 product (v - in_zp) x scale, to the nearest half */
+	int32_t zp = (int32_t)nbg_cmd_tp(cmd, NBG_TPF_IN_ZP);
+	float scale = (float)nbg_cpu_tp_multiplier(cmd);
+	for (int v = 0; v < 256; v++)
+		t->half[v] = nbg_fp16_from_float((float)(v - zp) * scale);
 	return 1;
 }
 
@@ -569,7 +577,8 @@ static void tp_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_matc
 	cpu_tp *t = &op->u.tp;
 	memset(t, 0, sizeof(*t));
 	t->lut = m->cmd_kind == CPU_CMD_LUT;
-	if (!tp_fields_ok(s, cmd, t, m->cmd_kind == CPU_CMD_LAYOUT) || (t->lut && !nbg_cpu_plan_lut(p, s, cmd, t->map)))
+	if (!tp_fields_ok(s, cmd, t, m->cmd_kind == CPU_CMD_LAYOUT) ||
+	    (t->lut && !nbg_cpu_plan_lut(p, s, cmd, t->map, t->f16_out ? t->half : NULL)))
 		return;
 	if (!tp_pooling(s, cmd, t))
 		return;

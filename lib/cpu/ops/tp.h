@@ -39,12 +39,11 @@ typedef struct cpu_tp {
 	int lut;                        /* a table activation: each copied pixel v is written as map[v] */
 	int scaled;                     /* a copy with a scale: each pixel v written as map[v] (ops/tp.c) */
 	uint8_t map[256];               /* ops/lut.c */
-	/* a copy into IEEE half elements (2 bytes, the counter counting
-	 * elements): each pixel v is written as half((v - f16_zp) x f16_scale),
-	 * the product a float32 rounded to the nearest half, ties to even */
+	/* a copy or a table into IEEE half elements (2 bytes, the counter
+	 * counting elements): each pixel v is written as half[v] (a copy:
+	 * tp.c; a table: ops/lut.c) */
 	int f16_out;
-	uint32_t f16_zp;
-	float f16_scale;
+	uint16_t half[256];
 	uint32_t threads;               /* the slices cut across this many threads (1: the caller's) */
 	uint64_t slice_step;            /* with threads > 1: the counter's offset at each slice's start,
 					 * a multiple of it (its digits all 0) */
@@ -62,6 +61,7 @@ typedef struct cpu_tpfc {
 	uint64_t out_base;              /* output o at out_base + o */
 	const uint8_t *codes;           /* [nout][nin] */
 	const int32_t *bias;
+	int s8;                         /* int8 input, weights and output (zero points 0) */
 } cpu_tpfc;
 
 /* A TP command field and the one value an executed rule was established
@@ -82,8 +82,10 @@ CPU_HIDDEN uint8_t *nbg_cpu_tp_written(const cpu_tp *t, uint64_t *n);
 
 /* A TP lookup-table activation's value for each input code into map
  * (ops/lut.c): codes and values uint8, or int8 (in_image_data_type 2,
- * two's complement bytes); 0 with the step refused. */
-CPU_HIDDEN int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, uint8_t map[256]);
+ * two's complement bytes); with half (fp16 output) the IEEE half of each
+ * code's value there instead, map untouched; 0 with the step refused. */
+CPU_HIDDEN int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, uint8_t map[256],
+				uint16_t *half);
 
 /* A TP command's output shift s (alu_output_postshift | _5_6 << 5), a
  * signed 7-bit number (doc/cpu-backend.md, "Lookup-table activations":

@@ -16,12 +16,15 @@
 
 /* Fields whose value changes what the TP unit computes, and the one value
  * LeNet's layers and the image classification network's (six targets)
- * hold (C).  alu_relu_enable is checked apart (tpfc_relu_ok). */
+ * hold (C).  alu_relu_enable, alu_horz_processing (the weights' data type),
+ * the output count (alu_horz_proc_count, alu_vert_proc_count) and
+ * flat_rounding_mode are checked apart (tpfc_relu_ok, tpfc_types_ok,
+ * tpfc_rounding_ok). */
 static const cpu_tp_field fixed[] = {
 	{ NBG_TPF_ALU_I2F_ENABLE, 1 },
 	{ NBG_TPF_ALU_F2I_ENABLE, 1 },
 	{ NBG_TPF_ALU_SQUARE_ENABLE, 0 },
-	{ NBG_TPF_ALU_HORZ_PROCESSING, 0 },
+	{ NBG_TPF_ALU_HORZ_PROC_STRIDE, 0 },
 	{ NBG_TPF_ALU_VERT_PROCESSING, 0 },
 	{ NBG_TPF_ALU_NMS_ENABLE, 0 },
 	{ NBG_TPF_ALU_PWL_ENABLE, 0 },
@@ -33,7 +36,6 @@ static const cpu_tp_field fixed[] = {
 	{ NBG_TPF_ALU_REORDER_BITS_USED, 0 },
 	{ NBG_TPF_OUT_BRICK_MODE, 0 },
 	{ NBG_TPF_IN_IMAGE_BORDER_MODE, 0 },
-	{ NBG_TPF_FLAT_ROUNDING_MODE, 1 },
 	{ NBG_TPF_INTEGER_ROUNDING_MODE, 1 },
 	{ NBG_TPF_IN_IMAGE_X_SIZE, 1 },
 	{ NBG_TPF_IN_IMAGE_Y_SIZE, 1 },
@@ -61,6 +63,65 @@ static int tpfc_relu_ok(nbg_cpu_step *s, const nbg_cmd *cmd)
 	return 0;
 }
 
+/* flat_rounding_mode is the output tensor's rounding mode in the vendor's
+ * codes: 0 its simple rounding (half away from zero), 1 round to nearest
+ * even, 2 toward zero, 3 its RTNI.  0 (the 0x10003 image classification
+ * file's layers) and 1 (every other corpus layer) are executed, both
+ * rounded half away from zero (nbg_cpu_requant): for 0 the vendor's rule,
+ * for 1 inferred (doc/cpu-backend.md, "TP fully connected layers"). */
+static int tpfc_rounding_ok(nbg_cpu_step *s, const nbg_cmd *cmd)
+{
+	uint32_t mode = nbg_cmd_tp(cmd, NBG_TPF_FLAT_ROUNDING_MODE);
+	if (mode <= 1)
+		return 1;
+	nbg_cpu_refuse(s, "tpfc-field-unsupported", "a TP fully connected layer with flat_rounding_mode %u "
+		       "(the vendor's %s): executed are 0 and 1, rounded half away from zero", mode,
+		       mode == 2 ? "round toward zero" : "RTNI");
+	return 0;
+}
+
+/* The data types: uint8 throughout, or int8 throughout with every zero
+ * point 0 and no ReLU (mobilefacenet's layer on 0xad).  In a fully
+ * connected command alu_horz_processing holds the weights' data type in
+ * the TP's codes (0 uint8, 2 int8), and alu_horz_proc_count |
+ * alu_vert_proc_count << 6 the output count minus one (doc/cpu-backend.md,
+ * "TP fully connected layers"). */
+static int tpfc_types_ok(nbg_cpu_step *s, const nbg_cmd *cmd, const nbg_cmd_op *cop, cpu_tpfc *t)
+{
+	uint32_t horz = nbg_cmd_tp(cmd, NBG_TPF_ALU_HORZ_PROCESSING);
+	uint32_t count = nbg_cmd_tp(cmd, NBG_TPF_ALU_HORZ_PROC_COUNT) |
+			 nbg_cmd_tp(cmd, NBG_TPF_ALU_VERT_PROC_COUNT) << 6;
+	uint32_t zp[3] = { t->in_zp, t->w_zp, t->out_zp };
+	t->s8 = cop->in_type == 2;
+	if ((cop->in_type != 0 && cop->in_type != 2) || cop->out_type != cop->in_type) {
+		const char *n = nbg_command_data_type_name(cop->in_type == 0 || cop->in_type == 2 ? cop->out_type
+												 : cop->in_type);
+		nbg_cpu_refuse(s, "data-type-unsupported", "in_image_data_type %u, out_image_data_type %u (%s): "
+			       "executed are uint8 (0) or int8 (2) throughout", cop->in_type, cop->out_type,
+			       n ? n : "unknown");
+		return 0;
+	}
+	if (horz != cop->in_type) {
+		nbg_cpu_refuse(s, "tpfc-field-unsupported", "a TP fully connected layer with alu_horz_processing "
+			       "%u (the weights' data type) over %s data: executed is %u", horz,
+			       t->s8 ? "int8" : "uint8", cop->in_type);
+		return 0;
+	}
+	if (count + 1 != t->nout) {
+		nbg_cpu_refuse(s, "tpfc-field-unsupported", "a TP fully connected layer whose output count "
+			       "field (alu_horz_proc_count | alu_vert_proc_count << 6) is %u: executed is "
+			       "out_loop_4_count %u minus one", count, t->nout);
+		return 0;
+	}
+	if (t->s8 && (zp[0] || zp[1] || zp[2] || nbg_cmd_tp(cmd, NBG_TPF_ALU_RELU_ENABLE))) {
+		nbg_cpu_refuse(s, "tpfc-field-unsupported", "an int8 TP fully connected layer with in_zp %u, "
+			       "coef_zp %u, out_zp %u, alu_relu_enable %u: executed are all 0", zp[0], zp[1], zp[2],
+			       nbg_cmd_tp(cmd, NBG_TPF_ALU_RELU_ENABLE));
+		return 0;
+	}
+	return 1;
+}
+
 static void tpfc_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_match *m)
 {
 	const nbg_cmd_op *cop = m->cop;
@@ -76,7 +137,7 @@ static void tpfc_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_ma
 	}
 	if (!nbg_cpu_tp_fields_ok(s, cmd, fixed, sizeof(fixed) / sizeof(fixed[0]), "tpfc-field-unsupported",
 				  "a TP fully connected layer", "the value of the layers checked against a reference") ||
-	    !tpfc_relu_ok(s, cmd))
+	    !tpfc_relu_ok(s, cmd) || !tpfc_rounding_ok(s, cmd))
 		return;
 	const uint32_t *shape = nbg_weights_op_shape(wo);
 	t->nin = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Z_SIZE);
@@ -87,13 +148,6 @@ static void tpfc_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_ma
 			       t->nin, t->nout, shape[0], shape[1]);
 		return;
 	}
-	if (cop->in_type != 0 || cop->out_type != 0) {
-		const char *n = nbg_command_data_type_name(cop->in_type ? cop->in_type : cop->out_type);
-		nbg_cpu_refuse(s, "data-type-unsupported", "%s is %u (%s): only uint8 is executed",
-			       cop->in_type ? "in_image_data_type" : "out_image_data_type",
-			       cop->in_type ? cop->in_type : cop->out_type, n ? n : "unknown");
-		return;
-	}
 	/* the scale: a 15-bit mantissa and the signed shift 127 - exponent
 	 * (doc/cpu-backend.md); the shift lies in -64..63 */
 	t->mantissa = nbg_cmd_tp(cmd, NBG_TPF_ALU_OUTPUT_POST_MULTIPLIER) << 8;
@@ -101,6 +155,8 @@ static void tpfc_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_ma
 	t->out_zp = nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP);
 	t->in_zp = nbg_cmd_tp(cmd, NBG_TPF_IN_ZP);
 	t->w_zp = (uint32_t)nbg_weights_op_zero_point(wo);
+	if (!tpfc_types_ok(s, cmd, cop, t))
+		return;
 	uint64_t macs = (uint64_t)t->nin * t->nout;
 	if (macs > NBG_CPU_MAX_MACS) {
 		nbg_cpu_refuse(s, "work-limit", "%llu multiply-accumulates, above the limit of %llu",
@@ -141,7 +197,8 @@ static void tpfc_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_ma
 /* The sum is over (w - w_zp) x (in - in_zp): the stored bias carries no
  * correction for in_zp (doc/cpu-backend.md, "TP fully connected layers");
  * the accumulator is 64-bit, the requantization nbg_cpu_requant's with the
- * scale (2^15 + m) / 2^(15 + shift). */
+ * scale (2^15 + m) / 2^(15 + shift).  int8: the codes and inputs two's
+ * complement, zero points 0, saturated to -128..127 (nbg_cpu_requant_s8). */
 static int tpfc_run(const cpu_op *op, uint8_t *const *buf)
 {
 	const cpu_tpfc *t = &op->u.tpfc;
@@ -149,6 +206,16 @@ static int tpfc_run(const cpu_op *op, uint8_t *const *buf)
 	uint8_t *out = buf[t->out_region] + t->out_base;
 	int32_t wz = (int32_t)t->w_zp, iz = (int32_t)t->in_zp;
 
+	if (t->s8) {
+		for (uint32_t o = 0; o < t->nout; o++) {
+			const uint8_t *w = t->codes + (size_t)o * t->nin;
+			int64_t acc = t->bias[o];
+			for (uint32_t i = 0; i < t->nin; i++)
+				acc += (int64_t)(int8_t)w[i] * (int8_t)in[(uint64_t)i * t->in_step];
+			out[o] = nbg_cpu_requant_s8(acc, t->mantissa, t->exponent, 0, 0);
+		}
+		return 0;
+	}
 	for (uint32_t o = 0; o < t->nout; o++) {
 		const uint8_t *w = t->codes + (size_t)o * t->nin;
 		int64_t acc = t->bias[o];
