@@ -340,7 +340,8 @@ int nbg_cpu_conv_fast(const cpu_conv *cv, const uint8_t *in, uint8_t *planes)
 	/* chunks of whole blocks (a block's input read once for its groups),
 	 * unless the blocks are too few to give each thread several: a 7x7
 	 * output is one block, which would run on one thread */
-	uint64_t items = j.g.blocks * j.groups, grain = j.groups, least = items / (8 * (uint64_t)(cv->threads ? cv->threads : 1));
+	uint64_t items = j.g.blocks * j.groups, grain = j.groups;
+	uint64_t least = items / (8 * (uint64_t)(cv->threads ? cv->threads : 1));
 	grain = grain < least ? grain : least ? least : 1;
 	if (ok)
 		nbg_cpu_parallel(cv->threads, items, grain, run_items, &j);
