@@ -30,6 +30,8 @@ pkgs="build-essential meson ninja-build pkg-config libssl-dev libdeflate-dev zli
 [ $web = 0 ] || pkgs="$pkgs emscripten make dpkg-dev chromium"
 # node and npm from elsewhere (nodesource) do as well as Debian's
 [ $web = 0 ] || command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
@@ -37,10 +39,37 @@ for p in $pkgs; do
 done
 if [ -n "$missing" ]; then
 	echo "installing:$missing"
-	SUDO=""
-	[ "$(id -u)" -eq 0 ] || SUDO=sudo
 	$SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+fi
+
+# The face photograph test cpu-int16 runs the v2 files on (meson option
+# face_image, doc/testing.md): the NASA astronaut portrait (public domain)
+# Debian ships as skimage/data/astronaut.png in python3-skimage.  Installing
+# that package pulls some 160 others: its .deb alone is downloaded (apt-get
+# download, into a temporary directory), that one file extracted and checked
+# against its SHA-256 (as tests/tc_face.py pins it), and kept in
+# /var/cache/nbgkit, outside the source tree, for every clone and build
+# directory.  Optional: when it fails, the test skips those checks and says
+# why (a run with CI=true or NBG_REQUIRE_CORPUS=1 fails instead).
+face=/var/cache/nbgkit/astronaut.png
+face_in_deb=./usr/lib/python3/dist-packages/skimage/data/astronaut.png
+face_sha=88431cd9653ccd539741b555fb0a46b61558b301d4110412b5bc28b5e3ea6cb5
+if [ ! -f "$face" ]; then
+	tmp=$(mktemp -d)
+	# the package lists may be empty on a fresh machine that needed no
+	# install above: one update, then the download again
+	(cd "$tmp" && apt-get download -qq python3-skimage >/dev/null 2>&1) ||
+		$SUDO apt-get update -qq || true
+	if (cd "$tmp" && { ls python3-skimage_*.deb >/dev/null 2>&1 || apt-get download -qq python3-skimage; } &&
+		dpkg-deb --fsys-tarfile python3-skimage_*.deb | tar -x "$face_in_deb") &&
+		echo "$face_sha  $tmp/$face_in_deb" | sha256sum -c --status; then
+		$SUDO mkdir -p "$(dirname "$face")"
+		$SUDO cp "$tmp/$face_in_deb" "$face"
+	else
+		echo "note: $face could not be extracted from python3-skimage; cpu-int16 will skip its face checks"
+	fi
+	rm -rf "$tmp"
 fi
 
 # The Kaitai Struct compiler (JavaScript, from npm; no dependencies) for the

@@ -164,6 +164,19 @@ static void spin_pause(void)
 #endif
 }
 
+/* Locks mu, which its holder keeps for a few instructions: tried while
+ * watching before sleeping on it (a sleeper's wake-up costs its holder a
+ * system call and the sleeper the kernel's latency). */
+static void lock_soon(pthread_mutex_t *mu)
+{
+	for (unsigned i = 0; i < 1024; i++)
+		if (!pthread_mutex_trylock(mu))
+			return;
+		else
+			spin_pause();
+	pthread_mutex_lock(mu);
+}
+
 /* Waits (p->mu unlocked) until an operation after `seen` is posted or
  * CPU_SPIN_NS pass. */
 static void spin_for(cpu_pool *p, uint64_t seen)
@@ -189,15 +202,15 @@ static void *worker(void *arg)
 		cpu_work *w = p->job;
 		seen = p->gen;
 		p->seats--;
-		p->busy++;
+		__atomic_add_fetch(&p->busy, 1, __ATOMIC_RELAXED); /* read unlocked by a watching caller */
 		pthread_mutex_unlock(&p->mu);
 		run_chunks(w);
-		pthread_mutex_lock(&p->mu);
-		if (!--p->busy && !p->job)
+		lock_soon(&p->mu);
+		if (!__atomic_sub_fetch(&p->busy, 1, __ATOMIC_RELEASE) && !p->job)
 			pthread_cond_signal(&p->idle);
 		pthread_mutex_unlock(&p->mu);
 		spin_for(p, seen);
-		pthread_mutex_lock(&p->mu);
+		lock_soon(&p->mu);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
@@ -286,9 +299,21 @@ static int pool_run(cpu_work *w)
 	pthread_cond_broadcast(&p->wake);
 	pthread_mutex_unlock(&p->mu);
 	run_chunks(w);
-	pthread_mutex_lock(&p->mu);
+	lock_soon(&p->mu);
 	p->job = NULL; /* a worker waking now finds nothing */
 	p->seats = 0;
+	pthread_mutex_unlock(&p->mu);
+	/* the chunks in flight are short: watch for their end, as a worker
+	 * watches for the next operation, before sleeping (a sleeping
+	 * thread's wake-up took tens of microseconds here, as long as a
+	 * small operation's chunks) */
+	uint64_t until = now_ns() + CPU_SPIN_NS;
+	for (unsigned i = 1; __atomic_load_n(&p->busy, __ATOMIC_ACQUIRE); i++)
+		if (i % 256 == 0 && now_ns() > until)
+			break;
+		else
+			spin_pause();
+	pthread_mutex_lock(&p->mu);
 	while (p->busy)
 		pthread_cond_wait(&p->idle, &p->mu);
 	pthread_mutex_unlock(&p->mu);

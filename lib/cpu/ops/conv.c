@@ -646,20 +646,35 @@ static int conv_planes32(const cpu_conv *cv, const uint8_t *in, uint8_t *planes)
 	return 0;
 }
 
+/* What gather_range reads and writes. */
+typedef struct conv_gather {
+	const cpu_conv *cv;
+	const uint8_t *in;
+	uint8_t *g;
+} conv_gather;
+
+/* Channels [lo, hi) of the input image as planes [z][y][x]. */
+static void gather_range(void *ctx, uint64_t lo, uint64_t hi)
+{
+	const conv_gather *c = ctx;
+	const cpu_conv *cv = c->cv;
+	for (uint64_t z = lo; z < hi; z++) {
+		uint8_t *d = c->g + z * cv->in_x * cv->in_y;
+		for (uint32_t y = 0; y < cv->in_y; y++, d += cv->in_x)
+			nbg_cpu_ring_read(d, c->in, cv->in_base + z * cv->in_slice + (uint64_t)y * cv->in_row, cv->in_x,
+					  cv->in_xstep, cv->in_ring_lo, cv->in_ring_size);
+	}
+}
+
 /* The input image as planes [z][y][x], read at the strides, pixel step and
  * circular buffer the plan set (an interleaved input record, a ring of
- * rows); NULL when out of memory. */
+ * rows), a channel at a time on the threads; NULL when out of memory. */
 static uint8_t *gather_input(const cpu_conv *cv, const uint8_t *in)
 {
-	uint8_t *g = malloc((size_t)cv->in_x * cv->in_y * cv->in_z);
-	uint8_t *d = g;
-	for (uint32_t z = 0; g && z < cv->in_z; z++)
-		for (uint32_t y = 0; y < cv->in_y; y++) {
-			uint64_t a = cv->in_base + (uint64_t)z * cv->in_slice + (uint64_t)y * cv->in_row;
-			nbg_cpu_ring_read(d, in, a, cv->in_x, cv->in_xstep, cv->in_ring_lo, cv->in_ring_size);
-			d += cv->in_x;
-		}
-	return g;
+	conv_gather c = { cv, in, malloc((size_t)cv->in_x * cv->in_y * cv->in_z) };
+	if (c.g)
+		nbg_cpu_parallel(cv->threads, cv->in_z, 1, gather_range, &c);
+	return c.g;
 }
 
 /* The bytes nbg_cpu_conv_run allocates: the gathered input (an
@@ -697,6 +712,68 @@ static uint64_t conv_work(const cpu_conv *cv)
 		macs = nbg_cpu_add_sat(macs, nbg_cpu_mul_sat(cv->in_z, g.plane));
 	}
 	return nbg_cpu_add_sat(macs, conv_scratch(cv));
+}
+
+/* What conv_emit_range reads and writes. */
+typedef struct conv_emit {
+	const cpu_conv *cv;
+	const uint8_t *planes;
+	uint8_t *stage, *out;
+} conv_emit;
+
+/* Channels [lo, hi) of the planes pooled into the stage (without pooling
+ * the stage is the planes) and copied into the output. */
+static void conv_emit_range(void *ctx, uint64_t lo, uint64_t hi)
+{
+	const conv_emit *e = ctx;
+	const cpu_conv *cv = e->cv;
+	size_t plane_out = (size_t)cv->out_x * cv->out_y;
+	uint8_t *stage = e->stage, *out = e->out;
+	for (uint64_t o = lo; o < hi; o++) {
+		const uint8_t *plane = e->planes + o * plane_out;
+		uint8_t *dst = stage + (size_t)o * cv->pool_x * cv->pool_y;
+		uint8_t flip = cv->sgn ? 0x80 : 0;
+		for (uint32_t py = 0; py < cv->pool_y && cv->pooling; py++) {
+			/* the window's rows (its first always in the plane: pool_y is
+			 * at most (out_y + 1) / 2), the second NULL past the edge */
+			const uint8_t *r0 = plane + (size_t)(2 * py) * cv->out_x;
+			const uint8_t *r1 = 2 * py + 1 < cv->out_y ? r0 + cv->out_x : NULL;
+			uint8_t *d = dst + (size_t)py * cv->pool_x;
+			for (uint32_t px = 0; px < cv->pool_x; px++) {
+				uint32_t x = 2 * px;
+				if (cv->pooling == 3) { /* first pixel of the 2x2 window */
+					d[px] = r0[x];
+					continue;
+				}
+				/* max over the 2x2 window, clipped at the edge (a pixel past
+				 * it takes no part); int8 compared by value: its bytes with
+				 * the sign bit flipped */
+				uint8_t v = r0[x] ^ flip, b;
+				int two = x + 1 < cv->out_x;
+				b = two ? r0[x + 1] ^ flip : 0;
+				v = b > v ? b : v;
+				b = r1 ? r1[x] ^ flip : 0;
+				v = b > v ? b : v;
+				b = r1 && two ? r1[x + 1] ^ flip : 0;
+				v = b > v ? b : v;
+				d[px] = v ^ flip;
+			}
+		}
+		/* rows one after the other in the output as in the stage: one
+		 * copy a channel */
+		if (!cv->out_ring_size && cv->out_row == cv->pool_x) {
+			memcpy(out + cv->out_base + o * cv->out_slice, dst, (size_t)cv->pool_y * cv->pool_x);
+			continue;
+		}
+		for (uint32_t py = 0; py < cv->pool_y; py++) {
+			uint64_t a = cv->out_base + o * cv->out_slice + py * cv->out_row;
+			const uint8_t *src = dst + (size_t)py * cv->pool_x;
+			if (!cv->out_ring_size)
+				memcpy(out + a, src, cv->pool_x);
+			else
+				nbg_cpu_ring_write(out, src, a, cv->pool_x, cv->out_ring_lo, cv->out_ring_size);
+		}
+	}
 }
 
 int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
@@ -748,50 +825,15 @@ int nbg_cpu_conv_run(const cpu_conv *cv, uint8_t *const *buf)
 			conv_channel(cv, in, cv->add.on ? buf[cv->add.region] : NULL, o, acc,
 				     planes + o * plane_out);
 	}
-	for (uint32_t o = 0; o < cv->out_z; o++) {
-		const uint8_t *plane = planes + o * plane_out;
-		uint8_t *dst = stage + (size_t)o * cv->pool_x * cv->pool_y;
-		if (cv->pooling == 0) /* the written image is the plane, in place */
-			continue;
-		for (uint32_t py = 0; py < cv->pool_y; py++)
-			for (uint32_t px = 0; px < cv->pool_x; px++) {
-				uint8_t v;
-				if (cv->pooling == 0) {
-					v = plane[(size_t)py * cv->out_x + px];
-				} else if (cv->pooling == 3) { /* first pixel of the 2x2 window */
-					v = plane[(size_t)(2 * py) * cv->out_x + 2 * px];
-				} else { /* max over the 2x2 window, clipped at the edge; int8
-					  * compared by value: its bytes with the sign bit flipped */
-					uint8_t flip = cv->sgn ? 0x80 : 0;
-					v = 0;
-					for (uint32_t dy = 0; dy < 2; dy++)
-						for (uint32_t dx = 0; dx < 2; dx++) {
-							uint32_t y = 2 * py + dy, x = 2 * px + dx;
-							uint8_t b = y < cv->out_y && x < cv->out_x ?
-								    plane[(size_t)y * cv->out_x + x] ^ flip : 0;
-							v = b > v ? b : v;
-						}
-					v ^= flip;
-				}
-				dst[(size_t)py * cv->pool_x + px] = v;
-			}
-	}
-	/* rows one after the other in the output as in the stage: one copy a
-	 * channel */
-	int rows = !cv->out_ring_size && cv->out_row == cv->pool_x;
-	for (uint32_t o = 0; o < cv->out_z && rows; o++)
-		memcpy(out + cv->out_base + (uint64_t)o * cv->out_slice, stage + (size_t)o * cv->pool_y * cv->pool_x,
-		       (size_t)cv->pool_y * cv->pool_x);
-	for (uint32_t o = 0; o < cv->out_z && !rows; o++)
-		for (uint32_t py = 0; py < cv->pool_y; py++) {
-			uint64_t a = cv->out_base + o * cv->out_slice + py * cv->out_row;
-			const uint8_t *src = stage + ((size_t)o * cv->pool_y + py) * cv->pool_x;
-			if (!cv->out_ring_size) {
-				memcpy(out + a, src, cv->pool_x);
-				continue;
-			}
-			nbg_cpu_ring_write(out, src, a, cv->pool_x, cv->out_ring_lo, cv->out_ring_size);
-		}
+	/* the pooling and the copy into the output, a channel at a time: on
+	 * the threads where no two channels write the same byte (the rows
+	 * within their slice; through a ring, every channel's bytes within
+	 * one lap of it) */
+	conv_emit e = { cv, planes, stage, out };
+	uint64_t span = (uint64_t)(cv->pool_y - 1) * cv->out_row + cv->pool_x;
+	uint64_t all = nbg_cpu_add_sat(nbg_cpu_mul_sat(cv->out_z - 1, cv->out_slice), span);
+	int apart = cv->out_row >= cv->pool_x && cv->out_slice >= span && (!cv->out_ring_size || all <= cv->out_ring_size);
+	nbg_cpu_parallel(apart ? cv->threads : 1, cv->out_z, 1, conv_emit_range, &e);
 	nbg_cpu_scratch_give(planes);
 	nbg_cpu_scratch_give(stage != planes ? stage : NULL);
 	free(acc);

@@ -91,11 +91,13 @@ static void quad_row(const uint8_t *const r[4], uint8_t *d, uint64_t n, uint8_t 
 			d[x * 4 + i] = r[i] ? r[i][x] ^ flip : fill;
 }
 
-/* What pack_lanes reads and writes: the job, the input, the image. */
+/* What pack_lanes reads and writes: the job, the input, the image, and
+ * the bands each lane's rows are cut into (items: lane x bands + band). */
 typedef struct cpu_pack {
 	const cpu_conv_job *j;
 	const uint8_t *in;
 	uint8_t *img;
+	uint64_t bands;
 } cpu_pack;
 
 /* One row of positions [a, e) of a lane from its channels' input rows r
@@ -114,12 +116,13 @@ static void pack_row(const cpu_conv_job *j, const uint8_t *const r[4], uint8_t *
 			d16[x * 2 + i] = (int16_t)(r[i] ? nbg_cpu_conv_val(cv, r[i][x - a]) - (int32_t)cv->in_zp : 0);
 }
 
-/* The input into the job's layout: lanes [lo, hi) (pairs or quads of
- * input channels), each its own part of the image, 4 bytes a position;
- * at each position of the wide planes whose input row and column exist,
- * x - in_zp (int16 pairs) or u (8-bit quads: the byte, int8 data plus
- * 128); elsewhere (the border, the plane's tail, a missing channel) the
- * value x = in_zp takes (int16 0, 8-bit c). */
+/* The input into the job's layout: items [lo, hi), each a band of rows of
+ * a lane (a pair or quad of input channels, its own part of the image, 4
+ * bytes a position; the last band also the plane's tail); at each
+ * position of the wide planes whose input row and column exist, x - in_zp
+ * (int16 pairs) or u (8-bit quads: the byte, int8 data plus 128);
+ * elsewhere (the border, the plane's tail, a missing channel) the value
+ * x = in_zp takes (int16 0, 8-bit c). */
 static void pack_lanes(void *ctx, uint64_t lo, uint64_t hi)
 {
 	const cpu_pack *pk = ctx;
@@ -134,9 +137,11 @@ static void pack_lanes(void *ctx, uint64_t lo, uint64_t hi)
 	 * the input as in the layout (no border columns, the input's rows
 	 * as long as the wide ones: a 1x1 convolution's): one run */
 	int run = a == 0 && e == wide && cv->in_row == wide && cv->x_off == 0;
-	for (uint64_t l = lo; l < hi; l++) {
+	for (uint64_t it = lo; it < hi; it++) {
+		uint64_t l = it / pk->bands, band = it % pk->bands;
+		uint64_t y = rows * band / pk->bands, y_end = rows * (band + 1) / pk->bands;
 		uint8_t *plane = pk->img + l * j->g.plane * 4;
-		for (uint64_t y = 0; y < rows;) {
+		while (y < y_end) {
 			uint8_t *d = plane + y * wide * 4;
 			int64_t iy = (int64_t)y + cv->y_off;
 			if (iy < 0 || iy >= (int64_t)cv->in_y || a == e) {
@@ -145,7 +150,7 @@ static void pack_lanes(void *ctx, uint64_t lo, uint64_t hi)
 				continue;
 			}
 			uint64_t span = 1;
-			while (run && y + span < rows && iy + (int64_t)span < (int64_t)cv->in_y)
+			while (run && y + span < y_end && iy + (int64_t)span < (int64_t)cv->in_y)
 				span++;
 			const uint8_t *r[4] = { NULL, NULL, NULL, NULL };
 			for (uint64_t i = 0; i < width; i++) {
@@ -159,7 +164,8 @@ static void pack_lanes(void *ctx, uint64_t lo, uint64_t hi)
 			pack_row(j, r, d, a, a + span * (e - a));
 			y += span;
 		}
-		memset(plane + rows * wide * 4, fill, (size_t)((j->g.plane - rows * wide) * 4));
+		if (band + 1 == pk->bands)
+			memset(plane + rows * wide * 4, fill, (size_t)((j->g.plane - rows * wide) * 4));
 	}
 }
 
@@ -287,10 +293,16 @@ static int lay_out(cpu_conv_job *j, const uint8_t *in, void *mem[2])
 		pack_weights(cv, j->path, mem[1]);
 	}
 	uint64_t kk = (uint64_t)cv->k * cv->k, lanes = j->path->width == 4 ? j->quads : j->pairs;
-	cpu_pack pk = { j, in, mem[0] = nbg_cpu_scratch_take((size_t)(lanes * j->g.plane * 4)) };
+	/* a lane's rows cut into bands where the lanes are too few to give
+	 * each thread several (an image of 3 channels is one lane) */
+	uint64_t rows = (uint64_t)cv->out_y + cv->k - 1, bands = 1;
+	if (cv->threads > 1 && lanes < 4 * (uint64_t)cv->threads)
+		bands = (4 * (uint64_t)cv->threads + lanes - 1) / lanes;
+	bands = bands < rows ? bands : rows;
+	cpu_pack pk = { j, in, mem[0] = nbg_cpu_scratch_take((size_t)(lanes * j->g.plane * 4)), bands };
 	if (!pk.img)
 		return 0;
-	nbg_cpu_parallel(cv->threads, lanes, 1, pack_lanes, &pk);
+	nbg_cpu_parallel(cv->threads, lanes * bands, 1, pack_lanes, &pk);
 	if (j->path->width == 4) {
 		j->img8 = pk.img;
 		j->wk8 = w;
@@ -326,8 +338,14 @@ int nbg_cpu_conv_fast(const cpu_conv *cv, const uint8_t *in, uint8_t *planes)
 	j.groups = ((uint64_t)cv->out_z + path->grp - 1) / path->grp;
 	void *mem[2] = { NULL, NULL };
 	int ok = lay_out(&j, in, mem);
+	/* chunks of whole blocks (a block's input read once for its groups),
+	 * unless the blocks are too few to give each thread several: a 7x7
+	 * output is one block, which would run on one thread */
+	uint64_t items = j.g.blocks * j.groups, grain = j.groups;
+	uint64_t least = items / (8 * (uint64_t)(cv->threads ? cv->threads : 1));
+	grain = grain < least ? grain : least ? least : 1;
 	if (ok)
-		nbg_cpu_parallel(cv->threads, j.g.blocks * j.groups, j.groups, run_items, &j);
+		nbg_cpu_parallel(cv->threads, items, grain, run_items, &j);
 	nbg_cpu_scratch_give(mem[0]);
 	free(mem[1]);
 	return ok ? 1 : -1;

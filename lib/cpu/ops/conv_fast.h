@@ -89,7 +89,7 @@ CPU_HIDDEN const cpu_conv_path *nbg_cpu_conv_path(void);
  * thread (cpu_conv.threads): starting threads and waiting for a core
  * would cost more than they save (some 0.3 ms of one core on the
  * vector paths). */
-#define CPU_THREAD_MACS ((uint64_t)1 << 26)
+#define CPU_THREAD_MACS ((uint64_t)1 << 22)
 
 /* Runs a convolution the plan gave the 32-bit kernels (acc32, no fused
  * addition) on cv->path (NULL: the process's) and cv->threads threads into

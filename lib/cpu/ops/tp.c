@@ -28,6 +28,7 @@
 #include "common/half.h"
 #include "cpu/budget.h"
 #include "cpu/cpu_internal.h"
+#include "cpu/ops/conv_fast.h"
 #include "cpu/ops/tp.h"
 #include "cpu/ring.h"
 
@@ -35,6 +36,12 @@
  * is refused: the planner walks the loops once, so this bounds the plan as
  * well as the run (the corpus's largest TP operation reads under 2^23). */
 #define TP_MAX_WORK (1ull << 24)
+
+/* From this much work a walk whose slices write distinct elements cuts
+ * them across the plan's threads (some 15 microseconds of a core on the
+ * runs of tp_span: a worker watching for the next operation takes it at
+ * once; a model's operations follow one another within microseconds). */
+#define TP_THREAD_WORK (1ull << 15)
 
 /* The output loop counter (the offset from out_base it points to). */
 typedef struct tp_counter {
@@ -138,22 +145,133 @@ static void tp_store(const cpu_tp *t, uint8_t *out, uint64_t off, uint8_t v)
 	out[nbg_cpu_ring_at(a + 1, t->out_ring_lo, t->out_ring_size)] = (uint8_t)(h >> 8);
 }
 
-/*
- * The walk: with in and out, computes and writes every element (in points
- * at in_base, out at the output region, written at out_base + the counter's
- * offset through the output's ring); without, only the largest output
- * offset (*hi) and, with mark, a 1 at mark[offset] for every element's
- * counter offset (mark holds the largest + 1).
- */
-static void tp_walk_marks(const cpu_tp *t, const uint8_t *in, uint8_t *out, uint64_t *hi, uint8_t *mark)
+/* The counter's first digit whose count is not 1 (a digit counting to 1
+ * carries at every step and stays 0), 6 when there is none. */
+static int tp_first_digit(const cpu_tp *t)
+{
+	int f = 0;
+	while (f < 6 && t->count[f] == 1)
+		f++;
+	return f;
+}
+
+/* From output ox of a tile row, the counter steps that advance digit f
+ * alone (no row end, no carry out of d[f]; f: tp_first_digit, 6: none). */
+static uint64_t tp_steps(const cpu_tp *t, const tp_counter *c, int f, uint32_t ox, uint32_t nx)
+{
+	if (f == 6)
+		return 0;
+	uint64_t nf = t->count[f] ? t->count[f] : 65536, r = nx - 1 - ox, room = nf - 1 - c->d[f];
+	return r < room ? r : room;
+}
+
+/* A run of a copy's (or a table's) elements from output ox of a tile row,
+ * each followed by such a step, whose pixels all lie in the image, at x,
+ * y: its length, 0 when under 2. */
+static uint32_t tp_run_length(const cpu_tp *t, const tp_counter *c, int f, uint32_t ox, uint32_t nx, int64_t x,
+			      int64_t y)
+{
+	if (t->pool || y < 0 || y >= t->y_size || x < 0 || x >= t->x_size)
+		return 0;
+	uint64_t r = tp_steps(t, c, f, ox, nx), in = (uint64_t)(t->x_size - x);
+	r = r < in ? r : in;
+	return r > 1 ? (uint32_t)r : 0;
+}
+
+/* r elements of a run from the pixels at src, the first at the counter's
+ * offset off, each `inc` after the one before: consecutive bytes through
+ * the output's ring where inc is 1, else one at a time. */
+static void tp_span(const cpu_tp *t, const uint8_t *src, uint8_t *out, uint64_t off, uint32_t r, uint64_t inc)
+{
+	int mapped = (t->lut || t->scaled) && !t->f16_out; /* into fp16: tp_store's half[v] */
+	if (t->f16_out || inc != 1) {
+		for (uint32_t i = 0; i < r; i++)
+			tp_store(t, out, off + i * inc, mapped ? t->map[src[i]] : src[i]);
+		return;
+	}
+	if (!mapped) {
+		nbg_cpu_ring_write(out, src, t->out_base + off, r, t->out_ring_lo, t->out_ring_size);
+		return;
+	}
+	uint8_t v[256];
+	for (uint32_t at = 0, n; at < r; at += n) {
+		n = r - at < sizeof(v) ? r - at : (uint32_t)sizeof(v);
+		for (uint32_t i = 0; i < n; i++)
+			v[i] = t->map[src[at + i]];
+		nbg_cpu_ring_write(out, v, t->out_base + off + at, n, t->out_ring_lo, t->out_ring_size);
+	}
+}
+
+/* What a walk does: with in and out, computes and writes every element of
+ * slices [z0, z1) (in points at in_base, out at the output region, written
+ * at out_base + the counter's offset through the output's ring; z0 > 0
+ * only where the plan found the slices even, the counter then starting at
+ * z0 x t->slice_step); without, over every slice, the largest output
+ * offset (hi), whether each slice's offsets all lie above every earlier
+ * slice's (apart: the slices write distinct elements) and whether the
+ * counter's digits are all 0 again after the first slice (even: each
+ * slice then starts step further than the one before), or, with mark, a
+ * 1 at mark[offset] for every element's counter offset (mark holds the
+ * largest + 1). */
+typedef struct tp_pass {
+	const uint8_t *in;
+	uint8_t *out;
+	uint32_t z0, z1;
+	uint64_t hi;
+	int apart, even;
+	uint64_t step;
+	uint8_t *mark;
+} tp_pass;
+
+/* The counter's steps over one tile row of nx elements, the pixels from
+ * (x0, y) of the slice at zoff: w->out written where z is one of its
+ * slices, the offsets' extremes where it has no out nor mark. */
+static void tp_row(const cpu_tp *t, tp_pass *w, tp_counter *c, int f, int write, int64_t x0, int64_t y,
+		   uint64_t zoff, uint32_t nx, int tile_end, uint64_t *lo, uint64_t *top)
+{
+	for (uint32_t ox = 0; ox < nx; ox++) {
+		uint64_t r = write ? tp_run_length(t, c, f, ox, nx, x0 + ox, y) : w->mark ? 0 : tp_steps(t, c, f, ox, nx);
+		if (r > 1) {
+			if (write)
+				tp_span(t, w->in + zoff + (uint64_t)y * t->stride + (uint64_t)(x0 + ox), w->out, c->off,
+					(uint32_t)r, t->inc[f]);
+			else if (!w->out) {
+				*lo = c->off < *lo ? c->off : *lo;
+				*top = c->off + (r - 1) * t->inc[f] > *top ? c->off + (r - 1) * t->inc[f] : *top;
+			}
+			c->off += r * t->inc[f];
+			c->d[f] += (uint32_t)r;
+			ox += (uint32_t)r - 1;
+			continue;
+		}
+		if (write)
+			tp_store(t, w->out, c->off, tp_element(t, w->in, x0 + (int64_t)ox * t->ps, y, zoff));
+		else if (w->mark)
+			w->mark[c->off] = 1;
+		else if (!w->out) {
+			*lo = c->off < *lo ? c->off : *lo;
+			*top = c->off > *top ? c->off : *top;
+		}
+		tp_advance(t, c, ox + 1 == nx, ox + 1 == nx && tile_end);
+	}
+}
+
+static void tp_walk_pass(const cpu_tp *t, tp_pass *w)
 {
 	uint64_t ntx = tp_tiles(t->wx0, t->wx1, t->tile_xinc, t->pw);
 	uint64_t nty = tp_tiles(t->wy0, t->wy1, t->tile_yinc, t->ph);
 	tp_counter c;
 	memset(&c, 0, sizeof(c));
-	uint64_t top = 0;
-	for (uint32_t z = 0; z < t->z_size; z++) {
-		uint64_t zoff = (uint64_t)z * t->slice;
+	c.off = w->z0 * t->slice_step;
+	uint64_t top = 0, below = 0; /* the largest offset, and the earlier slices' */
+	int f = tp_first_digit(t), write = w->out != NULL;
+	w->apart = 1;
+	for (uint32_t z = w->z0; z < w->z1; z++) {
+		uint64_t zoff = (uint64_t)z * t->slice, lo = UINT64_MAX;
+		if (z == 1 && !write) {
+			w->even = !c.d[0] && !c.d[1] && !c.d[2] && !c.d[3] && !c.d[4] && !c.d[5];
+			w->step = c.off;
+		}
 		for (uint64_t ty = 0; ty < nty; ty++) {
 			int64_t y0 = t->wy0 + (int64_t)(ty * t->tile_yinc);
 			uint32_t ny = tp_outputs(tp_tile_width((int32_t)y0, t->wy1, t->tile_y), t->ph, t->ps);
@@ -162,44 +280,32 @@ static void tp_walk_marks(const cpu_tp *t, const uint8_t *in, uint8_t *out, uint
 				uint32_t nx = tp_outputs(tp_tile_width((int32_t)x0, t->wx1, t->tile_x), t->pw,
 							 t->ps);
 				for (uint32_t oy = 0; oy < ny; oy++)
-					for (uint32_t ox = 0; ox < nx; ox++) {
-						if (out) {
-							uint8_t v = tp_element(t, in, x0 + (int64_t)ox * t->ps,
-									       y0 + (int64_t)oy * t->ps, zoff);
-							tp_store(t, out, c.off, v);
-						}
-						else if (mark)
-							mark[c.off] = 1;
-						else if (c.off > top)
-							top = c.off;
-						tp_advance(t, &c, ox + 1 == nx, ox + 1 == nx && oy + 1 == ny);
-					}
+					tp_row(t, w, &c, f, write, x0, y0 + (int64_t)oy * t->ps, zoff, nx, oy + 1 == ny,
+					       &lo, &top);
 			}
 		}
+		if (z && lo != UINT64_MAX && lo <= below)
+			w->apart = 0;
+		below = top;
 	}
-	if (hi)
-		*hi = top;
-}
-
-static void tp_walk(const cpu_tp *t, const uint8_t *in, uint8_t *out, uint64_t *hi)
-{
-	tp_walk_marks(t, in, out, hi, NULL);
+	w->hi = top;
 }
 
 uint8_t *nbg_cpu_tp_written(const cpu_tp *t, uint64_t *n)
 {
-	uint64_t hi = 0;
-	tp_walk(t, NULL, NULL, &hi);
-	uint8_t *mark = hi < SIZE_MAX ? calloc((size_t)hi + 1, 1) : NULL;
+	tp_pass w = { NULL, NULL, 0, t->z_size, 0, 1, 0, 0, NULL };
+	tp_walk_pass(t, &w);
+	uint64_t hi = w.hi;
+	uint8_t *mark = w.mark = hi < SIZE_MAX ? calloc((size_t)hi + 1, 1) : NULL;
 	if (mark)
-		tp_walk_marks(t, NULL, NULL, NULL, mark);
+		tp_walk_pass(t, &w);
 	*n = mark ? hi + 1 : 0;
 	return mark;
 }
 
 /*
  * What the walk over ntx x nty tiles costs: its loop turns (per slice, per
- * tile row, per tile: tp_walk's loops, which turn even where a tile has no
+ * tile row, per tile: tp_walk_pass's loops, which turn even where a tile has no
  * output) into *turns, its elements into *elements, and the run's work,
  * those turns and every pixel the elements' windows read (saturating).
  */
@@ -561,10 +667,11 @@ static void tp_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_matc
 		}
 		t->in_hi = last - t->in_base;
 	}
-	uint64_t hi = 0;
 	if (!nbg_cpu_plan_spend(p, s, steps, "the walk of its output counter"))
 		return;
-	tp_walk(t, NULL, NULL, &hi);
+	tp_pass w = { NULL, NULL, 0, t->z_size, 0, 1, 0, 0, NULL };
+	tp_walk_pass(t, &w);
+	uint64_t hi = w.hi;
 	if (t->f16_out)
 		hi = 2 * hi + 1; /* the last byte of the last half */
 	if (!tp_ring(p, s, cmd, "output", NBG_TPF_OUT_IMAGE_CIRCULAR_BUF_SIZE,
@@ -579,7 +686,7 @@ static void tp_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_matc
 	}
 	uint64_t osize = p->regions[t->out_region].size;
 	if (t->out_ring_size) {
-		/* hi < 2^57 (tp_walk's digits and steps), the base inside the region */
+		/* hi < 2^57 (the walk's digits and steps), the base inside the region */
 		if (t->out_base + hi - t->out_ring_lo >= 2 * t->out_ring_size) {
 			tp_refuse_lap(s, "output", t->out_base, t->out_base + hi, t->out_ring_lo, t->out_ring_size);
 			return;
@@ -595,6 +702,13 @@ static void tp_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_matc
 	t->overlap = reads && t->in_region == t->out_region &&
 		     (t->in_ring_size || t->out_ring_size ||
 		      (t->in_base + t->in_lo <= t->out_base + hi && t->out_base <= t->in_base + t->in_hi));
+	/* its slices on the threads where they write distinct elements, at
+	 * distinct bytes of the ring (the output's span within it), and each
+	 * slice's counter starts slice_step after the one before */
+	int apart = w.apart && (!t->out_ring_size || hi < t->out_ring_size);
+	t->slice_step = w.even ? w.step : 0;
+	t->threads = apart && w.even && t->z_size > 1 && t->work >= TP_THREAD_WORK ?
+			     (uint32_t)p->totals.limits.threads : 1;
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 	op->kind = CPU_OP_TP;
@@ -604,6 +718,20 @@ static uint64_t tp_scratch(const cpu_tp *t)
 {
 	/* the input's bytes in order, read through its ring */
 	return t->overlap || t->in_ring_size ? t->in_hi + 1 : 0;
+}
+
+/* The walk's slices [lo, hi) (ctx: the run's tp_pass, t after it). */
+typedef struct tp_job {
+	const cpu_tp *t;
+	const uint8_t *in;
+	uint8_t *out;
+} tp_job;
+
+static void tp_slices(void *ctx, uint64_t lo, uint64_t hi)
+{
+	const tp_job *j = ctx;
+	tp_pass w = { j->in, j->out, (uint32_t)lo, (uint32_t)hi, 0, 1, 0, 0, NULL };
+	tp_walk_pass(j->t, &w);
 }
 
 static int tp_run(const cpu_op *op, uint8_t *const *buf)
@@ -619,7 +747,8 @@ static int tp_run(const cpu_op *op, uint8_t *const *buf)
 		nbg_cpu_ring_read(copy, buf[t->in_region], t->in_base, n, 1, t->in_ring_lo, t->in_ring_size);
 		in = copy;
 	}
-	tp_walk(t, in, buf[t->out_region], NULL);
+	tp_job j = { t, in, buf[t->out_region] };
+	nbg_cpu_parallel(t->threads, t->z_size, 1, tp_slices, &j);
 	free(copy);
 	return 0;
 }

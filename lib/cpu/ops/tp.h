@@ -44,6 +44,9 @@ typedef struct cpu_tp {
 	 * tp.c; a table: ops/lut.c) */
 	int f16_out;
 	uint16_t half[256];
+	uint32_t threads;               /* the slices cut across this many threads (1: the caller's) */
+	uint64_t slice_step;            /* with threads > 1: the counter's offset at each slice's start,
+					 * a multiple of it (its digits all 0) */
 } cpu_tp;
 
 /* A TP fully connected layer: coefficients read through
