@@ -272,14 +272,19 @@ def scale_of(target, f):
 
 
 def requant(acc, f, target):
-    """acc * scale rounded half away from zero, + zp, ReLU, uint8
-    saturation; Python integers, no float."""
+    """acc * scale rounded as the command's rounding_mode says (0 half
+    away from zero, 1 half to even), + zp, ReLU, uint8 saturation;
+    Python integers, no float."""
     m, shift = scale_of(target, f)
+    mode = f.get("rounding_mode", 0)
+    assert mode in (0, 1), mode
     out = []
     for a in acc:
         p = int(a) * m
         mag = abs(p)
-        q = (mag + (1 << (shift - 1))) >> shift
+        q, r = divmod(mag, 1 << shift)
+        if 2 * r > 1 << shift or (2 * r == 1 << shift and (mode == 0 or q % 2)):
+            q += 1
         q = -q if p < 0 else q
         q += f.get("out_zero_point", 0)
         if f.get("relu", 0):

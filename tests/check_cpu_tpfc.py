@@ -16,8 +16,8 @@ references no C code here computes.
 3. Each TP fully connected operation against numpy: the machine's buffers
    before and after it (nbg-cpu-dump) on lenet.dat and synthesized
    variants; numpy computes bias + sum((w - coef_zp) * x), the exact
-   rational product with the scale, rounded half away from zero, plus
-   out_zp, saturated, from the decoded fields alone.  Byte for byte, and no
+   rational product with the scale, rounded per the command's
+   flat_rounding_mode (1 in LeNet: half to even), plus out_zp, saturated, from the decoded fields alone.  Byte for byte, and no
    other byte of any buffer changes.
 4. The whole network against Caffe: the backend runs LeNet up to the
    softmax on lenet.dat and 24 variants (nbg-cpu-dump); the
@@ -110,9 +110,14 @@ def tp_scale(f, signed=True):
     return Fraction(32768 + f["alu_output_post_multiplier"]) / Fraction(2) ** (15 + tp_shift(f, signed))
 
 
-def requant(acc, scale, zp):
+def requant(acc, scale, zp, mode):
+    """acc x scale rounded per flat_rounding_mode (0 half away from zero,
+    1 half to even), + zp, saturated to 0..255."""
+    assert mode in (0, 1), mode
     v = Fraction(int(acc)) * scale
-    r = int(abs(v) + Fraction(1, 2))
+    r, rem = divmod(abs(v.numerator), v.denominator)
+    if 2 * rem > v.denominator or (2 * rem == v.denominator and (mode == 0 or r % 2)):
+        r += 1
     return max(0, min(255, (-r if v < 0 else r) + zp))
 
 
@@ -172,7 +177,8 @@ def reference(op, f, q, b, before, signed=True):
     n = f["in_image_z_size"]
     x = buf[ref["offset"]:ref["offset"] + n * f["in_image_slice"]:f["in_image_slice"]]
     acc = b.astype(np.int64) + (q.astype(np.int64) - f["coef_zp"]) @ (x.astype(np.int64) - f["in_zp"])
-    return np.array([requant(a, tp_scale(f, signed), f["out_zp"]) for a in acc], dtype=np.uint8)
+    return np.array([requant(a, tp_scale(f, signed), f["out_zp"], f["flat_rounding_mode"]) for a in acc],
+                    dtype=np.uint8)
 
 
 # Word 24 of a TP command: alu_output_postshift in bits 10-14, its bits 5-6

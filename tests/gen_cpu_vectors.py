@@ -56,6 +56,28 @@ def round_half_away(x):
     return q if x >= 0 else -q
 
 
+def round_half_even(x):
+    """A Fraction rounded to the nearest integer, halves to the even one."""
+    x = Fraction(x)
+    q, r = divmod(x.numerator, x.denominator)   # floor and remainder, 0 <= r < denominator
+    if 2 * r > x.denominator or (2 * r == x.denominator and q % 2):
+        q += 1
+    return q
+
+
+# The rounding field of the NN (rounding_mode) and TP (flat_rounding_mode)
+# commands, in the vendor's codes: 0 simple rounding (half away from zero),
+# 1 round to nearest, ties to even (doc/cpu-backend.md).  Every generated
+# command holds 1, the corpus's value, unless a case sets another.
+RTNE = 1
+
+
+def round_mode(x, mode):
+    """x rounded as a command whose rounding field is mode (0 or 1) asks."""
+    assert mode in (0, 1), mode
+    return round_half_even(x) if mode else round_half_away(x)
+
+
 def sat8(v):
     return 0 if v < 0 else 255 if v > 255 else int(v)
 
@@ -260,10 +282,10 @@ def conv_direct(img, w, bias, k, x_off, y_off, out_x, out_y, in_zp, w_zp, depthw
     return acc
 
 
-def requant_all(acc, scale, out_zp, relu, int8=False):
+def requant_all(acc, scale, out_zp, relu, int8=False, mode=RTNE):
     q = np.zeros(acc.shape, dtype=np.int64)
     for i, a in np.ndenumerate(acc):
-        v = round_half_away(int(a) * scale) + out_zp
+        v = round_mode(int(a) * scale, mode) + out_zp
         if relu and v < out_zp:
             v = out_zp
         q[i] = sat_s8(v) if int8 else sat8(v)
@@ -321,7 +343,7 @@ def nn_fields(p):
          ("in_image_x_offset", p["x_off"] & 7), ("in_image_x_offset_bit_3", p["x_off"] >> 3 & 1),
          ("in_image_y_offset", p["y_off"] & 7), ("in_image_y_offset_bit_3", p["y_off"] >> 3 & 1),
          ("relu", p["relu"]), ("out_image_x_size", p["out_x"]), ("out_image_y_size", p["out_y"]),
-         ("out_image_z_size", p["out_z"]), ("rounding_mode", 1),
+         ("out_image_z_size", p["out_z"]), ("rounding_mode", p.get("rounding", RTNE)),
          ("in_image_border_const", p["in_zp"]), ("in_image_x_stride", p["in_row"]),
          ("in_image_y_stride", p["in_slice"]), ("out_image_x_stride", p["out_row"]),
          ("out_image_y_stride", p["out_slice"]), ("coef_zero_point", p["w_zp"]),
@@ -392,7 +414,7 @@ def conv_expect(p, img, w, bias, scale):
     """The written image [out_z][py][px] of the convolution p on img."""
     acc = conv_direct(img, w, bias, p["k"], p["x_off"], p["y_off"], p["out_x"], p["out_y"], p["in_zp"],
                       p["w_zp"], p["dw"])
-    q = requant_all(acc, scale, p["out_zp"], p["relu"], p.get("int8", False))
+    q = requant_all(acc, scale, p["out_zp"], p["relu"], p.get("int8", False), p.get("rounding", RTNE))
     return pool_image(q, p["pooling"]), acc
 
 
@@ -428,7 +450,8 @@ def written_dims(p):
 def conv_case(cid, name, seed, in_lo=0, in_hi=256, w_dev=None, bias=None, **kw):
     """A one-operation model: input 0 planar -> NN convolution -> output 0."""
     c = Case(cid, name, "numpy: the direct convolution of doc/cpu-backend.md, requantized exactly "
-             "(Python fractions, half away from zero), then ReLU, saturation and pooling",
+             "(Python fractions, rounded per the command's rounding_mode: %s), then ReLU, saturation and "
+             "pooling" % ("half away from zero" if kw.get("rounding", RTNE) == 0 else "half to even"),
              kw.get("target", 0x1000003B))
     p = conv_params(**kw)
     rs = np.random.RandomState(seed)
@@ -475,6 +498,9 @@ def nn_cases():
         out_zp=100, m=0, e=126, in_row=7, in_slice=38, out_row=7, out_slice=36)
     assert ties(acc, scale) > 10 and (q == 0).any() and (q == 255).any()
     assert any(int(a) < 0 and int(a) % 2 for a in acc.ravel())
+    # the expected bytes tell the two rounding rules apart (rounding half
+    # away from zero fails the case)
+    assert (requant_all(acc, scale, 100, 0, mode=0) != requant_all(acc, scale, 100, 0, mode=1)).sum() > 10
     cases.append(c)
     c, acc, scale, q = conv_case(
         "nn-conv-relu-maxpool",
@@ -528,7 +554,8 @@ def nn_cases():
 
 
 def nn_rounding_cases():
-    """NN rounding_mode 0 (executed as 1 is) and 2 (refused)."""
+    """NN rounding_mode 0 (half away from zero, where 1 is half to even) and
+    2 (refused)."""
     cases = []
     for mode in (0, 2):
         c = conv_case(
@@ -539,8 +566,12 @@ def nn_rounding_cases():
                                                       "" if mode == 0 else ": refused before anything runs"),
             8, in_lo=40, in_hi=81, w_dev=2, bias=[3, 300, -180], in_x=6, in_y=5, kz=2, k=3, out_x=6, out_y=5,
             out_z=3, x_off=-1, y_off=-1, in_zp=60, w_zp=120, out_zp=100, m=0, e=126, in_row=6, in_slice=30,
-            out_row=6, out_slice=30)[0]
-        c.ops[-1]["fields"].append(("rounding_mode", mode))
+            out_row=6, out_slice=30, **({"rounding": 0} if mode == 0 else {}))
+        c, acc, scale = c[0], c[1], c[2]
+        if mode == 0:   # the same data rounded half to even differ at the ties
+            assert (requant_all(acc, scale, 100, 0, mode=0) != requant_all(acc, scale, 100, 0, mode=1)).sum() > 10
+        else:
+            c.ops[-1]["fields"].append(("rounding_mode", mode))
         if mode:
             c.refused = "rounding-mode-unsupported"
             c.source = ("doc/cpu-backend.md, What it executes: rounding_mode 2 and 3 are refused "
@@ -594,7 +625,7 @@ def nn_int8_cases():
 
 
 NUMPY_CONV = ("numpy: the direct convolution of doc/cpu-backend.md, requantized exactly (Python fractions, "
-              "half away from zero), then ReLU, saturation and pooling")
+              "rounding_mode 1: half to even), then ReLU, saturation and pooling")
 INT32_MAX = 2**31 - 1
 # 255 / 2^32 = (1 + 127/128) x 2^-25: the float32 mantissa 0x7f0000, exponent 102
 S255 = (0x7F0000, 102)
@@ -621,7 +652,7 @@ def nn_wide_cases():
              "with kernel deviations (10, 1) and (-10, -1), so the sums pass 2^31 and -2^31 (the 64-bit "
              "path; the requantization's 128-bit branch); the scale 255 / 2^32 puts 2^31 exactly at 127.5, "
              "so each output says on which side of 2^31 its sum lies, and a sum of exactly +-2^31 is a "
-             "tie (half away from zero)", NUMPY_CONV)
+             "tie (rounding_mode 1: to the even code)", NUMPY_CONV)
     rs = np.random.RandomState(8)
     img = rs.randint(0, 256, (2, 3, 4))
     img[:, 0, 0] = (228, 129)     # 10 x 100 + 1 = 1001: the sum is exactly 2^31
@@ -761,7 +792,7 @@ def nn_fc7d_case():
         for x in range(6):
             acc = int(bias[o]) + sum((int(w[o, z, y, 0]) - 128) * (int(img[z, y, x]) - 20)
                                      for z in range(3) for y in range(2))
-            out[o, 0, x] = sat8(round_half_away(acc * scale) + 128)
+            out[o, 0, x] = sat8(round_mode(acc * scale, RTNE) + 128)
     planar_output(c, out, 6, 6)
     return c
 
@@ -785,7 +816,7 @@ def fused_add_try(pooling, seed):
                  ", first-pixel pooling -> 3x2 (the second image read where each pixel is written)"
                  if pooling else ""),
              "numpy: t = clamp(acc x scale, lo, hi) + (b - zp) x scale_b computed exactly (Python "
-             "fractions), rounded half away from zero, plus the output zero point, saturated", 0xE8)
+             "fractions), rounded half to even (rounding_mode 1), plus the output zero point, saturated", 0xE8)
     rs = np.random.RandomState(1400 + 100 * pooling + seed)
     img = rs.randint(60, 141, (3, 4, 6))
     w = 120 + rs.randint(-8, 9, (2, 3, 3, 3))
@@ -818,7 +849,7 @@ def fused_add_try(pooling, seed):
         clamps += t > 50 or t < -60
         t = min(max(t, Fraction(-60)), Fraction(50)) + (int(b_img[o, y, x]) - 133) * Fraction(5, 2)
         ties_seen += t.denominator == 2
-        out[o, y, x] = sat8(round_half_away(t) + 100)
+        out[o, y, x] = sat8(round_mode(t, RTNE) + 100)
     if not (ties_seen and clamps and (out == 0).any() and (out == 255).any()):
         return None
     planar_output(c, out, px, px * py)
@@ -1102,7 +1133,7 @@ def lut_case():
              "between entries decides)",
              "numpy: the functions' values (leaky ReLU, x / 4: linear between entries, so the interpolation "
              "is exact), for the random table the rule of doc/cpu-backend.md in Python fractions; times "
-             "the scale, rounded half away from zero, plus the zero point, saturated")
+             "the scale, rounded half to even (flat_rounding_mode 1), plus the zero point, saturated")
     codes = np.arange(256).reshape(1, 16, 16)
     planar_input(c, codes, 16, 256)
     leaky = lambda x: x if x >= 0 else x / 4
@@ -1116,7 +1147,7 @@ def lut_case():
     rand = [Fraction(0) if w == 0 else v for w, v in zip(words, rand)]
     table = np.frombuffer(b"".join(struct.pack("<I", w) for w in words) + bytes(8), dtype=np.uint8)
     tables.append(("ActivationLayer_2", (table, rand), 1, 18432, -6, 128, 128, random_f))
-    ties_seen = 0
+    ties_seen = away = 0
     for k, (layer, (data, vals), sign, m, sh, in_zp, out_zp, f) in enumerate(tables):
         scale = lut_op(c, layer, data, sign, m, sh, in_zp, out_zp, k)
         out = []
@@ -1127,11 +1158,12 @@ def lut_case():
                 assert v == f(Fraction(d)), (layer, d)   # the rule gives the function itself
             y = v * scale
             ties_seen += y.denominator == 2
-            out.append(sat8(round_half_away(y) + out_zp))
+            out.append(sat8(round_mode(y, RTNE) + out_zp))
+            away += sat8(round_half_away(y) + out_zp) != out[-1]
         if k == 0:
             assert 0 in out and 255 in out
         c.add_output(out, [256])
-    assert ties_seen > 50
+    assert ties_seen > 50 and away > 20   # rounding half away from zero fails the case
     return c
 
 
@@ -1141,7 +1173,7 @@ def lut_swapped_case():
              "words 0x05000000, 0x003f8000; random entries in [0, 1], sign support 0 (the sign put back), "
              "zero points 100 -> 128, scale 100 (the interpolation between entries decides)",
              "numpy: the rule of doc/cpu-backend.md in Python fractions over the entries in index order "
-             "(entry i read at i ^ 512), times the scale, rounded half away from zero, plus the zero point, "
+             "(entry i read at i ^ 512), times the scale, rounded half to even (flat_rounding_mode 1), plus the zero point, "
              "saturated")
     codes = np.arange(256).reshape(1, 16, 16)
     planar_input(c, codes, 16, 256)
@@ -1153,8 +1185,8 @@ def lut_swapped_case():
     table = np.frombuffer(b"".join(struct.pack("<I", w) for w in stored) +
                           struct.pack("<II", 0x05000000, 0x003F8000), dtype=np.uint8)
     scale = lut_op(c, "ActivationLayer", table, 0, 18432, -6, 100, 128, 0)
-    out = [sat8(round_half_away(lut_rule(vals, 0, q - 100) * scale) + 128) for q in range(256)]
-    straight = [sat8(round_half_away(lut_rule([vals[i ^ 512] for i in range(1024)], 0, q - 100) * scale) + 128)
+    out = [sat8(round_mode(lut_rule(vals, 0, q - 100) * scale, RTNE) + 128) for q in range(256)]
+    straight = [sat8(round_mode(lut_rule([vals[i ^ 512] for i in range(1024)], 0, q - 100) * scale, RTNE) + 128)
                 for q in range(256)]
     assert sum(a != b for a, b in zip(out, straight)) > 100   # the order matters
     c.add_output(out, [256])
@@ -1215,8 +1247,8 @@ def tp_int8_case():
              "and shift -3, ties of the negative side; int8 copies with a scale: shift -1 (x 2, saturating) "
              "and multiplier 1.5 with shift 1 (x 0.75, ties of both signs)",
              "numpy: the maximum of each window's int8 values; the table's rule of doc/cpu-backend.md on the "
-             "signed code (the copies: the code times the scale), in Python fractions, rounded half away "
-             "from zero, saturated to -128..127")
+             "signed code (the copies: the code times the scale), in Python fractions, rounded half to "
+             "even (flat_rounding_mode 1), saturated to -128..127")
     rs = np.random.RandomState(26)
     img = rs.randint(-128, 16, (2, 4, 6))
     planar_input(c, s8_bytes(img), 6, 24)
@@ -1245,7 +1277,7 @@ def tp_int8_case():
     for q in range(-128, 128):
         v = lut_rule(vals, 1, q)
         assert v == leaky(Fraction(q))
-        out.append(sat_s8(round_half_away(v * 4)))
+        out.append(sat_s8(round_mode(v * 4, RTNE)))
     assert -128 in out and 127 in out and -10 in out and 17 not in out
     c.add_output(s8_bytes(out), [256])
     # alu_input_preshift 3: the table reads q x 2^-3; shift -3 (scale 8)
@@ -1260,7 +1292,7 @@ def tp_int8_case():
         v = lut_rule(vals, 1, x)
         assert v == leaky(x)
         ties += (v * 8).denominator == 2
-        out.append(sat_s8(round_half_away(v * 8)))
+        out.append(sat_s8(round_mode(v * 8, RTNE)))
     assert ties > 20 and out[128 + 100] == 100 and out[128 - 6] == -2 and out[0] == -32
     c.add_output(s8_bytes(out), [256])
     # copies with a scale: shift -1 (x 2, saturating), and multiplier 1.5 with shift 1 (x 0.75, ties)
@@ -1270,7 +1302,7 @@ def tp_int8_case():
               extra=[("alu_output_post_multiplier", m), ("alu_output_postshift", sh & 31),
                      ("alu_output_postshift_5_6", (sh & 127) >> 5)] + i8)
         scale = Fraction(32768 + m, 32768) * Fraction(2) ** -sh
-        out = [sat_s8(round_half_away(q * scale)) for q in range(-128, 128)]
+        out = [sat_s8(round_mode(q * scale, RTNE)) for q in range(-128, 128)]
         assert (-128 in out and 127 in out) if k == 0 else sum((q * scale).denominator == 2 for q in range(-128, 128)) > 50
         c.add_output(s8_bytes(out), [256])
     return c
@@ -1283,8 +1315,8 @@ def tp_u8_scaled_case():
              "256 codes: in_zp 120, out_zp 0, multiplier 29339, shift 0 (x 1.895, the face detectors' first "
              "concatenation: negative values saturate at 0); in_zp 147, out_zp 0, multiplier 5794, shift -1 "
              "(x 2.354); in_zp 100, out_zp 40, multiplier 16384, shift 1 (x 0.75, ties of both signs)",
-             "numpy: out_zp + (q - in_zp) x (1 + m / 2^15) x 2^-s in Python fractions, rounded half away from "
-             "zero, saturated to 0..255")
+             "numpy: out_zp + (q - in_zp) x (1 + m / 2^15) x 2^-s in Python fractions, rounded half to even "
+             "(flat_rounding_mode 1), saturated to 0..255")
     codes = np.arange(256).reshape(1, 16, 16)
     c.add_input(codes, [256])
     for k, (m, sh, iz, oz) in enumerate(((29339, 0, 120, 0), (5794, -1, 147, 0), (16384, 1, 100, 40))):
@@ -1293,13 +1325,39 @@ def tp_u8_scaled_case():
                    extra=[("alu_output_post_multiplier", m), ("alu_output_postshift", sh & 31),
                           ("alu_output_postshift_5_6", (sh & 127) >> 5), ("in_zp", iz), ("out_zp", oz)])
         scale = Fraction(32768 + m, 32768) * Fraction(2) ** -sh
-        out = [sat8(oz + round_half_away((q - iz) * scale)) for q in range(256)]
+        out = [sat8(oz + round_mode((q - iz) * scale, RTNE)) for q in range(256)]
         if k == 2:
             assert sum(((q - iz) * scale).denominator == 2 for q in range(256)) > 50
         else:
             assert out[0] == 0 and out[iz] == 0 and (k or out[255] == 255)
         c.add_output(out, [256])
     return c
+
+
+def tp_rounding_refused_cases():
+    """A lookup table and a scaled copy with flat_rounding_mode 2 and 3
+    (the vendor's round toward zero and RTNI): refused before anything
+    runs, as the fully connected layers are (doc/cpu-backend.md, "Rounding
+    modes")."""
+    cases = []
+    for kind, mode, rid in (("lookup-table", 2, "tp-lut-unsupported"), ("scaled-copy", 3, "tp-field-unsupported")):
+        c = Case("tp-%s-rounding-mode%d" % (kind, mode),
+                 "a TP uint8 %s (zero points 100 -> 40) with flat_rounding_mode %d (the vendor's %s): refused "
+                 "before anything runs" % ("lookup table of x / 4" if mode == 2 else "scaled copy (x 0.75)", mode,
+                                           "round toward zero" if mode == 2 else "RTNI"),
+                 "doc/cpu-backend.md, Rounding modes: flat_rounding_mode 2 and 3 are refused (%s)" % rid)
+        planar_input(c, np.arange(256).reshape(1, 16, 16), 16, 256)
+        if mode == 2:
+            lut_op(c, "ActivationLayer", lut_table(lambda x: x / 4, 0, False)[0], 0, 0, 0, 100, 40, 0)
+        else:
+            tp_op(c, "ConcatLayer", 16, 16, 1, 16, 256, (0, 0, 15, 15), (16, 16, 16, 16), [(16, 1), (16, 16)],
+                  extra=[("alu_output_post_multiplier", 16384), ("alu_output_postshift", 1), ("in_zp", 100),
+                         ("out_zp", 40)])
+        c.ops[-1]["fields"].append(("flat_rounding_mode", mode))
+        c.refused = rid
+        c.add_output(np.zeros(256, np.uint8), [256])
+        cases.append(c)
+    return cases
 
 
 def tpfc_acc(w, x, w_zp, in_zp):
@@ -1330,8 +1388,8 @@ def tpfc_layer(c, w, bias, w_zp, in_zp, out_zp, shift, step, map_seed, dtype=0, 
     field_addr(op, "alu_load_pwl_lut_address", MISC_DYNA_GENERIC, s, 0)
 
 
-def tpfc_out(acc, bias, out_zp, shift):
-    return [sat8(round_half_away((int(b) + a) * Fraction(1, 2 ** shift)) + out_zp) for a, b in zip(acc, bias)]
+def tpfc_out(acc, bias, out_zp, shift, mode=RTNE):
+    return [sat8(round_mode((int(b) + a) * Fraction(1, 2 ** shift), mode) + out_zp) for a, b in zip(acc, bias)]
 
 
 def tpfc_case():
@@ -1339,7 +1397,7 @@ def tpfc_case():
              "zero point 128, scale 2^-4 (15-bit mantissa, exponent 127 - shift): two sums are ties "
              "(+ and -), two saturate",
              "numpy: requant(bias[o] + sum over i of (w[o][i] - zp) x in[i]), exactly (Python fractions), "
-             "half away from zero")
+             "half to even (flat_rounding_mode 1)")
     rs = np.random.RandomState(25)
     inp = rs.randint(0, 256, 24)
     w = rs.randint(0, 256, (16, 12))
@@ -1365,7 +1423,7 @@ def tpfc_s8_case(horz=2):
              "outputs (the output count field 69 = 5 | 1 << 6), signed codes and inputs, zero points 0, scale "
              "2^-5; %s" % (horz, "two sums ties (+ and -), two saturate (127, -128)" if executed else
                            "alu_horz_processing 0 is the uint8 weights' code: refused"),
-             "numpy: sat_s8(round_half_away((bias[o] + sum over i of w[o][i] x in[i]) / 2^5)) on the signed "
+             "numpy: sat_s8(round_half_even((bias[o] + sum over i of w[o][i] x in[i]) / 2^5)) on the signed "
              "values, exactly (Python fractions)" if executed else
              "doc/cpu-backend.md, TP fully connected layers: alu_horz_processing is the weights' data type "
              "(tpfc-field-unsupported)")
@@ -1375,12 +1433,12 @@ def tpfc_s8_case(horz=2):
     acc = tpfc_acc(w, x, 0, 0)
     bias = rs.randint(-5000, 5000, 70)
     bias[0] = -acc[0] + 32 * 9 + 16      # 9.5 -> 10
-    bias[1] = -acc[1] - 32 * 4 - 16      # -4.5 -> -5
+    bias[1] = -acc[1] - 32 * 4 - 16      # -4.5 -> -4 (half away from zero: -5)
     bias[2], bias[3] = 300000, -300000
     c.add_input(s8_bytes(x), [20])
     tpfc_layer(c, w, bias, 0, 0, 0, 5, 1, 9, dtype=2, horz=horz)
-    out = [sat_s8(round_half_away((int(b) + a) * Fraction(1, 32))) for a, b in zip(acc, bias)]
-    assert out[:4] == [10, -5, 127, -128] and sum(v < 0 for v in out) > 10 and sum(v > 0 for v in out) > 10
+    out = [sat_s8(round_mode((int(b) + a) * Fraction(1, 32), RTNE)) for a, b in zip(acc, bias)]
+    assert out[:4] == [10, -4, 127, -128] and sum(v < 0 for v in out) > 10 and sum(v > 0 for v in out) > 10
     if not executed:
         c.refused = "tpfc-field-unsupported"
     c.add_output(s8_bytes(out) if executed else np.zeros(70, np.uint8), [70])
@@ -1392,7 +1450,7 @@ def tpfc_in_zp_case():
              "0x7d, 0x88, 0x99): 9 inputs -> 6 outputs, kernel zero point 90, biases stored as added; one sum "
              "a tie, one saturates each way",
              "numpy: requant(bias[o] + sum over i of (w[o][i] - 90) x (in[i] - 128)), exactly (Python "
-             "fractions), half away from zero")
+             "fractions), half to even (flat_rounding_mode 1)")
     rs = np.random.RandomState(26)
     x = rs.randint(0, 256, 9)
     w = rs.randint(0, 256, (6, 9))
@@ -1415,21 +1473,21 @@ def tpfc_relu_case():
              "face-age files' FullyConnectedReluLayer): 10 inputs -> 12 outputs, kernel zero point 120, "
              "scale 2^-3; half the sums negative, one -0.5 and one 0.5",
              "numpy: max(0, requant(bias[o] + sum over i of (w[o][i] - 120) x in[i])), exactly (Python "
-             "fractions), half away from zero")
+             "fractions), half to even (flat_rounding_mode 1)")
     rs = np.random.RandomState(27)
     x = rs.randint(0, 256, 10)
     w = rs.randint(0, 256, (12, 10))
     acc = tpfc_acc(w, x, 120, 0)
     bias = rs.randint(-4000, 4000, 12)
     bias[0] = -acc[0] - 4      # -0.5
-    bias[1] = -acc[1] + 4      # 0.5
+    bias[1] = -acc[1] + 4      # 0.5 -> 0 (half away from zero: 1)
     bias[2] = -acc[2] - 800    # -100
     bias[3] = -acc[3] + 800    # 100
     c.add_input(x, [10])
     tpfc_layer(c, w, bias, 120, 0, 0, 3, 1, 8)
     c.ops[-1]["fields"].append(("alu_relu_enable", 1))
     out = [max(0, v) for v in tpfc_out(acc, bias, 0, 3)]
-    assert out[:4] == [0, 1, 0, 100] and sum(v == 0 for v in out) >= 4 and sum(v > 0 for v in out) >= 4
+    assert out[:4] == [0, 0, 0, 100] and sum(v == 0 for v in out) >= 4 and sum(v > 0 for v in out) >= 3
     c.add_output(out, [12])
     d = Case("tp-fully-connected-relu-zp", "the same layer with out_zp 5: whether ReLU clips at 0 or at the "
              "zero point is not established, so the plan refuses it before anything runs",
@@ -1472,6 +1530,8 @@ def tpfc_round_case(mode=0):
     c.ops[-1]["fields"] += [("alu_output_post_multiplier", 16384), ("flat_rounding_mode", mode)]
     out = [sat8(81 + round_half_away((int(b) + a) * scale)) for a, b in zip(acc, bias)]
     assert out[:6] == [86, 79, 85, 76, 255, 0] and 0 < min(out[6:]) and max(out[6:]) < 255
+    # flat_rounding_mode 1 (half to even) would give 85 for 4.5 and 79 for -1.5
+    assert [sat8(81 + round_half_even((int(b) + a) * scale)) for a, b in zip(acc, bias)][:2] == [85, 79]
     # the zero point added before the rounding would give 80 for -1.5
     assert round_half_away(81 + (bias[1] + acc[1]) * scale) == 80
     if not executed:
@@ -3234,7 +3294,7 @@ def all_cases():
             [nnf16_elt_case(k) for k in ("scale", "negate", "mul", "add0")] +
             [nn_lut_int16_case(), nn_sp_scale_int16_case(1), nn_sp_scale_int16_case(0), shi16_case(0),
              shi16_case(1), nn_mul_int16_case()] + [nt_slices_case(), nt_rows_case()] +
-            [tpfc_round_case(0), tpfc_round_case(2)] + nn_rounding_cases())
+            [tpfc_round_case(0), tpfc_round_case(2)] + nn_rounding_cases() + tp_rounding_refused_cases())
 
 
 # ------------------------------------------- the face-age network's shaders

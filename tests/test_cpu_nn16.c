@@ -211,7 +211,7 @@ static void test_fused_add(void **state)
 	n->relu = 1;
 	run_op(&op, CPU_OP_NN16, in, out);
 	assert_int_equal(get16(out, 1), 0);
-	assert_int_equal(nbg_cpu_nn16_add(a, -3200, -32768, 0), -16484); /* -100 - 16384 */
+	assert_int_equal(nbg_cpu_nn16_add(a, -3200, -32768, 0, NBG_CPU_ROUND_AWAY), -16484); /* -100 - 16384 */
 	/* the convolution's ReLU before the addition: a negative term is 0,
 	 * the sum may stay negative; 50 + 10.5 -> 61 unchanged */
 	put16(in, 1, -3200);
@@ -224,7 +224,7 @@ static void test_fused_add(void **state)
 	n->relu = NBG_CPU_NN16_RELU_SUM;
 	run_op(&op, CPU_OP_NN16, in, out);
 	assert_int_equal(get16(out, 1), 0);
-	assert_int_equal(nbg_cpu_nn16_add(a, -3200, -300, NBG_CPU_NN16_RELU_TERM), -150);
+	assert_int_equal(nbg_cpu_nn16_add(a, -3200, -300, NBG_CPU_NN16_RELU_TERM, NBG_CPU_ROUND_AWAY), -150);
 }
 
 /* Images stored in groups of 16 channels (nbg_cpu_nn16_grouped): channel

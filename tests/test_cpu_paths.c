@@ -17,8 +17,13 @@
  * counts; widths that are not a multiple of a vector's positions; a 1x1
  * convolution as a matrix product; a fully connected layer (the kernel
  * the whole image); depthwise convolutions (which the vector paths hand
- * back to the portable kernels); weights and inputs at their extremes.
- * Which paths ran, and which this CPU lacks, is printed.
+ * back to the portable kernels); weights and inputs at their extremes;
+ * both rounding modes (rounding_mode 0, half away from zero, and 1, half
+ * to even: each layer one of them), and tie-heavy layers (small sums,
+ * scales 1/2 to 1/8 and 3/4 to 3/16, where a quarter or more of the
+ * outputs are exact ties), whose outputs under the two modes must differ
+ * (counted: the ties reach every path under both rules).  Which paths ran,
+ * and which this CPU lacks, is printed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -46,6 +51,7 @@ typedef struct shape {
 	uint32_t in_zp, w_zp, out_zp, pooling;
 	int depthwise, sgn, extreme; /* extreme: codes and inputs 0 or 255 only */
 	int narrow;                  /* codes within 128 of the weights' zero point (the 8-bit layout) */
+	int ties;                    /* small sums at a scale of few fraction bits: many exact ties */
 } shape;
 
 typedef struct layer {
@@ -69,8 +75,13 @@ static void make_layer(layer *l, const shape *s)
 	cv->x_off = s->x_off, cv->y_off = s->y_off, cv->depthwise = s->depthwise, cv->sgn = s->sgn;
 	cv->in_zp = s->in_zp, cv->w_zp = s->w_zp, cv->out_zp = s->out_zp;
 	cv->relu = (int)rnd(2);
+	cv->even = (int)rnd(2);
 	cv->mantissa = rnd(1u << 23);
 	cv->exponent = 127 - 6 - rnd(12);
+	if (s->ties) { /* (2^23 or 3 x 2^22) x 2^(exponent - 150): 1/2 .. 1/8 or 3/4 .. 3/16 */
+		cv->mantissa = rnd(2) ? 0x400000u : 0;
+		cv->exponent = 126 - rnd(3);
+	}
 	cv->pooling = s->pooling;
 	cv->pool_x = s->pooling ? (s->out_x + 1) / 2 : s->out_x;
 	cv->pool_y = s->pooling ? (s->out_y + 1) / 2 : s->out_y;
@@ -89,12 +100,14 @@ static void make_layer(layer *l, const shape *s)
 	assert_true(l->codes && l->bias && l->in);
 	for (size_t i = 0; i < n; i++) {
 		l->codes[i] = byte_of(s);
-		if (s->narrow && !s->sgn) /* w - w_zp in [-128, 127] */
+		if (s->ties) /* w - w_zp in -1..1 */
+			l->codes[i] = s->sgn ? (uint8_t)(rnd(3) + 255) : (uint8_t)(s->w_zp == 0 ? rnd(2) : s->w_zp == 255 ? 254 + rnd(2) : s->w_zp - 1 + rnd(3));
+		else if (s->narrow && !s->sgn) /* w - w_zp in [-128, 127] */
 			l->codes[i] = (uint8_t)(s->w_zp < 128 ? l->codes[i] % (s->w_zp + 128)
 							     : s->w_zp - 128 + l->codes[i] % (383 - s->w_zp));
 	}
 	for (uint32_t o = 0; o < cv->out_z; o++)
-		l->bias[o] = (int32_t)rnd(200001) - 100000;
+		l->bias[o] = s->ties ? (int32_t)rnd(401) - 200 : (int32_t)rnd(200001) - 100000;
 	for (size_t i = 0; i < l->in_size; i++)
 		l->in[i] = byte_of(s);
 	cv->codes = l->codes;
@@ -117,6 +130,7 @@ static uint8_t *run(const layer *l, const cpu_conv_path *path, uint32_t threads,
 }
 
 static int paths_run; /* layers a vector path computed */
+static long mode_differs; /* bytes the two rounding modes give differently, over the tie-heavy layers */
 static int int8_weights; /* layers whose weights fit the 8-bit layout */
 
 /* Every usable path on 1, 2 and 3 threads against the portable kernels. */
@@ -127,6 +141,14 @@ static void check_layer(const shape *s, const char *what)
 	if (!nbg_cpu_conv_fits_int32(&l.cv))
 		fail_msg("%s: the layer's sums are not bounded in int32; the test needs them to be", what);
 	uint8_t *expect = run(&l, NULL, 1, 1);
+	if (s->ties) {
+		l.cv.even = !l.cv.even;
+		uint8_t *other = run(&l, NULL, 1, 1);
+		l.cv.even = !l.cv.even;
+		for (size_t i = 0; i < l.out_size; i++)
+			mode_differs += other[i] != expect[i];
+		free(other);
+	}
 	int8_weights += !s->depthwise && nbg_cpu_conv_fits_int8(&l.cv);
 	size_t n;
 	const cpu_conv_path *const *paths = nbg_cpu_conv_paths(&n);
@@ -138,11 +160,11 @@ static void check_layer(const shape *s, const char *what)
 			for (size_t i = 0; i < l.out_size; i++)
 				if (got[i] != expect[i])
 					fail_msg("%s on %s, %u threads (%ux%ux%u -> %ux%ux%u, k %u, dw %d, int8 %d, "
-						 "off %d,%d, zero points %u/%u/%u, pool %u): byte %zu is %u, the "
-						 "portable kernels give %u", what, paths[p]->name, t, s->in_x, s->in_y,
-						 l.cv.in_z, s->out_x, s->out_y, s->out_z, s->k, s->depthwise, s->sgn,
-						 s->x_off, s->y_off, s->in_zp, s->w_zp, s->out_zp, s->pooling, i, got[i],
-						 expect[i]);
+						 "off %d,%d, zero points %u/%u/%u, pool %u, rounding mode %d): byte %zu "
+						 "is %u, the portable kernels give %u", what, paths[p]->name, t, s->in_x,
+						 s->in_y, l.cv.in_z, s->out_x, s->out_y, s->out_z, s->k, s->depthwise,
+						 s->sgn, s->x_off, s->y_off, s->in_zp, s->w_zp, s->out_zp, s->pooling,
+						 l.cv.even, i, got[i], expect[i]);
 			free(got);
 		}
 		paths_run += paths[p]->kern && !s->depthwise;
@@ -182,6 +204,24 @@ static shape random_shape(void)
 	return s;
 }
 
+/* A tie-heavy layer: kernels 1 or 3, 1 to 4 input channels, weights
+ * within 1 of their zero point and small biases, so that the sums stay
+ * within a few hundred and the scale (make_layer) leaves ties in range. */
+static shape ties_shape(void)
+{
+	shape s = random_shape();
+	s.k = rnd(2) ? 1 : 3;
+	s.x_off = -(int32_t)(s.k / 2);
+	s.y_off = -(int32_t)(s.k / 2);
+	s.in_x = s.out_x;
+	s.in_y = s.out_y;
+	s.in_z = 1 + rnd(4);
+	s.extreme = 0;
+	s.narrow = 1;
+	s.ties = 1;
+	return s;
+}
+
 static void test_random(void **state)
 {
 	(void)state;
@@ -191,6 +231,11 @@ static void test_random(void **state)
 		snprintf(what, sizeof(what), "random layer %d", i);
 		check_layer(&s, what);
 	}
+	for (int i = 0; i < 100; i++) {
+		shape s = ties_shape();
+		snprintf(what, sizeof(what), "tie-heavy layer %d", i);
+		check_layer(&s, what);
+	}
 }
 
 static void test_edges(void **state)
@@ -198,21 +243,21 @@ static void test_edges(void **state)
 	(void)state;
 	static const shape edges[] = {
 		/* 56x56x64 -> 64, 3x3 and 1x1 (the benchmark's) */
-		{ 56, 56, 64, 56, 56, 64, 3, -1, -1, 128, 128, 128, 0, 0, 0, 0, 0 },
-		{ 56, 56, 64, 56, 56, 64, 1, 0, 0, 0, 255, 255, 0, 0, 0, 0, 1 },
+		{ 56, 56, 64, 56, 56, 64, 3, -1, -1, 128, 128, 128, 0, 0, 0, 0, 0, 0 },
+		{ 56, 56, 64, 56, 56, 64, 1, 0, 0, 0, 255, 255, 0, 0, 0, 0, 1, 0 },
 		/* a fully connected layer: the kernel is the image */
-		{ 7, 7, 33, 1, 1, 1001 % 97, 7, 0, 0, 3, 140, 7, 0, 0, 0, 0, 0 },
+		{ 7, 7, 33, 1, 1, 1001 % 97, 7, 0, 0, 3, 140, 7, 0, 0, 0, 0, 0, 0 },
 		/* odd channels, 7x7 stride 2 (subsampled as first-pixel pooling) */
-		{ 35, 21, 3, 35, 21, 13, 7, -3, -3, 255, 0, 0, 3, 0, 0, 0, 1 },
+		{ 35, 21, 3, 35, 21, 13, 7, -3, -3, 255, 0, 0, 3, 0, 0, 0, 1, 0 },
 		/* int8 data, odd everything */
-		{ 17, 9, 31, 17, 9, 7, 5, -2, -2, 0, 0, 0, 0, 0, 1, 0, 0 },
+		{ 17, 9, 31, 17, 9, 7, 5, -2, -2, 0, 0, 0, 0, 0, 1, 0, 0, 0 },
 		/* extremes: every term +-255 x 255 (then 8-bit: -128 or -1 x 255), 128 taps */
-		{ 19, 5, 128, 19, 5, 6, 1, 0, 0, 0, 0, 255, 1, 0, 0, 1, 0 },
-		{ 19, 5, 128, 19, 5, 6, 1, 0, 0, 255, 255, 0, 0, 0, 0, 1, 1 },
+		{ 19, 5, 128, 19, 5, 6, 1, 0, 0, 0, 0, 255, 1, 0, 0, 1, 0, 0 },
+		{ 19, 5, 128, 19, 5, 6, 1, 0, 0, 255, 255, 0, 0, 0, 0, 1, 1, 0 },
 		/* depthwise, handed back to the portable kernels */
-		{ 23, 11, 0, 23, 11, 9, 3, -1, -1, 128, 128, 128, 0, 1, 0, 0, 0 },
+		{ 23, 11, 0, 23, 11, 9, 3, -1, -1, 128, 128, 128, 0, 1, 0, 0, 0, 0 },
 		/* one position, one channel */
-		{ 1, 1, 1, 1, 1, 1, 1, 0, 0, 7, 9, 11, 0, 0, 0, 0, 1 },
+		{ 1, 1, 1, 1, 1, 1, 1, 0, 0, 7, 9, 11, 0, 0, 0, 0, 1, 0 },
 	};
 	char what[32];
 	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
@@ -230,9 +275,12 @@ static void test_report(void **state)
 		printf("path %s: %s\n", paths[p]->name,
 		       !paths[p]->usable || paths[p]->usable() ? "tested" : "not run: this CPU lacks its instructions");
 	printf("the process's choice: %s; layers a vector path computed: %d; layers whose weights fit the "
-	       "8-bit layout: %d\n", nbg_cpu_conv_path()->name, paths_run, int8_weights);
+	       "8-bit layout: %d; bytes of the tie-heavy layers the two rounding modes give differently: %ld\n",
+	       nbg_cpu_conv_path()->name, paths_run, int8_weights, mode_differs);
 	/* the random layers reach both layouts of the paths that have two */
 	assert_true(int8_weights > 50);
+	/* the ties reach the paths, which must round them as the mode says */
+	assert_true(mode_differs > 1000);
 }
 
 int main(void)

@@ -3,7 +3,10 @@
  * halves (lib/cpu/wide.h) and the two requantizations built on
  * it (nbg_cpu_requant, nbg_cpu_requant_add in quant.h), against
  * their earlier formulation in the compiler's __int128, kept here as the
- * oracle: every operation on edge values (zero, +-1, +-2^k and its
+ * oracle (rounding half away from zero), and against the same with its
+ * rounding replaced by one written apart (round_u128: the quotient, and
+ * one more where the remainder is above half, or half with an odd
+ * quotient) for the rounding half to even (rounding_mode 1): every operation on edge values (zero, +-1, +-2^k and its
  * neighbours, the extremes, both halves mixed) and every shift count;
  * nbg_cpu_requant at every exponent 0..255 with products that are rounding
  * ties at every shift where one exists (1..87), its 64-bit and 128-bit
@@ -32,6 +35,10 @@
 #define DIGEST_OPS 0xa0c2d06ce76dbb4dull
 #define DIGEST_REQUANT 0xe41ecfe4250300a6ull
 #define DIGEST_REQUANT_ADD 0xdff11c17a567a2f3ull
+/* rounding half to even: the results of the same cases, compared with
+ * the oracle on x86-64 when these were recorded */
+#define DIGEST_REQUANT_EVEN 0x72c1485bf3075830ull
+#define DIGEST_REQUANT_ADD_EVEN 0xfd927d8bc07f3654ull
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -90,6 +97,16 @@ __extension__ typedef unsigned __int128 u128;
 static u128 to_u128(cpu_wide w)
 {
 	return (u128)w.hi << 64 | w.lo;
+}
+
+/* x / 2^s (s 1..127) rounded to nearest, ties up (even 0) or to the even
+ * quotient (even 1), from the quotient and the remainder. */
+static u128 round_u128(u128 x, unsigned s, int even)
+{
+	u128 q = x >> s, rem = x - (q << s), half = (u128)1 << (s - 1);
+	if (rem > half || (rem == half && (!even || (q & 1))))
+		q++;
+	return q;
 }
 
 static void same(cpu_wide w, u128 want, const char *what, uint64_t a, uint64_t b)
@@ -155,12 +172,15 @@ static void ops_unary(uint64_t *h, cpu_wide w)
 		fold_wide(h, l);
 		fold_wide(h, r);
 		if (s)
-			fold_wide(h, cpu_wide_round_shr(w, s));
+			fold_wide(h, cpu_wide_round_shr(w, s, 0));
 #ifdef __SIZEOF_INT128__
 		same(l, x << s, "cpu_wide_shl", w.hi, s);
 		same(r, x >> s, "cpu_wide_shr", w.hi, s);
-		if (s)
-			same(cpu_wide_round_shr(w, s), (x + ((u128)1 << (s - 1))) >> s, "cpu_wide_round_shr", w.hi, s);
+		if (s) {
+			same(cpu_wide_round_shr(w, s, 0), (x + ((u128)1 << (s - 1))) >> s, "cpu_wide_round_shr", w.hi, s);
+			if (x < ~(u128)0 >> 1) /* a magnitude: the sum below 2^128 */
+				same(cpu_wide_round_shr(w, s, 1), round_u128(x, s, 1), "cpu_wide_round_shr even", w.hi, s);
+		}
 #endif
 	}
 }
@@ -205,15 +225,16 @@ static void test_ops(void **state)
 }
 
 #ifdef __SIZEOF_INT128__
-/* nbg_cpu_requant as it was written in __int128, verbatim. */
-static uint8_t oracle_requant(int64_t acc, uint32_t mantissa, uint32_t exponent, uint32_t out_zp, int relu)
+/* nbg_cpu_requant as it was written in __int128, verbatim but for the
+ * rounding half to even (even 1: round_u128). */
+static uint8_t oracle_requant(int64_t acc, uint32_t mantissa, uint32_t exponent, uint32_t out_zp, int relu, int even)
 {
 	int shift = 150 - (int)exponent;
 	int64_t q;
 	if (acc >= -INT32_MAX && acc <= INT32_MAX && shift > 0 && shift < 63) {
 		int64_t prod = acc * (int64_t)((1u << 23) | (mantissa & 0x7fffffu));
 		uint64_t mag = prod < 0 ? (uint64_t)-prod : (uint64_t)prod;
-		q = (int64_t)((mag + (1ull << (shift - 1))) >> shift);
+		q = even ? (int64_t)round_u128(mag, (unsigned)shift, 1) : (int64_t)((mag + (1ull << (shift - 1))) >> shift);
 		if (prod < 0)
 			q = -q;
 	} else {
@@ -227,7 +248,7 @@ static uint8_t oracle_requant(int64_t acc, uint32_t mantissa, uint32_t exponent,
 		} else if (shift >= 127) {
 			q = 0;
 		} else {
-			u128 r = (mag + ((u128)1 << (shift - 1))) >> shift;
+			u128 r = even ? round_u128(mag, (unsigned)shift, 1) : (mag + ((u128)1 << (shift - 1))) >> shift;
 			q = r > INT32_MAX ? INT32_MAX : (int64_t)r;
 		}
 		if (neg)
@@ -241,7 +262,7 @@ static uint8_t oracle_requant(int64_t acc, uint32_t mantissa, uint32_t exponent,
 
 /* nbg_cpu_requant_add as it was written in __int128, verbatim but for the
  * bounds' type. */
-static uint8_t oracle_requant_add(int64_t acc, const cpu_add *a, uint8_t b, uint32_t out_zp)
+static uint8_t oracle_requant_add(int64_t acc, const cpu_add *a, uint8_t b, uint32_t out_zp, int even)
 {
 	i128 hi = (i128)to_u128(a->hi), lo = (i128)to_u128(a->lo);
 	i128 t = (i128)acc * a->conv_m * ((i128)1 << a->conv_shift);
@@ -252,7 +273,7 @@ static uint8_t oracle_requant_add(int64_t acc, const cpu_add *a, uint8_t b, uint
 	t += (i128)((int32_t)b - (int32_t)a->zp) * a->b_m * ((i128)1 << a->b_shift);
 	int neg = t < 0;
 	u128 mag = neg ? (u128)-t : (u128)t;
-	mag = (mag + ((u128)1 << (a->frac - 1))) >> a->frac;
+	mag = even ? round_u128(mag, a->frac, 1) : (mag + ((u128)1 << (a->frac - 1))) >> a->frac;
 	int64_t q = mag > 1024 ? 1024 : (int64_t)mag;
 	q = (neg ? -q : q) + (int64_t)out_zp;
 	return (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
@@ -292,31 +313,38 @@ static void test_requant(void **state)
 				acc[na++] = a;
 				acc[na++] = -a;
 			}
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = 0xcbf29ce484222325ull, he = h;
 	int tie[128] = { 0 };
 	for (size_t i = 0; i < na; i++)
 		for (size_t m = 0; m < sizeof(mant) / sizeof(mant[0]); m++)
 			for (uint32_t e = 0; e < 256; e++) {
 				uint32_t zp = (uint32_t)((i * 7 + m * 3 + e) % 4 == 0 ? 0 : (i + e) % 256);
 				int relu = (int)((i + m + e) & 1);
-				uint8_t got = nbg_cpu_requant(acc[i], mant[m], e, zp, relu);
+				uint8_t got = nbg_cpu_requant(acc[i], mant[m], e, zp, relu, 0);
+				uint8_t got_even = nbg_cpu_requant(acc[i], mant[m], e, zp, relu, 1);
 				fold(&h, got);
+				fold(&he, got_even);
 				int shift = 150 - (int)e;
 				if (acc[i] && shift > 0 && shift < 128 &&
 				    tz64(acc[i] < 0 ? 0 - (uint64_t)acc[i] : (uint64_t)acc[i]) +
 						    tz64((1u << 23) | mant[m]) == shift - 1)
 					tie[shift] = 1;
 #ifdef __SIZEOF_INT128__
-				uint8_t want = oracle_requant(acc[i], mant[m], e, zp, relu);
+				uint8_t want = oracle_requant(acc[i], mant[m], e, zp, relu, 0);
 				if (got != want)
 					fail_msg("nbg_cpu_requant(%lld, 0x%06x, %u, %u, %d): %u, the __int128 code gives %u",
 						 (long long)acc[i], mant[m], e, zp, relu, got, want);
+				want = oracle_requant(acc[i], mant[m], e, zp, relu, 1);
+				if (got_even != want)
+					fail_msg("nbg_cpu_requant(%lld, 0x%06x, %u, %u, %d, even): %u, the __int128 code "
+						 "gives %u", (long long)acc[i], mant[m], e, zp, relu, got_even, want);
 #endif
 			}
 	for (int s = 1; s <= 87; s++)
 		if (!tie[s])
 			fail_msg("no rounding tie at shift %d among the cases", s);
 	check_digest(h, DIGEST_REQUANT, "nbg_cpu_requant");
+	check_digest(he, DIGEST_REQUANT_EVEN, "nbg_cpu_requant, half to even");
 }
 
 /* One fused addition's parameters within the plan's bounds (ops/add.c,
@@ -397,7 +425,7 @@ static int64_t add_acc(cpu_add *a, uint32_t frac, unsigned k, uint8_t *b)
 static void test_requant_add(void **state)
 {
 	(void)state;
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = 0xcbf29ce484222325ull, he = h;
 	int tie[121] = { 0 };
 	for (uint32_t frac = 1; frac <= 120; frac++)
 		for (unsigned k = 0; k < 2000; k++) {
@@ -406,8 +434,10 @@ static void test_requant_add(void **state)
 			add_params(&a, frac);
 			int64_t acc = add_acc(&a, frac, k, &b);
 			uint32_t out_zp = (uint32_t)rnd(256);
-			uint8_t got = nbg_cpu_requant_add(acc, &a, b, out_zp);
+			uint8_t got = nbg_cpu_requant_add(acc, &a, b, out_zp, 0);
+			uint8_t got_even = nbg_cpu_requant_add(acc, &a, b, out_zp, 1);
 			fold(&h, got);
+			fold(&he, got_even);
 			/* a tie where the sum, clamped as the backend does, has its low
 			 * frac bits exactly a half */
 			cpu_wide t = cpu_wide_shl(cpu_wide_mul_i64(acc, a.conv_m), a.conv_shift);
@@ -423,17 +453,21 @@ static void test_requant_add(void **state)
 					cpu_wide_shl(cpu_wide_of(1), frac - 1)))
 				tie[frac] = 1;
 #ifdef __SIZEOF_INT128__
-			uint8_t want = oracle_requant_add(acc, &a, b, out_zp);
-			if (got != want)
-				fail_msg("nbg_cpu_requant_add(%lld, frac %u, conv 0x%x << %u, b %u - %u, b_m %d << %u, "
-					 "lo %d, hi %d): %u, the __int128 code gives %u", (long long)acc, frac, a.conv_m,
-					 a.conv_shift, b, a.zp, a.b_m, a.b_shift, a.has_lo, a.has_hi, got, want);
+			for (int even = 0; even <= 1; even++) {
+				uint8_t want = oracle_requant_add(acc, &a, b, out_zp, even);
+				if ((even ? got_even : got) != want)
+					fail_msg("nbg_cpu_requant_add(%lld, frac %u, conv 0x%x << %u, b %u - %u, b_m %d << "
+						 "%u, lo %d, hi %d, even %d): %u, the __int128 code gives %u", (long long)acc,
+						 frac, a.conv_m, a.conv_shift, b, a.zp, a.b_m, a.b_shift, a.has_lo, a.has_hi,
+						 even, even ? got_even : got, want);
+			}
 #endif
 		}
 	for (uint32_t f = 1; f <= 120; f++)
 		if (!tie[f])
 			fail_msg("no rounding tie at frac %u among the cases", f);
 	check_digest(h, DIGEST_REQUANT_ADD, "nbg_cpu_requant_add");
+	check_digest(he, DIGEST_REQUANT_ADD_EVEN, "nbg_cpu_requant_add, half to even");
 }
 
 int main(void)

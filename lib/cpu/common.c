@@ -24,6 +24,19 @@ void nbg_cpu_refuse(nbg_cpu_step *s, const char *id, const char *fmt, ...)
 	va_end(ap);
 }
 
+int nbg_cpu_rounding(nbg_cpu_step *s, const char *id, const char *what, const char *field, uint32_t mode,
+		     int *even)
+{
+	if (mode <= 1) {
+		*even = (int)mode;
+		return 1;
+	}
+	nbg_cpu_refuse(s, id, "%s with %s %u (the vendor's %s): executed are 0, rounded half away from zero, "
+		       "and 1, to nearest with ties to even", what, field, mode,
+		       mode == 2 ? "round toward zero" : "RTNI");
+	return 0;
+}
+
 /* The region an address reference lands in, or -1 (with the step refused). */
 long nbg_cpu_find_region(const nbg_cpu_plan *p, nbg_cpu_step *s, const char *what,
 			 const nbg_cmd_ref *r)

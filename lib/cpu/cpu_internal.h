@@ -246,6 +246,13 @@ CPU_HIDDEN int nbg_cpu_image_in(const nbg_cpu_plan *p, size_t region, uint64_t b
  * end field, nbg_cpu_ring. */
 CPU_HIDDEN int nbg_cpu_nn_ring(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd, const char *what,
 			       int out, size_t region, uint64_t base, uint64_t *lo, uint64_t *size);
+/* A rounding field (an NN command's rounding_mode, a TP command's
+ * flat_rounding_mode: the output tensor's rounding mode in the vendor's
+ * codes, 0 simple rounding, 1 round to nearest even, 2 toward zero, 3
+ * RTNI) as quant.h's `even` argument: 0 half away from zero, 1 half to
+ * even; 2 and 3 refused with the id, naming `what` and the field (0). */
+CPU_HIDDEN int nbg_cpu_rounding(nbg_cpu_step *s, const char *id, const char *what, const char *field,
+				uint32_t mode, int *even);
 /* An NN command's post_multiplier fields as one number: bits 0-14 from
  * post_multiplier, _1_to_6 and _7_to_14, bits 15-22 from _15_to_22 (the
  * float32 mantissa of the targets that write 23 bits, doc/cpu-backend.md

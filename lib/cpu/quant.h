@@ -7,11 +7,17 @@
  * common/half.h (narrowing rounds half to even).  Never installed.
  *
  * The rounding modes (doc/cpu-backend.md names each rule's evidence):
- *   half away from zero - every integer requantization: NN convolutions,
- *     fused additions, TP fully connected layers, TP lookup tables (the
- *     vendor's simple rounding, rounding_mode / flat_rounding_mode 0, as
- *     its software rounds it; for mode 1, which the vendor names round to
- *     nearest even, inferred);
+ *   the integer requantizations a command's rounding field governs (NN
+ *     convolutions and their fused additions, uint8, int8 and int16, by
+ *     the NN command's rounding_mode; TP fully connected layers, lookup
+ *     tables' and scaled copies' output scaling by the TP command's
+ *     flat_rounding_mode) round per the field, in the vendor's codes:
+ *     0 simple rounding, half away from zero; 1 round to nearest, ties
+ *     to even (NBG_CPU_ROUND_AWAY, NBG_CPU_ROUND_EVEN: the `even` argument
+ *     below); 2 and 3 are refused where the field is read;
+ *   half away from zero - the shader and SP paths that requantize to an
+ *     integer (the depthwise shader, the bilinear resize, the SP maximum's
+ *     int16), which no such field governs (inferred);
  *   half to even - the shader paths computed in float (the average pool,
  *     TensorAdd and TensorScale) and every narrowing to fp16.
  */
@@ -26,12 +32,22 @@
 #include "common/half.h"
 #include "cpu/wide.h"
 
-/* Rounding half away from zero: a magnitude shifted right by 1 to 63 bits
- * (the sign applied after), and a double. */
-static inline uint64_t nbg_cpu_shr_half_away(uint64_t mag, unsigned shift)
+/* The rounding field's two executed values, as the `even` argument of
+ * the functions below: the vendor's codes 0 and 1. */
+enum { NBG_CPU_ROUND_AWAY = 0, NBG_CPU_ROUND_EVEN = 1 };
+
+/* A magnitude shifted right by 1 to 63 bits (below 2^63), rounded to
+ * nearest, ties up (even 0: half away from zero once the sign is applied
+ * after) or to the even quotient (even 1: half to even). */
+static inline uint64_t nbg_cpu_shr_round(uint64_t mag, unsigned shift, int even)
 {
-	return (mag + (1ull << (shift - 1))) >> shift;
+	uint64_t half = 1ull << (shift - 1);
+	if (even)
+		half = half - 1 + ((mag >> shift) & 1);
+	return (mag + half) >> shift;
 }
+
+/* Rounding half away from zero, a double. */
 
 static inline double nbg_cpu_round_half_away(double y)
 {
@@ -43,6 +59,13 @@ static inline double nbg_cpu_round_half_away(double y)
 static inline double nbg_cpu_round_half_even(double v)
 {
 	return nearbyint(v);
+}
+
+/* A double rounded per a rounding field: even 0 half away from zero, 1
+ * half to even. */
+static inline double nbg_cpu_round_mode(double v, int even)
+{
+	return even ? nbg_cpu_round_half_even(v) : nbg_cpu_round_half_away(v);
 }
 
 /* v rounded half to even and saturated to int8, as its byte (NaN: 0). */
@@ -68,13 +91,13 @@ static inline float nbg_cpu_f32_of(uint32_t v)
  * float32 of 23 mantissa bits and a biased exponent that the plan read
  * from the command (ops/conv.c, scale_fields; ops/tpfc.c for TP):
  * acc x (2^23 + mantissa) x 2^(exponent - 150), computed exactly (64 bits,
- * or 128 in wide.h's arithmetic), rounded half away from zero, its
- * magnitude saturated at INT32_MAX (nbg_cpu_requant_q).  Then the output
+ * or 128 in wide.h's arithmetic), rounded to nearest (even 0: half away from
+ * zero; 1: half to even), its magnitude saturated at INT32_MAX (nbg_cpu_requant_q).  Then the output
  * zero point is added, ReLU clamps at it, and the result saturates to the
  * output's type: 0..255 (uint8, nbg_cpu_requant) or -128..127 (int8,
  * nbg_cpu_requant_s8, written as its two's complement byte).
  */
-static inline int64_t nbg_cpu_requant_q(int64_t acc, uint32_t mantissa, uint32_t exponent)
+static inline int64_t nbg_cpu_requant_q(int64_t acc, uint32_t mantissa, uint32_t exponent, int even)
 {
 	int shift = 150 - (int)exponent;
 	int64_t q;
@@ -82,7 +105,7 @@ static inline int64_t nbg_cpu_requant_q(int64_t acc, uint32_t mantissa, uint32_t
 		/* the same arithmetic in 64 bits: |acc| x 2^24 stays below 2^55 */
 		int64_t prod = acc * (int64_t)((1u << 23) | (mantissa & 0x7fffffu));
 		uint64_t mag = prod < 0 ? (uint64_t)-prod : (uint64_t)prod;
-		q = (int64_t)nbg_cpu_shr_half_away(mag, (unsigned)shift);
+		q = (int64_t)nbg_cpu_shr_round(mag, (unsigned)shift, even);
 		return prod < 0 ? -q : q;
 	}
 	int neg = acc < 0;
@@ -97,15 +120,15 @@ static inline int64_t nbg_cpu_requant_q(int64_t acc, uint32_t mantissa, uint32_t
 	} else if (shift >= 127) {
 		q = 0;
 	} else {
-		q = (int64_t)cpu_wide_sat_u64(cpu_wide_round_shr(mag, (unsigned)shift), INT32_MAX);
+		q = (int64_t)cpu_wide_sat_u64(cpu_wide_round_shr(mag, (unsigned)shift, even), INT32_MAX);
 	}
 	return neg ? -q : q;
 }
 
 static inline uint8_t nbg_cpu_requant(int64_t acc, uint32_t mantissa, uint32_t exponent,
-				      uint32_t out_zp, int relu)
+				      uint32_t out_zp, int relu, int even)
 {
-	int64_t q = nbg_cpu_requant_q(acc, mantissa, exponent) + out_zp;
+	int64_t q = nbg_cpu_requant_q(acc, mantissa, exponent, even) + out_zp;
 	if (relu && q < (int64_t)out_zp)
 		q = out_zp;
 	return (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
@@ -113,9 +136,9 @@ static inline uint8_t nbg_cpu_requant(int64_t acc, uint32_t mantissa, uint32_t e
 
 /* int8 output: the same value saturated to -128..127, as its byte. */
 static inline uint8_t nbg_cpu_requant_s8(int64_t acc, uint32_t mantissa, uint32_t exponent,
-					 int32_t out_zp, int relu)
+					 int32_t out_zp, int relu, int even)
 {
-	int64_t q = nbg_cpu_requant_q(acc, mantissa, exponent) + out_zp;
+	int64_t q = nbg_cpu_requant_q(acc, mantissa, exponent, even) + out_zp;
 	if (relu && q < (int64_t)out_zp)
 		q = out_zp;
 	q = q < -128 ? -128 : q > 127 ? 127 : q;
@@ -148,12 +171,13 @@ typedef struct cpu_add {
  * The sum of a convolution fused with an addition:
  * t = clamp(acc x conv scale, lo, hi) + b x scale_b (b the second image's
  * value less its zero point), computed exactly in the plan's fixed point
- * (the plan bounds every term below 2^126), rounded half away from zero
- * (wide.h's cpu_wide_round_shr on the magnitude), its magnitude saturated
+ * (the plan bounds every term below 2^126), rounded per the command's
+ * rounding_mode (even: wide.h's cpu_wide_round_shr on the magnitude), its
+ * magnitude saturated
  * at max.  nbg_cpu_requant_add: uint8, plus the output zero point,
  * saturated to 0..255.
  */
-static inline int64_t nbg_cpu_add_sum(int64_t acc, const cpu_add *a, int64_t b, uint64_t max)
+static inline int64_t nbg_cpu_add_sum(int64_t acc, const cpu_add *a, int64_t b, uint64_t max, int even)
 {
 	cpu_wide t = cpu_wide_shl(cpu_wide_mul_i64(acc, a->conv_m), a->conv_shift);
 	if (a->has_hi && cpu_wide_lt(a->hi, t))
@@ -162,14 +186,14 @@ static inline int64_t nbg_cpu_add_sum(int64_t acc, const cpu_add *a, int64_t b, 
 		t = a->lo;
 	t = cpu_wide_add(t, cpu_wide_shl(cpu_wide_mul_i64(b, a->b_m), a->b_shift));
 	int neg;
-	cpu_wide mag = cpu_wide_round_shr(cpu_wide_abs(t, &neg), a->frac);
+	cpu_wide mag = cpu_wide_round_shr(cpu_wide_abs(t, &neg), a->frac, even);
 	int64_t q = (int64_t)cpu_wide_sat_u64(mag, max);
 	return neg ? -q : q;
 }
 
-static inline uint8_t nbg_cpu_requant_add(int64_t acc, const cpu_add *a, uint8_t b, uint32_t out_zp)
+static inline uint8_t nbg_cpu_requant_add(int64_t acc, const cpu_add *a, uint8_t b, uint32_t out_zp, int even)
 {
-	int64_t q = nbg_cpu_add_sum(acc, a, (int32_t)b - (int32_t)a->zp, 1024) + (int64_t)out_zp;
+	int64_t q = nbg_cpu_add_sum(acc, a, (int32_t)b - (int32_t)a->zp, 1024, even) + (int64_t)out_zp;
 	return (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
 }
 

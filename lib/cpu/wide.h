@@ -98,11 +98,16 @@ static inline cpu_wide cpu_wide_shr(cpu_wide a, unsigned n)
 	return r;
 }
 
-/* A magnitude divided by 2^n, rounded half up, n in 1..127: (a + 2^(n-1))
- * >> n.  With the sign put back, the rounding is half away from zero. */
-static inline cpu_wide cpu_wide_round_shr(cpu_wide a, unsigned n)
+/* A magnitude divided by 2^n, n in 1..127, rounded to nearest: with even
+ * 0 halves up, (a + 2^(n-1)) >> n; with even 1 halves to the even
+ * quotient, (a + 2^(n-1) - 1 + ((a >> n) & 1)) >> n.  With the sign put
+ * back, the rounding is half away from zero or half to even. */
+static inline cpu_wide cpu_wide_round_shr(cpu_wide a, unsigned n, int even)
 {
-	return cpu_wide_shr(cpu_wide_add(a, cpu_wide_shl(cpu_wide_of(1), n - 1)), n);
+	cpu_wide half = cpu_wide_shl(cpu_wide_of(1), n - 1);
+	if (even)
+		half = cpu_wide_add(half, cpu_wide_of((int64_t)(cpu_wide_shr(a, n).lo & 1) - 1));
+	return cpu_wide_shr(cpu_wide_add(a, half), n);
 }
 
 /* Signed a < b. */

@@ -361,15 +361,10 @@ static void plan_nn(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_conv *cv, const nbg_cm
 		       nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_BORDER_MODE));
 		return;
 	}
-	/* the output tensor's rounding mode in the vendor's codes: 0 simple
-	 * rounding, 1 to nearest even, 2 toward zero, 3 RTNI; 0 and 1 are
-	 * executed, both half away from zero (doc/cpu-backend.md) */
-	if (nbg_cmd_nn(cmd, NBG_NNF_ROUNDING_MODE) > 1) {
-		nbg_cpu_refuse(s, "rounding-mode-unsupported", "rounding_mode is %u (the vendor's %s): executed are "
-			       "0 and 1, rounded half away from zero", nbg_cmd_nn(cmd, NBG_NNF_ROUNDING_MODE),
-			       nbg_cmd_nn(cmd, NBG_NNF_ROUNDING_MODE) == 2 ? "round toward zero" : "RTNI");
+	/* the requantization's rounding (quant.h, doc/cpu-backend.md) */
+	if (!nbg_cpu_rounding(s, "rounding-mode-unsupported", "an NN convolution", "rounding_mode",
+			      nbg_cmd_nn(cmd, NBG_NNF_ROUNDING_MODE), &cv->even))
 		return;
-	}
 	uint32_t pool = op->pooling;
 	if (pool == 2 || (pool == 1 && op->pooling_size != 2) || (pool == 3 && op->pooling_size != 2)) {
 		nbg_cpu_refuse(s, "pooling-unsupported", "pooling is %u (%s) with a %ux%u window: executed are none, "
@@ -466,8 +461,8 @@ static void valid_range(uint32_t out, uint32_t size, int64_t k_off, uint32_t *lo
 static inline uint8_t conv_requant(const cpu_conv *cv, int64_t acc)
 {
 	if (cv->sgn)
-		return nbg_cpu_requant_s8(acc, cv->mantissa, cv->exponent, (int32_t)cv->out_zp, cv->relu);
-	return nbg_cpu_requant(acc, cv->mantissa, cv->exponent, cv->out_zp, cv->relu);
+		return nbg_cpu_requant_s8(acc, cv->mantissa, cv->exponent, (int32_t)cv->out_zp, cv->relu, cv->even);
+	return nbg_cpu_requant(acc, cv->mantissa, cv->exponent, cv->out_zp, cv->relu, cv->even);
 }
 
 /* A fused addition (ops/add.c): each position the pooling writes (every
@@ -483,7 +478,7 @@ static void add_channel(const cpu_conv *cv, const uint8_t *add, uint32_t o, cons
 		for (uint32_t px = 0; px < cv->pool_x; px++) {
 			size_t i = (size_t)(py * sub) * cv->out_x + px * sub;
 			uint8_t b = add[a->base + o * a->slice + py * a->row + px];
-			plane[i] = nbg_cpu_requant_add(acc[i], a, b, cv->out_zp);
+			plane[i] = nbg_cpu_requant_add(acc[i], a, b, cv->out_zp, cv->even);
 		}
 }
 

@@ -29,6 +29,7 @@ typedef struct cpu_conv {
 	uint32_t w_zp;                  /* coef_zero_point */
 	uint32_t mantissa, exponent;    /* the requantization scale as a float32's fields */
 	int relu;
+	int even;                       /* rounding_mode: 0 half away from zero, 1 half to even (quant.h) */
 	uint32_t pooling;               /* 0 none, 1 max 2x2, 3 first pixel 2x2 */
 	uint32_t pool_x, pool_y;        /* the written image (after pooling) */
 	size_t in_region, out_region;   /* into the plan's regions */

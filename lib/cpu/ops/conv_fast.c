@@ -248,8 +248,9 @@ static void block_out(const cpu_conv_job *j, uint64_t b, uint64_t gr, const int3
 		for (int i = 0; i < CPU_BLK; i++) {
 			/* wrapping 32-bit sums: their true value fits int32 */
 			int64_t v = (int32_t)((uint32_t)a[i] + (uint32_t)bias[c]);
-			q[c][i] = cv->sgn ? nbg_cpu_requant_s8(v, cv->mantissa, cv->exponent, (int32_t)cv->out_zp, cv->relu)
-					  : nbg_cpu_requant(v, cv->mantissa, cv->exponent, cv->out_zp, cv->relu);
+			q[c][i] = cv->sgn ? nbg_cpu_requant_s8(v, cv->mantissa, cv->exponent, (int32_t)cv->out_zp,
+							       cv->relu, cv->even)
+					  : nbg_cpu_requant(v, cv->mantissa, cv->exponent, cv->out_zp, cv->relu, cv->even);
 		}
 	}
 	for (uint64_t pos = b * CPU_BLK, end = direct ? pos : pos + CPU_BLK; pos < end;) {

@@ -101,15 +101,21 @@ NBG_AVX512 static void kern_avx512_8(const cpu_conv_job *j, uint64_t b, uint64_t
 }
 
 /* quant.h's requantization, 16 sums at a time in two sets of 8 64-bit
- * lanes (the even sums and the odd ones): |acc| x (2^23 + mantissa) below
- * 2^55, rounded half away from zero by the shift (floor((p + half - (p <
- * 0)) / 2^shift), that rounding of |p| with the sign put back), the zero
- * point added, ReLU and the output type's range as bounds, the low byte
- * kept. */
+ * lanes (the even sums and the odd ones): p = acc x (2^23 + mantissa),
+ * |p| below 2^55, rounded by an arithmetic shift: half away from zero
+ * (even 0) as floor((p + half - (p < 0)) / 2^shift), that rounding of |p|
+ * with the sign put back; half to even (even 1) as floor((p + half - 1 +
+ * (floor(p / 2^shift) & 1)) / 2^shift), which rounds p itself to nearest
+ * with ties to the even quotient, as quant.h rounds |p| (the rule is
+ * symmetric).  Then the zero point added, ReLU and the output type's range
+ * as bounds, the low byte kept. */
 NBG_AVX512 static inline __m512i requant_half(__m512i prod, __m512i half, __m128i sh, __m512i vzp, __m512i vlo,
-					      __m512i vhi)
+					      __m512i vhi, int even)
 {
-	__m512i q = _mm512_add_epi64(_mm512_add_epi64(prod, half), _mm512_srai_epi64(prod, 63));
+	__m512i adj = even ? _mm512_sub_epi64(_mm512_and_si512(_mm512_srl_epi64(prod, sh), _mm512_set1_epi64(1)),
+					      _mm512_set1_epi64(1))
+			   : _mm512_srai_epi64(prod, 63);
+	__m512i q = _mm512_add_epi64(_mm512_add_epi64(prod, half), adj);
 	q = _mm512_add_epi64(_mm512_sra_epi64(q, sh), vzp);
 	return _mm512_min_epi64(_mm512_max_epi64(q, vlo), vhi);
 }
@@ -128,8 +134,9 @@ NBG_AVX512 static void requant_avx512(const cpu_conv *cv, const int32_t *acc, ui
 		const __m512i vb = _mm512_set1_epi32(bias[c]);
 		for (int i = 0; i < CPU_BLK; i += 16) {
 			__m512i a = _mm512_add_epi32(_mm512_loadu_si512((const void *)(acc + c * CPU_BLK + i)), vb);
-			__m512i even = requant_half(_mm512_mul_epi32(a, mul), half, sh, vzp, vlo, vhi);
-			__m512i odd = requant_half(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), mul), half, sh, vzp, vlo, vhi);
+			__m512i even = requant_half(_mm512_mul_epi32(a, mul), half, sh, vzp, vlo, vhi, cv->even);
+			__m512i odd = requant_half(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), mul), half, sh, vzp, vlo, vhi,
+						   cv->even);
 			__m512i q = _mm512_mask_blend_epi32((__mmask16)0xaaaa, even, _mm512_slli_epi64(odd, 32));
 			_mm_storeu_si128((__m128i *)(void *)(out[c] + i), _mm512_cvtepi32_epi8(q));
 		}

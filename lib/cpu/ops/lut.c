@@ -13,7 +13,8 @@
  *   entry; with sign support 0 the table holds f(|d|) and the sign of d is
  *   put back (an odd function); the value times (1 + post_multiplier / 2^15)
  *   x 2^-shift (shift: alu_output_postshift | _5_6 << 5, a signed 7-bit
- *   number), rounded half away from zero, plus out_zp, saturated to uint8;
+ *   number), rounded per flat_rounding_mode (0 half away from zero, 1
+ *   half to even, quant.h), plus out_zp, saturated to uint8;
  *   on int8 data (zero points 0) q is the byte read as two's complement and
  *   the result saturates to -128..127 (inferred: doc/cpu-backend.md).
  *   Into fp16 (the face-age network's local deltas) the value itself, its
@@ -109,6 +110,11 @@ int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd,
 				  half ? "a TP lookup table into fp16" : "a TP lookup-table activation",
 				  "the value of every such operation of the corpus"))
 		return 0;
+	/* the output scaling's rounding (into fp16: ops/tp.c checks the mode) */
+	int even = 0;
+	if (!half && !nbg_cpu_rounding(s, "tp-lut-unsupported", "a TP lookup-table activation", "flat_rounding_mode",
+				       nbg_cmd_tp(cmd, NBG_TPF_FLAT_ROUNDING_MODE), &even))
+		return 0;
 	uint64_t size = 0;
 	const uint8_t *tab = lut_bytes(p, s, cmd, &size);
 	if (!tab)
@@ -164,7 +170,7 @@ int nbg_cpu_plan_lut(const nbg_cpu_plan *p, nbg_cpu_step *s, const nbg_cmd *cmd,
 			half[b] = nbg_fp16_from_double(y); /* mult 1: the value, rounded once (I) */
 			continue;
 		}
-		double r = nbg_cpu_round_half_away(y); /* (I) */
+		double r = nbg_cpu_round_mode(y, even); /* per flat_rounding_mode */
 		r += out_zp;
 		r = r < lo ? lo : r > hi ? hi : r;
 		map[b] = (uint8_t)((int)r & 0xff);

@@ -58,11 +58,11 @@ static void wr16(uint8_t *buf, uint64_t a, uint64_t lo, uint64_t size, int16_t v
 
 /* ------------------------------------------------------------------- run */
 
-int16_t nbg_cpu_nn16_add(const cpu_add *a, int64_t acc, int16_t b, int relu)
+int16_t nbg_cpu_nn16_add(const cpu_add *a, int64_t acc, int16_t b, int relu, int even)
 {
 	if ((relu & NBG_CPU_NN16_RELU_TERM) && acc < 0)
 		acc = 0;
-	int64_t q = nbg_cpu_add_sum(acc, a, b, 1u << 16);
+	int64_t q = nbg_cpu_add_sum(acc, a, b, 1u << 16, even);
 	if ((relu & NBG_CPU_NN16_RELU_SUM) && q < 0)
 		q = 0;
 	return (int16_t)(q < -32768 ? -32768 : q > 32767 ? 32767 : q);
@@ -70,7 +70,7 @@ int16_t nbg_cpu_nn16_add(const cpu_add *a, int64_t acc, int16_t b, int relu)
 
 static int16_t requant16(const cpu_nn16 *n, int64_t acc)
 {
-	int64_t q = nbg_cpu_requant_q(acc, n->mantissa, n->exponent);
+	int64_t q = nbg_cpu_requant_q(acc, n->mantissa, n->exponent, n->even);
 	if (n->relu && q < 0)
 		q = 0;
 	return (int16_t)(q < -32768 ? -32768 : q > 32767 ? 32767 : q);
@@ -89,8 +89,10 @@ static double nn16_entry(const cpu_nn16 *n, uint32_t i)
  * entry 8 (k - 1)), plus 512 for a negative v; then linearly towards the
  * next entry by the bits below them.  |v| below 2 reads entry 0 (512),
  * the largest binade's last entry every larger |v|.  The value rounded
- * half away from zero and saturated to int16.  v is exact in a double:
- * the scale a power of two, the sum below 2^53. */
+ * half away from zero (not by rounding_mode, which governs the
+ * requantization a table replaces here: inferred) and saturated to
+ * int16.  v is exact in a double: the scale a power of two, the sum
+ * below 2^53. */
 static int16_t nn16_table(const cpu_nn16 *n, int64_t acc)
 {
 	double v = ldexp((double)acc, (int)n->exponent - 127), m = fabs(v), rest = 0;
@@ -178,7 +180,7 @@ static int16_t nn16_pixel(const cpu_nn16 *n, const int64_t *acc, const uint8_t *
 		const cpu_add *a = &n->add;
 		int16_t b = rd16(addbuf, a->base + nbg_cpu_nn16_chan(a->slice, n->add_grouped, o) + py * a->row +
 					 px * n->add_xstep, 0, 0);
-		return nbg_cpu_nn16_add(a, acc[(size_t)py * sub * n->out_x + px * sub], b, n->relu);
+		return nbg_cpu_nn16_add(a, acc[(size_t)py * sub * n->out_x + px * sub], b, n->relu, n->even);
 	}
 	if (n->lut)
 		return nn16_table(n, acc[(size_t)py * n->out_x + px]);
@@ -381,6 +383,10 @@ static int nn16_fields(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const nbg_
 	n->mantissa = nbg_cpu_nn_multiplier(cmd);
 	n->exponent = nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT) | nbg_cmd_nn(cmd, NBG_NNF_POST_SHIFT_BIT_5_6) << 5;
 	n->relu = op->relu;
+	/* the requantization's rounding (quant.h, doc/cpu-backend.md) */
+	if (!nbg_cpu_rounding(s, "rounding-mode-unsupported", "an int16 NN operation", "rounding_mode",
+			      nbg_cmd_nn(cmd, NBG_NNF_ROUNDING_MODE), &n->even))
+		return 0;
 	uint32_t xo = nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_X_OFFSET) | nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_X_OFFSET_BIT_3) << 3;
 	uint32_t yo = nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_Y_OFFSET) | nbg_cmd_nn(cmd, NBG_NNF_IN_IMAGE_Y_OFFSET_BIT_3) << 3;
 	n->x_off = xo >= 8 ? (int32_t)xo - 16 : (int32_t)xo;

@@ -30,6 +30,7 @@ enum cpu_nn16_kind { CPU_NN16_CONV = 1, CPU_NN16_MAXPOOL, CPU_NN16_TRANSPOSE,
 typedef struct cpu_nn16 {
 	int kind;                       /* enum cpu_nn16_kind */
 	int depthwise, relu;
+	int even;                       /* rounding_mode of an int16 output: 0 half away from zero, 1 half to even */
 	uint32_t in_x, in_y, in_z;      /* the input image (z: the kernel's, or out z) */
 	uint32_t k, out_x, out_y, out_z; /* kernel size; the output before pooling */
 	int32_t x_off, y_off;           /* input offset of output (0, 0): signed 4 bits */
@@ -97,11 +98,11 @@ CPU_HIDDEN void nbg_cpu_nnf16_run(const cpu_nn16 *n, uint8_t *const *buf);
  * memory (nothing written). */
 CPU_HIDDEN int nbg_cpu_nn16_run(const cpu_nn16 *n, uint8_t *const *buf);
 /* The per-pixel sum of an addition fused to an int16 convolution
- * (nbg_cpu_add_sum), saturated to int16; relu: NBG_CPU_NN16_RELU_SUM the
- * sum at least 0, NBG_CPU_NN16_RELU_TERM the convolution's term at least 0
- * before the addition. */
+ * (nbg_cpu_add_sum, rounded per `even`: quant.h), saturated to int16;
+ * relu: NBG_CPU_NN16_RELU_SUM the sum at least 0, NBG_CPU_NN16_RELU_TERM
+ * the convolution's term at least 0 before the addition. */
 #define NBG_CPU_NN16_RELU_SUM 1
 #define NBG_CPU_NN16_RELU_TERM 2
-CPU_HIDDEN int16_t nbg_cpu_nn16_add(const cpu_add *a, int64_t acc, int16_t b, int relu);
+CPU_HIDDEN int16_t nbg_cpu_nn16_add(const cpu_add *a, int64_t acc, int16_t b, int relu, int even);
 
 #endif

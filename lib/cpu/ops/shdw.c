@@ -20,7 +20,8 @@
  *   0x36080           float32: the requantization scale
  *   0x36084..0x3608c  0, the channels, 1
  * out[c] = requant(sum over ky, kx of w[c][ky][kx] x in[c][ky][kx]) with
- * every zero point 0 (nbg_cpu_requant, the NN rule).  Executed only where
+ * every zero point 0 (nbg_cpu_requant, the NN rule, rounded half away from
+ * zero: no rounding field governs a shader; inferred).  Executed only where
  * the kernel covers the whole input (kx, ky = its width, height: one
  * output per channel) and every channel's codes are equal (the order of
  * a row's codes against the window is then immaterial: it is not
@@ -233,7 +234,7 @@ static void shdw_run_ref(const cpu_ref *r, uint8_t *const *buf)
 		for (uint32_t y = 0; y < r->ky; y++)
 			for (uint32_t i = 0; i < r->kx; i++)
 				acc += (int64_t)w[y * r->kx + i] * x[(uint64_t)y * r->in_stride + i];
-		out[(uint64_t)c * r->out_slice] = nbg_cpu_requant(acc, r->mantissa, r->exponent, 0, 0);
+		out[(uint64_t)c * r->out_slice] = nbg_cpu_requant(acc, r->mantissa, r->exponent, 0, 0, NBG_CPU_ROUND_AWAY);
 	}
 }
 

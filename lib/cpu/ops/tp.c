@@ -501,23 +501,30 @@ static int tp_fields_ok(nbg_cpu_step *s, const nbg_cmd *cmd, cpu_tp *t, int layo
  * concatenations, alu_output_postshift -1, zero points 0) or uint8 code q
  * (the face detectors' concatenations, in_zp 120, 147, 131, out_zp 0)
  * becomes out_zp + (q - in_zp) x (1 + post_multiplier / 2^15) x 2^-s
- * (nbg_cpu_tp_multiplier), rounded half away from zero, saturated to the
- * type's range: the lookup tables' output rule (ops/lut.c) with the code,
+ * (nbg_cpu_tp_multiplier), rounded per flat_rounding_mode (0 half
+ * away from zero, 1 half to even, quant.h), saturated to the type's
+ * range: the lookup tables' output rule (ops/lut.c) with the code,
  * less its zero point, in place of the table's value; with the fields 0
  * and equal zero points it is the copy itself (inferred: doc/cpu-backend.md,
- * "int8 data" and "Scaled uint8 concatenations").
+ * "int8 data" and "Scaled uint8 concatenations").  0 with the step refused:
+ * flat_rounding_mode 2 or 3.
  */
-static void tp_scaled_map(const nbg_cmd *cmd, const cpu_tp *t, uint8_t map[256])
+static int tp_scaled_map(nbg_cpu_step *s, const nbg_cmd *cmd, const cpu_tp *t, uint8_t map[256])
 {
+	int even = 0;
+	if (!nbg_cpu_rounding(s, "tp-field-unsupported", "a TP scaled copy", "flat_rounding_mode",
+			      nbg_cmd_tp(cmd, NBG_TPF_FLAT_ROUNDING_MODE), &even))
+		return 0;
 	double mult = nbg_cpu_tp_multiplier(cmd);
 	int iz = (int)nbg_cmd_tp(cmd, NBG_TPF_IN_ZP), oz = (int)nbg_cmd_tp(cmd, NBG_TPF_OUT_ZP);
 	int lo = t->flip ? -128 : 0, hi = t->flip ? 127 : 255;
 	for (int b = 0; b < 256; b++) {
 		int q = t->flip ? (int8_t)(uint8_t)b : b;
-		double r = oz + nbg_cpu_round_half_away((double)(q - iz) * mult);
+		double r = oz + nbg_cpu_round_mode((double)(q - iz) * mult, even);
 		r = r < lo ? lo : r > hi ? hi : r;
 		map[b] = (uint8_t)((int)r & 0xff);
 	}
+	return 1;
 }
 
 /* What a TP operation whose pixels go through a map or a conversion is
@@ -587,8 +594,8 @@ static void tp_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_matc
 			       "pooling fields set: executed is a copy", tp_mapped_name(t));
 		return;
 	}
-	if (t->scaled)
-		tp_scaled_map(cmd, t, t->map);
+	if (t->scaled && !tp_scaled_map(s, cmd, t, t->map))
+		return;
 	t->x_size = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_X_SIZE);
 	t->y_size = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Y_SIZE);
 	t->z_size = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Z_SIZE);

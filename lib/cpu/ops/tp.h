@@ -62,6 +62,7 @@ typedef struct cpu_tpfc {
 	const uint8_t *codes;           /* [nout][nin] */
 	const int32_t *bias;
 	int s8;                         /* int8 input, weights and output (zero points 0) */
+	int even;                       /* flat_rounding_mode: 0 half away from zero, 1 half to even (quant.h) */
 } cpu_tpfc;
 
 /* A TP command field and the one value an executed rule was established

@@ -19,7 +19,7 @@
  * hold (C).  alu_relu_enable, alu_horz_processing (the weights' data type),
  * the output count (alu_horz_proc_count, alu_vert_proc_count) and
  * flat_rounding_mode are checked apart (tpfc_relu_ok, tpfc_types_ok,
- * tpfc_rounding_ok). */
+ * nbg_cpu_rounding). */
 static const cpu_tp_field fixed[] = {
 	{ NBG_TPF_ALU_I2F_ENABLE, 1 },
 	{ NBG_TPF_ALU_F2I_ENABLE, 1 },
@@ -60,23 +60,6 @@ static int tpfc_relu_ok(nbg_cpu_step *s, const nbg_cmd *cmd)
 	nbg_cpu_refuse(s, "tpfc-field-unsupported", "a TP fully connected layer with alu_relu_enable %u and "
 		       "out_zp %u: executed is alu_relu_enable 0, or 1 with out_zp 0 (where the ReLU is the "
 		       "saturation at 0)", relu, zp);
-	return 0;
-}
-
-/* flat_rounding_mode is the output tensor's rounding mode in the vendor's
- * codes: 0 its simple rounding (half away from zero), 1 round to nearest
- * even, 2 toward zero, 3 its RTNI.  0 (the 0x10003 image classification
- * file's layers) and 1 (every other corpus layer) are executed, both
- * rounded half away from zero (nbg_cpu_requant): for 0 the vendor's rule,
- * for 1 inferred (doc/cpu-backend.md, "TP fully connected layers"). */
-static int tpfc_rounding_ok(nbg_cpu_step *s, const nbg_cmd *cmd)
-{
-	uint32_t mode = nbg_cmd_tp(cmd, NBG_TPF_FLAT_ROUNDING_MODE);
-	if (mode <= 1)
-		return 1;
-	nbg_cpu_refuse(s, "tpfc-field-unsupported", "a TP fully connected layer with flat_rounding_mode %u "
-		       "(the vendor's %s): executed are 0 and 1, rounded half away from zero", mode,
-		       mode == 2 ? "round toward zero" : "RTNI");
 	return 0;
 }
 
@@ -137,7 +120,14 @@ static void tpfc_plan(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_op *op, const cpu_ma
 	}
 	if (!nbg_cpu_tp_fields_ok(s, cmd, fixed, sizeof(fixed) / sizeof(fixed[0]), "tpfc-field-unsupported",
 				  "a TP fully connected layer", "the value of the layers checked against a reference") ||
-	    !tpfc_relu_ok(s, cmd) || !tpfc_rounding_ok(s, cmd))
+	    !tpfc_relu_ok(s, cmd))
+		return;
+	/* flat_rounding_mode: 0 (the 0x10003 image classification file's
+	 * layers) half away from zero, 1 (every other corpus layer) half to
+	 * even, as the vendor's codes name them (doc/cpu-backend.md, "TP
+	 * fully connected layers") */
+	if (!nbg_cpu_rounding(s, "tpfc-field-unsupported", "a TP fully connected layer", "flat_rounding_mode",
+			      nbg_cmd_tp(cmd, NBG_TPF_FLAT_ROUNDING_MODE), &t->even))
 		return;
 	const uint32_t *shape = nbg_weights_op_shape(wo);
 	t->nin = nbg_cmd_tp(cmd, NBG_TPF_IN_IMAGE_Z_SIZE);
@@ -212,7 +202,7 @@ static int tpfc_run(const cpu_op *op, uint8_t *const *buf)
 			int64_t acc = t->bias[o];
 			for (uint32_t i = 0; i < t->nin; i++)
 				acc += (int64_t)(int8_t)w[i] * (int8_t)in[(uint64_t)i * t->in_step];
-			out[o] = nbg_cpu_requant_s8(acc, t->mantissa, t->exponent, 0, 0);
+			out[o] = nbg_cpu_requant_s8(acc, t->mantissa, t->exponent, 0, 0, t->even);
 		}
 		return 0;
 	}
@@ -221,7 +211,7 @@ static int tpfc_run(const cpu_op *op, uint8_t *const *buf)
 		int64_t acc = t->bias[o];
 		for (uint32_t i = 0; i < t->nin; i++)
 			acc += (int64_t)((int32_t)w[i] - wz) * ((int32_t)in[(uint64_t)i * t->in_step] - iz);
-		out[o] = nbg_cpu_requant(acc, t->mantissa, t->exponent, t->out_zp, 0);
+		out[o] = nbg_cpu_requant(acc, t->mantissa, t->exponent, t->out_zp, 0, t->even);
 	}
 	return 0;
 }
