@@ -355,7 +355,8 @@ def judge_partial(nbg, dumper, name, path, whole, versions, recs, tmp, tier, fai
     whole-running file of its family with an operation of the same layer
     name and engine reading as many bytes: the two images, run up to
     there on the same inputs, must correlate at MIN_PARTIAL_CORR or more.
-    Returns 1 when judged."""
+    Returns 1 when judged, 0 when not, None when the refused operation is
+    no NN or TP operation (no image of another compilation to compare)."""
     import numpy as np
     first = (PLANS[path].get("first_refused") or {}).get("operation")
     ops = {o["operation"]: o for o in cc.inspect_many(nbg, [path], "--commands")[path]["commands"]["operations"]}
@@ -363,7 +364,7 @@ def judge_partial(nbg, dumper, name, path, whole, versions, recs, tmp, tier, fai
     if mine is None:
         print("%s: %s not judged up to its refusal: operation %s is no NN or TP operation" %
               (name, rel(path), first))
-        return 0
+        return None
     allrecs = dict(recs)
     allrecs.update(records(nbg, [path]))
     for other in sorted(whole, key=lambda p: versions[p]):
@@ -427,10 +428,12 @@ def main():
                     print("%s: %s does not run whole: %s" % (name, rel(p), why[:240]))
             if whole and not (tier == "corpus" and work[whole[0]] > CORPUS_WORK):
                 recs = records(nbg, whole)
-                tried += len(stopped)
                 for p in stopped:
-                    partial += judge_partial(nbg, dumper, name, p, whole, versions, recs, tmp, tier,
-                                             failures, figures)
+                    r = judge_partial(nbg, dumper, name, p, whole, versions, recs, tmp, tier, failures,
+                                      figures)
+                    if r is not None:
+                        tried += 1
+                        partial += r
             if len(whole) < 2:
                 print("%s: not judged: %d of its %d files run whole" % (name, len(whole), len(members)))
                 continue
@@ -453,8 +456,8 @@ def main():
     if tier != "corpus" and tried and not partial:
         failures.append("no file that stops at a refused operation was compared up to it (%d tried)" % tried)
     elif tier != "corpus" and not tried:
-        print("no file stops at a refused operation in a family with a whole-running file: none compared "
-              "up to its refusal")
+        print("no file stops at a refused NN or TP operation in a family with a whole-running file: none "
+              "compared up to its refusal")
     if not CLEAR[0]:
         failures.append("no output had a top-1 clear enough to compare (margin %.2f)" % MARGIN)
     cc.finish(figures, failures)

@@ -335,12 +335,13 @@ static void plan_transpose(nbg_cpu_plan *p, nbg_cpu_step *s, cpu_nn16 *n, const 
 	char each[48] = "";
 	if (e > 4)
 		snprintf(each, sizeof(each), " of %u-byte elements", e);
-	if (slices > 1)
-		snprintf(s->what, sizeof(s->what), "NN transpose %ux%ux%u -> %ux%ux%u%s (each slice)", n->in_x,
-			 n->in_y, slices, n->in_y, n->in_x, slices, each);
-	else
-		snprintf(s->what, sizeof(s->what), "NN transpose %ux%ux1 -> %ux%ux1%s", n->in_x, n->in_y, n->in_y,
-			 n->in_x, each);
+	/* the description is cut at what's 95 characters when ten-digit sizes
+	 * would not fit it (the plan's verdict does not depend on it) */
+	int w = slices > 1 ? snprintf(s->what, sizeof(s->what), "NN transpose %ux%ux%u -> %ux%ux%u%s (each slice)",
+				      n->in_x, n->in_y, slices, n->in_y, n->in_x, slices, each)
+			   : snprintf(s->what, sizeof(s->what), "NN transpose %ux%ux1 -> %ux%ux1%s", n->in_x, n->in_y,
+				      n->in_y, n->in_x, each);
+	(void)w;
 	s->verdict = NBG_CPU_EXECUTE;
 	s->reason_id = "";
 }
