@@ -47,14 +47,17 @@ static double cpu_ms(void)
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-/* Linear: 8 times the records may cost at most 20 times as long (64 times
+/* Linear: 8 times the records may cost at most 28 times as long (64 times
  * is quadratic); `floor_ms` keeps a tiny first figure from making the bound
- * meaningless on a shared machine. */
+ * meaningless on a shared machine.  The CPU time includes the kernel's page
+ * faults on the larger run's buffers (a quarter of its samples under perf),
+ * which vary with the machine's load: the commands report measured 14 to
+ * 20.5 times on this machine, so 20 failed runs that were linear. */
 static void assert_linear(const char *what, size_t n, double t1, double t8, double floor_ms)
 {
 	print_message("%s: %zu records %.2f ms, %zu records %.2f ms (x%.1f)\n", what, n, t1,
 		      8 * n, t8, t8 / (t1 > 0.01 ? t1 : 0.01));
-	assert_true(t8 < 20 * (t1 > floor_ms ? t1 : floor_ms));
+	assert_true(t8 < 28 * (t1 > floor_ms ? t1 : floor_ms));
 }
 
 /* ------------------------------------------------ text reports (item 13) */

@@ -30,6 +30,9 @@
 #include "analysis/graph/uniforms.h"
 #include "analysis/network/network_internal.h"
 
+/* How many times the shape rules run at most (nbg_network_shapes). */
+#define MAX_SHAPE_PASSES 16
+
 /* The extent several operations address together (as tiles). */
 typedef struct extent {
 	int any;
@@ -1217,9 +1220,11 @@ int nbg_network_shapes(nbg_network *n)
 	int rc = prod ? 0 : -1;
 	/* each rule fills only tensors no other has proven, so a tensor one
 	 * rule settles may let an earlier one settle another: the rules run
-	 * again while they settle more (each pass settles at least one of the
-	 * 2 x nodes tensors, so at most that many passes) */
-	for (size_t pass = 0, settled = SIZE_MAX; rc == 0 && pass <= 2 * n->n; pass++) {
+	 * again while they settle more, at most MAX_SHAPE_PASSES times (every
+	 * corpus file settles within 3 passes and a fourth that changes
+	 * nothing; a file that would need more keeps engine views, labelled
+	 * so, rather than take passes quadratic in its layers) */
+	for (size_t pass = 0, settled = SIZE_MAX; rc == 0 && pass < MAX_SHAPE_PASSES; pass++) {
 		size_t now = 0;
 		other_nodes(n);
 		rc = forward(n, grid);
