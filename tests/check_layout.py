@@ -16,16 +16,24 @@ import sys
 MAX_LINES = 150
 
 
-def symbols(nm, obj):
-    out = subprocess.run([nm, obj], check=True, capture_output=True, text=True).stdout
-    defined, used = set(), set()
+def symbols(nm, objs):
+    """{object: (defined, used)} of every object, from one nm run (a process
+    per object cost most of the test's time on a loaded machine)."""
+    out = subprocess.run([nm, *objs], check=True, capture_output=True, text=True).stdout
+    info = {o: (set(), set()) for o in objs}
+    cur = info[objs[0]] if len(objs) == 1 else None  # nm names files only when several
     for line in out.splitlines():
+        if line.endswith(':') and line[:-1] in info:
+            cur = info[line[:-1]]
+            continue
         parts = line.split()
+        if cur is None:
+            continue
         if len(parts) == 2 and parts[0] == 'U':
-            used.add(parts[1])
+            cur[1].add(parts[1])
         elif len(parts) == 3 and parts[1] in 'TDBRVWGS':
-            defined.add(parts[2])
-    return defined, used
+            cur[0].add(parts[2])
+    return info
 
 
 def source_name(obj):
@@ -35,7 +43,7 @@ def source_name(obj):
 
 def cycles(nm, objdir):
     objs = sorted(os.path.join(objdir, f) for f in os.listdir(objdir) if f.endswith('.o'))
-    info = {source_name(o): symbols(nm, o) for o in objs}
+    info = {source_name(o): v for o, v in (symbols(nm, objs) if objs else {}).items()}
     owner = {}
     for name, (defined, _) in info.items():
         for s in defined:
