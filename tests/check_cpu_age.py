@@ -21,12 +21,10 @@ when CORPUS_DIR is absent or Debian's python3-numpy cannot be imported).
 """
 import json
 import os
-import sys
 import tempfile
 
 import check_cpu as cc
 import check_cpu_cross as cx
-from check_weights_lenet import debian_imports
 
 # The largest difference measured between the 0x7d and 0xe8 files' deltas
 # (tanh values in [-1, 1]) on the slow tier's eight inputs is 0.101, the
@@ -66,14 +64,8 @@ def inputs(n, tier):
 
 
 def main():
-    argv, tier = cc.tier_of(sys.argv)
-    if len(argv) != 4:
-        sys.exit("usage: check_cpu_age.py NBG DUMP CORPUS_DIR [--tier corpus|slow]")
-    nbg, dumper, corpus = argv[1:]
-    if not os.path.exists(os.path.join(corpus, "MANIFEST.tsv")):
-        print("check_cpu_age: skipped: %s/MANIFEST.tsv does not exist (meson option corpus_dir)" % corpus)
-        sys.exit(cc.SKIP)
-    debian_imports(("numpy",), "NBG_AGE_REEXEC", "the check needs Debian's python3-numpy")
+    nbg, dumper, corpus, tier = cx.start("check_cpu_age", "NBG_AGE_REEXEC",
+                                         "the check needs Debian's python3-numpy")
     import numpy as np
     fams = {}
     for name, _ in cx.manifest(corpus):

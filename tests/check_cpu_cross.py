@@ -398,15 +398,25 @@ def rel(path):
     return os.path.join(os.path.basename(os.path.dirname(path)), os.path.basename(path))
 
 
-def main():
+def start(prog, reexec_env, numpy_why):
+    """The arguments NBG DUMP CORPUS_DIR [--tier corpus|slow] of prog (this
+    check's or another's over the corpus families), as (nbg, dumper, corpus,
+    tier); exits skipped without the corpus's MANIFEST.tsv, re-executed
+    under Debian's python3 for numpy (reexec_env guards the re-execution)."""
     argv, tier = cc.tier_of(sys.argv)
     if len(argv) != 4:
-        sys.exit("usage: check_cpu_cross.py NBG DUMP CORPUS_DIR [--tier corpus|slow]")
+        sys.exit("usage: %s.py NBG DUMP CORPUS_DIR [--tier corpus|slow]" % prog)
     nbg, dumper, corpus = argv[1:]
     if not os.path.exists(os.path.join(corpus, "MANIFEST.tsv")):
-        print("check_cpu_cross: skipped: %s/MANIFEST.tsv does not exist (meson option corpus_dir)" % corpus)
+        print("%s: skipped: %s/MANIFEST.tsv does not exist (meson option corpus_dir)" % (prog, corpus))
         sys.exit(cc.SKIP)
-    debian_imports(("numpy",), "NBG_CROSS_REEXEC", "the cross-target check needs Debian's python3-numpy")
+    debian_imports(("numpy",), reexec_env, numpy_why)
+    return nbg, dumper, corpus, tier
+
+
+def main():
+    nbg, dumper, corpus, tier = start("check_cpu_cross", "NBG_CROSS_REEXEC",
+                                      "the cross-target check needs Debian's python3-numpy")
     groups, versions = {}, {}
     for name, version in manifest(corpus):
         path = os.path.join(corpus, name)
