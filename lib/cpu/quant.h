@@ -48,7 +48,6 @@ static inline uint64_t nbg_cpu_shr_round(uint64_t mag, unsigned shift, int even)
 }
 
 /* Rounding half away from zero, a double. */
-
 static inline double nbg_cpu_round_half_away(double y)
 {
 	return y < 0 ? -floor(-y + 0.5) : floor(y + 0.5);
